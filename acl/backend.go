@@ -1,0 +1,169 @@
+package acl
+
+import "context"
+
+// DevPtr is a device address as a backend knows it: a native pointer for
+// the real runtime, an opaque address for the simulator. 0 is NULL.
+// DevPtr arithmetic names bytes inside one allocation: p+k is byte k of the
+// allocation at p.
+type DevPtr uint64
+
+// HostPin names a host range registered with Backend.HostRegister. 0 means
+// the memory is not registered (pageable, "unregistered" in ACL terms).
+type HostPin uint64
+
+// Stream is a backend stream handle. 0 is invalid: each device's default
+// stream has its own handle (Backend.DefaultStream).
+type Stream uint64
+
+// Event is a backend event handle. 0 is invalid.
+type Event uint64
+
+// Buf names the memory one side of an operation touches. Exactly one of
+// Dev and Host is set.
+//
+// Host memory is passed as the slice of exactly the bytes the operation may
+// touch. Unregistered host memory (Pin == 0) is only touched while the call
+// that received it runs, so callers may pass views of memory they do not
+// own for longer (a wasm guest's linear memory). Registered host memory
+// (Pin != 0) stays valid until HostUnregister returns, so asynchronous
+// operations read and write it when they execute.
+type Buf struct {
+	Dev  DevPtr
+	Host []byte
+	Pin  HostPin
+}
+
+// Device returns a Buf naming device memory at p.
+func Device(p DevPtr) Buf { return Buf{Dev: p} }
+
+// Host returns a Buf naming the host bytes b, registered under pin (0 if not).
+func Host(b []byte, pin HostPin) Buf { return Buf{Host: b, Pin: pin} }
+
+// IsDevice reports whether b names device memory.
+func (b Buf) IsDevice() bool { return b.Dev != 0 }
+
+// Pinned reports whether b is device memory or registered host memory, the
+// memory an asynchronous operation may touch after its call returns.
+func (b Buf) Pinned() bool { return b.Dev != 0 || b.Pin != 0 }
+
+// Copy is one entry of a batch copy: N bytes from Src to Dst.
+type Copy struct {
+	Dst, Src Buf
+	N        uint64
+}
+
+// Backend is the runtime the sandbox delegates to: the embedded simulated
+// device or the real libascendcl.so. It receives calls the caller has already
+// validated against the native argument checks (see the Check functions) and
+// translated into Bufs, so a Backend does not repeat those checks; it still
+// rejects handles and device addresses it does not know, so that a caller's
+// bug cannot corrupt it.
+//
+// Device ids are physical. Operations that may block take a context; when
+// the context is done they give up waiting and return its error.
+//
+// Asynchronous operations are queued in FIFO order on a stream. An
+// operation that fails when it executes has no effect; the stream's next
+// synchronize (or that of an event recorded after it, or of its device)
+// returns the error. An asynchronous copy that touches unregistered host
+// memory first waits for the stream's queued work and then copies before
+// returning, as the native runtime does for pageable memory.
+type Backend interface {
+	// Name identifies the backend ("sim", "cann").
+	Name() string
+	// Version returns the ACL version the backend implements.
+	Version() (major, minor, patch int32)
+	// DeviceCount returns how many devices there are.
+	DeviceCount() int
+	// Close waits for or cancels all queued work and releases everything.
+	Close() error
+
+	// SynchronizeDevice waits for all work queued on the device's streams.
+	// timeoutMs -1 waits forever, 0 polls; on timeout it returns ErrRTStreamSyncTimeout.
+	SynchronizeDevice(ctx context.Context, dev int32, timeoutMs int32) error
+	// CanAccessPeer reports whether dev can access peer's memory.
+	CanAccessPeer(dev, peer int32) (bool, error)
+	// EnablePeerAccess lets dev reach peer's memory in device-to-device copies.
+	EnablePeerAccess(dev, peer int32) error
+	// DisablePeerAccess undoes EnablePeerAccess.
+	DisablePeerAccess(dev, peer int32) error
+	// MemInfo returns the free and total bytes of a device's memory class.
+	MemInfo(dev int32, attr MemAttr) (free, total uint64, err error)
+
+	// Malloc allocates size bytes on dev. Out of memory is ErrRTMemoryAllocation.
+	Malloc(dev int32, size uint64, policy MemMallocPolicy) (DevPtr, error)
+	// Free waits for queued work that uses the allocation at p, then frees it.
+	Free(ctx context.Context, p DevPtr) error
+	// DeviceOf returns the device of the allocation containing p.
+	DeviceOf(p DevPtr) (int32, error)
+	// HostRegister pins b so that asynchronous operations may use it.
+	HostRegister(b []byte, typ HostRegisterType) (HostPin, error)
+	// HostUnregister waits for queued work that uses the range, then unpins it.
+	HostUnregister(ctx context.Context, pin HostPin) error
+
+	// DefaultStream returns the default stream of dev.
+	DefaultStream(dev int32) (Stream, error)
+	// CreateStream creates a stream on dev.
+	CreateStream(dev int32) (Stream, error)
+	// DestroyStream waits for the stream's queued work, then destroys it. If
+	// ctx is done first, the work not yet started is cancelled. Either way no
+	// operation of the stream runs after it returns.
+	DestroyStream(ctx context.Context, s Stream) error
+	// SynchronizeStream waits for the stream's queued work and returns the
+	// first error an operation met since the last synchronize.
+	SynchronizeStream(ctx context.Context, s Stream, timeoutMs int32) error
+	// StreamQuery reports whether the stream's queued work is complete.
+	StreamQuery(s Stream) (StreamStatus, error)
+	// Pending returns how many operations are queued on s and not yet complete.
+	Pending(s Stream) (int, error)
+	// LaunchHostFunc queues fn on s; it runs in stream order, and an error it
+	// returns is the stream's asynchronous error. The sandbox uses it for work
+	// it must validate when it executes (descriptors, offset base slots).
+	LaunchHostFunc(s Stream, fn func() error) error
+
+	// CreateEvent creates an event on dev.
+	CreateEvent(dev int32) (Event, error)
+	// DestroyEvent destroys an event; queued waits on it are released.
+	DestroyEvent(e Event) error
+	// RecordEvent queues a record of e on s.
+	RecordEvent(e Event, s Stream) error
+	// StreamWaitEvent makes s wait for the most recent record of e.
+	StreamWaitEvent(s Stream, e Event) error
+	// SynchronizeEvent waits for the most recent record of e to complete.
+	SynchronizeEvent(ctx context.Context, e Event, timeoutMs int32) error
+	// QueryEvent reports whether the most recent record of e has completed.
+	QueryEvent(e Event) (EventRecordedStatus, error)
+	// EventElapsedTime returns the milliseconds between two completed records.
+	EventElapsedTime(start, end Event) (float32, error)
+
+	// Memcpy copies n bytes now. It does not wait for any stream.
+	Memcpy(dst, src Buf, n uint64) error
+	// MemcpyAsync queues a copy of n bytes on s.
+	MemcpyAsync(ctx context.Context, dst, src Buf, n uint64, s Stream) error
+	// Memcpy2D copies height rows of width bytes, rows dpitch and spitch apart.
+	Memcpy2D(dst Buf, dpitch uint64, src Buf, spitch, width, height uint64) error
+	// Memcpy2DAsync queues a Memcpy2D on s.
+	Memcpy2DAsync(ctx context.Context, dst Buf, dpitch uint64, src Buf, spitch, width, height uint64, s Stream) error
+	// MemcpyBatch runs every copy, in no fixed order, before returning.
+	MemcpyBatch(copies []Copy) error
+	// MemcpyBatchAsync queues the copies on s as one operation.
+	MemcpyBatchAsync(ctx context.Context, copies []Copy, s Stream) error
+	// Memset sets n bytes to value now.
+	Memset(dst Buf, value byte, n uint64) error
+	// MemsetAsync queues a Memset on s.
+	MemsetAsync(ctx context.Context, dst Buf, value byte, n uint64, s Stream) error
+
+	// MemcpyDescSize returns the size of a copy descriptor for kind.
+	MemcpyDescSize(kind MemcpyKind) (uint64, error)
+	// SetMemcpyDesc writes a descriptor for a copy of n bytes from src to dst
+	// into device memory at desc.
+	SetMemcpyDesc(desc DevPtr, kind MemcpyKind, src, dst DevPtr, n uint64) error
+	// MemcpyAsyncWithDesc queues the copy the descriptor at desc describes;
+	// the descriptor is read when the operation executes.
+	MemcpyAsyncWithDesc(desc DevPtr, kind MemcpyKind, s Stream) error
+	// MemcpyAsyncWithOffset queues a copy of n bytes from *srcSlot+srcOff to
+	// *dstSlot+dstOff; the base addresses are read from device memory at the
+	// slots when the operation executes.
+	MemcpyAsyncWithOffset(dstSlot DevPtr, destMax, dstOff uint64, srcSlot DevPtr, n, srcOff uint64, kind MemcpyKind, s Stream) error
+}

@@ -1,0 +1,110 @@
+// Package acl is the Go model of the CANN ACL runtime's memory-copy API: its
+// error codes, enums and structs with their native values and layouts, the
+// native argument checks in the native order, and the Backend interface that
+// the sandbox delegates to once it has validated and translated a guest call.
+//
+// The package imports nothing else of this module. Backends live in
+// subpackages (acl/sim, the embedded simulated device; acl/cann, the binding
+// of libascendcl.so).
+package acl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// Error is a native aclError code. It implements error, prints as
+// "ACL_ERROR_RT_PARAM_INVALID (107000)", and is comparable with errors.Is:
+//
+//	errors.Is(err, acl.ErrRTParamInvalid)
+type Error int32
+
+// The codes this project returns. Their values are the native ones.
+const (
+	Success                        Error = 0
+	ErrInvalidParam                Error = 100000 // ACL_ERROR_INVALID_PARAM: NULL pointer, zero size, bad enum (ACL layer)
+	ErrRepeatInitialize            Error = 100002 // ACL_ERROR_REPEAT_INITIALIZE
+	ErrRepeatFinalize              Error = 100037 // ACL_ERROR_REPEAT_FINALIZE
+	ErrFeatureUnsupported          Error = 200006 // ACL_ERROR_FEATURE_UNSUPPORTED
+	ErrInternal                    Error = 500000 // ACL_ERROR_INTERNAL_ERROR
+	ErrRTParamInvalid              Error = 107000 // ACL_ERROR_RT_PARAM_INVALID: range, size, direction (runtime layer)
+	ErrRTInvalidDeviceID           Error = 107001 // ACL_ERROR_RT_INVALID_DEVICEID
+	ErrRTContextNull               Error = 107002 // ACL_ERROR_RT_CONTEXT_NULL: no aclrtSetDevice yet
+	ErrRTStreamContext             Error = 107003 // ACL_ERROR_RT_STREAM_CONTEXT
+	ErrRTEventTimestampInvalid     Error = 107006 // ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID
+	ErrRTInvalidHandle             Error = 107017 // ACL_ERROR_RT_INVALID_HANDLE
+	ErrRTFeatureNotSupport         Error = 207000 // ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+	ErrRTMemoryAllocation          Error = 207001 // ACL_ERROR_RT_MEMORY_ALLOCATION: out of memory or over a byte quota
+	ErrRTOverLimit                 Error = 207012 // ACL_ERROR_RT_OVER_LIMIT: over a count limit
+	ErrRTInternal                  Error = 507000 // ACL_ERROR_RT_INTERNAL_ERROR
+	ErrRTStreamNotComplete         Error = 507004 // ACL_ERROR_RT_STREAM_NOT_COMPLETE
+	ErrRTEventNotComplete          Error = 507006 // ACL_ERROR_RT_EVENT_NOT_COMPLETE
+	ErrRTStreamSyncTimeout         Error = 507046 // ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
+	ErrRTEventSyncTimeout          Error = 507047 // ACL_ERROR_RT_EVENT_SYNC_TIMEOUT
+	ErrHostMemoryAlreadyRegistered Error = 507910 // ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED
+	ErrHostMemoryNotRegistered     Error = 507911 // ACL_ERROR_HOST_MEMORY_NOT_REGISTERED
+)
+
+// Name returns the native name of the code, such as "ACL_ERROR_RT_PARAM_INVALID",
+// or "ACL_ERROR_UNKNOWN" for a value the native headers do not define.
+func (e Error) Name() string {
+	if n, ok := names[e]; ok {
+		return n
+	}
+	return "ACL_ERROR_UNKNOWN"
+}
+
+// Error implements error.
+func (e Error) Error() string {
+	return e.Name() + " (" + strconv.Itoa(int(e)) + ")"
+}
+
+// CallError is an Error together with the message that explains it: which
+// argument was wrong and why. The message is what aclGetRecentErrMsg reports.
+type CallError struct {
+	Code Error
+	Msg  string
+}
+
+// Error implements error.
+func (e *CallError) Error() string { return e.Msg + ": " + e.Code.Error() }
+
+// Unwrap makes errors.Is(err, code) work.
+func (e *CallError) Unwrap() error { return e.Code }
+
+// Errorf returns a *CallError with the code and a formatted message.
+func Errorf(code Error, format string, args ...any) error {
+	return &CallError{Code: code, Msg: fmt.Sprintf(format, args...)}
+}
+
+// CodeOf returns the native code carried by err: Success for nil, the Error
+// found by errors.As, ErrRTStreamSyncTimeout for a context deadline, and
+// ErrInternal for anything else.
+func CodeOf(err error) Error {
+	if err == nil {
+		return Success
+	}
+	var e Error
+	if errors.As(err, &e) {
+		return e
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return ErrRTStreamSyncTimeout
+	}
+	return ErrInternal
+}
+
+// MessageOf returns the message of err without its code suffix when err is a
+// *CallError, and err.Error() otherwise.
+func MessageOf(err error) string {
+	if err == nil {
+		return ""
+	}
+	var ce *CallError
+	if errors.As(err, &ce) {
+		return ce.Msg
+	}
+	return err.Error()
+}

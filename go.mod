@@ -1,0 +1,3 @@
+module github.com/aclwasm/aclwasm
+
+go 1.26
