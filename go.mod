@@ -1,3 +1,14 @@
 module github.com/aclwasm/aclwasm
 
 go 1.26
+
+require (
+	github.com/ebitengine/purego v0.11.3 // indirect
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/spf13/cobra v1.10.2 // indirect
+	github.com/spf13/pflag v1.0.9 // indirect
+	github.com/stretchr/testify v1.12.1 // indirect
+	github.com/tetratelabs/wazero v1.12.0 // indirect
+	go.uber.org/goleak v1.3.0 // indirect
+	golang.org/x/sys v0.44.0 // indirect
+)
