@@ -128,7 +128,10 @@ type Backend interface {
 	DestroyEvent(e Event) error
 	// RecordEvent queues a record of e on s.
 	RecordEvent(e Event, s Stream) error
-	// StreamWaitEvent makes s wait for the most recent record of e.
+	// StreamWaitEvent makes s wait for the most recent record of e queued
+	// before this call, or, when e has none yet, for its next record: an ACL
+	// event wait blocks until a record arrives (ABI section 7), so "wait,
+	// then record on another stream" is a valid handshake.
 	StreamWaitEvent(s Stream, e Event) error
 	// SynchronizeEvent waits for the most recent record of e to complete.
 	SynchronizeEvent(ctx context.Context, e Event, timeoutMs int32) error

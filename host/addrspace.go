@@ -1,0 +1,116 @@
+package host
+
+import (
+	"sort"
+
+	"github.com/aclwasm/aclwasm/acl"
+)
+
+// Guest addresses below guestLimit name the guest's linear memory; device
+// allocations get addresses in a per-session region at or above it.
+const (
+	guestLimit = 1 << 32
+	// regionBits sizes each session's device address region (1 TiB), so
+	// that sessions of one runtime never share an address: another
+	// session's address is simply not in this session's table.
+	regionBits = 40
+	// allocGuard is the unused gap after every allocation, so that an
+	// address just past one allocation is never inside the next.
+	allocGuard = 64 << 10
+	allocAlign = 64
+)
+
+// alloc is one live device allocation of a session.
+type alloc struct {
+	base, size uint64 // the guest's view: [base, base+size)
+	dev        int32  // guest device id
+	ptr        acl.DevPtr
+	charged    uint64 // bytes counted against the quota (native rounding)
+	policy     acl.MemMallocPolicy
+}
+
+func (a *alloc) end() uint64 { return a.base + a.size }
+
+// pin is one registered range of guest memory.
+type pin struct {
+	start, end uint64
+	typ        acl.HostRegisterType
+	h          acl.HostPin
+}
+
+// addrSpace is a session's view of memory: its linear memory, its device
+// allocations (sorted by base; bases only grow, never reused), and its
+// registered ranges (sorted, disjoint).
+type addrSpace struct {
+	next   uint64 // next device address to hand out
+	limit  uint64 // end of the session's region
+	allocs []*alloc
+	pins   []*pin
+}
+
+func newAddrSpace(region uint64) addrSpace {
+	base := (region%(1<<22) + 1) << regionBits
+	return addrSpace{next: base, limit: base + 1<<regionBits}
+}
+
+// reserve hands out the base address for an allocation of size bytes, or
+// false when the session's region is used up.
+func (as *addrSpace) reserve(size uint64) (uint64, bool) {
+	base := as.next
+	end := base + size + allocGuard
+	if size > 1<<regionBits || end > as.limit || end < base {
+		return 0, false
+	}
+	as.next = (end + allocAlign - 1) &^ (allocAlign - 1)
+	return base, true
+}
+
+// find returns the allocation containing addr, or nil.
+func (as *addrSpace) find(addr uint64) *alloc {
+	i := sort.Search(len(as.allocs), func(i int) bool { return as.allocs[i].base > addr }) - 1
+	if i < 0 || addr >= as.allocs[i].end() {
+		return nil
+	}
+	return as.allocs[i]
+}
+
+func (as *addrSpace) insert(a *alloc) { as.allocs = append(as.allocs, a) } // bases grow
+
+func (as *addrSpace) remove(a *alloc) {
+	i := sort.Search(len(as.allocs), func(i int) bool { return as.allocs[i].base >= a.base })
+	as.allocs = append(as.allocs[:i], as.allocs[i+1:]...)
+}
+
+// pinAt returns the registered range that contains [addr, end), or nil.
+func (as *addrSpace) pinAt(addr, end uint64) *pin {
+	i := sort.Search(len(as.pins), func(i int) bool { return as.pins[i].start > addr }) - 1
+	if i < 0 || end > as.pins[i].end {
+		return nil
+	}
+	return as.pins[i]
+}
+
+// pinOverlapping returns a registered range overlapping [addr, end), or nil.
+func (as *addrSpace) pinOverlapping(addr, end uint64) *pin {
+	i := sort.Search(len(as.pins), func(i int) bool { return as.pins[i].end > addr })
+	if i < len(as.pins) && as.pins[i].start < end {
+		return as.pins[i]
+	}
+	return nil
+}
+
+func (as *addrSpace) insertPin(p *pin) {
+	i := sort.Search(len(as.pins), func(i int) bool { return as.pins[i].start > p.start })
+	as.pins = append(as.pins, nil)
+	copy(as.pins[i+1:], as.pins[i:])
+	as.pins[i] = p
+}
+
+func (as *addrSpace) removePin(p *pin) {
+	for i, q := range as.pins {
+		if q == p {
+			as.pins = append(as.pins[:i], as.pins[i+1:]...)
+			return
+		}
+	}
+}

@@ -1,0 +1,154 @@
+package host
+
+import "github.com/aclwasm/aclwasm/acl"
+
+// batchFn returns the implementation of one of the four batch copies.
+// Parameters: dsts, destMaxs, srcs, sizes (gptr), numBatches (size), attrs,
+// attrsIndexes (gptr), numAttrs (size), then failIndex (gptr) unless v2,
+// then the stream if async.
+func batchFn(async, v2 bool) importFn {
+	return func(c *call) error {
+		failAt := -1
+		if !v2 {
+			failAt = 8
+		}
+		streamAt := 8
+		if !v2 {
+			streamAt = 9
+		}
+		return c.batch(async, failAt, streamAt)
+	}
+}
+
+func (c *call) batch(async bool, failAt, streamAt int) error {
+	// ACL layer, in order: failIndex, sizes, numBatches, all-zero sizes,
+	// the other arrays, destMaxs against sizes, reserved bytes.
+	var fail []byte
+	if failAt >= 0 {
+		var err error
+		if fail, err = c.out(failAt, 8); err != nil {
+			return err
+		}
+	}
+	setFail := func(i uint64) {
+		if fail != nil {
+			le.PutUint64(fail, i)
+		}
+	}
+	num, numAttrs := c.u64(4), c.u64(7)
+	if c.u32(3) == 0 {
+		return acl.Errorf(acl.ErrInvalidParam, "sizes is NULL")
+	}
+	if num == 0 {
+		return acl.Errorf(acl.ErrInvalidParam, "numBatches is 0")
+	}
+	sizes, err := c.array(3, num)
+	if err != nil {
+		return err
+	}
+	if acl.AllZero(sizes) {
+		setFail(acl.FailIndexNone)
+		return nil
+	}
+	dsts, err := c.array(0, num)
+	if err != nil {
+		return err
+	}
+	destMaxs, err := c.array(1, num)
+	if err != nil {
+		return err
+	}
+	srcs, err := c.array(2, num)
+	if err != nil {
+		return err
+	}
+	if numAttrs > uint64(len(c.mem))/acl.MemcpyBatchAttrSize {
+		return acl.Errorf(acl.ErrInvalidParam, "attrs: %d attributes of %d bytes exceed guest memory (%d bytes)", numAttrs, acl.MemcpyBatchAttrSize, len(c.mem))
+	}
+	ab, err := c.out(5, numAttrs*acl.MemcpyBatchAttrSize)
+	if err != nil {
+		return err
+	}
+	attrs := make([]acl.MemcpyBatchAttr, numAttrs)
+	for i := range attrs {
+		attrs[i] = acl.DecodeMemcpyBatchAttr(ab[i*acl.MemcpyBatchAttrSize:])
+	}
+	idx, err := c.array(6, numAttrs)
+	if err != nil {
+		return err
+	}
+	if err := acl.CheckBatchArrays(destMaxs, sizes, attrs); err != nil {
+		return err
+	}
+
+	// Runtime layer: failIndex starts as SIZE_MAX, then the shape of the
+	// attribute indexes, then each copy's addresses and locations.
+	setFail(acl.FailIndexNone)
+	if err := c.needDevice(); err != nil {
+		return err
+	}
+	if err := acl.CheckBatchShape(num, idx, !async); err != nil {
+		return err
+	}
+	var st *streamRec
+	if async {
+		if st, err = c.stream(c.u32(streamAt)); err != nil {
+			return err
+		}
+	}
+	copies := make([]acl.Copy, 0, num)
+	var bytes [4]uint64
+	for i := uint64(0); i < num; i++ {
+		n := sizes[i]
+		if n == 0 {
+			if async {
+				setFail(i)
+				return acl.Errorf(acl.ErrRTParamInvalid, "copy %d: size is 0", i)
+			}
+			continue
+		}
+		d, err := c.resolve("dsts["+itoa(i)+"]", dsts[i], n, true)
+		if err != nil {
+			setFail(i)
+			return err
+		}
+		s, err := c.resolve("srcs["+itoa(i)+"]", srcs[i], n, false)
+		if err != nil {
+			setFail(i)
+			return err
+		}
+		if err := acl.CheckBatchLocation(i, attrs[acl.BatchAttrIndex(idx, i)], d.loc, s.loc); err != nil {
+			setFail(i)
+			return err
+		}
+		copies = append(copies, acl.Copy{Dst: d.buf, Src: s.buf, N: n})
+		bytes[direction(d, s)] += n
+	}
+	if async {
+		if err := c.enqueue(st); err != nil {
+			return err
+		}
+		err = c.s.b.MemcpyBatchAsync(c.ctx, copies, st.h)
+	} else {
+		err = c.s.b.MemcpyBatch(copies)
+	}
+	if err != nil {
+		return err
+	}
+	for d, n := range bytes {
+		c.moved(acl.Direction(d), n)
+	}
+	return nil
+}
+
+func itoa(v uint64) string {
+	var b [20]byte
+	i := len(b)
+	for {
+		i--
+		b[i] = byte('0' + v%10)
+		if v /= 10; v == 0 {
+			return string(b[i:])
+		}
+	}
+}

@@ -1,0 +1,133 @@
+package host
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/acl"
+)
+
+// loopWAT adds an export that calls aclrtMemcpy iters times from inside the
+// guest, so that a benchmark measures the host call, not Go-to-wasm entry.
+const loopWAT = `  (func (export "memcpy_loop") (param $dst i64) (param $src i64) (param $n i64) (param $kind i32) (param $iters i32) (result i32) (local $r i32)
+    (block $done (loop $l
+      (local.set $r (call $aclrtMemcpy (local.get $dst) (local.get $n) (local.get $src) (local.get $n) (local.get $kind)))
+      (br_if $done (local.get $r))
+      (local.set $iters (i32.sub (local.get $iters) (i32.const 1)))
+      (br_if $l (local.get $iters))))
+    (local.get $r))
+`
+
+func benchHarness(b *testing.B, pages int) (*harness, func()) {
+	ctx := context.Background()
+	rt, err := NewRuntime(ctx, WithEngine(testEngine))
+	require.NoError(b, err)
+	pl, err := rt.Load(ctx, wat2wasm(b, proxyWAT(pages, loopWAT)), Policy{MemoryPages: uint32(pages), DeviceMemory: 1 << 30})
+	require.NoError(b, err)
+	inst, err := pl.Instantiate(ctx, Config{})
+	require.NoError(b, err)
+	h := &harness{inst: inst, rt: rt}
+	return h, func() { inst.Close(ctx); pl.Close(ctx); rt.Close(ctx) }
+}
+
+func (h *harness) bcall(b *testing.B, name string, args ...uint64) uint64 {
+	res, err := h.inst.Call(context.Background(), name, args...)
+	require.NoError(b, err)
+	return res[0]
+}
+
+// BenchmarkSmallMemcpy compares a sandboxed 64-byte aclrtMemcpy H2D (a
+// guest call through the import, with every check) against the direct
+// backend call it delegates to, in the same run. The "x-direct" metric is
+// the sandboxed cost over the direct cost.
+func BenchmarkSmallMemcpy(b *testing.B) {
+	h, done := benchHarness(b, 4)
+	defer done()
+	require.Zero(b, h.bcall(b, "aclrtSetDevice", 0))
+	require.Zero(b, h.bcall(b, "aclrtMalloc", outA, 64, 0))
+	dst := h.u64(outA)
+	const iters = 1000
+	var direct, sandboxed float64
+	b.Run("direct", func(b *testing.B) {
+		s := h.inst.Session()
+		d, err := s.resolveDevice("dst", dst, 64)
+		require.NoError(b, err)
+		src := acl.Host(h.mem()[data:data+64], 0)
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			if err := s.b.Memcpy(d.buf, src, 64); err != nil {
+				b.Fatal(err)
+			}
+		}
+		direct = float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+	})
+	b.Run("sandboxed", func(b *testing.B) {
+		for i := 0; i < b.N; i += iters {
+			if r := h.bcall(b, "memcpy_loop", dst, data, 64, 1, iters); r != 0 {
+				b.Fatalf("aclrtMemcpy = %d", r)
+			}
+		}
+		sandboxed = float64(b.Elapsed().Nanoseconds()) / float64((b.N+iters-1)/iters*iters)
+		b.ReportMetric(sandboxed, "ns/call")
+		if direct > 0 {
+			b.ReportMetric(sandboxed/direct, "x-direct")
+		}
+	})
+}
+
+// BenchmarkLargeMemcpy compares a 64 MiB guest-to-device aclrtMemcpy with a
+// raw copy() of 64 MiB between Go slices, in the same run. "x-copy" is the
+// sandboxed throughput over copy()'s (goal >= 0.85).
+func BenchmarkLargeMemcpy(b *testing.B) {
+	const n = 64 << 20
+	h, done := benchHarness(b, 2048) // 128 MiB of guest memory
+	defer done()
+	require.Zero(b, h.bcall(b, "aclrtSetDevice", 0))
+	require.Zero(b, h.bcall(b, "aclrtMalloc", outA, n, 0))
+	dst := h.u64(outA)
+	var base float64
+	b.Run("copy", func(b *testing.B) {
+		src, dstb := make([]byte, n), make([]byte, n)
+		b.SetBytes(n)
+		for i := 0; i < b.N; i++ {
+			copy(dstb, src)
+		}
+		base = float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+	})
+	b.Run("sandboxed", func(b *testing.B) {
+		b.SetBytes(n)
+		for i := 0; i < b.N; i++ {
+			if r := h.bcall(b, "memcpy_loop", dst, 0x10000, n, 1, 1); r != 0 {
+				b.Fatalf("aclrtMemcpy = %d", r)
+			}
+		}
+		per := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+		if base > 0 {
+			b.ReportMetric(base/per, "x-copy")
+		}
+	})
+}
+
+// BenchmarkInstantiate measures creating and releasing a plugin instance
+// with the module already compiled (the runtime's compilation cache warm).
+func BenchmarkInstantiate(b *testing.B) {
+	ctx := context.Background()
+	rt, err := NewRuntime(ctx, WithEngine(testEngine))
+	require.NoError(b, err)
+	defer rt.Close(ctx)
+	pl, err := rt.Load(ctx, wat2wasm(b, proxyWAT(4, "")), Policy{})
+	require.NoError(b, err)
+	defer pl.Close(ctx)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		inst, err := pl.Instantiate(ctx, Config{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := inst.Close(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

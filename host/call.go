@@ -1,0 +1,216 @@
+package host
+
+import (
+	"context"
+	"encoding/binary"
+	"runtime/debug"
+
+	"github.com/aclwasm/aclwasm/abi"
+	"github.com/aclwasm/aclwasm/acl"
+)
+
+var le = binary.LittleEndian
+
+// call is one host call in flight: the engine-neutral view every import
+// works on. Engine adapters fill it from their own calling convention.
+type call struct {
+	ctx  context.Context
+	s    *Session
+	fi   int
+	mem  []byte   // the guest's linear memory, valid for this call
+	args []uint64 // parameters as the engine passes them (i32 zero-extended)
+	ret  *int32   // overrides the returned value (aclGetRecentErrMsg)
+}
+
+// importFn is the implementation of one import. It returns nil or an error
+// carrying the native code and a precise message.
+type importFn func(c *call) error
+
+// invoke runs import fi for session s over the engine's stack: parameters
+// in, the i32 result out in stack[0]. It is the one path every import takes
+// on every engine: it records the error message, the statistics and the
+// trace, and turns a bug's panic into ACL_ERROR_INTERNAL_ERROR instead of
+// crashing the host or trapping the guest.
+func (s *Session) invoke(ctx context.Context, fi int, mem []byte, stack []uint64) {
+	c := call{ctx: ctx, s: s, fi: fi, mem: mem, args: stack}
+	err := c.run()
+	code := acl.CodeOf(err)
+	res := int32(code)
+	if c.ret != nil {
+		res = *c.ret
+	}
+	s.stats.calls[fi]++
+	var msg string
+	if err != nil {
+		msg = abi.Funcs[fi].Name + ": " + acl.MessageOf(err)
+		s.lastErr = msg
+		s.stats.fail(fi, code)
+	}
+	if s.trace != nil {
+		s.trace(CallRecord{Func: &abi.Funcs[fi], Args: append([]uint64(nil), stack[:len(abi.Funcs[fi].Params)]...), Result: res, Code: code, Msg: msg})
+	}
+	stack[0] = uint64(uint32(res))
+}
+
+func (c *call) run() (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = acl.Errorf(acl.ErrInternal, "host bug: %v\n%s", r, debug.Stack())
+		}
+	}()
+	return imports[c.fi](c)
+}
+
+// Argument accessors, by parameter position.
+func (c *call) u64(i int) uint64          { return c.args[i] }
+func (c *call) i32(i int) int32           { return int32(uint32(c.args[i])) }
+func (c *call) u32(i int) uint32          { return uint32(c.args[i]) }
+func (c *call) kind(i int) acl.MemcpyKind { return acl.MemcpyKind(c.i32(i)) }
+
+// guest returns the guest bytes [ptr, ptr+n) named by the gptr parameter
+// name. NULL or any byte outside guest memory gives 100000, as a NULL
+// out-parameter does natively.
+func (c *call) guest(name string, ptr uint32, n uint64) ([]byte, error) {
+	if ptr == 0 {
+		return nil, acl.Errorf(acl.ErrInvalidParam, "%s is NULL", name)
+	}
+	end := uint64(ptr) + n
+	if n > uint64(len(c.mem)) || end > uint64(len(c.mem)) {
+		return nil, acl.Errorf(acl.ErrInvalidParam, "%s [%#x, +%d) is outside guest memory (%d bytes)", name, ptr, n, len(c.mem))
+	}
+	return c.mem[ptr:end:end], nil
+}
+
+// out is guest for the gptr parameter i, named as in the ABI table.
+func (c *call) out(i int, n uint64) ([]byte, error) {
+	return c.guest(abi.Funcs[c.fi].Params[i].Name, c.u32(i), n)
+}
+
+// array reads n little-endian 8-byte elements at the gptr parameter i.
+func (c *call) array(i int, n uint64) ([]uint64, error) {
+	if n > uint64(len(c.mem))/8 {
+		return nil, acl.Errorf(acl.ErrInvalidParam, "%s: %d elements of 8 bytes exceed guest memory (%d bytes)", abi.Funcs[c.fi].Params[i].Name, n, len(c.mem))
+	}
+	b, err := c.out(i, n*8)
+	if err != nil {
+		return nil, err
+	}
+	v := make([]uint64, n)
+	for k := range v {
+		v[k] = le.Uint64(b[8*k:])
+	}
+	return v, nil
+}
+
+// needDevice fails with 107002 before aclrtSetDevice, as natively.
+func (c *call) needDevice() error {
+	if c.s.dev < 0 {
+		return acl.Errorf(acl.ErrRTContextNull, "no current device: call aclrtSetDevice first")
+	}
+	return nil
+}
+
+// span names one side of an operation once resolved.
+type span struct {
+	buf acl.Buf
+	loc acl.MemLocation
+	a   *alloc // the allocation, for device memory
+}
+
+// resolve validates the range [addr, addr+n) named by parameter name and
+// translates it: it must lie entirely inside guest memory or entirely
+// inside one live allocation of this session (107000 otherwise). write
+// marks a destination: registered read-only memory may not be one.
+func (c *call) resolve(name string, addr, n uint64, write bool) (span, error) {
+	end := addr + n
+	if end < addr {
+		return span{}, acl.Errorf(acl.ErrRTParamInvalid, "%s %#x + %d overflows", name, addr, n)
+	}
+	if addr < guestLimit {
+		if end > uint64(len(c.mem)) {
+			return span{}, acl.Errorf(acl.ErrRTParamInvalid, "%s [%#x, +%d) is outside guest memory (%d bytes)", name, addr, n, len(c.mem))
+		}
+		sp := span{buf: acl.Host(c.mem[addr:end:end], 0), loc: acl.MemLocation{Type: acl.MemLocationUnregistered}}
+		if p := c.s.as.pinAt(addr, end); p != nil {
+			sp.buf.Pin, sp.loc.Type = p.h, acl.MemLocationHost
+		}
+		if write {
+			if p := c.s.as.pinOverlapping(addr, end); p != nil && p.typ == acl.HostRegisterReadOnly {
+				return span{}, acl.Errorf(acl.ErrRTParamInvalid, "%s [%#x, +%d) overlaps the read-only registered range [%#x, %#x)", name, addr, n, p.start, p.end)
+			}
+		}
+		return sp, nil
+	}
+	return c.s.resolveDevice(name, addr, n)
+}
+
+// resolveDevice validates and translates a device range. Stream workers
+// call it too (under s.mu), for descriptors and offset base slots.
+func (s *Session) resolveDevice(name string, addr, n uint64) (span, error) {
+	a := s.as.find(addr)
+	if a == nil {
+		return span{}, acl.Errorf(acl.ErrRTParamInvalid, "%s %#x is not in guest memory or a live device allocation of this session", name, addr)
+	}
+	if n > a.end()-addr {
+		return span{}, acl.Errorf(acl.ErrRTParamInvalid, "%s [%#x, +%d) crosses the end of the allocation [%#x, %#x)", name, addr, n, a.base, a.end())
+	}
+	return span{
+		buf: acl.Device(a.ptr + acl.DevPtr(addr-a.base)),
+		loc: acl.MemLocation{ID: uint32(a.dev), Type: acl.MemLocationDevice},
+		a:   a,
+	}, nil
+}
+
+// stream resolves a stream handle: 0 is the session's default stream on the
+// current device; unknown, destroyed and event handles give 107017; a
+// stream of another device than the current one gives 107003.
+func (c *call) stream(h uint32) (*streamRec, error) {
+	if err := c.needDevice(); err != nil {
+		return nil, err
+	}
+	if h == 0 {
+		return c.s.defaultStream()
+	}
+	st, ok := c.s.streams[h]
+	if !ok {
+		if _, isEvent := c.s.events[h]; isEvent {
+			return nil, acl.Errorf(acl.ErrRTInvalidHandle, "handle %d is an event, not a stream", h)
+		}
+		return nil, acl.Errorf(acl.ErrRTInvalidHandle, "stream handle %d is unknown or destroyed", h)
+	}
+	if st.dev != c.s.dev {
+		return nil, acl.Errorf(acl.ErrRTStreamContext, "stream %d belongs to device %d, the current device is %d", h, st.dev, c.s.dev)
+	}
+	return st, nil
+}
+
+// event resolves an event handle: 0 gives 100000, unknown, destroyed and
+// stream handles 107017.
+func (c *call) event(name string, h uint32) (*eventRec, error) {
+	if h == 0 {
+		return nil, acl.Errorf(acl.ErrInvalidParam, "%s is NULL", name)
+	}
+	ev, ok := c.s.events[h]
+	if !ok {
+		if _, isStream := c.s.streams[h]; isStream {
+			return nil, acl.Errorf(acl.ErrRTInvalidHandle, "%s: handle %d is a stream, not an event", name, h)
+		}
+		return nil, acl.Errorf(acl.ErrRTInvalidHandle, "%s: event handle %d is unknown or destroyed", name, h)
+	}
+	return ev, nil
+}
+
+// enqueue checks the per-stream queue limit before an asynchronous operation.
+func (c *call) enqueue(st *streamRec) error {
+	n, err := c.s.b.Pending(st.h)
+	if err != nil {
+		return err
+	}
+	if n >= c.s.policy.MaxQueued {
+		return acl.Errorf(acl.ErrRTOverLimit, "the stream already has %d queued operations, the policy's limit", n)
+	}
+	return nil
+}
+
+// moved counts n bytes moved in direction d by the current function.
+func (c *call) moved(d acl.Direction, n uint64) { c.s.stats.bytes[c.fi][d] += n }

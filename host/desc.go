@@ -1,0 +1,188 @@
+package host
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+
+	"github.com/aclwasm/aclwasm/acl"
+)
+
+// A descriptor, as the sandbox writes it into device memory:
+//
+//	magic "ACLWDSC1" | src u64 | dst u64 | count u64 | HMAC-SHA256[:32]
+//
+// src and dst are sandbox addresses. The MAC, keyed per session, makes a
+// tampered or forged descriptor fail when it executes; nothing binds it to
+// where it lies, so copying its bytes elsewhere makes a working descriptor
+// there (ABI section 7). It is re-validated when the copy executes, in
+// stream order, against the allocations live at that moment.
+const (
+	descSize  = 64
+	descMagic = "ACLWDSC1"
+)
+
+func (s *Session) descMAC(body []byte) []byte {
+	m := hmac.New(sha256.New, s.descKey[:])
+	m.Write(body)
+	return m.Sum(nil)
+}
+
+// getMemcpyDescSize is aclrtGetMemcpyDescSize(kind, descSize).
+func getMemcpyDescSize(c *call) error {
+	out, err := c.out(1, 8)
+	if err != nil {
+		return err
+	}
+	if err := acl.CheckDescKind(c.kind(0)); err != nil {
+		return err
+	}
+	le.PutUint64(out, descSize)
+	return nil
+}
+
+// setMemcpyDesc is aclrtSetMemcpyDesc(desc, kind, srcAddr, dstAddr, count, config).
+func setMemcpyDesc(c *call) error {
+	desc, src, dst, n := c.u64(0), c.u64(2), c.u64(3), c.u64(4)
+	if err := acl.CheckSetMemcpyDesc(desc, c.kind(1), src, dst, n, uint64(c.u32(5))); err != nil {
+		return err
+	}
+	if err := c.needDevice(); err != nil {
+		return err
+	}
+	ds, err := c.deviceSpan("desc", desc, descSize)
+	if err != nil {
+		return err
+	}
+	if _, _, err := c.s.innerCopy(src, dst, n); err != nil {
+		return err
+	}
+	b := make([]byte, descSize)
+	copy(b, descMagic)
+	le.PutUint64(b[8:], src)
+	le.PutUint64(b[16:], dst)
+	le.PutUint64(b[24:], n)
+	copy(b[32:], c.s.descMAC(b[:32]))
+	return c.s.b.Memcpy(ds.buf, acl.Host(b, 0), descSize)
+}
+
+// memcpyAsyncWithDesc is aclrtMemcpyAsyncWithDesc(desc, kind, stream).
+func memcpyAsyncWithDesc(c *call) error {
+	desc, h := c.u64(0), c.u32(2)
+	if err := acl.CheckMemcpyAsyncWithDesc(desc, c.kind(1), uint64(h)); err != nil {
+		return err
+	}
+	if _, err := c.deviceSpan("desc", desc, descSize); err != nil {
+		return err
+	}
+	st, err := c.stream(h)
+	if err != nil {
+		return err
+	}
+	if err := c.enqueue(st); err != nil {
+		return err
+	}
+	s := c.s
+	return s.b.LaunchHostFunc(st.h, func() error { return s.runDesc(desc) })
+}
+
+// runDesc executes a descriptor copy on a stream worker.
+func (s *Session) runDesc(desc uint64) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	ds, err := s.resolveDevice("desc", desc, descSize)
+	if err != nil {
+		return err
+	}
+	b := make([]byte, descSize)
+	if err := s.b.Memcpy(acl.Host(b, 0), ds.buf, descSize); err != nil {
+		return err
+	}
+	if string(b[:8]) != descMagic || !hmac.Equal(b[32:], s.descMAC(b[:32])) {
+		return acl.Errorf(acl.ErrRTParamInvalid, "descriptor at %#x is not valid: never set, or tampered with", desc)
+	}
+	src, dst, n := le.Uint64(b[8:]), le.Uint64(b[16:]), le.Uint64(b[24:])
+	d, sp, err := s.innerCopy(src, dst, n)
+	if err != nil {
+		return err
+	}
+	return s.b.Memcpy(d.buf, sp.buf, n)
+}
+
+// memcpyAsyncWithOffset is aclrtMemcpyAsyncWithOffset(dst, destMax,
+// dstDataOffset, src, count, srcDataOffset, kind, stream): dst and src are
+// device slots holding base addresses, read when the copy executes.
+func memcpyAsyncWithOffset(c *call) error {
+	dst, destMax, dstOff, src, n, srcOff := c.u64(0), c.u64(1), c.u64(2), c.u64(3), c.u64(4), c.u64(5)
+	done, err := acl.CheckMemcpyOffset(dst, destMax, dstOff, src, n, srcOff, c.kind(6))
+	if done || err != nil {
+		return err
+	}
+	if err := c.needDevice(); err != nil {
+		return err
+	}
+	if _, err := c.deviceSpan("dst", dst, 8); err != nil {
+		return err
+	}
+	if _, err := c.deviceSpan("src", src, 8); err != nil {
+		return err
+	}
+	st, err := c.stream(c.u32(7))
+	if err != nil {
+		return err
+	}
+	if err := c.enqueue(st); err != nil {
+		return err
+	}
+	s := c.s
+	return s.b.LaunchHostFunc(st.h, func() error { return s.runOffset(dst, dstOff, src, srcOff, n) })
+}
+
+// runOffset executes an offset copy on a stream worker.
+func (s *Session) runOffset(dstSlot, dstOff, srcSlot, srcOff, n uint64) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var slots [2]uint64
+	for i, slot := range [2]uint64{dstSlot, srcSlot} {
+		sp, err := s.resolveDevice([2]string{"dst", "src"}[i], slot, 8)
+		if err != nil {
+			return err
+		}
+		var b [8]byte
+		if err := s.b.Memcpy(acl.Host(b[:], 0), sp.buf, 8); err != nil {
+			return err
+		}
+		slots[i] = le.Uint64(b[:])
+	}
+	dst, src := slots[0]+dstOff, slots[1]+srcOff
+	if dst < slots[0] || src < slots[1] {
+		return acl.Errorf(acl.ErrRTParamInvalid, "base address plus offset overflows")
+	}
+	d, sp, err := s.innerCopy(src, dst, n)
+	if err != nil {
+		return err
+	}
+	return s.b.Memcpy(d.buf, sp.buf, n)
+}
+
+// innerCopy validates a device-to-device copy within one device of this
+// session, as descriptor and offset copies require.
+func (s *Session) innerCopy(src, dst, n uint64) (d, sp span, err error) {
+	if d, err = s.resolveDevice("dstAddr", dst, n); err != nil {
+		return
+	}
+	if sp, err = s.resolveDevice("srcAddr", src, n); err != nil {
+		return
+	}
+	if d.a.dev != sp.a.dev {
+		err = acl.Errorf(acl.ErrRTParamInvalid, "srcAddr is on device %d and dstAddr on device %d: this copy stays within one device", sp.a.dev, d.a.dev)
+	}
+	return
+}
+
+// deviceSpan resolves a range that must be device memory of this session.
+func (c *call) deviceSpan(name string, addr, n uint64) (span, error) {
+	if addr < guestLimit {
+		return span{}, acl.Errorf(acl.ErrRTParamInvalid, "%s %#x is guest memory: it must lie in device memory of this session", name, addr)
+	}
+	return c.s.resolveDevice(name, addr, n)
+}

@@ -1,0 +1,151 @@
+package host
+
+import "github.com/aclwasm/aclwasm/acl"
+
+// validDevice checks a guest device id (107001 when out of range).
+func (c *call) validDevice(name string, dev int32) error {
+	if dev < 0 || int(dev) >= len(c.s.policy.Devices) {
+		return acl.Errorf(acl.ErrRTInvalidDeviceID, "%s %d does not exist: this session sees %d devices", name, dev, len(c.s.policy.Devices))
+	}
+	return nil
+}
+
+// setDevice is aclrtSetDevice(deviceId).
+func setDevice(c *call) error {
+	dev := c.i32(0)
+	if err := c.validDevice("deviceId", dev); err != nil {
+		return err
+	}
+	c.s.dev = dev
+	return nil
+}
+
+// resetDevice is aclrtResetDevice(deviceId): waits for the session's work on
+// the device, then releases everything the session holds there.
+func resetDevice(c *call) error {
+	dev := c.i32(0)
+	if err := c.validDevice("deviceId", dev); err != nil {
+		return err
+	}
+	syncErr := c.s.syncStreams(c.ctx, dev, -1)
+	if err := c.s.releaseDevice(c.ctx, dev); err != nil {
+		return err
+	}
+	return syncErr
+}
+
+// getDevice is aclrtGetDevice(deviceId).
+func getDevice(c *call) error {
+	out, err := c.out(0, 4)
+	if err != nil {
+		return err
+	}
+	if err := c.needDevice(); err != nil {
+		return err
+	}
+	le.PutUint32(out, uint32(c.s.dev))
+	return nil
+}
+
+// getDeviceCount is aclrtGetDeviceCount(count).
+func getDeviceCount(c *call) error {
+	out, err := c.out(0, 4)
+	if err != nil {
+		return err
+	}
+	le.PutUint32(out, uint32(len(c.s.policy.Devices)))
+	return nil
+}
+
+// synchronizeDevice is aclrtSynchronizeDevice(): the session's streams on
+// the current device, not the whole physical device.
+func synchronizeDevice(c *call) error {
+	if err := c.needDevice(); err != nil {
+		return err
+	}
+	return c.s.syncStreams(c.ctx, c.s.dev, -1)
+}
+
+// synchronizeDeviceWithTimeout is aclrtSynchronizeDeviceWithTimeout(timeoutMs).
+func synchronizeDeviceWithTimeout(c *call) error {
+	ms := c.i32(0)
+	if err := acl.CheckTimeout(ms); err != nil {
+		return err
+	}
+	if err := c.needDevice(); err != nil {
+		return err
+	}
+	return c.s.syncStreams(c.ctx, c.s.dev, ms)
+}
+
+// deviceCanAccessPeer is aclrtDeviceCanAccessPeer(canAccessPeer, deviceId, peerDeviceId).
+func deviceCanAccessPeer(c *call) error {
+	out, err := c.out(0, 4)
+	if err != nil {
+		return err
+	}
+	dev, peer := c.i32(1), c.i32(2)
+	if dev == peer {
+		return acl.Errorf(acl.ErrInvalidParam, "deviceId and peerDeviceId are both %d", dev)
+	}
+	if err := c.validDevice("deviceId", dev); err != nil {
+		return err
+	}
+	if err := c.validDevice("peerDeviceId", peer); err != nil {
+		return err
+	}
+	ok, err := c.s.b.CanAccessPeer(c.s.phys(dev), c.s.phys(peer))
+	if err != nil {
+		return err
+	}
+	v := uint32(0)
+	if ok {
+		v = 1
+	}
+	le.PutUint32(out, v)
+	return nil
+}
+
+// deviceEnablePeerAccess is aclrtDeviceEnablePeerAccess(peerDeviceId, flags).
+func deviceEnablePeerAccess(c *call) error {
+	if err := c.needDevice(); err != nil {
+		return err
+	}
+	peer := c.i32(0)
+	if err := acl.CheckEnablePeerAccess(c.s.dev, peer, c.u32(1)); err != nil {
+		return err
+	}
+	if err := c.validDevice("peerDeviceId", peer); err != nil {
+		return err
+	}
+	key := [2]int32{c.s.dev, peer}
+	if c.s.peers[key] {
+		return nil
+	}
+	if err := c.s.rt.peerAcquire(c.s.phys(c.s.dev), c.s.phys(peer)); err != nil {
+		return err
+	}
+	c.s.peers[key] = true
+	return nil
+}
+
+// deviceDisablePeerAccess is aclrtDeviceDisablePeerAccess(peerDeviceId).
+func deviceDisablePeerAccess(c *call) error {
+	if err := c.needDevice(); err != nil {
+		return err
+	}
+	peer := c.i32(0)
+	if peer == c.s.dev {
+		return acl.Errorf(acl.ErrInvalidParam, "peerDeviceId %d is the current device", peer)
+	}
+	if err := c.validDevice("peerDeviceId", peer); err != nil {
+		return err
+	}
+	key := [2]int32{c.s.dev, peer}
+	if !c.s.peers[key] {
+		return acl.Errorf(acl.ErrRTParamInvalid, "peer access from device %d to device %d is not enabled", c.s.dev, peer)
+	}
+	c.s.rt.peerRelease(c.s.phys(c.s.dev), c.s.phys(peer))
+	delete(c.s.peers, key)
+	return nil
+}

@@ -1,0 +1,52 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"strings"
+)
+
+// The engine adapters are thin: they compile, instantiate and call, and
+// route every import of module "acl" to Session.invoke with the guest's
+// memory and a stack of parameters. No import logic lives in them.
+type engine interface {
+	compile(ctx context.Context, wasm []byte) (compiled, error)
+	close(ctx context.Context) error
+}
+
+type compiled interface {
+	imports() []importDesc
+	instantiate(ctx context.Context, s *Session, cfg Config) (instance, error)
+	close(ctx context.Context) error
+}
+
+type instance interface {
+	has(export string) bool
+	memory() []byte // the guest's linear memory now, for tests and tools
+	call(ctx context.Context, name string, args ...uint64) ([]uint64, error)
+	close(ctx context.Context) error
+}
+
+// importDesc is one function import of a module.
+type importDesc struct {
+	module, name string
+	signature    string // as abi.Func.Signature writes it
+}
+
+var errNoExport = errors.New("no such export")
+
+// engines are the engine constructors this build has, by name.
+var engines = map[string]func(context.Context) (engine, error){}
+
+func engineNames() string {
+	var names []string
+	for n := range engines {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+// memoryBytes returns the bytes of a linear memory limit of pages pages.
+func memoryBytes(pages uint32) uint64 { return uint64(pages) << 16 }

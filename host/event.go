@@ -1,0 +1,121 @@
+package host
+
+import "github.com/aclwasm/aclwasm/acl"
+
+// createEvent is aclrtCreateEvent(event).
+func createEvent(c *call) error {
+	out, err := c.out(0, 4)
+	if err != nil {
+		return err
+	}
+	if err := c.needDevice(); err != nil {
+		return err
+	}
+	s := c.s
+	if len(s.events) >= s.policy.MaxEvents {
+		return acl.Errorf(acl.ErrRTOverLimit, "the session already holds %d events, the policy's limit", len(s.events))
+	}
+	h, err := s.b.CreateEvent(s.phys(s.dev))
+	if err != nil {
+		return err
+	}
+	id := s.newHandle()
+	s.events[id] = &eventRec{h: h, dev: s.dev}
+	le.PutUint32(out, id)
+	return nil
+}
+
+// destroyEvent is aclrtDestroyEvent(event).
+func destroyEvent(c *call) error {
+	h := c.u32(0)
+	ev, err := c.event("event", h)
+	if err != nil {
+		return err
+	}
+	if err := c.s.b.DestroyEvent(ev.h); err != nil {
+		return err
+	}
+	delete(c.s.events, h)
+	return nil
+}
+
+// recordEvent is aclrtRecordEvent(event, stream).
+func recordEvent(c *call) error {
+	ev, err := c.event("event", c.u32(0))
+	if err != nil {
+		return err
+	}
+	st, err := c.stream(c.u32(1))
+	if err != nil {
+		return err
+	}
+	if err := c.enqueue(st); err != nil {
+		return err
+	}
+	return c.s.b.RecordEvent(ev.h, st.h)
+}
+
+// streamWaitEvent is aclrtStreamWaitEvent(stream, event).
+func streamWaitEvent(c *call) error {
+	st, err := c.stream(c.u32(0))
+	if err != nil {
+		return err
+	}
+	ev, err := c.event("event", c.u32(1))
+	if err != nil {
+		return err
+	}
+	if err := c.enqueue(st); err != nil {
+		return err
+	}
+	return c.s.b.StreamWaitEvent(st.h, ev.h)
+}
+
+// synchronizeEvent is aclrtSynchronizeEvent(event).
+func synchronizeEvent(c *call) error {
+	ev, err := c.event("event", c.u32(0))
+	if err != nil {
+		return err
+	}
+	return c.s.b.SynchronizeEvent(c.ctx, ev.h, -1)
+}
+
+// queryEventStatus is aclrtQueryEventStatus(event, status).
+func queryEventStatus(c *call) error {
+	out, err := c.out(1, 4)
+	if err != nil {
+		return err
+	}
+	ev, err := c.event("event", c.u32(0))
+	if err != nil {
+		return err
+	}
+	st, err := c.s.b.QueryEvent(ev.h)
+	if err != nil {
+		return err
+	}
+	le.PutUint32(out, uint32(st))
+	return nil
+}
+
+// eventElapsedTime is aclrtEventElapsedTime(ms, startEvent, endEvent).
+func eventElapsedTime(c *call) error {
+	out, err := c.out(0, 4)
+	if err != nil {
+		return err
+	}
+	start, err := c.event("startEvent", c.u32(1))
+	if err != nil {
+		return err
+	}
+	end, err := c.event("endEvent", c.u32(2))
+	if err != nil {
+		return err
+	}
+	ms, err := c.s.b.EventElapsedTime(start.h, end.h)
+	if err != nil {
+		return err
+	}
+	acl.PutFloat32(out, ms)
+	return nil
+}

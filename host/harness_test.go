@@ -1,0 +1,185 @@
+package host
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/abi"
+	"github.com/aclwasm/aclwasm/acl"
+)
+
+// testEngine is the engine the guest tests run on: wazero, or the one
+// named by ACLWASM_TEST_ENGINE (CI runs the suite once per engine).
+var testEngine = func() string {
+	if e := os.Getenv("ACLWASM_TEST_ENGINE"); e != "" {
+		return e
+	}
+	return "wazero"
+}()
+
+// wat2wasm compiles WebAssembly text with wabt's wat2wasm, which the
+// project's toolchain script installs. A missing tool fails the test.
+func wat2wasm(t testing.TB, src string) []byte {
+	t.Helper()
+	tool, err := exec.LookPath("wat2wasm")
+	if err != nil {
+		t.Fatalf("wat2wasm (wabt) is required: run scripts/install-toolchains.sh: %v", err)
+	}
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "m.wat"), filepath.Join(dir, "m.wasm")
+	require.NoError(t, os.WriteFile(in, []byte(src), 0o644))
+	if b, err := exec.Command(tool, in, "-o", out).CombinedOutput(); err != nil {
+		t.Fatalf("wat2wasm: %v\n%s\n%s", err, b, src)
+	}
+	b, err := os.ReadFile(out)
+	require.NoError(t, err)
+	return b
+}
+
+// proxyWAT is a guest that re-exports every import of the ABI under its
+// own name, plus helpers, so that tests drive the imports from Go with any
+// arguments, exactly as a guest would.
+func proxyWAT(pages int, extra string) string {
+	var b strings.Builder
+	b.WriteString("(module\n")
+	for _, f := range abi.Funcs {
+		fmt.Fprintf(&b, "  (import %q %q (func $%s (param%s) (result i32)))\n", abi.Module, f.Name, f.Name, watParams(&f))
+	}
+	fmt.Fprintf(&b, "  (memory (export \"memory\") %d)\n", pages)
+	for _, f := range abi.Funcs {
+		fmt.Fprintf(&b, "  (func (export %q) (param%s) (result i32)", f.Name, watParams(&f))
+		for i := range f.Params {
+			fmt.Fprintf(&b, " local.get %d", i)
+		}
+		fmt.Fprintf(&b, " call $%s)\n", f.Name)
+	}
+	b.WriteString(`  (func (export "spin") (loop $l (br $l)))
+  (func (export "trap") unreachable)
+  (func (export "grow") (param i32) (result i32) local.get 0 memory.grow)
+`)
+	b.WriteString(extra)
+	b.WriteString(")\n")
+	return b.String()
+}
+
+func watParams(f *abi.Func) string {
+	var s string
+	for _, p := range f.Params {
+		s += " " + p.Type.Wasm()
+	}
+	return s
+}
+
+// harness is one reactor instance of the proxy guest.
+type harness struct {
+	t    *testing.T
+	rt   *Runtime
+	inst *Instance
+	log  []CallRecord
+}
+
+var proxyCache = map[string][]byte{}
+
+func newHarness(t *testing.T, p Policy, opts ...Option) *harness {
+	t.Helper()
+	h := &harness{t: t}
+	ctx := context.Background()
+	opts = append([]Option{WithEngine(testEngine), WithTrace(func(r CallRecord) { h.log = append(h.log, r) })}, opts...)
+	rt, err := NewRuntime(ctx, opts...)
+	require.NoError(t, err)
+	h.rt = rt
+	wasm, ok := proxyCache[""]
+	if !ok {
+		wasm = wat2wasm(t, proxyWAT(4, ""))
+		proxyCache[""] = wasm
+	}
+	pl, err := rt.Load(ctx, wasm, p)
+	require.NoError(t, err)
+	inst, err := pl.Instantiate(ctx, Config{})
+	require.NoError(t, err)
+	h.inst = inst
+	t.Cleanup(func() {
+		require.NoError(t, inst.Close(ctx))
+		require.NoError(t, pl.Close(ctx))
+		require.NoError(t, rt.Close(ctx))
+	})
+	return h
+}
+
+// call calls import name through the guest and returns its i32 result.
+func (h *harness) call(name string, args ...uint64) int32 {
+	h.t.Helper()
+	res, err := h.inst.Call(context.Background(), name, args...)
+	require.NoError(h.t, err, name)
+	return int32(uint32(res[0]))
+}
+
+// ok calls and requires success.
+func (h *harness) ok(name string, args ...uint64) {
+	h.t.Helper()
+	require.Zero(h.t, h.call(name, args...), "%s: %s", name, h.inst.Session().LastError())
+}
+
+// code calls and requires the native error code, returning the message.
+func (h *harness) code(want acl.Error, name string, args ...uint64) string {
+	h.t.Helper()
+	got := acl.Error(h.call(name, args...))
+	msg := h.inst.Session().LastError()
+	require.Equal(h.t, want, got, "%s: %s", name, msg)
+	return msg
+}
+
+func (h *harness) mem() []byte { return h.inst.inst.memory() }
+
+func (h *harness) u64(off uint32) uint64 { return binary.LittleEndian.Uint64(h.mem()[off:]) }
+func (h *harness) u32(off uint32) uint32 { return binary.LittleEndian.Uint32(h.mem()[off:]) }
+
+func (h *harness) putU64s(off uint32, vs ...uint64) {
+	for i, v := range vs {
+		binary.LittleEndian.PutUint64(h.mem()[off+uint32(8*i):], v)
+	}
+}
+
+// Scratch addresses in guest memory used by the tests.
+const (
+	outA  = 0x100
+	outB  = 0x108
+	outC  = 0x110
+	data  = 0x1000
+	data2 = 0x9000
+)
+
+// malloc allocates n device bytes on the current device.
+func (h *harness) malloc(n uint64) uint64 {
+	h.t.Helper()
+	h.ok("aclrtMalloc", outA, n, 0)
+	return h.u64(outA)
+}
+
+func (h *harness) stream() uint64 {
+	h.t.Helper()
+	h.ok("aclrtCreateStream", outA)
+	return uint64(h.u32(outA))
+}
+
+func (h *harness) event() uint64 {
+	h.t.Helper()
+	h.ok("aclrtCreateEvent", outA)
+	return uint64(h.u32(outA))
+}
+
+func (h *harness) fill(off uint32, n int, seed byte) []byte {
+	b := h.mem()[off : off+uint32(n)]
+	for i := range b {
+		b[i] = seed + byte(i*7)
+	}
+	return append([]byte(nil), b...)
+}

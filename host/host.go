@@ -1,0 +1,363 @@
+// Package host is the sandbox: it runs untrusted WebAssembly plugins and
+// gives them the ACL memory-copy API as imports from module "acl" (guest
+// ABI v1, package abi). Every guest pointer, range and handle is validated
+// before anything happens; validated calls are delegated to an acl.Backend,
+// the embedded simulated device by default.
+//
+// A Runtime holds the engine, the backend and the compilation cache. Load
+// compiles a module and checks its imports against the ABI and a Policy.
+// A Plugin runs as a command (Run) or is instantiated as a reactor
+// (Instantiate); each run or instance is a Session with its own address
+// space, handles, quotas and statistics, released completely when it ends.
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/aclwasm/aclwasm/abi"
+	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/acl/sim"
+)
+
+// Errors a run can end with, besides the guest's own exit code. Test them
+// with errors.Is.
+var (
+	// ErrLoad: the module was refused before any guest code ran.
+	ErrLoad = errors.New("load refused")
+	// ErrTrap: the guest trapped (unreachable, out-of-bounds access, ...).
+	ErrTrap = errors.New("guest trapped")
+	// ErrTimeout: the policy's timeout stopped the guest.
+	ErrTimeout = errors.New("guest timed out")
+	// ErrCanceled: the caller's context stopped the guest.
+	ErrCanceled = errors.New("guest canceled")
+)
+
+// ExitError reports a guest that exited with a nonzero code (proc_exit).
+type ExitError struct{ Code uint32 }
+
+func (e *ExitError) Error() string { return fmt.Sprintf("guest exited with code %d", e.Code) }
+
+// Option configures a Runtime.
+type Option func(*config)
+
+type config struct {
+	backend acl.Backend
+	engine  string
+	trace   func(CallRecord)
+}
+
+// WithBackend sets the backend calls are delegated to. The caller keeps
+// ownership: Runtime.Close does not close it. The default is a simulated
+// device (acl/sim) owned by the runtime.
+func WithBackend(b acl.Backend) Option { return func(c *config) { c.backend = b } }
+
+// WithEngine selects the wasm engine: "wazero" (the default, pure Go) or
+// "wasmtime" (cgo; needs the build tag wasmtime).
+func WithEngine(name string) Option { return func(c *config) { c.engine = name } }
+
+// WithTrace calls fn after every host call of every session, with the
+// function, its arguments, its result and its error message. fn runs on the
+// guest's goroutine and must not block.
+func WithTrace(fn func(CallRecord)) Option { return func(c *config) { c.trace = fn } }
+
+// Runtime runs plugins. It is safe for concurrent use.
+type Runtime struct {
+	backend    acl.Backend
+	ownBackend bool
+	engine     engine
+	trace      func(CallRecord)
+	regions    atomic.Uint64
+
+	peerMu sync.Mutex
+	peers  map[[2]int32]int // sessions that enabled each physical pair
+}
+
+// NewRuntime returns a Runtime with the given options.
+func NewRuntime(ctx context.Context, opts ...Option) (*Runtime, error) {
+	c := config{engine: "wazero"}
+	for _, o := range opts {
+		o(&c)
+	}
+	r := &Runtime{backend: c.backend, trace: c.trace, peers: map[[2]int32]int{}}
+	if r.backend == nil {
+		r.backend, r.ownBackend = sim.New(), true
+	}
+	newEngine, ok := engines[c.engine]
+	if !ok {
+		r.closeBackend()
+		if c.engine == "wasmtime" {
+			return nil, fmt.Errorf("host: engine wasmtime is not in this build: build with -tags wasmtime (cgo)")
+		}
+		return nil, fmt.Errorf("host: unknown engine %q (have: %s)", c.engine, engineNames())
+	}
+	e, err := newEngine(ctx)
+	if err != nil {
+		r.closeBackend()
+		return nil, fmt.Errorf("host: engine %s: %w", c.engine, err)
+	}
+	r.engine = e
+	return r, nil
+}
+
+// Backend returns the backend the runtime delegates to.
+func (r *Runtime) Backend() acl.Backend { return r.backend }
+
+// Close releases the engine, and the backend if the runtime created it.
+// Plugins and instances must be closed first.
+func (r *Runtime) Close(ctx context.Context) error {
+	return errors.Join(r.engine.close(ctx), r.closeBackend())
+}
+
+func (r *Runtime) closeBackend() error {
+	if r.ownBackend {
+		return r.backend.Close()
+	}
+	return nil
+}
+
+func (r *Runtime) peerAcquire(dev, peer int32) error {
+	r.peerMu.Lock()
+	defer r.peerMu.Unlock()
+	k := [2]int32{dev, peer}
+	if r.peers[k] == 0 {
+		if err := r.backend.EnablePeerAccess(dev, peer); err != nil {
+			return err
+		}
+	}
+	r.peers[k]++
+	return nil
+}
+
+func (r *Runtime) peerRelease(dev, peer int32) {
+	r.peerMu.Lock()
+	defer r.peerMu.Unlock()
+	k := [2]int32{dev, peer}
+	if r.peers[k]--; r.peers[k] <= 0 {
+		delete(r.peers, k)
+		_ = r.backend.DisablePeerAccess(dev, peer)
+	}
+}
+
+// Plugin is a compiled module whose imports passed the check.
+type Plugin struct {
+	rt     *Runtime
+	mod    compiled
+	policy Policy
+}
+
+// LoadError lists why a module was refused. It wraps ErrLoad.
+type LoadError struct{ Problems []string }
+
+func (e *LoadError) Error() string {
+	return "load refused: " + strings.Join(e.Problems, "; ")
+}
+
+// Unwrap makes errors.Is(err, ErrLoad) true.
+func (e *LoadError) Unwrap() error { return ErrLoad }
+
+// Load compiles wasm and checks it against the ABI and the policy: every
+// import of module "acl" must be a function of the ABI with its exact
+// signature and allowed by the policy; other imports must come from
+// wasi_snapshot_preview1; the module's memory must fit the policy. On
+// failure the error is a *LoadError naming each problem, and no guest code
+// has run.
+func (r *Runtime) Load(ctx context.Context, wasm []byte, p Policy) (*Plugin, error) {
+	p, err := p.withDefaults(r.backend.DeviceCount())
+	if err != nil {
+		return nil, fmt.Errorf("host: %w", err)
+	}
+	mod, err := r.engine.compile(ctx, wasm)
+	if err != nil {
+		return nil, &LoadError{Problems: []string{"compile: " + err.Error()}}
+	}
+	if probs := checkModule(mod.imports(), wasm, &p); len(probs) > 0 {
+		mod.close(ctx)
+		return nil, &LoadError{Problems: probs}
+	}
+	return &Plugin{rt: r, mod: mod, policy: p}, nil
+}
+
+// Check compiles wasm and returns every problem Load would refuse it for,
+// or none.
+func (r *Runtime) Check(ctx context.Context, wasm []byte, p Policy) ([]string, error) {
+	pl, err := r.Load(ctx, wasm, p)
+	var le *LoadError
+	switch {
+	case errors.As(err, &le):
+		return le.Problems, nil
+	case err != nil:
+		return nil, err
+	}
+	pl.Close(ctx)
+	return nil, nil
+}
+
+// checkModule returns the reasons to refuse a module.
+func checkModule(imps []importDesc, wasm []byte, p *Policy) []string {
+	var probs []string
+	for _, im := range imps {
+		switch im.module {
+		case abi.Module:
+			f := abi.Lookup(im.name)
+			switch {
+			case f == nil:
+				probs = append(probs, fmt.Sprintf("import %s.%s is not a function of ABI v%d", im.module, im.name, abi.Version))
+			case im.signature != f.Signature():
+				probs = append(probs, fmt.Sprintf("import %s.%s has signature %s, ABI v%d expects %s", im.module, im.name, im.signature, abi.Version, f.Signature()))
+			case !p.allows(im.name):
+				probs = append(probs, fmt.Sprintf("import %s.%s is denied by the policy", im.module, im.name))
+			}
+		case "wasi_snapshot_preview1":
+		default:
+			probs = append(probs, fmt.Sprintf("import %s.%s: module %q is not provided (only %q and wasi_snapshot_preview1)", im.module, im.name, im.module, abi.Module))
+		}
+	}
+	if min, ok, err := memoryMinPages(wasm); err == nil && ok && min > uint64(p.MemoryPages) {
+		probs = append(probs, fmt.Sprintf("memory needs %d pages at start, the policy allows %d", min, p.MemoryPages))
+	}
+	return probs
+}
+
+// Policy returns the plugin's policy with its defaults filled in.
+func (p *Plugin) Policy() Policy { return p.policy }
+
+// Close releases the compiled module.
+func (p *Plugin) Close(ctx context.Context) error { return p.mod.close(ctx) }
+
+// Config is what one run or instance gets from the outside world: nothing
+// unless given here (no filesystem, no environment).
+type Config struct {
+	// Args are the guest's argv; Args[0] is the program name.
+	Args []string
+	// Env are KEY=VALUE pairs; none by default.
+	Env    []string
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+}
+
+// Result is how a run ended.
+type Result struct {
+	// ExitCode is the guest's exit code: 0 when _start returned.
+	ExitCode uint32
+	// Stats are the session's call statistics.
+	Stats Stats
+}
+
+// Run runs the plugin as a command: it instantiates it in a new session,
+// calls _start, and releases the session. A guest that exits with a
+// nonzero code gives a Result with that code and a nil error; a trap,
+// timeout or cancellation gives an error wrapping ErrTrap, ErrTimeout or
+// ErrCanceled. Either way the session has released everything it held.
+func (p *Plugin) Run(ctx context.Context, cfg Config) (Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, p.policy.Timeout)
+	defer cancel()
+	inst, err := p.instantiate(ctx, cfg)
+	if err != nil {
+		return Result{}, err
+	}
+	_, err = inst.inst.call(inst.ctx(ctx), "_start")
+	var ee *ExitError
+	res := Result{}
+	if errors.As(err, &ee) {
+		res.ExitCode, err = ee.Code, nil
+	}
+	cerr := inst.finish(err != nil)
+	res.Stats = inst.s.Stats()
+	return res, errors.Join(err, cerr)
+}
+
+// Instance is a plugin instantiated as a reactor: its exports can be called
+// until Close. Calls must not overlap.
+type Instance struct {
+	p    *Plugin
+	s    *Session
+	inst instance
+	done bool
+}
+
+// Instantiate instantiates the plugin in a new session and calls its
+// _initialize export if it has one (a reactor's WASI initialization).
+func (p *Plugin) Instantiate(ctx context.Context, cfg Config) (*Instance, error) {
+	ctx, cancel := context.WithTimeout(ctx, p.policy.Timeout)
+	defer cancel()
+	inst, err := p.instantiate(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if inst.inst.has("_initialize") {
+		if _, err := inst.inst.call(inst.ctx(ctx), "_initialize"); err != nil {
+			return nil, errors.Join(err, inst.finish(true))
+		}
+	}
+	return inst, nil
+}
+
+func (p *Plugin) instantiate(ctx context.Context, cfg Config) (*Instance, error) {
+	s := newSession(p.rt, p.policy, p.rt.regions.Add(1))
+	inst, err := p.mod.instantiate(withSession(ctx, s), s, cfg)
+	if err != nil {
+		_ = s.release(ctx)
+		return nil, err
+	}
+	return &Instance{p: p, s: s, inst: inst}, nil
+}
+
+func (i *Instance) ctx(ctx context.Context) context.Context { return withSession(ctx, i.s) }
+
+// Session returns the instance's session.
+func (i *Instance) Session() *Session { return i.s }
+
+// Call calls an exported function with wasm values (i32 zero-extended,
+// floats as their bits) within the policy's timeout. A trap or timeout
+// ends the instance: its session is released, and later calls fail.
+func (i *Instance) Call(ctx context.Context, name string, args ...uint64) ([]uint64, error) {
+	if i.done {
+		return nil, fmt.Errorf("host: call %s: instance is closed", name)
+	}
+	ctx, cancel := context.WithTimeout(ctx, i.p.policy.Timeout)
+	defer cancel()
+	res, err := i.inst.call(i.ctx(ctx), name, args...)
+	if err != nil && !errors.Is(err, errNoExport) {
+		return nil, errors.Join(err, i.finish(true))
+	}
+	return res, err
+}
+
+// Close finishes the instance's queued work and releases its session.
+func (i *Instance) Close(ctx context.Context) error {
+	if i.done {
+		return nil
+	}
+	return i.finish(false)
+}
+
+// finish releases the session, then the engine's instance. After a trap,
+// timeout or exit (abort), queued work not yet started is cancelled;
+// otherwise it is finished first, within the policy's timeout.
+func (i *Instance) finish(abort bool) error {
+	i.done = true
+	ctx, cancel := context.WithTimeout(context.Background(), i.p.policy.Timeout)
+	defer cancel()
+	if abort {
+		cancel()
+	}
+	return errors.Join(i.s.release(ctx), i.inst.close(context.Background()))
+}
+
+type sessionKey struct{}
+
+func withSession(ctx context.Context, s *Session) context.Context {
+	return context.WithValue(ctx, sessionKey{}, s)
+}
+
+func sessionFrom(ctx context.Context) *Session {
+	s, _ := ctx.Value(sessionKey{}).(*Session)
+	return s
+}

@@ -1,0 +1,70 @@
+package host
+
+import "github.com/aclwasm/aclwasm/abi"
+
+// imports holds the implementation of every function of abi.Funcs, by
+// index. Engine adapters register one host function per entry, all going
+// through Session.invoke.
+var imports = func() []importFn {
+	byName := map[string]importFn{
+		"aclrtMemcpy":                       memcpySync,
+		"aclrtMemcpyAsync":                  memcpyAsync,
+		"aclrtMemcpyAsyncWithCondition":     memcpyAsync,
+		"aclrtMemcpyBatch":                  batchFn(false, false),
+		"aclrtMemcpyBatchAsync":             batchFn(true, false),
+		"aclrtMemcpyBatchV2":                batchFn(false, true),
+		"aclrtMemcpyBatchAsyncV2":           batchFn(true, true),
+		"aclrtMemcpy2d":                     memcpy2dSync,
+		"aclrtMemcpy2dAsync":                memcpy2dAsync,
+		"aclrtGetMemcpyDescSize":            getMemcpyDescSize,
+		"aclrtSetMemcpyDesc":                setMemcpyDesc,
+		"aclrtMemcpyAsyncWithDesc":          memcpyAsyncWithDesc,
+		"aclrtMemcpyAsyncWithOffset":        memcpyAsyncWithOffset,
+		"aclrtMemset":                       memsetSync,
+		"aclrtMemsetAsync":                  memsetAsync,
+		"aclInit":                           aclInit,
+		"aclFinalize":                       aclFinalize,
+		"aclrtGetVersion":                   getVersion,
+		"aclrtSetDevice":                    setDevice,
+		"aclrtResetDevice":                  resetDevice,
+		"aclrtGetDevice":                    getDevice,
+		"aclrtGetDeviceCount":               getDeviceCount,
+		"aclrtSynchronizeDevice":            synchronizeDevice,
+		"aclrtSynchronizeDeviceWithTimeout": synchronizeDeviceWithTimeout,
+		"aclrtDeviceCanAccessPeer":          deviceCanAccessPeer,
+		"aclrtDeviceEnablePeerAccess":       deviceEnablePeerAccess,
+		"aclrtDeviceDisablePeerAccess":      deviceDisablePeerAccess,
+		"aclrtGetMemInfo":                   getMemInfo,
+		"aclrtMalloc":                       malloc,
+		"aclrtFree":                         free,
+		"aclrtHostRegister":                 hostRegister,
+		"aclrtHostUnregister":               hostUnregister,
+		"aclrtPointerGetAttributes":         pointerGetAttributes,
+		"aclrtCreateStream":                 createStream,
+		"aclrtDestroyStream":                destroyStream,
+		"aclrtSynchronizeStream":            synchronizeStream,
+		"aclrtSynchronizeStreamWithTimeout": synchronizeStreamWithTimeout,
+		"aclrtStreamQuery":                  streamQuery,
+		"aclrtCreateEvent":                  createEvent,
+		"aclrtDestroyEvent":                 destroyEvent,
+		"aclrtRecordEvent":                  recordEvent,
+		"aclrtStreamWaitEvent":              streamWaitEvent,
+		"aclrtSynchronizeEvent":             synchronizeEvent,
+		"aclrtQueryEventStatus":             queryEventStatus,
+		"aclrtEventElapsedTime":             eventElapsedTime,
+		"aclGetRecentErrMsg":                getRecentErrMsg,
+	}
+	fns := make([]importFn, len(abi.Funcs))
+	for i, f := range abi.Funcs {
+		fn, ok := byName[f.Name]
+		if !ok {
+			panic("host: no implementation of " + f.Name)
+		}
+		fns[i] = fn
+		delete(byName, f.Name)
+	}
+	for name := range byName {
+		panic("host: " + name + " is implemented but not in the ABI table")
+	}
+	return fns
+}()

@@ -1,0 +1,469 @@
+package host
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/acl"
+)
+
+const sizeMax = math.MaxUint64
+
+func TestMemcpyRoundTrip(t *testing.T) {
+	h := newHarness(t, Policy{})
+	h.ok("aclrtSetDevice", 0)
+	a, b := h.malloc(4096), h.malloc(4096)
+	want := h.fill(data, 4096, 1)
+	h.ok("aclrtMemcpy", a, 4096, data, 4096, uint64(acl.MemcpyHostToDevice))
+	h.ok("aclrtMemcpy", b, 4096, a, 4096, uint64(acl.MemcpyDeviceToDevice))
+	h.ok("aclrtMemcpy", data2, 4096, b, 4096, uint64(acl.MemcpyDeviceToHost))
+	require.Equal(t, want, h.mem()[data2:data2+4096])
+	st := h.inst.Session().Stats()
+	require.Equal(t, map[string]uint64{"H2D": 4096, "D2D": 4096, "D2H": 4096}, st.Bytes)
+	require.Equal(t, uint64(3), st.Funcs["aclrtMemcpy"].Calls)
+}
+
+// TestMemcpyChecks asserts the native check order and the sandbox's range
+// rules, one row per rule, each on a fresh session.
+func TestMemcpyChecks(t *testing.T) {
+	type env struct{ dev, small uint64 }
+	for _, tc := range []struct {
+		name string
+		args func(e env) []uint64 // dst, destMax, src, count, kind
+		want acl.Error
+		msg  string
+	}{
+		{"count 0 before NULL", func(e env) []uint64 { return []uint64{0, 0, 0, 0, 99} }, acl.Success, ""},
+		{"NULL dst", func(e env) []uint64 { return []uint64{0, 8, data, 8, 1} }, acl.ErrInvalidParam, "dst is NULL"},
+		{"NULL src", func(e env) []uint64 { return []uint64{e.dev, 8, 0, 8, 1} }, acl.ErrInvalidParam, "src is NULL"},
+		{"kind 6", func(e env) []uint64 { return []uint64{e.dev, 8, data, 8, 6} }, acl.ErrInvalidParam, "kind 6"},
+		{"kind -1", func(e env) []uint64 { return []uint64{e.dev, 8, data, 8, math.MaxUint32} }, acl.ErrInvalidParam, "kind -1"},
+		{"destMax 0", func(e env) []uint64 { return []uint64{e.dev, 0, data, 8, 1} }, acl.ErrRTParamInvalid, "destMax is 0"},
+		{"count above destMax", func(e env) []uint64 { return []uint64{e.dev, 8, data, 9, 1} }, acl.ErrRTParamInvalid, "count 9 exceeds destMax 8"},
+		{"crosses allocation end", func(e env) []uint64 { return []uint64{e.small + 60, 8, data, 8, 1} }, acl.ErrRTParamInvalid, "crosses the end of the allocation"},
+		{"guard gap after allocation", func(e env) []uint64 { return []uint64{e.small + 64, 8, data, 8, 1} }, acl.ErrRTParamInvalid, "not in guest memory or a live device allocation"},
+		{"forged address", func(e env) []uint64 { return []uint64{0xdead_0000_0000, 8, data, 8, 1} }, acl.ErrRTParamInvalid, "not in guest memory or a live device allocation"},
+		{"src outside guest memory", func(e env) []uint64 { return []uint64{e.dev, 8, 4*65536 - 4, 8, 1} }, acl.ErrRTParamInvalid, "outside guest memory"},
+		{"overflowing range", func(e env) []uint64 { return []uint64{e.dev, sizeMax, data, sizeMax - 4, 1} }, acl.ErrRTParamInvalid, "overflows"},
+		{"dst == src is a no-op", func(e env) []uint64 { return []uint64{e.dev, 8, e.dev, 8, 3} }, acl.Success, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, Policy{})
+			h.ok("aclrtSetDevice", 0)
+			e := env{dev: h.malloc(4096), small: h.malloc(64)}
+			msg := h.code(tc.want, "aclrtMemcpy", tc.args(e)...)
+			require.Contains(t, msg, tc.msg)
+		})
+	}
+}
+
+func TestNoDeviceGives107002(t *testing.T) {
+	h := newHarness(t, Policy{})
+	h.code(acl.ErrRTContextNull, "aclrtMemcpy", data2, 8, data, 8, 0)
+	h.code(acl.ErrRTContextNull, "aclrtMalloc", outA, 8, 0)
+	h.code(acl.ErrRTContextNull, "aclrtCreateStream", outA)
+	h.code(acl.ErrRTInvalidDeviceID, "aclrtSetDevice", 7)
+}
+
+func TestFreedAddressIsGone(t *testing.T) {
+	h := newHarness(t, Policy{})
+	h.ok("aclrtSetDevice", 0)
+	a := h.malloc(256)
+	h.code(acl.ErrRTParamInvalid, "aclrtFree", a+8) // interior
+	h.ok("aclrtFree", a)
+	h.code(acl.ErrRTParamInvalid, "aclrtFree", a)
+	h.code(acl.ErrRTParamInvalid, "aclrtMemcpy", a, 8, data, 8, 1)
+	b := h.malloc(256)
+	require.NotEqual(t, a, b, "addresses are never reused")
+	h.code(acl.ErrInvalidParam, "aclrtFree", 0)
+	h.code(acl.ErrRTParamInvalid, "aclrtFree", data) // guest memory
+}
+
+func TestOutParamOutsideGuestMemory(t *testing.T) {
+	h := newHarness(t, Policy{})
+	h.ok("aclrtSetDevice", 0)
+	end := uint64(len(h.mem()))
+	h.code(acl.ErrInvalidParam, "aclrtMalloc", end-4, 64, 0)
+	h.code(acl.ErrInvalidParam, "aclrtMalloc", 0, 64, 0)
+	h.code(acl.ErrInvalidParam, "aclrtCreateStream", end)
+	h.code(acl.ErrInvalidParam, "aclrtGetDeviceCount", end-3)
+	h.code(acl.ErrInvalidParam, "aclrtGetVersion", outA, outB, end)
+	// Nothing was allocated by the failed calls.
+	st := h.inst.Session()
+	require.Empty(t, st.as.allocs)
+	require.Empty(t, st.streams)
+}
+
+func TestAsyncCopiesAndEvents(t *testing.T) {
+	h := newHarness(t, Policy{})
+	h.ok("aclrtSetDevice", 0)
+	s := h.stream()
+	e1, e2 := h.event(), h.event()
+	a := h.malloc(1 << 16)
+	// Pinned guest memory: copies run truly asynchronously.
+	h.ok("aclrtHostRegister", data, 1<<16, 0, outB)
+	require.Equal(t, uint64(data), h.u64(outB))
+	want := h.fill(data, 1<<16, 3)
+	h.ok("aclrtRecordEvent", e1, s)
+	h.ok("aclrtMemcpyAsync", a, 1<<16, data, 1<<16, uint64(acl.MemcpyHostToDevice), s)
+	h.ok("aclrtMemsetAsync", data, 1<<16, 0, 1<<16, s) // after the H2D, in stream order
+	h.ok("aclrtMemcpyAsync", data, 1<<16, a, 1<<16, uint64(acl.MemcpyDeviceToHost), s)
+	h.ok("aclrtRecordEvent", e2, s)
+	h.ok("aclrtSynchronizeEvent", e2)
+	h.ok("aclrtQueryEventStatus", e2, outC)
+	require.Equal(t, uint32(acl.EventRecordedStatusComplete), h.u32(outC))
+	require.Equal(t, want, h.mem()[data:data+1<<16])
+	h.ok("aclrtEventElapsedTime", outC, e1, e2)
+	require.GreaterOrEqual(t, math.Float32frombits(h.u32(outC)), float32(0))
+	h.ok("aclrtStreamQuery", s, outC)
+	require.Equal(t, uint32(acl.StreamStatusComplete), h.u32(outC))
+	h.ok("aclrtSynchronizeStream", s)
+	h.ok("aclrtHostUnregister", data)
+	h.code(acl.ErrHostMemoryNotRegistered, "aclrtHostUnregister", data)
+	h.ok("aclrtDestroyEvent", e1)
+	h.ok("aclrtDestroyStream", s)
+}
+
+func TestAsyncRules(t *testing.T) {
+	h := newHarness(t, Policy{})
+	h.ok("aclrtSetDevice", 0)
+	s, ev := h.stream(), h.event()
+	a := h.malloc(64)
+	h.code(acl.ErrRTFeatureNotSupport, "aclrtMemcpyAsync", data2, 8, data, 8, 0, s)
+	h.code(acl.ErrRTInvalidHandle, "aclrtMemcpyAsync", a, 8, data, 8, 1, ev)
+	h.code(acl.ErrRTInvalidHandle, "aclrtMemcpyAsync", a, 8, data, 8, 1, 999)
+	h.code(acl.ErrRTInvalidHandle, "aclrtRecordEvent", s, s)
+	h.code(acl.ErrInvalidParam, "aclrtDestroyStream", 0)
+	// Unregistered guest memory: the async copy completes before returning.
+	want := h.fill(data, 8, 9)
+	h.ok("aclrtMemcpyAsync", a, 8, data, 8, 1, 0)
+	h.ok("aclrtMemcpyAsync", data2, 8, a, 8, 2, 0)
+	require.Equal(t, want, h.mem()[data2:data2+8])
+	h.ok("aclrtSynchronizeDevice")
+	h.code(acl.ErrRTParamInvalid, "aclrtSynchronizeStreamWithTimeout", s, uint64(uint32(math.MaxUint32-1)))
+	h.ok("aclrtSynchronizeStreamWithTimeout", s, 0)
+	h.ok("aclrtSynchronizeDeviceWithTimeout", uint64(math.MaxUint32))
+}
+
+func TestStreamWaitForUnrecordedEventTimesOut(t *testing.T) {
+	h := newHarness(t, Policy{})
+	h.ok("aclrtSetDevice", 0)
+	s, ev := h.stream(), h.event()
+	h.ok("aclrtRecordEvent", ev, s)
+	h.ok("aclrtSynchronizeStream", s)
+	other := h.stream()
+	blocker := h.event()
+	h.ok("aclrtStreamWaitEvent", other, blocker) // waits for a record that never comes
+	h.ok("aclrtRecordEvent", blocker, other)      // queued behind the wait on the same stream
+	h.code(acl.ErrRTStreamSyncTimeout, "aclrtSynchronizeStreamWithTimeout", other, 20)
+}
+
+func TestMemset(t *testing.T) {
+	h := newHarness(t, Policy{})
+	h.ok("aclrtSetDevice", 0)
+	a := h.malloc(64)
+	h.ok("aclrtMemset", a, 64, 0x1234, 64) // low byte only
+	h.ok("aclrtMemcpy", data, 64, a, 64, 2)
+	require.Equal(t, bytes.Repeat([]byte{0x34}, 64), h.mem()[data:data+64])
+	h.code(acl.ErrRTParamInvalid, "aclrtMemset", data, 64, 0, 64) // unregistered guest memory
+	h.code(acl.ErrRTParamInvalid, "aclrtMemset", a, 8, 0, 9)
+	h.ok("aclrtMemset", 0, 0, 0, 0)
+	h.code(acl.ErrInvalidParam, "aclrtMemset", 0, 8, 0, 8)
+	h.ok("aclrtHostRegister", data, 64, 0, outB)
+	h.ok("aclrtMemset", data, 64, 0xff, 64)
+	require.Equal(t, bytes.Repeat([]byte{0xff}, 64), h.mem()[data:data+64])
+	h.ok("aclrtHostRegister", data2, 64, uint64(acl.HostRegisterReadOnly), outB)
+	h.code(acl.ErrRTParamInvalid, "aclrtMemset", data2, 64, 0, 64)
+	h.code(acl.ErrRTParamInvalid, "aclrtMemcpy", data2, 64, a, 64, 2)
+	h.ok("aclrtMemcpy", a, 64, data2, 64, 1) // a read-only range is a valid source
+}
+
+func TestHostRegisterOrder(t *testing.T) {
+	h := newHarness(t, Policy{PinnedMemory: 8192, MaxRegistrations: 2})
+	h.code(acl.ErrInvalidParam, "aclrtHostRegister", 0, 64, 0, outB)
+	h.code(acl.ErrInvalidParam, "aclrtHostRegister", data, 0, 0, outB)
+	h.code(acl.ErrInvalidParam, "aclrtHostRegister", data, 64, 0, 0)
+	h.code(acl.ErrInvalidParam, "aclrtHostRegister", data, 64, 3, outB)
+	h.code(acl.ErrRTParamInvalid, "aclrtHostRegister", 1<<32, 64, 0, outB)
+	h.code(acl.ErrRTParamInvalid, "aclrtHostRegister", uint64(len(h.mem()))-8, 64, 0, outB)
+	h.ok("aclrtHostRegister", data, 64, 0, outB)
+	h.code(acl.ErrHostMemoryAlreadyRegistered, "aclrtHostRegister", data+32, 64, 0, outB)
+	h.code(acl.ErrRTMemoryAllocation, "aclrtHostRegister", data2, 8192, 0, outB)
+	h.ok("aclrtHostRegister", data2, 64, 0, outB)
+	h.code(acl.ErrRTOverLimit, "aclrtHostRegister", data2+4096, 64, 0, outB)
+	h.code(acl.ErrHostMemoryNotRegistered, "aclrtHostUnregister", data+8)
+}
+
+func TestPointerAttributes(t *testing.T) {
+	h := newHarness(t, Policy{})
+	h.ok("aclrtSetDevice", 1)
+	a := h.malloc(64)
+	const out = 0x200
+	h.ok("aclrtPointerGetAttributes", a+8, out)
+	attr := acl.DecodePtrAttributes(h.mem()[out:])
+	require.Equal(t, acl.MemLocation{ID: 1, Type: acl.MemLocationDevice}, attr.Location)
+	h.ok("aclrtPointerGetAttributes", data, out)
+	require.Equal(t, acl.MemLocationUnregistered, acl.DecodePtrAttributes(h.mem()[out:]).Location.Type)
+	h.ok("aclrtHostRegister", data, 64, 0, outB)
+	h.ok("aclrtPointerGetAttributes", data, out)
+	require.Equal(t, acl.MemLocationHost, acl.DecodePtrAttributes(h.mem()[out:]).Location.Type)
+	h.code(acl.ErrRTParamInvalid, "aclrtPointerGetAttributes", a+64, out)
+	h.code(acl.ErrInvalidParam, "aclrtPointerGetAttributes", a, 0)
+}
+
+func TestQuotasAndLimits(t *testing.T) {
+	h := newHarness(t, Policy{DeviceMemory: 1024, MaxAllocations: 3, MaxStreams: 1, MaxEvents: 1})
+	h.ok("aclrtSetDevice", 0)
+	h.ok("aclrtGetMemInfo", uint64(acl.HBMMem), outB, outC)
+	require.Equal(t, []uint64{1024, 1024}, []uint64{h.u64(outB), h.u64(outC)})
+	h.malloc(100) // charged (100+63)/32*32 = 160
+	h.ok("aclrtGetMemInfo", uint64(acl.HBMMem), outB, outC)
+	require.Equal(t, uint64(1024-160), h.u64(outB))
+	msg := h.code(acl.ErrRTMemoryAllocation, "aclrtMalloc", outA, 1000, 0)
+	require.Contains(t, msg, "quota")
+	h.malloc(8)
+	h.malloc(8)
+	h.code(acl.ErrRTOverLimit, "aclrtMalloc", outA, 8, 0)
+	h.stream()
+	h.code(acl.ErrRTOverLimit, "aclrtCreateStream", outA)
+	h.event()
+	h.code(acl.ErrRTOverLimit, "aclrtCreateEvent", outA)
+	h.code(acl.ErrInvalidParam, "aclrtGetMemInfo", 99, outB, outC)
+}
+
+func TestMemcpy2D(t *testing.T) {
+	h := newHarness(t, Policy{})
+	h.ok("aclrtSetDevice", 0)
+	// A 16x8 image with 4x4 tiles: copy the tile at (x=4, y=2) to the device.
+	img := h.fill(data, 16*8, 1)
+	a := h.malloc(16)
+	h.ok("aclrtMemcpy2d", a, 4, data+2*16+4, 16, 4, 4, uint64(acl.MemcpyHostToDevice))
+	h.ok("aclrtMemcpy", data2, 16, a, 16, 2)
+	for r := 0; r < 4; r++ {
+		require.Equal(t, img[(2+r)*16+4:(2+r)*16+8], h.mem()[data2+4*r:data2+4*r+4])
+	}
+	b := h.malloc(16)
+	h.code(acl.ErrRTFeatureNotSupport, "aclrtMemcpy2d", b, 4, a, 4, 4, 4, uint64(acl.MemcpyDeviceToDevice))
+	s := h.stream()
+	h.ok("aclrtMemcpy2dAsync", b, 4, a, 4, 4, 4, uint64(acl.MemcpyDeviceToDevice), s)
+	h.ok("aclrtSynchronizeStream", s)
+	h.code(acl.ErrInvalidParam, "aclrtMemcpy2d", a, 3, data, 16, 4, 4, 1)
+	h.code(acl.ErrInvalidParam, "aclrtMemcpy2d", a, 4, data, 16, 4, 4, 0)
+	h.code(acl.ErrRTParamInvalid, "aclrtMemcpy2d", a, 4, data, 16, 4, acl.Memcpy2DMaxHeight+1, 1)
+	h.code(acl.ErrRTParamInvalid, "aclrtMemcpy2d", a, 4, data, 16, 4, 5, 1) // 4*4+4 > 16
+	h.code(acl.ErrRTParamInvalid, "aclrtMemcpy2d", a, sizeMax/2, data, 16, 4, 4, 1)
+	h.ok("aclrtMemcpy2d", 0, 0, 0, 0, 0, 4, 99)
+}
+
+// batchArgs lays out a batch in guest memory and returns the pointers.
+type batchArgs struct{ dsts, destMaxs, srcs, sizes, attrs, idx, fail uint64 }
+
+func (h *harness) batch(dsts, srcs, sizes []uint64, attrs []acl.MemcpyBatchAttr, idx []uint64) batchArgs {
+	const base = 0x20000
+	n := uint64(len(dsts))
+	b := batchArgs{dsts: base, destMaxs: base + 8*n, srcs: base + 16*n, sizes: base + 24*n, attrs: base + 32*n}
+	b.idx = b.attrs + uint64(32*len(attrs))
+	b.fail = b.idx + uint64(8*len(idx))
+	h.putU64s(uint32(b.dsts), dsts...)
+	h.putU64s(uint32(b.destMaxs), sizes...)
+	h.putU64s(uint32(b.srcs), srcs...)
+	h.putU64s(uint32(b.sizes), sizes...)
+	for i, a := range attrs {
+		a.Encode(h.mem()[b.attrs+uint64(32*i):])
+	}
+	h.putU64s(uint32(b.idx), idx...)
+	h.putU64s(uint32(b.fail), 12345)
+	return b
+}
+
+func h2d(dev uint32) acl.MemcpyBatchAttr {
+	return acl.MemcpyBatchAttr{DstLoc: acl.MemLocation{ID: dev, Type: acl.MemLocationDevice}, SrcLoc: acl.MemLocation{Type: acl.MemLocationHost}}
+}
+
+func TestBatch(t *testing.T) {
+	h := newHarness(t, Policy{})
+	h.ok("aclrtSetDevice", 0)
+	rows := [3]uint64{h.malloc(64), h.malloc(64), h.malloc(64)}
+	want := h.fill(data, 192, 5)
+	b := h.batch(rows[:], []uint64{data + 128, data, data + 64}, []uint64{64, 64, 64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+	h.ok("aclrtMemcpyBatch", b.dsts, b.destMaxs, b.srcs, b.sizes, 3, b.attrs, b.idx, 1, b.fail)
+	require.Equal(t, uint64(sizeMax), h.u64(uint32(b.fail)))
+	for i, src := range []int{128, 0, 64} {
+		h.ok("aclrtMemcpy", data2, 64, rows[i], 64, 2)
+		require.Equal(t, want[src:src+64], h.mem()[data2:data2+64])
+	}
+
+	// One bad entry: nothing is copied and failIndex names it.
+	for i := range rows {
+		h.ok("aclrtMemset", rows[i], 64, 0, 64)
+	}
+	b = h.batch([]uint64{rows[0], rows[1] + 32, rows[2]}, []uint64{data, data, data}, []uint64{64, 64, 64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+	h.code(acl.ErrRTParamInvalid, "aclrtMemcpyBatch", b.dsts, b.destMaxs, b.srcs, b.sizes, 3, b.attrs, b.idx, 1, b.fail)
+	require.Equal(t, uint64(1), h.u64(uint32(b.fail)))
+	h.ok("aclrtMemcpy", data2, 64, rows[0], 64, 2)
+	require.Equal(t, make([]byte, 64), h.mem()[data2:data2+64], "entry 0 must not have run")
+
+	// Location mismatch: the attribute says device 1.
+	b = h.batch(rows[:1], []uint64{data}, []uint64{64}, []acl.MemcpyBatchAttr{h2d(1)}, []uint64{0})
+	h.code(acl.ErrRTParamInvalid, "aclrtMemcpyBatch", b.dsts, b.destMaxs, b.srcs, b.sizes, 1, b.attrs, b.idx, 1, b.fail)
+	require.Equal(t, uint64(0), h.u64(uint32(b.fail)))
+
+	// D2D is not a batch direction.
+	d2d := acl.MemcpyBatchAttr{DstLoc: acl.MemLocation{Type: acl.MemLocationDevice}, SrcLoc: acl.MemLocation{Type: acl.MemLocationDevice}}
+	b = h.batch(rows[:1], rows[1:2], []uint64{64}, []acl.MemcpyBatchAttr{d2d}, []uint64{0})
+	msg := h.code(acl.ErrRTParamInvalid, "aclrtMemcpyBatch", b.dsts, b.destMaxs, b.srcs, b.sizes, 1, b.attrs, b.idx, 1, b.fail)
+	require.Contains(t, msg, "only H2D and D2H")
+
+	// ACL-layer checks leave failIndex alone; all-zero sizes succeed with SIZE_MAX.
+	b = h.batch(rows[:1], []uint64{data}, []uint64{0}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+	h.ok("aclrtMemcpyBatch", b.dsts, b.destMaxs, b.srcs, b.sizes, 1, b.attrs, b.idx, 1, b.fail)
+	require.Equal(t, uint64(sizeMax), h.u64(uint32(b.fail)))
+	b = h.batch(rows[:1], []uint64{data}, []uint64{64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+	h.code(acl.ErrInvalidParam, "aclrtMemcpyBatch", b.dsts, b.destMaxs, b.srcs, b.sizes, 1, b.attrs, b.idx, 1, 0)
+	h.code(acl.ErrInvalidParam, "aclrtMemcpyBatch", b.dsts, b.destMaxs, b.srcs, 0, 1, b.attrs, b.idx, 1, b.fail)
+	h.code(acl.ErrInvalidParam, "aclrtMemcpyBatch", b.dsts, b.destMaxs, b.srcs, b.sizes, 0, b.attrs, b.idx, 1, b.fail)
+	h.putU64s(uint32(b.destMaxs), 63)
+	h.code(acl.ErrInvalidParam, "aclrtMemcpyBatch", b.dsts, b.destMaxs, b.srcs, b.sizes, 1, b.attrs, b.idx, 1, b.fail)
+	require.Equal(t, uint64(12345), h.u64(uint32(b.fail)))
+	h.putU64s(uint32(b.destMaxs), 64)
+	h.mem()[b.attrs+20] = 1 // rsv
+	h.code(acl.ErrInvalidParam, "aclrtMemcpyBatch", b.dsts, b.destMaxs, b.srcs, b.sizes, 1, b.attrs, b.idx, 1, b.fail)
+	h.mem()[b.attrs+20] = 0
+	h.putU64s(uint32(b.idx), 1)
+	h.code(acl.ErrRTParamInvalid, "aclrtMemcpyBatch", b.dsts, b.destMaxs, b.srcs, b.sizes, 1, b.attrs, b.idx, 1, b.fail)
+	require.Equal(t, uint64(sizeMax), h.u64(uint32(b.fail)))
+	h.putU64s(uint32(b.idx), 0)
+	h.code(acl.ErrInvalidParam, "aclrtMemcpyBatch", b.dsts, b.destMaxs, b.srcs, b.sizes, 1<<40, b.attrs, b.idx, 1, b.fail)
+
+	// Async and V2 forms.
+	s := h.stream()
+	h.ok("aclrtMemcpyBatchAsync", b.dsts, b.destMaxs, b.srcs, b.sizes, 1, b.attrs, b.idx, 1, b.fail, s)
+	h.ok("aclrtMemcpyBatchV2", b.dsts, b.destMaxs, b.srcs, b.sizes, 1, b.attrs, b.idx, 1)
+	h.ok("aclrtMemcpyBatchAsyncV2", b.dsts, b.destMaxs, b.srcs, b.sizes, 1, b.attrs, b.idx, 1, s)
+	h.ok("aclrtSynchronizeStream", s)
+}
+
+func TestDescriptors(t *testing.T) {
+	h := newHarness(t, Policy{})
+	h.ok("aclrtSetDevice", 0)
+	h.code(acl.ErrRTFeatureNotSupport, "aclrtGetMemcpyDescSize", 3, outA)
+	h.code(acl.ErrInvalidParam, "aclrtGetMemcpyDescSize", 8, outA)
+	h.ok("aclrtGetMemcpyDescSize", 6, outA)
+	size := h.u64(outA)
+	desc, src, dst := h.malloc(size), h.malloc(256), h.malloc(256)
+	want := h.fill(data, 256, 7)
+	h.ok("aclrtMemcpy", src, 256, data, 256, 1)
+	h.code(acl.ErrInvalidParam, "aclrtSetMemcpyDesc", desc, 6, src, dst, 256, outA) // config must be NULL
+	h.code(acl.ErrRTParamInvalid, "aclrtSetMemcpyDesc", data, 6, src, dst, 256, 0)  // desc in guest memory
+	h.code(acl.ErrRTParamInvalid, "aclrtSetMemcpyDesc", desc, 6, src, dst, 257, 0)
+	h.ok("aclrtSetMemcpyDesc", desc, 6, src, dst, 256, 0)
+	s := h.stream()
+	h.code(acl.ErrInvalidParam, "aclrtMemcpyAsyncWithDesc", desc, 6, 0) // NULL stream
+	h.ok("aclrtMemcpyAsyncWithDesc", desc, 6, s)
+	h.ok("aclrtSynchronizeStream", s)
+	h.ok("aclrtMemcpy", data2, 256, dst, 256, 2)
+	require.Equal(t, want, h.mem()[data2:data2+256])
+
+	// A copy of the descriptor's bytes works; a tampered one fails when it executes.
+	desc2 := h.malloc(size)
+	h.ok("aclrtMemcpy", desc2, size, desc, size, 3)
+	h.ok("aclrtMemcpyAsyncWithDesc", desc2, 6, s)
+	h.ok("aclrtSynchronizeStream", s)
+	h.ok("aclrtMemcpy", data, size, desc, size, 2)
+	binary.LittleEndian.PutUint64(h.mem()[data+16:], src) // retarget dst at src
+	h.ok("aclrtMemcpy", desc2, size, data, size, 1)
+	h.ok("aclrtMemcpyAsyncWithDesc", desc2, 6, s)
+	msg := h.code(acl.ErrRTParamInvalid, "aclrtSynchronizeStream", s)
+	require.Contains(t, msg, "tampered")
+	// A descriptor naming freed memory fails when it executes too.
+	h.ok("aclrtFree", dst)
+	h.ok("aclrtMemcpyAsyncWithDesc", desc, 6, s)
+	h.code(acl.ErrRTParamInvalid, "aclrtSynchronizeStream", s)
+	h.ok("aclrtSynchronizeStream", s) // the error was reported once
+}
+
+func TestMemcpyWithOffset(t *testing.T) {
+	h := newHarness(t, Policy{})
+	h.ok("aclrtSetDevice", 0)
+	src, dst, slots := h.malloc(256), h.malloc(256), h.malloc(16)
+	want := h.fill(data, 256, 11)
+	h.ok("aclrtMemcpy", src, 256, data, 256, 1)
+	h.putU64s(data2, dst, src)
+	h.ok("aclrtMemcpy", slots, 16, data2, 16, 1)
+	s := h.stream()
+	h.ok("aclrtMemcpyAsyncWithOffset", slots, 256, 16, slots+8, 64, 32, 6, s)
+	h.ok("aclrtSynchronizeStream", s)
+	h.ok("aclrtMemcpy", data2, 256, dst, 256, 2)
+	require.Equal(t, want[32:96], h.mem()[data2+16:data2+80])
+	h.code(acl.ErrRTParamInvalid, "aclrtMemcpyAsyncWithOffset", slots, 256, 16, slots+8, 64, 32, 3, s)
+	h.code(acl.ErrRTParamInvalid, "aclrtMemcpyAsyncWithOffset", slots, 256, 256, slots+8, 1, 0, 6, s)
+	h.code(acl.ErrRTParamInvalid, "aclrtMemcpyAsyncWithOffset", data, 256, 0, slots+8, 1, 0, 6, s)
+	// A forged base address in a slot fails when the copy executes.
+	h.putU64s(data2, 0xdead_0000_0000)
+	h.ok("aclrtMemcpy", slots, 8, data2, 8, 1)
+	h.ok("aclrtMemcpyAsyncWithOffset", slots, 256, 0, slots+8, 8, 0, 6, s)
+	msg := h.code(acl.ErrRTParamInvalid, "aclrtSynchronizeStream", s)
+	require.Contains(t, msg, "not in guest memory or a live device allocation")
+}
+
+func TestDevicesAndPeers(t *testing.T) {
+	h := newHarness(t, Policy{})
+	h.ok("aclrtGetDeviceCount", outA)
+	require.Equal(t, uint32(2), h.u32(outA))
+	h.code(acl.ErrRTContextNull, "aclrtGetDevice", outA)
+	h.ok("aclrtSetDevice", 1)
+	h.ok("aclrtGetDevice", outA)
+	require.Equal(t, uint32(1), h.u32(outA))
+	h.ok("aclrtDeviceCanAccessPeer", outA, 0, 1)
+	require.Equal(t, uint32(1), h.u32(outA))
+	h.code(acl.ErrInvalidParam, "aclrtDeviceCanAccessPeer", outA, 1, 1)
+	h.code(acl.ErrFeatureUnsupported, "aclrtDeviceEnablePeerAccess", 0, 1)
+	h.code(acl.ErrInvalidParam, "aclrtDeviceEnablePeerAccess", 1, 0)
+	b := h.malloc(64)
+	h.ok("aclrtSetDevice", 0)
+	a := h.malloc(64)
+	h.code(acl.ErrRTParamInvalid, "aclrtMemcpy", a, 64, b, 64, 3) // Atlas A2: peer access first
+	h.ok("aclrtDeviceEnablePeerAccess", 1, 0)
+	h.ok("aclrtMemcpy", a, 64, b, 64, 3)
+	h.ok("aclrtDeviceDisablePeerAccess", 1)
+	h.code(acl.ErrRTParamInvalid, "aclrtDeviceDisablePeerAccess", 1)
+	// Reset releases the device's allocations.
+	h.ok("aclrtResetDevice", 0)
+	h.code(acl.ErrRTParamInvalid, "aclrtFree", a)
+	h.code(acl.ErrRTContextNull, "aclrtMalloc", outA, 8, 0)
+}
+
+func TestRuntimeFunctions(t *testing.T) {
+	h := newHarness(t, Policy{})
+	h.ok("aclInit", 0)
+	h.code(acl.ErrRepeatInitialize, "aclInit", 0)
+	copy(h.mem()[data:], "cfg.json\x00")
+	h.code(acl.Error(100003), "aclInit", data)
+	h.ok("aclrtGetVersion", outA, outB, outC)
+	require.Equal(t, []uint32{1, 17, 0}, []uint32{h.u32(outA), h.u32(outB), h.u32(outC)})
+	// aclGetRecentErrMsg: length returned, bufLen-1 bytes and a NUL written.
+	msg := h.inst.Session().LastError()
+	n := h.call("aclGetRecentErrMsg", data2, 8)
+	require.Equal(t, int32(len(msg)), n)
+	require.Equal(t, msg[:7]+"\x00", string(h.mem()[data2:data2+8]))
+	require.Equal(t, int32(len(msg)), h.call("aclGetRecentErrMsg", 0, 0))
+	require.Equal(t, msg, h.inst.Session().LastError(), "reading does not clear it")
+	h.ok("aclFinalize")
+	h.code(acl.ErrRepeatFinalize, "aclFinalize")
+}
+
+func TestTraceRecordsEveryCall(t *testing.T) {
+	h := newHarness(t, Policy{})
+	h.ok("aclrtSetDevice", 0)
+	h.code(acl.ErrInvalidParam, "aclrtMalloc", outA, 0, 0)
+	require.Len(t, h.log, 2)
+	require.Equal(t, "aclrtSetDevice", h.log[0].Func.Name)
+	require.Equal(t, []uint64{0}, h.log[0].Args)
+	require.Equal(t, "aclrtMalloc", h.log[1].Func.Name)
+	require.Equal(t, acl.ErrInvalidParam, h.log[1].Code)
+	require.Equal(t, "aclrtMalloc: size is 0", h.log[1].Msg)
+}

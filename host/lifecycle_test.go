@@ -1,0 +1,260 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/aclwasm/aclwasm/acl"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// roundtripWAT is a command guest: H2D, D2D, D2H of 4 KiB through two
+// device buffers, then it compares and exits with 0 (equal) or 1. With
+// queue=1 it also queues an async copy on pinned memory and exits at once
+// with code 3, leaving the work queued.
+const roundtripWAT = `(module
+  (import "acl" "aclrtSetDevice" (func $set (param i32) (result i32)))
+  (import "acl" "aclrtMalloc" (func $malloc (param i32 i64 i32) (result i32)))
+  (import "acl" "aclrtMemcpy" (func $memcpy (param i64 i64 i64 i64 i32) (result i32)))
+  (import "acl" "aclrtMemcpyAsync" (func $memcpyAsync (param i64 i64 i64 i64 i32 i32) (result i32)))
+  (import "acl" "aclrtHostRegister" (func $register (param i64 i64 i32 i32) (result i32)))
+  (import "acl" "aclrtCreateStream" (func $stream (param i32) (result i32)))
+  (import "acl" "aclrtFree" (func $free (param i64) (result i32)))
+  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+  (memory (export "memory") 4)
+  (global $queue (mut i32) (i32.const %d))
+  (func $check (param i32) (if (local.get 0) (then (call $exit (i32.const 2)))))
+  (func (export "_start") (local $i i32) (local $a i64) (local $b i64)
+    ;; source pattern at 0x1000
+    (loop $fill
+      (i32.store8 (i32.add (i32.const 0x1000) (local.get $i)) (i32.mul (local.get $i) (i32.const 7)))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br_if $fill (i32.lt_u (local.get $i) (i32.const 4096))))
+    (call $check (call $set (i32.const 0)))
+    (call $check (call $malloc (i32.const 16) (i64.const 4096) (i32.const 0)))
+    (call $check (call $malloc (i32.const 24) (i64.const 4096) (i32.const 0)))
+    (local.set $a (i64.load (i32.const 16)))
+    (local.set $b (i64.load (i32.const 24)))
+    (call $check (call $memcpy (local.get $a) (i64.const 4096) (i64.const 0x1000) (i64.const 4096) (i32.const 1)))
+    (call $check (call $memcpy (local.get $b) (i64.const 4096) (local.get $a) (i64.const 4096) (i32.const 3)))
+    (if (global.get $queue) (then
+      (call $check (call $register (i64.const 0x10000) (i64.const 0x10000) (i32.const 0) (i32.const 32)))
+      (call $check (call $stream (i32.const 40)))
+      (call $check (call $memcpyAsync (i64.const 0x10000) (i64.const 4096) (local.get $b) (i64.const 4096) (i32.const 2) (i32.load (i32.const 40))))
+      (call $exit (i32.const 3))))
+    (call $check (call $memcpy (i64.const 0x3000) (i64.const 4096) (local.get $b) (i64.const 4096) (i32.const 2)))
+    (call $check (call $free (local.get $a)))
+    (local.set $i (i32.const 0))
+    (loop $cmp
+      (if (i64.ne (i64.load (i32.add (i32.const 0x1000) (local.get $i))) (i64.load (i32.add (i32.const 0x3000) (local.get $i))))
+        (then (call $exit (i32.const 1))))
+      (local.set $i (i32.add (local.get $i) (i32.const 8)))
+      (br_if $cmp (i32.lt_u (local.get $i) (i32.const 4096))))))
+`
+
+func freeMem(t *testing.T, rt *Runtime) []uint64 {
+	t.Helper()
+	var out []uint64
+	for d := 0; d < rt.Backend().DeviceCount(); d++ {
+		free, _, err := rt.Backend().MemInfo(int32(d), acl.HBMMem)
+		require.NoError(t, err)
+		out = append(out, free)
+	}
+	return out
+}
+
+func newRuntime(t *testing.T, opts ...Option) *Runtime {
+	t.Helper()
+	rt, err := NewRuntime(context.Background(), append([]Option{WithEngine(testEngine)}, opts...)...)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, rt.Close(context.Background())) })
+	return rt
+}
+
+func load(t *testing.T, rt *Runtime, wasm []byte, p Policy) *Plugin {
+	t.Helper()
+	pl, err := rt.Load(context.Background(), wasm, p)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, pl.Close(context.Background())) })
+	return pl
+}
+
+func TestRunCommand(t *testing.T) {
+	rt := newRuntime(t)
+	base := freeMem(t, rt)
+	pl := load(t, rt, wat2wasm(t, fmt.Sprintf(roundtripWAT, 0)), Policy{})
+	res, err := pl.Run(context.Background(), Config{})
+	require.NoError(t, err)
+	require.Equal(t, uint32(0), res.ExitCode)
+	require.Equal(t, uint64(4096), res.Stats.Bytes["D2H"])
+	require.Equal(t, base, freeMem(t, rt), "the session released its allocation b")
+}
+
+func TestExitWithQueuedWorkReleasesEverything(t *testing.T) {
+	rt := newRuntime(t)
+	base := freeMem(t, rt)
+	pl := load(t, rt, wat2wasm(t, fmt.Sprintf(roundtripWAT, 1)), Policy{})
+	res, err := pl.Run(context.Background(), Config{})
+	require.NoError(t, err)
+	require.Equal(t, uint32(3), res.ExitCode)
+	require.Equal(t, base, freeMem(t, rt))
+}
+
+func TestTrapMidWorkReleasesEverything(t *testing.T) {
+	rt := newRuntime(t)
+	base := freeMem(t, rt)
+	pl := load(t, rt, wat2wasm(t, proxyWAT(4, "")), Policy{})
+	inst, err := pl.Instantiate(context.Background(), Config{})
+	require.NoError(t, err)
+	h := &harness{t: t, rt: rt, inst: inst}
+	h.ok("aclrtSetDevice", 0)
+	s := h.stream()
+	a := h.malloc(1 << 20)
+	h.ok("aclrtHostRegister", 0x10000, 1<<17, 0, outB)
+	for i := 0; i < 32; i++ {
+		h.ok("aclrtMemcpyAsync", a, 1<<17, 0x10000, 1<<17, 1, s)
+	}
+	_, err = inst.Call(context.Background(), "trap")
+	require.ErrorIs(t, err, ErrTrap)
+	require.Equal(t, base, freeMem(t, rt))
+	_, err = inst.Call(context.Background(), "aclrtSetDevice", 0)
+	require.Error(t, err, "a trapped instance is closed")
+	require.NoError(t, inst.Close(context.Background()))
+}
+
+func TestTimeoutStopsSpinningGuest(t *testing.T) {
+	rt := newRuntime(t)
+	pl := load(t, rt, wat2wasm(t, proxyWAT(1, "")), Policy{Timeout: 200 * time.Millisecond})
+	inst, err := pl.Instantiate(context.Background(), Config{})
+	require.NoError(t, err)
+	_, err = inst.Call(context.Background(), "spin")
+	require.ErrorIs(t, err, ErrTimeout)
+	require.NoError(t, inst.Close(context.Background()))
+}
+
+func TestTimeoutInterruptsBlockingHostCall(t *testing.T) {
+	rt := newRuntime(t)
+	base := freeMem(t, rt)
+	pl := load(t, rt, wat2wasm(t, proxyWAT(1, "")), Policy{Timeout: 300 * time.Millisecond})
+	inst, err := pl.Instantiate(context.Background(), Config{})
+	require.NoError(t, err)
+	h := &harness{t: t, rt: rt, inst: inst}
+	h.ok("aclrtSetDevice", 0)
+	s, ev := h.stream(), h.event()
+	h.malloc(64)
+	h.ok("aclrtStreamWaitEvent", s, ev) // never recorded
+	h.ok("aclrtRecordEvent", ev, s)
+	_, err = inst.Call(context.Background(), "aclrtSynchronizeStream", s)
+	require.ErrorIs(t, err, ErrTimeout)
+	require.Equal(t, base, freeMem(t, rt), "the wait was cancelled and everything released")
+	require.NoError(t, inst.Close(context.Background()))
+}
+
+func TestLoadRefusal(t *testing.T) {
+	rt := newRuntime(t)
+	for _, tc := range []struct {
+		name, wat string
+		policy    Policy
+		want      string
+	}{
+		{"unknown function", `(module (import "acl" "aclrtMallocHost" (func (param i32 i64) (result i32))))`, Policy{}, "acl.aclrtMallocHost is not a function of ABI v1"},
+		{"wrong signature", `(module (import "acl" "aclrtMemcpy" (func (param i32 i32 i32 i32 i32) (result i32))))`, Policy{}, "expects (i64, i64, i64, i64, i32) -> i32"},
+		{"denied", `(module (import "acl" "aclrtMemcpy" (func (param i64 i64 i64 i64 i32) (result i32))))`, Policy{Deny: []string{"aclrtMemcpy"}}, "acl.aclrtMemcpy is denied by the policy"},
+		{"not allowed", `(module (import "acl" "aclrtFree" (func (param i64) (result i32))))`, Policy{Allow: []string{"aclrtMemcpy"}}, "acl.aclrtFree is denied"},
+		{"other module", `(module (import "env" "abort" (func)))`, Policy{}, `module "env" is not provided`},
+		{"memory too large", `(module (memory 100))`, Policy{MemoryPages: 10}, "memory needs 100 pages at start, the policy allows 10"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := rt.Load(context.Background(), wat2wasm(t, tc.wat), tc.policy)
+			require.ErrorIs(t, err, ErrLoad)
+			require.Contains(t, err.Error(), tc.want)
+		})
+	}
+	_, err := rt.Load(context.Background(), []byte("not wasm"), Policy{})
+	require.ErrorIs(t, err, ErrLoad)
+	_, err = rt.Load(context.Background(), wat2wasm(t, `(module)`), Policy{Allow: []string{"nope"}})
+	require.ErrorContains(t, err, `"nope" is not a function`)
+}
+
+func TestGuestMemoryLimit(t *testing.T) {
+	rt := newRuntime(t)
+	pl := load(t, rt, wat2wasm(t, proxyWAT(1, "")), Policy{MemoryPages: 4})
+	inst, err := pl.Instantiate(context.Background(), Config{})
+	require.NoError(t, err)
+	defer inst.Close(context.Background())
+	res, err := inst.Call(context.Background(), "grow", 3)
+	require.NoError(t, err)
+	require.Equal(t, uint64(1), res[0])
+	res, err = inst.Call(context.Background(), "grow", 1)
+	require.NoError(t, err)
+	require.Equal(t, uint64(0xffffffff), res[0], "growing past the policy fails")
+}
+
+func TestSessionsAreIsolated(t *testing.T) {
+	rt := newRuntime(t)
+	wasm := wat2wasm(t, proxyWAT(4, ""))
+	pl := load(t, rt, wasm, Policy{})
+	var hs [2]*harness
+	for i := range hs {
+		inst, err := pl.Instantiate(context.Background(), Config{})
+		require.NoError(t, err)
+		t.Cleanup(func() { inst.Close(context.Background()) })
+		hs[i] = &harness{t: t, rt: rt, inst: inst}
+		hs[i].ok("aclrtSetDevice", 0)
+	}
+	a := hs[0].malloc(64)
+	s := hs[0].stream()
+	hs[1].malloc(64)
+	hs[1].code(acl.ErrRTParamInvalid, "aclrtMemcpy", a, 8, data, 8, 1)
+	hs[1].code(acl.ErrRTParamInvalid, "aclrtFree", a)
+	hs[1].code(acl.ErrRTInvalidHandle, "aclrtSynchronizeStream", s)
+	hs[1].ok("aclrtGetMemInfo", 0, outB, outC)
+	require.Equal(t, uint64(DefaultDeviceMemory-96), hs[1].u64(outB), "only its own allocation counts")
+}
+
+func TestConcurrentSessions(t *testing.T) {
+	rt := newRuntime(t)
+	base := freeMem(t, rt)
+	pl := load(t, rt, wat2wasm(t, fmt.Sprintf(roundtripWAT, 0)), Policy{MemoryPages: 8})
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for i := 0; i < 64; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var out bytes.Buffer
+			res, err := pl.Run(context.Background(), Config{Stdout: &out})
+			if err == nil && res.ExitCode != 0 {
+				err = fmt.Errorf("exit code %d", res.ExitCode)
+			}
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	require.Equal(t, base, freeMem(t, rt))
+}
+
+func TestRunCanceled(t *testing.T) {
+	rt := newRuntime(t)
+	pl := load(t, rt, wat2wasm(t, proxyWAT(1, "")), Policy{})
+	inst, err := pl.Instantiate(context.Background(), Config{})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
+	_, err = inst.Call(ctx, "spin")
+	require.True(t, errors.Is(err, ErrCanceled), "%v", err)
+	require.NoError(t, inst.Close(context.Background()))
+}

@@ -1,0 +1,60 @@
+package host
+
+import (
+	"sync"
+)
+
+// linearMemory backs a guest's linear memory with one reservation of the
+// policy's maximum size, made up front, so that the memory never moves when
+// the guest grows it. Asynchronous copies on registered (pinned) guest
+// memory hold views of it while they run on stream workers; a stable base
+// is what keeps them correct, and deferring the release until the session
+// has drained its streams is what keeps them memory safe: the engine's
+// Free (on exit, trap or timeout) only drops the engine's reference.
+type linearMemory struct {
+	mu   sync.Mutex
+	res  []byte // the whole reservation
+	heap bool   // res is Go memory (the mapping failed): the GC releases it
+	size uint64 // current length
+	refs int    // engine + session
+	max  uint64
+}
+
+// newLinearMemory reserves max bytes. The engine and the session each hold
+// a reference; the reservation is released when both have let go.
+func newLinearMemory(max uint64) *linearMemory {
+	m := &linearMemory{max: max, refs: 2}
+	var err error
+	if m.res, err = reserve(max); err != nil {
+		m.res, m.heap = make([]byte, max), true // Go does not move heap objects either
+	}
+	return m
+}
+
+// Reallocate implements experimental.LinearMemory: it grows the view
+// within the reservation and never moves it. nil means "cannot grow".
+func (m *linearMemory) Reallocate(size uint64) []byte {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if size > m.max || m.res == nil {
+		return nil
+	}
+	m.size = size
+	return m.res[:size:size]
+}
+
+// Free implements experimental.LinearMemory for the engine's reference.
+func (m *linearMemory) Free() { m.release() }
+
+// release drops one reference and unmaps the reservation with the last.
+func (m *linearMemory) release() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.refs--
+	if m.refs == 0 && m.res != nil {
+		if !m.heap {
+			unreserve(m.res)
+		}
+		m.res = nil
+	}
+}

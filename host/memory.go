@@ -1,0 +1,191 @@
+package host
+
+import (
+	"github.com/aclwasm/aclwasm/acl"
+)
+
+// malloc is aclrtMalloc(devPtr, size, policy).
+func malloc(c *call) error {
+	out, err := c.out(0, 8)
+	if err != nil {
+		return err
+	}
+	size, policy := c.u64(1), acl.MemMallocPolicy(c.u32(2))
+	if err := acl.CheckMalloc(size); err != nil {
+		return err
+	}
+	if err := c.needDevice(); err != nil {
+		return err
+	}
+	s := c.s
+	if len(s.as.allocs) >= s.policy.MaxAllocations {
+		return acl.Errorf(acl.ErrRTOverLimit, "the session already holds %d allocations, the policy's limit", len(s.as.allocs))
+	}
+	charged := acl.AllocatedSize(size, policy)
+	if held := s.held[s.dev]; charged > s.policy.DeviceMemory-held {
+		return acl.Errorf(acl.ErrRTMemoryAllocation, "size %d (%d with native rounding) exceeds the free device memory quota: %d of %d bytes in use on device %d", size, charged, held, s.policy.DeviceMemory, s.dev)
+	}
+	base, ok := s.as.reserve(size)
+	if !ok {
+		return acl.Errorf(acl.ErrRTMemoryAllocation, "size %d: the session's device address space is exhausted", size)
+	}
+	ptr, err := s.b.Malloc(s.phys(s.dev), size, policy)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.as.insert(&alloc{base: base, size: size, dev: s.dev, ptr: ptr, charged: charged, policy: policy})
+	s.mu.Unlock()
+	s.held[s.dev] += charged
+	le.PutUint64(out, base)
+	return nil
+}
+
+// free is aclrtFree(devPtr): only the base of a live allocation of this
+// session; it waits for the queued work that uses the allocation.
+func free(c *call) error {
+	p := c.u64(0)
+	if p == 0 {
+		return acl.Errorf(acl.ErrInvalidParam, "devPtr is NULL")
+	}
+	s := c.s
+	a := s.as.find(p)
+	switch {
+	case a == nil:
+		return acl.Errorf(acl.ErrRTParamInvalid, "devPtr %#x is not a live device allocation of this session", p)
+	case a.base != p:
+		return acl.Errorf(acl.ErrRTParamInvalid, "devPtr %#x is inside the allocation at %#x, not its base", p, a.base)
+	}
+	// Out of the table first, so that descriptor and offset copies that
+	// execute from now on fail instead of touching it.
+	s.mu.Lock()
+	s.as.remove(a)
+	s.mu.Unlock()
+	s.held[a.dev] -= a.charged
+	if err := s.b.Free(c.ctx, a.ptr); err != nil {
+		s.zombies = append(s.zombies, a.ptr) // released with the session
+		return err
+	}
+	return nil
+}
+
+// hostRegister is aclrtHostRegister(ptr, size, type, devPtr): pins guest
+// memory. The check order is ABI section 6's.
+func hostRegister(c *call) error {
+	ptr, size, typ := c.u64(0), c.u64(1), acl.HostRegisterType(c.u32(2))
+	switch {
+	case ptr == 0:
+		return acl.Errorf(acl.ErrInvalidParam, "ptr is NULL")
+	case size == 0:
+		return acl.Errorf(acl.ErrInvalidParam, "size is 0")
+	}
+	out, err := c.out(3, 8)
+	if err != nil {
+		return err
+	}
+	if !typ.Valid() {
+		return acl.Errorf(acl.ErrInvalidParam, "type %d is not ACL_HOST_REGISTER_MAPPED (0), IOMEMORY (4) or READONLY (8)", typ)
+	}
+	end := ptr + size
+	if ptr >= guestLimit || end < ptr || end > uint64(len(c.mem)) {
+		return acl.Errorf(acl.ErrRTParamInvalid, "[%#x, +%d) is not inside guest memory (%d bytes)", ptr, size, len(c.mem))
+	}
+	s := c.s
+	if p := s.as.pinOverlapping(ptr, end); p != nil {
+		return acl.Errorf(acl.ErrHostMemoryAlreadyRegistered, "[%#x, %#x) overlaps the registered range [%#x, %#x)", ptr, end, p.start, p.end)
+	}
+	if len(s.as.pins) >= s.policy.MaxRegistrations {
+		return acl.Errorf(acl.ErrRTOverLimit, "the session already holds %d registrations, the policy's limit", len(s.as.pins))
+	}
+	if size > s.policy.PinnedMemory-s.pinned {
+		return acl.Errorf(acl.ErrRTMemoryAllocation, "size %d exceeds the free pinned memory quota: %d of %d bytes registered", size, s.pinned, s.policy.PinnedMemory)
+	}
+	h, err := s.b.HostRegister(c.mem[ptr:end:end], typ)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.as.insertPin(&pin{start: ptr, end: end, typ: typ, h: h})
+	s.mu.Unlock()
+	s.pinned += size
+	le.PutUint64(out, ptr)
+	return nil
+}
+
+// hostUnregister is aclrtHostUnregister(ptr): waits for queued work that
+// uses the range, then unpins it.
+func hostUnregister(c *call) error {
+	ptr := c.u64(0)
+	if ptr == 0 {
+		return acl.Errorf(acl.ErrInvalidParam, "ptr is NULL")
+	}
+	s := c.s
+	p := s.as.pinAt(ptr, ptr+1)
+	if p == nil || p.start != ptr {
+		return acl.Errorf(acl.ErrHostMemoryNotRegistered, "ptr %#x does not start a registered range", ptr)
+	}
+	if err := s.b.HostUnregister(c.ctx, p.h); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.as.removePin(p)
+	s.mu.Unlock()
+	s.pinned -= p.end - p.start
+	return nil
+}
+
+// pointerGetAttributes is aclrtPointerGetAttributes(ptr, attributes).
+func pointerGetAttributes(c *call) error {
+	out, err := c.out(1, acl.PtrAttributesSize)
+	if err != nil {
+		return err
+	}
+	ptr := c.u64(0)
+	if ptr == 0 {
+		return acl.Errorf(acl.ErrInvalidParam, "ptr is NULL")
+	}
+	attr := acl.PtrAttributes{PageSize: 4096}
+	if ptr < guestLimit {
+		if ptr >= uint64(len(c.mem)) {
+			return acl.Errorf(acl.ErrRTParamInvalid, "ptr %#x is outside guest memory (%d bytes)", ptr, len(c.mem))
+		}
+		attr.Location.Type = acl.MemLocationUnregistered
+		if c.s.as.pinAt(ptr, ptr+1) != nil {
+			attr.Location.Type = acl.MemLocationHost
+		}
+	} else {
+		a := c.s.as.find(ptr)
+		if a == nil {
+			return acl.Errorf(acl.ErrRTParamInvalid, "ptr %#x is not in guest memory or a live device allocation of this session", ptr)
+		}
+		attr.Location = acl.MemLocation{ID: uint32(a.dev), Type: acl.MemLocationDevice}
+		if huge := a.policy & 0xff; a.size > 1<<20 && huge != acl.MemMallocNormalOnly && huge != acl.MemMallocNormalOnlyP2P {
+			attr.PageSize = 2 << 20
+		}
+	}
+	attr.Encode(out)
+	return nil
+}
+
+// getMemInfo is aclrtGetMemInfo(attr, free, total): the session's own view,
+// total = its quota on the current device, free = quota minus what it holds.
+func getMemInfo(c *call) error {
+	fo, err := c.out(1, 8)
+	if err != nil {
+		return err
+	}
+	to, err := c.out(2, 8)
+	if err != nil {
+		return err
+	}
+	if a := acl.MemAttr(c.i32(0)); !a.Valid() {
+		return acl.Errorf(acl.ErrInvalidParam, "attr %d is not an aclrtMemAttr", a)
+	}
+	if err := c.needDevice(); err != nil {
+		return err
+	}
+	q := c.s.policy.DeviceMemory
+	le.PutUint64(fo, q-c.s.held[c.s.dev])
+	le.PutUint64(to, q)
+	return nil
+}

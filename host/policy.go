@@ -1,0 +1,128 @@
+package host
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/aclwasm/aclwasm/abi"
+)
+
+// Policy is what one plugin may use. The zero value of each field means
+// its default (DefaultPolicy), so callers set only what they restrict.
+type Policy struct {
+	// Devices maps the guest's device ids onto physical ones: guest device i
+	// is physical Devices[i]. Empty means every physical device, in order.
+	Devices []int32
+	// DeviceMemory is the byte quota per device, counting native rounding
+	// and padding. aclrtGetMemInfo reports it as the total.
+	DeviceMemory uint64
+	// PinnedMemory is the byte quota of registered guest memory.
+	PinnedMemory uint64
+	// MaxAllocations, MaxRegistrations, MaxStreams and MaxEvents limit how
+	// many of each the session may hold at once (207012 above them).
+	MaxAllocations   int
+	MaxRegistrations int
+	MaxStreams       int
+	MaxEvents        int
+	// MaxQueued limits the operations queued and not complete on one stream.
+	MaxQueued int
+	// Allow lists the functions of module "acl" the plugin may import.
+	// Empty means all. A module importing any other is refused at load time.
+	Allow []string
+	// Deny lists functions the plugin may not import; it wins over Allow.
+	Deny []string
+	// MemoryPages limits the guest's linear memory, in 64 KiB pages.
+	MemoryPages uint32
+	// Timeout bounds a run or a call, host calls that block included.
+	Timeout time.Duration
+}
+
+// Defaults of Policy's fields.
+const (
+	DefaultDeviceMemory     = 1 << 30
+	DefaultPinnedMemory     = 256 << 20
+	DefaultMaxAllocations   = 4096
+	DefaultMaxRegistrations = 256
+	DefaultMaxStreams       = 64
+	DefaultMaxEvents        = 1024
+	DefaultMaxQueued        = 4096
+	DefaultMemoryPages      = 4096 // 256 MiB
+	DefaultTimeout          = time.Minute
+	maxMemoryPages          = 65536
+)
+
+// withDefaults returns p with every zero field set to its default and the
+// device map filled in for n physical devices, or an error naming the field
+// that is out of range.
+func (p Policy) withDefaults(n int) (Policy, error) {
+	def := func(v *int, d int) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	def(&p.MaxAllocations, DefaultMaxAllocations)
+	def(&p.MaxRegistrations, DefaultMaxRegistrations)
+	def(&p.MaxStreams, DefaultMaxStreams)
+	def(&p.MaxEvents, DefaultMaxEvents)
+	def(&p.MaxQueued, DefaultMaxQueued)
+	if p.DeviceMemory == 0 {
+		p.DeviceMemory = DefaultDeviceMemory
+	}
+	if p.PinnedMemory == 0 {
+		p.PinnedMemory = DefaultPinnedMemory
+	}
+	if p.MemoryPages == 0 {
+		p.MemoryPages = DefaultMemoryPages
+	}
+	if p.Timeout == 0 {
+		p.Timeout = DefaultTimeout
+	}
+	if p.MemoryPages > maxMemoryPages {
+		return p, fmt.Errorf("policy: MemoryPages %d exceeds the wasm32 limit %d", p.MemoryPages, maxMemoryPages)
+	}
+	if p.MaxAllocations < 0 || p.MaxRegistrations < 0 || p.MaxStreams < 0 || p.MaxEvents < 0 || p.MaxQueued < 0 {
+		return p, fmt.Errorf("policy: count limits must not be negative")
+	}
+	if len(p.Devices) == 0 {
+		p.Devices = make([]int32, n)
+		for i := range p.Devices {
+			p.Devices[i] = int32(i)
+		}
+	}
+	seen := map[int32]bool{}
+	for i, d := range p.Devices {
+		if d < 0 || int(d) >= n {
+			return p, fmt.Errorf("policy: Devices[%d] = %d, but the backend has %d devices", i, d, n)
+		}
+		if seen[d] {
+			return p, fmt.Errorf("policy: physical device %d is mapped twice", d)
+		}
+		seen[d] = true
+	}
+	for _, list := range [][]string{p.Allow, p.Deny} {
+		for _, name := range list {
+			if abi.Lookup(name) == nil {
+				return p, fmt.Errorf("policy: %q is not a function of ABI v%d", name, abi.Version)
+			}
+		}
+	}
+	return p, nil
+}
+
+// allows reports whether the policy lets a plugin import fn.
+func (p *Policy) allows(fn string) bool {
+	for _, d := range p.Deny {
+		if d == fn {
+			return false
+		}
+	}
+	if len(p.Allow) == 0 {
+		return true
+	}
+	for _, a := range p.Allow {
+		if a == fn {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,91 @@
+package host
+
+import (
+	"bytes"
+
+	"github.com/aclwasm/aclwasm/acl"
+)
+
+// maxConfigPath bounds the string aclInit reads from guest memory.
+const maxConfigPath = 4096
+
+// aclInit is aclInit(configPath). Calling it is optional; a second call
+// gives 100002. The sandbox grants no filesystem, so a config file cannot
+// be read: a non-empty path gives ACL_ERROR_INVALID_FILE (100003).
+func aclInit(c *call) error {
+	if p := c.u32(0); p != 0 {
+		b, err := c.guest("configPath", p, min(maxConfigPath, uint64(len(c.mem))-min(uint64(p), uint64(len(c.mem)))))
+		if err != nil {
+			return err
+		}
+		n := bytes.IndexByte(b, 0)
+		if n < 0 {
+			return acl.Errorf(acl.ErrInvalidParam, "configPath at %#x is not a NUL-terminated string within %d bytes", p, maxConfigPath)
+		}
+		if n > 0 {
+			return acl.Errorf(acl.Error(100003), "configPath %q cannot be read: the sandbox grants no filesystem; pass NULL or \"\"", b[:n])
+		}
+	}
+	if c.s.inited {
+		return acl.Errorf(acl.ErrRepeatInitialize, "aclInit was already called")
+	}
+	c.s.inited = true
+	return nil
+}
+
+// aclFinalize is aclFinalize(): releases everything the session holds on
+// every device, after its queued work; a second call gives 100037.
+func aclFinalize(c *call) error {
+	if c.s.finalized {
+		return acl.Errorf(acl.ErrRepeatFinalize, "aclFinalize was already called")
+	}
+	var first error
+	for dev := range c.s.held {
+		if err := c.s.syncStreams(c.ctx, int32(dev), -1); err != nil && first == nil {
+			first = err
+		}
+		if err := c.s.releaseDevice(c.ctx, int32(dev)); err != nil && first == nil {
+			first = err
+		}
+	}
+	c.s.finalized = true
+	return first
+}
+
+// getVersion is aclrtGetVersion(major, minor, patch).
+func getVersion(c *call) error {
+	var outs [3][]byte
+	for i := range outs {
+		var err error
+		if outs[i], err = c.out(i, 4); err != nil {
+			return err
+		}
+	}
+	maj, mnr, pat := c.s.b.Version()
+	le.PutUint32(outs[0], uint32(maj))
+	le.PutUint32(outs[1], uint32(mnr))
+	le.PutUint32(outs[2], uint32(pat))
+	return nil
+}
+
+// getRecentErrMsg is aclGetRecentErrMsg(buf, bufLen): it returns the length
+// of the session's most recent error message and copies up to bufLen-1
+// bytes of it plus a NUL into buf. Reading does not clear it, nor does it
+// become the recent error itself.
+func getRecentErrMsg(c *call) error {
+	msg := c.s.lastErr
+	n := int32(len(msg))
+	c.ret = &n
+	buf, bufLen := c.u32(0), c.i32(1)
+	if buf == 0 || bufLen <= 0 {
+		return nil
+	}
+	k := min(uint64(bufLen)-1, uint64(len(msg)))
+	out, err := c.guest("buf", buf, k+1)
+	if err != nil {
+		return nil // a buffer outside guest memory gets nothing; the length still tells
+	}
+	copy(out, msg[:k])
+	out[k] = 0
+	return nil
+}

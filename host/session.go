@@ -1,0 +1,228 @@
+package host
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/aclwasm/aclwasm/abi"
+	"github.com/aclwasm/aclwasm/acl"
+)
+
+// Session is the state of one plugin instance: its address space, its
+// stream and event handles, its policy, its statistics and its most recent
+// error message. Host calls of one instance come from one goroutine; stream
+// workers read the address space (descriptor and offset copies), so
+// mutations take mu.
+type Session struct {
+	rt     *Runtime
+	policy Policy
+	b      acl.Backend
+
+	mu sync.RWMutex // guards as for stream workers; the guest goroutine writes under it
+	as addrSpace
+
+	dev        int32    // current guest device, -1 before aclrtSetDevice
+	held       []uint64 // device bytes charged, per guest device
+	pinned     uint64   // registered bytes
+	nextHandle uint32   // handles are never reused
+	streams    map[uint32]*streamRec
+	events     map[uint32]*eventRec
+	defaults   map[int32]*streamRec // the NULL stream of each guest device
+	peers      map[[2]int32]bool    // peer access this session enabled (guest ids)
+	zombies    []acl.DevPtr         // frees that could not wait; retried at release
+	descKey    [32]byte
+	inited     bool
+	finalized  bool
+
+	lastErr string
+	stats   stats
+	trace   func(CallRecord)
+	mem     *linearMemory
+}
+
+type streamRec struct {
+	h   acl.Stream
+	dev int32
+}
+
+type eventRec struct {
+	h   acl.Event
+	dev int32
+}
+
+func newSession(rt *Runtime, p Policy, region uint64) *Session {
+	s := &Session{
+		rt:       rt,
+		policy:   p,
+		b:        rt.backend,
+		as:       newAddrSpace(region),
+		dev:      -1,
+		held:     make([]uint64, len(p.Devices)),
+		streams:  map[uint32]*streamRec{},
+		events:   map[uint32]*eventRec{},
+		defaults: map[int32]*streamRec{},
+		peers:    map[[2]int32]bool{},
+		trace:    rt.trace,
+	}
+	s.stats.init()
+	_, _ = rand.Read(s.descKey[:])
+	return s
+}
+
+// Stats returns a snapshot of the session's call statistics.
+func (s *Session) Stats() Stats { return s.stats.snapshot() }
+
+// LastError returns the session's most recent error message, as
+// aclGetRecentErrMsg reports it.
+func (s *Session) LastError() string { return s.lastErr }
+
+func (s *Session) phys(dev int32) int32 { return s.policy.Devices[dev] }
+
+// newHandle returns a handle never handed out before in this session.
+func (s *Session) newHandle() uint32 {
+	s.nextHandle++
+	return s.nextHandle
+}
+
+// defaultStream returns the session's NULL stream on its current device,
+// creating it on first use. Sessions never share a backend stream, so one
+// session's synchronize neither waits for nor reports another's work.
+func (s *Session) defaultStream() (*streamRec, error) {
+	if st, ok := s.defaults[s.dev]; ok {
+		return st, nil
+	}
+	h, err := s.b.CreateStream(s.phys(s.dev))
+	if err != nil {
+		return nil, err
+	}
+	st := &streamRec{h: h, dev: s.dev}
+	s.defaults[s.dev] = st
+	return st, nil
+}
+
+// sessionStreams returns every stream of the session on guest device dev
+// (all devices when dev < 0), default streams included.
+func (s *Session) sessionStreams(dev int32) []*streamRec {
+	var out []*streamRec
+	for _, st := range s.defaults {
+		if dev < 0 || st.dev == dev {
+			out = append(out, st)
+		}
+	}
+	for _, st := range s.streams {
+		if dev < 0 || st.dev == dev {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// syncStreams waits for every stream of guest device dev within timeoutMs
+// (-1: forever) and returns the first error.
+func (s *Session) syncStreams(ctx context.Context, dev int32, timeoutMs int32) error {
+	var deadline time.Time
+	if timeoutMs >= 0 {
+		deadline = time.Now().Add(time.Duration(timeoutMs) * time.Millisecond)
+	}
+	var first error
+	for _, st := range s.sessionStreams(dev) {
+		ms := int32(-1)
+		if timeoutMs >= 0 {
+			ms = max(int32(time.Until(deadline)/time.Millisecond), 0)
+		}
+		if err := s.b.SynchronizeStream(ctx, st.h, ms); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// releaseDevice waits for (or, once ctx is done, cancels) the session's
+// work on guest device dev, then releases its streams, events and
+// allocations there. It is aclrtResetDevice, and part of session release.
+func (s *Session) releaseDevice(ctx context.Context, dev int32) error {
+	var errs []error
+	for h, st := range s.streams {
+		if st.dev == dev {
+			errs = append(errs, s.b.DestroyStream(ctx, st.h))
+			delete(s.streams, h)
+		}
+	}
+	if st, ok := s.defaults[dev]; ok {
+		errs = append(errs, s.b.DestroyStream(ctx, st.h))
+		delete(s.defaults, dev)
+	}
+	for h, ev := range s.events {
+		if ev.dev == dev {
+			errs = append(errs, s.b.DestroyEvent(ev.h))
+			delete(s.events, h)
+		}
+	}
+	// Streams are gone, so no queued work uses the memory: frees do not wait.
+	bg := context.WithoutCancel(ctx)
+	for _, a := range append([]*alloc(nil), s.as.allocs...) {
+		if a.dev == dev {
+			s.mu.Lock()
+			s.as.remove(a)
+			s.mu.Unlock()
+			errs = append(errs, s.b.Free(bg, a.ptr))
+			s.held[dev] -= a.charged
+		}
+	}
+	for k := range s.peers {
+		if k[0] == dev {
+			s.rt.peerRelease(s.phys(k[0]), s.phys(k[1]))
+			delete(s.peers, k)
+		}
+	}
+	if s.dev == dev {
+		s.dev = -1
+	}
+	return errors.Join(errs...)
+}
+
+// release ends the session: queued work is finished (or cancelled once ctx
+// is done), and every stream, event, allocation and registration is
+// released, so the device accounting returns to what it was before. Only
+// then is the guest's memory unmapped.
+func (s *Session) release(ctx context.Context) error {
+	var errs []error
+	for dev := range s.held {
+		errs = append(errs, s.releaseDevice(ctx, int32(dev)))
+	}
+	bg := context.WithoutCancel(ctx)
+	for _, p := range append([]*pin(nil), s.as.pins...) {
+		errs = append(errs, s.b.HostUnregister(bg, p.h))
+		s.mu.Lock()
+		s.as.removePin(p)
+		s.mu.Unlock()
+		s.pinned -= p.end - p.start
+	}
+	for _, p := range s.zombies {
+		errs = append(errs, s.b.Free(bg, p))
+	}
+	s.zombies = nil
+	if s.mem != nil {
+		s.mem.release()
+		s.mem = nil
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("host: release session: %w", err)
+	}
+	return nil
+}
+
+// CallRecord describes one host call, for tracing.
+type CallRecord struct {
+	Func *abi.Func
+	Args []uint64
+	// Result is the value returned to the guest: an aclError code, or the
+	// message length for aclGetRecentErrMsg.
+	Result int32
+	Code   acl.Error
+	Msg    string
+}

@@ -1,0 +1,65 @@
+package host
+
+import (
+	"github.com/aclwasm/aclwasm/abi"
+	"github.com/aclwasm/aclwasm/acl"
+)
+
+// Stats counts what a session did: calls, errors by code and bytes moved by
+// direction, per function.
+type Stats struct {
+	Funcs map[string]FuncStats
+	// Bytes moved by direction ("H2D", "D2H", "D2D", "H2H") over all functions.
+	Bytes map[string]uint64
+}
+
+// FuncStats is the part of Stats about one function.
+type FuncStats struct {
+	Calls  uint64
+	Errors map[acl.Error]uint64
+	Bytes  map[string]uint64 // by direction
+}
+
+// stats is the hot-path form of Stats: arrays indexed by function, so that
+// a call costs two increments and no map access unless it fails.
+type stats struct {
+	calls []uint64
+	bytes [][4]uint64
+	errs  []map[acl.Error]uint64
+}
+
+func (st *stats) init() {
+	n := len(abi.Funcs)
+	st.calls = make([]uint64, n)
+	st.bytes = make([][4]uint64, n)
+	st.errs = make([]map[acl.Error]uint64, n)
+}
+
+func (st *stats) fail(fi int, code acl.Error) {
+	if st.errs[fi] == nil {
+		st.errs[fi] = map[acl.Error]uint64{}
+	}
+	st.errs[fi][code]++
+}
+
+func (st *stats) snapshot() Stats {
+	out := Stats{Funcs: map[string]FuncStats{}, Bytes: map[string]uint64{}}
+	for i, n := range st.calls {
+		if n == 0 {
+			continue
+		}
+		fs := FuncStats{Calls: n, Errors: map[acl.Error]uint64{}, Bytes: map[string]uint64{}}
+		for c, k := range st.errs[i] {
+			fs.Errors[c] = k
+		}
+		for d, b := range st.bytes[i] {
+			if b != 0 {
+				name := acl.Direction(d).String()
+				fs.Bytes[name] = b
+				out.Bytes[name] += b
+			}
+		}
+		out.Funcs[abi.Funcs[i].Name] = fs
+	}
+	return out
+}

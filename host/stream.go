@@ -1,0 +1,93 @@
+package host
+
+import "github.com/aclwasm/aclwasm/acl"
+
+// createStream is aclrtCreateStream(stream).
+func createStream(c *call) error {
+	out, err := c.out(0, 4)
+	if err != nil {
+		return err
+	}
+	if err := c.needDevice(); err != nil {
+		return err
+	}
+	s := c.s
+	if len(s.streams) >= s.policy.MaxStreams {
+		return acl.Errorf(acl.ErrRTOverLimit, "the session already holds %d streams, the policy's limit", len(s.streams))
+	}
+	h, err := s.b.CreateStream(s.phys(s.dev))
+	if err != nil {
+		return err
+	}
+	id := s.newHandle()
+	s.streams[id] = &streamRec{h: h, dev: s.dev}
+	le.PutUint32(out, id)
+	return nil
+}
+
+// lookupStream resolves an explicit stream handle for destroy: NULL gives
+// 100000 natively, unknown ones 107017.
+func (c *call) lookupStream(h uint32) (*streamRec, error) {
+	if h == 0 {
+		return nil, acl.Errorf(acl.ErrInvalidParam, "stream is NULL")
+	}
+	st, ok := c.s.streams[h]
+	if !ok {
+		return nil, acl.Errorf(acl.ErrRTInvalidHandle, "stream handle %d is unknown or destroyed", h)
+	}
+	return st, nil
+}
+
+// destroyStream is aclrtDestroyStream(stream): waits for its queued work.
+func destroyStream(c *call) error {
+	h := c.u32(0)
+	st, err := c.lookupStream(h)
+	if err != nil {
+		return err
+	}
+	if err := c.s.b.DestroyStream(c.ctx, st.h); err != nil {
+		return err
+	}
+	delete(c.s.streams, h)
+	return nil
+}
+
+// synchronizeStream is aclrtSynchronizeStream(stream).
+func synchronizeStream(c *call) error {
+	st, err := c.stream(c.u32(0))
+	if err != nil {
+		return err
+	}
+	return c.s.b.SynchronizeStream(c.ctx, st.h, -1)
+}
+
+// synchronizeStreamWithTimeout is aclrtSynchronizeStreamWithTimeout(stream, timeoutMs).
+func synchronizeStreamWithTimeout(c *call) error {
+	ms := c.i32(1)
+	if err := acl.CheckTimeout(ms); err != nil {
+		return err
+	}
+	st, err := c.stream(c.u32(0))
+	if err != nil {
+		return err
+	}
+	return c.s.b.SynchronizeStream(c.ctx, st.h, ms)
+}
+
+// streamQuery is aclrtStreamQuery(stream, status).
+func streamQuery(c *call) error {
+	out, err := c.out(1, 4)
+	if err != nil {
+		return err
+	}
+	st, err := c.stream(c.u32(0))
+	if err != nil {
+		return err
+	}
+	status, err := c.s.b.StreamQuery(st.h)
+	if err != nil {
+		return err
+	}
+	le.PutUint32(out, uint32(status))
+	return nil
+}

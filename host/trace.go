@@ -1,0 +1,42 @@
+package host
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/aclwasm/aclwasm/abi"
+	"github.com/aclwasm/aclwasm/acl"
+)
+
+// String formats the call as one trace line, arguments decoded by wire
+// type:
+//
+//	aclrtMemcpy(dst=0x10000000000, destMax=64, src=0x1000, count=64, kind=1) = 0
+//	aclrtMalloc(devPtr=0x100, size=0, policy=0) = 100000 ACL_ERROR_INVALID_PARAM: aclrtMalloc: size is 0
+func (r CallRecord) String() string {
+	var b strings.Builder
+	b.WriteString(r.Func.Name)
+	b.WriteByte('(')
+	for i, p := range r.Func.Params {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(p.Name)
+		b.WriteByte('=')
+		v := r.Args[i]
+		switch p.Type {
+		case abi.Addr, abi.Gptr:
+			b.WriteString("0x" + strconv.FormatUint(v, 16))
+		case abi.I32:
+			b.WriteString(strconv.FormatInt(int64(int32(uint32(v))), 10))
+		default:
+			b.WriteString(strconv.FormatUint(v, 10))
+		}
+	}
+	b.WriteString(") = ")
+	b.WriteString(strconv.FormatInt(int64(r.Result), 10))
+	if r.Code != acl.Success {
+		b.WriteString(" " + r.Code.Name() + ": " + r.Msg)
+	}
+	return b.String()
+}

@@ -1,0 +1,186 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+	"github.com/tetratelabs/wazero/sys"
+
+	"github.com/aclwasm/aclwasm/abi"
+)
+
+func init() { engines["wazero"] = newWazero }
+
+// wazeroEngine is the default engine: pure Go, one wazero.Runtime with the
+// "acl" host module and WASI, and an in-memory compilation cache.
+type wazeroEngine struct {
+	rt    wazero.Runtime
+	cache wazero.CompilationCache
+}
+
+func newWazero(ctx context.Context) (engine, error) {
+	cache := wazero.NewCompilationCache()
+	cfg := wazero.NewRuntimeConfig().
+		WithCloseOnContextDone(true). // a timeout stops a spinning guest
+		WithCompilationCache(cache)
+	r := wazero.NewRuntimeWithConfig(ctx, cfg)
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, r); err != nil {
+		return nil, errors.Join(err, r.Close(ctx))
+	}
+	b := r.NewHostModuleBuilder(abi.Module)
+	for i := range abi.Funcs {
+		f := &abi.Funcs[i]
+		params := make([]api.ValueType, len(f.Params))
+		names := make([]string, len(f.Params))
+		for k, p := range f.Params {
+			params[k] = api.ValueTypeI32
+			if p.Type.Is64() {
+				params[k] = api.ValueTypeI64
+			}
+			names[k] = p.Name
+		}
+		fi := i
+		b.NewFunctionBuilder().
+			WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, mod api.Module, stack []uint64) {
+				s := sessionFrom(ctx)
+				if s == nil { // only reachable by calling a guest outside Plugin's API
+					stack[0] = uint64(uint32(int32(500000)))
+					return
+				}
+				s.invoke(ctx, fi, guestMemory(mod), stack)
+			}), params, []api.ValueType{api.ValueTypeI32}).
+			WithParameterNames(names...).
+			WithResultNames("result").
+			Export(f.Name)
+	}
+	if _, err := b.Instantiate(ctx); err != nil {
+		return nil, errors.Join(err, r.Close(ctx))
+	}
+	return &wazeroEngine{rt: r, cache: cache}, nil
+}
+
+func guestMemory(mod api.Module) []byte {
+	m := mod.Memory()
+	if m == nil {
+		return nil
+	}
+	b, _ := m.Read(0, m.Size())
+	return b
+}
+
+func (e *wazeroEngine) close(ctx context.Context) error {
+	return errors.Join(e.rt.Close(ctx), e.cache.Close(ctx))
+}
+
+func (e *wazeroEngine) compile(ctx context.Context, wasm []byte) (compiled, error) {
+	cm, err := e.rt.CompileModule(ctx, wasm)
+	if err != nil {
+		return nil, err
+	}
+	return &wazeroModule{e: e, cm: cm}, nil
+}
+
+type wazeroModule struct {
+	e  *wazeroEngine
+	cm wazero.CompiledModule
+}
+
+func (m *wazeroModule) imports() []importDesc {
+	var out []importDesc
+	for _, f := range m.cm.ImportedFunctions() {
+		mod, name, _ := f.Import()
+		out = append(out, importDesc{module: mod, name: name, signature: signature(f.ParamTypes(), f.ResultTypes())})
+	}
+	return out
+}
+
+func signature(params, results []api.ValueType) string {
+	ts := make([]string, len(params))
+	for i, t := range params {
+		ts[i] = api.ValueTypeName(t)
+	}
+	rs := make([]string, len(results))
+	for i, t := range results {
+		rs[i] = api.ValueTypeName(t)
+	}
+	return "(" + strings.Join(ts, ", ") + ") -> " + strings.Join(rs, ", ")
+}
+
+func (m *wazeroModule) close(ctx context.Context) error { return m.cm.Close(ctx) }
+
+func (m *wazeroModule) instantiate(ctx context.Context, s *Session, cfg Config) (instance, error) {
+	limit := memoryBytes(s.policy.MemoryPages)
+	ctx = experimental.WithMemoryAllocator(ctx, experimental.MemoryAllocatorFunc(func(_, max uint64) experimental.LinearMemory {
+		s.mem = newLinearMemory(min(max, limit))
+		return s.mem
+	}))
+	mc := wazero.NewModuleConfig().
+		WithName(""). // many instances of one module coexist
+		WithStartFunctions().
+		WithArgs(cfg.Args...)
+	for _, kv := range cfg.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		mc = mc.WithEnv(k, v)
+	}
+	if cfg.Stdin != nil {
+		mc = mc.WithStdin(cfg.Stdin)
+	}
+	if cfg.Stdout != nil {
+		mc = mc.WithStdout(cfg.Stdout)
+	}
+	if cfg.Stderr != nil {
+		mc = mc.WithStderr(cfg.Stderr)
+	}
+	mod, err := m.e.rt.InstantiateModule(ctx, m.cm, mc)
+	if err != nil {
+		if mod != nil {
+			_ = mod.Close(ctx)
+		}
+		return nil, runError("instantiate", err)
+	}
+	return &wazeroInstance{mod: mod}, nil
+}
+
+type wazeroInstance struct{ mod api.Module }
+
+func (i *wazeroInstance) has(name string) bool { return i.mod.ExportedFunction(name) != nil }
+
+func (i *wazeroInstance) memory() []byte { return guestMemory(i.mod) }
+
+func (i *wazeroInstance) call(ctx context.Context, name string, args ...uint64) ([]uint64, error) {
+	fn := i.mod.ExportedFunction(name)
+	if fn == nil {
+		return nil, fmt.Errorf("host: %w: %q", errNoExport, name)
+	}
+	res, err := fn.Call(ctx, args...)
+	if err != nil {
+		return nil, runError(name, err)
+	}
+	return res, nil
+}
+
+func (i *wazeroInstance) close(ctx context.Context) error { return i.mod.Close(ctx) }
+
+// runError classifies how a guest call ended.
+func runError(name string, err error) error {
+	var ee *sys.ExitError
+	if errors.As(err, &ee) {
+		switch ee.ExitCode() {
+		case sys.ExitCodeDeadlineExceeded:
+			return fmt.Errorf("%s: %w", name, ErrTimeout)
+		case sys.ExitCodeContextCanceled:
+			return fmt.Errorf("%s: %w", name, ErrCanceled)
+		}
+		if ee.ExitCode() == 0 {
+			return nil
+		}
+		return &ExitError{Code: ee.ExitCode()}
+	}
+	return fmt.Errorf("%s: %w: %v", name, ErrTrap, err)
+}
