@@ -1,0 +1,80 @@
+//go:build wasip1
+
+package acl
+
+import (
+	"unsafe"
+
+	"github.com/aclwasm/aclwasm/guest-sdk/go/acl/raw"
+)
+
+// CreateStream creates a stream on the current device (aclrtCreateStream).
+func CreateStream() (Stream, error) {
+	var s Stream
+	err := check("aclrtCreateStream", raw.CreateStream(unsafe.Pointer(&s)))
+	return s, err
+}
+
+// Destroy destroys the stream after its queued work (aclrtDestroyStream).
+func (s Stream) Destroy() error { return check("aclrtDestroyStream", raw.DestroyStream(uint32(s))) }
+
+// Synchronize waits for the stream's queued work and returns the first error
+// it met (aclrtSynchronizeStream).
+func (s Stream) Synchronize() error {
+	return check("aclrtSynchronizeStream", raw.SynchronizeStream(uint32(s)))
+}
+
+// SynchronizeWithTimeout is Synchronize with a timeout in milliseconds (-1:
+// forever); ErrRTStreamSyncTimeout when it expires.
+func (s Stream) SynchronizeWithTimeout(timeoutMs int32) error {
+	return check("aclrtSynchronizeStreamWithTimeout", raw.SynchronizeStreamWithTimeout(uint32(s), timeoutMs))
+}
+
+// Query reports whether the stream's queued work is done (aclrtStreamQuery).
+func (s Stream) Query() (StreamStatus, error) {
+	var st StreamStatus
+	err := check("aclrtStreamQuery", raw.StreamQuery(uint32(s), unsafe.Pointer(&st)))
+	return st, err
+}
+
+// WaitEvent makes the stream wait for the event's most recent record
+// (aclrtStreamWaitEvent).
+func (s Stream) WaitEvent(e Event) error {
+	return check("aclrtStreamWaitEvent", raw.StreamWaitEvent(uint32(s), uint32(e)))
+}
+
+// CreateEvent creates an event (aclrtCreateEvent).
+func CreateEvent() (Event, error) {
+	var e Event
+	err := check("aclrtCreateEvent", raw.CreateEvent(unsafe.Pointer(&e)))
+	return e, err
+}
+
+// Destroy destroys the event (aclrtDestroyEvent).
+func (e Event) Destroy() error { return check("aclrtDestroyEvent", raw.DestroyEvent(uint32(e))) }
+
+// Record queues a record of the event on s (aclrtRecordEvent); it completes,
+// with a timestamp, when s reaches it.
+func (e Event) Record(s Stream) error {
+	return check("aclrtRecordEvent", raw.RecordEvent(uint32(e), uint32(s)))
+}
+
+// Synchronize waits for the event's most recent record (aclrtSynchronizeEvent).
+func (e Event) Synchronize() error {
+	return check("aclrtSynchronizeEvent", raw.SynchronizeEvent(uint32(e)))
+}
+
+// Query reports whether the most recent record has completed (aclrtQueryEventStatus).
+func (e Event) Query() (EventRecordedStatus, error) {
+	var st EventRecordedStatus
+	err := check("aclrtQueryEventStatus", raw.QueryEventStatus(uint32(e), unsafe.Pointer(&st)))
+	return st, err
+}
+
+// ElapsedTime returns the milliseconds between two completed events
+// (aclrtEventElapsedTime).
+func ElapsedTime(start, end Event) (float32, error) {
+	var ms float32
+	err := check("aclrtEventElapsedTime", raw.EventElapsedTime(unsafe.Pointer(&ms), uint32(start), uint32(end)))
+	return ms, err
+}

@@ -1,0 +1,3 @@
+package gen
+
+func genAS(m *model, out map[string][]byte) error { return nil }

@@ -1,0 +1,176 @@
+package gen
+
+import (
+	"strings"
+
+	"github.com/aclwasm/aclwasm/abi"
+	"github.com/aclwasm/aclwasm/acl"
+)
+
+// goPrefix is the prefix of each enum's Go constant names; the rest is the
+// member's native name without the enum's common prefix, in CamelCase.
+var goPrefix = map[string]string{
+	"aclrtMemcpyKind":          "Memcpy",
+	"aclrtMemLocationType":     "MemLocation",
+	"aclrtMemMallocPolicy":     "Mem",
+	"aclrtMemAttr":             "",
+	"aclrtStreamStatus":        "StreamStatus",
+	"aclrtEventRecordedStatus": "EventRecordedStatus",
+	"aclrtHostRegisterType":    "HostRegister",
+}
+
+// GoConst returns the Go constant name of an enum member: MemcpyHostToDevice,
+// MemMallocHugeFirst, HBMMem. The names match package acl's.
+func (e *Enum) GoConst(m Member) string { return goPrefix[e.C] + e.Short(m) }
+
+func goIntType(e *Enum) string {
+	if rustRepr[e.C] == "u32" {
+		return "uint32"
+	}
+	return "int32"
+}
+
+// GoRawName is the raw binding's Go name: the native name without its
+// "aclrt" or "acl" prefix (Memcpy, Init, GetRecentErrMsg).
+func GoRawName(native string) string {
+	if strings.HasPrefix(native, "aclrt") {
+		return native[len("aclrt"):]
+	}
+	return strings.TrimPrefix(native, "acl")
+}
+
+func goRawType(s Sem) string {
+	switch s {
+	case Uint32, MallocPolicy, RegisterType, Stream, Event:
+		return "uint32"
+	}
+	switch s.Wire() {
+	case abi.Addr, abi.Size:
+		return "uint64"
+	case abi.I32:
+		return "int32"
+	}
+	return "unsafe.Pointer"
+}
+
+func goDoc(b *buf, indent string, lines ...string) {
+	for _, l := range lines {
+		if l == "" {
+			b.p("%s//\n", indent)
+		} else {
+			b.p("%s// %s\n", indent, l)
+		}
+	}
+}
+
+func genGo(m *model, out map[string][]byte) error {
+	files := map[string][]byte{
+		"go/acl/raw/raw_wasip1.go": goRaw(m),
+		"go/acl/codes.go":          goCodes(m),
+		"go/acl/types.go":          goTypes(m),
+	}
+	for name, src := range files {
+		f, err := gofmt(name, src)
+		if err != nil {
+			return err
+		}
+		out[name] = f
+	}
+	return nil
+}
+
+func goRaw(m *model) []byte {
+	var b buf
+	b.l(header("//"), "", "//go:build wasip1", "", "package raw", "", `import "unsafe"`, "")
+	for i := range m.funcs {
+		f := &m.funcs[i]
+		name := GoRawName(f.Name)
+		doc := wrap(name+" is "+f.Name+": "+f.Doc, 76)
+		goDoc(&b, "", append(doc, "", "Wire: "+wireSig(f))...)
+		ps := make([]string, len(f.Params))
+		for j, p := range f.Params {
+			n := p.Name
+			if n == "type" {
+				n = "typ"
+			}
+			ps[j] = n + " " + goRawType(p.Sem)
+		}
+		b.p("//\n//go:wasmimport %s %s\n//go:noescape\nfunc %s(%s) int32\n\n", abi.Module, f.Name, name, strings.Join(ps, ", "))
+	}
+	return b.Bytes()
+}
+
+func goCodes(m *model) []byte {
+	var b buf
+	b.l(header("//"), "", "package acl", "")
+	b.l("// The native aclError codes, named in Go style (ACL_ERROR_RT_PARAM_INVALID is",
+		"// ErrRTParamInvalid; a trailing _ERROR is dropped). Code.Name returns the",
+		"// native name.", "const (")
+	for _, c := range m.codes {
+		b.p("\t%s Code = %d // %s\n", c.GoName(), c.Value, c.Name)
+	}
+	b.l(")", "")
+	b.l("// Name returns the native name of the code, such as",
+		`// "ACL_ERROR_RT_PARAM_INVALID", or "ACL_ERROR_UNKNOWN".`,
+		"func (c Code) Name() string {", "\tswitch c {")
+	for _, c := range m.codes {
+		b.p("\tcase %s:\n\t\treturn %q\n", c.GoName(), c.Name)
+	}
+	b.l("\t}", `	return "ACL_ERROR_UNKNOWN"`, "}")
+	return b.Bytes()
+}
+
+func goTypes(m *model) []byte {
+	var b buf
+	b.l(header("//"), "", "package acl", "", `import (`, `	"strconv"`, `	"structs"`, `)`, "")
+	for i := range m.enums {
+		e := &m.enums[i]
+		it := goIntType(e)
+		goDoc(&b, "", wrap(e.Go+" is the native "+e.C+". "+e.Doc, 76)...)
+		b.p("type %s %s\n\n", e.Go, it)
+		b.p("// The native %s values.\nconst (\n", e.C)
+		for _, mm := range e.Members {
+			b.p("\t%s %s = %d // %s\n", e.GoConst(mm), e.Go, mm.Value, mm.Name)
+		}
+		b.l(")", "")
+		b.p("// String returns the native name, or %q followed by the number in\n// parentheses for other values.\n", e.C)
+		b.p("func (v %s) String() string {\n\tswitch v {\n", e.Go)
+		for _, mm := range e.Members {
+			b.p("\tcase %s:\n\t\treturn %q\n", e.GoConst(mm), mm.Name)
+		}
+		if it == "int32" {
+			b.p("\t}\n\treturn \"%s(\" + strconv.FormatInt(int64(v), 10) + \")\"\n}\n\n", e.C)
+		} else {
+			b.p("\t}\n\treturn \"%s(\" + strconv.FormatUint(uint64(v), 10) + \")\"\n}\n\n", e.C)
+		}
+	}
+	b.l("// MemLocation is aclrtMemLocation: where memory lives, a device (or NUMA) id",
+		"// and a location type. 8 bytes, the native layout.",
+		"type MemLocation struct {",
+		"\t_    structs.HostLayout",
+		"\tID   uint32",
+		"\tType MemLocationType",
+		"}",
+		"",
+		"// MemcpyBatchAttr is aclrtMemcpyBatchAttr: where the destination and source",
+		"// of the batch entries it applies to must be. Rsv must be all zero. 32 bytes.",
+		"type MemcpyBatchAttr struct {",
+		"\t_      structs.HostLayout",
+		"\tDstLoc MemLocation",
+		"\tSrcLoc MemLocation",
+		"\tRsv    [16]byte",
+		"}",
+		"",
+		"// PtrAttributes is aclrtPtrAttributes: where an address lives and its page",
+		"// size. 28 bytes.",
+		"type PtrAttributes struct {",
+		"\t_        structs.HostLayout",
+		"\tLocation MemLocation",
+		"\tPageSize uint32",
+		"\tRsv      [4]uint32",
+		"}",
+		"")
+	b.p("// Native struct sizes; the package's tests check the layouts against them.\nconst (\n")
+	b.p("\tmemLocationSize = %d\n\tmemcpyBatchAttrSize = %d\n\tptrAttributesSize = %d\n)\n", acl.MemLocationSize, acl.MemcpyBatchAttrSize, acl.PtrAttributesSize)
+	return b.Bytes()
+}

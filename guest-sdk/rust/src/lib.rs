@@ -1,0 +1,69 @@
+//! Guest SDK for [aclwasm](https://github.com/aclwasm/aclwasm): the CANN ACL
+//! runtime's memory-copy API (`aclrtMemcpy` and family, streams, events,
+//! device memory) for WebAssembly plugins, as imports from the module `acl`
+//! (guest ABI v1).
+//!
+//! Three layers:
+//!
+//! - [`sys`]: the raw imports with their exact wire types (generated from the
+//!   host's ABI table);
+//! - [`codes`], and the enums and structs of [`types`] re-exported here: the
+//!   native error codes, enums and struct layouts (generated);
+//! - the safe API below: [`Result`]`<T, `[`AclError`]`>`, owned device memory
+//!   ([`DeviceBuffer`], freed on drop), pinned guest memory ([`PinnedBuffer`]
+//!   with `std`, [`PinnedSlice`] always), [`Stream`] and [`Event`] (destroyed on
+//!   drop), and the copy functions.
+//!
+//! # Addresses
+//!
+//! Device memory has 64-bit addresses that do not fit a wasm32 pointer, so
+//! every address is an [`Addr`]: guest memory is its own pointer zero-extended
+//! (`Addr::of(&buf)`), device memory is what `aclrtMalloc` returned.
+//!
+//! # Safety model
+//!
+//! Functions that take only typed buffers ([`DeviceBuffer`], `&[u8]`,
+//! `&mut [u8]`) are safe. Functions that take raw [`Addr`]esses are `unsafe`:
+//! the host checks every address (a wrong one gives an error, never a host
+//! crash), but an address inside guest memory lets the host write memory that
+//! Rust code may hold references to. Asynchronous copies into or out of
+//! pinned guest memory read and write it after the call returns, until the
+//! stream is synchronized, so they are `unsafe` for the same reason.
+//!
+//! # Features
+//!
+//! `std` (default): [`AclError`] keeps the host's whole message in a `String`
+//! and implements `std::error::Error`; [`PinnedBuffer`] exists. Without it the
+//! crate is `#![no_std]` and never allocates; [`AclError`] keeps the first
+//! 192 bytes of the message.
+#![no_std]
+#![warn(missing_docs)]
+
+#[cfg(feature = "std")]
+extern crate std;
+
+pub mod codes;
+pub mod sys;
+pub mod types;
+
+mod addr;
+mod copy;
+mod device;
+mod error;
+mod event;
+mod memory;
+mod pinned;
+mod stream;
+
+pub use addr::Addr;
+pub use codes::error_name;
+pub use copy::*;
+pub use device::*;
+pub use error::{recent_error_message, recent_error_message_into, AclError, Result};
+pub use event::Event;
+pub use memory::*;
+#[cfg(feature = "std")]
+pub use pinned::PinnedBuffer;
+pub use pinned::PinnedSlice;
+pub use stream::Stream;
+pub use types::*;

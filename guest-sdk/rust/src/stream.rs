@@ -1,0 +1,92 @@
+use crate::error::{check, Result};
+use crate::event::Event;
+use crate::sys;
+use crate::types::StreamStatus;
+
+/// A stream: a FIFO of asynchronous operations on the current device,
+/// destroyed (`aclrtDestroyStream`, after its queued work) on drop.
+/// [`Stream::default_stream`] is the current device's default stream (handle
+/// 0, never destroyed).
+#[derive(Debug)]
+pub struct Stream {
+    handle: u32,
+}
+
+static DEFAULT_STREAM: Stream = Stream { handle: 0 };
+
+impl Stream {
+    /// Creates a stream on the current device (`aclrtCreateStream`).
+    pub fn new() -> Result<Stream> {
+        let mut h = 0u32;
+        check("aclrtCreateStream", unsafe { sys::aclrtCreateStream(&mut h) })?;
+        Ok(Stream { handle: h })
+    }
+
+    /// The current device's default stream (NULL natively).
+    pub fn default_stream() -> &'static Stream {
+        &DEFAULT_STREAM
+    }
+
+    /// The raw handle (0 for the default stream).
+    pub fn handle(&self) -> u32 {
+        self.handle
+    }
+
+    /// Takes ownership of a raw handle from `aclrtCreateStream`.
+    ///
+    /// # Safety
+    /// Nothing else may destroy the handle.
+    pub unsafe fn from_raw(handle: u32) -> Stream {
+        Stream { handle }
+    }
+
+    /// Gives up ownership: the stream is no longer destroyed on drop.
+    pub fn into_raw(self) -> u32 {
+        let h = self.handle;
+        core::mem::forget(self);
+        h
+    }
+
+    /// Destroys the stream now and reports the result (drop ignores it).
+    pub fn destroy(self) -> Result<()> {
+        let h = self.into_raw();
+        if h == 0 {
+            return Ok(());
+        }
+        check("aclrtDestroyStream", unsafe { sys::aclrtDestroyStream(h) })
+    }
+
+    /// Waits for the stream's queued work; returns the first error it met
+    /// (`aclrtSynchronizeStream`).
+    pub fn synchronize(&self) -> Result<()> {
+        check("aclrtSynchronizeStream", unsafe { sys::aclrtSynchronizeStream(self.handle) })
+    }
+
+    /// [`Stream::synchronize`] with a timeout in milliseconds (-1: forever);
+    /// `ACL_ERROR_RT_STREAM_SYNC_TIMEOUT` when it expires.
+    pub fn synchronize_with_timeout(&self, timeout_ms: i32) -> Result<()> {
+        check("aclrtSynchronizeStreamWithTimeout", unsafe { sys::aclrtSynchronizeStreamWithTimeout(self.handle, timeout_ms) })
+    }
+
+    /// Whether the queued work is done (`aclrtStreamQuery`).
+    pub fn query(&self) -> Result<StreamStatus> {
+        let mut s = 0u32;
+        check("aclrtStreamQuery", unsafe { sys::aclrtStreamQuery(self.handle, &mut s) })?;
+        Ok(StreamStatus(s))
+    }
+
+    /// Makes the stream wait for the event's most recent record
+    /// (`aclrtStreamWaitEvent`).
+    pub fn wait_event(&self, event: &Event) -> Result<()> {
+        check("aclrtStreamWaitEvent", unsafe { sys::aclrtStreamWaitEvent(self.handle, event.handle()) })
+    }
+}
+
+impl Drop for Stream {
+    fn drop(&mut self) {
+        if self.handle != 0 {
+            // A failure here (the device was reset) has nothing to release.
+            let _ = unsafe { sys::aclrtDestroyStream(self.handle) };
+        }
+    }
+}
