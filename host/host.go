@@ -315,7 +315,7 @@ func (i *Instance) ctx(ctx context.Context) context.Context { return withSession
 func (i *Instance) Session() *Session { return i.s }
 
 // Call calls an exported function with wasm values (i32 zero-extended,
-// floats as their bits) within the policy's timeout. A trap or timeout
+// floats as their bits; results likewise) within the policy's timeout. A trap or timeout
 // ends the instance: its session is released, and later calls fail.
 func (i *Instance) Call(ctx context.Context, name string, args ...uint64) ([]uint64, error) {
 	if i.done {

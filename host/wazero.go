@@ -162,6 +162,12 @@ func (i *wazeroInstance) call(ctx context.Context, name string, args ...uint64) 
 	if err != nil {
 		return nil, runError(name, err)
 	}
+	// wazero leaves the upper half of an i32 result undefined.
+	for k, t := range fn.Definition().ResultTypes() {
+		if t == api.ValueTypeI32 || t == api.ValueTypeF32 {
+			res[k] = uint64(uint32(res[k]))
+		}
+	}
 	return res, nil
 }
 
