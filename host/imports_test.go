@@ -158,7 +158,7 @@ func TestStreamWaitForUnrecordedEventTimesOut(t *testing.T) {
 	other := h.stream()
 	blocker := h.event()
 	h.ok("aclrtStreamWaitEvent", other, blocker) // waits for a record that never comes
-	h.ok("aclrtRecordEvent", blocker, other)      // queued behind the wait on the same stream
+	h.ok("aclrtRecordEvent", blocker, other)     // queued behind the wait on the same stream
 	h.code(acl.ErrRTStreamSyncTimeout, "aclrtSynchronizeStreamWithTimeout", other, 20)
 }
 
