@@ -35,6 +35,7 @@ const (
 	ErrRTStreamContext             Error = 107003 // ACL_ERROR_RT_STREAM_CONTEXT
 	ErrRTEventTimestampInvalid     Error = 107006 // ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID
 	ErrRTInvalidHandle             Error = 107017 // ACL_ERROR_RT_INVALID_HANDLE
+	ErrRTStreamAbort               Error = 107023 // ACL_ERROR_RT_STREAM_ABORT: queued work was cancelled
 	ErrRTFeatureNotSupport         Error = 207000 // ACL_ERROR_RT_FEATURE_NOT_SUPPORT
 	ErrRTMemoryAllocation          Error = 207001 // ACL_ERROR_RT_MEMORY_ALLOCATION: out of memory or over a byte quota
 	ErrRTOverLimit                 Error = 207012 // ACL_ERROR_RT_OVER_LIMIT: over a count limit

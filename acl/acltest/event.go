@@ -1,0 +1,193 @@
+package acltest
+
+import (
+	"context"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/acl"
+)
+
+var eventTests = []test{
+	{"BadEventHandles", func(e *env) {
+		s := e.stream(0)
+		good := e.event(0)
+		require.NoError(e, e.b.RecordEvent(good, s))
+		e.sync(s)
+		destroyed := e.event(0)
+		require.NoError(e, e.b.DestroyEvent(destroyed))
+		handles := map[string]acl.Event{
+			"destroyed":    destroyed,
+			"never issued": acl.Event(1 << 40),
+			"a stream's":   acl.Event(s),
+			"max":          ^acl.Event(0),
+		}
+		calls := map[string]func(ev acl.Event) error{
+			"DestroyEvent":      e.b.DestroyEvent,
+			"RecordEvent":       func(ev acl.Event) error { return e.b.RecordEvent(ev, s) },
+			"StreamWaitEvent":   func(ev acl.Event) error { return e.b.StreamWaitEvent(s, ev) },
+			"SynchronizeEvent":  func(ev acl.Event) error { return e.b.SynchronizeEvent(e.ctx, ev, -1) },
+			"QueryEvent":        func(ev acl.Event) error { _, err := e.b.QueryEvent(ev); return err },
+			"EventElapsedTime0": func(ev acl.Event) error { _, err := e.b.EventElapsedTime(ev, good); return err },
+			"EventElapsedTime1": func(ev acl.Event) error { _, err := e.b.EventElapsedTime(good, ev); return err },
+		}
+		for hn, h := range handles {
+			for cn, call := range calls {
+				code(e, call(h), acl.ErrRTInvalidHandle, "%s on a %s event", cn, hn)
+			}
+		}
+		n, err := e.b.Pending(s)
+		require.NoError(e, err)
+		require.Zero(e, n, "calls with bad events must queue nothing")
+	}},
+
+	{"RecordAndSynchronize", func(e *env) {
+		s := e.stream(0)
+		ev := e.event(0)
+		p := e.malloc(0, 4096)
+		release := e.gate(s)
+		require.NoError(e, e.b.MemsetAsync(e.ctx, acl.Device(p), 2, 4096, s))
+		require.NoError(e, e.b.RecordEvent(ev, s))
+		st, err := e.b.QueryEvent(ev)
+		require.NoError(e, err)
+		require.Equal(e, acl.EventRecordedStatusNotReady, st)
+		done := goErr(func() error { return e.b.SynchronizeEvent(context.Background(), ev, -1) })
+		e.notYet(done, "SynchronizeEvent")
+		release()
+		require.NoError(e, e.recv(done, "SynchronizeEvent"))
+		st, err = e.b.QueryEvent(ev)
+		require.NoError(e, err)
+		require.Equal(e, acl.EventRecordedStatusComplete, st)
+		require.Equal(e, filled(4096, 2), e.get(p, 4096), "work before the record must be complete")
+	}},
+
+	{"EventTimeoutsAndContext", func(e *env) {
+		s := e.stream(0)
+		ev := e.event(0)
+		release := e.gate(s)
+		require.NoError(e, e.b.RecordEvent(ev, s))
+		for _, ms := range []int32{0, 1, 5} {
+			codeIn(e, e.b.SynchronizeEvent(e.ctx, ev, ms), acl.ErrRTEventSyncTimeout, acl.ErrRTStreamSyncTimeout)
+		}
+		ctx, cancel := context.WithCancel(e.ctx)
+		cancel()
+		require.ErrorIs(e, e.b.SynchronizeEvent(ctx, ev, -1), context.Canceled)
+		ctx, cancel = context.WithCancel(e.ctx)
+		done := goErr(func() error { return e.b.SynchronizeEvent(ctx, ev, -1) })
+		e.notYet(done, "SynchronizeEvent")
+		cancel()
+		require.ErrorIs(e, e.recv(done, "a cancelled SynchronizeEvent"), context.Canceled)
+		release()
+		require.NoError(e, e.b.SynchronizeEvent(e.ctx, ev, hangWaitMs))
+		require.NoError(e, e.b.SynchronizeEvent(e.ctx, ev, 0))
+	}},
+
+	{"ElapsedTime", func(e *env) {
+		s := e.stream(0)
+		start, end, never := e.event(0), e.event(0), e.event(0)
+		require.NoError(e, e.b.RecordEvent(start, s))
+		require.NoError(e, e.b.LaunchHostFunc(s, func() error { time.Sleep(5 * time.Millisecond); return nil }))
+		require.NoError(e, e.b.RecordEvent(end, s))
+		require.NoError(e, e.b.SynchronizeEvent(e.ctx, end, -1))
+		ms, err := e.b.EventElapsedTime(start, end)
+		require.NoError(e, err)
+		require.GreaterOrEqual(e, ms, float32(4.9), "a 5 ms sleep lies between the records")
+		self, err := e.b.EventElapsedTime(start, start)
+		require.NoError(e, err)
+		require.Zero(e, self)
+
+		_, err = e.b.EventElapsedTime(start, never)
+		codeIn(e, err, acl.ErrRTEventTimestampInvalid, acl.ErrRTEventNotComplete)
+		release := e.gate(s)
+		require.NoError(e, e.b.RecordEvent(end, s))
+		_, err = e.b.EventElapsedTime(start, end)
+		codeIn(e, err, acl.ErrRTEventNotComplete, acl.ErrRTEventTimestampInvalid)
+		release()
+		e.sync(s)
+	}},
+
+	{"StreamWaitEvent", func(e *env) {
+		s1, s2 := e.stream(0), e.stream(0)
+		ev := e.event(0)
+		x, y := e.malloc(0, 1024), e.malloc(0, 1024)
+		release := e.gate(s1)
+		require.NoError(e, e.b.MemsetAsync(e.ctx, acl.Device(x), 1, 1024, s1))
+		require.NoError(e, e.b.RecordEvent(ev, s1))
+		require.NoError(e, e.b.StreamWaitEvent(s2, ev))
+		require.NoError(e, e.b.MemcpyAsync(e.ctx, acl.Device(y), acl.Device(x), 1024, s2))
+		n, err := e.b.Pending(s2)
+		require.NoError(e, err)
+		require.Equal(e, 2, n, "the wait and the copy")
+		st, err := e.b.StreamQuery(s2)
+		require.NoError(e, err)
+		require.Equal(e, acl.StreamStatusNotReady, st)
+		require.Equal(e, make([]byte, 1024), e.get(y, 1024), "the copy must wait for the event")
+		release()
+		e.sync(s2)
+		require.Equal(e, filled(1024, 1), e.get(y, 1024))
+	}},
+
+	{"StreamWaitEventUsesTheRecordAtCall", func(e *env) {
+		s1, s2, s3, s4 := e.stream(0), e.stream(0), e.stream(0), e.stream(0)
+		ev := e.event(0)
+		require.NoError(e, e.b.StreamWaitEvent(s2, ev), "an event never recorded")
+		require.NoError(e, e.b.RecordEvent(ev, s1))
+		e.sync(s1)
+		open2 := e.gate(s2) // the wait below runs only after the later record
+		require.NoError(e, e.b.StreamWaitEvent(s2, ev))
+		open3 := e.gate(s3)
+		require.NoError(e, e.b.RecordEvent(ev, s3)) // a later record, held back
+		open2()
+		ctx, cancel := context.WithTimeout(e.ctx, hangWait)
+		defer cancel()
+		require.NoError(e, e.b.SynchronizeStream(ctx, s2, -1), "s2 must not wait for a record made after its wait")
+		require.NoError(e, e.b.StreamWaitEvent(s4, ev))
+		st, err := e.b.StreamQuery(s4)
+		require.NoError(e, err)
+		require.Equal(e, acl.StreamStatusNotReady, st, "s4 waits for the held-back record")
+		open3()
+		e.sync(s4)
+	}},
+
+	{"DestroyEventReleasesWaits", func(e *env) {
+		s1, s2 := e.stream(0), e.stream(0)
+		ev := e.event(0)
+		release := e.gate(s1)
+		defer release()
+		require.NoError(e, e.b.RecordEvent(ev, s1))
+		require.NoError(e, e.b.StreamWaitEvent(s2, ev))
+		blocked := goErr(func() error { return e.b.SynchronizeEvent(context.Background(), ev, -1) })
+		e.notYet(blocked, "SynchronizeEvent")
+		require.NoError(e, e.b.DestroyEvent(ev))
+		e.recv(blocked, "SynchronizeEvent on a destroyed event")
+		ctx, cancel := context.WithTimeout(e.ctx, hangWait)
+		defer cancel()
+		require.NoError(e, e.b.SynchronizeStream(ctx, s2, -1), "a wait on a destroyed event must end")
+		_, err := e.b.QueryEvent(ev)
+		code(e, err, acl.ErrRTInvalidHandle)
+	}},
+
+	{"EventsAcrossDevices", func(e *env) {
+		e.twoDevices()
+		s0, s1 := e.stream(0), e.stream(1)
+		ev := e.event(0)
+		p, err := e.b.Malloc(1, 64, acl.MemMallocHugeFirst)
+		require.NoError(e, err)
+		var ran bool
+		release := e.gate(s0)
+		require.NoError(e, e.b.LaunchHostFunc(s0, func() error { ran = true; return nil }))
+		require.NoError(e, e.b.RecordEvent(ev, s0))
+		require.NoError(e, e.b.StreamWaitEvent(s1, ev))
+		require.NoError(e, e.b.LaunchHostFunc(s1, func() error {
+			if !ran {
+				return acl.Errorf(acl.ErrInternal, "device 1 ran before the event recorded on device 0")
+			}
+			return nil
+		}))
+		require.NoError(e, e.b.MemsetAsync(e.ctx, acl.Device(p), 4, 64, s1))
+		release()
+		e.sync(s1)
+		require.Equal(e, filled(64, 4), e.get(p, 64))
+	}},
+}

@@ -1,0 +1,260 @@
+package sim
+
+import (
+	"cmp"
+	"context"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/aclwasm/aclwasm/acl"
+)
+
+// Batches that move at least fanBytes, or have at least fanCopies entries,
+// spread their copies over GOMAXPROCS goroutines, in pieces of at most
+// pieceBytes bytes or pieceCopies entries. Smaller ones run on the caller's
+// goroutine, where starting goroutines would cost more than it saves.
+const (
+	fanBytes    = 1 << 20
+	fanCopies   = 256
+	pieceBytes  = 256 << 10
+	pieceCopies = 32
+)
+
+// batch is a resolved batch copy: its spans, and the memory it holds once,
+// however many entries name it.
+type batch struct {
+	cs       []acl.Copy
+	spans    []span // dst and src of copy i at 2i and 2i+1
+	allocs   []lockEnt
+	at       map[*alloc]int // index in allocs
+	pins     []*pin
+	pinned   map[*pin]bool
+	total    uint64
+	pageable bool // some entry touches pageable host memory
+}
+
+type lockEnt struct {
+	a     *alloc
+	write bool
+}
+
+// MemcpyBatch implements acl.Backend. Every entry is validated before any
+// byte moves; an error names the entry ("copy 3: ..."). The simulator does
+// not repeat acl.CheckBatchLocation: it runs entries in any direction, with
+// the peer rule for device to device.
+func (b *Backend) MemcpyBatch(cs []acl.Copy) error {
+	j, err := b.batch(cs)
+	if err != nil {
+		return err
+	}
+	b.runBatch(j)
+	j.release()
+	return nil
+}
+
+// MemcpyBatchAsync implements acl.Backend: the batch is one queued
+// operation. If an entry touches pageable host memory, the whole batch waits
+// for the stream and runs before returning, as MemcpyAsync does.
+func (b *Backend) MemcpyBatchAsync(ctx context.Context, cs []acl.Copy, sh acl.Stream) error {
+	st, err := b.stream(sh)
+	if err != nil {
+		return err
+	}
+	j, err := b.batch(cs)
+	if err != nil {
+		return err
+	}
+	if j.total == 0 {
+		j.release()
+		return nil
+	}
+	if j.pageable {
+		defer j.release()
+		if err := st.drain(ctx); err != nil {
+			return err
+		}
+		b.runBatch(j)
+		return nil
+	}
+	return st.push(ctx, op{
+		run:  func(*stream) error { b.runBatch(j); return nil },
+		free: j.release,
+	})
+}
+
+// batch resolves every entry and takes one reference on each allocation
+// and pin the batch touches.
+func (b *Backend) batch(cs []acl.Copy) (*batch, error) {
+	j := &batch{cs: cs, spans: make([]span, 2*len(cs))}
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if b.closed {
+		return nil, errClosed()
+	}
+	var lastD, lastS *alloc
+	for i, c := range cs {
+		if c.N == 0 {
+			continue
+		}
+		d, err := b.resolveLocked(c.Dst, c.N, true, "dst")
+		if err != nil {
+			return nil, entryErr(i, err)
+		}
+		s, err := b.resolveLocked(c.Src, c.N, false, "src")
+		if err != nil {
+			return nil, entryErr(i, err)
+		}
+		if err := b.peerLocked(d, s); err != nil {
+			return nil, entryErr(i, err)
+		}
+		j.spans[2*i], j.spans[2*i+1] = d, s
+		j.total += c.N
+		j.pageable = j.pageable || d.pageable() || s.pageable()
+		if d.a != nil && d.a != lastD {
+			j.addAlloc(d.a, true)
+			lastD = d.a
+		}
+		if s.a != nil && s.a != lastS {
+			j.addAlloc(s.a, false)
+			lastS = s.a
+		}
+		for _, p := range [2]*pin{d.pin, s.pin} {
+			if p != nil && !j.pinned[p] {
+				if j.pinned == nil {
+					j.pinned = map[*pin]bool{}
+				}
+				j.pinned[p] = true
+				j.pins = append(j.pins, p)
+			}
+		}
+	}
+	slices.SortFunc(j.allocs, func(x, y lockEnt) int { return cmp.Compare(x.a.id, y.a.id) })
+	for _, e := range j.allocs {
+		e.a.refs.acquire()
+	}
+	for _, p := range j.pins {
+		p.refs.acquire()
+	}
+	return j, nil
+}
+
+func entryErr(i int, err error) error {
+	return acl.Errorf(acl.CodeOf(err), "copy %d: %s", i, acl.MessageOf(err))
+}
+
+func (j *batch) addAlloc(a *alloc, write bool) {
+	if j.at == nil {
+		j.at = map[*alloc]int{}
+	}
+	if k, ok := j.at[a]; ok {
+		j.allocs[k].write = j.allocs[k].write || write
+		return
+	}
+	j.at[a] = len(j.allocs)
+	j.allocs = append(j.allocs, lockEnt{a, write})
+}
+
+func (j *batch) release() {
+	for _, e := range j.allocs {
+		e.a.refs.release()
+	}
+	for _, p := range j.pins {
+		p.refs.release()
+	}
+}
+
+// runBatch copies every entry under the data locks of all the batch's
+// allocations, taken in id order.
+func (b *Backend) runBatch(j *batch) {
+	t := b.now()
+	for _, e := range j.allocs {
+		if e.write {
+			e.a.mu.Lock()
+		} else {
+			e.a.mu.RLock()
+		}
+	}
+	j.copyAll()
+	for _, e := range j.allocs {
+		if e.write {
+			e.a.mu.Unlock()
+		} else {
+			e.a.mu.RUnlock()
+		}
+	}
+	b.pace(t, true, false, j.total)
+}
+
+// piece is a share of a fanned-out batch: copies [i, j), or, when n > 0,
+// bytes [off, off+n) of copy i.
+type piece struct {
+	i, j   int
+	off, n uint64
+}
+
+func (j *batch) copyAll() {
+	workers := runtime.GOMAXPROCS(0)
+	if workers < 2 || (j.total < fanBytes && len(j.cs) < fanCopies) {
+		for i, c := range j.cs {
+			j.copyOne(i, 0, c.N)
+		}
+		return
+	}
+	var ps []piece
+	start, acc := 0, uint64(0)
+	for i, c := range j.cs {
+		if c.N > pieceBytes {
+			if i > start {
+				ps = append(ps, piece{i: start, j: i})
+			}
+			for off := uint64(0); off < c.N; off += pieceBytes {
+				ps = append(ps, piece{i: i, j: i + 1, off: off, n: min(pieceBytes, c.N-off)})
+			}
+			start, acc = i+1, 0
+			continue
+		}
+		acc += c.N
+		if acc >= pieceBytes || i+1-start >= pieceCopies {
+			ps = append(ps, piece{i: start, j: i + 1})
+			start, acc = i+1, 0
+		}
+	}
+	if start < len(j.cs) {
+		ps = append(ps, piece{i: start, j: len(j.cs)})
+	}
+
+	var next atomic.Int64
+	work := func() {
+		for {
+			k := int(next.Add(1) - 1)
+			if k >= len(ps) {
+				return
+			}
+			p := ps[k]
+			if p.n > 0 {
+				j.copyOne(p.i, p.off, p.n)
+				continue
+			}
+			for i := p.i; i < p.j; i++ {
+				j.copyOne(i, 0, j.cs[i].N)
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	for range min(workers, len(ps)) - 1 {
+		wg.Go(work)
+	}
+	work()
+	wg.Wait()
+}
+
+// copyOne copies bytes [off, off+n) of copy i.
+func (j *batch) copyOne(i int, off, n uint64) {
+	if n == 0 {
+		return
+	}
+	d, s := j.spans[2*i], j.spans[2*i+1]
+	copy(d.bytes(off + n)[off:], s.bytes(off + n)[off:])
+}

@@ -1,0 +1,64 @@
+package sim
+
+import (
+	"strconv"
+	"time"
+)
+
+// Chip selects the hardware family whose rules the simulator follows. The
+// families differ in what the native runtime documents as model-specific.
+type Chip int
+
+// The chip families the simulator knows.
+const (
+	// AtlasA2 is the Atlas A2 training and inference series (910B), the
+	// default: copies between two devices need EnablePeerAccess first.
+	AtlasA2 Chip = iota
+	// AtlasA3 is the Atlas A3 series (910C): copies between two devices need
+	// no EnablePeerAccess.
+	AtlasA3
+	// Ascend950 is the Ascend 950PR/950DT: like AtlasA2, copies between two
+	// devices need EnablePeerAccess first.
+	Ascend950
+)
+
+// String returns the family's marketing name.
+func (c Chip) String() string {
+	switch c {
+	case AtlasA2:
+		return "Atlas A2"
+	case AtlasA3:
+		return "Atlas A3"
+	case Ascend950:
+		return "Ascend 950"
+	}
+	return "Chip(" + strconv.Itoa(int(c)) + ")"
+}
+
+// profile is what the simulator needs to know about a chip.
+type profile struct {
+	// peerEnable: a device-to-device copy between two devices needs peer
+	// access enabled first. The native docs list this constraint for the
+	// 950 and A2 series, not for A3.
+	peerEnable bool
+	// descSize is what MemcpyDescSize reports. The native size is
+	// chip-specific and undocumented; these are the simulator's own.
+	descSize uint64
+	// Nominal link speeds for the timing model, in bytes per second, and
+	// the fixed cost of one operation.
+	h2d, d2h, d2d float64
+	launch        time.Duration
+}
+
+var profiles = [...]profile{
+	AtlasA2:   {peerEnable: true, descSize: 32, h2d: 25e9, d2h: 25e9, d2d: 800e9, launch: 5 * time.Microsecond},
+	AtlasA3:   {peerEnable: false, descSize: 32, h2d: 25e9, d2h: 25e9, d2d: 1000e9, launch: 5 * time.Microsecond},
+	Ascend950: {peerEnable: true, descSize: 64, h2d: 50e9, d2h: 50e9, d2d: 1600e9, launch: 3 * time.Microsecond},
+}
+
+func (c Chip) profile() profile {
+	if c < 0 || int(c) >= len(profiles) {
+		return profiles[AtlasA2]
+	}
+	return profiles[c]
+}

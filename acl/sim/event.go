@@ -1,0 +1,248 @@
+package sim
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/aclwasm/aclwasm/acl"
+)
+
+// event holds its most recent record. Each RecordEvent makes a new record,
+// so a wait captured before a later record keeps waiting for its own.
+type event struct {
+	h    acl.Event
+	dev  *device
+	mu   sync.Mutex
+	last *record
+	gone chan struct{} // closed by DestroyEvent: waits on the event end
+	once sync.Once
+}
+
+// record is one RecordEvent. The worker fills t, err and aborted before it
+// closes done; after that err is guarded by event.mu.
+type record struct {
+	done    chan struct{}
+	t       time.Time
+	err     error // the recording stream's pending error when the record ran
+	aborted bool  // the record was dropped with its stream's queued work
+}
+
+func (e *event) destroy() { e.once.Do(func() { close(e.gone) }) }
+
+// event returns the live event h, or 107017.
+func (b *Backend) event(h acl.Event) (*event, error) {
+	b.mu.RLock()
+	e, isClosed := b.events[h], b.closed
+	b.mu.RUnlock()
+	switch {
+	case isClosed:
+		return nil, errClosed()
+	case e == nil:
+		return nil, acl.Errorf(acl.ErrRTInvalidHandle, "event %d is not a live event", h)
+	}
+	return e, nil
+}
+
+// CreateEvent implements acl.Backend.
+func (b *Backend) CreateEvent(dev int32) (acl.Event, error) {
+	d, err := b.device(dev)
+	if err != nil {
+		return 0, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return 0, errClosed()
+	}
+	b.nextH++
+	e := &event{h: acl.Event(b.nextH), dev: d, gone: make(chan struct{})}
+	b.events[e.h] = e
+	return e.h, nil
+}
+
+// DestroyEvent implements acl.Backend. Streams waiting for the event go on,
+// and SynchronizeEvent calls blocked on it return 107017. A queued record
+// of it still runs, to no effect.
+func (b *Backend) DestroyEvent(h acl.Event) error {
+	b.mu.Lock()
+	e := b.events[h]
+	switch {
+	case b.closed:
+		b.mu.Unlock()
+		return errClosed()
+	case e == nil:
+		b.mu.Unlock()
+		return acl.Errorf(acl.ErrRTInvalidHandle, "event %d is not a live event", h)
+	}
+	delete(b.events, h)
+	b.mu.Unlock()
+	e.destroy()
+	return nil
+}
+
+// RecordEvent implements acl.Backend. The event and the stream may belong
+// to different devices.
+func (b *Backend) RecordEvent(eh acl.Event, sh acl.Stream) error {
+	e, err := b.event(eh)
+	if err != nil {
+		return err
+	}
+	s, err := b.stream(sh)
+	if err != nil {
+		return err
+	}
+	r := &record{done: make(chan struct{})}
+	o := op{
+		run: func(s *stream) error {
+			s.mu.Lock()
+			r.err = s.err
+			s.mu.Unlock()
+			r.t = time.Now()
+			close(r.done)
+			return nil
+		},
+		cancel: func() {
+			r.err = acl.Errorf(acl.ErrRTStreamAbort, "the record of event %d was cancelled with the work of stream %d", eh, sh)
+			r.aborted = true
+			r.t = time.Now()
+			close(r.done)
+		},
+	}
+	// Hold e.mu across the push so that concurrent records take effect in
+	// the order they are queued.
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := s.push(nil, o); err != nil {
+		return err
+	}
+	e.last = r
+	return nil
+}
+
+// StreamWaitEvent implements acl.Backend. It queues on s a wait for the
+// record of e that is the most recent one now; later records do not
+// matter. An event never recorded makes no wait. The wait ends early if e
+// is destroyed or the work of s is cancelled.
+func (b *Backend) StreamWaitEvent(sh acl.Stream, eh acl.Event) error {
+	s, err := b.stream(sh)
+	if err != nil {
+		return err
+	}
+	e, err := b.event(eh)
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	r := e.last
+	e.mu.Unlock()
+	if r == nil {
+		return nil
+	}
+	return s.push(nil, op{run: func(s *stream) error {
+		select {
+		case <-r.done:
+		case <-e.gone:
+		case <-s.abort:
+		}
+		return nil
+	}})
+}
+
+// SynchronizeEvent implements acl.Backend. It waits for the most recent
+// record of e and returns the error pending on its stream when the record
+// ran (an operation queued before it failed), once. An event never recorded
+// returns at once. On timeout it returns ACL_ERROR_RT_EVENT_SYNC_TIMEOUT
+// (507047), the native code of aclrtSynchronizeEventWithTimeout.
+func (b *Backend) SynchronizeEvent(ctx context.Context, eh acl.Event, timeoutMs int32) error {
+	if err := acl.CheckTimeout(timeoutMs); err != nil {
+		return err
+	}
+	e, err := b.event(eh)
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	r := e.last
+	e.mu.Unlock()
+	if r == nil {
+		return nil
+	}
+	tmo, stop := timeout(timeoutMs)
+	defer stop()
+	select {
+	case <-r.done:
+	case <-e.gone:
+	case <-done(ctx):
+	case <-tmo:
+	}
+	select {
+	case <-r.done:
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		err := r.err
+		r.err = nil
+		return err
+	default:
+	}
+	select {
+	case <-e.gone:
+		return acl.Errorf(acl.ErrRTInvalidHandle, "event %d was destroyed while waiting", eh)
+	default:
+	}
+	if err := ctxErr(ctx); err != nil {
+		return err
+	}
+	return acl.Errorf(acl.ErrRTEventSyncTimeout, "event %d: its most recent record did not complete within %d ms", eh, timeoutMs)
+}
+
+// QueryEvent implements acl.Backend. An event never recorded is NotReady,
+// as the native recorded status of a fresh event is.
+func (b *Backend) QueryEvent(eh acl.Event) (acl.EventRecordedStatus, error) {
+	e, err := b.event(eh)
+	if err != nil {
+		return acl.EventRecordedStatusNotReady, err
+	}
+	e.mu.Lock()
+	r := e.last
+	e.mu.Unlock()
+	if r == nil {
+		return acl.EventRecordedStatusNotReady, nil
+	}
+	select {
+	case <-r.done:
+		return acl.EventRecordedStatusComplete, nil
+	default:
+		return acl.EventRecordedStatusNotReady, nil
+	}
+}
+
+// EventElapsedTime implements acl.Backend: the wall-clock milliseconds
+// between the moments the two most recent records ran on their streams. An
+// event never recorded (or whose record was cancelled) gives 107006; a
+// record not complete yet 507006.
+func (b *Backend) EventElapsedTime(start, end acl.Event) (float32, error) {
+	var ts [2]time.Time
+	for i, h := range [2]acl.Event{start, end} {
+		e, err := b.event(h)
+		if err != nil {
+			return 0, err
+		}
+		e.mu.Lock()
+		r := e.last
+		e.mu.Unlock()
+		if r == nil {
+			return 0, acl.Errorf(acl.ErrRTEventTimestampInvalid, "event %d has not been recorded", h)
+		}
+		select {
+		case <-r.done:
+		default:
+			return 0, acl.Errorf(acl.ErrRTEventNotComplete, "the most recent record of event %d has not completed", h)
+		}
+		if r.aborted {
+			return 0, acl.Errorf(acl.ErrRTEventTimestampInvalid, "the most recent record of event %d was cancelled", h)
+		}
+		ts[i] = r.t
+	}
+	return float32(float64(ts[1].Sub(ts[0])) / float64(time.Millisecond)), nil
+}

@@ -1,0 +1,103 @@
+package sim
+
+import (
+	"context"
+	"time"
+
+	"github.com/aclwasm/aclwasm/acl"
+)
+
+// Memcpy implements acl.Backend. It copies in any direction, host to host
+// included (the native synchronous copy allows it), with memmove semantics
+// for overlapping ranges. It runs concurrently with queued work: it takes
+// the data locks of the allocations it touches, so it lands before or after
+// a queued operation on the same allocation, never inside it.
+func (b *Backend) Memcpy(dst, src acl.Buf, n uint64) error {
+	if n == 0 {
+		return nil
+	}
+	d, s, err := b.pair(dst, src, n, n)
+	if err != nil {
+		return err
+	}
+	b.xfer(d, s, n)
+	d.release()
+	s.release()
+	return nil
+}
+
+// MemcpyAsync implements acl.Backend. A copy between host memory only gives
+// 207000, as natively for a card attached over PCIe. A copy that touches
+// pageable host memory waits for the stream's queued work, then copies
+// before returning; an asynchronous error pending on the stream stays
+// pending for its next synchronize.
+func (b *Backend) MemcpyAsync(ctx context.Context, dst, src acl.Buf, n uint64, sh acl.Stream) error {
+	if n == 0 {
+		return nil
+	}
+	st, err := b.stream(sh)
+	if err != nil {
+		return err
+	}
+	if !dst.IsDevice() && !src.IsDevice() {
+		return errAsyncH2H()
+	}
+	d, s, err := b.pair(dst, src, n, n)
+	if err != nil {
+		return err
+	}
+	if d.pageable() || s.pageable() {
+		defer d.release()
+		defer s.release()
+		if err := st.drain(ctx); err != nil {
+			return err
+		}
+		b.xfer(d, s, n)
+		return nil
+	}
+	return st.push(ctx, op{
+		run:  func(*stream) error { b.xfer(d, s, n); return nil },
+		held: [2]span{d, s},
+	})
+}
+
+func errAsyncH2H() error {
+	return acl.Errorf(acl.ErrRTFeatureNotSupport, "asynchronous copies between host memory are not supported: one side must be device memory")
+}
+
+// xfer copies n bytes from s to d under their data locks.
+func (b *Backend) xfer(d, s span, n uint64) {
+	t := b.now()
+	lock2(d.a, s.a)
+	copy(d.bytes(n), s.bytes(n))
+	unlock2(d.a, s.a)
+	b.pace(t, d.dev(), s.dev(), n)
+}
+
+// now returns the time an operation starts, when the timing model needs it.
+func (b *Backend) now() time.Time {
+	if !b.timing {
+		return time.Time{}
+	}
+	return time.Now()
+}
+
+// pace makes an operation begun at t that moved n bytes, from device memory
+// if fromDev and to device memory if toDev, last as long as the timing
+// model says.
+func (b *Backend) pace(t time.Time, toDev, fromDev bool, n uint64) {
+	if !b.timing {
+		return
+	}
+	bw := b.prof.h2d
+	switch {
+	case toDev && fromDev:
+		bw = b.prof.d2d
+	case fromDev:
+		bw = b.prof.d2h
+	}
+	want := b.prof.launch + time.Duration(float64(n)/bw*float64(time.Second))
+	if el := time.Since(t); el < want {
+		time.Sleep(want - el)
+	}
+}

@@ -1,0 +1,108 @@
+package sim
+
+import (
+	"context"
+
+	"github.com/aclwasm/aclwasm/acl"
+)
+
+// Memcpy2D implements acl.Backend. Each side touches (height-1)*pitch+width
+// bytes from its base, so a host Buf must hold that many. As natively, the
+// synchronous 2D copy goes host to device or device to host only: device to
+// device gives 207000, host to host 107000.
+func (b *Backend) Memcpy2D(dst acl.Buf, dpitch uint64, src acl.Buf, spitch, width, height uint64) error {
+	if width == 0 || height == 0 {
+		return nil
+	}
+	switch {
+	case dst.IsDevice() && src.IsDevice():
+		return acl.Errorf(acl.ErrRTFeatureNotSupport, "synchronous 2D copies go host to device or device to host, not device to device")
+	case !dst.IsDevice() && !src.IsDevice():
+		return errHost2D()
+	}
+	dn, sn, err := spans2D(dpitch, spitch, width, height)
+	if err != nil {
+		return err
+	}
+	d, s, err := b.pair(dst, src, dn, sn)
+	if err != nil {
+		return err
+	}
+	b.xfer2D(d, dpitch, s, spitch, width, height)
+	d.release()
+	s.release()
+	return nil
+}
+
+// Memcpy2DAsync implements acl.Backend. Device to device is allowed (all
+// three chip families support it); host to host gives 107000. Pageable host
+// memory makes it wait for the stream and copy before returning, as
+// MemcpyAsync does.
+func (b *Backend) Memcpy2DAsync(ctx context.Context, dst acl.Buf, dpitch uint64, src acl.Buf, spitch, width, height uint64, sh acl.Stream) error {
+	if width == 0 || height == 0 {
+		return nil
+	}
+	st, err := b.stream(sh)
+	if err != nil {
+		return err
+	}
+	if !dst.IsDevice() && !src.IsDevice() {
+		return errHost2D()
+	}
+	dn, sn, err := spans2D(dpitch, spitch, width, height)
+	if err != nil {
+		return err
+	}
+	d, s, err := b.pair(dst, src, dn, sn)
+	if err != nil {
+		return err
+	}
+	if d.pageable() || s.pageable() {
+		defer d.release()
+		defer s.release()
+		if err := st.drain(ctx); err != nil {
+			return err
+		}
+		b.xfer2D(d, dpitch, s, spitch, width, height)
+		return nil
+	}
+	return st.push(ctx, op{
+		run:  func(*stream) error { b.xfer2D(d, dpitch, s, spitch, width, height); return nil },
+		held: [2]span{d, s},
+	})
+}
+
+func errHost2D() error {
+	return acl.Errorf(acl.ErrRTParamInvalid, "2D copies go host to device, device to host or device to device: neither side is device memory")
+}
+
+// spans2D returns the bytes a 2D copy touches on each side.
+func spans2D(dpitch, spitch, width, height uint64) (dn, sn uint64, err error) {
+	dn, ok := acl.Span2D(dpitch, width, height)
+	if !ok {
+		return 0, 0, acl.Errorf(acl.ErrRTParamInvalid, "the destination span (height %d - 1) * dpitch %d + width %d overflows", height, dpitch, width)
+	}
+	sn, ok = acl.Span2D(spitch, width, height)
+	if !ok {
+		return 0, 0, acl.Errorf(acl.ErrRTParamInvalid, "the source span (height %d - 1) * spitch %d + width %d overflows", height, spitch, width)
+	}
+	return dn, sn, nil
+}
+
+// xfer2D copies height rows of width bytes under the data locks.
+func (b *Backend) xfer2D(d span, dpitch uint64, s span, spitch, width, height uint64) {
+	t := b.now()
+	dn, _ := acl.Span2D(dpitch, width, height)
+	sn, _ := acl.Span2D(spitch, width, height)
+	lock2(d.a, s.a)
+	db, sb := d.bytes(dn), s.bytes(sn)
+	if dpitch == width && spitch == width {
+		copy(db, sb) // contiguous rows: one copy
+	} else {
+		for r := range height {
+			copy(db[r*dpitch:r*dpitch+width], sb[r*spitch:r*spitch+width])
+		}
+	}
+	unlock2(d.a, s.a)
+	b.pace(t, d.dev(), s.dev(), width*height)
+}

@@ -1,0 +1,389 @@
+package sim
+
+import (
+	"context"
+	"math"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/aclwasm/aclwasm/acl"
+)
+
+// refs counts the operations that use a piece of memory, so that Free and
+// HostUnregister can wait for them. Operations take a reference when they
+// resolve an address (under Backend.mu, so a reference is never taken on
+// memory being released) and drop it when they complete.
+type refs struct {
+	n    atomic.Int64
+	mu   sync.Mutex
+	idle chan struct{} // made by a waiter, closed when n drops to 0
+}
+
+func (r *refs) acquire() { r.n.Add(1) }
+
+func (r *refs) release() {
+	if r.n.Add(-1) != 0 {
+		return
+	}
+	r.mu.Lock()
+	if r.idle != nil && r.n.Load() == 0 {
+		close(r.idle)
+		r.idle = nil
+	}
+	r.mu.Unlock()
+}
+
+// wait blocks until nothing holds a reference or ctx is done.
+func (r *refs) wait(ctx context.Context) error {
+	r.mu.Lock()
+	if r.n.Load() == 0 {
+		r.mu.Unlock()
+		return nil
+	}
+	if r.idle == nil {
+		r.idle = make(chan struct{})
+	}
+	idle := r.idle
+	r.mu.Unlock()
+	select {
+	case <-idle:
+		return nil
+	case <-done(ctx):
+		return ctx.Err()
+	}
+}
+
+// alloc is one device allocation.
+type alloc struct {
+	id   uint64
+	base acl.DevPtr
+	dev  *device
+	acct uint64 // bytes counted against the device: rounded and padded
+	refs refs
+	// mu orders every access to mem's bytes: copies read under RLock and
+	// write under Lock, taking two allocations' locks in id order. It is
+	// never held while waiting for anything else, so a caller racing its
+	// own queued work gets some order of the two, not a data race.
+	mu  sync.RWMutex
+	mem []byte // the bytes asked for
+}
+
+// pin is one registered host range.
+type pin struct {
+	h        acl.HostPin
+	b        []byte
+	readonly bool
+	refs     refs
+}
+
+// contains reports whether x lies inside the registered range.
+func (p *pin) contains(x []byte) bool {
+	if len(x) == 0 {
+		return true
+	}
+	lo := uintptr(unsafe.Pointer(unsafe.SliceData(p.b)))
+	at := uintptr(unsafe.Pointer(unsafe.SliceData(x)))
+	return at >= lo && at-lo <= uintptr(len(p.b)) && uintptr(len(x)) <= uintptr(len(p.b))-(at-lo)
+}
+
+// overlaps reports whether x and the registered range share a byte.
+func (p *pin) overlaps(x []byte) bool {
+	lo := uintptr(unsafe.Pointer(unsafe.SliceData(p.b)))
+	at := uintptr(unsafe.Pointer(unsafe.SliceData(x)))
+	return at < lo+uintptr(len(p.b)) && lo < at+uintptr(len(x))
+}
+
+// Malloc implements acl.Backend. The device is charged
+// acl.AllocatedSize(size, policy) bytes; the allocation's extent, what
+// addresses may name, is size bytes, zeroed. Addresses are never reused.
+func (b *Backend) Malloc(dev int32, size uint64, policy acl.MemMallocPolicy) (acl.DevPtr, error) {
+	d, err := b.device(dev)
+	if err != nil {
+		return 0, err
+	}
+	if size == 0 {
+		return 0, acl.Errorf(acl.ErrInvalidParam, "size is 0")
+	}
+	acct := acl.AllocatedSize(size, policy)
+	if acct > d.total || size > math.MaxInt {
+		return 0, acl.Errorf(acl.ErrRTMemoryAllocation, "device %d: out of memory: %d bytes (%d with rounding) exceed the device's %d bytes", dev, size, acct, d.total)
+	}
+	// Allocate outside the lock: zeroed memory of a fresh span costs the
+	// kernel's page faults later, not a memset now.
+	a := &alloc{dev: d, acct: acct, mem: make([]byte, size)}
+
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch {
+	case b.closed:
+		return 0, errClosed()
+	case acct > d.total-d.used:
+		return 0, acl.Errorf(acl.ErrRTMemoryAllocation, "device %d: out of memory: %d bytes (%d with rounding) requested, %d of %d free", dev, size, acct, d.total-d.used, d.total)
+	case b.nextID == b.lastID:
+		return 0, acl.Errorf(acl.ErrRTMemoryAllocation, "device %d: the simulator has handed out all %d allocation addresses", dev, b.lastID)
+	}
+	b.nextID++
+	a.id = b.nextID
+	a.base = acl.DevPtr(a.id << b.shift)
+	d.used += acct
+	b.allocs[a.id] = a
+	return a.base, nil
+}
+
+// Free implements acl.Backend. p must be the base of a live allocation
+// (anything else, an interior address included, is 107000). Free waits for
+// every operation that holds the allocation, queued or running; if ctx is
+// done first it returns ctx's error and the allocation stays live.
+func (b *Backend) Free(ctx context.Context, p acl.DevPtr) error {
+	for {
+		b.mu.RLock()
+		a, _, err := b.allocLocked(p, 0, "devPtr")
+		closed := b.closed
+		b.mu.RUnlock()
+		switch {
+		case closed:
+			return errClosed()
+		case err != nil:
+			return err
+		case p != a.base:
+			return acl.Errorf(acl.ErrRTParamInvalid, "devPtr %#x is inside the allocation at %#x, not its start", p, a.base)
+		}
+		if err := a.refs.wait(ctx); err != nil {
+			return err
+		}
+		b.mu.Lock()
+		if b.allocs[a.id] == a && a.refs.n.Load() == 0 {
+			delete(b.allocs, a.id)
+			a.dev.used -= a.acct
+			b.mu.Unlock()
+			// Nothing can reach a now; drop its memory even if a stale
+			// *alloc lingers somewhere.
+			a.mu.Lock()
+			a.mem = nil
+			a.mu.Unlock()
+			return nil
+		}
+		b.mu.Unlock() // someone took a reference meanwhile: wait again
+	}
+}
+
+// DeviceOf implements acl.Backend.
+func (b *Backend) DeviceOf(p acl.DevPtr) (int32, error) {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if b.closed {
+		return 0, errClosed()
+	}
+	a, _, err := b.allocLocked(p, 0, "address")
+	if err != nil {
+		return 0, err
+	}
+	return a.dev.id, nil
+}
+
+// allocLocked finds the live allocation holding [p, p+n) (for n == 0, the
+// byte at p). what names the argument in errors.
+func (b *Backend) allocLocked(p acl.DevPtr, n uint64, what string) (*alloc, uint64, error) {
+	a := b.allocs[uint64(p)>>b.shift]
+	if a == nil {
+		return nil, 0, acl.Errorf(acl.ErrRTParamInvalid, "%s %#x is not in a live device allocation", what, p)
+	}
+	off, size := uint64(p)&b.mask, uint64(len(a.mem))
+	if off >= size || n > size-off {
+		return nil, 0, acl.Errorf(acl.ErrRTParamInvalid, "%s range [%#x, +%d) crosses the end of the %d-byte allocation at %#x", what, p, max(n, 1), size, a.base)
+	}
+	return a, off, nil
+}
+
+// HostRegister implements acl.Backend. The range may not overlap a
+// registered one (507910). The returned pin keeps x reachable until
+// HostUnregister.
+func (b *Backend) HostRegister(x []byte, typ acl.HostRegisterType) (acl.HostPin, error) {
+	switch {
+	case len(x) == 0:
+		return 0, acl.Errorf(acl.ErrInvalidParam, "size is 0")
+	case !typ.Valid():
+		return 0, acl.Errorf(acl.ErrInvalidParam, "type %d is not an aclrtHostRegisterType (0, 4 or 8)", typ)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return 0, errClosed()
+	}
+	for _, p := range b.pins {
+		if p.overlaps(x) {
+			return 0, acl.Errorf(acl.ErrHostMemoryAlreadyRegistered, "the %d-byte range overlaps the %d-byte range registered as pin %d", len(x), len(p.b), p.h)
+		}
+	}
+	b.nextPin++
+	p := &pin{h: b.nextPin, b: x, readonly: typ == acl.HostRegisterReadOnly}
+	b.pins[p.h] = p
+	return p.h, nil
+}
+
+// HostUnregister implements acl.Backend. It waits for the operations that
+// hold the pin; if ctx is done first it returns ctx's error and the range
+// stays registered.
+func (b *Backend) HostUnregister(ctx context.Context, h acl.HostPin) error {
+	for {
+		b.mu.RLock()
+		p, closed := b.pins[h], b.closed
+		b.mu.RUnlock()
+		switch {
+		case closed:
+			return errClosed()
+		case p == nil:
+			return acl.Errorf(acl.ErrHostMemoryNotRegistered, "pin %d is not a registered host range", h)
+		}
+		if err := p.refs.wait(ctx); err != nil {
+			return err
+		}
+		b.mu.Lock()
+		if b.pins[h] == p && p.refs.n.Load() == 0 {
+			delete(b.pins, h)
+			b.mu.Unlock()
+			return nil
+		}
+		b.mu.Unlock()
+	}
+}
+
+// span is one side of an operation, resolved and referenced: bytes of a
+// live allocation, or host bytes, registered (pin != nil) or pageable.
+type span struct {
+	a    *alloc
+	off  uint64
+	host []byte
+	pin  *pin
+}
+
+func (s span) dev() bool      { return s.a != nil }
+func (s span) pageable() bool { return s.a == nil && s.pin == nil }
+
+// bytes returns the n bytes at the span. For device memory the caller holds
+// the allocation's lock.
+func (s span) bytes(n uint64) []byte {
+	if s.a != nil {
+		return s.a.mem[s.off : s.off+n]
+	}
+	return s.host[:n]
+}
+
+func (s span) release() {
+	switch {
+	case s.a != nil:
+		s.a.refs.release()
+	case s.pin != nil:
+		s.pin.refs.release()
+	}
+}
+
+// spanLocked resolves x for an operation that touches n bytes of it,
+// writing them if write is set, and takes a reference on the memory.
+func (b *Backend) spanLocked(x acl.Buf, n uint64, write bool, what string) (span, error) {
+	s, err := b.resolveLocked(x, n, write, what)
+	if err != nil {
+		return s, err
+	}
+	switch {
+	case s.a != nil:
+		s.a.refs.acquire()
+	case s.pin != nil:
+		s.pin.refs.acquire()
+	}
+	return s, nil
+}
+
+// resolveLocked is spanLocked without the reference.
+func (b *Backend) resolveLocked(x acl.Buf, n uint64, write bool, what string) (span, error) {
+	switch {
+	case x.Dev != 0 && x.Host != nil:
+		return span{}, acl.Errorf(acl.ErrRTParamInvalid, "%s names both device address %#x and host memory", what, x.Dev)
+	case x.Dev != 0:
+		a, off, err := b.allocLocked(x.Dev, n, what)
+		if err != nil {
+			return span{}, err
+		}
+		return span{a: a, off: off}, nil
+	case x.Host == nil:
+		return span{}, acl.Errorf(acl.ErrInvalidParam, "%s is NULL", what)
+	case uint64(len(x.Host)) < n:
+		return span{}, acl.Errorf(acl.ErrRTParamInvalid, "%s: the host buffer has %d bytes, the operation touches %d", what, len(x.Host), n)
+	case x.Pin == 0:
+		return span{host: x.Host}, nil
+	}
+	p := b.pins[x.Pin]
+	switch {
+	case p == nil:
+		return span{}, acl.Errorf(acl.ErrRTInvalidHandle, "%s: pin %d is not a registered host range", what, x.Pin)
+	case !p.contains(x.Host[:n]):
+		return span{}, acl.Errorf(acl.ErrRTParamInvalid, "%s: the %d host bytes are not inside the range registered as pin %d", what, n, x.Pin)
+	case write && p.readonly:
+		return span{}, acl.Errorf(acl.ErrRTParamInvalid, "%s: pin %d is registered read-only and cannot be written", what, x.Pin)
+	}
+	return span{host: x.Host, pin: p}, nil
+}
+
+// pair resolves the two sides of a copy that touches dn bytes of dst and
+// sn of src. A copy between two devices needs peer access (see
+// EnablePeerAccess).
+func (b *Backend) pair(dst, src acl.Buf, dn, sn uint64) (d, s span, err error) {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if b.closed {
+		return d, s, errClosed()
+	}
+	if d, err = b.spanLocked(dst, dn, true, "dst"); err != nil {
+		return d, s, err
+	}
+	if s, err = b.spanLocked(src, sn, false, "src"); err != nil {
+		d.release()
+		return span{}, s, err
+	}
+	if err := b.peerLocked(d, s); err != nil {
+		d.release()
+		s.release()
+		return span{}, span{}, err
+	}
+	return d, s, nil
+}
+
+// peerLocked checks that a copy from s to d may cross devices.
+func (b *Backend) peerLocked(d, s span) error {
+	if d.dev() && s.dev() && !b.peerOKLocked(d.a.dev, s.a.dev) {
+		return acl.Errorf(acl.ErrRTParamInvalid, "a copy from device %d to device %d needs peer access between them on %s: call EnablePeerAccess first", s.a.dev.id, d.a.dev.id, b.chip)
+	}
+	return nil
+}
+
+// lock2 takes the data locks of a copy's destination (w) and source (r)
+// allocations, either of which may be nil, in id order.
+func lock2(w, r *alloc) {
+	switch {
+	case w == nil && r == nil:
+	case w == nil:
+		r.mu.RLock()
+	case r == nil || r == w:
+		w.mu.Lock()
+	case w.id < r.id:
+		w.mu.Lock()
+		r.mu.RLock()
+	default:
+		r.mu.RLock()
+		w.mu.Lock()
+	}
+}
+
+func unlock2(w, r *alloc) {
+	switch {
+	case w == nil && r == nil:
+	case w == nil:
+		r.mu.RUnlock()
+	case r == nil || r == w:
+		w.mu.Unlock()
+	default:
+		w.mu.Unlock()
+		r.mu.RUnlock()
+	}
+}

@@ -1,0 +1,210 @@
+package sim
+
+import (
+	"math/bits"
+	"sync"
+
+	"github.com/aclwasm/aclwasm/acl"
+)
+
+// Defaults of New.
+const (
+	DefaultDevices    = 2
+	DefaultMemory     = 32 << 30 // accounted bytes per device
+	DefaultQueueDepth = 4096     // operations per stream before a call with a context blocks
+	MaxMemory         = 1 << 46  // the largest per-device memory WithMemory accepts
+)
+
+// Option configures New.
+type Option func(*config)
+
+type config struct {
+	devices int
+	memory  uint64
+	chip    Chip
+	peer    func(dev, peer int32) bool
+	depth   int
+	timing  bool
+}
+
+// WithDevices sets how many devices there are (default 2). Values below 1
+// mean 1.
+func WithDevices(n int) Option {
+	return func(c *config) { c.devices = max(n, 1) }
+}
+
+// WithMemory sets the accounted memory of each device in bytes (default 32
+// GiB, at most MaxMemory). Go memory is only allocated by Malloc, for the
+// bytes asked for, so a large value costs nothing until it is used; but an
+// allocation larger than the host can map ends the process, as any Go
+// allocation does. 0 means the default.
+func WithMemory(bytes uint64) Option {
+	return func(c *config) {
+		if bytes != 0 {
+			c.memory = min(bytes, MaxMemory)
+		}
+	}
+}
+
+// WithChip selects the chip family whose rules apply (default AtlasA2).
+func WithChip(chip Chip) Option {
+	return func(c *config) { c.chip = chip }
+}
+
+// WithPeers sets which device pairs CanAccessPeer reports as able to reach
+// each other (default: every pair of distinct devices). EnablePeerAccess
+// fails for the others.
+func WithPeers(can func(dev, peer int32) bool) Option {
+	return func(c *config) { c.peer = can }
+}
+
+// WithQueueDepth bounds how many operations a stream holds before
+// MemcpyAsync and the other calls that take a context block until the
+// stream catches up (default 4096), as a full native task queue does.
+// Event and host-function calls are never blocked. 0 means no bound.
+func WithQueueDepth(n int) Option {
+	return func(c *config) { c.depth = max(n, 0) }
+}
+
+// WithTiming turns on the timing model: every copy and memset takes at
+// least the chip's launch latency plus its bytes over the chip's nominal
+// bandwidth for the direction, so that programs see plausible elapsed times
+// and overlap between streams. Off by default: the simulator then runs as
+// fast as the host's memory allows.
+func WithTiming() Option {
+	return func(c *config) { c.timing = true }
+}
+
+// Backend is the simulated device. It implements acl.Backend; all its
+// methods are safe for concurrent use.
+type Backend struct {
+	prof   profile
+	chip   Chip
+	peer   func(dev, peer int32) bool
+	depth  int
+	timing bool
+
+	// Device addresses are an allocation id above shift bits of offset:
+	// the lookup from any interior address is a shift and a map access.
+	shift  uint
+	mask   uint64
+	lastID uint64
+
+	devs []*device
+
+	mu      sync.RWMutex // guards the tables below; never held while waiting
+	closed  bool
+	allocs  map[uint64]*alloc
+	pins    map[acl.HostPin]*pin
+	streams map[acl.Stream]*stream
+	live    map[*stream]struct{} // streams whose worker runs, destroyed ones included until it stops
+	events  map[acl.Event]*event
+	nextID  uint64 // allocation ids, never reused
+	nextH   uint64 // stream and event handles, never reused
+	nextPin acl.HostPin
+}
+
+var _ acl.Backend = (*Backend)(nil)
+
+// New returns a simulator with the options applied. Its default streams'
+// workers run until Close.
+func New(opts ...Option) *Backend {
+	c := config{devices: DefaultDevices, memory: DefaultMemory, chip: AtlasA2, depth: DefaultQueueDepth}
+	for _, o := range opts {
+		o(&c)
+	}
+	// Offsets need as many bits as the largest allocation can have, and at
+	// least 32 so that every address is at or above 2^32.
+	shift := uint(max(32, bits.Len64(c.memory-1)))
+	b := &Backend{
+		prof:    c.chip.profile(),
+		chip:    c.chip,
+		peer:    c.peer,
+		depth:   c.depth,
+		timing:  c.timing,
+		shift:   shift,
+		mask:    1<<shift - 1,
+		lastID:  1<<(64-shift) - 1,
+		allocs:  map[uint64]*alloc{},
+		pins:    map[acl.HostPin]*pin{},
+		streams: map[acl.Stream]*stream{},
+		live:    map[*stream]struct{}{},
+		events:  map[acl.Event]*event{},
+	}
+	for i := range c.devices {
+		d := &device{id: int32(i), total: c.memory, streams: map[*stream]struct{}{}, peers: map[int32]bool{}}
+		b.devs = append(b.devs, d)
+		d.def = b.newStreamLocked(d)
+	}
+	return b
+}
+
+// Name implements acl.Backend.
+func (b *Backend) Name() string { return "sim" }
+
+// Chip returns the chip family the simulator follows.
+func (b *Backend) Chip() Chip { return b.chip }
+
+// Version implements acl.Backend: the ACL version whose behaviour the
+// simulator follows.
+func (b *Backend) Version() (major, minor, patch int32) {
+	return acl.VersionMajor, acl.VersionMinor, acl.VersionPatch
+}
+
+// DeviceCount implements acl.Backend.
+func (b *Backend) DeviceCount() int { return len(b.devs) }
+
+// Close implements acl.Backend. It cancels the work not yet started on every
+// stream, waits for the operations running now, stops the workers and
+// releases all memory, registrations, streams and events. Calls blocked in
+// the simulator return. Afterwards every method fails with
+// ACL_ERROR_RT_CONTEXT_NULL. Close is idempotent.
+func (b *Backend) Close() error {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil
+	}
+	b.closed = true
+	ss := make([]*stream, 0, len(b.live))
+	for s := range b.live {
+		ss = append(ss, s)
+	}
+	es := make([]*event, 0, len(b.events))
+	for _, e := range b.events {
+		es = append(es, e)
+	}
+	clear(b.streams)
+	clear(b.events)
+	b.mu.Unlock()
+
+	for _, s := range ss {
+		s.close(true)
+	}
+	for _, e := range es {
+		e.destroy()
+	}
+
+	b.mu.Lock()
+	clear(b.live)
+	clear(b.allocs)
+	clear(b.pins)
+	for _, d := range b.devs {
+		d.used = 0
+		clear(d.streams)
+	}
+	b.mu.Unlock()
+	return nil
+}
+
+func errClosed() error {
+	return acl.Errorf(acl.ErrRTContextNull, "the simulator is closed")
+}
+
+// device returns device id, or 107001.
+func (b *Backend) device(id int32) (*device, error) {
+	if id < 0 || int(id) >= len(b.devs) {
+		return nil, acl.Errorf(acl.ErrRTInvalidDeviceID, "device %d does not exist: there are %d devices (0..%d)", id, len(b.devs), len(b.devs)-1)
+	}
+	return b.devs[id], nil
+}

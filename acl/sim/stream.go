@@ -1,0 +1,458 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/aclwasm/aclwasm/acl"
+)
+
+// op is one queued operation.
+type op struct {
+	run    func(*stream) error
+	cancel func() // runs instead of run when the op is dropped; may be nil
+	held   [2]span
+	free   func() // releases what the op holds beyond held; may be nil
+}
+
+// release drops the references the op holds.
+func (o *op) release() {
+	o.held[0].release()
+	o.held[1].release()
+	if o.free != nil {
+		o.free()
+	}
+}
+
+// stream is a FIFO queue of operations that one worker goroutine runs in
+// order. enq counts the operations accepted and done those completed, so
+// "the work queued before now" is a target count that waiters compare
+// against done.
+type stream struct {
+	h   acl.Stream
+	dev *device
+	b   *Backend
+
+	mu      sync.Mutex
+	cond    sync.Cond // signals the worker: an op was queued, or stop
+	q       []op
+	head    int
+	enq     uint64
+	done    uint64
+	err     error // first asynchronous error since the last synchronize
+	closing bool  // no more ops are accepted
+	stop    bool  // the worker exits once its running op is done
+	dead    bool  // the worker has exited
+	waiters []*waiter
+
+	aborted bool
+	abort   chan struct{} // closed when queued work is cancelled: a running wait gives up
+	exited  chan struct{} // closed when the worker returns
+}
+
+type waiter struct {
+	target uint64
+	ch     chan struct{}
+}
+
+var (
+	errDead    = errors.New("stream destroyed")
+	errTimeout = errors.New("timeout")
+)
+
+// newStreamLocked creates a stream on d and starts its worker. Backend.mu
+// is held (or b is not shared yet).
+func (b *Backend) newStreamLocked(d *device) *stream {
+	b.nextH++
+	s := &stream{h: acl.Stream(b.nextH), dev: d, b: b, abort: make(chan struct{}), exited: make(chan struct{})}
+	s.cond.L = &s.mu
+	b.streams[s.h] = s
+	b.live[s] = struct{}{}
+	d.streams[s] = struct{}{}
+	go s.loop()
+	return s
+}
+
+func (s *stream) loop() {
+	defer close(s.exited)
+	s.mu.Lock()
+	for {
+		for s.head == len(s.q) && !s.stop {
+			s.cond.Wait()
+		}
+		if s.stop {
+			s.mu.Unlock()
+			return
+		}
+		o := s.q[s.head]
+		s.q[s.head] = op{}
+		s.head++
+		switch {
+		case s.head == len(s.q):
+			s.q, s.head = s.q[:0], 0
+		case s.head >= 64 && 2*s.head >= len(s.q):
+			n := copy(s.q, s.q[s.head:])
+			clear(s.q[n:])
+			s.q, s.head = s.q[:n], 0
+		}
+		s.mu.Unlock()
+
+		err := s.exec(&o)
+		o.release()
+
+		s.mu.Lock()
+		if err != nil && s.err == nil {
+			s.err = err
+		}
+		s.done++
+		if len(s.waiters) > 0 {
+			s.wakeLocked()
+		}
+	}
+}
+
+// exec runs o. A panic in it (a host function's, or a simulator bug) is
+// the operation's error rather than the end of the process.
+func (s *stream) exec(o *op) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = acl.Errorf(acl.ErrInternal, "stream %d: operation panicked: %v", s.h, r)
+		}
+	}()
+	return o.run(s)
+}
+
+// push queues o. With a non-nil ctx it first waits while the stream holds
+// DefaultQueueDepth (or the configured depth) operations. On failure the
+// references o holds are released.
+func (s *stream) push(ctx context.Context, o op) error {
+	s.mu.Lock()
+	for ctx != nil && s.b.depth > 0 && !s.closing && s.enq-s.done >= uint64(s.b.depth) {
+		w := &waiter{target: s.enq - uint64(s.b.depth) + 1, ch: make(chan struct{})}
+		s.waiters = append(s.waiters, w)
+		s.mu.Unlock()
+		select {
+		case <-w.ch:
+		case <-ctx.Done():
+		}
+		s.mu.Lock()
+		s.removeLocked(w)
+		if err := ctx.Err(); err != nil && s.enq-s.done >= uint64(s.b.depth) {
+			s.mu.Unlock()
+			o.release()
+			return err
+		}
+	}
+	if s.closing {
+		s.mu.Unlock()
+		o.release()
+		return acl.Errorf(acl.ErrRTInvalidHandle, "stream %d is being destroyed", s.h)
+	}
+	s.q = append(s.q, o)
+	s.enq++
+	s.cond.Signal()
+	s.mu.Unlock()
+	return nil
+}
+
+// target returns the count of operations queued so far.
+func (s *stream) target() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.enq
+}
+
+// wait blocks until the first target operations have completed, ctx is
+// done (its error), tmo is closed (errTimeout) or the stream dies
+// (errDead). A nil ctx never ends the wait.
+func (s *stream) wait(ctx context.Context, target uint64, tmo <-chan struct{}) error {
+	s.mu.Lock()
+	switch {
+	case s.done >= target:
+		s.mu.Unlock()
+		return nil
+	case s.dead:
+		s.mu.Unlock()
+		return errDead
+	}
+	w := &waiter{target: target, ch: make(chan struct{})}
+	s.waiters = append(s.waiters, w)
+	s.mu.Unlock()
+
+	select {
+	case <-w.ch:
+	case <-done(ctx):
+	case <-tmo:
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.removeLocked(w)
+	switch {
+	case s.done >= target:
+		return nil
+	case s.dead:
+		return errDead
+	case ctxErr(ctx) != nil:
+		return ctxErr(ctx)
+	}
+	return errTimeout
+}
+
+func (s *stream) wakeLocked() {
+	k := 0
+	for _, w := range s.waiters {
+		if s.done >= w.target || s.dead {
+			close(w.ch)
+		} else {
+			s.waiters[k] = w
+			k++
+		}
+	}
+	clear(s.waiters[k:])
+	s.waiters = s.waiters[:k]
+}
+
+func (s *stream) removeLocked(w *waiter) {
+	for i, x := range s.waiters {
+		if x == w {
+			s.waiters = append(s.waiters[:i], s.waiters[i+1:]...)
+			s.waiters = s.waiters[:len(s.waiters):len(s.waiters)]
+			return
+		}
+	}
+}
+
+// takeErr returns the pending asynchronous error and clears it.
+func (s *stream) takeErr() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	err := s.err
+	s.err = nil
+	return err
+}
+
+// drain waits for the work queued so far, as a copy of pageable memory
+// must before it runs.
+func (s *stream) drain(ctx context.Context) error {
+	switch err := s.wait(ctx, s.target(), nil); err {
+	case errDead:
+		return acl.Errorf(acl.ErrRTInvalidHandle, "stream %d was destroyed while waiting", s.h)
+	default:
+		return err
+	}
+}
+
+// close stops the stream for good. With cancel it drops the operations not
+// yet started and makes a running wait give up; either way it returns once
+// the worker has finished its running operation and exited.
+func (s *stream) close(cancel bool) {
+	s.mu.Lock()
+	s.closing = true
+	var dropped []op
+	if cancel {
+		dropped = append(dropped, s.q[s.head:]...)
+		clear(s.q)
+		s.q, s.head = nil, 0
+		if !s.aborted {
+			s.aborted = true
+			close(s.abort)
+		}
+	}
+	s.stop = true
+	s.cond.Broadcast()
+	s.mu.Unlock()
+
+	for i := range dropped {
+		if dropped[i].cancel != nil {
+			dropped[i].cancel()
+		}
+		dropped[i].release()
+	}
+	<-s.exited
+
+	s.mu.Lock()
+	s.dead = true
+	s.wakeLocked()
+	s.mu.Unlock()
+}
+
+// timeout returns a channel closed after ms milliseconds: never for -1 (nil
+// channel), at once for 0 (a poll).
+func timeout(ms int32) (<-chan struct{}, func()) {
+	switch {
+	case ms < 0:
+		return nil, func() {}
+	case ms == 0:
+		return closed, func() {}
+	}
+	c := make(chan struct{})
+	t := time.AfterFunc(time.Duration(ms)*time.Millisecond, func() { close(c) })
+	return c, func() { t.Stop() }
+}
+
+// done returns ctx.Done(), or nil (never ready) for a nil ctx.
+func done(ctx context.Context) <-chan struct{} {
+	if ctx == nil {
+		return nil
+	}
+	return ctx.Done()
+}
+
+// ctxErr returns ctx.Err(), or nil for a nil ctx.
+func ctxErr(ctx context.Context) error {
+	if ctx == nil {
+		return nil
+	}
+	return ctx.Err()
+}
+
+var closed = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
+
+// stream returns the live stream h, or 107017.
+func (b *Backend) stream(h acl.Stream) (*stream, error) {
+	b.mu.RLock()
+	s, isClosed := b.streams[h], b.closed
+	b.mu.RUnlock()
+	switch {
+	case isClosed:
+		return nil, errClosed()
+	case s == nil:
+		return nil, acl.Errorf(acl.ErrRTInvalidHandle, "stream %d is not a live stream", h)
+	}
+	return s, nil
+}
+
+// DefaultStream implements acl.Backend.
+func (b *Backend) DefaultStream(dev int32) (acl.Stream, error) {
+	d, err := b.device(dev)
+	if err != nil {
+		return 0, err
+	}
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if b.closed {
+		return 0, errClosed()
+	}
+	return d.def.h, nil
+}
+
+// CreateStream implements acl.Backend. Every stream has its own worker
+// goroutine until it is destroyed.
+func (b *Backend) CreateStream(dev int32) (acl.Stream, error) {
+	d, err := b.device(dev)
+	if err != nil {
+		return 0, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return 0, errClosed()
+	}
+	return b.newStreamLocked(d).h, nil
+}
+
+// DestroyStream implements acl.Backend. The handle is invalid from the
+// start of the call. If ctx is done before the queued work completes, the
+// work not yet started is dropped (records of events in it complete with
+// ACL_ERROR_RT_STREAM_ABORT), the running operation is waited for, and ctx's
+// error is returned; the stream is destroyed either way. A default stream
+// cannot be destroyed (100000).
+func (b *Backend) DestroyStream(ctx context.Context, h acl.Stream) error {
+	b.mu.Lock()
+	s := b.streams[h]
+	switch {
+	case b.closed:
+		b.mu.Unlock()
+		return errClosed()
+	case s == nil:
+		b.mu.Unlock()
+		return acl.Errorf(acl.ErrRTInvalidHandle, "stream %d is not a live stream", h)
+	case s == s.dev.def:
+		b.mu.Unlock()
+		return acl.Errorf(acl.ErrInvalidParam, "stream %d is the default stream of device %d, which cannot be destroyed", h, s.dev.id)
+	}
+	delete(b.streams, h)
+	delete(s.dev.streams, s)
+	b.mu.Unlock()
+
+	s.mu.Lock()
+	s.closing = true
+	target := s.enq
+	s.mu.Unlock()
+	err := s.wait(ctx, target, nil)
+	if err == errDead { // Close stopped it meanwhile
+		return nil
+	}
+	s.close(err != nil)
+	b.mu.Lock()
+	delete(b.live, s)
+	b.mu.Unlock()
+	return err
+}
+
+// SynchronizeStream implements acl.Backend. It waits for the work queued
+// when it is called; a stream destroyed meanwhile gives 107017.
+func (b *Backend) SynchronizeStream(ctx context.Context, h acl.Stream, timeoutMs int32) error {
+	if err := acl.CheckTimeout(timeoutMs); err != nil {
+		return err
+	}
+	s, err := b.stream(h)
+	if err != nil {
+		return err
+	}
+	tmo, stop := timeout(timeoutMs)
+	defer stop()
+	switch err := s.wait(ctx, s.target(), tmo); err {
+	case nil:
+	case errTimeout:
+		return acl.Errorf(acl.ErrRTStreamSyncTimeout, "stream %d: queued work did not complete within %d ms", h, timeoutMs)
+	case errDead:
+		return acl.Errorf(acl.ErrRTInvalidHandle, "stream %d was destroyed while waiting", h)
+	default:
+		return err
+	}
+	return s.takeErr()
+}
+
+// StreamQuery implements acl.Backend.
+func (b *Backend) StreamQuery(h acl.Stream) (acl.StreamStatus, error) {
+	n, err := b.Pending(h)
+	switch {
+	case err != nil:
+		return acl.StreamStatusReserved, err
+	case n > 0:
+		return acl.StreamStatusNotReady, nil
+	}
+	return acl.StreamStatusComplete, nil
+}
+
+// Pending implements acl.Backend.
+func (b *Backend) Pending(h acl.Stream) (int, error) {
+	s, err := b.stream(h)
+	if err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return int(s.enq - s.done), nil
+}
+
+// LaunchHostFunc implements acl.Backend. fn runs on the stream's worker; a
+// panic in it becomes the stream's error (500000) instead of crashing.
+func (b *Backend) LaunchHostFunc(h acl.Stream, fn func() error) error {
+	if fn == nil {
+		return acl.Errorf(acl.ErrInvalidParam, "fn is nil")
+	}
+	s, err := b.stream(h)
+	if err != nil {
+		return err
+	}
+	return s.push(nil, op{run: func(*stream) error { return fn() }})
+}
