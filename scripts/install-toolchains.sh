@@ -38,7 +38,7 @@ if ! command -v npm >/dev/null 2>&1; then PACKAGES+=(npm); fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do
-	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep 'install ok installed' >/dev/null; then
 		missing+=("$p")
 	fi
 done
@@ -93,5 +93,5 @@ for t in clang wasm-ld wat2wasm wasm-objdump /usr/bin/rustc /usr/bin/cargo node 
 	command -v "$t" >/dev/null 2>&1 || die "$t is still missing after installation"
 done
 [[ -d /usr/include/wasm32-wasi ]] || die "wasi-libc headers (/usr/include/wasm32-wasi) are missing"
-/usr/bin/rustc --print target-list | grep -qx wasm32-wasi || die "/usr/bin/rustc has no wasm32-wasi target"
+/usr/bin/rustc --print target-list | grep -x wasm32-wasi >/dev/null || die "/usr/bin/rustc has no wasm32-wasi target"
 say "done"

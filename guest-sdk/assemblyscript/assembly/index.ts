@@ -1,0 +1,532 @@
+// The AssemblyScript guest SDK of aclwasm: the CANN ACL memory-copy API for
+// WebAssembly plugins, as imports from the module "acl" (guest ABI v1).
+//
+// Layers: bindings.ts holds the raw imports with their wire types (native
+// names, generated); codes.ts and types.ts the native error codes and enums
+// (generated); this file a thin wrapper.
+//
+// Errors: every wrapper that returns i32 returns the native aclError code (0 =
+// ACL_SUCCESS). Functions that produce a value return it, or a documented
+// sentinel on failure (null, -1, NaN). In both cases lastError() then tells
+// which function failed, its code and native name, and the host's message.
+//
+// Strings: AssemblyScript strings are UTF-16, the host's messages UTF-8.
+// recentErrMsg() copies the bytes from aclGetRecentErrMsg into a buffer and
+// decodes them with String.UTF8.decodeUnsafe, so any message the host writes
+// round-trips (invalid UTF-8 would become U+FFFD). init() encodes its path
+// with String.UTF8.encode(path, true) (NUL-terminated).
+
+import {
+  aclInit, aclFinalize, aclrtGetVersion, aclrtSetDevice, aclrtResetDevice, aclrtGetDevice,
+  aclrtGetDeviceCount, aclrtSynchronizeDevice, aclrtSynchronizeDeviceWithTimeout,
+  aclrtDeviceCanAccessPeer, aclrtDeviceEnablePeerAccess, aclrtDeviceDisablePeerAccess,
+  aclrtGetMemInfo, aclrtMalloc, aclrtFree, aclrtHostRegister, aclrtHostUnregister,
+  aclrtPointerGetAttributes, aclrtCreateStream, aclrtDestroyStream, aclrtSynchronizeStream,
+  aclrtSynchronizeStreamWithTimeout, aclrtStreamQuery, aclrtCreateEvent, aclrtDestroyEvent,
+  aclrtRecordEvent, aclrtStreamWaitEvent, aclrtSynchronizeEvent, aclrtQueryEventStatus,
+  aclrtEventElapsedTime, aclGetRecentErrMsg, aclrtMemcpy, aclrtMemcpyAsync,
+  aclrtMemcpyAsyncWithCondition, aclrtMemcpy2d, aclrtMemcpy2dAsync, aclrtMemset,
+  aclrtMemsetAsync, aclrtMemcpyBatch, aclrtMemcpyBatchAsync, aclrtMemcpyBatchV2,
+  aclrtMemcpyBatchAsyncV2, aclrtGetMemcpyDescSize, aclrtSetMemcpyDesc,
+  aclrtMemcpyAsyncWithDesc, aclrtMemcpyAsyncWithOffset,
+} from "./bindings";
+import { errorName, ACL_SUCCESS } from "./codes";
+import {
+  MemcpyKind, MemAttr, MemMallocPolicy, HostRegisterType, MemLocationType,
+  MEMCPY_BATCH_ATTR_SIZE, PTR_ATTRIBUTES_SIZE,
+} from "./types";
+
+export * from "./bindings";
+export * from "./codes";
+export * from "./types";
+
+// ---- errors ----
+
+/** A failed call: the function, the native code and the host's message. */
+export class AclError {
+  constructor(
+    /** The ACL function, such as "aclrtMemcpy". */
+    public func: string,
+    /** The native aclError code. */
+    public code: i32,
+    /** The host's message (which argument was wrong and why), or "". */
+    public message: string,
+  ) {}
+
+  /** The native name of the code, such as "ACL_ERROR_RT_PARAM_INVALID". */
+  get name(): string {
+    return errorName(this.code);
+  }
+
+  toString(): string {
+    let s = this.func + ": " + this.name + " (" + this.code.toString() + ")";
+    if (this.message.length > 0) s += ": " + this.message;
+    return s;
+  }
+}
+
+let lastFunc: string = "";
+let lastCode: i32 = ACL_SUCCESS;
+let failIndex: u64 = U64.MAX_VALUE;
+
+function check(fn: string, code: i32): i32 {
+  if (code != ACL_SUCCESS) {
+    lastFunc = fn;
+    lastCode = code;
+  }
+  return code;
+}
+
+/**
+ * The most recent failure of an SDK call: its function and code, with the
+ * host's current message. Returns null if no call has failed.
+ */
+export function lastError(): AclError | null {
+  if (lastCode == ACL_SUCCESS) return null;
+  return new AclError(lastFunc, lastCode, recentErrMsg());
+}
+
+/** Forgets the recorded failure, so that lastError() returns null. */
+export function clearLastError(): void {
+  lastCode = ACL_SUCCESS;
+  lastFunc = "";
+}
+
+const MSG_CAP: i32 = 512;
+const msgScratch = memory.data(MSG_CAP);
+
+/**
+ * The session's most recent error message, decoded from UTF-8 (empty if no
+ * call has failed). The next failure replaces it; reading does not clear it.
+ */
+export function recentErrMsg(): string {
+  let n = aclGetRecentErrMsg(msgScratch, MSG_CAP);
+  if (n <= 0) return "";
+  if (n < MSG_CAP) return String.UTF8.decodeUnsafe(msgScratch, <usize>n);
+  const big = new ArrayBuffer(n + 1);
+  const m = aclGetRecentErrMsg(changetype<usize>(big), n + 1);
+  return String.UTF8.decodeUnsafe(changetype<usize>(big), <usize>min(m, n));
+}
+
+// ---- addresses ----
+
+/** The address of a typed array's first element in guest memory. */
+export function addrOf<T extends ArrayBufferView>(a: T): u64 {
+  return <u64>a.dataStart;
+}
+
+/** The address of an ArrayBuffer's first byte in guest memory. */
+export function addrOfBuffer(b: ArrayBuffer): u64 {
+  return <u64>changetype<usize>(b);
+}
+
+// ---- runtime and devices ----
+
+/** aclInit: initializes the runtime (optional). null passes NULL. */
+export function init(configPath: string | null = null): i32 {
+  if (configPath === null) return check("aclInit", aclInit(0));
+  const p = String.UTF8.encode(<string>configPath, true);
+  return check("aclInit", aclInit(changetype<usize>(p)));
+}
+
+/** aclFinalize. */
+export function finalize(): i32 {
+  return check("aclFinalize", aclFinalize());
+}
+
+/** The ACL version the host implements. */
+export class Version {
+  constructor(public major: i32, public minor: i32, public patch: i32) {}
+}
+
+const out64 = memory.data(8);
+const out64b = memory.data(8);
+const out32c = memory.data(4);
+
+/** aclrtGetVersion; null on failure. */
+export function version(): Version | null {
+  if (check("aclrtGetVersion", aclrtGetVersion(out64, out64 + 4, out32c)) != 0) return null;
+  return new Version(load<i32>(out64), load<i32>(out64 + 4), load<i32>(out32c));
+}
+
+/** aclrtSetDevice: makes id current; required before device work. */
+export function setDevice(id: i32): i32 {
+  return check("aclrtSetDevice", aclrtSetDevice(id));
+}
+
+/** aclrtResetDevice. */
+export function resetDevice(id: i32): i32 {
+  return check("aclrtResetDevice", aclrtResetDevice(id));
+}
+
+/** aclrtGetDevice: the current device id, or -1 on failure. */
+export function getDevice(): i32 {
+  if (check("aclrtGetDevice", aclrtGetDevice(out64)) != 0) return -1;
+  return load<i32>(out64);
+}
+
+/** aclrtGetDeviceCount: how many devices the session sees, or -1 on failure. */
+export function deviceCount(): i64 {
+  if (check("aclrtGetDeviceCount", aclrtGetDeviceCount(out64)) != 0) return -1;
+  return <i64>load<u32>(out64);
+}
+
+/** aclrtSynchronizeDevice. */
+export function synchronizeDevice(): i32 {
+  return check("aclrtSynchronizeDevice", aclrtSynchronizeDevice());
+}
+
+/** aclrtSynchronizeDeviceWithTimeout (ms; -1 forever). */
+export function synchronizeDeviceWithTimeout(timeoutMs: i32): i32 {
+  return check("aclrtSynchronizeDeviceWithTimeout", aclrtSynchronizeDeviceWithTimeout(timeoutMs));
+}
+
+/** aclrtDeviceCanAccessPeer: 1 or 0, or -1 on failure. */
+export function canAccessPeer(device: i32, peer: i32): i32 {
+  if (check("aclrtDeviceCanAccessPeer", aclrtDeviceCanAccessPeer(out64, device, peer)) != 0) return -1;
+  return load<i32>(out64) != 0 ? 1 : 0;
+}
+
+/** aclrtDeviceEnablePeerAccess with flags 0. */
+export function enablePeerAccess(peer: i32): i32 {
+  return check("aclrtDeviceEnablePeerAccess", aclrtDeviceEnablePeerAccess(peer, 0));
+}
+
+/** aclrtDeviceDisablePeerAccess. */
+export function disablePeerAccess(peer: i32): i32 {
+  return check("aclrtDeviceDisablePeerAccess", aclrtDeviceDisablePeerAccess(peer));
+}
+
+// ---- memory ----
+
+/** The session's free and total device memory of a class. */
+export class MemInfo {
+  constructor(public free: u64, public total: u64) {}
+}
+
+/** aclrtGetMemInfo; null on failure. */
+export function memInfo(attr: MemAttr): MemInfo | null {
+  if (check("aclrtGetMemInfo", aclrtGetMemInfo(attr, out64, out64b)) != 0) return null;
+  return new MemInfo(load<u64>(out64), load<u64>(out64b));
+}
+
+/** Where an address lives (aclrtPtrAttributes). */
+export class PtrAttributes {
+  constructor(public locationId: u32, public locationType: MemLocationType, public pageSize: u32) {}
+}
+
+const attrScratch = memory.data(PTR_ATTRIBUTES_SIZE);
+
+/** aclrtPointerGetAttributes; null on failure. */
+export function pointerAttributes(ptr: u64): PtrAttributes | null {
+  if (check("aclrtPointerGetAttributes", aclrtPointerGetAttributes(ptr, attrScratch)) != 0) return null;
+  return new PtrAttributes(load<u32>(attrScratch), <MemLocationType>load<u32>(attrScratch, 4), load<u32>(attrScratch, 8));
+}
+
+/** Device memory from aclrtMalloc. Call free() when done. */
+export class DeviceBuffer {
+  private constructor(public readonly ptr: u64, public readonly size: u64) {}
+
+  /** aclrtMalloc; null on failure. */
+  static alloc(size: u64, policy: MemMallocPolicy = MemMallocPolicy.MALLOC_HUGE_FIRST): DeviceBuffer | null {
+    if (check("aclrtMalloc", aclrtMalloc(out64, size, <u32>policy)) != 0) return null;
+    return new DeviceBuffer(load<u64>(out64), size);
+  }
+
+  /** aclrtFree, after the queued work that uses it. */
+  free(): i32 {
+    return check("aclrtFree", aclrtFree(this.ptr));
+  }
+
+  /** Copies src into the buffer at offset (synchronous H2D). */
+  write(offset: u64, src: Uint8Array): i32 {
+    const max = offset < this.size ? this.size - offset : 0;
+    return memcpy(this.ptr + offset, max, addrOf(src), <u64>src.length, MemcpyKind.HOST_TO_DEVICE);
+  }
+
+  /** Copies dst.length bytes at offset into dst (synchronous D2H). */
+  read(offset: u64, dst: Uint8Array): i32 {
+    return memcpy(addrOf(dst), <u64>dst.length, this.ptr + offset, <u64>dst.length, MemcpyKind.DEVICE_TO_HOST);
+  }
+
+  /** Copies all of src into the start of this buffer (synchronous D2D). */
+  copyFrom(src: DeviceBuffer): i32 {
+    return memcpy(this.ptr, this.size, src.ptr, src.size, MemcpyKind.DEVICE_TO_DEVICE);
+  }
+
+  /** Sets every byte to v (aclrtMemset). */
+  fill(v: u8): i32 {
+    return memset(this.ptr, this.size, <i32>v, this.size);
+  }
+
+  /** Queues setting every byte to v on stream (aclrtMemsetAsync). */
+  fillAsync(v: u8, stream: Stream): i32 {
+    return memsetAsync(this.ptr, this.size, <i32>v, this.size, stream);
+  }
+}
+
+/**
+ * Pinned guest memory, as aclrtMallocHost gives natively: a Uint8Array
+ * registered with aclrtHostRegister. Async copies read and write it when they
+ * execute: its contents are defined once the stream is synchronized. The
+ * object keeps the array alive; call free() to unregister it.
+ */
+export class PinnedBuffer {
+  private constructor(public readonly bytes: Uint8Array) {}
+
+  /** Allocates size zeroed bytes and registers them; null on failure. */
+  static alloc(size: i32, type: HostRegisterType = HostRegisterType.MAPPED): PinnedBuffer | null {
+    const b = new Uint8Array(size);
+    if (check("aclrtHostRegister", aclrtHostRegister(addrOf(b), <u64>size, <u32>type, out64)) != 0) return null;
+    return new PinnedBuffer(b);
+  }
+
+  /** The address of the first byte. */
+  get ptr(): u64 {
+    return addrOf(this.bytes);
+  }
+
+  /** aclrtHostUnregister, after the queued work that uses it. */
+  free(): i32 {
+    return check("aclrtHostUnregister", aclrtHostUnregister(this.ptr));
+  }
+}
+
+/** aclrtHostRegister of [ptr, ptr+size). */
+export function hostRegister(ptr: u64, size: u64, type: HostRegisterType): i32 {
+  return check("aclrtHostRegister", aclrtHostRegister(ptr, size, <u32>type, out64));
+}
+
+/** aclrtHostUnregister of the range that starts at ptr. */
+export function hostUnregister(ptr: u64): i32 {
+  return check("aclrtHostUnregister", aclrtHostUnregister(ptr));
+}
+
+// ---- streams and events ----
+
+/** A stream handle; Stream.DEFAULT is the current device's default stream. */
+export class Stream {
+  constructor(public readonly handle: u32) {}
+
+  /** The current device's default stream (handle 0, NULL natively). */
+  static readonly DEFAULT: Stream = new Stream(0);
+
+  /** aclrtCreateStream; null on failure. */
+  static create(): Stream | null {
+    if (check("aclrtCreateStream", aclrtCreateStream(out64)) != 0) return null;
+    return new Stream(load<u32>(out64));
+  }
+
+  /** aclrtDestroyStream, after its queued work. */
+  destroy(): i32 {
+    return check("aclrtDestroyStream", aclrtDestroyStream(this.handle));
+  }
+
+  /** aclrtSynchronizeStream: returns the first error the queued work met. */
+  synchronize(): i32 {
+    return check("aclrtSynchronizeStream", aclrtSynchronizeStream(this.handle));
+  }
+
+  /** aclrtSynchronizeStreamWithTimeout (ms; -1 forever). */
+  synchronizeWithTimeout(timeoutMs: i32): i32 {
+    return check("aclrtSynchronizeStreamWithTimeout", aclrtSynchronizeStreamWithTimeout(this.handle, timeoutMs));
+  }
+
+  /** aclrtStreamQuery: a StreamStatus value, or -1 on failure. */
+  query(): i64 {
+    if (check("aclrtStreamQuery", aclrtStreamQuery(this.handle, out64)) != 0) return -1;
+    return <i64>load<u32>(out64);
+  }
+
+  /** aclrtStreamWaitEvent. */
+  waitEvent(event: Event): i32 {
+    return check("aclrtStreamWaitEvent", aclrtStreamWaitEvent(this.handle, event.handle));
+  }
+}
+
+/** An event handle. */
+export class Event {
+  constructor(public readonly handle: u32) {}
+
+  /** aclrtCreateEvent; null on failure. */
+  static create(): Event | null {
+    if (check("aclrtCreateEvent", aclrtCreateEvent(out64)) != 0) return null;
+    return new Event(load<u32>(out64));
+  }
+
+  /** aclrtDestroyEvent. */
+  destroy(): i32 {
+    return check("aclrtDestroyEvent", aclrtDestroyEvent(this.handle));
+  }
+
+  /** aclrtRecordEvent on stream. */
+  record(stream: Stream): i32 {
+    return check("aclrtRecordEvent", aclrtRecordEvent(this.handle, stream.handle));
+  }
+
+  /** aclrtSynchronizeEvent. */
+  synchronize(): i32 {
+    return check("aclrtSynchronizeEvent", aclrtSynchronizeEvent(this.handle));
+  }
+
+  /** aclrtQueryEventStatus: an EventRecordedStatus value, or -1 on failure. */
+  query(): i64 {
+    if (check("aclrtQueryEventStatus", aclrtQueryEventStatus(this.handle, out64)) != 0) return -1;
+    return <i64>load<u32>(out64);
+  }
+
+  /** aclrtEventElapsedTime: ms between two completed events, or NaN on failure. */
+  static elapsedTime(start: Event, end: Event): f32 {
+    if (check("aclrtEventElapsedTime", aclrtEventElapsedTime(out64, start.handle, end.handle)) != 0) return NaN;
+    return load<f32>(out64);
+  }
+}
+
+// ---- copies ----
+
+/** aclrtMemcpy: synchronous copy; the direction comes from the addresses. */
+export function memcpy(dst: u64, destMax: u64, src: u64, count: u64, kind: MemcpyKind): i32 {
+  return check("aclrtMemcpy", aclrtMemcpy(dst, destMax, src, count, kind));
+}
+
+/** aclrtMemcpyAsync on stream. */
+export function memcpyAsync(dst: u64, destMax: u64, src: u64, count: u64, kind: MemcpyKind, stream: Stream): i32 {
+  return check("aclrtMemcpyAsync", aclrtMemcpyAsync(dst, destMax, src, count, kind, stream.handle));
+}
+
+/** aclrtMemcpyAsyncWithCondition (deprecated natively; as memcpyAsync). */
+export function memcpyAsyncWithCondition(dst: u64, destMax: u64, src: u64, count: u64, kind: MemcpyKind, stream: Stream): i32 {
+  return check("aclrtMemcpyAsyncWithCondition", aclrtMemcpyAsyncWithCondition(dst, destMax, src, count, kind, stream.handle));
+}
+
+/** aclrtMemcpy2d: height rows of width bytes (H2D or D2H). */
+export function memcpy2d(dst: u64, dpitch: u64, src: u64, spitch: u64, width: u64, height: u64, kind: MemcpyKind): i32 {
+  return check("aclrtMemcpy2d", aclrtMemcpy2d(dst, dpitch, src, spitch, width, height, kind));
+}
+
+/** aclrtMemcpy2dAsync on stream (H2D, D2H or D2D). */
+export function memcpy2dAsync(dst: u64, dpitch: u64, src: u64, spitch: u64, width: u64, height: u64, kind: MemcpyKind, stream: Stream): i32 {
+  return check("aclrtMemcpy2dAsync", aclrtMemcpy2dAsync(dst, dpitch, src, spitch, width, height, kind, stream.handle));
+}
+
+/** aclrtMemset: count bytes at ptr (device or pinned memory) to value's low byte. */
+export function memset(ptr: u64, maxCount: u64, value: i32, count: u64): i32 {
+  return check("aclrtMemset", aclrtMemset(ptr, maxCount, value, count));
+}
+
+/** aclrtMemsetAsync on stream. */
+export function memsetAsync(ptr: u64, maxCount: u64, value: i32, count: u64, stream: Stream): i32 {
+  return check("aclrtMemsetAsync", aclrtMemsetAsync(ptr, maxCount, value, count, stream.handle));
+}
+
+/**
+ * The entries of a batch copy, in guest memory in the wire layout. add()
+ * appends entry i; attr() appends an attribute that applies from the next
+ * added entry on. Capacities are fixed; exceeding one aborts.
+ */
+export class Batch {
+  readonly dsts: StaticArray<u64>;
+  readonly destMaxs: StaticArray<u64>;
+  readonly srcs: StaticArray<u64>;
+  readonly sizes: StaticArray<u64>;
+  readonly attrs: ArrayBuffer;
+  readonly attrsIndexes: StaticArray<u64>;
+  count: i32 = 0;
+  numAttrs: i32 = 0;
+
+  constructor(capacity: i32, attrCapacity: i32 = 1) {
+    this.dsts = new StaticArray<u64>(capacity);
+    this.destMaxs = new StaticArray<u64>(capacity);
+    this.srcs = new StaticArray<u64>(capacity);
+    this.sizes = new StaticArray<u64>(capacity);
+    this.attrs = new ArrayBuffer(attrCapacity * MEMCPY_BATCH_ATTR_SIZE);
+    this.attrsIndexes = new StaticArray<u64>(attrCapacity);
+  }
+
+  /** Appends an entry copying size bytes from src to dst (capacity destMax). */
+  add(dst: u64, destMax: u64, src: u64, size: u64): void {
+    const i = this.count;
+    assert(i < this.dsts.length, "aclwasm: Batch is full");
+    this.dsts[i] = dst;
+    this.destMaxs[i] = destMax;
+    this.srcs[i] = src;
+    this.sizes[i] = size;
+    this.count = i + 1;
+  }
+
+  /** Appends an attribute for the entries from the next added one on. */
+  attr(dstType: MemLocationType, dstId: u32, srcType: MemLocationType, srcId: u32): void {
+    const k = this.numAttrs;
+    assert(k < this.attrsIndexes.length, "aclwasm: Batch attributes are full");
+    const p = changetype<usize>(this.attrs) + <usize>k * MEMCPY_BATCH_ATTR_SIZE;
+    store<u32>(p, dstId);
+    store<u32>(p, <u32>dstType, 4);
+    store<u32>(p, srcId, 8);
+    store<u32>(p, <u32>srcType, 12);
+    memory.fill(p + 16, 0, 16);
+    this.attrsIndexes[k] = <u64>this.count;
+    this.numAttrs = k + 1;
+  }
+}
+
+function sa<T>(a: StaticArray<T>): usize {
+  return changetype<usize>(a);
+}
+
+/** The failIndex of the most recent memcpyBatch/memcpyBatchAsync: the failed entry, or U64.MAX_VALUE. */
+export function lastFailIndex(): u64 {
+  return failIndex;
+}
+
+/** aclrtMemcpyBatch (H2D/D2H entries); lastFailIndex() names a failed entry. */
+export function memcpyBatch(b: Batch): i32 {
+  store<u64>(out64, U64.MAX_VALUE);
+  const code = aclrtMemcpyBatch(sa(b.dsts), sa(b.destMaxs), sa(b.srcs), sa(b.sizes), <u64>b.count,
+    changetype<usize>(b.attrs), sa(b.attrsIndexes), <u64>b.numAttrs, out64);
+  failIndex = load<u64>(out64);
+  return check("aclrtMemcpyBatch", code);
+}
+
+/** aclrtMemcpyBatchAsync on stream; lastFailIndex() names a failed entry. */
+export function memcpyBatchAsync(b: Batch, stream: Stream): i32 {
+  store<u64>(out64, U64.MAX_VALUE);
+  const code = aclrtMemcpyBatchAsync(sa(b.dsts), sa(b.destMaxs), sa(b.srcs), sa(b.sizes), <u64>b.count,
+    changetype<usize>(b.attrs), sa(b.attrsIndexes), <u64>b.numAttrs, out64, stream.handle);
+  failIndex = load<u64>(out64);
+  return check("aclrtMemcpyBatchAsync", code);
+}
+
+/** aclrtMemcpyBatchV2: memcpyBatch without failIndex. */
+export function memcpyBatchV2(b: Batch): i32 {
+  return check("aclrtMemcpyBatchV2", aclrtMemcpyBatchV2(sa(b.dsts), sa(b.destMaxs), sa(b.srcs), sa(b.sizes), <u64>b.count,
+    changetype<usize>(b.attrs), sa(b.attrsIndexes), <u64>b.numAttrs));
+}
+
+/** aclrtMemcpyBatchAsyncV2: memcpyBatchAsync without failIndex. */
+export function memcpyBatchAsyncV2(b: Batch, stream: Stream): i32 {
+  return check("aclrtMemcpyBatchAsyncV2", aclrtMemcpyBatchAsyncV2(sa(b.dsts), sa(b.destMaxs), sa(b.srcs), sa(b.sizes), <u64>b.count,
+    changetype<usize>(b.attrs), sa(b.attrsIndexes), <u64>b.numAttrs, stream.handle));
+}
+
+// ---- descriptors ----
+
+/** aclrtGetMemcpyDescSize (INNER_DEVICE_TO_DEVICE only): the size, or -1 on failure. */
+export function memcpyDescSize(kind: MemcpyKind): i64 {
+  if (check("aclrtGetMemcpyDescSize", aclrtGetMemcpyDescSize(kind, out64)) != 0) return -1;
+  return <i64>load<u64>(out64);
+}
+
+/** aclrtSetMemcpyDesc: writes a D2D copy descriptor into device memory at desc. */
+export function setMemcpyDesc(desc: u64, kind: MemcpyKind, src: u64, dst: u64, count: u64): i32 {
+  return check("aclrtSetMemcpyDesc", aclrtSetMemcpyDesc(desc, kind, src, dst, count, 0));
+}
+
+/** aclrtMemcpyAsyncWithDesc on stream (not the default stream). */
+export function memcpyAsyncWithDesc(desc: u64, kind: MemcpyKind, stream: Stream): i32 {
+  return check("aclrtMemcpyAsyncWithDesc", aclrtMemcpyAsyncWithDesc(desc, kind, stream.handle));
+}
+
+/** aclrtMemcpyAsyncWithOffset: a copy between device addresses stored at dstSlot and srcSlot, plus offsets. */
+export function memcpyAsyncWithOffset(dstSlot: u64, destMax: u64, dstOffset: u64, srcSlot: u64, count: u64, srcOffset: u64, kind: MemcpyKind, stream: Stream): i32 {
+  return check("aclrtMemcpyAsyncWithOffset", aclrtMemcpyAsyncWithOffset(dstSlot, destMax, dstOffset, srcSlot, count, srcOffset, kind, stream.handle));
+}

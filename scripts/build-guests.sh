@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# build-guests.sh: builds every guest the tests run into build/wasm/<name>.wasm,
+# then checks each module's imports against the ABI table (abi/abi.go).
+#
+#   scripts/build-guests.sh            # everything
+#   scripts/build-guests.sh c rust     # only some parts: c rust go as conformance samples
+#
+# What it builds:
+#   c-copy, c-freestanding       guest-sdk/c/examples
+#   rust-copy, rust-nostd        guest-sdk/rust/examples
+#   go-copy, go-reactor          guest-sdk/go/examples
+#   as-copy                      guest-sdk/assemblyscript/examples
+#   conformance                  tests/conformance/conformance.c (the ABI v1 conformance program)
+#   <sample>                     every directory under samples/ (see below)
+#
+# Samples: a directory samples/NAME is built by its own build.sh when it has
+# one, run as `bash build.sh` in that directory with OUT (the output
+# directory), NAME and ROOT (the repository root) in the environment; it
+# writes $OUT/NAME.wasm (or $OUT/NAME-*.wasm) and, if the module must import
+# nothing but "acl", lists its file name in $OUT/freestanding.txt. Without a
+# build.sh the layout decides:
+#   Cargo.toml                   cargo build --release --target wasm32-wasi; the package's cdylib or bin
+#   *.go                         GOOS=wasip1 go build (-buildmode=c-shared if it uses //go:wasmexport)
+#   *.c                          clang --target=wasm32-wasi (-mexec-model=reactor if there is no main)
+#   assembly/index.ts or *.ts    asc (AssemblyScript), exporting _start
+#   *.wat                        wat2wasm
+#
+# A missing tool stops the build with a message naming it; install them all
+# with scripts/install-toolchains.sh. OUT defaults to build/wasm (set
+# ACLWASM_WASM_OUT to change it).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+OUT="${ACLWASM_WASM_OUT:-$ROOT/build/wasm}"
+GO="${GO:-go}"
+RUSTC_BIN="${RUSTC:-/usr/bin/rustc}"
+CARGO_BIN="${CARGO:-/usr/bin/cargo}"
+
+die() { echo "build-guests: error: $*" >&2; exit 1; }
+say() { echo "build-guests: $*"; }
+
+# need TOOL WHAT: fails unless TOOL runs.
+need() {
+	if [[ "$1" == /* ]]; then
+		[[ -x "$1" ]] || die "missing tool $1 (needed for $2); run scripts/install-toolchains.sh"
+	else
+		command -v "$1" >/dev/null 2>&1 || die "missing tool $1 (needed for $2); run scripts/install-toolchains.sh"
+	fi
+}
+
+mkdir -p "$OUT"
+: >"$OUT/freestanding.txt"
+freestanding() { echo "$1" >>"$OUT/freestanding.txt"; }
+
+C_INC="$ROOT/guest-sdk/c/include"
+C_FLAGS=(-O2 -Wall -Wextra -Werror -I"$C_INC")
+
+need_clang_wasi() {
+	need clang "$1"
+	need wasm-ld "$1"
+	[[ -d /usr/include/wasm32-wasi ]] || die "missing wasi-libc (/usr/include/wasm32-wasi, needed for $1); run scripts/install-toolchains.sh"
+}
+
+build_c() {
+	need clang "the C examples"
+	need wasm-ld "the C examples"
+	need_clang_wasi "the C examples"
+	say "C: c-copy, c-freestanding"
+	clang --target=wasm32-wasi "${C_FLAGS[@]}" -o "$OUT/c-copy.wasm" "$ROOT/guest-sdk/c/examples/copy.c"
+	clang --target=wasm32 "${C_FLAGS[@]}" -nostdlib -Wl,--no-entry -o "$OUT/c-freestanding.wasm" \
+		"$ROOT/guest-sdk/c/examples/freestanding.c"
+	freestanding c-freestanding.wasm
+}
+
+build_conformance() {
+	need_clang_wasi "the conformance program"
+	say "C: conformance"
+	clang --target=wasm32-wasi "${C_FLAGS[@]}" -o "$OUT/conformance.wasm" "$ROOT/tests/conformance/conformance.c"
+}
+
+cargo_build() { # DIR ARGS...
+	local dir="$1"
+	shift
+	(cd "$dir" && RUSTC="$RUSTC_BIN" "$CARGO_BIN" build --offline --release --quiet "$@")
+}
+
+build_rust() {
+	need "$RUSTC_BIN" "the Rust examples (Debian's rustc, which has the wasm32 targets)"
+	need "$CARGO_BIN" "the Rust examples"
+	need wasm-ld "the Rust examples"
+	"$RUSTC_BIN" --print target-list | grep -x wasm32-wasi >/dev/null ||
+		die "$RUSTC_BIN has no wasm32-wasi target (install libstd-rust-dev-wasm32); run scripts/install-toolchains.sh"
+	say "Rust: rust-copy, rust-nostd"
+	local dir="$ROOT/guest-sdk/rust"
+	cargo_build "$dir" --target wasm32-wasi --example copy
+	cargo_build "$dir" --target wasm32-unknown-unknown --no-default-features --example nostd
+	cp "$dir/target/wasm32-wasi/release/examples/copy.wasm" "$OUT/rust-copy.wasm"
+	cp "$dir/target/wasm32-unknown-unknown/release/examples/nostd.wasm" "$OUT/rust-nostd.wasm"
+	freestanding rust-nostd.wasm
+}
+
+build_go() {
+	need "$GO" "the Go examples"
+	say "Go: go-copy, go-reactor"
+	(cd "$ROOT" && GOOS=wasip1 GOARCH=wasm "$GO" build -o "$OUT/go-copy.wasm" ./guest-sdk/go/examples/copy)
+	(cd "$ROOT" && GOOS=wasip1 GOARCH=wasm "$GO" build -buildmode=c-shared -o "$OUT/go-reactor.wasm" ./guest-sdk/go/examples/reactor)
+}
+
+# asc_in DIR: the asc of DIR's node_modules.
+asc_in() {
+	local dir="$1"
+	need node "AssemblyScript guests"
+	[[ -x "$dir/node_modules/.bin/asc" ]] ||
+		die "missing tool asc in ${dir#"$ROOT"/}/node_modules (needed for AssemblyScript guests); run scripts/install-toolchains.sh"
+	echo "$dir/node_modules/.bin/asc"
+}
+
+AS_FLAGS=(-O3 --runtime stub --use abort= --exportStart _start)
+
+build_as() {
+	local dir="$ROOT/guest-sdk/assemblyscript" asc
+	asc="$(asc_in "$dir")"
+	say "AssemblyScript: as-copy"
+	(cd "$dir" && "$asc" examples/copy.ts "${AS_FLAGS[@]}" -o "$OUT/as-copy.wasm")
+	freestanding as-copy.wasm
+}
+
+build_sample() { # DIR
+	local dir="$1" name
+	name="$(basename "$dir")"
+	if [[ -f "$dir/build.sh" ]]; then
+		say "sample $name: build.sh"
+		(cd "$dir" && OUT="$OUT" NAME="$name" ROOT="$ROOT" bash build.sh) || die "samples/$name/build.sh failed"
+	elif [[ -f "$dir/Cargo.toml" ]]; then
+		need "$CARGO_BIN" "samples/$name"
+		say "sample $name: cargo"
+		cargo_build "$dir" --target wasm32-wasi
+		local wasm
+		wasm="$(find "$dir/target/wasm32-wasi/release" -maxdepth 1 -name '*.wasm' | head -n 1)"
+		[[ -n "$wasm" ]] || die "samples/$name: cargo produced no .wasm"
+		cp "$wasm" "$OUT/$name.wasm"
+	elif compgen -G "$dir/*.go" >/dev/null; then
+		need "$GO" "samples/$name"
+		say "sample $name: go"
+		local mode=()
+		if grep -qs '^//go:wasmexport' "$dir"/*.go; then mode=(-buildmode=c-shared); fi
+		(cd "$ROOT" && GOOS=wasip1 GOARCH=wasm "$GO" build "${mode[@]}" -o "$OUT/$name.wasm" "./${dir#"$ROOT"/}")
+	elif compgen -G "$dir/*.c" >/dev/null; then
+		need_clang_wasi "samples/$name"
+		say "sample $name: clang"
+		local model=()
+		if ! grep -qsE '\bmain[[:space:]]*\(' "$dir"/*.c; then model=(-mexec-model=reactor); fi
+		clang --target=wasm32-wasi "${C_FLAGS[@]}" "${model[@]}" -o "$OUT/$name.wasm" "$dir"/*.c
+	elif [[ -f "$dir/assembly/index.ts" ]] || compgen -G "$dir/*.ts" >/dev/null; then
+		local entry asc adir="$dir"
+		entry="$dir/assembly/index.ts"
+		[[ -f "$entry" ]] || entry="$(ls "$dir"/*.ts | head -n 1)"
+		[[ -d "$adir/node_modules" ]] || adir="$ROOT/guest-sdk/assemblyscript"
+		asc="$(asc_in "$adir")"
+		say "sample $name: asc"
+		(cd "$dir" && "$asc" "$entry" "${AS_FLAGS[@]}" -o "$OUT/$name.wasm")
+		freestanding "$name.wasm"
+	elif compgen -G "$dir/*.wat" >/dev/null; then
+		need wat2wasm "samples/$name"
+		say "sample $name: wat2wasm"
+		local w
+		for w in "$dir"/*.wat; do
+			local base
+			base="$(basename "$w" .wat)"
+			if [[ "$base" == "$name" || $(ls "$dir"/*.wat | wc -l) -eq 1 ]]; then base="$name"; else base="$name-$base"; fi
+			wat2wasm "$w" -o "$OUT/$base.wasm"
+		done
+	else
+		die "samples/$name: no build.sh and no known layout (Cargo.toml, *.go, *.c, *.ts, *.wat)"
+	fi
+}
+
+build_samples() {
+	local d
+	for d in "$ROOT"/samples/*/; do
+		[[ -d "$d" ]] || continue
+		build_sample "${d%/}"
+	done
+}
+
+parts=("$@")
+if ((${#parts[@]} == 0)); then parts=(c rust go as conformance samples); fi
+for p in "${parts[@]}"; do
+	case "$p" in
+	c) build_c ;;
+	rust) build_rust ;;
+	go) build_go ;;
+	as) build_as ;;
+	conformance) build_conformance ;;
+	samples) build_samples ;;
+	*) die "unknown part $p (want: c rust go as conformance samples)" ;;
+	esac
+done
+
+# Every built module imports only what the ABI table allows, with the
+# table's signatures.
+need "$GO" "the import check"
+say "checking imports of $(find "$OUT" -maxdepth 1 -name '*.wasm' | wc -l) modules against abi/abi.go"
+(cd "$ROOT" && ACLWASM_GUEST_DIR="$OUT" ACLWASM_REQUIRE_GUESTS=1 "$GO" test -count=1 -run 'TestBuiltGuestImports' ./guest-sdk) ||
+	die "a built module imports something the ABI table does not allow (see above)"
+say "done: $OUT"
