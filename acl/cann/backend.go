@@ -1,0 +1,513 @@
+// Package cann is the acl.Backend that delegates to the real CANN runtime,
+// libascendcl.so, loaded at run time without cgo (through purego).
+//
+// # Memory
+//
+// Device memory comes from aclrtMalloc, and a DevPtr is the native device
+// address. The backend keeps its own table of live allocations and rejects
+// any address outside one, so a caller's bug never reaches the runtime as a
+// wild pointer. Streams and events are native handles behind the backend's
+// own handle values, which are never reused.
+//
+// Host memory is handed to the runtime as a host pointer. Unregistered host
+// memory (Buf.Pin == 0) is only passed to synchronous calls, and only while
+// they run: an asynchronous operation on it synchronizes the stream and then
+// copies synchronously, which is what the native runtime does for pageable
+// memory anyway. Registered host memory (HostRegister) is registered with
+// aclrtHostRegister and may be passed to asynchronous calls, which touch it
+// after they return; it must stay valid until HostUnregister, and the
+// backend keeps the slice (and, for Go memory, a runtime.Pinner) until then.
+//
+// # Threads
+//
+// The native runtime keeps a current context per OS thread, while
+// goroutines move between threads. The backend therefore binds each device
+// once, with aclrtSetDevice on some thread, and keeps that device's default
+// context from aclrtGetCurrentContext; every device-scoped call then runs
+// with its goroutine locked to its OS thread (runtime.LockOSThread) right
+// after aclrtSetCurrentContext with that context. aclrtSetDevice is
+// reference counted natively, so calling it once per device, and
+// aclrtResetDevice once in Close, keeps the count balanced. Calls are not
+// funnelled through a worker thread, so a call that blocks (a synchronize)
+// blocks only its caller.
+//
+// Waits are done in slices of at most 20 ms with the *WithTimeout
+// synchronizes, so that a context that is done, DestroyStream,
+// DestroyEvent or Close interrupt a wait within one slice.
+//
+// # What the sandbox does not route here
+//
+// The descriptor and offset copies (SetMemcpyDesc, MemcpyAsyncWithDesc,
+// MemcpyAsyncWithOffset) call the native functions with device addresses the
+// caller produced, but the native runtime then reads further addresses from
+// device memory when the copy executes. Guest code can write device memory,
+// so the sandbox must not route guest descriptors or offset slots through
+// these methods: it implements them itself with LaunchHostFunc and
+// validated copies (ABI.md, section 6).
+package cann
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/aclwasm/aclwasm/acl"
+)
+
+// ErrClosed is returned by every method of a Backend after Close has begun.
+var ErrClosed = errors.New("cann: backend is closed")
+
+// waitSlice bounds one native wait, in milliseconds, so that blocking waits
+// notice a done context, a destroyed handle or Close.
+const waitSlice = 20
+
+// Backend is the acl.Backend of libascendcl.so. It is safe for concurrent use.
+type Backend struct {
+	lib   *library
+	api   *api
+	ver   [3]int32
+	devs  []device
+	nextH atomic.Uint64 // handle values for streams, events and pins
+
+	mu       sync.Mutex
+	cond     *sync.Cond // broadcast when inflight or a record's refs drop, and on Close
+	closed   bool
+	inflight int
+	allocs   []*alloc // live allocations, sorted by base
+	pins     map[acl.HostPin]*pin
+	streams  map[acl.Stream]*stream
+	events   map[acl.Event]*event
+	defaults []acl.Stream // per device; 0 until DefaultStream creates it
+	descSize uint64       // aclrtGetMemcpyDescSize(INNER_D2D), 0 until known
+	regMu    sync.Mutex   // serializes host registration
+	regions  []*region    // native registrations; changed with regMu and mu held
+}
+
+// device is the binding of one device: its default context, once bound.
+type device struct {
+	mu  sync.Mutex
+	ctx atomic.Uintptr
+}
+
+var _ acl.Backend = (*Backend)(nil)
+
+// Open loads libascendcl.so and returns a backend on it.
+//
+// path names the library; "" means the usual resolution: $ACLWASM_ACL_LIB
+// if set (and then nothing else), otherwise "libascendcl.so" through the
+// dynamic loader (LD_LIBRARY_PATH, the loader cache), then
+// $ASCEND_HOME_PATH/lib64/libascendcl.so and DefaultToolkitLib. When none
+// loads, the error wraps ErrLibraryNotFound and names each path tried and
+// why it failed.
+//
+// The first backend of the process calls aclInit; the last one closed calls
+// aclFinalize if aclInit was ours. Devices are bound on first use.
+func Open(path string) (*Backend, error) {
+	lib, err := load(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := lib.acquire(); err != nil {
+		return nil, err
+	}
+	b := &Backend{
+		lib:     lib,
+		api:     &lib.api,
+		pins:    map[acl.HostPin]*pin{},
+		streams: map[acl.Stream]*stream{},
+		events:  map[acl.Event]*event{},
+	}
+	b.cond = sync.NewCond(&b.mu)
+	var n uint32
+	if rc := b.api.aclrtGetDeviceCount(&n); rc != 0 {
+		return nil, errors.Join(fmt.Errorf("cann: aclrtGetDeviceCount: %w", acl.Error(rc)), lib.release())
+	}
+	if rc := b.api.aclrtGetVersion(&b.ver[0], &b.ver[1], &b.ver[2]); rc != 0 {
+		return nil, errors.Join(fmt.Errorf("cann: aclrtGetVersion: %w", acl.Error(rc)), lib.release())
+	}
+	b.devs = make([]device, n)
+	b.defaults = make([]acl.Stream, n)
+	return b, nil
+}
+
+// Path returns the path the library was loaded from, as given to the
+// dynamic loader.
+func (b *Backend) Path() string { return b.lib.path }
+
+// MissingSymbols returns the optional native functions the library does not
+// export. Operations that need one of them fail with
+// ACL_ERROR_RT_FEATURE_NOT_SUPPORT (207000).
+func (b *Backend) MissingSymbols() []string { return append([]string(nil), b.lib.missing...) }
+
+// Name implements acl.Backend.
+func (b *Backend) Name() string { return "cann" }
+
+// Version implements acl.Backend: the version aclrtGetVersion reported.
+func (b *Backend) Version() (major, minor, patch int32) { return b.ver[0], b.ver[1], b.ver[2] }
+
+// DeviceCount implements acl.Backend: what aclrtGetDeviceCount reported at Open.
+func (b *Backend) DeviceCount() int { return len(b.devs) }
+
+// enter counts a call in flight, so that Close waits for it; every method
+// that touches the runtime brackets itself with enter and exit.
+func (b *Backend) enter() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return ErrClosed
+	}
+	b.inflight++
+	return nil
+}
+
+func (b *Backend) exit() {
+	b.mu.Lock()
+	b.inflight--
+	if b.inflight == 0 {
+		b.cond.Broadcast()
+	}
+	b.mu.Unlock()
+}
+
+func (b *Backend) isClosed() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.closed
+}
+
+// nativeErr turns a native return code into an error carrying it. Messages
+// never include native addresses: they may reach an untrusted guest.
+func nativeErr(rc int32, fn string) error {
+	if rc == 0 {
+		return nil
+	}
+	return acl.Errorf(acl.Error(rc), "%s failed in libascendcl", fn)
+}
+
+// missing is the error of an operation whose optional native function the
+// library does not export.
+func (b *Backend) missing(fn string) error {
+	return acl.Errorf(acl.ErrRTFeatureNotSupport, "this libascendcl.so does not export %s", fn)
+}
+
+func (b *Backend) checkDevice(dev int32) error {
+	if dev < 0 || int(dev) >= len(b.devs) {
+		return acl.Errorf(acl.ErrRTInvalidDeviceID, "device %d does not exist: there are %d", dev, len(b.devs))
+	}
+	return nil
+}
+
+// onDevice runs f on a locked OS thread whose current context is dev's
+// default context, binding the device on first use.
+func (b *Backend) onDevice(dev int32, f func()) error {
+	if err := b.checkDevice(dev); err != nil {
+		return err
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	d := &b.devs[dev]
+	ctx := d.ctx.Load()
+	if ctx == 0 {
+		var err error
+		if ctx, err = b.bindDevice(dev); err != nil {
+			return err
+		}
+	}
+	if rc := b.api.aclrtSetCurrentContext(ctx); rc != 0 {
+		return nativeErr(rc, "aclrtSetCurrentContext")
+	}
+	f()
+	return nil
+}
+
+// bindDevice calls aclrtSetDevice once for dev, on the calling (locked)
+// thread, and keeps the default context it creates.
+func (b *Backend) bindDevice(dev int32) (uintptr, error) {
+	d := &b.devs[dev]
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if ctx := d.ctx.Load(); ctx != 0 {
+		return ctx, nil
+	}
+	if rc := b.api.aclrtSetDevice(dev); rc != 0 {
+		return 0, nativeErr(rc, "aclrtSetDevice")
+	}
+	var ctx uintptr
+	if rc := b.api.aclrtGetCurrentContext(&ctx); rc != 0 || ctx == 0 {
+		b.api.aclrtResetDevice(dev)
+		if rc == 0 {
+			return 0, acl.Errorf(acl.ErrRTContextNull, "aclrtGetCurrentContext returned no context for device %d", dev)
+		}
+		return 0, nativeErr(rc, "aclrtGetCurrentContext")
+	}
+	d.ctx.Store(ctx)
+	return ctx, nil
+}
+
+// call runs one native function on dev and converts its code.
+func (b *Backend) call(dev int32, fn string, f func() int32) error {
+	var rc int32
+	if err := b.onDevice(dev, func() { rc = f() }); err != nil {
+		return err
+	}
+	return nativeErr(rc, fn)
+}
+
+// wait repeats try, a native wait of at most the given milliseconds that
+// returns timeoutCode when the time runs out, until it returns something
+// else, the timeout (-1 forever, 0 poll) has passed, ctx is done, or stop
+// reports true. It returns the native code, or the error that ended it early.
+func (b *Backend) wait(ctx context.Context, timeoutMs int32, timeoutCode acl.Error, stop func() error, try func(ms int32) (int32, error)) (int32, error) {
+	var deadline time.Time
+	if timeoutMs > 0 {
+		deadline = time.Now().Add(time.Duration(timeoutMs) * time.Millisecond)
+	}
+	for {
+		step := int32(waitSlice)
+		switch {
+		case timeoutMs == 0:
+			step = 0
+		case timeoutMs > 0:
+			left := time.Until(deadline)
+			if left <= 0 {
+				return int32(timeoutCode), nil
+			}
+			if ms := int32((left + time.Millisecond - 1) / time.Millisecond); ms < step {
+				step = ms
+			}
+		}
+		rc, err := try(step)
+		if err != nil || rc != int32(timeoutCode) || timeoutMs == 0 {
+			return rc, err
+		}
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		if b.isClosed() {
+			return 0, ErrClosed
+		}
+		if stop != nil {
+			if err := stop(); err != nil {
+				return 0, err
+			}
+		}
+	}
+}
+
+// waitFor blocks until cond (evaluated with b.mu held) is true or ctx is
+// done. It is called with b.mu held and returns with it held.
+func (b *Backend) waitFor(ctx context.Context, cond func() bool) error {
+	if cond() {
+		return nil
+	}
+	stop := context.AfterFunc(ctx, func() {
+		b.mu.Lock()
+		b.cond.Broadcast()
+		b.mu.Unlock()
+	})
+	defer stop()
+	for !cond() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		b.cond.Wait()
+	}
+	return nil
+}
+
+// Close implements acl.Backend. It waits for calls in flight (blocking
+// waits give up within one wait slice), cancels queued work where the
+// runtime can (aclrtDestroyStreamForce) and waits for it otherwise, destroys
+// every stream and event, unregisters every host range, frees every
+// allocation, resets every device it bound, and finalizes the runtime when
+// it is the last backend and aclInit was its own. Close is idempotent.
+func (b *Backend) Close() error {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil
+	}
+	b.closed = true
+	b.cond.Broadcast()
+	for b.inflight > 0 {
+		b.cond.Wait()
+	}
+	streams, events, pins, allocs := b.streams, b.events, b.pins, b.allocs
+	b.streams, b.events, b.pins, b.allocs = nil, nil, nil, nil
+	b.mu.Unlock()
+
+	var errs []error
+	keep := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	// Forced destruction drops queued work, including waits on events that
+	// will never be recorded; without it, destroying the events first
+	// releases such waits, and the streams are then drained.
+	// A running host function is let finish: the forced destruction waits
+	// for it, which is why report threads stop only after their stream.
+	var drain []*stream
+	for _, s := range streams {
+		switch {
+		case s.isDefault:
+		case b.api.aclrtDestroyStreamForce != nil:
+			err := b.call(s.dev, "aclrtDestroyStreamForce", func() int32 { return b.api.aclrtDestroyStreamForce(s.native) })
+			keep(err)
+			s.stopReporter(err == nil)
+		default:
+			drain = append(drain, s)
+		}
+	}
+	for _, e := range events {
+		keep(b.call(e.dev, "aclrtDestroyEvent", func() int32 { return b.api.aclrtDestroyEvent(e.native) }))
+	}
+	for _, s := range drain {
+		keep(b.call(s.dev, "aclrtSynchronizeStreamWithTimeout", func() int32 { return b.api.aclrtSynchronizeStreamWithTimeout(s.native, -1) }))
+		s.stopReporter(false)
+		keep(b.call(s.dev, "aclrtDestroyStream", func() int32 { return b.api.aclrtDestroyStream(s.native) }))
+	}
+	// The default streams may still use registered memory and allocations;
+	// their report threads stop once they are idle.
+	for i := range b.devs {
+		if b.devs[i].ctx.Load() != 0 {
+			keep(b.call(int32(i), "aclrtSynchronizeDeviceWithTimeout", func() int32 { return b.api.aclrtSynchronizeDeviceWithTimeout(-1) }))
+		}
+	}
+	for _, s := range streams {
+		if s.isDefault {
+			s.stopReporter(false)
+		}
+	}
+	b.forgetHostCalls()
+	for _, p := range pins {
+		keep(b.unregister(p))
+	}
+	for _, a := range allocs {
+		keep(b.call(a.dev, "aclrtFree", func() int32 { return b.api.aclrtFree(uintptr(a.base)) }))
+	}
+	for i := range b.devs {
+		if b.devs[i].ctx.Load() == 0 {
+			continue
+		}
+		runtime.LockOSThread()
+		keep(nativeErr(b.api.aclrtResetDevice(int32(i)), "aclrtResetDevice"))
+		runtime.UnlockOSThread()
+		b.devs[i].ctx.Store(0)
+	}
+	keep(b.lib.release())
+	if len(errs) > 0 {
+		return fmt.Errorf("cann: close: %w", errors.Join(errs...))
+	}
+	return nil
+}
+
+// SynchronizeDevice implements acl.Backend with
+// aclrtSynchronizeDeviceWithTimeout, then returns the first error held for
+// one of the device's streams (LaunchHostFunc errors and errors met by the
+// backend's own waits) and clears them.
+func (b *Backend) SynchronizeDevice(ctx context.Context, dev int32, timeoutMs int32) error {
+	if err := b.enter(); err != nil {
+		return err
+	}
+	defer b.exit()
+	if err := b.checkDevice(dev); err != nil {
+		return err
+	}
+	b.mu.Lock()
+	var on []*stream
+	for _, s := range b.streams {
+		if s.dev == dev {
+			on = append(on, s)
+		}
+	}
+	b.mu.Unlock()
+	seqs := make([]uint64, len(on))
+	for i, s := range on {
+		seqs[i] = s.seqNow()
+	}
+	rc, err := b.wait(ctx, timeoutMs, acl.ErrRTStreamSyncTimeout, nil, func(ms int32) (int32, error) {
+		var rc int32
+		err := b.onDevice(dev, func() { rc = b.api.aclrtSynchronizeDeviceWithTimeout(ms) })
+		return rc, err
+	})
+	if err != nil {
+		return err
+	}
+	if acl.Error(rc) == acl.ErrRTStreamSyncTimeout {
+		return nativeErr(rc, "aclrtSynchronizeDeviceWithTimeout")
+	}
+	var first error
+	for i, s := range on {
+		s.idleSince(seqs[i])
+		if e := s.takeErr(); e != nil && first == nil {
+			first = e
+		}
+	}
+	if rc != 0 {
+		return nativeErr(rc, "aclrtSynchronizeDeviceWithTimeout")
+	}
+	return first
+}
+
+// CanAccessPeer implements acl.Backend with aclrtDeviceCanAccessPeer, which
+// names both devices and needs no current context.
+func (b *Backend) CanAccessPeer(dev, peer int32) (bool, error) {
+	if err := b.enter(); err != nil {
+		return false, err
+	}
+	defer b.exit()
+	if err := errors.Join(b.checkDevice(dev), b.checkDevice(peer)); err != nil {
+		return false, err
+	}
+	var can int32
+	if err := nativeErr(b.api.aclrtDeviceCanAccessPeer(&can, dev, peer), "aclrtDeviceCanAccessPeer"); err != nil {
+		return false, err
+	}
+	return can != 0, nil
+}
+
+// EnablePeerAccess implements acl.Backend with aclrtDeviceEnablePeerAccess
+// in dev's context.
+func (b *Backend) EnablePeerAccess(dev, peer int32) error {
+	if err := b.enter(); err != nil {
+		return err
+	}
+	defer b.exit()
+	if err := b.checkDevice(peer); err != nil {
+		return err
+	}
+	return b.call(dev, "aclrtDeviceEnablePeerAccess", func() int32 { return b.api.aclrtDeviceEnablePeerAccess(peer, 0) })
+}
+
+// DisablePeerAccess implements acl.Backend with aclrtDeviceDisablePeerAccess
+// in dev's context.
+func (b *Backend) DisablePeerAccess(dev, peer int32) error {
+	if err := b.enter(); err != nil {
+		return err
+	}
+	defer b.exit()
+	if err := b.checkDevice(peer); err != nil {
+		return err
+	}
+	return b.call(dev, "aclrtDeviceDisablePeerAccess", func() int32 { return b.api.aclrtDeviceDisablePeerAccess(peer) })
+}
+
+// MemInfo implements acl.Backend with aclrtGetMemInfo in dev's context. It
+// reports the whole device as the runtime sees it; per-session quotas are
+// the sandbox's.
+func (b *Backend) MemInfo(dev int32, attr acl.MemAttr) (free, total uint64, err error) {
+	if err := b.enter(); err != nil {
+		return 0, 0, err
+	}
+	defer b.exit()
+	if !attr.Valid() {
+		return 0, 0, acl.Errorf(acl.ErrInvalidParam, "memory attribute %d is not defined", attr)
+	}
+	err = b.call(dev, "aclrtGetMemInfo", func() int32 { return b.api.aclrtGetMemInfo(int32(attr), &free, &total) })
+	return free, total, err
+}

@@ -1,0 +1,219 @@
+package cann
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ebitengine/purego"
+
+	"github.com/aclwasm/aclwasm/acl"
+)
+
+// Host functions run as native callbacks: LaunchHostFunc queues
+// aclrtLaunchCallback(ACL_CALLBACK_BLOCK) on the stream, so the runtime
+// holds the stream until the function returns, and the runtime hands the
+// callback to the thread subscribed to the stream (aclrtSubscribeReport),
+// which runs it inside aclrtProcessReport. Each stream that has had a host
+// function gets its own such thread, a goroutine locked to its OS thread,
+// so that a host function that blocks holds back only its own stream.
+//
+// purego can make a bounded number of C-callable Go functions per process,
+// so there is exactly one, hostCallback, and the callback's userData names
+// the function to run.
+
+// reportSlice bounds one aclrtProcessReport wait, in milliseconds: how long
+// stopping a report thread may take.
+const reportSlice = 50
+
+// callbackBlock is ACL_CALLBACK_BLOCK.
+const callbackBlock = 1
+
+var (
+	callbackOnce sync.Once
+	callbackPtr  uintptr
+	pthreadSelf  func() uint64
+	callbackErr  error
+
+	hostCalls sync.Map // userData (uintptr) -> *hostCall
+	nextCall  atomic.Uint64
+)
+
+// hostCall is one queued host function.
+type hostCall struct {
+	b   *Backend
+	s   *stream
+	seq uint64 // the stream's operation number of the callback
+	fn  func() error
+}
+
+// initCallbacks makes the process's one C-callable function and finds
+// pthread_self, which names the report threads to the runtime.
+func initCallbacks() error {
+	callbackOnce.Do(func() {
+		sym, err := purego.Dlsym(purego.RTLD_DEFAULT, "pthread_self")
+		if err != nil {
+			callbackErr = fmt.Errorf("cann: cannot find pthread_self: %w", err)
+			return
+		}
+		purego.RegisterFunc(&pthreadSelf, sym)
+		callbackPtr = purego.NewCallback(hostCallback)
+	})
+	return callbackErr
+}
+
+// hostCallback is the aclrtCallback of every host function.
+func hostCallback(userData uintptr) {
+	v, ok := hostCalls.LoadAndDelete(userData)
+	if !ok {
+		return
+	}
+	hc := v.(*hostCall)
+	if err := hc.run(); err != nil {
+		hc.b.hostFuncFailed(hc.s, hc.seq, err)
+	}
+}
+
+// run calls fn, turning a panic into an error: a panic must not unwind
+// through the runtime's C frames, which would kill the process.
+func (hc *hostCall) run() (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("cann: host function panicked: %v", r)
+		}
+	}()
+	return hc.fn()
+}
+
+// hostFuncFailed holds err for s's next synchronize and for synchronizes of
+// events recorded on s after the function was queued.
+func (b *Backend) hostFuncFailed(s *stream, seq uint64, err error) {
+	s.holdErr(err)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, e := range b.events {
+		if e.recStream == s && e.recSeq > seq && e.hostErr == nil {
+			e.hostErr = err
+		}
+	}
+}
+
+// reporter is the thread that runs a stream's host functions.
+type reporter struct {
+	tid  uint64
+	stop chan struct{}
+	done chan struct{}
+	// unsubscribe tells the thread to unsubscribe when it stops; it is
+	// false once the stream has been destroyed.
+	unsubscribe atomic.Bool
+}
+
+// reporterLocked returns s's report thread, starting it on first use.
+// Called with s.mu held.
+func (b *Backend) reporterLocked(s *stream) (*reporter, error) {
+	if s.rep != nil {
+		return s.rep, nil
+	}
+	if err := initCallbacks(); err != nil {
+		return nil, err
+	}
+	r := &reporter{stop: make(chan struct{}), done: make(chan struct{})}
+	r.unsubscribe.Store(true)
+	started := make(chan error, 1)
+	go b.report(s, r, started)
+	if err := <-started; err != nil {
+		return nil, err
+	}
+	s.rep = r
+	return r, nil
+}
+
+// report is the body of a report thread. It stays locked to its OS thread
+// until it ends, so the thread the runtime knows by its id stays this one;
+// the thread is then discarded with its native thread state.
+func (b *Backend) report(s *stream, r *reporter, started chan<- error) {
+	defer close(r.done)
+	runtime.LockOSThread()
+	r.tid = pthreadSelf()
+	err := b.call(s.dev, "aclrtSubscribeReport", func() int32 { return b.api.aclrtSubscribeReport(r.tid, s.native) })
+	started <- err
+	if err != nil {
+		return
+	}
+	for {
+		select {
+		case <-r.stop:
+			if r.unsubscribe.Load() {
+				// Nothing is queued any more: an error here changes nothing.
+				_ = b.call(s.dev, "aclrtUnSubscribeReport", func() int32 { return b.api.aclrtUnSubscribeReport(r.tid, s.native) })
+			}
+			return
+		default:
+		}
+		// A timeout is the normal way of finding nothing to run.
+		_ = b.onDevice(s.dev, func() { b.api.aclrtProcessReport(reportSlice) })
+	}
+}
+
+// stopReporter ends s's report thread, if it has one, unsubscribing it
+// unless the stream is already destroyed.
+func (s *stream) stopReporter(destroyed bool) {
+	s.mu.Lock()
+	r := s.rep
+	s.rep = nil
+	s.mu.Unlock()
+	if r == nil {
+		return
+	}
+	r.unsubscribe.Store(!destroyed)
+	close(r.stop)
+	<-r.done
+}
+
+// forgetHostCalls drops the queued host functions of b that will never run.
+func (b *Backend) forgetHostCalls() {
+	hostCalls.Range(func(k, v any) bool {
+		if v.(*hostCall).b == b {
+			hostCalls.Delete(k)
+		}
+		return true
+	})
+}
+
+// LaunchHostFunc implements acl.Backend with aclrtLaunchCallback in
+// blocking mode: fn runs on the stream's report thread when the stream
+// reaches it, and the stream waits for it to return. An error (or panic)
+// from fn is held for the stream's next synchronize and for synchronizes of
+// events recorded after it. fn may call the backend, but not wait for its
+// own stream, which waits for fn.
+func (b *Backend) LaunchHostFunc(h acl.Stream, fn func() error) error {
+	if err := b.enter(); err != nil {
+		return err
+	}
+	defer b.exit()
+	if fn == nil {
+		return acl.Errorf(acl.ErrInvalidParam, "fn is nil")
+	}
+	s, _, err := b.acquire(h)
+	if err != nil {
+		return err
+	}
+	defer b.done(s, nil)
+	s.mu.Lock()
+	_, err = b.reporterLocked(s)
+	s.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	id := uintptr(nextCall.Add(1))
+	err = b.submit(s, nil, false, "aclrtLaunchCallback", func(stream uintptr) int32 {
+		// submit holds s.mu: the callback's number is the next one.
+		hostCalls.Store(id, &hostCall{b: b, s: s, seq: s.seq + 1, fn: fn})
+		return b.api.aclrtLaunchCallback(callbackPtr, id, callbackBlock, stream)
+	})
+	if err != nil {
+		hostCalls.Delete(id)
+	}
+	return err
+}

@@ -1,0 +1,611 @@
+package cann
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/aclwasm/aclwasm/acl"
+)
+
+// stream is a native stream (native 0: the device's default stream) and
+// what the backend knows about the work it queued there.
+type stream struct {
+	dev       int32
+	native    uintptr
+	isDefault bool
+
+	// Guarded by Backend.mu.
+	refs  int  // operations using the stream right now
+	dying bool // DestroyStream has begun: no new operations
+
+	// Guarded by mu, which also orders native submissions.
+	mu       sync.Mutex
+	seq      uint64 // operations submitted so far
+	pending  int    // operations submitted since the stream was last seen idle
+	uses     map[*alloc]struct{}
+	pinUses  map[*pin]struct{}
+	opaque   bool  // queued work reads addresses from device memory: it may use any allocation
+	asyncErr error // held for the next synchronize: LaunchHostFunc errors and errors the backend's own waits met
+	rep      *reporter
+}
+
+// event is a native event.
+type event struct {
+	dev    int32
+	native uintptr
+
+	// Guarded by Backend.mu.
+	refs  int
+	dying bool
+	// The stream and operation number of the event's latest record.
+	recStream *stream
+	recSeq    uint64
+	// hostErr is the error of a host function queued before the latest
+	// record, which a synchronize of the event reports as natively it would
+	// report a failed operation queued before the record.
+	hostErr error
+}
+
+func newStream(dev int32, native uintptr, isDefault bool) *stream {
+	return &stream{dev: dev, native: native, isDefault: isDefault, uses: map[*alloc]struct{}{}, pinUses: map[*pin]struct{}{}}
+}
+
+// streamLocked looks up a live stream and takes a reference. Called with b.mu held.
+func (b *Backend) streamLocked(h acl.Stream) (*stream, error) {
+	s := b.streams[h]
+	if s == nil || s.dying {
+		return nil, acl.Errorf(acl.ErrRTInvalidHandle, "stream %d is not a live stream of this backend", h)
+	}
+	s.refs++
+	return s, nil
+}
+
+func (b *Backend) unrefStreamLocked(s *stream) {
+	s.refs--
+	if s.refs == 0 && s.dying {
+		b.cond.Broadcast()
+	}
+}
+
+func (b *Backend) eventLocked(h acl.Event) (*event, error) {
+	e := b.events[h]
+	if e == nil || e.dying {
+		return nil, acl.Errorf(acl.ErrRTInvalidHandle, "event %d is not a live event of this backend", h)
+	}
+	e.refs++
+	return e, nil
+}
+
+func (b *Backend) unrefEvent(e *event) {
+	b.mu.Lock()
+	e.refs--
+	if e.refs == 0 && e.dying {
+		b.cond.Broadcast()
+	}
+	b.mu.Unlock()
+}
+
+// streamsUsingLocked returns, with a reference taken on each, the live
+// streams for which uses reports true. Called with b.mu held.
+func (b *Backend) streamsUsingLocked(uses func(*stream) bool) []*stream {
+	var out []*stream
+	for _, s := range b.streams {
+		if s.dying {
+			continue
+		}
+		s.mu.Lock()
+		u := uses(s)
+		s.mu.Unlock()
+		if u {
+			s.refs++
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// drainAll drains each stream and drops the references streamsUsingLocked took.
+func (b *Backend) drainAll(ctx context.Context, ss []*stream) error {
+	var err error
+	for _, s := range ss {
+		if err == nil {
+			err = b.drain(ctx, s)
+		}
+	}
+	b.mu.Lock()
+	for _, s := range ss {
+		b.unrefStreamLocked(s)
+	}
+	b.mu.Unlock()
+	return err
+}
+
+func (s *stream) seqNow() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.seq
+}
+
+// idleSince records that s was seen idle after a wait that began when seq
+// operations had been submitted; work submitted since may still be queued.
+func (s *stream) idleSince(seq uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.seq == seq {
+		s.idleLocked()
+	}
+}
+
+func (s *stream) idleLocked() {
+	s.pending = 0
+	s.opaque = false
+	clear(s.uses)
+	clear(s.pinUses)
+}
+
+func (s *stream) takeErr() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	err := s.asyncErr
+	s.asyncErr = nil
+	return err
+}
+
+func (s *stream) holdErr(err error) {
+	s.mu.Lock()
+	if s.asyncErr == nil {
+		s.asyncErr = err
+	}
+	s.mu.Unlock()
+}
+
+// syncStream waits for s with aclrtSynchronizeStreamWithTimeout, in slices.
+// It returns the native code; a wait cut short by ctx, Close or (unless
+// owner) the stream's destruction returns an error instead.
+func (b *Backend) syncStream(ctx context.Context, s *stream, timeoutMs int32, owner bool) (int32, error) {
+	seq := s.seqNow()
+	stop := func() error {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if s.dying && !owner {
+			return acl.Errorf(acl.ErrRTInvalidHandle, "the stream was destroyed during the wait")
+		}
+		return nil
+	}
+	rc, err := b.wait(ctx, timeoutMs, acl.ErrRTStreamSyncTimeout, stop, func(ms int32) (int32, error) {
+		var rc int32
+		err := b.onDevice(s.dev, func() { rc = b.api.aclrtSynchronizeStreamWithTimeout(s.native, ms) })
+		return rc, err
+	})
+	if err == nil && acl.Error(rc) != acl.ErrRTStreamSyncTimeout {
+		s.idleSince(seq)
+	}
+	return rc, err
+}
+
+// drain waits for s's queued work before the backend acts on its own
+// (pageable fallbacks, LaunchHostFunc, Free, HostUnregister). An error the
+// work met is held for s's next synchronize rather than reported to an
+// operation it does not belong to.
+func (b *Backend) drain(ctx context.Context, s *stream) error {
+	rc, err := b.syncStream(ctx, s, -1, false)
+	if err != nil {
+		return err
+	}
+	if rc != 0 {
+		s.holdErr(nativeErr(rc, "an operation queued on the stream"))
+	}
+	return nil
+}
+
+// submit queues one native operation on s, in submission order, and
+// records what it uses so that Free and HostUnregister can wait for it.
+func (b *Backend) submit(s *stream, sides []side, opaque bool, fn string, call func(stream uintptr) int32) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := b.call(s.dev, fn, func() int32 { return call(s.native) }); err != nil {
+		return err
+	}
+	s.seq++
+	s.pending++
+	for _, sd := range sides {
+		if sd.a != nil {
+			s.uses[sd.a] = struct{}{}
+		}
+		if sd.p != nil {
+			s.pinUses[sd.p] = struct{}{}
+		}
+	}
+	s.opaque = s.opaque || opaque
+	return nil
+}
+
+// DefaultStream implements acl.Backend. The handle stands for the native
+// NULL stream in dev's default context.
+func (b *Backend) DefaultStream(dev int32) (acl.Stream, error) {
+	if err := b.enter(); err != nil {
+		return 0, err
+	}
+	defer b.exit()
+	if err := b.checkDevice(dev); err != nil {
+		return 0, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if h := b.defaults[dev]; h != 0 {
+		return h, nil
+	}
+	h := acl.Stream(b.nextH.Add(1))
+	b.streams[h] = newStream(dev, 0, true)
+	b.defaults[dev] = h
+	return h, nil
+}
+
+// CreateStream implements acl.Backend with aclrtCreateStream in dev's context.
+func (b *Backend) CreateStream(dev int32) (acl.Stream, error) {
+	if err := b.enter(); err != nil {
+		return 0, err
+	}
+	defer b.exit()
+	var native uintptr
+	if err := b.call(dev, "aclrtCreateStream", func() int32 { return b.api.aclrtCreateStream(&native) }); err != nil {
+		return 0, err
+	}
+	h := acl.Stream(b.nextH.Add(1))
+	b.mu.Lock()
+	b.streams[h] = newStream(dev, native, false)
+	b.mu.Unlock()
+	return h, nil
+}
+
+// DestroyStream implements acl.Backend. It stops new operations on the
+// stream, waits for those in flight, then for the queued work, and destroys
+// the stream with aclrtDestroyStream. If ctx is done during the wait for
+// queued work, it destroys the stream with aclrtDestroyStreamForce, which
+// drops the work not yet started; a library without it leaves the stream
+// alive and returns ctx's error. The default stream cannot be destroyed.
+func (b *Backend) DestroyStream(ctx context.Context, h acl.Stream) error {
+	if err := b.enter(); err != nil {
+		return err
+	}
+	defer b.exit()
+	b.mu.Lock()
+	s := b.streams[h]
+	switch {
+	case s == nil || s.dying:
+		b.mu.Unlock()
+		return acl.Errorf(acl.ErrRTInvalidHandle, "stream %d is not a live stream of this backend", h)
+	case s.isDefault:
+		b.mu.Unlock()
+		return acl.Errorf(acl.ErrInvalidParam, "the default stream cannot be destroyed")
+	}
+	s.dying = true
+	if err := b.waitFor(ctx, func() bool { return s.refs == 0 }); err != nil {
+		s.dying = false
+		b.mu.Unlock()
+		return err
+	}
+	b.mu.Unlock()
+
+	fn, destroy := "aclrtDestroyStream", b.api.aclrtDestroyStream
+	if _, err := b.syncStream(ctx, s, -1, true); err != nil {
+		if b.api.aclrtDestroyStreamForce == nil {
+			b.mu.Lock()
+			s.dying = false
+			b.mu.Unlock()
+			return err
+		}
+		fn, destroy = "aclrtDestroyStreamForce", b.api.aclrtDestroyStreamForce
+	}
+	// A drained stream's report thread unsubscribes before the stream goes;
+	// a forced destruction may have to let a running host function finish,
+	// so the thread outlives the stream and does not unsubscribe.
+	forced := fn == "aclrtDestroyStreamForce"
+	if !forced {
+		s.stopReporter(false)
+	}
+	// An error the queued work met dies with the stream, as natively.
+	s.mu.Lock()
+	err := b.call(s.dev, fn, func() int32 { return destroy(s.native) })
+	s.mu.Unlock()
+	if forced {
+		s.stopReporter(err == nil)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err != nil {
+		s.dying = false
+		return err
+	}
+	delete(b.streams, h)
+	return nil
+}
+
+// SynchronizeStream implements acl.Backend with
+// aclrtSynchronizeStreamWithTimeout; after a native success it returns the
+// error held for the stream, if any, and clears it.
+func (b *Backend) SynchronizeStream(ctx context.Context, h acl.Stream, timeoutMs int32) error {
+	if err := b.enter(); err != nil {
+		return err
+	}
+	defer b.exit()
+	if err := acl.CheckTimeout(timeoutMs); err != nil {
+		return err
+	}
+	s, _, err := b.acquire(h)
+	if err != nil {
+		return err
+	}
+	defer b.done(s, nil)
+	rc, err := b.syncStream(ctx, s, timeoutMs, false)
+	if err != nil {
+		return err
+	}
+	if rc != 0 {
+		return nativeErr(rc, "aclrtSynchronizeStreamWithTimeout")
+	}
+	return s.takeErr()
+}
+
+// StreamQuery implements acl.Backend with aclrtStreamQuery.
+func (b *Backend) StreamQuery(h acl.Stream) (acl.StreamStatus, error) {
+	if err := b.enter(); err != nil {
+		return 0, err
+	}
+	defer b.exit()
+	s, _, err := b.acquire(h)
+	if err != nil {
+		return 0, err
+	}
+	defer b.done(s, nil)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return b.queryLocked(s)
+}
+
+// queryLocked asks the runtime whether s is idle. Called with s.mu held,
+// so that no submission slips between the answer and forgetting the work.
+func (b *Backend) queryLocked(s *stream) (acl.StreamStatus, error) {
+	var status uint32
+	if err := b.call(s.dev, "aclrtStreamQuery", func() int32 { return b.api.aclrtStreamQuery(s.native, &status) }); err != nil {
+		return 0, err
+	}
+	if acl.StreamStatus(status) == acl.StreamStatusComplete {
+		s.idleLocked()
+	}
+	return acl.StreamStatus(status), nil
+}
+
+// Pending implements acl.Backend. The runtime keeps no count, so the
+// backend counts the operations it submitted since it last saw the stream
+// idle, and asks aclrtStreamQuery whether they are done: 0 means the stream
+// is idle, otherwise the count is an upper bound (at least 1).
+func (b *Backend) Pending(h acl.Stream) (int, error) {
+	if err := b.enter(); err != nil {
+		return 0, err
+	}
+	defer b.exit()
+	s, _, err := b.acquire(h)
+	if err != nil {
+		return 0, err
+	}
+	defer b.done(s, nil)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pending == 0 {
+		return 0, nil
+	}
+	status, err := b.queryLocked(s)
+	if err != nil || status == acl.StreamStatusComplete {
+		return 0, err
+	}
+	return s.pending, nil
+}
+
+// CreateEvent implements acl.Backend with aclrtCreateEvent in dev's context.
+func (b *Backend) CreateEvent(dev int32) (acl.Event, error) {
+	if err := b.enter(); err != nil {
+		return 0, err
+	}
+	defer b.exit()
+	var native uintptr
+	if err := b.call(dev, "aclrtCreateEvent", func() int32 { return b.api.aclrtCreateEvent(&native) }); err != nil {
+		return 0, err
+	}
+	h := acl.Event(b.nextH.Add(1))
+	b.mu.Lock()
+	b.events[h] = &event{dev: dev, native: native}
+	b.mu.Unlock()
+	return h, nil
+}
+
+// DestroyEvent implements acl.Backend with aclrtDestroyEvent, once the
+// calls using the event have returned (waits on it give up within a slice).
+func (b *Backend) DestroyEvent(h acl.Event) error {
+	if err := b.enter(); err != nil {
+		return err
+	}
+	defer b.exit()
+	b.mu.Lock()
+	e := b.events[h]
+	if e == nil || e.dying {
+		b.mu.Unlock()
+		return acl.Errorf(acl.ErrRTInvalidHandle, "event %d is not a live event of this backend", h)
+	}
+	e.dying = true
+	_ = b.waitFor(context.Background(), func() bool { return e.refs == 0 })
+	b.mu.Unlock()
+	err := b.call(e.dev, "aclrtDestroyEvent", func() int32 { return b.api.aclrtDestroyEvent(e.native) })
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err != nil {
+		e.dying = false
+		return err
+	}
+	delete(b.events, h)
+	return nil
+}
+
+// RecordEvent implements acl.Backend with aclrtRecordEvent.
+func (b *Backend) RecordEvent(eh acl.Event, sh acl.Stream) error {
+	if err := b.enter(); err != nil {
+		return err
+	}
+	defer b.exit()
+	b.mu.Lock()
+	e, err := b.eventLocked(eh)
+	b.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	defer b.unrefEvent(e)
+	s, _, err := b.acquire(sh)
+	if err != nil {
+		return err
+	}
+	defer b.done(s, nil)
+	if err := b.submit(s, nil, false, "aclrtRecordEvent", func(st uintptr) int32 { return b.api.aclrtRecordEvent(e.native, st) }); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	held, seq := s.asyncErr, s.seq
+	s.mu.Unlock()
+	b.mu.Lock()
+	e.hostErr, e.recStream, e.recSeq = held, s, seq
+	b.mu.Unlock()
+	return nil
+}
+
+// StreamWaitEvent implements acl.Backend with aclrtStreamWaitEvent.
+func (b *Backend) StreamWaitEvent(sh acl.Stream, eh acl.Event) error {
+	if err := b.enter(); err != nil {
+		return err
+	}
+	defer b.exit()
+	b.mu.Lock()
+	e, err := b.eventLocked(eh)
+	b.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	defer b.unrefEvent(e)
+	s, _, err := b.acquire(sh)
+	if err != nil {
+		return err
+	}
+	defer b.done(s, nil)
+	return b.submit(s, nil, false, "aclrtStreamWaitEvent", func(st uintptr) int32 { return b.api.aclrtStreamWaitEvent(st, e.native) })
+}
+
+// eventPoll is the longest sleep between aclrtQueryEventStatus calls when
+// the library has no aclrtSynchronizeEventWithTimeout.
+const eventPoll = 5 * time.Millisecond
+
+// SynchronizeEvent implements acl.Backend with
+// aclrtSynchronizeEventWithTimeout, or, in libraries without it, by polling
+// aclrtQueryEventStatus and then calling aclrtSynchronizeEvent once the
+// record is complete. After a native success it returns the error held for
+// the stream when the event was recorded.
+func (b *Backend) SynchronizeEvent(ctx context.Context, eh acl.Event, timeoutMs int32) error {
+	if err := b.enter(); err != nil {
+		return err
+	}
+	defer b.exit()
+	if err := acl.CheckTimeout(timeoutMs); err != nil {
+		return err
+	}
+	b.mu.Lock()
+	e, err := b.eventLocked(eh)
+	b.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	defer b.unrefEvent(e)
+	stop := func() error {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if e.dying {
+			return acl.Errorf(acl.ErrRTInvalidHandle, "the event was destroyed during the wait")
+		}
+		return nil
+	}
+	fn := "aclrtSynchronizeEventWithTimeout"
+	try := func(ms int32) (int32, error) {
+		var rc int32
+		err := b.onDevice(e.dev, func() { rc = b.api.aclrtSynchronizeEventWithTimeout(e.native, ms) })
+		return rc, err
+	}
+	if b.api.aclrtSynchronizeEventWithTimeout == nil {
+		fn = "aclrtSynchronizeEvent"
+		try = func(ms int32) (int32, error) {
+			var status uint32
+			if err := b.call(e.dev, "aclrtQueryEventStatus", func() int32 { return b.api.aclrtQueryEventStatus(e.native, &status) }); err != nil {
+				return 0, err
+			}
+			if acl.EventRecordedStatus(status) == acl.EventRecordedStatusComplete {
+				var rc int32
+				err := b.onDevice(e.dev, func() { rc = b.api.aclrtSynchronizeEvent(e.native) })
+				return rc, err
+			}
+			if ms != 0 {
+				time.Sleep(min(time.Duration(ms)*time.Millisecond, eventPoll))
+			}
+			return int32(acl.ErrRTEventSyncTimeout), nil
+		}
+	}
+	rc, err := b.wait(ctx, timeoutMs, acl.ErrRTEventSyncTimeout, stop, try)
+	if err != nil {
+		return err
+	}
+	if rc != 0 {
+		return nativeErr(rc, fn)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return e.hostErr
+}
+
+// QueryEvent implements acl.Backend with aclrtQueryEventStatus.
+func (b *Backend) QueryEvent(eh acl.Event) (acl.EventRecordedStatus, error) {
+	if err := b.enter(); err != nil {
+		return 0, err
+	}
+	defer b.exit()
+	b.mu.Lock()
+	e, err := b.eventLocked(eh)
+	b.mu.Unlock()
+	if err != nil {
+		return 0, err
+	}
+	defer b.unrefEvent(e)
+	var status uint32
+	err = b.call(e.dev, "aclrtQueryEventStatus", func() int32 { return b.api.aclrtQueryEventStatus(e.native, &status) })
+	return acl.EventRecordedStatus(status), err
+}
+
+// EventElapsedTime implements acl.Backend with aclrtEventElapsedTime, in
+// the context of start's device.
+func (b *Backend) EventElapsedTime(start, end acl.Event) (float32, error) {
+	if err := b.enter(); err != nil {
+		return 0, err
+	}
+	defer b.exit()
+	b.mu.Lock()
+	s, err := b.eventLocked(start)
+	if err != nil {
+		b.mu.Unlock()
+		return 0, err
+	}
+	e, err := b.eventLocked(end)
+	b.mu.Unlock()
+	if err != nil {
+		b.unrefEvent(s)
+		return 0, err
+	}
+	defer b.unrefEvent(s)
+	defer b.unrefEvent(e)
+	var ms float32
+	err = b.call(s.dev, "aclrtEventElapsedTime", func() int32 { return b.api.aclrtEventElapsedTime(&ms, s.native, e.native) })
+	return ms, err
+}

@@ -1,0 +1,2032 @@
+/*
+ * standin.c: a stand-in for libascendcl.so, for testing package cann
+ * without an Ascend NPU.
+ *
+ * It exports the ACL runtime functions that package cann binds, with the
+ * native C signatures (aclError is int, handles are void*, sizes are
+ * size_t, structs have the native layouts), the native error codes and the
+ * native order of argument checks, over host memory:
+ *
+ *   - "device memory" is 64-byte aligned malloc'd blocks that the stand-in
+ *     tracks, with the native rounding (aligned to 32 and padded by 32), and
+ *     a per-device byte budget (ACLWASM_STANDIN_MEM, default 256 MiB);
+ *   - there are ACLWASM_STANDIN_DEVICES devices (default 2, at most 8);
+ *   - each device has one default context that aclrtSetDevice binds to the
+ *     calling thread (reference counted, as natively), and
+ *     aclrtSetCurrentContext binds it to other threads;
+ *   - every stream, the default ones included, is a FIFO executed by its own
+ *     worker thread, so asynchronous work really is asynchronous; a stream
+ *     waiting on an event that has not been recorded blocks until it is, or
+ *     until the event is destroyed;
+ *   - registered host memory (aclrtHostRegister, 4 KiB aligned) is what the
+ *     native runtime calls HOST; other host memory is UNREGISTERED, and
+ *     asynchronous copies that touch it synchronize the stream and copy
+ *     before returning, as natively;
+ *   - aclrtLaunchCallback queues a callback that the stream's worker hands
+ *     to the thread subscribed with aclrtSubscribeReport, which runs it in
+ *     aclrtProcessReport; a blocking callback holds the stream until it
+ *     returns.
+ *
+ * Queued operations re-check their memory when they execute: one whose
+ * device allocation was freed, or whose registered host range was
+ * unregistered, fails with ACL_ERROR_RT_DRV_INTERNAL_ERROR and touches
+ * nothing. A correct caller never triggers that; tests use it to catch
+ * callers that do not wait.
+ *
+ * Every exported ACL call is recorded, after it returns, as one line
+ * "name(arg=value, ...) = rc" in a log that aclwasmStandinCallLog copies out.
+ * aclwasmStandinStats reports the live objects, so tests can check that a
+ * caller released everything.
+ *
+ * Build: gcc -shared -fPIC -O2 -fvisibility=hidden -o libascendcl.so standin.c -lpthread
+ * -DNO_V2 leaves out aclrtMemcpyBatchV2 and aclrtMemcpyBatchAsyncV2.
+ * -DOLD_RUNTIME also leaves out the other functions that older runtimes
+ * lack: the V1 batch copies, the descriptor and offset copies,
+ * aclrtHostRegister/aclrtHostUnregister, aclrtDestroyStreamForce and
+ * aclrtSynchronizeEventWithTimeout.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+typedef int aclError;
+typedef void *aclrtStream;
+typedef void *aclrtEvent;
+typedef void *aclrtContext;
+
+typedef struct {
+    uint32_t id;
+    uint32_t type;
+} aclrtMemLocation;
+
+typedef struct {
+    aclrtMemLocation dstLoc;
+    aclrtMemLocation srcLoc;
+    uint8_t rsv[16];
+} aclrtMemcpyBatchAttr;
+
+_Static_assert(sizeof(aclrtMemLocation) == 8, "aclrtMemLocation is 8 bytes");
+_Static_assert(sizeof(aclrtMemcpyBatchAttr) == 32, "aclrtMemcpyBatchAttr is 32 bytes");
+
+enum {
+    OK = 0,
+    INVALID_PARAM = 100000,
+    REPEAT_INITIALIZE = 100002,
+    REPEAT_FINALIZE = 100037,
+    FEATURE_UNSUPPORTED = 200006,
+    RT_PARAM_INVALID = 107000,
+    RT_INVALID_DEVICEID = 107001,
+    RT_CONTEXT_NULL = 107002,
+    RT_STREAM_CONTEXT = 107003,
+    RT_EVENT_TIMESTAMP_INVALID = 107006,
+    RT_STREAM_SUBSCRIBE = 107011,
+    RT_THREAD_SUBSCRIBE = 107012,
+    RT_STREAM_NO_CB_REG = 107015,
+    RT_INVALID_HANDLE = 107017,
+    RT_FEATURE_NOT_SUPPORT = 207000,
+    RT_MEMORY_ALLOCATION = 207001,
+    RT_EVENT_NOT_COMPLETE = 507006,
+    RT_REPORT_TIMEOUT = 507012,
+    RT_STREAM_SYNC_TIMEOUT = 507046,
+    RT_EVENT_SYNC_TIMEOUT = 507047,
+    RT_DRV_INTERNAL_ERROR = 507899,
+    HOST_MEMORY_ALREADY_REGISTERED = 507910,
+    HOST_MEMORY_NOT_REGISTERED = 507911,
+};
+
+enum { K_H2H = 0, K_H2D = 1, K_D2H = 2, K_D2D = 3, K_DEFAULT = 4, K_H2BUF2D = 5, K_INNER_D2D = 6, K_END = 8 };
+enum { LOC_HOST = 0, LOC_DEVICE = 1, LOC_UNREGISTERED = 2, LOC_HOST_NUMA = 4 };
+
+#define MAXDEV 8
+#define PAGE 4096u
+#define DESC_SIZE 32u
+#define BATCH_SYNC_MAX 4096u
+#define OFFSET_MAX 0xFFFFFFFFFFFFull
+#define OFFSET_MAX_COUNT (4ull << 30)
+
+/* ---- the call log ---- */
+
+static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
+static char *log_buf;
+static size_t log_len, log_cap;
+
+static void log_append(const char *s, size_t n)
+{
+    pthread_mutex_lock(&log_mu);
+    if (log_len + n > log_cap) {
+        size_t cap = log_cap ? log_cap : 4096;
+        while (cap < log_len + n)
+            cap *= 2;
+        char *nb = realloc(log_buf, cap);
+        if (!nb) {
+            pthread_mutex_unlock(&log_mu);
+            return;
+        }
+        log_buf = nb;
+        log_cap = cap;
+    }
+    memcpy(log_buf + log_len, s, n);
+    log_len += n;
+    pthread_mutex_unlock(&log_mu);
+}
+
+/* A growable line, so that batch arrays can be printed in full. */
+struct line {
+    char *p;
+    size_t n, cap;
+};
+
+static void lputf(struct line *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void lputf(struct line *l, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (k < 0)
+        return;
+    if (l->n + (size_t)k + 1 > l->cap) {
+        size_t cap = l->cap ? l->cap : 256;
+        while (cap < l->n + (size_t)k + 1)
+            cap *= 2;
+        char *np = realloc(l->p, cap);
+        if (!np)
+            return;
+        l->p = np;
+        l->cap = cap;
+    }
+    va_start(ap, fmt);
+    vsnprintf(l->p + l->n, (size_t)k + 1, fmt, ap);
+    va_end(ap);
+    l->n += (size_t)k;
+}
+
+static void lend(struct line *l, aclError rc)
+{
+    lputf(l, ") = %d\n", rc);
+    if (l->p)
+        log_append(l->p, l->n);
+    free(l->p);
+}
+
+#define P(x) ((uintptr_t)(x))
+#define LOG(rc, ...)                          \
+    do {                                      \
+        struct line l_ = {0};                 \
+        lputf(&l_, __VA_ARGS__);              \
+        lend(&l_, rc);                        \
+    } while (0)
+
+/* aclwasmStandinCallLog copies up to len bytes of the call log into buf and
+ * returns the length of the whole log. */
+EXPORT size_t aclwasmStandinCallLog(char *buf, size_t len)
+{
+    pthread_mutex_lock(&log_mu);
+    size_t n = log_len < len ? log_len : len;
+    if (buf && n)
+        memcpy(buf, log_buf, n);
+    size_t total = log_len;
+    pthread_mutex_unlock(&log_mu);
+    return total;
+}
+
+/* aclwasmStandinCallLogReset empties the call log. */
+EXPORT void aclwasmStandinCallLogReset(void)
+{
+    pthread_mutex_lock(&log_mu);
+    log_len = 0;
+    pthread_mutex_unlock(&log_mu);
+}
+
+/* ---- state ---- */
+
+/* One mutex guards all state and one condition variable announces every
+ * change; workers hold the mutex while they run an operation. That is slow
+ * and simple, which is what a stand-in should be. */
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+
+struct ctx {
+    int dev;
+};
+
+struct stream;
+
+struct device {
+    int refs;
+    struct ctx ctx;
+    struct stream *def;
+    size_t total, used;
+    int peer[MAXDEV];
+};
+
+static struct device devs[MAXDEV];
+static int ndev;
+static int inited;
+static int64_t leaked; /* objects still alive when their device was reset */
+static __thread struct ctx *cur;
+
+struct alloc {
+    char *base;
+    size_t size; /* bytes reserved: rounded and padded */
+    int dev;
+};
+static struct alloc *allocs;
+static size_t nallocs, capallocs;
+
+struct reg {
+    char *base;
+    size_t size;
+    int type;
+};
+static struct reg *regs;
+static size_t nregs, capregs __attribute__((unused));
+
+struct event {
+    int dev;
+    int dead;
+    uint64_t enq, done;
+    double t_ms;
+};
+
+enum { T_COPY, T_COPY2D, T_SET, T_BATCH, T_RECORD, T_WAIT, T_DESC, T_OFFSET, T_CALLBACK };
+
+typedef void (*aclrtCallback)(void *userData);
+
+/* A callback handed to the thread subscribed to its stream. */
+struct report {
+    uint64_t tid;
+    aclrtCallback fn;
+    void *ud;
+    int block;
+    int picked, done;
+    struct report *next;
+};
+static struct report *reports;
+
+struct task {
+    int op;
+    char *dst;
+    const char *src;
+    size_t n, dpitch, spitch, width, height;
+    int value;
+    int dst_loc, src_loc; /* locations at submit time, re-checked when run */
+    size_t count;         /* T_BATCH */
+    void **dsts, **srcs;
+    size_t *sizes;
+    struct event *ev; /* T_RECORD, T_WAIT */
+    uint64_t seq;
+    void **dslot;
+    const void **sslot;
+    size_t dstOff, srcOff;
+    aclrtCallback fn; /* T_CALLBACK */
+    void *ud;
+    int block;
+    struct task *next;
+};
+
+struct stream {
+    int dev;
+    int isdef;
+    int dead;
+    struct task *head, *tail;
+    int busy;
+    aclError err;
+    int stop, cancel;
+    int subscribed;
+    uint64_t sub_tid;
+    pthread_t th;
+};
+
+/* Live objects, looked up by handle value so that a forged or stale handle
+ * is reported instead of dereferenced. Dead streams and events stay
+ * allocated until aclFinalize, so that late references stay harmless. */
+static struct stream **streams;
+static size_t nstreams, capstreams;
+static struct event **events;
+static size_t nevents, capevents;
+static void **graveyard;
+static size_t ngrave, capgrave;
+
+#define PUSH(arr, n, cap, v)                                         \
+    do {                                                             \
+        if ((n) == (cap)) {                                          \
+            size_t c_ = (cap) ? (cap) * 2 : 16;                      \
+            void *p_ = realloc((arr), c_ * sizeof(*(arr)));          \
+            if (!p_)                                                 \
+                abort();                                             \
+            (arr) = p_;                                              \
+            (cap) = c_;                                              \
+        }                                                            \
+        (arr)[(n)++] = (v);                                          \
+    } while (0)
+
+static void bury(void *p) { PUSH(graveyard, ngrave, capgrave, p); }
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void deadline_in(struct timespec *ts, int ms)
+{
+    clock_gettime(CLOCK_REALTIME, ts);
+    ts->tv_sec += ms / 1000;
+    ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (ts->tv_nsec >= 1000000000L) {
+        ts->tv_sec++;
+        ts->tv_nsec -= 1000000000L;
+    }
+}
+
+static void load_config(void)
+{
+    const char *s = getenv("ACLWASM_STANDIN_DEVICES");
+    int n = s ? atoi(s) : 2;
+    if (n < 1)
+        n = 1;
+    if (n > MAXDEV)
+        n = MAXDEV;
+    ndev = n;
+    const char *m = getenv("ACLWASM_STANDIN_MEM");
+    size_t total = m ? strtoull(m, NULL, 0) : (size_t)256 << 20;
+    for (int i = 0; i < MAXDEV; i++)
+        devs[i].total = total;
+}
+
+static int ctx_ok(void) { return cur && devs[cur->dev].refs > 0; }
+
+static struct alloc *find_alloc(const void *p)
+{
+    const char *c = p;
+    for (size_t i = 0; i < nallocs; i++)
+        if (c >= allocs[i].base && c < allocs[i].base + allocs[i].size)
+            return &allocs[i];
+    return NULL;
+}
+
+static struct reg *find_reg(const void *p)
+{
+    const char *c = p;
+    for (size_t i = 0; i < nregs; i++)
+        if (c >= regs[i].base && c < regs[i].base + regs[i].size)
+            return &regs[i];
+    return NULL;
+}
+
+/* in_dev reports whether [p, p+n) lies inside one allocation. */
+static int in_dev(const void *p, size_t n)
+{
+    struct alloc *a = find_alloc(p);
+    return a && n <= (size_t)(a->base + a->size - (const char *)p);
+}
+
+static int in_reg(const void *p, size_t n)
+{
+    struct reg *r = find_reg(p);
+    return r && n <= (size_t)(r->base + r->size - (const char *)p);
+}
+
+static int loc_of(const void *p, int *dev)
+{
+    struct alloc *a = find_alloc(p);
+    if (a) {
+        if (dev)
+            *dev = a->dev;
+        return LOC_DEVICE;
+    }
+    return find_reg(p) ? LOC_HOST : LOC_UNREGISTERED;
+}
+
+static struct stream *find_stream(void *h)
+{
+    for (size_t i = 0; i < nstreams; i++)
+        if (streams[i] == h && !streams[i]->dead)
+            return streams[i];
+    return NULL;
+}
+
+static struct event *find_event(void *h)
+{
+    for (size_t i = 0; i < nevents; i++)
+        if (events[i] == h && !events[i]->dead)
+            return events[i];
+    return NULL;
+}
+
+/* ---- streams and their workers ---- */
+
+/* still_valid re-checks, when an operation runs, that memory it was given
+ * is still what it was at submit time. */
+static int still_valid(const void *p, size_t n, int loc)
+{
+    if (n == 0)
+        return 1;
+    if (loc == LOC_DEVICE)
+        return in_dev(p, n);
+    if (loc == LOC_HOST)
+        return in_reg(p, n);
+    return 1;
+}
+
+static aclError run_task(struct stream *s, struct task *t)
+{
+    switch (t->op) {
+    case T_COPY:
+        if (!still_valid(t->dst, t->n, t->dst_loc) || !still_valid(t->src, t->n, t->src_loc))
+            return RT_DRV_INTERNAL_ERROR;
+        memmove(t->dst, t->src, t->n);
+        return OK;
+    case T_COPY2D: {
+        size_t dspan = (t->height - 1) * t->dpitch + t->width, sspan = (t->height - 1) * t->spitch + t->width;
+        if (!still_valid(t->dst, dspan, t->dst_loc) || !still_valid(t->src, sspan, t->src_loc))
+            return RT_DRV_INTERNAL_ERROR;
+        for (size_t r = 0; r < t->height; r++)
+            memmove(t->dst + r * t->dpitch, t->src + r * t->spitch, t->width);
+        return OK;
+    }
+    case T_SET:
+        if (!still_valid(t->dst, t->n, t->dst_loc))
+            return RT_DRV_INTERNAL_ERROR;
+        memset(t->dst, t->value & 0xff, t->n);
+        return OK;
+    case T_BATCH:
+        for (size_t i = 0; i < t->count; i++) {
+            int dl = loc_of(t->dsts[i], NULL), sl = loc_of(t->srcs[i], NULL);
+            if ((dl != LOC_UNREGISTERED && !still_valid(t->dsts[i], t->sizes[i], dl)) ||
+                (sl != LOC_UNREGISTERED && !still_valid(t->srcs[i], t->sizes[i], sl)) ||
+                (dl != LOC_DEVICE && sl != LOC_DEVICE))
+                return RT_DRV_INTERNAL_ERROR;
+        }
+        for (size_t i = 0; i < t->count; i++)
+            memmove(t->dsts[i], t->srcs[i], t->sizes[i]);
+        return OK;
+    case T_RECORD:
+        if (t->seq > t->ev->done) {
+            t->ev->done = t->seq;
+            t->ev->t_ms = now_ms();
+        }
+        return OK;
+    case T_WAIT:
+        while (t->ev->done < t->seq && !t->ev->dead && !s->cancel)
+            pthread_cond_wait(&cv, &mu);
+        return OK;
+    case T_DESC: {
+        if (!in_dev(t->src, DESC_SIZE))
+            return RT_DRV_INTERNAL_ERROR;
+        uint64_t d[3];
+        memcpy(d, t->src, sizeof d);
+        char *dst = (char *)(uintptr_t)d[1];
+        const char *src = (const char *)(uintptr_t)d[0];
+        size_t n = (size_t)d[2];
+        if (!in_dev(dst, n) || !in_dev(src, n))
+            return RT_PARAM_INVALID;
+        memmove(dst, src, n);
+        return OK;
+    }
+    case T_CALLBACK: {
+        struct report *r = calloc(1, sizeof *r);
+        if (!r)
+            abort();
+        r->tid = s->sub_tid, r->fn = t->fn, r->ud = t->ud, r->block = t->block;
+        r->next = reports;
+        reports = r;
+        pthread_cond_broadcast(&cv);
+        if (!r->block)
+            return OK; /* the processing thread frees it */
+        /* A blocking callback holds the stream until it returns; a forced
+         * destruction drops it unless it has started. */
+        while (!r->done && !(s->cancel && !r->picked))
+            pthread_cond_wait(&cv, &mu);
+        for (struct report **pp = &reports; *pp; pp = &(*pp)->next)
+            if (*pp == r) {
+                *pp = r->next;
+                break;
+            }
+        free(r);
+        return OK;
+    }
+    case T_OFFSET: {
+        if (!in_dev(t->dslot, sizeof(void *)) || !in_dev(t->sslot, sizeof(void *)))
+            return RT_DRV_INTERNAL_ERROR;
+        char *dst = (char *)*t->dslot + t->dstOff;
+        const char *src = (const char *)*t->sslot + t->srcOff;
+        if (!in_dev(dst, t->n) || !in_dev(src, t->n))
+            return RT_PARAM_INVALID;
+        memmove(dst, src, t->n);
+        return OK;
+    }
+    }
+    return RT_DRV_INTERNAL_ERROR;
+}
+
+static void free_task(struct task *t)
+{
+    free(t->dsts);
+    free(t->srcs);
+    free(t->sizes);
+    free(t);
+}
+
+static void *worker(void *arg)
+{
+    struct stream *s = arg;
+    pthread_mutex_lock(&mu);
+    for (;;) {
+        while (!s->head && !s->stop)
+            pthread_cond_wait(&cv, &mu);
+        if (!s->head)
+            break;
+        struct task *t = s->head;
+        s->busy = 1;
+        aclError rc = s->cancel ? OK : run_task(s, t);
+        s->head = t->next;
+        if (!s->head)
+            s->tail = NULL;
+        free_task(t);
+        s->busy = 0;
+        if (rc != OK && s->err == OK)
+            s->err = rc;
+        pthread_cond_broadcast(&cv);
+    }
+    pthread_mutex_unlock(&mu);
+    return NULL;
+}
+
+static struct stream *new_stream(int dev, int isdef)
+{
+    struct stream *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->dev = dev;
+    s->isdef = isdef;
+    if (pthread_create(&s->th, NULL, worker, s) != 0) {
+        free(s);
+        return NULL;
+    }
+    PUSH(streams, nstreams, capstreams, s);
+    return s;
+}
+
+/* stop_stream ends the worker of s, after its queue when cancel is 0, and
+ * dropping the queue when cancel is 1. Called with mu held. */
+static void stop_stream(struct stream *s, int cancel)
+{
+    s->dead = 1;
+    s->stop = 1;
+    if (cancel) {
+        s->cancel = 1;
+        /* Drop what has not started; the running operation finishes. */
+        struct task *t = s->head ? s->head->next : NULL;
+        if (s->head)
+            s->head->next = NULL, s->tail = s->head;
+        while (t) {
+            struct task *n = t->next;
+            free_task(t);
+            t = n;
+        }
+    }
+    pthread_cond_broadcast(&cv);
+    pthread_mutex_unlock(&mu);
+    pthread_join(s->th, NULL);
+    pthread_mutex_lock(&mu);
+    for (size_t i = 0; i < nstreams; i++)
+        if (streams[i] == s) {
+            streams[i] = streams[--nstreams];
+            break;
+        }
+    bury(s);
+}
+
+static void enqueue(struct stream *s, struct task *t)
+{
+    t->next = NULL;
+    if (s->tail)
+        s->tail->next = t;
+    else
+        s->head = t;
+    s->tail = t;
+    pthread_cond_broadcast(&cv);
+}
+
+static int idle(struct stream *s) { return !s->head && !s->busy; }
+
+/* stream_wait waits until s is idle; timeout_ms -1 waits forever, 0 polls.
+ * It returns and clears the stream's error. Called with mu held. */
+static aclError stream_wait(struct stream *s, int timeout_ms)
+{
+    struct timespec dl;
+    if (timeout_ms > 0)
+        deadline_in(&dl, timeout_ms);
+    while (!idle(s)) {
+        if (timeout_ms == 0)
+            return RT_STREAM_SYNC_TIMEOUT;
+        if (timeout_ms < 0)
+            pthread_cond_wait(&cv, &mu);
+        else if (pthread_cond_timedwait(&cv, &mu, &dl) == ETIMEDOUT && !idle(s))
+            return RT_STREAM_SYNC_TIMEOUT;
+    }
+    aclError rc = s->err;
+    s->err = OK;
+    return rc;
+}
+
+/* get_stream resolves a stream argument: NULL is the current context's
+ * default stream. */
+static aclError get_stream(aclrtStream h, struct stream **out)
+{
+    if (!ctx_ok())
+        return RT_CONTEXT_NULL;
+    if (!h) {
+        *out = devs[cur->dev].def;
+        return OK;
+    }
+    struct stream *s = find_stream(h);
+    if (!s)
+        return RT_INVALID_HANDLE;
+    if (s->dev != cur->dev)
+        return RT_STREAM_CONTEXT;
+    *out = s;
+    return OK;
+}
+
+static struct task *new_task(int op)
+{
+    struct task *t = calloc(1, sizeof *t);
+    if (!t)
+        abort();
+    t->op = op;
+    return t;
+}
+
+/* release_device frees what a device still holds when its last reference
+ * goes, counting it as leaked. Called with mu held. */
+static void release_device(int dev)
+{
+    struct device *d = &devs[dev];
+    for (size_t i = 0; i < nstreams;) {
+        struct stream *s = streams[i];
+        if (s->dev == dev && !s->isdef) {
+            leaked++;
+            stop_stream(s, 1);
+            i = 0;
+            continue;
+        }
+        i++;
+    }
+    if (d->def) {
+        stop_stream(d->def, 0);
+        d->def = NULL;
+    }
+    for (size_t i = 0; i < nevents;) {
+        if (events[i]->dev == dev) {
+            leaked++;
+            events[i]->dead = 1;
+            bury(events[i]);
+            events[i] = events[--nevents];
+            continue;
+        }
+        i++;
+    }
+    for (size_t i = 0; i < nallocs;) {
+        if (allocs[i].dev == dev) {
+            leaked++;
+            d->used -= allocs[i].size;
+            free(allocs[i].base);
+            allocs[i] = allocs[--nallocs];
+            continue;
+        }
+        i++;
+    }
+    memset(d->peer, 0, sizeof d->peer);
+    pthread_cond_broadcast(&cv);
+}
+
+/* ---- init, devices, contexts ---- */
+
+EXPORT aclError aclInit(const char *configPath)
+{
+    pthread_mutex_lock(&mu);
+    aclError rc = OK;
+    if (inited)
+        rc = REPEAT_INITIALIZE;
+    else {
+        load_config();
+        inited = 1;
+    }
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclInit(configPath=0x%" PRIxPTR, P(configPath));
+    return rc;
+}
+
+EXPORT aclError aclFinalize(void)
+{
+    pthread_mutex_lock(&mu);
+    aclError rc = OK;
+    if (!inited)
+        rc = REPEAT_FINALIZE;
+    else {
+        for (int i = 0; i < ndev; i++)
+            if (devs[i].refs > 0) {
+                leaked++;
+                devs[i].refs = 0;
+                release_device(i);
+            }
+        for (size_t i = 0; i < nregs; i++)
+            leaked++;
+        nregs = 0;
+        for (size_t i = 0; i < ngrave; i++)
+            free(graveyard[i]);
+        ngrave = 0;
+        inited = 0;
+    }
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclFinalize(");
+    return rc;
+}
+
+EXPORT aclError aclrtGetVersion(int32_t *major, int32_t *minor, int32_t *patch)
+{
+    aclError rc = OK;
+    if (!major || !minor || !patch)
+        rc = INVALID_PARAM;
+    else
+        *major = 1, *minor = 17, *patch = 0;
+    LOG(rc, "aclrtGetVersion(major=0x%" PRIxPTR ", minor=0x%" PRIxPTR ", patch=0x%" PRIxPTR, P(major), P(minor), P(patch));
+    return rc;
+}
+
+EXPORT aclError aclrtGetDeviceCount(uint32_t *count)
+{
+    pthread_mutex_lock(&mu);
+    aclError rc = OK;
+    if (!count)
+        rc = INVALID_PARAM;
+    else {
+        if (!ndev)
+            load_config();
+        *count = (uint32_t)ndev;
+    }
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtGetDeviceCount(count=0x%" PRIxPTR, P(count));
+    return rc;
+}
+
+EXPORT aclError aclrtSetDevice(int32_t deviceId)
+{
+    pthread_mutex_lock(&mu);
+    aclError rc = OK;
+    if (!ndev)
+        load_config();
+    if (deviceId < 0 || deviceId >= ndev)
+        rc = RT_INVALID_DEVICEID;
+    else {
+        struct device *d = &devs[deviceId];
+        if (d->refs == 0) {
+            d->ctx.dev = deviceId;
+            d->def = new_stream(deviceId, 1);
+            if (!d->def)
+                rc = RT_MEMORY_ALLOCATION;
+        }
+        if (rc == OK) {
+            d->refs++;
+            cur = &d->ctx;
+        }
+    }
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtSetDevice(deviceId=%d", deviceId);
+    return rc;
+}
+
+EXPORT aclError aclrtResetDevice(int32_t deviceId)
+{
+    pthread_mutex_lock(&mu);
+    aclError rc = OK;
+    if (deviceId < 0 || deviceId >= ndev)
+        rc = RT_INVALID_DEVICEID;
+    else if (devs[deviceId].refs == 0)
+        rc = RT_CONTEXT_NULL;
+    else if (--devs[deviceId].refs == 0) {
+        release_device(deviceId);
+        if (cur == &devs[deviceId].ctx)
+            cur = NULL;
+    }
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtResetDevice(deviceId=%d", deviceId);
+    return rc;
+}
+
+EXPORT aclError aclrtGetDevice(int32_t *deviceId)
+{
+    pthread_mutex_lock(&mu);
+    aclError rc = OK;
+    if (!deviceId)
+        rc = INVALID_PARAM;
+    else if (!ctx_ok())
+        rc = RT_CONTEXT_NULL;
+    else
+        *deviceId = cur->dev;
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtGetDevice(deviceId=0x%" PRIxPTR, P(deviceId));
+    return rc;
+}
+
+EXPORT aclError aclrtSetCurrentContext(aclrtContext context)
+{
+    pthread_mutex_lock(&mu);
+    aclError rc = RT_PARAM_INVALID;
+    if (!context)
+        rc = INVALID_PARAM;
+    else
+        for (int i = 0; i < ndev; i++)
+            if (context == &devs[i].ctx && devs[i].refs > 0) {
+                cur = &devs[i].ctx;
+                rc = OK;
+            }
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtSetCurrentContext(context=0x%" PRIxPTR, P(context));
+    return rc;
+}
+
+EXPORT aclError aclrtGetCurrentContext(aclrtContext *context)
+{
+    pthread_mutex_lock(&mu);
+    aclError rc = OK;
+    if (!context)
+        rc = INVALID_PARAM;
+    else if (!ctx_ok())
+        rc = RT_CONTEXT_NULL;
+    else
+        *context = cur;
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtGetCurrentContext(context=0x%" PRIxPTR, P(context));
+    return rc;
+}
+
+/* wait_device waits for every stream of the current device. */
+static aclError wait_device(int timeout_ms)
+{
+    aclError first = OK;
+    int dev = cur->dev;
+    for (size_t i = 0; i < nstreams; i++) {
+        struct stream *s = streams[i];
+        if (s->dev != dev || s->dead)
+            continue;
+        aclError rc = stream_wait(s, timeout_ms);
+        if (rc == RT_STREAM_SYNC_TIMEOUT)
+            return rc;
+        if (rc != OK && first == OK)
+            first = rc;
+    }
+    return first;
+}
+
+EXPORT aclError aclrtSynchronizeDevice(void)
+{
+    pthread_mutex_lock(&mu);
+    aclError rc = ctx_ok() ? wait_device(-1) : RT_CONTEXT_NULL;
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtSynchronizeDevice(");
+    return rc;
+}
+
+EXPORT aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout)
+{
+    pthread_mutex_lock(&mu);
+    aclError rc;
+    if (timeout < -1)
+        rc = RT_PARAM_INVALID;
+    else
+        rc = ctx_ok() ? wait_device(timeout) : RT_CONTEXT_NULL;
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtSynchronizeDeviceWithTimeout(timeout=%d", timeout);
+    return rc;
+}
+
+EXPORT aclError aclrtDeviceCanAccessPeer(int32_t *canAccessPeer, int32_t deviceId, int32_t peerDeviceId)
+{
+    pthread_mutex_lock(&mu);
+    aclError rc = OK;
+    if (!canAccessPeer || deviceId == peerDeviceId)
+        rc = INVALID_PARAM;
+    else if (deviceId < 0 || deviceId >= ndev || peerDeviceId < 0 || peerDeviceId >= ndev)
+        rc = RT_INVALID_DEVICEID;
+    else
+        *canAccessPeer = 1;
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtDeviceCanAccessPeer(canAccessPeer=0x%" PRIxPTR ", deviceId=%d, peerDeviceId=%d", P(canAccessPeer), deviceId,
+        peerDeviceId);
+    return rc;
+}
+
+EXPORT aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t flags)
+{
+    pthread_mutex_lock(&mu);
+    aclError rc = OK;
+    if (flags != 0)
+        rc = FEATURE_UNSUPPORTED;
+    else if (!ctx_ok())
+        rc = RT_CONTEXT_NULL;
+    else if (peerDeviceId == cur->dev)
+        rc = INVALID_PARAM;
+    else if (peerDeviceId < 0 || peerDeviceId >= ndev)
+        rc = RT_INVALID_DEVICEID;
+    else
+        devs[cur->dev].peer[peerDeviceId] = 1;
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtDeviceEnablePeerAccess(peerDeviceId=%d, flags=%u", peerDeviceId, flags);
+    return rc;
+}
+
+EXPORT aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId)
+{
+    pthread_mutex_lock(&mu);
+    aclError rc = OK;
+    if (!ctx_ok())
+        rc = RT_CONTEXT_NULL;
+    else if (peerDeviceId == cur->dev)
+        rc = INVALID_PARAM;
+    else if (peerDeviceId < 0 || peerDeviceId >= ndev)
+        rc = RT_INVALID_DEVICEID;
+    else if (!devs[cur->dev].peer[peerDeviceId])
+        rc = RT_PARAM_INVALID;
+    else
+        devs[cur->dev].peer[peerDeviceId] = 0;
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtDeviceDisablePeerAccess(peerDeviceId=%d", peerDeviceId);
+    return rc;
+}
+
+EXPORT aclError aclrtGetMemInfo(int32_t attr, size_t *free_, size_t *total)
+{
+    pthread_mutex_lock(&mu);
+    aclError rc = OK;
+    if (!free_ || !total || attr < 0 || attr > 17)
+        rc = INVALID_PARAM;
+    else if (!ctx_ok())
+        rc = RT_CONTEXT_NULL;
+    else {
+        struct device *d = &devs[cur->dev];
+        *total = d->total;
+        *free_ = d->total - d->used;
+    }
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtGetMemInfo(attr=%d, free=0x%" PRIxPTR ", total=0x%" PRIxPTR, attr, P(free_), P(total));
+    return rc;
+}
+
+/* ---- memory ---- */
+
+EXPORT aclError aclrtMalloc(void **devPtr, size_t size, uint32_t policy)
+{
+    pthread_mutex_lock(&mu);
+    aclError rc = OK;
+    if (!devPtr || size == 0)
+        rc = INVALID_PARAM;
+    else if (!ctx_ok())
+        rc = RT_CONTEXT_NULL;
+    else {
+        int huge1g = (policy & 0xff) == 6 || (policy & 0xff) == 7;
+        size_t pad = huge1g ? 0 : 32;
+        struct device *d = &devs[cur->dev];
+        if (size > ((size_t)1 << 62) || (size + 32 + pad - 1) / 32 * 32 > d->total - d->used)
+            rc = RT_MEMORY_ALLOCATION;
+        else {
+            size_t n = (size + 32 + pad - 1) / 32 * 32;
+            void *p = NULL;
+            if (posix_memalign(&p, 64, n) != 0)
+                rc = RT_MEMORY_ALLOCATION;
+            else {
+                memset(p, 0, n);
+                struct alloc a = {p, n, cur->dev};
+                PUSH(allocs, nallocs, capallocs, a);
+                d->used += n;
+                *devPtr = p;
+            }
+        }
+    }
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtMalloc(devPtr=0x%" PRIxPTR ", size=%zu, policy=%u", P(devPtr), size, policy);
+    return rc;
+}
+
+EXPORT aclError aclrtFree(void *devPtr)
+{
+    pthread_mutex_lock(&mu);
+    aclError rc = RT_PARAM_INVALID;
+    if (!devPtr)
+        rc = INVALID_PARAM;
+    else
+        for (size_t i = 0; i < nallocs; i++)
+            if (allocs[i].base == devPtr) {
+                devs[allocs[i].dev].used -= allocs[i].size;
+                free(allocs[i].base);
+                allocs[i] = allocs[--nallocs];
+                rc = OK;
+                break;
+            }
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtFree(devPtr=0x%" PRIxPTR, P(devPtr));
+    return rc;
+}
+
+#ifndef OLD_RUNTIME
+EXPORT aclError aclrtHostRegister(void *ptr, uint64_t size, uint32_t type, void **devPtr)
+{
+    pthread_mutex_lock(&mu);
+    aclError rc = OK;
+    char *p = ptr;
+    if (!ptr || size == 0 || !devPtr)
+        rc = INVALID_PARAM;
+    else if (type != 0 && type != 4 && type != 8)
+        rc = INVALID_PARAM;
+    else if (!ctx_ok())
+        rc = RT_CONTEXT_NULL;
+    else if (P(ptr) % PAGE != 0)
+        rc = RT_PARAM_INVALID; /* the native runtime wants 4 KiB pages */
+    else {
+        for (size_t i = 0; i < nregs; i++)
+            if (p < regs[i].base + regs[i].size && regs[i].base < p + size)
+                rc = HOST_MEMORY_ALREADY_REGISTERED;
+        if (rc == OK) {
+            struct reg r = {p, (size_t)size, (int)type};
+            PUSH(regs, nregs, capregs, r);
+            *devPtr = ptr;
+        }
+    }
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtHostRegister(ptr=0x%" PRIxPTR ", size=%" PRIu64 ", type=%u, devPtr=0x%" PRIxPTR, P(ptr), size, type, P(devPtr));
+    return rc;
+}
+
+EXPORT aclError aclrtHostUnregister(void *ptr)
+{
+    pthread_mutex_lock(&mu);
+    aclError rc = HOST_MEMORY_NOT_REGISTERED;
+    if (!ptr)
+        rc = INVALID_PARAM;
+    else
+        for (size_t i = 0; i < nregs; i++)
+            if (regs[i].base == ptr) {
+                regs[i] = regs[--nregs];
+                rc = OK;
+                break;
+            }
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtHostUnregister(ptr=0x%" PRIxPTR, P(ptr));
+    return rc;
+}
+#endif
+
+/* ---- streams ---- */
+
+EXPORT aclError aclrtCreateStream(aclrtStream *stream)
+{
+    pthread_mutex_lock(&mu);
+    aclError rc = OK;
+    if (!stream)
+        rc = INVALID_PARAM;
+    else if (!ctx_ok())
+        rc = RT_CONTEXT_NULL;
+    else {
+        struct stream *s = new_stream(cur->dev, 0);
+        if (!s)
+            rc = RT_MEMORY_ALLOCATION;
+        else
+            *stream = s;
+    }
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtCreateStream(stream=0x%" PRIxPTR, P(stream));
+    return rc;
+}
+
+static aclError destroy_stream(aclrtStream stream, int force)
+{
+    pthread_mutex_lock(&mu);
+    aclError rc = OK;
+    struct stream *s;
+    if (!stream)
+        rc = INVALID_PARAM;
+    else if (!(s = find_stream(stream)) || s->isdef)
+        rc = RT_INVALID_HANDLE;
+    else
+        stop_stream(s, force);
+    pthread_mutex_unlock(&mu);
+    return rc;
+}
+
+EXPORT aclError aclrtDestroyStream(aclrtStream stream)
+{
+    aclError rc = destroy_stream(stream, 0);
+    LOG(rc, "aclrtDestroyStream(stream=0x%" PRIxPTR, P(stream));
+    return rc;
+}
+
+#ifndef OLD_RUNTIME
+EXPORT aclError aclrtDestroyStreamForce(aclrtStream stream)
+{
+    aclError rc = destroy_stream(stream, 1);
+    LOG(rc, "aclrtDestroyStreamForce(stream=0x%" PRIxPTR, P(stream));
+    return rc;
+}
+#endif
+
+static aclError sync_stream(aclrtStream stream, int timeout)
+{
+    pthread_mutex_lock(&mu);
+    struct stream *s = NULL;
+    aclError rc = timeout < -1 ? RT_PARAM_INVALID : get_stream(stream, &s);
+    if (rc == OK)
+        rc = stream_wait(s, timeout);
+    pthread_mutex_unlock(&mu);
+    return rc;
+}
+
+EXPORT aclError aclrtSynchronizeStream(aclrtStream stream)
+{
+    aclError rc = sync_stream(stream, -1);
+    LOG(rc, "aclrtSynchronizeStream(stream=0x%" PRIxPTR, P(stream));
+    return rc;
+}
+
+EXPORT aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)
+{
+    aclError rc = sync_stream(stream, timeout);
+    LOG(rc, "aclrtSynchronizeStreamWithTimeout(stream=0x%" PRIxPTR ", timeout=%d", P(stream), timeout);
+    return rc;
+}
+
+EXPORT aclError aclrtStreamQuery(aclrtStream stream, uint32_t *status)
+{
+    pthread_mutex_lock(&mu);
+    struct stream *s = NULL;
+    aclError rc = !status ? INVALID_PARAM : get_stream(stream, &s);
+    if (rc == OK)
+        *status = idle(s) ? 0 : 1;
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtStreamQuery(stream=0x%" PRIxPTR ", status=0x%" PRIxPTR, P(stream), P(status));
+    return rc;
+}
+
+/* ---- events ---- */
+
+EXPORT aclError aclrtCreateEvent(aclrtEvent *event)
+{
+    pthread_mutex_lock(&mu);
+    aclError rc = OK;
+    if (!event)
+        rc = INVALID_PARAM;
+    else if (!ctx_ok())
+        rc = RT_CONTEXT_NULL;
+    else {
+        struct event *e = calloc(1, sizeof *e);
+        if (!e)
+            rc = RT_MEMORY_ALLOCATION;
+        else {
+            e->dev = cur->dev;
+            PUSH(events, nevents, capevents, e);
+            *event = e;
+        }
+    }
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtCreateEvent(event=0x%" PRIxPTR, P(event));
+    return rc;
+}
+
+EXPORT aclError aclrtDestroyEvent(aclrtEvent event)
+{
+    pthread_mutex_lock(&mu);
+    aclError rc = RT_INVALID_HANDLE;
+    if (!event)
+        rc = INVALID_PARAM;
+    else
+        for (size_t i = 0; i < nevents; i++)
+            if (events[i] == event) {
+                events[i]->dead = 1; /* releases queued waits */
+                bury(events[i]);
+                events[i] = events[--nevents];
+                pthread_cond_broadcast(&cv);
+                rc = OK;
+                break;
+            }
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtDestroyEvent(event=0x%" PRIxPTR, P(event));
+    return rc;
+}
+
+EXPORT aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
+{
+    pthread_mutex_lock(&mu);
+    struct stream *s = NULL;
+    struct event *e = NULL;
+    aclError rc = OK;
+    if (!event)
+        rc = INVALID_PARAM;
+    else if (!(e = find_event(event)))
+        rc = RT_INVALID_HANDLE;
+    else if ((rc = get_stream(stream, &s)) == OK) {
+        if (e->dev != s->dev)
+            rc = RT_STREAM_CONTEXT;
+        else {
+            struct task *t = new_task(T_RECORD);
+            t->ev = e;
+            t->seq = ++e->enq;
+            enqueue(s, t);
+        }
+    }
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtRecordEvent(event=0x%" PRIxPTR ", stream=0x%" PRIxPTR, P(event), P(stream));
+    return rc;
+}
+
+EXPORT aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
+{
+    pthread_mutex_lock(&mu);
+    struct stream *s = NULL;
+    struct event *e = NULL;
+    aclError rc = OK;
+    if (!event)
+        rc = INVALID_PARAM;
+    else if (!(e = find_event(event)))
+        rc = RT_INVALID_HANDLE;
+    else if ((rc = get_stream(stream, &s)) == OK) {
+        struct task *t = new_task(T_WAIT);
+        t->ev = e;
+        t->seq = e->enq ? e->enq : 1; /* an unrecorded event: wait for its first record */
+        enqueue(s, t);
+    }
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtStreamWaitEvent(stream=0x%" PRIxPTR ", event=0x%" PRIxPTR, P(stream), P(event));
+    return rc;
+}
+
+static aclError sync_event(aclrtEvent event, int timeout)
+{
+    pthread_mutex_lock(&mu);
+    struct event *e = NULL;
+    aclError rc = OK;
+    if (timeout < -1)
+        rc = RT_PARAM_INVALID;
+    else if (!event)
+        rc = INVALID_PARAM;
+    else if (!(e = find_event(event)))
+        rc = RT_INVALID_HANDLE;
+    else {
+        uint64_t target = e->enq;
+        struct timespec dl;
+        if (timeout > 0)
+            deadline_in(&dl, timeout);
+        while (e->done < target && !e->dead) {
+            if (timeout == 0) {
+                rc = RT_EVENT_SYNC_TIMEOUT;
+                break;
+            }
+            if (timeout < 0)
+                pthread_cond_wait(&cv, &mu);
+            else if (pthread_cond_timedwait(&cv, &mu, &dl) == ETIMEDOUT && e->done < target && !e->dead) {
+                rc = RT_EVENT_SYNC_TIMEOUT;
+                break;
+            }
+        }
+    }
+    pthread_mutex_unlock(&mu);
+    return rc;
+}
+
+EXPORT aclError aclrtSynchronizeEvent(aclrtEvent event)
+{
+    aclError rc = sync_event(event, -1);
+    LOG(rc, "aclrtSynchronizeEvent(event=0x%" PRIxPTR, P(event));
+    return rc;
+}
+
+#ifndef OLD_RUNTIME
+EXPORT aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout)
+{
+    aclError rc = sync_event(event, timeout);
+    LOG(rc, "aclrtSynchronizeEventWithTimeout(event=0x%" PRIxPTR ", timeout=%d", P(event), timeout);
+    return rc;
+}
+#endif
+
+EXPORT aclError aclrtQueryEventStatus(aclrtEvent event, uint32_t *status)
+{
+    pthread_mutex_lock(&mu);
+    struct event *e = NULL;
+    aclError rc = OK;
+    if (!event || !status)
+        rc = INVALID_PARAM;
+    else if (!(e = find_event(event)))
+        rc = RT_INVALID_HANDLE;
+    else
+        *status = e->done >= e->enq ? 1 : 0;
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtQueryEventStatus(event=0x%" PRIxPTR ", status=0x%" PRIxPTR, P(event), P(status));
+    return rc;
+}
+
+EXPORT aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent)
+{
+    pthread_mutex_lock(&mu);
+    struct event *a = NULL, *b = NULL;
+    aclError rc = OK;
+    if (!ms || !startEvent || !endEvent)
+        rc = INVALID_PARAM;
+    else if (!(a = find_event(startEvent)) || !(b = find_event(endEvent)))
+        rc = RT_INVALID_HANDLE;
+    else if (a->done == 0 || b->done == 0)
+        rc = RT_EVENT_TIMESTAMP_INVALID;
+    else if (a->done < a->enq || b->done < b->enq)
+        rc = RT_EVENT_NOT_COMPLETE;
+    else
+        *ms = (float)(b->t_ms - a->t_ms);
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtEventElapsedTime(ms=0x%" PRIxPTR ", startEvent=0x%" PRIxPTR ", endEvent=0x%" PRIxPTR, P(ms), P(startEvent),
+        P(endEvent));
+    return rc;
+}
+
+/* ---- copies ---- */
+
+/* direction applies the runtime's location checks to a copy of count bytes
+ * from src to dst with the given kind: device ranges must lie inside one
+ * allocation, a kind must be possible for unregistered memory (the
+ * MemcpyKindAutoCorrect rules), and device-to-device copies between two
+ * devices need peer access. It returns the real direction in *dir and the
+ * locations in *dl and *sl. */
+static aclError direction(void *dst, const void *src, size_t dcount, size_t scount, int kind, int *dir, int *dl, int *sl)
+{
+    int ddev = -1, sdev = -1;
+    *dl = loc_of(dst, &ddev);
+    *sl = loc_of(src, &sdev);
+    if ((*dl == LOC_DEVICE && !in_dev(dst, dcount)) || (*sl == LOC_DEVICE && !in_dev(src, scount)))
+        return RT_PARAM_INVALID;
+    int d = *dl == LOC_DEVICE, s = *sl == LOC_DEVICE;
+    *dir = d && s ? K_D2D : s ? K_D2H : d ? K_H2D : K_H2H;
+    if (kind == K_H2BUF2D)
+        kind = K_H2D;
+    if (kind != K_DEFAULT && (*dl == LOC_UNREGISTERED || *sl == LOC_UNREGISTERED)) {
+        unsigned allowed;
+        if (*sl == LOC_UNREGISTERED && *dl == LOC_DEVICE)
+            allowed = 1u << K_H2D | 1u << K_D2D;
+        else if (*sl == LOC_DEVICE)
+            allowed = 1u << K_D2H | 1u << K_D2D;
+        else if (*sl == LOC_HOST)
+            allowed = 1u << K_H2H | 1u << K_H2D;
+        else if (*dl == LOC_HOST)
+            allowed = 1u << K_H2H | 1u << K_D2H;
+        else
+            allowed = 0xf;
+        if (!(allowed & (1u << kind)))
+            return RT_PARAM_INVALID;
+    }
+    if (*dir == K_D2D && ddev != sdev && !devs[ddev].peer[sdev] && !devs[sdev].peer[ddev])
+        return RT_PARAM_INVALID;
+    return OK;
+}
+
+static aclError memcpy_checks(void *dst, size_t destMax, const void *src, size_t count, int kind, int *done)
+{
+    *done = 0;
+    if (count == 0) {
+        *done = 1;
+        return OK;
+    }
+    if (!dst || !src || kind < K_H2H || kind > K_H2BUF2D)
+        return INVALID_PARAM;
+    if (destMax == 0 || count > destMax)
+        return RT_PARAM_INVALID;
+    if (!ctx_ok())
+        return RT_CONTEXT_NULL;
+    return OK;
+}
+
+EXPORT aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, int32_t kind)
+{
+    pthread_mutex_lock(&mu);
+    int done, dir, dl, sl;
+    aclError rc = memcpy_checks(dst, destMax, src, count, kind, &done);
+    if (rc == OK && !done && (rc = direction(dst, src, count, count, kind, &dir, &dl, &sl)) == OK && dst != src)
+        memmove(dst, src, count);
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtMemcpy(dst=0x%" PRIxPTR ", destMax=%zu, src=0x%" PRIxPTR ", count=%zu, kind=%d", P(dst), destMax, P(src), count,
+        kind);
+    return rc;
+}
+
+static aclError memcpy_async(void *dst, size_t destMax, const void *src, size_t count, int kind, aclrtStream stream)
+{
+    pthread_mutex_lock(&mu);
+    int done, dir, dl, sl;
+    struct stream *s = NULL;
+    aclError rc = memcpy_checks(dst, destMax, src, count, kind, &done);
+    if (rc == OK && !done && (rc = get_stream(stream, &s)) == OK &&
+        (rc = direction(dst, src, count, count, kind, &dir, &dl, &sl)) == OK) {
+        if (dir == K_H2H)
+            rc = RT_FEATURE_NOT_SUPPORT; /* a PCIe card copies host to host only synchronously */
+        else if (dl == LOC_UNREGISTERED || sl == LOC_UNREGISTERED) {
+            /* Pageable memory: wait for the stream, then copy now. */
+            rc = stream_wait(s, -1);
+            if (rc == OK)
+                memmove(dst, src, count);
+        } else {
+            struct task *t = new_task(T_COPY);
+            t->dst = dst, t->src = src, t->n = count, t->dst_loc = dl, t->src_loc = sl;
+            enqueue(s, t);
+        }
+    }
+    pthread_mutex_unlock(&mu);
+    return rc;
+}
+
+EXPORT aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count, int32_t kind, aclrtStream stream)
+{
+    aclError rc = memcpy_async(dst, destMax, src, count, kind, stream);
+    LOG(rc, "aclrtMemcpyAsync(dst=0x%" PRIxPTR ", destMax=%zu, src=0x%" PRIxPTR ", count=%zu, kind=%d, stream=0x%" PRIxPTR, P(dst),
+        destMax, P(src), count, kind, P(stream));
+    return rc;
+}
+
+static aclError memcpy2d_checks(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, int kind,
+                                int *done)
+{
+    *done = 0;
+    if (width == 0 || height == 0) {
+        *done = 1;
+        return OK;
+    }
+    if (!dst || !src || width > spitch || width > dpitch)
+        return INVALID_PARAM;
+    if (kind < K_H2D || kind > K_DEFAULT)
+        return INVALID_PARAM;
+    if (height > 5u * 1024 * 1024 || width > 5000000u)
+        return RT_PARAM_INVALID;
+    if (!ctx_ok())
+        return RT_CONTEXT_NULL;
+    return OK;
+}
+
+static int span2d(size_t pitch, size_t width, size_t height, size_t *out)
+{
+    size_t n;
+    if (__builtin_mul_overflow(height - 1, pitch, &n) || __builtin_add_overflow(n, width, &n))
+        return 0;
+    *out = n;
+    return 1;
+}
+
+static aclError copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, int kind,
+                       struct stream *s, int async)
+{
+    size_t dspan, sspan;
+    int dir, dl, sl;
+    if (!span2d(dpitch, width, height, &dspan) || !span2d(spitch, width, height, &sspan))
+        return RT_PARAM_INVALID;
+    aclError rc = direction(dst, src, dspan, sspan, K_DEFAULT, &dir, &dl, &sl);
+    if (rc != OK)
+        return rc;
+    if (kind != K_DEFAULT && kind != dir)
+        return RT_PARAM_INVALID;
+    if (!async && dir == K_D2D)
+        return RT_FEATURE_NOT_SUPPORT; /* synchronous 2D copies go host to device or device to host */
+    if (dir == K_H2H)
+        return RT_PARAM_INVALID;
+    if (async && dl != LOC_UNREGISTERED && sl != LOC_UNREGISTERED) {
+        struct task *t = new_task(T_COPY2D);
+        t->dst = dst, t->src = src, t->dpitch = dpitch, t->spitch = spitch, t->width = width, t->height = height;
+        t->dst_loc = dl, t->src_loc = sl;
+        enqueue(s, t);
+        return OK;
+    }
+    if (async && (rc = stream_wait(s, -1)) != OK)
+        return rc;
+    for (size_t r = 0; r < height; r++)
+        memmove((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
+    return OK;
+}
+
+EXPORT aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, int32_t kind)
+{
+    pthread_mutex_lock(&mu);
+    int done;
+    aclError rc = memcpy2d_checks(dst, dpitch, src, spitch, width, height, kind, &done);
+    if (rc == OK && !done)
+        rc = copy2d(dst, dpitch, src, spitch, width, height, kind, NULL, 0);
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtMemcpy2d(dst=0x%" PRIxPTR ", dpitch=%zu, src=0x%" PRIxPTR ", spitch=%zu, width=%zu, height=%zu, kind=%d", P(dst),
+        dpitch, P(src), spitch, width, height, kind);
+    return rc;
+}
+
+EXPORT aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                                   int32_t kind, aclrtStream stream)
+{
+    pthread_mutex_lock(&mu);
+    int done;
+    struct stream *s = NULL;
+    aclError rc = memcpy2d_checks(dst, dpitch, src, spitch, width, height, kind, &done);
+    if (rc == OK && !done && (rc = get_stream(stream, &s)) == OK)
+        rc = copy2d(dst, dpitch, src, spitch, width, height, kind, s, 1);
+    pthread_mutex_unlock(&mu);
+    LOG(rc,
+        "aclrtMemcpy2dAsync(dst=0x%" PRIxPTR ", dpitch=%zu, src=0x%" PRIxPTR
+        ", spitch=%zu, width=%zu, height=%zu, kind=%d, stream=0x%" PRIxPTR,
+        P(dst), dpitch, P(src), spitch, width, height, kind, P(stream));
+    return rc;
+}
+
+/* ---- memset ---- */
+
+static aclError memset_checks(void *devPtr, size_t maxCount, size_t count, int *done, int *loc)
+{
+    *done = 0;
+    if (count == 0) {
+        *done = 1;
+        return OK;
+    }
+    if (!devPtr)
+        return INVALID_PARAM;
+    if (count > maxCount)
+        return RT_PARAM_INVALID;
+    if (!ctx_ok())
+        return RT_CONTEXT_NULL;
+    *loc = loc_of(devPtr, NULL);
+    /* Natively undefined on unregistered host memory; the stand-in refuses. */
+    if (*loc == LOC_UNREGISTERED || (*loc == LOC_DEVICE && !in_dev(devPtr, count)) || (*loc == LOC_HOST && !in_reg(devPtr, count)))
+        return RT_PARAM_INVALID;
+    return OK;
+}
+
+EXPORT aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)
+{
+    pthread_mutex_lock(&mu);
+    int done, loc;
+    aclError rc = memset_checks(devPtr, maxCount, count, &done, &loc);
+    if (rc == OK && !done)
+        memset(devPtr, value & 0xff, count);
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtMemset(devPtr=0x%" PRIxPTR ", maxCount=%zu, value=%d, count=%zu", P(devPtr), maxCount, value, count);
+    return rc;
+}
+
+EXPORT aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count, aclrtStream stream)
+{
+    pthread_mutex_lock(&mu);
+    int done, loc;
+    struct stream *s = NULL;
+    aclError rc = memset_checks(devPtr, maxCount, count, &done, &loc);
+    if (rc == OK && !done && (rc = get_stream(stream, &s)) == OK) {
+        struct task *t = new_task(T_SET);
+        t->dst = devPtr, t->n = count, t->value = value, t->dst_loc = loc;
+        enqueue(s, t);
+    }
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtMemsetAsync(devPtr=0x%" PRIxPTR ", maxCount=%zu, value=%d, count=%zu, stream=0x%" PRIxPTR, P(devPtr), maxCount,
+        value, count, P(stream));
+    return rc;
+}
+
+/* ---- batch copies ---- */
+
+#if !defined(OLD_RUNTIME) || !defined(NO_V2)
+static const char *loc_name(uint32_t t)
+{
+    switch (t) {
+    case LOC_HOST:
+        return "HOST";
+    case LOC_DEVICE:
+        return "DEVICE";
+    case LOC_UNREGISTERED:
+        return "UNREGISTERED";
+    case 3:
+        return "MANAGED";
+    case LOC_HOST_NUMA:
+        return "HOST_NUMA";
+    }
+    return "?";
+}
+
+/* log_batch prints a batch call with the contents of its arrays. */
+static void log_batch(aclError rc, const char *name, void **dsts, size_t *destMaxs, void **srcs, size_t *sizes, size_t n,
+                      aclrtMemcpyBatchAttr *attrs, size_t *idx, size_t na, const size_t *failIndex, int hasFail,
+                      aclrtStream stream, int hasStream)
+{
+    struct line l = {0};
+    lputf(&l, "%s(", name);
+#define ARR(label, a, cnt, fmt, conv)                         \
+    do {                                                      \
+        lputf(&l, "%s=", label);                              \
+        if (!(a) || (cnt) > 64)                               \
+            lputf(&l, "0x%" PRIxPTR, P(a));                   \
+        else {                                                \
+            lputf(&l, "[");                                   \
+            for (size_t i_ = 0; i_ < (cnt); i_++)             \
+                lputf(&l, i_ ? " " fmt : fmt, conv((a)[i_])); \
+            lputf(&l, "]");                                   \
+        }                                                     \
+    } while (0)
+#define ID(x) (x)
+    ARR("dsts", dsts, n, "0x%" PRIxPTR, P);
+    lputf(&l, ", ");
+    ARR("destMaxs", destMaxs, n, "%zu", ID);
+    lputf(&l, ", ");
+    ARR("srcs", srcs, n, "0x%" PRIxPTR, P);
+    lputf(&l, ", ");
+    ARR("sizes", sizes, n, "%zu", ID);
+    lputf(&l, ", numBatches=%zu, attrs=", n);
+    if (!attrs || na > 64)
+        lputf(&l, "0x%" PRIxPTR, P(attrs));
+    else {
+        lputf(&l, "[");
+        for (size_t i = 0; i < na; i++)
+            lputf(&l, "%s{dst=%s:%u src=%s:%u}", i ? " " : "", loc_name(attrs[i].dstLoc.type), attrs[i].dstLoc.id,
+                  loc_name(attrs[i].srcLoc.type), attrs[i].srcLoc.id);
+        lputf(&l, "]");
+    }
+    lputf(&l, ", ");
+    ARR("attrsIndexes", idx, na, "%zu", ID);
+    lputf(&l, ", numAttrs=%zu", na);
+    if (hasFail) {
+        if (failIndex && rc != OK && *failIndex != SIZE_MAX)
+            lputf(&l, ", failIndex=%zu", *failIndex);
+        else
+            lputf(&l, ", failIndex=0x%" PRIxPTR, P(failIndex));
+    }
+    if (hasStream)
+        lputf(&l, ", stream=0x%" PRIxPTR, P(stream));
+#undef ARR
+#undef ID
+    lend(&l, rc);
+}
+
+static int loc_matches(aclrtMemLocation declared, int real, int realdev)
+{
+    uint32_t d = declared.type == LOC_HOST_NUMA ? LOC_HOST : declared.type;
+    switch (real) {
+    case LOC_DEVICE:
+        return d == LOC_DEVICE && declared.id == (uint32_t)realdev;
+    case LOC_UNREGISTERED:
+        return d == LOC_HOST || d == LOC_UNREGISTERED;
+    default:
+        return d == (uint32_t)real;
+    }
+}
+
+/* batch implements the four batch copies; fail is NULL for the V2 forms. */
+static aclError batch(void **dsts, size_t *destMaxs, void **srcs, size_t *sizes, size_t n, aclrtMemcpyBatchAttr *attrs,
+                      size_t *idx, size_t na, size_t *fail, int hasFail, aclrtStream stream, int async)
+{
+    if (hasFail && !fail)
+        return INVALID_PARAM;
+    if (!sizes || n == 0)
+        return INVALID_PARAM;
+    int allzero = 1;
+    for (size_t i = 0; i < n; i++)
+        if (sizes[i])
+            allzero = 0;
+    if (allzero) {
+        if (fail)
+            *fail = SIZE_MAX;
+        return OK;
+    }
+    if (!dsts || !destMaxs || !srcs || !attrs || !idx)
+        return INVALID_PARAM;
+    for (size_t i = 0; i < n; i++)
+        if (destMaxs[i] < sizes[i])
+            return INVALID_PARAM;
+    for (size_t k = 0; k < na; k++)
+        for (int j = 0; j < 16; j++)
+            if (attrs[k].rsv[j])
+                return INVALID_PARAM;
+    if (fail)
+        *fail = SIZE_MAX;
+    pthread_mutex_lock(&mu);
+    aclError rc = OK;
+    struct stream *s = NULL;
+    if (!ctx_ok())
+        rc = RT_CONTEXT_NULL;
+    else if (async && (rc = get_stream(stream, &s)) != OK)
+        ;
+    else if (na == 0 || na > n || idx[0] != 0)
+        rc = RT_PARAM_INVALID;
+    else {
+        for (size_t k = 1; k < na && rc == OK; k++)
+            if (idx[k] <= idx[k - 1] || idx[k] >= n)
+                rc = RT_PARAM_INVALID;
+        if (!async && n > BATCH_SYNC_MAX)
+            rc = RT_PARAM_INVALID;
+    }
+    int pageable = 0;
+    for (size_t i = 0; i < n && rc == OK; i++) {
+        size_t k = 0;
+        while (k + 1 < na && idx[k + 1] <= i)
+            k++;
+        int ddev = -1, sdev = -1;
+        int dl = loc_of(dsts[i], &ddev), sl = loc_of(srcs[i], &sdev);
+        if (!loc_matches(attrs[k].dstLoc, dl, ddev) || !loc_matches(attrs[k].srcLoc, sl, sdev) ||
+            (dl == LOC_DEVICE) == (sl == LOC_DEVICE) || (async && (sizes[i] > destMaxs[i] || sizes[i] == 0)) ||
+            (dl == LOC_DEVICE && !in_dev(dsts[i], sizes[i])) || (sl == LOC_DEVICE && !in_dev(srcs[i], sizes[i]))) {
+            rc = RT_PARAM_INVALID;
+            if (fail)
+                *fail = i;
+        }
+        if (dl == LOC_UNREGISTERED || sl == LOC_UNREGISTERED)
+            pageable = 1;
+    }
+    if (rc == OK) {
+        if (async && !pageable) {
+            struct task *t = new_task(T_BATCH);
+            t->count = n;
+            t->dsts = malloc(n * sizeof(void *));
+            t->srcs = malloc(n * sizeof(void *));
+            t->sizes = malloc(n * sizeof(size_t));
+            if (!t->dsts || !t->srcs || !t->sizes)
+                abort();
+            memcpy(t->dsts, dsts, n * sizeof(void *));
+            memcpy(t->srcs, srcs, n * sizeof(void *));
+            memcpy(t->sizes, sizes, n * sizeof(size_t));
+            enqueue(s, t);
+        } else {
+            if (async)
+                rc = stream_wait(s, -1);
+            for (size_t i = 0; i < n && rc == OK; i++)
+                memmove(dsts[i], srcs[i], sizes[i]);
+        }
+    }
+    pthread_mutex_unlock(&mu);
+    return rc;
+}
+#endif
+
+#ifndef OLD_RUNTIME
+EXPORT aclError aclrtMemcpyBatch(void **dsts, size_t *destMaxs, void **srcs, size_t *sizes, size_t numBatches,
+                                 aclrtMemcpyBatchAttr *attrs, size_t *attrsIndexes, size_t numAttrs, size_t *failIndex)
+{
+    aclError rc = batch(dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs, failIndex, 1, NULL, 0);
+    log_batch(rc, "aclrtMemcpyBatch", dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs, failIndex, 1, NULL, 0);
+    return rc;
+}
+
+EXPORT aclError aclrtMemcpyBatchAsync(void **dsts, size_t *destMaxs, void **srcs, size_t *sizes, size_t numBatches,
+                                      aclrtMemcpyBatchAttr *attrs, size_t *attrsIndexes, size_t numAttrs, size_t *failIndex,
+                                      aclrtStream stream)
+{
+    aclError rc = batch(dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs, failIndex, 1, stream, 1);
+    log_batch(rc, "aclrtMemcpyBatchAsync", dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs, failIndex, 1,
+              stream, 1);
+    return rc;
+}
+#endif
+
+#ifndef NO_V2
+EXPORT aclError aclrtMemcpyBatchV2(void **dsts, size_t *destMaxs, void **srcs, size_t *sizes, size_t numBatches,
+                                   aclrtMemcpyBatchAttr *attrs, size_t *attrsIndexes, size_t numAttrs)
+{
+    aclError rc = batch(dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs, NULL, 0, NULL, 0);
+    log_batch(rc, "aclrtMemcpyBatchV2", dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs, NULL, 0, NULL, 0);
+    return rc;
+}
+
+EXPORT aclError aclrtMemcpyBatchAsyncV2(void **dsts, size_t *destMaxs, void **srcs, size_t *sizes, size_t numBatches,
+                                        aclrtMemcpyBatchAttr *attrs, size_t *attrsIndexes, size_t numAttrs, aclrtStream stream)
+{
+    aclError rc = batch(dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs, NULL, 0, stream, 1);
+    log_batch(rc, "aclrtMemcpyBatchAsyncV2", dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs, NULL, 0,
+              stream, 1);
+    return rc;
+}
+#endif
+
+/* ---- descriptor and offset copies ---- */
+
+#ifndef OLD_RUNTIME
+static aclError desc_kind(int32_t kind)
+{
+    if (kind < 0 || kind >= K_END)
+        return INVALID_PARAM;
+    if (kind != K_INNER_D2D)
+        return RT_FEATURE_NOT_SUPPORT;
+    return OK;
+}
+
+EXPORT aclError aclrtGetMemcpyDescSize(int32_t kind, size_t *descSize)
+{
+    aclError rc = !descSize ? INVALID_PARAM : desc_kind(kind);
+    if (rc == OK)
+        *descSize = DESC_SIZE;
+    LOG(rc, "aclrtGetMemcpyDescSize(kind=%d, descSize=0x%" PRIxPTR, kind, P(descSize));
+    return rc;
+}
+
+EXPORT aclError aclrtSetMemcpyDesc(void *desc, int32_t kind, void *srcAddr, void *dstAddr, size_t count, void *config)
+{
+    pthread_mutex_lock(&mu);
+    aclError rc = OK;
+    if (!desc || !srcAddr || !dstAddr || count == 0 || config)
+        rc = INVALID_PARAM;
+    else if ((rc = desc_kind(kind)) != OK)
+        ;
+    else if (!ctx_ok())
+        rc = RT_CONTEXT_NULL;
+    else if (!in_dev(desc, DESC_SIZE))
+        rc = RT_PARAM_INVALID;
+    else {
+        /* The native runtime writes the descriptor with an internal H2D copy. */
+        uint64_t d[4] = {P(srcAddr), P(dstAddr), count, 0};
+        memcpy(desc, d, sizeof d);
+    }
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtSetMemcpyDesc(desc=0x%" PRIxPTR ", kind=%d, srcAddr=0x%" PRIxPTR ", dstAddr=0x%" PRIxPTR ", count=%zu, config=0x%" PRIxPTR,
+        P(desc), kind, P(srcAddr), P(dstAddr), count, P(config));
+    return rc;
+}
+
+EXPORT aclError aclrtMemcpyAsyncWithDesc(void *desc, int32_t kind, aclrtStream stream)
+{
+    pthread_mutex_lock(&mu);
+    struct stream *s = NULL;
+    aclError rc = OK;
+    if (!desc || !stream)
+        rc = INVALID_PARAM;
+    else if ((rc = desc_kind(kind)) != OK || (rc = get_stream(stream, &s)) != OK)
+        ;
+    else if (!in_dev(desc, DESC_SIZE))
+        rc = RT_PARAM_INVALID;
+    else {
+        struct task *t = new_task(T_DESC);
+        t->src = desc;
+        enqueue(s, t);
+    }
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtMemcpyAsyncWithDesc(desc=0x%" PRIxPTR ", kind=%d, stream=0x%" PRIxPTR, P(desc), kind, P(stream));
+    return rc;
+}
+
+EXPORT aclError aclrtMemcpyAsyncWithOffset(void **dst, size_t destMax, size_t dstDataOffset, const void **src, size_t count,
+                                           size_t srcDataOffset, int32_t kind, aclrtStream stream)
+{
+    pthread_mutex_lock(&mu);
+    struct stream *s = NULL;
+    aclError rc = OK;
+    if (count == 0)
+        ;
+    else if (!dst || !src)
+        rc = INVALID_PARAM;
+    else if (kind != K_INNER_D2D || srcDataOffset > OFFSET_MAX || dstDataOffset > OFFSET_MAX || dstDataOffset >= destMax ||
+             count > destMax - dstDataOffset || count > OFFSET_MAX_COUNT)
+        rc = RT_PARAM_INVALID;
+    else if ((rc = get_stream(stream, &s)) != OK)
+        ;
+    else if (!in_dev(dst, sizeof(void *)) || !in_dev(src, sizeof(void *)))
+        rc = RT_PARAM_INVALID;
+    else {
+        struct task *t = new_task(T_OFFSET);
+        t->dslot = dst, t->sslot = src, t->n = count, t->dstOff = dstDataOffset, t->srcOff = srcDataOffset;
+        enqueue(s, t);
+    }
+    pthread_mutex_unlock(&mu);
+    LOG(rc,
+        "aclrtMemcpyAsyncWithOffset(dst=0x%" PRIxPTR ", destMax=%zu, dstDataOffset=%zu, src=0x%" PRIxPTR
+        ", count=%zu, srcDataOffset=%zu, kind=%d, stream=0x%" PRIxPTR,
+        P(dst), destMax, dstDataOffset, P(src), count, srcDataOffset, kind, P(stream));
+    return rc;
+}
+#endif
+
+/* ---- host callbacks ---- */
+
+EXPORT aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream)
+{
+    pthread_mutex_lock(&mu);
+    struct stream *s = NULL;
+    aclError rc = get_stream(stream, &s);
+    if (rc == OK) {
+        if (s->subscribed && s->sub_tid != threadId)
+            rc = RT_STREAM_SUBSCRIBE;
+        else
+            s->subscribed = 1, s->sub_tid = threadId;
+    }
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtSubscribeReport(threadId=%" PRIu64 ", stream=0x%" PRIxPTR, threadId, P(stream));
+    return rc;
+}
+
+EXPORT aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream)
+{
+    pthread_mutex_lock(&mu);
+    struct stream *s = NULL;
+    aclError rc = get_stream(stream, &s);
+    if (rc == OK) {
+        if (!s->subscribed || s->sub_tid != threadId)
+            rc = RT_THREAD_SUBSCRIBE;
+        else
+            s->subscribed = 0;
+    }
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtUnSubscribeReport(threadId=%" PRIu64 ", stream=0x%" PRIxPTR, threadId, P(stream));
+    return rc;
+}
+
+EXPORT aclError aclrtLaunchCallback(aclrtCallback fn, void *userData, int32_t blockType, aclrtStream stream)
+{
+    pthread_mutex_lock(&mu);
+    struct stream *s = NULL;
+    aclError rc = OK;
+    if (!fn || (blockType != 0 && blockType != 1))
+        rc = INVALID_PARAM;
+    else if ((rc = get_stream(stream, &s)) != OK)
+        ;
+    else if (!s->subscribed)
+        rc = RT_STREAM_NO_CB_REG;
+    else {
+        struct task *t = new_task(T_CALLBACK);
+        t->fn = fn, t->ud = userData, t->block = blockType;
+        enqueue(s, t);
+    }
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtLaunchCallback(fn=0x%" PRIxPTR ", userData=0x%" PRIxPTR ", blockType=%d, stream=0x%" PRIxPTR, P(fn), P(userData),
+        blockType, P(stream));
+    return rc;
+}
+
+/* aclrtProcessReport runs, on the calling thread, one callback of a stream
+ * the thread subscribed to, waiting up to timeout ms (-1: forever) for one. */
+EXPORT aclError aclrtProcessReport(int32_t timeout)
+{
+    uint64_t tid = (uint64_t)pthread_self();
+    pthread_mutex_lock(&mu);
+    aclError rc = OK;
+    struct report *r = NULL;
+    struct timespec dl;
+    if (timeout == 0 || timeout < -1)
+        rc = INVALID_PARAM;
+    else {
+        if (timeout > 0)
+            deadline_in(&dl, timeout);
+        for (;;) {
+            for (r = reports; r && (r->tid != tid || r->picked); r = r->next)
+                ;
+            if (r)
+                break;
+            if (timeout < 0)
+                pthread_cond_wait(&cv, &mu);
+            else if (pthread_cond_timedwait(&cv, &mu, &dl) == ETIMEDOUT) {
+                rc = RT_REPORT_TIMEOUT;
+                break;
+            }
+        }
+    }
+    if (r) {
+        r->picked = 1;
+        pthread_mutex_unlock(&mu);
+        r->fn(r->ud);
+        pthread_mutex_lock(&mu);
+        r->done = 1;
+        if (!r->block) {
+            for (struct report **pp = &reports; *pp; pp = &(*pp)->next)
+                if (*pp == r) {
+                    *pp = r->next;
+                    break;
+                }
+            free(r);
+        }
+        pthread_cond_broadcast(&cv);
+    }
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtProcessReport(timeout=%d", timeout);
+    return rc;
+}
+
+/* aclwasmStandinStats fills out[0..6] with: live device allocations, live
+ * created streams, live events, live host registrations, the sum of the
+ * devices' aclrtSetDevice reference counts, whether aclInit is in effect,
+ * and how many objects were still alive when their device was reset or the
+ * runtime finalized (since the library was loaded). */
+EXPORT void aclwasmStandinStats(int64_t *out)
+{
+    pthread_mutex_lock(&mu);
+    int64_t user = 0, refs = 0;
+    for (size_t i = 0; i < nstreams; i++)
+        user += !streams[i]->isdef;
+    for (int i = 0; i < MAXDEV; i++)
+        refs += devs[i].refs;
+    out[0] = (int64_t)nallocs;
+    out[1] = user;
+    out[2] = (int64_t)nevents;
+    out[3] = (int64_t)nregs;
+    out[4] = refs;
+    out[5] = inited;
+    out[6] = leaked;
+    pthread_mutex_unlock(&mu);
+}
