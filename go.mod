@@ -3,6 +3,7 @@ module github.com/aclwasm/aclwasm
 go 1.26
 
 require (
+	github.com/bytecodealliance/wasmtime-go/v39 v39.0.1 // indirect
 	github.com/ebitengine/purego v0.11.3 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/spf13/cobra v1.10.2 // indirect

@@ -37,7 +37,12 @@ type importDesc struct {
 var errNoExport = errors.New("no such export")
 
 // engines are the engine constructors this build has, by name.
-var engines = map[string]func(context.Context) (engine, error){}
+var engines = map[string]func(context.Context, engineOptions) (engine, error){}
+
+// engineOptions are the Runtime options an engine applies itself.
+type engineOptions struct {
+	fuel uint64 // WithFuel; 0: no fuel metering
+}
 
 func engineNames() string {
 	var names []string

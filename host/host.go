@@ -50,6 +50,7 @@ type config struct {
 	backend acl.Backend
 	engine  string
 	trace   func(CallRecord)
+	fuel    uint64
 }
 
 // WithBackend sets the backend calls are delegated to. The caller keeps
@@ -60,6 +61,14 @@ func WithBackend(b acl.Backend) Option { return func(c *config) { c.backend = b 
 // WithEngine selects the wasm engine: "wazero" (the default, pure Go) or
 // "wasmtime" (cgo; needs the build tag wasmtime).
 func WithEngine(name string) Option { return func(c *config) { c.engine = name } }
+
+// WithFuel bounds the WebAssembly instructions each guest call may run,
+// besides the policy's timeout: every Run, and every call of an Instance
+// (_initialize included), starts with n units of fuel, and a guest that
+// spends them all traps (ErrTrap). Fuel is deterministic where a timeout
+// is not; host calls consume none. Only the wasmtime engine meters fuel:
+// NewRuntime fails if it is asked for on wazero. 0 means no fuel limit.
+func WithFuel(n uint64) Option { return func(c *config) { c.fuel = n } }
 
 // WithTrace calls fn after every host call of every session, with the
 // function, its arguments, its result and its error message. fn runs on the
@@ -96,7 +105,7 @@ func NewRuntime(ctx context.Context, opts ...Option) (*Runtime, error) {
 		}
 		return nil, fmt.Errorf("host: unknown engine %q (have: %s)", c.engine, engineNames())
 	}
-	e, err := newEngine(ctx)
+	e, err := newEngine(ctx, engineOptions{fuel: c.fuel})
 	if err != nil {
 		r.closeBackend()
 		return nil, fmt.Errorf("host: engine %s: %w", c.engine, err)

@@ -24,7 +24,10 @@ type wazeroEngine struct {
 	cache wazero.CompilationCache
 }
 
-func newWazero(ctx context.Context) (engine, error) {
+func newWazero(ctx context.Context, o engineOptions) (engine, error) {
+	if o.fuel != 0 {
+		return nil, errors.New("fuel metering (WithFuel) needs the wasmtime engine")
+	}
 	cache := wazero.NewCompilationCache()
 	cfg := wazero.NewRuntimeConfig().
 		WithCloseOnContextDone(true). // a timeout stops a spinning guest

@@ -1,0 +1,443 @@
+//go:build wasmtime && cgo
+
+package host
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"runtime/cgo"
+	"strings"
+	"sync"
+
+	"github.com/bytecodealliance/wasmtime-go/v39"
+
+	"github.com/aclwasm/aclwasm/abi"
+)
+
+func init() { engines["wasmtime"] = newWasmtime }
+
+// wasmtimeEngine is the second engine (build tag wasmtime, cgo): one
+// wasmtime.Engine and one Linker holding the "acl" host functions and WASI,
+// shared by every store; each instance gets its own Store. Like the wazero
+// adapter it only converts values and hands Session.invoke the guest's
+// memory: every check lives in call.go.
+type wasmtimeEngine struct {
+	eng    *wasmtime.Engine
+	linker *wasmtime.Linker
+	fuel   uint64
+
+	mu    sync.Mutex
+	cache map[[32]byte]*wasmtimeCompiled // by the wasm's hash, until Runtime.Close
+}
+
+// wasmtimeMaxMemory is the reservation of every linear memory: all a
+// 32-bit memory can ever address (65536 pages).
+const wasmtimeMaxMemory = 1 << 32
+
+func newWasmtime(_ context.Context, o engineOptions) (engine, error) {
+	if err := checkLayout(); err != nil {
+		return nil, err
+	}
+	cfg := wasmtime.NewConfig()
+	// Timeouts and cancellation interrupt guest code through epochs (see
+	// wasmtimeInstance.enter); fuel is metered only when asked for.
+	cfg.SetEpochInterruption(true)
+	cfg.SetConsumeFuel(o.fuel > 0)
+	// The guest's memory must never move while the instance lives: async
+	// copies on registered guest memory keep views of it while stream
+	// workers run (see linmem.go for wazero). Wasmtime's 64-bit default
+	// already reserves 4 GiB per 32-bit memory, but says so nowhere in
+	// wasmtime-go's API and may change: make it explicit. Each memory is one
+	// 4 GiB reservation (plus the default guard) that growth only commits
+	// pages in, and memory_may_move=false turns any growth that would need a
+	// relocation into a failed memory.grow instead.
+	fixedMemory(cfg, wasmtimeMaxMemory)
+	// The same proposals as wazero's default (WebAssembly 2.0): what loads
+	// on one engine loads on the other. Shared memories (threads) and
+	// 64-bit memories are off in particular: the sandbox gives import
+	// implementations one plain 32-bit memory.
+	cfg.SetWasmThreads(false)
+	cfg.SetWasmMemory64(false)
+	cfg.SetWasmMultiMemory(false)
+	cfg.SetWasmTailCall(false)
+	cfg.SetWasmGC(false)
+	cfg.SetWasmFunctionReferences(false)
+	cfg.SetWasmRelaxedSIMD(false)
+	cfg.SetWasmWideArithmetic(false)
+	e := &wasmtimeEngine{eng: wasmtime.NewEngineWithConfig(cfg), fuel: o.fuel, cache: map[[32]byte]*wasmtimeCompiled{}}
+	e.linker = wasmtime.NewLinker(e.eng)
+	if err := e.define(); err != nil {
+		e.linker.Close()
+		e.eng.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// define puts WASI and every function of module "acl" in the linker.
+func (e *wasmtimeEngine) define() error {
+	if err := e.linker.DefineWasi(); err != nil {
+		return err
+	}
+	e.linker.AllowShadowing(true)
+	if err := e.defineStdio(); err != nil {
+		return err
+	}
+	i32 := wasmtime.NewValType(wasmtime.KindI32)
+	i64 := wasmtime.NewValType(wasmtime.KindI64)
+	for i := range abi.Funcs {
+		f := &abi.Funcs[i]
+		params := make([]*wasmtime.ValType, len(f.Params))
+		for k, p := range f.Params {
+			params[k] = i32
+			if p.Type.Is64() {
+				params[k] = i64
+			}
+		}
+		fi := i
+		ty := wasmtime.NewFuncType(params, []*wasmtime.ValType{i32})
+		err := e.linker.FuncNew(abi.Module, f.Name, ty, func(c *wasmtime.Caller, args []wasmtime.Val) ([]wasmtime.Val, *wasmtime.Trap) {
+			w, _ := c.Data().(*wasmtimeInstance)
+			if w == nil { // not a store of this adapter
+				return []wasmtime.Val{wasmtime.ValI32(500000)}, nil
+			}
+			return []wasmtime.Val{wasmtime.ValI32(w.hostCall(c, fi, args))}, nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *wasmtimeEngine) close(context.Context) error {
+	e.mu.Lock()
+	for k, c := range e.cache {
+		c.mod.Close()
+		delete(e.cache, k)
+	}
+	e.mu.Unlock()
+	e.linker.Close()
+	e.eng.Close()
+	return nil
+}
+
+// compile compiles wasm, or returns the module compiled from the same bytes
+// before: like wazero's compilation cache, compiled code lives as long as
+// the runtime, so loading a plugin again costs only the import check.
+func (e *wasmtimeEngine) compile(_ context.Context, wasm []byte) (compiled, error) {
+	key := sha256.Sum256(wasm)
+	e.mu.Lock()
+	c, ok := e.cache[key]
+	e.mu.Unlock()
+	if ok {
+		return c, nil
+	}
+	bin, memName := memoryExport(wasm)
+	mod, err := wasmtime.NewModule(e.eng, bin)
+	if err != nil {
+		return nil, err
+	}
+	c = &wasmtimeCompiled{e: e, mod: mod, memName: memName}
+	e.mu.Lock()
+	if prev, ok := e.cache[key]; ok { // compiled concurrently
+		e.mu.Unlock()
+		mod.Close()
+		return prev, nil
+	}
+	e.cache[key] = c
+	e.mu.Unlock()
+	return c, nil
+}
+
+// wasmtimeCompiled is a compiled module, shared by the plugins loaded from
+// the same bytes and owned by the engine's cache.
+type wasmtimeCompiled struct {
+	e       *wasmtimeEngine
+	mod     *wasmtime.Module
+	memName string // the export naming memory 0, "" if none
+}
+
+func (m *wasmtimeCompiled) imports() []importDesc {
+	var out []importDesc
+	for _, im := range m.mod.Imports() {
+		ft := im.Type().FuncType()
+		if ft == nil {
+			continue
+		}
+		name := ""
+		if n := im.Name(); n != nil {
+			name = *n
+		}
+		out = append(out, importDesc{module: im.Module(), name: name, signature: wasmtimeSignature(ft)})
+	}
+	return out
+}
+
+// wasmtimeSignature writes a function type as abi.Func.Signature does.
+func wasmtimeSignature(ft *wasmtime.FuncType) string {
+	names := func(ts []*wasmtime.ValType) string {
+		s := make([]string, len(ts))
+		for i, t := range ts {
+			switch k := t.Kind(); k {
+			case wasmtime.KindI32, wasmtime.KindI64, wasmtime.KindF32, wasmtime.KindF64, wasmtime.KindExternref, wasmtime.KindFuncref:
+				s[i] = k.String()
+			default:
+				s[i] = "v128" // the only other value type the engine accepts
+			}
+		}
+		return strings.Join(s, ", ")
+	}
+	return "(" + names(ft.Params()) + ") -> " + names(ft.Results())
+}
+
+// close does nothing: the module belongs to the engine's cache.
+func (m *wasmtimeCompiled) close(context.Context) error { return nil }
+
+func (m *wasmtimeCompiled) instantiate(ctx context.Context, s *Session, cfg Config) (instance, error) {
+	e := m.e
+	w := &wasmtimeInstance{e: e, s: s, memName: m.memName, stdin: cfg.Stdin, stdout: cfg.Stdout, stderr: cfg.Stderr}
+	w.store = wasmtime.NewStoreWithData(e.eng, w)
+	w.handle = cgo.NewHandle(w)
+	setEpochCallback(w.store, w.handle)
+	// The policy's memory limit: growing past it makes memory.grow return
+	// -1, as on wazero. One memory, as the sandbox knows only one.
+	w.store.Limiter(int64(memoryBytes(s.policy.MemoryPages)), -1, -1, -1, 1)
+	wc := wasmtime.NewWasiConfig()
+	wc.SetArgv(cfg.Args)
+	keys, vals := make([]string, len(cfg.Env)), make([]string, len(cfg.Env))
+	for i, kv := range cfg.Env {
+		keys[i], vals[i], _ = strings.Cut(kv, "=")
+	}
+	wc.SetEnv(keys, vals)
+	// Nothing else: no preopened directory, no inherited stdio. Stdio goes
+	// through the shadowed fd_read/fd_write (wasmtime_wasi.go).
+	w.store.SetWasi(wc)
+	var inst *wasmtime.Instance
+	err := w.enter(ctx, func() (err error) {
+		inst, err = e.linker.Instantiate(w.store, m.mod)
+		return err
+	})
+	if err = w.runError(ctx, "instantiate", err); err == nil && inst == nil {
+		err = fmt.Errorf("instantiate: %w: no instance", ErrTrap)
+	}
+	if err != nil {
+		// A start function may have queued work on the guest's memory: stop
+		// the session's streams before the store, and the memory, go (the
+		// caller's release of the session then finds nothing left).
+		_ = s.release(ctx)
+		_ = w.close(ctx)
+		return nil, err
+	}
+	w.inst = inst
+	if m.memName != "" {
+		if ext := inst.GetExport(w.store, m.memName); ext != nil {
+			w.mem = ext.Memory()
+		}
+	}
+	return w, nil
+}
+
+// wasmtimeInstance is one instance in its own store.
+type wasmtimeInstance struct {
+	e       *wasmtimeEngine
+	s       *Session
+	store   *wasmtime.Store
+	handle  cgo.Handle // the store's reference to w, for the epoch callback
+	inst    *wasmtime.Instance
+	mem     *wasmtime.Memory // memory 0, once instantiated; nil if none
+	memName string
+
+	ctx    context.Context // the call in progress: its deadline and session
+	stack  [16]uint64      // parameters of the host call in progress
+	stdin  io.Reader       // Config's stdio, served by fd_read and fd_write
+	stdout io.Writer
+	stderr io.Writer
+}
+
+// guestMemory returns the guest's linear memory for the duration of a host
+// call. Its base never moves (see newWasmtime), so views that async copies
+// keep of registered ranges stay valid until the session is released,
+// which happens before the store is closed.
+func (w *wasmtimeInstance) guestMemory(c *wasmtime.Caller) []byte {
+	m := w.mem
+	if m == nil && w.memName != "" { // a start function, during instantiation
+		if ext := c.GetExport(w.memName); ext != nil {
+			m = ext.Memory()
+		}
+	}
+	if m == nil {
+		return nil
+	}
+	return m.UnsafeData(c)
+}
+
+// hostCall runs import fi: wasmtime values in, the engine-neutral stack to
+// Session.invoke, the i32 result out.
+func (w *wasmtimeInstance) hostCall(c *wasmtime.Caller, fi int, args []wasmtime.Val) int32 {
+	stack := w.stack[:max(len(args), 1)]
+	for k, a := range args {
+		if a.Kind() == wasmtime.KindI64 {
+			stack[k] = uint64(a.I64())
+		} else {
+			stack[k] = uint64(uint32(a.I32()))
+		}
+	}
+	ctx := w.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	w.s.invoke(ctx, fi, w.guestMemory(c), stack)
+	return int32(uint32(stack[0]))
+}
+
+// enter runs fn, which runs guest code, under ctx: the session's context
+// for host calls, fuel, and the interruption of guest code when ctx is
+// done. Epochs are engine-wide, so each store's deadline is one epoch
+// ahead and the epoch advances only when some call's context ends; a
+// store that reaches its deadline asks aclwasmEpochDeadline whether its
+// own context is done, and runs on (one more epoch) if not. The deadline
+// is set before the watcher can advance the epoch, so no end is missed.
+func (w *wasmtimeInstance) enter(ctx context.Context, fn func() error) error {
+	w.ctx = ctx
+	defer func() { w.ctx = nil }()
+	if w.e.fuel > 0 {
+		if err := w.store.SetFuel(w.e.fuel); err != nil {
+			return err
+		}
+	}
+	w.store.SetEpochDeadline(1)
+	fired := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		w.e.eng.IncrementEpoch()
+		close(fired)
+	})
+	err := fn()
+	if !stop() {
+		<-fired // the engine outlives no watcher
+	}
+	return err
+}
+
+func (w *wasmtimeInstance) has(name string) bool {
+	return w.inst.GetFunc(w.store, name) != nil
+}
+
+func (w *wasmtimeInstance) memory() []byte {
+	if w.mem == nil || w.store == nil {
+		return nil
+	}
+	return w.mem.UnsafeData(w.store)
+}
+
+func (w *wasmtimeInstance) call(ctx context.Context, name string, args ...uint64) ([]uint64, error) {
+	f := w.inst.GetFunc(w.store, name)
+	if f == nil {
+		return nil, fmt.Errorf("host: %w: %q", errNoExport, name)
+	}
+	ty := f.Type(w.store)
+	params, results := ty.Params(), ty.Results()
+	if len(args) != len(params) {
+		return nil, fmt.Errorf("%s: %w: expected %d params, but passed %d", name, ErrTrap, len(params), len(args))
+	}
+	vals := make([]any, len(args))
+	for k, p := range params {
+		switch p.Kind() {
+		case wasmtime.KindI32:
+			vals[k] = int32(uint32(args[k]))
+		case wasmtime.KindI64:
+			vals[k] = int64(args[k])
+		case wasmtime.KindF32:
+			vals[k] = math.Float32frombits(uint32(args[k]))
+		case wasmtime.KindF64:
+			vals[k] = math.Float64frombits(args[k])
+		default:
+			return nil, fmt.Errorf("%s: %w: parameter %d has a type that cannot be passed from the host", name, ErrTrap, k)
+		}
+	}
+	var res any
+	err := w.enter(ctx, func() (err error) {
+		res, err = f.Call(w.store, vals...)
+		return err
+	})
+	if err := w.runError(ctx, name, err); err != nil {
+		return nil, err
+	}
+	out := make([]uint64, len(results))
+	switch r := res.(type) {
+	case nil:
+	case []wasmtime.Val:
+		for k, v := range r {
+			out[k] = wasmtimeBits(v.Get())
+		}
+	default:
+		out[0] = wasmtimeBits(r)
+	}
+	return out, nil
+}
+
+// wasmtimeBits is a result as Instance.Call returns it: i32 zero-extended,
+// floats as their bits.
+func wasmtimeBits(v any) uint64 {
+	switch v := v.(type) {
+	case int32:
+		return uint64(uint32(v))
+	case int64:
+		return uint64(v)
+	case float32:
+		return uint64(math.Float32bits(v))
+	case float64:
+		return math.Float64bits(v)
+	}
+	return 0 // references
+}
+
+// runError classifies how a guest call ended, as runError does for wazero:
+// a WASI exit gives its code (0: success), a done context ErrTimeout or
+// ErrCanceled (whether the epoch stopped guest code or a blocking host call
+// returned early because of it), anything else ErrTrap.
+func (w *wasmtimeInstance) runError(ctx context.Context, name string, err error) error {
+	var we *wasmtime.Error
+	if errors.As(err, &we) {
+		if code, ok := we.ExitStatus(); ok {
+			if code == 0 {
+				return nil
+			}
+			return &ExitError{Code: uint32(code)}
+		}
+	}
+	if cerr := ctx.Err(); cerr != nil {
+		if errors.Is(cerr, context.DeadlineExceeded) {
+			return fmt.Errorf("%s: %w", name, ErrTimeout)
+		}
+		return fmt.Errorf("%s: %w", name, ErrCanceled)
+	}
+	if err == nil {
+		return nil
+	}
+	var trap *wasmtime.Trap
+	if errors.As(err, &trap) {
+		if c := trap.Code(); c != nil && *c == wasmtime.OutOfFuel {
+			return fmt.Errorf("%s: %w: out of fuel (%d units per call)", name, ErrTrap, w.e.fuel)
+		}
+	}
+	msg, _, _ := strings.Cut(err.Error(), "\nStack backtrace:") // the host's, with RUST_BACKTRACE set
+	return fmt.Errorf("%s: %w: %s", name, ErrTrap, msg)
+}
+
+// close deletes the store: the instance, its memory and its WASI state. The
+// session has been released before (Instance.finish), so no stream worker
+// still uses the memory.
+func (w *wasmtimeInstance) close(context.Context) error {
+	if w.store == nil {
+		return nil
+	}
+	w.store.Close()
+	w.store, w.inst, w.mem = nil, nil, nil
+	w.handle.Delete()
+	return nil
+}
