@@ -22,6 +22,9 @@ type device struct {
 // every stream of the device when it is called, then returns the first
 // pending asynchronous error of those streams and clears all of them.
 func (b *Backend) SynchronizeDevice(ctx context.Context, dev int32, timeoutMs int32) error {
+	if err := acl.CheckTimeout(timeoutMs); err != nil {
+		return err
+	}
 	d, err := b.device(dev)
 	if err != nil {
 		return err

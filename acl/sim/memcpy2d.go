@@ -14,6 +14,9 @@ func (b *Backend) Memcpy2D(dst acl.Buf, dpitch uint64, src acl.Buf, spitch, widt
 	if width == 0 || height == 0 {
 		return nil
 	}
+	if err := checkBufs(dst, src); err != nil {
+		return err
+	}
 	switch {
 	case dst.IsDevice() && src.IsDevice():
 		return acl.Errorf(acl.ErrRTFeatureNotSupport, "synchronous 2D copies go host to device or device to host, not device to device")
@@ -44,6 +47,9 @@ func (b *Backend) Memcpy2DAsync(ctx context.Context, dst acl.Buf, dpitch uint64,
 	}
 	st, err := b.stream(sh)
 	if err != nil {
+		return err
+	}
+	if err := checkBufs(dst, src); err != nil {
 		return err
 	}
 	if !dst.IsDevice() && !src.IsDevice() {

@@ -295,11 +295,27 @@ func (b *Backend) spanLocked(x acl.Buf, n uint64, write bool, what string) (span
 	return s, nil
 }
 
+// checkBuf rejects a Buf that names both device and host memory.
+func checkBuf(x acl.Buf, what string) error {
+	if x.Dev != 0 && x.Host != nil {
+		return acl.Errorf(acl.ErrRTParamInvalid, "%s names both device address %#x and host memory", what, x.Dev)
+	}
+	return nil
+}
+
+func checkBufs(dst, src acl.Buf) error {
+	if err := checkBuf(dst, "dst"); err != nil {
+		return err
+	}
+	return checkBuf(src, "src")
+}
+
 // resolveLocked is spanLocked without the reference.
 func (b *Backend) resolveLocked(x acl.Buf, n uint64, write bool, what string) (span, error) {
+	if err := checkBuf(x, what); err != nil {
+		return span{}, err
+	}
 	switch {
-	case x.Dev != 0 && x.Host != nil:
-		return span{}, acl.Errorf(acl.ErrRTParamInvalid, "%s names both device address %#x and host memory", what, x.Dev)
 	case x.Dev != 0:
 		a, off, err := b.allocLocked(x.Dev, n, what)
 		if err != nil {

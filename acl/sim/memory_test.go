@@ -1,0 +1,226 @@
+package sim_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/acl/sim"
+)
+
+func free(t *testing.T, b *sim.Backend, dev int32) uint64 {
+	t.Helper()
+	f, _, err := b.MemInfo(dev, acl.HBMMem)
+	require.NoError(t, err)
+	return f
+}
+
+func TestMallocRounding(t *testing.T) {
+	b := newSim(t, sim.WithMemory(1<<20))
+	for _, tc := range []struct {
+		size   uint64
+		policy acl.MemMallocPolicy
+		charge uint64
+	}{
+		{1, acl.MemMallocHugeFirst, 64},
+		{31, acl.MemMallocHugeFirst, 64},
+		{32, acl.MemMallocHugeFirst, 64},
+		{33, acl.MemMallocHugeFirst, 96},
+		{64, acl.MemMallocNormalOnly, 96},
+		{1000, acl.MemMallocHugeOnlyP2P, 1056},
+		{1, acl.MemMallocHuge1GOnly, 32},
+		{32, acl.MemMallocHuge1GOnlyP2P, 32},
+		{33, acl.MemMallocHuge1GOnly, 64},
+		{100, acl.MemMallocPolicy(0xdead00), 160}, // unknown values fall back to the default
+	} {
+		before := free(t, b, 0)
+		p, err := b.Malloc(0, tc.size, tc.policy)
+		require.NoError(t, err)
+		require.Equal(t, tc.charge, before-free(t, b, 0), "size %d policy %#x", tc.size, tc.policy)
+		require.Equal(t, tc.charge, acl.AllocatedSize(tc.size, tc.policy))
+		_, err = b.DeviceOf(p + acl.DevPtr(tc.size))
+		require.Error(t, err, "the extent is the size asked for, not the rounded one")
+		require.NoError(t, b.Free(t.Context(), p))
+		require.Equal(t, before, free(t, b, 0))
+	}
+}
+
+func TestOutOfMemory(t *testing.T) {
+	b := newSim(t, sim.WithMemory(1024), sim.WithDevices(2))
+	_, total, err := b.MemInfo(0, acl.DDRMem)
+	require.NoError(t, err)
+	require.EqualValues(t, 1024, total)
+	p, err := b.Malloc(0, 960, acl.MemMallocHugeFirst) // charged 992
+	require.NoError(t, err)
+	require.EqualValues(t, 32, free(t, b, 0))
+	_, err = b.Malloc(0, 1, acl.MemMallocHugeFirst) // needs 64
+	require.ErrorIs(t, err, acl.ErrRTMemoryAllocation)
+	q, err := b.Malloc(0, 32, acl.MemMallocHuge1GOnly) // needs 32: fits exactly
+	require.NoError(t, err)
+	require.Zero(t, free(t, b, 0))
+	q1, err := b.Malloc(1, 960, acl.MemMallocHugeFirst) // devices are accounted apart
+	require.NoError(t, err)
+	for _, x := range []acl.DevPtr{p, q, q1} {
+		require.NoError(t, b.Free(t.Context(), x))
+	}
+	require.EqualValues(t, 1024, free(t, b, 0))
+	require.EqualValues(t, 1024, free(t, b, 1))
+}
+
+func TestAddresses(t *testing.T) {
+	b := newSim(t)
+	seen := map[acl.DevPtr]bool{}
+	for i := range 500 {
+		p, err := b.Malloc(int32(i%2), uint64(1+i), acl.MemMallocHugeFirst)
+		require.NoError(t, err)
+		require.GreaterOrEqual(t, uint64(p), uint64(1)<<32, "device addresses are never below 2^32")
+		require.Zero(t, p%64, "device addresses are 64-byte aligned")
+		require.False(t, seen[p], "address %#x handed out twice", p)
+		seen[p] = true
+		if i%3 == 0 {
+			require.NoError(t, b.Free(t.Context(), p))
+			_, err := b.DeviceOf(p)
+			require.ErrorIs(t, err, acl.ErrRTParamInvalid, "a freed address stays invalid")
+		}
+	}
+}
+
+func TestAddressesRunOut(t *testing.T) {
+	if testing.Short() {
+		t.Skip("hands out every address")
+	}
+	// The largest memory leaves the fewest allocation ids: 2^18 - 1.
+	b := newSim(t, sim.WithMemory(sim.MaxMemory), sim.WithDevices(1))
+	n := 0
+	for ; ; n++ {
+		p, err := b.Malloc(0, 1, acl.MemMallocHugeFirst)
+		if err != nil {
+			require.ErrorIs(t, err, acl.ErrRTMemoryAllocation)
+			require.Contains(t, err.Error(), "allocation addresses")
+			break
+		}
+		require.NoError(t, b.Free(t.Context(), p))
+	}
+	require.Equal(t, 1<<18-1, n)
+}
+
+func TestMallocZeroes(t *testing.T) {
+	b := newSim(t, sim.WithMemory(1<<20))
+	p, err := b.Malloc(0, 4096, acl.MemMallocHugeFirst)
+	require.NoError(t, err)
+	require.NoError(t, b.Memset(acl.Device(p), 0x5A, 4096))
+	require.NoError(t, b.Free(t.Context(), p))
+	q, err := b.Malloc(0, 4096, acl.MemMallocHugeFirst)
+	require.NoError(t, err)
+	out := make([]byte, 4096)
+	require.NoError(t, b.Memcpy(acl.Host(out, 0), acl.Device(q), 4096))
+	require.Equal(t, make([]byte, 4096), out, "new memory must not show an old allocation's bytes")
+}
+
+func TestMallocArguments(t *testing.T) {
+	b := newSim(t)
+	_, err := b.Malloc(0, 0, acl.MemMallocHugeFirst)
+	require.ErrorIs(t, err, acl.ErrInvalidParam)
+	_, err = b.Malloc(2, 1, acl.MemMallocHugeFirst)
+	require.ErrorIs(t, err, acl.ErrRTInvalidDeviceID)
+	require.ErrorIs(t, b.Free(t.Context(), 0), acl.ErrRTParamInvalid)
+}
+
+func TestBufChecks(t *testing.T) {
+	b := newSim(t)
+	p, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
+	require.NoError(t, err)
+	buf := make([]byte, 256)
+	pin, err := b.HostRegister(buf[64:128], acl.HostRegisterMapped)
+	require.NoError(t, err)
+	ro, err := b.HostRegister(buf[128:192], acl.HostRegisterReadOnly)
+	require.NoError(t, err)
+	s, err := b.CreateStream(0)
+	require.NoError(t, err)
+
+	for _, tc := range []struct {
+		name string
+		buf  acl.Buf
+		want acl.Error
+	}{
+		{"no memory", acl.Buf{}, acl.ErrInvalidParam},
+		{"both device and host", acl.Buf{Dev: p, Host: buf[:8]}, acl.ErrRTParamInvalid},
+		{"host buffer too short", acl.Host(buf[:7], 0), acl.ErrRTParamInvalid},
+		{"unknown pin", acl.Host(buf[64:72], pin+100), acl.ErrRTInvalidHandle},
+		{"bytes outside the pin", acl.Host(buf[60:68], pin), acl.ErrRTParamInvalid},
+		{"bytes of another slice", acl.Host(make([]byte, 8), pin), acl.ErrRTParamInvalid},
+		{"read-only pin written", acl.Host(buf[128:136], ro), acl.ErrRTParamInvalid},
+	} {
+		require.ErrorIs(t, b.Memcpy(tc.buf, acl.Device(p), 8), tc.want, "Memcpy dst: %s", tc.name)
+		require.ErrorIs(t, b.MemcpyAsync(t.Context(), tc.buf, acl.Device(p), 8, s), tc.want, "MemcpyAsync dst: %s", tc.name)
+		require.ErrorIs(t, b.Memset(tc.buf, 1, 8), tc.want, "Memset: %s", tc.name)
+		require.ErrorIs(t, b.MemcpyBatch([]acl.Copy{{Dst: tc.buf, Src: acl.Device(p), N: 8}}), tc.want, "MemcpyBatch: %s", tc.name)
+		require.ErrorIs(t, b.Memcpy2D(tc.buf, 4, acl.Device(p), 4, 4, 2), tc.want, "Memcpy2D: %s", tc.name)
+	}
+	// A read-only range may be a source.
+	copy(buf[128:136], "readonly")
+	require.NoError(t, b.MemcpyAsync(t.Context(), acl.Device(p), acl.Host(buf[128:136], ro), 8, s))
+	require.NoError(t, b.SynchronizeStream(t.Context(), s, -1))
+	out := make([]byte, 8)
+	require.NoError(t, b.Memcpy(acl.Host(out, 0), acl.Device(p), 8))
+	require.Equal(t, "readonly", string(out))
+	require.Equal(t, make([]byte, 64), buf[:64], "failed calls must not write")
+}
+
+func TestPinLifetime(t *testing.T) {
+	// A queued copy into a pinned range writes it when it runs, after the
+	// call returned; HostUnregister waits for it.
+	b := newSim(t)
+	s, err := b.CreateStream(0)
+	require.NoError(t, err)
+	p, err := b.Malloc(0, 1<<16, acl.MemMallocHugeFirst)
+	require.NoError(t, err)
+	require.NoError(t, b.Memset(acl.Device(p), 0x77, 1<<16))
+	host := make([]byte, 1<<16)
+	pin, err := b.HostRegister(host, acl.HostRegisterMapped)
+	require.NoError(t, err)
+	open := make(chan struct{})
+	require.NoError(t, b.LaunchHostFunc(s, func() error { <-open; return nil }))
+	require.NoError(t, b.MemcpyAsync(t.Context(), acl.Host(host, pin), acl.Device(p), 1<<16, s))
+	require.Equal(t, byte(0), host[0], "the copy has not run yet")
+	close(open)
+	require.NoError(t, b.HostUnregister(context.Background(), pin))
+	require.Equal(t, byte(0x77), host[1<<16-1])
+}
+
+func TestAccountingBaseline(t *testing.T) {
+	// Whatever a program does, releasing what it holds brings the device
+	// back to where it started.
+	b := newSim(t, sim.WithMemory(64<<20))
+	ctx := t.Context()
+	base := [2]uint64{free(t, b, 0), free(t, b, 1)}
+	var ps []acl.DevPtr
+	var ss []acl.Stream
+	var es []acl.Event
+	host := make([]byte, 1<<20)
+	pin, err := b.HostRegister(host, acl.HostRegisterMapped)
+	require.NoError(t, err)
+	for i := range 20 {
+		dev := int32(i % 2)
+		p, err := b.Malloc(dev, uint64(1000*(i+1)), acl.MemMallocPolicy(i%8))
+		require.NoError(t, err)
+		ps = append(ps, p)
+		s, err := b.CreateStream(dev)
+		require.NoError(t, err)
+		ss = append(ss, s)
+		e, err := b.CreateEvent(dev)
+		require.NoError(t, err)
+		es = append(es, e)
+		require.NoError(t, b.MemcpyAsync(ctx, acl.Device(p), acl.Host(host[:1000], pin), 1000, s))
+		require.NoError(t, b.RecordEvent(e, s))
+	}
+	for i := range ps {
+		require.NoError(t, b.DestroyStream(ctx, ss[i]))
+		require.NoError(t, b.DestroyEvent(es[i]))
+		require.NoError(t, b.Free(ctx, ps[i]))
+	}
+	require.NoError(t, b.HostUnregister(ctx, pin))
+	require.Equal(t, base, [2]uint64{free(t, b, 0), free(t, b, 1)})
+}

@@ -1,0 +1,277 @@
+package sim_test
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/acl/sim"
+)
+
+// gate queues a host function on s that blocks until the returned func is
+// called, and waits until it runs.
+func gate(t *testing.T, b *sim.Backend, s acl.Stream) func() {
+	t.Helper()
+	started, open := make(chan struct{}), make(chan struct{})
+	var closed atomic.Bool
+	release := func() {
+		if closed.CompareAndSwap(false, true) {
+			close(open)
+		}
+	}
+	t.Cleanup(release)
+	require.NoError(t, b.LaunchHostFunc(s, func() error { close(started); <-open; return nil }))
+	<-started
+	return release
+}
+
+func goErr(f func() error) <-chan error {
+	c := make(chan error, 1)
+	go func() { c <- f() }()
+	return c
+}
+
+// notYet checks that c stays silent for a while: it cannot fail a correct
+// simulator.
+func notYet(t *testing.T, c <-chan error, what string) {
+	t.Helper()
+	select {
+	case err := <-c:
+		t.Fatalf("%s returned early: %v", what, err)
+	case <-time.After(20 * time.Millisecond):
+	}
+}
+
+func TestQueueDepth(t *testing.T) {
+	b := newSim(t, sim.WithQueueDepth(4))
+	s, err := b.CreateStream(0)
+	require.NoError(t, err)
+	p, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
+	require.NoError(t, err)
+	release := gate(t, b, s) // one of the four
+	for range 3 {
+		require.NoError(t, b.MemsetAsync(t.Context(), acl.Device(p), 1, 64, s))
+	}
+	// Calls without a context are never held back.
+	require.NoError(t, b.LaunchHostFunc(s, func() error { return nil }))
+
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	require.ErrorIs(t, b.MemsetAsync(ctx, acl.Device(p), 2, 64, s), context.Canceled)
+	n, err := b.Pending(s)
+	require.NoError(t, err)
+	require.Equal(t, 5, n, "the refused call queued nothing")
+
+	blocked := goErr(func() error { return b.MemsetAsync(context.Background(), acl.Device(p), 3, 64, s) })
+	notYet(t, blocked, "MemsetAsync on a full stream")
+	release()
+	require.NoError(t, <-blocked)
+	require.NoError(t, b.SynchronizeStream(t.Context(), s, -1))
+	out := make([]byte, 64)
+	require.NoError(t, b.Memcpy(acl.Host(out, 0), acl.Device(p), 64))
+	require.Equal(t, byte(3), out[63])
+
+	unbounded := newSim(t, sim.WithQueueDepth(0))
+	s, err = unbounded.CreateStream(0)
+	require.NoError(t, err)
+	p, err = unbounded.Malloc(0, 64, acl.MemMallocHugeFirst)
+	require.NoError(t, err)
+	release = gate(t, unbounded, s)
+	for range 2 * sim.DefaultQueueDepth {
+		require.NoError(t, unbounded.MemsetAsync(t.Context(), acl.Device(p), 3, 1, s))
+	}
+	release()
+	require.NoError(t, unbounded.SynchronizeStream(t.Context(), s, -1))
+}
+
+func TestEventCodes(t *testing.T) {
+	b := newSim(t)
+	s, err := b.CreateStream(0)
+	require.NoError(t, err)
+	e, err := b.CreateEvent(0)
+	require.NoError(t, err)
+	e2, err := b.CreateEvent(0)
+	require.NoError(t, err)
+
+	// Never recorded: nothing to wait for, not ready, no timestamp.
+	st, err := b.QueryEvent(e)
+	require.NoError(t, err)
+	require.Equal(t, acl.EventRecordedStatusNotReady, st)
+	require.NoError(t, b.SynchronizeEvent(t.Context(), e, 0))
+	require.NoError(t, b.StreamWaitEvent(s, e))
+	n, err := b.Pending(s)
+	require.NoError(t, err)
+	require.Zero(t, n, "a wait on an event never recorded queues nothing")
+	_, err = b.EventElapsedTime(e, e)
+	require.ErrorIs(t, err, acl.ErrRTEventTimestampInvalid)
+
+	release := gate(t, b, s)
+	require.NoError(t, b.RecordEvent(e, s))
+	require.ErrorIs(t, b.SynchronizeEvent(t.Context(), e, 0), acl.ErrRTEventSyncTimeout)
+	require.ErrorIs(t, b.SynchronizeEvent(t.Context(), e, 2), acl.ErrRTEventSyncTimeout)
+	_, err = b.EventElapsedTime(e, e)
+	require.ErrorIs(t, err, acl.ErrRTEventNotComplete)
+	release()
+	require.NoError(t, b.RecordEvent(e2, s))
+	require.NoError(t, b.SynchronizeEvent(t.Context(), e2, -1))
+	ms, err := b.EventElapsedTime(e2, e)
+	require.NoError(t, err)
+	require.LessOrEqual(t, ms, float32(0), "end before start gives a negative time")
+
+	for _, ms := range []int32{-2, -1000} {
+		require.ErrorIs(t, b.SynchronizeEvent(t.Context(), e, ms), acl.ErrRTParamInvalid)
+		require.ErrorIs(t, b.SynchronizeStream(t.Context(), s, ms), acl.ErrRTParamInvalid)
+		require.ErrorIs(t, b.SynchronizeDevice(t.Context(), 0, ms), acl.ErrRTParamInvalid)
+	}
+}
+
+func TestStreamArguments(t *testing.T) {
+	b := newSim(t)
+	def, err := b.DefaultStream(1)
+	require.NoError(t, err)
+	require.ErrorIs(t, b.DestroyStream(t.Context(), def), acl.ErrInvalidParam)
+	require.ErrorIs(t, b.LaunchHostFunc(def, nil), acl.ErrInvalidParam)
+	require.Equal(t, "sim", b.Name())
+	major, minor, patch := b.Version()
+	require.Equal(t, [3]int32{acl.VersionMajor, acl.VersionMinor, acl.VersionPatch}, [3]int32{major, minor, patch})
+}
+
+func TestHostFuncPanic(t *testing.T) {
+	b := newSim(t)
+	s, err := b.DefaultStream(0)
+	require.NoError(t, err)
+	var after atomic.Bool
+	require.NoError(t, b.LaunchHostFunc(s, func() error { panic("boom") }))
+	require.NoError(t, b.LaunchHostFunc(s, func() error { after.Store(true); return nil }))
+	err = b.SynchronizeStream(t.Context(), s, -1)
+	require.ErrorIs(t, err, acl.ErrInternal)
+	require.Contains(t, err.Error(), "boom")
+	require.True(t, after.Load(), "the stream goes on after a failed operation")
+}
+
+func TestPageableCopyLeavesErrorPending(t *testing.T) {
+	b := newSim(t)
+	s, err := b.CreateStream(0)
+	require.NoError(t, err)
+	p, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
+	require.NoError(t, err)
+	require.NoError(t, b.LaunchHostFunc(s, func() error { return acl.Errorf(acl.ErrRTParamInvalid, "failed") }))
+	require.NoError(t, b.MemcpyAsync(t.Context(), acl.Host(make([]byte, 64), 0), acl.Device(p), 64, s))
+	require.ErrorIs(t, b.SynchronizeStream(t.Context(), s, -1), acl.ErrRTParamInvalid)
+}
+
+func TestDestroyStreamCancelsRecords(t *testing.T) {
+	b := newSim(t)
+	s, err := b.CreateStream(0)
+	require.NoError(t, err)
+	e, err := b.CreateEvent(0)
+	require.NoError(t, err)
+	waiter, err := b.CreateStream(0)
+	require.NoError(t, err)
+	release := gate(t, b, s)
+	require.NoError(t, b.RecordEvent(e, s))
+	require.NoError(t, b.StreamWaitEvent(waiter, e))
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	done := goErr(func() error { return b.DestroyStream(ctx, s) })
+	notYet(t, done, "DestroyStream")
+	release()
+	require.ErrorIs(t, <-done, context.Canceled)
+	require.ErrorIs(t, b.SynchronizeEvent(t.Context(), e, -1), acl.ErrRTStreamAbort)
+	require.NoError(t, b.SynchronizeEvent(t.Context(), e, -1), "reported once")
+	_, err = b.EventElapsedTime(e, e)
+	require.ErrorIs(t, err, acl.ErrRTEventTimestampInvalid)
+	require.NoError(t, b.SynchronizeStream(t.Context(), waiter, -1), "a wait for a cancelled record ends")
+}
+
+func TestDestroyStreamWhileSynchronizing(t *testing.T) {
+	b := newSim(t)
+	s, err := b.CreateStream(0)
+	require.NoError(t, err)
+	release := gate(t, b, s)
+	require.NoError(t, b.LaunchHostFunc(s, func() error { return nil }))
+	syncing := goErr(func() error { return b.SynchronizeStream(context.Background(), s, -1) })
+	notYet(t, syncing, "SynchronizeStream")
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	destroying := goErr(func() error { return b.DestroyStream(ctx, s) })
+	notYet(t, destroying, "DestroyStream")
+	release()
+	require.Error(t, <-destroying)
+	require.ErrorIs(t, <-syncing, acl.ErrRTInvalidHandle, "the work it waited for was cancelled")
+}
+
+func TestCloseReleasesWaiters(t *testing.T) {
+	b := sim.New()
+	s, err := b.CreateStream(0)
+	require.NoError(t, err)
+	e, err := b.CreateEvent(1)
+	require.NoError(t, err)
+	p, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
+	require.NoError(t, err)
+	host := make([]byte, 64)
+	pin, err := b.HostRegister(host, acl.HostRegisterMapped)
+	require.NoError(t, err)
+	other, err := b.CreateStream(1)
+	require.NoError(t, err)
+	// s waits for a record that will never run: other's gate never opens
+	// before Close.
+	open := make(chan struct{})
+	require.NoError(t, b.LaunchHostFunc(other, func() error { <-open; return nil }))
+	require.NoError(t, b.RecordEvent(e, other))
+	require.NoError(t, b.StreamWaitEvent(s, e))
+	require.NoError(t, b.MemcpyAsync(t.Context(), acl.Host(host, pin), acl.Device(p), 64, s))
+
+	waits := []<-chan error{
+		goErr(func() error { return b.Free(context.Background(), p) }),
+		goErr(func() error { return b.HostUnregister(context.Background(), pin) }),
+		goErr(func() error { return b.SynchronizeStream(context.Background(), s, -1) }),
+		goErr(func() error { return b.SynchronizeDevice(context.Background(), 0, -1) }),
+		goErr(func() error { return b.SynchronizeEvent(context.Background(), e, -1) }),
+	}
+	for _, w := range waits {
+		notYet(t, w, "a wait")
+	}
+	closed := goErr(b.Close)
+	close(open)
+	require.NoError(t, <-closed)
+	for _, w := range waits {
+		<-w // whatever they say, they return
+	}
+	_, err = b.Malloc(0, 64, acl.MemMallocHugeFirst)
+	require.ErrorIs(t, err, acl.ErrRTContextNull)
+	require.NoError(t, b.Close())
+}
+
+func TestTimingModel(t *testing.T) {
+	const n = 8 << 20
+	for _, chip := range []sim.Chip{sim.AtlasA2, sim.Ascend950} {
+		b := newSim(t, sim.WithTiming(), sim.WithChip(chip))
+		s, err := b.CreateStream(0)
+		require.NoError(t, err)
+		p, err := b.Malloc(0, n, acl.MemMallocHugeFirst)
+		require.NoError(t, err)
+		host := make([]byte, n)
+		pin, err := b.HostRegister(host, acl.HostRegisterMapped)
+		require.NoError(t, err)
+		start, end := mustEvent(t, b), mustEvent(t, b)
+		require.NoError(t, b.RecordEvent(start, s))
+		require.NoError(t, b.MemcpyAsync(t.Context(), acl.Device(p), acl.Host(host, pin), n, s))
+		require.NoError(t, b.RecordEvent(end, s))
+		require.NoError(t, b.SynchronizeStream(t.Context(), s, -1))
+		ms, err := b.EventElapsedTime(start, end)
+		require.NoError(t, err)
+		bw := map[sim.Chip]float64{sim.AtlasA2: 25e9, sim.Ascend950: 50e9}[chip]
+		require.GreaterOrEqual(t, float64(ms), n/bw*1e3, "%v: a copy lasts at least its bytes over the bandwidth", chip)
+	}
+}
+
+func mustEvent(t *testing.T, b *sim.Backend) acl.Event {
+	e, err := b.CreateEvent(0)
+	require.NoError(t, err)
+	return e
+}
