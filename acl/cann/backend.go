@@ -35,6 +35,12 @@
 // synchronizes, so that a context that is done, DestroyStream,
 // DestroyEvent or Close interrupt a wait within one slice.
 //
+// Host functions (LaunchHostFunc) are native blocking callbacks
+// (aclrtLaunchCallback), run by a report thread per stream: a goroutine
+// locked to its OS thread, subscribed to the stream with
+// aclrtSubscribeReport, that loops in aclrtProcessReport. A host function
+// that blocks therefore holds back only its own stream.
+//
 // # What the sandbox does not route here
 //
 // The descriptor and offset copies (SetMemcpyDesc, MemcpyAsyncWithDesc,
