@@ -421,7 +421,7 @@ func (b *Backend) SynchronizeDevice(ctx context.Context, dev int32, timeoutMs in
 		return err
 	}
 	defer b.exit()
-	if err := b.checkDevice(dev); err != nil {
+	if err := errors.Join(b.checkDevice(dev), acl.CheckTimeout(timeoutMs)); err != nil {
 		return err
 	}
 	b.mu.Lock()
