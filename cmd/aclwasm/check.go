@@ -1,0 +1,57 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/aclwasm/aclwasm/host"
+)
+
+func checkCmd() *cobra.Command {
+	var f sandboxFlags
+	c := &cobra.Command{
+		Use:   "check [flags] plugin.wasm",
+		Short: "Check a plugin's imports against the ABI and a policy without running it (exit 0 ok, 1 refused)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			wasm, err := os.ReadFile(args[0])
+			if err != nil {
+				return &exitError{exitHost, err}
+			}
+			p, err := f.policy()
+			if err != nil {
+				return &exitError{exitHost, err}
+			}
+			b, err := f.openBackend()
+			if err != nil {
+				return &exitError{exitHost, err}
+			}
+			defer b.Close()
+			ctx := context.Background()
+			rt, err := host.NewRuntime(ctx, host.WithBackend(b), host.WithEngine(f.engine))
+			if err != nil {
+				return &exitError{exitHost, err}
+			}
+			defer rt.Close(ctx)
+			probs, err := rt.Check(ctx, wasm, p)
+			if err != nil {
+				return &exitError{exitHost, err}
+			}
+			out := cmd.OutOrStdout()
+			if len(probs) == 0 {
+				fmt.Fprintf(out, "%s: ok\n", args[0])
+				return nil
+			}
+			for _, pr := range probs {
+				fmt.Fprintf(out, "%s: %s\n", args[0], pr)
+			}
+			return &exitError{1, errors.New("refused")}
+		},
+	}
+	f.register(c)
+	return c
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/acl/sim"
+	"github.com/aclwasm/aclwasm/host"
+)
+
+// sandboxFlags are the flags run and check share: engine, backend, policy.
+type sandboxFlags struct {
+	engine, backend, aclLib, chip string
+	devices                       int
+	simMemory                     string
+	deviceMap                     string
+	deviceMemory, pinnedMemory    string
+	maxAllocs, maxRegs            int
+	maxStreams, maxEvents         int
+	maxQueued                     int
+	memoryPages                   uint32
+	timeout                       time.Duration
+	allow, deny                   []string
+}
+
+func (f *sandboxFlags) register(c *cobra.Command) {
+	fl := c.Flags()
+	fl.StringVar(&f.engine, "engine", "wazero", "wasm engine: wazero, or wasmtime (needs a build with -tags wasmtime)")
+	fl.StringVar(&f.backend, "backend", "sim", "runtime backend: sim (embedded simulated device) or cann (libascendcl.so)")
+	fl.StringVar(&f.aclLib, "acl-lib", "", "path of libascendcl.so for --backend cann (default: $ACLWASM_ACL_LIB, the loader path, $ASCEND_HOME_PATH/lib64)")
+	fl.StringVar(&f.chip, "chip", "a2", "simulated chip rules: a2, a3 or 950")
+	fl.IntVar(&f.devices, "devices", 2, "simulated devices")
+	fl.StringVar(&f.simMemory, "sim-memory", "32GiB", "memory of each simulated device")
+	fl.StringVar(&f.deviceMap, "device-map", "", "physical devices the guest sees as 0, 1, ... (comma-separated; default all)")
+	fl.StringVar(&f.deviceMemory, "device-memory", "1GiB", "device memory quota per device")
+	fl.StringVar(&f.pinnedMemory, "pinned-memory", "256MiB", "registered (pinned) guest memory quota")
+	fl.IntVar(&f.maxAllocs, "max-allocations", host.DefaultMaxAllocations, "device allocations held at once")
+	fl.IntVar(&f.maxRegs, "max-registrations", host.DefaultMaxRegistrations, "registered ranges held at once")
+	fl.IntVar(&f.maxStreams, "max-streams", host.DefaultMaxStreams, "streams held at once")
+	fl.IntVar(&f.maxEvents, "max-events", host.DefaultMaxEvents, "events held at once")
+	fl.IntVar(&f.maxQueued, "max-queued", host.DefaultMaxQueued, "operations queued on one stream")
+	fl.Uint32Var(&f.memoryPages, "memory-pages", host.DefaultMemoryPages, "guest linear memory limit in 64 KiB pages")
+	fl.DurationVar(&f.timeout, "timeout", host.DefaultTimeout, "run timeout, blocking host calls included")
+	fl.StringSliceVar(&f.allow, "allow", nil, "functions the plugin may import (default all)")
+	fl.StringSliceVar(&f.deny, "deny", nil, "functions the plugin may not import")
+}
+
+func (f *sandboxFlags) policy() (host.Policy, error) {
+	p := host.Policy{
+		MaxAllocations: f.maxAllocs, MaxRegistrations: f.maxRegs, MaxStreams: f.maxStreams,
+		MaxEvents: f.maxEvents, MaxQueued: f.maxQueued, MemoryPages: f.memoryPages,
+		Timeout: f.timeout, Allow: f.allow, Deny: f.deny,
+	}
+	var err error
+	if p.DeviceMemory, err = parseBytes(f.deviceMemory); err != nil {
+		return p, fmt.Errorf("--device-memory: %w", err)
+	}
+	if p.PinnedMemory, err = parseBytes(f.pinnedMemory); err != nil {
+		return p, fmt.Errorf("--pinned-memory: %w", err)
+	}
+	if f.deviceMap != "" {
+		for _, s := range strings.Split(f.deviceMap, ",") {
+			d, err := strconv.ParseInt(strings.TrimSpace(s), 10, 32)
+			if err != nil {
+				return p, fmt.Errorf("--device-map: %w", err)
+			}
+			p.Devices = append(p.Devices, int32(d))
+		}
+	}
+	return p, nil
+}
+
+// openBackend returns the backend the flags select; the caller closes it.
+func (f *sandboxFlags) openBackend() (acl.Backend, error) {
+	switch f.backend {
+	case "sim":
+		chips := map[string]sim.Chip{"a2": sim.AtlasA2, "a3": sim.AtlasA3, "950": sim.Ascend950}
+		chip, ok := chips[strings.ToLower(f.chip)]
+		if !ok {
+			return nil, fmt.Errorf("--chip %q: want a2, a3 or 950", f.chip)
+		}
+		mem, err := parseBytes(f.simMemory)
+		if err != nil {
+			return nil, fmt.Errorf("--sim-memory: %w", err)
+		}
+		if f.devices < 1 {
+			return nil, fmt.Errorf("--devices %d: want at least 1", f.devices)
+		}
+		return sim.New(sim.WithDevices(f.devices), sim.WithMemory(mem), sim.WithChip(chip)), nil
+	case "cann":
+		return openCANN(f.aclLib)
+	}
+	return nil, fmt.Errorf("--backend %q: want sim or cann", f.backend)
+}
+
+// parseBytes reads a byte count such as 4096, 64KiB, 256MiB or 1GiB.
+func parseBytes(s string) (uint64, error) {
+	units := []struct {
+		suffix string
+		mult   uint64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}}
+	mult := uint64(1)
+	for _, u := range units {
+		if strings.HasSuffix(s, u.suffix) {
+			s, mult = strings.TrimSuffix(s, u.suffix), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a byte count (like 4096, 64KiB, 1GiB)", s)
+	}
+	if n > ^uint64(0)/mult {
+		return 0, fmt.Errorf("%d%s overflows", n, s)
+	}
+	return n * mult, nil
+}

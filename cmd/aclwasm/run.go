@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/aclwasm/aclwasm/host"
+)
+
+func runCmd() *cobra.Command {
+	var (
+		f      sandboxFlags
+		invoke string
+		trace  bool
+		stats  bool
+		env    []string
+	)
+	c := &cobra.Command{
+		Use:   "run [flags] plugin.wasm [args...]",
+		Short: "Run a plugin: a command's _start, or --invoke an export of a reactor",
+		Long: `Run a plugin in the sandbox. A command module runs its _start with the
+given args (argv[0] is the file name) and the process exits with the guest's
+exit code. With --invoke, the module is a reactor: _initialize runs if
+exported, then the named export is called with the args as integers, and
+its results are printed.
+
+Exit codes: the guest's exit code; 124 timeout; 125 load refused; 126 host
+error; 134 trap.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			wasm, err := os.ReadFile(args[0])
+			if err != nil {
+				return &exitError{exitHost, err}
+			}
+			p, err := f.policy()
+			if err != nil {
+				return &exitError{exitHost, err}
+			}
+			b, err := f.openBackend()
+			if err != nil {
+				return &exitError{exitHost, err}
+			}
+			defer b.Close()
+			stderr := cmd.ErrOrStderr()
+			opts := []host.Option{host.WithBackend(b), host.WithEngine(f.engine)}
+			if trace {
+				opts = append(opts, host.WithTrace(func(r host.CallRecord) { fmt.Fprintln(stderr, "trace:", r) }))
+			}
+			ctx := context.Background()
+			rt, err := host.NewRuntime(ctx, opts...)
+			if err != nil {
+				return &exitError{exitHost, err}
+			}
+			defer rt.Close(ctx)
+			pl, err := rt.Load(ctx, wasm, p)
+			if err != nil {
+				return classify(err)
+			}
+			defer pl.Close(ctx)
+			cfg := host.Config{Args: args, Env: env, Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: stderr}
+			if invoke == "" {
+				res, err := pl.Run(ctx, cfg)
+				if stats {
+					printStats(stderr, res.Stats)
+				}
+				if err != nil {
+					return classify(err)
+				}
+				if res.ExitCode != 0 {
+					return &exitError{code: int(res.ExitCode)}
+				}
+				return nil
+			}
+			return invokeExport(ctx, cmd.OutOrStdout(), stderr, pl, cfg, invoke, args[1:], stats)
+		},
+	}
+	f.register(c)
+	c.Flags().StringVar(&invoke, "invoke", "", "call this export of a reactor module instead of _start")
+	c.Flags().BoolVar(&trace, "trace", false, "print one line per host call to stderr: function, arguments, result, error message")
+	c.Flags().BoolVar(&stats, "stats", false, "print a table of calls, errors and bytes per function to stderr after the run")
+	c.Flags().StringArrayVar(&env, "env", nil, "KEY=VALUE environment variable for the guest (repeatable; none by default)")
+	c.Flags().SetInterspersed(false) // flags after the module belong to the guest
+	return c
+}
+
+func invokeExport(ctx context.Context, stdout, stderr io.Writer, pl *host.Plugin, cfg host.Config, name string, args []string, stats bool) error {
+	vals := make([]uint64, len(args))
+	for i, a := range args {
+		v, err := strconv.ParseInt(a, 0, 64)
+		if err != nil {
+			u, uerr := strconv.ParseUint(a, 0, 64)
+			if uerr != nil {
+				return &exitError{exitHost, fmt.Errorf("--invoke %s: argument %q is not an integer", name, a)}
+			}
+			v = int64(u)
+		}
+		vals[i] = uint64(v)
+	}
+	inst, err := pl.Instantiate(ctx, cfg)
+	if err != nil {
+		return classify(err)
+	}
+	res, err := inst.Call(ctx, name, vals...)
+	if stats {
+		printStats(stderr, inst.Session().Stats())
+	}
+	cerr := inst.Close(ctx)
+	if err != nil {
+		return classify(err)
+	}
+	if cerr != nil {
+		return &exitError{exitHost, cerr}
+	}
+	strs := make([]string, len(res))
+	for i, r := range res {
+		strs[i] = strconv.FormatUint(r, 10)
+	}
+	fmt.Fprintln(stdout, strings.Join(strs, " "))
+	return nil
+}
+
+// classify maps how a run ended to the documented exit codes.
+func classify(err error) error {
+	var ee *host.ExitError
+	switch {
+	case errors.As(err, &ee):
+		return &exitError{code: int(ee.Code)}
+	case errors.Is(err, host.ErrLoad):
+		return &exitError{exitLoad, err}
+	case errors.Is(err, host.ErrTimeout):
+		return &exitError{exitTimeout, err}
+	case errors.Is(err, host.ErrTrap), errors.Is(err, host.ErrCanceled):
+		return &exitError{exitTrap, err}
+	}
+	return &exitError{exitHost, err}
+}
+
+func printStats(w io.Writer, st host.Stats) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "function\tcalls\terrors\tH2D\tD2H\tD2D\tH2H")
+	names := make([]string, 0, len(st.Funcs))
+	for n := range st.Funcs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fs := st.Funcs[n]
+		var errs []string
+		for code, k := range fs.Errors {
+			errs = append(errs, fmt.Sprintf("%d×%d", k, int32(code)))
+		}
+		sort.Strings(errs)
+		e := strings.Join(errs, ",")
+		if e == "" {
+			e = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%d\t%d\n", n, fs.Calls, e, fs.Bytes["H2D"], fs.Bytes["D2H"], fs.Bytes["D2D"], fs.Bytes["H2H"])
+	}
+	fmt.Fprintf(tw, "total\t\t\t%d\t%d\t%d\t%d\n", st.Bytes["H2D"], st.Bytes["D2H"], st.Bytes["D2D"], st.Bytes["H2H"])
+	tw.Flush()
+}
