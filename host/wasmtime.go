@@ -419,13 +419,12 @@ func (w *wasmtimeInstance) runError(ctx context.Context, name string, err error)
 	if err == nil {
 		return nil
 	}
-	var trap *wasmtime.Trap
-	if errors.As(err, &trap) {
-		if c := trap.Code(); c != nil && *c == wasmtime.OutOfFuel {
-			return fmt.Errorf("%s: %w: out of fuel (%d units per call)", name, ErrTrap, w.e.fuel)
-		}
-	}
 	msg, _, _ := strings.Cut(err.Error(), "\nStack backtrace:") // the host's, with RUST_BACKTRACE set
+	var trap *wasmtime.Trap
+	if errors.As(err, &trap) && trap.Code() != nil && *trap.Code() == wasmtime.OutOfFuel ||
+		strings.Contains(msg, "all fuel consumed") { // the C API returns most traps as errors
+		return fmt.Errorf("%s: %w: out of fuel (%d units per call)", name, ErrTrap, w.e.fuel)
+	}
 	return fmt.Errorf("%s: %w: %s", name, ErrTrap, msg)
 }
 

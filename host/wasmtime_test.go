@@ -1,0 +1,159 @@
+//go:build wasmtime && cgo
+
+package host
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/bytecodealliance/wasmtime-go/v39"
+	"github.com/stretchr/testify/require"
+)
+
+func TestMemoryExport(t *testing.T) {
+	exported := func(t *testing.T, wasm []byte, name string) {
+		t.Helper()
+		eng := wasmtime.NewEngine()
+		defer eng.Close()
+		mod, err := wasmtime.NewModule(eng, wasm)
+		require.NoError(t, err)
+		defer mod.Close()
+		for _, ex := range mod.Exports() {
+			if ex.Name() == name {
+				require.NotNil(t, ex.Type().MemoryType(), "%s is a memory", name)
+				return
+			}
+		}
+		t.Fatalf("no export %q", name)
+	}
+	for _, tc := range []struct {
+		name, wat, want string
+		same            bool
+	}{
+		{"no export section", `(module (memory 1))`, "memory", false},
+		{"export section", `(module (memory 1) (func (export "f")))`, "memory", false},
+		{"already exported", `(module (memory (export "mem") 1))`, "mem", true},
+		{"name taken", `(module (memory 1) (func (export "memory")) (global (export "aclwasm:memory") i32 (i32.const 0)))`, "aclwasm:memory2", false},
+		{"before start, code and data", `(module (memory 1) (func $f) (start $f) (data (i32.const 0) "x"))`, "memory", false},
+		{"no memory", `(module (func (export "f")))`, "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := wat2wasm(t, tc.wat)
+			out, name := memoryExport(in)
+			require.Equal(t, tc.want, name)
+			require.Equal(t, tc.same, string(in) == string(out))
+			if name != "" {
+				exported(t, out, name)
+			}
+		})
+	}
+	for _, bad := range [][]byte{nil, []byte("\x00asm\x01\x00\x00\x00\x07\x05"), []byte("junk")} {
+		out, name := memoryExport(bad)
+		require.Equal(t, string(bad), string(out))
+		require.Empty(t, name)
+	}
+}
+
+// fuelWAT counts down from its argument.
+const fuelWAT = `(module
+  (func (export "count") (param $n i32)
+    (loop $l
+      (local.set $n (i32.sub (local.get $n) (i32.const 1)))
+      (br_if $l (local.get $n)))))
+`
+
+func TestFuel(t *testing.T) {
+	rt := newRuntimeOn(t, "wasmtime", WithFuel(100_000))
+	pl := load(t, rt, wat2wasm(t, fuelWAT), Policy{})
+	inst, err := pl.Instantiate(context.Background(), Config{})
+	require.NoError(t, err)
+	// Each call gets the whole budget: three calls of 10000 iterations
+	// pass where one of 30000 does not.
+	for range 3 {
+		_, err = inst.Call(context.Background(), "count", 10_000)
+		require.NoError(t, err)
+	}
+	_, err = inst.Call(context.Background(), "count", 1_000_000)
+	require.ErrorIs(t, err, ErrTrap)
+	require.ErrorContains(t, err, "out of fuel")
+	require.NoError(t, inst.Close(context.Background()))
+}
+
+func newRuntimeOn(t *testing.T, engine string, opts ...Option) *Runtime {
+	t.Helper()
+	rt, err := NewRuntime(context.Background(), append([]Option{WithEngine(engine)}, opts...)...)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, rt.Close(context.Background())) })
+	return rt
+}
+
+// TestEpochsStopOnlyTheirOwnGuest: one call's timeout advances the engine's
+// epoch for every store, and must stop only the guest whose context ended.
+func TestEpochsStopOnlyTheirOwnGuest(t *testing.T) {
+	rt := newRuntimeOn(t, "wasmtime")
+	wasm := wat2wasm(t, proxyWAT(1, ""))
+	long := load(t, rt, wasm, Policy{Timeout: 800 * time.Millisecond})
+	short := load(t, rt, wasm, Policy{Timeout: 20 * time.Millisecond})
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	wg.Add(1)
+	var longErr error
+	var longTook time.Duration
+	go func() {
+		defer wg.Done()
+		inst, err := long.Instantiate(ctx, Config{})
+		if err != nil {
+			longErr = err
+			return
+		}
+		start := time.Now()
+		_, longErr = inst.Call(ctx, "spin")
+		longTook = time.Since(start)
+	}()
+	for range 10 {
+		inst, err := short.Instantiate(ctx, Config{})
+		require.NoError(t, err)
+		_, err = inst.Call(ctx, "spin")
+		require.ErrorIs(t, err, ErrTimeout)
+	}
+	wg.Wait()
+	require.ErrorIs(t, longErr, ErrTimeout)
+	require.GreaterOrEqual(t, longTook, 750*time.Millisecond, "the long call ran to its own timeout")
+}
+
+// TestMemoryNeverMoves: growing the guest's memory keeps its base, on both
+// engines, so views kept by async copies stay valid.
+func TestMemoryNeverMoves(t *testing.T) {
+	for _, e := range diffEngines {
+		t.Run(e, func(t *testing.T) {
+			rt := newRuntimeOn(t, e)
+			pl := load(t, rt, wat2wasm(t, proxyWAT(1, "")), Policy{MemoryPages: 4096})
+			inst, err := pl.Instantiate(context.Background(), Config{})
+			require.NoError(t, err)
+			defer inst.Close(context.Background())
+			base := unsafe.Pointer(&inst.inst.memory()[0])
+			for _, n := range []uint64{1, 100, 2000, 1994} {
+				res, err := inst.Call(context.Background(), "grow", n)
+				require.NoError(t, err)
+				require.NotEqual(t, uint64(0xffffffff), res[0])
+				mem := inst.inst.memory()
+				require.Equal(t, base, unsafe.Pointer(&mem[0]), "after growing by %d pages", n)
+				mem[len(mem)-1] = 1
+			}
+			require.Equal(t, 4096<<16, len(inst.inst.memory()))
+			res, err := inst.Call(context.Background(), "grow", 1)
+			require.NoError(t, err)
+			require.Equal(t, uint64(0xffffffff), res[0])
+		})
+	}
+}
+
+func TestWasmtimeSignature(t *testing.T) {
+	rt := newRuntimeOn(t, "wasmtime")
+	wat := `(module (import "acl" "aclrtMemcpy" (func (param f32 f64 v128 i32 externref) (result funcref))))`
+	_, err := rt.Load(context.Background(), wat2wasm(t, wat), Policy{})
+	require.ErrorContains(t, err, "has signature (f32, f64, v128, i32, externref) -> funcref, ABI v1 expects")
+}
