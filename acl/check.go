@@ -58,8 +58,12 @@ func CheckMemcpy2D(dst, dpitch, src, spitch, width, height uint64, kind MemcpyKi
 }
 
 // Span2D returns the bytes a 2D copy touches from its base on one side,
-// (height-1)*pitch + width, and false if that overflows 64 bits.
+// (height-1)*pitch + width (0 for height 0), and false if that overflows
+// 64 bits.
 func Span2D(pitch, width, height uint64) (uint64, bool) {
+	if height == 0 {
+		return 0, true
+	}
 	hi, lo := bits.Mul64(height-1, pitch)
 	if hi != 0 {
 		return 0, false
@@ -84,8 +88,12 @@ func CheckMemset(ptr, maxCount, count uint64) (done bool, err error) {
 
 // CheckBatchArrays applies the ACL-layer checks of the batch copies once
 // their arrays are read: every destMaxs[i] must cover sizes[i] (100000) and
-// every attribute's reserved bytes must be zero (100000).
+// every attribute's reserved bytes must be zero (100000). destMaxs must be
+// as long as sizes (100000 otherwise).
 func CheckBatchArrays(destMaxs, sizes []uint64, attrs []MemcpyBatchAttr) error {
+	if len(destMaxs) != len(sizes) {
+		return Errorf(ErrInvalidParam, "destMaxs has %d entries and sizes %d", len(destMaxs), len(sizes))
+	}
 	for i, n := range sizes {
 		if destMaxs[i] < n {
 			return Errorf(ErrInvalidParam, "the copy size %d at index %d exceeds the size %d of the destination buffer", n, i, destMaxs[i])
