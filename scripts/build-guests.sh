@@ -49,8 +49,9 @@ need() {
 }
 
 mkdir -p "$OUT"
-: >"$OUT/freestanding.txt"
-freestanding() { echo "$1" >>"$OUT/freestanding.txt"; }
+# freestanding.txt lists the modules that must import nothing but "acl".
+if (($# == 0)); then : >"$OUT/freestanding.txt"; else touch "$OUT/freestanding.txt"; fi
+freestanding() { grep -qxF "$1" "$OUT/freestanding.txt" || echo "$1" >>"$OUT/freestanding.txt"; }
 
 C_INC="$ROOT/guest-sdk/c/include"
 C_FLAGS=(-O2 -Wall -Wextra -Werror -I"$C_INC")

@@ -1,0 +1,1029 @@
+/*
+ * conformance.c: the guest ABI v1 conformance program.
+ *
+ * Exercises every import of ABI v1 (shared/spec/ABI.md section 5) through the
+ * C SDK, with valid and invalid arguments, and checks each returned code
+ * against the ABI (sections 5-7) and the native check order
+ * (acl-runtime-facts.md section 6, acl/check.go). It prints one line per
+ * check ("ok" or "FAIL" with the host's message) and a summary line
+ * "conformance: N passed, M failed", and exits 1 if any check failed.
+ *
+ * It expects the host's default configuration (aclwasm run defaults): at
+ * least one device (two for the peer checks, which are skipped otherwise),
+ * device quota 1 GiB, streams 64, events 1024, registrations 256,
+ * allocations 4096.
+ *
+ * Build (from the repository root; scripts/build-guests.sh does this):
+ *   clang --target=wasm32-wasi -O2 -Iguest-sdk/c/include -o build/wasm/conformance.wasm tests/conformance/conformance.c
+ * Run:
+ *   aclwasm run build/wasm/conformance.wasm
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <acl/acl.h>
+
+/* ---- reporting ---- */
+
+static int passed, failed;
+
+static void report(int ok, int line, const char *what, const char *detail)
+{
+    if (ok) {
+        passed++;
+        printf("ok   %4d %s\n", line, what);
+    } else {
+        failed++;
+        printf("FAIL %4d %s: %s\n", line, what, detail);
+    }
+}
+
+static void expect_code(int line, const char *what, aclError got, aclError want)
+{
+    char detail[600];
+    if (got == want) {
+        report(1, line, what, "");
+        return;
+    }
+    snprintf(detail, sizeof detail, "got %s (%d), want %s (%d); message: %s", aclErrorName(got), got,
+             aclErrorName(want), want, aclGetRecentErrMsg());
+    report(0, line, what, detail);
+}
+
+static void expect_true(int line, const char *what, int cond)
+{
+    report(cond, line, what, "condition is false");
+}
+
+/* EXPECT(call, code): the call returns exactly code. */
+#define EXPECT(call, want) expect_code(__LINE__, #call " == " #want, (call), (want))
+/* OK(call): the call succeeds. */
+#define OK(call) expect_code(__LINE__, #call, (call), ACL_SUCCESS)
+/* CHECK(cond): a value check. */
+#define CHECK(cond) expect_true(__LINE__, #cond, (cond))
+/* FAILS(call): the call returns some error (the ABI does not fix which). */
+#define FAILS(call) expect_true(__LINE__, #call " != ACL_SUCCESS", (call) != ACL_SUCCESS)
+
+static void section(const char *name)
+{
+    printf("== %s\n", name);
+}
+
+/* ---- fixtures ---- */
+
+#define DEVICE_BASE ((aclrtPtr)1 << 32)
+/* A device address no allocation can have: device addresses are 64-byte aligned. */
+#define FORGED_DEVICE ((aclrtPtr)0x7654321000ULL + 3)
+/* An address far above any session's allocations. */
+#define FAR_DEVICE ((aclrtPtr)0xFFFF000000000000ULL)
+/* A gptr whose bytes are not inside guest memory. */
+#define BAD_GPTR ((void *)(uintptr_t)0xFFFFFFF0u)
+
+static unsigned char hbuf[4096], hbuf2[4096], pinbuf[4096], robuf[256], scratch[4096];
+
+static aclrtPtr guest_end(void)
+{
+    return (aclrtPtr)__builtin_wasm_memory_size(0) * 65536;
+}
+
+/* A gptr whose first bytes are inside guest memory but not all of its n bytes. */
+static void *straddling_gptr(unsigned n)
+{
+    return (void *)(uintptr_t)(guest_end() - (n - 1));
+}
+
+static void fill(unsigned char *p, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i++) {
+        p[i] = (unsigned char)(seed + i * 13);
+    }
+}
+
+static int all_equal(const unsigned char *p, size_t n, unsigned char v)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] != v) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Reads n bytes of device memory at src into scratch (sync D2H). */
+static aclError peek(aclrtPtr src, size_t n)
+{
+    memset(scratch, 0xEE, n);
+    return aclrtMemcpy(aclPtr(scratch), n, src, n, ACL_MEMCPY_DEVICE_TO_HOST);
+}
+
+static uint32_t device_count;
+
+/* ---- sections ---- */
+
+static void before_set_device(void)
+{
+    section("before aclrtSetDevice (ABI 6: device work needs a current device)");
+    aclrtPtr p = 0;
+    EXPECT(aclrtMalloc(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_RT_CONTEXT_NULL);
+    CHECK(p == 0);
+    aclrtStream s = NULL;
+    EXPECT(aclrtCreateStream(&s), ACL_ERROR_RT_CONTEXT_NULL);
+}
+
+static void runtime(void)
+{
+    section("aclInit, aclrtGetVersion, aclGetRecentErrMsg");
+    OK(aclInit(NULL));
+    EXPECT(aclInit(NULL), ACL_ERROR_REPEAT_INITIALIZE);
+
+    int32_t major = -1, minor = -1, patch = -1;
+    OK(aclrtGetVersion(&major, &minor, &patch));
+    CHECK(major == ACL_MAJOR_VERSION && minor == ACL_MINOR_VERSION && patch == ACL_PATCH_VERSION);
+    EXPECT(aclrtGetVersion(NULL, &minor, &patch), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtGetVersion(&major, BAD_GPTR, &patch), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtGetVersion(&major, &minor, straddling_gptr(4)), ACL_ERROR_INVALID_PARAM);
+
+    /* The recent message: the full length returned, bufLen-1 bytes and a NUL written. */
+    EXPECT(aclrtGetVersion(NULL, NULL, NULL), ACL_ERROR_INVALID_PARAM);
+    char small[8];
+    memset(small, 'x', sizeof small);
+    int32_t n = aclwasm_raw_aclGetRecentErrMsg(small, (int32_t)sizeof small);
+    CHECK(n > 7);
+    CHECK(small[7] == '\0' && strlen(small) == 7);
+    char full[1024];
+    int32_t n2 = aclwasm_raw_aclGetRecentErrMsg(full, (int32_t)sizeof full);
+    CHECK(n2 == n && (int32_t)strlen(full) == n);
+    CHECK(memcmp(small, full, 7) == 0);
+    /* bufLen 0 writes nothing, and still returns the length. */
+    char none = 'z';
+    CHECK(aclwasm_raw_aclGetRecentErrMsg(&none, 0) == n && none == 'z');
+    /* A successful call does not clear the message; reading does not either. */
+    uint32_t count = 0;
+    OK(aclrtGetDeviceCount(&count));
+    CHECK(strcmp(aclGetRecentErrMsg(), full) == 0);
+    CHECK(strcmp(aclGetRecentErrMsg(), full) == 0);
+}
+
+static void devices(void)
+{
+    section("devices");
+    device_count = 0;
+    OK(aclrtGetDeviceCount(&device_count));
+    CHECK(device_count >= 1);
+    EXPECT(aclrtGetDeviceCount(NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtGetDeviceCount(BAD_GPTR), ACL_ERROR_INVALID_PARAM);
+
+    EXPECT(aclrtSetDevice((int32_t)device_count), ACL_ERROR_RT_INVALID_DEVICEID);
+    EXPECT(aclrtSetDevice(-1), ACL_ERROR_RT_INVALID_DEVICEID);
+    OK(aclrtSetDevice(0));
+    int32_t dev = -1;
+    OK(aclrtGetDevice(&dev));
+    CHECK(dev == 0);
+    EXPECT(aclrtGetDevice(NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtGetDevice(straddling_gptr(4)), ACL_ERROR_INVALID_PARAM);
+
+    OK(aclrtSynchronizeDevice());
+    OK(aclrtSynchronizeDeviceWithTimeout(-1));
+    OK(aclrtSynchronizeDeviceWithTimeout(0));
+    OK(aclrtSynchronizeDeviceWithTimeout(100));
+    EXPECT(aclrtSynchronizeDeviceWithTimeout(-2), ACL_ERROR_RT_PARAM_INVALID);
+
+    int32_t can = -1;
+    EXPECT(aclrtDeviceCanAccessPeer(&can, 0, 0), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtDeviceEnablePeerAccess(0, 0), ACL_ERROR_INVALID_PARAM);
+    if (device_count >= 2) {
+        OK(aclrtDeviceCanAccessPeer(&can, 0, 1));
+        CHECK(can == 1);
+        EXPECT(aclrtDeviceCanAccessPeer(NULL, 0, 1), ACL_ERROR_INVALID_PARAM);
+        EXPECT(aclrtDeviceCanAccessPeer(BAD_GPTR, 0, 1), ACL_ERROR_INVALID_PARAM);
+        EXPECT(aclrtDeviceEnablePeerAccess(1, 1), ACL_ERROR_FEATURE_UNSUPPORTED);
+        OK(aclrtDeviceEnablePeerAccess(1, 0));
+        OK(aclrtDeviceDisablePeerAccess(1));
+    } else {
+        printf("skip peer checks: one device\n");
+    }
+
+    uint64_t free0 = 0, total = 0;
+    OK(aclrtGetMemInfo(ACL_HBM_MEM, &free0, &total));
+    CHECK(total > 0 && free0 <= total);
+    EXPECT(aclrtGetMemInfo(ACL_HBM_MEM, NULL, &total), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtGetMemInfo(ACL_HBM_MEM, &free0, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtGetMemInfo(ACL_HBM_MEM, &free0, straddling_gptr(8)), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtGetMemInfo((aclrtMemAttr)99, &free0, &total), ACL_ERROR_INVALID_PARAM);
+}
+
+static void memory(void)
+{
+    section("aclrtMalloc, aclrtFree, aclrtGetMemInfo, aclrtPointerGetAttributes");
+    uint64_t free0 = 0, free1 = 0, total = 0;
+    OK(aclrtGetMemInfo(ACL_HBM_MEM, &free0, &total));
+
+    aclrtPtr p = 0;
+    OK(aclrtMalloc(&p, 1000, ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK(p >= DEVICE_BASE);
+    CHECK(p % 64 == 0);
+    OK(aclrtGetMemInfo(ACL_HBM_MEM, &free1, &total));
+    CHECK(free1 <= free0 - 1000);
+
+    aclrtPtr q = 0;
+    EXPECT(aclrtMalloc(NULL, 64, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMalloc(&q, 0, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMalloc(BAD_GPTR, 64, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMalloc(straddling_gptr(8), 64, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMalloc(&q, total + 1, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_RT_MEMORY_ALLOCATION);
+    EXPECT(aclrtMalloc(&q, (uint64_t)1 << 62, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_RT_MEMORY_ALLOCATION);
+    CHECK(q == 0);
+    /* Failed calls allocated nothing. */
+    uint64_t free2 = 0;
+    OK(aclrtGetMemInfo(ACL_HBM_MEM, &free2, &total));
+    CHECK(free2 == free1);
+    /* Unknown policy values fall back to the default, as natively. */
+    OK(aclrtMalloc(&q, 64, (aclrtMemMallocPolicy)0x77));
+    OK(aclrtFree(q));
+
+    aclrtPtrAttributes attr;
+    memset(&attr, 0xAB, sizeof attr);
+    OK(aclrtPointerGetAttributes(p, &attr));
+    CHECK(attr.location.type == ACL_MEM_LOCATION_TYPE_DEVICE && attr.location.id == 0);
+    OK(aclrtPointerGetAttributes(p + 999, &attr));
+    CHECK(attr.location.type == ACL_MEM_LOCATION_TYPE_DEVICE);
+    OK(aclrtPointerGetAttributes(aclPtr(hbuf), &attr));
+    CHECK(attr.location.type == ACL_MEM_LOCATION_TYPE_UNREGISTERED);
+    EXPECT(aclrtPointerGetAttributes(FORGED_DEVICE, &attr), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtPointerGetAttributes(FAR_DEVICE, &attr), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtPointerGetAttributes(p, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtPointerGetAttributes(p, straddling_gptr(28)), ACL_ERROR_INVALID_PARAM);
+
+    EXPECT(aclrtFree(0), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtFree(p + 64), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtFree(aclPtr(hbuf)), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtFree(FORGED_DEVICE), ACL_ERROR_RT_PARAM_INVALID);
+    OK(aclrtFree(p));
+    EXPECT(aclrtFree(p), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtPointerGetAttributes(p, &attr), ACL_ERROR_RT_PARAM_INVALID);
+    OK(aclrtGetMemInfo(ACL_HBM_MEM, &free2, &total));
+    CHECK(free2 == free0);
+
+    /* A new allocation never reuses a freed range. */
+    aclrtPtr r = 0;
+    OK(aclrtMalloc(&r, 1000, ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK(r != p);
+    EXPECT(aclrtMemcpy(aclPtr(hbuf), 16, p, 16, ACL_MEMCPY_DEVICE_TO_HOST), ACL_ERROR_RT_PARAM_INVALID);
+    OK(aclrtFree(r));
+}
+
+static void host_register(void)
+{
+    section("aclrtHostRegister, aclrtHostUnregister, aclrtMallocHost, aclrtFreeHost");
+    aclrtPtr d = 0;
+    EXPECT(aclrtHostRegister(0, 64, ACL_HOST_REGISTER_MAPPED, &d), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtHostRegister(aclPtr(pinbuf), 0, ACL_HOST_REGISTER_MAPPED, &d), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtHostRegister(aclPtr(pinbuf), 64, ACL_HOST_REGISTER_MAPPED, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtHostRegister(aclPtr(pinbuf), 64, (aclrtHostRegisterType)1, &d), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtHostRegister(guest_end() - 32, 64, ACL_HOST_REGISTER_MAPPED, &d), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtHostRegister(FAR_DEVICE, 64, ACL_HOST_REGISTER_MAPPED, &d), ACL_ERROR_RT_PARAM_INVALID);
+    /* The order: NULL ptr first, then the type, then the range. */
+    EXPECT(aclrtHostRegister(0, 0, (aclrtHostRegisterType)1, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtHostRegister(FAR_DEVICE, 64, (aclrtHostRegisterType)1, &d), ACL_ERROR_INVALID_PARAM);
+    CHECK(d == 0);
+
+    OK(aclrtHostRegister(aclPtr(pinbuf), sizeof pinbuf, ACL_HOST_REGISTER_MAPPED, &d));
+    CHECK(d == aclPtr(pinbuf));
+    EXPECT(aclrtHostRegister(aclPtr(pinbuf) + 100, 16, ACL_HOST_REGISTER_MAPPED, &d),
+           ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
+    EXPECT(aclrtHostRegister(aclPtr(pinbuf) - 8, 16, ACL_HOST_REGISTER_MAPPED, &d),
+           ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
+    aclrtPtrAttributes attr;
+    OK(aclrtPointerGetAttributes(aclPtr(pinbuf) + 10, &attr));
+    CHECK(attr.location.type == ACL_MEM_LOCATION_TYPE_HOST);
+    EXPECT(aclrtHostUnregister(aclPtr(pinbuf) + 1), ACL_ERROR_HOST_MEMORY_NOT_REGISTERED);
+    EXPECT(aclrtHostUnregister(aclPtr(hbuf)), ACL_ERROR_HOST_MEMORY_NOT_REGISTERED);
+    OK(aclrtHostUnregister(aclPtr(pinbuf)));
+    EXPECT(aclrtHostUnregister(aclPtr(pinbuf)), ACL_ERROR_HOST_MEMORY_NOT_REGISTERED);
+    OK(aclrtPointerGetAttributes(aclPtr(pinbuf), &attr));
+    CHECK(attr.location.type == ACL_MEM_LOCATION_TYPE_UNREGISTERED);
+
+    /* Other types; no alignment is required. */
+    OK(aclrtHostRegister(aclPtr(pinbuf) + 3, 61, ACL_HOST_REGISTER_IOMEMORY, &d));
+    OK(aclrtHostUnregister(aclPtr(pinbuf) + 3));
+
+    /* A READONLY range may only be a copy source. */
+    aclrtPtr dev = 0;
+    OK(aclrtMalloc(&dev, 256, ACL_MEM_MALLOC_HUGE_FIRST));
+    fill(robuf, sizeof robuf, 7);
+    OK(aclrtHostRegister(aclPtr(robuf), sizeof robuf, ACL_HOST_REGISTER_READONLY, &d));
+    OK(aclrtMemcpy(dev, 256, aclPtr(robuf), 256, ACL_MEMCPY_HOST_TO_DEVICE));
+    EXPECT(aclrtMemcpy(aclPtr(robuf), 256, dev, 256, ACL_MEMCPY_DEVICE_TO_HOST), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtMemset(aclPtr(robuf), 256, 0, 256), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtMemsetAsync(aclPtr(robuf), 256, 0, 256, NULL), ACL_ERROR_RT_PARAM_INVALID);
+    OK(aclrtHostUnregister(aclPtr(robuf)));
+    OK(aclrtFree(dev));
+
+    /* The SDK's aclrtMallocHost: guest allocation plus registration. */
+    void *h = NULL;
+    OK(aclrtMallocHost(&h, 1000));
+    CHECK(h != NULL);
+    OK(aclrtPointerGetAttributes(aclPtr(h), &attr));
+    CHECK(attr.location.type == ACL_MEM_LOCATION_TYPE_HOST);
+    EXPECT(aclrtMallocHost(&h, 0), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtFreeHost(NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtFreeHost(hbuf), ACL_ERROR_HOST_MEMORY_NOT_REGISTERED);
+    OK(aclrtFreeHost(h));
+}
+
+static void memcpy_sync(void)
+{
+    section("aclrtMemcpy");
+    aclrtPtr a = 0, b = 0;
+    OK(aclrtMalloc(&a, 256, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtMalloc(&b, 256, ACL_MEM_MALLOC_HUGE_FIRST));
+    fill(hbuf, 256, 1);
+
+    /* Native order: count 0 first, NULL, kind, destMax, count > destMax. */
+    OK(aclrtMemcpy(0, 0, 0, 0, ACL_MEMCPY_HOST_TO_DEVICE));
+    OK(aclrtMemcpy(0, 16, 0, 0, (aclrtMemcpyKind)99));
+    EXPECT(aclrtMemcpy(0, 16, aclPtr(hbuf), 16, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMemcpy(a, 16, 0, 16, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMemcpy(a, 16, aclPtr(hbuf), 16, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMemcpy(a, 16, aclPtr(hbuf), 16, ACL_MEMCPY_INTER_DEVICE_TO_DEVICE), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMemcpy(a, 16, aclPtr(hbuf), 16, (aclrtMemcpyKind)-1), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMemcpy(a, 0, aclPtr(hbuf), 16, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtMemcpy(a, 15, aclPtr(hbuf), 16, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_RT_PARAM_INVALID);
+    /* A NULL check comes before the kind check. */
+    EXPECT(aclrtMemcpy(0, 0, 0, 16, (aclrtMemcpyKind)99), ACL_ERROR_INVALID_PARAM);
+
+    /* The four directions; kind 0..5 is accepted and otherwise ignored. */
+    OK(aclrtMemcpy(a, 256, aclPtr(hbuf), 256, ACL_MEMCPY_HOST_TO_DEVICE));
+    OK(aclrtMemcpy(b, 256, a, 256, ACL_MEMCPY_DEVICE_TO_DEVICE));
+    memset(hbuf2, 0, 256);
+    OK(aclrtMemcpy(aclPtr(hbuf2), 256, b, 256, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(memcmp(hbuf, hbuf2, 256) == 0);
+    memset(hbuf2, 0, 256);
+    OK(aclrtMemcpy(aclPtr(hbuf2), 256, aclPtr(hbuf), 256, ACL_MEMCPY_HOST_TO_HOST));
+    CHECK(memcmp(hbuf, hbuf2, 256) == 0);
+    memset(hbuf2, 0, 256);
+    OK(aclrtMemcpy(aclPtr(hbuf2), 256, a, 256, ACL_MEMCPY_HOST_TO_DEVICE)); /* kind says H2D, addresses say D2H */
+    CHECK(memcmp(hbuf, hbuf2, 256) == 0);
+    OK(aclrtMemcpy(a + 100, 156, aclPtr(hbuf) + 7, 50, ACL_MEMCPY_DEFAULT));
+    OK(aclrtMemcpy(aclPtr(hbuf2), 50, a + 100, 50, ACL_MEMCPY_DEFAULT));
+    CHECK(memcmp(hbuf + 7, hbuf2, 50) == 0);
+    OK(aclrtMemcpy(a, 256, aclPtr(hbuf), 256, ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE));
+    /* destMax is a claim checked against count; only touched bytes must be valid. */
+    OK(aclrtMemcpy(a + 240, 1u << 20, aclPtr(hbuf), 16, ACL_MEMCPY_HOST_TO_DEVICE));
+
+    /* Ranges: entirely inside one live allocation or guest memory. */
+    EXPECT(aclrtMemcpy(a + 200, 100, aclPtr(hbuf), 100, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtMemcpy(a + 256, 1, aclPtr(hbuf), 1, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtMemcpy(a, 256, FORGED_DEVICE, 16, ACL_MEMCPY_DEVICE_TO_DEVICE), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtMemcpy(a, 256, FAR_DEVICE, 16, ACL_MEMCPY_DEVICE_TO_DEVICE), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtMemcpy(a, 256, guest_end() - 8, 16, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtMemcpy(guest_end() - 8, 16, a, 16, ACL_MEMCPY_DEVICE_TO_HOST), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtMemcpy(a, 256, UINT64_MAX - 8, 16, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_RT_PARAM_INVALID);
+    /* A range spanning two allocations is in neither. */
+    if (b > a) {
+        EXPECT(aclrtMemcpy(aclPtr(hbuf2), 4096, a, b - a + 8, ACL_MEMCPY_DEVICE_TO_HOST), ACL_ERROR_RT_PARAM_INVALID);
+    } else {
+        EXPECT(aclrtMemcpy(aclPtr(hbuf2), 4096, b, a - b + 8, ACL_MEMCPY_DEVICE_TO_HOST), ACL_ERROR_RT_PARAM_INVALID);
+    }
+
+    /* Validation before effect: a failed copy changed nothing. */
+    memset(hbuf2, 0x11, 256);
+    EXPECT(aclrtMemcpy(aclPtr(hbuf2), 256, a + 200, 100, ACL_MEMCPY_DEVICE_TO_HOST), ACL_ERROR_RT_PARAM_INVALID);
+    CHECK(all_equal(hbuf2, 256, 0x11));
+
+    /* A stale address is no allocation. */
+    OK(aclrtFree(b));
+    EXPECT(aclrtMemcpy(b, 256, aclPtr(hbuf), 16, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_RT_PARAM_INVALID);
+    OK(aclrtFree(a));
+}
+
+static void memcpy_async(void)
+{
+    section("aclrtMemcpyAsync, aclrtMemcpyAsyncWithCondition");
+    aclrtPtr a = 0, b = 0;
+    aclrtStream s = NULL, dead = NULL;
+    aclrtEvent e = NULL;
+    OK(aclrtMalloc(&a, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtMalloc(&b, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtCreateStream(&s));
+    OK(aclrtCreateStream(&dead));
+    OK(aclrtDestroyStream(dead));
+    OK(aclrtCreateEvent(&e));
+    fill(hbuf, 4096, 3);
+
+    /* Unregistered guest memory: the copy completes before the call returns. */
+    OK(aclrtMemcpyAsync(a, 4096, aclPtr(hbuf), 4096, ACL_MEMCPY_HOST_TO_DEVICE, s));
+    memset(hbuf2, 0, 4096);
+    OK(aclrtMemcpyAsync(aclPtr(hbuf2), 4096, a, 4096, ACL_MEMCPY_DEVICE_TO_HOST, s));
+    CHECK(memcmp(hbuf, hbuf2, 4096) == 0);
+    OK(aclrtMemcpyAsync(a, 4096, aclPtr(hbuf), 4096, ACL_MEMCPY_DEFAULT, NULL));
+
+    /* Pinned and device memory: truly asynchronous, visible after a synchronize. */
+    aclrtPtr pin = 0;
+    OK(aclrtHostRegister(aclPtr(pinbuf), sizeof pinbuf, ACL_HOST_REGISTER_MAPPED, &pin));
+    memset(pinbuf, 0, sizeof pinbuf);
+    OK(aclrtMemcpyAsync(b, 4096, a, 4096, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
+    OK(aclrtMemcpyAsync(pin, 4096, b, 4096, ACL_MEMCPY_DEVICE_TO_HOST, s));
+    OK(aclrtSynchronizeStream(s));
+    CHECK(memcmp(pinbuf, hbuf, 4096) == 0);
+    OK(aclrtMemcpyAsyncWithCondition(b, 4096, pin, 4096, ACL_MEMCPY_HOST_TO_DEVICE, s));
+    OK(aclrtSynchronizeStream(s));
+
+    EXPECT(aclrtMemcpyAsync(0, 16, aclPtr(hbuf), 16, ACL_MEMCPY_HOST_TO_DEVICE, s), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMemcpyAsync(a, 16, aclPtr(hbuf), 16, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMemcpyAsync(a, 16, aclPtr(hbuf), 32, ACL_MEMCPY_HOST_TO_DEVICE, s), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtMemcpyAsync(a + 4090, 16, aclPtr(hbuf), 16, ACL_MEMCPY_HOST_TO_DEVICE, s), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtMemcpyAsyncWithCondition(a, 16, aclPtr(hbuf), 32, ACL_MEMCPY_HOST_TO_DEVICE, s), ACL_ERROR_RT_PARAM_INVALID);
+    /* Handles: unknown, destroyed, of the wrong type. */
+    EXPECT(aclrtMemcpyAsync(a, 16, aclPtr(hbuf), 16, ACL_MEMCPY_HOST_TO_DEVICE, (aclrtStream)(uintptr_t)0x7777), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtMemcpyAsync(a, 16, aclPtr(hbuf), 16, ACL_MEMCPY_HOST_TO_DEVICE, dead), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtMemcpyAsync(a, 16, aclPtr(hbuf), 16, ACL_MEMCPY_HOST_TO_DEVICE, (aclrtStream)e), ACL_ERROR_RT_INVALID_HANDLE);
+    /* Async H2H is unsupported (PCIe-attached card). */
+    EXPECT(aclrtMemcpyAsync(aclPtr(hbuf2), 16, aclPtr(hbuf), 16, ACL_MEMCPY_HOST_TO_HOST, s), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    EXPECT(aclrtMemcpyAsync(aclPtr(hbuf2), 16, pin, 16, ACL_MEMCPY_DEFAULT, s), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+
+    OK(aclrtHostUnregister(pin));
+    OK(aclrtDestroyEvent(e));
+    OK(aclrtDestroyStream(s));
+    OK(aclrtFree(a));
+    OK(aclrtFree(b));
+}
+
+static void memset_checks(void)
+{
+    section("aclrtMemset, aclrtMemsetAsync");
+    aclrtPtr a = 0;
+    aclrtStream s = NULL;
+    OK(aclrtMalloc(&a, 256, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtCreateStream(&s));
+
+    OK(aclrtMemset(a, 256, 0x1234, 256)); /* the low byte */
+    OK(peek(a, 256));
+    CHECK(all_equal(scratch, 256, 0x34));
+    OK(aclrtMemset(a + 10, 246, -1, 20));
+    OK(peek(a, 256));
+    CHECK(all_equal(scratch + 10, 20, 0xFF) && scratch[9] == 0x34 && scratch[30] == 0x34);
+    OK(aclrtMemset(0, 0, 0, 0));
+    EXPECT(aclrtMemset(0, 16, 0, 16), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMemset(a, 16, 0, 17), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtMemset(a + 250, 16, 0, 16), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtMemset(FORGED_DEVICE, 16, 0, 16), ACL_ERROR_RT_PARAM_INVALID);
+    /* Unregistered guest memory is not a memset target. */
+    EXPECT(aclrtMemset(aclPtr(hbuf), 16, 0, 16), ACL_ERROR_RT_PARAM_INVALID);
+
+    /* Pinned guest memory is. */
+    aclrtPtr pin = 0;
+    OK(aclrtHostRegister(aclPtr(pinbuf), 256, ACL_HOST_REGISTER_MAPPED, &pin));
+    OK(aclrtMemset(pin, 256, 0x77, 256));
+    CHECK(all_equal(pinbuf, 256, 0x77));
+    OK(aclrtMemsetAsync(pin, 256, 0x66, 128, s));
+    OK(aclrtSynchronizeStream(s));
+    CHECK(all_equal(pinbuf, 128, 0x66) && pinbuf[128] == 0x77);
+    OK(aclrtHostUnregister(pin));
+
+    OK(aclrtMemsetAsync(a, 256, 0x42, 256, s));
+    OK(aclrtSynchronizeStream(s));
+    OK(peek(a, 256));
+    CHECK(all_equal(scratch, 256, 0x42));
+    OK(aclrtMemsetAsync(a, 256, 0x43, 256, NULL));
+    OK(aclrtSynchronizeStream(NULL));
+    EXPECT(aclrtMemsetAsync(0, 16, 0, 16, s), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMemsetAsync(a, 16, 0, 17, s), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtMemsetAsync(aclPtr(hbuf), 16, 0, 16, s), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtMemsetAsync(a, 16, 0, 16, (aclrtStream)(uintptr_t)0x7777), ACL_ERROR_RT_INVALID_HANDLE);
+
+    OK(aclrtDestroyStream(s));
+    OK(aclrtFree(a));
+}
+
+static void memcpy_2d(void)
+{
+    section("aclrtMemcpy2d, aclrtMemcpy2dAsync");
+    aclrtPtr a = 0, b = 0;
+    aclrtStream s = NULL;
+    OK(aclrtMalloc(&a, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtMalloc(&b, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtCreateStream(&s));
+    fill(hbuf, 128, 5);
+
+    /* 4 rows of 16 bytes, 32 apart in the source, packed in the destination. */
+    OK(aclrtMemcpy2d(a, 16, aclPtr(hbuf), 32, 16, 4, ACL_MEMCPY_HOST_TO_DEVICE));
+    OK(peek(a, 64));
+    int rows_ok = 1;
+    for (int r = 0; r < 4; r++) {
+        rows_ok &= memcmp(scratch + 16 * r, hbuf + 32 * r, 16) == 0;
+    }
+    CHECK(rows_ok);
+    /* Back, spread out: touches (height-1)*dpitch + width bytes. */
+    memset(hbuf2, 0, 128);
+    OK(aclrtMemcpy2d(aclPtr(hbuf2), 32, a, 16, 16, 4, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(memcmp(hbuf2, hbuf, 16) == 0 && memcmp(hbuf2 + 96, hbuf + 96, 16) == 0 && all_equal(hbuf2 + 16, 16, 0));
+    /* The exact span fits: (4-1)*16 + 16 = 64. One more byte does not. */
+    OK(aclrtMemcpy2d(a, 16, aclPtr(hbuf), 16, 16, 4, ACL_MEMCPY_HOST_TO_DEVICE));
+    EXPECT(aclrtMemcpy2d(a + 1, 16, aclPtr(hbuf), 16, 16, 4, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtMemcpy2d(a, 20, aclPtr(hbuf), 16, 16, 4, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_RT_PARAM_INVALID);
+
+    OK(aclrtMemcpy2d(0, 0, 0, 0, 0, 4, ACL_MEMCPY_HOST_TO_DEVICE));
+    OK(aclrtMemcpy2d(0, 0, 0, 0, 16, 0, (aclrtMemcpyKind)99));
+    EXPECT(aclrtMemcpy2d(0, 16, aclPtr(hbuf), 16, 16, 1, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMemcpy2d(a, 16, 0, 16, 16, 1, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMemcpy2d(a, 16, aclPtr(hbuf), 8, 16, 1, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMemcpy2d(a, 8, aclPtr(hbuf), 16, 16, 1, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMemcpy2d(a, 16, aclPtr(hbuf), 16, 16, 1, ACL_MEMCPY_HOST_TO_HOST), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMemcpy2d(a, 16, aclPtr(hbuf), 16, 16, 1, ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMemcpy2d(a, 16, aclPtr(hbuf), 16, 16, 5 * 1024 * 1024 + 1, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtMemcpy2d(a, 5000001, aclPtr(hbuf), 5000001, 5000001, 1, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_RT_PARAM_INVALID);
+    /* Sync 2D supports only H2D and D2H (native: D2D gives 207000). */
+    EXPECT(aclrtMemcpy2d(b, 16, a, 16, 16, 4, ACL_MEMCPY_DEVICE_TO_DEVICE), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+
+    /* Async: H2D, D2H and D2D (Atlas A2 rules). */
+    OK(aclrtMemcpy2dAsync(a, 16, aclPtr(hbuf), 32, 16, 4, ACL_MEMCPY_HOST_TO_DEVICE, s));
+    OK(aclrtMemcpy2dAsync(b, 32, a, 16, 16, 2, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
+    OK(aclrtSynchronizeStream(s));
+    OK(peek(b, 48));
+    CHECK(memcmp(scratch, hbuf, 16) == 0 && memcmp(scratch + 32, hbuf + 32, 16) == 0);
+    EXPECT(aclrtMemcpy2dAsync(a, 16, aclPtr(hbuf), 16, 17, 1, ACL_MEMCPY_HOST_TO_DEVICE, s), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMemcpy2dAsync(a + 8, 16, aclPtr(hbuf), 16, 16, 4, ACL_MEMCPY_HOST_TO_DEVICE, s), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtMemcpy2dAsync(a, 16, aclPtr(hbuf), 16, 16, 1, ACL_MEMCPY_HOST_TO_DEVICE, (aclrtStream)(uintptr_t)0x7777), ACL_ERROR_RT_INVALID_HANDLE);
+
+    OK(aclrtDestroyStream(s));
+    OK(aclrtFree(a));
+    OK(aclrtFree(b));
+}
+
+static aclrtPtr bdst[4097], bsrc[4097];
+static uint64_t bmax[4097], bsize[4097], bidx[4];
+static aclrtMemcpyBatchAttr battr[4];
+
+static void set_attr(int k, aclrtMemLocationType dt, uint32_t did, aclrtMemLocationType st, uint32_t sid)
+{
+    memset(&battr[k], 0, sizeof battr[k]);
+    battr[k].dstLoc.type = dt;
+    battr[k].dstLoc.id = did;
+    battr[k].srcLoc.type = st;
+    battr[k].srcLoc.id = sid;
+}
+
+static void batch(void)
+{
+    section("aclrtMemcpyBatch, aclrtMemcpyBatchAsync, aclrtMemcpyBatchV2, aclrtMemcpyBatchAsyncV2");
+    aclrtPtr d0 = 0, d1 = 0;
+    aclrtStream s = NULL;
+    uint64_t fi = 0;
+    OK(aclrtMalloc(&d0, 256, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtMalloc(&d1, 256, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtCreateStream(&s));
+    fill(hbuf, 512, 9);
+
+    /* Two H2D entries, one attribute: dst device 0, src unregistered host. */
+    bdst[0] = d0, bsrc[0] = aclPtr(hbuf), bmax[0] = 256, bsize[0] = 256;
+    bdst[1] = d1, bsrc[1] = aclPtr(hbuf) + 256, bmax[1] = 256, bsize[1] = 100;
+    set_attr(0, ACL_MEM_LOCATION_TYPE_DEVICE, 0, ACL_MEM_LOCATION_TYPE_UNREGISTERED, 0);
+    bidx[0] = 0;
+    fi = 12345;
+    OK(aclrtMemcpyBatch(bdst, bmax, bsrc, bsize, 2, battr, bidx, 1, &fi));
+    CHECK(fi == ACLWASM_FAIL_INDEX_NONE);
+    OK(peek(d1, 100));
+    CHECK(memcmp(scratch, hbuf + 256, 100) == 0);
+    /* Unregistered memory may also be declared HOST. */
+    set_attr(0, ACL_MEM_LOCATION_TYPE_DEVICE, 0, ACL_MEM_LOCATION_TYPE_HOST, 0);
+    OK(aclrtMemcpyBatch(bdst, bmax, bsrc, bsize, 2, battr, bidx, 1, &fi));
+    OK(aclrtMemcpyBatchV2(bdst, bmax, bsrc, bsize, 2, battr, bidx, 1));
+
+    /* D2H, with a second attribute from entry 1 on. */
+    aclrtPtr ddst[2] = {aclPtr(hbuf2), aclPtr(hbuf2) + 256};
+    aclrtPtr dsrc[2] = {d0, d1};
+    uint64_t dmax[2] = {256, 256}, dsize[2] = {256, 100}, didx[2] = {0, 1};
+    aclrtMemcpyBatchAttr dattr[2];
+    memset(dattr, 0, sizeof dattr);
+    dattr[0].dstLoc.type = dattr[1].dstLoc.type = ACL_MEM_LOCATION_TYPE_UNREGISTERED;
+    dattr[0].srcLoc.type = dattr[1].srcLoc.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+    memset(hbuf2, 0, 512);
+    OK(aclrtMemcpyBatch(ddst, dmax, dsrc, dsize, 2, dattr, didx, 2, &fi));
+    CHECK(memcmp(hbuf2, hbuf, 256) == 0 && memcmp(hbuf2 + 256, hbuf + 256, 100) == 0);
+
+    /* ACL-layer checks (100000), in the native order. */
+    EXPECT(aclrtMemcpyBatch(bdst, bmax, bsrc, bsize, 2, battr, bidx, 1, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMemcpyBatch(bdst, bmax, bsrc, NULL, 2, battr, bidx, 1, &fi), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMemcpyBatch(bdst, bmax, bsrc, bsize, 0, battr, bidx, 1, &fi), ACL_ERROR_INVALID_PARAM);
+    uint64_t zeros[2] = {0, 0};
+    fi = 12345;
+    OK(aclrtMemcpyBatch(NULL, NULL, NULL, zeros, 2, NULL, NULL, 0, &fi)); /* all sizes 0: success first */
+    CHECK(fi == ACLWASM_FAIL_INDEX_NONE);
+    EXPECT(aclrtMemcpyBatch(NULL, bmax, bsrc, bsize, 2, battr, bidx, 1, &fi), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMemcpyBatch(bdst, bmax, bsrc, bsize, 2, NULL, bidx, 1, &fi), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMemcpyBatch(bdst, bmax, bsrc, bsize, 2, battr, NULL, 1, &fi), ACL_ERROR_INVALID_PARAM);
+    bmax[1] = 99;
+    EXPECT(aclrtMemcpyBatch(bdst, bmax, bsrc, bsize, 2, battr, bidx, 1, &fi), ACL_ERROR_INVALID_PARAM);
+    bmax[1] = 256;
+    battr[0].rsv[15] = 1;
+    EXPECT(aclrtMemcpyBatch(bdst, bmax, bsrc, bsize, 2, battr, bidx, 1, &fi), ACL_ERROR_INVALID_PARAM);
+    battr[0].rsv[15] = 0;
+    /* Arrays must lie in guest memory. */
+    EXPECT(aclrtMemcpyBatch(BAD_GPTR, bmax, bsrc, bsize, 2, battr, bidx, 1, &fi), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMemcpyBatch(bdst, bmax, bsrc, straddling_gptr(16), 2, battr, bidx, 1, &fi), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMemcpyBatch(bdst, bmax, bsrc, bsize, 2, battr, bidx, 1, BAD_GPTR), ACL_ERROR_INVALID_PARAM);
+
+    /* Runtime shape checks (107000). */
+    EXPECT(aclrtMemcpyBatch(bdst, bmax, bsrc, bsize, 2, battr, bidx, 0, &fi), ACL_ERROR_RT_PARAM_INVALID);
+    set_attr(1, ACL_MEM_LOCATION_TYPE_DEVICE, 0, ACL_MEM_LOCATION_TYPE_HOST, 0);
+    set_attr(2, ACL_MEM_LOCATION_TYPE_DEVICE, 0, ACL_MEM_LOCATION_TYPE_HOST, 0);
+    bidx[1] = 1, bidx[2] = 1;
+    EXPECT(aclrtMemcpyBatch(bdst, bmax, bsrc, bsize, 2, battr, bidx, 3, &fi), ACL_ERROR_RT_PARAM_INVALID); /* numAttrs > count */
+    EXPECT(aclrtMemcpyBatch(bdst, bmax, bsrc, bsize, 2, battr, bidx + 1, 1, &fi), ACL_ERROR_RT_PARAM_INVALID); /* [0] != 0 */
+    bidx[1] = 0;
+    EXPECT(aclrtMemcpyBatch(bdst, bmax, bsrc, bsize, 2, battr, bidx, 2, &fi), ACL_ERROR_RT_PARAM_INVALID); /* not increasing */
+    bidx[1] = 2;
+    EXPECT(aclrtMemcpyBatch(bdst, bmax, bsrc, bsize, 2, battr, bidx, 2, &fi), ACL_ERROR_RT_PARAM_INVALID); /* >= count */
+    bidx[1] = 1;
+    /* At most 4096 entries synchronously. Entries do not overlap: copies in a
+     * batch run in no fixed order, so overlapping ones are undefined natively. */
+    aclrtPtr big = 0;
+    OK(aclrtMalloc(&big, 4097, ACL_MEM_MALLOC_HUGE_FIRST));
+    for (int i = 0; i < 4097; i++) {
+        bdst[i] = big + i, bsrc[i] = aclPtr(hbuf) + (i % 512), bmax[i] = 1, bsize[i] = 1;
+    }
+    EXPECT(aclrtMemcpyBatch(bdst, bmax, bsrc, bsize, 4097, battr, bidx, 1, &fi), ACL_ERROR_RT_PARAM_INVALID);
+    OK(aclrtMemcpyBatch(bdst, bmax, bsrc, bsize, 4096, battr, bidx, 1, &fi));
+    OK(peek(big + 1000, 16));
+    CHECK(memcmp(scratch, hbuf + 1000 % 512, 16) == 0);
+    OK(aclrtFree(big));
+
+    /* Per-entry checks: 107000 with failIndex naming the entry; nothing ran. */
+    OK(aclrtMemset(d0, 256, 0xCC, 256));
+    bdst[0] = d0, bsrc[0] = aclPtr(hbuf), bmax[0] = 256, bsize[0] = 256;
+    bdst[1] = aclPtr(hbuf2), bsrc[1] = aclPtr(hbuf), bmax[1] = 16, bsize[1] = 16; /* H2H: dst is not DEVICE */
+    set_attr(0, ACL_MEM_LOCATION_TYPE_DEVICE, 0, ACL_MEM_LOCATION_TYPE_HOST, 0);
+    fi = 12345;
+    EXPECT(aclrtMemcpyBatch(bdst, bmax, bsrc, bsize, 2, battr, bidx, 1, &fi), ACL_ERROR_RT_PARAM_INVALID);
+    CHECK(fi == 1);
+    OK(peek(d0, 256));
+    CHECK(all_equal(scratch, 256, 0xCC));
+    bdst[1] = d1 + 200, bmax[1] = 100, bsize[1] = 100; /* past the allocation */
+    fi = 12345;
+    EXPECT(aclrtMemcpyBatch(bdst, bmax, bsrc, bsize, 2, battr, bidx, 1, &fi), ACL_ERROR_RT_PARAM_INVALID);
+    CHECK(fi == 1);
+    bdst[1] = FORGED_DEVICE, bmax[1] = 16, bsize[1] = 16;
+    fi = 12345;
+    EXPECT(aclrtMemcpyBatch(bdst, bmax, bsrc, bsize, 2, battr, bidx, 1, &fi), ACL_ERROR_RT_PARAM_INVALID);
+    CHECK(fi == 1);
+    bdst[1] = d1;
+    set_attr(0, ACL_MEM_LOCATION_TYPE_DEVICE, 1, ACL_MEM_LOCATION_TYPE_HOST, 0); /* wrong device id */
+    fi = 12345;
+    EXPECT(aclrtMemcpyBatch(bdst, bmax, bsrc, bsize, 2, battr, bidx, 1, &fi), ACL_ERROR_RT_PARAM_INVALID);
+    CHECK(fi == 0);
+    set_attr(0, ACL_MEM_LOCATION_TYPE_DEVICE, 0, ACL_MEM_LOCATION_TYPE_DEVICE, 0); /* D2D entries */
+    bsrc[0] = d1, bsrc[1] = d0;
+    fi = 12345;
+    EXPECT(aclrtMemcpyBatch(bdst, bmax, bsrc, bsize, 2, battr, bidx, 1, &fi), ACL_ERROR_RT_PARAM_INVALID);
+    CHECK(fi == 0);
+    OK(peek(d0, 256));
+    CHECK(all_equal(scratch, 256, 0xCC));
+    EXPECT(aclrtMemcpyBatchV2(bdst, bmax, bsrc, bsize, 2, battr, bidx, 1), ACL_ERROR_RT_PARAM_INVALID);
+
+    /* Async, through pinned memory. */
+    aclrtPtr pin = 0;
+    OK(aclrtHostRegister(aclPtr(pinbuf), 512, ACL_HOST_REGISTER_MAPPED, &pin));
+    fill(pinbuf, 512, 21);
+    bdst[0] = d0, bsrc[0] = pin, bmax[0] = 256, bsize[0] = 256;
+    bdst[1] = d1, bsrc[1] = pin + 256, bmax[1] = 256, bsize[1] = 256;
+    set_attr(0, ACL_MEM_LOCATION_TYPE_DEVICE, 0, ACL_MEM_LOCATION_TYPE_HOST, 0);
+    OK(aclrtMemcpyBatchAsync(bdst, bmax, bsrc, bsize, 2, battr, bidx, 1, &fi, s));
+    OK(aclrtSynchronizeStream(s));
+    OK(peek(d1, 256));
+    CHECK(memcmp(scratch, pinbuf + 256, 256) == 0);
+    OK(aclrtMemcpyBatchAsyncV2(bdst, bmax, bsrc, bsize, 2, battr, bidx, 1, s));
+    OK(aclrtSynchronizeStream(s));
+    /* More than 4096 entries are allowed asynchronously; an entry of size 0 is not. */
+    bsize[1] = 0;
+    EXPECT(aclrtMemcpyBatchAsync(bdst, bmax, bsrc, bsize, 2, battr, bidx, 1, &fi, s), ACL_ERROR_RT_PARAM_INVALID);
+    bsize[1] = 256;
+    EXPECT(aclrtMemcpyBatchAsync(bdst, bmax, bsrc, bsize, 2, battr, bidx, 1, NULL, s), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMemcpyBatchAsync(bdst, bmax, bsrc, bsize, 2, battr, bidx, 1, &fi, (aclrtStream)(uintptr_t)0x7777), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtMemcpyBatchAsyncV2(bdst, bmax, bsrc, bsize, 2, battr, bidx, 1, (aclrtStream)(uintptr_t)0x7777), ACL_ERROR_RT_INVALID_HANDLE);
+    OK(aclrtHostUnregister(pin));
+
+    OK(aclrtDestroyStream(s));
+    OK(aclrtFree(d0));
+    OK(aclrtFree(d1));
+}
+
+static void put_addr(aclrtPtr slot, aclrtPtr value)
+{
+    unsigned char b[8];
+    for (int i = 0; i < 8; i++) {
+        b[i] = (unsigned char)(value >> (8 * i));
+    }
+    OK(aclrtMemcpy(slot, 8, aclPtr(b), 8, ACL_MEMCPY_HOST_TO_DEVICE));
+}
+
+static void descriptors(void)
+{
+    section("aclrtGetMemcpyDescSize, aclrtSetMemcpyDesc, aclrtMemcpyAsyncWithDesc, aclrtMemcpyAsyncWithOffset");
+    uint64_t n = 0;
+    OK(aclrtGetMemcpyDescSize(ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, &n));
+    CHECK(n > 0 && n < 4096);
+    EXPECT(aclrtGetMemcpyDescSize(ACL_MEMCPY_DEVICE_TO_DEVICE, &n), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    EXPECT(aclrtGetMemcpyDescSize((aclrtMemcpyKind)8, &n), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtGetMemcpyDescSize(ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtGetMemcpyDescSize(ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, BAD_GPTR), ACL_ERROR_INVALID_PARAM);
+
+    aclrtPtr desc = 0, desc2 = 0, src = 0, dst = 0;
+    aclrtStream s = NULL;
+    OK(aclrtMalloc(&desc, n, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtMalloc(&desc2, n, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtMalloc(&src, 256, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtMalloc(&dst, 256, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtCreateStream(&s));
+    fill(hbuf, 256, 33);
+    OK(aclrtMemcpy(src, 256, aclPtr(hbuf), 256, ACL_MEMCPY_HOST_TO_DEVICE));
+    OK(aclrtMemset(dst, 256, 0, 256));
+
+    OK(aclrtSetMemcpyDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, src, dst, 128, NULL));
+    OK(aclrtMemcpyAsyncWithDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s));
+    OK(aclrtSynchronizeStream(s));
+    OK(peek(dst, 256));
+    CHECK(memcmp(scratch, hbuf, 128) == 0 && all_equal(scratch + 128, 128, 0));
+
+    EXPECT(aclrtSetMemcpyDesc(0, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, src, dst, 128, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtSetMemcpyDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, 0, dst, 128, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtSetMemcpyDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, src, 0, 128, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtSetMemcpyDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, src, dst, 0, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtSetMemcpyDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, src, dst, 128, scratch), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtSetMemcpyDesc(desc, ACL_MEMCPY_DEVICE_TO_DEVICE, src, dst, 128, NULL), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    EXPECT(aclrtSetMemcpyDesc(desc, (aclrtMemcpyKind)9, src, dst, 128, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtSetMemcpyDesc(aclPtr(hbuf2), ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, src, dst, 128, NULL), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtSetMemcpyDesc(desc + n - 8, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, src, dst, 128, NULL), ACL_ERROR_RT_PARAM_INVALID);
+
+    EXPECT(aclrtMemcpyAsyncWithDesc(0, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMemcpyAsyncWithDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMemcpyAsyncWithDesc(desc, ACL_MEMCPY_DEVICE_TO_DEVICE, s), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    EXPECT(aclrtMemcpyAsyncWithDesc(desc, (aclrtMemcpyKind)8, s), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMemcpyAsyncWithDesc(aclPtr(hbuf2), ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtMemcpyAsyncWithDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, (aclrtStream)(uintptr_t)0x7777), ACL_ERROR_RT_INVALID_HANDLE);
+
+    /* A descriptor is its bytes: a copy of them works elsewhere (ABI 7). */
+    OK(aclrtMemset(dst, 256, 0, 256));
+    OK(aclrtMemcpy(desc2, n, desc, n, ACL_MEMCPY_DEVICE_TO_DEVICE));
+    OK(aclrtMemcpyAsyncWithDesc(desc2, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s));
+    OK(aclrtSynchronizeStream(s));
+    OK(peek(dst, 128));
+    CHECK(memcmp(scratch, hbuf, 128) == 0);
+    /* A tampered one fails when it executes, at the next synchronize, without touching memory. */
+    OK(aclrtMemset(dst, 256, 0, 256));
+    OK(aclrtMemset(desc2, n, 0x5A, n));
+    OK(aclrtMemcpyAsyncWithDesc(desc2, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s));
+    FAILS(aclrtSynchronizeStream(s));
+    OK(aclrtSynchronizeStream(s)); /* the error was reported once */
+    OK(peek(dst, 256));
+    CHECK(all_equal(scratch, 256, 0));
+    /* A stale one too: its source was freed. */
+    aclrtPtr tmp = 0;
+    OK(aclrtMalloc(&tmp, 256, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtSetMemcpyDesc(desc2, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, tmp, dst, 64, NULL));
+    OK(aclrtFree(tmp));
+    OK(aclrtMemcpyAsyncWithDesc(desc2, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s));
+    FAILS(aclrtSynchronizeStream(s));
+
+    /* Offset copies: the slots hold device addresses, read when the copy runs. */
+    aclrtPtr slots = 0;
+    OK(aclrtMalloc(&slots, 16, ACL_MEM_MALLOC_HUGE_FIRST));
+    put_addr(slots, dst);
+    put_addr(slots + 8, src);
+    OK(aclrtMemset(dst, 256, 0, 256));
+    OK(aclrtMemcpyAsyncWithOffset(slots, 256, 16, slots + 8, 32, 64, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s));
+    OK(aclrtSynchronizeStream(s));
+    OK(peek(dst, 256));
+    CHECK(all_equal(scratch, 16, 0) && memcmp(scratch + 16, hbuf + 64, 32) == 0 && all_equal(scratch + 48, 208, 0));
+    OK(aclrtMemcpyAsyncWithOffset(0, 0, 0, 0, 0, 0, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s));
+    EXPECT(aclrtMemcpyAsyncWithOffset(0, 256, 0, slots + 8, 32, 0, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMemcpyAsyncWithOffset(slots, 256, 0, 0, 32, 0, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMemcpyAsyncWithOffset(slots, 256, 0, slots + 8, 32, 0, ACL_MEMCPY_DEVICE_TO_DEVICE, s), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtMemcpyAsyncWithOffset(slots, 256, 0, slots + 8, 32, (uint64_t)1 << 48, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtMemcpyAsyncWithOffset(slots, 256, 256, slots + 8, 1, 0, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtMemcpyAsyncWithOffset(slots, 256, 200, slots + 8, 57, 0, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtMemcpyAsyncWithOffset(aclPtr(hbuf2), 256, 0, slots + 8, 32, 0, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtMemcpyAsyncWithOffset(slots, 256, 0, slots + 8, 32, 0, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, (aclrtStream)(uintptr_t)0x7777), ACL_ERROR_RT_INVALID_HANDLE);
+    /* A forged address in a slot fails when the copy executes. */
+    put_addr(slots + 8, FORGED_DEVICE);
+    OK(aclrtMemcpyAsyncWithOffset(slots, 256, 0, slots + 8, 32, 0, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s));
+    FAILS(aclrtSynchronizeStream(s));
+    put_addr(slots + 8, aclPtr(hbuf)); /* guest memory is not device memory */
+    OK(aclrtMemcpyAsyncWithOffset(slots, 256, 0, slots + 8, 32, 0, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s));
+    FAILS(aclrtSynchronizeStream(s));
+
+    OK(aclrtDestroyStream(s));
+    OK(aclrtFree(slots));
+    OK(aclrtFree(desc));
+    OK(aclrtFree(desc2));
+    OK(aclrtFree(src));
+    OK(aclrtFree(dst));
+}
+
+static void streams(void)
+{
+    section("streams");
+    aclrtStream s = NULL;
+    aclrtStreamStatus st = ACL_STREAM_STATUS_RESERVED;
+    aclrtEvent e = NULL;
+    OK(aclrtCreateStream(&s));
+    CHECK(s != NULL);
+    OK(aclrtCreateEvent(&e));
+    EXPECT(aclrtCreateStream(NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtCreateStream(BAD_GPTR), ACL_ERROR_INVALID_PARAM);
+    OK(aclrtSynchronizeStream(s));
+    OK(aclrtSynchronizeStream(NULL));
+    OK(aclrtSynchronizeStreamWithTimeout(s, -1));
+    OK(aclrtSynchronizeStreamWithTimeout(s, 0));
+    OK(aclrtSynchronizeStreamWithTimeout(NULL, 10));
+    EXPECT(aclrtSynchronizeStreamWithTimeout(s, -2), ACL_ERROR_RT_PARAM_INVALID);
+    OK(aclrtStreamQuery(s, &st));
+    CHECK(st == ACL_STREAM_STATUS_COMPLETE);
+    OK(aclrtStreamQuery(NULL, &st));
+    EXPECT(aclrtStreamQuery(s, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtStreamQuery(s, straddling_gptr(4)), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtSynchronizeStream((aclrtStream)(uintptr_t)0x7777), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtSynchronizeStream((aclrtStream)e), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtStreamQuery((aclrtStream)(uintptr_t)0x7777, &st), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtDestroyStream(NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtDestroyStream((aclrtStream)e), ACL_ERROR_RT_INVALID_HANDLE);
+    OK(aclrtDestroyStream(s));
+    EXPECT(aclrtDestroyStream(s), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtSynchronizeStream(s), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtSynchronizeStreamWithTimeout(s, 0), ACL_ERROR_RT_INVALID_HANDLE);
+    /* Handles are never reused: a new stream gets a new handle. */
+    aclrtStream s2 = NULL;
+    OK(aclrtCreateStream(&s2));
+    CHECK(s2 != s);
+    OK(aclrtDestroyStream(s2));
+    OK(aclrtDestroyEvent(e));
+
+    /* Count limit (default 64 streams): 207012. */
+    static aclrtStream many[200];
+    int k = 0;
+    aclError ret = ACL_SUCCESS;
+    while (k < 200 && (ret = aclrtCreateStream(&many[k])) == ACL_SUCCESS) {
+        k++;
+    }
+    EXPECT(ret, ACL_ERROR_RT_OVER_LIMIT);
+    int destroyed = 1;
+    while (k > 0) {
+        destroyed &= aclrtDestroyStream(many[--k]) == ACL_SUCCESS;
+    }
+    CHECK(destroyed);
+}
+
+static void events(void)
+{
+    section("events");
+    aclrtStream s = NULL;
+    aclrtEvent e1 = NULL, e2 = NULL;
+    aclrtEventRecordedStatus st = ACL_EVENT_RECORDED_STATUS_NOT_READY;
+    float ms = -1;
+    OK(aclrtCreateStream(&s));
+    OK(aclrtCreateEvent(&e1));
+    OK(aclrtCreateEvent(&e2));
+    CHECK(e1 != NULL && e2 != NULL && e1 != e2);
+    EXPECT(aclrtCreateEvent(NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtCreateEvent(straddling_gptr(4)), ACL_ERROR_INVALID_PARAM);
+
+    aclrtPtr a = 0;
+    OK(aclrtMalloc(&a, 1 << 16, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtRecordEvent(e1, s));
+    OK(aclrtMemsetAsync(a, 1 << 16, 1, 1 << 16, s));
+    OK(aclrtRecordEvent(e2, s));
+    OK(aclrtSynchronizeEvent(e2));
+    OK(aclrtQueryEventStatus(e2, &st));
+    CHECK(st == ACL_EVENT_RECORDED_STATUS_COMPLETE);
+    OK(aclrtEventElapsedTime(&ms, e1, e2));
+    CHECK(ms >= 0);
+    EXPECT(aclrtEventElapsedTime(NULL, e1, e2), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtEventElapsedTime(BAD_GPTR, e1, e2), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtEventElapsedTime(&ms, e1, (aclrtEvent)(uintptr_t)0x7777), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtQueryEventStatus(e2, NULL), ACL_ERROR_INVALID_PARAM);
+
+    /* Cross-stream ordering: s2 waits for e2. */
+    aclrtStream s2 = NULL;
+    OK(aclrtCreateStream(&s2));
+    OK(aclrtRecordEvent(e1, s));
+    OK(aclrtStreamWaitEvent(s2, e1));
+    OK(aclrtStreamWaitEvent(NULL, e1));
+    OK(aclrtSynchronizeStream(s2));
+    OK(aclrtRecordEvent(e1, NULL));
+    OK(aclrtSynchronizeEvent(e1));
+
+    EXPECT(aclrtRecordEvent(e1, (aclrtStream)(uintptr_t)0x7777), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtRecordEvent((aclrtEvent)s, s), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtStreamWaitEvent(s, (aclrtEvent)s2), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtSynchronizeEvent((aclrtEvent)(uintptr_t)0x7777), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtQueryEventStatus((aclrtEvent)s, &st), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtDestroyEvent((aclrtEvent)s), ACL_ERROR_RT_INVALID_HANDLE);
+    OK(aclrtDestroyEvent(e2));
+    EXPECT(aclrtDestroyEvent(e2), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtRecordEvent(e2, s), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtSynchronizeEvent(e2), ACL_ERROR_RT_INVALID_HANDLE);
+    OK(aclrtDestroyEvent(e1));
+    OK(aclrtDestroyStream(s2));
+    OK(aclrtDestroyStream(s));
+    OK(aclrtFree(a));
+}
+
+static void limits(void)
+{
+    section("quotas and count limits");
+    /* Registrations (default 256): 207012. */
+    static aclrtPtr regs[300];
+    static unsigned char regmem[300 * 16];
+    int k = 0;
+    aclError ret = ACL_SUCCESS;
+    while (k < 300) {
+        aclrtPtr d;
+        ret = aclrtHostRegister(aclPtr(regmem) + 16 * k, 16, ACL_HOST_REGISTER_MAPPED, &d);
+        if (ret != ACL_SUCCESS) {
+            break;
+        }
+        regs[k++] = d;
+    }
+    EXPECT(ret, ACL_ERROR_RT_OVER_LIMIT);
+    int undone = 1;
+    while (k > 0) {
+        undone &= aclrtHostUnregister(regs[--k]) == ACL_SUCCESS;
+    }
+    CHECK(undone);
+
+    /* Allocations (default 4096): 207012. */
+    static aclrtPtr allocs[5000];
+    k = 0;
+    while (k < 5000 && (ret = aclrtMalloc(&allocs[k], 64, ACL_MEM_MALLOC_HUGE_FIRST)) == ACL_SUCCESS) {
+        k++;
+    }
+    EXPECT(ret, ACL_ERROR_RT_OVER_LIMIT);
+    int freed = 1;
+    while (k > 0) {
+        freed &= aclrtFree(allocs[--k]) == ACL_SUCCESS;
+    }
+    CHECK(freed);
+
+    /* Events (default 1024): 207012. */
+    static aclrtEvent evs[1100];
+    k = 0;
+    while (k < 1100 && (ret = aclrtCreateEvent(&evs[k])) == ACL_SUCCESS) {
+        k++;
+    }
+    EXPECT(ret, ACL_ERROR_RT_OVER_LIMIT);
+    int gone = 1;
+    while (k > 0) {
+        gone &= aclrtDestroyEvent(evs[--k]) == ACL_SUCCESS;
+    }
+    CHECK(gone);
+}
+
+static void reset_device(void)
+{
+    section("aclrtResetDevice releases what the session holds on the device");
+    aclrtPtr a = 0;
+    aclrtStream s = NULL;
+    aclrtEvent e = NULL;
+    uint64_t free0 = 0, free1 = 0, total = 0;
+    OK(aclrtGetMemInfo(ACL_HBM_MEM, &free0, &total));
+    OK(aclrtMalloc(&a, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtCreateStream(&s));
+    OK(aclrtCreateEvent(&e));
+    OK(aclrtMemsetAsync(a, 4096, 0, 4096, s));
+    OK(aclrtResetDevice(0));
+    OK(aclrtSetDevice(0));
+    EXPECT(aclrtFree(a), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtSynchronizeStream(s), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtDestroyEvent(e), ACL_ERROR_RT_INVALID_HANDLE);
+    OK(aclrtGetMemInfo(ACL_HBM_MEM, &free1, &total));
+    CHECK(free1 == free0);
+}
+
+static void finalize(void)
+{
+    section("aclFinalize");
+    OK(aclFinalize());
+    EXPECT(aclFinalize(), ACL_ERROR_REPEAT_FINALIZE);
+}
+
+int main(void)
+{
+    before_set_device();
+    runtime();
+    devices();
+    memory();
+    host_register();
+    memcpy_sync();
+    memcpy_async();
+    memset_checks();
+    memcpy_2d();
+    batch();
+    descriptors();
+    streams();
+    events();
+    limits();
+    reset_device();
+    finalize();
+    printf("conformance: %d passed, %d failed\n", passed, failed);
+    return failed != 0;
+}

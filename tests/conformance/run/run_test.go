@@ -1,0 +1,128 @@
+// Package run runs the guests that scripts/build-guests.sh built
+// (build/wasm, or $ACLWASM_GUEST_DIR) in the sandbox with its default policy
+// on the simulated device: the ABI v1 conformance program (conformance.c),
+// which must report no failed check, and every SDK example, which must
+// succeed. Without built modules the tests are skipped, unless
+// ACLWASM_REQUIRE_GUESTS=1.
+package run
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/aclwasm/aclwasm/acl/sim"
+	"github.com/aclwasm/aclwasm/host"
+)
+
+func guestDir() string {
+	if d := os.Getenv("ACLWASM_GUEST_DIR"); d != "" {
+		return d
+	}
+	return filepath.Join("..", "..", "..", "build", "wasm")
+}
+
+func load(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(guestDir(), name))
+	if err != nil {
+		if os.Getenv("ACLWASM_REQUIRE_GUESTS") == "1" {
+			t.Fatal(err)
+		}
+		t.Skipf("%v: run scripts/build-guests.sh", err)
+	}
+	return b
+}
+
+// defaultPolicy is the policy `aclwasm run` uses without flags, which the
+// conformance program's limit checks assume.
+func defaultPolicy() host.Policy {
+	return host.Policy{
+		DeviceMemory: host.DefaultDeviceMemory, PinnedMemory: host.DefaultPinnedMemory,
+		MaxAllocations: host.DefaultMaxAllocations, MaxRegistrations: host.DefaultMaxRegistrations,
+		MaxStreams: host.DefaultMaxStreams, MaxEvents: host.DefaultMaxEvents, MaxQueued: host.DefaultMaxQueued,
+		MemoryPages: host.DefaultMemoryPages, Timeout: host.DefaultTimeout,
+	}
+}
+
+func plugin(t *testing.T, wasm []byte) (*host.Plugin, context.Context) {
+	t.Helper()
+	ctx := context.Background()
+	b := sim.New(sim.WithDevices(2))
+	t.Cleanup(func() { b.Close() })
+	rt, err := host.NewRuntime(ctx, host.WithBackend(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close(ctx) })
+	p, err := rt.Load(ctx, wasm, defaultPolicy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close(ctx) })
+	return p, ctx
+}
+
+// run runs a command module and returns its stdout and stderr.
+func run(t *testing.T, name string) (string, string) {
+	t.Helper()
+	p, ctx := plugin(t, load(t, name))
+	var stdout, stderr bytes.Buffer
+	res, err := p.Run(ctx, host.Config{Args: []string{name}, Stdout: &stdout, Stderr: &stderr})
+	if err != nil {
+		t.Fatalf("%s: %v\nstdout:\n%s\nstderr:\n%s", name, err, stdout.String(), stderr.String())
+	}
+	if res.ExitCode != 0 {
+		t.Errorf("%s exited with %d\nstdout:\n%s\nstderr:\n%s", name, res.ExitCode, stdout.String(), stderr.String())
+	}
+	return stdout.String(), stderr.String()
+}
+
+var summary = regexp.MustCompile(`(?m)^conformance: (\d+) passed, (\d+) failed$`)
+
+func TestConformance(t *testing.T) {
+	out, _ := run(t, "conformance.wasm")
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "FAIL") {
+			t.Error(line)
+		}
+	}
+	m := summary.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no summary line in the output:\n%s", out)
+	}
+	if m[2] != "0" || m[1] == "0" {
+		t.Errorf("conformance: %s passed, %s failed", m[1], m[2])
+	}
+	t.Logf("conformance: %s checks passed", m[1])
+}
+
+func TestSDKExamples(t *testing.T) {
+	for _, name := range []string{"c-copy.wasm", "c-freestanding.wasm", "rust-copy.wasm", "rust-nostd.wasm", "go-copy.wasm", "as-copy.wasm"} {
+		t.Run(strings.TrimSuffix(name, ".wasm"), func(t *testing.T) {
+			out, _ := run(t, name)
+			if strings.Contains(name, "copy") && !strings.HasPrefix(name, "as-") && !strings.Contains(out, "copy: ok") {
+				t.Errorf("%s did not report success:\n%s", name, out)
+			}
+		})
+	}
+	t.Run("go-reactor", func(t *testing.T) {
+		p, ctx := plugin(t, load(t, "go-reactor.wasm"))
+		inst, err := p.Instantiate(ctx, host.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer inst.Close(ctx)
+		res, err := inst.Call(ctx, "roundtrip", 4096)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res) != 1 || int32(res[0]) != 0 {
+			t.Errorf("roundtrip(4096) = %v, want [0]", res)
+		}
+	})
+}
