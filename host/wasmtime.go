@@ -12,6 +12,7 @@ import (
 	"runtime/cgo"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/bytecodealliance/wasmtime-go/v39"
 
@@ -235,8 +236,9 @@ func (m *wasmtimeCompiled) instantiate(ctx context.Context, s *Session, cfg Conf
 	}
 	w.inst = inst
 	if m.memName != "" {
-		if ext := inst.GetExport(w.store, m.memName); ext != nil {
+		if ext := inst.GetExport(w.store, m.memName); ext != nil && ext.Memory() != nil {
 			w.mem = ext.Memory()
+			w.base = w.mem.Data(w.store)
 		}
 	}
 	return w, nil
@@ -250,6 +252,7 @@ type wasmtimeInstance struct {
 	handle  cgo.Handle // the store's reference to w, for the epoch callback
 	inst    *wasmtime.Instance
 	mem     *wasmtime.Memory // memory 0, once instantiated; nil if none
+	base    unsafe.Pointer   // its data, which never moves
 	memName string
 
 	ctx    context.Context // the call in progress: its deadline and session
@@ -262,18 +265,21 @@ type wasmtimeInstance struct {
 // guestMemory returns the guest's linear memory for the duration of a host
 // call. Its base never moves (see newWasmtime), so views that async copies
 // keep of registered ranges stay valid until the session is released,
-// which happens before the store is closed.
+// which happens before the store is closed; it also lets the base be read
+// once, leaving one size query per call.
 func (w *wasmtimeInstance) guestMemory(c *wasmtime.Caller) []byte {
-	m := w.mem
-	if m == nil && w.memName != "" { // a start function, during instantiation
-		if ext := c.GetExport(w.memName); ext != nil {
-			m = ext.Memory()
+	if w.mem == nil {
+		if w.memName == "" {
+			return nil
 		}
+		// A start function, during instantiation.
+		ext := c.GetExport(w.memName)
+		if ext == nil || ext.Memory() == nil {
+			return nil
+		}
+		return ext.Memory().UnsafeData(c)
 	}
-	if m == nil {
-		return nil
-	}
-	return m.UnsafeData(c)
+	return unsafe.Slice((*byte)(w.base), w.mem.DataSize(c))
 }
 
 // hostCall runs import fi: wasmtime values in, the engine-neutral stack to
@@ -331,7 +337,7 @@ func (w *wasmtimeInstance) memory() []byte {
 	if w.mem == nil || w.store == nil {
 		return nil
 	}
-	return w.mem.UnsafeData(w.store)
+	return unsafe.Slice((*byte)(w.base), w.mem.DataSize(w.store))
 }
 
 func (w *wasmtimeInstance) call(ctx context.Context, name string, args ...uint64) ([]uint64, error) {
@@ -436,7 +442,7 @@ func (w *wasmtimeInstance) close(context.Context) error {
 		return nil
 	}
 	w.store.Close()
-	w.store, w.inst, w.mem = nil, nil, nil
+	w.store, w.inst, w.mem, w.base = nil, nil, nil, nil
 	w.handle.Delete()
 	return nil
 }
