@@ -7,7 +7,7 @@
 #
 # What it builds:
 #   c-copy, c-freestanding       guest-sdk/c/examples
-#   rust-copy, rust-nostd        guest-sdk/rust/examples
+#   rust-copy, rust-nostd        guest-sdk/rust/examples (and the crate's unit tests, run natively)
 #   go-copy, go-reactor          guest-sdk/go/examples
 #   as-copy                      guest-sdk/assemblyscript/examples
 #   conformance                  tests/conformance/conformance.c (the ABI v1 conformance program)
@@ -95,6 +95,9 @@ build_rust() {
 	local dir="$ROOT/guest-sdk/rust"
 	cargo_build "$dir" --target wasm32-wasi --example copy
 	cargo_build "$dir" --target wasm32-unknown-unknown --no-default-features --example nostd
+	# The crate's unit tests (layouts, codes, errors) run on the build machine.
+	(cd "$dir" && RUSTC="$RUSTC_BIN" "$CARGO_BIN" test --offline --quiet --lib) >/dev/null ||
+		die "the aclwasm crate's unit tests failed (cd guest-sdk/rust && RUSTC=$RUSTC_BIN $CARGO_BIN test --offline --lib)"
 	cp "$dir/target/wasm32-wasi/release/examples/copy.wasm" "$OUT/rust-copy.wasm"
 	cp "$dir/target/wasm32-unknown-unknown/release/examples/nostd.wasm" "$OUT/rust-nostd.wasm"
 	freestanding rust-nostd.wasm

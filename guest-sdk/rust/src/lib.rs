@@ -67,3 +67,6 @@ pub use pinned::PinnedBuffer;
 pub use pinned::PinnedSlice;
 pub use stream::Stream;
 pub use types::*;
+
+#[cfg(test)]
+mod tests;
