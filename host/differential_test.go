@@ -461,7 +461,9 @@ const startTrapWAT = `(module
 // TestDifferentialEnds: traps, timeouts, cancellation and the memory limit
 // end calls the same way on both engines.
 func TestDifferentialEnds(t *testing.T) {
-	wasm := wat2wasm(t, proxyWAT(1, ""))
+	wasm := wat2wasm(t, proxyWAT(1, `  (func (export "oob") (result i32) (i32.load (i32.const -4)))
+  (func $deep (export "deep") (param i32) (result i32) (call $deep (i32.add (local.get 0) (i32.const 1))))
+`))
 	for _, e := range diffEngines {
 		t.Run(e, func(t *testing.T) {
 			ctx := context.Background()
@@ -479,6 +481,10 @@ func TestDifferentialEnds(t *testing.T) {
 			}
 			_, err = call("trap")
 			require.ErrorIs(t, err, ErrTrap)
+			_, err = call("oob") // a fault in the guard region, caught by the engine
+			require.ErrorIs(t, err, ErrTrap)
+			_, err = call("deep", 0)
+			require.ErrorIs(t, err, ErrTrap, "stack exhausted")
 			_, err = call("spin")
 			require.ErrorIs(t, err, ErrTimeout)
 			cctx, cancel := context.WithCancel(ctx)
@@ -498,6 +504,21 @@ func TestDifferentialEnds(t *testing.T) {
 			require.ErrorIs(t, err, errNoExport)
 			_, err = call("aclrtSetDevice")
 			require.ErrorIs(t, err, ErrTrap, "a wrong number of arguments")
+
+			// A panic outside the imports' own recover (here the trace
+			// callback's) traps the guest instead of crashing the host.
+			prt, err := NewRuntime(ctx, WithEngine(e), WithTrace(func(CallRecord) { panic("boom") }))
+			require.NoError(t, err)
+			defer prt.Close(ctx)
+			ppl, err := prt.Load(ctx, wasm, Policy{})
+			require.NoError(t, err)
+			defer ppl.Close(ctx)
+			pinst, err := ppl.Instantiate(ctx, Config{})
+			require.NoError(t, err)
+			_, err = pinst.Call(ctx, "aclrtSetDevice", 0)
+			require.ErrorIs(t, err, ErrTrap)
+			require.ErrorContains(t, err, "boom")
+			require.NoError(t, pinst.Close(ctx))
 		})
 	}
 }

@@ -101,18 +101,33 @@ func (e *wasmtimeEngine) define() error {
 		}
 		fi := i
 		ty := wasmtime.NewFuncType(params, []*wasmtime.ValType{i32})
-		err := e.linker.FuncNew(abi.Module, f.Name, ty, func(c *wasmtime.Caller, args []wasmtime.Val) ([]wasmtime.Val, *wasmtime.Trap) {
+		err := e.linker.FuncNew(abi.Module, f.Name, ty, trapPanics(func(c *wasmtime.Caller, args []wasmtime.Val) ([]wasmtime.Val, *wasmtime.Trap) {
 			w, _ := c.Data().(*wasmtimeInstance)
 			if w == nil { // not a store of this adapter
 				return []wasmtime.Val{wasmtime.ValI32(500000)}, nil
 			}
 			return []wasmtime.Val{wasmtime.ValI32(w.hostCall(c, fi, args))}, nil
-		})
+		}))
 		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// trapPanics turns a panic in a host function (a trace callback's, a
+// Stdout writer's: Session.invoke already recovers the imports' own) into a
+// trap of the guest, as wazero does; wasmtime-go would re-raise it in the
+// host's goroutine instead.
+func trapPanics(fn func(*wasmtime.Caller, []wasmtime.Val) ([]wasmtime.Val, *wasmtime.Trap)) func(*wasmtime.Caller, []wasmtime.Val) ([]wasmtime.Val, *wasmtime.Trap) {
+	return func(c *wasmtime.Caller, args []wasmtime.Val) (res []wasmtime.Val, trap *wasmtime.Trap) {
+		defer func() {
+			if r := recover(); r != nil {
+				res, trap = nil, wasmtime.NewTrap(fmt.Sprintf("host function panicked: %v", r))
+			}
+		}()
+		return fn(c, args)
+	}
 }
 
 func (e *wasmtimeEngine) close(context.Context) error {

@@ -31,7 +31,7 @@ func (e *wasmtimeEngine) defineStdio() error {
 	ty := wasmtime.NewFuncType([]*wasmtime.ValType{i32, i32, i32, i32}, []*wasmtime.ValType{i32})
 	for _, name := range []string{"fd_read", "fd_write"} {
 		write := name == "fd_write"
-		err := e.linker.FuncNew("wasi_snapshot_preview1", name, ty, func(c *wasmtime.Caller, args []wasmtime.Val) ([]wasmtime.Val, *wasmtime.Trap) {
+		err := e.linker.FuncNew("wasi_snapshot_preview1", name, ty, trapPanics(func(c *wasmtime.Caller, args []wasmtime.Val) ([]wasmtime.Val, *wasmtime.Trap) {
 			errno := int32(wasiEBADF)
 			if w, _ := c.Data().(*wasmtimeInstance); w != nil {
 				mem := w.guestMemory(c)
@@ -43,7 +43,7 @@ func (e *wasmtimeEngine) defineStdio() error {
 				}
 			}
 			return []wasmtime.Val{wasmtime.ValI32(errno)}, nil
-		})
+		}))
 		if err != nil {
 			return err
 		}
