@@ -2,8 +2,8 @@
 // (build/wasm, or $ACLWASM_GUEST_DIR) in the sandbox with its default policy
 // on the simulated device: the ABI v1 conformance program (conformance.c),
 // which must report no failed check, and every SDK example, which must
-// succeed. Without built modules the tests are skipped, unless
-// ACLWASM_REQUIRE_GUESTS=1.
+// succeed. A module that is not built fails its test (run make guests). The
+// engine is wazero, or the one ACLWASM_TEST_ENGINE names (CI runs both).
 package run
 
 import (
@@ -15,9 +15,21 @@ import (
 	"strings"
 	"testing"
 
+	"go.uber.org/goleak"
+
 	"github.com/aclwasm/aclwasm/acl/sim"
 	"github.com/aclwasm/aclwasm/host"
 )
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// engine is the engine the guests run on.
+func engine() string {
+	if e := os.Getenv("ACLWASM_TEST_ENGINE"); e != "" {
+		return e
+	}
+	return "wazero"
+}
 
 func guestDir() string {
 	if d := os.Getenv("ACLWASM_GUEST_DIR"); d != "" {
@@ -30,10 +42,7 @@ func load(t *testing.T, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(guestDir(), name))
 	if err != nil {
-		if os.Getenv("ACLWASM_REQUIRE_GUESTS") == "1" {
-			t.Fatal(err)
-		}
-		t.Skipf("%v: run scripts/build-guests.sh", err)
+		t.Fatalf("%v: build the guests first (make guests, or scripts/build-guests.sh)", err)
 	}
 	return b
 }
@@ -54,7 +63,7 @@ func plugin(t *testing.T, wasm []byte) (*host.Plugin, context.Context) {
 	ctx := context.Background()
 	b := sim.New(sim.WithDevices(2))
 	t.Cleanup(func() { b.Close() })
-	rt, err := host.NewRuntime(ctx, host.WithBackend(b))
+	rt, err := host.NewRuntime(ctx, host.WithBackend(b), host.WithEngine(engine()))
 	if err != nil {
 		t.Fatal(err)
 	}
