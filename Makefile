@@ -4,7 +4,7 @@
 GO ?= go
 WASM_OUT := build/wasm
 
-.PHONY: demo test tools guests vet unit bench clean
+.PHONY: demo test tools guests vet unit unit-wasmtime bench clean
 
 # The main job: the roundtrip sample (a Go plugin) on the simulated device.
 demo:
@@ -13,7 +13,7 @@ demo:
 	$(GO) run ./cmd/aclwasm run --stats $(WASM_OUT)/roundtrip.wasm
 
 # Everything CI runs.
-test: tools guests vet unit
+test: tools guests vet unit unit-wasmtime
 
 tools:
 	bash scripts/install-toolchains.sh
@@ -28,6 +28,11 @@ vet:
 
 unit:
 	$(GO) test -race -count=1 ./...
+
+# Every test that runs guests, again on the second engine (cgo).
+unit-wasmtime:
+	$(GO) vet -tags wasmtime ./...
+	ACLWASM_TEST_ENGINE=wasmtime $(GO) test -race -count=1 -tags wasmtime ./host/ ./tests/...
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 2x ./...
