@@ -11,15 +11,16 @@ import (
 	"github.com/aclwasm/aclwasm/acl"
 )
 
-// Batches that move at least fanBytes, or have at least fanCopies entries,
-// spread their copies over GOMAXPROCS goroutines, in pieces of at most
-// pieceBytes bytes or pieceCopies entries. Smaller ones run on the caller's
-// goroutine, where starting goroutines would cost more than it saves.
+// A batch whose work, its bytes plus entryCost per entry, reaches fanWork
+// spreads its copies over GOMAXPROCS goroutines, in pieces of at most
+// pieceBytes bytes or pieceCopies entries: many bytes or many entries. A
+// smaller one runs on the caller's goroutine, where starting goroutines
+// would cost more than it saves.
 const (
-	fanBytes    = 1 << 20
-	fanCopies   = 256
+	entryCost   = 64
+	fanWork     = 512 << 10
 	pieceBytes  = 256 << 10
-	pieceCopies = 32
+	pieceCopies = 256
 )
 
 // batch is a resolved batch copy: its spans, and the memory it holds once,
@@ -87,26 +88,33 @@ func (b *Backend) MemcpyBatchAsync(ctx context.Context, cs []acl.Copy, sh acl.St
 // batch resolves every entry and takes one reference on each allocation
 // and pin the batch touches.
 func (b *Backend) batch(cs []acl.Copy) (*batch, error) {
-	j := &batch{cs: cs, spans: make([]span, 2*len(cs))}
+	j := batches.Get().(*batch)
+	j.cs = cs
+	j.spans = slices.Grow(j.spans[:0], 2*len(cs))[:2*len(cs)]
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	if b.closed {
+		j.recycle()
 		return nil, errClosed()
 	}
 	var lastD, lastS *alloc
+	var lastP *pin
 	for i, c := range cs {
 		if c.N == 0 {
 			continue
 		}
 		d, err := b.resolveLocked(c.Dst, c.N, true, "dst")
 		if err != nil {
+			j.recycle()
 			return nil, entryErr(i, err)
 		}
 		s, err := b.resolveLocked(c.Src, c.N, false, "src")
 		if err != nil {
+			j.recycle()
 			return nil, entryErr(i, err)
 		}
 		if err := b.peerLocked(d, s); err != nil {
+			j.recycle()
 			return nil, entryErr(i, err)
 		}
 		j.spans[2*i], j.spans[2*i+1] = d, s
@@ -121,7 +129,11 @@ func (b *Backend) batch(cs []acl.Copy) (*batch, error) {
 			lastS = s.a
 		}
 		for _, p := range [2]*pin{d.pin, s.pin} {
-			if p != nil && !j.pinned[p] {
+			if p == nil || p == lastP {
+				continue
+			}
+			lastP = p
+			if !j.pinned[p] {
 				if j.pinned == nil {
 					j.pinned = map[*pin]bool{}
 				}
@@ -156,6 +168,7 @@ func (j *batch) addAlloc(a *alloc, write bool) {
 	j.allocs = append(j.allocs, lockEnt{a, write})
 }
 
+// release drops the batch's references and recycles it.
 func (j *batch) release() {
 	for _, e := range j.allocs {
 		e.a.refs.release()
@@ -163,6 +176,21 @@ func (j *batch) release() {
 	for _, p := range j.pins {
 		p.refs.release()
 	}
+	j.recycle()
+}
+
+// batches recycles batch structures: a big batch's spans are the one
+// allocation per call worth saving.
+var batches = sync.Pool{New: func() any { return new(batch) }}
+
+func (j *batch) recycle() {
+	clear(j.spans) // drop the references to memory and host slices
+	clear(j.allocs)
+	clear(j.pins)
+	clear(j.at)
+	clear(j.pinned)
+	*j = batch{spans: j.spans[:0], allocs: j.allocs[:0], pins: j.pins[:0], at: j.at, pinned: j.pinned}
+	batches.Put(j)
 }
 
 // runBatch copies every entry under the data locks of all the batch's
@@ -196,7 +224,7 @@ type piece struct {
 
 func (j *batch) copyAll() {
 	workers := runtime.GOMAXPROCS(0)
-	if workers < 2 || (j.total < fanBytes && len(j.cs) < fanCopies) {
+	if workers < 2 || j.total+entryCost*uint64(len(j.cs)) < fanWork {
 		for i, c := range j.cs {
 			j.copyOne(i, 0, c.N)
 		}

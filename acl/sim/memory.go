@@ -15,15 +15,19 @@ import (
 // resolve an address (under Backend.mu, so a reference is never taken on
 // memory being released) and drop it when they complete.
 type refs struct {
-	n    atomic.Int64
-	mu   sync.Mutex
-	idle chan struct{} // made by a waiter, closed when n drops to 0
+	n       atomic.Int64
+	waiters atomic.Int32 // goroutines in wait: only then does release take mu
+	mu      sync.Mutex
+	idle    chan struct{} // made by a waiter, closed when n drops to 0
 }
 
 func (r *refs) acquire() { r.n.Add(1) }
 
 func (r *refs) release() {
-	if r.n.Add(-1) != 0 {
+	// A waiter counts itself in waiters before it reads n, so a release
+	// that takes n to 0 after that read sees the waiter (the atomics are
+	// sequentially consistent) and wakes it.
+	if r.n.Add(-1) != 0 || r.waiters.Load() == 0 {
 		return
 	}
 	r.mu.Lock()
@@ -36,6 +40,8 @@ func (r *refs) release() {
 
 // wait blocks until nothing holds a reference or ctx is done.
 func (r *refs) wait(ctx context.Context) error {
+	r.waiters.Add(1)
+	defer r.waiters.Add(-1)
 	r.mu.Lock()
 	if r.n.Load() == 0 {
 		r.mu.Unlock()
