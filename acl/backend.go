@@ -108,7 +108,8 @@ type Backend interface {
 	CreateStream(dev int32) (Stream, error)
 	// DestroyStream waits for the stream's queued work, then destroys it. If
 	// ctx is done first, the work not yet started is cancelled. Either way no
-	// operation of the stream runs after it returns.
+	// operation of the stream runs after it returns, and it returns nil once
+	// the stream is destroyed.
 	DestroyStream(ctx context.Context, s Stream) error
 	// SynchronizeStream waits for the stream's queued work and returns the
 	// first error an operation met since the last synchronize.

@@ -114,6 +114,12 @@ func (e *env) get(p acl.DevPtr, n int) []byte {
 	return out
 }
 
+func (e *env) query(s acl.Stream) acl.StreamStatus {
+	st, err := e.b.StreamQuery(s)
+	require.NoError(e, err)
+	return st
+}
+
 func (e *env) sync(s acl.Stream) {
 	require.NoError(e, e.b.SynchronizeStream(e.ctx, s, -1))
 }

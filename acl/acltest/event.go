@@ -128,6 +128,23 @@ var eventTests = []test{
 		require.Equal(e, filled(1024, 1), e.get(y, 1024))
 	}},
 
+	{"StreamWaitEventBeforeAnyRecord", func(e *env) {
+		// A wait on an event never recorded waits for its first record.
+		s1, s2 := e.stream(0), e.stream(0)
+		ev := e.event(0)
+		p := e.malloc(0, 64)
+		require.NoError(e, e.b.StreamWaitEvent(s2, ev))
+		require.NoError(e, e.b.MemsetAsync(e.ctx, acl.Device(p), 7, 64, s2))
+		require.Equal(e, acl.StreamStatusNotReady, e.query(s2), "s2 waits for a record")
+		require.NoError(e, e.b.LaunchHostFunc(s1, func() error { return nil }))
+		e.sync(s1)
+		require.Equal(e, acl.StreamStatusNotReady, e.query(s2), "s2 still waits for a record")
+		require.Equal(e, make([]byte, 64), e.get(p, 64))
+		require.NoError(e, e.b.RecordEvent(ev, s1))
+		e.sync(s2)
+		require.Equal(e, filled(64, 7), e.get(p, 64))
+	}},
+
 	{"StreamWaitEventUsesTheRecordAtCall", func(e *env) {
 		s1, s2, s3, s4 := e.stream(0), e.stream(0), e.stream(0), e.stream(0)
 		ev := e.event(0)

@@ -258,7 +258,7 @@ var streamTests = []test{
 		done := goErr(func() error { return e.b.DestroyStream(ctx, s) })
 		e.notYet(done, "DestroyStream (it must wait for the running operation)")
 		close(open)
-		e.recv(done, "DestroyStream")
+		require.NoError(e, e.recv(done, "DestroyStream"), "the stream is destroyed, cancelled work or not")
 		require.True(e, finished.Load(), "the running operation must be complete when DestroyStream returns")
 		require.NoError(e, e.b.SynchronizeDevice(e.ctx, 0, -1))
 		require.False(e, later.Load(), "work not yet started must be cancelled")

@@ -60,10 +60,11 @@
 // Events. Each RecordEvent is a new record; an event's state is that of its
 // most recent record. StreamWaitEvent waits for the record that is the most
 // recent when it is called. Timestamps are wall-clock times taken when a
-// record runs, so EventElapsedTime measures real time. An event never
-// recorded is NotReady, synchronizes at once, makes no wait and has no
-// timestamp (107006); an incomplete record gives 507006. DestroyEvent ends
-// the waits on the event.
+// record runs, so EventElapsedTime measures real time. A stream waiting
+// for an event never recorded waits for its first record, as a native
+// wait blocks until its event is recorded. An event never recorded is
+// NotReady, synchronizes at once and has no timestamp (107006); an
+// incomplete record gives 507006. DestroyEvent ends the waits on the event.
 //
 // Lifetimes. Free, HostUnregister and DestroyStream wait for the queued
 // work that uses the memory or the stream: every queued operation holds a
@@ -72,7 +73,8 @@
 // first, Free and HostUnregister give up and leave the memory as it was;
 // DestroyStream drops the work not yet started (a dropped record of an
 // event completes with ACL_ERROR_RT_STREAM_ABORT, 107023), waits for the
-// running operation and destroys the stream. Close does the same for every
+// running operation and destroys the stream (and returns nil: the stream
+// is gone either way). Close does the same for every
 // stream, releases everything and stops every goroutine.
 //
 // Copies. Memcpy copies in any direction, host to host included, with

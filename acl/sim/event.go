@@ -11,12 +11,13 @@ import (
 // event holds its most recent record. Each RecordEvent makes a new record,
 // so a wait captured before a later record keeps waiting for its own.
 type event struct {
-	h    acl.Event
-	dev  *device
-	mu   sync.Mutex
-	last *record
-	gone chan struct{} // closed by DestroyEvent: waits on the event end
-	once sync.Once
+	h     acl.Event
+	dev   *device
+	mu    sync.Mutex
+	last  *record       // nil until the first RecordEvent
+	first *record       // the record the first RecordEvent will use: waits made before it wait for it
+	gone  chan struct{} // closed by DestroyEvent: waits on the event end
+	once  sync.Once
 }
 
 // record is one RecordEvent. The worker fills t, err and aborted before it
@@ -56,7 +57,7 @@ func (b *Backend) CreateEvent(dev int32) (acl.Event, error) {
 		return 0, errClosed()
 	}
 	b.nextH++
-	e := &event{h: acl.Event(b.nextH), dev: d, gone: make(chan struct{})}
+	e := &event{h: acl.Event(b.nextH), dev: d, first: &record{done: make(chan struct{})}, gone: make(chan struct{})}
 	b.events[e.h] = e
 	return e.h, nil
 }
@@ -92,7 +93,14 @@ func (b *Backend) RecordEvent(eh acl.Event, sh acl.Stream) error {
 	if err != nil {
 		return err
 	}
-	r := &record{done: make(chan struct{})}
+	// Hold e.mu from here to the push so that concurrent records take
+	// effect in the order they are queued.
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	r := e.first
+	if e.last != nil {
+		r = &record{done: make(chan struct{})}
+	}
 	o := op{
 		run: func(s *stream) error {
 			s.mu.Lock()
@@ -109,10 +117,6 @@ func (b *Backend) RecordEvent(eh acl.Event, sh acl.Stream) error {
 			close(r.done)
 		},
 	}
-	// Hold e.mu across the push so that concurrent records take effect in
-	// the order they are queued.
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	if err := s.push(nil, o); err != nil {
 		return err
 	}
@@ -122,7 +126,8 @@ func (b *Backend) RecordEvent(eh acl.Event, sh acl.Stream) error {
 
 // StreamWaitEvent implements acl.Backend. It queues on s a wait for the
 // record of e that is the most recent one now; later records do not
-// matter. An event never recorded makes no wait. The wait ends early if e
+// matter. For an event never recorded it waits for the first record, as a
+// native wait blocks until its event is recorded. The wait ends early if e
 // is destroyed or the work of s is cancelled.
 func (b *Backend) StreamWaitEvent(sh acl.Stream, eh acl.Event) error {
 	s, err := b.stream(sh)
@@ -135,10 +140,10 @@ func (b *Backend) StreamWaitEvent(sh acl.Stream, eh acl.Event) error {
 	}
 	e.mu.Lock()
 	r := e.last
-	e.mu.Unlock()
 	if r == nil {
-		return nil
+		r = e.first
 	}
+	e.mu.Unlock()
 	return s.push(nil, op{run: func(s *stream) error {
 		select {
 		case <-r.done:

@@ -97,15 +97,11 @@ func TestEventCodes(t *testing.T) {
 	e2, err := b.CreateEvent(0)
 	require.NoError(t, err)
 
-	// Never recorded: nothing to wait for, not ready, no timestamp.
+	// Never recorded: not ready, nothing to synchronize, no timestamp.
 	st, err := b.QueryEvent(e)
 	require.NoError(t, err)
 	require.Equal(t, acl.EventRecordedStatusNotReady, st)
 	require.NoError(t, b.SynchronizeEvent(t.Context(), e, 0))
-	require.NoError(t, b.StreamWaitEvent(s, e))
-	n, err := b.Pending(s)
-	require.NoError(t, err)
-	require.Zero(t, n, "a wait on an event never recorded queues nothing")
 	_, err = b.EventElapsedTime(e, e)
 	require.ErrorIs(t, err, acl.ErrRTEventTimestampInvalid)
 
@@ -180,7 +176,7 @@ func TestDestroyStreamCancelsRecords(t *testing.T) {
 	done := goErr(func() error { return b.DestroyStream(ctx, s) })
 	notYet(t, done, "DestroyStream")
 	release()
-	require.ErrorIs(t, <-done, context.Canceled)
+	require.NoError(t, <-done, "the stream is destroyed")
 	require.ErrorIs(t, b.SynchronizeEvent(t.Context(), e, -1), acl.ErrRTStreamAbort)
 	require.NoError(t, b.SynchronizeEvent(t.Context(), e, -1), "reported once")
 	_, err = b.EventElapsedTime(e, e)
@@ -201,7 +197,7 @@ func TestDestroyStreamWhileSynchronizing(t *testing.T) {
 	destroying := goErr(func() error { return b.DestroyStream(ctx, s) })
 	notYet(t, destroying, "DestroyStream")
 	release()
-	require.Error(t, <-destroying)
+	require.NoError(t, <-destroying)
 	require.ErrorIs(t, <-syncing, acl.ErrRTInvalidHandle, "the work it waited for was cancelled")
 }
 
