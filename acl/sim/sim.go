@@ -157,8 +157,8 @@ func (b *Backend) DeviceCount() int { return len(b.devs) }
 // Close implements acl.Backend. It cancels the work not yet started on every
 // stream, waits for the operations running now, stops the workers and
 // releases all memory, registrations, streams and events. Calls blocked in
-// the simulator return. Afterwards every method fails with
-// ACL_ERROR_RT_CONTEXT_NULL. Close is idempotent.
+// the simulator return. Afterwards every call that touches memory, streams
+// or events fails with ACL_ERROR_RT_CONTEXT_NULL. Close is idempotent.
 func (b *Backend) Close() error {
 	b.mu.Lock()
 	if b.closed {
