@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/aclwasm/aclwasm/acl"
 )
@@ -224,7 +225,7 @@ type piece struct {
 
 func (j *batch) copyAll() {
 	workers := runtime.GOMAXPROCS(0)
-	if workers < 2 || j.total+entryCost*uint64(len(j.cs)) < fanWork {
+	if workers < 2 || j.total+entryCost*uint64(len(j.cs)) < fanWork || !j.disjoint() {
 		for i, c := range j.cs {
 			j.copyOne(i, 0, c.N)
 		}
@@ -276,6 +277,38 @@ func (j *batch) copyAll() {
 	}
 	work()
 	wg.Wait()
+}
+
+// disjoint reports whether no byte one entry writes is read or written by
+// any other entry (or piece). Natively the order of dependent entries is
+// undefined; here only disjoint batches fan out, so that a guest's
+// overlapping batch runs in order instead of racing on the host's memory.
+func (j *batch) disjoint() bool {
+	type iv struct {
+		lo, hi uintptr
+		write  bool
+	}
+	ivs := make([]iv, 0, 2*len(j.cs))
+	for i, c := range j.cs {
+		if c.N == 0 {
+			continue
+		}
+		d := uintptr(unsafe.Pointer(unsafe.SliceData(j.spans[2*i].bytes(c.N))))
+		s := uintptr(unsafe.Pointer(unsafe.SliceData(j.spans[2*i+1].bytes(c.N))))
+		ivs = append(ivs, iv{d, d + uintptr(c.N), true}, iv{s, s + uintptr(c.N), false})
+	}
+	slices.SortFunc(ivs, func(x, y iv) int { return cmp.Compare(x.lo, y.lo) })
+	var maxAny, maxWrite uintptr // highest end so far, of any interval and of writes
+	for _, v := range ivs {
+		if v.lo < maxWrite || (v.write && v.lo < maxAny) {
+			return false
+		}
+		maxAny = max(maxAny, v.hi)
+		if v.write {
+			maxWrite = max(maxWrite, v.hi)
+		}
+	}
+	return true
 }
 
 // copyOne copies bytes [off, off+n) of copy i.
