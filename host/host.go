@@ -272,6 +272,7 @@ func (p *Plugin) Run(ctx context.Context, cfg Config) (Result, error) {
 		return Result{}, err
 	}
 	_, err = inst.inst.call(inst.ctx(ctx), "_start")
+	err = ctxErr(ctx, err)
 	var ee *ExitError
 	res := Result{}
 	if errors.As(err, &ee) {
@@ -301,7 +302,8 @@ func (p *Plugin) Instantiate(ctx context.Context, cfg Config) (*Instance, error)
 		return nil, err
 	}
 	if inst.inst.has("_initialize") {
-		if _, err := inst.inst.call(inst.ctx(ctx), "_initialize"); err != nil {
+		if _, err := inst.inst.call(inst.ctx(ctx), "_initialize"); ctxErr(ctx, err) != nil {
+			err = ctxErr(ctx, err)
 			return nil, errors.Join(err, inst.finish(true))
 		}
 	}
@@ -333,6 +335,7 @@ func (i *Instance) Call(ctx context.Context, name string, args ...uint64) ([]uin
 	ctx, cancel := context.WithTimeout(ctx, i.p.policy.Timeout)
 	defer cancel()
 	res, err := i.inst.call(i.ctx(ctx), name, args...)
+	err = ctxErr(ctx, err)
 	if err != nil && !errors.Is(err, errNoExport) {
 		return nil, errors.Join(err, i.finish(true))
 	}
@@ -358,6 +361,19 @@ func (i *Instance) finish(abort bool) error {
 		cancel()
 	}
 	return errors.Join(i.s.release(ctx), i.inst.close(context.Background()))
+}
+
+// ctxErr returns err, or, when the call ended normally but its context is
+// done, the timeout or cancellation: a guest whose blocking host call was
+// interrupted may return before the engine notices and stops it.
+func ctxErr(ctx context.Context, err error) error {
+	if err != nil || ctx.Err() == nil {
+		return err
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return ErrTimeout
+	}
+	return ErrCanceled
 }
 
 type sessionKey struct{}

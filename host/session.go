@@ -146,6 +146,16 @@ func (s *Session) syncStreams(ctx context.Context, dev int32, timeoutMs int32) e
 // allocations there. It is aclrtResetDevice, and part of session release.
 func (s *Session) releaseDevice(ctx context.Context, dev int32) error {
 	var errs []error
+	// Events first: destroying an event releases the waits on it, so a
+	// stream blocked on a record that will never come drains at once
+	// instead of running out the clock. Nothing can observe the order of
+	// the work that still runs: the session is ending.
+	for h, ev := range s.events {
+		if ev.dev == dev {
+			errs = append(errs, s.b.DestroyEvent(ev.h))
+			delete(s.events, h)
+		}
+	}
 	for h, st := range s.streams {
 		if st.dev == dev {
 			errs = append(errs, s.b.DestroyStream(ctx, st.h))
@@ -155,12 +165,6 @@ func (s *Session) releaseDevice(ctx context.Context, dev int32) error {
 	if st, ok := s.defaults[dev]; ok {
 		errs = append(errs, s.b.DestroyStream(ctx, st.h))
 		delete(s.defaults, dev)
-	}
-	for h, ev := range s.events {
-		if ev.dev == dev {
-			errs = append(errs, s.b.DestroyEvent(ev.h))
-			delete(s.events, h)
-		}
 	}
 	// Streams are gone, so no queued work uses the memory: frees do not wait.
 	bg := context.WithoutCancel(ctx)
