@@ -147,6 +147,9 @@ func (c *call) resolve(name string, addr, n uint64, write bool) (span, error) {
 // resolveDevice validates and translates a device range. Stream workers
 // call it too (under s.mu), for descriptors and offset base slots.
 func (s *Session) resolveDevice(name string, addr, n uint64) (span, error) {
+	if addr < guestLimit {
+		return span{}, acl.Errorf(acl.ErrRTParamInvalid, "%s %#x is guest memory: it must lie in device memory of this session", name, addr)
+	}
 	a := s.as.find(addr)
 	if a == nil {
 		return span{}, acl.Errorf(acl.ErrRTParamInvalid, "%s %#x is not in guest memory or a live device allocation of this session", name, addr)
@@ -193,9 +196,9 @@ func (c *call) event(name string, h uint32) (*eventRec, error) {
 	ev, ok := c.s.events[h]
 	if !ok {
 		if _, isStream := c.s.streams[h]; isStream {
-			return nil, acl.Errorf(acl.ErrRTInvalidHandle, "%s: handle %d is a stream, not an event", name, h)
+			return nil, acl.Errorf(acl.ErrRTInvalidHandle, "%s %d is a stream, not an event", name, h)
 		}
-		return nil, acl.Errorf(acl.ErrRTInvalidHandle, "%s: event handle %d is unknown or destroyed", name, h)
+		return nil, acl.Errorf(acl.ErrRTInvalidHandle, "%s %d is unknown or destroyed: not an event of this session", name, h)
 	}
 	return ev, nil
 }
@@ -213,4 +216,4 @@ func (c *call) enqueue(st *streamRec) error {
 }
 
 // moved counts n bytes moved in direction d by the current function.
-func (c *call) moved(d acl.Direction, n uint64) { c.s.stats.bytes[c.fi][d] += n }
+func (c *call) moved(d acl.Direction, n uint64) { c.s.stats.bytes[c.fi][d].Add(n) }

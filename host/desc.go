@@ -81,12 +81,12 @@ func memcpyAsyncWithDesc(c *call) error {
 	if err := c.enqueue(st); err != nil {
 		return err
 	}
-	s := c.s
-	return s.b.LaunchHostFunc(st.h, func() error { return s.runDesc(desc) })
+	s, fi := c.s, c.fi
+	return s.b.LaunchHostFunc(st.h, func() error { return s.runDesc(fi, desc) })
 }
 
 // runDesc executes a descriptor copy on a stream worker.
-func (s *Session) runDesc(desc uint64) error {
+func (s *Session) runDesc(fi int, desc uint64) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	ds, err := s.resolveDevice("desc", desc, descSize)
@@ -101,11 +101,21 @@ func (s *Session) runDesc(desc uint64) error {
 		return acl.Errorf(acl.ErrRTParamInvalid, "descriptor at %#x is not valid: never set, or tampered with", desc)
 	}
 	src, dst, n := le.Uint64(b[8:]), le.Uint64(b[16:]), le.Uint64(b[24:])
+	return s.runInner(fi, src, dst, n)
+}
+
+// runInner validates and runs a device-to-device copy on a stream worker,
+// counting its bytes for the function that queued it.
+func (s *Session) runInner(fi int, src, dst, n uint64) error {
 	d, sp, err := s.innerCopy(src, dst, n)
 	if err != nil {
 		return err
 	}
-	return s.b.Memcpy(d.buf, sp.buf, n)
+	if err := s.b.Memcpy(d.buf, sp.buf, n); err != nil {
+		return err
+	}
+	s.stats.bytes[fi][acl.DeviceToDevice].Add(n)
+	return nil
 }
 
 // memcpyAsyncWithOffset is aclrtMemcpyAsyncWithOffset(dst, destMax,
@@ -133,12 +143,12 @@ func memcpyAsyncWithOffset(c *call) error {
 	if err := c.enqueue(st); err != nil {
 		return err
 	}
-	s := c.s
-	return s.b.LaunchHostFunc(st.h, func() error { return s.runOffset(dst, dstOff, src, srcOff, n) })
+	s, fi := c.s, c.fi
+	return s.b.LaunchHostFunc(st.h, func() error { return s.runOffset(fi, dst, dstOff, src, srcOff, n) })
 }
 
 // runOffset executes an offset copy on a stream worker.
-func (s *Session) runOffset(dstSlot, dstOff, srcSlot, srcOff, n uint64) error {
+func (s *Session) runOffset(fi int, dstSlot, dstOff, srcSlot, srcOff, n uint64) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	var slots [2]uint64
@@ -157,11 +167,7 @@ func (s *Session) runOffset(dstSlot, dstOff, srcSlot, srcOff, n uint64) error {
 	if dst < slots[0] || src < slots[1] {
 		return acl.Errorf(acl.ErrRTParamInvalid, "base address plus offset overflows")
 	}
-	d, sp, err := s.innerCopy(src, dst, n)
-	if err != nil {
-		return err
-	}
-	return s.b.Memcpy(d.buf, sp.buf, n)
+	return s.runInner(fi, src, dst, n)
 }
 
 // innerCopy validates a device-to-device copy within one device of this
@@ -181,8 +187,5 @@ func (s *Session) innerCopy(src, dst, n uint64) (d, sp span, err error) {
 
 // deviceSpan resolves a range that must be device memory of this session.
 func (c *call) deviceSpan(name string, addr, n uint64) (span, error) {
-	if addr < guestLimit {
-		return span{}, acl.Errorf(acl.ErrRTParamInvalid, "%s %#x is guest memory: it must lie in device memory of this session", name, addr)
-	}
 	return c.s.resolveDevice(name, addr, n)
 }

@@ -363,11 +363,12 @@ func (i *Instance) finish(abort bool) error {
 	return errors.Join(i.s.release(ctx), i.inst.close(context.Background()))
 }
 
-// ctxErr returns err, or, when the call ended normally but its context is
-// done, the timeout or cancellation: a guest whose blocking host call was
-// interrupted may return before the engine notices and stops it.
+// ctxErr returns err, or, when the call ended normally or by an exit but
+// its context is done, the timeout or cancellation: the engines stop a guest
+// whose blocking host call was interrupted, but one may slip out first.
 func ctxErr(ctx context.Context, err error) error {
-	if err != nil || ctx.Err() == nil {
+	var ee *ExitError
+	if ctx.Err() == nil || (err != nil && !errors.As(err, &ee)) {
 		return err
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {

@@ -1,6 +1,8 @@
 package host
 
 import (
+	"sync/atomic"
+
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
 )
@@ -21,17 +23,19 @@ type FuncStats struct {
 }
 
 // stats is the hot-path form of Stats: arrays indexed by function, so that
-// a call costs two increments and no map access unless it fails.
+// a call costs two increments and no map access unless it fails. Bytes are
+// atomic: descriptor and offset copies count theirs on stream workers, when
+// they execute.
 type stats struct {
 	calls []uint64
-	bytes [][4]uint64
+	bytes [][4]atomic.Uint64
 	errs  []map[acl.Error]uint64
 }
 
 func (st *stats) init() {
 	n := len(abi.Funcs)
 	st.calls = make([]uint64, n)
-	st.bytes = make([][4]uint64, n)
+	st.bytes = make([][4]atomic.Uint64, n)
 	st.errs = make([]map[acl.Error]uint64, n)
 }
 
@@ -52,8 +56,8 @@ func (st *stats) snapshot() Stats {
 		for c, k := range st.errs[i] {
 			fs.Errors[c] = k
 		}
-		for d, b := range st.bytes[i] {
-			if b != 0 {
+		for d := range st.bytes[i] {
+			if b := st.bytes[i][d].Load(); b != 0 {
 				name := acl.Direction(d).String()
 				fs.Bytes[name] = b
 				out.Bytes[name] += b

@@ -106,7 +106,13 @@ func (e *wasmtimeEngine) define() error {
 			if w == nil { // not a store of this adapter
 				return []wasmtime.Val{wasmtime.ValI32(500000)}, nil
 			}
-			return []wasmtime.Val{wasmtime.ValI32(w.hostCall(c, fi, args))}, nil
+			r := w.hostCall(c, fi, args)
+			if w.ctx != nil && w.ctx.Err() != nil {
+				// The call's context ended while the import blocked: the
+				// guest must not resume (runError reports the timeout).
+				return nil, wasmtime.NewTrap("interrupted: " + w.ctx.Err().Error())
+			}
+			return []wasmtime.Val{wasmtime.ValI32(r)}, nil
 		}))
 		if err != nil {
 			return err

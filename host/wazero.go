@@ -57,6 +57,15 @@ func newWazero(ctx context.Context, o engineOptions) (engine, error) {
 					return
 				}
 				s.invoke(ctx, fi, guestMemory(mod), stack)
+				if err := ctx.Err(); err != nil {
+					// The call's context ended while the import blocked: the
+					// guest must not resume. This is how proc_exit stops it.
+					code := sys.ExitCodeContextCanceled
+					if errors.Is(err, context.DeadlineExceeded) {
+						code = sys.ExitCodeDeadlineExceeded
+					}
+					panic(sys.NewExitError(code))
+				}
 			}), params, []api.ValueType{api.ValueTypeI32}).
 			WithParameterNames(names...).
 			WithResultNames("result").
