@@ -64,6 +64,18 @@ func (t Type) Is64() bool { return t == Addr || t == Size }
 // MarshalText implements encoding.TextMarshaler, for the JSON form of the table.
 func (t Type) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
 
+// UnmarshalText implements encoding.TextUnmarshaler, so that the JSON form
+// of the table (`aclwasm abi --json`) reads back into Funcs' types.
+func (t *Type) UnmarshalText(b []byte) error {
+	for c := Addr; c <= I32; c++ {
+		if string(b) == c.String() {
+			*t = c
+			return nil
+		}
+	}
+	return fmt.Errorf("abi: %q is not a wire type (want addr, gptr, size, handle or i32)", b)
+}
+
 // Group is the part of the API a function belongs to.
 type Group string
 
