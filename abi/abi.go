@@ -117,8 +117,14 @@ func (f *Func) Signature() string {
 	return "(" + strings.Join(ts, ", ") + ") -> i32"
 }
 
-// Index returns the position of f in Funcs.
-func (f *Func) Index() int { return index[f.Name] }
+// Index returns the position of f in Funcs (found by name), or -1 if f is
+// not a function of the table.
+func (f *Func) Index() int {
+	if i, ok := index[f.Name]; ok {
+		return i
+	}
+	return -1
+}
 
 // Funcs is the import table of ABI v1, in the order of ABI.md section 5.
 var Funcs = []Func{
