@@ -14,6 +14,7 @@ import (
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/acl/cann"
 )
 
 // testEngine is the engine the guest tests run on: wazero, or the one
@@ -24,6 +25,22 @@ var testEngine = func() string {
 	}
 	return "wazero"
 }()
+
+// testBackend returns the backend options of the guest tests: the default
+// simulator, or the native backend over the library ACLWASM_TEST_ACL_LIB
+// names (CI points it at the stand-in libascendcl.so of acl/cann).
+func testBackend(t testing.TB) []Option {
+	lib := os.Getenv("ACLWASM_TEST_ACL_LIB")
+	if lib == "" {
+		return nil
+	}
+	b, err := cann.Open(lib)
+	if err != nil {
+		t.Fatalf("ACLWASM_TEST_ACL_LIB=%s: %v", lib, err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return []Option{WithBackend(b)}
+}
 
 // wat2wasm compiles WebAssembly text with wabt's wat2wasm, which the
 // project's toolchain script installs. A missing tool fails the test.
@@ -92,7 +109,7 @@ func newHarness(t *testing.T, p Policy, opts ...Option) *harness {
 	t.Helper()
 	h := &harness{t: t}
 	ctx := context.Background()
-	opts = append([]Option{WithEngine(testEngine), WithTrace(func(r CallRecord) { h.log = append(h.log, r) })}, opts...)
+	opts = append(append(testBackend(t), WithEngine(testEngine), WithTrace(func(r CallRecord) { h.log = append(h.log, r) })), opts...)
 	rt, err := NewRuntime(ctx, opts...)
 	require.NoError(t, err)
 	h.rt = rt

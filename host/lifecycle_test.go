@@ -74,7 +74,7 @@ func freeMem(t *testing.T, rt *Runtime) []uint64 {
 
 func newRuntime(t *testing.T, opts ...Option) *Runtime {
 	t.Helper()
-	rt, err := NewRuntime(context.Background(), append([]Option{WithEngine(testEngine)}, opts...)...)
+	rt, err := NewRuntime(context.Background(), append(append(testBackend(t), WithEngine(testEngine)), opts...)...)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, rt.Close(context.Background())) })
 	return rt
