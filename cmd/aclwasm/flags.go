@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -104,19 +105,19 @@ func parseBytes(s string) (uint64, error) {
 		suffix string
 		mult   uint64
 	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}}
-	mult := uint64(1)
+	num, mult := s, uint64(1)
 	for _, u := range units {
 		if strings.HasSuffix(s, u.suffix) {
-			s, mult = strings.TrimSuffix(s, u.suffix), u.mult
+			num, mult = strings.TrimSuffix(s, u.suffix), u.mult
 			break
 		}
 	}
-	n, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64)
+	n, err := strconv.ParseUint(strings.TrimSpace(num), 10, 64)
+	if errors.Is(err, strconv.ErrRange) || err == nil && n > ^uint64(0)/mult {
+		return 0, fmt.Errorf("%q overflows 64 bits", s)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("%q is not a byte count (like 4096, 64KiB, 1GiB)", s)
-	}
-	if n > ^uint64(0)/mult {
-		return 0, fmt.Errorf("%d%s overflows", n, s)
 	}
 	return n * mult, nil
 }
