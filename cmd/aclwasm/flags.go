@@ -64,11 +64,33 @@ func (f *sandboxFlags) policy() (host.Policy, error) {
 	if p.PinnedMemory, err = parseBytes(f.pinnedMemory); err != nil {
 		return p, fmt.Errorf("--pinned-memory: %w", err)
 	}
+	// In a Policy, 0 means the default: a limit of 0 given here would
+	// silently become the default limit, so it is refused.
+	if p.DeviceMemory == 0 {
+		return p, fmt.Errorf("--device-memory %q: want more than 0 (to give a plugin no device memory, --deny aclrtMalloc)", f.deviceMemory)
+	}
+	if p.PinnedMemory == 0 {
+		return p, fmt.Errorf("--pinned-memory %q: want more than 0 (to refuse pinning, --deny aclrtHostRegister)", f.pinnedMemory)
+	}
+	for _, l := range []struct {
+		flag string
+		v    int
+	}{{"max-allocations", f.maxAllocs}, {"max-registrations", f.maxRegs}, {"max-streams", f.maxStreams}, {"max-events", f.maxEvents}, {"max-queued", f.maxQueued}} {
+		if l.v < 1 {
+			return p, fmt.Errorf("--%s %d: want at least 1", l.flag, l.v)
+		}
+	}
+	if f.memoryPages < 1 {
+		return p, fmt.Errorf("--memory-pages %d: want at least 1", f.memoryPages)
+	}
+	if f.timeout <= 0 {
+		return p, fmt.Errorf("--timeout %v: want a positive duration", f.timeout)
+	}
 	if f.deviceMap != "" {
 		for _, s := range strings.Split(f.deviceMap, ",") {
 			d, err := strconv.ParseInt(strings.TrimSpace(s), 10, 32)
 			if err != nil {
-				return p, fmt.Errorf("--device-map: %w", err)
+				return p, fmt.Errorf("--device-map %q: %q is not a device number", f.deviceMap, strings.TrimSpace(s))
 			}
 			p.Devices = append(p.Devices, int32(d))
 		}
@@ -88,6 +110,9 @@ func (f *sandboxFlags) openBackend() (acl.Backend, error) {
 		mem, err := parseBytes(f.simMemory)
 		if err != nil {
 			return nil, fmt.Errorf("--sim-memory: %w", err)
+		}
+		if mem == 0 {
+			return nil, fmt.Errorf("--sim-memory %q: want more than 0", f.simMemory)
 		}
 		if f.devices < 1 {
 			return nil, fmt.Errorf("--devices %d: want at least 1", f.devices)
