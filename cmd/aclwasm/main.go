@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -49,11 +50,18 @@ func main() {
 	case err == nil:
 	case errors.As(err, &ee):
 		if ee.err != nil {
-			fmt.Fprintln(os.Stderr, "aclwasm:", ee.err)
+			fmt.Fprintln(os.Stderr, "aclwasm:", firstLine(ee.err))
 		}
 		os.Exit(ee.code)
 	default:
-		fmt.Fprintln(os.Stderr, "aclwasm:", err)
+		fmt.Fprintln(os.Stderr, "aclwasm:", firstLine(err))
 		os.Exit(2)
 	}
+}
+
+// firstLine is the one-line reason the exit codes come with: an engine's
+// trap message goes on with a wasm stack trace, which is left out.
+func firstLine(err error) string {
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	return msg
 }
