@@ -8,7 +8,10 @@
 // Exit codes of run: the guest's own exit code when it exits; 124 when the
 // timeout stopped it; 125 when the module was refused at load time; 126 for
 // a host error (bad flags, backend unavailable); 134 when the guest
-// trapped. check exits 0 when the module passes and 1 when it does not.
+// trapped. A guest exit code above 255, which an exit status cannot hold,
+// gives 255. Each code but the guest's own comes with a one-line reason on
+// stderr. check exits 0 when the module passes, 1 when it does not, and 126
+// for a host error.
 package main
 
 import (
@@ -64,4 +67,17 @@ func main() {
 func firstLine(err error) string {
 	msg, _, _ := strings.Cut(err.Error(), "\n")
 	return msg
+}
+
+// guestExit is how the process ends for a guest that exited with code: with
+// the same code, or, for a code a process exit status cannot hold (the OS
+// keeps its low 8 bits, so 256 would read as success), with 255 and a reason.
+func guestExit(code uint32) error {
+	switch {
+	case code == 0:
+		return nil
+	case code > 255:
+		return &exitError{255, fmt.Errorf("guest exited with code %d, which an exit status cannot hold: exiting 255", code)}
+	}
+	return &exitError{code: int(code)}
 }

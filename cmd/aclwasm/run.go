@@ -33,8 +33,8 @@ exit code. With --invoke, the module is a reactor: _initialize runs if
 exported, then the named export is called with the args as integers, and
 its results are printed.
 
-Exit codes: the guest's exit code; 124 timeout; 125 load refused; 126 host
-error; 134 trap.`,
+Exit codes: the guest's exit code (255 for one above 255); 124 timeout;
+125 load refused; 126 host error (bad flag, backend not loadable); 134 trap.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			wasm, err := os.ReadFile(args[0])
@@ -75,10 +75,7 @@ error; 134 trap.`,
 				if err != nil {
 					return classify(err)
 				}
-				if res.ExitCode != 0 {
-					return &exitError{code: int(res.ExitCode)}
-				}
-				return nil
+				return guestExit(res.ExitCode)
 			}
 			return invokeExport(ctx, cmd.OutOrStdout(), stderr, pl, cfg, invoke, args[1:], stats)
 		},
@@ -133,7 +130,7 @@ func classify(err error) error {
 	var ee *host.ExitError
 	switch {
 	case errors.As(err, &ee):
-		return &exitError{code: int(ee.Code)}
+		return guestExit(ee.Code)
 	case errors.Is(err, host.ErrLoad):
 		return &exitError{exitLoad, err}
 	case errors.Is(err, host.ErrTimeout):
