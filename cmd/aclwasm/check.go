@@ -16,7 +16,7 @@ func checkCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "check [flags] plugin.wasm",
 		Short: "Check a plugin's imports against the ABI and a policy without running it (exit 0 ok, 1 refused)",
-		Args:  cobra.ExactArgs(1),
+		Args:  needModule(true),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			wasm, err := os.ReadFile(args[0])
 			if err != nil {

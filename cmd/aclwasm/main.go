@@ -46,6 +46,8 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	// A bad flag is a host error (126), for every command.
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{exitHost, err} })
 	root.AddCommand(runCmd(), checkCmd(), abiCmd())
 	err := root.Execute()
 	var ee *exitError
@@ -67,6 +69,17 @@ func main() {
 func firstLine(err error) string {
 	msg, _, _ := strings.Cut(err.Error(), "\n")
 	return msg
+}
+
+// needModule checks a command's positional arguments: the module, and
+// for run the guest's arguments after it. Missing, it is a host error (126).
+func needModule(exactlyOne bool) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if len(args) == 0 || exactlyOne && len(args) > 1 {
+			return &exitError{exitHost, fmt.Errorf("usage: %s", c.UseLine())}
+		}
+		return nil
+	}
 }
 
 // guestExit is how the process ends for a guest that exited with code: with

@@ -35,7 +35,7 @@ its results are printed.
 
 Exit codes: the guest's exit code (255 for one above 255); 124 timeout;
 125 load refused; 126 host error (bad flag, backend not loadable); 134 trap.`,
-		Args: cobra.MinimumNArgs(1),
+		Args: needModule(false),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			wasm, err := os.ReadFile(args[0])
 			if err != nil {
