@@ -45,6 +45,11 @@ Exit codes: the guest's exit code (255 for one above 255); 124 timeout;
 			if err != nil {
 				return &exitError{exitHost, err}
 			}
+			for _, kv := range env {
+				if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+					return &exitError{exitHost, fmt.Errorf("--env %q: want KEY=VALUE with a nonempty KEY", kv)}
+				}
+			}
 			b, err := f.openBackend()
 			if err != nil {
 				return &exitError{exitHost, err}
