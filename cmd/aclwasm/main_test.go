@@ -1,0 +1,553 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/abi"
+)
+
+// bin is the CLI, built once by TestMain.
+var bin string
+
+func TestMain(m *testing.M) {
+	os.Exit(mainRun(m))
+}
+
+func mainRun(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "aclwasm-cli-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "cmd/aclwasm tests:", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	bin = filepath.Join(dir, "aclwasm")
+	// No build tags (whatever GOFLAGS says): the tests expect a build without
+	// the wasmtime engine.
+	build := exec.Command("go", "build", "-tags=", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "cmd/aclwasm tests: go build failed: %v\n%s", err, out)
+		return 1
+	}
+	return m.Run()
+}
+
+// result is how one run of the CLI ended.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// cli runs the CLI with args and returns its output and exit status.
+func cli(t *testing.T, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	cmd.Env = append(os.Environ(), "ACLWASM_ACL_LIB=")
+	err := cmd.Run()
+	require.NoError(t, ctx.Err(), "aclwasm %q did not finish", args)
+	r := result{stdout: out.String(), stderr: errb.String()}
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		r.code = ee.ExitCode()
+	default:
+		t.Fatalf("aclwasm %q: %v", args, err)
+	}
+	return r
+}
+
+// wat compiles a WAT guest with wat2wasm into the test's temp dir and
+// returns the .wasm path. A missing wat2wasm fails the test.
+func wat(t *testing.T, name, src string) string {
+	t.Helper()
+	w2w, err := exec.LookPath("wat2wasm")
+	if err != nil {
+		t.Fatalf("wat2wasm (wabt) is not on PATH: the CLI tests compile their guests with it; install wabt (apt-get install wabt): %v", err)
+	}
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, name+".wat"), filepath.Join(dir, name+".wasm")
+	require.NoError(t, os.WriteFile(in, []byte(src), 0o644))
+	if b, err := exec.Command(w2w, in, "-o", out).CombinedOutput(); err != nil {
+		t.Fatalf("wat2wasm %s: %v\n%s", name, err, b)
+	}
+	return out
+}
+
+// oneLine asserts that s is exactly one line and returns it without its newline.
+func oneLine(t *testing.T, s string) string {
+	t.Helper()
+	require.True(t, strings.HasSuffix(s, "\n"), "stderr %q does not end a line", s)
+	line := strings.TrimSuffix(s, "\n")
+	require.NotContains(t, line, "\n", "stderr is more than one line")
+	return line
+}
+
+const (
+	watExit7 = `(module
+  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+  (memory (export "memory") 1)
+  (func (export "_start") (call $exit (i32.const 7))))`
+	watReturn = `(module (memory (export "memory") 1) (func (export "_start")))`
+	watTrap   = `(module (memory (export "memory") 1) (func (export "_start") unreachable))`
+	watSpin   = `(module (memory (export "memory") 1) (func (export "_start") (loop $l (br $l))))`
+	// watImports imports two ABI functions correctly, one unknown, one with
+	// a wrong signature and one from a module that is not provided.
+	watBadImports = `(module
+  (import "acl" "aclrtFoo" (func (param i32) (result i32)))
+  (import "acl" "aclrtMalloc" (func (param i32 i32 i32) (result i32)))
+  (import "acl" "aclrtSetDevice" (func (param i32) (result i32)))
+  (import "env" "x" (func))
+  (memory (export "memory") 2)
+  (func (export "_start")))`
+	watSetDevice = `(module
+  (import "acl" "aclrtSetDevice" (func $set (param i32) (result i32)))
+  (import "acl" "aclrtGetDevice" (func $get (param i32) (result i32)))
+  (memory (export "memory") 1)
+  (func (export "_start") (drop (call $set (i32.const 0)))))`
+)
+
+func TestExitCodes(t *testing.T) {
+	exit7 := wat(t, "exit7", watExit7)
+	ret := wat(t, "return", watReturn)
+	trap := wat(t, "trap", watTrap)
+	spin := wat(t, "spin", watSpin)
+	bad := wat(t, "badimports", watBadImports)
+	setdev := wat(t, "setdevice", watSetDevice)
+
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		// stderr: "" means none; otherwise one line containing each of these.
+		stderr []string
+	}{
+		{"guest exits 7", []string{"run", exit7}, 7, nil},
+		{"_start returns", []string{"run", ret}, 0, nil},
+		{"trap", []string{"run", trap}, 134, []string{"aclwasm: ", "guest trapped", "unreachable"}},
+		{"timeout", []string{"run", "--timeout", "200ms", spin}, 124, []string{"aclwasm: ", "timed out"}},
+		{"unknown import", []string{"run", bad}, 125, []string{
+			"load refused",
+			"import acl.aclrtFoo is not a function of ABI v1",
+			"import acl.aclrtMalloc has signature (i32, i32, i32) -> i32, ABI v1 expects (i32, i64, i32) -> i32",
+			`import env.x: module "env" is not provided`,
+		}},
+		{"denied import", []string{"run", "--deny", "aclrtGetDevice", setdev}, 125, []string{"load refused", "import acl.aclrtGetDevice is denied by the policy"}},
+		{"not in allow list", []string{"run", "--allow", "aclrtGetDevice", setdev}, 125, []string{"import acl.aclrtSetDevice is denied by the policy"}},
+		{"allowed", []string{"run", "--allow", "aclrtSetDevice,aclrtGetDevice", setdev}, 0, nil},
+		{"not wasm", []string{"run", os.Args[0]}, 125, []string{"load refused", "compile"}},
+		{"missing module", []string{"run", filepath.Join(t.TempDir(), "nope.wasm")}, 126, []string{"nope.wasm"}},
+		{"reactor run as command", []string{"run", wat(t, "reactor", watReactor)}, 126, []string{"_start"}},
+
+		// Bad flag values.
+		{"device-memory unit", []string{"run", "--device-memory", "12XB", ret}, 126, []string{"--device-memory", `"12XB"`}},
+		{"pinned-memory", []string{"run", "--pinned-memory", "lots", ret}, 126, []string{"--pinned-memory", `"lots"`}},
+		{"sim-memory", []string{"run", "--sim-memory", "1TB", ret}, 126, []string{"--sim-memory", `"1TB"`}},
+		{"sim-memory 0", []string{"run", "--sim-memory", "0GiB", ret}, 126, []string{"--sim-memory", `"0GiB"`}},
+		{"device-memory overflow", []string{"run", "--device-memory", "17179869184GiB", ret}, 126, []string{"--device-memory", `"17179869184GiB"`, "overflows"}},
+		{"device-memory 0", []string{"run", "--device-memory", "0", ret}, 126, []string{"--device-memory"}},
+		{"pinned-memory 0", []string{"run", "--pinned-memory", "0KiB", ret}, 126, []string{"--pinned-memory"}},
+		{"memory-pages 0", []string{"run", "--memory-pages", "0", ret}, 126, []string{"--memory-pages"}},
+		{"memory-pages too many", []string{"run", "--memory-pages", "70000", ret}, 126, []string{"70000"}},
+		{"max-streams 0", []string{"run", "--max-streams", "0", ret}, 126, []string{"--max-streams"}},
+		{"max-allocations negative", []string{"run", "--max-allocations", "-1", ret}, 126, []string{"--max-allocations"}},
+		{"chip", []string{"run", "--chip", "z9", ret}, 126, []string{`--chip "z9"`, "a2, a3 or 950"}},
+		{"backend", []string{"run", "--backend", "nope", ret}, 126, []string{`--backend "nope"`, "sim or cann"}},
+		{"devices 0", []string{"run", "--devices", "0", ret}, 126, []string{"--devices 0"}},
+		{"device-map out of range", []string{"run", "--device-map", "5", ret}, 126, []string{"5", "2 devices"}},
+		{"device-map twice", []string{"run", "--device-map", "1,1", ret}, 126, []string{"mapped twice"}},
+		{"device-map not a number", []string{"run", "--device-map", "0,x", ret}, 126, []string{"--device-map", `"x"`}},
+		{"deny unknown function", []string{"run", "--deny", "aclrtFoo", ret}, 126, []string{`"aclrtFoo"`}},
+		{"engine wasmtime", []string{"run", "--engine", "wasmtime", ret}, 126, []string{"wasmtime", "-tags wasmtime"}},
+		{"engine unknown", []string{"run", "--engine", "v8", ret}, 126, []string{`"v8"`, "wazero"}},
+		{"cann library missing", []string{"run", "--backend", "cann", "--acl-lib", "/nonexistent.so", ret}, 126, []string{"/nonexistent.so"}},
+		{"timeout syntax", []string{"run", "--timeout", "xx", ret}, 126, []string{"--timeout", `"xx"`}},
+		{"timeout 0", []string{"run", "--timeout", "0", ret}, 126, []string{"--timeout"}},
+		{"timeout negative", []string{"run", "--timeout", "-1s", ret}, 126, []string{"--timeout"}},
+		{"unknown flag", []string{"run", "--bogus", ret}, 126, []string{"--bogus"}},
+		{"env without =", []string{"run", "--env", "NOEQ", ret}, 126, []string{"--env", `"NOEQ"`}},
+		{"env empty key", []string{"run", "--env", "=v", ret}, 126, []string{"--env", `"=v"`}},
+		{"no module", []string{"run"}, 126, []string{"plugin.wasm"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := cli(t, tc.args...)
+			require.Equal(t, tc.code, r.code, "exit code; stderr: %s", r.stderr)
+			require.Empty(t, r.stdout)
+			if tc.stderr == nil {
+				require.Empty(t, r.stderr)
+				return
+			}
+			line := oneLine(t, r.stderr)
+			require.True(t, strings.HasPrefix(line, "aclwasm: "), "stderr %q", line)
+			for _, s := range tc.stderr {
+				require.Contains(t, line, s)
+			}
+		})
+	}
+}
+
+// TestGuestExitCodes: the guest's own exit code is the process's, and one
+// a process cannot have never reads as success.
+func TestGuestExitCodes(t *testing.T) {
+	const src = `(module
+  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+  (memory (export "memory") 1)
+  (func (export "_start") (call $exit (i32.const %d))))`
+	for _, tc := range []struct {
+		exit, code int
+	}{{0, 0}, {1, 1}, {125, 125}, {255, 255}, {256, 255}, {512, 255}, {65536, 255}, {0x7fffffff, 255}} {
+		t.Run(fmt.Sprint(tc.exit), func(t *testing.T) {
+			t.Parallel()
+			r := cli(t, "run", wat(t, "exit", fmt.Sprintf(src, tc.exit)))
+			require.Equal(t, tc.code, r.code, r.stderr)
+			if uint32(tc.exit) > 255 {
+				require.Contains(t, oneLine(t, r.stderr), fmt.Sprintf("guest exited with code %d", uint32(tc.exit)))
+			} else {
+				require.Empty(t, r.stderr)
+			}
+		})
+	}
+}
+
+const watTraceGuest = `(module
+  (import "acl" "aclrtSetDevice" (func $setdev (param i32) (result i32)))
+  (import "acl" "aclrtMalloc" (func $malloc (param i32 i64 i32) (result i32)))
+  (import "acl" "aclrtMemcpy" (func $memcpy (param i64 i64 i64 i64 i32) (result i32)))
+  (import "acl" "aclrtFree" (func $free (param i64) (result i32)))
+  (memory (export "memory") 1)
+  (func (export "_start")
+    (drop (call $setdev (i32.const 0)))
+    (drop (call $malloc (i32.const 16) (i64.const 4096) (i32.const 0)))
+    ;; one 4096-byte H2D copy from guest address 1024
+    (drop (call $memcpy (i64.load (i32.const 16)) (i64.const 4096) (i64.const 1024) (i64.const 4096) (i32.const 1)))
+    ;; a failing call
+    (drop (call $malloc (i32.const 16) (i64.const 0) (i32.const 0)))
+    ;; a failing copy: past the end of guest memory
+    (drop (call $memcpy (i64.load (i32.const 16)) (i64.const 4096) (i64.const 65000) (i64.const 4096) (i32.const 1)))
+    (drop (call $free (i64.load (i32.const 16))))
+    (drop (call $setdev (i32.const -1)))))`
+
+func TestTrace(t *testing.T) {
+	g := wat(t, "trace", watTraceGuest)
+	r := cli(t, "run", "--trace", g)
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Empty(t, r.stdout)
+	lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
+	require.Len(t, lines, 7, r.stderr)
+
+	// The device address is the host's to choose: read it from the copy.
+	var dev string
+	_, err := fmt.Sscanf(lines[2], "trace: aclrtMemcpy(dst=%s", &dev)
+	require.NoError(t, err, lines[2])
+	dev = strings.TrimSuffix(dev, ",")
+	require.Regexp(t, `^0x[0-9a-f]{9,16}$`, dev, "a device address is at or above 2^32")
+
+	require.Equal(t, "trace: aclrtSetDevice(deviceId=0) = 0", lines[0])
+	require.Equal(t, "trace: aclrtMalloc(devPtr=0x10, size=4096, policy=0) = 0", lines[1])
+	require.Equal(t, "trace: aclrtMemcpy(dst="+dev+", destMax=4096, src=0x400, count=4096, kind=1) = 0", lines[2])
+	require.Equal(t, "trace: aclrtMalloc(devPtr=0x10, size=0, policy=0) = 100000 ACL_ERROR_INVALID_PARAM: aclrtMalloc: size is 0", lines[3])
+	require.Regexp(t, `^trace: aclrtMemcpy\(dst=`+dev+`, destMax=4096, src=0xfde8, count=4096, kind=1\) = 107000 ACL_ERROR_RT_PARAM_INVALID: aclrtMemcpy: \S.*$`, lines[4])
+	require.Equal(t, "trace: aclrtFree(devPtr="+dev+") = 0", lines[5])
+	require.Regexp(t, `^trace: aclrtSetDevice\(deviceId=-1\) = \d+ ACL_ERROR_\w+: aclrtSetDevice: \S.*$`, lines[6])
+}
+
+// TestTraceTrap: calls before a trap are traced, then the one-line reason.
+func TestTraceTrap(t *testing.T) {
+	g := wat(t, "tracetrap", `(module
+  (import "acl" "aclrtSetDevice" (func $setdev (param i32) (result i32)))
+  (memory (export "memory") 1)
+  (func (export "_start") (drop (call $setdev (i32.const 1))) unreachable))`)
+	r := cli(t, "run", "--trace", g)
+	require.Equal(t, 134, r.code, r.stderr)
+	lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
+	require.Len(t, lines, 2, r.stderr)
+	require.Equal(t, "trace: aclrtSetDevice(deviceId=1) = 0", lines[0])
+	require.True(t, strings.HasPrefix(lines[1], "aclwasm: "), lines[1])
+	require.Contains(t, lines[1], "guest trapped")
+}
+
+// statsTable parses the --stats table: function -> its columns.
+func statsTable(t *testing.T, stderr string) map[string][]string {
+	t.Helper()
+	lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+	require.NotEmpty(t, lines)
+	require.Equal(t, []string{"function", "calls", "errors", "H2D", "D2H", "D2D", "H2H"}, strings.Fields(lines[0]))
+	rows := map[string][]string{}
+	for _, l := range lines[1:] {
+		f := strings.Fields(l)
+		require.NotEmpty(t, f, "blank line in %q", stderr)
+		rows[f[0]] = f[1:]
+	}
+	return rows
+}
+
+func TestStats(t *testing.T) {
+	g := wat(t, "stats", watTraceGuest)
+	r := cli(t, "run", "--stats", g)
+	require.Equal(t, 0, r.code, r.stderr)
+	rows := statsTable(t, r.stderr)
+	require.Equal(t, map[string][]string{
+		"aclrtSetDevice": {"2", "1×107001", "0", "0", "0", "0"},
+		"aclrtMalloc":    {"2", "1×100000", "0", "0", "0", "0"},
+		"aclrtMemcpy":    {"2", "1×107000", "4096", "0", "0", "0"},
+		"aclrtFree":      {"1", "-", "0", "0", "0", "0"},
+		"total":          {"4096", "0", "0", "0"},
+	}, rows, r.stderr)
+}
+
+// TestStatsAfterTrap: the table comes after a failed run too.
+func TestStatsAfterTrap(t *testing.T) {
+	g := wat(t, "statstrap", `(module
+  (import "acl" "aclrtSetDevice" (func $setdev (param i32) (result i32)))
+  (memory (export "memory") 1)
+  (func (export "_start") (drop (call $setdev (i32.const 0))) unreachable))`)
+	r := cli(t, "run", "--stats", g)
+	require.Equal(t, 134, r.code, r.stderr)
+	i := strings.LastIndex(strings.TrimSuffix(r.stderr, "\n"), "\n")
+	require.Positive(t, i)
+	require.Contains(t, r.stderr[i:], "guest trapped")
+	rows := statsTable(t, r.stderr[:i+1])
+	require.Equal(t, []string{"1", "-", "0", "0", "0", "0"}, rows["aclrtSetDevice"])
+}
+
+const watReactor = `(module
+  (import "acl" "aclrtGetDeviceCount" (func $cnt (param i32) (result i32)))
+  (import "acl" "aclrtSetDevice" (func $setdev (param i32) (result i32)))
+  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+  (memory (export "memory") 1)
+  (global $init (mut i32) (i32.const 0))
+  (func (export "_initialize") (global.set $init (i32.const 100)))
+  ;; a + b, and what _initialize set
+  (func (export "add") (param i32 i64) (result i64 i32)
+    (i64.add (i64.extend_i32_s (local.get 0)) (local.get 1)) (global.get $init))
+  ;; aclrtGetDeviceCount's result and count
+  (func (export "count") (result i32 i32)
+    (call $cnt (i32.const 8)) (i32.load (i32.const 8)))
+  (func (export "setdev") (param i32) (result i32) (call $setdev (local.get 0)))
+  (func (export "id") (param i64) (result i64) (local.get 0))
+  (func (export "none"))
+  (func (export "quit") (param i32) (call $exit (local.get 0)))
+  (func (export "boom") unreachable)
+  (func (export "spin") (loop $l (br $l))))`
+
+func TestInvoke(t *testing.T) {
+	g := wat(t, "reactor", watReactor)
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string
+		stderr []string
+	}{
+		{"results", []string{"--invoke", "add", g, "2", "40"}, 0, "42 100\n", nil},
+		{"negative and hex", []string{"--invoke", "add", g, "-2", "0x10"}, 0, "14 100\n", nil},
+		{"i64 max", []string{"--invoke", "id", g, "9223372036854775807"}, 0, "9223372036854775807\n", nil},
+		{"u64 max", []string{"--invoke", "id", g, "18446744073709551615"}, 0, "18446744073709551615\n", nil},
+		{"host call", []string{"--invoke", "setdev", g, "0"}, 0, "0\n", nil},
+		{"host call error", []string{"--invoke", "setdev", g, "9"}, 0, "107001\n", nil},
+		{"no results", []string{"--invoke", "none", g}, 0, "\n", nil},
+		{"exit", []string{"--invoke", "quit", g, "3"}, 3, "", nil},
+		{"not an integer", []string{"--invoke", "id", g, "abc"}, 126, "", []string{`--invoke id: argument "abc" is not an integer`}},
+		{"no such export", []string{"--invoke", "nope", g}, 126, "", []string{`"nope"`}},
+		{"trap", []string{"--invoke", "boom", g}, 134, "", []string{"boom", "guest trapped", "unreachable"}},
+		{"timeout", []string{"--timeout", "200ms", "--invoke", "spin", g}, 124, "", []string{"spin", "timed out"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := cli(t, append([]string{"run"}, tc.args...)...)
+			require.Equal(t, tc.code, r.code, r.stderr)
+			require.Equal(t, tc.stdout, r.stdout)
+			if tc.stderr == nil {
+				require.Empty(t, r.stderr)
+				return
+			}
+			line := oneLine(t, r.stderr)
+			for _, s := range tc.stderr {
+				require.Contains(t, line, s)
+			}
+		})
+	}
+}
+
+func TestInvokeStats(t *testing.T) {
+	g := wat(t, "reactor", watReactor)
+	r := cli(t, "run", "--stats", "--invoke", "setdev", g, "0")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Equal(t, "0\n", r.stdout)
+	rows := statsTable(t, r.stderr)
+	require.Equal(t, []string{"1", "-", "0", "0", "0", "0"}, rows["aclrtSetDevice"])
+}
+
+func TestDevices(t *testing.T) {
+	g := wat(t, "reactor", watReactor)
+	for _, tc := range []struct {
+		flags []string
+		want  string
+	}{
+		{nil, "0 2\n"}, // the simulator's default: 2 devices
+		{[]string{"--devices", "4"}, "0 4\n"},
+		{[]string{"--devices", "1"}, "0 1\n"},
+		{[]string{"--device-map", "1"}, "0 1\n"},
+		{[]string{"--devices", "4", "--device-map", "3,1"}, "0 2\n"},
+		{[]string{"--devices", "4", "--device-map", " 2, 0 ,1"}, "0 3\n"},
+	} {
+		t.Run(strings.Join(tc.flags, " "), func(t *testing.T) {
+			t.Parallel()
+			args := append(append([]string{"run"}, tc.flags...), "--invoke", "count", g)
+			r := cli(t, args...)
+			require.Equal(t, 0, r.code, r.stderr)
+			require.Equal(t, tc.want, r.stdout)
+		})
+	}
+	// A mapped device set: guest device 1 exists, guest device 2 does not.
+	r := cli(t, "run", "--devices", "4", "--device-map", "3,1", "--invoke", "setdev", g, "1")
+	require.Equal(t, "0\n", r.stdout, r.stderr)
+	r = cli(t, "run", "--devices", "4", "--device-map", "3,1", "--invoke", "setdev", g, "2")
+	require.Equal(t, "107001\n", r.stdout, r.stderr)
+}
+
+// watEnvArgs writes its environment block, then its argument block, to
+// stdout: NUL-terminated strings as WASI's environ_get and args_get fill them.
+const watEnvArgs = `(module
+  (import "wasi_snapshot_preview1" "environ_sizes_get" (func $esz (param i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "environ_get" (func $eget (param i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "args_sizes_get" (func $asz (param i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "args_get" (func $aget (param i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_write" (func $write (param i32 i32 i32 i32) (result i32)))
+  (memory (export "memory") 1)
+  (func $dump (param $buf i32) (param $len i32)
+    (i32.store (i32.const 0) (local.get $buf))
+    (i32.store (i32.const 4) (local.get $len))
+    (drop (call $write (i32.const 1) (i32.const 0) (i32.const 1) (i32.const 8))))
+  (func (export "_start")
+    (drop (call $esz (i32.const 16) (i32.const 20)))
+    (drop (call $eget (i32.const 1024) (i32.const 4096)))
+    (call $dump (i32.const 4096) (i32.load (i32.const 20)))
+    (drop (call $asz (i32.const 16) (i32.const 20)))
+    (drop (call $aget (i32.const 1024) (i32.const 8192)))
+    (call $dump (i32.const 8192) (i32.load (i32.const 20)))))`
+
+func TestEnvAndArgs(t *testing.T) {
+	g := wat(t, "envargs", watEnvArgs)
+	t.Setenv("ACLWASM_TEST_LEAK", "host secret") // the host's environment never reaches the guest
+
+	r := cli(t, "run", "--env", "A=1", "--env", "B=x=y", "--env", "EMPTY=", g, "foo", "bar baz", "--env", "C=3")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Empty(t, r.stderr)
+	// env block, then argv: argv[0] is the module path; flags after the
+	// module belong to the guest.
+	require.Equal(t, []string{"A=1", "B=x=y", "EMPTY=", g, "foo", "bar baz", "--env", "C=3"},
+		strings.Split(strings.TrimSuffix(r.stdout, "\x00"), "\x00"))
+
+	r = cli(t, "run", g)
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Equal(t, g+"\x00", r.stdout, "no environment by default")
+}
+
+func TestCheck(t *testing.T) {
+	ret := wat(t, "return", watReturn)
+	bad := wat(t, "badimports", watBadImports)
+	setdev := wat(t, "setdevice", watSetDevice)
+	big := wat(t, "bigmem", `(module (memory (export "memory") 100) (func (export "_start")))`)
+
+	r := cli(t, "check", ret)
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Equal(t, ret+": ok\n", r.stdout)
+	require.Empty(t, r.stderr)
+
+	r = cli(t, "check", setdev)
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Equal(t, setdev+": ok\n", r.stdout)
+
+	r = cli(t, "check", bad)
+	require.Equal(t, 1, r.code, r.stderr)
+	require.Equal(t, bad+": import acl.aclrtFoo is not a function of ABI v1\n"+
+		bad+": import acl.aclrtMalloc has signature (i32, i32, i32) -> i32, ABI v1 expects (i32, i64, i32) -> i32\n"+
+		bad+`: import env.x: module "env" is not provided (only "acl" and wasi_snapshot_preview1)`+"\n", r.stdout)
+
+	// Policy flags add their problems: every one is listed.
+	r = cli(t, "check", "--deny", "aclrtSetDevice", "--memory-pages", "1", bad)
+	require.Equal(t, 1, r.code, r.stderr)
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	require.Len(t, lines, 5, r.stdout)
+	require.Contains(t, r.stdout, bad+": import acl.aclrtSetDevice is denied by the policy\n")
+	require.Contains(t, r.stdout, "aclrtFoo")
+	require.Contains(t, r.stdout, "aclrtMalloc")
+	require.Contains(t, r.stdout, "env.x")
+	require.Contains(t, r.stdout, bad+": memory needs 2 pages at start, the policy allows 1\n")
+
+	r = cli(t, "check", "--memory-pages", "10", big)
+	require.Equal(t, 1, r.code, r.stderr)
+	require.Equal(t, big+": memory needs 100 pages at start, the policy allows 10\n", r.stdout)
+
+	r = cli(t, "check", "--deny", "aclrtGetDevice", setdev)
+	require.Equal(t, 1, r.code, r.stderr)
+	require.Equal(t, setdev+": import acl.aclrtGetDevice is denied by the policy\n", r.stdout)
+
+	r = cli(t, "check", os.Args[0])
+	require.Equal(t, 1, r.code, r.stderr)
+	require.True(t, strings.HasPrefix(r.stdout, os.Args[0]+": compile"), r.stdout)
+
+	// Host errors are not a verdict on the module.
+	r = cli(t, "check", "--chip", "z9", ret)
+	require.Equal(t, 126, r.code, r.stderr)
+	require.Empty(t, r.stdout)
+	r = cli(t, "check", filepath.Join(t.TempDir(), "nope.wasm"))
+	require.Equal(t, 126, r.code, r.stderr)
+	r = cli(t, "check", "--timeout", "soon", ret)
+	require.Equal(t, 126, r.code, r.stderr)
+}
+
+func TestABI(t *testing.T) {
+	r := cli(t, "abi")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Empty(t, r.stderr)
+	require.True(t, strings.HasPrefix(r.stdout, `# Guest ABI v1: imports from module "acl"`), r.stdout)
+	require.Contains(t, r.stdout, "| `aclrtMemcpy` | dst addr, destMax size, src addr, count size, kind i32 | `(i64, i64, i64, i64, i32) -> i32` |")
+
+	rj := cli(t, "abi", "--json")
+	require.Equal(t, 0, rj.code, rj.stderr)
+	var doc struct {
+		Module    string `json:"module"`
+		Version   int    `json:"version"`
+		Functions []struct {
+			Name   string `json:"name"`
+			Params []struct {
+				Name string `json:"name"`
+				Type string `json:"type"`
+			} `json:"params"`
+		} `json:"functions"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(rj.stdout), &doc), rj.stdout)
+	require.Equal(t, "acl", doc.Module)
+	require.Equal(t, 1, doc.Version)
+
+	// Both forms have every function of the table, once.
+	require.Len(t, doc.Functions, len(abi.Funcs))
+	for i, f := range doc.Functions {
+		require.Equal(t, abi.Funcs[i].Name, f.Name)
+		require.Equal(t, 1, strings.Count(r.stdout, "| `"+f.Name+"` |"), f.Name)
+		for _, p := range f.Params {
+			require.Contains(t, []string{"addr", "gptr", "size", "handle", "i32"}, p.Type, "%s.%s", f.Name, p.Name)
+		}
+	}
+
+	r = cli(t, "abi", "extra")
+	require.NotEqual(t, 0, r.code)
+}
