@@ -34,7 +34,12 @@ type importDesc struct {
 	signature    string // as abi.Func.Signature writes it
 }
 
-var errNoExport = errors.New("no such export")
+// errNoExport and errArgs report a call the instance refused before any
+// guest code ran: the instance stays usable.
+var (
+	errNoExport = errors.New("no such export")
+	errArgs     = errors.New("wrong number of arguments")
+)
 
 // engines are the engine constructors this build has, by name.
 var engines = map[string]func(context.Context, engineOptions) (engine, error){}

@@ -272,7 +272,7 @@ func (p *Plugin) Run(ctx context.Context, cfg Config) (Result, error) {
 		return Result{}, err
 	}
 	_, err = inst.inst.call(inst.ctx(ctx), "_start")
-	err = ctxErr(ctx, err)
+	err = ctxErr(ctx, "_start", err)
 	var ee *ExitError
 	res := Result{}
 	if errors.As(err, &ee) {
@@ -302,8 +302,8 @@ func (p *Plugin) Instantiate(ctx context.Context, cfg Config) (*Instance, error)
 		return nil, err
 	}
 	if inst.inst.has("_initialize") {
-		if _, err := inst.inst.call(inst.ctx(ctx), "_initialize"); ctxErr(ctx, err) != nil {
-			err = ctxErr(ctx, err)
+		if _, err := inst.inst.call(inst.ctx(ctx), "_initialize"); ctxErr(ctx, "_initialize", err) != nil {
+			err = ctxErr(ctx, "_initialize", err)
 			return nil, errors.Join(err, inst.finish(true))
 		}
 	}
@@ -311,6 +311,11 @@ func (p *Plugin) Instantiate(ctx context.Context, cfg Config) (*Instance, error)
 }
 
 func (p *Plugin) instantiate(ctx context.Context, cfg Config) (*Instance, error) {
+	for _, kv := range cfg.Env {
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" || strings.ContainsRune(kv, 0) {
+			return nil, fmt.Errorf("host: Config.Env entry %q is not KEY=VALUE", kv)
+		}
+	}
 	s := newSession(p.rt, p.policy, p.rt.regions.Add(1))
 	inst, err := p.mod.instantiate(withSession(ctx, s), s, cfg)
 	if err != nil {
@@ -335,8 +340,8 @@ func (i *Instance) Call(ctx context.Context, name string, args ...uint64) ([]uin
 	ctx, cancel := context.WithTimeout(ctx, i.p.policy.Timeout)
 	defer cancel()
 	res, err := i.inst.call(i.ctx(ctx), name, args...)
-	err = ctxErr(ctx, err)
-	if err != nil && !errors.Is(err, errNoExport) {
+	err = ctxErr(ctx, name, err)
+	if err != nil && !errors.Is(err, errNoExport) && !errors.Is(err, errArgs) {
 		return nil, errors.Join(err, i.finish(true))
 	}
 	return res, err
@@ -366,15 +371,15 @@ func (i *Instance) finish(abort bool) error {
 // ctxErr returns err, or, when the call ended normally or by an exit but
 // its context is done, the timeout or cancellation: the engines stop a guest
 // whose blocking host call was interrupted, but one may slip out first.
-func ctxErr(ctx context.Context, err error) error {
+func ctxErr(ctx context.Context, name string, err error) error {
 	var ee *ExitError
 	if ctx.Err() == nil || (err != nil && !errors.As(err, &ee)) {
 		return err
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return ErrTimeout
+		return fmt.Errorf("%s: %w", name, ErrTimeout)
 	}
-	return ErrCanceled
+	return fmt.Errorf("%s: %w", name, ErrCanceled)
 }
 
 type sessionKey struct{}

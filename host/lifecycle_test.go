@@ -258,3 +258,35 @@ func TestRunCanceled(t *testing.T) {
 	require.True(t, errors.Is(err, ErrCanceled), "%v", err)
 	require.NoError(t, inst.Close(context.Background()))
 }
+
+func TestGuestCannotFakeTimeoutOrCancel(t *testing.T) {
+	rt := newRuntime(t)
+	for _, code := range []uint32{0xefffffff, 0xffffffff} {
+		wat := fmt.Sprintf(`(module (import "wasi_snapshot_preview1" "proc_exit" (func $e (param i32))) (memory (export "memory") 1) (func (export "_start") (call $e (i32.const %d))))`, int32(code))
+		pl := load(t, rt, wat2wasm(t, wat), Policy{})
+		res, err := pl.Run(context.Background(), Config{})
+		require.NotErrorIs(t, err, ErrTimeout)
+		require.NotErrorIs(t, err, ErrCanceled)
+		if err == nil { // wasmtime's WASI traps on exit codes above 125 instead
+			require.Equal(t, code, res.ExitCode)
+		}
+	}
+}
+
+func TestBadCallsLeaveTheInstanceUsable(t *testing.T) {
+	rt := newRuntime(t)
+	pl := load(t, rt, wat2wasm(t, proxyWAT(1, "")), Policy{})
+	_, err := pl.Instantiate(context.Background(), Config{Env: []string{"=v"}})
+	require.ErrorContains(t, err, "not KEY=VALUE")
+	require.NotErrorIs(t, err, ErrTrap)
+	inst, err := pl.Instantiate(context.Background(), Config{})
+	require.NoError(t, err)
+	defer inst.Close(context.Background())
+	_, err = inst.Call(context.Background(), "aclrtSetDevice")
+	require.ErrorContains(t, err, "it takes 1, got 0")
+	_, err = inst.Call(context.Background(), "nope")
+	require.Error(t, err)
+	res, err := inst.Call(context.Background(), "aclrtSetDevice", 0)
+	require.NoError(t, err)
+	require.Equal(t, []uint64{0}, res)
+}

@@ -369,7 +369,7 @@ func (w *wasmtimeInstance) call(ctx context.Context, name string, args ...uint64
 	ty := f.Type(w.store)
 	params, results := ty.Params(), ty.Results()
 	if len(args) != len(params) {
-		return nil, fmt.Errorf("%s: %w: expected %d params, but passed %d", name, ErrTrap, len(params), len(args))
+		return nil, fmt.Errorf("host: %s: %w: it takes %d, got %d", name, errArgs, len(params), len(args))
 	}
 	vals := make([]any, len(args))
 	for k, p := range params {

@@ -170,6 +170,9 @@ func (i *wazeroInstance) call(ctx context.Context, name string, args ...uint64) 
 	if fn == nil {
 		return nil, fmt.Errorf("host: %w: %q", errNoExport, name)
 	}
+	if want := len(fn.Definition().ParamTypes()); len(args) != want {
+		return nil, fmt.Errorf("host: %s: %w: it takes %d, got %d", name, errArgs, want, len(args))
+	}
 	res, err := fn.Call(ctx, args...)
 	if err != nil {
 		return nil, runError(name, err)
@@ -187,14 +190,12 @@ func (i *wazeroInstance) close(ctx context.Context) error { return i.mod.Close(c
 
 // runError classifies how a guest call ended.
 func runError(name string, err error) error {
+	// wazero reports a done context as reserved exit codes, which a guest
+	// can also pass to proc_exit: they stay exit codes here, and the caller
+	// (ctxErr) turns them into ErrTimeout or ErrCanceled only when the
+	// call's context really is done.
 	var ee *sys.ExitError
 	if errors.As(err, &ee) {
-		switch ee.ExitCode() {
-		case sys.ExitCodeDeadlineExceeded:
-			return fmt.Errorf("%s: %w", name, ErrTimeout)
-		case sys.ExitCodeContextCanceled:
-			return fmt.Errorf("%s: %w", name, ErrCanceled)
-		}
 		if ee.ExitCode() == 0 {
 			return nil
 		}
