@@ -4,11 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
-
-	"github.com/aclwasm/aclwasm/host"
 )
 
 func checkCmd() *cobra.Command {
@@ -18,25 +15,12 @@ func checkCmd() *cobra.Command {
 		Short: "Check a plugin's imports against the ABI and a policy without running it (exit 0 ok, 1 refused)",
 		Args:  needModule(true),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			wasm, err := os.ReadFile(args[0])
-			if err != nil {
-				return &exitError{exitHost, err}
-			}
-			p, err := f.policy()
-			if err != nil {
-				return &exitError{exitHost, err}
-			}
-			b, err := f.openBackend()
-			if err != nil {
-				return &exitError{exitHost, err}
-			}
-			defer b.Close()
 			ctx := context.Background()
-			rt, err := host.NewRuntime(ctx, host.WithBackend(b), host.WithEngine(f.engine))
+			wasm, p, rt, done, err := f.sandbox(ctx, args[0])
 			if err != nil {
-				return &exitError{exitHost, err}
+				return err
 			}
-			defer rt.Close(ctx)
+			defer done()
 			probs, err := rt.Check(ctx, wasm, p)
 			if err != nil {
 				return &exitError{exitHost, err}

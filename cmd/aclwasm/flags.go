@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -96,6 +98,31 @@ func (f *sandboxFlags) policy() (host.Policy, error) {
 		}
 	}
 	return p, nil
+}
+
+// sandbox reads the module at path and opens what run and check share: the
+// policy, the backend and a runtime over it, with opts added. Errors are
+// host errors (exit 126); done releases the runtime and the backend.
+func (f *sandboxFlags) sandbox(ctx context.Context, path string, opts ...host.Option) (wasm []byte, p host.Policy, rt *host.Runtime, done func(), err error) {
+	fail := func(err error) ([]byte, host.Policy, *host.Runtime, func(), error) {
+		return nil, p, nil, nil, &exitError{exitHost, err}
+	}
+	if wasm, err = os.ReadFile(path); err != nil {
+		return fail(err)
+	}
+	if p, err = f.policy(); err != nil {
+		return fail(err)
+	}
+	b, err := f.openBackend()
+	if err != nil {
+		return fail(err)
+	}
+	rt, err = host.NewRuntime(ctx, append([]host.Option{host.WithBackend(b), host.WithEngine(f.engine)}, opts...)...)
+	if err != nil {
+		b.Close()
+		return fail(err)
+	}
+	return wasm, p, rt, func() { rt.Close(ctx); b.Close() }, nil
 }
 
 // openBackend returns the backend the flags select; the caller closes it.

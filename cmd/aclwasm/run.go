@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,35 +36,22 @@ Exit codes: the guest's exit code (255 for one above 255); 124 timeout;
 125 load refused; 126 host error (bad flag, backend not loadable); 134 trap.`,
 		Args: needModule(false),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			wasm, err := os.ReadFile(args[0])
-			if err != nil {
-				return &exitError{exitHost, err}
-			}
-			p, err := f.policy()
-			if err != nil {
-				return &exitError{exitHost, err}
-			}
 			for _, kv := range env {
 				if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
 					return &exitError{exitHost, fmt.Errorf("--env %q: want KEY=VALUE with a nonempty KEY", kv)}
 				}
 			}
-			b, err := f.openBackend()
-			if err != nil {
-				return &exitError{exitHost, err}
-			}
-			defer b.Close()
 			stderr := cmd.ErrOrStderr()
-			opts := []host.Option{host.WithBackend(b), host.WithEngine(f.engine)}
+			var opts []host.Option
 			if trace {
 				opts = append(opts, host.WithTrace(func(r host.CallRecord) { fmt.Fprintln(stderr, "trace:", r) }))
 			}
 			ctx := context.Background()
-			rt, err := host.NewRuntime(ctx, opts...)
+			wasm, p, rt, done, err := f.sandbox(ctx, args[0], opts...)
 			if err != nil {
-				return &exitError{exitHost, err}
+				return err
 			}
-			defer rt.Close(ctx)
+			defer done()
 			pl, err := rt.Load(ctx, wasm, p)
 			if err != nil {
 				return classify(err)
