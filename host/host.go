@@ -41,6 +41,7 @@ var (
 // ExitError reports a guest that exited with a nonzero code (proc_exit).
 type ExitError struct{ Code uint32 }
 
+// Error implements error.
 func (e *ExitError) Error() string { return fmt.Sprintf("guest exited with code %d", e.Code) }
 
 // Option configures a Runtime.
@@ -163,6 +164,7 @@ type Plugin struct {
 // LoadError lists why a module was refused. It wraps ErrLoad.
 type LoadError struct{ Problems []string }
 
+// Error implements error: every problem, semicolon-separated.
 func (e *LoadError) Error() string {
 	return "load refused: " + strings.Join(e.Problems, "; ")
 }
