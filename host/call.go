@@ -32,13 +32,17 @@ type importFn func(c *call) error
 // trace, and turns a bug's panic into ACL_ERROR_INTERNAL_ERROR instead of
 // crashing the host or trapping the guest.
 func (s *Session) invoke(ctx context.Context, fi int, mem []byte, stack []uint64) {
-	c := call{ctx: ctx, s: s, fi: fi, mem: mem, args: stack}
+	// Host calls of a session never nest, so one call value serves them
+	// all: no allocation per call.
+	c := &s.call
+	*c = call{ctx: ctx, s: s, fi: fi, mem: mem, args: stack}
 	err := c.run()
 	code := acl.CodeOf(err)
 	res := int32(code)
 	if c.ret != nil {
 		res = *c.ret
 	}
+	*c = call{} // drop the references to guest memory and the context
 	s.stats.calls[fi]++
 	var msg string
 	if err != nil {

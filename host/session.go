@@ -38,6 +38,7 @@ type Session struct {
 	inited     bool
 	finalized  bool
 
+	call    call // the host call in flight (see invoke)
 	lastErr string
 	stats   stats
 	trace   func(CallRecord)
