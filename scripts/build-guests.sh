@@ -11,7 +11,7 @@
 #   go-copy, go-reactor          guest-sdk/go/examples
 #   as-copy                      guest-sdk/assemblyscript/examples
 #   conformance                  tests/conformance/conformance.c (the ABI v1 conformance program)
-#   <sample>                     every directory under samples/ (see below)
+#   <sample>                     every directory under samples/ but include/ (see below)
 #
 # Samples: a directory samples/NAME is built by its own build.sh when it has
 # one, run as `bash build.sh` in that directory with OUT (the output
@@ -21,7 +21,8 @@
 # build.sh the layout decides:
 #   Cargo.toml                   cargo build --release --target wasm32-wasi; the package's cdylib or bin
 #   *.go                         GOOS=wasip1 go build (-buildmode=c-shared if it uses //go:wasmexport)
-#   *.c                          clang --target=wasm32-wasi (-mexec-model=reactor if there is no main)
+#   *.c                          clang --target=wasm32-wasi (-mexec-model=reactor if there is no main),
+#                                with samples/include (sample.h, the C samples' shared helpers) on the path
 #   assembly/index.ts or *.ts    asc (AssemblyScript), exporting _start
 #   *.wat                        wat2wasm
 #
@@ -154,7 +155,7 @@ build_sample() { # DIR
 		say "sample $name: clang"
 		local model=()
 		if ! grep -qsE '\bmain[[:space:]]*\(' "$dir"/*.c; then model=(-mexec-model=reactor); fi
-		clang --target=wasm32-wasi "${C_FLAGS[@]}" "${model[@]}" -o "$OUT/$name.wasm" "$dir"/*.c
+		clang --target=wasm32-wasi "${C_FLAGS[@]}" -I"$ROOT/samples/include" "${model[@]}" -o "$OUT/$name.wasm" "$dir"/*.c
 	elif [[ -f "$dir/assembly/index.ts" ]] || compgen -G "$dir/*.ts" >/dev/null; then
 		local entry asc adir="$dir"
 		entry="$dir/assembly/index.ts"
@@ -183,6 +184,8 @@ build_samples() {
 	local d
 	for d in "$ROOT"/samples/*/; do
 		[[ -d "$d" ]] || continue
+		# samples/include holds the C samples' header, not a sample.
+		[[ "$(basename "$d")" == include ]] && continue
 		build_sample "${d%/}"
 	done
 }

@@ -25,37 +25,10 @@
 
 #include <acl/acl.h>
 
-#define CHECK(call)                                                                                            \
-    do {                                                                                                       \
-        aclError ret_ = (call);                                                                                \
-        if (ret_ != ACL_SUCCESS) {                                                                             \
-            printf("\ndescriptors: FAIL: %s: %s (%d): %s\n", #call, aclErrorName(ret_), ret_, aclGetRecentErrMsg()); \
-            exit(2);                                                                                           \
-        }                                                                                                      \
-    } while (0)
+#define SAMPLE_NAME "descriptors"
+#include "sample.h"
 
 #define INNER ACL_MEMCPY_INNER_DEVICE_TO_DEVICE
-
-/* Byte i of the source: the top byte of (i XOR seed) * 2654435761. */
-static uint8_t pattern(uint32_t seed, uint32_t i)
-{
-    return (uint8_t)(((i ^ seed) * 2654435761u) >> 24);
-}
-
-static uint64_t fnv1a64(const uint8_t *p, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < n; i++) {
-        h ^= p[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
-
-static unsigned long arg(int argc, char **argv, int i, unsigned long def)
-{
-    return i < argc ? strtoul(argv[i], NULL, 0) : def;
-}
 
 static uint64_t B, blk;
 static uint8_t *source, *scratch;

@@ -32,6 +32,9 @@
 
 #include <acl/acl.h>
 
+#define SAMPLE_NAME "hostile"
+#include "sample.h"
+
 #define INNER ACL_MEMCPY_INNER_DEVICE_TO_DEVICE
 #define H2D ACL_MEMCPY_HOST_TO_DEVICE
 #define D2H ACL_MEMCPY_DEVICE_TO_HOST
@@ -41,15 +44,9 @@
 static const char *mode = "";
 static int attempts, refused;
 
-#define SETUP(call)                                                                                            \
-    do {                                                                                                       \
-        aclError ret_ = (call);                                                                                \
-        if (ret_ != ACL_SUCCESS) {                                                                             \
-            printf("\nhostile %s: setup failed: %s: %s (%d): %s\n", mode, #call, aclErrorName(ret_), ret_,     \
-                   aclGetRecentErrMsg());                                                                      \
-            exit(2);                                                                                           \
-        }                                                                                                      \
-    } while (0)
+/* CHECK (sample.h) for the calls that set an attack up: the failure line
+   names the mode, and says "setup failed" because no attempt was made. */
+#define SETUP(call) SAMPLE_CHECK(#call, call, "\nhostile %s: setup failed", mode)
 
 static void report(const char *label, const char *fn, aclError got, int ok)
 {
@@ -93,18 +90,6 @@ static int finish(void)
     printf("\nhostile %s: %s (%d of %d attempts refused as documented)\n", mode, ok ? "contained" : "BREACH", refused,
            attempts);
     return ok ? 0 : 1;
-}
-
-static uint8_t pattern(uint32_t seed, uint32_t i) { return (uint8_t)(((i ^ seed) * 2654435761u) >> 24); }
-
-static uint64_t fnv1a64(const uint8_t *p, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < n; i++) {
-        h ^= p[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
 }
 
 static uint64_t memEnd(void) { return (uint64_t)__builtin_wasm_memory_size(0) * 65536; }
@@ -506,15 +491,15 @@ static uint8_t pool[1 << 20];
 
 /* Repeats try until it fails; prints how far it got and checks the code is
    a quota code (207001 bytes, 207012 count). */
-#define UNTIL_REFUSED(label, fn, try)                                                                          \
-    do {                                                                                                       \
-        aclError r_ = ACL_SUCCESS;                                                                             \
-        int n_ = 0;                                                                                            \
-        for (; n_ < 100000 && (r_ = (try)) == ACL_SUCCESS; n_++) {                                             \
-        }                                                                                                      \
-        char l_[96];                                                                                           \
-        snprintf(l_, sizeof l_, "%s: refused after %d", label, n_);                                            \
-        report(l_, fn, r_, r_ == 207001 || r_ == 207012);                                                      \
+#define UNTIL_REFUSED(label, fn, try)                               \
+    do {                                                            \
+        aclError r_ = ACL_SUCCESS;                                  \
+        int n_ = 0;                                                 \
+        for (; n_ < 100000 && (r_ = (try)) == ACL_SUCCESS; n_++) {  \
+        }                                                           \
+        char l_[96];                                                \
+        snprintf(l_, sizeof l_, "%s: refused after %d", label, n_); \
+        report(l_, fn, r_, r_ == 207001 || r_ == 207012);           \
     } while (0)
 
 static int quota(void)

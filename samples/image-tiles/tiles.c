@@ -22,43 +22,15 @@
 
 #include <acl/acl.h>
 
+#define SAMPLE_NAME "image-tiles"
+#include "sample.h"
+
 #define BPP 3 /* bytes per pixel: RGB */
-
-#define CHECK(call)                                                                         \
-    do {                                                                                    \
-        aclError ret_ = (call);                                                             \
-        if (ret_ != ACL_SUCCESS) {                                                          \
-            printf("\nimage-tiles: FAIL: %s: %s (%d): %s\n", #call, aclErrorName(ret_), ret_, \
-                   aclGetRecentErrMsg());                                                   \
-            exit(2);                                                                        \
-        }                                                                                   \
-    } while (0)
-
-/* Byte i of the test pattern: the top byte of (i XOR seed) * 2654435761. */
-static uint8_t pattern(uint32_t seed, uint32_t i)
-{
-    return (uint8_t)(((i ^ seed) * 2654435761u) >> 24);
-}
-
-static uint64_t fnv1a64(const uint8_t *p, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < n; i++) {
-        h ^= p[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
 
 /* One line of the report: step, function, what it did, bytes. */
 static void line(const char *step, const char *fn, const char *what, uint64_t bytes)
 {
     printf("  %-9s %-23s %-22s %10" PRIu64 " bytes\n", step, fn, what, bytes);
-}
-
-static unsigned long arg(int argc, char **argv, int i, unsigned long def)
-{
-    return i < argc ? strtoul(argv[i], NULL, 0) : def;
 }
 
 int main(int argc, char **argv)

@@ -27,35 +27,8 @@
 
 #include <acl/acl.h>
 
-#define CHECK(call)                                                                                         \
-    do {                                                                                                    \
-        aclError ret_ = (call);                                                                             \
-        if (ret_ != ACL_SUCCESS) {                                                                          \
-            printf("\npipeline: FAIL: %s: %s (%d): %s\n", #call, aclErrorName(ret_), ret_, aclGetRecentErrMsg()); \
-            exit(2);                                                                                        \
-        }                                                                                                   \
-    } while (0)
-
-/* Byte i of the input: the top byte of (i XOR seed) * 2654435761. */
-static uint8_t pattern(uint32_t seed, uint32_t i)
-{
-    return (uint8_t)(((i ^ seed) * 2654435761u) >> 24);
-}
-
-static uint64_t fnv1a64(const uint8_t *p, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < n; i++) {
-        h ^= p[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
-
-static unsigned long arg(int argc, char **argv, int i, unsigned long def)
-{
-    return i < argc ? strtoul(argv[i], NULL, 0) : def;
-}
+#define SAMPLE_NAME "pipeline"
+#include "sample.h"
 
 static uint32_t seed;
 static uint64_t chunkBytes;
