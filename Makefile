@@ -4,7 +4,7 @@
 GO ?= go
 WASM_OUT := build/wasm
 
-.PHONY: demo test tools guests vet unit unit-wasmtime unit-cann bench clean
+.PHONY: demo test tools guests vet unit unit-wasmtime unit-cann bench fuzz clean
 
 # The main job: the roundtrip sample (a Go plugin) on the simulated device.
 demo:
@@ -43,6 +43,11 @@ unit-cann:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 2x ./...
+
+# Arbitrary sequences of host calls against one session: no host bug, and
+# the accounting back to its baseline after each (its seeds run in `unit`).
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzImports -fuzztime 5m ./host/
 
 clean:
 	rm -rf build
