@@ -26,6 +26,7 @@ const (
 	Success                        Error = 0
 	ErrInvalidParam                Error = 100000 // ACL_ERROR_INVALID_PARAM: NULL pointer, zero size, bad enum (ACL layer)
 	ErrRepeatInitialize            Error = 100002 // ACL_ERROR_REPEAT_INITIALIZE
+	ErrInvalidFile                 Error = 100003 // ACL_ERROR_INVALID_FILE
 	ErrRepeatFinalize              Error = 100037 // ACL_ERROR_REPEAT_FINALIZE
 	ErrFeatureUnsupported          Error = 200006 // ACL_ERROR_FEATURE_UNSUPPORTED
 	ErrInternal                    Error = 500000 // ACL_ERROR_INTERNAL_ERROR

@@ -7,16 +7,19 @@ import (
 )
 
 // Guest addresses below guestLimit name the guest's linear memory; device
-// allocations get addresses in a per-session region at or above it.
+// allocations get addresses in a per-session region far above it.
 const (
 	guestLimit = 1 << 32
-	// regionBits sizes each session's device address region (1 TiB), so
-	// that sessions of one runtime never share an address: another
-	// session's address is simply not in this session's table.
-	regionBits = 40
+	// regionBits sizes each session's device address region (256 TiB of
+	// addresses that are never handed out twice). Isolation comes from
+	// each session's own table; distinct regions (for 2^14 sessions in a
+	// row) just make another session's address fail the same way every
+	// time, and keep every address below 2^63.
+	regionBits = 48
+	regions    = 1 << 14
 	// allocGuard is the unused gap after every allocation, so that an
 	// address just past one allocation is never inside the next.
-	allocGuard = 64 << 10
+	allocGuard = 4 << 10
 	allocAlign = 64
 )
 
@@ -49,7 +52,7 @@ type addrSpace struct {
 }
 
 func newAddrSpace(region uint64) addrSpace {
-	base := (region%(1<<22) + 1) << regionBits
+	base := (region%regions + 1) << regionBits
 	return addrSpace{next: base, limit: base + 1<<regionBits}
 }
 
@@ -95,6 +98,17 @@ func (as *addrSpace) pinOverlapping(addr, end uint64) *pin {
 	i := sort.Search(len(as.pins), func(i int) bool { return as.pins[i].end > addr })
 	if i < len(as.pins) && as.pins[i].start < end {
 		return as.pins[i]
+	}
+	return nil
+}
+
+// readOnlyIn returns a read-only registered range overlapping [addr, end),
+// or nil: a write may not touch any of them, whichever range it starts in.
+func (as *addrSpace) readOnlyIn(addr, end uint64) *pin {
+	for i := sort.Search(len(as.pins), func(i int) bool { return as.pins[i].end > addr }); i < len(as.pins) && as.pins[i].start < end; i++ {
+		if as.pins[i].typ == acl.HostRegisterReadOnly {
+			return as.pins[i]
+		}
 	}
 	return nil
 }

@@ -1,6 +1,10 @@
 package host
 
-import "github.com/aclwasm/aclwasm/acl"
+import (
+	"strconv"
+
+	"github.com/aclwasm/aclwasm/acl"
+)
 
 // batchFn returns the implementation of one of the four batch copies.
 // Parameters: dsts, destMaxs, srcs, sizes (gptr), numBatches (size), attrs,
@@ -107,12 +111,12 @@ func (c *call) batch(async bool, failAt, streamAt int) error {
 			}
 			continue
 		}
-		d, err := c.resolve("dsts["+itoa(i)+"]", dsts[i], n, true)
+		d, err := c.resolve("dsts["+strconv.FormatUint(i, 10)+"]", dsts[i], n, true)
 		if err != nil {
 			setFail(i)
 			return err
 		}
-		s, err := c.resolve("srcs["+itoa(i)+"]", srcs[i], n, false)
+		s, err := c.resolve("srcs["+strconv.FormatUint(i, 10)+"]", srcs[i], n, false)
 		if err != nil {
 			setFail(i)
 			return err
@@ -139,16 +143,4 @@ func (c *call) batch(async bool, failAt, streamAt int) error {
 		c.moved(acl.Direction(d), n)
 	}
 	return nil
-}
-
-func itoa(v uint64) string {
-	var b [20]byte
-	i := len(b)
-	for {
-		i--
-		b[i] = byte('0' + v%10)
-		if v /= 10; v == 0 {
-			return string(b[i:])
-		}
-	}
 }

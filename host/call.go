@@ -3,7 +3,6 @@ package host
 import (
 	"context"
 	"encoding/binary"
-	"runtime/debug"
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
@@ -59,7 +58,7 @@ func (s *Session) invoke(ctx context.Context, fi int, mem []byte, stack []uint64
 func (c *call) run() (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = acl.Errorf(acl.ErrInternal, "host bug: %v\n%s", r, debug.Stack())
+			err = acl.Errorf(acl.ErrInternal, "host bug: %v", r) // no stack: the guest reads this
 		}
 	}()
 	return imports[c.fi](c)
@@ -139,7 +138,7 @@ func (c *call) resolve(name string, addr, n uint64, write bool) (span, error) {
 			sp.buf.Pin, sp.loc.Type = p.h, acl.MemLocationHost
 		}
 		if write {
-			if p := c.s.as.pinOverlapping(addr, end); p != nil && p.typ == acl.HostRegisterReadOnly {
+			if p := c.s.as.readOnlyIn(addr, end); p != nil {
 				return span{}, acl.Errorf(acl.ErrRTParamInvalid, "%s [%#x, +%d) overlaps the read-only registered range [%#x, %#x)", name, addr, n, p.start, p.end)
 			}
 		}

@@ -49,7 +49,7 @@ func setMemcpyDesc(c *call) error {
 	if err := c.needDevice(); err != nil {
 		return err
 	}
-	ds, err := c.deviceSpan("desc", desc, descSize)
+	ds, err := c.s.resolveDevice("desc", desc, descSize)
 	if err != nil {
 		return err
 	}
@@ -71,7 +71,10 @@ func memcpyAsyncWithDesc(c *call) error {
 	if err := acl.CheckMemcpyAsyncWithDesc(desc, c.kind(1), uint64(h)); err != nil {
 		return err
 	}
-	if _, err := c.deviceSpan("desc", desc, descSize); err != nil {
+	if err := c.needDevice(); err != nil {
+		return err
+	}
+	if _, err := c.s.resolveDevice("desc", desc, descSize); err != nil {
 		return err
 	}
 	st, err := c.stream(h)
@@ -130,10 +133,10 @@ func memcpyAsyncWithOffset(c *call) error {
 	if err := c.needDevice(); err != nil {
 		return err
 	}
-	if _, err := c.deviceSpan("dst", dst, 8); err != nil {
+	if _, err := c.s.resolveDevice("dst", dst, 8); err != nil {
 		return err
 	}
-	if _, err := c.deviceSpan("src", src, 8); err != nil {
+	if _, err := c.s.resolveDevice("src", src, 8); err != nil {
 		return err
 	}
 	st, err := c.stream(c.u32(7))
@@ -183,9 +186,4 @@ func (s *Session) innerCopy(src, dst, n uint64) (d, sp span, err error) {
 		err = acl.Errorf(acl.ErrRTParamInvalid, "srcAddr is on device %d and dstAddr on device %d: this copy stays within one device", sp.a.dev, d.a.dev)
 	}
 	return
-}
-
-// deviceSpan resolves a range that must be device memory of this session.
-func (c *call) deviceSpan(name string, addr, n uint64) (span, error) {
-	return c.s.resolveDevice(name, addr, n)
 }

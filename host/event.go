@@ -15,11 +15,14 @@ func createEvent(c *call) error {
 	if len(s.events) >= s.policy.MaxEvents {
 		return acl.Errorf(acl.ErrRTOverLimit, "the session already holds %d events, the policy's limit", len(s.events))
 	}
+	id, err := s.newHandle()
+	if err != nil {
+		return err
+	}
 	h, err := s.b.CreateEvent(s.phys(s.dev))
 	if err != nil {
 		return err
 	}
-	id := s.newHandle()
 	s.events[id] = &eventRec{h: h, dev: s.dev}
 	le.PutUint32(out, id)
 	return nil

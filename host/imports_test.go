@@ -180,6 +180,10 @@ func TestMemset(t *testing.T) {
 	h.code(acl.ErrRTParamInvalid, "aclrtMemset", data2, 64, 0, 64)
 	h.code(acl.ErrRTParamInvalid, "aclrtMemcpy", data2, 64, a, 64, 2)
 	h.ok("aclrtMemcpy", a, 64, data2, 64, 1) // a read-only range is a valid source
+	// A write that starts in a writable range and runs into a read-only one.
+	h.ok("aclrtHostRegister", data2-64, 64, 0, outB)
+	b := h.malloc(128)
+	h.code(acl.ErrRTParamInvalid, "aclrtMemcpy", data2-64, 128, b, 128, 2)
 }
 
 func TestHostRegisterOrder(t *testing.T) {
@@ -442,10 +446,11 @@ func TestDevicesAndPeers(t *testing.T) {
 
 func TestRuntimeFunctions(t *testing.T) {
 	h := newHarness(t, Policy{})
+	copy(h.mem()[data:], "cfg.json\x00")
+	h.code(acl.ErrInvalidFile, "aclInit", data) // no filesystem; not initialized
 	h.ok("aclInit", 0)
 	h.code(acl.ErrRepeatInitialize, "aclInit", 0)
-	copy(h.mem()[data:], "cfg.json\x00")
-	h.code(acl.Error(100003), "aclInit", data)
+	h.code(acl.ErrRepeatInitialize, "aclInit", data) // the repeat is checked first
 	h.ok("aclrtGetVersion", outA, outB, outC)
 	require.Equal(t, []uint32{1, 17, 0}, []uint32{h.u32(outA), h.u32(outB), h.u32(outC)})
 	// aclGetRecentErrMsg: length returned, bufLen-1 bytes and a NUL written.
@@ -469,4 +474,18 @@ func TestTraceRecordsEveryCall(t *testing.T) {
 	require.Equal(t, "aclrtMalloc", h.log[1].Func.Name)
 	require.Equal(t, acl.ErrInvalidParam, h.log[1].Code)
 	require.Equal(t, "aclrtMalloc: size is 0", h.log[1].Msg)
+}
+
+func TestHandlesAreNeverReused(t *testing.T) {
+	h := newHarness(t, Policy{})
+	h.ok("aclrtSetDevice", 0)
+	h.inst.Session().nextHandle = math.MaxUint32 - 1
+	require.Equal(t, uint64(math.MaxUint32), h.event())
+	h.code(acl.ErrRTOverLimit, "aclrtCreateEvent", outA)
+	h.code(acl.ErrRTOverLimit, "aclrtCreateStream", outA)
+}
+
+func TestDescriptorNeedsDeviceFirst(t *testing.T) {
+	h := newHarness(t, Policy{})
+	h.code(acl.ErrRTContextNull, "aclrtMemcpyAsyncWithDesc", 1<<40, 6, 1)
 }

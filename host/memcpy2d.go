@@ -33,7 +33,8 @@ func memcpy2dSync(c *call) error {
 	if done || err != nil {
 		return err
 	}
-	switch dir := direction(d, s); dir {
+	dir := direction(d, s)
+	switch dir {
 	case acl.DeviceToDevice:
 		return acl.Errorf(acl.ErrRTFeatureNotSupport, "this memcpy2d feature supports only host2device or device2host kinds")
 	case acl.HostToHost:
@@ -43,7 +44,7 @@ func memcpy2dSync(c *call) error {
 	if err := c.s.b.Memcpy2D(d.buf, c.u64(1), s.buf, c.u64(3), width, height); err != nil {
 		return err
 	}
-	c.moved(direction(d, s), width*height)
+	c.moved(dir, width*height)
 	return nil
 }
 

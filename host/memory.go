@@ -27,7 +27,7 @@ func malloc(c *call) error {
 	}
 	base, ok := s.as.reserve(size)
 	if !ok {
-		return acl.Errorf(acl.ErrRTMemoryAllocation, "size %d: the session's device address space is exhausted", size)
+		return acl.Errorf(acl.ErrRTOverLimit, "size %d: the session has used up its 256 TiB of device addresses (they are never reused)", size)
 	}
 	ptr, err := s.b.Malloc(s.phys(s.dev), size, policy)
 	if err != nil {

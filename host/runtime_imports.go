@@ -13,6 +13,9 @@ const maxConfigPath = 4096
 // gives 100002. The sandbox grants no filesystem, so a config file cannot
 // be read: a non-empty path gives ACL_ERROR_INVALID_FILE (100003).
 func aclInit(c *call) error {
+	if c.s.inited {
+		return acl.Errorf(acl.ErrRepeatInitialize, "aclInit was already called")
+	}
 	if p := c.u32(0); p != 0 {
 		b, err := c.guest("configPath", p, min(maxConfigPath, uint64(len(c.mem))-min(uint64(p), uint64(len(c.mem)))))
 		if err != nil {
@@ -23,11 +26,8 @@ func aclInit(c *call) error {
 			return acl.Errorf(acl.ErrInvalidParam, "configPath at %#x is not a NUL-terminated string within %d bytes", p, maxConfigPath)
 		}
 		if n > 0 {
-			return acl.Errorf(acl.Error(100003), "configPath %q cannot be read: the sandbox grants no filesystem; pass NULL or \"\"", b[:n])
+			return acl.Errorf(acl.ErrInvalidFile, "configPath %q cannot be read: the sandbox grants no filesystem; pass NULL or \"\"", b[:n])
 		}
-	}
-	if c.s.inited {
-		return acl.Errorf(acl.ErrRepeatInitialize, "aclInit was already called")
 	}
 	c.s.inited = true
 	return nil

@@ -83,10 +83,14 @@ func (s *Session) LastError() string { return s.lastErr }
 
 func (s *Session) phys(dev int32) int32 { return s.policy.Devices[dev] }
 
-// newHandle returns a handle never handed out before in this session.
-func (s *Session) newHandle() uint32 {
+// newHandle returns a handle never handed out before in this session, or
+// 207012 once all 2^32-1 of them have been.
+func (s *Session) newHandle() (uint32, error) {
+	if s.nextHandle == ^uint32(0) {
+		return 0, acl.Errorf(acl.ErrRTOverLimit, "the session has used every stream and event handle (handles are never reused)")
+	}
 	s.nextHandle++
-	return s.nextHandle
+	return s.nextHandle, nil
 }
 
 // defaultStream returns the session's NULL stream on its current device,

@@ -15,11 +15,14 @@ func createStream(c *call) error {
 	if len(s.streams) >= s.policy.MaxStreams {
 		return acl.Errorf(acl.ErrRTOverLimit, "the session already holds %d streams, the policy's limit", len(s.streams))
 	}
+	id, err := s.newHandle()
+	if err != nil {
+		return err
+	}
 	h, err := s.b.CreateStream(s.phys(s.dev))
 	if err != nil {
 		return err
 	}
-	id := s.newHandle()
 	s.streams[id] = &streamRec{h: h, dev: s.dev}
 	le.PutUint32(out, id)
 	return nil
