@@ -229,7 +229,16 @@ func checkModule(imps []importDesc, wasm []byte, p *Policy) []string {
 			probs = append(probs, fmt.Sprintf("import %s.%s: module %q is not provided (only %q and wasi_snapshot_preview1)", im.module, im.name, im.module, abi.Module))
 		}
 	}
-	if min, ok, err := memoryMinPages(wasm); err == nil && ok && min > uint64(p.MemoryPages) {
+	all, min, hasMem, err := scanModule(wasm)
+	if err != nil {
+		return append(probs, err.Error())
+	}
+	for _, im := range all {
+		if im.kind != 0 {
+			probs = append(probs, fmt.Sprintf("import %s.%s is a %s: the host provides only functions", im.module, im.name, im.kindName()))
+		}
+	}
+	if hasMem && min > uint64(p.MemoryPages) {
 		probs = append(probs, fmt.Sprintf("memory needs %d pages at start, the policy allows %d", min, p.MemoryPages))
 	}
 	return probs

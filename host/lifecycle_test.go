@@ -172,6 +172,9 @@ func TestLoadRefusal(t *testing.T) {
 		{"not allowed", `(module (import "acl" "aclrtFree" (func (param i64) (result i32))))`, Policy{Allow: []string{"aclrtMemcpy"}}, "acl.aclrtFree is denied"},
 		{"other module", `(module (import "env" "abort" (func)))`, Policy{}, `module "env" is not provided`},
 		{"memory too large", `(module (memory 100))`, Policy{MemoryPages: 10}, "memory needs 100 pages at start, the policy allows 10"},
+		{"imported memory", `(module (import "env" "mem" (memory 1)))`, Policy{}, "import env.mem is a memory: the host provides only functions"},
+		{"imported global", `(module (import "acl" "bogus" (global i32)))`, Policy{}, "import acl.bogus is a global"},
+		{"imported table", `(module (import "acl" "aclrtMemcpy" (table 1 funcref)))`, Policy{}, "import acl.aclrtMemcpy is a table"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := rt.Load(context.Background(), wat2wasm(t, tc.wat), tc.policy)

@@ -1,109 +1,123 @@
 package host
 
-import (
-	"errors"
-)
+import "errors"
 
-// memoryMinPages returns the minimum size in pages of the module's memory,
-// defined or imported, read straight from the binary: an engine only shows
-// exported and imported memories, and a minimum above the policy must be
-// refused before instantiation.
-func memoryMinPages(wasm []byte) (uint64, bool, error) {
+// wasmImport is one import of a module, as its binary declares it.
+type wasmImport struct {
+	module, name string
+	kind         byte // 0 func, 1 table, 2 memory, 3 global, 4 tag
+}
+
+var importKinds = [...]string{"function", "table", "memory", "global", "tag"}
+
+func (im wasmImport) kindName() string {
+	if int(im.kind) < len(importKinds) {
+		return importKinds[im.kind]
+	}
+	return "unknown import"
+}
+
+// scanModule reads what the engines do not all show from a module's
+// binary: every import with its kind, and the minimum size in pages of its
+// memory, defined or imported (hasMem false if it has none).
+func scanModule(wasm []byte) (imps []wasmImport, minPages uint64, hasMem bool, err error) {
 	errBad := errors.New("malformed wasm binary")
 	if len(wasm) < 8 || string(wasm[:4]) != "\x00asm" {
-		return 0, false, errBad
+		return nil, 0, false, errBad
 	}
-	p := wasm[8:]
-	for len(p) > 0 {
-		id := p[0]
-		size, n := uleb(p[1:])
-		if n == 0 || uint64(len(p)-1-n) < size {
-			return 0, false, errBad
+	r := byteReader{b: wasm[8:]}
+	for !r.done() {
+		id := r.byte()
+		size := r.uleb()
+		sec := byteReader{b: r.take(size)}
+		if r.bad {
+			return nil, 0, false, errBad
 		}
-		sec := p[1+n : 1+n+int(size)]
-		p = p[1+n+int(size):]
 		switch id {
-		case 2: // imports: skip to a memory import
-			count, k := uleb(sec)
-			sec = sec[k:]
-			for i := uint64(0); i < count && k > 0; i++ {
-				for j := 0; j < 2; j++ { // module and field names
-					l, m := uleb(sec)
-					if m == 0 || uint64(len(sec)-m) < l {
-						return 0, false, errBad
-					}
-					sec = sec[m+int(l):]
-				}
-				if len(sec) == 0 {
-					return 0, false, errBad
-				}
-				kind := sec[0]
-				sec = sec[1:]
-				switch kind {
-				case 0: // func: type index
-					_, k = uleb(sec)
-					sec = sec[k:]
-				case 1: // table: reftype + limits
-					if len(sec) == 0 {
-						return 0, false, errBad
-					}
-					sec, k = skipLimits(sec[1:])
-				case 2: // memory
-					min, _ := limitsMin(sec)
-					return min, true, nil
-				case 3: // global: valtype + mut
-					if len(sec) < 2 {
-						return 0, false, errBad
-					}
-					sec = sec[2:]
+		case 2: // imports
+			for n := sec.uleb(); n > 0 && !sec.bad; n-- {
+				im := wasmImport{module: string(sec.take(sec.uleb()))}
+				im.name = string(sec.take(sec.uleb()))
+				im.kind = sec.byte()
+				switch im.kind {
+				case 0: // type index
+					sec.uleb()
+				case 1: // reftype, limits
+					sec.byte()
+					sec.limits()
+				case 2:
+					minPages, hasMem = sec.limits(), true
+				case 3: // valtype, mutability
+					sec.byte()
+					sec.byte()
+				case 4: // attribute, type index
+					sec.byte()
+					sec.uleb()
 				default:
-					return 0, false, errBad
+					sec.bad = true
 				}
+				imps = append(imps, im)
 			}
 		case 5: // memories
-			count, k := uleb(sec)
-			if count == 0 {
-				return 0, false, nil
+			if n := sec.uleb(); n > 0 {
+				minPages, hasMem = sec.limits(), true
 			}
-			min, _ := limitsMin(sec[k:])
-			return min, true, nil
+		}
+		if sec.bad {
+			return nil, 0, false, errBad
 		}
 	}
-	return 0, false, nil
+	return imps, minPages, hasMem, nil
 }
 
-func limitsMin(b []byte) (uint64, int) {
-	if len(b) == 0 {
-		return 0, 0
-	}
-	v, n := uleb(b[1:])
-	return v, n
+// byteReader reads a wasm binary; bad records a read past the end or a
+// malformed LEB128, after which every read gives zero.
+type byteReader struct {
+	b   []byte
+	bad bool
 }
 
-func skipLimits(b []byte) ([]byte, int) {
-	if len(b) == 0 {
-		return b, 0
+func (r *byteReader) done() bool { return len(r.b) == 0 || r.bad }
+
+func (r *byteReader) byte() byte {
+	if len(r.b) == 0 {
+		r.bad = true
+		return 0
 	}
-	flags := b[0]
-	b = b[1:]
-	_, n := uleb(b)
-	b = b[n:]
-	if flags&1 != 0 {
-		_, m := uleb(b)
-		b = b[m:]
-	}
-	return b, 1
+	c := r.b[0]
+	r.b = r.b[1:]
+	return c
 }
 
-// uleb decodes an unsigned LEB128 value; n is 0 when b is malformed.
-func uleb(b []byte) (v uint64, n int) {
-	for shift := uint(0); n < len(b) && shift < 64; shift += 7 {
-		c := b[n]
-		n++
+func (r *byteReader) take(n uint64) []byte {
+	if n > uint64(len(r.b)) {
+		r.bad = true
+		return nil
+	}
+	p := r.b[:n]
+	r.b = r.b[n:]
+	return p
+}
+
+func (r *byteReader) uleb() uint64 {
+	var v uint64
+	for shift := uint(0); shift < 64; shift += 7 {
+		c := r.byte()
 		v |= uint64(c&0x7f) << shift
 		if c&0x80 == 0 {
-			return v, n
+			return v
 		}
 	}
-	return 0, 0
+	r.bad = true
+	return 0
+}
+
+// limits reads a limits record and returns its minimum.
+func (r *byteReader) limits() uint64 {
+	flags := r.byte()
+	min := r.uleb()
+	if flags&1 != 0 {
+		r.uleb()
+	}
+	return min
 }
