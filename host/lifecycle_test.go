@@ -293,3 +293,31 @@ func TestBadCallsLeaveTheInstanceUsable(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []uint64{0}, res)
 }
+
+// TestCloseWithCrossDeviceWork: a stream of device 1 queues work on device
+// 0's memory behind an event nobody records; closing the session must not
+// hang freeing device 0's memory, and the accounting comes back.
+func TestCloseWithCrossDeviceWork(t *testing.T) {
+	rt := newRuntime(t)
+	base := freeMem(t, rt)
+	pl := load(t, rt, wat2wasm(t, proxyWAT(4, "")), Policy{Timeout: time.Second})
+	inst, err := pl.Instantiate(context.Background(), Config{})
+	require.NoError(t, err)
+	h := &harness{t: t, rt: rt, inst: inst}
+	h.ok("aclrtSetDevice", 0)
+	a0 := h.malloc(4096)
+	h.ok("aclrtHostRegister", data, 4096, 0, outB)
+	h.ok("aclrtSetDevice", 1)
+	s1, e1 := h.stream(), h.event()
+	h.ok("aclrtStreamWaitEvent", s1, e1)
+	h.ok("aclrtMemcpyAsync", a0, 4096, data, 4096, 1, s1)
+	done := make(chan error, 1)
+	go func() { done <- inst.Close(context.Background()) }()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(30 * time.Second): // a hang, not a measurement
+		t.Fatal("Close hangs")
+	}
+	require.Equal(t, base, freeMem(t, rt))
+}

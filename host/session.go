@@ -146,48 +146,84 @@ func (s *Session) syncStreams(ctx context.Context, dev int32, timeoutMs int32) e
 	return first
 }
 
-// releaseDevice waits for (or, once ctx is done, cancels) the session's
-// work on guest device dev, then releases its streams, events and
-// allocations there. It is aclrtResetDevice, and part of session release.
-func (s *Session) releaseDevice(ctx context.Context, dev int32) error {
-	var errs []error
-	// Events first: destroying an event releases the waits on it, so a
-	// stream blocked on a record that will never come drains at once
-	// instead of running out the clock. Nothing can observe the order of
-	// the work that still runs: the session is ending.
+// releaseWait bounds how long a session's release waits for memory to be
+// free of queued work once its own streams are gone (work of streams a
+// backend could not destroy).
+const releaseWait = 10 * time.Second
+
+// destroyEvents destroys the session's events on guest device dev (every
+// device when dev < 0). Destroying an event releases the waits on it, so
+// a stream blocked on a record that will never come drains at once instead
+// of running out the clock.
+func (s *Session) destroyEvents(dev int32) (errs []error) {
 	for h, ev := range s.events {
-		if ev.dev == dev {
+		if dev < 0 || ev.dev == dev {
 			errs = append(errs, s.b.DestroyEvent(ev.h))
 			delete(s.events, h)
 		}
 	}
+	return errs
+}
+
+// destroyStreams destroys the session's streams on dev (every device when
+// dev < 0), finishing their work, or cancelling what has not started once
+// ctx is done.
+func (s *Session) destroyStreams(ctx context.Context, dev int32) (errs []error) {
 	for h, st := range s.streams {
-		if st.dev == dev {
+		if dev < 0 || st.dev == dev {
 			errs = append(errs, s.b.DestroyStream(ctx, st.h))
 			delete(s.streams, h)
 		}
 	}
-	if st, ok := s.defaults[dev]; ok {
-		errs = append(errs, s.b.DestroyStream(ctx, st.h))
-		delete(s.defaults, dev)
-	}
-	// Streams are gone, so no queued work uses the memory: frees do not wait.
-	bg := context.WithoutCancel(ctx)
-	for _, a := range append([]*alloc(nil), s.as.allocs...) {
-		if a.dev == dev {
-			s.mu.Lock()
-			s.as.remove(a)
-			s.mu.Unlock()
-			errs = append(errs, s.b.Free(bg, a.ptr))
-			s.held[dev] -= a.charged
+	for d, st := range s.defaults {
+		if dev < 0 || d == dev {
+			errs = append(errs, s.b.DestroyStream(ctx, st.h))
+			delete(s.defaults, d)
 		}
 	}
+	return errs
+}
+
+// freeAllocs frees the session's allocations on dev (every device when
+// dev < 0). A free waits for queued work that still uses the memory (a
+// stream of another device may); one that cannot finish before ctx is done
+// leaves the allocation to the session's release.
+func (s *Session) freeAllocs(ctx context.Context, dev int32) (errs []error) {
+	for _, a := range append([]*alloc(nil), s.as.allocs...) {
+		if dev >= 0 && a.dev != dev {
+			continue
+		}
+		s.mu.Lock()
+		s.as.remove(a)
+		s.mu.Unlock()
+		s.held[a.dev] -= a.charged
+		if err := s.b.Free(ctx, a.ptr); err != nil {
+			s.zombies = append(s.zombies, a.ptr)
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}
+
+// dropPeers undoes the peer access this session enabled from dev (from
+// every device when dev < 0).
+func (s *Session) dropPeers(dev int32) {
 	for k := range s.peers {
-		if k[0] == dev {
+		if dev < 0 || k[0] == dev {
 			s.rt.peerRelease(s.phys(k[0]), s.phys(k[1]))
 			delete(s.peers, k)
 		}
 	}
+}
+
+// releaseDevice releases the session's streams, events and allocations on
+// guest device dev, and the peer access it enabled from there: the second
+// half of aclrtResetDevice, which synchronizes first.
+func (s *Session) releaseDevice(ctx context.Context, dev int32) error {
+	errs := s.destroyEvents(dev)
+	errs = append(errs, s.destroyStreams(ctx, dev)...)
+	errs = append(errs, s.freeAllocs(ctx, dev)...)
+	s.dropPeers(dev)
 	if s.dev == dev {
 		s.dev = -1
 	}
@@ -197,24 +233,28 @@ func (s *Session) releaseDevice(ctx context.Context, dev int32) error {
 // release ends the session: queued work is finished (or cancelled once ctx
 // is done), and every stream, event, allocation and registration is
 // released, so the device accounting returns to what it was before. Only
-// then is the guest's memory unmapped.
+// then is the guest's memory unmapped. Streams of every device go before
+// any memory, since a stream may use another device's memory.
 func (s *Session) release(ctx context.Context) error {
-	var errs []error
-	for dev := range s.held {
-		errs = append(errs, s.releaseDevice(ctx, int32(dev)))
+	errs := s.destroyEvents(-1)
+	errs = append(errs, s.destroyStreams(ctx, -1)...)
+	wait, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseWait)
+	defer cancel()
+	for _, p := range s.zombies { // frees that gave up earlier
+		errs = append(errs, s.b.Free(wait, p))
 	}
-	bg := context.WithoutCancel(ctx)
+	s.zombies = nil
+	errs = append(errs, s.freeAllocs(wait, -1)...)
+	s.zombies = nil // what still failed is in errs: nothing more to try
 	for _, p := range append([]*pin(nil), s.as.pins...) {
-		errs = append(errs, s.b.HostUnregister(bg, p.h))
+		errs = append(errs, s.b.HostUnregister(wait, p.h))
 		s.mu.Lock()
 		s.as.removePin(p)
 		s.mu.Unlock()
 		s.pinned -= p.end - p.start
 	}
-	for _, p := range s.zombies {
-		errs = append(errs, s.b.Free(bg, p))
-	}
-	s.zombies = nil
+	s.dropPeers(-1)
+	s.dev = -1
 	if s.mem != nil {
 		s.mem.release()
 		s.mem = nil
