@@ -1,7 +1,9 @@
 package host
 
 import (
+	"context"
 	"sort"
+	"sync"
 
 	"github.com/aclwasm/aclwasm/acl"
 )
@@ -30,9 +32,53 @@ type alloc struct {
 	ptr        acl.DevPtr
 	charged    uint64 // bytes counted against the quota (native rounding)
 	policy     acl.MemMallocPolicy
+	queued     queued
 }
 
 func (a *alloc) end() uint64 { return a.base + a.size }
+
+// queued counts the descriptor and offset copies queued with this
+// allocation as their descriptor or base-address slot: they read it when
+// they execute, so aclrtFree waits for them, as for any queued work.
+type queued struct {
+	mu   sync.Mutex
+	n    int
+	zero chan struct{} // closed when n drops to 0; nil when n is 0
+}
+
+func (q *queued) add() {
+	q.mu.Lock()
+	if q.n == 0 {
+		q.zero = make(chan struct{})
+	}
+	q.n++
+	q.mu.Unlock()
+}
+
+func (q *queued) done() {
+	q.mu.Lock()
+	if q.n--; q.n == 0 {
+		close(q.zero)
+		q.zero = nil
+	}
+	q.mu.Unlock()
+}
+
+// wait waits until nothing is queued, or ctx is done.
+func (q *queued) wait(ctx context.Context) error {
+	q.mu.Lock()
+	zero := q.zero
+	q.mu.Unlock()
+	if zero == nil {
+		return nil
+	}
+	select {
+	case <-zero:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
 
 // pin is one registered range of guest memory.
 type pin struct {

@@ -74,18 +74,41 @@ func memcpyAsyncWithDesc(c *call) error {
 	if err := c.needDevice(); err != nil {
 		return err
 	}
-	if _, err := c.s.resolveDevice("desc", desc, descSize); err != nil {
+	ds, err := c.s.resolveDevice("desc", desc, descSize)
+	if err != nil {
 		return err
 	}
 	st, err := c.stream(h)
 	if err != nil {
 		return err
 	}
+	return c.launch(st, func(s *Session, fi int) error { return s.runDesc(fi, desc) }, ds.a)
+}
+
+// launch queues run on st as a host function, holding the allocations it
+// reads its addresses from until it has run, so that aclrtFree waits.
+func (c *call) launch(st *streamRec, run func(s *Session, fi int) error, holds ...*alloc) error {
 	if err := c.enqueue(st); err != nil {
 		return err
 	}
 	s, fi := c.s, c.fi
-	return s.b.LaunchHostFunc(st.h, func() error { return s.runDesc(fi, desc) })
+	for _, a := range holds {
+		a.queued.add()
+	}
+	err := s.b.LaunchHostFunc(st.h, func() error {
+		defer func() {
+			for _, a := range holds {
+				a.queued.done()
+			}
+		}()
+		return run(s, fi)
+	})
+	if err != nil {
+		for _, a := range holds {
+			a.queued.done()
+		}
+	}
+	return err
 }
 
 // runDesc executes a descriptor copy on a stream worker.
@@ -133,21 +156,19 @@ func memcpyAsyncWithOffset(c *call) error {
 	if err := c.needDevice(); err != nil {
 		return err
 	}
-	if _, err := c.s.resolveDevice("dst", dst, 8); err != nil {
+	ds, err := c.s.resolveDevice("dst", dst, 8)
+	if err != nil {
 		return err
 	}
-	if _, err := c.s.resolveDevice("src", src, 8); err != nil {
+	ss, err := c.s.resolveDevice("src", src, 8)
+	if err != nil {
 		return err
 	}
 	st, err := c.stream(c.u32(7))
 	if err != nil {
 		return err
 	}
-	if err := c.enqueue(st); err != nil {
-		return err
-	}
-	s, fi := c.s, c.fi
-	return s.b.LaunchHostFunc(st.h, func() error { return s.runOffset(fi, dst, dstOff, src, srcOff, n) })
+	return c.launch(st, func(s *Session, fi int) error { return s.runOffset(fi, dst, dstOff, src, srcOff, n) }, ds.a, ss.a)
 }
 
 // runOffset executes an offset copy on a stream worker.

@@ -489,3 +489,23 @@ func TestDescriptorNeedsDeviceFirst(t *testing.T) {
 	h := newHarness(t, Policy{})
 	h.code(acl.ErrRTContextNull, "aclrtMemcpyAsyncWithDesc", 1<<40, 6, 1)
 }
+
+// TestFreeWaitsForQueuedDescriptorCopies: freeing the memory that holds a
+// descriptor waits until the queued copy that reads it has run.
+func TestFreeWaitsForQueuedDescriptorCopies(t *testing.T) {
+	h := newHarness(t, Policy{})
+	h.ok("aclrtSetDevice", 0)
+	desc, src, dst := h.malloc(descSize), h.malloc(64), h.malloc(64)
+	want := h.fill(data, 64, 3)
+	h.ok("aclrtMemcpy", src, 64, data, 64, 1)
+	h.ok("aclrtSetMemcpyDesc", desc, 6, src, dst, 64, 0)
+	s, other, gate := h.stream(), h.stream(), h.event()
+	h.ok("aclrtStreamWaitEvent", s, gate) // s runs the copy only after gate
+	h.ok("aclrtMemcpyAsyncWithDesc", desc, 6, s)
+	require.Equal(t, 1, h.inst.Session().as.find(desc).queued.n, "the queued copy holds its descriptor")
+	h.ok("aclrtRecordEvent", gate, other)
+	h.ok("aclrtFree", desc) // must wait for the copy, not make it fail
+	h.ok("aclrtSynchronizeStream", s)
+	h.ok("aclrtMemcpy", data2, 64, dst, 64, 2)
+	require.Equal(t, want, h.mem()[data2:data2+64])
+}

@@ -56,8 +56,12 @@ func free(c *call) error {
 	case a.base != p:
 		return acl.Errorf(acl.ErrRTParamInvalid, "devPtr %#x is inside the allocation at %#x, not its base", p, a.base)
 	}
-	// Out of the table first, so that descriptor and offset copies that
-	// execute from now on fail instead of touching it.
+	// Descriptor and offset copies queued with it as their descriptor or
+	// slot first; then out of the table, so that those that name it inside
+	// a descriptor and execute from now on fail instead of touching it.
+	if err := a.queued.wait(c.ctx); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	s.as.remove(a)
 	s.mu.Unlock()
