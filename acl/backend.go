@@ -171,3 +171,12 @@ type Backend interface {
 	// slots when the operation executes.
 	MemcpyAsyncWithOffset(dstSlot DevPtr, destMax, dstOff uint64, srcSlot DevPtr, n, srcOff uint64, kind MemcpyKind, s Stream) error
 }
+
+// PeerRule is an optional interface of a Backend: whether a copy between
+// two devices needs EnablePeerAccess first on this hardware. Peer access
+// is process-wide in a backend, so the sandbox applies the rule itself, per
+// session. A Backend without it is taken to need it, as Atlas A2 and the
+// Ascend 950 do.
+type PeerRule interface {
+	PeerAccessRequired() bool
+}

@@ -83,6 +83,9 @@ type Runtime struct {
 	engine     engine
 	trace      func(CallRecord)
 	regions    atomic.Uint64
+	// peerRequired: copies between devices need peer access enabled first
+	// (acl.PeerRule; true unless the backend says otherwise).
+	peerRequired bool
 
 	peerMu sync.Mutex
 	peers  map[[2]int32]int // sessions that enabled each physical pair
@@ -97,6 +100,10 @@ func NewRuntime(ctx context.Context, opts ...Option) (*Runtime, error) {
 	r := &Runtime{backend: c.backend, trace: c.trace, peers: map[[2]int32]int{}}
 	if r.backend == nil {
 		r.backend, r.ownBackend = sim.New(), true
+	}
+	r.peerRequired = true
+	if pr, ok := r.backend.(acl.PeerRule); ok {
+		r.peerRequired = pr.PeerAccessRequired()
 	}
 	newEngine, ok := engines[c.engine]
 	if !ok {

@@ -321,3 +321,27 @@ func TestCloseWithCrossDeviceWork(t *testing.T) {
 	}
 	require.Equal(t, base, freeMem(t, rt))
 }
+
+// TestPeerAccessIsPerSession: one session enabling peer access does not
+// let another copy between the devices.
+func TestPeerAccessIsPerSession(t *testing.T) {
+	rt := newRuntime(t)
+	pl := load(t, rt, wat2wasm(t, proxyWAT(4, "")), Policy{})
+	var hs [2]*harness
+	bufs := [2][2]uint64{}
+	for i := range hs {
+		inst, err := pl.Instantiate(context.Background(), Config{})
+		require.NoError(t, err)
+		t.Cleanup(func() { inst.Close(context.Background()) })
+		hs[i] = &harness{t: t, rt: rt, inst: inst}
+		for dev := range 2 {
+			hs[i].ok("aclrtSetDevice", uint64(dev))
+			bufs[i][dev] = hs[i].malloc(64)
+		}
+	}
+	a, b := hs[0], hs[1]
+	a.ok("aclrtDeviceEnablePeerAccess", 0, 0) // from device 1 to device 0
+	a.ok("aclrtMemcpy", bufs[0][0], 64, bufs[0][1], 64, 3)
+	msg := b.code(acl.ErrRTParamInvalid, "aclrtMemcpy", bufs[1][0], 64, bufs[1][1], 64, 3)
+	require.Contains(t, msg, "enable peer access")
+}

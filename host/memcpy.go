@@ -29,7 +29,24 @@ func (c *call) prepareCopy() (copyArgs, bool, error) {
 	if err != nil {
 		return copyArgs{}, false, err
 	}
+	if err := c.peerCheck(d, s); err != nil {
+		return copyArgs{}, false, err
+	}
 	return copyArgs{dst: d, src: s, n: n, dir: direction(d, s), noop: dst == src}, false, nil
+}
+
+// peerCheck applies the peer rule per session: a copy between two devices
+// needs this session to have enabled peer access between them (either
+// way, as the simulator's chips do), on hardware that needs it at all.
+func (c *call) peerCheck(d, s span) error {
+	if d.a == nil || s.a == nil || d.a.dev == s.a.dev || !c.s.rt.peerRequired {
+		return nil
+	}
+	x, y := d.a.dev, s.a.dev
+	if c.s.peers[[2]int32{x, y}] || c.s.peers[[2]int32{y, x}] {
+		return nil
+	}
+	return acl.Errorf(acl.ErrRTParamInvalid, "dst is on device %d and src on device %d: enable peer access between them first (aclrtDeviceEnablePeerAccess)", x, y)
 }
 
 func direction(dst, src span) acl.Direction {

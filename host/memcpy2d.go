@@ -23,7 +23,10 @@ func (c *call) prepare2D() (d, s span, done bool, err error) {
 	if d, err = c.resolve("dst", dst, dn, true); err != nil {
 		return
 	}
-	s, err = c.resolve("src", src, sn, false)
+	if s, err = c.resolve("src", src, sn, false); err != nil {
+		return
+	}
+	err = c.peerCheck(d, s)
 	return
 }
 

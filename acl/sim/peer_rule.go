@@ -1,0 +1,5 @@
+package sim
+
+// PeerAccessRequired implements acl.PeerRule: whether the chip needs
+// EnablePeerAccess before a copy between two devices.
+func (b *Backend) PeerAccessRequired() bool { return b.chip.profile().peerEnable }
