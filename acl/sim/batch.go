@@ -24,11 +24,12 @@ const (
 	pieceCopies = 256
 )
 
-// batch is a resolved batch copy: its spans, and the memory it holds once,
-// however many entries name it.
+// batch is a resolved batch copy: its sizes and spans, and the memory it
+// holds once, however many entries name it. It keeps nothing of the
+// caller's []acl.Copy, which the caller may reuse once the call returns.
 type batch struct {
-	cs       []acl.Copy
-	spans    []span // dst and src of copy i at 2i and 2i+1
+	ns       []uint64 // the size of copy i, as validated
+	spans    []span   // dst and src of copy i at 2i and 2i+1
 	allocs   []lockEnt
 	at       map[*alloc]int // index in allocs
 	pins     []*pin
@@ -90,7 +91,7 @@ func (b *Backend) MemcpyBatchAsync(ctx context.Context, cs []acl.Copy, sh acl.St
 // and pin the batch touches.
 func (b *Backend) batch(cs []acl.Copy) (*batch, error) {
 	j := batches.Get().(*batch)
-	j.cs = cs
+	j.ns = slices.Grow(j.ns[:0], len(cs))[:len(cs)]
 	j.spans = slices.Grow(j.spans[:0], 2*len(cs))[:2*len(cs)]
 	b.mu.RLock()
 	defer b.mu.RUnlock()
@@ -101,6 +102,7 @@ func (b *Backend) batch(cs []acl.Copy) (*batch, error) {
 	var lastD, lastS *alloc
 	var lastP *pin
 	for i, c := range cs {
+		j.ns[i] = c.N
 		if c.N == 0 {
 			continue
 		}
@@ -190,7 +192,7 @@ func (j *batch) recycle() {
 	clear(j.pins)
 	clear(j.at)
 	clear(j.pinned)
-	*j = batch{spans: j.spans[:0], allocs: j.allocs[:0], pins: j.pins[:0], at: j.at, pinned: j.pinned}
+	*j = batch{ns: j.ns[:0], spans: j.spans[:0], allocs: j.allocs[:0], pins: j.pins[:0], at: j.at, pinned: j.pinned}
 	batches.Put(j)
 }
 
@@ -225,33 +227,33 @@ type piece struct {
 
 func (j *batch) copyAll() {
 	workers := runtime.GOMAXPROCS(0)
-	if workers < 2 || j.total+entryCost*uint64(len(j.cs)) < fanWork || !j.disjoint() {
-		for i, c := range j.cs {
-			j.copyOne(i, 0, c.N)
+	if workers < 2 || j.total+entryCost*uint64(len(j.ns)) < fanWork || !j.disjoint() {
+		for i, n := range j.ns {
+			j.copyOne(i, 0, n)
 		}
 		return
 	}
 	var ps []piece
 	start, acc := 0, uint64(0)
-	for i, c := range j.cs {
-		if c.N > pieceBytes {
+	for i, n := range j.ns {
+		if n > pieceBytes {
 			if i > start {
 				ps = append(ps, piece{i: start, j: i})
 			}
-			for off := uint64(0); off < c.N; off += pieceBytes {
-				ps = append(ps, piece{i: i, j: i + 1, off: off, n: min(pieceBytes, c.N-off)})
+			for off := uint64(0); off < n; off += pieceBytes {
+				ps = append(ps, piece{i: i, j: i + 1, off: off, n: min(pieceBytes, n-off)})
 			}
 			start, acc = i+1, 0
 			continue
 		}
-		acc += c.N
+		acc += n
 		if acc >= pieceBytes || i+1-start >= pieceCopies {
 			ps = append(ps, piece{i: start, j: i + 1})
 			start, acc = i+1, 0
 		}
 	}
-	if start < len(j.cs) {
-		ps = append(ps, piece{i: start, j: len(j.cs)})
+	if start < len(j.ns) {
+		ps = append(ps, piece{i: start, j: len(j.ns)})
 	}
 
 	var next atomic.Int64
@@ -267,7 +269,7 @@ func (j *batch) copyAll() {
 				continue
 			}
 			for i := p.i; i < p.j; i++ {
-				j.copyOne(i, 0, j.cs[i].N)
+				j.copyOne(i, 0, j.ns[i])
 			}
 		}
 	}
@@ -288,14 +290,14 @@ func (j *batch) disjoint() bool {
 		lo, hi uintptr
 		write  bool
 	}
-	ivs := make([]iv, 0, 2*len(j.cs))
-	for i, c := range j.cs {
-		if c.N == 0 {
+	ivs := make([]iv, 0, 2*len(j.ns))
+	for i, n := range j.ns {
+		if n == 0 {
 			continue
 		}
-		d := uintptr(unsafe.Pointer(unsafe.SliceData(j.spans[2*i].bytes(c.N))))
-		s := uintptr(unsafe.Pointer(unsafe.SliceData(j.spans[2*i+1].bytes(c.N))))
-		ivs = append(ivs, iv{d, d + uintptr(c.N), true}, iv{s, s + uintptr(c.N), false})
+		d := uintptr(unsafe.Pointer(unsafe.SliceData(j.spans[2*i].bytes(n))))
+		s := uintptr(unsafe.Pointer(unsafe.SliceData(j.spans[2*i+1].bytes(n))))
+		ivs = append(ivs, iv{d, d + uintptr(n), true}, iv{s, s + uintptr(n), false})
 	}
 	slices.SortFunc(ivs, func(x, y iv) int { return cmp.Compare(x.lo, y.lo) })
 	var maxAny, maxWrite uintptr // highest end so far, of any interval and of writes

@@ -50,7 +50,7 @@ func TestBatchDisjoint(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			j := &batch{spans: tc.spans}
 			for i := 0; i < len(tc.spans)/2; i++ {
-				j.cs = append(j.cs, acl.Copy{N: 8})
+				j.ns = append(j.ns, 8)
 			}
 			require.Equal(t, tc.want, j.disjoint())
 		})
