@@ -24,6 +24,7 @@ var streamTests = []test{
 			"an event's":     acl.Stream(ev),
 			"max":            ^acl.Stream(0),
 			"destroyed + 1k": destroyed + 1000,
+			"zero":           0,
 		}
 		calls := map[string]func(s acl.Stream) error{
 			"SynchronizeStream": func(s acl.Stream) error { return e.b.SynchronizeStream(e.ctx, s, -1) },

@@ -50,7 +50,7 @@ func (b *Backend) Memcpy(dst, src acl.Buf, n uint64) error {
 	if n == 0 {
 		return nil
 	}
-	_, sides, err := b.acquire(0, req{dst, n, true}, req{src, n, false})
+	sides, err := b.resolve(req{dst, n, true}, req{src, n, false})
 	if err != nil {
 		return err
 	}
@@ -126,7 +126,7 @@ func (b *Backend) Memcpy2D(dst acl.Buf, dpitch uint64, src acl.Buf, spitch, widt
 	if err != nil {
 		return err
 	}
-	_, sides, err := b.acquire(0, req{dst, dspan, true}, req{src, sspan, false})
+	sides, err := b.resolve(req{dst, dspan, true}, req{src, sspan, false})
 	if err != nil {
 		return err
 	}
@@ -208,23 +208,23 @@ type batch struct {
 	pinned     bool  // every side is device or registered memory
 }
 
-// prepareBatch resolves the copies with n > 0 (the others do nothing) and
-// builds the native arrays.
-func (b *Backend) prepareBatch(sh acl.Stream, copies []acl.Copy) (*stream, *batch, error) {
-	reqs := make([]req, 0, 2*len(copies))
-	bt := &batch{pinned: true, dev: -1}
+// batchReqs returns the requests of the copies with n > 0 (the others do
+// nothing), a dst and a src for each, and the copies' indices.
+func batchReqs(copies []acl.Copy) (reqs []req, orig []int) {
+	reqs = make([]req, 0, 2*len(copies))
 	for i, c := range copies {
 		if c.N == 0 {
 			continue
 		}
 		reqs = append(reqs, req{c.Dst, c.N, true}, req{c.Src, c.N, false})
-		bt.orig = append(bt.orig, i)
+		orig = append(orig, i)
 	}
-	st, sides, err := b.acquire(sh, reqs...)
-	if err != nil {
-		return nil, nil, err
-	}
-	bt.sides = sides
+	return reqs, orig
+}
+
+// newBatch builds the native arrays of a batch from its resolved sides.
+func newBatch(reqs []req, orig []int, sides []side) *batch {
+	bt := &batch{sides: sides, orig: orig, pinned: true, dev: -1}
 	for i := 0; i < len(sides); i += 2 {
 		d, s := sides[i], sides[i+1]
 		bt.dsts = append(bt.dsts, d.addr)
@@ -237,13 +237,8 @@ func (b *Backend) prepareBatch(sh acl.Stream, copies []acl.Copy) (*stream, *batc
 			bt.dev = devOf(d, s)
 		}
 	}
-	if bt.dev < 0 {
-		bt.dev = 0
-		if st != nil {
-			bt.dev = st.dev
-		}
-	}
-	return st, bt, nil
+	bt.dev = max(bt.dev, 0)
+	return bt
 }
 
 // batchFailed reports a native batch failure, naming the copy the runtime
@@ -299,10 +294,12 @@ func (b *Backend) MemcpyBatch(copies []acl.Copy) error {
 	if b.api.aclrtMemcpyBatchV2 == nil && b.api.aclrtMemcpyBatch == nil {
 		return b.missing("aclrtMemcpyBatchV2 or aclrtMemcpyBatch")
 	}
-	_, bt, err := b.prepareBatch(0, copies)
+	reqs, orig := batchReqs(copies)
+	sides, err := b.resolve(reqs...)
 	if err != nil {
 		return err
 	}
+	bt := newBatch(reqs, orig, sides)
 	defer b.done(nil, bt.sides)
 	if len(bt.dsts) == 0 {
 		return nil
@@ -319,10 +316,12 @@ func (b *Backend) MemcpyBatchAsync(ctx context.Context, copies []acl.Copy, sh ac
 		return err
 	}
 	defer b.exit()
-	st, bt, err := b.prepareBatch(sh, copies)
+	reqs, orig := batchReqs(copies)
+	st, sides, err := b.acquire(sh, reqs...)
 	if err != nil {
 		return err
 	}
+	bt := newBatch(reqs, orig, sides)
 	defer b.done(st, bt.sides)
 	if len(bt.dsts) == 0 {
 		return nil
@@ -375,7 +374,7 @@ func (b *Backend) Memset(dst acl.Buf, value byte, n uint64) error {
 	if n == 0 {
 		return nil
 	}
-	_, sides, err := b.acquire(0, req{dst, n, true})
+	sides, err := b.resolve(req{dst, n, true})
 	if err != nil {
 		return err
 	}
@@ -466,7 +465,7 @@ func (b *Backend) SetMemcpyDesc(desc acl.DevPtr, kind acl.MemcpyKind, src, dst a
 	if err != nil {
 		return err
 	}
-	_, sides, err := b.acquire(0, req{acl.Device(desc), size, true}, req{acl.Device(src), n, false}, req{acl.Device(dst), n, true})
+	sides, err := b.resolve(req{acl.Device(desc), size, true}, req{acl.Device(src), n, false}, req{acl.Device(dst), n, true})
 	if err != nil {
 		return err
 	}

@@ -158,31 +158,44 @@ func (b *Backend) releaseLocked(sides []side) {
 	}
 }
 
-// acquire resolves a stream (unless sh is 0) and the requests, taking
-// references on all of them; done drops them.
+// resolve resolves the requests of a synchronous operation, taking
+// references on what backs them; done(nil, sides) drops them.
+func (b *Backend) resolve(reqs ...req) ([]side, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.resolveAllLocked(reqs)
+}
+
+// acquire resolves the stream of an asynchronous operation, which must be
+// live (0 never is), and the requests, taking references on all of them;
+// done drops them.
 func (b *Backend) acquire(sh acl.Stream, reqs ...req) (*stream, []side, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	var s *stream
-	if sh != 0 {
-		var err error
-		if s, err = b.streamLocked(sh); err != nil {
-			return nil, nil, err
-		}
+	s, err := b.streamLocked(sh)
+	if err != nil {
+		return nil, nil, err
 	}
+	sides, err := b.resolveAllLocked(reqs)
+	if err != nil {
+		b.unrefStreamLocked(s)
+		return nil, nil, err
+	}
+	return s, sides, nil
+}
+
+// resolveAllLocked resolves every request, or none. Called with b.mu held.
+func (b *Backend) resolveAllLocked(reqs []req) ([]side, error) {
 	sides := make([]side, 0, len(reqs))
 	for _, r := range reqs {
 		sd, err := b.resolveLocked(r)
 		if err != nil {
 			b.releaseLocked(sides)
-			if s != nil {
-				b.unrefStreamLocked(s)
-			}
-			return nil, nil, err
+			return nil, err
 		}
 		sides = append(sides, sd)
 	}
-	return s, sides, nil
+	return sides, nil
 }
 
 func (b *Backend) done(s *stream, sides []side) {
