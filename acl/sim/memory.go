@@ -115,24 +115,39 @@ func (b *Backend) Malloc(dev int32, size uint64, policy acl.MemMallocPolicy) (ac
 	if acct > d.total || size > math.MaxInt {
 		return 0, acl.Errorf(acl.ErrRTMemoryAllocation, "device %d: out of memory: %d bytes (%d with rounding) exceed the device's %d bytes", dev, size, acct, d.total)
 	}
+
+	// Reserve the bytes and the address first, so that a request that does
+	// not fit allocates nothing.
+	b.mu.Lock()
+	switch {
+	case b.closed:
+		b.mu.Unlock()
+		return 0, errClosed()
+	case acct > d.total-d.used:
+		free := d.total - d.used
+		b.mu.Unlock()
+		return 0, acl.Errorf(acl.ErrRTMemoryAllocation, "device %d: out of memory: %d bytes (%d with rounding) requested, %d of %d free", dev, size, acct, free, d.total)
+	case b.nextID == b.lastID:
+		b.mu.Unlock()
+		return 0, acl.Errorf(acl.ErrRTMemoryAllocation, "device %d: the simulator has handed out all %d allocation addresses", dev, b.lastID)
+	}
+	d.used += acct
+	b.nextID++
+	a := &alloc{id: b.nextID, base: acl.DevPtr(b.nextID << b.shift), dev: d, acct: acct}
+	b.mu.Unlock()
+
 	// Allocate outside the lock: zeroed memory of a fresh span costs the
 	// kernel's page faults later, not a memset now.
-	a := &alloc{dev: d, acct: acct, mem: make([]byte, size)}
+	mem := make([]byte, size)
 
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	switch {
-	case b.closed:
+	if b.closed {
+		// Close reset the accounting (or will, once it takes the lock
+		// again): there is no reservation left to roll back.
 		return 0, errClosed()
-	case acct > d.total-d.used:
-		return 0, acl.Errorf(acl.ErrRTMemoryAllocation, "device %d: out of memory: %d bytes (%d with rounding) requested, %d of %d free", dev, size, acct, d.total-d.used, d.total)
-	case b.nextID == b.lastID:
-		return 0, acl.Errorf(acl.ErrRTMemoryAllocation, "device %d: the simulator has handed out all %d allocation addresses", dev, b.lastID)
 	}
-	b.nextID++
-	a.id = b.nextID
-	a.base = acl.DevPtr(a.id << b.shift)
-	d.used += acct
+	a.mem = mem
 	b.allocs[a.id] = a
 	return a.base, nil
 }

@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"context"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -67,6 +68,24 @@ func TestOutOfMemory(t *testing.T) {
 	}
 	require.EqualValues(t, 1024, free(t, b, 0))
 	require.EqualValues(t, 1024, free(t, b, 1))
+}
+
+// TestRefusedMallocAllocatesNothing: a request that does not fit in the
+// free memory is refused before any Go memory is allocated for it.
+func TestRefusedMallocAllocatesNothing(t *testing.T) {
+	const size = 40 << 20
+	b := newSim(t, sim.WithMemory(64<<20))
+	p, err := b.Malloc(0, size, acl.MemMallocHugeFirst)
+	require.NoError(t, err)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = b.Malloc(0, size, acl.MemMallocHugeFirst) // fits the device, not what is free
+	runtime.ReadMemStats(&after)
+	require.ErrorIs(t, err, acl.ErrRTMemoryAllocation)
+	require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(1<<20), "the refused Malloc allocated its size")
+	require.EqualValues(t, 64<<20-acl.AllocatedSize(size, acl.MemMallocHugeFirst), free(t, b, 0), "the refusal leaves the accounting as it was")
+	require.NoError(t, b.Free(t.Context(), p))
+	require.EqualValues(t, 64<<20, free(t, b, 0))
 }
 
 func TestAddresses(t *testing.T) {
