@@ -129,7 +129,7 @@ func (b *Backend) resolveLocked(r req) (side, error) {
 	if p == nil || p.dying {
 		return side{}, acl.Errorf(acl.ErrHostMemoryNotRegistered, "host pin %d is not registered", buf.Pin)
 	}
-	if s.addr < p.base || uintptr(r.n) > p.base+p.size-s.addr {
+	if off := s.addr - p.base; s.addr < p.base || off > p.size || uintptr(r.n) > p.size-off {
 		return side{}, acl.Errorf(acl.ErrRTParamInvalid, "the host range is not inside registered range %d", buf.Pin)
 	}
 	if r.write && p.typ == acl.HostRegisterReadOnly {

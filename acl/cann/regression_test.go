@@ -77,3 +77,42 @@ func TestStreamZero(t *testing.T) {
 	}
 	require.Equal(t, make([]byte, 64), host, "nothing may write the host buffer")
 }
+
+// TestPinRangeAbove checks that host memory past the end of the range its
+// Buf names as its pin is refused (107000, as acl/sim does), without a
+// native call: the range check must not wrap around and let unregistered
+// memory reach an asynchronous copy.
+func TestPinRangeAbove(t *testing.T) {
+	ctx := context.Background()
+	b, s := open(t, full)
+	mem := mmapped(t, 3*4096)
+	pin, err := b.HostRegister(mem[:4096], acl.HostRegisterMapped)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, b.HostUnregister(ctx, pin)) })
+	p, err := b.Malloc(0, 256, acl.MemMallocHugeFirst)
+	require.NoError(t, err)
+	st, err := b.CreateStream(0)
+	require.NoError(t, err)
+	s.logReset()
+
+	for name, outside := range map[string][]byte{
+		"next page":         mem[2*4096+100 : 2*4096+164],
+		"straddling end":    mem[4096-8 : 4096+56],
+		"just past the end": mem[4096 : 4096+64],
+	} {
+		t.Run(name, func(t *testing.T) {
+			s.logReset()
+			buf := acl.Host(outside, pin)
+			code(t, b.MemcpyAsync(ctx, acl.Device(p), buf, 64, st), acl.ErrRTParamInvalid)
+			code(t, b.MemcpyAsync(ctx, buf, acl.Device(p), 64, st), acl.ErrRTParamInvalid)
+			code(t, b.MemsetAsync(ctx, buf, 1, 64, st), acl.ErrRTParamInvalid)
+			code(t, b.Memcpy2DAsync(ctx, acl.Device(p), 8, buf, 8, 8, 8, st), acl.ErrRTParamInvalid)
+			code(t, b.MemcpyBatchAsync(ctx, []acl.Copy{{Dst: acl.Device(p), Src: buf, N: 64}}, st), acl.ErrRTParamInvalid)
+			code(t, b.Memcpy(acl.Device(p), buf, 64), acl.ErrRTParamInvalid)
+			require.Empty(t, s.calls(), "no native call")
+		})
+	}
+	// The last bytes of the range are inside it.
+	require.NoError(t, b.MemcpyAsync(ctx, acl.Device(p), acl.Host(mem[4096-64:4096], pin), 64, st))
+	require.NoError(t, b.SynchronizeStream(ctx, st, -1))
+}
