@@ -137,7 +137,7 @@ func (c *call) batch(async bool, failAt, streamAt int) error {
 		err = c.s.b.MemcpyBatch(copies)
 	}
 	if err != nil {
-		return err
+		return be(err)
 	}
 	for d, n := range bytes {
 		c.moved(acl.Direction(d), n)

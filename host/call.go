@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
@@ -210,12 +211,60 @@ func (c *call) event(name string, h uint32) (*eventRec, error) {
 func (c *call) enqueue(st *streamRec) error {
 	n, err := c.s.b.Pending(st.h)
 	if err != nil {
-		return err
+		return be(err)
 	}
 	if n >= c.s.policy.MaxQueued {
 		return acl.Errorf(acl.ErrRTOverLimit, "the stream already has %d queued operations, the policy's limit", n)
 	}
 	return nil
+}
+
+// fault marks an error the host's own work on a stream worker returned
+// (descriptor and offset copies): its message is the host's, about guest
+// arguments, and reaches the guest as it is.
+type fault struct{ err error }
+
+func (f *fault) Error() string { return f.err.Error() }
+func (f *fault) Unwrap() error { return f.err }
+
+// backendMsgs are what a guest reads about a backend's refusal, by code.
+var backendMsgs = map[acl.Error]string{
+	acl.ErrRTMemoryAllocation:          "the device is out of memory",
+	acl.ErrRTStreamSyncTimeout:         "the queued work did not complete within the timeout",
+	acl.ErrRTEventSyncTimeout:          "the event did not complete within the timeout",
+	acl.ErrRTEventTimestampInvalid:     "an event has no completed record (never recorded, or its record was cancelled)",
+	acl.ErrRTEventNotComplete:          "an event's record has not completed yet",
+	acl.ErrRTStreamAbort:               "the work was cancelled: its stream was destroyed",
+	acl.ErrRTFeatureNotSupport:         "not supported by this runtime",
+	acl.ErrRTParamInvalid:              "the runtime refused the arguments",
+	acl.ErrRTInvalidHandle:             "the runtime does not know the handle",
+	acl.ErrHostMemoryAlreadyRegistered: "the runtime refused the registration: the range is already registered",
+	acl.ErrHostMemoryNotRegistered:     "the runtime does not know the registration",
+}
+
+// be returns a backend's error with its native code and a message of the
+// host's own. A backend's message can name physical devices, backend
+// handles and what other sessions use, none of which a guest may see.
+// What the host's own stream work returned (fault) passes through.
+func be(err error) error {
+	if err == nil {
+		return nil
+	}
+	var f *fault
+	if errors.As(err, &f) {
+		return f.err
+	}
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return acl.Errorf(acl.ErrRTStreamSyncTimeout, "interrupted: the run's time limit expired")
+	case errors.Is(err, context.Canceled):
+		return acl.Errorf(acl.ErrRTStreamSyncTimeout, "interrupted: the run was cancelled")
+	}
+	code := acl.CodeOf(err)
+	if msg, ok := backendMsgs[code]; ok {
+		return acl.Errorf(code, "%s", msg)
+	}
+	return acl.Errorf(code, "the runtime failed (%s)", code.Name())
 }
 
 // moved counts n bytes moved in direction d by the current function.

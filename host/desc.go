@@ -62,7 +62,7 @@ func setMemcpyDesc(c *call) error {
 	le.PutUint64(b[16:], dst)
 	le.PutUint64(b[24:], n)
 	copy(b[32:], c.s.descMAC(b[:32]))
-	return c.s.b.Memcpy(ds.buf, acl.Host(b, 0), descSize)
+	return be(c.s.b.Memcpy(ds.buf, acl.Host(b, 0), descSize))
 }
 
 // memcpyAsyncWithDesc is aclrtMemcpyAsyncWithDesc(desc, kind, stream).
@@ -101,14 +101,17 @@ func (c *call) launch(st *streamRec, run func(s *Session, fi int) error, holds .
 				a.queued.done()
 			}
 		}()
-		return run(s, fi)
+		if err := run(s, fi); err != nil {
+			return &fault{err}
+		}
+		return nil
 	})
 	if err != nil {
 		for _, a := range holds {
 			a.queued.done()
 		}
 	}
-	return err
+	return be(err)
 }
 
 // runDesc executes a descriptor copy on a stream worker.
@@ -121,7 +124,7 @@ func (s *Session) runDesc(fi int, desc uint64) error {
 	}
 	b := make([]byte, descSize)
 	if err := s.b.Memcpy(acl.Host(b, 0), ds.buf, descSize); err != nil {
-		return err
+		return be(err)
 	}
 	if string(b[:8]) != descMagic || !hmac.Equal(b[32:], s.descMAC(b[:32])) {
 		return acl.Errorf(acl.ErrRTParamInvalid, "descriptor at %#x is not valid: never set, or tampered with", desc)
@@ -138,7 +141,7 @@ func (s *Session) runInner(fi int, src, dst, n uint64) error {
 		return err
 	}
 	if err := s.b.Memcpy(d.buf, sp.buf, n); err != nil {
-		return err
+		return be(err)
 	}
 	s.stats.bytes[fi][acl.DeviceToDevice].Add(n)
 	return nil
@@ -183,7 +186,7 @@ func (s *Session) runOffset(fi int, dstSlot, dstOff, srcSlot, srcOff, n uint64) 
 		}
 		var b [8]byte
 		if err := s.b.Memcpy(acl.Host(b[:], 0), sp.buf, 8); err != nil {
-			return err
+			return be(err)
 		}
 		slots[i] = le.Uint64(b[:])
 	}

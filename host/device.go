@@ -29,9 +29,9 @@ func resetDevice(c *call) error {
 	}
 	syncErr := c.s.syncStreams(c.ctx, dev, -1)
 	if err := c.s.releaseDevice(c.ctx, dev); err != nil {
-		return err
+		return be(err)
 	}
-	return syncErr
+	return be(syncErr)
 }
 
 // getDevice is aclrtGetDevice(deviceId).
@@ -63,7 +63,7 @@ func synchronizeDevice(c *call) error {
 	if err := c.needDevice(); err != nil {
 		return err
 	}
-	return c.s.syncStreams(c.ctx, c.s.dev, -1)
+	return be(c.s.syncStreams(c.ctx, c.s.dev, -1))
 }
 
 // synchronizeDeviceWithTimeout is aclrtSynchronizeDeviceWithTimeout(timeoutMs).
@@ -75,7 +75,7 @@ func synchronizeDeviceWithTimeout(c *call) error {
 	if err := c.needDevice(); err != nil {
 		return err
 	}
-	return c.s.syncStreams(c.ctx, c.s.dev, ms)
+	return be(c.s.syncStreams(c.ctx, c.s.dev, ms))
 }
 
 // deviceCanAccessPeer is aclrtDeviceCanAccessPeer(canAccessPeer, deviceId, peerDeviceId).
@@ -96,7 +96,7 @@ func deviceCanAccessPeer(c *call) error {
 	}
 	ok, err := c.s.b.CanAccessPeer(c.s.phys(dev), c.s.phys(peer))
 	if err != nil {
-		return err
+		return be(err)
 	}
 	v := uint32(0)
 	if ok {
@@ -123,7 +123,7 @@ func deviceEnablePeerAccess(c *call) error {
 		return nil
 	}
 	if err := c.s.rt.peerAcquire(c.s.phys(c.s.dev), c.s.phys(peer)); err != nil {
-		return err
+		return be(err)
 	}
 	c.s.peers[key] = true
 	return nil

@@ -21,7 +21,7 @@ func createEvent(c *call) error {
 	}
 	h, err := s.b.CreateEvent(s.phys(s.dev))
 	if err != nil {
-		return err
+		return be(err)
 	}
 	s.events[id] = &eventRec{h: h, dev: s.dev}
 	le.PutUint32(out, id)
@@ -36,7 +36,7 @@ func destroyEvent(c *call) error {
 		return err
 	}
 	if err := c.s.b.DestroyEvent(ev.h); err != nil {
-		return err
+		return be(err)
 	}
 	delete(c.s.events, h)
 	return nil
@@ -55,7 +55,7 @@ func recordEvent(c *call) error {
 	if err := c.enqueue(st); err != nil {
 		return err
 	}
-	return c.s.b.RecordEvent(ev.h, st.h)
+	return be(c.s.b.RecordEvent(ev.h, st.h))
 }
 
 // streamWaitEvent is aclrtStreamWaitEvent(stream, event).
@@ -71,7 +71,7 @@ func streamWaitEvent(c *call) error {
 	if err := c.enqueue(st); err != nil {
 		return err
 	}
-	return c.s.b.StreamWaitEvent(st.h, ev.h)
+	return be(c.s.b.StreamWaitEvent(st.h, ev.h))
 }
 
 // synchronizeEvent is aclrtSynchronizeEvent(event).
@@ -80,7 +80,7 @@ func synchronizeEvent(c *call) error {
 	if err != nil {
 		return err
 	}
-	return c.s.b.SynchronizeEvent(c.ctx, ev.h, -1)
+	return be(c.s.b.SynchronizeEvent(c.ctx, ev.h, -1))
 }
 
 // queryEventStatus is aclrtQueryEventStatus(event, status).
@@ -95,7 +95,7 @@ func queryEventStatus(c *call) error {
 	}
 	st, err := c.s.b.QueryEvent(ev.h)
 	if err != nil {
-		return err
+		return be(err)
 	}
 	le.PutUint32(out, uint32(st))
 	return nil
@@ -117,7 +117,7 @@ func eventElapsedTime(c *call) error {
 	}
 	ms, err := c.s.b.EventElapsedTime(start.h, end.h)
 	if err != nil {
-		return err
+		return be(err)
 	}
 	acl.PutFloat32(out, ms)
 	return nil

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/acl/sim"
 )
 
 const sizeMax = math.MaxUint64
@@ -508,4 +509,20 @@ func TestFreeWaitsForQueuedDescriptorCopies(t *testing.T) {
 	h.ok("aclrtSynchronizeStream", s)
 	h.ok("aclrtMemcpy", data2, 64, dst, 64, 2)
 	require.Equal(t, want, h.mem()[data2:data2+64])
+}
+
+// TestBackendMessagesStayInside: a backend's refusal reaches the guest with
+// its native code and the host's own words: no physical device ids, backend
+// handles or other sessions' usage.
+func TestBackendMessagesStayInside(t *testing.T) {
+	b := sim.New(sim.WithMemory(1 << 20))
+	t.Cleanup(func() { b.Close() })
+	h := newHarness(t, Policy{Devices: []int32{1, 0}, DeviceMemory: 4 << 20}, WithBackend(b))
+	h.ok("aclrtSetDevice", 0)
+	msg := h.code(acl.ErrRTMemoryAllocation, "aclrtMalloc", outA, 2<<20, 0)
+	require.Equal(t, "aclrtMalloc: the device is out of memory", msg)
+	h.event() // a backend handle that is not the guest's
+	e1, e2 := h.event(), h.event()
+	msg = h.code(acl.ErrRTEventTimestampInvalid, "aclrtEventElapsedTime", outA, e1, e2)
+	require.Equal(t, "aclrtEventElapsedTime: an event has no completed record (never recorded, or its record was cancelled)", msg)
 }

@@ -61,7 +61,7 @@ func memcpySync(c *call) error {
 		return err
 	}
 	if err := c.s.b.Memcpy(a.dst.buf, a.src.buf, a.n); err != nil {
-		return err
+		return be(err)
 	}
 	c.moved(a.dir, a.n)
 	return nil
@@ -84,7 +84,7 @@ func memcpyAsync(c *call) error {
 		return err
 	}
 	if err := c.s.b.MemcpyAsync(c.ctx, a.dst.buf, a.src.buf, a.n, st.h); err != nil {
-		return err
+		return be(err)
 	}
 	c.moved(a.dir, a.n)
 	return nil

@@ -45,7 +45,7 @@ func memcpy2dSync(c *call) error {
 	}
 	width, height := c.u64(4), c.u64(5)
 	if err := c.s.b.Memcpy2D(d.buf, c.u64(1), s.buf, c.u64(3), width, height); err != nil {
-		return err
+		return be(err)
 	}
 	c.moved(dir, width*height)
 	return nil
@@ -70,7 +70,7 @@ func memcpy2dAsync(c *call) error {
 	}
 	width, height := c.u64(4), c.u64(5)
 	if err := c.s.b.Memcpy2DAsync(c.ctx, d.buf, c.u64(1), s.buf, c.u64(3), width, height, st.h); err != nil {
-		return err
+		return be(err)
 	}
 	c.moved(dir, width*height)
 	return nil

@@ -31,7 +31,7 @@ func malloc(c *call) error {
 	}
 	ptr, err := s.b.Malloc(s.phys(s.dev), size, policy)
 	if err != nil {
-		return err
+		return be(err)
 	}
 	s.mu.Lock()
 	s.as.insert(&alloc{base: base, size: size, dev: s.dev, ptr: ptr, charged: charged, policy: policy})
@@ -68,7 +68,7 @@ func free(c *call) error {
 	s.held[a.dev] -= a.charged
 	if err := s.b.Free(c.ctx, a.ptr); err != nil {
 		s.zombies = append(s.zombies, a.ptr) // released with the session
-		return err
+		return be(err)
 	}
 	return nil
 }
@@ -106,7 +106,7 @@ func hostRegister(c *call) error {
 	}
 	h, err := s.b.HostRegister(c.mem[ptr:end:end], typ)
 	if err != nil {
-		return err
+		return be(err)
 	}
 	s.mu.Lock()
 	s.as.insertPin(&pin{start: ptr, end: end, typ: typ, h: h})
@@ -129,7 +129,7 @@ func hostUnregister(c *call) error {
 		return acl.Errorf(acl.ErrHostMemoryNotRegistered, "ptr %#x does not start a registered range", ptr)
 	}
 	if err := s.b.HostUnregister(c.ctx, p.h); err != nil {
-		return err
+		return be(err)
 	}
 	s.mu.Lock()
 	s.as.removePin(p)

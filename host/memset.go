@@ -29,7 +29,7 @@ func memsetSync(c *call) error {
 	if done || err != nil {
 		return err
 	}
-	return c.s.b.Memset(d.buf, byte(c.u32(2)), n)
+	return be(c.s.b.Memset(d.buf, byte(c.u32(2)), n))
 }
 
 // memsetAsync is aclrtMemsetAsync.
@@ -45,5 +45,5 @@ func memsetAsync(c *call) error {
 	if err := c.enqueue(st); err != nil {
 		return err
 	}
-	return c.s.b.MemsetAsync(c.ctx, d.buf, byte(c.u32(2)), n, st.h)
+	return be(c.s.b.MemsetAsync(c.ctx, d.buf, byte(c.u32(2)), n, st.h))
 }

@@ -42,10 +42,10 @@ func aclFinalize(c *call) error {
 	var first error
 	for dev := range c.s.held {
 		if err := c.s.syncStreams(c.ctx, int32(dev), -1); err != nil && first == nil {
-			first = err
+			first = be(err)
 		}
 		if err := c.s.releaseDevice(c.ctx, int32(dev)); err != nil && first == nil {
-			first = err
+			first = be(err)
 		}
 	}
 	c.s.finalized = true

@@ -102,7 +102,7 @@ func (s *Session) defaultStream() (*streamRec, error) {
 	}
 	h, err := s.b.CreateStream(s.phys(s.dev))
 	if err != nil {
-		return nil, err
+		return nil, be(err)
 	}
 	st := &streamRec{h: h, dev: s.dev}
 	s.defaults[s.dev] = st

@@ -21,7 +21,7 @@ func createStream(c *call) error {
 	}
 	h, err := s.b.CreateStream(s.phys(s.dev))
 	if err != nil {
-		return err
+		return be(err)
 	}
 	s.streams[id] = &streamRec{h: h, dev: s.dev}
 	le.PutUint32(out, id)
@@ -49,7 +49,7 @@ func destroyStream(c *call) error {
 		return err
 	}
 	if err := c.s.b.DestroyStream(c.ctx, st.h); err != nil {
-		return err
+		return be(err)
 	}
 	delete(c.s.streams, h)
 	return nil
@@ -61,7 +61,7 @@ func synchronizeStream(c *call) error {
 	if err != nil {
 		return err
 	}
-	return c.s.b.SynchronizeStream(c.ctx, st.h, -1)
+	return be(c.s.b.SynchronizeStream(c.ctx, st.h, -1))
 }
 
 // synchronizeStreamWithTimeout is aclrtSynchronizeStreamWithTimeout(stream, timeoutMs).
@@ -74,7 +74,7 @@ func synchronizeStreamWithTimeout(c *call) error {
 	if err != nil {
 		return err
 	}
-	return c.s.b.SynchronizeStream(c.ctx, st.h, ms)
+	return be(c.s.b.SynchronizeStream(c.ctx, st.h, ms))
 }
 
 // streamQuery is aclrtStreamQuery(stream, status).
@@ -89,7 +89,7 @@ func streamQuery(c *call) error {
 	}
 	status, err := c.s.b.StreamQuery(st.h)
 	if err != nil {
-		return err
+		return be(err)
 	}
 	le.PutUint32(out, uint32(status))
 	return nil
