@@ -69,8 +69,11 @@
 // Lifetimes. Free, HostUnregister and DestroyStream wait for the queued
 // work that uses the memory or the stream: every queued operation holds a
 // reference to the memory it touches from its call until it completes, and
-// no operation touches memory after it is freed. If their context is done
-// first, Free and HostUnregister give up and leave the memory as it was;
+// no operation touches memory after it is freed. While Free waits, the
+// allocation takes no new operations: a call that names it fails with
+// ACL_ERROR_RT_PARAM_INVALID (107000), as if it were freed, so that steady
+// use cannot hold Free off. If their context is done first, Free and
+// HostUnregister give up and leave the memory as it was;
 // DestroyStream drops the work not yet started (a dropped record of an
 // event completes with ACL_ERROR_RT_STREAM_ABORT, 107023), waits for the
 // running operation and destroys the stream (and returns nil: the stream

@@ -67,6 +67,10 @@ type alloc struct {
 	dev  *device
 	acct uint64 // bytes counted against the device: rounded and padded
 	refs refs
+	// dying is set, under Backend.mu, while Free waits for the references:
+	// addresses in the allocation then resolve to nothing, so the count
+	// only goes down and Free cannot be starved by new operations.
+	dying bool
 	// mu orders every access to mem's bytes: copies read under RLock and
 	// write under Lock, taking two allocations' locks in id order. It is
 	// never held while waiting for anything else, so a caller racing its
@@ -154,39 +158,50 @@ func (b *Backend) Malloc(dev int32, size uint64, policy acl.MemMallocPolicy) (ac
 
 // Free implements acl.Backend. p must be the base of a live allocation
 // (anything else, an interior address included, is 107000). Free waits for
-// every operation that holds the allocation, queued or running; if ctx is
-// done first it returns ctx's error and the allocation stays live.
+// every operation that holds the allocation, queued or running. From the
+// start of the call the allocation takes no new operations: a call that
+// names it, Free included, fails with 107000 as if it were freed, so that
+// steady use cannot hold Free off. If ctx is done first Free returns ctx's
+// error and the allocation is live again.
 func (b *Backend) Free(ctx context.Context, p acl.DevPtr) error {
-	for {
-		b.mu.RLock()
-		a, _, err := b.allocLocked(p, 0, "devPtr")
-		closed := b.closed
-		b.mu.RUnlock()
-		switch {
-		case closed:
-			return errClosed()
-		case err != nil:
-			return err
-		case p != a.base:
-			return acl.Errorf(acl.ErrRTParamInvalid, "devPtr %#x is inside the allocation at %#x, not its start", p, a.base)
-		}
-		if err := a.refs.wait(ctx); err != nil {
-			return err
-		}
-		b.mu.Lock()
-		if b.allocs[a.id] == a && a.refs.n.Load() == 0 {
-			delete(b.allocs, a.id)
-			a.dev.used -= a.acct
-			b.mu.Unlock()
-			// Nothing can reach a now; drop its memory even if a stale
-			// *alloc lingers somewhere.
-			a.mu.Lock()
-			a.mem = nil
-			a.mu.Unlock()
-			return nil
-		}
-		b.mu.Unlock() // someone took a reference meanwhile: wait again
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return errClosed()
 	}
+	a, _, err := b.allocLocked(p, 0, "devPtr")
+	switch {
+	case err != nil:
+		b.mu.Unlock()
+		return err
+	case p != a.base:
+		b.mu.Unlock()
+		return acl.Errorf(acl.ErrRTParamInvalid, "devPtr %#x is inside the allocation at %#x, not its start", p, a.base)
+	}
+	a.dying = true
+	b.mu.Unlock()
+
+	// No reference can be taken now: the count only goes down.
+	if err := a.refs.wait(ctx); err != nil {
+		b.mu.Lock()
+		a.dying = false
+		b.mu.Unlock()
+		return err
+	}
+	b.mu.Lock()
+	if b.closed { // Close released everything meanwhile
+		b.mu.Unlock()
+		return errClosed()
+	}
+	delete(b.allocs, a.id)
+	a.dev.used -= a.acct
+	b.mu.Unlock()
+	// Nothing can reach a now; drop its memory even if a stale *alloc
+	// lingers somewhere.
+	a.mu.Lock()
+	a.mem = nil
+	a.mu.Unlock()
+	return nil
 }
 
 // DeviceOf implements acl.Backend.
@@ -204,11 +219,15 @@ func (b *Backend) DeviceOf(p acl.DevPtr) (int32, error) {
 }
 
 // allocLocked finds the live allocation holding [p, p+n) (for n == 0, the
-// byte at p). what names the argument in errors.
+// byte at p). An allocation being freed is not live. what names the
+// argument in errors.
 func (b *Backend) allocLocked(p acl.DevPtr, n uint64, what string) (*alloc, uint64, error) {
 	a := b.allocs[uint64(p)>>b.shift]
-	if a == nil {
+	switch {
+	case a == nil:
 		return nil, 0, acl.Errorf(acl.ErrRTParamInvalid, "%s %#x is not in a live device allocation", what, p)
+	case a.dying:
+		return nil, 0, acl.Errorf(acl.ErrRTParamInvalid, "%s %#x is in the allocation at %#x, which is being freed", what, p, a.base)
 	}
 	off, size := uint64(p)&b.mask, uint64(len(a.mem))
 	if off >= size || n > size-off {

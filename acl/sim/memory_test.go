@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -86,6 +87,48 @@ func TestRefusedMallocAllocatesNothing(t *testing.T) {
 	require.EqualValues(t, 64<<20-acl.AllocatedSize(size, acl.MemMallocHugeFirst), free(t, b, 0), "the refusal leaves the accounting as it was")
 	require.NoError(t, b.Free(t.Context(), p))
 	require.EqualValues(t, 64<<20, free(t, b, 0))
+}
+
+// TestFreeRefusesNewUses: while Free waits for the operations that hold an
+// allocation, new operations naming it fail as if it were freed, so that
+// steady use cannot starve Free. A Free that gives up makes it live again.
+func TestFreeRefusesNewUses(t *testing.T) {
+	b := newSim(t)
+	s, err := b.CreateStream(0)
+	require.NoError(t, err)
+	p, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
+	require.NoError(t, err)
+	host := make([]byte, 64)
+	pin, err := b.HostRegister(host, acl.HostRegisterMapped)
+	require.NoError(t, err)
+	use := func() error { return b.MemcpyAsync(t.Context(), acl.Host(host, pin), acl.Device(p), 64, s) }
+	dying := func() bool { _, err := b.DeviceOf(p); return err != nil }
+
+	release := gate(t, b, s)
+	require.NoError(t, use()) // holds p until the gate opens
+
+	ctx, cancel := context.WithCancel(t.Context())
+	done := goErr(func() error { return b.Free(ctx, p) })
+	require.Eventually(t, dying, 2*time.Second, time.Millisecond, "a waiting Free must stop new uses of the allocation")
+	require.ErrorIs(t, use(), acl.ErrRTParamInvalid)
+	require.ErrorIs(t, b.Memset(acl.Device(p+8), 1, 8), acl.ErrRTParamInvalid, "an interior address too")
+	require.ErrorIs(t, b.Free(t.Context(), p), acl.ErrRTParamInvalid, "a second Free, as after the first")
+	cancel()
+	require.ErrorIs(t, <-done, context.Canceled)
+	require.False(t, dying(), "a Free that gave up leaves the allocation live")
+	require.NoError(t, use())
+
+	done = goErr(func() error { return b.Free(context.Background(), p) })
+	require.Eventually(t, dying, 2*time.Second, time.Millisecond)
+	require.ErrorIs(t, use(), acl.ErrRTParamInvalid)
+	notYet(t, done, "Free")
+	n, err := b.Pending(s)
+	require.NoError(t, err)
+	require.Equal(t, 3, n, "the gate and the two copies accepted before the Frees")
+	release()
+	require.NoError(t, <-done)
+	require.True(t, dying())
+	require.NoError(t, b.SynchronizeStream(t.Context(), s, -1))
 }
 
 func TestAddresses(t *testing.T) {
