@@ -247,8 +247,8 @@ func (b *Backend) Malloc(dev int32, size uint64, policy acl.MemMallocPolicy) (ac
 
 // Free implements acl.Backend. It stops new operations on the allocation,
 // waits for those in flight, then for every stream whose queued work may
-// use it, and frees it with aclrtFree. If ctx is done first, the allocation
-// stays live and usable.
+// use it (one being destroyed, until it is), and frees it with aclrtFree.
+// If ctx is done first, the allocation stays live and usable.
 func (b *Backend) Free(ctx context.Context, p acl.DevPtr) error {
 	if err := b.enter(); err != nil {
 		return err
@@ -261,22 +261,18 @@ func (b *Backend) Free(ctx context.Context, p acl.DevPtr) error {
 		return acl.Errorf(acl.ErrRTParamInvalid, "address is not the base of a live allocation of this backend")
 	}
 	a.dying = true
-	undo := func() { a.dying = false }
-	if err := b.waitFor(ctx, func() bool { return a.refs == 0 }); err != nil {
-		undo()
-		b.mu.Unlock()
-		return err
+	err := b.waitFor(ctx, func() bool { return a.refs == 0 })
+	if err == nil {
+		err = b.settleLocked(ctx, func(s *stream) bool { _, ok := s.uses[a]; return ok || s.opaque })
 	}
-	users := b.streamsUsingLocked(func(s *stream) bool { _, ok := s.uses[a]; return ok || s.opaque })
 	b.mu.Unlock()
-	err := b.drainAll(ctx, users)
 	if err == nil {
 		err = b.call(a.dev, "aclrtFree", func() int32 { return b.api.aclrtFree(uintptr(a.base)) })
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if err != nil {
-		undo()
+		a.dying = false
 		return err
 	}
 	for i, x := range b.allocs {
@@ -376,8 +372,8 @@ func (b *Backend) HostRegister(mem []byte, typ acl.HostRegisterType) (acl.HostPi
 
 // HostUnregister implements acl.Backend. It stops new operations on the
 // range, waits for those in flight and for every stream whose queued work
-// uses it, then calls aclrtHostUnregister. If ctx is done first, the range
-// stays registered.
+// uses it (one being destroyed, until it is), then calls
+// aclrtHostUnregister. If ctx is done first, the range stays registered.
 func (b *Backend) HostUnregister(ctx context.Context, h acl.HostPin) error {
 	if err := b.enter(); err != nil {
 		return err
@@ -390,14 +386,11 @@ func (b *Backend) HostUnregister(ctx context.Context, h acl.HostPin) error {
 		return acl.Errorf(acl.ErrHostMemoryNotRegistered, "host pin %d is not registered", h)
 	}
 	p.dying = true
-	if err := b.waitFor(ctx, func() bool { return p.refs == 0 }); err != nil {
-		p.dying = false
-		b.mu.Unlock()
-		return err
+	err := b.waitFor(ctx, func() bool { return p.refs == 0 })
+	if err == nil {
+		err = b.settleLocked(ctx, func(s *stream) bool { _, ok := s.pinUses[p]; return ok })
 	}
-	users := b.streamsUsingLocked(func(s *stream) bool { _, ok := s.pinUses[p]; return ok })
 	b.mu.Unlock()
-	err := b.drainAll(ctx, users)
 	if err == nil {
 		err = b.unregister(p)
 	}

@@ -1,8 +1,11 @@
 package cann
 
 import (
+	"bytes"
 	"context"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -115,4 +118,127 @@ func TestPinRangeAbove(t *testing.T) {
 	// The last bytes of the range are inside it.
 	require.NoError(t, b.MemcpyAsync(ctx, acl.Device(p), acl.Host(mem[4096-64:4096], pin), 64, st))
 	require.NoError(t, b.SynchronizeStream(ctx, st, -1))
+}
+
+// gate queues on st a host function that blocks until the returned release
+// is called, and waits until it runs.
+func gate(t *testing.T, b *Backend, st acl.Stream) (release func()) {
+	t.Helper()
+	started, open := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	release = func() { once.Do(func() { close(open) }) }
+	t.Cleanup(release)
+	require.NoError(t, b.LaunchHostFunc(st, func() error {
+		close(started)
+		<-open
+		return nil
+	}))
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the host function did not start")
+	}
+	return release
+}
+
+// waitDying waits until DestroyStream has begun on h.
+func waitDying(t *testing.T, b *Backend, h acl.Stream) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		s := b.streams[h]
+		return s != nil && s.dying
+	}, 10*time.Second, time.Millisecond)
+}
+
+func goErr(f func() error) <-chan error {
+	c := make(chan error, 1)
+	go func() { c <- f() }()
+	return c
+}
+
+// notYet checks that c delivers nothing for a while.
+func notYet(t *testing.T, c <-chan error, what string) {
+	t.Helper()
+	select {
+	case err := <-c:
+		t.Fatalf("%s returned (%v) before the work it must wait for", what, err)
+	case <-time.After(50 * time.Millisecond):
+	}
+}
+
+func recv(t *testing.T, c <-chan error, what string) error {
+	t.Helper()
+	select {
+	case err := <-c:
+		return err
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s did not return", what)
+		return nil
+	}
+}
+
+// TestFreeWaitsForDyingStream checks that Free and HostUnregister wait for
+// the queued work of a stream that DestroyStream is draining: that work
+// still uses the memory.
+func TestFreeWaitsForDyingStream(t *testing.T) {
+	ctx := context.Background()
+	b, s := open(t, full)
+	st, err := b.CreateStream(0)
+	require.NoError(t, err)
+	p, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
+	require.NoError(t, err)
+	pinned := mmapped(t, 4096)
+	pin, err := b.HostRegister(pinned, acl.HostRegisterMapped)
+	require.NoError(t, err)
+	require.NoError(t, b.Memset(acl.Device(p), 0x5a, 64))
+
+	release := gate(t, b, st)
+	require.NoError(t, b.MemcpyAsync(ctx, acl.Host(pinned[:64], pin), acl.Device(p), 64, st))
+	s.logReset()
+	destroyed := goErr(func() error { return b.DestroyStream(ctx, st) })
+	waitDying(t, b, st)
+	freed := goErr(func() error { return b.Free(ctx, p) })
+	unpinned := goErr(func() error { return b.HostUnregister(ctx, pin) })
+	notYet(t, freed, "Free")
+	notYet(t, unpinned, "HostUnregister")
+	release()
+	require.NoError(t, recv(t, destroyed, "DestroyStream"))
+	require.NoError(t, recv(t, freed, "Free"))
+	require.NoError(t, recv(t, unpinned, "HostUnregister"))
+	require.Equal(t, bytes.Repeat([]byte{0x5a}, 64), pinned[:64], "the queued copy ran on live memory")
+
+	calls := s.calls("aclrtDestroyStream", "aclrtFree", "aclrtHostUnregister")
+	require.Len(t, calls, 3)
+	require.Contains(t, calls[0], "aclrtDestroyStream(", "the stream goes before the memory it uses: %v", calls)
+}
+
+// TestFreeDuringStreamDestruction checks that a Free already waiting for a
+// stream when DestroyStream begins on it keeps waiting, without an error,
+// until the stream is gone.
+func TestFreeDuringStreamDestruction(t *testing.T) {
+	ctx := context.Background()
+	b, s := open(t, full)
+	st, err := b.CreateStream(0)
+	require.NoError(t, err)
+	p, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
+	require.NoError(t, err)
+	q, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
+	require.NoError(t, err)
+
+	release := gate(t, b, st)
+	require.NoError(t, b.MemcpyAsync(ctx, acl.Device(q), acl.Device(p), 64, st))
+	s.logReset()
+	freed := goErr(func() error { return b.Free(ctx, p) })
+	notYet(t, freed, "Free")
+	destroyed := goErr(func() error { return b.DestroyStream(ctx, st) })
+	waitDying(t, b, st)
+	notYet(t, freed, "Free")
+	release()
+	require.NoError(t, recv(t, destroyed, "DestroyStream"))
+	require.NoError(t, recv(t, freed, "Free"))
+	calls := s.calls("aclrtDestroyStream", "aclrtFree")
+	require.Len(t, calls, 2)
+	require.Contains(t, calls[0], "aclrtDestroyStream(", "the stream goes before the memory it uses: %v", calls)
 }

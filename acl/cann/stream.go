@@ -2,6 +2,7 @@ package cann
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -86,23 +87,55 @@ func (b *Backend) unrefEvent(e *event) {
 	b.mu.Unlock()
 }
 
+// check evaluates uses on s with s.mu held.
+func (s *stream) check(uses func(*stream) bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return uses(s)
+}
+
 // streamsUsingLocked returns, with a reference taken on each, the live
-// streams for which uses reports true. Called with b.mu held.
+// streams for which uses reports true, leaving out those being destroyed.
+// Called with b.mu held.
 func (b *Backend) streamsUsingLocked(uses func(*stream) bool) []*stream {
 	var out []*stream
 	for _, s := range b.streams {
-		if s.dying {
-			continue
-		}
-		s.mu.Lock()
-		u := uses(s)
-		s.mu.Unlock()
-		if u {
+		if !s.dying && s.check(uses) {
 			s.refs++
 			out = append(out, s)
 		}
 	}
 	return out
+}
+
+// settleLocked waits until no stream's queued work may use what uses
+// reports true for (Free, HostUnregister): it drains the live streams that
+// use it, and waits for DestroyStream to be done with those being
+// destroyed, whose work has then run or been dropped. Called with b.mu
+// held; it returns with b.mu held, having released it while waiting.
+func (b *Backend) settleLocked(ctx context.Context, uses func(*stream) bool) error {
+	dying := func() bool {
+		for _, s := range b.streams {
+			if s.dying && s.check(uses) {
+				return true
+			}
+		}
+		return false
+	}
+	for {
+		if err := b.waitFor(ctx, func() bool { return !dying() }); err != nil {
+			return err
+		}
+		users := b.streamsUsingLocked(uses)
+		b.mu.Unlock()
+		err := b.drainAll(ctx, users)
+		b.mu.Lock()
+		// A stream whose destruction began during the drain is waited
+		// for on the next round.
+		if !errors.Is(err, errStreamDestroyed) {
+			return err
+		}
+	}
 }
 
 // drainAll drains each stream and drops the references streamsUsingLocked took.
@@ -160,6 +193,10 @@ func (s *stream) holdErr(err error) {
 	s.mu.Unlock()
 }
 
+// errStreamDestroyed ends a wait on a stream that DestroyStream has begun
+// to destroy.
+var errStreamDestroyed = acl.Errorf(acl.ErrRTInvalidHandle, "the stream was destroyed during the wait")
+
 // syncStream waits for s with aclrtSynchronizeStreamWithTimeout, in slices.
 // It returns the native code; a wait cut short by ctx, Close or (unless
 // owner) the stream's destruction returns an error instead.
@@ -169,7 +206,7 @@ func (b *Backend) syncStream(ctx context.Context, s *stream, timeoutMs int32, ow
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		if s.dying && !owner {
-			return acl.Errorf(acl.ErrRTInvalidHandle, "the stream was destroyed during the wait")
+			return errStreamDestroyed
 		}
 		return nil
 	}
@@ -282,7 +319,7 @@ func (b *Backend) DestroyStream(ctx context.Context, h acl.Stream) error {
 	}
 	s.dying = true
 	if err := b.waitFor(ctx, func() bool { return s.refs == 0 }); err != nil {
-		s.dying = false
+		b.revive(s)
 		b.mu.Unlock()
 		return err
 	}
@@ -292,7 +329,7 @@ func (b *Backend) DestroyStream(ctx context.Context, h acl.Stream) error {
 	if _, err := b.syncStream(ctx, s, -1, true); err != nil {
 		if b.api.aclrtDestroyStreamForce == nil {
 			b.mu.Lock()
-			s.dying = false
+			b.revive(s)
 			b.mu.Unlock()
 			return err
 		}
@@ -315,11 +352,19 @@ func (b *Backend) DestroyStream(ctx context.Context, h acl.Stream) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if err != nil {
-		s.dying = false
+		b.revive(s)
 		return err
 	}
 	delete(b.streams, h)
+	b.cond.Broadcast() // Free and HostUnregister wait for dying streams to go
 	return nil
+}
+
+// revive undoes the start of a DestroyStream that failed: the stream and
+// its queued work live on. Called with b.mu held.
+func (b *Backend) revive(s *stream) {
+	s.dying = false
+	b.cond.Broadcast()
 }
 
 // SynchronizeStream implements acl.Backend with
