@@ -36,8 +36,12 @@
 // asynchronous operations really run after their call returns, in order,
 // concurrently with the caller and with other streams. Each device has a
 // default stream. A stream holds up to WithQueueDepth operations (default
-// 4096) before the calls that take a context wait for room, as a full native
-// task queue makes them wait. An asynchronous copy or memset that touches
+// 4096) before the calls that take a context (MemcpyAsync, Memcpy2DAsync,
+// MemcpyBatchAsync, MemsetAsync) wait for room, as a full native task queue
+// makes them wait. The calls that take no context (RecordEvent,
+// StreamWaitEvent, LaunchHostFunc, MemcpyAsyncWithDesc,
+// MemcpyAsyncWithOffset) cannot wait, so they queue past the bound: only
+// their caller bounds them. An asynchronous copy or memset that touches
 // pageable host memory first waits for the work queued on its stream, then
 // runs before returning, as natively. Asynchronous copies between host
 // memory only give ACL_ERROR_RT_FEATURE_NOT_SUPPORT (207000), as for a card

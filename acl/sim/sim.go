@@ -11,7 +11,7 @@ import (
 const (
 	DefaultDevices    = 2
 	DefaultMemory     = 32 << 30 // accounted bytes per device
-	DefaultQueueDepth = 4096     // operations per stream before a call with a context blocks
+	DefaultQueueDepth = 4096     // operations per stream before a queuing call with a context blocks
 	MaxMemory         = 1 << 46  // the largest per-device memory WithMemory accepts
 )
 
@@ -58,10 +58,15 @@ func WithPeers(can func(dev, peer int32) bool) Option {
 	return func(c *config) { c.peer = can }
 }
 
-// WithQueueDepth bounds how many operations a stream holds before
-// MemcpyAsync and the other calls that take a context block until the
-// stream catches up (default 4096), as a full native task queue does.
-// Event and host-function calls are never blocked. 0 means no bound.
+// WithQueueDepth bounds how many operations a stream holds before the
+// calls that take a context (MemcpyAsync, Memcpy2DAsync, MemcpyBatchAsync
+// and MemsetAsync) block until the stream catches up (default 4096), as a
+// full native task queue does. The calls that take none (RecordEvent,
+// StreamWaitEvent, LaunchHostFunc, MemcpyAsyncWithDesc and
+// MemcpyAsyncWithOffset) cannot wait: they always queue, past the bound if
+// need be, and only their caller bounds them (the sandbox's host checks its
+// policy's MaxQueued with Pending before every asynchronous call). Their
+// operations count toward the bound all the same. 0 means no bound.
 func WithQueueDepth(n int) Option {
 	return func(c *config) { c.depth = max(n, 0) }
 }

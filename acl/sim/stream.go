@@ -125,8 +125,9 @@ func (s *stream) exec(o *op) (err error) {
 }
 
 // push queues o. With a non-nil ctx it first waits while the stream holds
-// DefaultQueueDepth (or the configured depth) operations. On failure the
-// references o holds are released.
+// the configured depth of operations (WithQueueDepth); with a nil ctx, for
+// the calls that take none, it queues at once whatever the stream holds. On
+// failure the references o holds are released.
 func (s *stream) push(ctx context.Context, o op) error {
 	s.mu.Lock()
 	for ctx != nil && s.b.depth > 0 && !s.closing && s.enq-s.done >= uint64(s.b.depth) {

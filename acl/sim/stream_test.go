@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"context"
+	"encoding/binary"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -86,6 +87,56 @@ func TestQueueDepth(t *testing.T) {
 	}
 	release()
 	require.NoError(t, unbounded.SynchronizeStream(t.Context(), s, -1))
+}
+
+// TestQueueDepthBindsOnlyCallsWithContext: the five calls that take no
+// context cannot wait for room, so they queue past the depth, as the docs
+// say; their operations count toward it for the calls that can wait.
+func TestQueueDepthBindsOnlyCallsWithContext(t *testing.T) {
+	b := newSim(t, sim.WithQueueDepth(1))
+	s, err := b.CreateStream(0)
+	require.NoError(t, err)
+	malloc := func(n uint64) acl.DevPtr {
+		p, err := b.Malloc(0, n, acl.MemMallocHugeFirst)
+		require.NoError(t, err)
+		return p
+	}
+	desc, src, dst, slots := malloc(32), malloc(64), malloc(64), malloc(16)
+	require.NoError(t, b.SetMemcpyDesc(desc, acl.MemcpyInnerDeviceToDevice, src, dst, 8))
+	bases := make([]byte, 16)
+	binary.LittleEndian.PutUint64(bases, uint64(dst))
+	binary.LittleEndian.PutUint64(bases[8:], uint64(src))
+	require.NoError(t, b.Memcpy(acl.Device(slots), acl.Host(bases, 0), 16))
+	e := mustEvent(t, b)
+
+	release := gate(t, b, s) // the stream is full
+	for _, call := range []struct {
+		name string
+		f    func() error
+	}{
+		{"RecordEvent", func() error { return b.RecordEvent(e, s) }},
+		{"StreamWaitEvent", func() error { return b.StreamWaitEvent(s, e) }},
+		{"LaunchHostFunc", func() error { return b.LaunchHostFunc(s, func() error { return nil }) }},
+		{"MemcpyAsyncWithDesc", func() error { return b.MemcpyAsyncWithDesc(desc, acl.MemcpyInnerDeviceToDevice, s) }},
+		{"MemcpyAsyncWithOffset", func() error {
+			return b.MemcpyAsyncWithOffset(slots, 64, 8, slots+8, 8, 0, acl.MemcpyInnerDeviceToDevice, s)
+		}},
+	} {
+		select {
+		case err := <-goErr(call.f):
+			require.NoError(t, err, call.name)
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s waited for room on a full stream", call.name)
+		}
+	}
+	n, err := b.Pending(s)
+	require.NoError(t, err)
+	require.Equal(t, 6, n)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
+	defer cancel()
+	require.ErrorIs(t, b.MemsetAsync(ctx, acl.Device(dst), 1, 8, s), context.DeadlineExceeded, "a call with a context waits for room")
+	release()
+	require.NoError(t, b.SynchronizeStream(t.Context(), s, -1))
 }
 
 func TestEventCodes(t *testing.T) {
