@@ -3,6 +3,7 @@ package cann
 import (
 	"bytes"
 	"context"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -241,4 +242,28 @@ func TestFreeDuringStreamDestruction(t *testing.T) {
 	calls := s.calls("aclrtDestroyStream", "aclrtFree")
 	require.Len(t, calls, 2)
 	require.Contains(t, calls[0], "aclrtDestroyStream(", "the stream goes before the memory it uses: %v", calls)
+}
+
+// TestForcedDestroyHostFuncError checks that a forced DestroyStream (its
+// ctx is done) returns when the host function it waits for fails: the
+// function's error path must not need a lock the destruction holds.
+func TestForcedDestroyHostFuncError(t *testing.T) {
+	b, _ := open(t, full)
+	st, err := b.CreateStream(0)
+	require.NoError(t, err)
+	started, open := make(chan struct{}), make(chan struct{})
+	require.NoError(t, b.LaunchHostFunc(st, func() error {
+		close(started)
+		<-open
+		return errors.New("host function failed")
+	}))
+	<-started
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	destroyed := goErr(func() error { return b.DestroyStream(ctx, st) })
+	notYet(t, destroyed, "a forced DestroyStream") // the running function finishes first
+	close(open)
+	require.NoError(t, recv(t, destroyed, "DestroyStream"))
+	_, err = b.StreamQuery(st)
+	code(t, err, acl.ErrRTInvalidHandle)
 }

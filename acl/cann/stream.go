@@ -343,9 +343,10 @@ func (b *Backend) DestroyStream(ctx context.Context, h acl.Stream) error {
 		s.stopReporter(false)
 	}
 	// An error the queued work met dies with the stream, as natively.
-	s.mu.Lock()
+	// No lock of the stream is held: nothing else submits to it now, and a
+	// host function the forced destruction waits for may fail, which takes
+	// s.mu and b.mu (hostFuncFailed).
 	err := b.call(s.dev, fn, func() int32 { return destroy(s.native) })
-	s.mu.Unlock()
 	if forced {
 		s.stopReporter(err == nil)
 	}
