@@ -389,7 +389,7 @@ func (b *Backend) Close() error {
 			s.stopReporter(false)
 		}
 	}
-	b.forgetHostCalls()
+	forgetHostCalls(func(hc *hostCall) bool { return hc.b == b })
 	for _, p := range pins {
 		keep(b.unregister(p))
 	}

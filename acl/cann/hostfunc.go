@@ -171,10 +171,11 @@ func (s *stream) stopReporter(destroyed bool) {
 	<-r.done
 }
 
-// forgetHostCalls drops the queued host functions of b that will never run.
-func (b *Backend) forgetHostCalls() {
+// forgetHostCalls drops the queued host functions that will never run:
+// those for which drop reports true.
+func forgetHostCalls(drop func(*hostCall) bool) {
 	hostCalls.Range(func(k, v any) bool {
-		if v.(*hostCall).b == b {
+		if drop(v.(*hostCall)) {
 			hostCalls.Delete(k)
 		}
 		return true

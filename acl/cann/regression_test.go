@@ -267,3 +267,43 @@ func TestForcedDestroyHostFuncError(t *testing.T) {
 	_, err = b.StreamQuery(st)
 	code(t, err, acl.ErrRTInvalidHandle)
 }
+
+// hostCallsOf counts the host functions of b that the process still keeps.
+func hostCallsOf(b *Backend) int {
+	n := 0
+	hostCalls.Range(func(_, v any) bool {
+		if v.(*hostCall).b == b {
+			n++
+		}
+		return true
+	})
+	return n
+}
+
+// TestForcedDestroyForgetsHostCalls checks that the host functions a forced
+// DestroyStream drops are forgotten with the stream, not kept until Close.
+func TestForcedDestroyForgetsHostCalls(t *testing.T) {
+	b, _ := open(t, full)
+	st, err := b.CreateStream(0)
+	require.NoError(t, err)
+	other, err := b.CreateStream(0)
+	require.NoError(t, err)
+	release := gate(t, b, st)
+	for range 3 {
+		require.NoError(t, b.LaunchHostFunc(st, func() error { return nil }))
+	}
+	releaseOther := gate(t, b, other)
+	require.NoError(t, b.LaunchHostFunc(other, func() error { return nil }))
+	require.Equal(t, 4, hostCallsOf(b))
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	destroyed := goErr(func() error { return b.DestroyStream(ctx, st) })
+	notYet(t, destroyed, "a forced DestroyStream") // the running function finishes first
+	release()
+	require.NoError(t, recv(t, destroyed, "DestroyStream"))
+	require.Equal(t, 1, hostCallsOf(b), "only the other stream's queued function is left")
+	releaseOther()
+	require.NoError(t, b.SynchronizeStream(context.Background(), other, -1))
+	require.Zero(t, hostCallsOf(b))
+}

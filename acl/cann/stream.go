@@ -349,6 +349,10 @@ func (b *Backend) DestroyStream(ctx context.Context, h acl.Stream) error {
 	err := b.call(s.dev, fn, func() int32 { return destroy(s.native) })
 	if forced {
 		s.stopReporter(err == nil)
+		if err == nil {
+			// The host functions the destruction dropped never run.
+			forgetHostCalls(func(hc *hostCall) bool { return hc.s == s })
+		}
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
