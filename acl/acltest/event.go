@@ -62,6 +62,22 @@ var eventTests = []test{
 		require.Equal(e, filled(4096, 2), e.get(p, 4096), "work before the record must be complete")
 	}},
 
+	{"EventErrorReportedOnce", func(e *env) {
+		// A synchronize of an event recorded after a failed operation
+		// reports the failure once, as the stream's synchronize does; the
+		// stream's own report is separate.
+		s := e.stream(0)
+		ev := e.event(0)
+		fail := acl.Errorf(acl.ErrRTParamInvalid, "host function failed on purpose")
+		require.NoError(e, e.b.LaunchHostFunc(s, func() error { return fail }))
+		require.NoError(e, e.b.RecordEvent(ev, s))
+		code(e, e.b.SynchronizeEvent(e.ctx, ev, -1), acl.ErrRTParamInvalid)
+		require.NoError(e, e.b.SynchronizeEvent(e.ctx, ev, -1), "an event reports an error once")
+		require.NoError(e, e.b.SynchronizeEvent(e.ctx, ev, 0), "an event reports an error once")
+		code(e, e.b.SynchronizeStream(e.ctx, s, -1), acl.ErrRTParamInvalid)
+		require.NoError(e, e.b.SynchronizeStream(e.ctx, s, -1))
+	}},
+
 	{"EventTimeoutsAndContext", func(e *env) {
 		s := e.stream(0)
 		ev := e.event(0)

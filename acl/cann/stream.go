@@ -555,8 +555,8 @@ const eventPoll = 5 * time.Millisecond
 // SynchronizeEvent implements acl.Backend with
 // aclrtSynchronizeEventWithTimeout, or, in libraries without it, by polling
 // aclrtQueryEventStatus and then calling aclrtSynchronizeEvent once the
-// record is complete. After a native success it returns the error held for
-// the stream when the event was recorded.
+// record is complete. After a native success it returns, once, the error
+// held for the stream when the event was recorded.
 func (b *Backend) SynchronizeEvent(ctx context.Context, eh acl.Event, timeoutMs int32) error {
 	if err := b.enter(); err != nil {
 		return err
@@ -613,7 +613,9 @@ func (b *Backend) SynchronizeEvent(ctx context.Context, eh acl.Event, timeoutMs 
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return e.hostErr
+	err = e.hostErr
+	e.hostErr = nil // reported once, as acl/sim does
+	return err
 }
 
 // QueryEvent implements acl.Backend with aclrtQueryEventStatus.
