@@ -392,6 +392,7 @@ func (b *Backend) Close() error {
 	forgetHostCalls(func(hc *hostCall) bool { return hc.b == b })
 	for _, p := range pins {
 		keep(b.unregister(p))
+		p.unpin()
 	}
 	for _, a := range allocs {
 		keep(b.call(a.dev, "aclrtFree", func() int32 { return b.api.aclrtFree(uintptr(a.base)) }))

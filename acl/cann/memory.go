@@ -397,15 +397,16 @@ func (b *Backend) HostUnregister(ctx context.Context, h acl.HostPin) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if err != nil {
-		p.dying = false
+		p.dying = false // still registered, and pinned
 		return err
 	}
+	p.unpin()
 	delete(b.pins, h)
 	return nil
 }
 
 // unregister drops p's share of its native registration, undoing the
-// registration with its last user, and unpins p's memory.
+// registration with its last user. p's memory stays pinned until unpin.
 func (b *Backend) unregister(p *pin) error {
 	b.regMu.Lock()
 	defer b.regMu.Unlock()
@@ -426,7 +427,13 @@ func (b *Backend) unregister(p *pin) error {
 		r.users--
 		p.region = nil
 	}
+	return nil
+}
+
+// unpin lets go of p's memory. It must run before p is dropped, whatever
+// unregister returned: a runtime.Pinner collected while it still pins
+// crashes the process.
+func (p *pin) unpin() {
 	p.pinner.Unpin()
 	p.mem = nil
-	return nil
 }

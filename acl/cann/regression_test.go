@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -306,4 +307,46 @@ func TestForcedDestroyForgetsHostCalls(t *testing.T) {
 	releaseOther()
 	require.NoError(t, b.SynchronizeStream(context.Background(), other, -1))
 	require.Zero(t, hostCallsOf(b))
+}
+
+// TestFailedUnregisterUnpins checks that a pin whose native unregistration
+// fails stays registered and usable, and that Close, which drops it
+// whatever the runtime says, unpins its Go memory first: a runtime.Pinner
+// collected while it still pins crashes the process.
+func TestFailedUnregisterUnpins(t *testing.T) {
+	ctx := context.Background()
+	s := getStandin(t, full)
+	before := s.Stats()
+	b, err := Open(s.path)
+	require.NoError(t, err)
+	api := *b.api
+	real := api.aclrtHostUnregister
+	api.aclrtHostUnregister = func(ptr uintptr) int32 {
+		real(ptr) // the stand-in forgets the registration; the backend hears a failure
+		return int32(acl.ErrRTInternal)
+	}
+	b.api = &api
+
+	mem := make([]byte, 3*4096) // Go memory: pinned while registered
+	pin, err := b.HostRegister(mem, acl.HostRegisterMapped)
+	require.NoError(t, err)
+	code(t, b.HostUnregister(ctx, pin), acl.ErrRTInternal)
+	dev, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
+	require.NoError(t, err)
+	require.NoError(t, b.Memcpy(acl.Device(dev), acl.Host(mem[:64], pin), 64), "the pin is still registered")
+	b.mu.Lock()
+	p := b.pins[pin]
+	b.mu.Unlock()
+
+	err = b.Close()
+	code(t, err, acl.ErrRTInternal)
+	require.ErrorContains(t, err, "aclrtHostUnregister")
+	require.True(t, p.mem == nil, "Close releases the pin's memory")
+	p = nil
+	// Before the fix, the dropped pin's Pinner crashed the process here.
+	for range 3 {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	require.Equal(t, before, s.Stats())
 }
