@@ -88,19 +88,18 @@ func CheckMemset(ptr, maxCount, count uint64) (done bool, err error) {
 
 // CheckBatchArrays applies the ACL-layer checks of the batch copies once
 // their arrays are read: every destMaxs[i] must cover sizes[i] (100000) and
-// every attribute's reserved bytes must be zero (100000). destMaxs must be
-// as long as sizes (100000 otherwise).
-func CheckBatchArrays(destMaxs, sizes []uint64, attrs []MemcpyBatchAttr) error {
-	if len(destMaxs) != len(sizes) {
-		return Errorf(ErrInvalidParam, "destMaxs has %d entries and sizes %d", len(destMaxs), len(sizes))
+// every attribute's reserved bytes must be zero (100000).
+func CheckBatchArrays(destMaxs, sizes U64s, attrs BatchAttrs) error {
+	if destMaxs.Len() != sizes.Len() {
+		return Errorf(ErrInvalidParam, "destMaxs has %d entries and sizes %d", destMaxs.Len(), sizes.Len())
 	}
-	for i, n := range sizes {
-		if destMaxs[i] < n {
-			return Errorf(ErrInvalidParam, "the copy size %d at index %d exceeds the size %d of the destination buffer", n, i, destMaxs[i])
+	for i := range sizes.Len() {
+		if n, m := sizes.At(i), destMaxs.At(i); m < n {
+			return Errorf(ErrInvalidParam, "the copy size %d at index %d exceeds the size %d of the destination buffer", n, i, m)
 		}
 	}
-	for i, a := range attrs {
-		if !a.RsvZero() {
+	for i := range attrs.Len() {
+		if !attrs.At(i).RsvZero() {
 			return Errorf(ErrInvalidParam, "rsv field of attrs[%d] must be 0", i)
 		}
 	}
@@ -109,9 +108,9 @@ func CheckBatchArrays(destMaxs, sizes []uint64, attrs []MemcpyBatchAttr) error {
 
 // AllZero reports whether every size is 0, which makes a batch succeed
 // with failIndex SIZE_MAX before any other check.
-func AllZero(sizes []uint64) bool {
-	for _, n := range sizes {
-		if n != 0 {
+func AllZero(sizes U64s) bool {
+	for i := range sizes.Len() {
+		if sizes.At(i) != 0 {
 			return false
 		}
 	}
@@ -122,22 +121,23 @@ func AllZero(sizes []uint64) bool {
 // indexes (107000): at least one attribute, no more attributes than copies,
 // attrsIndexes[0] == 0, strictly increasing, each below count; and for the
 // synchronous batch, at most BatchSyncMaxCount copies.
-func CheckBatchShape(count uint64, attrsIndexes []uint64, sync bool) error {
-	n := uint64(len(attrsIndexes))
+func CheckBatchShape(count uint64, attrsIndexes U64s, sync bool) error {
+	n := uint64(attrsIndexes.Len())
 	switch {
 	case n == 0:
 		return Errorf(ErrRTParamInvalid, "numAttrs is 0")
 	case n > count:
 		return Errorf(ErrRTParamInvalid, "numAttrs %d exceeds numBatches %d", n, count)
-	case attrsIndexes[0] != 0:
-		return Errorf(ErrRTParamInvalid, "attrsIndexes[0] is %d, must be 0", attrsIndexes[0])
+	case attrsIndexes.At(0) != 0:
+		return Errorf(ErrRTParamInvalid, "attrsIndexes[0] is %d, must be 0", attrsIndexes.At(0))
 	}
-	for i := 1; i < len(attrsIndexes); i++ {
-		if attrsIndexes[i] <= attrsIndexes[i-1] {
-			return Errorf(ErrRTParamInvalid, "attrsIndexes[%d] = %d is not above attrsIndexes[%d] = %d", i, attrsIndexes[i], i-1, attrsIndexes[i-1])
+	for i := 1; i < int(n); i++ {
+		cur, prev := attrsIndexes.At(i), attrsIndexes.At(i-1)
+		if cur <= prev {
+			return Errorf(ErrRTParamInvalid, "attrsIndexes[%d] = %d is not above attrsIndexes[%d] = %d", i, cur, i-1, prev)
 		}
-		if attrsIndexes[i] >= count {
-			return Errorf(ErrRTParamInvalid, "attrsIndexes[%d] = %d is not below numBatches %d", i, attrsIndexes[i], count)
+		if cur >= count {
+			return Errorf(ErrRTParamInvalid, "attrsIndexes[%d] = %d is not below numBatches %d", i, cur, count)
 		}
 	}
 	if sync && count > BatchSyncMaxCount {
@@ -148,11 +148,11 @@ func CheckBatchShape(count uint64, attrsIndexes []uint64, sync bool) error {
 
 // BatchAttrIndex returns which attribute applies to copy i: the last k with
 // attrsIndexes[k] <= i. attrsIndexes must have passed CheckBatchShape.
-func BatchAttrIndex(attrsIndexes []uint64, i uint64) int {
-	lo, hi := 0, len(attrsIndexes)
+func BatchAttrIndex(attrsIndexes U64s, i uint64) int {
+	lo, hi := 0, attrsIndexes.Len()
 	for hi-lo > 1 {
 		m := (lo + hi) / 2
-		if attrsIndexes[m] <= i {
+		if attrsIndexes.At(m) <= i {
 			lo = m
 		} else {
 			hi = m

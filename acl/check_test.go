@@ -178,15 +178,15 @@ func TestCheckBatchArrays(t *testing.T) {
 		{"sizes before rsv", []uint64{1}, []uint64{2}, []MemcpyBatchAttr{rsv}, invalid("index 0")},
 		{"lengths differ", []uint64{8}, []uint64{8, 8}, nil, invalid("destMaxs has 1 entries and sizes 2")},
 	} {
-		tc.want.check(t, tc.name, false, CheckBatchArrays(tc.destMaxs, tc.sizes, tc.attrs))
+		tc.want.check(t, tc.name, false, CheckBatchArrays(U64sOf(tc.destMaxs...), U64sOf(tc.sizes...), BatchAttrsOf(tc.attrs...)))
 	}
 }
 
 func TestAllZero(t *testing.T) {
 	require.True(t, AllZero(nil))
-	require.True(t, AllZero([]uint64{0, 0, 0}))
-	require.False(t, AllZero([]uint64{0, 0, 1}))
-	require.False(t, AllZero([]uint64{1}))
+	require.True(t, AllZero(U64sOf(0, 0, 0)))
+	require.False(t, AllZero(U64sOf(0, 0, 1)))
+	require.False(t, AllZero(U64sOf(1)))
 }
 
 func TestCheckBatchShape(t *testing.T) {
@@ -212,7 +212,7 @@ func TestCheckBatchShape(t *testing.T) {
 		{"async over the sync limit", 1 << 20, []uint64{0}, false, ok},
 		{"shape before the limit", BatchSyncMaxCount + 1, []uint64{1}, true, rtParam("attrsIndexes[0]")},
 	} {
-		tc.want.check(t, tc.name, false, CheckBatchShape(tc.count, tc.idx, tc.sync))
+		tc.want.check(t, tc.name, false, CheckBatchShape(tc.count, U64sOf(tc.idx...), tc.sync))
 	}
 }
 
@@ -227,7 +227,7 @@ func TestBatchAttrIndex(t *testing.T) {
 		{[]uint64{0, 2, 5, 6}, []int{0, 0, 1, 1, 1, 2, 3, 3}},
 	} {
 		for i, w := range tc.want {
-			require.Equal(t, w, BatchAttrIndex(tc.idx, uint64(i)), "copy %d of %v", i, tc.idx)
+			require.Equal(t, w, BatchAttrIndex(U64sOf(tc.idx...), uint64(i)), "copy %d of %v", i, tc.idx)
 		}
 	}
 }

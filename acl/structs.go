@@ -90,3 +90,43 @@ func (a PtrAttributes) Encode(b []byte) {
 
 // PutFloat32 writes v as 4 bytes IEEE-754 little-endian, as an out-parameter float.
 func PutFloat32(b []byte, v float32) { le.PutUint32(b, math.Float32bits(v)) }
+
+// U64s is a packed array of little-endian 8-byte values, as a guest lays
+// out its size_t and pointer arrays: a view, read in place, so that
+// checking a batch costs no copy of it.
+type U64s []byte
+
+// U64sOf packs vs into a U64s.
+func U64sOf(vs ...uint64) U64s {
+	u := make(U64s, 8*len(vs))
+	for i, v := range vs {
+		le.PutUint64(u[8*i:], v)
+	}
+	return u
+}
+
+// Len returns the number of elements.
+func (u U64s) Len() int { return len(u) / 8 }
+
+// At returns element i.
+func (u U64s) At(i int) uint64 { return le.Uint64(u[8*i:]) }
+
+// BatchAttrs is a packed array of aclrtMemcpyBatchAttr, read in place.
+type BatchAttrs []byte
+
+// BatchAttrsOf packs as into a BatchAttrs.
+func BatchAttrsOf(as ...MemcpyBatchAttr) BatchAttrs {
+	b := make(BatchAttrs, MemcpyBatchAttrSize*len(as))
+	for i, a := range as {
+		a.Encode(b[MemcpyBatchAttrSize*i:])
+	}
+	return b
+}
+
+// Len returns the number of attributes.
+func (b BatchAttrs) Len() int { return len(b) / MemcpyBatchAttrSize }
+
+// At returns attribute i.
+func (b BatchAttrs) At(i int) MemcpyBatchAttr {
+	return DecodeMemcpyBatchAttr(b[MemcpyBatchAttrSize*i:])
+}

@@ -11,19 +11,17 @@ import (
 // attrsIndexes (gptr), numAttrs (size), then failIndex (gptr) unless v2,
 // then the stream if async.
 func batchFn(async, v2 bool) importFn {
-	return func(c *call) error {
-		failAt := -1
-		if !v2 {
-			failAt = 8
-		}
-		streamAt := 8
-		if !v2 {
-			streamAt = 9
-		}
-		return c.batch(async, failAt, streamAt)
+	failAt, streamAt := 8, 9
+	if v2 {
+		failAt, streamAt = -1, 8
 	}
+	return func(c *call) error { return c.batch(async, failAt, streamAt) }
 }
 
+// batch checks and runs a batch copy. The guest's arrays are read in place
+// (acl.U64s views of its memory), so a call costs the host no copy of them;
+// the host state an accepted asynchronous batch keeps until it runs is
+// bounded by the policy's MaxBatchEntries.
 func (c *call) batch(async bool, failAt, streamAt int) error {
 	// ACL layer, in order: failIndex, sizes, numBatches, all-zero sizes,
 	// the other arrays, destMaxs against sizes, reserved bytes.
@@ -73,10 +71,7 @@ func (c *call) batch(async bool, failAt, streamAt int) error {
 	if err != nil {
 		return err
 	}
-	attrs := make([]acl.MemcpyBatchAttr, numAttrs)
-	for i := range attrs {
-		attrs[i] = acl.DecodeMemcpyBatchAttr(ab[i*acl.MemcpyBatchAttrSize:])
-	}
+	attrs := acl.BatchAttrs(ab)
 	idx, err := c.array(6, numAttrs)
 	if err != nil {
 		return err
@@ -99,11 +94,14 @@ func (c *call) batch(async bool, failAt, streamAt int) error {
 		if st, err = c.stream(c.u32(streamAt)); err != nil {
 			return err
 		}
+		if max := uint64(c.s.policy.MaxBatchEntries); num > max-min(max, uint64(c.s.batchEntries.Load())) {
+			return acl.Errorf(acl.ErrRTOverLimit, "numBatches %d: queued asynchronous batches would hold more than the policy's %d entries", num, max)
+		}
 	}
 	copies := make([]acl.Copy, 0, num)
 	var bytes [4]uint64
 	for i := uint64(0); i < num; i++ {
-		n := sizes[i]
+		n := sizes.At(int(i))
 		if n == 0 {
 			if async {
 				setFail(i)
@@ -111,17 +109,17 @@ func (c *call) batch(async bool, failAt, streamAt int) error {
 			}
 			continue
 		}
-		d, err := c.resolve("dsts["+strconv.FormatUint(i, 10)+"]", dsts[i], n, true)
+		d, err := c.resolve("dsts["+strconv.FormatUint(i, 10)+"]", dsts.At(int(i)), n, true)
 		if err != nil {
 			setFail(i)
 			return err
 		}
-		s, err := c.resolve("srcs["+strconv.FormatUint(i, 10)+"]", srcs[i], n, false)
+		s, err := c.resolve("srcs["+strconv.FormatUint(i, 10)+"]", srcs.At(int(i)), n, false)
 		if err != nil {
 			setFail(i)
 			return err
 		}
-		if err := acl.CheckBatchLocation(i, attrs[acl.BatchAttrIndex(idx, i)], d.loc, s.loc); err != nil {
+		if err := acl.CheckBatchLocation(i, attrs.At(acl.BatchAttrIndex(idx, i)), d.loc, s.loc); err != nil {
 			setFail(i)
 			return err
 		}
@@ -129,18 +127,32 @@ func (c *call) batch(async bool, failAt, streamAt int) error {
 		bytes[direction(d, s)] += n
 	}
 	if async {
-		if err := c.enqueue(st); err != nil {
-			return err
-		}
-		err = c.s.b.MemcpyBatchAsync(c.ctx, copies, st.h)
+		err = c.batchAsync(st, copies)
 	} else {
-		err = c.s.b.MemcpyBatch(copies)
+		err = be(c.s.b.MemcpyBatch(copies))
 	}
 	if err != nil {
-		return be(err)
+		return err
 	}
 	for d, n := range bytes {
 		c.moved(acl.Direction(d), n)
+	}
+	return nil
+}
+
+// batchAsync queues the copies, then a host function that returns their
+// entries to the session's budget once the batch has run.
+func (c *call) batchAsync(st *streamRec, copies []acl.Copy) error {
+	if err := c.enqueue(st); err != nil {
+		return err
+	}
+	if err := c.s.b.MemcpyBatchAsync(c.ctx, copies, st.h); err != nil {
+		return be(err)
+	}
+	s, n := c.s, int64(len(copies))
+	s.batchEntries.Add(n)
+	if err := s.b.LaunchHostFunc(st.h, func() error { s.batchEntries.Add(-n); return nil }); err != nil {
+		s.batchEntries.Add(-n) // the batch is queued; only the budget is off
 	}
 	return nil
 }

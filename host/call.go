@@ -90,20 +90,14 @@ func (c *call) out(i int, n uint64) ([]byte, error) {
 	return c.guest(abi.Funcs[c.fi].Params[i].Name, c.u32(i), n)
 }
 
-// array reads n little-endian 8-byte elements at the gptr parameter i.
-func (c *call) array(i int, n uint64) ([]uint64, error) {
+// array returns the n little-endian 8-byte elements at the gptr parameter
+// i as a view of guest memory.
+func (c *call) array(i int, n uint64) (acl.U64s, error) {
 	if n > uint64(len(c.mem))/8 {
 		return nil, acl.Errorf(acl.ErrInvalidParam, "%s: %d elements of 8 bytes exceed guest memory (%d bytes)", abi.Funcs[c.fi].Params[i].Name, n, len(c.mem))
 	}
 	b, err := c.out(i, n*8)
-	if err != nil {
-		return nil, err
-	}
-	v := make([]uint64, n)
-	for k := range v {
-		v[k] = le.Uint64(b[8*k:])
-	}
-	return v, nil
+	return acl.U64s(b), err
 }
 
 // needDevice fails with 107002 before aclrtSetDevice, as natively.

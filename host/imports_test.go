@@ -526,3 +526,23 @@ func TestBackendMessagesStayInside(t *testing.T) {
 	msg = h.code(acl.ErrRTEventTimestampInvalid, "aclrtEventElapsedTime", outA, e1, e2)
 	require.Equal(t, "aclrtEventElapsedTime: an event has no completed record (never recorded, or its record was cancelled)", msg)
 }
+
+// TestBatchEntriesBudget: queued asynchronous batches hold host memory until
+// they run, so the policy bounds their entries; the budget comes back once
+// they have run.
+func TestBatchEntriesBudget(t *testing.T) {
+	h := newHarness(t, Policy{MaxBatchEntries: 3})
+	h.ok("aclrtSetDevice", 0)
+	h.ok("aclrtHostRegister", data, 128, 0, outB) // pinned: the batch is really queued
+	rows := []uint64{h.malloc(64), h.malloc(64)}
+	b := h.batch(rows, []uint64{data, data + 64}, []uint64{64, 64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+	s, gate, other := h.stream(), h.event(), h.stream()
+	h.ok("aclrtStreamWaitEvent", s, gate)
+	h.ok("aclrtMemcpyBatchAsync", b.dsts, b.destMaxs, b.srcs, b.sizes, 2, b.attrs, b.idx, 1, b.fail, s)
+	msg := h.code(acl.ErrRTOverLimit, "aclrtMemcpyBatchAsync", b.dsts, b.destMaxs, b.srcs, b.sizes, 2, b.attrs, b.idx, 1, b.fail, s)
+	require.Contains(t, msg, "more than the policy's 3 entries")
+	h.ok("aclrtRecordEvent", gate, other)
+	h.ok("aclrtSynchronizeStream", s)
+	h.ok("aclrtMemcpyBatchAsync", b.dsts, b.destMaxs, b.srcs, b.sizes, 2, b.attrs, b.idx, 1, b.fail, s)
+	h.ok("aclrtSynchronizeStream", s)
+}

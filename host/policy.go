@@ -26,6 +26,9 @@ type Policy struct {
 	MaxEvents        int
 	// MaxQueued limits the operations queued and not complete on one stream.
 	MaxQueued int
+	// MaxBatchEntries limits the entries of asynchronous batch copies queued
+	// and not yet run, over all streams: the host memory they hold.
+	MaxBatchEntries int
 	// Allow lists the functions of module "acl" the plugin may import.
 	// Empty means all. A module importing any other is refused at load time.
 	Allow []string
@@ -46,6 +49,7 @@ const (
 	DefaultMaxStreams       = 64
 	DefaultMaxEvents        = 1024
 	DefaultMaxQueued        = 4096
+	DefaultMaxBatchEntries  = 1 << 18
 	DefaultMemoryPages      = 4096 // 256 MiB
 	DefaultTimeout          = time.Minute
 	maxMemoryPages          = 65536
@@ -65,6 +69,7 @@ func (p Policy) withDefaults(n int) (Policy, error) {
 	def(&p.MaxStreams, DefaultMaxStreams)
 	def(&p.MaxEvents, DefaultMaxEvents)
 	def(&p.MaxQueued, DefaultMaxQueued)
+	def(&p.MaxBatchEntries, DefaultMaxBatchEntries)
 	if p.DeviceMemory == 0 {
 		p.DeviceMemory = DefaultDeviceMemory
 	}
@@ -80,7 +85,7 @@ func (p Policy) withDefaults(n int) (Policy, error) {
 	if p.MemoryPages > maxMemoryPages {
 		return p, fmt.Errorf("policy: MemoryPages %d exceeds the wasm32 limit %d", p.MemoryPages, maxMemoryPages)
 	}
-	if p.MaxAllocations < 0 || p.MaxRegistrations < 0 || p.MaxStreams < 0 || p.MaxEvents < 0 || p.MaxQueued < 0 {
+	if p.MaxAllocations < 0 || p.MaxRegistrations < 0 || p.MaxStreams < 0 || p.MaxEvents < 0 || p.MaxQueued < 0 || p.MaxBatchEntries < 0 {
 		return p, fmt.Errorf("policy: count limits must not be negative")
 	}
 	if len(p.Devices) == 0 {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aclwasm/aclwasm/abi"
@@ -35,8 +36,11 @@ type Session struct {
 	peers      map[[2]int32]bool    // peer access this session enabled (guest ids)
 	zombies    []acl.DevPtr         // frees that could not wait; retried at release
 	descKey    [32]byte
-	inited     bool
-	finalized  bool
+	// batchEntries counts the entries of queued asynchronous batches that
+	// have not run yet (Policy.MaxBatchEntries); workers decrement it.
+	batchEntries atomic.Int64
+	inited       bool
+	finalized    bool
 
 	call    call // the host call in flight (see invoke)
 	lastErr string
