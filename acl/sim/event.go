@@ -12,7 +12,6 @@ import (
 // so a wait captured before a later record keeps waiting for its own.
 type event struct {
 	h     acl.Event
-	dev   *device
 	mu    sync.Mutex
 	last  *record       // nil until the first RecordEvent
 	first *record       // the record the first RecordEvent will use: waits made before it wait for it
@@ -45,10 +44,10 @@ func (b *Backend) event(h acl.Event) (*event, error) {
 	return e, nil
 }
 
-// CreateEvent implements acl.Backend.
+// CreateEvent implements acl.Backend. dev must exist; the event may be
+// recorded on a stream of any device, so it does not keep it.
 func (b *Backend) CreateEvent(dev int32) (acl.Event, error) {
-	d, err := b.device(dev)
-	if err != nil {
+	if _, err := b.device(dev); err != nil {
 		return 0, err
 	}
 	b.mu.Lock()
@@ -57,7 +56,7 @@ func (b *Backend) CreateEvent(dev int32) (acl.Event, error) {
 		return 0, errClosed()
 	}
 	b.nextH++
-	e := &event{h: acl.Event(b.nextH), dev: d, first: &record{done: make(chan struct{})}, gone: make(chan struct{})}
+	e := &event{h: acl.Event(b.nextH), first: &record{done: make(chan struct{})}, gone: make(chan struct{})}
 	b.events[e.h] = e
 	return e.h, nil
 }
