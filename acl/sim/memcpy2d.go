@@ -23,15 +23,15 @@ func (b *Backend) Memcpy2D(dst acl.Buf, dpitch uint64, src acl.Buf, spitch, widt
 	case !dst.IsDevice() && !src.IsDevice():
 		return errHost2D()
 	}
-	dn, sn, err := spans2D(dpitch, spitch, width, height)
+	r, err := newRect(dpitch, spitch, width, height)
 	if err != nil {
 		return err
 	}
-	d, s, err := b.pair(dst, src, dn, sn)
+	d, s, err := b.pair(dst, src, r.dn, r.sn)
 	if err != nil {
 		return err
 	}
-	b.xfer2D(d, dpitch, s, spitch, width, height)
+	b.xfer2D(d, s, r)
 	d.release()
 	s.release()
 	return nil
@@ -55,11 +55,11 @@ func (b *Backend) Memcpy2DAsync(ctx context.Context, dst acl.Buf, dpitch uint64,
 	if !dst.IsDevice() && !src.IsDevice() {
 		return errHost2D()
 	}
-	dn, sn, err := spans2D(dpitch, spitch, width, height)
+	r, err := newRect(dpitch, spitch, width, height)
 	if err != nil {
 		return err
 	}
-	d, s, err := b.pair(dst, src, dn, sn)
+	d, s, err := b.pair(dst, src, r.dn, r.sn)
 	if err != nil {
 		return err
 	}
@@ -69,11 +69,11 @@ func (b *Backend) Memcpy2DAsync(ctx context.Context, dst acl.Buf, dpitch uint64,
 		if err := st.drain(ctx); err != nil {
 			return err
 		}
-		b.xfer2D(d, dpitch, s, spitch, width, height)
+		b.xfer2D(d, s, r)
 		return nil
 	}
 	return st.push(ctx, op{
-		run:  func(*stream) error { b.xfer2D(d, dpitch, s, spitch, width, height); return nil },
+		run:  func(*stream) error { b.xfer2D(d, s, r); return nil },
 		held: [2]span{d, s},
 	})
 }
@@ -82,33 +82,39 @@ func errHost2D() error {
 	return acl.Errorf(acl.ErrRTParamInvalid, "2D copies go host to device, device to host or device to device: neither side is device memory")
 }
 
-// spans2D returns the bytes a 2D copy touches on each side.
-func spans2D(dpitch, spitch, width, height uint64) (dn, sn uint64, err error) {
-	dn, ok := acl.Span2D(dpitch, width, height)
-	if !ok {
-		return 0, 0, acl.Errorf(acl.ErrRTParamInvalid, "the destination span (height %d - 1) * dpitch %d + width %d overflows", height, dpitch, width)
-	}
-	sn, ok = acl.Span2D(spitch, width, height)
-	if !ok {
-		return 0, 0, acl.Errorf(acl.ErrRTParamInvalid, "the source span (height %d - 1) * spitch %d + width %d overflows", height, spitch, width)
-	}
-	return dn, sn, nil
+// rect is the shape of a 2D copy and the bytes it touches from each base,
+// dn on the destination side and sn on the source side.
+type rect struct {
+	dpitch, spitch, width, height uint64
+	dn, sn                        uint64
 }
 
-// xfer2D copies height rows of width bytes under the data locks.
-func (b *Backend) xfer2D(d span, dpitch uint64, s span, spitch, width, height uint64) {
+// newRect returns the shape of a 2D copy, or 107000 if a side's span
+// (acl.Span2D) overflows.
+func newRect(dpitch, spitch, width, height uint64) (rect, error) {
+	dn, ok := acl.Span2D(dpitch, width, height)
+	if !ok {
+		return rect{}, acl.Errorf(acl.ErrRTParamInvalid, "the destination span (height %d - 1) * dpitch %d + width %d overflows", height, dpitch, width)
+	}
+	sn, ok := acl.Span2D(spitch, width, height)
+	if !ok {
+		return rect{}, acl.Errorf(acl.ErrRTParamInvalid, "the source span (height %d - 1) * spitch %d + width %d overflows", height, spitch, width)
+	}
+	return rect{dpitch: dpitch, spitch: spitch, width: width, height: height, dn: dn, sn: sn}, nil
+}
+
+// xfer2D copies the rows of r from s to d under the data locks.
+func (b *Backend) xfer2D(d, s span, r rect) {
 	t := b.now()
-	dn, _ := acl.Span2D(dpitch, width, height)
-	sn, _ := acl.Span2D(spitch, width, height)
 	lock2(d.a, s.a)
-	db, sb := d.bytes(dn), s.bytes(sn)
-	if dpitch == width && spitch == width {
+	db, sb := d.bytes(r.dn), s.bytes(r.sn)
+	if r.dpitch == r.width && r.spitch == r.width {
 		copy(db, sb) // contiguous rows: one copy
 	} else {
-		for r := range height {
-			copy(db[r*dpitch:r*dpitch+width], sb[r*spitch:r*spitch+width])
+		for i := range r.height {
+			copy(db[i*r.dpitch:i*r.dpitch+r.width], sb[i*r.spitch:i*r.spitch+r.width])
 		}
 	}
 	unlock2(d.a, s.a)
-	b.pace(t, d.dev(), s.dev(), width*height)
+	b.pace(t, d.dev(), s.dev(), r.width*r.height)
 }
