@@ -296,7 +296,7 @@ func (p *Plugin) Run(ctx context.Context, cfg Config) (Result, error) {
 	if errors.As(err, &ee) {
 		res.ExitCode, err = ee.Code, nil
 	}
-	cerr := inst.finish(err != nil)
+	cerr := inst.finish(ctx, err != nil)
 	res.Stats = inst.s.Stats()
 	return res, errors.Join(err, cerr)
 }
@@ -322,7 +322,7 @@ func (p *Plugin) Instantiate(ctx context.Context, cfg Config) (*Instance, error)
 	if inst.inst.has("_initialize") {
 		if _, err := inst.inst.call(inst.ctx(ctx), "_initialize"); ctxErr(ctx, "_initialize", err) != nil {
 			err = ctxErr(ctx, "_initialize", err)
-			return nil, errors.Join(err, inst.finish(true))
+			return nil, errors.Join(err, inst.finish(ctx, true))
 		}
 	}
 	return inst, nil
@@ -360,30 +360,38 @@ func (i *Instance) Call(ctx context.Context, name string, args ...uint64) ([]uin
 	res, err := i.inst.call(i.ctx(ctx), name, args...)
 	err = ctxErr(ctx, name, err)
 	if err != nil && !errors.Is(err, errNoExport) && !errors.Is(err, errArgs) {
-		return nil, errors.Join(err, i.finish(true))
+		return nil, errors.Join(err, i.finish(ctx, true))
 	}
 	return res, err
 }
 
-// Close finishes the instance's queued work and releases its session.
+// Close finishes the instance's queued work (cancelling what has not
+// started once ctx is done, or after the policy's timeout if ctx has no
+// deadline) and releases its session.
 func (i *Instance) Close(ctx context.Context) error {
 	if i.done {
 		return nil
 	}
-	return i.finish(false)
+	return i.finish(ctx, false)
 }
 
-// finish releases the session, then the engine's instance. After a trap,
-// timeout or exit (abort), queued work not yet started is cancelled;
-// otherwise it is finished first, within the policy's timeout.
-func (i *Instance) finish(abort bool) error {
+// finish releases the session, then the engine's instance. After a trap
+// or timeout (abort), queued work not yet started is cancelled; otherwise
+// it is finished first, by ctx's deadline (a run's own: the policy's
+// Timeout bounds the whole run) or within the policy's timeout.
+func (i *Instance) finish(ctx context.Context, abort bool) error {
 	i.done = true
-	ctx, cancel := context.WithTimeout(context.Background(), i.p.policy.Timeout)
-	defer cancel()
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, i.p.policy.Timeout)
+		defer cancel()
+	}
 	if abort {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
 		cancel()
 	}
-	return errors.Join(i.s.release(ctx), i.inst.close(context.Background()))
+	return errors.Join(i.s.release(ctx), i.inst.close(context.WithoutCancel(ctx)))
 }
 
 // ctxErr returns err, or, when the call ended normally or by an exit but

@@ -78,11 +78,12 @@ func newSession(rt *Runtime, p Policy, region uint64) *Session {
 	return s
 }
 
-// Stats returns a snapshot of the session's call statistics.
+// Stats returns a snapshot of the session's call statistics. Like
+// LastError, call it between the instance's calls, not during one.
 func (s *Session) Stats() Stats { return s.stats.snapshot() }
 
 // LastError returns the session's most recent error message, as
-// aclGetRecentErrMsg reports it.
+// aclGetRecentErrMsg reports it. Call it between the instance's calls.
 func (s *Session) LastError() string { return s.lastErr }
 
 func (s *Session) phys(dev int32) int32 { return s.policy.Devices[dev] }

@@ -26,6 +26,7 @@ type sandboxFlags struct {
 	maxAllocs, maxRegs            int
 	maxStreams, maxEvents         int
 	maxQueued                     int
+	maxBatchEntries               int
 	memoryPages                   uint32
 	timeout                       time.Duration
 	allow, deny                   []string
@@ -47,6 +48,7 @@ func (f *sandboxFlags) register(c *cobra.Command) {
 	fl.IntVar(&f.maxStreams, "max-streams", host.DefaultMaxStreams, "streams held at once")
 	fl.IntVar(&f.maxEvents, "max-events", host.DefaultMaxEvents, "events held at once")
 	fl.IntVar(&f.maxQueued, "max-queued", host.DefaultMaxQueued, "operations queued on one stream")
+	fl.IntVar(&f.maxBatchEntries, "max-batch-entries", host.DefaultMaxBatchEntries, "entries of queued asynchronous batch copies, over all streams")
 	fl.Uint32Var(&f.memoryPages, "memory-pages", host.DefaultMemoryPages, "guest linear memory limit in 64 KiB pages")
 	fl.DurationVar(&f.timeout, "timeout", host.DefaultTimeout, "run timeout, blocking host calls included")
 	fl.StringSliceVar(&f.allow, "allow", nil, "functions the plugin may import (default all)")
@@ -56,7 +58,7 @@ func (f *sandboxFlags) register(c *cobra.Command) {
 func (f *sandboxFlags) policy() (host.Policy, error) {
 	p := host.Policy{
 		MaxAllocations: f.maxAllocs, MaxRegistrations: f.maxRegs, MaxStreams: f.maxStreams,
-		MaxEvents: f.maxEvents, MaxQueued: f.maxQueued, MemoryPages: f.memoryPages,
+		MaxEvents: f.maxEvents, MaxQueued: f.maxQueued, MaxBatchEntries: f.maxBatchEntries, MemoryPages: f.memoryPages,
 		Timeout: f.timeout, Allow: f.allow, Deny: f.deny,
 	}
 	var err error
@@ -77,7 +79,7 @@ func (f *sandboxFlags) policy() (host.Policy, error) {
 	for _, l := range []struct {
 		flag string
 		v    int
-	}{{"max-allocations", f.maxAllocs}, {"max-registrations", f.maxRegs}, {"max-streams", f.maxStreams}, {"max-events", f.maxEvents}, {"max-queued", f.maxQueued}} {
+	}{{"max-allocations", f.maxAllocs}, {"max-registrations", f.maxRegs}, {"max-streams", f.maxStreams}, {"max-events", f.maxEvents}, {"max-queued", f.maxQueued}, {"max-batch-entries", f.maxBatchEntries}} {
 		if l.v < 1 {
 			return p, fmt.Errorf("--%s %d: want at least 1", l.flag, l.v)
 		}
