@@ -6,6 +6,7 @@ import (
 	"errors"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -349,4 +350,53 @@ func TestFailedUnregisterUnpins(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	require.Equal(t, before, s.Stats())
+}
+
+// TestDestroyStreamDoneCtxWithCallsInFlight checks DestroyStream with a
+// done ctx while another call still uses the stream: with
+// aclrtDestroyStreamForce it destroys the stream (dropping the work not yet
+// started) and returns nil; without it the stream stays alive and ctx's
+// error is returned. Either way, the other stream's callers are not
+// disturbed.
+func TestDestroyStreamDoneCtxWithCallsInFlight(t *testing.T) {
+	for _, variant := range []string{full, older} {
+		t.Run(variant, func(t *testing.T) {
+			bg := context.Background()
+			b, _ := open(t, variant)
+			st, err := b.CreateStream(0)
+			require.NoError(t, err)
+			other, err := b.CreateStream(0)
+			require.NoError(t, err)
+			q, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
+			require.NoError(t, err)
+
+			release := gate(t, b, st)
+			var dropped atomic.Bool
+			require.NoError(t, b.LaunchHostFunc(st, func() error { dropped.Store(true); return nil }))
+			waiting := goErr(func() error { return b.SynchronizeStream(bg, st, -1) })
+			notYet(t, waiting, "SynchronizeStream") // it holds the stream
+			ctx, cancel := context.WithCancel(bg)
+			cancel()
+			destroyed := goErr(func() error { return b.DestroyStream(ctx, st) })
+			if variant == older {
+				require.ErrorIs(t, recv(t, destroyed, "DestroyStream"), context.Canceled)
+				release()
+				require.NoError(t, recv(t, waiting, "SynchronizeStream"))
+				require.True(t, dropped.Load())
+				require.NoError(t, b.DestroyStream(bg, st), "the stream lived on")
+				return
+			}
+			code(t, recv(t, waiting, "SynchronizeStream"), acl.ErrRTInvalidHandle)
+			notYet(t, destroyed, "a forced DestroyStream") // the running function finishes first
+			// Meanwhile another stream and memory it alone uses work as ever.
+			require.NoError(t, b.MemsetAsync(bg, acl.Device(q), 3, 64, other))
+			require.NoError(t, b.SynchronizeStream(bg, other, -1))
+			require.NoError(t, b.Free(bg, q))
+			release()
+			require.NoError(t, recv(t, destroyed, "DestroyStream"))
+			_, err = b.StreamQuery(st)
+			code(t, err, acl.ErrRTInvalidHandle)
+			require.False(t, dropped.Load(), "work not yet started is dropped")
+		})
+	}
 }

@@ -298,15 +298,17 @@ func (b *Backend) CreateStream(dev int32) (acl.Stream, error) {
 
 // DestroyStream implements acl.Backend. It stops new operations on the
 // stream, waits for those in flight, then for the queued work, and destroys
-// the stream with aclrtDestroyStream. If ctx is done during the wait for
-// queued work, it destroys the stream with aclrtDestroyStreamForce, which
-// drops the work not yet started; a library without it leaves the stream
-// alive and returns ctx's error. The default stream cannot be destroyed.
+// the stream with aclrtDestroyStream. If ctx is done first, it destroys the
+// stream with aclrtDestroyStreamForce, which drops the work not yet started,
+// once the calls in flight have noticed (within a wait slice); a library
+// without it leaves the stream alive and returns ctx's error. The default
+// stream cannot be destroyed.
 func (b *Backend) DestroyStream(ctx context.Context, h acl.Stream) error {
 	if err := b.enter(); err != nil {
 		return err
 	}
 	defer b.exit()
+	force := b.api.aclrtDestroyStreamForce
 	b.mu.Lock()
 	s := b.streams[h]
 	switch {
@@ -318,27 +320,38 @@ func (b *Backend) DestroyStream(ctx context.Context, h acl.Stream) error {
 		return acl.Errorf(acl.ErrInvalidParam, "the default stream cannot be destroyed")
 	}
 	s.dying = true
+	forced := false
 	if err := b.waitFor(ctx, func() bool { return s.refs == 0 }); err != nil {
-		b.revive(s)
-		b.mu.Unlock()
-		return err
-	}
-	b.mu.Unlock()
-
-	fn, destroy := "aclrtDestroyStream", b.api.aclrtDestroyStream
-	if _, err := b.syncStream(ctx, s, -1, true); err != nil {
-		if b.api.aclrtDestroyStreamForce == nil {
-			b.mu.Lock()
+		if force == nil {
 			b.revive(s)
 			b.mu.Unlock()
 			return err
 		}
-		fn, destroy = "aclrtDestroyStreamForce", b.api.aclrtDestroyStreamForce
+		// The calls using the stream see dying and return within a wait
+		// slice; none may be left using the native stream.
+		forced = true
+		_ = b.waitFor(context.Background(), func() bool { return s.refs == 0 })
+	}
+	b.mu.Unlock()
+
+	if !forced {
+		if _, err := b.syncStream(ctx, s, -1, true); err != nil {
+			if force == nil {
+				b.mu.Lock()
+				b.revive(s)
+				b.mu.Unlock()
+				return err
+			}
+			forced = true
+		}
+	}
+	fn, destroy := "aclrtDestroyStream", b.api.aclrtDestroyStream
+	if forced {
+		fn, destroy = "aclrtDestroyStreamForce", force
 	}
 	// A drained stream's report thread unsubscribes before the stream goes;
 	// a forced destruction may have to let a running host function finish,
 	// so the thread outlives the stream and does not unsubscribe.
-	forced := fn == "aclrtDestroyStreamForce"
 	if !forced {
 		s.stopReporter(false)
 	}
