@@ -73,19 +73,11 @@ func (b *Backend) MemcpyBatchAsync(ctx context.Context, cs []acl.Copy, sh acl.St
 		j.release()
 		return nil
 	}
-	if j.pageable {
-		defer j.release()
-		if err := st.drain(ctx); err != nil {
-			return err
-		}
-		b.runBatch(j)
-		return nil
-	}
-	return st.push(ctx, op{
-		run:  func(*stream) error { b.runBatch(j); return nil },
-		free: j.release,
-	})
+	return submit(ctx, st, j.pageable, j, [2]span{}, j)
 }
+
+// run is the work of MemcpyBatchAsync.
+func (j *batch) run(st *stream) error { st.b.runBatch(j); return nil }
 
 // batch resolves every entry and takes one reference on each allocation
 // and pin the batch touches.

@@ -84,7 +84,7 @@ func (b *Backend) MemcpyAsyncWithDesc(desc acl.DevPtr, kind acl.MemcpyKind, sh a
 		return err
 	}
 	return st.push(nil, op{
-		run: func(s *stream) error {
+		work: opFunc(func(s *stream) error {
 			var x [descLen]byte
 			lock2(nil, d.a)
 			copy(x[:], d.bytes(descLen))
@@ -94,7 +94,7 @@ func (b *Backend) MemcpyAsyncWithDesc(desc acl.DevPtr, kind acl.MemcpyKind, sh a
 			}
 			src, dst, n := acl.DevPtr(le.Uint64(x[0:])), acl.DevPtr(le.Uint64(x[8:])), le.Uint64(x[16:])
 			return b.inner(s, dst, src, n, "descriptor")
-		},
+		}),
 		held: [2]span{d},
 	})
 }
@@ -123,7 +123,7 @@ func (b *Backend) MemcpyAsyncWithOffset(dstSlot acl.DevPtr, destMax, dstOff uint
 		return err
 	}
 	return st.push(nil, op{
-		run: func(s *stream) error {
+		work: opFunc(func(s *stream) error {
 			dst, err := b.slot(ds, dstOff, "dst")
 			if err != nil {
 				return err
@@ -133,7 +133,7 @@ func (b *Backend) MemcpyAsyncWithOffset(dstSlot acl.DevPtr, destMax, dstOff uint
 				return err
 			}
 			return b.inner(s, dst, src, n, "offset copy")
-		},
+		}),
 		held: [2]span{ds, ss},
 	})
 }

@@ -101,14 +101,14 @@ func (b *Backend) RecordEvent(eh acl.Event, sh acl.Stream) error {
 		r = &record{done: make(chan struct{})}
 	}
 	o := op{
-		run: func(s *stream) error {
+		work: opFunc(func(s *stream) error {
 			s.mu.Lock()
 			r.err = s.err
 			s.mu.Unlock()
 			r.t = time.Now()
 			close(r.done)
 			return nil
-		},
+		}),
 		cancel: func() {
 			r.err = acl.Errorf(acl.ErrRTStreamAbort, "the record of event %d was cancelled with the work of stream %d", eh, sh)
 			r.aborted = true
@@ -143,14 +143,14 @@ func (b *Backend) StreamWaitEvent(sh acl.Stream, eh acl.Event) error {
 		r = e.first
 	}
 	e.mu.Unlock()
-	return s.push(nil, op{run: func(s *stream) error {
+	return s.push(nil, op{work: opFunc(func(s *stream) error {
 		select {
 		case <-r.done:
 		case <-e.gone:
 		case <-s.abort:
 		}
 		return nil
-	}})
+	})})
 }
 
 // SynchronizeEvent implements acl.Backend. It waits for the most recent

@@ -46,20 +46,16 @@ func (b *Backend) MemcpyAsync(ctx context.Context, dst, src acl.Buf, n uint64, s
 	if err != nil {
 		return err
 	}
-	if d.pageable() || s.pageable() {
-		defer d.release()
-		defer s.release()
-		if err := st.drain(ctx); err != nil {
-			return err
-		}
-		b.xfer(d, s, n)
-		return nil
-	}
-	return st.push(ctx, op{
-		run:  func(*stream) error { b.xfer(d, s, n); return nil },
-		held: [2]span{d, s},
-	})
+	return submit(ctx, st, d.pageable() || s.pageable(), xferOp{d, s, n}, [2]span{d, s}, nil)
 }
+
+// xferOp is the work of MemcpyAsync.
+type xferOp struct {
+	d, s span
+	n    uint64
+}
+
+func (x xferOp) run(st *stream) error { st.b.xfer(x.d, x.s, x.n); return nil }
 
 func errAsyncH2H() error {
 	return acl.Errorf(acl.ErrRTFeatureNotSupport, "asynchronous copies between host memory are not supported: one side must be device memory")

@@ -63,20 +63,16 @@ func (b *Backend) Memcpy2DAsync(ctx context.Context, dst acl.Buf, dpitch uint64,
 	if err != nil {
 		return err
 	}
-	if d.pageable() || s.pageable() {
-		defer d.release()
-		defer s.release()
-		if err := st.drain(ctx); err != nil {
-			return err
-		}
-		b.xfer2D(d, s, r)
-		return nil
-	}
-	return st.push(ctx, op{
-		run:  func(*stream) error { b.xfer2D(d, s, r); return nil },
-		held: [2]span{d, s},
-	})
+	return submit(ctx, st, d.pageable() || s.pageable(), xfer2DOp{d, s, r}, [2]span{d, s}, nil)
 }
+
+// xfer2DOp is the work of Memcpy2DAsync.
+type xfer2DOp struct {
+	d, s span
+	r    rect
+}
+
+func (x xfer2DOp) run(st *stream) error { st.b.xfer2D(x.d, x.s, x.r); return nil }
 
 func errHost2D() error {
 	return acl.Errorf(acl.ErrRTParamInvalid, "2D copies go host to device, device to host or device to device: neither side is device memory")

@@ -35,19 +35,17 @@ func (b *Backend) MemsetAsync(ctx context.Context, dst acl.Buf, value byte, n ui
 	if err != nil {
 		return err
 	}
-	if d.pageable() {
-		defer d.release()
-		if err := st.drain(ctx); err != nil {
-			return err
-		}
-		b.fill(d, value, n)
-		return nil
-	}
-	return st.push(ctx, op{
-		run:  func(*stream) error { b.fill(d, value, n); return nil },
-		held: [2]span{d},
-	})
+	return submit(ctx, st, d.pageable(), fillOp{d, value, n}, [2]span{d}, nil)
 }
+
+// fillOp is the work of MemsetAsync.
+type fillOp struct {
+	d span
+	v byte
+	n uint64
+}
+
+func (x fillOp) run(st *stream) error { st.b.fill(x.d, x.v, x.n); return nil }
 
 // one resolves the single Buf of an operation.
 func (b *Backend) one(x acl.Buf, n uint64, write bool, what string) (span, error) {

@@ -11,19 +11,51 @@ import (
 
 // op is one queued operation.
 type op struct {
-	run    func(*stream) error
-	cancel func() // runs instead of run when the op is dropped; may be nil
+	work   work
+	cancel func() // runs instead of work when the op is dropped; may be nil
 	held   [2]span
-	free   func() // releases what the op holds beyond held; may be nil
+	free   releaser // releases what the op holds beyond held; may be nil
 }
+
+// work is what an operation does when it runs, on the stream's worker or,
+// for pageable host memory, on the caller's goroutine (see submit).
+type work interface{ run(*stream) error }
+
+// opFunc is work that is a function, for operations that close over
+// their state.
+type opFunc func(*stream) error
+
+func (f opFunc) run(s *stream) error { return f(s) }
+
+// releaser is what an operation holds beyond its two spans (a batch's
+// memory).
+type releaser interface{ release() }
 
 // release drops the references the op holds.
 func (o *op) release() {
 	o.held[0].release()
 	o.held[1].release()
 	if o.free != nil {
-		o.free()
+		o.free.release()
 	}
+}
+
+// submit makes w, an asynchronous copy or memset, an operation of st
+// holding held and free, which are released once it has run or failed to
+// queue. One that touches pageable host memory waits for the work queued
+// on st and runs before submit returns, as the native runtime copies
+// pageable memory; any other is queued. w is a type parameter so that the
+// pageable path allocates nothing: w is boxed only when it is queued.
+func submit[W work](ctx context.Context, st *stream, pageable bool, w W, held [2]span, free releaser) error {
+	if !pageable {
+		return st.push(ctx, op{work: w, held: held, free: free})
+	}
+	o := op{held: held, free: free}
+	defer o.release()
+	if err := st.drain(ctx); err != nil {
+		return err
+	}
+	return w.run(st)
 }
 
 // stream is a FIFO queue of operations that one worker goroutine runs in
@@ -121,7 +153,7 @@ func (s *stream) exec(o *op) (err error) {
 			err = acl.Errorf(acl.ErrInternal, "stream %d: operation panicked: %v", s.h, r)
 		}
 	}()
-	return o.run(s)
+	return o.work.run(s)
 }
 
 // push queues o. With a non-nil ctx it first waits while the stream holds
@@ -456,5 +488,5 @@ func (b *Backend) LaunchHostFunc(h acl.Stream, fn func() error) error {
 	if err != nil {
 		return err
 	}
-	return s.push(nil, op{run: func(*stream) error { return fn() }})
+	return s.push(nil, op{work: opFunc(func(*stream) error { return fn() })})
 }

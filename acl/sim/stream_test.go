@@ -211,6 +211,37 @@ func TestPageableCopyLeavesErrorPending(t *testing.T) {
 	require.ErrorIs(t, b.SynchronizeStream(t.Context(), s, -1), acl.ErrRTParamInvalid)
 }
 
+// TestAsyncCallsAllocateLittle: an asynchronous copy or memset of pageable
+// memory runs before returning and allocates nothing; a queued one
+// allocates its operation, once.
+func TestAsyncCallsAllocateLittle(t *testing.T) {
+	b := newSim(t)
+	s, err := b.CreateStream(0)
+	require.NoError(t, err)
+	p, err := b.Malloc(0, 256, acl.MemMallocHugeFirst)
+	require.NoError(t, err)
+	pageable, pinned := make([]byte, 256), make([]byte, 256)
+	pin, err := b.HostRegister(pinned, acl.HostRegisterMapped)
+	require.NoError(t, err)
+	ctx := t.Context()
+	for _, tc := range []struct {
+		name string
+		want float64
+		f    func() error
+	}{
+		{"MemcpyAsync pageable", 0, func() error { return b.MemcpyAsync(ctx, acl.Device(p), acl.Host(pageable, 0), 64, s) }},
+		{"Memcpy2DAsync pageable", 0, func() error { return b.Memcpy2DAsync(ctx, acl.Device(p), 64, acl.Host(pageable, 0), 32, 16, 4, s) }},
+		{"MemsetAsync pageable", 0, func() error { return b.MemsetAsync(ctx, acl.Host(pageable, 0), 1, 64, s) }},
+		{"MemcpyAsync queued", 1, func() error { return b.MemcpyAsync(ctx, acl.Device(p), acl.Host(pinned, pin), 64, s) }},
+		{"Memcpy2DAsync queued", 1, func() error { return b.Memcpy2DAsync(ctx, acl.Device(p), 64, acl.Host(pinned, pin), 32, 16, 4, s) }},
+		{"MemsetAsync queued", 1, func() error { return b.MemsetAsync(ctx, acl.Device(p), 1, 64, s) }},
+	} {
+		n := testing.AllocsPerRun(100, func() { check(t, tc.f()) })
+		require.NoError(t, b.SynchronizeStream(ctx, s, -1))
+		require.LessOrEqual(t, n, tc.want, tc.name)
+	}
+}
+
 func TestDestroyStreamCancelsRecords(t *testing.T) {
 	b := newSim(t)
 	s, err := b.CreateStream(0)
