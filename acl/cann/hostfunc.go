@@ -87,11 +87,13 @@ func (hc *hostCall) run() (err error) {
 }
 
 // hostFuncFailed holds err for s's next synchronize and for synchronizes of
-// events recorded on s after the function was queued.
+// events recorded on s after the function was queued. Both happen in one
+// critical section of b.mu, which RecordEvent also holds (then s.mu) while
+// it reads the stream's held error and publishes the record.
 func (b *Backend) hostFuncFailed(s *stream, seq uint64, err error) {
-	s.holdErr(err)
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	s.holdErr(err)
 	for _, e := range b.events {
 		if e.recStream == s && e.recSeq > seq && e.hostErr == nil {
 			e.hostErr = err

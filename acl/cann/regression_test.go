@@ -400,3 +400,48 @@ func TestDestroyStreamDoneCtxWithCallsInFlight(t *testing.T) {
 		})
 	}
 }
+
+// TestRecordEventRacesFailingHostFunc records an event right as a host
+// function queued before the record fails: the event's synchronize must
+// report the failure whichever way the two interleave. A goroutine that
+// keeps taking b.mu for a few microseconds widens the windows where a
+// two-step RecordEvent lost the error: before the fix, 1% to 10% of the
+// records here missed it (without -race; with it, fewer).
+func TestRecordEventRacesFailingHostFunc(t *testing.T) {
+	ctx := context.Background()
+	b, _ := open(t, full)
+	st, err := b.CreateStream(0)
+	require.NoError(t, err)
+	ev, err := b.CreateEvent(0)
+	require.NoError(t, err)
+	var stop atomic.Bool
+	contended := make(chan struct{})
+	defer func() { stop.Store(true); <-contended }()
+	go func() {
+		defer close(contended)
+		for !stop.Load() {
+			b.mu.Lock()
+			for t0 := time.Now(); time.Since(t0) < 5*time.Microsecond; {
+			}
+			b.mu.Unlock()
+		}
+	}()
+	boom := errors.New("boom")
+	lost := 0
+	for i := range 300 {
+		start := make(chan struct{})
+		require.NoError(t, b.LaunchHostFunc(st, func() error { <-start; return boom }))
+		delay := time.Duration(i%30) * time.Microsecond
+		go func() {
+			for t0 := time.Now(); time.Since(t0) < delay; {
+			}
+			close(start)
+		}()
+		require.NoError(t, b.RecordEvent(ev, st))
+		if err := b.SynchronizeEvent(ctx, ev, -1); !errors.Is(err, boom) {
+			lost++
+		}
+		require.ErrorIs(t, b.SynchronizeStream(ctx, st, -1), boom)
+	}
+	require.Zero(t, lost, "records that missed the failure before them")
+}

@@ -528,14 +528,21 @@ func (b *Backend) RecordEvent(eh acl.Event, sh acl.Stream) error {
 		return err
 	}
 	defer b.done(s, nil)
-	if err := b.submit(s, nil, false, "aclrtRecordEvent", func(st uintptr) int32 { return b.api.aclrtRecordEvent(e.native, st) }); err != nil {
+	var seq uint64
+	err = b.submit(s, nil, false, "aclrtRecordEvent", func(st uintptr) int32 {
+		seq = s.seq + 1 // submit holds s.mu: the record's number is the next one
+		return b.api.aclrtRecordEvent(e.native, st)
+	})
+	if err != nil {
 		return err
 	}
-	s.mu.Lock()
-	held, seq := s.asyncErr, s.seq
-	s.mu.Unlock()
+	// One critical section, locked in the order of hostFuncFailed's: a host
+	// function queued before the record that fails meanwhile either has its
+	// error held by now or finds the record.
 	b.mu.Lock()
-	e.hostErr, e.recStream, e.recSeq = held, s, seq
+	s.mu.Lock()
+	e.hostErr, e.recStream, e.recSeq = s.asyncErr, s, seq
+	s.mu.Unlock()
 	b.mu.Unlock()
 	return nil
 }
