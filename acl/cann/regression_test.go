@@ -445,3 +445,25 @@ func TestRecordEventRacesFailingHostFunc(t *testing.T) {
 	}
 	require.Zero(t, lost, "records that missed the failure before them")
 }
+
+// TestSynchronizeEventNeverRecorded checks that a synchronize of an event
+// never recorded returns at once, as natively and in acl/sim, also in
+// libraries without aclrtSynchronizeEventWithTimeout, where the backend
+// polls aclrtQueryEventStatus, which reports such an event not ready.
+func TestSynchronizeEventNeverRecorded(t *testing.T) {
+	for _, variant := range []string{full, older} {
+		t.Run(variant, func(t *testing.T) {
+			b, _ := open(t, variant)
+			ev, err := b.CreateEvent(0)
+			require.NoError(t, err)
+			st, err := b.QueryEvent(ev)
+			require.NoError(t, err)
+			require.Equal(t, acl.EventRecordedStatusNotReady, st, "a fresh event is not ready, as natively")
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			for _, ms := range []int32{-1, 0, 5} {
+				require.NoError(t, b.SynchronizeEvent(ctx, ev, ms), "timeout %d", ms)
+			}
+		})
+	}
+}

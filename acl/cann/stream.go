@@ -576,7 +576,8 @@ const eventPoll = 5 * time.Millisecond
 // aclrtSynchronizeEventWithTimeout, or, in libraries without it, by polling
 // aclrtQueryEventStatus and then calling aclrtSynchronizeEvent once the
 // record is complete. After a native success it returns, once, the error
-// held for the stream when the event was recorded.
+// held for the stream when the event was recorded. An event never recorded
+// returns at once.
 func (b *Backend) SynchronizeEvent(ctx context.Context, eh acl.Event, timeoutMs int32) error {
 	if err := b.enter(); err != nil {
 		return err
@@ -587,11 +588,17 @@ func (b *Backend) SynchronizeEvent(ctx context.Context, eh acl.Event, timeoutMs 
 	}
 	b.mu.Lock()
 	e, err := b.eventLocked(eh)
+	recorded := e != nil && e.recStream != nil
 	b.mu.Unlock()
 	if err != nil {
 		return err
 	}
 	defer b.unrefEvent(e)
+	if !recorded {
+		// Nothing to wait for, as natively; the polling fallback would wait
+		// forever, since the runtime reports such an event not ready.
+		return nil
+	}
 	stop := func() error {
 		b.mu.Lock()
 		defer b.mu.Unlock()

@@ -1330,7 +1330,7 @@ EXPORT aclError aclrtQueryEventStatus(aclrtEvent event, uint32_t *status)
     else if (!(e = find_event(event)))
         rc = RT_INVALID_HANDLE;
     else
-        *status = e->done >= e->enq ? 1 : 0;
+        *status = e->enq && e->done >= e->enq ? 1 : 0; /* never recorded: not ready */
     pthread_mutex_unlock(&mu);
     LOG(rc, "aclrtQueryEventStatus(event=0x%" PRIxPTR ", status=0x%" PRIxPTR, P(event), P(status));
     return rc;
