@@ -267,7 +267,9 @@ func (b *Backend) call(dev int32, fn string, f func() int32) error {
 // returns timeoutCode when the time runs out, until it returns something
 // else, the timeout (-1 forever, 0 poll) has passed, ctx is done, or stop
 // reports true. It returns the native code, or the error that ended it early.
+// A nil ctx never ends the wait, as in acl/sim.
 func (b *Backend) wait(ctx context.Context, timeoutMs int32, timeoutCode acl.Error, stop func() error, try func(ms int32) (int32, error)) (int32, error) {
+	ctx = orBackground(ctx)
 	var deadline time.Time
 	if timeoutMs > 0 {
 		deadline = time.Now().Add(time.Duration(timeoutMs) * time.Millisecond)
@@ -305,11 +307,13 @@ func (b *Backend) wait(ctx context.Context, timeoutMs int32, timeoutCode acl.Err
 }
 
 // waitFor blocks until cond (evaluated with b.mu held) is true or ctx is
-// done. It is called with b.mu held and returns with it held.
+// done (never for a nil ctx). It is called with b.mu held and returns with
+// it held.
 func (b *Backend) waitFor(ctx context.Context, cond func() bool) error {
 	if cond() {
 		return nil
 	}
+	ctx = orBackground(ctx)
 	stop := context.AfterFunc(ctx, func() {
 		b.mu.Lock()
 		b.cond.Broadcast()
@@ -323,6 +327,14 @@ func (b *Backend) waitFor(ctx context.Context, cond func() bool) error {
 		b.cond.Wait()
 	}
 	return nil
+}
+
+// orBackground returns ctx, or context.Background() for a nil ctx.
+func orBackground(ctx context.Context) context.Context {
+	if ctx == nil {
+		return context.Background()
+	}
+	return ctx
 }
 
 // Close implements acl.Backend. It waits for calls in flight (blocking

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -465,5 +466,77 @@ func TestSynchronizeEventNeverRecorded(t *testing.T) {
 				require.NoError(t, b.SynchronizeEvent(ctx, ev, ms), "timeout %d", ms)
 			}
 		})
+	}
+}
+
+// goRecover runs f on another goroutine and returns where its error lands,
+// a panic included.
+func goRecover(f func() error) <-chan error {
+	c := make(chan error, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				c <- fmt.Errorf("panic: %v", r)
+			}
+		}()
+		c <- f()
+	}()
+	return c
+}
+
+// TestNilContext checks that a nil ctx means "no deadline", as in acl/sim,
+// in every wait: the stream, device and event synchronizes, pageable
+// fallbacks, and Free, HostUnregister and DestroyStream.
+func TestNilContext(t *testing.T) {
+	var nilCtx context.Context // a nil ctx
+	b, _ := open(t, full)
+	st, err := b.CreateStream(0)
+	require.NoError(t, err)
+	st2, err := b.CreateStream(0)
+	require.NoError(t, err)
+	p, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
+	require.NoError(t, err)
+	p2, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
+	require.NoError(t, err)
+	ev, err := b.CreateEvent(0)
+	require.NoError(t, err)
+	pinned := mmapped(t, 4096)
+	pin, err := b.HostRegister(pinned, acl.HostRegisterMapped)
+	require.NoError(t, err)
+	host := make([]byte, 64)
+
+	release := gate(t, b, st)
+	require.NoError(t, b.RecordEvent(ev, st))
+	waits := map[string]<-chan error{
+		"SynchronizeStream": goRecover(func() error { return b.SynchronizeStream(nilCtx, st, -1) }),
+		"SynchronizeDevice": goRecover(func() error { return b.SynchronizeDevice(nilCtx, 0, -1) }),
+		"SynchronizeEvent":  goRecover(func() error { return b.SynchronizeEvent(nilCtx, ev, -1) }),
+		"MemcpyAsync":       goRecover(func() error { return b.MemcpyAsync(nilCtx, acl.Host(host, 0), acl.Device(p), 64, st) }),
+		"MemsetAsync":       goRecover(func() error { return b.MemsetAsync(nilCtx, acl.Host(host, 0), 1, 64, st) }),
+	}
+	for name, c := range waits {
+		notYet(t, c, name)
+	}
+	release()
+	for name, c := range waits {
+		require.NoError(t, recv(t, c, name), name)
+	}
+
+	release = gate(t, b, st2)
+	require.NoError(t, b.MemcpyAsync(context.Background(), acl.Host(pinned[:64], pin), acl.Device(p2), 64, st2))
+	destroyed := goRecover(func() error { return b.DestroyStream(nilCtx, st2) })
+	waitDying(t, b, st2)
+	waits = map[string]<-chan error{
+		"Free":           goRecover(func() error { return b.Free(nilCtx, p2) }),
+		"HostUnregister": goRecover(func() error { return b.HostUnregister(nilCtx, pin) }),
+	}
+	notYet(t, destroyed, "DestroyStream")
+	for name, c := range waits {
+		notYet(t, c, name)
+	}
+	release()
+	require.NoError(t, recv(t, destroyed, "DestroyStream"))
+	for name, c := range waits {
+		require.NoError(t, recv(t, c, name), name)
 	}
 }
