@@ -230,16 +230,19 @@ var memoryTests = []test{
 		e.recv(waiting, "SynchronizeStream blocked across Close")
 
 		require.NoError(e, e.b.Close(), "a second Close")
+		// After Close every call fails as natively without a context.
 		_, err := e.b.Malloc(0, 64, acl.MemMallocHugeFirst)
-		require.Error(e, err)
+		code(e, err, acl.ErrRTContextNull)
 		_, err = e.b.CreateStream(0)
-		require.Error(e, err)
-		require.Error(e, e.b.Memcpy(acl.Device(p), acl.Host(make([]byte, 8), 0), 8))
-		require.Error(e, e.b.MemsetAsync(e.ctx, acl.Device(p), 1, 8, s))
-		require.Error(e, e.b.SynchronizeStream(e.ctx, s, -1))
-		require.Error(e, e.b.Free(e.ctx, p))
+		code(e, err, acl.ErrRTContextNull)
+		code(e, e.b.Memcpy(acl.Device(p), acl.Host(make([]byte, 8), 0), 8), acl.ErrRTContextNull)
+		code(e, e.b.MemsetAsync(e.ctx, acl.Device(p), 1, 8, s), acl.ErrRTContextNull)
+		code(e, e.b.SynchronizeStream(e.ctx, s, -1), acl.ErrRTContextNull)
+		code(e, e.b.Free(e.ctx, p), acl.ErrRTContextNull)
+		_, err = e.b.DeviceOf(p)
+		code(e, err, acl.ErrRTContextNull)
 		_, err = e.b.QueryEvent(ev)
-		require.Error(e, err)
-		require.Error(e, e.b.SynchronizeDevice(e.ctx, 0, -1))
+		code(e, err, acl.ErrRTContextNull)
+		code(e, e.b.SynchronizeDevice(e.ctx, 0, -1), acl.ErrRTContextNull)
 	}},
 }

@@ -65,7 +65,10 @@ import (
 )
 
 // ErrClosed is returned by every method of a Backend after Close has begun.
-var ErrClosed = errors.New("cann: backend is closed")
+// It carries ACL_ERROR_RT_CONTEXT_NULL (107002), as acl/sim's error after
+// Close does, so both errors.Is(err, ErrClosed) and
+// errors.Is(err, acl.ErrRTContextNull) hold.
+var ErrClosed error = &acl.CallError{Code: acl.ErrRTContextNull, Msg: "cann: backend is closed"}
 
 // waitSlice bounds one native wait, in milliseconds, so that blocking waits
 // notice a done context, a destroyed handle or Close.

@@ -286,6 +286,10 @@ func (b *Backend) Free(ctx context.Context, p acl.DevPtr) error {
 
 // DeviceOf implements acl.Backend from the backend's allocation table.
 func (b *Backend) DeviceOf(p acl.DevPtr) (int32, error) {
+	if err := b.enter(); err != nil {
+		return 0, err
+	}
+	defer b.exit()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if a := b.findAlloc(uint64(p)); a != nil && !a.dying {

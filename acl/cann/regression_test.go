@@ -540,3 +540,75 @@ func TestNilContext(t *testing.T) {
 		require.NoError(t, recv(t, c, name), name)
 	}
 }
+
+// TestClosedCode checks that after Close every method fails with 107002
+// (ACL_ERROR_RT_CONTEXT_NULL), as acl/sim does, with an error that still
+// is ErrClosed.
+func TestClosedCode(t *testing.T) {
+	ctx := context.Background()
+	b, _ := open(t, full)
+	st, err := b.CreateStream(0)
+	require.NoError(t, err)
+	p, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
+	require.NoError(t, err)
+	ev, err := b.CreateEvent(0)
+	require.NoError(t, err)
+	pinned := mmapped(t, 4096)
+	pin, err := b.HostRegister(pinned, acl.HostRegisterMapped)
+	require.NoError(t, err)
+	require.NoError(t, b.Close())
+
+	host := make([]byte, 64)
+	calls := map[string]func() error{
+		"SynchronizeDevice": func() error { return b.SynchronizeDevice(ctx, 0, -1) },
+		"CanAccessPeer":     func() error { _, err := b.CanAccessPeer(0, 1); return err },
+		"EnablePeerAccess":  func() error { return b.EnablePeerAccess(0, 1) },
+		"DisablePeerAccess": func() error { return b.DisablePeerAccess(0, 1) },
+		"MemInfo":           func() error { _, _, err := b.MemInfo(0, acl.HBMMem); return err },
+		"Malloc":            func() error { _, err := b.Malloc(0, 64, acl.MemMallocHugeFirst); return err },
+		"Free":              func() error { return b.Free(ctx, p) },
+		"DeviceOf":          func() error { _, err := b.DeviceOf(p); return err },
+		"HostRegister":      func() error { _, err := b.HostRegister(host, acl.HostRegisterMapped); return err },
+		"HostUnregister":    func() error { return b.HostUnregister(ctx, pin) },
+		"DefaultStream":     func() error { _, err := b.DefaultStream(0); return err },
+		"CreateStream":      func() error { _, err := b.CreateStream(0); return err },
+		"DestroyStream":     func() error { return b.DestroyStream(ctx, st) },
+		"SynchronizeStream": func() error { return b.SynchronizeStream(ctx, st, -1) },
+		"StreamQuery":       func() error { _, err := b.StreamQuery(st); return err },
+		"Pending":           func() error { _, err := b.Pending(st); return err },
+		"LaunchHostFunc":    func() error { return b.LaunchHostFunc(st, func() error { return nil }) },
+		"CreateEvent":       func() error { _, err := b.CreateEvent(0); return err },
+		"DestroyEvent":      func() error { return b.DestroyEvent(ev) },
+		"RecordEvent":       func() error { return b.RecordEvent(ev, st) },
+		"StreamWaitEvent":   func() error { return b.StreamWaitEvent(st, ev) },
+		"SynchronizeEvent":  func() error { return b.SynchronizeEvent(ctx, ev, -1) },
+		"QueryEvent":        func() error { _, err := b.QueryEvent(ev); return err },
+		"EventElapsedTime":  func() error { _, err := b.EventElapsedTime(ev, ev); return err },
+		"Memcpy":            func() error { return b.Memcpy(acl.Device(p), acl.Host(host, 0), 64) },
+		"MemcpyAsync":       func() error { return b.MemcpyAsync(ctx, acl.Device(p), acl.Host(pinned[:64], pin), 64, st) },
+		"Memcpy2D":          func() error { return b.Memcpy2D(acl.Device(p), 8, acl.Host(host, 0), 8, 8, 8) },
+		"Memcpy2DAsync": func() error {
+			return b.Memcpy2DAsync(ctx, acl.Device(p), 8, acl.Host(host, 0), 8, 8, 8, st)
+		},
+		"MemcpyBatch": func() error { return b.MemcpyBatch([]acl.Copy{{Dst: acl.Device(p), Src: acl.Host(host, 0), N: 64}}) },
+		"MemcpyBatchAsync": func() error {
+			return b.MemcpyBatchAsync(ctx, []acl.Copy{{Dst: acl.Device(p), Src: acl.Host(host, 0), N: 64}}, st)
+		},
+		"Memset":         func() error { return b.Memset(acl.Device(p), 1, 64) },
+		"MemsetAsync":    func() error { return b.MemsetAsync(ctx, acl.Device(p), 1, 64, st) },
+		"MemcpyDescSize": func() error { _, err := b.MemcpyDescSize(acl.MemcpyInnerDeviceToDevice); return err },
+		"SetMemcpyDesc":  func() error { return b.SetMemcpyDesc(p, acl.MemcpyInnerDeviceToDevice, p+32, p+40, 8) },
+		"MemcpyAsyncWithDesc": func() error {
+			return b.MemcpyAsyncWithDesc(p, acl.MemcpyInnerDeviceToDevice, st)
+		},
+		"MemcpyAsyncWithOffset": func() error {
+			return b.MemcpyAsyncWithOffset(p, 64, 0, p+8, 8, 0, acl.MemcpyInnerDeviceToDevice, st)
+		},
+	}
+	for name, call := range calls {
+		err := call()
+		code(t, err, acl.ErrRTContextNull)
+		require.ErrorIs(t, err, ErrClosed, name)
+		require.Equal(t, acl.ErrRTContextNull, acl.CodeOf(err), name)
+	}
+}
