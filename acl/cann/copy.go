@@ -88,18 +88,26 @@ func (b *Backend) MemcpyAsync(ctx context.Context, dst, src acl.Buf, n uint64, s
 	}
 	defer b.done(st, sides)
 	d, s := sides[0], sides[1]
-	switch {
-	case !d.isDev && !s.isDev:
+	if !d.isDev && !s.isDev {
 		return errAsyncH2H
-	case d.pinned && s.pinned:
-		return b.submit(st, sides, false, "aclrtMemcpyAsync", func(stream uintptr) int32 {
-			return b.api.aclrtMemcpyAsync(d.addr, n, s.addr, n, kindOf(d, s), stream)
-		})
+	}
+	return b.queueOrRun(ctx, st, sides, d.pinned && s.pinned, "aclrtMemcpyAsync", func(stream uintptr) int32 {
+		return b.api.aclrtMemcpyAsync(d.addr, n, s.addr, n, kindOf(d, s), stream)
+	}, func() error { return b.copySync(st.dev, d, s, n) })
+}
+
+// queueOrRun queues an asynchronous operation on st, with submit, when
+// pinned: every side is device or registered memory. Otherwise, as the
+// runtime does for pageable memory, it waits for st's queued work and runs
+// the operation now, so that the memory is not touched after it returns.
+func (b *Backend) queueOrRun(ctx context.Context, st *stream, sides []side, pinned bool, fn string, queue func(stream uintptr) int32, now func() error) error {
+	if pinned {
+		return b.submit(st, sides, false, fn, queue)
 	}
 	if err := b.drain(ctx, st); err != nil {
 		return err
 	}
-	return b.copySync(st.dev, d, s, n)
+	return now()
 }
 
 // spans2D returns the bytes a 2D copy touches on each side.
@@ -167,18 +175,12 @@ func (b *Backend) Memcpy2DAsync(ctx context.Context, dst acl.Buf, dpitch uint64,
 	}
 	defer b.done(st, sides)
 	d, s := sides[0], sides[1]
-	switch {
-	case !d.isDev && !s.isDev:
+	if !d.isDev && !s.isDev {
 		return err2DH2H
-	case d.pinned && s.pinned:
-		return b.submit(st, sides, false, "aclrtMemcpy2dAsync", func(stream uintptr) int32 {
-			return b.api.aclrtMemcpy2dAsync(d.addr, dpitch, s.addr, spitch, width, height, kindOf(d, s), stream)
-		})
 	}
-	if err := b.drain(ctx, st); err != nil {
-		return err
-	}
-	return b.copy2DSync(st.dev, d, dpitch, s, spitch, width, height)
+	return b.queueOrRun(ctx, st, sides, d.pinned && s.pinned, "aclrtMemcpy2dAsync", func(stream uintptr) int32 {
+		return b.api.aclrtMemcpy2dAsync(d.addr, dpitch, s.addr, spitch, width, height, kindOf(d, s), stream)
+	}, func() error { return b.copy2DSync(st.dev, d, dpitch, s, spitch, width, height) })
 }
 
 // batchAttr is aclrtMemcpyBatchAttr in native layout.
@@ -326,40 +328,40 @@ func (b *Backend) MemcpyBatchAsync(ctx context.Context, copies []acl.Copy, sh ac
 	if len(bt.dsts) == 0 {
 		return nil
 	}
-	if !bt.pinned {
-		if b.api.aclrtMemcpyBatchV2 == nil && b.api.aclrtMemcpyBatch == nil {
-			return b.missing("aclrtMemcpyBatchV2 or aclrtMemcpyBatch")
-		}
-		if err := b.drain(ctx, st); err != nil {
-			return err
-		}
-		return b.batchSync(st.dev, bt)
+	v2 := b.api.aclrtMemcpyBatchAsyncV2 != nil
+	switch {
+	case !bt.pinned && b.api.aclrtMemcpyBatchV2 == nil && b.api.aclrtMemcpyBatch == nil:
+		return b.missing("aclrtMemcpyBatchV2 or aclrtMemcpyBatch")
+	case bt.pinned && !v2 && b.api.aclrtMemcpyBatchAsync == nil:
+		return b.missing("aclrtMemcpyBatchAsyncV2 or aclrtMemcpyBatchAsync")
 	}
 	n := uint64(len(bt.dsts))
 	dsts, srcs := unsafe.Pointer(&bt.dsts[0]), unsafe.Pointer(&bt.srcs[0])
 	sizes, attrs, idx := unsafe.Pointer(&bt.sizes[0]), unsafe.Pointer(&bt.attrs[0]), unsafe.Pointer(&bt.idx[0])
-	switch {
-	case b.api.aclrtMemcpyBatchAsyncV2 != nil:
-		return b.submit(st, bt.sides, false, "aclrtMemcpyBatchAsyncV2", func(stream uintptr) int32 {
-			return b.api.aclrtMemcpyBatchAsyncV2(dsts, sizes, srcs, sizes, n, attrs, idx, n, stream)
-		})
-	case b.api.aclrtMemcpyBatchAsync != nil:
-		fail := ^uint64(0)
-		err := b.submit(st, bt.sides, false, "aclrtMemcpyBatchAsync", func(stream uintptr) int32 {
-			return b.api.aclrtMemcpyBatchAsync(dsts, sizes, srcs, sizes, n, attrs, idx, n, &fail, stream)
-		})
-		if err != nil && fail != ^uint64(0) {
-			return batchFailed(int32(acl.CodeOf(err)), "aclrtMemcpyBatchAsync", bt, 0, fail)
-		}
-		return err
+	fn, fail := "aclrtMemcpyBatchAsyncV2", ^uint64(0)
+	if !v2 {
+		fn = "aclrtMemcpyBatchAsync"
 	}
-	return b.missing("aclrtMemcpyBatchAsyncV2 or aclrtMemcpyBatchAsync")
+	err = b.queueOrRun(ctx, st, bt.sides, bt.pinned, fn, func(stream uintptr) int32 {
+		if v2 {
+			return b.api.aclrtMemcpyBatchAsyncV2(dsts, sizes, srcs, sizes, n, attrs, idx, n, stream)
+		}
+		return b.api.aclrtMemcpyBatchAsync(dsts, sizes, srcs, sizes, n, attrs, idx, n, &fail, stream)
+	}, func() error { return b.batchSync(st.dev, bt) })
+	if err != nil && fail != ^uint64(0) {
+		return batchFailed(int32(acl.CodeOf(err)), fn, bt, 0, fail)
+	}
+	return err
 }
 
-// fill sets every byte of p to v.
+// fill sets every byte of p to v, doubling the filled prefix with copy.
 func fill(p []byte, v byte) {
-	for i := range p {
-		p[i] = v
+	if len(p) == 0 {
+		return
+	}
+	p[0] = v
+	for n := 1; n < len(p); n *= 2 {
+		copy(p[n:], p[:n])
 	}
 }
 
@@ -404,16 +406,9 @@ func (b *Backend) MemsetAsync(ctx context.Context, dst acl.Buf, value byte, n ui
 	}
 	defer b.done(st, sides)
 	d := sides[0]
-	if d.pinned {
-		return b.submit(st, sides, false, "aclrtMemsetAsync", func(stream uintptr) int32 {
-			return b.api.aclrtMemsetAsync(d.addr, n, int32(value), n, stream)
-		})
-	}
-	if err := b.drain(ctx, st); err != nil {
-		return err
-	}
-	fill(d.host, value)
-	return nil
+	return b.queueOrRun(ctx, st, sides, d.pinned, "aclrtMemsetAsync", func(stream uintptr) int32 {
+		return b.api.aclrtMemsetAsync(d.addr, n, int32(value), n, stream)
+	}, func() error { fill(d.host, value); return nil })
 }
 
 // MemcpyDescSize implements acl.Backend with aclrtGetMemcpyDescSize in

@@ -612,3 +612,52 @@ func TestClosedCode(t *testing.T) {
 		require.Equal(t, acl.ErrRTContextNull, acl.CodeOf(err), name)
 	}
 }
+
+func TestFill(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 3, 7, 8, 9, 255, 4096, 4097, 65535} {
+		p := make([]byte, n+2)
+		fill(p[1:n+1], 0xa5)
+		require.Equal(t, bytes.Repeat([]byte{0xa5}, n), p[1:n+1], "n=%d", n)
+		require.Zero(t, p[0], "n=%d: fill stays inside its slice", n)
+		require.Zero(t, p[n+1], "n=%d: fill stays inside its slice", n)
+	}
+}
+
+// TestQueueOrRun checks the asynchronous operations' two paths through the
+// stand-in: registered memory is queued, pageable memory waits for the
+// stream and runs at once; and a V1 batch names the copy the runtime blamed.
+func TestQueueOrRun(t *testing.T) {
+	ctx := context.Background()
+	b, s := open(t, noV2)
+	st, err := b.CreateStream(0)
+	require.NoError(t, err)
+	p, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
+	require.NoError(t, err)
+	pinned := mmapped(t, 4096)
+	pin, err := b.HostRegister(pinned, acl.HostRegisterMapped)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, b.HostUnregister(ctx, pin)) })
+	host := make([]byte, 64)
+
+	s.logReset()
+	require.NoError(t, b.MemsetAsync(ctx, acl.Device(p), 7, 64, st))
+	require.NoError(t, b.MemsetAsync(ctx, acl.Host(host, 0), 9, 64, st))
+	require.Equal(t, bytes.Repeat([]byte{9}, 64), host, "pageable memory is set before the call returns")
+	require.NoError(t, b.MemcpyBatchAsync(ctx, []acl.Copy{{Dst: acl.Host(pinned[:64], pin), Src: acl.Device(p), N: 64}}, st))
+	require.NoError(t, b.MemcpyBatchAsync(ctx, []acl.Copy{{Dst: acl.Host(host, 0), Src: acl.Device(p), N: 64}}, st))
+	require.Equal(t, bytes.Repeat([]byte{7}, 64), host, "pageable memory is copied before the call returns")
+	require.NoError(t, b.SynchronizeStream(ctx, st, -1))
+	require.Equal(t, bytes.Repeat([]byte{7}, 64), pinned[:64])
+	match(t, []string{
+		"aclrtMemsetAsync(devPtr=*, maxCount=64, value=7, count=64, stream=*) = 0",
+		"aclrtSynchronizeStreamWithTimeout(stream=*, timeout=20) = 0",
+		"aclrtMemcpyBatchAsync(dsts=[*], destMaxs=[64], srcs=[*], sizes=[64], numBatches=1, attrs=[{dst=HOST:0 src=DEVICE:0}], attrsIndexes=[0], numAttrs=1, failIndex=*, stream=*) = 0",
+		"aclrtSynchronizeStreamWithTimeout(stream=*, timeout=20) = 0",
+		"aclrtMemcpyBatch(dsts=[*], destMaxs=[64], srcs=[*], sizes=[64], numBatches=1, attrs=[{dst=UNREGISTERED:0 src=DEVICE:0}], attrsIndexes=[0], numAttrs=1, failIndex=*) = 0",
+		"aclrtSynchronizeStreamWithTimeout(stream=*, timeout=20) = 0",
+	}, s.calls())
+
+	err = b.MemcpyBatchAsync(ctx, []acl.Copy{{Dst: acl.Host(pinned[:8], pin), Src: acl.Device(p), N: 8}, {Dst: acl.Device(p), Src: acl.Device(p + 8), N: 8}}, st)
+	code(t, err, acl.ErrRTParamInvalid)
+	require.ErrorContains(t, err, "aclrtMemcpyBatchAsync failed in libascendcl at copy 1")
+}
