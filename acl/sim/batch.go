@@ -77,7 +77,7 @@ func (b *Backend) MemcpyBatchAsync(ctx context.Context, cs []acl.Copy, sh acl.St
 }
 
 // run is the work of MemcpyBatchAsync.
-func (j *batch) run(st *stream) error { st.b.runBatch(j); return nil }
+func (j *batch) run(st *stream, _ [2]span) error { st.b.runBatch(j); return nil }
 
 // batch resolves every entry and takes one reference on each allocation
 // and pin the batch touches.

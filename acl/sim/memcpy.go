@@ -46,16 +46,13 @@ func (b *Backend) MemcpyAsync(ctx context.Context, dst, src acl.Buf, n uint64, s
 	if err != nil {
 		return err
 	}
-	return submit(ctx, st, d.pageable() || s.pageable(), xferOp{d, s, n}, [2]span{d, s}, nil)
+	return submit(ctx, st, d.pageable() || s.pageable(), xferOp{n}, [2]span{d, s}, nil)
 }
 
 // xferOp is the work of MemcpyAsync.
-type xferOp struct {
-	d, s span
-	n    uint64
-}
+type xferOp struct{ n uint64 }
 
-func (x xferOp) run(st *stream) error { st.b.xfer(x.d, x.s, x.n); return nil }
+func (x xferOp) run(st *stream, h [2]span) error { st.b.xfer(h[0], h[1], x.n); return nil }
 
 func errAsyncH2H() error {
 	return acl.Errorf(acl.ErrRTFeatureNotSupport, "asynchronous copies between host memory are not supported: one side must be device memory")

@@ -63,16 +63,11 @@ func (b *Backend) Memcpy2DAsync(ctx context.Context, dst acl.Buf, dpitch uint64,
 	if err != nil {
 		return err
 	}
-	return submit(ctx, st, d.pageable() || s.pageable(), xfer2DOp{d, s, r}, [2]span{d, s}, nil)
+	return submit(ctx, st, d.pageable() || s.pageable(), r, [2]span{d, s}, nil)
 }
 
-// xfer2DOp is the work of Memcpy2DAsync.
-type xfer2DOp struct {
-	d, s span
-	r    rect
-}
-
-func (x xfer2DOp) run(st *stream) error { st.b.xfer2D(x.d, x.s, x.r); return nil }
+// run is the work of Memcpy2DAsync.
+func (r rect) run(st *stream, h [2]span) error { st.b.xfer2D(h[0], h[1], r); return nil }
 
 func errHost2D() error {
 	return acl.Errorf(acl.ErrRTParamInvalid, "2D copies go host to device, device to host or device to device: neither side is device memory")

@@ -35,17 +35,16 @@ func (b *Backend) MemsetAsync(ctx context.Context, dst acl.Buf, value byte, n ui
 	if err != nil {
 		return err
 	}
-	return submit(ctx, st, d.pageable(), fillOp{d, value, n}, [2]span{d}, nil)
+	return submit(ctx, st, d.pageable(), fillOp{value, n}, [2]span{d}, nil)
 }
 
 // fillOp is the work of MemsetAsync.
 type fillOp struct {
-	d span
 	v byte
 	n uint64
 }
 
-func (x fillOp) run(st *stream) error { st.b.fill(x.d, x.v, x.n); return nil }
+func (x fillOp) run(st *stream, h [2]span) error { st.b.fill(h[0], x.v, x.n); return nil }
 
 // one resolves the single Buf of an operation.
 func (b *Backend) one(x acl.Buf, n uint64, write bool, what string) (span, error) {

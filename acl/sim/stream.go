@@ -18,14 +18,19 @@ type op struct {
 }
 
 // work is what an operation does when it runs, on the stream's worker or,
-// for pageable host memory, on the caller's goroutine (see submit).
-type work interface{ run(*stream) error }
+// for pageable host memory, on the caller's goroutine (see submit). held
+// is the spans the operation holds: a copy's destination and source, a
+// memset's destination. A copy's work is the rest of its arguments, small
+// enough to box cheaply.
+type work interface {
+	run(st *stream, held [2]span) error
+}
 
 // opFunc is work that is a function, for operations that close over
 // their state.
 type opFunc func(*stream) error
 
-func (f opFunc) run(s *stream) error { return f(s) }
+func (f opFunc) run(s *stream, _ [2]span) error { return f(s) }
 
 // releaser is what an operation holds beyond its two spans (a batch's
 // memory).
@@ -55,7 +60,7 @@ func submit[W work](ctx context.Context, st *stream, pageable bool, w W, held [2
 	if err := st.drain(ctx); err != nil {
 		return err
 	}
-	return w.run(st)
+	return w.run(st, held)
 }
 
 // stream is a FIFO queue of operations that one worker goroutine runs in
@@ -153,7 +158,7 @@ func (s *stream) exec(o *op) (err error) {
 			err = acl.Errorf(acl.ErrInternal, "stream %d: operation panicked: %v", s.h, r)
 		}
 	}()
-	return o.work.run(s)
+	return o.work.run(s, o.held)
 }
 
 // push queues o. With a non-nil ctx it first waits while the stream holds
