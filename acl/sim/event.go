@@ -106,9 +106,9 @@ func (b *Backend) RecordEvent(eh acl.Event, sh acl.Stream) error {
 			r.err = s.err
 			s.mu.Unlock()
 			r.t = time.Now()
-			close(r.done)
 			return nil
 		}),
+		done: func() { close(r.done) },
 		cancel: func() {
 			r.err = acl.Errorf(acl.ErrRTStreamAbort, "the record of event %d was cancelled with the work of stream %d", eh, sh)
 			r.aborted = true

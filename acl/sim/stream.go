@@ -13,6 +13,7 @@ import (
 type op struct {
 	work   work
 	cancel func() // runs instead of work when the op is dropped; may be nil
+	done   func() // runs once the stream counts the op complete; may be nil
 	held   [2]span
 	free   releaser // releases what the op holds beyond held; may be nil
 }
@@ -144,6 +145,11 @@ func (s *stream) loop() {
 			s.err = err
 		}
 		s.done++
+		if o.done != nil {
+			// After the count: whoever it wakes (an event's waiter) then
+			// finds the stream complete too, as the native runtime reports.
+			o.done()
+		}
 		if len(s.waiters) > 0 {
 			s.wakeLocked()
 		}
