@@ -76,7 +76,9 @@
 // no operation touches memory after it is freed. While Free waits, the
 // allocation takes no new operations: a call that names it fails with
 // ACL_ERROR_RT_PARAM_INVALID (107000), as if it were freed, so that steady
-// use cannot hold Free off. If their context is done first, Free and
+// use cannot hold Free off; likewise, while HostUnregister waits, a call
+// naming the pin fails with ACL_ERROR_RT_INVALID_HANDLE (107017), and a
+// second unregister with 507911. If their context is done first, Free and
 // HostUnregister give up and leave the memory as it was;
 // DestroyStream drops the work not yet started (a dropped record of an
 // event completes with ACL_ERROR_RT_STREAM_ABORT, 107023), waits for the

@@ -85,6 +85,10 @@ type pin struct {
 	b        []byte
 	readonly bool
 	refs     refs
+	// dying is set, under Backend.mu, while HostUnregister waits for the
+	// references: the pin then resolves to nothing, so the count only goes
+	// down and the unregister cannot be starved by new operations.
+	dying bool
 }
 
 // contains reports whether x lies inside the registered range.
@@ -266,27 +270,33 @@ func (b *Backend) HostRegister(x []byte, typ acl.HostRegisterType) (acl.HostPin,
 // hold the pin; if ctx is done first it returns ctx's error and the range
 // stays registered.
 func (b *Backend) HostUnregister(ctx context.Context, h acl.HostPin) error {
-	for {
-		b.mu.RLock()
-		p, closed := b.pins[h], b.closed
-		b.mu.RUnlock()
-		switch {
-		case closed:
-			return errClosed()
-		case p == nil:
-			return acl.Errorf(acl.ErrHostMemoryNotRegistered, "pin %d is not a registered host range", h)
-		}
-		if err := p.refs.wait(ctx); err != nil {
-			return err
-		}
-		b.mu.Lock()
-		if b.pins[h] == p && p.refs.n.Load() == 0 {
-			delete(b.pins, h)
-			b.mu.Unlock()
-			return nil
-		}
+	b.mu.Lock()
+	p, closed := b.pins[h], b.closed
+	switch {
+	case closed:
 		b.mu.Unlock()
+		return errClosed()
+	case p == nil || p.dying:
+		b.mu.Unlock()
+		return acl.Errorf(acl.ErrHostMemoryNotRegistered, "pin %d is not a registered host range", h)
 	}
+	p.dying = true
+	b.mu.Unlock()
+
+	// No reference can be taken now: the count only goes down.
+	if err := p.refs.wait(ctx); err != nil {
+		b.mu.Lock()
+		p.dying = false
+		b.mu.Unlock()
+		return err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed { // Close released everything meanwhile
+		return errClosed()
+	}
+	delete(b.pins, h)
+	return nil
 }
 
 // span is one side of an operation, resolved and referenced: bytes of a
@@ -373,6 +383,8 @@ func (b *Backend) resolveLocked(x acl.Buf, n uint64, write bool, what string) (s
 	switch {
 	case p == nil:
 		return span{}, acl.Errorf(acl.ErrRTInvalidHandle, "%s: pin %d is not a registered host range", what, x.Pin)
+	case p.dying:
+		return span{}, acl.Errorf(acl.ErrRTInvalidHandle, "%s: pin %d is being unregistered", what, x.Pin)
 	case !p.contains(x.Host[:n]):
 		return span{}, acl.Errorf(acl.ErrRTParamInvalid, "%s: the %d host bytes are not inside the range registered as pin %d", what, n, x.Pin)
 	case write && p.readonly:

@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"testing"
 	"time"
@@ -285,4 +286,36 @@ func TestAccountingBaseline(t *testing.T) {
 	}
 	require.NoError(t, b.HostUnregister(ctx, pin))
 	require.Equal(t, base, [2]uint64{free(t, b, 0), free(t, b, 1)})
+}
+
+// TestHostUnregisterRefusesNewUses: while HostUnregister waits for the work
+// that uses a pin, new uses of the pin are refused, so the wait only ends.
+func TestHostUnregisterRefusesNewUses(t *testing.T) {
+	b := newSim(t)
+	s, err := b.CreateStream(0)
+	require.NoError(t, err)
+	p, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
+	require.NoError(t, err)
+	host := make([]byte, 64)
+	pin, err := b.HostRegister(host, acl.HostRegisterMapped)
+	require.NoError(t, err)
+	use := func() error { return b.MemcpyAsync(t.Context(), acl.Device(p), acl.Host(host, pin), 64, s) }
+
+	release := gate(t, b, s)
+	require.NoError(t, use()) // holds the pin until the gate opens
+	ctx, cancel := context.WithCancel(t.Context())
+	done := goErr(func() error { return b.HostUnregister(ctx, pin) })
+	require.Eventually(t, func() bool { return errors.Is(use(), acl.ErrRTInvalidHandle) }, 2*time.Second, time.Millisecond,
+		"a waiting HostUnregister must stop new uses of the pin")
+	require.ErrorIs(t, b.HostUnregister(t.Context(), pin), acl.ErrHostMemoryNotRegistered, "a second unregister, as after the first")
+	cancel()
+	require.ErrorIs(t, <-done, context.Canceled)
+	require.NoError(t, use(), "an unregister that gave up leaves the pin live")
+
+	done = goErr(func() error { return b.HostUnregister(context.Background(), pin) })
+	notYet(t, done, "HostUnregister")
+	release()
+	require.NoError(t, <-done)
+	require.NoError(t, b.SynchronizeStream(t.Context(), s, -1))
+	require.ErrorIs(t, use(), acl.ErrRTInvalidHandle)
 }
