@@ -46,7 +46,8 @@ var engines = map[string]func(context.Context, engineOptions) (engine, error){}
 
 // engineOptions are the Runtime options an engine applies itself.
 type engineOptions struct {
-	fuel uint64 // WithFuel; 0: no fuel metering
+	fuel     uint64 // WithFuel; 0: no fuel metering
+	cacheDir string // WithCacheDir; "": in memory only
 }
 
 func engineNames() string {

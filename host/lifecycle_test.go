@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -344,4 +346,37 @@ func TestPeerAccessIsPerSession(t *testing.T) {
 	a.ok("aclrtMemcpy", bufs[0][0], 64, bufs[0][1], 64, 3)
 	msg := b.code(acl.ErrRTParamInvalid, "aclrtMemcpy", bufs[1][0], 64, bufs[1][1], 64, 3)
 	require.Contains(t, msg, "enable peer access")
+}
+
+func TestCacheDir(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	rt, err := NewRuntime(ctx, WithEngine(testEngine), WithCacheDir(dir))
+	if testEngine == "wasmtime" {
+		require.ErrorContains(t, err, "needs the wazero engine")
+		return
+	}
+	require.NoError(t, err)
+	pl, err := rt.Load(ctx, wat2wasm(t, fmt.Sprintf(roundtripWAT, 0)), Policy{})
+	require.NoError(t, err)
+	require.NoError(t, pl.Close(ctx))
+	require.NoError(t, rt.Close(ctx))
+	var files int
+	require.NoError(t, filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			files++
+		}
+		return err
+	}))
+	require.Positive(t, files, "the compiled module is in the cache directory")
+	// A second runtime loads it from there and runs it.
+	rt, err = NewRuntime(ctx, WithEngine(testEngine), WithCacheDir(dir))
+	require.NoError(t, err)
+	defer rt.Close(ctx)
+	pl, err = rt.Load(ctx, wat2wasm(t, fmt.Sprintf(roundtripWAT, 0)), Policy{})
+	require.NoError(t, err)
+	defer pl.Close(ctx)
+	res, err := pl.Run(ctx, Config{})
+	require.NoError(t, err)
+	require.Zero(t, res.ExitCode)
 }

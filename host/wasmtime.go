@@ -43,6 +43,9 @@ func newWasmtime(_ context.Context, o engineOptions) (engine, error) {
 	if err := checkLayout(); err != nil {
 		return nil, err
 	}
+	if o.cacheDir != "" {
+		return nil, errors.New("a compilation cache directory (WithCacheDir) needs the wazero engine")
+	}
 	cfg := wasmtime.NewConfig()
 	// Timeouts and cancellation interrupt guest code through epochs (see
 	// wasmtimeInstance.enter); fuel is metered only when asked for.

@@ -29,6 +29,12 @@ func newWazero(ctx context.Context, o engineOptions) (engine, error) {
 		return nil, errors.New("fuel metering (WithFuel) needs the wasmtime engine")
 	}
 	cache := wazero.NewCompilationCache()
+	if o.cacheDir != "" {
+		var err error
+		if cache, err = wazero.NewCompilationCacheWithDir(o.cacheDir); err != nil {
+			return nil, fmt.Errorf("compilation cache %s: %w", o.cacheDir, err)
+		}
+	}
 	cfg := wazero.NewRuntimeConfig().
 		WithCloseOnContextDone(true). // a timeout stops a spinning guest
 		WithCompilationCache(cache)

@@ -19,6 +19,7 @@ import (
 // sandboxFlags are the flags run and check share: engine, backend, policy.
 type sandboxFlags struct {
 	engine, backend, aclLib, chip string
+	cacheDir                      string
 	devices                       int
 	simMemory                     string
 	deviceMap                     string
@@ -35,6 +36,7 @@ type sandboxFlags struct {
 func (f *sandboxFlags) register(c *cobra.Command) {
 	fl := c.Flags()
 	fl.StringVar(&f.engine, "engine", "wazero", "wasm engine: wazero, or wasmtime (needs a build with -tags wasmtime)")
+	fl.StringVar(&f.cacheDir, "cache-dir", "", "keep compiled modules in this directory, so later runs skip compilation (wazero)")
 	fl.StringVar(&f.backend, "backend", "sim", "runtime backend: sim (embedded simulated device) or cann (libascendcl.so)")
 	fl.StringVar(&f.aclLib, "acl-lib", "", "path of libascendcl.so for --backend cann (default: $ACLWASM_ACL_LIB, the loader path, $ASCEND_HOME_PATH/lib64)")
 	fl.StringVar(&f.chip, "chip", "a2", "simulated chip rules: a2, a3 or 950")
@@ -119,7 +121,11 @@ func (f *sandboxFlags) sandbox(ctx context.Context, path string, opts ...host.Op
 	if err != nil {
 		return fail(err)
 	}
-	rt, err = host.NewRuntime(ctx, append([]host.Option{host.WithBackend(b), host.WithEngine(f.engine)}, opts...)...)
+	base := []host.Option{host.WithBackend(b), host.WithEngine(f.engine)}
+	if f.cacheDir != "" {
+		base = append(base, host.WithCacheDir(f.cacheDir))
+	}
+	rt, err = host.NewRuntime(ctx, append(base, opts...)...)
 	if err != nil {
 		b.Close()
 		return fail(err)

@@ -551,3 +551,21 @@ func TestABI(t *testing.T) {
 	r = cli(t, "abi", "extra")
 	require.NotEqual(t, 0, r.code)
 }
+
+func TestCacheDir(t *testing.T) {
+	const src = `(module
+  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+  (memory (export "memory") 1)
+  (func (export "_start") (call $exit (i32.const 3))))`
+	mod, dir := wat(t, "exit3", src), t.TempDir()
+	for range 2 { // compiles and stores, then loads from the cache
+		r := cli(t, "run", "--cache-dir", dir, mod)
+		require.Equal(t, 3, r.code, r.stderr)
+	}
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.NotEmpty(t, entries, "the cache directory holds the compiled module")
+	r := cli(t, "run", "--cache-dir", filepath.Join(mod, "not-a-dir"), mod)
+	require.Equal(t, 126, r.code)
+	require.Contains(t, r.stderr, "compilation cache")
+}
