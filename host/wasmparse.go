@@ -121,14 +121,3 @@ func (r *byteReader) limits() uint64 {
 	}
 	return min
 }
-
-// uleb decodes an unsigned LEB128 value at the start of b and returns it
-// with its length; n is 0 when b is malformed.
-func uleb(b []byte) (v uint64, n int) {
-	r := byteReader{b: b}
-	v = r.uleb()
-	if r.bad {
-		return 0, 0
-	}
-	return v, len(b) - len(r.b)
-}

@@ -116,3 +116,14 @@ func appendUleb(b []byte, v uint64) []byte {
 		b = append(b, c|0x80)
 	}
 }
+
+// uleb decodes an unsigned LEB128 value at the start of b and returns it
+// with its length; n is 0 when b is malformed.
+func uleb(b []byte) (v uint64, n int) {
+	r := byteReader{b: b}
+	v = r.uleb()
+	if r.bad {
+		return 0, 0
+	}
+	return v, len(b) - len(r.b)
+}

@@ -83,7 +83,7 @@ func (b *Backend) MemcpyAsyncWithDesc(desc acl.DevPtr, kind acl.MemcpyKind, sh a
 	if err != nil {
 		return err
 	}
-	return st.push(nil, op{
+	return st.pushNow(op{
 		work: opFunc(func(s *stream) error {
 			var x [descLen]byte
 			lock2(nil, d.a)
@@ -122,7 +122,7 @@ func (b *Backend) MemcpyAsyncWithOffset(dstSlot acl.DevPtr, destMax, dstOff uint
 		ds.release()
 		return err
 	}
-	return st.push(nil, op{
+	return st.pushNow(op{
 		work: opFunc(func(s *stream) error {
 			dst, err := b.slot(ds, dstOff, "dst")
 			if err != nil {

@@ -116,7 +116,7 @@ func (b *Backend) RecordEvent(eh acl.Event, sh acl.Stream) error {
 			close(r.done)
 		},
 	}
-	if err := s.push(nil, o); err != nil {
+	if err := s.pushNow(o); err != nil {
 		return err
 	}
 	e.last = r
@@ -143,7 +143,7 @@ func (b *Backend) StreamWaitEvent(sh acl.Stream, eh acl.Event) error {
 		r = e.first
 	}
 	e.mu.Unlock()
-	return s.push(nil, op{work: opFunc(func(s *stream) error {
+	return s.pushNow(op{work: opFunc(func(s *stream) error {
 		select {
 		case <-r.done:
 		case <-e.gone:

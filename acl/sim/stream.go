@@ -167,13 +167,24 @@ func (s *stream) exec(o *op) (err error) {
 	return o.work.run(s, o.held)
 }
 
-// push queues o. With a non-nil ctx it first waits while the stream holds
-// the configured depth of operations (WithQueueDepth); with a nil ctx, for
-// the calls that take none, it queues at once whatever the stream holds. On
+// push queues o, first waiting while the stream holds the configured depth
+// of operations (WithQueueDepth) or until ctx is done. pushNow queues at
+// once whatever the stream holds, for the calls that take no context. On
 // failure the references o holds are released.
 func (s *stream) push(ctx context.Context, o op) error {
+	if ctx == nil { // callers may pass none (see done)
+		ctx = context.Background()
+	}
+	return s.enqueue(ctx, true, o)
+}
+
+// pushNow queues o without waiting for room (see push).
+func (s *stream) pushNow(o op) error { return s.enqueue(context.Background(), false, o) }
+
+// enqueue is push, or pushNow when wait is false.
+func (s *stream) enqueue(ctx context.Context, wait bool, o op) error {
 	s.mu.Lock()
-	for ctx != nil && s.b.depth > 0 && !s.closing && s.enq-s.done >= uint64(s.b.depth) {
+	for wait && s.b.depth > 0 && !s.closing && s.enq-s.done >= uint64(s.b.depth) {
 		w := &waiter{target: s.enq - uint64(s.b.depth) + 1, ch: make(chan struct{})}
 		s.waiters = append(s.waiters, w)
 		s.mu.Unlock()
@@ -499,5 +510,5 @@ func (b *Backend) LaunchHostFunc(h acl.Stream, fn func() error) error {
 	if err != nil {
 		return err
 	}
-	return s.push(nil, op{work: opFunc(func(*stream) error { return fn() })})
+	return s.pushNow(op{work: opFunc(func(*stream) error { return fn() })})
 }

@@ -38,15 +38,6 @@ func load() (*model, error) {
 	return &model{funcs: fs, enums: es, codes: cs}, nil
 }
 
-func (m *model) enum(c string) *Enum {
-	for i := range m.enums {
-		if m.enums[i].C == c {
-			return &m.enums[i]
-		}
-	}
-	panic("gen: no enum " + c)
-}
-
 // Files returns every generated file, keyed by its path relative to the
 // guest-sdk directory (with forward slashes).
 func Files() (map[string][]byte, error) {
