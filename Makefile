@@ -33,6 +33,7 @@ unit:
 # Every test that runs guests, again on the second engine (cgo).
 unit-wasmtime:
 	$(GO) vet -tags wasmtime ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 -tags wasmtime ./host/
 	ACLWASM_TEST_ENGINE=wasmtime $(GO) test -race -count=1 -tags wasmtime ./host/ ./tests/...
 
 # The sandbox's guest tests again, delegating to the native backend over the
