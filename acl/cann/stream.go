@@ -510,8 +510,10 @@ func (b *Backend) DestroyEvent(h acl.Event) error {
 	return nil
 }
 
-// RecordEvent implements acl.Backend with aclrtRecordEvent.
-func (b *Backend) RecordEvent(eh acl.Event, sh acl.Stream) error {
+// onEventAndStream runs f with the event eh and the stream sh, both held
+// (and the backend entered) for the duration: the frame RecordEvent and
+// StreamWaitEvent share.
+func (b *Backend) onEventAndStream(eh acl.Event, sh acl.Stream, f func(e *event, s *stream) error) error {
 	if err := b.enter(); err != nil {
 		return err
 	}
@@ -528,44 +530,37 @@ func (b *Backend) RecordEvent(eh acl.Event, sh acl.Stream) error {
 		return err
 	}
 	defer b.done(s, nil)
-	var seq uint64
-	err = b.submit(s, nil, false, "aclrtRecordEvent", func(st uintptr) int32 {
-		seq = s.seq + 1 // submit holds s.mu: the record's number is the next one
-		return b.api.aclrtRecordEvent(e.native, st)
+	return f(e, s)
+}
+
+// RecordEvent implements acl.Backend with aclrtRecordEvent.
+func (b *Backend) RecordEvent(eh acl.Event, sh acl.Stream) error {
+	return b.onEventAndStream(eh, sh, func(e *event, s *stream) error {
+		var seq uint64
+		err := b.submit(s, nil, false, "aclrtRecordEvent", func(st uintptr) int32 {
+			seq = s.seq + 1 // submit holds s.mu: the record's number is the next one
+			return b.api.aclrtRecordEvent(e.native, st)
+		})
+		if err != nil {
+			return err
+		}
+		// One critical section, locked in the order of hostFuncFailed's: a
+		// host function queued before the record that fails meanwhile either
+		// has its error held by now or finds the record.
+		b.mu.Lock()
+		s.mu.Lock()
+		e.hostErr, e.recStream, e.recSeq = s.asyncErr, s, seq
+		s.mu.Unlock()
+		b.mu.Unlock()
+		return nil
 	})
-	if err != nil {
-		return err
-	}
-	// One critical section, locked in the order of hostFuncFailed's: a host
-	// function queued before the record that fails meanwhile either has its
-	// error held by now or finds the record.
-	b.mu.Lock()
-	s.mu.Lock()
-	e.hostErr, e.recStream, e.recSeq = s.asyncErr, s, seq
-	s.mu.Unlock()
-	b.mu.Unlock()
-	return nil
 }
 
 // StreamWaitEvent implements acl.Backend with aclrtStreamWaitEvent.
 func (b *Backend) StreamWaitEvent(sh acl.Stream, eh acl.Event) error {
-	if err := b.enter(); err != nil {
-		return err
-	}
-	defer b.exit()
-	b.mu.Lock()
-	e, err := b.eventLocked(eh)
-	b.mu.Unlock()
-	if err != nil {
-		return err
-	}
-	defer b.unrefEvent(e)
-	s, _, err := b.acquire(sh)
-	if err != nil {
-		return err
-	}
-	defer b.done(s, nil)
-	return b.submit(s, nil, false, "aclrtStreamWaitEvent", func(st uintptr) int32 { return b.api.aclrtStreamWaitEvent(st, e.native) })
+	return b.onEventAndStream(eh, sh, func(e *event, s *stream) error {
+		return b.submit(s, nil, false, "aclrtStreamWaitEvent", func(st uintptr) int32 { return b.api.aclrtStreamWaitEvent(st, e.native) })
+	})
 }
 
 // eventPoll is the longest sleep between aclrtQueryEventStatus calls when
