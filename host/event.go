@@ -4,28 +4,15 @@ import "github.com/aclwasm/aclwasm/acl"
 
 // createEvent is aclrtCreateEvent(event).
 func createEvent(c *call) error {
-	out, err := c.out(0, 4)
-	if err != nil {
-		return err
-	}
-	if err := c.needDevice(); err != nil {
-		return err
-	}
 	s := c.s
-	if len(s.events) >= s.policy.MaxEvents {
-		return acl.Errorf(acl.ErrRTOverLimit, "the session already holds %d events, the policy's limit", len(s.events))
-	}
-	id, err := s.newHandle()
-	if err != nil {
-		return err
-	}
-	h, err := s.b.CreateEvent(s.phys(s.dev))
-	if err != nil {
-		return be(err)
-	}
-	s.events[id] = &eventRec{h: h, dev: s.dev}
-	le.PutUint32(out, id)
-	return nil
+	return c.create("events", len(s.events), s.policy.MaxEvents, func(id uint32, phys int32) error {
+		h, err := s.b.CreateEvent(phys)
+		if err != nil {
+			return be(err)
+		}
+		s.events[id] = &eventRec{h: h, dev: s.dev}
+		return nil
+	})
 }
 
 // destroyEvent is aclrtDestroyEvent(event).

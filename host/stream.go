@@ -4,6 +4,22 @@ import "github.com/aclwasm/aclwasm/acl"
 
 // createStream is aclrtCreateStream(stream).
 func createStream(c *call) error {
+	s := c.s
+	return c.create("streams", len(s.streams), s.policy.MaxStreams, func(id uint32, phys int32) error {
+		h, err := s.b.CreateStream(phys)
+		if err != nil {
+			return be(err)
+		}
+		s.streams[id] = &streamRec{h: h, dev: s.dev}
+		return nil
+	})
+}
+
+// create is what aclrtCreateStream and aclrtCreateEvent share: the handle
+// out-parameter (parameter 0), the current device, the policy's count
+// limit and a handle never handed out before; make creates the backend
+// object on the physical device and records it under the handle.
+func (c *call) create(what string, held, limit int, make func(id uint32, phys int32) error) error {
 	out, err := c.out(0, 4)
 	if err != nil {
 		return err
@@ -11,19 +27,16 @@ func createStream(c *call) error {
 	if err := c.needDevice(); err != nil {
 		return err
 	}
-	s := c.s
-	if len(s.streams) >= s.policy.MaxStreams {
-		return acl.Errorf(acl.ErrRTOverLimit, "the session already holds %d streams, the policy's limit", len(s.streams))
+	if held >= limit {
+		return acl.Errorf(acl.ErrRTOverLimit, "the session already holds %d %s, the policy's limit", held, what)
 	}
-	id, err := s.newHandle()
+	id, err := c.s.newHandle()
 	if err != nil {
 		return err
 	}
-	h, err := s.b.CreateStream(s.phys(s.dev))
-	if err != nil {
-		return be(err)
+	if err := make(id, c.s.phys(c.s.dev)); err != nil {
+		return err
 	}
-	s.streams[id] = &streamRec{h: h, dev: s.dev}
 	le.PutUint32(out, id)
 	return nil
 }
