@@ -17,9 +17,9 @@ func createStream(c *call) error {
 
 // create is what aclrtCreateStream and aclrtCreateEvent share: the handle
 // out-parameter (parameter 0), the current device, the policy's count
-// limit and a handle never handed out before; make creates the backend
+// limit and a handle never handed out before; newObj creates the backend
 // object on the physical device and records it under the handle.
-func (c *call) create(what string, held, limit int, make func(id uint32, phys int32) error) error {
+func (c *call) create(what string, held, limit int, newObj func(id uint32, phys int32) error) error {
 	out, err := c.out(0, 4)
 	if err != nil {
 		return err
@@ -34,7 +34,7 @@ func (c *call) create(what string, held, limit int, make func(id uint32, phys in
 	if err != nil {
 		return err
 	}
-	if err := make(id, c.s.phys(c.s.dev)); err != nil {
+	if err := newObj(id, c.s.phys(c.s.dev)); err != nil {
 		return err
 	}
 	le.PutUint32(out, id)
