@@ -61,7 +61,11 @@ type Copy struct {
 // bug cannot corrupt it.
 //
 // Device ids are physical. Operations that may block take a context; when
-// the context is done they give up waiting and return its error.
+// the context is done they give up waiting and return its error. The
+// synchronous copies and memsets take one too: once it is done, a long one
+// stops within a bounded time (backends work in chunks of a few MiB and
+// check between them) and returns its error; what the chunks already done
+// wrote stays written, as when a native call is interrupted.
 //
 // Asynchronous operations are queued in FIFO order on a stream. An
 // operation that fails when it executes has no effect; the stream's next
@@ -142,19 +146,19 @@ type Backend interface {
 	EventElapsedTime(start, end Event) (float32, error)
 
 	// Memcpy copies n bytes now. It does not wait for any stream.
-	Memcpy(dst, src Buf, n uint64) error
+	Memcpy(ctx context.Context, dst, src Buf, n uint64) error
 	// MemcpyAsync queues a copy of n bytes on s.
 	MemcpyAsync(ctx context.Context, dst, src Buf, n uint64, s Stream) error
 	// Memcpy2D copies height rows of width bytes, rows dpitch and spitch apart.
-	Memcpy2D(dst Buf, dpitch uint64, src Buf, spitch, width, height uint64) error
+	Memcpy2D(ctx context.Context, dst Buf, dpitch uint64, src Buf, spitch, width, height uint64) error
 	// Memcpy2DAsync queues a Memcpy2D on s.
 	Memcpy2DAsync(ctx context.Context, dst Buf, dpitch uint64, src Buf, spitch, width, height uint64, s Stream) error
 	// MemcpyBatch runs every copy, in no fixed order, before returning.
-	MemcpyBatch(copies []Copy) error
+	MemcpyBatch(ctx context.Context, copies []Copy) error
 	// MemcpyBatchAsync queues the copies on s as one operation.
 	MemcpyBatchAsync(ctx context.Context, copies []Copy, s Stream) error
 	// Memset sets n bytes to value now.
-	Memset(dst Buf, value byte, n uint64) error
+	Memset(ctx context.Context, dst Buf, value byte, n uint64) error
 	// MemsetAsync queues a Memset on s.
 	MemsetAsync(ctx context.Context, dst Buf, value byte, n uint64, s Stream) error
 

@@ -129,7 +129,7 @@ func (c *call) batch(async bool, failAt, streamAt int) error {
 	if async {
 		err = c.batchAsync(st, copies)
 	} else {
-		err = be(c.s.b.MemcpyBatch(copies))
+		err = be(c.s.b.MemcpyBatch(c.ctx, copies))
 	}
 	if err != nil {
 		return err

@@ -57,7 +57,7 @@ func BenchmarkSmallMemcpy(b *testing.B) {
 		src := acl.Host(h.mem()[data:data+64], 0)
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
-			if err := s.b.Memcpy(d.buf, src, 64); err != nil {
+			if err := s.b.Memcpy(b.Context(), d.buf, src, 64); err != nil {
 				b.Fatal(err)
 			}
 		}

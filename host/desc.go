@@ -62,7 +62,7 @@ func setMemcpyDesc(c *call) error {
 	le.PutUint64(b[16:], dst)
 	le.PutUint64(b[24:], n)
 	copy(b[32:], c.s.descMAC(b[:32]))
-	return be(c.s.b.Memcpy(ds.buf, acl.Host(b, 0), descSize))
+	return be(c.s.b.Memcpy(c.ctx, ds.buf, acl.Host(b, 0), descSize))
 }
 
 // memcpyAsyncWithDesc is aclrtMemcpyAsyncWithDesc(desc, kind, stream).
@@ -123,7 +123,7 @@ func (s *Session) runDesc(fi int, desc uint64) error {
 		return err
 	}
 	b := make([]byte, descSize)
-	if err := s.b.Memcpy(acl.Host(b, 0), ds.buf, descSize); err != nil {
+	if err := s.b.Memcpy(s.halt, acl.Host(b, 0), ds.buf, descSize); err != nil {
 		return be(err)
 	}
 	if string(b[:8]) != descMagic || !hmac.Equal(b[32:], s.descMAC(b[:32])) {
@@ -140,7 +140,7 @@ func (s *Session) runInner(fi int, src, dst, n uint64) error {
 	if err != nil {
 		return err
 	}
-	if err := s.b.Memcpy(d.buf, sp.buf, n); err != nil {
+	if err := s.b.Memcpy(s.halt, d.buf, sp.buf, n); err != nil {
 		return be(err)
 	}
 	s.stats.bytes[fi][acl.DeviceToDevice].Add(n)
@@ -185,7 +185,7 @@ func (s *Session) runOffset(fi int, dstSlot, dstOff, srcSlot, srcOff, n uint64) 
 			return err
 		}
 		var b [8]byte
-		if err := s.b.Memcpy(acl.Host(b[:], 0), sp.buf, 8); err != nil {
+		if err := s.b.Memcpy(s.halt, acl.Host(b[:], 0), sp.buf, 8); err != nil {
 			return be(err)
 		}
 		slots[i] = le.Uint64(b[:])

@@ -60,7 +60,7 @@ func memcpySync(c *call) error {
 	if done || err != nil || a.noop {
 		return err
 	}
-	if err := c.s.b.Memcpy(a.dst.buf, a.src.buf, a.n); err != nil {
+	if err := c.s.b.Memcpy(c.ctx, a.dst.buf, a.src.buf, a.n); err != nil {
 		return be(err)
 	}
 	c.moved(a.dir, a.n)

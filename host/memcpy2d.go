@@ -44,7 +44,7 @@ func memcpy2dSync(c *call) error {
 		return acl.Errorf(acl.ErrRTParamInvalid, "neither dst nor src is device memory: memcpy2d copies host to device or device to host")
 	}
 	width, height := c.u64(4), c.u64(5)
-	if err := c.s.b.Memcpy2D(d.buf, c.u64(1), s.buf, c.u64(3), width, height); err != nil {
+	if err := c.s.b.Memcpy2D(c.ctx, d.buf, c.u64(1), s.buf, c.u64(3), width, height); err != nil {
 		return be(err)
 	}
 	c.moved(dir, width*height)

@@ -29,7 +29,7 @@ func memsetSync(c *call) error {
 	if done || err != nil {
 		return err
 	}
-	return be(c.s.b.Memset(d.buf, byte(c.u32(2)), n))
+	return be(c.s.b.Memset(c.ctx, d.buf, byte(c.u32(2)), n))
 }
 
 // memsetAsync is aclrtMemsetAsync.

@@ -36,6 +36,12 @@ type Session struct {
 	peers      map[[2]int32]bool    // peer access this session enabled (guest ids)
 	zombies    []acl.DevPtr         // frees that could not wait; retried at release
 	descKey    [32]byte
+	// halt is the context of the host's own work on stream workers
+	// (descriptor and offset copies): release cancels it once its own
+	// context is done, so that a running copy stops between chunks
+	// instead of holding the release up.
+	halt context.Context
+	stop context.CancelFunc
 	// batchEntries counts the entries of queued asynchronous batches that
 	// have not run yet (Policy.MaxBatchEntries); workers decrement it.
 	batchEntries atomic.Int64
@@ -73,6 +79,7 @@ func newSession(rt *Runtime, p Policy, region uint64) *Session {
 		peers:    map[[2]int32]bool{},
 		trace:    rt.trace,
 	}
+	s.halt, s.stop = context.WithCancel(context.Background())
 	s.stats.init()
 	_, _ = rand.Read(s.descKey[:])
 	return s
@@ -241,6 +248,9 @@ func (s *Session) releaseDevice(ctx context.Context, dev int32) error {
 // then is the guest's memory unmapped. Streams of every device go before
 // any memory, since a stream may use another device's memory.
 func (s *Session) release(ctx context.Context) error {
+	defer s.stop()
+	unwatch := context.AfterFunc(ctx, s.stop)
+	defer unwatch()
 	errs := s.destroyEvents(-1)
 	errs = append(errs, s.destroyStreams(ctx, -1)...)
 	wait, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseWait)

@@ -71,7 +71,7 @@ func (e *env) malloc(dev int32, n uint64) acl.DevPtr {
 	p, err := e.b.Malloc(dev, n, acl.MemMallocHugeFirst)
 	require.NoError(e, err, "Malloc(%d, %d)", dev, n)
 	require.NotZero(e, p)
-	require.NoError(e, e.b.Memset(acl.Device(p), 0, n))
+	require.NoError(e, e.b.Memset(e.ctx, acl.Device(p), 0, n))
 	return p
 }
 
@@ -104,13 +104,13 @@ func (e *env) pinned(n int) ([]byte, acl.HostPin) {
 
 // put writes data at p with a synchronous copy.
 func (e *env) put(p acl.DevPtr, data []byte) {
-	require.NoError(e, e.b.Memcpy(acl.Device(p), acl.Host(data, 0), uint64(len(data))))
+	require.NoError(e, e.b.Memcpy(e.ctx, acl.Device(p), acl.Host(data, 0), uint64(len(data))))
 }
 
 // get reads n bytes at p with a synchronous copy.
 func (e *env) get(p acl.DevPtr, n int) []byte {
 	out := make([]byte, n)
-	require.NoError(e, e.b.Memcpy(acl.Host(out, 0), acl.Device(p), uint64(n)))
+	require.NoError(e, e.b.Memcpy(e.ctx, acl.Host(out, 0), acl.Device(p), uint64(n)))
 	return out
 }
 

@@ -49,7 +49,7 @@ var batchTests = []test{
 		for _, k := range kinds[1:] {
 			for _, shape := range [][2]int{{1, 1}, {3, 100}, {200, 64}, {4, 300 << 10}} {
 				c := e.batchCase(k, shape[0], shape[1])
-				require.NoError(e, e.b.MemcpyBatch(c.copies), "%v %v", k, shape)
+				require.NoError(e, e.b.MemcpyBatch(e.ctx, c.copies), "%v %v", k, shape)
 				c.check()
 			}
 		}
@@ -90,7 +90,7 @@ var batchTests = []test{
 			{Dst: acl.Device(p), Src: acl.Host(host, 0), N: 0},
 			{Dst: acl.Device(p + 8), Src: acl.Host(host[:8], 0), N: 8},
 		}
-		require.NoError(e, e.b.MemcpyBatch(cs))
+		require.NoError(e, e.b.MemcpyBatch(e.ctx, cs))
 		require.Equal(e, append(make([]byte, 8), append(filled(8, 1), make([]byte, 48)...)...), e.get(p, 64))
 	}},
 
@@ -107,7 +107,7 @@ var batchTests = []test{
 					code(e, e.b.MemcpyBatchAsync(e.ctx, cs, s), acl.ErrRTParamInvalid, what)
 					e.sync(s)
 				} else {
-					code(e, e.b.MemcpyBatch(cs), acl.ErrRTParamInvalid, what)
+					code(e, e.b.MemcpyBatch(e.ctx, cs), acl.ErrRTParamInvalid, what)
 				}
 				for i := 0; i < len(cs); i += 2 { // the H2D entries
 					require.Equal(e, make([]byte, 16), e.get(cs[i].Dst.Dev, 16), "%s: a failed batch must copy nothing", what)

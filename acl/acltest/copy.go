@@ -110,7 +110,7 @@ var copyTests = []test{
 				data := pattern(size, byte(3*dk+sk))
 				e.write(src, data)
 				dst := e.newMem(dk, size, 0xEE)
-				require.NoError(e, e.b.Memcpy(dst.buf(off, n), src.buf(off, n), n), "%v <- %v", dk, sk)
+				require.NoError(e, e.b.Memcpy(e.ctx, dst.buf(off, n), src.buf(off, n), n), "%v <- %v", dk, sk)
 				require.Equal(e, want(size, 0xEE, data, off, n), e.read(dst, size), "%v <- %v", dk, sk)
 				require.Equal(e, data, e.read(src, size), "the source must be unchanged")
 			}
@@ -121,7 +121,7 @@ var copyTests = []test{
 		p := e.malloc(0, 1024)
 		data := pattern(1024, 1)
 		e.put(p, data)
-		require.NoError(e, e.b.Memcpy(acl.Device(p+512), acl.Device(p), 256))
+		require.NoError(e, e.b.Memcpy(e.ctx, acl.Device(p+512), acl.Device(p), 256))
 		w := append([]byte(nil), data...)
 		copy(w[512:768], data[:256])
 		require.Equal(e, w, e.get(p, 1024))
@@ -132,10 +132,10 @@ var copyTests = []test{
 		for _, r := range e.badRanges() {
 			ok := e.malloc(0, 512)
 			e.put(ok, filled(512, 0xEE))
-			code(e, e.b.Memcpy(acl.Device(r.p), acl.Host(host[:r.n], 0), r.n), acl.ErrRTParamInvalid, "dst %s", r.name)
-			code(e, e.b.Memcpy(acl.Host(host[:r.n], 0), acl.Device(r.p), r.n), acl.ErrRTParamInvalid, "src %s", r.name)
-			code(e, e.b.Memcpy(acl.Device(ok), acl.Device(r.p), r.n), acl.ErrRTParamInvalid, "D2D src %s", r.name)
-			code(e, e.b.Memcpy(acl.Device(r.p), acl.Device(ok), r.n), acl.ErrRTParamInvalid, "D2D dst %s", r.name)
+			code(e, e.b.Memcpy(e.ctx, acl.Device(r.p), acl.Host(host[:r.n], 0), r.n), acl.ErrRTParamInvalid, "dst %s", r.name)
+			code(e, e.b.Memcpy(e.ctx, acl.Host(host[:r.n], 0), acl.Device(r.p), r.n), acl.ErrRTParamInvalid, "src %s", r.name)
+			code(e, e.b.Memcpy(e.ctx, acl.Device(ok), acl.Device(r.p), r.n), acl.ErrRTParamInvalid, "D2D src %s", r.name)
+			code(e, e.b.Memcpy(e.ctx, acl.Device(r.p), acl.Device(ok), r.n), acl.ErrRTParamInvalid, "D2D dst %s", r.name)
 			require.Equal(e, filled(512, 1), host, "a failed copy must not write")
 			require.Equal(e, filled(512, 0xEE), e.get(ok, 512), "a failed copy must not write")
 		}
@@ -178,7 +178,7 @@ var copyTests = []test{
 			code(e, e.b.MemcpyAsync(e.ctx, acl.Device(r.p), acl.Host(host[:r.n], pin), r.n, s), acl.ErrRTParamInvalid, "dst %s", r.name)
 			code(e, e.b.MemcpyAsync(e.ctx, acl.Host(host[:r.n], pin), acl.Device(r.p), r.n, s), acl.ErrRTParamInvalid, "src %s", r.name)
 			code(e, e.b.MemsetAsync(e.ctx, acl.Device(r.p), 1, r.n, s), acl.ErrRTParamInvalid, "memset %s", r.name)
-			code(e, e.b.Memset(acl.Device(r.p), 1, r.n), acl.ErrRTParamInvalid, "memset %s", r.name)
+			code(e, e.b.Memset(e.ctx, acl.Device(r.p), 1, r.n), acl.ErrRTParamInvalid, "memset %s", r.name)
 		}
 		n, err := e.b.Pending(s)
 		require.NoError(e, err)
@@ -254,7 +254,7 @@ var copyTests = []test{
 	{"Memset", func(e *env) {
 		for _, k := range kinds {
 			m := e.newMem(k, 1024, 0xEE)
-			require.NoError(e, e.b.Memset(m.buf(100, 500), 0xAB, 500), "%v", k)
+			require.NoError(e, e.b.Memset(e.ctx, m.buf(100, 500), 0xAB, 500), "%v", k)
 			w := filled(1024, 0xEE)
 			copy(w[100:600], filled(500, 0xAB))
 			require.Equal(e, w, e.read(m, 1024), "%v", k)
@@ -278,7 +278,7 @@ var copyTests = []test{
 			src := e.newMem(sk, 3*10+w, 0)
 			data := pattern(3*10+w, byte(i))
 			e.write(src, data)
-			require.NoError(e, e.b.Memcpy2D(acl.Device(p), 16, src.buf(0, 3*10+w), 10, w, h), "H2D from %v", sk)
+			require.NoError(e, e.b.Memcpy2D(e.ctx, acl.Device(p), 16, src.buf(0, 3*10+w), 10, w, h), "H2D from %v", sk)
 			dev := filled(64, 0xEE)
 			for r := range h {
 				copy(dev[r*16:r*16+w], data[r*10:])
@@ -286,7 +286,7 @@ var copyTests = []test{
 			require.Equal(e, dev, e.get(p, 64), "H2D from %v", sk)
 
 			dst := e.newMem(sk, 3*12+w, 0xDD)
-			require.NoError(e, e.b.Memcpy2D(dst.buf(0, 3*12+w), 12, acl.Device(p), 16, w, h), "D2H to %v", sk)
+			require.NoError(e, e.b.Memcpy2D(e.ctx, dst.buf(0, 3*12+w), 12, acl.Device(p), 16, w, h), "D2H to %v", sk)
 			host := filled(3*12+w, 0xDD)
 			for r := range h {
 				copy(host[r*12:r*12+w], data[r*10:r*10+w])
@@ -294,9 +294,9 @@ var copyTests = []test{
 			require.Equal(e, host, e.read(dst, 3*12+w), "D2H to %v", sk)
 		}
 		q := e.malloc(0, 64)
-		code(e, e.b.Memcpy2D(acl.Device(q), 16, acl.Device(p), 16, w, h), acl.ErrRTFeatureNotSupport, "synchronous 2D device to device")
+		code(e, e.b.Memcpy2D(e.ctx, acl.Device(q), 16, acl.Device(p), 16, w, h), acl.ErrRTFeatureNotSupport, "synchronous 2D device to device")
 		host := make([]byte, 5*16)
-		code(e, e.b.Memcpy2D(acl.Device(p), 16, acl.Host(host[:4*16+w], 0), 16, w, 5), acl.ErrRTParamInvalid, "span crossing the end")
+		code(e, e.b.Memcpy2D(e.ctx, acl.Device(p), 16, acl.Host(host[:4*16+w], 0), 16, w, 5), acl.ErrRTParamInvalid, "span crossing the end")
 	}},
 
 	{"Memcpy2DAsync", func(e *env) {

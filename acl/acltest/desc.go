@@ -56,7 +56,7 @@ var descTests = []test{
 		// A copy of the bytes, made on the device or through the host, is
 		// a working descriptor; rewriting the original does not change it.
 		moved, viaHost := e.malloc(0, d.size), e.malloc(0, d.size)
-		require.NoError(e, e.b.Memcpy(acl.Device(moved), acl.Device(d.desc), d.size))
+		require.NoError(e, e.b.Memcpy(e.ctx, acl.Device(moved), acl.Device(d.desc), d.size))
 		e.put(viaHost, e.get(d.desc, int(d.size)))
 		require.NoError(e, e.b.SetMemcpyDesc(d.desc, inner, d.src, d.dst+128, 64))
 		e.free(d.desc)
@@ -85,8 +85,8 @@ var descTests = []test{
 			name string
 			do   func(d descEnv)
 		}{
-			{"zeroed", func(d descEnv) { require.NoError(e, e.b.Memset(acl.Device(d.desc), 0, d.size)) }},
-			{"all ones", func(d descEnv) { require.NoError(e, e.b.Memset(acl.Device(d.desc), 0xFF, d.size)) }},
+			{"zeroed", func(d descEnv) { require.NoError(e, e.b.Memset(e.ctx, acl.Device(d.desc), 0, d.size)) }},
+			{"all ones", func(d descEnv) { require.NoError(e, e.b.Memset(e.ctx, acl.Device(d.desc), 0xFF, d.size)) }},
 			{"one byte flipped", func(d descEnv) {
 				b := e.get(d.desc, int(d.size))
 				b[5] ^= 0x40 // inside src

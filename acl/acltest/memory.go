@@ -107,7 +107,7 @@ var memoryTests = []test{
 		_, err = e.b.DeviceOf(p)
 		code(e, err, acl.ErrRTParamInvalid, "freed address")
 		code(e, e.b.Free(e.ctx, p), acl.ErrRTParamInvalid, "double free")
-		code(e, e.b.Memcpy(acl.Device(p), acl.Host(make([]byte, 8), 0), 8), acl.ErrRTParamInvalid, "copy to freed memory")
+		code(e, e.b.Memcpy(e.ctx, acl.Device(p), acl.Host(make([]byte, 8), 0), 8), acl.ErrRTParamInvalid, "copy to freed memory")
 	}},
 
 	{"FreeWaitsForQueuedWork", func(e *env) {
@@ -200,10 +200,10 @@ var memoryTests = []test{
 		require.NoError(e, e.b.EnablePeerAccess(0, 1))
 		p, q := e.malloc(0, 256), e.malloc(1, 256)
 		e.put(p, pattern(256, 1))
-		require.NoError(e, e.b.Memcpy(acl.Device(q), acl.Device(p), 256))
+		require.NoError(e, e.b.Memcpy(e.ctx, acl.Device(q), acl.Device(p), 256))
 		require.Equal(e, pattern(256, 1), e.get(q, 256))
 		e.put(q, pattern(256, 2))
-		require.NoError(e, e.b.Memcpy(acl.Device(p), acl.Device(q), 256))
+		require.NoError(e, e.b.Memcpy(e.ctx, acl.Device(p), acl.Device(q), 256))
 		require.Equal(e, pattern(256, 2), e.get(p, 256))
 
 		s := e.stream(1)
@@ -235,7 +235,7 @@ var memoryTests = []test{
 		code(e, err, acl.ErrRTContextNull)
 		_, err = e.b.CreateStream(0)
 		code(e, err, acl.ErrRTContextNull)
-		code(e, e.b.Memcpy(acl.Device(p), acl.Host(make([]byte, 8), 0), 8), acl.ErrRTContextNull)
+		code(e, e.b.Memcpy(e.ctx, acl.Device(p), acl.Host(make([]byte, 8), 0), 8), acl.ErrRTContextNull)
 		code(e, e.b.MemsetAsync(e.ctx, acl.Device(p), 1, 8, s), acl.ErrRTContextNull)
 		code(e, e.b.SynchronizeStream(e.ctx, s, -1), acl.ErrRTContextNull)
 		code(e, e.b.Free(e.ctx, p), acl.ErrRTContextNull)

@@ -129,17 +129,17 @@ func TestNativeCalls(t *testing.T) {
 		code acl.Error // 0: success
 		want []string  // the native calls, after setup, context switches left out
 	}{
-		{"Memcpy H2D", func(e *env) error { return e.b.Memcpy(acl.Device(e.p), acl.Host(e.host[:16], 0), 16) }, 0,
+		{"Memcpy H2D", func(e *env) error { return e.b.Memcpy(ctx, acl.Device(e.p), acl.Host(e.host[:16], 0), 16) }, 0,
 			[]string{"aclrtMemcpy(dst=<P>, destMax=16, src=<HOST>, count=16, kind=1) = 0"}},
-		{"Memcpy D2H", func(e *env) error { return e.b.Memcpy(acl.Host(e.host, 0), acl.Device(e.p+8), 100) }, 0,
+		{"Memcpy D2H", func(e *env) error { return e.b.Memcpy(ctx, acl.Host(e.host, 0), acl.Device(e.p+8), 100) }, 0,
 			[]string{"aclrtMemcpy(dst=<HOST>, destMax=100, src=<P+8>, count=100, kind=2) = 0"}},
-		{"Memcpy D2D", func(e *env) error { return e.b.Memcpy(acl.Device(e.q), acl.Device(e.p), 256) }, 0,
+		{"Memcpy D2D", func(e *env) error { return e.b.Memcpy(ctx, acl.Device(e.q), acl.Device(e.p), 256) }, 0,
 			[]string{"aclrtMemcpy(dst=<Q>, destMax=256, src=<P>, count=256, kind=3) = 0"}},
-		{"Memcpy H2H needs no runtime", func(e *env) error { return e.b.Memcpy(acl.Host(e.host[:8], 0), acl.Host(e.host[8:16], 0), 8) }, 0, nil},
-		{"Memcpy count 0", func(e *env) error { return e.b.Memcpy(acl.Device(e.p), acl.Host(nil, 0), 0) }, 0, nil},
-		{"Memcpy past the allocation", func(e *env) error { return e.b.Memcpy(acl.Device(e.p+200), acl.Host(e.host[:100], 0), 100) }, acl.ErrRTParamInvalid, nil},
-		{"Memcpy unknown address", func(e *env) error { return e.b.Memcpy(acl.Device(0xdead0000), acl.Host(e.host[:8], 0), 8) }, acl.ErrRTParamInvalid, nil},
-		{"Memcpy short host slice", func(e *env) error { return e.b.Memcpy(acl.Device(e.p), acl.Host(e.host[:8], 0), 16) }, acl.ErrRTParamInvalid, nil},
+		{"Memcpy H2H needs no runtime", func(e *env) error { return e.b.Memcpy(ctx, acl.Host(e.host[:8], 0), acl.Host(e.host[8:16], 0), 8) }, 0, nil},
+		{"Memcpy count 0", func(e *env) error { return e.b.Memcpy(ctx, acl.Device(e.p), acl.Host(nil, 0), 0) }, 0, nil},
+		{"Memcpy past the allocation", func(e *env) error { return e.b.Memcpy(ctx, acl.Device(e.p+200), acl.Host(e.host[:100], 0), 100) }, acl.ErrRTParamInvalid, nil},
+		{"Memcpy unknown address", func(e *env) error { return e.b.Memcpy(ctx, acl.Device(0xdead0000), acl.Host(e.host[:8], 0), 8) }, acl.ErrRTParamInvalid, nil},
+		{"Memcpy short host slice", func(e *env) error { return e.b.Memcpy(ctx, acl.Device(e.p), acl.Host(e.host[:8], 0), 16) }, acl.ErrRTParamInvalid, nil},
 		{"MemcpyAsync pinned", func(e *env) error {
 			return e.b.MemcpyAsync(ctx, acl.Device(e.p), acl.Host(e.pinned[100:132], e.pin), 32, e.s)
 		}, 0, []string{"aclrtMemcpyAsync(dst=<P>, destMax=32, src=<PIN+100>, count=32, kind=1, stream=*) = 0"}},
@@ -153,18 +153,20 @@ func TestNativeCalls(t *testing.T) {
 		{"MemcpyAsync into a pin's neighbour", func(e *env) error {
 			return e.b.MemcpyAsync(ctx, acl.Host(e.host[:8], e.pin), acl.Device(e.p), 8, e.s)
 		}, acl.ErrRTParamInvalid, nil},
-		{"Memcpy2D", func(e *env) error { return e.b.Memcpy2D(acl.Device(e.p), 16, acl.Host(e.host[:3*10+4], 0), 10, 4, 4) }, 0,
+		{"Memcpy2D", func(e *env) error {
+			return e.b.Memcpy2D(ctx, acl.Device(e.p), 16, acl.Host(e.host[:3*10+4], 0), 10, 4, 4)
+		}, 0,
 			[]string{"aclrtMemcpy2d(dst=<P>, dpitch=16, src=<HOST>, spitch=10, width=4, height=4, kind=1) = 0"}},
 		{"Memcpy2DAsync pinned", func(e *env) error {
 			return e.b.Memcpy2DAsync(ctx, acl.Host(e.pinned[:64], e.pin), 16, acl.Device(e.q), 16, 8, 4, e.s)
 		}, 0, []string{"aclrtMemcpy2dAsync(dst=<PIN>, dpitch=16, src=<Q>, spitch=16, width=8, height=4, kind=2, stream=*) = 0"}},
-		{"Memset", func(e *env) error { return e.b.Memset(acl.Device(e.q+1), 0xAB, 10) }, 0,
+		{"Memset", func(e *env) error { return e.b.Memset(ctx, acl.Device(e.q+1), 0xAB, 10) }, 0,
 			[]string{"aclrtMemset(devPtr=<Q+1>, maxCount=10, value=171, count=10) = 0"}},
-		{"Memset host needs no runtime", func(e *env) error { return e.b.Memset(acl.Host(e.host, 0), 1, 10) }, 0, nil},
+		{"Memset host needs no runtime", func(e *env) error { return e.b.Memset(ctx, acl.Host(e.host, 0), 1, 10) }, 0, nil},
 		{"MemsetAsync pinned", func(e *env) error { return e.b.MemsetAsync(ctx, acl.Host(e.pinned[:10], e.pin), 7, 10, e.s) }, 0,
 			[]string{"aclrtMemsetAsync(devPtr=<PIN>, maxCount=10, value=7, count=10, stream=*) = 0"}},
 		{"MemcpyBatch", func(e *env) error {
-			return e.b.MemcpyBatch([]acl.Copy{
+			return e.b.MemcpyBatch(ctx, []acl.Copy{
 				{Dst: acl.Device(e.p), Src: acl.Host(e.host[:4], 0), N: 4},
 				{Dst: acl.Host(e.pinned[:8], e.pin), Src: acl.Device(e.q), N: 8},
 				{Dst: acl.Device(e.p), Src: acl.Device(e.q), N: 0},
@@ -176,7 +178,7 @@ func TestNativeCalls(t *testing.T) {
 		}, 0, []string{"aclrtMemcpyBatchAsyncV2(dsts=[<P>], destMaxs=[4], srcs=[<PIN>], sizes=[4], numBatches=1, " +
 			"attrs=[{dst=DEVICE:0 src=HOST:0}], attrsIndexes=[0], numAttrs=1, stream=*) = 0"}},
 		{"MemcpyBatch rejected entry makes no call", func(e *env) error {
-			return e.b.MemcpyBatch([]acl.Copy{{Dst: acl.Device(e.p), Src: acl.Host(e.host[:4], 0), N: 4}, {Dst: acl.Device(1), Src: acl.Device(e.q), N: 4}})
+			return e.b.MemcpyBatch(ctx, []acl.Copy{{Dst: acl.Device(e.p), Src: acl.Host(e.host[:4], 0), N: 4}, {Dst: acl.Device(1), Src: acl.Device(e.q), N: 4}})
 		}, acl.ErrRTParamInvalid, nil},
 		{"RecordEvent and wait", func(e *env) error {
 			return errors.Join(e.b.RecordEvent(e.ev, e.s), e.b.SynchronizeEvent(ctx, e.ev, -1))
@@ -265,7 +267,7 @@ func TestHostRegisterPages(t *testing.T) {
 	dev, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
 	require.NoError(t, err)
 	s.logReset()
-	code(t, b.Memcpy(acl.Host(mem[4096+10:4096+20], p3), acl.Device(dev), 10), acl.ErrRTParamInvalid)
+	code(t, b.Memcpy(ctx, acl.Host(mem[4096+10:4096+20], p3), acl.Device(dev), 10), acl.ErrRTParamInvalid)
 	require.Empty(t, s.calls())
 
 	require.NoError(t, b.HostUnregister(ctx, p1))
@@ -290,11 +292,11 @@ func TestOptionalSymbols(t *testing.T) {
 		require.NoError(t, err)
 		host := make([]byte, 8)
 		s.logReset()
-		require.NoError(t, b.MemcpyBatch([]acl.Copy{{Dst: acl.Device(p), Src: acl.Host(host, 0), N: 8}}))
+		require.NoError(t, b.MemcpyBatch(ctx, []acl.Copy{{Dst: acl.Device(p), Src: acl.Host(host, 0), N: 8}}))
 		match(t, []string{fmt.Sprintf("aclrtMemcpyBatch(dsts=[%s], destMaxs=[8], srcs=[%s], sizes=[8], numBatches=1, "+
 			"attrs=[{dst=DEVICE:0 src=UNREGISTERED:0}], attrsIndexes=[0], numAttrs=1, failIndex=*) = 0", hexp(p), hexp(addrOf(host)))}, s.calls())
 		// The V1 form names the failing copy.
-		err = b.MemcpyBatch([]acl.Copy{{Dst: acl.Device(p), Src: acl.Host(host, 0), N: 8}, {Dst: acl.Device(p), Src: acl.Device(p + 8), N: 8}})
+		err = b.MemcpyBatch(ctx, []acl.Copy{{Dst: acl.Device(p), Src: acl.Host(host, 0), N: 8}, {Dst: acl.Device(p), Src: acl.Device(p + 8), N: 8}})
 		code(t, err, acl.ErrRTParamInvalid)
 		require.ErrorContains(t, err, "at copy 1")
 	})
@@ -310,7 +312,7 @@ func TestOptionalSymbols(t *testing.T) {
 		s.logReset()
 		unsupported := map[string]func() error{
 			"MemcpyBatch": func() error {
-				return b.MemcpyBatch([]acl.Copy{{Dst: acl.Device(p), Src: acl.Host(make([]byte, 8), 0), N: 8}})
+				return b.MemcpyBatch(ctx, []acl.Copy{{Dst: acl.Device(p), Src: acl.Host(make([]byte, 8), 0), N: 8}})
 			},
 			"MemcpyBatchAsync": func() error {
 				return b.MemcpyBatchAsync(ctx, []acl.Copy{{Dst: acl.Device(p), Src: acl.Device(p + 8), N: 8}}, st)
@@ -366,8 +368,8 @@ func TestThreads(t *testing.T) {
 				in[i] = byte(g + i)
 			}
 			for range 20 {
-				if err := errors.Join(b.Memcpy(acl.Device(p), acl.Host(in, 0), 128), b.MemsetAsync(ctx, acl.Device(p+64), byte(g), 64, st),
-					b.SynchronizeStream(ctx, st, -1), b.Memcpy(acl.Host(out, 0), acl.Device(p), 128)); err != nil {
+				if err := errors.Join(b.Memcpy(ctx, acl.Device(p), acl.Host(in, 0), 128), b.MemsetAsync(ctx, acl.Device(p+64), byte(g), 64, st),
+					b.SynchronizeStream(ctx, st, -1), b.Memcpy(ctx, acl.Host(out, 0), acl.Device(p), 128)); err != nil {
 					errs <- err
 					return
 				}
@@ -403,14 +405,14 @@ func TestHostFunctions(t *testing.T) {
 	pinned := mmapped(t, 4096)
 	pin, err := b.HostRegister(pinned, acl.HostRegisterMapped)
 	require.NoError(t, err)
-	require.NoError(t, b.Memset(acl.Device(p), 0x11, 8))
+	require.NoError(t, b.Memset(ctx, acl.Device(p), 0x11, 8))
 	s.logReset()
 
 	var seen []byte
 	require.NoError(t, b.MemcpyAsync(ctx, acl.Host(pinned[:8], pin), acl.Device(p), 8, st))
 	require.NoError(t, b.LaunchHostFunc(st, func() error {
-		seen = append([]byte(nil), pinned[:8]...) // the copy before it has run
-		return b.Memset(acl.Device(p), 0x22, 8)   // host functions may call the backend
+		seen = append([]byte(nil), pinned[:8]...)    // the copy before it has run
+		return b.Memset(ctx, acl.Device(p), 0x22, 8) // host functions may call the backend
 	}))
 	require.NoError(t, b.MemcpyAsync(ctx, acl.Host(pinned[8:16], pin), acl.Device(p), 8, st))
 	require.NoError(t, b.SynchronizeStream(ctx, st, -1))

@@ -42,7 +42,10 @@ var (
 // Memcpy implements acl.Backend with aclrtMemcpy, or with Go's copy when
 // neither side is device memory: host memory of this process needs no
 // runtime.
-func (b *Backend) Memcpy(dst, src acl.Buf, n uint64) error {
+func (b *Backend) Memcpy(ctx context.Context, dst, src acl.Buf, n uint64) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if err := b.enter(); err != nil {
 		return err
 	}
@@ -122,7 +125,10 @@ func spans2D(dpitch, spitch, width, height uint64) (dspan, sspan uint64, err err
 
 // Memcpy2D implements acl.Backend with aclrtMemcpy2d. As natively, a 2D copy
 // between two host buffers gives 107000.
-func (b *Backend) Memcpy2D(dst acl.Buf, dpitch uint64, src acl.Buf, spitch, width, height uint64) error {
+func (b *Backend) Memcpy2D(ctx context.Context, dst acl.Buf, dpitch uint64, src acl.Buf, spitch, width, height uint64) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if err := b.enter(); err != nil {
 		return err
 	}
@@ -288,7 +294,10 @@ func (b *Backend) batchSync(dev int32, bt *batch) error {
 // aclrtMemcpyBatch in libraries without it (207000 without either). Each
 // copy gets its own attribute with the real locations of its sides, and
 // destMax is the copy's size.
-func (b *Backend) MemcpyBatch(copies []acl.Copy) error {
+func (b *Backend) MemcpyBatch(ctx context.Context, copies []acl.Copy) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if err := b.enter(); err != nil {
 		return err
 	}
@@ -368,7 +377,10 @@ func fill(p []byte, v byte) {
 // Memset implements acl.Backend with aclrtMemset on device memory, and in
 // Go on host memory, where the runtime's behaviour is undefined unless the
 // memory is registered and Go's is not.
-func (b *Backend) Memset(dst acl.Buf, value byte, n uint64) error {
+func (b *Backend) Memset(ctx context.Context, dst acl.Buf, value byte, n uint64) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if err := b.enter(); err != nil {
 		return err
 	}

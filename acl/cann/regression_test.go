@@ -115,7 +115,7 @@ func TestPinRangeAbove(t *testing.T) {
 			code(t, b.MemsetAsync(ctx, buf, 1, 64, st), acl.ErrRTParamInvalid)
 			code(t, b.Memcpy2DAsync(ctx, acl.Device(p), 8, buf, 8, 8, 8, st), acl.ErrRTParamInvalid)
 			code(t, b.MemcpyBatchAsync(ctx, []acl.Copy{{Dst: acl.Device(p), Src: buf, N: 64}}, st), acl.ErrRTParamInvalid)
-			code(t, b.Memcpy(acl.Device(p), buf, 64), acl.ErrRTParamInvalid)
+			code(t, b.Memcpy(ctx, acl.Device(p), buf, 64), acl.ErrRTParamInvalid)
 			require.Empty(t, s.calls(), "no native call")
 		})
 	}
@@ -196,7 +196,7 @@ func TestFreeWaitsForDyingStream(t *testing.T) {
 	pinned := mmapped(t, 4096)
 	pin, err := b.HostRegister(pinned, acl.HostRegisterMapped)
 	require.NoError(t, err)
-	require.NoError(t, b.Memset(acl.Device(p), 0x5a, 64))
+	require.NoError(t, b.Memset(ctx, acl.Device(p), 0x5a, 64))
 
 	release := gate(t, b, st)
 	require.NoError(t, b.MemcpyAsync(ctx, acl.Host(pinned[:64], pin), acl.Device(p), 64, st))
@@ -335,7 +335,7 @@ func TestFailedUnregisterUnpins(t *testing.T) {
 	code(t, b.HostUnregister(ctx, pin), acl.ErrRTInternal)
 	dev, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
 	require.NoError(t, err)
-	require.NoError(t, b.Memcpy(acl.Device(dev), acl.Host(mem[:64], pin), 64), "the pin is still registered")
+	require.NoError(t, b.Memcpy(ctx, acl.Device(dev), acl.Host(mem[:64], pin), 64), "the pin is still registered")
 	b.mu.Lock()
 	p := b.pins[pin]
 	b.mu.Unlock()
@@ -584,17 +584,19 @@ func TestClosedCode(t *testing.T) {
 		"SynchronizeEvent":  func() error { return b.SynchronizeEvent(ctx, ev, -1) },
 		"QueryEvent":        func() error { _, err := b.QueryEvent(ev); return err },
 		"EventElapsedTime":  func() error { _, err := b.EventElapsedTime(ev, ev); return err },
-		"Memcpy":            func() error { return b.Memcpy(acl.Device(p), acl.Host(host, 0), 64) },
+		"Memcpy":            func() error { return b.Memcpy(ctx, acl.Device(p), acl.Host(host, 0), 64) },
 		"MemcpyAsync":       func() error { return b.MemcpyAsync(ctx, acl.Device(p), acl.Host(pinned[:64], pin), 64, st) },
-		"Memcpy2D":          func() error { return b.Memcpy2D(acl.Device(p), 8, acl.Host(host, 0), 8, 8, 8) },
+		"Memcpy2D":          func() error { return b.Memcpy2D(ctx, acl.Device(p), 8, acl.Host(host, 0), 8, 8, 8) },
 		"Memcpy2DAsync": func() error {
 			return b.Memcpy2DAsync(ctx, acl.Device(p), 8, acl.Host(host, 0), 8, 8, 8, st)
 		},
-		"MemcpyBatch": func() error { return b.MemcpyBatch([]acl.Copy{{Dst: acl.Device(p), Src: acl.Host(host, 0), N: 64}}) },
+		"MemcpyBatch": func() error {
+			return b.MemcpyBatch(ctx, []acl.Copy{{Dst: acl.Device(p), Src: acl.Host(host, 0), N: 64}})
+		},
 		"MemcpyBatchAsync": func() error {
 			return b.MemcpyBatchAsync(ctx, []acl.Copy{{Dst: acl.Device(p), Src: acl.Host(host, 0), N: 64}}, st)
 		},
-		"Memset":         func() error { return b.Memset(acl.Device(p), 1, 64) },
+		"Memset":         func() error { return b.Memset(ctx, acl.Device(p), 1, 64) },
 		"MemsetAsync":    func() error { return b.MemsetAsync(ctx, acl.Device(p), 1, 64, st) },
 		"MemcpyDescSize": func() error { _, err := b.MemcpyDescSize(acl.MemcpyInnerDeviceToDevice); return err },
 		"SetMemcpyDesc":  func() error { return b.SetMemcpyDesc(p, acl.MemcpyInnerDeviceToDevice, p+32, p+40, 8) },

@@ -47,7 +47,10 @@ type lockEnt struct {
 // byte moves; an error names the entry ("copy 3: ..."). The simulator does
 // not repeat acl.CheckBatchLocation: it runs entries in any direction, with
 // the peer rule for device to device.
-func (b *Backend) MemcpyBatch(cs []acl.Copy) error {
+func (b *Backend) MemcpyBatch(ctx context.Context, cs []acl.Copy) error {
+	if err := ctxErr(ctx); err != nil {
+		return err
+	}
 	j, err := b.batch(cs)
 	if err != nil {
 		return err

@@ -26,9 +26,9 @@ func TestBatchOverlappingEntriesRunInOrder(t *testing.T) {
 		}
 		cs = append(cs, acl.Copy{Dst: acl.Device(dst), Src: acl.Host(srcs[i], 0), N: n})
 	}
-	require.NoError(t, b.MemcpyBatch(cs))
+	require.NoError(t, b.MemcpyBatch(t.Context(), cs))
 	out := make([]byte, n)
-	require.NoError(t, b.Memcpy(acl.Host(out, 0), acl.Device(dst), n))
+	require.NoError(t, b.Memcpy(t.Context(), acl.Host(out, 0), acl.Device(dst), n))
 	require.Equal(t, byte(4), out[0])
 	require.Equal(t, byte(4), out[n-1])
 }

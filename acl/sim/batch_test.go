@@ -18,7 +18,7 @@ func TestBatchAsyncKeepsValidatedSizes(t *testing.T) {
 	require.NoError(t, err)
 	src, err := b.Malloc(0, 4096, acl.MemMallocHugeFirst)
 	require.NoError(t, err)
-	require.NoError(t, b.Memset(acl.Device(src), 0xAA, 4096))
+	require.NoError(t, b.Memset(t.Context(), acl.Device(src), 0xAA, 4096))
 	buf := make([]byte, 4096) // only the first 64 bytes are registered
 	pin, err := b.HostRegister(buf[:64], acl.HostRegisterMapped)
 	require.NoError(t, err)

@@ -36,7 +36,7 @@ func BenchmarkCopy64MiB(b *testing.B) {
 				check(b, err)
 				// Fault every page in before timing anything.
 				for _, p := range []acl.DevPtr{x, y} {
-					check(b, s.Memset(acl.Device(p), 1, n))
+					check(b, s.Memset(b.Context(), acl.Device(p), 1, n))
 				}
 				clear(host)
 
@@ -52,7 +52,7 @@ func BenchmarkCopy64MiB(b *testing.B) {
 				}
 				run := func() {
 					if !async {
-						check(b, s.Memcpy(dst, src, n))
+						check(b, s.Memcpy(b.Context(), dst, src, n))
 						return
 					}
 					check(b, s.MemcpyAsync(context.Background(), dst, src, n, st))
@@ -93,7 +93,7 @@ func BenchmarkSmall(b *testing.B) {
 	b.Run("Memcpy", func(b *testing.B) {
 		b.SetBytes(64)
 		for range b.N {
-			check(b, s.Memcpy(acl.Device(p), acl.Host(host, 0), 64))
+			check(b, s.Memcpy(ctx, acl.Device(p), acl.Host(host, 0), 64))
 		}
 	})
 	b.Run("MemcpyAsync+Sync", func(b *testing.B) {
@@ -132,7 +132,7 @@ func BenchmarkBatch(b *testing.B) {
 			defer s.Close()
 			p, err := s.Malloc(0, uint64(entries*size), acl.MemMallocHugeFirst)
 			check(b, err)
-			check(b, s.Memset(acl.Device(p), 0, uint64(entries*size)))
+			check(b, s.Memset(b.Context(), acl.Device(p), 0, uint64(entries*size)))
 			host := make([]byte, entries*size)
 			pin, err := s.HostRegister(host, acl.HostRegisterMapped)
 			check(b, err)
@@ -148,11 +148,11 @@ func BenchmarkBatch(b *testing.B) {
 			b.SetBytes(int64(entries * size))
 			b.ResetTimer()
 			for range b.N {
-				check(b, s.MemcpyBatch(cs))
+				check(b, s.MemcpyBatch(b.Context(), cs))
 				b.StopTimer()
 				t := time.Now()
 				for _, c := range cs {
-					check(b, s.Memcpy(c.Dst, c.Src, c.N))
+					check(b, s.Memcpy(b.Context(), c.Dst, c.Src, c.N))
 				}
 				loop += time.Since(t)
 				b.StartTimer()

@@ -95,7 +95,7 @@ func program(ctx context.Context, b *sim.Backend, dev int32, seed byte, rounds, 
 		}
 		// A synchronous reader racing the queue sees whole operations.
 		probe := make([]byte, n)
-		if err := b.Memcpy(acl.Host(probe, 0), acl.Device(a), uint64(n)); err != nil {
+		if err := b.Memcpy(ctx, acl.Host(probe, 0), acl.Device(a), uint64(n)); err != nil {
 			return err
 		}
 	}
@@ -133,7 +133,7 @@ func TestSyncCopiesSeeWholeOperations(t *testing.T) {
 	}
 	out := make([]byte, n)
 	for range 100 {
-		require.NoError(t, b.Memcpy(acl.Host(out, 0), acl.Device(p), n))
+		require.NoError(t, b.Memcpy(t.Context(), acl.Host(out, 0), acl.Device(p), n))
 		require.Equal(t, bytes.Repeat(out[:1], n), out, "a torn read")
 	}
 	require.NoError(t, b.SynchronizeStream(t.Context(), s, -1))

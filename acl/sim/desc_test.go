@@ -24,10 +24,10 @@ func TestDescLayout(t *testing.T) {
 	b := newSim(t, sim.WithChip(sim.Ascend950))
 	desc, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
 	require.NoError(t, err)
-	require.NoError(t, b.Memset(acl.Device(desc), 0xCC, 64))
+	require.NoError(t, b.Memset(t.Context(), acl.Device(desc), 0xCC, 64))
 	require.NoError(t, b.SetMemcpyDesc(desc, inner, 0x1111<<40, 0x2222<<40, 77))
 	out := make([]byte, 64)
-	require.NoError(t, b.Memcpy(acl.Host(out, 0), acl.Device(desc), 64))
+	require.NoError(t, b.Memcpy(t.Context(), acl.Host(out, 0), acl.Device(desc), 64))
 	le := binary.LittleEndian
 	require.Equal(t, uint64(0x1111<<40), le.Uint64(out[0:]))
 	require.Equal(t, uint64(0x2222<<40), le.Uint64(out[8:]))
@@ -57,11 +57,11 @@ func TestDescFailures(t *testing.T) {
 	}
 	desc, src, dst, far := malloc(0, 32), malloc(0, 256), malloc(0, 256), malloc(1, 256)
 	require.NoError(t, b.EnablePeerAccess(0, 1)) // so that only the inner-device rule stands in the way
-	require.NoError(t, b.Memset(acl.Device(src), 9, 256))
+	require.NoError(t, b.Memset(t.Context(), acl.Device(src), 9, 256))
 	put := func(p acl.DevPtr, v uint64) {
 		var x [8]byte
 		binary.LittleEndian.PutUint64(x[:], v)
-		require.NoError(t, b.Memcpy(acl.Device(p), acl.Host(x[:], 0), 8))
+		require.NoError(t, b.Memcpy(t.Context(), acl.Device(p), acl.Host(x[:], 0), 8))
 	}
 
 	for _, tc := range []struct {
@@ -94,9 +94,9 @@ func TestDescFailures(t *testing.T) {
 		require.ErrorIs(t, b.SynchronizeStream(t.Context(), s, -1), acl.ErrRTParamInvalid, tc.name)
 	}
 	out := make([]byte, 256)
-	require.NoError(t, b.Memcpy(acl.Host(out, 0), acl.Device(dst), 256))
+	require.NoError(t, b.Memcpy(t.Context(), acl.Host(out, 0), acl.Device(dst), 256))
 	require.Equal(t, make([]byte, 256), out)
-	require.NoError(t, b.Memcpy(acl.Host(out, 0), acl.Device(far), 256))
+	require.NoError(t, b.Memcpy(t.Context(), acl.Host(out, 0), acl.Device(far), 256))
 	require.Equal(t, make([]byte, 256), out)
 
 	// The argument checks of the native runtime apply at the call.

@@ -25,7 +25,7 @@ func Example() {
 	_ = b.MemcpyAsync(ctx, acl.Host(out, 0), acl.Device(p), 16, s) // pageable: done on return
 	fmt.Println(string(out), b.SynchronizeStream(ctx, s, -1))
 
-	err := b.Memcpy(acl.Device(p+8), acl.Host(out, 0), 16) // crosses the end
+	err := b.Memcpy(ctx, acl.Device(p+8), acl.Host(out, 0), 16) // crosses the end
 	fmt.Println(acl.CodeOf(err))
 	// Output:
 	// hello, device!!! <nil>

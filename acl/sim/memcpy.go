@@ -12,7 +12,10 @@ import (
 // for overlapping ranges. It runs concurrently with queued work: it takes
 // the data locks of the allocations it touches, so it lands before or after
 // a queued operation on the same allocation, never inside it.
-func (b *Backend) Memcpy(dst, src acl.Buf, n uint64) error {
+func (b *Backend) Memcpy(ctx context.Context, dst, src acl.Buf, n uint64) error {
+	if err := ctxErr(ctx); err != nil {
+		return err
+	}
 	if n == 0 {
 		return nil
 	}

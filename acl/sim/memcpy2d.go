@@ -10,7 +10,10 @@ import (
 // bytes from its base, so a host Buf must hold that many. As natively, the
 // synchronous 2D copy goes host to device or device to host only: device to
 // device gives 207000, host to host 107000.
-func (b *Backend) Memcpy2D(dst acl.Buf, dpitch uint64, src acl.Buf, spitch, width, height uint64) error {
+func (b *Backend) Memcpy2D(ctx context.Context, dst acl.Buf, dpitch uint64, src acl.Buf, spitch, width, height uint64) error {
+	if err := ctxErr(ctx); err != nil {
+		return err
+	}
 	if width == 0 || height == 0 {
 		return nil
 	}

@@ -112,7 +112,7 @@ func TestFreeRefusesNewUses(t *testing.T) {
 	done := goErr(func() error { return b.Free(ctx, p) })
 	require.Eventually(t, dying, 2*time.Second, time.Millisecond, "a waiting Free must stop new uses of the allocation")
 	require.ErrorIs(t, use(), acl.ErrRTParamInvalid)
-	require.ErrorIs(t, b.Memset(acl.Device(p+8), 1, 8), acl.ErrRTParamInvalid, "an interior address too")
+	require.ErrorIs(t, b.Memset(ctx, acl.Device(p+8), 1, 8), acl.ErrRTParamInvalid, "an interior address too")
 	require.ErrorIs(t, b.Free(t.Context(), p), acl.ErrRTParamInvalid, "a second Free, as after the first")
 	cancel()
 	require.ErrorIs(t, <-done, context.Canceled)
@@ -173,12 +173,12 @@ func TestMallocZeroes(t *testing.T) {
 	b := newSim(t, sim.WithMemory(1<<20))
 	p, err := b.Malloc(0, 4096, acl.MemMallocHugeFirst)
 	require.NoError(t, err)
-	require.NoError(t, b.Memset(acl.Device(p), 0x5A, 4096))
+	require.NoError(t, b.Memset(t.Context(), acl.Device(p), 0x5A, 4096))
 	require.NoError(t, b.Free(t.Context(), p))
 	q, err := b.Malloc(0, 4096, acl.MemMallocHugeFirst)
 	require.NoError(t, err)
 	out := make([]byte, 4096)
-	require.NoError(t, b.Memcpy(acl.Host(out, 0), acl.Device(q), 4096))
+	require.NoError(t, b.Memcpy(t.Context(), acl.Host(out, 0), acl.Device(q), 4096))
 	require.Equal(t, make([]byte, 4096), out, "new memory must not show an old allocation's bytes")
 }
 
@@ -216,18 +216,18 @@ func TestBufChecks(t *testing.T) {
 		{"bytes of another slice", acl.Host(make([]byte, 8), pin), acl.ErrRTParamInvalid},
 		{"read-only pin written", acl.Host(buf[128:136], ro), acl.ErrRTParamInvalid},
 	} {
-		require.ErrorIs(t, b.Memcpy(tc.buf, acl.Device(p), 8), tc.want, "Memcpy dst: %s", tc.name)
+		require.ErrorIs(t, b.Memcpy(t.Context(), tc.buf, acl.Device(p), 8), tc.want, "Memcpy dst: %s", tc.name)
 		require.ErrorIs(t, b.MemcpyAsync(t.Context(), tc.buf, acl.Device(p), 8, s), tc.want, "MemcpyAsync dst: %s", tc.name)
-		require.ErrorIs(t, b.Memset(tc.buf, 1, 8), tc.want, "Memset: %s", tc.name)
-		require.ErrorIs(t, b.MemcpyBatch([]acl.Copy{{Dst: tc.buf, Src: acl.Device(p), N: 8}}), tc.want, "MemcpyBatch: %s", tc.name)
-		require.ErrorIs(t, b.Memcpy2D(tc.buf, 4, acl.Device(p), 4, 4, 2), tc.want, "Memcpy2D: %s", tc.name)
+		require.ErrorIs(t, b.Memset(t.Context(), tc.buf, 1, 8), tc.want, "Memset: %s", tc.name)
+		require.ErrorIs(t, b.MemcpyBatch(t.Context(), []acl.Copy{{Dst: tc.buf, Src: acl.Device(p), N: 8}}), tc.want, "MemcpyBatch: %s", tc.name)
+		require.ErrorIs(t, b.Memcpy2D(t.Context(), tc.buf, 4, acl.Device(p), 4, 4, 2), tc.want, "Memcpy2D: %s", tc.name)
 	}
 	// A read-only range may be a source.
 	copy(buf[128:136], "readonly")
 	require.NoError(t, b.MemcpyAsync(t.Context(), acl.Device(p), acl.Host(buf[128:136], ro), 8, s))
 	require.NoError(t, b.SynchronizeStream(t.Context(), s, -1))
 	out := make([]byte, 8)
-	require.NoError(t, b.Memcpy(acl.Host(out, 0), acl.Device(p), 8))
+	require.NoError(t, b.Memcpy(t.Context(), acl.Host(out, 0), acl.Device(p), 8))
 	require.Equal(t, "readonly", string(out))
 	require.Equal(t, make([]byte, 64), buf[:64], "failed calls must not write")
 }
@@ -240,7 +240,7 @@ func TestPinLifetime(t *testing.T) {
 	require.NoError(t, err)
 	p, err := b.Malloc(0, 1<<16, acl.MemMallocHugeFirst)
 	require.NoError(t, err)
-	require.NoError(t, b.Memset(acl.Device(p), 0x77, 1<<16))
+	require.NoError(t, b.Memset(t.Context(), acl.Device(p), 0x77, 1<<16))
 	host := make([]byte, 1<<16)
 	pin, err := b.HostRegister(host, acl.HostRegisterMapped)
 	require.NoError(t, err)

@@ -8,7 +8,10 @@ import (
 
 // Memset implements acl.Backend. dst may be device memory or host memory,
 // registered or not; a range registered read-only gives 107000.
-func (b *Backend) Memset(dst acl.Buf, value byte, n uint64) error {
+func (b *Backend) Memset(ctx context.Context, dst acl.Buf, value byte, n uint64) error {
+	if err := ctxErr(ctx); err != nil {
+		return err
+	}
 	if n == 0 {
 		return nil
 	}

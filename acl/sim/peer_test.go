@@ -16,7 +16,7 @@ func TestPeerAccess(t *testing.T) {
 	type copier func(b *sim.Backend, s acl.Stream, dst, src acl.DevPtr) error
 	copiers := map[string]copier{
 		"Memcpy": func(b *sim.Backend, _ acl.Stream, dst, src acl.DevPtr) error {
-			return b.Memcpy(acl.Device(dst), acl.Device(src), 64)
+			return b.Memcpy(t.Context(), acl.Device(dst), acl.Device(src), 64)
 		},
 		"MemcpyAsync": func(b *sim.Backend, s acl.Stream, dst, src acl.DevPtr) error {
 			return b.MemcpyAsync(t.Context(), acl.Device(dst), acl.Device(src), 64, s)
@@ -25,7 +25,7 @@ func TestPeerAccess(t *testing.T) {
 			return b.Memcpy2DAsync(t.Context(), acl.Device(dst), 16, acl.Device(src), 16, 16, 4, s)
 		},
 		"MemcpyBatch": func(b *sim.Backend, _ acl.Stream, dst, src acl.DevPtr) error {
-			return b.MemcpyBatch([]acl.Copy{{Dst: acl.Device(dst), Src: acl.Device(src), N: 64}})
+			return b.MemcpyBatch(t.Context(), []acl.Copy{{Dst: acl.Device(dst), Src: acl.Device(src), N: 64}})
 		},
 		"MemcpyBatchAsync": func(b *sim.Backend, s acl.Stream, dst, src acl.DevPtr) error {
 			return b.MemcpyBatchAsync(t.Context(), []acl.Copy{{Dst: acl.Device(dst), Src: acl.Device(src), N: 64}}, s)

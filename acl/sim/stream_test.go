@@ -73,7 +73,7 @@ func TestQueueDepth(t *testing.T) {
 	require.NoError(t, <-blocked)
 	require.NoError(t, b.SynchronizeStream(t.Context(), s, -1))
 	out := make([]byte, 64)
-	require.NoError(t, b.Memcpy(acl.Host(out, 0), acl.Device(p), 64))
+	require.NoError(t, b.Memcpy(t.Context(), acl.Host(out, 0), acl.Device(p), 64))
 	require.Equal(t, byte(3), out[63])
 
 	unbounded := newSim(t, sim.WithQueueDepth(0))
@@ -106,7 +106,7 @@ func TestQueueDepthBindsOnlyCallsWithContext(t *testing.T) {
 	bases := make([]byte, 16)
 	binary.LittleEndian.PutUint64(bases, uint64(dst))
 	binary.LittleEndian.PutUint64(bases[8:], uint64(src))
-	require.NoError(t, b.Memcpy(acl.Device(slots), acl.Host(bases, 0), 16))
+	require.NoError(t, b.Memcpy(t.Context(), acl.Device(slots), acl.Host(bases, 0), 16))
 	e := mustEvent(t, b)
 
 	release := gate(t, b, s) // the stream is full
