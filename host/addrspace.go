@@ -14,9 +14,9 @@ const (
 	guestLimit = 1 << 32
 	// regionBits sizes each session's device address region (256 TiB of
 	// addresses that are never handed out twice). Isolation comes from
-	// each session's own table; distinct regions (for 2^14 sessions in a
-	// row) just make another session's address fail the same way every
-	// time, and keep every address below 2^63.
+	// each session's own table; distinct regions (no two live sessions
+	// share one, see regionPool) make another session's address fail the
+	// same way every time, and keep every address below 2^63.
 	regionBits = 48
 	regions    = 1 << 14
 	// allocGuard is the unused gap after every allocation, so that an
@@ -98,8 +98,48 @@ type addrSpace struct {
 }
 
 func newAddrSpace(region uint64) addrSpace {
-	base := (region%regions + 1) << regionBits
+	base := (region + 1) << regionBits
 	return addrSpace{next: base, limit: base + 1<<regionBits}
+}
+
+// regionPool hands out the device address regions of a runtime's live
+// sessions: each region at most once at a time, regions never used first,
+// then those of released sessions, the longest released first, so that an
+// address of an ended session is reused as late as possible. The zero
+// value holds the regions' full count.
+type regionPool struct {
+	mu   sync.Mutex
+	n    uint64   // regions in the pool; 0 means regions (tests set fewer)
+	next uint64   // regions below next have been handed out
+	free []uint64 // released regions, oldest first
+}
+
+// get returns a region no live session holds, or false when every region
+// is held: 2^14 live sessions.
+func (p *regionPool) get() (uint64, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := p.n
+	if n == 0 {
+		n = regions
+	}
+	if p.next < n {
+		p.next++
+		return p.next - 1, true
+	}
+	if len(p.free) == 0 {
+		return 0, false
+	}
+	r := p.free[0]
+	p.free = p.free[1:]
+	return r, true
+}
+
+// put returns the region of a released session.
+func (p *regionPool) put(r uint64) {
+	p.mu.Lock()
+	p.free = append(p.free, r)
+	p.mu.Unlock()
 }
 
 // reserve hands out the base address for an allocation of size bytes, or

@@ -18,7 +18,6 @@ import (
 	"io"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
@@ -89,7 +88,7 @@ type Runtime struct {
 	ownBackend bool
 	engine     engine
 	trace      func(CallRecord)
-	regions    atomic.Uint64
+	regions    regionPool
 	// peerRequired: copies between devices need peer access enabled first
 	// (acl.PeerRule; true unless the backend says otherwise).
 	peerRequired bool
@@ -341,7 +340,10 @@ func (p *Plugin) instantiate(ctx context.Context, cfg Config) (*Instance, error)
 			return nil, fmt.Errorf("host: Config.Env entry %q is not KEY=VALUE", kv)
 		}
 	}
-	s := newSession(p.rt, p.policy, p.rt.regions.Add(1))
+	s, err := newSession(p.rt, p.policy)
+	if err != nil {
+		return nil, err
+	}
 	inst, err := p.mod.instantiate(withSession(ctx, s), s, cfg)
 	if err != nil {
 		_ = s.release(ctx)

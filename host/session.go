@@ -22,6 +22,8 @@ type Session struct {
 	rt     *Runtime
 	policy Policy
 	b      acl.Backend
+	region uint64 // the device address region (Runtime.regions)
+	freed  bool   // release has returned the region
 
 	mu sync.RWMutex // guards as for stream workers; the guest goroutine writes under it
 	as addrSpace
@@ -65,11 +67,18 @@ type eventRec struct {
 	dev int32
 }
 
-func newSession(rt *Runtime, p Policy, region uint64) *Session {
+// newSession returns a session holding a device address region of its
+// own until its release.
+func newSession(rt *Runtime, p Policy) (*Session, error) {
+	region, ok := rt.regions.get()
+	if !ok {
+		return nil, fmt.Errorf("host: %d sessions are live, as many as there are device address regions: release one first", regions)
+	}
 	s := &Session{
 		rt:       rt,
 		policy:   p,
 		b:        rt.backend,
+		region:   region,
 		as:       newAddrSpace(region),
 		dev:      -1,
 		held:     make([]uint64, len(p.Devices)),
@@ -82,7 +91,7 @@ func newSession(rt *Runtime, p Policy, region uint64) *Session {
 	s.halt, s.stop = context.WithCancel(context.Background())
 	s.stats.init()
 	_, _ = rand.Read(s.descKey[:])
-	return s
+	return s, nil
 }
 
 // Stats returns a snapshot of the session's call statistics. Like
@@ -273,6 +282,10 @@ func (s *Session) release(ctx context.Context) error {
 	if s.mem != nil {
 		s.mem.release()
 		s.mem = nil
+	}
+	if !s.freed { // its allocations are gone: another session may have it
+		s.freed = true
+		s.rt.regions.put(s.region)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("host: release session: %w", err)

@@ -1,0 +1,53 @@
+package host
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/acl"
+)
+
+// TestRegionsNeverShared: two live sessions never get the same device
+// address, however many sessions ran in between. Regions used to be handed
+// out round robin, so the 2^14th session after a live one got its region,
+// and its first allocation the live session's address (issue 9, bug 8).
+// The pool is cut to a few regions so that a full turn is quick.
+func TestRegionsNeverShared(t *testing.T) {
+	const n = 4
+	h := newHarness(t, Policy{})
+	h.rt.regions.n = n
+	h.ok("aclrtSetDevice", 0)
+	first := h.malloc(64)
+
+	ctx := context.Background()
+	pl, err := h.rt.Load(ctx, proxyCache[""], Policy{})
+	require.NoError(t, err)
+	defer pl.Close(ctx)
+	for range 2 * n { // past the wrap, twice
+		inst, err := pl.Instantiate(ctx, Config{})
+		require.NoError(t, err)
+		other := &harness{t: t, rt: h.rt, inst: inst}
+		other.ok("aclrtSetDevice", 0)
+		require.NotEqual(t, first, other.malloc(64), "two live sessions were given the same device address")
+		other.code(acl.ErrRTParamInvalid, "aclrtMemcpy", first, 8, data, 8, 1) // the first session's
+		require.NoError(t, inst.Close(ctx))
+	}
+
+	// Every region held: one more session is refused, until one ends.
+	var live []*Instance
+	for range n - 1 {
+		inst, err := pl.Instantiate(ctx, Config{})
+		require.NoError(t, err)
+		live = append(live, inst)
+	}
+	_, err = pl.Instantiate(ctx, Config{})
+	require.ErrorContains(t, err, "sessions are live")
+	require.NoError(t, live[0].Close(ctx))
+	inst, err := pl.Instantiate(ctx, Config{})
+	require.NoError(t, err)
+	for _, i := range append(live[1:], inst) {
+		require.NoError(t, i.Close(ctx))
+	}
+}
