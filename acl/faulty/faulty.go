@@ -256,11 +256,11 @@ func (b *Backend) SynchronizeEvent(ctx context.Context, e acl.Event, timeoutMs i
 }
 
 // Memcpy implements acl.Backend.
-func (b *Backend) Memcpy(dst, src acl.Buf, n uint64) error {
+func (b *Backend) Memcpy(ctx context.Context, dst, src acl.Buf, n uint64) error {
 	if err := b.fail("Memcpy"); err != nil {
 		return err
 	}
-	return b.Backend.Memcpy(dst, src, n)
+	return b.Backend.Memcpy(ctx, dst, src, n)
 }
 
 // MemcpyAsync implements acl.Backend.
@@ -272,11 +272,11 @@ func (b *Backend) MemcpyAsync(ctx context.Context, dst, src acl.Buf, n uint64, s
 }
 
 // Memcpy2D implements acl.Backend.
-func (b *Backend) Memcpy2D(dst acl.Buf, dpitch uint64, src acl.Buf, spitch, width, height uint64) error {
+func (b *Backend) Memcpy2D(ctx context.Context, dst acl.Buf, dpitch uint64, src acl.Buf, spitch, width, height uint64) error {
 	if err := b.fail("Memcpy2D"); err != nil {
 		return err
 	}
-	return b.Backend.Memcpy2D(dst, dpitch, src, spitch, width, height)
+	return b.Backend.Memcpy2D(ctx, dst, dpitch, src, spitch, width, height)
 }
 
 // Memcpy2DAsync implements acl.Backend.
@@ -288,11 +288,11 @@ func (b *Backend) Memcpy2DAsync(ctx context.Context, dst acl.Buf, dpitch uint64,
 }
 
 // MemcpyBatch implements acl.Backend.
-func (b *Backend) MemcpyBatch(copies []acl.Copy) error {
+func (b *Backend) MemcpyBatch(ctx context.Context, copies []acl.Copy) error {
 	if err := b.fail("MemcpyBatch"); err != nil {
 		return err
 	}
-	return b.Backend.MemcpyBatch(copies)
+	return b.Backend.MemcpyBatch(ctx, copies)
 }
 
 // MemcpyBatchAsync implements acl.Backend.
@@ -304,11 +304,11 @@ func (b *Backend) MemcpyBatchAsync(ctx context.Context, copies []acl.Copy, s acl
 }
 
 // Memset implements acl.Backend.
-func (b *Backend) Memset(dst acl.Buf, value byte, n uint64) error {
+func (b *Backend) Memset(ctx context.Context, dst acl.Buf, value byte, n uint64) error {
 	if err := b.fail("Memset"); err != nil {
 		return err
 	}
-	return b.Backend.Memset(dst, value, n)
+	return b.Backend.Memset(ctx, dst, value, n)
 }
 
 // MemsetAsync implements acl.Backend.
