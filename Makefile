@@ -4,7 +4,7 @@
 GO ?= go
 WASM_OUT := build/wasm
 
-.PHONY: demo test tools guests vet unit unit-wasmtime unit-cann bench fuzz clean
+.PHONY: demo test tools guests vet unit unit-wasmtime unit-cann bench fuzz soak clean
 
 # The main job: the roundtrip sample (a Go plugin) on the simulated device.
 demo:
@@ -46,10 +46,21 @@ unit-cann:
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 2x ./...
 
-# Arbitrary sequences of host calls against one session: no host bug, and
-# the accounting back to its baseline after each (its seeds run in `unit`).
-fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzImports -fuzztime 5m ./host/
+# Every fuzz target of the sandbox (host/fuzz_*_test.go), one after the
+# other, FUZZTIME each; their seeds (host/testdata/fuzz) run in `unit`.
+# FuzzDifferential runs last with every configuration: wazero and wasmtime
+# on the simulator, and wazero on the native backend over the stand-in.
+FUZZTIME ?= 30s
+FUZZ_TARGETS := FuzzImports FuzzCopies FuzzBatches Fuzz2D FuzzDescriptors FuzzMemory FuzzStreams FuzzDevice
+STANDIN := build/standin/libascendcl.so
+
+$(STANDIN): acl/cann/testdata/standin/standin.c
+	mkdir -p $(@D)
+	gcc -shared -fPIC -O2 -fvisibility=hidden -o $@ $< -lpthread
+
+fuzz: $(STANDIN)
+	for t in $(FUZZ_TARGETS); do $(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) ./host/ || exit 1; done
+	ACLWASM_TEST_ACL_LIB=$(CURDIR)/$(STANDIN) $(GO) test -tags wasmtime -run '^$$' -fuzz '^FuzzDifferential$$' -fuzztime $(FUZZTIME) ./host/
 
 clean:
 	rm -rf build

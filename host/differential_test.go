@@ -37,14 +37,6 @@ type diffOutcome struct {
 	Memory    []byte
 }
 
-type diffCall struct {
-	Func   string
-	Args   []uint64
-	Result int32
-	Code   acl.Error
-	Msg    string
-}
-
 // dh drives one reactor instance and records what its calls return.
 type dh struct {
 	*harness
@@ -62,9 +54,7 @@ func runReactorDiff(t *testing.T, engine, wat string, p Policy, script func(d *d
 	t.Helper()
 	ctx := context.Background()
 	var out diffOutcome
-	rt, err := NewRuntime(ctx, WithEngine(engine), WithTrace(func(r CallRecord) {
-		out.Calls = append(out.Calls, diffCall{r.Func.Name, r.Args, r.Result, r.Code, r.Msg})
-	}))
+	rt, err := NewRuntime(ctx, WithEngine(engine), recordCalls(&out.Calls))
 	require.NoError(t, err)
 	defer func() { require.NoError(t, rt.Close(ctx)) }()
 	base := freeMem(t, rt)
@@ -88,28 +78,13 @@ func runReactorDiff(t *testing.T, engine, wat string, p Policy, script func(d *d
 
 func requireSameOutcome(t *testing.T, a, b diffOutcome) {
 	t.Helper()
-	require.Equal(t, len(a.Calls), len(b.Calls), "number of host calls")
-	for i := range a.Calls {
-		require.Equal(t, a.Calls[i], b.Calls[i], "host call %d", i)
-	}
+	requireSameCalls(t, a.Calls, b.Calls)
 	require.Equal(t, a.Returns, b.Returns, "values returned to the script")
 	require.Equal(t, a.Stats, b.Stats, "statistics")
 	require.Equal(t, a.LastError, b.LastError)
 	require.Equal(t, a.FreeIn, b.FreeIn, "device memory held by the session")
 	require.Equal(t, a.FreeAfter, b.FreeAfter)
-	require.Equal(t, len(a.Memory), len(b.Memory), "guest memory size")
-	if i := firstDiff(a.Memory, b.Memory); i >= 0 {
-		t.Fatalf("guest memory differs at %#x: %s has %#x, %s has %#x", i, diffEngines[0], a.Memory[i], diffEngines[1], b.Memory[i])
-	}
-}
-
-func firstDiff(a, b []byte) int {
-	for i := range a {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	return -1
+	requireSameMemory(t, [2]string(diffEngines), a.Memory, b.Memory)
 }
 
 // diffScript calls every import family, valid and invalid, the proxy guest

@@ -1,0 +1,245 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/acl/cann"
+	"github.com/aclwasm/aclwasm/acl/faulty"
+	"github.com/aclwasm/aclwasm/acl/sim"
+)
+
+// The runtime's own failures, injected by acl/faulty around the test
+// backend (the simulator, or the native one over ACLWASM_TEST_ACL_LIB):
+// the guest gets the native code at the call, or at the synchronize that
+// follows the failed operation, the failed operation has no effect, and the
+// session still releases everything.
+
+// faultHarness is a proxy guest over a faulty backend.
+func faultHarness(t *testing.T, p Policy) (*harness, *faulty.Backend) {
+	t.Helper()
+	var inner acl.Backend
+	if lib := os.Getenv("ACLWASM_TEST_ACL_LIB"); lib != "" {
+		b, err := cann.Open(lib)
+		require.NoError(t, err, "ACLWASM_TEST_ACL_LIB=%s", lib)
+		inner = b
+	} else {
+		inner = sim.New()
+	}
+	t.Cleanup(func() { require.NoError(t, inner.Close()) })
+	fb := faulty.Wrap(inner)
+	h := newHarness(t, p, WithBackend(fb))
+	base := freeMem(t, h.rt)
+	t.Cleanup(func() {
+		// newHarness's cleanup, registered before this one, runs after it:
+		// close the instance here to check the accounting.
+		require.NoError(t, h.inst.Close(context.Background()))
+		require.Equal(t, base, freeMem(t, h.rt), "the session released everything")
+		require.Zero(t, fb.Unfired(), "every fault asked for was injected")
+	})
+	return h, fb
+}
+
+const injectedMsg = "the runtime failed (ACL_ERROR_RT_INTERNAL_ERROR)"
+
+// TestFaultAtCall: a backend call that fails changes nothing the guest can
+// see but the code and message, and costs no quota.
+func TestFaultAtCall(t *testing.T) {
+	for _, tc := range []struct {
+		method string
+		run    func(h *harness, fb *faulty.Backend)
+	}{
+		{"Malloc", func(h *harness, fb *faulty.Backend) {
+			h.putU64s(outA, 77)
+			fb.FailCall("Malloc", 1, faulty.Injected)
+			require.Contains(t, h.code(acl.ErrRTInternal, "aclrtMalloc", outA, 60000, 0), injectedMsg)
+			require.Equal(t, uint64(77), h.u64(outA), "no address written")
+			h.malloc(60000) // most of the quota: the failure charged nothing
+		}},
+		{"Memcpy", func(h *harness, fb *faulty.Backend) {
+			a := h.malloc(4096)
+			want := h.fill(data, 4096, 1)
+			h.ok("aclrtMemcpy", a, 4096, data, 4096, 1)
+			h.fill(data, 4096, 2)
+			fb.FailCall("Memcpy", 1, faulty.Injected)
+			h.code(acl.ErrRTInternal, "aclrtMemcpy", a, 4096, data, 4096, 1)
+			h.ok("aclrtMemcpy", data2, 4096, a, 4096, 2)
+			require.Equal(t, want, h.mem()[data2:data2+4096], "the failed copy wrote nothing")
+		}},
+		{"Memset", func(h *harness, fb *faulty.Backend) {
+			a := h.malloc(64)
+			want := h.fill(data, 64, 3)
+			h.ok("aclrtMemcpy", a, 64, data, 64, 1)
+			fb.FailCall("Memset", 1, faulty.Injected)
+			h.code(acl.ErrRTInternal, "aclrtMemset", a, 64, 0xee, 64)
+			h.ok("aclrtMemcpy", data2, 64, a, 64, 2)
+			require.Equal(t, want, h.mem()[data2:data2+64])
+		}},
+		{"Memcpy2D", func(h *harness, fb *faulty.Backend) {
+			a := h.malloc(64)
+			h.ok("aclrtMemset", a, 64, 0x5a, 64)
+			h.fill(data, 64, 4)
+			fb.FailCall("Memcpy2D", 1, faulty.Injected)
+			h.code(acl.ErrRTInternal, "aclrtMemcpy2d", a, 8, data, 16, 8, 4, 1)
+			h.ok("aclrtMemcpy", data2, 64, a, 64, 2)
+			require.Equal(t, bytes.Repeat([]byte{0x5a}, 64), h.mem()[data2:data2+64])
+		}},
+		{"MemcpyBatch", func(h *harness, fb *faulty.Backend) {
+			rows := []uint64{h.malloc(64), h.malloc(64)}
+			h.ok("aclrtMemset", rows[0], 64, 1, 64)
+			h.ok("aclrtMemset", rows[1], 64, 1, 64)
+			h.fill(data, 128, 5)
+			bt := h.batch(rows, []uint64{data, data + 64}, []uint64{64, 64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+			fb.FailCall("MemcpyBatch", 1, faulty.Injected)
+			h.code(acl.ErrRTInternal, "aclrtMemcpyBatch", bt.dsts, bt.destMaxs, bt.srcs, bt.sizes, 2, bt.attrs, bt.idx, 1, bt.fail)
+			for _, r := range rows {
+				h.ok("aclrtMemcpy", data2, 64, r, 64, 2)
+				require.Equal(t, bytes.Repeat([]byte{1}, 64), h.mem()[data2:data2+64], "no entry ran")
+			}
+		}},
+		{"HostRegister", func(h *harness, fb *faulty.Backend) {
+			fb.FailCall("HostRegister", 1, faulty.Injected)
+			h.code(acl.ErrRTInternal, "aclrtHostRegister", 0x10000, 1<<16, 0, outB)
+			require.Contains(t, h.code(acl.ErrRTParamInvalid, "aclrtMemset", 0x10000, 64, 0, 64), "unregistered guest memory")
+			h.ok("aclrtHostRegister", 0x10000, 1<<16, 0, outB) // the whole quota
+		}},
+		{"CreateStream", func(h *harness, fb *faulty.Backend) {
+			h.putU64s(outA, 0)
+			fb.FailCall("CreateStream", 1, faulty.Injected)
+			h.code(acl.ErrRTInternal, "aclrtCreateStream", outA)
+			require.Zero(t, h.u32(outA), "no handle written")
+			h.stream() // the only one the policy allows
+		}},
+		{"CreateEvent", func(h *harness, fb *faulty.Backend) {
+			fb.FailCall("CreateEvent", 1, faulty.Injected)
+			h.code(acl.ErrRTInternal, "aclrtCreateEvent", outA)
+			h.event()
+		}},
+		{"RecordEvent", func(h *harness, fb *faulty.Backend) {
+			s, e := h.stream(), h.event()
+			fb.FailCall("RecordEvent", 1, faulty.Injected)
+			h.code(acl.ErrRTInternal, "aclrtRecordEvent", e, s)
+			h.ok("aclrtSynchronizeEvent", e) // never recorded: returns at once
+			h.ok("aclrtRecordEvent", e, s)
+			h.ok("aclrtSynchronizeEvent", e)
+		}},
+		{"SynchronizeStream", func(h *harness, fb *faulty.Backend) {
+			s := h.stream()
+			fb.FailCall("SynchronizeStream", 1, faulty.Injected)
+			h.code(acl.ErrRTInternal, "aclrtSynchronizeStream", s)
+			h.ok("aclrtSynchronizeStream", s)
+		}},
+		{"Free", func(h *harness, fb *faulty.Backend) {
+			a := h.malloc(60000)
+			fb.FailCall("Free", 1, faulty.Injected)
+			h.code(acl.ErrRTInternal, "aclrtFree", a)
+			// The allocation is gone for the guest; the backend's memory is
+			// freed with the session (the cleanup checks the accounting).
+			require.Contains(t, h.code(acl.ErrRTParamInvalid, "aclrtMemset", a, 64, 0, 64), "not in guest memory or a live device allocation")
+			h.malloc(60000)
+		}},
+	} {
+		t.Run(tc.method, func(t *testing.T) {
+			h, fb := faultHarness(t, Policy{DeviceMemory: 1 << 16, PinnedMemory: 1 << 16, MaxStreams: 1, MaxEvents: 1})
+			h.ok("aclrtSetDevice", 0)
+			tc.run(h, fb)
+			require.Equal(t, uint64(1), h.inst.Session().Stats().Funcs[abiName(tc.method)].Errors[acl.ErrRTInternal], "the host counted the failure")
+		})
+	}
+}
+
+// abiName is the import that reaches a backend method in these tests.
+func abiName(method string) string {
+	return map[string]string{
+		"Malloc": "aclrtMalloc", "Memcpy": "aclrtMemcpy", "Memset": "aclrtMemset", "Memcpy2D": "aclrtMemcpy2d",
+		"MemcpyBatch": "aclrtMemcpyBatch", "HostRegister": "aclrtHostRegister", "CreateStream": "aclrtCreateStream",
+		"CreateEvent": "aclrtCreateEvent", "RecordEvent": "aclrtRecordEvent", "SynchronizeStream": "aclrtSynchronizeStream",
+		"Free": "aclrtFree", "MemcpyAsync": "aclrtMemcpyAsync", "MemsetAsync": "aclrtMemsetAsync",
+		"Memcpy2DAsync": "aclrtMemcpy2dAsync", "MemcpyBatchAsync": "aclrtMemcpyBatchAsync",
+	}[method]
+}
+
+// TestFaultAtExec: an asynchronous operation that fails when it executes
+// has no effect; the operations around it on its stream run; its error
+// surfaces at the next synchronize of its stream (or of an event recorded
+// after it, which leaves it to the stream's, or of the device), once, and
+// not at another stream's.
+func TestFaultAtExec(t *testing.T) {
+	const pinned = 0x10000 // registered: a, then the failed op's target, then b
+	ops := map[string]func(h *harness, dev uint64, s uint64){
+		"MemcpyAsync": func(h *harness, dev, s uint64) {
+			h.ok("aclrtMemcpyAsync", dev, 256, pinned+0x1000, 256, 1, s)
+		},
+		"MemsetAsync": func(h *harness, dev, s uint64) {
+			h.ok("aclrtMemsetAsync", dev, 256, 0xee, 256, s)
+		},
+		"Memcpy2DAsync": func(h *harness, dev, s uint64) {
+			h.ok("aclrtMemcpy2dAsync", dev, 16, pinned+0x1000, 32, 16, 16, 1, s)
+		},
+		"MemcpyBatchAsync": func(h *harness, dev, s uint64) {
+			bt := h.batch([]uint64{dev, dev + 128}, []uint64{pinned + 0x1000, pinned + 0x1100}, []uint64{128, 128}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+			h.ok("aclrtMemcpyBatchAsync", bt.dsts, bt.destMaxs, bt.srcs, bt.sizes, 2, bt.attrs, bt.idx, 1, bt.fail, s)
+		},
+	}
+	for method, op := range ops {
+		for _, at := range []string{"stream", "event", "device"} {
+			t.Run(method+"/"+at, func(t *testing.T) {
+				h, fb := faultHarness(t, Policy{})
+				h.ok("aclrtSetDevice", 0)
+				dev := h.malloc(256)
+				h.ok("aclrtMemset", dev, 256, 0x11, 256)
+				h.fill(pinned, 0x2000, 6)
+				h.ok("aclrtHostRegister", pinned, 0x2000, 0, outB)
+				s, other, e := h.stream(), h.stream(), h.event()
+
+				h.ok("aclrtMemsetAsync", pinned, 64, 0xaa, 64, s)
+				fb.FailExec(method, 1, faulty.Injected)
+				op(h, dev, s)
+				h.ok("aclrtMemsetAsync", pinned+0x1f00, 64, 0xbb, 64, s)
+				h.ok("aclrtRecordEvent", e, s)
+				h.ok("aclrtMemsetAsync", pinned+0x1800, 64, 0xcc, 64, other)
+				h.ok("aclrtSynchronizeStream", other) // not the other stream's error
+
+				var code string
+				switch at {
+				case "stream":
+					code = h.code(acl.ErrRTInternal, "aclrtSynchronizeStream", s)
+				case "event":
+					code = h.code(acl.ErrRTInternal, "aclrtSynchronizeEvent", e)
+				case "device":
+					code = h.code(acl.ErrRTInternal, "aclrtSynchronizeDevice")
+				}
+				require.Contains(t, code, injectedMsg)
+				if at == "event" { // the error is the stream's: its synchronize reports it too
+					h.code(acl.ErrRTInternal, "aclrtSynchronizeStream", s)
+				}
+				h.ok("aclrtSynchronizeStream", s) // reported once
+				h.ok("aclrtSynchronizeDevice")
+
+				require.Equal(t, bytes.Repeat([]byte{0xaa}, 64), h.mem()[pinned:pinned+64], "the operation before ran")
+				require.Equal(t, bytes.Repeat([]byte{0xbb}, 64), h.mem()[pinned+0x1f00:pinned+0x1f40], "the operation after ran")
+				h.ok("aclrtMemcpy", data2, 256, dev, 256, 2)
+				require.Equal(t, bytes.Repeat([]byte{0x11}, 256), h.mem()[data2:data2+256], "the failed operation wrote nothing")
+			})
+		}
+	}
+}
+
+// TestFaultAtExecThenClose: a failed operation nobody synchronizes is
+// dropped with the session, which releases everything.
+func TestFaultAtExecThenClose(t *testing.T) {
+	h, fb := faultHarness(t, Policy{})
+	h.ok("aclrtSetDevice", 0)
+	dev := h.malloc(4096)
+	h.ok("aclrtHostRegister", 0x10000, 0x10000, 0, outB)
+	s := h.stream()
+	fb.FailExec("MemcpyAsync", 3, faulty.Injected)
+	for range 8 {
+		h.ok("aclrtMemcpyAsync", dev, 4096, 0x10000, 4096, 1, s)
+	}
+}

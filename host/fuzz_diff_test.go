@@ -1,0 +1,80 @@
+package host
+
+import (
+	"os"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/abi"
+)
+
+// FuzzDifferential plays each input on every configuration this build and
+// environment offer and requires the same outcome from all: every call's
+// arguments, result, code and message, the statistics, the device bytes
+// the session held, and guest memory once queued work has finished.
+// Configurations: wazero over the simulator always; wasmtime over the
+// simulator when built with -tags wasmtime (fuzz_wasmtime_test.go); wazero
+// over the native backend when ACLWASM_TEST_ACL_LIB names a libascendcl.so
+// (the stand-in in CI, make unit-cann). With only the first, it runs twice
+// on two runtimes: the outcome must not depend on timing either.
+//
+// The family leaves out what depends on timing by nature: whether queued
+// work is complete yet (aclrtStreamQuery, aclrtQueryEventStatus,
+// aclrtEventElapsedTime), and finite timeouts shorter than the policy's.
+func FuzzDifferential(f *testing.F) {
+	cfgs := slices.Clone(diffConfigs)
+	if lib := os.Getenv("ACLWASM_TEST_ACL_LIB"); lib != "" {
+		cfgs = append(cfgs, diffConfig{"wazero/cann", func(tb testing.TB) []Option { return append(testBackend(tb), WithEngine("wazero")) }})
+	}
+	if len(cfgs) == 1 {
+		cfgs = append(cfgs, cfgs[0])
+	}
+	var envs []*fuzzEnv
+	for _, c := range cfgs {
+		envs = append(envs, newFuzzEnv(f, diffPolicy, c.opts(f)))
+	}
+	fam := fuzzFamily{prepare: true, untimed: true}
+	for i, fn := range abi.Funcs {
+		switch fn.Name {
+		case "aclrtStreamQuery", "aclrtQueryEventStatus", "aclrtEventElapsedTime":
+		default:
+			fam.funcs = append(fam.funcs, i)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		first := envs[0].play(t, data, fam)
+		for i, e := range envs[1:] {
+			requireSameFuzzOutcome(t, [2]string{cfgs[0].name, cfgs[i+1].name}, first, e.play(t, data, fam))
+		}
+	})
+}
+
+// diffConfig is an engine and a backend the differential target runs on.
+type diffConfig struct {
+	name string
+	opts func(testing.TB) []Option
+}
+
+// diffConfigs are the configurations of this build.
+var diffConfigs = []diffConfig{{"wazero/sim", func(testing.TB) []Option { return []Option{WithEngine("wazero")} }}}
+
+// diffPolicy is fuzzPolicy with queue limits no input can reach, since how
+// many operations are still queued depends on timing.
+var diffPolicy = func() Policy {
+	p := fuzzPolicy
+	p.MaxQueued = 8 * maxFuzzCalls
+	p.MaxBatchEntries = 1 << 30
+	return p
+}()
+
+func requireSameFuzzOutcome(t *testing.T, names [2]string, a, b fuzzOutcome) {
+	t.Helper()
+	requireSameCalls(t, a.Calls, b.Calls)
+	require.Equal(t, a.TimedOut, b.TimedOut, "%s and %s: timed out", names[0], names[1])
+	require.Equal(t, a.Stats, b.Stats, "statistics")
+	require.Equal(t, a.LastError, b.LastError)
+	require.Equal(t, a.Held, b.Held, "device bytes held by the session")
+	requireSameMemory(t, names, a.Memory, b.Memory)
+}
