@@ -51,7 +51,7 @@ func (s *Session) invoke(ctx context.Context, fi int, mem []byte, stack []uint64
 		s.stats.fail(fi, code)
 	}
 	if s.trace != nil {
-		s.trace(CallRecord{Func: &abi.Funcs[fi], Args: append([]uint64(nil), stack[:len(abi.Funcs[fi].Params)]...), Result: res, Code: code, Msg: msg})
+		s.trace(CallRecord{Func: &abi.Funcs[fi], Args: traceArgs(&abi.Funcs[fi], stack), Result: res, Code: code, Msg: msg})
 	}
 	stack[0] = uint64(uint32(res))
 }

@@ -8,6 +8,21 @@ import (
 	"github.com/aclwasm/aclwasm/acl"
 )
 
+// traceArgs copies the parameters of a call to f from the engine's stack,
+// each as its wire type reads it. An i32 parameter's upper 32 bits are
+// undefined on the stack (wazero stores it as 4 bytes into an 8-byte
+// slot), so they are cleared: a record shows what the guest passed.
+func traceArgs(f *abi.Func, stack []uint64) []uint64 {
+	args := make([]uint64, len(f.Params))
+	for i, p := range f.Params {
+		args[i] = stack[i]
+		if !p.Type.Is64() {
+			args[i] = uint64(uint32(args[i]))
+		}
+	}
+	return args
+}
+
 // String formats the call as one trace line, arguments decoded by wire
 // type:
 //
@@ -24,6 +39,9 @@ func (r CallRecord) String() string {
 		b.WriteString(p.Name)
 		b.WriteByte('=')
 		v := r.Args[i]
+		if !p.Type.Is64() {
+			v = uint64(uint32(v)) // a record built by hand may have them
+		}
 		switch p.Type {
 		case abi.Addr, abi.Gptr:
 			b.WriteString("0x" + strconv.FormatUint(v, 16))

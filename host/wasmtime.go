@@ -449,13 +449,13 @@ func (w *wasmtimeInstance) runError(ctx context.Context, name string, err error)
 	if err == nil {
 		return nil
 	}
-	msg, _, _ := strings.Cut(err.Error(), "\nStack backtrace:") // the host's, with RUST_BACKTRACE set
+	te := wasmtimeTrap(name, err.Error())
 	var trap *wasmtime.Trap
 	if errors.As(err, &trap) && trap.Code() != nil && *trap.Code() == wasmtime.OutOfFuel ||
-		strings.Contains(msg, "all fuel consumed") { // the C API returns most traps as errors
-		return fmt.Errorf("%s: %w: out of fuel (%d units per call)", name, ErrTrap, w.e.fuel)
+		strings.Contains(te.Reason, "all fuel consumed") { // the C API returns most traps as errors
+		te.Reason = fmt.Sprintf("out of fuel (%d units per call)", w.e.fuel)
 	}
-	return fmt.Errorf("%s: %w: %s", name, ErrTrap, msg)
+	return te
 }
 
 // close deletes the store: the instance, its memory and its WASI state. The

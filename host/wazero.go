@@ -207,5 +207,5 @@ func runError(name string, err error) error {
 		}
 		return &ExitError{Code: ee.ExitCode()}
 	}
-	return fmt.Errorf("%s: %w: %v", name, ErrTrap, err)
+	return wazeroTrap(name, err.Error())
 }

@@ -1,3 +1,5 @@
+//go:build darwin || freebsd || linux || netbsd
+
 // Package cann is the acl.Backend that delegates to the real CANN runtime,
 // libascendcl.so, loaded at run time without cgo (through purego).
 //

@@ -17,10 +17,13 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/aclwasm/aclwasm/host"
 )
 
 // Exit codes besides the guest's own.
@@ -56,6 +59,7 @@ func main() {
 	case errors.As(err, &ee):
 		if ee.err != nil {
 			fmt.Fprintln(os.Stderr, "aclwasm:", firstLine(ee.err))
+			printBacktrace(os.Stderr, ee.err)
 		}
 		os.Exit(ee.code)
 	default:
@@ -64,11 +68,36 @@ func main() {
 	}
 }
 
-// firstLine is the one-line reason the exit codes come with: an engine's
-// trap message goes on with a wasm stack trace, which is left out.
+// firstLine is the one-line reason the exit codes come with.
 func firstLine(err error) string {
 	msg, _, _ := strings.Cut(err.Error(), "\n")
 	return msg
+}
+
+// printBacktrace writes the guest's backtrace of a trap, innermost call
+// first, one line per frame and one per source line:
+//
+//	at inner (trap.c:2:78)
+//	at $3
+func printBacktrace(w io.Writer, err error) {
+	var te *host.TrapError
+	if !errors.As(err, &te) {
+		return
+	}
+	for _, f := range te.Frames {
+		switch len(f.Source) {
+		case 0:
+			fmt.Fprintf(w, "  at %s\n", f.Func)
+		default:
+			fmt.Fprintf(w, "  at %s (%s)\n", f.Func, f.Source[0])
+			for _, s := range f.Source[1:] { // the calls inlined into it
+				fmt.Fprintf(w, "     inlined in %s\n", s)
+			}
+		}
+	}
+	if te.Truncated {
+		fmt.Fprintln(w, "  ... (outer frames left out)")
+	}
 }
 
 // needModule checks a command's positional arguments: the module, and

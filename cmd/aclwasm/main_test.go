@@ -83,7 +83,8 @@ func wat(t *testing.T, name, src string) string {
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, name+".wat"), filepath.Join(dir, name+".wasm")
 	require.NoError(t, os.WriteFile(in, []byte(src), 0o644))
-	if b, err := exec.Command(w2w, in, "-o", out).CombinedOutput(); err != nil {
+	// --debug-names: a name section, so that trap backtraces name functions.
+	if b, err := exec.Command(w2w, "--debug-names", in, "-o", out).CombinedOutput(); err != nil {
 		t.Fatalf("wat2wasm %s: %v\n%s", name, err, b)
 	}
 	return out
@@ -139,7 +140,7 @@ func TestExitCodes(t *testing.T) {
 	}{
 		{"guest exits 7", []string{"run", exit7}, 7, nil},
 		{"_start returns", []string{"run", ret}, 0, nil},
-		{"trap", []string{"run", trap}, 134, []string{"aclwasm: ", "guest trapped", "unreachable"}},
+		{"trap", []string{"run", trap}, 134, []string{"aclwasm: ", "_start: guest trapped: unreachable"}},
 		{"timeout", []string{"run", "--timeout", "200ms", spin}, 124, []string{"aclwasm: ", "timed out"}},
 		{"unknown import", []string{"run", bad}, 125, []string{
 			"load refused",
@@ -193,7 +194,14 @@ func TestExitCodes(t *testing.T) {
 				require.Empty(t, r.stderr)
 				return
 			}
-			line := oneLine(t, r.stderr)
+			stderr := r.stderr
+			if tc.code == 134 { // the reason, then the guest backtrace
+				var bt string
+				stderr, bt, _ = strings.Cut(stderr, "\n")
+				stderr += "\n"
+				require.Equal(t, "  at $0\n", bt)
+			}
+			line := oneLine(t, stderr)
 			require.True(t, strings.HasPrefix(line, "aclwasm: "), "stderr %q", line)
 			for _, s := range tc.stderr {
 				require.Contains(t, line, s)
@@ -276,10 +284,28 @@ func TestTraceTrap(t *testing.T) {
 	r := cli(t, "run", "--trace", g)
 	require.Equal(t, 134, r.code, r.stderr)
 	lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
-	require.Len(t, lines, 2, r.stderr)
-	require.Equal(t, "trace: aclrtSetDevice(deviceId=1) = 0", lines[0])
-	require.True(t, strings.HasPrefix(lines[1], "aclwasm: "), lines[1])
-	require.Contains(t, lines[1], "guest trapped")
+	require.Equal(t, []string{
+		"trace: aclrtSetDevice(deviceId=1) = 0",
+		"aclwasm: _start: guest trapped: unreachable",
+		"  at $1",
+	}, lines)
+}
+
+// TestTrapBacktrace: a trap prints the reason, then the guest's frames,
+// innermost first, by the names of the module's name section.
+func TestTrapBacktrace(t *testing.T) {
+	g := wat(t, "backtrace", `(module
+  (memory (export "memory") 1)
+  (func $inner (param i32) (result i32) (i32.div_s (i32.const 1) (local.get 0)))
+  (func $outer (drop (call $inner (i32.const 0))))
+  (func (export "_start") (call $outer))
+  (func (export "divide") (param i32) (result i32) (call $inner (local.get 0))))`)
+	r := cli(t, "run", g)
+	require.Equal(t, 134, r.code, r.stderr)
+	require.Equal(t, "aclwasm: _start: guest trapped: integer divide by zero\n  at inner\n  at outer\n  at $2\n", r.stderr)
+	r = cli(t, "run", "--invoke", "divide", g, "0")
+	require.Equal(t, 134, r.code, r.stderr)
+	require.Equal(t, "aclwasm: divide: guest trapped: integer divide by zero\n  at inner\n  at $3\n", r.stderr)
 }
 
 // statsTable parses the --stats table: function -> its columns.
@@ -319,10 +345,10 @@ func TestStatsAfterTrap(t *testing.T) {
   (func (export "_start") (drop (call $setdev (i32.const 0))) unreachable))`)
 	r := cli(t, "run", "--stats", g)
 	require.Equal(t, 134, r.code, r.stderr)
-	i := strings.LastIndex(strings.TrimSuffix(r.stderr, "\n"), "\n")
-	require.Positive(t, i)
-	require.Contains(t, r.stderr[i:], "guest trapped")
-	rows := statsTable(t, r.stderr[:i+1])
+	table, trap, ok := strings.Cut(r.stderr, "aclwasm: ")
+	require.True(t, ok, r.stderr)
+	require.Equal(t, "_start: guest trapped: unreachable\n  at $1\n", trap)
+	rows := statsTable(t, table)
 	require.Equal(t, []string{"1", "-", "0", "0", "0", "0"}, rows["aclrtSetDevice"])
 }
 
@@ -365,7 +391,7 @@ func TestInvoke(t *testing.T) {
 		{"exit", []string{"--invoke", "quit", g, "3"}, 3, "", nil},
 		{"not an integer", []string{"--invoke", "id", g, "abc"}, 126, "", []string{`--invoke id: argument "abc" is not an integer`}},
 		{"no such export", []string{"--invoke", "nope", g}, 126, "", []string{`"nope"`}},
-		{"trap", []string{"--invoke", "boom", g}, 134, "", []string{"boom", "guest trapped", "unreachable"}},
+		{"trap", []string{"--invoke", "boom", g}, 134, "", []string{"boom: guest trapped: unreachable"}},
 		{"timeout", []string{"--timeout", "200ms", "--invoke", "spin", g}, 124, "", []string{"spin", "timed out"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -377,7 +403,12 @@ func TestInvoke(t *testing.T) {
 				require.Empty(t, r.stderr)
 				return
 			}
-			line := oneLine(t, r.stderr)
+			stderr := r.stderr
+			if tc.code == 134 {
+				stderr, _, _ = strings.Cut(stderr, "\n  at ")
+				stderr += "\n"
+			}
+			line := oneLine(t, stderr)
 			for _, s := range tc.stderr {
 				require.Contains(t, line, s)
 			}
