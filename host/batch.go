@@ -98,6 +98,9 @@ func (c *call) batch(async bool, failAt, streamAt int) error {
 			return acl.Errorf(acl.ErrRTOverLimit, "numBatches %d: queued asynchronous batches would hold more than the policy's %d entries", num, max)
 		}
 	}
+	if err := c.budget(total(sizes)); err != nil {
+		return err
+	}
 	copies := make([]acl.Copy, 0, num)
 	var bytes [4]uint64
 	for i := uint64(0); i < num; i++ {

@@ -56,6 +56,9 @@ func setMemcpyDesc(c *call) error {
 	if _, _, err := c.s.innerCopy(src, dst, n); err != nil {
 		return err
 	}
+	if err := c.budget(n); err != nil { // checked here: the copy reads n from the descriptor
+		return err
+	}
 	b := make([]byte, descSize)
 	copy(b, descMagic)
 	le.PutUint64(b[8:], src)
@@ -169,6 +172,9 @@ func memcpyAsyncWithOffset(c *call) error {
 	}
 	st, err := c.stream(c.u32(7))
 	if err != nil {
+		return err
+	}
+	if err := c.budget(n); err != nil {
 		return err
 	}
 	return c.launch(st, func(s *Session, fi int) error { return s.runOffset(fi, dst, dstOff, src, srcOff, n) }, ds.a, ss.a)

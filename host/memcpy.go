@@ -60,6 +60,9 @@ func memcpySync(c *call) error {
 	if done || err != nil || a.noop {
 		return err
 	}
+	if err := c.budget(a.n); err != nil {
+		return err
+	}
 	if err := c.s.b.Memcpy(c.ctx, a.dst.buf, a.src.buf, a.n); err != nil {
 		return be(err)
 	}
@@ -79,6 +82,9 @@ func memcpyAsync(c *call) error {
 	}
 	if a.dir == acl.HostToHost {
 		return acl.Errorf(acl.ErrRTFeatureNotSupport, "asynchronous host-to-host copies are not supported (PCIe-attached card)")
+	}
+	if err := c.budget(a.n); err != nil {
+		return err
 	}
 	if err := c.enqueue(st); err != nil {
 		return err

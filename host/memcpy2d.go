@@ -44,6 +44,9 @@ func memcpy2dSync(c *call) error {
 		return acl.Errorf(acl.ErrRTParamInvalid, "neither dst nor src is device memory: memcpy2d copies host to device or device to host")
 	}
 	width, height := c.u64(4), c.u64(5)
+	if err := c.budget(width * height); err != nil {
+		return err
+	}
 	if err := c.s.b.Memcpy2D(c.ctx, d.buf, c.u64(1), s.buf, c.u64(3), width, height); err != nil {
 		return be(err)
 	}
@@ -65,10 +68,13 @@ func memcpy2dAsync(c *call) error {
 	if dir == acl.HostToHost {
 		return acl.Errorf(acl.ErrRTFeatureNotSupport, "asynchronous host-to-host copies are not supported (PCIe-attached card)")
 	}
+	width, height := c.u64(4), c.u64(5)
+	if err := c.budget(width * height); err != nil {
+		return err
+	}
 	if err := c.enqueue(st); err != nil {
 		return err
 	}
-	width, height := c.u64(4), c.u64(5)
 	if err := c.s.b.Memcpy2DAsync(c.ctx, d.buf, c.u64(1), s.buf, c.u64(3), width, height, st.h); err != nil {
 		return be(err)
 	}

@@ -29,6 +29,9 @@ func memsetSync(c *call) error {
 	if done || err != nil {
 		return err
 	}
+	if err := c.budget(n); err != nil {
+		return err
+	}
 	return be(c.s.b.Memset(c.ctx, d.buf, byte(c.u32(2)), n))
 }
 
@@ -40,6 +43,9 @@ func memsetAsync(c *call) error {
 	}
 	st, err := c.stream(c.u32(4))
 	if err != nil {
+		return err
+	}
+	if err := c.budget(n); err != nil {
 		return err
 	}
 	if err := c.enqueue(st); err != nil {

@@ -2,9 +2,11 @@ package host
 
 import (
 	"fmt"
+	"math/bits"
 	"time"
 
 	"github.com/aclwasm/aclwasm/abi"
+	"github.com/aclwasm/aclwasm/acl"
 )
 
 // Policy is what one plugin may use. The zero value of each field means
@@ -29,6 +31,11 @@ type Policy struct {
 	// MaxBatchEntries limits the entries of asynchronous batch copies queued
 	// and not yet run, over all streams: the host memory they hold.
 	MaxBatchEntries int
+	// MaxCallBytes limits the bytes one host call may move or set (a
+	// batch's entries summed, a 2D copy's width times height, the count of
+	// a descriptor when it is set): beyond it the call fails with 207012
+	// before any effect. With the timeout it bounds what one call costs.
+	MaxCallBytes uint64
 	// Allow lists the functions of module "acl" the plugin may import.
 	// Empty means all. A module importing any other is refused at load time.
 	Allow []string
@@ -50,6 +57,7 @@ const (
 	DefaultMaxEvents        = 1024
 	DefaultMaxQueued        = 4096
 	DefaultMaxBatchEntries  = 1 << 18
+	DefaultMaxCallBytes     = 1 << 30
 	DefaultMemoryPages      = 4096 // 256 MiB
 	DefaultTimeout          = time.Minute
 	maxMemoryPages          = 65536
@@ -75,6 +83,9 @@ func (p Policy) withDefaults(n int) (Policy, error) {
 	}
 	if p.PinnedMemory == 0 {
 		p.PinnedMemory = DefaultPinnedMemory
+	}
+	if p.MaxCallBytes == 0 {
+		p.MaxCallBytes = DefaultMaxCallBytes
 	}
 	if p.MemoryPages == 0 {
 		p.MemoryPages = DefaultMemoryPages
@@ -130,4 +141,26 @@ func (p *Policy) allows(fn string) bool {
 		}
 	}
 	return false
+}
+
+// budget fails with 207012 when one call would move (or set) more than the
+// policy's MaxCallBytes. The copy paths call it after their checks and
+// before any effect.
+func (c *call) budget(n uint64) error {
+	if max := c.s.policy.MaxCallBytes; n > max {
+		return acl.Errorf(acl.ErrRTOverLimit, "the call would move %d bytes, more than the policy's %d bytes per call (MaxCallBytes)", n, max)
+	}
+	return nil
+}
+
+// total returns the sum of sizes, or the largest uint64 when it overflows.
+func total(sizes acl.U64s) uint64 {
+	var sum uint64
+	for i := range sizes.Len() {
+		var carry uint64
+		if sum, carry = bits.Add64(sum, sizes.At(i), 0); carry != 0 {
+			return ^uint64(0)
+		}
+	}
+	return sum
 }

@@ -1,6 +1,7 @@
 package acltest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 
@@ -102,6 +103,44 @@ func (e *env) badRanges() []bad {
 }
 
 var copyTests = []test{
+	{"LongOverlappingCopies", func(e *env) {
+		// Longer than the chunks a backend copies in (a few MiB), so that
+		// chunking must keep memmove's result either way.
+		const n, shift = 5 << 20, 1 << 20
+		p := e.malloc(0, n+shift)
+		data := pattern(n+shift, 9)
+		for _, up := range []bool{true, false} {
+			e.put(p, data)
+			dst, src := p+shift, p
+			if !up {
+				dst, src = p, p+shift
+			}
+			require.NoError(e, e.b.Memcpy(e.ctx, acl.Device(dst), acl.Device(src), n))
+			w := append([]byte(nil), data...)
+			copy(w[dst-p:], w[src-p:src-p+n])
+			require.True(e, bytes.Equal(w, e.get(p, n+shift)), "overlapping copy, dst above src: %v", up)
+		}
+	}},
+
+	{"SyncCallsStopWhenContextDone", func(e *env) {
+		// A synchronous copy or memset whose context is done returns its
+		// error; with the context done from the start it touches nothing.
+		p := e.malloc(0, 4096)
+		host := pattern(4096, 3)
+		ctx, cancel := context.WithCancel(e.ctx)
+		cancel()
+		calls := map[string]error{
+			"Memcpy":      e.b.Memcpy(ctx, acl.Device(p), acl.Host(host, 0), 4096),
+			"Memset":      e.b.Memset(ctx, acl.Device(p), 1, 4096),
+			"Memcpy2D":    e.b.Memcpy2D(ctx, acl.Device(p), 64, acl.Host(host, 0), 64, 64, 64),
+			"MemcpyBatch": e.b.MemcpyBatch(ctx, []acl.Copy{{Dst: acl.Device(p), Src: acl.Host(host, 0), N: 4096}}),
+		}
+		for name, err := range calls {
+			require.ErrorIs(e, err, context.Canceled, name)
+		}
+		require.Equal(e, make([]byte, 4096), e.get(p, 4096), "nothing was written")
+	}},
+
 	{"MemcpyDirections", func(e *env) {
 		const size, off, n = 4096, 100, 3000
 		for _, dk := range kinds {

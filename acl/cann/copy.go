@@ -45,7 +45,7 @@ var (
 // neither side is device memory: host memory of this process needs no
 // runtime.
 func (b *Backend) Memcpy(ctx context.Context, dst, src acl.Buf, n uint64) error {
-	if err := ctx.Err(); err != nil {
+	if err := orBackground(ctx).Err(); err != nil {
 		return err
 	}
 	if err := b.enter(); err != nil {
@@ -65,14 +65,53 @@ func (b *Backend) Memcpy(ctx context.Context, dst, src acl.Buf, n uint64) error 
 		copy(d.host, s.host)
 		return nil
 	}
-	return b.copySync(devOf(d, s), d, s, n)
+	return b.copySync(ctx, devOf(d, s), d, s, n)
 }
 
-func (b *Backend) copySync(dev int32, d, s side, n uint64) error {
+// nativeChunk bounds the bytes of one native call of a synchronous copy or
+// memset. A native call cannot be interrupted, so a timeout takes effect
+// between two calls: 64 MiB is a few milliseconds of PCIe or HBM time, and
+// big enough that a call's fixed cost (tens of microseconds) stays near 1%
+// (an estimate: not measured on hardware).
+const nativeChunk = 64 << 20
+
+// pieces calls f for the consecutive pieces [off, off+k) of n bytes, at
+// most per bytes each, back to front when backward (an overlapping copy to
+// a higher address), and gives up with ctx's error before a piece once ctx
+// is done.
+func pieces(ctx context.Context, n, per uint64, backward bool, f func(off, k uint64) error) error {
+	ctx = orBackground(ctx)
+	count := (n + per - 1) / per
+	for i := range count {
+		if backward {
+			i = count - 1 - i
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		off := i * per
+		if err := f(off, min(per, n-off)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// overlapsAbove reports whether a copy of n bytes from s to d overlaps
+// with d above s, so that it must run back to front in pieces.
+func overlapsAbove(d, s side, n uint64) bool {
+	return d.isDev == s.isDev && d.addr > s.addr && uint64(d.addr-s.addr) < n
+}
+
+func (b *Backend) copySync(ctx context.Context, dev int32, d, s side, n uint64) error {
 	var pn runtime.Pinner
 	defer pn.Unpin()
 	pinHosts(&pn, []side{d, s})
-	return b.call(dev, "aclrtMemcpy", func() int32 { return b.api.aclrtMemcpy(d.addr, n, s.addr, n, kindOf(d, s)) })
+	return pieces(ctx, n, nativeChunk, overlapsAbove(d, s, n), func(off, k uint64) error {
+		return b.call(dev, "aclrtMemcpy", func() int32 {
+			return b.api.aclrtMemcpy(d.addr+uintptr(off), k, s.addr+uintptr(off), k, kindOf(d, s))
+		})
+	})
 }
 
 // MemcpyAsync implements acl.Backend with aclrtMemcpyAsync when both sides
@@ -98,7 +137,7 @@ func (b *Backend) MemcpyAsync(ctx context.Context, dst, src acl.Buf, n uint64, s
 	}
 	return b.queueOrRun(ctx, st, sides, d.pinned && s.pinned, "aclrtMemcpyAsync", func(stream uintptr) int32 {
 		return b.api.aclrtMemcpyAsync(d.addr, n, s.addr, n, kindOf(d, s), stream)
-	}, func() error { return b.copySync(st.dev, d, s, n) })
+	}, func() error { return b.copySync(ctx, st.dev, d, s, n) })
 }
 
 // queueOrRun queues an asynchronous operation on st, with submit, when
@@ -128,7 +167,7 @@ func spans2D(dpitch, spitch, width, height uint64) (dspan, sspan uint64, err err
 // Memcpy2D implements acl.Backend with aclrtMemcpy2d. As natively, a 2D copy
 // between two host buffers gives 107000.
 func (b *Backend) Memcpy2D(ctx context.Context, dst acl.Buf, dpitch uint64, src acl.Buf, spitch, width, height uint64) error {
-	if err := ctx.Err(); err != nil {
+	if err := orBackground(ctx).Err(); err != nil {
 		return err
 	}
 	if err := b.enter(); err != nil {
@@ -151,15 +190,18 @@ func (b *Backend) Memcpy2D(ctx context.Context, dst acl.Buf, dpitch uint64, src 
 	if !d.isDev && !s.isDev {
 		return err2DH2H
 	}
-	return b.copy2DSync(devOf(d, s), d, dpitch, s, spitch, width, height)
+	return b.copy2DSync(ctx, devOf(d, s), d, dpitch, s, spitch, width, height)
 }
 
-func (b *Backend) copy2DSync(dev int32, d side, dpitch uint64, s side, spitch, width, height uint64) error {
+// copy2DSync copies in native calls of about nativeChunk bytes of rows.
+func (b *Backend) copy2DSync(ctx context.Context, dev int32, d side, dpitch uint64, s side, spitch, width, height uint64) error {
 	var pn runtime.Pinner
 	defer pn.Unpin()
 	pinHosts(&pn, []side{d, s})
-	return b.call(dev, "aclrtMemcpy2d", func() int32 {
-		return b.api.aclrtMemcpy2d(d.addr, dpitch, s.addr, spitch, width, height, kindOf(d, s))
+	return pieces(ctx, height, max(nativeChunk/width, 1), false, func(row, rows uint64) error {
+		return b.call(dev, "aclrtMemcpy2d", func() int32 {
+			return b.api.aclrtMemcpy2d(d.addr+uintptr(row*dpitch), dpitch, s.addr+uintptr(row*spitch), spitch, width, rows, kindOf(d, s))
+		})
 	})
 }
 
@@ -188,7 +230,7 @@ func (b *Backend) Memcpy2DAsync(ctx context.Context, dst acl.Buf, dpitch uint64,
 	}
 	return b.queueOrRun(ctx, st, sides, d.pinned && s.pinned, "aclrtMemcpy2dAsync", func(stream uintptr) int32 {
 		return b.api.aclrtMemcpy2dAsync(d.addr, dpitch, s.addr, spitch, width, height, kindOf(d, s), stream)
-	}, func() error { return b.copy2DSync(st.dev, d, dpitch, s, spitch, width, height) })
+	}, func() error { return b.copy2DSync(ctx, st.dev, d, dpitch, s, spitch, width, height) })
 }
 
 // batchAttr is aclrtMemcpyBatchAttr in native layout.
@@ -252,25 +294,36 @@ func newBatch(reqs []req, orig []int, sides []side) *batch {
 }
 
 // batchFailed reports a native batch failure, naming the copy the runtime
-// blamed when it said (V1 forms).
-func batchFailed(rc int32, fn string, bt *batch, base int, fail uint64) error {
-	if fail < uint64(len(bt.orig)-base) {
-		return acl.Errorf(acl.Error(rc), "%s failed in libascendcl at copy %d", fn, bt.orig[base+int(fail)])
+// blamed when it said (V1 forms): orig maps the native call's entries to
+// the caller's copies.
+func batchFailed(rc int32, fn string, orig []int, fail uint64) error {
+	if fail < uint64(len(orig)) {
+		return acl.Errorf(acl.Error(rc), "%s failed in libascendcl at copy %d", fn, orig[fail])
 	}
 	return nativeErr(rc, fn)
 }
 
 // batchSync runs bt with aclrtMemcpyBatchV2, or aclrtMemcpyBatch in
-// libraries without it, in chunks of the synchronous batch limit.
-func (b *Backend) batchSync(dev int32, bt *batch) error {
+// libraries without it, in native calls of at most the synchronous batch
+// limit of entries and about nativeChunk bytes (a bigger copy is split
+// over several entries), giving up between two once ctx is done.
+func (b *Backend) batchSync(ctx context.Context, dev int32, bt *batch) error {
+	ctx = orBackground(ctx)
 	var pn runtime.Pinner
 	defer pn.Unpin()
 	pinHosts(&pn, bt.sides)
-	for lo := 0; lo < len(bt.dsts); lo += acl.BatchSyncMaxCount {
-		hi := min(lo+acl.BatchSyncMaxCount, len(bt.dsts))
-		n := uint64(hi - lo)
-		dsts, srcs := unsafe.Pointer(&bt.dsts[lo]), unsafe.Pointer(&bt.srcs[lo])
-		sizes, attrs, idx := unsafe.Pointer(&bt.sizes[lo]), unsafe.Pointer(&bt.attrs[lo]), unsafe.Pointer(&bt.idx[0])
+	var g batch // one native call's entries; orig maps them to the caller's
+	var bytes uint64
+	flush := func() error {
+		if len(g.dsts) == 0 {
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n := uint64(len(g.dsts))
+		dsts, srcs := unsafe.Pointer(&g.dsts[0]), unsafe.Pointer(&g.srcs[0])
+		sizes, attrs, idx := unsafe.Pointer(&g.sizes[0]), unsafe.Pointer(&g.attrs[0]), unsafe.Pointer(&g.idx[0])
 		var rc int32
 		fail := ^uint64(0)
 		fn := "aclrtMemcpyBatchV2"
@@ -286,10 +339,29 @@ func (b *Backend) batchSync(dev int32, bt *batch) error {
 			return err
 		}
 		if rc != 0 {
-			return batchFailed(rc, fn, bt, lo, fail)
+			return batchFailed(rc, fn, g.orig, fail)
+		}
+		g.dsts, g.srcs, g.sizes, g.attrs, g.idx, g.orig, bytes = g.dsts[:0], g.srcs[:0], g.sizes[:0], g.attrs[:0], g.idx[:0], g.orig[:0], 0
+		return nil
+	}
+	for i, size := range bt.sizes {
+		for off := uint64(0); off < size; off += nativeChunk {
+			k := min(nativeChunk, size-off)
+			if len(g.dsts) == acl.BatchSyncMaxCount || bytes+k > nativeChunk {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+			g.dsts = append(g.dsts, bt.dsts[i]+uintptr(off))
+			g.srcs = append(g.srcs, bt.srcs[i]+uintptr(off))
+			g.sizes = append(g.sizes, k)
+			g.attrs = append(g.attrs, bt.attrs[i])
+			g.idx = append(g.idx, uint64(len(g.idx)))
+			g.orig = append(g.orig, bt.orig[i])
+			bytes += k
 		}
 	}
-	return nil
+	return flush()
 }
 
 // MemcpyBatch implements acl.Backend with aclrtMemcpyBatchV2, or
@@ -297,7 +369,7 @@ func (b *Backend) batchSync(dev int32, bt *batch) error {
 // copy gets its own attribute with the real locations of its sides, and
 // destMax is the copy's size.
 func (b *Backend) MemcpyBatch(ctx context.Context, copies []acl.Copy) error {
-	if err := ctx.Err(); err != nil {
+	if err := orBackground(ctx).Err(); err != nil {
 		return err
 	}
 	if err := b.enter(); err != nil {
@@ -317,7 +389,7 @@ func (b *Backend) MemcpyBatch(ctx context.Context, copies []acl.Copy) error {
 	if len(bt.dsts) == 0 {
 		return nil
 	}
-	return b.batchSync(bt.dev, bt)
+	return b.batchSync(ctx, bt.dev, bt)
 }
 
 // MemcpyBatchAsync implements acl.Backend with aclrtMemcpyBatchAsyncV2, or
@@ -358,9 +430,9 @@ func (b *Backend) MemcpyBatchAsync(ctx context.Context, copies []acl.Copy, sh ac
 			return b.api.aclrtMemcpyBatchAsyncV2(dsts, sizes, srcs, sizes, n, attrs, idx, n, stream)
 		}
 		return b.api.aclrtMemcpyBatchAsync(dsts, sizes, srcs, sizes, n, attrs, idx, n, &fail, stream)
-	}, func() error { return b.batchSync(st.dev, bt) })
+	}, func() error { return b.batchSync(ctx, st.dev, bt) })
 	if err != nil && fail != ^uint64(0) {
-		return batchFailed(int32(acl.CodeOf(err)), fn, bt, 0, fail)
+		return batchFailed(int32(acl.CodeOf(err)), fn, bt.orig, fail)
 	}
 	return err
 }
@@ -380,7 +452,7 @@ func fill(p []byte, v byte) {
 // Go on host memory, where the runtime's behaviour is undefined unless the
 // memory is registered and Go's is not.
 func (b *Backend) Memset(ctx context.Context, dst acl.Buf, value byte, n uint64) error {
-	if err := ctx.Err(); err != nil {
+	if err := orBackground(ctx).Err(); err != nil {
 		return err
 	}
 	if err := b.enter(); err != nil {
@@ -396,11 +468,13 @@ func (b *Backend) Memset(ctx context.Context, dst acl.Buf, value byte, n uint64)
 	}
 	defer b.done(nil, sides)
 	d := sides[0]
-	if !d.isDev {
-		fill(d.host, value)
-		return nil
-	}
-	return b.call(d.dev, "aclrtMemset", func() int32 { return b.api.aclrtMemset(d.addr, n, int32(value), n) })
+	return pieces(ctx, n, nativeChunk, false, func(off, k uint64) error {
+		if !d.isDev {
+			fill(d.host[off:off+k], value)
+			return nil
+		}
+		return b.call(d.dev, "aclrtMemset", func() int32 { return b.api.aclrtMemset(d.addr+uintptr(off), k, int32(value), k) })
+	})
 }
 
 // MemsetAsync implements acl.Backend with aclrtMemsetAsync on device or

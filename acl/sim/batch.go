@@ -55,9 +55,9 @@ func (b *Backend) MemcpyBatch(ctx context.Context, cs []acl.Copy) error {
 	if err != nil {
 		return err
 	}
-	b.runBatch(j)
+	err = b.runBatch(haltOn(ctx), j)
 	j.release()
-	return nil
+	return err
 }
 
 // MemcpyBatchAsync implements acl.Backend: the batch is one queued
@@ -80,7 +80,7 @@ func (b *Backend) MemcpyBatchAsync(ctx context.Context, cs []acl.Copy, sh acl.St
 }
 
 // run is the work of MemcpyBatchAsync.
-func (j *batch) run(st *stream, _ [2]span) error { st.b.runBatch(j); return nil }
+func (j *batch) run(st *stream, _ [2]span, stop halt) error { return st.b.runBatch(stop, j) }
 
 // batch resolves every entry and takes one reference on each allocation
 // and pin the batch touches.
@@ -192,8 +192,9 @@ func (j *batch) recycle() {
 }
 
 // runBatch copies every entry under the data locks of all the batch's
-// allocations, taken in id order.
-func (b *Backend) runBatch(j *batch) {
+// allocations, taken in id order, stopping between two chunks (or pieces)
+// when h says.
+func (b *Backend) runBatch(h halt, j *batch) error {
 	t := b.now()
 	for _, e := range j.allocs {
 		if e.write {
@@ -202,7 +203,7 @@ func (b *Backend) runBatch(j *batch) {
 			e.a.mu.RLock()
 		}
 	}
-	j.copyAll()
+	err := j.copyAll(h)
 	for _, e := range j.allocs {
 		if e.write {
 			e.a.mu.Unlock()
@@ -210,7 +211,10 @@ func (b *Backend) runBatch(j *batch) {
 			e.a.mu.RUnlock()
 		}
 	}
-	b.pace(t, true, false, j.total)
+	if err != nil {
+		return err
+	}
+	return b.pace(h, t, true, false, j.total)
 }
 
 // piece is a share of a fanned-out batch: copies [i, j), or, when n > 0,
@@ -220,13 +224,26 @@ type piece struct {
 	off, n uint64
 }
 
-func (j *batch) copyAll() {
+func (j *batch) copyAll(h halt) error {
 	workers := runtime.GOMAXPROCS(0)
 	if workers < 2 || j.total+entryCost*uint64(len(j.ns)) < fanWork || !j.disjoint() {
+		var since uint64 // bytes copied since the last look at h
 		for i, n := range j.ns {
+			if n > chunk {
+				if err := move(h, j.dst(i, 0, n), j.src(i, 0, n)); err != nil {
+					return err
+				}
+				continue
+			}
+			if since += n; since >= chunk {
+				if err := h.err(); err != nil {
+					return err
+				}
+				since = 0
+			}
 			j.copyOne(i, 0, n)
 		}
-		return
+		return nil
 	}
 	var ps []piece
 	start, acc := 0, uint64(0)
@@ -252,10 +269,15 @@ func (j *batch) copyAll() {
 	}
 
 	var next atomic.Int64
+	var stopped atomic.Pointer[error]
 	work := func() {
 		for {
 			k := int(next.Add(1) - 1)
-			if k >= len(ps) {
+			if k >= len(ps) || stopped.Load() != nil {
+				return
+			}
+			if err := h.err(); err != nil {
+				stopped.CompareAndSwap(nil, &err)
 				return
 			}
 			p := ps[k]
@@ -274,6 +296,10 @@ func (j *batch) copyAll() {
 	}
 	work()
 	wg.Wait()
+	if err := stopped.Load(); err != nil {
+		return *err
+	}
+	return nil
 }
 
 // disjoint reports whether no byte one entry writes is read or written by
@@ -313,6 +339,9 @@ func (j *batch) copyOne(i int, off, n uint64) {
 	if n == 0 {
 		return
 	}
-	d, s := j.spans[2*i], j.spans[2*i+1]
-	copy(d.bytes(off + n)[off:], s.bytes(off + n)[off:])
+	copy(j.dst(i, off, n), j.src(i, off, n))
 }
+
+// dst and src return bytes [off, off+n) of copy i's destination and source.
+func (j *batch) dst(i int, off, n uint64) []byte { return j.spans[2*i].bytes(off + n)[off:] }
+func (j *batch) src(i int, off, n uint64) []byte { return j.spans[2*i+1].bytes(off + n)[off:] }

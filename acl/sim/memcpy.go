@@ -23,10 +23,10 @@ func (b *Backend) Memcpy(ctx context.Context, dst, src acl.Buf, n uint64) error 
 	if err != nil {
 		return err
 	}
-	b.xfer(d, s, n)
+	err = b.xfer(haltOn(ctx), d, s, n)
 	d.release()
 	s.release()
-	return nil
+	return err
 }
 
 // MemcpyAsync implements acl.Backend. A copy between host memory only gives
@@ -55,19 +55,23 @@ func (b *Backend) MemcpyAsync(ctx context.Context, dst, src acl.Buf, n uint64, s
 // xferOp is the work of MemcpyAsync.
 type xferOp struct{ n uint64 }
 
-func (x xferOp) run(st *stream, h [2]span) error { st.b.xfer(h[0], h[1], x.n); return nil }
+func (x xferOp) run(st *stream, h [2]span, stop halt) error { return st.b.xfer(stop, h[0], h[1], x.n) }
 
 func errAsyncH2H() error {
 	return acl.Errorf(acl.ErrRTFeatureNotSupport, "asynchronous copies between host memory are not supported: one side must be device memory")
 }
 
-// xfer copies n bytes from s to d under their data locks.
-func (b *Backend) xfer(d, s span, n uint64) {
+// xfer copies n bytes from s to d under their data locks, in chunks
+// (move), stopping between two when h says.
+func (b *Backend) xfer(h halt, d, s span, n uint64) error {
 	t := b.now()
 	lock2(d.a, s.a)
-	copy(d.bytes(n), s.bytes(n))
+	err := move(h, d.bytes(n), s.bytes(n))
 	unlock2(d.a, s.a)
-	b.pace(t, d.dev(), s.dev(), n)
+	if err != nil {
+		return err
+	}
+	return b.pace(h, t, d.dev(), s.dev(), n)
 }
 
 // now returns the time an operation starts, when the timing model needs it.
@@ -80,10 +84,10 @@ func (b *Backend) now() time.Time {
 
 // pace makes an operation begun at t that moved n bytes, from device memory
 // if fromDev and to device memory if toDev, last as long as the timing
-// model says.
-func (b *Backend) pace(t time.Time, toDev, fromDev bool, n uint64) {
+// model says, or until h says to stop.
+func (b *Backend) pace(h halt, t time.Time, toDev, fromDev bool, n uint64) error {
 	if !b.timing {
-		return
+		return nil
 	}
 	bw := b.prof.h2d
 	switch {
@@ -94,6 +98,7 @@ func (b *Backend) pace(t time.Time, toDev, fromDev bool, n uint64) {
 	}
 	want := b.prof.launch + time.Duration(float64(n)/bw*float64(time.Second))
 	if el := time.Since(t); el < want {
-		time.Sleep(want - el)
+		return h.sleep(want - el)
 	}
+	return nil
 }

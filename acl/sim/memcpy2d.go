@@ -34,10 +34,10 @@ func (b *Backend) Memcpy2D(ctx context.Context, dst acl.Buf, dpitch uint64, src 
 	if err != nil {
 		return err
 	}
-	b.xfer2D(d, s, r)
+	err = b.xfer2D(haltOn(ctx), d, s, r)
 	d.release()
 	s.release()
-	return nil
+	return err
 }
 
 // Memcpy2DAsync implements acl.Backend. Device to device is allowed (all
@@ -70,7 +70,7 @@ func (b *Backend) Memcpy2DAsync(ctx context.Context, dst acl.Buf, dpitch uint64,
 }
 
 // run is the work of Memcpy2DAsync.
-func (r rect) run(st *stream, h [2]span) error { st.b.xfer2D(h[0], h[1], r); return nil }
+func (r rect) run(st *stream, h [2]span, stop halt) error { return st.b.xfer2D(stop, h[0], h[1], r) }
 
 func errHost2D() error {
 	return acl.Errorf(acl.ErrRTParamInvalid, "2D copies go host to device, device to host or device to device: neither side is device memory")
@@ -97,18 +97,36 @@ func newRect(dpitch, spitch, width, height uint64) (rect, error) {
 	return rect{dpitch: dpitch, spitch: spitch, width: width, height: height, dn: dn, sn: sn}, nil
 }
 
-// xfer2D copies the rows of r from s to d under the data locks.
-func (b *Backend) xfer2D(d, s span, r rect) {
+// xfer2D copies the rows of r from s to d under the data locks, looking
+// at h about every chunk bytes.
+func (b *Backend) xfer2D(h halt, d, s span, r rect) error {
 	t := b.now()
 	lock2(d.a, s.a)
 	db, sb := d.bytes(r.dn), s.bytes(r.sn)
+	var err error
 	if r.dpitch == r.width && r.spitch == r.width {
-		copy(db, sb) // contiguous rows: one copy
+		err = move(h, db, sb) // contiguous rows: one copy
 	} else {
+		var since uint64 // bytes copied since the last look at h
 		for i := range r.height {
+			if since += r.width; since >= chunk {
+				if err = h.err(); err != nil {
+					break
+				}
+				since = 0
+			}
+			if r.width > chunk {
+				if err = move(h, db[i*r.dpitch:i*r.dpitch+r.width], sb[i*r.spitch:i*r.spitch+r.width]); err != nil {
+					break
+				}
+				continue
+			}
 			copy(db[i*r.dpitch:i*r.dpitch+r.width], sb[i*r.spitch:i*r.spitch+r.width])
 		}
 	}
 	unlock2(d.a, s.a)
-	b.pace(t, d.dev(), s.dev(), r.width*r.height)
+	if err != nil {
+		return err
+	}
+	return b.pace(h, t, d.dev(), s.dev(), r.width*r.height)
 }

@@ -19,9 +19,9 @@ func (b *Backend) Memset(ctx context.Context, dst acl.Buf, value byte, n uint64)
 	if err != nil {
 		return err
 	}
-	b.fill(d, value, n)
+	err = b.fill(haltOn(ctx), d, value, n)
 	d.release()
-	return nil
+	return err
 }
 
 // MemsetAsync implements acl.Backend. Pageable host memory makes it wait
@@ -47,7 +47,7 @@ type fillOp struct {
 	n uint64
 }
 
-func (x fillOp) run(st *stream, h [2]span) error { st.b.fill(h[0], x.v, x.n); return nil }
+func (x fillOp) run(st *stream, h [2]span, stop halt) error { return st.b.fill(stop, h[0], x.v, x.n) }
 
 // one resolves the single Buf of an operation.
 func (b *Backend) one(x acl.Buf, n uint64, write bool, what string) (span, error) {
@@ -59,20 +59,15 @@ func (b *Backend) one(x acl.Buf, n uint64, write bool, what string) (span, error
 	return b.spanLocked(x, n, write, what)
 }
 
-// fill sets n bytes at d to v under d's data lock.
-func (b *Backend) fill(d span, v byte, n uint64) {
+// fill sets n bytes at d to v under d's data lock, in chunks (set),
+// stopping between two when h says.
+func (b *Backend) fill(h halt, d span, v byte, n uint64) error {
 	t := b.now()
 	lock2(d.a, nil)
-	p := d.bytes(n)
-	if v == 0 {
-		clear(p)
-	} else {
-		// Doubling copies run at memmove speed, unlike a byte loop.
-		p[0] = v
-		for i := 1; i < len(p); i *= 2 {
-			copy(p[i:], p[:i])
-		}
-	}
+	err := set(h, d.bytes(n), v)
 	unlock2(d.a, nil)
-	b.pace(t, d.dev(), d.dev(), n)
+	if err != nil {
+		return err
+	}
+	return b.pace(h, t, d.dev(), d.dev(), n)
 }

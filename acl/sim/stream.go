@@ -23,15 +23,18 @@ type op struct {
 // is the spans the operation holds: a copy's destination and source, a
 // memset's destination. A copy's work is the rest of its arguments, small
 // enough to box cheaply.
+//
+// A long operation looks at stop between chunks of its work, and returns
+// its error when it says to stop.
 type work interface {
-	run(st *stream, held [2]span) error
+	run(st *stream, held [2]span, stop halt) error
 }
 
 // opFunc is work that is a function, for operations that close over
 // their state.
 type opFunc func(*stream) error
 
-func (f opFunc) run(s *stream, _ [2]span) error { return f(s) }
+func (f opFunc) run(s *stream, _ [2]span, _ halt) error { return f(s) }
 
 // releaser is what an operation holds beyond its two spans (a batch's
 // memory).
@@ -61,7 +64,7 @@ func submit[W work](ctx context.Context, st *stream, pageable bool, w W, held [2
 	if err := st.drain(ctx); err != nil {
 		return err
 	}
-	return w.run(st, held)
+	return w.run(st, held, haltOn(ctx))
 }
 
 // stream is a FIFO queue of operations that one worker goroutine runs in
@@ -164,7 +167,7 @@ func (s *stream) exec(o *op) (err error) {
 			err = acl.Errorf(acl.ErrInternal, "stream %d: operation panicked: %v", s.h, r)
 		}
 	}()
-	return o.work.run(s, o.held)
+	return o.work.run(s, o.held, halt{done: s.abort})
 }
 
 // push queues o, first waiting while the stream holds the configured depth

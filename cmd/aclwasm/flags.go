@@ -28,6 +28,7 @@ type sandboxFlags struct {
 	maxStreams, maxEvents         int
 	maxQueued                     int
 	maxBatchEntries               int
+	maxCallBytes                  string
 	memoryPages                   uint32
 	timeout                       time.Duration
 	allow, deny                   []string
@@ -51,6 +52,7 @@ func (f *sandboxFlags) register(c *cobra.Command) {
 	fl.IntVar(&f.maxEvents, "max-events", host.DefaultMaxEvents, "events held at once")
 	fl.IntVar(&f.maxQueued, "max-queued", host.DefaultMaxQueued, "operations queued on one stream")
 	fl.IntVar(&f.maxBatchEntries, "max-batch-entries", host.DefaultMaxBatchEntries, "entries of queued asynchronous batch copies, over all streams")
+	fl.StringVar(&f.maxCallBytes, "max-call-bytes", "1GiB", "bytes one host call may move or set (a batch's entries summed)")
 	fl.Uint32Var(&f.memoryPages, "memory-pages", host.DefaultMemoryPages, "guest linear memory limit in 64 KiB pages")
 	fl.DurationVar(&f.timeout, "timeout", host.DefaultTimeout, "run timeout, blocking host calls included")
 	fl.StringSliceVar(&f.allow, "allow", nil, "functions the plugin may import (default all)")
@@ -69,6 +71,12 @@ func (f *sandboxFlags) policy() (host.Policy, error) {
 	}
 	if p.PinnedMemory, err = parseBytes(f.pinnedMemory); err != nil {
 		return p, fmt.Errorf("--pinned-memory: %w", err)
+	}
+	if p.MaxCallBytes, err = parseBytes(f.maxCallBytes); err != nil {
+		return p, fmt.Errorf("--max-call-bytes: %w", err)
+	}
+	if p.MaxCallBytes == 0 {
+		return p, fmt.Errorf("--max-call-bytes %q: want more than 0", f.maxCallBytes)
 	}
 	// In a Policy, 0 means the default: a limit of 0 given here would
 	// silently become the default limit, so it is refused.

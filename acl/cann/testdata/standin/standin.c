@@ -210,8 +210,9 @@ EXPORT void aclwasmStandinCallLogReset(void)
 /* ---- state ---- */
 
 /* One mutex guards all state and one condition variable announces every
- * change; workers hold the mutex while they run an operation. That is slow
- * and simple, which is what a stand-in should be. */
+ * change; workers hold the mutex while they run an operation, except while
+ * they move the bytes of a copy or memset (see CHUNK). That is slow and
+ * simple, which is what a stand-in should be. */
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 
@@ -440,26 +441,64 @@ static int still_valid(const void *p, size_t n, int loc)
     return 1;
 }
 
+/* CHUNK bounds what a worker copies or sets between two looks at its
+ * stream's cancel flag, with mu released meanwhile: as on a device, whose
+ * copy engines run beside the runtime, a long operation holds up no other
+ * call, and a forced destruction stops it within a chunk. */
+#define CHUNK ((size_t)2 << 20)
+
+/* move_chunked copies n bytes as memmove does, in chunks with mu released,
+ * stopping early when s is cancelled. Called with mu held; returns with it
+ * held. */
+static void move_chunked(struct stream *s, char *dst, const char *src, size_t n)
+{
+    int back = dst > src && dst < src + n;
+    for (size_t done = 0; done < n && !s->cancel;) {
+        size_t k = n - done < CHUNK ? n - done : CHUNK;
+        size_t off = back ? n - done - k : done;
+        pthread_mutex_unlock(&mu);
+        memmove(dst + off, src + off, k);
+        pthread_mutex_lock(&mu);
+        done += k;
+    }
+}
+
+/* set_chunked is memset in chunks, as move_chunked. */
+static void set_chunked(struct stream *s, char *dst, int v, size_t n)
+{
+    for (size_t off = 0; off < n && !s->cancel; off += CHUNK) {
+        size_t k = n - off < CHUNK ? n - off : CHUNK;
+        pthread_mutex_unlock(&mu);
+        memset(dst + off, v, k);
+        pthread_mutex_lock(&mu);
+    }
+}
+
 static aclError run_task(struct stream *s, struct task *t)
 {
     switch (t->op) {
     case T_COPY:
         if (!still_valid(t->dst, t->n, t->dst_loc) || !still_valid(t->src, t->n, t->src_loc))
             return RT_DRV_INTERNAL_ERROR;
-        memmove(t->dst, t->src, t->n);
+        move_chunked(s, t->dst, t->src, t->n);
         return OK;
     case T_COPY2D: {
         size_t dspan = (t->height - 1) * t->dpitch + t->width, sspan = (t->height - 1) * t->spitch + t->width;
         if (!still_valid(t->dst, dspan, t->dst_loc) || !still_valid(t->src, sspan, t->src_loc))
             return RT_DRV_INTERNAL_ERROR;
-        for (size_t r = 0; r < t->height; r++)
-            memmove(t->dst + r * t->dpitch, t->src + r * t->spitch, t->width);
+        for (size_t r = 0; r < t->height && !s->cancel;) {
+            size_t rows = t->width >= CHUNK ? 1 : CHUNK / t->width, end = r + rows < t->height ? r + rows : t->height;
+            pthread_mutex_unlock(&mu);
+            for (; r < end; r++)
+                memmove(t->dst + r * t->dpitch, t->src + r * t->spitch, t->width);
+            pthread_mutex_lock(&mu);
+        }
         return OK;
     }
     case T_SET:
         if (!still_valid(t->dst, t->n, t->dst_loc))
             return RT_DRV_INTERNAL_ERROR;
-        memset(t->dst, t->value & 0xff, t->n);
+        set_chunked(s, t->dst, t->value & 0xff, t->n);
         return OK;
     case T_BATCH:
         for (size_t i = 0; i < t->count; i++) {
@@ -469,8 +508,8 @@ static aclError run_task(struct stream *s, struct task *t)
                 (dl != LOC_DEVICE && sl != LOC_DEVICE))
                 return RT_DRV_INTERNAL_ERROR;
         }
-        for (size_t i = 0; i < t->count; i++)
-            memmove(t->dsts[i], t->srcs[i], t->sizes[i]);
+        for (size_t i = 0; i < t->count && !s->cancel; i++)
+            move_chunked(s, t->dsts[i], t->srcs[i], t->sizes[i]);
         return OK;
     case T_RECORD:
         if (t->seq > t->ev->done) {
@@ -587,7 +626,8 @@ static void stop_stream(struct stream *s, int cancel)
     s->stop = 1;
     if (cancel) {
         s->cancel = 1;
-        /* Drop what has not started; the running operation finishes. */
+        /* Drop what has not started; the running operation stops within a
+         * chunk (CHUNK). */
         struct task *t = s->head ? s->head->next : NULL;
         if (s->head)
             s->head->next = NULL, s->tail = s->head;
@@ -1728,8 +1768,10 @@ static aclError batch(void **dsts, size_t *destMaxs, void **srcs, size_t *sizes,
             rc = RT_PARAM_INVALID;
     }
     int pageable = 0;
+    /* idx is strictly increasing (checked above), so the attribute of copy
+     * i is found by moving k forward: linear in n, not quadratic. */
+    size_t k = 0;
     for (size_t i = 0; i < n && rc == OK; i++) {
-        size_t k = 0;
         while (k + 1 < na && idx[k + 1] <= i)
             k++;
         int ddev = -1, sdev = -1;

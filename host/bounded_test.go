@@ -1,0 +1,121 @@
+package host
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/acl"
+)
+
+// Issue 9, bug 3: timeouts bound every host call, and a call's cost is
+// bounded by Policy.MaxCallBytes in the first place.
+
+const (
+	bigEntry = 64 << 20 // one batch entry: 64 MiB of guest memory at bigSrc
+	bigSrc   = 4 << 20  // above the batch arrays at 0x20000
+)
+
+// bigHarness is a harness whose guest memory holds bigEntry bytes at bigSrc,
+// with the per-call budget lifted so that only the timeout bounds a call.
+func bigHarness(t *testing.T, timeout time.Duration) *harness {
+	h := newHarness(t, Policy{Timeout: timeout, MaxCallBytes: 1 << 62, MemoryPages: 2048})
+	pages := (bigSrc + bigEntry + 65535) / 65536
+	require.NotEqual(t, int32(-1), h.call("grow", uint64(pages-4)), "grow the guest memory")
+	h.ok("aclrtSetDevice", 0)
+	return h
+}
+
+// repeat lays out a batch of n entries that each copy bigEntry bytes from
+// bigSrc to dst.
+func (h *harness) repeat(n int, dst uint64) batchArgs {
+	dsts, srcs, sizes := make([]uint64, n), make([]uint64, n), make([]uint64, n)
+	for i := range n {
+		dsts[i], srcs[i], sizes[i] = dst, bigSrc, bigEntry
+	}
+	return h.batch(dsts, srcs, sizes, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+}
+
+// watchdog runs f and fails the test if it has not returned within a
+// minute: a call the timeout should have stopped would otherwise run for
+// many minutes (the copies below move terabytes).
+func watchdog(t *testing.T, what string, f func() error) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(time.Minute):
+		t.Fatalf("%s still running a minute after its timeout", what)
+		return nil
+	}
+}
+
+// TestTimeoutStopsSyncBatch: a synchronous batch of 4096 copies of 64 MiB
+// (256 GiB) under a 1 s timeout used to run to its end (about 30 s) and
+// succeed; it now stops between chunks and the call times out.
+func TestTimeoutStopsSyncBatch(t *testing.T) {
+	h := bigHarness(t, time.Second)
+	b := h.repeat(acl.BatchSyncMaxCount, h.malloc(bigEntry))
+	err := watchdog(t, "aclrtMemcpyBatch", func() error {
+		_, err := h.inst.Call(context.Background(), "aclrtMemcpyBatch", b.dsts, b.destMaxs, b.srcs, b.sizes, acl.BatchSyncMaxCount, b.attrs, b.idx, 1, b.fail)
+		return err
+	})
+	require.ErrorIs(t, err, ErrTimeout)
+}
+
+// TestTimeoutStopsRunningAsyncBatch: the session's release after a timeout
+// used to wait for a queued batch that had started, to its end; it now
+// stops it between chunks. The batch moves 4 TiB: minutes of copying.
+func TestTimeoutStopsRunningAsyncBatch(t *testing.T) {
+	h := bigHarness(t, 2*time.Second)
+	dst := h.malloc(bigEntry)
+	h.ok("aclrtHostRegister", bigSrc, bigEntry, 0, outB)
+	st := h.stream()
+	const n = 1 << 16
+	b := h.repeat(n, dst)
+	h.ok("aclrtMemcpyBatchAsync", b.dsts, b.destMaxs, b.srcs, b.sizes, n, b.attrs, b.idx, 1, b.fail, st)
+	err := watchdog(t, "aclrtSynchronizeStream and the release", func() error {
+		_, err := h.inst.Call(context.Background(), "aclrtSynchronizeStream", st)
+		return err
+	})
+	require.ErrorIs(t, err, ErrTimeout)
+}
+
+// TestMaxCallBytes: one call may move at most Policy.MaxCallBytes bytes,
+// batches summed; beyond it 207012, naming the budget, before any effect.
+func TestMaxCallBytes(t *testing.T) {
+	const budget = 4096
+	h := newHarness(t, Policy{MaxCallBytes: budget})
+	h.ok("aclrtSetDevice", 0)
+	d := h.malloc(2 * budget)
+	st := h.stream()
+	h.ok("aclrtHostRegister", data, 2*budget, 0, outB)
+	h.ok("aclrtMemcpy", d, budget, data, budget, 1)
+	over := func(name string, args ...uint64) {
+		t.Helper()
+		msg := h.code(acl.ErrRTOverLimit, name, args...)
+		require.Contains(t, msg, "4096 bytes per call (MaxCallBytes)", name)
+	}
+	over("aclrtMemcpy", d, budget+1, data, budget+1, 1)
+	over("aclrtMemcpyAsync", d, budget+1, data, budget+1, 1, st)
+	over("aclrtMemset", d, budget+1, 7, budget+1)
+	over("aclrtMemsetAsync", d, budget+1, 7, budget+1, st)
+	over("aclrtMemcpy2d", d, 1024, data, 1024, 1024, 5, 1)
+	over("aclrtMemcpy2dAsync", d, 1024, data, 1024, 1024, 5, 1, st)
+	b := h.batch([]uint64{d, d + budget}, []uint64{data, data}, []uint64{budget, 1}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+	over("aclrtMemcpyBatch", b.dsts, b.destMaxs, b.srcs, b.sizes, 2, b.attrs, b.idx, 1, b.fail)
+	require.Equal(t, acl.FailIndexNone, h.u64(uint32(b.fail)), "no entry failed")
+	over("aclrtMemcpyBatchAsync", b.dsts, b.destMaxs, b.srcs, b.sizes, 2, b.attrs, b.idx, 1, b.fail, st)
+	over("aclrtMemcpyBatchV2", b.dsts, b.destMaxs, b.srcs, b.sizes, 2, b.attrs, b.idx, 1)
+	over("aclrtMemcpyBatchAsyncV2", b.dsts, b.destMaxs, b.srcs, b.sizes, 2, b.attrs, b.idx, 1, st)
+	h.ok("aclrtSynchronizeStream", st)
+	require.Equal(t, uint64(budget), h.inst.Session().Stats().Bytes["H2D"], "only the first copy moved bytes")
+
+	// Sizes that overflow 64 bits when summed are over any budget.
+	huge := h.batch([]uint64{d, d}, []uint64{data, data}, []uint64{1 << 63, 1 << 63}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+	h.code(acl.ErrRTOverLimit, "aclrtMemcpyBatch", huge.dsts, huge.destMaxs, huge.srcs, huge.sizes, 2, huge.attrs, huge.idx, 1, huge.fail)
+}
