@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
@@ -105,4 +108,34 @@ func ExampleWithHostFuncs() {
 	// Output:
 	// status 0 sum 10
 	// status 100000 env.sum: pointer [0xfffffff0, +16) is outside guest memory (131072 bytes)
+}
+
+// Concurrent calls through a pool of at most 4 instances: 64 goroutines,
+// each call with an instance of its own.
+func ExamplePool() {
+	ctx := context.Background()
+	rt, pl := loadUpper(ctx)
+	defer rt.Close(ctx)
+	defer pl.Close(ctx)
+	pool, err := pl.NewPool(host.PoolConfig{Size: 4})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer pool.Close(ctx)
+	var wg sync.WaitGroup
+	var failed atomic.Int32
+	for g := range 64 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			in := fmt.Sprintf("request %d", g)
+			out, err := pool.CallBytes(ctx, "upper", []byte(in))
+			if err != nil || string(out) != strings.ToUpper(in) {
+				failed.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	fmt.Println("failed:", failed.Load())
+	// Output: failed: 0
 }
