@@ -48,6 +48,9 @@ var engines = map[string]func(context.Context, engineOptions) (engine, error){}
 type engineOptions struct {
 	fuel     uint64 // WithFuel; 0: no fuel metering
 	cacheDir string // WithCacheDir; "": in memory only
+	// funcs are the host functions outside module "acl", each routed to
+	// Session.invokeHost.
+	funcs []*hostFunc
 }
 
 func engineNames() string {

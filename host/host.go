@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 
@@ -52,6 +53,8 @@ type config struct {
 	trace   func(CallRecord)
 	fuel    uint64
 	cache   string
+
+	hostFuncs []HostFunc // WithHostFuncs
 }
 
 // WithBackend sets the backend calls are delegated to. The caller keeps
@@ -88,6 +91,7 @@ type Runtime struct {
 	ownBackend bool
 	engine     engine
 	trace      func(CallRecord)
+	hostFuncs  []*hostFunc // outside module "acl": abi.IOModule's, WithHostFuncs'
 	regions    regionPool
 	// peerRequired: copies between devices need peer access enabled first
 	// (acl.PeerRule; true unless the backend says otherwise).
@@ -111,6 +115,12 @@ func NewRuntime(ctx context.Context, opts ...Option) (*Runtime, error) {
 	if pr, ok := r.backend.(acl.PeerRule); ok {
 		r.peerRequired = pr.PeerAccessRequired()
 	}
+	hf, err := hostFuncs(c.hostFuncs)
+	if err != nil {
+		r.closeBackend()
+		return nil, fmt.Errorf("host: %w", err)
+	}
+	r.hostFuncs = hf
 	newEngine, ok := engines[c.engine]
 	if !ok {
 		r.closeBackend()
@@ -119,7 +129,7 @@ func NewRuntime(ctx context.Context, opts ...Option) (*Runtime, error) {
 		}
 		return nil, fmt.Errorf("host: unknown engine %q (have: %s)", c.engine, engineNames())
 	}
-	e, err := newEngine(ctx, engineOptions{fuel: c.fuel, cacheDir: c.cache})
+	e, err := newEngine(ctx, engineOptions{fuel: c.fuel, cacheDir: c.cache, funcs: hf})
 	if err != nil {
 		r.closeBackend()
 		return nil, fmt.Errorf("host: engine %s: %w", c.engine, err)
@@ -200,7 +210,7 @@ func (r *Runtime) Load(ctx context.Context, wasm []byte, p Policy) (*Plugin, err
 	if err != nil {
 		return nil, &LoadError{Problems: []string{"compile: " + err.Error()}}
 	}
-	if probs := checkModule(mod.imports(), wasm, &p); len(probs) > 0 {
+	if probs := r.checkModule(mod.imports(), wasm, &p); len(probs) > 0 {
 		mod.close(ctx)
 		return nil, &LoadError{Problems: probs}
 	}
@@ -223,7 +233,7 @@ func (r *Runtime) Check(ctx context.Context, wasm []byte, p Policy) ([]string, e
 }
 
 // checkModule returns the reasons to refuse a module.
-func checkModule(imps []importDesc, wasm []byte, p *Policy) []string {
+func (r *Runtime) checkModule(imps []importDesc, wasm []byte, p *Policy) []string {
 	var probs []string
 	for _, im := range imps {
 		switch im.module {
@@ -239,7 +249,15 @@ func checkModule(imps []importDesc, wasm []byte, p *Policy) []string {
 			}
 		case "wasi_snapshot_preview1":
 		default:
-			probs = append(probs, fmt.Sprintf("import %s.%s: module %q is not provided (only %q and wasi_snapshot_preview1)", im.module, im.name, im.module, abi.Module))
+			h := r.lookupHost(im.module, im.name)
+			switch {
+			case h != nil && im.signature != h.f.Signature():
+				probs = append(probs, fmt.Sprintf("import %s.%s has signature %s, the host function has %s", im.module, im.name, im.signature, h.f.Signature()))
+			case h == nil && slices.Contains(r.hostModules(), im.module):
+				probs = append(probs, fmt.Sprintf("import %s.%s is not a function of host module %q", im.module, im.name, im.module))
+			case h == nil:
+				probs = append(probs, fmt.Sprintf("import %s.%s: module %q is not provided (only %q, wasi_snapshot_preview1 and %s)", im.module, im.name, im.module, abi.Module, strings.Join(r.hostModules(), ", ")))
+			}
 		}
 	}
 	all, min, hasMem, err := scanModule(wasm)

@@ -55,6 +55,7 @@ type Session struct {
 	stats   stats
 	trace   func(CallRecord)
 	mem     *linearMemory
+	io      *bytesCall // the Instance.CallBytes in progress, or nil
 }
 
 type streamRec struct {

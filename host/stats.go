@@ -30,6 +30,20 @@ type stats struct {
 	calls []uint64
 	bytes [][4]atomic.Uint64
 	errs  []map[acl.Error]uint64
+	host  map[string]*FuncStats // functions outside module "acl", by module.name
+}
+
+// hostStat returns the counters of the host function named name.
+func (st *stats) hostStat(name string) *FuncStats {
+	if st.host == nil {
+		st.host = map[string]*FuncStats{}
+	}
+	fs := st.host[name]
+	if fs == nil {
+		fs = &FuncStats{Errors: map[acl.Error]uint64{}, Bytes: map[string]uint64{}}
+		st.host[name] = fs
+	}
+	return fs
 }
 
 func (st *stats) init() {
@@ -64,6 +78,13 @@ func (st *stats) snapshot() Stats {
 			}
 		}
 		out.Funcs[abi.Funcs[i].Name] = fs
+	}
+	for name, h := range st.host {
+		fs := FuncStats{Calls: h.Calls, Errors: map[acl.Error]uint64{}, Bytes: map[string]uint64{}}
+		for c, k := range h.Errors {
+			fs.Errors[c] = k
+		}
+		out.Funcs[name] = fs
 	}
 	return out
 }

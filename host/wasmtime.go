@@ -30,6 +30,7 @@ type wasmtimeEngine struct {
 	eng    *wasmtime.Engine
 	linker *wasmtime.Linker
 	fuel   uint64
+	funcs  []*hostFunc // outside module "acl" (engineOptions.funcs)
 
 	mu    sync.Mutex
 	cache map[[32]byte]*wasmtimeCompiled // by the wasm's hash, until Runtime.Close
@@ -72,7 +73,7 @@ func newWasmtime(_ context.Context, o engineOptions) (engine, error) {
 	cfg.SetWasmFunctionReferences(false)
 	cfg.SetWasmRelaxedSIMD(false)
 	cfg.SetWasmWideArithmetic(false)
-	e := &wasmtimeEngine{eng: wasmtime.NewEngineWithConfig(cfg), fuel: o.fuel, cache: map[[32]byte]*wasmtimeCompiled{}}
+	e := &wasmtimeEngine{eng: wasmtime.NewEngineWithConfig(cfg), fuel: o.fuel, funcs: o.funcs, cache: map[[32]byte]*wasmtimeCompiled{}}
 	e.linker = wasmtime.NewLinker(e.eng)
 	if err := e.define(); err != nil {
 		e.linker.Close()
@@ -113,6 +114,31 @@ func (e *wasmtimeEngine) define() error {
 			if w.ctx != nil && w.ctx.Err() != nil {
 				// The call's context ended while the import blocked: the
 				// guest must not resume (runError reports the timeout).
+				return nil, wasmtime.NewTrap("interrupted: " + w.ctx.Err().Error())
+			}
+			return []wasmtime.Val{wasmtime.ValI32(r)}, nil
+		}))
+		if err != nil {
+			return err
+		}
+	}
+	for _, h := range e.funcs {
+		params := make([]*wasmtime.ValType, len(h.f.Params))
+		for k, p := range h.f.Params {
+			params[k] = i32
+			if p.Type.Is64() {
+				params[k] = i64
+			}
+		}
+		h := h
+		ty := wasmtime.NewFuncType(params, []*wasmtime.ValType{i32})
+		err := e.linker.FuncNew(h.module, h.name, ty, trapPanics(func(c *wasmtime.Caller, args []wasmtime.Val) ([]wasmtime.Val, *wasmtime.Trap) {
+			w, _ := c.Data().(*wasmtimeInstance)
+			if w == nil {
+				return []wasmtime.Val{wasmtime.ValI32(500000)}, nil
+			}
+			r := w.hostFuncCall(c, h, args)
+			if w.ctx != nil && w.ctx.Err() != nil {
 				return nil, wasmtime.NewTrap("interrupted: " + w.ctx.Err().Error())
 			}
 			return []wasmtime.Val{wasmtime.ValI32(r)}, nil
@@ -322,6 +348,24 @@ func (w *wasmtimeInstance) hostCall(c *wasmtime.Caller, fi int, args []wasmtime.
 		ctx = context.Background()
 	}
 	w.s.invoke(ctx, fi, w.guestMemory(c), stack)
+	return int32(uint32(stack[0]))
+}
+
+// hostFuncCall is hostCall for a host function outside module "acl".
+func (w *wasmtimeInstance) hostFuncCall(c *wasmtime.Caller, h *hostFunc, args []wasmtime.Val) int32 {
+	stack := w.stack[:max(len(args), 1)]
+	for k, a := range args {
+		if a.Kind() == wasmtime.KindI64 {
+			stack[k] = uint64(a.I64())
+		} else {
+			stack[k] = uint64(uint32(a.I32()))
+		}
+	}
+	ctx := w.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	w.s.invokeHost(ctx, h, w.guestMemory(c), stack)
 	return int32(uint32(stack[0]))
 }
 

@@ -80,7 +80,56 @@ func newWazero(ctx context.Context, o engineOptions) (engine, error) {
 	if _, err := b.Instantiate(ctx); err != nil {
 		return nil, errors.Join(err, r.Close(ctx))
 	}
+	if err := wazeroHostFuncs(ctx, r, o.funcs); err != nil {
+		return nil, errors.Join(err, r.Close(ctx))
+	}
 	return &wazeroEngine{rt: r, cache: cache}, nil
+}
+
+// wazeroHostFuncs instantiates one host module per module of funcs, each
+// function routed to Session.invokeHost as the "acl" ones are to invoke.
+func wazeroHostFuncs(ctx context.Context, r wazero.Runtime, funcs []*hostFunc) error {
+	builders := map[string]wazero.HostModuleBuilder{}
+	var order []string
+	for _, h := range funcs {
+		b, ok := builders[h.module]
+		if !ok {
+			b = r.NewHostModuleBuilder(h.module)
+			builders[h.module] = b
+			order = append(order, h.module)
+		}
+		params := make([]api.ValueType, len(h.f.Params))
+		for k, p := range h.f.Params {
+			params[k] = api.ValueTypeI32
+			if p.Type.Is64() {
+				params[k] = api.ValueTypeI64
+			}
+		}
+		h := h
+		b.NewFunctionBuilder().
+			WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, mod api.Module, stack []uint64) {
+				s := sessionFrom(ctx)
+				if s == nil {
+					stack[0] = uint64(uint32(int32(500000)))
+					return
+				}
+				s.invokeHost(ctx, h, guestMemory(mod), stack)
+				if err := ctx.Err(); err != nil {
+					code := sys.ExitCodeContextCanceled
+					if errors.Is(err, context.DeadlineExceeded) {
+						code = sys.ExitCodeDeadlineExceeded
+					}
+					panic(sys.NewExitError(code))
+				}
+			}), params, []api.ValueType{api.ValueTypeI32}).
+			Export(h.name)
+	}
+	for _, m := range order {
+		if _, err := builders[m].Instantiate(ctx); err != nil {
+			return fmt.Errorf("host module %s: %w", m, err)
+		}
+	}
+	return nil
 }
 
 func guestMemory(mod api.Module) []byte {

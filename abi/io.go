@@ -1,0 +1,29 @@
+package abi
+
+// IOModule is the import module of the bytes-in, bytes-out convention
+// (docs/EMBEDDING.md): a host that calls a reactor export with a byte
+// slice (host.Instance.CallBytes) lends the guest its input through these
+// functions and collects what the guest writes as the output. The guest
+// needs no allocator of its own: it reads the input into memory it owns.
+const IOModule = "aclwasm"
+
+// IOFuncs are the functions of IOModule. Each returns an i32: a length,
+// or 0 or an aclError code, whose message aclGetRecentErrMsg reports.
+var IOFuncs = []Func{
+	{Name: "input_len", Group: "io", Params: nil,
+		Doc: "Returns the length of the call's input in bytes (0 outside a bytes call). Inputs are below 2^31 bytes."},
+	{Name: "input_read", Group: "io", Params: []Param{{"buf", Gptr}, {"len", I32}},
+		Doc: "Copies the first len bytes of the input to buf. len beyond the input, or buf outside guest memory: 100000."},
+	{Name: "output_write", Group: "io", Params: []Param{{"buf", Gptr}, {"len", I32}},
+		Doc: "Appends len bytes at buf to the call's output. Outside a bytes call or buf outside guest memory: 100000; an output beyond the policy's memory limit: 207012."},
+}
+
+// LookupIO returns the function of IOModule named name, or nil.
+func LookupIO(name string) *Func {
+	for i := range IOFuncs {
+		if IOFuncs[i].Name == name {
+			return &IOFuncs[i]
+		}
+	}
+	return nil
+}

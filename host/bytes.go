@@ -1,0 +1,170 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/aclwasm/aclwasm/abi"
+	"github.com/aclwasm/aclwasm/acl"
+)
+
+// ErrMemoryRange: a ReadMemory or WriteMemory range lies outside the
+// guest's linear memory.
+var ErrMemoryRange = errors.New("outside guest memory")
+
+// ReadMemory returns a copy of the n bytes of the guest's linear memory at
+// offset off. Call it between the instance's calls, not during one.
+func (i *Instance) ReadMemory(off, n uint32) ([]byte, error) {
+	b, err := i.memRange("read", off, uint64(n))
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte(nil), b...), nil
+}
+
+// WriteMemory copies b into the guest's linear memory at offset off, or
+// nothing if any byte would fall outside it. Call it between the
+// instance's calls, not during one.
+func (i *Instance) WriteMemory(off uint32, b []byte) error {
+	dst, err := i.memRange("write", off, uint64(len(b)))
+	if err != nil {
+		return err
+	}
+	copy(dst, b)
+	return nil
+}
+
+// MemorySize returns the size of the guest's linear memory in bytes.
+func (i *Instance) MemorySize() uint64 {
+	if i.done {
+		return 0
+	}
+	return uint64(len(i.inst.memory()))
+}
+
+func (i *Instance) memRange(op string, off uint32, n uint64) ([]byte, error) {
+	if i.done {
+		return nil, fmt.Errorf("host: %s memory: instance is closed", op)
+	}
+	mem := i.inst.memory()
+	if end := uint64(off) + n; end > uint64(len(mem)) {
+		return nil, fmt.Errorf("host: %s memory [%#x, +%d): %w (%d bytes)", op, off, n, ErrMemoryRange, len(mem))
+	}
+	return mem[off : uint64(off)+n : uint64(off)+n], nil
+}
+
+// StatusError reports a bytes call whose export returned a nonzero status.
+// The instance stays usable.
+type StatusError struct {
+	Export string
+	Status int32
+	// Msg is the session's most recent error message, if the guest's last
+	// failed host call left one.
+	Msg string
+}
+
+// Error implements error.
+func (e *StatusError) Error() string {
+	s := fmt.Sprintf("%s returned %d", e.Export, e.Status)
+	if e.Msg != "" {
+		s += " (last error: " + e.Msg + ")"
+	}
+	return s
+}
+
+// bytesCall is the input and output of the bytes call in progress.
+type bytesCall struct {
+	in, out []byte
+	limit   uint64 // the most output bytes the host holds
+}
+
+// CallBytes calls export name with in as its input and returns what it
+// wrote as its output: the convention of module "aclwasm"
+// (docs/EMBEDDING.md). The export takes no parameters and returns nothing
+// or an i32 status; a nonzero status gives a *StatusError, along with the
+// output written so far. The guest reads in with input_len and input_read
+// and appends to the output with output_write, so neither side computes
+// offsets in the other's memory. Timeouts, traps and cancellation end the
+// instance as for Call. The output is bounded by the policy's memory limit.
+func (i *Instance) CallBytes(ctx context.Context, name string, in []byte) ([]byte, error) {
+	if len(in) > math.MaxInt32 {
+		return nil, fmt.Errorf("host: call %s: input of %d bytes: the convention carries at most %d", name, len(in), math.MaxInt32)
+	}
+	if i.done {
+		return nil, fmt.Errorf("host: call %s: instance is closed", name)
+	}
+	io := &bytesCall{in: in, limit: memoryBytes(i.p.policy.MemoryPages)}
+	i.s.io = io
+	defer func() { i.s.io = nil }()
+	res, err := i.Call(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	if len(res) > 1 {
+		return nil, fmt.Errorf("host: call %s: a bytes export returns nothing or one i32 status, this one returns %d values", name, len(res))
+	}
+	if len(res) == 1 && int32(uint32(res[0])) != 0 {
+		return io.out, &StatusError{Export: name, Status: int32(uint32(res[0])), Msg: i.s.lastErr}
+	}
+	return io.out, nil
+}
+
+// ioFuncs returns the functions of abi.IOModule.
+func ioFuncs() []*hostFunc {
+	impl := map[string]func(c *call) (int32, error){
+		"input_len": func(c *call) (int32, error) {
+			if c.s.io == nil {
+				return 0, nil
+			}
+			return int32(len(c.s.io.in)), nil
+		},
+		"input_read": func(c *call) (int32, error) {
+			n := c.i32(1)
+			var in []byte
+			if c.s.io != nil {
+				in = c.s.io.in
+			}
+			if n < 0 || int(n) > len(in) {
+				return 0, acl.Errorf(acl.ErrInvalidParam, "len %d: the input has %d bytes", n, len(in))
+			}
+			dst, err := c.guest("buf", c.u32(0), uint64(n))
+			if err != nil {
+				return 0, err
+			}
+			copy(dst, in)
+			return 0, nil
+		},
+		"output_write": func(c *call) (int32, error) {
+			io := c.s.io
+			if io == nil {
+				return 0, acl.Errorf(acl.ErrInvalidParam, "no bytes call is in progress: the output goes nowhere")
+			}
+			n := c.i32(1)
+			if n < 0 {
+				return 0, acl.Errorf(acl.ErrInvalidParam, "len %d is negative", n)
+			}
+			src, err := c.guest("buf", c.u32(0), uint64(n))
+			if err != nil {
+				return 0, err
+			}
+			if uint64(len(io.out))+uint64(n) > io.limit {
+				return 0, acl.Errorf(acl.ErrRTOverLimit, "the output would reach %d bytes, beyond the policy's limit of %d", uint64(len(io.out))+uint64(n), io.limit)
+			}
+			io.out = append(io.out, src...)
+			return 0, nil
+		},
+	}
+	out := make([]*hostFunc, len(abi.IOFuncs))
+	for k, f := range abi.IOFuncs {
+		fn := impl[f.Name]
+		if fn == nil {
+			panic("host: no implementation of " + abi.IOModule + "." + f.Name)
+		}
+		g := f
+		g.Name = abi.IOModule + "." + f.Name
+		out[k] = &hostFunc{module: abi.IOModule, name: f.Name, f: g, fn: fn}
+	}
+	return out
+}

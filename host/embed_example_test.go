@@ -1,0 +1,141 @@
+package host_test
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"log"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/aclwasm/aclwasm/abi"
+	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/host"
+)
+
+// sumFunc is the host function env.sum(ptr, n, out) that upper.wasm
+// imports: it adds n little-endian uint32s at ptr and writes the sum at out.
+var sumFunc = host.HostFunc{
+	Module: "env", Name: "sum",
+	Params: []abi.Param{{Name: "ptr", Type: abi.Gptr}, {Name: "n", Type: abi.I32}, {Name: "out", Type: abi.Gptr}},
+	Fn: func(c *host.HostCall) (int32, error) {
+		n := uint32(c.Arg(1))
+		if n > 1<<16 {
+			return 0, acl.Errorf(acl.ErrInvalidParam, "n %d is over 65536", n)
+		}
+		b, err := c.Read(uint32(c.Arg(0)), 4*n) // bounds-checked
+		if err != nil {
+			return 0, err // the guest gets 100000 and the message
+		}
+		var s uint32
+		for i := range n {
+			s += binary.LittleEndian.Uint32(b[4*i:])
+		}
+		return 0, c.Write(uint32(c.Arg(2)), binary.LittleEndian.AppendUint32(nil, s))
+	},
+}
+
+func loadUpper(ctx context.Context) (*host.Runtime, *host.Plugin) {
+	wasm, err := os.ReadFile("testdata/upper.wasm")
+	if err != nil {
+		log.Fatal(err)
+	}
+	rt, err := host.NewRuntime(ctx, host.WithHostFuncs(sumFunc))
+	if err != nil {
+		log.Fatal(err)
+	}
+	pl, err := rt.Load(ctx, wasm, host.Policy{MemoryPages: 2})
+	if err != nil {
+		log.Fatal(err)
+	}
+	return rt, pl
+}
+
+// Bytes in, bytes out: the export reads its input and writes its output
+// through the imports of module "aclwasm" (docs/EMBEDDING.md).
+func ExampleInstance_CallBytes() {
+	ctx := context.Background()
+	rt, pl := loadUpper(ctx)
+	defer rt.Close(ctx)
+	defer pl.Close(ctx)
+	inst, err := pl.Instantiate(ctx, host.Config{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer inst.Close(ctx)
+	out, err := inst.CallBytes(ctx, "upper", []byte("hello, plugin"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(string(out))
+	// Output: HELLO, PLUGIN
+}
+
+// The embedder's own host function, called by the guest with pointers
+// into its memory; the host writes the arguments and reads the result
+// with WriteMemory and ReadMemory.
+func ExampleWithHostFuncs() {
+	ctx := context.Background()
+	rt, pl := loadUpper(ctx)
+	defer rt.Close(ctx)
+	defer pl.Close(ctx)
+	inst, err := pl.Instantiate(ctx, host.Config{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer inst.Close(ctx)
+	var in []byte
+	for _, v := range []uint32{1, 2, 3, 4} {
+		in = binary.LittleEndian.AppendUint32(in, v)
+	}
+	if err := inst.WriteMemory(0x100, in); err != nil {
+		log.Fatal(err)
+	}
+	res, err := inst.Call(ctx, "sum", 0x100, 4, 0x200)
+	if err != nil {
+		log.Fatal(err)
+	}
+	sum, err := inst.ReadMemory(0x200, 4)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("status", res[0], "sum", binary.LittleEndian.Uint32(sum))
+	// A pointer past the guest's memory: the guest gets 100000.
+	res, _ = inst.Call(ctx, "sum", 0xfffffff0, 4, 0x200)
+	fmt.Println("status", res[0], inst.Session().LastError())
+	// Output:
+	// status 0 sum 10
+	// status 100000 env.sum: pointer [0xfffffff0, +16) is outside guest memory (131072 bytes)
+}
+
+// Concurrent calls through a pool of at most 4 instances: 64 goroutines,
+// each call with an instance of its own.
+func ExamplePool() {
+	ctx := context.Background()
+	rt, pl := loadUpper(ctx)
+	defer rt.Close(ctx)
+	defer pl.Close(ctx)
+	pool, err := pl.NewPool(host.PoolConfig{Size: 4})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer pool.Close(ctx)
+	var wg sync.WaitGroup
+	var failed atomic.Int32
+	for g := range 64 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			in := fmt.Sprintf("request %d", g)
+			out, err := pool.CallBytes(ctx, "upper", []byte(in))
+			if err != nil || string(out) != strings.ToUpper(in) {
+				failed.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	fmt.Println("failed:", failed.Load())
+	// Output: failed: 0
+}

@@ -1,0 +1,184 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/aclwasm/aclwasm/abi"
+	"github.com/aclwasm/aclwasm/acl"
+)
+
+// HostFunc is a host function of the embedder's own, importable by guests
+// from Module under Name. It goes through the same machinery as the ACL
+// imports: its pointers are checked against guest memory (HostCall.Read
+// and Write), an error reaches the guest as its aclError code with its
+// message (aclGetRecentErrMsg), a panic becomes ACL_ERROR_INTERNAL_ERROR,
+// and every call is counted in Stats and passed to the trace callback, on
+// both engines.
+type HostFunc struct {
+	// Module is the import module: any name but "acl", "aclwasm" and
+	// "wasi_snapshot_preview1".
+	Module string
+	// Name is the function's name in Module.
+	Name string
+	// Params are the parameters by wire type: abi.Gptr, abi.Handle and
+	// abi.I32 travel as i32, abi.Addr and abi.Size as i64. The function
+	// returns an i32.
+	Params []abi.Param
+	// Fn runs the call. It returns the i32 result (ignored when err is
+	// not nil), or an error: an acl error (acl.Errorf) gives its code and
+	// message to the guest; any other error ACL_ERROR_INTERNAL_ERROR with
+	// the error's text. Fn runs on the guest's goroutine.
+	Fn func(c *HostCall) (int32, error)
+}
+
+// HostCall is one call of a HostFunc: its arguments and a bounds-checked
+// view of the calling guest's memory, valid until Fn returns.
+type HostCall struct{ c *call }
+
+// Context returns the call's context: it ends with the guest call's
+// timeout or cancellation, so a blocking HostFunc should watch it.
+func (h *HostCall) Context() context.Context { return h.c.ctx }
+
+// Session returns the calling guest's session.
+func (h *HostCall) Session() *Session { return h.c.s }
+
+// Arg returns parameter i as the guest passed it: an i32 zero-extended.
+func (h *HostCall) Arg(i int) uint64 { return h.c.args[i] }
+
+// Read returns a copy of the n guest bytes at ptr. NULL or a range outside
+// guest memory gives an ACL_ERROR_INVALID_PARAM error naming the range,
+// which Fn can return as it is.
+func (h *HostCall) Read(ptr uint32, n uint32) ([]byte, error) {
+	b, err := h.c.guest("pointer", ptr, uint64(n))
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte(nil), b...), nil
+}
+
+// Write copies b to guest memory at ptr, with Read's checks: on error
+// nothing is written.
+func (h *HostCall) Write(ptr uint32, b []byte) error {
+	dst, err := h.c.guest("pointer", ptr, uint64(len(b)))
+	if err != nil {
+		return err
+	}
+	copy(dst, b)
+	return nil
+}
+
+// WithHostFuncs adds the embedder's host functions. Load accepts imports
+// of their modules with their exact signatures.
+func WithHostFuncs(fns ...HostFunc) Option {
+	return func(c *config) { c.hostFuncs = append(c.hostFuncs, fns...) }
+}
+
+// maxHostParams bounds a HostFunc's parameters (the engines' fixed stacks).
+const maxHostParams = 16
+
+// hostFunc is a host function outside module "acl": those of abi.IOModule
+// and the embedder's. f names it "module.name" in traces and statistics.
+type hostFunc struct {
+	module, name string
+	f            abi.Func
+	fn           func(c *call) (int32, error)
+}
+
+// hostFuncs returns the host functions of a runtime: the bytes call's,
+// then the embedder's, checked.
+func hostFuncs(user []HostFunc) ([]*hostFunc, error) {
+	out := ioFuncs()
+	seen := map[[2]string]bool{}
+	for _, h := range out {
+		seen[[2]string{h.module, h.name}] = true
+	}
+	for _, u := range user {
+		switch {
+		case u.Module == abi.Module || u.Module == abi.IOModule || u.Module == "wasi_snapshot_preview1":
+			return nil, fmt.Errorf("host function %s.%s: module %q is reserved", u.Module, u.Name, u.Module)
+		case u.Module == "" || u.Name == "":
+			return nil, fmt.Errorf("host function %q.%q: module and name must not be empty", u.Module, u.Name)
+		case u.Fn == nil:
+			return nil, fmt.Errorf("host function %s.%s: Fn is nil", u.Module, u.Name)
+		case seen[[2]string{u.Module, u.Name}]:
+			return nil, fmt.Errorf("host function %s.%s is defined twice", u.Module, u.Name)
+		}
+		if len(u.Params) > maxHostParams {
+			return nil, fmt.Errorf("host function %s.%s: %d parameters, at most %d", u.Module, u.Name, len(u.Params), maxHostParams)
+		}
+		for _, p := range u.Params {
+			if p.Type > abi.I32 {
+				return nil, fmt.Errorf("host function %s.%s: parameter %s has no wire type (%d)", u.Module, u.Name, p.Name, p.Type)
+			}
+		}
+		seen[[2]string{u.Module, u.Name}] = true
+		fn := u.Fn
+		out = append(out, &hostFunc{
+			module: u.Module, name: u.Name,
+			f:  abi.Func{Name: u.Module + "." + u.Name, Group: abi.Group(u.Module), Params: append([]abi.Param(nil), u.Params...)},
+			fn: func(c *call) (int32, error) { return fn(&HostCall{c: c}) },
+		})
+	}
+	return out, nil
+}
+
+// lookupHost returns the host function module.name of the runtime, or nil.
+func (r *Runtime) lookupHost(module, name string) *hostFunc {
+	for _, h := range r.hostFuncs {
+		if h.module == module && h.name == name {
+			return h
+		}
+	}
+	return nil
+}
+
+// hostModules lists the modules of the runtime's host functions.
+func (r *Runtime) hostModules() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, h := range r.hostFuncs {
+		if !seen[h.module] {
+			seen[h.module] = true
+			out = append(out, h.module)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// invokeHost is Session.invoke for a host function outside module "acl":
+// the same recording of the message, statistics and trace, the same
+// recovery of a panic.
+func (s *Session) invokeHost(ctx context.Context, h *hostFunc, mem []byte, stack []uint64) {
+	c := &s.call
+	*c = call{ctx: ctx, s: s, fi: -1, mem: mem, args: stack}
+	res, err := c.runHost(h)
+	code := acl.CodeOf(err)
+	if err != nil {
+		res = int32(code)
+	}
+	*c = call{}
+	st := s.stats.hostStat(h.f.Name)
+	st.Calls++
+	var msg string
+	if err != nil {
+		msg = h.f.Name + ": " + acl.MessageOf(err)
+		s.lastErr = msg
+		st.Errors[code]++
+	}
+	if s.trace != nil {
+		s.trace(CallRecord{Func: &h.f, Args: traceArgs(&h.f, stack), Result: res, Code: code, Msg: msg})
+	}
+	stack[0] = uint64(uint32(res))
+}
+
+func (c *call) runHost(h *hostFunc) (res int32, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = 0, acl.Errorf(acl.ErrInternal, "host bug: %v", r)
+		}
+	}()
+	return h.fn(c)
+}
