@@ -176,6 +176,16 @@ type Backend interface {
 	MemcpyAsyncWithOffset(dstSlot DevPtr, destMax, dstOff uint64, srcSlot DevPtr, n, srcOff uint64, kind MemcpyKind, s Stream) error
 }
 
+// Completer is an optional interface of a Backend. OnComplete queues fn on
+// s to run once the operations queued on s before it have run, in stream
+// order as LaunchHostFunc, but as a mark rather than an operation: Pending
+// does not count it, and it is dropped, never run, when the work before it
+// is cancelled. fn must be quick and must not call the backend. The
+// sandbox counts the bytes of queued copies with it, once they have moved.
+type Completer interface {
+	OnComplete(s Stream, fn func()) error
+}
+
 // PeerRule is an optional interface of a Backend: whether a copy between
 // two devices needs EnablePeerAccess first on this hardware. Peer access
 // is process-wide in a backend, so the sandbox applies the rule itself, per

@@ -130,11 +130,9 @@ func (c *call) batch(async bool, failAt, streamAt int) error {
 		bytes[direction(d, s)] += n
 	}
 	if async {
-		err = c.batchAsync(st, copies)
-	} else {
-		err = be(c.s.b.MemcpyBatch(c.ctx, copies))
+		return c.batchAsync(st, copies, bytes)
 	}
-	if err != nil {
+	if err := be(c.s.b.MemcpyBatch(c.ctx, copies)); err != nil {
 		return err
 	}
 	for d, n := range bytes {
@@ -144,18 +142,26 @@ func (c *call) batch(async bool, failAt, streamAt int) error {
 }
 
 // batchAsync queues the copies, then a host function that returns their
-// entries to the session's budget once the batch has run.
-func (c *call) batchAsync(st *streamRec, copies []acl.Copy) error {
+// entries to the session's budget and counts their bytes once the batch
+// has run (it is dropped with the batch when the batch is cancelled).
+func (c *call) batchAsync(st *streamRec, copies []acl.Copy, bytes [4]uint64) error {
 	if err := c.enqueue(st); err != nil {
 		return err
 	}
 	if err := c.s.b.MemcpyBatchAsync(c.ctx, copies, st.h); err != nil {
 		return be(err)
 	}
-	s, n := c.s, int64(len(copies))
+	s, n, fi := c.s, int64(len(copies)), c.fi
 	s.batchEntries.Add(n)
-	if err := s.b.LaunchHostFunc(st.h, func() error { s.batchEntries.Add(-n); return nil }); err != nil {
-		s.batchEntries.Add(-n) // the batch is queued; only the budget is off
+	err := s.b.LaunchHostFunc(st.h, func() error {
+		s.batchEntries.Add(-n)
+		for d, k := range bytes {
+			s.stats.bytes[fi][d].Add(k)
+		}
+		return nil
+	})
+	if err != nil {
+		s.batchEntries.Add(-n) // the batch is queued; only the budget and the count are off
 	}
 	return nil
 }

@@ -92,6 +92,6 @@ func memcpyAsync(c *call) error {
 	if err := c.s.b.MemcpyAsync(c.ctx, a.dst.buf, a.src.buf, a.n, st.h); err != nil {
 		return be(err)
 	}
-	c.moved(a.dir, a.n)
+	c.movedWhenRun(st, a.dst.buf.Pinned() && a.src.buf.Pinned(), a.dir, a.n)
 	return nil
 }

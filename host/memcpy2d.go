@@ -78,6 +78,6 @@ func memcpy2dAsync(c *call) error {
 	if err := c.s.b.Memcpy2DAsync(c.ctx, d.buf, c.u64(1), s.buf, c.u64(3), width, height, st.h); err != nil {
 		return be(err)
 	}
-	c.moved(dir, width*height)
+	c.movedWhenRun(st, d.buf.Pinned() && s.buf.Pinned(), dir, width*height)
 	return nil
 }

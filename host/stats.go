@@ -8,7 +8,9 @@ import (
 )
 
 // Stats counts what a session did: calls, errors by code and bytes moved by
-// direction, per function.
+// direction, per function. Bytes count when they move: those of a queued
+// copy when it has run, so that work cancelled before it ran (a timeout,
+// a trap) is not counted.
 type Stats struct {
 	Funcs map[string]FuncStats
 	// Bytes moved by direction ("H2D", "D2H", "D2D", "H2H") over all functions.
@@ -87,4 +89,21 @@ func (st *stats) snapshot() Stats {
 		out.Funcs[name] = fs
 	}
 	return out
+}
+
+// movedWhenRun counts n bytes in direction d for the current function once
+// the copy just queued on st has run: at once if it ran before returning
+// (queued false: it touched unregistered guest memory), else through the
+// backend's acl.Completer, so that work cancelled before it ran is never
+// counted. A backend without Completer has them counted when queued.
+func (c *call) movedWhenRun(st *streamRec, queued bool, d acl.Direction, n uint64) {
+	cp, ok := c.s.b.(acl.Completer)
+	if !queued || !ok {
+		c.moved(d, n)
+		return
+	}
+	s, fi := c.s, c.fi
+	// A mark refused leaves the bytes uncounted: its stream is going away,
+	// and with it, most likely, the copy.
+	_ = cp.OnComplete(st.h, func() { s.stats.bytes[fi][d].Add(n) })
 }

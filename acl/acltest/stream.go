@@ -240,6 +240,38 @@ var streamTests = []test{
 		code(e, err, acl.ErrRTInvalidHandle)
 	}},
 
+	{"OnCompleteMarks", func(e *env) {
+		c, ok := e.b.(acl.Completer)
+		if !ok {
+			e.Skip("the backend does not implement the optional acl.Completer")
+		}
+		p := e.malloc(0, 64)
+		s := e.stream(0)
+		release := e.gate(s)
+		var ran atomic.Int32
+		require.NoError(e, e.b.MemsetAsync(e.ctx, acl.Device(p), 6, 64, s))
+		require.NoError(e, c.OnComplete(s, func() { ran.Add(1) }))
+		n, err := e.b.Pending(s)
+		require.NoError(e, err)
+		require.Equal(e, 2, n, "the gate and the memset: a mark is not an operation")
+		require.Zero(e, ran.Load(), "a mark runs after the work before it")
+		release()
+		e.sync(s)
+		require.Equal(e, int32(1), ran.Load(), "a synchronize that returned has seen the mark run")
+
+		// Dropped, never run, with cancelled work.
+		release = e.gate(s)
+		require.NoError(e, c.OnComplete(s, func() { ran.Add(10) }))
+		ctx, cancel := context.WithCancel(e.ctx)
+		cancel()
+		done := goErr(func() error { return e.b.DestroyStream(ctx, s) })
+		e.notYet(done, "DestroyStream (it must wait for the running operation)")
+		release()
+		require.NoError(e, e.recv(done, "DestroyStream"))
+		require.NoError(e, e.b.SynchronizeDevice(e.ctx, 0, -1))
+		require.Equal(e, int32(1), ran.Load(), "the mark behind cancelled work never runs")
+	}},
+
 	{"DestroyStreamCancels", func(e *env) {
 		s := e.stream(0)
 		p := e.malloc(0, 64)

@@ -104,7 +104,10 @@ type device struct {
 	ctx atomic.Uintptr
 }
 
-var _ acl.Backend = (*Backend)(nil)
+var (
+	_ acl.Backend   = (*Backend)(nil)
+	_ acl.Completer = (*Backend)(nil)
+)
 
 // Open loads libascendcl.so and returns a backend on it.
 //

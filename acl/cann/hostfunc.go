@@ -193,13 +193,32 @@ func forgetHostCalls(drop func(*hostCall) bool) {
 // events recorded after it. fn may call the backend, but not wait for its
 // own stream, which waits for fn.
 func (b *Backend) LaunchHostFunc(h acl.Stream, fn func() error) error {
+	if fn == nil {
+		return acl.Errorf(acl.ErrInvalidParam, "fn is nil")
+	}
+	return b.launch(h, fn, true)
+}
+
+// OnComplete implements acl.Completer as LaunchHostFunc does, but Pending
+// does not count the callback. It blocks the stream too, so that a
+// synchronize that returns has seen fn run (a non-blocking callback may
+// run later, or never once its stream is destroyed); the cost is one
+// report-thread round trip per mark. A forced destruction of the stream
+// drops it with the work before it.
+func (b *Backend) OnComplete(h acl.Stream, fn func()) error {
+	if fn == nil {
+		return acl.Errorf(acl.ErrInvalidParam, "fn is nil")
+	}
+	return b.launch(h, func() error { fn(); return nil }, false)
+}
+
+// launch queues fn as a blocking callback on the stream h, counted by
+// Pending if counted.
+func (b *Backend) launch(h acl.Stream, fn func() error, counted bool) error {
 	if err := b.enter(); err != nil {
 		return err
 	}
 	defer b.exit()
-	if fn == nil {
-		return acl.Errorf(acl.ErrInvalidParam, "fn is nil")
-	}
 	s, _, err := b.acquire(h)
 	if err != nil {
 		return err
@@ -212,7 +231,7 @@ func (b *Backend) LaunchHostFunc(h acl.Stream, fn func() error) error {
 		return err
 	}
 	id := uintptr(nextCall.Add(1))
-	err = b.submit(s, nil, false, "aclrtLaunchCallback", func(stream uintptr) int32 {
+	err = b.submitOp(s, nil, false, counted, "aclrtLaunchCallback", func(stream uintptr) int32 {
 		// submit holds s.mu: the callback's number is the next one.
 		hostCalls.Store(id, &hostCall{b: b, s: s, seq: s.seq + 1, fn: fn})
 		return b.api.aclrtLaunchCallback(callbackPtr, id, callbackBlock, stream)

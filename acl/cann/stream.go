@@ -241,13 +241,21 @@ func (b *Backend) drain(ctx context.Context, s *stream) error {
 // submit queues one native operation on s, in submission order, and
 // records what it uses so that Free and HostUnregister can wait for it.
 func (b *Backend) submit(s *stream, sides []side, opaque bool, fn string, call func(stream uintptr) int32) error {
+	return b.submitOp(s, sides, opaque, true, fn, call)
+}
+
+// submitOp is submit; an operation not counted is left out of Pending
+// (an OnComplete mark).
+func (b *Backend) submitOp(s *stream, sides []side, opaque, counted bool, fn string, call func(stream uintptr) int32) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := b.call(s.dev, fn, func() int32 { return call(s.native) }); err != nil {
 		return err
 	}
 	s.seq++
-	s.pending++
+	if counted {
+		s.pending++
+	}
 	for _, sd := range sides {
 		if sd.a != nil {
 			s.uses[sd.a] = struct{}{}

@@ -109,7 +109,10 @@ type Backend struct {
 	nextPin acl.HostPin
 }
 
-var _ acl.Backend = (*Backend)(nil)
+var (
+	_ acl.Backend   = (*Backend)(nil)
+	_ acl.Completer = (*Backend)(nil)
+)
 
 // New returns a simulator with the options applied. Its default streams'
 // workers run until Close.

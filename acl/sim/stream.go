@@ -14,6 +14,7 @@ type op struct {
 	work   work
 	cancel func() // runs instead of work when the op is dropped; may be nil
 	done   func() // runs once the stream counts the op complete; may be nil
+	mark   bool   // an OnComplete mark: not counted by Pending
 	held   [2]span
 	free   releaser // releases what the op holds beyond held; may be nil
 }
@@ -83,6 +84,7 @@ type stream struct {
 	enq     uint64
 	done    uint64
 	err     error // first asynchronous error since the last synchronize
+	marks   int   // OnComplete marks queued and not complete
 	closing bool  // no more ops are accepted
 	stop    bool  // the worker exits once its running op is done
 	dead    bool  // the worker has exited
@@ -148,6 +150,9 @@ func (s *stream) loop() {
 			s.err = err
 		}
 		s.done++
+		if o.mark {
+			s.marks--
+		}
 		if o.done != nil {
 			// After the count: whoever it wakes (an event's waiter) then
 			// finds the stream complete too, as the native runtime reports.
@@ -210,6 +215,9 @@ func (s *stream) enqueue(ctx context.Context, wait bool, o op) error {
 	}
 	s.q = append(s.q, o)
 	s.enq++
+	if o.mark {
+		s.marks++
+	}
 	s.cond.Signal()
 	s.mu.Unlock()
 	return nil
@@ -500,7 +508,7 @@ func (b *Backend) Pending(h acl.Stream) (int, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return int(s.enq - s.done), nil
+	return int(s.enq-s.done) - s.marks, nil
 }
 
 // LaunchHostFunc implements acl.Backend. fn runs on the stream's worker; a
@@ -514,4 +522,18 @@ func (b *Backend) LaunchHostFunc(h acl.Stream, fn func() error) error {
 		return err
 	}
 	return s.pushNow(op{work: opFunc(func(*stream) error { return fn() })})
+}
+
+// OnComplete implements acl.Completer: fn runs on the stream's worker after
+// the operations queued before it, and is dropped with them when the
+// stream's work is cancelled.
+func (b *Backend) OnComplete(h acl.Stream, fn func()) error {
+	if fn == nil {
+		return acl.Errorf(acl.ErrInvalidParam, "fn is nil")
+	}
+	s, err := b.stream(h)
+	if err != nil {
+		return err
+	}
+	return s.pushNow(op{work: opFunc(func(*stream) error { fn(); return nil }), mark: true})
 }
