@@ -600,3 +600,47 @@ func TestCacheDir(t *testing.T) {
 	require.Equal(t, 126, r.code)
 	require.Contains(t, r.stderr, "compilation cache")
 }
+
+// watClock's measure(ns) returns a monotonic reading, then another after
+// sleeping ns nanoseconds (poll_oneoff), then the wall clock.
+const watClock = `(module
+  (import "wasi_snapshot_preview1" "clock_time_get" (func $clock (param i32 i64 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "poll_oneoff" (func $poll (param i32 i32 i32 i32) (result i32)))
+  (memory (export "memory") 1)
+  (func $now (param $id i32) (result i64)
+    (drop (call $clock (local.get $id) (i64.const 1) (i32.const 0)))
+    (i64.load (i32.const 0)))
+  (func (export "measure") (param $ns i64) (result i64 i64 i64)
+    (local $t0 i64)
+    (local.set $t0 (call $now (i32.const 1)))
+    (i32.store (i32.const 80) (i32.const 1))
+    (i64.store (i32.const 88) (local.get $ns))
+    (drop (call $poll (i32.const 64) (i32.const 128) (i32.const 1) (i32.const 8)))
+    (local.get $t0) (call $now (i32.const 1)) (call $now (i32.const 0))))`
+
+// TestClocks: the guest's clocks are the host's and its sleeps sleep; with
+// --deterministic-clocks they are fake and runs repeat exactly.
+func TestClocks(t *testing.T) {
+	g := wat(t, "clock", watClock)
+	before := time.Now().UnixNano()
+	r := cli(t, "run", "--invoke", "measure", g, "50000000")
+	after := time.Now().UnixNano()
+	require.Equal(t, 0, r.code, r.stderr)
+	var t0, t1, wall int64
+	_, err := fmt.Sscan(r.stdout, &t0, &t1, &wall)
+	require.NoError(t, err, r.stdout)
+	require.GreaterOrEqual(t, t1-t0, int64(50*time.Millisecond), "the sleep slept")
+	require.True(t, before <= wall && wall <= after, "wall clock %d is the host's", wall)
+
+	// An hour's sleep ends with the timeout (the test would hang otherwise).
+	r = cli(t, "run", "--timeout", "200ms", "--invoke", "measure", g, "3600000000000")
+	require.Equal(t, 124, r.code, r.stderr)
+
+	r = cli(t, "run", "--deterministic-clocks", "--invoke", "measure", g, "3600000000000")
+	require.Equal(t, 0, r.code, r.stderr)
+	r2 := cli(t, "run", "--deterministic-clocks", "--invoke", "measure", g, "3600000000000")
+	require.Equal(t, r.stdout, r2.stdout, "fake clocks repeat")
+	_, err = fmt.Sscan(r.stdout, &t0, &t1, &wall)
+	require.NoError(t, err, r.stdout)
+	require.Less(t, wall, time.Date(2023, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
+}

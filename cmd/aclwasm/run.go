@@ -22,6 +22,7 @@ func runCmd() *cobra.Command {
 		trace  bool
 		stats  bool
 		env    []string
+		detClk bool
 	)
 	c := &cobra.Command{
 		Use:   "run [flags] plugin.wasm [args...]",
@@ -57,7 +58,7 @@ Exit codes: the guest's exit code (255 for one above 255); 124 timeout;
 				return classify(err)
 			}
 			defer pl.Close(ctx)
-			cfg := host.Config{Args: args, Env: env, Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: stderr}
+			cfg := host.Config{Args: args, Env: env, Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: stderr, DeterministicClocks: detClk}
 			if invoke == "" {
 				res, err := pl.Run(ctx, cfg)
 				if stats {
@@ -76,6 +77,7 @@ Exit codes: the guest's exit code (255 for one above 255); 124 timeout;
 	c.Flags().BoolVar(&trace, "trace", false, "print one line per host call to stderr: function, arguments, result, error message")
 	c.Flags().BoolVar(&stats, "stats", false, "print a table of calls, errors and bytes per function to stderr after the run")
 	c.Flags().StringArrayVar(&env, "env", nil, "KEY=VALUE environment variable for the guest (repeatable; none by default)")
+	c.Flags().BoolVar(&detClk, "deterministic-clocks", false, "give the guest fake clocks (fixed wall clock, 1 ms per monotonic reading, sleeps return at once) so runs repeat exactly (wazero only)")
 	c.Flags().SetInterspersed(false) // flags after the module belong to the guest
 	return c
 }
