@@ -13,9 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// specPath is ABI.md relative to this package: the repository's sibling
-// shared/ (CI puts a copy of shared/ beside the clone).
-var specPath = filepath.Join("..", "..", "shared", "spec", "ABI.md")
+// specPath is the ABI contract, docs/ABI.md, relative to this package.
+var specPath = filepath.Join("..", "docs", "ABI.md")
 
 // readSpec returns ABI.md, failing the test (never skipping) if it is missing.
 func readSpec(t *testing.T) string {
@@ -23,7 +22,7 @@ func readSpec(t *testing.T) string {
 	b, err := os.ReadFile(specPath)
 	if err != nil {
 		abs, _ := filepath.Abs(specPath)
-		t.Fatalf("the ABI contract is missing: %v\n(abi tests compare the table with %s; the shared/ directory must sit beside the repository)", err, abs)
+		t.Fatalf("the ABI contract is missing: %v\n(abi tests compare the table with %s)", err, abs)
 	}
 	return string(b)
 }

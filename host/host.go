@@ -291,6 +291,11 @@ type Config struct {
 	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
+	// DeterministicClocks gives the guest fake clocks instead of the host's:
+	// a wall clock fixed at 2022-01-01, a monotonic clock that advances by
+	// 1 ms per reading, and sleeps that return at once, so that runs
+	// repeat exactly. Only the wazero engine has them.
+	DeterministicClocks bool
 }
 
 // Result is how a run ended.

@@ -92,6 +92,9 @@ func (e *wasmtimeEngine) define() error {
 	if err := e.defineStdio(); err != nil {
 		return err
 	}
+	if err := e.defineClocks(); err != nil {
+		return err
+	}
 	i32 := wasmtime.NewValType(wasmtime.KindI32)
 	i64 := wasmtime.NewValType(wasmtime.KindI64)
 	for i := range abi.Funcs {
@@ -250,6 +253,9 @@ func wasmtimeSignature(ft *wasmtime.FuncType) string {
 func (m *wasmtimeCompiled) close(context.Context) error { return nil }
 
 func (m *wasmtimeCompiled) instantiate(ctx context.Context, s *Session, cfg Config) (instance, error) {
+	if cfg.DeterministicClocks {
+		return nil, errors.New("host: deterministic clocks need the wazero engine (Config.DeterministicClocks)")
+	}
 	e := m.e
 	w := &wasmtimeInstance{e: e, s: s, memName: m.memName, stdin: cfg.Stdin, stdout: cfg.Stdout, stderr: cfg.Stderr}
 	w.store = wasmtime.NewStoreWithData(e.eng, w)

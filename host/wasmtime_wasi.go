@@ -17,7 +17,8 @@ import (
 // linker and serves fds 0, 1 and 2 from Config's reader and writers on the
 // guest's goroutine, as wazero does; every other fd gives EBADF, as it
 // would from wasmtime since the guest is given no file or socket. The rest
-// of WASI (args, environ, clocks, random, proc_exit, ...) is wasmtime's.
+// of WASI (args, environ, random, proc_exit, ...) is wasmtime's; clocks and
+// poll_oneoff are in wasmtime_clock.go.
 
 // WASI errno values.
 const (

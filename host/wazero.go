@@ -191,6 +191,15 @@ func (m *wazeroModule) instantiate(ctx context.Context, s *Session, cfg Config) 
 		WithName(""). // many instances of one module coexist
 		WithStartFunctions().
 		WithArgs(cfg.Args...)
+	var mod api.Module // the instance, once there is one
+	var err error
+	if !cfg.DeterministicClocks {
+		// The host's clocks, as on wasmtime. A sleep ends early when the
+		// call's context ends (wazero then closes the module), or during
+		// instantiation (a start function) when ctx does.
+		stopped := func() bool { return mod == nil && ctx.Err() != nil || mod != nil && mod.IsClosed() }
+		mc = mc.WithSysWalltime().WithSysNanotime().WithNanosleep(func(ns int64) { sleep(ns, stopped) })
+	}
 	for _, kv := range cfg.Env {
 		k, v, _ := strings.Cut(kv, "=")
 		mc = mc.WithEnv(k, v)
@@ -204,7 +213,7 @@ func (m *wazeroModule) instantiate(ctx context.Context, s *Session, cfg Config) 
 	if cfg.Stderr != nil {
 		mc = mc.WithStderr(cfg.Stderr)
 	}
-	mod, err := m.e.rt.InstantiateModule(ctx, m.cm, mc)
+	mod, err = m.e.rt.InstantiateModule(ctx, m.cm, mc)
 	if err != nil {
 		if mod != nil {
 			_ = mod.Close(ctx)

@@ -10,14 +10,19 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/acl/sim"
 	"github.com/aclwasm/aclwasm/host"
 )
 
-// sandboxFlags are the flags run and check share: engine, backend, policy.
+// sandboxFlags are the flags of run (engine, backend, policy); check takes
+// the few that bear on its verdict (registerCheck).
 type sandboxFlags struct {
+	fs                            *pflag.FlagSet
+	simTiming                     bool
 	engine, backend, aclLib, chip string
 	cacheDir                      string
 	devices                       int
@@ -34,15 +39,60 @@ type sandboxFlags struct {
 	allow, deny                   []string
 }
 
-func (f *sandboxFlags) register(c *cobra.Command) {
+// Values of the enum flags, for their checks, help and shell completion.
+var (
+	engineNames  = []string{"wazero", "wasmtime"}
+	backendNames = []string{"sim", "cann"}
+	chipNames    = []string{"a2", "a3", "950"}
+	chips        = map[string]sim.Chip{"a2": sim.AtlasA2, "a3": sim.AtlasA3, "950": sim.Ascend950}
+)
+
+// completeValues completes a flag with fixed values, never file names.
+func completeValues(c *cobra.Command, flag string, values []string) {
+	_ = c.RegisterFlagCompletionFunc(flag, cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// registerEngine registers the flags run and check share.
+func (f *sandboxFlags) registerEngine(c *cobra.Command) {
+	f.fs = c.Flags()
 	fl := c.Flags()
 	fl.StringVar(&f.engine, "engine", "wazero", "wasm engine: wazero, or wasmtime (needs a build with -tags wasmtime)")
 	fl.StringVar(&f.cacheDir, "cache-dir", "", "keep compiled modules in this directory, so later runs skip compilation (wazero)")
+	fl.StringSliceVar(&f.allow, "allow", nil, "functions the plugin may import (default all)")
+	fl.StringSliceVar(&f.deny, "deny", nil, "functions the plugin may not import")
+	fl.Uint32Var(&f.memoryPages, "memory-pages", host.DefaultMemoryPages, "guest linear memory limit in 64 KiB pages")
+	completeValues(c, "engine", engineNames)
+	_ = c.MarkFlagDirname("cache-dir")
+	abiNames := make([]string, len(abi.Funcs))
+	for i, fn := range abi.Funcs {
+		abiNames[i] = fn.Name
+	}
+	completeValues(c, "allow", abiNames)
+	completeValues(c, "deny", abiNames)
+	c.ValidArgsFunction = func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+		if len(args) == 0 {
+			return []string{"wasm"}, cobra.ShellCompDirectiveFilterFileExt
+		}
+		return nil, cobra.ShellCompDirectiveDefault // the guest's arguments
+	}
+}
+
+// registerCheck registers check's flags: those that change its verdict.
+func (f *sandboxFlags) registerCheck(c *cobra.Command) { f.registerEngine(c) }
+
+// register registers run's flags.
+func (f *sandboxFlags) register(c *cobra.Command) {
+	f.registerEngine(c)
+	fl := c.Flags()
 	fl.StringVar(&f.backend, "backend", "sim", "runtime backend: sim (embedded simulated device) or cann (libascendcl.so)")
 	fl.StringVar(&f.aclLib, "acl-lib", "", "path of libascendcl.so for --backend cann (default: $ACLWASM_ACL_LIB, the loader path, $ASCEND_HOME_PATH/lib64)")
-	fl.StringVar(&f.chip, "chip", "a2", "simulated chip rules: a2, a3 or 950")
-	fl.IntVar(&f.devices, "devices", 2, "simulated devices")
-	fl.StringVar(&f.simMemory, "sim-memory", "32GiB", "memory of each simulated device")
+	fl.StringVar(&f.chip, "chip", "a2", "simulated chip rules: a2, a3 or 950 (--backend sim)")
+	fl.IntVar(&f.devices, "devices", 2, "simulated devices (--backend sim)")
+	fl.StringVar(&f.simMemory, "sim-memory", "32GiB", "memory of each simulated device (--backend sim)")
+	fl.BoolVar(&f.simTiming, "sim-timing", false, "simulated copies take the chip's latency and bandwidth time, so elapsed times are plausible (--backend sim)")
+	completeValues(c, "backend", backendNames)
+	completeValues(c, "chip", chipNames)
+	_ = c.MarkFlagFilename("acl-lib", "so", "dylib")
 	fl.StringVar(&f.deviceMap, "device-map", "", "physical devices the guest sees as 0, 1, ... (comma-separated; default all)")
 	fl.StringVar(&f.deviceMemory, "device-memory", "1GiB", "device memory quota per device")
 	fl.StringVar(&f.pinnedMemory, "pinned-memory", "256MiB", "registered (pinned) guest memory quota")
@@ -53,10 +103,7 @@ func (f *sandboxFlags) register(c *cobra.Command) {
 	fl.IntVar(&f.maxQueued, "max-queued", host.DefaultMaxQueued, "operations queued on one stream")
 	fl.IntVar(&f.maxBatchEntries, "max-batch-entries", host.DefaultMaxBatchEntries, "entries of queued asynchronous batch copies, over all streams")
 	fl.StringVar(&f.maxCallBytes, "max-call-bytes", "1GiB", "bytes one host call may move or set (a batch's entries summed)")
-	fl.Uint32Var(&f.memoryPages, "memory-pages", host.DefaultMemoryPages, "guest linear memory limit in 64 KiB pages")
 	fl.DurationVar(&f.timeout, "timeout", host.DefaultTimeout, "run timeout, blocking host calls included")
-	fl.StringSliceVar(&f.allow, "allow", nil, "functions the plugin may import (default all)")
-	fl.StringSliceVar(&f.deny, "deny", nil, "functions the plugin may not import")
 }
 
 func (f *sandboxFlags) policy() (host.Policy, error) {
@@ -112,12 +159,13 @@ func (f *sandboxFlags) policy() (host.Policy, error) {
 	return p, nil
 }
 
-// sandbox reads the module at path and opens what run and check share: the
-// policy, the backend and a runtime over it, with opts added. Errors are
-// host errors (exit 126); done releases the runtime and the backend.
-func (f *sandboxFlags) sandbox(ctx context.Context, path string, opts ...host.Option) (wasm []byte, p host.Policy, rt *host.Runtime, done func(), err error) {
-	fail := func(err error) ([]byte, host.Policy, *host.Runtime, func(), error) {
-		return nil, p, nil, nil, &exitError{exitHost, err}
+// sandbox reads the module at path and opens what run needs: the policy,
+// the backend and a runtime over it, with opts added. Errors are host
+// errors (exit 126); done releases the runtime and the backend. desc says
+// which engine and backend these are, for --stats.
+func (f *sandboxFlags) sandbox(ctx context.Context, path string, opts ...host.Option) (wasm []byte, p host.Policy, rt *host.Runtime, done func(), desc string, err error) {
+	fail := func(err error) ([]byte, host.Policy, *host.Runtime, func(), string, error) {
+		return nil, p, nil, nil, "", &exitError{exitHost, err}
 	}
 	if wasm, err = os.ReadFile(path); err != nil {
 		return fail(err)
@@ -125,10 +173,11 @@ func (f *sandboxFlags) sandbox(ctx context.Context, path string, opts ...host.Op
 	if p, err = f.policy(); err != nil {
 		return fail(err)
 	}
-	b, err := f.openBackend()
+	b, desc, err := f.openBackend()
 	if err != nil {
 		return fail(err)
 	}
+	desc = "engine " + f.engine + ", backend " + desc
 	base := []host.Option{host.WithBackend(b), host.WithEngine(f.engine)}
 	if f.cacheDir != "" {
 		base = append(base, host.WithCacheDir(f.cacheDir))
@@ -138,33 +187,56 @@ func (f *sandboxFlags) sandbox(ctx context.Context, path string, opts ...host.Op
 		b.Close()
 		return fail(err)
 	}
-	return wasm, p, rt, func() { rt.Close(ctx); b.Close() }, nil
+	return wasm, p, rt, func() { rt.Close(ctx); b.Close() }, desc, nil
 }
 
-// openBackend returns the backend the flags select; the caller closes it.
-func (f *sandboxFlags) openBackend() (acl.Backend, error) {
+// openBackend returns the backend the flags select, and a description of
+// it; the caller closes it. A flag of the other backend is an error.
+func (f *sandboxFlags) openBackend() (acl.Backend, string, error) {
+	simFlags := []string{"chip", "devices", "sim-memory", "sim-timing"}
 	switch f.backend {
 	case "sim":
-		chips := map[string]sim.Chip{"a2": sim.AtlasA2, "a3": sim.AtlasA3, "950": sim.Ascend950}
+		if f.fs.Changed("acl-lib") {
+			return nil, "", errors.New("--acl-lib applies only to --backend cann")
+		}
 		chip, ok := chips[strings.ToLower(f.chip)]
 		if !ok {
-			return nil, fmt.Errorf("--chip %q: want a2, a3 or 950", f.chip)
+			return nil, "", fmt.Errorf("--chip %q: want a2, a3 or 950", f.chip)
 		}
 		mem, err := parseBytes(f.simMemory)
 		if err != nil {
-			return nil, fmt.Errorf("--sim-memory: %w", err)
+			return nil, "", fmt.Errorf("--sim-memory: %w", err)
 		}
 		if mem == 0 {
-			return nil, fmt.Errorf("--sim-memory %q: want more than 0", f.simMemory)
+			return nil, "", fmt.Errorf("--sim-memory %q: want more than 0", f.simMemory)
 		}
 		if f.devices < 1 {
-			return nil, fmt.Errorf("--devices %d: want at least 1", f.devices)
+			return nil, "", fmt.Errorf("--devices %d: want at least 1", f.devices)
 		}
-		return sim.New(sim.WithDevices(f.devices), sim.WithMemory(mem), sim.WithChip(chip)), nil
+		opts := []sim.Option{sim.WithDevices(f.devices), sim.WithMemory(mem), sim.WithChip(chip)}
+		desc := fmt.Sprintf("sim (chip %s, %d devices of %s", strings.ToLower(f.chip), f.devices, f.simMemory)
+		if f.simTiming {
+			opts = append(opts, sim.WithTiming())
+			desc += ", timing model"
+		}
+		return sim.New(opts...), desc + ")", nil
 	case "cann":
-		return openCANN(f.aclLib)
+		for _, n := range simFlags {
+			if f.fs.Changed(n) {
+				return nil, "", fmt.Errorf("--%s applies only to --backend sim", n)
+			}
+		}
+		b, err := openCANN(f.aclLib)
+		if err != nil {
+			return nil, "", err
+		}
+		desc := "cann"
+		if p, ok := b.(interface{ Path() string }); ok {
+			desc += " (" + p.Path() + ")"
+		}
+		return b, desc, nil
 	}
-	return nil, fmt.Errorf("--backend %q: want sim or cann", f.backend)
+	return nil, "", fmt.Errorf("--backend %q: want sim or cann", f.backend)
 }
 
 // parseBytes reads a byte count such as 4096, 64KiB, 256MiB or 1GiB.

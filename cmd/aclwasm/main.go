@@ -7,11 +7,18 @@
 //
 // Exit codes of run: the guest's own exit code when it exits; 124 when the
 // timeout stopped it; 125 when the module was refused at load time; 126 for
-// a host error (bad flags, backend unavailable); 134 when the guest
-// trapped. A guest exit code above 255, which an exit status cannot hold,
-// gives 255. Each code but the guest's own comes with a one-line reason on
-// stderr. check exits 0 when the module passes, 1 when it does not, and 126
-// for a host error.
+// a host error or a usage error (unknown command or flag, bad flag value,
+// backend unavailable); 130 when SIGINT or SIGTERM stopped it (the session
+// is released and --stats printed first); 134 when the guest trapped (the
+// reason, then the guest's backtrace). A guest exit code above 255, which
+// an exit status cannot hold, gives 255. Each code but the guest's own
+// comes with a reason on stderr, and so does a guest exit code that equals
+// one of the host's (124, 125, 126, 130, 134), saying it is the guest's.
+// check exits 0 when the module passes, 1 when it does not, and 126 for a
+// host or usage error.
+//
+// aclwasm --version prints the module version and VCS revision;
+// aclwasm completion bash|zsh|fish|powershell prints a completion script.
 package main
 
 import (
@@ -19,6 +26,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -28,10 +36,11 @@ import (
 
 // Exit codes besides the guest's own.
 const (
-	exitTimeout = 124
-	exitLoad    = 125
-	exitHost    = 126
-	exitTrap    = 134
+	exitTimeout     = 124
+	exitLoad        = 125
+	exitHost        = 126
+	exitInterrupted = 130
+	exitTrap        = 134
 )
 
 // exitError carries a process exit code out of a command.
@@ -49,7 +58,10 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	// A bad flag is a host error (126), for every command.
+	root.Version = version()
+	root.SetVersionTemplate("aclwasm {{.Version}}\n")
+	// A bad flag is a usage error (126), for every command, as is an
+	// unknown command or a wrong argument count (see below).
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{exitHost, err} })
 	root.AddCommand(runCmd(), checkCmd(), abiCmd())
 	err := root.Execute()
@@ -62,10 +74,41 @@ func main() {
 			printBacktrace(os.Stderr, ee.err)
 		}
 		os.Exit(ee.code)
-	default:
+	default: // cobra's usage errors: unknown command, arguments
 		fmt.Fprintln(os.Stderr, "aclwasm:", firstLine(err))
-		os.Exit(2)
+		os.Exit(exitHost)
 	}
+}
+
+// version is the module's version and the VCS revision it was built from,
+// as the Go toolchain records them in the binary.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown version)"
+	}
+	v := bi.Main.Version
+	var rev, at, dirty string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			at = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = ", modified"
+			}
+		}
+	}
+	if rev != "" {
+		v += " (revision " + rev
+		if at != "" {
+			v += " of " + at
+		}
+		v += dirty + ")"
+	}
+	return v + " " + bi.GoVersion
 }
 
 // firstLine is the one-line reason the exit codes come with.
@@ -121,5 +164,17 @@ func guestExit(code uint32) error {
 	case code > 255:
 		return &exitError{255, fmt.Errorf("guest exited with code %d, which an exit status cannot hold: exiting 255", code)}
 	}
+	if m, ok := hostCodes[code]; ok {
+		return &exitError{int(code), fmt.Errorf("guest exited with code %d: the guest's own code, not the host's %s", code, m)}
+	}
 	return &exitError{code: int(code)}
+}
+
+// hostCodes are the exit codes the host gives, by meaning.
+var hostCodes = map[uint32]string{
+	exitTimeout:     "timeout (124)",
+	exitLoad:        "load refusal (125)",
+	exitHost:        "host error (126)",
+	exitInterrupted: "interruption (130)",
+	exitTrap:        "trap (134)",
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -153,7 +155,16 @@ func TestExitCodes(t *testing.T) {
 		{"allowed", []string{"run", "--allow", "aclrtSetDevice,aclrtGetDevice", setdev}, 0, nil},
 		{"not wasm", []string{"run", os.Args[0]}, 125, []string{"load refused", "compile"}},
 		{"missing module", []string{"run", filepath.Join(t.TempDir(), "nope.wasm")}, 126, []string{"nope.wasm"}},
-		{"reactor run as command", []string{"run", wat(t, "reactor", watReactor)}, 126, []string{"_start"}},
+		{"reactor run as command", []string{"run", wat(t, "reactor", watReactor)}, 126, []string{"has no _start", "--invoke NAME", "it exports: _initialize, add, count, setdev, id, none, quit, boom, spin"}},
+		{"unknown command", []string{"runn", ret}, 126, []string{`unknown command "runn"`}},
+		{"abi with an argument", []string{"abi", "extra"}, 126, []string{"extra"}},
+		{"acl-lib without cann", []string{"run", "--acl-lib", "/x.so", ret}, 126, []string{"--acl-lib applies only to --backend cann"}},
+		{"chip with cann", []string{"run", "--backend", "cann", "--chip", "a3", ret}, 126, []string{"--chip applies only to --backend sim"}},
+		{"devices with cann", []string{"run", "--backend", "cann", "--devices", "1", ret}, 126, []string{"--devices applies only to --backend sim"}},
+		{"sim-memory with cann", []string{"run", "--backend", "cann", "--sim-memory", "1GiB", ret}, 126, []string{"--sim-memory applies only to --backend sim"}},
+		{"sim-timing with cann", []string{"run", "--backend", "cann", "--sim-timing", ret}, 126, []string{"--sim-timing applies only to --backend sim"}},
+		{"check takes no backend flag", []string{"check", "--backend", "cann", ret}, 126, []string{"unknown flag: --backend"}},
+		{"check takes no timeout", []string{"check", "--timeout", "1s", ret}, 126, []string{"unknown flag: --timeout"}},
 
 		// Bad flag values.
 		{"device-memory unit", []string{"run", "--device-memory", "12XB", ret}, 126, []string{"--device-memory", `"12XB"`}},
@@ -219,13 +230,18 @@ func TestGuestExitCodes(t *testing.T) {
   (func (export "_start") (call $exit (i32.const %d))))`
 	for _, tc := range []struct {
 		exit, code int
-	}{{0, 0}, {1, 1}, {125, 125}, {255, 255}, {256, 255}, {512, 255}, {65536, 255}, {0x7fffffff, 255}} {
+		host       string // the host's meaning of the code, said on stderr
+	}{{0, 0, ""}, {1, 1, ""}, {123, 123, ""}, {124, 124, "timeout (124)"}, {125, 125, "load refusal (125)"},
+		{126, 126, "host error (126)"}, {127, 127, ""}, {130, 130, "interruption (130)"}, {134, 134, "trap (134)"},
+		{255, 255, ""}, {256, 255, ""}, {512, 255, ""}, {65536, 255, ""}, {0x7fffffff, 255, ""}} {
 		t.Run(fmt.Sprint(tc.exit), func(t *testing.T) {
 			t.Parallel()
 			r := cli(t, "run", wat(t, "exit", fmt.Sprintf(src, tc.exit)))
 			require.Equal(t, tc.code, r.code, r.stderr)
 			if uint32(tc.exit) > 255 {
 				require.Contains(t, oneLine(t, r.stderr), fmt.Sprintf("guest exited with code %d", uint32(tc.exit)))
+			} else if tc.host != "" {
+				require.Equal(t, fmt.Sprintf("aclwasm: guest exited with code %d: the guest's own code, not the host's %s", tc.exit, tc.host), oneLine(t, r.stderr))
 			} else {
 				require.Empty(t, r.stderr)
 			}
@@ -312,10 +328,11 @@ func TestTrapBacktrace(t *testing.T) {
 func statsTable(t *testing.T, stderr string) map[string][]string {
 	t.Helper()
 	lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
-	require.NotEmpty(t, lines)
-	require.Equal(t, []string{"function", "calls", "errors", "H2D", "D2H", "D2D", "H2H"}, strings.Fields(lines[0]))
+	require.Greater(t, len(lines), 1)
+	require.Equal(t, "engine wazero, backend sim (chip a2, 2 devices of 32GiB)", lines[0], "what ran")
+	require.Equal(t, []string{"function", "calls", "errors", "H2D", "D2H", "D2D", "H2H"}, strings.Fields(lines[1]))
 	rows := map[string][]string{}
-	for _, l := range lines[1:] {
+	for _, l := range lines[2:] {
 		f := strings.Fields(l)
 		require.NotEmpty(t, f, "blank line in %q", stderr)
 		rows[f[0]] = f[1:]
@@ -599,4 +616,145 @@ func TestCacheDir(t *testing.T) {
 	r := cli(t, "run", "--cache-dir", filepath.Join(mod, "not-a-dir"), mod)
 	require.Equal(t, 126, r.code)
 	require.Contains(t, r.stderr, "compilation cache")
+}
+
+// watClock's measure(ns) returns a monotonic reading, then another after
+// sleeping ns nanoseconds (poll_oneoff), then the wall clock.
+const watClock = `(module
+  (import "wasi_snapshot_preview1" "clock_time_get" (func $clock (param i32 i64 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "poll_oneoff" (func $poll (param i32 i32 i32 i32) (result i32)))
+  (memory (export "memory") 1)
+  (func $now (param $id i32) (result i64)
+    (drop (call $clock (local.get $id) (i64.const 1) (i32.const 0)))
+    (i64.load (i32.const 0)))
+  (func (export "measure") (param $ns i64) (result i64 i64 i64)
+    (local $t0 i64)
+    (local.set $t0 (call $now (i32.const 1)))
+    (i32.store (i32.const 80) (i32.const 1))
+    (i64.store (i32.const 88) (local.get $ns))
+    (drop (call $poll (i32.const 64) (i32.const 128) (i32.const 1) (i32.const 8)))
+    (local.get $t0) (call $now (i32.const 1)) (call $now (i32.const 0))))`
+
+// TestClocks: the guest's clocks are the host's and its sleeps sleep; with
+// --deterministic-clocks they are fake and runs repeat exactly.
+func TestClocks(t *testing.T) {
+	g := wat(t, "clock", watClock)
+	before := time.Now().UnixNano()
+	r := cli(t, "run", "--invoke", "measure", g, "50000000")
+	after := time.Now().UnixNano()
+	require.Equal(t, 0, r.code, r.stderr)
+	var t0, t1, wall int64
+	_, err := fmt.Sscan(r.stdout, &t0, &t1, &wall)
+	require.NoError(t, err, r.stdout)
+	require.GreaterOrEqual(t, t1-t0, int64(50*time.Millisecond), "the sleep slept")
+	require.True(t, before <= wall && wall <= after, "wall clock %d is the host's", wall)
+
+	// An hour's sleep ends with the timeout (the test would hang otherwise).
+	r = cli(t, "run", "--timeout", "200ms", "--invoke", "measure", g, "3600000000000")
+	require.Equal(t, 124, r.code, r.stderr)
+
+	r = cli(t, "run", "--deterministic-clocks", "--invoke", "measure", g, "3600000000000")
+	require.Equal(t, 0, r.code, r.stderr)
+	r2 := cli(t, "run", "--deterministic-clocks", "--invoke", "measure", g, "3600000000000")
+	require.Equal(t, r.stdout, r2.stdout, "fake clocks repeat")
+	_, err = fmt.Sscan(r.stdout, &t0, &t1, &wall)
+	require.NoError(t, err, r.stdout)
+	require.Less(t, wall, time.Date(2023, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
+}
+
+// TestStatsSaysWhatRan: --stats names the engine and the backend with its
+// settings (--sim-timing included: the simulator's own tests check the
+// model; its times are not distinguishable from a loaded machine's here).
+func TestStatsSaysWhatRan(t *testing.T) {
+	g := wat(t, "return", watReturn)
+	r := cli(t, "run", "--stats", "--sim-timing", "--chip", "950", "--devices", "3", "--sim-memory", "1GiB", g)
+	require.Equal(t, 0, r.code, r.stderr)
+	first, _, _ := strings.Cut(r.stderr, "\n")
+	require.Equal(t, "engine wazero, backend sim (chip 950, 3 devices of 1GiB, timing model)", first)
+}
+
+// TestVersion: --version names the module version, the Go release, and
+// the VCS revision whenever the toolchain stamped one into the binary.
+func TestVersion(t *testing.T) {
+	r := cli(t, "--version")
+	require.Equal(t, 0, r.code, r.stderr)
+	line := oneLine(t, r.stdout)
+	require.True(t, strings.HasPrefix(line, "aclwasm "), line)
+	require.True(t, strings.HasSuffix(line, " "+runtime.Version()), line)
+	info, err := exec.Command("go", "version", "-m", bin).Output()
+	require.NoError(t, err)
+	for _, l := range strings.Split(string(info), "\n") {
+		if rev, ok := strings.CutPrefix(strings.TrimSpace(l), "build\tvcs.revision="); ok {
+			require.Contains(t, line, "(revision "+rev)
+		}
+	}
+}
+
+// TestCompletion: cobra's completion scripts, and values for the enum
+// flags and module arguments.
+func TestCompletion(t *testing.T) {
+	for _, sh := range []string{"bash", "zsh", "fish", "powershell"} {
+		r := cli(t, "completion", sh)
+		require.Equal(t, 0, r.code, r.stderr)
+		require.Contains(t, r.stdout, "aclwasm", sh)
+	}
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"run", "--engine", ""}, []string{"wazero", "wasmtime", ":4"}},
+		{[]string{"check", "--engine", ""}, []string{"wazero", "wasmtime", ":4"}},
+		{[]string{"run", "--backend", ""}, []string{"sim", "cann", ":4"}},
+		{[]string{"run", "--chip", ""}, []string{"a2", "a3", "950", ":4"}},
+		{[]string{"run", ""}, []string{"wasm", ":8"}}, // *.wasm files
+	} {
+		r := cli(t, append([]string{"__complete"}, tc.args...)...)
+		require.Equal(t, 0, r.code, r.stderr)
+		require.Equal(t, tc.want, strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n"), tc.args)
+	}
+	// --allow and --deny complete the ABI's function names (the shell
+	// filters them by what is typed).
+	r := cli(t, "__complete", "run", "--deny", "")
+	require.Equal(t, 0, r.code, r.stderr)
+	names := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	require.Len(t, names, len(abi.Funcs)+1)
+	require.Equal(t, abi.Funcs[0].Name, names[0])
+	require.Equal(t, ":4", names[len(names)-1])
+}
+
+// TestInterrupt: SIGINT stops a running guest: the session is released,
+// --stats printed, and the exit is 130.
+func TestInterrupt(t *testing.T) {
+	g := wat(t, "hello-spin", `(module
+  (import "acl" "aclrtSetDevice" (func $setdev (param i32) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_write" (func $write (param i32 i32 i32 i32) (result i32)))
+  (memory (export "memory") 1)
+  (data (i32.const 64) "up\n")
+  (func (export "_start")
+    (drop (call $setdev (i32.const 0)))
+    (i32.store (i32.const 0) (i32.const 64))
+    (i32.store (i32.const 4) (i32.const 3))
+    (drop (call $write (i32.const 1) (i32.const 0) (i32.const 1) (i32.const 8)))
+    (loop $l (br $l))))`)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "run", "--stats", g)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	line, err := bufio.NewReader(out).ReadString('\n')
+	require.NoError(t, err)
+	require.Equal(t, "up\n", line, "the guest runs")
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	err = cmd.Wait()
+	require.NoError(t, ctx.Err(), "SIGINT did not stop the run")
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee)
+	require.Equal(t, 130, ee.ExitCode(), errb.String())
+	table, reason, ok := strings.Cut(errb.String(), "aclwasm: ")
+	require.True(t, ok, errb.String())
+	require.Equal(t, "interrupted: _start: guest canceled\n", reason)
+	require.Equal(t, []string{"1", "-", "0", "0", "0", "0"}, statsTable(t, table)["aclrtSetDevice"])
 }

@@ -5,9 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -22,6 +26,7 @@ func runCmd() *cobra.Command {
 		trace  bool
 		stats  bool
 		env    []string
+		detClk bool
 	)
 	c := &cobra.Command{
 		Use:   "run [flags] plugin.wasm [args...]",
@@ -33,7 +38,10 @@ exported, then the named export is called with the args as integers, and
 its results are printed.
 
 Exit codes: the guest's exit code (255 for one above 255); 124 timeout;
-125 load refused; 126 host error (bad flag, backend not loadable); 134 trap.`,
+125 load refused; 126 host error (bad flag, backend not loadable); 130
+interrupted (SIGINT or SIGTERM: the session is released and --stats
+printed); 134 trap. A guest exit code equal to one of these comes with a
+line on stderr saying it is the guest's.`,
 		Args: needModule(false),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			for _, kv := range env {
@@ -46,18 +54,29 @@ Exit codes: the guest's exit code (255 for one above 255); 124 timeout;
 			if trace {
 				opts = append(opts, host.WithTrace(func(r host.CallRecord) { fmt.Fprintln(stderr, "trace:", r) }))
 			}
-			ctx := context.Background()
-			wasm, p, rt, done, err := f.sandbox(ctx, args[0], opts...)
+			// Ctrl-C stops the guest as a timeout would: the session is
+			// released and the statistics printed, then the exit is 130.
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			wasm, p, rt, done, desc, err := f.sandbox(ctx, args[0], opts...)
 			if err != nil {
 				return err
 			}
 			defer done()
+			if invoke == "" {
+				if names, err := funcExports(wasm); err == nil && !slices.Contains(names, "_start") {
+					return &exitError{exitHost, fmt.Errorf("%s has no _start, so it is not a command: call one of its exported functions with --invoke NAME (it exports: %s)", args[0], listNames(names))}
+				}
+			}
+			if stats {
+				fmt.Fprintln(stderr, desc)
+			}
 			pl, err := rt.Load(ctx, wasm, p)
 			if err != nil {
 				return classify(err)
 			}
 			defer pl.Close(ctx)
-			cfg := host.Config{Args: args, Env: env, Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: stderr}
+			cfg := host.Config{Args: args, Env: env, Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: stderr, DeterministicClocks: detClk}
 			if invoke == "" {
 				res, err := pl.Run(ctx, cfg)
 				if stats {
@@ -76,6 +95,7 @@ Exit codes: the guest's exit code (255 for one above 255); 124 timeout;
 	c.Flags().BoolVar(&trace, "trace", false, "print one line per host call to stderr: function, arguments, result, error message")
 	c.Flags().BoolVar(&stats, "stats", false, "print a table of calls, errors and bytes per function to stderr after the run")
 	c.Flags().StringArrayVar(&env, "env", nil, "KEY=VALUE environment variable for the guest (repeatable; none by default)")
+	c.Flags().BoolVar(&detClk, "deterministic-clocks", false, "give the guest fake clocks (fixed wall clock, 1 ms per monotonic reading, sleeps return at once) so runs repeat exactly (wazero only)")
 	c.Flags().SetInterspersed(false) // flags after the module belong to the guest
 	return c
 }
@@ -126,10 +146,20 @@ func classify(err error) error {
 		return &exitError{exitLoad, err}
 	case errors.Is(err, host.ErrTimeout):
 		return &exitError{exitTimeout, err}
-	case errors.Is(err, host.ErrTrap), errors.Is(err, host.ErrCanceled):
+	case errors.Is(err, host.ErrCanceled):
+		return &exitError{exitInterrupted, fmt.Errorf("interrupted: %w", err)}
+	case errors.Is(err, host.ErrTrap):
 		return &exitError{exitTrap, err}
 	}
 	return &exitError{exitHost, err}
+}
+
+// listNames lists export names for a message.
+func listNames(names []string) string {
+	if len(names) == 0 {
+		return "no functions"
+	}
+	return strings.Join(names, ", ")
 }
 
 func printStats(w io.Writer, st host.Stats) {
