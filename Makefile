@@ -67,5 +67,13 @@ fuzz: $(STANDIN)
 	for t in $(FUZZ_TARGETS); do $(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) ./host/ || exit 1; done
 	ACLWASM_TEST_ACL_LIB=$(CURDIR)/$(STANDIN) $(GO) test -tags wasmtime -run '^$$' -fuzz '^FuzzDifferential$$' -fuzztime $(FUZZTIME) ./host/
 
+# The soak (tests/soak_test.go): SOAK_SESSIONS concurrent workers of
+# well-behaved and hostile plugins for SOAK_DURATION; `unit` runs it for 3s.
+SOAK_DURATION ?= 5m
+SOAK_SESSIONS ?= 256
+
+soak: guests
+	SOAK_DURATION=$(SOAK_DURATION) SOAK_SESSIONS=$(SOAK_SESSIONS) $(GO) test -count=1 -timeout 0 -run '^TestSoak$$' -v ./tests/
+
 clean:
 	rm -rf build
