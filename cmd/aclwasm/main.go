@@ -52,6 +52,7 @@ func main() {
 	// A bad flag is a host error (126), for every command.
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{exitHost, err} })
 	root.AddCommand(runCmd(), checkCmd(), abiCmd())
+	root.AddCommand(serveCmd())
 	err := root.Execute()
 	var ee *exitError
 	switch {
