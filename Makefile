@@ -4,7 +4,7 @@
 GO ?= go
 WASM_OUT := build/wasm
 
-.PHONY: demo test tools guests vet unit unit-wasmtime unit-cann bench fuzz soak clean
+.PHONY: demo test tools guests vet unit unit-wasmtime unit-cann bench fuzz soak clean serve-test
 
 # The main job: the roundtrip sample (a Go plugin) on the simulated device.
 demo:
@@ -13,7 +13,7 @@ demo:
 	$(GO) run ./cmd/aclwasm run --stats $(WASM_OUT)/roundtrip.wasm
 
 # Everything CI runs.
-test: tools guests vet unit unit-wasmtime unit-cann
+test: tools guests vet unit unit-wasmtime unit-cann serve-test
 
 tools:
 	bash scripts/install-toolchains.sh
@@ -47,6 +47,11 @@ unit-cann:
 	mkdir -p build/standin
 	gcc -shared -fPIC -O2 -fvisibility=hidden -o build/standin/libascendcl.so acl/cann/testdata/standin/standin.c -lpthread
 	ACLWASM_TEST_ACL_LIB=$(CURDIR)/build/standin/libascendcl.so $(GO) test -race -count=1 ./host/
+
+# aclwasm serve on 127.0.0.1, checked with curl: statuses, parallel
+# requests, hot reload, /metrics, SIGTERM (the Go tests of serve/ run in unit).
+serve-test:
+	bash scripts/serve-test.sh
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 2x ./...

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"time"
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
@@ -36,6 +37,10 @@ func (s *Session) invoke(ctx context.Context, fi int, mem []byte, stack []uint64
 	// all: no allocation per call.
 	c := &s.call
 	*c = call{ctx: ctx, s: s, fi: fi, mem: mem, args: stack}
+	var t0 time.Time
+	if s.ms.pm != nil {
+		t0 = time.Now()
+	}
 	err := c.run()
 	code := acl.CodeOf(err)
 	res := int32(code)
@@ -49,6 +54,9 @@ func (s *Session) invoke(ctx context.Context, fi int, mem []byte, stack []uint64
 		msg = abi.Funcs[fi].Name + ": " + acl.MessageOf(err)
 		s.lastErr = msg
 		s.stats.fail(fi, code)
+	}
+	if s.ms.pm != nil {
+		s.callMetrics(fi, code, t0)
 	}
 	if s.trace != nil {
 		s.trace(CallRecord{Func: &abi.Funcs[fi], Args: traceArgs(&abi.Funcs[fi], stack), Result: res, Code: code, Msg: msg})
@@ -210,6 +218,9 @@ func (c *call) enqueue(st *streamRec) error {
 	if n >= c.s.policy.MaxQueued {
 		return acl.Errorf(acl.ErrRTOverLimit, "the stream already has %d queued operations, the policy's limit", n)
 	}
+	if c.s.ms.pm != nil {
+		c.s.queuedMetrics(c.fi)
+	}
 	return nil
 }
 
@@ -262,4 +273,9 @@ func be(err error) error {
 }
 
 // moved counts n bytes moved in direction d by the current function.
-func (c *call) moved(d acl.Direction, n uint64) { c.s.stats.bytes[c.fi][d].Add(n) }
+func (c *call) moved(d acl.Direction, n uint64) {
+	c.s.stats.bytes[c.fi][d].Add(n)
+	if c.s.ms.pm != nil {
+		c.s.movedMetrics(c.fi, d, n)
+	}
+}

@@ -53,6 +53,7 @@ type config struct {
 	trace   func(CallRecord)
 	fuel    uint64
 	cache   string
+	metrics *Metrics
 
 	hostFuncs []HostFunc // WithHostFuncs
 }
@@ -91,6 +92,7 @@ type Runtime struct {
 	ownBackend bool
 	engine     engine
 	trace      func(CallRecord)
+	metrics    *Metrics
 	hostFuncs  []*hostFunc // outside module "acl": abi.IOModule's, WithHostFuncs'
 	regions    regionPool
 	// peerRequired: copies between devices need peer access enabled first
@@ -107,7 +109,7 @@ func NewRuntime(ctx context.Context, opts ...Option) (*Runtime, error) {
 	for _, o := range opts {
 		o(&c)
 	}
-	r := &Runtime{backend: c.backend, trace: c.trace, peers: map[[2]int32]int{}}
+	r := &Runtime{backend: c.backend, trace: c.trace, metrics: c.metrics, peers: map[[2]int32]int{}}
 	if r.backend == nil {
 		r.backend, r.ownBackend = sim.New(), true
 	}
@@ -182,6 +184,7 @@ type Plugin struct {
 	rt     *Runtime
 	mod    compiled
 	policy Policy
+	m      *pluginMetrics // nil without WithMetrics
 }
 
 // LoadError lists why a module was refused. It wraps ErrLoad.
@@ -200,21 +203,24 @@ func (e *LoadError) Unwrap() error { return ErrLoad }
 // signature and allowed by the policy; other imports must come from
 // wasi_snapshot_preview1; the module's memory must fit the policy. On
 // failure the error is a *LoadError naming each problem, and no guest code
-// has run.
-func (r *Runtime) Load(ctx context.Context, wasm []byte, p Policy) (*Plugin, error) {
+// has run. Options name the plugin (LoadName).
+func (r *Runtime) Load(ctx context.Context, wasm []byte, p Policy, opts ...LoadOption) (*Plugin, error) {
+	lc := loadOptions(opts)
 	p, err := p.withDefaults(r.backend.DeviceCount())
 	if err != nil {
 		return nil, fmt.Errorf("host: %w", err)
 	}
 	mod, err := r.engine.compile(ctx, wasm)
 	if err != nil {
+		r.metrics.refused(lc.name)
 		return nil, &LoadError{Problems: []string{"compile: " + err.Error()}}
 	}
 	if probs := r.checkModule(mod.imports(), wasm, &p); len(probs) > 0 {
 		mod.close(ctx)
+		r.metrics.refused(lc.name)
 		return nil, &LoadError{Problems: probs}
 	}
-	return &Plugin{rt: r, mod: mod, policy: p}, nil
+	return &Plugin{rt: r, mod: mod, policy: p, m: r.metrics.plugin(lc.name)}, nil
 }
 
 // Check compiles wasm and returns every problem Load would refuse it for,
@@ -327,6 +333,7 @@ func (p *Plugin) Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	cerr := inst.finish(ctx, err != nil)
 	res.Stats = inst.s.Stats()
+	p.m.run(res.ExitCode, errors.Join(err, cerr))
 	return res, errors.Join(err, cerr)
 }
 
@@ -367,6 +374,7 @@ func (p *Plugin) instantiate(ctx context.Context, cfg Config) (*Instance, error)
 	if err != nil {
 		return nil, err
 	}
+	s.startMetrics(p.m)
 	inst, err := p.mod.instantiate(withSession(ctx, s), s, cfg)
 	if err != nil {
 		_ = s.release(ctx)
@@ -391,6 +399,7 @@ func (i *Instance) Call(ctx context.Context, name string, args ...uint64) ([]uin
 	defer cancel()
 	res, err := i.inst.call(i.ctx(ctx), name, args...)
 	err = ctxErr(ctx, name, err)
+	i.p.m.run(0, err)
 	if err != nil && !errors.Is(err, errNoExport) && !errors.Is(err, errArgs) {
 		return nil, errors.Join(err, i.finish(ctx, true))
 	}

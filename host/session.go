@@ -55,7 +55,8 @@ type Session struct {
 	stats   stats
 	trace   func(CallRecord)
 	mem     *linearMemory
-	io      *bytesCall // the Instance.CallBytes in progress, or nil
+	io      *bytesCall     // the Instance.CallBytes in progress, or nil
+	ms      sessionMetrics // WithMetrics; see metrics.go
 }
 
 type streamRec struct {
@@ -280,6 +281,7 @@ func (s *Session) release(ctx context.Context) error {
 	}
 	s.dropPeers(-1)
 	s.dev = -1
+	s.endMetrics()
 	if s.mem != nil {
 		s.mem.release()
 		s.mem = nil

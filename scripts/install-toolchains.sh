@@ -29,8 +29,9 @@ say() { echo "install-toolchains: $*"; }
 #   rustc, cargo, libstd-rust-dev-wasm32
 #                                 Rust guests (Debian's rustc has the wasm32 targets)
 #   gcc                           cgo and native test helpers
+#   curl                          scripts/serve-test.sh (make serve-test)
 #   nodejs, npm                   AssemblyScript guests
-PACKAGES=(clang lld wasi-libc libclang-rt-14-dev-wasm32 wabt rustc cargo libstd-rust-dev-wasm32 gcc)
+PACKAGES=(clang lld wasi-libc libclang-rt-14-dev-wasm32 wabt rustc cargo libstd-rust-dev-wasm32 gcc curl)
 # Node is often installed outside apt (as here); only ask apt for it when
 # there is no node/npm at all.
 if ! command -v node >/dev/null 2>&1; then PACKAGES+=(nodejs); fi

@@ -64,6 +64,7 @@ func main() {
 	// unknown command or a wrong argument count (see below).
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{exitHost, err} })
 	root.AddCommand(runCmd(), checkCmd(), abiCmd())
+	root.AddCommand(serveCmd())
 	err := root.Execute()
 	var ee *exitError
 	switch {

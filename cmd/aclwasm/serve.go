@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/spf13/cobra"
+
+	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/serve"
+)
+
+func serveCmd() *cobra.Command {
+	var (
+		f                   sandboxFlags
+		listen, token       string
+		logFormat, logLevel string
+		maxBody, maxOutput  string
+		poll, grace         time.Duration
+		maxConcurrent       int
+		env                 []string
+	)
+	c := &cobra.Command{
+		Use:   "serve [flags] DIR",
+		Short: "Serve the command plugins of DIR over HTTP: POST /v1/plugins/NAME, body in, stdout out",
+		Long: `Serve every NAME.wasm of DIR over HTTP: POST /v1/plugins/NAME runs it with
+the request body as stdin and answers with its stdout (exit code in
+X-Aclwasm-Exit-Code). The policy flags are every plugin's defaults; an
+optional NAME.json overrides them per plugin. DIR is rescanned every
+--poll: changed modules are reloaded, requests in flight finish on the old
+version. GET /v1/plugins lists them, /healthz and /readyz report health,
+/metrics serves Prometheus metrics. SIGTERM or SIGINT stops accepting,
+lets requests finish for --grace, then cancels the rest and releases
+every session. The status codes are in the package doc of serve.`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return &exitError{exitHost, fmt.Errorf("usage: %s", c.UseLine())}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			fail := func(err error) error { return &exitError{exitHost, err} }
+			log, err := newLogger(cmd.ErrOrStderr(), logFormat, logLevel)
+			if err != nil {
+				return fail(err)
+			}
+			for _, kv := range env {
+				if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+					return fail(fmt.Errorf("--env %q: want KEY=VALUE with a nonempty KEY", kv))
+				}
+			}
+			body, err := parseBytes(maxBody)
+			if err != nil {
+				return fail(fmt.Errorf("--max-body: %w", err))
+			}
+			out, err := parseBytes(maxOutput)
+			if err != nil {
+				return fail(fmt.Errorf("--max-output: %w", err))
+			}
+			if body == 0 || out == 0 || body > 1<<40 || out > 1<<40 || maxConcurrent < 1 || poll < 0 || grace < 0 {
+				return fail(errors.New("--max-body and --max-output want 1 byte to 1 TiB, --max-concurrent at least 1, --poll and --grace no negative duration"))
+			}
+			if token == "" {
+				token = os.Getenv("ACLWASM_ADMIN_TOKEN")
+			}
+			p, err := f.policy()
+			if err != nil {
+				return fail(err)
+			}
+			b, _, err := f.openBackend()
+			if err != nil {
+				return fail(err)
+			}
+			defer b.Close()
+			reg := prometheus.NewRegistry()
+			reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+			m, err := host.NewMetrics(reg)
+			if err != nil {
+				return fail(err)
+			}
+			ctx := context.Background()
+			opts := []host.Option{host.WithBackend(b), host.WithEngine(f.engine), host.WithMetrics(m)}
+			if f.cacheDir != "" {
+				opts = append(opts, host.WithCacheDir(f.cacheDir))
+			}
+			rt, err := host.NewRuntime(ctx, opts...)
+			if err != nil {
+				return fail(err)
+			}
+			defer rt.Close(ctx)
+			srv, err := serve.New(ctx, serve.Config{
+				Dir: args[0], Runtime: rt, Policy: p, Env: env,
+				MaxConcurrent: maxConcurrent, MaxBody: int64(body), MaxOutput: int64(out),
+				Poll: poll, AdminToken: token, Logger: log, Registerer: reg, Gatherer: reg,
+			})
+			if err != nil {
+				return fail(err)
+			}
+			ln, err := net.Listen("tcp", listen)
+			if err != nil {
+				_ = srv.Shutdown(ctx)
+				return fail(err)
+			}
+			log.Info("listening", "addr", ln.Addr().String(), "dir", args[0], "admin", token != "")
+			sig, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
+			defer stop()
+			served := make(chan error, 1)
+			go func() { served <- srv.Serve(ln) }()
+			select {
+			case err = <-served: // the listener failed
+			case <-sig.Done():
+				log.Info("signal: shutting down", "grace", grace)
+			}
+			gctx, cancel := context.WithTimeout(ctx, grace)
+			defer cancel()
+			serr := srv.Shutdown(gctx)
+			if err == nil {
+				err = <-served
+			}
+			if err != nil {
+				return fail(err)
+			}
+			if serr != nil {
+				log.Warn("requests were cancelled at the end of the grace period")
+			}
+			return nil
+		},
+	}
+	f.register(c)
+	fl := c.Flags()
+	fl.StringVar(&listen, "listen", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks one, logged as \"listening\")")
+	fl.DurationVar(&poll, "poll", 2*time.Second, "how often to rescan DIR for new, changed and removed plugins (0: never)")
+	fl.DurationVar(&grace, "grace", 10*time.Second, "how long requests in flight may finish after SIGTERM/SIGINT before they are cancelled")
+	fl.IntVar(&maxConcurrent, "max-concurrent", 16, "requests one plugin runs at once; more get 429")
+	fl.StringVar(&maxBody, "max-body", "16MiB", "largest request body (413 above it)")
+	fl.StringVar(&maxOutput, "max-output", "16MiB", "most a run may write to stdout (502 above it)")
+	fl.StringVar(&token, "admin-token", "", "enable POST /v1/admin/reload with this bearer token (default $ACLWASM_ADMIN_TOKEN; off when empty)")
+	fl.StringVar(&logFormat, "log-format", "text", "log format: text or json")
+	fl.StringVar(&logLevel, "log-level", "info", "log level: debug (every request), info, warn or error")
+	fl.StringArrayVar(&env, "env", nil, "KEY=VALUE environment variable for every plugin (repeatable)")
+	return c
+}
+
+// newLogger returns a slog logger writing to w in format at level.
+func newLogger(w interface{ Write([]byte) (int, error) }, format, level string) (*slog.Logger, error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
+	}
+	opts := &slog.HandlerOptions{Level: lv}
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("--log-format %q: want text or json", format)
+}

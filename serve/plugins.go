@@ -1,0 +1,394 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aclwasm/aclwasm/host"
+)
+
+// validName is what a plugin's file name (less .wasm) must look like: it
+// is a URL path segment and a metrics label.
+var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+// Sidecar is the optional NAME.json next to NAME.wasm: the plugin's policy
+// overrides (unset fields keep the server's defaults) and what its runs
+// get. Unknown fields are an error, so that a typo does not silently keep
+// a default.
+type Sidecar struct {
+	DeviceMemory     *uint64  `json:"device_memory,omitempty"` // bytes
+	PinnedMemory     *uint64  `json:"pinned_memory,omitempty"` // bytes
+	MaxAllocations   *int     `json:"max_allocations,omitempty"`
+	MaxRegistrations *int     `json:"max_registrations,omitempty"`
+	MaxStreams       *int     `json:"max_streams,omitempty"`
+	MaxEvents        *int     `json:"max_events,omitempty"`
+	MaxQueued        *int     `json:"max_queued,omitempty"`
+	MaxBatchEntries  *int     `json:"max_batch_entries,omitempty"`
+	MemoryPages      *uint32  `json:"memory_pages,omitempty"`
+	Timeout          string   `json:"timeout,omitempty"` // a Go duration: "500ms", "2s"
+	Devices          []int32  `json:"devices,omitempty"`
+	Allow            []string `json:"allow,omitempty"`
+	Deny             []string `json:"deny,omitempty"`
+	// MaxConcurrent overrides the server's limit of runs at once.
+	MaxConcurrent *int `json:"max_concurrent,omitempty"`
+	// Args follow the plugin's name in its argv.
+	Args []string `json:"args,omitempty"`
+	// Env are KEY=VALUE pairs added to the server's.
+	Env []string `json:"env,omitempty"`
+}
+
+// apply returns base with the sidecar's overrides, or an error naming the
+// first field out of range.
+func (sc *Sidecar) apply(base host.Policy, maxConc int) (host.Policy, int, error) {
+	p := base
+	pos := func(field string, v *int, dst *int) error {
+		if v == nil {
+			return nil
+		}
+		if *v < 1 {
+			return fmt.Errorf("%s %d: want at least 1", field, *v)
+		}
+		*dst = *v
+		return nil
+	}
+	for _, f := range []struct {
+		name string
+		v    *int
+		dst  *int
+	}{
+		{"max_allocations", sc.MaxAllocations, &p.MaxAllocations},
+		{"max_registrations", sc.MaxRegistrations, &p.MaxRegistrations},
+		{"max_streams", sc.MaxStreams, &p.MaxStreams},
+		{"max_events", sc.MaxEvents, &p.MaxEvents},
+		{"max_queued", sc.MaxQueued, &p.MaxQueued},
+		{"max_batch_entries", sc.MaxBatchEntries, &p.MaxBatchEntries},
+		{"max_concurrent", sc.MaxConcurrent, &maxConc},
+	} {
+		if err := pos(f.name, f.v, f.dst); err != nil {
+			return p, 0, err
+		}
+	}
+	for _, f := range []struct {
+		name string
+		v    *uint64
+		dst  *uint64
+	}{{"device_memory", sc.DeviceMemory, &p.DeviceMemory}, {"pinned_memory", sc.PinnedMemory, &p.PinnedMemory}} {
+		if f.v != nil {
+			if *f.v == 0 {
+				return p, 0, fmt.Errorf("%s 0: want more than 0", f.name)
+			}
+			*f.dst = *f.v
+		}
+	}
+	if sc.MemoryPages != nil {
+		if *sc.MemoryPages == 0 {
+			return p, 0, errors.New("memory_pages 0: want at least 1")
+		}
+		p.MemoryPages = *sc.MemoryPages
+	}
+	if sc.Timeout != "" {
+		d, err := time.ParseDuration(sc.Timeout)
+		if err != nil || d <= 0 {
+			return p, 0, fmt.Errorf("timeout %q: want a positive duration such as 500ms or 2s", sc.Timeout)
+		}
+		p.Timeout = d
+	}
+	if sc.Devices != nil {
+		p.Devices = sc.Devices
+	}
+	if sc.Allow != nil {
+		p.Allow = sc.Allow
+	}
+	if sc.Deny != nil {
+		p.Deny = append(append([]string(nil), base.Deny...), sc.Deny...)
+	}
+	for _, kv := range sc.Env {
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+			return p, 0, fmt.Errorf("env %q: want KEY=VALUE with a nonempty KEY", kv)
+		}
+	}
+	return p, maxConc, nil
+}
+
+// stamp identifies what is on disk for one plugin: a change of either
+// file's size or modification time is a new version.
+type stamp struct {
+	wasmSize, jsonSize int64
+	wasmMod, jsonMod   time.Time
+	hasJSON            bool
+}
+
+// version is one loaded version of a plugin. Requests hold it (refs) while
+// they run; a reload retires it, and it closes its host.Plugin when the
+// last request holding it ends.
+type version struct {
+	name   string
+	stamp  stamp
+	digest string // of the module and its sidecar
+	pl     *host.Plugin
+	fail   *apiError // why the version cannot run (pl is nil)
+	policy host.Policy
+	args   []string
+	env    []string
+	sem    chan struct{} // runs at once
+
+	mu      sync.Mutex
+	refs    int
+	retired bool
+	closed  func() // called once pl is closed
+}
+
+func (v *version) acquire() {
+	v.mu.Lock()
+	v.refs++
+	v.mu.Unlock()
+}
+
+func (v *version) release() {
+	v.mu.Lock()
+	v.refs--
+	last := v.retired && v.refs == 0
+	v.mu.Unlock()
+	if last {
+		v.close()
+	}
+}
+
+// retire marks the version replaced: it closes now if nothing holds it,
+// or when the last request holding it ends.
+func (v *version) retire() {
+	v.mu.Lock()
+	v.retired = true
+	last := v.refs == 0
+	v.mu.Unlock()
+	if last {
+		v.close()
+	}
+}
+
+func (v *version) close() {
+	if v.pl != nil {
+		_ = v.pl.Close(context.Background())
+		v.closed()
+	}
+}
+
+// inFlight is how many requests hold the version.
+func (v *version) inFlight() int {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.refs
+}
+
+// scan lists the directory's plugins by name with what is on disk.
+func scan(dir string) (map[string]stamp, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]stamp{}
+	for _, e := range ents {
+		name, ok := strings.CutSuffix(e.Name(), ".wasm")
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil {
+			continue // removed since ReadDir
+		}
+		st := stamp{wasmSize: fi.Size(), wasmMod: fi.ModTime()}
+		if ji, err := os.Stat(filepath.Join(dir, name+".json")); err == nil {
+			st.hasJSON, st.jsonSize, st.jsonMod = true, ji.Size(), ji.ModTime()
+		}
+		out[name] = st
+	}
+	return out, nil
+}
+
+// load builds the version of plugin name that is on disk now. A version
+// that cannot run carries the reason (fail) instead of a plugin.
+func (s *Server) load(ctx context.Context, name string, st stamp) *version {
+	v := &version{name: name, stamp: st, policy: s.cfg.Policy, env: s.cfg.Env, closed: func() { s.open.Add(-1) }}
+	conc := s.cfg.MaxConcurrent
+	invalid := func(format string, args ...any) *version {
+		v.fail = &apiError{status: http.StatusInternalServerError, Code: "plugin_invalid", Message: fmt.Sprintf(format, args...)}
+		return v
+	}
+	if !validName.MatchString(name) {
+		return invalid("plugin name %q: want letters, digits, '.', '_' or '-' (at most 128), starting with a letter or digit", name)
+	}
+	wasm, err := os.ReadFile(filepath.Join(s.cfg.Dir, name+".wasm"))
+	if err != nil {
+		return invalid("read module: %v", err)
+	}
+	h := sha256.New()
+	h.Write(wasm)
+	if st.hasJSON {
+		raw, err := os.ReadFile(filepath.Join(s.cfg.Dir, name+".json"))
+		if err != nil {
+			return invalid("read %s.json: %v", name, err)
+		}
+		h.Write(raw)
+		var sc Sidecar
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&sc); err != nil {
+			return invalid("%s.json: %v", name, err)
+		}
+		if v.policy, conc, err = sc.apply(s.cfg.Policy, conc); err != nil {
+			return invalid("%s.json: %v", name, err)
+		}
+		v.args = sc.Args
+		v.env = append(append([]string(nil), s.cfg.Env...), sc.Env...)
+	}
+	v.digest = hex.EncodeToString(h.Sum(nil)[:6])
+	v.sem = make(chan struct{}, conc)
+	pl, err := s.cfg.Runtime.Load(ctx, wasm, v.policy, host.LoadName(name))
+	var le *host.LoadError
+	switch {
+	case errors.As(err, &le):
+		v.fail = &apiError{status: http.StatusUnprocessableEntity, Code: "load_refused", Message: "the module was refused at load time", Problems: le.Problems}
+		return v
+	case err != nil: // the policy itself (a sidecar's device map, ...)
+		return invalid("load: %v", err)
+	}
+	exports, err := funcExports(wasm)
+	if err == nil && !exports["_start"] {
+		_ = pl.Close(ctx)
+		kind := "a reactor (no _start export)"
+		if !exports["_initialize"] && len(exports) == 0 {
+			kind = "not a command (no _start export)"
+		}
+		v.fail = &apiError{status: http.StatusUnprocessableEntity, Code: "not_a_command",
+			Message: "the module is " + kind + ": serve runs command modules only, stdin the request body and stdout the response"}
+		return v
+	}
+	if err != nil {
+		_ = pl.Close(ctx)
+		return invalid("read exports: %v", err)
+	}
+	s.open.Add(1)
+	v.pl = pl
+	return v
+}
+
+// ReloadReport is what one reload changed, by plugin name.
+type ReloadReport struct {
+	Added   []string `json:"added"`
+	Changed []string `json:"changed"`
+	Removed []string `json:"removed"`
+}
+
+// Reload loads the plugins that are new or changed on disk, and removes
+// those whose module is gone. Requests in flight finish on the version
+// they started on; each replaced version is closed when its last request
+// ends. A changed plugin that no longer loads is replaced by its refusal:
+// what answers is what is on disk.
+func (s *Server) Reload(ctx context.Context) (ReloadReport, error) {
+	s.reloadMu.Lock()
+	defer s.reloadMu.Unlock()
+	var rep ReloadReport
+	found, err := scan(s.cfg.Dir)
+	if err != nil {
+		return rep, fmt.Errorf("serve: reload: %w", err)
+	}
+	s.mu.RLock()
+	closing := s.closing
+	cur := make(map[string]*version, len(s.plugins))
+	for n, v := range s.plugins {
+		cur[n] = v
+	}
+	s.mu.RUnlock()
+	if closing {
+		return rep, errors.New("serve: reload: the server is shutting down")
+	}
+	fresh := map[string]*version{}
+	for name, st := range found {
+		old, ok := cur[name]
+		if ok && old.stamp == st {
+			continue
+		}
+		v := s.load(ctx, name, st)
+		fresh[name] = v
+		if ok {
+			rep.Changed = append(rep.Changed, name)
+		} else {
+			rep.Added = append(rep.Added, name)
+		}
+		s.logLoad(v, ok)
+	}
+	for name := range cur {
+		if _, ok := found[name]; !ok {
+			rep.Removed = append(rep.Removed, name)
+			s.log.Info("plugin removed", "plugin", name)
+		}
+	}
+	var retired []*version
+	s.mu.Lock()
+	if s.closing { // Shutdown began while this loaded: it retires what it finds, so drop these
+		s.mu.Unlock()
+		for _, v := range fresh {
+			v.retire()
+		}
+		return rep, errors.New("serve: reload: the server is shutting down")
+	}
+	for name, v := range fresh {
+		if old, ok := s.plugins[name]; ok {
+			retired = append(retired, old)
+		}
+		s.plugins[name] = v
+	}
+	for _, name := range rep.Removed {
+		retired = append(retired, s.plugins[name])
+		delete(s.plugins, name)
+	}
+	s.mu.Unlock()
+	for _, v := range retired {
+		v.retire()
+	}
+	sort.Strings(rep.Added)
+	sort.Strings(rep.Changed)
+	sort.Strings(rep.Removed)
+	return rep, nil
+}
+
+func (s *Server) logLoad(v *version, changed bool) {
+	what := "plugin loaded"
+	if changed {
+		what = "plugin reloaded"
+	}
+	if v.fail != nil {
+		s.log.Warn(what+" but cannot run", "plugin", v.name, "version", v.digest, "code", v.fail.Code, "error", v.fail.Message, "problems", v.fail.Problems)
+		return
+	}
+	s.log.Info(what, "plugin", v.name, "version", v.digest, "max_concurrent", cap(v.sem), "timeout", v.policy.Timeout)
+}
+
+// poll reloads every interval until stop is closed.
+func (s *Server) poll(interval time.Duration, stop <-chan struct{}) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			if _, err := s.Reload(context.Background()); err != nil {
+				s.log.Error("reload", "error", err)
+			}
+		}
+	}
+}

@@ -1,0 +1,540 @@
+// Package serve is a long-running HTTP server of plugins: every NAME.wasm
+// of a directory is a command plugin, run in the sandbox (package host) by
+// POST /v1/plugins/NAME with the request body as its stdin and its stdout
+// as the response.
+//
+// Endpoints:
+//
+//	POST /v1/plugins/{name}   run the plugin: body in, stdout out
+//	GET  /v1/plugins          the plugins, their versions and states (JSON)
+//	GET  /healthz             200 while the process serves
+//	GET  /readyz              200 once loaded, 503 while shutting down
+//	GET  /metrics             Prometheus metrics (Config.Gatherer)
+//	POST /v1/admin/reload     rescan the directory now; only with Config.AdminToken,
+//	                          as "Authorization: Bearer TOKEN"
+//
+// Each plugin runs under the server's default policy, overridden by an
+// optional sidecar NAME.json (Sidecar). Only command modules (exporting
+// _start) run; a reactor is refused, since its exports take numbers, not
+// bytes. The directory is rescanned every Config.Poll: a new, changed or
+// removed module or sidecar takes effect for the next request, requests in
+// flight finish on the version they started on, and a replaced version is
+// closed once its last request ends. Write modules atomically (write
+// elsewhere, then rename), or a half-written file is loaded, refused, and
+// loaded again at the next poll.
+//
+// How a request ends (every failure has a JSON body {"code", "message",
+// "plugin", ...}; the plugin's version is in X-Aclwasm-Plugin-Version):
+//
+//	200                   the guest ran to its end: _start returned or it exited. Its
+//	                      exit code is in X-Aclwasm-Exit-Code (a nonzero code is the
+//	                      guest's own answer, not a server failure); the body is its stdout
+//	400 bad_request       the request body could not be read
+//	401 unauthorized      admin endpoint without the right bearer token
+//	404 not_found         no such plugin or endpoint
+//	405 method_not_allowed
+//	413 body_too_large    the body exceeds Config.MaxBody
+//	422 load_refused      the module was refused at load time ("problems" lists why)
+//	422 not_a_command     the module is a reactor (no _start)
+//	429 overloaded        the plugin already runs MaxConcurrent requests; Retry-After: 1
+//	500 plugin_invalid    the plugin's files cannot be used (unreadable, bad sidecar, bad name)
+//	500 host_error        the host failed (a session could not be released, ...)
+//	502 trap              the guest trapped; the message is the trap's reason
+//	502 output_too_large  the guest wrote more than Config.MaxOutput bytes to stdout
+//	503 shutting_down     the server is stopping; Retry-After: 1
+//	504 timeout           the policy's timeout stopped the guest
+//
+// Quotas are not a request outcome: a guest over a quota gets the native
+// error code (207001, 207012) from the call and decides what to do, which
+// shows in its exit code and output.
+package serve
+
+import (
+	"bytes"
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/aclwasm/aclwasm/host"
+)
+
+// Config configures a Server. Dir and Runtime are required.
+type Config struct {
+	// Dir holds the plugins: NAME.wasm, and optionally NAME.json (Sidecar).
+	Dir string
+	// Runtime runs the plugins. The caller closes it after Shutdown.
+	Runtime *host.Runtime
+	// Policy is every plugin's policy unless its sidecar overrides it.
+	Policy host.Policy
+	// Env are KEY=VALUE pairs every run gets.
+	Env []string
+	// MaxConcurrent bounds the runs of one plugin version at once; more
+	// get 429. Default 16.
+	MaxConcurrent int
+	// MaxBody bounds a request body (413 above it). Default 16 MiB.
+	MaxBody int64
+	// MaxOutput bounds what a run may write to stdout (502 above it); its
+	// stderr is kept up to 4 KiB for the log. Default 16 MiB.
+	MaxOutput int64
+	// Poll is how often the directory is rescanned; 0 never (Reload, or
+	// the admin endpoint, still reloads).
+	Poll time.Duration
+	// AdminToken enables POST /v1/admin/reload for this bearer token.
+	AdminToken string
+	// Logger gets the server's structured logs; default slog.Default().
+	Logger *slog.Logger
+	// Registerer gets the server's own metrics (requests by plugin and
+	// status, their duration, requests in flight); nil for none.
+	Registerer prometheus.Registerer
+	// Gatherer is served at /metrics; nil: /metrics is 404.
+	Gatherer prometheus.Gatherer
+}
+
+// Server serves plugins over HTTP. Create it with New, serve with Serve (or
+// mount Handler elsewhere), and end it with Shutdown.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	handler http.Handler
+	metrics *serverMetrics
+
+	reloadMu sync.Mutex // one reload at a time
+	mu       sync.RWMutex
+	plugins  map[string]*version
+	closing  bool
+	inflight sync.WaitGroup // requests that hold a version
+
+	// runs is the parent of every run's context: Shutdown cancels it when
+	// its grace period ends.
+	runs       context.Context
+	cancelRuns context.CancelFunc
+	stopPoll   chan struct{}
+	polling    sync.WaitGroup
+	open       atomic.Int64 // host.Plugins not yet closed
+
+	httpMu sync.Mutex
+	http   *http.Server
+
+	// testHookRun, if set, runs in a request that holds its version,
+	// just before the plugin runs.
+	testHookRun func(name string)
+}
+
+// New loads every plugin of cfg.Dir and starts polling it. Plugins that
+// cannot run are kept with their reason (GET /v1/plugins shows it); only an
+// unreadable directory or a bad Config is an error.
+func New(ctx context.Context, cfg Config) (*Server, error) {
+	if cfg.Dir == "" || cfg.Runtime == nil {
+		return nil, errors.New("serve: Config.Dir and Config.Runtime are required")
+	}
+	if cfg.MaxConcurrent == 0 {
+		cfg.MaxConcurrent = 16
+	}
+	if cfg.MaxBody == 0 {
+		cfg.MaxBody = 16 << 20
+	}
+	if cfg.MaxOutput == 0 {
+		cfg.MaxOutput = 16 << 20
+	}
+	if cfg.MaxConcurrent < 0 || cfg.MaxBody < 0 || cfg.MaxOutput < 0 || cfg.Poll < 0 {
+		return nil, errors.New("serve: negative Config limit")
+	}
+	if cfg.Policy.Timeout == 0 {
+		cfg.Policy.Timeout = host.DefaultTimeout
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, plugins: map[string]*version{}, stopPoll: make(chan struct{})}
+	s.runs, s.cancelRuns = context.WithCancel(context.Background())
+	var err error
+	if s.metrics, err = newServerMetrics(cfg.Registerer); err != nil {
+		return nil, fmt.Errorf("serve: metrics: %w", err)
+	}
+	if _, err := s.Reload(ctx); err != nil {
+		s.cancelRuns()
+		return nil, err
+	}
+	s.handler = s.routes()
+	if cfg.Poll > 0 {
+		s.polling.Add(1)
+		go func() { defer s.polling.Done(); s.poll(cfg.Poll, s.stopPoll) }()
+	}
+	return s, nil
+}
+
+// Handler returns the server's HTTP handler.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Serve accepts connections on ln until Shutdown; it returns nil after
+// Shutdown, or the error that stopped it.
+func (s *Server) Serve(ln net.Listener) error {
+	hs := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	s.httpMu.Lock()
+	if s.http != nil {
+		s.httpMu.Unlock()
+		return errors.New("serve: Serve called twice")
+	}
+	s.http = hs
+	s.httpMu.Unlock()
+	s.mu.RLock()
+	closing := s.closing
+	s.mu.RUnlock()
+	if closing {
+		return nil
+	}
+	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// Shutdown stops the server: readiness fails and new requests get 503,
+// the listener closes, requests in flight finish until ctx is done, then
+// the runs still going are cancelled (their requests get 503) and waited
+// for. Every plugin is closed, and every session released, when it
+// returns. It returns ctx's error if the grace period ran out.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		return errors.New("serve: Shutdown called twice")
+	}
+	s.closing = true
+	s.mu.Unlock()
+	close(s.stopPoll)
+	s.polling.Wait()
+	// A reload in progress sees closing and retires what it loaded.
+
+	s.httpMu.Lock()
+	hs := s.http
+	s.httpMu.Unlock()
+	done := make(chan struct{})
+	go func() { s.inflight.Wait(); close(done) }()
+	var graceErr error
+	if hs != nil {
+		graceErr = hs.Shutdown(ctx) // closes the listener, waits for idle connections
+	}
+	select {
+	case <-done:
+	case <-ctx.Done():
+		graceErr = ctx.Err()
+	}
+	if graceErr != nil {
+		s.log.Warn("grace period over: cancelling runs in flight", "error", graceErr)
+	}
+	s.cancelRuns()
+	<-done
+	if hs != nil && graceErr != nil {
+		_ = hs.Close() // connections still open once their requests ended
+	}
+	s.mu.Lock()
+	all := s.plugins
+	s.plugins = map[string]*version{}
+	s.mu.Unlock()
+	for _, v := range all {
+		v.retire()
+	}
+	s.log.Info("stopped")
+	return graceErr
+}
+
+// OpenPlugins is how many loaded plugin versions are not yet closed (a
+// retired version stays open while requests hold it).
+func (s *Server) OpenPlugins() int { return int(s.open.Load()) }
+
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/v1/plugins/{name}", s.invoke)
+	mux.HandleFunc("/v1/plugins", s.get(s.list))
+	mux.HandleFunc("/healthz", s.get(func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	}))
+	mux.HandleFunc("/readyz", s.get(s.ready))
+	if s.cfg.Gatherer != nil {
+		mux.Handle("/metrics", promhttp.HandlerFor(s.cfg.Gatherer, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelError)}))
+	}
+	if s.cfg.AdminToken != "" {
+		mux.HandleFunc("/v1/admin/reload", s.reload)
+	}
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeErr(w, &apiError{status: http.StatusNotFound, Code: "not_found", Message: "no endpoint " + r.URL.Path})
+	})
+	return mux
+}
+
+// get allows GET and HEAD only.
+func (s *Server) get(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			methodNotAllowed(w, "GET, HEAD")
+			return
+		}
+		h(w, r)
+	}
+}
+
+func methodNotAllowed(w http.ResponseWriter, allow string) {
+	w.Header().Set("Allow", allow)
+	writeErr(w, &apiError{status: http.StatusMethodNotAllowed, Code: "method_not_allowed", Message: "use " + allow})
+}
+
+func (s *Server) ready(w http.ResponseWriter, _ *http.Request) {
+	s.mu.RLock()
+	closing := s.closing
+	s.mu.RUnlock()
+	if closing {
+		writeErr(w, &apiError{status: http.StatusServiceUnavailable, Code: "shutting_down", Message: "the server is shutting down"})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}
+
+// PluginInfo describes one plugin in GET /v1/plugins.
+type PluginInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	// State is "ready", or "refused" (the module) or "invalid" (its files).
+	State         string    `json:"state"`
+	Error         *apiError `json:"error,omitempty"`
+	MaxConcurrent int       `json:"max_concurrent,omitempty"`
+	InFlight      int       `json:"in_flight"`
+	Timeout       string    `json:"timeout,omitempty"`
+}
+
+func (s *Server) list(w http.ResponseWriter, _ *http.Request) {
+	s.mu.RLock()
+	out := make([]PluginInfo, 0, len(s.plugins))
+	for _, v := range s.plugins {
+		pi := PluginInfo{Name: v.name, Version: v.digest, State: "ready", Error: v.fail, MaxConcurrent: cap(v.sem), InFlight: v.inFlight()}
+		switch {
+		case v.fail != nil && v.fail.status == http.StatusInternalServerError:
+			pi.State = "invalid"
+		case v.fail != nil:
+			pi.State = "refused"
+		default:
+			pi.Timeout = v.pl.Policy().Timeout.String()
+		}
+		out = append(out, pi)
+	}
+	s.mu.RUnlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	writeJSON(w, http.StatusOK, map[string]any{"plugins": out})
+}
+
+func (s *Server) reload(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		methodNotAllowed(w, "POST")
+		return
+	}
+	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok || subtle.ConstantTimeCompare([]byte(tok), []byte(s.cfg.AdminToken)) != 1 {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="aclwasm"`)
+		writeErr(w, &apiError{status: http.StatusUnauthorized, Code: "unauthorized", Message: "want Authorization: Bearer <admin token>"})
+		return
+	}
+	rep, err := s.Reload(r.Context())
+	if err != nil {
+		writeErr(w, &apiError{status: http.StatusServiceUnavailable, Code: "shutting_down", Message: err.Error()})
+		return
+	}
+	s.log.Info("reload requested", "added", rep.Added, "changed", rep.Changed, "removed", rep.Removed)
+	writeJSON(w, http.StatusOK, rep)
+}
+
+// acquire returns the current version of plugin name, held until its
+// release, and counts the request in flight; nil and the failure if there
+// is none or the server is closing.
+func (s *Server) acquire(name string) (*version, *apiError) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closing {
+		return nil, &apiError{status: http.StatusServiceUnavailable, Code: "shutting_down", Message: "the server is shutting down"}
+	}
+	v, ok := s.plugins[name]
+	if !ok {
+		return nil, &apiError{status: http.StatusNotFound, Code: "not_found", Message: fmt.Sprintf("no plugin %q", name)}
+	}
+	v.acquire()
+	s.inflight.Add(1)
+	return v, nil
+}
+
+func (s *Server) invoke(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	name := r.PathValue("name")
+	if r.Method != http.MethodPost {
+		methodNotAllowed(w, "POST")
+		return
+	}
+	v, fail := s.acquire(name)
+	label := name // a metrics label only for plugins that exist: names in URLs are anyone's
+	if v == nil {
+		label = ""
+	}
+	status, exit := s.run(w, r, v, fail)
+	if v != nil {
+		v.release()
+		s.inflight.Done()
+	}
+	d := time.Since(start)
+	s.metrics.observe(label, status, d)
+	attrs := []any{"plugin", name, "status", status, "duration", d, "remote", r.RemoteAddr}
+	if v != nil {
+		attrs = append(attrs, "version", v.digest)
+	}
+	if exit != "" {
+		attrs = append(attrs, "exit_code", exit)
+	}
+	switch {
+	case status >= 500:
+		s.log.Warn("request", attrs...)
+	case status >= 400 || exit != "0":
+		s.log.Info("request", attrs...)
+	default:
+		s.log.Debug("request", attrs...)
+	}
+}
+
+// run answers a request for version v and returns the status and the
+// guest's exit code ("" if it did not exit).
+func (s *Server) run(w http.ResponseWriter, r *http.Request, v *version, fail *apiError) (int, string) {
+	if fail != nil {
+		if fail.status == http.StatusServiceUnavailable {
+			w.Header().Set("Retry-After", "1")
+		}
+		return writeErr(w, fail), ""
+	}
+	w.Header().Set("X-Aclwasm-Plugin-Version", v.digest)
+	if v.fail != nil {
+		e := *v.fail
+		e.Plugin = v.name
+		return writeErr(w, &e), ""
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		return writeErr(w, &apiError{status: http.StatusRequestEntityTooLarge, Code: "body_too_large", Plugin: v.name, Message: fmt.Sprintf("the request body exceeds %d bytes", s.cfg.MaxBody)}), ""
+	case err != nil:
+		return writeErr(w, &apiError{status: http.StatusBadRequest, Code: "bad_request", Plugin: v.name, Message: "reading the request body: " + err.Error()}), ""
+	}
+	select {
+	case v.sem <- struct{}{}:
+		defer func() { <-v.sem }()
+	default:
+		w.Header().Set("Retry-After", "1")
+		return writeErr(w, &apiError{status: http.StatusTooManyRequests, Code: "overloaded", Plugin: v.name, Message: fmt.Sprintf("the plugin already runs %d requests, its limit", cap(v.sem))}), ""
+	}
+	if s.testHookRun != nil {
+		s.testHookRun(v.name)
+	}
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	defer context.AfterFunc(s.runs, cancel)()
+	stdout := &capped{max: s.cfg.MaxOutput}
+	stderr := &capped{max: 4 << 10, quiet: true}
+	res, err := v.pl.Run(ctx, host.Config{Args: append([]string{v.name}, v.args...), Env: v.env, Stdin: bytes.NewReader(body), Stdout: stdout, Stderr: stderr})
+	if stderr.Len() > 0 && (err != nil || res.ExitCode != 0) {
+		s.log.Info("plugin stderr", "plugin", v.name, "stderr", stderr.String())
+	}
+	fail = nil
+	switch {
+	case err == nil && stdout.over:
+		fail = &apiError{status: http.StatusBadGateway, Code: "output_too_large", Message: fmt.Sprintf("the guest wrote more than %d bytes to stdout", s.cfg.MaxOutput)}
+	case err == nil:
+		code := strconv.FormatUint(uint64(res.ExitCode), 10)
+		w.Header().Set("X-Aclwasm-Exit-Code", code)
+		w.Header().Set("Content-Type", "application/octet-stream")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(stdout.Bytes())
+		return http.StatusOK, code
+	case errors.Is(err, host.ErrTimeout):
+		fail = &apiError{status: http.StatusGatewayTimeout, Code: "timeout", Message: fmt.Sprintf("the guest did not finish within its timeout (%v)", v.pl.Policy().Timeout)}
+	case errors.Is(err, host.ErrCanceled) && s.runs.Err() != nil:
+		w.Header().Set("Retry-After", "1")
+		fail = &apiError{status: http.StatusServiceUnavailable, Code: "shutting_down", Message: "the server is shutting down: the run was cancelled"}
+	case errors.Is(err, host.ErrCanceled):
+		fail = &apiError{status: http.StatusServiceUnavailable, Code: "canceled", Message: "the request was cancelled (the client went away)"}
+	case errors.Is(err, host.ErrTrap):
+		fail = &apiError{status: http.StatusBadGateway, Code: "trap", Message: firstLine(err)}
+	default:
+		fail = &apiError{status: http.StatusInternalServerError, Code: "host_error", Message: firstLine(err)}
+	}
+	fail.Plugin = v.name
+	return writeErr(w, fail), ""
+}
+
+// apiError is the JSON body of every failure.
+type apiError struct {
+	status   int
+	Code     string   `json:"code"`
+	Message  string   `json:"message"`
+	Plugin   string   `json:"plugin,omitempty"`
+	Problems []string `json:"problems,omitempty"`
+}
+
+func writeErr(w http.ResponseWriter, e *apiError) int {
+	writeJSON(w, e.status, e)
+	return e.status
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil { // our own types: a bug
+		status, b = http.StatusInternalServerError, []byte(`{"code":"host_error","message":"encoding the response failed"}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}
+
+// firstLine drops an engine's wasm stack trace from an error.
+func firstLine(err error) string {
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	return msg
+}
+
+// capped is a buffer of at most max bytes. A write past it fails (the
+// guest sees an I/O error) and marks the output over, unless quiet, where
+// it keeps the first max bytes and drops the rest.
+type capped struct {
+	bytes.Buffer
+	max   int64
+	over  bool
+	quiet bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	room := c.max - int64(c.Len())
+	if int64(len(p)) <= room {
+		return c.Buffer.Write(p)
+	}
+	if c.quiet {
+		c.Buffer.Write(p[:max(room, 0)])
+		return len(p), nil
+	}
+	c.over = true
+	return 0, fmt.Errorf("output exceeds %d bytes", c.max)
+}

@@ -1,0 +1,42 @@
+;; echo: a command plugin that reads all of stdin (up to 1 MiB), moves it
+;; to the device, copies it there, reads it back and writes "echo:" and the
+;; bytes to stdout: three aclrtMemcpy (H2D, D2D, D2H) per request. Exit
+;; code 2 if a host call fails.
+(module
+  (import "wasi_snapshot_preview1" "fd_read" (func $read (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_write" (func $write (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+  (import "acl" "aclrtSetDevice" (func $set (param i32) (result i32)))
+  (import "acl" "aclrtMalloc" (func $malloc (param i32 i64 i32) (result i32)))
+  (import "acl" "aclrtMemcpy" (func $memcpy (param i64 i64 i64 i64 i32) (result i32)))
+  (import "acl" "aclrtFree" (func $free (param i64) (result i32)))
+  (memory (export "memory") 64)
+  ;; 0x0 iovec {buf, len}, 0x8 nread/nwritten, 0x10 and 0x18 device pointers
+  (data (i32.const 0x100) "echo:")
+  (func $check (param i32) (if (local.get 0) (then (call $exit (i32.const 2)))))
+  (func $out (param $p i32) (param $n i32)
+    (i32.store (i32.const 0) (local.get $p))
+    (i32.store (i32.const 4) (local.get $n))
+    (call $check (call $write (i32.const 1) (i32.const 0) (i32.const 1) (i32.const 8))))
+  (func (export "_start") (local $n i32) (local $len i64) (local $a i64) (local $b i64)
+    (block $eof (loop $rd
+      (i32.store (i32.const 0) (i32.add (i32.const 0x10000) (local.get $n)))
+      (i32.store (i32.const 4) (i32.sub (i32.const 0x100000) (local.get $n)))
+      (call $check (call $read (i32.const 0) (i32.const 0) (i32.const 1) (i32.const 8)))
+      (br_if $eof (i32.eqz (i32.load (i32.const 8))))
+      (local.set $n (i32.add (local.get $n) (i32.load (i32.const 8))))
+      (br_if $rd (i32.lt_u (local.get $n) (i32.const 0x100000)))))
+    (call $out (i32.const 0x100) (i32.const 5))
+    (if (i32.eqz (local.get $n)) (then (return)))
+    (local.set $len (i64.extend_i32_u (local.get $n)))
+    (call $check (call $set (i32.const 0)))
+    (call $check (call $malloc (i32.const 0x10) (local.get $len) (i32.const 0)))
+    (call $check (call $malloc (i32.const 0x18) (local.get $len) (i32.const 0)))
+    (local.set $a (i64.load (i32.const 0x10)))
+    (local.set $b (i64.load (i32.const 0x18)))
+    (call $check (call $memcpy (local.get $a) (local.get $len) (i64.const 0x10000) (local.get $len) (i32.const 1)))
+    (call $check (call $memcpy (local.get $b) (local.get $len) (local.get $a) (local.get $len) (i32.const 3)))
+    (call $check (call $memcpy (i64.const 0x200000) (local.get $len) (local.get $b) (local.get $len) (i32.const 2)))
+    (call $check (call $free (local.get $a)))
+    (call $check (call $free (local.get $b)))
+    (call $out (i32.const 0x200000) (local.get $n))))
