@@ -173,6 +173,8 @@ func TestExitCodes(t *testing.T) {
 		{"sim-memory 0", []string{"run", "--sim-memory", "0GiB", ret}, 126, []string{"--sim-memory", `"0GiB"`}},
 		{"device-memory overflow", []string{"run", "--device-memory", "17179869184GiB", ret}, 126, []string{"--device-memory", `"17179869184GiB"`, "overflows"}},
 		{"device-memory 0", []string{"run", "--device-memory", "0", ret}, 126, []string{"--device-memory"}},
+		{"max-call-bytes unit", []string{"run", "--max-call-bytes", "1XB", ret}, 126, []string{"--max-call-bytes", `"1XB"`}},
+		{"max-call-bytes 0", []string{"run", "--max-call-bytes", "0", ret}, 126, []string{"--max-call-bytes"}},
 		{"pinned-memory 0", []string{"run", "--pinned-memory", "0KiB", ret}, 126, []string{"--pinned-memory"}},
 		{"memory-pages 0", []string{"run", "--memory-pages", "0", ret}, 126, []string{"--memory-pages"}},
 		{"memory-pages too many", []string{"run", "--memory-pages", "70000", ret}, 126, []string{"70000"}},
