@@ -945,7 +945,9 @@ EXPORT aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout)
 {
     pthread_mutex_lock(&mu);
     aclError rc;
-    if (timeout < -1)
+    /* Natively below -1 is the ACL layer's refusal, 0 the runtime's
+     * (api_error.cc:3479-3481), both before the context check. */
+    if (timeout < -1 || timeout == 0)
         rc = RT_PARAM_INVALID;
     else
         rc = ctx_ok() ? wait_device(timeout) : RT_CONTEXT_NULL;
@@ -1089,8 +1091,8 @@ EXPORT aclError aclrtHostRegister(void *ptr, uint64_t size, uint32_t type, void 
     char *p = ptr;
     if (!ptr || size == 0 || !devPtr)
         rc = INVALID_PARAM;
-    else if (type != 0 && type != 4 && type != 8)
-        rc = INVALID_PARAM;
+    else if (type & ~(uint32_t)(4 | 8))
+        rc = RT_FEATURE_NOT_SUPPORT; /* natively IOMEMORY and READONLY, alone or together (api_error.cc:1997-2002) */
     else if (!ctx_ok())
         rc = RT_CONTEXT_NULL;
     else if (P(ptr) % PAGE != 0)
@@ -1186,7 +1188,11 @@ static aclError sync_stream(aclrtStream stream, int timeout)
 {
     pthread_mutex_lock(&mu);
     struct stream *s = NULL;
+    /* Natively: below -1 (ACL layer), then the handle (entry point), then
+     * 0 (api_error.cc:1442-1444). */
     aclError rc = timeout < -1 ? RT_PARAM_INVALID : get_stream(stream, &s);
+    if (rc == OK && timeout == 0)
+        rc = RT_PARAM_INVALID;
     if (rc == OK)
         rc = stream_wait(s, timeout);
     pthread_mutex_unlock(&mu);
@@ -1354,7 +1360,8 @@ EXPORT aclError aclrtSynchronizeEvent(aclrtEvent event)
 #ifndef OLD_RUNTIME
 EXPORT aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout)
 {
-    aclError rc = sync_event(event, timeout);
+    /* Natively a timeout of 0 is refused (api_error.cc:1772-1774). */
+    aclError rc = timeout == 0 ? RT_PARAM_INVALID : sync_event(event, timeout);
     LOG(rc, "aclrtSynchronizeEventWithTimeout(event=0x%" PRIxPTR ", timeout=%d", P(event), timeout);
     return rc;
 }
