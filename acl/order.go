@@ -334,6 +334,81 @@ var Order = []FuncOrder{
 		{"null", "canAccessPeer NULL or outside guest memory", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:3393-3394"},
 		{"device", "deviceId or peerDeviceId not a device of this session", ErrRTInvalidDeviceID, LayerRange, Native, "api_error.cc (DeviceCanAccessPeer)"},
 	}},
+	{"aclrtDeviceDisablePeerAccess", []Step{
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "memory.cpp (aclrtDeviceDisablePeerAccessImpl: rtGetDevice first)"},
+		{"self", "peerDeviceId is the current device", ErrInvalidParam, LayerACL, Native, "memory.cpp (aclrtDeviceDisablePeerAccessImpl)"},
+		{"device", "peerDeviceId not a device of this session", ErrRTInvalidDeviceID, LayerRange, Native, "memory.cpp (aclrtDeviceDisablePeerAccessImpl: rtGetDevicePhyIdByIndex)"},
+		{"enabled", "peer access between the two was not enabled by this session", ErrRTParamInvalid, LayerExec, Driver, "(driver: rtDisableP2P)"},
+	}},
+	{"aclrtSetDevice", []Step{
+		{"device", "deviceId not a device of this session", ErrRTInvalidDeviceID, LayerEntry, Native, "device.cpp (aclrtSetDeviceImpl: no ACL check, rtSetDevice)"},
+	}},
+	{"aclrtResetDevice", []Step{
+		{"device", "deviceId not a device of this session", ErrRTInvalidDeviceID, LayerEntry, Native, "device.cpp (aclrtResetDeviceImpl: no ACL check, rtDeviceReset)"},
+		{"release", "waits for the session's queued work there, returns its first error, releases what the session holds there", Success, LayerExec, Native, "device.cpp (aclrtResetDeviceImpl)"},
+	}},
+	{"aclrtGetDevice", []Step{
+		{"null", "deviceId NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "device.cpp (aclrtGetDeviceImpl)"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "device.cpp (aclrtGetDeviceImpl: rtGetDevice)"},
+	}},
+	{"aclrtGetDeviceCount", []Step{
+		{"null", "count NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "device.cpp (aclrtGetDeviceCountImpl)"},
+	}},
+	{"aclrtSynchronizeDevice", []Step{
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "device.cpp (aclrtSynchronizeDeviceImpl: rtDeviceSynchronize)"},
+	}},
+	{"aclrtCreateStream", []Step{
+		{"null", "stream NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "stream.cpp (aclrtCreateStreamImpl)"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "stream.cpp (aclrtCreateStreamImpl: rtStreamCreate)"},
+		{"count", "more streams than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
+	}},
+	{"aclrtDestroyStream", []Step{
+		{"null", "stream NULL", ErrInvalidParam, LayerACL, Native, "stream.cpp (aclrtDestroyStreamImpl)"},
+		{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Native, "stream.cpp (aclrtDestroyStreamImpl: rtStreamDestroy)"},
+	}},
+	{"aclrtSynchronizeStream", []Step{
+		{"stream", "stream handle unknown, destroyed, or an event (no ACL-layer check)", ErrRTInvalidHandle, LayerEntry, Native, "stream.cpp (aclrtSynchronizeStreamImpl: rtStreamSynchronize)"},
+		{"context", "no current device (NULL stream)", ErrRTContextNull, LayerContext, Native, "stream.cpp (aclrtSynchronizeStreamImpl)"},
+		{"streamctx", "stream of another device (not in the audit: the sandbox's choice)", ErrRTStreamContext, LayerContext, Driver, "(not audited)"},
+	}},
+	{"aclrtStreamQuery", []Step{
+		{"null", "status NULL or outside guest memory, before the stream", ErrInvalidParam, LayerACL, Native, "stream.cpp (aclrtStreamQueryImpl)"},
+		{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Native, "stream.cpp (aclrtStreamQueryImpl: rtStreamQuery)"},
+		{"context", "no current device (NULL stream)", ErrRTContextNull, LayerContext, Native, "stream.cpp (aclrtStreamQueryImpl)"},
+		{"streamctx", "stream of another device (not in the audit: the sandbox's choice)", ErrRTStreamContext, LayerContext, Driver, "(not audited)"},
+	}},
+	{"aclrtCreateEvent", []Step{
+		{"null", "event NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "event.cpp (aclrtCreateEventImpl)"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "event.cpp (aclrtCreateEventImpl: rtEventCreate)"},
+		{"count", "more events than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
+	}},
+	{"aclrtDestroyEvent", []Step{
+		{"null", "event NULL", ErrInvalidParam, LayerACL, Native, "event.cpp (aclrtDestroyEventImpl)"},
+		{"event", "event handle unknown, destroyed, or a stream", ErrRTInvalidHandle, LayerEntry, Native, "event.cpp (aclrtDestroyEventImpl: rtEventDestroy)"},
+	}},
+	{"aclrtSynchronizeEvent", []Step{
+		{"null", "event NULL", ErrInvalidParam, LayerACL, Native, "event.cpp (aclrtSynchronizeEventImpl)"},
+		{"event", "event handle unknown, destroyed, or a stream", ErrRTInvalidHandle, LayerEntry, Native, "event.cpp (aclrtSynchronizeEventImpl: rtEventSynchronize)"},
+	}},
+	{"aclrtQueryEventStatus", []Step{
+		{"null", "event NULL, then status NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "event.cpp (aclrtQueryEventStatusImpl)"},
+		{"event", "event handle unknown, destroyed, or a stream", ErrRTInvalidHandle, LayerEntry, Native, "event.cpp (aclrtQueryEventStatusImpl: rtEventQueryStatus)"},
+	}},
+	{"aclrtEventElapsedTime", []Step{
+		{"null", "ms, startEvent or endEvent NULL (ms outside guest memory too), before any handle", ErrInvalidParam, LayerACL, Native, "event.cpp (aclrtEventElapsedTimeImpl)"},
+		{"event", "startEvent or endEvent unknown, destroyed, or a stream", ErrRTInvalidHandle, LayerEntry, Native, "event.cpp (aclrtEventElapsedTimeImpl: rtEventElapsedTime)"},
+		{"timestamp", "an event without a completed record", ErrRTEventTimestampInvalid, LayerExec, Native, "event.cpp (aclrtEventElapsedTimeImpl: rtEventElapsedTime)"},
+	}},
+	{"aclInit", []Step{
+		{"repeat", "a second aclInit", ErrRepeatInitialize, LayerACL, Native, "acl.cpp (aclInitImpl)"},
+		{"file", "a non-empty configuration path: the sandbox grants no filesystem", ErrInvalidFile, LayerACL, Sandbox, "(sandbox; natively the file is parsed)"},
+	}},
+	{"aclFinalize", []Step{
+		{"repeat", "a second aclFinalize", ErrRepeatFinalize, LayerACL, Native, "acl.cpp (aclFinalizeImpl)"},
+	}},
+	{"aclrtGetVersion", []Step{
+		{"null", "major, minor or patch NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "acl.cpp (aclrtGetVersionImpl)"},
+	}},
 	{"aclrtDeviceEnablePeerAccess", []Step{
 		{"flags", "flags not 0", ErrFeatureUnsupported, LayerACL, Native, "memory.cpp:910-913"},
 		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "memory.cpp:910-913 (the current device is read after the flags)"},

@@ -83,11 +83,14 @@ func synchronizeEvent(c *call) error {
 
 // queryEventStatus is aclrtQueryEventStatus(event, status).
 func queryEventStatus(c *call) error {
+	if c.u32(0) == 0 { // null: the event first, then status
+		return acl.Errorf(acl.ErrInvalidParam, "event is NULL")
+	}
 	out, err := c.out(1, 4)
 	if err != nil {
 		return err
 	}
-	ev, err := c.event("event", c.u32(0))
+	ev, err := c.event("event", c.u32(0)) // event
 	if err != nil {
 		return err
 	}
@@ -101,11 +104,16 @@ func queryEventStatus(c *call) error {
 
 // eventElapsedTime is aclrtEventElapsedTime(ms, startEvent, endEvent).
 func eventElapsedTime(c *call) error {
-	out, err := c.out(0, 4)
+	out, err := c.out(0, 4) // null: ms, startEvent, endEvent, before any handle
 	if err != nil {
 		return err
 	}
-	start, err := c.event("startEvent", c.u32(1))
+	for i, name := range [...]string{1: "startEvent", 2: "endEvent"} {
+		if i > 0 && c.u32(i) == 0 {
+			return acl.Errorf(acl.ErrInvalidParam, "%s is NULL", name)
+		}
+	}
+	start, err := c.event("startEvent", c.u32(1)) // event
 	if err != nil {
 		return err
 	}

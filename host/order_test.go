@@ -738,6 +738,130 @@ var orderCases = map[string]map[string]orderCase{
 		"null":   {run: func(h *harness) acl.Error { return h.rc("aclrtDeviceCanAccessPeer", 0, 0, 7) }},
 		"device": {run: func(h *harness) acl.Error { return h.rc("aclrtDeviceCanAccessPeer", outA, 0, 7) }},
 	},
+	"aclrtDeviceDisablePeerAccess": {
+		"context": {run: func(h *harness) acl.Error { return h.rc("aclrtDeviceDisablePeerAccess", 7) }},
+		"self": {run: func(h *harness) acl.Error {
+			h.ok("aclrtSetDevice", 1)
+			return h.rc("aclrtDeviceDisablePeerAccess", 1)
+		}},
+		"device": {run: func(h *harness) acl.Error {
+			h.ok("aclrtSetDevice", 1)
+			return h.rc("aclrtDeviceDisablePeerAccess", 7)
+		}},
+		"enabled": {run: func(h *harness) acl.Error {
+			h.ok("aclrtSetDevice", 1)
+			return h.rc("aclrtDeviceDisablePeerAccess", 0)
+		}},
+	},
+	"aclrtSetDevice": {
+		"device": {run: func(h *harness) acl.Error { return h.rc("aclrtSetDevice", 7) }},
+	},
+	"aclrtResetDevice": {
+		"device": {run: func(h *harness) acl.Error { return h.rc("aclrtResetDevice", 7) }},
+		"release": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			h.failOn(e.s)
+			require.Equal(h.t, acl.ErrRTParamInvalid, h.rc("aclrtResetDevice", 0), "the queued work's error")
+			require.Equal(h.t, acl.ErrRTInvalidHandle, h.rc("aclrtSynchronizeStream", e.s), "the stream is gone")
+			h.ok("aclrtSetDevice", 0)
+			return h.rc("aclrtResetDevice", 0)
+		}},
+	},
+	"aclrtGetDevice": {
+		"null":    {run: func(h *harness) acl.Error { return h.rc("aclrtGetDevice", 0) }},
+		"context": {run: func(h *harness) acl.Error { return h.rc("aclrtGetDevice", outA) }},
+	},
+	"aclrtGetDeviceCount": {
+		"null": {run: func(h *harness) acl.Error { return h.rc("aclrtGetDeviceCount", 0) }},
+	},
+	"aclrtSynchronizeDevice": {
+		"context": {run: func(h *harness) acl.Error { return h.rc("aclrtSynchronizeDevice") }},
+	},
+	"aclrtCreateStream": {
+		"null":    {run: func(h *harness) acl.Error { return h.rc("aclrtCreateStream", 0) }},
+		"context": {run: func(h *harness) acl.Error { return h.rc("aclrtCreateStream", outA) }},
+		"count": {policy: Policy{MaxStreams: 1}, run: func(h *harness) acl.Error {
+			h.ok("aclrtSetDevice", 0)
+			h.stream()
+			return h.rc("aclrtCreateStream", outA)
+		}},
+	},
+	"aclrtDestroyStream": {
+		"null":   {run: func(h *harness) acl.Error { return h.rc("aclrtDestroyStream", 0) }},
+		"stream": {run: func(h *harness) acl.Error { return h.rc("aclrtDestroyStream", 999) }},
+	},
+	"aclrtSynchronizeStream": {
+		"stream":  {run: func(h *harness) acl.Error { return h.rc("aclrtSynchronizeStream", 999) }},
+		"context": {run: func(h *harness) acl.Error { return h.rc("aclrtSynchronizeStream", 0) }},
+		"streamctx": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.rc("aclrtSynchronizeStream", e.s1)
+		}},
+	},
+	"aclrtStreamQuery": {
+		"null":    {run: func(h *harness) acl.Error { return h.rc("aclrtStreamQuery", 999, 0) }},
+		"stream":  {run: func(h *harness) acl.Error { return h.rc("aclrtStreamQuery", 999, outA) }},
+		"context": {run: func(h *harness) acl.Error { return h.rc("aclrtStreamQuery", 0, outA) }},
+		"streamctx": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.rc("aclrtStreamQuery", e.s1, outA)
+		}},
+	},
+	"aclrtCreateEvent": {
+		"null":    {run: func(h *harness) acl.Error { return h.rc("aclrtCreateEvent", 0) }},
+		"context": {run: func(h *harness) acl.Error { return h.rc("aclrtCreateEvent", outA) }},
+		"count": {policy: Policy{MaxEvents: 1}, run: func(h *harness) acl.Error {
+			h.ok("aclrtSetDevice", 0)
+			h.event()
+			return h.rc("aclrtCreateEvent", outA)
+		}},
+	},
+	"aclrtDestroyEvent": {
+		"null":  {run: func(h *harness) acl.Error { return h.rc("aclrtDestroyEvent", 0) }},
+		"event": {run: func(h *harness) acl.Error { return h.rc("aclrtDestroyEvent", 999) }},
+	},
+	"aclrtSynchronizeEvent": {
+		"null":  {run: func(h *harness) acl.Error { return h.rc("aclrtSynchronizeEvent", 0) }},
+		"event": {run: func(h *harness) acl.Error { return h.rc("aclrtSynchronizeEvent", 999) }},
+	},
+	"aclrtQueryEventStatus": {
+		"null": {run: func(h *harness) acl.Error {
+			require.Equal(h.t, acl.ErrInvalidParam, h.rc("aclrtQueryEventStatus", 999, 0), "status NULL before the handle")
+			return h.rc("aclrtQueryEventStatus", 0, outA)
+		}},
+		"event": {run: func(h *harness) acl.Error { return h.rc("aclrtQueryEventStatus", 999, outA) }},
+	},
+	"aclrtEventElapsedTime": {
+		"null": {run: func(h *harness) acl.Error { return h.rc("aclrtEventElapsedTime", outA, 999, 0) }}, // endEvent NULL before startEvent's handle
+		"event": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.rc("aclrtEventElapsedTime", outA, e.ev, e.s)
+		}},
+		"timestamp": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.rc("aclrtEventElapsedTime", outA, e.ev, e.ev)
+		}},
+	},
+	"aclInit": {
+		"repeat": {run: func(h *harness) acl.Error {
+			h.ok("aclInit", 0)
+			copy(h.mem()[data:], "x.json\x00")
+			return h.rc("aclInit", data)
+		}},
+		"file": {run: func(h *harness) acl.Error {
+			copy(h.mem()[data:], "x.json\x00")
+			return h.rc("aclInit", data)
+		}},
+	},
+	"aclFinalize": {
+		"repeat": {run: func(h *harness) acl.Error {
+			h.ok("aclFinalize")
+			return h.rc("aclFinalize")
+		}},
+	},
+	"aclrtGetVersion": {
+		"null": {run: func(h *harness) acl.Error { return h.rc("aclrtGetVersion", outA, 0, outC) }},
+	},
 	"aclrtDeviceEnablePeerAccess": {
 		"flags":   {run: func(h *harness) acl.Error { return h.rc("aclrtDeviceEnablePeerAccess", 7, 1) }},
 		"context": {run: func(h *harness) acl.Error { return h.rc("aclrtDeviceEnablePeerAccess", 7, 0) }},
