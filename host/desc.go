@@ -58,6 +58,17 @@ func put48(b []byte, v uint64) {
 
 func get48(b []byte) uint64 { return uint64(le.Uint32(b)) | uint64(le.Uint16(b[4:]))<<32 }
 
+// descSize reports the chip's descriptor size, as the backend knows it
+// (Atlas A2 and A3: 32 bytes, Ascend 950: 64); the sandbox's encoding fills
+// the first 32. A backend that does not know (or a native library without
+// descriptors: the sandbox implements them itself) gives Atlas A2's.
+func (c *call) descSize() uint64 {
+	if n, err := c.s.b.MemcpyDescSize(acl.MemcpyInnerDeviceToDevice); err == nil && n > descSize {
+		return n
+	}
+	return descSize
+}
+
 // getMemcpyDescSize is aclrtGetMemcpyDescSize(kind, descSize).
 func getMemcpyDescSize(c *call) error {
 	out, err := c.out(1, 8) // null
@@ -70,7 +81,7 @@ func getMemcpyDescSize(c *call) error {
 	if err := acl.CheckDescKindFeature(c.kind(0)); err != nil { // feature
 		return err
 	}
-	le.PutUint64(out, descSize) // size
+	le.PutUint64(out, c.descSize()) // size
 	return nil
 }
 

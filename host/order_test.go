@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/acl/sim"
 )
 
 // orderEnv is what most check-order cases start from: device 0 current,
@@ -906,4 +907,24 @@ func TestCheckOrder(t *testing.T) {
 	for name := range orderCases {
 		require.NotNil(t, acl.OrderOf(name), "cases of %s, which acl.Order does not list", name)
 	}
+}
+
+// TestDescSizePerChip: aclrtGetMemcpyDescSize reports the chip's native
+// size (Ascend 950: 64 bytes), and descriptors work at that stride.
+func TestDescSizePerChip(t *testing.T) {
+	b := sim.New(sim.WithChip(sim.Ascend950))
+	t.Cleanup(func() { b.Close() })
+	h := newHarness(t, Policy{}, WithBackend(b))
+	h.ok("aclrtSetDevice", 0)
+	h.ok("aclrtGetMemcpyDescSize", k6, outA)
+	require.Equal(t, uint64(acl.DescSize950), h.u64(outA))
+	descs, src, dst := h.malloc(2*acl.DescSize950), h.malloc(64), h.malloc(64)
+	want := h.fill(data, 64, 4)
+	h.ok("aclrtMemcpy", src, 64, data, 64, 1)
+	h.ok("aclrtSetMemcpyDesc", descs+acl.DescSize950, k6, src, dst, 64, 0)
+	s := h.stream()
+	h.ok("aclrtMemcpyAsyncWithDesc", descs+acl.DescSize950, k6, s)
+	h.ok("aclrtSynchronizeStream", s)
+	h.ok("aclrtMemcpy", data2, 64, dst, 64, 2)
+	require.Equal(t, want, h.mem()[data2:data2+64])
 }

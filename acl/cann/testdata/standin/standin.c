@@ -1882,14 +1882,17 @@ EXPORT aclError aclrtSetMemcpyDesc(void *desc, int32_t kind, void *srcAddr, void
 {
     pthread_mutex_lock(&mu);
     aclError rc = OK;
+    /* Native order: the ACL layer's checks, the kind, count above 4 GiB
+     * (api_error.cc:2479-2481), 64-byte alignment (2482-2484), device
+     * memory (2488-2518), then the context. */
     if (!desc || !srcAddr || !dstAddr || count == 0 || config)
         rc = INVALID_PARAM;
     else if ((rc = desc_kind(kind)) != OK)
         ;
+    else if (count > ((size_t)4 << 30) || P(desc) % 64 != 0 || !in_dev(desc, DESC_SIZE))
+        rc = RT_PARAM_INVALID;
     else if (!ctx_ok())
         rc = RT_CONTEXT_NULL;
-    else if (!in_dev(desc, DESC_SIZE))
-        rc = RT_PARAM_INVALID;
     else {
         /* The native runtime writes the descriptor with an internal H2D copy. */
         uint64_t d[4] = {P(srcAddr), P(dstAddr), count, 0};
@@ -1906,11 +1909,14 @@ EXPORT aclError aclrtMemcpyAsyncWithDesc(void *desc, int32_t kind, aclrtStream s
     pthread_mutex_lock(&mu);
     struct stream *s = NULL;
     aclError rc = OK;
-    if (!desc || !stream)
+    /* Native order: NULL desc, kind 8 or above, NULL stream (ACL layer),
+     * the stream handle (api_c_memory.cc:402), the kind (api_error.cc:2528-2531),
+     * device memory and 64-byte alignment (2538-2546, 2325-2328). */
+    if (!desc || kind < 0 || kind >= 8 || !stream)
         rc = INVALID_PARAM;
-    else if ((rc = desc_kind(kind)) != OK || (rc = get_stream(stream, &s)) != OK)
+    else if ((rc = get_stream(stream, &s)) != OK || (rc = desc_kind(kind)) != OK)
         ;
-    else if (!in_dev(desc, DESC_SIZE))
+    else if (!in_dev(desc, DESC_SIZE) || P(desc) % 64 != 0)
         rc = RT_PARAM_INVALID;
     else {
         struct task *t = new_task(T_DESC);
