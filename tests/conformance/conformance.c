@@ -125,6 +125,7 @@ static uint32_t device_count;
 
 /* ---- sections ---- */
 
+/* Native: every device call without a current context gives 107002 (api_impl.cc, CONTEXT_NULL -> errcode_manage.cc:218). */
 static void before_set_device(void)
 {
     section("before aclrtSetDevice (ABI 6: device work needs a current device)");
@@ -135,6 +136,7 @@ static void before_set_device(void)
     EXPECT(aclrtCreateStream(&s), ACL_ERROR_RT_CONTEXT_NULL);
 }
 
+/* Native: aclInit twice 100002, aclFinalize twice 100037, aclrtGetVersion NULL outs 100000 (acl.cpp aclrtGetVersionImpl). */
 static void runtime(void)
 {
     section("aclInit, aclrtGetVersion, aclGetRecentErrMsg");
@@ -169,6 +171,9 @@ static void runtime(void)
     CHECK(strcmp(aclGetRecentErrMsg(), full) == 0);
 }
 
+/* Native: bad device ids 107001 (rtSetDevice); GetDevice/GetDeviceCount NULL 100000 (device.cpp); timeouts below -1
+   107000 (device.cpp:173-174), 0 107000 (api_error.cc:3479-3481); CanAccessPeer dev == peer 100000
+   (memory.cpp:885-897), NULL out 107000 (api_error.cc:3393-3394); EnablePeerAccess flags 200006 (memory.cpp:910-913). */
 static void devices(void)
 {
     section("devices");
@@ -226,6 +231,9 @@ static void devices(void)
     EXPECT(aclrtGetMemInfo((aclrtMemAttr)99, NULL, &total), ACL_ERROR_INVALID_PARAM);
 }
 
+/* Native: aclrtMalloc NULL / size 0 100000 (memory.cpp:314-315), size + padding overflow 100000 (memory.cpp:300-303);
+   aclrtFree NULL 100000 (memory.cpp:570); GetMemInfo NULL 100000 (memory.cpp:966-967), attr 107016
+   (api_error.cc:3185-3188); PointerGetAttributes NULL 100000 (memory.cpp:450-451). Ranges: ABI section 6. */
 static void memory(void)
 {
     section("aclrtMalloc, aclrtFree, aclrtGetMemInfo, aclrtPointerGetAttributes");
@@ -286,6 +294,9 @@ static void memory(void)
     OK(aclrtFree(r));
 }
 
+/* Native: NULL / size 0 100000 (memory.cpp:492-495), type bits outside IOMEMORY|READONLY 207000
+   (api_error.cc:1997-2002), context 107002 (api_impl.cc:2560-2561), unregistering an unknown ptr 507911
+   (api_impl.cc:2638-2640). Ranges and overlap: ABI section 6. */
 static void host_register(void)
 {
     section("aclrtHostRegister, aclrtHostUnregister, aclrtMallocHost, aclrtFreeHost");
@@ -348,6 +359,9 @@ static void host_register(void)
     OK(aclrtFreeHost(h));
 }
 
+/* Native: count 0 first (memory.cpp:653-656), NULL and kinds outside 0..5 100000 (memory.cpp:657-658, 162-204),
+   destMax 0 / count > destMax 107000 (api_error.cc:2135-2139), dst == src 0 (api_error.cc:2144), context 107002
+   (api_impl.cc:2751). Ranges: ABI section 6. */
 static void memcpy_sync(void)
 {
     section("aclrtMemcpy");
@@ -414,6 +428,9 @@ static void memcpy_sync(void)
     OK(aclrtFree(a));
 }
 
+/* Native: as the sync copy at the ACL layer (memory.cpp:688-701), the stream handle 107017 (api_c.cc:1113),
+   count > destMax 107000 (api_error.cc:2184-2185), host to host 207000 (api_error.cc:2246-2248), pageable memory
+   synchronized and copied before returning (api_error.cc:2254-2270). */
 static void memcpy_async(void)
 {
     section("aclrtMemcpyAsync, aclrtMemcpyAsyncWithCondition");
@@ -466,6 +483,8 @@ static void memcpy_async(void)
     OK(aclrtFree(b));
 }
 
+/* Native: count 0 first, NULL 100000 (memory.cpp:674-678, 742-746), async: stream handle 107017 (api_c.cc:996),
+   count > maxCount 107000 (api_error.cc:3134-3136), host memory set at call time (memory_common.cc:100-107). */
 static void memset_checks(void)
 {
     section("aclrtMemset, aclrtMemsetAsync");
@@ -520,6 +539,9 @@ static void memset_checks(void)
     OK(aclrtFree(a));
 }
 
+/* Native: width or height 0 first, NULL, width above a pitch and kinds outside H2D/D2H/D2D/DEFAULT 100000
+   (memory.cpp:216-265), limits 107000 (api_error.cc:2999-3004), sync kind D2D 207000 (api_error.cc:3022-3025),
+   async stream handle 107017 (api_c.cc:1304). Spans: ABI section 7. */
 static void memcpy_2d(void)
 {
     section("aclrtMemcpy2d, aclrtMemcpy2dAsync");
@@ -696,6 +718,10 @@ static void set_attr(int k, aclrtMemLocationType dt, uint32_t did, aclrtMemLocat
     battr[k].srcLoc.id = sid;
 }
 
+/* Native: failIndex NULL, sizes NULL, numBatches 0 100000 (memory.cpp:1820, 1740-1741), all sizes 0 succeed with
+   SIZE_MAX (memory.cpp:1743-1749), other NULL arrays, destMaxs below sizes, rsv 100000 (memory.cpp:1697-1730),
+   attribute index shape 107000 (api_error.cc:7309-7381), per copy: location and direction 107000 with failIndex
+   (api_impl.cc:8784-8860). A failed async batch runs nothing: ABI section 6. */
 static void batch(void)
 {
     section("aclrtMemcpyBatch, aclrtMemcpyBatchAsync, aclrtMemcpyBatchV2, aclrtMemcpyBatchAsyncV2");
@@ -855,6 +881,10 @@ static void put_addr(aclrtPtr slot, aclrtPtr value)
     OK(aclrtMemcpy(slot, 8, aclPtr(b), 8, ACL_MEMCPY_HOST_TO_DEVICE));
 }
 
+/* Native: GetMemcpyDescSize NULL / kind >= 8 100000 (memory.cpp:1378-1381), other kinds 207000
+   (api_c_memory.cc:347-358); SetMemcpyDesc 100000 checks (memory.cpp:1391-1399), desc in device memory
+   (api_error.cc:2488-2518); AsyncWithDesc NULL stream 100000 (memory.cpp:1411-1415); AsyncWithOffset kind 107000
+   (api_c_standard_soc.cc:965-967) and limits (api_error.cc:2184-2195, 2585-2604). Re-validation at execution: ABI 6. */
 static void descriptors(void)
 {
     section("aclrtGetMemcpyDescSize, aclrtSetMemcpyDesc, aclrtMemcpyAsyncWithDesc, aclrtMemcpyAsyncWithOffset");
@@ -963,6 +993,8 @@ static void descriptors(void)
     OK(aclrtFree(dst));
 }
 
+/* Native: CreateStream / DestroyStream NULL 100000, StreamQuery status NULL 100000 (stream.cpp), handles 107017
+   (rtStream*), SynchronizeStreamWithTimeout below -1 107000 (stream.cpp:141-149), 0 107000 (api_error.cc:1442-1444). */
 static void streams(void)
 {
     section("streams");
@@ -1018,6 +1050,8 @@ static void streams(void)
     CHECK(destroyed);
 }
 
+/* Native: event NULL 100000 (event.cpp, stream.cpp:232), handles 107017 (api_c.cc:739-740, api_c_stream.cc:127-128),
+   ElapsedTime without completed records 107006. */
 static void events(void)
 {
     section("events");
@@ -1073,6 +1107,7 @@ static void events(void)
     OK(aclrtFree(a));
 }
 
+/* Sandbox quotas (ABI section 6): byte quotas 207001, count limits 207012. */
 static void limits(void)
 {
     section("quotas and count limits");
@@ -1123,6 +1158,7 @@ static void limits(void)
     CHECK(gone);
 }
 
+/* Native: aclrtResetDevice releases the streams, events and memory of its context (device.cpp aclrtResetDeviceImpl). */
 static void reset_device(void)
 {
     section("aclrtResetDevice releases what the session holds on the device");
@@ -1144,6 +1180,7 @@ static void reset_device(void)
     CHECK(free1 == free0);
 }
 
+/* Native: aclFinalize twice 100037. */
 static void finalize(void)
 {
     section("aclFinalize");
