@@ -72,7 +72,9 @@ type Copy struct {
 // synchronize (or that of an event recorded after it, or of its device)
 // returns the error. An asynchronous copy that touches unregistered host
 // memory first waits for the stream's queued work and then copies before
-// returning, as the native runtime does for pageable memory.
+// returning, as the native runtime does for pageable memory; when that work
+// failed, it returns the stream's pending error (clearing it) and copies
+// nothing.
 type Backend interface {
 	// Name identifies the backend ("sim", "cann").
 	Name() string
@@ -84,7 +86,8 @@ type Backend interface {
 	Close() error
 
 	// SynchronizeDevice waits for all work queued on the device's streams.
-	// timeoutMs -1 waits forever, 0 polls; on timeout it returns ErrRTStreamSyncTimeout.
+	// timeoutMs -1 waits forever; 0 and values below -1 give ErrRTParamInvalid,
+	// as natively (acl.CheckTimeout); on timeout it returns ErrRTStreamSyncTimeout.
 	SynchronizeDevice(ctx context.Context, dev int32, timeoutMs int32) error
 	// CanAccessPeer reports whether dev can access peer's memory.
 	CanAccessPeer(dev, peer int32) (bool, error)

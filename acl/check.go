@@ -9,11 +9,22 @@ import "math/bits"
 // what an address is (device memory, registered host memory) come after
 // them and belong to the caller, which resolves addresses.
 
-// CheckMemcpy checks aclrtMemcpy, aclrtMemcpyAsync and
-// aclrtMemcpyAsyncWithCondition: count 0 succeeds first, then NULL
-// addresses (100000), a kind outside 0..5 (100000), destMax 0 or below
-// count (107000).
+// CheckMemcpy checks aclrtMemcpy: CheckMemcpyArgs, then destMax 0 or
+// below count (107000).
 func CheckMemcpy(dst, destMax, src, count uint64, kind MemcpyKind) (done bool, err error) {
+	if done, err = CheckMemcpyArgs(dst, src, count, kind); done || err != nil {
+		return
+	}
+	if destMax == 0 {
+		return false, Errorf(ErrRTParamInvalid, "destMax is 0")
+	}
+	return false, CheckDestMax(destMax, count)
+}
+
+// CheckMemcpyArgs applies the ACL layer's checks of aclrtMemcpy,
+// aclrtMemcpyAsync and aclrtMemcpyAsyncWithCondition: count 0 succeeds
+// first, then NULL addresses and a kind outside 0..5 give 100000.
+func CheckMemcpyArgs(dst, src, count uint64, kind MemcpyKind) (done bool, err error) {
 	switch {
 	case count == 0:
 		return true, nil
@@ -23,19 +34,32 @@ func CheckMemcpy(dst, destMax, src, count uint64, kind MemcpyKind) (done bool, e
 		return false, Errorf(ErrInvalidParam, "src is NULL")
 	case kind < MemcpyHostToHost || kind > MemcpyHostToBufToDevice:
 		return false, Errorf(ErrInvalidParam, "kind %d is not supported: this function takes kinds 0..5", kind)
-	case destMax == 0:
-		return false, Errorf(ErrRTParamInvalid, "destMax is 0")
-	case count > destMax:
-		return false, Errorf(ErrRTParamInvalid, "count %d exceeds destMax %d", count, destMax)
 	}
 	return false, nil
 }
 
-// CheckMemcpy2D checks aclrtMemcpy2d and aclrtMemcpy2dAsync: width or height
-// 0 succeeds first, then NULL addresses (100000), width above either pitch
-// (100000), a kind other than H2D, D2H, D2D or DEFAULT (100000), height and
-// width limits (107000).
+// CheckDestMax is the runtime's range check of a copy: count above
+// destMax gives 107000.
+func CheckDestMax(destMax, count uint64) error {
+	if count > destMax {
+		return Errorf(ErrRTParamInvalid, "count %d exceeds destMax %d", count, destMax)
+	}
+	return nil
+}
+
+// CheckMemcpy2D checks aclrtMemcpy2d and aclrtMemcpy2dAsync's arguments:
+// CheckMemcpy2DArgs, then Check2DLimits.
 func CheckMemcpy2D(dst, dpitch, src, spitch, width, height uint64, kind MemcpyKind) (done bool, err error) {
+	if done, err = CheckMemcpy2DArgs(dst, dpitch, src, spitch, width, height, kind); done || err != nil {
+		return
+	}
+	return false, Check2DLimits(width, height)
+}
+
+// CheckMemcpy2DArgs applies the ACL layer's checks of the 2D copies: width
+// or height 0 succeeds first, then NULL addresses, width above either
+// pitch, and a kind other than H2D, D2H, D2D or DEFAULT give 100000.
+func CheckMemcpy2DArgs(dst, dpitch, src, spitch, width, height uint64, kind MemcpyKind) (done bool, err error) {
 	switch {
 	case width == 0 || height == 0:
 		return true, nil
@@ -49,12 +73,68 @@ func CheckMemcpy2D(dst, dpitch, src, spitch, width, height uint64, kind MemcpyKi
 		return false, Errorf(ErrInvalidParam, "width %d exceeds dpitch %d", width, dpitch)
 	case kind < MemcpyHostToDevice || kind > MemcpyDefault:
 		return false, Errorf(ErrInvalidParam, "kind %d is not supported: 2D copies take kinds 1..4", kind)
-	case height > Memcpy2DMaxHeight:
-		return false, Errorf(ErrRTParamInvalid, "height %d exceeds the limit %d", height, Memcpy2DMaxHeight)
-	case width > Memcpy2DMaxWidth:
-		return false, Errorf(ErrRTParamInvalid, "width %d exceeds the limit %d", width, Memcpy2DMaxWidth)
 	}
 	return false, nil
+}
+
+// Check2DLimits is the runtime's limit check of the 2D copies: height
+// above 5242880 or width above 5000000 gives 107000.
+func Check2DLimits(width, height uint64) error {
+	switch {
+	case height > Memcpy2DMaxHeight:
+		return Errorf(ErrRTParamInvalid, "height %d exceeds the limit %d", height, Memcpy2DMaxHeight)
+	case width > Memcpy2DMaxWidth:
+		return Errorf(ErrRTParamInvalid, "width %d exceeds the limit %d", width, Memcpy2DMaxWidth)
+	}
+	return nil
+}
+
+// CorrectKind applies the native runtime's kind-versus-location rules of
+// the asynchronous and 2D copies, for memory whose real locations are dst
+// and src (HOST: registered host memory, DEVICE, UNREGISTERED). A kind
+// between registered host or device memory on both sides is corrected to
+// the real direction; a pair that involves unregistered memory allows only
+// some kinds (107000 for the others) and keeps the kind given, DEFAULT
+// taking the pair's usual direction. HOST_TO_BUF_TO_DEVICE must go from
+// host to device memory (107000). It returns the corrected kind, one of
+// H2H, H2D, D2H and D2D.
+func CorrectKind(kind MemcpyKind, dst, src MemLocationType) (MemcpyKind, error) {
+	dev := func(t MemLocationType) bool { return t == MemLocationDevice }
+	if kind == MemcpyHostToBufToDevice {
+		if dev(src) || !dev(dst) {
+			return 0, Errorf(ErrRTParamInvalid, "kind %s copies host memory to device memory, but src is %s and dst is %s", kind, src, dst)
+		}
+		kind = MemcpyHostToDevice
+	}
+	unreg := src == MemLocationUnregistered || dst == MemLocationUnregistered
+	if !unreg {
+		// Registered host and device memory: the locations decide.
+		return MemcpyKind(DirectionOf(dev(dst), dev(src))), nil
+	}
+	// The kinds each pair with unregistered memory allows, DEFAULT's
+	// choice first.
+	var allowed []MemcpyKind
+	switch {
+	case dev(dst):
+		allowed = []MemcpyKind{MemcpyHostToDevice, MemcpyDeviceToDevice}
+	case dev(src):
+		allowed = []MemcpyKind{MemcpyDeviceToHost, MemcpyDeviceToDevice}
+	case src == MemLocationUnregistered && dst == MemLocationUnregistered:
+		allowed = []MemcpyKind{MemcpyHostToHost, MemcpyHostToDevice, MemcpyDeviceToHost, MemcpyDeviceToDevice}
+	case src == MemLocationUnregistered:
+		allowed = []MemcpyKind{MemcpyHostToHost, MemcpyDeviceToHost}
+	default:
+		allowed = []MemcpyKind{MemcpyHostToHost, MemcpyHostToDevice}
+	}
+	if kind == MemcpyDefault {
+		return allowed[0], nil
+	}
+	for _, k := range allowed {
+		if k == kind {
+			return k, nil
+		}
+	}
+	return 0, Errorf(ErrRTParamInvalid, "kind %s does not match the memory: src is %s and dst is %s", kind, src, dst)
 }
 
 // Span2D returns the bytes a 2D copy touches from its base on one side,
@@ -72,18 +152,33 @@ func Span2D(pitch, width, height uint64) (uint64, bool) {
 	return n, carry == 0
 }
 
-// CheckMemset checks aclrtMemset and aclrtMemsetAsync: count 0 succeeds
-// first, then a NULL address (100000), count above maxCount (107000).
+// CheckMemset checks aclrtMemset and aclrtMemsetAsync's arguments:
+// CheckMemsetArgs, then CheckMaxCount.
 func CheckMemset(ptr, maxCount, count uint64) (done bool, err error) {
+	if done, err = CheckMemsetArgs(ptr, count); done || err != nil {
+		return
+	}
+	return false, CheckMaxCount(maxCount, count)
+}
+
+// CheckMemsetArgs applies the ACL layer's checks of the memsets: count 0
+// succeeds first, then a NULL address gives 100000.
+func CheckMemsetArgs(ptr, count uint64) (done bool, err error) {
 	switch {
 	case count == 0:
 		return true, nil
 	case ptr == 0:
 		return false, Errorf(ErrInvalidParam, "devPtr is NULL")
-	case count > maxCount:
-		return false, Errorf(ErrRTParamInvalid, "count %d exceeds maxCount %d", count, maxCount)
 	}
 	return false, nil
+}
+
+// CheckMaxCount checks a memset's count against maxCount (107000).
+func CheckMaxCount(maxCount, count uint64) error {
+	if count > maxCount {
+		return Errorf(ErrRTParamInvalid, "count %d exceeds maxCount %d", count, maxCount)
+	}
+	return nil
 }
 
 // CheckBatchArrays applies the ACL-layer checks of the batch copies once
@@ -163,10 +258,18 @@ func BatchAttrIndex(attrsIndexes U64s, i uint64) int {
 
 // CheckBatchLocation checks copy i of a batch against the attribute that
 // applies to it (107000): each declared location must match where the
-// address really is (HOST_NUMA counts as HOST, unregistered memory may be
-// declared HOST or UNREGISTERED, device ids must match), and the copy must
-// go host to device or device to host.
+// address really is (as natively, HOST_NUMA counts as HOST, unregistered
+// memory is HOST, a declared UNREGISTERED never matches, device ids must
+// match), and the copy must go host to device or device to host.
 func CheckBatchLocation(i uint64, a MemcpyBatchAttr, dst, src MemLocation) error {
+	for _, x := range [2]struct {
+		side string
+		loc  MemLocation
+	}{{"dst", a.DstLoc}, {"src", a.SrcLoc}} {
+		if x.loc.Type == MemLocationUnregistered {
+			return Errorf(ErrRTParamInvalid, "copy %d: attribute declares %s as %s, which never matches: declare host memory as %s", i, x.side, MemLocationUnregistered, MemLocationHost)
+		}
+	}
 	if !locMatches(a.DstLoc, dst) {
 		return Errorf(ErrRTParamInvalid, "copy %d: attribute says dst is %s, but it is %s", i, locString(a.DstLoc), locString(dst))
 	}
@@ -187,10 +290,8 @@ func locMatches(declared, real MemLocation) bool {
 	switch real.Type {
 	case MemLocationDevice:
 		return d == MemLocationDevice && declared.ID == real.ID
-	case MemLocationUnregistered:
-		return d == MemLocationHost || d == MemLocationUnregistered
-	default:
-		return d == real.Type
+	default: // registered or unregistered host memory
+		return d == MemLocationHost
 	}
 }
 
@@ -201,20 +302,37 @@ func locString(l MemLocation) string {
 	return l.Type.String()
 }
 
-// CheckDescKind checks the kind of the descriptor functions: kinds >= 8
-// give 100000, and every kind but INNER_DEVICE_TO_DEVICE 207000.
+// CheckDescKind checks the kind of the descriptor functions:
+// CheckDescKindRange, then CheckDescKindFeature.
 func CheckDescKind(kind MemcpyKind) error {
-	switch {
-	case kind < 0 || kind >= memcpyKindEnd:
+	if err := CheckDescKindRange(kind); err != nil {
+		return err
+	}
+	return CheckDescKindFeature(kind)
+}
+
+// CheckDescKindRange is the ACL layer's kind check of the descriptor
+// functions: kinds outside 0..7 give 100000.
+func CheckDescKindRange(kind MemcpyKind) error {
+	if kind < 0 || kind >= memcpyKindEnd {
 		return Errorf(ErrInvalidParam, "kind %d is out of range", kind)
-	case kind != MemcpyInnerDeviceToDevice:
+	}
+	return nil
+}
+
+// CheckDescKindFeature is the runtime's kind check of the descriptor
+// functions: every kind but INNER_DEVICE_TO_DEVICE gives 207000.
+func CheckDescKindFeature(kind MemcpyKind) error {
+	if kind != MemcpyInnerDeviceToDevice {
 		return Errorf(ErrRTFeatureNotSupport, "kind %s is not supported: descriptor copies take only ACL_MEMCPY_INNER_DEVICE_TO_DEVICE", kind)
 	}
 	return nil
 }
 
-// CheckSetMemcpyDesc checks aclrtSetMemcpyDesc: NULL desc, src or dst, count
-// 0, and a non-NULL config give 100000; then the kind (CheckDescKind).
+// CheckSetMemcpyDesc applies the ACL layer's checks of aclrtSetMemcpyDesc
+// (100000): NULL desc, a kind outside 0..7, NULL src or dst, count 0, a
+// non-NULL config. The runtime's checks follow: CheckDescKindFeature, then
+// CheckDescCount and CheckDescAlign.
 func CheckSetMemcpyDesc(desc uint64, kind MemcpyKind, src, dst, count, config uint64) error {
 	switch {
 	case desc == 0:
@@ -228,73 +346,160 @@ func CheckSetMemcpyDesc(desc uint64, kind MemcpyKind, src, dst, count, config ui
 	case config != 0:
 		return Errorf(ErrInvalidParam, "config is reserved and must be NULL")
 	}
-	return CheckDescKind(kind)
+	return CheckDescKindRange(kind)
 }
 
-// CheckMemcpyAsyncWithDesc checks aclrtMemcpyAsyncWithDesc: NULL desc and
-// the NULL (default) stream give 100000, then the kind.
-func CheckMemcpyAsyncWithDesc(desc uint64, kind MemcpyKind, stream uint64) error {
-	switch {
-	case desc == 0:
-		return Errorf(ErrInvalidParam, "desc is NULL")
-	case stream == 0:
-		return Errorf(ErrInvalidParam, "stream is NULL: descriptor copies need an explicit stream")
-	}
-	return CheckDescKind(kind)
-}
-
-// CheckMemcpyOffset checks aclrtMemcpyAsyncWithOffset: count 0 succeeds,
-// NULL slots give 100000, then 107000 for a kind other than
-// INNER_DEVICE_TO_DEVICE, offsets above 2^48-1, dstDataOffset not below
-// destMax, count above destMax-dstDataOffset or above 4 GiB.
-func CheckMemcpyOffset(dst, destMax, dstOff, src, count, srcOff uint64, kind MemcpyKind) (done bool, err error) {
-	switch {
-	case count == 0:
-		return true, nil
-	case dst == 0:
-		return false, Errorf(ErrInvalidParam, "dst is NULL")
-	case src == 0:
-		return false, Errorf(ErrInvalidParam, "src is NULL")
-	case kind != MemcpyInnerDeviceToDevice:
-		return false, Errorf(ErrRTParamInvalid, "kind %s is not supported: offset copies take only ACL_MEMCPY_INNER_DEVICE_TO_DEVICE", kind)
-	case srcOff > OffsetMaxDataOffset:
-		return false, Errorf(ErrRTParamInvalid, "srcDataOffset %#x exceeds %#x", srcOff, uint64(OffsetMaxDataOffset))
-	case dstOff > OffsetMaxDataOffset:
-		return false, Errorf(ErrRTParamInvalid, "dstDataOffset %#x exceeds %#x", dstOff, uint64(OffsetMaxDataOffset))
-	case dstOff >= destMax:
-		return false, Errorf(ErrRTParamInvalid, "dstDataOffset %d is not below destMax %d", dstOff, destMax)
-	case count > destMax-dstOff:
-		return false, Errorf(ErrRTParamInvalid, "count %d exceeds destMax %d - dstDataOffset %d", count, destMax, dstOff)
-	case count > OffsetMaxCount:
-		return false, Errorf(ErrRTParamInvalid, "count %d exceeds the device-to-device limit %d", count, uint64(OffsetMaxCount))
-	}
-	return false, nil
-}
-
-// CheckTimeout checks a synchronize timeout: below -1 gives 107000.
-func CheckTimeout(timeoutMs int32) error {
-	if timeoutMs < -1 {
-		return Errorf(ErrRTParamInvalid, "timeout %d is invalid: use -1 (forever), 0 (poll) or a positive number of milliseconds", timeoutMs)
+// CheckDescCount checks a descriptor's count: above 4 GiB gives 107000.
+func CheckDescCount(count uint64) error {
+	if count > OffsetMaxCount {
+		return Errorf(ErrRTParamInvalid, "count %d exceeds the device-to-device limit %d", count, uint64(OffsetMaxCount))
 	}
 	return nil
 }
 
-// CheckEnablePeerAccess checks aclrtDeviceEnablePeerAccess: nonzero flags
-// give 200006, the current device as its own peer 100000.
-func CheckEnablePeerAccess(cur, peer int32, flags uint32) error {
+// CheckDescAlign checks a descriptor's address: not 64-byte aligned gives
+// 107000.
+func CheckDescAlign(desc uint64) error {
+	if desc%DescAlign != 0 {
+		return Errorf(ErrRTParamInvalid, "desc %#x is not %d-byte aligned", desc, DescAlign)
+	}
+	return nil
+}
+
+// CheckMemcpyAsyncWithDesc applies the ACL layer's checks of
+// aclrtMemcpyAsyncWithDesc (100000): NULL desc, a kind outside 0..7, the
+// NULL (default) stream. The runtime checks the stream handle, then
+// CheckDescKindFeature.
+func CheckMemcpyAsyncWithDesc(desc uint64, kind MemcpyKind, stream uint64) error {
+	if desc == 0 {
+		return Errorf(ErrInvalidParam, "desc is NULL")
+	}
+	if err := CheckDescKindRange(kind); err != nil {
+		return err
+	}
+	if stream == 0 {
+		return Errorf(ErrInvalidParam, "stream is NULL: descriptor copies need an explicit stream")
+	}
+	return nil
+}
+
+// CheckMemcpyOffset checks aclrtMemcpyAsyncWithOffset without its stream:
+// CheckOffsetKind, then CheckOffsetArgs.
+func CheckMemcpyOffset(dst, destMax, dstOff, src, count, srcOff uint64, kind MemcpyKind) (done bool, err error) {
+	if done, err = CheckOffsetKind(count, kind); done || err != nil {
+		return
+	}
+	return false, CheckOffsetArgs(dst, destMax, dstOff, src, count, srcOff)
+}
+
+// CheckOffsetKind is what aclrtMemcpyAsyncWithOffset checks before its
+// stream: count 0 succeeds, a kind other than INNER_DEVICE_TO_DEVICE gives
+// 107000 (the ACL layer checks no pointer of this function).
+func CheckOffsetKind(count uint64, kind MemcpyKind) (done bool, err error) {
 	switch {
-	case flags != 0:
+	case count == 0:
+		return true, nil
+	case kind != MemcpyInnerDeviceToDevice:
+		return false, Errorf(ErrRTParamInvalid, "kind %s is not supported: offset copies take only ACL_MEMCPY_INNER_DEVICE_TO_DEVICE", kind)
+	}
+	return false, nil
+}
+
+// CheckOffsetArgs is the runtime's check of aclrtMemcpyAsyncWithOffset
+// after its stream, all 107000: NULL slots, count above destMax or 4 GiB,
+// offsets above 2^48-1, dstDataOffset not below destMax, count above
+// destMax-dstDataOffset.
+func CheckOffsetArgs(dst, destMax, dstOff, src, count, srcOff uint64) error {
+	switch {
+	case dst == 0:
+		return Errorf(ErrRTParamInvalid, "dst is NULL")
+	case src == 0:
+		return Errorf(ErrRTParamInvalid, "src is NULL")
+	case count > destMax:
+		return Errorf(ErrRTParamInvalid, "count %d exceeds destMax %d", count, destMax)
+	case count > OffsetMaxCount:
+		return Errorf(ErrRTParamInvalid, "count %d exceeds the device-to-device limit %d", count, uint64(OffsetMaxCount))
+	case srcOff > OffsetMaxDataOffset:
+		return Errorf(ErrRTParamInvalid, "srcDataOffset %#x exceeds %#x", srcOff, uint64(OffsetMaxDataOffset))
+	case dstOff > OffsetMaxDataOffset:
+		return Errorf(ErrRTParamInvalid, "dstDataOffset %#x exceeds %#x", dstOff, uint64(OffsetMaxDataOffset))
+	case dstOff >= destMax:
+		return Errorf(ErrRTParamInvalid, "dstDataOffset %d is not below destMax %d", dstOff, destMax)
+	case count > destMax-dstOff:
+		return Errorf(ErrRTParamInvalid, "count %d exceeds destMax %d - dstDataOffset %d", count, destMax, dstOff)
+	}
+	return nil
+}
+
+// CheckTimeout checks a synchronize timeout as the native runtime does:
+// CheckTimeoutRange, then CheckTimeoutZero.
+func CheckTimeout(timeoutMs int32) error {
+	if err := CheckTimeoutRange(timeoutMs); err != nil {
+		return err
+	}
+	return CheckTimeoutZero(timeoutMs)
+}
+
+// CheckTimeoutRange is the ACL layer's timeout check: below -1 gives 107000.
+func CheckTimeoutRange(timeoutMs int32) error {
+	if timeoutMs < -1 {
+		return Errorf(ErrRTParamInvalid, "timeout %d is invalid: use -1 (forever) or a positive number of milliseconds", timeoutMs)
+	}
+	return nil
+}
+
+// CheckTimeoutZero is the runtime's timeout check: 0 gives 107000 (the
+// header describes 0 as a poll; the implementation refuses it).
+func CheckTimeoutZero(timeoutMs int32) error {
+	if timeoutMs == 0 {
+		return Errorf(ErrRTParamInvalid, "timeout 0 is invalid: use -1 (forever) or a positive number of milliseconds; aclrtStreamQuery polls")
+	}
+	return nil
+}
+
+// CheckEnablePeerAccess checks aclrtDeviceEnablePeerAccess's flags:
+// nonzero gives 200006, before the current device is read.
+func CheckEnablePeerAccess(flags uint32) error {
+	if flags != 0 {
 		return Errorf(ErrFeatureUnsupported, "flags %#x are reserved and must be 0", flags)
-	case peer == cur:
+	}
+	return nil
+}
+
+// CheckPeerSelf checks that a peer device is not the current one (100000).
+func CheckPeerSelf(cur, peer int32) error {
+	if peer == cur {
 		return Errorf(ErrInvalidParam, "peerDeviceId %d is the current device", peer)
 	}
 	return nil
 }
 
-// CheckMalloc checks aclrtMalloc's size: 0 gives 100000.
+// CheckMalloc checks aclrtMalloc's size: 0, or a size that overflows once
+// the native allocator's padding is added, gives 100000.
 func CheckMalloc(size uint64) error {
-	if size == 0 {
+	switch {
+	case size == 0:
 		return Errorf(ErrInvalidParam, "size is 0")
+	case size > ^uint64(0)-MallocAlign-MallocPadding:
+		return Errorf(ErrInvalidParam, "size %d overflows with the allocator's %d bytes of padding", size, MallocAlign+MallocPadding)
+	}
+	return nil
+}
+
+// CheckHostRegisterType checks aclrtHostRegister's type: bits other than
+// IOMEMORY and READONLY give 207000; every combination of those is valid.
+func CheckHostRegisterType(t HostRegisterType) error {
+	if !t.Valid() {
+		return Errorf(ErrRTFeatureNotSupport, "type %#x is not supported: only ACL_HOST_REGISTER_IOMEMORY (4) and READONLY (8), alone or together, or MAPPED (0)", uint32(t))
+	}
+	return nil
+}
+
+// CheckMemAttr checks aclrtGetMemInfo's attribute: an undefined one gives
+// 107016.
+func CheckMemAttr(a MemAttr) error {
+	if !a.Valid() {
+		return Errorf(ErrRTInvalidMemoryType, "attr %d is not an aclrtMemAttr (0..%d)", a, memAttrEnd-1)
 	}
 	return nil
 }

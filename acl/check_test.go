@@ -247,22 +247,29 @@ func TestCheckBatchLocation(t *testing.T) {
 		{"H2D pinned", attr(dev(1), host), dev(1), host, ok},
 		{"D2H pinned", attr(host, dev(0)), host, dev(0), ok},
 		{"unregistered declared HOST", attr(host, dev(0)), unreg, dev(0), ok},
-		{"unregistered declared UNREGISTERED", attr(dev(0), unreg), dev(0), unreg, ok},
+		{"unregistered declared UNREGISTERED never matches", attr(dev(0), unreg), dev(0), unreg, rtParam("declares src as ACL_MEM_LOCATION_TYPE_UNREGISTERED, which never matches")},
 		{"HOST_NUMA counts as HOST", attr(loc(MemLocationHostNUMA, 3), dev(0)), host, dev(0), ok},
 		{"HOST_NUMA for unregistered memory", attr(dev(0), loc(MemLocationHostNUMA, 0)), dev(0), unreg, ok},
 		{"host id is ignored", attr(loc(MemLocationHost, 9), dev(0)), host, dev(0), ok},
-		{"pinned declared UNREGISTERED", attr(dev(0), unreg), dev(0), host, rtParam("copy 7: attribute says src is ACL_MEM_LOCATION_TYPE_UNREGISTERED, but it is ACL_MEM_LOCATION_TYPE_HOST")},
+		{"pinned declared UNREGISTERED", attr(dev(0), unreg), dev(0), host, rtParam("copy 7: attribute declares src as ACL_MEM_LOCATION_TYPE_UNREGISTERED")},
 		{"device id differs", attr(dev(1), host), dev(0), host, rtParam("copy 7: attribute says dst is device 1, but it is device 0")},
 		{"device declared host", attr(host, dev(0)), dev(0), dev(0), rtParam("dst is ACL_MEM_LOCATION_TYPE_HOST, but it is device 0")},
 		{"host declared device", attr(dev(0), dev(0)), dev(0), unreg, rtParam("src is device 0, but it is ACL_MEM_LOCATION_TYPE_UNREGISTERED")},
 		{"managed never matches", attr(loc(MemLocationManaged, 0), dev(0)), host, dev(0), rtParam("ACL_MEM_LOCATION_TYPE_MANAGED")},
 		{"dst checked before src", attr(dev(2), dev(3)), dev(0), dev(1), rtParam("dst is device 2")},
 		{"D2D", attr(dev(0), dev(1)), dev(0), dev(1), rtParam("copy 7: only H2D and D2H")},
-		{"H2H", attr(host, unreg), host, unreg, rtParam("only H2D and D2H")},
+		{"H2H", attr(host, host), host, unreg, rtParam("only H2D and D2H")},
 		{"large device id", attr(dev(4000000000), host), dev(1234567890), host, rtParam("device 4000000000, but it is device 1234567890")},
 	} {
 		tc.want.check(t, tc.name, false, CheckBatchLocation(7, tc.a, tc.dst, tc.src))
 	}
+}
+
+func TestCheckDescFields(t *testing.T) {
+	require.NoError(t, CheckDescCount(OffsetMaxCount))
+	rtParam("device-to-device limit").check(t, "count", false, CheckDescCount(OffsetMaxCount+1))
+	require.NoError(t, CheckDescAlign(1<<40+128))
+	rtParam("not 64-byte aligned").check(t, "align", false, CheckDescAlign(1<<40+32))
 }
 
 func TestCheckDescKind(t *testing.T) {
@@ -295,7 +302,7 @@ func TestCheckSetMemcpyDesc(t *testing.T) {
 		{"count 0", 1, 99, 2, 3, 0, 1, invalid("count is 0")},
 		{"config set", 1, 99, 2, 3, 4, 1, invalid("config is reserved")},
 		{"kind out of range", 1, 8, 2, 3, 4, 0, invalid("kind 8 is out of range")},
-		{"kind D2D", 1, 3, 2, 3, 4, 0, unsupp("ACL_MEMCPY_DEVICE_TO_DEVICE is not supported")},
+		{"kind D2D passes the ACL layer", 1, 3, 2, 3, 4, 0, ok},
 	} {
 		tc.want.check(t, tc.name, false, CheckSetMemcpyDesc(tc.desc, tc.kind, tc.src, tc.dst, tc.count, tc.config))
 	}
@@ -311,8 +318,9 @@ func TestCheckMemcpyAsyncWithDesc(t *testing.T) {
 	}{
 		{"good", 1, 6, 2, ok},
 		{"desc NULL", 0, 99, 0, null("desc is NULL")},
-		{"default stream", 1, 99, 0, invalid("stream is NULL")},
-		{"kind", 1, 7, 2, unsupp("INTER_DEVICE")},
+		{"kind before the default stream", 1, 99, 0, invalid("kind 99 is out of range")},
+		{"default stream", 1, 7, 0, invalid("stream is NULL")},
+		{"kind 7 passes the ACL layer", 1, 7, 2, ok},
 		{"kind out of range", 1, -1, 2, invalid("out of range")},
 	} {
 		tc.want.check(t, tc.name, false, CheckMemcpyAsyncWithDesc(tc.desc, tc.kind, tc.stream))
@@ -333,9 +341,9 @@ func TestCheckMemcpyOffset(t *testing.T) {
 	}{
 		{"count 0 succeeds before anything", args{0, 0, 1 << 60, 0, 0, 1 << 60, 99}, skip},
 		{"good", args{1, 100, 10, 2, 90, 5, k}, ok},
-		{"dst NULL", args{0, 100, 0, 2, 8, 0, k}, null("dst is NULL")},
-		{"src NULL", args{1, 100, 0, 0, 8, 0, k}, null("src is NULL")},
-		{"NULL before kind", args{0, 100, 0, 2, 8, 0, 3}, null("dst")},
+		{"dst NULL", args{0, 100, 0, 2, 8, 0, k}, rtParam("dst is NULL")},
+		{"src NULL", args{1, 100, 0, 0, 8, 0, k}, rtParam("src is NULL")},
+		{"kind before NULL", args{0, 100, 0, 2, 8, 0, 3}, rtParam("kind")},
 		{"kind D2D", args{1, 100, 0, 2, 8, 0, 3}, rtParam("ACL_MEMCPY_DEVICE_TO_DEVICE is not supported")},
 		{"kind 8", args{1, 100, 0, 2, 8, 0, 8}, rtParam("aclrtMemcpyKind(8)")},
 		{"kind before offsets", args{1, 100, 1 << 60, 2, 8, 0, 0}, rtParam("kind")},
@@ -356,7 +364,9 @@ func TestCheckMemcpyOffset(t *testing.T) {
 }
 
 func TestCheckTimeout(t *testing.T) {
-	for _, ms := range []int32{-1, 0, 1, 1 << 30} {
+	rtParam("timeout 0").check(t, "0", false, CheckTimeout(0))
+	require.NoError(t, CheckTimeoutRange(0), "0 passes the ACL layer")
+	for _, ms := range []int32{-1, 1, 1 << 30} {
 		require.NoError(t, CheckTimeout(ms), ms)
 	}
 	for _, ms := range []int32{-2, -1000, -1 << 31} {
@@ -365,25 +375,32 @@ func TestCheckTimeout(t *testing.T) {
 }
 
 func TestCheckEnablePeerAccess(t *testing.T) {
-	for _, tc := range []struct {
-		name      string
-		cur, peer int32
-		flags     uint32
-		want
-	}{
-		{"good", 0, 1, 0, ok},
-		{"flags", 0, 1, 1, feature("flags 0x1 are reserved")},
-		{"flags before self", 2, 2, 0x80000000, feature("flags")},
-		{"self", 2, 2, 0, invalid("peerDeviceId 2 is the current device")},
-	} {
-		tc.want.check(t, tc.name, false, CheckEnablePeerAccess(tc.cur, tc.peer, tc.flags))
-	}
+	require.NoError(t, CheckEnablePeerAccess(0))
+	feature("flags 0x1 are reserved").check(t, "flags", false, CheckEnablePeerAccess(1))
+	require.NoError(t, CheckPeerSelf(0, 1))
+	invalid("peerDeviceId 2 is the current device").check(t, "self", false, CheckPeerSelf(2, 2))
 }
 
 func TestCheckMalloc(t *testing.T) {
 	invalid("size is 0").check(t, "size 0", false, CheckMalloc(0))
 	require.NoError(t, CheckMalloc(1))
-	require.NoError(t, CheckMalloc(^uint64(0)), "the size limit is the backend's (out of memory)")
+	require.NoError(t, CheckMalloc(^uint64(0)-64), "the largest size the padding does not overflow")
+	invalid("overflows").check(t, "size+64 overflows", false, CheckMalloc(^uint64(0)-63))
+}
+
+func TestCheckHostRegisterType(t *testing.T) {
+	for _, typ := range []HostRegisterType{0, 4, 8, 12} {
+		require.NoError(t, CheckHostRegisterType(typ), typ)
+	}
+	for _, typ := range []HostRegisterType{1, 2, 3, 16, 13, 0x80000000} {
+		unsupp("is not supported").check(t, "type", false, CheckHostRegisterType(typ))
+	}
+}
+
+func TestCheckMemAttr(t *testing.T) {
+	require.NoError(t, CheckMemAttr(HBMMem))
+	require.ErrorIs(t, CheckMemAttr(99), ErrRTInvalidMemoryType)
+	require.ErrorIs(t, CheckMemAttr(-1), ErrRTInvalidMemoryType)
 }
 
 func TestItoa(t *testing.T) {

@@ -35,6 +35,7 @@ const (
 	ErrRTContextNull               Error = 107002 // ACL_ERROR_RT_CONTEXT_NULL: no aclrtSetDevice yet
 	ErrRTStreamContext             Error = 107003 // ACL_ERROR_RT_STREAM_CONTEXT
 	ErrRTEventTimestampInvalid     Error = 107006 // ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID
+	ErrRTInvalidMemoryType         Error = 107016 // ACL_ERROR_RT_INVALID_MEMORY_TYPE
 	ErrRTInvalidHandle             Error = 107017 // ACL_ERROR_RT_INVALID_HANDLE
 	ErrRTStreamAbort               Error = 107023 // ACL_ERROR_RT_STREAM_ABORT: queued work was cancelled
 	ErrRTFeatureNotSupport         Error = 207000 // ACL_ERROR_RT_FEATURE_NOT_SUPPORT

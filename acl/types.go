@@ -175,9 +175,10 @@ const (
 	HostRegisterReadOnly HostRegisterType = 8
 )
 
-// Valid reports whether t is one of the defined register types.
+// Valid reports whether t has only defined flags: MAPPED (0), IOMEMORY,
+// READONLY, or both of them, as the native runtime accepts.
 func (t HostRegisterType) Valid() bool {
-	return t == HostRegisterMapped || t == HostRegisterIOMemory || t == HostRegisterReadOnly
+	return t&^(HostRegisterIOMemory|HostRegisterReadOnly) == 0
 }
 
 // Version of the native runtime whose API this package models (ACL 1.17.0).
@@ -197,6 +198,9 @@ const (
 	MallocAlign         = 32              // device allocations are rounded to this
 	MallocPadding       = 32              // and padded by this many bytes
 	FailIndexNone       = ^uint64(0)      // SIZE_MAX: a batch failure not tied to one entry
+	DescAlign           = 64              // copy descriptors must be aligned to this
+	DescSizeA2          = 32              // the copy descriptor's size on Atlas A2 and A3
+	DescSize950         = 64              // the copy descriptor's size on the Ascend 950
 )
 
 // AllocatedSize returns the bytes the native allocator reserves for a request

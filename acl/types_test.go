@@ -57,7 +57,7 @@ func TestEnumValidity(t *testing.T) {
 	require.EqualValues(t, 17, MemP2PHuge1G)
 	require.False(t, MemAttr(18).Valid())
 
-	for typ, valid := range map[HostRegisterType]bool{0: true, 4: true, 8: true, 1: false, 2: false, 12: false} {
+	for typ, valid := range map[HostRegisterType]bool{0: true, 4: true, 8: true, 12: true, 1: false, 2: false, 13: false} {
 		require.Equal(t, valid, typ.Valid(), "%d", typ)
 	}
 	for p, huge := range map[MemMallocPolicy]bool{

@@ -142,6 +142,11 @@ func (p *regionPool) put(r uint64) {
 	p.mu.Unlock()
 }
 
+// regionBase returns the first address of the session's device region:
+// every device address of the session is regionBase plus less than
+// 2^regionBits.
+func (as *addrSpace) regionBase() uint64 { return as.limit - 1<<regionBits }
+
 // reserve hands out the base address for an allocation of size bytes, or
 // false when the session's region is used up.
 func (as *addrSpace) reserve(size uint64) (uint64, bool) {

@@ -80,51 +80,63 @@ func (c *call) batch(async bool, failAt, streamAt int) error {
 		return err
 	}
 
-	// Runtime layer: failIndex starts as SIZE_MAX, then the shape of the
-	// attribute indexes, then each copy's addresses and locations.
-	setFail(acl.FailIndexNone)
-	if err := c.needDevice(); err != nil {
-		return err
-	}
-	if err := acl.CheckBatchShape(num, idx, !async); err != nil {
-		return err
-	}
+	// Runtime layer: the stream handle at the entry point (failIndex
+	// untouched), then failIndex starts as SIZE_MAX, the shape of the
+	// attribute indexes, the device, then each copy.
 	var st *streamRec
 	if async {
-		if st, err = c.stream(c.u32(streamAt)); err != nil {
+		if st, err = c.streamHandle(c.u32(streamAt)); err != nil { // stream
 			return err
 		}
-		if max := uint64(c.s.policy.MaxBatchEntries); num > max-min(max, uint64(c.s.batchEntries.Load())) {
+	}
+	setFail(acl.FailIndexNone)
+	if err := acl.CheckBatchShape(num, idx, !async); err != nil { // shape
+		return err
+	}
+	if async {
+		if st, err = c.bindStream(st); err != nil { // context
+			return err
+		}
+		if err := c.streamCtx(st); err != nil { // streamctx
+			return err
+		}
+		if max := uint64(c.s.policy.MaxBatchEntries); num > max-min(max, uint64(c.s.batchEntries.Load())) { // budget
 			return acl.Errorf(acl.ErrRTOverLimit, "numBatches %d: queued asynchronous batches would hold more than the policy's %d entries", num, max)
 		}
+	} else if err := c.needDevice(); err != nil { // context
+		return err
 	}
-	if err := c.budget(total(sizes)); err != nil {
+	if err := c.budget(total(sizes)); err != nil { // bytes
 		return err
 	}
 	copies := make([]acl.Copy, 0, num)
 	var bytes [4]uint64
 	for i := uint64(0); i < num; i++ {
-		n := sizes.At(int(i))
+		n, dst, src := sizes.At(int(i)), dsts.At(int(i)), srcs.At(int(i))
+		if n == 0 && async { // entrysize
+			setFail(i)
+			return acl.Errorf(acl.ErrRTParamInvalid, "copy %d: size is 0", i)
+		}
+		if dst == 0 || src == 0 { // entrynull
+			setFail(i)
+			return acl.Errorf(acl.ErrRTParamInvalid, "copy %d: dst or src is NULL", i)
+		}
+		d, err := c.resolve("dsts["+strconv.FormatUint(i, 10)+"]", dst, n, true) // entryrange
+		if err != nil {
+			setFail(i)
+			return err
+		}
+		s, err := c.resolve("srcs["+strconv.FormatUint(i, 10)+"]", src, n, false)
+		if err != nil {
+			setFail(i)
+			return err
+		}
+		if err := acl.CheckBatchLocation(i, attrs.At(acl.BatchAttrIndex(idx, i)), d.loc, s.loc); err != nil { // entryloc, entrydir
+			setFail(i)
+			return err
+		}
 		if n == 0 {
-			if async {
-				setFail(i)
-				return acl.Errorf(acl.ErrRTParamInvalid, "copy %d: size is 0", i)
-			}
-			continue
-		}
-		d, err := c.resolve("dsts["+strconv.FormatUint(i, 10)+"]", dsts.At(int(i)), n, true)
-		if err != nil {
-			setFail(i)
-			return err
-		}
-		s, err := c.resolve("srcs["+strconv.FormatUint(i, 10)+"]", srcs.At(int(i)), n, false)
-		if err != nil {
-			setFail(i)
-			return err
-		}
-		if err := acl.CheckBatchLocation(i, attrs.At(acl.BatchAttrIndex(idx, i)), d.loc, s.loc); err != nil {
-			setFail(i)
-			return err
+			continue // a synchronous copy of 0 bytes: nothing to do
 		}
 		copies = append(copies, acl.Copy{Dst: d.buf, Src: s.buf, N: n})
 		bytes[direction(d, s)] += n

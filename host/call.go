@@ -170,15 +170,26 @@ func (s *Session) resolveDevice(name string, addr, n uint64) (span, error) {
 	}, nil
 }
 
-// stream resolves a stream handle: 0 is the session's default stream on the
-// current device; unknown, destroyed and event handles give 107017; a
-// stream of another device than the current one gives 107003.
+// stream resolves a stream handle in native order: streamHandle, then
+// bindStream, then streamCtx.
 func (c *call) stream(h uint32) (*streamRec, error) {
-	if err := c.needDevice(); err != nil {
+	st, err := c.streamHandle(h)
+	if err != nil {
 		return nil, err
 	}
+	if st, err = c.bindStream(st); err != nil {
+		return nil, err
+	}
+	return st, c.streamCtx(st)
+}
+
+// streamHandle validates a stream handle as the runtime's entry point
+// does, before any range or device check: unknown, destroyed and event
+// handles give 107017. 0, the default stream, gives nil: which stream it
+// names depends on the current device (bindStream).
+func (c *call) streamHandle(h uint32) (*streamRec, error) {
 	if h == 0 {
-		return c.s.defaultStream()
+		return nil, nil
 	}
 	st, ok := c.s.streams[h]
 	if !ok {
@@ -187,10 +198,29 @@ func (c *call) stream(h uint32) (*streamRec, error) {
 		}
 		return nil, acl.Errorf(acl.ErrRTInvalidHandle, "stream handle %d is unknown or destroyed", h)
 	}
-	if st.dev != c.s.dev {
-		return nil, acl.Errorf(acl.ErrRTStreamContext, "stream %d belongs to device %d, the current device is %d", h, st.dev, c.s.dev)
+	return st, nil
+}
+
+// bindStream turns a validated handle into a stream once the current
+// device is needed: without one 107002; nil becomes the session's default
+// stream on the current device.
+func (c *call) bindStream(st *streamRec) (*streamRec, error) {
+	if err := c.needDevice(); err != nil {
+		return nil, err
+	}
+	if st == nil {
+		return c.s.defaultStream()
 	}
 	return st, nil
+}
+
+// streamCtx refuses a stream of another device than the current one
+// (107003), as the runtime does before it queues work.
+func (c *call) streamCtx(st *streamRec) error {
+	if st.dev != c.s.dev {
+		return acl.Errorf(acl.ErrRTStreamContext, "the stream belongs to device %d, the current device is %d", st.dev, c.s.dev)
+	}
+	return nil
 }
 
 // event resolves an event handle: 0 gives 100000, unknown, destroyed and

@@ -7,85 +7,142 @@ import (
 	"github.com/aclwasm/aclwasm/acl"
 )
 
-// A descriptor, as the sandbox writes it into device memory:
+// A descriptor, as the sandbox writes it into device memory, fills the
+// native size of Atlas A2 (32 bytes):
 //
-//	magic "ACLWDSC1" | src u64 | dst u64 | count u64 | HMAC-SHA256[:32]
+//	src u48 | dst u48 | count-1 u32 | HMAC-SHA256[:16]
 //
-// src and dst are sandbox addresses. The MAC, keyed per session, makes a
-// tampered or forged descriptor fail when it executes; nothing binds it to
-// where it lies, so copying its bytes elsewhere makes a working descriptor
-// there (ABI section 7). It is re-validated when the copy executes, in
-// stream order, against the allocations live at that moment.
+// src and dst are offsets of sandbox addresses in the session's device
+// address region (below 2^48, see addrSpace); count is 1..4 GiB. The MAC,
+// keyed per session, makes a tampered or forged descriptor fail when it
+// executes (a forgery succeeds with probability 2^-128); nothing binds it
+// to where it lies, so copying its bytes elsewhere makes a working
+// descriptor there (ABI section 7). It is re-validated when the copy
+// executes, in stream order, against the allocations live at that moment.
 const (
-	descSize  = 64
-	descMagic = "ACLWDSC1"
+	descSize = acl.DescSizeA2
+	descBody = 16 // bytes the MAC covers
 )
 
 func (s *Session) descMAC(body []byte) []byte {
 	m := hmac.New(sha256.New, s.descKey[:])
 	m.Write(body)
-	return m.Sum(nil)
+	return m.Sum(nil)[:descSize-descBody]
+}
+
+// encodeDesc writes the descriptor of a copy of n bytes (1..4 GiB) from
+// src to dst, both device addresses of this session.
+func (s *Session) encodeDesc(src, dst, n uint64) []byte {
+	b := make([]byte, descSize)
+	base := s.as.regionBase()
+	put48(b[0:], src-base)
+	put48(b[6:], dst-base)
+	le.PutUint32(b[12:], uint32(n-1))
+	copy(b[descBody:], s.descMAC(b[:descBody]))
+	return b
+}
+
+// decodeDesc checks a descriptor's MAC and returns what it describes.
+func (s *Session) decodeDesc(b []byte) (src, dst, n uint64, ok bool) {
+	if !hmac.Equal(b[descBody:descSize], s.descMAC(b[:descBody])) {
+		return 0, 0, 0, false
+	}
+	base := s.as.regionBase()
+	return base + get48(b[0:]), base + get48(b[6:]), uint64(le.Uint32(b[12:])) + 1, true
+}
+
+func put48(b []byte, v uint64) {
+	le.PutUint32(b, uint32(v))
+	le.PutUint16(b[4:], uint16(v>>32))
+}
+
+func get48(b []byte) uint64 { return uint64(le.Uint32(b)) | uint64(le.Uint16(b[4:]))<<32 }
+
+// descSize reports the chip's descriptor size, as the backend knows it
+// (Atlas A2 and A3: 32 bytes, Ascend 950: 64); the sandbox's encoding fills
+// the first 32. A backend that does not know (or a native library without
+// descriptors: the sandbox implements them itself) gives Atlas A2's.
+func (c *call) descSize() uint64 {
+	if n, err := c.s.b.MemcpyDescSize(acl.MemcpyInnerDeviceToDevice); err == nil && n > descSize {
+		return n
+	}
+	return descSize
 }
 
 // getMemcpyDescSize is aclrtGetMemcpyDescSize(kind, descSize).
 func getMemcpyDescSize(c *call) error {
-	out, err := c.out(1, 8)
+	out, err := c.out(1, 8) // null
 	if err != nil {
 		return err
 	}
-	if err := acl.CheckDescKind(c.kind(0)); err != nil {
+	if err := acl.CheckDescKindRange(c.kind(0)); err != nil { // kind
 		return err
 	}
-	le.PutUint64(out, descSize)
+	if err := acl.CheckDescKindFeature(c.kind(0)); err != nil { // feature
+		return err
+	}
+	le.PutUint64(out, c.descSize()) // size
 	return nil
 }
 
 // setMemcpyDesc is aclrtSetMemcpyDesc(desc, kind, srcAddr, dstAddr, count, config).
 func setMemcpyDesc(c *call) error {
-	desc, src, dst, n := c.u64(0), c.u64(2), c.u64(3), c.u64(4)
-	if err := acl.CheckSetMemcpyDesc(desc, c.kind(1), src, dst, n, uint64(c.u32(5))); err != nil {
+	desc, kind, src, dst, n := c.u64(0), c.kind(1), c.u64(2), c.u64(3), c.u64(4)
+	if err := acl.CheckSetMemcpyDesc(desc, kind, src, dst, n, uint64(c.u32(5))); err != nil { // null, kind
 		return err
 	}
-	if err := c.needDevice(); err != nil {
+	if err := acl.CheckDescKindFeature(kind); err != nil { // feature
 		return err
 	}
-	ds, err := c.s.resolveDevice("desc", desc, descSize)
+	if err := acl.CheckDescCount(n); err != nil { // count
+		return err
+	}
+	if err := acl.CheckDescAlign(desc); err != nil { // align
+		return err
+	}
+	ds, err := c.s.resolveDevice("desc", desc, descSize) // desc
 	if err != nil {
 		return err
 	}
-	if _, _, err := c.s.innerCopy(src, dst, n); err != nil {
+	if _, _, err := c.s.innerCopy(src, dst, n); err != nil { // addrs
 		return err
 	}
-	if err := c.budget(n); err != nil { // checked here: the copy reads n from the descriptor
+	if err := c.needDevice(); err != nil { // context
 		return err
 	}
-	b := make([]byte, descSize)
-	copy(b, descMagic)
-	le.PutUint64(b[8:], src)
-	le.PutUint64(b[16:], dst)
-	le.PutUint64(b[24:], n)
-	copy(b[32:], c.s.descMAC(b[:32]))
-	return be(c.s.b.Memcpy(c.ctx, ds.buf, acl.Host(b, 0), descSize))
+	if err := c.budget(n); err != nil { // bytes: checked here, the copy reads n from the descriptor
+		return err
+	}
+	return be(c.s.b.Memcpy(c.ctx, ds.buf, acl.Host(c.s.encodeDesc(src, dst, n), 0), descSize))
 }
 
 // memcpyAsyncWithDesc is aclrtMemcpyAsyncWithDesc(desc, kind, stream).
 func memcpyAsyncWithDesc(c *call) error {
-	desc, h := c.u64(0), c.u32(2)
-	if err := acl.CheckMemcpyAsyncWithDesc(desc, c.kind(1), uint64(h)); err != nil {
+	desc, kind, h := c.u64(0), c.kind(1), c.u32(2)
+	if err := acl.CheckMemcpyAsyncWithDesc(desc, kind, uint64(h)); err != nil { // null, kind, nullstream
 		return err
 	}
-	if err := c.needDevice(); err != nil {
-		return err
-	}
-	ds, err := c.s.resolveDevice("desc", desc, descSize)
+	st, err := c.streamHandle(h) // stream
 	if err != nil {
 		return err
 	}
-	st, err := c.stream(h)
+	if err := acl.CheckDescKindFeature(kind); err != nil { // feature
+		return err
+	}
+	ds, err := c.s.resolveDevice("desc", desc, descSize) // desc
 	if err != nil {
 		return err
 	}
-	return c.launch(st, func(s *Session, fi int) error { return s.runDesc(fi, desc) }, ds.a)
+	if err := acl.CheckDescAlign(desc); err != nil { // align
+		return err
+	}
+	if st, err = c.bindStream(st); err != nil { // context
+		return err
+	}
+	if err := c.streamCtx(st); err != nil { // streamctx
+		return err
+	}
+	return c.launch(st, func(s *Session, fi int) error { return s.runDesc(fi, desc) }, ds.a) // queue, exec
 }
 
 // launch queues run on st as a host function, holding the allocations it
@@ -125,14 +182,14 @@ func (s *Session) runDesc(fi int, desc uint64) error {
 	if err != nil {
 		return err
 	}
-	b := make([]byte, descSize)
-	if err := s.b.Memcpy(s.halt, acl.Host(b, 0), ds.buf, descSize); err != nil {
+	var b [descSize]byte
+	if err := s.b.Memcpy(s.halt, acl.Host(b[:], 0), ds.buf, descSize); err != nil {
 		return be(err)
 	}
-	if string(b[:8]) != descMagic || !hmac.Equal(b[32:], s.descMAC(b[:32])) {
+	src, dst, n, ok := s.decodeDesc(b[:])
+	if !ok {
 		return acl.Errorf(acl.ErrRTParamInvalid, "descriptor at %#x is not valid: never set, or tampered with", desc)
 	}
-	src, dst, n := le.Uint64(b[8:]), le.Uint64(b[16:]), le.Uint64(b[24:])
 	return s.runInner(fi, src, dst, n)
 }
 
@@ -155,14 +212,20 @@ func (s *Session) runInner(fi int, src, dst, n uint64) error {
 // device slots holding base addresses, read when the copy executes.
 func memcpyAsyncWithOffset(c *call) error {
 	dst, destMax, dstOff, src, n, srcOff := c.u64(0), c.u64(1), c.u64(2), c.u64(3), c.u64(4), c.u64(5)
-	done, err := acl.CheckMemcpyOffset(dst, destMax, dstOff, src, n, srcOff, c.kind(6))
-	if done || err != nil {
+	if done, err := acl.CheckOffsetKind(n, c.kind(6)); done || err != nil { // count0, kind
 		return err
 	}
-	if err := c.needDevice(); err != nil {
+	st, err := c.streamHandle(c.u32(7)) // stream
+	if err != nil {
 		return err
 	}
-	ds, err := c.s.resolveDevice("dst", dst, 8)
+	if err := acl.CheckOffsetArgs(dst, destMax, dstOff, src, n, srcOff); err != nil { // null, limits
+		return err
+	}
+	if st, err = c.bindStream(st); err != nil { // context
+		return err
+	}
+	ds, err := c.s.resolveDevice("dst", dst, 8) // slots
 	if err != nil {
 		return err
 	}
@@ -170,14 +233,13 @@ func memcpyAsyncWithOffset(c *call) error {
 	if err != nil {
 		return err
 	}
-	st, err := c.stream(c.u32(7))
-	if err != nil {
+	if err := c.streamCtx(st); err != nil { // streamctx
 		return err
 	}
-	if err := c.budget(n); err != nil {
+	if err := c.budget(n); err != nil { // bytes
 		return err
 	}
-	return c.launch(st, func(s *Session, fi int) error { return s.runOffset(fi, dst, dstOff, src, srcOff, n) }, ds.a, ss.a)
+	return c.launch(st, func(s *Session, fi int) error { return s.runOffset(fi, dst, dstOff, src, srcOff, n) }, ds.a, ss.a) // queue
 }
 
 // runOffset executes an offset copy on a stream worker.

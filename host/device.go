@@ -69,10 +69,13 @@ func synchronizeDevice(c *call) error {
 // synchronizeDeviceWithTimeout is aclrtSynchronizeDeviceWithTimeout(timeoutMs).
 func synchronizeDeviceWithTimeout(c *call) error {
 	ms := c.i32(0)
-	if err := acl.CheckTimeout(ms); err != nil {
+	if err := acl.CheckTimeoutRange(ms); err != nil { // timeout
 		return err
 	}
-	if err := c.needDevice(); err != nil {
+	if err := acl.CheckTimeoutZero(ms); err != nil { // zero
+		return err
+	}
+	if err := c.needDevice(); err != nil { // context
 		return err
 	}
 	return be(c.s.syncStreams(c.ctx, c.s.dev, ms))
@@ -80,15 +83,15 @@ func synchronizeDeviceWithTimeout(c *call) error {
 
 // deviceCanAccessPeer is aclrtDeviceCanAccessPeer(canAccessPeer, deviceId, peerDeviceId).
 func deviceCanAccessPeer(c *call) error {
-	out, err := c.out(0, 4)
-	if err != nil {
-		return err
-	}
 	dev, peer := c.i32(1), c.i32(2)
-	if dev == peer {
+	if dev == peer { // same
 		return acl.Errorf(acl.ErrInvalidParam, "deviceId and peerDeviceId are both %d", dev)
 	}
-	if err := c.validDevice("deviceId", dev); err != nil {
+	out, err := c.out(0, 4) // null: the runtime checks it (107000)
+	if err != nil {
+		return acl.Errorf(acl.ErrRTParamInvalid, "%s", acl.MessageOf(err))
+	}
+	if err := c.validDevice("deviceId", dev); err != nil { // device
 		return err
 	}
 	if err := c.validDevice("peerDeviceId", peer); err != nil {
@@ -108,14 +111,17 @@ func deviceCanAccessPeer(c *call) error {
 
 // deviceEnablePeerAccess is aclrtDeviceEnablePeerAccess(peerDeviceId, flags).
 func deviceEnablePeerAccess(c *call) error {
-	if err := c.needDevice(); err != nil {
+	if err := acl.CheckEnablePeerAccess(c.u32(1)); err != nil { // flags
+		return err
+	}
+	if err := c.needDevice(); err != nil { // context
 		return err
 	}
 	peer := c.i32(0)
-	if err := acl.CheckEnablePeerAccess(c.s.dev, peer, c.u32(1)); err != nil {
+	if err := acl.CheckPeerSelf(c.s.dev, peer); err != nil { // self
 		return err
 	}
-	if err := c.validDevice("peerDeviceId", peer); err != nil {
+	if err := c.validDevice("peerDeviceId", peer); err != nil { // device
 		return err
 	}
 	key := [2]int32{c.s.dev, peer}

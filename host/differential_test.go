@@ -150,6 +150,7 @@ func diffScript(d *dh) {
 	d.fill(0x10000, 4096, 2)
 	d.c("aclrtRecordEvent", e1, s)
 	d.c("aclrtMemcpyAsync", a, 4096, 0x10000, 4096, 1, s)
+	d.c("aclrtSynchronizeStream", s) // guest memory is set at call time: the copy must have read it first
 	d.c("aclrtMemsetAsync", 0x10000, 4096, 0x5a, 4096, s)
 	d.c("aclrtMemcpyAsync", 0x11000, 4096, a, 4096, 2, s)
 	d.c("aclrtMemcpyAsyncWithCondition", 0x12000, 4096, a, 4096, 2, s)

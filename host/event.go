@@ -31,11 +31,11 @@ func destroyEvent(c *call) error {
 
 // recordEvent is aclrtRecordEvent(event, stream).
 func recordEvent(c *call) error {
-	ev, err := c.event("event", c.u32(0))
+	ev, err := c.event("event", c.u32(0)) // null, event
 	if err != nil {
 		return err
 	}
-	st, err := c.stream(c.u32(1))
+	st, err := c.stream(c.u32(1)) // stream, context, streamctx
 	if err != nil {
 		return err
 	}
@@ -45,14 +45,25 @@ func recordEvent(c *call) error {
 	return be(c.s.b.RecordEvent(ev.h, st.h))
 }
 
-// streamWaitEvent is aclrtStreamWaitEvent(stream, event).
+// streamWaitEvent is aclrtStreamWaitEvent(stream, event): the ACL layer
+// checks the event for NULL, then the runtime the stream handle, then the
+// event handle.
 func streamWaitEvent(c *call) error {
-	st, err := c.stream(c.u32(0))
+	if c.u32(1) == 0 { // null
+		return acl.Errorf(acl.ErrInvalidParam, "event is NULL")
+	}
+	st, err := c.streamHandle(c.u32(0)) // stream
 	if err != nil {
 		return err
 	}
-	ev, err := c.event("event", c.u32(1))
+	ev, err := c.event("event", c.u32(1)) // event
 	if err != nil {
+		return err
+	}
+	if st, err = c.bindStream(st); err != nil { // context
+		return err
+	}
+	if err := c.streamCtx(st); err != nil { // streamctx
 		return err
 	}
 	if err := c.enqueue(st); err != nil {
@@ -72,11 +83,14 @@ func synchronizeEvent(c *call) error {
 
 // queryEventStatus is aclrtQueryEventStatus(event, status).
 func queryEventStatus(c *call) error {
+	if c.u32(0) == 0 { // null: the event first, then status
+		return acl.Errorf(acl.ErrInvalidParam, "event is NULL")
+	}
 	out, err := c.out(1, 4)
 	if err != nil {
 		return err
 	}
-	ev, err := c.event("event", c.u32(0))
+	ev, err := c.event("event", c.u32(0)) // event
 	if err != nil {
 		return err
 	}
@@ -90,11 +104,16 @@ func queryEventStatus(c *call) error {
 
 // eventElapsedTime is aclrtEventElapsedTime(ms, startEvent, endEvent).
 func eventElapsedTime(c *call) error {
-	out, err := c.out(0, 4)
+	out, err := c.out(0, 4) // null: ms, startEvent, endEvent, before any handle
 	if err != nil {
 		return err
 	}
-	start, err := c.event("startEvent", c.u32(1))
+	for i, name := range [...]string{1: "startEvent", 2: "endEvent"} {
+		if i > 0 && c.u32(i) == 0 {
+			return acl.Errorf(acl.ErrInvalidParam, "%s is NULL", name)
+		}
+	}
+	start, err := c.event("startEvent", c.u32(1)) // event
 	if err != nil {
 		return err
 	}

@@ -111,7 +111,8 @@ func TestAsyncCopiesAndEvents(t *testing.T) {
 	want := h.fill(data, 1<<16, 3)
 	h.ok("aclrtRecordEvent", e1, s)
 	h.ok("aclrtMemcpyAsync", a, 1<<16, data, 1<<16, uint64(acl.MemcpyHostToDevice), s)
-	h.ok("aclrtMemsetAsync", data, 1<<16, 0, 1<<16, s) // after the H2D, in stream order
+	h.ok("aclrtSynchronizeStream", s)                  // guest memory is set at call time, not in stream order
+	h.ok("aclrtMemsetAsync", data, 1<<16, 0, 1<<16, s) // so the H2D must have run first
 	h.ok("aclrtMemcpyAsync", data, 1<<16, a, 1<<16, uint64(acl.MemcpyDeviceToHost), s)
 	h.ok("aclrtRecordEvent", e2, s)
 	h.ok("aclrtSynchronizeEvent", e2)
@@ -148,7 +149,9 @@ func TestAsyncRules(t *testing.T) {
 	require.Equal(t, want, h.mem()[data2:data2+8])
 	h.ok("aclrtSynchronizeDevice")
 	h.code(acl.ErrRTParamInvalid, "aclrtSynchronizeStreamWithTimeout", s, uint64(uint32(math.MaxUint32-1)))
-	h.ok("aclrtSynchronizeStreamWithTimeout", s, 0)
+	h.code(acl.ErrRTParamInvalid, "aclrtSynchronizeStreamWithTimeout", s, 0) // natively 0 is refused
+	h.code(acl.ErrRTParamInvalid, "aclrtSynchronizeDeviceWithTimeout", 0)
+	h.ok("aclrtSynchronizeStreamWithTimeout", s, 1)
 	h.ok("aclrtSynchronizeDeviceWithTimeout", uint64(math.MaxUint32))
 }
 
@@ -172,7 +175,9 @@ func TestMemset(t *testing.T) {
 	h.ok("aclrtMemset", a, 64, 0x1234, 64) // low byte only
 	h.ok("aclrtMemcpy", data, 64, a, 64, 2)
 	require.Equal(t, bytes.Repeat([]byte{0x34}, 64), h.mem()[data:data+64])
-	h.code(acl.ErrRTParamInvalid, "aclrtMemset", data, 64, 0, 64) // unregistered guest memory
+	h.fill(data, 64, 1)
+	h.ok("aclrtMemset", data, 64, 0x77, 64) // unregistered guest memory: set at call time
+	require.Equal(t, bytes.Repeat([]byte{0x77}, 64), h.mem()[data:data+64])
 	h.code(acl.ErrRTParamInvalid, "aclrtMemset", a, 8, 0, 9)
 	h.ok("aclrtMemset", 0, 0, 0, 0)
 	h.code(acl.ErrInvalidParam, "aclrtMemset", 0, 8, 0, 8)
@@ -191,10 +196,12 @@ func TestMemset(t *testing.T) {
 
 func TestHostRegisterOrder(t *testing.T) {
 	h := newHarness(t, Policy{PinnedMemory: 8192, MaxRegistrations: 2})
+	h.code(acl.ErrRTContextNull, "aclrtHostRegister", data, 64, 0, outB)
+	h.ok("aclrtSetDevice", 0)
 	h.code(acl.ErrInvalidParam, "aclrtHostRegister", 0, 64, 0, outB)
 	h.code(acl.ErrInvalidParam, "aclrtHostRegister", data, 0, 0, outB)
 	h.code(acl.ErrInvalidParam, "aclrtHostRegister", data, 64, 0, 0)
-	h.code(acl.ErrInvalidParam, "aclrtHostRegister", data, 64, 3, outB)
+	h.code(acl.ErrRTFeatureNotSupport, "aclrtHostRegister", data, 64, 3, outB)
 	h.code(acl.ErrRTParamInvalid, "aclrtHostRegister", 1<<32, 64, 0, outB)
 	h.code(acl.ErrRTParamInvalid, "aclrtHostRegister", uint64(len(h.mem()))-8, 64, 0, outB)
 	h.ok("aclrtHostRegister", data, 64, 0, outB)
@@ -239,7 +246,7 @@ func TestQuotasAndLimits(t *testing.T) {
 	h.code(acl.ErrRTOverLimit, "aclrtCreateStream", outA)
 	h.event()
 	h.code(acl.ErrRTOverLimit, "aclrtCreateEvent", outA)
-	h.code(acl.ErrInvalidParam, "aclrtGetMemInfo", 99, outB, outC)
+	h.code(acl.ErrRTInvalidMemoryType, "aclrtGetMemInfo", 99, outB, outC)
 }
 
 func TestMemcpy2D(t *testing.T) {
@@ -488,9 +495,9 @@ func TestHandlesAreNeverReused(t *testing.T) {
 	h.code(acl.ErrRTOverLimit, "aclrtCreateStream", outA)
 }
 
-func TestDescriptorNeedsDeviceFirst(t *testing.T) {
+func TestDescriptorStreamBeforeDevice(t *testing.T) {
 	h := newHarness(t, Policy{})
-	h.code(acl.ErrRTContextNull, "aclrtMemcpyAsyncWithDesc", 1<<40, 6, 1)
+	h.code(acl.ErrRTInvalidHandle, "aclrtMemcpyAsyncWithDesc", 1<<40, 6, 1)
 }
 
 // TestFreeWaitsForQueuedDescriptorCopies: freeing the memory that holds a

@@ -2,37 +2,17 @@ package host
 
 import "github.com/aclwasm/aclwasm/acl"
 
-// copyArgs are the validated sides of a one-dimensional copy.
-type copyArgs struct {
-	dst, src span
-	n        uint64
-	dir      acl.Direction
-	noop     bool // dst == src: succeeds without copying, as natively
-}
+// The copies below run their checks in the order acl.Order lists for
+// them; each check is marked with its step's ID.
 
-// prepareCopy applies the native checks of the memcpy family, then the
-// sandbox's range checks; parameters are (dst, destMax, src, count, kind).
-func (c *call) prepareCopy() (copyArgs, bool, error) {
-	dst, destMax, src, n, kind := c.u64(0), c.u64(1), c.u64(2), c.u64(3), c.kind(4)
-	done, err := acl.CheckMemcpy(dst, destMax, src, n, kind)
-	if done || err != nil {
-		return copyArgs{}, done, err
+// sides resolves both sides of a copy (step "range"): dn bytes at dst,
+// written, and sn bytes at src, read.
+func (c *call) sides(dst, dn, src, sn uint64) (d, s span, err error) {
+	if d, err = c.resolve("dst", dst, dn, true); err != nil {
+		return
 	}
-	if err := c.needDevice(); err != nil {
-		return copyArgs{}, false, err
-	}
-	d, err := c.resolve("dst", dst, n, true)
-	if err != nil {
-		return copyArgs{}, false, err
-	}
-	s, err := c.resolve("src", src, n, false)
-	if err != nil {
-		return copyArgs{}, false, err
-	}
-	if err := c.peerCheck(d, s); err != nil {
-		return copyArgs{}, false, err
-	}
-	return copyArgs{dst: d, src: s, n: n, dir: direction(d, s), noop: dst == src}, false, nil
+	s, err = c.resolve("src", src, sn, false)
+	return
 }
 
 // peerCheck applies the peer rule per session: a copy between two devices
@@ -53,45 +33,86 @@ func direction(dst, src span) acl.Direction {
 	return acl.DirectionOf(dst.buf.IsDevice(), src.buf.IsDevice())
 }
 
-// memcpySync is aclrtMemcpy. The kind is checked but the direction comes
-// from the addresses (ABI section 7).
+// memcpySync is aclrtMemcpy(dst, destMax, src, count, kind). The kind is
+// checked but the direction comes from the addresses (ABI section 7).
 func memcpySync(c *call) error {
-	a, done, err := c.prepareCopy()
-	if done || err != nil || a.noop {
+	dst, destMax, src, n, kind := c.u64(0), c.u64(1), c.u64(2), c.u64(3), c.kind(4)
+	if done, err := acl.CheckMemcpy(dst, destMax, src, n, kind); done || err != nil { // count0, null, kind, destMax
 		return err
 	}
-	if err := c.budget(a.n); err != nil {
+	if dst == src { // same
+		return nil
+	}
+	if err := c.needDevice(); err != nil { // context
 		return err
 	}
-	if err := c.s.b.Memcpy(c.ctx, a.dst.buf, a.src.buf, a.n); err != nil {
+	d, s, err := c.sides(dst, n, src, n) // range
+	if err != nil {
+		return err
+	}
+	if err := c.peerCheck(d, s); err != nil { // peer
+		return err
+	}
+	if err := c.budget(n); err != nil { // bytes
+		return err
+	}
+	if err := c.s.b.Memcpy(c.ctx, d.buf, s.buf, n); err != nil { // direction
 		return be(err)
 	}
-	c.moved(a.dir, a.n)
+	c.moved(direction(d, s), n)
 	return nil
 }
 
-// memcpyAsync is aclrtMemcpyAsync and aclrtMemcpyAsyncWithCondition.
+// memcpyAsync is aclrtMemcpyAsync and aclrtMemcpyAsyncWithCondition(dst,
+// destMax, src, count, kind, stream).
 func memcpyAsync(c *call) error {
-	a, done, err := c.prepareCopy()
-	if done || err != nil {
+	dst, destMax, src, n, kind := c.u64(0), c.u64(1), c.u64(2), c.u64(3), c.kind(4)
+	if done, err := acl.CheckMemcpyArgs(dst, src, n, kind); done || err != nil { // count0, null, kind
 		return err
 	}
-	st, err := c.stream(c.u32(5))
-	if err != nil || a.noop {
+	st, err := c.streamHandle(c.u32(5)) // stream
+	if err != nil {
 		return err
 	}
-	if a.dir == acl.HostToHost {
-		return acl.Errorf(acl.ErrRTFeatureNotSupport, "asynchronous host-to-host copies are not supported (PCIe-attached card)")
-	}
-	if err := c.budget(a.n); err != nil {
+	if err := acl.CheckDestMax(destMax, n); err != nil { // destMax
 		return err
 	}
-	if err := c.enqueue(st); err != nil {
+	if st, err = c.bindStream(st); err != nil { // context
 		return err
 	}
-	if err := c.s.b.MemcpyAsync(c.ctx, a.dst.buf, a.src.buf, a.n, st.h); err != nil {
+	d, s, err := c.sides(dst, n, src, n) // range
+	if err != nil {
+		return err
+	}
+	if _, err := acl.CorrectKind(kind, d.loc.Type, s.loc.Type); err != nil { // kind5, kindloc
+		return err
+	}
+	dir := direction(d, s)
+	if dir == acl.HostToHost { // h2h
+		return acl.Errorf(acl.ErrRTFeatureNotSupport, "asynchronous host-to-host copies are not supported (PCIe-attached card): neither dst nor src is device memory")
+	}
+	if dst == src { // same
+		return nil
+	}
+	if err := c.peerCheck(d, s); err != nil { // peer
+		return err
+	}
+	if err := c.budget(n); err != nil { // bytes
+		return err
+	}
+	if d.buf.Pinned() && s.buf.Pinned() { // not pageable
+		if err := c.streamCtx(st); err != nil { // streamctx
+			return err
+		}
+		if err := c.enqueue(st); err != nil { // queue
+			return err
+		}
+	}
+	// pageable: the backend waits for the stream and returns its pending
+	// error, or copies before returning.
+	if err := c.s.b.MemcpyAsync(c.ctx, d.buf, s.buf, n, st.h); err != nil {
 		return be(err)
 	}
-	c.movedWhenRun(st, a.dst.buf.Pinned() && a.src.buf.Pinned(), a.dir, a.n)
+	c.movedWhenRun(st, d.buf.Pinned() && s.buf.Pinned(), dir, n)
 	return nil
 }

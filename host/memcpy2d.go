@@ -2,49 +2,54 @@ package host
 
 import "github.com/aclwasm/aclwasm/acl"
 
-// prepare2D checks (dst, dpitch, src, spitch, width, height, kind): the
-// native checks, then each side's span, (height-1)*pitch + width bytes.
-func (c *call) prepare2D() (d, s span, done bool, err error) {
+// sides2D resolves both sides of a 2D copy (step "range"): each side's
+// span is (height-1)*pitch + width bytes.
+func (c *call) sides2D() (d, s span, err error) {
 	dst, dpitch, src, spitch, width, height := c.u64(0), c.u64(1), c.u64(2), c.u64(3), c.u64(4), c.u64(5)
-	if done, err = acl.CheckMemcpy2D(dst, dpitch, src, spitch, width, height, c.kind(6)); done || err != nil {
-		return
-	}
-	if err = c.needDevice(); err != nil {
-		return
-	}
 	dn, ok := acl.Span2D(dpitch, width, height)
 	if !ok {
-		return d, s, false, acl.Errorf(acl.ErrRTParamInvalid, "(height-1)*dpitch + width overflows: height %d, dpitch %d, width %d", height, dpitch, width)
+		return d, s, acl.Errorf(acl.ErrRTParamInvalid, "(height-1)*dpitch + width overflows: height %d, dpitch %d, width %d", height, dpitch, width)
 	}
 	sn, ok := acl.Span2D(spitch, width, height)
 	if !ok {
-		return d, s, false, acl.Errorf(acl.ErrRTParamInvalid, "(height-1)*spitch + width overflows: height %d, spitch %d, width %d", height, spitch, width)
+		return d, s, acl.Errorf(acl.ErrRTParamInvalid, "(height-1)*spitch + width overflows: height %d, spitch %d, width %d", height, spitch, width)
 	}
-	if d, err = c.resolve("dst", dst, dn, true); err != nil {
-		return
-	}
-	if s, err = c.resolve("src", src, sn, false); err != nil {
-		return
-	}
-	err = c.peerCheck(d, s)
-	return
+	return c.sides(dst, dn, src, sn)
 }
 
-// memcpy2dSync is aclrtMemcpy2d: host-to-device or device-to-host only.
+// args2D checks the ACL layer's arguments of (dst, dpitch, src, spitch,
+// width, height, kind): steps zero, null, pitch and kind.
+func (c *call) args2D() (bool, error) {
+	return acl.CheckMemcpy2DArgs(c.u64(0), c.u64(1), c.u64(2), c.u64(3), c.u64(4), c.u64(5), c.kind(6))
+}
+
+// memcpy2dSync is aclrtMemcpy2d: host to device or device to host only.
 func memcpy2dSync(c *call) error {
-	d, s, done, err := c.prepare2D()
-	if done || err != nil {
+	if done, err := c.args2D(); done || err != nil { // zero, null, pitch, kind
+		return err
+	}
+	width, height, kind := c.u64(4), c.u64(5), c.kind(6)
+	if err := acl.Check2DLimits(width, height); err != nil { // limits
+		return err
+	}
+	if kind == acl.MemcpyDeviceToDevice { // d2d
+		return acl.Errorf(acl.ErrRTFeatureNotSupport, "kind %s: this memcpy2d supports only host-to-device and device-to-host copies", kind)
+	}
+	if err := c.needDevice(); err != nil { // context
+		return err
+	}
+	d, s, err := c.sides2D() // range
+	if err != nil {
+		return err
+	}
+	if _, err := acl.CorrectKind(kind, d.loc.Type, s.loc.Type); err != nil { // kindloc
 		return err
 	}
 	dir := direction(d, s)
-	switch dir {
-	case acl.DeviceToDevice:
-		return acl.Errorf(acl.ErrRTFeatureNotSupport, "this memcpy2d feature supports only host2device or device2host kinds")
-	case acl.HostToHost:
-		return acl.Errorf(acl.ErrRTParamInvalid, "neither dst nor src is device memory: memcpy2d copies host to device or device to host")
+	if dir != acl.HostToDevice && dir != acl.DeviceToHost { // kindloc
+		return acl.Errorf(acl.ErrRTParamInvalid, "the copy goes %s: memcpy2d copies host to device or device to host", dir)
 	}
-	width, height := c.u64(4), c.u64(5)
-	if err := c.budget(width * height); err != nil {
+	if err := c.budget(width * height); err != nil { // bytes
 		return err
 	}
 	if err := c.s.b.Memcpy2D(c.ctx, d.buf, c.u64(1), s.buf, c.u64(3), width, height); err != nil {
@@ -56,26 +61,49 @@ func memcpy2dSync(c *call) error {
 
 // memcpy2dAsync is aclrtMemcpy2dAsync: H2D, D2H or D2D.
 func memcpy2dAsync(c *call) error {
-	d, s, done, err := c.prepare2D()
-	if done || err != nil {
+	if done, err := c.args2D(); done || err != nil { // zero, null, pitch, kind
 		return err
 	}
-	st, err := c.stream(c.u32(7))
+	width, height, kind := c.u64(4), c.u64(5), c.kind(6)
+	st, err := c.streamHandle(c.u32(7)) // stream
 	if err != nil {
 		return err
 	}
+	if st == nil && c.s.dev < 0 { // nullstream
+		return acl.Errorf(acl.ErrRTParamInvalid, "stream is NULL and there is no current device to take the default stream of: call aclrtSetDevice first")
+	}
+	if err := acl.Check2DLimits(width, height); err != nil { // limits
+		return err
+	}
+	if st, err = c.bindStream(st); err != nil { // context
+		return err
+	}
+	d, s, err := c.sides2D() // range
+	if err != nil {
+		return err
+	}
+	if _, err := acl.CorrectKind(kind, d.loc.Type, s.loc.Type); err != nil { // kindloc
+		return err
+	}
 	dir := direction(d, s)
-	if dir == acl.HostToHost {
-		return acl.Errorf(acl.ErrRTFeatureNotSupport, "asynchronous host-to-host copies are not supported (PCIe-attached card)")
+	if dir == acl.HostToHost { // h2h
+		return acl.Errorf(acl.ErrRTParamInvalid, "neither dst nor src is device memory: 2D copies go host to device, device to host or device to device")
 	}
-	width, height := c.u64(4), c.u64(5)
-	if err := c.budget(width * height); err != nil {
+	if err := c.peerCheck(d, s); err != nil { // peer
 		return err
 	}
-	if err := c.enqueue(st); err != nil {
+	if err := c.budget(width * height); err != nil { // bytes
 		return err
 	}
-	if err := c.s.b.Memcpy2DAsync(c.ctx, d.buf, c.u64(1), s.buf, c.u64(3), width, height, st.h); err != nil {
+	if d.buf.Pinned() && s.buf.Pinned() { // not pageable
+		if err := c.streamCtx(st); err != nil { // streamctx
+			return err
+		}
+		if err := c.enqueue(st); err != nil { // queue
+			return err
+		}
+	}
+	if err := c.s.b.Memcpy2DAsync(c.ctx, d.buf, c.u64(1), s.buf, c.u64(3), width, height, st.h); err != nil { // pageable
 		return be(err)
 	}
 	c.movedWhenRun(st, d.buf.Pinned() && s.buf.Pinned(), dir, width*height)

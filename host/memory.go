@@ -11,10 +11,10 @@ func malloc(c *call) error {
 		return err
 	}
 	size, policy := c.u64(1), acl.MemMallocPolicy(c.u32(2))
-	if err := acl.CheckMalloc(size); err != nil {
+	if err := acl.CheckMalloc(size); err != nil { // size, overflow
 		return err
 	}
-	if err := c.needDevice(); err != nil {
+	if err := c.needDevice(); err != nil { // context
 		return err
 	}
 	s := c.s
@@ -74,7 +74,7 @@ func free(c *call) error {
 }
 
 // hostRegister is aclrtHostRegister(ptr, size, type, devPtr): pins guest
-// memory. The check order is ABI section 6's.
+// memory. The check order is ABI section 6's, acl.Order's.
 func hostRegister(c *call) error {
 	ptr, size, typ := c.u64(0), c.u64(1), acl.HostRegisterType(c.u32(2))
 	switch {
@@ -87,10 +87,13 @@ func hostRegister(c *call) error {
 	if err != nil {
 		return err
 	}
-	if !typ.Valid() {
-		return acl.Errorf(acl.ErrInvalidParam, "type %d is not ACL_HOST_REGISTER_MAPPED (0), IOMEMORY (4) or READONLY (8)", typ)
+	if err := acl.CheckHostRegisterType(typ); err != nil { // type
+		return err
 	}
-	end := ptr + size
+	if err := c.needDevice(); err != nil { // context
+		return err
+	}
+	end := ptr + size // range
 	if ptr >= guestLimit || end < ptr || end > uint64(len(c.mem)) {
 		return acl.Errorf(acl.ErrRTParamInvalid, "[%#x, +%d) is not inside guest memory (%d bytes)", ptr, size, len(c.mem))
 	}
@@ -120,12 +123,15 @@ func hostRegister(c *call) error {
 // uses the range, then unpins it.
 func hostUnregister(c *call) error {
 	ptr := c.u64(0)
-	if ptr == 0 {
+	if ptr == 0 { // null
 		return acl.Errorf(acl.ErrInvalidParam, "ptr is NULL")
+	}
+	if err := c.needDevice(); err != nil { // context
+		return err
 	}
 	s := c.s
 	p := s.as.pinAt(ptr, ptr+1)
-	if p == nil || p.start != ptr {
+	if p == nil || p.start != ptr { // registered
 		return acl.Errorf(acl.ErrHostMemoryNotRegistered, "ptr %#x does not start a registered range", ptr)
 	}
 	if err := s.b.HostUnregister(c.ctx, p.h); err != nil {
@@ -182,10 +188,10 @@ func getMemInfo(c *call) error {
 	if err != nil {
 		return err
 	}
-	if a := acl.MemAttr(c.i32(0)); !a.Valid() {
-		return acl.Errorf(acl.ErrInvalidParam, "attr %d is not an aclrtMemAttr", a)
+	if err := acl.CheckMemAttr(acl.MemAttr(c.i32(0))); err != nil { // attr
+		return err
 	}
-	if err := c.needDevice(); err != nil {
+	if err := c.needDevice(); err != nil { // context
 		return err
 	}
 	q := c.s.policy.DeviceMemory

@@ -160,7 +160,7 @@ func (s *Session) syncStreams(ctx context.Context, dev int32, timeoutMs int32) e
 	for _, st := range s.sessionStreams(dev) {
 		ms := int32(-1)
 		if timeoutMs >= 0 {
-			ms = max(int32(time.Until(deadline)/time.Millisecond), 0)
+			ms = max(int32(time.Until(deadline)/time.Millisecond), 1) // 0 is not a timeout natively
 		}
 		if err := s.b.SynchronizeStream(ctx, st.h, ms); err != nil && first == nil {
 			first = err

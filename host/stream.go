@@ -80,11 +80,20 @@ func synchronizeStream(c *call) error {
 // synchronizeStreamWithTimeout is aclrtSynchronizeStreamWithTimeout(stream, timeoutMs).
 func synchronizeStreamWithTimeout(c *call) error {
 	ms := c.i32(1)
-	if err := acl.CheckTimeout(ms); err != nil {
+	if err := acl.CheckTimeoutRange(ms); err != nil { // timeout
 		return err
 	}
-	st, err := c.stream(c.u32(0))
+	st, err := c.streamHandle(c.u32(0)) // stream
 	if err != nil {
+		return err
+	}
+	if err := acl.CheckTimeoutZero(ms); err != nil { // zero
+		return err
+	}
+	if st, err = c.bindStream(st); err != nil { // context
+		return err
+	}
+	if err := c.streamCtx(st); err != nil { // streamctx
 		return err
 	}
 	return be(c.s.b.SynchronizeStream(c.ctx, st.h, ms))

@@ -125,9 +125,32 @@ var descTests = []test{
 			code(e, e.b.SetMemcpyDesc(d.desc, k, d.src, d.dst, 8), want, "set, kind %d", k)
 			code(e, e.b.MemcpyAsyncWithDesc(d.desc, k, d.s), want, "copy, kind %d", k)
 		}
+		// Natively a descriptor must be 64-byte aligned (api_error.cc:2482-2484,
+		// 2325-2328) and describe at most 4 GiB (2479-2481).
+		big := e.malloc(0, 2*d.size+64)
+		code(e, e.b.SetMemcpyDesc(big+32, inner, d.src, d.dst, 8), acl.ErrRTParamInvalid, "set, desc not 64-byte aligned")
+		code(e, e.b.MemcpyAsyncWithDesc(big+32, inner, d.s), acl.ErrRTParamInvalid, "copy, desc not 64-byte aligned")
+		code(e, e.b.SetMemcpyDesc(d.desc, inner, d.src, d.dst, 4<<30+1), acl.ErrRTParamInvalid, "set, count above 4 GiB")
 		n, err := e.b.Pending(d.s)
 		require.NoError(e, err)
 		require.Zero(e, n)
+	}},
+
+	{"PageableCopyReturnsPendingError", func(e *env) {
+		// A copy of pageable memory synchronizes its stream first, as the
+		// native runtime does (api_error.cc:2254-2270): the error of the
+		// work queued before is its result, and it copies nothing.
+		s := e.stream(0)
+		p := e.malloc(0, 64)
+		e.put(p, filled(64, 7))
+		fail := acl.Errorf(acl.ErrRTParamInvalid, "host function failed on purpose")
+		require.NoError(e, e.b.LaunchHostFunc(s, func() error { return fail }))
+		out := make([]byte, 64)
+		code(e, e.b.MemcpyAsync(e.ctx, acl.Host(out, 0), acl.Device(p), 64, s), acl.ErrRTParamInvalid, "the stream's pending error")
+		require.Equal(e, make([]byte, 64), out, "the copy must not have run")
+		require.NoError(e, e.b.SynchronizeStream(e.ctx, s, -1), "the error was reported once")
+		require.NoError(e, e.b.MemcpyAsync(e.ctx, acl.Host(out, 0), acl.Device(p), 64, s))
+		require.Equal(e, filled(64, 7), out)
 	}},
 
 	{"MemcpyAsyncWithOffset", func(e *env) {

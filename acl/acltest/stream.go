@@ -168,14 +168,21 @@ var streamTests = []test{
 	{"SyncTimeouts", func(e *env) {
 		s := e.stream(0)
 		release := e.gate(s)
-		for _, ms := range []int32{0, 1, 5} {
+		for _, ms := range []int32{1, 5} {
 			code(e, e.b.SynchronizeStream(e.ctx, s, ms), acl.ErrRTStreamSyncTimeout, "stream, %d ms", ms)
 			code(e, e.b.SynchronizeDevice(e.ctx, 0, ms), acl.ErrRTStreamSyncTimeout, "device, %d ms", ms)
 		}
+		// Natively a timeout of 0 is refused (api_error.cc:1442-1444,
+		// 3479-3481), busy stream or not; below -1 too.
+		for _, ms := range []int32{0, -2} {
+			code(e, e.b.SynchronizeStream(e.ctx, s, ms), acl.ErrRTParamInvalid, "stream, %d ms", ms)
+			code(e, e.b.SynchronizeDevice(e.ctx, 0, ms), acl.ErrRTParamInvalid, "device, %d ms", ms)
+		}
 		release()
 		require.NoError(e, e.b.SynchronizeStream(e.ctx, s, hangWaitMs))
-		require.NoError(e, e.b.SynchronizeStream(e.ctx, s, 0))
-		require.NoError(e, e.b.SynchronizeDevice(e.ctx, 0, 0))
+		code(e, e.b.SynchronizeStream(e.ctx, s, 0), acl.ErrRTParamInvalid, "idle stream, 0 ms")
+		code(e, e.b.SynchronizeDevice(e.ctx, 0, 0), acl.ErrRTParamInvalid, "idle device, 0 ms")
+		require.NoError(e, e.b.SynchronizeDevice(e.ctx, 0, 1))
 	}},
 
 	{"SyncContext", func(e *env) {

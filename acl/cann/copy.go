@@ -143,12 +143,18 @@ func (b *Backend) MemcpyAsync(ctx context.Context, dst, src acl.Buf, n uint64, s
 // queueOrRun queues an asynchronous operation on st, with submit, when
 // pinned: every side is device or registered memory. Otherwise, as the
 // runtime does for pageable memory, it waits for st's queued work and runs
-// the operation now, so that the memory is not touched after it returns.
+// the operation now, so that the memory is not touched after it returns;
+// when that work failed, its error is returned instead.
 func (b *Backend) queueOrRun(ctx context.Context, st *stream, sides []side, pinned bool, fn string, queue func(stream uintptr) int32, now func() error) error {
 	if pinned {
 		return b.submit(st, sides, false, fn, queue)
 	}
 	if err := b.drain(ctx, st); err != nil {
+		return err
+	}
+	// The runtime synchronizes the stream first (api_error.cc:2254-2270):
+	// the error of the work queued before is the result, and nothing runs.
+	if err := st.takeErr(); err != nil {
 		return err
 	}
 	return now()

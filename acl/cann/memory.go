@@ -320,8 +320,8 @@ func (b *Backend) HostRegister(mem []byte, typ acl.HostRegisterType) (acl.HostPi
 	if len(mem) == 0 {
 		return 0, acl.Errorf(acl.ErrInvalidParam, "size is 0")
 	}
-	if !typ.Valid() {
-		return 0, acl.Errorf(acl.ErrInvalidParam, "register type %d is not supported", typ)
+	if err := acl.CheckHostRegisterType(typ); err != nil {
+		return 0, err
 	}
 	if b.api.aclrtHostRegister == nil || b.api.aclrtHostUnregister == nil {
 		return 0, b.missing("aclrtHostRegister")

@@ -464,9 +464,10 @@ func TestSynchronizeEventNeverRecorded(t *testing.T) {
 			require.Equal(t, acl.EventRecordedStatusNotReady, st, "a fresh event is not ready, as natively")
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 			defer cancel()
-			for _, ms := range []int32{-1, 0, 5} {
+			for _, ms := range []int32{-1, 1, 5} {
 				require.NoError(t, b.SynchronizeEvent(ctx, ev, ms), "timeout %d", ms)
 			}
+			require.ErrorIs(t, b.SynchronizeEvent(ctx, ev, 0), acl.ErrRTParamInvalid, "timeout 0, as natively")
 		})
 	}
 }

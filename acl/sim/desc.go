@@ -49,6 +49,12 @@ func (b *Backend) SetMemcpyDesc(desc acl.DevPtr, kind acl.MemcpyKind, src, dst a
 	case n == 0:
 		return acl.Errorf(acl.ErrInvalidParam, "count is 0")
 	}
+	if err := acl.CheckDescCount(n); err != nil {
+		return err
+	}
+	if err := acl.CheckDescAlign(uint64(desc)); err != nil {
+		return err
+	}
 	d, err := b.one(acl.Device(desc), b.prof.descSize, true, "desc")
 	if err != nil {
 		return err
@@ -81,6 +87,10 @@ func (b *Backend) MemcpyAsyncWithDesc(desc acl.DevPtr, kind acl.MemcpyKind, sh a
 	}
 	d, err := b.one(acl.Device(desc), b.prof.descSize, false, "desc")
 	if err != nil {
+		return err
+	}
+	if err := acl.CheckDescAlign(uint64(desc)); err != nil {
+		d.release()
 		return err
 	}
 	return st.pushNow(op{

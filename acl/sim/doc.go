@@ -43,7 +43,8 @@
 // MemcpyAsyncWithOffset) cannot wait, so they queue past the bound: only
 // their caller bounds them. An asynchronous copy or memset that touches
 // pageable host memory first waits for the work queued on its stream, then
-// runs before returning, as natively. Asynchronous copies between host
+// runs before returning, as natively; if that work failed, it returns the
+// stream's pending error (once, as a synchronize would) and does nothing. Asynchronous copies between host
 // memory only give ACL_ERROR_RT_FEATURE_NOT_SUPPORT (207000), as for a card
 // attached over PCIe.
 //
@@ -55,8 +56,9 @@
 // that synchronize also returns it, once.
 //
 // Synchronization. SynchronizeStream, SynchronizeDevice and SynchronizeEvent
-// wait for the work queued when they are called: -1 waits until done, 0
-// polls, a positive timeout waits that many milliseconds. A stream or device
+// wait for the work queued when they are called: -1 waits until done, a
+// positive timeout waits that many milliseconds, and 0 (or below -1) gives
+// ACL_ERROR_RT_PARAM_INVALID as natively; QueryEvent and StreamQuery poll. A stream or device
 // timeout gives ACL_ERROR_RT_STREAM_SYNC_TIMEOUT (507046), an event timeout
 // ACL_ERROR_RT_EVENT_SYNC_TIMEOUT (507047); a done context ends every wait
 // at once with the context's error.

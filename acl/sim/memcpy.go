@@ -32,8 +32,9 @@ func (b *Backend) Memcpy(ctx context.Context, dst, src acl.Buf, n uint64) error 
 // MemcpyAsync implements acl.Backend. A copy between host memory only gives
 // 207000, as natively for a card attached over PCIe. A copy that touches
 // pageable host memory waits for the stream's queued work, then copies
-// before returning; an asynchronous error pending on the stream stays
-// pending for its next synchronize.
+// before returning; if that work failed, it returns the stream's pending
+// error instead (and clears it), as the native runtime's stream
+// synchronize does.
 func (b *Backend) MemcpyAsync(ctx context.Context, dst, src acl.Buf, n uint64, sh acl.Stream) error {
 	if n == 0 {
 		return nil

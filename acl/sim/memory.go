@@ -116,8 +116,8 @@ func (b *Backend) Malloc(dev int32, size uint64, policy acl.MemMallocPolicy) (ac
 	if err != nil {
 		return 0, err
 	}
-	if size == 0 {
-		return 0, acl.Errorf(acl.ErrInvalidParam, "size is 0")
+	if err := acl.CheckMalloc(size); err != nil {
+		return 0, err
 	}
 	acct := acl.AllocatedSize(size, policy)
 	if acct > d.total || size > math.MaxInt {
@@ -247,8 +247,9 @@ func (b *Backend) HostRegister(x []byte, typ acl.HostRegisterType) (acl.HostPin,
 	switch {
 	case len(x) == 0:
 		return 0, acl.Errorf(acl.ErrInvalidParam, "size is 0")
-	case !typ.Valid():
-		return 0, acl.Errorf(acl.ErrInvalidParam, "type %d is not an aclrtHostRegisterType (0, 4 or 8)", typ)
+	}
+	if err := acl.CheckHostRegisterType(typ); err != nil {
+		return 0, err
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -54,7 +54,8 @@ func (o *op) release() {
 // holding held and free, which are released once it has run or failed to
 // queue. One that touches pageable host memory waits for the work queued
 // on st and runs before submit returns, as the native runtime copies
-// pageable memory; any other is queued. w is a type parameter so that the
+// pageable memory: if that work failed, its error is returned (and cleared,
+// as a synchronize clears it) instead; any other is queued. w is a type parameter so that the
 // pageable path allocates nothing: w is boxed only when it is queued.
 func submit[W work](ctx context.Context, st *stream, pageable bool, w W, held [2]span, free releaser) error {
 	if !pageable {
@@ -63,6 +64,11 @@ func submit[W work](ctx context.Context, st *stream, pageable bool, w W, held [2
 	o := op{held: held, free: free}
 	defer o.release()
 	if err := st.drain(ctx); err != nil {
+		return err
+	}
+	// As the native runtime synchronizes the stream first, the error of
+	// the work queued before returns here, and the copy does not run.
+	if err := st.takeErr(); err != nil {
 		return err
 	}
 	return w.run(st, held, haltOn(ctx))

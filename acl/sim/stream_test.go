@@ -152,13 +152,14 @@ func TestEventCodes(t *testing.T) {
 	st, err := b.QueryEvent(e)
 	require.NoError(t, err)
 	require.Equal(t, acl.EventRecordedStatusNotReady, st)
-	require.NoError(t, b.SynchronizeEvent(t.Context(), e, 0))
+	require.NoError(t, b.SynchronizeEvent(t.Context(), e, 1))
+	require.ErrorIs(t, b.SynchronizeEvent(t.Context(), e, 0), acl.ErrRTParamInvalid, "timeout 0 is refused, as natively")
 	_, err = b.EventElapsedTime(e, e)
 	require.ErrorIs(t, err, acl.ErrRTEventTimestampInvalid)
 
 	release := gate(t, b, s)
 	require.NoError(t, b.RecordEvent(e, s))
-	require.ErrorIs(t, b.SynchronizeEvent(t.Context(), e, 0), acl.ErrRTEventSyncTimeout)
+	require.ErrorIs(t, b.SynchronizeEvent(t.Context(), e, 1), acl.ErrRTEventSyncTimeout)
 	require.ErrorIs(t, b.SynchronizeEvent(t.Context(), e, 2), acl.ErrRTEventSyncTimeout)
 	_, err = b.EventElapsedTime(e, e)
 	require.ErrorIs(t, err, acl.ErrRTEventNotComplete)
@@ -200,15 +201,23 @@ func TestHostFuncPanic(t *testing.T) {
 	require.True(t, after.Load(), "the stream goes on after a failed operation")
 }
 
-func TestPageableCopyLeavesErrorPending(t *testing.T) {
+// TestPageableCopyReturnsPendingError: a pageable copy synchronizes its
+// stream first, as natively (api_error.cc:2254-2270): the error of the work
+// queued before is its result, and it copies nothing.
+func TestPageableCopyReturnsPendingError(t *testing.T) {
 	b := newSim(t)
 	s, err := b.CreateStream(0)
 	require.NoError(t, err)
 	p, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
 	require.NoError(t, err)
+	require.NoError(t, b.Memset(t.Context(), acl.Device(p), 7, 64))
 	require.NoError(t, b.LaunchHostFunc(s, func() error { return acl.Errorf(acl.ErrRTParamInvalid, "failed") }))
-	require.NoError(t, b.MemcpyAsync(t.Context(), acl.Host(make([]byte, 64), 0), acl.Device(p), 64, s))
-	require.ErrorIs(t, b.SynchronizeStream(t.Context(), s, -1), acl.ErrRTParamInvalid)
+	out := make([]byte, 64)
+	require.ErrorIs(t, b.MemcpyAsync(t.Context(), acl.Host(out, 0), acl.Device(p), 64, s), acl.ErrRTParamInvalid)
+	require.Equal(t, make([]byte, 64), out, "the copy must not have run")
+	require.NoError(t, b.SynchronizeStream(t.Context(), s, -1), "the error was reported once")
+	require.NoError(t, b.MemcpyAsync(t.Context(), acl.Host(out, 0), acl.Device(p), 64, s))
+	require.Equal(t, byte(7), out[63])
 }
 
 // TestAsyncCallsAllocateLittle: an asynchronous copy or memset of pageable

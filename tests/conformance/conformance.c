@@ -1,10 +1,14 @@
 /*
- * conformance.c: the guest ABI v1 conformance program.
+ * conformance.c: the guest ABI v1.1 conformance program.
  *
  * Exercises every import of ABI v1 (shared/spec/ABI.md section 5) through the
  * C SDK, with valid and invalid arguments, and checks each returned code
- * against the ABI (sections 5-7) and the native check order
- * (acl-runtime-facts.md section 6, acl/check.go). It prints one line per
+ * against the ABI (sections 5-7) and the native check order. Checks that
+ * test a native rule cite it as path:line in the native runtime's source
+ * (hicann/runtime, ACL 1.17.0; memory.cpp, stream.cpp, device.cpp are
+ * src/acl/aclrt_impl/, api_c*.cc src/runtime/api/, api_error.cc and
+ * api_impl.cc src/runtime/api/impl/); docs/check-order.md lists every
+ * function's checks in native order, generated from acl.Order. It prints one line per
  * check ("ok" or "FAIL" with the host's message) and a summary line
  * "conformance: N passed, M failed", and exits 1 if any check failed.
  *
@@ -80,6 +84,7 @@ static void section(const char *name)
 #define BAD_GPTR ((void *)(uintptr_t)0xFFFFFFF0u)
 
 static unsigned char hbuf[4096], hbuf2[4096], pinbuf[4096], robuf[256], scratch[4096];
+static unsigned char msbuf[64]; /* memset targets in guest memory */
 
 static aclrtPtr guest_end(void)
 {
@@ -120,6 +125,7 @@ static uint32_t device_count;
 
 /* ---- sections ---- */
 
+/* Native: every device call without a current context gives 107002 (api_impl.cc, CONTEXT_NULL -> errcode_manage.cc:218). */
 static void before_set_device(void)
 {
     section("before aclrtSetDevice (ABI 6: device work needs a current device)");
@@ -130,6 +136,7 @@ static void before_set_device(void)
     EXPECT(aclrtCreateStream(&s), ACL_ERROR_RT_CONTEXT_NULL);
 }
 
+/* Native: aclInit twice 100002, aclFinalize twice 100037, aclrtGetVersion NULL outs 100000 (acl.cpp aclrtGetVersionImpl). */
 static void runtime(void)
 {
     section("aclInit, aclrtGetVersion, aclGetRecentErrMsg");
@@ -164,6 +171,9 @@ static void runtime(void)
     CHECK(strcmp(aclGetRecentErrMsg(), full) == 0);
 }
 
+/* Native: bad device ids 107001 (rtSetDevice); GetDevice/GetDeviceCount NULL 100000 (device.cpp); timeouts below -1
+   107000 (device.cpp:173-174), 0 107000 (api_error.cc:3479-3481); CanAccessPeer dev == peer 100000
+   (memory.cpp:885-897), NULL out 107000 (api_error.cc:3393-3394); EnablePeerAccess flags 200006 (memory.cpp:910-913). */
 static void devices(void)
 {
     section("devices");
@@ -184,7 +194,9 @@ static void devices(void)
 
     OK(aclrtSynchronizeDevice());
     OK(aclrtSynchronizeDeviceWithTimeout(-1));
-    OK(aclrtSynchronizeDeviceWithTimeout(0));
+    /* v1.1: 0 is refused as natively (api_error.cc:3479-3481); below -1 is
+       the ACL layer's refusal (device.cpp:173-174). */
+    EXPECT(aclrtSynchronizeDeviceWithTimeout(0), ACL_ERROR_RT_PARAM_INVALID);
     OK(aclrtSynchronizeDeviceWithTimeout(100));
     EXPECT(aclrtSynchronizeDeviceWithTimeout(-2), ACL_ERROR_RT_PARAM_INVALID);
 
@@ -194,8 +206,12 @@ static void devices(void)
     if (device_count >= 2) {
         OK(aclrtDeviceCanAccessPeer(&can, 0, 1));
         CHECK(can == 1);
-        EXPECT(aclrtDeviceCanAccessPeer(NULL, 0, 1), ACL_ERROR_INVALID_PARAM);
-        EXPECT(aclrtDeviceCanAccessPeer(BAD_GPTR, 0, 1), ACL_ERROR_INVALID_PARAM);
+        /* v1.1: the out-parameter is the runtime's check, 107000
+           (api_error.cc:3393-3394); dev == peer stays the ACL layer's 100000
+           and comes first (memory.cpp:885-897). */
+        EXPECT(aclrtDeviceCanAccessPeer(NULL, 0, 1), ACL_ERROR_RT_PARAM_INVALID);
+        EXPECT(aclrtDeviceCanAccessPeer(BAD_GPTR, 0, 1), ACL_ERROR_RT_PARAM_INVALID);
+        EXPECT(aclrtDeviceCanAccessPeer(NULL, 1, 1), ACL_ERROR_INVALID_PARAM);
         EXPECT(aclrtDeviceEnablePeerAccess(1, 1), ACL_ERROR_FEATURE_UNSUPPORTED);
         OK(aclrtDeviceEnablePeerAccess(1, 0));
         OK(aclrtDeviceDisablePeerAccess(1));
@@ -209,9 +225,15 @@ static void devices(void)
     EXPECT(aclrtGetMemInfo(ACL_HBM_MEM, NULL, &total), ACL_ERROR_INVALID_PARAM);
     EXPECT(aclrtGetMemInfo(ACL_HBM_MEM, &free0, NULL), ACL_ERROR_INVALID_PARAM);
     EXPECT(aclrtGetMemInfo(ACL_HBM_MEM, &free0, straddling_gptr(8)), ACL_ERROR_INVALID_PARAM);
-    EXPECT(aclrtGetMemInfo((aclrtMemAttr)99, &free0, &total), ACL_ERROR_INVALID_PARAM);
+    /* v1.1: an undefined attribute is the runtime's 107016 (api_error.cc:3185-3188),
+       after the NULL checks (memory.cpp:966-967). */
+    EXPECT(aclrtGetMemInfo((aclrtMemAttr)99, &free0, &total), ACL_ERROR_RT_INVALID_MEMORY_TYPE);
+    EXPECT(aclrtGetMemInfo((aclrtMemAttr)99, NULL, &total), ACL_ERROR_INVALID_PARAM);
 }
 
+/* Native: aclrtMalloc NULL / size 0 100000 (memory.cpp:314-315), size + padding overflow 100000 (memory.cpp:300-303);
+   aclrtFree NULL 100000 (memory.cpp:570); GetMemInfo NULL 100000 (memory.cpp:966-967), attr 107016
+   (api_error.cc:3185-3188); PointerGetAttributes NULL 100000 (memory.cpp:450-451). Ranges: ABI section 6. */
 static void memory(void)
 {
     section("aclrtMalloc, aclrtFree, aclrtGetMemInfo, aclrtPointerGetAttributes");
@@ -272,6 +294,9 @@ static void memory(void)
     OK(aclrtFree(r));
 }
 
+/* Native: NULL / size 0 100000 (memory.cpp:492-495), type bits outside IOMEMORY|READONLY 207000
+   (api_error.cc:1997-2002), context 107002 (api_impl.cc:2560-2561), unregistering an unknown ptr 507911
+   (api_impl.cc:2638-2640). Ranges and overlap: ABI section 6. */
 static void host_register(void)
 {
     section("aclrtHostRegister, aclrtHostUnregister, aclrtMallocHost, aclrtFreeHost");
@@ -279,12 +304,15 @@ static void host_register(void)
     EXPECT(aclrtHostRegister(0, 64, ACL_HOST_REGISTER_MAPPED, &d), ACL_ERROR_INVALID_PARAM);
     EXPECT(aclrtHostRegister(aclPtr(pinbuf), 0, ACL_HOST_REGISTER_MAPPED, &d), ACL_ERROR_INVALID_PARAM);
     EXPECT(aclrtHostRegister(aclPtr(pinbuf), 64, ACL_HOST_REGISTER_MAPPED, NULL), ACL_ERROR_INVALID_PARAM);
-    EXPECT(aclrtHostRegister(aclPtr(pinbuf), 64, (aclrtHostRegisterType)1, &d), ACL_ERROR_INVALID_PARAM);
+    /* v1.1: type bits outside IOMEMORY|READONLY are the runtime's 207000
+       (api_error.cc:1997-2002). */
+    EXPECT(aclrtHostRegister(aclPtr(pinbuf), 64, (aclrtHostRegisterType)1, &d), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
     EXPECT(aclrtHostRegister(guest_end() - 32, 64, ACL_HOST_REGISTER_MAPPED, &d), ACL_ERROR_RT_PARAM_INVALID);
     EXPECT(aclrtHostRegister(FAR_DEVICE, 64, ACL_HOST_REGISTER_MAPPED, &d), ACL_ERROR_RT_PARAM_INVALID);
-    /* The order: NULL ptr first, then the type, then the range. */
+    /* The order: NULL ptr first (memory.cpp:492-495), then the type
+       (api_error.cc:1997-2002), then the range (sandbox). */
     EXPECT(aclrtHostRegister(0, 0, (aclrtHostRegisterType)1, NULL), ACL_ERROR_INVALID_PARAM);
-    EXPECT(aclrtHostRegister(FAR_DEVICE, 64, (aclrtHostRegisterType)1, &d), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtHostRegister(FAR_DEVICE, 64, (aclrtHostRegisterType)1, &d), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
     CHECK(d == 0);
 
     OK(aclrtHostRegister(aclPtr(pinbuf), sizeof pinbuf, ACL_HOST_REGISTER_MAPPED, &d));
@@ -331,6 +359,9 @@ static void host_register(void)
     OK(aclrtFreeHost(h));
 }
 
+/* Native: count 0 first (memory.cpp:653-656), NULL and kinds outside 0..5 100000 (memory.cpp:657-658, 162-204),
+   destMax 0 / count > destMax 107000 (api_error.cc:2135-2139), dst == src 0 (api_error.cc:2144), context 107002
+   (api_impl.cc:2751). Ranges: ABI section 6. */
 static void memcpy_sync(void)
 {
     section("aclrtMemcpy");
@@ -397,6 +428,9 @@ static void memcpy_sync(void)
     OK(aclrtFree(a));
 }
 
+/* Native: as the sync copy at the ACL layer (memory.cpp:688-701), the stream handle 107017 (api_c.cc:1113),
+   count > destMax 107000 (api_error.cc:2184-2185), host to host 207000 (api_error.cc:2246-2248), pageable memory
+   synchronized and copied before returning (api_error.cc:2254-2270). */
 static void memcpy_async(void)
 {
     section("aclrtMemcpyAsync, aclrtMemcpyAsyncWithCondition");
@@ -449,6 +483,8 @@ static void memcpy_async(void)
     OK(aclrtFree(b));
 }
 
+/* Native: count 0 first, NULL 100000 (memory.cpp:674-678, 742-746), async: stream handle 107017 (api_c.cc:996),
+   count > maxCount 107000 (api_error.cc:3134-3136), host memory set at call time (memory_common.cc:100-107). */
 static void memset_checks(void)
 {
     section("aclrtMemset, aclrtMemsetAsync");
@@ -468,8 +504,11 @@ static void memset_checks(void)
     EXPECT(aclrtMemset(a, 16, 0, 17), ACL_ERROR_RT_PARAM_INVALID);
     EXPECT(aclrtMemset(a + 250, 16, 0, 16), ACL_ERROR_RT_PARAM_INVALID);
     EXPECT(aclrtMemset(FORGED_DEVICE, 16, 0, 16), ACL_ERROR_RT_PARAM_INVALID);
-    /* Unregistered guest memory is not a memset target. */
-    EXPECT(aclrtMemset(aclPtr(hbuf), 16, 0, 16), ACL_ERROR_RT_PARAM_INVALID);
+    /* v1.1: unregistered guest memory is set at call time, as natively for
+       host memory (memory_common.cc:100-107). */
+    memset(msbuf, 0x11, 16);
+    OK(aclrtMemset(aclPtr(msbuf), 16, 0x5a, 16));
+    CHECK(all_equal(msbuf, 16, 0x5a));
 
     /* Pinned guest memory is. */
     aclrtPtr pin = 0;
@@ -489,13 +528,20 @@ static void memset_checks(void)
     OK(aclrtSynchronizeStream(NULL));
     EXPECT(aclrtMemsetAsync(0, 16, 0, 16, s), ACL_ERROR_INVALID_PARAM);
     EXPECT(aclrtMemsetAsync(a, 16, 0, 17, s), ACL_ERROR_RT_PARAM_INVALID);
-    EXPECT(aclrtMemsetAsync(aclPtr(hbuf), 16, 0, 16, s), ACL_ERROR_RT_PARAM_INVALID);
+    /* v1.1: guest memory is set before the call returns (memory_common.cc:100-107). */
+    OK(aclrtMemsetAsync(aclPtr(msbuf), 16, 0x6b, 16, s));
+    CHECK(all_equal(msbuf, 16, 0x6b));
+    /* The stream handle comes before the count check (api_c.cc:996, then api_error.cc:3134-3136). */
+    EXPECT(aclrtMemsetAsync(a, 16, 0, 17, (aclrtStream)(uintptr_t)0x7777), ACL_ERROR_RT_INVALID_HANDLE);
     EXPECT(aclrtMemsetAsync(a, 16, 0, 16, (aclrtStream)(uintptr_t)0x7777), ACL_ERROR_RT_INVALID_HANDLE);
 
     OK(aclrtDestroyStream(s));
     OK(aclrtFree(a));
 }
 
+/* Native: width or height 0 first, NULL, width above a pitch and kinds outside H2D/D2H/D2D/DEFAULT 100000
+   (memory.cpp:216-265), limits 107000 (api_error.cc:2999-3004), sync kind D2D 207000 (api_error.cc:3022-3025),
+   async stream handle 107017 (api_c.cc:1304). Spans: ABI section 7. */
 static void memcpy_2d(void)
 {
     section("aclrtMemcpy2d, aclrtMemcpy2dAsync");
@@ -551,6 +597,114 @@ static void memcpy_2d(void)
     OK(aclrtFree(b));
 }
 
+static aclrtPtr bdst_one[1], bsrc_one[1];
+static uint64_t bmax_one[1], bsize_one[1], bidx_one[1];
+static aclrtMemcpyBatchAttr battr_one;
+
+/* ABI v1.1: the native check order (docs/check-order.md) and the kind
+   versus location rules. Each check names the native rule it tests. */
+static void check_order(void)
+{
+    section("v1.1 native check order, kind and location");
+    aclrtPtr a = 0, b = 0, pin = 0, desc = 0;
+    aclrtStream s = NULL, bad = (aclrtStream)(uintptr_t)0x7777;
+    OK(aclrtMalloc(&a, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtMalloc(&b, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtMalloc(&desc, 128, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtCreateStream(&s));
+    OK(aclrtHostRegister(aclPtr(pinbuf), sizeof pinbuf, ACL_HOST_REGISTER_MAPPED, &pin));
+
+    /* The stream handle is checked at the runtime's entry point
+       (api_c.cc:1113), before count > destMax (api_error.cc:2184-2185) and
+       any address. */
+    EXPECT(aclrtMemcpyAsync(FORGED_DEVICE, 16, aclPtr(hbuf), 32, ACL_MEMCPY_HOST_TO_DEVICE, bad), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtMemcpyAsyncWithCondition(FORGED_DEVICE, 16, aclPtr(hbuf), 32, ACL_MEMCPY_HOST_TO_DEVICE, bad), ACL_ERROR_RT_INVALID_HANDLE);
+    /* ... but after the ACL layer's kind check (memory.cpp:162-204). */
+    EXPECT(aclrtMemcpyAsync(a, 16, aclPtr(hbuf), 16, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, bad), ACL_ERROR_INVALID_PARAM);
+    /* 2D: handle (api_c.cc:1304) before the limits (api_error.cc:2999-3004). */
+    EXPECT(aclrtMemcpy2dAsync(a, 16, aclPtr(hbuf), 16, 16, 5 * 1024 * 1024 + 1, ACL_MEMCPY_HOST_TO_DEVICE, bad), ACL_ERROR_RT_INVALID_HANDLE);
+    /* Memset: handle (api_c.cc:996) before count > maxCount (api_error.cc:3134-3136). */
+    EXPECT(aclrtMemsetAsync(a, 16, 0, 17, bad), ACL_ERROR_RT_INVALID_HANDLE);
+    /* Descriptor copies: handle (api_c_memory.cc:402) before the kind (api_error.cc:2528-2531). */
+    EXPECT(aclrtMemcpyAsyncWithDesc(desc, ACL_MEMCPY_DEVICE_TO_DEVICE, bad), ACL_ERROR_RT_INVALID_HANDLE);
+    /* Offset copies: kind (api_c_standard_soc.cc:965-967) before the handle. */
+    EXPECT(aclrtMemcpyAsyncWithOffset(a, 16, 0, b, 8, 0, ACL_MEMCPY_DEVICE_TO_DEVICE, bad), ACL_ERROR_RT_PARAM_INVALID);
+    /* aclrtStreamWaitEvent: the ACL layer's NULL event (stream.cpp:232), then the stream handle (api_c_stream.cc:127). */
+    EXPECT(aclrtStreamWaitEvent(bad, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtStreamWaitEvent(bad, (aclrtEvent)(uintptr_t)0x7778), ACL_ERROR_RT_INVALID_HANDLE);
+
+    /* Kind versus location (api_error.cc:2694-2735, 2786, 2844): pinned host
+       and device memory correct the kind, unregistered memory allows only
+       some kinds. */
+    OK(aclrtMemcpyAsync(a, 16, pin, 16, ACL_MEMCPY_DEVICE_TO_HOST, s));
+    OK(aclrtMemcpyAsync(a, 16, aclPtr(hbuf), 16, ACL_MEMCPY_DEFAULT, s));
+    EXPECT(aclrtMemcpyAsync(a, 16, aclPtr(hbuf), 16, ACL_MEMCPY_DEVICE_TO_HOST, s), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtMemcpyAsync(aclPtr(hbuf), 16, a, 16, ACL_MEMCPY_HOST_TO_DEVICE, s), ACL_ERROR_RT_PARAM_INVALID);
+    /* HOST_TO_BUF_TO_DEVICE: host to device only (api_error.cc:2226-2231). */
+    OK(aclrtMemcpyAsync(a, 16, aclPtr(hbuf), 16, ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE, s));
+    EXPECT(aclrtMemcpyAsync(aclPtr(hbuf), 16, a, 16, ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE, s), ACL_ERROR_RT_PARAM_INVALID);
+    /* The corrected direction host to host is 207000 before dst == src
+       succeeds (api_error.cc:2246-2251). */
+    EXPECT(aclrtMemcpyAsync(pin, 16, pin, 16, ACL_MEMCPY_DEFAULT, s), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    OK(aclrtMemcpyAsync(a, 16, a, 16, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
+    OK(aclrtSynchronizeStream(s));
+    /* Sync copy: dst == src succeeds before the address is looked at
+       (api_error.cc:2144). */
+    OK(aclrtMemcpy(FORGED_DEVICE, 16, FORGED_DEVICE, 16, ACL_MEMCPY_DEVICE_TO_DEVICE));
+
+    /* 2D: kind DEVICE_TO_DEVICE is 207000 whatever the memory
+       (api_error.cc:3022-3025); a corrected kind other than H2D/D2H 107000
+       (api_error.cc:3037-3048); async host to host 107000 (api_error.cc:3075-3081). */
+    EXPECT(aclrtMemcpy2d(aclPtr(hbuf2), 16, aclPtr(hbuf), 16, 16, 1, ACL_MEMCPY_DEVICE_TO_DEVICE), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    EXPECT(aclrtMemcpy2d(b, 16, a, 16, 16, 1, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtMemcpy2d(a, 16, aclPtr(hbuf), 16, 16, 1, ACL_MEMCPY_DEVICE_TO_HOST), ACL_ERROR_RT_PARAM_INVALID);
+    OK(aclrtMemcpy2d(a, 16, pin, 16, 16, 1, ACL_MEMCPY_DEVICE_TO_HOST));
+    EXPECT(aclrtMemcpy2dAsync(pin, 16, pin + 64, 16, 16, 1, ACL_MEMCPY_DEFAULT, s), ACL_ERROR_RT_PARAM_INVALID);
+
+    /* A pageable copy synchronizes its stream first and returns its pending
+       error (api_error.cc:2254-2270): a descriptor never set fails when it
+       executes. */
+    OK(aclrtMemset(desc, 128, 0, 128));
+    OK(aclrtMemcpyAsyncWithDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s));
+    EXPECT(aclrtMemcpyAsync(aclPtr(hbuf2), 16, a, 16, ACL_MEMCPY_DEVICE_TO_HOST, s), ACL_ERROR_RT_PARAM_INVALID);
+    OK(aclrtSynchronizeStream(s));
+
+    /* Descriptors: 32 bytes on Atlas A2 (dev_info_reg.cc:228), 64-byte
+       aligned (api_error.cc:2482-2484, 2325-2328), count at most 4 GiB
+       (api_error.cc:2479-2481). */
+    uint64_t n = 0;
+    OK(aclrtGetMemcpyDescSize(ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, &n));
+    CHECK(n == 32);
+    EXPECT(aclrtSetMemcpyDesc(desc + 32, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, a, b, 16, NULL), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtMemcpyAsyncWithDesc(desc + 32, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtSetMemcpyDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, a, b, ((uint64_t)4 << 30) + 1, NULL), ACL_ERROR_RT_PARAM_INVALID);
+
+    /* Batch: the stream handle leaves failIndex alone (api_c_memory.cc:786). */
+    uint64_t fi = 12345;
+    bdst_one[0] = a, bsrc_one[0] = aclPtr(hbuf), bmax_one[0] = bsize_one[0] = 16, bidx_one[0] = 0;
+    memset(&battr_one, 0, sizeof battr_one);
+    battr_one.dstLoc.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+    battr_one.srcLoc.type = ACL_MEM_LOCATION_TYPE_HOST;
+    EXPECT(aclrtMemcpyBatchAsync(bdst_one, bmax_one, bsrc_one, bsize_one, 1, &battr_one, bidx_one, 1, &fi, bad), ACL_ERROR_RT_INVALID_HANDLE);
+    CHECK(fi == 12345);
+
+    /* Support functions: aclrtMalloc's size + padding overflow is 100000
+       (memory.cpp:300-303); HostRegister accepts IOMEMORY|READONLY
+       (api_error.cc:1997-2002); EnablePeerAccess checks flags before the
+       device (memory.cpp:910-913). */
+    aclrtPtr p = 0;
+    EXPECT(aclrtMalloc(&p, ~(uint64_t)0, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_INVALID_PARAM);
+    aclrtPtr d = 0;
+    OK(aclrtHostRegister(aclPtr(robuf), sizeof robuf, (aclrtHostRegisterType)12, &d));
+    OK(aclrtHostUnregister(aclPtr(robuf)));
+
+    OK(aclrtHostUnregister(pin));
+    OK(aclrtDestroyStream(s));
+    OK(aclrtFree(a));
+    OK(aclrtFree(b));
+    OK(aclrtFree(desc));
+}
+
 static aclrtPtr bdst[4097], bsrc[4097];
 static uint64_t bmax[4097], bsize[4097], bidx[4];
 static aclrtMemcpyBatchAttr battr[4];
@@ -564,6 +718,10 @@ static void set_attr(int k, aclrtMemLocationType dt, uint32_t did, aclrtMemLocat
     battr[k].srcLoc.id = sid;
 }
 
+/* Native: failIndex NULL, sizes NULL, numBatches 0 100000 (memory.cpp:1820, 1740-1741), all sizes 0 succeed with
+   SIZE_MAX (memory.cpp:1743-1749), other NULL arrays, destMaxs below sizes, rsv 100000 (memory.cpp:1697-1730),
+   attribute index shape 107000 (api_error.cc:7309-7381), per copy: location and direction 107000 with failIndex
+   (api_impl.cc:8784-8860). A failed async batch runs nothing: ABI section 6. */
 static void batch(void)
 {
     section("aclrtMemcpyBatch, aclrtMemcpyBatchAsync, aclrtMemcpyBatchV2, aclrtMemcpyBatchAsyncV2");
@@ -578,8 +736,14 @@ static void batch(void)
     /* Two H2D entries, one attribute: dst device 0, src unregistered host. */
     bdst[0] = d0, bsrc[0] = aclPtr(hbuf), bmax[0] = 256, bsize[0] = 256;
     bdst[1] = d1, bsrc[1] = aclPtr(hbuf) + 256, bmax[1] = 256, bsize[1] = 100;
+    /* v1.1: a declared UNREGISTERED never matches (api_impl.cc:8802-8806):
+       107000 with failIndex 0; unregistered memory is declared HOST. */
     set_attr(0, ACL_MEM_LOCATION_TYPE_DEVICE, 0, ACL_MEM_LOCATION_TYPE_UNREGISTERED, 0);
     bidx[0] = 0;
+    fi = 12345;
+    EXPECT(aclrtMemcpyBatch(bdst, bmax, bsrc, bsize, 2, battr, bidx, 1, &fi), ACL_ERROR_RT_PARAM_INVALID);
+    CHECK(fi == 0);
+    set_attr(0, ACL_MEM_LOCATION_TYPE_DEVICE, 0, ACL_MEM_LOCATION_TYPE_HOST, 0);
     fi = 12345;
     OK(aclrtMemcpyBatch(bdst, bmax, bsrc, bsize, 2, battr, bidx, 1, &fi));
     CHECK(fi == ACLWASM_FAIL_INDEX_NONE);
@@ -596,7 +760,7 @@ static void batch(void)
     uint64_t dmax[2] = {256, 256}, dsize[2] = {256, 100}, didx[2] = {0, 1};
     aclrtMemcpyBatchAttr dattr[2];
     memset(dattr, 0, sizeof dattr);
-    dattr[0].dstLoc.type = dattr[1].dstLoc.type = ACL_MEM_LOCATION_TYPE_UNREGISTERED;
+    dattr[0].dstLoc.type = dattr[1].dstLoc.type = ACL_MEM_LOCATION_TYPE_HOST; /* unregistered counts as HOST (api_impl.cc:8817-8821) */
     dattr[0].srcLoc.type = dattr[1].srcLoc.type = ACL_MEM_LOCATION_TYPE_DEVICE;
     memset(hbuf2, 0, 512);
     OK(aclrtMemcpyBatch(ddst, dmax, dsrc, dsize, 2, dattr, didx, 2, &fi));
@@ -717,6 +881,10 @@ static void put_addr(aclrtPtr slot, aclrtPtr value)
     OK(aclrtMemcpy(slot, 8, aclPtr(b), 8, ACL_MEMCPY_HOST_TO_DEVICE));
 }
 
+/* Native: GetMemcpyDescSize NULL / kind >= 8 100000 (memory.cpp:1378-1381), other kinds 207000
+   (api_c_memory.cc:347-358); SetMemcpyDesc 100000 checks (memory.cpp:1391-1399), desc in device memory
+   (api_error.cc:2488-2518); AsyncWithDesc NULL stream 100000 (memory.cpp:1411-1415); AsyncWithOffset kind 107000
+   (api_c_standard_soc.cc:965-967) and limits (api_error.cc:2184-2195, 2585-2604). Re-validation at execution: ABI 6. */
 static void descriptors(void)
 {
     section("aclrtGetMemcpyDescSize, aclrtSetMemcpyDesc, aclrtMemcpyAsyncWithDesc, aclrtMemcpyAsyncWithOffset");
@@ -796,8 +964,13 @@ static void descriptors(void)
     OK(peek(dst, 256));
     CHECK(all_equal(scratch, 16, 0) && memcmp(scratch + 16, hbuf + 64, 32) == 0 && all_equal(scratch + 48, 208, 0));
     OK(aclrtMemcpyAsyncWithOffset(0, 0, 0, 0, 0, 0, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s));
-    EXPECT(aclrtMemcpyAsyncWithOffset(0, 256, 0, slots + 8, 32, 0, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s), ACL_ERROR_INVALID_PARAM);
-    EXPECT(aclrtMemcpyAsyncWithOffset(slots, 256, 0, 0, 32, 0, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s), ACL_ERROR_INVALID_PARAM);
+    /* v1.1: no NULL check at the ACL layer; the runtime's NULL check gives
+       107000 (api_error.cc:2181-2182), after the kind (api_c_standard_soc.cc:965-967)
+       and the stream handle (api_c_standard_soc.cc:1067). */
+    EXPECT(aclrtMemcpyAsyncWithOffset(0, 256, 0, slots + 8, 32, 0, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtMemcpyAsyncWithOffset(slots, 256, 0, 0, 32, 0, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtMemcpyAsyncWithOffset(0, 256, 0, 0, 32, 0, ACL_MEMCPY_DEVICE_TO_DEVICE, s), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtMemcpyAsyncWithOffset(0, 256, 0, 0, 32, 0, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, (aclrtStream)(uintptr_t)0x7777), ACL_ERROR_RT_INVALID_HANDLE);
     EXPECT(aclrtMemcpyAsyncWithOffset(slots, 256, 0, slots + 8, 32, 0, ACL_MEMCPY_DEVICE_TO_DEVICE, s), ACL_ERROR_RT_PARAM_INVALID);
     EXPECT(aclrtMemcpyAsyncWithOffset(slots, 256, 0, slots + 8, 32, (uint64_t)1 << 48, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s), ACL_ERROR_RT_PARAM_INVALID);
     EXPECT(aclrtMemcpyAsyncWithOffset(slots, 256, 256, slots + 8, 1, 0, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s), ACL_ERROR_RT_PARAM_INVALID);
@@ -820,6 +993,8 @@ static void descriptors(void)
     OK(aclrtFree(dst));
 }
 
+/* Native: CreateStream / DestroyStream NULL 100000, StreamQuery status NULL 100000 (stream.cpp), handles 107017
+   (rtStream*), SynchronizeStreamWithTimeout below -1 107000 (stream.cpp:141-149), 0 107000 (api_error.cc:1442-1444). */
 static void streams(void)
 {
     section("streams");
@@ -834,7 +1009,9 @@ static void streams(void)
     OK(aclrtSynchronizeStream(s));
     OK(aclrtSynchronizeStream(NULL));
     OK(aclrtSynchronizeStreamWithTimeout(s, -1));
-    OK(aclrtSynchronizeStreamWithTimeout(s, 0));
+    /* v1.1: 0 is refused (api_error.cc:1442-1444), after the handle (api_c_stream.cc:172). */
+    EXPECT(aclrtSynchronizeStreamWithTimeout(s, 0), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtSynchronizeStreamWithTimeout((aclrtStream)(uintptr_t)0x7777, 0), ACL_ERROR_RT_INVALID_HANDLE);
     OK(aclrtSynchronizeStreamWithTimeout(NULL, 10));
     EXPECT(aclrtSynchronizeStreamWithTimeout(s, -2), ACL_ERROR_RT_PARAM_INVALID);
     OK(aclrtStreamQuery(s, &st));
@@ -873,6 +1050,8 @@ static void streams(void)
     CHECK(destroyed);
 }
 
+/* Native: event NULL 100000 (event.cpp, stream.cpp:232), handles 107017 (api_c.cc:739-740, api_c_stream.cc:127-128),
+   ElapsedTime without completed records 107006. */
 static void events(void)
 {
     section("events");
@@ -928,6 +1107,7 @@ static void events(void)
     OK(aclrtFree(a));
 }
 
+/* Sandbox quotas (ABI section 6): byte quotas 207001, count limits 207012. */
 static void limits(void)
 {
     section("quotas and count limits");
@@ -978,6 +1158,7 @@ static void limits(void)
     CHECK(gone);
 }
 
+/* Native: aclrtResetDevice releases the streams, events and memory of its context (device.cpp aclrtResetDeviceImpl). */
 static void reset_device(void)
 {
     section("aclrtResetDevice releases what the session holds on the device");
@@ -999,6 +1180,7 @@ static void reset_device(void)
     CHECK(free1 == free0);
 }
 
+/* Native: aclFinalize twice 100037. */
 static void finalize(void)
 {
     section("aclFinalize");
@@ -1017,6 +1199,7 @@ int main(void)
     memcpy_async();
     memset_checks();
     memcpy_2d();
+    check_order();
     batch();
     descriptors();
     streams();

@@ -945,7 +945,9 @@ EXPORT aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout)
 {
     pthread_mutex_lock(&mu);
     aclError rc;
-    if (timeout < -1)
+    /* Natively below -1 is the ACL layer's refusal, 0 the runtime's
+     * (api_error.cc:3479-3481), both before the context check. */
+    if (timeout < -1 || timeout == 0)
         rc = RT_PARAM_INVALID;
     else
         rc = ctx_ok() ? wait_device(timeout) : RT_CONTEXT_NULL;
@@ -1089,8 +1091,8 @@ EXPORT aclError aclrtHostRegister(void *ptr, uint64_t size, uint32_t type, void 
     char *p = ptr;
     if (!ptr || size == 0 || !devPtr)
         rc = INVALID_PARAM;
-    else if (type != 0 && type != 4 && type != 8)
-        rc = INVALID_PARAM;
+    else if (type & ~(uint32_t)(4 | 8))
+        rc = RT_FEATURE_NOT_SUPPORT; /* natively IOMEMORY and READONLY, alone or together (api_error.cc:1997-2002) */
     else if (!ctx_ok())
         rc = RT_CONTEXT_NULL;
     else if (P(ptr) % PAGE != 0)
@@ -1186,7 +1188,11 @@ static aclError sync_stream(aclrtStream stream, int timeout)
 {
     pthread_mutex_lock(&mu);
     struct stream *s = NULL;
+    /* Natively: below -1 (ACL layer), then the handle (entry point), then
+     * 0 (api_error.cc:1442-1444). */
     aclError rc = timeout < -1 ? RT_PARAM_INVALID : get_stream(stream, &s);
+    if (rc == OK && timeout == 0)
+        rc = RT_PARAM_INVALID;
     if (rc == OK)
         rc = stream_wait(s, timeout);
     pthread_mutex_unlock(&mu);
@@ -1354,7 +1360,8 @@ EXPORT aclError aclrtSynchronizeEvent(aclrtEvent event)
 #ifndef OLD_RUNTIME
 EXPORT aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout)
 {
-    aclError rc = sync_event(event, timeout);
+    /* Natively a timeout of 0 is refused (api_error.cc:1772-1774). */
+    aclError rc = timeout == 0 ? RT_PARAM_INVALID : sync_event(event, timeout);
     LOG(rc, "aclrtSynchronizeEventWithTimeout(event=0x%" PRIxPTR ", timeout=%d", P(event), timeout);
     return rc;
 }
@@ -1875,14 +1882,17 @@ EXPORT aclError aclrtSetMemcpyDesc(void *desc, int32_t kind, void *srcAddr, void
 {
     pthread_mutex_lock(&mu);
     aclError rc = OK;
+    /* Native order: the ACL layer's checks, the kind, count above 4 GiB
+     * (api_error.cc:2479-2481), 64-byte alignment (2482-2484), device
+     * memory (2488-2518), then the context. */
     if (!desc || !srcAddr || !dstAddr || count == 0 || config)
         rc = INVALID_PARAM;
     else if ((rc = desc_kind(kind)) != OK)
         ;
+    else if (count > ((size_t)4 << 30) || P(desc) % 64 != 0 || !in_dev(desc, DESC_SIZE))
+        rc = RT_PARAM_INVALID;
     else if (!ctx_ok())
         rc = RT_CONTEXT_NULL;
-    else if (!in_dev(desc, DESC_SIZE))
-        rc = RT_PARAM_INVALID;
     else {
         /* The native runtime writes the descriptor with an internal H2D copy. */
         uint64_t d[4] = {P(srcAddr), P(dstAddr), count, 0};
@@ -1899,11 +1909,14 @@ EXPORT aclError aclrtMemcpyAsyncWithDesc(void *desc, int32_t kind, aclrtStream s
     pthread_mutex_lock(&mu);
     struct stream *s = NULL;
     aclError rc = OK;
-    if (!desc || !stream)
+    /* Native order: NULL desc, kind 8 or above, NULL stream (ACL layer),
+     * the stream handle (api_c_memory.cc:402), the kind (api_error.cc:2528-2531),
+     * device memory and 64-byte alignment (2538-2546, 2325-2328). */
+    if (!desc || kind < 0 || kind >= 8 || !stream)
         rc = INVALID_PARAM;
-    else if ((rc = desc_kind(kind)) != OK || (rc = get_stream(stream, &s)) != OK)
+    else if ((rc = get_stream(stream, &s)) != OK || (rc = desc_kind(kind)) != OK)
         ;
-    else if (!in_dev(desc, DESC_SIZE))
+    else if (!in_dev(desc, DESC_SIZE) || P(desc) % 64 != 0)
         rc = RT_PARAM_INVALID;
     else {
         struct task *t = new_task(T_DESC);

@@ -1,0 +1,418 @@
+package acl
+
+// The native runtime answers a call by walking one path: the ACL layer's
+// argument checks (aclrtXImpl, 100000), the runtime's entry point (rtX:
+// zero-size shortcut, chip feature, stream and event handles, 107017), its
+// error decorator (ranges and kinds, 107000 and 207000), and its
+// implementation (current device 107002, stream of another device 107003).
+// Which check fails first decides the code a guest reads, so the order is
+// part of the contract. Order writes it down, function by function, as
+// data: the host runs each function's checks in this order, its tests have
+// one case per step, and docs/check-order.md is rendered from it.
+
+// Layer is where on the native call path a check sits.
+type Layer uint8
+
+// The layers, in the order a call crosses them.
+const (
+	LayerACL     Layer = iota // aclrtXImpl: argument checks (100000)
+	LayerEntry                // rtX entry point: zero size, chip feature, handles (107017)
+	LayerRange                // the runtime's error decorator: ranges and kinds (107000, 207000)
+	LayerContext              // the runtime's implementation: current device (107002, 107003)
+	LayerExec                 // the operation itself: driver, execution
+)
+
+// String names the layer as the docs show it.
+func (l Layer) String() string {
+	return [...]string{"ACL", "entry", "range", "context", "exec"}[l]
+}
+
+// Basis says how a step relates to the native runtime.
+type Basis uint8
+
+// The bases.
+const (
+	// Native: the same code at the same point as the native runtime.
+	Native Basis = iota
+	// Driver: the native outcome is decided by the closed driver (or
+	// hardware); the step is the sandbox's documented choice.
+	Driver
+	// Sandbox: a rule the native runtime does not have (guest address
+	// ranges, quotas, handles of other sessions), placed where the native
+	// runtime would look at the same argument.
+	Sandbox
+	// Deviation: one of the two sandbox rules that override native
+	// behaviour on purpose (a failed call has no effect; errors of queued
+	// work surface at the next synchronize).
+	Deviation
+)
+
+// String is the mark the docs show: native, driver?, sandbox, deviation.
+func (b Basis) String() string {
+	return [...]string{"native", "driver?", "sandbox", "deviation"}[b]
+}
+
+// Step is one check of one function.
+type Step struct {
+	ID     string // short name, unique within the function; tests key on it
+	Check  string // what fails (or succeeds early), in words
+	Code   Error  // what the guest reads when the step decides the call
+	Layer  Layer
+	Basis  Basis
+	Native string // where the native runtime decides it: path:line in hicann/runtime (ACL 1.17.0)
+}
+
+// FuncOrder is the ordered checks of one function.
+type FuncOrder struct {
+	Func  string
+	Steps []Step
+}
+
+// OrderOf returns the checks of function name in native order, or nil.
+func OrderOf(name string) []Step {
+	for i := range Order {
+		if Order[i].Func == name {
+			return Order[i].Steps
+		}
+	}
+	return nil
+}
+
+// Shared step lists. Native locations: memory.cpp, stream.cpp, device.cpp
+// and event.cpp are src/acl/aclrt_impl/; api_c*.cc are src/runtime/api/;
+// api_error.cc and api_impl.cc are src/runtime/api/impl/.
+var (
+	memcpyACL = []Step{
+		{"count0", "count 0 succeeds before any other check", Success, LayerACL, Native, "memory.cpp:653-656"},
+		{"null", "dst or src NULL", ErrInvalidParam, LayerACL, Native, "memory.cpp:657-658"},
+		{"kind", "kind outside 0..5 (INNER and INTER_DEVICE_TO_DEVICE included)", ErrInvalidParam, LayerACL, Native, "memory.cpp:162-204"},
+	}
+	asyncCopy = append(append([]Step(nil), memcpyACL...),
+		Step{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:1113 (WithCondition: 1153)"},
+		Step{"destMax", "count above destMax (destMax 0 included)", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:2184-2185"},
+		Step{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_error.cc:2222-2223"},
+		Step{"range", "dst or src not inside guest memory or one live allocation of this session; dst in a read-only registered range", ErrRTParamInvalid, LayerRange, Sandbox, "(sandbox; natively the pointer-attribute query at api_error.cc:2616)"},
+		Step{"kind5", "HOST_TO_BUF_TO_DEVICE with src not host or dst not device", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:2226-2231, 4311-4319"},
+		Step{"kindloc", "explicit kind not allowed for unregistered memory (pinned host and device memory correct the kind instead)", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:2694-2735, 2786, 2844"},
+		Step{"h2h", "corrected direction host to host (for unregistered pairs with an explicit H2D, D2H or D2D kind the driver decides; the sandbox refuses them the same way)", ErrRTFeatureNotSupport, LayerRange, Native, "api_error.cc:2246-2248"},
+		Step{"same", "dst == src succeeds without copying", Success, LayerRange, Native, "api_error.cc:2249-2251"},
+		Step{"peer", "device to device across devices without aclrtDeviceEnablePeerAccess", ErrRTParamInvalid, LayerExec, Driver, "(no runtime check; driver)"},
+		Step{"bytes", "the call would move more bytes than the policy allows (MaxCallBytes)", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
+		Step{"pageable", "unregistered memory: waits for the stream, returns its pending error if it has one, else copies before returning", Success, LayerRange, Native, "api_error.cc:2254-2270"},
+		Step{"streamctx", "stream of another device (queued path only)", ErrRTStreamContext, LayerContext, Native, "api_impl.cc:2882-2883"},
+		Step{"queue", "more queued operations than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
+	)
+	batchSteps = func(async, v2 bool) []Step {
+		var s []Step
+		if !v2 {
+			s = append(s, Step{"failnull", "failIndex NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "memory.cpp:1820, 1843"})
+		}
+		s = append(s,
+			Step{"sizes", "sizes NULL or numBatches 0", ErrInvalidParam, LayerACL, Native, "memory.cpp:1740-1741"},
+			Step{"zero", "every size 0 succeeds, failIndex SIZE_MAX", Success, LayerACL, Native, "memory.cpp:1743-1749"},
+			Step{"arrays", "dsts, destMaxs, srcs, attrs or attrsIndexes NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "memory.cpp:1697-1702"},
+			Step{"destMaxs", "destMaxs[i] below sizes[i]", ErrInvalidParam, LayerACL, Native, "memory.cpp:1704-1716"},
+			Step{"rsv", "an attribute's reserved bytes not zero", ErrInvalidParam, LayerACL, Native, "memory.cpp:1718-1730"},
+		)
+		if async {
+			s = append(s, Step{"stream", "stream handle unknown, destroyed, or an event; failIndex untouched", ErrRTInvalidHandle, LayerEntry, Native, "api_c_memory.cc:786"})
+		}
+		s = append(s,
+			Step{"shape", "failIndex set to SIZE_MAX; numAttrs 0 or above numBatches, attrsIndexes[0] not 0, not increasing, or not below numBatches; sync: more than 4096 copies", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:7302-7335, 7349-7381"},
+		)
+		if async {
+			s = append(s, Step{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:8947"})
+			s = append(s, Step{"streamctx", "stream of another device (not in the audit: the sandbox's choice, as for the other copies)", ErrRTStreamContext, LayerContext, Driver, "(not audited)"})
+			s = append(s, Step{"budget", "queued batches would hold more entries than the policy allows", ErrRTOverLimit, LayerContext, Sandbox, "(sandbox)"})
+		} else {
+			s = append(s, Step{"context", "no current device (natively no check: the driver decides)", ErrRTContextNull, LayerContext, Driver, "api_impl.cc:3319-3325"})
+		}
+		s = append(s, Step{"bytes", "the copies would move more bytes than the policy allows (MaxCallBytes)", ErrRTOverLimit, LayerContext, Sandbox, "(sandbox)"})
+		if async {
+			s = append(s, Step{"entrysize", "copy i: size 0 (failIndex i)", ErrRTParamInvalid, LayerExec, Native, "api_impl.cc:8840-8846"})
+		}
+		s = append(s,
+			Step{"entrynull", "copy i: dst or src NULL (failIndex i)", ErrRTParamInvalid, LayerExec, Native, "api_impl.cc:8905-8909"},
+			Step{"entryrange", "copy i: dst or src not inside guest memory or one live allocation (failIndex i)", ErrRTParamInvalid, LayerExec, Sandbox, "(sandbox; natively the pointer-attribute query)"},
+			Step{"entryloc", "copy i: declared location not the real one; UNREGISTERED never matches, HOST_NUMA counts as HOST, unregistered memory is HOST (failIndex i)", ErrRTParamInvalid, LayerExec, Native, "api_impl.cc:8794-8830"},
+			Step{"entrydir", "copy i: dst and src in the same kind of memory: only H2D and D2H (failIndex i)", ErrRTParamInvalid, LayerExec, Native, "api_impl.cc:8784, 8860"},
+		)
+		if async {
+			s = append(s,
+				Step{"queue", "more queued operations than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
+				Step{"atomic", "a failing copy runs none of the batch (natively earlier copies were launched)", ErrRTParamInvalid, LayerExec, Deviation, "api_impl.cc:8887-8939"},
+			)
+		}
+		return s
+	}
+	memcpy2dACL = []Step{
+		{"zero", "width or height 0 succeeds", Success, LayerACL, Native, "memory.cpp:216-218"},
+		{"null", "dst or src NULL", ErrInvalidParam, LayerACL, Native, "memory.cpp:220-223"},
+		{"pitch", "width above spitch or dpitch", ErrInvalidParam, LayerACL, Native, "memory.cpp:225-237"},
+		{"kind", "kind not H2D, D2H, D2D or DEFAULT", ErrInvalidParam, LayerACL, Native, "memory.cpp:239-265"},
+	}
+	limits2d = Step{"limits", "height above 5242880 or width above 5000000", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:2999-3004"}
+	range2d  = Step{"range", "(height-1)*pitch + width bytes from dst or src not inside guest memory or one live allocation; dst read-only", ErrRTParamInvalid, LayerRange, Sandbox, "(sandbox; natively the pointer-attribute query at api_error.cc:2616)"}
+	memset   = []Step{
+		{"count0", "count 0 succeeds", Success, LayerACL, Native, "memory.cpp:674 (async: 742)"},
+		{"null", "devPtr NULL", ErrInvalidParam, LayerACL, Native, "memory.cpp:678 (async: 746)"},
+	}
+	memsetRange = Step{"range", "devPtr range not inside guest memory or one live allocation; a read-only registered range", ErrRTParamInvalid, LayerRange, Sandbox, "(sandbox; read-only: driver)"}
+	memsetBytes = Step{"bytes", "the call would set more bytes than the policy allows (MaxCallBytes)", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"}
+	memsetHost  = Step{"host", "guest memory, registered or not, is set at call time", Success, LayerRange, Native, "memory_common.cc:100-107"}
+)
+
+// Order lists, for the memcpy family and the support functions, each check
+// in native order with its native code.
+var Order = []FuncOrder{
+	{"aclrtMemcpy", []Step{
+		memcpyACL[0], memcpyACL[1], memcpyACL[2],
+		{"destMax", "destMax 0, or count above destMax", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:2135-2139"},
+		{"same", "dst == src succeeds without copying, before the device check", Success, LayerRange, Native, "api_error.cc:2144"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:2751"},
+		{"range", "dst or src not inside guest memory or one live allocation of this session; dst in a read-only registered range", ErrRTParamInvalid, LayerExec, Sandbox, "(sandbox; natively the driver faults)"},
+		{"peer", "device to device across devices without aclrtDeviceEnablePeerAccess", ErrRTParamInvalid, LayerExec, Driver, "(no runtime check; driver)"},
+		{"bytes", "the call would move more bytes than the policy allows (MaxCallBytes)", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
+		{"direction", "the direction comes from the addresses; kind is not compared with them", Success, LayerExec, Native, "npu_driver_mem.cc:2150-2163"},
+	}},
+	{"aclrtMemcpyAsync", asyncCopy},
+	{"aclrtMemcpyAsyncWithCondition", asyncCopy},
+	{"aclrtMemcpyBatch", batchSteps(false, false)},
+	{"aclrtMemcpyBatchAsync", batchSteps(true, false)},
+	{"aclrtMemcpyBatchV2", batchSteps(false, true)},
+	{"aclrtMemcpyBatchAsyncV2", batchSteps(true, true)},
+	{"aclrtMemcpy2d", append(append([]Step(nil), memcpy2dACL...),
+		limits2d,
+		Step{"d2d", "kind DEVICE_TO_DEVICE", ErrRTFeatureNotSupport, LayerRange, Native, "api_error.cc:3022-3025"},
+		Step{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_error.cc:3031, 2616"},
+		range2d,
+		Step{"kindloc", "kind corrected from the real locations is not H2D or D2H (an explicit kind that unregistered memory does not allow, device to device, host to host)", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:3037-3048"},
+		Step{"bytes", "the call would move more bytes than the policy allows (MaxCallBytes)", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
+	)},
+	{"aclrtMemcpy2dAsync", append(append([]Step(nil), memcpy2dACL...),
+		Step{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:1304"},
+		Step{"nullstream", "NULL stream without a current device", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:3062-3063"},
+		limits2d,
+		Step{"context", "no current device (explicit stream)", ErrRTContextNull, LayerContext, Native, "api_error.cc:2809-2810"},
+		range2d,
+		Step{"kindloc", "explicit kind not allowed for unregistered memory", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:3071-3072, 2844-2845"},
+		Step{"h2h", "corrected direction not H2D, D2H or D2D (host to host)", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:3075-3081"},
+		Step{"peer", "device to device across devices without aclrtDeviceEnablePeerAccess", ErrRTParamInvalid, LayerExec, Driver, "(no runtime check; driver)"},
+		Step{"bytes", "the call would move more bytes than the policy allows (MaxCallBytes)", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
+		Step{"pageable", "unregistered memory: waits for the stream, returns its pending error if it has one, else copies before returning", Success, LayerRange, Native, "api_error.cc:3091-3098"},
+		Step{"streamctx", "stream of another device (queued path only)", ErrRTStreamContext, LayerContext, Native, "api_impl.cc:2882-2883"},
+		Step{"queue", "more queued operations than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
+	)},
+	{"aclrtGetMemcpyDescSize", []Step{
+		{"null", "descSize NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "memory.cpp:1378-1381"},
+		{"kind", "kind 8 or above", ErrInvalidParam, LayerACL, Native, "memory.cpp:1378-1381"},
+		{"feature", "kind other than INNER_DEVICE_TO_DEVICE", ErrRTFeatureNotSupport, LayerEntry, Native, "api_c_memory.cc:347-358"},
+		{"size", "writes the chip's descriptor size (Atlas A2: 32 bytes)", Success, LayerExec, Native, "config/910_B_93/dev_info_reg.cc:228"},
+	}},
+	{"aclrtSetMemcpyDesc", []Step{
+		{"null", "desc, srcAddr or dstAddr NULL, count 0, config not NULL", ErrInvalidParam, LayerACL, Native, "memory.cpp:1391-1399"},
+		{"kind", "kind 8 or above", ErrInvalidParam, LayerACL, Native, "memory.cpp:1391-1399"},
+		{"feature", "kind other than INNER_DEVICE_TO_DEVICE", ErrRTFeatureNotSupport, LayerRange, Native, "api_error.cc:2468-2471"},
+		{"count", "count above 4 GiB", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:2479-2481"},
+		{"align", "desc not 64-byte aligned", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:2482-2484"},
+		{"desc", "desc not device memory of this session (descriptor size bytes)", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:2488-2495"},
+		{"addrs", "srcAddr or dstAddr not device memory of this session, or on two devices", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:2496-2518"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc (SetMemcpyDesc)"},
+		{"bytes", "the copy it describes would move more bytes than the policy allows (MaxCallBytes)", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
+	}},
+	{"aclrtMemcpyAsyncWithDesc", []Step{
+		{"null", "desc NULL", ErrInvalidParam, LayerACL, Native, "memory.cpp:1411-1415"},
+		{"kind", "kind 8 or above", ErrInvalidParam, LayerACL, Native, "memory.cpp:1411-1415"},
+		{"nullstream", "stream NULL: descriptor copies need an explicit stream", ErrInvalidParam, LayerACL, Native, "memory.cpp:1411-1415"},
+		{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Native, "api_c_memory.cc:402"},
+		{"feature", "kind other than INNER_DEVICE_TO_DEVICE", ErrRTFeatureNotSupport, LayerRange, Native, "api_error.cc:2528-2531"},
+		{"desc", "desc not device memory of this session", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:2538-2546"},
+		{"align", "desc not 64-byte aligned", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:2325-2328"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc (MemcpyAsyncWithDesc)"},
+		{"streamctx", "stream of another device", ErrRTStreamContext, LayerContext, Native, "api_impl.cc (MemcpyAsyncWithDesc)"},
+		{"queue", "more queued operations than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
+		{"exec", "a descriptor never set, tampered with, or naming freed memory fails when it executes; the next synchronize returns it", ErrRTParamInvalid, LayerExec, Deviation, "(sandbox: descriptors are re-validated in stream order)"},
+	}},
+	{"aclrtMemcpyAsyncWithOffset", []Step{
+		{"count0", "count 0 succeeds", Success, LayerACL, Native, "memory.cpp:1428"},
+		{"kind", "kind other than INNER_DEVICE_TO_DEVICE (no NULL checks at the ACL layer)", ErrRTParamInvalid, LayerEntry, Native, "api_c_standard_soc.cc:965-967"},
+		{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Native, "api_c_standard_soc.cc:1067"},
+		{"null", "dst or src NULL", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:2181-2182"},
+		{"limits", "count above destMax or 4 GiB, an offset above 2^48-1, dstDataOffset not below destMax, count above destMax - dstDataOffset", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:2184-2195, 2585-2604"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc (MemcpyAsyncWithOffset)"},
+		{"slots", "dst or src slot not device memory of this session", ErrRTParamInvalid, LayerContext, Sandbox, "(sandbox)"},
+		{"streamctx", "stream of another device", ErrRTStreamContext, LayerContext, Native, "api_impl.cc (MemcpyAsyncWithOffset)"},
+		{"bytes", "the call would move more bytes than the policy allows (MaxCallBytes)", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
+		{"queue", "more queued operations than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
+	}},
+	{"aclrtMemset", []Step{
+		memset[0], memset[1],
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:3206"},
+		{"maxCount", "count above maxCount", ErrRTParamInvalid, LayerExec, Driver, "npu_driver_mem.cc:772"},
+		memsetRange,
+		memsetBytes,
+		memsetHost,
+	}},
+	{"aclrtMemsetAsync", []Step{
+		memset[0], memset[1],
+		{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:996"},
+		{"maxCount", "count above maxCount", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:3134-3136"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc (MemsetAsync)"},
+		memsetRange,
+		memsetBytes,
+		memsetHost,
+		{"streamctx", "stream of another device (device memory)", ErrRTStreamContext, LayerContext, Native, "api_impl.cc (MemsetAsync)"},
+		{"queue", "more queued operations than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
+	}},
+
+	// Support functions.
+	{"aclrtMalloc", []Step{
+		{"null", "devPtr NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "memory.cpp:314-315"},
+		{"size", "size 0", ErrInvalidParam, LayerACL, Native, "memory.cpp:314-315"},
+		{"overflow", "size plus the 64 bytes of native padding overflows", ErrInvalidParam, LayerACL, Native, "memory.cpp:300-303"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc (DevMalloc)"},
+		{"count", "more allocations than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
+		{"quota", "above the session's device memory quota, or the device is out of memory", ErrRTMemoryAllocation, LayerExec, Sandbox, "(sandbox; out of memory: driver)"},
+	}},
+	{"aclrtFree", []Step{
+		{"null", "devPtr NULL", ErrInvalidParam, LayerACL, Native, "memory.cpp:570"},
+		{"base", "not the base of a live device allocation of this session", ErrRTParamInvalid, LayerExec, Driver, "(driver)"},
+	}},
+	{"aclrtHostRegister", []Step{
+		{"null", "ptr NULL, size 0, devPtr NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "memory.cpp:492-495"},
+		{"type", "type bits outside IOMEMORY|READONLY (combinations are valid)", ErrRTFeatureNotSupport, LayerRange, Native, "api_error.cc:1997-2002"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:2560-2561"},
+		{"range", "range not inside guest memory", ErrRTParamInvalid, LayerExec, Sandbox, "(sandbox)"},
+		{"overlap", "range overlaps a registered one", ErrHostMemoryAlreadyRegistered, LayerExec, Driver, "(driver; the runtime checks only on the V2 path, api_impl.cc:2598)"},
+		{"count", "more registrations than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
+		{"quota", "above the session's pinned memory quota", ErrRTMemoryAllocation, LayerExec, Sandbox, "(sandbox)"},
+	}},
+	{"aclrtHostUnregister", []Step{
+		{"null", "ptr NULL", ErrInvalidParam, LayerACL, Native, "memory.cpp (HostUnregister)"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:2616-2617"},
+		{"registered", "ptr does not start a registered range", ErrHostMemoryNotRegistered, LayerContext, Native, "api_impl.cc:2638-2640"},
+	}},
+	{"aclrtPointerGetAttributes", []Step{
+		{"null", "ptr or attributes NULL (no current device needed)", ErrInvalidParam, LayerACL, Native, "memory.cpp:450-451"},
+		{"range", "an address above guest memory that is not inside a live allocation", ErrRTParamInvalid, LayerExec, Driver, "api_impl.cc:3316-3327 (driver)"},
+	}},
+	{"aclrtGetMemInfo", []Step{
+		{"null", "free or total NULL", ErrInvalidParam, LayerACL, Native, "memory.cpp:966-967"},
+		{"attr", "attr not an aclrtMemAttr", ErrRTInvalidMemoryType, LayerRange, Native, "api_error.cc:3185-3188"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc (MemGetInfo)"},
+	}},
+	{"aclrtSynchronizeStreamWithTimeout", []Step{
+		{"timeout", "timeout below -1", ErrRTParamInvalid, LayerACL, Native, "stream.cpp:141-149"},
+		{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Native, "api_c_stream.cc:172"},
+		{"zero", "timeout 0", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:1442-1444"},
+		{"context", "no current device (NULL stream)", ErrRTContextNull, LayerContext, Native, "api_impl.cc (StreamSynchronize)"},
+		{"streamctx", "stream of another device (not in the audit: the sandbox's choice)", ErrRTStreamContext, LayerContext, Driver, "(not audited)"},
+		{"expire", "the queued work did not complete in time", ErrRTStreamSyncTimeout, LayerExec, Native, "api_impl.cc (StreamSynchronize)"},
+	}},
+	{"aclrtSynchronizeDeviceWithTimeout", []Step{
+		{"timeout", "timeout below -1", ErrRTParamInvalid, LayerACL, Native, "device.cpp:173-174"},
+		{"zero", "timeout 0", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:3479-3481"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc (DeviceSynchronize)"},
+		{"expire", "the queued work did not complete in time", ErrRTStreamSyncTimeout, LayerExec, Native, "api_impl.cc (DeviceSynchronize)"},
+	}},
+	{"aclrtStreamWaitEvent", []Step{
+		{"null", "event NULL", ErrInvalidParam, LayerACL, Native, "stream.cpp:232"},
+		{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Native, "api_c_stream.cc:127"},
+		{"event", "event handle unknown, destroyed, or a stream", ErrRTInvalidHandle, LayerEntry, Native, "api_c_stream.cc:128"},
+		{"context", "no current device (NULL stream)", ErrRTContextNull, LayerContext, Native, "api_impl.cc (StreamWaitEvent)"},
+		{"streamctx", "stream of another device", ErrRTStreamContext, LayerContext, Native, "api_impl.cc (StreamWaitEvent)"},
+	}},
+	{"aclrtRecordEvent", []Step{
+		{"null", "event NULL", ErrInvalidParam, LayerACL, Native, "event.cpp:89"},
+		{"event", "event handle unknown, destroyed, or a stream", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:739"},
+		{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:740"},
+		{"context", "no current device (NULL stream)", ErrRTContextNull, LayerContext, Native, "api_impl.cc (EventRecord)"},
+		{"streamctx", "stream of another device", ErrRTStreamContext, LayerContext, Native, "api_impl.cc (EventRecord)"},
+	}},
+	{"aclrtDeviceCanAccessPeer", []Step{
+		{"same", "deviceId == peerDeviceId", ErrInvalidParam, LayerACL, Native, "memory.cpp:885-897"},
+		{"null", "canAccessPeer NULL or outside guest memory", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:3393-3394"},
+		{"device", "deviceId or peerDeviceId not a device of this session", ErrRTInvalidDeviceID, LayerRange, Native, "api_error.cc (DeviceCanAccessPeer)"},
+	}},
+	{"aclrtDeviceDisablePeerAccess", []Step{
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "memory.cpp (aclrtDeviceDisablePeerAccessImpl: rtGetDevice first)"},
+		{"self", "peerDeviceId is the current device", ErrInvalidParam, LayerACL, Native, "memory.cpp (aclrtDeviceDisablePeerAccessImpl)"},
+		{"device", "peerDeviceId not a device of this session", ErrRTInvalidDeviceID, LayerRange, Native, "memory.cpp (aclrtDeviceDisablePeerAccessImpl: rtGetDevicePhyIdByIndex)"},
+		{"enabled", "peer access between the two was not enabled by this session", ErrRTParamInvalid, LayerExec, Driver, "(driver: rtDisableP2P)"},
+	}},
+	{"aclrtSetDevice", []Step{
+		{"device", "deviceId not a device of this session", ErrRTInvalidDeviceID, LayerEntry, Native, "device.cpp (aclrtSetDeviceImpl: no ACL check, rtSetDevice)"},
+	}},
+	{"aclrtResetDevice", []Step{
+		{"device", "deviceId not a device of this session", ErrRTInvalidDeviceID, LayerEntry, Native, "device.cpp (aclrtResetDeviceImpl: no ACL check, rtDeviceReset)"},
+		{"release", "waits for the session's queued work there, returns its first error, releases what the session holds there", Success, LayerExec, Native, "device.cpp (aclrtResetDeviceImpl)"},
+	}},
+	{"aclrtGetDevice", []Step{
+		{"null", "deviceId NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "device.cpp (aclrtGetDeviceImpl)"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "device.cpp (aclrtGetDeviceImpl: rtGetDevice)"},
+	}},
+	{"aclrtGetDeviceCount", []Step{
+		{"null", "count NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "device.cpp (aclrtGetDeviceCountImpl)"},
+	}},
+	{"aclrtSynchronizeDevice", []Step{
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "device.cpp (aclrtSynchronizeDeviceImpl: rtDeviceSynchronize)"},
+	}},
+	{"aclrtCreateStream", []Step{
+		{"null", "stream NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "stream.cpp (aclrtCreateStreamImpl)"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "stream.cpp (aclrtCreateStreamImpl: rtStreamCreate)"},
+		{"count", "more streams than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
+	}},
+	{"aclrtDestroyStream", []Step{
+		{"null", "stream NULL", ErrInvalidParam, LayerACL, Native, "stream.cpp (aclrtDestroyStreamImpl)"},
+		{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Native, "stream.cpp (aclrtDestroyStreamImpl: rtStreamDestroy)"},
+	}},
+	{"aclrtSynchronizeStream", []Step{
+		{"stream", "stream handle unknown, destroyed, or an event (no ACL-layer check)", ErrRTInvalidHandle, LayerEntry, Native, "stream.cpp (aclrtSynchronizeStreamImpl: rtStreamSynchronize)"},
+		{"context", "no current device (NULL stream)", ErrRTContextNull, LayerContext, Native, "stream.cpp (aclrtSynchronizeStreamImpl)"},
+		{"streamctx", "stream of another device (not in the audit: the sandbox's choice)", ErrRTStreamContext, LayerContext, Driver, "(not audited)"},
+	}},
+	{"aclrtStreamQuery", []Step{
+		{"null", "status NULL or outside guest memory, before the stream", ErrInvalidParam, LayerACL, Native, "stream.cpp (aclrtStreamQueryImpl)"},
+		{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Native, "stream.cpp (aclrtStreamQueryImpl: rtStreamQuery)"},
+		{"context", "no current device (NULL stream)", ErrRTContextNull, LayerContext, Native, "stream.cpp (aclrtStreamQueryImpl)"},
+		{"streamctx", "stream of another device (not in the audit: the sandbox's choice)", ErrRTStreamContext, LayerContext, Driver, "(not audited)"},
+	}},
+	{"aclrtCreateEvent", []Step{
+		{"null", "event NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "event.cpp (aclrtCreateEventImpl)"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "event.cpp (aclrtCreateEventImpl: rtEventCreate)"},
+		{"count", "more events than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
+	}},
+	{"aclrtDestroyEvent", []Step{
+		{"null", "event NULL", ErrInvalidParam, LayerACL, Native, "event.cpp (aclrtDestroyEventImpl)"},
+		{"event", "event handle unknown, destroyed, or a stream", ErrRTInvalidHandle, LayerEntry, Native, "event.cpp (aclrtDestroyEventImpl: rtEventDestroy)"},
+	}},
+	{"aclrtSynchronizeEvent", []Step{
+		{"null", "event NULL", ErrInvalidParam, LayerACL, Native, "event.cpp (aclrtSynchronizeEventImpl)"},
+		{"event", "event handle unknown, destroyed, or a stream", ErrRTInvalidHandle, LayerEntry, Native, "event.cpp (aclrtSynchronizeEventImpl: rtEventSynchronize)"},
+	}},
+	{"aclrtQueryEventStatus", []Step{
+		{"null", "event NULL, then status NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "event.cpp (aclrtQueryEventStatusImpl)"},
+		{"event", "event handle unknown, destroyed, or a stream", ErrRTInvalidHandle, LayerEntry, Native, "event.cpp (aclrtQueryEventStatusImpl: rtEventQueryStatus)"},
+	}},
+	{"aclrtEventElapsedTime", []Step{
+		{"null", "ms, startEvent or endEvent NULL (ms outside guest memory too), before any handle", ErrInvalidParam, LayerACL, Native, "event.cpp (aclrtEventElapsedTimeImpl)"},
+		{"event", "startEvent or endEvent unknown, destroyed, or a stream", ErrRTInvalidHandle, LayerEntry, Native, "event.cpp (aclrtEventElapsedTimeImpl: rtEventElapsedTime)"},
+		{"timestamp", "an event without a completed record", ErrRTEventTimestampInvalid, LayerExec, Native, "event.cpp (aclrtEventElapsedTimeImpl: rtEventElapsedTime)"},
+	}},
+	{"aclInit", []Step{
+		{"repeat", "a second aclInit", ErrRepeatInitialize, LayerACL, Native, "acl.cpp (aclInitImpl)"},
+		{"file", "a non-empty configuration path: the sandbox grants no filesystem", ErrInvalidFile, LayerACL, Sandbox, "(sandbox; natively the file is parsed)"},
+	}},
+	{"aclFinalize", []Step{
+		{"repeat", "a second aclFinalize", ErrRepeatFinalize, LayerACL, Native, "acl.cpp (aclFinalizeImpl)"},
+	}},
+	{"aclrtGetVersion", []Step{
+		{"null", "major, minor or patch NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "acl.cpp (aclrtGetVersionImpl)"},
+	}},
+	{"aclrtDeviceEnablePeerAccess", []Step{
+		{"flags", "flags not 0", ErrFeatureUnsupported, LayerACL, Native, "memory.cpp:910-913"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "memory.cpp:910-913 (the current device is read after the flags)"},
+		{"self", "peerDeviceId is the current device", ErrInvalidParam, LayerACL, Native, "memory.cpp (EnablePeerAccess: peer against the current device)"},
+		{"device", "peerDeviceId not a device of this session", ErrRTInvalidDeviceID, LayerRange, Native, "api_error.cc (EnableP2P)"},
+	}},
+}

@@ -1,0 +1,930 @@
+package host
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/acl/sim"
+)
+
+// orderEnv is what most check-order cases start from: device 0 current,
+// two allocations on it and one on device 1, a registered guest range,
+// streams on both devices and an event. Guest memory at data is pinned,
+// at data2 unregistered.
+type orderEnv struct {
+	dev, dev2, d1 uint64 // device memory: two on device 0, one on device 1
+	s, s1, ev     uint64 // a stream on device 0, one on device 1, an event
+}
+
+func setupOrder(h *harness) orderEnv {
+	h.t.Helper()
+	var e orderEnv
+	h.ok("aclrtSetDevice", 1)
+	e.d1 = h.malloc(4096)
+	e.s1 = h.stream()
+	h.ok("aclrtSetDevice", 0)
+	e.dev, e.dev2 = h.malloc(4096), h.malloc(4096)
+	e.s, e.ev = h.stream(), h.event()
+	h.ok("aclrtHostRegister", data, 4096, 0, outB)
+	return e
+}
+
+// rc calls and returns the code, whatever it is.
+func (h *harness) rc(name string, args ...uint64) acl.Error { return acl.Error(h.call(name, args...)) }
+
+// gate blocks stream s until the returned function runs.
+func (h *harness) gate(s uint64) func() {
+	g, other := h.event(), h.stream()
+	h.ok("aclrtStreamWaitEvent", s, g)
+	return func() { h.ok("aclrtRecordEvent", g, other) }
+}
+
+// noDevice makes the session have no current device while it keeps its
+// streams: the native runtime can get there (a context of another thread),
+// the sandbox's guests cannot, but the check must still sit in its place.
+func (h *harness) noDevice() { h.inst.Session().dev = -1 }
+
+// failOn queues on s an operation that fails when it executes: a copy
+// with a descriptor that was never set.
+func (h *harness) failOn(s uint64) {
+	h.t.Helper()
+	desc := h.malloc(64)
+	h.ok("aclrtMemcpyAsyncWithDesc", desc, 6, s)
+}
+
+// orderCase is one step's case: run makes a call that the step decides
+// and returns its code. A case violates later steps too where it can, so
+// that it shows the step comes before them.
+type orderCase struct {
+	policy Policy
+	run    func(h *harness) acl.Error
+}
+
+const k6 = uint64(acl.MemcpyInnerDeviceToDevice)
+
+// memcpyAsyncCases are the cases of aclrtMemcpyAsync and
+// aclrtMemcpyAsyncWithCondition.
+func memcpyAsyncCases(fn string) map[string]orderCase {
+	return map[string]orderCase{
+		"count0": {run: func(h *harness) acl.Error { return h.rc(fn, 0, 0, 0, 0, 99, 999) }},
+		"null":   {run: func(h *harness) acl.Error { return h.rc(fn, 0, 0, data, 8, 99, 999) }},
+		"kind":   {run: func(h *harness) acl.Error { return h.rc(fn, data2, 0, data, 8, 6, 999) }},
+		"stream": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			h.noDevice()
+			return h.rc(fn, e.dev, 0, data, 8, 1, e.ev) // an event handle; destMax and device bad too
+		}},
+		"destMax": {run: func(h *harness) acl.Error { return h.rc(fn, data2, 4, data, 8, 1, 0) }}, // no device
+		"context": {run: func(h *harness) acl.Error { return h.rc(fn, 0xdead_0000_0000, 8, data, 8, 9-8, 0) }},
+		"range": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.rc(fn, 0xdead_0000_0000, 8, data, 8, 2, e.s1) // wrong kind and stream come later
+		}},
+		"kind5": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.rc(fn, data, 8, e.dev, 8, 5, e.s) // device to pinned host
+		}},
+		"kindloc": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			require.Equal(h.t, acl.Success, h.rc(fn, e.dev, 8, data, 8, 2, e.s), "pinned host and device memory correct the kind")
+			require.Equal(h.t, acl.Success, h.rc(fn, e.dev, 8, data2, 8, 4, e.s), "DEFAULT takes the direction from the addresses")
+			return h.rc(fn, e.dev, 8, data2, 8, 2, e.s) // unregistered to device: D2H is not allowed
+		}},
+		"h2h": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.rc(fn, data, 8, data, 8, 4, e.s1) // pinned to itself: H2H before dst == src and the stream's device
+		}},
+		"same": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.rc(fn, e.dev, 8, e.dev, 8, 3, e.s1) // before the stream's device
+		}},
+		"peer": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.rc(fn, e.dev, 8, e.d1, 8, 3, e.s)
+		}},
+		"pageable": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			want := h.fill(data2, 64, 3)
+			h.failOn(e.s)
+			copy(h.mem()[data2:], make([]byte, 64))
+			// The stream's pending error is the result; nothing is copied.
+			require.Equal(h.t, acl.ErrRTParamInvalid, h.rc(fn, data2, 64, e.dev, 64, 2, e.s))
+			h.fill(data2, 64, 3)
+			h.ok(fn, e.dev, 64, data2, 64, 1, e.s)
+			copy(h.mem()[data2:], make([]byte, 64))
+			// A stream of another device is not checked on this path.
+			code := h.rc(fn, data2, 64, e.dev, 64, 2, e.s1)
+			require.Equal(h.t, want, h.mem()[data2:data2+64], "copied before returning")
+			return code
+		}},
+		"streamctx": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.rc(fn, e.dev, 8, data, 8, 1, e.s1)
+		}},
+		"bytes": {policy: Policy{MaxCallBytes: 8}, run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.rc(fn, e.dev, 16, data, 16, 1, e.s1) // before the stream's device
+		}},
+		"queue": {policy: Policy{MaxQueued: 2}, run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			release := h.gate(e.s)
+			defer release()
+			h.ok(fn, e.dev, 8, data, 8, 1, e.s)
+			return h.rc(fn, e.dev, 8, data, 8, 1, e.s)
+		}},
+	}
+}
+
+// batchCases are the cases of the batch copies.
+func batchCases(fn string, async, v2 bool) map[string]orderCase {
+	call := func(h *harness, b batchArgs, num, numAttrs, fail, stream uint64) acl.Error {
+		args := []uint64{b.dsts, b.destMaxs, b.srcs, b.sizes, num, b.attrs, b.idx, numAttrs}
+		if !v2 {
+			args = append(args, fail)
+		}
+		if async {
+			args = append(args, stream)
+		}
+		return h.rc(fn, args...)
+	}
+	// failIs checks failIndex (the non-V2 forms only).
+	failIs := func(h *harness, b batchArgs, want uint64) {
+		if !v2 {
+			require.Equal(h.t, want, h.u64(uint32(b.fail)), "failIndex")
+		}
+	}
+	d2h := acl.MemcpyBatchAttr{DstLoc: acl.MemLocation{Type: acl.MemLocationHost}, SrcLoc: acl.MemLocation{Type: acl.MemLocationDevice}}
+	two := func(h *harness, e orderEnv) batchArgs {
+		return h.batch([]uint64{e.dev, e.dev2}, []uint64{data, data + 64}, []uint64{64, 64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+	}
+	cases := map[string]orderCase{
+		"sizes": {run: func(h *harness) acl.Error {
+			b := h.batch([]uint64{data}, []uint64{data}, []uint64{8}, nil, nil)
+			return call(h, b, 0, 0, b.fail, 999) // numBatches 0; attrs and stream bad too
+		}},
+		"zero": {run: func(h *harness) acl.Error {
+			b := h.batch([]uint64{0}, []uint64{0}, []uint64{0}, nil, nil)
+			c := call(h, b, 1, 0, b.fail, 999)
+			failIs(h, b, sizeMax)
+			return c
+		}},
+		"arrays": {run: func(h *harness) acl.Error {
+			b := h.batch([]uint64{data}, []uint64{data}, []uint64{8}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+			b.dsts = 0
+			c := call(h, b, 1, 1, b.fail, 999)
+			failIs(h, b, 12345)
+			return c
+		}},
+		"destMaxs": {run: func(h *harness) acl.Error {
+			b := h.batch([]uint64{data}, []uint64{data}, []uint64{8}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+			h.putU64s(uint32(b.destMaxs), 7)
+			c := call(h, b, 1, 1, b.fail, 999)
+			failIs(h, b, 12345)
+			return c
+		}},
+		"rsv": {run: func(h *harness) acl.Error {
+			b := h.batch([]uint64{data}, []uint64{data}, []uint64{8}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+			h.mem()[b.attrs+31] = 1
+			c := call(h, b, 1, 1, b.fail, 999)
+			failIs(h, b, 12345)
+			return c
+		}},
+		"shape": {run: func(h *harness) acl.Error {
+			b := h.batch([]uint64{data}, []uint64{data}, []uint64{8}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{1})
+			c := call(h, b, 1, 1, b.fail, 0) // no device: the shape comes first
+			failIs(h, b, sizeMax)
+			return c
+		}},
+		"context": {run: func(h *harness) acl.Error {
+			b := h.batch([]uint64{data}, []uint64{data}, []uint64{8}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+			return call(h, b, 1, 1, b.fail, 0)
+		}},
+		"bytes": {policy: Policy{MaxCallBytes: 100}, run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			b := h.batch([]uint64{e.dev, 0}, []uint64{data, data}, []uint64{64, 64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0}) // a NULL entry too
+			c := call(h, b, 2, 1, b.fail, e.s)
+			failIs(h, b, sizeMax)
+			return c
+		}},
+		"entrynull": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			b := h.batch([]uint64{e.dev, 0}, []uint64{data, data}, []uint64{64, 64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+			c := call(h, b, 2, 1, b.fail, e.s)
+			failIs(h, b, 1)
+			return c
+		}},
+		"entryrange": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			b := h.batch([]uint64{e.dev, 0xdead_0000_0000}, []uint64{data, data}, []uint64{64, 64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+			c := call(h, b, 2, 1, b.fail, e.s)
+			failIs(h, b, 1)
+			return c
+		}},
+		"entryloc": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			unreg := acl.MemcpyBatchAttr{DstLoc: acl.MemLocation{Type: acl.MemLocationDevice}, SrcLoc: acl.MemLocation{Type: acl.MemLocationUnregistered}}
+			b := h.batch([]uint64{e.dev}, []uint64{data2}, []uint64{64}, []acl.MemcpyBatchAttr{unreg}, []uint64{0})
+			c := call(h, b, 1, 1, b.fail, e.s)
+			failIs(h, b, 0)
+			return c
+		}},
+		"entrydir": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			b := h.batch([]uint64{data2, e.dev}, []uint64{e.dev, e.dev2}, []uint64{64, 64}, []acl.MemcpyBatchAttr{d2h, {DstLoc: acl.MemLocation{Type: acl.MemLocationDevice}, SrcLoc: acl.MemLocation{Type: acl.MemLocationDevice}}}, []uint64{0, 1})
+			c := call(h, b, 2, 2, b.fail, e.s)
+			failIs(h, b, 1)
+			return c
+		}},
+	}
+	if !v2 {
+		cases["failnull"] = orderCase{run: func(h *harness) acl.Error {
+			b := h.batch([]uint64{data}, []uint64{data}, []uint64{8}, nil, nil)
+			b.sizes = 0
+			return call(h, b, 1, 0, 0, 999)
+		}}
+	}
+	if async {
+		cases["stream"] = orderCase{run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			b := h.batch([]uint64{e.dev}, []uint64{data}, []uint64{64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{1}) // bad shape too
+			c := call(h, b, 1, 1, b.fail, e.ev)
+			failIs(h, b, 12345)
+			return c
+		}}
+		cases["streamctx"] = orderCase{run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			b := two(h, e)
+			return call(h, b, 2, 1, b.fail, e.s1)
+		}}
+		cases["budget"] = orderCase{policy: Policy{MaxBatchEntries: 1}, run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			b := two(h, e)
+			return call(h, b, 2, 1, b.fail, e.s)
+		}}
+		cases["entrysize"] = orderCase{run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			b := h.batch([]uint64{e.dev, 0}, []uint64{data, data}, []uint64{64, 0}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+			c := call(h, b, 2, 1, b.fail, e.s)
+			failIs(h, b, 1)
+			return c
+		}}
+		cases["queue"] = orderCase{policy: Policy{MaxQueued: 2}, run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			release := h.gate(e.s)
+			defer release()
+			b := two(h, e)
+			require.Equal(h.t, acl.Success, call(h, b, 2, 1, b.fail, e.s))
+			return call(h, b, 2, 1, b.fail, e.s)
+		}}
+		cases["atomic"] = orderCase{run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			h.fill(data, 64, 9)
+			b := h.batch([]uint64{e.dev, e.dev2 + 4090}, []uint64{data, data}, []uint64{64, 64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+			c := call(h, b, 2, 1, b.fail, e.s)
+			h.ok("aclrtSynchronizeStream", e.s)
+			h.ok("aclrtMemcpy", data2, 64, e.dev, 64, 2)
+			require.Equal(h.t, make([]byte, 64), h.mem()[data2:data2+64], "copy 0 must not have run")
+			return c
+		}}
+	} else {
+		// A synchronous batch checks copies of 0 bytes like the others.
+		cases["entryrange"] = orderCase{run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			b := h.batch([]uint64{e.dev, 0xdead_0000_0000}, []uint64{data, data}, []uint64{64, 0}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+			c := call(h, b, 2, 1, b.fail, 0)
+			failIs(h, b, 1)
+			return c
+		}}
+	}
+	return cases
+}
+
+// memcpy2dCases are the cases shared by both 2D copies; args appends the
+// stream of the async form.
+func memcpy2dCases(fn string, async bool) map[string]orderCase {
+	c := func(h *harness, stream uint64, args ...uint64) acl.Error {
+		if async {
+			args = append(args, stream)
+		}
+		return h.rc(fn, args...)
+	}
+	big := uint64(acl.Memcpy2DMaxHeight + 1)
+	cases := map[string]orderCase{
+		"zero": {run: func(h *harness) acl.Error { return c(h, 999, 0, 0, 0, 0, 0, 4, 99) }},
+		"bytes": {policy: Policy{MaxCallBytes: 16}, run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return c(h, e.s, e.dev, 16, data, 16, 8, 4, 1)
+		}},
+		"null":  {run: func(h *harness) acl.Error { return c(h, 999, 0, 4, data, 4, 8, 4, 99) }},
+		"pitch": {run: func(h *harness) acl.Error { return c(h, 999, data2, 4, data, 16, 8, 4, 99) }},
+		"kind":  {run: func(h *harness) acl.Error { return c(h, 999, data2, 16, data, 16, 8, big, 0) }},
+		"limits": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return c(h, e.s, 0xdead_0000_0000, 16, data, 16, 8, big, 3)
+		}},
+		"context": {run: func(h *harness) acl.Error {
+			if !async {
+				return c(h, 0, 0xdead_0000_0000, 16, data, 16, 8, 4, 1)
+			}
+			e := setupOrder(h)
+			h.noDevice()
+			return c(h, e.s, 0xdead_0000_0000, 16, data, 16, 8, 4, 1)
+		}},
+		"range": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return c(h, e.s1, 0xdead_0000_0000, 16, data, 16, 8, 4, 2) // kind and stream checks come later
+		}},
+		"kindloc": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			require.Equal(h.t, acl.Success, c(h, e.s, e.dev, 16, data, 16, 8, 4, 2), "pinned host and device memory correct the kind")
+			if !async {
+				require.Equal(h.t, acl.ErrRTParamInvalid, c(h, 0, e.dev, 16, e.dev2, 16, 8, 4, 1), "device to device is not a synchronous 2D direction")
+			}
+			return c(h, e.s, e.dev, 16, data2, 16, 8, 4, 2) // unregistered to device: D2H is not allowed
+		}},
+	}
+	if !async {
+		cases["d2d"] = orderCase{run: func(h *harness) acl.Error { return c(h, 0, data2, 16, data, 16, 8, 4, 3) }} // no device, host memory
+		return cases
+	}
+	cases["stream"] = orderCase{run: func(h *harness) acl.Error {
+		e := setupOrder(h)
+		h.noDevice()
+		return c(h, e.ev, e.dev, 16, data, 16, 8, big, 1)
+	}}
+	cases["nullstream"] = orderCase{run: func(h *harness) acl.Error { return c(h, 0, e2dDst, 16, data, 16, 8, big, 1) }}
+	cases["h2h"] = orderCase{run: func(h *harness) acl.Error {
+		e := setupOrder(h)
+		return c(h, e.s1, data, 16, data+512, 16, 8, 4, 4)
+	}}
+	cases["peer"] = orderCase{run: func(h *harness) acl.Error {
+		e := setupOrder(h)
+		return c(h, e.s, e.dev, 16, e.d1, 16, 8, 4, 3)
+	}}
+	cases["pageable"] = orderCase{run: func(h *harness) acl.Error {
+		e := setupOrder(h)
+		h.failOn(e.s)
+		require.Equal(h.t, acl.ErrRTParamInvalid, c(h, e.s, data2, 16, e.dev, 16, 8, 4, 2), "the stream's pending error")
+		want := h.fill(data2, 64, 5)
+		h.ok(fn, e.dev, 16, data2, 16, 16, 4, 1, e.s)
+		copy(h.mem()[data2:], make([]byte, 64))
+		code := c(h, e.s1, data2, 16, e.dev, 16, 16, 4, 2)
+		require.Equal(h.t, want, h.mem()[data2:data2+64], "copied before returning")
+		return code
+	}}
+	cases["streamctx"] = orderCase{run: func(h *harness) acl.Error {
+		e := setupOrder(h)
+		return c(h, e.s1, e.dev, 16, data, 16, 8, 4, 1)
+	}}
+	cases["queue"] = orderCase{policy: Policy{MaxQueued: 2}, run: func(h *harness) acl.Error {
+		e := setupOrder(h)
+		release := h.gate(e.s)
+		defer release()
+		h.ok(fn, e.dev, 16, data, 16, 8, 4, 1, e.s)
+		return c(h, e.s, e.dev, 16, data, 16, 8, 4, 1)
+	}}
+	return cases
+}
+
+// e2dDst is a device address of no session: cases that must fail before
+// addresses are looked at use it.
+const e2dDst = 0xdead_0000_0000
+
+func memsetCases(fn string, async bool) map[string]orderCase {
+	c := func(h *harness, stream uint64, args ...uint64) acl.Error {
+		if async {
+			args = append(args, stream)
+		}
+		return h.rc(fn, args...)
+	}
+	cases := map[string]orderCase{
+		"count0": {run: func(h *harness) acl.Error { return c(h, 999, 0, 0, 0, 0) }},
+		"null":   {run: func(h *harness) acl.Error { return c(h, 999, 0, 0, 0, 8) }},
+		"context": {run: func(h *harness) acl.Error {
+			if async {
+				return c(h, 0, e2dDst, 8, 0, 8)
+			}
+			return c(h, 0, e2dDst, 4, 0, 8) // count above maxCount too: the driver's check
+		}},
+		"maxCount": {run: func(h *harness) acl.Error {
+			if async {
+				return c(h, 0, e2dDst, 4, 0, 8) // no device
+			}
+			e := setupOrder(h)
+			return c(h, 0, e.dev, 4, 0, 8)
+		}},
+		"range": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return c(h, e.s1, e2dDst, 8, 0, 8)
+		}},
+		"bytes": {policy: Policy{MaxCallBytes: 8}, run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return c(h, e.s1, data2, 16, 0, 16) // guest memory too; before the stream's device
+		}},
+		"host": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			release := h.gate(e.s)
+			defer release()
+			// Registered and unregistered guest memory alike are set before
+			// the call returns, even behind a blocked stream, of either device.
+			require.Equal(h.t, acl.Success, c(h, e.s, data, 64, 0x1ab, 64))
+			require.Equal(h.t, bytes.Repeat([]byte{0xab}, 64), h.mem()[data:data+64])
+			code := c(h, e.s1, data2, 64, 0xcd, 64)
+			require.Equal(h.t, bytes.Repeat([]byte{0xcd}, 64), h.mem()[data2:data2+64])
+			return code
+		}},
+	}
+	if async {
+		cases["stream"] = orderCase{run: func(h *harness) acl.Error { return c(h, 999, e2dDst, 4, 0, 8) }}
+		cases["streamctx"] = orderCase{run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return c(h, e.s1, e.dev, 8, 0, 8)
+		}}
+		cases["queue"] = orderCase{policy: Policy{MaxQueued: 2}, run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			release := h.gate(e.s)
+			defer release()
+			h.ok(fn, e.dev, 8, 0, 8, e.s)
+			return c(h, e.s, e.dev, 8, 0, 8)
+		}}
+	}
+	return cases
+}
+
+var orderCases = map[string]map[string]orderCase{
+	"aclrtMemcpy": {
+		"count0":  {run: func(h *harness) acl.Error { return h.rc("aclrtMemcpy", 0, 0, 0, 0, 99) }},
+		"null":    {run: func(h *harness) acl.Error { return h.rc("aclrtMemcpy", 0, 8, data, 8, 99) }},
+		"kind":    {run: func(h *harness) acl.Error { return h.rc("aclrtMemcpy", data2, 0, data, 8, 6) }},
+		"destMax": {run: func(h *harness) acl.Error { return h.rc("aclrtMemcpy", data2, 0, data2, 8, 1) }},   // dst == src, no device
+		"same":    {run: func(h *harness) acl.Error { return h.rc("aclrtMemcpy", e2dDst, 8, e2dDst, 8, 1) }}, // no device, no allocation
+		"context": {run: func(h *harness) acl.Error { return h.rc("aclrtMemcpy", e2dDst, 8, data, 8, 1) }},
+		"range": {run: func(h *harness) acl.Error {
+			setupOrder(h)
+			return h.rc("aclrtMemcpy", e2dDst, 8, data, 8, 1)
+		}},
+		"peer": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.rc("aclrtMemcpy", e.dev, 8, e.d1, 8, 3)
+		}},
+		"bytes": {policy: Policy{MaxCallBytes: 8}, run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.rc("aclrtMemcpy", e.dev, 16, data, 16, 1)
+		}},
+		"direction": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			want := h.fill(data2, 64, 1)
+			code := h.rc("aclrtMemcpy", e.dev, 64, data2, 64, 2) // kind says D2H; the addresses say H2D
+			h.ok("aclrtMemcpy", data2+64, 64, e.dev, 64, 0)
+			require.Equal(h.t, want, h.mem()[data2+64:data2+128])
+			return code
+		}},
+	},
+	"aclrtMemcpyAsync":              memcpyAsyncCases("aclrtMemcpyAsync"),
+	"aclrtMemcpyAsyncWithCondition": memcpyAsyncCases("aclrtMemcpyAsyncWithCondition"),
+	"aclrtMemcpyBatch":              batchCases("aclrtMemcpyBatch", false, false),
+	"aclrtMemcpyBatchAsync":         batchCases("aclrtMemcpyBatchAsync", true, false),
+	"aclrtMemcpyBatchV2":            batchCases("aclrtMemcpyBatchV2", false, true),
+	"aclrtMemcpyBatchAsyncV2":       batchCases("aclrtMemcpyBatchAsyncV2", true, true),
+	"aclrtMemcpy2d":                 memcpy2dCases("aclrtMemcpy2d", false),
+	"aclrtMemcpy2dAsync":            memcpy2dCases("aclrtMemcpy2dAsync", true),
+	"aclrtGetMemcpyDescSize": {
+		"null":    {run: func(h *harness) acl.Error { return h.rc("aclrtGetMemcpyDescSize", 99, 0) }},
+		"kind":    {run: func(h *harness) acl.Error { return h.rc("aclrtGetMemcpyDescSize", 8, outA) }},
+		"feature": {run: func(h *harness) acl.Error { return h.rc("aclrtGetMemcpyDescSize", 3, outA) }},
+		"size": {run: func(h *harness) acl.Error {
+			code := h.rc("aclrtGetMemcpyDescSize", k6, outA)
+			require.Equal(h.t, uint64(acl.DescSizeA2), h.u64(outA))
+			return code
+		}},
+	},
+	"aclrtSetMemcpyDesc": {
+		"null": {run: func(h *harness) acl.Error { return h.rc("aclrtSetMemcpyDesc", 0, 99, 0, 0, 0, 0) }},
+		"kind": {run: func(h *harness) acl.Error { return h.rc("aclrtSetMemcpyDesc", e2dDst, 8, e2dDst, e2dDst, 8, 0) }},
+		"feature": {run: func(h *harness) acl.Error {
+			return h.rc("aclrtSetMemcpyDesc", e2dDst+8, 3, e2dDst, e2dDst, 1<<40, 0)
+		}},
+		"count": {run: func(h *harness) acl.Error { return h.rc("aclrtSetMemcpyDesc", e2dDst+8, k6, e2dDst, e2dDst, 1<<40, 0) }},
+		"align": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.rc("aclrtSetMemcpyDesc", e.dev+32, k6, e2dDst, e2dDst, 8, 0)
+		}},
+		"desc": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.rc("aclrtSetMemcpyDesc", data2, k6, e.dev, e.dev2, 8, 0)
+		}},
+		"addrs": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.rc("aclrtSetMemcpyDesc", e.dev, k6, e.d1, e.dev2, 8, 0) // two devices
+		}},
+		"context": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			h.noDevice()
+			return h.rc("aclrtSetMemcpyDesc", e.dev, k6, e.dev2, e.dev2+64, 8, 0)
+		}},
+		"bytes": {policy: Policy{MaxCallBytes: 8}, run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.rc("aclrtSetMemcpyDesc", e.dev, k6, e.dev2, e.dev2+64, 16, 0)
+		}},
+	},
+	"aclrtMemcpyAsyncWithDesc": {
+		"null":       {run: func(h *harness) acl.Error { return h.rc("aclrtMemcpyAsyncWithDesc", 0, 99, 0) }},
+		"kind":       {run: func(h *harness) acl.Error { return h.rc("aclrtMemcpyAsyncWithDesc", e2dDst, 8, 0) }},
+		"nullstream": {run: func(h *harness) acl.Error { return h.rc("aclrtMemcpyAsyncWithDesc", e2dDst, 3, 0) }},
+		"stream":     {run: func(h *harness) acl.Error { return h.rc("aclrtMemcpyAsyncWithDesc", e2dDst, 3, 999) }},
+		"feature": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.rc("aclrtMemcpyAsyncWithDesc", e2dDst, 3, e.s)
+		}},
+		"desc": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.rc("aclrtMemcpyAsyncWithDesc", data2, k6, e.s1)
+		}},
+		"align": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.rc("aclrtMemcpyAsyncWithDesc", e.dev+32, k6, e.s1)
+		}},
+		"context": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			h.noDevice()
+			return h.rc("aclrtMemcpyAsyncWithDesc", e.dev, k6, e.s)
+		}},
+		"streamctx": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.rc("aclrtMemcpyAsyncWithDesc", e.dev, k6, e.s1)
+		}},
+		"queue": {policy: Policy{MaxQueued: 2}, run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			release := h.gate(e.s)
+			defer release()
+			h.ok("aclrtMemcpyAsyncWithDesc", e.dev, k6, e.s)
+			return h.rc("aclrtMemcpyAsyncWithDesc", e.dev, k6, e.s)
+		}},
+		"exec": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			h.ok("aclrtSetMemcpyDesc", e.dev, k6, e.dev2, e.dev2+64, 64, 0)
+			h.ok("aclrtMemset", e.dev+20, 1, 0x55, 1) // tamper with the MAC
+			h.ok("aclrtMemcpyAsyncWithDesc", e.dev, k6, e.s)
+			return h.rc("aclrtSynchronizeStream", e.s)
+		}},
+	},
+	"aclrtMemcpyAsyncWithOffset": {
+		"count0": {run: func(h *harness) acl.Error { return h.rc("aclrtMemcpyAsyncWithOffset", 0, 0, 0, 0, 0, 0, 99, 999) }},
+		"kind":   {run: func(h *harness) acl.Error { return h.rc("aclrtMemcpyAsyncWithOffset", 0, 0, 0, 0, 8, 0, 3, 999) }},
+		"stream": {run: func(h *harness) acl.Error { return h.rc("aclrtMemcpyAsyncWithOffset", 0, 0, 0, 0, 8, 0, k6, 999) }},
+		"null":   {run: func(h *harness) acl.Error { return h.rc("aclrtMemcpyAsyncWithOffset", 0, 0, 0, e2dDst, 8, 0, k6, 0) }},
+		"limits": {run: func(h *harness) acl.Error {
+			return h.rc("aclrtMemcpyAsyncWithOffset", e2dDst, 8, 8, e2dDst, 8, 0, k6, 0) // no device
+		}},
+		"context": {run: func(h *harness) acl.Error {
+			return h.rc("aclrtMemcpyAsyncWithOffset", e2dDst, 8, 0, e2dDst, 8, 0, k6, 0)
+		}},
+		"slots": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.rc("aclrtMemcpyAsyncWithOffset", data2, 8, 0, e.dev, 8, 0, k6, e.s1)
+		}},
+		"streamctx": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.rc("aclrtMemcpyAsyncWithOffset", e.dev, 8, 0, e.dev2, 8, 0, k6, e.s1)
+		}},
+		"bytes": {policy: Policy{MaxCallBytes: 8}, run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.rc("aclrtMemcpyAsyncWithOffset", e.dev, 16, 0, e.dev2, 16, 0, k6, e.s)
+		}},
+		"queue": {policy: Policy{MaxQueued: 2}, run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			release := h.gate(e.s)
+			defer release()
+			h.ok("aclrtMemcpyAsyncWithOffset", e.dev, 8, 0, e.dev2, 8, 0, k6, e.s)
+			return h.rc("aclrtMemcpyAsyncWithOffset", e.dev, 8, 0, e.dev2, 8, 0, k6, e.s)
+		}},
+	},
+	"aclrtMemset":      memsetCases("aclrtMemset", false),
+	"aclrtMemsetAsync": memsetCases("aclrtMemsetAsync", true),
+
+	"aclrtMalloc": {
+		"null":     {run: func(h *harness) acl.Error { return h.rc("aclrtMalloc", 0, 0, 0) }},
+		"size":     {run: func(h *harness) acl.Error { return h.rc("aclrtMalloc", outA, 0, 0) }},
+		"overflow": {run: func(h *harness) acl.Error { return h.rc("aclrtMalloc", outA, sizeMax-63, 0) }},
+		"context":  {run: func(h *harness) acl.Error { return h.rc("aclrtMalloc", outA, 64, 0) }},
+		"count": {policy: Policy{MaxAllocations: 1}, run: func(h *harness) acl.Error {
+			h.ok("aclrtSetDevice", 0)
+			h.malloc(64)
+			return h.rc("aclrtMalloc", outA, 64, 0)
+		}},
+		"quota": {policy: Policy{DeviceMemory: 4096}, run: func(h *harness) acl.Error {
+			h.ok("aclrtSetDevice", 0)
+			return h.rc("aclrtMalloc", outA, 4096, 0)
+		}},
+	},
+	"aclrtFree": {
+		"null": {run: func(h *harness) acl.Error { return h.rc("aclrtFree", 0) }},
+		"base": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.rc("aclrtFree", e.dev+64)
+		}},
+	},
+	"aclrtHostRegister": {
+		"null":    {run: func(h *harness) acl.Error { return h.rc("aclrtHostRegister", data, 64, 3, 0) }},
+		"type":    {run: func(h *harness) acl.Error { return h.rc("aclrtHostRegister", 1<<32, 64, 3, outB) }},
+		"context": {run: func(h *harness) acl.Error { return h.rc("aclrtHostRegister", 1<<32, 64, 12, outB) }},
+		"range": {run: func(h *harness) acl.Error {
+			h.ok("aclrtSetDevice", 0)
+			h.ok("aclrtHostRegister", data, 64, 12, outB) // IOMEMORY|READONLY
+			return h.rc("aclrtHostRegister", 1<<32, 64, 0, outB)
+		}},
+		"overlap": {run: func(h *harness) acl.Error {
+			setupOrder(h)
+			return h.rc("aclrtHostRegister", data+64, 64, 0, outB)
+		}},
+		"count": {policy: Policy{MaxRegistrations: 1}, run: func(h *harness) acl.Error {
+			setupOrder(h)
+			return h.rc("aclrtHostRegister", data2, 64, 0, outB)
+		}},
+		"quota": {policy: Policy{PinnedMemory: 4096}, run: func(h *harness) acl.Error {
+			setupOrder(h)
+			return h.rc("aclrtHostRegister", data2, 64, 0, outB)
+		}},
+	},
+	"aclrtHostUnregister": {
+		"null":    {run: func(h *harness) acl.Error { return h.rc("aclrtHostUnregister", 0) }},
+		"context": {run: func(h *harness) acl.Error { return h.rc("aclrtHostUnregister", data) }},
+		"registered": {run: func(h *harness) acl.Error {
+			setupOrder(h)
+			return h.rc("aclrtHostUnregister", data+8)
+		}},
+	},
+	"aclrtPointerGetAttributes": {
+		"null":  {run: func(h *harness) acl.Error { return h.rc("aclrtPointerGetAttributes", data, 0) }},
+		"range": {run: func(h *harness) acl.Error { return h.rc("aclrtPointerGetAttributes", e2dDst, outA) }},
+	},
+	"aclrtGetMemInfo": {
+		"null":    {run: func(h *harness) acl.Error { return h.rc("aclrtGetMemInfo", 99, 0, outC) }},
+		"attr":    {run: func(h *harness) acl.Error { return h.rc("aclrtGetMemInfo", 99, outB, outC) }},
+		"context": {run: func(h *harness) acl.Error { return h.rc("aclrtGetMemInfo", uint64(acl.HBMMem), outB, outC) }},
+	},
+	"aclrtSynchronizeStreamWithTimeout": {
+		"timeout": {run: func(h *harness) acl.Error {
+			return h.rc("aclrtSynchronizeStreamWithTimeout", 999, uint64(uint32(0xfffffffe)))
+		}},
+		"stream": {run: func(h *harness) acl.Error { return h.rc("aclrtSynchronizeStreamWithTimeout", 999, 0) }},
+		"zero": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.rc("aclrtSynchronizeStreamWithTimeout", e.s, 0)
+		}},
+		"context": {run: func(h *harness) acl.Error { return h.rc("aclrtSynchronizeStreamWithTimeout", 0, 5) }},
+		"streamctx": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.rc("aclrtSynchronizeStreamWithTimeout", e.s1, 5)
+		}},
+		"expire": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			release := h.gate(e.s)
+			defer release()
+			return h.rc("aclrtSynchronizeStreamWithTimeout", e.s, 5)
+		}},
+	},
+	"aclrtSynchronizeDeviceWithTimeout": {
+		"timeout": {run: func(h *harness) acl.Error {
+			return h.rc("aclrtSynchronizeDeviceWithTimeout", uint64(uint32(0xfffffffe)))
+		}},
+		"zero":    {run: func(h *harness) acl.Error { return h.rc("aclrtSynchronizeDeviceWithTimeout", 0) }},
+		"context": {run: func(h *harness) acl.Error { return h.rc("aclrtSynchronizeDeviceWithTimeout", 5) }},
+		"expire": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			release := h.gate(e.s)
+			defer release()
+			return h.rc("aclrtSynchronizeDeviceWithTimeout", 5)
+		}},
+	},
+	"aclrtStreamWaitEvent": {
+		"null":   {run: func(h *harness) acl.Error { return h.rc("aclrtStreamWaitEvent", 999, 0) }},
+		"stream": {run: func(h *harness) acl.Error { return h.rc("aclrtStreamWaitEvent", 999, 998) }},
+		"event": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.rc("aclrtStreamWaitEvent", e.s1, e.s)
+		}},
+		"context": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			h.noDevice()
+			return h.rc("aclrtStreamWaitEvent", 0, e.ev)
+		}},
+		"streamctx": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.rc("aclrtStreamWaitEvent", e.s1, e.ev)
+		}},
+	},
+	"aclrtRecordEvent": {
+		"null":  {run: func(h *harness) acl.Error { return h.rc("aclrtRecordEvent", 0, 999) }},
+		"event": {run: func(h *harness) acl.Error { return h.rc("aclrtRecordEvent", 998, 999) }},
+		"stream": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.rc("aclrtRecordEvent", e.ev, e.ev)
+		}},
+		"context": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			h.noDevice()
+			return h.rc("aclrtRecordEvent", e.ev, 0)
+		}},
+		"streamctx": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.rc("aclrtRecordEvent", e.ev, e.s1)
+		}},
+	},
+	"aclrtDeviceCanAccessPeer": {
+		"same":   {run: func(h *harness) acl.Error { return h.rc("aclrtDeviceCanAccessPeer", 0, 7, 7) }},
+		"null":   {run: func(h *harness) acl.Error { return h.rc("aclrtDeviceCanAccessPeer", 0, 0, 7) }},
+		"device": {run: func(h *harness) acl.Error { return h.rc("aclrtDeviceCanAccessPeer", outA, 0, 7) }},
+	},
+	"aclrtDeviceDisablePeerAccess": {
+		"context": {run: func(h *harness) acl.Error { return h.rc("aclrtDeviceDisablePeerAccess", 7) }},
+		"self": {run: func(h *harness) acl.Error {
+			h.ok("aclrtSetDevice", 1)
+			return h.rc("aclrtDeviceDisablePeerAccess", 1)
+		}},
+		"device": {run: func(h *harness) acl.Error {
+			h.ok("aclrtSetDevice", 1)
+			return h.rc("aclrtDeviceDisablePeerAccess", 7)
+		}},
+		"enabled": {run: func(h *harness) acl.Error {
+			h.ok("aclrtSetDevice", 1)
+			return h.rc("aclrtDeviceDisablePeerAccess", 0)
+		}},
+	},
+	"aclrtSetDevice": {
+		"device": {run: func(h *harness) acl.Error { return h.rc("aclrtSetDevice", 7) }},
+	},
+	"aclrtResetDevice": {
+		"device": {run: func(h *harness) acl.Error { return h.rc("aclrtResetDevice", 7) }},
+		"release": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			h.failOn(e.s)
+			require.Equal(h.t, acl.ErrRTParamInvalid, h.rc("aclrtResetDevice", 0), "the queued work's error")
+			require.Equal(h.t, acl.ErrRTInvalidHandle, h.rc("aclrtSynchronizeStream", e.s), "the stream is gone")
+			h.ok("aclrtSetDevice", 0)
+			return h.rc("aclrtResetDevice", 0)
+		}},
+	},
+	"aclrtGetDevice": {
+		"null":    {run: func(h *harness) acl.Error { return h.rc("aclrtGetDevice", 0) }},
+		"context": {run: func(h *harness) acl.Error { return h.rc("aclrtGetDevice", outA) }},
+	},
+	"aclrtGetDeviceCount": {
+		"null": {run: func(h *harness) acl.Error { return h.rc("aclrtGetDeviceCount", 0) }},
+	},
+	"aclrtSynchronizeDevice": {
+		"context": {run: func(h *harness) acl.Error { return h.rc("aclrtSynchronizeDevice") }},
+	},
+	"aclrtCreateStream": {
+		"null":    {run: func(h *harness) acl.Error { return h.rc("aclrtCreateStream", 0) }},
+		"context": {run: func(h *harness) acl.Error { return h.rc("aclrtCreateStream", outA) }},
+		"count": {policy: Policy{MaxStreams: 1}, run: func(h *harness) acl.Error {
+			h.ok("aclrtSetDevice", 0)
+			h.stream()
+			return h.rc("aclrtCreateStream", outA)
+		}},
+	},
+	"aclrtDestroyStream": {
+		"null":   {run: func(h *harness) acl.Error { return h.rc("aclrtDestroyStream", 0) }},
+		"stream": {run: func(h *harness) acl.Error { return h.rc("aclrtDestroyStream", 999) }},
+	},
+	"aclrtSynchronizeStream": {
+		"stream":  {run: func(h *harness) acl.Error { return h.rc("aclrtSynchronizeStream", 999) }},
+		"context": {run: func(h *harness) acl.Error { return h.rc("aclrtSynchronizeStream", 0) }},
+		"streamctx": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.rc("aclrtSynchronizeStream", e.s1)
+		}},
+	},
+	"aclrtStreamQuery": {
+		"null":    {run: func(h *harness) acl.Error { return h.rc("aclrtStreamQuery", 999, 0) }},
+		"stream":  {run: func(h *harness) acl.Error { return h.rc("aclrtStreamQuery", 999, outA) }},
+		"context": {run: func(h *harness) acl.Error { return h.rc("aclrtStreamQuery", 0, outA) }},
+		"streamctx": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.rc("aclrtStreamQuery", e.s1, outA)
+		}},
+	},
+	"aclrtCreateEvent": {
+		"null":    {run: func(h *harness) acl.Error { return h.rc("aclrtCreateEvent", 0) }},
+		"context": {run: func(h *harness) acl.Error { return h.rc("aclrtCreateEvent", outA) }},
+		"count": {policy: Policy{MaxEvents: 1}, run: func(h *harness) acl.Error {
+			h.ok("aclrtSetDevice", 0)
+			h.event()
+			return h.rc("aclrtCreateEvent", outA)
+		}},
+	},
+	"aclrtDestroyEvent": {
+		"null":  {run: func(h *harness) acl.Error { return h.rc("aclrtDestroyEvent", 0) }},
+		"event": {run: func(h *harness) acl.Error { return h.rc("aclrtDestroyEvent", 999) }},
+	},
+	"aclrtSynchronizeEvent": {
+		"null":  {run: func(h *harness) acl.Error { return h.rc("aclrtSynchronizeEvent", 0) }},
+		"event": {run: func(h *harness) acl.Error { return h.rc("aclrtSynchronizeEvent", 999) }},
+	},
+	"aclrtQueryEventStatus": {
+		"null": {run: func(h *harness) acl.Error {
+			require.Equal(h.t, acl.ErrInvalidParam, h.rc("aclrtQueryEventStatus", 999, 0), "status NULL before the handle")
+			return h.rc("aclrtQueryEventStatus", 0, outA)
+		}},
+		"event": {run: func(h *harness) acl.Error { return h.rc("aclrtQueryEventStatus", 999, outA) }},
+	},
+	"aclrtEventElapsedTime": {
+		"null": {run: func(h *harness) acl.Error { return h.rc("aclrtEventElapsedTime", outA, 999, 0) }}, // endEvent NULL before startEvent's handle
+		"event": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.rc("aclrtEventElapsedTime", outA, e.ev, e.s)
+		}},
+		"timestamp": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.rc("aclrtEventElapsedTime", outA, e.ev, e.ev)
+		}},
+	},
+	"aclInit": {
+		"repeat": {run: func(h *harness) acl.Error {
+			h.ok("aclInit", 0)
+			copy(h.mem()[data:], "x.json\x00")
+			return h.rc("aclInit", data)
+		}},
+		"file": {run: func(h *harness) acl.Error {
+			copy(h.mem()[data:], "x.json\x00")
+			return h.rc("aclInit", data)
+		}},
+	},
+	"aclFinalize": {
+		"repeat": {run: func(h *harness) acl.Error {
+			h.ok("aclFinalize")
+			return h.rc("aclFinalize")
+		}},
+	},
+	"aclrtGetVersion": {
+		"null": {run: func(h *harness) acl.Error { return h.rc("aclrtGetVersion", outA, 0, outC) }},
+	},
+	"aclrtDeviceEnablePeerAccess": {
+		"flags":   {run: func(h *harness) acl.Error { return h.rc("aclrtDeviceEnablePeerAccess", 7, 1) }},
+		"context": {run: func(h *harness) acl.Error { return h.rc("aclrtDeviceEnablePeerAccess", 7, 0) }},
+		"self": {run: func(h *harness) acl.Error {
+			h.ok("aclrtSetDevice", 1)
+			return h.rc("aclrtDeviceEnablePeerAccess", 1, 0)
+		}},
+		"device": {run: func(h *harness) acl.Error {
+			h.ok("aclrtSetDevice", 1)
+			return h.rc("aclrtDeviceEnablePeerAccess", 7, 0)
+		}},
+	},
+}
+
+// TestCheckOrder runs one case per step of acl.Order, on a fresh session
+// each: the step's code must be what the guest reads. Cases violate later
+// steps where they can, so they also show the order. Every step has a
+// case and every case a step.
+func TestCheckOrder(t *testing.T) {
+	for _, fo := range acl.Order {
+		cases := orderCases[fo.Func]
+		require.NotNil(t, cases, "%s has no cases", fo.Func)
+		ids := map[string]bool{}
+		for _, st := range fo.Steps {
+			require.False(t, ids[st.ID], "%s: step %s twice", fo.Func, st.ID)
+			ids[st.ID] = true
+			tc, ok := cases[st.ID]
+			if !ok {
+				t.Errorf("%s: step %s (%s) has no case", fo.Func, st.ID, st.Check)
+				continue
+			}
+			t.Run(fo.Func+"/"+st.ID, func(t *testing.T) {
+				h := newHarness(t, tc.policy)
+				got := tc.run(h)
+				require.Equal(t, st.Code, got, "%s: %s\nmessage: %s", st.ID, st.Check, h.inst.Session().LastError())
+			})
+		}
+		for id := range cases {
+			require.True(t, ids[id], "%s: case %s has no step", fo.Func, id)
+		}
+	}
+	for name := range orderCases {
+		require.NotNil(t, acl.OrderOf(name), "cases of %s, which acl.Order does not list", name)
+	}
+}
+
+// TestDescSizePerChip: aclrtGetMemcpyDescSize reports the chip's native
+// size (Ascend 950: 64 bytes), and descriptors work at that stride.
+func TestDescSizePerChip(t *testing.T) {
+	b := sim.New(sim.WithChip(sim.Ascend950))
+	t.Cleanup(func() { b.Close() })
+	h := newHarness(t, Policy{}, WithBackend(b))
+	h.ok("aclrtSetDevice", 0)
+	h.ok("aclrtGetMemcpyDescSize", k6, outA)
+	require.Equal(t, uint64(acl.DescSize950), h.u64(outA))
+	descs, src, dst := h.malloc(2*acl.DescSize950), h.malloc(64), h.malloc(64)
+	want := h.fill(data, 64, 4)
+	h.ok("aclrtMemcpy", src, 64, data, 64, 1)
+	h.ok("aclrtSetMemcpyDesc", descs+acl.DescSize950, k6, src, dst, 64, 0)
+	s := h.stream()
+	h.ok("aclrtMemcpyAsyncWithDesc", descs+acl.DescSize950, k6, s)
+	h.ok("aclrtSynchronizeStream", s)
+	h.ok("aclrtMemcpy", data2, 64, dst, 64, 2)
+	require.Equal(t, want, h.mem()[data2:data2+64])
+}
