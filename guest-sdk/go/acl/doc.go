@@ -29,7 +29,9 @@
 //
 // # Building
 //
-// The files that import from the host are built only for GOOS=wasip1; on
-// other platforms the package holds only its types, codes and errors, so
-// `go build ./...` and `go vet ./...` of the whole module work anywhere.
+// The imports from the host exist only for GOOS=wasip1 GOARCH=wasm. On
+// any other platform the whole API is declared all the same, so that code
+// using it builds, vets and documents itself (go doc) anywhere, and every
+// call fails with ErrAPINotSupport and a message saying that the SDK works
+// only inside a wasip1 guest.
 package acl

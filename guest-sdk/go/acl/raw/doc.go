@@ -5,6 +5,8 @@
 // as the native one without its "aclrt" or "acl" prefix and returns the
 // native aclError code (GetRecentErrMsg returns the message length).
 //
-// The functions exist only for GOOS=wasip1. Use package acl (the parent
-// directory) unless a program must pass what its types forbid.
+// The imports exist only for GOOS=wasip1. On other platforms the functions
+// are declared all the same and return 200001 (ACL_ERROR_API_NOT_SUPPORT),
+// GetRecentErrMsg giving NotWasip1. Use package acl (the parent directory)
+// unless a program must pass what its types forbid.
 package raw

@@ -1,0 +1,17 @@
+//go:build !wasip1
+
+package acl
+
+import "github.com/aclwasm/aclwasm/guest-sdk/go/acl/raw"
+
+// Input returns a copy of the current bytes call's input. Outside a wasip1
+// guest (this build) it fails: the host's imports exist only there.
+func Input() ([]byte, error) { return nil, notWasip1("input_read") }
+
+// Output appends b to the current bytes call's output. Outside a wasip1
+// guest (this build) it fails: the host's imports exist only there.
+func Output([]byte) error { return notWasip1("output_write") }
+
+func notWasip1(fn string) error {
+	return &Error{Func: fn, Code: ErrAPINotSupport, Message: raw.NotWasip1, FailIndex: -1}
+}
