@@ -52,6 +52,10 @@ func TestMetrics(t *testing.T) {
 	require.Equal(t, uint32(3), res.ExitCode)
 	require.Equal(t, 1.0, runs("rt", "exit"))
 	require.Equal(t, 1.0, testutil.ToFloat64(m.queued.WithLabelValues("rt", "aclrtMemcpyAsync")))
+	// Bytes of a queued copy count when it runs, in the statistics and
+	// the metrics alike (the run's end finishes it).
+	require.Equal(t, uint64(4096), res.Stats.Funcs["aclrtMemcpyAsync"].Bytes["D2H"])
+	require.Equal(t, 4096.0, testutil.ToFloat64(m.bytes.WithLabelValues("rt", "aclrtMemcpyAsync", "D2H")))
 	require.Equal(t, 0.0, testutil.ToFloat64(m.registered), "pinned bytes released with the session")
 
 	// A reactor: memory held while it lives, an error by code, a trap.
