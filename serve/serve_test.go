@@ -33,6 +33,15 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
+// engine is wazero, or the one ACLWASM_TEST_ENGINE names (wasmtime needs
+// -tags wasmtime).
+var engine = func() string {
+	if e := os.Getenv("ACLWASM_TEST_ENGINE"); e != "" {
+		return e
+	}
+	return "wazero"
+}()
+
 // wat2wasm compiles testdata/NAME.wat, or src when NAME is empty.
 func wat2wasm(t testing.TB, name, src string) []byte {
 	t.Helper()
@@ -103,7 +112,7 @@ func start(t testing.TB, cfg Config) *fixture {
 	reg := prometheus.NewRegistry()
 	m, err := host.NewMetrics(reg)
 	require.NoError(t, err)
-	f.rt, err = host.NewRuntime(ctx, host.WithBackend(f.b), host.WithMetrics(m))
+	f.rt, err = host.NewRuntime(ctx, host.WithBackend(f.b), host.WithMetrics(m), host.WithEngine(engine))
 	require.NoError(t, err)
 	cfg.Runtime, cfg.Registerer, cfg.Gatherer = f.rt, reg, reg
 	if cfg.Logger == nil {
