@@ -125,5 +125,7 @@ func TestMetricsNoAllocPerCall(t *testing.T) {
 	}
 	without := allocs()
 	with := allocs(WithMetrics(newMetrics(t)))
-	require.LessOrEqual(t, with, without+1, "1000 host calls allocate %v times with metrics, %v without", with, without)
+	// One allocation per call would add 1000; the slack (1%) absorbs what
+	// a backend allocates irregularly (cann's purego calls).
+	require.LessOrEqual(t, with, without*1.01+1, "1000 host calls allocate %v times with metrics, %v without", with, without)
 }
