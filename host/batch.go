@@ -168,7 +168,7 @@ func (c *call) batchAsync(st *streamRec, copies []acl.Copy, bytes [4]uint64) err
 	err := s.b.LaunchHostFunc(st.h, func() error {
 		s.batchEntries.Add(-n)
 		for d, k := range bytes {
-			s.stats.bytes[fi][d].Add(k)
+			s.countBytes(fi, acl.Direction(d), k)
 		}
 		return nil
 	})

@@ -303,9 +303,13 @@ func be(err error) error {
 }
 
 // moved counts n bytes moved in direction d by the current function.
-func (c *call) moved(d acl.Direction, n uint64) {
-	c.s.stats.bytes[c.fi][d].Add(n)
-	if c.s.ms.pm != nil {
-		c.s.movedMetrics(c.fi, d, n)
+func (c *call) moved(d acl.Direction, n uint64) { c.s.countBytes(c.fi, d, n) }
+
+// countBytes counts n bytes moved in direction d by function fi, in the
+// statistics and the metrics. Stream workers call it too.
+func (s *Session) countBytes(fi int, d acl.Direction, n uint64) {
+	s.stats.bytes[fi][d].Add(n)
+	if s.ms.pm != nil && n != 0 {
+		s.movedMetrics(fi, d, n)
 	}
 }

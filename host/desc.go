@@ -203,7 +203,7 @@ func (s *Session) runInner(fi int, src, dst, n uint64) error {
 	if err := s.b.Memcpy(s.halt, d.buf, sp.buf, n); err != nil {
 		return be(err)
 	}
-	s.stats.bytes[fi][acl.DeviceToDevice].Add(n)
+	s.countBytes(fi, acl.DeviceToDevice, n)
 	return nil
 }
 

@@ -52,6 +52,10 @@ func TestMetrics(t *testing.T) {
 	require.Equal(t, uint32(3), res.ExitCode)
 	require.Equal(t, 1.0, runs("rt", "exit"))
 	require.Equal(t, 1.0, testutil.ToFloat64(m.queued.WithLabelValues("rt", "aclrtMemcpyAsync")))
+	// Bytes of a queued copy count when it runs, in the statistics and
+	// the metrics alike (the run's end finishes it).
+	require.Equal(t, uint64(4096), res.Stats.Funcs["aclrtMemcpyAsync"].Bytes["D2H"])
+	require.Equal(t, 4096.0, testutil.ToFloat64(m.bytes.WithLabelValues("rt", "aclrtMemcpyAsync", "D2H")))
 	require.Equal(t, 0.0, testutil.ToFloat64(m.registered), "pinned bytes released with the session")
 
 	// A reactor: memory held while it lives, an error by code, a trap.
@@ -96,27 +100,32 @@ func TestMetrics(t *testing.T) {
 	require.Error(t, err, "a second Metrics on one registry")
 }
 
-// TestMetricsNoAllocPerCall: with metrics on, a host call allocates
-// nothing once its function's series are resolved: a guest making 1000
-// calls allocates what a guest making one does.
+// TestMetricsNoAllocPerCall: metrics add no allocation to a host call
+// once its function's series are resolved: 1000 calls allocate as much with
+// metrics as without (whatever the engine itself allocates per call).
 func TestMetricsNoAllocPerCall(t *testing.T) {
 	ctx := context.Background()
-	rt := newRuntime(t, WithMetrics(newMetrics(t)))
-	pl := load(t, rt, wat2wasm(t, proxyWAT(4, loopWAT)), Policy{})
-	inst, err := pl.Instantiate(ctx, Config{})
-	require.NoError(t, err)
-	defer inst.Close(ctx)
-	call := func(name string, args ...uint64) {
-		res, err := inst.Call(ctx, name, args...)
+	allocs := func(opts ...Option) float64 {
+		rt := newRuntime(t, opts...)
+		pl := load(t, rt, wat2wasm(t, proxyWAT(4, loopWAT)), Policy{})
+		inst, err := pl.Instantiate(ctx, Config{})
 		require.NoError(t, err)
-		require.Zero(t, res[0], "%s: %s", name, inst.Session().LastError())
+		defer inst.Close(ctx)
+		call := func(name string, args ...uint64) {
+			res, err := inst.Call(ctx, name, args...)
+			require.NoError(t, err)
+			require.Zero(t, res[0], "%s: %s", name, inst.Session().LastError())
+		}
+		call("aclrtSetDevice", 0)
+		call("aclrtMalloc", outA, 64, 0)
+		dst := le.Uint64(inst.inst.memory()[outA:])
+		loop := func() { call("memcpy_loop", dst, data, 64, 1, 1000) }
+		loop() // resolves the series
+		return testing.AllocsPerRun(10, loop)
 	}
-	call("aclrtSetDevice", 0)
-	call("aclrtMalloc", outA, 64, 0)
-	dst := le.Uint64(inst.inst.memory()[outA:])
-	loop := func(iters uint64) func() { return func() { call("memcpy_loop", dst, data, 64, 1, iters) } }
-	loop(1)() // resolves the series
-	one := testing.AllocsPerRun(20, loop(1))
-	many := testing.AllocsPerRun(20, loop(1000))
-	require.LessOrEqual(t, many, one+1, "999 more host calls must not allocate (one call: %v allocations)", one)
+	without := allocs()
+	with := allocs(WithMetrics(newMetrics(t)))
+	// One allocation per call would add 1000; the slack (1%) absorbs what
+	// a backend allocates irregularly (cann's purego calls).
+	require.LessOrEqual(t, with, without*1.01+1, "1000 host calls allocate %v times with metrics, %v without", with, without)
 }

@@ -105,5 +105,5 @@ func (c *call) movedWhenRun(st *streamRec, queued bool, d acl.Direction, n uint6
 	s, fi := c.s, c.fi
 	// A mark refused leaves the bytes uncounted: its stream is going away,
 	// and with it, most likely, the copy.
-	_ = cp.OnComplete(st.h, func() { s.stats.bytes[fi][d].Add(n) })
+	_ = cp.OnComplete(st.h, func() { s.countBytes(fi, d, n) })
 }

@@ -32,7 +32,7 @@ BIN="$WORK/aclwasm"
 (cd "$ROOT" && "$GO" build -o "$BIN" ./cmd/aclwasm) || die "go build"
 DIR="$WORK/plugins"
 mkdir -p "$DIR"
-for w in echo exit3 trap badimport; do
+for w in echo exit3 trap badimport upper; do
 	wat2wasm "$ROOT/serve/testdata/$w.wat" -o "$DIR/$w.wasm"
 done
 cp "$HOSTILE" "$DIR/forged-addr.wasm"
@@ -91,6 +91,8 @@ expect 200 "" POST /v1/plugins/exit3
 [[ "$(header x-aclwasm-exit-code)" == 3 && "$(cat "$WORK/body")" == bye ]] || die "exit3: $(cat "$WORK/headers")"
 expect 200 "" POST /v1/plugins/forged-addr
 grep -q "hostile forged-addr: contained" "$WORK/body" || die "forged-addr: $(tail -3 "$WORK/body")"
+expect 200 "" POST /v1/plugins/upper --data-binary "Hello, reactor"
+[[ "$(cat "$WORK/body")" == "HELLO, REACTOR" ]] || die "upper (a reactor): $(cat "$WORK/body")"
 expect 502 trap POST /v1/plugins/trap
 expect 504 timeout POST /v1/plugins/spin
 expect 422 load_refused POST /v1/plugins/badimport

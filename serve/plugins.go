@@ -44,6 +44,8 @@ type Sidecar struct {
 	Deny             []string `json:"deny,omitempty"`
 	// MaxConcurrent overrides the server's limit of runs at once.
 	MaxConcurrent *int `json:"max_concurrent,omitempty"`
+	// Export is the export a reactor's requests call (default "handle").
+	Export string `json:"export,omitempty"`
 	// Args follow the plugin's name in its argv.
 	Args []string `json:"args,omitempty"`
 	// Env are KEY=VALUE pairs added to the server's.
@@ -143,6 +145,7 @@ type version struct {
 	policy host.Policy
 	args   []string
 	env    []string
+	export string        // a reactor's export; "" for a command
 	sem    chan struct{} // runs at once
 
 	mu      sync.Mutex
@@ -223,6 +226,7 @@ func scan(dir string) (map[string]stamp, error) {
 func (s *Server) load(ctx context.Context, name string, st stamp) *version {
 	v := &version{name: name, stamp: st, policy: s.cfg.Policy, env: s.cfg.Env, closed: func() { s.open.Add(-1) }}
 	conc := s.cfg.MaxConcurrent
+	export := "handle"
 	invalid := func(format string, args ...any) *version {
 		v.fail = &apiError{status: http.StatusInternalServerError, Code: "plugin_invalid", Message: fmt.Sprintf(format, args...)}
 		return v
@@ -252,6 +256,9 @@ func (s *Server) load(ctx context.Context, name string, st stamp) *version {
 			return invalid("%s.json: %v", name, err)
 		}
 		v.args = sc.Args
+		if sc.Export != "" {
+			export = sc.Export
+		}
 		v.env = append(append([]string(nil), s.cfg.Env...), sc.Env...)
 	}
 	v.digest = hex.EncodeToString(h.Sum(nil)[:6])
@@ -266,19 +273,18 @@ func (s *Server) load(ctx context.Context, name string, st stamp) *version {
 		return invalid("load: %v", err)
 	}
 	exports, err := funcExports(wasm)
-	if err == nil && !exports["_start"] {
-		_ = pl.Close(ctx)
-		kind := "a reactor (no _start export)"
-		if !exports["_initialize"] && len(exports) == 0 {
-			kind = "not a command (no _start export)"
-		}
-		v.fail = &apiError{status: http.StatusUnprocessableEntity, Code: "not_a_command",
-			Message: "the module is " + kind + ": serve runs command modules only, stdin the request body and stdout the response"}
-		return v
-	}
 	if err != nil {
 		_ = pl.Close(ctx)
 		return invalid("read exports: %v", err)
+	}
+	if !exports["_start"] {
+		if !exports[export] {
+			_ = pl.Close(ctx)
+			v.fail = &apiError{status: http.StatusUnprocessableEntity, Code: "not_servable",
+				Message: fmt.Sprintf("the module exports neither _start (a command: stdin in, stdout out) nor %s (a reactor: bytes in, bytes out, module aclwasm)", export)}
+			return v
+		}
+		v.export = export
 	}
 	s.open.Add(1)
 	v.pl = pl
@@ -374,7 +380,11 @@ func (s *Server) logLoad(v *version, changed bool) {
 		s.log.Warn(what+" but cannot run", "plugin", v.name, "version", v.digest, "code", v.fail.Code, "error", v.fail.Message, "problems", v.fail.Problems)
 		return
 	}
-	s.log.Info(what, "plugin", v.name, "version", v.digest, "max_concurrent", cap(v.sem), "timeout", v.policy.Timeout)
+	kind := "command"
+	if v.export != "" {
+		kind = "reactor, export " + v.export
+	}
+	s.log.Info(what, "plugin", v.name, "version", v.digest, "kind", kind, "max_concurrent", cap(v.sem), "timeout", v.policy.Timeout)
 }
 
 // poll reloads every interval until stop is closed.

@@ -14,9 +14,13 @@
 //	                          as "Authorization: Bearer TOKEN"
 //
 // Each plugin runs under the server's default policy, overridden by an
-// optional sidecar NAME.json (Sidecar). Only command modules (exporting
-// _start) run; a reactor is refused, since its exports take numbers, not
-// bytes. The directory is rescanned every Config.Poll: a new, changed or
+// optional sidecar NAME.json (Sidecar). A command module (exporting
+// _start) runs once per request with the body as stdin; its stdout is the
+// response. A reactor (no _start) is instantiated afresh per request, and
+// its export "handle" (Sidecar.Export) is called with the bytes-in,
+// bytes-out convention of module aclwasm (host.Instance.CallBytes): the
+// body is its input, its output the response, and a nonzero status it
+// returns is reported as the exit code. The directory is rescanned every Config.Poll: a new, changed or
 // removed module or sidecar takes effect for the next request, requests in
 // flight finish on the version they started on, and a replaced version is
 // closed once its last request ends. Write modules atomically (write
@@ -26,16 +30,17 @@
 // How a request ends (every failure has a JSON body {"code", "message",
 // "plugin", ...}; the plugin's version is in X-Aclwasm-Plugin-Version):
 //
-//	200                   the guest ran to its end: _start returned or it exited. Its
-//	                      exit code is in X-Aclwasm-Exit-Code (a nonzero code is the
-//	                      guest's own answer, not a server failure); the body is its stdout
+//	200                   the guest ran to its end: _start returned or it exited (a
+//	                      reactor's export returned). Its exit code (the export's status)
+//	                      is in X-Aclwasm-Exit-Code: a nonzero code is the guest's own
+//	                      answer, not a server failure. The body is its stdout (output)
 //	400 bad_request       the request body could not be read
 //	401 unauthorized      admin endpoint without the right bearer token
 //	404 not_found         no such plugin or endpoint
 //	405 method_not_allowed
 //	413 body_too_large    the body exceeds Config.MaxBody
 //	422 load_refused      the module was refused at load time ("problems" lists why)
-//	422 not_a_command     the module is a reactor (no _start)
+//	422 not_servable      the module exports neither _start nor the reactor's export
 //	429 overloaded        the plugin already runs MaxConcurrent requests; Retry-After: 1
 //	500 plugin_invalid    the plugin's files cannot be used (unreadable, bad sidecar, bad name)
 //	500 host_error        the host failed (a session could not be released, ...)
@@ -455,7 +460,13 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, v *version, fail *a
 	defer context.AfterFunc(s.runs, cancel)()
 	stdout := &capped{max: s.cfg.MaxOutput}
 	stderr := &capped{max: 4 << 10, quiet: true}
-	res, err := v.pl.Run(ctx, host.Config{Args: append([]string{v.name}, v.args...), Env: v.env, Stdin: bytes.NewReader(body), Stdout: stdout, Stderr: stderr})
+	cfg := host.Config{Args: append([]string{v.name}, v.args...), Env: v.env, Stdin: bytes.NewReader(body), Stdout: stdout, Stderr: stderr}
+	var res host.Result
+	if v.export == "" {
+		res, err = v.pl.Run(ctx, cfg)
+	} else {
+		res.ExitCode, err = s.callReactor(ctx, v, cfg, body, stdout)
+	}
 	if stderr.Len() > 0 && (err != nil || res.ExitCode != 0) {
 		s.log.Info("plugin stderr", "plugin", v.name, "stderr", stderr.String())
 	}
@@ -484,6 +495,26 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, v *version, fail *a
 	}
 	fail.Plugin = v.name
 	return writeErr(w, fail), ""
+}
+
+// callReactor runs a request on a fresh instance of reactor v: its export
+// gets the body through module aclwasm (host.Instance.CallBytes), and what
+// it writes there goes to out in place of a command's stdout (cfg.Stdout is
+// dropped). A nonzero status returned by the export is its exit code.
+func (s *Server) callReactor(ctx context.Context, v *version, cfg host.Config, body []byte, out *capped) (uint32, error) {
+	cfg.Stdin, cfg.Stdout = nil, nil
+	inst, err := v.pl.Instantiate(ctx, cfg)
+	if err != nil {
+		return 0, err
+	}
+	b, err := inst.CallBytes(ctx, v.export, body)
+	var se *host.StatusError
+	status := uint32(0)
+	if errors.As(err, &se) {
+		status, err = uint32(se.Status), nil
+	}
+	_, _ = out.Write(b) // over the limit marks it
+	return status, errors.Join(err, inst.Close(ctx))
 }
 
 // apiError is the JSON body of every failure.

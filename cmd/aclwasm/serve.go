@@ -32,11 +32,12 @@ func serveCmd() *cobra.Command {
 	)
 	c := &cobra.Command{
 		Use:   "serve [flags] DIR",
-		Short: "Serve the command plugins of DIR over HTTP: POST /v1/plugins/NAME, body in, stdout out",
-		Long: `Serve every NAME.wasm of DIR over HTTP: POST /v1/plugins/NAME runs it with
-the request body as stdin and answers with its stdout (exit code in
-X-Aclwasm-Exit-Code). The policy flags are every plugin's defaults; an
-optional NAME.json overrides them per plugin. DIR is rescanned every
+		Short: "Serve the plugins of DIR over HTTP: POST /v1/plugins/NAME, body in, output out",
+		Long: `Serve every NAME.wasm of DIR over HTTP: POST /v1/plugins/NAME runs a command
+with the request body as stdin and answers with its stdout, or calls a
+reactor's export "handle" with the body as its input (module aclwasm); the
+exit code or status is in X-Aclwasm-Exit-Code. The policy flags are every
+plugin's defaults; an optional NAME.json overrides them per plugin. DIR is rescanned every
 --poll: changed modules are reloaded, requests in flight finish on the old
 version. GET /v1/plugins lists them, /healthz and /readyz report health,
 /metrics serves Prometheus metrics. SIGTERM or SIGINT stops accepting,
@@ -77,7 +78,7 @@ every session. The status codes are in the package doc of serve.`,
 			if err != nil {
 				return fail(err)
 			}
-			b, _, err := f.openBackend()
+			b, desc, err := f.openBackend()
 			if err != nil {
 				return fail(err)
 			}
@@ -111,7 +112,7 @@ every session. The status codes are in the package doc of serve.`,
 				_ = srv.Shutdown(ctx)
 				return fail(err)
 			}
-			log.Info("listening", "addr", ln.Addr().String(), "dir", args[0], "admin", token != "")
+			log.Info("listening", "addr", ln.Addr().String(), "dir", args[0], "engine", f.engine, "backend", desc, "admin", token != "")
 			sig, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
 			served := make(chan error, 1)
