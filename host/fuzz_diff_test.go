@@ -1,6 +1,7 @@
 package host
 
 import (
+	"bytes"
 	"os"
 	"slices"
 	"testing"
@@ -13,7 +14,8 @@ import (
 // FuzzDifferential plays each input on every configuration this build and
 // environment offer and requires the same outcome from all: every call's
 // arguments, result, code and message, the statistics, the device bytes
-// the session held, and guest memory once queued work has finished.
+// the session held, and guest and device memory once queued work has
+// finished.
 // Configurations: wazero over the simulator always; wasmtime over the
 // simulator when built with -tags wasmtime (fuzz_wasmtime_test.go); wazero
 // over the native backend when ACLWASM_TEST_ACL_LIB names a libascendcl.so
@@ -84,4 +86,6 @@ func requireSameFuzzOutcome(t *testing.T, names [2]string, a, b fuzzOutcome) {
 	require.Equal(t, a.LastError, b.LastError)
 	require.Equal(t, a.Held, b.Held, "device bytes held by the session")
 	requireSameMemory(t, names, a.Memory, b.Memory)
+	require.Equal(t, len(a.Device), len(b.Device), "device bytes held")
+	require.True(t, bytes.Equal(a.Device, b.Device), "the bytes of the live allocations differ between %s and %s", names[0], names[1])
 }
