@@ -1,6 +1,7 @@
 package host
 
 import (
+	"bytes"
 	"os"
 	"slices"
 	"testing"
@@ -13,7 +14,8 @@ import (
 // FuzzDifferential plays each input on every configuration this build and
 // environment offer and requires the same outcome from all: every call's
 // arguments, result, code and message, the statistics, the device bytes
-// the session held, and guest memory once queued work has finished.
+// the session held, and guest and device memory once queued work has
+// finished.
 // Configurations: wazero over the simulator always; wasmtime over the
 // simulator when built with -tags wasmtime (fuzz_wasmtime_test.go); wazero
 // over the native backend when ACLWASM_TEST_ACL_LIB names a libascendcl.so
@@ -35,20 +37,27 @@ func FuzzDifferential(f *testing.F) {
 	for _, c := range cfgs {
 		envs = append(envs, newFuzzEnv(f, diffPolicy, c.opts(f)))
 	}
-	fam := fuzzFamily{prepare: true, untimed: true}
-	for i, fn := range abi.Funcs {
-		switch fn.Name {
-		case "aclrtStreamQuery", "aclrtQueryEventStatus", "aclrtEventElapsedTime":
-		default:
-			fam.funcs = append(fam.funcs, i)
-		}
-	}
+	fam := fuzzFamily{funcs: diffFuncs(), prepare: true, untimed: true}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		first := envs[0].play(t, data, fam)
 		for i, e := range envs[1:] {
 			requireSameFuzzOutcome(t, [2]string{cfgs[0].name, cfgs[i+1].name}, first, e.play(t, data, fam))
 		}
 	})
+}
+
+// diffFuncs are the imports the differential target calls: all but those
+// whose outcome depends on timing by nature.
+func diffFuncs() []int {
+	var out []int
+	for i, fn := range abi.Funcs {
+		switch fn.Name {
+		case "aclrtStreamQuery", "aclrtQueryEventStatus", "aclrtEventElapsedTime":
+		default:
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // diffConfig is an engine and a backend the differential target runs on.
@@ -77,4 +86,6 @@ func requireSameFuzzOutcome(t *testing.T, names [2]string, a, b fuzzOutcome) {
 	require.Equal(t, a.LastError, b.LastError)
 	require.Equal(t, a.Held, b.Held, "device bytes held by the session")
 	requireSameMemory(t, names, a.Memory, b.Memory)
+	require.Equal(t, len(a.Device), len(b.Device), "device bytes held")
+	require.True(t, bytes.Equal(a.Device, b.Device), "the bytes of the live allocations differ between %s and %s", names[0], names[1])
 }

@@ -104,6 +104,7 @@ type fuzzOutcome struct {
 	LastError string
 	Held      []uint64 // device bytes the session held before Close
 	Memory    []byte   // guest memory once queued work finished (nil if TimedOut)
+	Device    []byte   // the bytes of the session's live allocations, then
 }
 
 // Scratch in guest memory that prepare lays out (besides outA.. and data).
@@ -124,6 +125,10 @@ func (e *fuzzEnv) play(t *testing.T, data []byte, fam fuzzFamily) fuzzOutcome {
 	inst, err := e.pl.Instantiate(ctx, Config{})
 	require.NoError(t, err)
 	h := &harness{t: t, rt: e.rt, inst: inst}
+	// Descriptors carry a MAC under a random key per session: a fixed one
+	// makes their bytes, which a guest may copy anywhere, the same on
+	// every configuration.
+	inst.Session().descKey = [32]byte{}
 	var out fuzzOutcome
 	var addrs, ptrs []uint64
 	if fam.prepare {
@@ -171,6 +176,11 @@ func (e *fuzzEnv) play(t *testing.T, data []byte, fam fuzzFamily) fuzzOutcome {
 		_ = errors.Join(s.destroyEvents(-1)...)
 		_ = s.syncStreams(ctx, -1, -1)
 		out.Memory = bytes.Clone(h.mem())
+		for _, a := range s.as.allocs { // and the device memory the session holds
+			buf := make([]byte, a.size)
+			require.NoError(t, s.b.Memcpy(ctx, acl.Host(buf, 0), acl.Device(a.ptr), a.size))
+			out.Device = append(out.Device, buf...)
+		}
 	}
 	out.Stats, out.LastError = s.Stats(), s.LastError()
 	for d, free := range freeMem(t, e.rt) {

@@ -40,17 +40,17 @@ func TestSoak(t *testing.T) {
 	}
 	workers = envInt(t, "SOAK_SESSIONS", workers)
 	sb := sharedSandbox(t)
-	env := &soakEnv{sb: sb}
 	for _, m := range soakModes {
-		require.NotNil(t, m.load, m.name)
+		if m.pending == "" {
+			m.pl = m.load(t, sb)
+		}
 	}
-	env.load(t)
 	ctx := context.Background()
 	// One round of every mode first: compiled code, caches and pools are
 	// part of the baseline, not growth.
 	for i, m := range soakModes {
 		if m.pending == "" {
-			require.NoError(t, m.run(ctx, env, uint32(8*i+1)), m.name)
+			require.NoError(t, m.check(ctx, m.pl, uint32(8*i+1)), m.name)
 		}
 	}
 	base := sb.freeMem(t)
@@ -74,7 +74,7 @@ func TestSoak(t *testing.T) {
 				if m.pending != "" {
 					continue
 				}
-				err := m.run(ctx, env, uint32(i))
+				err := m.check(ctx, m.pl, uint32(i))
 				if errors.Is(err, errNotNow) {
 					continue
 				}
@@ -119,28 +119,13 @@ func TestSoak(t *testing.T) {
 // soakMode is one kind of session of the soak.
 type soakMode struct {
 	name string
-	load func(t *testing.T, e *soakEnv) *host.Plugin
+	load func(t *testing.T, sb *sandbox) *host.Plugin
 	// check runs one session and says what was wrong with it.
 	check func(ctx context.Context, pl *host.Plugin, seed uint32) error
 	// pending names the fix of issue 9 the mode waits for ("" when it runs):
 	// the coordinator enables it once the fix is on main.
 	pending string
-	pl      *host.Plugin
-}
-
-func (m *soakMode) run(ctx context.Context, e *soakEnv, seed uint32) error {
-	return m.check(ctx, m.pl, seed)
-}
-
-type soakEnv struct{ sb *sandbox }
-
-// load compiles the plugin of every mode that runs.
-func (e *soakEnv) load(t *testing.T) {
-	for _, m := range soakModes {
-		if m.pending == "" {
-			m.pl = m.load(t, e)
-		}
-	}
+	pl      *host.Plugin // what load returned
 }
 
 // soakTimeout stops the spinning and blocking sessions: short, and nothing
@@ -151,7 +136,7 @@ const soakTimeout = 300 * time.Millisecond
 func hostileMode(mode string, p host.Policy, want func(o outcome) error) *soakMode {
 	return &soakMode{
 		name: "hostile-" + mode,
-		load: func(t *testing.T, e *soakEnv) *host.Plugin { return e.sb.load(t, "hostile", p) },
+		load: func(t *testing.T, sb *sandbox) *host.Plugin { return sb.load(t, "hostile", p) },
 		check: func(ctx context.Context, pl *host.Plugin, _ uint32) error {
 			return want(run(ctx, pl, "hostile", mode))
 		},
@@ -183,12 +168,7 @@ func watMode(name, wat string, p host.Policy, cfg func() host.Config, want func(
 	return &soakMode{
 		name:    name,
 		pending: pending,
-		load: func(t *testing.T, e *soakEnv) *host.Plugin {
-			pl, err := e.sb.rt.Load(context.Background(), watToWasm(t, wat), p)
-			require.NoError(t, err, name)
-			t.Cleanup(func() { require.NoError(t, pl.Close(context.Background())) })
-			return pl
-		},
+		load:    func(t *testing.T, sb *sandbox) *host.Plugin { return loadWAT(t, sb, wat, p) },
 		check: func(ctx context.Context, pl *host.Plugin, _ uint32) error {
 			c := cfg()
 			res, err := pl.Run(ctx, c)
@@ -206,7 +186,7 @@ func noConfig() host.Config { return host.Config{} }
 // on main yet has pending set; see TestSoak.
 var soakModes = []*soakMode{
 	{name: "good-wat", load: loadGood, check: checkGoodWAT},
-	{name: "good-roundtrip", load: func(t *testing.T, e *soakEnv) *host.Plugin { return e.sb.plugin(t, "roundtrip") }, check: checkRoundtrip},
+	{name: "good-roundtrip", load: func(t *testing.T, sb *sandbox) *host.Plugin { return sb.plugin(t, "roundtrip") }, check: checkRoundtrip},
 	hostileMode("forged-addr", hostilePolicy, wantContained),
 	hostileMode("stale-handle", hostilePolicy, wantContained),
 	hostileMode("desc-tamper", hostilePolicy, wantContained),
@@ -245,8 +225,12 @@ var soakModes = []*soakMode{
 	}, ""),
 }
 
-func loadGood(t *testing.T, e *soakEnv) *host.Plugin {
-	pl, err := e.sb.rt.Load(context.Background(), watToWasm(t, goodWAT), host.Policy{})
+func loadGood(t *testing.T, sb *sandbox) *host.Plugin { return loadWAT(t, sb, goodWAT, host.Policy{}) }
+
+// loadWAT compiles a WAT module with policy p; the test closes it.
+func loadWAT(t *testing.T, sb *sandbox, wat string, p host.Policy) *host.Plugin {
+	t.Helper()
+	pl, err := sb.rt.Load(context.Background(), watToWasm(t, wat), p)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, pl.Close(context.Background())) })
 	return pl
