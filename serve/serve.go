@@ -252,7 +252,13 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.cancelRuns()
 	<-done
 	if hs != nil && graceErr != nil {
-		_ = hs.Close() // connections still open once their requests ended
+		// The handlers have returned; their responses (503) are written
+		// once each handler's connection flushes: wait for the connections
+		// to go idle, briefly, then close what is left.
+		flush, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = hs.Shutdown(flush)
+		cancel()
+		_ = hs.Close()
 	}
 	s.mu.Lock()
 	all := s.plugins
