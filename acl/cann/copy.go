@@ -107,6 +107,9 @@ func (b *Backend) copySync(ctx context.Context, dev int32, d, s side, n uint64) 
 	var pn runtime.Pinner
 	defer pn.Unpin()
 	pinHosts(&pn, []side{d, s})
+	if n <= nativeChunk { // one call: no closure to allocate
+		return b.call(dev, "aclrtMemcpy", func() int32 { return b.api.aclrtMemcpy(d.addr, n, s.addr, n, kindOf(d, s)) })
+	}
 	return pieces(ctx, n, nativeChunk, overlapsAbove(d, s, n), func(off, k uint64) error {
 		return b.call(dev, "aclrtMemcpy", func() int32 {
 			return b.api.aclrtMemcpy(d.addr+uintptr(off), k, s.addr+uintptr(off), k, kindOf(d, s))
