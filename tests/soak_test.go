@@ -128,6 +128,16 @@ type soakMode struct {
 	pl      *host.Plugin // what load returned
 }
 
+// quotaPolicy is hostilePolicy with a queue of one: the quota mode queues
+// 64-byte copies until one is refused, and a stream worker that keeps up
+// with them (it may, they are tiny) makes that take up to 100000 calls,
+// over a minute with 256 busy sessions on two cores.
+var quotaPolicy = func() host.Policy {
+	p := hostilePolicy
+	p.MaxQueued = 1
+	return p
+}()
+
 // soakTimeout stops the spinning and blocking sessions: short, and nothing
 // measures it.
 const soakTimeout = 300 * time.Millisecond
@@ -190,7 +200,7 @@ var soakModes = []*soakMode{
 	hostileMode("forged-addr", hostilePolicy, wantContained),
 	hostileMode("stale-handle", hostilePolicy, wantContained),
 	hostileMode("desc-tamper", hostilePolicy, wantContained),
-	hostileMode("quota", hostilePolicy, wantContained), // floods a queue to its limit
+	hostileMode("quota", quotaPolicy, wantContained), // every quota, a queue to its limit
 	hostileMode("spin", host.Policy{Timeout: soakTimeout}, wantErr(host.ErrTimeout)),
 	hostileMode("hang", host.Policy{Timeout: soakTimeout}, wantErr(host.ErrTimeout)),
 	hostileMode("trap", host.Policy{}, wantErr(host.ErrTrap)),
@@ -347,6 +357,8 @@ const soakImports = `
   (import "acl" "aclrtCreateStream" (func $createStream (param i32) (result i32)))
   (import "acl" "aclrtDestroyStream" (func $destroyStream (param i32) (result i32)))
   (import "acl" "aclrtSynchronizeStream" (func $sync (param i32) (result i32)))
+  (import "acl" "aclrtCreateEvent" (func $createEvent (param i32) (result i32)))
+  (import "acl" "aclrtStreamWaitEvent" (func $waitEvent (param i32 i32) (result i32)))
   (func $check (param i32) (if (local.get 0) (then unreachable)))
 `
 
@@ -420,26 +432,33 @@ const stdinBlockWAT = `(module
     (drop (call $read (i32.const 0) (i32.const 16) (i32.const 1) (i32.const 32)))))
 `
 
-// floodWAT floods a stream with 1 MiB copies until the queue limit
-// refuses one (207012), then with asynchronous batches until the batch
-// entry limit does, and exits 0 with all that queued: the session's
-// release finishes it. Exit code 1 or 2: a flood was never refused.
+// floodWAT makes two streams wait for an event it never records, floods
+// one with 1 MiB copies until the queue limit refuses one (207012), the
+// other with asynchronous batches until the batch entry limit does, and
+// exits 0 with all that queued: the session's release destroys the event,
+// which lets the streams drain. Exit code 1 or 2: a flood was never
+// refused.
 const floodWAT = `(module
   (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))` + soakImports + `
   (memory (export "memory") 40)
-  (func (export "_start") (local $i i32) (local $r i32) (local $dev i64) (local $s i32)
+  (func (export "_start") (local $i i32) (local $r i32) (local $dev i64) (local $s i32) (local $e i32)
     (call $check (call $setDevice (i32.const 0)))
     (call $check (call $malloc (i32.const 16) (i64.const 0x100000) (i32.const 0)))
     (local.set $dev (i64.load (i32.const 16)))
     (call $check (call $register (i64.const 0x100000) (i64.const 0x100000) (i32.const 0) (i32.const 32)))
+    (call $check (call $createEvent (i32.const 44)))
+    (local.set $e (i32.load (i32.const 44)))
     (call $check (call $createStream (i32.const 40)))
     (local.set $s (i32.load (i32.const 40)))
+    (call $check (call $waitEvent (local.get $s) (local.get $e)))
     (loop $q
       (local.set $r (call $memcpyAsync (local.get $dev) (i64.const 0x100000) (i64.const 0x100000) (i64.const 0x100000) (i32.const 1) (local.get $s)))
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
       (br_if $q (i32.and (i32.eqz (local.get $r)) (i32.lt_u (local.get $i) (i32.const 10000)))))
     (if (i32.ne (local.get $r) (i32.const 207012)) (then (call $exit (i32.const 1))))
-    (call $check (call $sync (local.get $s)))
+    (call $check (call $createStream (i32.const 40)))
+    (local.set $s (i32.load (i32.const 40)))
+    (call $check (call $waitEvent (local.get $s) (local.get $e)))
     ;; a batch of 1024 entries of 1 KiB, registered guest memory to the
     ;; device: dsts at 0x10000, destMaxs and sizes at 0x12000, srcs at 0x14000
     (local.set $i (i32.const 0))
