@@ -302,6 +302,9 @@ type Config struct {
 	// 1 ms per reading, and sleeps that return at once, so that runs
 	// repeat exactly. Only the wazero engine has them.
 	DeterministicClocks bool
+	// Vars are configuration values the guest reads by key with
+	// aclwasm.config_read (docs/EMBEDDING.md); a manifest's config.
+	Vars map[string]string
 }
 
 // Result is how a run ended.
@@ -375,6 +378,7 @@ func (p *Plugin) instantiate(ctx context.Context, cfg Config) (*Instance, error)
 		return nil, err
 	}
 	s.startMetrics(p.m)
+	s.vars = cfg.Vars
 	inst, err := p.mod.instantiate(withSession(ctx, s), s, cfg)
 	if err != nil {
 		_ = s.release(ctx)

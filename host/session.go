@@ -55,8 +55,9 @@ type Session struct {
 	stats   stats
 	trace   func(CallRecord)
 	mem     *linearMemory
-	io      *bytesCall     // the Instance.CallBytes in progress, or nil
-	ms      sessionMetrics // WithMetrics; see metrics.go
+	io      *bytesCall        // the Instance.CallBytes in progress, or nil
+	ms      sessionMetrics    // WithMetrics; see metrics.go
+	vars    map[string]string // Config.Vars, for aclwasm.config_read
 }
 
 type streamRec struct {
