@@ -36,6 +36,7 @@ policy:
   deny: [aclrtMalloc]
   memory_pages: 7
   timeout: 1m30s
+  max_call_bytes: 1GiB
 args: [-v]
 env: {B: "2", A: "1"}
 config: {scale: "0.5"}
@@ -49,7 +50,7 @@ config: {scale: "0.5"}
 			Devices: []int32{1, 0}, DeviceMemory: 64 << 20, PinnedMemory: 4096,
 			MaxAllocations: 1, MaxRegistrations: 2, MaxStreams: 3, MaxEvents: 4, MaxQueued: 5, MaxBatchEntries: 6,
 			Allow: []string{"aclrtMemcpy", "aclrtMalloc"}, Deny: []string{"aclrtMalloc"},
-			MemoryPages: 7, Timeout: 90 * time.Second,
+			MemoryPages: 7, Timeout: 90 * time.Second, MaxCallBytes: 1 << 30,
 		},
 		Args: []string{"-v"}, Env: map[string]string{"A": "1", "B": "2"}, Vars: map[string]string{"scale": "0.5"},
 	}, m)
