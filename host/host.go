@@ -32,9 +32,12 @@ var (
 	ErrLoad = errors.New("load refused")
 	// ErrTrap: the guest trapped (unreachable, out-of-bounds access, ...).
 	ErrTrap = errors.New("guest trapped")
-	// ErrTimeout: the policy's timeout stopped the guest.
+	// ErrTimeout: the policy's timeout stopped the guest. The error wraps
+	// context.DeadlineExceeded too.
 	ErrTimeout = errors.New("guest timed out")
-	// ErrCanceled: the caller's context stopped the guest.
+	// ErrCanceled: the caller's context stopped the guest: its
+	// cancellation or its own deadline, which the error wraps as well
+	// (context.Canceled or context.DeadlineExceeded).
 	ErrCanceled = errors.New("guest canceled")
 )
 
@@ -321,7 +324,7 @@ type Result struct {
 // timeout or cancellation gives an error wrapping ErrTrap, ErrTimeout or
 // ErrCanceled. Either way the session has released everything it held.
 func (p *Plugin) Run(ctx context.Context, cfg Config) (Result, error) {
-	ctx, cancel := context.WithTimeout(ctx, p.policy.Timeout)
+	ctx, cancel := withPolicyTimeout(ctx, p.policy.Timeout)
 	defer cancel()
 	inst, err := p.instantiate(ctx, cfg)
 	if err != nil {
@@ -352,7 +355,7 @@ type Instance struct {
 // Instantiate instantiates the plugin in a new session and calls its
 // _initialize export if it has one (a reactor's WASI initialization).
 func (p *Plugin) Instantiate(ctx context.Context, cfg Config) (*Instance, error) {
-	ctx, cancel := context.WithTimeout(ctx, p.policy.Timeout)
+	ctx, cancel := withPolicyTimeout(ctx, p.policy.Timeout)
 	defer cancel()
 	inst, err := p.instantiate(ctx, cfg)
 	if err != nil {
@@ -399,7 +402,7 @@ func (i *Instance) Call(ctx context.Context, name string, args ...uint64) ([]uin
 	if i.done {
 		return nil, fmt.Errorf("host: call %s: instance is closed", name)
 	}
-	ctx, cancel := context.WithTimeout(ctx, i.p.policy.Timeout)
+	ctx, cancel := withPolicyTimeout(ctx, i.p.policy.Timeout)
 	defer cancel()
 	res, err := i.inst.call(i.ctx(ctx), name, args...)
 	err = ctxErr(ctx, name, err)
@@ -428,7 +431,7 @@ func (i *Instance) finish(ctx context.Context, abort bool) error {
 	i.done = true
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, i.p.policy.Timeout)
+		ctx, cancel = withPolicyTimeout(ctx, i.p.policy.Timeout)
 		defer cancel()
 	}
 	if abort {
@@ -447,10 +450,7 @@ func ctxErr(ctx context.Context, name string, err error) error {
 	if ctx.Err() == nil || (err != nil && !errors.As(err, &ee)) {
 		return err
 	}
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return fmt.Errorf("%s: %w", name, ErrTimeout)
-	}
-	return fmt.Errorf("%s: %w", name, ErrCanceled)
+	return doneErr(ctx, name)
 }
 
 type sessionKey struct{}

@@ -27,7 +27,7 @@ import (
 //	  sha256: 9f86d0...           # optional: Load refuses other bytes
 //	policy:                       # every Policy field, in snake_case
 //	  device_memory: 64MiB        # byte counts: integers or with KiB, MiB, GiB
-//	  timeout: 30s
+//	  timeout: 30s                # or none (NoTimeout)
 //	  deny: [aclrtHostRegister]
 //	args: [--verbose]             # argv[1:], after the name
 //	env: {LANG: C}                # the guest's environment
@@ -155,6 +155,10 @@ func decodePolicy(n *yaml.Node, p *Policy) error {
 func decodeField(n *yaml.Node, f reflect.Value) error {
 	switch f.Interface().(type) {
 	case time.Duration:
+		if n.Value == "none" {
+			f.SetInt(int64(NoTimeout))
+			return nil
+		}
 		d, err := time.ParseDuration(n.Value)
 		if err != nil || n.Kind != yaml.ScalarNode {
 			return fmt.Errorf("%q is not a duration (like 30s, 2m)", n.Value)

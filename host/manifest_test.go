@@ -83,7 +83,10 @@ func TestManifestErrors(t *testing.T) {
 		_, err := ParseManifest([]byte(tc.src))
 		require.ErrorContains(t, err, tc.want, "%s", tc.src)
 	}
-	_, err := LoadManifest(filepath.Join(t.TempDir(), "none.yaml"))
+	m, err := ParseManifest([]byte("name: a\nmodule: {path: x.wasm}\npolicy: {timeout: none}\n"))
+	require.NoError(t, err)
+	require.Equal(t, NoTimeout, m.Policy.Timeout)
+	_, err = LoadManifest(filepath.Join(t.TempDir(), "none.yaml"))
 	require.ErrorContains(t, err, "no such file")
 }
 
