@@ -147,7 +147,11 @@ func (c *call) resolve(name string, addr, n uint64, write bool) (span, error) {
 		}
 		return sp, nil
 	}
-	return c.s.resolveDevice(name, addr, n)
+	sp, err := c.s.resolveDevice(name, addr, n)
+	if err == nil && write {
+		err = sp.writable(name, addr, n)
+	}
+	return sp, err
 }
 
 // resolveDevice validates and translates a device range. Stream workers

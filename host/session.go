@@ -58,6 +58,7 @@ type Session struct {
 	io      *bytesCall        // the Instance.CallBytes in progress, or nil
 	ms      sessionMetrics    // WithMetrics; see metrics.go
 	vars    map[string]string // Config.Vars, for aclwasm.config_read
+	lent    int               // uncharged leases in as.allocs (LendOptions.Charge)
 }
 
 type streamRec struct {
@@ -214,7 +215,14 @@ func (s *Session) destroyStreams(ctx context.Context, dev int32) (errs []error) 
 // leaves the allocation to the session's release.
 func (s *Session) freeAllocs(ctx context.Context, dev int32) (errs []error) {
 	for _, a := range append([]*alloc(nil), s.as.allocs...) {
-		if dev >= 0 && a.dev != dev {
+		if dev >= 0 && a.dev != dev || a.lease != nil && dev >= 0 {
+			continue // a lease outlives aclrtResetDevice: it is the host's
+		}
+		if a.lease != nil { // the session ends: so does the lease
+			s.mu.Lock()
+			s.as.remove(a)
+			a.lease.drop()
+			s.mu.Unlock()
 			continue
 		}
 		s.mu.Lock()
