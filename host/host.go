@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -308,6 +309,12 @@ type Config struct {
 	// Vars are configuration values the guest reads by key with
 	// aclwasm.config_read (docs/EMBEDDING.md); a manifest's config.
 	Vars map[string]string
+	// Name names the plugin in logs (default Args[0]).
+	Name string
+	// Logger, when set, receives the guest's stdout (level Info) and
+	// stderr (level Warn) one record per line, with the attributes plugin,
+	// session and stream, for the streams Stdout and Stderr leave unset.
+	Logger *slog.Logger
 }
 
 // Result is how a run ended.
@@ -382,6 +389,7 @@ func (p *Plugin) instantiate(ctx context.Context, cfg Config) (*Instance, error)
 	}
 	s.startMetrics(p.m)
 	s.vars = cfg.Vars
+	s.setupLog(&cfg)
 	inst, err := p.mod.instantiate(withSession(ctx, s), s, cfg)
 	if err != nil {
 		_ = s.release(ctx)

@@ -58,6 +58,8 @@ type Session struct {
 	io      *bytesCall        // the Instance.CallBytes in progress, or nil
 	ms      sessionMetrics    // WithMetrics; see metrics.go
 	vars    map[string]string // Config.Vars, for aclwasm.config_read
+	id      uint64            // ID
+	logs    []*logWriter      // Config.Logger's writers, flushed at release
 	lent    int               // uncharged leases in as.allocs (LendOptions.Charge)
 }
 
@@ -268,6 +270,7 @@ func (s *Session) releaseDevice(ctx context.Context, dev int32) error {
 // then is the guest's memory unmapped. Streams of every device go before
 // any memory, since a stream may use another device's memory.
 func (s *Session) release(ctx context.Context) error {
+	defer s.flushLogs()
 	defer s.stop()
 	unwatch := context.AfterFunc(ctx, s.stop)
 	defer unwatch()
@@ -314,4 +317,9 @@ type CallRecord struct {
 	Result int32
 	Code   acl.Error
 	Msg    string
+	// Session is the calling session's ID; Start and Duration time the
+	// host call.
+	Session  uint64
+	Start    time.Time
+	Duration time.Duration
 }
