@@ -16,6 +16,8 @@ var IOFuncs = []Func{
 		Doc: "Copies the first len bytes of the input to buf. len beyond the input, or buf outside guest memory: 100000."},
 	{Name: "output_write", Group: "io", Params: []Param{{"buf", Gptr}, {"len", I32}},
 		Doc: "Appends len bytes at buf to the call's output. Outside a bytes call or buf outside guest memory: 100000; an output beyond the policy's memory limit: 207012."},
+	{Name: "config_read", Group: "io", Params: []Param{{"key", Gptr}, {"keyLen", I32}, {"buf", Gptr}, {"bufLen", I32}},
+		Doc: "Copies at most bufLen bytes of the configuration value named by the key [key, +keyLen) to buf and returns the value's length (below 65536), or -1 if there is none. key or buf outside guest memory: 100000."},
 }
 
 // LookupIO returns the function of IOModule named name, or nil.

@@ -33,6 +33,8 @@ type alloc struct {
 	charged    uint64 // bytes counted against the quota (native rounding)
 	policy     acl.MemMallocPolicy
 	queued     queued
+	lease      *Lease // lent by the embedder (lend.go): never freed by the host
+	readOnly   bool   // lent read-only: no guest write may touch it
 }
 
 func (a *alloc) end() uint64 { return a.base + a.size }

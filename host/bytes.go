@@ -136,6 +136,29 @@ func ioFuncs() []*hostFunc {
 			copy(dst, in)
 			return 0, nil
 		},
+		"config_read": func(c *call) (int32, error) {
+			key, err := c.guest("key", c.u32(0), uint64(c.u32(1)))
+			if err != nil && c.u32(1) != 0 {
+				return 0, err
+			}
+			v, ok := c.s.vars[string(key)]
+			if !ok {
+				return -1, nil
+			}
+			if len(v) > maxVarLen {
+				return 0, acl.Errorf(acl.ErrRTOverLimit, "the value of %q has %d bytes, more than config_read can report", key, len(v))
+			}
+			n := min(uint64(c.u32(3)), uint64(len(v)))
+			if n == 0 {
+				return int32(len(v)), nil
+			}
+			dst, err := c.guest("buf", c.u32(2), n)
+			if err != nil {
+				return 0, err
+			}
+			copy(dst, v)
+			return int32(len(v)), nil
+		},
 		"output_write": func(c *call) (int32, error) {
 			io := c.s.io
 			if io == nil {

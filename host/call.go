@@ -38,7 +38,7 @@ func (s *Session) invoke(ctx context.Context, fi int, mem []byte, stack []uint64
 	c := &s.call
 	*c = call{ctx: ctx, s: s, fi: fi, mem: mem, args: stack}
 	var t0 time.Time
-	if s.ms.pm != nil {
+	if s.ms.pm != nil || s.trace != nil {
 		t0 = time.Now()
 	}
 	err := c.run()
@@ -59,7 +59,7 @@ func (s *Session) invoke(ctx context.Context, fi int, mem []byte, stack []uint64
 		s.callMetrics(fi, code, t0)
 	}
 	if s.trace != nil {
-		s.trace(CallRecord{Func: &abi.Funcs[fi], Args: traceArgs(&abi.Funcs[fi], stack), Result: res, Code: code, Msg: msg})
+		s.trace(CallRecord{Func: &abi.Funcs[fi], Args: traceArgs(&abi.Funcs[fi], stack), Result: res, Code: code, Msg: msg, Session: s.id, Start: t0, Duration: time.Since(t0)})
 	}
 	stack[0] = uint64(uint32(res))
 }
@@ -147,7 +147,11 @@ func (c *call) resolve(name string, addr, n uint64, write bool) (span, error) {
 		}
 		return sp, nil
 	}
-	return c.s.resolveDevice(name, addr, n)
+	sp, err := c.s.resolveDevice(name, addr, n)
+	if err == nil && write {
+		err = sp.writable(name, addr, n)
+	}
+	return sp, err
 }
 
 // resolveDevice validates and translates a device range. Stream workers

@@ -101,6 +101,9 @@ func setMemcpyDesc(c *call) error {
 		return err
 	}
 	ds, err := c.s.resolveDevice("desc", desc, descSize) // desc
+	if err == nil {
+		err = ds.writable("desc", desc, descSize)
+	}
 	if err != nil {
 		return err
 	}
@@ -269,6 +272,9 @@ func (s *Session) runOffset(fi int, dstSlot, dstOff, srcSlot, srcOff, n uint64) 
 // session, as descriptor and offset copies require.
 func (s *Session) innerCopy(src, dst, n uint64) (d, sp span, err error) {
 	if d, err = s.resolveDevice("dstAddr", dst, n); err != nil {
+		return
+	}
+	if err = d.writable("dstAddr", dst, n); err != nil {
 		return
 	}
 	if sp, err = s.resolveDevice("srcAddr", src, n); err != nil {

@@ -139,3 +139,59 @@ func ExamplePool() {
 	fmt.Println("failed:", failed.Load())
 	// Output: failed: 0
 }
+
+// Device memory the embedder produced, lent read-only to a plugin for one
+// call: the guest copies it out with aclrtMemcpy at the address it is
+// given; writes into it are refused; after Revoke the address is dead.
+func ExampleInstance_Lend() {
+	ctx := context.Background()
+	wasm, err := os.ReadFile("testdata/lend.wasm")
+	if err != nil {
+		log.Fatal(err)
+	}
+	rt, err := host.NewRuntime(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer rt.Close(ctx)
+	pl, err := rt.Load(ctx, wasm, host.Policy{MemoryPages: 1})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer pl.Close(ctx)
+	inst, err := pl.Instantiate(ctx, host.Config{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer inst.Close(ctx)
+
+	// The embedder's own device buffer.
+	b := rt.Backend()
+	buf, err := b.Malloc(0, 16, acl.MemMallocHugeFirst)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer b.Free(ctx, buf)
+	if err := b.Memcpy(ctx, acl.Device(buf), acl.Host([]byte("device features!"), 0), 16); err != nil {
+		log.Fatal(err)
+	}
+
+	l, err := inst.Lend(buf, 16, host.LendOptions{ReadOnly: true})
+	if err != nil {
+		log.Fatal(err)
+	}
+	res, _ := inst.Call(ctx, "pull", l.Addr(), 16) // device -> guest memory at 0x100
+	got, _ := inst.ReadMemory(0x100, 16)
+	fmt.Printf("pull: %d %q\n", res[0], got)
+	res, _ = inst.Call(ctx, "push", l.Addr(), 16) // guest memory -> device: refused
+	fmt.Println("push:", res[0])
+	if err := l.Revoke(ctx); err != nil {
+		log.Fatal(err)
+	}
+	res, _ = inst.Call(ctx, "pull", l.Addr(), 16)
+	fmt.Println("after revoke:", res[0])
+	// Output:
+	// pull: 0 "device features!"
+	// push: 107000
+	// after revoke: 107000
+}

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -32,9 +33,12 @@ var (
 	ErrLoad = errors.New("load refused")
 	// ErrTrap: the guest trapped (unreachable, out-of-bounds access, ...).
 	ErrTrap = errors.New("guest trapped")
-	// ErrTimeout: the policy's timeout stopped the guest.
+	// ErrTimeout: the policy's timeout stopped the guest. The error wraps
+	// context.DeadlineExceeded too.
 	ErrTimeout = errors.New("guest timed out")
-	// ErrCanceled: the caller's context stopped the guest.
+	// ErrCanceled: the caller's context stopped the guest: its
+	// cancellation or its own deadline, which the error wraps as well
+	// (context.Canceled or context.DeadlineExceeded).
 	ErrCanceled = errors.New("guest canceled")
 )
 
@@ -302,6 +306,15 @@ type Config struct {
 	// 1 ms per reading, and sleeps that return at once, so that runs
 	// repeat exactly. Only the wazero engine has them.
 	DeterministicClocks bool
+	// Vars are configuration values the guest reads by key with
+	// aclwasm.config_read (docs/EMBEDDING.md); a manifest's config.
+	Vars map[string]string
+	// Name names the plugin in logs (default Args[0]).
+	Name string
+	// Logger, when set, receives the guest's stdout (level Info) and
+	// stderr (level Warn) one record per line, with the attributes plugin,
+	// session and stream, for the streams Stdout and Stderr leave unset.
+	Logger *slog.Logger
 }
 
 // Result is how a run ended.
@@ -318,7 +331,7 @@ type Result struct {
 // timeout or cancellation gives an error wrapping ErrTrap, ErrTimeout or
 // ErrCanceled. Either way the session has released everything it held.
 func (p *Plugin) Run(ctx context.Context, cfg Config) (Result, error) {
-	ctx, cancel := context.WithTimeout(ctx, p.policy.Timeout)
+	ctx, cancel := withPolicyTimeout(ctx, p.policy.Timeout)
 	defer cancel()
 	inst, err := p.instantiate(ctx, cfg)
 	if err != nil {
@@ -349,7 +362,7 @@ type Instance struct {
 // Instantiate instantiates the plugin in a new session and calls its
 // _initialize export if it has one (a reactor's WASI initialization).
 func (p *Plugin) Instantiate(ctx context.Context, cfg Config) (*Instance, error) {
-	ctx, cancel := context.WithTimeout(ctx, p.policy.Timeout)
+	ctx, cancel := withPolicyTimeout(ctx, p.policy.Timeout)
 	defer cancel()
 	inst, err := p.instantiate(ctx, cfg)
 	if err != nil {
@@ -375,6 +388,8 @@ func (p *Plugin) instantiate(ctx context.Context, cfg Config) (*Instance, error)
 		return nil, err
 	}
 	s.startMetrics(p.m)
+	s.vars = cfg.Vars
+	s.setupLog(&cfg)
 	inst, err := p.mod.instantiate(withSession(ctx, s), s, cfg)
 	if err != nil {
 		_ = s.release(ctx)
@@ -395,7 +410,7 @@ func (i *Instance) Call(ctx context.Context, name string, args ...uint64) ([]uin
 	if i.done {
 		return nil, fmt.Errorf("host: call %s: instance is closed", name)
 	}
-	ctx, cancel := context.WithTimeout(ctx, i.p.policy.Timeout)
+	ctx, cancel := withPolicyTimeout(ctx, i.p.policy.Timeout)
 	defer cancel()
 	res, err := i.inst.call(i.ctx(ctx), name, args...)
 	err = ctxErr(ctx, name, err)
@@ -424,7 +439,7 @@ func (i *Instance) finish(ctx context.Context, abort bool) error {
 	i.done = true
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, i.p.policy.Timeout)
+		ctx, cancel = withPolicyTimeout(ctx, i.p.policy.Timeout)
 		defer cancel()
 	}
 	if abort {
@@ -443,10 +458,7 @@ func ctxErr(ctx context.Context, name string, err error) error {
 	if ctx.Err() == nil || (err != nil && !errors.As(err, &ee)) {
 		return err
 	}
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return fmt.Errorf("%s: %w", name, ErrTimeout)
-	}
-	return fmt.Errorf("%s: %w", name, ErrCanceled)
+	return doneErr(ctx, name)
 }
 
 type sessionKey struct{}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
@@ -154,6 +155,10 @@ func (r *Runtime) hostModules() []string {
 func (s *Session) invokeHost(ctx context.Context, h *hostFunc, mem []byte, stack []uint64) {
 	c := &s.call
 	*c = call{ctx: ctx, s: s, fi: -1, mem: mem, args: stack}
+	var t0 time.Time
+	if s.trace != nil {
+		t0 = time.Now()
+	}
 	res, err := c.runHost(h)
 	code := acl.CodeOf(err)
 	if err != nil {
@@ -169,7 +174,7 @@ func (s *Session) invokeHost(ctx context.Context, h *hostFunc, mem []byte, stack
 		st.Errors[code]++
 	}
 	if s.trace != nil {
-		s.trace(CallRecord{Func: &h.f, Args: traceArgs(&h.f, stack), Result: res, Code: code, Msg: msg})
+		s.trace(CallRecord{Func: &h.f, Args: traceArgs(&h.f, stack), Result: res, Code: code, Msg: msg, Session: s.id, Start: t0, Duration: time.Since(t0)})
 	}
 	stack[0] = uint64(uint32(res))
 }

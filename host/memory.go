@@ -18,8 +18,8 @@ func malloc(c *call) error {
 		return err
 	}
 	s := c.s
-	if len(s.as.allocs) >= s.policy.MaxAllocations {
-		return acl.Errorf(acl.ErrRTOverLimit, "the session already holds %d allocations, the policy's limit", len(s.as.allocs))
+	if n := len(s.as.allocs) - s.lent; n >= s.policy.MaxAllocations {
+		return acl.Errorf(acl.ErrRTOverLimit, "the session already holds %d allocations, the policy's limit", n)
 	}
 	charged := acl.AllocatedSize(size, policy)
 	if held := s.held[s.dev]; charged > s.policy.DeviceMemory-held {
@@ -55,6 +55,8 @@ func free(c *call) error {
 		return acl.Errorf(acl.ErrRTParamInvalid, "devPtr %#x is not a live device allocation of this session", p)
 	case a.base != p:
 		return acl.Errorf(acl.ErrRTParamInvalid, "devPtr %#x is inside the allocation at %#x, not its base", p, a.base)
+	case a.lease != nil:
+		return acl.Errorf(acl.ErrRTParamInvalid, "devPtr %#x is device memory the host lent: only the host can revoke it", p)
 	}
 	// Descriptor and offset copies queued with it as their descriptor or
 	// slot first; then out of the table, so that those that name it inside

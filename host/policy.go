@@ -44,6 +44,7 @@ type Policy struct {
 	// MemoryPages limits the guest's linear memory, in 64 KiB pages.
 	MemoryPages uint32
 	// Timeout bounds a run or a call, host calls that block included.
+	// NoTimeout disables it.
 	Timeout time.Duration
 }
 
@@ -92,6 +93,9 @@ func (p Policy) withDefaults(n int) (Policy, error) {
 	}
 	if p.Timeout == 0 {
 		p.Timeout = DefaultTimeout
+	}
+	if p.Timeout < 0 && p.Timeout != NoTimeout {
+		return p, fmt.Errorf("policy: Timeout %v: want a positive duration, 0 for the default or NoTimeout", p.Timeout)
 	}
 	if p.MemoryPages > maxMemoryPages {
 		return p, fmt.Errorf("policy: MemoryPages %d exceeds the wasm32 limit %d", p.MemoryPages, maxMemoryPages)

@@ -55,8 +55,12 @@ type Session struct {
 	stats   stats
 	trace   func(CallRecord)
 	mem     *linearMemory
-	io      *bytesCall     // the Instance.CallBytes in progress, or nil
-	ms      sessionMetrics // WithMetrics; see metrics.go
+	io      *bytesCall        // the Instance.CallBytes in progress, or nil
+	ms      sessionMetrics    // WithMetrics; see metrics.go
+	vars    map[string]string // Config.Vars, for aclwasm.config_read
+	id      uint64            // ID
+	logs    []*logWriter      // Config.Logger's writers, flushed at release
+	lent    int               // uncharged leases in as.allocs (LendOptions.Charge)
 }
 
 type streamRec struct {
@@ -213,7 +217,14 @@ func (s *Session) destroyStreams(ctx context.Context, dev int32) (errs []error) 
 // leaves the allocation to the session's release.
 func (s *Session) freeAllocs(ctx context.Context, dev int32) (errs []error) {
 	for _, a := range append([]*alloc(nil), s.as.allocs...) {
-		if dev >= 0 && a.dev != dev {
+		if dev >= 0 && a.dev != dev || a.lease != nil && dev >= 0 {
+			continue // a lease outlives aclrtResetDevice: it is the host's
+		}
+		if a.lease != nil { // the session ends: so does the lease
+			s.mu.Lock()
+			s.as.remove(a)
+			a.lease.drop()
+			s.mu.Unlock()
 			continue
 		}
 		s.mu.Lock()
@@ -259,6 +270,7 @@ func (s *Session) releaseDevice(ctx context.Context, dev int32) error {
 // then is the guest's memory unmapped. Streams of every device go before
 // any memory, since a stream may use another device's memory.
 func (s *Session) release(ctx context.Context) error {
+	defer s.flushLogs()
 	defer s.stop()
 	unwatch := context.AfterFunc(ctx, s.stop)
 	defer unwatch()
@@ -305,4 +317,9 @@ type CallRecord struct {
 	Result int32
 	Code   acl.Error
 	Msg    string
+	// Session is the calling session's ID; Start and Duration time the
+	// host call.
+	Session  uint64
+	Start    time.Time
+	Duration time.Duration
 }

@@ -490,11 +490,8 @@ func (w *wasmtimeInstance) runError(ctx context.Context, name string, err error)
 			return &ExitError{Code: uint32(code)}
 		}
 	}
-	if cerr := ctx.Err(); cerr != nil {
-		if errors.Is(cerr, context.DeadlineExceeded) {
-			return fmt.Errorf("%s: %w", name, ErrTimeout)
-		}
-		return fmt.Errorf("%s: %w", name, ErrCanceled)
+	if ctx.Err() != nil {
+		return doneErr(ctx, name)
 	}
 	if err == nil {
 		return nil

@@ -757,6 +757,6 @@ func TestInterrupt(t *testing.T) {
 	require.Equal(t, 130, ee.ExitCode(), errb.String())
 	table, reason, ok := strings.Cut(errb.String(), "aclwasm: ")
 	require.True(t, ok, errb.String())
-	require.Equal(t, "interrupted: _start: guest canceled\n", reason)
+	require.Equal(t, "interrupted: _start: guest canceled: context canceled\n", reason)
 	require.Equal(t, []string{"1", "-", "0", "0", "0", "0"}, statsTable(t, table)["aclrtSetDevice"])
 }

@@ -27,23 +27,40 @@ func runCmd() *cobra.Command {
 		stats  bool
 		env    []string
 		detClk bool
+		man    string
 	)
 	c := &cobra.Command{
-		Use:   "run [flags] plugin.wasm [args...]",
+		Use:   "run [flags] plugin.wasm [args...] | run [flags] --manifest plugin.yaml [args...]",
 		Short: "Run a plugin: a command's _start, or --invoke an export of a reactor",
 		Long: `Run a plugin in the sandbox. A command module runs its _start with the
 given args (argv[0] is the file name) and the process exits with the guest's
 exit code. With --invoke, the module is a reactor: _initialize runs if
 exported, then the named export is called with the args as integers, and
-its results are printed.
+its results are printed. With --manifest, the module, its policy, argv,
+environment and config come from a manifest file (docs/EMBEDDING.md); the
+args are appended to its argv, and the policy flags may not be given.
 
 Exit codes: the guest's exit code (255 for one above 255); 124 timeout;
 125 load refused; 126 host error (bad flag, backend not loadable); 130
 interrupted (SIGINT or SIGTERM: the session is released and --stats
 printed); 134 trap. A guest exit code equal to one of these comes with a
 line on stderr saying it is the guest's.`,
-		Args: needModule(false),
+		Args: func(c *cobra.Command, args []string) error {
+			if man != "" {
+				return nil
+			}
+			return needModule(false)(c, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			var m *host.Manifest
+			if man != "" {
+				var err error
+				if m, err = manifestRun(cmd, man); err != nil {
+					return err
+				}
+				args = append(m.Config().Args, args...)
+				env = append(m.Config().Env, env...)
+			}
 			for _, kv := range env {
 				if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
 					return &exitError{exitHost, fmt.Errorf("--env %q: want KEY=VALUE with a nonempty KEY", kv)}
@@ -58,7 +75,11 @@ line on stderr saying it is the guest's.`,
 			// released and the statistics printed, then the exit is 130.
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			wasm, p, rt, done, desc, err := f.sandbox(ctx, args[0], opts...)
+			path := args[0]
+			if m != nil {
+				path = m.Path
+			}
+			wasm, p, rt, done, desc, err := f.sandbox(ctx, path, opts...)
 			if err != nil {
 				return err
 			}
@@ -71,12 +92,20 @@ line on stderr saying it is the guest's.`,
 			if stats {
 				fmt.Fprintln(stderr, desc)
 			}
-			pl, err := rt.Load(ctx, wasm, p)
+			var pl *host.Plugin
+			if m != nil {
+				pl, err = m.Load(ctx, rt)
+			} else {
+				pl, err = rt.Load(ctx, wasm, p)
+			}
 			if err != nil {
 				return classify(err)
 			}
 			defer pl.Close(ctx)
 			cfg := host.Config{Args: args, Env: env, Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: stderr, DeterministicClocks: detClk}
+			if m != nil {
+				cfg.Vars = m.Vars
+			}
 			if invoke == "" {
 				res, err := pl.Run(ctx, cfg)
 				if stats {
@@ -96,8 +125,26 @@ line on stderr saying it is the guest's.`,
 	c.Flags().BoolVar(&stats, "stats", false, "print a table of calls, errors and bytes per function to stderr after the run")
 	c.Flags().StringArrayVar(&env, "env", nil, "KEY=VALUE environment variable for the guest (repeatable; none by default)")
 	c.Flags().BoolVar(&detClk, "deterministic-clocks", false, "give the guest fake clocks (fixed wall clock, 1 ms per monotonic reading, sleeps return at once) so runs repeat exactly (wazero only)")
+	c.Flags().StringVar(&man, "manifest", "", "run the plugin a manifest file (YAML) describes: module, policy, args, env, config")
 	c.Flags().SetInterspersed(false) // flags after the module belong to the guest
 	return c
+}
+
+// policyFlags are the flags a manifest's policy replaces.
+var policyFlags = []string{"device-map", "device-memory", "pinned-memory", "max-allocations", "max-registrations", "max-streams", "max-events", "max-queued", "max-batch-entries", "memory-pages", "timeout", "allow", "deny"}
+
+// manifestRun loads the manifest of run --manifest.
+func manifestRun(cmd *cobra.Command, path string) (*host.Manifest, error) {
+	for _, name := range policyFlags {
+		if cmd.Flags().Changed(name) {
+			return nil, &exitError{exitHost, fmt.Errorf("--%s: with --manifest the policy comes from the manifest: set it there", name)}
+		}
+	}
+	m, err := host.LoadManifest(path)
+	if err != nil {
+		return nil, &exitError{exitHost, err}
+	}
+	return m, nil
 }
 
 func invokeExport(ctx context.Context, stdout, stderr io.Writer, pl *host.Plugin, cfg host.Config, name string, args []string, stats bool) error {

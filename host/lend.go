@@ -1,0 +1,150 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/aclwasm/aclwasm/acl"
+)
+
+// LendOptions says how a session may use device memory the embedder lends.
+type LendOptions struct {
+	// ReadOnly refuses every guest write into the range: copies and
+	// memsets into it, descriptors stored in it, descriptor and offset
+	// copies into it (107000, naming the range).
+	ReadOnly bool
+	// Charge counts the range against the session's quotas (DeviceMemory
+	// of its device, MaxAllocations), as if the guest had allocated it; a
+	// lend over them fails. Otherwise the quotas are unaffected.
+	Charge bool
+}
+
+// Lease is device memory lent to one session: the guest sees it at Addr
+// as a device address and copies to and from it with the ordinary
+// imports, with the checks of its own allocations (ranges, devices, peer
+// access). The guest cannot free it. It ends with Revoke or when the
+// instance ends; the memory stays the embedder's and is never freed by
+// the host.
+type Lease struct {
+	s       *Session
+	a       *alloc
+	revoked bool
+}
+
+// ErrRevoked: the lease was revoked, or its instance has ended.
+var ErrRevoked = errors.New("lease revoked")
+
+// Lend lends the size device bytes at ptr (memory the embedder allocated
+// through the runtime's backend, for example rt.Backend().Malloc) to the
+// instance's session, until Revoke or the end of the instance. ptr's
+// device must be one the session's policy maps. Call it between the
+// instance's calls, not during one, and pass Addr to the guest.
+func (i *Instance) Lend(ptr acl.DevPtr, size uint64, o LendOptions) (*Lease, error) {
+	if i.done {
+		return nil, fmt.Errorf("host: lend: instance is closed")
+	}
+	s := i.s
+	if size == 0 {
+		return nil, fmt.Errorf("host: lend: size is 0")
+	}
+	phys, err := s.b.DeviceOf(ptr)
+	if err != nil {
+		return nil, fmt.Errorf("host: lend: %#x is not device memory of the backend: %w", ptr, err)
+	}
+	if last, err := s.b.DeviceOf(ptr + acl.DevPtr(size-1)); err != nil || last != phys {
+		return nil, fmt.Errorf("host: lend: [%#x, +%d) is not inside one allocation of the backend", ptr, size)
+	}
+	dev := int32(-1)
+	for g, p := range s.policy.Devices {
+		if p == phys {
+			dev = int32(g)
+		}
+	}
+	if dev < 0 {
+		return nil, fmt.Errorf("host: lend: %#x is on physical device %d, which the session's policy does not map (Devices %v)", ptr, phys, s.policy.Devices)
+	}
+	var charged uint64
+	if o.Charge {
+		if n := len(s.as.allocs) - s.lent; n >= s.policy.MaxAllocations {
+			return nil, fmt.Errorf("host: lend: the session holds %d allocations, the policy's limit", n)
+		}
+		charged = acl.AllocatedSize(size, acl.MemMallocHugeFirst)
+		if held := s.held[dev]; charged > s.policy.DeviceMemory-held {
+			return nil, fmt.Errorf("host: lend: %d bytes exceed the session's free quota on device %d (%d of %d in use)", size, dev, held, s.policy.DeviceMemory)
+		}
+	}
+	base, ok := s.as.reserve(size)
+	if !ok {
+		return nil, fmt.Errorf("host: lend: the session has used up its device addresses")
+	}
+	l := &Lease{s: s}
+	l.a = &alloc{base: base, size: size, dev: dev, ptr: ptr, charged: charged, lease: l, readOnly: o.ReadOnly}
+	s.mu.Lock()
+	s.as.insert(l.a)
+	s.mu.Unlock()
+	s.held[dev] += charged
+	if !o.Charge {
+		s.lent++
+	}
+	return l, nil
+}
+
+// Addr returns the device address the guest uses for the lent memory.
+func (l *Lease) Addr() uint64 { return l.a.base }
+
+// Revoke takes the memory back. From its start the guest's calls that
+// name it fail as for freed memory; then it waits for the session's
+// queued work, which may use it (until ctx is done). It returns nil once
+// no work of the session can touch the memory any more; an error wrapping
+// ctx's otherwise: the memory may still be in use until a later Revoke
+// returns nil or the instance is closed. Call it between the instance's
+// calls, not during one. Revoking an ended lease returns nil.
+func (l *Lease) Revoke(ctx context.Context) error {
+	s := l.s
+	if !l.revoked {
+		l.revoked = true
+		s.mu.Lock()
+		if s.as.find(l.a.base) == l.a {
+			s.as.remove(l.a)
+			l.drop()
+		}
+		s.mu.Unlock()
+	}
+	if s.freed {
+		return nil // the session is released: nothing of it runs
+	}
+	// Descriptor and offset copies that hold it, then every stream of the
+	// session: a plain asynchronous copy resolved it when queued.
+	if err := l.a.queued.wait(ctx); err != nil {
+		return fmt.Errorf("host: revoke: queued work still holds the lease: %w", err)
+	}
+	for _, st := range s.sessionStreams(-1) {
+		if err := s.b.SynchronizeStream(ctx, st.h, -1); err != nil {
+			if ctx.Err() != nil {
+				return fmt.Errorf("host: revoke: the session's queued work has not finished: %w", ctx.Err())
+			}
+			// The stream's work failed or was cancelled: it has ended.
+		}
+	}
+	return nil
+}
+
+// drop undoes the lease's accounting; the caller removed it from the
+// table under s.mu.
+func (l *Lease) drop() {
+	l.revoked = true
+	l.s.held[l.a.dev] -= l.a.charged
+	if l.a.charged == 0 {
+		l.s.lent--
+	}
+}
+
+// writable fails when the resolved range is read-only lent memory: a
+// guest write may not touch it.
+func (sp span) writable(name string, addr, n uint64) error {
+	if sp.a != nil && sp.a.readOnly {
+		return acl.Errorf(acl.ErrRTParamInvalid, "%s [%#x, +%d) is device memory the host lent read-only", name, addr, n)
+	}
+	return nil
+}

@@ -1,0 +1,100 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+)
+
+// sessionIDs numbers sessions process-wide, for logs and traces.
+var sessionIDs atomic.Uint64
+
+// ID returns the session's number, unique in the process: the "session"
+// attribute of its log records and CallRecord.Session.
+func (s *Session) ID() uint64 { return s.id }
+
+// maxLogLine bounds a buffered guest output line: a longer one is logged
+// in pieces of this size, so a guest cannot make the host hold more.
+const maxLogLine = 64 << 10
+
+// logWriter turns a guest's output stream into slog records, one per
+// line, with the plugin's name, the session and the stream.
+type logWriter struct {
+	mu    sync.Mutex
+	l     *slog.Logger
+	level slog.Level
+	buf   []byte
+}
+
+func (w *logWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			room := maxLogLine - len(w.buf)
+			if len(p) < room {
+				w.buf = append(w.buf, p...)
+				break
+			}
+			w.buf = append(w.buf, p[:room]...)
+			p = p[room:]
+			w.emit()
+			continue
+		}
+		w.buf = append(w.buf, p[:i]...)
+		p = p[i+1:]
+		w.emit()
+	}
+	return n, nil
+}
+
+func (w *logWriter) emit() {
+	w.l.Log(context.Background(), w.level, string(bytes.TrimSuffix(w.buf, []byte{'\r'})))
+	w.buf = w.buf[:0]
+}
+
+// flush logs a last line that had no newline.
+func (w *logWriter) flush() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.buf) > 0 {
+		w.emit()
+	}
+}
+
+// setupLog gives the session its id and, with Config.Logger, routes the
+// guest's stdout (level Info) and stderr (level Warn) not given otherwise
+// to the logger, with the attributes plugin (Config.Name, or Args[0]),
+// session and stream.
+func (s *Session) setupLog(cfg *Config) {
+	s.id = sessionIDs.Add(1)
+	if cfg.Logger == nil {
+		return
+	}
+	name := cfg.Name
+	if name == "" && len(cfg.Args) > 0 {
+		name = cfg.Args[0]
+	}
+	l := cfg.Logger.With("plugin", name, "session", s.id)
+	if cfg.Stdout == nil {
+		w := &logWriter{l: l.With("stream", "stdout"), level: slog.LevelInfo}
+		cfg.Stdout = w
+		s.logs = append(s.logs, w)
+	}
+	if cfg.Stderr == nil {
+		w := &logWriter{l: l.With("stream", "stderr"), level: slog.LevelWarn}
+		cfg.Stderr = w
+		s.logs = append(s.logs, w)
+	}
+}
+
+// flushLogs logs the last unterminated lines of the guest's output.
+func (s *Session) flushLogs() {
+	for _, w := range s.logs {
+		w.flush()
+	}
+}

@@ -1,0 +1,153 @@
+package host
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestManifest(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(`
+name: pre
+module:
+  path: pre.wasm
+  sha256: 9F86D081884C7D659A2FEAA0C55AD015A3BF4F1B2B0B822CD15D6C15B0F00A08
+policy:
+  devices: [1, 0]
+  device_memory: 64MiB
+  pinned_memory: 4096
+  max_allocations: 1
+  max_registrations: 2
+  max_streams: 3
+  max_events: 4
+  max_queued: 5
+  max_batch_entries: 6
+  allow: [aclrtMemcpy, aclrtMalloc]
+  deny: [aclrtMalloc]
+  memory_pages: 7
+  timeout: 1m30s
+  max_call_bytes: 1GiB
+args: [-v]
+env: {B: "2", A: "1"}
+config: {scale: "0.5"}
+`), 0o644))
+	m, err := LoadManifest(path)
+	require.NoError(t, err)
+	require.Equal(t, &Manifest{
+		Name: "pre", Path: filepath.Join(dir, "pre.wasm"),
+		SHA256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+		Policy: Policy{
+			Devices: []int32{1, 0}, DeviceMemory: 64 << 20, PinnedMemory: 4096,
+			MaxAllocations: 1, MaxRegistrations: 2, MaxStreams: 3, MaxEvents: 4, MaxQueued: 5, MaxBatchEntries: 6,
+			Allow: []string{"aclrtMemcpy", "aclrtMalloc"}, Deny: []string{"aclrtMalloc"},
+			MemoryPages: 7, Timeout: 90 * time.Second, MaxCallBytes: 1 << 30,
+		},
+		Args: []string{"-v"}, Env: map[string]string{"A": "1", "B": "2"}, Vars: map[string]string{"scale": "0.5"},
+	}, m)
+	// The manifest above sets every field of Policy: one added later must
+	// be added there too (decodePolicy covers it by itself).
+	pv := reflect.ValueOf(m.Policy)
+	for i := 0; i < pv.NumField(); i++ {
+		require.False(t, pv.Field(i).IsZero(), "the test manifest does not set policy.%s", snake(pv.Type().Field(i).Name))
+	}
+	require.Equal(t, Config{Args: []string{"pre", "-v"}, Env: []string{"A=1", "B=2"}, Vars: map[string]string{"scale": "0.5"}}, m.Config())
+}
+
+func TestManifestErrors(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		{"name: a\nmodule: {path: x.wasm}\nbogus: 1\n", "line 3: field bogus not found in type the manifest"},
+		{"name: a\nmodule: {path: x.wasm, sha: 1}\n", "field sha not found"},
+		{"module: {path: x.wasm}\n", "name: missing"},
+		{"name: a\n", "module.path: missing"},
+		{"name: a\nmodule: {path: x.wasm, sha256: abc}\n", `module.sha256: "abc" is not 64 hex digits`},
+		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  max_stream: 3\n", "policy.max_stream (line 4): no such field (have: allow, deny, device_memory, devices,"},
+		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  MaxStreams: 3\n", "policy.MaxStreams (line 4): no such field"},
+		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  max_streams: many\n", "policy.max_streams (line 4): line 4: cannot unmarshal !!str `many` into int"},
+		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  timeout: 30\n", `policy.timeout (line 4): "30" is not a duration`},
+		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  device_memory: 1TB\n", `policy.device_memory (line 4): "1TB" is not a byte count`},
+		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  timeout: 1s\n  timeout: 2s\n", "policy.timeout (line 5): given twice"},
+		{"name: a\nmodule: {path: x.wasm}\npolicy: [1]\n", "policy (line 3): want a mapping"},
+		{"name: a\nmodule: {path: x.wasm}\nenv: {\"A=B\": x}\n", "env.A=B: a key must be nonempty"},
+		{"name: a\nmodule: {path: x.wasm}\nconfig: {k: " + strings.Repeat("x", maxVarLen+1) + "}\n", "config.k: 65537 bytes, at most 65536"},
+	} {
+		_, err := ParseManifest([]byte(tc.src))
+		require.ErrorContains(t, err, tc.want, "%s", tc.src)
+	}
+	m, err := ParseManifest([]byte("name: a\nmodule: {path: x.wasm}\npolicy: {timeout: none}\n"))
+	require.NoError(t, err)
+	require.Equal(t, NoTimeout, m.Policy.Timeout)
+	_, err = LoadManifest(filepath.Join(t.TempDir(), "none.yaml"))
+	require.ErrorContains(t, err, "no such file")
+}
+
+// TestManifestLoad: the module's hash is checked; the config reaches the
+// guest through aclwasm.config_read, bounds-checked.
+func TestManifestLoad(t *testing.T) {
+	ctx := context.Background()
+	wasm := wat2wasm(t, `(module
+  (import "aclwasm" "config_read" (func $cfg (param i32 i32 i32 i32) (result i32)))
+  (memory (export "memory") 1)
+  (data (i32.const 0x10) "scale")
+  (data (i32.const 0x20) "none")
+  (func (export "read") (param i32 i32) (result i32)
+    (call $cfg (i32.const 0x10) (i32.const 5) (local.get 0) (local.get 1)))
+  (func (export "missing") (result i32)
+    (call $cfg (i32.const 0x20) (i32.const 4) (i32.const 0x100) (i32.const 8)))
+  (func (export "badkey") (result i32)
+    (call $cfg (i32.const 0xfffe) (i32.const 5) (i32.const 0x100) (i32.const 8)))
+)`)
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "p.wasm"), wasm, 0o644))
+	sum := sha256.Sum256(wasm)
+	write := func(hash string) string {
+		p := filepath.Join(dir, "m.yaml")
+		require.NoError(t, os.WriteFile(p, []byte("name: p\nmodule: {path: p.wasm, sha256: "+hash+"}\npolicy: {memory_pages: 1}\nconfig: {scale: \"0.5\"}\n"), 0o644))
+		return p
+	}
+	rt, err := NewRuntime(ctx, append(testBackend(t), WithEngine(testEngine))...)
+	require.NoError(t, err)
+	defer rt.Close(ctx)
+
+	m, err := LoadManifest(write(strings.Repeat("0", 64)))
+	require.NoError(t, err)
+	_, err = m.Load(ctx, rt)
+	require.ErrorIs(t, err, ErrLoad)
+	require.ErrorContains(t, err, "module.sha256: "+m.Path+" has sha256 "+hex.EncodeToString(sum[:]))
+
+	m, err = LoadManifest(write(hex.EncodeToString(sum[:])))
+	require.NoError(t, err)
+	pl, err := m.Load(ctx, rt)
+	require.NoError(t, err)
+	defer pl.Close(ctx)
+	require.Equal(t, uint32(1), pl.Policy().MemoryPages)
+	inst, err := pl.Instantiate(ctx, m.Config())
+	require.NoError(t, err)
+	defer inst.Close(ctx)
+	call := func(name string, args ...uint64) int32 {
+		res, err := inst.Call(ctx, name, args...)
+		require.NoError(t, err)
+		return int32(uint32(res[0]))
+	}
+	require.Equal(t, int32(3), call("read", 0x100, 8))
+	b, _ := inst.ReadMemory(0x100, 3)
+	require.Equal(t, "0.5", string(b))
+	require.Equal(t, int32(3), call("read", 0, 0), "the length alone")
+	require.NoError(t, inst.WriteMemory(0x200, []byte{7, 7}))
+	require.Equal(t, int32(3), call("read", 0x200, 1), "truncated to bufLen")
+	b, _ = inst.ReadMemory(0x200, 2)
+	require.Equal(t, []byte{'0', 7}, b)
+	require.Equal(t, int32(-1), call("missing"))
+	require.Equal(t, int32(100000), call("badkey"))
+	require.Equal(t, int32(100000), call("read", 0xfffe, 8))
+	require.Contains(t, inst.Session().LastError(), "aclwasm.config_read: buf [0xfffe, +3) is outside guest memory")
+}
