@@ -2,7 +2,9 @@ package acltest
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -296,6 +298,13 @@ var streamTests = []test{
 		ctx, cancel := context.WithCancel(e.ctx)
 		cancel()
 		done := goErr(func() error { return e.b.DestroyStream(ctx, s) })
+		// The running operation is released only once the destruction has
+		// begun (the handle is no longer live), not after a guessed delay
+		// that a loaded machine may exceed before DestroyStream runs.
+		require.Eventually(e, func() bool {
+			_, err := e.b.Pending(s)
+			return errors.Is(err, acl.ErrRTInvalidHandle)
+		}, hangWait, time.Millisecond, "DestroyStream did not begin")
 		e.notYet(done, "DestroyStream (it must wait for the running operation)")
 		close(open)
 		require.NoError(e, e.recv(done, "DestroyStream"), "the stream is destroyed, cancelled work or not")

@@ -273,6 +273,31 @@ func TestForcedDestroyHostFuncError(t *testing.T) {
 	code(t, err, acl.ErrRTInvalidHandle)
 }
 
+// TestDoneCtxDestroyDropsAtOnce checks that DestroyStream with a ctx that is
+// already done destroys the stream with aclrtDestroyStreamForce without a
+// wait slice first: work queued behind a running host function that is
+// released during such a slice would start (here: run) although the caller
+// asked for it to be dropped. (The conformance case DestroyStreamCancels
+// failed on a loaded machine this way.)
+func TestDoneCtxDestroyDropsAtOnce(t *testing.T) {
+	b, s := open(t, full)
+	st, err := b.CreateStream(0)
+	require.NoError(t, err)
+	release := gate(t, b, st)
+	var later atomic.Bool
+	require.NoError(t, b.LaunchHostFunc(st, func() error { later.Store(true); return nil }))
+	s.logReset()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	destroyed := goErr(func() error { return b.DestroyStream(ctx, st) })
+	notYet(t, destroyed, "a forced DestroyStream") // the running function finishes first
+	release()
+	require.NoError(t, recv(t, destroyed, "DestroyStream"))
+	require.False(t, later.Load(), "work not yet started must be dropped")
+	match(t, []string{"aclrtDestroyStreamForce(stream=*) = 0"},
+		s.calls("aclrtSynchronizeStreamWithTimeout", "aclrtDestroyStream", "aclrtDestroyStreamForce"))
+}
+
 // hostCallsOf counts the host functions of b that the process still keeps.
 func hostCallsOf(b *Backend) int {
 	n := 0

@@ -310,9 +310,10 @@ func (b *Backend) CreateStream(dev int32) (acl.Stream, error) {
 // stream, waits for those in flight, then for the queued work, and destroys
 // the stream with aclrtDestroyStream. If ctx is done first, it destroys the
 // stream with aclrtDestroyStreamForce, which drops the work not yet started,
-// once the calls in flight have noticed (within a wait slice); a library
-// without it leaves the stream alive and returns ctx's error. The default
-// stream cannot be destroyed.
+// once the calls in flight have noticed (within a wait slice); a ctx done on
+// entry does not wait for the queued work at all. A library without
+// aclrtDestroyStreamForce leaves the stream alive and returns ctx's error.
+// The default stream cannot be destroyed.
 func (b *Backend) DestroyStream(ctx context.Context, h acl.Stream) error {
 	if err := b.enter(); err != nil {
 		return err
@@ -344,6 +345,11 @@ func (b *Backend) DestroyStream(ctx context.Context, h acl.Stream) error {
 	}
 	b.mu.Unlock()
 
+	// A ctx already done asks for the work not yet started to be dropped
+	// now: a first wait slice would let it start (or finish) meanwhile.
+	if force != nil && ctx != nil && ctx.Err() != nil {
+		forced = true
+	}
 	if !forced {
 		if _, err := b.syncStream(ctx, s, -1, true); err != nil {
 			if force == nil {
