@@ -96,12 +96,13 @@ var batchTests = []test{
 
 	{"MemcpyBatchBadEntry", func(e *env) {
 		s := e.stream(0)
-		for _, r := range e.badRanges() {
+		for i := range numBadRanges {
 			for _, async := range []bool{false, true} {
 				c := e.batchCase(onPinned, 3, 16)
-				host, pin := e.pinned(int(r.n))
+				host, pin := e.pinned(maxBadRange)
+				r := e.badRange(i)
 				cs := append([]acl.Copy(nil), c.copies...)
-				cs[3] = acl.Copy{Dst: acl.Host(host, pin), Src: acl.Device(r.p), N: r.n}
+				cs[3] = acl.Copy{Dst: acl.Host(host[:r.n], pin), Src: acl.Device(r.p), N: r.n}
 				what := fmt.Sprintf("%s, async %v", r.name, async)
 				if async {
 					code(e, e.b.MemcpyBatchAsync(e.ctx, cs, s), acl.ErrRTParamInvalid, what)

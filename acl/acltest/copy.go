@@ -87,7 +87,9 @@ type bad struct {
 }
 
 // badRanges returns ranges that are not inside one live allocation: never
-// allocated, freed, crossing the end, past the end.
+// allocated, freed, crossing the end, past the end. A native allocator may
+// hand a freed address out again, so a test allocates everything it needs
+// before it takes a fresh set (badRange) and allocates nothing after.
 func (e *env) badRanges() []bad {
 	live := e.malloc(0, 256)
 	freed := e.malloc(0, 256)
@@ -100,6 +102,18 @@ func (e *env) badRanges() []bad {
 		{"past the end", live + 256, 1},
 		{"longer than the allocation", live, 257},
 	}
+}
+
+// numBadRanges is len(badRanges()); maxBadRange the longest of their lengths.
+const numBadRanges, maxBadRange = 6, 257
+
+// badRange returns the i-th of a fresh set of badRanges: call it after the
+// test's own allocations, so that none of them can reuse the freed range.
+func (e *env) badRange(i int) bad {
+	rs := e.badRanges()
+	require.Len(e, rs, numBadRanges)
+	require.LessOrEqual(e, rs[i].n, uint64(maxBadRange))
+	return rs[i]
 }
 
 var copyTests = []test{
@@ -168,9 +182,10 @@ var copyTests = []test{
 
 	{"MemcpyBadAddresses", func(e *env) {
 		host := filled(512, 1)
-		for _, r := range e.badRanges() {
+		for i := range numBadRanges {
 			ok := e.malloc(0, 512)
 			e.put(ok, filled(512, 0xEE))
+			r := e.badRange(i)
 			code(e, e.b.Memcpy(e.ctx, acl.Device(r.p), acl.Host(host[:r.n], 0), r.n), acl.ErrRTParamInvalid, "dst %s", r.name)
 			code(e, e.b.Memcpy(e.ctx, acl.Host(host[:r.n], 0), acl.Device(r.p), r.n), acl.ErrRTParamInvalid, "src %s", r.name)
 			code(e, e.b.Memcpy(e.ctx, acl.Device(ok), acl.Device(r.p), r.n), acl.ErrRTParamInvalid, "D2D src %s", r.name)
