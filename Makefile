@@ -39,14 +39,14 @@ unit:
 unit-wasmtime:
 	$(GO) vet -tags wasmtime ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 -tags wasmtime ./host/
-	ACLWASM_TEST_ENGINE=wasmtime $(GO) test -race -count=1 -tags wasmtime ./host/ ./serve/ ./tests/...
+	ACLWASM_TEST_ENGINE=wasmtime $(GO) test -race -count=1 -tags wasmtime ./host/ ./serve/ ./tests/... ./examples/...
 
 # The sandbox's guest tests again, delegating to the native backend over the
 # stand-in libascendcl.so (a C library with the native ABI; no NPU here).
 unit-cann:
 	mkdir -p build/standin
 	gcc -shared -fPIC -O2 -fvisibility=hidden -o build/standin/libascendcl.so acl/cann/testdata/standin/standin.c -lpthread
-	ACLWASM_TEST_ACL_LIB=$(CURDIR)/build/standin/libascendcl.so $(GO) test -race -count=1 ./host/
+	ACLWASM_TEST_ACL_LIB=$(CURDIR)/build/standin/libascendcl.so $(GO) test -race -count=1 ./host/ ./examples/...
 
 # aclwasm serve on 127.0.0.1, checked with curl: statuses, parallel
 # requests, hot reload, /metrics, SIGTERM (the Go tests of serve/ run in unit).
