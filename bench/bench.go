@@ -256,8 +256,13 @@ type run struct {
 }
 
 // measure times fn(iters) with growing iters, as testing.B does, until one
-// run lasts at least d, and returns that run.
+// run lasts at least d, and returns that run. A first call is not timed:
+// it takes the page faults of memory not touched yet, which under load
+// can cost more than d and would be reported as the copy's speed.
 func measure(ctx context.Context, d time.Duration, fn func(iters int) error) run {
+	if err := fn(1); err != nil {
+		return run{err: err}
+	}
 	iters := 1
 	for {
 		if err := ctx.Err(); err != nil {
