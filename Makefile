@@ -4,7 +4,7 @@
 GO ?= go
 WASM_OUT := build/wasm
 
-.PHONY: demo test tools guests vet unit unit-wasmtime unit-cann bench fuzz soak clean serve-test
+.PHONY: demo test tools guests vet unit unit-wasmtime unit-cann bench bench-baseline fuzz soak clean serve-test
 
 # The main job: the roundtrip sample (a Go plugin) on the simulated device.
 demo:
@@ -53,8 +53,23 @@ unit-cann:
 serve-test:
 	bash scripts/serve-test.sh
 
+# The Go benchmarks, long enough to compare: 1s each, 6 times, into
+# build/bench/current.txt, then benchstat against bench/baseline.txt when
+# there is one (`make bench-baseline` saves the current run as it).
+# `aclwasm bench` is the user-facing suite (README, Performance).
+BENCHSTAT := $(GO) run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
+BENCH ?= .
+BENCHFLAGS ?= -benchtime 1s -count 6
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 2x ./...
+	mkdir -p build/bench
+	{ $(GO) test -run '^$$' -bench '$(BENCH)' $(BENCHFLAGS) ./...; echo $$? > build/bench/status; } | tee build/bench/current.txt
+	exit $$(cat build/bench/status)
+	if [ -f bench/baseline.txt ]; then $(BENCHSTAT) bench/baseline.txt build/bench/current.txt; \
+	else echo "no bench/baseline.txt: make bench-baseline saves one"; fi
+
+bench-baseline:
+	test -f build/bench/current.txt || $(MAKE) bench
+	cp build/bench/current.txt bench/baseline.txt
 
 # Every fuzz target of the sandbox (host/fuzz_*_test.go), one after the
 # other, FUZZTIME each; their seeds (host/testdata/fuzz) run in `unit`.

@@ -4,6 +4,7 @@
 //	aclwasm run [flags] plugin.wasm [args...]
 //	aclwasm check [flags] plugin.wasm
 //	aclwasm abi [--json]
+//	aclwasm bench [flags]
 //
 // Exit codes of run: the guest's own exit code when it exits; 124 when the
 // timeout stopped it; 125 when the module was refused at load time; 126 for
@@ -65,6 +66,7 @@ func main() {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{exitHost, err} })
 	root.AddCommand(runCmd(), checkCmd(), abiCmd())
 	root.AddCommand(serveCmd())
+	root.AddCommand(benchCmd())
 	err := root.Execute()
 	var ee *exitError
 	switch {

@@ -1,0 +1,167 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/acl/sim"
+	"github.com/aclwasm/aclwasm/host"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func runSuite(t *testing.T, b acl.Backend, cfg Config) (*Report, error) {
+	t.Helper()
+	ctx := context.Background()
+	rt, err := host.NewRuntime(ctx, host.WithBackend(b))
+	require.NoError(t, err)
+	defer rt.Close(ctx)
+	return Run(ctx, rt, b, cfg)
+}
+
+func TestRun(t *testing.T) {
+	sizes := []uint64{64, 4096, 1 << 16}
+	for _, sessions := range []int{1, 3} {
+		b := sim.New()
+		defer b.Close()
+		rep, err := runSuite(t, b, Config{Sizes: sizes, Kinds: Kinds, Modes: Modes, Sessions: sessions, TimePerPoint: time.Millisecond})
+		require.NoError(t, err)
+		require.Len(t, rep.Points, len(sizes)*len(Kinds)*len(Modes))
+		i := 0
+		for _, n := range sizes {
+			for _, k := range Kinds {
+				for _, m := range Modes {
+					p := rep.Points[i]
+					i++
+					require.Equal(t, n, p.Size)
+					require.Equal(t, k, p.Kind)
+					require.Equal(t, m, p.Mode)
+					require.Equal(t, sessions, p.Sessions)
+					for _, s := range []Stat{p.Sandbox, p.Direct, p.Memmove} {
+						require.Positive(t, s.Calls)
+						require.Positive(t, s.Elapsed)
+						require.InDelta(t, float64(s.Calls)*float64(n)/s.Elapsed.Seconds(), s.BytesPerSec, s.BytesPerSec*1e-9)
+					}
+					require.Equal(t, int64(0), p.Sandbox.Calls%int64(sessions))
+					require.InDelta(t, p.Sandbox.BytesPerSec/p.Direct.BytesPerSec, p.XDirect, 1e-9)
+					require.InDelta(t, p.Sandbox.BytesPerSec/p.Memmove.BytesPerSec, p.XMemmove, 1e-9)
+				}
+			}
+		}
+		// Everything the sessions and the direct path allocated is freed.
+		free, total, err := b.MemInfo(0, acl.HBMMem)
+		require.NoError(t, err)
+		require.Equal(t, total, free)
+	}
+}
+
+// dropH2D loses every host-to-device copy, as a broken path would.
+type dropH2D struct{ acl.Backend }
+
+func (d dropH2D) Memcpy(ctx context.Context, dst, src acl.Buf, n uint64) error {
+	if dst.IsDevice() && !src.IsDevice() {
+		return nil
+	}
+	return d.Backend.Memcpy(ctx, dst, src, n)
+}
+
+func TestRunVerifies(t *testing.T) {
+	b := sim.New()
+	defer b.Close()
+	_, err := runSuite(t, dropH2D{b}, Config{Sizes: []uint64{4096}, Kinds: []Kind{H2D}, Modes: []Mode{Sync}, TimePerPoint: time.Millisecond})
+	require.ErrorContains(t, err, "read back crc32")
+}
+
+func TestRunRefuses(t *testing.T) {
+	b := sim.New()
+	defer b.Close()
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"no sizes", Config{Kinds: Kinds, Modes: Modes}, "no sizes"},
+		{"zero size", Config{Sizes: []uint64{0}, Kinds: Kinds, Modes: Modes}, "want 1 byte"},
+		{"memory pages", Config{Sizes: []uint64{1 << 20}, Kinds: Kinds, Modes: Modes, Policy: host.Policy{MemoryPages: 4}}, "guest memory pages"},
+		{"device memory", Config{Sizes: []uint64{1 << 20}, Kinds: Kinds, Modes: Modes, Policy: host.Policy{DeviceMemory: 1 << 20}}, "device memory"},
+		{"kind", Config{Sizes: []uint64{64}, Kinds: []Kind{"h2h"}, Modes: Modes}, `kind "h2h"`},
+		{"mode", Config{Sizes: []uint64{64}, Kinds: Kinds, Modes: []Mode{"batch"}}, `mode "batch"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := runSuite(t, b, tc.cfg)
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+}
+
+func sample() *Report {
+	r := &Report{Backend: "sim", TimePerPoint: time.Millisecond}
+	for _, n := range []uint64{64, 1024, 1 << 20} {
+		for _, k := range Kinds {
+			for _, m := range Modes {
+				st := Stat{Calls: 10, Elapsed: time.Millisecond, BytesPerSec: float64(n) * 1e4, NsPerCall: 1e5}
+				r.Points = append(r.Points, Point{Size: n, Kind: k, Mode: m, Sessions: 1, Sandbox: st, Direct: st, Memmove: st, XMemmove: 1, XDirect: 1})
+			}
+		}
+	}
+	return r
+}
+
+func TestJSON(t *testing.T) {
+	r := sample()
+	var buf bytes.Buffer
+	require.NoError(t, r.WriteJSON(&buf))
+	var back Report
+	require.NoError(t, json.Unmarshal(buf.Bytes(), &back))
+	require.Equal(t, *r, back)
+}
+
+func TestSVG(t *testing.T) {
+	var buf bytes.Buffer
+	require.NoError(t, sample().WriteSVG(&buf))
+	dec := xml.NewDecoder(&buf)
+	paths, root := 0, ""
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		require.NoError(t, err)
+		if se, ok := tok.(xml.StartElement); ok {
+			if root == "" {
+				root = se.Name.Local
+			}
+			if se.Name.Local == "path" {
+				paths++
+			}
+		}
+	}
+	require.Equal(t, "svg", root)
+	require.Equal(t, 2*len(Kinds)*len(Modes)+1, paths) // sandbox and direct per kind and mode, memmove
+	require.Error(t, (&Report{}).WriteSVG(io.Discard))
+}
+
+func TestTable(t *testing.T) {
+	var buf bytes.Buffer
+	require.NoError(t, sample().WriteTable(&buf))
+	require.Contains(t, buf.String(), "x direct")
+	require.Contains(t, buf.String(), "1MiB")
+	require.Equal(t, 1+len(sample().Points), bytes.Count(buf.Bytes(), []byte("\n")))
+}
+
+func TestGuestModuleEncoding(t *testing.T) {
+	require.Equal(t, []byte{0xe5, 0x8e, 0x26}, uleb(624485))
+	require.Equal(t, []byte{0}, uleb(0))
+	require.Equal(t, uint64(2), guestPages(1))
+	require.Equal(t, uint64(4097), guestPages(256<<20))
+}

@@ -1,0 +1,275 @@
+package bench
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+
+	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/host"
+)
+
+func aclKind(k Kind) (acl.MemcpyKind, error) {
+	switch k {
+	case H2D:
+		return acl.MemcpyHostToDevice, nil
+	case D2H:
+		return acl.MemcpyDeviceToHost, nil
+	case D2D:
+		return acl.MemcpyDeviceToDevice, nil
+	}
+	return 0, fmt.Errorf("bench: kind %q: want h2d, d2h or d2d", k)
+}
+
+// Guest memory layout: output slots in the header (0 is NULL), then the
+// data area.
+const (
+	outA, outB, outStream = 8, 16, 24
+	data                  = headerSize
+)
+
+// session is one sandbox session running the guest: two device
+// allocations of the largest size, A (a source) and B (a destination), and
+// a stream for the asynchronous copies.
+type session struct {
+	inst       *host.Instance
+	a, b       uint64
+	stream     uint32
+	seed       uint64
+	haveA      bool
+	haveB      bool
+	haveStream bool
+}
+
+func openSession(ctx context.Context, pl *host.Plugin, max uint64) (*session, error) {
+	inst, err := pl.Instantiate(ctx, host.Config{})
+	if err != nil {
+		return nil, fmt.Errorf("bench: instantiating the guest: %w", err)
+	}
+	s := &session{inst: inst}
+	ok := false
+	defer func() {
+		if !ok {
+			s.close(ctx)
+		}
+	}()
+	if err := s.call(ctx, "aclrtSetDevice", 0); err != nil {
+		return nil, err
+	}
+	if err := s.call(ctx, "aclrtMalloc", outA, max, 0); err != nil {
+		return nil, err
+	}
+	s.haveA = true
+	if err := s.call(ctx, "aclrtMalloc", outB, max, 0); err != nil {
+		return nil, err
+	}
+	s.haveB = true
+	if err := s.call(ctx, "aclrtCreateStream", outStream); err != nil {
+		return nil, err
+	}
+	s.haveStream = true
+	out, err := inst.ReadMemory(0, outStream+4)
+	if err != nil {
+		return nil, err
+	}
+	s.a, s.b = binary.LittleEndian.Uint64(out[outA:]), binary.LittleEndian.Uint64(out[outB:])
+	s.stream = binary.LittleEndian.Uint32(out[outStream:])
+	ok = true
+	return s, nil
+}
+
+// call calls a guest export that returns an ACL status.
+func (s *session) call(ctx context.Context, name string, args ...uint64) error {
+	res, err := s.inst.Call(ctx, name, args...)
+	if err != nil {
+		return fmt.Errorf("bench: guest %s: %w", name, err)
+	}
+	if st := int32(res[0]); st != 0 {
+		return fmt.Errorf("bench: guest %s: ACL status %d: %s", name, st, s.inst.Session().LastError())
+	}
+	return nil
+}
+
+func (s *session) close(ctx context.Context) {
+	if s.haveStream {
+		_ = s.call(ctx, "aclrtDestroyStream", uint64(s.stream))
+	}
+	if s.haveB {
+		_ = s.call(ctx, "aclrtFree", s.b)
+	}
+	if s.haveA {
+		_ = s.call(ctx, "aclrtFree", s.a)
+	}
+	s.inst.Close(ctx)
+}
+
+// addrs returns the destination and source of a copy of kind k.
+func (s *session) addrs(k Kind) (dst, src uint64) {
+	switch k {
+	case H2D:
+		return s.b, data
+	case D2H:
+		return data, s.a
+	}
+	return s.b, s.a
+}
+
+func (s *session) copies(ctx context.Context, k Kind, m Mode, dst, src, n uint64, iters int) error {
+	ak, err := aclKind(k)
+	if err != nil {
+		return err
+	}
+	async := uint64(0)
+	if m == Async {
+		async = 1
+	} else if m != Sync {
+		return fmt.Errorf("bench: mode %q: want sync or async", m)
+	}
+	return s.call(ctx, loopExport, dst, src, n, uint64(ak), uint64(iters), uint64(s.stream), async)
+}
+
+// loop makes iters copies of n bytes of kind k in mode m.
+func (s *session) loop(ctx context.Context, k Kind, m Mode, n uint64, iters int) error {
+	dst, src := s.addrs(k)
+	return s.copies(ctx, k, m, dst, src, n, iters)
+}
+
+// verify makes one copy of kind k in mode m and checks, by reading the
+// destination back, that it carried a fresh pattern.
+func (s *session) verify(ctx context.Context, k Kind, m Mode, n uint64) error {
+	s.seed++
+	want := make([]byte, n)
+	fill(want, s.seed<<32|n)
+	zero := make([]byte, n)
+	// Put the pattern in the data area and in A.
+	if err := s.inst.WriteMemory(data, want); err != nil {
+		return err
+	}
+	if err := s.copies(ctx, H2D, Sync, s.a, data, n, 1); err != nil {
+		return err
+	}
+	if k == D2H {
+		if err := s.inst.WriteMemory(data, zero); err != nil {
+			return err
+		}
+	}
+	if err := s.loop(ctx, k, m, n, 1); err != nil {
+		return err
+	}
+	if k != D2H { // the destination is B: bring it back
+		if err := s.inst.WriteMemory(data, zero); err != nil {
+			return err
+		}
+		if err := s.copies(ctx, D2H, Sync, data, s.b, n, 1); err != nil {
+			return err
+		}
+	}
+	got, err := s.inst.ReadMemory(data, uint32(n))
+	if err != nil {
+		return err
+	}
+	return check("sandbox", k, m, n, got, want)
+}
+
+// direct makes the same copies on the backend, with no sandbox: two
+// allocations, a host buffer and a stream of the device dev.
+type direct struct {
+	be     acl.Backend
+	a, b   acl.DevPtr
+	host   []byte
+	stream acl.Stream
+	seed   uint64
+}
+
+func openDirect(be acl.Backend, dev int32, max uint64) (*direct, error) {
+	d := &direct{be: be, host: make([]byte, max)}
+	var err error
+	if d.a, err = be.Malloc(dev, max, acl.MemMallocHugeFirst); err == nil {
+		if d.b, err = be.Malloc(dev, max, acl.MemMallocHugeFirst); err == nil {
+			d.stream, err = be.CreateStream(dev)
+		}
+	}
+	if err != nil {
+		d.close(context.Background())
+		return nil, fmt.Errorf("bench: direct backend: %w", err)
+	}
+	return d, nil
+}
+
+func (d *direct) close(ctx context.Context) {
+	if d.stream != 0 {
+		_ = d.be.DestroyStream(ctx, d.stream)
+	}
+	for _, p := range []acl.DevPtr{d.b, d.a} {
+		if p != 0 {
+			_ = d.be.Free(ctx, p)
+		}
+	}
+}
+
+func (d *direct) bufs(k Kind, n uint64) (dst, src acl.Buf) {
+	h := acl.Host(d.host[:n], 0)
+	switch k {
+	case H2D:
+		return acl.Device(d.b), h
+	case D2H:
+		return h, acl.Device(d.a)
+	}
+	return acl.Device(d.b), acl.Device(d.a)
+}
+
+func (d *direct) copies(ctx context.Context, m Mode, dst, src acl.Buf, n uint64, iters int) error {
+	switch m {
+	case Sync:
+		for range iters {
+			if err := d.be.Memcpy(ctx, dst, src, n); err != nil {
+				return fmt.Errorf("bench: direct memcpy: %w", err)
+			}
+		}
+		return nil
+	case Async:
+		for range iters {
+			if err := d.be.MemcpyAsync(ctx, dst, src, n, d.stream); err != nil {
+				return fmt.Errorf("bench: direct memcpy async: %w", err)
+			}
+		}
+		if err := d.be.SynchronizeStream(ctx, d.stream, -1); err != nil {
+			return fmt.Errorf("bench: direct synchronize: %w", err)
+		}
+		return nil
+	}
+	return fmt.Errorf("bench: mode %q: want sync or async", m)
+}
+
+func (d *direct) loop(ctx context.Context, k Kind, m Mode, n uint64, iters int) error {
+	if _, err := aclKind(k); err != nil {
+		return err
+	}
+	dst, src := d.bufs(k, n)
+	return d.copies(ctx, m, dst, src, n, iters)
+}
+
+// verify is session.verify for the direct path.
+func (d *direct) verify(ctx context.Context, k Kind, m Mode, n uint64) error {
+	d.seed++
+	want := make([]byte, n)
+	fill(want, d.seed<<32|n|1<<63)
+	h := acl.Host(d.host[:n], 0)
+	copy(d.host, want)
+	if err := d.copies(ctx, Sync, acl.Device(d.a), h, n, 1); err != nil {
+		return err
+	}
+	if k == D2H {
+		clear(d.host[:n])
+	}
+	if err := d.loop(ctx, k, m, n, 1); err != nil {
+		return err
+	}
+	if k != D2H {
+		clear(d.host[:n])
+		if err := d.copies(ctx, Sync, h, acl.Device(d.b), n, 1); err != nil {
+			return err
+		}
+	}
+	return check("direct", k, m, n, d.host[:n], want)
+}
