@@ -5,6 +5,8 @@ import (
 	"context"
 	"log/slog"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -50,4 +52,20 @@ func TestRun(t *testing.T) {
 		require.Contains(t, l, `level=INFO msg="preprocessed a lent buffer" plugin=preprocess session=`)
 		require.Contains(t, l, "stream=stdout")
 	}
+}
+
+// TestModuleMatchesSource keeps the committed preprocess.wasm (checked in so
+// that `go run ./examples/embed` needs only Go) equal to what wat2wasm makes
+// of preprocess.wat; the manifest pins its sha256.
+func TestModuleMatchesSource(t *testing.T) {
+	wat2wasm, err := exec.LookPath("wat2wasm")
+	require.NoError(t, err, "wat2wasm (Debian package wabt) is needed: make tools installs it")
+	out := filepath.Join(t.TempDir(), "preprocess.wasm")
+	b, err := exec.Command(wat2wasm, "preprocess.wat", "-o", out).CombinedOutput()
+	require.NoError(t, err, "%s", b)
+	want, err := os.ReadFile(out)
+	require.NoError(t, err)
+	got, err := os.ReadFile("preprocess.wasm")
+	require.NoError(t, err)
+	require.True(t, bytes.Equal(want, got), "preprocess.wasm is stale: wat2wasm preprocess.wat -o preprocess.wasm, then update the sha256 in preprocess.yaml")
 }
