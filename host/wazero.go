@@ -146,17 +146,24 @@ func (e *wazeroEngine) close(ctx context.Context) error {
 }
 
 func (e *wazeroEngine) compile(ctx context.Context, wasm []byte) (compiled, error) {
-	cm, err := e.rt.CompileModule(ctx, wasm)
+	bin, start := hoistStart(wasm)
+	cm, err := e.rt.CompileModule(ctx, bin)
 	if err != nil {
 		return nil, err
 	}
-	return &wazeroModule{e: e, cm: cm}, nil
+	if f := cm.ExportedFunctions()[start]; start != "" && (f == nil || len(f.ParamTypes()) > 0 || len(f.ResultTypes()) > 0) {
+		return nil, errors.Join(errStartType, cm.Close(ctx))
+	}
+	return &wazeroModule{e: e, cm: cm, start: start}, nil
 }
 
 type wazeroModule struct {
-	e  *wazeroEngine
-	cm wazero.CompiledModule
+	e     *wazeroEngine
+	cm    wazero.CompiledModule
+	start string // the export the start function was moved to (hoistStart)
 }
+
+func (m *wazeroModule) startExport() string { return m.start }
 
 func (m *wazeroModule) imports() []importDesc {
 	var out []importDesc
@@ -215,8 +222,14 @@ func (m *wazeroModule) instantiate(ctx context.Context, s *Session, cfg Config) 
 	}
 	mod, err = m.e.rt.InstantiateModule(ctx, m.cm, mc)
 	if err != nil {
+		// No guest code has run (hoistStart), but wazero may have made the
+		// memory before failing (a data segment out of bounds), and drops
+		// such a module without freeing it.
 		if mod != nil {
 			_ = mod.Close(ctx)
+		}
+		if s.mem != nil {
+			s.mem.Free()
 		}
 		return nil, runError("instantiate", err)
 	}
@@ -257,12 +270,11 @@ func runError(name string, err error) error {
 	// wazero reports a done context as reserved exit codes, which a guest
 	// can also pass to proc_exit: they stay exit codes here, and the caller
 	// (ctxErr) turns them into ErrTimeout or ErrCanceled only when the
-	// call's context really is done.
+	// call's context really is done. An exit with code 0 is an exit too:
+	// the module is closed, whatever the code (Plugin.Run makes it a
+	// Result).
 	var ee *sys.ExitError
 	if errors.As(err, &ee) {
-		if ee.ExitCode() == 0 {
-			return nil
-		}
 		return &ExitError{Code: ee.ExitCode()}
 	}
 	return wazeroTrap(name, err.Error())
