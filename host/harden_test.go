@@ -490,3 +490,20 @@ func TestOverlappingCalls(t *testing.T) {
 	_, err = inst.Call(context.Background(), "aclrtGetDevice", outA)
 	require.NoError(t, err)
 }
+
+// TestReexportedImport: a guest may export an import of "acl" as is; the
+// host calling it gets the import's result (it used to trap on wazero on a
+// nil pointer dereference in the adapter, recovered by wazero).
+func TestReexportedImport(t *testing.T) {
+	rt := newRuntime(t)
+	pl := load(t, rt, wat2wasm(t, `(module
+  (import "acl" "aclrtSetDevice" (func (param i32) (result i32)))
+  (memory (export "memory") 1)
+  (export "aclrtSetDevice" (func 0)))`), Policy{})
+	inst, err := pl.Instantiate(context.Background(), Config{})
+	require.NoError(t, err)
+	defer inst.Close(context.Background())
+	res, err := inst.Call(context.Background(), "aclrtSetDevice", 0)
+	require.NoError(t, err)
+	require.Equal(t, []uint64{0}, res)
+}

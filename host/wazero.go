@@ -133,6 +133,12 @@ func wazeroHostFuncs(ctx context.Context, r wazero.Runtime, funcs []*hostFunc) e
 }
 
 func guestMemory(mod api.Module) []byte {
+	if mod.Name() == abi.Module {
+		// A guest that re-exports an import, called from the host: wazero
+		// passes the host module, whose Memory is a nil *MemoryInstance in
+		// a non-nil interface. There is no guest memory to give.
+		return nil
+	}
 	m := mod.Memory()
 	if m == nil {
 		return nil
