@@ -208,8 +208,8 @@ func (m *wazeroModule) instantiate(ctx context.Context, s *Session, cfg Config) 
 	var err error
 	if !cfg.DeterministicClocks {
 		// The host's clocks, as on wasmtime. A sleep ends early when the
-		// call's context ends (wazero then closes the module), or during
-		// instantiation (a start function) when ctx does.
+		// call's context ends (wazero then closes the module); a start
+		// function is such a call too (hoistStart).
 		stopped := func() bool { return mod == nil && ctx.Err() != nil || mod != nil && mod.IsClosed() }
 		mc = mc.WithSysWalltime().WithSysNanotime().WithNanosleep(func(ns int64) { sleep(ns, stopped) })
 	}
