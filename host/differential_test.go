@@ -333,6 +333,16 @@ func runCommandDiff(t *testing.T, engine string, wasm []byte, p Policy, cfg Conf
 	}
 	res, err := pl.Run(ctx, cfg)
 	out := runOutcome{ExitCode: res.ExitCode, Stats: res.Stats, Err: errClass(err), FreeAfter: freeMem(t, rt), Stdout: stdout.String(), Stderr: stderr.String()}
+	if err != nil {
+		// A run that ends abnormally cancels its queued copies not yet
+		// started, and bytes count when they move: how many moved first is
+		// a race, on either engine.
+		out.Stats.Bytes = nil
+		for name, f := range out.Stats.Funcs {
+			f.Bytes = nil
+			out.Stats.Funcs[name] = f
+		}
+	}
 	require.Equal(t, base, out.FreeAfter, "%s: the session released everything", engine)
 	return out
 }
@@ -411,7 +421,7 @@ const stdioWAT = `(module
 `
 
 // startTrapWAT queues an async copy on pinned memory from its start
-// function, then traps there: instantiation fails, and the session must be
+// function, then traps there: the run fails, and the session must be
 // released (its stream stopped) before the engine drops the memory.
 const startTrapWAT = `(module
   (import "acl" "aclrtSetDevice" (func $set (param i32) (result i32)))

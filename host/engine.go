@@ -17,6 +17,9 @@ type engine interface {
 
 type compiled interface {
 	imports() []importDesc
+	// startExport names the export the module's start function was moved
+	// to (hoistStart), "" if it has none: the host calls it first.
+	startExport() string
 	instantiate(ctx context.Context, s *Session, cfg Config) (instance, error)
 	close(ctx context.Context) error
 }
@@ -40,6 +43,10 @@ var (
 	errNoExport = errors.New("no such export")
 	errArgs     = errors.New("wrong number of arguments")
 )
+
+// errStartType refuses a module whose start function takes parameters or
+// returns results, as the engines' validation does.
+var errStartType = errors.New("start function must have type [] -> []")
 
 // engines are the engine constructors this build has, by name.
 var engines = map[string]func(context.Context, engineOptions) (engine, error){}

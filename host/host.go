@@ -38,11 +38,19 @@ var (
 	ErrTimeout = errors.New("guest timed out")
 	// ErrCanceled: the caller's context stopped the guest: its
 	// cancellation or its own deadline, which the error wraps as well
-	// (context.Canceled or context.DeadlineExceeded).
+	// (context.Canceled or context.DeadlineExceeded); or Close did.
 	ErrCanceled = errors.New("guest canceled")
+	// ErrBusy: a call of an Instance overlapped another one. It is refused
+	// before any guest code runs, and the instance lives on.
+	ErrBusy = errors.New("instance is busy: calls must not overlap")
+	// ErrClosed: the Instance or Plugin is closed, or was closed during
+	// the call (with ErrCanceled then).
+	ErrClosed = errors.New("closed")
 )
 
-// ExitError reports a guest that exited with a nonzero code (proc_exit).
+// ExitError reports a guest that exited (proc_exit). Run turns an exit
+// into Result.ExitCode; from Instantiate or Instance.Call it is an error,
+// with code 0 too, since the guest has ended and the instance with it.
 type ExitError struct{ Code uint32 }
 
 // Error implements error.
@@ -183,12 +191,17 @@ func (r *Runtime) peerRelease(dev, peer int32) {
 	}
 }
 
-// Plugin is a compiled module whose imports passed the check.
+// Plugin is a compiled module whose imports passed the check. It is safe
+// for concurrent use.
 type Plugin struct {
 	rt     *Runtime
 	mod    compiled
 	policy Policy
 	m      *pluginMetrics // nil without WithMetrics
+
+	mu     sync.Mutex
+	closed bool
+	live   map[*Instance]struct{} // runs and instances not yet finished
 }
 
 // LoadError lists why a module was refused. It wraps ErrLoad.
@@ -204,8 +217,9 @@ func (e *LoadError) Unwrap() error { return ErrLoad }
 
 // Load compiles wasm and checks it against the ABI and the policy: every
 // import of module "acl" must be a function of the ABI with its exact
-// signature and allowed by the policy; other imports must come from
-// wasi_snapshot_preview1; the module's memory must fit the policy. On
+// signature and allowed by the policy; other imports must be functions of
+// WASI preview1 (wasi_snapshot_preview1) with their exact signatures; the
+// module's memory must fit the policy. On
 // failure the error is a *LoadError naming each problem, and no guest code
 // has run. Options name the plugin (LoadName).
 func (r *Runtime) Load(ctx context.Context, wasm []byte, p Policy, opts ...LoadOption) (*Plugin, error) {
@@ -224,7 +238,7 @@ func (r *Runtime) Load(ctx context.Context, wasm []byte, p Policy, opts ...LoadO
 		r.metrics.refused(lc.name)
 		return nil, &LoadError{Problems: probs}
 	}
-	return &Plugin{rt: r, mod: mod, policy: p, m: r.metrics.plugin(lc.name)}, nil
+	return &Plugin{rt: r, mod: mod, policy: p, m: r.metrics.plugin(lc.name), live: map[*Instance]struct{}{}}, nil
 }
 
 // Check compiles wasm and returns every problem Load would refuse it for,
@@ -257,7 +271,14 @@ func (r *Runtime) checkModule(imps []importDesc, wasm []byte, p *Policy) []strin
 			case !p.allows(im.name):
 				probs = append(probs, fmt.Sprintf("import %s.%s is denied by the policy", im.module, im.name))
 			}
-		case "wasi_snapshot_preview1":
+		case wasiModule:
+			sig, ok := wasiFuncs[im.name]
+			switch {
+			case !ok:
+				probs = append(probs, fmt.Sprintf("import %s.%s is not a function of WASI preview1", im.module, im.name))
+			case im.signature != sig:
+				probs = append(probs, fmt.Sprintf("import %s.%s has signature %s, WASI preview1 expects %s", im.module, im.name, im.signature, sig))
+			}
 		default:
 			h := r.lookupHost(im.module, im.name)
 			switch {
@@ -288,8 +309,28 @@ func (r *Runtime) checkModule(imps []importDesc, wasm []byte, p *Policy) []strin
 // Policy returns the plugin's policy with its defaults filled in.
 func (p *Plugin) Policy() Policy { return p.policy }
 
-// Close releases the compiled module.
-func (p *Plugin) Close(ctx context.Context) error { return p.mod.close(ctx) }
+// Close closes the plugin's instances and stops its runs still going
+// (their calls end with ErrCanceled and ErrClosed, see Instance.Close),
+// then releases the compiled module. Later Runs and Instantiates fail
+// with ErrClosed.
+func (p *Plugin) Close(ctx context.Context) error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	live := make([]*Instance, 0, len(p.live))
+	for i := range p.live {
+		live = append(live, i)
+	}
+	p.mu.Unlock()
+	var errs []error
+	for _, i := range live {
+		errs = append(errs, i.Close(ctx))
+	}
+	return errors.Join(append(errs, p.mod.close(ctx))...)
+}
 
 // Config is what one run or instance gets from the outside world: nothing
 // unless given here (no filesystem, no environment).
@@ -326,94 +367,174 @@ type Result struct {
 }
 
 // Run runs the plugin as a command: it instantiates it in a new session,
-// calls _start, and releases the session. A guest that exits with a
-// nonzero code gives a Result with that code and a nil error; a trap,
-// timeout or cancellation gives an error wrapping ErrTrap, ErrTimeout or
-// ErrCanceled. Either way the session has released everything it held.
+// runs its start function if it has one, calls _start, and releases the
+// session, all within the policy's timeout. A guest that exits (proc_exit),
+// in the start function or in _start, gives a Result with its exit code
+// and a nil error, and nothing more of it runs; a trap, timeout or
+// cancellation (of ctx, or by Plugin.Close) gives an error wrapping
+// ErrTrap, ErrTimeout or ErrCanceled. Either way the session and the
+// guest's memory have been released when Run returns.
 func (p *Plugin) Run(ctx context.Context, cfg Config) (Result, error) {
 	ctx, cancel := withPolicyTimeout(ctx, p.policy.Timeout)
 	defer cancel()
-	inst, err := p.instantiate(ctx, cfg)
+	i, err := p.instantiate(ctx, cfg)
 	if err != nil {
 		return Result{}, err
 	}
-	_, err = inst.inst.call(inst.ctx(ctx), "_start")
-	err = ctxErr(ctx, "_start", err)
+	defer i.callMu.Unlock()
+	if start := p.mod.startExport(); start != "" {
+		_, err = i.exec(ctx, start, "start function")
+	}
+	if err == nil {
+		_, err = i.exec(ctx, "_start", "_start")
+	}
 	var ee *ExitError
 	res := Result{}
 	if errors.As(err, &ee) {
 		res.ExitCode, err = ee.Code, nil
 	}
-	cerr := inst.finish(ctx, err != nil)
-	res.Stats = inst.s.Stats()
+	cerr := i.finish(ctx, err != nil)
+	res.Stats = i.s.Stats()
 	p.m.run(res.ExitCode, errors.Join(err, cerr))
 	return res, errors.Join(err, cerr)
 }
 
 // Instance is a plugin instantiated as a reactor: its exports can be called
-// until Close. Calls must not overlap.
+// until Close. It is safe for concurrent use, but its calls must not
+// overlap: a call made while another is in progress fails with ErrBusy
+// (guest code is not reentrant, and silently queueing calls would hide
+// the caller's bug and let one call's wait eat another's timeout).
 type Instance struct {
-	p    *Plugin
-	s    *Session
-	inst instance
-	done bool
+	p     *Plugin
+	s     *Session
+	inst  instance
+	stdin *stdin // Config.Stdin, made interruptible; nil if it never blocks
+
+	// callMu is held while guest code runs (a call, the start function,
+	// _initialize, a whole Run) and while the instance finishes: Close
+	// takes it to wait for a call it cancelled, and Call only tries it.
+	callMu sync.Mutex
+
+	mu      sync.Mutex
+	cancel  context.CancelFunc // the call in progress's, nil if none
+	closing bool               // Close was called: no new call may start
+	done    bool               // finished: session and engine instance released
 }
 
-// Instantiate instantiates the plugin in a new session and calls its
-// _initialize export if it has one (a reactor's WASI initialization).
+// Instantiate instantiates the plugin in a new session, runs its start
+// function if it has one and calls its _initialize export if it has one
+// (a reactor's WASI initialization), within the policy's timeout. If the
+// guest exits in either (proc_exit, even with code 0), traps, times out or
+// is cancelled, the instance is released and the error wraps the
+// *ExitError, ErrTrap, ErrTimeout or ErrCanceled: an instance whose guest
+// has ended has nothing left to call.
 func (p *Plugin) Instantiate(ctx context.Context, cfg Config) (*Instance, error) {
 	ctx, cancel := withPolicyTimeout(ctx, p.policy.Timeout)
 	defer cancel()
-	inst, err := p.instantiate(ctx, cfg)
+	i, err := p.instantiate(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	if inst.inst.has("_initialize") {
-		if _, err := inst.inst.call(inst.ctx(ctx), "_initialize"); ctxErr(ctx, "_initialize", err) != nil {
-			err = ctxErr(ctx, "_initialize", err)
-			return nil, errors.Join(err, inst.finish(ctx, true))
-		}
+	defer i.callMu.Unlock()
+	label := "start function"
+	if start := p.mod.startExport(); start != "" {
+		_, err = i.exec(ctx, start, label)
 	}
-	return inst, nil
+	if err == nil && i.inst.has("_initialize") {
+		label = "_initialize"
+		_, err = i.exec(ctx, "_initialize", label)
+	}
+	if err != nil {
+		var ee *ExitError
+		if errors.As(err, &ee) && err == error(ee) {
+			err = fmt.Errorf("%s: %w", label, err)
+		}
+		return nil, errors.Join(err, i.finish(ctx, true))
+	}
+	return i, nil
 }
 
+// instantiate makes the engine's instance in a new session. It returns the
+// Instance with callMu held, registered with the plugin so that
+// Plugin.Close can stop it.
 func (p *Plugin) instantiate(ctx context.Context, cfg Config) (*Instance, error) {
 	for _, kv := range cfg.Env {
 		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" || strings.ContainsRune(kv, 0) {
 			return nil, fmt.Errorf("host: Config.Env entry %q is not KEY=VALUE", kv)
 		}
 	}
-	s, err := newSession(p.rt, p.policy)
+	sess, err := newSession(p.rt, p.policy)
 	if err != nil {
 		return nil, err
 	}
-	s.startMetrics(p.m)
-	s.vars = cfg.Vars
-	s.setupLog(&cfg)
-	inst, err := p.mod.instantiate(withSession(ctx, s), s, cfg)
+	i := &Instance{p: p, s: sess}
+	i.callMu.Lock()
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		i.callMu.Unlock()
+		return nil, errors.Join(fmt.Errorf("host: plugin is %w", ErrClosed), sess.release(ctx))
+	}
+	p.live[i] = struct{}{}
+	p.mu.Unlock()
+	sess.startMetrics(p.m)
+	sess.vars = cfg.Vars
+	sess.setupLog(&cfg)
+	cfg.Stdin, i.stdin = newStdin(cfg.Stdin)
+	cctx, err := i.arm(ctx, "instantiate")
+	if err == nil {
+		i.inst, err = p.mod.instantiate(cctx, i.s, cfg)
+		err = i.disarm(cctx, "instantiate", err)
+	}
 	if err != nil {
-		_ = s.release(ctx)
+		if i.inst == nil { // the engine released what it made
+			i.mu.Lock()
+			i.done = true
+			i.mu.Unlock()
+			p.forget(i)
+			err = errors.Join(err, i.s.release(ctx))
+		} else { // made, but the context ended meanwhile
+			err = errors.Join(err, i.finish(ctx, true))
+		}
+		i.callMu.Unlock()
 		return nil, err
 	}
-	return &Instance{p: p, s: s, inst: inst}, nil
+	return i, nil
 }
 
-func (i *Instance) ctx(ctx context.Context) context.Context { return withSession(ctx, i.s) }
+func (p *Plugin) forget(i *Instance) {
+	p.mu.Lock()
+	delete(p.live, i)
+	p.mu.Unlock()
+}
 
 // Session returns the instance's session.
 func (i *Instance) Session() *Session { return i.s }
 
 // Call calls an exported function with wasm values (i32 zero-extended,
-// floats as their bits; results likewise) within the policy's timeout. A trap or timeout
-// ends the instance: its session is released, and later calls fail.
+// floats as their bits; results likewise) within the policy's timeout.
+// A call that is refused before guest code runs (no such export, wrong
+// number of arguments, ErrBusy) leaves the instance as it was. A call
+// whose guest exits (an *ExitError, code 0 included), traps, times out or
+// is cancelled ends the instance: its session is released, and later
+// calls fail with ErrClosed.
 func (i *Instance) Call(ctx context.Context, name string, args ...uint64) ([]uint64, error) {
-	if i.done {
-		return nil, fmt.Errorf("host: call %s: instance is closed", name)
+	if !i.callMu.TryLock() {
+		i.mu.Lock()
+		closed := i.closing || i.done
+		i.mu.Unlock()
+		if closed {
+			return nil, fmt.Errorf("host: call %s: instance is %w", name, ErrClosed)
+		}
+		return nil, fmt.Errorf("host: call %s: %w", name, ErrBusy)
+	}
+	defer i.callMu.Unlock()
+	if name == i.p.mod.startExport() {
+		return nil, fmt.Errorf("host: %w: %q", errNoExport, name)
 	}
 	ctx, cancel := withPolicyTimeout(ctx, i.p.policy.Timeout)
 	defer cancel()
-	res, err := i.inst.call(i.ctx(ctx), name, args...)
-	err = ctxErr(ctx, name, err)
+	res, err := i.exec(ctx, name, name, args...)
 	i.p.m.run(0, err)
 	if err != nil && !errors.Is(err, errNoExport) && !errors.Is(err, errArgs) {
 		return nil, errors.Join(err, i.finish(ctx, true))
@@ -421,22 +542,79 @@ func (i *Instance) Call(ctx context.Context, name string, args ...uint64) ([]uin
 	return res, err
 }
 
-// Close finishes the instance's queued work (cancelling what has not
-// started once ctx is done, or after the policy's timeout if ctx has no
-// deadline) and releases its session.
-func (i *Instance) Close(ctx context.Context) error {
-	if i.done {
-		return nil
+// exec runs the guest's export name, as label in errors, under ctx; the
+// caller holds callMu. It does not finish the instance.
+func (i *Instance) exec(ctx context.Context, name, label string, args ...uint64) ([]uint64, error) {
+	cctx, err := i.arm(ctx, label)
+	if err != nil {
+		return nil, err
 	}
+	i.stdin.watch(cctx)
+	res, err := i.inst.call(cctx, name, args...)
+	i.stdin.unwatch()
+	return res, i.disarm(cctx, label, err)
+}
+
+// arm refuses a call once the instance is closing, or returns the call's
+// context, which Close cancels.
+func (i *Instance) arm(ctx context.Context, label string) (context.Context, error) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.closing || i.done {
+		return nil, fmt.Errorf("host: call %s: instance is %w", label, ErrClosed)
+	}
+	ctx, i.cancel = context.WithCancel(ctx)
+	return withSession(ctx, i.s), nil
+}
+
+// disarm ends the call armed for ctx and classifies its error (ctxErr),
+// saying so when Close cancelled it.
+func (i *Instance) disarm(ctx context.Context, label string, err error) error {
+	err = ctxErr(ctx, label, err)
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.cancel != nil {
+		i.cancel()
+		i.cancel = nil
+	}
+	if i.closing && errors.Is(err, ErrCanceled) {
+		err = fmt.Errorf("%w: the instance was %w during the call", err, ErrClosed)
+	}
+	return err
+}
+
+// Close ends the instance and releases its session: queued work is
+// finished (cancelling what has not started once ctx is done, or after the
+// policy's timeout if ctx has no deadline). A call in progress, on another
+// goroutine, is cancelled first and Close waits for it to return (it ends
+// with ErrCanceled and ErrClosed), so nothing is released under a running
+// guest. Closing twice does nothing.
+func (i *Instance) Close(ctx context.Context) error {
+	i.mu.Lock()
+	i.closing = true
+	if i.cancel != nil {
+		i.cancel()
+	}
+	i.mu.Unlock()
+	i.callMu.Lock()
+	defer i.callMu.Unlock()
 	return i.finish(ctx, false)
 }
 
-// finish releases the session, then the engine's instance. After a trap
-// or timeout (abort), queued work not yet started is cancelled; otherwise
-// it is finished first, by ctx's deadline (a run's own: the policy's
-// Timeout bounds the whole run) or within the policy's timeout.
+// finish releases the session, then the engine's instance, once; the
+// caller holds callMu. After a trap or timeout (abort), queued work not
+// yet started is cancelled; otherwise it is finished first, by ctx's
+// deadline (a run's own: the policy's Timeout bounds the whole run) or
+// within the policy's timeout.
 func (i *Instance) finish(ctx context.Context, abort bool) error {
+	i.mu.Lock()
+	if i.done {
+		i.mu.Unlock()
+		return nil
+	}
 	i.done = true
+	i.mu.Unlock()
+	defer i.p.forget(i)
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = withPolicyTimeout(ctx, i.p.policy.Timeout)

@@ -2,7 +2,13 @@ package host
 
 import (
 	"sync"
+	"sync/atomic"
 )
+
+// liveMemories counts the guest memories not yet released (reservations
+// here, stores on wasmtime), so that tests can prove that every ending of
+// a run or an instance releases its memory.
+var liveMemories atomic.Int64
 
 // linearMemory backs a guest's linear memory with one reservation of the
 // policy's maximum size, made up front, so that the memory never moves when
@@ -12,12 +18,13 @@ import (
 // has drained its streams is what keeps them memory safe: the engine's
 // Free (on exit, trap or timeout) only drops the engine's reference.
 type linearMemory struct {
-	mu   sync.Mutex
-	res  []byte // the whole reservation
-	heap bool   // res is Go memory (the mapping failed): the GC releases it
-	size uint64 // current length
-	refs int    // engine + session
-	max  uint64
+	mu    sync.Mutex
+	res   []byte // the whole reservation
+	heap  bool   // res is Go memory (the mapping failed): the GC releases it
+	size  uint64 // current length
+	refs  int    // engine + session
+	freed bool   // the engine has let go
+	max   uint64
 }
 
 // newLinearMemory reserves max bytes. The engine and the session each hold
@@ -28,6 +35,7 @@ func newLinearMemory(max uint64) *linearMemory {
 	if m.res, err = reserve(max); err != nil {
 		m.res, m.heap = make([]byte, max), true // Go does not move heap objects either
 	}
+	liveMemories.Add(1)
 	return m
 }
 
@@ -44,7 +52,18 @@ func (m *linearMemory) Reallocate(size uint64) []byte {
 }
 
 // Free implements experimental.LinearMemory for the engine's reference.
-func (m *linearMemory) Free() { m.release() }
+// The adapter calls it too when an instantiation fails after the memory
+// was made (wazero then drops the module without freeing it), so a second
+// Free does nothing.
+func (m *linearMemory) Free() {
+	m.mu.Lock()
+	freed := m.freed
+	m.freed = true
+	m.mu.Unlock()
+	if !freed {
+		m.release()
+	}
+}
 
 // release drops one reference and unmaps the reservation with the last.
 func (m *linearMemory) release() {
@@ -56,5 +75,6 @@ func (m *linearMemory) release() {
 			unreserve(m.res)
 		}
 		m.res = nil
+		liveMemories.Add(-1)
 	}
 }

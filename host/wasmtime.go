@@ -192,11 +192,16 @@ func (e *wasmtimeEngine) compile(_ context.Context, wasm []byte) (compiled, erro
 		return c, nil
 	}
 	bin, memName := memoryExport(wasm)
+	bin, start := hoistStart(bin)
 	mod, err := wasmtime.NewModule(e.eng, bin)
 	if err != nil {
 		return nil, err
 	}
-	c = &wasmtimeCompiled{e: e, mod: mod, memName: memName}
+	if start != "" && !emptyFunc(mod, start) {
+		mod.Close()
+		return nil, errStartType
+	}
+	c = &wasmtimeCompiled{e: e, mod: mod, memName: memName, start: start}
 	e.mu.Lock()
 	if prev, ok := e.cache[key]; ok { // compiled concurrently
 		e.mu.Unlock()
@@ -208,13 +213,27 @@ func (e *wasmtimeEngine) compile(_ context.Context, wasm []byte) (compiled, erro
 	return c, nil
 }
 
+// emptyFunc reports whether mod exports a function of type [] -> [] as name.
+func emptyFunc(mod *wasmtime.Module, name string) bool {
+	for _, ex := range mod.Exports() {
+		if ex.Name() == name {
+			ft := ex.Type().FuncType()
+			return ft != nil && len(ft.Params()) == 0 && len(ft.Results()) == 0
+		}
+	}
+	return false
+}
+
 // wasmtimeCompiled is a compiled module, shared by the plugins loaded from
 // the same bytes and owned by the engine's cache.
 type wasmtimeCompiled struct {
 	e       *wasmtimeEngine
 	mod     *wasmtime.Module
 	memName string // the export naming memory 0, "" if none
+	start   string // the export the start function was moved to (hoistStart)
 }
+
+func (m *wasmtimeCompiled) startExport() string { return m.start }
 
 func (m *wasmtimeCompiled) imports() []importDesc {
 	var out []importDesc
@@ -259,6 +278,7 @@ func (m *wasmtimeCompiled) instantiate(ctx context.Context, s *Session, cfg Conf
 	e := m.e
 	w := &wasmtimeInstance{e: e, s: s, memName: m.memName, stdin: cfg.Stdin, stdout: cfg.Stdout, stderr: cfg.Stderr}
 	w.store = wasmtime.NewStoreWithData(e.eng, w)
+	liveMemories.Add(1)
 	w.handle = cgo.NewHandle(w)
 	setEpochCallback(w.store, w.handle)
 	// The policy's memory limit: growing past it makes memory.grow return
@@ -283,9 +303,9 @@ func (m *wasmtimeCompiled) instantiate(ctx context.Context, s *Session, cfg Conf
 		err = fmt.Errorf("instantiate: %w: no instance", ErrTrap)
 	}
 	if err != nil {
-		// A start function may have queued work on the guest's memory: stop
-		// the session's streams before the store, and the memory, go (the
-		// caller's release of the session then finds nothing left).
+		// No guest code has run (the host calls the start function itself,
+		// see hoistStart), but release the session before the store goes
+		// all the same (the caller's release then finds nothing left).
 		_ = s.release(ctx)
 		_ = w.close(ctx)
 		return nil, err
@@ -477,17 +497,14 @@ func wasmtimeBits(v any) uint64 {
 }
 
 // runError classifies how a guest call ended, as runError does for wazero:
-// a WASI exit gives its code (0: success), a done context ErrTimeout or
+// a WASI exit gives an *ExitError (code 0 too), a done context ErrTimeout or
 // ErrCanceled (whether the epoch stopped guest code or a blocking host call
 // returned early because of it), anything else ErrTrap.
 func (w *wasmtimeInstance) runError(ctx context.Context, name string, err error) error {
 	var we *wasmtime.Error
 	if errors.As(err, &we) {
 		if code, ok := we.ExitStatus(); ok {
-			if code == 0 {
-				return nil
-			}
-			return &ExitError{Code: uint32(code)}
+			return &ExitError{Code: uint32(code)} // 0 too: the guest has ended
 		}
 	}
 	if ctx.Err() != nil {
@@ -513,6 +530,7 @@ func (w *wasmtimeInstance) close(context.Context) error {
 		return nil
 	}
 	w.store.Close()
+	liveMemories.Add(-1)
 	w.store, w.inst, w.mem, w.base = nil, nil, nil, nil
 	w.handle.Delete()
 	return nil

@@ -18,7 +18,9 @@ import (
 // guest's goroutine, as wazero does; every other fd gives EBADF, as it
 // would from wasmtime since the guest is given no file or socket. The rest
 // of WASI (args, environ, random, proc_exit, ...) is wasmtime's; clocks and
-// poll_oneoff are in wasmtime_clock.go.
+// poll_oneoff are in wasmtime_clock.go. A read of a stdin that stays open
+// returns when the call's context ends (stdin.go), and then, as for the
+// acl imports, the guest does not resume.
 
 // WASI errno values.
 const (
@@ -43,13 +45,22 @@ func (e *wasmtimeEngine) defineStdio() error {
 					errno = w.fdRead(mem, fd, iovs, n, out)
 				}
 			}
-			return []wasmtime.Val{wasmtime.ValI32(errno)}, nil
+			return interrupted(c, errno)
 		}))
 		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// interrupted returns errno to the guest, or stops it if its call's
+// context ended while the WASI function blocked.
+func interrupted(c *wasmtime.Caller, errno int32) ([]wasmtime.Val, *wasmtime.Trap) {
+	if w, _ := c.Data().(*wasmtimeInstance); w != nil && w.ctx != nil && w.ctx.Err() != nil {
+		return nil, wasmtime.NewTrap("interrupted: " + w.ctx.Err().Error())
+	}
+	return []wasmtime.Val{wasmtime.ValI32(errno)}, nil
 }
 
 // iovec returns the buffer of iovec i of the array at iovs, or false if the

@@ -133,6 +133,12 @@ func wazeroHostFuncs(ctx context.Context, r wazero.Runtime, funcs []*hostFunc) e
 }
 
 func guestMemory(mod api.Module) []byte {
+	if mod.Name() == abi.Module {
+		// A guest that re-exports an import, called from the host: wazero
+		// passes the host module, whose Memory is a nil *MemoryInstance in
+		// a non-nil interface. There is no guest memory to give.
+		return nil
+	}
 	m := mod.Memory()
 	if m == nil {
 		return nil
@@ -146,17 +152,24 @@ func (e *wazeroEngine) close(ctx context.Context) error {
 }
 
 func (e *wazeroEngine) compile(ctx context.Context, wasm []byte) (compiled, error) {
-	cm, err := e.rt.CompileModule(ctx, wasm)
+	bin, start := hoistStart(wasm)
+	cm, err := e.rt.CompileModule(ctx, bin)
 	if err != nil {
 		return nil, err
 	}
-	return &wazeroModule{e: e, cm: cm}, nil
+	if f := cm.ExportedFunctions()[start]; start != "" && (f == nil || len(f.ParamTypes()) > 0 || len(f.ResultTypes()) > 0) {
+		return nil, errors.Join(errStartType, cm.Close(ctx))
+	}
+	return &wazeroModule{e: e, cm: cm, start: start}, nil
 }
 
 type wazeroModule struct {
-	e  *wazeroEngine
-	cm wazero.CompiledModule
+	e     *wazeroEngine
+	cm    wazero.CompiledModule
+	start string // the export the start function was moved to (hoistStart)
 }
+
+func (m *wazeroModule) startExport() string { return m.start }
 
 func (m *wazeroModule) imports() []importDesc {
 	var out []importDesc
@@ -195,8 +208,8 @@ func (m *wazeroModule) instantiate(ctx context.Context, s *Session, cfg Config) 
 	var err error
 	if !cfg.DeterministicClocks {
 		// The host's clocks, as on wasmtime. A sleep ends early when the
-		// call's context ends (wazero then closes the module), or during
-		// instantiation (a start function) when ctx does.
+		// call's context ends (wazero then closes the module); a start
+		// function is such a call too (hoistStart).
 		stopped := func() bool { return mod == nil && ctx.Err() != nil || mod != nil && mod.IsClosed() }
 		mc = mc.WithSysWalltime().WithSysNanotime().WithNanosleep(func(ns int64) { sleep(ns, stopped) })
 	}
@@ -215,8 +228,14 @@ func (m *wazeroModule) instantiate(ctx context.Context, s *Session, cfg Config) 
 	}
 	mod, err = m.e.rt.InstantiateModule(ctx, m.cm, mc)
 	if err != nil {
+		// No guest code has run (hoistStart), but wazero may have made the
+		// memory before failing (a data segment out of bounds), and drops
+		// such a module without freeing it.
 		if mod != nil {
 			_ = mod.Close(ctx)
+		}
+		if s.mem != nil {
+			s.mem.Free()
 		}
 		return nil, runError("instantiate", err)
 	}
@@ -257,12 +276,11 @@ func runError(name string, err error) error {
 	// wazero reports a done context as reserved exit codes, which a guest
 	// can also pass to proc_exit: they stay exit codes here, and the caller
 	// (ctxErr) turns them into ErrTimeout or ErrCanceled only when the
-	// call's context really is done.
+	// call's context really is done. An exit with code 0 is an exit too:
+	// the module is closed, whatever the code (Plugin.Run makes it a
+	// Result).
 	var ee *sys.ExitError
 	if errors.As(err, &ee) {
-		if ee.ExitCode() == 0 {
-			return nil
-		}
 		return &ExitError{Code: ee.ExitCode()}
 	}
 	return wazeroTrap(name, err.Error())

@@ -1,0 +1,509 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+)
+
+// Regression tests of how runs and instances end: exits, traps and
+// timeouts in a start function, blocking WASI calls, exits from a
+// reactor's export, WASI imports at load time, and Close or a second call
+// during a call. Every one runs on the engine the suite runs on
+// (ACLWASM_TEST_ENGINE).
+
+// guard fails the test if fn has not returned after a generous time:
+// a hang, not a measurement.
+func guard[T any](t *testing.T, what string, fn func() T) T {
+	t.Helper()
+	done := make(chan T, 1)
+	go func() { done <- fn() }()
+	select {
+	case v := <-done:
+		return v
+	case <-time.After(60 * time.Second):
+		t.Fatalf("%s hangs", what)
+		panic("unreachable")
+	}
+}
+
+type runEnd struct {
+	res Result
+	err error
+}
+
+// startExitWAT allocates device memory in its start function, then exits
+// there with the code given; _start and _initialize would exit with 99
+// and 98 if they ran.
+const startExitWAT = `(module
+  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+  (import "acl" "aclrtSetDevice" (func $set (param i32) (result i32)))
+  (import "acl" "aclrtMalloc" (func $malloc (param i32 i64 i32) (result i32)))
+  (memory (export "memory") 1)
+  (func $init
+    (drop (call $set (i32.const 0)))
+    (drop (call $malloc (i32.const 16) (i64.const 4096) (i32.const 0)))
+    (call $exit (i32.const %d)))
+  (start $init)
+  (func (export "_start") (call $exit (i32.const 99)))
+  (func (export "_initialize") (call $exit (i32.const 98))))
+`
+
+// TestStartFunctionExit: an exit in a start function, with code 0 too,
+// ends a Run as the same exit from _start would (_start does not run), and
+// fails an Instantiate with the *ExitError; nothing panics and the session
+// is released. It used to panic on wazero for code 0 (a nil instance) and
+// be reported as a trap ("no instance") on wasmtime.
+func TestStartFunctionExit(t *testing.T) {
+	rt := newRuntime(t)
+	base := freeMem(t, rt)
+	for _, code := range []uint32{0, 3} {
+		t.Run(fmt.Sprint(code), func(t *testing.T) {
+			pl := load(t, rt, wat2wasm(t, fmt.Sprintf(startExitWAT, code)), Policy{})
+			res, err := pl.Run(context.Background(), Config{})
+			require.NoError(t, err)
+			require.Equal(t, code, res.ExitCode, "the start function's code, not _start's")
+			require.Equal(t, uint64(1), res.Stats.Funcs["aclrtMalloc"].Calls)
+			require.Equal(t, base, freeMem(t, rt))
+
+			inst, err := pl.Instantiate(context.Background(), Config{})
+			require.Nil(t, inst)
+			var ee *ExitError
+			require.ErrorAs(t, err, &ee)
+			require.Equal(t, code, ee.Code)
+			require.ErrorContains(t, err, "start function")
+			require.Equal(t, base, freeMem(t, rt))
+		})
+	}
+}
+
+// TestFailedInstantiationReleasesEverything: however an instantiation
+// fails (a trap, an exit or a timeout in the start function, a data
+// segment out of bounds), the guest's memory and the session are released.
+// On wazero a failing start function used to leave its module unclosed
+// and its memory mapped.
+func TestFailedInstantiationReleasesEverything(t *testing.T) {
+	const startWAT = `(module
+  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+  (import "acl" "aclrtSetDevice" (func $set (param i32) (result i32)))
+  (import "acl" "aclrtMalloc" (func $malloc (param i32 i64 i32) (result i32)))
+  (memory (export "memory") 17)
+  (func $init
+    (memory.fill (i32.const 0x10000) (i32.const 1) (i32.const 0x100000)) ;; touch 1 MiB
+    (drop (call $set (i32.const 0)))
+    (drop (call $malloc (i32.const 16) (i64.const 4096) (i32.const 0)))
+    %s)
+  (start $init)
+  (func (export "_start")))
+`
+	rt := newRuntime(t)
+	base, live := freeMem(t, rt), liveMemories.Load()
+	for _, tc := range []struct {
+		name, wat string
+		want      error
+	}{
+		{"trap", fmt.Sprintf(startWAT, "unreachable"), ErrTrap},
+		{"exit", fmt.Sprintf(startWAT, "(call $exit (i32.const 7))"), &ExitError{Code: 7}},
+		{"timeout", fmt.Sprintf(startWAT, "(loop $l (br $l))"), ErrTimeout},
+		{"data out of bounds", `(module (memory 1) (data (i32.const 65535) "ab") (func (export "_start")))`, ErrTrap},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pl := load(t, rt, wat2wasm(t, tc.wat), Policy{Timeout: 200 * time.Millisecond})
+			for range 4 {
+				inst, err := pl.Instantiate(context.Background(), Config{})
+				require.Nil(t, inst)
+				var ee *ExitError
+				if errors.As(tc.want, &ee) {
+					require.ErrorAs(t, err, &ee)
+					require.Equal(t, uint32(7), ee.Code)
+				} else {
+					require.ErrorIs(t, err, tc.want)
+				}
+				res, err := pl.Run(context.Background(), Config{})
+				if ee != nil {
+					require.NoError(t, err)
+					require.Equal(t, uint32(7), res.ExitCode)
+				} else {
+					require.ErrorIs(t, err, tc.want)
+				}
+			}
+			require.Equal(t, live, liveMemories.Load(), "every guest memory was released")
+			require.Equal(t, base, freeMem(t, rt))
+		})
+	}
+}
+
+// TestStartFunctionTimeout: a timeout in a start function is a timeout
+// (it was reported as exit code 4026531839 on wazero), whether the guest
+// spins or blocks in a host call.
+func TestStartFunctionTimeout(t *testing.T) {
+	rt := newRuntime(t)
+	base := freeMem(t, rt)
+	for _, tc := range []struct{ name, body string }{
+		{"spin", "(loop $l (br $l))"},
+		{"blocked in a host call", `
+    (drop (call $stream (i32.const 0)))
+    (drop (call $event (i32.const 4)))
+    (drop (call $wait (i32.load (i32.const 0)) (i32.load (i32.const 4))))
+    (drop (call $record (i32.load (i32.const 4)) (i32.load (i32.const 0))))
+    (drop (call $sync (i32.load (i32.const 0))))`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wat := `(module
+  (import "acl" "aclrtSetDevice" (func $set (param i32) (result i32)))
+  (import "acl" "aclrtCreateStream" (func $stream (param i32) (result i32)))
+  (import "acl" "aclrtCreateEvent" (func $event (param i32) (result i32)))
+  (import "acl" "aclrtStreamWaitEvent" (func $wait (param i32 i32) (result i32)))
+  (import "acl" "aclrtRecordEvent" (func $record (param i32 i32) (result i32)))
+  (import "acl" "aclrtSynchronizeStream" (func $sync (param i32) (result i32)))
+  (memory (export "memory") 1)
+  (func $init (drop (call $set (i32.const 0))) ` + tc.body + `)
+  (start $init)
+  (func (export "_start")))`
+			pl := load(t, rt, wat2wasm(t, wat), Policy{Timeout: 200 * time.Millisecond})
+			end := guard(t, "Run", func() runEnd {
+				res, err := pl.Run(context.Background(), Config{})
+				return runEnd{res, err}
+			})
+			require.ErrorIs(t, end.err, ErrTimeout)
+			require.Zero(t, end.res.ExitCode)
+			err := guard(t, "Instantiate", func() error {
+				_, err := pl.Instantiate(context.Background(), Config{})
+				return err
+			})
+			require.ErrorIs(t, err, ErrTimeout)
+			require.Equal(t, base, freeMem(t, rt))
+		})
+	}
+}
+
+// TestReactorExitEndsInstance: an export that calls proc_exit, with code
+// 0 too, gives an *ExitError and ends the instance: its session is
+// released and later calls fail with ErrClosed. On wazero it used to
+// return no results and no error, call after call, its device memory held.
+func TestReactorExitEndsInstance(t *testing.T) {
+	rt := newRuntime(t)
+	base := freeMem(t, rt)
+	pl := load(t, rt, wat2wasm(t, `(module
+  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+  (import "acl" "aclrtSetDevice" (func $set (param i32) (result i32)))
+  (import "acl" "aclrtMalloc" (func $malloc (param i32 i64 i32) (result i32)))
+  (memory (export "memory") 1)
+  (func (export "aclrtSetDevice") (param i32) (result i32) (call $set (local.get 0)))
+  (func (export "aclrtMalloc") (param i32 i64 i32) (result i32) (call $malloc (local.get 0) (local.get 1) (local.get 2)))
+  (func (export "quit") (param i32) (call $exit (local.get 0))))`), Policy{})
+	for _, code := range []uint64{0, 5} {
+		inst, err := pl.Instantiate(context.Background(), Config{})
+		require.NoError(t, err)
+		h := &harness{t: t, rt: rt, inst: inst}
+		h.ok("aclrtSetDevice", 0)
+		h.malloc(1 << 20)
+		_, err = inst.Call(context.Background(), "quit", code)
+		var ee *ExitError
+		require.ErrorAs(t, err, &ee)
+		require.Equal(t, uint32(code), ee.Code)
+		require.Equal(t, base, freeMem(t, rt), "the session was released")
+		_, err = inst.Call(context.Background(), "aclrtSetDevice", 0)
+		require.ErrorIs(t, err, ErrClosed)
+		require.NoError(t, inst.Close(context.Background()))
+	}
+}
+
+// TestWASIImportsChecked: imports of wasi_snapshot_preview1 are checked at
+// load time like those of "acl": they used to pass and fail to link at
+// instantiation, as a trap.
+func TestWASIImportsChecked(t *testing.T) {
+	rt := newRuntime(t)
+	for _, tc := range []struct{ name, wat, want string }{
+		{"unknown function", `(module (import "wasi_snapshot_preview1" "nonexistent_fn" (func)))`,
+			"import wasi_snapshot_preview1.nonexistent_fn is not a function of WASI preview1"},
+		{"wrong signature", `(module (import "wasi_snapshot_preview1" "fd_write" (func (param i32) (result i32))))`,
+			"import wasi_snapshot_preview1.fd_write has signature (i32) -> i32, WASI preview1 expects (i32, i32, i32, i32) -> i32"},
+		{"proc_exit with a result", `(module (import "wasi_snapshot_preview1" "proc_exit" (func (param i32) (result i32))))`,
+			"WASI preview1 expects (i32) -> "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := rt.Load(context.Background(), wat2wasm(t, tc.wat), Policy{})
+			require.ErrorIs(t, err, ErrLoad)
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+}
+
+// TestWASITable: the table Load checks WASI imports against is what the
+// engines provide: a module importing every function of it instantiates,
+// and it is exactly wazero's WASI.
+func TestWASITable(t *testing.T) {
+	names := make([]string, 0, len(wasiFuncs))
+	for n := range wasiFuncs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	b.WriteString("(module\n")
+	for _, n := range names {
+		params, results, _ := strings.Cut(strings.TrimPrefix(wasiFuncs[n], "("), ") -> ")
+		fmt.Fprintf(&b, "  (import %q %q (func (param %s) (result %s)))\n", wasiModule, n,
+			strings.ReplaceAll(params, ",", ""), results)
+	}
+	b.WriteString("  (memory (export \"memory\") 1))\n")
+	rt := newRuntime(t)
+	pl := load(t, rt, wat2wasm(t, b.String()), Policy{})
+	inst, err := pl.Instantiate(context.Background(), Config{})
+	require.NoError(t, err, "%s provides every function of the table", testEngine)
+	require.NoError(t, inst.Close(context.Background()))
+
+	ctx := context.Background()
+	r := wazero.NewRuntime(ctx)
+	defer r.Close(ctx)
+	wasi_snapshot_preview1.MustInstantiate(ctx, r)
+	got := map[string]string{}
+	for n, d := range r.Module(wasiModule).ExportedFunctionDefinitions() {
+		got[n] = signature(d.ParamTypes(), d.ResultTypes())
+	}
+	require.Equal(t, got, wasiFuncs)
+}
+
+// TestBlockingWASIHonorsTimeout: the policy's timeout ends a guest blocked
+// in fd_read on a stdin that stays open (it used to wait for the input to
+// close, on both engines) or in poll_oneoff on a long clock (wasmtime
+// slept it all).
+func TestBlockingWASIHonorsTimeout(t *testing.T) {
+	const readWAT = `(module
+  (import "wasi_snapshot_preview1" "fd_read" (func $read (param i32 i32 i32 i32) (result i32)))
+  (memory (export "memory") 1)
+  (func (export "_start")
+    (i32.store (i32.const 16) (i32.const 1024)) (i32.store (i32.const 20) (i32.const 100))
+    (drop (call $read (i32.const 0) (i32.const 16) (i32.const 1) (i32.const 32)))))`
+	// pollWAT sleeps an hour, again and again.
+	const pollWAT = `(module
+  (import "wasi_snapshot_preview1" "poll_oneoff" (func $poll (param i32 i32 i32 i32) (result i32)))
+  (memory (export "memory") 1)
+  (func (export "_start")
+    (i32.store8 (i32.const 8) (i32.const 0))             ;; clock
+    (i64.store (i32.const 24) (i64.const 3600000000000)) ;; 1 h, relative
+    (loop $l (drop (call $poll (i32.const 0) (i32.const 64) (i32.const 1) (i32.const 128))) (br $l))))`
+	rt := newRuntime(t)
+	for _, tc := range []struct{ name, wat string }{{"fd_read", readWAT}, {"poll_oneoff", pollWAT}} {
+		t.Run(tc.name, func(t *testing.T) {
+			pl := load(t, rt, wat2wasm(t, tc.wat), Policy{Timeout: 200 * time.Millisecond})
+			pr, pw := io.Pipe()
+			defer pw.Close() // lets the read blocked in the background return
+			end := guard(t, "Run", func() runEnd {
+				res, err := pl.Run(context.Background(), Config{Stdin: pr})
+				return runEnd{res, err}
+			})
+			require.ErrorIs(t, end.err, ErrTimeout)
+
+			inst, err := pl.Instantiate(context.Background(), Config{Stdin: pr})
+			require.NoError(t, err)
+			err = guard(t, "Call", func() error {
+				_, err := inst.Call(context.Background(), "_start")
+				return err
+			})
+			require.ErrorIs(t, err, ErrTimeout)
+			require.NoError(t, inst.Close(context.Background()))
+		})
+	}
+}
+
+// TestStdinKeepsLateBytes: bytes that arrive after a read was interrupted
+// are delivered to the next read, in order.
+func TestStdinKeepsLateBytes(t *testing.T) {
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	r, s := newStdin(pr)
+	require.NotNil(t, s)
+	ctx, cancel := context.WithCancel(context.Background())
+	s.watch(ctx)
+	cancel()
+	n, err := r.Read(make([]byte, 8))
+	require.Zero(t, n)
+	require.ErrorIs(t, err, errInterrupted)
+	s.watch(context.Background())
+	go func() { pw.Write([]byte("abcdef")); pw.Close() }()
+	got, err := io.ReadAll(r)
+	require.NoError(t, err)
+	require.Equal(t, "abcdef", string(got))
+	for _, plain := range []io.Reader{nil, strings.NewReader("x")} {
+		_, s := newStdin(plain)
+		require.Nil(t, s, "a reader that never blocks is used as is")
+	}
+}
+
+// TestCloseDuringCall: closing an instance or its plugin while a call runs
+// (spinning, or blocked in a host call) cancels the call, waits for it and
+// then releases; the call ends with ErrCanceled and ErrClosed. It once
+// crashed in wasmtime_store_delete.
+func TestCloseDuringCall(t *testing.T) {
+	rt := newRuntime(t)
+	base := freeMem(t, rt)
+	wasm := wat2wasm(t, proxyWAT(4, ""))
+	// blocked makes a call of h block in aclrtSynchronizeStream.
+	blocked := func(h *harness) (string, []uint64) {
+		h.ok("aclrtSetDevice", 0)
+		h.malloc(4096)
+		s, ev := h.stream(), h.event()
+		h.ok("aclrtStreamWaitEvent", s, ev) // never recorded
+		h.ok("aclrtRecordEvent", ev, s)
+		return "aclrtSynchronizeStream", []uint64{s}
+	}
+	spin := func(*harness) (string, []uint64) { return "spin", nil }
+	for _, tc := range []struct {
+		name   string
+		call   func(*harness) (string, []uint64)
+		plugin bool // close the plugin, not the instance
+	}{
+		{"spin", spin, false},
+		{"blocked", blocked, false},
+		{"plugin spin", spin, true},
+		{"plugin blocked", blocked, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pl, err := rt.Load(context.Background(), wasm, Policy{})
+			require.NoError(t, err)
+			defer pl.Close(context.Background())
+			inst, err := pl.Instantiate(context.Background(), Config{})
+			require.NoError(t, err)
+			h := &harness{t: t, rt: rt, inst: inst}
+			name, args := tc.call(h)
+			ended := make(chan error, 1)
+			go func() {
+				_, err := inst.Call(context.Background(), name, args...)
+				ended <- err
+			}()
+			waitBusy(t, inst, ended)
+			closed := guard(t, "Close", func() error {
+				if tc.plugin {
+					return pl.Close(context.Background())
+				}
+				return inst.Close(context.Background())
+			})
+			require.NoError(t, closed)
+			err = <-ended // Close returned after the call did
+			require.ErrorIs(t, err, ErrCanceled)
+			require.ErrorIs(t, err, ErrClosed)
+			require.Equal(t, base, freeMem(t, rt))
+			_, err = inst.Call(context.Background(), "spin")
+			require.ErrorIs(t, err, ErrClosed)
+			require.NoError(t, inst.Close(context.Background()))
+		})
+	}
+
+	t.Run("plugin during a run", func(t *testing.T) {
+		pl, err := rt.Load(context.Background(), wat2wasm(t, `(module (memory 1) (func (export "_start") (loop $l (br $l))))`), Policy{})
+		require.NoError(t, err)
+		ended := make(chan error, 1)
+		go func() {
+			_, err := pl.Run(context.Background(), Config{})
+			ended <- err
+		}()
+		for {
+			pl.mu.Lock()
+			n := len(pl.live)
+			pl.mu.Unlock()
+			if n > 0 {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+		require.NoError(t, guard(t, "Plugin.Close", func() error { return pl.Close(context.Background()) }))
+		err = <-ended // cancelled in _start, or refused before it
+		require.ErrorIs(t, err, ErrClosed)
+		_, err = pl.Run(context.Background(), Config{})
+		require.ErrorIs(t, err, ErrClosed)
+	})
+}
+
+// waitBusy waits until inst has a call in progress (armed: Close would
+// cancel it), failing if the call ended instead.
+func waitBusy(t *testing.T, inst *Instance, ended chan error) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-ended:
+			t.Fatalf("the call ended at once: %v", err)
+		default:
+		}
+		inst.mu.Lock()
+		armed := inst.cancel != nil
+		inst.mu.Unlock()
+		if armed {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatal("the call never started")
+}
+
+// TestOverlappingCalls: calls of one instance from several goroutines at
+// once are refused with ErrBusy instead of racing on the instance (run
+// with -race); the instance stays usable.
+func TestOverlappingCalls(t *testing.T) {
+	rt := newRuntime(t)
+	pl := load(t, rt, wat2wasm(t, proxyWAT(1, "")), Policy{})
+	inst, err := pl.Instantiate(context.Background(), Config{})
+	require.NoError(t, err)
+	defer inst.Close(context.Background())
+	_, err = inst.Call(context.Background(), "aclrtSetDevice", 0)
+	require.NoError(t, err)
+	var (
+		wg         sync.WaitGroup
+		mu         sync.Mutex
+		ok, busy   int
+		unexpected []error
+	)
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := 0; k < 200; k++ {
+				res, err := inst.Call(context.Background(), "aclrtGetDeviceCount", uint64(0x100+8*g))
+				mu.Lock()
+				switch {
+				case err == nil && len(res) == 1 && res[0] == 0:
+					ok++
+				case errors.Is(err, ErrBusy):
+					busy++
+				default:
+					unexpected = append(unexpected, fmt.Errorf("%v %v", res, err))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	require.Empty(t, unexpected)
+	require.Positive(t, ok)
+	require.Equal(t, 8*200, ok+busy)
+	_, err = inst.Call(context.Background(), "aclrtGetDevice", outA)
+	require.NoError(t, err)
+}
+
+// TestReexportedImport: a guest may export an import of "acl" as is; the
+// host calling it gets the import's result (it used to trap on wazero on a
+// nil pointer dereference in the adapter, recovered by wazero).
+func TestReexportedImport(t *testing.T) {
+	rt := newRuntime(t)
+	pl := load(t, rt, wat2wasm(t, `(module
+  (import "acl" "aclrtSetDevice" (func (param i32) (result i32)))
+  (memory (export "memory") 1)
+  (export "aclrtSetDevice" (func 0)))`), Policy{})
+	inst, err := pl.Instantiate(context.Background(), Config{})
+	require.NoError(t, err)
+	defer inst.Close(context.Background())
+	res, err := inst.Call(context.Background(), "aclrtSetDevice", 0)
+	require.NoError(t, err)
+	require.Equal(t, []uint64{0}, res)
+}
