@@ -211,7 +211,7 @@ var soakModes = []*soakMode{
 			return nil
 		}
 		return fmt.Errorf("want exit code 3: %d, %v", res.ExitCode, err)
-	}, "lifecycle: proc_exit in a start section exits the host process"),
+	}, ""),
 	watMode("stdin-block", stdinBlockWAT, host.Policy{Timeout: soakTimeout}, func() host.Config {
 		r, _ := io.Pipe() // never written: fd_read blocks until the timeout
 		return host.Config{Stdin: r}
@@ -220,7 +220,7 @@ var soakModes = []*soakMode{
 			return fmt.Errorf("want a timeout: %v", err)
 		}
 		return nil
-	}, "lifecycle: a blocking fd_read ignores the timeout"),
+	}, ""),
 	watMode("flood-queue", floodWAT, host.Policy{MaxQueued: 64, MaxBatchEntries: 4096}, noConfig, func(res host.Result, err error) error {
 		if err != nil || res.ExitCode != 0 {
 			return fmt.Errorf("want exit code 0 (both floods refused with 207012): %d, %v", res.ExitCode, err)
