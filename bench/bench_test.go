@@ -30,17 +30,20 @@ func runSuite(t *testing.T, b acl.Backend, cfg Config) (*Report, error) {
 }
 
 func TestRun(t *testing.T) {
-	sizes := []uint64{64, 4096, 1 << 16}
+	sizes := []uint64{64, 4096, 1 << 16, 1000} // 1000: 2D rows of 125 bytes
 	for _, sessions := range []int{1, 3} {
 		b := sim.New()
 		defer b.Close()
 		rep, err := runSuite(t, b, Config{Sizes: sizes, Kinds: Kinds, Modes: Modes, Sessions: sessions, TimePerPoint: time.Millisecond})
 		require.NoError(t, err)
-		require.Len(t, rep.Points, len(sizes)*len(Kinds)*len(Modes))
+		require.Len(t, rep.Points, len(sizes)*(len(Kinds)*len(Modes)-1)) // no 2D D2D
 		i := 0
 		for _, n := range sizes {
 			for _, k := range Kinds {
 				for _, m := range Modes {
+					if k == D2D && m == Copy2D {
+						continue
+					}
 					p := rep.Points[i]
 					i++
 					require.Equal(t, n, p.Size)
@@ -157,6 +160,13 @@ func TestTable(t *testing.T) {
 	require.Contains(t, buf.String(), "x direct")
 	require.Contains(t, buf.String(), "1MiB")
 	require.Equal(t, 1+len(sample().Points), bytes.Count(buf.Bytes(), []byte("\n")))
+}
+
+func TestRows(t *testing.T) {
+	for _, tc := range []struct{ n, w, h uint64 }{{64, 4, 16}, {1000, 125, 8}, {7, 7, 1}, {1 << 20, 1 << 16, 16}} {
+		w, h := rows(tc.n)
+		require.Equal(t, [2]uint64{tc.w, tc.h}, [2]uint64{w, h}, tc.n)
+	}
 }
 
 func TestGuestModuleEncoding(t *testing.T) {

@@ -119,13 +119,18 @@ func (s *session) copies(ctx context.Context, k Kind, m Mode, dst, src, n uint64
 	if err != nil {
 		return err
 	}
-	async := uint64(0)
-	if m == Async {
-		async = 1
-	} else if m != Sync {
-		return fmt.Errorf("bench: mode %q: want sync or async", m)
+	var mode uint64
+	switch m {
+	case Sync:
+	case Async:
+		mode = 1
+	case Copy2D:
+		mode = 2
+	default:
+		return fmt.Errorf("bench: mode %q: want sync, async or 2d", m)
 	}
-	return s.call(ctx, loopExport, dst, src, n, uint64(ak), uint64(iters), uint64(s.stream), async)
+	w, h := rows(n)
+	return s.call(ctx, loopExport, dst, src, n, uint64(ak), uint64(iters), uint64(s.stream), mode, w, h)
 }
 
 // loop makes iters copies of n bytes of kind k in mode m.
@@ -237,8 +242,16 @@ func (d *direct) copies(ctx context.Context, m Mode, dst, src acl.Buf, n uint64,
 			return fmt.Errorf("bench: direct synchronize: %w", err)
 		}
 		return nil
+	case Copy2D:
+		w, h := rows(n)
+		for range iters {
+			if err := d.be.Memcpy2D(ctx, dst, w, src, w, w, h); err != nil {
+				return fmt.Errorf("bench: direct memcpy 2d: %w", err)
+			}
+		}
+		return nil
 	}
-	return fmt.Errorf("bench: mode %q: want sync or async", m)
+	return fmt.Errorf("bench: mode %q: want sync, async or 2d", m)
 }
 
 func (d *direct) loop(ctx context.Context, k Kind, m Mode, n uint64, iters int) error {
