@@ -42,15 +42,17 @@ type Mode string
 // aclrtMemcpyAsync on a stream of its own, synchronized once after the
 // calls of a timed run. Host memory is the guest's, not registered, so an
 // asynchronous H2D or D2H copy runs before its call returns (as natively).
-// Copy2D is aclrtMemcpy2d of the same bytes as rows (see rows), H2D and
-// D2H only, as natively: the suite leaves out its D2D points.
+// Copy2D is aclrtMemcpy2d of the same bytes as rows (see rows), and Batch
+// aclrtMemcpyBatch of the same rows as entries; both are H2D and D2H only,
+// as natively, so the suite leaves out their D2D points.
 const (
 	Sync   Mode = "sync"
 	Async  Mode = "async"
 	Copy2D Mode = "2d"
+	Batch  Mode = "batch"
 )
 
-// rows returns the shape of a 2D copy of n bytes: up to 16 rows of w
+// rows returns the shape of a 2D or batch copy of n bytes: up to 16 rows of w
 // bytes, pitch w (dense, so that it moves the same bytes as a plain copy).
 func rows(n uint64) (w, h uint64) {
 	for h = 16; h > 1; h /= 2 {
@@ -64,7 +66,7 @@ func rows(n uint64) (w, h uint64) {
 // Kinds and Modes list the values the suite knows, in table order.
 var (
 	Kinds = []Kind{H2D, D2H, D2D}
-	Modes = []Mode{Sync, Async, Copy2D}
+	Modes = []Mode{Sync, Async, Copy2D, Batch}
 )
 
 // DefaultSizes are the sizes of the standard suite: 64 B to 256 MiB by
@@ -144,8 +146,8 @@ func Run(ctx context.Context, rt *host.Runtime, b acl.Backend, cfg Config) (*Rep
 		}
 	}
 	for _, m := range cfg.Modes {
-		if m != Sync && m != Async && m != Copy2D {
-			return nil, fmt.Errorf("bench: mode %q: want sync, async or 2d", m)
+		if m != Sync && m != Async && m != Copy2D && m != Batch {
+			return nil, fmt.Errorf("bench: mode %q: want sync, async, 2d or batch", m)
 		}
 	}
 	if cfg.Sessions == 0 {
@@ -219,8 +221,8 @@ func Run(ctx context.Context, rt *host.Runtime, b acl.Backend, cfg Config) (*Rep
 		mmStat := stat(mm, n, 1)
 		for _, k := range cfg.Kinds {
 			for _, m := range cfg.Modes {
-				if m == Copy2D && k == D2D {
-					continue // aclrtMemcpy2d copies H2D and D2H only
+				if (m == Copy2D || m == Batch) && k == D2D {
+					continue // aclrtMemcpy2d and aclrtMemcpyBatch copy H2D and D2H only
 				}
 				p := Point{Size: n, Kind: k, Mode: m, Sessions: len(ss), Memmove: mmStat}
 				if err := ss[0].verify(ctx, k, m, n); err != nil {

@@ -16,6 +16,7 @@ import (
 var imports = []string{
 	"aclrtSetDevice", "aclrtMalloc", "aclrtFree", "aclrtCreateStream", "aclrtDestroyStream",
 	"aclrtMemcpy", "aclrtMemcpyAsync", "aclrtSynchronizeStream", "aclrtMemcpy2d",
+	"aclrtMemcpyBatch",
 }
 
 const (
@@ -24,6 +25,7 @@ const (
 	fnAsync    = 6
 	fnSync     = 7
 	fn2D       = 8
+	fnBatch    = 9
 	loopExport = "copy_loop"
 	// headerSize is the guest memory before the data area: output slots.
 	headerSize = 64 << 10
@@ -37,7 +39,8 @@ func guestPages(max uint64) uint64 { return (headerSize + max + pageSize - 1) / 
 // guestModule returns a module whose memory has pages pages and whose
 // export copy_loop(dst, src, n i64, kind, iters, stream, mode i32, w, h i64)
 // -> i32 calls aclrtMemcpy (mode 0), aclrtMemcpyAsync on stream (mode 1) or
-// aclrtMemcpy2d of h rows of w bytes, pitch w (mode 2) iters times,
+// aclrtMemcpy2d of h rows of w bytes, pitch w (mode 2) or aclrtMemcpyBatch
+// of h entries whose arrays the host wrote at batchArrays (mode 3) iters times,
 // stopping at the first error, then for mode 1 synchronizes the stream. It
 // returns the first ACL status that is not 0, or 0.
 func guestModule(pages uint64) ([]byte, error) {
@@ -107,9 +110,16 @@ func guestModule(pages uint64) ([]byte, error) {
 	b = append(b, 0x41, 2, 0x46, 0x04, i32) // if mode == 2 (result i32)
 	b = append(b, cat(get(0), get(7), get(1), get(7), get(7), get(8), get(3))...)
 	b = append(b, 0x10, fn2D)
+	b = append(b, 0x05) // else
+	b = append(b, get(6)...)
+	b = append(b, 0x41, 3, 0x46, 0x04, i32) // if mode == 3 (result i32)
+	i32c := func(v int64) []byte { return append([]byte{0x41}, sleb(v)...) }
+	b = append(b, cat(i32c(batchDsts), i32c(batchDestMaxs), i32c(batchSrcs), i32c(batchSizes), get(8),
+		i32c(batchAttrs), i32c(batchAttrIdx), []byte{0x42, 1}, i32c(batchFail))...)
+	b = append(b, 0x10, fnBatch)
 	b = append(b, 0x05) // else: async
 	b = append(b, cat(get(0), get(2), get(1), get(2), get(3), get(5))...)
-	b = append(b, 0x10, fnAsync, 0x0b)
+	b = append(b, 0x10, fnAsync, 0x0b, 0x0b)
 	b = append(b, 0x05) // else: sync
 	b = append(b, cat(get(0), get(2), get(1), get(2), get(3))...)
 	b = append(b, 0x10, fnMemcpy, 0x0b) // end if
@@ -169,6 +179,18 @@ func cat(bs ...[]byte) []byte {
 		out = append(out, b...)
 	}
 	return out
+}
+
+func sleb(v int64) []byte {
+	var b []byte
+	for {
+		c := byte(v & 0x7f)
+		v >>= 7
+		if v == 0 && c&0x40 == 0 || v == -1 && c&0x40 != 0 {
+			return append(b, c)
+		}
+		b = append(b, c|0x80)
+	}
 }
 
 func uleb(v uint64) []byte {

@@ -26,6 +26,10 @@ func aclKind(k Kind) (acl.MemcpyKind, error) {
 const (
 	outA, outB, outStream = 8, 16, 24
 	data                  = headerSize
+	// A batch's arrays (up to 16 entries of 8 bytes), its one attribute,
+	// the attribute's first entry, failIndex.
+	batchDsts, batchDestMaxs, batchSrcs, batchSizes = 256, 384, 512, 640
+	batchAttrs, batchAttrIdx, batchFail             = 768, 800, 808
 )
 
 // session is one sandbox session running the guest: two device
@@ -126,11 +130,39 @@ func (s *session) copies(ctx context.Context, k Kind, m Mode, dst, src, n uint64
 		mode = 1
 	case Copy2D:
 		mode = 2
+	case Batch:
+		mode = 3
 	default:
-		return fmt.Errorf("bench: mode %q: want sync, async or 2d", m)
+		return fmt.Errorf("bench: mode %q: want sync, async, 2d or batch", m)
 	}
 	w, h := rows(n)
+	if m == Batch {
+		if err := s.batchArrays(k, dst, src, w, h); err != nil {
+			return err
+		}
+	}
 	return s.call(ctx, loopExport, dst, src, n, uint64(ak), uint64(iters), uint64(s.stream), mode, w, h)
+}
+
+// batchArrays writes the arrays of a batch of h entries of w bytes from
+// src to dst into the header, for the guest's aclrtMemcpyBatch.
+func (s *session) batchArrays(k Kind, dst, src, w, h uint64) error {
+	le := binary.LittleEndian
+	arr := make([]byte, batchFail+8-batchDsts)
+	for i := range h {
+		le.PutUint64(arr[8*i:], dst+i*w)
+		le.PutUint64(arr[batchDestMaxs-batchDsts+8*i:], w)
+		le.PutUint64(arr[batchSrcs-batchDsts+8*i:], src+i*w)
+		le.PutUint64(arr[batchSizes-batchDsts+8*i:], w)
+	}
+	dstLoc, srcLoc := acl.MemLocationDevice, acl.MemLocationHost
+	if k == D2H {
+		dstLoc, srcLoc = srcLoc, dstLoc
+	}
+	attr := arr[batchAttrs-batchDsts:]
+	le.PutUint32(attr[4:], uint32(dstLoc))  // dstLoc {id 0, type}
+	le.PutUint32(attr[12:], uint32(srcLoc)) // srcLoc {id 0, type}
+	return s.inst.WriteMemory(batchDsts, arr)
 }
 
 // loop makes iters copies of n bytes of kind k in mode m.
@@ -250,8 +282,28 @@ func (d *direct) copies(ctx context.Context, m Mode, dst, src acl.Buf, n uint64,
 			}
 		}
 		return nil
+	case Batch:
+		w, h := rows(n)
+		copies := make([]acl.Copy, h)
+		for i := range h {
+			copies[i] = acl.Copy{Dst: slice(dst, i*w, w), Src: slice(src, i*w, w), N: w}
+		}
+		for range iters {
+			if err := d.be.MemcpyBatch(ctx, copies); err != nil {
+				return fmt.Errorf("bench: direct memcpy batch: %w", err)
+			}
+		}
+		return nil
 	}
-	return fmt.Errorf("bench: mode %q: want sync, async or 2d", m)
+	return fmt.Errorf("bench: mode %q: want sync, async, 2d or batch", m)
+}
+
+// slice returns n bytes of b from off.
+func slice(b acl.Buf, off, n uint64) acl.Buf {
+	if b.IsDevice() {
+		return acl.Device(b.Dev + acl.DevPtr(off))
+	}
+	return acl.Host(b.Host[off:off+n], b.Pin)
 }
 
 func (d *direct) loop(ctx context.Context, k Kind, m Mode, n uint64, iters int) error {

@@ -31,9 +31,10 @@ func benchCmd() *cobra.Command {
 		Use:   "bench [flags]",
 		Short: "Measure what the sandbox costs: copy bandwidth and latency against the direct backend and memmove",
 		Long: `Run the standard copy suite on the selected engine and backend: for each
-size, direction (h2d, d2h, d2d) and mode (sync, async, 2d; 2d is h2d and d2h
-only), the same copies are timed through the sandbox (a guest calling
-aclrtMemcpy, aclrtMemcpyAsync or aclrtMemcpy2d in a loop), on the backend called directly, and as a Go copy (this machine's
+size, direction (h2d, d2h, d2d) and mode (sync, async, 2d, batch; 2d and
+batch are h2d and d2h only), the same copies are timed through the sandbox
+(a guest calling aclrtMemcpy, aclrtMemcpyAsync, aclrtMemcpy2d or
+aclrtMemcpyBatch in a loop), on the backend called directly, and as a Go copy (this machine's
 memmove). Each point is verified first by reading the copy back. The table
 gives bandwidth, latency per call and the sandbox's bandwidth over memmove's
 ("x memmove") and over the direct backend's ("x direct"). --memory-pages and
@@ -142,7 +143,7 @@ gives bandwidth, latency per call and the sandbox's bandwidth over memmove's
 	fl := c.Flags()
 	fl.StringSliceVar(&sizes, "sizes", defSizes, "copy sizes (byte counts such as 64, 4KiB, 256MiB)")
 	fl.StringSliceVar(&kinds, "kinds", kindNames, "copy directions: h2d, d2h, d2d")
-	fl.StringSliceVar(&modes, "modes", modeNames, "copy APIs: sync (aclrtMemcpy), async (aclrtMemcpyAsync on a stream, synchronized after each timed run), 2d (aclrtMemcpy2d, up to 16 dense rows)")
+	fl.StringSliceVar(&modes, "modes", modeNames, "copy APIs: sync (aclrtMemcpy), async (aclrtMemcpyAsync on a stream, synchronized after each timed run), 2d (aclrtMemcpy2d, up to 16 dense rows), batch (aclrtMemcpyBatch, the same rows as entries)")
 	fl.IntVar(&sessions, "sessions", 1, "sandbox sessions copying at once (their bandwidth is summed)")
 	fl.DurationVar(&perPoint, "time-per-point", 50*time.Millisecond, "how long each path of each point is timed")
 	fl.BoolVar(&asJSON, "json", false, "print the report as JSON")
