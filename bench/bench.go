@@ -52,13 +52,22 @@ const (
 	Batch  Mode = "batch"
 )
 
-// rows returns the shape of a 2D or batch copy of n bytes: up to 16 rows of w
-// bytes, pitch w (dense, so that it moves the same bytes as a plain copy).
+// maxRows bounds the rows of a 2D copy and the entries of a batch (the
+// guest header holds arrays of that many entries).
+const maxRows = 128
+
+// rows returns the shape of a 2D or batch copy of n bytes: h rows of w
+// bytes, pitch w (dense, so that it moves the same bytes as a plain copy),
+// 16 rows or as many as divide n, more while a row is wider than
+// aclrtMemcpy2d allows (acl.Memcpy2DMaxWidth), up to maxRows.
 func rows(n uint64) (w, h uint64) {
 	for h = 16; h > 1; h /= 2 {
 		if n%h == 0 {
 			break
 		}
+	}
+	for n/h > acl.Memcpy2DMaxWidth && h < maxRows && n%(2*h) == 0 {
+		h *= 2
 	}
 	return n / h, h
 }
@@ -166,6 +175,16 @@ func Run(ctx context.Context, rt *host.Runtime, b acl.Backend, cfg Config) (*Rep
 		}
 		max = maxu(max, n)
 	}
+	for _, m := range cfg.Modes {
+		if m != Copy2D && m != Batch {
+			continue
+		}
+		for _, n := range cfg.Sizes {
+			if w, h := rows(n); w > acl.Memcpy2DMaxWidth {
+				return nil, fmt.Errorf("bench: size %d: %s rows of %d bytes (%d rows) exceed the 2D width limit %d", n, m, w, h, acl.Memcpy2DMaxWidth)
+			}
+		}
+	}
 	pages, devMem := Needs(max)
 	if cfg.Policy.MemoryPages != 0 && cfg.Policy.MemoryPages < pages {
 		return nil, fmt.Errorf("bench: sizes up to %d bytes need %d guest memory pages, the policy allows %d", max, pages, cfg.Policy.MemoryPages)
@@ -209,7 +228,7 @@ func Run(ctx context.Context, rt *host.Runtime, b acl.Backend, cfg Config) (*Rep
 	src, dst := make([]byte, max), make([]byte, max)
 	for _, n := range cfg.Sizes {
 		fill(src[:n], n)
-		mm := measure(ctx, cfg.TimePerPoint, func(iters int) error {
+		mm := measure(ctx, cfg.TimePerPoint, true, func(iters int) error {
 			for range iters {
 				copy(dst[:n], src[:n])
 			}
@@ -228,7 +247,7 @@ func Run(ctx context.Context, rt *host.Runtime, b acl.Backend, cfg Config) (*Rep
 				if err := ss[0].verify(ctx, k, m, n); err != nil {
 					return nil, err
 				}
-				r := measure(ctx, cfg.TimePerPoint, func(iters int) error { return ss[0].loop(ctx, k, m, n, iters) })
+				r := measure(ctx, cfg.TimePerPoint, false, func(iters int) error { return ss[0].loop(ctx, k, m, n, iters) })
 				if r.err == nil && len(ss) > 1 {
 					r = concurrent(ctx, ss, k, m, n, r.iters)
 				}
@@ -239,7 +258,7 @@ func Run(ctx context.Context, rt *host.Runtime, b acl.Backend, cfg Config) (*Rep
 				if err := d.verify(ctx, k, m, n); err != nil {
 					return nil, err
 				}
-				r = measure(ctx, cfg.TimePerPoint, func(iters int) error { return d.loop(ctx, k, m, n, iters) })
+				r = measure(ctx, cfg.TimePerPoint, false, func(iters int) error { return d.loop(ctx, k, m, n, iters) })
 				if r.err != nil {
 					return nil, r.err
 				}
@@ -275,12 +294,16 @@ type run struct {
 }
 
 // measure times fn(iters) with growing iters, as testing.B does, until one
-// run lasts at least d, and returns that run. A first call is not timed:
-// it takes the page faults of memory not touched yet, which under load
-// can cost more than d and would be reported as the copy's speed.
-func measure(ctx context.Context, d time.Duration, fn func(iters int) error) run {
-	if err := fn(1); err != nil {
-		return run{err: err}
+// run lasts at least d, and returns that run. With warm, a first call is
+// not timed: it takes the page faults of memory not touched yet, which
+// under load can cost more than d and would be reported as the copy's
+// speed. (The sandbox and direct paths are warm already: their verify
+// call touched the same memory.)
+func measure(ctx context.Context, d time.Duration, warm bool, fn func(iters int) error) run {
+	if warm {
+		if err := fn(1); err != nil {
+			return run{err: err}
+		}
 	}
 	iters := 1
 	for {
@@ -322,12 +345,19 @@ func stat(r run, n uint64, sessions int) Stat {
 	}
 }
 
-// fill writes a pattern that differs with seed and with the offset.
+// fill writes a pattern that differs with seed and with the offset: a
+// pseudo-random block of a prime length (so that a copy off by any number
+// of pages does not match), repeated.
 func fill(b []byte, seed uint64) {
+	const block = 65521
 	x := uint32(seed*2654435761 + 1)
-	for i := range b {
+	n := min(len(b), block)
+	for i := range n {
 		x = x*1664525 + 1013904223
 		b[i] = byte(x >> 24)
+	}
+	for i := n; i < len(b); i *= 2 {
+		copy(b[i:], b[:i])
 	}
 }
 

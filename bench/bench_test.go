@@ -112,6 +112,7 @@ func TestRunRefuses(t *testing.T) {
 		{"zero size", Config{Sizes: []uint64{0}, Kinds: Kinds, Modes: Modes}, "want 1 byte"},
 		{"memory pages", Config{Sizes: []uint64{1 << 20}, Kinds: Kinds, Modes: Modes, Policy: host.Policy{MemoryPages: 4}}, "guest memory pages"},
 		{"device memory", Config{Sizes: []uint64{1 << 20}, Kinds: Kinds, Modes: Modes, Policy: host.Policy{DeviceMemory: 1 << 20}}, "device memory"},
+		{"2d width", Config{Sizes: []uint64{2 << 30}, Kinds: Kinds, Modes: []Mode{Copy2D}}, "2D width limit"},
 		{"kind", Config{Sizes: []uint64{64}, Kinds: []Kind{"h2h"}, Modes: Modes}, `kind "h2h"`},
 		{"mode", Config{Sizes: []uint64{64}, Kinds: Kinds, Modes: []Mode{"batchv2"}}, `mode "batchv2"`},
 	} {
@@ -177,8 +178,21 @@ func TestTable(t *testing.T) {
 	require.Equal(t, 1+len(sample().Points), bytes.Count(buf.Bytes(), []byte("\n")))
 }
 
+func TestFill(t *testing.T) {
+	a, b := make([]byte, 1<<20), make([]byte, 1<<20)
+	fill(a, 1)
+	fill(b, 2)
+	require.NotEqual(t, a, b)
+	for _, shift := range []int{1, 4096, 65536} { // a copy off by bytes or pages
+		require.NotEqual(t, a[shift:], a[:len(a)-shift], shift)
+	}
+	c := make([]byte, 1<<20)
+	fill(c, 1)
+	require.Equal(t, a, c)
+}
+
 func TestRows(t *testing.T) {
-	for _, tc := range []struct{ n, w, h uint64 }{{64, 4, 16}, {1000, 125, 8}, {7, 7, 1}, {1 << 20, 1 << 16, 16}} {
+	for _, tc := range []struct{ n, w, h uint64 }{{64, 4, 16}, {1000, 125, 8}, {7, 7, 1}, {1 << 20, 1 << 16, 16}, {256 << 20, 4 << 20, 64}, {2 << 30, 16 << 20, 128}} {
 		w, h := rows(tc.n)
 		require.Equal(t, [2]uint64{tc.w, tc.h}, [2]uint64{w, h}, tc.n)
 	}

@@ -26,10 +26,10 @@ func aclKind(k Kind) (acl.MemcpyKind, error) {
 const (
 	outA, outB, outStream = 8, 16, 24
 	data                  = headerSize
-	// A batch's arrays (up to 16 entries of 8 bytes), its one attribute,
-	// the attribute's first entry, failIndex.
-	batchDsts, batchDestMaxs, batchSrcs, batchSizes = 256, 384, 512, 640
-	batchAttrs, batchAttrIdx, batchFail             = 768, 800, 808
+	// A batch's arrays (up to maxRows entries of 8 bytes), its one
+	// attribute, the attribute's first entry, failIndex.
+	batchDsts, batchDestMaxs, batchSrcs, batchSizes = 1024, 2048, 3072, 4096
+	batchAttrs, batchAttrIdx, batchFail             = 5120, 5152, 5160
 )
 
 // session is one sandbox session running the guest: two device
@@ -40,6 +40,7 @@ type session struct {
 	a, b       uint64
 	stream     uint32
 	seed       uint64
+	zero       []byte // zeros, for clearing the data area
 	haveA      bool
 	haveB      bool
 	haveStream bool
@@ -177,7 +178,10 @@ func (s *session) verify(ctx context.Context, k Kind, m Mode, n uint64) error {
 	s.seed++
 	want := make([]byte, n)
 	fill(want, s.seed<<32|n)
-	zero := make([]byte, n)
+	if uint64(len(s.zero)) < n {
+		s.zero = make([]byte, n)
+	}
+	zero := s.zero[:n]
 	// Put the pattern in the data area and in A.
 	if err := s.inst.WriteMemory(data, want); err != nil {
 		return err

@@ -145,7 +145,7 @@ gives bandwidth, latency per call and the sandbox's bandwidth over memmove's
 	fl.StringSliceVar(&kinds, "kinds", kindNames, "copy directions: h2d, d2h, d2d")
 	fl.StringSliceVar(&modes, "modes", modeNames, "copy APIs: sync (aclrtMemcpy), async (aclrtMemcpyAsync on a stream, synchronized after each timed run), 2d (aclrtMemcpy2d, up to 16 dense rows), batch (aclrtMemcpyBatch, the same rows as entries)")
 	fl.IntVar(&sessions, "sessions", 1, "sandbox sessions copying at once (their bandwidth is summed)")
-	fl.DurationVar(&perPoint, "time-per-point", 50*time.Millisecond, "how long each path of each point is timed")
+	fl.DurationVar(&perPoint, "time-per-point", 25*time.Millisecond, "how long each path of each point is timed")
 	fl.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	fl.StringVar(&svg, "svg", "", "also write a plot of bandwidth against size to this SVG file")
 	completeValues(c, "kinds", kindNames)
