@@ -42,15 +42,40 @@ type Mode string
 // aclrtMemcpyAsync on a stream of its own, synchronized once after the
 // calls of a timed run. Host memory is the guest's, not registered, so an
 // asynchronous H2D or D2H copy runs before its call returns (as natively).
+// Copy2D is aclrtMemcpy2d of the same bytes as rows (see rows), and Batch
+// aclrtMemcpyBatch of the same rows as entries; both are H2D and D2H only,
+// as natively, so the suite leaves out their D2D points.
 const (
-	Sync  Mode = "sync"
-	Async Mode = "async"
+	Sync   Mode = "sync"
+	Async  Mode = "async"
+	Copy2D Mode = "2d"
+	Batch  Mode = "batch"
 )
+
+// maxRows bounds the rows of a 2D copy and the entries of a batch (the
+// guest header holds arrays of that many entries).
+const maxRows = 128
+
+// rows returns the shape of a 2D or batch copy of n bytes: h rows of w
+// bytes, pitch w (dense, so that it moves the same bytes as a plain copy),
+// 16 rows or as many as divide n, more while a row is wider than
+// aclrtMemcpy2d allows (acl.Memcpy2DMaxWidth), up to maxRows.
+func rows(n uint64) (w, h uint64) {
+	for h = 16; h > 1; h /= 2 {
+		if n%h == 0 {
+			break
+		}
+	}
+	for n/h > acl.Memcpy2DMaxWidth && h < maxRows && n%(2*h) == 0 {
+		h *= 2
+	}
+	return n / h, h
+}
 
 // Kinds and Modes list the values the suite knows, in table order.
 var (
 	Kinds = []Kind{H2D, D2H, D2D}
-	Modes = []Mode{Sync, Async}
+	Modes = []Mode{Sync, Async, Copy2D, Batch}
 )
 
 // DefaultSizes are the sizes of the standard suite: 64 B to 256 MiB by
@@ -130,8 +155,8 @@ func Run(ctx context.Context, rt *host.Runtime, b acl.Backend, cfg Config) (*Rep
 		}
 	}
 	for _, m := range cfg.Modes {
-		if m != Sync && m != Async {
-			return nil, fmt.Errorf("bench: mode %q: want sync or async", m)
+		if m != Sync && m != Async && m != Copy2D && m != Batch {
+			return nil, fmt.Errorf("bench: mode %q: want sync, async, 2d or batch", m)
 		}
 	}
 	if cfg.Sessions == 0 {
@@ -149,6 +174,16 @@ func Run(ctx context.Context, rt *host.Runtime, b acl.Backend, cfg Config) (*Rep
 			return nil, fmt.Errorf("bench: size %d: want 1 byte to 2 GiB", n)
 		}
 		max = maxu(max, n)
+	}
+	for _, m := range cfg.Modes {
+		if m != Copy2D && m != Batch {
+			continue
+		}
+		for _, n := range cfg.Sizes {
+			if w, h := rows(n); w > acl.Memcpy2DMaxWidth {
+				return nil, fmt.Errorf("bench: size %d: %s rows of %d bytes (%d rows) exceed the 2D width limit %d", n, m, w, h, acl.Memcpy2DMaxWidth)
+			}
+		}
 	}
 	pages, devMem := Needs(max)
 	if cfg.Policy.MemoryPages != 0 && cfg.Policy.MemoryPages < pages {
@@ -193,7 +228,7 @@ func Run(ctx context.Context, rt *host.Runtime, b acl.Backend, cfg Config) (*Rep
 	src, dst := make([]byte, max), make([]byte, max)
 	for _, n := range cfg.Sizes {
 		fill(src[:n], n)
-		mm := measure(ctx, cfg.TimePerPoint, func(iters int) error {
+		mm := measure(ctx, cfg.TimePerPoint, true, func(iters int) error {
 			for range iters {
 				copy(dst[:n], src[:n])
 			}
@@ -205,11 +240,14 @@ func Run(ctx context.Context, rt *host.Runtime, b acl.Backend, cfg Config) (*Rep
 		mmStat := stat(mm, n, 1)
 		for _, k := range cfg.Kinds {
 			for _, m := range cfg.Modes {
+				if (m == Copy2D || m == Batch) && k == D2D {
+					continue // aclrtMemcpy2d and aclrtMemcpyBatch copy H2D and D2H only
+				}
 				p := Point{Size: n, Kind: k, Mode: m, Sessions: len(ss), Memmove: mmStat}
 				if err := ss[0].verify(ctx, k, m, n); err != nil {
 					return nil, err
 				}
-				r := measure(ctx, cfg.TimePerPoint, func(iters int) error { return ss[0].loop(ctx, k, m, n, iters) })
+				r := measure(ctx, cfg.TimePerPoint, false, func(iters int) error { return ss[0].loop(ctx, k, m, n, iters) })
 				if r.err == nil && len(ss) > 1 {
 					r = concurrent(ctx, ss, k, m, n, r.iters)
 				}
@@ -220,7 +258,7 @@ func Run(ctx context.Context, rt *host.Runtime, b acl.Backend, cfg Config) (*Rep
 				if err := d.verify(ctx, k, m, n); err != nil {
 					return nil, err
 				}
-				r = measure(ctx, cfg.TimePerPoint, func(iters int) error { return d.loop(ctx, k, m, n, iters) })
+				r = measure(ctx, cfg.TimePerPoint, false, func(iters int) error { return d.loop(ctx, k, m, n, iters) })
 				if r.err != nil {
 					return nil, r.err
 				}
@@ -256,12 +294,16 @@ type run struct {
 }
 
 // measure times fn(iters) with growing iters, as testing.B does, until one
-// run lasts at least d, and returns that run. A first call is not timed:
-// it takes the page faults of memory not touched yet, which under load
-// can cost more than d and would be reported as the copy's speed.
-func measure(ctx context.Context, d time.Duration, fn func(iters int) error) run {
-	if err := fn(1); err != nil {
-		return run{err: err}
+// run lasts at least d, and returns that run. With warm, a first call is
+// not timed: it takes the page faults of memory not touched yet, which
+// under load can cost more than d and would be reported as the copy's
+// speed. (The sandbox and direct paths are warm already: their verify
+// call touched the same memory.)
+func measure(ctx context.Context, d time.Duration, warm bool, fn func(iters int) error) run {
+	if warm {
+		if err := fn(1); err != nil {
+			return run{err: err}
+		}
 	}
 	iters := 1
 	for {
@@ -303,12 +345,19 @@ func stat(r run, n uint64, sessions int) Stat {
 	}
 }
 
-// fill writes a pattern that differs with seed and with the offset.
+// fill writes a pattern that differs with seed and with the offset: a
+// pseudo-random block of a prime length (so that a copy off by any number
+// of pages does not match), repeated.
 func fill(b []byte, seed uint64) {
+	const block = 65521
 	x := uint32(seed*2654435761 + 1)
-	for i := range b {
+	n := min(len(b), block)
+	for i := range n {
 		x = x*1664525 + 1013904223
 		b[i] = byte(x >> 24)
+	}
+	for i := n; i < len(b); i *= 2 {
+		copy(b[i:], b[:i])
 	}
 }
 

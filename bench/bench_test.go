@@ -30,17 +30,20 @@ func runSuite(t *testing.T, b acl.Backend, cfg Config) (*Report, error) {
 }
 
 func TestRun(t *testing.T) {
-	sizes := []uint64{64, 4096, 1 << 16}
+	sizes := []uint64{64, 4096, 1 << 16, 1000} // 1000: 2D rows of 125 bytes
 	for _, sessions := range []int{1, 3} {
 		b := sim.New()
 		defer b.Close()
 		rep, err := runSuite(t, b, Config{Sizes: sizes, Kinds: Kinds, Modes: Modes, Sessions: sessions, TimePerPoint: time.Millisecond})
 		require.NoError(t, err)
-		require.Len(t, rep.Points, len(sizes)*len(Kinds)*len(Modes))
+		require.Len(t, rep.Points, len(sizes)*(len(Kinds)*len(Modes)-2)) // no 2D or batch D2D
 		i := 0
 		for _, n := range sizes {
 			for _, k := range Kinds {
 				for _, m := range Modes {
+					if k == D2D && (m == Copy2D || m == Batch) {
+						continue
+					}
 					p := rep.Points[i]
 					i++
 					require.Equal(t, n, p.Size)
@@ -75,11 +78,26 @@ func (d dropH2D) Memcpy(ctx context.Context, dst, src acl.Buf, n uint64) error {
 	return d.Backend.Memcpy(ctx, dst, src, n)
 }
 
+// dropBatch loses every batch copy.
+type dropBatch struct{ acl.Backend }
+
+func (dropBatch) MemcpyBatch(context.Context, []acl.Copy) error { return nil }
+
 func TestRunVerifies(t *testing.T) {
-	b := sim.New()
-	defer b.Close()
-	_, err := runSuite(t, dropH2D{b}, Config{Sizes: []uint64{4096}, Kinds: []Kind{H2D}, Modes: []Mode{Sync}, TimePerPoint: time.Millisecond})
-	require.ErrorContains(t, err, "read back crc32")
+	for _, tc := range []struct {
+		mode Mode
+		wrap func(acl.Backend) acl.Backend
+	}{
+		{Sync, func(b acl.Backend) acl.Backend { return dropH2D{b} }},
+		{Batch, func(b acl.Backend) acl.Backend { return dropBatch{b} }},
+	} {
+		t.Run(string(tc.mode), func(t *testing.T) {
+			b := sim.New()
+			defer b.Close()
+			_, err := runSuite(t, tc.wrap(b), Config{Sizes: []uint64{4096}, Kinds: []Kind{H2D}, Modes: []Mode{tc.mode}, TimePerPoint: time.Millisecond})
+			require.ErrorContains(t, err, "read back crc32")
+		})
+	}
 }
 
 func TestRunRefuses(t *testing.T) {
@@ -94,8 +112,9 @@ func TestRunRefuses(t *testing.T) {
 		{"zero size", Config{Sizes: []uint64{0}, Kinds: Kinds, Modes: Modes}, "want 1 byte"},
 		{"memory pages", Config{Sizes: []uint64{1 << 20}, Kinds: Kinds, Modes: Modes, Policy: host.Policy{MemoryPages: 4}}, "guest memory pages"},
 		{"device memory", Config{Sizes: []uint64{1 << 20}, Kinds: Kinds, Modes: Modes, Policy: host.Policy{DeviceMemory: 1 << 20}}, "device memory"},
+		{"2d width", Config{Sizes: []uint64{2 << 30}, Kinds: Kinds, Modes: []Mode{Copy2D}}, "2D width limit"},
 		{"kind", Config{Sizes: []uint64{64}, Kinds: []Kind{"h2h"}, Modes: Modes}, `kind "h2h"`},
-		{"mode", Config{Sizes: []uint64{64}, Kinds: Kinds, Modes: []Mode{"batch"}}, `mode "batch"`},
+		{"mode", Config{Sizes: []uint64{64}, Kinds: Kinds, Modes: []Mode{"batchv2"}}, `mode "batchv2"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := runSuite(t, b, tc.cfg)
@@ -159,9 +178,33 @@ func TestTable(t *testing.T) {
 	require.Equal(t, 1+len(sample().Points), bytes.Count(buf.Bytes(), []byte("\n")))
 }
 
+func TestFill(t *testing.T) {
+	a, b := make([]byte, 1<<20), make([]byte, 1<<20)
+	fill(a, 1)
+	fill(b, 2)
+	require.NotEqual(t, a, b)
+	for _, shift := range []int{1, 4096, 65536} { // a copy off by bytes or pages
+		require.NotEqual(t, a[shift:], a[:len(a)-shift], shift)
+	}
+	c := make([]byte, 1<<20)
+	fill(c, 1)
+	require.Equal(t, a, c)
+}
+
+func TestRows(t *testing.T) {
+	for _, tc := range []struct{ n, w, h uint64 }{{64, 4, 16}, {1000, 125, 8}, {7, 7, 1}, {1 << 20, 1 << 16, 16}, {256 << 20, 4 << 20, 64}, {2 << 30, 16 << 20, 128}} {
+		w, h := rows(tc.n)
+		require.Equal(t, [2]uint64{tc.w, tc.h}, [2]uint64{w, h}, tc.n)
+	}
+}
+
 func TestGuestModuleEncoding(t *testing.T) {
 	require.Equal(t, []byte{0xe5, 0x8e, 0x26}, uleb(624485))
 	require.Equal(t, []byte{0}, uleb(0))
+	require.Equal(t, []byte{0xc0, 0xbb, 0x78}, sleb(-123456))
+	require.Equal(t, []byte{0x80, 0x06}, sleb(768))
+	require.Equal(t, []byte{0x3f}, sleb(63))
+	require.Equal(t, []byte{0xc0, 0x00}, sleb(64))
 	require.Equal(t, uint64(2), guestPages(1))
 	require.Equal(t, uint64(4097), guestPages(256<<20))
 }

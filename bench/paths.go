@@ -26,6 +26,10 @@ func aclKind(k Kind) (acl.MemcpyKind, error) {
 const (
 	outA, outB, outStream = 8, 16, 24
 	data                  = headerSize
+	// A batch's arrays (up to maxRows entries of 8 bytes), its one
+	// attribute, the attribute's first entry, failIndex.
+	batchDsts, batchDestMaxs, batchSrcs, batchSizes = 1024, 2048, 3072, 4096
+	batchAttrs, batchAttrIdx, batchFail             = 5120, 5152, 5160
 )
 
 // session is one sandbox session running the guest: two device
@@ -36,6 +40,7 @@ type session struct {
 	a, b       uint64
 	stream     uint32
 	seed       uint64
+	zero       []byte // zeros, for clearing the data area
 	haveA      bool
 	haveB      bool
 	haveStream bool
@@ -119,13 +124,46 @@ func (s *session) copies(ctx context.Context, k Kind, m Mode, dst, src, n uint64
 	if err != nil {
 		return err
 	}
-	async := uint64(0)
-	if m == Async {
-		async = 1
-	} else if m != Sync {
-		return fmt.Errorf("bench: mode %q: want sync or async", m)
+	var mode uint64
+	switch m {
+	case Sync:
+	case Async:
+		mode = 1
+	case Copy2D:
+		mode = 2
+	case Batch:
+		mode = 3
+	default:
+		return fmt.Errorf("bench: mode %q: want sync, async, 2d or batch", m)
 	}
-	return s.call(ctx, loopExport, dst, src, n, uint64(ak), uint64(iters), uint64(s.stream), async)
+	w, h := rows(n)
+	if m == Batch {
+		if err := s.batchArrays(k, dst, src, w, h); err != nil {
+			return err
+		}
+	}
+	return s.call(ctx, loopExport, dst, src, n, uint64(ak), uint64(iters), uint64(s.stream), mode, w, h)
+}
+
+// batchArrays writes the arrays of a batch of h entries of w bytes from
+// src to dst into the header, for the guest's aclrtMemcpyBatch.
+func (s *session) batchArrays(k Kind, dst, src, w, h uint64) error {
+	le := binary.LittleEndian
+	arr := make([]byte, batchFail+8-batchDsts)
+	for i := range h {
+		le.PutUint64(arr[8*i:], dst+i*w)
+		le.PutUint64(arr[batchDestMaxs-batchDsts+8*i:], w)
+		le.PutUint64(arr[batchSrcs-batchDsts+8*i:], src+i*w)
+		le.PutUint64(arr[batchSizes-batchDsts+8*i:], w)
+	}
+	dstLoc, srcLoc := acl.MemLocationDevice, acl.MemLocationHost
+	if k == D2H {
+		dstLoc, srcLoc = srcLoc, dstLoc
+	}
+	attr := arr[batchAttrs-batchDsts:]
+	le.PutUint32(attr[4:], uint32(dstLoc))  // dstLoc {id 0, type}
+	le.PutUint32(attr[12:], uint32(srcLoc)) // srcLoc {id 0, type}
+	return s.inst.WriteMemory(batchDsts, arr)
 }
 
 // loop makes iters copies of n bytes of kind k in mode m.
@@ -140,7 +178,10 @@ func (s *session) verify(ctx context.Context, k Kind, m Mode, n uint64) error {
 	s.seed++
 	want := make([]byte, n)
 	fill(want, s.seed<<32|n)
-	zero := make([]byte, n)
+	if uint64(len(s.zero)) < n {
+		s.zero = make([]byte, n)
+	}
+	zero := s.zero[:n]
 	// Put the pattern in the data area and in A.
 	if err := s.inst.WriteMemory(data, want); err != nil {
 		return err
@@ -237,8 +278,36 @@ func (d *direct) copies(ctx context.Context, m Mode, dst, src acl.Buf, n uint64,
 			return fmt.Errorf("bench: direct synchronize: %w", err)
 		}
 		return nil
+	case Copy2D:
+		w, h := rows(n)
+		for range iters {
+			if err := d.be.Memcpy2D(ctx, dst, w, src, w, w, h); err != nil {
+				return fmt.Errorf("bench: direct memcpy 2d: %w", err)
+			}
+		}
+		return nil
+	case Batch:
+		w, h := rows(n)
+		copies := make([]acl.Copy, h)
+		for i := range h {
+			copies[i] = acl.Copy{Dst: slice(dst, i*w, w), Src: slice(src, i*w, w), N: w}
+		}
+		for range iters {
+			if err := d.be.MemcpyBatch(ctx, copies); err != nil {
+				return fmt.Errorf("bench: direct memcpy batch: %w", err)
+			}
+		}
+		return nil
 	}
-	return fmt.Errorf("bench: mode %q: want sync or async", m)
+	return fmt.Errorf("bench: mode %q: want sync, async, 2d or batch", m)
+}
+
+// slice returns n bytes of b from off.
+func slice(b acl.Buf, off, n uint64) acl.Buf {
+	if b.IsDevice() {
+		return acl.Device(b.Dev + acl.DevPtr(off))
+	}
+	return acl.Host(b.Host[off:off+n], b.Pin)
 }
 
 func (d *direct) loop(ctx context.Context, k Kind, m Mode, n uint64, iters int) error {

@@ -31,9 +31,10 @@ func benchCmd() *cobra.Command {
 		Use:   "bench [flags]",
 		Short: "Measure what the sandbox costs: copy bandwidth and latency against the direct backend and memmove",
 		Long: `Run the standard copy suite on the selected engine and backend: for each
-size, direction (h2d, d2h, d2d) and mode (sync, async), the same copies are
-timed through the sandbox (a guest calling aclrtMemcpy/aclrtMemcpyAsync in a
-loop), on the backend called directly, and as a Go copy (this machine's
+size, direction (h2d, d2h, d2d) and mode (sync, async, 2d, batch; 2d and
+batch are h2d and d2h only), the same copies are timed through the sandbox
+(a guest calling aclrtMemcpy, aclrtMemcpyAsync, aclrtMemcpy2d or
+aclrtMemcpyBatch in a loop), on the backend called directly, and as a Go copy (this machine's
 memmove). Each point is verified first by reading the copy back. The table
 gives bandwidth, latency per call and the sandbox's bandwidth over memmove's
 ("x memmove") and over the direct backend's ("x direct"). --memory-pages and
@@ -142,9 +143,9 @@ gives bandwidth, latency per call and the sandbox's bandwidth over memmove's
 	fl := c.Flags()
 	fl.StringSliceVar(&sizes, "sizes", defSizes, "copy sizes (byte counts such as 64, 4KiB, 256MiB)")
 	fl.StringSliceVar(&kinds, "kinds", kindNames, "copy directions: h2d, d2h, d2d")
-	fl.StringSliceVar(&modes, "modes", modeNames, "copy APIs: sync (aclrtMemcpy), async (aclrtMemcpyAsync on a stream, synchronized after each timed run)")
+	fl.StringSliceVar(&modes, "modes", modeNames, "copy APIs: sync (aclrtMemcpy), async (aclrtMemcpyAsync on a stream, synchronized after each timed run), 2d (aclrtMemcpy2d, up to 16 dense rows), batch (aclrtMemcpyBatch, the same rows as entries)")
 	fl.IntVar(&sessions, "sessions", 1, "sandbox sessions copying at once (their bandwidth is summed)")
-	fl.DurationVar(&perPoint, "time-per-point", 50*time.Millisecond, "how long each path of each point is timed")
+	fl.DurationVar(&perPoint, "time-per-point", 25*time.Millisecond, "how long each path of each point is timed")
 	fl.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	fl.StringVar(&svg, "svg", "", "also write a plot of bandwidth against size to this SVG file")
 	completeValues(c, "kinds", kindNames)

@@ -44,7 +44,7 @@ func TestBench(t *testing.T) {
 		{[]string{"--sizes", "0"}, "size 0"},
 		{[]string{"--sizes", "lots"}, "--sizes"},
 		{[]string{"--kinds", "h2h"}, `kind "h2h"`},
-		{[]string{"--modes", "batch"}, `mode "batch"`},
+		{[]string{"--modes", "batchv2"}, `mode "batchv2"`},
 		{[]string{"--sessions", "0"}, "--sessions 0"},
 		{[]string{"--sizes", "1MiB", "--memory-pages", "2"}, "need 17 guest memory pages"},
 		{[]string{"extra"}, "usage"},
