@@ -189,6 +189,15 @@ type Completer interface {
 	OnComplete(s Stream, fn func()) error
 }
 
+// Zeroer is an optional interface of a Backend: whether Malloc returns
+// memory that reads as zeros. The native runtime does not promise it, so
+// device memory another session freed could otherwise be read back by the
+// next one; the sandbox clears new allocations of a backend without it
+// (or whose ZeroesAllocations reports false) before the guest sees them.
+type Zeroer interface {
+	ZeroesAllocations() bool
+}
+
 // PeerRule is an optional interface of a Backend: whether a copy between
 // two devices needs EnablePeerAccess first on this hardware. Peer access
 // is process-wide in a backend, so the sandbox applies the rule itself, per

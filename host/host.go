@@ -110,6 +110,9 @@ type Runtime struct {
 	// peerRequired: copies between devices need peer access enabled first
 	// (acl.PeerRule; true unless the backend says otherwise).
 	peerRequired bool
+	// zeroed: new allocations read as zeros (acl.Zeroer), so the session
+	// need not clear them.
+	zeroed bool
 
 	peerMu sync.Mutex
 	peers  map[[2]int32]int // sessions that enabled each physical pair
@@ -128,6 +131,9 @@ func NewRuntime(ctx context.Context, opts ...Option) (*Runtime, error) {
 	r.peerRequired = true
 	if pr, ok := r.backend.(acl.PeerRule); ok {
 		r.peerRequired = pr.PeerAccessRequired()
+	}
+	if z, ok := r.backend.(acl.Zeroer); ok {
+		r.zeroed = z.ZeroesAllocations()
 	}
 	hf, err := hostFuncs(c.hostFuncs)
 	if err != nil {

@@ -1,6 +1,8 @@
 package host
 
 import (
+	"context"
+
 	"github.com/aclwasm/aclwasm/acl"
 )
 
@@ -32,6 +34,14 @@ func malloc(c *call) error {
 	ptr, err := s.b.Malloc(s.phys(s.dev), size, policy)
 	if err != nil {
 		return be(err)
+	}
+	// Natively, new device memory holds whatever was there: what another
+	// session freed must not be readable by this one.
+	if !s.rt.zeroed {
+		if err := s.b.Memset(c.ctx, acl.Device(ptr), 0, size); err != nil {
+			_ = s.b.Free(context.WithoutCancel(c.ctx), ptr)
+			return be(err)
+		}
 	}
 	s.mu.Lock()
 	s.as.insert(&alloc{base: base, size: size, dev: s.dev, ptr: ptr, charged: charged, policy: policy})

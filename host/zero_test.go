@@ -1,0 +1,49 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/acl/sim"
+)
+
+// dirtyBackend is a simulator whose allocations hold what an earlier user
+// left there, as native device memory does: Malloc fills them with 0xA5.
+// It embeds the interface, not the simulator, so that the simulator's
+// acl.Zeroer does not show through.
+type dirtyBackend struct{ acl.Backend }
+
+func (b dirtyBackend) Malloc(dev int32, size uint64, p acl.MemMallocPolicy) (acl.DevPtr, error) {
+	ptr, err := b.Backend.Malloc(dev, size, p)
+	if err == nil {
+		err = b.Backend.Memset(context.Background(), acl.Device(ptr), 0xA5, size)
+	}
+	return ptr, err
+}
+
+// TestNewAllocationsReadZero: a guest never reads what device memory held
+// before it was allocated to it (another session's freed data).
+func TestNewAllocationsReadZero(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		b    acl.Backend
+	}{
+		{"dirty backend", dirtyBackend{sim.New()}},
+		{"zeroing backend", sim.New()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Cleanup(func() { tc.b.Close() }) // after the harness closes its session
+			h := newHarness(t, Policy{}, WithBackend(tc.b))
+			h.ok("aclrtSetDevice", 0)
+			const n = 4096
+			p := h.malloc(n)
+			h.fill(data, n, 7)
+			h.ok("aclrtMemcpy", data, n, p, n, 2)
+			require.True(t, bytes.Equal(make([]byte, n), h.mem()[data:data+n]), "a new allocation must read as zeros")
+		})
+	}
+}
