@@ -200,10 +200,11 @@ func (r *Runtime) peerRelease(dev, peer int32) {
 // Plugin is a compiled module whose imports passed the check. It is safe
 // for concurrent use.
 type Plugin struct {
-	rt     *Runtime
-	mod    compiled
-	policy Policy
-	m      *pluginMetrics // nil without WithMetrics
+	rt      *Runtime
+	mod     compiled
+	policy  Policy
+	exports []string       // function exports, in the module's order
+	m       *pluginMetrics // nil without WithMetrics
 
 	mu     sync.Mutex
 	closed bool
@@ -244,7 +245,7 @@ func (r *Runtime) Load(ctx context.Context, wasm []byte, p Policy, opts ...LoadO
 		r.metrics.refused(lc.name)
 		return nil, &LoadError{Problems: probs}
 	}
-	return &Plugin{rt: r, mod: mod, policy: p, m: r.metrics.plugin(lc.name), live: map[*Instance]struct{}{}}, nil
+	return &Plugin{rt: r, mod: mod, policy: p, exports: funcExports(wasm), m: r.metrics.plugin(lc.name), live: map[*Instance]struct{}{}}, nil
 }
 
 // Check compiles wasm and returns every problem Load would refuse it for,
@@ -314,6 +315,11 @@ func (r *Runtime) checkModule(imps []importDesc, wasm []byte, p *Policy) []strin
 
 // Policy returns the plugin's policy with its defaults filled in.
 func (p *Plugin) Policy() Policy { return p.policy }
+
+// Exports returns the names of the functions the module exports, in the
+// order of its export section: whether it is a command (_start) or a
+// reactor, and what Instance.Call can name.
+func (p *Plugin) Exports() []string { return slices.Clone(p.exports) }
 
 // Close closes the plugin's instances and stops its runs still going
 // (their calls end with ErrCanceled and ErrClosed, see Instance.Close),

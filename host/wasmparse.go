@@ -195,6 +195,23 @@ func sections(wasm []byte) ([]section, bool) {
 	return out, true
 }
 
+// funcExports returns the names of the functions wasm exports, in the
+// order of its export section (none if it cannot be read).
+func funcExports(wasm []byte) []string {
+	secs, _ := sections(wasm)
+	var names []string
+	for _, s := range secs {
+		if s.id == 7 {
+			exportNames(wasm[s.body:s.end], func(name string, kind byte, _ uint64) {
+				if kind == 0 {
+					names = append(names, name)
+				}
+			})
+		}
+	}
+	return names
+}
+
 // exportNames returns the names an export section's body declares, or
 // false if it cannot be read; kind and idx name what each exports.
 func exportNames(body []byte, each func(name string, kind byte, idx uint64)) bool {

@@ -361,24 +361,21 @@ func (w *wasmtimeInstance) guestMemory(c *wasmtime.Caller) []byte {
 // hostCall runs import fi: wasmtime values in, the engine-neutral stack to
 // Session.invoke, the i32 result out.
 func (w *wasmtimeInstance) hostCall(c *wasmtime.Caller, fi int, args []wasmtime.Val) int32 {
-	stack := w.stack[:max(len(args), 1)]
-	for k, a := range args {
-		if a.Kind() == wasmtime.KindI64 {
-			stack[k] = uint64(a.I64())
-		} else {
-			stack[k] = uint64(uint32(a.I32()))
-		}
-	}
-	ctx := w.ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	stack, ctx := w.callStack(args)
 	w.s.invoke(ctx, fi, w.guestMemory(c), stack)
 	return int32(uint32(stack[0]))
 }
 
 // hostFuncCall is hostCall for a host function outside module "acl".
 func (w *wasmtimeInstance) hostFuncCall(c *wasmtime.Caller, h *hostFunc, args []wasmtime.Val) int32 {
+	stack, ctx := w.callStack(args)
+	w.s.invokeHost(ctx, h, w.guestMemory(c), stack)
+	return int32(uint32(stack[0]))
+}
+
+// callStack puts a host call's arguments on the instance's stack (i32
+// zero-extended) and returns it with the context the call runs under.
+func (w *wasmtimeInstance) callStack(args []wasmtime.Val) ([]uint64, context.Context) {
 	stack := w.stack[:max(len(args), 1)]
 	for k, a := range args {
 		if a.Kind() == wasmtime.KindI64 {
@@ -391,8 +388,7 @@ func (w *wasmtimeInstance) hostFuncCall(c *wasmtime.Caller, h *hostFunc, args []
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	w.s.invokeHost(ctx, h, w.guestMemory(c), stack)
-	return int32(uint32(stack[0]))
+	return stack, ctx
 }
 
 // enter runs fn, which runs guest code, under ctx: the session's context

@@ -45,34 +45,15 @@ func newWazero(ctx context.Context, o engineOptions) (engine, error) {
 	b := r.NewHostModuleBuilder(abi.Module)
 	for i := range abi.Funcs {
 		f := &abi.Funcs[i]
-		params := make([]api.ValueType, len(f.Params))
 		names := make([]string, len(f.Params))
 		for k, p := range f.Params {
-			params[k] = api.ValueTypeI32
-			if p.Type.Is64() {
-				params[k] = api.ValueTypeI64
-			}
 			names[k] = p.Name
 		}
 		fi := i
 		b.NewFunctionBuilder().
-			WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, mod api.Module, stack []uint64) {
-				s := sessionFrom(ctx)
-				if s == nil { // only reachable by calling a guest outside Plugin's API
-					stack[0] = uint64(uint32(int32(500000)))
-					return
-				}
-				s.invoke(ctx, fi, guestMemory(mod), stack)
-				if err := ctx.Err(); err != nil {
-					// The call's context ended while the import blocked: the
-					// guest must not resume. This is how proc_exit stops it.
-					code := sys.ExitCodeContextCanceled
-					if errors.Is(err, context.DeadlineExceeded) {
-						code = sys.ExitCodeDeadlineExceeded
-					}
-					panic(sys.NewExitError(code))
-				}
-			}), params, []api.ValueType{api.ValueTypeI32}).
+			WithGoModuleFunction(wazeroImport(func(ctx context.Context, s *Session, mem []byte, stack []uint64) {
+				s.invoke(ctx, fi, mem, stack)
+			}), wazeroParams(f.Params), []api.ValueType{api.ValueTypeI32}).
 			WithParameterNames(names...).
 			WithResultNames("result").
 			Export(f.Name)
@@ -84,6 +65,41 @@ func newWazero(ctx context.Context, o engineOptions) (engine, error) {
 		return nil, errors.Join(err, r.Close(ctx))
 	}
 	return &wazeroEngine{rt: r, cache: cache}, nil
+}
+
+// wazeroImport makes an import of run, called with the session of the
+// call's context and the guest's memory: the one shape of every host
+// function on wazero.
+func wazeroImport(run func(ctx context.Context, s *Session, mem []byte, stack []uint64)) api.GoModuleFunc {
+	return func(ctx context.Context, mod api.Module, stack []uint64) {
+		s := sessionFrom(ctx)
+		if s == nil { // only reachable by calling a guest outside Plugin's API
+			stack[0] = uint64(uint32(int32(500000)))
+			return
+		}
+		run(ctx, s, guestMemory(mod), stack)
+		if err := ctx.Err(); err != nil {
+			// The call's context ended while the import blocked: the
+			// guest must not resume. This is how proc_exit stops it.
+			code := sys.ExitCodeContextCanceled
+			if errors.Is(err, context.DeadlineExceeded) {
+				code = sys.ExitCodeDeadlineExceeded
+			}
+			panic(sys.NewExitError(code))
+		}
+	}
+}
+
+// wazeroParams maps ABI parameters onto wasm value types.
+func wazeroParams(ps []abi.Param) []api.ValueType {
+	out := make([]api.ValueType, len(ps))
+	for k, p := range ps {
+		out[k] = api.ValueTypeI32
+		if p.Type.Is64() {
+			out[k] = api.ValueTypeI64
+		}
+	}
+	return out
 }
 
 // wazeroHostFuncs instantiates one host module per module of funcs, each
@@ -98,30 +114,10 @@ func wazeroHostFuncs(ctx context.Context, r wazero.Runtime, funcs []*hostFunc) e
 			builders[h.module] = b
 			order = append(order, h.module)
 		}
-		params := make([]api.ValueType, len(h.f.Params))
-		for k, p := range h.f.Params {
-			params[k] = api.ValueTypeI32
-			if p.Type.Is64() {
-				params[k] = api.ValueTypeI64
-			}
-		}
-		h := h
 		b.NewFunctionBuilder().
-			WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, mod api.Module, stack []uint64) {
-				s := sessionFrom(ctx)
-				if s == nil {
-					stack[0] = uint64(uint32(int32(500000)))
-					return
-				}
-				s.invokeHost(ctx, h, guestMemory(mod), stack)
-				if err := ctx.Err(); err != nil {
-					code := sys.ExitCodeContextCanceled
-					if errors.Is(err, context.DeadlineExceeded) {
-						code = sys.ExitCodeDeadlineExceeded
-					}
-					panic(sys.NewExitError(code))
-				}
-			}), params, []api.ValueType{api.ValueTypeI32}).
+			WithGoModuleFunction(wazeroImport(func(ctx context.Context, s *Session, mem []byte, stack []uint64) {
+				s.invokeHost(ctx, h, mem, stack)
+			}), wazeroParams(h.f.Params), []api.ValueType{api.ValueTypeI32}).
 			Export(h.name)
 	}
 	for _, m := range order {

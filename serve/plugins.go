@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -272,13 +273,9 @@ func (s *Server) load(ctx context.Context, name string, st stamp) *version {
 	case err != nil: // the policy itself (a sidecar's device map, ...)
 		return invalid("load: %v", err)
 	}
-	exports, err := funcExports(wasm)
-	if err != nil {
-		_ = pl.Close(ctx)
-		return invalid("read exports: %v", err)
-	}
-	if !exports["_start"] {
-		if !exports[export] {
+	exports := pl.Exports()
+	if !slices.Contains(exports, "_start") {
+		if !slices.Contains(exports, export) {
 			_ = pl.Close(ctx)
 			v.fail = &apiError{status: http.StatusUnprocessableEntity, Code: "not_servable",
 				Message: fmt.Sprintf("the module exports neither _start (a command: stdin in, stdout out) nor %s (a reactor: bytes in, bytes out, module aclwasm)", export)}

@@ -84,11 +84,6 @@ line on stderr saying it is the guest's.`,
 				return err
 			}
 			defer done()
-			if invoke == "" {
-				if names, err := funcExports(wasm); err == nil && !slices.Contains(names, "_start") {
-					return &exitError{exitHost, fmt.Errorf("%s has no _start, so it is not a command: call one of its exported functions with --invoke NAME (it exports: %s)", args[0], listNames(names))}
-				}
-			}
 			if stats {
 				fmt.Fprintln(stderr, desc)
 			}
@@ -102,6 +97,9 @@ line on stderr saying it is the guest's.`,
 				return classify(err)
 			}
 			defer pl.Close(ctx)
+			if names := pl.Exports(); invoke == "" && !slices.Contains(names, "_start") {
+				return &exitError{exitHost, fmt.Errorf("%s has no _start, so it is not a command: call one of its exported functions with --invoke NAME (it exports: %s)", args[0], listNames(names))}
+			}
 			cfg := host.Config{Args: args, Env: env, Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: stderr, DeterministicClocks: detClk}
 			if m != nil {
 				cfg.Vars = m.Vars
