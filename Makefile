@@ -26,6 +26,11 @@ vet:
 	$(GO) vet ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 	CGO_ENABLED=0 $(GO) build ./...
+	# OpenTelemetry tracing is opt-in at build time (cmd/aclwasm/otel.go);
+	# TestOtelRun in unit runs this build.
+	$(GO) vet -tags otel ./cmd/aclwasm
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 -tags otel ./cmd/aclwasm
+	CGO_ENABLED=0 $(GO) build -tags otel -o /dev/null ./cmd/aclwasm
 	# The CLI is also shipped for Windows and macOS (no cgo; the native
 	# backend is linux/darwin only, acl/cann is empty on Windows).
 	CGO_ENABLED=0 GOOS=windows GOARCH=amd64 $(GO) build -o /dev/null ./cmd/aclwasm

@@ -38,7 +38,7 @@ func (s *Session) invoke(ctx context.Context, fi int, mem []byte, stack []uint64
 	c := &s.call
 	*c = call{ctx: ctx, s: s, fi: fi, mem: mem, args: stack}
 	var t0 time.Time
-	if s.ms.pm != nil || s.trace != nil {
+	if s.ms.pm != nil || s.trace != nil || s.obs != nil {
 		t0 = time.Now()
 	}
 	err := c.run()
@@ -58,8 +58,8 @@ func (s *Session) invoke(ctx context.Context, fi int, mem []byte, stack []uint64
 	if s.ms.pm != nil {
 		s.callMetrics(fi, code, t0)
 	}
-	if s.trace != nil {
-		s.trace(CallRecord{Func: &abi.Funcs[fi], Args: traceArgs(&abi.Funcs[fi], stack), Result: res, Code: code, Msg: msg, Session: s.id, Start: t0, Duration: time.Since(t0)})
+	if s.trace != nil || s.obs != nil {
+		s.record(CallRecord{Func: &abi.Funcs[fi], Args: traceArgs(&abi.Funcs[fi], stack), Result: res, Code: code, Msg: msg, Session: s.id, Start: t0, Duration: time.Since(t0)})
 	}
 	stack[0] = uint64(uint32(res))
 }

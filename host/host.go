@@ -60,12 +60,13 @@ func (e *ExitError) Error() string { return fmt.Sprintf("guest exited with code 
 type Option func(*config)
 
 type config struct {
-	backend acl.Backend
-	engine  string
-	trace   func(CallRecord)
-	fuel    uint64
-	cache   string
-	metrics *Metrics
+	backend  acl.Backend
+	engine   string
+	trace    func(CallRecord)
+	fuel     uint64
+	cache    string
+	metrics  *Metrics
+	observer Observer
 
 	hostFuncs []HostFunc // WithHostFuncs
 }
@@ -105,6 +106,7 @@ type Runtime struct {
 	engine     engine
 	trace      func(CallRecord)
 	metrics    *Metrics
+	observer   Observer
 	hostFuncs  []*hostFunc // outside module "acl": abi.IOModule's, WithHostFuncs'
 	regions    regionPool
 	// peerRequired: copies between devices need peer access enabled first
@@ -124,7 +126,7 @@ func NewRuntime(ctx context.Context, opts ...Option) (*Runtime, error) {
 	for _, o := range opts {
 		o(&c)
 	}
-	r := &Runtime{backend: c.backend, trace: c.trace, metrics: c.metrics, peers: map[[2]int32]int{}}
+	r := &Runtime{backend: c.backend, trace: c.trace, metrics: c.metrics, observer: c.observer, peers: map[[2]int32]int{}}
 	if r.backend == nil {
 		r.backend, r.ownBackend = sim.New(), true
 	}
@@ -203,6 +205,7 @@ type Plugin struct {
 	rt      *Runtime
 	mod     compiled
 	policy  Policy
+	name    string         // LoadName
 	exports []string       // function exports, in the module's order
 	m       *pluginMetrics // nil without WithMetrics
 
@@ -245,7 +248,7 @@ func (r *Runtime) Load(ctx context.Context, wasm []byte, p Policy, opts ...LoadO
 		r.metrics.refused(lc.name)
 		return nil, &LoadError{Problems: probs}
 	}
-	return &Plugin{rt: r, mod: mod, policy: p, exports: funcExports(wasm), m: r.metrics.plugin(lc.name), live: map[*Instance]struct{}{}}, nil
+	return &Plugin{rt: r, mod: mod, policy: p, name: lc.name, exports: funcExports(wasm), m: r.metrics.plugin(lc.name), live: map[*Instance]struct{}{}}, nil
 }
 
 // Check compiles wasm and returns every problem Load would refuse it for,
@@ -389,8 +392,10 @@ type Result struct {
 func (p *Plugin) Run(ctx context.Context, cfg Config) (Result, error) {
 	ctx, cancel := withPolicyTimeout(ctx, p.policy.Timeout)
 	defer cancel()
-	i, err := p.instantiate(ctx, cfg)
+	ro := p.begin(ctx, "_start")
+	i, err := p.instantiate(ctx, cfg, ro)
 	if err != nil {
+		end(ro, nil, 0, err)
 		return Result{}, err
 	}
 	defer i.callMu.Unlock()
@@ -408,6 +413,7 @@ func (p *Plugin) Run(ctx context.Context, cfg Config) (Result, error) {
 	cerr := i.finish(ctx, err != nil)
 	res.Stats = i.s.Stats()
 	p.m.run(res.ExitCode, errors.Join(err, cerr))
+	end(ro, i.s, res.ExitCode, errors.Join(err, cerr))
 	return res, errors.Join(err, cerr)
 }
 
@@ -443,8 +449,10 @@ type Instance struct {
 func (p *Plugin) Instantiate(ctx context.Context, cfg Config) (*Instance, error) {
 	ctx, cancel := withPolicyTimeout(ctx, p.policy.Timeout)
 	defer cancel()
-	i, err := p.instantiate(ctx, cfg)
+	ro := p.begin(ctx, "_initialize")
+	i, err := p.instantiate(ctx, cfg, ro)
 	if err != nil {
+		end(ro, nil, 0, err)
 		return nil, err
 	}
 	defer i.callMu.Unlock()
@@ -461,15 +469,19 @@ func (p *Plugin) Instantiate(ctx context.Context, cfg Config) (*Instance, error)
 		if errors.As(err, &ee) && err == error(ee) {
 			err = fmt.Errorf("%s: %w", label, err)
 		}
-		return nil, errors.Join(err, i.finish(ctx, true))
+		err = errors.Join(err, i.finish(ctx, true))
+		end(ro, i.s, 0, err)
+		return nil, err
 	}
+	end(ro, i.s, 0, nil)
 	return i, nil
 }
 
 // instantiate makes the engine's instance in a new session. It returns the
 // Instance with callMu held, registered with the plugin so that
-// Plugin.Close can stop it.
-func (p *Plugin) instantiate(ctx context.Context, cfg Config) (*Instance, error) {
+// Plugin.Close can stop it. The session reports its host calls to ro
+// (nil: none).
+func (p *Plugin) instantiate(ctx context.Context, cfg Config, ro RunObserver) (*Instance, error) {
 	for _, kv := range cfg.Env {
 		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" || strings.ContainsRune(kv, 0) {
 			return nil, fmt.Errorf("host: Config.Env entry %q is not KEY=VALUE", kv)
@@ -490,6 +502,7 @@ func (p *Plugin) instantiate(ctx context.Context, cfg Config) (*Instance, error)
 	p.live[i] = struct{}{}
 	p.mu.Unlock()
 	sess.startMetrics(p.m)
+	sess.obs = ro
 	sess.vars = cfg.Vars
 	sess.setupLog(&cfg)
 	cfg.Stdin, i.stdin = newStdin(cfg.Stdin)
@@ -546,11 +559,16 @@ func (i *Instance) Call(ctx context.Context, name string, args ...uint64) ([]uin
 	}
 	ctx, cancel := withPolicyTimeout(ctx, i.p.policy.Timeout)
 	defer cancel()
+	ro := i.p.begin(ctx, name)
+	i.s.obs = ro
 	res, err := i.exec(ctx, name, name, args...)
 	i.p.m.run(0, err)
 	if err != nil && !errors.Is(err, errNoExport) && !errors.Is(err, errArgs) {
-		return nil, errors.Join(err, i.finish(ctx, true))
+		err = errors.Join(err, i.finish(ctx, true))
+		end(ro, i.s, 0, err)
+		return nil, err
 	}
+	end(ro, i.s, 0, err)
 	return res, err
 }
 

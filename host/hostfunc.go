@@ -156,7 +156,7 @@ func (s *Session) invokeHost(ctx context.Context, h *hostFunc, mem []byte, stack
 	c := &s.call
 	*c = call{ctx: ctx, s: s, fi: -1, mem: mem, args: stack}
 	var t0 time.Time
-	if s.trace != nil {
+	if s.trace != nil || s.obs != nil {
 		t0 = time.Now()
 	}
 	res, err := c.runHost(h)
@@ -173,8 +173,8 @@ func (s *Session) invokeHost(ctx context.Context, h *hostFunc, mem []byte, stack
 		s.lastErr = msg
 		st.Errors[code]++
 	}
-	if s.trace != nil {
-		s.trace(CallRecord{Func: &h.f, Args: traceArgs(&h.f, stack), Result: res, Code: code, Msg: msg, Session: s.id, Start: t0, Duration: time.Since(t0)})
+	if s.trace != nil || s.obs != nil {
+		s.record(CallRecord{Func: &h.f, Args: traceArgs(&h.f, stack), Result: res, Code: code, Msg: msg, Session: s.id, Start: t0, Duration: time.Since(t0)})
 	}
 	stack[0] = uint64(uint32(res))
 }

@@ -156,20 +156,7 @@ func (pm *pluginMetrics) run(exitCode uint32, err error) {
 	if pm == nil {
 		return
 	}
-	var ee *ExitError
-	out := "ok"
-	switch {
-	case errors.As(err, &ee) && ee.Code != 0, err == nil && exitCode != 0:
-		out = "exit"
-	case errors.Is(err, ErrTrap):
-		out = "trap"
-	case errors.Is(err, ErrTimeout):
-		out = "timeout"
-	case errors.Is(err, ErrCanceled):
-		out = "canceled"
-	case err != nil && !errors.As(err, &ee):
-		out = "error"
-	}
+	out := outcome(exitCode, err)
 	pm.m.runs.WithLabelValues(pm.name, out).Inc()
 }
 

@@ -54,6 +54,7 @@ type Session struct {
 	lastErr string
 	stats   stats
 	trace   func(CallRecord)
+	obs     RunObserver // the observed run in progress (observe.go), nil if none
 	mem     *linearMemory
 	io      *bytesCall        // the Instance.CallBytes in progress, or nil
 	ms      sessionMetrics    // WithMetrics; see metrics.go

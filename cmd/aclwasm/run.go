@@ -28,6 +28,7 @@ func runCmd() *cobra.Command {
 		env    []string
 		detClk bool
 		man    string
+		otel   otelStart // nil without -tags otel
 	)
 	c := &cobra.Command{
 		Use:   "run [flags] plugin.wasm [args...] | run [flags] --manifest plugin.yaml [args...]",
@@ -70,6 +71,16 @@ line on stderr saying it is the guest's.`,
 			var opts []host.Option
 			if trace {
 				opts = append(opts, host.WithTrace(func(r host.CallRecord) { fmt.Fprintln(stderr, "trace:", r) }))
+			}
+			if otel != nil {
+				o, shutdown, err := otel(stderr)
+				if err != nil {
+					return &exitError{exitHost, fmt.Errorf("--otel: %w", err)}
+				}
+				if o != nil {
+					opts = append(opts, o)
+					defer shutdown(context.Background())
+				}
 			}
 			// Ctrl-C stops the guest as a timeout would: the session is
 			// released and the statistics printed, then the exit is 130.
@@ -124,6 +135,7 @@ line on stderr saying it is the guest's.`,
 	c.Flags().StringArrayVar(&env, "env", nil, "KEY=VALUE environment variable for the guest (repeatable; none by default)")
 	c.Flags().BoolVar(&detClk, "deterministic-clocks", false, "give the guest fake clocks (fixed wall clock, 1 ms per monotonic reading, sleeps return at once) so runs repeat exactly (wazero only)")
 	c.Flags().StringVar(&man, "manifest", "", "run the plugin a manifest file (YAML) describes: module, policy, args, env, config")
+	otel = addOtel(c.Flags())
 	c.Flags().SetInterspersed(false) // flags after the module belong to the guest
 	return c
 }

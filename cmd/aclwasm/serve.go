@@ -25,6 +25,7 @@ func serveCmd() *cobra.Command {
 		f                   sandboxFlags
 		listen, token       string
 		logFormat, logLevel string
+		otel                otelStart // nil without -tags otel
 		maxBody, maxOutput  string
 		poll, grace         time.Duration
 		maxConcurrent       int
@@ -94,6 +95,16 @@ every session. The status codes are in the package doc of serve.`,
 			if f.cacheDir != "" {
 				opts = append(opts, host.WithCacheDir(f.cacheDir))
 			}
+			if otel != nil {
+				o, shutdown, err := otel(cmd.ErrOrStderr())
+				if err != nil {
+					return fail(fmt.Errorf("--otel: %w", err))
+				}
+				if o != nil {
+					opts = append(opts, o)
+					defer shutdown(context.Background())
+				}
+			}
 			rt, err := host.NewRuntime(ctx, opts...)
 			if err != nil {
 				return fail(err)
@@ -147,6 +158,7 @@ every session. The status codes are in the package doc of serve.`,
 	fl.StringVar(&maxOutput, "max-output", "16MiB", "most a run may write to stdout (502 above it)")
 	fl.StringVar(&token, "admin-token", "", "enable POST /v1/admin/reload with this bearer token (default $ACLWASM_ADMIN_TOKEN; off when empty)")
 	fl.StringVar(&logFormat, "log-format", "text", "log format: text or json")
+	otel = addOtel(fl)
 	fl.StringVar(&logLevel, "log-level", "info", "log level: debug (every request), info, warn or error")
 	fl.StringArrayVar(&env, "env", nil, "KEY=VALUE environment variable for every plugin (repeatable)")
 	return c

@@ -1,0 +1,98 @@
+package host
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// recorder is an Observer that keeps what it saw.
+type recorder struct{ runs []*recRun }
+
+type recRun struct {
+	info  RunInfo
+	calls []string
+	ends  []RunEnd
+}
+
+func (r *recorder) Begin(_ context.Context, info RunInfo) RunObserver {
+	rr := &recRun{info: info}
+	r.runs = append(r.runs, rr)
+	return rr
+}
+
+func (r *recRun) HostCall(c CallRecord) { r.calls = append(r.calls, c.Func.Name) }
+func (r *recRun) End(e RunEnd)          { r.ends = append(r.ends, e) }
+
+// observeWAT: _start sets device 0 and exits with code 3; an _initialize
+// that exits when its argument global says so; exported calls.
+const observeWAT = `(module
+  (import "acl" "aclrtSetDevice" (func $set (param i32) (result i32)))
+  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+  (memory (export "memory") 1)
+  (func (export "_start") (drop (call $set (i32.const 0))) (call $exit (i32.const 3)))
+  (func (export "set") (result i32) (call $set (i32.const 1)))
+  (func (export "quit") (call $exit (i32.const 7)))
+  (func (export "boom") unreachable))`
+
+// TestObserver: every Run, Instantiate and Call begins a run that gets
+// its host calls and ends once, with the outcome the metrics would count.
+func TestObserver(t *testing.T) {
+	ctx := context.Background()
+	rec := &recorder{}
+	rt := newRuntime(t, WithObserver(rec))
+	pl, err := rt.Load(ctx, wat2wasm(t, observeWAT), Policy{}, LoadName("obs"))
+	require.NoError(t, err)
+	defer pl.Close(ctx)
+
+	res, err := pl.Run(ctx, Config{})
+	require.NoError(t, err)
+	require.Equal(t, uint32(3), res.ExitCode)
+	inst, err := pl.Instantiate(ctx, Config{})
+	require.NoError(t, err)
+	_, err = inst.Call(ctx, "set")
+	require.NoError(t, err)
+	_, err = inst.Call(ctx, "nope")
+	require.Error(t, err)
+	_, err = inst.Call(ctx, "quit")
+	var ee *ExitError
+	require.ErrorAs(t, err, &ee)
+	inst2, err := pl.Instantiate(ctx, Config{})
+	require.NoError(t, err)
+	_, err = inst2.Call(ctx, "boom")
+	require.ErrorIs(t, err, ErrTrap)
+	_, err = pl.Run(ctx, Config{Env: []string{"bad"}})
+	require.Error(t, err)
+
+	want := []struct {
+		export  string
+		calls   []string
+		outcome string
+		code    uint32
+	}{
+		{"_start", []string{"aclrtSetDevice"}, "exit", 3},
+		{"_initialize", nil, "ok", 0},
+		{"set", []string{"aclrtSetDevice"}, "ok", 0},
+		{"nope", nil, "error", 0},
+		{"quit", nil, "exit", 7},
+		{"_initialize", nil, "ok", 0},
+		{"boom", nil, "trap", 0},
+		{"_start", nil, "error", 0}, // refused before a session
+	}
+	require.Len(t, rec.runs, len(want))
+	for i, w := range want {
+		r := rec.runs[i]
+		require.Equal(t, RunInfo{Plugin: "obs", Export: w.export}, r.info, "run %d", i)
+		require.Equal(t, w.calls, r.calls, "run %d", i)
+		require.Len(t, r.ends, 1, "run %d ends once", i)
+		e := r.ends[0]
+		require.Equal(t, w.outcome, e.Outcome, "run %d: %v", i, e.Err)
+		require.Equal(t, w.code, e.ExitCode, "run %d", i)
+		require.Equal(t, i != len(want)-1, e.Session != 0, "run %d has a session", i)
+		require.Equal(t, w.outcome != "ok" && w.outcome != "exit" || w.export == "quit", e.Err != nil, "run %d", i)
+	}
+	require.Equal(t, rec.runs[1].ends[0].Session, rec.runs[4].ends[0].Session, "an instance's runs share its session")
+	require.NotEqual(t, rec.runs[0].ends[0].Session, rec.runs[1].ends[0].Session)
+	require.Nil(t, inst.Session().obs, "no run observed after the last ends")
+}
