@@ -41,17 +41,13 @@ func TestSoak(t *testing.T) {
 	workers = envInt(t, "SOAK_SESSIONS", workers)
 	sb := sharedSandbox(t)
 	for _, m := range soakModes {
-		if m.pending == "" {
-			m.pl = m.load(t, sb)
-		}
+		m.pl = m.load(t, sb)
 	}
 	ctx := context.Background()
 	// One round of every mode first: compiled code, caches and pools are
 	// part of the baseline, not growth.
 	for i, m := range soakModes {
-		if m.pending == "" {
-			require.NoError(t, m.check(ctx, m.pl, uint32(8*i+1)), m.name)
-		}
+		require.NoError(t, m.check(ctx, m.pl, uint32(8*i+1)), m.name)
 	}
 	base := sb.freeMem(t)
 	rss0 := settledRSS(t)
@@ -71,9 +67,6 @@ func TestSoak(t *testing.T) {
 			for i := w; time.Now().Before(deadline); i += workers {
 				k := i % len(soakModes)
 				m := soakModes[k]
-				if m.pending != "" {
-					continue
-				}
 				err := m.check(ctx, m.pl, uint32(i))
 				if errors.Is(err, errNotNow) {
 					continue
@@ -101,11 +94,7 @@ func TestSoak(t *testing.T) {
 	for k, m := range soakModes {
 		n := counts[k].Load()
 		total += n
-		if m.pending != "" {
-			per = append(per, m.name+"=disabled("+m.pending+")")
-		} else {
-			per = append(per, fmt.Sprintf("%s=%d", m.name, n))
-		}
+		per = append(per, fmt.Sprintf("%s=%d", m.name, n))
 	}
 	t.Logf("soak: %d sessions by %d workers in %v (asked %v); RSS %d MiB before, %d MiB after; goroutines %d before, %d after",
 		total, workers, elapsed.Round(time.Millisecond), dur, rss0>>20, rss1>>20, g0, runtime.NumGoroutine())
@@ -122,10 +111,7 @@ type soakMode struct {
 	load func(t *testing.T, sb *sandbox) *host.Plugin
 	// check runs one session and says what was wrong with it.
 	check func(ctx context.Context, pl *host.Plugin, seed uint32) error
-	// pending names the fix of issue 9 the mode waits for ("" when it runs):
-	// the coordinator enables it once the fix is on main.
-	pending string
-	pl      *host.Plugin // what load returned
+	pl    *host.Plugin // what load returned
 }
 
 // quotaPolicy is hostilePolicy with a queue of one: the quota mode queues
@@ -174,11 +160,10 @@ func wantErr(target error) func(o outcome) error {
 }
 
 // watMode is a WAT command module under p, ending as want says.
-func watMode(name, wat string, p host.Policy, cfg func() host.Config, want func(res host.Result, err error) error, pending string) *soakMode {
+func watMode(name, wat string, p host.Policy, cfg func() host.Config, want func(res host.Result, err error) error) *soakMode {
 	return &soakMode{
-		name:    name,
-		pending: pending,
-		load:    func(t *testing.T, sb *sandbox) *host.Plugin { return loadWAT(t, sb, wat, p) },
+		name: name,
+		load: func(t *testing.T, sb *sandbox) *host.Plugin { return loadWAT(t, sb, wat, p) },
 		check: func(ctx context.Context, pl *host.Plugin, _ uint32) error {
 			c := cfg()
 			res, err := pl.Run(ctx, c)
@@ -192,8 +177,8 @@ func watMode(name, wat string, p host.Policy, cfg func() host.Config, want func(
 
 func noConfig() host.Config { return host.Config{} }
 
-// soakModes is the table of every kind of session. A mode whose fix is not
-// on main yet has pending set; see TestSoak.
+// soakModes is the table of every kind of session; good-wat stands twice,
+// so that well-behaved sessions run among the hostile ones all along.
 var soakModes = []*soakMode{
 	{name: "good-wat", load: loadGood, check: checkGoodWAT},
 	{name: "good-roundtrip", load: func(t *testing.T, sb *sandbox) *host.Plugin { return sb.plugin(t, "roundtrip") }, check: checkRoundtrip},
@@ -211,7 +196,7 @@ var soakModes = []*soakMode{
 			return nil
 		}
 		return fmt.Errorf("want exit code 3: %d, %v", res.ExitCode, err)
-	}, ""),
+	}),
 	watMode("stdin-block", stdinBlockWAT, host.Policy{Timeout: soakTimeout}, func() host.Config {
 		r, _ := io.Pipe() // never written: fd_read blocks until the timeout
 		return host.Config{Stdin: r}
@@ -220,19 +205,19 @@ var soakModes = []*soakMode{
 			return fmt.Errorf("want a timeout: %v", err)
 		}
 		return nil
-	}, ""),
+	}),
 	watMode("flood-queue", floodWAT, host.Policy{MaxQueued: 64, MaxBatchEntries: 4096}, noConfig, func(res host.Result, err error) error {
 		if err != nil || res.ExitCode != 0 {
 			return fmt.Errorf("want exit code 0 (both floods refused with 207012): %d, %v", res.ExitCode, err)
 		}
 		return nil
-	}, ""),
+	}),
 	watMode("flood-batch", batchLoopWAT, host.Policy{Timeout: soakTimeout}, noConfig, func(_ host.Result, err error) error {
 		if !errors.Is(err, host.ErrTimeout) {
 			return fmt.Errorf("want a timeout: %v", err)
 		}
 		return nil
-	}, ""),
+	}),
 }
 
 func loadGood(t *testing.T, sb *sandbox) *host.Plugin { return loadWAT(t, sb, goodWAT, host.Policy{}) }
