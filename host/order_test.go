@@ -566,7 +566,10 @@ var orderCases = map[string]map[string]orderCase{
 		"exec": {run: func(h *harness) acl.Error {
 			e := setupOrder(h)
 			h.ok("aclrtSetMemcpyDesc", e.dev, k6, e.dev2, e.dev2+64, 64, 0)
-			h.ok("aclrtMemset", e.dev+20, 1, 0x55, 1) // tamper with the MAC
+			// Tamper with the MAC: flip one of its bytes (a constant could
+			// be the byte already, 1 in 256 with a random session key).
+			h.ok("aclrtMemcpy", data2, 1, e.dev+20, 1, 2)
+			h.ok("aclrtMemset", e.dev+20, 1, uint64(^h.mem()[data2]), 1)
 			h.ok("aclrtMemcpyAsyncWithDesc", e.dev, k6, e.s)
 			return h.rc("aclrtSynchronizeStream", e.s)
 		}},
