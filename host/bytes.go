@@ -15,44 +15,45 @@ import (
 var ErrMemoryRange = errors.New("outside guest memory")
 
 // ReadMemory returns a copy of the n bytes of the guest's linear memory at
-// offset off. Call it between the instance's calls, not during one.
+// offset off. Call it between the instance's calls: during one it fails
+// with ErrBusy.
 func (i *Instance) ReadMemory(off, n uint32) ([]byte, error) {
-	b, err := i.memRange("read", off, uint64(n))
-	if err != nil {
-		return nil, err
-	}
-	return append([]byte(nil), b...), nil
+	var out []byte
+	err := i.withMemory("read", off, uint64(n), func(m []byte) { out = append([]byte(nil), m...) })
+	return out, err
 }
 
 // WriteMemory copies b into the guest's linear memory at offset off, or
 // nothing if any byte would fall outside it. Call it between the
-// instance's calls, not during one.
+// instance's calls: during one it fails with ErrBusy.
 func (i *Instance) WriteMemory(off uint32, b []byte) error {
-	dst, err := i.memRange("write", off, uint64(len(b)))
-	if err != nil {
-		return err
-	}
-	copy(dst, b)
-	return nil
+	return i.withMemory("write", off, uint64(len(b)), func(m []byte) { copy(m, b) })
 }
 
-// MemorySize returns the size of the guest's linear memory in bytes.
+// MemorySize returns the size of the guest's linear memory in bytes (0
+// once the instance has ended, or while a call runs).
 func (i *Instance) MemorySize() uint64 {
-	if i.done {
-		return 0
-	}
-	return uint64(len(i.inst.memory()))
+	var n uint64
+	_ = i.withMemory("size", 0, 0, func([]byte) { n = uint64(len(i.inst.memory())) })
+	return n
 }
 
-func (i *Instance) memRange(op string, off uint32, n uint64) ([]byte, error) {
+// withMemory runs f on the n bytes of guest memory at off, holding the
+// call lock, so that no guest code runs (or grows the memory) meanwhile.
+func (i *Instance) withMemory(op string, off uint32, n uint64, f func([]byte)) error {
+	if err := i.tryLock(); err != nil {
+		return fmt.Errorf("host: %s memory: %w", op, err)
+	}
+	defer i.callMu.Unlock()
 	if i.done {
-		return nil, fmt.Errorf("host: %s memory: instance is closed", op)
+		return fmt.Errorf("host: %s memory: %w", op, errInstanceClosed)
 	}
 	mem := i.inst.memory()
 	if end := uint64(off) + n; end > uint64(len(mem)) {
-		return nil, fmt.Errorf("host: %s memory [%#x, +%d): %w (%d bytes)", op, off, n, ErrMemoryRange, len(mem))
+		return fmt.Errorf("host: %s memory [%#x, +%d): %w (%d bytes)", op, off, n, ErrMemoryRange, len(mem))
 	}
-	return mem[off : uint64(off)+n : uint64(off)+n], nil
+	f(mem[off : uint64(off)+n : uint64(off)+n])
+	return nil
 }
 
 // StatusError reports a bytes call whose export returned a nonzero status.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -14,6 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+
+	"github.com/aclwasm/aclwasm/acl"
 )
 
 // Regression tests of how runs and instances end: exits, traps and
@@ -506,4 +509,69 @@ func TestReexportedImport(t *testing.T) {
 	res, err := inst.Call(context.Background(), "aclrtSetDevice", 0)
 	require.NoError(t, err)
 	require.Equal(t, []uint64{0}, res)
+}
+
+// TestEmbedderOpsDuringCall: the embedder's operations on an instance's
+// memory and address space (ReadMemory, WriteMemory, Lend, Revoke) fail
+// with ErrBusy while a call runs, instead of racing with the guest, and
+// with ErrClosed once the instance has ended (Revoke: nil, the lease ended
+// with it). go test -race fails this test without the guard.
+func TestEmbedderOpsDuringCall(t *testing.T) {
+	rt := newRuntime(t)
+	pl := load(t, rt, wat2wasm(t, proxyWAT(1, "")), Policy{})
+	inst, err := pl.Instantiate(context.Background(), Config{})
+	require.NoError(t, err)
+	defer inst.Close(context.Background())
+	_, err = inst.Call(context.Background(), "aclrtSetDevice", 0)
+	require.NoError(t, err)
+	ptr, err := rt.Backend().Malloc(0, 64, acl.MemMallocHugeFirst)
+	require.NoError(t, err)
+	defer rt.Backend().Free(context.Background(), ptr)
+	lease, err := inst.Lend(ptr, 64, LendOptions{})
+	require.NoError(t, err)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		for { // the polling below may hold the instance as the call starts
+			_, err := inst.Call(ctx, "spin")
+			if !errors.Is(err, ErrBusy) {
+				done <- err
+				return
+			}
+			runtime.Gosched()
+		}
+	}()
+	ops := map[string]func() error{
+		"ReadMemory":  func() error { _, err := inst.ReadMemory(0, 8); return err },
+		"WriteMemory": func() error { return inst.WriteMemory(0, []byte{1}) },
+		"Lend":        func() error { _, err := inst.Lend(ptr, 64, LendOptions{}); return err },
+		"Revoke":      func() error { return lease.Revoke(context.Background()) },
+	}
+	// Until the spin has started, an op may still get in first.
+	for deadline := time.Now().Add(time.Minute); ; {
+		err := ops["ReadMemory"]()
+		if errors.Is(err, ErrBusy) {
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("the spinning call ended: %v", err)
+		default:
+		}
+		require.True(t, time.Now().Before(deadline), "the spinning call never started: %v", err)
+		runtime.Gosched()
+	}
+	for name, op := range ops {
+		require.ErrorIs(t, op(), ErrBusy, name)
+	}
+	cancel()
+	require.ErrorIs(t, <-done, ErrCanceled)
+	for name, op := range ops {
+		if name == "Revoke" {
+			require.NoError(t, op(), name)
+			continue
+		}
+		require.ErrorIs(t, op(), ErrClosed, name)
+	}
 }

@@ -544,14 +544,8 @@ func (i *Instance) Session() *Session { return i.s }
 // is cancelled ends the instance: its session is released, and later
 // calls fail with ErrClosed.
 func (i *Instance) Call(ctx context.Context, name string, args ...uint64) ([]uint64, error) {
-	if !i.callMu.TryLock() {
-		i.mu.Lock()
-		closed := i.closing || i.done
-		i.mu.Unlock()
-		if closed {
-			return nil, fmt.Errorf("host: call %s: instance is %w", name, ErrClosed)
-		}
-		return nil, fmt.Errorf("host: call %s: %w", name, ErrBusy)
+	if err := i.tryLock(); err != nil {
+		return nil, fmt.Errorf("host: call %s: %w", name, err)
 	}
 	defer i.callMu.Unlock()
 	if name == i.p.mod.startExport() {
@@ -571,6 +565,25 @@ func (i *Instance) Call(ctx context.Context, name string, args ...uint64) ([]uin
 	end(ro, i.s, 0, err)
 	return res, err
 }
+
+// tryLock takes callMu for a call, or for an operation of the embedder's
+// that reads or changes what a call uses (guest memory, the session's
+// address space), or says why not: ErrBusy while a call runs, ErrClosed
+// (as "instance is closed") once the instance is closing or done.
+func (i *Instance) tryLock() error {
+	if i.callMu.TryLock() {
+		return nil
+	}
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.closing || i.done {
+		return errInstanceClosed
+	}
+	return ErrBusy
+}
+
+// errInstanceClosed is ErrClosed as an instance's operations report it.
+var errInstanceClosed = fmt.Errorf("instance is %w", ErrClosed)
 
 // exec runs the guest's export name, as label in errors, under ctx; the
 // caller holds callMu. It does not finish the instance.

@@ -27,6 +27,7 @@ type LendOptions struct {
 // instance ends; the memory stays the embedder's and is never freed by
 // the host.
 type Lease struct {
+	i       *Instance
 	s       *Session
 	a       *alloc
 	revoked bool
@@ -39,10 +40,15 @@ var ErrRevoked = errors.New("lease revoked")
 // through the runtime's backend, for example rt.Backend().Malloc) to the
 // instance's session, until Revoke or the end of the instance. ptr's
 // device must be one the session's policy maps. Call it between the
-// instance's calls, not during one, and pass Addr to the guest.
+// instance's calls (during one it fails with ErrBusy), and pass Addr to
+// the guest.
 func (i *Instance) Lend(ptr acl.DevPtr, size uint64, o LendOptions) (*Lease, error) {
+	if err := i.tryLock(); err != nil {
+		return nil, fmt.Errorf("host: lend: %w", err)
+	}
+	defer i.callMu.Unlock()
 	if i.done {
-		return nil, fmt.Errorf("host: lend: instance is closed")
+		return nil, fmt.Errorf("host: lend: %w", errInstanceClosed)
 	}
 	s := i.s
 	if size == 0 {
@@ -78,7 +84,7 @@ func (i *Instance) Lend(ptr acl.DevPtr, size uint64, o LendOptions) (*Lease, err
 	if !ok {
 		return nil, fmt.Errorf("host: lend: the session has used up its device addresses")
 	}
-	l := &Lease{s: s}
+	l := &Lease{i: i, s: s}
 	l.a = &alloc{base: base, size: size, dev: dev, ptr: ptr, charged: charged, lease: l, readOnly: o.ReadOnly}
 	s.mu.Lock()
 	s.as.insert(l.a)
@@ -99,8 +105,20 @@ func (l *Lease) Addr() uint64 { return l.a.base }
 // no work of the session can touch the memory any more; an error wrapping
 // ctx's otherwise: the memory may still be in use until a later Revoke
 // returns nil or the instance is closed. Call it between the instance's
-// calls, not during one. Revoking an ended lease returns nil.
+// calls: during one it fails with ErrBusy. Revoking an ended lease returns
+// nil.
 func (l *Lease) Revoke(ctx context.Context) error {
+	switch err := l.i.tryLock(); {
+	case errors.Is(err, ErrClosed):
+		// The lease ends with the instance: once a Close in progress has
+		// released the session, nothing of it touches the memory.
+		l.i.callMu.Lock()
+		l.i.callMu.Unlock()
+		return nil
+	case err != nil:
+		return fmt.Errorf("host: revoke: %w", err)
+	}
+	defer l.i.callMu.Unlock()
 	s := l.s
 	if !l.revoked {
 		l.revoked = true
