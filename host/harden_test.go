@@ -450,17 +450,25 @@ func waitBusy(t *testing.T, inst *Instance, ended chan error) {
 	t.Fatal("the call never started")
 }
 
+// proxyOnDevice0 instantiates the proxy guest with device 0 set; the
+// instance is closed when the test ends.
+func proxyOnDevice0(t *testing.T, rt *Runtime) *Instance {
+	t.Helper()
+	pl := load(t, rt, wat2wasm(t, proxyWAT(1, "")), Policy{})
+	inst, err := pl.Instantiate(context.Background(), Config{})
+	require.NoError(t, err)
+	t.Cleanup(func() { inst.Close(context.Background()) })
+	_, err = inst.Call(context.Background(), "aclrtSetDevice", 0)
+	require.NoError(t, err)
+	return inst
+}
+
 // TestOverlappingCalls: calls of one instance from several goroutines at
 // once are refused with ErrBusy instead of racing on the instance (run
 // with -race); the instance stays usable.
 func TestOverlappingCalls(t *testing.T) {
 	rt := newRuntime(t)
-	pl := load(t, rt, wat2wasm(t, proxyWAT(1, "")), Policy{})
-	inst, err := pl.Instantiate(context.Background(), Config{})
-	require.NoError(t, err)
-	defer inst.Close(context.Background())
-	_, err = inst.Call(context.Background(), "aclrtSetDevice", 0)
-	require.NoError(t, err)
+	inst := proxyOnDevice0(t, rt)
 	var (
 		wg         sync.WaitGroup
 		mu         sync.Mutex
@@ -490,7 +498,7 @@ func TestOverlappingCalls(t *testing.T) {
 	require.Empty(t, unexpected)
 	require.Positive(t, ok)
 	require.Equal(t, 8*200, ok+busy)
-	_, err = inst.Call(context.Background(), "aclrtGetDevice", outA)
+	_, err := inst.Call(context.Background(), "aclrtGetDevice", outA)
 	require.NoError(t, err)
 }
 
@@ -518,12 +526,7 @@ func TestReexportedImport(t *testing.T) {
 // with it). go test -race fails this test without the guard.
 func TestEmbedderOpsDuringCall(t *testing.T) {
 	rt := newRuntime(t)
-	pl := load(t, rt, wat2wasm(t, proxyWAT(1, "")), Policy{})
-	inst, err := pl.Instantiate(context.Background(), Config{})
-	require.NoError(t, err)
-	defer inst.Close(context.Background())
-	_, err = inst.Call(context.Background(), "aclrtSetDevice", 0)
-	require.NoError(t, err)
+	inst := proxyOnDevice0(t, rt)
 	ptr, err := rt.Backend().Malloc(0, 64, acl.MemMallocHugeFirst)
 	require.NoError(t, err)
 	defer rt.Backend().Free(context.Background(), ptr)
