@@ -1,8 +1,15 @@
-// Package abi is the guest ABI v1 in code: the table of host functions a
-// wasm guest imports from the module "acl", with their wire types. The
-// table is the single source of truth: the sandbox registers its imports
-// from it, checks a module's imports against it at load time, the guest SDK
-// generators emit their bindings from it, and `aclwasm abi` prints it.
+// Package abi is the guest ABI in code: the table of host functions a wasm
+// guest imports, with their wire types. The table is the single source of
+// truth: the sandbox registers its imports from it, checks a module's
+// imports against it at load time, the guest SDK generators emit their
+// bindings from it, and `aclwasm abi` prints it.
+//
+// One table has two wire forms, the profiles of ABI v1.1: Wide (module
+// "acl": addresses and sizes are i64) and Native32 (module "acl32", section
+// 9: addresses and sizes are 32-bit, as void* and size_t are on wasm32).
+// A profile is a property of the wire mapping, not a second table: it
+// decides how wide an addr or size parameter is, and how wide the values
+// behind a gptr parameter that holds addresses or sizes are (Param.Elem).
 package abi
 
 import (
@@ -10,8 +17,12 @@ import (
 	"strings"
 )
 
-// Module is the import module every host function lives in.
+// Module is the import module of the wide profile, Wide.Module().
 const Module = "acl"
+
+// Module32 is the import module of the native-layout profile,
+// Native32.Module().
+const Module32 = "acl32"
 
 // Version is the ABI version this table describes.
 const Version = 1
@@ -19,18 +30,25 @@ const Version = 1
 // Type is a wire type: how one parameter crosses the wasm boundary.
 type Type uint8
 
-// The wire types of ABI v1 section 2.
+// The wire types of ABI section 2, and U64. The zero Type is none: a
+// Param's Elem is zero when its gptr holds nothing of a profile-dependent
+// width.
 const (
-	// Addr is an i64 address naming guest memory (below 2^32) or device memory.
-	Addr Type = iota
+	// Addr is an address naming guest memory or device memory: i64 in the
+	// wide profile, i32 (a void*) in acl32.
+	Addr Type = iota + 1
 	// Gptr is an i32 pointer into the guest's linear memory.
 	Gptr
-	// Size is an i64 byte count or index (native size_t, widened).
+	// Size is a byte count or index, native size_t: i64 (widened) in the
+	// wide profile, i32 in acl32.
 	Size
 	// Handle is an i32 stream or event handle; 0 is NULL.
 	Handle
 	// I32 is an i32 enum, device id, flag or int32 value.
 	I32
+	// U64 is a value that is uint64_t natively: i64 in both profiles,
+	// written "i64" (ABI.md section 10).
+	U64
 )
 
 // String returns the wire type's name as ABI.md writes it.
@@ -46,20 +64,18 @@ func (t Type) String() string {
 		return "handle"
 	case I32:
 		return "i32"
+	case U64:
+		return "i64"
 	}
 	return fmt.Sprintf("Type(%d)", t)
 }
 
-// Wasm returns the wasm value type that carries t: "i32" or "i64".
-func (t Type) Wasm() string {
-	if t == Addr || t == Size {
-		return "i64"
-	}
-	return "i32"
-}
+// Wasm returns the wasm value type that carries t in the wide profile:
+// "i32" or "i64". Profile.Wasm gives it for either profile.
+func (t Type) Wasm() string { return Wide.Wasm(t) }
 
-// Is64 reports whether t travels as an i64.
-func (t Type) Is64() bool { return t == Addr || t == Size }
+// Is64 reports whether t travels as an i64 in the wide profile.
+func (t Type) Is64() bool { return Wide.Is64(t) }
 
 // MarshalText implements encoding.TextMarshaler, for the JSON form of the table.
 func (t Type) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
@@ -67,13 +83,87 @@ func (t Type) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
 // UnmarshalText implements encoding.TextUnmarshaler, so that the JSON form
 // of the table (`aclwasm abi --json`) reads back into Funcs' types.
 func (t *Type) UnmarshalText(b []byte) error {
-	for c := Addr; c <= I32; c++ {
+	for c := Addr; c <= U64; c++ {
 		if string(b) == c.String() {
 			*t = c
 			return nil
 		}
 	}
-	return fmt.Errorf("abi: %q is not a wire type (want addr, gptr, size, handle or i32)", b)
+	return fmt.Errorf("abi: %q is not a wire type (want addr, gptr, size, handle, i32 or i64)", b)
+}
+
+// Profile is a wire form of the table (ABI v1.1 section 9): which module a
+// guest imports from, and how wide addresses and sizes are on the wire and
+// in guest memory.
+type Profile uint8
+
+// The two profiles.
+const (
+	// Wide is module "acl": addresses and sizes are i64 parameters and
+	// 8-byte values in guest memory.
+	Wide Profile = iota
+	// Native32 is module "acl32", the native layout of wasm32: addresses
+	// (void*) and sizes (size_t) are i32 parameters and 4-byte values in
+	// guest memory; device addresses are 32-bit values in a window above
+	// the guest's memory.
+	Native32
+)
+
+// Profiles lists the profiles, Wide first.
+var Profiles = []Profile{Wide, Native32}
+
+// Module returns the import module of the profile: "acl" or "acl32".
+func (p Profile) Module() string {
+	if p == Native32 {
+		return Module32
+	}
+	return Module
+}
+
+// String returns the profile's module name.
+func (p Profile) String() string { return p.Module() }
+
+// ProfileOf returns the profile whose import module is module, and whether
+// there is one.
+func ProfileOf(module string) (Profile, bool) {
+	switch module {
+	case Module:
+		return Wide, true
+	case Module32:
+		return Native32, true
+	}
+	return Wide, false
+}
+
+// Is64 reports whether t travels as an i64 in profile p.
+func (p Profile) Is64(t Type) bool {
+	switch t {
+	case U64:
+		return true
+	case Addr, Size:
+		return p == Wide
+	}
+	return false
+}
+
+// Wasm returns the wasm value type that carries t in profile p: "i32" or
+// "i64".
+func (p Profile) Wasm(t Type) string {
+	if p.Is64(t) {
+		return "i64"
+	}
+	return "i32"
+}
+
+// Width returns how many bytes a value of type t takes in guest or device
+// memory in profile p (out-parameters, array elements, the base-address
+// slots of aclrtMemcpyAsyncWithOffset): 8 for addresses and sizes in the
+// wide profile and for U64, 4 otherwise.
+func (p Profile) Width(t Type) uint64 {
+	if p.Is64(t) {
+		return 8
+	}
+	return 4
 }
 
 // Group is the part of the API a function belongs to.
@@ -97,6 +187,21 @@ const (
 type Param struct {
 	Name string `json:"name"`
 	Type Type   `json:"type"`
+	// Elem, for a gptr parameter, is the type of the value it points to
+	// or of its array's elements when their width depends on the profile
+	// or is 8 bytes: Addr (void*, void*[]), Size (size_t, size_t[]) or U64
+	// (uint64_t). Zero (none) for int32 values, handles, structs, floats
+	// and strings, whose layout is the same in both profiles.
+	Elem Type `json:"elem,omitempty"`
+}
+
+// ElemSize returns the width in bytes of the value or array elements a
+// gptr parameter points to in profile p, or 0 when Elem is none.
+func (q Param) ElemSize(p Profile) uint64 {
+	if q.Elem == 0 {
+		return 0
+	}
+	return p.Width(q.Elem)
 }
 
 // Func is one host function of the ABI. Every function returns an i32
@@ -108,11 +213,17 @@ type Func struct {
 	Doc    string  `json:"doc"`
 }
 
-// Signature returns the wasm signature, such as "(i64, i64, i64, i64, i32) -> i32".
-func (f *Func) Signature() string {
+// Signature returns the wasm signature in the wide profile, such as
+// "(i64, i64, i64, i64, i32) -> i32".
+func (f *Func) Signature() string { return f.SignatureIn(Wide) }
+
+// SignatureIn returns the wasm signature in profile p: aclrtMemcpy is
+// "(i64, i64, i64, i64, i32) -> i32" in Wide and
+// "(i32, i32, i32, i32, i32) -> i32" in Native32.
+func (f *Func) SignatureIn(p Profile) string {
 	ts := make([]string, len(f.Params))
-	for i, p := range f.Params {
-		ts[i] = p.Type.Wasm()
+	for i, q := range f.Params {
+		ts[i] = p.Wasm(q.Type)
 	}
 	return "(" + strings.Join(ts, ", ") + ") -> i32"
 }
@@ -126,99 +237,102 @@ func (f *Func) Index() int {
 	return -1
 }
 
-// Funcs is the import table of ABI v1, in the order of ABI.md section 5.
+// Funcs is the import table, in the order of ABI.md section 5, then the
+// functions of section 10. A parameter is {name, wire type, Elem}: Elem
+// names what a gptr holds when that is an address, a size or a uint64_t
+// (0 otherwise), so that each profile knows its width.
 var Funcs = []Func{
-	{Name: "aclrtMemcpy", Group: Memcpy, Params: []Param{{"dst", Addr}, {"destMax", Size}, {"src", Addr}, {"count", Size}, {"kind", I32}},
+	{Name: "aclrtMemcpy", Group: Memcpy, Params: []Param{{"dst", Addr, 0}, {"destMax", Size, 0}, {"src", Addr, 0}, {"count", Size, 0}, {"kind", I32, 0}},
 		Doc: "Copies count bytes from src to dst synchronously; the direction comes from the addresses."},
-	{Name: "aclrtMemcpyAsync", Group: Memcpy, Params: []Param{{"dst", Addr}, {"destMax", Size}, {"src", Addr}, {"count", Size}, {"kind", I32}, {"stream", Handle}},
+	{Name: "aclrtMemcpyAsync", Group: Memcpy, Params: []Param{{"dst", Addr, 0}, {"destMax", Size, 0}, {"src", Addr, 0}, {"count", Size, 0}, {"kind", I32, 0}, {"stream", Handle, 0}},
 		Doc: "Queues a copy on stream; with unregistered guest memory it completes before returning."},
-	{Name: "aclrtMemcpyAsyncWithCondition", Group: Memcpy, Params: []Param{{"dst", Addr}, {"destMax", Size}, {"src", Addr}, {"count", Size}, {"kind", I32}, {"stream", Handle}},
+	{Name: "aclrtMemcpyAsyncWithCondition", Group: Memcpy, Params: []Param{{"dst", Addr, 0}, {"destMax", Size, 0}, {"src", Addr, 0}, {"count", Size, 0}, {"kind", I32, 0}, {"stream", Handle, 0}},
 		Doc: "Deprecated natively; behaves as aclrtMemcpyAsync."},
-	{Name: "aclrtMemcpyBatch", Group: Batch, Params: []Param{{"dsts", Gptr}, {"destMaxs", Gptr}, {"srcs", Gptr}, {"sizes", Gptr}, {"numBatches", Size}, {"attrs", Gptr}, {"attrsIndexes", Gptr}, {"numAttrs", Size}, {"failIndex", Gptr}},
+	{Name: "aclrtMemcpyBatch", Group: Batch, Params: []Param{{"dsts", Gptr, Addr}, {"destMaxs", Gptr, Size}, {"srcs", Gptr, Addr}, {"sizes", Gptr, Size}, {"numBatches", Size, 0}, {"attrs", Gptr, 0}, {"attrsIndexes", Gptr, Size}, {"numAttrs", Size, 0}, {"failIndex", Gptr, Size}},
 		Doc: "Runs numBatches H2D/D2H copies in no fixed order; *failIndex names the entry that failed a location check, or SIZE_MAX."},
-	{Name: "aclrtMemcpyBatchAsync", Group: Batch, Params: []Param{{"dsts", Gptr}, {"destMaxs", Gptr}, {"srcs", Gptr}, {"sizes", Gptr}, {"numBatches", Size}, {"attrs", Gptr}, {"attrsIndexes", Gptr}, {"numAttrs", Size}, {"failIndex", Gptr}, {"stream", Handle}},
+	{Name: "aclrtMemcpyBatchAsync", Group: Batch, Params: []Param{{"dsts", Gptr, Addr}, {"destMaxs", Gptr, Size}, {"srcs", Gptr, Addr}, {"sizes", Gptr, Size}, {"numBatches", Size, 0}, {"attrs", Gptr, 0}, {"attrsIndexes", Gptr, Size}, {"numAttrs", Size, 0}, {"failIndex", Gptr, Size}, {"stream", Handle, 0}},
 		Doc: "Queues a batch of H2D/D2H copies on stream as one operation."},
-	{Name: "aclrtMemcpyBatchV2", Group: Batch, Params: []Param{{"dsts", Gptr}, {"destMaxs", Gptr}, {"srcs", Gptr}, {"sizes", Gptr}, {"numBatches", Size}, {"attrs", Gptr}, {"attrsIndexes", Gptr}, {"numAttrs", Size}},
+	{Name: "aclrtMemcpyBatchV2", Group: Batch, Params: []Param{{"dsts", Gptr, Addr}, {"destMaxs", Gptr, Size}, {"srcs", Gptr, Addr}, {"sizes", Gptr, Size}, {"numBatches", Size, 0}, {"attrs", Gptr, 0}, {"attrsIndexes", Gptr, Size}, {"numAttrs", Size, 0}},
 		Doc: "aclrtMemcpyBatch without failIndex."},
-	{Name: "aclrtMemcpyBatchAsyncV2", Group: Batch, Params: []Param{{"dsts", Gptr}, {"destMaxs", Gptr}, {"srcs", Gptr}, {"sizes", Gptr}, {"numBatches", Size}, {"attrs", Gptr}, {"attrsIndexes", Gptr}, {"numAttrs", Size}, {"stream", Handle}},
+	{Name: "aclrtMemcpyBatchAsyncV2", Group: Batch, Params: []Param{{"dsts", Gptr, Addr}, {"destMaxs", Gptr, Size}, {"srcs", Gptr, Addr}, {"sizes", Gptr, Size}, {"numBatches", Size, 0}, {"attrs", Gptr, 0}, {"attrsIndexes", Gptr, Size}, {"numAttrs", Size, 0}, {"stream", Handle, 0}},
 		Doc: "aclrtMemcpyBatchAsync without failIndex."},
-	{Name: "aclrtMemcpy2d", Group: Memcpy2D, Params: []Param{{"dst", Addr}, {"dpitch", Size}, {"src", Addr}, {"spitch", Size}, {"width", Size}, {"height", Size}, {"kind", I32}},
+	{Name: "aclrtMemcpy2d", Group: Memcpy2D, Params: []Param{{"dst", Addr, 0}, {"dpitch", Size, 0}, {"src", Addr, 0}, {"spitch", Size, 0}, {"width", Size, 0}, {"height", Size, 0}, {"kind", I32, 0}},
 		Doc: "Copies height rows of width bytes, rows spitch apart in src and dpitch apart in dst (H2D or D2H)."},
-	{Name: "aclrtMemcpy2dAsync", Group: Memcpy2D, Params: []Param{{"dst", Addr}, {"dpitch", Size}, {"src", Addr}, {"spitch", Size}, {"width", Size}, {"height", Size}, {"kind", I32}, {"stream", Handle}},
+	{Name: "aclrtMemcpy2dAsync", Group: Memcpy2D, Params: []Param{{"dst", Addr, 0}, {"dpitch", Size, 0}, {"src", Addr, 0}, {"spitch", Size, 0}, {"width", Size, 0}, {"height", Size, 0}, {"kind", I32, 0}, {"stream", Handle, 0}},
 		Doc: "Queues a 2D copy on stream (H2D, D2H or D2D)."},
-	{Name: "aclrtGetMemcpyDescSize", Group: Descriptor, Params: []Param{{"kind", I32}, {"descSize", Gptr}},
+	{Name: "aclrtGetMemcpyDescSize", Group: Descriptor, Params: []Param{{"kind", I32, 0}, {"descSize", Gptr, Size}},
 		Doc: "Writes the size of a copy descriptor for kind (INNER_DEVICE_TO_DEVICE only)."},
-	{Name: "aclrtSetMemcpyDesc", Group: Descriptor, Params: []Param{{"desc", Addr}, {"kind", I32}, {"srcAddr", Addr}, {"dstAddr", Addr}, {"count", Size}, {"config", Gptr}},
+	{Name: "aclrtSetMemcpyDesc", Group: Descriptor, Params: []Param{{"desc", Addr, 0}, {"kind", I32, 0}, {"srcAddr", Addr, 0}, {"dstAddr", Addr, 0}, {"count", Size, 0}, {"config", Gptr, 0}},
 		Doc: "Writes a descriptor for a device-to-device copy into device memory at desc; config must be NULL."},
-	{Name: "aclrtMemcpyAsyncWithDesc", Group: Descriptor, Params: []Param{{"desc", Addr}, {"kind", I32}, {"stream", Handle}},
+	{Name: "aclrtMemcpyAsyncWithDesc", Group: Descriptor, Params: []Param{{"desc", Addr, 0}, {"kind", I32, 0}, {"stream", Handle, 0}},
 		Doc: "Queues the copy a descriptor describes; the descriptor is read and validated when the copy executes."},
-	{Name: "aclrtMemcpyAsyncWithOffset", Group: Descriptor, Params: []Param{{"dst", Addr}, {"destMax", Size}, {"dstDataOffset", Size}, {"src", Addr}, {"count", Size}, {"srcDataOffset", Size}, {"kind", I32}, {"stream", Handle}},
+	{Name: "aclrtMemcpyAsyncWithOffset", Group: Descriptor, Params: []Param{{"dst", Addr, 0}, {"destMax", Size, 0}, {"dstDataOffset", Size, 0}, {"src", Addr, 0}, {"count", Size, 0}, {"srcDataOffset", Size, 0}, {"kind", I32, 0}, {"stream", Handle, 0}},
 		Doc: "Queues a copy between the device addresses stored at dst and src, plus offsets; the slots are read when the copy executes."},
-	{Name: "aclrtMemset", Group: Memset, Params: []Param{{"devPtr", Addr}, {"maxCount", Size}, {"value", I32}, {"count", Size}},
+	{Name: "aclrtMemset", Group: Memset, Params: []Param{{"devPtr", Addr, 0}, {"maxCount", Size, 0}, {"value", I32, 0}, {"count", Size, 0}},
 		Doc: "Sets count bytes of device or pinned memory to the low byte of value."},
-	{Name: "aclrtMemsetAsync", Group: Memset, Params: []Param{{"devPtr", Addr}, {"maxCount", Size}, {"value", I32}, {"count", Size}, {"stream", Handle}},
+	{Name: "aclrtMemsetAsync", Group: Memset, Params: []Param{{"devPtr", Addr, 0}, {"maxCount", Size, 0}, {"value", I32, 0}, {"count", Size, 0}, {"stream", Handle, 0}},
 		Doc: "Queues a memset on stream."},
-	{Name: "aclInit", Group: Runtime, Params: []Param{{"configPath", Gptr}},
+	{Name: "aclInit", Group: Runtime, Params: []Param{{"configPath", Gptr, 0}},
 		Doc: "Initializes the runtime (optional); configPath is 0 or a NUL-terminated string; a second call gives 100002."},
 	{Name: "aclFinalize", Group: Runtime, Params: []Param{},
 		Doc: "Finalizes the runtime; a second call gives 100037."},
-	{Name: "aclrtGetVersion", Group: Runtime, Params: []Param{{"major", Gptr}, {"minor", Gptr}, {"patch", Gptr}},
+	{Name: "aclrtGetVersion", Group: Runtime, Params: []Param{{"major", Gptr, 0}, {"minor", Gptr, 0}, {"patch", Gptr, 0}},
 		Doc: "Writes the ACL version (1.17.0) as three int32."},
-	{Name: "aclrtSetDevice", Group: Device, Params: []Param{{"deviceId", I32}},
+	{Name: "aclrtSetDevice", Group: Device, Params: []Param{{"deviceId", I32, 0}},
 		Doc: "Makes deviceId current; required before device work."},
-	{Name: "aclrtResetDevice", Group: Device, Params: []Param{{"deviceId", I32}},
+	{Name: "aclrtResetDevice", Group: Device, Params: []Param{{"deviceId", I32, 0}},
 		Doc: "Waits for the session's work on the device, then releases everything it holds there."},
-	{Name: "aclrtGetDevice", Group: Device, Params: []Param{{"deviceId", Gptr}},
+	{Name: "aclrtGetDevice", Group: Device, Params: []Param{{"deviceId", Gptr, 0}},
 		Doc: "Writes the current device id."},
-	{Name: "aclrtGetDeviceCount", Group: Device, Params: []Param{{"count", Gptr}},
+	{Name: "aclrtGetDeviceCount", Group: Device, Params: []Param{{"count", Gptr, 0}},
 		Doc: "Writes how many devices the session sees."},
 	{Name: "aclrtSynchronizeDevice", Group: Device, Params: []Param{},
 		Doc: "Waits for all of the session's work on the current device."},
-	{Name: "aclrtSynchronizeDeviceWithTimeout", Group: Device, Params: []Param{{"timeoutMs", I32}},
+	{Name: "aclrtSynchronizeDeviceWithTimeout", Group: Device, Params: []Param{{"timeoutMs", I32, 0}},
 		Doc: "aclrtSynchronizeDevice with a timeout in ms (-1 forever); 507046 on timeout."},
-	{Name: "aclrtDeviceCanAccessPeer", Group: Device, Params: []Param{{"canAccessPeer", Gptr}, {"deviceId", I32}, {"peerDeviceId", I32}},
+	{Name: "aclrtDeviceCanAccessPeer", Group: Device, Params: []Param{{"canAccessPeer", Gptr, 0}, {"deviceId", I32, 0}, {"peerDeviceId", I32, 0}},
 		Doc: "Writes 1 if deviceId can access peerDeviceId's memory, else 0."},
-	{Name: "aclrtDeviceEnablePeerAccess", Group: Device, Params: []Param{{"peerDeviceId", I32}, {"flags", I32}},
+	{Name: "aclrtDeviceEnablePeerAccess", Group: Device, Params: []Param{{"peerDeviceId", I32, 0}, {"flags", I32, 0}},
 		Doc: "Lets the current device copy to and from peerDeviceId; flags must be 0."},
-	{Name: "aclrtDeviceDisablePeerAccess", Group: Device, Params: []Param{{"peerDeviceId", I32}},
+	{Name: "aclrtDeviceDisablePeerAccess", Group: Device, Params: []Param{{"peerDeviceId", I32, 0}},
 		Doc: "Undoes aclrtDeviceEnablePeerAccess."},
-	{Name: "aclrtGetMemInfo", Group: Memory, Params: []Param{{"attr", I32}, {"free", Gptr}, {"total", Gptr}},
+	{Name: "aclrtGetMemInfo", Group: Memory, Params: []Param{{"attr", I32, 0}, {"free", Gptr, Size}, {"total", Gptr, Size}},
 		Doc: "Writes the session's free and total device memory (its quota) as sizes."},
-	{Name: "aclrtMalloc", Group: Memory, Params: []Param{{"devPtr", Gptr}, {"size", Size}, {"policy", I32}},
-		Doc: "Allocates device memory and writes its 64-bit address at devPtr."},
-	{Name: "aclrtFree", Group: Memory, Params: []Param{{"devPtr", Addr}},
+	{Name: "aclrtMalloc", Group: Memory, Params: []Param{{"devPtr", Gptr, Addr}, {"size", Size, 0}, {"policy", I32, 0}},
+		Doc: "Allocates device memory and writes its address at devPtr (8 bytes; 4 in acl32)."},
+	{Name: "aclrtFree", Group: Memory, Params: []Param{{"devPtr", Addr, 0}},
 		Doc: "Frees a device allocation by its base address, after the queued work that uses it."},
-	{Name: "aclrtHostRegister", Group: Memory, Params: []Param{{"ptr", Addr}, {"size", Size}, {"type", I32}, {"devPtr", Gptr}},
+	{Name: "aclrtHostRegister", Group: Memory, Params: []Param{{"ptr", Addr, 0}, {"size", Size, 0}, {"type", I32, 0}, {"devPtr", Gptr, Addr}},
 		Doc: "Pins [ptr, ptr+size) of guest memory so async copies use it directly; writes ptr at devPtr."},
-	{Name: "aclrtHostUnregister", Group: Memory, Params: []Param{{"ptr", Addr}},
+	{Name: "aclrtHostUnregister", Group: Memory, Params: []Param{{"ptr", Addr, 0}},
 		Doc: "Unpins the registered range starting at ptr, after the queued work that uses it."},
-	{Name: "aclrtPointerGetAttributes", Group: Memory, Params: []Param{{"ptr", Addr}, {"attributes", Gptr}},
+	{Name: "aclrtPointerGetAttributes", Group: Memory, Params: []Param{{"ptr", Addr, 0}, {"attributes", Gptr, 0}},
 		Doc: "Writes an aclrtPtrAttributes (28 bytes) saying where ptr lives."},
-	{Name: "aclrtCreateStream", Group: Stream, Params: []Param{{"stream", Gptr}},
+	{Name: "aclrtCreateStream", Group: Stream, Params: []Param{{"stream", Gptr, 0}},
 		Doc: "Creates a stream on the current device and writes its handle."},
-	{Name: "aclrtDestroyStream", Group: Stream, Params: []Param{{"stream", Handle}},
+	{Name: "aclrtDestroyStream", Group: Stream, Params: []Param{{"stream", Handle, 0}},
 		Doc: "Destroys a stream after its queued work."},
-	{Name: "aclrtSynchronizeStream", Group: Stream, Params: []Param{{"stream", Handle}},
+	{Name: "aclrtSynchronizeStream", Group: Stream, Params: []Param{{"stream", Handle, 0}},
 		Doc: "Waits for the stream's queued work; returns the first error it met."},
-	{Name: "aclrtSynchronizeStreamWithTimeout", Group: Stream, Params: []Param{{"stream", Handle}, {"timeoutMs", I32}},
+	{Name: "aclrtSynchronizeStreamWithTimeout", Group: Stream, Params: []Param{{"stream", Handle, 0}, {"timeoutMs", I32, 0}},
 		Doc: "aclrtSynchronizeStream with a timeout in ms (-1 forever); 507046 on timeout."},
-	{Name: "aclrtStreamQuery", Group: Stream, Params: []Param{{"stream", Handle}, {"status", Gptr}},
+	{Name: "aclrtStreamQuery", Group: Stream, Params: []Param{{"stream", Handle, 0}, {"status", Gptr, 0}},
 		Doc: "Writes ACL_STREAM_STATUS_COMPLETE (0) or NOT_READY (1)."},
-	{Name: "aclrtCreateEvent", Group: Event, Params: []Param{{"event", Gptr}},
+	{Name: "aclrtCreateEvent", Group: Event, Params: []Param{{"event", Gptr, 0}},
 		Doc: "Creates an event and writes its handle."},
-	{Name: "aclrtDestroyEvent", Group: Event, Params: []Param{{"event", Handle}},
+	{Name: "aclrtDestroyEvent", Group: Event, Params: []Param{{"event", Handle, 0}},
 		Doc: "Destroys an event."},
-	{Name: "aclrtRecordEvent", Group: Event, Params: []Param{{"event", Handle}, {"stream", Handle}},
+	{Name: "aclrtRecordEvent", Group: Event, Params: []Param{{"event", Handle, 0}, {"stream", Handle, 0}},
 		Doc: "Queues a record of event on stream; it completes, with a timestamp, when reached."},
-	{Name: "aclrtStreamWaitEvent", Group: Event, Params: []Param{{"stream", Handle}, {"event", Handle}},
+	{Name: "aclrtStreamWaitEvent", Group: Event, Params: []Param{{"stream", Handle, 0}, {"event", Handle, 0}},
 		Doc: "Makes stream wait for the event's most recent record."},
-	{Name: "aclrtSynchronizeEvent", Group: Event, Params: []Param{{"event", Handle}},
+	{Name: "aclrtSynchronizeEvent", Group: Event, Params: []Param{{"event", Handle, 0}},
 		Doc: "Waits for the event's most recent record to complete."},
-	{Name: "aclrtQueryEventStatus", Group: Event, Params: []Param{{"event", Handle}, {"status", Gptr}},
+	{Name: "aclrtQueryEventStatus", Group: Event, Params: []Param{{"event", Handle, 0}, {"status", Gptr, 0}},
 		Doc: "Writes ACL_EVENT_RECORDED_STATUS_COMPLETE (1) or NOT_READY (0)."},
-	{Name: "aclrtEventElapsedTime", Group: Event, Params: []Param{{"ms", Gptr}, {"startEvent", Handle}, {"endEvent", Handle}},
+	{Name: "aclrtEventElapsedTime", Group: Event, Params: []Param{{"ms", Gptr, 0}, {"startEvent", Handle, 0}, {"endEvent", Handle, 0}},
 		Doc: "Writes the milliseconds between two completed events as a float."},
-	{Name: "aclGetRecentErrMsg", Group: Runtime, Params: []Param{{"buf", Gptr}, {"bufLen", I32}},
+	{Name: "aclGetRecentErrMsg", Group: Runtime, Params: []Param{{"buf", Gptr, 0}, {"bufLen", I32, 0}},
 		Doc: "Copies the session's most recent error message (up to bufLen-1 bytes and a NUL) and returns its full length."},
 }
 

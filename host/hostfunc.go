@@ -24,7 +24,7 @@ type HostFunc struct {
 	// Name is the function's name in Module.
 	Name string
 	// Params are the parameters by wire type: abi.Gptr, abi.Handle and
-	// abi.I32 travel as i32, abi.Addr and abi.Size as i64. The function
+	// abi.I32 travel as i32, abi.Addr, abi.Size and abi.U64 as i64. The function
 	// returns an i32.
 	Params []abi.Param
 	// Fn runs the call. It returns the i32 result (ignored when err is
@@ -110,7 +110,7 @@ func hostFuncs(user []HostFunc) ([]*hostFunc, error) {
 			return nil, fmt.Errorf("host function %s.%s: %d parameters, at most %d", u.Module, u.Name, len(u.Params), maxHostParams)
 		}
 		for _, p := range u.Params {
-			if p.Type > abi.I32 {
+			if p.Type < abi.Addr || p.Type > abi.U64 {
 				return nil, fmt.Errorf("host function %s.%s: parameter %s has no wire type (%d)", u.Module, u.Name, p.Name, p.Type)
 			}
 		}

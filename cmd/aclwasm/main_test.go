@@ -594,9 +594,23 @@ func TestABI(t *testing.T) {
 		require.Equal(t, abi.Funcs[i].Name, f.Name)
 		require.Equal(t, 1, strings.Count(r.stdout, "| `"+f.Name+"` |"), f.Name)
 		for _, p := range f.Params {
-			require.Contains(t, []string{"addr", "gptr", "size", "handle", "i32"}, p.Type, "%s.%s", f.Name, p.Name)
+			require.Contains(t, []string{"addr", "gptr", "size", "handle", "i32", "i64"}, p.Type, "%s.%s", f.Name, p.Name)
 		}
 	}
+
+	// The native-layout profile: the same table, 32-bit addresses and sizes.
+	r = cli(t, "abi", "--profile", "acl32")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.True(t, strings.HasPrefix(r.stdout, `# Guest ABI v1: imports from module "acl32"`), r.stdout)
+	require.Contains(t, r.stdout, "| `aclrtMemcpy` | dst addr, destMax size, src addr, count size, kind i32 | `(i32, i32, i32, i32, i32) -> i32` |")
+	rj = cli(t, "abi", "--json", "--profile", "acl32")
+	require.Equal(t, 0, rj.code, rj.stderr)
+	require.NoError(t, json.Unmarshal([]byte(rj.stdout), &doc), rj.stdout)
+	require.Equal(t, "acl32", doc.Module)
+	require.Len(t, doc.Functions, len(abi.Funcs))
+	r = cli(t, "abi", "--profile", "acl64")
+	require.Equal(t, 126, r.code)
+	require.Contains(t, r.stderr, `--profile "acl64"`)
 
 	r = cli(t, "abi", "extra")
 	require.NotEqual(t, 0, r.code)

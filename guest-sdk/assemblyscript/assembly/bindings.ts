@@ -267,7 +267,8 @@ export declare function aclrtDeviceDisablePeerAccess(peerDeviceId: i32): i32;
 export declare function aclrtGetMemInfo(attr: i32, free: usize, total: usize): i32;
 
 /**
- * Allocates device memory and writes its 64-bit address at devPtr.
+ * Allocates device memory and writes its address at devPtr (8 bytes; 4 in
+ * acl32).
  *
  * Wire: aclrtMalloc(devPtr gptr, size size, policy i32) -> i32
  */

@@ -196,7 +196,7 @@ extern "C" {
     #[link_name = "aclrtGetMemInfo"]
     pub fn aclrtGetMemInfo(attr: i32, free: *mut u64, total: *mut u64) -> i32;
 
-    /// Allocates device memory and writes its 64-bit address at devPtr.
+    /// Allocates device memory and writes its address at devPtr (8 bytes; 4 in acl32).
     ///
     /// Wire: `aclrtMalloc(devPtr gptr, size size, policy i32) -> i32`
     #[link_name = "aclrtMalloc"]

@@ -423,7 +423,8 @@ static inline aclError aclrtGetMemInfo(aclrtMemAttr attr, uint64_t *free, uint64
 }
 
 /**
- * Allocates device memory and writes its 64-bit address at devPtr.
+ * Allocates device memory and writes its address at devPtr (8 bytes; 4 in
+ * acl32).
  *
  * Wire: aclrtMalloc(devPtr gptr, size size, policy i32) -> i32
  */

@@ -249,7 +249,8 @@ __attribute__((import_module("acl"), import_name("aclrtGetMemInfo")))
 int32_t aclwasm_raw_aclrtGetMemInfo(int32_t attr, void *free, void *total);
 
 /**
- * Allocates device memory and writes its 64-bit address at devPtr.
+ * Allocates device memory and writes its address at devPtr (8 bytes; 4 in
+ * acl32).
  *
  * Wire: aclrtMalloc(devPtr gptr, size size, policy i32) -> i32
  */

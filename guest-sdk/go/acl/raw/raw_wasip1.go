@@ -256,8 +256,8 @@ func DeviceDisablePeerAccess(peerDeviceId int32) int32
 //go:noescape
 func GetMemInfo(attr int32, free unsafe.Pointer, total unsafe.Pointer) int32
 
-// Malloc is aclrtMalloc: Allocates device memory and writes its 64-bit address
-// at devPtr.
+// Malloc is aclrtMalloc: Allocates device memory and writes its address at
+// devPtr (8 bytes; 4 in acl32).
 //
 // Wire: aclrtMalloc(devPtr gptr, size size, policy i32) -> i32
 //
