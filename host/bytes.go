@@ -8,6 +8,7 @@ import (
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/host/internal/engine"
 )
 
 // ErrMemoryRange: a ReadMemory or WriteMemory range lies outside the
@@ -34,7 +35,7 @@ func (i *Instance) WriteMemory(off uint32, b []byte) error {
 // once the instance has ended, or while a call runs).
 func (i *Instance) MemorySize() uint64 {
 	var n uint64
-	_ = i.withMemory("size", 0, 0, func([]byte) { n = uint64(len(i.inst.memory())) })
+	_ = i.withMemory("size", 0, 0, func([]byte) { n = uint64(len(i.inst.Memory())) })
 	return n
 }
 
@@ -48,7 +49,7 @@ func (i *Instance) withMemory(op string, off uint32, n uint64, f func([]byte)) e
 	if i.done {
 		return fmt.Errorf("host: %s memory: %w", op, errInstanceClosed)
 	}
-	mem := i.inst.memory()
+	mem := i.inst.Memory()
 	if end := uint64(off) + n; end > uint64(len(mem)) {
 		return fmt.Errorf("host: %s memory [%#x, +%d): %w (%d bytes)", op, off, n, ErrMemoryRange, len(mem))
 	}
@@ -96,7 +97,7 @@ func (i *Instance) CallBytes(ctx context.Context, name string, in []byte) ([]byt
 	if i.done {
 		return nil, fmt.Errorf("host: call %s: instance is closed", name)
 	}
-	io := &bytesCall{in: in, limit: memoryBytes(i.p.policy.MemoryPages)}
+	io := &bytesCall{in: in, limit: engine.MemoryBytes(i.p.policy.MemoryPages)}
 	i.s.io = io
 	defer func() { i.s.io = nil }()
 	res, err := i.Call(ctx, name)

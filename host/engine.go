@@ -5,60 +5,20 @@ import (
 	"errors"
 	"sort"
 	"strings"
+
+	"github.com/aclwasm/aclwasm/abi"
+	"github.com/aclwasm/aclwasm/host/internal/engine"
+	"github.com/aclwasm/aclwasm/host/internal/engine/wazero"
 )
 
-// The engine adapters are thin: they compile, instantiate and call, and
-// route every import of module "acl" to Session.invoke with the guest's
-// memory and a stack of parameters. No import logic lives in them.
-type engine interface {
-	compile(ctx context.Context, wasm []byte) (compiled, error)
-	close(ctx context.Context) error
-}
+// The engine adapters live in host/internal/engine/...: they compile,
+// instantiate and call, and route every host function to the session
+// (sessionInvoker) with the guest's memory and a stack of parameters. No
+// import logic lives in them.
 
-type compiled interface {
-	imports() []importDesc
-	// startExport names the export the module's start function was moved
-	// to (hoistStart), "" if it has none: the host calls it first.
-	startExport() string
-	instantiate(ctx context.Context, s *Session, cfg Config) (instance, error)
-	close(ctx context.Context) error
-}
-
-type instance interface {
-	has(export string) bool
-	memory() []byte // the guest's linear memory now, for tests and tools
-	call(ctx context.Context, name string, args ...uint64) ([]uint64, error)
-	close(ctx context.Context) error
-}
-
-// importDesc is one function import of a module.
-type importDesc struct {
-	module, name string
-	signature    string // as abi.Func.Signature writes it
-}
-
-// errNoExport and errArgs report a call the instance refused before any
-// guest code ran: the instance stays usable.
-var (
-	errNoExport = errors.New("no such export")
-	errArgs     = errors.New("wrong number of arguments")
-)
-
-// errStartType refuses a module whose start function takes parameters or
-// returns results, as the engines' validation does.
-var errStartType = errors.New("start function must have type [] -> []")
-
-// engines are the engine constructors this build has, by name.
-var engines = map[string]func(context.Context, engineOptions) (engine, error){}
-
-// engineOptions are the Runtime options an engine applies itself.
-type engineOptions struct {
-	fuel     uint64 // WithFuel; 0: no fuel metering
-	cacheDir string // WithCacheDir; "": in memory only
-	// funcs are the host functions outside module "acl", each routed to
-	// Session.invokeHost.
-	funcs []*hostFunc
-}
+// engines are the engine constructors this build has, by name
+// (engine_wasmtime.go adds wasmtime).
+var engines = map[string]engine.New{"wazero": wazero.New}
 
 func engineNames() string {
 	var names []string
@@ -69,5 +29,67 @@ func engineNames() string {
 	return strings.Join(names, ", ")
 }
 
-// memoryBytes returns the bytes of a linear memory limit of pages pages.
-func memoryBytes(pages uint32) uint64 { return uint64(pages) << 16 }
+// errNoExport and errArgs report a call the instance refused before any
+// guest code ran: the instance stays usable.
+var (
+	errNoExport = engine.ErrNoExport
+	errArgs     = engine.ErrArgs
+)
+
+// engineFuncs lists the host functions every engine provides besides
+// WASI: the "acl" imports (index i is abi.Funcs[i]), then the runtime's
+// host functions (r.hostFuncs, from index len(abi.Funcs)).
+func engineFuncs(hf []*hostFunc) []engine.Func {
+	out := make([]engine.Func, 0, len(abi.Funcs)+len(hf))
+	for i := range abi.Funcs {
+		out = append(out, engine.Func{Module: abi.Module, Name: abi.Funcs[i].Name, Params: abi.Funcs[i].Params})
+	}
+	for _, h := range hf {
+		out = append(out, engine.Func{Module: h.module, Name: h.name, Params: h.f.Params})
+	}
+	return out
+}
+
+// prepare makes a module ready for any engine: its start function moved
+// to an export (hoistStart) and its memory exported (memoryExport).
+func prepare(wasm []byte) engine.Module {
+	bin, mem := memoryExport(wasm)
+	bin, start := hoistStart(bin)
+	return engine.Module{Wasm: bin, Start: start, Memory: mem}
+}
+
+// sessionInvoker is a Session as the engines see it (engine.Invoker),
+// without adding methods to the public type.
+type sessionInvoker Session
+
+func (v *sessionInvoker) Invoke(ctx context.Context, fn int, mem []byte, stack []uint64) {
+	s := (*Session)(v)
+	if fn < len(abi.Funcs) {
+		s.invoke(ctx, fn, mem, stack)
+		return
+	}
+	s.invokeHost(ctx, s.rt.hostFuncs[fn-len(abi.Funcs)], mem, stack)
+}
+
+func (v *sessionInvoker) Hold(m engine.Releaser) { v.mem = m }
+
+func (v *sessionInvoker) Release(ctx context.Context) error { return (*Session)(v).release(ctx) }
+
+// engineErr is an engine's error as the host reports it: its exit, trap
+// and timeout types.
+func engineErr(ctx context.Context, err error) error {
+	var ee *engine.ExitError
+	var te *engine.Trap
+	var de *engine.Done
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ee):
+		return &ExitError{Code: ee.Code}
+	case errors.As(err, &te):
+		return trapError(te)
+	case errors.As(err, &de):
+		return doneErr(ctx, de.Call)
+	}
+	return err
+}

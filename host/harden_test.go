@@ -14,9 +14,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/host/internal/engine"
 )
 
 // Regression tests of how runs and instances end: exits, traps and
@@ -110,7 +112,7 @@ func TestFailedInstantiationReleasesEverything(t *testing.T) {
   (func (export "_start")))
 `
 	rt := newRuntime(t)
-	base, live := freeMem(t, rt), liveMemories.Load()
+	base, live := freeMem(t, rt), engine.LiveMemories.Load()
 	for _, tc := range []struct {
 		name, wat string
 		want      error
@@ -140,7 +142,7 @@ func TestFailedInstantiationReleasesEverything(t *testing.T) {
 					require.ErrorIs(t, err, tc.want)
 				}
 			}
-			require.Equal(t, live, liveMemories.Load(), "every guest memory was released")
+			require.Equal(t, live, engine.LiveMemories.Load(), "every guest memory was released")
 			require.Equal(t, base, freeMem(t, rt))
 		})
 	}
@@ -272,7 +274,15 @@ func TestWASITable(t *testing.T) {
 	wasi_snapshot_preview1.MustInstantiate(ctx, r)
 	got := map[string]string{}
 	for n, d := range r.Module(wasiModule).ExportedFunctionDefinitions() {
-		got[n] = signature(d.ParamTypes(), d.ResultTypes())
+		ts := make([]string, len(d.ParamTypes()))
+		for i, t := range d.ParamTypes() {
+			ts[i] = api.ValueTypeName(t)
+		}
+		rs := make([]string, len(d.ResultTypes()))
+		for i, t := range d.ResultTypes() {
+			rs[i] = api.ValueTypeName(t)
+		}
+		got[n] = "(" + strings.Join(ts, ", ") + ") -> " + strings.Join(rs, ", ")
 	}
 	require.Equal(t, got, wasiFuncs)
 }

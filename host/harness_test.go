@@ -154,7 +154,7 @@ func (h *harness) code(want acl.Error, name string, args ...uint64) string {
 	return msg
 }
 
-func (h *harness) mem() []byte { return h.inst.inst.memory() }
+func (h *harness) mem() []byte { return h.inst.inst.Memory() }
 
 func (h *harness) u64(off uint32) uint64 { return binary.LittleEndian.Uint64(h.mem()[off:]) }
 func (h *harness) u32(off uint32) uint32 { return binary.LittleEndian.Uint32(h.mem()[off:]) }

@@ -24,6 +24,7 @@ import (
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/acl/sim"
+	"github.com/aclwasm/aclwasm/host/internal/engine"
 )
 
 // Errors a run can end with, besides the guest's own exit code. Test them
@@ -103,7 +104,7 @@ func WithTrace(fn func(CallRecord)) Option { return func(c *config) { c.trace = 
 type Runtime struct {
 	backend    acl.Backend
 	ownBackend bool
-	engine     engine
+	engine     engine.Engine
 	trace      func(CallRecord)
 	metrics    *Metrics
 	observer   Observer
@@ -151,7 +152,7 @@ func NewRuntime(ctx context.Context, opts ...Option) (*Runtime, error) {
 		}
 		return nil, fmt.Errorf("host: unknown engine %q (have: %s)", c.engine, engineNames())
 	}
-	e, err := newEngine(ctx, engineOptions{fuel: c.fuel, cacheDir: c.cache, funcs: hf})
+	e, err := newEngine(ctx, engine.Options{Fuel: c.fuel, CacheDir: c.cache, Funcs: engineFuncs(hf)})
 	if err != nil {
 		r.closeBackend()
 		return nil, fmt.Errorf("host: engine %s: %w", c.engine, err)
@@ -166,7 +167,7 @@ func (r *Runtime) Backend() acl.Backend { return r.backend }
 // Close releases the engine, and the backend if the runtime created it.
 // Plugins and instances must be closed first.
 func (r *Runtime) Close(ctx context.Context) error {
-	return errors.Join(r.engine.close(ctx), r.closeBackend())
+	return errors.Join(r.engine.Close(ctx), r.closeBackend())
 }
 
 func (r *Runtime) closeBackend() error {
@@ -203,7 +204,8 @@ func (r *Runtime) peerRelease(dev, peer int32) {
 // for concurrent use.
 type Plugin struct {
 	rt      *Runtime
-	mod     compiled
+	mod     engine.Compiled
+	start   string // the export the start function was moved to (hoistStart), "" if none
 	policy  Policy
 	name    string         // LoadName
 	exports []string       // function exports, in the module's order
@@ -238,17 +240,18 @@ func (r *Runtime) Load(ctx context.Context, wasm []byte, p Policy, opts ...LoadO
 	if err != nil {
 		return nil, fmt.Errorf("host: %w", err)
 	}
-	mod, err := r.engine.compile(ctx, wasm)
+	em := prepare(wasm)
+	mod, err := r.engine.Compile(ctx, em)
 	if err != nil {
 		r.metrics.refused(lc.name)
 		return nil, &LoadError{Problems: []string{"compile: " + err.Error()}}
 	}
-	if probs := r.checkModule(mod.imports(), wasm, &p); len(probs) > 0 {
-		mod.close(ctx)
+	if probs := r.checkModule(mod.Imports(), wasm, &p); len(probs) > 0 {
+		mod.Close(ctx)
 		r.metrics.refused(lc.name)
 		return nil, &LoadError{Problems: probs}
 	}
-	return &Plugin{rt: r, mod: mod, policy: p, name: lc.name, exports: funcExports(wasm), m: r.metrics.plugin(lc.name), live: map[*Instance]struct{}{}}, nil
+	return &Plugin{rt: r, mod: mod, start: em.Start, policy: p, name: lc.name, exports: funcExports(wasm), m: r.metrics.plugin(lc.name), live: map[*Instance]struct{}{}}, nil
 }
 
 // Check compiles wasm and returns every problem Load would refuse it for,
@@ -267,37 +270,37 @@ func (r *Runtime) Check(ctx context.Context, wasm []byte, p Policy) ([]string, e
 }
 
 // checkModule returns the reasons to refuse a module.
-func (r *Runtime) checkModule(imps []importDesc, wasm []byte, p *Policy) []string {
+func (r *Runtime) checkModule(imps []engine.Import, wasm []byte, p *Policy) []string {
 	var probs []string
 	for _, im := range imps {
-		switch im.module {
+		switch im.Module {
 		case abi.Module:
-			f := abi.Lookup(im.name)
+			f := abi.Lookup(im.Name)
 			switch {
 			case f == nil:
-				probs = append(probs, fmt.Sprintf("import %s.%s is not a function of ABI v%d", im.module, im.name, abi.Version))
-			case im.signature != f.Signature():
-				probs = append(probs, fmt.Sprintf("import %s.%s has signature %s, ABI v%d expects %s", im.module, im.name, im.signature, abi.Version, f.Signature()))
-			case !p.allows(im.name):
-				probs = append(probs, fmt.Sprintf("import %s.%s is denied by the policy", im.module, im.name))
+				probs = append(probs, fmt.Sprintf("import %s.%s is not a function of ABI v%d", im.Module, im.Name, abi.Version))
+			case im.Signature != f.Signature():
+				probs = append(probs, fmt.Sprintf("import %s.%s has signature %s, ABI v%d expects %s", im.Module, im.Name, im.Signature, abi.Version, f.Signature()))
+			case !p.allows(im.Name):
+				probs = append(probs, fmt.Sprintf("import %s.%s is denied by the policy", im.Module, im.Name))
 			}
 		case wasiModule:
-			sig, ok := wasiFuncs[im.name]
+			sig, ok := wasiFuncs[im.Name]
 			switch {
 			case !ok:
-				probs = append(probs, fmt.Sprintf("import %s.%s is not a function of WASI preview1", im.module, im.name))
-			case im.signature != sig:
-				probs = append(probs, fmt.Sprintf("import %s.%s has signature %s, WASI preview1 expects %s", im.module, im.name, im.signature, sig))
+				probs = append(probs, fmt.Sprintf("import %s.%s is not a function of WASI preview1", im.Module, im.Name))
+			case im.Signature != sig:
+				probs = append(probs, fmt.Sprintf("import %s.%s has signature %s, WASI preview1 expects %s", im.Module, im.Name, im.Signature, sig))
 			}
 		default:
-			h := r.lookupHost(im.module, im.name)
+			h := r.lookupHost(im.Module, im.Name)
 			switch {
-			case h != nil && im.signature != h.f.Signature():
-				probs = append(probs, fmt.Sprintf("import %s.%s has signature %s, the host function has %s", im.module, im.name, im.signature, h.f.Signature()))
-			case h == nil && slices.Contains(r.hostModules(), im.module):
-				probs = append(probs, fmt.Sprintf("import %s.%s is not a function of host module %q", im.module, im.name, im.module))
+			case h != nil && im.Signature != h.f.Signature():
+				probs = append(probs, fmt.Sprintf("import %s.%s has signature %s, the host function has %s", im.Module, im.Name, im.Signature, h.f.Signature()))
+			case h == nil && slices.Contains(r.hostModules(), im.Module):
+				probs = append(probs, fmt.Sprintf("import %s.%s is not a function of host module %q", im.Module, im.Name, im.Module))
 			case h == nil:
-				probs = append(probs, fmt.Sprintf("import %s.%s: module %q is not provided (only %q, wasi_snapshot_preview1 and %s)", im.module, im.name, im.module, abi.Module, strings.Join(r.hostModules(), ", ")))
+				probs = append(probs, fmt.Sprintf("import %s.%s: module %q is not provided (only %q, wasi_snapshot_preview1 and %s)", im.Module, im.Name, im.Module, abi.Module, strings.Join(r.hostModules(), ", ")))
 			}
 		}
 	}
@@ -344,7 +347,7 @@ func (p *Plugin) Close(ctx context.Context) error {
 	for _, i := range live {
 		errs = append(errs, i.Close(ctx))
 	}
-	return errors.Join(append(errs, p.mod.close(ctx))...)
+	return errors.Join(append(errs, p.mod.Close(ctx))...)
 }
 
 // Config is what one run or instance gets from the outside world: nothing
@@ -399,7 +402,7 @@ func (p *Plugin) Run(ctx context.Context, cfg Config) (Result, error) {
 		return Result{}, err
 	}
 	defer i.callMu.Unlock()
-	if start := p.mod.startExport(); start != "" {
+	if start := p.start; start != "" {
 		_, err = i.exec(ctx, start, "start function")
 	}
 	if err == nil {
@@ -425,7 +428,7 @@ func (p *Plugin) Run(ctx context.Context, cfg Config) (Result, error) {
 type Instance struct {
 	p     *Plugin
 	s     *Session
-	inst  instance
+	inst  engine.Instance
 	stdin *stdin // Config.Stdin, made interruptible; nil if it never blocks
 
 	// callMu is held while guest code runs (a call, the start function,
@@ -457,10 +460,10 @@ func (p *Plugin) Instantiate(ctx context.Context, cfg Config) (*Instance, error)
 	}
 	defer i.callMu.Unlock()
 	label := "start function"
-	if start := p.mod.startExport(); start != "" {
+	if start := p.start; start != "" {
 		_, err = i.exec(ctx, start, label)
 	}
-	if err == nil && i.inst.has("_initialize") {
+	if err == nil && i.inst.Has("_initialize") {
 		label = "_initialize"
 		_, err = i.exec(ctx, "_initialize", label)
 	}
@@ -508,8 +511,17 @@ func (p *Plugin) instantiate(ctx context.Context, cfg Config, ro RunObserver) (*
 	cfg.Stdin, i.stdin = newStdin(cfg.Stdin)
 	cctx, err := i.arm(ctx, "instantiate")
 	if err == nil {
-		i.inst, err = p.mod.instantiate(cctx, i.s, cfg)
-		err = i.disarm(cctx, "instantiate", err)
+		i.inst, err = p.mod.Instantiate(cctx, engine.Config{
+			Invoker:     (*sessionInvoker)(i.s),
+			MemoryLimit: engine.MemoryBytes(p.policy.MemoryPages),
+			Args:        cfg.Args, Env: cfg.Env,
+			Stdin: cfg.Stdin, Stdout: cfg.Stdout, Stderr: cfg.Stderr,
+			DeterministicClocks: cfg.DeterministicClocks,
+		})
+		if err != nil {
+			i.inst = nil // not a typed nil in the interface
+		}
+		err = i.disarm(cctx, "instantiate", engineErr(cctx, err))
 	}
 	if err != nil {
 		if i.inst == nil { // the engine released what it made
@@ -548,7 +560,7 @@ func (i *Instance) Call(ctx context.Context, name string, args ...uint64) ([]uin
 		return nil, fmt.Errorf("host: call %s: %w", name, err)
 	}
 	defer i.callMu.Unlock()
-	if name == i.p.mod.startExport() {
+	if name == i.p.start {
 		return nil, fmt.Errorf("host: %w: %q", errNoExport, name)
 	}
 	ctx, cancel := withPolicyTimeout(ctx, i.p.policy.Timeout)
@@ -593,9 +605,9 @@ func (i *Instance) exec(ctx context.Context, name, label string, args ...uint64)
 		return nil, err
 	}
 	i.stdin.watch(cctx)
-	res, err := i.inst.call(cctx, name, args...)
+	res, err := i.inst.Call(cctx, name, args...)
 	i.stdin.unwatch()
-	return res, i.disarm(cctx, label, err)
+	return res, i.disarm(cctx, label, engineErr(cctx, err))
 }
 
 // arm refuses a call once the instance is closing, or returns the call's
@@ -607,7 +619,7 @@ func (i *Instance) arm(ctx context.Context, label string) (context.Context, erro
 		return nil, fmt.Errorf("host: call %s: instance is %w", label, ErrClosed)
 	}
 	ctx, i.cancel = context.WithCancel(ctx)
-	return withSession(ctx, i.s), nil
+	return engine.WithInvoker(ctx, (*sessionInvoker)(i.s)), nil
 }
 
 // disarm ends the call armed for ctx and classifies its error (ctxErr),
@@ -668,7 +680,7 @@ func (i *Instance) finish(ctx context.Context, abort bool) error {
 		ctx, cancel = context.WithCancel(ctx)
 		cancel()
 	}
-	return errors.Join(i.s.release(ctx), i.inst.close(context.WithoutCancel(ctx)))
+	return errors.Join(i.s.release(ctx), i.inst.Close(context.WithoutCancel(ctx)))
 }
 
 // ctxErr returns err, or, when the call ended normally or by an exit but
@@ -680,15 +692,4 @@ func ctxErr(ctx context.Context, name string, err error) error {
 		return err
 	}
 	return doneErr(ctx, name)
-}
-
-type sessionKey struct{}
-
-func withSession(ctx context.Context, s *Session) context.Context {
-	return context.WithValue(ctx, sessionKey{}, s)
-}
-
-func sessionFrom(ctx context.Context) *Session {
-	s, _ := ctx.Value(sessionKey{}).(*Session)
-	return s
 }

@@ -118,7 +118,7 @@ func TestMetricsNoAllocPerCall(t *testing.T) {
 		}
 		call("aclrtSetDevice", 0)
 		call("aclrtMalloc", outA, 64, 0)
-		dst := le.Uint64(inst.inst.memory()[outA:])
+		dst := le.Uint64(inst.inst.Memory()[outA:])
 		loop := func() { call("memcpy_loop", dst, data, 64, 1, 1000) }
 		loop() // resolves the series
 		return testing.AllocsPerRun(10, loop)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/host/internal/engine"
 )
 
 // Session is the state of one plugin instance: its address space, its
@@ -54,8 +55,8 @@ type Session struct {
 	lastErr string
 	stats   stats
 	trace   func(CallRecord)
-	obs     RunObserver // the observed run in progress (observe.go), nil if none
-	mem     *linearMemory
+	obs     RunObserver       // the observed run in progress (observe.go), nil if none
+	mem     engine.Releaser   // the guest memory's reservation, on wazero (engine.Invoker.Hold)
 	io      *bytesCall        // the Instance.CallBytes in progress, or nil
 	ms      sessionMetrics    // WithMetrics; see metrics.go
 	vars    map[string]string // Config.Vars, for aclwasm.config_read
@@ -296,7 +297,7 @@ func (s *Session) release(ctx context.Context) error {
 	s.dev = -1
 	s.endMetrics()
 	if s.mem != nil {
-		s.mem.release()
+		s.mem.Release()
 		s.mem = nil
 	}
 	if !s.freed { // its allocations are gone: another session may have it

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/host/internal/engine"
 )
 
 // Messages as the engines write them (wazero v1.12, wasmtime v39).
@@ -16,6 +18,8 @@ func TestTrapParse(t *testing.T) {
 		{Func: "_start", Source: []string{"build/libc-bottom-half/crt/crt1-command.c:12:13"}},
 		{Func: "_start.command_export"},
 	}
+	wazeroTrap := func(call, msg string) *TrapError { return trapError(engine.WazeroTrap(call, msg)) }
+	wasmtimeTrap := func(call, msg string) *TrapError { return trapError(engine.WasmtimeTrap(call, msg)) }
 	for _, tc := range []struct {
 		name  string
 		parse func(call, msg string) *TrapError

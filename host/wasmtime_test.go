@@ -134,16 +134,16 @@ func TestMemoryNeverMoves(t *testing.T) {
 			inst, err := pl.Instantiate(context.Background(), Config{})
 			require.NoError(t, err)
 			defer inst.Close(context.Background())
-			base := unsafe.Pointer(&inst.inst.memory()[0])
+			base := unsafe.Pointer(&inst.inst.Memory()[0])
 			for _, n := range []uint64{1, 100, 2000, 1994} {
 				res, err := inst.Call(context.Background(), "grow", n)
 				require.NoError(t, err)
 				require.NotEqual(t, uint64(0xffffffff), res[0])
-				mem := inst.inst.memory()
+				mem := inst.inst.Memory()
 				require.Equal(t, base, unsafe.Pointer(&mem[0]), "after growing by %d pages", n)
 				mem[len(mem)-1] = 1
 			}
-			require.Equal(t, 4096<<16, len(inst.inst.memory()))
+			require.Equal(t, 4096<<16, len(inst.inst.Memory()))
 			res, err := inst.Call(context.Background(), "grow", 1)
 			require.NoError(t, err)
 			require.Equal(t, uint64(0xffffffff), res[0])

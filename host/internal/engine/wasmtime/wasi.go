@@ -1,8 +1,9 @@
 //go:build wasmtime && cgo
 
-package host
+package wasmtime
 
 import (
+	"encoding/binary"
 	"errors"
 	"io"
 
@@ -18,9 +19,11 @@ import (
 // guest's goroutine, as wazero does; every other fd gives EBADF, as it
 // would from wasmtime since the guest is given no file or socket. The rest
 // of WASI (args, environ, random, proc_exit, ...) is wasmtime's; clocks and
-// poll_oneoff are in wasmtime_clock.go. A read of a stdin that stays open
-// returns when the call's context ends (stdin.go), and then, as for the
+// poll_oneoff are in clock.go. A read of a stdin that stays open
+// returns when the call's context ends (the host's stdin.go), and then, as for the
 // acl imports, the guest does not resume.
+
+var le = binary.LittleEndian
 
 // WASI errno values.
 const (

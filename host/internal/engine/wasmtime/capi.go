@@ -1,6 +1,6 @@
 //go:build wasmtime && cgo
 
-package host
+package wasmtime
 
 // The few Wasmtime C API functions that wasmtime-go v39 does not wrap: the
 // linear-memory reservation settings of a Config, and the store's epoch
@@ -26,7 +26,7 @@ extern void wasmtime_store_epoch_deadline_callback(
 	wasmtime_error_t *(*func)(wasmtime_context_t *, void *, uint64_t *, uint8_t *),
 	void *data, void (*finalizer)(void *));
 
-// Defined in Go (wasmtime_epoch.go).
+// Defined in Go (epoch.go).
 extern int aclwasmEpochDeadline(uintptr_t handle);
 
 static wasmtime_error_t *aclwasm_epoch_cb(wasmtime_context_t *cx, void *data, uint64_t *delta, uint8_t *kind) {
@@ -69,7 +69,7 @@ func rawPtr[T any](obj *T) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Poi
 func checkLayout() error {
 	for _, t := range []reflect.Type{reflect.TypeFor[wasmtime.Config](), reflect.TypeFor[wasmtime.Store]()} {
 		if t.NumField() == 0 || t.Field(0).Name != "_ptr" || t.Field(0).Type.Kind() != reflect.Pointer || t.Field(0).Offset != 0 {
-			return fmt.Errorf("wasmtime-go's %s no longer starts with its C pointer: revisit host/wasmtime_capi.go", t)
+			return fmt.Errorf("wasmtime-go's %s no longer starts with its C pointer: revisit host/internal/engine/wasmtime/capi.go", t)
 		}
 	}
 	return nil

@@ -1,6 +1,11 @@
 //go:build wasmtime && cgo
 
-package host
+// Package wasmtime is the second engine adapter (build tag wasmtime, cgo):
+// one wasmtime.Engine and one Linker holding the host functions and WASI,
+// shared by every store; each instance gets its own Store. Like the wazero
+// adapter it only converts values and hands the session's engine.Invoker
+// the guest's memory: every check lives in the host.
+package wasmtime
 
 import (
 	"context"
@@ -16,21 +21,15 @@ import (
 
 	"github.com/bytecodealliance/wasmtime-go/v39"
 
-	"github.com/aclwasm/aclwasm/abi"
+	"github.com/aclwasm/aclwasm/host/internal/engine"
 )
 
-func init() { engines["wasmtime"] = newWasmtime }
-
-// wasmtimeEngine is the second engine (build tag wasmtime, cgo): one
-// wasmtime.Engine and one Linker holding the "acl" host functions and WASI,
-// shared by every store; each instance gets its own Store. Like the wazero
-// adapter it only converts values and hands Session.invoke the guest's
-// memory: every check lives in call.go.
+// wasmtimeEngine is one wasmtime.Engine and its Linker.
 type wasmtimeEngine struct {
 	eng    *wasmtime.Engine
 	linker *wasmtime.Linker
 	fuel   uint64
-	funcs  []*hostFunc // outside module "acl" (engineOptions.funcs)
+	funcs  []engine.Func
 
 	mu    sync.Mutex
 	cache map[[32]byte]*wasmtimeCompiled // by the wasm's hash, until Runtime.Close
@@ -40,18 +39,19 @@ type wasmtimeEngine struct {
 // 32-bit memory can ever address (65536 pages).
 const wasmtimeMaxMemory = 1 << 32
 
-func newWasmtime(_ context.Context, o engineOptions) (engine, error) {
+// New makes the engine.
+func New(_ context.Context, o engine.Options) (engine.Engine, error) {
 	if err := checkLayout(); err != nil {
 		return nil, err
 	}
-	if o.cacheDir != "" {
+	if o.CacheDir != "" {
 		return nil, errors.New("a compilation cache directory (WithCacheDir) needs the wazero engine")
 	}
 	cfg := wasmtime.NewConfig()
 	// Timeouts and cancellation interrupt guest code through epochs (see
 	// wasmtimeInstance.enter); fuel is metered only when asked for.
 	cfg.SetEpochInterruption(true)
-	cfg.SetConsumeFuel(o.fuel > 0)
+	cfg.SetConsumeFuel(o.Fuel > 0)
 	// The guest's memory must never move while the instance lives: async
 	// copies on registered guest memory keep views of it while stream
 	// workers run (see linmem.go for wazero). Wasmtime's 64-bit default
@@ -73,7 +73,7 @@ func newWasmtime(_ context.Context, o engineOptions) (engine, error) {
 	cfg.SetWasmFunctionReferences(false)
 	cfg.SetWasmRelaxedSIMD(false)
 	cfg.SetWasmWideArithmetic(false)
-	e := &wasmtimeEngine{eng: wasmtime.NewEngineWithConfig(cfg), fuel: o.fuel, funcs: o.funcs, cache: map[[32]byte]*wasmtimeCompiled{}}
+	e := &wasmtimeEngine{eng: wasmtime.NewEngineWithConfig(cfg), fuel: o.Fuel, funcs: o.Funcs, cache: map[[32]byte]*wasmtimeCompiled{}}
 	e.linker = wasmtime.NewLinker(e.eng)
 	if err := e.define(); err != nil {
 		e.linker.Close()
@@ -83,7 +83,7 @@ func newWasmtime(_ context.Context, o engineOptions) (engine, error) {
 	return e, nil
 }
 
-// define puts WASI and every function of module "acl" in the linker.
+// define puts WASI and the host functions in the linker.
 func (e *wasmtimeEngine) define() error {
 	if err := e.linker.DefineWasi(); err != nil {
 		return err
@@ -97,8 +97,7 @@ func (e *wasmtimeEngine) define() error {
 	}
 	i32 := wasmtime.NewValType(wasmtime.KindI32)
 	i64 := wasmtime.NewValType(wasmtime.KindI64)
-	for i := range abi.Funcs {
-		f := &abi.Funcs[i]
+	for fi, f := range e.funcs {
 		params := make([]*wasmtime.ValType, len(f.Params))
 		for k, p := range f.Params {
 			params[k] = i32
@@ -106,9 +105,8 @@ func (e *wasmtimeEngine) define() error {
 				params[k] = i64
 			}
 		}
-		fi := i
 		ty := wasmtime.NewFuncType(params, []*wasmtime.ValType{i32})
-		err := e.linker.FuncNew(abi.Module, f.Name, ty, trapPanics(func(c *wasmtime.Caller, args []wasmtime.Val) ([]wasmtime.Val, *wasmtime.Trap) {
+		err := e.linker.FuncNew(f.Module, f.Name, ty, trapPanics(func(c *wasmtime.Caller, args []wasmtime.Val) ([]wasmtime.Val, *wasmtime.Trap) {
 			w, _ := c.Data().(*wasmtimeInstance)
 			if w == nil { // not a store of this adapter
 				return []wasmtime.Val{wasmtime.ValI32(500000)}, nil
@@ -125,36 +123,11 @@ func (e *wasmtimeEngine) define() error {
 			return err
 		}
 	}
-	for _, h := range e.funcs {
-		params := make([]*wasmtime.ValType, len(h.f.Params))
-		for k, p := range h.f.Params {
-			params[k] = i32
-			if p.Type.Is64() {
-				params[k] = i64
-			}
-		}
-		h := h
-		ty := wasmtime.NewFuncType(params, []*wasmtime.ValType{i32})
-		err := e.linker.FuncNew(h.module, h.name, ty, trapPanics(func(c *wasmtime.Caller, args []wasmtime.Val) ([]wasmtime.Val, *wasmtime.Trap) {
-			w, _ := c.Data().(*wasmtimeInstance)
-			if w == nil {
-				return []wasmtime.Val{wasmtime.ValI32(500000)}, nil
-			}
-			r := w.hostFuncCall(c, h, args)
-			if w.ctx != nil && w.ctx.Err() != nil {
-				return nil, wasmtime.NewTrap("interrupted: " + w.ctx.Err().Error())
-			}
-			return []wasmtime.Val{wasmtime.ValI32(r)}, nil
-		}))
-		if err != nil {
-			return err
-		}
-	}
 	return nil
 }
 
 // trapPanics turns a panic in a host function (a trace callback's, a
-// Stdout writer's: Session.invoke already recovers the imports' own) into a
+// Stdout writer's: the Invoker already recovers the imports' own) into a
 // trap of the guest, as wazero does; wasmtime-go would re-raise it in the
 // host's goroutine instead.
 func trapPanics(fn func(*wasmtime.Caller, []wasmtime.Val) ([]wasmtime.Val, *wasmtime.Trap)) func(*wasmtime.Caller, []wasmtime.Val) ([]wasmtime.Val, *wasmtime.Trap) {
@@ -168,7 +141,7 @@ func trapPanics(fn func(*wasmtime.Caller, []wasmtime.Val) ([]wasmtime.Val, *wasm
 	}
 }
 
-func (e *wasmtimeEngine) close(context.Context) error {
+func (e *wasmtimeEngine) Close(context.Context) error {
 	e.mu.Lock()
 	for k, c := range e.cache {
 		c.mod.Close()
@@ -183,25 +156,23 @@ func (e *wasmtimeEngine) close(context.Context) error {
 // compile compiles wasm, or returns the module compiled from the same bytes
 // before: like wazero's compilation cache, compiled code lives as long as
 // the runtime, so loading a plugin again costs only the import check.
-func (e *wasmtimeEngine) compile(_ context.Context, wasm []byte) (compiled, error) {
-	key := sha256.Sum256(wasm)
+func (e *wasmtimeEngine) Compile(_ context.Context, m engine.Module) (engine.Compiled, error) {
+	key := sha256.Sum256(m.Wasm)
 	e.mu.Lock()
 	c, ok := e.cache[key]
 	e.mu.Unlock()
 	if ok {
 		return c, nil
 	}
-	bin, memName := memoryExport(wasm)
-	bin, start := hoistStart(bin)
-	mod, err := wasmtime.NewModule(e.eng, bin)
+	mod, err := wasmtime.NewModule(e.eng, m.Wasm)
 	if err != nil {
 		return nil, err
 	}
-	if start != "" && !emptyFunc(mod, start) {
+	if m.Start != "" && !emptyFunc(mod, m.Start) {
 		mod.Close()
-		return nil, errStartType
+		return nil, engine.ErrStartType
 	}
-	c = &wasmtimeCompiled{e: e, mod: mod, memName: memName, start: start}
+	c = &wasmtimeCompiled{e: e, mod: mod, memName: m.Memory}
 	e.mu.Lock()
 	if prev, ok := e.cache[key]; ok { // compiled concurrently
 		e.mu.Unlock()
@@ -230,13 +201,10 @@ type wasmtimeCompiled struct {
 	e       *wasmtimeEngine
 	mod     *wasmtime.Module
 	memName string // the export naming memory 0, "" if none
-	start   string // the export the start function was moved to (hoistStart)
 }
 
-func (m *wasmtimeCompiled) startExport() string { return m.start }
-
-func (m *wasmtimeCompiled) imports() []importDesc {
-	var out []importDesc
+func (m *wasmtimeCompiled) Imports() []engine.Import {
+	var out []engine.Import
 	for _, im := range m.mod.Imports() {
 		ft := im.Type().FuncType()
 		if ft == nil {
@@ -246,7 +214,7 @@ func (m *wasmtimeCompiled) imports() []importDesc {
 		if n := im.Name(); n != nil {
 			name = *n
 		}
-		out = append(out, importDesc{module: im.Module(), name: name, signature: wasmtimeSignature(ft)})
+		out = append(out, engine.Import{Module: im.Module(), Name: name, Signature: wasmtimeSignature(ft)})
 	}
 	return out
 }
@@ -269,21 +237,21 @@ func wasmtimeSignature(ft *wasmtime.FuncType) string {
 }
 
 // close does nothing: the module belongs to the engine's cache.
-func (m *wasmtimeCompiled) close(context.Context) error { return nil }
+func (m *wasmtimeCompiled) Close(context.Context) error { return nil }
 
-func (m *wasmtimeCompiled) instantiate(ctx context.Context, s *Session, cfg Config) (instance, error) {
+func (m *wasmtimeCompiled) Instantiate(ctx context.Context, cfg engine.Config) (engine.Instance, error) {
 	if cfg.DeterministicClocks {
 		return nil, errors.New("host: deterministic clocks need the wazero engine (Config.DeterministicClocks)")
 	}
 	e := m.e
-	w := &wasmtimeInstance{e: e, s: s, memName: m.memName, stdin: cfg.Stdin, stdout: cfg.Stdout, stderr: cfg.Stderr}
+	w := &wasmtimeInstance{e: e, inv: cfg.Invoker, memName: m.memName, stdin: cfg.Stdin, stdout: cfg.Stdout, stderr: cfg.Stderr}
 	w.store = wasmtime.NewStoreWithData(e.eng, w)
-	liveMemories.Add(1)
+	engine.LiveMemories.Add(1)
 	w.handle = cgo.NewHandle(w)
 	setEpochCallback(w.store, w.handle)
 	// The policy's memory limit: growing past it makes memory.grow return
 	// -1, as on wazero. One memory, as the sandbox knows only one.
-	w.store.Limiter(int64(memoryBytes(s.policy.MemoryPages)), -1, -1, -1, 1)
+	w.store.Limiter(int64(cfg.MemoryLimit), -1, -1, -1, 1)
 	wc := wasmtime.NewWasiConfig()
 	wc.SetArgv(cfg.Args)
 	keys, vals := make([]string, len(cfg.Env)), make([]string, len(cfg.Env))
@@ -292,7 +260,7 @@ func (m *wasmtimeCompiled) instantiate(ctx context.Context, s *Session, cfg Conf
 	}
 	wc.SetEnv(keys, vals)
 	// Nothing else: no preopened directory, no inherited stdio. Stdio goes
-	// through the shadowed fd_read/fd_write (wasmtime_wasi.go).
+	// through the shadowed fd_read/fd_write (wasi.go).
 	w.store.SetWasi(wc)
 	var inst *wasmtime.Instance
 	err := w.enter(ctx, func() (err error) {
@@ -300,14 +268,14 @@ func (m *wasmtimeCompiled) instantiate(ctx context.Context, s *Session, cfg Conf
 		return err
 	})
 	if err = w.runError(ctx, "instantiate", err); err == nil && inst == nil {
-		err = fmt.Errorf("instantiate: %w: no instance", ErrTrap)
+		err = &engine.Trap{Call: "instantiate", Reason: "no instance"}
 	}
 	if err != nil {
-		// No guest code has run (the host calls the start function itself,
-		// see hoistStart), but release the session before the store goes
-		// all the same (the caller's release then finds nothing left).
-		_ = s.release(ctx)
-		_ = w.close(ctx)
+		// No guest code has run (the host calls the start function itself),
+		// but release the session before the store goes all the same (the
+		// caller's release then finds nothing left).
+		_ = cfg.Invoker.Release(ctx)
+		_ = w.Close(ctx)
 		return nil, err
 	}
 	w.inst = inst
@@ -323,7 +291,7 @@ func (m *wasmtimeCompiled) instantiate(ctx context.Context, s *Session, cfg Conf
 // wasmtimeInstance is one instance in its own store.
 type wasmtimeInstance struct {
 	e       *wasmtimeEngine
-	s       *Session
+	inv     engine.Invoker
 	store   *wasmtime.Store
 	handle  cgo.Handle // the store's reference to w, for the epoch callback
 	inst    *wasmtime.Instance
@@ -358,18 +326,11 @@ func (w *wasmtimeInstance) guestMemory(c *wasmtime.Caller) []byte {
 	return unsafe.Slice((*byte)(w.base), w.mem.DataSize(c))
 }
 
-// hostCall runs import fi: wasmtime values in, the engine-neutral stack to
-// Session.invoke, the i32 result out.
+// hostCall runs host function fi: wasmtime values in, the engine-neutral
+// stack to the Invoker, the i32 result out.
 func (w *wasmtimeInstance) hostCall(c *wasmtime.Caller, fi int, args []wasmtime.Val) int32 {
 	stack, ctx := w.callStack(args)
-	w.s.invoke(ctx, fi, w.guestMemory(c), stack)
-	return int32(uint32(stack[0]))
-}
-
-// hostFuncCall is hostCall for a host function outside module "acl".
-func (w *wasmtimeInstance) hostFuncCall(c *wasmtime.Caller, h *hostFunc, args []wasmtime.Val) int32 {
-	stack, ctx := w.callStack(args)
-	w.s.invokeHost(ctx, h, w.guestMemory(c), stack)
+	w.inv.Invoke(ctx, fi, w.guestMemory(c), stack)
 	return int32(uint32(stack[0]))
 }
 
@@ -419,26 +380,26 @@ func (w *wasmtimeInstance) enter(ctx context.Context, fn func() error) error {
 	return err
 }
 
-func (w *wasmtimeInstance) has(name string) bool {
+func (w *wasmtimeInstance) Has(name string) bool {
 	return w.inst.GetFunc(w.store, name) != nil
 }
 
-func (w *wasmtimeInstance) memory() []byte {
+func (w *wasmtimeInstance) Memory() []byte {
 	if w.mem == nil || w.store == nil {
 		return nil
 	}
 	return unsafe.Slice((*byte)(w.base), w.mem.DataSize(w.store))
 }
 
-func (w *wasmtimeInstance) call(ctx context.Context, name string, args ...uint64) ([]uint64, error) {
+func (w *wasmtimeInstance) Call(ctx context.Context, name string, args ...uint64) ([]uint64, error) {
 	f := w.inst.GetFunc(w.store, name)
 	if f == nil {
-		return nil, fmt.Errorf("host: %w: %q", errNoExport, name)
+		return nil, fmt.Errorf("host: %w: %q", engine.ErrNoExport, name)
 	}
 	ty := f.Type(w.store)
 	params, results := ty.Params(), ty.Results()
 	if len(args) != len(params) {
-		return nil, fmt.Errorf("host: %s: %w: it takes %d, got %d", name, errArgs, len(params), len(args))
+		return nil, fmt.Errorf("host: %s: %w: it takes %d, got %d", name, engine.ErrArgs, len(params), len(args))
 	}
 	vals := make([]any, len(args))
 	for k, p := range params {
@@ -452,7 +413,7 @@ func (w *wasmtimeInstance) call(ctx context.Context, name string, args ...uint64
 		case wasmtime.KindF64:
 			vals[k] = math.Float64frombits(args[k])
 		default:
-			return nil, fmt.Errorf("%s: %w: parameter %d has a type that cannot be passed from the host", name, ErrTrap, k)
+			return nil, &engine.Trap{Call: name, Reason: fmt.Sprintf("parameter %d has a type that cannot be passed from the host", k)}
 		}
 	}
 	var res any
@@ -492,24 +453,24 @@ func wasmtimeBits(v any) uint64 {
 	return 0 // references
 }
 
-// runError classifies how a guest call ended, as runError does for wazero:
-// a WASI exit gives an *ExitError (code 0 too), a done context ErrTimeout or
-// ErrCanceled (whether the epoch stopped guest code or a blocking host call
-// returned early because of it), anything else ErrTrap.
+// runError classifies how a guest call ended, as the wazero adapter does:
+// a WASI exit gives an *engine.ExitError (code 0 too), a done context an
+// *engine.Done (whether the epoch stopped guest code or a blocking host
+// call returned early because of it), anything else an *engine.Trap.
 func (w *wasmtimeInstance) runError(ctx context.Context, name string, err error) error {
 	var we *wasmtime.Error
 	if errors.As(err, &we) {
 		if code, ok := we.ExitStatus(); ok {
-			return &ExitError{Code: uint32(code)} // 0 too: the guest has ended
+			return &engine.ExitError{Code: uint32(code)} // 0 too: the guest has ended
 		}
 	}
 	if ctx.Err() != nil {
-		return doneErr(ctx, name)
+		return &engine.Done{Call: name}
 	}
 	if err == nil {
 		return nil
 	}
-	te := wasmtimeTrap(name, err.Error())
+	te := engine.WasmtimeTrap(name, err.Error())
 	var trap *wasmtime.Trap
 	if errors.As(err, &trap) && trap.Code() != nil && *trap.Code() == wasmtime.OutOfFuel ||
 		strings.Contains(te.Reason, "all fuel consumed") { // the C API returns most traps as errors
@@ -518,15 +479,15 @@ func (w *wasmtimeInstance) runError(ctx context.Context, name string, err error)
 	return te
 }
 
-// close deletes the store: the instance, its memory and its WASI state. The
-// session has been released before (Instance.finish), so no stream worker
-// still uses the memory.
-func (w *wasmtimeInstance) close(context.Context) error {
+// Close deletes the store: the instance, its memory and its WASI state. The
+// session has been released before (the host's Instance.finish), so no
+// stream worker still uses the memory.
+func (w *wasmtimeInstance) Close(context.Context) error {
 	if w.store == nil {
 		return nil
 	}
 	w.store.Close()
-	liveMemories.Add(-1)
+	engine.LiveMemories.Add(-1)
 	w.store, w.inst, w.mem, w.base = nil, nil, nil, nil
 	w.handle.Delete()
 	return nil

@@ -1,10 +1,8 @@
-//go:build wasmtime && cgo
-
 package host
 
 // memoryExport returns a module whose memory 0 is exported, and the name
-// it is exported under. Wasmtime only shows an embedder exported memories,
-// while the guest's memory is the sandbox's to check pointers against
+// it is exported under; Load prepares every module so, whatever the engine.
+// Wasmtime only shows an embedder exported memories, while the guest's memory is the sandbox's to check pointers against
 // whether or not the guest exports it (wazero shows it either way), so a
 // module that defines a memory without exporting it gets one more export:
 // "memory", where wasmtime's WASI looks for it (wazero's WASI takes the

@@ -1,14 +1,10 @@
-package host
+package wazero
 
 import (
 	"sync"
-	"sync/atomic"
-)
 
-// liveMemories counts the guest memories not yet released (reservations
-// here, stores on wasmtime), so that tests can prove that every ending of
-// a run or an instance releases its memory.
-var liveMemories atomic.Int64
+	"github.com/aclwasm/aclwasm/host/internal/engine"
+)
 
 // linearMemory backs a guest's linear memory with one reservation of the
 // policy's maximum size, made up front, so that the memory never moves when
@@ -35,7 +31,7 @@ func newLinearMemory(max uint64) *linearMemory {
 	if m.res, err = reserve(max); err != nil {
 		m.res, m.heap = make([]byte, max), true // Go does not move heap objects either
 	}
-	liveMemories.Add(1)
+	engine.LiveMemories.Add(1)
 	return m
 }
 
@@ -61,12 +57,13 @@ func (m *linearMemory) Free() {
 	m.freed = true
 	m.mu.Unlock()
 	if !freed {
-		m.release()
+		m.Release()
 	}
 }
 
-// release drops one reference and unmaps the reservation with the last.
-func (m *linearMemory) release() {
+// Release drops one reference and unmaps the reservation with the last:
+// the session's (engine.Invoker.Hold), after its streams stopped.
+func (m *linearMemory) Release() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.refs--
@@ -75,6 +72,6 @@ func (m *linearMemory) release() {
 			unreserve(m.res)
 		}
 		m.res = nil
-		liveMemories.Add(-1)
+		engine.LiveMemories.Add(-1)
 	}
 }

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package host
+package wazero
 
 // reserve allocates n bytes on the Go heap: stable too, since Go does not
 // move heap objects, and kept alive by the views that stream workers hold.

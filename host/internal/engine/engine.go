@@ -1,0 +1,151 @@
+// Package engine is the contract between the sandbox (package host) and the
+// WebAssembly engines that run its guests: compile a module, list its
+// function imports, instantiate it for a session, call an export with
+// uint64 values, show the guest's memory, close. The adapters (packages
+// wazero and wasmtime below this one) are thin: they map their engine's
+// calling convention onto a stack of uint64 and hand every host function
+// call to the session's Invoker. No import logic lives in them, so the
+// checks cannot drift between engines.
+package engine
+
+import (
+	"context"
+	"errors"
+	"io"
+	"sync/atomic"
+
+	"github.com/aclwasm/aclwasm/abi"
+)
+
+// New makes an engine with the given options.
+type New func(context.Context, Options) (Engine, error)
+
+// Options are what an engine is made with.
+type Options struct {
+	Fuel     uint64 // WithFuel; 0: no fuel metering
+	CacheDir string // WithCacheDir; "": in memory only
+	// Funcs are the host functions the engine provides besides WASI, each
+	// routed to Invoker.Invoke with its index in Funcs. Each returns one
+	// i32.
+	Funcs []Func
+}
+
+// Func is one host function.
+type Func struct {
+	Module, Name string
+	Params       []abi.Param
+}
+
+// Module is a module prepared for compilation: the host has moved its
+// start function to an export and exported its memory 0 (see
+// host/wasmparse.go).
+type Module struct {
+	Wasm []byte
+	// Start names the export the start function was moved to, "" if none:
+	// the adapter checks it has type [] -> [] (ErrStartType).
+	Start string
+	// Memory names the export of memory 0, "" if the module defines none.
+	Memory string
+}
+
+// Engine compiles modules.
+type Engine interface {
+	Compile(ctx context.Context, m Module) (Compiled, error)
+	Close(ctx context.Context) error
+}
+
+// Compiled is a compiled module.
+type Compiled interface {
+	// Imports lists the module's function imports.
+	Imports() []Import
+	Instantiate(ctx context.Context, cfg Config) (Instance, error)
+	Close(ctx context.Context) error
+}
+
+// Instance is an instantiated module.
+type Instance interface {
+	Has(export string) bool
+	// Memory is the guest's linear memory now, for the embedder and tests.
+	Memory() []byte
+	// Call calls an export. It returns ErrNoExport or ErrArgs before any
+	// guest code runs, an *ExitError, a *Trap or a *Done after.
+	Call(ctx context.Context, name string, args ...uint64) ([]uint64, error)
+	Close(ctx context.Context) error
+}
+
+// Import is one function import of a module.
+type Import struct {
+	Module, Name string
+	Signature    string // as abi.Func.Signature writes it
+}
+
+// Config is what an instance is made with.
+type Config struct {
+	Invoker     Invoker
+	MemoryLimit uint64 // bytes the linear memory may grow to
+	Args, Env   []string
+	Stdin       io.Reader
+	Stdout      io.Writer
+	Stderr      io.Writer
+	// DeterministicClocks: wazero's fake clocks and sleeps.
+	DeterministicClocks bool
+}
+
+// Invoker is the session side of an instance: the host's Session satisfies
+// it, so that adapters never import the host.
+type Invoker interface {
+	// Invoke runs Options.Funcs[fn] with the guest's memory (nil if none)
+	// and the parameters on stack (i32 zero-extended); it leaves the i32
+	// result in stack[0].
+	Invoke(ctx context.Context, fn int, mem []byte, stack []uint64)
+	// Hold gives the session a reference to the guest's memory, which it
+	// releases after its streams stopped (queued copies may use it).
+	Hold(m Releaser)
+	// Release releases the session: the adapter calls it when an
+	// instantiation fails after the session may have queued work, before
+	// it frees the memory that work may use.
+	Release(ctx context.Context) error
+}
+
+// Releaser drops a reference.
+type Releaser interface{ Release() }
+
+type invokerKey struct{}
+
+// WithInvoker returns ctx carrying inv, for the adapters whose host
+// functions are shared by every instance (wazero).
+func WithInvoker(ctx context.Context, inv Invoker) context.Context {
+	return context.WithValue(ctx, invokerKey{}, inv)
+}
+
+// InvokerFrom returns the Invoker of ctx, nil if none.
+func InvokerFrom(ctx context.Context) Invoker {
+	inv, _ := ctx.Value(invokerKey{}).(Invoker)
+	return inv
+}
+
+// Errors of a call refused before any guest code ran (the instance stays
+// usable), and of a module whose start function has the wrong type.
+var (
+	ErrNoExport  = errors.New("no such export")
+	ErrArgs      = errors.New("wrong number of arguments")
+	ErrStartType = errors.New("start function must have type [] -> []")
+)
+
+// ExitError is a guest's exit (proc_exit), code 0 too.
+type ExitError struct{ Code uint32 }
+
+func (e *ExitError) Error() string { return "guest exited" }
+
+// Done reports a call stopped because its context ended.
+type Done struct{ Call string }
+
+func (e *Done) Error() string { return e.Call + ": context done" }
+
+// LiveMemories counts the guest memories not yet released (reservations on
+// wazero, stores on wasmtime), so that tests can prove that every ending of
+// a run or an instance releases its memory.
+var LiveMemories atomic.Int64
+
+// MemoryBytes returns the bytes of a linear memory limit of pages pages.
+func MemoryBytes(pages uint32) uint64 { return uint64(pages) << 16 }

@@ -1,0 +1,276 @@
+// Package wazero is the default engine adapter: pure Go, one
+// wazero.Runtime with the host functions and WASI, and a compilation
+// cache. It only compiles, instantiates and calls, and routes every host
+// function to the session's engine.Invoker.
+package wazero
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+	"github.com/tetratelabs/wazero/sys"
+
+	"github.com/aclwasm/aclwasm/abi"
+	"github.com/aclwasm/aclwasm/host/internal/engine"
+)
+
+// Engine is one wazero.Runtime with the host modules and WASI, and an
+// in-memory (or on-disk) compilation cache.
+type Engine struct {
+	rt    wazero.Runtime
+	cache wazero.CompilationCache
+	host  map[string]bool // the host modules' names
+}
+
+// New makes the engine.
+func New(ctx context.Context, o engine.Options) (engine.Engine, error) {
+	if o.Fuel != 0 {
+		return nil, errors.New("fuel metering (WithFuel) needs the wasmtime engine")
+	}
+	cache := wazero.NewCompilationCache()
+	if o.CacheDir != "" {
+		var err error
+		if cache, err = wazero.NewCompilationCacheWithDir(o.CacheDir); err != nil {
+			return nil, fmt.Errorf("compilation cache %s: %w", o.CacheDir, err)
+		}
+	}
+	cfg := wazero.NewRuntimeConfig().
+		WithCloseOnContextDone(true). // a timeout stops a spinning guest
+		WithCompilationCache(cache)
+	r := wazero.NewRuntimeWithConfig(ctx, cfg)
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, r); err != nil {
+		return nil, errors.Join(err, r.Close(ctx))
+	}
+	e := &Engine{rt: r, cache: cache, host: map[string]bool{}}
+	if err := e.hostModules(ctx, o.Funcs); err != nil {
+		return nil, errors.Join(err, r.Close(ctx))
+	}
+	return e, nil
+}
+
+// hostModules instantiates one host module per module of funcs, each
+// function routed to Invoker.Invoke with its index.
+func (e *Engine) hostModules(ctx context.Context, funcs []engine.Func) error {
+	builders := map[string]wazero.HostModuleBuilder{}
+	var order []string
+	for fi, f := range funcs {
+		b, ok := builders[f.Module]
+		if !ok {
+			b = e.rt.NewHostModuleBuilder(f.Module)
+			builders[f.Module] = b
+			order = append(order, f.Module)
+			e.host[f.Module] = true
+		}
+		names := make([]string, len(f.Params))
+		for k, p := range f.Params {
+			names[k] = p.Name
+		}
+		b.NewFunctionBuilder().
+			WithGoModuleFunction(e.hostFunc(fi), params(f.Params), []api.ValueType{api.ValueTypeI32}).
+			WithParameterNames(names...).
+			WithResultNames("result").
+			Export(f.Name)
+	}
+	for _, m := range order {
+		if _, err := builders[m].Instantiate(ctx); err != nil {
+			return fmt.Errorf("host module %s: %w", m, err)
+		}
+	}
+	return nil
+}
+
+// hostFunc makes host function fi, called with the Invoker of the call's
+// context and the guest's memory.
+func (e *Engine) hostFunc(fi int) api.GoModuleFunc {
+	return func(ctx context.Context, mod api.Module, stack []uint64) {
+		inv := engine.InvokerFrom(ctx)
+		if inv == nil { // only reachable by calling a guest outside the host's API
+			stack[0] = uint64(uint32(int32(500000)))
+			return
+		}
+		inv.Invoke(ctx, fi, e.guestMemory(mod), stack)
+		if err := ctx.Err(); err != nil {
+			// The call's context ended while the import blocked: the
+			// guest must not resume. This is how proc_exit stops it.
+			code := sys.ExitCodeContextCanceled
+			if errors.Is(err, context.DeadlineExceeded) {
+				code = sys.ExitCodeDeadlineExceeded
+			}
+			panic(sys.NewExitError(code))
+		}
+	}
+}
+
+// params maps ABI parameters onto wasm value types.
+func params(ps []abi.Param) []api.ValueType {
+	out := make([]api.ValueType, len(ps))
+	for k, p := range ps {
+		out[k] = api.ValueTypeI32
+		if p.Type.Is64() {
+			out[k] = api.ValueTypeI64
+		}
+	}
+	return out
+}
+
+func (e *Engine) guestMemory(mod api.Module) []byte {
+	if e.host[mod.Name()] {
+		// A guest that re-exports an import, called from the host: wazero
+		// passes the host module, whose Memory is a nil *MemoryInstance in
+		// a non-nil interface. There is no guest memory to give.
+		return nil
+	}
+	return memoryOf(mod)
+}
+
+func memoryOf(mod api.Module) []byte {
+	m := mod.Memory()
+	if m == nil {
+		return nil
+	}
+	b, _ := m.Read(0, m.Size())
+	return b
+}
+
+// Close closes the runtime and the cache.
+func (e *Engine) Close(ctx context.Context) error {
+	return errors.Join(e.rt.Close(ctx), e.cache.Close(ctx))
+}
+
+// Compile compiles m.
+func (e *Engine) Compile(ctx context.Context, m engine.Module) (engine.Compiled, error) {
+	cm, err := e.rt.CompileModule(ctx, m.Wasm)
+	if err != nil {
+		return nil, err
+	}
+	if f := cm.ExportedFunctions()[m.Start]; m.Start != "" && (f == nil || len(f.ParamTypes()) > 0 || len(f.ResultTypes()) > 0) {
+		return nil, errors.Join(engine.ErrStartType, cm.Close(ctx))
+	}
+	return &module{e: e, cm: cm}, nil
+}
+
+type module struct {
+	e  *Engine
+	cm wazero.CompiledModule
+}
+
+func (m *module) Imports() []engine.Import {
+	var out []engine.Import
+	for _, f := range m.cm.ImportedFunctions() {
+		mod, name, _ := f.Import()
+		out = append(out, engine.Import{Module: mod, Name: name, Signature: signature(f.ParamTypes(), f.ResultTypes())})
+	}
+	return out
+}
+
+func signature(params, results []api.ValueType) string {
+	ts := make([]string, len(params))
+	for i, t := range params {
+		ts[i] = api.ValueTypeName(t)
+	}
+	rs := make([]string, len(results))
+	for i, t := range results {
+		rs[i] = api.ValueTypeName(t)
+	}
+	return "(" + strings.Join(ts, ", ") + ") -> " + strings.Join(rs, ", ")
+}
+
+func (m *module) Close(ctx context.Context) error { return m.cm.Close(ctx) }
+
+func (m *module) Instantiate(ctx context.Context, cfg engine.Config) (engine.Instance, error) {
+	var lm *linearMemory
+	ctx = experimental.WithMemoryAllocator(ctx, experimental.MemoryAllocatorFunc(func(_, max uint64) experimental.LinearMemory {
+		lm = newLinearMemory(min(max, cfg.MemoryLimit))
+		cfg.Invoker.Hold(lm)
+		return lm
+	}))
+	mc := wazero.NewModuleConfig().
+		WithName(""). // many instances of one module coexist
+		WithStartFunctions().
+		WithArgs(cfg.Args...)
+	var mod api.Module // the instance, once there is one
+	var err error
+	if !cfg.DeterministicClocks {
+		// The host's clocks, as on wasmtime. A sleep ends early when the
+		// call's context ends (wazero then closes the module); a start
+		// function is such a call too (the host calls it).
+		stopped := func() bool { return mod == nil && ctx.Err() != nil || mod != nil && mod.IsClosed() }
+		mc = mc.WithSysWalltime().WithSysNanotime().WithNanosleep(func(ns int64) { sleep(ns, stopped) })
+	}
+	for _, kv := range cfg.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		mc = mc.WithEnv(k, v)
+	}
+	if cfg.Stdin != nil {
+		mc = mc.WithStdin(cfg.Stdin)
+	}
+	if cfg.Stdout != nil {
+		mc = mc.WithStdout(cfg.Stdout)
+	}
+	if cfg.Stderr != nil {
+		mc = mc.WithStderr(cfg.Stderr)
+	}
+	mod, err = m.e.rt.InstantiateModule(ctx, m.cm, mc)
+	if err != nil {
+		// No guest code has run (the host calls the start function), but
+		// wazero may have made the memory before failing (a data segment
+		// out of bounds), and drops such a module without freeing it.
+		if mod != nil {
+			_ = mod.Close(ctx)
+		}
+		if lm != nil {
+			lm.Free()
+		}
+		return nil, runError("instantiate", err)
+	}
+	return &instance{mod: mod}, nil
+}
+
+type instance struct{ mod api.Module }
+
+func (i *instance) Has(name string) bool { return i.mod.ExportedFunction(name) != nil }
+
+func (i *instance) Memory() []byte { return memoryOf(i.mod) }
+
+func (i *instance) Call(ctx context.Context, name string, args ...uint64) ([]uint64, error) {
+	fn := i.mod.ExportedFunction(name)
+	if fn == nil {
+		return nil, fmt.Errorf("host: %w: %q", engine.ErrNoExport, name)
+	}
+	if want := len(fn.Definition().ParamTypes()); len(args) != want {
+		return nil, fmt.Errorf("host: %s: %w: it takes %d, got %d", name, engine.ErrArgs, want, len(args))
+	}
+	res, err := fn.Call(ctx, args...)
+	if err != nil {
+		return nil, runError(name, err)
+	}
+	// wazero leaves the upper half of an i32 result undefined.
+	for k, t := range fn.Definition().ResultTypes() {
+		if t == api.ValueTypeI32 || t == api.ValueTypeF32 {
+			res[k] = uint64(uint32(res[k]))
+		}
+	}
+	return res, nil
+}
+
+func (i *instance) Close(ctx context.Context) error { return i.mod.Close(ctx) }
+
+// runError classifies how a guest call ended.
+func runError(name string, err error) error {
+	// wazero reports a done context as reserved exit codes, which a guest
+	// can also pass to proc_exit: they stay exit codes here, and the host
+	// turns them into its timeout or cancellation only when the call's
+	// context really is done. An exit with code 0 is an exit too: the
+	// module is closed, whatever the code.
+	var ee *sys.ExitError
+	if errors.As(err, &ee) {
+		return &engine.ExitError{Code: ee.ExitCode()}
+	}
+	return engine.WazeroTrap(name, err.Error())
+}
