@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"github.com/tetratelabs/wazero"
@@ -95,56 +96,76 @@ func wazeroFloor(b *testing.B, wasm []byte) func(name string, args ...uint64) ui
 	}
 }
 
-// noopImport measures the floor of one host call: the same guest loop over
-// a no-op import of aclrtMemcpy's signature, on the bare engine. It returns
-// ns per call.
-func noopImport(b *testing.B) float64 {
+// measure runs floor over b.N operations outside the benchmark's timer,
+// then run over b.N operations timed, so that the two are measured side by
+// side in every run (on a loaded machine the load changes between runs).
+// It reports floor's time per operation as floor-ns/op and returns both
+// times per operation. It clears the metrics reported before it.
+func measure(b *testing.B, floor, run func(n int)) (f, r float64) {
+	b.StopTimer()
+	t := time.Now()
+	floor(b.N)
+	f = float64(time.Since(t).Nanoseconds()) / float64(b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.StartTimer()
+	run(b.N)
+	b.StopTimer()
+	b.ReportMetric(f, "floor-ns/op")
+	return f, float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+}
+
+// loops runs n guest iterations in calls of at most iters, call(k) running
+// k of them.
+func loops(b *testing.B, n, iters int, call func(k int) uint64) {
+	for done := 0; done < n; done += iters {
+		if r := call(min(iters, n-done)); r != 0 {
+			b.Fatalf("guest loop = %d", r)
+		}
+	}
+}
+
+var wasmCache sync.Map // WAT source -> wasm, across a benchmark's runs
+
+func cachedWasm(b *testing.B, wat string) []byte {
+	if w, ok := wasmCache.Load(wat); ok {
+		return w.([]byte)
+	}
+	w := wat2wasm(b, wat)
+	wasmCache.Store(wat, w)
+	return w
+}
+
+// noopImport returns the floor of one host call: n iterations of the same
+// guest loop over a no-op import of aclrtMemcpy's signature, on the bare
+// engine.
+func noopImport(b *testing.B) func(n int) {
 	mk, ok := floorEngines[testEngine]
 	if !ok {
 		b.Fatalf("no floor for engine %q (wasmtime needs -tags wasmtime)", testEngine)
 	}
-	var per float64
-	b.Run("floor-import", func(b *testing.B) {
-		call := mk(b, wat2wasm(b, floorWAT))
-		per = loopCalls(b, 1000, func(iters int) uint64 { return call("memcpy_loop", 0x100, 0x200, 64, 1, uint64(iters)) })
-	})
-	return per
-}
-
-// loopCalls runs b.N guest iterations in calls of at most iters, each
-// call(k) running k of them, and returns ns per iteration.
-func loopCalls(b *testing.B, iters int, call func(k int) uint64) float64 {
-	b.ReportAllocs()
-	b.ResetTimer()
-	for done := 0; done < b.N; done += iters {
-		if r := call(min(iters, b.N-done)); r != 0 {
-			b.Fatalf("guest loop = %d", r)
-		}
+	call := mk(b, cachedWasm(b, floorWAT))
+	return func(n int) {
+		loops(b, n, 1000, func(k int) uint64 { return call("memcpy_loop", 0x100, 0x200, 64, 1, uint64(k)) })
 	}
-	return float64(b.Elapsed().Nanoseconds()) / float64(b.N)
 }
 
-// copyFloor measures Go's copy() of n bytes between two slices, ns per copy.
-func copyFloor(b *testing.B, n int) float64 {
-	var per float64
-	b.Run("floor-copy", func(b *testing.B) {
-		src, dst := make([]byte, n), make([]byte, n)
-		for i := range src {
-			src[i] = byte(i)
-		}
-		copy(dst, src)
-		b.SetBytes(int64(n))
-		b.ResetTimer()
-		for i := 0; i < b.N; i++ {
+// copyFloor returns n copies of size bytes by copy() between two slices.
+func copyFloor(size int) func(n int) {
+	src, dst := make([]byte, size), make([]byte, size)
+	for i := range src {
+		src[i] = byte(i)
+	}
+	copy(dst, src)
+	return func(n int) {
+		for range n {
 			copy(dst, src)
 		}
-		per = float64(b.Elapsed().Nanoseconds()) / float64(b.N)
-	})
-	return per
+	}
 }
 
-// goalHarness is the proxy guest with goalLoops, on device 0, with pages of
-// guest memory and a device allocation of devBytes at dev.
+// goalHarness is the proxy guest with goalLoops, on device 0, with a
+// device allocation at dev.
 type goalHarness struct {
 	*harness
 	dev uint64
@@ -173,7 +194,7 @@ func goalPlugin(b *testing.B, pages int) (*Runtime, *Plugin) {
 	rt, err := NewRuntime(ctx, WithEngine(testEngine))
 	require.NoError(b, err)
 	b.Cleanup(func() { rt.Close(ctx) })
-	pl, err := rt.Load(ctx, wat2wasm(b, proxyWAT(pages, goalLoops)), Policy{MemoryPages: uint32(pages), DeviceMemory: 1 << 30, MaxCallBytes: 1 << 40})
+	pl, err := rt.Load(ctx, cachedWasm(b, proxyWAT(pages, goalLoops)), Policy{MemoryPages: uint32(pages), DeviceMemory: 1 << 30, MaxCallBytes: 1 << 40})
 	require.NoError(b, err)
 	b.Cleanup(func() { pl.Close(ctx) })
 	return rt, pl
@@ -184,10 +205,12 @@ func newGoal(b *testing.B, pages int, devBytes uint64) *goalHarness {
 	return newGoalHarness(b, rt, pl, devBytes)
 }
 
-// syncCopies runs b.N synchronous H2D copies of n bytes from the guest's
-// src, in guest loops of iters, and returns ns per copy.
-func (h *goalHarness) syncCopies(b *testing.B, src, n uint64, iters int) float64 {
-	return loopCalls(b, iters, func(k int) uint64 { return h.bcall(b, "memcpy_loop", h.dev, src, n, 1, uint64(k)) })
+// syncCopies returns n synchronous H2D copies of size bytes from the
+// guest's src, in guest loops of iters.
+func (h *goalHarness) syncCopies(b *testing.B, src, size uint64, iters int) func(n int) {
+	return func(n int) {
+		loops(b, n, iters, func(k int) uint64 { return h.bcall(b, "memcpy_loop", h.dev, src, size, 1, uint64(k)) })
+	}
 }
 
 // BenchmarkGoal1SmallCopy (goal 1): a validated 64-byte aclrtMemcpy H2D from
@@ -195,49 +218,49 @@ func (h *goalHarness) syncCopies(b *testing.B, src, n uint64, iters int) float64
 // sandboxed time per call over the no-op's (goal: <= 1.5 on wazero, <= 1.2
 // on wasmtime). allocs/op is per call.
 func BenchmarkGoal1SmallCopy(b *testing.B) {
-	floor := noopImport(b)
-	b.Run("sandbox", func(b *testing.B) {
-		h := newGoal(b, 4, 64)
-		per := h.syncCopies(b, data, 64, 1000)
-		b.ReportMetric(per/floor, "x-floor")
-	})
+	h := newGoal(b, 4, 64)
+	f, r := measure(b, noopImport(b), h.syncCopies(b, data, 64, 1000))
+	b.ReportMetric(r/f, "x-floor")
 }
 
 // BenchmarkGoal2Copy4KiB (goal 2): a 4 KiB synchronous aclrtMemcpy H2D
 // against the no-op import plus a copy() of 4 KiB. x-floor: sandboxed over
 // that sum (goal: <= 1.5).
 func BenchmarkGoal2Copy4KiB(b *testing.B) {
-	const n = 4 << 10
-	floor := noopImport(b) + copyFloor(b, n)
-	b.Run("sandbox", func(b *testing.B) {
-		h := newGoal(b, 4, n)
-		b.SetBytes(n)
-		per := h.syncCopies(b, data, n, 1000)
-		b.ReportMetric(per/floor, "x-floor")
-	})
+	const size = 4 << 10
+	h := newGoal(b, 4, size)
+	noop, cp := noopImport(b), copyFloor(size)
+	b.SetBytes(size)
+	f, r := measure(b, func(n int) { noop(n); cp(n) }, h.syncCopies(b, data, size, 1000))
+	b.ReportMetric(r/f, "x-floor")
 }
 
-// asyncSetup registers n bytes of guest memory at src, so that the copies
-// are queued rather than run by the caller, and creates a stream.
-func (h *goalHarness) asyncSetup(b *testing.B, src, n uint64) (stream uint64) {
-	require.Zero(b, uint32(h.bcall(b, "aclrtHostRegister", src, n, 0, outB)))
+// asyncSetup registers size bytes of guest memory at src, so that the
+// copies are queued rather than run by the caller, and creates a stream.
+func (h *goalHarness) asyncSetup(b *testing.B, src, size uint64) (stream uint64) {
+	require.Zero(b, uint32(h.bcall(b, "aclrtHostRegister", src, size, 0, outB)))
 	require.Zero(b, uint32(h.bcall(b, "aclrtCreateStream", outC)))
 	return uint64(h.u32(outC))
+}
+
+// asyncPairs returns n pairs of aclrtMemcpyAsync H2D of size bytes from src
+// and aclrtSynchronizeStream on st, in guest loops of iters.
+func (h *goalHarness) asyncPairs(b *testing.B, src, size, st uint64, iters int) func(n int) {
+	return func(n int) {
+		loops(b, n, iters, func(k int) uint64 { return h.bcall(b, "async_loop", h.dev, src, size, 1, st, uint64(k)) })
+	}
 }
 
 // BenchmarkGoal3AsyncLarge (goal 3): a 1 MiB aclrtMemcpyAsync H2D from
 // registered guest memory followed by aclrtSynchronizeStream, against
 // copy() of 1 MiB. x-copy: its throughput over copy()'s (goal: >= 0.9).
 func BenchmarkGoal3AsyncLarge(b *testing.B) {
-	const n = 1 << 20
-	floor := copyFloor(b, n)
-	b.Run("sandbox", func(b *testing.B) {
-		h := newGoal(b, 32, n)
-		st := h.asyncSetup(b, 0x10000, n)
-		b.SetBytes(n)
-		per := loopCalls(b, 16, func(k int) uint64 { return h.bcall(b, "async_loop", h.dev, 0x10000, n, 1, st, uint64(k)) })
-		b.ReportMetric(floor/per, "x-copy")
-	})
+	const size = 1 << 20
+	h := newGoal(b, 32, size)
+	st := h.asyncSetup(b, 0x10000, size)
+	b.SetBytes(size)
+	f, r := measure(b, copyFloor(size), h.asyncPairs(b, 0x10000, size, st, 16))
+	b.ReportMetric(f/r, "x-copy")
 }
 
 // BenchmarkGoal3AsyncSmall (goal 3): a 64-byte aclrtMemcpyAsync H2D from
@@ -246,29 +269,23 @@ func BenchmarkGoal3AsyncLarge(b *testing.B) {
 // <= 3).
 func BenchmarkGoal3AsyncSmall(b *testing.B) {
 	h := newGoal(b, 4, 64)
-	var sync float64
-	b.Run("floor-sync", func(b *testing.B) { sync = h.syncCopies(b, data, 64, 1000) })
-	b.Run("sandbox", func(b *testing.B) {
-		st := h.asyncSetup(b, 0x10000, 64)
-		defer func() { require.Zero(b, uint32(h.bcall(b, "aclrtDestroyStream", st))) }()
-		per := loopCalls(b, 1000, func(k int) uint64 { return h.bcall(b, "async_loop", h.dev, 0x10000, 64, 1, st, uint64(k)) })
-		require.Zero(b, uint32(h.bcall(b, "aclrtHostUnregister", 0x10000)))
-		b.ReportMetric(per/sync, "x-sync")
-	})
+	st := h.asyncSetup(b, 0x10000, 64)
+	f, r := measure(b, h.syncCopies(b, data, 64, 1000), h.asyncPairs(b, 0x10000, 64, st, 1000))
+	b.ReportMetric(r/f, "x-sync")
 }
 
-// batchLayout writes the arrays of a batch of num H2D copies of n bytes
-// (entry i: guest src+i*n to dev+i*n, all disjoint) at arrays, and returns
-// the guest addresses of dsts, srcs, sizes, the one attribute, its index
-// and failIndex.
-func (h *goalHarness) batchLayout(arrays uint32, src uint64, num int, n uint64) (dsts, srcs, sizes, attrs, idx, fail uint64) {
+// batchLayout writes the arrays of a batch of num H2D copies of size bytes
+// (entry i: guest src+i*size to dev+i*size, all disjoint) at arrays, and
+// returns the guest addresses of dsts, srcs, sizes, the one attribute, its
+// index and failIndex.
+func (h *goalHarness) batchLayout(arrays uint32, src uint64, num int, size uint64) (dsts, srcs, sizes, attrs, idx, fail uint64) {
 	dsts, srcs, sizes = uint64(arrays), uint64(arrays)+8*uint64(num), uint64(arrays)+16*uint64(num)
 	attrs = uint64(arrays) + 24*uint64(num)
 	idx, fail = attrs+acl.MemcpyBatchAttrSize, attrs+acl.MemcpyBatchAttrSize+8
 	for i := range num {
-		h.putU64s(uint32(dsts)+8*uint32(i), h.dev+uint64(i)*n)
-		h.putU64s(uint32(srcs)+8*uint32(i), src+uint64(i)*n)
-		h.putU64s(uint32(sizes)+8*uint32(i), n)
+		h.putU64s(uint32(dsts)+8*uint32(i), h.dev+uint64(i)*size)
+		h.putU64s(uint32(srcs)+8*uint32(i), src+uint64(i)*size)
+		h.putU64s(uint32(sizes)+8*uint32(i), size)
 	}
 	h2d(0).Encode(h.mem()[attrs:])
 	h.putU64s(uint32(idx), 0)
@@ -276,83 +293,68 @@ func (h *goalHarness) batchLayout(arrays uint32, src uint64, num int, n uint64) 
 }
 
 // benchBatch (goal 5): a synchronous aclrtMemcpyBatch of 1024 H2D entries
-// of n bytes against a guest loop of the same 1024 aclrtMemcpy calls.
+// of size bytes against a guest loop of the same 1024 aclrtMemcpy calls.
 // x-loop: the loop's time over the batch's (goal: >= 1.2 for 4 KiB, >= 2
 // for 64 B); allocs/entry: the batch's allocations per entry (goal: 0).
-func benchBatch(b *testing.B, n uint64) {
+func benchBatch(b *testing.B, size uint64) {
 	const num = 1024
 	const arrays = 0x1000
 	src := uint64(0x10000)
-	pages := int((src+num*n)>>16) + 1
-	h := newGoal(b, pages, num*n)
-	dsts, srcs, sizes, attrs, idx, fail := h.batchLayout(arrays, src, num, n)
-	var loop float64
-	b.Run("floor-loop", func(b *testing.B) {
-		b.SetBytes(int64(num * n))
-		loop = loopCalls(b, 8, func(k int) uint64 { return h.bcall(b, "copies_loop", dsts, srcs, sizes, num, 1, uint64(k)) })
-	})
-	b.Run("sandbox", func(b *testing.B) {
-		b.SetBytes(int64(num * n))
-		var m0, m1 runtime.MemStats
+	h := newGoal(b, int((src+num*size)>>16)+1, num*size)
+	dsts, srcs, sizes, attrs, idx, fail := h.batchLayout(arrays, src, num, size)
+	b.SetBytes(int64(num * size))
+	var m0, m1 runtime.MemStats
+	f, r := measure(b, func(n int) {
+		loops(b, n, 8, func(k int) uint64 { return h.bcall(b, "copies_loop", dsts, srcs, sizes, num, 1, uint64(k)) })
 		runtime.ReadMemStats(&m0)
-		per := loopCalls(b, 8, func(k int) uint64 {
+	}, func(n int) {
+		loops(b, n, 8, func(k int) uint64 {
 			return h.bcall(b, "batch_loop", dsts, srcs, sizes, num, attrs, idx, fail, uint64(k))
 		})
-		b.StopTimer()
 		runtime.ReadMemStats(&m1)
-		b.ReportMetric(loop/per, "x-loop")
-		b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/float64(b.N)/num, "allocs/entry")
 	})
+	b.ReportMetric(f/r, "x-loop")
+	b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/float64(b.N)/num, "allocs/entry")
 }
 
 func BenchmarkGoal5Batch4KiB(b *testing.B) { benchBatch(b, 4<<10) }
 func BenchmarkGoal5Batch64B(b *testing.B)  { benchBatch(b, 64) }
 
-// benchScaling (goal 6): synchronous H2D copies of n bytes by one session,
-// then by 64 sessions of one runtime at once, each in its own guest loop of
-// iters copies. x-one: the 64 sessions' throughput per core (over
-// min(64, GOMAXPROCS) cores) over one session's (goal: >= 0.95).
+// benchScaling (goal 6): synchronous H2D copies of size bytes by one
+// session, then by 64 sessions of one runtime at once, each in its own
+// guest loop of iters copies. x-one: the 64 sessions' throughput per core
+// (over min(64, GOMAXPROCS) cores) over one session's (goal: >= 0.95).
 // x-copy-one is the same ratio for copy() on 64 goroutines with buffers of
 // their own against one: how the machine itself scales (64 sessions' data
-// does not fit in the caches one session's does).
-func benchScaling(b *testing.B, n uint64, iters int) {
+// does not stay in the caches one session's does).
+func benchScaling(b *testing.B, size uint64, iters int) {
 	const sessions = 64
-	cores := min(sessions, runtime.GOMAXPROCS(0))
-	var copyOne float64
-	b.Run("floor-copy-one", func(b *testing.B) {
-		b.SetBytes(int64(n))
-		copyOne = parallelCopies(b, 1, n)
-	})
-	b.Run("floor-copy-many", func(b *testing.B) {
-		b.SetBytes(int64(n))
-		per := parallelCopies(b, sessions, n)
-		b.ReportMetric(copyOne/(per*float64(cores)), "x-copy-one")
-	})
-	pages := int((0x10000+n)>>16) + 1
-	rt, pl := goalPlugin(b, pages)
+	cores := float64(min(sessions, runtime.GOMAXPROCS(0)))
+	rt, pl := goalPlugin(b, int((0x10000+size)>>16)+1)
 	hs := make([]*goalHarness, sessions)
 	for i := range hs {
-		hs[i] = newGoalHarness(b, rt, pl, n)
+		hs[i] = newGoalHarness(b, rt, pl, size)
 	}
-	var one float64
-	b.Run("floor-one", func(b *testing.B) {
-		b.SetBytes(int64(n))
-		one = hs[0].syncCopies(b, 0x10000, n, iters)
-	})
-	b.Run("sandbox", func(b *testing.B) {
-		b.SetBytes(int64(n))
-		b.ReportAllocs()
+	one, many := parallelCopies(1, size), parallelCopies(sessions, size)
+	b.StopTimer()
+	t := time.Now()
+	one(b.N)
+	c1 := time.Since(t)
+	t = time.Now()
+	many(b.N)
+	cn := time.Since(t)
+	b.SetBytes(int64(size))
+	f, r := measure(b, hs[0].syncCopies(b, 0x10000, size, iters), func(n int) {
 		var next atomic.Int64
 		var wg sync.WaitGroup
-		b.ResetTimer()
 		for _, h := range hs {
 			wg.Go(func() {
 				for {
 					k := int(next.Add(int64(iters))) - iters
-					if k >= b.N {
+					if k >= n {
 						return
 					}
-					res, err := h.inst.Call(context.Background(), "memcpy_loop", h.dev, 0x10000, n, 1, uint64(min(iters, b.N-k)))
+					res, err := h.inst.Call(context.Background(), "memcpy_loop", h.dev, 0x10000, size, 1, uint64(min(iters, n-k)))
 					if err != nil || res[0] != 0 {
 						b.Errorf("memcpy_loop = %v, %v", res, err)
 						return
@@ -361,34 +363,34 @@ func benchScaling(b *testing.B, n uint64, iters int) {
 			})
 		}
 		wg.Wait()
-		per := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
-		b.ReportMetric(one/(per*float64(cores)), "x-one")
 	})
+	b.ReportMetric(f/(r*cores), "x-one")
+	b.ReportMetric(c1.Seconds()/(cn.Seconds()*cores), "x-copy-one")
 }
 
-// parallelCopies runs b.N copy() calls of n bytes on g goroutines, each
-// between buffers of its own, and returns ns per copy.
-func parallelCopies(b *testing.B, g int, n uint64) float64 {
+// parallelCopies returns n copy() calls of size bytes spread over g
+// goroutines, each copying between buffers of its own.
+func parallelCopies(g int, size uint64) func(n int) {
 	bufs := make([][2][]byte, g)
 	for i := range bufs {
-		bufs[i] = [2][]byte{make([]byte, n), make([]byte, n)}
+		bufs[i] = [2][]byte{make([]byte, size), make([]byte, size)}
 		for k := range bufs[i][1] {
 			bufs[i][1][k] = byte(k)
 		}
 		copy(bufs[i][0], bufs[i][1])
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	b.ResetTimer()
-	for _, buf := range bufs {
-		wg.Go(func() {
-			for next.Add(1) <= int64(b.N) {
-				copy(buf[0], buf[1])
-			}
-		})
+	return func(n int) {
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for _, buf := range bufs {
+			wg.Go(func() {
+				for next.Add(1) <= int64(n) {
+					copy(buf[0], buf[1])
+				}
+			})
+		}
+		wg.Wait()
 	}
-	wg.Wait()
-	return float64(b.Elapsed().Nanoseconds()) / float64(b.N)
 }
 
 func BenchmarkGoal6Scaling1MiB(b *testing.B) { benchScaling(b, 1<<20, 8) }
