@@ -4,7 +4,7 @@
 GO ?= go
 WASM_OUT := build/wasm
 
-.PHONY: demo test tools guests vet unit unit-wasmtime unit-cann bench bench-baseline fuzz soak clean serve-test
+.PHONY: demo test tools guests vet unit unit-wasmtime unit-cann bench bench-baseline perf-table fuzz soak clean serve-test
 
 # The main job: the roundtrip sample (a Go plugin) on the simulated device.
 demo:
@@ -75,6 +75,11 @@ bench:
 bench-baseline:
 	test -f build/bench/current.txt || $(MAKE) bench
 	cp build/bench/current.txt bench/baseline.txt
+
+# The performance goals (BenchmarkGoal* in host/) on both engines, printed
+# as the README's performance table (into build/perf/table.md).
+perf-table:
+	GO=$(GO) BENCHFLAGS='$(BENCHFLAGS)' bash scripts/perf-table.sh
 
 # Every fuzz target of the sandbox (host/fuzz_*_test.go), one after the
 # other, FUZZTIME each; their seeds (host/testdata/fuzz) run in `unit`.

@@ -19,6 +19,9 @@ func (b *Backend) Memcpy(ctx context.Context, dst, src acl.Buf, n uint64) error 
 	if n == 0 {
 		return nil
 	}
+	if dst.Pin == 0 && src.Pin == 0 {
+		return b.memcpyDirect(ctx, dst, src, n)
+	}
 	d, s, err := b.pair(dst, src, n, n)
 	if err != nil {
 		return err
@@ -27,6 +30,35 @@ func (b *Backend) Memcpy(ctx context.Context, dst, src acl.Buf, n uint64) error 
 	d.release()
 	s.release()
 	return err
+}
+
+// memcpyDirect is Memcpy between device memory and pageable host memory,
+// the common small copy: it takes no lock every caller shares and no
+// reference, only the data locks of the allocations it copies (which Free
+// takes before it drops their memory), so that copies of different
+// sessions scale with cores. Cross-device copies read the peer table under
+// the backend's lock, as pair does.
+func (b *Backend) memcpyDirect(ctx context.Context, dst, src acl.Buf, n uint64) error {
+	if b.shut.Load() {
+		return errClosed()
+	}
+	d, err := b.resolveLocked(dst, n, true, "dst")
+	if err != nil {
+		return err
+	}
+	s, err := b.resolveLocked(src, n, false, "src")
+	if err != nil {
+		return err
+	}
+	if d.dev() && s.dev() && d.a.dev != s.a.dev {
+		b.mu.RLock()
+		err = b.peerLocked(d, s)
+		b.mu.RUnlock()
+		if err != nil {
+			return err
+		}
+	}
+	return b.xfer(haltOn(ctx), d, s, n)
 }
 
 // MemcpyAsync implements acl.Backend. A copy between host memory only gives
@@ -67,7 +99,15 @@ func errAsyncH2H() error {
 func (b *Backend) xfer(h halt, d, s span, n uint64) error {
 	t := b.now()
 	lock2(d.a, s.a)
-	err := move(h, d.bytes(n), s.bytes(n))
+	var err error
+	switch {
+	case d.freed():
+		err = errFreed("dst", d.a)
+	case s.freed():
+		err = errFreed("src", s.a)
+	default:
+		err = move(h, d.bytes(n), s.bytes(n))
+	}
 	unlock2(d.a, s.a)
 	if err != nil {
 		return err

@@ -66,17 +66,20 @@ type alloc struct {
 	base acl.DevPtr
 	dev  *device
 	acct uint64 // bytes counted against the device: rounded and padded
+	size uint64 // len(mem) until Free: what addresses may name
 	refs refs
-	// dying is set, under Backend.mu, while Free waits for the references:
+	// dying is set (under Backend.mu) while Free waits for the references:
 	// addresses in the allocation then resolve to nothing, so the count
 	// only goes down and Free cannot be starved by new operations.
-	dying bool
+	dying atomic.Bool
 	// mu orders every access to mem's bytes: copies read under RLock and
 	// write under Lock, taking two allocations' locks in id order. It is
 	// never held while waiting for anything else, so a caller racing its
 	// own queued work gets some order of the two, not a data race.
+	// Synchronous copies hold no reference: Free takes mu to drop mem, so
+	// it waits for the copy that holds it.
 	mu  sync.RWMutex
-	mem []byte // the bytes asked for
+	mem []byte // the bytes asked for; nil once freed
 }
 
 // pin is one registered host range.
@@ -141,7 +144,7 @@ func (b *Backend) Malloc(dev int32, size uint64, policy acl.MemMallocPolicy) (ac
 	}
 	d.used += acct
 	b.nextID++
-	a := &alloc{id: b.nextID, base: acl.DevPtr(b.nextID << b.shift), dev: d, acct: acct}
+	a := &alloc{id: b.nextID, base: acl.DevPtr(b.nextID << b.shift), dev: d, acct: acct, size: size}
 	b.mu.Unlock()
 
 	// Allocate outside the lock: zeroed memory of a fresh span costs the
@@ -156,7 +159,7 @@ func (b *Backend) Malloc(dev int32, size uint64, policy acl.MemMallocPolicy) (ac
 		return 0, errClosed()
 	}
 	a.mem = mem
-	b.allocs[a.id] = a
+	b.allocs.Store(a.id, a)
 	return a.base, nil
 }
 
@@ -182,29 +185,30 @@ func (b *Backend) Free(ctx context.Context, p acl.DevPtr) error {
 		b.mu.Unlock()
 		return acl.Errorf(acl.ErrRTParamInvalid, "devPtr %#x is inside the allocation at %#x, not its start", p, a.base)
 	}
-	a.dying = true
+	a.dying.Store(true)
 	b.mu.Unlock()
 
 	// No reference can be taken now: the count only goes down.
 	if err := a.refs.wait(ctx); err != nil {
 		b.mu.Lock()
-		a.dying = false
+		a.dying.Store(false)
 		b.mu.Unlock()
 		return err
 	}
+	// A synchronous copy that found the allocation before it was dying
+	// holds no reference but its data lock: wait for it, and drop the
+	// memory (a copy that takes the lock later finds it freed).
+	a.mu.Lock()
+	a.mem = nil
+	a.mu.Unlock()
 	b.mu.Lock()
 	if b.closed { // Close released everything meanwhile
 		b.mu.Unlock()
 		return errClosed()
 	}
-	delete(b.allocs, a.id)
+	b.allocs.Delete(a.id)
 	a.dev.used -= a.acct
 	b.mu.Unlock()
-	// Nothing can reach a now; drop its memory even if a stale *alloc
-	// lingers somewhere.
-	a.mu.Lock()
-	a.mem = nil
-	a.mu.Unlock()
 	return nil
 }
 
@@ -224,16 +228,19 @@ func (b *Backend) DeviceOf(p acl.DevPtr) (int32, error) {
 
 // allocLocked finds the live allocation holding [p, p+n) (for n == 0, the
 // byte at p). An allocation being freed is not live. what names the
-// argument in errors.
+// argument in errors. It needs no lock (Memcpy's direct path calls it
+// without one); under Backend.mu what it finds stays live until mu is
+// released.
 func (b *Backend) allocLocked(p acl.DevPtr, n uint64, what string) (*alloc, uint64, error) {
-	a := b.allocs[uint64(p)>>b.shift]
+	v, _ := b.allocs.Load(uint64(p) >> b.shift)
+	a, _ := v.(*alloc)
 	switch {
 	case a == nil:
 		return nil, 0, acl.Errorf(acl.ErrRTParamInvalid, "%s %#x is not in a live device allocation", what, p)
-	case a.dying:
+	case a.dying.Load():
 		return nil, 0, acl.Errorf(acl.ErrRTParamInvalid, "%s %#x is in the allocation at %#x, which is being freed", what, p, a.base)
 	}
-	off, size := uint64(p)&b.mask, uint64(len(a.mem))
+	off, size := uint64(p)&b.mask, a.size
 	if off >= size || n > size-off {
 		return nil, 0, acl.Errorf(acl.ErrRTParamInvalid, "%s range [%#x, +%d) crosses the end of the %d-byte allocation at %#x", what, p, max(n, 1), size, a.base)
 	}
@@ -310,6 +317,15 @@ type span struct {
 }
 
 func (s span) dev() bool      { return s.a != nil }
+
+// freed reports whether the span's allocation was freed after it was
+// resolved; only a span that holds no reference (Memcpy's direct path) can
+// see it. The caller holds the allocation's data lock.
+func (s span) freed() bool { return s.a != nil && s.a.mem == nil }
+
+func errFreed(what string, a *alloc) error {
+	return acl.Errorf(acl.ErrRTParamInvalid, "%s is in the allocation at %#x, which was freed", what, a.base)
+}
 func (s span) pageable() bool { return s.a == nil && s.pin == nil }
 
 // bytes returns the n bytes at the span. For device memory the caller holds

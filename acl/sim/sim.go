@@ -3,6 +3,7 @@ package sim
 import (
 	"math/bits"
 	"sync"
+	"sync/atomic"
 
 	"github.com/aclwasm/aclwasm/acl"
 )
@@ -97,9 +98,14 @@ type Backend struct {
 
 	devs []*device
 
-	mu      sync.RWMutex // guards the tables below; never held while waiting
-	closed  bool
-	allocs  map[uint64]*alloc
+	mu     sync.RWMutex // guards the tables below; never held while waiting
+	closed bool
+	// shut is closed for readers that take no lock (Memcpy's direct path).
+	shut atomic.Bool
+	// allocs maps allocation ids to live allocations. It is written under
+	// mu and read without it: the synchronous copy path takes no lock
+	// that every caller shares.
+	allocs  sync.Map
 	pins    map[acl.HostPin]*pin
 	streams map[acl.Stream]*stream
 	live    map[*stream]struct{} // streams whose worker runs, destroyed ones included until it stops
@@ -133,7 +139,6 @@ func New(opts ...Option) *Backend {
 		shift:   shift,
 		mask:    1<<shift - 1,
 		lastID:  1<<(64-shift) - 1,
-		allocs:  map[uint64]*alloc{},
 		pins:    map[acl.HostPin]*pin{},
 		streams: map[acl.Stream]*stream{},
 		live:    map[*stream]struct{}{},
@@ -174,6 +179,7 @@ func (b *Backend) Close() error {
 		return nil
 	}
 	b.closed = true
+	b.shut.Store(true)
 	ss := make([]*stream, 0, len(b.live))
 	for s := range b.live {
 		ss = append(ss, s)
@@ -195,7 +201,7 @@ func (b *Backend) Close() error {
 
 	b.mu.Lock()
 	clear(b.live)
-	clear(b.allocs)
+	b.allocs.Clear()
 	clear(b.pins)
 	for _, d := range b.devs {
 		d.used = 0

@@ -1,0 +1,191 @@
+// Command perftable prints the README's performance table from the output
+// of the goal benchmarks (host/goals_bench_test.go and
+// host/goals_engine_bench_test.go), one `go test -bench` output per engine:
+//
+//	go run ./internal/perftable wazero=build/perf/wazero.txt wasmtime=build/perf/wasmtime.txt
+//
+// Each goal benchmark reports its ratio to a floor measured in the same run
+// as a metric whose unit starts with "x-" (and batches their allocations
+// per entry as allocs/entry). A row gives the median of the runs (-count),
+// their range, the goal's target and whether the median meets it.
+// scripts/perf-table.sh runs the benchmarks and this command.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"golang.org/x/perf/benchfmt"
+)
+
+// target is a goal's bound on a ratio: below (op "<=") or above (">=") v.
+type target struct {
+	op string
+	v  float64
+}
+
+func (t target) met(x float64) bool {
+	if t.op == "<=" {
+		return x <= t.v
+	}
+	return x >= t.v
+}
+
+func (t target) String() string { return fmt.Sprintf("%s %g", t.op, t.v) }
+
+// goal is one row of the table: the benchmark (name prefix) and metric
+// that measure it, what it measures against, and its target, per engine
+// when the engines' targets differ.
+type goal struct {
+	id, bench, unit string
+	what, floor     string
+	want            target
+	per             map[string]target // engine's own target, where it differs
+	ref             bool              // a reference figure, no goal
+}
+
+// goals are the goals of the performance issue, in the table's order.
+var goals = []goal{
+	{id: "1", bench: "Goal1", unit: "x-floor", what: "64 B `aclrtMemcpy`, guest loop", floor: "no-op import, same signature", want: target{"<=", 1.5}, per: map[string]target{"wasmtime": {"<=", 1.2}}},
+	{id: "2", bench: "Goal2", unit: "x-floor", what: "4 KiB `aclrtMemcpy`", floor: "no-op import + `copy()` 4 KiB", want: target{"<=", 1.5}},
+	{id: "3", bench: "Goal3AsyncLarge", unit: "x-copy", what: "1 MiB async + synchronize, throughput", floor: "`copy()` 1 MiB", want: target{">=", 0.9}},
+	{id: "3", bench: "Goal3AsyncSmall", unit: "x-sync", what: "64 B async + synchronize pair", floor: "64 B sync copy", want: target{"<=", 3}},
+	{id: "3", bench: "Goal3Wasmtime", unit: "", what: "async on wasmtime", floor: "see benchmark", want: target{"<=", 3}},
+	{id: "4", bench: "Goal4", unit: "", what: "`Instance.Call` of an empty export", floor: "bare `Function.Call`", want: target{"<=", 2}},
+	{id: "5", bench: "Goal5Batch4KiB", unit: "x-loop", what: "batch 1024 x 4 KiB, speed-up", floor: "loop of 1024 copies", want: target{">=", 1.2}},
+	{id: "5", bench: "Goal5Batch4KiB", unit: "allocs/entry", what: "batch 1024 x 4 KiB, allocations", floor: "per entry", want: target{"<=", 0.01}},
+	{id: "5", bench: "Goal5Batch64B", unit: "x-loop", what: "batch 1024 x 64 B, speed-up", floor: "loop of 1024 copies", want: target{">=", 2}},
+	{id: "5", bench: "Goal5Batch64B", unit: "allocs/entry", what: "batch 1024 x 64 B, allocations", floor: "per entry", want: target{"<=", 0.01}},
+	{id: "6", bench: "Goal6Scaling1MiB", unit: "x-one", what: "64 sessions, 1 MiB copies, per core", floor: "1 session", want: target{">=", 0.95}},
+	{id: "6", bench: "Goal6Scaling1MiB", unit: "x-copy-one", what: "64 goroutines, 1 MiB `copy()`, per core (the machine's own scaling)", floor: "1 goroutine", ref: true},
+	{id: "6", bench: "Goal6Scaling64B", unit: "x-one", what: "64 sessions, 64 B copies, per core", floor: "1 session", want: target{">=", 0.95}},
+	{id: "6", bench: "Goal6Scaling64B", unit: "x-copy-one", what: "64 goroutines, 64 B `copy()`, per core (the machine's own scaling)", floor: "1 goroutine", ref: true},
+	{id: "7", bench: "Goal7", unit: "", what: "instantiation, cached module", floor: "bare instantiation", want: target{"<=", 1.5}},
+}
+
+// samples are one benchmark's values of one metric on one engine.
+type key struct{ engine, bench, unit string }
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: perftable ENGINE=FILE...")
+		os.Exit(2)
+	}
+	var engines []string
+	vals := map[key][]float64{}
+	for _, arg := range os.Args[1:] {
+		engine, file, ok := strings.Cut(arg, "=")
+		if !ok {
+			fmt.Fprintf(os.Stderr, "perftable: %q is not ENGINE=FILE\n", arg)
+			os.Exit(2)
+		}
+		engines = append(engines, engine)
+		if err := read(engine, file, vals); err != nil {
+			fmt.Fprintln(os.Stderr, "perftable:", err)
+			os.Exit(1)
+		}
+	}
+	write(os.Stdout, engines, vals)
+}
+
+// read adds the ratio metrics of the Goal benchmarks in file to vals.
+func read(engine, file string, vals map[key][]float64) error {
+	f, err := os.Open(file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r := benchfmt.NewReader(f, file)
+	for r.Scan() {
+		res, ok := r.Result().(*benchfmt.Result)
+		if !ok {
+			continue
+		}
+		base := strings.TrimPrefix(string(res.Name.Base()), "Benchmark")
+		if !strings.HasPrefix(base, "Goal") {
+			continue
+		}
+		for _, v := range res.Values {
+			if strings.HasPrefix(v.Unit, "x-") || v.Unit == "allocs/entry" {
+				k := key{engine, base, v.Unit}
+				vals[k] = append(vals[k], v.Value)
+			}
+		}
+	}
+	return r.Err()
+}
+
+func write(w io.Writer, engines []string, vals map[key][]float64) {
+	fmt.Fprintln(w, "| goal | measured | floor (same run) | ratio: median (range) | target | met | engine |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+	used := map[key]bool{}
+	for _, g := range goals {
+		for _, e := range engines {
+			for _, k := range keys(vals, e, g) {
+				used[k] = true
+				want := g.want
+				if t, ok := g.per[e]; ok {
+					want = t
+				}
+				med, lo, hi := stats(vals[k])
+				met, tgt := "not met", want.String()
+				switch {
+				case g.ref:
+					met, tgt = "reference", "-"
+				case want.met(med):
+					met = "met"
+				}
+				what := g.what
+				if g.unit == "" {
+					what += " (" + k.bench + ", " + k.unit + ")"
+				}
+				fmt.Fprintf(w, "| %s | %s | %s | %.2f (%.2f-%.2f) | %s | %s | %s |\n", g.id, what, g.floor, med, lo, hi, tgt, met, e)
+			}
+		}
+	}
+	// Goal benchmarks no row describes still show, without a target.
+	var rest []key
+	for k := range vals {
+		if !used[k] {
+			rest = append(rest, k)
+		}
+	}
+	slices.SortFunc(rest, func(a, b key) int { return strings.Compare(a.engine+a.bench+a.unit, b.engine+b.bench+b.unit) })
+	for _, k := range rest {
+		med, lo, hi := stats(vals[k])
+		fmt.Fprintf(w, "| ? | %s (%s) | | %.2f (%.2f-%.2f) | ? | | %s |\n", k.bench, k.unit, med, lo, hi, k.engine)
+	}
+}
+
+// keys returns the metrics of engine that measure g: those of the
+// benchmarks whose name starts with g.bench, in g's unit or, for a goal
+// with no unit given, every ratio.
+func keys(vals map[key][]float64, engine string, g goal) []key {
+	var out []key
+	for k := range vals {
+		if k.engine != engine {
+			continue
+		}
+		switch {
+		case !strings.HasPrefix(k.bench, g.bench):
+		case g.unit != "" && k.unit == g.unit, g.unit == "" && strings.HasPrefix(k.unit, "x-"):
+			out = append(out, k)
+		}
+	}
+	slices.SortFunc(out, func(a, b key) int { return strings.Compare(a.bench+a.unit, b.bench+b.unit) })
+	return out
+}
+
+// stats returns the median, minimum and maximum of xs.
+func stats(xs []float64) (med, lo, hi float64) {
+	s := slices.Sorted(slices.Values(xs))
+	n := len(s)
+	med = s[n/2]
+	if n%2 == 0 {
+		med = (s[n/2-1] + s[n/2]) / 2
+	}
+	return med, s[0], s[n-1]
+}

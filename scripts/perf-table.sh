@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs the goal benchmarks of the performance issue (BenchmarkGoal* in
+# host/) on wazero and on wasmtime, then prints the README's performance
+# table (internal/perftable): each goal as a ratio to its floor measured
+# in the same run, its target, met or not, per engine.
+#
+#   BENCHFLAGS='-benchtime 1s -count 6' bash scripts/perf-table.sh
+#
+# The raw outputs stay in build/perf/ (benchstat reads them too).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+GO=${GO:-go}
+BENCHFLAGS=${BENCHFLAGS:--benchtime 1s -count 6}
+out=build/perf
+mkdir -p "$out"
+# shellcheck disable=SC2086 # BENCHFLAGS is a list of flags
+$GO test -run '^$' -bench '^BenchmarkGoal' $BENCHFLAGS ./host/ | tee "$out/wazero.txt"
+# shellcheck disable=SC2086
+ACLWASM_TEST_ENGINE=wasmtime $GO test -tags wasmtime -run '^$' -bench '^BenchmarkGoal' $BENCHFLAGS ./host/ | tee "$out/wasmtime.txt"
+$GO run ./internal/perftable wazero="$out/wazero.txt" wasmtime="$out/wasmtime.txt" | tee "$out/table.md"
