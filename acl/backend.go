@@ -1,6 +1,9 @@
 package acl
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // DevPtr is a device address as a backend knows it: a native pointer for
 // the real runtime, an opaque address for the simulator. 0 is NULL.
@@ -206,3 +209,47 @@ type Zeroer interface {
 type PeerRule interface {
 	PeerAccessRequired() bool
 }
+
+// MemsetD32er is an optional interface of a Backend: aclrtMemsetD32 and
+// aclrtMemsetD32Async, which set n 32-bit words to value (little-endian,
+// as the device stores them). The sandbox sets guest memory itself and
+// calls these for device memory only; a Backend without them refuses
+// device memory with ErrRTFeatureNotSupport.
+type MemsetD32er interface {
+	// MemsetD32 sets n words at dst now.
+	MemsetD32(ctx context.Context, dst Buf, value uint32, n uint64) error
+	// MemsetD32Async queues a MemsetD32 on s.
+	MemsetD32Async(ctx context.Context, dst Buf, value uint32, n uint64, s Stream) error
+}
+
+// EventResetter is an optional interface of a Backend: aclrtResetEvent.
+// ResetEvent queues on s the return of e to the state of an event never
+// recorded: once it has run, e reads as not ready, and a wait queued after
+// it waits for the next record.
+type EventResetter interface {
+	ResetEvent(e Event, s Stream) error
+}
+
+// TimedWaiter is an optional interface of a Backend: a stream wait for an
+// event with a limit, which the sandbox uses when a guest set one with
+// aclrtSetOpWaitTimeout. StreamWaitEventTimeout is StreamWaitEvent, except
+// that a wait still blocked after timeout ends and fails with
+// ErrRTWaitTimeout, which the stream's next synchronize returns. A
+// timeout of 0 means no limit.
+type TimedWaiter interface {
+	StreamWaitEventTimeout(s Stream, e Event, timeout time.Duration) error
+}
+
+// OpTimeouts is an optional interface of a Backend: the hardware's step
+// for operator timeouts (aclrtGetOpTimeOutInterval). Operator timeouts are
+// set in whole multiples of it, from 1 to MaxOpTimeoutSteps; kernels never
+// run in the sandbox, so the sandbox only reports them.
+type OpTimeouts interface {
+	// OpTimeoutInterval returns the step in microseconds.
+	OpTimeoutInterval() (uint64, error)
+}
+
+// MaxOpTimeoutSteps is how many intervals an operator timeout may be: a
+// longer one is cut to it, and 0 asks for it (the native documentation
+// of aclrtGetOpTimeOutInterval).
+const MaxOpTimeoutSteps = 254

@@ -37,6 +37,7 @@ const (
 	ErrRTEventTimestampInvalid     Error = 107006 // ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID
 	ErrRTInvalidMemoryType         Error = 107016 // ACL_ERROR_RT_INVALID_MEMORY_TYPE
 	ErrRTInvalidHandle             Error = 107017 // ACL_ERROR_RT_INVALID_HANDLE
+	ErrRTWaitTimeout               Error = 107019 // ACL_ERROR_RT_WAIT_TIMEOUT: a stream's event wait outlived aclrtSetOpWaitTimeout
 	ErrRTStreamAbort               Error = 107023 // ACL_ERROR_RT_STREAM_ABORT: queued work was cancelled
 	ErrRTFeatureNotSupport         Error = 207000 // ACL_ERROR_RT_FEATURE_NOT_SUPPORT
 	ErrRTMemoryAllocation          Error = 207001 // ACL_ERROR_RT_MEMORY_ALLOCATION: out of memory or over a byte quota

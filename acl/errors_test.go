@@ -15,7 +15,7 @@ import (
 var defined = []Error{
 	Success, ErrInvalidParam, ErrRepeatInitialize, ErrRepeatFinalize, ErrFeatureUnsupported,
 	ErrInternal, ErrRTParamInvalid, ErrRTInvalidDeviceID, ErrRTContextNull, ErrRTStreamContext,
-	ErrRTEventTimestampInvalid, ErrRTInvalidHandle, ErrRTStreamAbort, ErrRTFeatureNotSupport,
+	ErrRTEventTimestampInvalid, ErrRTInvalidHandle, ErrRTWaitTimeout, ErrRTStreamAbort, ErrRTFeatureNotSupport,
 	ErrRTMemoryAllocation, ErrRTOverLimit, ErrRTInternal, ErrRTStreamNotComplete,
 	ErrRTEventNotComplete, ErrRTStreamSyncTimeout, ErrRTEventSyncTimeout,
 	ErrHostMemoryAlreadyRegistered, ErrHostMemoryNotRegistered,

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -306,7 +307,8 @@ func TestOptionalSymbols(t *testing.T) {
 		b, s := open(t, older)
 		require.ElementsMatch(t, []string{"aclrtHostRegister", "aclrtHostUnregister", "aclrtDestroyStreamForce", "aclrtSynchronizeEventWithTimeout",
 			"aclrtMemcpyBatch", "aclrtMemcpyBatchAsync", "aclrtMemcpyBatchV2", "aclrtMemcpyBatchAsyncV2",
-			"aclrtGetMemcpyDescSize", "aclrtSetMemcpyDesc", "aclrtMemcpyAsyncWithDesc", "aclrtMemcpyAsyncWithOffset"}, b.MissingSymbols())
+			"aclrtGetMemcpyDescSize", "aclrtSetMemcpyDesc", "aclrtMemcpyAsyncWithDesc", "aclrtMemcpyAsyncWithOffset",
+			"aclrtMemsetD32", "aclrtMemsetD32Async", "aclrtResetEvent", "aclrtStreamWaitEventWithTimeout", "aclrtGetOpTimeOutInterval"}, b.MissingSymbols())
 		p, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
 		require.NoError(t, err)
 		st, err := b.CreateStream(0)
@@ -324,6 +326,13 @@ func TestOptionalSymbols(t *testing.T) {
 			"SetMemcpyDesc":         func() error { return b.SetMemcpyDesc(p, acl.MemcpyInnerDeviceToDevice, p+32, p+40, 8) },
 			"MemcpyAsyncWithDesc":   func() error { return b.MemcpyAsyncWithDesc(p, acl.MemcpyInnerDeviceToDevice, st) },
 			"MemcpyAsyncWithOffset": func() error { return b.MemcpyAsyncWithOffset(p, 64, 0, p+8, 8, 0, acl.MemcpyInnerDeviceToDevice, st) },
+			"MemsetD32":             func() error { return b.MemsetD32(ctx, acl.Device(p), 1, 4) },
+			"MemsetD32Async":        func() error { return b.MemsetD32Async(ctx, acl.Device(p), 1, 4, st) },
+			"ResetEvent":            func() error { return b.ResetEvent(acl.Event(1), st) },
+			"StreamWaitEventTimeout": func() error {
+				return b.StreamWaitEventTimeout(st, acl.Event(1), time.Second)
+			},
+			"OpTimeoutInterval": func() error { _, err := b.OpTimeoutInterval(); return err },
 		}
 		for name, f := range unsupported {
 			code(t, f(), acl.ErrRTFeatureNotSupport)

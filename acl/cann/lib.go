@@ -86,6 +86,13 @@ type api struct {
 	aclrtSetMemcpyDesc         func(desc uintptr, kind int32, srcAddr, dstAddr uintptr, count uint64, config uintptr) int32
 	aclrtMemcpyAsyncWithDesc   func(desc uintptr, kind int32, stream uintptr) int32
 	aclrtMemcpyAsyncWithOffset func(dst uintptr, destMax, dstDataOffset uint64, src uintptr, count, srcDataOffset uint64, kind int32, stream uintptr) int32
+
+	// ABI v1.1: 32-bit memsets, event resets, timed waits, op timeouts.
+	aclrtMemsetD32                  func(ptr uintptr, memSize uint64, value uint32, n uint64) int32
+	aclrtMemsetD32Async             func(ptr uintptr, memSize uint64, value uint32, n uint64, stream uintptr) int32
+	aclrtResetEvent                 func(event, stream uintptr) int32
+	aclrtStreamWaitEventWithTimeout func(stream, event uintptr, timeout int32) int32
+	aclrtGetOpTimeOutInterval       func(interval *uint64) int32
 }
 
 // symbol names one native function and where to bind it.
@@ -100,7 +107,8 @@ type symbol struct {
 // *WithTimeout synchronizes and host callbacks (aclrtLaunchCallback); the
 // optional ones came later (batch copies, their V2 forms, descriptor and
 // offset copies, host registration, forced stream destruction, event
-// synchronize with a timeout), and their absence only disables what needs
+// synchronize with a timeout, 32-bit memsets, event resets, timed event
+// waits, the operator timeout interval), and their absence only disables what needs
 // them.
 func (a *api) symbols() []symbol {
 	return []symbol{
@@ -152,6 +160,11 @@ func (a *api) symbols() []symbol {
 		{"aclrtSetMemcpyDesc", &a.aclrtSetMemcpyDesc, false},
 		{"aclrtMemcpyAsyncWithDesc", &a.aclrtMemcpyAsyncWithDesc, false},
 		{"aclrtMemcpyAsyncWithOffset", &a.aclrtMemcpyAsyncWithOffset, false},
+		{"aclrtMemsetD32", &a.aclrtMemsetD32, false},
+		{"aclrtMemsetD32Async", &a.aclrtMemsetD32Async, false},
+		{"aclrtResetEvent", &a.aclrtResetEvent, false},
+		{"aclrtStreamWaitEventWithTimeout", &a.aclrtStreamWaitEventWithTimeout, false},
+		{"aclrtGetOpTimeOutInterval", &a.aclrtGetOpTimeOutInterval, false},
 	}
 }
 

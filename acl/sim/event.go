@@ -13,8 +13,8 @@ import (
 type event struct {
 	h     acl.Event
 	mu    sync.Mutex
-	last  *record       // nil until the first RecordEvent
-	first *record       // the record the first RecordEvent will use: waits made before it wait for it
+	last  *record       // nil until the first RecordEvent; a reset record after ResetEvent
+	first *record       // the record the next RecordEvent will use, when waits made while the event had no record wait for it; else nil
 	gone  chan struct{} // closed by DestroyEvent: waits on the event end
 	once  sync.Once
 }
@@ -24,8 +24,41 @@ type event struct {
 type record struct {
 	done    chan struct{}
 	t       time.Time
-	err     error // the recording stream's pending error when the record ran
-	aborted bool  // the record was dropped with its stream's queued work
+	err     error   // the recording stream's pending error when the record ran
+	aborted bool    // the record was dropped with its stream's queued work
+	reset   bool    // a ResetEvent, not a record: once done, the event reads as never recorded
+	prev    *record // for a reset: the record it resets, which counts until the reset has run
+}
+
+// current returns the record that decides the event's state now: the most
+// recent one, or, behind a reset that has not run yet (or was cancelled),
+// the one before it. nil means the event reads as never recorded. e.mu
+// must be held.
+func (e *event) current() *record {
+	r := e.last
+	if r == nil || !r.reset {
+		return r
+	}
+	select {
+	case <-r.done:
+		if !r.aborted {
+			return nil
+		}
+	default:
+	}
+	return r.prev
+}
+
+// next returns the record a wait made now waits for: the most recent one,
+// or, for an event never recorded or reset, the next one. e.mu must be held.
+func (e *event) next() *record {
+	if r := e.last; r != nil && !r.reset {
+		return r
+	}
+	if e.first == nil {
+		e.first = &record{done: make(chan struct{})}
+	}
+	return e.first
 }
 
 func (e *event) destroy() { e.once.Do(func() { close(e.gone) }) }
@@ -97,7 +130,7 @@ func (b *Backend) RecordEvent(eh acl.Event, sh acl.Stream) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	r := e.first
-	if e.last != nil {
+	if r == nil {
 		r = &record{done: make(chan struct{})}
 	}
 	o := op{
@@ -119,6 +152,40 @@ func (b *Backend) RecordEvent(eh acl.Event, sh acl.Stream) error {
 	if err := s.pushNow(o); err != nil {
 		return err
 	}
+	e.last, e.first = r, nil
+	return nil
+}
+
+// ResetEvent implements acl.EventResetter: it queues on s a reset of e.
+// Until it has run, the record before it still counts (for queries,
+// synchronizes and elapsed times); waits queued from now on wait for the
+// next record.
+func (b *Backend) ResetEvent(eh acl.Event, sh acl.Stream) error {
+	e, err := b.event(eh)
+	if err != nil {
+		return err
+	}
+	s, err := b.stream(sh)
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	r := &record{done: make(chan struct{}), reset: true, prev: e.last}
+	if r.prev != nil && r.prev.reset {
+		r.prev = r.prev.prev
+	}
+	o := op{
+		work: opFunc(func(*stream) error { return nil }),
+		done: func() { close(r.done) },
+		cancel: func() {
+			r.aborted = true
+			close(r.done)
+		},
+	}
+	if err := s.pushNow(o); err != nil {
+		return err
+	}
 	e.last = r
 	return nil
 }
@@ -129,6 +196,17 @@ func (b *Backend) RecordEvent(eh acl.Event, sh acl.Stream) error {
 // native wait blocks until its event is recorded. The wait ends early if e
 // is destroyed or the work of s is cancelled.
 func (b *Backend) StreamWaitEvent(sh acl.Stream, eh acl.Event) error {
+	return b.StreamWaitEventTimeout(sh, eh, 0)
+}
+
+// StreamWaitEventTimeout implements acl.TimedWaiter: StreamWaitEvent,
+// except that a wait still blocked timeout after it started (0: never)
+// ends and fails with ACL_ERROR_RT_WAIT_TIMEOUT (107019), the stream's
+// error for its next synchronize.
+func (b *Backend) StreamWaitEventTimeout(sh acl.Stream, eh acl.Event, timeout time.Duration) error {
+	if timeout < 0 {
+		return acl.Errorf(acl.ErrRTParamInvalid, "wait timeout %v is negative", timeout)
+	}
 	s, err := b.stream(sh)
 	if err != nil {
 		return err
@@ -138,16 +216,21 @@ func (b *Backend) StreamWaitEvent(sh acl.Stream, eh acl.Event) error {
 		return err
 	}
 	e.mu.Lock()
-	r := e.last
-	if r == nil {
-		r = e.first
-	}
+	r := e.next()
 	e.mu.Unlock()
 	return s.pushNow(op{work: opFunc(func(s *stream) error {
+		var tmo <-chan time.Time
+		if timeout > 0 {
+			t := time.NewTimer(timeout)
+			defer t.Stop()
+			tmo = t.C
+		}
 		select {
 		case <-r.done:
 		case <-e.gone:
 		case <-s.abort:
+		case <-tmo:
+			return acl.Errorf(acl.ErrRTWaitTimeout, "stream %d: the wait for event %d was not over after the op wait timeout (%v)", sh, eh, timeout)
 		}
 		return nil
 	})})
@@ -167,7 +250,7 @@ func (b *Backend) SynchronizeEvent(ctx context.Context, eh acl.Event, timeoutMs 
 		return err
 	}
 	e.mu.Lock()
-	r := e.last
+	r := e.current()
 	e.mu.Unlock()
 	if r == nil {
 		return nil
@@ -208,7 +291,7 @@ func (b *Backend) QueryEvent(eh acl.Event) (acl.EventRecordedStatus, error) {
 		return acl.EventRecordedStatusNotReady, err
 	}
 	e.mu.Lock()
-	r := e.last
+	r := e.current()
 	e.mu.Unlock()
 	if r == nil {
 		return acl.EventRecordedStatusNotReady, nil
@@ -233,8 +316,11 @@ func (b *Backend) EventElapsedTime(start, end acl.Event) (float32, error) {
 			return 0, err
 		}
 		e.mu.Lock()
-		r := e.last
+		r, reset := e.current(), e.last != nil
 		e.mu.Unlock()
+		if r == nil && reset {
+			return 0, acl.Errorf(acl.ErrRTEventTimestampInvalid, "event %d was reset after its last record", h)
+		}
 		if r == nil {
 			return 0, acl.Errorf(acl.ErrRTEventTimestampInvalid, "event %d has not been recorded", h)
 		}

@@ -92,6 +92,7 @@ enum {
     RT_THREAD_SUBSCRIBE = 107012,
     RT_STREAM_NO_CB_REG = 107015,
     RT_INVALID_HANDLE = 107017,
+    RT_WAIT_TIMEOUT = 107019,
     RT_FEATURE_NOT_SUPPORT = 207000,
     RT_MEMORY_ALLOCATION = 207001,
     RT_EVENT_NOT_COMPLETE = 507006,
@@ -256,10 +257,12 @@ struct event {
     int dev;
     int dead;
     uint64_t enq, done;
+    uint64_t rst;      /* enq when aclrtResetEvent was last called */
+    uint64_t rst_done; /* rst of the last reset that has run: records up to it no longer count */
     double t_ms;
 };
 
-enum { T_COPY, T_COPY2D, T_SET, T_BATCH, T_RECORD, T_WAIT, T_DESC, T_OFFSET, T_CALLBACK };
+enum { T_COPY, T_COPY2D, T_SET, T_BATCH, T_RECORD, T_WAIT, T_DESC, T_OFFSET, T_CALLBACK, T_SET32, T_RESET };
 
 typedef void (*aclrtCallback)(void *userData);
 
@@ -284,8 +287,9 @@ struct task {
     size_t count;         /* T_BATCH */
     void **dsts, **srcs;
     size_t *sizes;
-    struct event *ev; /* T_RECORD, T_WAIT */
+    struct event *ev; /* T_RECORD, T_WAIT, T_RESET */
     uint64_t seq;
+    int timeout_ms; /* T_WAIT: 0 waits without a limit */
     void **dslot;
     const void **sslot;
     size_t dstOff, srcOff;
@@ -517,9 +521,27 @@ static aclError run_task(struct stream *s, struct task *t)
             t->ev->t_ms = now_ms();
         }
         return OK;
-    case T_WAIT:
-        while (t->ev->done < t->seq && !t->ev->dead && !s->cancel)
-            pthread_cond_wait(&cv, &mu);
+    case T_WAIT: {
+        struct timespec dl;
+        if (t->timeout_ms > 0)
+            deadline_in(&dl, t->timeout_ms);
+        while (t->ev->done < t->seq && !t->ev->dead && !s->cancel) {
+            if (t->timeout_ms <= 0)
+                pthread_cond_wait(&cv, &mu);
+            else if (pthread_cond_timedwait(&cv, &mu, &dl) == ETIMEDOUT && t->ev->done < t->seq && !t->ev->dead && !s->cancel)
+                return RT_WAIT_TIMEOUT;
+        }
+        return OK;
+    }
+    case T_SET32:
+        if (!still_valid(t->dst, t->n, t->dst_loc))
+            return RT_DRV_INTERNAL_ERROR;
+        for (size_t i = 0; i + 4 <= t->n; i += 4)
+            memcpy(t->dst + i, &t->value, 4);
+        return OK;
+    case T_RESET:
+        if (t->seq > t->ev->rst_done)
+            t->ev->rst_done = t->seq;
         return OK;
     case T_DESC: {
         if (!in_dev(t->src, DESC_SIZE))
@@ -1309,13 +1331,76 @@ EXPORT aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
     else if ((rc = get_stream(stream, &s)) == OK) {
         struct task *t = new_task(T_WAIT);
         t->ev = e;
-        t->seq = e->enq ? e->enq : 1; /* an unrecorded event: wait for its first record */
+        t->seq = e->enq > e->rst ? e->enq : e->enq + 1; /* unrecorded or reset: wait for the next record */
         enqueue(s, t);
     }
     pthread_mutex_unlock(&mu);
     LOG(rc, "aclrtStreamWaitEvent(stream=0x%" PRIxPTR ", event=0x%" PRIxPTR, P(stream), P(event));
     return rc;
 }
+
+#ifndef OLD_RUNTIME
+EXPORT aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEvent event, int32_t timeout)
+{
+    pthread_mutex_lock(&mu);
+    struct stream *s = NULL;
+    struct event *e = NULL;
+    aclError rc = OK;
+    if (timeout < 0)
+        rc = RT_PARAM_INVALID;
+    else if (!event)
+        rc = INVALID_PARAM;
+    else if (!(e = find_event(event)))
+        rc = RT_INVALID_HANDLE;
+    else if ((rc = get_stream(stream, &s)) == OK) {
+        struct task *t = new_task(T_WAIT);
+        t->ev = e;
+        t->seq = e->enq > e->rst ? e->enq : e->enq + 1;
+        t->timeout_ms = timeout;
+        enqueue(s, t);
+    }
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtStreamWaitEventWithTimeout(stream=0x%" PRIxPTR ", event=0x%" PRIxPTR ", timeout=%d", P(stream), P(event), timeout);
+    return rc;
+}
+
+EXPORT aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
+{
+    pthread_mutex_lock(&mu);
+    struct stream *s = NULL;
+    struct event *e = NULL;
+    aclError rc = OK;
+    if (!event)
+        rc = INVALID_PARAM;
+    else if (!(e = find_event(event)))
+        rc = RT_INVALID_HANDLE;
+    else if ((rc = get_stream(stream, &s)) == OK) {
+        if (e->dev != s->dev)
+            rc = RT_STREAM_CONTEXT;
+        else {
+            struct task *t = new_task(T_RESET);
+            t->ev = e;
+            t->seq = e->rst = e->enq;
+            enqueue(s, t);
+        }
+    }
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtResetEvent(event=0x%" PRIxPTR ", stream=0x%" PRIxPTR, P(event), P(stream));
+    return rc;
+}
+
+/* The stand-in's step for operator timeouts, in microseconds. */
+EXPORT aclError aclrtGetOpTimeOutInterval(uint64_t *interval)
+{
+    aclError rc = OK;
+    if (!interval)
+        rc = INVALID_PARAM;
+    else
+        *interval = 4294967;
+    LOG(rc, "aclrtGetOpTimeOutInterval(interval=0x%" PRIxPTR, P(interval));
+    return rc;
+}
+#endif
 
 static aclError sync_event(aclrtEvent event, int timeout)
 {
@@ -1328,7 +1413,7 @@ static aclError sync_event(aclrtEvent event, int timeout)
         rc = INVALID_PARAM;
     else if (!(e = find_event(event)))
         rc = RT_INVALID_HANDLE;
-    else {
+    else if (e->enq > e->rst_done) {
         uint64_t target = e->enq;
         struct timespec dl;
         if (timeout > 0)
@@ -1377,7 +1462,7 @@ EXPORT aclError aclrtQueryEventStatus(aclrtEvent event, uint32_t *status)
     else if (!(e = find_event(event)))
         rc = RT_INVALID_HANDLE;
     else
-        *status = e->enq && e->done >= e->enq ? 1 : 0; /* never recorded: not ready */
+        *status = e->enq > e->rst_done && e->done >= e->enq ? 1 : 0; /* never recorded or reset: not ready */
     pthread_mutex_unlock(&mu);
     LOG(rc, "aclrtQueryEventStatus(event=0x%" PRIxPTR ", status=0x%" PRIxPTR, P(event), P(status));
     return rc;
@@ -1392,7 +1477,7 @@ EXPORT aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEve
         rc = INVALID_PARAM;
     else if (!(a = find_event(startEvent)) || !(b = find_event(endEvent)))
         rc = RT_INVALID_HANDLE;
-    else if (a->done == 0 || b->done == 0)
+    else if (a->done == 0 || b->done == 0 || a->enq <= a->rst_done || b->enq <= b->rst_done)
         rc = RT_EVENT_TIMESTAMP_INVALID;
     else if (a->done < a->enq || b->done < b->enq)
         rc = RT_EVENT_NOT_COMPLETE;
@@ -1643,6 +1728,55 @@ EXPORT aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, s
         value, count, P(stream));
     return rc;
 }
+
+#ifndef OLD_RUNTIME
+/* The ACL layer's checks of aclrtMemsetD32[Async] (memory.cpp): NULL, N 0,
+ * a pointer not 4-byte aligned, memSize below N*4 (100000), then memory
+ * not from acl (unregistered host memory, 100000). */
+static aclError memset32_checks(void *ptr, size_t memSize, size_t n, int *loc)
+{
+    if (!ptr || n == 0 || ((uintptr_t)ptr & 3) || n > SIZE_MAX / 4 || memSize < n * 4)
+        return INVALID_PARAM;
+    if (!ctx_ok())
+        return RT_CONTEXT_NULL;
+    *loc = loc_of(ptr, NULL);
+    if (*loc == LOC_UNREGISTERED)
+        return INVALID_PARAM;
+    if ((*loc == LOC_DEVICE && !in_dev(ptr, n * 4)) || (*loc == LOC_HOST && !in_reg(ptr, n * 4)))
+        return RT_PARAM_INVALID;
+    return OK;
+}
+
+EXPORT aclError aclrtMemsetD32(void *ptr, size_t memSize, uint32_t value, size_t n)
+{
+    pthread_mutex_lock(&mu);
+    int loc;
+    aclError rc = memset32_checks(ptr, memSize, n, &loc);
+    if (rc == OK)
+        for (size_t i = 0; i < n; i++)
+            memcpy((char *)ptr + 4 * i, &value, 4);
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtMemsetD32(ptr=0x%" PRIxPTR ", memSize=%zu, value=%u, N=%zu", P(ptr), memSize, value, n);
+    return rc;
+}
+
+EXPORT aclError aclrtMemsetD32Async(void *ptr, size_t memSize, uint32_t value, size_t n, aclrtStream stream)
+{
+    pthread_mutex_lock(&mu);
+    int loc;
+    struct stream *s = NULL;
+    aclError rc = memset32_checks(ptr, memSize, n, &loc);
+    if (rc == OK && (rc = get_stream(stream, &s)) == OK) {
+        struct task *t = new_task(T_SET32);
+        t->dst = ptr, t->n = n * 4, t->value = (int)value, t->dst_loc = loc;
+        enqueue(s, t);
+    }
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtMemsetD32Async(ptr=0x%" PRIxPTR ", memSize=%zu, value=%u, N=%zu, stream=0x%" PRIxPTR, P(ptr), memSize, value, n,
+        P(stream));
+    return rc;
+}
+#endif
 
 /* ---- batch copies ---- */
 
