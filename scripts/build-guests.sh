@@ -6,7 +6,8 @@
 #   scripts/build-guests.sh c rust     # only some parts: c rust go as conformance samples
 #
 # What it builds:
-#   c-copy, c-freestanding       guest-sdk/c/examples
+#   c-copy, c-freestanding       guest-sdk/c/examples (wide profile, -DACLWASM_WIDE), and the
+#                                SDK header checks of guest-sdk/c/tests (both profiles, C and C++)
 #   rust-copy, rust-nostd        guest-sdk/rust/examples (and the crate's unit tests, run natively)
 #   go-copy, go-reactor          guest-sdk/go/examples
 #   as-copy                      guest-sdk/assemblyscript/examples
@@ -56,6 +57,9 @@ freestanding() { grep -qxF "$1" "$OUT/freestanding.txt" || echo "$1" >>"$OUT/fre
 
 C_INC="$ROOT/guest-sdk/c/include"
 C_FLAGS=(-O2 -Wall -Wextra -Werror -I"$C_INC")
+# The wide profile (module "acl", 64-bit aclrtPtr addresses); without it the
+# headers give the native layout (module "acl32", void * and size_t).
+C_WIDE=(-DACLWASM_WIDE)
 
 need_clang_wasi() {
 	need clang "$1"
@@ -68,16 +72,48 @@ build_c() {
 	need wasm-ld "the C examples"
 	need_clang_wasi "the C examples"
 	say "C: c-copy, c-freestanding"
-	clang --target=wasm32-wasi "${C_FLAGS[@]}" -o "$OUT/c-copy.wasm" "$ROOT/guest-sdk/c/examples/copy.c"
-	clang --target=wasm32 "${C_FLAGS[@]}" -nostdlib -Wl,--no-entry -o "$OUT/c-freestanding.wasm" \
+	clang --target=wasm32-wasi "${C_FLAGS[@]}" "${C_WIDE[@]}" -o "$OUT/c-copy.wasm" "$ROOT/guest-sdk/c/examples/copy.c"
+	clang --target=wasm32 "${C_FLAGS[@]}" "${C_WIDE[@]}" -nostdlib -Wl,--no-entry -o "$OUT/c-freestanding.wasm" \
 		"$ROOT/guest-sdk/c/examples/freestanding.c"
 	freestanding c-freestanding.wasm
+	check_c_headers
+}
+
+# check_c_headers: the SDK headers' two profiles, as C and as C++. The
+# native layout (the default) must compile native-style code unchanged
+# (guest-sdk/c/tests/native_api.c); the wide profile must refuse, as a
+# compile error even with the conversion warnings switched off, every
+# pointer passed where an address or an 8-byte out-parameter is expected
+# (guest-sdk/c/tests/wide_mixups.c, once per MIXUP_* case; without a case
+# it must compile, so that each failure is the case's).
+check_c_headers() {
+	need clang++ "the C++ header checks"
+	local t="$ROOT/guest-sdk/c/tests" obj log lang cases c
+	obj="$(mktemp -d)"
+	log="$obj/log"
+	for lang in c c++; do
+		say "C SDK headers: native layout and wide profile as $lang"
+		clang --target=wasm32-wasi -x "$lang" "${C_FLAGS[@]}" -c -o "$obj/native.o" "$t/native_api.c" ||
+			die "guest-sdk/c/tests/native_api.c does not compile as $lang against the native-layout headers"
+		clang --target=wasm32-wasi -x "$lang" "${C_FLAGS[@]}" "${C_WIDE[@]}" -c -o "$obj/wide.o" "$t/wide_mixups.c" ||
+			die "guest-sdk/c/tests/wide_mixups.c without a MIXUP_* case does not compile as $lang"
+		cases="$(grep -oE 'MIXUP_[A-Z_]+' "$t/wide_mixups.c" | sort -u)"
+		[[ -n "$cases" ]] || die "guest-sdk/c/tests/wide_mixups.c has no MIXUP_* case"
+		for c in $cases; do
+			if clang --target=wasm32-wasi -x "$lang" -I"$C_INC" -w -Wno-int-conversion -Wno-incompatible-pointer-types \
+				"${C_WIDE[@]}" -D"$c" -c -o "$obj/bad.o" "$t/wide_mixups.c" >"$log" 2>&1; then
+				die "wide profile, $lang: $c compiled; it must be a compile error (guest-sdk/c/tests/wide_mixups.c)"
+			fi
+			grep -q 'error:' "$log" || die "wide profile, $lang: $c failed without a compile error:\n$(cat "$log")"
+		done
+	done
+	rm -rf "$obj"
 }
 
 build_conformance() {
 	need_clang_wasi "the conformance program"
 	say "C: conformance"
-	clang --target=wasm32-wasi "${C_FLAGS[@]}" -o "$OUT/conformance.wasm" "$ROOT/tests/conformance/conformance.c"
+	clang --target=wasm32-wasi "${C_FLAGS[@]}" "${C_WIDE[@]}" -o "$OUT/conformance.wasm" "$ROOT/tests/conformance/conformance.c"
 }
 
 cargo_build() { # DIR ARGS...
@@ -155,7 +191,7 @@ build_sample() { # DIR
 		say "sample $name: clang"
 		local model=()
 		if ! grep -qsE '\bmain[[:space:]]*\(' "$dir"/*.c; then model=(-mexec-model=reactor); fi
-		clang --target=wasm32-wasi "${C_FLAGS[@]}" -I"$ROOT/samples/include" "${model[@]}" -o "$OUT/$name.wasm" "$dir"/*.c
+		clang --target=wasm32-wasi "${C_FLAGS[@]}" "${C_WIDE[@]}" -I"$ROOT/samples/include" "${model[@]}" -o "$OUT/$name.wasm" "$dir"/*.c
 	elif [[ -f "$dir/assembly/index.ts" ]] || compgen -G "$dir/*.ts" >/dev/null; then
 		local entry asc adir="$dir"
 		entry="$dir/assembly/index.ts"
