@@ -11,7 +11,8 @@
 #   rust-copy, rust-nostd        guest-sdk/rust/examples (and the crate's unit tests, run natively)
 #   go-copy, go-reactor          guest-sdk/go/examples
 #   as-copy                      guest-sdk/assemblyscript/examples
-#   conformance                  tests/conformance/conformance.c (the ABI v1 conformance program)
+#   conformance, conformance32   tests/conformance/conformance.c (the ABI conformance program),
+#                                built in the wide profile and in the native layout (acl32)
 #   <sample>                     every directory under samples/ but include/ (see below)
 #
 # Samples: a directory samples/NAME is built by its own build.sh when it has
@@ -112,8 +113,9 @@ check_c_headers() {
 
 build_conformance() {
 	need_clang_wasi "the conformance program"
-	say "C: conformance"
+	say "C: conformance (wide profile), conformance32 (native layout)"
 	clang --target=wasm32-wasi "${C_FLAGS[@]}" "${C_WIDE[@]}" -o "$OUT/conformance.wasm" "$ROOT/tests/conformance/conformance.c"
+	clang --target=wasm32-wasi "${C_FLAGS[@]}" -o "$OUT/conformance32.wasm" "$ROOT/tests/conformance/conformance.c"
 }
 
 cargo_build() { # DIR ARGS...

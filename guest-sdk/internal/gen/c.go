@@ -21,7 +21,7 @@ import (
 //     expected into a compile error; in C++ the language already refuses it.
 
 // cModule32 is the import module of the native-layout profile.
-const cModule32 = "acl32"
+const cModule32 = abi.Module32
 
 // cType is the C type of a parameter in the wide profile's natural API.
 func cType(s Sem) (string, error) {
@@ -93,7 +93,6 @@ func cCommonType(s Sem) (string, error) {
 // nativeOverride gives the native C type of the parameters whose type in
 // the native header is not the one their meaning implies.
 var nativeOverride = map[string]string{
-	"aclrtHostRegister.size":         "uint64_t",
 	"aclrtMemcpyAsyncWithOffset.dst": "void **",
 	"aclrtMemcpyAsyncWithOffset.src": "const void **",
 	"aclrtPointerGetAttributes.ptr":  "const void *",
@@ -137,14 +136,55 @@ func wasm32Is64(t string) bool {
 }
 
 // acl32Is64 reports whether parameter p travels as an i64 in the acl32
-// profile (ABI.md section 9): addresses and sizes become i32, except the
-// parameters that are uint64_t natively, which stay i64.
-func acl32Is64(f *Func, p Param) bool {
-	if !p.Type.Is64() {
-		return false
+// profile (ABI.md section 9): addresses and sizes become i32, values that
+// are uint64_t natively stay i64.
+func acl32Is64(p Param) bool { return abi.Native32.Is64(p.Type) }
+
+// cElemTypes are the C types a gptr parameter may have in the native
+// declaration when it holds values whose width depends on the profile
+// (abi.Param.Elem); nil when it holds none.
+func cElemTypes(p Param) []string {
+	switch p.Elem {
+	case abi.Addr:
+		return []string{"void **", "const void **"}
+	case abi.Size:
+		return []string{"size_t *"}
+	case abi.U64:
+		return []string{"uint64_t *"}
 	}
-	t, err := cNativeType(f, p)
-	return err == nil && wasm32Is64(t)
+	return nil
+}
+
+// cCheckNative fails unless each native C type of f travels as its acl32
+// wire type and each gptr points to values of the width the table says.
+func cCheckNative(f *Func) error {
+	for _, p := range f.Params {
+		t, err := cNativeType(f, p)
+		if err != nil {
+			return err
+		}
+		if wasm32Is64(t) != acl32Is64(p) {
+			return fmt.Errorf("gen: %s parameter %s: native C type %s does not travel as its acl32 wire type %s", f.Name, p.Name, t, abi.Native32.Wasm(p.Type))
+		}
+		if p.Type != abi.Gptr {
+			continue
+		}
+		want := cElemTypes(p)
+		ok := len(want) == 0
+		for _, w := range want {
+			ok = ok || t == w
+		}
+		if want == nil {
+			switch t {
+			case "void **", "const void **", "size_t *", "uint64_t *":
+				ok = false
+			}
+		}
+		if !ok {
+			return fmt.Errorf("gen: %s parameter %s: native C type %s does not point to what the ABI table says it holds (%v)", f.Name, p.Name, t, want)
+		}
+	}
+	return nil
 }
 
 // cRawType is the C type of a parameter in the raw import: the wire type of
@@ -152,7 +192,7 @@ func acl32Is64(f *Func, p Param) bool {
 func cRawType(f *Func, p Param, narrow bool) string {
 	switch p.Sem.Wire() {
 	case abi.Addr, abi.Size:
-		if narrow && !acl32Is64(f, p) {
+		if narrow && !acl32Is64(p) {
 			return "uint32_t"
 		}
 		return "uint64_t"
@@ -473,7 +513,7 @@ func wireSig32(f *Func) string {
 	ps := make([]string, len(f.Params))
 	for i, p := range f.Params {
 		t := "i32"
-		if acl32Is64(f, p) {
+		if acl32Is64(p) {
 			t = "i64"
 		}
 		ps[i] = p.Name + " " + t
@@ -529,11 +569,8 @@ func cNativeDecl(b *buf, f *Func) error {
 	if err != nil {
 		return err
 	}
-	for _, p := range f.Params {
-		t, _ := cNativeType(f, p)
-		if wasm32Is64(t) != acl32Is64(f, p) {
-			return fmt.Errorf("gen: %s parameter %s: native type %s does not travel as its acl32 wire type", f.Name, p.Name, t)
-		}
+	if err := cCheckNative(f); err != nil {
+		return err
 	}
 	doc := wrap(f.Doc, 76)
 	doc = append(doc, "", "Wire ("+cModule32+"): "+wireSig32(f))

@@ -428,7 +428,8 @@ __attribute__((import_module("acl32"), import_name("aclrtGetMemInfo")))
 aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total);
 
 /**
- * Allocates device memory and writes its 64-bit address at devPtr.
+ * Allocates device memory and writes its address at devPtr (8 bytes; 4 in
+ * acl32).
  *
  * Wire (acl32): aclrtMalloc(devPtr i32, size i32, policy i32) -> i32
  */
@@ -448,10 +449,10 @@ aclError aclrtFree(void *devPtr);
  * Pins [ptr, ptr+size) of guest memory so async copies use it directly; writes
  * ptr at devPtr.
  *
- * Wire (acl32): aclrtHostRegister(ptr i32, size i64, type i32, devPtr i32) -> i32
+ * Wire (acl32): aclrtHostRegister(ptr i32, size i32, type i32, devPtr i32) -> i32
  */
 __attribute__((import_module("acl32"), import_name("aclrtHostRegister")))
-aclError aclrtHostRegister(void *ptr, uint64_t size, aclrtHostRegisterType type, void **devPtr);
+aclError aclrtHostRegister(void *ptr, size_t size, aclrtHostRegisterType type, void **devPtr);
 
 /**
  * Unpins the registered range starting at ptr, after the queued work that uses

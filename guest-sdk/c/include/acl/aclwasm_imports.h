@@ -638,7 +638,8 @@ __attribute__((import_module("acl32"), import_name("aclrtGetMemInfo")))
 int32_t aclwasm_raw_aclrtGetMemInfo(int32_t attr, void *free, void *total);
 
 /**
- * Allocates device memory and writes its 64-bit address at devPtr.
+ * Allocates device memory and writes its address at devPtr (8 bytes; 4 in
+ * acl32).
  *
  * Wire: aclrtMalloc(devPtr i32, size i32, policy i32) -> i32
  */
@@ -658,10 +659,10 @@ int32_t aclwasm_raw_aclrtFree(uint32_t devPtr);
  * Pins [ptr, ptr+size) of guest memory so async copies use it directly; writes
  * ptr at devPtr.
  *
- * Wire: aclrtHostRegister(ptr i32, size i64, type i32, devPtr i32) -> i32
+ * Wire: aclrtHostRegister(ptr i32, size i32, type i32, devPtr i32) -> i32
  */
 __attribute__((import_module("acl32"), import_name("aclrtHostRegister")))
-int32_t aclwasm_raw_aclrtHostRegister(uint32_t ptr, uint64_t size, int32_t type, void *devPtr);
+int32_t aclwasm_raw_aclrtHostRegister(uint32_t ptr, uint32_t size, int32_t type, void *devPtr);
 
 /**
  * Unpins the registered range starting at ptr, after the queued work that uses
