@@ -23,8 +23,11 @@
 # build.sh the layout decides:
 #   Cargo.toml                   cargo build --release --target wasm32-wasi; the package's cdylib or bin
 #   *.go                         GOOS=wasip1 go build (-buildmode=c-shared if it uses //go:wasmexport)
-#   *.c                          clang --target=wasm32-wasi (-mexec-model=reactor if there is no main),
-#                                with samples/include (sample.h, the C samples' shared helpers) on the path
+#   *.cpp                        clang++ --target=wasm32-wasi -std=c++17 -fno-exceptions, native
+#                                layout (module acl32), as CANN's C++ samples are written
+#   *.c                          clang --target=wasm32-wasi -DACLWASM_WIDE (-mexec-model=reactor if there
+#                                is no main), with samples/include (sample.h, the C samples' shared
+#                                helpers) on the path
 #   assembly/index.ts or *.ts    asc (AssemblyScript), exporting _start
 #   *.wat                        wat2wasm
 #
@@ -61,6 +64,12 @@ C_FLAGS=(-O2 -Wall -Wextra -Werror -I"$C_INC")
 # The wide profile (module "acl", 64-bit aclrtPtr addresses); without it the
 # headers give the native layout (module "acl32", void * and size_t).
 C_WIDE=(-DACLWASM_WIDE)
+# C++ guests: the native layout, C++17 with Debian's libc++ for wasm32, and
+# -fno-exceptions: that libc++abi has no unwinder (code that throws does not
+# link). <thread> and <pthread.h> do not compile (wasm32-wasi is
+# single-threaded); <signal.h> needs -D_WASI_EMULATED_SIGNAL and
+# -lwasi-emulated-signal. See guest-sdk/c/PORTING.md.
+CXX_FLAGS=(-std=c++17 -fno-exceptions "${C_FLAGS[@]}")
 
 need_clang_wasi() {
 	need clang "$1"
@@ -188,6 +197,13 @@ build_sample() { # DIR
 		local mode=()
 		if grep -qs '^//go:wasmexport' "$dir"/*.go; then mode=(-buildmode=c-shared); fi
 		(cd "$ROOT" && GOOS=wasip1 GOARCH=wasm "$GO" build "${mode[@]}" -o "$OUT/$name.wasm" "./${dir#"$ROOT"/}")
+	elif compgen -G "$dir/*.cpp" >/dev/null; then
+		need_clang_wasi "samples/$name"
+		need clang++ "samples/$name"
+		[[ -d /usr/include/wasm32-wasi/c++ ]] ||
+			die "missing libc++ for wasm32 (/usr/include/wasm32-wasi/c++, needed for samples/$name); run scripts/install-toolchains.sh"
+		say "sample $name: clang++ (native layout)"
+		clang++ --target=wasm32-wasi "${CXX_FLAGS[@]}" -o "$OUT/$name.wasm" "$dir"/*.cpp
 	elif compgen -G "$dir/*.c" >/dev/null; then
 		need_clang_wasi "samples/$name"
 		say "sample $name: clang"
