@@ -17,7 +17,8 @@ import (
 // built (build/wasm, or $ACLWASM_GUEST_DIR): each import from "acl" must be
 // a function of the ABI table with exactly its signature, the only other
 // module allowed is wasi_snapshot_preview1 (and not for the modules listed
-// in freestanding.txt), and every module must import from "acl". So an SDK
+// in freestanding.txt), and every module must import from "acl" or "acl32"
+// (not both), with that profile's signatures. So an SDK
 // that declares an import with a wrong wire type fails here.
 //
 // Without built modules the test fails, naming the command that builds them.
@@ -52,16 +53,16 @@ func TestBuiltGuestImports(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
-		acl := 0
+		acl := map[string]int{}
 		for _, p := range checkImports(imps, free[name]) {
 			t.Errorf("%s: %s", name, p)
 		}
 		for _, im := range imps {
-			if im.Module == abi.Module {
-				acl++
+			if _, ok := abi.ProfileOf(im.Module); ok {
+				acl[im.Module]++
 			}
 		}
-		t.Logf("%s: %d imports, %d from %q", name, len(imps), acl, abi.Module)
+		t.Logf("%s: %d imports, from the ABI: %v", name, len(imps), acl)
 	}
 }
 
@@ -102,14 +103,44 @@ func TestImportCheckCatchesAWrongWireType(t *testing.T) {
 	}
 }
 
-// checkImports returns one line per import the ABI does not allow.
+// TestImportCheckProfiles: an acl32 import is checked against the acl32
+// signature (aclrtMemcpy takes i32 addresses and sizes there), and a module
+// that imports from both profiles is reported.
+func TestImportCheckProfiles(t *testing.T) {
+	narrow := buildModule(
+		[][2][]byte{{{0x7f, 0x7f, 0x7f, 0x7f, 0x7f}, {0x7f}}, {{0x7e, 0x7f, 0x7e, 0x7e, 0x7f}, {0x7f}}},
+		[]testImport{{"acl32", "aclrtMemcpy", 0}, {"acl32", "aclrtMemcpyAsyncWithCondition", 1}},
+	)
+	imps, err := readImports(narrow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	probs := strings.Join(checkImports(imps, false), "\n")
+	if strings.Contains(probs, "aclrtMemcpy has") || !strings.Contains(probs,
+		"acl32.aclrtMemcpyAsyncWithCondition has signature (i64, i32, i64, i64, i32) -> i32") {
+		t.Errorf("acl32 signatures not checked as acl32's:\n%s", probs)
+	}
+	mixed := buildModule([][2][]byte{{{0x7f}, {0x7f}}}, []testImport{{"acl", "aclrtSetDevice", 0}, {"acl32", "aclrtSetDevice", 0}})
+	if imps, err = readImports(mixed); err != nil {
+		t.Fatal(err)
+	}
+	if p := strings.Join(checkImports(imps, false), "\n"); !strings.Contains(p, `imports from both "acl" and "acl32"`) {
+		t.Errorf("a module mixing the profiles was not reported: %q", p)
+	}
+}
+
+// checkImports returns one line per import the ABI does not allow: each
+// import from "acl" or "acl32" must be a function of the table with its
+// signature in that profile, a module imports from one of the two only, and
+// from at least one.
 func checkImports(imps []wasmImport, freestanding bool) []string {
 	var probs []string
-	acl := 0
+	used := map[abi.Profile]bool{}
 	for _, im := range imps {
+		prof, isACL := abi.ProfileOf(im.Module)
 		switch {
-		case im.Module == abi.Module:
-			acl++
+		case isACL:
+			used[prof] = true
 			if im.Kind != 0 {
 				probs = append(probs, fmt.Sprintf("%s.%s is not a function import", im.Module, im.Name))
 				continue
@@ -119,7 +150,7 @@ func checkImports(imps []wasmImport, freestanding bool) []string {
 				probs = append(probs, fmt.Sprintf("%s.%s is not a function of the ABI table", im.Module, im.Name))
 				continue
 			}
-			if got, want := im.Sig, f.Signature(); got != want {
+			if got, want := im.Sig, f.SignatureIn(prof); got != want {
 				probs = append(probs, fmt.Sprintf("%s.%s has signature %s, want %s", im.Module, im.Name, got, want))
 			}
 		case im.Module == "wasi_snapshot_preview1" && !freestanding:
@@ -132,8 +163,11 @@ func checkImports(imps []wasmImport, freestanding bool) []string {
 			probs = append(probs, fmt.Sprintf("%s.%s: import from module %q, which the sandbox does not provide", im.Module, im.Name, im.Module))
 		}
 	}
-	if acl == 0 {
-		probs = append(probs, fmt.Sprintf("imports nothing from %q", abi.Module))
+	switch len(used) {
+	case 0:
+		probs = append(probs, fmt.Sprintf("imports nothing from %q or %q", abi.Module, abi.Module32))
+	case 2:
+		probs = append(probs, fmt.Sprintf("imports from both %q and %q (one profile per module)", abi.Module, abi.Module32))
 	}
 	return probs
 }

@@ -6,11 +6,13 @@
 #   scripts/build-guests.sh c rust     # only some parts: c rust go as conformance samples
 #
 # What it builds:
-#   c-copy, c-freestanding       guest-sdk/c/examples
+#   c-copy, c-freestanding       guest-sdk/c/examples (wide profile, -DACLWASM_WIDE), and the
+#                                SDK header checks of guest-sdk/c/tests (both profiles, C and C++)
 #   rust-copy, rust-nostd        guest-sdk/rust/examples (and the crate's unit tests, run natively)
 #   go-copy, go-reactor          guest-sdk/go/examples
 #   as-copy                      guest-sdk/assemblyscript/examples
-#   conformance                  tests/conformance/conformance.c (the ABI v1 conformance program)
+#   conformance, conformance32   tests/conformance/conformance.c (the ABI conformance program),
+#                                built in the wide profile and in the native layout (acl32)
 #   <sample>                     every directory under samples/ but include/ (see below)
 #
 # Samples: a directory samples/NAME is built by its own build.sh when it has
@@ -21,8 +23,11 @@
 # build.sh the layout decides:
 #   Cargo.toml                   cargo build --release --target wasm32-wasi; the package's cdylib or bin
 #   *.go                         GOOS=wasip1 go build (-buildmode=c-shared if it uses //go:wasmexport)
-#   *.c                          clang --target=wasm32-wasi (-mexec-model=reactor if there is no main),
-#                                with samples/include (sample.h, the C samples' shared helpers) on the path
+#   *.cpp                        clang++ --target=wasm32-wasi -std=c++17 -fno-exceptions, native
+#                                layout (module acl32), as CANN's C++ samples are written
+#   *.c                          clang --target=wasm32-wasi -DACLWASM_WIDE (-mexec-model=reactor if there
+#                                is no main), with samples/include (sample.h, the C samples' shared
+#                                helpers) on the path
 #   assembly/index.ts or *.ts    asc (AssemblyScript), exporting _start
 #   *.wat                        wat2wasm
 #
@@ -56,6 +61,15 @@ freestanding() { grep -qxF "$1" "$OUT/freestanding.txt" || echo "$1" >>"$OUT/fre
 
 C_INC="$ROOT/guest-sdk/c/include"
 C_FLAGS=(-O2 -Wall -Wextra -Werror -I"$C_INC")
+# The wide profile (module "acl", 64-bit aclrtPtr addresses); without it the
+# headers give the native layout (module "acl32", void * and size_t).
+C_WIDE=(-DACLWASM_WIDE)
+# C++ guests: the native layout, C++17 with Debian's libc++ for wasm32, and
+# -fno-exceptions: that libc++abi has no unwinder (code that throws does not
+# link). <thread> and <pthread.h> do not compile (wasm32-wasi is
+# single-threaded); <signal.h> needs -D_WASI_EMULATED_SIGNAL and
+# -lwasi-emulated-signal. See guest-sdk/c/PORTING.md.
+CXX_FLAGS=(-std=c++17 -fno-exceptions "${C_FLAGS[@]}")
 
 need_clang_wasi() {
 	need clang "$1"
@@ -68,16 +82,49 @@ build_c() {
 	need wasm-ld "the C examples"
 	need_clang_wasi "the C examples"
 	say "C: c-copy, c-freestanding"
-	clang --target=wasm32-wasi "${C_FLAGS[@]}" -o "$OUT/c-copy.wasm" "$ROOT/guest-sdk/c/examples/copy.c"
-	clang --target=wasm32 "${C_FLAGS[@]}" -nostdlib -Wl,--no-entry -o "$OUT/c-freestanding.wasm" \
+	clang --target=wasm32-wasi "${C_FLAGS[@]}" "${C_WIDE[@]}" -o "$OUT/c-copy.wasm" "$ROOT/guest-sdk/c/examples/copy.c"
+	clang --target=wasm32 "${C_FLAGS[@]}" "${C_WIDE[@]}" -nostdlib -Wl,--no-entry -o "$OUT/c-freestanding.wasm" \
 		"$ROOT/guest-sdk/c/examples/freestanding.c"
 	freestanding c-freestanding.wasm
+	check_c_headers
+}
+
+# check_c_headers: the SDK headers' two profiles, as C and as C++. The
+# native layout (the default) must compile native-style code unchanged
+# (guest-sdk/c/tests/native_api.c); the wide profile must refuse, as a
+# compile error even with the conversion warnings switched off, every
+# pointer passed where an address or an 8-byte out-parameter is expected
+# (guest-sdk/c/tests/wide_mixups.c, once per MIXUP_* case; without a case
+# it must compile, so that each failure is the case's).
+check_c_headers() {
+	need clang++ "the C++ header checks"
+	local t="$ROOT/guest-sdk/c/tests" obj log lang cases c
+	obj="$(mktemp -d)"
+	log="$obj/log"
+	for lang in c c++; do
+		say "C SDK headers: native layout and wide profile as $lang"
+		clang --target=wasm32-wasi -x "$lang" "${C_FLAGS[@]}" -c -o "$obj/native.o" "$t/native_api.c" ||
+			die "guest-sdk/c/tests/native_api.c does not compile as $lang against the native-layout headers"
+		clang --target=wasm32-wasi -x "$lang" "${C_FLAGS[@]}" "${C_WIDE[@]}" -c -o "$obj/wide.o" "$t/wide_mixups.c" ||
+			die "guest-sdk/c/tests/wide_mixups.c without a MIXUP_* case does not compile as $lang"
+		cases="$(grep -oE 'MIXUP_[A-Z_]+' "$t/wide_mixups.c" | sort -u)"
+		[[ -n "$cases" ]] || die "guest-sdk/c/tests/wide_mixups.c has no MIXUP_* case"
+		for c in $cases; do
+			if clang --target=wasm32-wasi -x "$lang" -I"$C_INC" -w -Wno-int-conversion -Wno-incompatible-pointer-types \
+				"${C_WIDE[@]}" -D"$c" -c -o "$obj/bad.o" "$t/wide_mixups.c" >"$log" 2>&1; then
+				die "wide profile, $lang: $c compiled; it must be a compile error (guest-sdk/c/tests/wide_mixups.c)"
+			fi
+			grep -q 'error:' "$log" || die "wide profile, $lang: $c failed without a compile error:\n$(cat "$log")"
+		done
+	done
+	rm -rf "$obj"
 }
 
 build_conformance() {
 	need_clang_wasi "the conformance program"
-	say "C: conformance"
-	clang --target=wasm32-wasi "${C_FLAGS[@]}" -o "$OUT/conformance.wasm" "$ROOT/tests/conformance/conformance.c"
+	say "C: conformance (wide profile), conformance32 (native layout)"
+	clang --target=wasm32-wasi "${C_FLAGS[@]}" "${C_WIDE[@]}" -o "$OUT/conformance.wasm" "$ROOT/tests/conformance/conformance.c"
+	clang --target=wasm32-wasi "${C_FLAGS[@]}" -o "$OUT/conformance32.wasm" "$ROOT/tests/conformance/conformance.c"
 }
 
 cargo_build() { # DIR ARGS...
@@ -150,12 +197,19 @@ build_sample() { # DIR
 		local mode=()
 		if grep -qs '^//go:wasmexport' "$dir"/*.go; then mode=(-buildmode=c-shared); fi
 		(cd "$ROOT" && GOOS=wasip1 GOARCH=wasm "$GO" build "${mode[@]}" -o "$OUT/$name.wasm" "./${dir#"$ROOT"/}")
+	elif compgen -G "$dir/*.cpp" >/dev/null; then
+		need_clang_wasi "samples/$name"
+		need clang++ "samples/$name"
+		[[ -d /usr/include/wasm32-wasi/c++ ]] ||
+			die "missing libc++ for wasm32 (/usr/include/wasm32-wasi/c++, needed for samples/$name); run scripts/install-toolchains.sh"
+		say "sample $name: clang++ (native layout)"
+		clang++ --target=wasm32-wasi "${CXX_FLAGS[@]}" -o "$OUT/$name.wasm" "$dir"/*.cpp
 	elif compgen -G "$dir/*.c" >/dev/null; then
 		need_clang_wasi "samples/$name"
 		say "sample $name: clang"
 		local model=()
 		if ! grep -qsE '\bmain[[:space:]]*\(' "$dir"/*.c; then model=(-mexec-model=reactor); fi
-		clang --target=wasm32-wasi "${C_FLAGS[@]}" -I"$ROOT/samples/include" "${model[@]}" -o "$OUT/$name.wasm" "$dir"/*.c
+		clang --target=wasm32-wasi "${C_FLAGS[@]}" "${C_WIDE[@]}" -I"$ROOT/samples/include" "${model[@]}" -o "$OUT/$name.wasm" "$dir"/*.c
 	elif [[ -f "$dir/assembly/index.ts" ]] || compgen -G "$dir/*.ts" >/dev/null; then
 		local entry asc adir="$dir"
 		entry="$dir/assembly/index.ts"

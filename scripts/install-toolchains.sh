@@ -25,13 +25,16 @@ say() { echo "install-toolchains: $*"; }
 #   clang, lld                    C guests (freestanding wasm32) and wasm-ld for Rust
 #   wasi-libc, libclang-rt-14-dev-wasm32
 #                                 C guests with wasi-libc (wasm32-wasi)
+#   libc++-14-dev-wasm32, libc++abi-14-dev-wasm32
+#                                 C++ guests (clang++ --target=wasm32-wasi): the C++
+#                                 standard library and its ABI library for wasm32
 #   wabt                          WAT guests (wat2wasm) and wasm-objdump
 #   rustc, cargo, libstd-rust-dev-wasm32
 #                                 Rust guests (Debian's rustc has the wasm32 targets)
 #   gcc                           cgo and native test helpers
 #   curl                          scripts/serve-test.sh (make serve-test)
 #   nodejs, npm                   AssemblyScript guests
-PACKAGES=(clang lld wasi-libc libclang-rt-14-dev-wasm32 wabt rustc cargo libstd-rust-dev-wasm32 gcc curl)
+PACKAGES=(clang lld wasi-libc libclang-rt-14-dev-wasm32 libc++-14-dev-wasm32 libc++abi-14-dev-wasm32 wabt rustc cargo libstd-rust-dev-wasm32 gcc curl)
 # Node is often installed outside apt (as here); only ask apt for it when
 # there is no node/npm at all.
 if ! command -v node >/dev/null 2>&1; then PACKAGES+=(nodejs); fi
@@ -94,5 +97,6 @@ for t in clang wasm-ld wat2wasm wasm-objdump /usr/bin/rustc /usr/bin/cargo node 
 	command -v "$t" >/dev/null 2>&1 || die "$t is still missing after installation"
 done
 [[ -d /usr/include/wasm32-wasi ]] || die "wasi-libc headers (/usr/include/wasm32-wasi) are missing"
+[[ -d /usr/include/wasm32-wasi/c++ ]] || die "libc++ headers for wasm32 (/usr/include/wasm32-wasi/c++) are missing"
 /usr/bin/rustc --print target-list | grep -x wasm32-wasi >/dev/null || die "/usr/bin/rustc has no wasm32-wasi target"
 say "done"

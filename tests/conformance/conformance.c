@@ -17,8 +17,15 @@
  * device quota 1 GiB, streams 64, events 1024, registrations 256,
  * allocations 4096.
  *
+ * The same source builds in both profiles of the SDK (guest ABI section 9):
+ * with -DACLWASM_WIDE against module "acl" (aclrtPtr addresses, 8-byte
+ * sizes), and by default against module "acl32" (void * device pointers,
+ * 4-byte size_t, as natively). The profile shim below keeps the checks
+ * common; the few that differ say so.
+ *
  * Build (from the repository root; scripts/build-guests.sh does this):
- *   clang --target=wasm32-wasi -O2 -Iguest-sdk/c/include -o build/wasm/conformance.wasm tests/conformance/conformance.c
+ *   clang --target=wasm32-wasi -O2 -DACLWASM_WIDE -Iguest-sdk/c/include -o build/wasm/conformance.wasm tests/conformance/conformance.c
+ *   clang --target=wasm32-wasi -O2 -Iguest-sdk/c/include -o build/wasm/conformance32.wasm tests/conformance/conformance.c
  * Run:
  *   aclwasm run build/wasm/conformance.wasm
  */
@@ -26,6 +33,50 @@
 #include <string.h>
 
 #include <acl/acl.h>
+
+/* ---- the profile ---- */
+
+#ifdef ACLWASM_WIDE
+/* acl: addresses are aclrtPtr (uint64_t), sizes on the wire 8 bytes. */
+typedef uint64_t wsize;
+#define PROFILE "acl (wide)"
+#define ADDR_BYTES 8
+#define AINT(p) ((uint64_t)(p))
+#define ADDR(v) ((aclrtPtr)(v))
+#define FAIL_NONE ACLWASM_FAIL_INDEX_NONE
+#define DEVICE_BASE ((aclrtPtr)1 << 32)
+/* A device address no allocation can have: device addresses are 64-byte aligned. */
+#define FORGED_DEVICE ((aclrtPtr)0x7654321000ULL + 3)
+/* An address far above any session's allocations. */
+#define FAR_DEVICE ((aclrtPtr)0xFFFF000000000000ULL)
+/* A size no quota allows, without overflow in the native padding. */
+#define HUGE_SIZE ((wsize)1 << 62)
+/* The largest address: a range from near it overflows. */
+#define MAX_ADDR UINT64_MAX
+#else
+/* acl32: device pointers are void *, sizes size_t (4 bytes), as natively.
+   aclrtPtr and aclPtr are the wide profile's names; here they are the
+   native ones, so that the checks read the same. */
+typedef void *aclrtPtr;
+#define aclPtr(p) ((void *)(p))
+typedef size_t wsize;
+#define PROFILE "acl32 (native layout)"
+#define ADDR_BYTES 4
+#define AINT(p) ((uint64_t)(uintptr_t)(p))
+#define ADDR(v) ((void *)(uintptr_t)(v))
+#define FAIL_NONE SIZE_MAX
+/* Device memory is a window above the largest memory the guest may have,
+   so above its current memory. */
+#define DEVICE_BASE guest_end()
+/* Not 64-byte aligned, near the window's top (2^32 - 2^16): no allocation
+   of this program reaches it. */
+#define FORGED_DEVICE ADDR(0xFFFE0000u - 0x10000u + 3)
+/* Above the window: never device memory. */
+#define FAR_DEVICE ADDR(0xFFFF8000u)
+/* More than any quota, without overflow in the native padding. */
+#define HUGE_SIZE ((wsize)0xF0000000u)
+#define MAX_ADDR UINTPTR_MAX
+#endif
 
 /* ---- reporting ---- */
 
@@ -75,11 +126,6 @@ static void section(const char *name)
 
 /* ---- fixtures ---- */
 
-#define DEVICE_BASE ((aclrtPtr)1 << 32)
-/* A device address no allocation can have: device addresses are 64-byte aligned. */
-#define FORGED_DEVICE ((aclrtPtr)0x7654321000ULL + 3)
-/* An address far above any session's allocations. */
-#define FAR_DEVICE ((aclrtPtr)0xFFFF000000000000ULL)
 /* A gptr whose bytes are not inside guest memory. */
 #define BAD_GPTR ((void *)(uintptr_t)0xFFFFFFF0u)
 
@@ -88,7 +134,7 @@ static unsigned char msbuf[64]; /* memset targets in guest memory */
 
 static aclrtPtr guest_end(void)
 {
-    return (aclrtPtr)__builtin_wasm_memory_size(0) * 65536;
+    return ADDR((uint64_t)__builtin_wasm_memory_size(0) * 65536);
 }
 
 /* A gptr whose first bytes are inside guest memory but not all of its n bytes. */
@@ -219,12 +265,12 @@ static void devices(void)
         printf("skip peer checks: one device\n");
     }
 
-    uint64_t free0 = 0, total = 0;
+    wsize free0 = 0, total = 0;
     OK(aclrtGetMemInfo(ACL_HBM_MEM, &free0, &total));
     CHECK(total > 0 && free0 <= total);
     EXPECT(aclrtGetMemInfo(ACL_HBM_MEM, NULL, &total), ACL_ERROR_INVALID_PARAM);
     EXPECT(aclrtGetMemInfo(ACL_HBM_MEM, &free0, NULL), ACL_ERROR_INVALID_PARAM);
-    EXPECT(aclrtGetMemInfo(ACL_HBM_MEM, &free0, straddling_gptr(8)), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtGetMemInfo(ACL_HBM_MEM, &free0, straddling_gptr(ADDR_BYTES)), ACL_ERROR_INVALID_PARAM);
     /* v1.1: an undefined attribute is the runtime's 107016 (api_error.cc:3185-3188),
        after the NULL checks (memory.cpp:966-967). */
     EXPECT(aclrtGetMemInfo((aclrtMemAttr)99, &free0, &total), ACL_ERROR_RT_INVALID_MEMORY_TYPE);
@@ -237,13 +283,13 @@ static void devices(void)
 static void memory(void)
 {
     section("aclrtMalloc, aclrtFree, aclrtGetMemInfo, aclrtPointerGetAttributes");
-    uint64_t free0 = 0, free1 = 0, total = 0;
+    wsize free0 = 0, free1 = 0, total = 0;
     OK(aclrtGetMemInfo(ACL_HBM_MEM, &free0, &total));
 
     aclrtPtr p = 0;
     OK(aclrtMalloc(&p, 1000, ACL_MEM_MALLOC_HUGE_FIRST));
     CHECK(p >= DEVICE_BASE);
-    CHECK(p % 64 == 0);
+    CHECK(AINT(p) % 64 == 0);
     OK(aclrtGetMemInfo(ACL_HBM_MEM, &free1, &total));
     CHECK(free1 <= free0 - 1000);
 
@@ -251,12 +297,12 @@ static void memory(void)
     EXPECT(aclrtMalloc(NULL, 64, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_INVALID_PARAM);
     EXPECT(aclrtMalloc(&q, 0, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_INVALID_PARAM);
     EXPECT(aclrtMalloc(BAD_GPTR, 64, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_INVALID_PARAM);
-    EXPECT(aclrtMalloc(straddling_gptr(8), 64, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMalloc(straddling_gptr(ADDR_BYTES), 64, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_INVALID_PARAM);
     EXPECT(aclrtMalloc(&q, total + 1, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_RT_MEMORY_ALLOCATION);
-    EXPECT(aclrtMalloc(&q, (uint64_t)1 << 62, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_RT_MEMORY_ALLOCATION);
+    EXPECT(aclrtMalloc(&q, HUGE_SIZE, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_RT_MEMORY_ALLOCATION);
     CHECK(q == 0);
     /* Failed calls allocated nothing. */
-    uint64_t free2 = 0;
+    wsize free2 = 0;
     OK(aclrtGetMemInfo(ACL_HBM_MEM, &free2, &total));
     CHECK(free2 == free1);
     /* Unknown policy values fall back to the default, as natively. */
@@ -409,7 +455,7 @@ static void memcpy_sync(void)
     EXPECT(aclrtMemcpy(a, 256, FAR_DEVICE, 16, ACL_MEMCPY_DEVICE_TO_DEVICE), ACL_ERROR_RT_PARAM_INVALID);
     EXPECT(aclrtMemcpy(a, 256, guest_end() - 8, 16, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_RT_PARAM_INVALID);
     EXPECT(aclrtMemcpy(guest_end() - 8, 16, a, 16, ACL_MEMCPY_DEVICE_TO_HOST), ACL_ERROR_RT_PARAM_INVALID);
-    EXPECT(aclrtMemcpy(a, 256, UINT64_MAX - 8, 16, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtMemcpy(a, 256, ADDR(MAX_ADDR - 8), 16, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_RT_PARAM_INVALID);
     /* A range spanning two allocations is in neither. */
     if (b > a) {
         EXPECT(aclrtMemcpy(aclPtr(hbuf2), 4096, a, b - a + 8, ACL_MEMCPY_DEVICE_TO_HOST), ACL_ERROR_RT_PARAM_INVALID);
@@ -598,7 +644,7 @@ static void memcpy_2d(void)
 }
 
 static aclrtPtr bdst_one[1], bsrc_one[1];
-static uint64_t bmax_one[1], bsize_one[1], bidx_one[1];
+static wsize bmax_one[1], bsize_one[1], bidx_one[1];
 static aclrtMemcpyBatchAttr battr_one;
 
 /* ABI v1.1: the native check order (docs/check-order.md) and the kind
@@ -672,15 +718,17 @@ static void check_order(void)
     /* Descriptors: 32 bytes on Atlas A2 (dev_info_reg.cc:228), 64-byte
        aligned (api_error.cc:2482-2484, 2325-2328), count at most 4 GiB
        (api_error.cc:2479-2481). */
-    uint64_t n = 0;
+    wsize n = 0;
     OK(aclrtGetMemcpyDescSize(ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, &n));
     CHECK(n == 32);
     EXPECT(aclrtSetMemcpyDesc(desc + 32, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, a, b, 16, NULL), ACL_ERROR_RT_PARAM_INVALID);
     EXPECT(aclrtMemcpyAsyncWithDesc(desc + 32, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s), ACL_ERROR_RT_PARAM_INVALID);
+#ifdef ACLWASM_WIDE /* a 32-bit size_t cannot say more than 4 GiB */
     EXPECT(aclrtSetMemcpyDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, a, b, ((uint64_t)4 << 30) + 1, NULL), ACL_ERROR_RT_PARAM_INVALID);
+#endif
 
     /* Batch: the stream handle leaves failIndex alone (api_c_memory.cc:786). */
-    uint64_t fi = 12345;
+    wsize fi = 12345;
     bdst_one[0] = a, bsrc_one[0] = aclPtr(hbuf), bmax_one[0] = bsize_one[0] = 16, bidx_one[0] = 0;
     memset(&battr_one, 0, sizeof battr_one);
     battr_one.dstLoc.type = ACL_MEM_LOCATION_TYPE_DEVICE;
@@ -693,7 +741,7 @@ static void check_order(void)
        (api_error.cc:1997-2002); EnablePeerAccess checks flags before the
        device (memory.cpp:910-913). */
     aclrtPtr p = 0;
-    EXPECT(aclrtMalloc(&p, ~(uint64_t)0, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMalloc(&p, ~(wsize)0, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_INVALID_PARAM);
     aclrtPtr d = 0;
     OK(aclrtHostRegister(aclPtr(robuf), sizeof robuf, (aclrtHostRegisterType)12, &d));
     OK(aclrtHostUnregister(aclPtr(robuf)));
@@ -706,7 +754,7 @@ static void check_order(void)
 }
 
 static aclrtPtr bdst[4097], bsrc[4097];
-static uint64_t bmax[4097], bsize[4097], bidx[4];
+static wsize bmax[4097], bsize[4097], bidx[4];
 static aclrtMemcpyBatchAttr battr[4];
 
 static void set_attr(int k, aclrtMemLocationType dt, uint32_t did, aclrtMemLocationType st, uint32_t sid)
@@ -727,7 +775,7 @@ static void batch(void)
     section("aclrtMemcpyBatch, aclrtMemcpyBatchAsync, aclrtMemcpyBatchV2, aclrtMemcpyBatchAsyncV2");
     aclrtPtr d0 = 0, d1 = 0;
     aclrtStream s = NULL;
-    uint64_t fi = 0;
+    wsize fi = 0;
     OK(aclrtMalloc(&d0, 256, ACL_MEM_MALLOC_HUGE_FIRST));
     OK(aclrtMalloc(&d1, 256, ACL_MEM_MALLOC_HUGE_FIRST));
     OK(aclrtCreateStream(&s));
@@ -746,7 +794,7 @@ static void batch(void)
     set_attr(0, ACL_MEM_LOCATION_TYPE_DEVICE, 0, ACL_MEM_LOCATION_TYPE_HOST, 0);
     fi = 12345;
     OK(aclrtMemcpyBatch(bdst, bmax, bsrc, bsize, 2, battr, bidx, 1, &fi));
-    CHECK(fi == ACLWASM_FAIL_INDEX_NONE);
+    CHECK(fi == FAIL_NONE);
     OK(peek(d1, 100));
     CHECK(memcmp(scratch, hbuf + 256, 100) == 0);
     /* Unregistered memory may also be declared HOST. */
@@ -757,7 +805,7 @@ static void batch(void)
     /* D2H, with a second attribute from entry 1 on. */
     aclrtPtr ddst[2] = {aclPtr(hbuf2), aclPtr(hbuf2) + 256};
     aclrtPtr dsrc[2] = {d0, d1};
-    uint64_t dmax[2] = {256, 256}, dsize[2] = {256, 100}, didx[2] = {0, 1};
+    wsize dmax[2] = {256, 256}, dsize[2] = {256, 100}, didx[2] = {0, 1};
     aclrtMemcpyBatchAttr dattr[2];
     memset(dattr, 0, sizeof dattr);
     dattr[0].dstLoc.type = dattr[1].dstLoc.type = ACL_MEM_LOCATION_TYPE_HOST; /* unregistered counts as HOST (api_impl.cc:8817-8821) */
@@ -770,10 +818,10 @@ static void batch(void)
     EXPECT(aclrtMemcpyBatch(bdst, bmax, bsrc, bsize, 2, battr, bidx, 1, NULL), ACL_ERROR_INVALID_PARAM);
     EXPECT(aclrtMemcpyBatch(bdst, bmax, bsrc, NULL, 2, battr, bidx, 1, &fi), ACL_ERROR_INVALID_PARAM);
     EXPECT(aclrtMemcpyBatch(bdst, bmax, bsrc, bsize, 0, battr, bidx, 1, &fi), ACL_ERROR_INVALID_PARAM);
-    uint64_t zeros[2] = {0, 0};
+    wsize zeros[2] = {0, 0};
     fi = 12345;
     OK(aclrtMemcpyBatch(NULL, NULL, NULL, zeros, 2, NULL, NULL, 0, &fi)); /* all sizes 0: success first */
-    CHECK(fi == ACLWASM_FAIL_INDEX_NONE);
+    CHECK(fi == FAIL_NONE);
     EXPECT(aclrtMemcpyBatch(NULL, bmax, bsrc, bsize, 2, battr, bidx, 1, &fi), ACL_ERROR_INVALID_PARAM);
     EXPECT(aclrtMemcpyBatch(bdst, bmax, bsrc, bsize, 2, NULL, bidx, 1, &fi), ACL_ERROR_INVALID_PARAM);
     EXPECT(aclrtMemcpyBatch(bdst, bmax, bsrc, bsize, 2, battr, NULL, 1, &fi), ACL_ERROR_INVALID_PARAM);
@@ -872,13 +920,14 @@ static void batch(void)
     OK(aclrtFree(d1));
 }
 
+/* Writes value into the address slot (ADDR_BYTES bytes) at slot in device memory. */
 static void put_addr(aclrtPtr slot, aclrtPtr value)
 {
-    unsigned char b[8];
-    for (int i = 0; i < 8; i++) {
-        b[i] = (unsigned char)(value >> (8 * i));
+    unsigned char b[ADDR_BYTES];
+    for (int i = 0; i < ADDR_BYTES; i++) {
+        b[i] = (unsigned char)(AINT(value) >> (8 * i));
     }
-    OK(aclrtMemcpy(slot, 8, aclPtr(b), 8, ACL_MEMCPY_HOST_TO_DEVICE));
+    OK(aclrtMemcpy(slot, ADDR_BYTES, aclPtr(b), ADDR_BYTES, ACL_MEMCPY_HOST_TO_DEVICE));
 }
 
 /* Native: GetMemcpyDescSize NULL / kind >= 8 100000 (memory.cpp:1378-1381), other kinds 207000
@@ -888,7 +937,7 @@ static void put_addr(aclrtPtr slot, aclrtPtr value)
 static void descriptors(void)
 {
     section("aclrtGetMemcpyDescSize, aclrtSetMemcpyDesc, aclrtMemcpyAsyncWithDesc, aclrtMemcpyAsyncWithOffset");
-    uint64_t n = 0;
+    wsize n = 0;
     OK(aclrtGetMemcpyDescSize(ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, &n));
     CHECK(n > 0 && n < 4096);
     EXPECT(aclrtGetMemcpyDescSize(ACL_MEMCPY_DEVICE_TO_DEVICE, &n), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
@@ -955,11 +1004,11 @@ static void descriptors(void)
 
     /* Offset copies: the slots hold device addresses, read when the copy runs. */
     aclrtPtr slots = 0;
-    OK(aclrtMalloc(&slots, 16, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtMalloc(&slots, 2 * ADDR_BYTES, ACL_MEM_MALLOC_HUGE_FIRST));
     put_addr(slots, dst);
-    put_addr(slots + 8, src);
+    put_addr(slots + ADDR_BYTES, src);
     OK(aclrtMemset(dst, 256, 0, 256));
-    OK(aclrtMemcpyAsyncWithOffset(slots, 256, 16, slots + 8, 32, 64, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s));
+    OK(aclrtMemcpyAsyncWithOffset(slots, 256, 16, slots + ADDR_BYTES, 32, 64, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s));
     OK(aclrtSynchronizeStream(s));
     OK(peek(dst, 256));
     CHECK(all_equal(scratch, 16, 0) && memcmp(scratch + 16, hbuf + 64, 32) == 0 && all_equal(scratch + 48, 208, 0));
@@ -967,22 +1016,22 @@ static void descriptors(void)
     /* v1.1: no NULL check at the ACL layer; the runtime's NULL check gives
        107000 (api_error.cc:2181-2182), after the kind (api_c_standard_soc.cc:965-967)
        and the stream handle (api_c_standard_soc.cc:1067). */
-    EXPECT(aclrtMemcpyAsyncWithOffset(0, 256, 0, slots + 8, 32, 0, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtMemcpyAsyncWithOffset(0, 256, 0, slots + ADDR_BYTES, 32, 0, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s), ACL_ERROR_RT_PARAM_INVALID);
     EXPECT(aclrtMemcpyAsyncWithOffset(slots, 256, 0, 0, 32, 0, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s), ACL_ERROR_RT_PARAM_INVALID);
     EXPECT(aclrtMemcpyAsyncWithOffset(0, 256, 0, 0, 32, 0, ACL_MEMCPY_DEVICE_TO_DEVICE, s), ACL_ERROR_RT_PARAM_INVALID);
     EXPECT(aclrtMemcpyAsyncWithOffset(0, 256, 0, 0, 32, 0, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, (aclrtStream)(uintptr_t)0x7777), ACL_ERROR_RT_INVALID_HANDLE);
-    EXPECT(aclrtMemcpyAsyncWithOffset(slots, 256, 0, slots + 8, 32, 0, ACL_MEMCPY_DEVICE_TO_DEVICE, s), ACL_ERROR_RT_PARAM_INVALID);
-    EXPECT(aclrtMemcpyAsyncWithOffset(slots, 256, 0, slots + 8, 32, (uint64_t)1 << 48, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s), ACL_ERROR_RT_PARAM_INVALID);
-    EXPECT(aclrtMemcpyAsyncWithOffset(slots, 256, 256, slots + 8, 1, 0, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s), ACL_ERROR_RT_PARAM_INVALID);
-    EXPECT(aclrtMemcpyAsyncWithOffset(slots, 256, 200, slots + 8, 57, 0, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s), ACL_ERROR_RT_PARAM_INVALID);
-    EXPECT(aclrtMemcpyAsyncWithOffset(aclPtr(hbuf2), 256, 0, slots + 8, 32, 0, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s), ACL_ERROR_RT_PARAM_INVALID);
-    EXPECT(aclrtMemcpyAsyncWithOffset(slots, 256, 0, slots + 8, 32, 0, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, (aclrtStream)(uintptr_t)0x7777), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtMemcpyAsyncWithOffset(slots, 256, 0, slots + ADDR_BYTES, 32, 0, ACL_MEMCPY_DEVICE_TO_DEVICE, s), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtMemcpyAsyncWithOffset(slots, 256, 0, slots + ADDR_BYTES, 32, (wsize)0xFFFFFF00u << (8 * (ADDR_BYTES - 4)), ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtMemcpyAsyncWithOffset(slots, 256, 256, slots + ADDR_BYTES, 1, 0, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtMemcpyAsyncWithOffset(slots, 256, 200, slots + ADDR_BYTES, 57, 0, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtMemcpyAsyncWithOffset(aclPtr(hbuf2), 256, 0, slots + ADDR_BYTES, 32, 0, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtMemcpyAsyncWithOffset(slots, 256, 0, slots + ADDR_BYTES, 32, 0, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, (aclrtStream)(uintptr_t)0x7777), ACL_ERROR_RT_INVALID_HANDLE);
     /* A forged address in a slot fails when the copy executes. */
-    put_addr(slots + 8, FORGED_DEVICE);
-    OK(aclrtMemcpyAsyncWithOffset(slots, 256, 0, slots + 8, 32, 0, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s));
+    put_addr(slots + ADDR_BYTES, FORGED_DEVICE);
+    OK(aclrtMemcpyAsyncWithOffset(slots, 256, 0, slots + ADDR_BYTES, 32, 0, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s));
     FAILS(aclrtSynchronizeStream(s));
-    put_addr(slots + 8, aclPtr(hbuf)); /* guest memory is not device memory */
-    OK(aclrtMemcpyAsyncWithOffset(slots, 256, 0, slots + 8, 32, 0, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s));
+    put_addr(slots + ADDR_BYTES, aclPtr(hbuf)); /* guest memory is not device memory */
+    OK(aclrtMemcpyAsyncWithOffset(slots, 256, 0, slots + ADDR_BYTES, 32, 0, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s));
     FAILS(aclrtSynchronizeStream(s));
 
     OK(aclrtDestroyStream(s));
@@ -1165,7 +1214,7 @@ static void reset_device(void)
     aclrtPtr a = 0;
     aclrtStream s = NULL;
     aclrtEvent e = NULL;
-    uint64_t free0 = 0, free1 = 0, total = 0;
+    wsize free0 = 0, free1 = 0, total = 0;
     OK(aclrtGetMemInfo(ACL_HBM_MEM, &free0, &total));
     OK(aclrtMalloc(&a, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
     OK(aclrtCreateStream(&s));
@@ -1190,6 +1239,7 @@ static void finalize(void)
 
 int main(void)
 {
+    printf("conformance: profile %s\n", PROFILE);
     before_set_device();
     runtime();
     devices();

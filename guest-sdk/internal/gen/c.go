@@ -8,31 +8,200 @@ import (
 	"github.com/aclwasm/aclwasm/acl"
 )
 
-// cType is the C type of a parameter in the natural API.
-func cType(s Sem) string {
-	return [...]string{
-		Ptr: "aclrtPtr", Size: "uint64_t", Kind: "aclrtMemcpyKind", Int32: "int32_t", Uint32: "uint32_t",
-		MemAttr: "aclrtMemAttr", MallocPolicy: "aclrtMemMallocPolicy", RegisterType: "aclrtHostRegisterType",
-		Stream: "aclrtStream", Event: "aclrtEvent",
-		OutPtr: "aclrtPtr *", OutSize: "uint64_t *", OutInt32: "int32_t *", OutUint32: "uint32_t *",
-		OutFloat: "float *", OutStream: "aclrtStream *", OutEvent: "aclrtEvent *",
-		OutStreamStatus: "aclrtStreamStatus *", OutEventStatus: "aclrtEventRecordedStatus *",
-		OutPtrAttributes: "aclrtPtrAttributes *", PtrArray: "const aclrtPtr *", SizeArray: "const uint64_t *",
-		AttrArray: "const aclrtMemcpyBatchAttr *", CString: "const char *", Reserved: "void *", OutBytes: "char *",
-	}[s]
+// The C headers serve two profiles of the guest ABI (ABI.md section 9):
+//
+//   - the native layout (the default): every function has its native
+//     signature (void *, size_t, void **, size_t *) and is the import itself,
+//     from module cModule32; on wasm32 those types are exactly the acl32 wire
+//     types;
+//   - the wide profile (-DACLWASM_WIDE): addresses are aclrtPtr (uint64_t),
+//     sizes uint64_t, and each function is a static inline wrapper over its
+//     raw import from module abi.Module. In C a macro per function turns a
+//     pointer passed where an address (or an 8-byte out-parameter) is
+//     expected into a compile error; in C++ the language already refuses it.
+
+// cModule32 is the import module of the native-layout profile.
+const cModule32 = abi.Module32
+
+// cType is the C type of a parameter in the wide profile's natural API.
+func cType(s Sem) (string, error) {
+	switch s {
+	case Ptr:
+		return "aclrtPtr", nil
+	case Size:
+		return "uint64_t", nil
+	case OutPtr:
+		return "aclrtPtr *", nil
+	case OutSize:
+		return "uint64_t *", nil
+	case PtrArray:
+		return "const aclrtPtr *", nil
+	case SizeArray:
+		return "const uint64_t *", nil
+	}
+	return cCommonType(s)
 }
 
-// cRawType is the C type of a parameter in the raw import: the wire type.
-func cRawType(s Sem) string {
-	switch s.Wire() {
+// cCommonType is the C type of a parameter whose type does not depend on
+// the profile.
+func cCommonType(s Sem) (string, error) {
+	switch s {
+	case Kind:
+		return "aclrtMemcpyKind", nil
+	case Int32:
+		return "int32_t", nil
+	case Uint32:
+		return "uint32_t", nil
+	case MemAttr:
+		return "aclrtMemAttr", nil
+	case MallocPolicy:
+		return "aclrtMemMallocPolicy", nil
+	case RegisterType:
+		return "aclrtHostRegisterType", nil
+	case Stream:
+		return "aclrtStream", nil
+	case Event:
+		return "aclrtEvent", nil
+	case OutInt32:
+		return "int32_t *", nil
+	case OutUint32:
+		return "uint32_t *", nil
+	case OutFloat:
+		return "float *", nil
+	case OutStream:
+		return "aclrtStream *", nil
+	case OutEvent:
+		return "aclrtEvent *", nil
+	case OutStreamStatus:
+		return "aclrtStreamStatus *", nil
+	case OutEventStatus:
+		return "aclrtEventRecordedStatus *", nil
+	case OutPtrAttributes:
+		return "aclrtPtrAttributes *", nil
+	case AttrArray:
+		return "const aclrtMemcpyBatchAttr *", nil
+	case CString:
+		return "const char *", nil
+	case Reserved:
+		return "void *", nil
+	case OutBytes:
+		return "char *", nil
+	}
+	return "", fmt.Errorf("gen: the C generator has no type for parameter meaning %d (add it to cCommonType in guest-sdk/internal/gen/c.go)", s)
+}
+
+// nativeOverride gives the native C type of the parameters whose type in
+// the native header is not the one their meaning implies.
+var nativeOverride = map[string]string{
+	"aclrtMemcpyAsyncWithOffset.dst": "void **",
+	"aclrtMemcpyAsyncWithOffset.src": "const void **",
+	"aclrtPointerGetAttributes.ptr":  "const void *",
+	"aclrtMemcpyBatch.attrs":         "aclrtMemcpyBatchAttr *",
+	"aclrtMemcpyBatchAsync.attrs":    "aclrtMemcpyBatchAttr *",
+	"aclrtMemcpyBatchV2.attrs":       "aclrtMemcpyBatchAttr *",
+	"aclrtMemcpyBatchAsyncV2.attrs":  "aclrtMemcpyBatchAttr *",
+}
+
+// cNativeType is the C type of a parameter in the native header (acl_rt.h
+// of the native runtime), which the native-layout profile declares.
+func cNativeType(f *Func, p Param) (string, error) {
+	if t, ok := nativeOverride[f.Name+"."+p.Name]; ok {
+		return t, nil
+	}
+	switch p.Sem {
+	case Ptr:
+		if p.Name == "src" {
+			return "const void *", nil
+		}
+		return "void *", nil
+	case Size:
+		return "size_t", nil
+	case OutPtr, PtrArray:
+		return "void **", nil
+	case OutSize, SizeArray:
+		return "size_t *", nil
+	}
+	return cCommonType(p.Sem)
+}
+
+// wasm32Is64 reports whether a C type of cNativeType travels as an i64 on
+// wasm32: only the 64-bit integers do (pointers, size_t, int and enums are
+// 32-bit).
+func wasm32Is64(t string) bool {
+	switch t {
+	case "uint64_t", "int64_t":
+		return true
+	}
+	return false
+}
+
+// acl32Is64 reports whether parameter p travels as an i64 in the acl32
+// profile (ABI.md section 9): addresses and sizes become i32, values that
+// are uint64_t natively stay i64.
+func acl32Is64(p Param) bool { return abi.Native32.Is64(p.Type) }
+
+// cElemTypes are the C types a gptr parameter may have in the native
+// declaration when it holds values whose width depends on the profile
+// (abi.Param.Elem); nil when it holds none.
+func cElemTypes(p Param) []string {
+	switch p.Elem {
+	case abi.Addr:
+		return []string{"void **", "const void **"}
+	case abi.Size:
+		return []string{"size_t *"}
+	case abi.U64:
+		return []string{"uint64_t *"}
+	}
+	return nil
+}
+
+// cCheckNative fails unless each native C type of f travels as its acl32
+// wire type and each gptr points to values of the width the table says.
+func cCheckNative(f *Func) error {
+	for _, p := range f.Params {
+		t, err := cNativeType(f, p)
+		if err != nil {
+			return err
+		}
+		if wasm32Is64(t) != acl32Is64(p) {
+			return fmt.Errorf("gen: %s parameter %s: native C type %s does not travel as its acl32 wire type %s", f.Name, p.Name, t, abi.Native32.Wasm(p.Type))
+		}
+		if p.Type != abi.Gptr {
+			continue
+		}
+		want := cElemTypes(p)
+		ok := len(want) == 0
+		for _, w := range want {
+			ok = ok || t == w
+		}
+		if want == nil {
+			switch t {
+			case "void **", "const void **", "size_t *", "uint64_t *":
+				ok = false
+			}
+		}
+		if !ok {
+			return fmt.Errorf("gen: %s parameter %s: native C type %s does not point to what the ABI table says it holds (%v)", f.Name, p.Name, t, want)
+		}
+	}
+	return nil
+}
+
+// cRawType is the C type of a parameter in the raw import: the wire type of
+// the profile (wide: abi's; narrow: acl32's).
+func cRawType(f *Func, p Param, narrow bool) string {
+	switch p.Sem.Wire() {
 	case abi.Addr, abi.Size:
+		if narrow && !acl32Is64(p) {
+			return "uint32_t"
+		}
 		return "uint64_t"
 	case abi.Handle:
 		return "uint32_t"
 	case abi.I32:
 		return "int32_t"
 	}
-	switch s {
+	switch p.Sem {
 	case PtrArray, SizeArray, AttrArray, CString:
 		return "const void *"
 	}
@@ -57,19 +226,38 @@ func cDecl(t, name string) string {
 	return t + " " + name
 }
 
-func cParams(f *Func, raw bool) string {
+// cProfile says which form of a function's parameters to write.
+type cProfile int
+
+const (
+	cWide      cProfile = iota // the wide profile's natural API (aclrtPtr, uint64_t)
+	cNative                    // the native signatures (void *, size_t)
+	cRawWide                   // the raw wide import: wire types
+	cRawNarrow                 // the raw acl32 import: wire types
+)
+
+func cParams(f *Func, pr cProfile) (string, error) {
 	if len(f.Params) == 0 {
-		return "void"
+		return "void", nil
 	}
 	ps := make([]string, len(f.Params))
 	for i, p := range f.Params {
-		t := cType(p.Sem)
-		if raw {
-			t = cRawType(p.Sem)
+		var t string
+		var err error
+		switch pr {
+		case cWide:
+			t, err = cType(p.Sem)
+		case cNative:
+			t, err = cNativeType(f, p)
+		default:
+			t = cRawType(f, p, pr == cRawNarrow)
+		}
+		if err != nil {
+			return "", fmt.Errorf("%s parameter %s: %w", f.Name, p.Name, err)
 		}
 		ps[i] = cDecl(t, p.Name)
 	}
-	return strings.Join(ps, ", ")
+	return strings.Join(ps, ", "), nil
 }
 
 func cDoc(b *buf, indent string, lines ...string) {
@@ -88,11 +276,22 @@ const cRawPrefix = "aclwasm_raw_"
 
 func genC(m *model, out map[string][]byte) error {
 	const dir = "c/include/acl/"
-	out[dir+"acl_base.h"] = cBase(m)
-	out[dir+"error_codes/rt_error_codes.h"] = cRTCodes(m)
-	out[dir+"aclwasm_imports.h"] = cImports(m)
-	out[dir+"acl_rt.h"] = cRT(m)
-	out[dir+"acl.h"] = cACL(m)
+	for _, g := range []struct {
+		name string
+		gen  func(*model) ([]byte, error)
+	}{
+		{"acl_base.h", cBase},
+		{"error_codes/rt_error_codes.h", cRTCodes},
+		{"aclwasm_imports.h", cImports},
+		{"acl_rt.h", cRT},
+		{"acl.h", cACL},
+	} {
+		b, err := g.gen(m)
+		if err != nil {
+			return err
+		}
+		out[dir+g.name] = b
+	}
 	return nil
 }
 
@@ -112,19 +311,27 @@ func cExternC(b *buf) {
 	b.l("#ifdef __cplusplus", `extern "C" {`, "#endif", "")
 }
 
+func cEndExternC(b *buf) {
+	b.l("#ifdef __cplusplus", "}", "#endif", "")
+}
+
 func cClose(b *buf, guard string, externC bool) {
 	if externC {
-		b.l("#ifdef __cplusplus", "}", "#endif", "")
+		cEndExternC(b)
 	}
 	b.l("#endif /* " + guard + " */")
 }
 
-func cBase(m *model) []byte {
+func cBase(m *model) ([]byte, error) {
 	var b buf
 	const g = "ACLWASM_ACL_BASE_H_"
 	cOpen(&b, "acl_base.h", g,
-		"base types and error codes of the aclwasm C guest SDK,",
-		"laid out like the native header of the same name. See guest-sdk/c/README.md.")
+		"base types and error codes of the aclwasm C/C++ guest SDK,",
+		"laid out like the native header of the same name. See guest-sdk/c/README.md.",
+		"",
+		"Two profiles (guest ABI section 9): by default the native layout (module",
+		"\""+cModule32+"\": void * device pointers, size_t sizes, as natively); with",
+		"-DACLWASM_WIDE the wide profile (module \""+abi.Module+"\": 64-bit aclrtPtr addresses).")
 	b.l("#include <stddef.h>", "#include <stdint.h>", "")
 	b.l("#if !defined(__wasm32__)",
 		`#error "aclwasm: these headers are for wasm32 guests (clang --target=wasm32 or --target=wasm32-wasi)"`,
@@ -136,15 +343,12 @@ func cBase(m *model) []byte {
 		"#endif", "")
 	cExternC(&b)
 	b.p("/** The guest ABI version these headers implement. */\n#define ACLWASM_ABI_VERSION %d\n\n", abi.Version)
+	cDoc(&b, "",
+		"The import module of the profile these headers were included for: \""+abi.Module+"\"",
+		"with -DACLWASM_WIDE, else \""+cModule32+"\".")
+	b.l("#ifdef ACLWASM_WIDE", `#define ACLWASM_MODULE "`+abi.Module+`"`, "#else", `#define ACLWASM_MODULE "`+cModule32+`"`, "#endif", "")
 	cDoc(&b, "", "The result of every ACL function: ACL_SUCCESS (0) or a native error code.")
 	b.l("typedef int aclError;", "")
-	cDoc(&b, "",
-		"An address in the sandbox's address space: a guest pointer zero-extended",
-		"(below 2^32) or an opaque device address from aclrtMalloc (2^32 and above).",
-		"Arithmetic works: p + k is byte k of the allocation at p. 0 is NULL.",
-		"Device addresses do not fit a wasm32 pointer, so every ACL parameter that",
-		"natively is a void * into device or host memory is an aclrtPtr here.")
-	b.l("typedef uint64_t aclrtPtr;", "")
 	cDoc(&b, "",
 		"A stream handle: a nonzero u32 from aclrtCreateStream, or NULL for the",
 		"current device's default stream. As natively it is a pointer type, so",
@@ -153,7 +357,21 @@ func cBase(m *model) []byte {
 	b.l("typedef void *aclrtStream;", "")
 	cDoc(&b, "", "An event handle: a nonzero u32 from aclrtCreateEvent. Never dereference it.")
 	b.l("typedef void *aclrtEvent;", "")
+	cDoc(&b, "", "A context handle: a device plus its own default stream. Never dereference it.")
+	b.l("typedef void *aclrtContext;", "")
+	cDoc(&b, "", "A device or host buffer and its size (aclCreateDataBuffer); opaque, as natively.")
+	b.l("typedef struct aclDataBuffer aclDataBuffer;", "")
+	cDoc(&b, "", "The level of an application log line (aclAppLog, ACL_APP_LOG).")
+	b.l("typedef enum {", "    ACL_DEBUG = 0,", "    ACL_INFO = 1,", "    ACL_WARNING = 2,", "    ACL_ERROR = 3,", "} aclLogLevel;", "")
 	b.l(`ACLWASM_STATIC_ASSERT(sizeof(void *) == 4, "aclwasm guests are wasm32: handles are 32-bit");`, "")
+	b.l("#ifdef ACLWASM_WIDE", "")
+	cDoc(&b, "",
+		"An address in the wide profile's address space: a guest pointer zero-extended",
+		"(below 2^32) or an opaque device address from aclrtMalloc (2^32 and above).",
+		"Arithmetic works: p + k is byte k of the allocation at p. 0 is NULL.",
+		"Device addresses do not fit a wasm32 pointer, so every ACL parameter that",
+		"natively is a void * into device or host memory is an aclrtPtr here.")
+	b.l("typedef uint64_t aclrtPtr;", "")
 	cDoc(&b, "", "Returns the sandbox address of a guest pointer (NULL stays 0).")
 	b.l("static inline aclrtPtr aclPtr(const void *p) { return (aclrtPtr)(uintptr_t)p; }", "")
 	cDoc(&b, "",
@@ -167,6 +385,20 @@ func cBase(m *model) []byte {
 		"What a batch copy writes to *failIndex when no single entry failed:",
 		"SIZE_MAX of the wire's 64-bit size_t (not wasm32's SIZE_MAX).")
 	b.l("#define ACLWASM_FAIL_INDEX_NONE UINT64_MAX", "")
+	b.l("#ifndef __cplusplus",
+		"/*",
+		" * C lets a pointer pass where an integer is expected (a warning), and a",
+		" * void ** where a uint64_t * is (a warning, then an 8-byte write into a",
+		" * 4-byte pointer). The wide profile's C macros turn both into compile",
+		" * errors with these checks; C++ refuses both by itself.",
+		" */",
+		"#define ACLWASM_CHECK_(c, m) ((void)sizeof(struct { int aclwasm_; _Static_assert(c, m); }))",
+		"#define ACLWASM_NOT_ADDR_ \" ACLWASM_WIDE: an aclrtPtr (a 64-bit sandbox address) is expected, not a pointer: pass aclPtr(p) for guest memory, or build without -DACLWASM_WIDE for the native void * API\"",
+		"#define ACLWASM_NOT_OUT_ \" ACLWASM_WIDE: an aclrtPtr * / uint64_t * (8 bytes) is expected, not a pointer to a 4-byte void * or size_t; build without -DACLWASM_WIDE for the native void ** / size_t * API\"",
+		"#define ACLWASM_ADDR_(x, what) (ACLWASM_CHECK_(__builtin_classify_type(x) != 5, what ACLWASM_NOT_ADDR_), (x))",
+		"#define ACLWASM_U64P_(x, what) (ACLWASM_CHECK_(_Generic((x), uint64_t *: 1, const uint64_t *: 1, void *: 1, default: 0), what ACLWASM_NOT_OUT_), (x))",
+		"#endif", "")
+	b.l("#endif /* ACLWASM_WIDE */", "")
 
 	b.l("/* Error codes of the ACL layer, as natively: static const int, not macros. */",
 		"static const int ACL_ERROR_NONE = 0;")
@@ -175,7 +407,8 @@ func cBase(m *model) []byte {
 			b.p("static const int %s = %d;\n", c.Name, c.Value)
 		}
 	}
-	b.l("", "#ifdef __cplusplus", "}", "#endif", "")
+	b.l("")
+	cEndExternC(&b)
 	b.l(`#include "error_codes/rt_error_codes.h"`, `#include "aclwasm_imports.h"`, "")
 	cExternC(&b)
 	cDoc(&b, "",
@@ -206,7 +439,7 @@ func cBase(m *model) []byte {
 		"    return msg;",
 		"}", "")
 	cClose(&b, g, true)
-	return b.Bytes()
+	return b.Bytes(), nil
 }
 
 func (m *model) errMsg() *Func {
@@ -218,7 +451,7 @@ func (m *model) errMsg() *Func {
 	panic("gen: no " + ErrMsgFunc)
 }
 
-func cRTCodes(m *model) []byte {
+func cRTCodes(m *model) ([]byte, error) {
 	var b buf
 	const g = "ACLWASM_RT_ERROR_CODES_H_"
 	cOpen(&b, "error_codes/rt_error_codes.h", g,
@@ -232,39 +465,119 @@ func cRTCodes(m *model) []byte {
 	}
 	b.l("")
 	cClose(&b, g, false)
-	return b.Bytes()
+	return b.Bytes(), nil
 }
 
-func cImports(m *model) []byte {
+func cImports(m *model) ([]byte, error) {
 	var b buf
 	const g = "ACLWASM_IMPORTS_H_"
 	cOpen(&b, "aclwasm_imports.h", g,
 		"the raw imports of the guest ABI, with their exact wire",
-		"types: addr and size are uint64_t, handles uint32_t, i32 int32_t, gptr a",
-		"wasm32 pointer. Use the natural API of acl.h instead; these are for tests",
-		"that must pass what the natural API's types forbid.")
+		"types: in the wide profile (-DACLWASM_WIDE, module \""+abi.Module+"\") addr and size",
+		"are uint64_t; in the native layout (module \""+cModule32+"\") they are uint32_t,",
+		"except parameters that are uint64_t natively. Handles are uint32_t, i32",
+		"int32_t, gptr a wasm32 pointer. Use the API of acl.h instead; these are for",
+		"tests that must pass what the typed API forbids.")
 	b.l("#include <stdint.h>", "")
 	cExternC(&b)
-	for i := range m.funcs {
-		f := &m.funcs[i]
-		cDoc(&b, "", append(wrap(f.Doc, 76), "", "Wire: "+wireSig(f))...)
-		b.p("__attribute__((import_module(\"%s\"), import_name(\"%s\")))\n", abi.Module, f.Name)
-		b.p("int32_t %s%s(%s);\n\n", cRawPrefix, f.Name, cParams(f, true))
+	for _, pr := range []cProfile{cRawWide, cRawNarrow} {
+		module := abi.Module
+		if pr == cRawWide {
+			b.l("#ifdef ACLWASM_WIDE", "")
+		} else {
+			module = cModule32
+			b.l("#else /* the native layout: "+cModule32+" */", "")
+		}
+		for i := range m.funcs {
+			f := &m.funcs[i]
+			ps, err := cParams(f, pr)
+			if err != nil {
+				return nil, err
+			}
+			sig := wireSig(f)
+			if pr == cRawNarrow {
+				sig = wireSig32(f)
+			}
+			cDoc(&b, "", append(wrap(f.Doc, 76), "", "Wire: "+sig)...)
+			b.p("__attribute__((import_module(\"%s\"), import_name(\"%s\")))\n", module, f.Name)
+			b.p("int32_t %s%s(%s);\n\n", cRawPrefix, f.Name, ps)
+		}
 	}
+	b.l("#endif /* ACLWASM_WIDE */", "")
 	cClose(&b, g, true)
-	return b.Bytes()
+	return b.Bytes(), nil
 }
 
-func cWrapper(b *buf, f *Func) {
+// wireSig32 is wireSig in the acl32 profile.
+func wireSig32(f *Func) string {
+	ps := make([]string, len(f.Params))
+	for i, p := range f.Params {
+		t := "i32"
+		if acl32Is64(p) {
+			t = "i64"
+		}
+		ps[i] = p.Name + " " + t
+	}
+	return f.Name + "(" + strings.Join(ps, ", ") + ") -> i32"
+}
+
+// cWrapper writes the wide profile's wrapper of f, and in C a macro of the
+// same name that refuses pointers where f takes an address or an 8-byte
+// out-parameter.
+func cWrapper(b *buf, f *Func) error {
+	ps, err := cParams(f, cWide)
+	if err != nil {
+		return err
+	}
 	doc := wrap(f.Doc, 76)
 	doc = append(doc, "", "Wire: "+wireSig(f))
 	cDoc(b, "", doc...)
-	b.p("static inline aclError %s(%s)\n{\n", f.Name, cParams(f, false))
+	b.p("static inline aclError %s(%s)\n{\n", f.Name, ps)
 	args := make([]string, len(f.Params))
 	for i, p := range f.Params {
 		args[i] = cArg(p)
 	}
-	b.p("    return (aclError)%s%s(%s);\n}\n\n", cRawPrefix, f.Name, strings.Join(args, ", "))
+	b.p("    return (aclError)%s%s(%s);\n}\n", cRawPrefix, f.Name, strings.Join(args, ", "))
+	names := make([]string, len(f.Params))
+	checked := make([]string, len(f.Params))
+	guarded := false
+	for i, p := range f.Params {
+		names[i] = p.Name
+		checked[i] = p.Name
+		what := fmt.Sprintf(`"%s: %s:"`, f.Name, p.Name)
+		switch p.Sem {
+		case Ptr:
+			checked[i] = fmt.Sprintf("ACLWASM_ADDR_(%s, %s)", p.Name, what)
+			guarded = true
+		case OutPtr, OutSize, PtrArray, SizeArray:
+			checked[i] = fmt.Sprintf("ACLWASM_U64P_(%s, %s)", p.Name, what)
+			guarded = true
+		}
+	}
+	if guarded {
+		b.l("#ifndef __cplusplus")
+		b.p("#define %s(%s) %s(%s)\n", f.Name, strings.Join(names, ", "), f.Name, strings.Join(checked, ", "))
+		b.l("#endif")
+	}
+	b.l("")
+	return nil
+}
+
+// cNativeDecl writes f's native declaration as its acl32 import.
+func cNativeDecl(b *buf, f *Func) error {
+	ps, err := cParams(f, cNative)
+	if err != nil {
+		return err
+	}
+	if err := cCheckNative(f); err != nil {
+		return err
+	}
+	doc := wrap(f.Doc, 76)
+	doc = append(doc, "", "Wire ("+cModule32+"): "+wireSig32(f))
+	cDoc(b, "", doc...)
+	b.p("__attribute__((import_module(\"%s\"), import_name(\"%s\")))\n", cModule32, f.Name)
+	b.p("aclError %s(%s);\n\n", f.Name, ps)
+	return nil
 }
 
 func cEnum(b *buf, e *Enum) {
@@ -280,21 +593,59 @@ func cEnum(b *buf, e *Enum) {
 	b.p("} %s;\n\n", e.C)
 }
 
-func cRT(m *model) []byte {
+// cFuncs writes the functions of the groups keep selects: the native
+// declarations, then the wide profile's wrappers.
+func cFuncs(b *buf, m *model, keep func(*Func) bool) error {
+	for _, pr := range []cProfile{cNative, cWide} {
+		if pr == cNative {
+			b.l("#ifndef ACLWASM_WIDE", "", "/* The native layout: each function is its "+cModule32+" import, with the native signature. */", "")
+		} else {
+			b.l("#else /* ACLWASM_WIDE */", "", "/* The wide profile: aclrtPtr addresses and uint64_t sizes over the \""+abi.Module+"\" imports. */", "")
+		}
+		group := abi.Group("")
+		for i := range m.funcs {
+			f := &m.funcs[i]
+			if !keep(f) {
+				continue
+			}
+			if f.Group != group {
+				group = f.Group
+				b.p("/* ---- %s ---- */\n\n", group)
+			}
+			var err error
+			if pr == cNative {
+				err = cNativeDecl(b, f)
+			} else {
+				err = cWrapper(b, f)
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	b.l("#endif /* ACLWASM_WIDE */", "")
+	return nil
+}
+
+func cRT(m *model) ([]byte, error) {
 	var b buf
 	const g = "ACLWASM_ACL_RT_H_"
 	cOpen(&b, "acl_rt.h", g,
 		"the runtime API of the guest ABI (memory copies, memory,",
 		"devices, streams, events) with native names, enums and structs, laid out",
-		"like the native header of the same name. Each function is a static inline",
-		"wrapper over its raw import (aclwasm_imports.h).",
+		"like the native header of the same name.",
 		"",
-		"Differences from the native API, all forced by wasm32:",
-		"- device and host addresses are aclrtPtr (64-bit): use aclPtr(p) for guest memory;",
+		"By default every function has its native signature and is the import of",
+		"module \""+cModule32+"\" (guest ABI section 9): native C and C++ sources compile",
+		"unchanged for wasm32. With -DACLWASM_WIDE each function is a static inline",
+		"wrapper over its import from \""+abi.Module+"\" with 64-bit addresses and sizes:",
+		"- device and host addresses are aclrtPtr: use aclPtr(p) for guest memory; in C",
+		"  a pointer passed where an aclrtPtr is expected is a compile error (C++ refuses",
+		"  it by itself);",
 		"- sizes are uint64_t: size_t arguments widen implicitly, and size_t arrays and",
-		"  out-parameters (batch arrays, failIndex, descSize, free/total) are uint64_t;",
-		"- aclrtMallocHost/aclrtFreeHost are implemented in aclwasm_host.h on the guest's",
-		"  allocator plus aclrtHostRegister/aclrtHostUnregister.")
+		"  out-parameters (batch arrays, failIndex, descSize, free/total) are uint64_t.",
+		"The SDK functions of the native API that are no imports (aclrtMallocHost, the",
+		"aclDataBuffer family, ...) are in aclwasm_host.h, included at the end.")
 	b.l(`#include "acl_base.h"`, "")
 	cExternC(&b)
 	for i := range m.enums {
@@ -308,6 +659,18 @@ func cRT(m *model) []byte {
 		"", "Where the destination and source of the batch entries it applies to must be.",
 		"rsv must be all zero. 32 bytes.")
 	b.l("typedef struct {", "    aclrtMemLocation dstLoc;", "    aclrtMemLocation srcLoc;", "    uint8_t rsv[16];", "} aclrtMemcpyBatchAttr;", "")
+	cDoc(&b, "", "Where the native runtime runs: ACL_HOST for a host-attached card (and the simulator).")
+	b.l("typedef enum aclrtRunMode {", "    ACL_DEVICE = 0,", "    ACL_HOST = 1,", "} aclrtRunMode;", "")
+	cDoc(&b, "", "An attribute of aclrtMallocWithCfg/aclrtMallocHostWithCfg, as natively.",
+		"None has a meaning in the sandbox: they are accepted and ignored.")
+	b.l("typedef enum {", "    ACL_RT_MEM_ATTR_RSV = 0,", "    ACL_RT_MEM_ATTR_MODULE_ID = 1,", "    ACL_RT_MEM_ATTR_DEVICE_ID = 2,", "    ACL_RT_MEM_ATTR_VA_FLAG = 3,", "} aclrtMallocAttrType;", "")
+	b.l("typedef union {", "    uint16_t moduleId;", "    uint32_t deviceId;", "    uint32_t vaFlag;", "    uint8_t rsv[8];", "} aclrtMallocAttrValue;", "")
+	b.l("typedef struct {", "    aclrtMallocAttrType attr;", "    aclrtMallocAttrValue value;", "} aclrtMallocAttribute;", "")
+	b.l("typedef struct {", "    aclrtMallocAttribute *attrs;", "    size_t numAttrs;", "} aclrtMallocConfig;", "")
+	b.l("/* The memory types of aclrtCheckMemType, as natively. */",
+		"#define ACL_RT_MEM_TYPE_DEV (0X2U)", "#define ACL_RT_MEM_TYPE_DVPP (0X8U)", "#define ACL_RT_MEM_TYPE_RSVD (0X10U)", "")
+	b.l("/* The failure modes of aclrtSetStreamFailureMode, as natively. */",
+		"#define ACL_CONTINUE_ON_FAILURE 0x00000000U", "#define ACL_STOP_ON_FAILURE 0x00000001U", "")
 	for _, a := range []struct {
 		expr string
 		v    int
@@ -320,45 +683,34 @@ func cRT(m *model) []byte {
 		{"sizeof(aclrtMemcpyBatchAttr)", acl.MemcpyBatchAttrSize},
 		{"offsetof(aclrtMemcpyBatchAttr, srcLoc)", 8},
 		{"offsetof(aclrtMemcpyBatchAttr, rsv)", 16},
+		{"sizeof(aclrtMallocAttribute)", 12},
+		{"sizeof(aclrtMallocConfig)", 8},
 	} {
 		b.p("ACLWASM_STATIC_ASSERT(%s == %d, \"native layout\");\n", a.expr, a.v)
 	}
 	b.l("")
-	group := abi.Group("")
-	for i := range m.funcs {
-		f := &m.funcs[i]
-		if f.Group == abi.Runtime {
-			continue
-		}
-		if f.Group != group {
-			group = f.Group
-			b.p("/* ---- %s ---- */\n\n", group)
-		}
-		cWrapper(&b, f)
+	if err := cFuncs(&b, m, func(f *Func) bool { return f.Group != abi.Runtime }); err != nil {
+		return nil, err
 	}
-	b.l("#ifdef __cplusplus", "}", "#endif", "", `#include "aclwasm_host.h"`, "")
+	cEndExternC(&b)
+	b.l(`#include "aclwasm_host.h"`, "")
 	cClose(&b, g, false)
-	return b.Bytes()
+	return b.Bytes(), nil
 }
 
-func cACL(m *model) []byte {
+func cACL(m *model) ([]byte, error) {
 	var b buf
 	const g = "ACLWASM_ACL_H_"
 	cOpen(&b, "acl.h", g,
-		"the header an aclwasm C guest includes: everything of",
+		"the header an aclwasm C/C++ guest includes: everything of",
 		"acl_base.h and acl_rt.h, plus initialization and the version, as natively.")
 	b.l(`#include "acl_base.h"`, `#include "acl_rt.h"`, "")
 	cExternC(&b)
 	b.p("#define ACL_MAJOR_VERSION %d\n#define ACL_MINOR_VERSION %d\n#define ACL_PATCH_VERSION %d\n\n",
 		acl.VersionMajor, acl.VersionMinor, acl.VersionPatch)
-	for i := range m.funcs {
-		f := &m.funcs[i]
-		if f.Group == abi.Runtime && !f.ReturnsLength() {
-			cWrapper(&b, f)
-		}
+	if err := cFuncs(&b, m, func(f *Func) bool { return f.Group == abi.Runtime && !f.ReturnsLength() }); err != nil {
+		return nil, err
 	}
 	cClose(&b, g, true)
-	return b.Bytes()
+	return b.Bytes(), nil
 }
-
-var _ = fmt.Sprint

@@ -106,3 +106,65 @@ func TestFilesAreDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// The native-layout C declarations are the native signatures, and each
+// travels as its acl32 wire type: pointers and size_t as i32, uint64_t as i64.
+func TestCNativeDeclarations(t *testing.T) {
+	m, err := load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"aclrtMalloc":                "void **devPtr, size_t size, aclrtMemMallocPolicy policy",
+		"aclrtMemcpy":                "void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind",
+		"aclrtHostRegister":          "void *ptr, size_t size, aclrtHostRegisterType type, void **devPtr",
+		"aclrtMemcpyAsyncWithOffset": "void **dst, size_t destMax, size_t dstDataOffset, const void **src, size_t count, size_t srcDataOffset, aclrtMemcpyKind kind, aclrtStream stream",
+		"aclrtGetMemInfo":            "aclrtMemAttr attr, size_t *free, size_t *total",
+	}
+	sigs := map[string]string{
+		"aclrtHostRegister": "aclrtHostRegister(ptr i32, size i32, type i32, devPtr i32) -> i32",
+		"aclrtMemcpy":       "aclrtMemcpy(dst i32, destMax i32, src i32, count i32, kind i32) -> i32",
+	}
+	for i := range m.funcs {
+		f := &m.funcs[i]
+		var b buf
+		if err := cNativeDecl(&b, f); err != nil {
+			t.Errorf("%s: %v", f.Name, err)
+		}
+		if w, ok := want[f.Name]; ok {
+			got, err := cParams(f, cNative)
+			if err != nil || got != w {
+				t.Errorf("%s(%s), %v; want (%s)", f.Name, got, err, w)
+			}
+		}
+		if w, ok := sigs[f.Name]; ok && wireSig32(f) != w {
+			t.Errorf("acl32 wire of %s is %s, want %s", f.Name, wireSig32(f), w)
+		}
+	}
+}
+
+// A native C type that does not travel as the table's acl32 wire type, or
+// that points to values of another width, fails generation.
+func TestCNativeMismatch(t *testing.T) {
+	m, err := load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, typ := range map[string]string{
+		"aclrtHostRegister.size": "uint64_t", // i64, but the table's size is i32 in acl32
+		"aclrtGetMemInfo.free":   "uint64_t *",
+		"aclrtMalloc.devPtr":     "int32_t *",
+	} {
+		nativeOverride[key] = typ
+		var b buf
+		name := strings.Split(key, ".")[0]
+		for i := range m.funcs {
+			if m.funcs[i].Name == name {
+				if err := cNativeDecl(&b, &m.funcs[i]); err == nil {
+					t.Errorf("%s as %s: no error", key, typ)
+				}
+			}
+		}
+		delete(nativeOverride, key)
+	}
+}

@@ -3,15 +3,19 @@
  *
  * acl_rt.h: the runtime API of the guest ABI (memory copies, memory,
  * devices, streams, events) with native names, enums and structs, laid out
- * like the native header of the same name. Each function is a static inline
- * wrapper over its raw import (aclwasm_imports.h).
+ * like the native header of the same name.
  *
- * Differences from the native API, all forced by wasm32:
- * - device and host addresses are aclrtPtr (64-bit): use aclPtr(p) for guest memory;
+ * By default every function has its native signature and is the import of
+ * module "acl32" (guest ABI section 9): native C and C++ sources compile
+ * unchanged for wasm32. With -DACLWASM_WIDE each function is a static inline
+ * wrapper over its import from "acl" with 64-bit addresses and sizes:
+ * - device and host addresses are aclrtPtr: use aclPtr(p) for guest memory; in C
+ *   a pointer passed where an aclrtPtr is expected is a compile error (C++ refuses
+ *   it by itself);
  * - sizes are uint64_t: size_t arguments widen implicitly, and size_t arrays and
- *   out-parameters (batch arrays, failIndex, descSize, free/total) are uint64_t;
- * - aclrtMallocHost/aclrtFreeHost are implemented in aclwasm_host.h on the guest's
- *   allocator plus aclrtHostRegister/aclrtHostUnregister.
+ *   out-parameters (batch arrays, failIndex, descSize, free/total) are uint64_t.
+ * The SDK functions of the native API that are no imports (aclrtMallocHost, the
+ * aclDataBuffer family, ...) are in aclwasm_host.h, included at the end.
  */
 #ifndef ACLWASM_ACL_RT_H_
 #define ACLWASM_ACL_RT_H_
@@ -141,6 +145,51 @@ typedef struct {
     uint8_t rsv[16];
 } aclrtMemcpyBatchAttr;
 
+/**
+ * Where the native runtime runs: ACL_HOST for a host-attached card (and the simulator).
+ */
+typedef enum aclrtRunMode {
+    ACL_DEVICE = 0,
+    ACL_HOST = 1,
+} aclrtRunMode;
+
+/**
+ * An attribute of aclrtMallocWithCfg/aclrtMallocHostWithCfg, as natively.
+ * None has a meaning in the sandbox: they are accepted and ignored.
+ */
+typedef enum {
+    ACL_RT_MEM_ATTR_RSV = 0,
+    ACL_RT_MEM_ATTR_MODULE_ID = 1,
+    ACL_RT_MEM_ATTR_DEVICE_ID = 2,
+    ACL_RT_MEM_ATTR_VA_FLAG = 3,
+} aclrtMallocAttrType;
+
+typedef union {
+    uint16_t moduleId;
+    uint32_t deviceId;
+    uint32_t vaFlag;
+    uint8_t rsv[8];
+} aclrtMallocAttrValue;
+
+typedef struct {
+    aclrtMallocAttrType attr;
+    aclrtMallocAttrValue value;
+} aclrtMallocAttribute;
+
+typedef struct {
+    aclrtMallocAttribute *attrs;
+    size_t numAttrs;
+} aclrtMallocConfig;
+
+/* The memory types of aclrtCheckMemType, as natively. */
+#define ACL_RT_MEM_TYPE_DEV (0X2U)
+#define ACL_RT_MEM_TYPE_DVPP (0X8U)
+#define ACL_RT_MEM_TYPE_RSVD (0X10U)
+
+/* The failure modes of aclrtSetStreamFailureMode, as natively. */
+#define ACL_CONTINUE_ON_FAILURE 0x00000000U
+#define ACL_STOP_ON_FAILURE 0x00000001U
+
 ACLWASM_STATIC_ASSERT(sizeof(aclrtMemLocation) == 8, "native layout");
 ACLWASM_STATIC_ASSERT(offsetof(aclrtMemLocation, type) == 4, "native layout");
 ACLWASM_STATIC_ASSERT(sizeof(aclrtPtrAttributes) == 28, "native layout");
@@ -149,6 +198,383 @@ ACLWASM_STATIC_ASSERT(offsetof(aclrtPtrAttributes, rsv) == 12, "native layout");
 ACLWASM_STATIC_ASSERT(sizeof(aclrtMemcpyBatchAttr) == 32, "native layout");
 ACLWASM_STATIC_ASSERT(offsetof(aclrtMemcpyBatchAttr, srcLoc) == 8, "native layout");
 ACLWASM_STATIC_ASSERT(offsetof(aclrtMemcpyBatchAttr, rsv) == 16, "native layout");
+ACLWASM_STATIC_ASSERT(sizeof(aclrtMallocAttribute) == 12, "native layout");
+ACLWASM_STATIC_ASSERT(sizeof(aclrtMallocConfig) == 8, "native layout");
+
+#ifndef ACLWASM_WIDE
+
+/* The native layout: each function is its acl32 import, with the native signature. */
+
+/* ---- memcpy ---- */
+
+/**
+ * Copies count bytes from src to dst synchronously; the direction comes from
+ * the addresses.
+ *
+ * Wire (acl32): aclrtMemcpy(dst i32, destMax i32, src i32, count i32, kind i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtMemcpy")))
+aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind);
+
+/**
+ * Queues a copy on stream; with unregistered guest memory it completes before
+ * returning.
+ *
+ * Wire (acl32): aclrtMemcpyAsync(dst i32, destMax i32, src i32, count i32, kind i32, stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtMemcpyAsync")))
+aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind, aclrtStream stream);
+
+/**
+ * Deprecated natively; behaves as aclrtMemcpyAsync.
+ *
+ * Wire (acl32): aclrtMemcpyAsyncWithCondition(dst i32, destMax i32, src i32, count i32, kind i32, stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtMemcpyAsyncWithCondition")))
+aclError aclrtMemcpyAsyncWithCondition(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind, aclrtStream stream);
+
+/* ---- batch ---- */
+
+/**
+ * Runs numBatches H2D/D2H copies in no fixed order; *failIndex names the entry
+ * that failed a location check, or SIZE_MAX.
+ *
+ * Wire (acl32): aclrtMemcpyBatch(dsts i32, destMaxs i32, srcs i32, sizes i32, numBatches i32, attrs i32, attrsIndexes i32, numAttrs i32, failIndex i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtMemcpyBatch")))
+aclError aclrtMemcpyBatch(void **dsts, size_t *destMaxs, void **srcs, size_t *sizes, size_t numBatches, aclrtMemcpyBatchAttr *attrs, size_t *attrsIndexes, size_t numAttrs, size_t *failIndex);
+
+/**
+ * Queues a batch of H2D/D2H copies on stream as one operation.
+ *
+ * Wire (acl32): aclrtMemcpyBatchAsync(dsts i32, destMaxs i32, srcs i32, sizes i32, numBatches i32, attrs i32, attrsIndexes i32, numAttrs i32, failIndex i32, stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtMemcpyBatchAsync")))
+aclError aclrtMemcpyBatchAsync(void **dsts, size_t *destMaxs, void **srcs, size_t *sizes, size_t numBatches, aclrtMemcpyBatchAttr *attrs, size_t *attrsIndexes, size_t numAttrs, size_t *failIndex, aclrtStream stream);
+
+/**
+ * aclrtMemcpyBatch without failIndex.
+ *
+ * Wire (acl32): aclrtMemcpyBatchV2(dsts i32, destMaxs i32, srcs i32, sizes i32, numBatches i32, attrs i32, attrsIndexes i32, numAttrs i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtMemcpyBatchV2")))
+aclError aclrtMemcpyBatchV2(void **dsts, size_t *destMaxs, void **srcs, size_t *sizes, size_t numBatches, aclrtMemcpyBatchAttr *attrs, size_t *attrsIndexes, size_t numAttrs);
+
+/**
+ * aclrtMemcpyBatchAsync without failIndex.
+ *
+ * Wire (acl32): aclrtMemcpyBatchAsyncV2(dsts i32, destMaxs i32, srcs i32, sizes i32, numBatches i32, attrs i32, attrsIndexes i32, numAttrs i32, stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtMemcpyBatchAsyncV2")))
+aclError aclrtMemcpyBatchAsyncV2(void **dsts, size_t *destMaxs, void **srcs, size_t *sizes, size_t numBatches, aclrtMemcpyBatchAttr *attrs, size_t *attrsIndexes, size_t numAttrs, aclrtStream stream);
+
+/* ---- memcpy2d ---- */
+
+/**
+ * Copies height rows of width bytes, rows spitch apart in src and dpitch apart
+ * in dst (H2D or D2H).
+ *
+ * Wire (acl32): aclrtMemcpy2d(dst i32, dpitch i32, src i32, spitch i32, width i32, height i32, kind i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtMemcpy2d")))
+aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, aclrtMemcpyKind kind);
+
+/**
+ * Queues a 2D copy on stream (H2D, D2H or D2D).
+ *
+ * Wire (acl32): aclrtMemcpy2dAsync(dst i32, dpitch i32, src i32, spitch i32, width i32, height i32, kind i32, stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtMemcpy2dAsync")))
+aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, aclrtMemcpyKind kind, aclrtStream stream);
+
+/* ---- descriptor ---- */
+
+/**
+ * Writes the size of a copy descriptor for kind (INNER_DEVICE_TO_DEVICE only).
+ *
+ * Wire (acl32): aclrtGetMemcpyDescSize(kind i32, descSize i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetMemcpyDescSize")))
+aclError aclrtGetMemcpyDescSize(aclrtMemcpyKind kind, size_t *descSize);
+
+/**
+ * Writes a descriptor for a device-to-device copy into device memory at desc;
+ * config must be NULL.
+ *
+ * Wire (acl32): aclrtSetMemcpyDesc(desc i32, kind i32, srcAddr i32, dstAddr i32, count i32, config i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtSetMemcpyDesc")))
+aclError aclrtSetMemcpyDesc(void *desc, aclrtMemcpyKind kind, void *srcAddr, void *dstAddr, size_t count, void *config);
+
+/**
+ * Queues the copy a descriptor describes; the descriptor is read and validated
+ * when the copy executes.
+ *
+ * Wire (acl32): aclrtMemcpyAsyncWithDesc(desc i32, kind i32, stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtMemcpyAsyncWithDesc")))
+aclError aclrtMemcpyAsyncWithDesc(void *desc, aclrtMemcpyKind kind, aclrtStream stream);
+
+/**
+ * Queues a copy between the device addresses stored at dst and src, plus
+ * offsets; the slots are read when the copy executes.
+ *
+ * Wire (acl32): aclrtMemcpyAsyncWithOffset(dst i32, destMax i32, dstDataOffset i32, src i32, count i32, srcDataOffset i32, kind i32, stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtMemcpyAsyncWithOffset")))
+aclError aclrtMemcpyAsyncWithOffset(void **dst, size_t destMax, size_t dstDataOffset, const void **src, size_t count, size_t srcDataOffset, aclrtMemcpyKind kind, aclrtStream stream);
+
+/* ---- memset ---- */
+
+/**
+ * Sets count bytes of device or pinned memory to the low byte of value.
+ *
+ * Wire (acl32): aclrtMemset(devPtr i32, maxCount i32, value i32, count i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtMemset")))
+aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count);
+
+/**
+ * Queues a memset on stream.
+ *
+ * Wire (acl32): aclrtMemsetAsync(devPtr i32, maxCount i32, value i32, count i32, stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtMemsetAsync")))
+aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count, aclrtStream stream);
+
+/* ---- device ---- */
+
+/**
+ * Makes deviceId current; required before device work.
+ *
+ * Wire (acl32): aclrtSetDevice(deviceId i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtSetDevice")))
+aclError aclrtSetDevice(int32_t deviceId);
+
+/**
+ * Waits for the session's work on the device, then releases everything it
+ * holds there.
+ *
+ * Wire (acl32): aclrtResetDevice(deviceId i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtResetDevice")))
+aclError aclrtResetDevice(int32_t deviceId);
+
+/**
+ * Writes the current device id.
+ *
+ * Wire (acl32): aclrtGetDevice(deviceId i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetDevice")))
+aclError aclrtGetDevice(int32_t *deviceId);
+
+/**
+ * Writes how many devices the session sees.
+ *
+ * Wire (acl32): aclrtGetDeviceCount(count i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetDeviceCount")))
+aclError aclrtGetDeviceCount(uint32_t *count);
+
+/**
+ * Waits for all of the session's work on the current device.
+ *
+ * Wire (acl32): aclrtSynchronizeDevice() -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtSynchronizeDevice")))
+aclError aclrtSynchronizeDevice(void);
+
+/**
+ * aclrtSynchronizeDevice with a timeout in ms (-1 forever); 507046 on timeout.
+ *
+ * Wire (acl32): aclrtSynchronizeDeviceWithTimeout(timeoutMs i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtSynchronizeDeviceWithTimeout")))
+aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeoutMs);
+
+/**
+ * Writes 1 if deviceId can access peerDeviceId's memory, else 0.
+ *
+ * Wire (acl32): aclrtDeviceCanAccessPeer(canAccessPeer i32, deviceId i32, peerDeviceId i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtDeviceCanAccessPeer")))
+aclError aclrtDeviceCanAccessPeer(int32_t *canAccessPeer, int32_t deviceId, int32_t peerDeviceId);
+
+/**
+ * Lets the current device copy to and from peerDeviceId; flags must be 0.
+ *
+ * Wire (acl32): aclrtDeviceEnablePeerAccess(peerDeviceId i32, flags i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtDeviceEnablePeerAccess")))
+aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t flags);
+
+/**
+ * Undoes aclrtDeviceEnablePeerAccess.
+ *
+ * Wire (acl32): aclrtDeviceDisablePeerAccess(peerDeviceId i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtDeviceDisablePeerAccess")))
+aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId);
+
+/* ---- memory ---- */
+
+/**
+ * Writes the session's free and total device memory (its quota) as sizes.
+ *
+ * Wire (acl32): aclrtGetMemInfo(attr i32, free i32, total i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetMemInfo")))
+aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total);
+
+/**
+ * Allocates device memory and writes its address at devPtr (8 bytes; 4 in
+ * acl32).
+ *
+ * Wire (acl32): aclrtMalloc(devPtr i32, size i32, policy i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtMalloc")))
+aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
+
+/**
+ * Frees a device allocation by its base address, after the queued work that
+ * uses it.
+ *
+ * Wire (acl32): aclrtFree(devPtr i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtFree")))
+aclError aclrtFree(void *devPtr);
+
+/**
+ * Pins [ptr, ptr+size) of guest memory so async copies use it directly; writes
+ * ptr at devPtr.
+ *
+ * Wire (acl32): aclrtHostRegister(ptr i32, size i32, type i32, devPtr i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtHostRegister")))
+aclError aclrtHostRegister(void *ptr, size_t size, aclrtHostRegisterType type, void **devPtr);
+
+/**
+ * Unpins the registered range starting at ptr, after the queued work that uses
+ * it.
+ *
+ * Wire (acl32): aclrtHostUnregister(ptr i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtHostUnregister")))
+aclError aclrtHostUnregister(void *ptr);
+
+/**
+ * Writes an aclrtPtrAttributes (28 bytes) saying where ptr lives.
+ *
+ * Wire (acl32): aclrtPointerGetAttributes(ptr i32, attributes i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtPointerGetAttributes")))
+aclError aclrtPointerGetAttributes(const void *ptr, aclrtPtrAttributes *attributes);
+
+/* ---- stream ---- */
+
+/**
+ * Creates a stream on the current device and writes its handle.
+ *
+ * Wire (acl32): aclrtCreateStream(stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtCreateStream")))
+aclError aclrtCreateStream(aclrtStream *stream);
+
+/**
+ * Destroys a stream after its queued work.
+ *
+ * Wire (acl32): aclrtDestroyStream(stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtDestroyStream")))
+aclError aclrtDestroyStream(aclrtStream stream);
+
+/**
+ * Waits for the stream's queued work; returns the first error it met.
+ *
+ * Wire (acl32): aclrtSynchronizeStream(stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtSynchronizeStream")))
+aclError aclrtSynchronizeStream(aclrtStream stream);
+
+/**
+ * aclrtSynchronizeStream with a timeout in ms (-1 forever); 507046 on timeout.
+ *
+ * Wire (acl32): aclrtSynchronizeStreamWithTimeout(stream i32, timeoutMs i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtSynchronizeStreamWithTimeout")))
+aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeoutMs);
+
+/**
+ * Writes ACL_STREAM_STATUS_COMPLETE (0) or NOT_READY (1).
+ *
+ * Wire (acl32): aclrtStreamQuery(stream i32, status i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtStreamQuery")))
+aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status);
+
+/* ---- event ---- */
+
+/**
+ * Creates an event and writes its handle.
+ *
+ * Wire (acl32): aclrtCreateEvent(event i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtCreateEvent")))
+aclError aclrtCreateEvent(aclrtEvent *event);
+
+/**
+ * Destroys an event.
+ *
+ * Wire (acl32): aclrtDestroyEvent(event i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtDestroyEvent")))
+aclError aclrtDestroyEvent(aclrtEvent event);
+
+/**
+ * Queues a record of event on stream; it completes, with a timestamp, when
+ * reached.
+ *
+ * Wire (acl32): aclrtRecordEvent(event i32, stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtRecordEvent")))
+aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream);
+
+/**
+ * Makes stream wait for the event's most recent record.
+ *
+ * Wire (acl32): aclrtStreamWaitEvent(stream i32, event i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtStreamWaitEvent")))
+aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event);
+
+/**
+ * Waits for the event's most recent record to complete.
+ *
+ * Wire (acl32): aclrtSynchronizeEvent(event i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtSynchronizeEvent")))
+aclError aclrtSynchronizeEvent(aclrtEvent event);
+
+/**
+ * Writes ACL_EVENT_RECORDED_STATUS_COMPLETE (1) or NOT_READY (0).
+ *
+ * Wire (acl32): aclrtQueryEventStatus(event i32, status i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtQueryEventStatus")))
+aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status);
+
+/**
+ * Writes the milliseconds between two completed events as a float.
+ *
+ * Wire (acl32): aclrtEventElapsedTime(ms i32, startEvent i32, endEvent i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtEventElapsedTime")))
+aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent);
+
+#else /* ACLWASM_WIDE */
+
+/* The wide profile: aclrtPtr addresses and uint64_t sizes over the "acl" imports. */
 
 /* ---- memcpy ---- */
 
@@ -162,6 +588,9 @@ static inline aclError aclrtMemcpy(aclrtPtr dst, uint64_t destMax, aclrtPtr src,
 {
     return (aclError)aclwasm_raw_aclrtMemcpy(dst, destMax, src, count, (int32_t)kind);
 }
+#ifndef __cplusplus
+#define aclrtMemcpy(dst, destMax, src, count, kind) aclrtMemcpy(ACLWASM_ADDR_(dst, "aclrtMemcpy: dst:"), destMax, ACLWASM_ADDR_(src, "aclrtMemcpy: src:"), count, kind)
+#endif
 
 /**
  * Queues a copy on stream; with unregistered guest memory it completes before
@@ -173,6 +602,9 @@ static inline aclError aclrtMemcpyAsync(aclrtPtr dst, uint64_t destMax, aclrtPtr
 {
     return (aclError)aclwasm_raw_aclrtMemcpyAsync(dst, destMax, src, count, (int32_t)kind, (uint32_t)(uintptr_t)stream);
 }
+#ifndef __cplusplus
+#define aclrtMemcpyAsync(dst, destMax, src, count, kind, stream) aclrtMemcpyAsync(ACLWASM_ADDR_(dst, "aclrtMemcpyAsync: dst:"), destMax, ACLWASM_ADDR_(src, "aclrtMemcpyAsync: src:"), count, kind, stream)
+#endif
 
 /**
  * Deprecated natively; behaves as aclrtMemcpyAsync.
@@ -183,6 +615,9 @@ static inline aclError aclrtMemcpyAsyncWithCondition(aclrtPtr dst, uint64_t dest
 {
     return (aclError)aclwasm_raw_aclrtMemcpyAsyncWithCondition(dst, destMax, src, count, (int32_t)kind, (uint32_t)(uintptr_t)stream);
 }
+#ifndef __cplusplus
+#define aclrtMemcpyAsyncWithCondition(dst, destMax, src, count, kind, stream) aclrtMemcpyAsyncWithCondition(ACLWASM_ADDR_(dst, "aclrtMemcpyAsyncWithCondition: dst:"), destMax, ACLWASM_ADDR_(src, "aclrtMemcpyAsyncWithCondition: src:"), count, kind, stream)
+#endif
 
 /* ---- batch ---- */
 
@@ -196,6 +631,9 @@ static inline aclError aclrtMemcpyBatch(const aclrtPtr *dsts, const uint64_t *de
 {
     return (aclError)aclwasm_raw_aclrtMemcpyBatch(dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs, failIndex);
 }
+#ifndef __cplusplus
+#define aclrtMemcpyBatch(dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs, failIndex) aclrtMemcpyBatch(ACLWASM_U64P_(dsts, "aclrtMemcpyBatch: dsts:"), ACLWASM_U64P_(destMaxs, "aclrtMemcpyBatch: destMaxs:"), ACLWASM_U64P_(srcs, "aclrtMemcpyBatch: srcs:"), ACLWASM_U64P_(sizes, "aclrtMemcpyBatch: sizes:"), numBatches, attrs, ACLWASM_U64P_(attrsIndexes, "aclrtMemcpyBatch: attrsIndexes:"), numAttrs, ACLWASM_U64P_(failIndex, "aclrtMemcpyBatch: failIndex:"))
+#endif
 
 /**
  * Queues a batch of H2D/D2H copies on stream as one operation.
@@ -206,6 +644,9 @@ static inline aclError aclrtMemcpyBatchAsync(const aclrtPtr *dsts, const uint64_
 {
     return (aclError)aclwasm_raw_aclrtMemcpyBatchAsync(dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs, failIndex, (uint32_t)(uintptr_t)stream);
 }
+#ifndef __cplusplus
+#define aclrtMemcpyBatchAsync(dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs, failIndex, stream) aclrtMemcpyBatchAsync(ACLWASM_U64P_(dsts, "aclrtMemcpyBatchAsync: dsts:"), ACLWASM_U64P_(destMaxs, "aclrtMemcpyBatchAsync: destMaxs:"), ACLWASM_U64P_(srcs, "aclrtMemcpyBatchAsync: srcs:"), ACLWASM_U64P_(sizes, "aclrtMemcpyBatchAsync: sizes:"), numBatches, attrs, ACLWASM_U64P_(attrsIndexes, "aclrtMemcpyBatchAsync: attrsIndexes:"), numAttrs, ACLWASM_U64P_(failIndex, "aclrtMemcpyBatchAsync: failIndex:"), stream)
+#endif
 
 /**
  * aclrtMemcpyBatch without failIndex.
@@ -216,6 +657,9 @@ static inline aclError aclrtMemcpyBatchV2(const aclrtPtr *dsts, const uint64_t *
 {
     return (aclError)aclwasm_raw_aclrtMemcpyBatchV2(dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs);
 }
+#ifndef __cplusplus
+#define aclrtMemcpyBatchV2(dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs) aclrtMemcpyBatchV2(ACLWASM_U64P_(dsts, "aclrtMemcpyBatchV2: dsts:"), ACLWASM_U64P_(destMaxs, "aclrtMemcpyBatchV2: destMaxs:"), ACLWASM_U64P_(srcs, "aclrtMemcpyBatchV2: srcs:"), ACLWASM_U64P_(sizes, "aclrtMemcpyBatchV2: sizes:"), numBatches, attrs, ACLWASM_U64P_(attrsIndexes, "aclrtMemcpyBatchV2: attrsIndexes:"), numAttrs)
+#endif
 
 /**
  * aclrtMemcpyBatchAsync without failIndex.
@@ -226,6 +670,9 @@ static inline aclError aclrtMemcpyBatchAsyncV2(const aclrtPtr *dsts, const uint6
 {
     return (aclError)aclwasm_raw_aclrtMemcpyBatchAsyncV2(dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs, (uint32_t)(uintptr_t)stream);
 }
+#ifndef __cplusplus
+#define aclrtMemcpyBatchAsyncV2(dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs, stream) aclrtMemcpyBatchAsyncV2(ACLWASM_U64P_(dsts, "aclrtMemcpyBatchAsyncV2: dsts:"), ACLWASM_U64P_(destMaxs, "aclrtMemcpyBatchAsyncV2: destMaxs:"), ACLWASM_U64P_(srcs, "aclrtMemcpyBatchAsyncV2: srcs:"), ACLWASM_U64P_(sizes, "aclrtMemcpyBatchAsyncV2: sizes:"), numBatches, attrs, ACLWASM_U64P_(attrsIndexes, "aclrtMemcpyBatchAsyncV2: attrsIndexes:"), numAttrs, stream)
+#endif
 
 /* ---- memcpy2d ---- */
 
@@ -239,6 +686,9 @@ static inline aclError aclrtMemcpy2d(aclrtPtr dst, uint64_t dpitch, aclrtPtr src
 {
     return (aclError)aclwasm_raw_aclrtMemcpy2d(dst, dpitch, src, spitch, width, height, (int32_t)kind);
 }
+#ifndef __cplusplus
+#define aclrtMemcpy2d(dst, dpitch, src, spitch, width, height, kind) aclrtMemcpy2d(ACLWASM_ADDR_(dst, "aclrtMemcpy2d: dst:"), dpitch, ACLWASM_ADDR_(src, "aclrtMemcpy2d: src:"), spitch, width, height, kind)
+#endif
 
 /**
  * Queues a 2D copy on stream (H2D, D2H or D2D).
@@ -249,6 +699,9 @@ static inline aclError aclrtMemcpy2dAsync(aclrtPtr dst, uint64_t dpitch, aclrtPt
 {
     return (aclError)aclwasm_raw_aclrtMemcpy2dAsync(dst, dpitch, src, spitch, width, height, (int32_t)kind, (uint32_t)(uintptr_t)stream);
 }
+#ifndef __cplusplus
+#define aclrtMemcpy2dAsync(dst, dpitch, src, spitch, width, height, kind, stream) aclrtMemcpy2dAsync(ACLWASM_ADDR_(dst, "aclrtMemcpy2dAsync: dst:"), dpitch, ACLWASM_ADDR_(src, "aclrtMemcpy2dAsync: src:"), spitch, width, height, kind, stream)
+#endif
 
 /* ---- descriptor ---- */
 
@@ -261,6 +714,9 @@ static inline aclError aclrtGetMemcpyDescSize(aclrtMemcpyKind kind, uint64_t *de
 {
     return (aclError)aclwasm_raw_aclrtGetMemcpyDescSize((int32_t)kind, descSize);
 }
+#ifndef __cplusplus
+#define aclrtGetMemcpyDescSize(kind, descSize) aclrtGetMemcpyDescSize(kind, ACLWASM_U64P_(descSize, "aclrtGetMemcpyDescSize: descSize:"))
+#endif
 
 /**
  * Writes a descriptor for a device-to-device copy into device memory at desc;
@@ -272,6 +728,9 @@ static inline aclError aclrtSetMemcpyDesc(aclrtPtr desc, aclrtMemcpyKind kind, a
 {
     return (aclError)aclwasm_raw_aclrtSetMemcpyDesc(desc, (int32_t)kind, srcAddr, dstAddr, count, config);
 }
+#ifndef __cplusplus
+#define aclrtSetMemcpyDesc(desc, kind, srcAddr, dstAddr, count, config) aclrtSetMemcpyDesc(ACLWASM_ADDR_(desc, "aclrtSetMemcpyDesc: desc:"), kind, ACLWASM_ADDR_(srcAddr, "aclrtSetMemcpyDesc: srcAddr:"), ACLWASM_ADDR_(dstAddr, "aclrtSetMemcpyDesc: dstAddr:"), count, config)
+#endif
 
 /**
  * Queues the copy a descriptor describes; the descriptor is read and validated
@@ -283,6 +742,9 @@ static inline aclError aclrtMemcpyAsyncWithDesc(aclrtPtr desc, aclrtMemcpyKind k
 {
     return (aclError)aclwasm_raw_aclrtMemcpyAsyncWithDesc(desc, (int32_t)kind, (uint32_t)(uintptr_t)stream);
 }
+#ifndef __cplusplus
+#define aclrtMemcpyAsyncWithDesc(desc, kind, stream) aclrtMemcpyAsyncWithDesc(ACLWASM_ADDR_(desc, "aclrtMemcpyAsyncWithDesc: desc:"), kind, stream)
+#endif
 
 /**
  * Queues a copy between the device addresses stored at dst and src, plus
@@ -294,6 +756,9 @@ static inline aclError aclrtMemcpyAsyncWithOffset(aclrtPtr dst, uint64_t destMax
 {
     return (aclError)aclwasm_raw_aclrtMemcpyAsyncWithOffset(dst, destMax, dstDataOffset, src, count, srcDataOffset, (int32_t)kind, (uint32_t)(uintptr_t)stream);
 }
+#ifndef __cplusplus
+#define aclrtMemcpyAsyncWithOffset(dst, destMax, dstDataOffset, src, count, srcDataOffset, kind, stream) aclrtMemcpyAsyncWithOffset(ACLWASM_ADDR_(dst, "aclrtMemcpyAsyncWithOffset: dst:"), destMax, dstDataOffset, ACLWASM_ADDR_(src, "aclrtMemcpyAsyncWithOffset: src:"), count, srcDataOffset, kind, stream)
+#endif
 
 /* ---- memset ---- */
 
@@ -306,6 +771,9 @@ static inline aclError aclrtMemset(aclrtPtr devPtr, uint64_t maxCount, int32_t v
 {
     return (aclError)aclwasm_raw_aclrtMemset(devPtr, maxCount, value, count);
 }
+#ifndef __cplusplus
+#define aclrtMemset(devPtr, maxCount, value, count) aclrtMemset(ACLWASM_ADDR_(devPtr, "aclrtMemset: devPtr:"), maxCount, value, count)
+#endif
 
 /**
  * Queues a memset on stream.
@@ -316,6 +784,9 @@ static inline aclError aclrtMemsetAsync(aclrtPtr devPtr, uint64_t maxCount, int3
 {
     return (aclError)aclwasm_raw_aclrtMemsetAsync(devPtr, maxCount, value, count, (uint32_t)(uintptr_t)stream);
 }
+#ifndef __cplusplus
+#define aclrtMemsetAsync(devPtr, maxCount, value, count, stream) aclrtMemsetAsync(ACLWASM_ADDR_(devPtr, "aclrtMemsetAsync: devPtr:"), maxCount, value, count, stream)
+#endif
 
 /* ---- device ---- */
 
@@ -421,6 +892,9 @@ static inline aclError aclrtGetMemInfo(aclrtMemAttr attr, uint64_t *free, uint64
 {
     return (aclError)aclwasm_raw_aclrtGetMemInfo((int32_t)attr, free, total);
 }
+#ifndef __cplusplus
+#define aclrtGetMemInfo(attr, free, total) aclrtGetMemInfo(attr, ACLWASM_U64P_(free, "aclrtGetMemInfo: free:"), ACLWASM_U64P_(total, "aclrtGetMemInfo: total:"))
+#endif
 
 /**
  * Allocates device memory and writes its address at devPtr (8 bytes; 4 in
@@ -432,6 +906,9 @@ static inline aclError aclrtMalloc(aclrtPtr *devPtr, uint64_t size, aclrtMemMall
 {
     return (aclError)aclwasm_raw_aclrtMalloc(devPtr, size, (int32_t)policy);
 }
+#ifndef __cplusplus
+#define aclrtMalloc(devPtr, size, policy) aclrtMalloc(ACLWASM_U64P_(devPtr, "aclrtMalloc: devPtr:"), size, policy)
+#endif
 
 /**
  * Frees a device allocation by its base address, after the queued work that
@@ -443,6 +920,9 @@ static inline aclError aclrtFree(aclrtPtr devPtr)
 {
     return (aclError)aclwasm_raw_aclrtFree(devPtr);
 }
+#ifndef __cplusplus
+#define aclrtFree(devPtr) aclrtFree(ACLWASM_ADDR_(devPtr, "aclrtFree: devPtr:"))
+#endif
 
 /**
  * Pins [ptr, ptr+size) of guest memory so async copies use it directly; writes
@@ -454,6 +934,9 @@ static inline aclError aclrtHostRegister(aclrtPtr ptr, uint64_t size, aclrtHostR
 {
     return (aclError)aclwasm_raw_aclrtHostRegister(ptr, size, (int32_t)type, devPtr);
 }
+#ifndef __cplusplus
+#define aclrtHostRegister(ptr, size, type, devPtr) aclrtHostRegister(ACLWASM_ADDR_(ptr, "aclrtHostRegister: ptr:"), size, type, ACLWASM_U64P_(devPtr, "aclrtHostRegister: devPtr:"))
+#endif
 
 /**
  * Unpins the registered range starting at ptr, after the queued work that uses
@@ -465,6 +948,9 @@ static inline aclError aclrtHostUnregister(aclrtPtr ptr)
 {
     return (aclError)aclwasm_raw_aclrtHostUnregister(ptr);
 }
+#ifndef __cplusplus
+#define aclrtHostUnregister(ptr) aclrtHostUnregister(ACLWASM_ADDR_(ptr, "aclrtHostUnregister: ptr:"))
+#endif
 
 /**
  * Writes an aclrtPtrAttributes (28 bytes) saying where ptr lives.
@@ -475,6 +961,9 @@ static inline aclError aclrtPointerGetAttributes(aclrtPtr ptr, aclrtPtrAttribute
 {
     return (aclError)aclwasm_raw_aclrtPointerGetAttributes(ptr, attributes);
 }
+#ifndef __cplusplus
+#define aclrtPointerGetAttributes(ptr, attributes) aclrtPointerGetAttributes(ACLWASM_ADDR_(ptr, "aclrtPointerGetAttributes: ptr:"), attributes)
+#endif
 
 /* ---- stream ---- */
 
@@ -600,6 +1089,8 @@ static inline aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, a
 {
     return (aclError)aclwasm_raw_aclrtEventElapsedTime(ms, (uint32_t)(uintptr_t)startEvent, (uint32_t)(uintptr_t)endEvent);
 }
+
+#endif /* ACLWASM_WIDE */
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,12 @@
 /*
- * aclwasm_host.h: aclrtMallocHost and aclrtFreeHost for aclwasm C guests.
- * Included by acl_rt.h; do not include it directly.
+ * aclwasm_host.h: the functions of the native API that are SDK functions
+ * here, not imports (guest ABI sections 3 and 10): aclrtMallocHost and
+ * aclrtFreeHost, the allocation variants (aclrtMallocAlign32,
+ * aclrtMallocCached, aclrtMallocWithCfg, aclrtMallocHostWithCfg, the
+ * *WithDevSync frees), aclrtCheckMemType and the aclDataBuffer family.
+ * Included by acl_rt.h; do not include it directly. Each has the native
+ * signature of the profile: void * and size_t by default, aclrtPtr and
+ * uint64_t for device addresses and sizes with -DACLWASM_WIDE.
  *
  * A guest has no host memory of its own besides its linear memory, so "pinned
  * host memory" is guest memory registered with aclrtHostRegister (guest ABI
@@ -8,16 +14,15 @@
  * registers the block; aclrtFreeHost unregisters it (which waits for queued
  * work that uses it) and frees it.
  *
- * The allocator:
+ * The allocator (for aclrtMallocHost and aclCreateDataBuffer):
  * - with wasi-libc (clang --target=wasm32-wasi), malloc and free;
  * - otherwise the guest names its own, before including <acl/acl.h>:
  *       #define ACL_HOST_ALLOC(size) my_alloc(size)   returns NULL on failure
  *       #define ACL_HOST_FREE(ptr)   my_free(ptr)
  *   (also to replace malloc/free in a wasi-libc guest);
- * - in a freestanding guest that defines neither, aclrtMallocHost and
- *   aclrtFreeHost are declared unavailable: calling them is a compile error
- *   that says so. Register memory you own (a static buffer) with
- *   aclrtHostRegister instead.
+ * - in a freestanding guest that defines neither, the functions that need it
+ *   are declared unavailable: calling them is a compile error that says so.
+ *   Register memory you own (a static buffer) with aclrtHostRegister instead.
  */
 #ifndef ACLWASM_HOST_H_
 #define ACLWASM_HOST_H_
@@ -38,7 +43,99 @@
 extern "C" {
 #endif
 
+/*
+ * The profile's types for a device address and a device size, and how a
+ * guest pointer becomes an address (for aclrtHostRegister).
+ */
+#ifdef ACLWASM_WIDE
+typedef aclrtPtr aclwasmDevPtr_;
+typedef uint64_t aclwasmDevSize_;
+#define ACLWASM_HOST_ADDR_(p) aclPtr(p)
+#else
+typedef void *aclwasmDevPtr_;
+typedef size_t aclwasmDevSize_;
+#define ACLWASM_HOST_ADDR_(p) (p)
+#endif
+
+/* ---- device memory: the variants of aclrtMalloc and aclrtFree ---- */
+
+/**
+ * aclrtMalloc without the native runtime's 32-byte padding. In the sandbox an
+ * allocation's extent is the size asked for either way, so this is
+ * aclrtMalloc.
+ */
+static inline aclError aclrtMallocAlign32(aclwasmDevPtr_ *devPtr, aclwasmDevSize_ size, aclrtMemMallocPolicy policy)
+{
+    return aclrtMalloc(devPtr, size, policy);
+}
+
+/**
+ * aclrtMalloc of memory the device caches. The sandbox has no device cache
+ * to keep coherent, so this is aclrtMalloc.
+ */
+static inline aclError aclrtMallocCached(aclwasmDevPtr_ *devPtr, aclwasmDevSize_ size, aclrtMemMallocPolicy policy)
+{
+    return aclrtMalloc(devPtr, size, policy);
+}
+
+/**
+ * aclrtMalloc with configuration attributes (module id, device id, VA flag).
+ * None has a meaning in the sandbox: cfg (which may be NULL) is accepted and
+ * not read.
+ */
+static inline aclError aclrtMallocWithCfg(aclwasmDevPtr_ *devPtr, aclwasmDevSize_ size, aclrtMemMallocPolicy policy,
+                                          aclrtMallocConfig *cfg)
+{
+    (void)cfg;
+    return aclrtMalloc(devPtr, size, policy);
+}
+
+/**
+ * aclrtFree. The native variant synchronizes the device first; the sandbox's
+ * aclrtFree always waits for the queued work that uses the allocation.
+ */
+static inline aclError aclrtFreeWithDevSync(aclwasmDevPtr_ devPtr)
+{
+    return aclrtFree(devPtr);
+}
+
+/**
+ * Writes 1 to *checkResult when every address of addrList[0..size) is memory
+ * of the types memType names (a mask of ACL_RT_MEM_TYPE_DEV, _DVPP, _RSVD),
+ * else 0. aclrtMalloc memory is ACL_RT_MEM_TYPE_DEV; the sandbox has no DVPP
+ * or reserved memory, and guest memory is none of the three.
+ *
+ * Returns ACL_ERROR_INVALID_PARAM for a NULL addrList or checkResult, size 0,
+ * a memType outside the mask or a nonzero reserve (without calling the host),
+ * or the error of aclrtPointerGetAttributes for an address that names nothing
+ * (a freed or forged device address).
+ */
+static inline aclError aclrtCheckMemType(aclwasmDevPtr_ *addrList, uint32_t size, uint32_t memType,
+                                         uint32_t *checkResult, uint32_t reserve)
+{
+    const uint32_t known = ACL_RT_MEM_TYPE_DEV | ACL_RT_MEM_TYPE_DVPP | ACL_RT_MEM_TYPE_RSVD;
+    if (addrList == NULL || checkResult == NULL || size == 0 || reserve != 0 || memType == 0 ||
+        (memType & ~known) != 0) {
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    uint32_t match = 1;
+    for (uint32_t i = 0; i < size; i++) {
+        aclrtPtrAttributes attr;
+        aclError ret = aclrtPointerGetAttributes(addrList[i], &attr);
+        if (ret != ACL_SUCCESS) {
+            return ret;
+        }
+        if (attr.location.type != ACL_MEM_LOCATION_TYPE_DEVICE || (memType & ACL_RT_MEM_TYPE_DEV) == 0) {
+            match = 0;
+        }
+    }
+    *checkResult = match;
+    return ACL_SUCCESS;
+}
+
 #ifdef ACL_HOST_ALLOC
+
+/* ---- pinned host memory ---- */
 
 /**
  * Allocates size bytes of guest memory with ACL_HOST_ALLOC and registers them
@@ -59,8 +156,8 @@ static inline aclError aclrtMallocHost(void **hostPtr, size_t size)
     if (p == NULL) {
         return ACL_ERROR_RT_MEMORY_ALLOCATION;
     }
-    aclrtPtr registered = 0;
-    aclError ret = aclrtHostRegister(aclPtr(p), size, ACL_HOST_REGISTER_MAPPED, &registered);
+    aclwasmDevPtr_ registered = 0;
+    aclError ret = aclrtHostRegister(ACLWASM_HOST_ADDR_(p), size, ACL_HOST_REGISTER_MAPPED, &registered);
     if (ret != ACL_SUCCESS) {
         ACL_HOST_FREE(p);
         return ret;
@@ -81,11 +178,78 @@ static inline aclError aclrtFreeHost(void *hostPtr)
     if (hostPtr == NULL) {
         return ACL_ERROR_INVALID_PARAM;
     }
-    aclError ret = aclrtHostUnregister(aclPtr(hostPtr));
+    aclError ret = aclrtHostUnregister(ACLWASM_HOST_ADDR_(hostPtr));
     if (ret != ACL_SUCCESS) {
         return ret;
     }
     ACL_HOST_FREE(hostPtr);
+    return ACL_SUCCESS;
+}
+
+/**
+ * aclrtMallocHost with configuration attributes, none of which has a meaning
+ * in the sandbox (cfg may be NULL and is not read). A size above wasm32's
+ * SIZE_MAX gives ACL_ERROR_RT_MEMORY_ALLOCATION.
+ */
+static inline aclError aclrtMallocHostWithCfg(void **ptr, uint64_t size, aclrtMallocConfig *cfg)
+{
+    (void)cfg;
+    if (size > (uint64_t)SIZE_MAX) {
+        return ACL_ERROR_RT_MEMORY_ALLOCATION;
+    }
+    return aclrtMallocHost(ptr, (size_t)size);
+}
+
+/**
+ * aclrtFreeHost. The native variant synchronizes the device first;
+ * unregistering always waits for the queued work that uses the block.
+ */
+static inline aclError aclrtFreeHostWithDevSync(void *hostPtr)
+{
+    return aclrtFreeHost(hostPtr);
+}
+
+/* ---- aclDataBuffer: an address and a size ---- */
+
+struct aclDataBuffer {
+    aclwasmDevPtr_ data;
+    aclwasmDevSize_ size;
+};
+
+/**
+ * Returns a new buffer description of size bytes at data (device or host
+ * memory; NULL with size 0 is an empty one), or NULL when the allocator
+ * fails. Nothing is allocated at data and nothing is checked about it, as
+ * natively.
+ */
+static inline aclDataBuffer *aclCreateDataBuffer(aclwasmDevPtr_ data, aclwasmDevSize_ size)
+{
+    aclDataBuffer *b = (aclDataBuffer *)ACL_HOST_ALLOC(sizeof(aclDataBuffer));
+    if (b != NULL) {
+        b->data = data;
+        b->size = size;
+    }
+    return b;
+}
+
+/** Frees a buffer description (not the memory it names). NULL gives ACL_ERROR_INVALID_PARAM. */
+static inline aclError aclDestroyDataBuffer(const aclDataBuffer *dataBuffer)
+{
+    if (dataBuffer == NULL) {
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    ACL_HOST_FREE((void *)dataBuffer);
+    return ACL_SUCCESS;
+}
+
+/** Points a buffer description at other memory. NULL gives ACL_ERROR_INVALID_PARAM. */
+static inline aclError aclUpdateDataBuffer(aclDataBuffer *dataBuffer, aclwasmDevPtr_ data, aclwasmDevSize_ size)
+{
+    if (dataBuffer == NULL) {
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    dataBuffer->data = data;
+    dataBuffer->size = size;
     return ACL_SUCCESS;
 }
 
@@ -99,8 +263,36 @@ aclError aclrtMallocHost(void **hostPtr, size_t size)
     __attribute__((unavailable("aclrtMallocHost " ACLWASM_NO_ALLOCATOR_)));
 aclError aclrtFreeHost(void *hostPtr)
     __attribute__((unavailable("aclrtFreeHost " ACLWASM_NO_ALLOCATOR_)));
+aclError aclrtMallocHostWithCfg(void **ptr, uint64_t size, aclrtMallocConfig *cfg)
+    __attribute__((unavailable("aclrtMallocHostWithCfg " ACLWASM_NO_ALLOCATOR_)));
+aclError aclrtFreeHostWithDevSync(void *hostPtr)
+    __attribute__((unavailable("aclrtFreeHostWithDevSync " ACLWASM_NO_ALLOCATOR_)));
+aclDataBuffer *aclCreateDataBuffer(aclwasmDevPtr_ data, aclwasmDevSize_ size)
+    __attribute__((unavailable("aclCreateDataBuffer " ACLWASM_NO_ALLOCATOR_)));
+aclError aclDestroyDataBuffer(const aclDataBuffer *dataBuffer)
+    __attribute__((unavailable("aclDestroyDataBuffer " ACLWASM_NO_ALLOCATOR_)));
 
 #endif /* ACL_HOST_ALLOC */
+
+#ifdef ACL_HOST_ALLOC
+/** The address a buffer description names, or NULL for NULL. */
+static inline aclwasmDevPtr_ aclGetDataBufferAddr(const aclDataBuffer *dataBuffer)
+{
+    return dataBuffer == NULL ? 0 : dataBuffer->data;
+}
+
+/** The size a buffer description names, or 0 for NULL. */
+static inline aclwasmDevSize_ aclGetDataBufferSizeV2(const aclDataBuffer *dataBuffer)
+{
+    return dataBuffer == NULL ? 0 : dataBuffer->size;
+}
+
+/** Deprecated natively: the size truncated to 32 bits; use aclGetDataBufferSizeV2. */
+static inline uint32_t aclGetDataBufferSize(const aclDataBuffer *dataBuffer)
+{
+    return (uint32_t)aclGetDataBufferSizeV2(dataBuffer);
+}
+#endif
 
 #ifdef __cplusplus
 }

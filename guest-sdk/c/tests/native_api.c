@@ -1,0 +1,110 @@
+/*
+ * native_api.c: native-style code (as CANN programs write it) that must
+ * compile unchanged against the SDK's default profile, the native layout
+ * (module "acl32"), as C and as C++. scripts/build-guests.sh compiles it
+ * both ways with -Wall -Wextra -Werror; it calls every function of the
+ * native API the SDK declares, with the native argument types.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <acl/acl.h>
+
+#define CHECK(call)                                                            \
+    do {                                                                       \
+        aclError ret_ = (call);                                                \
+        if (ret_ != ACL_SUCCESS) {                                             \
+            printf("%s: %d %s\n", #call, ret_, aclGetRecentErrMsg());          \
+            return 1;                                                          \
+        }                                                                      \
+    } while (0)
+
+int main(void)
+{
+    int32_t major = 0, minor = 0, patch = 0, dev = 0, can = 0;
+    uint32_t count = 0;
+    size_t freeMem = 0, total = 0, descSize = 0, failIndex = 0;
+    void *devPtr = NULL, *devPtr2 = NULL, *hostPtr = NULL, *registered = NULL;
+    aclrtStream stream = NULL;
+    aclrtEvent start = NULL, end = NULL;
+    aclrtStreamStatus sst;
+    aclrtEventRecordedStatus est;
+    aclrtPtrAttributes attrs;
+    float ms = 0;
+    char host[256];
+
+    CHECK(aclInit(NULL));
+    CHECK(aclrtGetVersion(&major, &minor, &patch));
+    CHECK(aclrtSetDevice(0));
+    CHECK(aclrtGetDevice(&dev));
+    CHECK(aclrtGetDeviceCount(&count));
+    CHECK(aclrtDeviceCanAccessPeer(&can, 0, 1));
+    CHECK(aclrtDeviceEnablePeerAccess(1, 0));
+    CHECK(aclrtDeviceDisablePeerAccess(1));
+    CHECK(aclrtGetMemInfo(ACL_HBM_MEM, &freeMem, &total));
+    CHECK(aclrtMalloc(&devPtr, sizeof host, ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK(aclrtMallocAlign32(&devPtr2, sizeof host, ACL_MEM_MALLOC_NORMAL_ONLY));
+    CHECK(aclrtMallocHost(&hostPtr, sizeof host));
+    CHECK(aclrtHostRegister(host, sizeof host, ACL_HOST_REGISTER_MAPPED, &registered));
+    CHECK(aclrtPointerGetAttributes(devPtr, &attrs));
+    CHECK(aclrtCreateStream(&stream));
+    CHECK(aclrtCreateEvent(&start));
+    CHECK(aclrtCreateEvent(&end));
+    CHECK(aclrtRecordEvent(start, stream));
+    CHECK(aclrtMemcpy(devPtr, sizeof host, host, sizeof host, ACL_MEMCPY_HOST_TO_DEVICE));
+    CHECK(aclrtMemcpyAsync(devPtr2, sizeof host, devPtr, sizeof host, ACL_MEMCPY_DEVICE_TO_DEVICE, stream));
+    CHECK(aclrtMemcpyAsyncWithCondition(hostPtr, sizeof host, devPtr2, sizeof host, ACL_MEMCPY_DEVICE_TO_HOST, stream));
+    CHECK(aclrtMemcpy2d(devPtr, 16, host, 16, 16, 4, ACL_MEMCPY_HOST_TO_DEVICE));
+    CHECK(aclrtMemcpy2dAsync(devPtr2, 16, devPtr, 16, 16, 4, ACL_MEMCPY_DEVICE_TO_DEVICE, stream));
+    CHECK(aclrtMemset(devPtr, sizeof host, 0, sizeof host));
+    CHECK(aclrtMemsetAsync(devPtr, sizeof host, 0, sizeof host, stream));
+    {
+        void *dsts[1] = {host};
+        void *srcs[1] = {devPtr};
+        size_t destMaxs[1] = {sizeof host}, sizes[1] = {sizeof host}, attrsIndexes[1] = {0};
+        aclrtMemcpyBatchAttr battr;
+        memset(&battr, 0, sizeof battr);
+        battr.dstLoc.type = ACL_MEM_LOCATION_TYPE_HOST;
+        battr.srcLoc.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+        CHECK(aclrtMemcpyBatch(dsts, destMaxs, srcs, sizes, 1, &battr, attrsIndexes, 1, &failIndex));
+        CHECK(aclrtMemcpyBatchAsync(dsts, destMaxs, srcs, sizes, 1, &battr, attrsIndexes, 1, &failIndex, stream));
+        CHECK(aclrtMemcpyBatchV2(dsts, destMaxs, srcs, sizes, 1, &battr, attrsIndexes, 1));
+        CHECK(aclrtMemcpyBatchAsyncV2(dsts, destMaxs, srcs, sizes, 1, &battr, attrsIndexes, 1, stream));
+    }
+    CHECK(aclrtGetMemcpyDescSize(ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, &descSize));
+    CHECK(aclrtSetMemcpyDesc(devPtr, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, (char *)devPtr2 + 64, (char *)devPtr2 + 128, 16, NULL));
+    CHECK(aclrtMemcpyAsyncWithDesc(devPtr, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, stream));
+    CHECK(aclrtMemcpyAsyncWithOffset((void **)devPtr, 64, 0, (const void **)devPtr2, 16, 0,
+                                     ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, stream));
+    CHECK(aclrtRecordEvent(end, stream));
+    CHECK(aclrtStreamWaitEvent(stream, end));
+    CHECK(aclrtSynchronizeEvent(end));
+    CHECK(aclrtQueryEventStatus(end, &est));
+    CHECK(aclrtEventElapsedTime(&ms, start, end));
+    CHECK(aclrtStreamQuery(stream, &sst));
+    CHECK(aclrtSynchronizeStream(stream));
+    CHECK(aclrtSynchronizeStreamWithTimeout(stream, -1));
+    CHECK(aclrtSynchronizeDevice());
+    CHECK(aclrtSynchronizeDeviceWithTimeout(-1));
+    {
+        void *list[2] = {devPtr, devPtr2};
+        uint32_t match = 0;
+        CHECK(aclrtCheckMemType(list, 2, ACL_RT_MEM_TYPE_DEV, &match, 0));
+        aclDataBuffer *buf = aclCreateDataBuffer(devPtr, sizeof host);
+        if (buf == NULL || aclGetDataBufferAddr(buf) != devPtr || aclGetDataBufferSizeV2(buf) != sizeof host) {
+            return 1;
+        }
+        CHECK(aclUpdateDataBuffer(buf, devPtr2, 1));
+        CHECK(aclDestroyDataBuffer(buf));
+    }
+    printf("%p %p %p\n", devPtr, hostPtr, (void *)stream);
+    CHECK(aclrtDestroyEvent(start));
+    CHECK(aclrtDestroyEvent(end));
+    CHECK(aclrtDestroyStream(stream));
+    CHECK(aclrtHostUnregister(host));
+    CHECK(aclrtFreeHost(hostPtr));
+    CHECK(aclrtFreeWithDevSync(devPtr2));
+    CHECK(aclrtFree(devPtr));
+    CHECK(aclrtResetDevice(0));
+    CHECK(aclFinalize());
+    return 0;
+}
