@@ -184,7 +184,7 @@ func CheckMaxCount(maxCount, count uint64) error {
 // CheckBatchArrays applies the ACL-layer checks of the batch copies once
 // their arrays are read: every destMaxs[i] must cover sizes[i] (100000) and
 // every attribute's reserved bytes must be zero (100000).
-func CheckBatchArrays(destMaxs, sizes U64s, attrs BatchAttrs) error {
+func CheckBatchArrays(destMaxs, sizes Words, attrs BatchAttrs) error {
 	if destMaxs.Len() != sizes.Len() {
 		return Errorf(ErrInvalidParam, "destMaxs has %d entries and sizes %d", destMaxs.Len(), sizes.Len())
 	}
@@ -203,7 +203,7 @@ func CheckBatchArrays(destMaxs, sizes U64s, attrs BatchAttrs) error {
 
 // AllZero reports whether every size is 0, which makes a batch succeed
 // with failIndex SIZE_MAX before any other check.
-func AllZero(sizes U64s) bool {
+func AllZero(sizes Words) bool {
 	for i := range sizes.Len() {
 		if sizes.At(i) != 0 {
 			return false
@@ -216,7 +216,7 @@ func AllZero(sizes U64s) bool {
 // indexes (107000): at least one attribute, no more attributes than copies,
 // attrsIndexes[0] == 0, strictly increasing, each below count; and for the
 // synchronous batch, at most BatchSyncMaxCount copies.
-func CheckBatchShape(count uint64, attrsIndexes U64s, sync bool) error {
+func CheckBatchShape(count uint64, attrsIndexes Words, sync bool) error {
 	n := uint64(attrsIndexes.Len())
 	switch {
 	case n == 0:
@@ -243,7 +243,7 @@ func CheckBatchShape(count uint64, attrsIndexes U64s, sync bool) error {
 
 // BatchAttrIndex returns which attribute applies to copy i: the last k with
 // attrsIndexes[k] <= i. attrsIndexes must have passed CheckBatchShape.
-func BatchAttrIndex(attrsIndexes U64s, i uint64) int {
+func BatchAttrIndex(attrsIndexes Words, i uint64) int {
 	lo, hi := 0, attrsIndexes.Len()
 	for hi-lo > 1 {
 		m := (lo + hi) / 2

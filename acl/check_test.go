@@ -183,10 +183,28 @@ func TestCheckBatchArrays(t *testing.T) {
 }
 
 func TestAllZero(t *testing.T) {
-	require.True(t, AllZero(nil))
+	require.True(t, AllZero(Words{}))
 	require.True(t, AllZero(U64sOf(0, 0, 0)))
 	require.False(t, AllZero(U64sOf(0, 0, 1)))
 	require.False(t, AllZero(U64sOf(1)))
+	require.True(t, AllZero(U32sOf(0, 0)))
+	require.False(t, AllZero(U32sOf(0, 1)))
+}
+
+// TestWords reads both element widths in place: 8-byte elements (the wide
+// profile) and 4-byte ones (acl32); a partial element at the end is not one.
+func TestWords(t *testing.T) {
+	b := []byte{1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0}
+	w8, w4 := WordsOf(b, 8), WordsOf(b, 4)
+	require.Equal(t, 1, w8.Len())
+	require.Equal(t, uint64(0x0000000200000001), w8.At(0))
+	require.Equal(t, 2, w4.Len())
+	require.Equal(t, []uint64{1, 2}, []uint64{w4.At(0), w4.At(1)})
+	u := U32sOf(0xFFFFFFFF, 1<<32|5)
+	require.Equal(t, []uint64{0xFFFFFFFF, 5}, []uint64{u.At(0), u.At(1)}, "4-byte elements truncate")
+	require.Equal(t, 3, BatchAttrIndex(U32sOf(0, 2, 4, 6), 6))
+	require.NoError(t, CheckBatchShape(8, U32sOf(0, 2, 4), true))
+	require.Error(t, CheckBatchArrays(U32sOf(4), U32sOf(8), nil))
 }
 
 func TestCheckBatchShape(t *testing.T) {

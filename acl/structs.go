@@ -91,25 +91,57 @@ func (a PtrAttributes) Encode(b []byte) {
 // PutFloat32 writes v as 4 bytes IEEE-754 little-endian, as an out-parameter float.
 func PutFloat32(b []byte, v float32) { le.PutUint32(b, math.Float32bits(v)) }
 
-// U64s is a packed array of little-endian 8-byte values, as a guest lays
-// out its size_t and pointer arrays: a view, read in place, so that
-// checking a batch costs no copy of it.
-type U64s []byte
+// Words is a packed array of little-endian unsigned values, 8 bytes each
+// (the wide profile's size_t and pointer arrays, and uint64_t ones) or 4
+// bytes each (size_t and void* on wasm32, the acl32 profile): a view of a
+// guest's memory, read in place, so that checking a batch costs no copy.
+type Words struct {
+	b     []byte
+	width int // 8 or 4
+}
 
-// U64sOf packs vs into a U64s.
-func U64sOf(vs ...uint64) U64s {
-	u := make(U64s, 8*len(vs))
+// WordsOf returns the view of b as width-byte elements (8 or 4); a partial
+// element at the end is not part of it.
+func WordsOf(b []byte, width int) Words {
+	if width != 4 {
+		width = 8
+	}
+	return Words{b: b, width: width}
+}
+
+// U64sOf packs vs into Words of 8-byte elements.
+func U64sOf(vs ...uint64) Words {
+	u := make([]byte, 8*len(vs))
 	for i, v := range vs {
 		le.PutUint64(u[8*i:], v)
 	}
-	return u
+	return Words{b: u, width: 8}
+}
+
+// U32sOf packs vs into Words of 4-byte elements (each value truncated).
+func U32sOf(vs ...uint64) Words {
+	u := make([]byte, 4*len(vs))
+	for i, v := range vs {
+		le.PutUint32(u[4*i:], uint32(v))
+	}
+	return Words{b: u, width: 4}
 }
 
 // Len returns the number of elements.
-func (u U64s) Len() int { return len(u) / 8 }
+func (u Words) Len() int {
+	if u.width == 4 {
+		return len(u.b) / 4
+	}
+	return len(u.b) / 8
+}
 
 // At returns element i.
-func (u U64s) At(i int) uint64 { return le.Uint64(u[8*i:]) }
+func (u Words) At(i int) uint64 {
+	if u.width == 4 {
+		return uint64(le.Uint32(u.b[4*i:]))
+	}
+	return le.Uint64(u.b[8*i:])
+}
 
 // BatchAttrs is a packed array of aclrtMemcpyBatchAttr, read in place.
 type BatchAttrs []byte

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"sync"
 
@@ -90,18 +91,52 @@ type pin struct {
 }
 
 // addrSpace is a session's view of memory: its linear memory, its device
-// allocations (sorted by base; bases only grow, never reused), and its
-// registered ranges (sorted, disjoint).
+// allocations (sorted by base), and its registered ranges (sorted,
+// disjoint). In the wide profile bases only grow and are never reused; in
+// acl32 (window set) they are window addresses, reused under the rule of
+// ABI section 9 (see reserve).
 type addrSpace struct {
-	next   uint64 // next device address to hand out
-	limit  uint64 // end of the session's region
+	next   uint64 // next never-used device address
+	limit  uint64 // end of the session's region, or of its window
 	allocs []*alloc
 	pins   []*pin
+	// guestEnd: addresses below it name guest memory (or nothing); device
+	// addresses are at or above it. 2^32 in the wide profile, W in acl32.
+	guestEnd uint64
+	window   bool   // acl32: device addresses are 32-bit window values
+	holes    []hole // acl32: freed ranges, the longest freed first
 }
+
+// hole is a freed range of the acl32 window, [start, end).
+type hole struct{ start, end uint64 }
 
 func newAddrSpace(region uint64) addrSpace {
 	base := (region + 1) << regionBits
-	return addrSpace{next: base, limit: base + 1<<regionBits}
+	return addrSpace{next: base, limit: base + 1<<regionBits, guestEnd: guestLimit}
+}
+
+// Window bounds of acl32 (ABI section 9): device addresses lie in
+// [W, windowEnd), W being the guest's largest memory rounded up to 64 KiB.
+const (
+	windowEnd   = 1<<32 - 1<<16
+	windowAlign = 1 << 16
+)
+
+// newWindowSpace returns the address space of an acl32 session whose
+// guest memory may grow to maxMem bytes: guest memory is [0, maxMem),
+// device addresses lie in the window [W, 2^32 - 2^16). The window is empty
+// when guest memory may fill the 32-bit space.
+func newWindowSpace(maxMem uint64) addrSpace {
+	w := (maxMem + windowAlign - 1) &^ (windowAlign - 1)
+	if w > windowEnd {
+		w = windowEnd
+	}
+	return addrSpace{next: w, limit: windowEnd, guestEnd: w, window: true}
+}
+
+// windowName describes the acl32 window for messages.
+func (as *addrSpace) windowName() string {
+	return fmt.Sprintf("the device address window [%#x, %#x) of this acl32 session (its guest memory may grow to %#x)", as.guestEnd, uint64(windowEnd), as.guestEnd)
 }
 
 // regionPool hands out the device address regions of a runtime's live
@@ -146,19 +181,97 @@ func (p *regionPool) put(r uint64) {
 
 // regionBase returns the first address of the session's device region:
 // every device address of the session is regionBase plus less than
-// 2^regionBits.
-func (as *addrSpace) regionBase() uint64 { return as.limit - 1<<regionBits }
+// 2^regionBits. An acl32 window's addresses are below 2^32: its base is 0.
+func (as *addrSpace) regionBase() uint64 {
+	if as.window {
+		return 0
+	}
+	return as.limit - 1<<regionBits
+}
+
+// extent returns the end of the addresses an allocation of size bytes at
+// base takes: the allocation, its guard gap, aligned.
+func extent(base, size uint64) uint64 {
+	return (base + size + allocGuard + allocAlign - 1) &^ (allocAlign - 1)
+}
 
 // reserve hands out the base address for an allocation of size bytes, or
-// false when the session's region is used up.
+// false when the session's region (or acl32 window) has no room for it.
+// In the window, a freed range is handed out again only when the
+// never-used room cannot hold the request, the range freed longest ago
+// first, so that a stale pointer is caught for as long as there is room.
 func (as *addrSpace) reserve(size uint64) (uint64, bool) {
-	base := as.next
-	end := base + size + allocGuard
-	if size > 1<<regionBits || end > as.limit || end < base {
+	if size > 1<<regionBits {
 		return 0, false
 	}
-	as.next = (end + allocAlign - 1) &^ (allocAlign - 1)
-	return base, true
+	base := as.next
+	if end := extent(base, size); end <= as.limit {
+		as.next = end
+		return base, true
+	}
+	if !as.window {
+		return 0, false
+	}
+	if i := as.fit(size); i >= 0 {
+		return as.take(i, size), true
+	}
+	as.coalesce()
+	if i := as.fit(size); i >= 0 {
+		return as.take(i, size), true
+	}
+	return 0, false
+}
+
+// fit returns the oldest hole that holds size bytes, or -1.
+func (as *addrSpace) fit(size uint64) int {
+	for i, h := range as.holes {
+		if extent(h.start, size) <= h.end {
+			return i
+		}
+	}
+	return -1
+}
+
+// take carves an allocation of size bytes from the start of hole i; the
+// rest stays a hole of the same age.
+func (as *addrSpace) take(i int, size uint64) uint64 {
+	h := &as.holes[i]
+	base := h.start
+	if h.start = extent(base, size); h.start >= h.end {
+		as.holes = append(as.holes[:i], as.holes[i+1:]...)
+	}
+	return base
+}
+
+// coalesce merges adjacent holes, when no single one fits a request: the
+// merged hole takes the place of its most recently freed part, so that no
+// range is reused earlier than the rule allows.
+func (as *addrSpace) coalesce() {
+	if len(as.holes) < 2 {
+		return
+	}
+	type aged struct {
+		hole
+		age int
+	}
+	hs := make([]aged, len(as.holes))
+	for i, h := range as.holes {
+		hs[i] = aged{h, i}
+	}
+	sort.Slice(hs, func(i, j int) bool { return hs[i].start < hs[j].start })
+	merged := hs[:1]
+	for _, h := range hs[1:] {
+		if last := &merged[len(merged)-1]; last.end == h.start {
+			last.end, last.age = h.end, max(last.age, h.age)
+		} else {
+			merged = append(merged, h)
+		}
+	}
+	sort.Slice(merged, func(i, j int) bool { return merged[i].age < merged[j].age })
+	as.holes = as.holes[:0]
+	for _, h := range merged {
+		as.holes = append(as.holes, h.hole)
+	}
 }
 
 // find returns the allocation containing addr, or nil.
@@ -170,11 +283,25 @@ func (as *addrSpace) find(addr uint64) *alloc {
 	return as.allocs[i]
 }
 
-func (as *addrSpace) insert(a *alloc) { as.allocs = append(as.allocs, a) } // bases grow
+// insert adds a in base order: at the end, unless an acl32 window reused
+// a freed range.
+func (as *addrSpace) insert(a *alloc) {
+	i := len(as.allocs)
+	if as.window {
+		i = sort.Search(len(as.allocs), func(i int) bool { return as.allocs[i].base > a.base })
+	}
+	as.allocs = append(as.allocs, nil)
+	copy(as.allocs[i+1:], as.allocs[i:])
+	as.allocs[i] = a
+}
 
+// remove drops a; in an acl32 window its addresses become the newest hole.
 func (as *addrSpace) remove(a *alloc) {
 	i := sort.Search(len(as.allocs), func(i int) bool { return as.allocs[i].base >= a.base })
 	as.allocs = append(as.allocs[:i], as.allocs[i+1:]...)
+	if as.window {
+		as.holes = append(as.holes, hole{a.base, extent(a.base, a.size)})
+	}
 }
 
 // pinAt returns the registered range that contains [addr, end), or nil.

@@ -19,7 +19,7 @@ func batchFn(async, v2 bool) importFn {
 }
 
 // batch checks and runs a batch copy. The guest's arrays are read in place
-// (acl.U64s views of its memory), so a call costs the host no copy of them;
+// (acl.Words views of its memory), so a call costs the host no copy of them;
 // the host state an accepted asynchronous batch keeps until it runs is
 // bounded by the policy's MaxBatchEntries.
 func (c *call) batch(async bool, failAt, streamAt int) error {
@@ -28,13 +28,13 @@ func (c *call) batch(async bool, failAt, streamAt int) error {
 	var fail []byte
 	if failAt >= 0 {
 		var err error
-		if fail, err = c.out(failAt, 8); err != nil {
+		if fail, err = c.outWord(failAt); err != nil {
 			return err
 		}
 	}
 	setFail := func(i uint64) {
 		if fail != nil {
-			le.PutUint64(fail, i)
+			putWord(fail, i)
 		}
 	}
 	num, numAttrs := c.u64(4), c.u64(7)

@@ -294,7 +294,7 @@ func TestHostFuncLoadChecks(t *testing.T) {
 		{`(module (import "env" "sum" (func (param i32 i32) (result i32))))`, "import env.sum has signature (i32, i32) -> i32, the host function has (i32, i32, i32) -> i32"},
 		{`(module (import "env" "other" (func)))`, `import env.other is not a function of host module "env"`},
 		{`(module (import "aclwasm" "input_len" (func (result i64))))`, "import aclwasm.input_len has signature () -> i64"},
-		{`(module (import "nope" "f" (func)))`, `module "nope" is not provided (only "acl", wasi_snapshot_preview1 and aclwasm, env)`},
+		{`(module (import "nope" "f" (func)))`, `module "nope" is not provided (only "acl", "acl32", wasi_snapshot_preview1 and aclwasm, env)`},
 	} {
 		probs, err := rt.Check(ctx, wat2wasm(t, tc.src), Policy{})
 		require.NoError(t, err)

@@ -37,6 +37,16 @@ func (s *Session) invoke(ctx context.Context, fi int, mem []byte, stack []uint64
 	// all: no allocation per call.
 	c := &s.call
 	*c = call{ctx: ctx, s: s, fi: fi, mem: mem, args: stack}
+	if s.prof == abi.Native32 {
+		// acl32 addresses and sizes are i32, whose upper 32 bits are
+		// undefined on the stack: clear them, as accessors and traces
+		// read them as 64-bit values.
+		for i, p := range abi.Funcs[fi].Params {
+			if !abi.Native32.Is64(p.Type) {
+				stack[i] = uint64(uint32(stack[i]))
+			}
+		}
+	}
 	var t0 time.Time
 	if s.ms.pm != nil || s.trace != nil || s.obs != nil {
 		t0 = time.Now()
@@ -98,14 +108,35 @@ func (c *call) out(i int, n uint64) ([]byte, error) {
 	return c.guest(abi.Funcs[c.fi].Params[i].Name, c.u32(i), n)
 }
 
-// array returns the n little-endian 8-byte elements at the gptr parameter
-// i as a view of guest memory.
-func (c *call) array(i int, n uint64) (acl.U64s, error) {
-	if n > uint64(len(c.mem))/8 {
-		return nil, acl.Errorf(acl.ErrInvalidParam, "%s: %d elements of 8 bytes exceed guest memory (%d bytes)", abi.Funcs[c.fi].Params[i].Name, n, len(c.mem))
+// width returns the width in the session's profile of the value or array
+// elements the gptr parameter i holds: 8 or 4 for addresses and sizes
+// (Param.Elem), 8 for uint64_t.
+func (c *call) width(i int) uint64 { return abi.Funcs[c.fi].Params[i].ElemSize(c.s.prof) }
+
+// outWord is out for a gptr parameter that receives one address or size:
+// 8 bytes in the wide profile, 4 in acl32.
+func (c *call) outWord(i int) ([]byte, error) { return c.out(i, c.width(i)) }
+
+// putWord writes an address or size into an out-parameter of 8 or 4
+// bytes. A 4-byte one saturates at 0xFFFFFFFF: SIZE_MAX stays SIZE_MAX on
+// wasm32, and aclrtGetMemInfo reports at most that (ABI section 9).
+func putWord(b []byte, v uint64) {
+	if len(b) == 4 {
+		le.PutUint32(b, uint32(min(v, 1<<32-1)))
+		return
 	}
-	b, err := c.out(i, n*8)
-	return acl.U64s(b), err
+	le.PutUint64(b, v)
+}
+
+// array returns the n little-endian elements at the gptr parameter i as a
+// view of guest memory: 8 bytes each in the wide profile, 4 in acl32.
+func (c *call) array(i int, n uint64) (acl.Words, error) {
+	w := c.width(i)
+	if n > uint64(len(c.mem))/w {
+		return acl.Words{}, acl.Errorf(acl.ErrInvalidParam, "%s: %d elements of %d bytes exceed guest memory (%d bytes)", abi.Funcs[c.fi].Params[i].Name, n, w, len(c.mem))
+	}
+	b, err := c.out(i, n*w)
+	return acl.WordsOf(b, int(w)), err
 }
 
 // needDevice fails with 107002 before aclrtSetDevice, as natively.
@@ -132,7 +163,7 @@ func (c *call) resolve(name string, addr, n uint64, write bool) (span, error) {
 	if end < addr {
 		return span{}, acl.Errorf(acl.ErrRTParamInvalid, "%s %#x + %d overflows", name, addr, n)
 	}
-	if addr < guestLimit {
+	if addr < c.s.as.guestEnd {
 		if end > uint64(len(c.mem)) {
 			return span{}, acl.Errorf(acl.ErrRTParamInvalid, "%s [%#x, +%d) is outside guest memory (%d bytes)", name, addr, n, len(c.mem))
 		}
@@ -157,7 +188,7 @@ func (c *call) resolve(name string, addr, n uint64, write bool) (span, error) {
 // resolveDevice validates and translates a device range. Stream workers
 // call it too (under s.mu), for descriptors and offset base slots.
 func (s *Session) resolveDevice(name string, addr, n uint64) (span, error) {
-	if addr < guestLimit {
+	if addr < s.as.guestEnd {
 		return span{}, acl.Errorf(acl.ErrRTParamInvalid, "%s %#x is guest memory: it must lie in device memory of this session", name, addr)
 	}
 	a := s.as.find(addr)

@@ -4,6 +4,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 
+	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
 )
 
@@ -71,7 +72,7 @@ func (c *call) descSize() uint64 {
 
 // getMemcpyDescSize is aclrtGetMemcpyDescSize(kind, descSize).
 func getMemcpyDescSize(c *call) error {
-	out, err := c.out(1, 8) // null
+	out, err := c.outWord(1) // null
 	if err != nil {
 		return err
 	}
@@ -81,7 +82,7 @@ func getMemcpyDescSize(c *call) error {
 	if err := acl.CheckDescKindFeature(c.kind(0)); err != nil { // feature
 		return err
 	}
-	le.PutUint64(out, c.descSize()) // size
+	putWord(out, c.descSize()) // size
 	return nil
 }
 
@@ -228,11 +229,12 @@ func memcpyAsyncWithOffset(c *call) error {
 	if st, err = c.bindStream(st); err != nil { // context
 		return err
 	}
-	ds, err := c.s.resolveDevice("dst", dst, 8) // slots
+	slot := c.s.slotSize()
+	ds, err := c.s.resolveDevice("dst", dst, slot) // slots
 	if err != nil {
 		return err
 	}
-	ss, err := c.s.resolveDevice("src", src, 8)
+	ss, err := c.s.resolveDevice("src", src, slot)
 	if err != nil {
 		return err
 	}
@@ -245,18 +247,24 @@ func memcpyAsyncWithOffset(c *call) error {
 	return c.launch(st, func(s *Session, fi int) error { return s.runOffset(fi, dst, dstOff, src, srcOff, n) }, ds.a, ss.a) // queue
 }
 
+// slotSize is the width of a base-address slot of
+// aclrtMemcpyAsyncWithOffset: a void* in device memory, 8 bytes in the wide
+// profile, 4 in acl32.
+func (s *Session) slotSize() uint64 { return s.prof.Width(abi.Addr) }
+
 // runOffset executes an offset copy on a stream worker.
 func (s *Session) runOffset(fi int, dstSlot, dstOff, srcSlot, srcOff, n uint64) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	var slots [2]uint64
+	w := s.slotSize()
 	for i, slot := range [2]uint64{dstSlot, srcSlot} {
-		sp, err := s.resolveDevice([2]string{"dst", "src"}[i], slot, 8)
+		sp, err := s.resolveDevice([2]string{"dst", "src"}[i], slot, w)
 		if err != nil {
 			return err
 		}
 		var b [8]byte
-		if err := s.b.Memcpy(s.halt, acl.Host(b[:], 0), sp.buf, 8); err != nil {
+		if err := s.b.Memcpy(s.halt, acl.Host(b[:w], 0), sp.buf, w); err != nil {
 			return be(err)
 		}
 		slots[i] = le.Uint64(b[:])

@@ -37,12 +37,16 @@ var (
 )
 
 // engineFuncs lists the host functions every engine provides besides
-// WASI: the "acl" imports (index i is abi.Funcs[i]), then the runtime's
-// host functions (r.hostFuncs, from index len(abi.Funcs)).
+// WASI: the "acl" imports (index i is abi.Funcs[i]), the same under
+// "acl32" with its wire form (index len(abi.Funcs)+i is abi.Funcs[i]:
+// one implementation, the session's profile decides the layout), then
+// the runtime's host functions (r.hostFuncs, from index hostFuncBase).
 func engineFuncs(hf []*hostFunc) []engine.Func {
-	out := make([]engine.Func, 0, len(abi.Funcs)+len(hf))
-	for i := range abi.Funcs {
-		out = append(out, engine.Func{Module: abi.Module, Name: abi.Funcs[i].Name, Params: abi.Funcs[i].Params})
+	out := make([]engine.Func, 0, hostFuncBase+len(hf))
+	for _, prof := range abi.Profiles {
+		for i := range abi.Funcs {
+			out = append(out, engine.Func{Module: prof.Module(), Name: abi.Funcs[i].Name, Params: abi.Funcs[i].Params, Profile: prof})
+		}
 	}
 	for _, h := range hf {
 		out = append(out, engine.Func{Module: h.module, Name: h.name, Params: h.f.Params})
@@ -62,13 +66,17 @@ func prepare(wasm []byte) engine.Module {
 // without adding methods to the public type.
 type sessionInvoker Session
 
+// hostFuncBase is the index of the first runtime host function in
+// engineFuncs, after the imports of both profiles.
+var hostFuncBase = len(abi.Profiles) * len(abi.Funcs)
+
 func (v *sessionInvoker) Invoke(ctx context.Context, fn int, mem []byte, stack []uint64) {
 	s := (*Session)(v)
-	if fn < len(abi.Funcs) {
-		s.invoke(ctx, fn, mem, stack)
+	if fn < hostFuncBase {
+		s.invoke(ctx, fn%len(abi.Funcs), mem, stack)
 		return
 	}
-	s.invokeHost(ctx, s.rt.hostFuncs[fn-len(abi.Funcs)], mem, stack)
+	s.invokeHost(ctx, s.rt.hostFuncs[fn-hostFuncBase], mem, stack)
 }
 
 func (v *sessionInvoker) Hold(m engine.Releaser) { v.mem = m }

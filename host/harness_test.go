@@ -64,15 +64,19 @@ func wat2wasm(t testing.TB, src string) []byte {
 // proxyWAT is a guest that re-exports every import of the ABI under its
 // own name, plus helpers, so that tests drive the imports from Go with any
 // arguments, exactly as a guest would.
-func proxyWAT(pages int, extra string) string {
+func proxyWAT(pages int, extra string) string { return proxyWATIn(abi.Wide, pages, extra) }
+
+// proxyWATIn is proxyWAT importing from the module of profile prof, with
+// its wire types.
+func proxyWATIn(prof abi.Profile, pages int, extra string) string {
 	var b strings.Builder
 	b.WriteString("(module\n")
 	for _, f := range abi.Funcs {
-		fmt.Fprintf(&b, "  (import %q %q (func $%s (param%s) (result i32)))\n", abi.Module, f.Name, f.Name, watParams(&f))
+		fmt.Fprintf(&b, "  (import %q %q (func $%s (param%s) (result i32)))\n", prof.Module(), f.Name, f.Name, watParamsIn(prof, &f))
 	}
 	fmt.Fprintf(&b, "  (memory (export \"memory\") %d)\n", pages)
 	for _, f := range abi.Funcs {
-		fmt.Fprintf(&b, "  (func (export %q) (param%s) (result i32)", f.Name, watParams(&f))
+		fmt.Fprintf(&b, "  (func (export %q) (param%s) (result i32)", f.Name, watParamsIn(prof, &f))
 		for i := range f.Params {
 			fmt.Fprintf(&b, " local.get %d", i)
 		}
@@ -87,10 +91,10 @@ func proxyWAT(pages int, extra string) string {
 	return b.String()
 }
 
-func watParams(f *abi.Func) string {
+func watParamsIn(prof abi.Profile, f *abi.Func) string {
 	var s string
 	for _, p := range f.Params {
-		s += " " + p.Type.Wasm()
+		s += " " + prof.Wasm(p.Type)
 	}
 	return s
 }
@@ -101,22 +105,34 @@ type harness struct {
 	rt   *Runtime
 	inst *Instance
 	log  []CallRecord
+	prof abi.Profile
 }
 
 var proxyCache = map[string][]byte{}
 
 func newHarness(t *testing.T, p Policy, opts ...Option) *harness {
 	t.Helper()
-	h := &harness{t: t}
+	return newHarnessIn(t, abi.Wide, p, opts...)
+}
+
+// newHarnessIn is newHarness with the proxy guest importing from the
+// module of profile prof.
+func newHarnessIn(t *testing.T, prof abi.Profile, p Policy, opts ...Option) *harness {
+	t.Helper()
+	h := &harness{t: t, prof: prof}
 	ctx := context.Background()
 	opts = append(append(testBackend(t), WithEngine(testEngine), WithTrace(func(r CallRecord) { h.log = append(h.log, r) })), opts...)
 	rt, err := NewRuntime(ctx, opts...)
 	require.NoError(t, err)
 	h.rt = rt
-	wasm, ok := proxyCache[""]
+	key := "" // the wide proxy, which other tests load too
+	if prof != abi.Wide {
+		key = prof.Module()
+	}
+	wasm, ok := proxyCache[key]
 	if !ok {
-		wasm = wat2wasm(t, proxyWAT(4, ""))
-		proxyCache[""] = wasm
+		wasm = wat2wasm(t, proxyWATIn(prof, 4, ""))
+		proxyCache[key] = wasm
 	}
 	pl, err := rt.Load(ctx, wasm, p)
 	require.NoError(t, err)
@@ -174,11 +190,32 @@ const (
 	data2 = 0x9000
 )
 
+// word reads an address or size out-parameter: 8 bytes in the wide
+// profile, 4 in acl32.
+func (h *harness) word(off uint32) uint64 {
+	if h.prof == abi.Native32 {
+		return uint64(h.u32(off))
+	}
+	return h.u64(off)
+}
+
+// putWords writes an array of addresses or sizes as the profile lays it
+// out: 8-byte elements in the wide profile, 4-byte ones in acl32.
+func (h *harness) putWords(off uint32, vs ...uint64) {
+	if h.prof != abi.Native32 {
+		h.putU64s(off, vs...)
+		return
+	}
+	for i, v := range vs {
+		binary.LittleEndian.PutUint32(h.mem()[off+uint32(4*i):], uint32(v))
+	}
+}
+
 // malloc allocates n device bytes on the current device.
 func (h *harness) malloc(n uint64) uint64 {
 	h.t.Helper()
 	h.ok("aclrtMalloc", outA, n, 0)
-	return h.u64(outA)
+	return h.word(outA)
 }
 
 func (h *harness) stream() uint64 {

@@ -207,6 +207,7 @@ type Plugin struct {
 	mod     engine.Compiled
 	start   string // the export the start function was moved to (hoistStart), "" if none
 	policy  Policy
+	profile abi.Profile    // the ABI profile the module imports: acl or acl32
 	name    string         // LoadName
 	exports []string       // function exports, in the module's order
 	m       *pluginMetrics // nil without WithMetrics
@@ -246,12 +247,13 @@ func (r *Runtime) Load(ctx context.Context, wasm []byte, p Policy, opts ...LoadO
 		r.metrics.refused(lc.name)
 		return nil, &LoadError{Problems: []string{"compile: " + err.Error()}}
 	}
-	if probs := r.checkModule(mod.Imports(), wasm, &p); len(probs) > 0 {
+	imps := mod.Imports()
+	if probs := r.checkModule(imps, wasm, &p); len(probs) > 0 {
 		mod.Close(ctx)
 		r.metrics.refused(lc.name)
 		return nil, &LoadError{Problems: probs}
 	}
-	return &Plugin{rt: r, mod: mod, start: em.Start, policy: p, name: lc.name, exports: funcExports(wasm), m: r.metrics.plugin(lc.name), live: map[*Instance]struct{}{}}, nil
+	return &Plugin{rt: r, mod: mod, start: em.Start, policy: p, profile: profileOf(imps), name: lc.name, exports: funcExports(wasm), m: r.metrics.plugin(lc.name), live: map[*Instance]struct{}{}}, nil
 }
 
 // Check compiles wasm and returns every problem Load would refuse it for,
@@ -269,18 +271,35 @@ func (r *Runtime) Check(ctx context.Context, wasm []byte, p Policy) ([]string, e
 	return nil, nil
 }
 
+// profileOf returns the ABI profile a module's imports use: acl32 if it
+// imports from "acl32", the wide one otherwise (checkModule refuses a
+// module that imports from both).
+func profileOf(imps []engine.Import) abi.Profile {
+	for _, im := range imps {
+		if im.Module == abi.Module32 {
+			return abi.Native32
+		}
+	}
+	return abi.Wide
+}
+
 // checkModule returns the reasons to refuse a module.
 func (r *Runtime) checkModule(imps []engine.Import, wasm []byte, p *Policy) []string {
 	var probs []string
+	var first [2]string // the first import from each profile, "module.name"
 	for _, im := range imps {
 		switch im.Module {
-		case abi.Module:
+		case abi.Module, abi.Module32:
+			prof, _ := abi.ProfileOf(im.Module)
+			if first[prof] == "" {
+				first[prof] = im.Module + "." + im.Name
+			}
 			f := abi.Lookup(im.Name)
 			switch {
 			case f == nil:
 				probs = append(probs, fmt.Sprintf("import %s.%s is not a function of ABI v%d", im.Module, im.Name, abi.Version))
-			case im.Signature != f.Signature():
-				probs = append(probs, fmt.Sprintf("import %s.%s has signature %s, ABI v%d expects %s", im.Module, im.Name, im.Signature, abi.Version, f.Signature()))
+			case im.Signature != f.SignatureIn(prof):
+				probs = append(probs, fmt.Sprintf("import %s.%s has signature %s, ABI v%d expects %s", im.Module, im.Name, im.Signature, abi.Version, f.SignatureIn(prof)))
 			case !p.allows(im.Name):
 				probs = append(probs, fmt.Sprintf("import %s.%s is denied by the policy", im.Module, im.Name))
 			}
@@ -300,9 +319,12 @@ func (r *Runtime) checkModule(imps []engine.Import, wasm []byte, p *Policy) []st
 			case h == nil && slices.Contains(r.hostModules(), im.Module):
 				probs = append(probs, fmt.Sprintf("import %s.%s is not a function of host module %q", im.Module, im.Name, im.Module))
 			case h == nil:
-				probs = append(probs, fmt.Sprintf("import %s.%s: module %q is not provided (only %q, wasi_snapshot_preview1 and %s)", im.Module, im.Name, im.Module, abi.Module, strings.Join(r.hostModules(), ", ")))
+				probs = append(probs, fmt.Sprintf("import %s.%s: module %q is not provided (only %q, %q, wasi_snapshot_preview1 and %s)", im.Module, im.Name, im.Module, abi.Module, abi.Module32, strings.Join(r.hostModules(), ", ")))
 			}
 		}
+	}
+	if first[abi.Wide] != "" && first[abi.Native32] != "" {
+		probs = append(probs, fmt.Sprintf("the module imports from both %q (%s) and %q (%s): a module uses one profile, the wide one or the native 32-bit layout, never both (ABI section 9)", abi.Module, first[abi.Wide], abi.Module32, first[abi.Native32]))
 	}
 	all, min, hasMem, err := scanModule(wasm)
 	if err != nil {
@@ -490,7 +512,7 @@ func (p *Plugin) instantiate(ctx context.Context, cfg Config, ro RunObserver) (*
 			return nil, fmt.Errorf("host: Config.Env entry %q is not KEY=VALUE", kv)
 		}
 	}
-	sess, err := newSession(p.rt, p.policy)
+	sess, err := newSession(p.rt, p.policy, p.profile)
 	if err != nil {
 		return nil, err
 	}

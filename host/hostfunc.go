@@ -18,8 +18,8 @@ import (
 // and every call is counted in Stats and passed to the trace callback, on
 // both engines.
 type HostFunc struct {
-	// Module is the import module: any name but "acl", "aclwasm" and
-	// "wasi_snapshot_preview1".
+	// Module is the import module: any name but "acl", "acl32", "aclwasm"
+	// and "wasi_snapshot_preview1".
 	Module string
 	// Name is the function's name in Module.
 	Name string
@@ -97,7 +97,7 @@ func hostFuncs(user []HostFunc) ([]*hostFunc, error) {
 	}
 	for _, u := range user {
 		switch {
-		case u.Module == abi.Module || u.Module == abi.IOModule || u.Module == "wasi_snapshot_preview1":
+		case u.Module == abi.Module || u.Module == abi.Module32 || u.Module == abi.IOModule || u.Module == "wasi_snapshot_preview1":
 			return nil, fmt.Errorf("host function %s.%s: module %q is reserved", u.Module, u.Name, u.Module)
 		case u.Module == "" || u.Name == "":
 			return nil, fmt.Errorf("host function %q.%q: module and name must not be empty", u.Module, u.Name)

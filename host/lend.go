@@ -81,7 +81,10 @@ func (i *Instance) Lend(ptr acl.DevPtr, size uint64, o LendOptions) (*Lease, err
 		}
 	}
 	base, ok := s.as.reserve(size)
-	if !ok {
+	switch {
+	case !ok && s.as.window:
+		return nil, fmt.Errorf("host: lend: %d bytes do not fit in %s", size, s.as.windowName())
+	case !ok:
 		return nil, fmt.Errorf("host: lend: the session has used up its device addresses")
 	}
 	l := &Lease{i: i, s: s}

@@ -8,7 +8,7 @@ import (
 
 // malloc is aclrtMalloc(devPtr, size, policy).
 func malloc(c *call) error {
-	out, err := c.out(0, 8)
+	out, err := c.outWord(0)
 	if err != nil {
 		return err
 	}
@@ -28,7 +28,10 @@ func malloc(c *call) error {
 		return acl.Errorf(acl.ErrRTMemoryAllocation, "size %d (%d with native rounding) exceeds the free device memory quota: %d of %d bytes in use on device %d", size, charged, held, s.policy.DeviceMemory, s.dev)
 	}
 	base, ok := s.as.reserve(size)
-	if !ok {
+	switch {
+	case !ok && s.as.window:
+		return acl.Errorf(acl.ErrRTMemoryAllocation, "size %d does not fit in %s", size, s.as.windowName())
+	case !ok:
 		return acl.Errorf(acl.ErrRTOverLimit, "size %d: the session has used up its 256 TiB of device addresses (they are never reused)", size)
 	}
 	ptr, err := s.b.Malloc(s.phys(s.dev), size, policy)
@@ -47,7 +50,7 @@ func malloc(c *call) error {
 	s.as.insert(&alloc{base: base, size: size, dev: s.dev, ptr: ptr, charged: charged, policy: policy})
 	s.mu.Unlock()
 	s.held[s.dev] += charged
-	le.PutUint64(out, base)
+	putWord(out, base)
 	return nil
 }
 
@@ -95,7 +98,7 @@ func hostRegister(c *call) error {
 	case size == 0:
 		return acl.Errorf(acl.ErrInvalidParam, "size is 0")
 	}
-	out, err := c.out(3, 8)
+	out, err := c.outWord(3)
 	if err != nil {
 		return err
 	}
@@ -106,7 +109,7 @@ func hostRegister(c *call) error {
 		return err
 	}
 	end := ptr + size // range
-	if ptr >= guestLimit || end < ptr || end > uint64(len(c.mem)) {
+	if ptr >= c.s.as.guestEnd || end < ptr || end > uint64(len(c.mem)) {
 		return acl.Errorf(acl.ErrRTParamInvalid, "[%#x, +%d) is not inside guest memory (%d bytes)", ptr, size, len(c.mem))
 	}
 	s := c.s
@@ -127,7 +130,7 @@ func hostRegister(c *call) error {
 	s.as.insertPin(&pin{start: ptr, end: end, typ: typ, h: h})
 	s.mu.Unlock()
 	s.pinned += size
-	le.PutUint64(out, ptr)
+	putWord(out, ptr)
 	return nil
 }
 
@@ -167,7 +170,7 @@ func pointerGetAttributes(c *call) error {
 		return acl.Errorf(acl.ErrInvalidParam, "ptr is NULL")
 	}
 	attr := acl.PtrAttributes{PageSize: 4096}
-	if ptr < guestLimit {
+	if ptr < c.s.as.guestEnd {
 		if ptr >= uint64(len(c.mem)) {
 			return acl.Errorf(acl.ErrRTParamInvalid, "ptr %#x is outside guest memory (%d bytes)", ptr, len(c.mem))
 		}
@@ -192,11 +195,11 @@ func pointerGetAttributes(c *call) error {
 // getMemInfo is aclrtGetMemInfo(attr, free, total): the session's own view,
 // total = its quota on the current device, free = quota minus what it holds.
 func getMemInfo(c *call) error {
-	fo, err := c.out(1, 8)
+	fo, err := c.outWord(1)
 	if err != nil {
 		return err
 	}
-	to, err := c.out(2, 8)
+	to, err := c.outWord(2)
 	if err != nil {
 		return err
 	}
@@ -207,7 +210,7 @@ func getMemInfo(c *call) error {
 		return err
 	}
 	q := c.s.policy.DeviceMemory
-	le.PutUint64(fo, q-c.s.held[c.s.dev])
-	le.PutUint64(to, q)
+	putWord(fo, q-c.s.held[c.s.dev])
+	putWord(to, q)
 	return nil
 }

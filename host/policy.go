@@ -158,7 +158,7 @@ func (c *call) budget(n uint64) error {
 }
 
 // total returns the sum of sizes, or the largest uint64 when it overflows.
-func total(sizes acl.U64s) uint64 {
+func total(sizes acl.Words) uint64 {
 	var sum uint64
 	for i := range sizes.Len() {
 		var carry uint64

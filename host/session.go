@@ -23,8 +23,9 @@ type Session struct {
 	rt     *Runtime
 	policy Policy
 	b      acl.Backend
-	region uint64 // the device address region (Runtime.regions)
-	freed  bool   // release has returned the region
+	region uint64      // the device address region (Runtime.regions)
+	prof   abi.Profile // the module's import profile: acl or acl32
+	freed  bool        // release has returned the region
 
 	mu sync.RWMutex // guards as for stream workers; the guest goroutine writes under it
 	as addrSpace
@@ -76,8 +77,10 @@ type eventRec struct {
 }
 
 // newSession returns a session holding a device address region of its
-// own until its release.
-func newSession(rt *Runtime, p Policy) (*Session, error) {
+// own until its release. An acl32 session's device addresses are instead
+// 32-bit values in a window above the largest guest memory the policy
+// allows (ABI section 9).
+func newSession(rt *Runtime, p Policy, prof abi.Profile) (*Session, error) {
 	region, ok := rt.regions.get()
 	if !ok {
 		return nil, fmt.Errorf("host: %d sessions are live, as many as there are device address regions: release one first", regions)
@@ -87,6 +90,7 @@ func newSession(rt *Runtime, p Policy) (*Session, error) {
 		policy:   p,
 		b:        rt.backend,
 		region:   region,
+		prof:     prof,
 		as:       newAddrSpace(region),
 		dev:      -1,
 		held:     make([]uint64, len(p.Devices)),
@@ -95,6 +99,9 @@ func newSession(rt *Runtime, p Policy) (*Session, error) {
 		defaults: map[int32]*streamRec{},
 		peers:    map[[2]int32]bool{},
 		trace:    rt.trace,
+	}
+	if prof == abi.Native32 {
+		s.as = newWindowSpace(engine.MemoryBytes(p.MemoryPages))
 	}
 	s.halt, s.stop = context.WithCancel(context.Background())
 	s.stats.init()

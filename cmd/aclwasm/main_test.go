@@ -529,7 +529,7 @@ func TestCheck(t *testing.T) {
 	require.Equal(t, 1, r.code, r.stderr)
 	require.Equal(t, bad+": import acl.aclrtFoo is not a function of ABI v1\n"+
 		bad+": import acl.aclrtMalloc has signature (i32, i32, i32) -> i32, ABI v1 expects (i32, i64, i32) -> i32\n"+
-		bad+`: import env.x: module "env" is not provided (only "acl", wasi_snapshot_preview1 and aclwasm)`+"\n", r.stdout)
+		bad+`: import env.x: module "env" is not provided (only "acl", "acl32", wasi_snapshot_preview1 and aclwasm)`+"\n", r.stdout)
 
 	// Policy flags add their problems: every one is listed.
 	r = cli(t, "check", "--deny", "aclrtSetDevice", "--memory-pages", "1", bad)

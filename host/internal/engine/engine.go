@@ -34,6 +34,9 @@ type Options struct {
 type Func struct {
 	Module, Name string
 	Params       []abi.Param
+	// Profile is the wire form of Params (abi.Profile.Is64): Wide but for
+	// the imports of module "acl32".
+	Profile abi.Profile
 }
 
 // Module is a module prepared for compilation: the host has moved its

@@ -101,7 +101,7 @@ func (e *wasmtimeEngine) define() error {
 		params := make([]*wasmtime.ValType, len(f.Params))
 		for k, p := range f.Params {
 			params[k] = i32
-			if p.Type.Is64() {
+			if f.Profile.Is64(p.Type) {
 				params[k] = i64
 			}
 		}

@@ -72,7 +72,7 @@ func (e *Engine) hostModules(ctx context.Context, funcs []engine.Func) error {
 			names[k] = p.Name
 		}
 		b.NewFunctionBuilder().
-			WithGoModuleFunction(e.hostFunc(fi), params(f.Params), []api.ValueType{api.ValueTypeI32}).
+			WithGoModuleFunction(e.hostFunc(fi), params(f.Profile, f.Params), []api.ValueType{api.ValueTypeI32}).
 			WithParameterNames(names...).
 			WithResultNames("result").
 			Export(f.Name)
@@ -107,12 +107,12 @@ func (e *Engine) hostFunc(fi int) api.GoModuleFunc {
 	}
 }
 
-// params maps ABI parameters onto wasm value types.
-func params(ps []abi.Param) []api.ValueType {
+// params maps ABI parameters onto wasm value types in profile prof.
+func params(prof abi.Profile, ps []abi.Param) []api.ValueType {
 	out := make([]api.ValueType, len(ps))
 	for k, p := range ps {
 		out[k] = api.ValueTypeI32
-		if p.Type.Is64() {
+		if prof.Is64(p.Type) {
 			out[k] = api.ValueTypeI64
 		}
 	}

@@ -1,0 +1,433 @@
+package host
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/abi"
+	"github.com/aclwasm/aclwasm/acl"
+)
+
+// The acl32 tests drive the proxy guest importing from module "acl32"
+// (ABI section 9): addresses and sizes are i32, out-parameters and array
+// elements holding them are 4 bytes, device addresses are window values.
+
+// acl32Pages is the policy's memory limit of most acl32 tests: guest
+// memory may grow to 1 MiB, so the window starts at 0x100000.
+const (
+	acl32Pages = 16
+	acl32W     = acl32Pages << 16
+)
+
+func newHarness32(t *testing.T, p Policy, opts ...Option) *harness {
+	t.Helper()
+	if p.MemoryPages == 0 {
+		p.MemoryPages = acl32Pages
+	}
+	return newHarnessIn(t, abi.Native32, p, opts...)
+}
+
+// inWindow requires a to be a device address of the window: at or above W,
+// below 2^32 - 2^16, 64-byte aligned.
+func inWindow(t *testing.T, a uint64, w uint64) {
+	t.Helper()
+	require.GreaterOrEqual(t, a, w, "%#x below the window", a)
+	require.Less(t, a, uint64(windowEnd), "%#x above the window", a)
+	require.Zero(t, a%64, "%#x is not 64-byte aligned", a)
+}
+
+// sentinel fills 8 bytes at off with 0xEE, so that a test sees how many
+// bytes an out-parameter got.
+func (h *harness) sentinel(off uint32) {
+	copy(h.mem()[off:off+8], []byte{0xEE, 0xEE, 0xEE, 0xEE, 0xEE, 0xEE, 0xEE, 0xEE})
+}
+
+// wrote4 requires that the out-parameter at off got exactly 4 bytes.
+func (h *harness) wrote4(off uint32) uint32 {
+	h.t.Helper()
+	require.Equal(h.t, []byte{0xEE, 0xEE, 0xEE, 0xEE}, h.mem()[off+4:off+8], "an acl32 out-parameter is 4 bytes")
+	return h.u32(off)
+}
+
+// TestACL32EveryImportLinks calls every function of the table through its
+// acl32 wire form, with all-zero arguments: each is linked with the acl32
+// signature on this engine, and none breaks the host (no trap, no
+// internal error). The scenario below checks what they do.
+func TestACL32EveryImportLinks(t *testing.T) {
+	h := newHarness32(t, Policy{})
+	for _, f := range abi.Funcs {
+		args := make([]uint64, len(f.Params))
+		res, err := h.inst.Call(context.Background(), f.Name, args...)
+		require.NoError(t, err, f.Name)
+		require.NotEqual(t, int32(acl.ErrInternal), int32(uint32(res[0])), "%s: %s", f.Name, h.inst.Session().LastError())
+	}
+	require.Len(t, h.log, len(abi.Funcs))
+}
+
+// TestACL32Scenario runs every import of ABI v1 through its acl32 wire
+// form and checks what it did in 32-bit terms: 4-byte out-parameters and
+// arrays, window addresses, pointer arithmetic, saturation, 0xFFFFFFFF as
+// "no failing entry", 4-byte base-address slots.
+func TestACL32Scenario(t *testing.T) {
+	h := newHarness32(t, Policy{DeviceMemory: 8 << 30, PinnedMemory: 1 << 20})
+	ctx := context.Background()
+	h.ok("aclInit", 0)
+	h.ok("aclrtGetVersion", outA, outB, outC)
+	require.Equal(t, []uint32{1, 17, 0}, []uint32{h.u32(outA), h.u32(outB), h.u32(outC)})
+	h.ok("aclrtGetDeviceCount", outA)
+	ndev := h.u32(outA)
+	h.ok("aclrtSetDevice", 0)
+	h.ok("aclrtGetDevice", outA)
+	require.Equal(t, uint32(0), h.u32(outA))
+
+	// Malloc writes a 4-byte window address.
+	h.sentinel(outA)
+	h.ok("aclrtMalloc", outA, 4096, 0)
+	a := uint64(h.wrote4(outA))
+	inWindow(t, a, acl32W)
+	b := h.malloc(4096)
+	inWindow(t, b, acl32W)
+	require.GreaterOrEqual(t, b, a+4096+allocGuard, "a guard gap after each allocation")
+
+	// Copies with 32-bit addresses and sizes; pointer arithmetic inside an
+	// allocation.
+	want := h.fill(data, 4096, 1)
+	h.ok("aclrtMemcpy", a, 4096, data, 4096, uint64(acl.MemcpyHostToDevice))
+	h.ok("aclrtMemcpy", b+100, 200, a+100, 200, uint64(acl.MemcpyDeviceToDevice))
+	h.ok("aclrtMemcpy", data2, 200, b+100, 200, uint64(acl.MemcpyDeviceToHost))
+	require.Equal(t, want[100:300], h.mem()[data2:data2+200])
+
+	// The gap between guest memory and the window is neither.
+	msg := h.code(acl.ErrRTParamInvalid, "aclrtMemcpy", a, 8, 0x80000, 8, 1)
+	require.Contains(t, msg, "src [0x80000, +8) is outside guest memory (262144 bytes)")
+	h.code(acl.ErrRTParamInvalid, "aclrtPointerGetAttributes", acl32W-64, outA)
+	msg = h.code(acl.ErrRTParamInvalid, "aclrtMemcpy", windowEnd+16, 8, data, 8, 1)
+	require.Contains(t, msg, "dst 0xffff0010 is not in guest memory or a live device allocation")
+
+	// Streams, events, async copies, memset.
+	s := h.stream()
+	e1, e2 := h.event(), h.event()
+	h.sentinel(outB)
+	h.ok("aclrtHostRegister", data, 4096, 0, outB)
+	require.Equal(t, uint32(data), h.wrote4(outB), "devPtr of a registration is 4 bytes")
+	h.ok("aclrtRecordEvent", e1, s)
+	h.ok("aclrtMemcpyAsync", a, 4096, data, 4096, uint64(acl.MemcpyHostToDevice), s)
+	h.ok("aclrtMemcpyAsyncWithCondition", b, 4096, a, 4096, uint64(acl.MemcpyDeviceToDevice), s)
+	h.ok("aclrtMemsetAsync", a, 4096, 0x5a, 16, s)
+	h.ok("aclrtRecordEvent", e2, s)
+	h.ok("aclrtStreamWaitEvent", s, e2)
+	h.ok("aclrtSynchronizeEvent", e2)
+	h.ok("aclrtQueryEventStatus", e2, outC)
+	require.Equal(t, uint32(acl.EventRecordedStatusComplete), h.u32(outC))
+	h.ok("aclrtEventElapsedTime", outC, e1, e2)
+	h.ok("aclrtSynchronizeStream", s)
+	h.ok("aclrtSynchronizeStreamWithTimeout", s, 1000)
+	h.ok("aclrtStreamQuery", s, outC)
+	require.Equal(t, uint32(acl.StreamStatusComplete), h.u32(outC))
+	h.ok("aclrtMemcpy", data2, 32, a, 32, uint64(acl.MemcpyDeviceToHost))
+	require.Equal(t, append(bytesOf(0x5a, 16), want[16:32]...), h.mem()[data2:data2+32])
+	h.ok("aclrtMemset", b, 4096, 0x11, 8)
+	h.ok("aclrtMemcpy", data2, 8, b, 8, uint64(acl.MemcpyDeviceToHost))
+	require.Equal(t, bytesOf(0x11, 8), h.mem()[data2:data2+8])
+	h.ok("aclrtHostUnregister", data)
+
+	// 2D copies: rows of 16 bytes, 32 apart.
+	h.ok("aclrtMemcpy2d", a, 16, data, 32, 16, 4, uint64(acl.MemcpyHostToDevice))
+	h.ok("aclrtMemcpy2dAsync", data2, 32, a, 16, 16, 4, uint64(acl.MemcpyDeviceToHost), s)
+	h.ok("aclrtSynchronizeStream", s)
+	for r := 0; r < 4; r++ {
+		require.Equal(t, want[32*r:32*r+16], h.mem()[data2+32*r:data2+32*r+16], "row %d", r)
+	}
+
+	// Pointer attributes of a window address.
+	h.ok("aclrtPointerGetAttributes", b+8, outA)
+	require.Equal(t, uint32(acl.MemLocationDevice), h.u32(outA+4))
+
+	// GetMemInfo: 4-byte sizes, saturated at 0xFFFFFFFF (the quota is 8 GiB).
+	h.sentinel(outA)
+	h.sentinel(outB)
+	h.ok("aclrtGetMemInfo", 0, outA, outB)
+	require.Equal(t, uint32(math.MaxUint32), h.wrote4(outA))
+	require.Equal(t, uint32(math.MaxUint32), h.wrote4(outB))
+
+	// Descriptors: a 4-byte size; the descriptor stays opaque bytes.
+	h.sentinel(outA)
+	h.ok("aclrtGetMemcpyDescSize", 6, outA)
+	size := uint64(h.wrote4(outA))
+	require.Equal(t, uint64(acl.DescSizeA2), size)
+	desc := h.malloc(size)
+	h.ok("aclrtMemset", b, 4096, 0, 4096)
+	h.ok("aclrtSetMemcpyDesc", desc, 6, a+64, b+128, 256, 0)
+	h.ok("aclrtMemcpyAsyncWithDesc", desc, 6, s)
+	h.ok("aclrtSynchronizeStream", s)
+	h.ok("aclrtMemcpy", data2, 256, b+128, 256, uint64(acl.MemcpyDeviceToHost))
+	require.Equal(t, want[64:320], h.mem()[data2:data2+256])
+
+	// Offset copies: the base-address slots are 4-byte void* in device
+	// memory, read as window addresses when the copy runs.
+	slots := h.malloc(8)
+	binary.LittleEndian.PutUint32(h.mem()[data2:], uint32(b))
+	binary.LittleEndian.PutUint32(h.mem()[data2+4:], uint32(a))
+	h.ok("aclrtMemcpy", slots, 8, data2, 8, uint64(acl.MemcpyHostToDevice))
+	h.ok("aclrtMemcpy", a, 4096, data, 4096, uint64(acl.MemcpyHostToDevice))
+	h.ok("aclrtMemset", b, 4096, 0, 4096)
+	h.ok("aclrtMemcpyAsyncWithOffset", slots, 4096, 16, slots+4, 64, 32, 6, s)
+	h.ok("aclrtSynchronizeStream", s)
+	h.ok("aclrtMemcpy", data2, 96, b, 96, uint64(acl.MemcpyDeviceToHost))
+	require.Equal(t, want[32:96], h.mem()[data2+16:data2+80])
+	// A slot of 4 bytes at the allocation's last 4 bytes is whole.
+	h.ok("aclrtMemcpyAsyncWithOffset", slots+4, 4096, 0, slots, 8, 0, 6, s)
+	h.ok("aclrtSynchronizeStream", s)
+	// A stale slot (freed memory) fails when the copy executes, in 32-bit terms.
+	stale := h.malloc(64)
+	h.ok("aclrtFree", stale)
+	binary.LittleEndian.PutUint32(h.mem()[data2:], uint32(stale))
+	h.ok("aclrtMemcpy", slots, 4, data2, 4, uint64(acl.MemcpyHostToDevice))
+	h.ok("aclrtMemcpyAsyncWithOffset", slots, 4096, 0, slots+4, 8, 0, 6, s)
+	msg = h.code(acl.ErrRTParamInvalid, "aclrtSynchronizeStream", s)
+	require.Contains(t, msg, fmt.Sprintf("dstAddr %#x is not in guest memory or a live device allocation", stale))
+
+	// Batches: 4-byte arrays, failIndex 4 bytes, 0xFFFFFFFF for none.
+	for _, name := range []string{"aclrtMemcpyBatch", "aclrtMemcpyBatchAsync", "aclrtMemcpyBatchV2", "aclrtMemcpyBatchAsyncV2"} {
+		h.ok("aclrtMemset", a, 4096, 0, 4096)
+		ba := h.batch32([]uint64{a, a + 64 + 1}, []uint64{data + 128, data}, []uint64{64, 32})
+		args := []uint64{ba.dsts, ba.destMaxs, ba.srcs, ba.sizes, 2, ba.attrs, ba.idx, 1}
+		hasFail := !strings.HasSuffix(name, "V2")
+		if hasFail {
+			args = append(args, ba.fail)
+		}
+		if strings.Contains(name, "Async") {
+			args = append(args, s)
+		}
+		h.ok(name, args...)
+		h.ok("aclrtSynchronizeStream", s)
+		if hasFail {
+			require.Equal(t, uint32(math.MaxUint32), h.wrote4(uint32(ba.fail)), name)
+		}
+		h.ok("aclrtMemcpy", data2, 128, a, 128, uint64(acl.MemcpyDeviceToHost))
+		require.Equal(t, want[128:192], h.mem()[data2:data2+64], name)
+		require.Equal(t, want[0:32], h.mem()[data2+65:data2+97], name)
+		if hasFail {
+			// Entry 1 crosses the allocation's end: failIndex names it, 4 bytes.
+			ba = h.batch32([]uint64{a, a + 4096 - 8}, []uint64{data, data}, []uint64{8, 16})
+			args[0], args[1], args[2], args[3], args[8] = ba.dsts, ba.destMaxs, ba.srcs, ba.sizes, ba.fail
+			msg := h.code(acl.ErrRTParamInvalid, name, args...)
+			require.Equal(t, uint32(1), h.wrote4(uint32(ba.fail)), name)
+			require.Contains(t, msg, fmt.Sprintf("dsts[1] [%#x, +16) crosses the end of the allocation [%#x, %#x)", a+4096-8, a, a+4096))
+		}
+	}
+
+	// Peers, device synchronize, the error message, the end.
+	if ndev >= 2 {
+		h.ok("aclrtDeviceCanAccessPeer", outA, 0, 1)
+		h.ok("aclrtDeviceEnablePeerAccess", 1, 0)
+		h.ok("aclrtDeviceDisablePeerAccess", 1)
+	} else {
+		h.code(acl.ErrRTInvalidDeviceID, "aclrtDeviceCanAccessPeer", outA, 0, 1)
+		h.code(acl.ErrRTInvalidDeviceID, "aclrtDeviceEnablePeerAccess", 1, 0)
+		h.code(acl.ErrRTInvalidDeviceID, "aclrtDeviceDisablePeerAccess", 1)
+	}
+	h.ok("aclrtSynchronizeDevice")
+	h.ok("aclrtSynchronizeDeviceWithTimeout", 1000)
+	msg = h.code(acl.ErrRTParamInvalid, "aclrtFree", a+8)
+	want32 := fmt.Sprintf("devPtr %#x is inside the allocation at %#x, not its base", a+8, a)
+	require.Contains(t, msg, want32)
+	n := h.call("aclGetRecentErrMsg", data2, 512)
+	require.Equal(t, msg, string(h.mem()[data2:data2+uint32(n)]))
+	h.ok("aclrtDestroyEvent", e1)
+	h.ok("aclrtDestroyEvent", e2)
+	h.ok("aclrtDestroyStream", s)
+	h.ok("aclrtFree", a)
+	h.ok("aclrtFree", b)
+	h.ok("aclrtResetDevice", 0)
+	h.ok("aclFinalize")
+
+	// Every function of ABI v1 ran through its acl32 form; every address
+	// in a message or a trace line is a 32-bit one.
+	called := map[string]bool{}
+	hex := regexp.MustCompile(`0x[0-9a-f]+`)
+	for _, r := range h.log {
+		called[r.Func.Name] = true
+		for _, x := range hex.FindAllString(r.String(), -1) {
+			v, err := strconv.ParseUint(x[2:], 16, 64)
+			require.NoError(t, err)
+			require.Less(t, v, uint64(1)<<32, "a wide address in %q", r.String())
+		}
+	}
+	for _, name := range abiV1 {
+		require.True(t, called[name], "%s was not called through acl32", name)
+	}
+	require.Equal(t, abi.Native32, h.inst.Session().prof)
+	_ = ctx
+}
+
+// abiV1 names the functions of ABI v1 (section 5), which the acl32
+// scenario covers one by one.
+var abiV1 = []string{
+	"aclrtMemcpy", "aclrtMemcpyAsync", "aclrtMemcpyAsyncWithCondition", "aclrtMemcpyBatch", "aclrtMemcpyBatchAsync",
+	"aclrtMemcpyBatchV2", "aclrtMemcpyBatchAsyncV2", "aclrtMemcpy2d", "aclrtMemcpy2dAsync", "aclrtGetMemcpyDescSize",
+	"aclrtSetMemcpyDesc", "aclrtMemcpyAsyncWithDesc", "aclrtMemcpyAsyncWithOffset", "aclrtMemset", "aclrtMemsetAsync",
+	"aclInit", "aclFinalize", "aclrtGetVersion", "aclrtSetDevice", "aclrtResetDevice", "aclrtGetDevice",
+	"aclrtGetDeviceCount", "aclrtSynchronizeDevice", "aclrtSynchronizeDeviceWithTimeout", "aclrtDeviceCanAccessPeer",
+	"aclrtDeviceEnablePeerAccess", "aclrtDeviceDisablePeerAccess", "aclrtGetMemInfo", "aclrtMalloc", "aclrtFree",
+	"aclrtHostRegister", "aclrtHostUnregister", "aclrtPointerGetAttributes", "aclrtCreateStream", "aclrtDestroyStream",
+	"aclrtSynchronizeStream", "aclrtSynchronizeStreamWithTimeout", "aclrtStreamQuery", "aclrtCreateEvent",
+	"aclrtDestroyEvent", "aclrtRecordEvent", "aclrtStreamWaitEvent", "aclrtSynchronizeEvent", "aclrtQueryEventStatus",
+	"aclrtEventElapsedTime", "aclGetRecentErrMsg",
+}
+
+func bytesOf(b byte, n int) []byte {
+	out := make([]byte, n)
+	for i := range out {
+		out[i] = b
+	}
+	return out
+}
+
+// batch32 lays out an H2D batch with 4-byte arrays (one attribute for
+// every entry) and a failIndex holding the sentinel.
+func (h *harness) batch32(dsts, srcs, sizes []uint64) batchArgs {
+	const base = 0x20000
+	n := uint64(len(dsts))
+	b := batchArgs{dsts: base, destMaxs: base + 4*n, srcs: base + 8*n, sizes: base + 12*n, attrs: base + 16*n}
+	b.idx = b.attrs + 32
+	b.fail = b.idx + 8
+	h.putWords(uint32(b.dsts), dsts...)
+	h.putWords(uint32(b.destMaxs), sizes...)
+	h.putWords(uint32(b.srcs), srcs...)
+	h.putWords(uint32(b.sizes), sizes...)
+	h2d(0).Encode(h.mem()[b.attrs:])
+	h.putWords(uint32(b.idx), 0)
+	h.sentinel(uint32(b.fail))
+	return b
+}
+
+// TestACL32Window checks the window rules of ABI section 9 on a window of
+// 960 KiB (guest memory may grow to 2^32 - 1 MiB): addresses above guest
+// memory, never-used room first (a stale pointer is caught while there is
+// any), then freed ranges, the longest freed first, adjacent ones merged
+// when needed, and 207001 naming the window when nothing fits.
+func TestACL32Window(t *testing.T) {
+	const pages = 1<<16 - 16
+	const w = uint64(pages) << 16 // 0xfff00000
+	const slot = 1 << 16          // 60 KiB plus the 4 KiB guard
+	const size = slot - allocGuard
+	h := newHarness32(t, Policy{MemoryPages: pages})
+	h.ok("aclrtSetDevice", 0)
+	at := func(k int) uint64 { return w + uint64(k)*slot }
+
+	x0 := h.malloc(size)
+	require.Equal(t, at(0), x0)
+	h.ok("aclrtFree", x0)
+	var got []uint64
+	for k := 1; k < 15; k++ {
+		a := h.malloc(size)
+		inWindow(t, a, w)
+		got = append(got, a)
+		// The freed range is not reused while never-used room is left, so
+		// the stale pointer is caught.
+		msg := h.code(acl.ErrRTParamInvalid, "aclrtMemcpy", x0, 8, data, 8, 1)
+		require.Contains(t, msg, fmt.Sprintf("dst %#x is not in guest memory or a live device allocation", x0))
+	}
+	for k, a := range got {
+		require.Equal(t, at(k+1), a)
+	}
+	// The never-used room is gone: the freed range comes back.
+	require.Equal(t, x0, h.malloc(size))
+
+	// The longest freed first.
+	h.ok("aclrtFree", at(5))
+	h.ok("aclrtFree", at(3))
+	require.Equal(t, at(5), h.malloc(size))
+	require.Equal(t, at(3), h.malloc(size))
+
+	// Full: 207001, naming the window.
+	msg := h.code(acl.ErrRTMemoryAllocation, "aclrtMalloc", outA, 64, 0)
+	require.Contains(t, msg, "size 64 does not fit in the device address window [0xfff00000, 0xffff0000) of this acl32 session")
+	require.NotContains(t, msg, "0x1000000", "no wide address")
+
+	// Two adjacent freed ranges hold a request neither holds alone.
+	h.ok("aclrtFree", at(8))
+	h.ok("aclrtFree", at(12))
+	h.ok("aclrtFree", at(7))
+	require.Equal(t, at(7), h.malloc(2*slot-allocGuard))
+	require.Equal(t, at(12), h.malloc(size), "the one left")
+
+	// Larger than the window.
+	h.code(acl.ErrRTMemoryAllocation, "aclrtMalloc", outA, 1<<20, 0)
+	h.code(acl.ErrRTMemoryAllocation, "aclrtMalloc", outA, math.MaxUint32, 0)
+}
+
+// TestACL32EmptyWindow: a policy that lets guest memory fill the 32-bit
+// space leaves no window, and every allocation says so.
+func TestACL32EmptyWindow(t *testing.T) {
+	h := newHarness32(t, Policy{MemoryPages: 1 << 16})
+	h.ok("aclrtSetDevice", 0)
+	msg := h.code(acl.ErrRTMemoryAllocation, "aclrtMalloc", outA, 64, 0)
+	require.Contains(t, msg, "does not fit in the device address window [0xffff0000, 0xffff0000)")
+}
+
+// TestACL32Lend: memory the host lends an acl32 guest gets a window
+// address, like the guest's own allocations.
+func TestACL32Lend(t *testing.T) {
+	const pages = 1<<16 - 16
+	h := newHarness32(t, Policy{MemoryPages: pages})
+	p, pat := lent(t, h.rt, 4096)
+	l, err := h.inst.Lend(p, 4096, LendOptions{})
+	require.NoError(t, err)
+	inWindow(t, l.Addr(), uint64(pages)<<16)
+	h.ok("aclrtSetDevice", 0)
+	h.ok("aclrtMemcpy", data, 4096, l.Addr()+16, 4080, uint64(acl.MemcpyDeviceToHost))
+	require.Equal(t, pat[16:], h.mem()[data:data+4080])
+	own := h.malloc(64)
+	require.NotEqual(t, l.Addr(), own)
+	inWindow(t, own, uint64(pages)<<16)
+
+	big, _ := lent(t, h.rt, 1<<20)
+	_, err = h.inst.Lend(big, 1<<20, LendOptions{})
+	require.ErrorContains(t, err, "do not fit in the device address window [0xfff00000, 0xffff0000)")
+	require.NoError(t, l.Revoke(context.Background()))
+	h.code(acl.ErrRTParamInvalid, "aclrtMemcpy", data, 8, l.Addr(), 8, uint64(acl.MemcpyDeviceToHost))
+}
+
+// TestACL32LoadChecks: a module imports from "acl" or "acl32", never both;
+// an acl32 import with the wide signature is refused with the acl32 one.
+func TestACL32LoadChecks(t *testing.T) {
+	rt := newRuntime(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, imports string
+		want          []string
+	}{
+		{"both profiles", `(import "acl" "aclrtMalloc" (func (param i32 i64 i32) (result i32)))
+  (import "acl32" "aclrtFree" (func (param i32) (result i32)))`,
+			[]string{`the module imports from both "acl" (acl.aclrtMalloc) and "acl32" (acl32.aclrtFree): a module uses one profile, the wide one or the native 32-bit layout, never both (ABI section 9)`}},
+		{"wide signature under acl32", `(import "acl32" "aclrtMemcpy" (func (param i64 i64 i64 i64 i32) (result i32)))`,
+			[]string{"import acl32.aclrtMemcpy has signature (i64, i64, i64, i64, i32) -> i32, ABI v1 expects (i32, i32, i32, i32, i32) -> i32"}},
+		{"acl32 signature under acl", `(import "acl" "aclrtMalloc" (func (param i32 i32 i32) (result i32)))`,
+			[]string{"import acl.aclrtMalloc has signature (i32, i32, i32) -> i32, ABI v1 expects (i32, i64, i32) -> i32"}},
+		{"unknown acl32 name", `(import "acl32" "aclrtMallocHost" (func (param i32 i32) (result i32)))`,
+			[]string{"import acl32.aclrtMallocHost is not a function of ABI v1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wasm := wat2wasm(t, "(module\n  "+tc.imports+"\n  (memory 1))")
+			_, err := rt.Load(ctx, wasm, Policy{})
+			var le *LoadError
+			require.ErrorAs(t, err, &le)
+			require.ErrorIs(t, err, ErrLoad)
+			require.Equal(t, tc.want, le.Problems)
+		})
+	}
+	// One profile alone loads.
+	pl, err := rt.Load(ctx, wat2wasm(t, `(module (import "acl32" "aclrtMalloc" (func (param i32 i32 i32) (result i32))) (memory 1))`), Policy{})
+	require.NoError(t, err)
+	require.NoError(t, pl.Close(ctx))
+}
