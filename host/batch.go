@@ -1,10 +1,16 @@
 package host
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/aclwasm/aclwasm/acl"
 )
+
+// keptBatch is the most entries of the slice a session keeps for its
+// synchronous batches (about 360 KiB): a bigger batch allocates its own,
+// so that a session does not hold the memory of its biggest batch.
+const keptBatch = 4096
 
 // batchFn returns the implementation of one of the four batch copies.
 // Parameters: dsts, destMaxs, srcs, sizes (gptr), numBatches (size), attrs,
@@ -109,7 +115,17 @@ func (c *call) batch(async bool, failAt, streamAt int) error {
 	if err := c.budget(total(sizes)); err != nil { // bytes
 		return err
 	}
-	copies := make([]acl.Copy, 0, num)
+	// A synchronous batch reuses the session's slice (the backend is done
+	// with it when MemcpyBatch returns), up to keptBatch entries; an
+	// accepted asynchronous one may be kept by the backend until it runs,
+	// so it gets its own.
+	var copies []acl.Copy
+	if async || num > keptBatch {
+		copies = make([]acl.Copy, 0, num)
+	} else {
+		copies = slices.Grow(c.s.batchBuf[:0], int(num))
+		defer func() { clear(copies); c.s.batchBuf = copies[:0] }() // keeps no reference to guest memory
+	}
 	var bytes [4]uint64
 	for i := uint64(0); i < num; i++ {
 		n, dst, src := sizes.At(int(i)), dsts.At(int(i)), srcs.At(int(i))
@@ -121,12 +137,12 @@ func (c *call) batch(async bool, failAt, streamAt int) error {
 			setFail(i)
 			return acl.Errorf(acl.ErrRTParamInvalid, "copy %d: dst or src is NULL", i)
 		}
-		d, err := c.resolve("dsts["+strconv.FormatUint(i, 10)+"]", dst, n, true) // entryrange
+		d, err := c.resolveEntry("dsts", i, dst, n, true) // entryrange
 		if err != nil {
 			setFail(i)
 			return err
 		}
-		s, err := c.resolve("srcs["+strconv.FormatUint(i, 10)+"]", src, n, false)
+		s, err := c.resolveEntry("srcs", i, src, n, false)
 		if err != nil {
 			setFail(i)
 			return err
@@ -151,6 +167,18 @@ func (c *call) batch(async bool, failAt, streamAt int) error {
 		c.moved(acl.Direction(d), n)
 	}
 	return nil
+}
+
+// resolveEntry is resolve for entry i of the array arr. The entry's name
+// ("dsts[3]") is built only for the message of an entry that fails, so
+// that a batch costs no allocation per entry: resolve has no effect, and
+// runs again with the name.
+func (c *call) resolveEntry(arr string, i, addr, n uint64, write bool) (span, error) {
+	sp, err := c.resolve(arr, addr, n, write)
+	if err != nil {
+		_, err = c.resolve(arr+"["+strconv.FormatUint(i, 10)+"]", addr, n, write)
+	}
+	return sp, err
 }
 
 // batchAsync queues the copies, then a host function that returns their

@@ -96,23 +96,36 @@ func wazeroFloor(b *testing.B, wasm []byte) func(name string, args ...uint64) ui
 	}
 }
 
-// measure runs floor over b.N operations outside the benchmark's timer,
-// then run over b.N operations timed, so that the two are measured side by
-// side in every run (on a loaded machine the load changes between runs).
-// It reports floor's time per operation as floor-ns/op and returns both
-// times per operation. It clears the metrics reported before it.
-func measure(b *testing.B, floor, run func(n int)) (f, r float64) {
-	b.StopTimer()
-	t := time.Now()
-	floor(b.N)
-	f = float64(time.Since(t).Nanoseconds()) / float64(b.N)
+// measure runs floor and run over b.N operations each, alternating in
+// rounds of at most round operations, and returns the time per operation
+// of each: the two are measured side by side, so that a load on the
+// machine weighs on both alike. ns/op is the two together; the metrics
+// ns/call (run) and floor-ns/op (floor) are each alone.
+func measure(b *testing.B, round int, floor, run func(n int)) (f, r float64) {
 	b.ReportAllocs()
-	b.ResetTimer()
-	b.StartTimer()
-	run(b.N)
-	b.StopTimer()
+	var tf, tr time.Duration
+	for done := 0; done < b.N; done += round {
+		k := min(round, b.N-done)
+		t := time.Now()
+		floor(k)
+		t1 := time.Now()
+		run(k)
+		tr += time.Since(t1)
+		tf += t1.Sub(t)
+	}
+	f, r = float64(tf.Nanoseconds())/float64(b.N), float64(tr.Nanoseconds())/float64(b.N)
 	b.ReportMetric(f, "floor-ns/op")
-	return f, float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+	b.ReportMetric(r, "ns/call")
+	return f, r
+}
+
+// allocsPer returns the heap allocations of one run(1), over runs runs.
+func allocsPer(runs int, run func(n int)) float64 {
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	run(runs)
+	runtime.ReadMemStats(&m1)
+	return float64(m1.Mallocs-m0.Mallocs) / float64(runs)
 }
 
 // loops runs n guest iterations in calls of at most iters, call(k) running
@@ -216,11 +229,13 @@ func (h *goalHarness) syncCopies(b *testing.B, src, size uint64, iters int) func
 // BenchmarkGoal1SmallCopy (goal 1): a validated 64-byte aclrtMemcpy H2D from
 // a guest loop against a no-op import of the same signature. x-floor: the
 // sandboxed time per call over the no-op's (goal: <= 1.5 on wazero, <= 1.2
-// on wasmtime). allocs/op is per call.
+// on wasmtime); allocs/call: heap allocations per copy (goal: 0).
 func BenchmarkGoal1SmallCopy(b *testing.B) {
 	h := newGoal(b, 4, 64)
-	f, r := measure(b, noopImport(b), h.syncCopies(b, data, 64, 1000))
+	run := h.syncCopies(b, data, 64, 1000)
+	f, r := measure(b, 1000, noopImport(b), run)
 	b.ReportMetric(r/f, "x-floor")
+	b.ReportMetric(allocsPer(1, func(int) { run(10000) })/10000, "allocs/call")
 }
 
 // BenchmarkGoal2Copy4KiB (goal 2): a 4 KiB synchronous aclrtMemcpy H2D
@@ -230,8 +245,7 @@ func BenchmarkGoal2Copy4KiB(b *testing.B) {
 	const size = 4 << 10
 	h := newGoal(b, 4, size)
 	noop, cp := noopImport(b), copyFloor(size)
-	b.SetBytes(size)
-	f, r := measure(b, func(n int) { noop(n); cp(n) }, h.syncCopies(b, data, size, 1000))
+	f, r := measure(b, 1000, func(n int) { noop(n); cp(n) }, h.syncCopies(b, data, size, 1000))
 	b.ReportMetric(r/f, "x-floor")
 }
 
@@ -258,8 +272,7 @@ func BenchmarkGoal3AsyncLarge(b *testing.B) {
 	const size = 1 << 20
 	h := newGoal(b, 32, size)
 	st := h.asyncSetup(b, 0x10000, size)
-	b.SetBytes(size)
-	f, r := measure(b, copyFloor(size), h.asyncPairs(b, 0x10000, size, st, 16))
+	f, r := measure(b, 16, copyFloor(size), h.asyncPairs(b, 0x10000, size, st, 16))
 	b.ReportMetric(f/r, "x-copy")
 }
 
@@ -270,7 +283,7 @@ func BenchmarkGoal3AsyncLarge(b *testing.B) {
 func BenchmarkGoal3AsyncSmall(b *testing.B) {
 	h := newGoal(b, 4, 64)
 	st := h.asyncSetup(b, 0x10000, 64)
-	f, r := measure(b, h.syncCopies(b, data, 64, 1000), h.asyncPairs(b, 0x10000, 64, st, 1000))
+	f, r := measure(b, 1000, h.syncCopies(b, data, 64, 1000), h.asyncPairs(b, 0x10000, 64, st, 1000))
 	b.ReportMetric(r/f, "x-sync")
 }
 
@@ -302,19 +315,18 @@ func benchBatch(b *testing.B, size uint64) {
 	src := uint64(0x10000)
 	h := newGoal(b, int((src+num*size)>>16)+1, num*size)
 	dsts, srcs, sizes, attrs, idx, fail := h.batchLayout(arrays, src, num, size)
-	b.SetBytes(int64(num * size))
-	var m0, m1 runtime.MemStats
-	f, r := measure(b, func(n int) {
+	loop := func(n int) {
 		loops(b, n, 8, func(k int) uint64 { return h.bcall(b, "copies_loop", dsts, srcs, sizes, num, 1, uint64(k)) })
-		runtime.ReadMemStats(&m0)
-	}, func(n int) {
+	}
+	batch := func(n int) {
 		loops(b, n, 8, func(k int) uint64 {
 			return h.bcall(b, "batch_loop", dsts, srcs, sizes, num, attrs, idx, fail, uint64(k))
 		})
-		runtime.ReadMemStats(&m1)
-	})
+	}
+	f, r := measure(b, 1, loop, batch)
 	b.ReportMetric(f/r, "x-loop")
-	b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/float64(b.N)/num, "allocs/entry")
+	// 64 batches in one guest call: the call's own allocations aside.
+	b.ReportMetric(allocsPer(64, batch)/num, "allocs/entry")
 }
 
 func BenchmarkGoal5Batch4KiB(b *testing.B) { benchBatch(b, 4<<10) }
@@ -335,16 +347,7 @@ func benchScaling(b *testing.B, size uint64, iters int) {
 	for i := range hs {
 		hs[i] = newGoalHarness(b, rt, pl, size)
 	}
-	one, many := parallelCopies(1, size), parallelCopies(sessions, size)
-	b.StopTimer()
-	t := time.Now()
-	one(b.N)
-	c1 := time.Since(t)
-	t = time.Now()
-	many(b.N)
-	cn := time.Since(t)
-	b.SetBytes(int64(size))
-	f, r := measure(b, hs[0].syncCopies(b, 0x10000, size, iters), func(n int) {
+	f, r := measure(b, sessions*iters, hs[0].syncCopies(b, 0x10000, size, iters), func(n int) {
 		var next atomic.Int64
 		var wg sync.WaitGroup
 		for _, h := range hs {
@@ -364,8 +367,12 @@ func benchScaling(b *testing.B, size uint64, iters int) {
 		}
 		wg.Wait()
 	})
+	// The machine's own scaling, measured the same way.
+	cf, cr := measure(b, sessions*iters, parallelCopies(1, size), parallelCopies(sessions, size))
+	b.ReportMetric(f, "floor-ns/op")
+	b.ReportMetric(r, "ns/call")
 	b.ReportMetric(f/(r*cores), "x-one")
-	b.ReportMetric(c1.Seconds()/(cn.Seconds()*cores), "x-copy-one")
+	b.ReportMetric(cf/(cr*cores), "x-copy-one")
 }
 
 // parallelCopies returns n copy() calls of size bytes spread over g

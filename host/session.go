@@ -64,6 +64,9 @@ type Session struct {
 	id      uint64            // ID
 	logs    []*logWriter      // Config.Logger's writers, flushed at release
 	lent    int               // uncharged leases in as.allocs (LendOptions.Charge)
+	// batchBuf is the entries of the synchronous batch in flight, kept
+	// between calls so that a batch allocates nothing (batch.go).
+	batchBuf []acl.Copy
 }
 
 type streamRec struct {

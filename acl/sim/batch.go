@@ -34,6 +34,9 @@ type batch struct {
 	at       map[*alloc]int // index in allocs
 	pins     []*pin
 	pinned   map[*pin]bool
+	writes   []iv // disjoint's scratch space
+	reads    []iv
+	fan      *fan // copyAll's, reused
 	total    uint64
 	pageable bool // some entry touches pageable host memory
 }
@@ -187,7 +190,7 @@ func (j *batch) recycle() {
 	clear(j.pins)
 	clear(j.at)
 	clear(j.pinned)
-	*j = batch{ns: j.ns[:0], spans: j.spans[:0], allocs: j.allocs[:0], pins: j.pins[:0], at: j.at, pinned: j.pinned}
+	*j = batch{ns: j.ns[:0], spans: j.spans[:0], allocs: j.allocs[:0], pins: j.pins[:0], at: j.at, pinned: j.pinned, writes: j.writes[:0], reads: j.reads[:0], fan: j.fan}
 	batches.Put(j)
 }
 
@@ -245,7 +248,12 @@ func (j *batch) copyAll(h halt) error {
 		}
 		return nil
 	}
-	var ps []piece
+	f := j.fan
+	if f == nil {
+		f = &fan{j: j}
+		j.fan = f
+	}
+	ps := f.ps[:0]
 	start, acc := 0, uint64(0)
 	for i, n := range j.ns {
 		if n > pieceBytes {
@@ -267,72 +275,109 @@ func (j *batch) copyAll(h halt) error {
 	if start < len(j.ns) {
 		ps = append(ps, piece{i: start, j: len(j.ns)})
 	}
-
-	var next atomic.Int64
-	var stopped atomic.Pointer[error]
-	work := func() {
-		for {
-			k := int(next.Add(1) - 1)
-			if k >= len(ps) || stopped.Load() != nil {
-				return
-			}
-			if err := h.err(); err != nil {
-				stopped.CompareAndSwap(nil, &err)
-				return
-			}
-			p := ps[k]
-			if p.n > 0 {
-				j.copyOne(p.i, p.off, p.n)
-				continue
-			}
-			for i := p.i; i < p.j; i++ {
-				j.copyOne(i, 0, j.ns[i])
-			}
-		}
-	}
-	var wg sync.WaitGroup
+	f.ps, f.h = ps, h
+	f.next.Store(0)
+	f.stopped.Store(nil)
 	for range min(workers, len(ps)) - 1 {
-		wg.Go(work)
+		f.wg.Add(1)
+		go f.helper()
 	}
-	work()
-	wg.Wait()
-	if err := stopped.Load(); err != nil {
+	f.work()
+	f.wg.Wait()
+	f.ps, f.h = ps[:0], halt{}
+	if err := f.stopped.Load(); err != nil {
 		return *err
 	}
 	return nil
+}
+
+// fan is the shared state of a fanned-out batch's goroutines, kept with
+// the pooled batch so that fanning out allocates nothing.
+type fan struct {
+	j       *batch
+	h       halt
+	ps      []piece
+	next    atomic.Int64 // the next piece to take
+	stopped atomic.Pointer[error]
+	wg      sync.WaitGroup
+}
+
+// stop records the first reason to stop. (Taking the address of the
+// loop's own error would allocate one per piece.)
+func (f *fan) stop(err error) { f.stopped.CompareAndSwap(nil, &err) }
+
+func (f *fan) helper() {
+	defer f.wg.Done()
+	f.work()
+}
+
+// work copies pieces until there are none left or h says to stop.
+func (f *fan) work() {
+	for {
+		k := int(f.next.Add(1) - 1)
+		if k >= len(f.ps) || f.stopped.Load() != nil {
+			return
+		}
+		if err := f.h.err(); err != nil {
+			f.stop(err)
+			return
+		}
+		p := f.ps[k]
+		if p.n > 0 {
+			f.j.copyOne(p.i, p.off, p.n)
+			continue
+		}
+		for i := p.i; i < p.j; i++ {
+			f.j.copyOne(i, 0, f.j.ns[i])
+		}
+	}
 }
 
 // disjoint reports whether no byte one entry writes is read or written by
 // any other entry (or piece). Natively the order of dependent entries is
 // undefined; here only disjoint batches fan out, so that a guest's
 // overlapping batch runs in order instead of racing on the host's memory.
+// It reuses the batch's interval slices and sorts them only when they are
+// not in address order already (entries usually are), so a fanned-out
+// batch allocates nothing and checks in linear time.
 func (j *batch) disjoint() bool {
-	type iv struct {
-		lo, hi uintptr
-		write  bool
-	}
-	ivs := make([]iv, 0, 2*len(j.ns))
+	j.writes, j.reads = j.writes[:0], j.reads[:0]
 	for i, n := range j.ns {
 		if n == 0 {
 			continue
 		}
 		d := uintptr(unsafe.Pointer(unsafe.SliceData(j.spans[2*i].bytes(n))))
 		s := uintptr(unsafe.Pointer(unsafe.SliceData(j.spans[2*i+1].bytes(n))))
-		ivs = append(ivs, iv{d, d + uintptr(n), true}, iv{s, s + uintptr(n), false})
+		j.writes = append(j.writes, iv{d, d + uintptr(n)})
+		j.reads = append(j.reads, iv{s, s + uintptr(n)})
 	}
-	slices.SortFunc(ivs, func(x, y iv) int { return cmp.Compare(x.lo, y.lo) })
-	var maxAny, maxWrite uintptr // highest end so far, of any interval and of writes
-	for _, v := range ivs {
-		if v.lo < maxWrite || (v.write && v.lo < maxAny) {
+	byLo := func(x, y iv) int { return cmp.Compare(x.lo, y.lo) }
+	for _, v := range [2][]iv{j.writes, j.reads} {
+		if !slices.IsSortedFunc(v, byLo) {
+			slices.SortFunc(v, byLo)
+		}
+	}
+	// Writes must not overlap each other; reads may overlap reads but no
+	// write: merge the two sorted lists.
+	for k := 1; k < len(j.writes); k++ {
+		if j.writes[k].lo < j.writes[k-1].hi {
 			return false
 		}
-		maxAny = max(maxAny, v.hi)
-		if v.write {
-			maxWrite = max(maxWrite, v.hi)
+	}
+	w := 0
+	for _, r := range j.reads {
+		for w < len(j.writes) && j.writes[w].hi <= r.lo {
+			w++
+		}
+		if w < len(j.writes) && j.writes[w].lo < r.hi {
+			return false
 		}
 	}
 	return true
 }
+
+// iv is the address interval [lo, hi) of one side of a copy.
+type iv struct{ lo, hi uintptr }
 
 // copyOne copies bytes [off, off+n) of copy i.
 func (j *batch) copyOne(i int, off, n uint64) {

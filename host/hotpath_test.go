@@ -1,0 +1,55 @@
+package host
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/acl/sim"
+)
+
+// TestBatchEntryNames checks that a failing batch entry is named in the
+// message ("dsts[2]"), although the names are built only for a failure.
+func TestBatchEntryNames(t *testing.T) {
+	h := newHarness(t, Policy{})
+	h.ok("aclrtSetDevice", 0)
+	dev := h.malloc(256)
+	b := h.batch([]uint64{dev, dev + 64, dev + 250}, []uint64{data, data + 64, data + 128}, []uint64{64, 64, 64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+	msg := h.code(acl.ErrRTParamInvalid, "aclrtMemcpyBatch", b.dsts, b.destMaxs, b.srcs, b.sizes, 3, b.attrs, b.idx, 1, b.fail)
+	require.Contains(t, msg, "dsts[2]")
+	require.Equal(t, uint64(2), h.u64(uint32(b.fail)))
+	b = h.batch([]uint64{dev, dev + 64}, []uint64{data, 1 << 31}, []uint64{64, 64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+	msg = h.code(acl.ErrRTParamInvalid, "aclrtMemcpyBatch", b.dsts, b.destMaxs, b.srcs, b.sizes, 2, b.attrs, b.idx, 1, b.fail)
+	require.Contains(t, msg, "srcs[1]")
+}
+
+// TestBatchAllocatesPerCallOnly checks that a synchronous batch's cost in
+// allocations does not grow with its entries: 512 entries allocate no more
+// than one (the call's own allocations aside). On the simulator, whichever
+// backend the other tests use: the native backend marshals the entries for
+// C, which is its own cost.
+func TestBatchAllocatesPerCallOnly(t *testing.T) {
+	b := sim.New()
+	t.Cleanup(func() { b.Close() })
+	h := newHarness(t, Policy{}, WithBackend(b))
+	h.ok("aclrtSetDevice", 0)
+	const num = 512
+	dev := h.malloc(num * 16)
+	dsts, srcs, sizes := make([]uint64, num), make([]uint64, num), make([]uint64, num)
+	for i := range num {
+		dsts[i], srcs[i], sizes[i] = dev+uint64(16*i), data+uint64(16*i), 16
+	}
+	allocs := func(n uint64) float64 {
+		b := h.batch(dsts, srcs, sizes, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+		return testing.AllocsPerRun(20, func() {
+			res, err := h.inst.Call(context.Background(), "aclrtMemcpyBatch", b.dsts, b.destMaxs, b.srcs, b.sizes, n, b.attrs, b.idx, 1, b.fail)
+			if err != nil || res[0] != 0 {
+				t.Fatalf("aclrtMemcpyBatch = %v, %v: %s", res, err, h.inst.Session().LastError())
+			}
+		})
+	}
+	one, many := allocs(1), allocs(num)
+	require.LessOrEqual(t, many, one+2, "%d entries: %.1f allocations per call, 1 entry: %.1f", num, many, one)
+}
