@@ -316,7 +316,7 @@ type span struct {
 	pin  *pin
 }
 
-func (s span) dev() bool      { return s.a != nil }
+func (s span) dev() bool { return s.a != nil }
 
 // freed reports whether the span's allocation was freed after it was
 // resolved; only a span that holds no reference (Memcpy's direct path) can
