@@ -59,6 +59,9 @@ func (b *Backend) MemcpyBatch(ctx context.Context, cs []acl.Copy) error {
 		return err
 	}
 	err = b.runBatch(haltOn(ctx), j)
+	if c := b.clk; c != nil && err == nil {
+		c.hostOp(ctx, nil, c.batchCost(j))
+	}
 	j.release()
 	return err
 }
@@ -198,7 +201,6 @@ func (j *batch) recycle() {
 // allocations, taken in id order, stopping between two chunks (or pieces)
 // when h says.
 func (b *Backend) runBatch(h halt, j *batch) error {
-	t := b.now()
 	for _, e := range j.allocs {
 		if e.write {
 			e.a.mu.Lock()
@@ -214,10 +216,7 @@ func (b *Backend) runBatch(h halt, j *batch) error {
 			e.a.mu.RUnlock()
 		}
 	}
-	if err != nil {
-		return err
-	}
-	return b.pace(h, t, true, false, j.total)
+	return err
 }
 
 // piece is a share of a fanned-out batch: copies [i, j), or, when n > 0,

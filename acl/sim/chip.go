@@ -44,16 +44,18 @@ type profile struct {
 	// descSize is what MemcpyDescSize reports. The native size is
 	// chip-specific and undocumented; these are the simulator's own.
 	descSize uint64
-	// Nominal link speeds for the timing model, in bytes per second, and
-	// the fixed cost of one operation.
-	h2d, d2h, d2d float64
-	launch        time.Duration
+	// The timing model's parameters (see the package doc for their
+	// sources): link bandwidths in bytes per second, host to device, device
+	// to host, within one device and from one device to another, and the
+	// fixed cost of launching one operation.
+	h2d, d2h, d2d, peer float64
+	launch              time.Duration
 }
 
 var profiles = [...]profile{
-	AtlasA2:   {peerEnable: true, descSize: 32, h2d: 25e9, d2h: 25e9, d2d: 800e9, launch: 5 * time.Microsecond},
-	AtlasA3:   {peerEnable: false, descSize: 32, h2d: 25e9, d2h: 25e9, d2d: 1000e9, launch: 5 * time.Microsecond},
-	Ascend950: {peerEnable: true, descSize: 64, h2d: 50e9, d2h: 50e9, d2d: 1600e9, launch: 3 * time.Microsecond},
+	AtlasA2:   {peerEnable: true, descSize: 32, h2d: 25e9, d2h: 25e9, d2d: 800e9, peer: 56e9, launch: 5 * time.Microsecond},
+	AtlasA3:   {peerEnable: false, descSize: 32, h2d: 25e9, d2h: 25e9, d2d: 1000e9, peer: 100e9, launch: 5 * time.Microsecond},
+	Ascend950: {peerEnable: true, descSize: 64, h2d: 50e9, d2h: 50e9, d2d: 1600e9, peer: 200e9, launch: 3 * time.Microsecond},
 }
 
 func (c Chip) profile() profile {

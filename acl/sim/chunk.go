@@ -2,7 +2,6 @@ package sim
 
 import (
 	"context"
-	"time"
 	"unsafe"
 
 	"github.com/aclwasm/aclwasm/acl"
@@ -101,16 +100,4 @@ func set(h halt, p []byte, v byte) error {
 		copy(p[lo:min(lo+chunk, len(p))], first)
 	}
 	return nil
-}
-
-// sleep waits d, or until h says to stop.
-func (h halt) sleep(d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-h.done:
-		return h.err()
-	}
 }

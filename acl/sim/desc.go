@@ -93,7 +93,7 @@ func (b *Backend) MemcpyAsyncWithDesc(desc acl.DevPtr, kind acl.MemcpyKind, sh a
 		d.release()
 		return err
 	}
-	return st.pushNow(op{
+	o := op{
 		work: opFunc(func(s *stream) error {
 			var x [descLen]byte
 			lock2(nil, d.a)
@@ -106,7 +106,25 @@ func (b *Backend) MemcpyAsyncWithDesc(desc acl.DevPtr, kind acl.MemcpyKind, sh a
 			return b.inner(s, dst, src, n, "descriptor")
 		}),
 		held: [2]span{d},
-	})
+	}
+	if c := b.clk; c != nil {
+		o.v = c.cost(flow{key: linkKey{kind: linkHBM, a: st.dev.id}, left: float64(peekCount(d))})
+	}
+	return st.pushNow(o)
+}
+
+// peekCount is the count the descriptor at d holds now, or 0 if it is not
+// one: what the timing model charges a descriptor copy, whose descriptor
+// is only read when the copy runs.
+func peekCount(d span) uint64 {
+	var x [descLen]byte
+	lock2(nil, d.a)
+	copy(x[:], d.bytes(descLen))
+	unlock2(nil, d.a)
+	if le.Uint64(x[24:]) != descMagic {
+		return 0
+	}
+	return le.Uint64(x[16:])
 }
 
 // MemcpyAsyncWithOffset implements acl.Backend. It applies
@@ -132,7 +150,7 @@ func (b *Backend) MemcpyAsyncWithOffset(dstSlot acl.DevPtr, destMax, dstOff uint
 		ds.release()
 		return err
 	}
-	return st.pushNow(op{
+	o := op{
 		work: opFunc(func(s *stream) error {
 			dst, err := b.slot(ds, dstOff, "dst")
 			if err != nil {
@@ -145,7 +163,11 @@ func (b *Backend) MemcpyAsyncWithOffset(dstSlot acl.DevPtr, destMax, dstOff uint
 			return b.inner(s, dst, src, n, "offset copy")
 		}),
 		held: [2]span{ds, ss},
-	})
+	}
+	if c := b.clk; c != nil {
+		o.v = c.cost(flow{key: linkKey{kind: linkHBM, a: st.dev.id}, left: float64(n)})
+	}
+	return st.pushNow(o)
 }
 
 // slot reads the base address in the slot at s and adds off.

@@ -55,6 +55,16 @@ func (b *Backend) SynchronizeDevice(ctx context.Context, dev int32, timeoutMs in
 			return err
 		}
 	}
+	if c := b.clk; c != nil && c.wait(ctx, timeoutMs, func() bool {
+		for i, s := range ss {
+			if s.vs.done < targets[i] {
+				return false
+			}
+		}
+		return true
+	}) == expired {
+		return acl.Errorf(acl.ErrRTStreamSyncTimeout, "device %d: queued work did not complete within %d ms of modeled time", dev, timeoutMs)
+	}
 	var first error
 	for _, s := range ss {
 		if err := s.takeErr(); first == nil {

@@ -66,7 +66,8 @@
 // Events. Each RecordEvent is a new record; an event's state is that of its
 // most recent record. StreamWaitEvent waits for the record that is the most
 // recent when it is called. Timestamps are wall-clock times taken when a
-// record runs, so EventElapsedTime measures real time. A stream waiting
+// record runs, so EventElapsedTime measures real time, or, with the timing
+// model, modeled times (below). A stream waiting
 // for an event never recorded waits for its first record, as a native
 // wait blocks until its event is recorded. An event never recorded is
 // NotReady, synchronizes at once and has no timestamp (107006); an
@@ -118,10 +119,66 @@
 // WithPeers says otherwise. MemcpyDescSize is 32 on A2 and A3 and 64 on
 // 950 (the simulator's own values).
 //
-// Timing. By default operations run as fast as the host's memory allows.
-// WithTiming makes each copy and memset last at least the chip's launch
-// latency plus its bytes over a nominal bandwidth for the direction, so
-// that elapsed times and overlap between streams are plausible.
+// Timing. By default operations run as fast as the host's memory allows,
+// and the copy path pays nothing for the timing model. WithTiming adds the
+// model: a virtual clock, and a discrete-event model of the device on it
+// that runs beside the real work (clock.go). Each device has three links
+// with their own bandwidths: host to device and device to host (the two
+// directions of its host link, which do not slow each other) and its own
+// memory (a copy within the device, a memset of device memory); each
+// ordered pair of devices has a peer link. An operation that touches device
+// memory lasts the chip's launch latency, then moves its bytes over its
+// link (a batch: one latency, then its bytes over each link it uses, at
+// once). The transfers on one link at the same modeled time share its
+// bandwidth equally, whichever streams, sessions or synchronous calls they
+// come from: two copies that would each take 1 ms alone both end after
+// 2 ms. Records, stream waits and the host's own completion marks take no
+// modeled time; a host function lasts as long as it really ran (the host's
+// time is real); an operation on host memory only takes none; a descriptor
+// copy is charged the count its descriptor holds when it is queued.
+//
+// The clock moves only when the host waits; calls are instants. A
+// synchronize (of a stream, an event or a device, and DestroyStream) moves
+// it to the modeled end of what it waits for; a synchronous copy or memset,
+// or an asynchronous one of pageable memory, to its own end; a positive
+// timeout by at most that many modeled milliseconds, then gives 507046 or
+// 507047; a QueryEvent or StreamQuery that finds the work done on this
+// machine but not in modeled time moves it to the model's next event (time
+// passes while the host polls); a stream holding WithQueueDepth operations
+// not done in modeled time, to when there is room. Event timestamps,
+// EventElapsedTime and whether work counts as complete follow the clock,
+// so a program sees the chip's timing and order of completion, and the
+// same calls give the same modeled times on any machine. Work must also
+// really be done (the stream workers do not wait for the model), and host
+// functions run in their real order. Every caller of one Backend shares
+// its clock: a wait by one session moves it for all. ModelTime reads it.
+//
+// The wall clock does not wait for the model: a pipeline that would take
+// 10 ms on the chip reports 10 ms and finishes as fast as this machine
+// copies. WithPacing (CLI --sim-pacing) ties the model to the wall clock
+// instead, for programs that time themselves with it: the host's own time
+// counts as modeled time, and every wait lasts until the wall clock
+// reaches the modeled time it waits for; modeled times then depend on the
+// host's speed.
+//
+// The model's parameters per chip:
+//
+//	chip              host→device  device→host  within device  device→device  launch
+//	AtlasA2 (default)     25 GB/s      25 GB/s       800 GB/s         56 GB/s    5 µs
+//	AtlasA3               25 GB/s      25 GB/s      1000 GB/s        100 GB/s    5 µs
+//	Ascend950             50 GB/s      50 GB/s      1600 GB/s        200 GB/s    3 µs
+//
+// The native runtime's headers, sources and API docs, which the simulator
+// follows elsewhere, give no bandwidth or latency, so every value is an
+// assumption, to be replaced by measurements on the hardware. Host links:
+// a PCIe 4.0 x16 link per device (32 GB/s raw per direction, about 25 GB/s
+// achieved) for the A2, the same assumed for the A3, PCIe 5.0 x16 for the
+// 950; full duplex, hence a link per direction. Within a device a copy
+// reads and writes the same HBM, so it is given half of the HBM bandwidth
+// assumed for the chip (1.6, 2 and 3.2 TB/s). Between devices: one
+// interconnect (HCCS) link of the 910B as published, 56 GB/s, and assumed
+// faster on the later chips. Launch: an order of magnitude for submitting
+// one task to a stream, not a measured figure.
 //
 // Robustness. Every method validates handles (an unknown or destroyed
 // stream or event gives ACL_ERROR_RT_INVALID_HANDLE, 107017; an unknown

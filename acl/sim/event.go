@@ -28,6 +28,7 @@ type record struct {
 	aborted bool    // the record was dropped with its stream's queued work
 	reset   bool    // a ResetEvent, not a record: once done, the event reads as never recorded
 	prev    *record // for a reset: the record it resets, which counts until the reset has run
+	v       *vop    // the record in the timing model, once queued; guarded by clock.mu
 }
 
 // current returns the record that decides the event's state now: the most
@@ -149,6 +150,9 @@ func (b *Backend) RecordEvent(eh acl.Event, sh acl.Stream) error {
 			close(r.done)
 		},
 	}
+	if b.clk != nil {
+		o.v = &vop{kind: vRecord, rec: r}
+	}
 	if err := s.pushNow(o); err != nil {
 		return err
 	}
@@ -218,7 +222,7 @@ func (b *Backend) StreamWaitEventTimeout(sh acl.Stream, eh acl.Event, timeout ti
 	e.mu.Lock()
 	r := e.next()
 	e.mu.Unlock()
-	return s.pushNow(op{work: opFunc(func(s *stream) error {
+	o := op{work: opFunc(func(s *stream) error {
 		var tmo <-chan time.Time
 		if timeout > 0 {
 			t := time.NewTimer(timeout)
@@ -233,7 +237,11 @@ func (b *Backend) StreamWaitEventTimeout(sh acl.Stream, eh acl.Event, timeout ti
 			return acl.Errorf(acl.ErrRTWaitTimeout, "stream %d: the wait for event %d was not over after the op wait timeout (%v)", sh, eh, timeout)
 		}
 		return nil
-	})})
+	})}
+	if b.clk != nil {
+		o.v = &vop{kind: vWait, rec: r, ev: e, tmo: float64(timeout)}
+	}
+	return s.pushNow(o)
 }
 
 // SynchronizeEvent implements acl.Backend. It waits for the most recent
@@ -265,6 +273,9 @@ func (b *Backend) SynchronizeEvent(ctx context.Context, eh acl.Event, timeoutMs 
 	}
 	select {
 	case <-r.done:
+		if c := b.clk; c != nil && c.waitRecord(ctx, r, timeoutMs) == expired {
+			return acl.Errorf(acl.ErrRTEventSyncTimeout, "event %d: its most recent record did not complete within %d ms of modeled time", eh, timeoutMs)
+		}
 		e.mu.Lock()
 		defer e.mu.Unlock()
 		err := r.err
@@ -298,18 +309,23 @@ func (b *Backend) QueryEvent(eh acl.Event) (acl.EventRecordedStatus, error) {
 	}
 	select {
 	case <-r.done:
-		return acl.EventRecordedStatusComplete, nil
 	default:
 		return acl.EventRecordedStatusNotReady, nil
 	}
+	if c := b.clk; c != nil && !c.poll(func() bool { return r.v.done() }) {
+		return acl.EventRecordedStatusNotReady, nil
+	}
+	return acl.EventRecordedStatusComplete, nil
 }
 
-// EventElapsedTime implements acl.Backend: the wall-clock milliseconds
-// between the moments the two most recent records ran on their streams. An
-// event never recorded (or whose record was cancelled) gives 107006; a
-// record not complete yet 507006.
+// EventElapsedTime implements acl.Backend: the milliseconds between the
+// moments the two most recent records ran on their streams, on the wall
+// clock or, with the timing model, on its clock. An event never recorded
+// (or whose record was cancelled) gives 107006; a record not complete yet
+// 507006.
 func (b *Backend) EventElapsedTime(start, end acl.Event) (float32, error) {
 	var ts [2]time.Time
+	var vt [2]float64
 	for i, h := range [2]acl.Event{start, end} {
 		e, err := b.event(h)
 		if err != nil {
@@ -333,6 +349,16 @@ func (b *Backend) EventElapsedTime(start, end acl.Event) (float32, error) {
 			return 0, acl.Errorf(acl.ErrRTEventTimestampInvalid, "the most recent record of event %d was cancelled", h)
 		}
 		ts[i] = r.t
+		if c := b.clk; c != nil {
+			t, ok := c.stamp(r)
+			if !ok {
+				return 0, acl.Errorf(acl.ErrRTEventNotComplete, "the most recent record of event %d has not completed in modeled time", h)
+			}
+			vt[i] = t
+		}
+	}
+	if b.clk != nil {
+		return float32((vt[1] - vt[0]) / 1e6), nil
 	}
 	return float32(float64(ts[1].Sub(ts[0])) / float64(time.Millisecond)), nil
 }

@@ -1,6 +1,10 @@
 package sim
 
-import "github.com/aclwasm/aclwasm/acl"
+import (
+	"context"
+
+	"github.com/aclwasm/aclwasm/acl"
+)
 
 // Bytes returns the n bytes of device memory at p, so that benchmarks can
 // time copy() on the very memory the simulator copies.
@@ -12,4 +16,21 @@ func Bytes(b *Backend, p acl.DevPtr, n uint64) []byte {
 		panic(err)
 	}
 	return a.mem[off : off+n]
+}
+
+// WaitReal waits until the most recent record of event h has run on its
+// stream's worker, whatever the timing model says, so that tests of the
+// model do not depend on how fast this machine copies.
+func WaitReal(ctx context.Context, b *Backend, h acl.Event) {
+	e, err := b.event(h)
+	if err != nil {
+		panic(err)
+	}
+	e.mu.Lock()
+	r := e.last
+	e.mu.Unlock()
+	select {
+	case <-r.done:
+	case <-ctx.Done():
+	}
 }

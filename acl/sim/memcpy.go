@@ -2,7 +2,6 @@ package sim
 
 import (
 	"context"
-	"time"
 
 	"github.com/aclwasm/aclwasm/acl"
 )
@@ -27,6 +26,9 @@ func (b *Backend) Memcpy(ctx context.Context, dst, src acl.Buf, n uint64) error 
 		return err
 	}
 	err = b.xfer(haltOn(ctx), d, s, n)
+	if c := b.clk; c != nil && err == nil {
+		c.hostOp(ctx, nil, c.cost(copyFlow(d, s, n)))
+	}
 	d.release()
 	s.release()
 	return err
@@ -58,7 +60,11 @@ func (b *Backend) memcpyDirect(ctx context.Context, dst, src acl.Buf, n uint64) 
 			return err
 		}
 	}
-	return b.xfer(haltOn(ctx), d, s, n)
+	err = b.xfer(haltOn(ctx), d, s, n)
+	if c := b.clk; c != nil && err == nil {
+		c.hostOp(ctx, nil, c.cost(copyFlow(d, s, n)))
+	}
+	return err
 }
 
 // MemcpyAsync implements acl.Backend. A copy between host memory only gives
@@ -97,7 +103,6 @@ func errAsyncH2H() error {
 // xfer copies n bytes from s to d under their data locks, in chunks
 // (move), stopping between two when h says.
 func (b *Backend) xfer(h halt, d, s span, n uint64) error {
-	t := b.now()
 	lock2(d.a, s.a)
 	var err error
 	switch {
@@ -109,37 +114,5 @@ func (b *Backend) xfer(h halt, d, s span, n uint64) error {
 		err = move(h, d.bytes(n), s.bytes(n))
 	}
 	unlock2(d.a, s.a)
-	if err != nil {
-		return err
-	}
-	return b.pace(h, t, d.dev(), s.dev(), n)
-}
-
-// now returns the time an operation starts, when the timing model needs it.
-func (b *Backend) now() time.Time {
-	if !b.timing {
-		return time.Time{}
-	}
-	return time.Now()
-}
-
-// pace makes an operation begun at t that moved n bytes, from device memory
-// if fromDev and to device memory if toDev, last as long as the timing
-// model says, or until h says to stop.
-func (b *Backend) pace(h halt, t time.Time, toDev, fromDev bool, n uint64) error {
-	if !b.timing {
-		return nil
-	}
-	bw := b.prof.h2d
-	switch {
-	case toDev && fromDev:
-		bw = b.prof.d2d
-	case fromDev:
-		bw = b.prof.d2h
-	}
-	want := b.prof.launch + time.Duration(float64(n)/bw*float64(time.Second))
-	if el := time.Since(t); el < want {
-		return h.sleep(want - el)
-	}
-	return nil
+	return err
 }

@@ -22,6 +22,9 @@ func (b *Backend) Memset(ctx context.Context, dst acl.Buf, value byte, n uint64)
 		return err
 	}
 	err = b.fill(haltOn(ctx), d, value, n)
+	if c := b.clk; c != nil && err == nil {
+		c.hostOp(ctx, nil, c.cost(fillFlow(d, n)))
+	}
 	d.release()
 	return err
 }
@@ -64,14 +67,10 @@ func (b *Backend) one(x acl.Buf, n uint64, write bool, what string) (span, error
 // fill sets n bytes at d to v under d's data lock, in chunks (set),
 // stopping between two when h says.
 func (b *Backend) fill(h halt, d span, v byte, n uint64) error {
-	t := b.now()
 	lock2(d.a, nil)
 	err := set(h, d.bytes(n), v)
 	unlock2(d.a, nil)
-	if err != nil {
-		return err
-	}
-	return b.pace(h, t, d.dev(), d.dev(), n)
+	return err
 }
 
 // MemsetD32 implements acl.MemsetD32er: n 32-bit words at dst, which may
@@ -92,6 +91,9 @@ func (b *Backend) MemsetD32(ctx context.Context, dst acl.Buf, value uint32, n ui
 		return err
 	}
 	err = b.fill32(haltOn(ctx), d, value, bytes)
+	if c := b.clk; c != nil && err == nil {
+		c.hostOp(ctx, nil, c.cost(fillFlow(d, bytes)))
+	}
 	d.release()
 	return err
 }
@@ -137,14 +139,10 @@ func (x fill32Op) run(st *stream, h [2]span, stop halt) error {
 
 // fill32 is fill for a 32-bit pattern: n bytes (a multiple of 4) at d.
 func (b *Backend) fill32(h halt, d span, v uint32, n uint64) error {
-	t := b.now()
 	lock2(d.a, nil)
 	err := set32(h, d.bytes(n), v)
 	unlock2(d.a, nil)
-	if err != nil {
-		return err
-	}
-	return b.pace(h, t, d.dev(), d.dev(), n)
+	return err
 }
 
 // set32 writes v little-endian into every 4-byte word of p (len(p) is a

@@ -4,6 +4,7 @@ import (
 	"math/bits"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/aclwasm/aclwasm/acl"
 )
@@ -26,6 +27,7 @@ type config struct {
 	peer    func(dev, peer int32) bool
 	depth   int
 	timing  bool
+	paced   bool
 }
 
 // WithDevices sets how many devices there are (default 2). Values below 1
@@ -72,23 +74,36 @@ func WithQueueDepth(n int) Option {
 	return func(c *config) { c.depth = max(n, 0) }
 }
 
-// WithTiming turns on the timing model: every copy and memset takes at
-// least the chip's launch latency plus its bytes over the chip's nominal
-// bandwidth for the direction, so that programs see plausible elapsed times
-// and overlap between streams. Off by default: the simulator then runs as
-// fast as the host's memory allows.
+// WithTiming turns on the timing model: a virtual clock on which every
+// copy and memset lasts the chip's launch latency plus its bytes over the
+// bandwidth of its link, shared with the transfers on the same link at the
+// same modeled time. Event timestamps, EventElapsedTime and when work
+// counts as complete (synchronizes, queries) follow that clock, whatever
+// the speed of this machine; the wall clock does not wait for it (see
+// WithPacing). Off by default: the simulator then runs as fast as the
+// host's memory allows, and the copy path pays nothing for the model. The
+// package doc describes the model and its parameters.
 func WithTiming() Option {
 	return func(c *config) { c.timing = true }
+}
+
+// WithPacing turns on the timing model (WithTiming) and ties its clock to
+// the wall clock: the host's own time counts as modeled time, and a wait
+// lasts until the wall clock reaches the modeled time it waits for, so
+// programs that read the wall clock see the modeled durations too. Modeled
+// times then depend on the host's speed; WithTiming alone keeps them exact.
+func WithPacing() Option {
+	return func(c *config) { c.timing, c.paced = true, true }
 }
 
 // Backend is the simulated device. It implements acl.Backend; all its
 // methods are safe for concurrent use.
 type Backend struct {
-	prof   profile
-	chip   Chip
-	peer   func(dev, peer int32) bool
-	depth  int
-	timing bool
+	prof  profile
+	chip  Chip
+	peer  func(dev, peer int32) bool
+	depth int
+	clk   *clock // the timing model; nil when off
 
 	// Device addresses are an allocation id above shift bits of offset:
 	// the lookup from any interior address is a shift and a map access.
@@ -135,7 +150,6 @@ func New(opts ...Option) *Backend {
 		chip:    c.chip,
 		peer:    c.peer,
 		depth:   c.depth,
-		timing:  c.timing,
 		shift:   shift,
 		mask:    1<<shift - 1,
 		lastID:  1<<(64-shift) - 1,
@@ -143,6 +157,9 @@ func New(opts ...Option) *Backend {
 		streams: map[acl.Stream]*stream{},
 		live:    map[*stream]struct{}{},
 		events:  map[acl.Event]*event{},
+	}
+	if c.timing {
+		b.clk = newClock(b.prof, c.depth, c.paced)
 	}
 	for i := range c.devices {
 		d := &device{id: int32(i), total: c.memory, streams: map[*stream]struct{}{}, peers: map[int32]bool{}}
@@ -154,6 +171,16 @@ func New(opts ...Option) *Backend {
 
 // Name implements acl.Backend.
 func (b *Backend) Name() string { return "sim" }
+
+// ModelTime returns the timing model's clock: the modeled time since New
+// that the host has reached by waiting (see WithTiming). It is 0 when the
+// model is off.
+func (b *Backend) ModelTime() time.Duration {
+	if b.clk == nil {
+		return 0
+	}
+	return b.clk.elapsed()
+}
 
 // Chip returns the chip family the simulator follows.
 func (b *Backend) Chip() Chip { return b.chip }

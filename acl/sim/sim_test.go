@@ -29,4 +29,13 @@ func TestConformance(t *testing.T) {
 			})
 		})
 	}
+	// The timing model changes when work counts as complete and what
+	// events measure, never the semantics the suite checks.
+	for name, opt := range map[string]sim.Option{"timing": sim.WithTiming(), "pacing": sim.WithPacing()} {
+		t.Run(name, func(t *testing.T) {
+			acltest.Run(t, func(t *testing.T) acl.Backend {
+				return newSim(t, opt, sim.WithMemory(1<<30))
+			})
+		})
+	}
 }

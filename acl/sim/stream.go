@@ -17,6 +17,7 @@ type op struct {
 	mark   bool   // an OnComplete mark: not counted by Pending
 	held   [2]span
 	free   releaser // releases what the op holds beyond held; may be nil
+	v      *vop     // the op in the timing model; nil: it takes no modeled time
 }
 
 // work is what an operation does when it runs, on the stream's worker or,
@@ -59,7 +60,11 @@ func (o *op) release() {
 // pageable path allocates nothing: w is boxed only when it is queued.
 func submit[W work](ctx context.Context, st *stream, pageable bool, w W, held [2]span, free releaser) error {
 	if !pageable {
-		return st.push(ctx, op{work: w, held: held, free: free})
+		o := op{work: w, held: held, free: free}
+		if c := st.b.clk; c != nil {
+			o.v = c.workCost(w, held)
+		}
+		return st.push(ctx, o)
 	}
 	o := op{held: held, free: free}
 	defer o.release()
@@ -71,7 +76,11 @@ func submit[W work](ctx context.Context, st *stream, pageable bool, w W, held [2
 	if err := st.takeErr(); err != nil {
 		return err
 	}
-	return w.run(st, held, haltOn(ctx))
+	err := w.run(st, held, haltOn(ctx))
+	if c := st.b.clk; c != nil && err == nil {
+		c.hostOp(ctx, st.vs, c.workCost(w, held))
+	}
+	return err
 }
 
 // stream is a FIFO queue of operations that one worker goroutine runs in
@@ -82,6 +91,7 @@ type stream struct {
 	h   acl.Stream
 	dev *device
 	b   *Backend
+	vs  *vstream // the stream in the timing model; nil when off
 
 	mu      sync.Mutex
 	cond    sync.Cond // signals the worker: an op was queued, or stop
@@ -117,6 +127,9 @@ func (b *Backend) newStreamLocked(d *device) *stream {
 	b.nextH++
 	s := &stream{h: acl.Stream(b.nextH), dev: d, b: b, abort: make(chan struct{}), exited: make(chan struct{})}
 	s.cond.L = &s.mu
+	if b.clk != nil {
+		s.vs = &vstream{}
+	}
 	b.streams[s.h] = s
 	b.live[s] = struct{}{}
 	d.streams[s] = struct{}{}
@@ -148,7 +161,14 @@ func (s *stream) loop() {
 		}
 		s.mu.Unlock()
 
-		err := s.exec(&o)
+		var err error
+		if o.v != nil && o.v.kind == vHost {
+			t := time.Now()
+			err = s.exec(&o)
+			s.b.clk.ran(o.v, time.Since(t))
+		} else {
+			err = s.exec(&o)
+		}
 		o.release()
 
 		s.mu.Lock()
@@ -221,6 +241,9 @@ func (s *stream) enqueue(ctx context.Context, wait bool, o op) error {
 	}
 	s.q = append(s.q, o)
 	s.enq++
+	if c := s.b.clk; c != nil {
+		c.submit(s.vs, o.v)
+	}
 	if o.mark {
 		s.marks++
 	}
@@ -331,6 +354,9 @@ func (s *stream) close(cancel bool) {
 		if !s.aborted {
 			s.aborted = true
 			close(s.abort)
+		}
+		if c := s.b.clk; c != nil {
+			c.drop(s.vs, len(dropped))
 		}
 	}
 	s.stop = true
@@ -463,6 +489,9 @@ func (b *Backend) DestroyStream(ctx context.Context, h acl.Stream) error {
 	if err == errDead { // Close stopped it meanwhile
 		return nil
 	}
+	if c := b.clk; c != nil && err == nil {
+		c.waitStream(ctx, s.vs, target, -1)
+	}
 	s.close(err != nil)
 	b.mu.Lock()
 	delete(b.live, s)
@@ -482,8 +511,12 @@ func (b *Backend) SynchronizeStream(ctx context.Context, h acl.Stream, timeoutMs
 	}
 	tmo, stop := timeout(timeoutMs)
 	defer stop()
-	switch err := s.wait(ctx, s.target(), tmo); err {
+	target := s.target()
+	switch err := s.wait(ctx, target, tmo); err {
 	case nil:
+		if c := b.clk; c != nil && c.waitStream(ctx, s.vs, target, timeoutMs) == expired {
+			return acl.Errorf(acl.ErrRTStreamSyncTimeout, "stream %d: queued work did not complete within %d ms of modeled time", h, timeoutMs)
+		}
 	case errTimeout:
 		return acl.Errorf(acl.ErrRTStreamSyncTimeout, "stream %d: queued work did not complete within %d ms", h, timeoutMs)
 	case errDead:
@@ -494,7 +527,8 @@ func (b *Backend) SynchronizeStream(ctx context.Context, h acl.Stream, timeoutMs
 	return s.takeErr()
 }
 
-// StreamQuery implements acl.Backend.
+// StreamQuery implements acl.Backend. With the timing model, the work
+// must also be complete in modeled time.
 func (b *Backend) StreamQuery(h acl.Stream) (acl.StreamStatus, error) {
 	n, err := b.Pending(h)
 	switch {
@@ -502,6 +536,16 @@ func (b *Backend) StreamQuery(h acl.Stream) (acl.StreamStatus, error) {
 		return acl.StreamStatusReserved, err
 	case n > 0:
 		return acl.StreamStatusNotReady, nil
+	}
+	if c := b.clk; c != nil {
+		s, err := b.stream(h)
+		if err != nil {
+			return acl.StreamStatusReserved, err
+		}
+		target := s.target()
+		if !c.poll(func() bool { return s.vs.done >= target }) {
+			return acl.StreamStatusNotReady, nil
+		}
 	}
 	return acl.StreamStatusComplete, nil
 }
@@ -527,7 +571,11 @@ func (b *Backend) LaunchHostFunc(h acl.Stream, fn func() error) error {
 	if err != nil {
 		return err
 	}
-	return s.pushNow(op{work: opFunc(func(*stream) error { return fn() })})
+	o := op{work: opFunc(func(*stream) error { return fn() })}
+	if b.clk != nil {
+		o.v = &vop{kind: vHost}
+	}
+	return s.pushNow(o)
 }
 
 // OnComplete implements acl.Completer: fn runs on the stream's worker after

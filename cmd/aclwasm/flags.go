@@ -22,7 +22,7 @@ import (
 // the few that bear on its verdict (registerCheck).
 type sandboxFlags struct {
 	fs                            *pflag.FlagSet
-	simTiming                     bool
+	simTiming, simPacing          bool
 	engine, backend, aclLib, chip string
 	cacheDir                      string
 	devices                       int
@@ -89,7 +89,8 @@ func (f *sandboxFlags) register(c *cobra.Command) {
 	fl.StringVar(&f.chip, "chip", "a2", "simulated chip rules: a2, a3 or 950 (--backend sim)")
 	fl.IntVar(&f.devices, "devices", 2, "simulated devices (--backend sim)")
 	fl.StringVar(&f.simMemory, "sim-memory", "32GiB", "memory of each simulated device (--backend sim)")
-	fl.BoolVar(&f.simTiming, "sim-timing", false, "simulated copies take the chip's latency and bandwidth time, so elapsed times are plausible (--backend sim)")
+	fl.BoolVar(&f.simTiming, "sim-timing", false, "model the chip's link bandwidths and launch latency on a virtual clock: events and waits show the chip's times, the same on any machine (--backend sim)")
+	fl.BoolVar(&f.simPacing, "sim-pacing", false, "--sim-timing, and the wall clock waits for the modeled times too (--backend sim)")
 	completeValues(c, "backend", backendNames)
 	completeValues(c, "chip", chipNames)
 	_ = c.MarkFlagFilename("acl-lib", "so", "dylib")
@@ -193,7 +194,7 @@ func (f *sandboxFlags) sandbox(ctx context.Context, path string, opts ...host.Op
 // openBackend returns the backend the flags select, and a description of
 // it; the caller closes it. A flag of the other backend is an error.
 func (f *sandboxFlags) openBackend() (acl.Backend, string, error) {
-	simFlags := []string{"chip", "devices", "sim-memory", "sim-timing"}
+	simFlags := []string{"chip", "devices", "sim-memory", "sim-timing", "sim-pacing"}
 	switch f.backend {
 	case "sim":
 		if f.fs.Changed("acl-lib") {
@@ -215,7 +216,11 @@ func (f *sandboxFlags) openBackend() (acl.Backend, string, error) {
 		}
 		opts := []sim.Option{sim.WithDevices(f.devices), sim.WithMemory(mem), sim.WithChip(chip)}
 		desc := fmt.Sprintf("sim (chip %s, %d devices of %s", strings.ToLower(f.chip), f.devices, f.simMemory)
-		if f.simTiming {
+		switch {
+		case f.simPacing:
+			opts = append(opts, sim.WithPacing())
+			desc += ", timing model paced"
+		case f.simTiming:
 			opts = append(opts, sim.WithTiming())
 			desc += ", timing model"
 		}

@@ -163,6 +163,7 @@ func TestExitCodes(t *testing.T) {
 		{"devices with cann", []string{"run", "--backend", "cann", "--devices", "1", ret}, 126, []string{"--devices applies only to --backend sim"}},
 		{"sim-memory with cann", []string{"run", "--backend", "cann", "--sim-memory", "1GiB", ret}, 126, []string{"--sim-memory applies only to --backend sim"}},
 		{"sim-timing with cann", []string{"run", "--backend", "cann", "--sim-timing", ret}, 126, []string{"--sim-timing applies only to --backend sim"}},
+		{"sim-pacing with cann", []string{"run", "--backend", "cann", "--sim-pacing", ret}, 126, []string{"--sim-pacing applies only to --backend sim"}},
 		{"check takes no backend flag", []string{"check", "--backend", "cann", ret}, 126, []string{"unknown flag: --backend"}},
 		{"check takes no timeout", []string{"check", "--timeout", "1s", ret}, 126, []string{"unknown flag: --timeout"}},
 
@@ -679,14 +680,16 @@ func TestClocks(t *testing.T) {
 }
 
 // TestStatsSaysWhatRan: --stats names the engine and the backend with its
-// settings (--sim-timing included: the simulator's own tests check the
-// model; its times are not distinguishable from a loaded machine's here).
+// settings (--sim-timing and --sim-pacing included: the simulator's own
+// tests and the pipeline sample's check the model's times).
 func TestStatsSaysWhatRan(t *testing.T) {
 	g := wat(t, "return", watReturn)
-	r := cli(t, "run", "--stats", "--sim-timing", "--chip", "950", "--devices", "3", "--sim-memory", "1GiB", g)
-	require.Equal(t, 0, r.code, r.stderr)
-	first, _, _ := strings.Cut(r.stderr, "\n")
-	require.Equal(t, "engine wazero, backend sim (chip 950, 3 devices of 1GiB, timing model)", first)
+	for flag, says := range map[string]string{"--sim-timing": "timing model", "--sim-pacing": "timing model paced"} {
+		r := cli(t, "run", "--stats", flag, "--chip", "950", "--devices", "3", "--sim-memory", "1GiB", g)
+		require.Equal(t, 0, r.code, r.stderr)
+		first, _, _ := strings.Cut(r.stderr, "\n")
+		require.Equal(t, "engine wazero, backend sim (chip 950, 3 devices of 1GiB, "+says+")", first)
+	}
 }
 
 // TestVersion: --version names the module version, the Go release, and
