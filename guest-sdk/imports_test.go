@@ -15,11 +15,13 @@ import (
 
 // TestBuiltGuestImports checks every module that scripts/build-guests.sh
 // built (build/wasm, or $ACLWASM_GUEST_DIR): each import from "acl" must be
-// a function of the ABI table with exactly its signature, the only other
-// module allowed is wasi_snapshot_preview1 (and not for the modules listed
-// in freestanding.txt), and every module must import from "acl" or "acl32"
-// (not both), with that profile's signatures. So an SDK
-// that declares an import with a wrong wire type fails here.
+// a function of the ABI table with exactly its signature, and so must each
+// import from the host's "aclwasm" module (abi.IOFuncs: bytes in and out,
+// config values); the only other module allowed is wasi_snapshot_preview1
+// (and not for the modules listed in freestanding.txt), and every module
+// must import from "acl" or "acl32" (not both), with that profile's
+// signatures. So an SDK that declares an import with a wrong wire type
+// fails here.
 //
 // Without built modules the test fails, naming the command that builds them.
 func TestBuiltGuestImports(t *testing.T) {
@@ -67,11 +69,13 @@ func TestBuiltGuestImports(t *testing.T) {
 }
 
 // TestImportCheckCatchesAWrongWireType feeds the checker a module whose
-// aclrtMemcpy takes destMax as i32 (a wasm32 size_t) instead of i64.
+// aclrtMemcpy takes destMax as i32 (a wasm32 size_t) instead of i64, and
+// whose aclwasm.output_write lacks its length.
 func TestImportCheckCatchesAWrongWireType(t *testing.T) {
 	bin := buildModule(
-		[][2][]byte{{{0x7e, 0x7f, 0x7e, 0x7e, 0x7f}, {0x7f}}, {{0x7f}, {0x7f}}},
-		[]testImport{{"acl", "aclrtMemcpy", 0}, {"acl", "aclrtSetDevice", 1}, {"env", "abort", 1}, {"acl", "aclrtNoSuch", 1}},
+		[][2][]byte{{{0x7e, 0x7f, 0x7e, 0x7e, 0x7f}, {0x7f}}, {{0x7f}, {0x7f}}, {nil, {0x7f}}},
+		[]testImport{{"acl", "aclrtMemcpy", 0}, {"acl", "aclrtSetDevice", 1}, {"env", "abort", 1}, {"acl", "aclrtNoSuch", 1},
+			{"aclwasm", "output_write", 1}, {"aclwasm", "input_len", 2}, {"aclwasm", "aclrtMemcpy", 0}},
 	)
 	imps, err := readImports(bin)
 	if err != nil {
@@ -82,12 +86,14 @@ func TestImportCheckCatchesAWrongWireType(t *testing.T) {
 		"acl.aclrtMemcpy has signature (i64, i32, i64, i64, i32) -> i32, want (i64, i64, i64, i64, i32) -> i32",
 		`import from module "env"`,
 		"acl.aclrtNoSuch is not a function of the ABI table",
+		"aclwasm.output_write has signature (i32) -> i32, want (i32, i32) -> i32",
+		`aclwasm.aclrtMemcpy is not a function of module "aclwasm"`,
 	} {
 		if !strings.Contains(probs, want) {
 			t.Errorf("problems do not mention %q:\n%s", want, probs)
 		}
 	}
-	if strings.Contains(probs, "aclrtSetDevice") {
+	if strings.Contains(probs, "aclrtSetDevice") || strings.Contains(probs, "input_len") {
 		t.Errorf("a correct import was reported:\n%s", probs)
 	}
 	wasi := buildModule([][2][]byte{{{0x7f}, {0x7f}}}, []testImport{{"wasi_snapshot_preview1", "proc_exit", 0}, {"acl", "aclrtSetDevice", 0}})
@@ -151,6 +157,19 @@ func checkImports(imps []wasmImport, freestanding bool) []string {
 				continue
 			}
 			if got, want := im.Sig, f.SignatureIn(prof); got != want {
+				probs = append(probs, fmt.Sprintf("%s.%s has signature %s, want %s", im.Module, im.Name, got, want))
+			}
+		case im.Module == abi.IOModule:
+			if im.Kind != 0 {
+				probs = append(probs, fmt.Sprintf("%s.%s is not a function import", im.Module, im.Name))
+				continue
+			}
+			f := abi.LookupIO(im.Name)
+			if f == nil {
+				probs = append(probs, fmt.Sprintf("%s.%s is not a function of module %q", im.Module, im.Name, abi.IOModule))
+				continue
+			}
+			if got, want := im.Sig, f.Signature(); got != want {
 				probs = append(probs, fmt.Sprintf("%s.%s has signature %s, want %s", im.Module, im.Name, got, want))
 			}
 		case im.Module == "wasi_snapshot_preview1" && !freestanding:
@@ -319,8 +338,15 @@ type testImport struct {
 // buildModule assembles a module with the given function types (params,
 // results as valtype bytes) and function imports.
 func buildModule(types [][2][]byte, imps []testImport) []byte {
-	vec := func(n int, body []byte) []byte { return append([]byte{byte(n)}, body...) }
-	section := func(id byte, body []byte) []byte { return append([]byte{id, byte(len(body))}, body...) }
+	uleb := func(n int) []byte {
+		var b []byte
+		for ; n >= 0x80; n >>= 7 {
+			b = append(b, byte(n)|0x80)
+		}
+		return append(b, byte(n))
+	}
+	vec := func(n int, body []byte) []byte { return append(uleb(n), body...) }
+	section := func(id byte, body []byte) []byte { return append(append([]byte{id}, uleb(len(body))...), body...) }
 	var ts []byte
 	for _, t := range types {
 		ts = append(ts, 0x60)

@@ -8,9 +8,13 @@
 # What it builds:
 #   c-copy, c-freestanding       guest-sdk/c/examples (wide profile, -DACLWASM_WIDE), and the
 #                                SDK header checks of guest-sdk/c/tests (both profiles, C and C++)
-#   rust-copy, rust-nostd        guest-sdk/rust/examples (and the crate's unit tests, run natively)
-#   go-copy, go-reactor          guest-sdk/go/examples
-#   as-copy                      guest-sdk/assemblyscript/examples
+#   rust-copy, rust-nostd,       guest-sdk/rust/examples (and the crate's unit tests, run natively)
+#   rust-bytes
+#   go-copy, go-reactor,         guest-sdk/go/examples
+#   go-bytes
+#   as-copy, as-bytes            guest-sdk/assemblyscript/examples
+#   (*-bytes: the same reactor of the bytes-in, bytes-out convention in each
+#   language, which tests/bytes_test.go runs)
 #   conformance, conformance32   tests/conformance/conformance.c (the ABI conformance program),
 #                                built in the wide profile and in the native layout (acl32)
 #   <sample>                     every directory under samples/ but include/ (see below)
@@ -139,23 +143,28 @@ build_rust() {
 	need wasm-ld "the Rust examples"
 	"$RUSTC_BIN" --print target-list | grep -x wasm32-wasi >/dev/null ||
 		die "$RUSTC_BIN has no wasm32-wasi target (install libstd-rust-dev-wasm32); run scripts/install-toolchains.sh"
-	say "Rust: rust-copy, rust-nostd"
+	say "Rust: rust-copy, rust-nostd, rust-bytes"
 	local dir="$ROOT/guest-sdk/rust"
 	cargo_build "$dir" --target wasm32-wasi --example copy
 	cargo_build "$dir" --target wasm32-unknown-unknown --no-default-features --example nostd
+	# A reactor with std but no WASI (see the example's comment).
+	cargo_build "$dir" --target wasm32-unknown-unknown --example bytes
 	# The crate's unit tests (layouts, codes, errors) run on the build machine.
 	(cd "$dir" && RUSTC="$RUSTC_BIN" "$CARGO_BIN" test --offline --quiet --lib) >/dev/null ||
 		die "the aclwasm crate's unit tests failed (cd guest-sdk/rust && RUSTC=$RUSTC_BIN $CARGO_BIN test --offline --lib)"
 	cp "$dir/target/wasm32-wasi/release/examples/copy.wasm" "$OUT/rust-copy.wasm"
 	cp "$dir/target/wasm32-unknown-unknown/release/examples/nostd.wasm" "$OUT/rust-nostd.wasm"
+	cp "$dir/target/wasm32-unknown-unknown/release/examples/bytes.wasm" "$OUT/rust-bytes.wasm"
 	freestanding rust-nostd.wasm
+	freestanding rust-bytes.wasm
 }
 
 build_go() {
 	need "$GO" "the Go examples"
-	say "Go: go-copy, go-reactor"
+	say "Go: go-copy, go-reactor, go-bytes"
 	(cd "$ROOT" && GOOS=wasip1 GOARCH=wasm "$GO" build -o "$OUT/go-copy.wasm" ./guest-sdk/go/examples/copy)
 	(cd "$ROOT" && GOOS=wasip1 GOARCH=wasm "$GO" build -buildmode=c-shared -o "$OUT/go-reactor.wasm" ./guest-sdk/go/examples/reactor)
+	(cd "$ROOT" && GOOS=wasip1 GOARCH=wasm "$GO" build -buildmode=c-shared -o "$OUT/go-bytes.wasm" ./guest-sdk/go/examples/bytes)
 }
 
 # asc_in DIR: the asc of DIR's node_modules.
@@ -172,9 +181,13 @@ AS_FLAGS=(-O3 --runtime stub --use abort= --exportStart _start)
 build_as() {
 	local dir="$ROOT/guest-sdk/assemblyscript" asc
 	asc="$(asc_in "$dir")"
-	say "AssemblyScript: as-copy"
+	say "AssemblyScript: as-copy, as-bytes"
 	(cd "$dir" && "$asc" examples/copy.ts "${AS_FLAGS[@]}" -o "$OUT/as-copy.wasm")
+	# A reactor serving many calls: a collecting runtime, top-level code as
+	# _initialize (see the example's comment).
+	(cd "$dir" && "$asc" examples/bytes.ts -O3 --runtime incremental --use abort= --exportStart _initialize -o "$OUT/as-bytes.wasm")
 	freestanding as-copy.wasm
+	freestanding as-bytes.wasm
 }
 
 build_sample() { # DIR

@@ -3,7 +3,8 @@
 //
 // Layers: bindings.ts holds the raw imports with their wire types (native
 // names, generated); codes.ts and types.ts the native error codes and enums
-// (generated); this file a thin wrapper.
+// (generated); io.ts the imports of module "aclwasm" (bytes in and out,
+// configuration values); this file a thin wrapper over both.
 //
 // Errors: every wrapper that returns i32 returns the native aclError code (0 =
 // ACL_SUCCESS). Functions that produce a value return it, or a documented
@@ -30,13 +31,15 @@ import {
   aclrtMemcpyBatchAsyncV2, aclrtGetMemcpyDescSize, aclrtSetMemcpyDesc,
   aclrtMemcpyAsyncWithDesc, aclrtMemcpyAsyncWithOffset,
 } from "./bindings";
-import { errorName, ACL_SUCCESS } from "./codes";
+import { aclwasm_input_len, aclwasm_input_read, aclwasm_output_write, aclwasm_config_read } from "./io";
+import { errorName, ACL_SUCCESS, ACL_ERROR_INVALID_PARAM } from "./codes";
 import {
   MemcpyKind, MemAttr, MemMallocPolicy, HostRegisterType, MemLocationType,
   MEMCPY_BATCH_ATTR_SIZE, PTR_ATTRIBUTES_SIZE,
 } from "./types";
 
 export * from "./bindings";
+export * from "./io";
 export * from "./codes";
 export * from "./types";
 
@@ -529,4 +532,96 @@ export function memcpyAsyncWithDesc(desc: u64, kind: MemcpyKind, stream: Stream)
 /** aclrtMemcpyAsyncWithOffset: a copy between device addresses stored at dstSlot and srcSlot, plus offsets. */
 export function memcpyAsyncWithOffset(dstSlot: u64, destMax: u64, dstOffset: u64, srcSlot: u64, count: u64, srcOffset: u64, kind: MemcpyKind, stream: Stream): i32 {
   return check("aclrtMemcpyAsyncWithOffset", aclrtMemcpyAsyncWithOffset(dstSlot, destMax, dstOffset, srcSlot, count, srcOffset, kind, stream.handle));
+}
+
+// ---- bytes in, bytes out (module "aclwasm") ----
+//
+// A host that calls an export with host.Instance.CallBytes lends it an input
+// and collects its output; the export takes no parameters and returns an i32
+// status (0: success; anything else reaches the host as a *host.StatusError).
+// A plugin also reads its configuration values (a manifest's config,
+// host.Config.Vars) by key.
+
+/** The length of the current bytes call's input (0 outside one). */
+export function inputLength(): i32 {
+  return aclwasm_input_len();
+}
+
+/**
+ * Copies the first dst.length bytes of the input into dst (which must not be
+ * longer than the input), without allocating.
+ */
+export function readInput(dst: Uint8Array): i32 {
+  if (dst.length == 0) return ACL_SUCCESS;
+  return check("aclwasm.input_read", aclwasm_input_read(dst.dataStart, dst.length));
+}
+
+/** A copy of the current bytes call's input (empty outside one); null on failure. */
+export function input(): Uint8Array | null {
+  const b = new Uint8Array(max(aclwasm_input_len(), 0));
+  if (readInput(b) != ACL_SUCCESS) return null;
+  return b;
+}
+
+/** The input decoded from UTF-8 (invalid bytes become U+FFFD); null on failure. */
+export function inputString(): string | null {
+  const b = input();
+  if (b === null) return null;
+  return String.UTF8.decodeUnsafe(b.dataStart, <usize>b.length);
+}
+
+/**
+ * Appends b to the current bytes call's output: ACL_ERROR_INVALID_PARAM
+ * outside a bytes call, ACL_ERROR_RT_OVER_LIMIT once the output would exceed
+ * the host's limit (the policy's guest memory limit). A failed call appends
+ * nothing.
+ */
+export function output(b: Uint8Array): i32 {
+  if (b.length == 0) return ACL_SUCCESS;
+  return check("aclwasm.output_write", aclwasm_output_write(b.dataStart, b.length));
+}
+
+/** Appends s, encoded as UTF-8, to the output (see output). */
+export function outputString(s: string): i32 {
+  const b = String.UTF8.encode(s);
+  if (b.byteLength == 0) return ACL_SUCCESS;
+  return check("aclwasm.output_write", aclwasm_output_write(changetype<usize>(b), b.byteLength));
+}
+
+const CONFIG_MAX: i32 = 65536;
+
+/**
+ * The bytes of configuration key key's value, or null if the key is not set
+ * or the read failed. It clears the recorded failure first, so after a null
+ * lastError() is null for a key that is not set and says why otherwise.
+ */
+export function configBytes(key: string): Uint8Array | null {
+  clearLastError();
+  const k = String.UTF8.encode(key);
+  const kp = changetype<usize>(k);
+  const n = aclwasm_config_read(kp, k.byteLength, 0, 0);
+  if (n == -1) return null;
+  if (n < 0 || n > CONFIG_MAX) {
+    check("aclwasm.config_read", n);
+    return null;
+  }
+  const v = new Uint8Array(n);
+  if (n == 0) return v;
+  const m = aclwasm_config_read(kp, k.byteLength, v.dataStart, n);
+  if (m != n) {
+    check("aclwasm.config_read", m == -1 || (m >= 0 && m <= CONFIG_MAX) ? ACL_ERROR_INVALID_PARAM : m);
+    return null;
+  }
+  return v;
+}
+
+/**
+ * The value of configuration key key decoded from UTF-8 (invalid bytes
+ * become U+FFFD), or null if the key is not set or the read failed: then
+ * lastError() is null for a key that is not set (see configBytes).
+ */
+export function config(key: string): string | null {
+  const v = configBytes(key);
+  if (v === null) return null;
+  return String.UTF8.decodeUnsafe(v.dataStart, <usize>v.length);
 }

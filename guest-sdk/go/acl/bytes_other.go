@@ -12,6 +12,11 @@ func Input() ([]byte, error) { return nil, notWasip1("input_read") }
 // guest (this build) it fails: the host's imports exist only there.
 func Output([]byte) error { return notWasip1("output_write") }
 
+// Config returns the value of configuration key key, and whether the key
+// is set. Outside a wasip1 guest (this build) it fails: the host's imports
+// exist only there.
+func Config(string) (string, bool, error) { return "", false, notWasip1("config_read") }
+
 func notWasip1(fn string) error {
 	return &Error{Func: fn, Code: ErrAPINotSupport, Message: raw.NotWasip1, FailIndex: -1}
 }

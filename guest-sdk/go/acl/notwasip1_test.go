@@ -23,6 +23,7 @@ func TestOutsideWasip1(t *testing.T) {
 		{"aclrtCreateStream", func() error { _, err := CreateStream(); return err }()},
 		{"input_read", func() error { _, err := Input(); return err }()},
 		{"output_write", Output([]byte("x"))},
+		{"config_read", func() error { _, _, err := Config("k"); return err }()},
 	} {
 		var e *Error
 		if !errors.As(tc.err, &e) {

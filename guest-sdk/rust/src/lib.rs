@@ -12,7 +12,10 @@
 //! - the safe API below: [`Result`]`<T, `[`AclError`]`>`, owned device memory
 //!   ([`DeviceBuffer`], freed on drop), pinned guest memory ([`PinnedBuffer`]
 //!   with `std`, [`PinnedSlice`] always), [`Stream`] and [`Event`] (destroyed on
-//!   drop), and the copy functions.
+//!   drop), and the copy functions;
+//! - [`io`]: the host's bytes-in, bytes-out convention (module `aclwasm`):
+//!   [`input`], [`output`] and [`config`] for exports the host calls with
+//!   `host.Instance.CallBytes`.
 //!
 //! # Addresses
 //!
@@ -43,6 +46,7 @@
 extern crate std;
 
 pub mod codes;
+pub mod io;
 pub mod sys;
 pub mod types;
 
@@ -61,6 +65,9 @@ pub use copy::*;
 pub use device::*;
 pub use error::{recent_error_message, recent_error_message_into, AclError, Result};
 pub use event::Event;
+pub use io::{config_into, input_len, output, read_input};
+#[cfg(feature = "std")]
+pub use io::{config, config_bytes, input};
 pub use memory::*;
 #[cfg(feature = "std")]
 pub use pinned::PinnedBuffer;
