@@ -1207,6 +1207,67 @@ static void limits(void)
     CHECK(gone);
 }
 
+/* ABI v1.1 section 10: the SDK functions over the imports, with the native
+   signatures (acl/aclwasm_host.h). */
+static void sdk_functions(void)
+{
+    section("SDK functions: allocation variants, aclrtCheckMemType, aclDataBuffer");
+    aclrtPtr a = 0, b = 0, c = 0;
+    aclrtMallocConfig cfg;
+    aclrtMallocAttribute attrs[1];
+    memset(attrs, 0, sizeof attrs);
+    attrs[0].attr = ACL_RT_MEM_ATTR_MODULE_ID;
+    attrs[0].value.moduleId = 7;
+    cfg.attrs = attrs;
+    cfg.numAttrs = 1;
+    OK(aclrtMallocAlign32(&a, 100, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtMallocCached(&b, 100, ACL_MEM_MALLOC_NORMAL_ONLY));
+    OK(aclrtMallocWithCfg(&c, 100, ACL_MEM_MALLOC_HUGE_FIRST, &cfg));
+    CHECK(a != 0 && b != 0 && c != 0 && a != b && b != c);
+    EXPECT(aclrtMallocAlign32(NULL, 100, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_INVALID_PARAM);
+
+    aclrtPtr list[3] = {a, b, c};
+    uint32_t match = 7;
+    OK(aclrtCheckMemType(list, 3, ACL_RT_MEM_TYPE_DEV, &match, 0));
+    CHECK(match == 1);
+    OK(aclrtCheckMemType(list, 3, ACL_RT_MEM_TYPE_DVPP, &match, 0));
+    CHECK(match == 0);
+    list[1] = aclPtr(hbuf);
+    OK(aclrtCheckMemType(list, 3, ACL_RT_MEM_TYPE_DEV | ACL_RT_MEM_TYPE_DVPP, &match, 0));
+    CHECK(match == 0);
+    EXPECT(aclrtCheckMemType(NULL, 3, ACL_RT_MEM_TYPE_DEV, &match, 0), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtCheckMemType(list, 0, ACL_RT_MEM_TYPE_DEV, &match, 0), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtCheckMemType(list, 3, 0x1, &match, 0), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtCheckMemType(list, 3, ACL_RT_MEM_TYPE_DEV, NULL, 0), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtCheckMemType(list, 3, ACL_RT_MEM_TYPE_DEV, &match, 1), ACL_ERROR_INVALID_PARAM);
+
+    aclDataBuffer *buf = aclCreateDataBuffer(a, 100);
+    CHECK(buf != NULL && aclGetDataBufferAddr(buf) == a && aclGetDataBufferSizeV2(buf) == 100 &&
+          aclGetDataBufferSize(buf) == 100);
+    OK(aclUpdateDataBuffer(buf, b, 64));
+    CHECK(aclGetDataBufferAddr(buf) == b && aclGetDataBufferSizeV2(buf) == 64);
+    OK(aclDestroyDataBuffer(buf));
+    EXPECT(aclDestroyDataBuffer(NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclUpdateDataBuffer(NULL, a, 1), ACL_ERROR_INVALID_PARAM);
+    CHECK(aclGetDataBufferAddr(NULL) == 0 && aclGetDataBufferSizeV2(NULL) == 0);
+
+    OK(aclrtFreeWithDevSync(a));
+    OK(aclrtFree(b));
+    OK(aclrtFreeWithDevSync(c));
+    EXPECT(aclrtFreeWithDevSync(c), ACL_ERROR_RT_PARAM_INVALID);
+    list[0] = c;
+    EXPECT(aclrtCheckMemType(list, 1, ACL_RT_MEM_TYPE_DEV, &match, 0), ACL_ERROR_RT_PARAM_INVALID);
+
+    void *h = NULL;
+    OK(aclrtMallocHostWithCfg(&h, 256, &cfg));
+    aclrtPtrAttributes attr;
+    OK(aclrtPointerGetAttributes(aclPtr(h), &attr));
+    CHECK(attr.location.type == ACL_MEM_LOCATION_TYPE_HOST);
+    EXPECT(aclrtMallocHostWithCfg(&h, (uint64_t)SIZE_MAX + 1, NULL), ACL_ERROR_RT_MEMORY_ALLOCATION);
+    OK(aclrtFreeHostWithDevSync(h));
+    EXPECT(aclrtFreeHostWithDevSync(h), ACL_ERROR_HOST_MEMORY_NOT_REGISTERED);
+}
+
 /* Native: aclrtResetDevice releases the streams, events and memory of its context (device.cpp aclrtResetDeviceImpl). */
 static void reset_device(void)
 {
@@ -1255,6 +1316,7 @@ int main(void)
     streams();
     events();
     limits();
+    sdk_functions();
     reset_device();
     finalize();
     printf("conformance: %d passed, %d failed\n", passed, failed);
