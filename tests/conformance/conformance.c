@@ -43,7 +43,6 @@ typedef uint64_t wsize;
 #define ADDR_BYTES 8
 #define AINT(p) ((uint64_t)(p))
 #define ADDR(v) ((aclrtPtr)(v))
-#define FAIL_NONE ACLWASM_FAIL_INDEX_NONE
 #define DEVICE_BASE ((aclrtPtr)1 << 32)
 /* A device address no allocation can have: device addresses are 64-byte aligned. */
 #define FORGED_DEVICE ((aclrtPtr)0x7654321000ULL + 3)
@@ -55,16 +54,13 @@ typedef uint64_t wsize;
 #define MAX_ADDR UINT64_MAX
 #else
 /* acl32: device pointers are void *, sizes size_t (4 bytes), as natively.
-   aclrtPtr and aclPtr are the wide profile's names; here they are the
-   native ones, so that the checks read the same. */
-typedef void *aclrtPtr;
-#define aclPtr(p) ((void *)(p))
+   The SDK's aclrtPtr is void * and aclPtr(p) is p here, so the checks read
+   the same in both profiles. */
 typedef size_t wsize;
 #define PROFILE "acl32 (native layout)"
 #define ADDR_BYTES 4
 #define AINT(p) ((uint64_t)(uintptr_t)(p))
 #define ADDR(v) ((void *)(uintptr_t)(v))
-#define FAIL_NONE SIZE_MAX
 /* Device memory is a window above the largest memory the guest may have,
    so above its current memory. */
 #define DEVICE_BASE guest_end()
@@ -799,7 +795,7 @@ static void batch(void)
     set_attr(0, ACL_MEM_LOCATION_TYPE_DEVICE, 0, ACL_MEM_LOCATION_TYPE_HOST, 0);
     fi = 12345;
     OK(aclrtMemcpyBatch(bdst, bmax, bsrc, bsize, 2, battr, bidx, 1, &fi));
-    CHECK(fi == FAIL_NONE);
+    CHECK(fi == ACLWASM_FAIL_INDEX_NONE);
     OK(peek(d1, 100));
     CHECK(memcmp(scratch, hbuf + 256, 100) == 0);
     /* Unregistered memory may also be declared HOST. */
@@ -826,7 +822,7 @@ static void batch(void)
     wsize zeros[2] = {0, 0};
     fi = 12345;
     OK(aclrtMemcpyBatch(NULL, NULL, NULL, zeros, 2, NULL, NULL, 0, &fi)); /* all sizes 0: success first */
-    CHECK(fi == FAIL_NONE);
+    CHECK(fi == ACLWASM_FAIL_INDEX_NONE);
     EXPECT(aclrtMemcpyBatch(NULL, bmax, bsrc, bsize, 2, battr, bidx, 1, &fi), ACL_ERROR_INVALID_PARAM);
     EXPECT(aclrtMemcpyBatch(bdst, bmax, bsrc, bsize, 2, NULL, bidx, 1, &fi), ACL_ERROR_INVALID_PARAM);
     EXPECT(aclrtMemcpyBatch(bdst, bmax, bsrc, bsize, 2, battr, NULL, 1, &fi), ACL_ERROR_INVALID_PARAM);

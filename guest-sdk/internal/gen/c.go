@@ -398,6 +398,21 @@ func cBase(m *model) ([]byte, error) {
 		"#define ACLWASM_ADDR_(x, what) (ACLWASM_CHECK_(__builtin_classify_type(x) != 5, what ACLWASM_NOT_ADDR_), (x))",
 		"#define ACLWASM_U64P_(x, what) (ACLWASM_CHECK_(_Generic((x), uint64_t *: 1, const uint64_t *: 1, void *: 1, default: 0), what ACLWASM_NOT_OUT_), (x))",
 		"#endif", "")
+	b.l("#else /* the native layout */", "")
+	cDoc(&b, "",
+		"In the native layout an address is a void *, as natively. aclrtPtr, aclPtr,",
+		"aclGuestPtr and ACLWASM_FAIL_INDEX_NONE exist here too, so that code written",
+		"for the wide profile with them builds in both profiles.")
+	b.l("typedef void *aclrtPtr;", "")
+	cDoc(&b, "", "Returns p: in the native layout a guest pointer is its own address.")
+	b.l("static inline aclrtPtr aclPtr(const void *p) { return (aclrtPtr)(uintptr_t)p; }", "")
+	cDoc(&b, "", "Returns a when it is in the guest's memory, or NULL (a device address).")
+	b.l("static inline void *aclGuestPtr(aclrtPtr a)",
+		"{",
+		"    return (uintptr_t)a < (uintptr_t)__builtin_wasm_memory_size(0) * 65536u ? a : NULL;",
+		"}", "")
+	cDoc(&b, "", "What a batch copy writes to *failIndex when no single entry failed: SIZE_MAX.")
+	b.l("#define ACLWASM_FAIL_INDEX_NONE SIZE_MAX", "")
 	b.l("#endif /* ACLWASM_WIDE */", "")
 
 	b.l("/* Error codes of the ACL layer, as natively: static const int, not macros. */",
