@@ -43,7 +43,6 @@ typedef uint64_t wsize;
 #define ADDR_BYTES 8
 #define AINT(p) ((uint64_t)(p))
 #define ADDR(v) ((aclrtPtr)(v))
-#define FAIL_NONE ACLWASM_FAIL_INDEX_NONE
 #define DEVICE_BASE ((aclrtPtr)1 << 32)
 /* A device address no allocation can have: device addresses are 64-byte aligned. */
 #define FORGED_DEVICE ((aclrtPtr)0x7654321000ULL + 3)
@@ -55,16 +54,13 @@ typedef uint64_t wsize;
 #define MAX_ADDR UINT64_MAX
 #else
 /* acl32: device pointers are void *, sizes size_t (4 bytes), as natively.
-   aclrtPtr and aclPtr are the wide profile's names; here they are the
-   native ones, so that the checks read the same. */
-typedef void *aclrtPtr;
-#define aclPtr(p) ((void *)(p))
+   The SDK's aclrtPtr is void * and aclPtr(p) is p here, so the checks read
+   the same in both profiles. */
 typedef size_t wsize;
 #define PROFILE "acl32 (native layout)"
 #define ADDR_BYTES 4
 #define AINT(p) ((uint64_t)(uintptr_t)(p))
 #define ADDR(v) ((void *)(uintptr_t)(v))
-#define FAIL_NONE SIZE_MAX
 /* Device memory is a window above the largest memory the guest may have,
    so above its current memory. */
 #define DEVICE_BASE guest_end()
@@ -741,7 +737,12 @@ static void check_order(void)
        (api_error.cc:1997-2002); EnablePeerAccess checks flags before the
        device (memory.cpp:910-913). */
     aclrtPtr p = 0;
+#ifdef ACLWASM_WIDE
     EXPECT(aclrtMalloc(&p, ~(wsize)0, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_INVALID_PARAM);
+#else
+    /* wasm32's SIZE_MAX is 4 GiB - 1: no overflow, just more than the quota and the window. */
+    EXPECT(aclrtMalloc(&p, ~(wsize)0, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_RT_MEMORY_ALLOCATION);
+#endif
     aclrtPtr d = 0;
     OK(aclrtHostRegister(aclPtr(robuf), sizeof robuf, (aclrtHostRegisterType)12, &d));
     OK(aclrtHostUnregister(aclPtr(robuf)));
@@ -794,7 +795,7 @@ static void batch(void)
     set_attr(0, ACL_MEM_LOCATION_TYPE_DEVICE, 0, ACL_MEM_LOCATION_TYPE_HOST, 0);
     fi = 12345;
     OK(aclrtMemcpyBatch(bdst, bmax, bsrc, bsize, 2, battr, bidx, 1, &fi));
-    CHECK(fi == FAIL_NONE);
+    CHECK(fi == ACLWASM_FAIL_INDEX_NONE);
     OK(peek(d1, 100));
     CHECK(memcmp(scratch, hbuf + 256, 100) == 0);
     /* Unregistered memory may also be declared HOST. */
@@ -821,7 +822,7 @@ static void batch(void)
     wsize zeros[2] = {0, 0};
     fi = 12345;
     OK(aclrtMemcpyBatch(NULL, NULL, NULL, zeros, 2, NULL, NULL, 0, &fi)); /* all sizes 0: success first */
-    CHECK(fi == FAIL_NONE);
+    CHECK(fi == ACLWASM_FAIL_INDEX_NONE);
     EXPECT(aclrtMemcpyBatch(NULL, bmax, bsrc, bsize, 2, battr, bidx, 1, &fi), ACL_ERROR_INVALID_PARAM);
     EXPECT(aclrtMemcpyBatch(bdst, bmax, bsrc, bsize, 2, NULL, bidx, 1, &fi), ACL_ERROR_INVALID_PARAM);
     EXPECT(aclrtMemcpyBatch(bdst, bmax, bsrc, bsize, 2, battr, NULL, 1, &fi), ACL_ERROR_INVALID_PARAM);
@@ -833,7 +834,7 @@ static void batch(void)
     battr[0].rsv[15] = 0;
     /* Arrays must lie in guest memory. */
     EXPECT(aclrtMemcpyBatch(BAD_GPTR, bmax, bsrc, bsize, 2, battr, bidx, 1, &fi), ACL_ERROR_INVALID_PARAM);
-    EXPECT(aclrtMemcpyBatch(bdst, bmax, bsrc, straddling_gptr(16), 2, battr, bidx, 1, &fi), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMemcpyBatch(bdst, bmax, bsrc, straddling_gptr(2 * ADDR_BYTES), 2, battr, bidx, 1, &fi), ACL_ERROR_INVALID_PARAM);
     EXPECT(aclrtMemcpyBatch(bdst, bmax, bsrc, bsize, 2, battr, bidx, 1, BAD_GPTR), ACL_ERROR_INVALID_PARAM);
 
     /* Runtime shape checks (107000). */
@@ -1021,7 +1022,16 @@ static void descriptors(void)
     EXPECT(aclrtMemcpyAsyncWithOffset(0, 256, 0, 0, 32, 0, ACL_MEMCPY_DEVICE_TO_DEVICE, s), ACL_ERROR_RT_PARAM_INVALID);
     EXPECT(aclrtMemcpyAsyncWithOffset(0, 256, 0, 0, 32, 0, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, (aclrtStream)(uintptr_t)0x7777), ACL_ERROR_RT_INVALID_HANDLE);
     EXPECT(aclrtMemcpyAsyncWithOffset(slots, 256, 0, slots + ADDR_BYTES, 32, 0, ACL_MEMCPY_DEVICE_TO_DEVICE, s), ACL_ERROR_RT_PARAM_INVALID);
-    EXPECT(aclrtMemcpyAsyncWithOffset(slots, 256, 0, slots + ADDR_BYTES, 32, (wsize)0xFFFFFF00u << (8 * (ADDR_BYTES - 4)), ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s), ACL_ERROR_RT_PARAM_INVALID);
+#ifdef ACLWASM_WIDE
+    EXPECT(aclrtMemcpyAsyncWithOffset(slots, 256, 0, slots + ADDR_BYTES, 32, (uint64_t)1 << 48, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s), ACL_ERROR_RT_PARAM_INVALID);
+#else
+    /* A 32-bit offset cannot pass the native 2^48 limit; one past the source
+       allocation fails when the copy executes, without effect. */
+    OK(aclrtMemcpyAsyncWithOffset(slots, 256, 0, slots + ADDR_BYTES, 32, 0xFFFFFF00u, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s));
+    FAILS(aclrtSynchronizeStream(s));
+    OK(peek(dst, 256));
+    CHECK(all_equal(scratch, 16, 0) && memcmp(scratch + 16, hbuf + 64, 32) == 0 && all_equal(scratch + 48, 208, 0));
+#endif
     EXPECT(aclrtMemcpyAsyncWithOffset(slots, 256, 256, slots + ADDR_BYTES, 1, 0, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s), ACL_ERROR_RT_PARAM_INVALID);
     EXPECT(aclrtMemcpyAsyncWithOffset(slots, 256, 200, slots + ADDR_BYTES, 57, 0, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s), ACL_ERROR_RT_PARAM_INVALID);
     EXPECT(aclrtMemcpyAsyncWithOffset(aclPtr(hbuf2), 256, 0, slots + ADDR_BYTES, 32, 0, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s), ACL_ERROR_RT_PARAM_INVALID);
@@ -1207,6 +1217,67 @@ static void limits(void)
     CHECK(gone);
 }
 
+/* ABI v1.1 section 10: the SDK functions over the imports, with the native
+   signatures (acl/aclwasm_host.h). */
+static void sdk_functions(void)
+{
+    section("SDK functions: allocation variants, aclrtCheckMemType, aclDataBuffer");
+    aclrtPtr a = 0, b = 0, c = 0;
+    aclrtMallocConfig cfg;
+    aclrtMallocAttribute attrs[1];
+    memset(attrs, 0, sizeof attrs);
+    attrs[0].attr = ACL_RT_MEM_ATTR_MODULE_ID;
+    attrs[0].value.moduleId = 7;
+    cfg.attrs = attrs;
+    cfg.numAttrs = 1;
+    OK(aclrtMallocAlign32(&a, 100, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtMallocCached(&b, 100, ACL_MEM_MALLOC_NORMAL_ONLY));
+    OK(aclrtMallocWithCfg(&c, 100, ACL_MEM_MALLOC_HUGE_FIRST, &cfg));
+    CHECK(a != 0 && b != 0 && c != 0 && a != b && b != c);
+    EXPECT(aclrtMallocAlign32(NULL, 100, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_INVALID_PARAM);
+
+    aclrtPtr list[3] = {a, b, c};
+    uint32_t match = 7;
+    OK(aclrtCheckMemType(list, 3, ACL_RT_MEM_TYPE_DEV, &match, 0));
+    CHECK(match == 1);
+    OK(aclrtCheckMemType(list, 3, ACL_RT_MEM_TYPE_DVPP, &match, 0));
+    CHECK(match == 0);
+    list[1] = aclPtr(hbuf);
+    OK(aclrtCheckMemType(list, 3, ACL_RT_MEM_TYPE_DEV | ACL_RT_MEM_TYPE_DVPP, &match, 0));
+    CHECK(match == 0);
+    EXPECT(aclrtCheckMemType(NULL, 3, ACL_RT_MEM_TYPE_DEV, &match, 0), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtCheckMemType(list, 0, ACL_RT_MEM_TYPE_DEV, &match, 0), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtCheckMemType(list, 3, 0x1, &match, 0), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtCheckMemType(list, 3, ACL_RT_MEM_TYPE_DEV, NULL, 0), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtCheckMemType(list, 3, ACL_RT_MEM_TYPE_DEV, &match, 1), ACL_ERROR_INVALID_PARAM);
+
+    aclDataBuffer *buf = aclCreateDataBuffer(a, 100);
+    CHECK(buf != NULL && aclGetDataBufferAddr(buf) == a && aclGetDataBufferSizeV2(buf) == 100 &&
+          aclGetDataBufferSize(buf) == 100);
+    OK(aclUpdateDataBuffer(buf, b, 64));
+    CHECK(aclGetDataBufferAddr(buf) == b && aclGetDataBufferSizeV2(buf) == 64);
+    OK(aclDestroyDataBuffer(buf));
+    EXPECT(aclDestroyDataBuffer(NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclUpdateDataBuffer(NULL, a, 1), ACL_ERROR_INVALID_PARAM);
+    CHECK(aclGetDataBufferAddr(NULL) == 0 && aclGetDataBufferSizeV2(NULL) == 0);
+
+    OK(aclrtFreeWithDevSync(a));
+    OK(aclrtFree(b));
+    OK(aclrtFreeWithDevSync(c));
+    EXPECT(aclrtFreeWithDevSync(c), ACL_ERROR_RT_PARAM_INVALID);
+    list[0] = c;
+    EXPECT(aclrtCheckMemType(list, 1, ACL_RT_MEM_TYPE_DEV, &match, 0), ACL_ERROR_RT_PARAM_INVALID);
+
+    void *h = NULL;
+    OK(aclrtMallocHostWithCfg(&h, 256, &cfg));
+    aclrtPtrAttributes attr;
+    OK(aclrtPointerGetAttributes(aclPtr(h), &attr));
+    CHECK(attr.location.type == ACL_MEM_LOCATION_TYPE_HOST);
+    EXPECT(aclrtMallocHostWithCfg(&h, (uint64_t)SIZE_MAX + 1, NULL), ACL_ERROR_RT_MEMORY_ALLOCATION);
+    OK(aclrtFreeHostWithDevSync(h));
+    EXPECT(aclrtFreeHostWithDevSync(h), ACL_ERROR_HOST_MEMORY_NOT_REGISTERED);
+}
+
 /* Native: aclrtResetDevice releases the streams, events and memory of its context (device.cpp aclrtResetDeviceImpl). */
 static void reset_device(void)
 {
@@ -1255,6 +1326,7 @@ int main(void)
     streams();
     events();
     limits();
+    sdk_functions();
     reset_device();
     finalize();
     printf("conformance: %d passed, %d failed\n", passed, failed);

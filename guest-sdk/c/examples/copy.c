@@ -3,8 +3,10 @@
  * memory from aclrtMallocHost, a stream, events and the copies between them.
  * Exits 0 on success, 1 on failure.
  *
- * Build (from the repository root):
- *   clang --target=wasm32-wasi -O2 -Iguest-sdk/c/include -o build/wasm/c-copy.wasm guest-sdk/c/examples/copy.c
+ * The same source builds in both profiles (aclrtPtr is void * in the native
+ * layout, and aclPtr(p) is p). Build (from the repository root):
+ *   clang --target=wasm32-wasi -O2 -DACLWASM_WIDE -Iguest-sdk/c/include -o build/wasm/c-copy.wasm guest-sdk/c/examples/copy.c
+ *   clang --target=wasm32-wasi -O2 -Iguest-sdk/c/include -o build/wasm/c-copy32.wasm guest-sdk/c/examples/copy.c
  */
 #include <stdio.h>
 #include <string.h>

@@ -18,6 +18,10 @@ int main(void)
     aclError ret = aclrtMalloc(&dev, sizeof host, ACL_MEM_MALLOC_HUGE_FIRST);
     ret |= aclrtMemcpy(dev, sizeof host, aclPtr(host), sizeof host, ACL_MEMCPY_HOST_TO_DEVICE);
     ret |= aclrtGetMemInfo(ACL_HBM_MEM, &free, &total);
+    ret |= aclrtMallocAlign32(&dev, sizeof host, ACL_MEM_MALLOC_HUGE_FIRST);
+    aclDataBuffer *ok = aclCreateDataBuffer(dev, sizeof host);
+    ret |= aclUpdateDataBuffer(ok, aclPtr(host), sizeof host);
+    ret |= aclDestroyDataBuffer(ok);
 #if defined(MIXUP_VOID_PTR_OUT)
     void *devPtr = NULL; /* native: void *devPtr; aclrtMalloc(&devPtr, ...) */
     ret |= aclrtMalloc(&devPtr, sizeof host, ACL_MEM_MALLOC_HUGE_FIRST);
@@ -38,6 +42,12 @@ int main(void)
     ret |= aclrtMemcpyBatch(dsts, sizes, srcs, sizes, 1, &attr, idx, 1, &fail);
 #elif defined(MIXUP_FREE_POINTER)
     ret |= aclrtFree(host);
+#elif defined(MIXUP_SDK_VOID_PTR_OUT) /* an SDK function, not an import */
+    void *devPtr = NULL;
+    ret |= aclrtMallocAlign32(&devPtr, sizeof host, ACL_MEM_MALLOC_HUGE_FIRST);
+#elif defined(MIXUP_SDK_POINTER_AS_ADDR)
+    aclDataBuffer *buf = aclCreateDataBuffer(host, sizeof host);
+    ret |= aclDestroyDataBuffer(buf);
 #endif
     ret |= aclrtFree(dev);
     return ret;

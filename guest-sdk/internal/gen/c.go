@@ -398,6 +398,21 @@ func cBase(m *model) ([]byte, error) {
 		"#define ACLWASM_ADDR_(x, what) (ACLWASM_CHECK_(__builtin_classify_type(x) != 5, what ACLWASM_NOT_ADDR_), (x))",
 		"#define ACLWASM_U64P_(x, what) (ACLWASM_CHECK_(_Generic((x), uint64_t *: 1, const uint64_t *: 1, void *: 1, default: 0), what ACLWASM_NOT_OUT_), (x))",
 		"#endif", "")
+	b.l("#else /* the native layout */", "")
+	cDoc(&b, "",
+		"In the native layout an address is a void *, as natively. aclrtPtr, aclPtr,",
+		"aclGuestPtr and ACLWASM_FAIL_INDEX_NONE exist here too, so that code written",
+		"for the wide profile with them builds in both profiles.")
+	b.l("typedef void *aclrtPtr;", "")
+	cDoc(&b, "", "Returns p: in the native layout a guest pointer is its own address.")
+	b.l("static inline aclrtPtr aclPtr(const void *p) { return (aclrtPtr)(uintptr_t)p; }", "")
+	cDoc(&b, "", "Returns a when it is in the guest's memory, or NULL (a device address).")
+	b.l("static inline void *aclGuestPtr(aclrtPtr a)",
+		"{",
+		"    return (uintptr_t)a < (uintptr_t)__builtin_wasm_memory_size(0) * 65536u ? a : NULL;",
+		"}", "")
+	cDoc(&b, "", "What a batch copy writes to *failIndex when no single entry failed: SIZE_MAX.")
+	b.l("#define ACLWASM_FAIL_INDEX_NONE SIZE_MAX", "")
 	b.l("#endif /* ACLWASM_WIDE */", "")
 
 	b.l("/* Error codes of the ACL layer, as natively: static const int, not macros. */",
@@ -438,6 +453,9 @@ func cBase(m *model) ([]byte, error) {
 		"    (void)"+cRawPrefix+ErrMsgFunc+"(msg, (int32_t)sizeof msg);",
 		"    return msg;",
 		"}", "")
+	if f := m.lookup(cAppLog); f != nil {
+		cAppLogSDK(&b, f)
+	}
 	cClose(&b, g, true)
 	return b.Bytes(), nil
 }
@@ -605,7 +623,7 @@ func cFuncs(b *buf, m *model, keep func(*Func) bool) error {
 		group := abi.Group("")
 		for i := range m.funcs {
 			f := &m.funcs[i]
-			if !keep(f) {
+			if !keep(f) || f.Name == cAppLog {
 				continue
 			}
 			if f.Group != group {
@@ -713,4 +731,49 @@ func cACL(m *model) ([]byte, error) {
 	}
 	cClose(&b, g, true)
 	return b.Bytes(), nil
+}
+
+// cAppLog is the import whose native form is a variadic SDK function
+// (aclAppLog formats guest-side), not the import itself.
+const cAppLog = "aclAppLog"
+
+func (m *model) lookup(name string) *Func {
+	for i := range m.funcs {
+		if m.funcs[i].Name == name {
+			return &m.funcs[i]
+		}
+	}
+	return nil
+}
+
+// cAppLogSDK writes the native aclAppLog and ACL_APP_LOG: the message is
+// formatted in the guest (vsnprintf), then the import logs it.
+func cAppLogSDK(b *buf, f *Func) {
+	b.l("#if defined(__has_include)", "#if __has_include(<stdio.h>) && __has_include(<stdarg.h>)", "#define ACLWASM_HAVE_STDIO_ 1", "#endif", "#endif", "")
+	b.l("#ifndef ACLWASM_APPLOG_SIZE",
+		"/** Capacity of aclAppLog's formatted message; define before including to change it (at most 4096). */",
+		"#define ACLWASM_APPLOG_SIZE 1024",
+		"#endif", "")
+	b.l("#ifdef ACLWASM_HAVE_STDIO_", "#include <stdarg.h>", "#include <stdio.h>", "")
+	cDoc(b, "",
+		"Logs a message as the plugin's own, at logLevel, with the function, file and",
+		"line it comes from, as natively. The message is formatted here (vsnprintf,",
+		"truncated to ACLWASM_APPLOG_SIZE-1 bytes) and handed to the import",
+		wireSig(f)+".",
+		"Use ACL_APP_LOG, which fills in func, file and line.")
+	b.l("static inline void aclAppLog(aclLogLevel logLevel, const char *func, const char *file, uint32_t line, const char *fmt, ...)",
+		"{",
+		"    char msg[ACLWASM_APPLOG_SIZE];",
+		"    va_list ap;",
+		"    va_start(ap, fmt);",
+		"    vsnprintf(msg, sizeof msg, fmt, ap);",
+		"    va_end(ap);",
+		"    (void)"+cRawPrefix+f.Name+"((int32_t)logLevel, func, file, (int32_t)line, msg);",
+		"}",
+		"#else",
+		"void aclAppLog(aclLogLevel logLevel, const char *func, const char *file, uint32_t line, const char *fmt, ...)",
+		`    __attribute__((unavailable("aclAppLog formats with vsnprintf: build with wasi-libc (--target=wasm32-wasi), or call `+cRawPrefix+f.Name+` with a formatted message")));`,
+		"#endif", "")
+	b.l("/** Logs a formatted message with the caller's function, file and line, as natively. */",
+		"#define ACL_APP_LOG(level, fmt, ...) aclAppLog(level, __FUNCTION__, __FILE__, __LINE__, fmt, ##__VA_ARGS__)", "")
 }

@@ -126,6 +126,33 @@ static inline void *aclGuestPtr(aclrtPtr a)
 #define ACLWASM_U64P_(x, what) (ACLWASM_CHECK_(_Generic((x), uint64_t *: 1, const uint64_t *: 1, void *: 1, default: 0), what ACLWASM_NOT_OUT_), (x))
 #endif
 
+#else /* the native layout */
+
+/**
+ * In the native layout an address is a void *, as natively. aclrtPtr, aclPtr,
+ * aclGuestPtr and ACLWASM_FAIL_INDEX_NONE exist here too, so that code written
+ * for the wide profile with them builds in both profiles.
+ */
+typedef void *aclrtPtr;
+
+/**
+ * Returns p: in the native layout a guest pointer is its own address.
+ */
+static inline aclrtPtr aclPtr(const void *p) { return (aclrtPtr)(uintptr_t)p; }
+
+/**
+ * Returns a when it is in the guest's memory, or NULL (a device address).
+ */
+static inline void *aclGuestPtr(aclrtPtr a)
+{
+    return (uintptr_t)a < (uintptr_t)__builtin_wasm_memory_size(0) * 65536u ? a : NULL;
+}
+
+/**
+ * What a batch copy writes to *failIndex when no single entry failed: SIZE_MAX.
+ */
+#define ACLWASM_FAIL_INDEX_NONE SIZE_MAX
+
 #endif /* ACLWASM_WIDE */
 
 /* Error codes of the ACL layer, as natively: static const int, not macros. */

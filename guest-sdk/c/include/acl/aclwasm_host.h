@@ -294,6 +294,23 @@ static inline uint32_t aclGetDataBufferSize(const aclDataBuffer *dataBuffer)
 }
 #endif
 
+#if defined(ACLWASM_WIDE) && !defined(__cplusplus)
+/* As for the imports (acl_rt.h): in C, a pointer where an aclrtPtr address
+   or an 8-byte out-parameter or array is expected is a compile error. */
+#define aclrtMallocAlign32(devPtr, size, policy) \
+    aclrtMallocAlign32(ACLWASM_U64P_(devPtr, "aclrtMallocAlign32: devPtr:"), size, policy)
+#define aclrtMallocCached(devPtr, size, policy) \
+    aclrtMallocCached(ACLWASM_U64P_(devPtr, "aclrtMallocCached: devPtr:"), size, policy)
+#define aclrtMallocWithCfg(devPtr, size, policy, cfg) \
+    aclrtMallocWithCfg(ACLWASM_U64P_(devPtr, "aclrtMallocWithCfg: devPtr:"), size, policy, cfg)
+#define aclrtFreeWithDevSync(devPtr) aclrtFreeWithDevSync(ACLWASM_ADDR_(devPtr, "aclrtFreeWithDevSync: devPtr:"))
+#define aclrtCheckMemType(addrList, size, memType, checkResult, reserve)                                         \
+    aclrtCheckMemType(ACLWASM_U64P_(addrList, "aclrtCheckMemType: addrList:"), size, memType, checkResult, reserve)
+#define aclCreateDataBuffer(data, size) aclCreateDataBuffer(ACLWASM_ADDR_(data, "aclCreateDataBuffer: data:"), size)
+#define aclUpdateDataBuffer(dataBuffer, data, size) \
+    aclUpdateDataBuffer(dataBuffer, ACLWASM_ADDR_(data, "aclUpdateDataBuffer: data:"), size)
+#endif
+
 #ifdef __cplusplus
 }
 #endif
