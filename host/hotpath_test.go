@@ -51,5 +51,7 @@ func TestBatchAllocatesPerCallOnly(t *testing.T) {
 		})
 	}
 	one, many := allocs(1), allocs(num)
-	require.LessOrEqual(t, many, one+2, "%d entries: %.1f allocations per call, 1 entry: %.1f", num, many, one)
+	// A per-entry allocation would add num; the slack absorbs the runtime
+	// (wasmtime's finalizers, the GC) allocating now and then during a run.
+	require.LessOrEqual(t, many, one+num/16, "%d entries: %.1f allocations per call, 1 entry: %.1f", num, many, one)
 }
