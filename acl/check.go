@@ -476,17 +476,11 @@ func CheckPeerSelf(cur, peer int32) error {
 
 // CheckMalloc checks aclrtMalloc's size: 0, or a size that overflows once
 // the native allocator's padding is added, gives 100000.
-func CheckMalloc(size uint64) error { return CheckMallocSizeT(size, ^uint64(0)) }
-
-// CheckMallocSizeT is CheckMalloc where size_t ends at sizeMax: a guest
-// whose size_t is 32 bits (wasm32, ABI profile acl32) overflows it with
-// the padding from 2^32 - 64 on, as the native 64-bit size_t does from
-// 2^64 - 64.
-func CheckMallocSizeT(size, sizeMax uint64) error {
+func CheckMalloc(size uint64) error {
 	switch {
 	case size == 0:
 		return Errorf(ErrInvalidParam, "size is 0")
-	case size > sizeMax-MallocAlign-MallocPadding:
+	case size > ^uint64(0)-MallocAlign-MallocPadding:
 		return Errorf(ErrInvalidParam, "size %d overflows with the allocator's %d bytes of padding", size, MallocAlign+MallocPadding)
 	}
 	return nil

@@ -113,15 +113,6 @@ func (c *call) out(i int, n uint64) ([]byte, error) {
 // (Param.Elem), 8 for uint64_t.
 func (c *call) width(i int) uint64 { return abi.Funcs[c.fi].Params[i].ElemSize(c.s.prof) }
 
-// sizeMax is the guest's SIZE_MAX: 2^64-1 in the wide profile, 2^32-1 in
-// acl32, whose size_t is 32 bits.
-func (s *Session) sizeMax() uint64 {
-	if s.prof == abi.Native32 {
-		return 1<<32 - 1
-	}
-	return ^uint64(0)
-}
-
 // outWord is out for a gptr parameter that receives one address or size:
 // 8 bytes in the wide profile, 4 in acl32.
 func (c *call) outWord(i int) ([]byte, error) { return c.out(i, c.width(i)) }

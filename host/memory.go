@@ -13,7 +13,7 @@ func malloc(c *call) error {
 		return err
 	}
 	size, policy := c.u64(1), acl.MemMallocPolicy(c.u32(2))
-	if err := acl.CheckMallocSizeT(size, c.s.sizeMax()); err != nil { // size, overflow
+	if err := acl.CheckMalloc(size); err != nil { // size, overflow
 		return err
 	}
 	if err := c.needDevice(); err != nil { // context
