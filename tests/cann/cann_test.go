@@ -112,23 +112,27 @@ func wat2wasm(t *testing.T, src string) []byte {
 // TestConformanceOnNativeBackend runs the ABI v1 conformance program with
 // every call delegated to the native C ABI.
 func TestConformanceOnNativeBackend(t *testing.T) {
-	wasm, err := os.ReadFile(filepath.Join("..", "..", "build", "wasm", "conformance.wasm"))
-	require.NoError(t, err, "build the guests first: make guests")
-	rt := runtime(t)
-	ctx := context.Background()
-	pl, err := rt.Load(ctx, wasm, host.Policy{})
-	require.NoError(t, err)
-	defer pl.Close(ctx)
-	var out bytes.Buffer
-	res, err := pl.Run(ctx, host.Config{Args: []string{"conformance"}, Stdout: &out})
-	require.NoError(t, err)
-	for _, l := range strings.Split(out.String(), "\n") {
-		if strings.HasPrefix(l, "FAIL") {
-			t.Error(l)
-		}
+	for _, name := range []string{"conformance.wasm", "conformance32.wasm"} { // wide, acl32
+		t.Run(name, func(t *testing.T) {
+			wasm, err := os.ReadFile(filepath.Join("..", "..", "build", "wasm", name))
+			require.NoError(t, err, "build the guests first: make guests")
+			rt := runtime(t)
+			ctx := context.Background()
+			pl, err := rt.Load(ctx, wasm, host.Policy{})
+			require.NoError(t, err)
+			defer pl.Close(ctx)
+			var out bytes.Buffer
+			res, err := pl.Run(ctx, host.Config{Args: []string{"conformance"}, Stdout: &out})
+			require.NoError(t, err)
+			for _, l := range strings.Split(out.String(), "\n") {
+				if strings.HasPrefix(l, "FAIL") {
+					t.Error(l)
+				}
+			}
+			require.Zero(t, res.ExitCode, out.String())
+			require.Regexp(t, regexp.MustCompile(`(?m)^conformance: [1-9]\d* passed, 0 failed$`), out.String())
+		})
 	}
-	require.Zero(t, res.ExitCode, out.String())
-	require.Regexp(t, regexp.MustCompile(`(?m)^conformance: [1-9]\d* passed, 0 failed$`), out.String())
 }
 
 // guest calls, in order: aclrtSetDevice(0), aclrtMalloc, a rejected

@@ -93,21 +93,27 @@ func run(t *testing.T, name string) (string, string) {
 
 var summary = regexp.MustCompile(`(?m)^conformance: (\d+) passed, (\d+) failed$`)
 
+// TestConformance runs the conformance program in both profiles: the wide
+// one (module acl) and the native layout (module acl32, ABI section 9).
 func TestConformance(t *testing.T) {
-	out, _ := run(t, "conformance.wasm")
-	for _, line := range strings.Split(out, "\n") {
-		if strings.HasPrefix(line, "FAIL") {
-			t.Error(line)
-		}
+	for _, name := range []string{"conformance.wasm", "conformance32.wasm"} {
+		t.Run(name, func(t *testing.T) {
+			out, _ := run(t, name)
+			for _, line := range strings.Split(out, "\n") {
+				if strings.HasPrefix(line, "FAIL") {
+					t.Error(line)
+				}
+			}
+			m := summary.FindStringSubmatch(out)
+			if m == nil {
+				t.Fatalf("no summary line in the output:\n%s", out)
+			}
+			if m[2] != "0" || m[1] == "0" {
+				t.Errorf("conformance: %s passed, %s failed", m[1], m[2])
+			}
+			t.Logf("conformance: %s checks passed", m[1])
+		})
 	}
-	m := summary.FindStringSubmatch(out)
-	if m == nil {
-		t.Fatalf("no summary line in the output:\n%s", out)
-	}
-	if m[2] != "0" || m[1] == "0" {
-		t.Errorf("conformance: %s passed, %s failed", m[1], m[2])
-	}
-	t.Logf("conformance: %s checks passed", m[1])
 }
 
 func TestSDKExamples(t *testing.T) {
