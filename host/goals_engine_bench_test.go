@@ -18,7 +18,8 @@ import (
 // use; goal 3 on wasmtime is in goals_engine_wasmtime_test.go. Each runs
 // its floor and the sandboxed path side by side in every run and reports
 // the ratio as a metric whose unit starts with "x-" (see
-// goals_bench_test.go and internal/perftable).
+// goals_bench_test.go and internal/perftable). ns/op is floor and run
+// together; ns/call is the sandboxed path alone.
 
 // smallWAT is the small module of goals 4 and 7: one page, one acl import,
 // an empty export.
@@ -87,26 +88,29 @@ func bareWazeroInstantiate(b *testing.B, wasm []byte) func() {
 	}
 }
 
-// sideBySide runs floor b.N times outside the benchmark's timer, then run
-// b.N times timed, so that both are measured in every run (a loaded
-// machine's load changes between runs); it reports the floor's time per
-// operation as floor-ns/op and the ratio of run's to it as unit.
-func sideBySide(b *testing.B, unit string, floor, run func()) {
-	b.StopTimer()
-	t := time.Now()
-	for range b.N {
-		floor()
+// sideBySide runs floor and run b.N times each, alternating in rounds of
+// round, so that a load on the machine weighs on both alike (as measure
+// does), and reports floor's time per operation as floor-ns/op, run's as
+// ns/call, and their ratio as unit.
+func sideBySide(b *testing.B, unit string, round int, floor, run func()) {
+	b.ResetTimer() // not the setup
+	var tf, tr time.Duration
+	for done := 0; done < b.N; done += round {
+		k := min(round, b.N-done)
+		t := time.Now()
+		for range k {
+			floor()
+		}
+		t1 := time.Now()
+		for range k {
+			run()
+		}
+		tr += time.Since(t1)
+		tf += t1.Sub(t)
 	}
-	f := float64(time.Since(t).Nanoseconds()) / float64(b.N)
-	b.ReportAllocs()
-	b.ResetTimer()
-	b.StartTimer()
-	for range b.N {
-		run()
-	}
-	b.StopTimer()
-	r := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+	f, r := float64(tf.Nanoseconds())/float64(b.N), float64(tr.Nanoseconds())/float64(b.N)
 	b.ReportMetric(f, "floor-ns/op")
+	b.ReportMetric(r, "ns/call")
 	b.ReportMetric(r/f, unit)
 }
 
@@ -142,11 +146,17 @@ func BenchmarkGoal4Call(b *testing.B) {
 	inst, err := egPlugin(b, egRuntime(b), wasm).Instantiate(ctx, Config{})
 	require.NoError(b, err)
 	defer inst.Close(ctx)
-	sideBySide(b, "x-bare", floor, func() {
+	call := func() {
 		if _, err := inst.Call(ctx, "empty"); err != nil {
 			b.Fatal(err)
 		}
-	})
+	}
+	sideBySide(b, "x-bare", 1000, floor, call)
+	b.ReportMetric(allocsPer(1000, func(n int) {
+		for range n {
+			call()
+		}
+	}), "allocs/call")
 }
 
 // BenchmarkGoal7Instantiate is goal 7's first half: instantiating and
@@ -159,7 +169,7 @@ func BenchmarkGoal7Instantiate(b *testing.B) {
 	wasm := wat2wasm(b, smallWAT)
 	floor := egBare(b).instantiate(b, wasm)
 	pl := egPlugin(b, egRuntime(b), wasm)
-	sideBySide(b, "x-bare", floor, func() {
+	sideBySide(b, "x-bare", 10, floor, func() {
 		inst, err := pl.Instantiate(ctx, Config{})
 		if err != nil {
 			b.Fatal(err)
@@ -174,7 +184,8 @@ func BenchmarkGoal7Instantiate(b *testing.B) {
 // (guest-sdk/go/examples/reactor, 2.4 MB) through a Pool that reuses its
 // instance, against the same call on an Instance held by the caller
 // (x-call, goal about 1: a call, not an instantiation); x-instantiate is
-// the pool call against instantiating, calling and closing the plugin.
+// the pool call against instantiating, calling and closing the plugin
+// (each measured a few times only: an instantiation costs milliseconds).
 func BenchmarkGoal7Pool(b *testing.B) {
 	ctx := context.Background()
 	wasm, err := os.ReadFile("../build/wasm/go-reactor.wasm")
@@ -196,7 +207,6 @@ func BenchmarkGoal7Pool(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	b.StopTimer()
 	const fresher = 3 // a few instantiations: each costs milliseconds
 	t := time.Now()
 	for range fresher {
@@ -206,16 +216,25 @@ func BenchmarkGoal7Pool(b *testing.B) {
 	held, err := pl.Instantiate(ctx, Config{})
 	require.NoError(b, err)
 	defer held.Close(ctx)
+	call(held) // as the pool's instance below, called once before
 	pool, err := pl.NewPool(PoolConfig{Size: 1})
 	require.NoError(b, err)
 	defer pool.Close(ctx)
 	_, err = pool.Call(ctx, "roundtrip", 64) // the pool's instance, made once
 	require.NoError(b, err)
-	sideBySide(b, "x-call", func() { call(held) }, func() {
+	sideBySide(b, "x-call", 100, func() { call(held) }, func() {
 		res, err := pool.Call(ctx, "roundtrip", 64)
 		if err != nil || res[0] != 0 {
 			b.Fatalf("roundtrip = %v, %v", res, err)
 		}
 	})
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(inst), "x-instantiate")
+	var pooled time.Duration
+	t = time.Now()
+	for range fresher * 10 {
+		if _, err := pool.Call(ctx, "roundtrip", 64); err != nil {
+			b.Fatal(err)
+		}
+	}
+	pooled = time.Since(t) / (fresher * 10)
+	b.ReportMetric(float64(pooled)/float64(inst), "x-instantiate")
 }
