@@ -33,7 +33,11 @@ func withPolicyTimeout(ctx context.Context, d time.Duration) (context.Context, c
 // Close) ErrCanceled; both wrap the context's error, so that
 // errors.Is(err, context.DeadlineExceeded) or context.Canceled holds too.
 func doneErr(ctx context.Context, name string) error {
-	if errors.Is(context.Cause(ctx), errPolicyTimeout) {
+	cause := context.Cause(ctx)
+	if c, ok := ctx.(*callCtx); ok {
+		cause = c.Cause()
+	}
+	if errors.Is(cause, errPolicyTimeout) {
 		return fmt.Errorf("%s: %w: %w", name, ErrTimeout, ctx.Err())
 	}
 	return fmt.Errorf("%s: %w: %w", name, ErrCanceled, ctx.Err())

@@ -86,12 +86,17 @@ func (v *sessionInvoker) Release(ctx context.Context) error { return (*Session)(
 // engineErr is an engine's error as the host reports it: its exit, trap
 // and timeout types.
 func engineErr(ctx context.Context, err error) error {
+	if err == nil {
+		return nil // before any error variable: they escape (errors.As)
+	}
+	return convertErr(ctx, err)
+}
+
+func convertErr(ctx context.Context, err error) error {
 	var ee *engine.ExitError
 	var te *engine.Trap
 	var de *engine.Done
 	switch {
-	case err == nil:
-		return nil
 	case errors.As(err, &ee):
 		return &ExitError{Code: ee.Code}
 	case errors.As(err, &te):
@@ -100,4 +105,10 @@ func engineErr(ctx context.Context, err error) error {
 		return doneErr(ctx, de.Call)
 	}
 	return err
+}
+
+// isExit reports whether err is or wraps an *ExitError.
+func isExit(err error) bool {
+	var ee *ExitError
+	return errors.As(err, &ee)
 }

@@ -450,7 +450,7 @@ func waitBusy(t *testing.T, inst *Instance, ended chan error) {
 		default:
 		}
 		inst.mu.Lock()
-		armed := inst.cancel != nil
+		armed := inst.armed
 		inst.mu.Unlock()
 		if armed {
 			return

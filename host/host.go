@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
@@ -425,10 +426,10 @@ func (p *Plugin) Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	defer i.callMu.Unlock()
 	if start := p.start; start != "" {
-		_, err = i.exec(ctx, start, "start function")
+		_, err = i.exec(ctx, NoTimeout, start, "start function")
 	}
 	if err == nil {
-		_, err = i.exec(ctx, "_start", "_start")
+		_, err = i.exec(ctx, NoTimeout, "_start", "_start")
 	}
 	var ee *ExitError
 	res := Result{}
@@ -459,9 +460,10 @@ type Instance struct {
 	callMu sync.Mutex
 
 	mu      sync.Mutex
-	cancel  context.CancelFunc // the call in progress's, nil if none
-	closing bool               // Close was called: no new call may start
-	done    bool               // finished: session and engine instance released
+	cc      callCtx // the context of the call in progress (callctx.go)
+	armed   bool    // a call is in progress: cc is armed
+	closing bool    // Close was called: no new call may start
+	done    bool    // finished: session and engine instance released
 }
 
 // Instantiate instantiates the plugin in a new session, runs its start
@@ -483,11 +485,11 @@ func (p *Plugin) Instantiate(ctx context.Context, cfg Config) (*Instance, error)
 	defer i.callMu.Unlock()
 	label := "start function"
 	if start := p.start; start != "" {
-		_, err = i.exec(ctx, start, label)
+		_, err = i.exec(ctx, NoTimeout, start, label)
 	}
 	if err == nil && i.inst.Has("_initialize") {
 		label = "_initialize"
-		_, err = i.exec(ctx, "_initialize", label)
+		_, err = i.exec(ctx, NoTimeout, "_initialize", label)
 	}
 	if err != nil {
 		var ee *ExitError
@@ -531,7 +533,8 @@ func (p *Plugin) instantiate(ctx context.Context, cfg Config, ro RunObserver) (*
 	sess.vars = cfg.Vars
 	sess.setupLog(&cfg)
 	cfg.Stdin, i.stdin = newStdin(cfg.Stdin)
-	cctx, err := i.arm(ctx, "instantiate")
+	i.cc.inv = (*sessionInvoker)(sess)
+	cctx, err := i.arm(ctx, NoTimeout, "instantiate") // ctx has the run's timeout
 	if err == nil {
 		i.inst, err = p.mod.Instantiate(cctx, engine.Config{
 			Invoker:     (*sessionInvoker)(i.s),
@@ -585,11 +588,9 @@ func (i *Instance) Call(ctx context.Context, name string, args ...uint64) ([]uin
 	if name == i.p.start {
 		return nil, fmt.Errorf("host: %w: %q", errNoExport, name)
 	}
-	ctx, cancel := withPolicyTimeout(ctx, i.p.policy.Timeout)
-	defer cancel()
 	ro := i.p.begin(ctx, name)
 	i.s.obs = ro
-	res, err := i.exec(ctx, name, name, args...)
+	res, err := i.exec(ctx, i.p.policy.Timeout, name, name, args...)
 	i.p.m.run(0, err)
 	if err != nil && !errors.Is(err, errNoExport) && !errors.Is(err, errArgs) {
 		err = errors.Join(err, i.finish(ctx, true))
@@ -619,10 +620,11 @@ func (i *Instance) tryLock() error {
 // errInstanceClosed is ErrClosed as an instance's operations report it.
 var errInstanceClosed = fmt.Errorf("instance is %w", ErrClosed)
 
-// exec runs the guest's export name, as label in errors, under ctx; the
-// caller holds callMu. It does not finish the instance.
-func (i *Instance) exec(ctx context.Context, name, label string, args ...uint64) ([]uint64, error) {
-	cctx, err := i.arm(ctx, label)
+// exec runs the guest's export name, as label in errors, under ctx and
+// the timeout d (NoTimeout: ctx's own deadline only); the caller holds
+// callMu. It does not finish the instance.
+func (i *Instance) exec(ctx context.Context, d time.Duration, name, label string, args ...uint64) ([]uint64, error) {
+	cctx, err := i.arm(ctx, d, label)
 	if err != nil {
 		return nil, err
 	}
@@ -633,15 +635,17 @@ func (i *Instance) exec(ctx context.Context, name, label string, args ...uint64)
 }
 
 // arm refuses a call once the instance is closing, or returns the call's
-// context, which Close cancels.
-func (i *Instance) arm(ctx context.Context, label string) (context.Context, error) {
+// context (the instance's callCtx, armed with ctx and the timeout d),
+// which Close cancels.
+func (i *Instance) arm(ctx context.Context, d time.Duration, label string) (context.Context, error) {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	if i.closing || i.done {
 		return nil, fmt.Errorf("host: call %s: instance is %w", label, ErrClosed)
 	}
-	ctx, i.cancel = context.WithCancel(ctx)
-	return engine.WithInvoker(ctx, (*sessionInvoker)(i.s)), nil
+	i.cc.arm(ctx, d)
+	i.armed = true
+	return &i.cc, nil
 }
 
 // disarm ends the call armed for ctx and classifies its error (ctxErr),
@@ -650,9 +654,9 @@ func (i *Instance) disarm(ctx context.Context, label string, err error) error {
 	err = ctxErr(ctx, label, err)
 	i.mu.Lock()
 	defer i.mu.Unlock()
-	if i.cancel != nil {
-		i.cancel()
-		i.cancel = nil
+	if i.armed {
+		i.cc.end()
+		i.armed = false
 	}
 	if i.closing && errors.Is(err, ErrCanceled) {
 		err = fmt.Errorf("%w: the instance was %w during the call", err, ErrClosed)
@@ -669,8 +673,8 @@ func (i *Instance) disarm(ctx context.Context, label string, err error) error {
 func (i *Instance) Close(ctx context.Context) error {
 	i.mu.Lock()
 	i.closing = true
-	if i.cancel != nil {
-		i.cancel()
+	if i.armed {
+		i.cc.cancel(context.Canceled, context.Canceled)
 	}
 	i.mu.Unlock()
 	i.callMu.Lock()
@@ -709,8 +713,7 @@ func (i *Instance) finish(ctx context.Context, abort bool) error {
 // its context is done, the timeout or cancellation: the engines stop a guest
 // whose blocking host call was interrupted, but one may slip out first.
 func ctxErr(ctx context.Context, name string, err error) error {
-	var ee *ExitError
-	if ctx.Err() == nil || (err != nil && !errors.As(err, &ee)) {
+	if ctx.Err() == nil || (err != nil && !isExit(err)) {
 		return err
 	}
 	return doneErr(ctx, name)

@@ -157,3 +157,43 @@ func TestWasmtimeSignature(t *testing.T) {
 	_, err := rt.Load(context.Background(), wat2wasm(t, wat), Policy{})
 	require.ErrorContains(t, err, "has signature (f32, f64, v128, i32, externref) -> funcref, ABI v1 expects")
 }
+
+// TestWasmtimeCallerMemory: a host call sees its own store's memory at its
+// current size, though each thread remembers the memory it served last:
+// stores come and go (a closed store's index names the next one, with a
+// memory of another size) and memories grow between host calls.
+func TestWasmtimeCallerMemory(t *testing.T) {
+	ctx := context.Background()
+	rt, err := NewRuntime(ctx, WithEngine("wasmtime"))
+	require.NoError(t, err)
+	defer rt.Close(ctx)
+	load := func(pages int) *Plugin {
+		pl, err := rt.Load(ctx, wat2wasm(t, proxyWAT(pages, "")), Policy{MemoryPages: 8})
+		require.NoError(t, err)
+		t.Cleanup(func() { pl.Close(ctx) })
+		return pl
+	}
+	small, big := load(1), load(3)
+	count := func(inst *Instance, at uint64) uint32 {
+		res, err := inst.Call(ctx, "aclrtGetDeviceCount", at)
+		require.NoError(t, err)
+		return uint32(res[0])
+	}
+	for range 20 {
+		a, err := small.Instantiate(ctx, Config{})
+		require.NoError(t, err)
+		require.Zero(t, count(a, 8))
+		require.NotZero(t, count(a, 0x10000), "past a 1-page memory")
+		require.NoError(t, a.Close(ctx))
+
+		b, err := big.Instantiate(ctx, Config{})
+		require.NoError(t, err)
+		require.Zero(t, count(b, 0x20000+8), "inside a 3-page memory")
+		require.NotZero(t, count(b, 0x30000))
+		res, err := b.Call(ctx, "grow", 1)
+		require.NoError(t, err)
+		require.Equal(t, uint64(3), res[0])
+		require.Zero(t, count(b, 0x30000+8), "the grown page")
+		require.NoError(t, b.Close(ctx))
+	}
+}

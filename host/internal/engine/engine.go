@@ -113,17 +113,14 @@ type Invoker interface {
 // Releaser drops a reference.
 type Releaser interface{ Release() }
 
-type invokerKey struct{}
-
-// WithInvoker returns ctx carrying inv, for the adapters whose host
-// functions are shared by every instance (wazero).
-func WithInvoker(ctx context.Context, inv Invoker) context.Context {
-	return context.WithValue(ctx, invokerKey{}, inv)
-}
+// InvokerKey is the context key of the Invoker, for the adapters whose
+// host functions are shared by every instance (wazero): the context of a
+// guest call carries its session.
+type InvokerKey struct{}
 
 // InvokerFrom returns the Invoker of ctx, nil if none.
 func InvokerFrom(ctx context.Context) Invoker {
-	inv, _ := ctx.Value(invokerKey{}).(Invoker)
+	inv, _ := ctx.Value(InvokerKey{}).(Invoker)
 	return inv
 }
 

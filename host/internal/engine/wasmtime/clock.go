@@ -48,8 +48,8 @@ func (e *wasmtimeEngine) defineClocks() error {
 	clockTy := wasmtime.NewFuncType([]*wasmtime.ValType{i32, i64, i32}, []*wasmtime.ValType{i32})
 	err := e.linker.FuncNew("wasi_snapshot_preview1", "clock_time_get", clockTy, trapPanics(func(c *wasmtime.Caller, args []wasmtime.Val) ([]wasmtime.Val, *wasmtime.Trap) {
 		errno := int32(wasiEINVAL)
-		if w, _ := c.Data().(*wasmtimeInstance); w != nil {
-			mem, out := w.guestMemory(c), uint64(uint32(args[2].I32()))
+		if w, mem := e.caller(c); w != nil {
+			out := uint64(uint32(args[2].I32()))
 			if now, ok := wasiNow(uint32(args[0].I32())); !ok {
 				errno = wasiEINVAL
 			} else if out+8 > uint64(len(mem)) {
@@ -66,11 +66,11 @@ func (e *wasmtimeEngine) defineClocks() error {
 	}
 	pollTy := wasmtime.NewFuncType([]*wasmtime.ValType{i32, i32, i32, i32}, []*wasmtime.ValType{i32})
 	return e.linker.FuncNew("wasi_snapshot_preview1", "poll_oneoff", pollTy, trapPanics(func(c *wasmtime.Caller, args []wasmtime.Val) ([]wasmtime.Val, *wasmtime.Trap) {
-		w, _ := c.Data().(*wasmtimeInstance)
+		w, mem := e.caller(c)
 		if w == nil {
 			return []wasmtime.Val{wasmtime.ValI32(wasiEBADF)}, nil
 		}
-		errno := w.pollOneoff(c, uint32(args[0].I32()), uint32(args[1].I32()), uint32(args[2].I32()), uint32(args[3].I32()))
+		errno := w.pollOneoff(mem, uint32(args[0].I32()), uint32(args[1].I32()), uint32(args[2].I32()), uint32(args[3].I32()))
 		if w.ctx != nil && w.ctx.Err() != nil {
 			// The call's context ended during the sleep: the guest must
 			// not resume (runError reports the timeout).
@@ -86,8 +86,7 @@ func (e *wasmtimeEngine) defineClocks() error {
 // are ready at once (EBADF for any other fd), and then nothing sleeps;
 // otherwise it sleeps until the earliest clock subscription, which is the
 // one event.
-func (w *wasmtimeInstance) pollOneoff(c *wasmtime.Caller, in, out, nsubs, nevents uint32) int32 {
-	mem := w.guestMemory(c)
+func (w *wasmtimeInstance) pollOneoff(mem []byte, in, out, nsubs, nevents uint32) int32 {
 	if nsubs == 0 {
 		return wasiEINVAL
 	}

@@ -17,6 +17,7 @@ import (
 	"runtime/cgo"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/bytecodealliance/wasmtime-go/v39"
@@ -33,6 +34,49 @@ type wasmtimeEngine struct {
 
 	mu    sync.Mutex
 	cache map[[32]byte]*wasmtimeCompiled // by the wasm's hash, until Runtime.Close
+
+	// byData finds a host call's instance by its store's data (storeData)
+	// without wasmtime-go's global lock: a table replaced, never changed,
+	// under liveMu.
+	liveMu sync.Mutex
+	byData atomic.Pointer[[]*wasmtimeInstance]
+}
+
+// setLive records w (nil: none) as the instance of the store with data d.
+func (e *wasmtimeEngine) setLive(d uintptr, w *wasmtimeInstance) {
+	e.liveMu.Lock()
+	defer e.liveMu.Unlock()
+	var t []*wasmtimeInstance
+	if old := e.byData.Load(); old != nil {
+		t = *old
+	}
+	t = append(make([]*wasmtimeInstance, 0, max(len(t), int(d)+1)), t...)
+	t = t[:max(len(t), int(d)+1)]
+	t[d] = w
+	e.byData.Store(&t)
+}
+
+// caller returns the instance of a host call's store (nil if the store is
+// not one of this engine's) and the guest's memory now (nil if none), in
+// one call into C in the steady state (callerStore). The memory's base
+// never moves (see New), so views that async copies keep of registered
+// ranges stay valid until the session is released, which happens before
+// the store is closed.
+func (e *wasmtimeEngine) caller(c *wasmtime.Caller) (*wasmtimeInstance, []byte) {
+	d, size, known := callerStore(c)
+	var w *wasmtimeInstance
+	if t := e.byData.Load(); t != nil && d < uintptr(len(*t)) {
+		w = (*t)[d]
+	}
+	switch {
+	case w == nil:
+		return nil, nil
+	case w.mem == nil:
+		return w, w.startMemory(c)
+	case !known:
+		size = callerMemory(c, d, w.mem)
+	}
+	return w, unsafe.Slice((*byte)(w.base), size)
 }
 
 // wasmtimeMaxMemory is the reservation of every linear memory: all a
@@ -107,11 +151,11 @@ func (e *wasmtimeEngine) define() error {
 		}
 		ty := wasmtime.NewFuncType(params, []*wasmtime.ValType{i32})
 		err := e.linker.FuncNew(f.Module, f.Name, ty, trapPanics(func(c *wasmtime.Caller, args []wasmtime.Val) ([]wasmtime.Val, *wasmtime.Trap) {
-			w, _ := c.Data().(*wasmtimeInstance)
+			w, mem := e.caller(c)
 			if w == nil { // not a store of this adapter
 				return []wasmtime.Val{wasmtime.ValI32(500000)}, nil
 			}
-			r := w.hostCall(c, fi, args)
+			r := w.hostCall(mem, fi, args)
 			if w.ctx != nil && w.ctx.Err() != nil {
 				// The call's context ended while the import blocked: the
 				// guest must not resume (runError reports the timeout).
@@ -246,6 +290,8 @@ func (m *wasmtimeCompiled) Instantiate(ctx context.Context, cfg engine.Config) (
 	e := m.e
 	w := &wasmtimeInstance{e: e, inv: cfg.Invoker, memName: m.memName, stdin: cfg.Stdin, stdout: cfg.Stdout, stderr: cfg.Stderr}
 	w.store = wasmtime.NewStoreWithData(e.eng, w)
+	w.data = storeData(w.store)
+	e.setLive(w.data, w)
 	engine.LiveMemories.Add(1)
 	w.handle = cgo.NewHandle(w)
 	setEpochCallback(w.store, w.handle)
@@ -294,6 +340,7 @@ type wasmtimeInstance struct {
 	inv     engine.Invoker
 	store   *wasmtime.Store
 	handle  cgo.Handle // the store's reference to w, for the epoch callback
+	data    uintptr    // the store's data (storeData)
 	inst    *wasmtime.Instance
 	mem     *wasmtime.Memory // memory 0, once instantiated; nil if none
 	base    unsafe.Pointer   // its data, which never moves
@@ -306,31 +353,25 @@ type wasmtimeInstance struct {
 	stderr io.Writer
 }
 
-// guestMemory returns the guest's linear memory for the duration of a host
-// call. Its base never moves (see newWasmtime), so views that async copies
-// keep of registered ranges stay valid until the session is released,
-// which happens before the store is closed; it also lets the base be read
-// once, leaving one size query per call.
-func (w *wasmtimeInstance) guestMemory(c *wasmtime.Caller) []byte {
-	if w.mem == nil {
-		if w.memName == "" {
-			return nil
-		}
-		// A start function, during instantiation.
-		ext := c.GetExport(w.memName)
-		if ext == nil || ext.Memory() == nil {
-			return nil
-		}
-		return ext.Memory().UnsafeData(c)
+// startMemory returns the guest's memory before instantiation recorded it
+// (a start function run by the engine: the host calls it itself, but a
+// host call must never see a memory it cannot check against).
+func (w *wasmtimeInstance) startMemory(c *wasmtime.Caller) []byte {
+	if w.memName == "" {
+		return nil
 	}
-	return unsafe.Slice((*byte)(w.base), w.mem.DataSize(c))
+	ext := c.GetExport(w.memName)
+	if ext == nil || ext.Memory() == nil {
+		return nil
+	}
+	return ext.Memory().UnsafeData(c)
 }
 
 // hostCall runs host function fi: wasmtime values in, the engine-neutral
 // stack to the Invoker, the i32 result out.
-func (w *wasmtimeInstance) hostCall(c *wasmtime.Caller, fi int, args []wasmtime.Val) int32 {
+func (w *wasmtimeInstance) hostCall(mem []byte, fi int, args []wasmtime.Val) int32 {
 	stack, ctx := w.callStack(args)
-	w.inv.Invoke(ctx, fi, w.guestMemory(c), stack)
+	w.inv.Invoke(ctx, fi, mem, stack)
 	return int32(uint32(stack[0]))
 }
 
@@ -486,6 +527,8 @@ func (w *wasmtimeInstance) Close(context.Context) error {
 	if w.store == nil {
 		return nil
 	}
+	w.e.setLive(w.data, nil)
+	storeClosing() // before the store's data can name another store
 	w.store.Close()
 	engine.LiveMemories.Add(-1)
 	w.store, w.inst, w.mem, w.base = nil, nil, nil, nil

@@ -39,8 +39,8 @@ func (e *wasmtimeEngine) defineStdio() error {
 		write := name == "fd_write"
 		err := e.linker.FuncNew("wasi_snapshot_preview1", name, ty, trapPanics(func(c *wasmtime.Caller, args []wasmtime.Val) ([]wasmtime.Val, *wasmtime.Trap) {
 			errno := int32(wasiEBADF)
-			if w, _ := c.Data().(*wasmtimeInstance); w != nil {
-				mem := w.guestMemory(c)
+			w, mem := e.caller(c)
+			if w != nil {
 				fd, iovs, n, out := uint32(args[0].I32()), uint32(args[1].I32()), uint32(args[2].I32()), uint32(args[3].I32())
 				if write {
 					errno = w.fdWrite(mem, fd, iovs, n, out)
@@ -48,7 +48,7 @@ func (e *wasmtimeEngine) defineStdio() error {
 					errno = w.fdRead(mem, fd, iovs, n, out)
 				}
 			}
-			return interrupted(c, errno)
+			return interrupted(w, errno)
 		}))
 		if err != nil {
 			return err
@@ -59,8 +59,8 @@ func (e *wasmtimeEngine) defineStdio() error {
 
 // interrupted returns errno to the guest, or stops it if its call's
 // context ended while the WASI function blocked.
-func interrupted(c *wasmtime.Caller, errno int32) ([]wasmtime.Val, *wasmtime.Trap) {
-	if w, _ := c.Data().(*wasmtimeInstance); w != nil && w.ctx != nil && w.ctx.Err() != nil {
+func interrupted(w *wasmtimeInstance, errno int32) ([]wasmtime.Val, *wasmtime.Trap) {
+	if w != nil && w.ctx != nil && w.ctx.Err() != nil {
 		return nil, wasmtime.NewTrap("interrupted: " + w.ctx.Err().Error())
 	}
 	return []wasmtime.Val{wasmtime.ValI32(errno)}, nil

@@ -232,26 +232,64 @@ func (m *module) Instantiate(ctx context.Context, cfg engine.Config) (engine.Ins
 	return &instance{mod: mod}, nil
 }
 
-type instance struct{ mod api.Module }
+// instance is one module instance. Its calls never overlap (the host
+// serializes them), so each export's function and stack are made once and
+// reused: wazero's ExportedFunction makes a new call engine, with its own
+// stack, on every lookup.
+type instance struct {
+	mod   api.Module
+	funcs map[string]*export
+}
 
-func (i *instance) Has(name string) bool { return i.mod.ExportedFunction(name) != nil }
+// export is an exported function, looked up once.
+type export struct {
+	fn      api.Function
+	params  int
+	results []api.ValueType
+	stack   []uint64 // parameters in, results out (CallWithStack)
+}
+
+func (i *instance) export(name string) *export {
+	if x, ok := i.funcs[name]; ok {
+		return x
+	}
+	fn := i.mod.ExportedFunction(name)
+	if fn == nil {
+		return nil // not cached: a typo must not grow the map
+	}
+	d := fn.Definition()
+	x := &export{fn: fn, params: len(d.ParamTypes()), results: d.ResultTypes()}
+	x.stack = make([]uint64, max(x.params, len(x.results)))
+	if i.funcs == nil {
+		i.funcs = map[string]*export{}
+	}
+	i.funcs[name] = x
+	return x
+}
+
+func (i *instance) Has(name string) bool { return i.export(name) != nil }
 
 func (i *instance) Memory() []byte { return memoryOf(i.mod) }
 
 func (i *instance) Call(ctx context.Context, name string, args ...uint64) ([]uint64, error) {
-	fn := i.mod.ExportedFunction(name)
-	if fn == nil {
+	x := i.export(name)
+	if x == nil {
 		return nil, fmt.Errorf("host: %w: %q", engine.ErrNoExport, name)
 	}
-	if want := len(fn.Definition().ParamTypes()); len(args) != want {
-		return nil, fmt.Errorf("host: %s: %w: it takes %d, got %d", name, engine.ErrArgs, want, len(args))
+	if len(args) != x.params {
+		return nil, fmt.Errorf("host: %s: %w: it takes %d, got %d", name, engine.ErrArgs, x.params, len(args))
 	}
-	res, err := fn.Call(ctx, args...)
-	if err != nil {
+	copy(x.stack, args)
+	if err := x.fn.CallWithStack(ctx, x.stack); err != nil {
 		return nil, runError(name, err)
 	}
-	// wazero leaves the upper half of an i32 result undefined.
-	for k, t := range fn.Definition().ResultTypes() {
+	if len(x.results) == 0 {
+		return nil, nil
+	}
+	res := make([]uint64, len(x.results)) // the caller's to keep
+	for k, t := range x.results {
+		res[k] = x.stack[k]
+		// wazero leaves the upper half of an i32 result undefined.
 		if t == api.ValueTypeI32 || t == api.ValueTypeF32 {
 			res[k] = uint64(uint32(res[k]))
 		}

@@ -1,0 +1,198 @@
+package host
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/aclwasm/aclwasm/host/internal/engine"
+)
+
+// callCtx is the context of an instance's guest calls: one per Instance,
+// armed by each call and ended after it, so that a call makes no context,
+// timer or value of its own (context.WithTimeout, WithCancel and
+// WithValue cost about ten allocations and a microsecond per call, more
+// than the call of an empty export). It is done when the policy's timeout
+// of the call expires (cause errPolicyTimeout, as withPolicyTimeout), when
+// the caller's context is done, or when Close cancels the call. It carries
+// the session for the engines (engine.InvokerKey), and implements
+// AfterFunc so that contexts derived from it (a host call's own timeout)
+// need no goroutine to follow it.
+//
+// Calls never overlap (callMu), so only one call arms it at a time; the
+// timer's and the parent's callbacks of an earlier call may still run late
+// and are recognized as stale.
+type callCtx struct {
+	inv engine.Invoker
+
+	mu         sync.Mutex
+	parent     context.Context // the armed call's; nil between calls
+	done       chan struct{}   // closed when the call's context ends; replaced then
+	err, cause error
+	deadline   time.Time
+	hasDL      bool
+	timer      *time.Timer // the policy's timeout, made once, reset per call
+	stopParent func() bool // stops following a cancelable parent
+	afters     []*afterFunc
+}
+
+type afterFunc struct{ f func() }
+
+// arm starts a call under parent, bounded by the policy's timeout d
+// (NoTimeout: none). The caller holds the instance's callMu and mu.
+func (c *callCtx) arm(parent context.Context, d time.Duration) {
+	c.mu.Lock()
+	c.parent = parent
+	if c.done == nil || c.err != nil {
+		c.done = make(chan struct{})
+	}
+	c.err, c.cause = nil, nil
+	c.deadline, c.hasDL = parent.Deadline()
+	policy := false
+	if d >= 0 {
+		if dl := time.Now().Add(d); !c.hasDL || dl.Before(c.deadline) {
+			c.deadline, c.hasDL, policy = dl, true, true
+		}
+	}
+	c.mu.Unlock()
+	if parent.Done() != nil {
+		c.stopParent = context.AfterFunc(parent, func() { c.parentDone(parent) })
+	}
+	if policy {
+		if c.timer == nil {
+			c.timer = time.AfterFunc(d, c.expire)
+		} else {
+			c.timer.Reset(d)
+		}
+	}
+}
+
+// end ends the armed call. Contexts derived from it and still following
+// it are cancelled, as they were when each call had a context of its own.
+func (c *callCtx) end() {
+	if c.timer != nil {
+		c.timer.Stop()
+	}
+	if c.stopParent != nil {
+		c.stopParent()
+		c.stopParent = nil
+	}
+	c.mu.Lock()
+	leaked := len(c.afters) > 0
+	c.mu.Unlock()
+	if leaked {
+		c.cancel(context.Canceled, context.Canceled)
+	}
+	c.mu.Lock()
+	c.parent = nil
+	c.mu.Unlock()
+}
+
+// expire is the policy timeout's callback; a late one of an earlier call
+// finds the deadline not reached.
+func (c *callCtx) expire() {
+	c.mu.Lock()
+	stale := c.parent == nil || time.Now().Before(c.deadline)
+	c.mu.Unlock()
+	if !stale {
+		c.cancel(context.DeadlineExceeded, errPolicyTimeout)
+	}
+}
+
+// parentDone follows the caller's context p.
+func (c *callCtx) parentDone(p context.Context) {
+	c.mu.Lock()
+	stale := c.parent != p
+	c.mu.Unlock()
+	if !stale {
+		c.cancel(p.Err(), context.Cause(p))
+	}
+}
+
+// cancel ends the armed call's context with err and cause (first one
+// wins); nothing between calls.
+func (c *callCtx) cancel(err, cause error) {
+	c.mu.Lock()
+	if c.err != nil || c.parent == nil {
+		c.mu.Unlock()
+		return
+	}
+	c.err, c.cause = err, cause
+	close(c.done)
+	afters := c.afters
+	c.afters = nil
+	c.mu.Unlock()
+	for _, a := range afters {
+		go a.f()
+	}
+}
+
+// Cause is context.Cause of the call's context (which context.Cause
+// cannot read from a context of this type).
+func (c *callCtx) Cause() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cause
+}
+
+// Deadline implements context.Context.
+func (c *callCtx) Deadline() (time.Time, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.deadline, c.hasDL
+}
+
+// Done implements context.Context.
+func (c *callCtx) Done() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.done
+}
+
+// Err implements context.Context.
+func (c *callCtx) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// Value implements context.Context: the session for the engines, the
+// caller's values otherwise.
+func (c *callCtx) Value(key any) any {
+	if _, ok := key.(engine.InvokerKey); ok {
+		return c.inv
+	}
+	c.mu.Lock()
+	p := c.parent
+	c.mu.Unlock()
+	if p == nil {
+		return nil
+	}
+	return p.Value(key)
+}
+
+// AfterFunc runs f on a goroutine of its own once the call's context is
+// done; context.AfterFunc, WithCancel and WithTimeout use it instead of a
+// goroutine that waits for Done.
+func (c *callCtx) AfterFunc(f func()) (stop func() bool) {
+	a := &afterFunc{f: f}
+	c.mu.Lock()
+	if c.err != nil || c.parent == nil {
+		c.mu.Unlock()
+		go f()
+		return func() bool { return false }
+	}
+	c.afters = append(c.afters, a)
+	c.mu.Unlock()
+	return func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		i := slices.Index(c.afters, a)
+		if i < 0 {
+			return false
+		}
+		c.afters = slices.Delete(c.afters, i, i+1)
+		return true
+	}
+}
