@@ -65,7 +65,7 @@ type vkind uint8
 const (
 	vNone   vkind = iota // takes no modeled time: the host's completion marks
 	vWork                // the launch latency, then its flows at once
-	vRecord              // an event record: its end is the timestamp
+	vRecord              // an event record or reset: its end is the timestamp
 	vWait                // a stream's wait for rec
 	vHost                // a host function: as long as it really ran
 )
@@ -398,6 +398,17 @@ func (c *clock) stamp(r *record) (float64, bool) {
 		return 0, false
 	}
 	return r.v.end, true
+}
+
+// stamped reports whether the record r has run in modeled time; with no
+// model (c nil), whether it has run is for the caller to know.
+func (c *clock) stamped(r *record) bool {
+	if c == nil {
+		return true
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return r.v.done()
 }
 
 // elapsed returns the modeled time since New.

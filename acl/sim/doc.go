@@ -146,9 +146,11 @@
 // machine but not in modeled time moves it to the model's next event (time
 // passes while the host polls); a stream holding WithQueueDepth operations
 // not done in modeled time, to when there is room. Event timestamps,
-// EventElapsedTime and whether work counts as complete follow the clock,
-// so a program sees the chip's timing and order of completion, and the
-// same calls give the same modeled times on any machine. Work must also
+// EventElapsedTime, whether work counts as complete and when a ResetEvent
+// takes effect follow the clock, and a wait with a timeout
+// (StreamWaitEventTimeout) ends after it in modeled time, so a program
+// sees the chip's timing and order of completion, and the same calls give
+// the same modeled times on any machine. Work must also
 // really be done (the stream workers do not wait for the model), and host
 // functions run in their real order. Every caller of one Backend shares
 // its clock: a wait by one session moves it for all. ModelTime reads it.

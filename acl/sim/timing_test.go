@@ -286,6 +286,28 @@ func TestTimingCompletionOrder(t *testing.T) {
 	near(t, p.launch+ms(n/2, p.h2d), r.elapsed(big), "the big copy")
 }
 
+func TestTimingResetEvent(t *testing.T) {
+	const n = 1 << 20
+	r := newRig(t, n)
+	s := r.stream(0)
+	e := r.timed(s, func(acl.Stream) {})
+	require.NoError(t, r.b.SynchronizeStream(t.Context(), s, -1))
+	r.copyAsync(acl.Device(r.dev[0]), acl.Host(r.host, r.pin), s)
+	require.NoError(t, r.b.ResetEvent(e[1], s))
+	sim.WaitReal(t.Context(), r.b, e[1])
+	// The reset has run on this machine, not yet in modeled time: the
+	// record before it still counts.
+	st, err := r.b.QueryEvent(e[1])
+	require.NoError(t, err)
+	require.Equal(t, acl.EventRecordedStatusComplete, st)
+	ms, err := r.b.EventElapsedTime(e[0], e[1])
+	require.NoError(t, err)
+	require.Zero(t, ms)
+	require.NoError(t, r.b.SynchronizeStream(t.Context(), s, -1))
+	_, err = r.b.EventElapsedTime(e[0], e[1])
+	require.ErrorIs(t, err, acl.ErrRTEventTimestampInvalid, "reset once the copy before it is done in modeled time")
+}
+
 func TestTimingTimeout(t *testing.T) {
 	const n = 8 << 20
 	p := chipParams[sim.AtlasA2]
