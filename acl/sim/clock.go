@@ -94,6 +94,7 @@ type vop struct {
 	ran   bool    // vHost: the function has returned, after dur
 	dur   float64
 	tmo   float64 // vWait: its timeout (0: none)
+	one   [1]flow // room for the one flow most operations have
 }
 
 func (v *vop) done() bool { return v != nil && v.state == vDone }
@@ -131,6 +132,7 @@ func newClock(prof profile, depth int, paced bool) *clock {
 // takes no modeled time.
 func (c *clock) cost(fs ...flow) *vop {
 	v := &vop{kind: vWork}
+	v.flows = v.one[:0]
 	for _, f := range fs {
 		if f.left > 0 {
 			v.flows = addFlow(v.flows, f.key, f.left)
@@ -217,6 +219,7 @@ func (c *clock) workCost(w any, held [2]span) *vop {
 // the entries as one transfer.
 func (c *clock) batchCost(j *batch) *vop {
 	v := &vop{kind: vWork}
+	v.flows = v.one[:0]
 	for i, n := range j.ns {
 		if n == 0 {
 			continue
