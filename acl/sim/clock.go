@@ -11,8 +11,10 @@ import (
 // device on a virtual clock, run beside the real work: the stream workers
 // still move the bytes as fast as this machine can, and the model says when
 // each operation would have started and ended on the chip. Times are
-// float64 nanoseconds since New; everything the model computes depends only
-// on the sequence of calls, never on how fast the host copies.
+// float64 nanoseconds since New; what the model computes depends only on
+// the sequence of calls (and on how long host functions run, which is the
+// host's own time), never on how fast this machine copies. Pacing
+// (WithPacing) adds the wall clock.
 //
 // The clock has one reading, now: the host's time, which is also how far
 // the model has run. Calls are instants at now; only waiting moves now
