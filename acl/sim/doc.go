@@ -178,8 +178,8 @@
 // 950; full duplex, hence a link per direction. Within a device a copy
 // reads and writes the same HBM, so it is given half of the HBM bandwidth
 // assumed for the chip (1.6, 2 and 3.2 TB/s). Between devices: 56 GB/s,
-// the figure commonly quoted for one HCCS link of the 910B (not in the
-// reference facts), assumed faster on the later chips. Launch: an order of
+// the figure commonly quoted for one HCCS link of the 910B (the native
+// sources give none), assumed faster on the later chips. Launch: an order of
 // magnitude for submitting one task to a stream, not a measured figure.
 //
 // Robustness. Every method validates handles (an unknown or destroyed
