@@ -481,3 +481,20 @@ func BenchmarkTiming(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed())/float64(off), "x-off")
 }
+
+// TestTimingConcurrentUse runs the programs of TestConcurrentUse on one
+// simulator with the timing model: many callers share its clock and links,
+// under -race, and every program still gets its data right and returns.
+func TestTimingConcurrentUse(t *testing.T) {
+	b := newSim(t, sim.WithTiming(), sim.WithMemory(256<<20), sim.WithChip(sim.AtlasA3))
+	const workers, rounds, n = 8, 20, 4096
+	errs := make(chan error, workers)
+	for w := range workers {
+		go func() { errs <- program(t.Context(), b, int32(w%2), byte(w), rounds, n) }()
+	}
+	for range workers {
+		require.NoError(t, <-errs)
+	}
+	require.NoError(t, b.SynchronizeDevice(t.Context(), 0, -1))
+	require.Positive(t, b.ModelTime(), "their waits moved the clock")
+}
