@@ -11,8 +11,10 @@ import (
 // device on a virtual clock, run beside the real work: the stream workers
 // still move the bytes as fast as this machine can, and the model says when
 // each operation would have started and ended on the chip. Times are
-// float64 nanoseconds since New; everything the model computes depends only
-// on the sequence of calls, never on how fast the host copies.
+// float64 nanoseconds since New; what the model computes depends only on
+// the sequence of calls (and on how long host functions run, which is the
+// host's own time), never on how fast this machine copies. Pacing
+// (WithPacing) adds the wall clock.
 //
 // The clock has one reading, now: the host's time, which is also how far
 // the model has run. Calls are instants at now; only waiting moves now
@@ -65,7 +67,7 @@ type vkind uint8
 const (
 	vNone   vkind = iota // takes no modeled time: the host's completion marks
 	vWork                // the launch latency, then its flows at once
-	vRecord              // an event record: its end is the timestamp
+	vRecord              // an event record or reset: its end is the timestamp
 	vWait                // a stream's wait for rec
 	vHost                // a host function: as long as it really ran
 )
@@ -94,6 +96,7 @@ type vop struct {
 	ran   bool    // vHost: the function has returned, after dur
 	dur   float64
 	tmo   float64 // vWait: its timeout (0: none)
+	one   [1]flow // room for the one flow most operations have
 }
 
 func (v *vop) done() bool { return v != nil && v.state == vDone }
@@ -131,6 +134,7 @@ func newClock(prof profile, depth int, paced bool) *clock {
 // takes no modeled time.
 func (c *clock) cost(fs ...flow) *vop {
 	v := &vop{kind: vWork}
+	v.flows = v.one[:0]
 	for _, f := range fs {
 		if f.left > 0 {
 			v.flows = addFlow(v.flows, f.key, f.left)
@@ -217,6 +221,7 @@ func (c *clock) workCost(w any, held [2]span) *vop {
 // the entries as one transfer.
 func (c *clock) batchCost(j *batch) *vop {
 	v := &vop{kind: vWork}
+	v.flows = v.one[:0]
 	for i, n := range j.ns {
 		if n == 0 {
 			continue
@@ -398,6 +403,17 @@ func (c *clock) stamp(r *record) (float64, bool) {
 		return 0, false
 	}
 	return r.v.end, true
+}
+
+// stamped reports whether the record r has run in modeled time; with no
+// model (c nil), whether it has run is for the caller to know.
+func (c *clock) stamped(r *record) bool {
+	if c == nil {
+		return true
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return r.v.done()
 }
 
 // elapsed returns the modeled time since New.

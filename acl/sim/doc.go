@@ -146,16 +146,18 @@
 // machine but not in modeled time moves it to the model's next event (time
 // passes while the host polls); a stream holding WithQueueDepth operations
 // not done in modeled time, to when there is room. Event timestamps,
-// EventElapsedTime and whether work counts as complete follow the clock,
-// so a program sees the chip's timing and order of completion, and the
-// same calls give the same modeled times on any machine. Work must also
-// really be done (the stream workers do not wait for the model), and host
-// functions run in their real order. Every caller of one Backend shares
-// its clock: a wait by one session moves it for all. ModelTime reads it.
+// EventElapsedTime, whether work counts as complete and when a ResetEvent
+// takes effect follow the clock, and a wait with a timeout
+// (StreamWaitEventTimeout) ends after it in modeled time, so a program
+// sees the chip's timing and order of completion, and the same calls give
+// the same modeled times on any machine. Work must also really be done
+// (the stream workers do not wait for the model), and host functions run
+// in their real order. Every caller of one Backend shares its clock: a
+// wait by one session moves it for all. ModelTime reads it.
 //
-// The wall clock does not wait for the model: a pipeline that would take
-// 10 ms on the chip reports 10 ms and finishes as fast as this machine
-// copies. WithPacing (CLI --sim-pacing) ties the model to the wall clock
+// The wall clock does not wait for the model, so that modeled times are
+// exact and their tests fast: a pipeline that would take 10 ms on the chip
+// reports 10 ms and finishes as fast as this machine copies. WithPacing (CLI --sim-pacing) ties the model to the wall clock
 // instead, for programs that time themselves with it: the host's own time
 // counts as modeled time, and every wait lasts until the wall clock
 // reaches the modeled time it waits for; modeled times then depend on the
@@ -175,10 +177,10 @@
 // achieved) for the A2, the same assumed for the A3, PCIe 5.0 x16 for the
 // 950; full duplex, hence a link per direction. Within a device a copy
 // reads and writes the same HBM, so it is given half of the HBM bandwidth
-// assumed for the chip (1.6, 2 and 3.2 TB/s). Between devices: one
-// interconnect (HCCS) link of the 910B as published, 56 GB/s, and assumed
-// faster on the later chips. Launch: an order of magnitude for submitting
-// one task to a stream, not a measured figure.
+// assumed for the chip (1.6, 2 and 3.2 TB/s). Between devices: 56 GB/s,
+// the figure commonly quoted for one HCCS link of the 910B (the native
+// sources give none), assumed faster on the later chips. Launch: an order of
+// magnitude for submitting one task to a stream, not a measured figure.
 //
 // Robustness. Every method validates handles (an unknown or destroyed
 // stream or event gives ACL_ERROR_RT_INVALID_HANDLE, 107017; an unknown

@@ -17,6 +17,7 @@ type event struct {
 	first *record       // the record the next RecordEvent will use, when waits made while the event had no record wait for it; else nil
 	gone  chan struct{} // closed by DestroyEvent: waits on the event end
 	once  sync.Once
+	clk   *clock // the timing model, which decides when a reset has run; nil when off
 }
 
 // record is one RecordEvent. The worker fills t, err and aborted before it
@@ -42,7 +43,7 @@ func (e *event) current() *record {
 	}
 	select {
 	case <-r.done:
-		if !r.aborted {
+		if !r.aborted && e.clk.stamped(r) {
 			return nil
 		}
 	default:
@@ -90,7 +91,7 @@ func (b *Backend) CreateEvent(dev int32) (acl.Event, error) {
 		return 0, errClosed()
 	}
 	b.nextH++
-	e := &event{h: acl.Event(b.nextH), first: &record{done: make(chan struct{})}, gone: make(chan struct{})}
+	e := &event{h: acl.Event(b.nextH), first: &record{done: make(chan struct{})}, gone: make(chan struct{}), clk: b.clk}
 	b.events[e.h] = e
 	return e.h, nil
 }
@@ -186,6 +187,9 @@ func (b *Backend) ResetEvent(eh acl.Event, sh acl.Stream) error {
 			r.aborted = true
 			close(r.done)
 		},
+	}
+	if b.clk != nil {
+		o.v = &vop{kind: vRecord, rec: r}
 	}
 	if err := s.pushNow(o); err != nil {
 		return err

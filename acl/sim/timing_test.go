@@ -286,6 +286,28 @@ func TestTimingCompletionOrder(t *testing.T) {
 	near(t, p.launch+ms(n/2, p.h2d), r.elapsed(big), "the big copy")
 }
 
+func TestTimingResetEvent(t *testing.T) {
+	const n = 1 << 20
+	r := newRig(t, n)
+	s := r.stream(0)
+	e := r.timed(s, func(acl.Stream) {})
+	require.NoError(t, r.b.SynchronizeStream(t.Context(), s, -1))
+	r.copyAsync(acl.Device(r.dev[0]), acl.Host(r.host, r.pin), s)
+	require.NoError(t, r.b.ResetEvent(e[1], s))
+	sim.WaitReal(t.Context(), r.b, e[1])
+	// The reset has run on this machine, not yet in modeled time: the
+	// record before it still counts.
+	st, err := r.b.QueryEvent(e[1])
+	require.NoError(t, err)
+	require.Equal(t, acl.EventRecordedStatusComplete, st)
+	ms, err := r.b.EventElapsedTime(e[0], e[1])
+	require.NoError(t, err)
+	require.Zero(t, ms)
+	require.NoError(t, r.b.SynchronizeStream(t.Context(), s, -1))
+	_, err = r.b.EventElapsedTime(e[0], e[1])
+	require.ErrorIs(t, err, acl.ErrRTEventTimestampInvalid, "reset once the copy before it is done in modeled time")
+}
+
 func TestTimingTimeout(t *testing.T) {
 	const n = 8 << 20
 	p := chipParams[sim.AtlasA2]
@@ -414,4 +436,65 @@ func TestTimingDestroyStream(t *testing.T) {
 	require.NoError(t, <-done)
 	require.NoError(t, r.b.SynchronizeDevice(t.Context(), 0, -1))
 	require.Equal(t, at, r.b.ModelTime(), "the dropped copy takes no modeled time")
+}
+
+// BenchmarkTiming measures what the timing model costs the calls: 64 queued
+// 64-byte copies and a synchronize on a simulator with the model on, timed
+// in the same iterations as the same calls on one without. x-off is the
+// time with the model over the time without.
+func BenchmarkTiming(b *testing.B) {
+	type rig struct {
+		s    *sim.Backend
+		st   acl.Stream
+		p    acl.DevPtr
+		host []byte
+		pin  acl.HostPin
+	}
+	var rigs [2]rig
+	for i, opts := range [][]sim.Option{nil, {sim.WithTiming()}} {
+		s := sim.New(opts...)
+		defer s.Close()
+		st, err := s.CreateStream(0)
+		check(b, err)
+		p, err := s.Malloc(0, 64, acl.MemMallocHugeFirst)
+		check(b, err)
+		host := make([]byte, 64)
+		pin, err := s.HostRegister(host, acl.HostRegisterMapped)
+		check(b, err)
+		rigs[i] = rig{s, st, p, host, pin}
+	}
+	round := func(r rig) {
+		for range 64 {
+			check(b, r.s.MemcpyAsync(b.Context(), acl.Device(r.p), acl.Host(r.host, r.pin), 64, r.st))
+		}
+		check(b, r.s.SynchronizeStream(b.Context(), r.st, -1))
+	}
+	var off time.Duration
+	b.ResetTimer()
+	for range b.N {
+		round(rigs[1])
+		b.StopTimer()
+		t := time.Now()
+		round(rigs[0])
+		off += time.Since(t)
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(b.Elapsed())/float64(off), "x-off")
+}
+
+// TestTimingConcurrentUse runs the programs of TestConcurrentUse on one
+// simulator with the timing model: many callers share its clock and links,
+// under -race, and every program still gets its data right and returns.
+func TestTimingConcurrentUse(t *testing.T) {
+	b := newSim(t, sim.WithTiming(), sim.WithMemory(256<<20), sim.WithChip(sim.AtlasA3))
+	const workers, rounds, n = 8, 20, 4096
+	errs := make(chan error, workers)
+	for w := range workers {
+		go func() { errs <- program(t.Context(), b, int32(w%2), byte(w), rounds, n) }()
+	}
+	for range workers {
+		require.NoError(t, <-errs)
+	}
+	require.NoError(t, b.SynchronizeDevice(t.Context(), 0, -1))
+	require.Positive(t, b.ModelTime(), "their waits moved the clock")
 }
