@@ -50,6 +50,8 @@ func TestBatchAllocatesPerCallOnly(t *testing.T) {
 			}
 		})
 	}
+	// Before, each entry cost about 4 allocations (2,000 here); an engine's
+	// own allocations per call vary by a few (wasmtime's).
 	one, many := allocs(1), allocs(num)
-	require.LessOrEqual(t, many, one+2, "%d entries: %.1f allocations per call, 1 entry: %.1f", num, many, one)
+	require.Less(t, many-one, float64(num)/64, "%d entries: %.1f allocations per call, 1 entry: %.1f", num, many, one)
 }
