@@ -186,7 +186,8 @@ type Backend interface {
 // s to run once the operations queued on s before it have run, in stream
 // order as LaunchHostFunc, but as a mark rather than an operation: Pending
 // does not count it, and it is dropped, never run, when the work before it
-// is cancelled. fn must be quick and must not call the backend. The
+// is cancelled. fn must be quick and must not call the backend: it may run
+// on the goroutine of a caller that synchronizes s. The
 // sandbox counts the bytes of queued copies with it, once they have moved.
 type Completer interface {
 	OnComplete(s Stream, fn func()) error

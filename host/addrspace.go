@@ -276,7 +276,17 @@ func (as *addrSpace) coalesce() {
 
 // find returns the allocation containing addr, or nil.
 func (as *addrSpace) find(addr uint64) *alloc {
-	i := sort.Search(len(as.allocs), func(i int) bool { return as.allocs[i].base > addr }) - 1
+	// sort.Search by hand: this is on every device address of every call.
+	lo, hi := 0, len(as.allocs)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if as.allocs[m].base > addr {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	i := lo - 1
 	if i < 0 || addr >= as.allocs[i].end() {
 		return nil
 	}

@@ -168,6 +168,9 @@ func (c *call) resolve(name string, addr, n uint64, write bool) (span, error) {
 			return span{}, acl.Errorf(acl.ErrRTParamInvalid, "%s [%#x, +%d) is outside guest memory (%d bytes)", name, addr, n, len(c.mem))
 		}
 		sp := span{buf: acl.Host(c.mem[addr:end:end], 0), loc: acl.MemLocation{Type: acl.MemLocationUnregistered}}
+		if len(c.s.as.pins) == 0 { // the common case: nothing registered
+			return sp, nil
+		}
 		if p := c.s.as.pinAt(addr, end); p != nil {
 			sp.buf.Pin, sp.loc.Type = p.h, acl.MemLocationHost
 		}

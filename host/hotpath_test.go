@@ -50,8 +50,8 @@ func TestBatchAllocatesPerCallOnly(t *testing.T) {
 			}
 		})
 	}
+	// Before, each entry cost about 4 allocations (2,000 here); an engine's
+	// own allocations per call vary by a few (wasmtime's).
 	one, many := allocs(1), allocs(num)
-	// A per-entry allocation would add num; the slack absorbs the runtime
-	// (wasmtime's finalizers, the GC) allocating now and then during a run.
-	require.LessOrEqual(t, many, one+num/16, "%d entries: %.1f allocations per call, 1 entry: %.1f", num, many, one)
+	require.Less(t, many-one, float64(num)/64, "%d entries: %.1f allocations per call, 1 entry: %.1f", num, many, one)
 }

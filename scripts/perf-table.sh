@@ -14,7 +14,7 @@ BENCHFLAGS=${BENCHFLAGS:--benchtime 1s -count 6}
 out=build/perf
 mkdir -p "$out"
 # shellcheck disable=SC2086 # BENCHFLAGS is a list of flags
-$GO test -run '^$' -bench '^BenchmarkGoal' $BENCHFLAGS ./host/ | tee "$out/wazero.txt"
+$GO test -run '^$' -timeout 60m -bench '^BenchmarkGoal' $BENCHFLAGS ./host/ | tee "$out/wazero.txt"
 # shellcheck disable=SC2086
-ACLWASM_TEST_ENGINE=wasmtime $GO test -tags wasmtime -run '^$' -bench '^BenchmarkGoal' $BENCHFLAGS ./host/ | tee "$out/wasmtime.txt"
+ACLWASM_TEST_ENGINE=wasmtime $GO test -tags wasmtime -run '^$' -timeout 60m -bench '^BenchmarkGoal' $BENCHFLAGS ./host/ | tee "$out/wasmtime.txt"
 $GO run ./internal/perftable wazero="$out/wazero.txt" wasmtime="$out/wasmtime.txt" | tee "$out/table.md"

@@ -85,6 +85,9 @@ func (b *Backend) MemcpyBatchAsync(ctx context.Context, cs []acl.Copy, sh acl.St
 	return submit(ctx, st, j.pageable, j, [2]span{}, j)
 }
 
+// bytes is the batch's size, for stream.steal.
+func (j *batch) bytes() uint64 { return j.total }
+
 // run is the work of MemcpyBatchAsync.
 func (j *batch) run(st *stream, _ [2]span, stop halt) error { return st.b.runBatch(stop, j) }
 

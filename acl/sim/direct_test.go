@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"bytes"
 	"sync"
 	"testing"
 
@@ -52,4 +53,42 @@ func TestSyncCopyRacesFree(t *testing.T) {
 	f, total, err := b.MemInfo(0, acl.HBMMem)
 	require.NoError(t, err)
 	require.Equal(t, total, f)
+}
+
+// TestSynchronizeRunsSmallCopiesInOrder queues small copies onto one
+// destination and synchronizes from several goroutines at once: a
+// synchronize may run queued copies itself (stream.steal), and the stream
+// must still run them one at a time, in order, and each synchronize must
+// see every copy queued before it.
+func TestSynchronizeRunsSmallCopiesInOrder(t *testing.T) {
+	b := newSim(t)
+	st, err := b.CreateStream(0)
+	require.NoError(t, err)
+	const n, rounds = 64, 300
+	src, err := b.Malloc(0, n*rounds, acl.MemMallocHugeFirst)
+	require.NoError(t, err)
+	dst, err := b.Malloc(0, n, acl.MemMallocHugeFirst)
+	require.NoError(t, err)
+	img := make([]byte, n*rounds)
+	for i := range rounds {
+		for k := range n {
+			img[i*n+k] = byte(i)
+		}
+	}
+	require.NoError(t, b.Memcpy(t.Context(), acl.Device(src), acl.Host(img, 0), n*rounds))
+	out := make([]byte, n)
+	for i := range rounds {
+		require.NoError(t, b.MemcpyAsync(t.Context(), acl.Device(dst), acl.Device(src+acl.DevPtr(i*n)), n, st))
+		if i%10 != 9 {
+			continue
+		}
+		var wg sync.WaitGroup
+		for range 3 {
+			wg.Go(func() { assert.NoError(t, b.SynchronizeStream(t.Context(), st, -1)) })
+		}
+		wg.Wait()
+		require.NoError(t, b.Memcpy(t.Context(), acl.Host(out, 0), acl.Device(dst), n))
+		require.Equal(t, bytes.Repeat([]byte{byte(i)}, n), out, "after copy %d", i)
+	}
+	require.NoError(t, b.DestroyStream(t.Context(), st))
 }

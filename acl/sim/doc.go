@@ -99,7 +99,13 @@
 // operation. Memset sets the byte it is given. A copy between two devices
 // follows the chip's peer rule (below). Copies of the same allocation
 // never interleave: each takes the allocation's lock, so a synchronous
-// copy racing queued work sees it whole or not at all.
+// copy racing queued work sees it whole or not at all. That lock is the
+// only one a synchronous copy between device and pageable host memory
+// takes: copies of different allocations share no lock or counter, and
+// scale with cores. A synchronize (without a timeout) runs the small
+// copies (at most 2 MiB) at the head of its stream's queue itself while
+// the stream's worker is idle, in stream order, instead of waiting for the
+// worker to be woken for each.
 //
 // Descriptors. A copy descriptor is bytes in device memory, in the
 // simulator's own format (src, dst, count and a format mark, little-endian,

@@ -96,6 +96,8 @@ type xferOp struct{ n uint64 }
 
 func (x xferOp) run(st *stream, h [2]span, stop halt) error { return st.b.xfer(stop, h[0], h[1], x.n) }
 
+func (x xferOp) bytes() uint64 { return x.n }
+
 func errAsyncH2H() error {
 	return acl.Errorf(acl.ErrRTFeatureNotSupport, "asynchronous copies between host memory are not supported: one side must be device memory")
 }

@@ -18,7 +18,14 @@ type op struct {
 	held   [2]span
 	free   releaser // releases what the op holds beyond held; may be nil
 	v      *vop     // the op in the timing model; nil: it takes no modeled time
+	// steal marks a copy of at most one chunk, or an OnComplete mark: a
+	// caller that synchronizes the stream may run it itself (see steal).
+	steal bool
 }
+
+// small is work that reports its bytes, so that a copy of at most one
+// chunk may run on a synchronizing caller.
+type small interface{ bytes() uint64 }
 
 // work is what an operation does when it runs, on the stream's worker or,
 // for pageable host memory, on the caller's goroutine (see submit). held
@@ -64,6 +71,9 @@ func submit[W work](ctx context.Context, st *stream, pageable bool, w W, held [2
 		if c := st.b.clk; c != nil {
 			o.v = c.workCost(w, held)
 		}
+		if z, ok := o.work.(small); ok {
+			o.steal = z.bytes() <= chunk
+		}
 		return st.push(ctx, o)
 	}
 	o := op{held: held, free: free}
@@ -101,6 +111,7 @@ type stream struct {
 	done    uint64
 	err     error // first asynchronous error since the last synchronize
 	marks   int   // OnComplete marks queued and not complete
+	running bool  // an op is running, on the worker or a caller (steal)
 	closing bool  // no more ops are accepted
 	stop    bool  // the worker exits once its running op is done
 	dead    bool  // the worker has exited
@@ -141,24 +152,17 @@ func (s *stream) loop() {
 	defer close(s.exited)
 	s.mu.Lock()
 	for {
-		for s.head == len(s.q) && !s.stop {
+		for (s.head == len(s.q) || s.running) && !s.stop {
 			s.cond.Wait()
 		}
 		if s.stop {
+			for s.running { // a caller's op (steal): close waits for it too
+				s.cond.Wait()
+			}
 			s.mu.Unlock()
 			return
 		}
-		o := s.q[s.head]
-		s.q[s.head] = op{}
-		s.head++
-		switch {
-		case s.head == len(s.q):
-			s.q, s.head = s.q[:0], 0
-		case s.head >= 64 && 2*s.head >= len(s.q):
-			n := copy(s.q, s.q[s.head:])
-			clear(s.q[n:])
-			s.q, s.head = s.q[:n], 0
-		}
+		o := s.popLocked()
 		s.mu.Unlock()
 
 		var err error
@@ -172,21 +176,65 @@ func (s *stream) loop() {
 		o.release()
 
 		s.mu.Lock()
-		if err != nil && s.err == nil {
-			s.err = err
-		}
-		s.done++
-		if o.mark {
-			s.marks--
-		}
-		if o.done != nil {
-			// After the count: whoever it wakes (an event's waiter) then
-			// finds the stream complete too, as the native runtime reports.
-			o.done()
-		}
-		if len(s.waiters) > 0 {
-			s.wakeLocked()
-		}
+		s.finishLocked(&o, err)
+	}
+}
+
+// popLocked takes the op at the head of the queue and marks it running.
+func (s *stream) popLocked() op {
+	o := s.q[s.head]
+	s.q[s.head] = op{}
+	s.head++
+	switch {
+	case s.head == len(s.q):
+		s.q, s.head = s.q[:0], 0
+	case s.head >= 64 && 2*s.head >= len(s.q):
+		n := copy(s.q, s.q[s.head:])
+		clear(s.q[n:])
+		s.q, s.head = s.q[:n], 0
+	}
+	s.running = true
+	return o
+}
+
+// finishLocked counts the running op o complete with its error.
+func (s *stream) finishLocked(o *op, err error) {
+	if err != nil && s.err == nil {
+		s.err = err
+	}
+	s.done++
+	s.running = false
+	if o.mark {
+		s.marks--
+	}
+	if o.done != nil {
+		// After the count: whoever it wakes (an event's waiter) then
+		// finds the stream complete too, as the native runtime reports.
+		o.done()
+	}
+	if len(s.waiters) > 0 {
+		s.wakeLocked()
+	}
+}
+
+// steal runs on the caller's goroutine the ops a synchronize waits for, as
+// long as they are copies of at most one chunk (or OnComplete marks) at the
+// head of the queue and the worker is not running one. Handing a small copy to the worker
+// and waiting to be woken costs far more than the copy (two goroutine
+// switches, often across cores), and a caller that synchronizes waits for
+// it anyway. The op runs exactly as on the worker (in stream order, one at
+// a time, stopped by the stream's cancellation within its one chunk), so
+// nothing else can tell. Not with the timing model, whose worker paces
+// each op. s.mu is held.
+func (s *stream) steal(ctx context.Context, target uint64) {
+	for s.done < target && !s.running && !s.stop && s.head < len(s.q) && s.q[s.head].steal && s.b.clk == nil && ctxErr(ctx) == nil {
+		o := s.popLocked()
+		s.mu.Unlock()
+		err := s.exec(&o)
+		o.release()
+		s.mu.Lock()
+		s.finishLocked(&o, err)
+		s.cond.Signal() // the worker may wait for the op to finish
 	}
 }
 
@@ -264,6 +312,9 @@ func (s *stream) target() uint64 {
 // (errDead). A nil ctx never ends the wait.
 func (s *stream) wait(ctx context.Context, target uint64, tmo <-chan struct{}) error {
 	s.mu.Lock()
+	if tmo == nil { // a wait with a timeout leaves the work to the worker
+		s.steal(ctx, target)
+	}
 	switch {
 	case s.done >= target:
 		s.mu.Unlock()
@@ -578,8 +629,8 @@ func (b *Backend) LaunchHostFunc(h acl.Stream, fn func() error) error {
 	return s.pushNow(o)
 }
 
-// OnComplete implements acl.Completer: fn runs on the stream's worker after
-// the operations queued before it, and is dropped with them when the
+// OnComplete implements acl.Completer: fn runs on the stream's worker (or
+// a caller synchronizing the stream) after the operations queued before it, and is dropped with them when the
 // stream's work is cancelled.
 func (b *Backend) OnComplete(h acl.Stream, fn func()) error {
 	if fn == nil {
@@ -589,5 +640,7 @@ func (b *Backend) OnComplete(h acl.Stream, fn func()) error {
 	if err != nil {
 		return err
 	}
-	return s.pushNow(op{work: opFunc(func(*stream) error { fn(); return nil }), mark: true})
+	// A mark's fn is quick and calls no backend (acl.Completer): a
+	// synchronizing caller may run it as it runs small copies (steal).
+	return s.pushNow(op{work: opFunc(func(*stream) error { fn(); return nil }), mark: true, steal: true})
 }
