@@ -93,15 +93,6 @@ aclError aclrtGetOpExecuteTimeout(uint32_t *timeoutMs);
 __attribute__((import_module("acl32"), import_name("aclrtGetOpTimeOutInterval")))
 aclError aclrtGetOpTimeOutInterval(uint64_t *interval);
 
-/**
- * Logs msg as the plugin's own at level (ACL_DEBUG 0 .. ACL_ERROR 3); func,
- * file and msg are NUL-terminated strings of at most 4 KiB.
- *
- * Wire (acl32): aclAppLog(level i32, func i32, file i32, line i32, msg i32) -> i32
- */
-__attribute__((import_module("acl32"), import_name("aclAppLog")))
-aclError aclAppLog(int32_t level, const char *func, const char *file, uint32_t line, const char *msg);
-
 #else /* ACLWASM_WIDE */
 
 /* The wide profile: aclrtPtr addresses and uint64_t sizes over the "acl" imports. */
@@ -191,17 +182,6 @@ static inline aclError aclrtGetOpExecuteTimeout(uint32_t *timeoutMs)
 static inline aclError aclrtGetOpTimeOutInterval(uint64_t *interval)
 {
     return (aclError)aclwasm_raw_aclrtGetOpTimeOutInterval(interval);
-}
-
-/**
- * Logs msg as the plugin's own at level (ACL_DEBUG 0 .. ACL_ERROR 3); func,
- * file and msg are NUL-terminated strings of at most 4 KiB.
- *
- * Wire: aclAppLog(level i32, func gptr, file gptr, line i32, msg gptr) -> i32
- */
-static inline aclError aclAppLog(int32_t level, const char *func, const char *file, uint32_t line, const char *msg)
-{
-    return (aclError)aclwasm_raw_aclAppLog(level, func, file, (int32_t)line, msg);
 }
 
 #endif /* ACLWASM_WIDE */
