@@ -334,6 +334,26 @@ var Funcs = []Func{
 		Doc: "Writes the milliseconds between two completed events as a float."},
 	{Name: "aclGetRecentErrMsg", Group: Runtime, Params: []Param{{"buf", Gptr, 0}, {"bufLen", I32, 0}},
 		Doc: "Copies the session's most recent error message (up to bufLen-1 bytes and a NUL) and returns its full length."},
+
+	// ABI v1.1 section 10: 32-bit memsets, event reset, op timeouts, app log.
+	{Name: "aclrtMemsetD32", Group: Memset, Params: []Param{{"ptr", Addr, 0}, {"memSize", Size, 0}, {"value", I32, 0}, {"count", Size, 0}},
+		Doc: "Sets count 32-bit words at ptr (4-byte aligned) to value; count*4 above memSize gives 107000."},
+	{Name: "aclrtMemsetD32Async", Group: Memset, Params: []Param{{"ptr", Addr, 0}, {"memSize", Size, 0}, {"value", I32, 0}, {"count", Size, 0}, {"stream", Handle, 0}},
+		Doc: "Queues an aclrtMemsetD32 on stream; guest memory is set before it returns."},
+	{Name: "aclrtResetEvent", Group: Event, Params: []Param{{"event", Handle, 0}, {"stream", Handle, 0}},
+		Doc: "Queues on stream a reset of event: it then reads as never recorded, and later waits wait for its next record."},
+	{Name: "aclrtSetOpWaitTimeout", Group: Runtime, Params: []Param{{"timeout", I32, 0}},
+		Doc: "Bounds the session's later aclrtStreamWaitEvent waits to timeout seconds (0: no limit); a wait past it fails its stream with 107019."},
+	{Name: "aclrtSetOpExecuteTimeOut", Group: Runtime, Params: []Param{{"timeout", I32, 0}},
+		Doc: "Sets the operator execute timeout in seconds (0: the most); kept and reported, kernels never run in the sandbox."},
+	{Name: "aclrtSetOpExecuteTimeOutV2", Group: Runtime, Params: []Param{{"timeout", U64, 0}, {"actualTimeout", Gptr, U64}},
+		Doc: "Sets the operator execute timeout in microseconds (0: the most) and writes the one in effect, whole intervals, as a uint64."},
+	{Name: "aclrtGetOpExecuteTimeout", Group: Runtime, Params: []Param{{"timeoutMs", Gptr, 0}},
+		Doc: "Writes the operator execute timeout in effect, in milliseconds, as a uint32."},
+	{Name: "aclrtGetOpTimeOutInterval", Group: Runtime, Params: []Param{{"interval", Gptr, U64}},
+		Doc: "Writes the hardware's step for operator timeouts, in microseconds, as a uint64."},
+	{Name: "aclAppLog", Group: Runtime, Params: []Param{{"level", I32, 0}, {"func", Gptr, 0}, {"file", Gptr, 0}, {"line", I32, 0}, {"msg", Gptr, 0}},
+		Doc: "Logs msg as the plugin's own at level (ACL_DEBUG 0 .. ACL_ERROR 3); func, file and msg are NUL-terminated strings of at most 4 KiB."},
 }
 
 var index = func() map[string]int {

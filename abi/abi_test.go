@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -66,9 +67,18 @@ var specSig = regexp.MustCompile(`^(\w+)\((.*)\)\s*->\s*(\w+)$`)
 // specFuncs parses every line of the fenced code blocks of section 5.
 func specFuncs(t *testing.T) []specFunc {
 	t.Helper()
+	fs, blocks := specBlocks(t, 5)
+	require.Equal(t, 2, blocks, "ABI.md section 5: want the memcpy family and the support set")
+	return fs
+}
+
+// specBlocks parses every line of the fenced code blocks of section n and
+// returns the functions and how many blocks there were.
+func specBlocks(t *testing.T, n int) ([]specFunc, int) {
+	t.Helper()
 	var fs []specFunc
 	fenced, blocks := false, 0
-	for _, line := range specSection(t, readSpec(t), 5) {
+	for _, line := range specSection(t, readSpec(t), n) {
 		if strings.HasPrefix(strings.TrimSpace(line), "```") {
 			if !fenced {
 				blocks++
@@ -88,28 +98,37 @@ func specFuncs(t *testing.T) []specFunc {
 		}
 		m := specSig.FindStringSubmatch(line)
 		if m == nil {
-			t.Fatalf("ABI.md section 5: cannot parse %q", line)
+			t.Fatalf("ABI.md section %d: cannot parse %q", n, line)
 		}
 		f := specFunc{name: m[1], result: m[3]}
 		if ps := strings.TrimSpace(m[2]); ps != "" {
 			for _, p := range strings.Split(ps, ",") {
 				w := strings.Fields(p)
 				if len(w) != 2 {
-					t.Fatalf("ABI.md section 5: %s: cannot parse parameter %q", f.name, p)
+					t.Fatalf("ABI.md section %d: %s: cannot parse parameter %q", n, f.name, p)
 				}
 				f.params = append(f.params, specParam{w[0], w[1]})
 			}
 		}
 		fs = append(fs, f)
 	}
-	require.False(t, fenced, "ABI.md section 5: unterminated code block")
-	require.Equal(t, 2, blocks, "ABI.md section 5: want the memcpy family and the support set")
+	require.False(t, fenced, "ABI.md section %d: unterminated code block", n)
 	require.NotEmpty(t, fs)
-	return fs
+	return fs, blocks
 }
 
 func TestTableMatchesSpec(t *testing.T) {
 	spec := specFuncs(t)
+
+	// The table is section 5, in its order, then functions of section 10
+	// (ABI v1.1), each as section 10 writes it.
+	require.GreaterOrEqual(t, len(Funcs), len(spec))
+	v11, _ := specBlocks(t, 10)
+	for _, f := range Funcs[len(spec):] {
+		i := slices.IndexFunc(v11, func(sf specFunc) bool { return sf.name == f.Name })
+		require.GreaterOrEqual(t, i, 0, "abi.Funcs has %s, which neither section 5 nor section 10 of ABI.md lists", f.Name)
+		spec = append(spec, v11[i])
+	}
 
 	// No function missing, none extra, none twice.
 	var specNames, tableNames []string
@@ -119,7 +138,7 @@ func TestTableMatchesSpec(t *testing.T) {
 	for _, f := range Funcs {
 		tableNames = append(tableNames, f.Name)
 	}
-	require.ElementsMatch(t, specNames, tableNames, "functions of ABI.md section 5 vs abi.Funcs")
+	require.ElementsMatch(t, specNames, tableNames, "functions of ABI.md sections 5 and 10 vs abi.Funcs")
 	seen := map[string]bool{}
 	for _, n := range tableNames {
 		require.False(t, seen[n], "%s is twice in abi.Funcs", n)

@@ -160,6 +160,16 @@ var (
 	memsetRange = Step{"range", "devPtr range not inside guest memory or one live allocation; a read-only registered range", ErrRTParamInvalid, LayerRange, Sandbox, "(sandbox; read-only: driver)"}
 	memsetBytes = Step{"bytes", "the call would set more bytes than the policy allows (MaxCallBytes)", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"}
 	memsetHost  = Step{"host", "guest memory, registered or not, is set at call time", Success, LayerRange, Native, "memory_common.cc:100-107"}
+
+	memsetD32ACL = []Step{
+		{"null", "ptr NULL", ErrInvalidParam, LayerACL, Native, "memory.cpp (aclrtMemsetD32Impl)"},
+		{"count0", "count 0 (unlike aclrtMemset, not a success)", ErrInvalidParam, LayerACL, Native, "memory.cpp (aclrtMemsetD32Impl: ACL_REQUIRES_POSITIVE)"},
+		{"align", "ptr not 4-byte aligned", ErrInvalidParam, LayerACL, Native, "memory.cpp (aclrtMemsetD32Impl)"},
+		{"memSize", "count*4 above memSize, or overflowing: 107000 as ABI v1.1 section 10 says (the native ACL layer gives 100000 here)", ErrRTParamInvalid, LayerACL, Native, "memory.cpp (aclrtMemsetD32Impl)"},
+	}
+	memsetD32Range   = Step{"range", "ptr range not inside guest memory or one live allocation; a read-only registered range", ErrRTParamInvalid, LayerRange, Sandbox, "(sandbox)"}
+	memsetD32Host    = Step{"host", "guest memory, registered or not, is set at call time (natively memory not from acl gives 100000)", Success, LayerRange, Sandbox, "(ABI v1.1 section 6; natively memory.cpp IsAclPinnedMemory)"}
+	memsetD32Feature = Step{"feature", "device memory on a backend without 32-bit memsets", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox)"}
 )
 
 // Order lists, for the memcpy family and the support functions, each check
@@ -401,7 +411,9 @@ var Order = []FuncOrder{
 	}},
 	{"aclInit", []Step{
 		{"repeat", "a second aclInit", ErrRepeatInitialize, LayerACL, Native, "acl.cpp (aclInitImpl)"},
+		{"string", "configPath not a NUL-terminated string inside guest memory of at most 4096 bytes with its NUL", ErrInvalidParam, LayerACL, Sandbox, "(sandbox)"},
 		{"file", "a non-empty configuration path: the sandbox grants no filesystem", ErrInvalidFile, LayerACL, Sandbox, "(sandbox; natively the file is parsed)"},
+		{"allowed", "with Policy.AllowInitConfig, a non-empty path succeeds and no file is opened", Success, LayerACL, Sandbox, "(sandbox; natively the file is parsed)"},
 	}},
 	{"aclFinalize", []Step{
 		{"repeat", "a second aclFinalize", ErrRepeatFinalize, LayerACL, Native, "acl.cpp (aclFinalizeImpl)"},
@@ -414,5 +426,60 @@ var Order = []FuncOrder{
 		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "memory.cpp:910-913 (the current device is read after the flags)"},
 		{"self", "peerDeviceId is the current device", ErrInvalidParam, LayerACL, Native, "memory.cpp (EnablePeerAccess: peer against the current device)"},
 		{"device", "peerDeviceId not a device of this session", ErrRTInvalidDeviceID, LayerRange, Native, "api_error.cc (EnableP2P)"},
+	}},
+
+	// ABI v1.1 section 10: 32-bit memsets, event reset, op timeouts, app
+	// log. Native locations: memory.cpp, event.cpp are src/acl/aclrt_impl/
+	// at a later snapshot than the audit (not in native-check-order.md).
+	{"aclrtMemsetD32", append(append([]Step(nil), memsetD32ACL...),
+		Step{"context", "no current device", ErrRTContextNull, LayerContext, Driver, "(not audited: as aclrtMemset)"},
+		memsetD32Range,
+		memsetBytes,
+		memsetD32Host,
+		memsetD32Feature,
+	)},
+	{"aclrtMemsetD32Async", append(append([]Step(nil), memsetD32ACL...),
+		Step{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Driver, "(not audited: the runtime entry point, as aclrtMemsetAsync)"},
+		Step{"context", "no current device", ErrRTContextNull, LayerContext, Driver, "(not audited: as aclrtMemsetAsync)"},
+		memsetD32Range,
+		memsetBytes,
+		memsetD32Host,
+		Step{"streamctx", "stream of another device (device memory)", ErrRTStreamContext, LayerContext, Driver, "(not audited: as aclrtMemsetAsync)"},
+		memsetD32Feature,
+		Step{"queue", "more queued operations than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
+	)},
+	{"aclrtResetEvent", []Step{
+		{"null", "event NULL", ErrInvalidParam, LayerACL, Native, "event.cpp (aclrtResetEventImpl)"},
+		{"event", "event handle unknown, destroyed, or a stream", ErrRTInvalidHandle, LayerEntry, Driver, "(not audited: rtEventReset, as aclrtRecordEvent)"},
+		{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Driver, "(not audited: rtEventReset, as aclrtRecordEvent)"},
+		{"context", "no current device (NULL stream)", ErrRTContextNull, LayerContext, Driver, "(not audited: as aclrtRecordEvent)"},
+		{"streamctx", "stream of another device", ErrRTStreamContext, LayerContext, Driver, "(not audited: as aclrtRecordEvent)"},
+		{"feature", "a backend that cannot reset events", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox)"},
+		{"queue", "more queued operations than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
+	}},
+	{"aclrtSetOpWaitTimeout", []Step{
+		{"feature", "a limit (not 0) on a backend that cannot bound event waits", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox; natively any value is taken: event.cpp aclrtSetOpWaitTimeoutImpl)"},
+		{"expire", "a later aclrtStreamWaitEvent still waiting after the limit ends; its stream's next synchronize returns the error", ErrRTWaitTimeout, LayerExec, Driver, "(device: the wait task times out; the code is not audited)"},
+	}},
+	{"aclrtSetOpExecuteTimeOut", []Step{
+		{"feature", "a backend that does not report an operator timeout interval", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox; natively any value is taken: aclrtSetOpExecuteTimeOutImpl)"},
+	}},
+	{"aclrtSetOpExecuteTimeOutV2", []Step{
+		{"null", "actualTimeout NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "(aclrtSetOpExecuteTimeOutV2Impl)"},
+		{"feature", "a backend that does not report an operator timeout interval", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox)"},
+		{"actual", "writes the timeout in effect: whole intervals, 1 to 254 of them, rounded up; 0 asks for 254", Success, LayerExec, Native, "(documented with aclrtGetOpTimeOutInterval)"},
+	}},
+	{"aclrtGetOpExecuteTimeout", []Step{
+		{"null", "timeoutMs NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "(aclrtGetOpExecuteTimeoutImpl)"},
+		{"feature", "never set, on a backend that does not report an operator timeout interval", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox)"},
+	}},
+	{"aclrtGetOpTimeOutInterval", []Step{
+		{"null", "interval NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "(aclrtGetOpTimeOutIntervalImpl)"},
+		{"feature", "a backend that does not report an operator timeout interval", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox)"},
+	}},
+	{"aclAppLog", []Step{
+		{"level", "level not ACL_DEBUG (0), ACL_INFO (1), ACL_WARNING (2) or ACL_ERROR (3); nothing is logged", ErrInvalidParam, LayerACL, Sandbox, "(sandbox; natively aclAppLog returns nothing)"},
+		{"strings", "func or file (may be NULL) not a NUL-terminated string inside guest memory of at most 4096 bytes with its NUL; nothing is logged", ErrInvalidParam, LayerACL, Sandbox, "(sandbox)"},
+		{"msg", "msg NULL, or not such a string; nothing is logged", ErrInvalidParam, LayerACL, Sandbox, "(sandbox)"},
 	}},
 }

@@ -1,6 +1,10 @@
 package host
 
-import "github.com/aclwasm/aclwasm/acl"
+import (
+	"time"
+
+	"github.com/aclwasm/aclwasm/acl"
+)
 
 // createEvent is aclrtCreateEvent(event).
 func createEvent(c *call) error {
@@ -69,7 +73,32 @@ func streamWaitEvent(c *call) error {
 	if err := c.enqueue(st); err != nil {
 		return err
 	}
+	if c.s.opWait > 0 { // bounded by aclrtSetOpWaitTimeout (optimeout.go)
+		return be(c.s.b.(acl.TimedWaiter).StreamWaitEventTimeout(st.h, ev.h, time.Duration(c.s.opWait)*time.Second))
+	}
 	return be(c.s.b.StreamWaitEvent(st.h, ev.h))
+}
+
+// resetEvent is aclrtResetEvent(event, stream), checked as
+// aclrtRecordEvent: it queues on the stream the event's return to the
+// state of one never recorded.
+func resetEvent(c *call) error {
+	ev, err := c.event("event", c.u32(0)) // null, event
+	if err != nil {
+		return err
+	}
+	st, err := c.stream(c.u32(1)) // stream, context, streamctx
+	if err != nil {
+		return err
+	}
+	r, ok := c.s.b.(acl.EventResetter) // feature
+	if !ok {
+		return acl.Errorf(acl.ErrRTFeatureNotSupport, "the %s backend cannot reset events", c.s.b.Name())
+	}
+	if err := c.enqueue(st); err != nil { // queue
+		return err
+	}
+	return be(r.ResetEvent(ev.h, st.h))
 }
 
 // synchronizeEvent is aclrtSynchronizeEvent(event).

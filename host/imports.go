@@ -53,6 +53,15 @@ var imports = func() []importFn {
 		"aclrtQueryEventStatus":             queryEventStatus,
 		"aclrtEventElapsedTime":             eventElapsedTime,
 		"aclGetRecentErrMsg":                getRecentErrMsg,
+		"aclrtMemsetD32":                    memsetD32Sync,
+		"aclrtMemsetD32Async":               memsetD32Async,
+		"aclrtResetEvent":                   resetEvent,
+		"aclrtSetOpWaitTimeout":             setOpWaitTimeout,
+		"aclrtSetOpExecuteTimeOut":          setOpExecuteTimeOut,
+		"aclrtSetOpExecuteTimeOutV2":        setOpExecuteTimeOutV2,
+		"aclrtGetOpExecuteTimeout":          getOpExecuteTimeout,
+		"aclrtGetOpTimeOutInterval":         getOpTimeOutInterval,
+		"aclAppLog":                         appLog,
 	}
 	fns := make([]importFn, len(abi.Funcs))
 	for i, f := range abi.Funcs {

@@ -69,7 +69,8 @@ func (w *logWriter) flush() {
 // setupLog gives the session its id and, with Config.Logger, routes the
 // guest's stdout (level Info) and stderr (level Warn) not given otherwise
 // to the logger, with the attributes plugin (Config.Name, or Args[0]),
-// session and stream.
+// session and stream; aclAppLog's records go to it with plugin and
+// session (applog.go).
 func (s *Session) setupLog(cfg *Config) {
 	s.id = sessionIDs.Add(1)
 	if cfg.Logger == nil {
@@ -80,6 +81,7 @@ func (s *Session) setupLog(cfg *Config) {
 		name = cfg.Args[0]
 	}
 	l := cfg.Logger.With("plugin", name, "session", s.id)
+	s.appLog = l
 	if cfg.Stdout == nil {
 		w := &logWriter{l: l.With("stream", "stdout"), level: slog.LevelInfo}
 		cfg.Stdout = w

@@ -77,3 +77,87 @@ func fill(b []byte, v byte) {
 		copy(b[i:], b[:i])
 	}
 }
+
+// memsetD32Sync is aclrtMemsetD32(ptr, memSize, value, count): count
+// 32-bit words, little-endian. Guest memory, registered or not, is set by
+// the host; device memory by the backend (acl.MemsetD32er).
+func memsetD32Sync(c *call) error {
+	ptr := c.u64(0)
+	n, err := acl.CheckMemsetD32Args(ptr, c.u64(1), c.u64(3)) // null, count0, align, memSize
+	if err != nil {
+		return err
+	}
+	if err := c.needDevice(); err != nil { // context
+		return err
+	}
+	d, err := c.resolve("ptr", ptr, n, true) // range
+	if err != nil {
+		return err
+	}
+	if err := c.budget(n); err != nil { // bytes
+		return err
+	}
+	if !d.buf.IsDevice() { // host
+		fill32(d.buf.Host, c.u32(2))
+		return nil
+	}
+	m, ok := c.s.b.(acl.MemsetD32er) // feature
+	if !ok {
+		return noD32(c)
+	}
+	return be(m.MemsetD32(c.ctx, d.buf, c.u32(2), n/4))
+}
+
+// memsetD32Async is aclrtMemsetD32Async(ptr, memSize, value, count,
+// stream), ordered as aclrtMemsetAsync.
+func memsetD32Async(c *call) error {
+	ptr := c.u64(0)
+	n, err := acl.CheckMemsetD32Args(ptr, c.u64(1), c.u64(3)) // null, count0, align, memSize
+	if err != nil {
+		return err
+	}
+	st, err := c.streamHandle(c.u32(4)) // stream
+	if err != nil {
+		return err
+	}
+	if st, err = c.bindStream(st); err != nil { // context
+		return err
+	}
+	d, err := c.resolve("ptr", ptr, n, true) // range
+	if err != nil {
+		return err
+	}
+	if err := c.budget(n); err != nil { // bytes
+		return err
+	}
+	if !d.buf.IsDevice() { // host
+		fill32(d.buf.Host, c.u32(2))
+		return nil
+	}
+	if err := c.streamCtx(st); err != nil { // streamctx
+		return err
+	}
+	m, ok := c.s.b.(acl.MemsetD32er) // feature
+	if !ok {
+		return noD32(c)
+	}
+	if err := c.enqueue(st); err != nil { // queue
+		return err
+	}
+	return be(m.MemsetD32Async(c.ctx, d.buf, c.u32(2), n/4, st.h))
+}
+
+func noD32(c *call) error {
+	return acl.Errorf(acl.ErrRTFeatureNotSupport, "the %s backend cannot set 32-bit words in device memory", c.s.b.Name())
+}
+
+// fill32 writes v little-endian into every 4-byte word of b.
+func fill32(b []byte, v uint32) {
+	if len(b) < 4 {
+		return
+	}
+	le.PutUint32(b, v)
+	for i := 4; i < len(b); i *= 2 {
+		copy(b[i:], b[:i])
+	}
+}

@@ -46,6 +46,11 @@ type Policy struct {
 	// Timeout bounds a run or a call, host calls that block included.
 	// NoTimeout disables it.
 	Timeout time.Duration
+	// AllowInitConfig lets aclInit succeed with a configuration file's
+	// path, as native programs call it (aclInit("./acl.json")). The host
+	// opens no file: none of the native options (dump, profiling, ...) has
+	// a meaning in the sandbox. Without it such a call gives 100003.
+	AllowInitConfig bool
 }
 
 // Defaults of Policy's fields.

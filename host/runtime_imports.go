@@ -1,32 +1,23 @@
 package host
 
-import (
-	"bytes"
-
-	"github.com/aclwasm/aclwasm/acl"
-)
-
-// maxConfigPath bounds the string aclInit reads from guest memory.
-const maxConfigPath = 4096
+import "github.com/aclwasm/aclwasm/acl"
 
 // aclInit is aclInit(configPath). Calling it is optional; a second call
 // gives 100002. The sandbox grants no filesystem, so a config file cannot
-// be read: a non-empty path gives ACL_ERROR_INVALID_FILE (100003).
+// be read: a non-empty path gives ACL_ERROR_INVALID_FILE (100003), unless
+// Policy.AllowInitConfig lets it succeed without opening anything (no
+// option of the native file has a meaning in the sandbox).
 func aclInit(c *call) error {
 	if c.s.inited {
 		return acl.Errorf(acl.ErrRepeatInitialize, "aclInit was already called")
 	}
 	if p := c.u32(0); p != 0 {
-		b, err := c.guest("configPath", p, min(maxConfigPath, uint64(len(c.mem))-min(uint64(p), uint64(len(c.mem)))))
+		path, err := c.cstring("configPath", p)
 		if err != nil {
 			return err
 		}
-		n := bytes.IndexByte(b, 0)
-		if n < 0 {
-			return acl.Errorf(acl.ErrInvalidParam, "configPath at %#x is not a NUL-terminated string within %d bytes", p, maxConfigPath)
-		}
-		if n > 0 {
-			return acl.Errorf(acl.ErrInvalidFile, "configPath %q cannot be read: the sandbox grants no filesystem; pass NULL or \"\"", b[:n])
+		if path != "" && !c.s.policy.AllowInitConfig {
+			return acl.Errorf(acl.ErrInvalidFile, "configPath %q cannot be read: the sandbox grants no filesystem; pass NULL or \"\", or allow it in the policy (AllowInitConfig), which ignores the file", path)
 		}
 	}
 	c.s.inited = true

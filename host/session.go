@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -63,6 +64,9 @@ type Session struct {
 	vars    map[string]string // Config.Vars, for aclwasm.config_read
 	id      uint64            // ID
 	logs    []*logWriter      // Config.Logger's writers, flushed at release
+	appLog  *slog.Logger      // Config.Logger with plugin and session, for aclAppLog; nil without one
+	opWait  uint32            // aclrtSetOpWaitTimeout, seconds; 0: no limit
+	opExec  uint64            // the operator execute timeout in effect, µs; 0: never set (the maximum)
 	lent    int               // uncharged leases in as.allocs (LendOptions.Charge)
 	// batchBuf is the entries of the synchronous batch in flight, kept
 	// between calls so that a batch allocates nothing (batch.go).

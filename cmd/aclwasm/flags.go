@@ -37,6 +37,7 @@ type sandboxFlags struct {
 	memoryPages                   uint32
 	timeout                       time.Duration
 	allow, deny                   []string
+	allowInitConfig               bool
 }
 
 // Values of the enum flags, for their checks, help and shell completion.
@@ -105,13 +106,14 @@ func (f *sandboxFlags) register(c *cobra.Command) {
 	fl.IntVar(&f.maxBatchEntries, "max-batch-entries", host.DefaultMaxBatchEntries, "entries of queued asynchronous batch copies, over all streams")
 	fl.StringVar(&f.maxCallBytes, "max-call-bytes", "1GiB", "bytes one host call may move or set (a batch's entries summed)")
 	fl.DurationVar(&f.timeout, "timeout", host.DefaultTimeout, "run timeout, blocking host calls included")
+	fl.BoolVar(&f.allowInitConfig, "allow-init-config", false, "let aclInit succeed with a configuration file's path (no file is opened); without it such a call gives 100003")
 }
 
 func (f *sandboxFlags) policy() (host.Policy, error) {
 	p := host.Policy{
 		MaxAllocations: f.maxAllocs, MaxRegistrations: f.maxRegs, MaxStreams: f.maxStreams,
 		MaxEvents: f.maxEvents, MaxQueued: f.maxQueued, MaxBatchEntries: f.maxBatchEntries, MemoryPages: f.memoryPages,
-		Timeout: f.timeout, Allow: f.allow, Deny: f.deny,
+		Timeout: f.timeout, Allow: f.allow, Deny: f.deny, AllowInitConfig: f.allowInitConfig,
 	}
 	var err error
 	if p.DeviceMemory, err = parseBytes(f.deviceMemory); err != nil {

@@ -123,9 +123,17 @@ const (
   (import "acl" "aclrtGetDevice" (func $get (param i32) (result i32)))
   (memory (export "memory") 1)
   (func (export "_start") (drop (call $set (i32.const 0)))))`
+	// watInitConfig calls aclInit("./acl.json") and exits 3 if it fails.
+	watInitConfig = `(module
+  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+  (import "acl" "aclInit" (func $init (param i32) (result i32)))
+  (memory (export "memory") 1)
+  (data (i32.const 16) "./acl.json\00")
+  (func (export "_start") (if (call $init (i32.const 16)) (then (call $exit (i32.const 3))))))`
 )
 
 func TestExitCodes(t *testing.T) {
+	initcfg := wat(t, "initconfig", watInitConfig)
 	exit7 := wat(t, "exit7", watExit7)
 	ret := wat(t, "return", watReturn)
 	trap := wat(t, "trap", watTrap)
@@ -153,6 +161,8 @@ func TestExitCodes(t *testing.T) {
 		{"denied import", []string{"run", "--deny", "aclrtGetDevice", setdev}, 125, []string{"load refused", "import acl.aclrtGetDevice is denied by the policy"}},
 		{"not in allow list", []string{"run", "--allow", "aclrtGetDevice", setdev}, 125, []string{"import acl.aclrtSetDevice is denied by the policy"}},
 		{"allowed", []string{"run", "--allow", "aclrtSetDevice,aclrtGetDevice", setdev}, 0, nil},
+		{"aclInit with a path", []string{"run", initcfg}, 3, nil},
+		{"aclInit with a path allowed", []string{"run", "--allow-init-config", initcfg}, 0, nil},
 		{"not wasm", []string{"run", os.Args[0]}, 125, []string{"load refused", "compile"}},
 		{"missing module", []string{"run", filepath.Join(t.TempDir(), "nope.wasm")}, 126, []string{"nope.wasm"}},
 		{"reactor run as command", []string{"run", wat(t, "reactor", watReactor)}, 126, []string{"has no _start", "--invoke NAME", "it exports: _initialize, add, count, setdev, id, none, quit, boom, spin"}},

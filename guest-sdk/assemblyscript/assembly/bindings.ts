@@ -434,3 +434,91 @@ export declare function aclrtEventElapsedTime(ms: usize, startEvent: u32, endEve
 @external("acl", "aclGetRecentErrMsg")
 export declare function aclGetRecentErrMsg(buf: usize, bufLen: i32): i32;
 
+/**
+ * Sets count 32-bit words at ptr (4-byte aligned) to value; count*4 above
+ * memSize gives 107000.
+ *
+ * Wire: aclrtMemsetD32(ptr addr, memSize size, value i32, count size) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtMemsetD32")
+export declare function aclrtMemsetD32(ptr: u64, memSize: u64, value: u32, count: u64): i32;
+
+/**
+ * Queues an aclrtMemsetD32 on stream; guest memory is set before it returns.
+ *
+ * Wire: aclrtMemsetD32Async(ptr addr, memSize size, value i32, count size, stream handle) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtMemsetD32Async")
+export declare function aclrtMemsetD32Async(ptr: u64, memSize: u64, value: u32, count: u64, stream: u32): i32;
+
+/**
+ * Queues on stream a reset of event: it then reads as never recorded, and
+ * later waits wait for its next record.
+ *
+ * Wire: aclrtResetEvent(event handle, stream handle) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtResetEvent")
+export declare function aclrtResetEvent(event: u32, stream: u32): i32;
+
+/**
+ * Bounds the session's later aclrtStreamWaitEvent waits to timeout seconds (0:
+ * no limit); a wait past it fails its stream with 107019.
+ *
+ * Wire: aclrtSetOpWaitTimeout(timeout i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtSetOpWaitTimeout")
+export declare function aclrtSetOpWaitTimeout(timeout: u32): i32;
+
+/**
+ * Sets the operator execute timeout in seconds (0: the most); kept and
+ * reported, kernels never run in the sandbox.
+ *
+ * Wire: aclrtSetOpExecuteTimeOut(timeout i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtSetOpExecuteTimeOut")
+export declare function aclrtSetOpExecuteTimeOut(timeout: u32): i32;
+
+/**
+ * Sets the operator execute timeout in microseconds (0: the most) and writes
+ * the one in effect, whole intervals, as a uint64.
+ *
+ * Wire: aclrtSetOpExecuteTimeOutV2(timeout i64, actualTimeout gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtSetOpExecuteTimeOutV2")
+export declare function aclrtSetOpExecuteTimeOutV2(timeout: u64, actualTimeout: usize): i32;
+
+/**
+ * Writes the operator execute timeout in effect, in milliseconds, as a uint32.
+ *
+ * Wire: aclrtGetOpExecuteTimeout(timeoutMs gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtGetOpExecuteTimeout")
+export declare function aclrtGetOpExecuteTimeout(timeoutMs: usize): i32;
+
+/**
+ * Writes the hardware's step for operator timeouts, in microseconds, as a
+ * uint64.
+ *
+ * Wire: aclrtGetOpTimeOutInterval(interval gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtGetOpTimeOutInterval")
+export declare function aclrtGetOpTimeOutInterval(interval: usize): i32;
+
+/**
+ * Logs msg as the plugin's own at level (ACL_DEBUG 0 .. ACL_ERROR 3); func,
+ * file and msg are NUL-terminated strings of at most 4 KiB.
+ *
+ * Wire: aclAppLog(level i32, func gptr, file gptr, line i32, msg gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclAppLog")
+export declare function aclAppLog(level: i32, func: usize, file: usize, line: u32, msg: usize): i32;
+

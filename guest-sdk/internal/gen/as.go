@@ -13,6 +13,8 @@ func asRawType(s Sem) string {
 	switch s {
 	case Uint32, MallocPolicy, RegisterType, Stream, Event:
 		return "u32"
+	case Uint64:
+		return "u64"
 	}
 	switch s.Wire() {
 	case abi.Addr, abi.Size:

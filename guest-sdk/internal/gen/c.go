@@ -86,6 +86,10 @@ func cCommonType(s Sem) (string, error) {
 		return "void *", nil
 	case OutBytes:
 		return "char *", nil
+	case Uint64:
+		return "uint64_t", nil
+	case OutUint64:
+		return "uint64_t *", nil
 	}
 	return "", fmt.Errorf("gen: the C generator has no type for parameter meaning %d (add it to cCommonType in guest-sdk/internal/gen/c.go)", s)
 }
@@ -195,6 +199,8 @@ func cRawType(f *Func, p Param, narrow bool) string {
 		if narrow && !acl32Is64(p) {
 			return "uint32_t"
 		}
+		return "uint64_t"
+	case abi.U64:
 		return "uint64_t"
 	case abi.Handle:
 		return "uint32_t"

@@ -43,6 +43,8 @@ func goRawType(s Sem) string {
 	switch s {
 	case Uint32, MallocPolicy, RegisterType, Stream, Event:
 		return "uint32"
+	case Uint64:
+		return "uint64"
 	}
 	switch s.Wire() {
 	case abi.Addr, abi.Size:
@@ -90,8 +92,11 @@ func goRaw(m *model) []byte {
 		ps := make([]string, len(f.Params))
 		for j, p := range f.Params {
 			n := p.Name
-			if n == "type" {
+			switch n {
+			case "type":
 				n = "typ"
+			case "func":
+				n = "fn"
 			}
 			ps[j] = n + " " + goRawType(p.Sem)
 		}

@@ -52,6 +52,10 @@ const (
 	CString          // gptr: NUL-terminated string read by the host (or NULL)
 	Reserved         // gptr: reserved pointer that must be NULL
 	OutBytes         // gptr: byte buffer written by the host
+
+	// ABI v1.1 section 10: 32-bit memsets, op timeouts, app log.
+	Uint64    // uint64_t value (i64 in both profiles)
+	OutUint64 // gptr: uint64_t written by the host (8 bytes in both profiles)
 )
 
 // Wire returns the wire type that carries a parameter of meaning s.
@@ -63,6 +67,8 @@ func (s Sem) Wire() abi.Type {
 		return abi.Size
 	case s == Stream || s == Event:
 		return abi.Handle
+	case s == Uint64:
+		return abi.U64
 	case s >= OutPtr:
 		return abi.Gptr
 	}
@@ -70,7 +76,9 @@ func (s Sem) Wire() abi.Type {
 }
 
 // IsOut reports whether the host writes through the parameter.
-func (s Sem) IsOut() bool { return s >= OutPtr && s <= OutPtrAttributes || s == OutBytes }
+func (s Sem) IsOut() bool {
+	return s >= OutPtr && s <= OutPtrAttributes || s == OutBytes || s == OutUint64
+}
 
 // semantics gives the meaning of every parameter of every ABI function, in
 // order. Names come from the ABI table.
@@ -121,6 +129,16 @@ var semantics = map[string][]Sem{
 	"aclrtQueryEventStatus":             {Event, OutEventStatus},
 	"aclrtEventElapsedTime":             {OutFloat, Event, Event},
 	"aclGetRecentErrMsg":                {OutBytes, Int32},
+	// ABI v1.1 section 10: 32-bit memsets, event reset, op timeouts, app log.
+	"aclrtMemsetD32":             {Ptr, Size, Uint32, Size},
+	"aclrtMemsetD32Async":        {Ptr, Size, Uint32, Size, Stream},
+	"aclrtResetEvent":            {Event, Stream},
+	"aclrtSetOpWaitTimeout":      {Uint32},
+	"aclrtSetOpExecuteTimeOut":   {Uint32},
+	"aclrtSetOpExecuteTimeOutV2": {Uint64, OutUint64},
+	"aclrtGetOpExecuteTimeout":   {OutUint32},
+	"aclrtGetOpTimeOutInterval":  {OutUint64},
+	"aclAppLog":                  {Int32, CString, CString, Uint32, CString},
 }
 
 // ErrMsgFunc is the one function that returns a length, not an aclError.

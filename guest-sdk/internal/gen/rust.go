@@ -31,6 +31,7 @@ func rustRawType(s Sem) string {
 		OutStreamStatus: "*mut u32", OutEventStatus: "*mut u32",
 		OutPtrAttributes: "*mut PtrAttributes", PtrArray: "*const u64", SizeArray: "*const u64",
 		AttrArray: "*const MemcpyBatchAttr", CString: "*const u8", Reserved: "*mut c_void", OutBytes: "*mut u8",
+		Uint64: "u64", OutUint64: "*mut u64",
 	}[s]
 }
 

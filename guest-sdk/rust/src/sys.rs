@@ -307,4 +307,64 @@ extern "C" {
     /// Wire: `aclGetRecentErrMsg(buf gptr, bufLen i32) -> i32`
     #[link_name = "aclGetRecentErrMsg"]
     pub fn aclGetRecentErrMsg(buf: *mut u8, bufLen: i32) -> i32;
+
+    /// Sets count 32-bit words at ptr (4-byte aligned) to value; count*4 above memSize
+    /// gives 107000.
+    ///
+    /// Wire: `aclrtMemsetD32(ptr addr, memSize size, value i32, count size) -> i32`
+    #[link_name = "aclrtMemsetD32"]
+    pub fn aclrtMemsetD32(ptr: u64, memSize: u64, value: u32, count: u64) -> i32;
+
+    /// Queues an aclrtMemsetD32 on stream; guest memory is set before it returns.
+    ///
+    /// Wire: `aclrtMemsetD32Async(ptr addr, memSize size, value i32, count size, stream handle) -> i32`
+    #[link_name = "aclrtMemsetD32Async"]
+    pub fn aclrtMemsetD32Async(ptr: u64, memSize: u64, value: u32, count: u64, stream: u32) -> i32;
+
+    /// Queues on stream a reset of event: it then reads as never recorded, and later
+    /// waits wait for its next record.
+    ///
+    /// Wire: `aclrtResetEvent(event handle, stream handle) -> i32`
+    #[link_name = "aclrtResetEvent"]
+    pub fn aclrtResetEvent(event: u32, stream: u32) -> i32;
+
+    /// Bounds the session's later aclrtStreamWaitEvent waits to timeout seconds (0: no
+    /// limit); a wait past it fails its stream with 107019.
+    ///
+    /// Wire: `aclrtSetOpWaitTimeout(timeout i32) -> i32`
+    #[link_name = "aclrtSetOpWaitTimeout"]
+    pub fn aclrtSetOpWaitTimeout(timeout: u32) -> i32;
+
+    /// Sets the operator execute timeout in seconds (0: the most); kept and reported,
+    /// kernels never run in the sandbox.
+    ///
+    /// Wire: `aclrtSetOpExecuteTimeOut(timeout i32) -> i32`
+    #[link_name = "aclrtSetOpExecuteTimeOut"]
+    pub fn aclrtSetOpExecuteTimeOut(timeout: u32) -> i32;
+
+    /// Sets the operator execute timeout in microseconds (0: the most) and writes the
+    /// one in effect, whole intervals, as a uint64.
+    ///
+    /// Wire: `aclrtSetOpExecuteTimeOutV2(timeout i64, actualTimeout gptr) -> i32`
+    #[link_name = "aclrtSetOpExecuteTimeOutV2"]
+    pub fn aclrtSetOpExecuteTimeOutV2(timeout: u64, actualTimeout: *mut u64) -> i32;
+
+    /// Writes the operator execute timeout in effect, in milliseconds, as a uint32.
+    ///
+    /// Wire: `aclrtGetOpExecuteTimeout(timeoutMs gptr) -> i32`
+    #[link_name = "aclrtGetOpExecuteTimeout"]
+    pub fn aclrtGetOpExecuteTimeout(timeoutMs: *mut u32) -> i32;
+
+    /// Writes the hardware's step for operator timeouts, in microseconds, as a uint64.
+    ///
+    /// Wire: `aclrtGetOpTimeOutInterval(interval gptr) -> i32`
+    #[link_name = "aclrtGetOpTimeOutInterval"]
+    pub fn aclrtGetOpTimeOutInterval(interval: *mut u64) -> i32;
+
+    /// Logs msg as the plugin's own at level (ACL_DEBUG 0 .. ACL_ERROR 3); func, file
+    /// and msg are NUL-terminated strings of at most 4 KiB.
+    ///
+    /// Wire: `aclAppLog(level i32, func gptr, file gptr, line i32, msg gptr) -> i32`
+    #[link_name = "aclAppLog"]
+    pub fn aclAppLog(level: i32, func: *const u8, file: *const u8, line: u32, msg: *const u8) -> i32;
 }

@@ -49,6 +49,50 @@ aclError aclFinalize(void);
 __attribute__((import_module("acl32"), import_name("aclrtGetVersion")))
 aclError aclrtGetVersion(int32_t *major, int32_t *minor, int32_t *patch);
 
+/**
+ * Bounds the session's later aclrtStreamWaitEvent waits to timeout seconds (0:
+ * no limit); a wait past it fails its stream with 107019.
+ *
+ * Wire (acl32): aclrtSetOpWaitTimeout(timeout i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtSetOpWaitTimeout")))
+aclError aclrtSetOpWaitTimeout(uint32_t timeout);
+
+/**
+ * Sets the operator execute timeout in seconds (0: the most); kept and
+ * reported, kernels never run in the sandbox.
+ *
+ * Wire (acl32): aclrtSetOpExecuteTimeOut(timeout i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtSetOpExecuteTimeOut")))
+aclError aclrtSetOpExecuteTimeOut(uint32_t timeout);
+
+/**
+ * Sets the operator execute timeout in microseconds (0: the most) and writes
+ * the one in effect, whole intervals, as a uint64.
+ *
+ * Wire (acl32): aclrtSetOpExecuteTimeOutV2(timeout i64, actualTimeout i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtSetOpExecuteTimeOutV2")))
+aclError aclrtSetOpExecuteTimeOutV2(uint64_t timeout, uint64_t *actualTimeout);
+
+/**
+ * Writes the operator execute timeout in effect, in milliseconds, as a uint32.
+ *
+ * Wire (acl32): aclrtGetOpExecuteTimeout(timeoutMs i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetOpExecuteTimeout")))
+aclError aclrtGetOpExecuteTimeout(uint32_t *timeoutMs);
+
+/**
+ * Writes the hardware's step for operator timeouts, in microseconds, as a
+ * uint64.
+ *
+ * Wire (acl32): aclrtGetOpTimeOutInterval(interval i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetOpTimeOutInterval")))
+aclError aclrtGetOpTimeOutInterval(uint64_t *interval);
+
 #else /* ACLWASM_WIDE */
 
 /* The wide profile: aclrtPtr addresses and uint64_t sizes over the "acl" imports. */
@@ -84,6 +128,60 @@ static inline aclError aclFinalize(void)
 static inline aclError aclrtGetVersion(int32_t *major, int32_t *minor, int32_t *patch)
 {
     return (aclError)aclwasm_raw_aclrtGetVersion(major, minor, patch);
+}
+
+/**
+ * Bounds the session's later aclrtStreamWaitEvent waits to timeout seconds (0:
+ * no limit); a wait past it fails its stream with 107019.
+ *
+ * Wire: aclrtSetOpWaitTimeout(timeout i32) -> i32
+ */
+static inline aclError aclrtSetOpWaitTimeout(uint32_t timeout)
+{
+    return (aclError)aclwasm_raw_aclrtSetOpWaitTimeout((int32_t)timeout);
+}
+
+/**
+ * Sets the operator execute timeout in seconds (0: the most); kept and
+ * reported, kernels never run in the sandbox.
+ *
+ * Wire: aclrtSetOpExecuteTimeOut(timeout i32) -> i32
+ */
+static inline aclError aclrtSetOpExecuteTimeOut(uint32_t timeout)
+{
+    return (aclError)aclwasm_raw_aclrtSetOpExecuteTimeOut((int32_t)timeout);
+}
+
+/**
+ * Sets the operator execute timeout in microseconds (0: the most) and writes
+ * the one in effect, whole intervals, as a uint64.
+ *
+ * Wire: aclrtSetOpExecuteTimeOutV2(timeout i64, actualTimeout gptr) -> i32
+ */
+static inline aclError aclrtSetOpExecuteTimeOutV2(uint64_t timeout, uint64_t *actualTimeout)
+{
+    return (aclError)aclwasm_raw_aclrtSetOpExecuteTimeOutV2(timeout, actualTimeout);
+}
+
+/**
+ * Writes the operator execute timeout in effect, in milliseconds, as a uint32.
+ *
+ * Wire: aclrtGetOpExecuteTimeout(timeoutMs gptr) -> i32
+ */
+static inline aclError aclrtGetOpExecuteTimeout(uint32_t *timeoutMs)
+{
+    return (aclError)aclwasm_raw_aclrtGetOpExecuteTimeout(timeoutMs);
+}
+
+/**
+ * Writes the hardware's step for operator timeouts, in microseconds, as a
+ * uint64.
+ *
+ * Wire: aclrtGetOpTimeOutInterval(interval gptr) -> i32
+ */
+static inline aclError aclrtGetOpTimeOutInterval(uint64_t *interval)
+{
+    return (aclError)aclwasm_raw_aclrtGetOpTimeOutInterval(interval);
 }
 
 #endif /* ACLWASM_WIDE */

@@ -486,6 +486,45 @@ static inline const char *aclGetRecentErrMsg(void)
     return msg;
 }
 
+#if defined(__has_include)
+#if __has_include(<stdio.h>) && __has_include(<stdarg.h>)
+#define ACLWASM_HAVE_STDIO_ 1
+#endif
+#endif
+
+#ifndef ACLWASM_APPLOG_SIZE
+/** Capacity of aclAppLog's formatted message; define before including to change it (at most 4096). */
+#define ACLWASM_APPLOG_SIZE 1024
+#endif
+
+#ifdef ACLWASM_HAVE_STDIO_
+#include <stdarg.h>
+#include <stdio.h>
+
+/**
+ * Logs a message as the plugin's own, at logLevel, with the function, file and
+ * line it comes from, as natively. The message is formatted here (vsnprintf,
+ * truncated to ACLWASM_APPLOG_SIZE-1 bytes) and handed to the import
+ * aclAppLog(level i32, func gptr, file gptr, line i32, msg gptr) -> i32.
+ * Use ACL_APP_LOG, which fills in func, file and line.
+ */
+static inline void aclAppLog(aclLogLevel logLevel, const char *func, const char *file, uint32_t line, const char *fmt, ...)
+{
+    char msg[ACLWASM_APPLOG_SIZE];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    (void)aclwasm_raw_aclAppLog((int32_t)logLevel, func, file, (int32_t)line, msg);
+}
+#else
+void aclAppLog(aclLogLevel logLevel, const char *func, const char *file, uint32_t line, const char *fmt, ...)
+    __attribute__((unavailable("aclAppLog formats with vsnprintf: build with wasi-libc (--target=wasm32-wasi), or call aclwasm_raw_aclAppLog with a formatted message")));
+#endif
+
+/** Logs a formatted message with the caller's function, file and line, as natively. */
+#define ACL_APP_LOG(level, fmt, ...) aclAppLog(level, __FUNCTION__, __FILE__, __LINE__, fmt, ##__VA_ARGS__)
+
 #ifdef __cplusplus
 }
 #endif

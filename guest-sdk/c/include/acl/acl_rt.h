@@ -572,6 +572,36 @@ aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *statu
 __attribute__((import_module("acl32"), import_name("aclrtEventElapsedTime")))
 aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent);
 
+/* ---- memset ---- */
+
+/**
+ * Sets count 32-bit words at ptr (4-byte aligned) to value; count*4 above
+ * memSize gives 107000.
+ *
+ * Wire (acl32): aclrtMemsetD32(ptr i32, memSize i32, value i32, count i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtMemsetD32")))
+aclError aclrtMemsetD32(void *ptr, size_t memSize, uint32_t value, size_t count);
+
+/**
+ * Queues an aclrtMemsetD32 on stream; guest memory is set before it returns.
+ *
+ * Wire (acl32): aclrtMemsetD32Async(ptr i32, memSize i32, value i32, count i32, stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtMemsetD32Async")))
+aclError aclrtMemsetD32Async(void *ptr, size_t memSize, uint32_t value, size_t count, aclrtStream stream);
+
+/* ---- event ---- */
+
+/**
+ * Queues on stream a reset of event: it then reads as never recorded, and
+ * later waits wait for its next record.
+ *
+ * Wire (acl32): aclrtResetEvent(event i32, stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtResetEvent")))
+aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream);
+
 #else /* ACLWASM_WIDE */
 
 /* The wide profile: aclrtPtr addresses and uint64_t sizes over the "acl" imports. */
@@ -1088,6 +1118,48 @@ static inline aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecorde
 static inline aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent)
 {
     return (aclError)aclwasm_raw_aclrtEventElapsedTime(ms, (uint32_t)(uintptr_t)startEvent, (uint32_t)(uintptr_t)endEvent);
+}
+
+/* ---- memset ---- */
+
+/**
+ * Sets count 32-bit words at ptr (4-byte aligned) to value; count*4 above
+ * memSize gives 107000.
+ *
+ * Wire: aclrtMemsetD32(ptr addr, memSize size, value i32, count size) -> i32
+ */
+static inline aclError aclrtMemsetD32(aclrtPtr ptr, uint64_t memSize, uint32_t value, uint64_t count)
+{
+    return (aclError)aclwasm_raw_aclrtMemsetD32(ptr, memSize, (int32_t)value, count);
+}
+#ifndef __cplusplus
+#define aclrtMemsetD32(ptr, memSize, value, count) aclrtMemsetD32(ACLWASM_ADDR_(ptr, "aclrtMemsetD32: ptr:"), memSize, value, count)
+#endif
+
+/**
+ * Queues an aclrtMemsetD32 on stream; guest memory is set before it returns.
+ *
+ * Wire: aclrtMemsetD32Async(ptr addr, memSize size, value i32, count size, stream handle) -> i32
+ */
+static inline aclError aclrtMemsetD32Async(aclrtPtr ptr, uint64_t memSize, uint32_t value, uint64_t count, aclrtStream stream)
+{
+    return (aclError)aclwasm_raw_aclrtMemsetD32Async(ptr, memSize, (int32_t)value, count, (uint32_t)(uintptr_t)stream);
+}
+#ifndef __cplusplus
+#define aclrtMemsetD32Async(ptr, memSize, value, count, stream) aclrtMemsetD32Async(ACLWASM_ADDR_(ptr, "aclrtMemsetD32Async: ptr:"), memSize, value, count, stream)
+#endif
+
+/* ---- event ---- */
+
+/**
+ * Queues on stream a reset of event: it then reads as never recorded, and
+ * later waits wait for its next record.
+ *
+ * Wire: aclrtResetEvent(event handle, stream handle) -> i32
+ */
+static inline aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
+{
+    return (aclError)aclwasm_raw_aclrtResetEvent((uint32_t)(uintptr_t)event, (uint32_t)(uintptr_t)stream);
 }
 
 #endif /* ACLWASM_WIDE */

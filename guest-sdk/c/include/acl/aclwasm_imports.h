@@ -402,6 +402,85 @@ int32_t aclwasm_raw_aclrtEventElapsedTime(void *ms, uint32_t startEvent, uint32_
 __attribute__((import_module("acl"), import_name("aclGetRecentErrMsg")))
 int32_t aclwasm_raw_aclGetRecentErrMsg(void *buf, int32_t bufLen);
 
+/**
+ * Sets count 32-bit words at ptr (4-byte aligned) to value; count*4 above
+ * memSize gives 107000.
+ *
+ * Wire: aclrtMemsetD32(ptr addr, memSize size, value i32, count size) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtMemsetD32")))
+int32_t aclwasm_raw_aclrtMemsetD32(uint64_t ptr, uint64_t memSize, int32_t value, uint64_t count);
+
+/**
+ * Queues an aclrtMemsetD32 on stream; guest memory is set before it returns.
+ *
+ * Wire: aclrtMemsetD32Async(ptr addr, memSize size, value i32, count size, stream handle) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtMemsetD32Async")))
+int32_t aclwasm_raw_aclrtMemsetD32Async(uint64_t ptr, uint64_t memSize, int32_t value, uint64_t count, uint32_t stream);
+
+/**
+ * Queues on stream a reset of event: it then reads as never recorded, and
+ * later waits wait for its next record.
+ *
+ * Wire: aclrtResetEvent(event handle, stream handle) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtResetEvent")))
+int32_t aclwasm_raw_aclrtResetEvent(uint32_t event, uint32_t stream);
+
+/**
+ * Bounds the session's later aclrtStreamWaitEvent waits to timeout seconds (0:
+ * no limit); a wait past it fails its stream with 107019.
+ *
+ * Wire: aclrtSetOpWaitTimeout(timeout i32) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtSetOpWaitTimeout")))
+int32_t aclwasm_raw_aclrtSetOpWaitTimeout(int32_t timeout);
+
+/**
+ * Sets the operator execute timeout in seconds (0: the most); kept and
+ * reported, kernels never run in the sandbox.
+ *
+ * Wire: aclrtSetOpExecuteTimeOut(timeout i32) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtSetOpExecuteTimeOut")))
+int32_t aclwasm_raw_aclrtSetOpExecuteTimeOut(int32_t timeout);
+
+/**
+ * Sets the operator execute timeout in microseconds (0: the most) and writes
+ * the one in effect, whole intervals, as a uint64.
+ *
+ * Wire: aclrtSetOpExecuteTimeOutV2(timeout i64, actualTimeout gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtSetOpExecuteTimeOutV2")))
+int32_t aclwasm_raw_aclrtSetOpExecuteTimeOutV2(uint64_t timeout, void *actualTimeout);
+
+/**
+ * Writes the operator execute timeout in effect, in milliseconds, as a uint32.
+ *
+ * Wire: aclrtGetOpExecuteTimeout(timeoutMs gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtGetOpExecuteTimeout")))
+int32_t aclwasm_raw_aclrtGetOpExecuteTimeout(void *timeoutMs);
+
+/**
+ * Writes the hardware's step for operator timeouts, in microseconds, as a
+ * uint64.
+ *
+ * Wire: aclrtGetOpTimeOutInterval(interval gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtGetOpTimeOutInterval")))
+int32_t aclwasm_raw_aclrtGetOpTimeOutInterval(void *interval);
+
+/**
+ * Logs msg as the plugin's own at level (ACL_DEBUG 0 .. ACL_ERROR 3); func,
+ * file and msg are NUL-terminated strings of at most 4 KiB.
+ *
+ * Wire: aclAppLog(level i32, func gptr, file gptr, line i32, msg gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclAppLog")))
+int32_t aclwasm_raw_aclAppLog(int32_t level, const void *func, const void *file, int32_t line, const void *msg);
+
 #else /* the native layout: acl32 */
 
 /**
@@ -786,6 +865,85 @@ int32_t aclwasm_raw_aclrtEventElapsedTime(void *ms, uint32_t startEvent, uint32_
  */
 __attribute__((import_module("acl32"), import_name("aclGetRecentErrMsg")))
 int32_t aclwasm_raw_aclGetRecentErrMsg(void *buf, int32_t bufLen);
+
+/**
+ * Sets count 32-bit words at ptr (4-byte aligned) to value; count*4 above
+ * memSize gives 107000.
+ *
+ * Wire: aclrtMemsetD32(ptr i32, memSize i32, value i32, count i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtMemsetD32")))
+int32_t aclwasm_raw_aclrtMemsetD32(uint32_t ptr, uint32_t memSize, int32_t value, uint32_t count);
+
+/**
+ * Queues an aclrtMemsetD32 on stream; guest memory is set before it returns.
+ *
+ * Wire: aclrtMemsetD32Async(ptr i32, memSize i32, value i32, count i32, stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtMemsetD32Async")))
+int32_t aclwasm_raw_aclrtMemsetD32Async(uint32_t ptr, uint32_t memSize, int32_t value, uint32_t count, uint32_t stream);
+
+/**
+ * Queues on stream a reset of event: it then reads as never recorded, and
+ * later waits wait for its next record.
+ *
+ * Wire: aclrtResetEvent(event i32, stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtResetEvent")))
+int32_t aclwasm_raw_aclrtResetEvent(uint32_t event, uint32_t stream);
+
+/**
+ * Bounds the session's later aclrtStreamWaitEvent waits to timeout seconds (0:
+ * no limit); a wait past it fails its stream with 107019.
+ *
+ * Wire: aclrtSetOpWaitTimeout(timeout i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtSetOpWaitTimeout")))
+int32_t aclwasm_raw_aclrtSetOpWaitTimeout(int32_t timeout);
+
+/**
+ * Sets the operator execute timeout in seconds (0: the most); kept and
+ * reported, kernels never run in the sandbox.
+ *
+ * Wire: aclrtSetOpExecuteTimeOut(timeout i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtSetOpExecuteTimeOut")))
+int32_t aclwasm_raw_aclrtSetOpExecuteTimeOut(int32_t timeout);
+
+/**
+ * Sets the operator execute timeout in microseconds (0: the most) and writes
+ * the one in effect, whole intervals, as a uint64.
+ *
+ * Wire: aclrtSetOpExecuteTimeOutV2(timeout i64, actualTimeout i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtSetOpExecuteTimeOutV2")))
+int32_t aclwasm_raw_aclrtSetOpExecuteTimeOutV2(uint64_t timeout, void *actualTimeout);
+
+/**
+ * Writes the operator execute timeout in effect, in milliseconds, as a uint32.
+ *
+ * Wire: aclrtGetOpExecuteTimeout(timeoutMs i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetOpExecuteTimeout")))
+int32_t aclwasm_raw_aclrtGetOpExecuteTimeout(void *timeoutMs);
+
+/**
+ * Writes the hardware's step for operator timeouts, in microseconds, as a
+ * uint64.
+ *
+ * Wire: aclrtGetOpTimeOutInterval(interval i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetOpTimeOutInterval")))
+int32_t aclwasm_raw_aclrtGetOpTimeOutInterval(void *interval);
+
+/**
+ * Logs msg as the plugin's own at level (ACL_DEBUG 0 .. ACL_ERROR 3); func,
+ * file and msg are NUL-terminated strings of at most 4 KiB.
+ *
+ * Wire: aclAppLog(level i32, func i32, file i32, line i32, msg i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclAppLog")))
+int32_t aclwasm_raw_aclAppLog(int32_t level, const void *func, const void *file, int32_t line, const void *msg);
 
 #endif /* ACLWASM_WIDE */
 

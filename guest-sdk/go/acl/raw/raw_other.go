@@ -181,3 +181,32 @@ func GetRecentErrMsg(buf unsafe.Pointer, bufLen int32) int32 {
 	}
 	return int32(len(NotWasip1))
 }
+
+// MemsetD32 fails outside a wasip1 guest (see NotWasip1).
+func MemsetD32(_ uint64, _ uint64, _ uint32, _ uint64) int32 { return notSupported }
+
+// MemsetD32Async fails outside a wasip1 guest (see NotWasip1).
+func MemsetD32Async(_ uint64, _ uint64, _ uint32, _ uint64, _ uint32) int32 { return notSupported }
+
+// ResetEvent fails outside a wasip1 guest (see NotWasip1).
+func ResetEvent(_ uint32, _ uint32) int32 { return notSupported }
+
+// SetOpWaitTimeout fails outside a wasip1 guest (see NotWasip1).
+func SetOpWaitTimeout(_ uint32) int32 { return notSupported }
+
+// SetOpExecuteTimeOut fails outside a wasip1 guest (see NotWasip1).
+func SetOpExecuteTimeOut(_ uint32) int32 { return notSupported }
+
+// SetOpExecuteTimeOutV2 fails outside a wasip1 guest (see NotWasip1).
+func SetOpExecuteTimeOutV2(_ uint64, _ unsafe.Pointer) int32 { return notSupported }
+
+// GetOpExecuteTimeout fails outside a wasip1 guest (see NotWasip1).
+func GetOpExecuteTimeout(_ unsafe.Pointer) int32 { return notSupported }
+
+// GetOpTimeOutInterval fails outside a wasip1 guest (see NotWasip1).
+func GetOpTimeOutInterval(_ unsafe.Pointer) int32 { return notSupported }
+
+// AppLog fails outside a wasip1 guest (see NotWasip1).
+func AppLog(_ int32, _ unsafe.Pointer, _ unsafe.Pointer, _ uint32, _ unsafe.Pointer) int32 {
+	return notSupported
+}

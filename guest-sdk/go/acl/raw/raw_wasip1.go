@@ -415,3 +415,88 @@ func EventElapsedTime(ms unsafe.Pointer, startEvent uint32, endEvent uint32) int
 //go:wasmimport acl aclGetRecentErrMsg
 //go:noescape
 func GetRecentErrMsg(buf unsafe.Pointer, bufLen int32) int32
+
+// MemsetD32 is aclrtMemsetD32: Sets count 32-bit words at ptr (4-byte aligned)
+// to value; count*4 above memSize gives 107000.
+//
+// Wire: aclrtMemsetD32(ptr addr, memSize size, value i32, count size) -> i32
+//
+//go:wasmimport acl aclrtMemsetD32
+//go:noescape
+func MemsetD32(ptr uint64, memSize uint64, value uint32, count uint64) int32
+
+// MemsetD32Async is aclrtMemsetD32Async: Queues an aclrtMemsetD32 on stream;
+// guest memory is set before it returns.
+//
+// Wire: aclrtMemsetD32Async(ptr addr, memSize size, value i32, count size, stream handle) -> i32
+//
+//go:wasmimport acl aclrtMemsetD32Async
+//go:noescape
+func MemsetD32Async(ptr uint64, memSize uint64, value uint32, count uint64, stream uint32) int32
+
+// ResetEvent is aclrtResetEvent: Queues on stream a reset of event: it then
+// reads as never recorded, and later waits wait for its next record.
+//
+// Wire: aclrtResetEvent(event handle, stream handle) -> i32
+//
+//go:wasmimport acl aclrtResetEvent
+//go:noescape
+func ResetEvent(event uint32, stream uint32) int32
+
+// SetOpWaitTimeout is aclrtSetOpWaitTimeout: Bounds the session's later
+// aclrtStreamWaitEvent waits to timeout seconds (0: no limit); a wait past it
+// fails its stream with 107019.
+//
+// Wire: aclrtSetOpWaitTimeout(timeout i32) -> i32
+//
+//go:wasmimport acl aclrtSetOpWaitTimeout
+//go:noescape
+func SetOpWaitTimeout(timeout uint32) int32
+
+// SetOpExecuteTimeOut is aclrtSetOpExecuteTimeOut: Sets the operator execute
+// timeout in seconds (0: the most); kept and reported, kernels never run in
+// the sandbox.
+//
+// Wire: aclrtSetOpExecuteTimeOut(timeout i32) -> i32
+//
+//go:wasmimport acl aclrtSetOpExecuteTimeOut
+//go:noescape
+func SetOpExecuteTimeOut(timeout uint32) int32
+
+// SetOpExecuteTimeOutV2 is aclrtSetOpExecuteTimeOutV2: Sets the operator
+// execute timeout in microseconds (0: the most) and writes the one in effect,
+// whole intervals, as a uint64.
+//
+// Wire: aclrtSetOpExecuteTimeOutV2(timeout i64, actualTimeout gptr) -> i32
+//
+//go:wasmimport acl aclrtSetOpExecuteTimeOutV2
+//go:noescape
+func SetOpExecuteTimeOutV2(timeout uint64, actualTimeout unsafe.Pointer) int32
+
+// GetOpExecuteTimeout is aclrtGetOpExecuteTimeout: Writes the operator execute
+// timeout in effect, in milliseconds, as a uint32.
+//
+// Wire: aclrtGetOpExecuteTimeout(timeoutMs gptr) -> i32
+//
+//go:wasmimport acl aclrtGetOpExecuteTimeout
+//go:noescape
+func GetOpExecuteTimeout(timeoutMs unsafe.Pointer) int32
+
+// GetOpTimeOutInterval is aclrtGetOpTimeOutInterval: Writes the hardware's
+// step for operator timeouts, in microseconds, as a uint64.
+//
+// Wire: aclrtGetOpTimeOutInterval(interval gptr) -> i32
+//
+//go:wasmimport acl aclrtGetOpTimeOutInterval
+//go:noescape
+func GetOpTimeOutInterval(interval unsafe.Pointer) int32
+
+// AppLog is aclAppLog: Logs msg as the plugin's own at level (ACL_DEBUG 0 ..
+// ACL_ERROR 3); func, file and msg are NUL-terminated strings of at most 4
+// KiB.
+//
+// Wire: aclAppLog(level i32, func gptr, file gptr, line i32, msg gptr) -> i32
+//
+//go:wasmimport acl aclAppLog
+//go:noescape
+func AppLog(level int32, fn unsafe.Pointer, file unsafe.Pointer, line uint32, msg unsafe.Pointer) int32

@@ -1,0 +1,178 @@
+package host
+
+import (
+	"encoding/binary"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/acl/sim"
+)
+
+// bare is a backend with none of the optional interfaces: the sandbox must
+// refuse what needs them with 207000, never do nothing.
+type bare struct{ acl.Backend }
+
+// bareHarness is a harness on a bare simulator, device 0 current.
+func bareHarness(h *harness) *harness {
+	h.t.Helper()
+	b := sim.New()
+	h.t.Cleanup(func() { b.Close() })
+	h2 := newHarness(h.t, Policy{}, WithBackend(bare{b}))
+	h2.ok("aclrtSetDevice", 0)
+	return h2
+}
+
+// words returns n little-endian copies of v.
+func words(v uint32, n int) []byte {
+	b := make([]byte, 4*n)
+	for i := range n {
+		binary.LittleEndian.PutUint32(b[4*i:], v)
+	}
+	return b
+}
+
+// memsetD32Cases are the cases of aclrtMemsetD32 and aclrtMemsetD32Async.
+func memsetD32Cases(fn string, async bool) map[string]orderCase {
+	c := func(h *harness, stream uint64, args ...uint64) acl.Error {
+		if async {
+			args = append(args, stream)
+		}
+		return h.rc(fn, args...)
+	}
+	cases := map[string]orderCase{
+		"null":    {run: func(h *harness) acl.Error { return c(h, 999, 0, 4, 0, 0) }},
+		"count0":  {run: func(h *harness) acl.Error { return c(h, 999, data+1, 0, 0, 0) }}, // unaligned too
+		"align":   {run: func(h *harness) acl.Error { return c(h, 999, data+1, 0, 0, 1) }}, // memSize too small too
+		"memSize": {run: func(h *harness) acl.Error { return c(h, 999, e2dDst, 4, 0, 2) }}, // no device, a bad stream and range too
+		"context": {run: func(h *harness) acl.Error { return c(h, 0, e2dDst, 8, 0, 2) }},
+		"range": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return c(h, e.s1, e2dDst, 8, 0, 2)
+		}},
+		"bytes": {policy: Policy{MaxCallBytes: 8}, run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return c(h, e.s1, data2, 16, 0, 4) // guest memory too; before the stream's device
+		}},
+		"host": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			release := h.gate(e.s)
+			defer release()
+			// Registered and unregistered guest memory alike are set before
+			// the call returns, even behind a blocked stream, of either device.
+			require.Equal(h.t, acl.Success, c(h, e.s, data, 64, 0x01020304, 16))
+			require.Equal(h.t, words(0x01020304, 16), h.mem()[data:data+64])
+			code := c(h, e.s1, data2, 64, 0xfffffffe, 15)
+			require.Equal(h.t, append(words(0xfffffffe, 15), 0), h.mem()[data2:data2+61], "15 words, the byte after untouched")
+			return code
+		}},
+		"feature": {run: func(h *harness) acl.Error {
+			b := bareHarness(h)
+			p, s := b.malloc(64), b.stream()
+			c(b, s, data, 64, 7, 16) // guest memory needs no backend
+			require.Equal(h.t, words(7, 16), b.mem()[data:data+64])
+			return c(b, s, p, 64, 7, 16)
+		}},
+	}
+	if async {
+		cases["stream"] = orderCase{run: func(h *harness) acl.Error { return c(h, 999, e2dDst, 8, 0, 2) }}
+		cases["streamctx"] = orderCase{run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return c(h, e.s1, e.dev, 8, 0, 2)
+		}}
+		cases["queue"] = orderCase{policy: Policy{MaxQueued: 2}, run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			release := h.gate(e.s)
+			defer release()
+			h.ok(fn, e.dev, 8, 0, 2, e.s)
+			return c(h, e.s, e.dev, 8, 0, 2)
+		}}
+	}
+	return cases
+}
+
+func init() {
+	for fn, cases := range map[string]map[string]orderCase{
+		"aclrtMemsetD32":      memsetD32Cases("aclrtMemsetD32", false),
+		"aclrtMemsetD32Async": memsetD32Cases("aclrtMemsetD32Async", true),
+		"aclrtResetEvent": {
+			"null":  {run: func(h *harness) acl.Error { return h.rc("aclrtResetEvent", 0, 999) }},
+			"event": {run: func(h *harness) acl.Error { return h.rc("aclrtResetEvent", 998, 999) }},
+			"stream": {run: func(h *harness) acl.Error {
+				e := setupOrder(h)
+				return h.rc("aclrtResetEvent", e.ev, e.ev)
+			}},
+			"context": {run: func(h *harness) acl.Error {
+				e := setupOrder(h)
+				h.noDevice()
+				return h.rc("aclrtResetEvent", e.ev, 0)
+			}},
+			"streamctx": {run: func(h *harness) acl.Error {
+				e := setupOrder(h)
+				return h.rc("aclrtResetEvent", e.ev, e.s1)
+			}},
+			"feature": {run: func(h *harness) acl.Error {
+				b := bareHarness(h)
+				return b.rc("aclrtResetEvent", b.event(), 0)
+			}},
+			"queue": {policy: Policy{MaxQueued: 1}, run: func(h *harness) acl.Error {
+				e := setupOrder(h)
+				release := h.gate(e.s)
+				defer release()
+				return h.rc("aclrtResetEvent", e.ev, e.s)
+			}},
+		},
+		"aclrtSetOpWaitTimeout": {
+			"feature": {run: func(h *harness) acl.Error {
+				b := bareHarness(h)
+				b.ok("aclrtSetOpWaitTimeout", 0) // no limit needs nothing
+				return b.rc("aclrtSetOpWaitTimeout", 1)
+			}},
+			"expire": {run: func(h *harness) acl.Error {
+				e := setupOrder(h)
+				h.ok("aclrtSetOpWaitTimeout", 1)
+				h.ok("aclrtStreamWaitEvent", e.s, e.ev) // never recorded
+				return h.rc("aclrtSynchronizeStream", e.s)
+			}},
+		},
+		"aclrtSetOpExecuteTimeOut": {
+			"feature": {run: func(h *harness) acl.Error { return bareHarness(h).rc("aclrtSetOpExecuteTimeOut", 5) }},
+		},
+		"aclrtSetOpExecuteTimeOutV2": {
+			"null":    {run: func(h *harness) acl.Error { return bareHarness(h).rc("aclrtSetOpExecuteTimeOutV2", 5, 0) }},
+			"feature": {run: func(h *harness) acl.Error { return bareHarness(h).rc("aclrtSetOpExecuteTimeOutV2", 5, outA) }},
+			"actual": {run: func(h *harness) acl.Error {
+				code := h.rc("aclrtSetOpExecuteTimeOutV2", 5, outA)
+				require.Equal(h.t, uint64(4294967), h.u64(outA), "rounded up to one interval")
+				return code
+			}},
+		},
+		"aclrtGetOpExecuteTimeout": {
+			"null":    {run: func(h *harness) acl.Error { return bareHarness(h).rc("aclrtGetOpExecuteTimeout", 0) }},
+			"feature": {run: func(h *harness) acl.Error { return bareHarness(h).rc("aclrtGetOpExecuteTimeout", outA) }},
+		},
+		"aclrtGetOpTimeOutInterval": {
+			"null":    {run: func(h *harness) acl.Error { return bareHarness(h).rc("aclrtGetOpTimeOutInterval", 0) }},
+			"feature": {run: func(h *harness) acl.Error { return bareHarness(h).rc("aclrtGetOpTimeOutInterval", outA) }},
+		},
+		"aclAppLog": {
+			"level": {run: func(h *harness) acl.Error { return h.rc("aclAppLog", 4, 7, 7, 1, 0) }}, // bad strings too
+			"strings": {run: func(h *harness) acl.Error {
+				copy(h.mem()[data:], "main\x00")
+				return h.rc("aclAppLog", 1, data, 1<<30, 1, 0) // file outside guest memory; msg NULL too
+			}},
+			"msg": {run: func(h *harness) acl.Error { return h.rc("aclAppLog", 3, 0, 0, 1, 0) }},
+		},
+	} {
+		orderCases[fn] = cases
+	}
+	orderCases["aclInit"]["string"] = orderCase{run: func(h *harness) acl.Error {
+		n := len(h.mem())
+		copy(h.mem()[n-3:], "abc") // no NUL before the end of guest memory
+		return h.rc("aclInit", uint64(n-3))
+	}}
+	orderCases["aclInit"]["allowed"] = orderCase{policy: Policy{AllowInitConfig: true}, run: func(h *harness) acl.Error {
+		copy(h.mem()[data:], "./acl.json\x00")
+		return h.rc("aclInit", data)
+	}}
+}
