@@ -588,3 +588,35 @@ func TestEmbedderOpsDuringCall(t *testing.T) {
 		require.ErrorIs(t, op(), ErrClosed, name)
 	}
 }
+
+// TestDeadlineDuringStartReleasesMemory: a policy timeout that ends the
+// start function at any point (guest code, a host call, proc_exit) leaves
+// no guest memory behind. wazero keeps the memory of a module it closed
+// because a call's context ended; the adapter frees it. Before that, most
+// of these runs leaked one reservation each.
+func TestDeadlineDuringStartReleasesMemory(t *testing.T) {
+	const wat = `(module
+  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+  (import "acl" "aclrtSetDevice" (func $set (param i32) (result i32)))
+  (import "acl" "aclrtMalloc" (func $malloc (param i32 i64 i32) (result i32)))
+  (memory (export "memory") 17)
+  (func $init
+    (memory.fill (i32.const 0x10000) (i32.const 1) (i32.const 0x100000))
+    (drop (call $set (i32.const 0)))
+    (drop (call $malloc (i32.const 16) (i64.const 4096) (i32.const 0)))
+    (call $exit (i32.const 7)))
+  (start $init)
+  (func (export "_start")))`
+	rt := newRuntime(t)
+	live := engine.LiveMemories.Load()
+	for _, d := range []time.Duration{100 * time.Microsecond, 300 * time.Microsecond, time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond} {
+		pl := load(t, rt, wat2wasm(t, wat), Policy{Timeout: d})
+		for range 10 {
+			if inst, err := pl.Instantiate(context.Background(), Config{}); err == nil {
+				require.NoError(t, inst.Close(context.Background()))
+			}
+			_, _ = pl.Run(context.Background(), Config{}) // an exit or a timeout, depending on the race
+		}
+		require.Equal(t, live, engine.LiveMemories.Load(), "guest memories still live after runs with a %v timeout", d)
+	}
+}

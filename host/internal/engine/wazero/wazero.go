@@ -229,7 +229,7 @@ func (m *module) Instantiate(ctx context.Context, cfg engine.Config) (engine.Ins
 		}
 		return nil, runError("instantiate", err)
 	}
-	return &instance{mod: mod}, nil
+	return &instance{mod: mod, lm: lm}, nil
 }
 
 // instance is one module instance. Its calls never overlap (the host
@@ -238,6 +238,7 @@ func (m *module) Instantiate(ctx context.Context, cfg engine.Config) (engine.Ins
 // stack, on every lookup.
 type instance struct {
 	mod   api.Module
+	lm    *linearMemory // nil without a memory
 	funcs map[string]*export
 }
 
@@ -297,7 +298,18 @@ func (i *instance) Call(ctx context.Context, name string, args ...uint64) ([]uin
 	return res, nil
 }
 
-func (i *instance) Close(ctx context.Context) error { return i.mod.Close(ctx) }
+// Close closes the module and frees its memory. wazero frees it itself
+// only when the module was not already closed: a module it closed because
+// a call's context ended (a timeout in a host call or proc_exit racing
+// the deadline) keeps its memory, so Close frees it here (Free is
+// idempotent).
+func (i *instance) Close(ctx context.Context) error {
+	err := i.mod.Close(ctx)
+	if i.lm != nil {
+		i.lm.Free()
+	}
+	return err
+}
 
 // runError classifies how a guest call ended.
 func runError(name string, err error) error {
