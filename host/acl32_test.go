@@ -526,3 +526,39 @@ func BenchmarkProfiles(b *testing.B) {
 		})
 	}
 }
+
+// TestACL32Section10 checks the section 10 imports whose acl32 wire form
+// differs from the wide one: 32-bit addresses and sizes
+// (aclrtMemsetD32[Async]), and uint64_t values that stay i64 and 8 bytes
+// (aclrtSetOpExecuteTimeOutV2, aclrtGetOpTimeOutInterval).
+func TestACL32Section10(t *testing.T) {
+	h := newHarness32(t, Policy{})
+	h.ok("aclrtSetDevice", 0)
+	a := h.malloc(64)
+	h.ok("aclrtMemsetD32", a, 64, 0x04030201, 16)
+	h.ok("aclrtMemcpy", data2, 64, a, 64, uint64(acl.MemcpyDeviceToHost))
+	for i := uint32(0); i < 16; i++ {
+		require.Equal(t, uint32(0x04030201), h.u32(data2+4*i))
+	}
+	s := h.stream()
+	h.ok("aclrtMemsetD32Async", a+32, 32, 0xAABBCCDD, 8, s)
+	h.ok("aclrtSynchronizeStream", s)
+	h.ok("aclrtMemcpy", data2, 64, a, 64, uint64(acl.MemcpyDeviceToHost))
+	require.Equal(t, uint32(0x04030201), h.u32(data2+28))
+	require.Equal(t, uint32(0xAABBCCDD), h.u32(data2+32))
+	msg := h.code(acl.ErrRTParamInvalid, "aclrtMemsetD32", a+60, 8, 0, 2)
+	require.Contains(t, msg, fmt.Sprintf("%#x", a+60), "a 32-bit address in the message")
+
+	// uint64_t out-parameters are 8 bytes in acl32 too.
+	h.putU64s(outA, ^uint64(0))
+	h.ok("aclrtSetOpExecuteTimeOutV2", 0, outA) // 0: the most the hardware takes
+	most := h.u64(outA)
+	require.NotEqual(t, ^uint64(0), most, "8 bytes written")
+	// 2^32 + 1 s in microseconds is above the most, so it gives the most;
+	// cut to 32 bits it would be 1 s.
+	h.ok("aclrtSetOpExecuteTimeOutV2", 1<<32+1e6, outA)
+	require.Equal(t, most, h.u64(outA), "the i64 timeout was cut to 32 bits")
+	h.putU64s(outB, ^uint64(0))
+	h.ok("aclrtGetOpTimeOutInterval", outB)
+	require.NotEqual(t, uint32(0xFFFFFFFF), h.u32(outB+4), "8 bytes written")
+}
