@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -105,10 +107,24 @@ func TestACL32Scenario(t *testing.T) {
 	h.ok("aclrtMemcpy", data2, 200, b+100, 200, uint64(acl.MemcpyDeviceToHost))
 	require.Equal(t, want[100:300], h.mem()[data2:data2+200])
 
-	// The gap between guest memory and the window is neither.
-	msg := h.code(acl.ErrRTParamInvalid, "aclrtMemcpy", a, 8, 0x80000, 8, 1)
-	require.Contains(t, msg, "src [0x80000, +8) is outside guest memory (262144 bytes)")
-	h.code(acl.ErrRTParamInvalid, "aclrtPointerGetAttributes", acl32W-64, outA)
+	// Guest memory grows up to M (the policy's limit), never into the
+	// window: its last bytes and the window's first are distinct memory.
+	require.Equal(t, int32(4), h.call("grow", acl32Pages-4))
+	require.Equal(t, int32(-1), h.call("grow", 1), "the policy's limit")
+	h.fill(acl32W-8, 8, 9)
+	h.ok("aclrtMemcpy", a, 8, acl32W-8, 8, uint64(acl.MemcpyHostToDevice))
+	h.ok("aclrtMemcpy", data2, 8, a, 8, uint64(acl.MemcpyDeviceToHost))
+	require.Equal(t, h.mem()[acl32W-8:acl32W], h.mem()[data2:data2+8])
+	h.code(acl.ErrRTParamInvalid, "aclrtMemcpy", a, 16, acl32W-8, 16, uint64(acl.MemcpyHostToDevice))
+	h.ok("aclrtMemcpy", a, 4096, data, 4096, uint64(acl.MemcpyHostToDevice))
+
+	// A range straddling the end of guest memory, or above the window, is
+	// neither guest nor device memory.
+	msg := h.code(acl.ErrRTParamInvalid, "aclrtMemcpy", a, 8, acl32W-4, 8, 1)
+	require.Contains(t, msg, "src [0xffffc, +8) is outside guest memory (1048576 bytes)")
+	h.ok("aclrtPointerGetAttributes", acl32W-64, outA)
+	require.Equal(t, uint32(acl.MemLocationUnregistered), h.u32(outA+4), "guest memory up to W")
+	h.code(acl.ErrRTParamInvalid, "aclrtPointerGetAttributes", windowEnd+16, outA)
 	msg = h.code(acl.ErrRTParamInvalid, "aclrtMemcpy", windowEnd+16, 8, data, 8, 1)
 	require.Contains(t, msg, "dst 0xffff0010 is not in guest memory or a live device allocation")
 
@@ -430,4 +446,119 @@ func TestACL32LoadChecks(t *testing.T) {
 	pl, err := rt.Load(ctx, wat2wasm(t, `(module (import "acl32" "aclrtMalloc" (func (param i32 i32 i32) (result i32))) (memory 1))`), Policy{})
 	require.NoError(t, err)
 	require.NoError(t, pl.Close(ctx))
+}
+
+// FuzzImports32 is FuzzImports through module acl32: arbitrary call
+// sequences on a fresh session never hit a host bug, and the session
+// releases everything.
+func FuzzImports32(f *testing.F) {
+	f.Add([]byte{0, 18, 0, 0, 0, 0, 0, 0, 0, 0, 28, 1, 16, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0})
+	f.Add([]byte("\x12\x00\x1c\x01\x10\x00\x00\x00\x20\x00\x00\x00\x00\x00\x21\x02\x10\x00\x00\x00\x00\x00\x00\x00\x00"))
+	f.Add(make([]byte, 64))
+	e := newFuzzEnvIn(f, abi.Native32, fuzzPolicy, append(testBackend(f), WithEngine(testEngine)))
+	f.Fuzz(func(t *testing.T, data []byte) { e.play(t, data, fuzzAll) })
+}
+
+// FuzzDifferential32 is FuzzDifferential through module acl32, on a
+// prepared session (4-byte batch arrays and offset slots): every
+// configuration of this build gives the same outcome.
+func FuzzDifferential32(f *testing.F) {
+	f.Add(make([]byte, 64))
+	f.Add([]byte("\x03\x40\x41\x05\x42\x43\x10\x00\x80\x81\x82\x83\x84\x85\x86\x87\x88\x89\x8a\x01\x0c\x44\x45\x46\x47\x48\x49\x4a\x4b"))
+	cfgs := slices.Clone(diffConfigs)
+	if lib := os.Getenv("ACLWASM_TEST_ACL_LIB"); lib != "" {
+		cfgs = append(cfgs, diffConfig{"wazero/cann", func(tb testing.TB) []Option { return append(testBackend(tb), WithEngine("wazero")) }})
+	}
+	if len(cfgs) == 1 {
+		cfgs = append(cfgs, cfgs[0])
+	}
+	var envs []*fuzzEnv
+	for _, c := range cfgs {
+		envs = append(envs, newFuzzEnvIn(f, abi.Native32, diffPolicy, c.opts(f)))
+	}
+	fam := fuzzFamily{funcs: diffFuncs(), prepare: true, untimed: true}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		first := envs[0].play(t, data, fam)
+		for i, e := range envs[1:] {
+			requireSameFuzzOutcome(t, [2]string{cfgs[0].name, cfgs[i+1].name}, first, e.play(t, data, fam))
+		}
+	})
+}
+
+// BenchmarkProfiles compares a sandboxed 64-byte aclrtMemcpy H2D called
+// from a guest loop through module acl32 with the same call through acl,
+// in the same run: "x-acl" is the acl32 cost over the wide one (the i32
+// parameters cleared on entry are all acl32 adds on this path).
+func BenchmarkProfiles(b *testing.B) {
+	const iters = 1000
+	var wide float64
+	for _, prof := range abi.Profiles {
+		b.Run(prof.Module(), func(b *testing.B) {
+			ctx := context.Background()
+			rt, err := NewRuntime(ctx, WithEngine(testEngine))
+			require.NoError(b, err)
+			defer rt.Close(ctx)
+			t := prof.Wasm(abi.Addr)
+			loop := strings.NewReplacer("i64", t).Replace(loopWAT)
+			pl, err := rt.Load(ctx, wat2wasm(b, proxyWATIn(prof, 4, loop)), Policy{MemoryPages: 4})
+			require.NoError(b, err)
+			defer pl.Close(ctx)
+			inst, err := pl.Instantiate(ctx, Config{})
+			require.NoError(b, err)
+			defer inst.Close(ctx)
+			h := &harness{inst: inst, rt: rt, prof: prof}
+			require.Zero(b, uint32(h.bcall(b, "aclrtSetDevice", 0)))
+			require.Zero(b, uint32(h.bcall(b, "aclrtMalloc", outA, 64, 0)))
+			dst := h.word(outA)
+			b.ResetTimer()
+			for i := 0; i < b.N; i += iters {
+				if r := uint32(h.bcall(b, "memcpy_loop", dst, data, 64, 1, iters)); r != 0 {
+					b.Fatalf("aclrtMemcpy = %d", r)
+				}
+			}
+			ns := float64(b.Elapsed().Nanoseconds()) / float64((b.N+iters-1)/iters*iters)
+			b.ReportMetric(ns, "ns/call")
+			if prof == abi.Wide {
+				wide = ns
+			} else if wide > 0 {
+				b.ReportMetric(ns/wide, "x-acl")
+			}
+		})
+	}
+}
+
+// TestACL32Section10 checks the section 10 imports whose acl32 wire form
+// differs from the wide one: 32-bit addresses and sizes
+// (aclrtMemsetD32[Async]), and uint64_t values that stay i64 and 8 bytes
+// (aclrtSetOpExecuteTimeOutV2, aclrtGetOpTimeOutInterval).
+func TestACL32Section10(t *testing.T) {
+	h := newHarness32(t, Policy{})
+	h.ok("aclrtSetDevice", 0)
+	a := h.malloc(64)
+	h.ok("aclrtMemsetD32", a, 64, 0x04030201, 16)
+	h.ok("aclrtMemcpy", data2, 64, a, 64, uint64(acl.MemcpyDeviceToHost))
+	for i := uint32(0); i < 16; i++ {
+		require.Equal(t, uint32(0x04030201), h.u32(data2+4*i))
+	}
+	s := h.stream()
+	h.ok("aclrtMemsetD32Async", a+32, 32, 0xAABBCCDD, 8, s)
+	h.ok("aclrtSynchronizeStream", s)
+	h.ok("aclrtMemcpy", data2, 64, a, 64, uint64(acl.MemcpyDeviceToHost))
+	require.Equal(t, uint32(0x04030201), h.u32(data2+28))
+	require.Equal(t, uint32(0xAABBCCDD), h.u32(data2+32))
+	msg := h.code(acl.ErrRTParamInvalid, "aclrtMemsetD32", a+60, 8, 0, 2)
+	require.Contains(t, msg, fmt.Sprintf("%#x", a+60), "a 32-bit address in the message")
+
+	// uint64_t out-parameters are 8 bytes in acl32 too.
+	h.putU64s(outA, ^uint64(0))
+	h.ok("aclrtSetOpExecuteTimeOutV2", 0, outA) // 0: the most the hardware takes
+	most := h.u64(outA)
+	require.NotEqual(t, ^uint64(0), most, "8 bytes written")
+	// 2^32 + 1 s in microseconds is above the most, so it gives the most;
+	// cut to 32 bits it would be 1 s.
+	h.ok("aclrtSetOpExecuteTimeOutV2", 1<<32+1e6, outA)
+	require.Equal(t, most, h.u64(outA), "the i64 timeout was cut to 32 bits")
+	h.putU64s(outB, ^uint64(0))
+	h.ok("aclrtGetOpTimeOutInterval", outB)
+	require.NotEqual(t, uint32(0xFFFFFFFF), h.u32(outB+4), "8 bytes written")
 }

@@ -76,17 +76,24 @@ func funcsOf(groups ...abi.Group) []int {
 type fuzzEnv struct {
 	rt    *Runtime
 	pl    *Plugin
-	calls []diffCall // the trace of the input being played
+	prof  abi.Profile // the module the proxy imports from
+	calls []diffCall  // the trace of the input being played
 }
 
 func newFuzzEnv(tb testing.TB, p Policy, opts []Option) *fuzzEnv {
+	return newFuzzEnvIn(tb, abi.Wide, p, opts)
+}
+
+// newFuzzEnvIn is newFuzzEnv with the proxy importing from the module of
+// profile prof.
+func newFuzzEnvIn(tb testing.TB, prof abi.Profile, p Policy, opts []Option) *fuzzEnv {
 	tb.Helper()
 	ctx := context.Background()
-	e := &fuzzEnv{}
+	e := &fuzzEnv{prof: prof}
 	opts = append(opts, recordCalls(&e.calls))
 	rt, err := NewRuntime(ctx, opts...)
 	require.NoError(tb, err)
-	pl, err := rt.Load(ctx, wat2wasm(tb, proxyWAT(4, "")), p)
+	pl, err := rt.Load(ctx, wat2wasm(tb, proxyWATIn(prof, 4, "")), p)
 	require.NoError(tb, err)
 	tb.Cleanup(func() {
 		require.NoError(tb, pl.Close(ctx))
@@ -124,7 +131,7 @@ func (e *fuzzEnv) play(t *testing.T, data []byte, fam fuzzFamily) fuzzOutcome {
 	e.calls = nil
 	inst, err := e.pl.Instantiate(ctx, Config{})
 	require.NoError(t, err)
-	h := &harness{t: t, rt: e.rt, inst: inst}
+	h := &harness{t: t, rt: e.rt, inst: inst, prof: e.prof}
 	// Descriptors carry a MAC under a random key per session: a fixed one
 	// makes their bytes, which a guest may copy anywhere, the same on
 	// every configuration.
@@ -141,6 +148,9 @@ func (e *fuzzEnv) play(t *testing.T, data []byte, fam fuzzFamily) fuzzOutcome {
 		args := make([]uint64, len(f.Params))
 		for k, p := range f.Params {
 			args[k] = r.arg(p.Type, addrs, ptrs)
+			if !e.prof.Is64(p.Type) {
+				args[k] = uint64(uint32(args[k])) // an i32 of acl32
+			}
 			if fam.untimed && p.Name == "timeoutMs" && int32(args[k]) >= 0 && args[k] < 60000 {
 				args[k] = 60000
 			}
@@ -166,7 +176,7 @@ func (e *fuzzEnv) play(t *testing.T, data []byte, fam fuzzFamily) fuzzOutcome {
 			t.Fatalf("%s%v hit a host bug: %s", f.Name, args, inst.Session().LastError())
 		}
 		if f.Name == "aclrtMalloc" && res[0] == 0 && uint32(args[0]) < uint32(len(h.mem())-8) {
-			addrs = append(addrs, h.u64(uint32(args[0])))
+			addrs = append(addrs, h.word(uint32(args[0])))
 		}
 	}
 	s := inst.Session()
@@ -214,11 +224,12 @@ func fuzzPrepare(h *harness) (addrs, ptrs []uint64) {
 	// and offset slots (at c+0xe000: the bases a and c).
 	h.ok("aclrtGetMemcpyDescSize", uint64(acl.MemcpyInnerDeviceToDevice), outA)
 	h.ok("aclrtSetMemcpyDesc", c+0xf000, uint64(acl.MemcpyInnerDeviceToDevice), a, c+0x100, 64, 0)
-	h.putU64s(fzSlots, a, c)
-	h.ok("aclrtMemcpy", c+0xe000, 16, fzSlots, 16, 1)
+	w := h.inst.Session().slotSize() // 8 bytes, 4 in acl32
+	h.putWords(fzSlots, a, c)
+	h.ok("aclrtMemcpy", c+0xe000, 2*w, fzSlots, 2*w, 1)
 	// Batch arrays: two host-to-device entries and one attribute.
 	bt := h.batch([]uint64{a + 64, c + 0x200}, []uint64{data, fzPinned}, []uint64{64, 128}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
-	addrs = []uint64{a, b, c, other, c + 0xe000, c + 0xe008, c + 0xf000}
+	addrs = []uint64{a, b, c, other, c + 0xe000, c + 0xe000 + w, c + 0xf000}
 	ptrs = []uint64{bt.dsts, bt.destMaxs, bt.srcs, bt.sizes, bt.attrs, bt.idx, bt.fail, outA, fzSlots}
 	return addrs, ptrs
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/acl/sim"
 )
@@ -276,20 +277,25 @@ func TestMemcpy2D(t *testing.T) {
 // batchArgs lays out a batch in guest memory and returns the pointers.
 type batchArgs struct{ dsts, destMaxs, srcs, sizes, attrs, idx, fail uint64 }
 
+// Arrays are laid out as the harness's profile has them: 8-byte elements,
+// 4-byte ones in acl32.
 func (h *harness) batch(dsts, srcs, sizes []uint64, attrs []acl.MemcpyBatchAttr, idx []uint64) batchArgs {
 	const base = 0x20000
-	n := uint64(len(dsts))
-	b := batchArgs{dsts: base, destMaxs: base + 8*n, srcs: base + 16*n, sizes: base + 24*n, attrs: base + 32*n}
+	n, w := uint64(len(dsts)), uint64(8)
+	if h.prof == abi.Native32 {
+		w = 4
+	}
+	b := batchArgs{dsts: base, destMaxs: base + w*n, srcs: base + 2*w*n, sizes: base + 3*w*n, attrs: base + 4*w*n}
 	b.idx = b.attrs + uint64(32*len(attrs))
-	b.fail = b.idx + uint64(8*len(idx))
-	h.putU64s(uint32(b.dsts), dsts...)
-	h.putU64s(uint32(b.destMaxs), sizes...)
-	h.putU64s(uint32(b.srcs), srcs...)
-	h.putU64s(uint32(b.sizes), sizes...)
+	b.fail = b.idx + w*uint64(len(idx))
+	h.putWords(uint32(b.dsts), dsts...)
+	h.putWords(uint32(b.destMaxs), sizes...)
+	h.putWords(uint32(b.srcs), srcs...)
+	h.putWords(uint32(b.sizes), sizes...)
 	for i, a := range attrs {
 		a.Encode(h.mem()[b.attrs+uint64(32*i):])
 	}
-	h.putU64s(uint32(b.idx), idx...)
+	h.putWords(uint32(b.idx), idx...)
 	h.putU64s(uint32(b.fail), 12345)
 	return b
 }

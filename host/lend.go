@@ -99,7 +99,9 @@ func (i *Instance) Lend(ptr acl.DevPtr, size uint64, o LendOptions) (*Lease, err
 	return l, nil
 }
 
-// Addr returns the device address the guest uses for the lent memory.
+// Addr returns the device address the guest uses for the lent memory: for
+// a guest of the acl32 profile, a 32-bit address in its window (ABI
+// section 9).
 func (l *Lease) Addr() uint64 { return l.a.base }
 
 // Revoke takes the memory back. From its start the guest's calls that
