@@ -33,6 +33,17 @@ int main(void)
     char host[256];
 
     CHECK(aclInit(NULL));
+    {
+        uint64_t actual = 0, interval = 0;
+        uint32_t timeoutMs = 0;
+        CHECK(aclrtSetOpWaitTimeout(10));
+        CHECK(aclrtSetOpExecuteTimeOut(10));
+        CHECK(aclrtSetOpExecuteTimeOutV2(10000000, &actual));
+        CHECK(aclrtGetOpExecuteTimeout(&timeoutMs));
+        CHECK(aclrtGetOpTimeOutInterval(&interval));
+        ACL_APP_LOG(ACL_INFO, "op timeout %u ms, interval %llu us", timeoutMs, (unsigned long long)interval);
+        ACL_APP_LOG(ACL_DEBUG, "no arguments");
+    }
     CHECK(aclrtGetVersion(&major, &minor, &patch));
     CHECK(aclrtSetDevice(0));
     CHECK(aclrtGetDevice(&dev));
@@ -57,6 +68,8 @@ int main(void)
     CHECK(aclrtMemcpy2dAsync(devPtr2, 16, devPtr, 16, 16, 4, ACL_MEMCPY_DEVICE_TO_DEVICE, stream));
     CHECK(aclrtMemset(devPtr, sizeof host, 0, sizeof host));
     CHECK(aclrtMemsetAsync(devPtr, sizeof host, 0, sizeof host, stream));
+    CHECK(aclrtMemsetD32(devPtr, sizeof host, 0xDEADBEEFu, sizeof host / 4));
+    CHECK(aclrtMemsetD32Async(devPtr, sizeof host, 0xDEADBEEFu, sizeof host / 4, stream));
     {
         void *dsts[1] = {host};
         void *srcs[1] = {devPtr};
@@ -78,6 +91,7 @@ int main(void)
     CHECK(aclrtRecordEvent(end, stream));
     CHECK(aclrtStreamWaitEvent(stream, end));
     CHECK(aclrtSynchronizeEvent(end));
+    CHECK(aclrtResetEvent(end, stream));
     CHECK(aclrtQueryEventStatus(end, &est));
     CHECK(aclrtEventElapsedTime(&ms, start, end));
     CHECK(aclrtStreamQuery(stream, &sst));

@@ -117,7 +117,7 @@ func TestConformance(t *testing.T) {
 }
 
 func TestSDKExamples(t *testing.T) {
-	for _, name := range []string{"c-copy.wasm", "c-freestanding.wasm", "rust-copy.wasm", "rust-nostd.wasm", "go-copy.wasm", "as-copy.wasm"} {
+	for _, name := range []string{"c-copy.wasm", "c-copy32.wasm", "c-freestanding.wasm", "rust-copy.wasm", "rust-nostd.wasm", "go-copy.wasm", "as-copy.wasm"} {
 		t.Run(strings.TrimSuffix(name, ".wasm"), func(t *testing.T) {
 			out, _ := run(t, name)
 			if strings.Contains(name, "copy") && !strings.HasPrefix(name, "as-") && !strings.Contains(out, "copy: ok") {
