@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aclwasm/aclwasm/host/internal/engine"
@@ -26,6 +27,11 @@ import (
 type callCtx struct {
 	inv engine.Invoker
 
+	// ended and doneCh are err != nil and done, read without mu: every
+	// host call asks (the engines after each, the backends' waits).
+	ended  atomic.Bool
+	doneCh atomic.Pointer[chan struct{}]
+
 	mu         sync.Mutex
 	parent     context.Context // the armed call's; nil between calls
 	done       chan struct{}   // closed when the call's context ends; replaced then
@@ -45,9 +51,12 @@ func (c *callCtx) arm(parent context.Context, d time.Duration) {
 	c.mu.Lock()
 	c.parent = parent
 	if c.done == nil || c.err != nil {
-		c.done = make(chan struct{})
+		ch := make(chan struct{})
+		c.done = ch
+		c.doneCh.Store(&ch) // not &c.done: Done reads it without mu
 	}
 	c.err, c.cause = nil, nil
+	c.ended.Store(false)
 	c.deadline, c.hasDL = parent.Deadline()
 	policy := false
 	if d >= 0 {
@@ -119,6 +128,7 @@ func (c *callCtx) cancel(err, cause error) {
 		return
 	}
 	c.err, c.cause = err, cause
+	c.ended.Store(true)
 	close(c.done)
 	afters := c.afters
 	c.afters = nil
@@ -145,13 +155,17 @@ func (c *callCtx) Deadline() (time.Time, bool) {
 
 // Done implements context.Context.
 func (c *callCtx) Done() <-chan struct{} {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.done
+	if p := c.doneCh.Load(); p != nil {
+		return *p
+	}
+	return nil // never armed
 }
 
 // Err implements context.Context.
 func (c *callCtx) Err() error {
+	if !c.ended.Load() {
+		return nil
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.err

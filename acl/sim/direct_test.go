@@ -92,3 +92,43 @@ func TestSynchronizeRunsSmallCopiesInOrder(t *testing.T) {
 	}
 	require.NoError(t, b.DestroyStream(t.Context(), st))
 }
+
+// TestIdleStreamRunsSmallCopy: a small asynchronous copy onto an idle
+// stream has run when MemcpyAsync returns (no hand-off to the worker);
+// behind queued work it waits its turn, in stream order.
+func TestIdleStreamRunsSmallCopy(t *testing.T) {
+	b := newSim(t)
+	ctx := t.Context()
+	st, err := b.CreateStream(0)
+	require.NoError(t, err)
+	src, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
+	require.NoError(t, err)
+	dst, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
+	require.NoError(t, err)
+	require.NoError(t, b.Memset(ctx, acl.Device(src), 7, 64))
+	require.NoError(t, b.MemcpyAsync(ctx, acl.Device(dst), acl.Device(src), 64, st))
+	status, err := b.StreamQuery(st)
+	require.NoError(t, err)
+	require.Equal(t, acl.StreamStatusComplete, status, "the copy ran in MemcpyAsync")
+	out := make([]byte, 64)
+	require.NoError(t, b.Memcpy(ctx, acl.Host(out, 0), acl.Device(dst), 64))
+	require.Equal(t, bytes.Repeat([]byte{7}, 64), out)
+
+	// Behind a wait for an event not recorded yet, the copy is queued.
+	ev, err := b.CreateEvent(0)
+	require.NoError(t, err)
+	require.NoError(t, b.StreamWaitEvent(st, ev))
+	require.NoError(t, b.Memset(ctx, acl.Device(src), 9, 64))
+	require.NoError(t, b.MemcpyAsync(ctx, acl.Device(dst), acl.Device(src), 64, st))
+	status, err = b.StreamQuery(st)
+	require.NoError(t, err)
+	require.NotEqual(t, acl.StreamStatusComplete, status, "queued behind the wait")
+	require.NoError(t, b.Memcpy(ctx, acl.Host(out, 0), acl.Device(dst), 64))
+	require.Equal(t, bytes.Repeat([]byte{7}, 64), out, "not run yet")
+	other, err := b.CreateStream(0)
+	require.NoError(t, err)
+	require.NoError(t, b.RecordEvent(ev, other))
+	require.NoError(t, b.SynchronizeStream(ctx, st, -1))
+	require.NoError(t, b.Memcpy(ctx, acl.Host(out, 0), acl.Device(dst), 64))
+	require.Equal(t, bytes.Repeat([]byte{9}, 64), out)
+}

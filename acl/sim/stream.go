@@ -287,6 +287,26 @@ func (s *stream) enqueue(ctx context.Context, wait bool, o op) error {
 		o.release()
 		return acl.Errorf(acl.ErrRTInvalidHandle, "stream %d is being destroyed", s.h)
 	}
+	if o.steal && s.b.clk == nil && !s.running && !s.stop && s.head == len(s.q) {
+		// The stream is idle: a small op runs here, as steal would run it
+		// at the next synchronize, instead of waking the worker for it
+		// (where a host call runs on a locked OS thread, as on wasmtime,
+		// the hand-off and the wake-up of the waiting caller are each a
+		// thread sleep and wake-up).
+		s.enq++
+		if o.mark {
+			s.marks++
+		}
+		s.running = true
+		s.mu.Unlock()
+		err := s.exec(&o)
+		o.release()
+		s.mu.Lock()
+		s.finishLocked(&o, err)
+		s.cond.Signal() // the worker may wait for the op to finish
+		s.mu.Unlock()
+		return nil
+	}
 	s.q = append(s.q, o)
 	s.enq++
 	if c := s.b.clk; c != nil {

@@ -347,8 +347,12 @@ type wasmtimeInstance struct {
 	memName string
 
 	ctx    context.Context // the call in progress: its deadline and session
-	stack  [16]uint64      // parameters of the host call in progress
-	stdin  io.Reader       // Config's stdio, served by fd_read and fd_write
+	funcs  map[string]*export
+	watch  func()        // advances the epoch when ctx ends (arm)
+	fired  chan struct{} // closed by watch
+	stop   func() bool   // stops watch
+	stack  [16]uint64    // parameters of the host call in progress
+	stdin  io.Reader     // Config's stdio, served by fd_read and fd_write
 	stdout io.Writer
 	stderr io.Writer
 }
@@ -401,29 +405,80 @@ func (w *wasmtimeInstance) callStack(args []wasmtime.Val) ([]uint64, context.Con
 // own context is done, and runs on (one more epoch) if not. The deadline
 // is set before the watcher can advance the epoch, so no end is missed.
 func (w *wasmtimeInstance) enter(ctx context.Context, fn func() error) error {
+	if err := w.arm(ctx); err != nil {
+		return err
+	}
+	defer w.disarm()
+	return fn()
+}
+
+// arm and disarm are enter's halves, for the calls of exports, which make
+// no closure: the watcher and its channel are the instance's, made once
+// (the channel again after it fired).
+func (w *wasmtimeInstance) arm(ctx context.Context) error {
 	w.ctx = ctx
-	defer func() { w.ctx = nil }()
 	if w.e.fuel > 0 {
 		if err := w.store.SetFuel(w.e.fuel); err != nil {
+			w.ctx = nil
 			return err
 		}
 	}
 	w.store.SetEpochDeadline(1)
-	fired := make(chan struct{})
-	stop := context.AfterFunc(ctx, func() {
-		w.e.eng.IncrementEpoch()
-		close(fired)
-	})
-	err := fn()
-	if !stop() {
-		<-fired // the engine outlives no watcher
+	if w.fired == nil {
+		w.fired = make(chan struct{})
 	}
-	return err
+	if w.watch == nil {
+		w.watch = func() {
+			w.e.eng.IncrementEpoch()
+			close(w.fired)
+		}
+	}
+	if af, ok := ctx.(interface{ AfterFunc(func()) func() bool }); ok {
+		w.stop = af.AfterFunc(w.watch) // the host's call context: no goroutine
+	} else {
+		w.stop = context.AfterFunc(ctx, w.watch)
+	}
+	return nil
 }
 
-func (w *wasmtimeInstance) Has(name string) bool {
-	return w.inst.GetFunc(w.store, name) != nil
+func (w *wasmtimeInstance) disarm() {
+	if !w.stop() {
+		<-w.fired // the engine outlives no watcher
+		w.fired = nil
+	}
+	w.stop, w.ctx = nil, nil
 }
+
+// export is an exported function, looked up once.
+type export struct {
+	f       *wasmtime.Func
+	params  []wasmtime.ValKind
+	results int
+	vals    []any
+}
+
+func (w *wasmtimeInstance) export(name string) *export {
+	if x, ok := w.funcs[name]; ok {
+		return x
+	}
+	f := w.inst.GetFunc(w.store, name)
+	if f == nil {
+		return nil // not cached: a typo must not grow the map
+	}
+	ty := f.Type(w.store)
+	x := &export{f: f, results: len(ty.Results())}
+	for _, p := range ty.Params() {
+		x.params = append(x.params, p.Kind())
+	}
+	x.vals = make([]any, len(x.params))
+	if w.funcs == nil {
+		w.funcs = map[string]*export{}
+	}
+	w.funcs[name] = x
+	return x
+}
+
+func (w *wasmtimeInstance) Has(name string) bool { return w.export(name) != nil }
 
 func (w *wasmtimeInstance) Memory() []byte {
 	if w.mem == nil || w.store == nil {
@@ -433,39 +488,41 @@ func (w *wasmtimeInstance) Memory() []byte {
 }
 
 func (w *wasmtimeInstance) Call(ctx context.Context, name string, args ...uint64) ([]uint64, error) {
-	f := w.inst.GetFunc(w.store, name)
-	if f == nil {
+	x := w.export(name)
+	if x == nil {
 		return nil, fmt.Errorf("host: %w: %q", engine.ErrNoExport, name)
 	}
-	ty := f.Type(w.store)
-	params, results := ty.Params(), ty.Results()
-	if len(args) != len(params) {
-		return nil, fmt.Errorf("host: %s: %w: it takes %d, got %d", name, engine.ErrArgs, len(params), len(args))
+	if len(args) != len(x.params) {
+		return nil, fmt.Errorf("host: %s: %w: it takes %d, got %d", name, engine.ErrArgs, len(x.params), len(args))
 	}
-	vals := make([]any, len(args))
-	for k, p := range params {
-		switch p.Kind() {
+	for k, p := range x.params {
+		switch p {
 		case wasmtime.KindI32:
-			vals[k] = int32(uint32(args[k]))
+			x.vals[k] = int32(uint32(args[k]))
 		case wasmtime.KindI64:
-			vals[k] = int64(args[k])
+			x.vals[k] = int64(args[k])
 		case wasmtime.KindF32:
-			vals[k] = math.Float32frombits(uint32(args[k]))
+			x.vals[k] = math.Float32frombits(uint32(args[k]))
 		case wasmtime.KindF64:
-			vals[k] = math.Float64frombits(args[k])
+			x.vals[k] = math.Float64frombits(args[k])
 		default:
 			return nil, &engine.Trap{Call: name, Reason: fmt.Sprintf("parameter %d has a type that cannot be passed from the host", k)}
 		}
 	}
 	var res any
-	err := w.enter(ctx, func() (err error) {
-		res, err = f.Call(w.store, vals...)
-		return err
-	})
+	err := w.arm(ctx)
+	if err == nil {
+		res, err = x.f.Call(w.store, x.vals...)
+		w.disarm()
+	}
+	clear(x.vals)
 	if err := w.runError(ctx, name, err); err != nil {
 		return nil, err
 	}
-	out := make([]uint64, len(results))
+	if x.results == 0 {
+		return nil, nil
+	}
+	out := make([]uint64, x.results) // the caller's to keep
 	switch r := res.(type) {
 	case nil:
 	case []wasmtime.Val:
