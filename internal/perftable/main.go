@@ -88,7 +88,7 @@ func main() {
 			os.Exit(1)
 		}
 	}
-	write(os.Stdout, engines, vals)
+	writeTable(os.Stdout, engines, vals)
 }
 
 // read adds the ratio metrics of the Goal benchmarks in file to vals.
@@ -118,7 +118,8 @@ func read(engine, file string, vals map[key][]float64) error {
 	return r.Err()
 }
 
-func write(w io.Writer, engines []string, vals map[key][]float64) {
+// writeTable prints the table of vals, engines in that order per goal.
+func writeTable(w io.Writer, engines []string, vals map[key][]float64) {
 	fmt.Fprintln(w, "| goal | measured | floor (same run) | ratio: median (range) | target | met | engine |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
 	used := map[key]bool{}

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestTable reads benchmark output of two engines and checks the rows:
+// medians, ranges, per-engine targets, met or not, and a Goal benchmark no
+// row describes.
+func TestTable(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	wz := write("wazero.txt", `goos: linux
+BenchmarkGoal1SmallCopy-2   1000   500 ns/op   1.4 x-floor
+BenchmarkGoal1SmallCopy-2   1000   500 ns/op   1.6 x-floor
+BenchmarkGoal1SmallCopy-2   1000   500 ns/op   1.45 x-floor
+BenchmarkGoal5Batch64B-2    10     9 ns/op     2.5 x-loop   0.002 allocs/entry
+BenchmarkGoal9Other-2       10     9 ns/op     7 x-thing
+BenchmarkOther-2            10     9 ns/op     7 x-floor
+`)
+	wt := write("wasmtime.txt", `BenchmarkGoal1SmallCopy-2   1000   500 ns/op   1.3 x-floor
+`)
+	vals := map[key][]float64{}
+	if err := read("wazero", wz, vals); err != nil {
+		t.Fatal(err)
+	}
+	if err := read("wasmtime", wt, vals); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	writeTable(&b, []string{"wazero", "wasmtime"}, vals)
+	out := b.String()
+	for _, want := range []string{
+		"| 1.45 (1.40-1.60) | <= 1.5 | met | wazero |",
+		"| 1.30 (1.30-1.30) | <= 1.2 | not met | wasmtime |",
+		"| 2.50 (2.50-2.50) | >= 2 | met | wazero |",
+		"| 0.00 (0.00-0.00) | <= 0.01 | met | wazero |",
+		"| ? | Goal9Other (x-thing) |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "BenchmarkOther") || strings.Contains(out, "| Other") {
+		t.Errorf("a benchmark that is not a goal is listed:\n%s", out)
+	}
+}
