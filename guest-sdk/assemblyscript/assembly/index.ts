@@ -30,6 +30,7 @@ import {
   aclrtMemsetAsync, aclrtMemcpyBatch, aclrtMemcpyBatchAsync, aclrtMemcpyBatchV2,
   aclrtMemcpyBatchAsyncV2, aclrtGetMemcpyDescSize, aclrtSetMemcpyDesc,
   aclrtMemcpyAsyncWithDesc, aclrtMemcpyAsyncWithOffset,
+  aclrtMemsetD32, aclrtMemsetD32Async, aclrtResetEvent, aclAppLog,
 } from "./bindings";
 import { aclwasm_input_len, aclwasm_input_read, aclwasm_output_write, aclwasm_config_read } from "./io";
 import { errorName, ACL_SUCCESS, ACL_ERROR_INVALID_PARAM } from "./codes";
@@ -266,6 +267,19 @@ export class DeviceBuffer {
   fillAsync(v: u8, stream: Stream): i32 {
     return memsetAsync(this.ptr, this.size, <i32>v, this.size, stream);
   }
+
+  /**
+   * Sets every whole 32-bit word to v (aclrtMemsetD32, little-endian); a
+   * tail of fewer than 4 bytes is left as it was.
+   */
+  fillU32(v: u32): i32 {
+    return memsetD32(this.ptr, this.size, v, this.size / 4);
+  }
+
+  /** Queues fillU32 on stream (aclrtMemsetD32Async). */
+  fillU32Async(v: u32, stream: Stream): i32 {
+    return memsetD32Async(this.ptr, this.size, v, this.size / 4, stream);
+  }
 }
 
 /**
@@ -367,6 +381,14 @@ export class Event {
     return check("aclrtRecordEvent", aclrtRecordEvent(this.handle, stream.handle));
   }
 
+  /**
+   * aclrtResetEvent: queues on stream a reset, after which the event reads
+   * as never recorded and later waits wait for its next record.
+   */
+  reset(stream: Stream): i32 {
+    return check("aclrtResetEvent", aclrtResetEvent(this.handle, stream.handle));
+  }
+
   /** aclrtSynchronizeEvent. */
   synchronize(): i32 {
     return check("aclrtSynchronizeEvent", aclrtSynchronizeEvent(this.handle));
@@ -383,6 +405,50 @@ export class Event {
     if (check("aclrtEventElapsedTime", aclrtEventElapsedTime(out64, start.handle, end.handle)) != 0) return NaN;
     return load<f32>(out64);
   }
+}
+
+// ---- logging (ABI v1.1) ----
+
+/** The level of an aclAppLog record (aclLogLevel). */
+export enum LogLevel {
+  /** ACL_DEBUG */
+  DEBUG = 0,
+  /** ACL_INFO */
+  INFO = 1,
+  /** ACL_WARNING */
+  WARNING = 2,
+  /** ACL_ERROR */
+  ERROR = 3,
+}
+
+/** The longest string aclAppLog takes, in bytes, without its NUL. */
+export const MAX_LOG_STRING: i32 = 4095;
+
+/** s as UTF-8, cut at its first NUL and to MAX_LOG_STRING bytes (at a character boundary), NUL-terminated. */
+function logString(s: string): ArrayBuffer {
+  const nul = s.indexOf("\0");
+  if (nul >= 0) s = s.substring(0, nul);
+  const b = String.UTF8.encode(s);
+  let n = b.byteLength;
+  if (n > MAX_LOG_STRING) {
+    n = MAX_LOG_STRING;
+    while (n > 0 && (load<u8>(changetype<usize>(b) + <usize>n) & 0xc0) == 0x80) n--;
+  }
+  const out = new ArrayBuffer(n + 1);
+  memory.copy(changetype<usize>(out), changetype<usize>(b), <usize>n);
+  store<u8>(changetype<usize>(out) + <usize>n, 0);
+  return out;
+}
+
+/**
+ * aclAppLog: logs msg as the plugin's own record at level, naming func,
+ * file and line (AssemblyScript has no caller information: pass them);
+ * the host hands it to the embedder's slog logger with the plugin's name
+ * and session. Strings are cut at a NUL and to MAX_LOG_STRING bytes.
+ */
+export function appLog(level: LogLevel, msg: string, func: string = "", file: string = "", line: u32 = 0): i32 {
+  const f = logString(func), p = logString(file), m = logString(msg);
+  return check("aclAppLog", aclAppLog(<i32>level, changetype<usize>(f), changetype<usize>(p), line, changetype<usize>(m)));
 }
 
 // ---- copies ----
@@ -415,6 +481,16 @@ export function memcpy2dAsync(dst: u64, dpitch: u64, src: u64, spitch: u64, widt
 /** aclrtMemset: count bytes at ptr (device or pinned memory) to value's low byte. */
 export function memset(ptr: u64, maxCount: u64, value: i32, count: u64): i32 {
   return check("aclrtMemset", aclrtMemset(ptr, maxCount, value, count));
+}
+
+/** aclrtMemsetD32: sets count 32-bit words at ptr (4-byte aligned) to value; count*4 above memSize fails. */
+export function memsetD32(ptr: u64, memSize: u64, value: u32, count: u64): i32 {
+  return check("aclrtMemsetD32", aclrtMemsetD32(ptr, memSize, value, count));
+}
+
+/** aclrtMemsetD32Async: memsetD32 queued on stream. */
+export function memsetD32Async(ptr: u64, memSize: u64, value: u32, count: u64, stream: Stream): i32 {
+  return check("aclrtMemsetD32Async", aclrtMemsetD32Async(ptr, memSize, value, count, stream.handle));
 }
 
 /** aclrtMemsetAsync on stream. */

@@ -140,6 +140,17 @@ func Memset(p Ptr, maxCount uint64, value int32, count uint64) error {
 	return check("aclrtMemset", raw.Memset(uint64(p), maxCount, value, count))
 }
 
+// MemsetD32 sets count 32-bit words at p (4-byte aligned) to value
+// (aclrtMemsetD32); count*4 above memSize fails.
+func MemsetD32(p Ptr, memSize uint64, value uint32, count uint64) error {
+	return check("aclrtMemsetD32", raw.MemsetD32(uint64(p), memSize, value, count))
+}
+
+// MemsetD32Async queues a MemsetD32 on s (aclrtMemsetD32Async).
+func MemsetD32Async(p Ptr, memSize uint64, value uint32, count uint64, s Stream) error {
+	return check("aclrtMemsetD32Async", raw.MemsetD32Async(uint64(p), memSize, value, count, uint32(s)))
+}
+
 // MemsetAsync queues a memset on s (aclrtMemsetAsync).
 func MemsetAsync(p Ptr, maxCount uint64, value int32, count uint64, s Stream) error {
 	return check("aclrtMemsetAsync", raw.MemsetAsync(uint64(p), maxCount, value, count, uint32(s)))

@@ -78,6 +78,15 @@ func (d *DeviceBuffer) FillAsync(v byte, s Stream) error {
 	return MemsetAsync(d.ptr, d.size, int32(v), d.size, s)
 }
 
+// FillU32 sets every whole 32-bit word to v (aclrtMemsetD32, little-endian
+// as the guest); a tail of fewer than 4 bytes is left as it was.
+func (d *DeviceBuffer) FillU32(v uint32) error { return MemsetD32(d.ptr, d.size, v, d.size/4) }
+
+// FillU32Async queues FillU32 on s (aclrtMemsetD32Async).
+func (d *DeviceBuffer) FillU32Async(v uint32, s Stream) error {
+	return MemsetD32Async(d.ptr, d.size, v, d.size/4, s)
+}
+
 // CopyToDevice copies src to device memory at dst, whose capacity is
 // destMax (synchronous H2D).
 func CopyToDevice(dst Ptr, destMax uint64, src []byte) error {

@@ -24,6 +24,9 @@ func TestOutsideWasip1(t *testing.T) {
 		{"input_read", func() error { _, err := Input(); return err }()},
 		{"output_write", Output([]byte("x"))},
 		{"config_read", func() error { _, _, err := Config("k"); return err }()},
+		{"aclrtMemsetD32", MemsetD32(1<<32, 64, 7, 16)},
+		{"aclrtResetEvent", Event(1).Reset(DefaultStream)},
+		{"aclAppLog", AppLog(LogInfo, "x = %d", 1)},
 	} {
 		var e *Error
 		if !errors.As(tc.err, &e) {

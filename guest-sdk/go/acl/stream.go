@@ -57,6 +57,13 @@ func (e Event) Record(s Stream) error {
 	return check("aclrtRecordEvent", raw.RecordEvent(uint32(e), uint32(s)))
 }
 
+// Reset queues on s a reset of the event (aclrtResetEvent): once s
+// reaches it the event reads as never recorded, and later waits wait for
+// its next record.
+func (e Event) Reset(s Stream) error {
+	return check("aclrtResetEvent", raw.ResetEvent(uint32(e), uint32(s)))
+}
+
 // Synchronize waits for the event's most recent record (aclrtSynchronizeEvent).
 func (e Event) Synchronize() error {
 	return check("aclrtSynchronizeEvent", raw.SynchronizeEvent(uint32(e)))

@@ -49,6 +49,13 @@ impl Event {
         check("aclrtRecordEvent", unsafe { sys::aclrtRecordEvent(self.handle, stream.handle()) })
     }
 
+    /// Queues a reset of the event on `stream` (`aclrtResetEvent`): once the
+    /// stream reaches it the event reads as never recorded, and later waits
+    /// wait for its next record.
+    pub fn reset(&self, stream: &Stream) -> Result<()> {
+        check("aclrtResetEvent", unsafe { sys::aclrtResetEvent(self.handle, stream.handle()) })
+    }
+
     /// Waits for the most recent record to complete (`aclrtSynchronizeEvent`).
     pub fn synchronize(&self) -> Result<()> {
         check("aclrtSynchronizeEvent", unsafe { sys::aclrtSynchronizeEvent(self.handle) })

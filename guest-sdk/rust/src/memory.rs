@@ -96,6 +96,18 @@ impl DeviceBuffer {
     pub fn fill_async(&self, value: u8, stream: &Stream) -> Result<()> {
         unsafe { memset_async(self.addr, self.len, value as i32, self.len, stream) }
     }
+
+    /// Sets every whole 32-bit word to `value` (`aclrtMemsetD32`, in the
+    /// guest's byte order, little-endian); a tail of fewer than 4 bytes is
+    /// left as it was.
+    pub fn fill_u32(&self, value: u32) -> Result<()> {
+        unsafe { memset_d32(self.addr, self.len, value, self.len / 4) }
+    }
+
+    /// Queues [`DeviceBuffer::fill_u32`] on `stream` (`aclrtMemsetD32Async`).
+    pub fn fill_u32_async(&self, value: u32, stream: &Stream) -> Result<()> {
+        unsafe { memset_d32_async(self.addr, self.len, value, self.len / 4, stream) }
+    }
 }
 
 impl Drop for DeviceBuffer {
@@ -148,6 +160,23 @@ pub unsafe fn memset(ptr: Addr, max_count: u64, value: i32, count: u64) -> Resul
 /// As [`memset`], until the stream is synchronized.
 pub unsafe fn memset_async(ptr: Addr, max_count: u64, value: i32, count: u64, stream: &Stream) -> Result<()> {
     check("aclrtMemsetAsync", sys::aclrtMemsetAsync(ptr.0, max_count, value, count, stream.handle()))
+}
+
+/// Sets `count` 32-bit words at `ptr` (4-byte aligned) to `value`
+/// (`aclrtMemsetD32`); `count * 4` above `mem_size` fails.
+///
+/// # Safety
+/// As [`memset`].
+pub unsafe fn memset_d32(ptr: Addr, mem_size: u64, value: u32, count: u64) -> Result<()> {
+    check("aclrtMemsetD32", sys::aclrtMemsetD32(ptr.0, mem_size, value, count))
+}
+
+/// Queues an [`memset_d32`] on `stream` (`aclrtMemsetD32Async`).
+///
+/// # Safety
+/// As [`memset`], until the stream is synchronized.
+pub unsafe fn memset_d32_async(ptr: Addr, mem_size: u64, value: u32, count: u64, stream: &Stream) -> Result<()> {
+    check("aclrtMemsetD32Async", sys::aclrtMemsetD32Async(ptr.0, mem_size, value, count, stream.handle()))
 }
 
 /// The session's free and total device memory of a class: its quota on the

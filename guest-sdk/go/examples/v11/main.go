@@ -1,0 +1,118 @@
+//go:build wasip1
+
+// Command v11 uses the ABI v1.1 additions through the SDK, checked by the
+// guest itself: 32-bit memsets, event resets and logging through aclAppLog
+// (one record per level). It prints "v11: ok" and exits 0, or logs the failed check at
+// LogError and exits 1. tests/v11_test.go runs it and reads the records.
+//
+// Build (from the repository root):
+//
+//	GOOS=wasip1 GOARCH=wasm go build -o build/wasm/go-v11.wasm ./guest-sdk/go/examples/v11
+package main
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/aclwasm/aclwasm/guest-sdk/go/acl"
+)
+
+func main() {
+	if err := run(); err != nil {
+		acl.AppLog(acl.LogError, "v11: %v", err)
+		fmt.Fprintln(os.Stderr, "v11:", err)
+		os.Exit(1)
+	}
+	fmt.Println("v11: ok")
+}
+
+// words returns b's 32-bit little-endian words.
+func words(b []byte) []uint32 {
+	w := make([]uint32, len(b)/4)
+	for i := range w {
+		w[i] = binary.LittleEndian.Uint32(b[4*i:])
+	}
+	return w
+}
+
+func allWords(b []byte, v uint32) bool {
+	for _, w := range words(b) {
+		if w != v {
+			return false
+		}
+	}
+	return true
+}
+
+func run() error {
+	if err := acl.AppLog(acl.LogDebug, "starting"); err != nil {
+		return err
+	}
+	if err := acl.SetDevice(0); err != nil {
+		return err
+	}
+
+	// 32-bit memsets, synchronous and queued.
+	buf, err := acl.NewDeviceBuffer(66)
+	if err != nil {
+		return err
+	}
+	back := make([]byte, 66)
+	if err := errors.Join(buf.Fill(0xee), buf.FillU32(0xdeadbeef), buf.Read(0, back)); err != nil {
+		return err
+	}
+	if !allWords(back[:64], 0xdeadbeef) || !bytes.Equal(back[64:], []byte{0xee, 0xee}) {
+		return fmt.Errorf("check failed: FillU32 sets the whole words, not the tail: % x", back)
+	}
+	s, err := acl.CreateStream()
+	if err != nil {
+		return err
+	}
+	if err := errors.Join(buf.FillU32Async(0x01020304, s), s.Synchronize(), buf.Read(0, back)); err != nil {
+		return err
+	}
+	if !allWords(back[:64], 0x01020304) {
+		return fmt.Errorf("check failed: FillU32Async")
+	}
+	if err := acl.AppLog(acl.LogInfo, "32-bit memsets ok"); err != nil {
+		return err
+	}
+	err = acl.MemsetD32(buf.Ptr(), 64, 0, 17)
+	if !errors.Is(err, acl.ErrRTParamInvalid) {
+		return fmt.Errorf("check failed: 17 words in 64 bytes: %v, want ACL_ERROR_RT_PARAM_INVALID", err)
+	}
+	if err := acl.AppLog(acl.LogWarning, "expected: %v", err); err != nil {
+		return err
+	}
+
+	// An event reset: the event reads as never recorded again.
+	fresh, err := acl.CreateEvent()
+	if err != nil {
+		return err
+	}
+	never, err := fresh.Query()
+	if err != nil {
+		return err
+	}
+	ev, err := acl.CreateEvent()
+	if err != nil {
+		return err
+	}
+	if err := errors.Join(ev.Record(s), s.Synchronize()); err != nil {
+		return err
+	}
+	if st, err := ev.Query(); err != nil || st == never {
+		return fmt.Errorf("check failed: a completed record (%v)", err)
+	}
+	if err := errors.Join(ev.Reset(s), s.Synchronize()); err != nil {
+		return err
+	}
+	if st, err := ev.Query(); err != nil || st != never {
+		return fmt.Errorf("check failed: a reset event reads as never recorded: %v (%v)", st, err)
+	}
+
+	return errors.Join(buf.Free(), s.Destroy(), ev.Destroy(), fresh.Destroy())
+}
