@@ -90,6 +90,12 @@ func cCommonType(s Sem) (string, error) {
 		return "uint64_t", nil
 	case OutUint64:
 		return "uint64_t *", nil
+	case Context:
+		return "aclrtContext", nil
+	case OutContext:
+		return "aclrtContext *", nil
+	case OutRunMode:
+		return "aclrtRunMode *", nil
 	}
 	return "", fmt.Errorf("gen: the C generator has no type for parameter meaning %d (add it to cCommonType in guest-sdk/internal/gen/c.go)", s)
 }
@@ -217,7 +223,7 @@ func cRawType(f *Func, p Param, narrow bool) string {
 // cArg converts a natural-API argument to its raw type.
 func cArg(p Param) string {
 	switch p.Sem {
-	case Stream, Event:
+	case Stream, Event, Context:
 		return "(uint32_t)(uintptr_t)" + p.Name
 	case Kind, Uint32, MemAttr, MallocPolicy, RegisterType:
 		return "(int32_t)" + p.Name
