@@ -154,14 +154,6 @@ typedef struct {
 } aclrtMemcpyBatchAttr;
 
 /**
- * Where the native runtime runs: ACL_HOST for a host-attached card (and the simulator).
- */
-typedef enum aclrtRunMode {
-    ACL_DEVICE = 0,
-    ACL_HOST = 1,
-} aclrtRunMode;
-
-/**
  * An attribute of aclrtMallocWithCfg/aclrtMallocHostWithCfg, as natively.
  * None has a meaning in the sandbox: they are accepted and ignored.
  */
@@ -197,6 +189,15 @@ typedef struct {
 /* The failure modes of aclrtSetStreamFailureMode, as natively. */
 #define ACL_CONTINUE_ON_FAILURE 0x00000000U
 #define ACL_STOP_ON_FAILURE 0x00000001U
+
+/* The flags of aclrtCreateStreamWithConfig, as natively. None changes what a
+ * stream does in the sandbox: they are accepted and the trace names them. */
+#define ACL_STREAM_FAST_LAUNCH 0x00000001U
+#define ACL_STREAM_FAST_SYNC 0x00000002U
+#define ACL_STREAM_PERSISTENT 0x00000004U
+#define ACL_STREAM_HUGE 0x00000008U
+#define ACL_STREAM_CPU_SCHEDULE 0x00000010U
+#define ACL_STREAM_DEVICE_USE_ONLY 0x00000020U
 
 ACLWASM_STATIC_ASSERT(sizeof(aclrtMemLocation) == 8, "native layout");
 ACLWASM_STATIC_ASSERT(offsetof(aclrtMemLocation, type) == 4, "native layout");
