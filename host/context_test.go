@@ -2,6 +2,7 @@ package host
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -323,4 +324,55 @@ func TestStopOnFailure(t *testing.T) {
 	h.ok("aclrtMemcpy", data, 64, dst, 64, 2)
 	require.Equal(t, bytes.Repeat([]byte{7}, 64), h.mem()[data:data+64], "the synchronize took the error: the stream runs again")
 	require.Contains(t, h.code(acl.ErrRTFeatureNotSupport, "aclrtSetStreamFailureMode", s, 0), "cannot be changed back")
+}
+
+// TestSec10Messages: the exact code and message of bad input to the
+// section 10 functions this file covers.
+func TestSec10Messages(t *testing.T) {
+	h := newHarness(t, Policy{})
+	for _, tc := range []struct {
+		name string
+		args []uint64
+		code acl.Error
+		msg  string
+	}{
+		{"aclrtCreateContext", []uint64{0, 0}, acl.ErrInvalidParam, "aclrtCreateContext: context is NULL"},
+		{"aclrtCreateContext", []uint64{outA, 9}, acl.ErrRTInvalidDeviceID, "aclrtCreateContext: deviceId 9 does not exist: this session sees 2 devices"},
+		{"aclrtDestroyContext", []uint64{0}, acl.ErrInvalidParam, "aclrtDestroyContext: context is NULL"},
+		{"aclrtDestroyContext", []uint64{999}, acl.ErrRTInvalidHandle, "aclrtDestroyContext: context handle 999 is unknown or destroyed"},
+		{"aclrtSetCurrentContext", []uint64{0}, acl.ErrInvalidParam, "aclrtSetCurrentContext: context is NULL"},
+		{"aclrtGetCurrentContext", []uint64{outA}, acl.ErrRTContextNull, "aclrtGetCurrentContext: no current device: call aclrtSetDevice first"},
+		{"aclrtGetRunMode", []uint64{0}, acl.ErrInvalidParam, "aclrtGetRunMode: runMode is NULL"},
+		{"aclrtGetRunMode", []uint64{0xFFFF_FFFF}, acl.ErrInvalidParam, "aclrtGetRunMode: runMode [0xffffffff, +4) is outside guest memory (262144 bytes)"},
+		{"aclrtResetDeviceForce", []uint64{2}, acl.ErrRTInvalidDeviceID, "aclrtResetDeviceForce: deviceId 2 does not exist: this session sees 2 devices"},
+		{"aclrtDestroyStreamForce", []uint64{0}, acl.ErrInvalidParam, "aclrtDestroyStreamForce: stream is NULL"},
+		{"aclrtDestroyStreamForce", []uint64{77}, acl.ErrRTInvalidHandle, "aclrtDestroyStreamForce: stream handle 77 is unknown or destroyed"},
+		{"aclrtCreateStreamWithConfig", []uint64{outA, 0, 0x21}, acl.ErrRTParamInvalid,
+			"aclrtCreateStreamWithConfig: flag ACL_STREAM_FAST_LAUNCH|ACL_STREAM_DEVICE_USE_ONLY: ACL_STREAM_DEVICE_USE_ONLY cannot be combined with other flags"},
+		{"aclrtCreateStreamWithConfig", []uint64{outA, 0, 0x100}, acl.ErrRTContextNull, "aclrtCreateStreamWithConfig: no current device: call aclrtSetDevice first"},
+		{"aclrtSetStreamFailureMode", []uint64{0, 1}, acl.ErrRTParamInvalid,
+			"aclrtSetStreamFailureMode: stream is NULL and there is no current context whose default stream it would name"},
+		{"aclrtSetStreamFailureMode", []uint64{5, 1}, acl.ErrRTInvalidHandle, "aclrtSetStreamFailureMode: stream handle 5 is unknown or destroyed"},
+	} {
+		require.Equal(t, tc.msg, h.code(tc.code, tc.name, tc.args...), "%s%v", tc.name, tc.args)
+	}
+	h.ok("aclrtSetDevice", 0)
+	h.ok("aclrtGetCurrentContext", outA)
+	def := uint64(h.u32(outA))
+	require.Equal(t, fmt.Sprintf("aclrtDestroyContext: context %d is the default context of device 0: aclrtResetDevice releases it", def),
+		h.code(acl.ErrRTParamInvalid, "aclrtDestroyContext", def))
+	s := h.stream()
+	require.Equal(t, fmt.Sprintf("aclrtSetCurrentContext: handle %d is a stream, not a context", s), h.code(acl.ErrRTInvalidHandle, "aclrtSetCurrentContext", s))
+	h.ok("aclrtSetStreamFailureMode", s, 1)
+	require.Equal(t, "aclrtSetStreamFailureMode: the stream is in ACL_STOP_ON_FAILURE mode, which cannot be changed back to ACL_CONTINUE_ON_FAILURE",
+		h.code(acl.ErrRTFeatureNotSupport, "aclrtSetStreamFailureMode", s, 0))
+	s2 := h.stream()
+	h.ok("aclrtSetDevice", 1)
+	h.ok("aclrtSetStreamFailureMode", s, 3) // bit 0: the mode it has, before the stream's context
+	require.Equal(t, "aclrtSetStreamFailureMode: the stream belongs to device 0, the current device is 1",
+		h.code(acl.ErrRTStreamContext, "aclrtSetStreamFailureMode", s2, 1))
+	h.ok("aclrtCreateContext", outA, 0)
+	cx := uint64(h.u32(outA))
+	require.Equal(t, fmt.Sprintf("aclrtSetStreamFailureMode: the stream belongs to context %d of device 0, the current context is %d", def, cx),
+		h.code(acl.ErrRTStreamContext, "aclrtSetStreamFailureMode", s2, 1))
 }
