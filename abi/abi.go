@@ -181,6 +181,7 @@ const (
 	Memory     Group = "memory"
 	Stream     Group = "stream"
 	Event      Group = "event"
+	Context    Group = "context"
 )
 
 // Param is one parameter of a host function.
@@ -354,6 +355,25 @@ var Funcs = []Func{
 		Doc: "Writes the hardware's step for operator timeouts, in microseconds, as a uint64."},
 	{Name: "aclAppLog", Group: Runtime, Params: []Param{{"level", I32, 0}, {"func", Gptr, 0}, {"file", Gptr, 0}, {"line", I32, 0}, {"msg", Gptr, 0}},
 		Doc: "Logs msg as the plugin's own at level (ACL_DEBUG 0 .. ACL_ERROR 3); func, file and msg are NUL-terminated strings of at most 4 KiB."},
+	// ABI v1.1 section 10: forced resets, contexts, the run mode, configured streams.
+	{Name: "aclrtResetDeviceForce", Group: Device, Params: []Param{{"deviceId", I32, 0}},
+		Doc: "As aclrtResetDevice, but the session's queued work on the device is cancelled, not awaited."},
+	{Name: "aclrtDestroyStreamForce", Group: Stream, Params: []Param{{"stream", Handle, 0}},
+		Doc: "Cancels the stream's queued work that has not started, then destroys it."},
+	{Name: "aclrtCreateContext", Group: Context, Params: []Param{{"context", Gptr, 0}, {"deviceId", I32, 0}},
+		Doc: "Creates a context (a device plus its own default stream), makes it current and writes its handle."},
+	{Name: "aclrtDestroyContext", Group: Context, Params: []Param{{"context", Handle, 0}},
+		Doc: "Destroys a context and its streams after their queued work; a device's default context cannot be destroyed."},
+	{Name: "aclrtSetCurrentContext", Group: Context, Params: []Param{{"context", Handle, 0}},
+		Doc: "Makes the context's device current and its default stream the target of NULL streams."},
+	{Name: "aclrtGetCurrentContext", Group: Context, Params: []Param{{"context", Gptr, 0}},
+		Doc: "Writes the current context's handle; aclrtSetDevice makes the device's default context current."},
+	{Name: "aclrtGetRunMode", Group: Runtime, Params: []Param{{"runMode", Gptr, 0}},
+		Doc: "Writes the backend's aclrtRunMode: ACL_HOST (1) for a host-attached card and for the simulator."},
+	{Name: "aclrtCreateStreamWithConfig", Group: Stream, Params: []Param{{"stream", Gptr, 0}, {"priority", I32, 0}, {"flag", I32, 0}},
+		Doc: "aclrtCreateStream with a priority (clamped natively) and ACL_STREAM_* flags, checked as natively and shown by the trace."},
+	{Name: "aclrtSetStreamFailureMode", Group: Stream, Params: []Param{{"stream", Handle, 0}, {"mode", U64, 0}},
+		Doc: "ACL_STOP_ON_FAILURE (1): after a failed operation the stream's later ones fail without effect until it is synchronized."},
 }
 
 var index = func() map[string]int {

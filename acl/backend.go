@@ -254,3 +254,41 @@ type OpTimeouts interface {
 // longer one is cut to it, and 0 asks for it (the native documentation
 // of aclrtGetOpTimeOutInterval).
 const MaxOpTimeoutSteps = 254
+
+// The optional interfaces of ABI v1.1 section 10's streams and runtime
+// functions. The sandbox gives 207000 for a call that needs one the backend
+// does not implement.
+
+// StreamForcer is an optional interface of a Backend. DestroyStreamForce
+// destroys s without waiting for its queued work: the operations not yet
+// started are cancelled (they never run, move no byte and count nothing;
+// records of events queued there complete with ErrRTStreamAbort), the
+// running one is waited for. aclrtDestroyStreamForce and
+// aclrtResetDeviceForce need it.
+type StreamForcer interface {
+	DestroyStreamForce(s Stream) error
+}
+
+// StreamConfigurer is an optional interface of a Backend.
+// CreateStreamWithConfig creates a stream on dev as
+// aclrtCreateStreamWithConfig does; the caller has applied the native
+// checks (CheckStreamFlags). A backend without it gets CreateStream for
+// the flags and priorities that have no meaning to it.
+type StreamConfigurer interface {
+	CreateStreamWithConfig(dev int32, priority uint32, flags StreamFlag) (Stream, error)
+}
+
+// FailureModer is an optional interface of a Backend.
+// SetStreamFailureMode sets what s does after an operation fails: with
+// StopOnFailure the operations queued after it fail without effect until
+// the stream is synchronized (the synchronize returns the first error).
+// The caller has applied CheckFailureModeChange.
+type FailureModer interface {
+	SetStreamFailureMode(s Stream, mode FailureMode) error
+}
+
+// RunModer is an optional interface of a Backend: the run mode
+// aclrtGetRunMode reports.
+type RunModer interface {
+	RunMode() (RunMode, error)
+}

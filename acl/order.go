@@ -482,4 +482,55 @@ var Order = []FuncOrder{
 		{"strings", "func or file (may be NULL) not a NUL-terminated string inside guest memory of at most 4096 bytes with its NUL; nothing is logged", ErrInvalidParam, LayerACL, Sandbox, "(sandbox)"},
 		{"msg", "msg NULL, or not such a string; nothing is logged", ErrInvalidParam, LayerACL, Sandbox, "(sandbox)"},
 	}},
+	// ABI v1.1 section 10: forced resets, contexts, the run mode, configured streams.
+	{"aclrtResetDeviceForce", []Step{
+		{"device", "deviceId not a device of this session", ErrRTInvalidDeviceID, LayerEntry, Native, "device.cpp (aclrtResetDeviceForceImpl: no ACL check, rtDeviceResetForce)"},
+		{"feature", "a backend that cannot cancel queued work", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox: acl.StreamForcer)"},
+		{"release", "cancels the session's queued work there (it never runs, its errors die with it), releases what the session holds there", Success, LayerExec, Native, "device.cpp (aclrtResetDeviceForceImpl)"},
+	}},
+	{"aclrtDestroyStreamForce", []Step{
+		{"null", "stream NULL", ErrInvalidParam, LayerACL, Native, "stream.cpp (aclrtDestroyStreamForceImpl)"},
+		{"stream", "stream handle unknown, destroyed, an event or a context", ErrRTInvalidHandle, LayerEntry, Native, "api_c_stream.cc (rtStreamDestroyForce)"},
+		{"feature", "a backend that cannot cancel queued work", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox: acl.StreamForcer)"},
+		{"cancel", "the work not yet started is cancelled: it never runs, moves no byte", Success, LayerExec, Native, "api_c_stream.cc (rtStreamDestroyForce: StreamDestroy(force))"},
+	}},
+	{"aclrtCreateContext", []Step{
+		{"null", "context NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "context.cpp (aclrtCreateContextImpl)"},
+		{"device", "deviceId not a device of this session", ErrRTInvalidDeviceID, LayerEntry, Native, "context.cpp (aclrtCreateContextImpl: rtCtxCreateEx)"},
+		{"count", "more contexts than the policy allows (MaxStreams: each has a default stream)", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
+	}},
+	{"aclrtDestroyContext", []Step{
+		{"null", "context NULL", ErrInvalidParam, LayerACL, Native, "context.cpp (aclrtDestroyContextImpl)"},
+		{"context", "context handle unknown, destroyed, a stream or an event", ErrRTInvalidHandle, LayerEntry, Sandbox, "(sandbox: typed session handles, ABI section 4; natively rtCtxDestroyEx)"},
+		{"default", "a device's default context (aclrtResetDevice releases it)", ErrRTParamInvalid, LayerRange, Driver, "(not audited)"},
+	}},
+	{"aclrtSetCurrentContext", []Step{
+		{"null", "context NULL", ErrInvalidParam, LayerACL, Native, "context.cpp (aclrtSetCurrentContextImpl)"},
+		{"context", "context handle unknown, destroyed, a stream or an event", ErrRTInvalidHandle, LayerEntry, Sandbox, "(sandbox: typed session handles, ABI section 4; natively rtCtxSetCurrent)"},
+	}},
+	{"aclrtGetCurrentContext", []Step{
+		{"null", "context NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "context.cpp (aclrtGetCurrentContextImpl)"},
+		{"context", "no current context (no aclrtSetDevice, aclrtCreateContext or aclrtSetCurrentContext)", ErrRTContextNull, LayerContext, Native, "context.cpp (aclrtGetCurrentContextImpl: rtCtxGetCurrent)"},
+	}},
+	{"aclrtGetRunMode", []Step{
+		{"null", "runMode NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "device.cpp (aclrtGetRunModeImpl)"},
+		{"feature", "a backend that does not report its run mode", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox: acl.RunModer)"},
+	}},
+	{"aclrtCreateStreamWithConfig", []Step{
+		{"null", "stream NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "stream.cpp (aclrtCreateStreamWithConfigImpl)"},
+		{"drop", "flag bits other than the six ACL_STREAM_* flags are dropped and the priority is clamped, never refused", Success, LayerACL, Native, "stream.cpp (aclrtCreateStreamWithConfigImpl); api_error.cc (StreamCreate)"},
+		{"flags", "ACL_STREAM_DEVICE_USE_ONLY combined with another flag", ErrRTParamInvalid, LayerRange, Native, "api_error.cc (CheckStreamFlags)"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc (StreamCreate)"},
+		{"count", "more streams than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
+	}},
+	{"aclrtSetStreamFailureMode", []Step{
+		{"stream", "stream handle unknown, destroyed, an event or a context (no ACL-layer check: NULL is the default stream)", ErrRTInvalidHandle, LayerEntry, Native, "api_c_stream.cc (rtStreamSetMode)"},
+		{"nullctx", "NULL stream without a current context: no default stream to name", ErrRTParamInvalid, LayerRange, Native, "api_error.cc (StreamSetMode: GetCurStream)"},
+		{"devuse", "a stream created with ACL_STREAM_DEVICE_USE_ONLY", ErrRTFeatureNotSupport, LayerRange, Native, "api_error.cc (StreamSetMode)"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc (StreamSetMode)"},
+		{"same", "only bit 0 of mode counts; the stream's mode again succeeds at once", Success, LayerContext, Native, "api_impl.cc (StreamSetMode)"},
+		{"back", "ACL_STOP_ON_FAILURE back to ACL_CONTINUE_ON_FAILURE", ErrRTFeatureNotSupport, LayerContext, Native, "api_impl.cc (StreamSetMode)"},
+		{"streamctx", "stream of another context", ErrRTStreamContext, LayerContext, Native, "api_impl.cc (StreamSetMode)"},
+		{"feature", "a backend without stream failure modes", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox: acl.FailureModer)"},
+	}},
 }

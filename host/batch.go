@@ -193,8 +193,10 @@ func (c *call) batchAsync(st *streamRec, copies []acl.Copy, bytes [4]uint64) err
 	}
 	s, n, fi := c.s, int64(len(copies)), c.fi
 	s.batchEntries.Add(n)
+	st.batch.Add(n)
 	err := s.b.LaunchHostFunc(st.h, func() error {
 		s.batchEntries.Add(-n)
+		st.batch.Add(-n)
 		for d, k := range bytes {
 			s.countBytes(fi, acl.Direction(d), k)
 		}
@@ -202,6 +204,7 @@ func (c *call) batchAsync(st *streamRec, copies []acl.Copy, bytes [4]uint64) err
 	})
 	if err != nil {
 		s.batchEntries.Add(-n) // the batch is queued; only the budget and the count are off
+		st.batch.Add(-n)
 	}
 	return nil
 }

@@ -231,10 +231,7 @@ func (c *call) streamHandle(h uint32) (*streamRec, error) {
 	}
 	st, ok := c.s.streams[h]
 	if !ok {
-		if _, isEvent := c.s.events[h]; isEvent {
-			return nil, acl.Errorf(acl.ErrRTInvalidHandle, "handle %d is an event, not a stream", h)
-		}
-		return nil, acl.Errorf(acl.ErrRTInvalidHandle, "stream handle %d is unknown or destroyed", h)
+		return nil, c.s.notStream(h)
 	}
 	return st, nil
 }
@@ -252,11 +249,14 @@ func (c *call) bindStream(st *streamRec) (*streamRec, error) {
 	return st, nil
 }
 
-// streamCtx refuses a stream of another device than the current one
+// streamCtx refuses a stream of another context than the current one
 // (107003), as the runtime does before it queues work.
 func (c *call) streamCtx(st *streamRec) error {
 	if st.dev != c.s.dev {
 		return acl.Errorf(acl.ErrRTStreamContext, "the stream belongs to device %d, the current device is %d", st.dev, c.s.dev)
+	}
+	if st.ctx != c.s.cur {
+		return acl.Errorf(acl.ErrRTStreamContext, "the stream belongs to context %d of device %d, the current context is %d", st.ctx.h, st.dev, c.s.cur.h)
 	}
 	return nil
 }
@@ -271,6 +271,9 @@ func (c *call) event(name string, h uint32) (*eventRec, error) {
 	if !ok {
 		if _, isStream := c.s.streams[h]; isStream {
 			return nil, acl.Errorf(acl.ErrRTInvalidHandle, "%s %d is a stream, not an event", name, h)
+		}
+		if _, isCtx := c.s.ctxs[h]; isCtx {
+			return nil, acl.Errorf(acl.ErrRTInvalidHandle, "%s %d is a context, not an event", name, h)
 		}
 		return nil, acl.Errorf(acl.ErrRTInvalidHandle, "%s %d is unknown or destroyed: not an event of this session", name, h)
 	}

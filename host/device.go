@@ -10,13 +10,21 @@ func (c *call) validDevice(name string, dev int32) error {
 	return nil
 }
 
-// setDevice is aclrtSetDevice(deviceId).
+// setDevice is aclrtSetDevice(deviceId): the device's default context,
+// created on first use, becomes current.
 func setDevice(c *call) error {
 	dev := c.i32(0)
 	if err := c.validDevice("deviceId", dev); err != nil {
 		return err
 	}
-	c.s.dev = dev
+	cx := c.s.primary[dev]
+	if cx == nil {
+		var err error
+		if cx, err = c.s.newContext(dev, true); err != nil {
+			return err
+		}
+	}
+	c.s.useContext(cx)
 	return nil
 }
 
@@ -28,10 +36,24 @@ func resetDevice(c *call) error {
 		return err
 	}
 	syncErr := c.s.syncStreams(c.ctx, dev, -1)
-	if err := c.s.releaseDevice(c.ctx, dev); err != nil {
+	if err := c.s.releaseDevice(c.ctx, dev, false); err != nil {
 		return be(err)
 	}
 	return be(syncErr)
+}
+
+// resetDeviceForce is aclrtResetDeviceForce(deviceId): as aclrtResetDevice,
+// but the session's queued work on the device is cancelled, not awaited:
+// what had not started never runs, and its errors die with it.
+func resetDeviceForce(c *call) error {
+	dev := c.i32(0)
+	if err := c.validDevice("deviceId", dev); err != nil {
+		return err
+	}
+	if err := c.forcer(); err != nil {
+		return err
+	}
+	return be(c.s.releaseDevice(c.ctx, dev, true))
 }
 
 // getDevice is aclrtGetDevice(deviceId).

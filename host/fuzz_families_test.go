@@ -47,5 +47,5 @@ func FuzzMemory(f *testing.F) { fuzzTarget(f, fuzzFamilyOf(abi.Memory)) }
 // FuzzStreams: streams and events.
 func FuzzStreams(f *testing.F) { fuzzTarget(f, fuzzFamilyOf(abi.Stream, abi.Event)) }
 
-// FuzzDevice: devices, peers, context and the runtime functions.
-func FuzzDevice(f *testing.F) { fuzzTarget(f, fuzzFamilyOf(abi.Device, abi.Runtime)) }
+// FuzzDevice: devices, peers, contexts and the runtime functions.
+func FuzzDevice(f *testing.F) { fuzzTarget(f, fuzzFamilyOf(abi.Device, abi.Runtime, abi.Context)) }

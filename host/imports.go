@@ -62,6 +62,16 @@ var imports = func() []importFn {
 		"aclrtGetOpExecuteTimeout":          getOpExecuteTimeout,
 		"aclrtGetOpTimeOutInterval":         getOpTimeOutInterval,
 		"aclAppLog":                         appLog,
+		// ABI v1.1 section 10: contexts, forced resets, configured streams.
+		"aclrtResetDeviceForce":       resetDeviceForce,
+		"aclrtDestroyStreamForce":     destroyStreamForce,
+		"aclrtCreateContext":          createContext,
+		"aclrtDestroyContext":         destroyContext,
+		"aclrtSetCurrentContext":      setCurrentContext,
+		"aclrtGetCurrentContext":      getCurrentContext,
+		"aclrtGetRunMode":             getRunMode,
+		"aclrtCreateStreamWithConfig": createStreamWithConfig,
+		"aclrtSetStreamFailureMode":   setStreamFailureMode,
 	}
 	fns := make([]importFn, len(abi.Funcs))
 	for i, f := range abi.Funcs {

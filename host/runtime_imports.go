@@ -35,7 +35,7 @@ func aclFinalize(c *call) error {
 		if err := c.s.syncStreams(c.ctx, int32(dev), -1); err != nil && first == nil {
 			first = be(err)
 		}
-		if err := c.s.releaseDevice(c.ctx, int32(dev)); err != nil && first == nil {
+		if err := c.s.releaseDevice(c.ctx, int32(dev), false); err != nil && first == nil {
 			first = be(err)
 		}
 	}

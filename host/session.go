@@ -37,9 +37,11 @@ type Session struct {
 	nextHandle uint32   // handles are never reused
 	streams    map[uint32]*streamRec
 	events     map[uint32]*eventRec
-	defaults   map[int32]*streamRec // the NULL stream of each guest device
-	peers      map[[2]int32]bool    // peer access this session enabled (guest ids)
-	zombies    []acl.DevPtr         // frees that could not wait; retried at release
+	ctxs       map[uint32]*ctxRec // contexts, default ones included (context.go)
+	primary    map[int32]*ctxRec  // the default context of each guest device
+	cur        *ctxRec            // the current context while dev >= 0
+	peers      map[[2]int32]bool  // peer access this session enabled (guest ids)
+	zombies    []acl.DevPtr       // frees that could not wait; retried at release
 	descKey    [32]byte
 	// halt is the context of the host's own work on stream workers
 	// (descriptor and offset copies): release cancels it once its own
@@ -74,8 +76,15 @@ type Session struct {
 }
 
 type streamRec struct {
-	h   acl.Stream
-	dev int32
+	h     acl.Stream
+	dev   int32
+	ctx   *ctxRec        // the context it was created in
+	flags acl.StreamFlag // aclrtCreateStreamWithConfig's, as the ACL layer passes them on
+	mode  acl.FailureMode
+	// batch counts the entries of asynchronous batches queued on it that
+	// have not run: those a forced destruction or a stopped stream dropped
+	// go back to the session's budget when the stream is destroyed.
+	batch atomic.Int64
 }
 
 type eventRec struct {
@@ -93,19 +102,20 @@ func newSession(rt *Runtime, p Policy, prof abi.Profile) (*Session, error) {
 		return nil, fmt.Errorf("host: %d sessions are live, as many as there are device address regions: release one first", regions)
 	}
 	s := &Session{
-		rt:       rt,
-		policy:   p,
-		b:        rt.backend,
-		region:   region,
-		prof:     prof,
-		as:       newAddrSpace(region),
-		dev:      -1,
-		held:     make([]uint64, len(p.Devices)),
-		streams:  map[uint32]*streamRec{},
-		events:   map[uint32]*eventRec{},
-		defaults: map[int32]*streamRec{},
-		peers:    map[[2]int32]bool{},
-		trace:    rt.trace,
+		rt:      rt,
+		policy:  p,
+		b:       rt.backend,
+		region:  region,
+		prof:    prof,
+		as:      newAddrSpace(region),
+		dev:     -1,
+		held:    make([]uint64, len(p.Devices)),
+		streams: map[uint32]*streamRec{},
+		events:  map[uint32]*eventRec{},
+		ctxs:    map[uint32]*ctxRec{},
+		primary: map[int32]*ctxRec{},
+		peers:   map[[2]int32]bool{},
+		trace:   rt.trace,
 	}
 	if prof == abi.Native32 {
 		s.as = newWindowSpace(engine.MemoryBytes(p.MemoryPages))
@@ -136,29 +146,29 @@ func (s *Session) newHandle() (uint32, error) {
 	return s.nextHandle, nil
 }
 
-// defaultStream returns the session's NULL stream on its current device,
+// defaultStream returns the NULL stream of the session's current context,
 // creating it on first use. Sessions never share a backend stream, so one
 // session's synchronize neither waits for nor reports another's work.
 func (s *Session) defaultStream() (*streamRec, error) {
-	if st, ok := s.defaults[s.dev]; ok {
-		return st, nil
+	cx := s.cur
+	if cx.def != nil {
+		return cx.def, nil
 	}
-	h, err := s.b.CreateStream(s.phys(s.dev))
+	h, err := s.b.CreateStream(s.phys(cx.dev))
 	if err != nil {
 		return nil, be(err)
 	}
-	st := &streamRec{h: h, dev: s.dev}
-	s.defaults[s.dev] = st
-	return st, nil
+	cx.def = &streamRec{h: h, dev: cx.dev, ctx: cx}
+	return cx.def, nil
 }
 
 // sessionStreams returns every stream of the session on guest device dev
 // (all devices when dev < 0), default streams included.
 func (s *Session) sessionStreams(dev int32) []*streamRec {
 	var out []*streamRec
-	for _, st := range s.defaults {
-		if dev < 0 || st.dev == dev {
-			out = append(out, st)
+	for _, cx := range s.ctxs {
+		if cx.def != nil && (dev < 0 || cx.dev == dev) {
+			out = append(out, cx.def)
 		}
 	}
 	for _, st := range s.streams {
@@ -210,21 +220,38 @@ func (s *Session) destroyEvents(dev int32) (errs []error) {
 
 // destroyStreams destroys the session's streams on dev (every device when
 // dev < 0), finishing their work, or cancelling what has not started once
-// ctx is done.
-func (s *Session) destroyStreams(ctx context.Context, dev int32) (errs []error) {
+// ctx is done, or at once when force (aclrtResetDeviceForce).
+func (s *Session) destroyStreams(ctx context.Context, dev int32, force bool) (errs []error) {
 	for h, st := range s.streams {
 		if dev < 0 || st.dev == dev {
-			errs = append(errs, s.b.DestroyStream(ctx, st.h))
+			errs = append(errs, s.destroyStream(ctx, st, force))
 			delete(s.streams, h)
 		}
 	}
-	for d, st := range s.defaults {
-		if dev < 0 || d == dev {
-			errs = append(errs, s.b.DestroyStream(ctx, st.h))
-			delete(s.defaults, d)
+	for _, cx := range s.ctxs {
+		if cx.def != nil && (dev < 0 || cx.dev == dev) {
+			errs = append(errs, s.destroyStream(ctx, cx.def, force))
+			cx.def = nil
 		}
 	}
 	return errs
+}
+
+// destroyStream destroys st in the backend: after its queued work, or
+// cancelling it (force: the caller has checked the backend is an
+// acl.StreamForcer). The entries of queued batches that did not run go
+// back to the session's budget.
+func (s *Session) destroyStream(ctx context.Context, st *streamRec, force bool) error {
+	var err error
+	if f, ok := s.b.(acl.StreamForcer); ok && force {
+		err = f.DestroyStreamForce(st.h)
+	} else {
+		err = s.b.DestroyStream(ctx, st.h)
+	}
+	if err == nil {
+		s.batchEntries.Add(-st.batch.Swap(0))
+	}
+	return err
 }
 
 // freeAllocs frees the session's allocations on dev (every device when
@@ -269,14 +296,16 @@ func (s *Session) dropPeers(dev int32) {
 // releaseDevice releases the session's streams, events and allocations on
 // guest device dev, and the peer access it enabled from there: the second
 // half of aclrtResetDevice, which synchronizes first.
-func (s *Session) releaseDevice(ctx context.Context, dev int32) error {
-	errs := s.destroyEvents(dev)
-	errs = append(errs, s.destroyStreams(ctx, dev)...)
+func (s *Session) releaseDevice(ctx context.Context, dev int32, force bool) error {
+	var errs []error
+	if force { // cancel first: destroying an event releases the waits on it, which would let work run
+		errs = append(s.destroyStreams(ctx, dev, true), s.destroyEvents(dev)...)
+	} else {
+		errs = append(s.destroyEvents(dev), s.destroyStreams(ctx, dev, false)...)
+	}
 	errs = append(errs, s.freeAllocs(ctx, dev)...)
 	s.dropPeers(dev)
-	if s.dev == dev {
-		s.dev = -1
-	}
+	s.dropContexts(dev)
 	return errors.Join(errs...)
 }
 
@@ -291,7 +320,7 @@ func (s *Session) release(ctx context.Context) error {
 	unwatch := context.AfterFunc(ctx, s.stop)
 	defer unwatch()
 	errs := s.destroyEvents(-1)
-	errs = append(errs, s.destroyStreams(ctx, -1)...)
+	errs = append(errs, s.destroyStreams(ctx, -1, false)...)
 	wait, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseWait)
 	defer cancel()
 	for _, p := range s.zombies { // frees that gave up earlier
@@ -308,7 +337,7 @@ func (s *Session) release(ctx context.Context) error {
 		s.pinned -= p.end - p.start
 	}
 	s.dropPeers(-1)
-	s.dev = -1
+	s.dropContexts(-1)
 	s.endMetrics()
 	if s.mem != nil {
 		s.mem.Release()

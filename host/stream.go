@@ -10,7 +10,7 @@ func createStream(c *call) error {
 		if err != nil {
 			return be(err)
 		}
-		s.streams[id] = &streamRec{h: h, dev: s.dev}
+		s.streams[id] = &streamRec{h: h, dev: s.dev, ctx: s.cur}
 		return nil
 	})
 }
@@ -49,7 +49,7 @@ func (c *call) lookupStream(h uint32) (*streamRec, error) {
 	}
 	st, ok := c.s.streams[h]
 	if !ok {
-		return nil, acl.Errorf(acl.ErrRTInvalidHandle, "stream handle %d is unknown or destroyed", h)
+		return nil, c.s.notStream(h)
 	}
 	return st, nil
 }
@@ -61,7 +61,7 @@ func destroyStream(c *call) error {
 	if err != nil {
 		return err
 	}
-	if err := c.s.b.DestroyStream(c.ctx, st.h); err != nil {
+	if err := c.s.destroyStream(c.ctx, st, false); err != nil {
 		return be(err)
 	}
 	delete(c.s.streams, h)

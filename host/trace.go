@@ -23,6 +23,13 @@ func traceArgs(f *abi.Func, stack []uint64) []uint64 {
 	return args
 }
 
+// flagNames names the bits of flag parameters whose values the sandbox
+// accepts without a use for them, so that the trace shows what the guest
+// asked for.
+var flagNames = map[string]func(uint64) string{
+	"aclrtCreateStreamWithConfig.flag": func(v uint64) string { return acl.StreamFlag(v).String() },
+}
+
 // String formats the call as one trace line, arguments decoded by wire
 // type:
 //
@@ -49,6 +56,9 @@ func (r CallRecord) String() string {
 			b.WriteString(strconv.FormatInt(int64(int32(uint32(v))), 10))
 		default:
 			b.WriteString(strconv.FormatUint(v, 10))
+		}
+		if name, ok := flagNames[r.Func.Name+"."+p.Name]; ok {
+			b.WriteString(" (" + name(v) + ")")
 		}
 	}
 	b.WriteString(") = ")

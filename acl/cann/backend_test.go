@@ -308,7 +308,8 @@ func TestOptionalSymbols(t *testing.T) {
 		require.ElementsMatch(t, []string{"aclrtHostRegister", "aclrtHostUnregister", "aclrtDestroyStreamForce", "aclrtSynchronizeEventWithTimeout",
 			"aclrtMemcpyBatch", "aclrtMemcpyBatchAsync", "aclrtMemcpyBatchV2", "aclrtMemcpyBatchAsyncV2",
 			"aclrtGetMemcpyDescSize", "aclrtSetMemcpyDesc", "aclrtMemcpyAsyncWithDesc", "aclrtMemcpyAsyncWithOffset",
-			"aclrtMemsetD32", "aclrtMemsetD32Async", "aclrtResetEvent", "aclrtStreamWaitEventWithTimeout", "aclrtGetOpTimeOutInterval"}, b.MissingSymbols())
+			"aclrtMemsetD32", "aclrtMemsetD32Async", "aclrtResetEvent", "aclrtStreamWaitEventWithTimeout", "aclrtGetOpTimeOutInterval",
+			"aclrtCreateStreamWithConfig", "aclrtSetStreamFailureMode", "aclrtGetRunMode"}, b.MissingSymbols())
 		p, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
 		require.NoError(t, err)
 		st, err := b.CreateStream(0)
@@ -332,7 +333,14 @@ func TestOptionalSymbols(t *testing.T) {
 			"StreamWaitEventTimeout": func() error {
 				return b.StreamWaitEventTimeout(st, acl.Event(1), time.Second)
 			},
-			"OpTimeoutInterval": func() error { _, err := b.OpTimeoutInterval(); return err },
+			"OpTimeoutInterval":  func() error { _, err := b.OpTimeoutInterval(); return err },
+			"DestroyStreamForce": func() error { return b.DestroyStreamForce(st) },
+			"CreateStreamWithConfig": func() error {
+				_, err := b.CreateStreamWithConfig(0, 0, acl.StreamFastLaunch)
+				return err
+			},
+			"SetStreamFailureMode": func() error { return b.SetStreamFailureMode(st, acl.StopOnFailure) },
+			"RunMode":              func() error { _, err := b.RunMode(); return err },
 		}
 		for name, f := range unsupported {
 			code(t, f(), acl.ErrRTFeatureNotSupport)

@@ -72,10 +72,17 @@ func hostCallback(userData uintptr) {
 		return
 	}
 	hc := v.(*hostCall)
+	if hc.s.stopped() {
+		return // ACL_STOP_ON_FAILURE after an error: fails without effect
+	}
 	if err := hc.run(); err != nil {
 		hc.b.hostFuncFailed(hc.s, hc.seq, err)
 	}
 }
+
+// stopped reports whether s is in ACL_STOP_ON_FAILURE mode with an error
+// held for its next synchronize.
+func (s *stream) stopped() bool { return s.failStop.Load() && s.held.Load() }
 
 // run calls fn, turning a panic into an error: a panic must not unwind
 // through the runtime's C frames, which would kill the process.

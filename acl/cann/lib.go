@@ -93,6 +93,12 @@ type api struct {
 	aclrtResetEvent                 func(event, stream uintptr) int32
 	aclrtStreamWaitEventWithTimeout func(stream, event uintptr, timeout int32) int32
 	aclrtGetOpTimeOutInterval       func(interval *uint64) int32
+
+	// ABI v1.1 section 10: streams with a configuration, failure modes,
+	// the run mode.
+	aclrtCreateStreamWithConfig func(stream *uintptr, priority, flag uint32) int32
+	aclrtSetStreamFailureMode   func(stream uintptr, mode uint64) int32
+	aclrtGetRunMode             func(runMode *uint32) int32
 }
 
 // symbol names one native function and where to bind it.
@@ -108,7 +114,8 @@ type symbol struct {
 // optional ones came later (batch copies, their V2 forms, descriptor and
 // offset copies, host registration, forced stream destruction, event
 // synchronize with a timeout, 32-bit memsets, event resets, timed event
-// waits, the operator timeout interval), and their absence only disables what needs
+// waits, the operator timeout interval, configured streams, failure modes,
+// the run mode), and their absence only disables what needs
 // them.
 func (a *api) symbols() []symbol {
 	return []symbol{
@@ -165,6 +172,10 @@ func (a *api) symbols() []symbol {
 		{"aclrtResetEvent", &a.aclrtResetEvent, false},
 		{"aclrtStreamWaitEventWithTimeout", &a.aclrtStreamWaitEventWithTimeout, false},
 		{"aclrtGetOpTimeOutInterval", &a.aclrtGetOpTimeOutInterval, false},
+
+		{"aclrtCreateStreamWithConfig", &a.aclrtCreateStreamWithConfig, false},
+		{"aclrtSetStreamFailureMode", &a.aclrtSetStreamFailureMode, false},
+		{"aclrtGetRunMode", &a.aclrtGetRunMode, false},
 	}
 }
 

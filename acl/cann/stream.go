@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aclwasm/aclwasm/acl"
@@ -30,7 +31,12 @@ type stream struct {
 	pinUses  map[*pin]struct{}
 	opaque   bool  // queued work reads addresses from device memory: it may use any allocation
 	asyncErr error // held for the next synchronize: LaunchHostFunc errors and errors the backend's own waits met
-	rep      *reporter
+	// failStop is ACL_STOP_ON_FAILURE and held mirrors asyncErr != nil:
+	// host functions do not run while both are set. Atomics, since a host
+	// function must not wait for s.mu, which a native call that waits for
+	// the stream may hold.
+	failStop, held atomic.Bool
+	rep            *reporter
 }
 
 // event is a native event.
@@ -184,6 +190,7 @@ func (s *stream) takeErr() error {
 	defer s.mu.Unlock()
 	err := s.asyncErr
 	s.asyncErr = nil
+	s.held.Store(false)
 	return err
 }
 
@@ -191,6 +198,7 @@ func (s *stream) holdErr(err error) {
 	s.mu.Lock()
 	if s.asyncErr == nil {
 		s.asyncErr = err
+		s.held.Store(true)
 	}
 	s.mu.Unlock()
 }

@@ -53,7 +53,12 @@
 // has no effect; the stream goes on with the next operation. The next
 // synchronize of the stream, or of its device, returns the error and
 // clears it. Each event recorded on the stream after the failure and before
-// that synchronize also returns it, once.
+// that synchronize also returns it, once. A stream set to
+// ACL_STOP_ON_FAILURE (SetStreamFailureMode) instead stops after the
+// failure: its later operations fail without effect (event records still
+// complete, reporting the error) until that synchronize. DestroyStreamForce
+// drops the operations not yet started, as DestroyStream with a done
+// context does.
 //
 // Synchronization. SynchronizeStream, SynchronizeDevice and SynchronizeEvent
 // wait for the work queued when they are called: -1 waits until done, a
@@ -205,7 +210,8 @@
 // device memory is ordinary host memory (an allocation larger than the host
 // can map ends the process, as any Go allocation does). No device faults:
 // an operation either validates and runs, or fails as a whole. No stream
-// priorities, flags or capture, no event flags, no IPC. Overlapping
+// priorities, flags or capture (CreateStreamWithConfig accepts priorities
+// and flags, to no effect), no event flags, no IPC. Overlapping
 // ranges within one batch are undefined, as natively. The argument checks
 // that acl's Check functions apply are not repeated, except where the
 // native runtime applies them below the API (timeouts, descriptor kinds,

@@ -143,7 +143,8 @@ func (b *Backend) RecordEvent(eh acl.Event, sh acl.Stream) error {
 			r.t = time.Now()
 			return nil
 		}),
-		done: func() { close(r.done) },
+		done:   func() { close(r.done) },
+		record: true,
 		cancel: func() {
 			r.err = acl.Errorf(acl.ErrRTStreamAbort, "the record of event %d was cancelled with the work of stream %d", eh, sh)
 			r.aborted = true

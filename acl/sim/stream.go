@@ -15,6 +15,7 @@ type op struct {
 	cancel func() // runs instead of work when the op is dropped; may be nil
 	done   func() // runs once the stream counts the op complete; may be nil
 	mark   bool   // an OnComplete mark: not counted by Pending
+	record bool   // an event record: runs on a stopped stream too, to report its error
 	held   [2]span
 	free   releaser // releases what the op holds beyond held; may be nil
 	v      *vop     // the op in the timing model; nil: it takes no modeled time
@@ -117,6 +118,10 @@ type stream struct {
 	dead    bool  // the worker has exited
 	waiters []*waiter
 
+	// failStop is ACL_STOP_ON_FAILURE (SetStreamFailureMode): while err
+	// is set, operations other than event records do not run.
+	failStop bool
+
 	aborted bool
 	abort   chan struct{} // closed when queued work is cancelled: a running wait gives up
 	exited  chan struct{} // closed when the worker returns
@@ -163,14 +168,20 @@ func (s *stream) loop() {
 			return
 		}
 		o := s.popLocked()
+		skip := s.failStop && s.err != nil && !o.record
 		s.mu.Unlock()
 
 		var err error
-		if o.v != nil && o.v.kind == vHost {
+		switch {
+		case skip: // a stopped stream's operations fail without effect
+			if o.v != nil && o.v.kind == vHost {
+				s.b.clk.ran(o.v, 0)
+			}
+		case o.v != nil && o.v.kind == vHost:
 			t := time.Now()
 			err = s.exec(&o)
 			s.b.clk.ran(o.v, time.Since(t))
-		} else {
+		default:
 			err = s.exec(&o)
 		}
 		o.release()
@@ -229,8 +240,12 @@ func (s *stream) finishLocked(o *op, err error) {
 func (s *stream) steal(ctx context.Context, target uint64) {
 	for s.done < target && !s.running && !s.stop && s.head < len(s.q) && s.q[s.head].steal && s.b.clk == nil && ctxErr(ctx) == nil {
 		o := s.popLocked()
+		skip := s.failStop && s.err != nil && !o.record
 		s.mu.Unlock()
-		err := s.exec(&o)
+		var err error
+		if !skip { // a stopped stream's operations fail without effect
+			err = s.exec(&o)
+		}
 		o.release()
 		s.mu.Lock()
 		s.finishLocked(&o, err)

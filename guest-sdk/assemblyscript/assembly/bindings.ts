@@ -522,3 +522,92 @@ export declare function aclrtGetOpTimeOutInterval(interval: usize): i32;
 @external("acl", "aclAppLog")
 export declare function aclAppLog(level: i32, func: usize, file: usize, line: u32, msg: usize): i32;
 
+/**
+ * As aclrtResetDevice, but the session's queued work on the device is
+ * cancelled, not awaited.
+ *
+ * Wire: aclrtResetDeviceForce(deviceId i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtResetDeviceForce")
+export declare function aclrtResetDeviceForce(deviceId: i32): i32;
+
+/**
+ * Cancels the stream's queued work that has not started, then destroys it.
+ *
+ * Wire: aclrtDestroyStreamForce(stream handle) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtDestroyStreamForce")
+export declare function aclrtDestroyStreamForce(stream: u32): i32;
+
+/**
+ * Creates a context (a device plus its own default stream), makes it current
+ * and writes its handle.
+ *
+ * Wire: aclrtCreateContext(context gptr, deviceId i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtCreateContext")
+export declare function aclrtCreateContext(context: usize, deviceId: i32): i32;
+
+/**
+ * Destroys a context and its streams after their queued work; a device's
+ * default context cannot be destroyed.
+ *
+ * Wire: aclrtDestroyContext(context handle) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtDestroyContext")
+export declare function aclrtDestroyContext(context: u32): i32;
+
+/**
+ * Makes the context's device current and its default stream the target of NULL
+ * streams.
+ *
+ * Wire: aclrtSetCurrentContext(context handle) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtSetCurrentContext")
+export declare function aclrtSetCurrentContext(context: u32): i32;
+
+/**
+ * Writes the current context's handle; aclrtSetDevice makes the device's
+ * default context current.
+ *
+ * Wire: aclrtGetCurrentContext(context gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtGetCurrentContext")
+export declare function aclrtGetCurrentContext(context: usize): i32;
+
+/**
+ * Writes the backend's aclrtRunMode: ACL_HOST (1) for a host-attached card and
+ * for the simulator.
+ *
+ * Wire: aclrtGetRunMode(runMode gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtGetRunMode")
+export declare function aclrtGetRunMode(runMode: usize): i32;
+
+/**
+ * aclrtCreateStream with a priority (clamped natively) and ACL_STREAM_* flags,
+ * checked as natively and shown by the trace.
+ *
+ * Wire: aclrtCreateStreamWithConfig(stream gptr, priority i32, flag i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtCreateStreamWithConfig")
+export declare function aclrtCreateStreamWithConfig(stream: usize, priority: u32, flag: u32): i32;
+
+/**
+ * ACL_STOP_ON_FAILURE (1): after a failed operation the stream's later ones
+ * fail without effect until it is synchronized.
+ *
+ * Wire: aclrtSetStreamFailureMode(stream handle, mode i64) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtSetStreamFailureMode")
+export declare function aclrtSetStreamFailureMode(stream: u32, mode: u64): i32;
+

@@ -144,6 +144,16 @@ export enum HostRegisterType {
   READONLY = 8,
 }
 
+/**
+ * What aclrtGetRunMode reports: where the application runs (aclrtRunMode).
+ */
+export enum RunMode {
+  /** ACL_DEVICE */
+  DEVICE = 0,
+  /** ACL_HOST */
+  HOST = 1,
+}
+
 /** Size of aclrtMemLocation {u32 id; u32 type}. */
 export const MEM_LOCATION_SIZE: i32 = 8;
 /** Size of aclrtMemcpyBatchAttr {aclrtMemLocation dstLoc; aclrtMemLocation srcLoc; u8 rsv[16]}. */

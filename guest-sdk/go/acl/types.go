@@ -268,6 +268,28 @@ func (v HostRegisterType) String() string {
 	return "aclrtHostRegisterType(" + strconv.FormatUint(uint64(v), 10) + ")"
 }
 
+// RunMode is the native aclrtRunMode. What aclrtGetRunMode reports: where the
+// application runs.
+type RunMode uint32
+
+// The native aclrtRunMode values.
+const (
+	RunModeDevice RunMode = 0 // ACL_DEVICE
+	RunModeHost   RunMode = 1 // ACL_HOST
+)
+
+// String returns the native name, or "aclrtRunMode" followed by the number in
+// parentheses for other values.
+func (v RunMode) String() string {
+	switch v {
+	case RunModeDevice:
+		return "ACL_DEVICE"
+	case RunModeHost:
+		return "ACL_HOST"
+	}
+	return "aclrtRunMode(" + strconv.FormatUint(uint64(v), 10) + ")"
+}
+
 // MemLocation is aclrtMemLocation: where memory lives, a device (or NUMA) id
 // and a location type. 8 bytes, the native layout.
 type MemLocation struct {

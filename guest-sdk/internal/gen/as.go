@@ -11,13 +11,13 @@ import (
 // declarations: the wire type (usize for gptr).
 func asRawType(s Sem) string {
 	switch s {
-	case Uint32, MallocPolicy, RegisterType, Stream, Event:
+	case Uint32, MallocPolicy, RegisterType, Stream, Event, Context:
 		return "u32"
 	case Uint64:
 		return "u64"
 	}
 	switch s.Wire() {
-	case abi.Addr, abi.Size:
+	case abi.Addr, abi.Size, abi.U64:
 		return "u64"
 	case abi.I32:
 		return "i32"

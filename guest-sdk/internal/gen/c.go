@@ -90,6 +90,12 @@ func cCommonType(s Sem) (string, error) {
 		return "uint64_t", nil
 	case OutUint64:
 		return "uint64_t *", nil
+	case Context:
+		return "aclrtContext", nil
+	case OutContext:
+		return "aclrtContext *", nil
+	case OutRunMode:
+		return "aclrtRunMode *", nil
 	}
 	return "", fmt.Errorf("gen: the C generator has no type for parameter meaning %d (add it to cCommonType in guest-sdk/internal/gen/c.go)", s)
 }
@@ -217,7 +223,7 @@ func cRawType(f *Func, p Param, narrow bool) string {
 // cArg converts a natural-API argument to its raw type.
 func cArg(p Param) string {
 	switch p.Sem {
-	case Stream, Event:
+	case Stream, Event, Context:
 		return "(uint32_t)(uintptr_t)" + p.Name
 	case Kind, Uint32, MemAttr, MallocPolicy, RegisterType:
 		return "(int32_t)" + p.Name
@@ -683,8 +689,6 @@ func cRT(m *model) ([]byte, error) {
 		"", "Where the destination and source of the batch entries it applies to must be.",
 		"rsv must be all zero. 32 bytes.")
 	b.l("typedef struct {", "    aclrtMemLocation dstLoc;", "    aclrtMemLocation srcLoc;", "    uint8_t rsv[16];", "} aclrtMemcpyBatchAttr;", "")
-	cDoc(&b, "", "Where the native runtime runs: ACL_HOST for a host-attached card (and the simulator).")
-	b.l("typedef enum aclrtRunMode {", "    ACL_DEVICE = 0,", "    ACL_HOST = 1,", "} aclrtRunMode;", "")
 	cDoc(&b, "", "An attribute of aclrtMallocWithCfg/aclrtMallocHostWithCfg, as natively.",
 		"None has a meaning in the sandbox: they are accepted and ignored.")
 	b.l("typedef enum {", "    ACL_RT_MEM_ATTR_RSV = 0,", "    ACL_RT_MEM_ATTR_MODULE_ID = 1,", "    ACL_RT_MEM_ATTR_DEVICE_ID = 2,", "    ACL_RT_MEM_ATTR_VA_FLAG = 3,", "} aclrtMallocAttrType;", "")
@@ -695,6 +699,12 @@ func cRT(m *model) ([]byte, error) {
 		"#define ACL_RT_MEM_TYPE_DEV (0X2U)", "#define ACL_RT_MEM_TYPE_DVPP (0X8U)", "#define ACL_RT_MEM_TYPE_RSVD (0X10U)", "")
 	b.l("/* The failure modes of aclrtSetStreamFailureMode, as natively. */",
 		"#define ACL_CONTINUE_ON_FAILURE 0x00000000U", "#define ACL_STOP_ON_FAILURE 0x00000001U", "")
+	b.l("/* The flags of aclrtCreateStreamWithConfig, as natively. None changes what a",
+		" * stream does in the sandbox: they are accepted and the trace names them. */")
+	for f := acl.StreamFlag(1); f <= acl.StreamDeviceUseOnly; f <<= 1 {
+		b.p("#define %s 0x%08XU\n", f, uint32(f))
+	}
+	b.l("")
 	for _, a := range []struct {
 		expr string
 		v    int

@@ -123,7 +123,13 @@ func Enums() ([]Enum, error) {
 			return nil, fmt.Errorf("gen: %s (%d) is not a valid register type in package acl", m.Name, m.Value)
 		}
 	}
-	return []Enum{kinds, locs, policy, attrs, streamStatus, eventStatus, register}, nil
+	runMode := Enum{C: "aclrtRunMode", Go: "RunMode",
+		Doc: "What aclrtGetRunMode reports: where the application runs.",
+		Members: []Member{
+			{acl.RunModeDevice.String(), int64(acl.RunModeDevice)},
+			{acl.RunModeHost.String(), int64(acl.RunModeHost)},
+		}}
+	return []Enum{kinds, locs, policy, attrs, streamStatus, eventStatus, register, runMode}, nil
 }
 
 // Code is one native aclError value.

@@ -17,6 +17,7 @@ var goPrefix = map[string]string{
 	"aclrtStreamStatus":        "StreamStatus",
 	"aclrtEventRecordedStatus": "EventRecordedStatus",
 	"aclrtHostRegisterType":    "HostRegister",
+	"aclrtRunMode":             "RunMode",
 }
 
 // GoConst returns the Go constant name of an enum member: MemcpyHostToDevice,
@@ -41,13 +42,13 @@ func GoRawName(native string) string {
 
 func goRawType(s Sem) string {
 	switch s {
-	case Uint32, MallocPolicy, RegisterType, Stream, Event:
+	case Uint32, MallocPolicy, RegisterType, Stream, Event, Context:
 		return "uint32"
 	case Uint64:
 		return "uint64"
 	}
 	switch s.Wire() {
-	case abi.Addr, abi.Size:
+	case abi.Addr, abi.Size, abi.U64:
 		return "uint64"
 	case abi.I32:
 		return "int32"

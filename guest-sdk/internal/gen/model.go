@@ -54,8 +54,11 @@ const (
 	OutBytes         // gptr: byte buffer written by the host
 
 	// ABI v1.1 section 10: 32-bit memsets, op timeouts, app log.
-	Uint64    // uint64_t value (i64 in both profiles)
-	OutUint64 // gptr: uint64_t written by the host (8 bytes in both profiles)
+	Uint64     // uint64_t value (i64 in both profiles)
+	OutUint64  // gptr: uint64_t written by the host (8 bytes in both profiles)
+	Context    // handle: aclrtContext
+	OutContext // gptr: context handle written by the host
+	OutRunMode // gptr: aclrtRunMode written by the host
 )
 
 // Wire returns the wire type that carries a parameter of meaning s.
@@ -65,7 +68,7 @@ func (s Sem) Wire() abi.Type {
 		return abi.Addr
 	case s == Size:
 		return abi.Size
-	case s == Stream || s == Event:
+	case s == Stream || s == Event || s == Context:
 		return abi.Handle
 	case s == Uint64:
 		return abi.U64
@@ -77,7 +80,7 @@ func (s Sem) Wire() abi.Type {
 
 // IsOut reports whether the host writes through the parameter.
 func (s Sem) IsOut() bool {
-	return s >= OutPtr && s <= OutPtrAttributes || s == OutBytes || s == OutUint64
+	return s >= OutPtr && s <= OutPtrAttributes || s == OutBytes || s == OutUint64 || s == OutContext || s == OutRunMode
 }
 
 // semantics gives the meaning of every parameter of every ABI function, in
@@ -139,6 +142,16 @@ var semantics = map[string][]Sem{
 	"aclrtGetOpExecuteTimeout":   {OutUint32},
 	"aclrtGetOpTimeOutInterval":  {OutUint64},
 	"aclAppLog":                  {Int32, CString, CString, Uint32, CString},
+	// ABI v1.1 section 10: contexts, forced resets, configured streams, failure modes.
+	"aclrtResetDeviceForce":       {Int32},
+	"aclrtDestroyStreamForce":     {Stream},
+	"aclrtCreateContext":          {OutContext, Int32},
+	"aclrtDestroyContext":         {Context},
+	"aclrtSetCurrentContext":      {Context},
+	"aclrtGetCurrentContext":      {OutContext},
+	"aclrtGetRunMode":             {OutRunMode},
+	"aclrtCreateStreamWithConfig": {OutStream, Uint32, Uint32},
+	"aclrtSetStreamFailureMode":   {Stream, Uint64},
 }
 
 // ErrMsgFunc is the one function that returns a length, not an aclError.

@@ -17,6 +17,7 @@ var rustRepr = map[string]string{
 	"aclrtStreamStatus":        "u32",
 	"aclrtEventRecordedStatus": "u32",
 	"aclrtHostRegisterType":    "u32",
+	"aclrtRunMode":             "u32",
 }
 
 // rustRawType is the Rust type of a parameter in the raw extern block:
@@ -32,6 +33,7 @@ func rustRawType(s Sem) string {
 		OutPtrAttributes: "*mut PtrAttributes", PtrArray: "*const u64", SizeArray: "*const u64",
 		AttrArray: "*const MemcpyBatchAttr", CString: "*const u8", Reserved: "*mut c_void", OutBytes: "*mut u8",
 		Uint64: "u64", OutUint64: "*mut u64",
+		Context: "u32", OutContext: "*mut u32", OutRunMode: "*mut u32",
 	}[s]
 }
 

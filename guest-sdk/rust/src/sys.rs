@@ -367,4 +367,66 @@ extern "C" {
     /// Wire: `aclAppLog(level i32, func gptr, file gptr, line i32, msg gptr) -> i32`
     #[link_name = "aclAppLog"]
     pub fn aclAppLog(level: i32, func: *const u8, file: *const u8, line: u32, msg: *const u8) -> i32;
+
+    /// As aclrtResetDevice, but the session's queued work on the device is cancelled,
+    /// not awaited.
+    ///
+    /// Wire: `aclrtResetDeviceForce(deviceId i32) -> i32`
+    #[link_name = "aclrtResetDeviceForce"]
+    pub fn aclrtResetDeviceForce(deviceId: i32) -> i32;
+
+    /// Cancels the stream's queued work that has not started, then destroys it.
+    ///
+    /// Wire: `aclrtDestroyStreamForce(stream handle) -> i32`
+    #[link_name = "aclrtDestroyStreamForce"]
+    pub fn aclrtDestroyStreamForce(stream: u32) -> i32;
+
+    /// Creates a context (a device plus its own default stream), makes it current and
+    /// writes its handle.
+    ///
+    /// Wire: `aclrtCreateContext(context gptr, deviceId i32) -> i32`
+    #[link_name = "aclrtCreateContext"]
+    pub fn aclrtCreateContext(context: *mut u32, deviceId: i32) -> i32;
+
+    /// Destroys a context and its streams after their queued work; a device's default
+    /// context cannot be destroyed.
+    ///
+    /// Wire: `aclrtDestroyContext(context handle) -> i32`
+    #[link_name = "aclrtDestroyContext"]
+    pub fn aclrtDestroyContext(context: u32) -> i32;
+
+    /// Makes the context's device current and its default stream the target of NULL
+    /// streams.
+    ///
+    /// Wire: `aclrtSetCurrentContext(context handle) -> i32`
+    #[link_name = "aclrtSetCurrentContext"]
+    pub fn aclrtSetCurrentContext(context: u32) -> i32;
+
+    /// Writes the current context's handle; aclrtSetDevice makes the device's default
+    /// context current.
+    ///
+    /// Wire: `aclrtGetCurrentContext(context gptr) -> i32`
+    #[link_name = "aclrtGetCurrentContext"]
+    pub fn aclrtGetCurrentContext(context: *mut u32) -> i32;
+
+    /// Writes the backend's aclrtRunMode: ACL_HOST (1) for a host-attached card and for
+    /// the simulator.
+    ///
+    /// Wire: `aclrtGetRunMode(runMode gptr) -> i32`
+    #[link_name = "aclrtGetRunMode"]
+    pub fn aclrtGetRunMode(runMode: *mut u32) -> i32;
+
+    /// aclrtCreateStream with a priority (clamped natively) and ACL_STREAM_* flags,
+    /// checked as natively and shown by the trace.
+    ///
+    /// Wire: `aclrtCreateStreamWithConfig(stream gptr, priority i32, flag i32) -> i32`
+    #[link_name = "aclrtCreateStreamWithConfig"]
+    pub fn aclrtCreateStreamWithConfig(stream: *mut u32, priority: u32, flag: u32) -> i32;
+
+    /// ACL_STOP_ON_FAILURE (1): after a failed operation the stream's later ones fail
+    /// without effect until it is synchronized.
+    ///
+    /// Wire: `aclrtSetStreamFailureMode(stream handle, mode i64) -> i32`
+    #[link_name = "aclrtSetStreamFailureMode"]
+    pub fn aclrtSetStreamFailureMode(stream: u32, mode: u64) -> i32;
 }

@@ -275,6 +275,28 @@ impl HostRegisterType {
     }
 }
 
+/// What aclrtGetRunMode reports: where the application runs (`aclrtRunMode`).
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct RunMode(pub u32);
+
+impl RunMode {
+    /// `ACL_DEVICE`
+    pub const DEVICE: RunMode = RunMode(0);
+    /// `ACL_HOST`
+    pub const HOST: RunMode = RunMode(1);
+
+    /// Returns the native name of the value, or `None` for a value the
+    /// native enum does not define.
+    pub fn name(self) -> Option<&'static str> {
+        match self.0 {
+            0 => Some("ACL_DEVICE"),
+            1 => Some("ACL_HOST"),
+            _ => None,
+        }
+    }
+}
+
 /// Where memory lives: a device (or NUMA) id and a location type
 /// (`aclrtMemLocation`, 8 bytes).
 #[repr(C)]

@@ -307,6 +307,8 @@ struct stream {
     int busy;
     aclError err;
     int stop, cancel;
+    int stop_on_fail; /* ACL_STOP_ON_FAILURE */
+    int devuse;       /* created with ACL_STREAM_DEVICE_USE_ONLY */
     int subscribed;
     uint64_t sub_tid;
     pthread_t th;
@@ -611,7 +613,10 @@ static void *worker(void *arg)
             break;
         struct task *t = s->head;
         s->busy = 1;
-        aclError rc = s->cancel ? OK : run_task(s, t);
+        /* In ACL_STOP_ON_FAILURE mode, after an error only event records
+         * run (reporting it) until a synchronize takes the error. */
+        int stopped = s->stop_on_fail && s->err != OK && t->op != T_RECORD;
+        aclError rc = s->cancel || stopped ? OK : run_task(s, t);
         s->head = t->next;
         if (!s->head)
             s->tail = NULL;
@@ -1246,6 +1251,78 @@ EXPORT aclError aclrtStreamQuery(aclrtStream stream, uint32_t *status)
     LOG(rc, "aclrtStreamQuery(stream=0x%" PRIxPTR ", status=0x%" PRIxPTR, P(stream), P(status));
     return rc;
 }
+
+#ifndef OLD_RUNTIME
+/* ---- v1.1 section 10: configured streams, failure modes, run mode ---- */
+
+EXPORT aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority, uint32_t flag)
+{
+    pthread_mutex_lock(&mu);
+    aclError rc = OK;
+    /* The ACL layer passes on the six known flags only; the runtime
+     * refuses DEVICE_USE_ONLY with another flag and clamps the priority. */
+    uint32_t known = flag & 0x3Fu;
+    if (!stream)
+        rc = INVALID_PARAM;
+    else if ((known & 0x20u) && known != 0x20u)
+        rc = RT_PARAM_INVALID;
+    else if (!ctx_ok())
+        rc = RT_CONTEXT_NULL;
+    else {
+        struct stream *s = new_stream(cur->dev, 0);
+        if (!s)
+            rc = RT_MEMORY_ALLOCATION;
+        else {
+            s->devuse = known == 0x20u;
+            *stream = s;
+        }
+    }
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtCreateStreamWithConfig(stream=0x%" PRIxPTR ", priority=%u, flag=%#x", P(stream), priority, flag);
+    return rc;
+}
+
+EXPORT aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode)
+{
+    pthread_mutex_lock(&mu);
+    aclError rc = OK;
+    struct stream *s = NULL;
+    if (stream && !find_stream(stream))
+        rc = RT_INVALID_HANDLE;
+    else if (!stream && !ctx_ok())
+        rc = RT_PARAM_INVALID; /* no current stream to resolve NULL to */
+    else if (stream && find_stream(stream)->devuse)
+        rc = RT_FEATURE_NOT_SUPPORT;
+    else if (!ctx_ok())
+        rc = RT_CONTEXT_NULL;
+    else {
+        s = stream ? find_stream(stream) : devs[cur->dev].def;
+        int m = (int)(mode & 1u);
+        if (m == s->stop_on_fail)
+            rc = OK;
+        else if (s->stop_on_fail)
+            rc = RT_FEATURE_NOT_SUPPORT; /* stop mode cannot go back to continue */
+        else if (s->dev != cur->dev)
+            rc = RT_STREAM_CONTEXT;
+        else
+            s->stop_on_fail = m;
+    }
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtSetStreamFailureMode(stream=0x%" PRIxPTR ", mode=%" PRIu64, P(stream), mode);
+    return rc;
+}
+
+EXPORT aclError aclrtGetRunMode(uint32_t *runMode)
+{
+    aclError rc = OK;
+    if (!runMode)
+        rc = INVALID_PARAM;
+    else
+        *runMode = 1; /* ACL_HOST: a PCIe card */
+    LOG(rc, "aclrtGetRunMode(runMode=0x%" PRIxPTR, P(runMode));
+    return rc;
+}
+#endif
 
 /* ---- events ---- */
 

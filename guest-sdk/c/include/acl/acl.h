@@ -93,6 +93,15 @@ aclError aclrtGetOpExecuteTimeout(uint32_t *timeoutMs);
 __attribute__((import_module("acl32"), import_name("aclrtGetOpTimeOutInterval")))
 aclError aclrtGetOpTimeOutInterval(uint64_t *interval);
 
+/**
+ * Writes the backend's aclrtRunMode: ACL_HOST (1) for a host-attached card and
+ * for the simulator.
+ *
+ * Wire (acl32): aclrtGetRunMode(runMode i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetRunMode")))
+aclError aclrtGetRunMode(aclrtRunMode *runMode);
+
 #else /* ACLWASM_WIDE */
 
 /* The wide profile: aclrtPtr addresses and uint64_t sizes over the "acl" imports. */
@@ -182,6 +191,17 @@ static inline aclError aclrtGetOpExecuteTimeout(uint32_t *timeoutMs)
 static inline aclError aclrtGetOpTimeOutInterval(uint64_t *interval)
 {
     return (aclError)aclwasm_raw_aclrtGetOpTimeOutInterval(interval);
+}
+
+/**
+ * Writes the backend's aclrtRunMode: ACL_HOST (1) for a host-attached card and
+ * for the simulator.
+ *
+ * Wire: aclrtGetRunMode(runMode gptr) -> i32
+ */
+static inline aclError aclrtGetRunMode(aclrtRunMode *runMode)
+{
+    return (aclError)aclwasm_raw_aclrtGetRunMode(runMode);
 }
 
 #endif /* ACLWASM_WIDE */

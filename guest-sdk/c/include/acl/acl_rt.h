@@ -119,6 +119,14 @@ typedef enum aclrtHostRegisterType {
 } aclrtHostRegisterType;
 
 /**
+ * What aclrtGetRunMode reports: where the application runs.
+ */
+typedef enum aclrtRunMode {
+    ACL_DEVICE = 0,
+    ACL_HOST = 1,
+} aclrtRunMode;
+
+/**
  * Where memory lives: a device (or NUMA) id and a location type. 8 bytes.
  */
 typedef struct aclrtMemLocation {
@@ -144,14 +152,6 @@ typedef struct {
     aclrtMemLocation srcLoc;
     uint8_t rsv[16];
 } aclrtMemcpyBatchAttr;
-
-/**
- * Where the native runtime runs: ACL_HOST for a host-attached card (and the simulator).
- */
-typedef enum aclrtRunMode {
-    ACL_DEVICE = 0,
-    ACL_HOST = 1,
-} aclrtRunMode;
 
 /**
  * An attribute of aclrtMallocWithCfg/aclrtMallocHostWithCfg, as natively.
@@ -189,6 +189,15 @@ typedef struct {
 /* The failure modes of aclrtSetStreamFailureMode, as natively. */
 #define ACL_CONTINUE_ON_FAILURE 0x00000000U
 #define ACL_STOP_ON_FAILURE 0x00000001U
+
+/* The flags of aclrtCreateStreamWithConfig, as natively. None changes what a
+ * stream does in the sandbox: they are accepted and the trace names them. */
+#define ACL_STREAM_FAST_LAUNCH 0x00000001U
+#define ACL_STREAM_FAST_SYNC 0x00000002U
+#define ACL_STREAM_PERSISTENT 0x00000004U
+#define ACL_STREAM_HUGE 0x00000008U
+#define ACL_STREAM_CPU_SCHEDULE 0x00000010U
+#define ACL_STREAM_DEVICE_USE_ONLY 0x00000020U
 
 ACLWASM_STATIC_ASSERT(sizeof(aclrtMemLocation) == 8, "native layout");
 ACLWASM_STATIC_ASSERT(offsetof(aclrtMemLocation, type) == 4, "native layout");
@@ -601,6 +610,85 @@ aclError aclrtMemsetD32Async(void *ptr, size_t memSize, uint32_t value, size_t c
  */
 __attribute__((import_module("acl32"), import_name("aclrtResetEvent")))
 aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream);
+
+/* ---- device ---- */
+
+/**
+ * As aclrtResetDevice, but the session's queued work on the device is
+ * cancelled, not awaited.
+ *
+ * Wire (acl32): aclrtResetDeviceForce(deviceId i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtResetDeviceForce")))
+aclError aclrtResetDeviceForce(int32_t deviceId);
+
+/* ---- stream ---- */
+
+/**
+ * Cancels the stream's queued work that has not started, then destroys it.
+ *
+ * Wire (acl32): aclrtDestroyStreamForce(stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtDestroyStreamForce")))
+aclError aclrtDestroyStreamForce(aclrtStream stream);
+
+/* ---- context ---- */
+
+/**
+ * Creates a context (a device plus its own default stream), makes it current
+ * and writes its handle.
+ *
+ * Wire (acl32): aclrtCreateContext(context i32, deviceId i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtCreateContext")))
+aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId);
+
+/**
+ * Destroys a context and its streams after their queued work; a device's
+ * default context cannot be destroyed.
+ *
+ * Wire (acl32): aclrtDestroyContext(context i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtDestroyContext")))
+aclError aclrtDestroyContext(aclrtContext context);
+
+/**
+ * Makes the context's device current and its default stream the target of NULL
+ * streams.
+ *
+ * Wire (acl32): aclrtSetCurrentContext(context i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtSetCurrentContext")))
+aclError aclrtSetCurrentContext(aclrtContext context);
+
+/**
+ * Writes the current context's handle; aclrtSetDevice makes the device's
+ * default context current.
+ *
+ * Wire (acl32): aclrtGetCurrentContext(context i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetCurrentContext")))
+aclError aclrtGetCurrentContext(aclrtContext *context);
+
+/* ---- stream ---- */
+
+/**
+ * aclrtCreateStream with a priority (clamped natively) and ACL_STREAM_* flags,
+ * checked as natively and shown by the trace.
+ *
+ * Wire (acl32): aclrtCreateStreamWithConfig(stream i32, priority i32, flag i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtCreateStreamWithConfig")))
+aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority, uint32_t flag);
+
+/**
+ * ACL_STOP_ON_FAILURE (1): after a failed operation the stream's later ones
+ * fail without effect until it is synchronized.
+ *
+ * Wire (acl32): aclrtSetStreamFailureMode(stream i32, mode i64) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtSetStreamFailureMode")))
+aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode);
 
 #else /* ACLWASM_WIDE */
 
@@ -1160,6 +1248,101 @@ static inline aclError aclrtMemsetD32Async(aclrtPtr ptr, uint64_t memSize, uint3
 static inline aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
 {
     return (aclError)aclwasm_raw_aclrtResetEvent((uint32_t)(uintptr_t)event, (uint32_t)(uintptr_t)stream);
+}
+
+/* ---- device ---- */
+
+/**
+ * As aclrtResetDevice, but the session's queued work on the device is
+ * cancelled, not awaited.
+ *
+ * Wire: aclrtResetDeviceForce(deviceId i32) -> i32
+ */
+static inline aclError aclrtResetDeviceForce(int32_t deviceId)
+{
+    return (aclError)aclwasm_raw_aclrtResetDeviceForce(deviceId);
+}
+
+/* ---- stream ---- */
+
+/**
+ * Cancels the stream's queued work that has not started, then destroys it.
+ *
+ * Wire: aclrtDestroyStreamForce(stream handle) -> i32
+ */
+static inline aclError aclrtDestroyStreamForce(aclrtStream stream)
+{
+    return (aclError)aclwasm_raw_aclrtDestroyStreamForce((uint32_t)(uintptr_t)stream);
+}
+
+/* ---- context ---- */
+
+/**
+ * Creates a context (a device plus its own default stream), makes it current
+ * and writes its handle.
+ *
+ * Wire: aclrtCreateContext(context gptr, deviceId i32) -> i32
+ */
+static inline aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId)
+{
+    return (aclError)aclwasm_raw_aclrtCreateContext(context, deviceId);
+}
+
+/**
+ * Destroys a context and its streams after their queued work; a device's
+ * default context cannot be destroyed.
+ *
+ * Wire: aclrtDestroyContext(context handle) -> i32
+ */
+static inline aclError aclrtDestroyContext(aclrtContext context)
+{
+    return (aclError)aclwasm_raw_aclrtDestroyContext((uint32_t)(uintptr_t)context);
+}
+
+/**
+ * Makes the context's device current and its default stream the target of NULL
+ * streams.
+ *
+ * Wire: aclrtSetCurrentContext(context handle) -> i32
+ */
+static inline aclError aclrtSetCurrentContext(aclrtContext context)
+{
+    return (aclError)aclwasm_raw_aclrtSetCurrentContext((uint32_t)(uintptr_t)context);
+}
+
+/**
+ * Writes the current context's handle; aclrtSetDevice makes the device's
+ * default context current.
+ *
+ * Wire: aclrtGetCurrentContext(context gptr) -> i32
+ */
+static inline aclError aclrtGetCurrentContext(aclrtContext *context)
+{
+    return (aclError)aclwasm_raw_aclrtGetCurrentContext(context);
+}
+
+/* ---- stream ---- */
+
+/**
+ * aclrtCreateStream with a priority (clamped natively) and ACL_STREAM_* flags,
+ * checked as natively and shown by the trace.
+ *
+ * Wire: aclrtCreateStreamWithConfig(stream gptr, priority i32, flag i32) -> i32
+ */
+static inline aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority, uint32_t flag)
+{
+    return (aclError)aclwasm_raw_aclrtCreateStreamWithConfig(stream, (int32_t)priority, (int32_t)flag);
+}
+
+/**
+ * ACL_STOP_ON_FAILURE (1): after a failed operation the stream's later ones
+ * fail without effect until it is synchronized.
+ *
+ * Wire: aclrtSetStreamFailureMode(stream handle, mode i64) -> i32
+ */
+static inline aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode)
+{
+    return (aclError)aclwasm_raw_aclrtSetStreamFailureMode((uint32_t)(uintptr_t)stream, mode);
 }
 
 #endif /* ACLWASM_WIDE */

@@ -481,6 +481,86 @@ int32_t aclwasm_raw_aclrtGetOpTimeOutInterval(void *interval);
 __attribute__((import_module("acl"), import_name("aclAppLog")))
 int32_t aclwasm_raw_aclAppLog(int32_t level, const void *func, const void *file, int32_t line, const void *msg);
 
+/**
+ * As aclrtResetDevice, but the session's queued work on the device is
+ * cancelled, not awaited.
+ *
+ * Wire: aclrtResetDeviceForce(deviceId i32) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtResetDeviceForce")))
+int32_t aclwasm_raw_aclrtResetDeviceForce(int32_t deviceId);
+
+/**
+ * Cancels the stream's queued work that has not started, then destroys it.
+ *
+ * Wire: aclrtDestroyStreamForce(stream handle) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtDestroyStreamForce")))
+int32_t aclwasm_raw_aclrtDestroyStreamForce(uint32_t stream);
+
+/**
+ * Creates a context (a device plus its own default stream), makes it current
+ * and writes its handle.
+ *
+ * Wire: aclrtCreateContext(context gptr, deviceId i32) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtCreateContext")))
+int32_t aclwasm_raw_aclrtCreateContext(void *context, int32_t deviceId);
+
+/**
+ * Destroys a context and its streams after their queued work; a device's
+ * default context cannot be destroyed.
+ *
+ * Wire: aclrtDestroyContext(context handle) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtDestroyContext")))
+int32_t aclwasm_raw_aclrtDestroyContext(uint32_t context);
+
+/**
+ * Makes the context's device current and its default stream the target of NULL
+ * streams.
+ *
+ * Wire: aclrtSetCurrentContext(context handle) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtSetCurrentContext")))
+int32_t aclwasm_raw_aclrtSetCurrentContext(uint32_t context);
+
+/**
+ * Writes the current context's handle; aclrtSetDevice makes the device's
+ * default context current.
+ *
+ * Wire: aclrtGetCurrentContext(context gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtGetCurrentContext")))
+int32_t aclwasm_raw_aclrtGetCurrentContext(void *context);
+
+/**
+ * Writes the backend's aclrtRunMode: ACL_HOST (1) for a host-attached card and
+ * for the simulator.
+ *
+ * Wire: aclrtGetRunMode(runMode gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtGetRunMode")))
+int32_t aclwasm_raw_aclrtGetRunMode(void *runMode);
+
+/**
+ * aclrtCreateStream with a priority (clamped natively) and ACL_STREAM_* flags,
+ * checked as natively and shown by the trace.
+ *
+ * Wire: aclrtCreateStreamWithConfig(stream gptr, priority i32, flag i32) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtCreateStreamWithConfig")))
+int32_t aclwasm_raw_aclrtCreateStreamWithConfig(void *stream, int32_t priority, int32_t flag);
+
+/**
+ * ACL_STOP_ON_FAILURE (1): after a failed operation the stream's later ones
+ * fail without effect until it is synchronized.
+ *
+ * Wire: aclrtSetStreamFailureMode(stream handle, mode i64) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtSetStreamFailureMode")))
+int32_t aclwasm_raw_aclrtSetStreamFailureMode(uint32_t stream, uint64_t mode);
+
 #else /* the native layout: acl32 */
 
 /**
@@ -944,6 +1024,86 @@ int32_t aclwasm_raw_aclrtGetOpTimeOutInterval(void *interval);
  */
 __attribute__((import_module("acl32"), import_name("aclAppLog")))
 int32_t aclwasm_raw_aclAppLog(int32_t level, const void *func, const void *file, int32_t line, const void *msg);
+
+/**
+ * As aclrtResetDevice, but the session's queued work on the device is
+ * cancelled, not awaited.
+ *
+ * Wire: aclrtResetDeviceForce(deviceId i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtResetDeviceForce")))
+int32_t aclwasm_raw_aclrtResetDeviceForce(int32_t deviceId);
+
+/**
+ * Cancels the stream's queued work that has not started, then destroys it.
+ *
+ * Wire: aclrtDestroyStreamForce(stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtDestroyStreamForce")))
+int32_t aclwasm_raw_aclrtDestroyStreamForce(uint32_t stream);
+
+/**
+ * Creates a context (a device plus its own default stream), makes it current
+ * and writes its handle.
+ *
+ * Wire: aclrtCreateContext(context i32, deviceId i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtCreateContext")))
+int32_t aclwasm_raw_aclrtCreateContext(void *context, int32_t deviceId);
+
+/**
+ * Destroys a context and its streams after their queued work; a device's
+ * default context cannot be destroyed.
+ *
+ * Wire: aclrtDestroyContext(context i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtDestroyContext")))
+int32_t aclwasm_raw_aclrtDestroyContext(uint32_t context);
+
+/**
+ * Makes the context's device current and its default stream the target of NULL
+ * streams.
+ *
+ * Wire: aclrtSetCurrentContext(context i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtSetCurrentContext")))
+int32_t aclwasm_raw_aclrtSetCurrentContext(uint32_t context);
+
+/**
+ * Writes the current context's handle; aclrtSetDevice makes the device's
+ * default context current.
+ *
+ * Wire: aclrtGetCurrentContext(context i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetCurrentContext")))
+int32_t aclwasm_raw_aclrtGetCurrentContext(void *context);
+
+/**
+ * Writes the backend's aclrtRunMode: ACL_HOST (1) for a host-attached card and
+ * for the simulator.
+ *
+ * Wire: aclrtGetRunMode(runMode i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetRunMode")))
+int32_t aclwasm_raw_aclrtGetRunMode(void *runMode);
+
+/**
+ * aclrtCreateStream with a priority (clamped natively) and ACL_STREAM_* flags,
+ * checked as natively and shown by the trace.
+ *
+ * Wire: aclrtCreateStreamWithConfig(stream i32, priority i32, flag i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtCreateStreamWithConfig")))
+int32_t aclwasm_raw_aclrtCreateStreamWithConfig(void *stream, int32_t priority, int32_t flag);
+
+/**
+ * ACL_STOP_ON_FAILURE (1): after a failed operation the stream's later ones
+ * fail without effect until it is synchronized.
+ *
+ * Wire: aclrtSetStreamFailureMode(stream i32, mode i64) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtSetStreamFailureMode")))
+int32_t aclwasm_raw_aclrtSetStreamFailureMode(uint32_t stream, uint64_t mode);
 
 #endif /* ACLWASM_WIDE */
 

@@ -172,6 +172,33 @@ func QueryEventStatus(_ uint32, _ unsafe.Pointer) int32 { return notSupported }
 // EventElapsedTime fails outside a wasip1 guest (see NotWasip1).
 func EventElapsedTime(_ unsafe.Pointer, _ uint32, _ uint32) int32 { return notSupported }
 
+// ResetDeviceForce fails outside a wasip1 guest (see NotWasip1).
+func ResetDeviceForce(_ int32) int32 { return notSupported }
+
+// DestroyStreamForce fails outside a wasip1 guest (see NotWasip1).
+func DestroyStreamForce(_ uint32) int32 { return notSupported }
+
+// CreateContext fails outside a wasip1 guest (see NotWasip1).
+func CreateContext(_ unsafe.Pointer, _ int32) int32 { return notSupported }
+
+// DestroyContext fails outside a wasip1 guest (see NotWasip1).
+func DestroyContext(_ uint32) int32 { return notSupported }
+
+// SetCurrentContext fails outside a wasip1 guest (see NotWasip1).
+func SetCurrentContext(_ uint32) int32 { return notSupported }
+
+// GetCurrentContext fails outside a wasip1 guest (see NotWasip1).
+func GetCurrentContext(_ unsafe.Pointer) int32 { return notSupported }
+
+// GetRunMode fails outside a wasip1 guest (see NotWasip1).
+func GetRunMode(_ unsafe.Pointer) int32 { return notSupported }
+
+// CreateStreamWithConfig fails outside a wasip1 guest (see NotWasip1).
+func CreateStreamWithConfig(_ unsafe.Pointer, _ uint32, _ uint32) int32 { return notSupported }
+
+// SetStreamFailureMode fails outside a wasip1 guest (see NotWasip1).
+func SetStreamFailureMode(_ uint32, _ uint64) int32 { return notSupported }
+
 // GetRecentErrMsg writes NotWasip1 (up to bufLen-1 bytes and a NUL) to buf
 // and returns its length, as the import does with the session's message.
 func GetRecentErrMsg(buf unsafe.Pointer, bufLen int32) int32 {

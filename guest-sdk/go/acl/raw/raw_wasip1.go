@@ -500,3 +500,86 @@ func GetOpTimeOutInterval(interval unsafe.Pointer) int32
 //go:wasmimport acl aclAppLog
 //go:noescape
 func AppLog(level int32, fn unsafe.Pointer, file unsafe.Pointer, line uint32, msg unsafe.Pointer) int32
+
+// ResetDeviceForce is aclrtResetDeviceForce: As aclrtResetDevice, but the
+// session's queued work on the device is cancelled, not awaited.
+//
+// Wire: aclrtResetDeviceForce(deviceId i32) -> i32
+//
+//go:wasmimport acl aclrtResetDeviceForce
+//go:noescape
+func ResetDeviceForce(deviceId int32) int32
+
+// DestroyStreamForce is aclrtDestroyStreamForce: Cancels the stream's queued
+// work that has not started, then destroys it.
+//
+// Wire: aclrtDestroyStreamForce(stream handle) -> i32
+//
+//go:wasmimport acl aclrtDestroyStreamForce
+//go:noescape
+func DestroyStreamForce(stream uint32) int32
+
+// CreateContext is aclrtCreateContext: Creates a context (a device plus its
+// own default stream), makes it current and writes its handle.
+//
+// Wire: aclrtCreateContext(context gptr, deviceId i32) -> i32
+//
+//go:wasmimport acl aclrtCreateContext
+//go:noescape
+func CreateContext(context unsafe.Pointer, deviceId int32) int32
+
+// DestroyContext is aclrtDestroyContext: Destroys a context and its streams
+// after their queued work; a device's default context cannot be destroyed.
+//
+// Wire: aclrtDestroyContext(context handle) -> i32
+//
+//go:wasmimport acl aclrtDestroyContext
+//go:noescape
+func DestroyContext(context uint32) int32
+
+// SetCurrentContext is aclrtSetCurrentContext: Makes the context's device
+// current and its default stream the target of NULL streams.
+//
+// Wire: aclrtSetCurrentContext(context handle) -> i32
+//
+//go:wasmimport acl aclrtSetCurrentContext
+//go:noescape
+func SetCurrentContext(context uint32) int32
+
+// GetCurrentContext is aclrtGetCurrentContext: Writes the current context's
+// handle; aclrtSetDevice makes the device's default context current.
+//
+// Wire: aclrtGetCurrentContext(context gptr) -> i32
+//
+//go:wasmimport acl aclrtGetCurrentContext
+//go:noescape
+func GetCurrentContext(context unsafe.Pointer) int32
+
+// GetRunMode is aclrtGetRunMode: Writes the backend's aclrtRunMode: ACL_HOST
+// (1) for a host-attached card and for the simulator.
+//
+// Wire: aclrtGetRunMode(runMode gptr) -> i32
+//
+//go:wasmimport acl aclrtGetRunMode
+//go:noescape
+func GetRunMode(runMode unsafe.Pointer) int32
+
+// CreateStreamWithConfig is aclrtCreateStreamWithConfig: aclrtCreateStream
+// with a priority (clamped natively) and ACL_STREAM_* flags, checked as
+// natively and shown by the trace.
+//
+// Wire: aclrtCreateStreamWithConfig(stream gptr, priority i32, flag i32) -> i32
+//
+//go:wasmimport acl aclrtCreateStreamWithConfig
+//go:noescape
+func CreateStreamWithConfig(stream unsafe.Pointer, priority uint32, flag uint32) int32
+
+// SetStreamFailureMode is aclrtSetStreamFailureMode: ACL_STOP_ON_FAILURE (1):
+// after a failed operation the stream's later ones fail without effect until
+// it is synchronized.
+//
+// Wire: aclrtSetStreamFailureMode(stream handle, mode i64) -> i32
+//
+//go:wasmimport acl aclrtSetStreamFailureMode
+//go:noescape
+func SetStreamFailureMode(stream uint32, mode uint64) int32

@@ -1,0 +1,118 @@
+package acl
+
+import (
+	"strconv"
+	"strings"
+)
+
+// StreamFlag is a flag of aclrtCreateStreamWithConfig (ACL_STREAM_*). The
+// flags tune how the native runtime launches and schedules a stream's
+// work; none changes what the work does.
+type StreamFlag uint32
+
+// The native ACL_STREAM_* values.
+const (
+	StreamFastLaunch    StreamFlag = 0x01
+	StreamFastSync      StreamFlag = 0x02
+	StreamPersistent    StreamFlag = 0x04
+	StreamHuge          StreamFlag = 0x08
+	StreamCPUSchedule   StreamFlag = 0x10
+	StreamDeviceUseOnly StreamFlag = 0x20
+	// streamFlagsKnown are the bits the ACL layer passes on; it drops any
+	// other bit, so a stream created with only unknown bits is a plain
+	// stream (stream.cpp, aclrtCreateStreamWithConfigImpl).
+	streamFlagsKnown StreamFlag = 0x3F
+)
+
+var streamFlagNames = [...]string{
+	"ACL_STREAM_FAST_LAUNCH", "ACL_STREAM_FAST_SYNC", "ACL_STREAM_PERSISTENT",
+	"ACL_STREAM_HUGE", "ACL_STREAM_CPU_SCHEDULE", "ACL_STREAM_DEVICE_USE_ONLY",
+}
+
+// Known returns f without the bits the native ACL layer ignores.
+func (f StreamFlag) Known() StreamFlag { return f & streamFlagsKnown }
+
+// String returns the flags as the header names them, joined by "|": "0"
+// for none, unknown bits in hex.
+func (f StreamFlag) String() string {
+	if f == 0 {
+		return "0"
+	}
+	var parts []string
+	for i, n := range streamFlagNames {
+		if f&(1<<i) != 0 {
+			parts = append(parts, n)
+		}
+	}
+	if rest := f &^ streamFlagsKnown; rest != 0 {
+		parts = append(parts, "0x"+strconv.FormatUint(uint64(rest), 16))
+	}
+	return strings.Join(parts, "|")
+}
+
+// CheckStreamFlags applies the runtime's check of the flags the ACL layer
+// passes on (api_error.cc, CheckStreamFlags): ACL_STREAM_DEVICE_USE_ONLY
+// cannot be combined with another flag (107000). Bits the ACL layer drops
+// are not looked at.
+func CheckStreamFlags(flags StreamFlag) error {
+	if k := flags.Known(); k&StreamDeviceUseOnly != 0 && k != StreamDeviceUseOnly {
+		return Errorf(ErrRTParamInvalid, "flag %s: ACL_STREAM_DEVICE_USE_ONLY cannot be combined with other flags", k)
+	}
+	return nil
+}
+
+// FailureMode is the mode of aclrtSetStreamFailureMode: what a stream does
+// with the work queued after an operation that failed.
+type FailureMode uint64
+
+// The native modes. Only bit 0 of the mode counts natively
+// (api_impl.cc, StreamSetMode).
+const (
+	ContinueOnFailure FailureMode = 0 // ACL_CONTINUE_ON_FAILURE: later work runs
+	StopOnFailure     FailureMode = 1 // ACL_STOP_ON_FAILURE: later work fails without effect until a synchronize
+)
+
+// String returns the native name.
+func (m FailureMode) String() string {
+	switch m {
+	case ContinueOnFailure:
+		return "ACL_CONTINUE_ON_FAILURE"
+	case StopOnFailure:
+		return "ACL_STOP_ON_FAILURE"
+	}
+	return "aclrtStreamFailureMode(" + strconv.FormatUint(uint64(m), 10) + ")"
+}
+
+// FailureModeOf returns the mode the runtime applies for the guest's
+// value: its bit 0.
+func FailureModeOf(mode uint64) FailureMode { return FailureMode(mode & 1) }
+
+// CheckFailureModeChange refuses, as the runtime does, to take a stream
+// from ACL_STOP_ON_FAILURE back to ACL_CONTINUE_ON_FAILURE (207000).
+func CheckFailureModeChange(cur, next FailureMode) error {
+	if cur == StopOnFailure && next == ContinueOnFailure {
+		return Errorf(ErrRTFeatureNotSupport, "the stream is in ACL_STOP_ON_FAILURE mode, which cannot be changed back to ACL_CONTINUE_ON_FAILURE")
+	}
+	return nil
+}
+
+// RunMode is aclrtRunMode: where the application runs relative to the
+// device.
+type RunMode uint32
+
+// The native aclrtRunMode values.
+const (
+	RunModeDevice RunMode = 0 // ACL_DEVICE: on the device's own CPU
+	RunModeHost   RunMode = 1 // ACL_HOST: on a host, the device attached to it
+)
+
+// String returns the native name.
+func (m RunMode) String() string {
+	switch m {
+	case RunModeDevice:
+		return "ACL_DEVICE"
+	case RunModeHost:
+		return "ACL_HOST"
+	}
+	return "aclrtRunMode(" + strconv.FormatUint(uint64(m), 10) + ")"
+}

@@ -1,0 +1,185 @@
+package host
+
+import "github.com/aclwasm/aclwasm/acl"
+
+// A context is a guest device plus a default stream of its own (ABI v1.1
+// section 10): the NULL stream of the calls made while it is current.
+// aclrtSetDevice makes the device's default context current, creating it
+// on first use; aclrtCreateContext makes another one, current at once as
+// natively. Context handles share the session's handle numbering with
+// streams and events, typed and never reused, so a stream, event, stale or
+// foreign handle passed as a context gives 107017. Contexts live in the
+// session only: the backend sees the streams, not the contexts.
+type ctxRec struct {
+	h       uint32
+	dev     int32
+	def     *streamRec // its NULL stream, created on first use
+	primary bool       // the device's default context (aclrtSetDevice)
+}
+
+// useContext makes cx current, and its device.
+func (s *Session) useContext(cx *ctxRec) {
+	s.cur, s.dev = cx, cx.dev
+}
+
+// newContext records a context on guest device dev under a new handle.
+func (s *Session) newContext(dev int32, primary bool) (*ctxRec, error) {
+	h, err := s.newHandle()
+	if err != nil {
+		return nil, err
+	}
+	cx := &ctxRec{h: h, dev: dev, primary: primary}
+	s.ctxs[h] = cx
+	if primary {
+		s.primary[dev] = cx
+	}
+	return cx, nil
+}
+
+// dropContexts forgets the contexts of guest device dev (every device when
+// dev < 0), whose streams are gone: aclrtResetDevice and the session's end.
+// The current one goes too, leaving no current device.
+func (s *Session) dropContexts(dev int32) {
+	for h, cx := range s.ctxs {
+		if dev < 0 || cx.dev == dev {
+			delete(s.ctxs, h)
+			if cx.primary {
+				delete(s.primary, cx.dev)
+			}
+			if s.cur == cx {
+				s.cur, s.dev = nil, -1
+			}
+		}
+	}
+	if dev < 0 || s.dev == dev {
+		s.cur, s.dev = nil, -1
+	}
+}
+
+// notStream is the 107017 of a handle that names no stream of the session.
+func (s *Session) notStream(h uint32) error {
+	if _, isEvent := s.events[h]; isEvent {
+		return acl.Errorf(acl.ErrRTInvalidHandle, "handle %d is an event, not a stream", h)
+	}
+	if _, isCtx := s.ctxs[h]; isCtx {
+		return acl.Errorf(acl.ErrRTInvalidHandle, "handle %d is a context, not a stream", h)
+	}
+	return acl.Errorf(acl.ErrRTInvalidHandle, "stream handle %d is unknown or destroyed", h)
+}
+
+// context resolves a context handle: NULL gives 100000 (the ACL layer),
+// unknown, destroyed, stream and event handles 107017.
+func (c *call) context(h uint32) (*ctxRec, error) {
+	if h == 0 {
+		return nil, acl.Errorf(acl.ErrInvalidParam, "context is NULL")
+	}
+	cx, ok := c.s.ctxs[h]
+	switch {
+	case ok:
+		return cx, nil
+	case c.s.streams[h] != nil:
+		return nil, acl.Errorf(acl.ErrRTInvalidHandle, "handle %d is a stream, not a context", h)
+	case c.s.events[h] != nil:
+		return nil, acl.Errorf(acl.ErrRTInvalidHandle, "handle %d is an event, not a context", h)
+	}
+	return nil, acl.Errorf(acl.ErrRTInvalidHandle, "context handle %d is unknown or destroyed", h)
+}
+
+// createContext is aclrtCreateContext(context, deviceId): a new context on
+// the device, current from now on.
+func createContext(c *call) error {
+	out, err := c.out(0, 4)
+	if err != nil {
+		return err
+	}
+	dev := c.i32(1)
+	if err := c.validDevice("deviceId", dev); err != nil {
+		return err
+	}
+	held := len(c.s.ctxs) - len(c.s.primary)
+	if held >= c.s.policy.MaxStreams {
+		return acl.Errorf(acl.ErrRTOverLimit, "the session already holds %d contexts, the policy's limit (MaxStreams: each has a default stream)", held)
+	}
+	cx, err := c.s.newContext(dev, false)
+	if err != nil {
+		return err
+	}
+	c.s.useContext(cx)
+	le.PutUint32(out, cx.h)
+	return nil
+}
+
+// destroyContext is aclrtDestroyContext(context): the streams created in
+// it and its default stream are destroyed after their queued work; if it
+// was current, no context is current any more.
+func destroyContext(c *call) error {
+	cx, err := c.context(c.u32(0))
+	if err != nil {
+		return err
+	}
+	if cx.primary {
+		return acl.Errorf(acl.ErrRTParamInvalid, "context %d is the default context of device %d: aclrtResetDevice releases it", cx.h, cx.dev)
+	}
+	for h, st := range c.s.streams {
+		if st.ctx == cx {
+			if err := c.s.destroyStream(c.ctx, st, false); err != nil {
+				return be(err)
+			}
+			delete(c.s.streams, h)
+		}
+	}
+	if cx.def != nil {
+		if err := c.s.destroyStream(c.ctx, cx.def, false); err != nil {
+			return be(err)
+		}
+		cx.def = nil
+	}
+	delete(c.s.ctxs, cx.h)
+	if c.s.cur == cx {
+		c.s.cur, c.s.dev = nil, -1
+	}
+	return nil
+}
+
+// setCurrentContext is aclrtSetCurrentContext(context): its device becomes
+// current and its default stream the target of NULL streams.
+func setCurrentContext(c *call) error {
+	cx, err := c.context(c.u32(0))
+	if err != nil {
+		return err
+	}
+	c.s.useContext(cx)
+	return nil
+}
+
+// getCurrentContext is aclrtGetCurrentContext(context).
+func getCurrentContext(c *call) error {
+	out, err := c.out(0, 4)
+	if err != nil {
+		return err
+	}
+	if err := c.needDevice(); err != nil {
+		return err
+	}
+	le.PutUint32(out, c.s.cur.h)
+	return nil
+}
+
+// getRunMode is aclrtGetRunMode(runMode): the backend's (the simulator:
+// ACL_HOST).
+func getRunMode(c *call) error {
+	out, err := c.out(0, 4)
+	if err != nil {
+		return err
+	}
+	rm, ok := c.s.b.(acl.RunModer)
+	if !ok {
+		return acl.Errorf(acl.ErrRTFeatureNotSupport, "the %s backend does not report a run mode", c.s.b.Name())
+	}
+	m, err := rm.RunMode()
+	if err != nil {
+		return be(err)
+	}
+	le.PutUint32(out, uint32(m))
+	return nil
+}
