@@ -129,6 +129,9 @@ func TestTableMatchesSpec(t *testing.T) {
 		require.GreaterOrEqual(t, i, 0, "abi.Funcs has %s, which neither section 5 nor section 10 of ABI.md lists", f.Name)
 		spec = append(spec, v11[i])
 	}
+	for _, sf := range v11 {
+		require.True(t, slices.ContainsFunc(Funcs, func(f Func) bool { return f.Name == sf.name }), "ABI.md section 10 has %s, which abi.Funcs lacks", sf.name)
+	}
 
 	// No function missing, none extra, none twice.
 	var specNames, tableNames []string
