@@ -3,12 +3,15 @@ package host_test
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"log"
+	"log/slog"
 	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
@@ -194,4 +197,114 @@ func ExampleInstance_Lend() {
 	// pull: 0 "device features!"
 	// push: 107000
 	// after revoke: 107000
+}
+
+// quietLogger is a text logger without timestamps, so the examples' output
+// repeats; session ids are left out for the same reason.
+func quietLogger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stdout, &slog.HandlerOptions{
+		Level: slog.LevelDebug,
+		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey || a.Key == "session" {
+				return slog.Attr{}
+			}
+			return a
+		},
+	}))
+}
+
+// A plugin described by a manifest file: module path and hash, policy and
+// configuration. Load refuses a module whose hash differs.
+func ExampleLoadManifest() {
+	ctx := context.Background()
+	m, err := host.LoadManifest("testdata/hello.yaml")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(m.Name, m.Policy.DeviceMemory>>20, "MiB", m.Policy.Timeout, m.Policy.Deny)
+	rt, err := host.NewRuntime(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer rt.Close(ctx)
+	pl, err := m.Load(ctx, rt)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer pl.Close(ctx)
+	res, err := pl.Run(ctx, m.Config()) // stdout unset: discarded
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("exit", res.ExitCode)
+	// Output:
+	// hello 16 MiB 2s [aclrtHostRegister]
+	// exit 0
+}
+
+// The guest's stdout and its aclAppLog records reach the embedder's slog
+// logger as the plugin's own records, with its name and the call site the
+// guest gave.
+func ExampleConfig_logger() {
+	ctx := context.Background()
+	wasm, err := os.ReadFile("testdata/hello.wasm")
+	if err != nil {
+		log.Fatal(err)
+	}
+	rt, err := host.NewRuntime(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer rt.Close(ctx)
+	pl, err := rt.Load(ctx, wasm, host.Policy{MemoryPages: 4})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer pl.Close(ctx)
+	if _, err := pl.Run(ctx, host.Config{Name: "hello", Logger: quietLogger()}); err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// level=INFO msg="hello from the plugin" plugin=hello stream=stdout
+	// level=WARN msg="tile cache is full" plugin=hello func=resize file=resize.c line=42
+}
+
+// The policy's timeout ends a call with ErrTimeout; the caller's own
+// deadline or cancellation ends it with ErrCanceled. Both wrap the context
+// error, and both end the instance.
+func ExampleErrTimeout() {
+	ctx := context.Background()
+	wasm, err := os.ReadFile("testdata/hello.wasm")
+	if err != nil {
+		log.Fatal(err)
+	}
+	rt, err := host.NewRuntime(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer rt.Close(ctx)
+	pl, err := rt.Load(ctx, wasm, host.Policy{MemoryPages: 4, Timeout: 50 * time.Millisecond})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer pl.Close(ctx)
+
+	inst, err := pl.Instantiate(ctx, host.Config{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = inst.Call(ctx, "spin")
+	fmt.Println(errors.Is(err, host.ErrTimeout), errors.Is(err, context.DeadlineExceeded))
+
+	inst, err = pl.Instantiate(ctx, host.Config{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Millisecond) // the caller's deadline
+	defer cancel()
+	_, err = inst.Call(cctx, "spin")
+	fmt.Println(errors.Is(err, host.ErrCanceled), errors.Is(err, context.DeadlineExceeded))
+	// Output:
+	// true true
+	// true true
 }
