@@ -1,12 +1,16 @@
 package tests
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
+	"log/slog"
 	"math"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -354,4 +358,106 @@ func TestASChecksum(t *testing.T) {
 	closed = true
 	require.NoError(t, inst.Close(ctx))
 	require.Equal(t, base, sb.freeMem(t))
+}
+
+// cppMemoryWant is the output of samples/cpp-memory, with every "%p" value
+// replaced by <p>, and its buffers' expected contents: block i is words
+// [i*16384, (i+1)*16384) of the pattern i*2654435761+12345 (little-endian
+// u32), block 3 with block 0's bytes [512, 1536) at 256, and the typed
+// buffer zeros then block 1's first half.
+func cppMemoryWant() string {
+	const blocks, blockBytes = 4, 64 << 10
+	src := make([]byte, blocks*blockBytes)
+	for i := 0; i < len(src)/4; i++ {
+		binary.LittleEndian.PutUint32(src[4*i:], uint32(i)*2654435761+12345)
+	}
+	buf := map[string][]byte{}
+	for i := 0; i < blocks; i++ {
+		buf[fmt.Sprintf("block %d", i)] = src[i*blockBytes : (i+1)*blockBytes]
+	}
+	b3 := append([]byte(nil), buf["block 3"]...)
+	copy(b3[256:], src[512:1536])
+	buf["block 3"] = b3
+	typed := make([]byte, blockBytes)
+	copy(typed[blockBytes/2:], src[blockBytes:blockBytes+blockBytes/2])
+	buf["typed"] = typed
+
+	var w strings.Builder
+	w.WriteString("[INFO]  run mode: ACL_HOST\n")
+	fmt.Fprintf(&w, "[INFO]  pinned host buffer: %d bytes at <p>\n", blocks*blockBytes)
+	for i := 0; i < blocks; i++ {
+		fmt.Fprintf(&w, "[INFO]  device block %d: %d bytes at <p>\n", i, blockBytes)
+	}
+	fmt.Fprintf(&w, "[INFO]  typed device buffer: %d words at <p>\n", blockBytes/4)
+	w.WriteString("[INFO]  slot table: 2 slots of 4 bytes at <p>\n")
+	w.WriteString("[INFO]  device blocks are ACL_RT_MEM_TYPE_DEV: 1\n")
+	w.WriteString("[INFO]  uploaded 4 blocks, elapsed time measured\n")
+	for _, k := range []string{"block 0", "block 1", "block 2", "block 3", "typed"} {
+		fmt.Fprintf(&w, "[INFO]  %-8s <p> fnv1a64 %016x OK\n", k, fnv1a64(buf[k]))
+	}
+	w.WriteString("[INFO]  resources released\ncpp-memory: OK\n")
+	return w.String()
+}
+
+var cppPointer = regexp.MustCompile(`0x[0-9a-f]+`)
+
+// checkCppMemory checks cpp-memory's output exactly, "%p" values aside,
+// and that those are what a native-layout guest must see: the host buffer
+// in guest memory, device pointers in the window above it (the default
+// policy's 256 MiB, up to 2^32 - 2^16), 64-byte aligned, distinct, and the
+// same pointer each time a buffer is printed.
+func checkCppMemory(t *testing.T, stdout string) {
+	t.Helper()
+	require.Equal(t, cppMemoryWant(), cppPointer.ReplaceAllString(stdout, "<p>"), "the output, %%p aside:\n%s", stdout)
+	var ps []uint64
+	for _, s := range cppPointer.FindAllString(stdout, -1) {
+		v, err := strconv.ParseUint(s[2:], 16, 64)
+		require.NoError(t, err)
+		ps = append(ps, v)
+	}
+	require.Len(t, ps, 12) // the host buffer, 6 device buffers, 5 verified again
+	hostPtr, dev, again := ps[0], ps[1:7], ps[7:]
+	guestMem := uint64(host.DefaultMemoryPages) * 65536
+	require.Less(t, hostPtr, guestMem, "the pinned host buffer is guest memory")
+	seen := map[uint64]bool{}
+	for _, p := range dev {
+		require.GreaterOrEqual(t, p, guestMem, "device pointer %#x above guest memory", p)
+		require.Less(t, p, uint64(1<<32-1<<16), "device pointer %#x below the window's end", p)
+		require.Zero(t, p%64, "device pointer %#x 64-byte aligned", p)
+		require.False(t, seen[p], "device pointer %#x handed out twice", p)
+		seen[p] = true
+	}
+	require.Equal(t, dev[:5], again, "each buffer prints the same pointer when verified (blocks 0-3, typed)")
+}
+
+func TestCppMemory(t *testing.T) {
+	sb := newSandbox(t)
+	base := sb.freeMem(t)
+	pl := sb.load(t, "cpp-memory", host.Policy{})
+	var stdout, stderr, logs bytes.Buffer
+	res, err := pl.Run(context.Background(), host.Config{
+		Args: []string{"cpp-memory"}, Stdout: &stdout, Stderr: &stderr,
+		Logger: slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+	})
+	require.NoError(t, err)
+	require.Zero(t, res.ExitCode, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	checkCppMemory(t, stdout.String())
+
+	// ACL_APP_LOG: formatted in the guest, one record from the host.
+	var rec map[string]any
+	require.NoError(t, json.Unmarshal(logs.Bytes(), &rec), "one JSON record: %s", logs.String())
+	require.Equal(t, "INFO", rec["level"])
+	require.Equal(t, "5 buffers verified, 0 bad", rec["msg"])
+	require.Equal(t, "Verify", rec["func"])
+	require.True(t, strings.HasSuffix(rec["file"].(string), "samples/cpp-memory/main.cpp"), "%v", rec["file"])
+	require.Positive(t, rec["line"])
+
+	st := res.Stats
+	noErrors(t, st)
+	const block = 64 << 10
+	require.Equal(t, map[string]uint64{"H2D": 4*block + 8, "D2D": block/2 + 1024, "D2H": 5 * block}, st.Bytes)
+	require.Equal(t, uint64(1), st.Funcs["aclrtMemcpyAsyncWithOffset"].Calls)
+	require.Equal(t, uint64(1), st.Funcs["aclrtDestroyStreamForce"].Calls)
+	require.Equal(t, uint64(1), st.Funcs["aclrtResetDeviceForce"].Calls)
+	require.Equal(t, base, sb.freeMem(t), "the session released its device memory")
 }

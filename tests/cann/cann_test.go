@@ -186,3 +186,33 @@ func TestRejectedCallsMakeNoNativeCall(t *testing.T) {
 	require.Regexp(t, `^aclrtMemcpy\(dst=0x[0-9a-f]+, destMax=64, src=0x[0-9a-f]+, count=64, kind=1\) = 0$`, calls[2])
 	require.NoError(t, inst.Close(ctx))
 }
+
+// TestCppSampleOnNativeBackend runs samples/cpp-memory, a C++ program
+// written as the CANN samples are (native layout, module acl32), with every
+// call delegated to the native C ABI: every buffer must come back as the
+// host expects, the forced stream destruction must reach the native library
+// as the native one, and every native allocation must be freed.
+func TestCppSampleOnNativeBackend(t *testing.T) {
+	wasm, err := os.ReadFile(filepath.Join("..", "..", "build", "wasm", "cpp-memory.wasm"))
+	require.NoError(t, err, "build the guests first: make guests")
+	rt := runtime(t)
+	ctx := context.Background()
+	pl, err := rt.Load(ctx, wasm, host.Policy{})
+	require.NoError(t, err)
+	defer pl.Close(ctx)
+	callLog(t) // forget the backend's own setup
+	var out bytes.Buffer
+	res, err := pl.Run(ctx, host.Config{Args: []string{"cpp-memory"}, Stdout: &out})
+	require.NoError(t, err)
+	require.Zero(t, res.ExitCode, out.String())
+	require.True(t, strings.HasSuffix(out.String(), "cpp-memory: OK\n"), out.String())
+	require.Len(t, regexp.MustCompile(`(?m)^\[INFO\]  (block \d|typed) .* fnv1a64 [0-9a-f]{16} OK$`).FindAllString(out.String(), -1), 5, out.String())
+	native := map[string]int{}
+	for _, l := range callLog(t) {
+		name, _, _ := strings.Cut(l, "(")
+		native[name]++
+	}
+	require.Equal(t, 1, native["aclrtDestroyStreamForce"], "the forced stream destruction is the native one: %v", native)
+	require.Equal(t, 6, native["aclrtMalloc"], "%v", native)
+	require.Equal(t, native["aclrtMalloc"], native["aclrtFree"], "every native allocation freed: %v", native)
+}

@@ -58,6 +58,19 @@ int main(void)
     CHECK(aclrtHostRegister(host, sizeof host, ACL_HOST_REGISTER_MAPPED, &registered));
     CHECK(aclrtPointerGetAttributes(devPtr, &attrs));
     CHECK(aclrtCreateStream(&stream));
+    {
+        aclrtContext ctx = NULL, cur = NULL;
+        aclrtRunMode mode;
+        aclrtStream configured = NULL;
+        CHECK(aclrtGetRunMode(&mode));
+        CHECK(aclrtCreateContext(&ctx, 0));
+        CHECK(aclrtSetCurrentContext(ctx));
+        CHECK(aclrtGetCurrentContext(&cur));
+        CHECK(aclrtCreateStreamWithConfig(&configured, 0, ACL_STREAM_FAST_LAUNCH));
+        CHECK(aclrtSetStreamFailureMode(configured, ACL_STOP_ON_FAILURE));
+        CHECK(aclrtDestroyStreamForce(configured));
+        CHECK(aclrtDestroyContext(ctx));
+    }
     CHECK(aclrtCreateEvent(&start));
     CHECK(aclrtCreateEvent(&end));
     CHECK(aclrtRecordEvent(start, stream));
@@ -119,6 +132,7 @@ int main(void)
     CHECK(aclrtFreeWithDevSync(devPtr2));
     CHECK(aclrtFree(devPtr));
     CHECK(aclrtResetDevice(0));
+    CHECK(aclrtResetDeviceForce(1));
     CHECK(aclFinalize());
     return 0;
 }
