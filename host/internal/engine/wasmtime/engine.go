@@ -216,7 +216,7 @@ func (e *wasmtimeEngine) Compile(_ context.Context, m engine.Module) (engine.Com
 		mod.Close()
 		return nil, engine.ErrStartType
 	}
-	c = &wasmtimeCompiled{e: e, mod: mod, memName: m.Memory}
+	c = &wasmtimeCompiled{e: e, mod: mod, memName: m.Memory, wasi: usesWasi(mod)}
 	e.mu.Lock()
 	if prev, ok := e.cache[key]; ok { // compiled concurrently
 		e.mu.Unlock()
@@ -245,6 +245,27 @@ type wasmtimeCompiled struct {
 	e       *wasmtimeEngine
 	mod     *wasmtime.Module
 	memName string // the export naming memory 0, "" if none
+	wasi    bool   // imports a WASI function of wasmtime's (not one the adapter shadows)
+}
+
+// usesWasi reports whether mod imports a WASI function that wasmtime's WASI
+// serves, which needs the store's WASI state: a store without one (for a
+// module that imports no WASI, or only the functions the adapter serves
+// itself) is made faster.
+func usesWasi(mod *wasmtime.Module) bool {
+	for _, im := range mod.Imports() {
+		if im.Module() != "wasi_snapshot_preview1" {
+			continue
+		}
+		switch name := im.Name(); {
+		case name == nil:
+			return true
+		case *name == "fd_read", *name == "fd_write", *name == "clock_time_get", *name == "poll_oneoff":
+		default:
+			return true
+		}
+	}
+	return false
 }
 
 func (m *wasmtimeCompiled) Imports() []engine.Import {
@@ -298,16 +319,18 @@ func (m *wasmtimeCompiled) Instantiate(ctx context.Context, cfg engine.Config) (
 	// The policy's memory limit: growing past it makes memory.grow return
 	// -1, as on wazero. One memory, as the sandbox knows only one.
 	w.store.Limiter(int64(cfg.MemoryLimit), -1, -1, -1, 1)
-	wc := wasmtime.NewWasiConfig()
-	wc.SetArgv(cfg.Args)
-	keys, vals := make([]string, len(cfg.Env)), make([]string, len(cfg.Env))
-	for i, kv := range cfg.Env {
-		keys[i], vals[i], _ = strings.Cut(kv, "=")
+	if m.wasi {
+		wc := wasmtime.NewWasiConfig()
+		wc.SetArgv(cfg.Args)
+		keys, vals := make([]string, len(cfg.Env)), make([]string, len(cfg.Env))
+		for i, kv := range cfg.Env {
+			keys[i], vals[i], _ = strings.Cut(kv, "=")
+		}
+		wc.SetEnv(keys, vals)
+		// Nothing else: no preopened directory, no inherited stdio. Stdio
+		// goes through the shadowed fd_read/fd_write (wasi.go).
+		w.store.SetWasi(wc)
 	}
-	wc.SetEnv(keys, vals)
-	// Nothing else: no preopened directory, no inherited stdio. Stdio goes
-	// through the shadowed fd_read/fd_write (wasi.go).
-	w.store.SetWasi(wc)
 	var inst *wasmtime.Instance
 	err := w.enter(ctx, func() (err error) {
 		inst, err = e.linker.Instantiate(w.store, m.mod)
