@@ -30,6 +30,8 @@ import {
   aclrtMemsetAsync, aclrtMemcpyBatch, aclrtMemcpyBatchAsync, aclrtMemcpyBatchV2,
   aclrtMemcpyBatchAsyncV2, aclrtGetMemcpyDescSize, aclrtSetMemcpyDesc,
   aclrtMemcpyAsyncWithDesc, aclrtMemcpyAsyncWithOffset,
+  aclrtResetDeviceForce, aclrtDestroyStreamForce, aclrtCreateContext, aclrtDestroyContext,
+  aclrtSetCurrentContext, aclrtGetCurrentContext, aclrtGetRunMode, aclrtSetStreamFailureMode,
   aclrtMemsetD32, aclrtMemsetD32Async, aclrtResetEvent, aclAppLog,
 } from "./bindings";
 import { aclwasm_input_len, aclwasm_input_read, aclwasm_output_write, aclwasm_config_read } from "./io";
@@ -339,6 +341,20 @@ export class Stream {
     return check("aclrtDestroyStream", aclrtDestroyStream(this.handle));
   }
 
+  /** aclrtDestroyStreamForce: cancels the queued work that has not started, then destroys. */
+  destroyForce(): i32 {
+    return check("aclrtDestroyStreamForce", aclrtDestroyStreamForce(this.handle));
+  }
+
+  /**
+   * aclrtSetStreamFailureMode: with STOP_ON_FAILURE, after a failed
+   * operation the later ones fail without effect until synchronize() (which
+   * reports the error). A stream cannot go back to CONTINUE_ON_FAILURE.
+   */
+  setFailureMode(mode: StreamFailureMode): i32 {
+    return check("aclrtSetStreamFailureMode", aclrtSetStreamFailureMode(this.handle, <u64>mode));
+  }
+
   /** aclrtSynchronizeStream: returns the first error the queued work met. */
   synchronize(): i32 {
     return check("aclrtSynchronizeStream", aclrtSynchronizeStream(this.handle));
@@ -359,6 +375,14 @@ export class Stream {
   waitEvent(event: Event): i32 {
     return check("aclrtStreamWaitEvent", aclrtStreamWaitEvent(this.handle, event.handle));
   }
+}
+
+/** What a stream does after one of its operations fails (Stream.setFailureMode). */
+export enum StreamFailureMode {
+  /** ACL_CONTINUE_ON_FAILURE (the default): later operations run. */
+  CONTINUE_ON_FAILURE = 0,
+  /** ACL_STOP_ON_FAILURE: later operations fail without effect until synchronized. */
+  STOP_ON_FAILURE = 1,
 }
 
 /** An event handle. */
@@ -405,6 +429,50 @@ export class Event {
     if (check("aclrtEventElapsedTime", aclrtEventElapsedTime(out64, start.handle, end.handle)) != 0) return NaN;
     return load<f32>(out64);
   }
+}
+
+// ---- contexts (ABI v1.1) ----
+
+/**
+ * A context handle: a device plus its own default stream, the target of
+ * Stream.DEFAULT while the context is current. setDevice() makes the
+ * device's default context current (which cannot be destroyed).
+ */
+export class Context {
+  constructor(public readonly handle: u32) {}
+
+  /** aclrtCreateContext: creates a context on device and makes it current; null on failure. */
+  static create(device: i32): Context | null {
+    if (check("aclrtCreateContext", aclrtCreateContext(out64, device)) != 0) return null;
+    return new Context(load<u32>(out64));
+  }
+
+  /** aclrtGetCurrentContext; null on failure. */
+  static current(): Context | null {
+    if (check("aclrtGetCurrentContext", aclrtGetCurrentContext(out64)) != 0) return null;
+    return new Context(load<u32>(out64));
+  }
+
+  /** aclrtSetCurrentContext: makes its device current and its default stream Stream.DEFAULT's target. */
+  setCurrent(): i32 {
+    return check("aclrtSetCurrentContext", aclrtSetCurrentContext(this.handle));
+  }
+
+  /** aclrtDestroyContext: destroys it and its streams after their queued work. */
+  destroy(): i32 {
+    return check("aclrtDestroyContext", aclrtDestroyContext(this.handle));
+  }
+}
+
+/** aclrtGetRunMode: where the application runs (RunMode.HOST for the simulator), or -1 on failure. */
+export function runMode(): i32 {
+  if (check("aclrtGetRunMode", aclrtGetRunMode(out64)) != 0) return -1;
+  return <i32>load<u32>(out64);
+}
+
+/** aclrtResetDeviceForce: resetDevice, cancelling the session's queued work on the device. */
+export function resetDeviceForce(id: i32): i32 {
+  return check("aclrtResetDeviceForce", aclrtResetDeviceForce(id));
 }
 
 // ---- logging (ABI v1.1) ----

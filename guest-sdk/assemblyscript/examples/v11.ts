@@ -1,13 +1,15 @@
-// The ABI v1.1 additions through the SDK, checked by the guest itself:
-// 32-bit memsets, event resets and logging through aclAppLog (one record
-// per level). A failed check logs at ERROR and traps (unreachable).
+// The ABI v1.1 additions through the SDK, checked by the guest itself: the
+// run mode, contexts, 32-bit memsets, event resets, a stream's
+// stop-on-failure mode and logging through aclAppLog (one record per
+// level). A failed check logs at ERROR and traps (unreachable).
 // tests/v11_test.go runs it and reads the log records.
 //
 // Build (from guest-sdk/assemblyscript, after npm ci):
 //   npx asc examples/v11.ts -O3 --runtime stub --use abort= --exportStart _start -o v11.wasm
 import {
-  appLog, LogLevel, setDevice, DeviceBuffer, Stream, Event, memsetD32, lastError, AclError,
-  ACL_SUCCESS, ACL_ERROR_RT_PARAM_INVALID,
+  appLog, LogLevel, runMode, RunMode, setDevice, Context, DeviceBuffer, Stream, Event,
+  StreamFailureMode, memsetD32, memcpyAsyncWithOffset, lastError, AclError, MemcpyKind,
+  ACL_SUCCESS, ACL_ERROR_RT_PARAM_INVALID, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
 } from "../assembly";
 
 const FILE = "examples/v11.ts";
@@ -34,7 +36,20 @@ function allWords(b: Uint8Array, n: i32, v: u32): bool {
 }
 
 must(appLog(LogLevel.DEBUG, "starting", "main", FILE, 1), "appLog");
+const mode = runMode();
+check(mode == RunMode.HOST, "run mode ACL_HOST");
+
+// Contexts: setDevice makes the default context current; a created context
+// is current at once, with a default stream of its own.
 must(setDevice(0), "setDevice");
+const d0 = Context.current();
+check(d0 !== null, "a default context");
+const def = changetype<Context>(d0);
+const c = Context.create(0);
+check(c !== null, "Context.create");
+const ctx = changetype<Context>(c);
+const cur = Context.current();
+check(cur !== null && changetype<Context>(cur).handle == ctx.handle && ctx.handle != def.handle, "the created context is current");
 
 // 32-bit memsets, synchronous and queued.
 const bb = DeviceBuffer.alloc(66);
@@ -71,8 +86,42 @@ must(ev.reset(s), "reset");
 must(s.synchronize(), "synchronize");
 check(ev.query() == never, "a reset event reads as never recorded");
 
+// Stop on failure: an offset copy whose slots hold NULL fails when it runs;
+// the memset queued after it then has no effect, and the synchronize
+// reports the failure.
+const s2s = Stream.create();
+check(s2s !== null, "Stream.create");
+const s2 = changetype<Stream>(s2s);
+must(s2.setFailureMode(StreamFailureMode.STOP_ON_FAILURE), "setFailureMode");
+const sl = DeviceBuffer.alloc(16);
+const dd = DeviceBuffer.alloc(64);
+check(sl !== null && dd !== null, "alloc");
+const slots = changetype<DeviceBuffer>(sl);
+const dst = changetype<DeviceBuffer>(dd);
+must(slots.fill(0), "fill");
+must(dst.fill(0), "fill");
+must(memcpyAsyncWithOffset(slots.ptr, 64, 0, slots.ptr + 8, 64, 0, MemcpyKind.INNER_DEVICE_TO_DEVICE, s2), "memcpyAsyncWithOffset");
+must(dst.fillAsync(7, s2), "fillAsync");
+check(s2.synchronize() != ACL_SUCCESS, "the failed copy's error at synchronize");
+const got = new Uint8Array(64);
+must(dst.read(0, got), "read");
+for (let i = 0; i < 64; i++) check(got[i] == 0, "after a failure the stream's later work has no effect");
+must(dst.fillAsync(7, s2), "fillAsync");
+must(s2.synchronize(), "the synchronize took the error: the stream runs again");
+must(dst.read(0, got), "read");
+for (let i = 0; i < 64; i++) check(got[i] == 7, "the stream runs again");
+check(s2.setFailureMode(StreamFailureMode.CONTINUE_ON_FAILURE) == ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "a stream cannot go back to CONTINUE_ON_FAILURE");
+
+// Back to the default context, and the created one destroyed.
 must(buf.free(), "free");
+must(slots.free(), "free");
+must(dst.free(), "free");
 must(s.destroy(), "destroy");
+must(s2.destroy(), "destroy");
 must(ev.destroy(), "destroy");
 must(fresh.destroy(), "destroy");
+must(def.setCurrent(), "setCurrent");
+must(ctx.destroy(), "destroy");
+const back2 = Context.current();
+check(back2 !== null && changetype<Context>(back2).handle == def.handle, "the default context is current again");
 must(appLog(LogLevel.INFO, "v11: ok", "main", FILE, 4), "appLog");

@@ -24,7 +24,10 @@ func TestOutsideWasip1(t *testing.T) {
 		{"input_read", func() error { _, err := Input(); return err }()},
 		{"output_write", Output([]byte("x"))},
 		{"config_read", func() error { _, _, err := Config("k"); return err }()},
+		{"aclrtCreateContext", func() error { _, err := CreateContext(0); return err }()},
+		{"aclrtGetRunMode", func() error { _, err := GetRunMode(); return err }()},
 		{"aclrtMemsetD32", MemsetD32(1<<32, 64, 7, 16)},
+		{"aclrtSetStreamFailureMode", Stream(1).SetFailureMode(StopOnFailure)},
 		{"aclrtResetEvent", Event(1).Reset(DefaultStream)},
 		{"aclAppLog", AppLog(LogInfo, "x = %d", 1)},
 	} {

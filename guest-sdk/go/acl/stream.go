@@ -35,6 +35,34 @@ func (s Stream) Query() (StreamStatus, error) {
 	return st, err
 }
 
+// StreamFailureMode is what a stream does after one of its operations
+// fails (Stream.SetFailureMode).
+type StreamFailureMode uint64
+
+// The native modes.
+const (
+	// ContinueOnFailure (ACL_CONTINUE_ON_FAILURE, the default): later
+	// operations run.
+	ContinueOnFailure StreamFailureMode = 0
+	// StopOnFailure (ACL_STOP_ON_FAILURE): later operations fail without
+	// effect until the stream is synchronized.
+	StopOnFailure StreamFailureMode = 1
+)
+
+// SetFailureMode sets what the stream does after one of its operations
+// fails (aclrtSetStreamFailureMode). With StopOnFailure its later
+// operations fail without effect until Synchronize, which reports the
+// error. A stream cannot go back to ContinueOnFailure.
+func (s Stream) SetFailureMode(m StreamFailureMode) error {
+	return check("aclrtSetStreamFailureMode", raw.SetStreamFailureMode(uint32(s), uint64(m)))
+}
+
+// DestroyForce cancels the stream's queued work that has not started, then
+// destroys it (aclrtDestroyStreamForce).
+func (s Stream) DestroyForce() error {
+	return check("aclrtDestroyStreamForce", raw.DestroyStreamForce(uint32(s)))
+}
+
 // WaitEvent makes the stream wait for the event's most recent record
 // (aclrtStreamWaitEvent).
 func (s Stream) WaitEvent(e Event) error {

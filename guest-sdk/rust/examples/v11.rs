@@ -1,13 +1,14 @@
 //! The ABI v1.1 additions through the crate's API, checked by the guest
-//! itself: 32-bit memsets, event resets and logging through `aclAppLog`
-//! (one record per level). It prints `v11: ok` and exits 0, or logs the failed check at
+//! itself: the run mode, contexts, 32-bit memsets, event resets, a stream's
+//! stop-on-failure mode and logging through `aclAppLog` (one record per
+//! level). It prints `v11: ok` and exits 0, or logs the failed check at
 //! `ERROR` and exits 1. tests/v11_test.go runs it and reads the log records.
 //!
 //! Build (from guest-sdk/rust):
 //!   RUSTC=/usr/bin/rustc /usr/bin/cargo build --offline --release --target wasm32-wasi --example v11
 //! Output: target/wasm32-wasi/release/examples/v11.wasm (a WASI command).
 
-use aclwasm::{app_log, codes, DeviceBuffer, Event, LogLevel, Result, Stream};
+use aclwasm::{app_log, codes, Context, DeviceBuffer, Event, LogLevel, MemcpyKind, Result, RunMode, Stream, StreamFailureMode};
 
 /// A failed check: what was expected.
 fn fail(what: &str) -> aclwasm::AclError {
@@ -21,7 +22,19 @@ fn words(b: &[u8]) -> Vec<u32> {
 
 fn run() -> Result<()> {
     app_log!(LogLevel::DEBUG, "starting")?;
+    let mode = aclwasm::run_mode()?;
+    if mode != RunMode::HOST {
+        return Err(fail("run mode ACL_HOST"));
+    }
+
+    // Contexts: set_device makes the default context current; a created
+    // context is current at once, with a default stream of its own.
     aclwasm::set_device(0)?;
+    let default = Context::current()?;
+    let ctx = Context::new(0)?;
+    if Context::current()? != ctx || ctx == default {
+        return Err(fail("the created context is current"));
+    }
 
     // 32-bit memsets, synchronous and queued.
     let buf = DeviceBuffer::new(66)?;
@@ -57,6 +70,44 @@ fn run() -> Result<()> {
     stream.synchronize()?;
     if ev.query()? != never {
         return Err(fail("a reset event reads as never recorded"));
+    }
+
+    // Stop on failure: an offset copy whose slots hold NULL fails when it
+    // runs; the memset queued after it then has no effect, and the
+    // synchronize reports the failure.
+    let s2 = Stream::new()?;
+    s2.set_failure_mode(StreamFailureMode::STOP_ON_FAILURE)?;
+    let slots = DeviceBuffer::new(16)?;
+    slots.fill(0)?;
+    let dst = DeviceBuffer::new(64)?;
+    dst.fill(0)?;
+    unsafe { aclwasm::memcpy_async_with_offset(slots.addr(), 64, 0, slots.addr().add(8), 64, 0, MemcpyKind::INNER_DEVICE_TO_DEVICE, &s2)? };
+    dst.fill_async(7, &s2)?;
+    if s2.synchronize().is_ok() {
+        return Err(fail("the failed copy's error at synchronize"));
+    }
+    let mut got = [1u8; 64];
+    dst.read(0, &mut got)?;
+    if got != [0u8; 64] {
+        return Err(fail("after a failure the stream's later work has no effect"));
+    }
+    dst.fill_async(7, &s2)?;
+    s2.synchronize()?;
+    dst.read(0, &mut got)?;
+    if got != [7u8; 64] {
+        return Err(fail("the synchronize took the error: the stream runs again"));
+    }
+    match s2.set_failure_mode(StreamFailureMode::CONTINUE_ON_FAILURE) {
+        Err(e) if e.code() == codes::ACL_ERROR_RT_FEATURE_NOT_SUPPORT => {}
+        _ => return Err(fail("a stream cannot go back to CONTINUE_ON_FAILURE")),
+    }
+
+    // Back to the default context; the created one is destroyed on drop.
+    drop((buf, stream, ev, s2, slots, dst));
+    default.set_current()?;
+    ctx.destroy()?;
+    if Context::current()? != default {
+        return Err(fail("the default context is current again"));
     }
     Ok(())
 }

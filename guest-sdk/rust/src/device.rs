@@ -1,6 +1,7 @@
 use crate::codes::ACL_ERROR_INVALID_PARAM;
 use crate::error::{check, AclError, Result};
 use crate::sys;
+use crate::types::RunMode;
 
 /// Initializes the runtime (`aclInit(NULL)`). Optional: calls before it work.
 /// A second call fails with `ACL_ERROR_REPEAT_INITIALIZE`.
@@ -43,6 +44,20 @@ pub fn set_device(device_id: i32) -> Result<()> {
 /// device become stale: dropping them afterwards reports nothing.
 pub fn reset_device(device_id: i32) -> Result<()> {
     check("aclrtResetDevice", unsafe { sys::aclrtResetDevice(device_id) })
+}
+
+/// As [`reset_device`], but the session's queued work on the device is
+/// cancelled, not awaited (`aclrtResetDeviceForce`).
+pub fn reset_device_force(device_id: i32) -> Result<()> {
+    check("aclrtResetDeviceForce", unsafe { sys::aclrtResetDeviceForce(device_id) })
+}
+
+/// Where the application runs (`aclrtGetRunMode`): [`RunMode::HOST`] for a
+/// host-attached card and for the simulator.
+pub fn run_mode() -> Result<RunMode> {
+    let mut m = 0u32;
+    check("aclrtGetRunMode", unsafe { sys::aclrtGetRunMode(&mut m) })?;
+    Ok(RunMode(m))
 }
 
 /// The current device id (`aclrtGetDevice`).

@@ -51,6 +51,7 @@ pub mod sys;
 pub mod types;
 
 mod addr;
+mod context;
 mod copy;
 mod device;
 mod error;
@@ -61,6 +62,7 @@ mod pinned;
 mod stream;
 
 pub use addr::Addr;
+pub use context::Context;
 pub use codes::error_name;
 pub use copy::*;
 pub use device::*;
@@ -74,7 +76,7 @@ pub use memory::*;
 #[cfg(feature = "std")]
 pub use pinned::PinnedBuffer;
 pub use pinned::PinnedSlice;
-pub use stream::Stream;
+pub use stream::{Stream, StreamFailureMode};
 pub use types::*;
 
 #[cfg(test)]

@@ -12,6 +12,19 @@ pub struct Stream {
     handle: u32,
 }
 
+/// What a stream does after one of its operations fails
+/// ([`Stream::set_failure_mode`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct StreamFailureMode(pub u64);
+
+impl StreamFailureMode {
+    /// `ACL_CONTINUE_ON_FAILURE` (the default): later operations run.
+    pub const CONTINUE_ON_FAILURE: StreamFailureMode = StreamFailureMode(0);
+    /// `ACL_STOP_ON_FAILURE`: later operations fail without effect until the
+    /// stream is synchronized.
+    pub const STOP_ON_FAILURE: StreamFailureMode = StreamFailureMode(1);
+}
+
 static DEFAULT_STREAM: Stream = Stream { handle: 0 };
 
 impl Stream {
@@ -73,6 +86,22 @@ impl Stream {
         let mut s = 0u32;
         check("aclrtStreamQuery", unsafe { sys::aclrtStreamQuery(self.handle, &mut s) })?;
         Ok(StreamStatus(s))
+    }
+
+    /// Sets what the stream does after one of its operations fails
+    /// (`aclrtSetStreamFailureMode`): with
+    /// [`StreamFailureMode::STOP_ON_FAILURE`] its later operations fail
+    /// without effect until it is synchronized (which reports the error).
+    /// A stream cannot go back to `CONTINUE_ON_FAILURE`.
+    pub fn set_failure_mode(&self, mode: StreamFailureMode) -> Result<()> {
+        check("aclrtSetStreamFailureMode", unsafe { sys::aclrtSetStreamFailureMode(self.handle, mode.0) })
+    }
+
+    /// Cancels the stream's queued work that has not started, then destroys
+    /// it (`aclrtDestroyStreamForce`).
+    pub fn destroy_force(self) -> Result<()> {
+        let h = self.into_raw();
+        check("aclrtDestroyStreamForce", unsafe { sys::aclrtDestroyStreamForce(h) })
     }
 
     /// Makes the stream wait for the event's most recent record

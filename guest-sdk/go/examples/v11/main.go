@@ -1,8 +1,9 @@
 //go:build wasip1
 
 // Command v11 uses the ABI v1.1 additions through the SDK, checked by the
-// guest itself: 32-bit memsets, event resets and logging through aclAppLog
-// (one record per level). It prints "v11: ok" and exits 0, or logs the failed check at
+// guest itself: the run mode, contexts, 32-bit memsets, event resets, a
+// stream's stop-on-failure mode and logging through aclAppLog (one record
+// per level). It prints "v11: ok" and exits 0, or logs the failed check at
 // LogError and exits 1. tests/v11_test.go runs it and reads the records.
 //
 // Build (from the repository root):
@@ -51,8 +52,29 @@ func run() error {
 	if err := acl.AppLog(acl.LogDebug, "starting"); err != nil {
 		return err
 	}
+	mode, err := acl.GetRunMode()
+	if err != nil {
+		return err
+	}
+	if mode != acl.RunModeHost {
+		return fmt.Errorf("check failed: run mode %d, want ACL_HOST", mode)
+	}
+
+	// Contexts: SetDevice makes the default context current; a created
+	// context is current at once, with a default stream of its own.
 	if err := acl.SetDevice(0); err != nil {
 		return err
+	}
+	def, err := acl.CurrentContext()
+	if err != nil {
+		return err
+	}
+	ctx, err := acl.CreateContext(0)
+	if err != nil {
+		return err
+	}
+	if cur, err := acl.CurrentContext(); err != nil || cur != ctx || ctx == def {
+		return fmt.Errorf("check failed: the created context is current (%v)", err)
 	}
 
 	// 32-bit memsets, synchronous and queued.
@@ -114,5 +136,56 @@ func run() error {
 		return fmt.Errorf("check failed: a reset event reads as never recorded: %v (%v)", st, err)
 	}
 
-	return errors.Join(buf.Free(), s.Destroy(), ev.Destroy(), fresh.Destroy())
+	// Stop on failure: an offset copy whose slots hold NULL fails when it
+	// runs; the memset queued after it then has no effect, and the
+	// synchronize reports the failure.
+	s2, err := acl.CreateStream()
+	if err != nil {
+		return err
+	}
+	if err := s2.SetFailureMode(acl.StopOnFailure); err != nil {
+		return err
+	}
+	slots, err := acl.NewDeviceBuffer(16)
+	if err != nil {
+		return err
+	}
+	dst, err := acl.NewDeviceBuffer(64)
+	if err != nil {
+		return err
+	}
+	if err := errors.Join(slots.Fill(0), dst.Fill(0),
+		acl.MemcpyAsyncWithOffset(slots.Ptr(), 64, 0, slots.Ptr()+8, 64, 0, acl.MemcpyInnerDeviceToDevice, s2),
+		dst.FillAsync(7, s2)); err != nil {
+		return err
+	}
+	if err := s2.Synchronize(); err == nil {
+		return fmt.Errorf("check failed: the failed copy's error at Synchronize")
+	}
+	got := make([]byte, 64)
+	if err := dst.Read(0, got); err != nil {
+		return err
+	}
+	if !bytes.Equal(got, make([]byte, 64)) {
+		return fmt.Errorf("check failed: after a failure the stream's later work has no effect")
+	}
+	if err := errors.Join(dst.FillAsync(7, s2), s2.Synchronize(), dst.Read(0, got)); err != nil {
+		return err
+	}
+	if !bytes.Equal(got, bytes.Repeat([]byte{7}, 64)) {
+		return fmt.Errorf("check failed: the synchronize took the error: the stream runs again")
+	}
+	if err := s2.SetFailureMode(acl.ContinueOnFailure); !errors.Is(err, acl.ErrRTFeatureNotSupport) {
+		return fmt.Errorf("check failed: back to ContinueOnFailure: %v", err)
+	}
+
+	// Back to the default context, and the created one destroyed.
+	if err := errors.Join(buf.Free(), slots.Free(), dst.Free(), s.Destroy(), s2.Destroy(),
+		ev.Destroy(), fresh.Destroy(), def.SetCurrent(), ctx.Destroy()); err != nil {
+		return err
+	}
+	if cur, err := acl.CurrentContext(); err != nil || cur != def {
+		return fmt.Errorf("check failed: the default context is current again (%v)", err)
+	}
+	return nil
 }
