@@ -303,7 +303,7 @@ var Funcs = []Func{
 		Doc: "Allocates device memory and writes its address at devPtr (8 bytes; 4 in acl32)."},
 	{Name: "aclrtFree", Group: Memory, Params: []Param{{"devPtr", Addr, 0}},
 		Doc: "Frees a device allocation by its base address, after the queued work that uses it."},
-	{Name: "aclrtHostRegister", Group: Memory, Params: []Param{{"ptr", Addr, 0}, {"size", Size, 0}, {"type", I32, 0}, {"devPtr", Gptr, Addr}},
+	{Name: "aclrtHostRegister", Group: Memory, Params: []Param{{"ptr", Addr, 0}, {"size", U64, 0}, {"type", I32, 0}, {"devPtr", Gptr, Addr}},
 		Doc: "Pins [ptr, ptr+size) of guest memory so async copies use it directly; writes ptr at devPtr."},
 	{Name: "aclrtHostUnregister", Group: Memory, Params: []Param{{"ptr", Addr, 0}},
 		Doc: "Unpins the registered range starting at ptr, after the queued work that uses it."},

@@ -28,6 +28,7 @@ func runCmd() *cobra.Command {
 		env    []string
 		detClk bool
 		man    string
+		logLvl string
 		otel   otelStart // nil without -tags otel
 	)
 	c := &cobra.Command{
@@ -113,7 +114,12 @@ line on stderr saying it is the guest's.`,
 			}
 			cfg := host.Config{Args: args, Env: env, Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: stderr, DeterministicClocks: detClk}
 			if m != nil {
-				cfg.Vars = m.Vars
+				cfg.Vars, cfg.Name = m.Vars, m.Name
+			}
+			// The guest's aclAppLog records (its stdout and stderr stay
+			// the process's own).
+			if cfg.Logger, err = newLogger(stderr, "text", logLvl); err != nil {
+				return &exitError{exitHost, err}
 			}
 			if invoke == "" {
 				res, err := pl.Run(ctx, cfg)
@@ -134,6 +140,7 @@ line on stderr saying it is the guest's.`,
 	c.Flags().BoolVar(&stats, "stats", false, "print a table of calls, errors and bytes per function to stderr after the run")
 	c.Flags().StringArrayVar(&env, "env", nil, "KEY=VALUE environment variable for the guest (repeatable; none by default)")
 	c.Flags().BoolVar(&detClk, "deterministic-clocks", false, "give the guest fake clocks (fixed wall clock, 1 ms per monotonic reading, sleeps return at once) so runs repeat exactly (wazero only)")
+	c.Flags().StringVar(&logLvl, "log-level", "info", "lowest level of the guest's aclAppLog records printed to stderr: debug, info, warn or error")
 	c.Flags().StringVar(&man, "manifest", "", "run the plugin a manifest file (YAML) describes: module, policy, args, env, config")
 	otel = addOtel(c.Flags())
 	c.Flags().SetInterspersed(false) // flags after the module belong to the guest

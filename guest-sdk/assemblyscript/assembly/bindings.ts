@@ -290,7 +290,7 @@ export declare function aclrtFree(devPtr: u64): i32;
  * Pins [ptr, ptr+size) of guest memory so async copies use it directly; writes
  * ptr at devPtr.
  *
- * Wire: aclrtHostRegister(ptr addr, size size, type i32, devPtr gptr) -> i32
+ * Wire: aclrtHostRegister(ptr addr, size i64, type i32, devPtr gptr) -> i32
  */
 // @ts-ignore: decorator
 @external("acl", "aclrtHostRegister")

@@ -117,12 +117,12 @@ func TestCNativeDeclarations(t *testing.T) {
 	want := map[string]string{
 		"aclrtMalloc":                "void **devPtr, size_t size, aclrtMemMallocPolicy policy",
 		"aclrtMemcpy":                "void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind",
-		"aclrtHostRegister":          "void *ptr, size_t size, aclrtHostRegisterType type, void **devPtr",
+		"aclrtHostRegister":          "void *ptr, uint64_t size, aclrtHostRegisterType type, void **devPtr",
 		"aclrtMemcpyAsyncWithOffset": "void **dst, size_t destMax, size_t dstDataOffset, const void **src, size_t count, size_t srcDataOffset, aclrtMemcpyKind kind, aclrtStream stream",
 		"aclrtGetMemInfo":            "aclrtMemAttr attr, size_t *free, size_t *total",
 	}
 	sigs := map[string]string{
-		"aclrtHostRegister": "aclrtHostRegister(ptr i32, size i32, type i32, devPtr i32) -> i32",
+		"aclrtHostRegister": "aclrtHostRegister(ptr i32, size i64, type i32, devPtr i32) -> i32",
 		"aclrtMemcpy":       "aclrtMemcpy(dst i32, destMax i32, src i32, count i32, kind i32) -> i32",
 	}
 	for i := range m.funcs {
@@ -151,7 +151,7 @@ func TestCNativeMismatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	for key, typ := range map[string]string{
-		"aclrtHostRegister.size": "uint64_t", // i64, but the table's size is i32 in acl32
+		"aclrtHostRegister.size": "size_t", // i32, but the table's size is uint64_t (i64)
 		"aclrtGetMemInfo.free":   "uint64_t *",
 		"aclrtMalloc.devPtr":     "int32_t *",
 	} {

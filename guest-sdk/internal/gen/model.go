@@ -116,7 +116,7 @@ var semantics = map[string][]Sem{
 	"aclrtGetMemInfo":                   {MemAttr, OutSize, OutSize},
 	"aclrtMalloc":                       {OutPtr, Size, MallocPolicy},
 	"aclrtFree":                         {Ptr},
-	"aclrtHostRegister":                 {Ptr, Size, RegisterType, OutPtr},
+	"aclrtHostRegister":                 {Ptr, Uint64, RegisterType, OutPtr},
 	"aclrtHostUnregister":               {Ptr},
 	"aclrtPointerGetAttributes":         {Ptr, OutPtrAttributes},
 	"aclrtCreateStream":                 {OutStream},

@@ -212,7 +212,7 @@ extern "C" {
     /// Pins [ptr, ptr+size) of guest memory so async copies use it directly; writes ptr
     /// at devPtr.
     ///
-    /// Wire: `aclrtHostRegister(ptr addr, size size, type i32, devPtr gptr) -> i32`
+    /// Wire: `aclrtHostRegister(ptr addr, size i64, type i32, devPtr gptr) -> i32`
     #[link_name = "aclrtHostRegister"]
     pub fn aclrtHostRegister(ptr: u64, size: u64, type_: u32, devPtr: *mut u64) -> i32;
 

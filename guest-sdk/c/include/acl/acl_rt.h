@@ -458,10 +458,10 @@ aclError aclrtFree(void *devPtr);
  * Pins [ptr, ptr+size) of guest memory so async copies use it directly; writes
  * ptr at devPtr.
  *
- * Wire (acl32): aclrtHostRegister(ptr i32, size i32, type i32, devPtr i32) -> i32
+ * Wire (acl32): aclrtHostRegister(ptr i32, size i64, type i32, devPtr i32) -> i32
  */
 __attribute__((import_module("acl32"), import_name("aclrtHostRegister")))
-aclError aclrtHostRegister(void *ptr, size_t size, aclrtHostRegisterType type, void **devPtr);
+aclError aclrtHostRegister(void *ptr, uint64_t size, aclrtHostRegisterType type, void **devPtr);
 
 /**
  * Unpins the registered range starting at ptr, after the queued work that uses
@@ -1046,7 +1046,7 @@ static inline aclError aclrtFree(aclrtPtr devPtr)
  * Pins [ptr, ptr+size) of guest memory so async copies use it directly; writes
  * ptr at devPtr.
  *
- * Wire: aclrtHostRegister(ptr addr, size size, type i32, devPtr gptr) -> i32
+ * Wire: aclrtHostRegister(ptr addr, size i64, type i32, devPtr gptr) -> i32
  */
 static inline aclError aclrtHostRegister(aclrtPtr ptr, uint64_t size, aclrtHostRegisterType type, aclrtPtr *devPtr)
 {

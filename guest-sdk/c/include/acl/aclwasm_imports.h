@@ -274,7 +274,7 @@ int32_t aclwasm_raw_aclrtFree(uint64_t devPtr);
  * Pins [ptr, ptr+size) of guest memory so async copies use it directly; writes
  * ptr at devPtr.
  *
- * Wire: aclrtHostRegister(ptr addr, size size, type i32, devPtr gptr) -> i32
+ * Wire: aclrtHostRegister(ptr addr, size i64, type i32, devPtr gptr) -> i32
  */
 __attribute__((import_module("acl"), import_name("aclrtHostRegister")))
 int32_t aclwasm_raw_aclrtHostRegister(uint64_t ptr, uint64_t size, int32_t type, void *devPtr);
@@ -818,10 +818,10 @@ int32_t aclwasm_raw_aclrtFree(uint32_t devPtr);
  * Pins [ptr, ptr+size) of guest memory so async copies use it directly; writes
  * ptr at devPtr.
  *
- * Wire: aclrtHostRegister(ptr i32, size i32, type i32, devPtr i32) -> i32
+ * Wire: aclrtHostRegister(ptr i32, size i64, type i32, devPtr i32) -> i32
  */
 __attribute__((import_module("acl32"), import_name("aclrtHostRegister")))
-int32_t aclwasm_raw_aclrtHostRegister(uint32_t ptr, uint32_t size, int32_t type, void *devPtr);
+int32_t aclwasm_raw_aclrtHostRegister(uint32_t ptr, uint64_t size, int32_t type, void *devPtr);
 
 /**
  * Unpins the registered range starting at ptr, after the queued work that uses

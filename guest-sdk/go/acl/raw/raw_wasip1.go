@@ -277,7 +277,7 @@ func Free(devPtr uint64) int32
 // HostRegister is aclrtHostRegister: Pins [ptr, ptr+size) of guest memory so
 // async copies use it directly; writes ptr at devPtr.
 //
-// Wire: aclrtHostRegister(ptr addr, size size, type i32, devPtr gptr) -> i32
+// Wire: aclrtHostRegister(ptr addr, size i64, type i32, devPtr gptr) -> i32
 //
 //go:wasmimport acl aclrtHostRegister
 //go:noescape
