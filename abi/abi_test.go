@@ -303,7 +303,7 @@ func TestSignature(t *testing.T) {
 		{"aclrtSetDevice", "(i32) -> i32", "(i32) -> i32"},
 		{"aclrtMalloc", "(i32, i64, i32) -> i32", "(i32, i32, i32) -> i32"},
 		{"aclrtFree", "(i64) -> i32", "(i32) -> i32"},
-		{"aclrtHostRegister", "(i64, i64, i32, i32) -> i32", "(i32, i32, i32, i32) -> i32"},
+		{"aclrtHostRegister", "(i64, i64, i32, i32) -> i32", "(i32, i64, i32, i32) -> i32"}, // size is uint64_t natively,
 		{"aclrtEventElapsedTime", "(i32, i32, i32) -> i32", "(i32, i32, i32) -> i32"},
 		{"aclGetRecentErrMsg", "(i32, i32) -> i32", "(i32, i32) -> i32"},
 	} {
