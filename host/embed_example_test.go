@@ -199,6 +199,23 @@ func ExampleInstance_Lend() {
 	// after revoke: 107000
 }
 
+// loadHello loads testdata/hello.wasm (hello.wat) with policy p.
+func loadHello(ctx context.Context, p host.Policy) (*host.Runtime, *host.Plugin) {
+	wasm, err := os.ReadFile("testdata/hello.wasm")
+	if err != nil {
+		log.Fatal(err)
+	}
+	rt, err := host.NewRuntime(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	pl, err := rt.Load(ctx, wasm, p)
+	if err != nil {
+		log.Fatal(err)
+	}
+	return rt, pl
+}
+
 // quietLogger is a text logger without timestamps, so the examples' output
 // repeats; session ids are left out for the same reason.
 func quietLogger() *slog.Logger {
@@ -247,19 +264,8 @@ func ExampleLoadManifest() {
 // guest gave.
 func ExampleConfig_logger() {
 	ctx := context.Background()
-	wasm, err := os.ReadFile("testdata/hello.wasm")
-	if err != nil {
-		log.Fatal(err)
-	}
-	rt, err := host.NewRuntime(ctx)
-	if err != nil {
-		log.Fatal(err)
-	}
+	rt, pl := loadHello(ctx, host.Policy{MemoryPages: 4})
 	defer rt.Close(ctx)
-	pl, err := rt.Load(ctx, wasm, host.Policy{MemoryPages: 4})
-	if err != nil {
-		log.Fatal(err)
-	}
 	defer pl.Close(ctx)
 	if _, err := pl.Run(ctx, host.Config{Name: "hello", Logger: quietLogger()}); err != nil {
 		log.Fatal(err)
@@ -274,19 +280,8 @@ func ExampleConfig_logger() {
 // error, and both end the instance.
 func ExampleErrTimeout() {
 	ctx := context.Background()
-	wasm, err := os.ReadFile("testdata/hello.wasm")
-	if err != nil {
-		log.Fatal(err)
-	}
-	rt, err := host.NewRuntime(ctx)
-	if err != nil {
-		log.Fatal(err)
-	}
+	rt, pl := loadHello(ctx, host.Policy{MemoryPages: 4, Timeout: 50 * time.Millisecond})
 	defer rt.Close(ctx)
-	pl, err := rt.Load(ctx, wasm, host.Policy{MemoryPages: 4, Timeout: 50 * time.Millisecond})
-	if err != nil {
-		log.Fatal(err)
-	}
 	defer pl.Close(ctx)
 
 	inst, err := pl.Instantiate(ctx, host.Config{})
