@@ -23,7 +23,7 @@ func memsetSync(c *call) error {
 		return err
 	}
 	if !d.buf.IsDevice() { // host
-		fill(d.buf.Host, byte(c.u32(2)))
+		acl.Fill(d.buf.Host, byte(c.u32(2)))
 		return nil
 	}
 	return be(c.s.b.Memset(c.ctx, d.buf, byte(c.u32(2)), n))
@@ -55,7 +55,7 @@ func memsetAsync(c *call) error {
 		return err
 	}
 	if !d.buf.IsDevice() { // host
-		fill(d.buf.Host, byte(c.u32(2)))
+		acl.Fill(d.buf.Host, byte(c.u32(2)))
 		return nil
 	}
 	if err := c.streamCtx(st); err != nil { // streamctx
@@ -65,17 +65,6 @@ func memsetAsync(c *call) error {
 		return err
 	}
 	return be(c.s.b.MemsetAsync(c.ctx, d.buf, byte(c.u32(2)), n, st.h))
-}
-
-// fill sets every byte of b to v.
-func fill(b []byte, v byte) {
-	if len(b) == 0 {
-		return
-	}
-	b[0] = v
-	for i := 1; i < len(b); i *= 2 {
-		copy(b[i:], b[:i])
-	}
 }
 
 // memsetD32Sync is aclrtMemsetD32(ptr, memSize, value, count): count
@@ -98,7 +87,7 @@ func memsetD32Sync(c *call) error {
 		return err
 	}
 	if !d.buf.IsDevice() { // host
-		fill32(d.buf.Host, c.u32(2))
+		acl.Fill32(d.buf.Host, c.u32(2))
 		return nil
 	}
 	m, ok := c.s.b.(acl.MemsetD32er) // feature
@@ -131,7 +120,7 @@ func memsetD32Async(c *call) error {
 		return err
 	}
 	if !d.buf.IsDevice() { // host
-		fill32(d.buf.Host, c.u32(2))
+		acl.Fill32(d.buf.Host, c.u32(2))
 		return nil
 	}
 	if err := c.streamCtx(st); err != nil { // streamctx
@@ -149,15 +138,4 @@ func memsetD32Async(c *call) error {
 
 func noD32(c *call) error {
 	return acl.Errorf(acl.ErrRTFeatureNotSupport, "the %s backend cannot set 32-bit words in device memory", c.s.b.Name())
-}
-
-// fill32 writes v little-endian into every 4-byte word of b.
-func fill32(b []byte, v uint32) {
-	if len(b) < 4 {
-		return
-	}
-	le.PutUint32(b, v)
-	for i := 4; i < len(b); i *= 2 {
-		copy(b[i:], b[:i])
-	}
 }

@@ -446,17 +446,6 @@ func (b *Backend) MemcpyBatchAsync(ctx context.Context, copies []acl.Copy, sh ac
 	return err
 }
 
-// fill sets every byte of p to v, doubling the filled prefix with copy.
-func fill(p []byte, v byte) {
-	if len(p) == 0 {
-		return
-	}
-	p[0] = v
-	for n := 1; n < len(p); n *= 2 {
-		copy(p[n:], p[:n])
-	}
-}
-
 // Memset implements acl.Backend with aclrtMemset on device memory, and in
 // Go on host memory, where the runtime's behaviour is undefined unless the
 // memory is registered and Go's is not.
@@ -479,7 +468,7 @@ func (b *Backend) Memset(ctx context.Context, dst acl.Buf, value byte, n uint64)
 	d := sides[0]
 	return pieces(ctx, n, nativeChunk, false, func(off, k uint64) error {
 		if !d.isDev {
-			fill(d.host[off:off+k], value)
+			acl.Fill(d.host[off:off+k], value)
 			return nil
 		}
 		return b.call(d.dev, "aclrtMemset", func() int32 { return b.api.aclrtMemset(d.addr+uintptr(off), k, int32(value), k) })
@@ -505,7 +494,7 @@ func (b *Backend) MemsetAsync(ctx context.Context, dst acl.Buf, value byte, n ui
 	d := sides[0]
 	return b.queueOrRun(ctx, st, sides, d.pinned, "aclrtMemsetAsync", func(stream uintptr) int32 {
 		return b.api.aclrtMemsetAsync(d.addr, n, int32(value), n, stream)
-	}, func() error { fill(d.host, value); return nil })
+	}, func() error { acl.Fill(d.host, value); return nil })
 }
 
 // MemcpyDescSize implements acl.Backend with aclrtGetMemcpyDescSize in

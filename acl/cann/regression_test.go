@@ -643,16 +643,6 @@ func TestClosedCode(t *testing.T) {
 	}
 }
 
-func TestFill(t *testing.T) {
-	for _, n := range []int{0, 1, 2, 3, 7, 8, 9, 255, 4096, 4097, 65535} {
-		p := make([]byte, n+2)
-		fill(p[1:n+1], 0xa5)
-		require.Equal(t, bytes.Repeat([]byte{0xa5}, n), p[1:n+1], "n=%d", n)
-		require.Zero(t, p[0], "n=%d: fill stays inside its slice", n)
-		require.Zero(t, p[n+1], "n=%d: fill stays inside its slice", n)
-	}
-}
-
 // TestQueueOrRun checks the asynchronous operations' two paths through the
 // stand-in: registered memory is queued, pageable memory waits for the
 // stream and runs at once; and a V1 batch names the copy the runtime blamed.

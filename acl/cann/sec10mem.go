@@ -32,17 +32,6 @@ func d32Bytes(n uint64) (uint64, error) {
 	return n * 4, nil
 }
 
-// fill32 writes v little-endian into every word of p.
-func fill32(p []byte, v uint32) {
-	if len(p) < 4 {
-		return
-	}
-	p[0], p[1], p[2], p[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
-	for n := 4; n < len(p); n *= 2 {
-		copy(p[n:], p[:n])
-	}
-}
-
 // MemsetD32 implements acl.MemsetD32er with aclrtMemsetD32 on device
 // memory, and in Go on host memory, as Memset does.
 func (b *Backend) MemsetD32(ctx context.Context, dst acl.Buf, value uint32, n uint64) error {
@@ -71,7 +60,7 @@ func (b *Backend) MemsetD32(ctx context.Context, dst acl.Buf, value uint32, n ui
 	d := sides[0]
 	return pieces(ctx, size, d32Chunk, false, func(off, k uint64) error {
 		if !d.isDev {
-			fill32(d.host[off:off+k], value)
+			acl.Fill32(d.host[off:off+k], value)
 			return nil
 		}
 		return b.call(d.dev, "aclrtMemsetD32", func() int32 { return b.api.aclrtMemsetD32(d.addr+uintptr(off), k, value, k/4) })
@@ -104,7 +93,7 @@ func (b *Backend) MemsetD32Async(ctx context.Context, dst acl.Buf, value uint32,
 	d := sides[0]
 	return b.queueOrRun(ctx, st, sides, d.pinned, "aclrtMemsetD32Async", func(stream uintptr) int32 {
 		return b.api.aclrtMemsetD32Async(d.addr, size, value, n, stream)
-	}, func() error { fill32(d.host, value); return nil })
+	}, func() error { acl.Fill32(d.host, value); return nil })
 }
 
 // ResetEvent implements acl.EventResetter with aclrtResetEvent. The event
