@@ -46,12 +46,9 @@ func (s *Session) dropContexts(dev int32) {
 			if cx.primary {
 				delete(s.primary, cx.dev)
 			}
-			if s.cur == cx {
-				s.cur, s.dev = nil, -1
-			}
 		}
 	}
-	if dev < 0 || s.dev == dev {
+	if dev < 0 || s.dev == dev { // the current context is on dev
 		s.cur, s.dev = nil, -1
 	}
 }
