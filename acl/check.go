@@ -262,6 +262,10 @@ func BatchAttrIndex(attrsIndexes Words, i uint64) int {
 // memory is HOST, a declared UNREGISTERED never matches, device ids must
 // match), and the copy must go host to device or device to host.
 func CheckBatchLocation(i uint64, a MemcpyBatchAttr, dst, src MemLocation) error {
+	if a.DstLoc.Type != MemLocationUnregistered && a.SrcLoc.Type != MemLocationUnregistered &&
+		locMatches(a.DstLoc, dst) && locMatches(a.SrcLoc, src) && (dst.Type == MemLocationDevice) != (src.Type == MemLocationDevice) {
+		return nil // the common case, without the loop below
+	}
 	for _, x := range [2]struct {
 		side string
 		loc  MemLocation

@@ -127,6 +127,8 @@ func (c *call) batch(async bool, failAt, streamAt int) error {
 		defer func() { clear(copies); c.s.batchBuf = copies[:0] }() // keeps no reference to guest memory
 	}
 	var bytes [4]uint64
+	var attr acl.MemcpyBatchAttr // attrs[attrAt], decoded once for its entries
+	attrAt := -1
 	for i := uint64(0); i < num; i++ {
 		n, dst, src := sizes.At(int(i)), dsts.At(int(i)), srcs.At(int(i))
 		if n == 0 && async { // entrysize
@@ -137,17 +139,20 @@ func (c *call) batch(async bool, failAt, streamAt int) error {
 			setFail(i)
 			return acl.Errorf(acl.ErrRTParamInvalid, "copy %d: dst or src is NULL", i)
 		}
-		d, err := c.resolveEntry("dsts", i, dst, n, true) // entryrange
+		d, err := c.resolve("dsts", dst, n, true) // entryrange
 		if err != nil {
 			setFail(i)
-			return err
+			return c.entryErr("dsts", i, dst, n, true)
 		}
-		s, err := c.resolveEntry("srcs", i, src, n, false)
+		s, err := c.resolve("srcs", src, n, false)
 		if err != nil {
 			setFail(i)
-			return err
+			return c.entryErr("srcs", i, src, n, false)
 		}
-		if err := acl.CheckBatchLocation(i, attrs.At(acl.BatchAttrIndex(idx, i)), d.loc, s.loc); err != nil { // entryloc, entrydir
+		if k := acl.BatchAttrIndex(idx, i); k != attrAt {
+			attr, attrAt = attrs.At(k), k
+		}
+		if err := acl.CheckBatchLocation(i, attr, d.loc, s.loc); err != nil { // entryloc, entrydir
 			setFail(i)
 			return err
 		}
@@ -169,16 +174,13 @@ func (c *call) batch(async bool, failAt, streamAt int) error {
 	return nil
 }
 
-// resolveEntry is resolve for entry i of the array arr. The entry's name
-// ("dsts[3]") is built only for the message of an entry that fails, so
-// that a batch costs no allocation per entry: resolve has no effect, and
-// runs again with the name.
-func (c *call) resolveEntry(arr string, i, addr, n uint64, write bool) (span, error) {
-	sp, err := c.resolve(arr, addr, n, write)
-	if err != nil {
-		_, err = c.resolve(arr+"["+strconv.FormatUint(i, 10)+"]", addr, n, write)
-	}
-	return sp, err
+// entryErr is the error of entry i of the array arr, whose resolve
+// failed: resolve runs again with the entry's name ("dsts[3]"), built only
+// now, so that a batch costs no allocation per entry (resolve has no
+// effect).
+func (c *call) entryErr(arr string, i, addr, n uint64, write bool) error {
+	_, err := c.resolve(arr+"["+strconv.FormatUint(i, 10)+"]", addr, n, write)
+	return err
 }
 
 // batchAsync queues the copies, then a host function that returns their

@@ -159,6 +159,22 @@ type span struct {
 // inside one live allocation of this session (107000 otherwise). write
 // marks a destination: registered read-only memory may not be one.
 func (c *call) resolve(name string, addr, n uint64, write bool) (span, error) {
+	// The common cases first, small enough to inline: unregistered guest
+	// memory, and a writable range inside one allocation. Anything else,
+	// errors included, takes resolveAny.
+	as := &c.s.as
+	if end := addr + n; addr < as.guestEnd {
+		if end >= addr && end <= uint64(len(c.mem)) && len(as.pins) == 0 {
+			return span{buf: acl.Buf{Host: c.mem[addr:end:end]}, loc: acl.MemLocation{Type: acl.MemLocationUnregistered}}, nil
+		}
+	} else if a := as.find(addr); a != nil && n <= a.end()-addr && (!write || !a.readOnly) {
+		return devSpan(a, addr), nil
+	}
+	return c.resolveAny(name, addr, n, write)
+}
+
+// resolveAny is resolve for every range, with the errors.
+func (c *call) resolveAny(name string, addr, n uint64, write bool) (span, error) {
 	end := addr + n
 	if end < addr {
 		return span{}, acl.Errorf(acl.ErrRTParamInvalid, "%s %#x + %d overflows", name, addr, n)
@@ -201,11 +217,16 @@ func (s *Session) resolveDevice(name string, addr, n uint64) (span, error) {
 	if n > a.end()-addr {
 		return span{}, acl.Errorf(acl.ErrRTParamInvalid, "%s [%#x, +%d) crosses the end of the allocation [%#x, %#x)", name, addr, n, a.base, a.end())
 	}
+	return devSpan(a, addr), nil
+}
+
+// devSpan is the span of device address addr inside allocation a.
+func devSpan(a *alloc, addr uint64) span {
 	return span{
 		buf: acl.Device(a.ptr + acl.DevPtr(addr-a.base)),
 		loc: acl.MemLocation{ID: uint32(a.dev), Type: acl.MemLocationDevice},
 		a:   a,
-	}, nil
+	}
 }
 
 // stream resolves a stream handle in native order: streamHandle, then

@@ -30,8 +30,8 @@ const (
 type batch struct {
 	ns       []uint64 // the size of copy i, as validated
 	spans    []span   // dst and src of copy i at 2i and 2i+1
-	allocs   []lockEnt
-	at       map[*alloc]int // index in allocs
+	allocs   []*alloc // each once, locked in id order
+	at       map[*alloc]bool
 	pins     []*pin
 	pinned   map[*pin]bool
 	writes   []iv // disjoint's scratch space
@@ -39,11 +39,6 @@ type batch struct {
 	fan      *fan // copyAll's, reused
 	total    uint64
 	pageable bool // some entry touches pageable host memory
-}
-
-type lockEnt struct {
-	a     *alloc
-	write bool
 }
 
 // MemcpyBatch implements acl.Backend. Every entry is validated before any
@@ -110,29 +105,39 @@ func (b *Backend) batch(cs []acl.Copy) (*batch, error) {
 		if c.N == 0 {
 			continue
 		}
-		d, err := b.resolveLocked(c.Dst, c.N, true, "dst")
-		if err != nil {
-			j.recycle()
-			return nil, entryErr(i, err)
+		// Entries mostly fall in the allocation of the entry before: that
+		// needs no lookup (under mu, what was live stays live).
+		d, ok := within(lastD, c.Dst, c.N)
+		if !ok {
+			var err error
+			if d, err = b.resolveLocked(c.Dst, c.N, true, "dst"); err != nil {
+				j.recycle()
+				return nil, entryErr(i, err)
+			}
 		}
-		s, err := b.resolveLocked(c.Src, c.N, false, "src")
-		if err != nil {
-			j.recycle()
-			return nil, entryErr(i, err)
+		s, ok := within(lastS, c.Src, c.N)
+		if !ok {
+			var err error
+			if s, err = b.resolveLocked(c.Src, c.N, false, "src"); err != nil {
+				j.recycle()
+				return nil, entryErr(i, err)
+			}
 		}
-		if err := b.peerLocked(d, s); err != nil {
-			j.recycle()
-			return nil, entryErr(i, err)
+		if d.a != nil && s.a != nil && d.a.dev != s.a.dev {
+			if err := b.peerLocked(d, s); err != nil {
+				j.recycle()
+				return nil, entryErr(i, err)
+			}
 		}
 		j.spans[2*i], j.spans[2*i+1] = d, s
 		j.total += c.N
 		j.pageable = j.pageable || d.pageable() || s.pageable()
 		if d.a != nil && d.a != lastD {
-			j.addAlloc(d.a, true)
+			j.addAlloc(d.a)
 			lastD = d.a
 		}
 		if s.a != nil && s.a != lastS {
-			j.addAlloc(s.a, false)
+			j.addAlloc(s.a)
 			lastS = s.a
 		}
 		for _, p := range [2]*pin{d.pin, s.pin} {
@@ -149,9 +154,9 @@ func (b *Backend) batch(cs []acl.Copy) (*batch, error) {
 			}
 		}
 	}
-	slices.SortFunc(j.allocs, func(x, y lockEnt) int { return cmp.Compare(x.a.id, y.a.id) })
-	for _, e := range j.allocs {
-		e.a.refs.acquire()
+	slices.SortFunc(j.allocs, func(x, y *alloc) int { return cmp.Compare(x.id, y.id) })
+	for _, a := range j.allocs {
+		a.refs.acquire()
 	}
 	for _, p := range j.pins {
 		p.refs.acquire()
@@ -159,26 +164,37 @@ func (b *Backend) batch(cs []acl.Copy) (*batch, error) {
 	return j, nil
 }
 
+// within resolves x, n bytes, as a range of allocation a (nil: none),
+// reporting whether it is one.
+func within(a *alloc, x acl.Buf, n uint64) (span, bool) {
+	if a == nil || x.Host != nil || x.Dev < a.base {
+		return span{}, false
+	}
+	off := uint64(x.Dev - a.base)
+	if off >= a.size || n > a.size-off {
+		return span{}, false
+	}
+	return span{a: a, off: off}, true
+}
+
 func entryErr(i int, err error) error {
 	return acl.Errorf(acl.CodeOf(err), "copy %d: %s", i, acl.MessageOf(err))
 }
 
-func (j *batch) addAlloc(a *alloc, write bool) {
+func (j *batch) addAlloc(a *alloc) {
 	if j.at == nil {
-		j.at = map[*alloc]int{}
+		j.at = map[*alloc]bool{}
 	}
-	if k, ok := j.at[a]; ok {
-		j.allocs[k].write = j.allocs[k].write || write
-		return
+	if !j.at[a] {
+		j.at[a] = true
+		j.allocs = append(j.allocs, a)
 	}
-	j.at[a] = len(j.allocs)
-	j.allocs = append(j.allocs, lockEnt{a, write})
 }
 
 // release drops the batch's references and recycles it.
 func (j *batch) release() {
-	for _, e := range j.allocs {
-		e.a.refs.release()
+	for _, a := range j.allocs {
+		a.refs.release()
 	}
 	for _, p := range j.pins {
 		p.refs.release()
@@ -204,20 +220,12 @@ func (j *batch) recycle() {
 // allocations, taken in id order, stopping between two chunks (or pieces)
 // when h says.
 func (b *Backend) runBatch(h halt, j *batch) error {
-	for _, e := range j.allocs {
-		if e.write {
-			e.a.mu.Lock()
-		} else {
-			e.a.mu.RLock()
-		}
+	for _, a := range j.allocs {
+		a.mu.Lock()
 	}
 	err := j.copyAll(h)
-	for _, e := range j.allocs {
-		if e.write {
-			e.a.mu.Unlock()
-		} else {
-			e.a.mu.RUnlock()
-		}
+	for _, a := range j.allocs {
+		a.mu.Unlock()
 	}
 	return err
 }

@@ -72,13 +72,16 @@ type alloc struct {
 	// addresses in the allocation then resolve to nothing, so the count
 	// only goes down and Free cannot be starved by new operations.
 	dying atomic.Bool
-	// mu orders every access to mem's bytes: copies read under RLock and
-	// write under Lock, taking two allocations' locks in id order. It is
-	// never held while waiting for anything else, so a caller racing its
-	// own queued work gets some order of the two, not a data race.
-	// Synchronous copies hold no reference: Free takes mu to drop mem, so
-	// it waits for the copy that holds it.
-	mu  sync.RWMutex
+	// mu orders every access to mem's bytes, reads and writes alike,
+	// taking two allocations' locks in id order. It is never held while
+	// waiting for anything else, so a caller racing its own queued work
+	// gets some order of the two, not a data race. Synchronous copies hold
+	// no reference: Free takes mu to drop mem, so it waits for the copy
+	// that holds it. A plain mutex, not a RWMutex: a write lock of a
+	// RWMutex costs four atomic operations instead of two, on every small
+	// copy, to let reads of one allocation overlap, which a memmove-bound
+	// copy hardly gains from.
+	mu  sync.Mutex
 	mem []byte // the bytes asked for; nil once freed
 }
 
@@ -379,6 +382,24 @@ func checkBufs(dst, src acl.Buf) error {
 
 // resolveLocked is spanLocked without the reference.
 func (b *Backend) resolveLocked(x acl.Buf, n uint64, write bool, what string) (span, error) {
+	// The common cases first: a range inside one live allocation, and
+	// pageable host bytes. Anything else, errors included, takes
+	// resolveAny.
+	if x.Host == nil {
+		if v, _ := b.allocs.Load(uint64(x.Dev) >> b.shift); v != nil && x.Dev != 0 {
+			a := v.(*alloc)
+			if off := uint64(x.Dev) & b.mask; !a.dying.Load() && off < a.size && n <= a.size-off {
+				return span{a: a, off: off}, nil
+			}
+		}
+	} else if x.Dev == 0 && x.Pin == 0 && uint64(len(x.Host)) >= n {
+		return span{host: x.Host}, nil
+	}
+	return b.resolveAny(x, n, write, what)
+}
+
+// resolveAny is resolveLocked for every Buf, with the errors.
+func (b *Backend) resolveAny(x acl.Buf, n uint64, write bool, what string) (span, error) {
 	if err := checkBuf(x, what); err != nil {
 		return span{}, err
 	}
@@ -448,14 +469,14 @@ func lock2(w, r *alloc) {
 	switch {
 	case w == nil && r == nil:
 	case w == nil:
-		r.mu.RLock()
+		r.mu.Lock()
 	case r == nil || r == w:
 		w.mu.Lock()
 	case w.id < r.id:
 		w.mu.Lock()
-		r.mu.RLock()
+		r.mu.Lock()
 	default:
-		r.mu.RLock()
+		r.mu.Lock()
 		w.mu.Lock()
 	}
 }
@@ -464,11 +485,11 @@ func unlock2(w, r *alloc) {
 	switch {
 	case w == nil && r == nil:
 	case w == nil:
-		r.mu.RUnlock()
+		r.mu.Unlock()
 	case r == nil || r == w:
 		w.mu.Unlock()
 	default:
 		w.mu.Unlock()
-		r.mu.RUnlock()
+		r.mu.Unlock()
 	}
 }
