@@ -152,7 +152,7 @@ func (c *call) batch(async bool, failAt, streamAt int) error {
 		if k := acl.BatchAttrIndex(idx, i); k != attrAt {
 			attr, attrAt = attrs.At(k), k
 		}
-		if err := acl.CheckBatchLocation(i, attr, d.loc, s.loc); err != nil { // entryloc, entrydir
+		if err := acl.CheckBatchLocation(i, attr, d.loc(), s.loc()); err != nil { // entryloc, entrydir
 			setFail(i)
 			return err
 		}
@@ -160,7 +160,7 @@ func (c *call) batch(async bool, failAt, streamAt int) error {
 			continue // a synchronous copy of 0 bytes: nothing to do
 		}
 		copies = append(copies, acl.Copy{Dst: d.buf, Src: s.buf, N: n})
-		bytes[direction(d, s)] += n
+		bytes[direction(&d, &s)] += n
 	}
 	if async {
 		return c.batchAsync(st, copies, bytes)

@@ -147,11 +147,24 @@ func (c *call) needDevice() error {
 	return nil
 }
 
-// span names one side of an operation once resolved.
+// span names one side of an operation once resolved. It is small enough
+// for the register ABI to return it with an error in registers: a copy
+// through memory on every resolve cost more than its checks.
 type span struct {
 	buf acl.Buf
-	loc acl.MemLocation
 	a   *alloc // the allocation, for device memory
+}
+
+// loc returns where the span's memory is: a device, registered host
+// memory or unregistered (pageable) guest memory.
+func (sp *span) loc() acl.MemLocation {
+	switch {
+	case sp.a != nil:
+		return acl.MemLocation{ID: uint32(sp.a.dev), Type: acl.MemLocationDevice}
+	case sp.buf.Pin != 0:
+		return acl.MemLocation{Type: acl.MemLocationHost}
+	}
+	return acl.MemLocation{Type: acl.MemLocationUnregistered}
 }
 
 // resolve validates the range [addr, addr+n) named by parameter name and
@@ -165,7 +178,7 @@ func (c *call) resolve(name string, addr, n uint64, write bool) (span, error) {
 	as := &c.s.as
 	if end := addr + n; addr < as.guestEnd {
 		if end >= addr && end <= uint64(len(c.mem)) && len(as.pins) == 0 {
-			return span{buf: acl.Buf{Host: c.mem[addr:end:end]}, loc: acl.MemLocation{Type: acl.MemLocationUnregistered}}, nil
+			return span{buf: acl.Buf{Host: c.mem[addr:end:end]}}, nil
 		}
 	} else if a := as.find(addr); a != nil && n <= a.end()-addr && (!write || !a.readOnly) {
 		return devSpan(a, addr), nil
@@ -183,12 +196,12 @@ func (c *call) resolveAny(name string, addr, n uint64, write bool) (span, error)
 		if end > uint64(len(c.mem)) {
 			return span{}, acl.Errorf(acl.ErrRTParamInvalid, "%s [%#x, +%d) is outside guest memory (%d bytes)", name, addr, n, len(c.mem))
 		}
-		sp := span{buf: acl.Host(c.mem[addr:end:end], 0), loc: acl.MemLocation{Type: acl.MemLocationUnregistered}}
+		sp := span{buf: acl.Host(c.mem[addr:end:end], 0)}
 		if len(c.s.as.pins) == 0 { // the common case: nothing registered
 			return sp, nil
 		}
 		if p := c.s.as.pinAt(addr, end); p != nil {
-			sp.buf.Pin, sp.loc.Type = p.h, acl.MemLocationHost
+			sp.buf.Pin = p.h
 		}
 		if write {
 			if p := c.s.as.readOnlyIn(addr, end); p != nil {
@@ -224,7 +237,6 @@ func (s *Session) resolveDevice(name string, addr, n uint64) (span, error) {
 func devSpan(a *alloc, addr uint64) span {
 	return span{
 		buf: acl.Device(a.ptr + acl.DevPtr(addr-a.base)),
-		loc: acl.MemLocation{ID: uint32(a.dev), Type: acl.MemLocationDevice},
 		a:   a,
 	}
 }
@@ -364,8 +376,16 @@ func be(err error) error {
 	return acl.Errorf(code, "the runtime failed (%s)", code.Name())
 }
 
-// moved counts n bytes moved in direction d by the current function.
-func (c *call) moved(d acl.Direction, n uint64) { c.s.countBytes(c.fi, d, n) }
+// moved counts n bytes moved in direction d by the current function. Only
+// the session's calls write stats.own (stream workers use countBytes), so
+// it needs no atomic, as stats.calls.
+func (c *call) moved(d acl.Direction, n uint64) {
+	s := c.s
+	s.stats.own[c.fi][d] += n
+	if s.ms.pm != nil && n != 0 {
+		s.movedMetrics(c.fi, d, n)
+	}
+}
 
 // countBytes counts n bytes moved in direction d by function fi, in the
 // statistics and the metrics. Stream workers call it too.

@@ -18,7 +18,7 @@ func (c *call) sides(dst, dn, src, sn uint64) (d, s span, err error) {
 // peerCheck applies the peer rule per session: a copy between two devices
 // needs this session to have enabled peer access between them (either
 // way, as the simulator's chips do), on hardware that needs it at all.
-func (c *call) peerCheck(d, s span) error {
+func (c *call) peerCheck(d, s *span) error {
 	if d.a == nil || s.a == nil || d.a.dev == s.a.dev || !c.s.rt.peerRequired {
 		return nil
 	}
@@ -29,8 +29,8 @@ func (c *call) peerCheck(d, s span) error {
 	return acl.Errorf(acl.ErrRTParamInvalid, "dst is on device %d and src on device %d: enable peer access between them first (aclrtDeviceEnablePeerAccess)", x, y)
 }
 
-func direction(dst, src span) acl.Direction {
-	return acl.DirectionOf(dst.buf.IsDevice(), src.buf.IsDevice())
+func direction(dst, src *span) acl.Direction {
+	return acl.DirectionOf(dst.a != nil, src.a != nil)
 }
 
 // memcpySync is aclrtMemcpy(dst, destMax, src, count, kind). The kind is
@@ -46,11 +46,15 @@ func memcpySync(c *call) error {
 	if err := c.needDevice(); err != nil { // context
 		return err
 	}
-	d, s, err := c.sides(dst, n, src, n) // range
+	d, err := c.resolve("dst", dst, n, true) // range
 	if err != nil {
 		return err
 	}
-	if err := c.peerCheck(d, s); err != nil { // peer
+	s, err := c.resolve("src", src, n, false)
+	if err != nil {
+		return err
+	}
+	if err := c.peerCheck(&d, &s); err != nil { // peer
 		return err
 	}
 	if err := c.budget(n); err != nil { // bytes
@@ -59,7 +63,7 @@ func memcpySync(c *call) error {
 	if err := c.s.b.Memcpy(c.ctx, d.buf, s.buf, n); err != nil { // direction
 		return be(err)
 	}
-	c.moved(direction(d, s), n)
+	c.moved(direction(&d, &s), n)
 	return nil
 }
 
@@ -84,17 +88,17 @@ func memcpyAsync(c *call) error {
 	if err != nil {
 		return err
 	}
-	if _, err := acl.CorrectKind(kind, d.loc.Type, s.loc.Type); err != nil { // kind5, kindloc
+	if _, err := acl.CorrectKind(kind, d.loc().Type, s.loc().Type); err != nil { // kind5, kindloc
 		return err
 	}
-	dir := direction(d, s)
+	dir := direction(&d, &s)
 	if dir == acl.HostToHost { // h2h
 		return acl.Errorf(acl.ErrRTFeatureNotSupport, "asynchronous host-to-host copies are not supported (PCIe-attached card): neither dst nor src is device memory")
 	}
 	if dst == src { // same
 		return nil
 	}
-	if err := c.peerCheck(d, s); err != nil { // peer
+	if err := c.peerCheck(&d, &s); err != nil { // peer
 		return err
 	}
 	if err := c.budget(n); err != nil { // bytes

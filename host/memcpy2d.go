@@ -42,10 +42,10 @@ func memcpy2dSync(c *call) error {
 	if err != nil {
 		return err
 	}
-	if _, err := acl.CorrectKind(kind, d.loc.Type, s.loc.Type); err != nil { // kindloc
+	if _, err := acl.CorrectKind(kind, d.loc().Type, s.loc().Type); err != nil { // kindloc
 		return err
 	}
-	dir := direction(d, s)
+	dir := direction(&d, &s)
 	if dir != acl.HostToDevice && dir != acl.DeviceToHost { // kindloc
 		return acl.Errorf(acl.ErrRTParamInvalid, "the copy goes %s: memcpy2d copies host to device or device to host", dir)
 	}
@@ -82,14 +82,14 @@ func memcpy2dAsync(c *call) error {
 	if err != nil {
 		return err
 	}
-	if _, err := acl.CorrectKind(kind, d.loc.Type, s.loc.Type); err != nil { // kindloc
+	if _, err := acl.CorrectKind(kind, d.loc().Type, s.loc().Type); err != nil { // kindloc
 		return err
 	}
-	dir := direction(d, s)
+	dir := direction(&d, &s)
 	if dir == acl.HostToHost { // h2h
 		return acl.Errorf(acl.ErrRTParamInvalid, "neither dst nor src is device memory: 2D copies go host to device, device to host or device to device")
 	}
-	if err := c.peerCheck(d, s); err != nil { // peer
+	if err := c.peerCheck(&d, &s); err != nil { // peer
 		return err
 	}
 	if err := c.budget(width * height); err != nil { // bytes

@@ -30,6 +30,7 @@ type FuncStats struct {
 // they execute.
 type stats struct {
 	calls []uint64
+	own   [][4]uint64 // bytes counted by the calls themselves: no atomic on the call path
 	bytes [][4]atomic.Uint64
 	errs  []map[acl.Error]uint64
 	host  map[string]*FuncStats // functions outside module "acl", by module.name
@@ -51,6 +52,7 @@ func (st *stats) hostStat(name string) *FuncStats {
 func (st *stats) init() {
 	n := len(abi.Funcs)
 	st.calls = make([]uint64, n)
+	st.own = make([][4]uint64, n)
 	st.bytes = make([][4]atomic.Uint64, n)
 	st.errs = make([]map[acl.Error]uint64, n)
 }
@@ -73,7 +75,7 @@ func (st *stats) snapshot() Stats {
 			fs.Errors[c] = k
 		}
 		for d := range st.bytes[i] {
-			if b := st.bytes[i][d].Load(); b != 0 {
+			if b := st.own[i][d] + st.bytes[i][d].Load(); b != 0 {
 				name := acl.Direction(d).String()
 				fs.Bytes[name] = b
 				out.Bytes[name] += b

@@ -162,7 +162,7 @@ func (b *Backend) Malloc(dev int32, size uint64, policy acl.MemMallocPolicy) (ac
 		return 0, errClosed()
 	}
 	a.mem = mem
-	b.allocs.Store(a.id, a)
+	b.allocs.put(a)
 	return a.base, nil
 }
 
@@ -209,7 +209,7 @@ func (b *Backend) Free(ctx context.Context, p acl.DevPtr) error {
 		b.mu.Unlock()
 		return errClosed()
 	}
-	b.allocs.Delete(a.id)
+	b.allocs.del(a.id)
 	a.dev.used -= a.acct
 	b.mu.Unlock()
 	return nil
@@ -235,8 +235,7 @@ func (b *Backend) DeviceOf(p acl.DevPtr) (int32, error) {
 // without one); under Backend.mu what it finds stays live until mu is
 // released.
 func (b *Backend) allocLocked(p acl.DevPtr, n uint64, what string) (*alloc, uint64, error) {
-	v, _ := b.allocs.Load(uint64(p) >> b.shift)
-	a, _ := v.(*alloc)
+	a := b.allocs.get(uint64(p) >> b.shift)
 	switch {
 	case a == nil:
 		return nil, 0, acl.Errorf(acl.ErrRTParamInvalid, "%s %#x is not in a live device allocation", what, p)
@@ -386,8 +385,7 @@ func (b *Backend) resolveLocked(x acl.Buf, n uint64, write bool, what string) (s
 	// pageable host bytes. Anything else, errors included, takes
 	// resolveAny.
 	if x.Host == nil {
-		if v, _ := b.allocs.Load(uint64(x.Dev) >> b.shift); v != nil && x.Dev != 0 {
-			a := v.(*alloc)
+		if a := b.allocs.get(uint64(x.Dev) >> b.shift); a != nil && x.Dev != 0 {
 			if off := uint64(x.Dev) & b.mask; !a.dying.Load() && off < a.size && n <= a.size-off {
 				return span{a: a, off: off}, nil
 			}

@@ -120,7 +120,7 @@ type Backend struct {
 	// allocs maps allocation ids to live allocations. It is written under
 	// mu and read without it: the synchronous copy path takes no lock
 	// that every caller shares.
-	allocs  sync.Map
+	allocs  allocTable
 	pins    map[acl.HostPin]*pin
 	streams map[acl.Stream]*stream
 	live    map[*stream]struct{} // streams whose worker runs, destroyed ones included until it stops
@@ -228,7 +228,7 @@ func (b *Backend) Close() error {
 
 	b.mu.Lock()
 	clear(b.live)
-	b.allocs.Clear()
+	b.allocs.clear()
 	clear(b.pins)
 	for _, d := range b.devs {
 		d.used = 0
