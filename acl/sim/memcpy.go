@@ -60,7 +60,11 @@ func (b *Backend) memcpyDirect(ctx context.Context, dst, src acl.Buf, n uint64) 
 			return err
 		}
 	}
-	err = b.xfer(haltOn(ctx), d, s, n)
+	var h halt // one chunk: Memcpy looked at ctx just before
+	if n > chunk {
+		h = haltOn(ctx)
+	}
+	err = b.xfer(h, d, s, n)
 	if c := b.clk; c != nil && err == nil {
 		c.hostOp(ctx, nil, c.cost(copyFlow(d, s, n)))
 	}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tetratelabs/wazero"
@@ -25,7 +26,7 @@ import (
 type Engine struct {
 	rt    wazero.Runtime
 	cache wazero.CompilationCache
-	host  map[string]bool // the host modules' names
+	host  []string // the host modules' names: a few, compared on every host call
 }
 
 // New makes the engine.
@@ -47,7 +48,7 @@ func New(ctx context.Context, o engine.Options) (engine.Engine, error) {
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, r); err != nil {
 		return nil, errors.Join(err, r.Close(ctx))
 	}
-	e := &Engine{rt: r, cache: cache, host: map[string]bool{}}
+	e := &Engine{rt: r, cache: cache}
 	if err := e.hostModules(ctx, o.Funcs); err != nil {
 		return nil, errors.Join(err, r.Close(ctx))
 	}
@@ -65,7 +66,7 @@ func (e *Engine) hostModules(ctx context.Context, funcs []engine.Func) error {
 			b = e.rt.NewHostModuleBuilder(f.Module)
 			builders[f.Module] = b
 			order = append(order, f.Module)
-			e.host[f.Module] = true
+			e.host = append(e.host, f.Module)
 		}
 		names := make([]string, len(f.Params))
 		for k, p := range f.Params {
@@ -120,7 +121,7 @@ func params(prof abi.Profile, ps []abi.Param) []api.ValueType {
 }
 
 func (e *Engine) guestMemory(mod api.Module) []byte {
-	if e.host[mod.Name()] {
+	if slices.Contains(e.host, mod.Name()) {
 		// A guest that re-exports an import, called from the host: wazero
 		// passes the host module, whose Memory is a nil *MemoryInstance in
 		// a non-nil interface. There is no guest memory to give.
