@@ -56,11 +56,36 @@ typedef struct {
 	uint32_t p2;
 } aclwasm_memory_t;
 
+// wasmtime_instance_t, as instance.h declares it.
+typedef struct {
+	uint64_t store_id;
+	size_t p;
+} aclwasm_instance_t;
+
+// wasmtime_extern_t, as extern.h declares it: a kind and a union of 24
+// bytes (a global, table or memory handle is the largest).
+typedef struct {
+	uint8_t kind;
+	union {
+		aclwasm_func_t func;
+		aclwasm_memory_t memory;
+		uint8_t size[24];
+	} of;
+} aclwasm_extern_t;
+
+enum { aclwasm_extern_memory = 3 }; // WASMTIME_EXTERN_MEMORY
+
 extern wasmtime_context_t *wasmtime_caller_context(wasmtime_caller_t *);
 extern wasmtime_context_t *wasmtime_store_context(wasmtime_store_t *);
 extern void *wasmtime_context_get_data(const wasmtime_context_t *);
 extern size_t wasmtime_memory_data_size(const wasmtime_context_t *, const aclwasm_memory_t *);
 
+typedef struct wasmtime_module wasmtime_module_t;
+extern wasmtime_error_t *wasmtime_linker_instantiate(const wasmtime_linker_t *, wasmtime_context_t *, const wasmtime_module_t *, aclwasm_instance_t *, wasm_trap_t **);
+extern bool wasmtime_instance_export_get(wasmtime_context_t *, const aclwasm_instance_t *, const char *, size_t, aclwasm_extern_t *);
+extern void wasmtime_extern_delete(aclwasm_extern_t *);
+extern uint8_t *wasmtime_memory_data(const wasmtime_context_t *, const aclwasm_memory_t *);
+extern void wasmtime_store_limiter(wasmtime_store_t *, int64_t, int64_t, int64_t, int64_t, int64_t);
 extern void wasmtime_config_memory_may_move_set(wasm_config_t *, bool);
 extern void wasmtime_config_memory_reservation_set(wasm_config_t *, uint64_t);
 extern void wasmtime_config_memory_reservation_for_growth_set(wasm_config_t *, uint64_t);
@@ -98,10 +123,6 @@ static wasmtime_error_t *aclwasm_epoch_cb(wasmtime_context_t *cx, void *data, ui
 	*delta = 1;
 	*kind = 0; // WASMTIME_UPDATE_DEADLINE_CONTINUE
 	return NULL;
-}
-
-static void aclwasm_set_epoch_callback(void *store, uintptr_t handle) {
-	wasmtime_store_epoch_deadline_callback((wasmtime_store_t *)store, aclwasm_epoch_cb, (void *)handle, NULL);
 }
 
 // A host call needs its store's data (wasmtime-go's index of the store,
@@ -164,10 +185,6 @@ static wasmtime_error_t *aclwasm_define(void *linker, _GoString_ module, _GoStri
 // is about to be deleted.
 static void aclwasm_store_closing(void) { __atomic_add_fetch(&aclwasm_gen, 1, __ATOMIC_RELEASE); }
 
-// aclwasm_context returns a store's context, which lives as long as the
-// store.
-static void *aclwasm_context(void *store) { return wasmtime_store_context((wasmtime_store_t *)store); }
-
 // aclwasm_error takes a call's error or trap (one of them, or none): its
 // message (the first n bytes of msg, which the caller frees: the
 // trap's without its NUL), a WASI exit's status, whether it
@@ -208,9 +225,40 @@ static aclwasm_result_t aclwasm_call(void *cx, const aclwasm_func_t *f, aclwasm_
 	return r;
 }
 
-// aclwasm_store_data returns the data of a store, as aclwasm_caller does.
-static uintptr_t aclwasm_store_data(void *store) {
-	return (uintptr_t)wasmtime_context_get_data(wasmtime_store_context((wasmtime_store_t *)store));
+// aclwasm_instantiate instantiates module in the store with context cx
+// through linker and, if it exports memory 0 as mem_name (not ""), returns
+// that memory and its base (*found set).
+static aclwasm_result_t aclwasm_instantiate(void *linker, void *cx, void *module, aclwasm_instance_t *inst,
+		_GoString_ mem_name, aclwasm_memory_t *mem, void **base, int *found) {
+	aclwasm_result_t r = {NULL, NULL};
+	*base = NULL;
+	*found = 0;
+	r.err = wasmtime_linker_instantiate((wasmtime_linker_t *)linker, (wasmtime_context_t *)cx, (wasmtime_module_t *)module, inst, &r.trap);
+	if (r.err != NULL || r.trap != NULL || _GoStringLen(mem_name) == 0) {
+		return r;
+	}
+	aclwasm_extern_t ext;
+	if (wasmtime_instance_export_get((wasmtime_context_t *)cx, inst, _GoStringPtr(mem_name), _GoStringLen(mem_name), &ext)) {
+		if (ext.kind == aclwasm_extern_memory) {
+			*mem = ext.of.memory;
+			*base = wasmtime_memory_data((wasmtime_context_t *)cx, mem);
+			*found = 1;
+		}
+		wasmtime_extern_delete(&ext);
+	}
+	return r;
+}
+
+// aclwasm_store_setup readies a new store: its epoch callback with handle,
+// its memory limit (one memory of at most mem_limit bytes); it returns
+// the store's context and data.
+static void *aclwasm_store_setup(void *store, uintptr_t handle, int64_t mem_limit, uintptr_t *data) {
+	wasmtime_store_t *st = (wasmtime_store_t *)store;
+	wasmtime_context_t *cx = wasmtime_store_context(st);
+	wasmtime_store_epoch_deadline_callback(st, aclwasm_epoch_cb, (void *)handle, NULL);
+	wasmtime_store_limiter(st, mem_limit, -1, -1, -1, 1);
+	*data = (uintptr_t)wasmtime_context_get_data(cx);
+	return cx;
 }
 
 static void aclwasm_config_fixed_memory(void *cfg, uint64_t reservation) {
@@ -237,11 +285,11 @@ import (
 // before anything relies on it.
 func rawPtr[T any](obj *T) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(obj)) }
 
-// checkLayout fails if wasmtime-go's Config, Store, Caller, Linker or
-// FuncType no longer start with the C pointer, or its Memory or Func with
-// the C handle (a wasmtime-go upgrade must revisit this file).
+// checkLayout fails if wasmtime-go's Config, Store, Caller, Linker,
+// FuncType or Module no longer start with the C pointer, or its Memory,
+// Func or Instance with the C handle (a wasmtime-go upgrade must revisit this file).
 func checkLayout() error {
-	for _, t := range []reflect.Type{reflect.TypeFor[wasmtime.Config](), reflect.TypeFor[wasmtime.Store](), reflect.TypeFor[wasmtime.Caller](), reflect.TypeFor[wasmtime.Linker](), reflect.TypeFor[wasmtime.FuncType]()} {
+	for _, t := range []reflect.Type{reflect.TypeFor[wasmtime.Config](), reflect.TypeFor[wasmtime.Store](), reflect.TypeFor[wasmtime.Caller](), reflect.TypeFor[wasmtime.Linker](), reflect.TypeFor[wasmtime.FuncType](), reflect.TypeFor[wasmtime.Module]()} {
 		if t.NumField() == 0 || (t.Field(0).Name != "_ptr" && t.Field(0).Name != "ptr") || t.Field(0).Type.Kind() != reflect.Pointer || t.Field(0).Offset != 0 {
 			return fmt.Errorf("wasmtime-go's %s no longer starts with its C pointer: revisit host/internal/engine/wasmtime/capi.go", t)
 		}
@@ -252,8 +300,11 @@ func checkLayout() error {
 	if t := reflect.TypeFor[wasmtime.Func](); t.NumField() != 1 || t.Field(0).Name != "val" || t.Size() != C.sizeof_aclwasm_func_t {
 		return fmt.Errorf("wasmtime-go's %s is no longer the C handle alone: revisit host/internal/engine/wasmtime/capi.go", t)
 	}
-	if C.sizeof_aclwasm_raw_t != 16 {
-		return errors.New("wasmtime_val_raw_t is not 16 bytes: revisit host/internal/engine/wasmtime/capi.go")
+	if t := reflect.TypeFor[wasmtime.Instance](); t.NumField() != 1 || t.Field(0).Name != "val" || t.Size() != C.sizeof_aclwasm_instance_t {
+		return fmt.Errorf("wasmtime-go's %s is no longer the C handle alone: revisit host/internal/engine/wasmtime/capi.go", t)
+	}
+	if C.sizeof_aclwasm_raw_t != 16 || C.sizeof_aclwasm_extern_t != 32 {
+		return errors.New("wasmtime_val_raw_t is not 16 bytes or wasmtime_extern_t not 32: revisit host/internal/engine/wasmtime/capi.go")
 	}
 	return nil
 }
@@ -267,21 +318,11 @@ func callerMemory(caller unsafe.Pointer, d uintptr, mem *wasmtime.Memory) uint64
 // storeClosing makes every thread forget the memories it remembers.
 func storeClosing() { C.aclwasm_store_closing() }
 
-// storeData returns the data wasmtime-go keeps in a store's C context: its
-// index of the store, which callerStore returns for a host call.
-func storeData(store *wasmtime.Store) uintptr { return uintptr(C.aclwasm_store_data(rawPtr(store))) }
-
 // fixedMemory makes every linear memory one reservation of the given size
 // that never moves: growing within it only commits pages, and growing past
 // it fails (memory.grow returns -1) instead of relocating the memory.
 func fixedMemory(cfg *wasmtime.Config, reservation uint64) {
 	C.aclwasm_config_fixed_memory(rawPtr(cfg), C.uint64_t(reservation))
-}
-
-// setEpochCallback makes the store ask aclwasmEpochDeadline, with the
-// handle h, each time it reaches its epoch deadline.
-func setEpochCallback(store *wasmtime.Store, h cgo.Handle) {
-	C.aclwasm_set_epoch_callback(rawPtr(store), C.uintptr_t(h))
 }
 
 // defineFunc defines module.name in l as the host function env (see
@@ -300,9 +341,6 @@ func defineFunc(l *wasmtime.Linker, module, name string, ty *wasmtime.FuncType, 
 func newTrap(msg string) unsafe.Pointer {
 	return unsafe.Pointer(C.wasmtime_trap_new((*C.char)(unsafe.Pointer(unsafe.StringData(msg))), C.size_t(len(msg))))
 }
-
-// storeContext returns the C context of a store, valid until it closes.
-func storeContext(store *wasmtime.Store) unsafe.Pointer { return C.aclwasm_context(rawPtr(store)) }
 
 // setFuel sets the fuel of the store with context cx.
 func setFuel(cx unsafe.Pointer, fuel uint64) error {
@@ -356,3 +394,31 @@ func takeError(err *C.wasmtime_error_t, trap *C.wasm_trap_t) *callError {
 // rawVal is a wasmtime_val_raw_t in Go memory: the value little-endian
 // from the first byte.
 type rawVal [2]uint64
+
+// setupStore readies a new store (see aclwasm_store_setup) and returns its
+// context and its data: wasmtime-go's index of the store, which
+// aclwasm_caller returns for a host call.
+func setupStore(store *wasmtime.Store, h cgo.Handle, memLimit int64) (cx unsafe.Pointer, data uintptr) {
+	var d C.uintptr_t
+	cx = C.aclwasm_store_setup(rawPtr(store), C.uintptr_t(h), C.int64_t(memLimit), &d)
+	return cx, uintptr(d)
+}
+
+// instantiate instantiates mod through l in the store with context cx, in
+// one call into C with the lookup of its memory export memName ("": none):
+// the memory and its base, nil if there is none.
+func instantiate(l *wasmtime.Linker, cx unsafe.Pointer, mod *wasmtime.Module, memName string) (*wasmtime.Instance, *wasmtime.Memory, unsafe.Pointer, error) {
+	inst, mem := new(wasmtime.Instance), new(wasmtime.Memory)
+	var base unsafe.Pointer
+	var found C.int
+	r := C.aclwasm_instantiate(rawPtr(l), cx, rawPtr(mod), (*C.aclwasm_instance_t)(unsafe.Pointer(inst)), memName, (*C.aclwasm_memory_t)(unsafe.Pointer(mem)), &base, &found)
+	runtime.KeepAlive(l)
+	runtime.KeepAlive(mod)
+	if r.err != nil || r.trap != nil {
+		return nil, nil, nil, takeError(r.err, r.trap)
+	}
+	if found == 0 {
+		mem = nil
+	}
+	return inst, mem, base, nil
+}

@@ -225,15 +225,12 @@ func (m *wasmtimeCompiled) Instantiate(ctx context.Context, cfg engine.Config) (
 	e := m.e
 	w := &wasmtimeInstance{e: e, inv: cfg.Invoker, memName: m.memName, stdin: cfg.Stdin, stdout: cfg.Stdout, stderr: cfg.Stderr}
 	w.store = wasmtime.NewStoreWithData(e.eng, w)
-	w.data = storeData(w.store)
-	w.cx = storeContext(w.store)
-	setLive(w.data, w)
-	engine.LiveMemories.Add(1)
 	w.handle = cgo.NewHandle(w)
-	setEpochCallback(w.store, w.handle)
 	// The policy's memory limit: growing past it makes memory.grow return
 	// -1, as on wazero. One memory, as the sandbox knows only one.
-	w.store.Limiter(int64(cfg.MemoryLimit), -1, -1, -1, 1)
+	w.cx, w.data = setupStore(w.store, w.handle, int64(cfg.MemoryLimit))
+	setLive(w.data, w)
+	engine.LiveMemories.Add(1)
 	if m.wasi {
 		wc := wasmtime.NewWasiConfig()
 		wc.SetArgv(cfg.Args)
@@ -246,15 +243,16 @@ func (m *wasmtimeCompiled) Instantiate(ctx context.Context, cfg engine.Config) (
 		// goes through the shadowed fd_read/fd_write (wasi.go).
 		w.store.SetWasi(wc)
 	}
-	var inst *wasmtime.Instance
+	var (
+		inst *wasmtime.Instance
+		mem  *wasmtime.Memory
+		base unsafe.Pointer
+	)
 	err := w.enter(ctx, func() (err error) {
-		inst, err = e.linker.Instantiate(w.store, m.mod)
+		inst, mem, base, err = instantiate(e.linker, w.cx, m.mod, m.memName)
 		return err
 	})
-	if err = w.runError(ctx, "instantiate", err); err == nil && inst == nil {
-		err = &engine.Trap{Call: "instantiate", Reason: "no instance"}
-	}
-	if err != nil {
+	if err = w.runError(ctx, "instantiate", err); err != nil {
 		// No guest code has run (the host calls the start function itself),
 		// but release the session before the store goes all the same (the
 		// caller's release then finds nothing left).
@@ -262,13 +260,7 @@ func (m *wasmtimeCompiled) Instantiate(ctx context.Context, cfg engine.Config) (
 		_ = w.Close(ctx)
 		return nil, err
 	}
-	w.inst = inst
-	if m.memName != "" {
-		if ext := inst.GetExport(w.store, m.memName); ext != nil && ext.Memory() != nil {
-			w.mem = ext.Memory()
-			w.base = w.mem.Data(w.store)
-		}
-	}
+	w.inst, w.mem, w.base = inst, mem, base
 	return w, nil
 }
 
@@ -278,7 +270,7 @@ type wasmtimeInstance struct {
 	inv     engine.Invoker
 	store   *wasmtime.Store
 	handle  cgo.Handle     // the store's reference to w, for the epoch callback
-	data    uintptr        // the store's data (storeData)
+	data    uintptr        // the store's data (setupStore)
 	cx      unsafe.Pointer // the store's C context
 	inst    *wasmtime.Instance
 	mem     *wasmtime.Memory // memory 0, once instantiated; nil if none
@@ -468,11 +460,8 @@ func (w *wasmtimeInstance) runError(ctx context.Context, name string, err error)
 	fuel := false
 	if err != nil { // no errors.As: its target would escape, an allocation per call
 		code, exited := int32(0), false
-		switch e := err.(type) {
-		case *callError: // a call's
+		if e, ok := err.(*callError); ok {
 			code, exited, fuel = e.status, e.exited, e.fuel
-		case *wasmtime.Error: // the instantiation's
-			code, exited = e.ExitStatus()
 		}
 		if exited {
 			return &engine.ExitError{Code: uint32(code)} // 0 too: the guest has ended

@@ -31,7 +31,7 @@ const (
 	envPollOneoff
 )
 
-// live finds an instance by its store's data (storeData), which
+// live finds an instance by its store's data (setupStore), which
 // wasmtime-go numbers across all engines: a table replaced, never changed,
 // under liveMu.
 var (
