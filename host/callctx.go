@@ -40,10 +40,8 @@ type callCtx struct {
 	hasDL      bool
 	timer      *time.Timer // the policy's timeout, made once, reset per call
 	stopParent func() bool // stops following a cancelable parent
-	afters     []*afterFunc
+	afters     []*func()
 }
-
-type afterFunc struct{ f func() }
 
 // arm starts a call under parent, bounded by the policy's timeout d
 // (NoTimeout: none). The caller holds the instance's callMu and mu.
@@ -133,8 +131,8 @@ func (c *callCtx) cancel(err, cause error) {
 	afters := c.afters
 	c.afters = nil
 	c.mu.Unlock()
-	for _, a := range afters {
-		go a.f()
+	for _, f := range afters {
+		go (*f)()
 	}
 }
 
@@ -190,23 +188,33 @@ func (c *callCtx) Value(key any) any {
 // done; context.AfterFunc, WithCancel and WithTimeout use it instead of a
 // goroutine that waits for Done.
 func (c *callCtx) AfterFunc(f func()) (stop func() bool) {
-	a := &afterFunc{f: f}
+	p := &f
+	c.Watch(p)
+	return func() bool { return c.Unwatch(p) }
+}
+
+// Watch is AfterFunc without allocations, for the engines
+// (engine.Watcher): *f, which the caller keeps, runs on a goroutine of
+// its own once the call's context is done.
+func (c *callCtx) Watch(f *func()) {
 	c.mu.Lock()
 	if c.err != nil || c.parent == nil {
 		c.mu.Unlock()
-		go f()
-		return func() bool { return false }
+		go (*f)()
+		return
 	}
-	c.afters = append(c.afters, a)
+	c.afters = append(c.afters, f)
 	c.mu.Unlock()
-	return func() bool {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		i := slices.Index(c.afters, a)
-		if i < 0 {
-			return false
-		}
-		c.afters = slices.Delete(c.afters, i, i+1)
-		return true
+}
+
+// Unwatch stops a Watch of f: false if *f has been started.
+func (c *callCtx) Unwatch(f *func()) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	i := slices.Index(c.afters, f)
+	if i < 0 {
+		return false
 	}
+	c.afters = slices.Delete(c.afters, i, i+1)
+	return true
 }

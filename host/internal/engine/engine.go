@@ -110,6 +110,16 @@ type Invoker interface {
 	Release(ctx context.Context) error
 }
 
+// Watcher is what the host's call contexts offer the engines besides
+// context.Context: context.AfterFunc without its allocations. Watch runs
+// *f on a goroutine of its own once the context is done (at once if it
+// is); f is the caller's, made once and kept until Unwatch. Unwatch stops
+// that and reports whether *f had not been started.
+type Watcher interface {
+	Watch(f *func())
+	Unwatch(f *func()) bool
+}
+
 // Releaser drops a reference.
 type Releaser interface{ Release() }
 

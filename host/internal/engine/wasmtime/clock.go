@@ -46,38 +46,24 @@ func (e *wasmtimeEngine) defineClocks() error {
 	i32 := wasmtime.NewValType(wasmtime.KindI32)
 	i64 := wasmtime.NewValType(wasmtime.KindI64)
 	clockTy := wasmtime.NewFuncType([]*wasmtime.ValType{i32, i64, i32}, []*wasmtime.ValType{i32})
-	err := e.linker.FuncNew("wasi_snapshot_preview1", "clock_time_get", clockTy, trapPanics(func(c *wasmtime.Caller, args []wasmtime.Val) ([]wasmtime.Val, *wasmtime.Trap) {
-		errno := int32(wasiEINVAL)
-		if w, mem := e.caller(c); w != nil {
-			out := uint64(uint32(args[2].I32()))
-			if now, ok := wasiNow(uint32(args[0].I32())); !ok {
-				errno = wasiEINVAL
-			} else if out+8 > uint64(len(mem)) {
-				errno = wasiEFAULT
-			} else {
-				le.PutUint64(mem[out:], now)
-				errno = 0
-			}
-		}
-		return []wasmtime.Val{wasmtime.ValI32(errno)}, nil
-	}))
-	if err != nil {
+	if err := defineFunc(e.linker, "wasi_snapshot_preview1", "clock_time_get", clockTy, envClockTimeGet); err != nil {
 		return err
 	}
 	pollTy := wasmtime.NewFuncType([]*wasmtime.ValType{i32, i32, i32, i32}, []*wasmtime.ValType{i32})
-	return e.linker.FuncNew("wasi_snapshot_preview1", "poll_oneoff", pollTy, trapPanics(func(c *wasmtime.Caller, args []wasmtime.Val) ([]wasmtime.Val, *wasmtime.Trap) {
-		w, mem := e.caller(c)
-		if w == nil {
-			return []wasmtime.Val{wasmtime.ValI32(wasiEBADF)}, nil
-		}
-		errno := w.pollOneoff(mem, uint32(args[0].I32()), uint32(args[1].I32()), uint32(args[2].I32()), uint32(args[3].I32()))
-		if w.ctx != nil && w.ctx.Err() != nil {
-			// The call's context ended during the sleep: the guest must
-			// not resume (runError reports the timeout).
-			return nil, wasmtime.NewTrap("interrupted: " + w.ctx.Err().Error())
-		}
-		return []wasmtime.Val{wasmtime.ValI32(errno)}, nil
-	}))
+	return defineFunc(e.linker, "wasi_snapshot_preview1", "poll_oneoff", pollTy, envPollOneoff)
+}
+
+// clockTimeGet serves clock_time_get: clock id's time to out.
+func clockTimeGet(mem []byte, id uint32, out uint64) int32 {
+	now, ok := wasiNow(id)
+	if !ok {
+		return wasiEINVAL
+	}
+	if out+8 > uint64(len(mem)) {
+		return wasiEFAULT
+	}
+	le.PutUint64(mem[out:], now)
+	return 0
 }
 
 // pollOneoff serves poll_oneoff: subscriptions (48 bytes each) at in,

@@ -13,11 +13,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"runtime/cgo"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/bytecodealliance/wasmtime-go/v39"
@@ -32,51 +30,10 @@ type wasmtimeEngine struct {
 	fuel   uint64
 	funcs  []engine.Func
 
+	sigs []sig // of funcs, for host calls
+
 	mu    sync.Mutex
 	cache map[[32]byte]*wasmtimeCompiled // by the wasm's hash, until Runtime.Close
-
-	// byData finds a host call's instance by its store's data (storeData)
-	// without wasmtime-go's global lock: a table replaced, never changed,
-	// under liveMu.
-	liveMu sync.Mutex
-	byData atomic.Pointer[[]*wasmtimeInstance]
-}
-
-// setLive records w (nil: none) as the instance of the store with data d.
-func (e *wasmtimeEngine) setLive(d uintptr, w *wasmtimeInstance) {
-	e.liveMu.Lock()
-	defer e.liveMu.Unlock()
-	var t []*wasmtimeInstance
-	if old := e.byData.Load(); old != nil {
-		t = *old
-	}
-	t = append(make([]*wasmtimeInstance, 0, max(len(t), int(d)+1)), t...)
-	t = t[:max(len(t), int(d)+1)]
-	t[d] = w
-	e.byData.Store(&t)
-}
-
-// caller returns the instance of a host call's store (nil if the store is
-// not one of this engine's) and the guest's memory now (nil if none), in
-// one call into C in the steady state (callerStore). The memory's base
-// never moves (see New), so views that async copies keep of registered
-// ranges stay valid until the session is released, which happens before
-// the store is closed.
-func (e *wasmtimeEngine) caller(c *wasmtime.Caller) (*wasmtimeInstance, []byte) {
-	d, size, known := callerStore(c)
-	var w *wasmtimeInstance
-	if t := e.byData.Load(); t != nil && d < uintptr(len(*t)) {
-		w = (*t)[d]
-	}
-	switch {
-	case w == nil:
-		return nil, nil
-	case w.mem == nil:
-		return w, w.startMemory(c)
-	case !known:
-		size = callerMemory(c, d, w.mem)
-	}
-	return w, unsafe.Slice((*byte)(w.base), size)
 }
 
 // wasmtimeMaxMemory is the reservation of every linear memory: all a
@@ -139,50 +96,7 @@ func (e *wasmtimeEngine) define() error {
 	if err := e.defineClocks(); err != nil {
 		return err
 	}
-	i32 := wasmtime.NewValType(wasmtime.KindI32)
-	i64 := wasmtime.NewValType(wasmtime.KindI64)
-	for fi, f := range e.funcs {
-		params := make([]*wasmtime.ValType, len(f.Params))
-		for k, p := range f.Params {
-			params[k] = i32
-			if f.Profile.Is64(p.Type) {
-				params[k] = i64
-			}
-		}
-		ty := wasmtime.NewFuncType(params, []*wasmtime.ValType{i32})
-		err := e.linker.FuncNew(f.Module, f.Name, ty, trapPanics(func(c *wasmtime.Caller, args []wasmtime.Val) ([]wasmtime.Val, *wasmtime.Trap) {
-			w, mem := e.caller(c)
-			if w == nil { // not a store of this adapter
-				return []wasmtime.Val{wasmtime.ValI32(500000)}, nil
-			}
-			r := w.hostCall(mem, fi, args)
-			if w.ctx != nil && w.ctx.Err() != nil {
-				// The call's context ended while the import blocked: the
-				// guest must not resume (runError reports the timeout).
-				return nil, wasmtime.NewTrap("interrupted: " + w.ctx.Err().Error())
-			}
-			return []wasmtime.Val{wasmtime.ValI32(r)}, nil
-		}))
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// trapPanics turns a panic in a host function (a trace callback's, a
-// Stdout writer's: the Invoker already recovers the imports' own) into a
-// trap of the guest, as wazero does; wasmtime-go would re-raise it in the
-// host's goroutine instead.
-func trapPanics(fn func(*wasmtime.Caller, []wasmtime.Val) ([]wasmtime.Val, *wasmtime.Trap)) func(*wasmtime.Caller, []wasmtime.Val) ([]wasmtime.Val, *wasmtime.Trap) {
-	return func(c *wasmtime.Caller, args []wasmtime.Val) (res []wasmtime.Val, trap *wasmtime.Trap) {
-		defer func() {
-			if r := recover(); r != nil {
-				res, trap = nil, wasmtime.NewTrap(fmt.Sprintf("host function panicked: %v", r))
-			}
-		}()
-		return fn(c, args)
-	}
+	return e.defineFuncs()
 }
 
 func (e *wasmtimeEngine) Close(context.Context) error {
@@ -311,14 +225,12 @@ func (m *wasmtimeCompiled) Instantiate(ctx context.Context, cfg engine.Config) (
 	e := m.e
 	w := &wasmtimeInstance{e: e, inv: cfg.Invoker, memName: m.memName, stdin: cfg.Stdin, stdout: cfg.Stdout, stderr: cfg.Stderr}
 	w.store = wasmtime.NewStoreWithData(e.eng, w)
-	w.data = storeData(w.store)
-	e.setLive(w.data, w)
-	engine.LiveMemories.Add(1)
 	w.handle = cgo.NewHandle(w)
-	setEpochCallback(w.store, w.handle)
 	// The policy's memory limit: growing past it makes memory.grow return
 	// -1, as on wazero. One memory, as the sandbox knows only one.
-	w.store.Limiter(int64(cfg.MemoryLimit), -1, -1, -1, 1)
+	w.cx, w.data = setupStore(w.store, w.handle, int64(cfg.MemoryLimit))
+	setLive(w.data, w)
+	engine.LiveMemories.Add(1)
 	if m.wasi {
 		wc := wasmtime.NewWasiConfig()
 		wc.SetArgv(cfg.Args)
@@ -331,15 +243,16 @@ func (m *wasmtimeCompiled) Instantiate(ctx context.Context, cfg engine.Config) (
 		// goes through the shadowed fd_read/fd_write (wasi.go).
 		w.store.SetWasi(wc)
 	}
-	var inst *wasmtime.Instance
+	var (
+		inst *wasmtime.Instance
+		mem  *wasmtime.Memory
+		base unsafe.Pointer
+	)
 	err := w.enter(ctx, func() (err error) {
-		inst, err = e.linker.Instantiate(w.store, m.mod)
+		inst, mem, base, err = instantiate(e.linker, w.cx, m.mod, m.memName)
 		return err
 	})
-	if err = w.runError(ctx, "instantiate", err); err == nil && inst == nil {
-		err = &engine.Trap{Call: "instantiate", Reason: "no instance"}
-	}
-	if err != nil {
+	if err = w.runError(ctx, "instantiate", err); err != nil {
 		// No guest code has run (the host calls the start function itself),
 		// but release the session before the store goes all the same (the
 		// caller's release then finds nothing left).
@@ -347,13 +260,7 @@ func (m *wasmtimeCompiled) Instantiate(ctx context.Context, cfg engine.Config) (
 		_ = w.Close(ctx)
 		return nil, err
 	}
-	w.inst = inst
-	if m.memName != "" {
-		if ext := inst.GetExport(w.store, m.memName); ext != nil && ext.Memory() != nil {
-			w.mem = ext.Memory()
-			w.base = w.mem.Data(w.store)
-		}
-	}
+	w.inst, w.mem, w.base = inst, mem, base
 	return w, nil
 }
 
@@ -362,62 +269,41 @@ type wasmtimeInstance struct {
 	e       *wasmtimeEngine
 	inv     engine.Invoker
 	store   *wasmtime.Store
-	handle  cgo.Handle // the store's reference to w, for the epoch callback
-	data    uintptr    // the store's data (storeData)
+	handle  cgo.Handle     // the store's reference to w, for the epoch callback
+	data    uintptr        // the store's data (setupStore)
+	cx      unsafe.Pointer // the store's C context
 	inst    *wasmtime.Instance
 	mem     *wasmtime.Memory // memory 0, once instantiated; nil if none
 	base    unsafe.Pointer   // its data, which never moves
 	memName string
 
-	ctx    context.Context // the call in progress: its deadline and session
-	funcs  map[string]*export
-	watch  func()        // advances the epoch when ctx ends (arm)
-	fired  chan struct{} // closed by watch
-	stop   func() bool   // stops watch
-	stack  [16]uint64    // parameters of the host call in progress
-	stdin  io.Reader     // Config's stdio, served by fd_read and fd_write
-	stdout io.Writer
-	stderr io.Writer
+	ctx     context.Context // the call in progress: its deadline and session
+	funcs   map[string]*export
+	watch   func()         // advances the epoch when ctx ends (arm)
+	fired   chan struct{}  // closed by watch
+	stop    func() bool    // stops watch (context.AfterFunc)
+	watcher engine.Watcher // or this does (the host's call context)
+	stack   [16]uint64     // parameters of the host call in progress
+	stdin   io.Reader      // Config's stdio, served by fd_read and fd_write
+	stdout  io.Writer
+	stderr  io.Writer
 }
 
 // startMemory returns the guest's memory before instantiation recorded it
 // (a start function run by the engine: the host calls it itself, but a
 // host call must never see a memory it cannot check against).
-func (w *wasmtimeInstance) startMemory(c *wasmtime.Caller) []byte {
+func (w *wasmtimeInstance) startMemory(caller unsafe.Pointer) []byte {
 	if w.memName == "" {
 		return nil
 	}
+	c := new(wasmtime.Caller) // caller's wasmtime-go form (see checkLayout)
+	*(*unsafe.Pointer)(unsafe.Pointer(c)) = caller
+	defer func() { *(*unsafe.Pointer)(unsafe.Pointer(c)) = nil }()
 	ext := c.GetExport(w.memName)
 	if ext == nil || ext.Memory() == nil {
 		return nil
 	}
 	return ext.Memory().UnsafeData(c)
-}
-
-// hostCall runs host function fi: wasmtime values in, the engine-neutral
-// stack to the Invoker, the i32 result out.
-func (w *wasmtimeInstance) hostCall(mem []byte, fi int, args []wasmtime.Val) int32 {
-	stack, ctx := w.callStack(args)
-	w.inv.Invoke(ctx, fi, mem, stack)
-	return int32(uint32(stack[0]))
-}
-
-// callStack puts a host call's arguments on the instance's stack (i32
-// zero-extended) and returns it with the context the call runs under.
-func (w *wasmtimeInstance) callStack(args []wasmtime.Val) ([]uint64, context.Context) {
-	stack := w.stack[:max(len(args), 1)]
-	for k, a := range args {
-		if a.Kind() == wasmtime.KindI64 {
-			stack[k] = uint64(a.I64())
-		} else {
-			stack[k] = uint64(uint32(a.I32()))
-		}
-	}
-	ctx := w.ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	return stack, ctx
 }
 
 // enter runs fn, which runs guest code, under ctx: the session's context
@@ -441,12 +327,12 @@ func (w *wasmtimeInstance) enter(ctx context.Context, fn func() error) error {
 func (w *wasmtimeInstance) arm(ctx context.Context) error {
 	w.ctx = ctx
 	if w.e.fuel > 0 {
-		if err := w.store.SetFuel(w.e.fuel); err != nil {
+		if err := setFuel(w.cx, w.e.fuel); err != nil {
 			w.ctx = nil
 			return err
 		}
 	}
-	w.store.SetEpochDeadline(1)
+	setEpochDeadline(w.cx, 1)
 	if w.fired == nil {
 		w.fired = make(chan struct{})
 	}
@@ -456,8 +342,9 @@ func (w *wasmtimeInstance) arm(ctx context.Context) error {
 			close(w.fired)
 		}
 	}
-	if af, ok := ctx.(interface{ AfterFunc(func()) func() bool }); ok {
-		w.stop = af.AfterFunc(w.watch) // the host's call context: no goroutine
+	if wt, ok := ctx.(engine.Watcher); ok {
+		wt.Watch(&w.watch) // the host's call context: no goroutine, no allocation
+		w.watcher = wt
 	} else {
 		w.stop = context.AfterFunc(ctx, w.watch)
 	}
@@ -465,19 +352,26 @@ func (w *wasmtimeInstance) arm(ctx context.Context) error {
 }
 
 func (w *wasmtimeInstance) disarm() {
-	if !w.stop() {
+	var stopped bool
+	if w.watcher != nil {
+		stopped = w.watcher.Unwatch(&w.watch)
+	} else {
+		stopped = w.stop()
+	}
+	if !stopped {
 		<-w.fired // the engine outlives no watcher
 		w.fired = nil
 	}
-	w.stop, w.ctx = nil, nil
+	w.stop, w.watcher, w.ctx = nil, nil, nil
 }
 
-// export is an exported function, looked up once.
+// export is an exported function, looked up once, and the raw values
+// its calls pass (see Call).
 type export struct {
 	f       *wasmtime.Func
 	params  []wasmtime.ValKind
-	results int
-	vals    []any
+	results []wasmtime.ValKind
+	raw     []rawVal // max(params, results, 1) values
 }
 
 func (w *wasmtimeInstance) export(name string) *export {
@@ -489,11 +383,14 @@ func (w *wasmtimeInstance) export(name string) *export {
 		return nil // not cached: a typo must not grow the map
 	}
 	ty := f.Type(w.store)
-	x := &export{f: f, results: len(ty.Results())}
+	x := &export{f: f}
 	for _, p := range ty.Params() {
 		x.params = append(x.params, p.Kind())
 	}
-	x.vals = make([]any, len(x.params))
+	for _, r := range ty.Results() {
+		x.results = append(x.results, r.Kind())
+	}
+	x.raw = make([]rawVal, max(len(x.params), len(x.results), 1))
 	if w.funcs == nil {
 		w.funcs = map[string]*export{}
 	}
@@ -520,58 +417,39 @@ func (w *wasmtimeInstance) Call(ctx context.Context, name string, args ...uint64
 	}
 	for k, p := range x.params {
 		switch p {
-		case wasmtime.KindI32:
-			x.vals[k] = int32(uint32(args[k]))
-		case wasmtime.KindI64:
-			x.vals[k] = int64(args[k])
-		case wasmtime.KindF32:
-			x.vals[k] = math.Float32frombits(uint32(args[k]))
-		case wasmtime.KindF64:
-			x.vals[k] = math.Float64frombits(args[k])
+		case wasmtime.KindI32, wasmtime.KindF32:
+			x.raw[k] = rawVal{uint64(uint32(args[k])), 0}
+		case wasmtime.KindI64, wasmtime.KindF64:
+			x.raw[k] = rawVal{args[k], 0}
 		default:
 			return nil, &engine.Trap{Call: name, Reason: fmt.Sprintf("parameter %d has a type that cannot be passed from the host", k)}
 		}
 	}
-	var res any
+	// An unchecked call: the types are the export's own, and raw holds
+	// both its parameters and its results, so nothing is allocated or
+	// converted (wasmtime-go's Func.Call allocates several times a call).
 	err := w.arm(ctx)
 	if err == nil {
-		res, err = x.f.Call(w.store, x.vals...)
+		err = callRaw(w.cx, x.f, x.raw)
 		w.disarm()
 	}
-	clear(x.vals)
 	if err := w.runError(ctx, name, err); err != nil {
 		return nil, err
 	}
-	if x.results == 0 {
+	if len(x.results) == 0 {
 		return nil, nil
 	}
-	out := make([]uint64, x.results) // the caller's to keep
-	switch r := res.(type) {
-	case nil:
-	case []wasmtime.Val:
-		for k, v := range r {
-			out[k] = wasmtimeBits(v.Get())
+	out := make([]uint64, len(x.results)) // the caller's to keep
+	for k, r := range x.results {
+		switch r {
+		case wasmtime.KindI32, wasmtime.KindF32: // i32 zero-extended, floats as their bits
+			out[k] = uint64(uint32(x.raw[k][0]))
+		case wasmtime.KindI64, wasmtime.KindF64:
+			out[k] = x.raw[k][0]
 		}
-	default:
-		out[0] = wasmtimeBits(r)
+		// references: 0
 	}
 	return out, nil
-}
-
-// wasmtimeBits is a result as Instance.Call returns it: i32 zero-extended,
-// floats as their bits.
-func wasmtimeBits(v any) uint64 {
-	switch v := v.(type) {
-	case int32:
-		return uint64(uint32(v))
-	case int64:
-		return uint64(v)
-	case float32:
-		return uint64(math.Float32bits(v))
-	case float64:
-		return math.Float64bits(v)
-	}
-	return 0 // references
 }
 
 // runError classifies how a guest call ended, as the wazero adapter does:
@@ -579,9 +457,13 @@ func wasmtimeBits(v any) uint64 {
 // *engine.Done (whether the epoch stopped guest code or a blocking host
 // call returned early because of it), anything else an *engine.Trap.
 func (w *wasmtimeInstance) runError(ctx context.Context, name string, err error) error {
-	var we *wasmtime.Error
-	if errors.As(err, &we) {
-		if code, ok := we.ExitStatus(); ok {
+	fuel := false
+	if err != nil { // no errors.As: its target would escape, an allocation per call
+		code, exited := int32(0), false
+		if e, ok := err.(*callError); ok {
+			code, exited, fuel = e.status, e.exited, e.fuel
+		}
+		if exited {
 			return &engine.ExitError{Code: uint32(code)} // 0 too: the guest has ended
 		}
 	}
@@ -592,9 +474,7 @@ func (w *wasmtimeInstance) runError(ctx context.Context, name string, err error)
 		return nil
 	}
 	te := engine.WasmtimeTrap(name, err.Error())
-	var trap *wasmtime.Trap
-	if errors.As(err, &trap) && trap.Code() != nil && *trap.Code() == wasmtime.OutOfFuel ||
-		strings.Contains(te.Reason, "all fuel consumed") { // the C API returns most traps as errors
+	if fuel || strings.Contains(te.Reason, "all fuel consumed") { // the C API returns most traps as errors
 		te.Reason = fmt.Sprintf("out of fuel (%d units per call)", w.e.fuel)
 	}
 	return te
@@ -607,11 +487,11 @@ func (w *wasmtimeInstance) Close(context.Context) error {
 	if w.store == nil {
 		return nil
 	}
-	w.e.setLive(w.data, nil)
+	setLive(w.data, nil)
 	storeClosing() // before the store's data can name another store
 	w.store.Close()
 	engine.LiveMemories.Add(-1)
-	w.store, w.inst, w.mem, w.base = nil, nil, nil, nil
+	w.store, w.inst, w.mem, w.base, w.cx = nil, nil, nil, nil, nil
 	w.handle.Delete()
 	return nil
 }

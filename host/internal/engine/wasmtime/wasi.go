@@ -16,8 +16,9 @@ import (
 // reorder stdout against stderr when both go to one writer, and read stdin
 // ahead of the guest. So the adapter shadows fd_read and fd_write in the
 // linker and serves fds 0, 1 and 2 from Config's reader and writers on the
-// guest's goroutine, as wazero does; every other fd gives EBADF, as it
-// would from wasmtime since the guest is given no file or socket. The rest
+// guest's goroutine (aclwasmHostCall), as wazero does; every other fd
+// gives EBADF, as it would from wasmtime since the guest is given no file
+// or socket. The rest
 // of WASI (args, environ, random, proc_exit, ...) is wasmtime's; clocks and
 // poll_oneoff are in clock.go. A read of a stdin that stays open
 // returns when the call's context ends (the host's stdin.go), and then, as for the
@@ -35,35 +36,10 @@ const (
 func (e *wasmtimeEngine) defineStdio() error {
 	i32 := wasmtime.NewValType(wasmtime.KindI32)
 	ty := wasmtime.NewFuncType([]*wasmtime.ValType{i32, i32, i32, i32}, []*wasmtime.ValType{i32})
-	for _, name := range []string{"fd_read", "fd_write"} {
-		write := name == "fd_write"
-		err := e.linker.FuncNew("wasi_snapshot_preview1", name, ty, trapPanics(func(c *wasmtime.Caller, args []wasmtime.Val) ([]wasmtime.Val, *wasmtime.Trap) {
-			errno := int32(wasiEBADF)
-			w, mem := e.caller(c)
-			if w != nil {
-				fd, iovs, n, out := uint32(args[0].I32()), uint32(args[1].I32()), uint32(args[2].I32()), uint32(args[3].I32())
-				if write {
-					errno = w.fdWrite(mem, fd, iovs, n, out)
-				} else {
-					errno = w.fdRead(mem, fd, iovs, n, out)
-				}
-			}
-			return interrupted(w, errno)
-		}))
-		if err != nil {
-			return err
-		}
+	if err := defineFunc(e.linker, "wasi_snapshot_preview1", "fd_read", ty, envFdRead); err != nil {
+		return err
 	}
-	return nil
-}
-
-// interrupted returns errno to the guest, or stops it if its call's
-// context ended while the WASI function blocked.
-func interrupted(w *wasmtimeInstance, errno int32) ([]wasmtime.Val, *wasmtime.Trap) {
-	if w != nil && w.ctx != nil && w.ctx.Err() != nil {
-		return nil, wasmtime.NewTrap("interrupted: " + w.ctx.Err().Error())
-	}
-	return []wasmtime.Val{wasmtime.ValI32(errno)}, nil
+	return defineFunc(e.linker, "wasi_snapshot_preview1", "fd_write", ty, envFdWrite)
 }
 
 // iovec returns the buffer of iovec i of the array at iovs, or false if the

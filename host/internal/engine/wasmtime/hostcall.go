@@ -1,0 +1,187 @@
+//go:build wasmtime && cgo
+
+package wasmtime
+
+// #include <stddef.h>
+// #include <stdint.h>
+import "C"
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/bytecodealliance/wasmtime-go/v39"
+)
+
+// Host calls. Every host function of the adapter is one C callback
+// (aclwasm_host_cb in capi.go) with raw values, which calls aclwasmHostCall
+// with the function's env: its index in engine.Options.Funcs, or one of the
+// WASI functions the adapter shadows. The instance is found by its store's
+// data in live: no allocation, no lock, nothing shared that a host call
+// writes, so the host calls of many sessions scale with the cores.
+
+// The envs of the shadowed WASI functions (above any index in Funcs).
+const (
+	envFdRead uintptr = 1<<31 + iota
+	envFdWrite
+	envClockTimeGet
+	envPollOneoff
+)
+
+// live finds an instance by its store's data (setupStore), which
+// wasmtime-go numbers across all engines: a table replaced, never changed,
+// under liveMu.
+var (
+	liveMu sync.Mutex
+	live   atomic.Pointer[[]*wasmtimeInstance]
+)
+
+// setLive records w (nil: none) as the instance of the store with data d.
+func setLive(d uintptr, w *wasmtimeInstance) {
+	liveMu.Lock()
+	defer liveMu.Unlock()
+	var t []*wasmtimeInstance
+	if old := live.Load(); old != nil {
+		t = *old
+	}
+	t = append(make([]*wasmtimeInstance, 0, max(len(t), int(d)+1)), t...)
+	t = t[:max(len(t), int(d)+1)]
+	t[d] = w
+	live.Store(&t)
+}
+
+// callerInstance returns the instance of a host call's store (nil if the
+// store is not the adapter's) and the guest's memory now (nil if none),
+// given the store's data d and, if known, the memory's size (see
+// aclwasm_caller). The memory's base never moves (see New), so views that
+// async copies keep of registered ranges stay valid until the session is
+// released, which happens before the store is closed.
+func callerInstance(caller unsafe.Pointer, d uintptr, size uint64, known bool) (*wasmtimeInstance, []byte) {
+	var w *wasmtimeInstance
+	if t := live.Load(); t != nil && d < uintptr(len(*t)) {
+		w = (*t)[d]
+	}
+	switch {
+	case w == nil:
+		return nil, nil
+	case w.mem == nil:
+		return w, w.startMemory(caller)
+	case !known:
+		size = callerMemory(caller, d, w.mem)
+	}
+	return w, unsafe.Slice((*byte)(w.base), size)
+}
+
+// raw is the i-th raw value of a host call: 16 bytes, the value
+// little-endian from the first.
+func raw(args unsafe.Pointer, i int) unsafe.Pointer { return unsafe.Add(args, 16*i) }
+
+func rawI32(args unsafe.Pointer, i int) uint32 { return *(*uint32)(raw(args, i)) }
+
+// aclwasmHostCall runs host function env for the store with data d (size
+// and known: its memory's size, if aclwasm_caller knew it) with the
+// parameters in args, where it leaves the i32 result. It returns a trap for
+// the guest, or nil. A panic (a trace callback's, a Stdout writer's: the
+// Invoker recovers the imports' own) traps the guest, as on wazero, since
+// it cannot unwind through wasmtime's frames.
+//
+//export aclwasmHostCall
+func aclwasmHostCall(env C.uintptr_t, caller unsafe.Pointer, d C.uintptr_t, size C.size_t, known C.int, args unsafe.Pointer) (trap unsafe.Pointer) {
+	defer func() {
+		if r := recover(); r != nil {
+			trap = newTrap(fmt.Sprintf("host function panicked: %v", r))
+		}
+	}()
+	w, mem := callerInstance(caller, uintptr(d), uint64(size), known != 0)
+	var r int32
+	switch fn := uintptr(env); fn {
+	case envFdRead, envFdWrite:
+		r = wasiEBADF
+		if w != nil {
+			fd, iovs, n, out := rawI32(args, 0), rawI32(args, 1), rawI32(args, 2), rawI32(args, 3)
+			if fn == envFdWrite {
+				r = w.fdWrite(mem, fd, iovs, n, out)
+			} else {
+				r = w.fdRead(mem, fd, iovs, n, out)
+			}
+		}
+	case envClockTimeGet:
+		r = wasiEINVAL
+		if w != nil {
+			r = clockTimeGet(mem, rawI32(args, 0), uint64(rawI32(args, 2)))
+		}
+	case envPollOneoff:
+		r = wasiEBADF
+		if w != nil {
+			r = w.pollOneoff(mem, rawI32(args, 0), rawI32(args, 1), rawI32(args, 2), rawI32(args, 3))
+		}
+	default:
+		if w == nil { // not a store of this adapter
+			r = 500000
+			break
+		}
+		r = w.hostCall(mem, int(fn), args)
+	}
+	if w != nil && w.ctx != nil && w.ctx.Err() != nil && uintptr(env) != envClockTimeGet {
+		// The call's context ended while the function blocked: the guest
+		// must not resume (runError reports the timeout).
+		return newTrap("interrupted: " + w.ctx.Err().Error())
+	}
+	*(*uint64)(args) = uint64(uint32(r))
+	return nil
+}
+
+// hostCall runs host function fi: raw values in, the engine-neutral stack
+// to the Invoker (i32 zero-extended), the i32 result out.
+func (w *wasmtimeInstance) hostCall(mem []byte, fi int, args unsafe.Pointer) int32 {
+	f := &w.e.sigs[fi]
+	stack := w.stack[:max(f.n, 1)]
+	for k := range f.n {
+		if f.wide&(1<<k) != 0 {
+			stack[k] = *(*uint64)(raw(args, k))
+		} else {
+			stack[k] = uint64(rawI32(args, k))
+		}
+	}
+	ctx := w.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	w.inv.Invoke(ctx, fi, mem, stack)
+	return int32(uint32(stack[0]))
+}
+
+// sig is what a host call needs of its function's type: the number of
+// parameters and which are i64.
+type sig struct {
+	n    int
+	wide uint64
+}
+
+// defineFuncs puts the host functions of e.funcs in the linker.
+func (e *wasmtimeEngine) defineFuncs() error {
+	i32 := wasmtime.NewValType(wasmtime.KindI32)
+	i64 := wasmtime.NewValType(wasmtime.KindI64)
+	e.sigs = make([]sig, len(e.funcs))
+	for fi, f := range e.funcs {
+		if len(f.Params) > len(wasmtimeInstance{}.stack) {
+			return fmt.Errorf("%s.%s: %d parameters, more than a host call takes", f.Module, f.Name, len(f.Params))
+		}
+		params := make([]*wasmtime.ValType, len(f.Params))
+		for k, p := range f.Params {
+			params[k] = i32
+			if f.Profile.Is64(p.Type) {
+				params[k] = i64
+				e.sigs[fi].wide |= 1 << k
+			}
+		}
+		e.sigs[fi].n = len(params)
+		if err := defineFunc(e.linker, f.Module, f.Name, wasmtime.NewFuncType(params, []*wasmtime.ValType{i32}), uintptr(fi)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
