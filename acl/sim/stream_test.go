@@ -234,6 +234,8 @@ func TestAsyncCallsAllocateLittle(t *testing.T) {
 	pin, err := b.HostRegister(pinned, acl.HostRegisterMapped)
 	require.NoError(t, err)
 	ctx := t.Context()
+	var marks int
+	mark := func() { marks++ }
 	for _, tc := range []struct {
 		name string
 		want float64
@@ -245,11 +247,13 @@ func TestAsyncCallsAllocateLittle(t *testing.T) {
 		{"MemcpyAsync queued", 1, func() error { return b.MemcpyAsync(ctx, acl.Device(p), acl.Host(pinned, pin), 64, s) }},
 		{"Memcpy2DAsync queued", 1, func() error { return b.Memcpy2DAsync(ctx, acl.Device(p), 64, acl.Host(pinned, pin), 32, 16, 4, s) }},
 		{"MemsetAsync queued", 1, func() error { return b.MemsetAsync(ctx, acl.Device(p), 1, 64, s) }},
+		{"OnComplete", 0, func() error { return b.OnComplete(s, mark) }},
 	} {
 		n := testing.AllocsPerRun(100, func() { check(t, tc.f()) })
 		require.NoError(t, b.SynchronizeStream(ctx, s, -1))
 		require.LessOrEqual(t, n, tc.want, tc.name)
 	}
+	require.Equal(t, 101, marks, "OnComplete's marks ran (AllocsPerRun runs one more)")
 }
 
 // TestInlineOpsLeaveWorkerAsleep: a small copy queued on an idle stream
