@@ -34,3 +34,14 @@ func WaitReal(ctx context.Context, b *Backend, h acl.Event) {
 	case <-ctx.Done():
 	}
 }
+
+// Wakes returns how often the worker of stream h woke up to look for work.
+func Wakes(b *Backend, h acl.Stream) uint64 {
+	s, err := b.stream(h)
+	if err != nil {
+		panic(err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.wakes
+}

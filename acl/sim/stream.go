@@ -46,6 +46,13 @@ type opFunc func(*stream) error
 
 func (f opFunc) run(s *stream, _ [2]span, _ halt) error { return f(s) }
 
+// markFunc is the work of an OnComplete mark: the caller's function
+// itself, so that queueing it allocates nothing (a closure around it
+// would, on every asynchronous copy the host counts).
+type markFunc func()
+
+func (f markFunc) run(*stream, [2]span, halt) error { f(); return nil }
+
 // releaser is what an operation holds beyond its two spans (a batch's
 // memory).
 type releaser interface{ release() }
@@ -110,12 +117,13 @@ type stream struct {
 	head    int
 	enq     uint64
 	done    uint64
-	err     error // first asynchronous error since the last synchronize
-	marks   int   // OnComplete marks queued and not complete
-	running bool  // an op is running, on the worker or a caller (steal)
-	closing bool  // no more ops are accepted
-	stop    bool  // the worker exits once its running op is done
-	dead    bool  // the worker has exited
+	err     error  // first asynchronous error since the last synchronize
+	marks   int    // OnComplete marks queued and not complete
+	running bool   // an op is running, on the worker or a caller (steal)
+	closing bool   // no more ops are accepted
+	stop    bool   // the worker exits once its running op is done
+	dead    bool   // the worker has exited
+	wakes   uint64 // times the worker woke to look for work (tests)
 	waiters []*waiter
 
 	// failStop is ACL_STOP_ON_FAILURE (SetStreamFailureMode): while err
@@ -159,6 +167,7 @@ func (s *stream) loop() {
 	for {
 		for (s.head == len(s.q) || s.running) && !s.stop {
 			s.cond.Wait()
+			s.wakes++
 		}
 		if s.stop {
 			for s.running { // a caller's op (steal): close waits for it too
@@ -249,7 +258,19 @@ func (s *stream) steal(ctx context.Context, target uint64) {
 		o.release()
 		s.mu.Lock()
 		s.finishLocked(&o, err)
-		s.cond.Signal() // the worker may wait for the op to finish
+		s.handBackLocked()
+	}
+}
+
+// handBackLocked wakes the worker after an op ran on a caller's goroutine
+// (steal, or enqueue on an idle stream), when the worker can go on: ops
+// were queued behind it, or the stream is stopping. Otherwise the worker
+// would only wake to wait again: a wasted goroutine switch, and on an idle
+// machine an OS thread woken on the other core for every inline copy.
+// s.mu is held.
+func (s *stream) handBackLocked() {
+	if s.head < len(s.q) || s.stop {
+		s.cond.Signal()
 	}
 }
 
@@ -318,7 +339,7 @@ func (s *stream) enqueue(ctx context.Context, wait bool, o op) error {
 		o.release()
 		s.mu.Lock()
 		s.finishLocked(&o, err)
-		s.cond.Signal() // the worker may wait for the op to finish
+		s.handBackLocked()
 		s.mu.Unlock()
 		return nil
 	}
@@ -677,5 +698,5 @@ func (b *Backend) OnComplete(h acl.Stream, fn func()) error {
 	}
 	// A mark's fn is quick and calls no backend (acl.Completer): a
 	// synchronizing caller may run it as it runs small copies (steal).
-	return s.pushNow(op{work: opFunc(func(*stream) error { fn(); return nil }), mark: true, steal: true})
+	return s.pushNow(op{work: markFunc(fn), mark: true, steal: true})
 }

@@ -3,6 +3,7 @@ package sim_test
 import (
 	"context"
 	"encoding/binary"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -233,6 +234,8 @@ func TestAsyncCallsAllocateLittle(t *testing.T) {
 	pin, err := b.HostRegister(pinned, acl.HostRegisterMapped)
 	require.NoError(t, err)
 	ctx := t.Context()
+	var marks int
+	mark := func() { marks++ }
 	for _, tc := range []struct {
 		name string
 		want float64
@@ -244,11 +247,44 @@ func TestAsyncCallsAllocateLittle(t *testing.T) {
 		{"MemcpyAsync queued", 1, func() error { return b.MemcpyAsync(ctx, acl.Device(p), acl.Host(pinned, pin), 64, s) }},
 		{"Memcpy2DAsync queued", 1, func() error { return b.Memcpy2DAsync(ctx, acl.Device(p), 64, acl.Host(pinned, pin), 32, 16, 4, s) }},
 		{"MemsetAsync queued", 1, func() error { return b.MemsetAsync(ctx, acl.Device(p), 1, 64, s) }},
+		{"OnComplete", 0, func() error { return b.OnComplete(s, mark) }},
 	} {
 		n := testing.AllocsPerRun(100, func() { check(t, tc.f()) })
 		require.NoError(t, b.SynchronizeStream(ctx, s, -1))
 		require.LessOrEqual(t, n, tc.want, tc.name)
 	}
+	require.Equal(t, 101, marks, "OnComplete's marks ran (AllocsPerRun runs one more)")
+}
+
+// TestInlineOpsLeaveWorkerAsleep: a small copy queued on an idle stream
+// runs in the caller (and a synchronize runs small queued copies itself);
+// neither wakes the stream's worker, which would find nothing to do. Each
+// such wake-up was a goroutine switch, often an OS thread woken on another
+// core, for every copy (goal 3 of the performance issue: a 1 MiB
+// asynchronous copy and synchronize paid it against copy()).
+func TestInlineOpsLeaveWorkerAsleep(t *testing.T) {
+	b := newSim(t)
+	s, err := b.CreateStream(0)
+	require.NoError(t, err)
+	p, err := b.Malloc(0, 1<<20, acl.MemMallocHugeFirst)
+	require.NoError(t, err)
+	pinned := make([]byte, 1<<20)
+	pin, err := b.HostRegister(pinned, acl.HostRegisterMapped)
+	require.NoError(t, err)
+	ctx := t.Context()
+	// The worker runs a host function (never run inline), so it has
+	// started and waits for work again.
+	require.NoError(t, b.LaunchHostFunc(s, func() error { return nil }))
+	require.NoError(t, b.SynchronizeStream(ctx, s, -1))
+	before := sim.Wakes(b, s)
+	for _, n := range []uint64{64, 1 << 20} {
+		for range 50 {
+			require.NoError(t, b.MemcpyAsync(ctx, acl.Device(p), acl.Host(pinned, pin), n, s))
+			require.NoError(t, b.SynchronizeStream(ctx, s, -1))
+			runtime.Gosched() // a worker woken for nothing runs now, and counts
+		}
+	}
+	require.Equal(t, before, sim.Wakes(b, s), "worker wake-ups for copies run inline")
 }
 
 func TestDestroyStreamCancelsRecords(t *testing.T) {
