@@ -41,8 +41,8 @@ func (s *Session) invoke(ctx context.Context, fi int, mem []byte, stack []uint64
 		// acl32 addresses and sizes are i32, whose upper 32 bits are
 		// undefined on the stack: clear them, as accessors and traces
 		// read them as 64-bit values.
-		for i, p := range abi.Funcs[fi].Params {
-			if !abi.Native32.Is64(p.Type) {
+		for m, i := narrow32[fi], 0; m != 0; m, i = m>>1, i+1 {
+			if m&1 != 0 {
 				stack[i] = uint64(uint32(stack[i]))
 			}
 		}
@@ -73,6 +73,24 @@ func (s *Session) invoke(ctx context.Context, fi int, mem []byte, stack []uint64
 	}
 	stack[0] = uint64(uint32(res))
 }
+
+// narrow32 has, per function, bit i set when parameter i travels as an
+// i32 in acl32: what invoke clears the upper half of, without walking the
+// table on every call.
+var narrow32 = func() []uint64 {
+	m := make([]uint64, len(abi.Funcs))
+	for fi, f := range abi.Funcs {
+		if len(f.Params) > 64 {
+			panic("host: " + f.Name + " has more than 64 parameters")
+		}
+		for i, p := range f.Params {
+			if !abi.Native32.Is64(p.Type) {
+				m[fi] |= 1 << i
+			}
+		}
+	}
+	return m
+}()
 
 func (c *call) run() (err error) {
 	defer func() {
