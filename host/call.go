@@ -36,7 +36,9 @@ func (s *Session) invoke(ctx context.Context, fi int, mem []byte, stack []uint64
 	// Host calls of a session never nest, so one call value serves them
 	// all: no allocation per call.
 	c := &s.call
-	*c = call{ctx: ctx, s: s, fi: fi, mem: mem, args: stack}
+	// Field by field: a composite literal is built on the stack and then
+	// copied in 16-byte moves that stall on the 8-byte stores before them.
+	c.ctx, c.s, c.fi, c.mem, c.args, c.ret = ctx, s, fi, mem, stack, nil
 	if s.prof == abi.Native32 {
 		// acl32 addresses and sizes are i32, whose upper 32 bits are
 		// undefined on the stack: clear them, as accessors and traces
