@@ -67,11 +67,9 @@ func (e *event) destroy() { e.once.Do(func() { close(e.gone) }) }
 
 // event returns the live event h, or 107017.
 func (b *Backend) event(h acl.Event) (*event, error) {
-	b.mu.RLock()
-	e, isClosed := b.events[h], b.closed
-	b.mu.RUnlock()
+	e := b.events.get(uint64(h))
 	switch {
-	case isClosed:
+	case b.shut.Load():
 		return nil, errClosed()
 	case e == nil:
 		return nil, acl.Errorf(acl.ErrRTInvalidHandle, "event %d is not a live event", h)
@@ -92,7 +90,7 @@ func (b *Backend) CreateEvent(dev int32) (acl.Event, error) {
 	}
 	b.nextH++
 	e := &event{h: acl.Event(b.nextH), first: &record{done: make(chan struct{})}, gone: make(chan struct{}), clk: b.clk}
-	b.events[e.h] = e
+	b.events.put(uint64(e.h), e)
 	return e.h, nil
 }
 
@@ -101,7 +99,7 @@ func (b *Backend) CreateEvent(dev int32) (acl.Event, error) {
 // of it still runs, to no effect.
 func (b *Backend) DestroyEvent(h acl.Event) error {
 	b.mu.Lock()
-	e := b.events[h]
+	e := b.events.get(uint64(h))
 	switch {
 	case b.closed:
 		b.mu.Unlock()
@@ -110,7 +108,7 @@ func (b *Backend) DestroyEvent(h acl.Event) error {
 		b.mu.Unlock()
 		return acl.Errorf(acl.ErrRTInvalidHandle, "event %d is not a live event", h)
 	}
-	delete(b.events, h)
+	b.events.del(uint64(h))
 	b.mu.Unlock()
 	e.destroy()
 	return nil

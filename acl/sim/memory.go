@@ -162,7 +162,7 @@ func (b *Backend) Malloc(dev int32, size uint64, policy acl.MemMallocPolicy) (ac
 		return 0, errClosed()
 	}
 	a.mem = mem
-	b.allocs.put(a)
+	b.allocs.put(a.id, a)
 	return a.base, nil
 }
 

@@ -120,11 +120,11 @@ type Backend struct {
 	// allocs maps allocation ids to live allocations. It is written under
 	// mu and read without it: the synchronous copy path takes no lock
 	// that every caller shares.
-	allocs  allocTable
+	allocs  table[alloc]
 	pins    map[acl.HostPin]*pin
-	streams map[acl.Stream]*stream
+	streams table[stream] // by handle, read without mu as allocs
 	live    map[*stream]struct{} // streams whose worker runs, destroyed ones included until it stops
-	events  map[acl.Event]*event
+	events  table[event] // by handle, read without mu as allocs
 	nextID  uint64 // allocation ids, never reused
 	nextH   uint64 // stream and event handles, never reused
 	nextPin acl.HostPin
@@ -154,9 +154,7 @@ func New(opts ...Option) *Backend {
 		mask:    1<<shift - 1,
 		lastID:  1<<(64-shift) - 1,
 		pins:    map[acl.HostPin]*pin{},
-		streams: map[acl.Stream]*stream{},
 		live:    map[*stream]struct{}{},
-		events:  map[acl.Event]*event{},
 	}
 	if c.timing {
 		b.clk = newClock(b.prof, c.depth, c.paced)
@@ -211,12 +209,10 @@ func (b *Backend) Close() error {
 	for s := range b.live {
 		ss = append(ss, s)
 	}
-	es := make([]*event, 0, len(b.events))
-	for _, e := range b.events {
-		es = append(es, e)
-	}
-	clear(b.streams)
-	clear(b.events)
+	var es []*event
+	b.events.each(func(e *event) { es = append(es, e) })
+	b.streams.clear()
+	b.events.clear()
 	b.mu.Unlock()
 
 	for _, s := range ss {

@@ -154,7 +154,7 @@ func (b *Backend) newStreamLocked(d *device) *stream {
 	if b.clk != nil {
 		s.vs = &vstream{}
 	}
-	b.streams[s.h] = s
+	b.streams.put(uint64(s.h), s)
 	b.live[s] = struct{}{}
 	d.streams[s] = struct{}{}
 	go s.loop()
@@ -522,11 +522,9 @@ var closed = func() chan struct{} {
 
 // stream returns the live stream h, or 107017.
 func (b *Backend) stream(h acl.Stream) (*stream, error) {
-	b.mu.RLock()
-	s, isClosed := b.streams[h], b.closed
-	b.mu.RUnlock()
+	s := b.streams.get(uint64(h))
 	switch {
-	case isClosed:
+	case b.shut.Load():
 		return nil, errClosed()
 	case s == nil:
 		return nil, acl.Errorf(acl.ErrRTInvalidHandle, "stream %d is not a live stream", h)
@@ -572,7 +570,7 @@ func (b *Backend) CreateStream(dev int32) (acl.Stream, error) {
 // destroyed (100000).
 func (b *Backend) DestroyStream(ctx context.Context, h acl.Stream) error {
 	b.mu.Lock()
-	s := b.streams[h]
+	s := b.streams.get(uint64(h))
 	switch {
 	case b.closed:
 		b.mu.Unlock()
@@ -584,7 +582,7 @@ func (b *Backend) DestroyStream(ctx context.Context, h acl.Stream) error {
 		b.mu.Unlock()
 		return acl.Errorf(acl.ErrInvalidParam, "stream %d is the default stream of device %d, which cannot be destroyed", h, s.dev.id)
 	}
-	delete(b.streams, h)
+	b.streams.del(uint64(h))
 	delete(s.dev.streams, s)
 	b.mu.Unlock()
 
