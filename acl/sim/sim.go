@@ -122,11 +122,11 @@ type Backend struct {
 	// that every caller shares.
 	allocs  table[alloc]
 	pins    map[acl.HostPin]*pin
-	streams table[stream] // by handle, read without mu as allocs
+	streams table[stream]        // by handle, read without mu as allocs
 	live    map[*stream]struct{} // streams whose worker runs, destroyed ones included until it stops
-	events  table[event] // by handle, read without mu as allocs
-	nextID  uint64 // allocation ids, never reused
-	nextH   uint64 // stream and event handles, never reused
+	events  table[event]         // by handle, read without mu as allocs
+	nextID  uint64               // allocation ids, never reused
+	nextH   uint64               // stream and event handles, never reused
 	nextPin acl.HostPin
 }
 
@@ -146,15 +146,15 @@ func New(opts ...Option) *Backend {
 	// least 32 so that every address is at or above 2^32.
 	shift := uint(max(32, bits.Len64(c.memory-1)))
 	b := &Backend{
-		prof:    c.chip.profile(),
-		chip:    c.chip,
-		peer:    c.peer,
-		depth:   c.depth,
-		shift:   shift,
-		mask:    1<<shift - 1,
-		lastID:  1<<(64-shift) - 1,
-		pins:    map[acl.HostPin]*pin{},
-		live:    map[*stream]struct{}{},
+		prof:   c.chip.profile(),
+		chip:   c.chip,
+		peer:   c.peer,
+		depth:  c.depth,
+		shift:  shift,
+		mask:   1<<shift - 1,
+		lastID: 1<<(64-shift) - 1,
+		pins:   map[acl.HostPin]*pin{},
+		live:   map[*stream]struct{}{},
 	}
 	if c.timing {
 		b.clk = newClock(b.prof, c.depth, c.paced)
