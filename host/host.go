@@ -696,6 +696,9 @@ func (i *Instance) finish(ctx context.Context, abort bool) error {
 	i.done = true
 	i.mu.Unlock()
 	defer i.p.forget(i)
+	if i.s.idle() { // nothing to wait for: no deadline to bound the waits
+		return errors.Join(i.s.release(ctx), i.inst.Close(context.WithoutCancel(ctx)))
+	}
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = withPolicyTimeout(ctx, i.p.policy.Timeout)

@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime/cgo"
 	"strings"
 	"sync"
 	"unsafe"
@@ -225,10 +224,9 @@ func (m *wasmtimeCompiled) Instantiate(ctx context.Context, cfg engine.Config) (
 	e := m.e
 	w := &wasmtimeInstance{e: e, inv: cfg.Invoker, memName: m.memName, stdin: cfg.Stdin, stdout: cfg.Stdout, stderr: cfg.Stderr}
 	w.store = wasmtime.NewStoreWithData(e.eng, w)
-	w.handle = cgo.NewHandle(w)
 	// The policy's memory limit: growing past it makes memory.grow return
 	// -1, as on wazero. One memory, as the sandbox knows only one.
-	w.cx, w.data = setupStore(w.store, w.handle, int64(cfg.MemoryLimit))
+	w.cx, w.data = setupStore(w.store, int64(cfg.MemoryLimit))
 	setLive(w.data, w)
 	engine.LiveMemories.Add(1)
 	if m.wasi {
@@ -269,7 +267,6 @@ type wasmtimeInstance struct {
 	e       *wasmtimeEngine
 	inv     engine.Invoker
 	store   *wasmtime.Store
-	handle  cgo.Handle     // the store's reference to w, for the epoch callback
 	data    uintptr        // the store's data (setupStore)
 	cx      unsafe.Pointer // the store's C context
 	inst    *wasmtime.Instance
@@ -492,6 +489,5 @@ func (w *wasmtimeInstance) Close(context.Context) error {
 	w.store.Close()
 	engine.LiveMemories.Add(-1)
 	w.store, w.inst, w.mem, w.base, w.cx = nil, nil, nil, nil, nil
-	w.handle.Delete()
 	return nil
 }
