@@ -39,6 +39,9 @@ func (s *Session) invoke(ctx context.Context, fi int, mem []byte, stack []uint64
 	// Field by field: a composite literal is built on the stack and then
 	// copied in 16-byte moves that stall on the 8-byte stores before them.
 	c.ctx, c.s, c.fi, c.mem, c.args, c.ret = ctx, s, fi, mem, stack, nil
+	if s.stats.calls == nil {
+		s.stats.init() // the session's first call of an acl function
+	}
 	if s.prof == abi.Native32 {
 		// acl32 addresses and sizes are i32, whose upper 32 bits are
 		// undefined on the stack: clear them, as accessors and traces

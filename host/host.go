@@ -419,7 +419,7 @@ func (p *Plugin) Run(ctx context.Context, cfg Config) (Result, error) {
 	ctx, cancel := withPolicyTimeout(ctx, p.policy.Timeout)
 	defer cancel()
 	ro := p.begin(ctx, "_start")
-	i, err := p.instantiate(ctx, cfg, ro)
+	i, err := p.instantiate(ctx, cfg, ro, NoTimeout)
 	if err != nil {
 		end(ro, nil, 0, err)
 		return Result{}, err
@@ -474,10 +474,18 @@ type Instance struct {
 // *ExitError, ErrTrap, ErrTimeout or ErrCanceled: an instance whose guest
 // has ended has nothing left to call.
 func (p *Plugin) Instantiate(ctx context.Context, cfg Config) (*Instance, error) {
-	ctx, cancel := withPolicyTimeout(ctx, p.policy.Timeout)
-	defer cancel()
+	// Without a start function or _initialize, the instantiation is all
+	// there is to bound, and its call context does it (one context and
+	// timer less per instance).
+	d := p.policy.Timeout
+	if p.start != "" || slices.Contains(p.exports, "_initialize") {
+		var cancel context.CancelFunc
+		ctx, cancel = withPolicyTimeout(ctx, p.policy.Timeout)
+		defer cancel()
+		d = NoTimeout
+	}
 	ro := p.begin(ctx, "_initialize")
-	i, err := p.instantiate(ctx, cfg, ro)
+	i, err := p.instantiate(ctx, cfg, ro, d)
 	if err != nil {
 		end(ro, nil, 0, err)
 		return nil, err
@@ -504,11 +512,11 @@ func (p *Plugin) Instantiate(ctx context.Context, cfg Config) (*Instance, error)
 	return i, nil
 }
 
-// instantiate makes the engine's instance in a new session. It returns the
-// Instance with callMu held, registered with the plugin so that
-// Plugin.Close can stop it. The session reports its host calls to ro
-// (nil: none).
-func (p *Plugin) instantiate(ctx context.Context, cfg Config, ro RunObserver) (*Instance, error) {
+// instantiate makes the engine's instance in a new session, within the
+// timeout d (NoTimeout: ctx's deadline alone). It returns the Instance
+// with callMu held, registered with the plugin so that Plugin.Close can
+// stop it. The session reports its host calls to ro (nil: none).
+func (p *Plugin) instantiate(ctx context.Context, cfg Config, ro RunObserver, d time.Duration) (*Instance, error) {
 	for _, kv := range cfg.Env {
 		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" || strings.ContainsRune(kv, 0) {
 			return nil, fmt.Errorf("host: Config.Env entry %q is not KEY=VALUE", kv)
@@ -534,7 +542,7 @@ func (p *Plugin) instantiate(ctx context.Context, cfg Config, ro RunObserver) (*
 	sess.setupLog(&cfg)
 	cfg.Stdin, i.stdin = newStdin(cfg.Stdin)
 	i.cc.inv = (*sessionInvoker)(sess)
-	cctx, err := i.arm(ctx, NoTimeout, "instantiate") // ctx has the run's timeout
+	cctx, err := i.arm(ctx, d, "instantiate")
 	if err == nil {
 		i.inst, err = p.mod.Instantiate(cctx, engine.Config{
 			Invoker:     (*sessionInvoker)(i.s),
@@ -696,6 +704,9 @@ func (i *Instance) finish(ctx context.Context, abort bool) error {
 	i.done = true
 	i.mu.Unlock()
 	defer i.p.forget(i)
+	if i.s.idle() { // nothing to wait for: no deadline to bound the waits
+		return errors.Join(i.s.release(ctx), i.inst.Close(context.WithoutCancel(ctx)))
+	}
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = withPolicyTimeout(ctx, i.p.policy.Timeout)

@@ -121,7 +121,6 @@ func newSession(rt *Runtime, p Policy, prof abi.Profile) (*Session, error) {
 		s.as = newWindowSpace(engine.MemoryBytes(p.MemoryPages))
 	}
 	s.halt, s.stop = context.WithCancel(context.Background())
-	s.stats.init()
 	_, _ = rand.Read(s.descKey[:])
 	return s, nil
 }
@@ -317,12 +316,19 @@ func (s *Session) releaseDevice(ctx context.Context, dev int32, force bool) erro
 func (s *Session) release(ctx context.Context) error {
 	defer s.flushLogs()
 	defer s.stop()
-	unwatch := context.AfterFunc(ctx, s.stop)
-	defer unwatch()
+	idle := s.idle() // nothing waits: no context to follow or make
+	if !idle {
+		unwatch := context.AfterFunc(ctx, s.stop)
+		defer unwatch()
+	}
 	errs := s.destroyEvents(-1)
 	errs = append(errs, s.destroyStreams(ctx, -1, false)...)
-	wait, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseWait)
-	defer cancel()
+	wait := ctx
+	if !idle {
+		var cancel context.CancelFunc
+		wait, cancel = context.WithTimeout(context.WithoutCancel(ctx), releaseWait)
+		defer cancel()
+	}
 	for _, p := range s.zombies { // frees that gave up earlier
 		errs = append(errs, s.b.Free(wait, p))
 	}
@@ -351,6 +357,12 @@ func (s *Session) release(ctx context.Context) error {
 		return fmt.Errorf("host: release session: %w", err)
 	}
 	return nil
+}
+
+// idle reports whether the session holds nothing that its release would
+// wait for: no stream, event, allocation or registration, no failed free.
+func (s *Session) idle() bool {
+	return len(s.streams) == 0 && len(s.events) == 0 && len(s.as.allocs) == 0 && len(s.as.pins) == 0 && len(s.zombies) == 0
 }
 
 // CallRecord describes one host call, for tracing.

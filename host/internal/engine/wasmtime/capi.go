@@ -114,10 +114,10 @@ extern void wasmtime_store_epoch_deadline_callback(
 	void *data, void (*finalizer)(void *));
 
 // Defined in Go (epoch.go).
-extern int aclwasmEpochDeadline(uintptr_t handle);
+extern int aclwasmEpochDeadline(uintptr_t data);
 
 static wasmtime_error_t *aclwasm_epoch_cb(wasmtime_context_t *cx, void *data, uint64_t *delta, uint8_t *kind) {
-	if (aclwasmEpochDeadline((uintptr_t)data)) {
+	if (aclwasmEpochDeadline((uintptr_t)wasmtime_context_get_data(cx))) {
 		return wasmtime_error_new("guest interrupted: the call's context is done");
 	}
 	*delta = 1;
@@ -249,13 +249,13 @@ static aclwasm_result_t aclwasm_instantiate(void *linker, void *cx, void *module
 	return r;
 }
 
-// aclwasm_store_setup readies a new store: its epoch callback with handle,
+// aclwasm_store_setup readies a new store: its epoch callback,
 // its memory limit (one memory of at most mem_limit bytes); it returns
 // the store's context and data.
-static void *aclwasm_store_setup(void *store, uintptr_t handle, int64_t mem_limit, uintptr_t *data) {
+static void *aclwasm_store_setup(void *store, int64_t mem_limit, uintptr_t *data) {
 	wasmtime_store_t *st = (wasmtime_store_t *)store;
 	wasmtime_context_t *cx = wasmtime_store_context(st);
-	wasmtime_store_epoch_deadline_callback(st, aclwasm_epoch_cb, (void *)handle, NULL);
+	wasmtime_store_epoch_deadline_callback(st, aclwasm_epoch_cb, NULL, NULL);
 	wasmtime_store_limiter(st, mem_limit, -1, -1, -1, 1);
 	*data = (uintptr_t)wasmtime_context_get_data(cx);
 	return cx;
@@ -274,7 +274,6 @@ import (
 	"fmt"
 	"reflect"
 	"runtime"
-	"runtime/cgo"
 	"unsafe"
 
 	"github.com/bytecodealliance/wasmtime-go/v39"
@@ -398,9 +397,9 @@ type rawVal [2]uint64
 // setupStore readies a new store (see aclwasm_store_setup) and returns its
 // context and its data: wasmtime-go's index of the store, which
 // aclwasm_caller returns for a host call.
-func setupStore(store *wasmtime.Store, h cgo.Handle, memLimit int64) (cx unsafe.Pointer, data uintptr) {
+func setupStore(store *wasmtime.Store, memLimit int64) (cx unsafe.Pointer, data uintptr) {
 	var d C.uintptr_t
-	cx = C.aclwasm_store_setup(rawPtr(store), C.uintptr_t(h), C.int64_t(memLimit), &d)
+	cx = C.aclwasm_store_setup(rawPtr(store), C.int64_t(memLimit), &d)
 	return cx, uintptr(d)
 }
 

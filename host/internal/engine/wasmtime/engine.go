@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime/cgo"
 	"strings"
 	"sync"
 	"unsafe"
@@ -130,7 +129,12 @@ func (e *wasmtimeEngine) Compile(_ context.Context, m engine.Module) (engine.Com
 		mod.Close()
 		return nil, engine.ErrStartType
 	}
-	c = &wasmtimeCompiled{e: e, mod: mod, memName: m.Memory, wasi: usesWasi(mod)}
+	c = &wasmtimeCompiled{e: e, mod: mod, memName: m.Memory, wasi: usesWasi(mod), funcs: map[string]bool{}}
+	for _, ex := range mod.Exports() {
+		if ex.Type().FuncType() != nil {
+			c.funcs[ex.Name()] = true
+		}
+	}
 	e.mu.Lock()
 	if prev, ok := e.cache[key]; ok { // compiled concurrently
 		e.mu.Unlock()
@@ -158,8 +162,9 @@ func emptyFunc(mod *wasmtime.Module, name string) bool {
 type wasmtimeCompiled struct {
 	e       *wasmtimeEngine
 	mod     *wasmtime.Module
-	memName string // the export naming memory 0, "" if none
-	wasi    bool   // imports a WASI function of wasmtime's (not one the adapter shadows)
+	memName string          // the export naming memory 0, "" if none
+	wasi    bool            // imports a WASI function of wasmtime's (not one the adapter shadows)
+	funcs   map[string]bool // the function exports
 }
 
 // usesWasi reports whether mod imports a WASI function that wasmtime's WASI
@@ -223,12 +228,11 @@ func (m *wasmtimeCompiled) Instantiate(ctx context.Context, cfg engine.Config) (
 		return nil, errors.New("host: deterministic clocks need the wazero engine (Config.DeterministicClocks)")
 	}
 	e := m.e
-	w := &wasmtimeInstance{e: e, inv: cfg.Invoker, memName: m.memName, stdin: cfg.Stdin, stdout: cfg.Stdout, stderr: cfg.Stderr}
+	w := &wasmtimeInstance{e: e, inv: cfg.Invoker, memName: m.memName, exports: m.funcs, stdin: cfg.Stdin, stdout: cfg.Stdout, stderr: cfg.Stderr}
 	w.store = wasmtime.NewStoreWithData(e.eng, w)
-	w.handle = cgo.NewHandle(w)
 	// The policy's memory limit: growing past it makes memory.grow return
 	// -1, as on wazero. One memory, as the sandbox knows only one.
-	w.cx, w.data = setupStore(w.store, w.handle, int64(cfg.MemoryLimit))
+	w.cx, w.data = setupStore(w.store, int64(cfg.MemoryLimit))
 	setLive(w.data, w)
 	engine.LiveMemories.Add(1)
 	if m.wasi {
@@ -269,13 +273,13 @@ type wasmtimeInstance struct {
 	e       *wasmtimeEngine
 	inv     engine.Invoker
 	store   *wasmtime.Store
-	handle  cgo.Handle     // the store's reference to w, for the epoch callback
 	data    uintptr        // the store's data (setupStore)
 	cx      unsafe.Pointer // the store's C context
 	inst    *wasmtime.Instance
 	mem     *wasmtime.Memory // memory 0, once instantiated; nil if none
 	base    unsafe.Pointer   // its data, which never moves
 	memName string
+	exports map[string]bool // the module's function exports
 
 	ctx     context.Context // the call in progress: its deadline and session
 	funcs   map[string]*export
@@ -377,6 +381,9 @@ type export struct {
 func (w *wasmtimeInstance) export(name string) *export {
 	if x, ok := w.funcs[name]; ok {
 		return x
+	}
+	if !w.exports[name] { // no call into C for what the module lacks (Has("_initialize"))
+		return nil
 	}
 	f := w.inst.GetFunc(w.store, name)
 	if f == nil {
@@ -492,6 +499,5 @@ func (w *wasmtimeInstance) Close(context.Context) error {
 	w.store.Close()
 	engine.LiveMemories.Add(-1)
 	w.store, w.inst, w.mem, w.base, w.cx = nil, nil, nil, nil, nil
-	w.handle.Delete()
 	return nil
 }

@@ -32,25 +32,42 @@ const (
 )
 
 // live finds an instance by its store's data (setupStore), which
-// wasmtime-go numbers across all engines: a table replaced, never changed,
-// under liveMu.
+// wasmtime-go numbers across all engines, from 0 up, reusing the numbers
+// of closed stores: a table that only grows (a larger copy replaces it),
+// written under liveMu.
 var (
 	liveMu sync.Mutex
-	live   atomic.Pointer[[]*wasmtimeInstance]
+	live   atomic.Pointer[[]atomic.Pointer[wasmtimeInstance]]
 )
 
 // setLive records w (nil: none) as the instance of the store with data d.
 func setLive(d uintptr, w *wasmtimeInstance) {
 	liveMu.Lock()
 	defer liveMu.Unlock()
-	var t []*wasmtimeInstance
-	if old := live.Load(); old != nil {
-		t = *old
+	t := live.Load()
+	if t == nil || d >= uintptr(len(*t)) {
+		n := 64
+		if t != nil {
+			n = 2 * len(*t)
+		}
+		grown := make([]atomic.Pointer[wasmtimeInstance], max(n, int(d)+1))
+		if t != nil {
+			for i := range *t {
+				grown[i].Store((*t)[i].Load())
+			}
+		}
+		live.Store(&grown)
+		t = &grown
 	}
-	t = append(make([]*wasmtimeInstance, 0, max(len(t), int(d)+1)), t...)
-	t = t[:max(len(t), int(d)+1)]
-	t[d] = w
-	live.Store(&t)
+	(*t)[d].Store(w)
+}
+
+// liveInstance returns the instance of the store with data d, nil if none.
+func liveInstance(d uintptr) *wasmtimeInstance {
+	if t := live.Load(); t != nil && d < uintptr(len(*t)) {
+		return (*t)[d].Load()
+	}
+	return nil
 }
 
 // callerInstance returns the instance of a host call's store (nil if the
@@ -60,10 +77,7 @@ func setLive(d uintptr, w *wasmtimeInstance) {
 // async copies keep of registered ranges stay valid until the session is
 // released, which happens before the store is closed.
 func callerInstance(caller unsafe.Pointer, d uintptr, size uint64, known bool) (*wasmtimeInstance, []byte) {
-	var w *wasmtimeInstance
-	if t := live.Load(); t != nil && d < uintptr(len(*t)) {
-		w = (*t)[d]
-	}
+	w := liveInstance(d)
 	switch {
 	case w == nil:
 		return nil, nil
