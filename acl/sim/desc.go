@@ -200,5 +200,5 @@ func (b *Backend) inner(s *stream, dst, src acl.DevPtr, n uint64, what string) e
 	if d.a.dev != s.dev || sp.a.dev != s.dev {
 		return acl.Errorf(acl.ErrRTParamInvalid, "%s: an inner-device copy on a stream of device %d has dst on device %d and src on device %d", what, s.dev.id, d.a.dev.id, sp.a.dev.id)
 	}
-	return b.xfer(halt{done: s.abort}, d, sp, n)
+	return b.xfer(halt{done: s.abort}, &d, &sp, n)
 }

@@ -25,7 +25,7 @@ func (b *Backend) Memcpy(ctx context.Context, dst, src acl.Buf, n uint64) error 
 	if err != nil {
 		return err
 	}
-	err = b.xfer(haltOn(ctx), d, s, n)
+	err = b.xfer(haltOn(ctx), &d, &s, n)
 	if c := b.clk; c != nil && err == nil {
 		c.hostOp(ctx, nil, c.cost(copyFlow(d, s, n)))
 	}
@@ -64,7 +64,7 @@ func (b *Backend) memcpyDirect(ctx context.Context, dst, src acl.Buf, n uint64) 
 	if n > chunk {
 		h = haltOn(ctx)
 	}
-	err = b.xfer(h, d, s, n)
+	err = b.xfer(h, &d, &s, n)
 	if c := b.clk; c != nil && err == nil {
 		c.hostOp(ctx, nil, c.cost(copyFlow(d, s, n)))
 	}
@@ -98,7 +98,9 @@ func (b *Backend) MemcpyAsync(ctx context.Context, dst, src acl.Buf, n uint64, s
 // xferOp is the work of MemcpyAsync.
 type xferOp struct{ n uint64 }
 
-func (x xferOp) run(st *stream, h [2]span, stop halt) error { return st.b.xfer(stop, h[0], h[1], x.n) }
+func (x xferOp) run(st *stream, h [2]span, stop halt) error {
+	return st.b.xfer(stop, &h[0], &h[1], x.n)
+}
 
 func (x xferOp) bytes() uint64 { return x.n }
 
@@ -108,7 +110,7 @@ func errAsyncH2H() error {
 
 // xfer copies n bytes from s to d under their data locks, in chunks
 // (move), stopping between two when h says.
-func (b *Backend) xfer(h halt, d, s span, n uint64) error {
+func (b *Backend) xfer(h halt, d, s *span, n uint64) error {
 	lock2(d.a, s.a)
 	var err error
 	switch {
