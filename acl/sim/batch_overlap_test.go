@@ -14,7 +14,7 @@ import (
 func TestBatchOverlappingEntriesRunInOrder(t *testing.T) {
 	b := New()
 	defer b.Close()
-	const n = 1 << 20
+	const n = fanWork / 4 // 4 entries: enough to fan out, were they disjoint
 	dst, err := b.Malloc(0, n, 0)
 	require.NoError(t, err)
 	srcs := [4][]byte{}
@@ -31,6 +31,39 @@ func TestBatchOverlappingEntriesRunInOrder(t *testing.T) {
 	require.NoError(t, b.Memcpy(t.Context(), acl.Host(out, 0), acl.Device(dst), n))
 	require.Equal(t, byte(4), out[0])
 	require.Equal(t, byte(4), out[n-1])
+}
+
+// TestBatchFansOut: disjoint batches big enough to fan out, one after the
+// other (the pooled batch and its fan are reused, and a helper that starts
+// late must find nothing to do), copy every byte where it belongs; with
+// -race, helpers and callers do not race.
+func TestBatchFansOut(t *testing.T) {
+	b := New()
+	defer b.Close()
+	const entries, size = 64, 2 * fanWork / 64
+	dst, err := b.Malloc(0, entries*size, 0)
+	require.NoError(t, err)
+	src := make([]byte, entries*size)
+	out := make([]byte, entries*size)
+	for round := range 8 {
+		for i := range src {
+			src[i] = byte(i/size + round)
+		}
+		cs := make([]acl.Copy, entries)
+		for i := range cs {
+			// Entries in reverse order: the source of entry i goes to
+			// slot entries-1-i.
+			k := entries - 1 - i
+			cs[i] = acl.Copy{Dst: acl.Device(dst + acl.DevPtr(k*size)), Src: acl.Host(src[i*size:(i+1)*size], 0), N: size}
+		}
+		require.NoError(t, b.MemcpyBatch(t.Context(), cs))
+		require.NoError(t, b.Memcpy(t.Context(), acl.Host(out, 0), acl.Device(dst), entries*size))
+		for k := range entries {
+			want := byte(entries - 1 - k + round)
+			require.Equal(t, want, out[k*size], "round %d, slot %d", round, k)
+			require.Equal(t, want, out[(k+1)*size-1], "round %d, slot %d", round, k)
+		}
+	}
 }
 
 func TestBatchDisjoint(t *testing.T) {
