@@ -200,8 +200,15 @@ func (c *call) resolve(name string, addr, n uint64, write bool) (span, error) {
 	// errors included, takes resolveAny.
 	as := &c.s.as
 	if end := addr + n; addr < as.guestEnd {
-		if end >= addr && end <= uint64(len(c.mem)) && len(as.pins) == 0 {
-			return span{buf: acl.Buf{Host: c.mem[addr:end:end]}}, nil
+		if end >= addr && end <= uint64(len(c.mem)) {
+			if len(as.pins) == 0 {
+				return span{buf: acl.Buf{Host: c.mem[addr:end:end]}}, nil
+			}
+			// Inside one registered range, which no other overlaps, that
+			// may be written or is not: readOnlyIn could only find it.
+			if p := as.pinAt(addr, end); p != nil && (!write || p.typ != acl.HostRegisterReadOnly) {
+				return span{buf: acl.Buf{Host: c.mem[addr:end:end], Pin: p.h}}, nil
+			}
 		}
 	} else if a := as.find(addr); a != nil && n <= a.end()-addr && (!write || !a.readOnly) {
 		return devSpan(a, addr), nil

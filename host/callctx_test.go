@@ -129,18 +129,25 @@ func TestCallAllocs(t *testing.T) {
 	rt, err := NewRuntime(ctx)
 	require.NoError(t, err)
 	defer rt.Close(ctx)
-	pl, err := rt.Load(ctx, wasm, Policy{})
-	require.NoError(t, err)
-	defer pl.Close(ctx)
-	inst, err := pl.Instantiate(ctx, Config{})
-	require.NoError(t, err)
-	defer inst.Close(ctx)
-	got := testing.AllocsPerRun(100, func() {
-		if _, err := inst.Call(ctx, "empty"); err != nil {
-			t.Fatal(err)
-		}
-	})
+	got, inst := emptyCallAllocs(t, rt)
 	require.LessOrEqual(t, got, bare, "allocations per call: the sandbox's over the bare engine's (its context watcher's)")
 	_, err = inst.Call(ctx, "nope")
 	require.True(t, errors.Is(err, errNoExport))
+}
+
+// emptyCallAllocs returns the allocations of one Instance.Call of
+// smallWAT's empty export on rt, and the instance, closed with the test.
+func emptyCallAllocs(t *testing.T, rt *Runtime) (float64, *Instance) {
+	ctx := context.Background()
+	pl, err := rt.Load(ctx, wat2wasm(t, smallWAT), Policy{})
+	require.NoError(t, err)
+	t.Cleanup(func() { pl.Close(ctx) })
+	inst, err := pl.Instantiate(ctx, Config{})
+	require.NoError(t, err)
+	t.Cleanup(func() { inst.Close(ctx) })
+	return testing.AllocsPerRun(100, func() {
+		if _, err := inst.Call(ctx, "empty"); err != nil {
+			t.Fatal(err)
+		}
+	}), inst
 }

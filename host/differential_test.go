@@ -459,17 +459,24 @@ func TestDifferentialEnds(t *testing.T) {
 			pl, err := rt.Load(ctx, wasm, Policy{MemoryPages: 3, Timeout: 100 * time.Millisecond})
 			require.NoError(t, err)
 			defer pl.Close(ctx)
-			call := func(name string, args ...uint64) ([]uint64, error) {
+			// The traps get a policy timeout no loaded machine reaches:
+			// unwinding tens of thousands of frames under -race can take
+			// longer than the 100 ms the spins are given.
+			tpl, err := rt.Load(ctx, wasm, Policy{MemoryPages: 3, Timeout: time.Minute})
+			require.NoError(t, err)
+			defer tpl.Close(ctx)
+			callIn := func(pl *Plugin, name string, args ...uint64) ([]uint64, error) {
 				inst, err := pl.Instantiate(ctx, Config{})
 				require.NoError(t, err)
 				defer inst.Close(ctx)
 				return inst.Call(ctx, name, args...)
 			}
-			_, err = call("trap")
+			call := func(name string, args ...uint64) ([]uint64, error) { return callIn(pl, name, args...) }
+			_, err = callIn(tpl, "trap")
 			require.ErrorIs(t, err, ErrTrap)
-			_, err = call("oob") // a fault in the guard region, caught by the engine
+			_, err = callIn(tpl, "oob") // a fault in the guard region, caught by the engine
 			require.ErrorIs(t, err, ErrTrap)
-			_, err = call("deep", 0)
+			_, err = callIn(tpl, "deep", 0)
 			require.ErrorIs(t, err, ErrTrap, "stack exhausted")
 			_, err = call("spin")
 			require.ErrorIs(t, err, ErrTimeout)

@@ -84,7 +84,11 @@ func memcpyAsync(c *call) error {
 	if st, err = c.bindStream(st); err != nil { // context
 		return err
 	}
-	d, s, err := c.sides(dst, n, src, n) // range
+	d, err := c.resolve("dst", dst, n, true) // range
+	if err != nil {
+		return err
+	}
+	s, err := c.resolve("src", src, n, false)
 	if err != nil {
 		return err
 	}

@@ -21,17 +21,7 @@ func TestWasmtimeAllocs(t *testing.T) {
 	t.Cleanup(func() { rt.Close(ctx) })
 
 	t.Run("empty export", func(t *testing.T) {
-		pl, err := rt.Load(ctx, wat2wasm(t, smallWAT), Policy{})
-		require.NoError(t, err)
-		defer pl.Close(ctx)
-		inst, err := pl.Instantiate(ctx, Config{})
-		require.NoError(t, err)
-		defer inst.Close(ctx)
-		got := testing.AllocsPerRun(100, func() {
-			if _, err := inst.Call(ctx, "empty"); err != nil {
-				t.Fatal(err)
-			}
-		})
+		got, _ := emptyCallAllocs(t, rt)
 		require.Zero(t, got, "allocations per Instance.Call of an empty export")
 	})
 
