@@ -3,6 +3,7 @@ package sim_test
 import (
 	"encoding/binary"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -133,4 +134,25 @@ func TestDescHeldUntilRun(t *testing.T) {
 	release()
 	require.NoError(t, <-freed)
 	require.NoError(t, b.SynchronizeStream(t.Context(), s, -1))
+}
+
+// TestSynchronizeIdleStreamTakesError: a synchronize of a stream whose
+// failed work has already completed returns that error once, then nil:
+// the stream's error belongs to the first synchronize after it, however
+// little there is left to wait for.
+func TestSynchronizeIdleStreamTakesError(t *testing.T) {
+	b := newSim(t)
+	s, err := b.CreateStream(0)
+	require.NoError(t, err)
+	desc, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
+	require.NoError(t, err)
+	// Zeroed device memory is no descriptor: the copy fails when it runs.
+	require.NoError(t, b.MemcpyAsyncWithDesc(desc, acl.MemcpyInnerDeviceToDevice, s))
+	require.Eventually(t, func() bool {
+		n, err := b.Pending(s)
+		return err == nil && n == 0
+	}, 10*time.Second, time.Millisecond, "the failed copy completes")
+	require.ErrorIs(t, b.SynchronizeStream(t.Context(), s, -1), acl.ErrRTParamInvalid)
+	require.NoError(t, b.SynchronizeStream(t.Context(), s, -1), "taken by the first synchronize")
+	require.NoError(t, b.SynchronizeStream(t.Context(), s, 1000), "and with a timeout")
 }

@@ -614,6 +614,18 @@ func (b *Backend) SynchronizeStream(ctx context.Context, h acl.Stream, timeoutMs
 	if err != nil {
 		return err
 	}
+	if b.clk == nil {
+		// Nothing queued (small copies mostly ran in their call): one
+		// look under the lock instead of target, wait and takeErr's three.
+		s.mu.Lock()
+		if s.done >= s.enq {
+			err := s.err
+			s.err = nil
+			s.mu.Unlock()
+			return err
+		}
+		s.mu.Unlock()
+	}
 	tmo, stop := timeout(timeoutMs)
 	defer stop()
 	target := s.target()
