@@ -111,7 +111,10 @@ func (b *Backend) batch(cs []acl.Copy) (*batch, error) {
 			continue
 		}
 		// Entries mostly fall in the allocation of the entry before: that
-		// needs no lookup (under mu, what was live stays live).
+		// needs no lookup (under mu, what was live stays live). Written out
+		// for each side: a helper holding both steps is not inlined, and
+		// its call cost a 1024 x 64 B batch a third of its lead over the
+		// loop (goal 5).
 		d, ok := within(lastD, c.Dst, c.N)
 		if !ok {
 			var err error
