@@ -195,9 +195,10 @@ func (sp *span) loc() acl.MemLocation {
 // inside one live allocation of this session (107000 otherwise). write
 // marks a destination: registered read-only memory may not be one.
 func (c *call) resolve(name string, addr, n uint64, write bool) (span, error) {
-	// The common cases first, small enough to inline: unregistered guest
-	// memory, and a writable range inside one allocation. Anything else,
-	// errors included, takes resolveAny.
+	// The common cases first, with no error formatting in the way:
+	// guest memory, unregistered or inside one registered range, and a
+	// range inside one allocation. Anything else, errors included, takes
+	// resolveAny.
 	as := &c.s.as
 	if end := addr + n; addr < as.guestEnd {
 		if end >= addr && end <= uint64(len(c.mem)) {
