@@ -5,16 +5,6 @@ import "github.com/aclwasm/aclwasm/acl"
 // The copies below run their checks in the order acl.Order lists for
 // them; each check is marked with its step's ID.
 
-// sides resolves both sides of a copy (step "range"): dn bytes at dst,
-// written, and sn bytes at src, read.
-func (c *call) sides(dst, dn, src, sn uint64) (d, s span, err error) {
-	if d, err = c.resolve("dst", dst, dn, true); err != nil {
-		return
-	}
-	s, err = c.resolve("src", src, sn, false)
-	return
-}
-
 // peerCheck applies the peer rule per session: a copy between two devices
 // needs this session to have enabled peer access between them (either
 // way, as the simulator's chips do), on hardware that needs it at all.

@@ -14,7 +14,11 @@ func (c *call) sides2D() (d, s span, err error) {
 	if !ok {
 		return d, s, acl.Errorf(acl.ErrRTParamInvalid, "(height-1)*spitch + width overflows: height %d, spitch %d, width %d", height, spitch, width)
 	}
-	return c.sides(dst, dn, src, sn)
+	if d, err = c.resolve("dst", dst, dn, true); err != nil {
+		return d, s, err
+	}
+	s, err = c.resolve("src", src, sn, false)
+	return d, s, err
 }
 
 // args2D checks the ACL layer's arguments of (dst, dpitch, src, spitch,

@@ -385,7 +385,8 @@ func (b *Backend) resolveLocked(x acl.Buf, n uint64, write bool, what string) (s
 	// pageable host bytes. Anything else, errors included, takes
 	// resolveAny.
 	if x.Host == nil {
-		if a := b.allocs.get(uint64(x.Dev) >> b.shift); a != nil && x.Dev != 0 {
+		if a := b.allocs.get(uint64(x.Dev) >> b.shift); a != nil {
+			// id 0 is never handed out, so a is nil for a NULL x.Dev.
 			if off := uint64(x.Dev) & b.mask; !a.dying.Load() && off < a.size && n <= a.size-off {
 				return span{a: a, off: off}, nil
 			}
