@@ -107,6 +107,11 @@ type Backend interface {
 	Free(ctx context.Context, p DevPtr) error
 	// DeviceOf returns the device of the allocation containing p.
 	DeviceOf(p DevPtr) (int32, error)
+	// Allocation returns the live allocation that holds the byte at p:
+	// its first address, its size (the bytes Malloc was asked for) and its
+	// device. An embedder's range is checked against it before the host
+	// hands any of it to a guest (host.Instance.Lend).
+	Allocation(p DevPtr) (base DevPtr, size uint64, dev int32, err error)
 	// HostRegister pins b so that asynchronous operations may use it.
 	HostRegister(b []byte, typ HostRegisterType) (HostPin, error)
 	// HostUnregister waits for queued work that uses the range, then unpins it.

@@ -54,12 +54,15 @@ func (i *Instance) Lend(ptr acl.DevPtr, size uint64, o LendOptions) (*Lease, err
 	if size == 0 {
 		return nil, fmt.Errorf("host: lend: size is 0")
 	}
-	phys, err := s.b.DeviceOf(ptr)
+	// The whole range must lie inside one live allocation: the host's
+	// range checks keep the guest inside the lease, so the lease itself
+	// must not reach past the embedder's memory into another allocation.
+	abase, asize, phys, err := s.b.Allocation(ptr)
 	if err != nil {
 		return nil, fmt.Errorf("host: lend: %#x is not device memory of the backend: %w", ptr, err)
 	}
-	if last, err := s.b.DeviceOf(ptr + acl.DevPtr(size-1)); err != nil || last != phys {
-		return nil, fmt.Errorf("host: lend: [%#x, +%d) is not inside one allocation of the backend", ptr, size)
+	if off := uint64(ptr - abase); size > asize-off {
+		return nil, fmt.Errorf("host: lend: [%#x, +%d) crosses the end of the %d-byte allocation at %#x (%d bytes from %#x to its end)", ptr, size, asize, abase, asize-off, ptr)
 	}
 	dev := int32(-1)
 	for g, p := range s.policy.Devices {

@@ -181,7 +181,7 @@ func TestLendQuota(t *testing.T) {
 	_, err = h.inst.Lend(p, 0, LendOptions{})
 	require.ErrorContains(t, err, "size is 0")
 	_, err = h.inst.Lend(p, 2<<20, LendOptions{})
-	require.ErrorContains(t, err, "not inside one allocation")
+	require.ErrorContains(t, err, "crosses the end of the 1048576-byte allocation")
 	_, err = h.inst.Lend(12345, 16, LendOptions{})
 	require.ErrorContains(t, err, "not device memory of the backend")
 }
@@ -208,4 +208,157 @@ func TestLendEndsWithInstance(t *testing.T) {
 	h.ok("aclrtMemcpy", data, 16, l.Addr(), 16, uint64(acl.MemcpyDeviceToHost))
 	_, err = inst2.Lend(p, 16, LendOptions{})
 	require.ErrorContains(t, err, "instance is closed")
+}
+
+// TestLendInsideOneAllocation: a lease lies inside one live allocation of
+// the backend. A range that runs from one allocation into the next (both
+// ends on the same device) is refused, and through a lease of part of an
+// allocation no import reaches a byte outside it: not the rest of that
+// allocation, not the allocation behind it.
+func TestLendInsideOneAllocation(t *testing.T) {
+	h := newHarness(t, Policy{})
+	pa, patA := lent(t, h.rt, 4096)
+	pb, patB := lent(t, h.rt, 4096)
+	lo, hi := pa, pb
+	if hi < lo {
+		lo, hi = hi, lo
+	}
+	for _, r := range []struct {
+		ptr  acl.DevPtr
+		size uint64
+	}{
+		{lo, uint64(hi-lo) + 16}, // into the next allocation
+		{lo, uint64(hi-lo) + 4096},
+		{lo + 4000, 200}, // past its end
+		{lo, 4097},
+	} {
+		_, err := h.inst.Lend(r.ptr, r.size, LendOptions{})
+		require.Error(t, err, "[%#x, +%d)", r.ptr, r.size)
+	}
+	_, err := h.inst.Lend(lo+4096, 16, LendOptions{})
+	require.Error(t, err, "past the allocation: no device memory")
+
+	// A lease of the middle 1 KiB of A.
+	l, err := h.inst.Lend(pa+1024, 1024, LendOptions{})
+	require.NoError(t, err)
+	a := l.Addr()
+	h.ok("aclrtSetDevice", 0)
+	own := h.malloc(4096)
+	s := h.stream()
+	h.fill(data2, 256, 3)
+	h.putU64s(outA, a, own) // offset-copy slots: the lease and own memory
+	h.ok("aclrtMemcpy", own+2048, 16, outA, 16, uint64(acl.MemcpyHostToDevice))
+	const end = 1024
+	for _, tc := range []struct {
+		name string
+		args []uint64
+	}{
+		{"aclrtMemcpy", []uint64{data, 64, a + end - 32, 64, uint64(acl.MemcpyDeviceToHost)}},
+		{"aclrtMemcpy", []uint64{data, 64, a - 32, 64, uint64(acl.MemcpyDeviceToHost)}},
+		{"aclrtMemcpy", []uint64{a + end - 32, 64, data2, 64, uint64(acl.MemcpyHostToDevice)}},
+		{"aclrtMemcpy", []uint64{own, 64, a + end - 1, 64, uint64(acl.MemcpyDeviceToDevice)}},
+		{"aclrtMemcpy", []uint64{a + end - 1, 64, own, 64, uint64(acl.MemcpyDeviceToDevice)}},
+		{"aclrtMemcpyAsync", []uint64{data, 64, a + end - 32, 64, uint64(acl.MemcpyDeviceToHost), s}},
+		{"aclrtMemcpyAsync", []uint64{a + end, 8, data2, 8, uint64(acl.MemcpyHostToDevice), s}},
+		{"aclrtMemset", []uint64{a + end - 8, 16, 0, 16}},
+		{"aclrtMemsetAsync", []uint64{a - 8, 16, 0, 16, s}},
+		{"aclrtMemcpy2d", []uint64{data, 64, a + end - 64, 64, 64, 2, uint64(acl.MemcpyDeviceToHost)}},
+		{"aclrtMemcpy2d", []uint64{a + end - 64, 64, data2, 64, 64, 2, uint64(acl.MemcpyHostToDevice)}},
+		{"aclrtMemcpy2dAsync", []uint64{own, 64, a + end - 64, 64, 64, 2, uint64(acl.MemcpyDeviceToDevice), s}},
+		{"aclrtSetMemcpyDesc", []uint64{own + 1024, uint64(acl.MemcpyInnerDeviceToDevice), a + end - 8, own, 64, 0}},
+		{"aclrtSetMemcpyDesc", []uint64{own + 1024, uint64(acl.MemcpyInnerDeviceToDevice), own, a + end - 8, 64, 0}},
+		{"aclrtSetMemcpyDesc", []uint64{a + end - 8, uint64(acl.MemcpyInnerDeviceToDevice), own, own + 64, 64, 0}},
+	} {
+		h.code(acl.ErrRTParamInvalid, tc.name, tc.args...)
+	}
+	// Offset copies whose slot names the lease, with offsets past its end:
+	// refused when they run, in stream order.
+	for _, args := range [][]uint64{
+		{own + 2056, 64, 0, own + 2048, 64, end - 32, uint64(acl.MemcpyInnerDeviceToDevice), s}, // source past the end
+		{own + 2048, 2048, end - 32, own + 2056, 64, 0, uint64(acl.MemcpyInnerDeviceToDevice), s}, // destination past the end
+	} {
+		h.ok("aclrtMemcpyAsyncWithOffset", args...)
+		res, err := h.inst.Call(context.Background(), "aclrtSynchronizeStream", s)
+		require.NoError(t, err)
+		require.Equal(t, uint64(acl.ErrRTParamInvalid), res[0], "%v", args)
+	}
+	// Batches, synchronous and asynchronous, with one entry over the end.
+	for _, name := range []string{"aclrtMemcpyBatch", "aclrtMemcpyBatchAsync"} {
+		b := h.batch([]uint64{own, a + end - 16}, []uint64{data2, data2}, []uint64{64, 64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+		args := []uint64{b.dsts, b.destMaxs, b.srcs, b.sizes, 2, b.attrs, b.idx, 1, b.fail}
+		if name == "aclrtMemcpyBatchAsync" {
+			args = append(args, s)
+		}
+		require.Equal(t, int32(acl.ErrRTParamInvalid), h.call(name, args...), name)
+		require.Equal(t, uint64(1), h.u64(uint32(b.fail)), "%s: entry 1 failed", name)
+	}
+	h.ok("aclrtSynchronizeStream", s)
+	require.Equal(t, make([]byte, 64), h.mem()[data:data+64], "nothing was read into guest memory")
+	require.Equal(t, patA, devBytes(t, h.rt, pa, 4096), "the lent allocation is as it was")
+	require.Equal(t, patB, devBytes(t, h.rt, pb, 4096), "the allocation behind it is as it was")
+	// Inside the lease everything works.
+	h.ok("aclrtMemcpy", data, end, a, end, uint64(acl.MemcpyDeviceToHost))
+	require.Equal(t, patA[1024:2048], h.mem()[data:data+end])
+}
+
+// FuzzLend lends fuzzed ranges around two allocations and copies through
+// the lease at fuzzed offsets: a lease is granted only inside one
+// allocation, and a guest copy through it succeeds exactly when it stays
+// inside the lease, reading or writing only the lent bytes.
+func FuzzLend(f *testing.F) {
+	f.Add(int64(0), uint64(4096), uint64(0), uint64(4096), false)
+	f.Add(int64(1024), uint64(1024), uint64(1000), uint64(100), true)
+	f.Add(int64(4000), uint64(200), uint64(0), uint64(8), false)
+	f.Add(int64(-8), uint64(16), uint64(0), uint64(1), true)
+	f.Add(int64(1<<35), uint64(16), uint64(0), uint64(1), false)
+	f.Fuzz(func(t *testing.T, off int64, size, gOff, n uint64, write bool) {
+		size, gOff, n = size%(3<<12), gOff%(3<<12), n%(3<<12)
+		h := newHarness(t, Policy{})
+		pa, patA := lent(t, h.rt, 4096)
+		pb, patB := lent(t, h.rt, 4096)
+		ptr := pa + acl.DevPtr(off)
+		l, err := h.inst.Lend(ptr, size, LendOptions{})
+		if err != nil {
+			return
+		}
+		inA := ptr >= pa && uint64(ptr-pa)+size <= 4096
+		inB := ptr >= pb && uint64(ptr-pb)+size <= 4096
+		require.True(t, inA || inB, "lent [%#x, +%d) outside both allocations", ptr, size)
+		h.ok("aclrtSetDevice", 0)
+		wantA, wantB := patA, patB
+		src := h.fill(data2, int(n), 7)
+		var code int32
+		if write {
+			code = h.call("aclrtMemcpy", l.Addr()+gOff, n, data2, n, uint64(acl.MemcpyHostToDevice))
+		} else {
+			code = h.call("aclrtMemcpy", data, n, l.Addr()+gOff, n, uint64(acl.MemcpyDeviceToHost))
+		}
+		inside := gOff+n <= size && (n > 0 || gOff < size)
+		if !inside || n == 0 {
+			if n > 0 {
+				require.Equal(t, int32(acl.ErrRTParamInvalid), code)
+			}
+			require.Equal(t, make([]byte, n), h.mem()[data:data+uint32(n)], "nothing read")
+		} else {
+			require.Zero(t, code, h.inst.Session().LastError())
+			base, pat := pa, patA
+			if inB {
+				base, pat = pb, patB
+			}
+			at := uint64(ptr-base) + gOff
+			if write {
+				pat = append([]byte(nil), pat...)
+				copy(pat[at:], src)
+				if inB {
+					wantB = pat
+				} else {
+					wantA = pat
+				}
+			} else {
+				require.Equal(t, pat[at:at+n], h.mem()[data:data+uint32(n)])
+			}
+		}
+		require.Equal(t, wantA, devBytes(t, h.rt, pa, 4096))
+		require.Equal(t, wantB, devBytes(t, h.rt, pb, 4096))
+	})
 }

@@ -96,9 +96,14 @@ var memoryTests = []test{
 				d, err := e.b.DeviceOf(a)
 				require.NoError(e, err, "DeviceOf(%#x)", a)
 				require.Equal(e, dev, d)
+				base, size, d, err := e.b.Allocation(a)
+				require.NoError(e, err, "Allocation(%#x)", a)
+				require.Equal(e, []any{p, uint64(n), dev}, []any{base, size, d}, "Allocation(%#x)", a)
 			}
 			_, err := e.b.DeviceOf(p + n)
 			code(e, err, acl.ErrRTParamInvalid, "one past the end")
+			_, _, _, err = e.b.Allocation(p + n)
+			code(e, err, acl.ErrRTParamInvalid, "Allocation one past the end")
 		}
 	}},
 
@@ -110,6 +115,8 @@ var memoryTests = []test{
 		e.free(p)
 		_, err = e.b.DeviceOf(p)
 		code(e, err, acl.ErrRTParamInvalid, "freed address")
+		_, _, _, err = e.b.Allocation(p)
+		code(e, err, acl.ErrRTParamInvalid, "Allocation of a freed address")
 		code(e, e.b.Free(e.ctx, p), acl.ErrRTParamInvalid, "double free")
 		code(e, e.b.Memcpy(e.ctx, acl.Device(p), acl.Host(make([]byte, 8), 0), 8), acl.ErrRTParamInvalid, "copy to freed memory")
 	}},

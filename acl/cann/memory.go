@@ -300,6 +300,21 @@ func (b *Backend) DeviceOf(p acl.DevPtr) (int32, error) {
 	return 0, acl.Errorf(acl.ErrRTParamInvalid, "address is not inside a live allocation of this backend")
 }
 
+// Allocation implements acl.Backend from the backend's own table of the
+// allocations it made.
+func (b *Backend) Allocation(p acl.DevPtr) (acl.DevPtr, uint64, int32, error) {
+	if err := b.enter(); err != nil {
+		return 0, 0, 0, err
+	}
+	defer b.exit()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if a := b.findAlloc(uint64(p)); a != nil && !a.dying {
+		return acl.DevPtr(a.base), a.size, a.dev, nil
+	}
+	return 0, 0, 0, acl.Errorf(acl.ErrRTParamInvalid, "address is not inside a live allocation of this backend")
+}
+
 // HostRegister implements acl.Backend with aclrtHostRegister, in device 0's
 // context, on the pages that contain mem (the runtime wants a page-aligned
 // address). mem must stay valid until HostUnregister returns; the sandbox

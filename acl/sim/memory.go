@@ -229,6 +229,20 @@ func (b *Backend) DeviceOf(p acl.DevPtr) (int32, error) {
 	return a.dev.id, nil
 }
 
+// Allocation implements acl.Backend.
+func (b *Backend) Allocation(p acl.DevPtr) (acl.DevPtr, uint64, int32, error) {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if b.closed {
+		return 0, 0, 0, errClosed()
+	}
+	a, _, err := b.allocLocked(p, 0, "address")
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	return a.base, a.size, a.dev.id, nil
+}
+
 // allocLocked finds the live allocation holding [p, p+n) (for n == 0, the
 // byte at p). An allocation being freed is not live. what names the
 // argument in errors. It needs no lock (Memcpy's direct path calls it
