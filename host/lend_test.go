@@ -274,7 +274,7 @@ func TestLendInsideOneAllocation(t *testing.T) {
 	// Offset copies whose slot names the lease, with offsets past its end:
 	// refused when they run, in stream order.
 	for _, args := range [][]uint64{
-		{own + 2056, 64, 0, own + 2048, 64, end - 32, uint64(acl.MemcpyInnerDeviceToDevice), s}, // source past the end
+		{own + 2056, 64, 0, own + 2048, 64, end - 32, uint64(acl.MemcpyInnerDeviceToDevice), s},   // source past the end
 		{own + 2048, 2048, end - 32, own + 2056, 64, 0, uint64(acl.MemcpyInnerDeviceToDevice), s}, // destination past the end
 	} {
 		h.ok("aclrtMemcpyAsyncWithOffset", args...)
