@@ -120,7 +120,17 @@ type Runtime struct {
 
 	peerMu sync.Mutex
 	peers  map[[2]int32]int // sessions that enabled each physical pair
+
+	// mu guards closed and plugins; loads counts the Loads in progress,
+	// which Close waits for before it closes the engine they compile on.
+	mu      sync.Mutex
+	closed  bool
+	plugins map[*Plugin]struct{}
+	loads   sync.WaitGroup
 }
+
+// errRuntimeClosed is ErrClosed as the runtime's operations report it.
+var errRuntimeClosed = fmt.Errorf("host: runtime is %w", ErrClosed)
 
 // NewRuntime returns a Runtime with the given options.
 func NewRuntime(ctx context.Context, opts ...Option) (*Runtime, error) {
@@ -128,7 +138,7 @@ func NewRuntime(ctx context.Context, opts ...Option) (*Runtime, error) {
 	for _, o := range opts {
 		o(&c)
 	}
-	r := &Runtime{backend: c.backend, trace: c.trace, metrics: c.metrics, observer: c.observer, peers: map[[2]int32]int{}}
+	r := &Runtime{backend: c.backend, trace: c.trace, metrics: c.metrics, observer: c.observer, peers: map[[2]int32]int{}, plugins: map[*Plugin]struct{}{}}
 	if r.backend == nil {
 		r.backend, r.ownBackend = sim.New(), true
 	}
@@ -165,10 +175,51 @@ func NewRuntime(ctx context.Context, opts ...Option) (*Runtime, error) {
 // Backend returns the backend the runtime delegates to.
 func (r *Runtime) Backend() acl.Backend { return r.backend }
 
-// Close releases the engine, and the backend if the runtime created it.
-// Plugins and instances must be closed first.
+// Close closes the runtime's plugins (Plugin.Close: runs and calls in
+// progress are stopped and end with an error wrapping ErrClosed, and
+// Close waits for them), waits for Loads in progress, then releases the
+// engine, and the backend if the runtime created it. Later Loads, and the
+// Runs, Instantiates and Calls of its plugins, fail with ErrClosed.
+// Closing twice does nothing.
 func (r *Runtime) Close(ctx context.Context) error {
-	return errors.Join(r.engine.Close(ctx), r.closeBackend())
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil
+	}
+	for p := range r.plugins {
+		if p.inHostFunc() {
+			r.mu.Unlock()
+			return errCloseFromGuest("Runtime.Close")
+		}
+	}
+	r.closed = true
+	r.mu.Unlock()
+	// A Load in progress registers its plugin or sees closed; after the
+	// wait, the set is final.
+	r.loads.Wait()
+	r.mu.Lock()
+	live := make([]*Plugin, 0, len(r.plugins))
+	for p := range r.plugins {
+		live = append(live, p)
+	}
+	r.mu.Unlock()
+	var errs []error
+	for _, p := range live {
+		errs = append(errs, p.Close(ctx))
+	}
+	return errors.Join(append(errs, r.engine.Close(ctx), r.closeBackend())...)
+}
+
+// enterLoad counts a Load in progress, or refuses it once Close began.
+func (r *Runtime) enterLoad() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return errRuntimeClosed
+	}
+	r.loads.Add(1)
+	return nil
 }
 
 func (r *Runtime) closeBackend() error {
@@ -237,6 +288,10 @@ func (e *LoadError) Unwrap() error { return ErrLoad }
 // failure the error is a *LoadError naming each problem, and no guest code
 // has run. Options name the plugin (LoadName).
 func (r *Runtime) Load(ctx context.Context, wasm []byte, p Policy, opts ...LoadOption) (*Plugin, error) {
+	if err := r.enterLoad(); err != nil {
+		return nil, err
+	}
+	defer r.loads.Done()
 	lc := loadOptions(opts)
 	p, err := p.withDefaults(r.backend.DeviceCount())
 	if err != nil {
@@ -254,7 +309,11 @@ func (r *Runtime) Load(ctx context.Context, wasm []byte, p Policy, opts ...LoadO
 		r.metrics.refused(lc.name)
 		return nil, &LoadError{Problems: probs}
 	}
-	return &Plugin{rt: r, mod: mod, start: em.Start, policy: p, profile: profileOf(imps), name: lc.name, exports: funcExports(wasm), m: r.metrics.plugin(lc.name), live: map[*Instance]struct{}{}}, nil
+	pl := &Plugin{rt: r, mod: mod, start: em.Start, policy: p, profile: profileOf(imps), name: lc.name, exports: funcExports(wasm), m: r.metrics.plugin(lc.name), live: map[*Instance]struct{}{}}
+	r.mu.Lock()
+	r.plugins[pl] = struct{}{} // Close waits for this Load: it cannot have begun its sweep
+	r.mu.Unlock()
+	return pl, nil
 }
 
 // Check compiles wasm and returns every problem Load would refuse it for,
@@ -355,6 +414,9 @@ func (p *Plugin) Exports() []string { return slices.Clone(p.exports) }
 // then releases the compiled module. Later Runs and Instantiates fail
 // with ErrClosed.
 func (p *Plugin) Close(ctx context.Context) error {
+	if p.inHostFunc() {
+		return errCloseFromGuest("Plugin.Close")
+	}
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -370,7 +432,30 @@ func (p *Plugin) Close(ctx context.Context) error {
 	for _, i := range live {
 		errs = append(errs, i.Close(ctx))
 	}
+	p.rt.mu.Lock()
+	delete(p.rt.plugins, p)
+	p.rt.mu.Unlock()
 	return errors.Join(append(errs, p.mod.Close(ctx))...)
+}
+
+// inHostFunc reports whether the caller runs inside a host function of
+// one of the plugin's runs or instances: closing the plugin from there
+// would release the module under the guest that called it.
+func (p *Plugin) inHostFunc() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i := range p.live {
+		if i.s.inHostFunc() {
+			return true
+		}
+	}
+	return false
+}
+
+// errCloseFromGuest refuses a Plugin or Runtime Close made from a host
+// function of a guest it would have to stop and wait for.
+func errCloseFromGuest(what string) error {
+	return fmt.Errorf("host: %s called from a host function of one of its guests, which cannot be waited for from inside: close after the call returns (Instance.Close may be called there), %w", what, ErrBusy)
 }
 
 // Config is what one run or instance gets from the outside world: nothing
@@ -678,6 +763,11 @@ func (i *Instance) disarm(ctx context.Context, label string, err error) error {
 // goroutine, is cancelled first and Close waits for it to return (it ends
 // with ErrCanceled and ErrClosed), so nothing is released under a running
 // guest. Closing twice does nothing.
+//
+// Called from one of the embedder's host functions during a call of the
+// instance itself, Close cannot wait for that call: it cancels it and
+// returns nil, and the instance is released as the call returns (the call
+// ends with ErrCanceled and ErrClosed).
 func (i *Instance) Close(ctx context.Context) error {
 	i.mu.Lock()
 	i.closing = true
@@ -685,6 +775,9 @@ func (i *Instance) Close(ctx context.Context) error {
 		i.cc.cancel(context.Canceled, context.Canceled)
 	}
 	i.mu.Unlock()
+	if i.s.inHostFunc() {
+		return nil
+	}
 	i.callMu.Lock()
 	defer i.callMu.Unlock()
 	return i.finish(ctx, false)

@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sort"
 	"time"
 
@@ -118,8 +119,12 @@ func hostFuncs(user []HostFunc) ([]*hostFunc, error) {
 		fn := u.Fn
 		out = append(out, &hostFunc{
 			module: u.Module, name: u.Name,
-			f:  abi.Func{Name: u.Module + "." + u.Name, Group: abi.Group(u.Module), Params: append([]abi.Param(nil), u.Params...)},
-			fn: func(c *call) (int32, error) { return fn(&HostCall{c: c}) },
+			f: abi.Func{Name: u.Module + "." + u.Name, Group: abi.Group(u.Module), Params: append([]abi.Param(nil), u.Params...)},
+			fn: func(c *call) (int32, error) {
+				c.s.hostG.Store(goid())
+				defer c.s.hostG.Store(0)
+				return fn(&HostCall{c: c})
+			},
 		})
 	}
 	return out, nil
@@ -186,4 +191,29 @@ func (c *call) runHost(h *hostFunc) (res int32, err error) {
 		}
 	}()
 	return h.fn(c)
+}
+
+// goid returns the calling goroutine's id, from the header of its stack
+// trace ("goroutine 42 [running]:"). It costs about a microsecond, so it
+// runs only around the embedder's host functions, where a Close of the
+// instance from the function itself must be told from one on another
+// goroutine.
+func goid() int64 {
+	var buf [32]byte
+	b := buf[:runtime.Stack(buf[:], false)]
+	var id int64
+	for _, c := range b[len("goroutine "):] {
+		if c < '0' || c > '9' {
+			break
+		}
+		id = id*10 + int64(c-'0')
+	}
+	return id
+}
+
+// inHostFunc reports whether the caller runs inside one of the embedder's
+// host functions called by this session's guest.
+func (s *Session) inHostFunc() bool {
+	g := s.hostG.Load()
+	return g != 0 && g == goid()
 }

@@ -57,19 +57,23 @@ type Session struct {
 
 	call    call // the host call in flight (see invoke)
 	lastErr string
-	stats   stats
-	trace   func(CallRecord)
-	obs     RunObserver       // the observed run in progress (observe.go), nil if none
-	mem     engine.Releaser   // the guest memory's reservation, on wazero (engine.Invoker.Hold)
-	io      *bytesCall        // the Instance.CallBytes in progress, or nil
-	ms      sessionMetrics    // WithMetrics; see metrics.go
-	vars    map[string]string // Config.Vars, for aclwasm.config_read
-	id      uint64            // ID
-	logs    []*logWriter      // Config.Logger's writers, flushed at release
-	appLog  *slog.Logger      // Config.Logger with plugin and session, for aclAppLog; nil without one
-	opWait  uint32            // aclrtSetOpWaitTimeout, seconds; 0: no limit
-	opExec  uint64            // the operator execute timeout in effect, µs; 0: never set (the maximum)
-	lent    int               // uncharged leases in as.allocs (LendOptions.Charge)
+	// hostG is the goroutine running one of the embedder's host functions
+	// for the session (goid), 0 when none runs: Close called from it must
+	// not wait for the call it is part of.
+	hostG  atomic.Int64
+	stats  stats
+	trace  func(CallRecord)
+	obs    RunObserver       // the observed run in progress (observe.go), nil if none
+	mem    engine.Releaser   // the guest memory's reservation, on wazero (engine.Invoker.Hold)
+	io     *bytesCall        // the Instance.CallBytes in progress, or nil
+	ms     sessionMetrics    // WithMetrics; see metrics.go
+	vars   map[string]string // Config.Vars, for aclwasm.config_read
+	id     uint64            // ID
+	logs   []*logWriter      // Config.Logger's writers, flushed at release
+	appLog *slog.Logger      // Config.Logger with plugin and session, for aclAppLog; nil without one
+	opWait uint32            // aclrtSetOpWaitTimeout, seconds; 0: no limit
+	opExec uint64            // the operator execute timeout in effect, µs; 0: never set (the maximum)
+	lent   int               // uncharged leases in as.allocs (LendOptions.Charge)
 	// batchBuf is the entries of the synchronous batch in flight, kept
 	// between calls so that a batch allocates nothing (batch.go).
 	batchBuf []acl.Copy

@@ -1,0 +1,131 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// closeWAT is a command and a reactor in one module: each export reports
+// that it runs (test.started), then spins or blocks in a host function
+// that waits for its call's context.
+const closeWAT = `(module
+  (import "test" "started" (func $started (result i32)))
+  (import "test" "block" (func $block (result i32)))
+  (memory (export "memory") 1)
+  (func (export "_start") (drop (call $started)) (loop $l (br $l)))
+  (func (export "spin") (drop (call $started)) (loop $l (br $l)))
+  (func (export "wait") (drop (call $started)) (drop (call $block))))`
+
+// closeFuncs returns the host functions of closeWAT: started signals on
+// the channel it returns, block waits for its call's context.
+func closeFuncs() ([]HostFunc, chan struct{}) {
+	started := make(chan struct{}, 16)
+	return []HostFunc{
+		{Module: "test", Name: "started", Fn: func(*HostCall) (int32, error) { started <- struct{}{}; return 0, nil }},
+		{Module: "test", Name: "block", Fn: func(c *HostCall) (int32, error) { <-c.Context().Done(); return 0, nil }},
+	}, started
+}
+
+// TestRuntimeCloseDuringCalls: Runtime.Close stops the runs and calls in
+// flight, spinning and blocked in a host function alike; each ends with
+// ErrClosed, never as an exit or a trap, and nothing panics when their
+// timeouts would have fired. Afterwards every operation says ErrClosed.
+func TestRuntimeCloseDuringCalls(t *testing.T) {
+	ctx := context.Background()
+	fns, started := closeFuncs()
+	rt, err := NewRuntime(ctx, append(testBackend(t), WithEngine(testEngine), WithHostFuncs(fns...))...)
+	require.NoError(t, err)
+	wasm := wat2wasm(t, closeWAT)
+	const timeout = 3 * time.Second
+	pl, err := rt.Load(ctx, wasm, Policy{Timeout: timeout})
+	require.NoError(t, err)
+	spin, err := pl.Instantiate(ctx, Config{})
+	require.NoError(t, err)
+	wait, err := pl.Instantiate(ctx, Config{})
+	require.NoError(t, err)
+
+	errs := make(chan error, 3)
+	go func() {
+		res, err := pl.Run(ctx, Config{})
+		require.Zero(t, res.ExitCode)
+		errs <- err
+	}()
+	go func() { _, err := spin.Call(ctx, "spin"); errs <- err }()
+	go func() { _, err := wait.Call(ctx, "wait"); errs <- err }()
+	for range 3 {
+		<-started
+	}
+	t0 := time.Now()
+	require.NoError(t, rt.Close(ctx))
+	for range 3 {
+		err := <-errs
+		require.ErrorIs(t, err, ErrClosed)
+		var ee *ExitError
+		require.False(t, errors.As(err, &ee), "not an exit: %v", err)
+		require.NotErrorIs(t, err, ErrTrap)
+		require.NotErrorIs(t, err, ErrTimeout)
+	}
+	// Past the calls' timeouts: a timer of theirs firing now must find
+	// nothing to touch.
+	time.Sleep(timeout - time.Since(t0) + 200*time.Millisecond)
+
+	_, err = rt.Load(ctx, wasm, Policy{})
+	require.ErrorIs(t, err, ErrClosed)
+	require.NotErrorIs(t, err, ErrLoad)
+	_, err = pl.Run(ctx, Config{})
+	require.ErrorIs(t, err, ErrClosed)
+	_, err = pl.Instantiate(ctx, Config{})
+	require.ErrorIs(t, err, ErrClosed)
+	require.NotErrorIs(t, err, ErrTrap)
+	_, err = spin.Call(ctx, "spin")
+	require.ErrorIs(t, err, ErrClosed)
+	require.NoError(t, rt.Close(ctx), "twice")
+}
+
+// TestCloseFromHostFunc: an instance closed from a host function of its
+// own call is closed when the call returns, without a deadlock; closing
+// the plugin or the runtime from there is refused, and closes nothing.
+func TestCloseFromHostFunc(t *testing.T) {
+	ctx := context.Background()
+	var inst *Instance
+	var pl *Plugin
+	var rt *Runtime
+	var pluginErr, runtimeErr, instErr error
+	fns := []HostFunc{
+		{Module: "test", Name: "started", Fn: func(*HostCall) (int32, error) {
+			pluginErr = pl.Close(ctx)
+			runtimeErr = rt.Close(ctx)
+			instErr = inst.Close(ctx)
+			return 0, nil
+		}},
+		{Module: "test", Name: "block", Fn: func(*HostCall) (int32, error) { return 0, nil }},
+	}
+	rt, err := NewRuntime(ctx, append(testBackend(t), WithEngine(testEngine), WithHostFuncs(fns...))...)
+	require.NoError(t, err)
+	defer rt.Close(ctx)
+	pl, err = rt.Load(ctx, wat2wasm(t, closeWAT), Policy{Timeout: time.Minute})
+	require.NoError(t, err)
+	inst, err = pl.Instantiate(ctx, Config{})
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() { _, err := inst.Call(ctx, "spin"); done <- err }()
+	select {
+	case err = <-done:
+	case <-time.After(time.Minute): // a watchdog, not a timing assertion
+		t.Fatal("Instance.Close from its own host function deadlocked")
+	}
+	require.ErrorIs(t, err, ErrClosed, "the call ends as closed")
+	require.NoError(t, instErr)
+	require.ErrorIs(t, pluginErr, ErrBusy)
+	require.ErrorIs(t, runtimeErr, ErrBusy)
+	_, err = inst.Call(ctx, "spin")
+	require.ErrorIs(t, err, ErrClosed)
+	// The plugin and runtime were left open: they still work.
+	i2, err := pl.Instantiate(ctx, Config{})
+	require.NoError(t, err)
+	require.NoError(t, i2.Close(ctx))
+}
