@@ -148,3 +148,44 @@ func TestStatsCountOnlyWorkThatRan(t *testing.T) {
 	require.Equal(t, map[string]uint64{"H2D": 1 << 20}, stats.Bytes, "only the first copy ran")
 	require.Equal(t, uint64(65), stats.Funcs["aclrtMemcpyAsync"].Calls)
 }
+
+// TestQueueLimitRefuses: a guest that queues asynchronous copies on a
+// stream held back by work ahead of them gets 207012 as soon as it is
+// over the policy's MaxQueued (the default, equal to the simulator's
+// queue depth), never a copy that blocks until the run's timeout.
+func TestQueueLimitRefuses(t *testing.T) {
+	h := newHarness(t, Policy{Timeout: time.Minute, DeviceMemory: 1 << 20})
+	limit := h.inst.p.policy.MaxQueued
+	h.ok("aclrtSetDevice", 0)
+	src, dst := h.malloc(64), h.malloc(64)
+	s := h.stream()
+	// Hold the stream back with the host's own work: a host function
+	// queued ahead of the guest's copies that waits to be released.
+	release := make(chan struct{})
+	st := h.inst.s.streams[uint32(s)]
+	require.NoError(t, h.rt.Backend().LaunchHostFunc(st.h, func() error { <-release; return nil }))
+	unblocked := false
+	defer func() {
+		if !unblocked {
+			close(release)
+		}
+	}()
+	n := 0
+	for ; n < limit+1; n++ {
+		res, err := h.inst.Call(context.Background(), "aclrtMemcpyAsync", dst, 64, src, 64, uint64(acl.MemcpyDeviceToDevice), s)
+		require.NoError(t, err, "copy %d: the call must not block until the timeout", n+1)
+		if res[0] != 0 {
+			require.Equal(t, uint64(acl.ErrRTOverLimit), res[0], "copy %d: %s", n+1, h.inst.Session().LastError())
+			break
+		}
+	}
+	// The backend counts the host function too: the guest's share of the
+	// queue ends one copy short of the limit, or at it.
+	require.GreaterOrEqual(t, n, limit-1, "refused early: %s", h.inst.Session().LastError())
+	require.Contains(t, h.inst.Session().LastError(), "the policy's limit")
+	close(release)
+	unblocked = true
+	h.ok("aclrtSynchronizeStream", s)
+	h.ok("aclrtMemcpyAsync", dst, 64, src, 64, uint64(acl.MemcpyDeviceToDevice), s)
+	h.ok("aclrtSynchronizeStream", s)
+}

@@ -69,7 +69,8 @@ func WithPeers(can func(dev, peer int32) bool) Option {
 // MemcpyAsyncWithOffset) cannot wait: they always queue, past the bound if
 // need be, and only their caller bounds them (the sandbox's host checks its
 // policy's MaxQueued with Pending before every asynchronous call). Their
-// operations count toward the bound all the same. 0 means no bound.
+// operations count toward the bound all the same; OnComplete's do not, as
+// Pending does not report them. 0 means no bound.
 func WithQueueDepth(n int) Option {
 	return func(c *config) { c.depth = max(n, 0) }
 }

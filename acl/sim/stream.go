@@ -302,8 +302,14 @@ func (s *stream) pushNow(o op) error { return s.enqueue(context.Background(), fa
 // enqueue is push, or pushNow when wait is false.
 func (s *stream) enqueue(ctx context.Context, wait bool, o op) error {
 	s.mu.Lock()
-	for wait && s.b.depth > 0 && !s.closing && s.enq-s.done >= uint64(s.b.depth) {
-		w := &waiter{target: s.enq - uint64(s.b.depth) + 1, ch: make(chan struct{})}
+	// The depth counts the operations Pending reports, which the host holds
+	// against its own limit: OnComplete marks ride along uncounted, or a
+	// host limit equal to the depth would never be reached (every counted
+	// copy queues a mark, so the stream would fill at half of it).
+	for wait && s.b.depth > 0 && !s.closing && s.countedLocked() >= uint64(s.b.depth) {
+		// Woken at the next completion, which may be a mark's: the loop
+		// looks again.
+		w := &waiter{target: s.done + 1, ch: make(chan struct{})}
 		s.waiters = append(s.waiters, w)
 		s.mu.Unlock()
 		select {
@@ -312,7 +318,7 @@ func (s *stream) enqueue(ctx context.Context, wait bool, o op) error {
 		}
 		s.mu.Lock()
 		s.removeLocked(w)
-		if err := ctx.Err(); err != nil && s.enq-s.done >= uint64(s.b.depth) {
+		if err := ctx.Err(); err != nil && s.countedLocked() >= uint64(s.b.depth) {
 			s.mu.Unlock()
 			o.release()
 			return err
@@ -355,6 +361,10 @@ func (s *stream) enqueue(ctx context.Context, wait bool, o op) error {
 	s.mu.Unlock()
 	return nil
 }
+
+// countedLocked returns the operations queued and not complete, less the
+// OnComplete marks: what Pending reports and the depth bounds.
+func (s *stream) countedLocked() uint64 { return s.enq - s.done - uint64(s.marks) }
 
 // target returns the count of operations queued so far.
 func (s *stream) target() uint64 {
@@ -675,7 +685,7 @@ func (b *Backend) Pending(h acl.Stream) (int, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return int(s.enq-s.done) - s.marks, nil
+	return int(s.countedLocked()), nil
 }
 
 // LaunchHostFunc implements acl.Backend. fn runs on the stream's worker; a
