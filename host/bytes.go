@@ -76,8 +76,9 @@ func (e *StatusError) Error() string {
 	return s
 }
 
-// ErrOutputLimit: the guest of a bytes call tried to write more output
-// than the call's MaxOutput allows. The write failed with 207012
+// ErrOutputLimit: the guest of a bytes call given MaxOutput tried to write
+// more output than it allows (or than the policy's memory limit, if that
+// is lower). The write failed with 207012
 // (ACL_ERROR_RT_OVER_LIMIT) as it was made, so the host never held more
 // than the limit; CallBytes reports it once the export returns, whatever
 // status the export returned, since its output is incomplete.
@@ -86,15 +87,20 @@ var ErrOutputLimit = errors.New("output limit exceeded")
 // BytesOption configures one CallBytes call.
 type BytesOption func(*bytesCall)
 
-// MaxOutput bounds the output of a CallBytes call to n bytes (at most the
-// policy's memory limit, which bounds it without this option). A server
-// answering many calls at once sets it to what one answer may hold: an
-// output_write that would go beyond n fails with 207012 and copies
-// nothing, and CallBytes returns the output written until then with an
-// error wrapping ErrOutputLimit. n <= 0 leaves the memory limit alone.
+// MaxOutput bounds the output of a CallBytes call to n bytes, or to the
+// policy's memory limit where that is lower (it bounds the output without
+// this option too). A server answering many calls at once sets it to what
+// one answer may hold: an output_write that would go beyond the bound
+// fails with 207012 and copies nothing, and CallBytes returns the output
+// written until then with an error wrapping ErrOutputLimit, so that a
+// truncated output is never taken for a whole one. n <= 0 is no option.
 func MaxOutput(n int64) BytesOption {
 	return func(c *bytesCall) {
-		if n > 0 && uint64(n) < c.limit {
+		if n <= 0 {
+			return
+		}
+		c.report = true
+		if uint64(n) < c.limit {
 			c.limit, c.capped = uint64(n), true
 		}
 	}
@@ -105,7 +111,8 @@ type bytesCall struct {
 	in, out []byte
 	limit   uint64 // the most output bytes the host holds
 	capped  bool   // limit is the call's MaxOutput, not the memory limit
-	refused bool   // a write was refused by MaxOutput
+	report  bool   // MaxOutput was given: a refused write is ErrOutputLimit
+	refused bool   // a write was refused, with report set
 }
 
 // CallBytes calls export name with in as its input and returns what it
@@ -209,8 +216,8 @@ func ioFuncs() []*hostFunc {
 				return 0, err
 			}
 			if uint64(len(io.out))+uint64(n) > io.limit {
+				io.refused = io.report
 				if io.capped {
-					io.refused = true
 					return 0, acl.Errorf(acl.ErrRTOverLimit, "the output would reach %d bytes, beyond the call's limit of %d (MaxOutput)", uint64(len(io.out))+uint64(n), io.limit)
 				}
 				return 0, acl.Errorf(acl.ErrRTOverLimit, "the output would reach %d bytes, beyond the policy's limit of %d", uint64(len(io.out))+uint64(n), io.limit)
