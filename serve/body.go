@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"path"
+	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -41,7 +43,8 @@ func unread(r *http.Request) bool {
 	return ok && !tb.done
 }
 
-// guard wraps every endpoint: an answer to a request whose body was not
+// guard wraps every endpoint. A path not in canonical form gets 404 (not
+// the mux's redirect). An answer to a request whose body was not
 // read (a refusal, or an endpoint that takes no body) is sent with
 // "Connection: close" (writeJSON sets it), and once the handler returns the
 // server stops reading that body after refusedBodyGrace.
@@ -61,7 +64,13 @@ func guard(h http.Handler) http.Handler {
 				w.Header().Set("Connection", "close")
 			}
 		}
-		h.ServeHTTP(w, r)
+		if p := r.URL.Path; !strings.HasPrefix(p, "/") || path.Clean(p) != p {
+			// http.ServeMux would redirect (or answer 400 to "*") with no
+			// JSON body: a path that is not in canonical form names nothing.
+			writeErr(w, r, &apiError{status: http.StatusNotFound, Code: "not_found", Message: fmt.Sprintf("no endpoint %q: paths are absolute and clean", p)})
+		} else {
+			h.ServeHTTP(w, r)
+		}
 		if tb != nil && !tb.done {
 			// Not supported under a ResponseWriter other than net/http's
 			// (a test's recorder): there is no connection to hold then.
