@@ -76,10 +76,43 @@ func (e *StatusError) Error() string {
 	return s
 }
 
+// ErrOutputLimit: the guest of a bytes call given MaxOutput tried to write
+// more output than it allows (or than the policy's memory limit, if that
+// is lower). The write failed with 207012
+// (ACL_ERROR_RT_OVER_LIMIT) as it was made, so the host never held more
+// than the limit; CallBytes reports it once the export returns, whatever
+// status the export returned, since its output is incomplete.
+var ErrOutputLimit = errors.New("output limit exceeded")
+
+// BytesOption configures one CallBytes call.
+type BytesOption func(*bytesCall)
+
+// MaxOutput bounds the output of a CallBytes call to n bytes, or to the
+// policy's memory limit where that is lower (it bounds the output without
+// this option too). A server answering many calls at once sets it to what
+// one answer may hold: an output_write that would go beyond the bound
+// fails with 207012 and copies nothing, and CallBytes returns the output
+// written until then with an error wrapping ErrOutputLimit, so that a
+// truncated output is never taken for a whole one. n <= 0 is no option.
+func MaxOutput(n int64) BytesOption {
+	return func(c *bytesCall) {
+		if n <= 0 {
+			return
+		}
+		c.report = true
+		if uint64(n) < c.limit {
+			c.limit, c.capped = uint64(n), true
+		}
+	}
+}
+
 // bytesCall is the input and output of the bytes call in progress.
 type bytesCall struct {
 	in, out []byte
 	limit   uint64 // the most output bytes the host holds
+	capped  bool   // limit is the call's MaxOutput, not the memory limit
+	report  bool   // MaxOutput was given: a refused write is ErrOutputLimit
+	refused bool   // a write was refused, with report set
 }
 
 // CallBytes calls export name with in as its input and returns what it
@@ -89,8 +122,9 @@ type bytesCall struct {
 // output written so far. The guest reads in with input_len and input_read
 // and appends to the output with output_write, so neither side computes
 // offsets in the other's memory. Timeouts, traps and cancellation end the
-// instance as for Call. The output is bounded by the policy's memory limit.
-func (i *Instance) CallBytes(ctx context.Context, name string, in []byte) ([]byte, error) {
+// instance as for Call. The output is bounded by the policy's memory
+// limit, or by the smaller MaxOutput option.
+func (i *Instance) CallBytes(ctx context.Context, name string, in []byte, opts ...BytesOption) ([]byte, error) {
 	if len(in) > math.MaxInt32 {
 		return nil, fmt.Errorf("host: call %s: input of %d bytes: the convention carries at most %d", name, len(in), math.MaxInt32)
 	}
@@ -98,6 +132,9 @@ func (i *Instance) CallBytes(ctx context.Context, name string, in []byte) ([]byt
 		return nil, fmt.Errorf("host: call %s: instance is closed", name)
 	}
 	io := &bytesCall{in: in, limit: engine.MemoryBytes(i.p.policy.MemoryPages)}
+	for _, o := range opts {
+		o(io)
+	}
 	i.s.io = io
 	defer func() { i.s.io = nil }()
 	res, err := i.Call(ctx, name)
@@ -107,10 +144,14 @@ func (i *Instance) CallBytes(ctx context.Context, name string, in []byte) ([]byt
 	if len(res) > 1 {
 		return nil, fmt.Errorf("host: call %s: a bytes export returns nothing or one i32 status, this one returns %d values", name, len(res))
 	}
+	var status error
 	if len(res) == 1 && int32(uint32(res[0])) != 0 {
-		return io.out, &StatusError{Export: name, Status: int32(uint32(res[0])), Msg: i.s.lastErr}
+		status = &StatusError{Export: name, Status: int32(uint32(res[0])), Msg: i.s.lastErr}
 	}
-	return io.out, nil
+	if io.refused {
+		return io.out, errors.Join(fmt.Errorf("host: call %s: %w: the guest wrote more than %d bytes", name, ErrOutputLimit, io.limit), status)
+	}
+	return io.out, status
 }
 
 // ioFuncs returns the functions of abi.IOModule.
@@ -175,6 +216,10 @@ func ioFuncs() []*hostFunc {
 				return 0, err
 			}
 			if uint64(len(io.out))+uint64(n) > io.limit {
+				io.refused = io.report
+				if io.capped {
+					return 0, acl.Errorf(acl.ErrRTOverLimit, "the output would reach %d bytes, beyond the call's limit of %d (MaxOutput)", uint64(len(io.out))+uint64(n), io.limit)
+				}
 				return 0, acl.Errorf(acl.ErrRTOverLimit, "the output would reach %d bytes, beyond the policy's limit of %d", uint64(len(io.out))+uint64(n), io.limit)
 			}
 			io.out = append(io.out, src...)

@@ -165,6 +165,55 @@ func TestCallBytesOutputLimit(t *testing.T) {
 	require.Len(t, out, 2<<16)
 }
 
+// TestCallBytesMaxOutput: with MaxOutput, a guest that keeps writing is
+// refused at the cap as it writes (the host holds at most the cap), and
+// CallBytes reports ErrOutputLimit even when the export ignores the
+// refusal and returns 0; without a write over the cap the call is as
+// without the option.
+func TestCallBytesMaxOutput(t *testing.T) {
+	ctx := context.Background()
+	// flood writes 4 KiB at a time, 64 times (256 KiB, more than the
+	// 128 KiB memory limit too), ignores every refusal, and returns the
+	// last write's code; ignore returns 0 whatever happened.
+	src := strings.Replace(bytesWAT, `(func (export "nothing"))`, `(func $flood (result i32) (local $r i32) (local $i i32)
+    (loop $l
+      (local.set $r (call $write (i32.const 0x10) (i32.const 0x1000)))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br_if $l (i32.lt_u (local.get $i) (i32.const 64))))
+    (local.get $r))
+  (func (export "flood") (result i32) (call $flood))
+  (func (export "ignore") (drop (call $flood)))`, 1)
+	_, inst := bytesInstance(t, src)
+
+	out, err := inst.CallBytes(ctx, "ignore", nil, MaxOutput(10000))
+	require.ErrorIs(t, err, ErrOutputLimit)
+	require.ErrorContains(t, err, "the guest wrote more than 10000 bytes")
+	require.Len(t, out, 2*0x1000, "the writes that fit, and none after")
+
+	out, err = inst.CallBytes(ctx, "flood", nil, MaxOutput(10000))
+	require.ErrorIs(t, err, ErrOutputLimit)
+	var se *StatusError
+	require.ErrorAs(t, err, &se, "the export's own status is kept")
+	require.Equal(t, int32(acl.ErrRTOverLimit), se.Status)
+	require.Contains(t, se.Msg, "beyond the call's limit of 10000 (MaxOutput)")
+	require.Len(t, out, 2*0x1000)
+
+	// A cap above the memory limit leaves the memory limit the bound, and
+	// a write refused by it is ErrOutputLimit too; without the option it
+	// is only the guest's 207012 (the export here ignores it).
+	out, err = inst.CallBytes(ctx, "ignore", nil, MaxOutput(1<<30))
+	require.ErrorIs(t, err, ErrOutputLimit)
+	require.ErrorContains(t, err, "more than 131072 bytes")
+	require.Len(t, out, 2<<16)
+	out, err = inst.CallBytes(ctx, "ignore", nil, MaxOutput(0))
+	require.NoError(t, err)
+	require.Len(t, out, 2<<16)
+	// Within the cap nothing changes.
+	out, err = inst.CallBytes(ctx, "upper", []byte("abc"), MaxOutput(3))
+	require.NoError(t, err)
+	require.Equal(t, "ABC", string(out))
+}
+
 func TestReadWriteMemory(t *testing.T) {
 	_, inst := bytesInstance(t, bytesWAT)
 	require.Equal(t, uint64(2<<16), inst.MemorySize())

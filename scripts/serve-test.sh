@@ -2,7 +2,8 @@
 # serve-test.sh: starts `aclwasm serve` on 127.0.0.1 (a free port) over a
 # directory of plugins, and checks it with curl as a client would: each
 # documented status, bodies echoed byte for byte under parallel requests,
-# hot reload, the admin endpoint, /metrics, and a clean exit on SIGTERM.
+# hot reload, the admin endpoint, /metrics, refusals made before a body is
+# read, no plugin directory in any answer, and a clean exit on SIGTERM.
 #
 #   scripts/serve-test.sh        # needs curl, wat2wasm and build/wasm/hostile.wasm (make guests)
 #
@@ -40,10 +41,16 @@ echo '{"args": ["forged-addr"]}' >"$DIR/forged-addr.json"
 cp "$HOSTILE" "$DIR/spin.wasm"
 echo '{"args": ["spin"], "timeout": "300ms", "max_concurrent": 2}' >"$DIR/spin.json"
 
+if out="$("$BIN" serve --listen 127.0.0.1:0 --max-body 2MiB --max-buffered 1MiB "$DIR" 2>&1)"; then
+	die "--max-buffered below --max-body was accepted"
+fi
+grep -q -- "--max-buffered 1MiB is below --max-body 2MiB" <<<"$out" || die "--max-buffered below --max-body: $out"
+say "--max-buffered below --max-body: refused"
+
 LOG="$WORK/serve.log"
 TOKEN=s3cret
 "$BIN" serve --listen 127.0.0.1:0 --log-format json --poll 100ms --grace 5s \
-	--admin-token "$TOKEN" "$DIR" 2>"$LOG" &
+	--max-buffered 64MiB --admin-token "$TOKEN" "$DIR" 2>"$LOG" &
 PID=$!
 ADDR=
 for _ in $(seq 300); do
@@ -98,6 +105,14 @@ expect 504 timeout POST /v1/plugins/spin
 expect 422 load_refused POST /v1/plugins/badimport
 expect 404 not_found POST /v1/plugins/nope
 expect 405 method_not_allowed GET /v1/plugins/echo
+# A declared length over --max-body: 413 at once, without the body (curl
+# sends none: the server must not wait for it).
+expect 413 body_too_large POST /v1/plugins/echo -H "Content-Length: 1099511627776" -H "Expect:"
+for p in /v1/plugins /v1/plugins/echo /v1/plugins/badimport /v1/plugins/nope; do
+	req GET "$p" >/dev/null
+	! grep -qF "$DIR" "$WORK/body" || die "GET $p shows the plugin directory: $(cat "$WORK/body")"
+done
+say "no answer shows the plugin directory"
 expect 401 unauthorized POST /v1/admin/reload
 expect 401 unauthorized POST /v1/admin/reload -H "Authorization: Bearer wrong"
 expect 200 "" POST /v1/admin/reload -H "Authorization: Bearer $TOKEN"
@@ -140,6 +155,7 @@ for series in 'aclwasm_calls_total{function="aclrtMemcpy",plugin="echo"}' \
 	say "/metrics: $series $v"
 done
 grep -q '^aclwasm_sessions{plugin="echo"} 0$' "$WORK/body" || die "/metrics: live sessions of echo not 0"
+grep -q '^aclwasm_http_buffered_bytes 0$' "$WORK/body" || die "/metrics: request bodies still held: $(grep aclwasm_http_buffered_bytes "$WORK/body")"
 
 kill -TERM "$PID"
 for _ in $(seq 300); do kill -0 "$PID" 2>/dev/null || break; sleep 0.1; done

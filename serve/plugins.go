@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -142,7 +143,8 @@ type version struct {
 	stamp  stamp
 	digest string // of the module and its sidecar
 	pl     *host.Plugin
-	fail   *apiError // why the version cannot run (pl is nil)
+	fail   *apiError // why the version cannot run (pl is nil), without the directory's path
+	detail error     // the full error behind fail, for the log only
 	policy host.Policy
 	args   []string
 	env    []string
@@ -237,14 +239,16 @@ func (s *Server) load(ctx context.Context, name string, st stamp) *version {
 	}
 	wasm, err := os.ReadFile(filepath.Join(s.cfg.Dir, name+".wasm"))
 	if err != nil {
-		return invalid("read module: %v", err)
+		v.detail = err
+		return invalid("read %s.wasm: %s", name, pathless(err))
 	}
 	h := sha256.New()
 	h.Write(wasm)
 	if st.hasJSON {
 		raw, err := os.ReadFile(filepath.Join(s.cfg.Dir, name+".json"))
 		if err != nil {
-			return invalid("read %s.json: %v", name, err)
+			v.detail = err
+			return invalid("read %s.json: %s", name, pathless(err))
 		}
 		h.Write(raw)
 		var sc Sidecar
@@ -271,7 +275,8 @@ func (s *Server) load(ctx context.Context, name string, st stamp) *version {
 		v.fail = &apiError{status: http.StatusUnprocessableEntity, Code: "load_refused", Message: "the module was refused at load time", Problems: le.Problems}
 		return v
 	case err != nil: // the policy itself (a sidecar's device map, ...)
-		return invalid("load: %v", err)
+		v.detail = err
+		return invalid("load: %s", s.scrub(err.Error()))
 	}
 	exports := pl.Exports()
 	if !slices.Contains(exports, "_start") {
@@ -293,79 +298,163 @@ type ReloadReport struct {
 	Added   []string `json:"added"`
 	Changed []string `json:"changed"`
 	Removed []string `json:"removed"`
+	// Loading are the plugins whose load was still under way when the
+	// reload returned (started by an earlier reload, or not done when its
+	// context ended): each is swapped in when it is ready.
+	Loading []string `json:"loading,omitempty"`
 }
 
+// errClosing is Reload's error once Shutdown has begun.
+var errClosing = errors.New("serve: reload: the server is shutting down")
+
 // Reload loads the plugins that are new or changed on disk, and removes
-// those whose module is gone. Requests in flight finish on the version
-// they started on; each replaced version is closed when its last request
-// ends. A changed plugin that no longer loads is replaced by its refusal:
-// what answers is what is on disk.
+// those whose module is gone. Plugins load in parallel (GOMAXPROCS at
+// once, two at least), and each new version is swapped in as soon as it is
+// ready, so that one slow compilation delays no other plugin; until then
+// the version before it serves. A plugin that is already loading is not
+// loaded again until that load ends (a later reload picks up what changed
+// meanwhile). Requests in flight finish on the version they started on;
+// each replaced version is closed when its last request ends. A changed
+// plugin that no longer loads is replaced by its refusal: what answers is
+// what is on disk. Reload returns once the loads it started are done, or
+// ctx is (those not done are in Loading).
 func (s *Server) Reload(ctx context.Context) (ReloadReport, error) {
+	rep, started, err := s.startReload()
+	if err != nil {
+		return rep, err
+	}
+	for _, l := range started {
+		select {
+		case <-l.done:
+		case <-ctx.Done():
+			rep.Loading = append(rep.Loading, l.name)
+		}
+	}
+	sort.Strings(rep.Loading)
+	return rep, nil
+}
+
+// load is one plugin's load under way.
+type load struct {
+	name    string
+	st      stamp
+	changed bool
+	dropped bool // guarded by Server.mu: the plugin was removed meanwhile
+	done    chan struct{}
+}
+
+// startReload scans the directory, removes the plugins that are gone and
+// starts a load of each new or changed one.
+func (s *Server) startReload() (ReloadReport, []*load, error) {
 	s.reloadMu.Lock()
 	defer s.reloadMu.Unlock()
 	var rep ReloadReport
 	found, err := scan(s.cfg.Dir)
 	if err != nil {
-		return rep, fmt.Errorf("serve: reload: %w", err)
+		return rep, nil, fmt.Errorf("serve: reload: %w", err)
 	}
-	s.mu.RLock()
-	closing := s.closing
-	cur := make(map[string]*version, len(s.plugins))
-	for n, v := range s.plugins {
-		cur[n] = v
+	var started []*load
+	var retired []*version
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		return rep, nil, errClosing
 	}
-	s.mu.RUnlock()
-	if closing {
-		return rep, errors.New("serve: reload: the server is shutting down")
-	}
-	fresh := map[string]*version{}
 	for name, st := range found {
-		old, ok := cur[name]
+		old, ok := s.plugins[name]
 		if ok && old.stamp == st {
 			continue
 		}
-		v := s.load(ctx, name, st)
-		fresh[name] = v
+		if s.loading[name] != nil {
+			rep.Loading = append(rep.Loading, name)
+			continue
+		}
+		l := &load{name: name, st: st, changed: ok, done: make(chan struct{})}
+		s.loading[name] = l
+		started = append(started, l)
 		if ok {
 			rep.Changed = append(rep.Changed, name)
 		} else {
 			rep.Added = append(rep.Added, name)
 		}
-		s.logLoad(v, ok)
 	}
-	for name := range cur {
+	for name, v := range s.plugins {
 		if _, ok := found[name]; !ok {
 			rep.Removed = append(rep.Removed, name)
-			s.log.Info("plugin removed", "plugin", name)
+			retired = append(retired, v)
+			delete(s.plugins, name)
 		}
 	}
-	var retired []*version
-	s.mu.Lock()
-	if s.closing { // Shutdown began while this loaded: it retires what it finds, so drop these
-		s.mu.Unlock()
-		for _, v := range fresh {
-			v.retire()
+	for name, l := range s.loading {
+		if _, ok := found[name]; !ok {
+			l.dropped = true // gone from disk while it loads: it must not come back
 		}
-		return rep, errors.New("serve: reload: the server is shutting down")
 	}
-	for name, v := range fresh {
-		if old, ok := s.plugins[name]; ok {
-			retired = append(retired, old)
-		}
-		s.plugins[name] = v
-	}
-	for _, name := range rep.Removed {
-		retired = append(retired, s.plugins[name])
-		delete(s.plugins, name)
-	}
+	s.loads.Add(len(started)) // under mu, with closing false: Shutdown waits for these
 	s.mu.Unlock()
 	for _, v := range retired {
+		s.log.Info("plugin removed", "plugin", v.name)
 		v.retire()
+	}
+	for _, l := range started {
+		go s.loadOne(l)
 	}
 	sort.Strings(rep.Added)
 	sort.Strings(rep.Changed)
 	sort.Strings(rep.Removed)
-	return rep, nil
+	sort.Strings(rep.Loading)
+	return rep, started, nil
+}
+
+// loadOne compiles one plugin in one of the load slots and swaps it in,
+// unless the server closed or the plugin was removed meanwhile.
+func (s *Server) loadOne(l *load) {
+	defer s.loads.Done()
+	defer close(l.done)
+	s.loadSlots <- struct{}{}
+	if s.cfg.testHookLoad != nil {
+		s.cfg.testHookLoad(l.name)
+	}
+	v := s.load(s.loadCtx, l.name, l.st)
+	<-s.loadSlots
+	s.mu.Lock()
+	delete(s.loading, l.name)
+	if s.closing || l.dropped {
+		s.mu.Unlock()
+		s.log.Debug("plugin load dropped: the server closed or the plugin was removed meanwhile", "plugin", l.name)
+		v.retire()
+		return
+	}
+	old := s.plugins[l.name]
+	s.plugins[l.name] = v
+	s.mu.Unlock()
+	s.logLoad(v, l.changed)
+	if old != nil {
+		old.retire()
+	}
+}
+
+// pathless is err's message without the file's path, for clients (the
+// log keeps the path).
+func pathless(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Op + ": " + pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// scrub removes the plugin directory's path from a message for clients.
+func (s *Server) scrub(msg string) string {
+	for _, d := range []string{s.cfg.Dir, filepath.Clean(s.cfg.Dir)} {
+		if abs, err := filepath.Abs(d); err == nil && abs != "/" {
+			msg = strings.ReplaceAll(msg, abs, "<plugin dir>")
+		}
+		if d != "" && d != "." && d != "/" {
+			msg = strings.ReplaceAll(msg, d, "<plugin dir>")
+		}
+	}
+	return msg
 }
 
 func (s *Server) logLoad(v *version, changed bool) {
@@ -374,7 +463,11 @@ func (s *Server) logLoad(v *version, changed bool) {
 		what = "plugin reloaded"
 	}
 	if v.fail != nil {
-		s.log.Warn(what+" but cannot run", "plugin", v.name, "version", v.digest, "code", v.fail.Code, "error", v.fail.Message, "problems", v.fail.Problems)
+		attrs := []any{"plugin", v.name, "version", v.digest, "code", v.fail.Code, "error", v.fail.Message, "problems", v.fail.Problems}
+		if v.detail != nil {
+			attrs = append(attrs, "detail", v.detail.Error())
+		}
+		s.log.Warn(what+" but cannot run", attrs...)
 		return
 	}
 	kind := "command"
@@ -393,7 +486,9 @@ func (s *Server) poll(interval time.Duration, stop <-chan struct{}) {
 		case <-stop:
 			return
 		case <-t.C:
-			if _, err := s.Reload(context.Background()); err != nil {
+			// Not waiting for the loads: the next tick picks up other
+			// plugins' changes while a slow one still compiles.
+			if _, _, err := s.startReload(); err != nil && !errors.Is(err, errClosing) {
 				s.log.Error("reload", "error", err)
 			}
 		}

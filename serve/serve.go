@@ -20,12 +20,23 @@
 // its export "handle" (Sidecar.Export) is called with the bytes-in,
 // bytes-out convention of module aclwasm (host.Instance.CallBytes): the
 // body is its input, its output the response, and a nonzero status it
-// returns is reported as the exit code. The directory is rescanned every Config.Poll: a new, changed or
-// removed module or sidecar takes effect for the next request, requests in
-// flight finish on the version they started on, and a replaced version is
-// closed once its last request ends. Write modules atomically (write
-// elsewhere, then rename), or a half-written file is loaded, refused, and
-// loaded again at the next poll.
+// returns is reported as the exit code. The directory is rescanned every
+// Config.Poll: a new, changed or removed module or sidecar takes effect
+// for the next request, requests in flight finish on the version they
+// started on, and a replaced version is closed once its last request ends.
+// Plugins compile in parallel, each swapped in when it is ready, so that
+// one slow compilation delays no other plugin (its old version serves
+// meanwhile). Write modules atomically (write elsewhere, then rename), or
+// a half-written file is loaded, refused, and loaded again at the next
+// poll.
+//
+// A request is refused before its body is read whenever that can be
+// known from its headers (the plugin, a Content-Length over MaxBody, the
+// plugin's concurrency limit, the server's MaxBuffered budget of body
+// bytes); a refusal given before the body was read closes the connection
+// ("Connection: close") instead of reading the rest, so that a slow body
+// cannot hold the server. Answers name plugins and reasons, never the
+// server's plugin directory (the log has full paths).
 //
 // How a request ends (every failure has a JSON body {"code", "message",
 // "plugin", ...}; the plugin's version is in X-Aclwasm-Plugin-Version):
@@ -34,19 +45,28 @@
 //	                      reactor's export returned). Its exit code (the export's status)
 //	                      is in X-Aclwasm-Exit-Code: a nonzero code is the guest's own
 //	                      answer, not a server failure. The body is its stdout (output)
-//	400 bad_request       the request body could not be read
+//	400 bad_request       the request body could not be read (cut short, a read timeout)
 //	401 unauthorized      admin endpoint without the right bearer token
 //	404 not_found         no such plugin or endpoint
 //	405 method_not_allowed
-//	413 body_too_large    the body exceeds Config.MaxBody
+//	413 body_too_large    the body exceeds Config.MaxBody; a Content-Length over it
+//	                      is refused at once, before any of the body is read
 //	422 load_refused      the module was refused at load time ("problems" lists why)
 //	422 not_servable      the module exports neither _start nor the reactor's export
-//	429 overloaded        the plugin already runs MaxConcurrent requests; Retry-After: 1
+//	429 overloaded        the plugin already runs MaxConcurrent requests, counting those
+//	                      still sending their bodies; refused before the body is read;
+//	                      Retry-After: 1
 //	500 plugin_invalid    the plugin's files cannot be used (unreadable, bad sidecar, bad name)
-//	500 host_error        the host failed (a session could not be released, ...)
+//	500 host_error        the host failed (a session could not be released, the plugin
+//	                      directory cannot be read by the admin reload, ...)
 //	502 trap              the guest trapped; the message is the trap's reason
-//	502 output_too_large  the guest wrote more than Config.MaxOutput bytes to stdout
+//	502 output_too_large  the guest wrote more than Config.MaxOutput bytes (a command to
+//	                      stdout, a reactor with output_write); the write over it failed
+//	                      as it was made (a reactor's output_write returned 207012)
+//	503 buffers_full      the body would take the bodies held by all requests beyond
+//	                      Config.MaxBuffered; refused at once, not queued; Retry-After: 1
 //	503 shutting_down     the server is stopping; Retry-After: 1
+//	503 canceled          the client went away before the run ended
 //	504 timeout           the policy's timeout stopped the guest
 //
 // Quotas are not a request outcome: a guest over a quota gets the native
@@ -61,10 +81,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -91,10 +111,20 @@ type Config struct {
 	// MaxConcurrent bounds the runs of one plugin version at once; more
 	// get 429. Default 16.
 	MaxConcurrent int
-	// MaxBody bounds a request body (413 above it). Default 16 MiB.
+	// MaxBody bounds a request body (413 above it; at once, unread, when
+	// its Content-Length says so). Default 16 MiB.
 	MaxBody int64
-	// MaxOutput bounds what a run may write to stdout (502 above it); its
-	// stderr is kept up to 4 KiB for the log. Default 16 MiB.
+	// MaxBuffered bounds the bytes of request bodies all requests together
+	// hold in memory: a request whose body would go beyond it gets 503
+	// buffers_full at once (Retry-After: 1), since waiting would hold its
+	// connection and goroutine anyway. At least MaxBody; default 256 MiB,
+	// or MaxBody if that is larger.
+	MaxBuffered int64
+	// MaxOutput bounds what a run may write, a command to stdout, a reactor
+	// with module aclwasm's output_write (502 above it): the write that
+	// would go beyond it fails as it is made, so a run holds at most
+	// MaxOutput bytes of output. Its stderr is kept up to 4 KiB for the
+	// log. Default 16 MiB.
 	MaxOutput int64
 	// Poll is how often the directory is rescanned; 0 never (Reload, or
 	// the admin endpoint, still reloads).
@@ -108,6 +138,11 @@ type Config struct {
 	Registerer prometheus.Registerer
 	// Gatherer is served at /metrics; nil: /metrics is 404.
 	Gatherer prometheus.Gatherer
+
+	// testHookLoad, if set, runs before each plugin's compilation, in the
+	// goroutine that compiles it: a test blocks it to stand for a slow
+	// compilation.
+	testHookLoad func(name string)
 }
 
 // Server serves plugins over HTTP. Create it with New, serve with Serve (or
@@ -118,11 +153,22 @@ type Server struct {
 	handler http.Handler
 	metrics *serverMetrics
 
-	reloadMu sync.Mutex // one reload at a time
+	reloadMu sync.Mutex // one scan at a time, so that loads start in the order of the scans
 	mu       sync.RWMutex
 	plugins  map[string]*version
 	closing  bool
 	inflight sync.WaitGroup // requests that hold a version
+	buf      budget         // bytes of request bodies held
+
+	// Loads run in their own goroutines, at most cap(loadSlots) at once;
+	// each plugin's new version is swapped in when it is ready. loading,
+	// guarded by mu, has the plugins being compiled: one load per plugin
+	// at a time.
+	loadSlots   chan struct{}
+	loading     map[string]*load
+	loads       sync.WaitGroup
+	loadCtx     context.Context
+	cancelLoads context.CancelFunc
 
 	// runs is the parent of every run's context: Shutdown cancels it when
 	// its grace period ends.
@@ -156,8 +202,14 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.MaxOutput == 0 {
 		cfg.MaxOutput = 16 << 20
 	}
-	if cfg.MaxConcurrent < 0 || cfg.MaxBody < 0 || cfg.MaxOutput < 0 || cfg.Poll < 0 {
+	if cfg.MaxBuffered == 0 {
+		cfg.MaxBuffered = max(256<<20, cfg.MaxBody)
+	}
+	if cfg.MaxConcurrent < 0 || cfg.MaxBody < 0 || cfg.MaxOutput < 0 || cfg.MaxBuffered < 0 || cfg.Poll < 0 {
 		return nil, errors.New("serve: negative Config limit")
+	}
+	if cfg.MaxBuffered < cfg.MaxBody {
+		return nil, fmt.Errorf("serve: Config.MaxBuffered (%d) is below MaxBody (%d): no body of MaxBody bytes could ever be read", cfg.MaxBuffered, cfg.MaxBody)
 	}
 	if cfg.Policy.Timeout == 0 {
 		cfg.Policy.Timeout = host.DefaultTimeout
@@ -165,14 +217,20 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, plugins: map[string]*version{}, stopPoll: make(chan struct{})}
+	s := &Server{cfg: cfg, log: cfg.Logger, plugins: map[string]*version{}, stopPoll: make(chan struct{}),
+		// Two at least, so that one stuck compilation never holds the only slot.
+		loadSlots: make(chan struct{}, max(runtime.GOMAXPROCS(0), 2)), loading: map[string]*load{}}
 	s.runs, s.cancelRuns = context.WithCancel(context.Background())
+	s.loadCtx, s.cancelLoads = context.WithCancel(context.Background())
 	var err error
 	if s.metrics, err = newServerMetrics(cfg.Registerer); err != nil {
 		return nil, fmt.Errorf("serve: metrics: %w", err)
 	}
+	s.buf = budget{max: cfg.MaxBuffered, m: s.metrics}
 	if _, err := s.Reload(ctx); err != nil {
 		s.cancelRuns()
+		s.cancelLoads()
+		s.loads.Wait()
 		return nil, err
 	}
 	s.handler = s.routes()
@@ -230,7 +288,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Unlock()
 	close(s.stopPoll)
 	s.polling.Wait()
-	// A reload in progress sees closing and retires what it loaded.
+	// A load in progress sees closing and retires what it loaded.
+	s.cancelLoads()
+	s.loads.Wait()
 
 	s.httpMu.Lock()
 	hs := s.http
@@ -279,8 +339,8 @@ func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/plugins/{name}", s.invoke)
 	mux.HandleFunc("/v1/plugins", s.get(s.list))
-	mux.HandleFunc("/healthz", s.get(func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	mux.HandleFunc("/healthz", s.get(func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, r, http.StatusOK, map[string]string{"status": "ok"})
 	}))
 	mux.HandleFunc("/readyz", s.get(s.ready))
 	if s.cfg.Gatherer != nil {
@@ -290,36 +350,36 @@ func (s *Server) routes() http.Handler {
 		mux.HandleFunc("/v1/admin/reload", s.reload)
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeErr(w, &apiError{status: http.StatusNotFound, Code: "not_found", Message: "no endpoint " + r.URL.Path})
+		writeErr(w, r, &apiError{status: http.StatusNotFound, Code: "not_found", Message: "no endpoint " + r.URL.Path})
 	})
-	return mux
+	return guard(mux)
 }
 
 // get allows GET and HEAD only.
 func (s *Server) get(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			methodNotAllowed(w, "GET, HEAD")
+			methodNotAllowed(w, r, "GET, HEAD")
 			return
 		}
 		h(w, r)
 	}
 }
 
-func methodNotAllowed(w http.ResponseWriter, allow string) {
+func methodNotAllowed(w http.ResponseWriter, r *http.Request, allow string) {
 	w.Header().Set("Allow", allow)
-	writeErr(w, &apiError{status: http.StatusMethodNotAllowed, Code: "method_not_allowed", Message: "use " + allow})
+	writeErr(w, r, &apiError{status: http.StatusMethodNotAllowed, Code: "method_not_allowed", Message: "use " + allow})
 }
 
-func (s *Server) ready(w http.ResponseWriter, _ *http.Request) {
+func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	s.mu.RLock()
 	closing := s.closing
 	s.mu.RUnlock()
 	if closing {
-		writeErr(w, &apiError{status: http.StatusServiceUnavailable, Code: "shutting_down", Message: "the server is shutting down"})
+		writeErr(w, r, &apiError{status: http.StatusServiceUnavailable, Code: "shutting_down", Message: "the server is shutting down"})
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+	writeJSON(w, r, http.StatusOK, map[string]string{"status": "ready"})
 }
 
 // PluginInfo describes one plugin in GET /v1/plugins.
@@ -334,7 +394,7 @@ type PluginInfo struct {
 	Timeout       string    `json:"timeout,omitempty"`
 }
 
-func (s *Server) list(w http.ResponseWriter, _ *http.Request) {
+func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 	s.mu.RLock()
 	out := make([]PluginInfo, 0, len(s.plugins))
 	for _, v := range s.plugins {
@@ -351,27 +411,32 @@ func (s *Server) list(w http.ResponseWriter, _ *http.Request) {
 	}
 	s.mu.RUnlock()
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	writeJSON(w, http.StatusOK, map[string]any{"plugins": out})
+	writeJSON(w, r, http.StatusOK, map[string]any{"plugins": out})
 }
 
 func (s *Server) reload(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
-		methodNotAllowed(w, "POST")
+		methodNotAllowed(w, r, "POST")
 		return
 	}
 	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if !ok || subtle.ConstantTimeCompare([]byte(tok), []byte(s.cfg.AdminToken)) != 1 {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="aclwasm"`)
-		writeErr(w, &apiError{status: http.StatusUnauthorized, Code: "unauthorized", Message: "want Authorization: Bearer <admin token>"})
+		writeErr(w, r, &apiError{status: http.StatusUnauthorized, Code: "unauthorized", Message: "want Authorization: Bearer <admin token>"})
 		return
 	}
 	rep, err := s.Reload(r.Context())
-	if err != nil {
-		writeErr(w, &apiError{status: http.StatusServiceUnavailable, Code: "shutting_down", Message: err.Error()})
+	switch {
+	case errors.Is(err, errClosing):
+		writeErr(w, r, &apiError{status: http.StatusServiceUnavailable, Code: "shutting_down", Message: "the server is shutting down"})
+		return
+	case err != nil: // the log has the directory's path, the client does not
+		s.log.Error("reload requested", "error", err)
+		writeErr(w, r, &apiError{status: http.StatusInternalServerError, Code: "host_error", Message: "the plugin directory cannot be read: " + pathless(err)})
 		return
 	}
-	s.log.Info("reload requested", "added", rep.Added, "changed", rep.Changed, "removed", rep.Removed)
-	writeJSON(w, http.StatusOK, rep)
+	s.log.Info("reload requested", "added", rep.Added, "changed", rep.Changed, "removed", rep.Removed, "loading", rep.Loading)
+	writeJSON(w, r, http.StatusOK, rep)
 }
 
 // acquire returns the current version of plugin name, held until its
@@ -396,7 +461,7 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	name := r.PathValue("name")
 	if r.Method != http.MethodPost {
-		methodNotAllowed(w, "POST")
+		methodNotAllowed(w, r, "POST")
 		return
 	}
 	v, fail := s.acquire(name)
@@ -429,35 +494,38 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request) {
 }
 
 // run answers a request for version v and returns the status and the
-// guest's exit code ("" if it did not exit).
+// guest's exit code ("" if it did not exit). Every refusal that can be
+// made without the body comes before it is read: an unusable plugin, a
+// declared length over MaxBody, the plugin's concurrency limit, the
+// server's buffer budget.
 func (s *Server) run(w http.ResponseWriter, r *http.Request, v *version, fail *apiError) (int, string) {
 	if fail != nil {
 		if fail.status == http.StatusServiceUnavailable {
 			w.Header().Set("Retry-After", "1")
 		}
-		return writeErr(w, fail), ""
+		return writeErr(w, r, fail), ""
 	}
 	w.Header().Set("X-Aclwasm-Plugin-Version", v.digest)
 	if v.fail != nil {
 		e := *v.fail
 		e.Plugin = v.name
-		return writeErr(w, &e), ""
+		return writeErr(w, r, &e), ""
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
-	var mbe *http.MaxBytesError
-	switch {
-	case errors.As(err, &mbe):
-		return writeErr(w, &apiError{status: http.StatusRequestEntityTooLarge, Code: "body_too_large", Plugin: v.name, Message: fmt.Sprintf("the request body exceeds %d bytes", s.cfg.MaxBody)}), ""
-	case err != nil:
-		return writeErr(w, &apiError{status: http.StatusBadRequest, Code: "bad_request", Plugin: v.name, Message: "reading the request body: " + err.Error()}), ""
+	if r.ContentLength > s.cfg.MaxBody {
+		return writeErr(w, r, tooLarge(v.name, s.cfg.MaxBody)), ""
 	}
 	select {
 	case v.sem <- struct{}{}:
 		defer func() { <-v.sem }()
 	default:
 		w.Header().Set("Retry-After", "1")
-		return writeErr(w, &apiError{status: http.StatusTooManyRequests, Code: "overloaded", Plugin: v.name, Message: fmt.Sprintf("the plugin already runs %d requests, its limit", cap(v.sem))}), ""
+		return writeErr(w, r, &apiError{status: http.StatusTooManyRequests, Code: "overloaded", Plugin: v.name, Message: fmt.Sprintf("the plugin already runs %d requests, its limit", cap(v.sem))}), ""
 	}
+	body, held, fail := s.readBody(w, r, v.name)
+	if fail != nil {
+		return writeErr(w, r, fail), ""
+	}
+	defer s.buf.release(held)
 	if s.testHookRun != nil {
 		s.testHookRun(v.name)
 	}
@@ -468,6 +536,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, v *version, fail *a
 	stderr := &capped{max: 4 << 10, quiet: true}
 	cfg := host.Config{Args: append([]string{v.name}, v.args...), Env: v.env, Stdin: bytes.NewReader(body), Stdout: stdout, Stderr: stderr}
 	var res host.Result
+	var err error
 	if v.export == "" {
 		res, err = v.pl.Run(ctx, cfg)
 	} else {
@@ -500,7 +569,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, v *version, fail *a
 		fail = &apiError{status: http.StatusInternalServerError, Code: "host_error", Message: firstLine(err)}
 	}
 	fail.Plugin = v.name
-	return writeErr(w, fail), ""
+	return writeErr(w, r, fail), ""
 }
 
 // callReactor runs a request on a fresh instance of reactor v: its export
@@ -513,13 +582,18 @@ func (s *Server) callReactor(ctx context.Context, v *version, cfg host.Config, b
 	if err != nil {
 		return 0, err
 	}
-	b, err := inst.CallBytes(ctx, v.export, body)
+	// The cap holds as the guest writes: a write beyond it fails (207012)
+	// and the call reports ErrOutputLimit, so at most out.max bytes exist.
+	b, err := inst.CallBytes(ctx, v.export, body, host.MaxOutput(out.max))
 	var se *host.StatusError
 	status := uint32(0)
-	if errors.As(err, &se) {
+	switch {
+	case errors.Is(err, host.ErrOutputLimit):
+		out.over, err = true, nil
+	case errors.As(err, &se):
 		status, err = uint32(se.Status), nil
 	}
-	_, _ = out.Write(b) // over the limit marks it
+	_, _ = out.Write(b) // within the cap; over it (no cap below the memory limit) marks it
 	return status, errors.Join(err, inst.Close(ctx))
 }
 
@@ -532,12 +606,17 @@ type apiError struct {
 	Problems []string `json:"problems,omitempty"`
 }
 
-func writeErr(w http.ResponseWriter, e *apiError) int {
-	writeJSON(w, e.status, e)
+func writeErr(w http.ResponseWriter, r *http.Request, e *apiError) int {
+	writeJSON(w, r, e.status, e)
 	return e.status
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
+// writeJSON answers r with v. An answer given before r's body was read to
+// its end closes the connection (guard): the rest of the body is not read.
+func writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
+	if unread(r) {
+		w.Header().Set("Connection", "close")
+	}
 	b, err := json.Marshal(v)
 	if err != nil { // our own types: a bug
 		status, b = http.StatusInternalServerError, []byte(`{"code":"host_error","message":"encoding the response failed"}`)

@@ -161,6 +161,7 @@ type reply struct {
 	status int
 	header http.Header
 	body   []byte
+	close  bool // the server said "Connection: close" (net/http drops the header)
 }
 
 // errBody decodes a JSON failure.
@@ -203,7 +204,7 @@ func try(method, url, token string, body []byte) (reply, error) {
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
-	return reply{resp.StatusCode, resp.Header, b}, err
+	return reply{resp.StatusCode, resp.Header, b, resp.Close}, err
 }
 
 // TestStatuses checks each documented outcome of a request, and the other

@@ -27,6 +27,7 @@ func serveCmd() *cobra.Command {
 		logFormat, logLevel string
 		otel                otelStart // nil without -tags otel
 		maxBody, maxOutput  string
+		maxBuffered         string
 		poll, grace         time.Duration
 		maxConcurrent       int
 		env                 []string
@@ -69,8 +70,15 @@ every session. The status codes are in the package doc of serve.`,
 			if err != nil {
 				return fail(fmt.Errorf("--max-output: %w", err))
 			}
-			if body == 0 || out == 0 || body > 1<<40 || out > 1<<40 || maxConcurrent < 1 || poll < 0 || grace < 0 {
-				return fail(errors.New("--max-body and --max-output want 1 byte to 1 TiB, --max-concurrent at least 1, --poll and --grace no negative duration"))
+			buffered, err := parseBytes(maxBuffered)
+			if err != nil {
+				return fail(fmt.Errorf("--max-buffered: %w", err))
+			}
+			if body == 0 || out == 0 || buffered == 0 || body > 1<<40 || out > 1<<40 || buffered > 1<<40 || maxConcurrent < 1 || poll < 0 || grace < 0 {
+				return fail(errors.New("--max-body, --max-output and --max-buffered want 1 byte to 1 TiB, --max-concurrent at least 1, --poll and --grace no negative duration"))
+			}
+			if buffered < body {
+				return fail(fmt.Errorf("--max-buffered %s is below --max-body %s: no body of --max-body bytes could be read", maxBuffered, maxBody))
 			}
 			if token == "" {
 				token = os.Getenv("ACLWASM_ADMIN_TOKEN")
@@ -112,7 +120,7 @@ every session. The status codes are in the package doc of serve.`,
 			defer rt.Close(ctx)
 			srv, err := serve.New(ctx, serve.Config{
 				Dir: args[0], Runtime: rt, Policy: p, Env: env,
-				MaxConcurrent: maxConcurrent, MaxBody: int64(body), MaxOutput: int64(out),
+				MaxConcurrent: maxConcurrent, MaxBody: int64(body), MaxOutput: int64(out), MaxBuffered: int64(buffered),
 				Poll: poll, AdminToken: token, Logger: log, Registerer: reg, Gatherer: reg,
 			})
 			if err != nil {
@@ -153,9 +161,10 @@ every session. The status codes are in the package doc of serve.`,
 	fl.StringVar(&listen, "listen", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks one, logged as \"listening\")")
 	fl.DurationVar(&poll, "poll", 2*time.Second, "how often to rescan DIR for new, changed and removed plugins (0: never)")
 	fl.DurationVar(&grace, "grace", 10*time.Second, "how long requests in flight may finish after SIGTERM/SIGINT before they are cancelled")
-	fl.IntVar(&maxConcurrent, "max-concurrent", 16, "requests one plugin runs at once; more get 429")
-	fl.StringVar(&maxBody, "max-body", "16MiB", "largest request body (413 above it)")
-	fl.StringVar(&maxOutput, "max-output", "16MiB", "most a run may write to stdout (502 above it)")
+	fl.IntVar(&maxConcurrent, "max-concurrent", 16, "requests one plugin runs at once, counting those still sending their bodies; more get 429 before their bodies are read")
+	fl.StringVar(&maxBody, "max-body", "16MiB", "largest request body (413 above it; at once, unread, for a Content-Length above it)")
+	fl.StringVar(&maxBuffered, "max-buffered", "256MiB", "most bytes of request bodies all requests together hold in memory; a body beyond it gets 503 buffers_full (Retry-After: 1); at least --max-body")
+	fl.StringVar(&maxOutput, "max-output", "16MiB", "most a run may write, a command to stdout or a reactor with output_write: the write beyond it fails as it is made (502 output_too_large)")
 	fl.StringVar(&token, "admin-token", "", "enable POST /v1/admin/reload with this bearer token (default $ACLWASM_ADMIN_TOKEN; off when empty)")
 	fl.StringVar(&logFormat, "log-format", "text", "log format: text or json")
 	otel = addOtel(fl)

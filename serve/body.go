@@ -1,0 +1,186 @@
+package serve
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"path"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// refusedBodyGrace is how long the server still reads a refused request's
+// body, to discard it, before it gives up and closes the connection: long
+// enough for a client that sent its (small) body with its headers, so that
+// closing does not reset the connection before the client reads the
+// answer, too short for a trickling body to hold the server.
+const refusedBodyGrace = 250 * time.Millisecond
+
+// trackedBody is a request body that knows whether it was read to its end,
+// so that an answer given before then closes the connection instead of
+// letting net/http drain the rest (up to 256 KiB, for as long as the read
+// timeout allows).
+type trackedBody struct {
+	io.ReadCloser
+	want, n int64 // want is the Content-Length, -1 if unknown
+	done    bool
+}
+
+func (b *trackedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.n += int64(n)
+	if err == io.EOF || (b.want >= 0 && b.n >= b.want) {
+		b.done = true
+	}
+	return n, err
+}
+
+// unread reports whether r has a body not yet read to its end.
+func unread(r *http.Request) bool {
+	tb, ok := r.Body.(*trackedBody)
+	return ok && !tb.done
+}
+
+// guard wraps every endpoint. A path not in canonical form gets 404 (not
+// the mux's redirect). An answer to a request whose body was not
+// read (a refusal, or an endpoint that takes no body) is sent with
+// "Connection: close" (writeJSON sets it), and once the handler returns the
+// server stops reading that body after refusedBodyGrace.
+func guard(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var tb *trackedBody
+		if r.ContentLength != 0 && r.Body != nil && r.Body != http.NoBody {
+			tb = &trackedBody{ReadCloser: r.Body, want: r.ContentLength}
+			// r is net/http's own request: it looks at its Body once the
+			// handler returns, to close a large unread body early and
+			// delay the close of the connection so that the client reads
+			// the answer before a reset.
+			orig := r.Body
+			defer func() { r.Body = orig }()
+			r.Body = tb
+			if r.Method != http.MethodPost { // no endpoint reads a body but POST ones
+				w.Header().Set("Connection", "close")
+			}
+		}
+		if p := r.URL.Path; !strings.HasPrefix(p, "/") || path.Clean(p) != p {
+			// http.ServeMux would redirect (or answer 400 to "*") with no
+			// JSON body: a path that is not in canonical form names nothing.
+			writeErr(w, r, &apiError{status: http.StatusNotFound, Code: "not_found", Message: fmt.Sprintf("no endpoint %q: paths are absolute and clean", p)})
+		} else {
+			h.ServeHTTP(w, r)
+		}
+		if tb != nil && !tb.done {
+			// Not supported under a ResponseWriter other than net/http's
+			// (a test's recorder): there is no connection to hold then.
+			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(refusedBodyGrace))
+		}
+	})
+}
+
+// budget bounds the bytes of request bodies that all requests together
+// hold in memory (Config.MaxBuffered).
+type budget struct {
+	max  int64
+	used atomic.Int64
+	m    *serverMetrics
+}
+
+// reserve takes n bytes of the budget, or reports that they are not free.
+func (b *budget) reserve(n int64) bool {
+	for {
+		cur := b.used.Load()
+		if cur+n > b.max {
+			b.m.bufferRefused()
+			return false
+		}
+		if b.used.CompareAndSwap(cur, cur+n) {
+			b.m.buffered(n)
+			return true
+		}
+	}
+}
+
+func (b *budget) release(n int64) {
+	if n != 0 {
+		b.used.Add(-n)
+		b.m.buffered(-n)
+	}
+}
+
+// readChunk is the first reservation for a body of unknown length; the
+// buffer doubles from there.
+const readChunk = 64 << 10
+
+// readBody reads r's body (at most Config.MaxBody) into memory reserved
+// from the server's budget before it is read, and returns it with the
+// bytes held: the caller releases them once done with the body. A body of
+// known length is reserved whole; one of unknown length (chunked) as its
+// buffer grows.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request, plugin string) ([]byte, int64, *apiError) {
+	full := func() *apiError {
+		w.Header().Set("Retry-After", "1")
+		return &apiError{status: http.StatusServiceUnavailable, Code: "buffers_full", Plugin: plugin,
+			Message: fmt.Sprintf("the server already holds its limit of %d bytes of request bodies", s.cfg.MaxBuffered)}
+	}
+	failed := func(err error) *apiError {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return tooLarge(plugin, s.cfg.MaxBody)
+		}
+		return &apiError{status: http.StatusBadRequest, Code: "bad_request", Plugin: plugin, Message: "reading the request body: " + err.Error()}
+	}
+	rd := http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
+	if n := r.ContentLength; n >= 0 { // the caller refused n > MaxBody
+		if !s.buf.reserve(n) {
+			return nil, 0, full()
+		}
+		body := make([]byte, n)
+		if _, err := io.ReadFull(rd, body); err != nil {
+			s.buf.release(n)
+			return nil, 0, failed(err)
+		}
+		return body, n, nil
+	}
+	var body []byte
+	var held int64
+	for {
+		if len(body) == cap(body) && int64(cap(body)) == s.cfg.MaxBody {
+			// Full: one more byte is over the limit (MaxBytesReader says
+			// so); an end of the body here is its end.
+			var one [1]byte
+			_, err := rd.Read(one[:])
+			if err == io.EOF {
+				return body, held, nil
+			}
+			s.buf.release(held)
+			if err == nil { // MaxBytesReader fails on the read after: defensive
+				return nil, 0, tooLarge(plugin, s.cfg.MaxBody)
+			}
+			return nil, 0, failed(err)
+		}
+		if len(body) == cap(body) {
+			grow := min(max(readChunk, int64(cap(body))), s.cfg.MaxBody-int64(cap(body)))
+			if !s.buf.reserve(grow) {
+				s.buf.release(held)
+				return nil, 0, full()
+			}
+			held += grow
+			body = append(make([]byte, 0, int64(cap(body))+grow), body...)
+		}
+		n, err := rd.Read(body[len(body):cap(body)])
+		body = body[:len(body)+n]
+		if err == io.EOF {
+			return body, held, nil
+		}
+		if err != nil {
+			s.buf.release(held)
+			return nil, 0, failed(err)
+		}
+	}
+}
+
+func tooLarge(plugin string, limit int64) *apiError {
+	return &apiError{status: http.StatusRequestEntityTooLarge, Code: "body_too_large", Plugin: plugin, Message: fmt.Sprintf("the request body exceeds %d bytes", limit)}
+}
