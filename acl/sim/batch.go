@@ -163,8 +163,14 @@ func (b *Backend) batch(cs []acl.Copy) (*batch, error) {
 		}
 	}
 	slices.SortFunc(j.allocs, func(x, y *alloc) int { return cmp.Compare(x.id, y.id) })
-	for _, a := range j.allocs {
-		a.refs.acquire()
+	for k, a := range j.allocs {
+		if !a.take() {
+			for _, held := range j.allocs[:k] {
+				held.refs.release()
+			}
+			j.recycle()
+			return nil, errFreeing("batch entry", a.base, a)
+		}
 	}
 	for _, p := range j.pins {
 		p.refs.acquire()

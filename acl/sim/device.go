@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/aclwasm/aclwasm/acl"
 )
@@ -12,10 +13,24 @@ import (
 type device struct {
 	id      int32
 	total   uint64
-	used    uint64
+	used    atomic.Uint64 // bytes allocated; reserve changes it
 	def     *stream
 	streams map[*stream]struct{} // live streams, the default one included
 	peers   map[int32]bool       // devices this one has enabled access to
+}
+
+// reserve counts n more bytes as used, or returns the free bytes when n
+// does not fit.
+func (d *device) reserve(n uint64) (free uint64, ok bool) {
+	for {
+		u := d.used.Load()
+		if n > d.total-u {
+			return d.total - u, false
+		}
+		if d.used.CompareAndSwap(u, u+n) {
+			return 0, true
+		}
+	}
 }
 
 // SynchronizeDevice implements acl.Backend. It waits for the work queued on
@@ -147,5 +162,5 @@ func (b *Backend) MemInfo(dev int32, attr acl.MemAttr) (free, total uint64, err 
 	if b.closed {
 		return 0, 0, errClosed()
 	}
-	return d.total - d.used, d.total, nil
+	return d.total - d.used.Load(), d.total, nil
 }

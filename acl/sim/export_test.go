@@ -45,3 +45,11 @@ func Wakes(b *Backend, h acl.Stream) uint64 {
 	defer s.mu.Unlock()
 	return s.wakes
 }
+
+// HoldShared holds the backend's table lock shared until the returned
+// function is called, as a long reader (a batch resolving its entries)
+// holds it.
+func HoldShared(b *Backend) (release func()) {
+	b.mu.RLock()
+	return b.mu.RUnlock
+}

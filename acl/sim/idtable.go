@@ -1,6 +1,9 @@
 package sim
 
-import "sync/atomic"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // table maps ids to live values: allocations by id, streams and events by
 // handle. Lookups take no lock and hash nothing: every copy looks up its
@@ -14,18 +17,20 @@ import "sync/atomic"
 // can land there, so memory follows the live values, not the number ever
 // made (the directory keeps a word per page).
 //
-// Writers (put, del, clear) hold Backend.mu; readers (get) hold nothing,
-// and each (walk) holds Backend.mu.
+// Writers of one value (put, del) hold the table's own lock and
+// Backend.mu, shared or exclusive; clear and each (a walk) hold Backend.mu
+// exclusively; readers (get) hold nothing.
 type table[T any] struct {
+	mu  sync.Mutex // put and del, which may run at once under Backend.mu shared
 	dir atomic.Pointer[[]atomic.Pointer[page[T]]]
-	top uint64 // the highest id stored, under Backend.mu
+	top uint64 // the highest id stored, under mu
 }
 
 const pageBits = 9 // ids per page: 512
 
 type page[T any] struct {
 	slots [1 << pageBits]atomic.Pointer[T]
-	live  int // values stored and not deleted, under Backend.mu
+	live  int // values stored and not deleted, under table.mu
 }
 
 // get returns the value of id, or nil.
@@ -44,6 +49,8 @@ func (t *table[T]) get(id uint64) *T {
 // put stores v under id, which is higher than every id stored before on
 // another page, growing the directory as needed.
 func (t *table[T]) put(id uint64, v *T) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	i := id >> pageBits
 	d := t.dir.Load()
 	if d == nil || i >= uint64(len(*d)) {
@@ -70,6 +77,8 @@ func (t *table[T]) put(id uint64, v *T) {
 // del drops the value of id, and its page once the page holds nothing and
 // lies below the highest id stored.
 func (t *table[T]) del(id uint64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	d := t.dir.Load()
 	if d == nil || id>>pageBits >= uint64(len(*d)) {
 		return

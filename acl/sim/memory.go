@@ -131,31 +131,32 @@ func (b *Backend) Malloc(dev int32, size uint64, policy acl.MemMallocPolicy) (ac
 	}
 
 	// Reserve the bytes and the address first, so that a request that does
-	// not fit allocates nothing.
-	b.mu.Lock()
-	switch {
-	case b.closed:
-		b.mu.Unlock()
+	// not fit allocates nothing. mu is taken shared: allocations of other
+	// sessions go on meanwhile (see Backend.allocs).
+	b.mu.RLock()
+	if b.closed {
+		b.mu.RUnlock()
 		return 0, errClosed()
-	case acct > d.total-d.used:
-		free := d.total - d.used
-		b.mu.Unlock()
+	}
+	if free, ok := d.reserve(acct); !ok {
+		b.mu.RUnlock()
 		return 0, acl.Errorf(acl.ErrRTMemoryAllocation, "device %d: out of memory: %d bytes (%d with rounding) requested, %d of %d free", dev, size, acct, free, d.total)
-	case b.nextID == b.lastID:
-		b.mu.Unlock()
+	}
+	id := b.nextID.Add(1)
+	if id > b.lastID {
+		d.used.Add(-acct)
+		b.mu.RUnlock()
 		return 0, acl.Errorf(acl.ErrRTMemoryAllocation, "device %d: the simulator has handed out all %d allocation addresses", dev, b.lastID)
 	}
-	d.used += acct
-	b.nextID++
-	a := &alloc{id: b.nextID, base: acl.DevPtr(b.nextID << b.shift), dev: d, acct: acct, size: size}
-	b.mu.Unlock()
+	a := &alloc{id: id, base: acl.DevPtr(id << b.shift), dev: d, acct: acct, size: size}
+	b.mu.RUnlock()
 
 	// Allocate outside the lock: zeroed memory of a fresh span costs the
 	// kernel's page faults later, not a memset now.
 	mem := make([]byte, size)
 
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	b.mu.RLock()
+	defer b.mu.RUnlock()
 	if b.closed {
 		// Close reset the accounting (or will, once it takes the lock
 		// again): there is no reservation left to roll back.
@@ -174,28 +175,30 @@ func (b *Backend) Malloc(dev int32, size uint64, policy acl.MemMallocPolicy) (ac
 // steady use cannot hold Free off. If ctx is done first Free returns ctx's
 // error and the allocation is live again.
 func (b *Backend) Free(ctx context.Context, p acl.DevPtr) error {
-	b.mu.Lock()
+	b.mu.RLock()
 	if b.closed {
-		b.mu.Unlock()
+		b.mu.RUnlock()
 		return errClosed()
 	}
 	a, _, err := b.allocLocked(p, 0, "devPtr")
 	switch {
 	case err != nil:
-		b.mu.Unlock()
+		b.mu.RUnlock()
 		return err
 	case p != a.base:
-		b.mu.Unlock()
+		b.mu.RUnlock()
 		return acl.Errorf(acl.ErrRTParamInvalid, "devPtr %#x is inside the allocation at %#x, not its start", p, a.base)
+	case !a.dying.CompareAndSwap(false, true):
+		b.mu.RUnlock()
+		return acl.Errorf(acl.ErrRTParamInvalid, "devPtr %#x is in the allocation at %#x, which is being freed", p, a.base)
 	}
-	a.dying.Store(true)
-	b.mu.Unlock()
+	b.mu.RUnlock()
 
-	// No reference can be taken now: the count only goes down.
+	// From here no reference is taken for long: an operation that found
+	// the allocation before it was dying takes its reference, then looks
+	// at dying again and drops it (take), so the count only goes down.
 	if err := a.refs.wait(ctx); err != nil {
-		b.mu.Lock()
 		a.dying.Store(false)
-		b.mu.Unlock()
 		return err
 	}
 	// A synchronous copy that found the allocation before it was dying
@@ -204,14 +207,13 @@ func (b *Backend) Free(ctx context.Context, p acl.DevPtr) error {
 	a.mu.Lock()
 	a.mem = nil
 	a.mu.Unlock()
-	b.mu.Lock()
+	b.mu.RLock()
+	defer b.mu.RUnlock()
 	if b.closed { // Close released everything meanwhile
-		b.mu.Unlock()
 		return errClosed()
 	}
 	b.allocs.del(a.id)
-	a.dev.used -= a.acct
-	b.mu.Unlock()
+	a.dev.used.Add(-a.acct)
 	return nil
 }
 
@@ -371,11 +373,31 @@ func (b *Backend) spanLocked(x acl.Buf, n uint64, write bool, what string) (span
 	}
 	switch {
 	case s.a != nil:
-		s.a.refs.acquire()
+		if !s.a.take() {
+			return span{}, errFreeing(what, x.Dev, s.a)
+		}
 	case s.pin != nil:
 		s.pin.refs.acquire()
 	}
 	return s, nil
+}
+
+// take takes a reference on a, unless a Free has begun: Free runs under
+// Backend.mu shared, so it may set dying between an operation's lookup
+// and its reference. Taking first and looking again closes that gap: a
+// Free that saw no reference set dying before this look.
+func (a *alloc) take() bool {
+	a.refs.acquire()
+	if a.dying.Load() {
+		a.refs.release()
+		return false
+	}
+	return true
+}
+
+// errFreeing is the error for an address in an allocation being freed.
+func errFreeing(what string, p acl.DevPtr, a *alloc) error {
+	return acl.Errorf(acl.ErrRTParamInvalid, "%s %#x is in the allocation at %#x, which is being freed", what, p, a.base)
 }
 
 // checkBuf rejects a Buf that names both device and host memory.

@@ -319,3 +319,63 @@ func TestHostUnregisterRefusesNewUses(t *testing.T) {
 	require.NoError(t, b.SynchronizeStream(t.Context(), s, -1))
 	require.ErrorIs(t, use(), acl.ErrRTInvalidHandle)
 }
+
+// TestAllocationsDoNotQueue: Malloc and Free take the backend's table lock
+// only shared, so they go on while another operation holds it (a batch
+// resolving thousands of entries, say) instead of queueing every
+// session's allocations behind it and behind one another.
+func TestAllocationsDoNotQueue(t *testing.T) {
+	b := newSim(t)
+	p0, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
+	require.NoError(t, err)
+	release := sim.HoldShared(b)
+	done := make(chan error, 1)
+	go func() {
+		p, err := b.Malloc(0, 1<<20, acl.MemMallocHugeFirst)
+		if err == nil {
+			err = b.Free(context.Background(), p)
+		}
+		if err == nil {
+			err = b.Free(context.Background(), p0)
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		release()
+		require.NoError(t, err)
+	case <-time.After(time.Minute): // a watchdog, not a timing assertion
+		release()
+		t.Fatal("Malloc or Free waited for a reader of the backend's tables")
+	}
+}
+
+// TestFreeRacingCopies: copies into an allocation racing its Free either
+// run before it is freed or fail with 107000; none touches freed memory
+// (the race detector watches), and the accounting returns to its
+// baseline.
+func TestFreeRacingCopies(t *testing.T) {
+	b := newSim(t)
+	ctx := context.Background()
+	base := free(t, b, 0)
+	s, err := b.CreateStream(0)
+	require.NoError(t, err)
+	src := make([]byte, 4096)
+	for round := range 200 {
+		p, err := b.Malloc(0, 4096, acl.MemMallocHugeFirst)
+		require.NoError(t, err)
+		errs := make(chan error, 3)
+		go func() { errs <- b.MemcpyAsync(ctx, acl.Device(p), acl.Host(src, 0), 4096, s) }()
+		go func() {
+			errs <- b.MemcpyBatch(ctx, []acl.Copy{{Dst: acl.Device(p), Src: acl.Host(src, 0), N: 64}, {Dst: acl.Device(p + 64), Src: acl.Host(src, 0), N: 64}})
+		}()
+		go func() { errs <- b.Free(ctx, p) }()
+		for range 3 {
+			if err := <-errs; err != nil {
+				require.Equal(t, acl.ErrRTParamInvalid, acl.CodeOf(err), "round %d: %v", round, err)
+			}
+		}
+		require.NoError(t, b.SynchronizeStream(ctx, s, -1))
+	}
+	require.Equal(t, base, free(t, b, 0))
+}

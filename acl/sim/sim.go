@@ -118,15 +118,19 @@ type Backend struct {
 	closed bool
 	// shut is closed for readers that take no lock (Memcpy's direct path).
 	shut atomic.Bool
-	// allocs maps allocation ids to live allocations. It is written under
-	// mu and read without it: the synchronous copy path takes no lock
-	// that every caller shares.
+	// allocs maps allocation ids to live allocations. It is read without
+	// mu (the synchronous copy path takes no lock that every caller
+	// shares) and written under mu shared: Malloc and Free take mu only
+	// shared, with the table's own writer lock and the device's atomic
+	// accounting, so that sessions allocating at once do not queue behind
+	// one another or behind a writer of the other tables (only Close
+	// excludes them).
 	allocs  table[alloc]
 	pins    map[acl.HostPin]*pin
 	streams table[stream]        // by handle, read without mu as allocs
 	live    map[*stream]struct{} // streams whose worker runs, destroyed ones included until it stops
 	events  table[event]         // by handle, read without mu as allocs
-	nextID  uint64               // allocation ids, never reused
+	nextID  atomic.Uint64        // allocation ids, never reused
 	nextH   uint64               // stream and event handles, never reused
 	nextPin acl.HostPin
 }
@@ -228,7 +232,7 @@ func (b *Backend) Close() error {
 	b.allocs.clear()
 	clear(b.pins)
 	for _, d := range b.devs {
-		d.used = 0
+		d.used.Store(0)
 		clear(d.streams)
 	}
 	b.mu.Unlock()
