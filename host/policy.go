@@ -46,6 +46,13 @@ type Policy struct {
 	// Timeout bounds a run or a call, host calls that block included.
 	// NoTimeout disables it.
 	Timeout time.Duration
+	// CompileTimeout bounds the compilation of the module in Load (and
+	// Check): neither engine can stop a compilation in progress, so a
+	// module that compiles for longer is refused (a LoadError naming the
+	// timeout) while the compilation finishes in the background and its
+	// result is dropped. NoTimeout disables it; Load's context bounds it
+	// too.
+	CompileTimeout time.Duration
 	// AllowInitConfig lets aclInit succeed with a configuration file's
 	// path, as native programs call it (aclInit("./acl.json")). The host
 	// opens no file: none of the native options (dump, profiling, ...) has
@@ -66,6 +73,7 @@ const (
 	DefaultMaxCallBytes     = 1 << 30
 	DefaultMemoryPages      = 4096 // 256 MiB
 	DefaultTimeout          = time.Minute
+	DefaultCompileTimeout   = 30 * time.Second // a 2.8 MB Go plugin compiles in about 1 s
 	maxMemoryPages          = 65536
 )
 
@@ -101,6 +109,12 @@ func (p Policy) withDefaults(n int) (Policy, error) {
 	}
 	if p.Timeout < 0 && p.Timeout != NoTimeout {
 		return p, fmt.Errorf("policy: Timeout %v: want a positive duration, 0 for the default or NoTimeout", p.Timeout)
+	}
+	if p.CompileTimeout == 0 {
+		p.CompileTimeout = DefaultCompileTimeout
+	}
+	if p.CompileTimeout < 0 && p.CompileTimeout != NoTimeout {
+		return p, fmt.Errorf("policy: CompileTimeout %v: want a positive duration, 0 for the default or NoTimeout", p.CompileTimeout)
 	}
 	if p.MemoryPages > maxMemoryPages {
 		return p, fmt.Errorf("policy: MemoryPages %d exceeds the wasm32 limit %d", p.MemoryPages, maxMemoryPages)

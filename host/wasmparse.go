@@ -2,6 +2,7 @@ package host
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 )
 
@@ -20,13 +21,35 @@ func (im wasmImport) kindName() string {
 	return "unknown import"
 }
 
+// moduleInfo is what scanModule reads from a module's binary.
+type moduleInfo struct {
+	imps     []wasmImport // every import, with its kind
+	minPages uint64       // the minimum size in pages of memory 0, defined or imported
+	hasMem   bool         // false if the module has no memory
+	code     codeStats
+}
+
+// codeStats are the sizes in a module's code section that decide how
+// long its compilation takes (see compileLimits); each maximum comes
+// with the index of the first function (in the code section) that has it.
+type codeStats struct {
+	funcs                int    // function bodies
+	maxBody, maxBodyAt   int    // bytes of the largest body
+	maxLocals            uint64 // locals declared by one function
+	maxLocalsAt          int
+	maxDepth, maxDepthAt int // nesting of blocks, loops, ifs and trys in one function
+	maxTable, maxTableAt int // targets of one br_table, its default included
+}
+
 // scanModule reads what the engines do not all show from a module's
-// binary: every import with its kind, and the minimum size in pages of its
-// memory, defined or imported (hasMem false if it has none).
-func scanModule(wasm []byte) (imps []wasmImport, minPages uint64, hasMem bool, err error) {
+// binary: every import with its kind, the minimum size in pages of its
+// memory, and the sizes of its code (codeStats) that bound its compile
+// time, so that a compile bomb is refused before any engine sees it.
+func scanModule(wasm []byte) (moduleInfo, error) {
+	var mi moduleInfo
 	errBad := errors.New("malformed wasm binary")
 	if len(wasm) < 8 || string(wasm[:4]) != "\x00asm" {
-		return nil, 0, false, errBad
+		return mi, errBad
 	}
 	r := byteReader{b: wasm[8:]}
 	for !r.done() {
@@ -34,7 +57,7 @@ func scanModule(wasm []byte) (imps []wasmImport, minPages uint64, hasMem bool, e
 		size := r.uleb()
 		sec := byteReader{b: r.take(size)}
 		if r.bad {
-			return nil, 0, false, errBad
+			return mi, errBad
 		}
 		switch id {
 		case 2: // imports
@@ -49,7 +72,7 @@ func scanModule(wasm []byte) (imps []wasmImport, minPages uint64, hasMem bool, e
 					sec.byte()
 					sec.limits()
 				case 2:
-					minPages, hasMem = sec.limits(), true
+					mi.minPages, mi.hasMem = sec.limits(), true
 				case 3: // valtype, mutability
 					sec.byte()
 					sec.byte()
@@ -59,18 +82,187 @@ func scanModule(wasm []byte) (imps []wasmImport, minPages uint64, hasMem bool, e
 				default:
 					sec.bad = true
 				}
-				imps = append(imps, im)
+				mi.imps = append(mi.imps, im)
 			}
 		case 5: // memories
 			if n := sec.uleb(); n > 0 {
-				minPages, hasMem = sec.limits(), true
+				mi.minPages, mi.hasMem = sec.limits(), true
 			}
+		case 10: // code
+			sec.bad = !mi.code.scan(&sec)
 		}
 		if sec.bad {
-			return nil, 0, false, errBad
+			return mi, errBad
 		}
 	}
-	return imps, minPages, hasMem, nil
+	return mi, nil
+}
+
+// scan reads a code section's body into s, or returns false if it is
+// malformed. Each body's instructions are walked for their nesting and
+// br_table sizes; the walk of a body stops at an opcode it does not know
+// (a proposal this reader does not cover: the engine's validation decides,
+// and the compile timeout bounds it).
+func (s *codeStats) scan(sec *byteReader) bool {
+	n := sec.uleb()
+	for i := 0; uint64(i) < n && !sec.bad; i++ {
+		size := sec.uleb()
+		body := byteReader{b: sec.take(size)}
+		if sec.bad {
+			return false
+		}
+		s.funcs++
+		if int(size) > s.maxBody {
+			s.maxBody, s.maxBodyAt = int(size), i
+		}
+		var locals uint64
+		for d := body.uleb(); d > 0 && !body.bad; d-- {
+			v := body.uleb()
+			if locals += v; locals < v { // saturate: a sum past 2^64 is over any limit
+				locals = ^uint64(0)
+			}
+			body.byte()
+			if locals > s.maxLocals {
+				s.maxLocals, s.maxLocalsAt = locals, i
+			}
+		}
+		depth, table := walkCode(&body)
+		if depth > s.maxDepth {
+			s.maxDepth, s.maxDepthAt = depth, i
+		}
+		if table > s.maxTable {
+			s.maxTable, s.maxTableAt = table, i
+		}
+	}
+	return !sec.bad
+}
+
+// walkCode reads a function's instructions and returns their deepest
+// nesting of blocks and the most targets of one br_table. It reads each
+// opcode's immediates and nothing else: validation is the engine's.
+func walkCode(r *byteReader) (maxDepth, maxTable int) {
+	depth := 0
+	for !r.done() {
+		op := r.byte()
+		switch {
+		case op == 0x02 || op == 0x03 || op == 0x04 || op == 0x06: // block, loop, if, try
+			r.blockType()
+			if depth++; depth > maxDepth {
+				maxDepth = depth
+			}
+		case op == 0x1f: // try_table: block type, catch clauses
+			r.blockType()
+			for n := r.uleb(); n > 0 && !r.bad; n-- {
+				if r.byte() < 2 { // catch, catch_ref: a tag
+					r.uleb()
+				}
+				r.uleb() // the label
+			}
+			if depth++; depth > maxDepth {
+				maxDepth = depth
+			}
+		case op == 0x0b: // end
+			depth--
+		case op == 0x0e: // br_table: targets, then the default
+			n := r.uleb()
+			if n >= uint64(maxTable) {
+				maxTable = int(min(n+1, 1<<32))
+			}
+			for ; n > 0 && !r.bad; n-- {
+				r.uleb()
+			}
+			r.uleb()
+		case op == 0x00 || op == 0x01 || op == 0x05 || op == 0x0a || op == 0x0f || op == 0x19 || op == 0x1a || op == 0x1b ||
+			op >= 0x45 && op <= 0xc4 || op == 0xd1 || op == 0xd3 || op == 0xd5:
+			// no immediates
+		case op == 0x07 || op == 0x08 || op == 0x09 || op == 0x0c || op == 0x0d || op == 0x10 || op == 0x12 || op == 0x14 ||
+			op == 0x15 || op == 0x18 || op >= 0x20 && op <= 0x26 || op == 0x3f || op == 0x40 || op == 0x41 || op == 0x42 ||
+			op == 0xd2 || op == 0xd4 || op == 0xd6:
+			// one index, or a signed constant (the same bytes: LEB128)
+			r.uleb()
+		case op == 0x11 || op == 0x13: // call_indirect: type, table
+			r.uleb()
+			r.uleb()
+		case op == 0x1c: // select with types
+			for n := r.uleb(); n > 0 && !r.bad; n-- {
+				r.byte()
+			}
+		case op >= 0x28 && op <= 0x3e: // loads and stores
+			r.memarg()
+		case op == 0x43:
+			r.take(4)
+		case op == 0x44:
+			r.take(8)
+		case op == 0xd0: // ref.null: heap type
+			r.blockType()
+		case op == 0xfc:
+			if !r.prefixFC() {
+				return maxDepth, maxTable
+			}
+		case op == 0xfd:
+			if !r.prefixFD() {
+				return maxDepth, maxTable
+			}
+		default: // GC, threads, or not wasm at all
+			return maxDepth, maxTable
+		}
+	}
+	return maxDepth, maxTable
+}
+
+// blockType reads a block type: empty (0x40), a value type (one byte), or
+// a type index (a signed LEB128, which starts with a byte of bit 6 clear
+// unless it is a value type).
+func (r *byteReader) blockType() {
+	if len(r.b) > 0 && (r.b[0] == 0x40 || r.b[0] >= 0x6f && r.b[0] <= 0x7f) {
+		r.byte()
+		return
+	}
+	r.uleb()
+}
+
+// memarg reads a memory access's alignment (bit 6 set: a memory index
+// follows, multi-memory) and offset.
+func (r *byteReader) memarg() {
+	if r.uleb()&0x40 != 0 {
+		r.uleb()
+	}
+	r.uleb()
+}
+
+// prefixFC reads an instruction of prefix 0xfc (saturating truncations,
+// bulk memory and tables); false if it is none this reader knows.
+func (r *byteReader) prefixFC() bool {
+	switch sub := r.uleb(); {
+	case sub <= 7: // trunc_sat
+	case sub == 8 || sub == 10 || sub == 12 || sub == 14: // memory.init, memory.copy, table.init, table.copy
+		r.uleb()
+		r.uleb()
+	case sub == 9 || sub == 11 || sub == 13 || sub >= 15 && sub <= 17: // data.drop, memory.fill, elem.drop, table.grow/size/fill
+		r.uleb()
+	default:
+		return false
+	}
+	return true
+}
+
+// prefixFD reads a SIMD instruction (prefix 0xfd, relaxed SIMD included);
+// false if it is none this reader knows.
+func (r *byteReader) prefixFD() bool {
+	switch sub := r.uleb(); {
+	case sub <= 11 || sub == 92 || sub == 93: // loads and stores
+		r.memarg()
+	case sub == 12 || sub == 13: // v128.const, i8x16.shuffle
+		r.take(16)
+	case sub >= 21 && sub <= 34: // extract and replace lane
+		r.byte()
+	case sub >= 84 && sub <= 91: // load and store lane
+		r.memarg()
+		r.byte()
+	case sub > 275:
+		return false
+	}
+	return true
 }
 
 // byteReader reads a wasm binary; bad records a read past the end or a
@@ -310,4 +502,47 @@ func uleb(b []byte) (v uint64, n int) {
 		return 0, 0
 	}
 	return v, len(b) - len(r.b)
+}
+
+// Limits on a module that Load checks before compiling it, because
+// neither engine can stop a compilation in progress and some modules take
+// minutes (a function of 100,000 nested blocks, a br_table of a million
+// targets, a million locals): such a module is refused at once, with a
+// LoadError naming the limit and the module's value. They are generous for
+// real plugins: the Go, Rust, C and AssemblyScript samples stay far below
+// each (docs in README, "Limits"); the compile timeout
+// (Policy.CompileTimeout) bounds what stays within them.
+const (
+	// MaxModuleBytes bounds a module's size.
+	MaxModuleBytes = 64 << 20
+	// MaxFunctions bounds the function bodies of a module.
+	MaxFunctions = 1_000_000
+	// MaxFunctionBodyBytes bounds the size of one function body.
+	MaxFunctionBodyBytes = 8 << 20
+	// MaxLocals bounds the locals one function declares.
+	MaxLocals = 50_000
+	// MaxBlockDepth bounds the nesting of blocks, loops, ifs and trys in
+	// one function.
+	MaxBlockDepth = 10_000
+	// MaxBrTableTargets bounds the targets of one br_table, its default
+	// included.
+	MaxBrTableTargets = 16_384
+)
+
+// compileLimits returns the problems of a module of size bytes whose code
+// has the sizes c, one per limit exceeded.
+func compileLimits(size int, c codeStats) []string {
+	var probs []string
+	over := func(what string, v uint64, limit uint64, name string) {
+		if v > limit {
+			probs = append(probs, fmt.Sprintf("%s: %d, more than the limit %d (%s)", what, v, limit, name))
+		}
+	}
+	over("module size in bytes", uint64(size), MaxModuleBytes, "MaxModuleBytes")
+	over("function bodies", uint64(c.funcs), MaxFunctions, "MaxFunctions")
+	over(fmt.Sprintf("function %d: body size in bytes", c.maxBodyAt), uint64(c.maxBody), MaxFunctionBodyBytes, "MaxFunctionBodyBytes")
+	over(fmt.Sprintf("function %d: locals", c.maxLocalsAt), c.maxLocals, MaxLocals, "MaxLocals")
+	over(fmt.Sprintf("function %d: nesting depth of blocks", c.maxDepthAt), uint64(c.maxDepth), MaxBlockDepth, "MaxBlockDepth")
+	over(fmt.Sprintf("function %d: br_table targets", c.maxTableAt), uint64(c.maxTable), MaxBrTableTargets, "MaxBrTableTargets")
+	return probs
 }
