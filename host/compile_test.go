@@ -144,6 +144,7 @@ func TestCompileLimitsSamples(t *testing.T) {
 		c := mi.code
 		require.Empty(t, compileLimits(len(b), c), f)
 		require.NotZero(t, c.funcs, f)
+		require.Zero(t, c.partial, "%s: every opcode of the real plugins is one the walk knows", f)
 		t.Logf("%-22s %8d bytes, %5d functions, body %6d bytes, %3d locals, depth %4d, br_table %4d", filepath.Base(f), len(b), c.funcs, c.maxBody, c.maxLocals, c.maxDepth, c.maxTable)
 	}
 	rt := newRuntime(t)
@@ -271,4 +272,39 @@ func TestCompileTimeoutPolicy(t *testing.T) {
 	m, err = ParseManifest([]byte("name: x\nmodule: {path: x.wasm}\npolicy: {compile_timeout: none}\n"))
 	require.NoError(t, err)
 	require.Equal(t, NoTimeout, m.Policy.CompileTimeout)
+}
+
+// TestWalkCodeImmediates: the walk skips every immediate (made here of
+// block and end opcodes, 0x02 and 0x0b, to trip a walk that misreads
+// one) of the opcodes of WebAssembly 2.0: the depth it finds is the
+// module's.
+func TestWalkCodeImmediates(t *testing.T) {
+	wasm := wat2wasm(t, `(module
+  (memory 1) (table 2 funcref) (data "x") (elem func 0)
+  (type $t (func))
+  (func (local v128 f32)
+    (drop (v128.const i32x4 0x0b0b0b0b 0x02020202 0x0b0b0b0b 0x02020202))
+    (drop (i8x16.shuffle 2 11 2 11 2 11 2 11 2 11 2 11 2 11 2 11 (v128.const i64x2 0 0) (v128.const i64x2 0 0)))
+    (drop (i32x4.extract_lane 2 (v128.load offset=11 align=2 (i32.const 0x0b0b))))
+    (v128.store32_lane offset=2 2 (i32.const 0) (v128.const i64x2 0 0))
+    (drop (f64.const 0x1.0b0b0b0b0b0b0p-1000)) (drop (f32.const 0x1.0b0b0bp-100))
+    (drop (i64.const 0x0b0b0b0b0b0b0b0b)) (drop (i32.const -11))
+    (memory.copy (i32.const 0) (i32.const 0) (i32.const 0))
+    (memory.fill (i32.const 0) (i32.const 2) (i32.const 0))
+    (memory.init 0 (i32.const 0) (i32.const 0) (i32.const 0)) (data.drop 0)
+    (table.init 0 (i32.const 0) (i32.const 0) (i32.const 0)) (elem.drop 0)
+    (table.copy (i32.const 0) (i32.const 0) (i32.const 0))
+    (drop (table.grow 0 (ref.null func) (i32.const 0))) (drop (table.size 0))
+    (drop (select (result f32) (f32.const 0) (f32.const 0) (i32.const 0)))
+    (drop (i32.trunc_sat_f32_s (local.get 1)))
+    (call_indirect (type $t) (i32.const 0))
+    (block (block (block
+      (br_table 0 1 2 (i32.const 11))))))
+)`)
+	mi, err := scanModule(wasm)
+	require.NoError(t, err)
+	require.Zero(t, mi.code.partial)
+	require.Equal(t, 3, mi.code.maxDepth)
+	require.Equal(t, 3, mi.code.maxTable)
+	require.Equal(t, uint64(2), mi.code.maxLocals)
 }

@@ -39,6 +39,7 @@ type codeStats struct {
 	maxLocalsAt          int
 	maxDepth, maxDepthAt int // nesting of blocks, loops, ifs and trys in one function
 	maxTable, maxTableAt int // targets of one br_table, its default included
+	partial              int // bodies whose walk stopped at an opcode it does not know
 }
 
 // scanModule reads what the engines do not all show from a module's
@@ -126,7 +127,10 @@ func (s *codeStats) scan(sec *byteReader) bool {
 				s.maxLocals, s.maxLocalsAt = locals, i
 			}
 		}
-		depth, table := walkCode(&body)
+		depth, table, whole := walkCode(body.b)
+		if !whole {
+			s.partial++
+		}
 		if depth > s.maxDepth {
 			s.maxDepth, s.maxDepthAt = depth, i
 		}
@@ -137,132 +141,178 @@ func (s *codeStats) scan(sec *byteReader) bool {
 	return !sec.bad
 }
 
+// Immediates of each opcode, for walkCode.
+const (
+	opUnknown  = iota // a proposal walkCode does not cover: it stops there
+	opNone            // no immediates
+	opLeb             // one LEB128: an index, or a signed constant
+	opLeb2            // two LEB128s
+	opBlock           // a block type, and one level deeper
+	opEnd             // one level up
+	opBrTable         // targets, then the default
+	opMemarg          // alignment (bit 6: a memory index follows), offset
+	opF32             // 4 bytes
+	opF64             // 8 bytes
+	opSelect          // a vector of value types
+	opTryTable        // a block type, catch clauses, one level deeper
+	opHeapType        // a heap type (like a block type)
+	opPrefixFC        // saturating truncations, bulk memory, tables
+	opPrefixFD        // SIMD
+)
+
+var opImmediates = func() (t [256]byte) {
+	set := func(k byte, ops ...int) {
+		for _, op := range ops {
+			t[op] = k
+		}
+	}
+	span := func(from, to int) []int {
+		var out []int
+		for op := from; op <= to; op++ {
+			out = append(out, op)
+		}
+		return out
+	}
+	set(opNone, 0x00, 0x01, 0x05, 0x0a, 0x0f, 0x19, 0x1a, 0x1b, 0xd1, 0xd3, 0xd5)
+	set(opNone, span(0x45, 0xc4)...) // numeric, sign extension
+	set(opLeb, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x10, 0x12, 0x14, 0x15, 0x18, 0x3f, 0x40, 0x41, 0x42, 0xd2, 0xd4, 0xd6)
+	set(opLeb, span(0x20, 0x26)...) // locals, globals, table.get/set
+	set(opLeb2, 0x11, 0x13)         // call_indirect, return_call_indirect: type, table
+	set(opBlock, 0x02, 0x03, 0x04, 0x06)
+	set(opEnd, 0x0b)
+	set(opBrTable, 0x0e)
+	set(opMemarg, span(0x28, 0x3e)...)
+	set(opF32, 0x43)
+	set(opF64, 0x44)
+	set(opSelect, 0x1c)
+	set(opTryTable, 0x1f)
+	set(opHeapType, 0xd0)
+	set(opPrefixFC, 0xfc)
+	set(opPrefixFD, 0xfd)
+	return t
+}()
+
 // walkCode reads a function's instructions and returns their deepest
-// nesting of blocks and the most targets of one br_table. It reads each
-// opcode's immediates and nothing else: validation is the engine's.
-func walkCode(r *byteReader) (maxDepth, maxTable int) {
+// nesting of blocks and the most targets of one br_table, and whether it
+// read them all (false: it stopped at an opcode it does not know). It reads each
+// opcode's immediates and nothing else (validation is the engine's), on
+// bytes directly: it runs on every Load.
+func walkCode(b []byte) (maxDepth, maxTable int, whole bool) {
 	depth := 0
-	for !r.done() {
-		op := r.byte()
-		switch {
-		case op == 0x02 || op == 0x03 || op == 0x04 || op == 0x06: // block, loop, if, try
-			r.blockType()
+	skip := func(i int) int { // past one LEB128
+		for i < len(b) && b[i]&0x80 != 0 {
+			i++
+		}
+		return i + 1
+	}
+	leb := func(i int) (uint64, int) {
+		var v uint64
+		for shift := uint(0); i < len(b); shift += 7 {
+			c := b[i]
+			i++
+			if shift < 64 {
+				v |= uint64(c&0x7f) << shift
+			}
+			if c&0x80 == 0 {
+				return v, i
+			}
+		}
+		return v, i
+	}
+	blockType := func(i int) int {
+		if i < len(b) && (b[i] == 0x40 || b[i] >= 0x6f && b[i] <= 0x7f) {
+			return i + 1
+		}
+		return skip(i)
+	}
+	memarg := func(i int) int {
+		if i < len(b) && b[i]&0x40 != 0 {
+			i = skip(i)
+		}
+		return skip(skip(i))
+	}
+	for i := 0; i < len(b); {
+		op := b[i]
+		i++
+		switch opImmediates[op] {
+		case opNone:
+		case opLeb:
+			i = skip(i)
+		case opLeb2:
+			i = skip(skip(i))
+		case opBlock:
+			i = blockType(i)
 			if depth++; depth > maxDepth {
 				maxDepth = depth
 			}
-		case op == 0x1f: // try_table: block type, catch clauses
-			r.blockType()
-			for n := r.uleb(); n > 0 && !r.bad; n-- {
-				if r.byte() < 2 { // catch, catch_ref: a tag
-					r.uleb()
-				}
-				r.uleb() // the label
-			}
-			if depth++; depth > maxDepth {
-				maxDepth = depth
-			}
-		case op == 0x0b: // end
+		case opEnd:
 			depth--
-		case op == 0x0e: // br_table: targets, then the default
-			n := r.uleb()
+		case opBrTable:
+			var n uint64
+			n, i = leb(i)
 			if n >= uint64(maxTable) {
 				maxTable = int(min(n+1, 1<<32))
 			}
-			for ; n > 0 && !r.bad; n-- {
-				r.uleb()
+			for ; n > 0 && i < len(b); n-- {
+				i = skip(i)
 			}
-			r.uleb()
-		case op == 0x00 || op == 0x01 || op == 0x05 || op == 0x0a || op == 0x0f || op == 0x19 || op == 0x1a || op == 0x1b ||
-			op >= 0x45 && op <= 0xc4 || op == 0xd1 || op == 0xd3 || op == 0xd5:
-			// no immediates
-		case op == 0x07 || op == 0x08 || op == 0x09 || op == 0x0c || op == 0x0d || op == 0x10 || op == 0x12 || op == 0x14 ||
-			op == 0x15 || op == 0x18 || op >= 0x20 && op <= 0x26 || op == 0x3f || op == 0x40 || op == 0x41 || op == 0x42 ||
-			op == 0xd2 || op == 0xd4 || op == 0xd6:
-			// one index, or a signed constant (the same bytes: LEB128)
-			r.uleb()
-		case op == 0x11 || op == 0x13: // call_indirect: type, table
-			r.uleb()
-			r.uleb()
-		case op == 0x1c: // select with types
-			for n := r.uleb(); n > 0 && !r.bad; n-- {
-				r.byte()
+			i = skip(i)
+		case opMemarg:
+			i = memarg(i)
+		case opF32:
+			i += 4
+		case opF64:
+			i += 8
+		case opSelect:
+			var n uint64
+			n, i = leb(i)
+			i += int(min(n, uint64(len(b))))
+		case opTryTable:
+			i = blockType(i)
+			var n uint64
+			for n, i = leb(i); n > 0 && i < len(b); n-- {
+				if b[i] < 2 { // catch, catch_ref: a tag, then the label
+					i = skip(i + 1)
+				} else {
+					i++
+				}
+				i = skip(i)
 			}
-		case op >= 0x28 && op <= 0x3e: // loads and stores
-			r.memarg()
-		case op == 0x43:
-			r.take(4)
-		case op == 0x44:
-			r.take(8)
-		case op == 0xd0: // ref.null: heap type
-			r.blockType()
-		case op == 0xfc:
-			if !r.prefixFC() {
-				return maxDepth, maxTable
+			if depth++; depth > maxDepth {
+				maxDepth = depth
 			}
-		case op == 0xfd:
-			if !r.prefixFD() {
-				return maxDepth, maxTable
+		case opHeapType:
+			i = blockType(i)
+		case opPrefixFC:
+			var sub uint64
+			switch sub, i = leb(i); {
+			case sub <= 7: // trunc_sat
+			case sub == 8 || sub == 10 || sub == 12 || sub == 14: // memory.init, memory.copy, table.init, table.copy
+				i = skip(skip(i))
+			case sub == 9 || sub == 11 || sub == 13 || sub >= 15 && sub <= 17: // data.drop, memory.fill, elem.drop, table.grow/size/fill
+				i = skip(i)
+			default:
+				return maxDepth, maxTable, false
+			}
+		case opPrefixFD:
+			var sub uint64
+			switch sub, i = leb(i); {
+			case sub <= 11 || sub == 92 || sub == 93: // loads and stores
+				i = memarg(i)
+			case sub == 12 || sub == 13: // v128.const, i8x16.shuffle
+				i += 16
+			case sub >= 21 && sub <= 34: // extract and replace lane
+				i++
+			case sub >= 84 && sub <= 91: // load and store lane
+				i = memarg(i) + 1
+			case sub > 275: // past relaxed SIMD
+				return maxDepth, maxTable, false
 			}
 		default: // GC, threads, or not wasm at all
-			return maxDepth, maxTable
+			return maxDepth, maxTable, false
 		}
 	}
-	return maxDepth, maxTable
-}
-
-// blockType reads a block type: empty (0x40), a value type (one byte), or
-// a type index (a signed LEB128, which starts with a byte of bit 6 clear
-// unless it is a value type).
-func (r *byteReader) blockType() {
-	if len(r.b) > 0 && (r.b[0] == 0x40 || r.b[0] >= 0x6f && r.b[0] <= 0x7f) {
-		r.byte()
-		return
-	}
-	r.uleb()
-}
-
-// memarg reads a memory access's alignment (bit 6 set: a memory index
-// follows, multi-memory) and offset.
-func (r *byteReader) memarg() {
-	if r.uleb()&0x40 != 0 {
-		r.uleb()
-	}
-	r.uleb()
-}
-
-// prefixFC reads an instruction of prefix 0xfc (saturating truncations,
-// bulk memory and tables); false if it is none this reader knows.
-func (r *byteReader) prefixFC() bool {
-	switch sub := r.uleb(); {
-	case sub <= 7: // trunc_sat
-	case sub == 8 || sub == 10 || sub == 12 || sub == 14: // memory.init, memory.copy, table.init, table.copy
-		r.uleb()
-		r.uleb()
-	case sub == 9 || sub == 11 || sub == 13 || sub >= 15 && sub <= 17: // data.drop, memory.fill, elem.drop, table.grow/size/fill
-		r.uleb()
-	default:
-		return false
-	}
-	return true
-}
-
-// prefixFD reads a SIMD instruction (prefix 0xfd, relaxed SIMD included);
-// false if it is none this reader knows.
-func (r *byteReader) prefixFD() bool {
-	switch sub := r.uleb(); {
-	case sub <= 11 || sub == 92 || sub == 93: // loads and stores
-		r.memarg()
-	case sub == 12 || sub == 13: // v128.const, i8x16.shuffle
-		r.take(16)
-	case sub >= 21 && sub <= 34: // extract and replace lane
-		r.byte()
-	case sub >= 84 && sub <= 91: // load and store lane
-		r.memarg()
-		r.byte()
-	case sub > 275:
-		return false
-	}
-	return true
+	return maxDepth, maxTable, true
 }
 
 // byteReader reads a wasm binary; bad records a read past the end or a
