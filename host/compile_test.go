@@ -148,15 +148,22 @@ func TestCompileLimitsSamples(t *testing.T) {
 		t.Logf("%-22s %8d bytes, %5d functions, body %6d bytes, %3d locals, depth %4d, br_table %4d", filepath.Base(f), len(b), c.funcs, c.maxBody, c.maxLocals, c.maxDepth, c.maxTable)
 	}
 	rt := newRuntime(t)
-	load(t, rt, bombModule(0, nestedBody(MaxBlockDepth), brTableBody(MaxBrTableTargets), localsBody(MaxLocals)), Policy{})
+	load(t, rt, bombModule(0, nestedBody(MaxBlockDepth), brTableBody(MaxBrTableTargets), localsBody(MaxLocals)), Policy{CompileTimeout: NoTimeout})
 }
 
 // gatedEngine holds each compilation until the test releases it, and
-// counts the modules it compiled that were closed.
+// counts the modules it compiled that were closed (closedAtEnd: when the
+// engine was closed).
 type gatedEngine struct {
 	engine.Engine
 	started, release chan struct{}
 	closed           atomic.Int32
+	closedAtEnd      atomic.Int32
+}
+
+func (e *gatedEngine) Close(ctx context.Context) error {
+	e.closedAtEnd.Store(e.closed.Load() + 100)
+	return e.Engine.Close(ctx)
 }
 
 func (e *gatedEngine) Compile(ctx context.Context, m engine.Module) (engine.Compiled, error) {
@@ -238,6 +245,29 @@ func TestCompileTimeout(t *testing.T) {
 	}
 }
 
+// TestCompileAbandonedClose: Runtime.Close waits for a compilation Load
+// abandoned, so that the engine is never closed under it.
+func TestCompileAbandonedClose(t *testing.T) {
+	ctx := context.Background()
+	rt, err := NewRuntime(ctx, append(testBackend(t), WithEngine(testEngine))...)
+	require.NoError(t, err)
+	g := &gatedEngine{Engine: rt.engine, started: make(chan struct{}, 1), release: make(chan struct{})}
+	rt.engine = g
+	_, err = rt.Load(ctx, wat2wasm(t, fmt.Sprintf(exitWAT, 7)), Policy{CompileTimeout: time.Millisecond})
+	require.ErrorIs(t, err, ErrLoad)
+	<-g.started
+	closed := make(chan error)
+	go func() { closed <- rt.Close(ctx) }()
+	// Released a moment later: a Close that did not wait would have
+	// closed the engine by then (not a timing assertion: a slow machine
+	// can only make the test pass without proving the wait).
+	time.Sleep(100 * time.Millisecond)
+	close(g.release)
+	require.NoError(t, <-closed)
+	require.Equal(t, int32(101), g.closedAtEnd.Load(), "the abandoned module was closed before the engine")
+	require.Zero(t, liveCompiles.Load())
+}
+
 // TestCompileTimeoutSlowModule: a real module within the limits that
 // compiles for longer than the compile timeout is refused at the timeout;
 // the compilation, left to finish, leaks nothing. A context already done
@@ -256,8 +286,9 @@ func TestCompileTimeoutSlowModule(t *testing.T) {
 	_, err = rt.Load(ctx, wasm, Policy{})
 	require.ErrorIs(t, err, context.Canceled)
 	require.Zero(t, liveCompiles.Load(), "nothing was compiled")
-	// Within the timeout it loads.
-	load(t, rt, wasm, Policy{})
+	// Without the timeout it loads (none: -race on a loaded machine can
+	// take a 2.8 MB module past the default).
+	load(t, rt, wasm, Policy{CompileTimeout: NoTimeout})
 }
 
 func TestCompileTimeoutPolicy(t *testing.T) {

@@ -128,6 +128,11 @@ type Runtime struct {
 
 	peerMu sync.Mutex
 	peers  map[[2]int32]int // sessions that enabled each physical pair
+
+	// compiles are the compilations Load started, those it abandoned at a
+	// timeout included: Close waits for them, since an engine must not be
+	// closed under a compilation.
+	compiles sync.WaitGroup
 }
 
 // NewRuntime returns a Runtime with the given options.
@@ -174,8 +179,11 @@ func NewRuntime(ctx context.Context, opts ...Option) (*Runtime, error) {
 func (r *Runtime) Backend() acl.Backend { return r.backend }
 
 // Close releases the engine, and the backend if the runtime created it.
-// Plugins and instances must be closed first.
+// Plugins and instances must be closed first. It waits for the
+// compilations that Load abandoned at a timeout (bounded by the compile
+// limits).
 func (r *Runtime) Close(ctx context.Context) error {
+	r.compiles.Wait()
 	return errors.Join(r.engine.Close(ctx), r.closeBackend())
 }
 
@@ -303,8 +311,10 @@ func (r *Runtime) compile(ctx context.Context, m engine.Module, timeout time.Dur
 	done := make(chan result)      // unbuffered: a result is handed over or closed, never both
 	abandon := make(chan struct{}) // closed when Load has returned without it
 	liveCompiles.Add(1)
+	r.compiles.Add(1)
 	go func() {
 		defer liveCompiles.Add(-1)
+		defer r.compiles.Done()
 		mod, err := r.engine.Compile(cctx, m)
 		select {
 		case done <- result{mod, err}:
