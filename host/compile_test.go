@@ -91,8 +91,8 @@ func (e noCompile) Compile(context.Context, engine.Module) (engine.Compiled, err
 func TestCompileLimits(t *testing.T) {
 	ctx := context.Background()
 	rt := newRuntime(t)
-	rt.engine = noCompile{rt.engine, t}
-	many := make([][]byte, MaxFunctions+1)
+	base := rt.engine
+	many := make([][]byte, DefaultMaxFunctions+1)
 	for i := range many {
 		many[i] = []byte{0, 0x0b}
 	}
@@ -104,12 +104,12 @@ func TestCompileLimits(t *testing.T) {
 		{"nesting", "function 1: nesting depth of blocks: 100000, more than the limit 10000 (MaxBlockDepth)", bombModule(0, nopBody(1), nestedBody(100_000))},
 		{"br_table", "function 0: br_table targets: 100000, more than the limit 16384 (MaxBrTableTargets)", bombModule(0, brTableBody(100_000))},
 		{"locals", "function 0: locals: 1000000, more than the limit 50000 (MaxLocals)", bombModule(0, localsBody(1_000_000))},
-		{"body", "function 0: body size in bytes: 8388611, more than the limit 8388608 (MaxFunctionBodyBytes)", bombModule(0, nopBody(MaxFunctionBodyBytes+1))},
+		{"body", "function 0: body size in bytes: 8388611, more than the limit 8388608 (MaxFunctionBodyBytes)", bombModule(0, nopBody(DefaultMaxFunctionBodyBytes+1))},
 		{"functions", "function bodies: 1000001, more than the limit 1000000 (MaxFunctions)", bombModule(0, many...)},
-		{"module size", "more than the limit 67108864 (MaxModuleBytes)", bombModule(MaxModuleBytes, nopBody(1))},
+		{"module size", "more than the limit 67108864 (MaxModuleBytes)", bombModule(DefaultMaxModuleBytes, nopBody(1))},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			rt.engine = noCompile{rt.engine.(noCompile).Engine, t}
+			rt.engine = noCompile{base, t}
 			_, err := rt.Load(ctx, c.wasm, Policy{})
 			var le *LoadError
 			require.ErrorAs(t, err, &le)
@@ -121,8 +121,18 @@ func TestCompileLimits(t *testing.T) {
 			require.Equal(t, le.Problems, probs, "Check refuses it the same way")
 		})
 	}
+	t.Run("the policy's limit", func(t *testing.T) {
+		// A policy may lower a limit, or raise it for an outlier.
+		rt.engine = noCompile{base, t}
+		_, err := rt.Load(ctx, bombModule(0, nestedBody(101)), Policy{MaxBlockDepth: 100})
+		require.ErrorContains(t, err, "function 0: nesting depth of blocks: 101, more than the limit 100 (MaxBlockDepth)")
+		rt.engine = base
+		pl, err := rt.Load(ctx, bombModule(0, nestedBody(DefaultMaxBlockDepth+1)), Policy{MaxBlockDepth: DefaultMaxBlockDepth + 1, CompileTimeout: NoTimeout})
+		require.NoError(t, err)
+		require.NoError(t, pl.Close(ctx))
+	})
 	t.Run("all at once", func(t *testing.T) {
-		rt.engine = noCompile{rt.engine.(noCompile).Engine, t}
+		rt.engine = noCompile{base, t}
 		_, err := rt.Load(ctx, bombModule(0, nestedBody(20_000), brTableBody(20_000), localsBody(60_000)), Policy{})
 		var le *LoadError
 		require.ErrorAs(t, err, &le)
@@ -136,19 +146,21 @@ func TestCompileLimitsSamples(t *testing.T) {
 	files, err := filepath.Glob("../build/wasm/*.wasm")
 	require.NoError(t, err)
 	require.NotEmpty(t, files, "the guests are built (make guests)")
+	defaults, err := Policy{}.withDefaults(1)
+	require.NoError(t, err)
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		require.NoError(t, err)
 		mi, err := scanModule(b)
 		require.NoError(t, err, f)
 		c := mi.code
-		require.Empty(t, compileLimits(len(b), c), f)
+		require.Empty(t, compileLimits(len(b), c, &defaults), f)
 		require.NotZero(t, c.funcs, f)
 		require.Zero(t, c.partial, "%s: every opcode of the real plugins is one the walk knows", f)
 		t.Logf("%-22s %8d bytes, %5d functions, body %6d bytes, %3d locals, depth %4d, br_table %4d", filepath.Base(f), len(b), c.funcs, c.maxBody, c.maxLocals, c.maxDepth, c.maxTable)
 	}
 	rt := newRuntime(t)
-	load(t, rt, bombModule(0, nestedBody(MaxBlockDepth), brTableBody(MaxBrTableTargets), localsBody(MaxLocals)), Policy{CompileTimeout: NoTimeout})
+	load(t, rt, bombModule(0, nestedBody(DefaultMaxBlockDepth), brTableBody(DefaultMaxBrTableTargets), localsBody(DefaultMaxLocals)), Policy{CompileTimeout: NoTimeout})
 }
 
 // gatedEngine holds each compilation until the test releases it, and
@@ -295,6 +307,10 @@ func TestCompileTimeoutPolicy(t *testing.T) {
 	p, err := Policy{}.withDefaults(1)
 	require.NoError(t, err)
 	require.Equal(t, DefaultCompileTimeout, p.CompileTimeout)
+	require.Equal(t, DefaultMaxBlockDepth, p.MaxBlockDepth)
+	require.Equal(t, uint64(DefaultMaxModuleBytes), p.MaxModuleBytes)
+	_, err = Policy{MaxLocals: -1}.withDefaults(1)
+	require.ErrorContains(t, err, "policy: compile limits must not be negative")
 	_, err = Policy{CompileTimeout: -2}.withDefaults(1)
 	require.ErrorContains(t, err, "policy: CompileTimeout -2ns: want a positive duration, 0 for the default or NoTimeout")
 	m, err := ParseManifest([]byte("name: x\nmodule: {path: x.wasm}\npolicy: {compile_timeout: 5s}\n"))

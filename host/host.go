@@ -250,9 +250,8 @@ func (e *LoadError) Unwrap() error { return ErrLoad }
 // signature and allowed by the policy; other imports must be functions of
 // WASI preview1 (wasi_snapshot_preview1) with their exact signatures; the
 // module's memory must fit the policy. Before compiling, the module's
-// sizes are checked against the compile limits (MaxModuleBytes,
-// MaxFunctions, MaxFunctionBodyBytes, MaxLocals, MaxBlockDepth,
-// MaxBrTableTargets); the compilation is bounded by the policy's
+// sizes are checked against the policy's compile limits (MaxModuleBytes
+// to MaxBrTableTargets); the compilation is bounded by the policy's
 // CompileTimeout and by ctx: when either ends first, Load returns at once
 // (a *LoadError naming the timeout, or ctx's error) and the compilation's
 // result is dropped when it finishes. On failure the error is a
@@ -265,7 +264,7 @@ func (r *Runtime) Load(ctx context.Context, wasm []byte, p Policy, opts ...LoadO
 		return nil, fmt.Errorf("host: %w", err)
 	}
 	mi, scanErr := scanModule(wasm)
-	if probs := compileLimits(len(wasm), mi.code); len(probs) > 0 {
+	if probs := compileLimits(len(wasm), mi.code, &p); len(probs) > 0 {
 		r.metrics.refused(lc.name)
 		return nil, &LoadError{Problems: probs}
 	}

@@ -53,6 +53,19 @@ type Policy struct {
 	// result is dropped. NoTimeout disables it; Load's context bounds it
 	// too.
 	CompileTimeout time.Duration
+	// MaxModuleBytes, MaxFunctions, MaxFunctionBodyBytes (one body's
+	// size), MaxLocals (declared by one function), MaxBlockDepth (the
+	// nesting of blocks, loops, ifs and trys in one function) and
+	// MaxBrTableTargets (of one br_table, its default included) are the
+	// compile limits: Load refuses a module over any of them before
+	// compiling it, since its compilation could take minutes (a LoadError
+	// names the limit and the module's value).
+	MaxModuleBytes       uint64
+	MaxFunctions         int
+	MaxFunctionBodyBytes uint64
+	MaxLocals            int
+	MaxBlockDepth        int
+	MaxBrTableTargets    int
 	// AllowInitConfig lets aclInit succeed with a configuration file's
 	// path, as native programs call it (aclInit("./acl.json")). The host
 	// opens no file: none of the native options (dump, profiling, ...) has
@@ -109,6 +122,19 @@ func (p Policy) withDefaults(n int) (Policy, error) {
 	}
 	if p.Timeout < 0 && p.Timeout != NoTimeout {
 		return p, fmt.Errorf("policy: Timeout %v: want a positive duration, 0 for the default or NoTimeout", p.Timeout)
+	}
+	if p.MaxModuleBytes == 0 {
+		p.MaxModuleBytes = DefaultMaxModuleBytes
+	}
+	if p.MaxFunctionBodyBytes == 0 {
+		p.MaxFunctionBodyBytes = DefaultMaxFunctionBodyBytes
+	}
+	def(&p.MaxFunctions, DefaultMaxFunctions)
+	def(&p.MaxLocals, DefaultMaxLocals)
+	def(&p.MaxBlockDepth, DefaultMaxBlockDepth)
+	def(&p.MaxBrTableTargets, DefaultMaxBrTableTargets)
+	if p.MaxFunctions < 0 || p.MaxLocals < 0 || p.MaxBlockDepth < 0 || p.MaxBrTableTargets < 0 {
+		return p, fmt.Errorf("policy: compile limits must not be negative")
 	}
 	if p.CompileTimeout == 0 {
 		p.CompileTimeout = DefaultCompileTimeout

@@ -554,45 +554,37 @@ func uleb(b []byte) (v uint64, n int) {
 	return v, len(b) - len(r.b)
 }
 
-// Limits on a module that Load checks before compiling it, because
-// neither engine can stop a compilation in progress and some modules take
-// minutes (a function of 100,000 nested blocks, a br_table of a million
-// targets, a million locals): such a module is refused at once, with a
-// LoadError naming the limit and the module's value. They are generous for
-// real plugins: the Go, Rust, C and AssemblyScript samples stay far below
-// each (docs in README, "Limits"); the compile timeout
-// (Policy.CompileTimeout) bounds what stays within them.
+// Defaults of the compile limits, Policy's MaxModuleBytes to
+// MaxBrTableTargets: Load checks them before compiling, because neither
+// engine can stop a compilation in progress and some modules take minutes
+// (a function of 100,000 nested blocks, a br_table of a million targets).
+// They are generous for real plugins: the Go, Rust, C, C++ and
+// AssemblyScript samples stay far below each (TestCompileLimitsSamples);
+// the compile timeout (Policy.CompileTimeout) bounds what stays within
+// them.
 const (
-	// MaxModuleBytes bounds a module's size.
-	MaxModuleBytes = 64 << 20
-	// MaxFunctions bounds the function bodies of a module.
-	MaxFunctions = 1_000_000
-	// MaxFunctionBodyBytes bounds the size of one function body.
-	MaxFunctionBodyBytes = 8 << 20
-	// MaxLocals bounds the locals one function declares.
-	MaxLocals = 50_000
-	// MaxBlockDepth bounds the nesting of blocks, loops, ifs and trys in
-	// one function.
-	MaxBlockDepth = 10_000
-	// MaxBrTableTargets bounds the targets of one br_table, its default
-	// included.
-	MaxBrTableTargets = 16_384
+	DefaultMaxModuleBytes       = 64 << 20
+	DefaultMaxFunctions         = 1_000_000
+	DefaultMaxFunctionBodyBytes = 8 << 20
+	DefaultMaxLocals            = 50_000
+	DefaultMaxBlockDepth        = 10_000
+	DefaultMaxBrTableTargets    = 16_384
 )
 
 // compileLimits returns the problems of a module of size bytes whose code
-// has the sizes c, one per limit exceeded.
-func compileLimits(size int, c codeStats) []string {
+// has the sizes c under the limits of p, one per limit exceeded.
+func compileLimits(size int, c codeStats, p *Policy) []string {
 	var probs []string
 	over := func(what string, v uint64, limit uint64, name string) {
 		if v > limit {
 			probs = append(probs, fmt.Sprintf("%s: %d, more than the limit %d (%s)", what, v, limit, name))
 		}
 	}
-	over("module size in bytes", uint64(size), MaxModuleBytes, "MaxModuleBytes")
-	over("function bodies", uint64(c.funcs), MaxFunctions, "MaxFunctions")
-	over(fmt.Sprintf("function %d: body size in bytes", c.maxBodyAt), uint64(c.maxBody), MaxFunctionBodyBytes, "MaxFunctionBodyBytes")
-	over(fmt.Sprintf("function %d: locals", c.maxLocalsAt), c.maxLocals, MaxLocals, "MaxLocals")
-	over(fmt.Sprintf("function %d: nesting depth of blocks", c.maxDepthAt), uint64(c.maxDepth), MaxBlockDepth, "MaxBlockDepth")
-	over(fmt.Sprintf("function %d: br_table targets", c.maxTableAt), uint64(c.maxTable), MaxBrTableTargets, "MaxBrTableTargets")
+	over("module size in bytes", uint64(size), p.MaxModuleBytes, "MaxModuleBytes")
+	over("function bodies", uint64(c.funcs), uint64(p.MaxFunctions), "MaxFunctions")
+	over(fmt.Sprintf("function %d: body size in bytes", c.maxBodyAt), uint64(c.maxBody), p.MaxFunctionBodyBytes, "MaxFunctionBodyBytes")
+	over(fmt.Sprintf("function %d: locals", c.maxLocalsAt), c.maxLocals, uint64(p.MaxLocals), "MaxLocals")
+	over(fmt.Sprintf("function %d: nesting depth of blocks", c.maxDepthAt), uint64(c.maxDepth), uint64(p.MaxBlockDepth), "MaxBlockDepth")
+	over(fmt.Sprintf("function %d: br_table targets", c.maxTableAt), uint64(c.maxTable), uint64(p.MaxBrTableTargets), "MaxBrTableTargets")
 	return probs
 }
