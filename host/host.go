@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aclwasm/aclwasm/abi"
@@ -92,8 +93,15 @@ func WithFuel(n uint64) Option { return func(c *config) { c.fuel = n } }
 
 // WithCacheDir keeps compiled modules in dir as well as in memory, so that
 // a module loaded again by a later process skips compilation (a 2 MB Go
-// plugin compiles in about 0.7 s). Only the wazero engine has it:
-// NewRuntime fails if it is asked for on wasmtime.
+// plugin compiles in about 0.7 s). Every entry is authenticated with
+// HMAC-SHA256 under a secret kept in dir/key and bound to its module's
+// bytes: an entry that fails verification (corrupt, truncated, forged,
+// another module's) is ignored, the module compiled again and the entry
+// replaced. dir is made 0700 and the key 0600 if absent; NewRuntime fails
+// if dir is writable by group or others, or dir or the key is another
+// user's, or the key is readable by others (see host/RATIONALE.md, "The
+// compilation cache"). Only the wazero engine has it: NewRuntime fails if
+// it is asked for on wasmtime.
 func WithCacheDir(dir string) Option { return func(c *config) { c.cache = dir } }
 
 // WithTrace calls fn after every host call of every session, with the
@@ -127,6 +135,11 @@ type Runtime struct {
 	closed  bool
 	plugins map[*Plugin]struct{}
 	loads   sync.WaitGroup
+
+	// compiles are the compilations Load started, those it abandoned at a
+	// timeout included: Close waits for them, since an engine must not be
+	// closed under a compilation.
+	compiles sync.WaitGroup
 }
 
 // errRuntimeClosed is ErrClosed as the runtime's operations report it.
@@ -177,8 +190,10 @@ func (r *Runtime) Backend() acl.Backend { return r.backend }
 
 // Close closes the runtime's plugins (Plugin.Close: runs and calls in
 // progress are stopped and end with an error wrapping ErrClosed, and
-// Close waits for them), waits for Loads in progress, then releases the
-// engine, and the backend if the runtime created it. Later Loads, and the
+// Close waits for them), waits for Loads in progress and for the
+// compilations Load abandoned at a timeout (bounded by the compile
+// limits), then releases the engine, and the backend if the runtime
+// created it. Later Loads, and the
 // Runs, Instantiates and Calls of its plugins, fail with ErrClosed.
 // Closing twice does nothing.
 func (r *Runtime) Close(ctx context.Context) error {
@@ -208,6 +223,7 @@ func (r *Runtime) Close(ctx context.Context) error {
 	for _, p := range live {
 		errs = append(errs, p.Close(ctx))
 	}
+	r.compiles.Wait() // no Load runs now to add one
 	return errors.Join(append(errs, r.engine.Close(ctx), r.closeBackend())...)
 }
 
@@ -284,9 +300,14 @@ func (e *LoadError) Unwrap() error { return ErrLoad }
 // import of module "acl" must be a function of the ABI with its exact
 // signature and allowed by the policy; other imports must be functions of
 // WASI preview1 (wasi_snapshot_preview1) with their exact signatures; the
-// module's memory must fit the policy. On
-// failure the error is a *LoadError naming each problem, and no guest code
-// has run. Options name the plugin (LoadName).
+// module's memory must fit the policy. Before compiling, the module's
+// sizes are checked against the policy's compile limits (MaxModuleBytes
+// to MaxBrTableTargets); the compilation is bounded by the policy's
+// CompileTimeout and by ctx: when either ends first, Load returns at once
+// (a *LoadError naming the timeout, or ctx's error) and the compilation's
+// result is dropped when it finishes. On failure the error is a
+// *LoadError naming each problem, and no guest code has run. Options name
+// the plugin (LoadName).
 func (r *Runtime) Load(ctx context.Context, wasm []byte, p Policy, opts ...LoadOption) (*Plugin, error) {
 	if err := r.enterLoad(); err != nil {
 		return nil, err
@@ -297,14 +318,23 @@ func (r *Runtime) Load(ctx context.Context, wasm []byte, p Policy, opts ...LoadO
 	if err != nil {
 		return nil, fmt.Errorf("host: %w", err)
 	}
-	em := prepare(wasm)
-	mod, err := r.engine.Compile(ctx, em)
-	if err != nil {
+	mi, scanErr := scanModule(wasm)
+	if probs := compileLimits(len(wasm), mi.code, &p); len(probs) > 0 {
 		r.metrics.refused(lc.name)
-		return nil, &LoadError{Problems: []string{"compile: " + err.Error()}}
+		return nil, &LoadError{Problems: probs}
+	}
+	em := prepare(wasm)
+	mod, err := r.compile(ctx, em, p.CompileTimeout)
+	var le *LoadError
+	switch {
+	case errors.As(err, &le):
+		r.metrics.refused(lc.name)
+		return nil, err
+	case err != nil:
+		return nil, err
 	}
 	imps := mod.Imports()
-	if probs := r.checkModule(imps, wasm, &p); len(probs) > 0 {
+	if probs := r.checkModule(imps, mi, scanErr, &p); len(probs) > 0 {
 		mod.Close(ctx)
 		r.metrics.refused(lc.name)
 		return nil, &LoadError{Problems: probs}
@@ -314,6 +344,66 @@ func (r *Runtime) Load(ctx context.Context, wasm []byte, p Policy, opts ...LoadO
 	r.plugins[pl] = struct{}{} // Close waits for this Load: it cannot have begun its sweep
 	r.mu.Unlock()
 	return pl, nil
+}
+
+// liveCompiles counts the compilations Load started and that have not
+// finished, those it abandoned at a timeout included, so that tests can
+// wait for an abandoned one to end (and its result to be closed).
+var liveCompiles atomic.Int64
+
+// compile compiles m within timeout (NoTimeout: none) and ctx. Neither
+// engine can interrupt a compilation in progress, so it runs on a
+// goroutine of its own: when the timeout or ctx ends first, compile
+// returns at once (a *LoadError naming the timeout, or ctx's error) and
+// the goroutine closes the module it compiles when it finishes.
+func (r *Runtime) compile(ctx context.Context, m engine.Module, timeout time.Duration) (engine.Compiled, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("host: load: %w", context.Cause(ctx))
+	}
+	cctx, cancel := withPolicyTimeout(ctx, timeout)
+	defer cancel()
+	type result struct {
+		mod engine.Compiled
+		err error
+	}
+	done := make(chan result)      // unbuffered: a result is handed over or closed, never both
+	abandon := make(chan struct{}) // closed when Load has returned without it
+	liveCompiles.Add(1)
+	r.compiles.Add(1)
+	go func() {
+		defer liveCompiles.Add(-1)
+		defer r.compiles.Done()
+		mod, err := r.engine.Compile(cctx, m)
+		select {
+		case done <- result{mod, err}:
+		case <-abandon:
+			if err == nil {
+				_ = mod.Close(context.Background())
+			}
+		}
+	}()
+	select {
+	case res := <-done:
+		if res.err != nil {
+			if cctx.Err() != nil { // the engine gave up waiting (its cache)
+				return nil, compileDone(ctx, cctx, timeout)
+			}
+			return nil, &LoadError{Problems: []string{"compile: " + res.err.Error()}}
+		}
+		return res.mod, nil
+	case <-cctx.Done():
+		close(abandon)
+		return nil, compileDone(ctx, cctx, timeout)
+	}
+}
+
+// compileDone is the error of a compilation stopped by the policy's
+// CompileTimeout or by ctx.
+func compileDone(ctx, cctx context.Context, timeout time.Duration) error {
+	if ctx.Err() == nil && errors.Is(context.Cause(cctx), errPolicyTimeout) {
+		return &LoadError{Problems: []string{fmt.Sprintf("compile: not finished within the policy's compile timeout (CompileTimeout %v)", timeout)}}
+	}
+	return fmt.Errorf("host: load: compilation not finished: %w", context.Cause(ctx))
 }
 
 // Check compiles wasm and returns every problem Load would refuse it for,
@@ -344,7 +434,7 @@ func profileOf(imps []engine.Import) abi.Profile {
 }
 
 // checkModule returns the reasons to refuse a module.
-func (r *Runtime) checkModule(imps []engine.Import, wasm []byte, p *Policy) []string {
+func (r *Runtime) checkModule(imps []engine.Import, mi moduleInfo, scanErr error, p *Policy) []string {
 	var probs []string
 	var first [2]string // the first import from each profile, "module.name"
 	for _, im := range imps {
@@ -386,17 +476,16 @@ func (r *Runtime) checkModule(imps []engine.Import, wasm []byte, p *Policy) []st
 	if first[abi.Wide] != "" && first[abi.Native32] != "" {
 		probs = append(probs, fmt.Sprintf("the module imports from both %q (%s) and %q (%s): a module uses one profile, the wide one or the native 32-bit layout, never both (ABI section 9)", abi.Module, first[abi.Wide], abi.Module32, first[abi.Native32]))
 	}
-	all, min, hasMem, err := scanModule(wasm)
-	if err != nil {
-		return append(probs, err.Error())
+	if scanErr != nil {
+		return append(probs, scanErr.Error())
 	}
-	for _, im := range all {
+	for _, im := range mi.imps {
 		if im.kind != 0 {
 			probs = append(probs, fmt.Sprintf("import %s.%s is a %s: the host provides only functions", im.module, im.name, im.kindName()))
 		}
 	}
-	if hasMem && min > uint64(p.MemoryPages) {
-		probs = append(probs, fmt.Sprintf("memory needs %d pages at start, the policy allows %d", min, p.MemoryPages))
+	if mi.hasMem && mi.minPages > uint64(p.MemoryPages) {
+		probs = append(probs, fmt.Sprintf("memory needs %d pages at start, the policy allows %d", mi.minPages, p.MemoryPages))
 	}
 	return probs
 }

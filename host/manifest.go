@@ -28,6 +28,7 @@ import (
 //	policy:                       # every Policy field, in snake_case
 //	  device_memory: 64MiB        # byte counts: integers or with KiB, MiB, GiB
 //	  timeout: 30s                # or none (NoTimeout)
+//	  compile_timeout: 10s        # Load's compilation; or none
 //	  deny: [aclrtHostRegister]
 //	args: [--verbose]             # argv[1:], after the name
 //	env: {LANG: C}                # the guest's environment

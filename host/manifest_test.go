@@ -36,6 +36,13 @@ policy:
   deny: [aclrtMalloc]
   memory_pages: 7
   timeout: 1m30s
+  compile_timeout: 10s
+  max_module_bytes: 1MiB
+  max_functions: 8
+  max_function_body_bytes: 64KiB
+  max_locals: 9
+  max_block_depth: 10
+  max_br_table_targets: 11
   max_call_bytes: 1GiB
   allow_init_config: true
 args: [-v]
@@ -51,7 +58,8 @@ config: {scale: "0.5"}
 			Devices: []int32{1, 0}, DeviceMemory: 64 << 20, PinnedMemory: 4096,
 			MaxAllocations: 1, MaxRegistrations: 2, MaxStreams: 3, MaxEvents: 4, MaxQueued: 5, MaxBatchEntries: 6,
 			Allow: []string{"aclrtMemcpy", "aclrtMalloc"}, Deny: []string{"aclrtMalloc"},
-			MemoryPages: 7, Timeout: 90 * time.Second, MaxCallBytes: 1 << 30, AllowInitConfig: true,
+			MemoryPages: 7, Timeout: 90 * time.Second, CompileTimeout: 10 * time.Second,
+			MaxModuleBytes: 1 << 20, MaxFunctions: 8, MaxFunctionBodyBytes: 64 << 10, MaxLocals: 9, MaxBlockDepth: 10, MaxBrTableTargets: 11, MaxCallBytes: 1 << 30, AllowInitConfig: true,
 		},
 		Args: []string{"-v"}, Env: map[string]string{"A": "1", "B": "2"}, Vars: map[string]string{"scale": "0.5"},
 	}, m)
@@ -71,7 +79,7 @@ func TestManifestErrors(t *testing.T) {
 		{"module: {path: x.wasm}\n", "name: missing"},
 		{"name: a\n", "module.path: missing"},
 		{"name: a\nmodule: {path: x.wasm, sha256: abc}\n", `module.sha256: "abc" is not 64 hex digits`},
-		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  max_stream: 3\n", "policy.max_stream (line 4): no such field (have: allow, allow_init_config, deny, device_memory, devices,"},
+		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  max_stream: 3\n", "policy.max_stream (line 4): no such field (have: allow, allow_init_config, compile_timeout, deny, device_memory, devices,"},
 		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  MaxStreams: 3\n", "policy.MaxStreams (line 4): no such field"},
 		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  max_streams: many\n", "policy.max_streams (line 4): line 4: cannot unmarshal !!str `many` into int"},
 		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  timeout: 30\n", `policy.timeout (line 4): "30" is not a duration`},

@@ -46,6 +46,26 @@ type Policy struct {
 	// Timeout bounds a run or a call, host calls that block included.
 	// NoTimeout disables it.
 	Timeout time.Duration
+	// CompileTimeout bounds the compilation of the module in Load (and
+	// Check): neither engine can stop a compilation in progress, so a
+	// module that compiles for longer is refused (a LoadError naming the
+	// timeout) while the compilation finishes in the background and its
+	// result is dropped. NoTimeout disables it; Load's context bounds it
+	// too.
+	CompileTimeout time.Duration
+	// MaxModuleBytes, MaxFunctions, MaxFunctionBodyBytes (one body's
+	// size), MaxLocals (declared by one function), MaxBlockDepth (the
+	// nesting of blocks, loops, ifs and trys in one function) and
+	// MaxBrTableTargets (of one br_table, its default included) are the
+	// compile limits: Load refuses a module over any of them before
+	// compiling it, since its compilation could take minutes (a LoadError
+	// names the limit and the module's value).
+	MaxModuleBytes       uint64
+	MaxFunctions         int
+	MaxFunctionBodyBytes uint64
+	MaxLocals            int
+	MaxBlockDepth        int
+	MaxBrTableTargets    int
 	// AllowInitConfig lets aclInit succeed with a configuration file's
 	// path, as native programs call it (aclInit("./acl.json")). The host
 	// opens no file: none of the native options (dump, profiling, ...) has
@@ -66,6 +86,7 @@ const (
 	DefaultMaxCallBytes     = 1 << 30
 	DefaultMemoryPages      = 4096 // 256 MiB
 	DefaultTimeout          = time.Minute
+	DefaultCompileTimeout   = 30 * time.Second // a 2.8 MB Go plugin compiles in about 1 s
 	maxMemoryPages          = 65536
 )
 
@@ -101,6 +122,25 @@ func (p Policy) withDefaults(n int) (Policy, error) {
 	}
 	if p.Timeout < 0 && p.Timeout != NoTimeout {
 		return p, fmt.Errorf("policy: Timeout %v: want a positive duration, 0 for the default or NoTimeout", p.Timeout)
+	}
+	if p.MaxModuleBytes == 0 {
+		p.MaxModuleBytes = DefaultMaxModuleBytes
+	}
+	if p.MaxFunctionBodyBytes == 0 {
+		p.MaxFunctionBodyBytes = DefaultMaxFunctionBodyBytes
+	}
+	def(&p.MaxFunctions, DefaultMaxFunctions)
+	def(&p.MaxLocals, DefaultMaxLocals)
+	def(&p.MaxBlockDepth, DefaultMaxBlockDepth)
+	def(&p.MaxBrTableTargets, DefaultMaxBrTableTargets)
+	if p.MaxFunctions < 0 || p.MaxLocals < 0 || p.MaxBlockDepth < 0 || p.MaxBrTableTargets < 0 {
+		return p, fmt.Errorf("policy: compile limits must not be negative")
+	}
+	if p.CompileTimeout == 0 {
+		p.CompileTimeout = DefaultCompileTimeout
+	}
+	if p.CompileTimeout < 0 && p.CompileTimeout != NoTimeout {
+		return p, fmt.Errorf("policy: CompileTimeout %v: want a positive duration, 0 for the default or NoTimeout", p.CompileTimeout)
 	}
 	if p.MemoryPages > maxMemoryPages {
 		return p, fmt.Errorf("policy: MemoryPages %d exceeds the wasm32 limit %d", p.MemoryPages, maxMemoryPages)

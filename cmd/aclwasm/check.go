@@ -17,7 +17,7 @@ func checkCmd() *cobra.Command {
 		Use:   "check [flags] plugin.wasm",
 		Short: "Check a plugin's imports against the ABI and a policy without running it (exit 0 ok, 1 refused)",
 		Long: `Check a plugin's imports against the ABI and the policy's --allow, --deny
-and --memory-pages, without running it: exit 0 when it passes, 1 when it does
+and --memory-pages (and the compile limits and --compile-timeout), without running it: exit 0 when it passes, 1 when it does
 not (one line per problem), 126 for a host error. No backend is loaded: a
 check needs no device, and gives the same verdict on every backend.`,
 		Args: needModule(true),
@@ -30,7 +30,10 @@ check needs no device, and gives the same verdict on every backend.`,
 			if f.memoryPages < 1 {
 				return &exitError{exitHost, fmt.Errorf("--memory-pages %d: want at least 1", f.memoryPages)}
 			}
-			p := host.Policy{Allow: f.allow, Deny: f.deny, MemoryPages: f.memoryPages}
+			if err := f.checkCompileTimeout(); err != nil {
+				return &exitError{exitHost, err}
+			}
+			p := host.Policy{Allow: f.allow, Deny: f.deny, MemoryPages: f.memoryPages, CompileTimeout: f.compileTimeout}
 			opts := []host.Option{host.WithEngine(f.engine)}
 			if f.cacheDir != "" {
 				opts = append(opts, host.WithCacheDir(f.cacheDir))

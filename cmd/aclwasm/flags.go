@@ -36,6 +36,7 @@ type sandboxFlags struct {
 	maxCallBytes                  string
 	memoryPages                   uint32
 	timeout                       time.Duration
+	compileTimeout                time.Duration
 	allow, deny                   []string
 	allowInitConfig               bool
 }
@@ -62,6 +63,7 @@ func (f *sandboxFlags) registerEngine(c *cobra.Command) {
 	fl.StringSliceVar(&f.allow, "allow", nil, "functions the plugin may import (default all)")
 	fl.StringSliceVar(&f.deny, "deny", nil, "functions the plugin may not import")
 	fl.Uint32Var(&f.memoryPages, "memory-pages", host.DefaultMemoryPages, "guest linear memory limit in 64 KiB pages")
+	fl.DurationVar(&f.compileTimeout, "compile-timeout", host.DefaultCompileTimeout, "compiling the module may take this long, else it is refused")
 	completeValues(c, "engine", engineNames)
 	_ = c.MarkFlagDirname("cache-dir")
 	abiNames := make([]string, len(abi.Funcs))
@@ -113,7 +115,7 @@ func (f *sandboxFlags) policy() (host.Policy, error) {
 	p := host.Policy{
 		MaxAllocations: f.maxAllocs, MaxRegistrations: f.maxRegs, MaxStreams: f.maxStreams,
 		MaxEvents: f.maxEvents, MaxQueued: f.maxQueued, MaxBatchEntries: f.maxBatchEntries, MemoryPages: f.memoryPages,
-		Timeout: f.timeout, Allow: f.allow, Deny: f.deny, AllowInitConfig: f.allowInitConfig,
+		Timeout: f.timeout, CompileTimeout: f.compileTimeout, Allow: f.allow, Deny: f.deny, AllowInitConfig: f.allowInitConfig,
 	}
 	var err error
 	if p.DeviceMemory, err = parseBytes(f.deviceMemory); err != nil {
@@ -150,6 +152,9 @@ func (f *sandboxFlags) policy() (host.Policy, error) {
 	if f.timeout <= 0 {
 		return p, fmt.Errorf("--timeout %v: want a positive duration", f.timeout)
 	}
+	if err := f.checkCompileTimeout(); err != nil {
+		return p, err
+	}
 	if f.deviceMap != "" {
 		for _, s := range strings.Split(f.deviceMap, ",") {
 			d, err := strconv.ParseInt(strings.TrimSpace(s), 10, 32)
@@ -160,6 +165,15 @@ func (f *sandboxFlags) policy() (host.Policy, error) {
 		}
 	}
 	return p, nil
+}
+
+// checkCompileTimeout refuses a --compile-timeout that is not positive: in
+// a Policy, 0 would silently mean the default.
+func (f *sandboxFlags) checkCompileTimeout() error {
+	if f.compileTimeout <= 0 {
+		return fmt.Errorf("--compile-timeout %v: want a positive duration", f.compileTimeout)
+	}
+	return nil
 }
 
 // sandbox reads the module at path and opens what run needs: the policy,

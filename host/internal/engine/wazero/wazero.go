@@ -26,7 +26,8 @@ import (
 type Engine struct {
 	rt    wazero.Runtime
 	cache wazero.CompilationCache
-	host  []string // the host modules' names: a few, compared on every host call
+	host  []string   // the host modules' names: a few, compared on every host call
+	disk  *diskCache // WithCacheDir's, nil without
 }
 
 // New makes the engine.
@@ -35,22 +36,31 @@ func New(ctx context.Context, o engine.Options) (engine.Engine, error) {
 		return nil, errors.New("fuel metering (WithFuel) needs the wasmtime engine")
 	}
 	cache := wazero.NewCompilationCache()
+	var disk *diskCache
 	if o.CacheDir != "" {
 		var err error
-		if cache, err = wazero.NewCompilationCacheWithDir(o.CacheDir); err != nil {
-			return nil, fmt.Errorf("compilation cache %s: %w", o.CacheDir, err)
+		if disk, err = openDiskCache(o.CacheDir); err != nil {
+			return nil, fmt.Errorf("compilation cache: %w", err)
+		}
+		// wazero reads only the staging directory, which the host fills
+		// with verified entries (cache.go).
+		if cache, err = wazero.NewCompilationCacheWithDir(disk.staging); err == nil {
+			err = disk.setWazeroDir()
+		}
+		if err != nil {
+			return nil, errors.Join(fmt.Errorf("compilation cache: %w", err), disk.close())
 		}
 	}
 	cfg := wazero.NewRuntimeConfig().
 		WithCloseOnContextDone(true). // a timeout stops a spinning guest
 		WithCompilationCache(cache)
 	r := wazero.NewRuntimeWithConfig(ctx, cfg)
+	e := &Engine{rt: r, cache: cache, disk: disk}
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, r); err != nil {
-		return nil, errors.Join(err, r.Close(ctx))
+		return nil, errors.Join(err, e.Close(ctx))
 	}
-	e := &Engine{rt: r, cache: cache}
 	if err := e.hostModules(ctx, o.Funcs); err != nil {
-		return nil, errors.Join(err, r.Close(ctx))
+		return nil, errors.Join(err, e.Close(ctx))
 	}
 	return e, nil
 }
@@ -139,14 +149,38 @@ func memoryOf(mod api.Module) []byte {
 	return b
 }
 
-// Close closes the runtime and the cache.
+// Close closes the runtime and the cache, and removes the cache's staging
+// directory.
 func (e *Engine) Close(ctx context.Context) error {
-	return errors.Join(e.rt.Close(ctx), e.cache.Close(ctx))
+	err := errors.Join(e.rt.Close(ctx), e.cache.Close(ctx))
+	if e.disk != nil {
+		err = errors.Join(err, e.disk.close())
+	}
+	return err
 }
 
-// Compile compiles m.
+// CacheStats returns what the on-disk cache did so far (zeros without
+// one): tests prove with it that a valid entry is used and a bad one is
+// not.
+func (e *Engine) CacheStats() CacheStats {
+	if e.disk == nil {
+		return CacheStats{}
+	}
+	return e.disk.stats()
+}
+
+// Compile compiles m, through the on-disk cache if there is one.
 func (e *Engine) Compile(ctx context.Context, m engine.Module) (engine.Compiled, error) {
-	cm, err := e.rt.CompileModule(ctx, m.Wasm)
+	var cm wazero.CompiledModule
+	var err error
+	if e.disk != nil {
+		err = e.disk.compile(ctx, m.Wasm, func() (err error) {
+			cm, err = e.rt.CompileModule(ctx, m.Wasm)
+			return err
+		})
+	} else {
+		cm, err = e.rt.CompileModule(ctx, m.Wasm)
+	}
 	if err != nil {
 		return nil, err
 	}
