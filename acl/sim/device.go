@@ -49,10 +49,12 @@ func (b *Backend) SynchronizeDevice(ctx context.Context, dev int32, timeoutMs in
 		b.mu.RUnlock()
 		return errClosed()
 	}
+	b.smu.Lock()
 	ss := make([]*stream, 0, len(d.streams))
 	for s := range d.streams {
 		ss = append(ss, s)
 	}
+	b.smu.Unlock()
 	b.mu.RUnlock()
 
 	targets := make([]uint64, len(ss))

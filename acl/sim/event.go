@@ -83,13 +83,12 @@ func (b *Backend) CreateEvent(dev int32) (acl.Event, error) {
 	if _, err := b.device(dev); err != nil {
 		return 0, err
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	b.mu.RLock()
+	defer b.mu.RUnlock()
 	if b.closed {
 		return 0, errClosed()
 	}
-	b.nextH++
-	e := &event{h: acl.Event(b.nextH), first: &record{done: make(chan struct{})}, gone: make(chan struct{}), clk: b.clk}
+	e := &event{h: acl.Event(b.nextH.Add(1)), first: &record{done: make(chan struct{})}, gone: make(chan struct{}), clk: b.clk}
 	b.events.put(uint64(e.h), e)
 	return e.h, nil
 }
@@ -98,18 +97,17 @@ func (b *Backend) CreateEvent(dev int32) (acl.Event, error) {
 // and SynchronizeEvent calls blocked on it return 107017. A queued record
 // of it still runs, to no effect.
 func (b *Backend) DestroyEvent(h acl.Event) error {
-	b.mu.Lock()
+	b.mu.RLock()
 	e := b.events.get(uint64(h))
 	switch {
 	case b.closed:
-		b.mu.Unlock()
+		b.mu.RUnlock()
 		return errClosed()
-	case e == nil:
-		b.mu.Unlock()
+	case e == nil || !b.events.del(uint64(h)): // of two destroys at once, one wins
+		b.mu.RUnlock()
 		return acl.Errorf(acl.ErrRTInvalidHandle, "event %d is not a live event", h)
 	}
-	b.events.del(uint64(h))
-	b.mu.Unlock()
+	b.mu.RUnlock()
 	e.destroy()
 	return nil
 }

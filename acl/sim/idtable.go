@@ -75,23 +75,25 @@ func (t *table[T]) put(id uint64, v *T) {
 }
 
 // del drops the value of id, and its page once the page holds nothing and
-// lies below the highest id stored.
-func (t *table[T]) del(id uint64) {
+// lies below the highest id stored. It reports whether it dropped a value:
+// of two dels of one id at once, one does.
+func (t *table[T]) del(id uint64) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	d := t.dir.Load()
 	if d == nil || id>>pageBits >= uint64(len(*d)) {
-		return
+		return false
 	}
 	slot := &(*d)[id>>pageBits]
 	p := slot.Load()
 	if p == nil || p.slots[id&(1<<pageBits-1)].Swap(nil) == nil {
-		return
+		return false
 	}
 	p.live--
 	if p.live == 0 && id>>pageBits < t.top>>pageBits {
 		slot.Store(nil)
 	}
+	return true
 }
 
 // each calls f with every value, in id order.

@@ -379,3 +379,52 @@ func TestFreeRacingCopies(t *testing.T) {
 	}
 	require.Equal(t, base, free(t, b, 0))
 }
+
+// TestHandlesDoNotQueue: streams and events are made and destroyed under
+// the table lock shared, like allocations, and two destroys of one handle
+// at once destroy it once.
+func TestHandlesDoNotQueue(t *testing.T) {
+	b := newSim(t)
+	release := sim.HoldShared(b)
+	done := make(chan error, 1)
+	go func() {
+		s, err := b.CreateStream(0)
+		if err != nil {
+			done <- err
+			return
+		}
+		e, err := b.CreateEvent(0)
+		if err != nil {
+			done <- err
+			return
+		}
+		done <- errors.Join(b.DestroyEvent(e), b.DestroyStream(context.Background(), s))
+	}()
+	select {
+	case err := <-done:
+		release()
+		require.NoError(t, err)
+	case <-time.After(time.Minute): // a watchdog, not a timing assertion
+		release()
+		t.Fatal("a stream or event call waited for a reader of the backend's tables")
+	}
+	for range 50 {
+		s, err := b.CreateStream(0)
+		require.NoError(t, err)
+		e, err := b.CreateEvent(0)
+		require.NoError(t, err)
+		errs := make(chan error, 4)
+		for range 2 {
+			go func() { errs <- b.DestroyStream(context.Background(), s) }()
+			go func() { errs <- b.DestroyEvent(e) }()
+		}
+		var failed int
+		for range 4 {
+			if err := <-errs; err != nil {
+				require.Equal(t, acl.ErrRTInvalidHandle, acl.CodeOf(err), "%v", err)
+				failed++
+			}
+		}
+		require.Equal(t, 2, failed, "each handle is destroyed once")
+	}
+}

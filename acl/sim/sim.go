@@ -125,13 +125,16 @@ type Backend struct {
 	// accounting, so that sessions allocating at once do not queue behind
 	// one another or behind a writer of the other tables (only Close
 	// excludes them).
-	allocs  table[alloc]
-	pins    map[acl.HostPin]*pin
-	streams table[stream]        // by handle, read without mu as allocs
-	live    map[*stream]struct{} // streams whose worker runs, destroyed ones included until it stops
-	events  table[event]         // by handle, read without mu as allocs
+	allocs table[alloc]
+	pins   map[acl.HostPin]*pin
+	// streams and events are written under mu shared too, as allocs; smu
+	// guards live and the devices' stream sets, which those writers change.
+	streams table[stream] // by handle, read without mu as allocs
+	events  table[event]  // by handle, read without mu as allocs
+	smu     sync.Mutex
+	live    map[*stream]struct{} // streams whose worker runs, destroyed ones included until it stops (smu)
 	nextID  atomic.Uint64        // allocation ids, never reused
-	nextH   uint64               // stream and event handles, never reused
+	nextH   atomic.Uint64        // stream and event handles, never reused
 	nextPin acl.HostPin
 }
 
@@ -210,10 +213,12 @@ func (b *Backend) Close() error {
 	}
 	b.closed = true
 	b.shut.Store(true)
+	b.smu.Lock() // a DestroyStream past mu drops its stream from live under smu alone
 	ss := make([]*stream, 0, len(b.live))
 	for s := range b.live {
 		ss = append(ss, s)
 	}
+	b.smu.Unlock()
 	var es []*event
 	b.events.each(func(e *event) { es = append(es, e) })
 	b.streams.clear()
@@ -228,12 +233,16 @@ func (b *Backend) Close() error {
 	}
 
 	b.mu.Lock()
+	b.smu.Lock()
 	clear(b.live)
+	for _, d := range b.devs {
+		clear(d.streams)
+	}
+	b.smu.Unlock()
 	b.allocs.clear()
 	clear(b.pins)
 	for _, d := range b.devs {
 		d.used.Store(0)
-		clear(d.streams)
 	}
 	b.mu.Unlock()
 	return nil

@@ -146,17 +146,18 @@ var (
 )
 
 // newStreamLocked creates a stream on d and starts its worker. Backend.mu
-// is held (or b is not shared yet).
+// is held, shared will do (or b is not shared yet).
 func (b *Backend) newStreamLocked(d *device) *stream {
-	b.nextH++
-	s := &stream{h: acl.Stream(b.nextH), dev: d, b: b, abort: make(chan struct{}), exited: make(chan struct{})}
+	s := &stream{h: acl.Stream(b.nextH.Add(1)), dev: d, b: b, abort: make(chan struct{}), exited: make(chan struct{})}
 	s.cond.L = &s.mu
 	if b.clk != nil {
 		s.vs = &vstream{}
 	}
 	b.streams.put(uint64(s.h), s)
+	b.smu.Lock()
 	b.live[s] = struct{}{}
 	d.streams[s] = struct{}{}
+	b.smu.Unlock()
 	go s.loop()
 	return s
 }
@@ -563,8 +564,8 @@ func (b *Backend) CreateStream(dev int32) (acl.Stream, error) {
 	if err != nil {
 		return 0, err
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	b.mu.RLock()
+	defer b.mu.RUnlock()
 	if b.closed {
 		return 0, errClosed()
 	}
@@ -579,22 +580,23 @@ func (b *Backend) CreateStream(dev int32) (acl.Stream, error) {
 // to know whether work was dropped checks ctx. A default stream cannot be
 // destroyed (100000).
 func (b *Backend) DestroyStream(ctx context.Context, h acl.Stream) error {
-	b.mu.Lock()
+	b.mu.RLock()
 	s := b.streams.get(uint64(h))
 	switch {
 	case b.closed:
-		b.mu.Unlock()
+		b.mu.RUnlock()
 		return errClosed()
-	case s == nil:
-		b.mu.Unlock()
+	case s == nil || (s != s.dev.def && !b.streams.del(uint64(h))): // of two destroys at once, one wins
+		b.mu.RUnlock()
 		return acl.Errorf(acl.ErrRTInvalidHandle, "stream %d is not a live stream", h)
 	case s == s.dev.def:
-		b.mu.Unlock()
+		b.mu.RUnlock()
 		return acl.Errorf(acl.ErrInvalidParam, "stream %d is the default stream of device %d, which cannot be destroyed", h, s.dev.id)
 	}
-	b.streams.del(uint64(h))
+	b.smu.Lock()
 	delete(s.dev.streams, s)
-	b.mu.Unlock()
+	b.smu.Unlock()
+	b.mu.RUnlock()
 
 	s.mu.Lock()
 	s.closing = true
@@ -608,9 +610,9 @@ func (b *Backend) DestroyStream(ctx context.Context, h acl.Stream) error {
 		c.waitStream(ctx, s.vs, target, -1)
 	}
 	s.close(err != nil)
-	b.mu.Lock()
+	b.smu.Lock()
 	delete(b.live, s)
-	b.mu.Unlock()
+	b.smu.Unlock()
 	return nil
 }
 
