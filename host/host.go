@@ -242,7 +242,11 @@ func (r *Runtime) Load(ctx context.Context, wasm []byte, p Policy, opts ...LoadO
 	if err != nil {
 		return nil, fmt.Errorf("host: %w", err)
 	}
-	em := prepare(wasm)
+	em, probs := prepare(wasm, &p)
+	if len(probs) > 0 {
+		r.metrics.refused(lc.name)
+		return nil, &LoadError{Problems: r.compileProblems(ctx, wasm, probs)}
+	}
 	mod, err := r.engine.Compile(ctx, em)
 	if err != nil {
 		r.metrics.refused(lc.name)
@@ -255,6 +259,18 @@ func (r *Runtime) Load(ctx context.Context, wasm []byte, p Policy, opts ...LoadO
 		return nil, &LoadError{Problems: probs}
 	}
 	return &Plugin{rt: r, mod: mod, start: em.Start, policy: p, profile: profileOf(imps), name: lc.name, exports: funcExports(wasm), m: r.metrics.plugin(lc.name), live: map[*Instance]struct{}{}}, nil
+}
+
+// compileProblems returns why the engine refuses wasm as it is, when it
+// does: a module prepare could not rewrite is most often invalid, and
+// the engine's validation says precisely why; else probs, prepare's.
+func (r *Runtime) compileProblems(ctx context.Context, wasm []byte, probs []string) []string {
+	mod, err := r.engine.Compile(ctx, engine.Module{Wasm: wasm})
+	if err != nil {
+		return []string{"compile: " + err.Error()}
+	}
+	mod.Close(ctx)
+	return probs
 }
 
 // Check compiles wasm and returns every problem Load would refuse it for,

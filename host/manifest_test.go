@@ -38,6 +38,8 @@ policy:
   timeout: 1m30s
   max_call_bytes: 1GiB
   allow_init_config: true
+  max_table_entries: 8
+  max_stack_bytes: 1MiB
 args: [-v]
 env: {B: "2", A: "1"}
 config: {scale: "0.5"}
@@ -52,6 +54,7 @@ config: {scale: "0.5"}
 			MaxAllocations: 1, MaxRegistrations: 2, MaxStreams: 3, MaxEvents: 4, MaxQueued: 5, MaxBatchEntries: 6,
 			Allow: []string{"aclrtMemcpy", "aclrtMalloc"}, Deny: []string{"aclrtMalloc"},
 			MemoryPages: 7, Timeout: 90 * time.Second, MaxCallBytes: 1 << 30, AllowInitConfig: true,
+			MaxTableEntries: 8, MaxStackBytes: 1 << 20,
 		},
 		Args: []string{"-v"}, Env: map[string]string{"A": "1", "B": "2"}, Vars: map[string]string{"scale": "0.5"},
 	}, m)

@@ -38,6 +38,8 @@ type sandboxFlags struct {
 	timeout                       time.Duration
 	allow, deny                   []string
 	allowInitConfig               bool
+	maxTableEntries               uint64
+	maxStackBytes                 string
 }
 
 // Values of the enum flags, for their checks, help and shell completion.
@@ -62,6 +64,8 @@ func (f *sandboxFlags) registerEngine(c *cobra.Command) {
 	fl.StringSliceVar(&f.allow, "allow", nil, "functions the plugin may import (default all)")
 	fl.StringSliceVar(&f.deny, "deny", nil, "functions the plugin may not import")
 	fl.Uint32Var(&f.memoryPages, "memory-pages", host.DefaultMemoryPages, "guest linear memory limit in 64 KiB pages")
+	fl.Uint64Var(&f.maxTableEntries, "max-table-entries", host.DefaultMaxTableEntries, "entries of the guest's tables together (table.grow past it returns -1)")
+	fl.StringVar(&f.maxStackBytes, "max-stack-bytes", "8MiB", "guest call stack limit, in estimated frame bytes (a call past it traps)")
 	completeValues(c, "engine", engineNames)
 	_ = c.MarkFlagDirname("cache-dir")
 	abiNames := make([]string, len(abi.Funcs))
@@ -127,6 +131,15 @@ func (f *sandboxFlags) policy() (host.Policy, error) {
 	}
 	if p.MaxCallBytes == 0 {
 		return p, fmt.Errorf("--max-call-bytes %q: want more than 0", f.maxCallBytes)
+	}
+	if p.MaxStackBytes, err = parseBytes(f.maxStackBytes); err != nil {
+		return p, fmt.Errorf("--max-stack-bytes: %w", err)
+	}
+	if p.MaxStackBytes == 0 {
+		return p, fmt.Errorf("--max-stack-bytes %q: want more than 0", f.maxStackBytes)
+	}
+	if p.MaxTableEntries = f.maxTableEntries; p.MaxTableEntries == 0 {
+		return p, fmt.Errorf("--max-table-entries 0: want at least 1")
 	}
 	// In a Policy, 0 means the default: a limit of 0 given here would
 	// silently become the default limit, so it is refused.

@@ -1,0 +1,260 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/host/internal/engine"
+)
+
+// hostMemory is what the host has taken so far: the bytes the Go heap has
+// allocated in all (wazero's tables and stacks are Go slices, freed again
+// by the time a call returns, so the running total is what shows them) and
+// the process's resident memory (wasmtime's tables and stacks are its
+// own).
+type hostMemory struct{ alloc, rss uint64 }
+
+func measureHost(t *testing.T) hostMemory {
+	t.Helper()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return hostMemory{alloc: ms.TotalAlloc} // not Linux: the Go side only
+	}
+	f := strings.Fields(string(b))
+	pages, err := strconv.ParseUint(f[1], 10, 64)
+	require.NoError(t, err)
+	return hostMemory{alloc: ms.TotalAlloc, rss: pages * uint64(os.Getpagesize())}
+}
+
+// requireBoundedSince fails if the host took more than limit bytes, on
+// either measure, since before.
+func requireBoundedSince(t *testing.T, before hostMemory, limit uint64, what string) {
+	t.Helper()
+	now := measureHost(t)
+	require.LessOrEqual(t, now.alloc-before.alloc, limit, "%s: Go heap allocations", what)
+	if now.rss > before.rss {
+		require.LessOrEqual(t, now.rss-before.rss, limit, "%s: resident memory", what)
+	}
+}
+
+// tableGrowWAT grows its tables as far as table.grow lets it, step entries
+// at a time (at most 1024 steps), and returns their sizes added.
+const tableGrowWAT = `(module
+  (table $t %s funcref)
+  (table $u 0 externref)
+  (func $grow (param $step i32) (result i32) (local $i i32)
+    (block $done (loop $l
+      (br_if $done (i32.eq (table.grow $t (ref.null func) (local.get $step)) (i32.const -1)))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br_if $l (i32.lt_u (local.get $i) (i32.const 1024)))))
+    (local.set $i (i32.const 0))
+    (block $done (loop $l
+      (br_if $done (i32.eq (table.grow $u (ref.null extern) (local.get $step)) (i32.const -1)))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br_if $l (i32.lt_u (local.get $i) (i32.const 1024)))))
+    (i32.add (table.size $t) (table.size $u)))
+  (export "grow" (func $grow)))`
+
+// TestTableGrowBounded: table.grow stops at the policy's MaxTableEntries,
+// over all of a module's tables, and the host memory the tables take stays
+// that small. Unbounded, a guest allowed 1 MiB of memory made wazero
+// allocate hundreds of MiB of table.
+func TestTableGrowBounded(t *testing.T) {
+	rt := newRuntime(t)
+	for _, tc := range []struct {
+		name   string
+		limits string // the first table's
+		policy uint64
+		step   uint64
+		want   uint64
+	}{
+		// $t takes all the headroom, in whole steps: 1 + 16384*3.
+		{"default, no maximum", "1", 0, 16384, 49153},
+		{"default, a larger maximum", "1 4000000", 0, 16384, 49153},
+		{"policy", "10", 1000, 7, 997},                               // 10 + 7*141; $u gets none
+		{"declared maximum below the policy", "1 10", 1000, 1, 1000}, // $t 10, $u the other 990
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := measureHost(t)
+			pl := load(t, rt, wat2wasm(t, fmt.Sprintf(tableGrowWAT, tc.limits)), Policy{MemoryPages: 16, MaxTableEntries: tc.policy})
+			inst, err := pl.Instantiate(context.Background(), Config{})
+			require.NoError(t, err)
+			defer inst.Close(context.Background())
+			got, err := inst.Call(context.Background(), "grow", tc.step)
+			require.NoError(t, err)
+			requireBoundedSince(t, before, 32<<20, "growing the tables")
+			require.Equal(t, tc.want, got[0])
+		})
+	}
+}
+
+// TestTableMinimumRefused: a module whose tables need more entries at start
+// than the policy allows is refused at load time, saying so.
+func TestTableMinimumRefused(t *testing.T) {
+	rt := newRuntime(t)
+	_, err := rt.Load(context.Background(), wat2wasm(t, fmt.Sprintf(tableGrowWAT, "600 700")), Policy{MaxTableEntries: 500})
+	require.ErrorIs(t, err, ErrLoad)
+	require.ErrorContains(t, err, "tables need 600 entries at start, the policy allows 500 (MaxTableEntries)")
+	_, err = rt.Load(context.Background(), wat2wasm(t, fmt.Sprintf(tableGrowWAT, "500")), Policy{MaxTableEntries: 500})
+	require.NoError(t, err, "exactly the policy's entries at start load")
+}
+
+// recurseWAT recurses forever: $small with one parameter, $big with many
+// values live across its call (each spilled into its frame).
+func recurseWAT(bigValues int) string {
+	var push, pop strings.Builder
+	for i := range bigValues {
+		fmt.Fprintf(&push, "      (i64.add (local.get $x) (i64.const %d))\n", i)
+		pop.WriteString("      i64.add\n")
+	}
+	return `(module
+  (func $small (export "small") (param $n i32) (result i32)
+    (call $small (i32.add (local.get $n) (i32.const 1))))
+  (func $big (export "big") (param $x i64) (result i64)
+` + push.String() + `      (call $big (i64.add (local.get $x) (i64.const 1)))
+` + pop.String() + `  ))`
+}
+
+// TestStackLimit: a guest recursing forever, with small frames or big
+// ones, traps at the stack limit (ErrTrap; with a small MaxStackBytes at
+// the policy's limit on both engines, with the default at the policy's or
+// at wasmtime's own smaller one), and the host memory its stack took stays
+// within a generous bound. Unbounded, wazero let each such call grow a
+// stack of up to 400 MB.
+func TestStackLimit(t *testing.T) {
+	rt := newRuntime(t)
+	wasm := wat2wasm(t, recurseWAT(2000))
+	for _, fn := range []string{"small", "big"} {
+		for _, limit := range []uint64{0, 256 << 10} {
+			t.Run(fmt.Sprintf("%s/%d", fn, limit), func(t *testing.T) {
+				pl := load(t, rt, wasm, Policy{MemoryPages: 16, MaxStackBytes: limit})
+				before := measureHost(t)
+				inst, err := pl.Instantiate(context.Background(), Config{})
+				require.NoError(t, err)
+				_, err = inst.Call(context.Background(), fn, 0)
+				requireBoundedSince(t, before, 64<<20, "a runaway recursion")
+				require.ErrorIs(t, err, ErrTrap)
+				var te *TrapError
+				require.ErrorAs(t, err, &te)
+				if limit != 0 || testEngine == "wazero" {
+					require.Equal(t, engine.StackLimitReason, te.Reason)
+				} else {
+					require.Contains(t, te.Reason, "stack", "the policy's limit or wasmtime's own")
+				}
+				_, err = inst.Call(context.Background(), fn, 0)
+				require.ErrorIs(t, err, ErrClosed, "a trap ends the instance")
+			})
+		}
+	}
+}
+
+// exitsWAT returns from its functions every way a function can: falling
+// off the end, return (in nested blocks too), br, br_if and br_table to
+// the outermost label, with zero, one and two results. Called many times
+// in a loop under a small stack limit, a way out that did not take its
+// frame off the count would trap within a few calls.
+const exitsWAT = `(module
+  (func $fall (param $x i32) (result i32) (i32.add (local.get $x) (i32.const 1)))
+  (func $ret (param $x i32) (result i32)
+    (block (loop (if (local.get $x) (then (return (i32.const 2))))))
+    (i32.const 3))
+  (func $br (param $x i32) (result i32)
+    (block (block (drop (br_if 2 (i32.const 4) (local.get $x)))))
+    (br 0 (i32.const 5)))
+  (func $table (param $x i32) (result i32)
+    (i32.add (i32.const 100)
+      (block (result i32)
+        (i32.add (i32.const 1) (block (result i32) (br_table 0 1 2 (i32.const 6) (local.get $x)))))))
+  (func $none (param $x i32) (if (local.get $x) (then return)))
+  (func $pair (param $x i32) (result i32 i32)
+    (if (local.get $x) (then (return (i32.const 8) (i32.const 9))))
+    (i32.const 10) (i32.const 11))
+  (func $unreached (result i32) (return (i32.const 12)) (unreachable))
+  (func (export "loop") (param $n i32) (result i32) (local $sum i32) (local $i i32)
+    (loop $l
+      (local.set $sum (i32.add (local.get $sum) (call $fall (local.get $i))))
+      (local.set $sum (i32.add (local.get $sum) (call $ret (i32.and (local.get $i) (i32.const 1)))))
+      (local.set $sum (i32.add (local.get $sum) (call $br (i32.and (local.get $i) (i32.const 1)))))
+      (local.set $sum (i32.add (local.get $sum) (call $table (i32.rem_u (local.get $i) (i32.const 3)))))
+      (call $none (i32.and (local.get $i) (i32.const 1)))
+      (local.set $sum (i32.add (local.get $sum) (i32.add (call $pair (i32.and (local.get $i) (i32.const 1))))))
+      (local.set $sum (i32.add (local.get $sum) (call $unreached)))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br_if $l (i32.lt_u (local.get $i) (local.get $n))))
+    (local.get $sum))
+  (func $depth (export "depth") (param $n i32) (result i32)
+    (if (result i32) (local.get $n)
+      (then (i32.add (i32.const 1) (call $depth (i32.sub (local.get $n) (i32.const 1)))))
+      (else (i32.const 0)))))`
+
+// exitsSum is what exitsWAT's loop returns for n calls, computed in Go.
+func exitsSum(n uint32) uint32 {
+	var sum uint32
+	for i := range n {
+		sum += i + 1
+		sum += [2]uint32{3, 2}[i&1]
+		sum += [2]uint32{5, 4}[i&1]
+		sum += [3]uint32{107, 106, 6}[i%3]
+		sum += [2]uint32{21, 17}[i&1]
+		sum += 12
+	}
+	return sum
+}
+
+// TestStackLimitBalanced: every way out of a function takes its frame off
+// the count, so a guest calling functions in a loop never reaches a small
+// limit; and a deep but bounded recursion runs within the default limit.
+func TestStackLimitBalanced(t *testing.T) {
+	rt := newRuntime(t)
+	wasm := wat2wasm(t, exitsWAT)
+	pl := load(t, rt, wasm, Policy{MemoryPages: 16, MaxStackBytes: 4096})
+	inst, err := pl.Instantiate(context.Background(), Config{})
+	require.NoError(t, err)
+	defer inst.Close(context.Background())
+	got, err := inst.Call(context.Background(), "loop", 100000)
+	require.NoError(t, err)
+	require.Equal(t, uint64(exitsSum(100000)), got[0])
+	for range 3 { // the count starts again from where the last call left it
+		_, err = inst.Call(context.Background(), "loop", 1000)
+		require.NoError(t, err)
+	}
+
+	pl = load(t, rt, wasm, Policy{MemoryPages: 16})
+	inst, err = pl.Instantiate(context.Background(), Config{})
+	require.NoError(t, err)
+	defer inst.Close(context.Background())
+	got, err = inst.Call(context.Background(), "depth", 3000)
+	require.NoError(t, err, "a recursion 3000 deep runs within the default")
+	require.Equal(t, uint64(3000), got[0])
+}
+
+// TestStackLimitRealPlugins: the rewrites read every prebuilt plugin
+// (build/wasm, when built) and refuse none of them under the default
+// policy; the suite's plugin tests run them rewritten.
+func TestStackLimitRealPlugins(t *testing.T) {
+	files, _ := os.ReadDir("../build/wasm")
+	if len(files) == 0 {
+		t.Skip("no build/wasm: run make guests")
+	}
+	p, err := Policy{}.withDefaults(1)
+	require.NoError(t, err)
+	for _, f := range files {
+		if !strings.HasSuffix(f.Name(), ".wasm") {
+			continue
+		}
+		wasm, err := os.ReadFile("../build/wasm/" + f.Name())
+		require.NoError(t, err)
+		m, probs := prepare(wasm, &p)
+		require.Empty(t, probs, f.Name())
+		require.NotEmpty(t, m.Stack, f.Name())
+	}
+}
