@@ -55,11 +55,13 @@ func engineFuncs(hf []*hostFunc) []engine.Func {
 }
 
 // prepare makes a module ready for any engine: its tables bounded
-// (boundTables), its stack bounded (boundStack), its start function moved to an export
+// (boundTables), its names made safe to print (sanitizeNames), its stack
+// bounded (boundStack), its start function moved to an export
 // (hoistStart) and its memory exported (memoryExport). Problems are
 // reasons to refuse the module.
 func prepare(wasm []byte, p *Policy) (engine.Module, []string) {
 	bin, probs := boundTables(wasm, p.MaxTableEntries)
+	bin = sanitizeNames(bin)
 	bin, stack, err := boundStack(bin, p.MaxStackBytes)
 	if err != nil {
 		return engine.Module{}, append(probs, err.Error())
