@@ -161,24 +161,26 @@ func TestStackLimit(t *testing.T) {
 // off the end, return (in nested blocks too), br, br_if and br_table to
 // the outermost label, with zero, one and two results. Called many times
 // in a loop under a small stack limit, a way out that did not take its
-// frame off the count would trap within a few calls.
+// frame off the count would trap within a few calls. Each calls $nop so
+// that it is counted (a leaf is not: see rewriteCode).
 const exitsWAT = `(module
-  (func $fall (param $x i32) (result i32) (i32.add (local.get $x) (i32.const 1)))
-  (func $ret (param $x i32) (result i32)
+  (func $nop)
+  (func $fall (param $x i32) (result i32) (call $nop) (i32.add (local.get $x) (i32.const 1)))
+  (func $ret (param $x i32) (result i32) (call $nop)
     (block (loop (if (local.get $x) (then (return (i32.const 2))))))
     (i32.const 3))
-  (func $br (param $x i32) (result i32)
+  (func $br (param $x i32) (result i32) (call $nop)
     (block (block (drop (br_if 2 (i32.const 4) (local.get $x)))))
     (br 0 (i32.const 5)))
-  (func $table (param $x i32) (result i32)
+  (func $table (param $x i32) (result i32) (call $nop)
     (i32.add (i32.const 100)
       (block (result i32)
         (i32.add (i32.const 1) (block (result i32) (br_table 0 1 2 (i32.const 6) (local.get $x)))))))
-  (func $none (param $x i32) (if (local.get $x) (then return)))
-  (func $pair (param $x i32) (result i32 i32)
+  (func $none (param $x i32) (call $nop) (if (local.get $x) (then return)))
+  (func $pair (param $x i32) (result i32 i32) (call $nop)
     (if (local.get $x) (then (return (i32.const 8) (i32.const 9))))
     (i32.const 10) (i32.const 11))
-  (func $unreached (result i32) (return (i32.const 12)) (unreachable))
+  (func $unreached (result i32) (call $nop) (return (i32.const 12)) (unreachable))
   (func (export "loop") (param $n i32) (result i32) (local $sum i32) (local $i i32)
     (loop $l
       (local.set $sum (i32.add (local.get $sum) (call $fall (local.get $i))))
@@ -257,4 +259,83 @@ func TestStackLimitRealPlugins(t *testing.T) {
 		require.Empty(t, probs, f.Name())
 		require.NotEmpty(t, m.Stack, f.Name())
 	}
+}
+
+// fibWAT is call-heavy: fib(n) makes about 1.6^n calls of a tiny function,
+// the worst case of the stack count's cost per call.
+const fibWAT = `(module
+  (func $fib (export "fib") (param $n i32) (result i32)
+    (if (result i32) (i32.lt_u (local.get $n) (i32.const 2))
+      (then (local.get $n))
+      (else (i32.add (call $fib (i32.sub (local.get $n) (i32.const 1))) (call $fib (i32.sub (local.get $n) (i32.const 2))))))))`
+
+// BenchmarkStackCount: the cost of the stack count on a call-heavy guest,
+// fib(20) (21891 calls) as the engine runs it without the rewrite (raw) and
+// with it (counted).
+func BenchmarkStackCount(b *testing.B) {
+	ctx := context.Background()
+	rt, err := NewRuntime(ctx, WithEngine(testEngine))
+	require.NoError(b, err)
+	defer rt.Close(ctx)
+	raw := wat2wasm(b, fibWAT)
+	p, err := Policy{}.withDefaults(1)
+	require.NoError(b, err)
+	counted, probs := prepare(raw, &p)
+	require.Empty(b, probs)
+	for _, m := range []struct {
+		name string
+		mod  engine.Module
+	}{{"raw", engine.Module{Wasm: raw}}, {"counted", counted}} {
+		b.Run(m.name, func(b *testing.B) {
+			c, err := rt.engine.Compile(ctx, m.mod)
+			require.NoError(b, err)
+			defer c.Close(ctx)
+			inst, err := c.Instantiate(ctx, engine.Config{})
+			require.NoError(b, err)
+			defer inst.Close(ctx)
+			for b.Loop() {
+				res, err := inst.Call(ctx, "fib", 20)
+				if err != nil || res[0] != 6765 {
+					b.Fatal(res, err)
+				}
+			}
+		})
+	}
+}
+
+// codeBodies returns the function bodies of a module's code section.
+func codeBodies(t *testing.T, wasm []byte) [][]byte {
+	t.Helper()
+	secs, ok := sections(wasm)
+	require.True(t, ok)
+	for _, s := range secs {
+		if s.id == 10 {
+			r := byteReader{b: wasm[s.body:s.end]}
+			var out [][]byte
+			for n := r.uleb(); n > 0; n-- {
+				out = append(out, r.take(r.uleb()))
+			}
+			require.False(t, r.bad)
+			return out
+		}
+	}
+	return nil
+}
+
+// TestStackCountSkipsLeaves: a function that calls no function of the
+// module (imports aside) is left as it is, so a guest's hot loops over
+// host calls (the goal benchmarks') pay nothing for the count; a function
+// that calls one is counted.
+func TestStackCountSkipsLeaves(t *testing.T) {
+	raw := wat2wasm(t, `(module
+  (import "acl" "aclrtSetDevice" (func $set (param i32) (result i32)))
+  (func $leaf (export "leaf") (result i32) (call $set (i32.const 0)))
+  (func $caller (export "caller") (result i32) (call $leaf)))`)
+	out, name, err := boundStack(raw, DefaultMaxStackBytes)
+	require.NoError(t, err)
+	require.Equal(t, depthExport, name)
+	before, after := codeBodies(t, raw), codeBodies(t, out)
+	require.Len(t, after, 2)
+	require.Equal(t, before[0], after[0], "the leaf is left as it is")
+	require.NotEqual(t, before[1], after[1], "the caller is counted")
 }

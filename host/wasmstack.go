@@ -236,30 +236,55 @@ func readFuncInfo(wasm []byte, secs []section) (*funcInfo, error) {
 // rewriteCode returns the code section's body with every function
 // instrumented (see boundStack); blockType gives the block type for a
 // function type's results.
+//
+// A leaf, a function that calls no function of the module (calls of
+// imports, the host's, do not call back into the guest), is left as it is
+// when its cost is within the limit: only one leaf frame can be on top of
+// the counted ones, so every counted function checks room for its own
+// frame plus the largest such leaf's. Leaves are most of a program's
+// small, hot functions (the copy loops of the benchmarks among them),
+// which then pay nothing.
 func rewriteCode(body []byte, m *funcInfo, blockType func(uint64) ([]byte, error), global []byte, limit uint64) ([]byte, error) {
 	r := byteReader{b: body}
 	n := r.uleb()
 	if r.bad || n != uint64(len(m.funcTypes)) {
 		return nil, errStackRead
 	}
-	out := appendUleb(make([]byte, 0, len(body)+len(body)/8+int(n)*48), n)
-	var fn []byte
-	for i := range n {
+	fns := make([]funcBody, n)
+	var leafRoom uint64 // the largest cost of a leaf left as it is
+	for i := range fns {
 		size := r.uleb()
 		b := r.take(size)
 		if r.bad {
 			return nil, errStackRead
 		}
-		var err error
-		fn, err = rewriteFunc(fn[:0], b, m, m.funcTypes[i], blockType, global, limit)
+		f, err := readBody(b, m, m.funcTypes[i], limit)
 		if err != nil {
-			return nil, fmt.Errorf("stack limit: function %d: %w", m.importFunc+i, err)
+			return nil, fmt.Errorf("stack limit: function %d: %w", m.importFunc+uint64(i), err)
 		}
-		out = appendUleb(out, uint64(len(fn)))
-		out = append(out, fn...)
+		if f.leaf = f.leaf && f.cost <= limit; f.leaf {
+			leafRoom = max(leafRoom, f.cost)
+		}
+		fns[i] = f
 	}
 	if len(r.b) != 0 {
 		return nil, errStackRead
+	}
+	out := appendUleb(make([]byte, 0, len(body)+len(body)/8+int(n)*48), n)
+	var fn []byte
+	for i, f := range fns {
+		if f.leaf {
+			out = appendUleb(out, uint64(len(f.all)))
+			out = append(out, f.all...)
+			continue
+		}
+		bt, err := blockType(m.funcTypes[i])
+		if err != nil {
+			return nil, err
+		}
+		fn = rewriteFunc(fn[:0], f, bt, global, int64(limit)-int64(f.cost)-int64(leafRoom))
+		out = appendUleb(out, uint64(len(fn)))
+		out = append(out, fn...)
 	}
 	return out, nil
 }
@@ -271,7 +296,18 @@ func frameCost(params, locals uint64, codeBytes int, limit uint64) uint64 {
 	return min(cost, limit+1)
 }
 
-func rewriteFunc(out, b []byte, m *funcInfo, ti uint64, blockType func(uint64) ([]byte, error), global []byte, limit uint64) ([]byte, error) {
+// funcBody is one function's body read apart.
+type funcBody struct {
+	all, decl, expr []byte // the body; its locals; its code
+	cost            uint64 // frameCost
+	leaf            bool   // calls no function of the module
+}
+
+// readBody reads a function body: its locals, its cost, whether it is a
+// leaf; and checks that the decoder knows every instruction of it and
+// that it ends where its size says.
+func readBody(b []byte, m *funcInfo, ti uint64, limit uint64) (funcBody, error) {
+	f := funcBody{all: b, leaf: true}
 	r := byteReader{b: b}
 	var locals uint64
 	for n := r.uleb(); n > 0 && !r.bad; n-- {
@@ -279,64 +315,87 @@ func rewriteFunc(out, b []byte, m *funcInfo, ti uint64, blockType func(uint64) (
 		skipValType(&r)
 	}
 	if r.bad {
-		return nil, errStackRead
+		return f, errStackRead
 	}
-	decl := b[:len(b)-len(r.b)]
-	expr := r.b
-	cost := frameCost(m.types[ti].params, locals, len(expr), limit)
-	bt, err := blockType(ti)
-	if err != nil {
-		return nil, err
-	}
-	// Trap past the limit, leaving the mark; else count the frame.
-	out = append(out, decl...)
-	out = append(out, 0x23)
-	out = append(out, global...)
-	out = append(out, 0x41)
-	out = appendSleb(out, int64(limit)-int64(cost))
-	out = append(out, 0x4a, 0x04, 0x40, 0x41, 0x7f, 0x24) // i32.gt_s; if; i32.const -1; global.set
-	out = append(out, global...)
-	out = append(out, 0x00, 0x0b) // unreachable; end
-	dec := func(out []byte, op byte) []byte {
-		out = append(out, 0x23)
-		out = append(out, global...)
-		out = append(out, 0x41)
-		out = appendSleb(out, int64(cost))
-		out = append(out, op, 0x24)
-		return append(out, global...)
-	}
-	out = dec(out, 0x6a) // i32.add
-	out = append(out, 0x02)
-	out = append(out, bt...)
-	depth := uint64(0) // blocks open inside the body
+	f.decl, f.expr = b[:len(b)-len(r.b)], r.b
+	f.cost = frameCost(m.types[ti].params, locals, len(f.expr), limit)
+	depth := 0
 	for {
 		at := len(b) - len(r.b)
 		op := r.byte()
 		if r.bad {
-			return nil, errors.New("the body does not end")
+			return f, errors.New("the body does not end")
 		}
+		imm := r.b
+		if !skipImmediates(&r, op) {
+			return f, fmt.Errorf("instruction 0x%02x at byte %d is not one the stack limit can instrument", op, at)
+		}
+		switch op {
+		case 0x10, 0x12: // call, return_call: of a defined function?
+			if idx, _ := uleb(imm); idx >= m.importFunc {
+				f.leaf = false
+			}
+		case 0x11, 0x13: // call_indirect, return_call_indirect: any function
+			f.leaf = false
+		case 0x02, 0x03, 0x04:
+			depth++
+		case 0x0b:
+			if depth == 0 {
+				if len(r.b) != 0 {
+					return f, errors.New("code after the body's end")
+				}
+				return f, nil
+			}
+			depth--
+		}
+	}
+}
+
+// rewriteFunc appends f instrumented to out: a call traps when the count
+// is above threshold (limit less f's cost and the room kept for a leaf).
+func rewriteFunc(out []byte, f funcBody, bt, global []byte, threshold int64) []byte {
+	// Trap past the limit, leaving the mark; else count the frame.
+	out = append(out, f.decl...)
+	out = append(out, 0x23)
+	out = append(out, global...)
+	out = append(out, 0x41)
+	out = appendSleb(out, max(threshold, -1))
+	out = append(out, 0x4a, 0x04, 0x40, 0x41, 0x7f, 0x24) // i32.gt_s; if; i32.const -1; global.set
+	out = append(out, global...)
+	out = append(out, 0x00, 0x0b) // unreachable; end
+	count := func(out []byte, op byte) []byte {
+		out = append(out, 0x23)
+		out = append(out, global...)
+		out = append(out, 0x41)
+		out = appendSleb(out, int64(f.cost))
+		out = append(out, op, 0x24)
+		return append(out, global...)
+	}
+	out = count(out, 0x6a) // i32.add
+	out = append(out, 0x02)
+	out = append(out, bt...)
+	r := byteReader{b: f.expr}
+	depth := uint64(0) // blocks open inside the body
+	for {
+		at := len(f.expr) - len(r.b)
+		op := r.byte()
 		switch op {
 		case 0x0f: // return: to the wrapping block, whose end takes the frame off
 			out = append(out, 0x0c)
 			out = appendUleb(out, depth)
 			continue
 		case 0x12, 0x13: // return_call*: the callee replaces this frame
-			out = dec(out, 0x6b)
+			out = count(out, 0x6b)
 		}
-		if !skipImmediates(&r, op) {
-			return nil, fmt.Errorf("instruction 0x%02x at byte %d is not one the stack limit can instrument", op, at)
-		}
-		out = append(out, b[at:len(b)-len(r.b)]...)
+		skipImmediates(&r, op) // readBody has read it all
+		out = append(out, f.expr[at:len(f.expr)-len(r.b)]...)
 		switch op {
 		case 0x02, 0x03, 0x04:
 			depth++
 		case 0x0b:
 			if depth == 0 { // the body's end, now the wrapping block's
-				if len(r.b) != 0 {
-					return nil, errors.New("code after the body's end")
-				}
-				out = dec(out, 0x6b) // i32.sub
-				return append(out, 0x0b), nil
+				out = count(out, 0x6b) // i32.sub
+				return append(out, 0x0b)
 			}
 			depth--
 		}
