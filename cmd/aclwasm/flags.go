@@ -64,8 +64,6 @@ func (f *sandboxFlags) registerEngine(c *cobra.Command) {
 	fl.StringSliceVar(&f.allow, "allow", nil, "functions the plugin may import (default all)")
 	fl.StringSliceVar(&f.deny, "deny", nil, "functions the plugin may not import")
 	fl.Uint32Var(&f.memoryPages, "memory-pages", host.DefaultMemoryPages, "guest linear memory limit in 64 KiB pages")
-	fl.Uint64Var(&f.maxTableEntries, "max-table-entries", host.DefaultMaxTableEntries, "entries of the guest's tables together (table.grow past it returns -1)")
-	fl.StringVar(&f.maxStackBytes, "max-stack-bytes", "8MiB", "guest call stack limit, in estimated frame bytes (a call past it traps)")
 	completeValues(c, "engine", engineNames)
 	_ = c.MarkFlagDirname("cache-dir")
 	abiNames := make([]string, len(abi.Funcs))
@@ -110,6 +108,8 @@ func (f *sandboxFlags) register(c *cobra.Command) {
 	fl.IntVar(&f.maxBatchEntries, "max-batch-entries", host.DefaultMaxBatchEntries, "entries of queued asynchronous batch copies, over all streams")
 	fl.StringVar(&f.maxCallBytes, "max-call-bytes", "1GiB", "bytes one host call may move or set (a batch's entries summed)")
 	fl.DurationVar(&f.timeout, "timeout", host.DefaultTimeout, "run timeout, blocking host calls included")
+	fl.Uint64Var(&f.maxTableEntries, "max-table-entries", host.DefaultMaxTableEntries, "entries of the guest's tables together (table.grow past it returns -1)")
+	fl.StringVar(&f.maxStackBytes, "max-stack-bytes", "8MiB", "guest call stack limit, in estimated frame bytes (a call past it traps)")
 	fl.BoolVar(&f.allowInitConfig, "allow-init-config", false, "let aclInit succeed with a configuration file's path (no file is opened); without it such a call gives 100003")
 }
 
