@@ -339,3 +339,91 @@ func TestStackCountSkipsLeaves(t *testing.T) {
 	require.Equal(t, before[0], after[0], "the leaf is left as it is")
 	require.NotEqual(t, before[1], after[1], "the caller is counted")
 }
+
+// FuzzPrepare: the rewrites of Load never panic on any input, and never
+// make a module the engine accepts into one it refuses.
+func FuzzPrepare(f *testing.F) {
+	for _, src := range []string{exitsWAT, fibWAT, recurseWAT(3), fmt.Sprintf(tableGrowWAT, "1 5")} {
+		f.Add(wat2wasm(f, src))
+	}
+	f.Add(namedTrapModule("deep", evilName))
+	ctx := context.Background()
+	rt, err := NewRuntime(ctx, WithEngine(testEngine))
+	require.NoError(f, err)
+	f.Cleanup(func() { rt.Close(ctx) })
+	p, err := Policy{MaxTableEntries: 100, MaxStackBytes: 1 << 16}.withDefaults(1)
+	require.NoError(f, err)
+	f.Fuzz(func(t *testing.T, wasm []byte) {
+		m, probs := prepare(wasm, &p)
+		raw, err := rt.engine.Compile(ctx, engine.Module{Wasm: wasm})
+		if err != nil || len(probs) > 0 {
+			if err == nil {
+				raw.Close(ctx)
+			}
+			return
+		}
+		raw.Close(ctx)
+		c, err := rt.engine.Compile(ctx, m)
+		require.NoError(t, err, "the module compiles as it is, but not rewritten")
+		c.Close(ctx)
+	})
+}
+
+// noInvoker is the session side of an instance that imports nothing.
+type noInvoker struct{}
+
+func (noInvoker) Invoke(context.Context, int, []byte, []uint64) {}
+func (noInvoker) Hold(m engine.Releaser)                        { m.Release() }
+func (noInvoker) Release(context.Context) error                 { return nil }
+
+// rawResults calls export fn of wasm, compiled as it is (none of Load's
+// rewrites), with each of args.
+func rawResults(t *testing.T, rt *Runtime, wasm []byte, fn string, args ...uint64) []uint64 {
+	t.Helper()
+	ctx := context.Background()
+	c, err := rt.engine.Compile(ctx, engine.Module{Wasm: wasm, Memory: "memory"})
+	require.NoError(t, err)
+	defer c.Close(ctx)
+	inst, err := c.Instantiate(ctx, engine.Config{Invoker: noInvoker{}, MemoryLimit: 1 << 16})
+	require.NoError(t, err)
+	defer inst.Close(ctx)
+	var out []uint64
+	for _, a := range args {
+		res, err := inst.Call(ctx, fn, a)
+		require.NoError(t, err)
+		out = append(out, res[0])
+	}
+	return out
+}
+
+// TestStackCountImmediates: instructions whose immediates hold the bytes
+// of end (0x0b) and return (0x0f), SIMD's and bulk memory's among them,
+// are read whole: the rewritten function validates and computes what the
+// module as it is computes.
+func TestStackCountImmediates(t *testing.T) {
+	rt := newRuntime(t)
+	wasm := wat2wasm(t, `(module
+  (memory (export "memory") 1)
+  (data (i32.const 0) "\0b\0f\0b\0f")
+  (func $nop)
+  (func (export "f") (param $x i32) (result i32)
+    (call $nop)
+    (v128.store offset=11 (i32.const 15) (i8x16.shuffle 15 11 15 11 0 1 2 3 4 5 6 7 8 9 10 11
+      (v128.const i32x4 0x0b0f0b0f 0x0f0f0f0f 0x0b0b0b0b 15)
+      (i8x16.replace_lane 11 (v128.load32_zero offset=15 (i32.const 0)) (i32.const 15))))
+    (memory.fill (i32.const 64) (i32.const 11) (i32.const 15))
+    (if (i32.eq (local.get $x) (i32.const 11)) (then (return (i32.const 0x0b0f))))
+    (i32.add (i32.load offset=11 (i32.const 15)) (i32.add (i8x16.extract_lane_u 15 (v128.load offset=11 (i32.const 15)))
+      (i32.load8_u (i32.const 78))))))`)
+	want := rawResults(t, rt, wasm, "f", 11, 0)
+	require.Equal(t, uint64(0x0b0f), want[0])
+	pl := load(t, rt, wasm, Policy{MemoryPages: 1, MaxStackBytes: 1 << 16})
+	inst, err := pl.Instantiate(context.Background(), Config{})
+	require.NoError(t, err)
+	defer inst.Close(context.Background())
+	for k, arg := range []uint64{11, 0} {
+		got, err := inst.Call(context.Background(), "f", arg)
+		require.NoError(t, err)
+		require.Equal(t, want[k], got[0], "f(%d)", arg)
+	}
+}
