@@ -140,3 +140,31 @@ func TestTrapParseBounded(t *testing.T) {
 	require.Equal(t, 1000-engine.MaxFrames, te.Elided)
 	require.Len(t, te.Frames[0].Func, maxNameBytes)
 }
+
+// TestSanitizeNamesEverySection: every name section is rewritten (an
+// engine may read another than the first), and one this parser cannot
+// read is dropped rather than passed on raw.
+func TestSanitizeNamesEverySection(t *testing.T) {
+	m := namedTrapModule("deep", "trap")
+	nameSec := func(sub []byte) []byte {
+		body := append(appendName(nil, "name"), sub...)
+		return append(appendUleb([]byte{0}, uint64(len(body))), body...)
+	}
+	evil := appendUleb(nil, 1)
+	evil = append(evil, appendName(appendUleb(nil, 1), evilName)...)
+	m = append(m, nameSec(append(appendUleb([]byte{1}, uint64(len(evil))), evil...))...)
+	m = append(m, nameSec([]byte{1, 50, 1})...) // a subsection longer than the section
+	out := sanitizeNames(m)
+	secs, ok := sections(out)
+	require.True(t, ok)
+	var names int
+	for _, s := range secs {
+		if s.id == 0 {
+			names++
+			require.NotContains(t, string(out[s.body:s.end]), "\x1b")
+			require.NotContains(t, string(out[s.body:s.end]), "FAKE\n")
+		}
+	}
+	require.Equal(t, 2, names, "the unreadable one is dropped")
+	require.Contains(t, string(out), `\x1b[2J\r\nFAKE`)
+}

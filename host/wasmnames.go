@@ -46,45 +46,51 @@ func shortName(s string) string {
 }
 
 // sanitizeNames returns wasm with the module name and the function names
-// of its name section made printable and short (shortName); the section's
-// other subsections are kept as they are. Both engines print these names
-// in trap backtraces: escaping them here keeps a name from splitting a
-// backtrace line (wazero's is text, one frame a line) and keeps the
-// backtrace small, whatever the engine does with it. A module without a
-// name section, or one whose name section this parser cannot read, is
-// returned as is (the engines ignore a malformed name section).
+// of its name sections made printable and short (shortName); the
+// sections' other subsections are kept as they are. Both engines print
+// these names in trap backtraces: escaping them here keeps a name from
+// splitting a backtrace line (wazero's is text, one frame a line) and
+// keeps the backtrace small, whatever the engine does with it. Every
+// section named "name" is rewritten, whichever one an engine reads; one
+// this parser cannot read is dropped (the engines ignore a malformed name
+// section, so nothing is lost but what they would have ignored). A module
+// whose names are all short and printable is returned as is.
 func sanitizeNames(wasm []byte) []byte {
 	secs, ok := sections(wasm)
 	if !ok {
 		return wasm
 	}
+	var out []byte // nil until a section changes
 	for _, s := range secs {
-		if s.id != 0 {
-			continue
+		if s.id == 0 {
+			r := byteReader{b: wasm[s.body:s.end]}
+			if string(r.take(r.uleb())) == "name" && !r.bad {
+				sub, changed := sanitizeNameSection(r.b)
+				if changed && out == nil {
+					out = append(make([]byte, 0, len(wasm)), wasm[:s.at]...)
+				}
+				if changed {
+					if sub != nil { // nil: unreadable, dropped
+						sec := appendName(nil, "name")
+						out = appendSection(out, 0, sec, sub)
+					}
+					continue
+				}
+			}
 		}
-		r := byteReader{b: wasm[s.body:s.end]}
-		if string(r.take(r.uleb())) != "name" || r.bad {
-			continue
+		if out != nil {
+			out = append(out, wasm[s.at:s.end]...)
 		}
-		body, changed := sanitizeNameSection(r.b)
-		if !changed {
-			return wasm
-		}
-		sec := appendUleb(nil, uint64(len("name")))
-		sec = append(sec, "name"...)
-		sec = append(sec, body...)
-		out := make([]byte, 0, len(wasm))
-		out = append(out, wasm[:s.at]...)
-		out = append(out, 0)
-		out = appendUleb(out, uint64(len(sec)))
-		out = append(out, sec...)
-		return append(out, wasm[s.end:]...)
 	}
-	return wasm
+	if out == nil {
+		return wasm
+	}
+	return out
 }
 
 // sanitizeNameSection rewrites the subsections of a name section's body
-// (after its "name"), and reports whether any name changed.
+// (after its "name"), and reports whether any name changed; a body it
+// cannot read gives nil and true (the section is to be dropped).
 func sanitizeNameSection(b []byte) ([]byte, bool) {
 	r := byteReader{b: b}
 	var out []byte
@@ -93,7 +99,7 @@ func sanitizeNameSection(b []byte) ([]byte, bool) {
 		id := r.byte()
 		sub := r.take(r.uleb())
 		if r.bad {
-			return nil, false
+			return nil, true
 		}
 		var nb []byte
 		switch id {
@@ -101,7 +107,7 @@ func sanitizeNameSection(b []byte) ([]byte, bool) {
 			sr := byteReader{b: sub}
 			name := string(sr.take(sr.uleb()))
 			if sr.bad || len(sr.b) != 0 {
-				return nil, false
+				return nil, true
 			}
 			short := shortName(name)
 			changed = changed || short != name
@@ -119,7 +125,7 @@ func sanitizeNameSection(b []byte) ([]byte, bool) {
 				nb = appendName(nb, short)
 			}
 			if sr.bad || len(sr.b) != 0 {
-				return nil, false
+				return nil, true
 			}
 		default:
 			nb = sub
