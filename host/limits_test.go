@@ -427,3 +427,16 @@ func TestStackCountImmediates(t *testing.T) {
 		require.Equal(t, want[k], got[0], "f(%d)", arg)
 	}
 }
+
+// TestLimitPolicyRange: limits past what the rewrites can count are
+// refused with the field's name; zero means the default.
+func TestLimitPolicyRange(t *testing.T) {
+	_, err := Policy{MaxStackBytes: 1<<30 + 1}.withDefaults(1)
+	require.ErrorContains(t, err, "MaxStackBytes 1073741825 exceeds 1073741824")
+	_, err = Policy{MaxTableEntries: 1<<26 + 1}.withDefaults(1)
+	require.ErrorContains(t, err, "MaxTableEntries 67108865 exceeds 67108864")
+	p, err := Policy{}.withDefaults(1)
+	require.NoError(t, err)
+	require.Equal(t, uint64(DefaultMaxStackBytes), p.MaxStackBytes)
+	require.Equal(t, uint64(DefaultMaxTableEntries), p.MaxTableEntries)
+}

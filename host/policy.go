@@ -78,7 +78,7 @@ const (
 	DefaultMaxCallBytes     = 1 << 30
 	DefaultMemoryPages      = 4096 // 256 MiB
 	DefaultTimeout          = time.Minute
-	DefaultMaxTableEntries  = 1 << 16 // the largest build/wasm table has 2 thousand
+	DefaultMaxTableEntries  = 1 << 16 // 10 times the largest table of build/wasm (a Go guest's, 5998)
 	DefaultMaxStackBytes    = 8 << 20
 	maxMemoryPages          = 65536
 	maxTableEntries         = 1 << 26 // about 1 GiB of host memory on either engine
