@@ -57,11 +57,13 @@ type Policy struct {
 	// table.grow past it returns -1.
 	MaxTableEntries uint64
 	// MaxStackBytes limits the guest's call stack, in estimated bytes: each
-	// call in progress counts its function's frame as at most 64 bytes,
-	// 16 per parameter and local and 8 per byte of its code (an upper
-	// bound on both engines). A call that would pass it traps (ErrTrap,
-	// reason "stack limit ..."). It bounds the host memory of a runaway
-	// recursion, which wazero lets grow to 400 MB per call.
+	// call in progress counts its function's frame as 64 bytes, plus 16
+	// per parameter and local, plus 8 per byte of its code (more than
+	// either engine's frame takes), and room is kept for one frame of a
+	// function that calls none of the module's. A call that would pass it
+	// traps (ErrTrap, reason "stack limit: ..."); wasmtime's own limit
+	// (512 KiB of real stack) may come first. It bounds the host memory
+	// of a runaway recursion, which wazero let grow to 400 MB per call.
 	MaxStackBytes uint64
 }
 
