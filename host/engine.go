@@ -54,12 +54,21 @@ func engineFuncs(hf []*hostFunc) []engine.Func {
 	return out
 }
 
-// prepare makes a module ready for any engine: its start function moved
-// to an export (hoistStart) and its memory exported (memoryExport).
-func prepare(wasm []byte) engine.Module {
-	bin, mem := memoryExport(wasm)
+// prepare makes a module ready for any engine: its tables bounded
+// (boundTables), its names made safe to print (sanitizeNames), its stack
+// bounded (boundStack), its start function moved to an export
+// (hoistStart) and its memory exported (memoryExport). Problems are
+// reasons to refuse the module.
+func prepare(wasm []byte, p *Policy) (engine.Module, []string) {
+	bin, probs := boundTables(wasm, p.MaxTableEntries)
+	bin = sanitizeNames(bin)
+	bin, stack, err := boundStack(bin, p.MaxStackBytes)
+	if err != nil {
+		return engine.Module{}, append(probs, err.Error())
+	}
+	bin, mem := memoryExport(bin)
 	bin, start := hoistStart(bin)
-	return engine.Module{Wasm: bin, Start: start, Memory: mem}
+	return engine.Module{Wasm: bin, Start: start, Memory: mem, Stack: stack}, probs
 }
 
 // sessionInvoker is a Session as the engines see it (engine.Invoker),

@@ -323,7 +323,11 @@ func (r *Runtime) Load(ctx context.Context, wasm []byte, p Policy, opts ...LoadO
 		r.metrics.refused(lc.name)
 		return nil, &LoadError{Problems: probs}
 	}
-	em := prepare(wasm)
+	em, probs := prepare(wasm, &p)
+	if len(probs) > 0 {
+		r.metrics.refused(lc.name)
+		return nil, &LoadError{Problems: r.compileProblems(ctx, wasm, probs, p.CompileTimeout)}
+	}
 	mod, err := r.compile(ctx, em, p.CompileTimeout)
 	var le *LoadError
 	switch {
@@ -406,6 +410,22 @@ func compileDone(ctx, cctx context.Context, timeout time.Duration) error {
 	return fmt.Errorf("host: load: compilation not finished: %w", context.Cause(ctx))
 }
 
+// compileProblems returns why the engine refuses wasm as it is, when it
+// does: a module prepare could not rewrite is most often invalid, and
+// the engine's validation says precisely why; else probs, prepare's.
+func (r *Runtime) compileProblems(ctx context.Context, wasm []byte, probs []string, timeout time.Duration) []string {
+	mod, err := r.compile(ctx, engine.Module{Wasm: wasm}, timeout)
+	var le *LoadError
+	switch {
+	case errors.As(err, &le):
+		return le.Problems
+	case err != nil:
+		return []string{"compile: " + err.Error()}
+	}
+	mod.Close(ctx)
+	return probs
+}
+
 // Check compiles wasm and returns every problem Load would refuse it for,
 // or none.
 func (r *Runtime) Check(ctx context.Context, wasm []byte, p Policy) ([]string, error) {
@@ -438,38 +458,40 @@ func (r *Runtime) checkModule(imps []engine.Import, mi moduleInfo, scanErr error
 	var probs []string
 	var first [2]string // the first import from each profile, "module.name"
 	for _, im := range imps {
+		// The guest's names, as messages show them: escaped and short.
+		mn, nn := shortName(im.Module), shortName(im.Name)
 		switch im.Module {
 		case abi.Module, abi.Module32:
 			prof, _ := abi.ProfileOf(im.Module)
 			if first[prof] == "" {
-				first[prof] = im.Module + "." + im.Name
+				first[prof] = mn + "." + nn
 			}
 			f := abi.Lookup(im.Name)
 			switch {
 			case f == nil:
-				probs = append(probs, fmt.Sprintf("import %s.%s is not a function of ABI v%d", im.Module, im.Name, abi.Version))
+				probs = append(probs, fmt.Sprintf("import %s.%s is not a function of ABI v%d", mn, nn, abi.Version))
 			case im.Signature != f.SignatureIn(prof):
-				probs = append(probs, fmt.Sprintf("import %s.%s has signature %s, ABI v%d expects %s", im.Module, im.Name, im.Signature, abi.Version, f.SignatureIn(prof)))
+				probs = append(probs, fmt.Sprintf("import %s.%s has signature %s, ABI v%d expects %s", mn, nn, im.Signature, abi.Version, f.SignatureIn(prof)))
 			case !p.allows(im.Name):
-				probs = append(probs, fmt.Sprintf("import %s.%s is denied by the policy", im.Module, im.Name))
+				probs = append(probs, fmt.Sprintf("import %s.%s is denied by the policy", mn, nn))
 			}
 		case wasiModule:
 			sig, ok := wasiFuncs[im.Name]
 			switch {
 			case !ok:
-				probs = append(probs, fmt.Sprintf("import %s.%s is not a function of WASI preview1", im.Module, im.Name))
+				probs = append(probs, fmt.Sprintf("import %s.%s is not a function of WASI preview1", mn, nn))
 			case im.Signature != sig:
-				probs = append(probs, fmt.Sprintf("import %s.%s has signature %s, WASI preview1 expects %s", im.Module, im.Name, im.Signature, sig))
+				probs = append(probs, fmt.Sprintf("import %s.%s has signature %s, WASI preview1 expects %s", mn, nn, im.Signature, sig))
 			}
 		default:
 			h := r.lookupHost(im.Module, im.Name)
 			switch {
 			case h != nil && im.Signature != h.f.Signature():
-				probs = append(probs, fmt.Sprintf("import %s.%s has signature %s, the host function has %s", im.Module, im.Name, im.Signature, h.f.Signature()))
+				probs = append(probs, fmt.Sprintf("import %s.%s has signature %s, the host function has %s", mn, nn, im.Signature, h.f.Signature()))
 			case h == nil && slices.Contains(r.hostModules(), im.Module):
-				probs = append(probs, fmt.Sprintf("import %s.%s is not a function of host module %q", im.Module, im.Name, im.Module))
+				probs = append(probs, fmt.Sprintf("import %s.%s is not a function of host module %q", mn, nn, im.Module))
 			case h == nil:
-				probs = append(probs, fmt.Sprintf("import %s.%s: module %q is not provided (only %q, %q, wasi_snapshot_preview1 and %s)", im.Module, im.Name, im.Module, abi.Module, abi.Module32, strings.Join(r.hostModules(), ", ")))
+				probs = append(probs, fmt.Sprintf("import %s.%s: module %q is not provided (only %q, %q, wasi_snapshot_preview1 and %s)", mn, nn, im.Module, abi.Module, abi.Module32, strings.Join(r.hostModules(), ", ")))
 			}
 		}
 	}
@@ -481,7 +503,7 @@ func (r *Runtime) checkModule(imps []engine.Import, mi moduleInfo, scanErr error
 	}
 	for _, im := range mi.imps {
 		if im.kind != 0 {
-			probs = append(probs, fmt.Sprintf("import %s.%s is a %s: the host provides only functions", im.module, im.name, im.kindName()))
+			probs = append(probs, fmt.Sprintf("import %s.%s is a %s: the host provides only functions", shortName(im.module), shortName(im.name), im.kindName()))
 		}
 	}
 	if mi.hasMem && mi.minPages > uint64(p.MemoryPages) {

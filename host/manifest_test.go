@@ -45,6 +45,8 @@ policy:
   max_br_table_targets: 11
   max_call_bytes: 1GiB
   allow_init_config: true
+  max_table_entries: 8
+  max_stack_bytes: 1MiB
 args: [-v]
 env: {B: "2", A: "1"}
 config: {scale: "0.5"}
@@ -60,6 +62,7 @@ config: {scale: "0.5"}
 			Allow: []string{"aclrtMemcpy", "aclrtMalloc"}, Deny: []string{"aclrtMalloc"},
 			MemoryPages: 7, Timeout: 90 * time.Second, CompileTimeout: 10 * time.Second,
 			MaxModuleBytes: 1 << 20, MaxFunctions: 8, MaxFunctionBodyBytes: 64 << 10, MaxLocals: 9, MaxBlockDepth: 10, MaxBrTableTargets: 11, MaxCallBytes: 1 << 30, AllowInitConfig: true,
+			MaxTableEntries: 8, MaxStackBytes: 1 << 20,
 		},
 		Args: []string{"-v"}, Env: map[string]string{"A": "1", "B": "2"}, Vars: map[string]string{"scale": "0.5"},
 	}, m)

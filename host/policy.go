@@ -71,6 +71,20 @@ type Policy struct {
 	// opens no file: none of the native options (dump, profiling, ...) has
 	// a meaning in the sandbox. Without it such a call gives 100003.
 	AllowInitConfig bool
+	// MaxTableEntries limits the entries of the guest's tables together
+	// (function tables: an entry is 8 to 16 bytes of host memory): a
+	// module whose tables need more at start is refused at load time, and
+	// table.grow past it returns -1.
+	MaxTableEntries uint64
+	// MaxStackBytes limits the guest's call stack, in estimated bytes: each
+	// call in progress counts its function's frame as 64 bytes, plus 16
+	// per parameter and local, plus 8 per byte of its code (more than
+	// either engine's frame takes), and room is kept for one frame of a
+	// function that calls none of the module's. A call that would pass it
+	// traps (ErrTrap, reason "stack limit: ..."); wasmtime's own limit
+	// (512 KiB of real stack) may come first. It bounds the host memory
+	// of a runaway recursion, which wazero let grow to 400 MB per call.
+	MaxStackBytes uint64
 }
 
 // Defaults of Policy's fields.
@@ -87,7 +101,11 @@ const (
 	DefaultMemoryPages      = 4096 // 256 MiB
 	DefaultTimeout          = time.Minute
 	DefaultCompileTimeout   = 30 * time.Second // a 2.8 MB Go plugin compiles in about 1 s
+	DefaultMaxTableEntries  = 1 << 16 // 10 times the largest table of build/wasm (a Go guest's, 5998)
+	DefaultMaxStackBytes    = 8 << 20
 	maxMemoryPages          = 65536
+	maxTableEntries         = 1 << 26 // about 1 GiB of host memory on either engine
+	maxStackBytes           = 1 << 30 // the counter is an i32
 )
 
 // withDefaults returns p with every zero field set to its default and the
@@ -119,6 +137,18 @@ func (p Policy) withDefaults(n int) (Policy, error) {
 	}
 	if p.Timeout == 0 {
 		p.Timeout = DefaultTimeout
+	}
+	if p.MaxTableEntries == 0 {
+		p.MaxTableEntries = DefaultMaxTableEntries
+	}
+	if p.MaxStackBytes == 0 {
+		p.MaxStackBytes = DefaultMaxStackBytes
+	}
+	if p.MaxTableEntries > maxTableEntries {
+		return p, fmt.Errorf("policy: MaxTableEntries %d exceeds %d", p.MaxTableEntries, maxTableEntries)
+	}
+	if p.MaxStackBytes > maxStackBytes {
+		return p, fmt.Errorf("policy: MaxStackBytes %d exceeds %d", p.MaxStackBytes, maxStackBytes)
 	}
 	if p.Timeout < 0 && p.Timeout != NoTimeout {
 		return p, fmt.Errorf("policy: Timeout %v: want a positive duration, 0 for the default or NoTimeout", p.Timeout)

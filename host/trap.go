@@ -8,6 +8,11 @@ import "github.com/aclwasm/aclwasm/host/internal/engine"
 // carries DWARF debug information (and, on wasmtime, when the
 // WASMTIME_BACKTRACE_DETAILS=1 environment variable asks for them).
 // Frames read the same on both engines.
+//
+// Every string of it is safe to print: the guest's names and source
+// paths come escaped (strconv.Quote's escapes, without the quotes) when
+// they hold control characters or invalid UTF-8, and cut to 256 bytes; a
+// backtrace keeps the innermost 64 frames (engine.MaxFrames).
 type TrapError struct {
 	// Call is the export that was called ("_start"), or "instantiate".
 	Call string
@@ -17,15 +22,19 @@ type TrapError struct {
 	// Frames is the guest backtrace, innermost call first; empty when the
 	// engine gave none.
 	Frames []Frame
-	// Truncated reports that the engine left out the outermost frames.
+	// Truncated reports that the outermost frames were left out, by the
+	// engine (wazero keeps 30) or past the 64 kept.
 	Truncated bool
+	// Elided counts the frames left out past the 64 kept, when the engine
+	// reported them (wasmtime); 0 when it did not say how many.
+	Elided int
 }
 
 // Frame is one guest function of a backtrace.
 type Frame struct {
-	// Func is the function's name from the module's name section, or $N
-	// (its index) when the module names none. A host function of the
-	// sandbox reads acl.NAME.
+	// Func is the function's name from the module's name section (escaped
+	// and cut as TrapError says), or $N (its index) when the module names
+	// none. A host function of the sandbox reads acl.NAME.
 	Func string
 	// Source is where in the source the frame is, "file.c:12:3", innermost
 	// inlined call first; empty without debug information.
@@ -40,9 +49,13 @@ func (e *TrapError) Unwrap() error { return ErrTrap }
 
 // trapError is the engine's trap as the host reports it.
 func trapError(t *engine.Trap) *TrapError {
-	e := &TrapError{Call: t.Call, Reason: t.Reason, Truncated: t.Truncated}
+	e := &TrapError{Call: shortName(t.Call), Reason: shortName(t.Reason), Truncated: t.Truncated, Elided: t.Elided}
 	for _, f := range t.Frames {
-		e.Frames = append(e.Frames, Frame(f))
+		fr := Frame{Func: shortName(f.Func)}
+		for _, src := range f.Source {
+			fr.Source = append(fr.Source, shortName(src))
+		}
+		e.Frames = append(e.Frames, fr)
 	}
 	return e
 }

@@ -39,6 +39,8 @@ type sandboxFlags struct {
 	compileTimeout                time.Duration
 	allow, deny                   []string
 	allowInitConfig               bool
+	maxTableEntries               uint64
+	maxStackBytes                 string
 }
 
 // Values of the enum flags, for their checks, help and shell completion.
@@ -108,6 +110,8 @@ func (f *sandboxFlags) register(c *cobra.Command) {
 	fl.IntVar(&f.maxBatchEntries, "max-batch-entries", host.DefaultMaxBatchEntries, "entries of queued asynchronous batch copies, over all streams")
 	fl.StringVar(&f.maxCallBytes, "max-call-bytes", "1GiB", "bytes one host call may move or set (a batch's entries summed)")
 	fl.DurationVar(&f.timeout, "timeout", host.DefaultTimeout, "run timeout, blocking host calls included")
+	fl.Uint64Var(&f.maxTableEntries, "max-table-entries", host.DefaultMaxTableEntries, "entries of the guest's tables together (table.grow past it returns -1)")
+	fl.StringVar(&f.maxStackBytes, "max-stack-bytes", "8MiB", "guest call stack limit, in estimated frame bytes (a call past it traps)")
 	fl.BoolVar(&f.allowInitConfig, "allow-init-config", false, "let aclInit succeed with a configuration file's path (no file is opened); without it such a call gives 100003")
 }
 
@@ -129,6 +133,15 @@ func (f *sandboxFlags) policy() (host.Policy, error) {
 	}
 	if p.MaxCallBytes == 0 {
 		return p, fmt.Errorf("--max-call-bytes %q: want more than 0", f.maxCallBytes)
+	}
+	if p.MaxStackBytes, err = parseBytes(f.maxStackBytes); err != nil {
+		return p, fmt.Errorf("--max-stack-bytes: %w", err)
+	}
+	if p.MaxStackBytes == 0 {
+		return p, fmt.Errorf("--max-stack-bytes %q: want more than 0", f.maxStackBytes)
+	}
+	if p.MaxTableEntries = f.maxTableEntries; p.MaxTableEntries == 0 {
+		return p, fmt.Errorf("--max-table-entries 0: want at least 1")
 	}
 	// In a Policy, 0 means the default: a limit of 0 given here would
 	// silently become the default limit, so it is refused.

@@ -49,7 +49,18 @@ type Module struct {
 	Start string
 	// Memory names the export of memory 0, "" if the module defines none.
 	Memory string
+	// Stack names the export of the host's stack counter (host/wasmstack.go),
+	// "" if none: after a trap the adapter reads it, and StackExhausted in
+	// it makes the trap's reason StackLimitReason.
+	Stack string
 }
+
+// StackExhausted is the stack counter's value when the guest trapped
+// because a call would have passed the policy's stack limit.
+const StackExhausted = 0xffffffff
+
+// StackLimitReason is the reason of a trap at the policy's stack limit.
+const StackLimitReason = "stack limit: a call would pass the policy's MaxStackBytes"
 
 // Engine compiles modules.
 type Engine interface {

@@ -12,6 +12,42 @@ type Trap struct {
 	Reason    string
 	Frames    []Frame
 	Truncated bool
+	Elided    int // outer frames counted but left out past MaxFrames
+}
+
+// MaxFrames is the most frames a Trap keeps, the innermost; MaxNameBytes
+// the most bytes of a function name or source line it keeps. A trap at the
+// bottom of a deep recursion must not cost the host a frame per call, nor
+// a name's bytes per frame.
+const (
+	MaxFrames    = 64
+	MaxNameBytes = 256
+)
+
+// addFrame appends a frame named name, or counts it as elided past
+// MaxFrames.
+func (t *Trap) addFrame(name string) {
+	if len(t.Frames) >= MaxFrames {
+		t.Elided++
+		t.Truncated = true
+		return
+	}
+	t.Frames = append(t.Frames, Frame{Func: clip(name)})
+}
+
+// addSource appends a source line to the last frame kept.
+func (t *Trap) addSource(src string) {
+	if n := len(t.Frames); n > 0 && t.Elided == 0 && len(t.Frames[n-1].Source) < MaxFrames {
+		t.Frames[n-1].Source = append(t.Frames[n-1].Source, clip(src))
+	}
+}
+
+// clip cuts s to MaxNameBytes bytes (the host escapes what it keeps).
+func clip(s string) string {
+	if len(s) > MaxNameBytes {
+		return strings.Clone(s[:MaxNameBytes]) // not a view of the whole message
+	}
+	return strings.Clone(s)
 }
 
 // Frame is one guest function of a backtrace.
@@ -41,20 +77,22 @@ var (
 //		._start()
 func WazeroTrap(call, msg string) *Trap {
 	head, stack, _ := strings.Cut(msg, "\nwasm stack trace:\n")
-	e := &Trap{Call: call, Reason: strings.TrimPrefix(firstLine(head), "wasm error: ")}
-	for _, line := range strings.Split(stack, "\n") {
+	e := &Trap{Call: call, Reason: clip(strings.TrimPrefix(firstLine(head), "wasm error: "))}
+	for stack != "" {
+		var line string
+		line, stack, _ = strings.Cut(stack, "\n")
 		switch {
 		case line == "": // the end of the wasm stack (a Go stack trace may follow)
 			return e
 		case strings.HasPrefix(line, "\t\t"):
-			if n := len(e.Frames); n > 0 {
-				e.Frames[n-1].Source = append(e.Frames[n-1].Source, wazeroSource.FindStringSubmatch(line[2:])[1])
-			}
+			e.addSource(wazeroSource.FindStringSubmatch(line[2:])[1])
 		case strings.HasPrefix(line, "\t... maybe followed by omitted frames"), strings.HasPrefix(line, "... maybe followed by omitted frames"):
 			e.Truncated = true
+		case len(e.Frames) >= MaxFrames:
+			e.addFrame("") // counted only
 		default:
 			name := wazeroSig.ReplaceAllString(strings.TrimPrefix(line, "\t"), "")
-			e.Frames = append(e.Frames, Frame{Func: strings.TrimPrefix(name, ".")}) // the module has no name: ".f"
+			e.addFrame(strings.TrimPrefix(name, ".")) // the module has no name: ".f"
 		}
 	}
 	return e
@@ -73,35 +111,58 @@ func WazeroTrap(call, msg string) *Trap {
 // Anything else gives its first line as the reason and no frames.
 func WasmtimeTrap(call, msg string) *Trap {
 	msg, _, _ = strings.Cut(msg, "\nStack backtrace:") // the host's, with RUST_BACKTRACE set
-	e := &Trap{Call: call, Reason: firstLine(msg)}
+	e := &Trap{Call: call, Reason: clip(firstLine(msg))}
 	trace, cause, ok := strings.Cut(msg, "\nCaused by:\n")
 	if !ok {
 		return e
 	}
 	var reasons []string
-	for _, l := range strings.Split(cause, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
+	for l := range strings.SplitSeq(cause, "\n") {
+		if l = strings.TrimSpace(l); l != "" && len(reasons) < MaxFrames {
 			reasons = append(reasons, strings.TrimPrefix(l, "wasm trap: "))
 		}
 	}
 	if len(reasons) > 0 {
-		e.Reason = strings.Join(reasons, ": ")
+		e.Reason = clip(strings.Join(reasons, ": "))
 	}
-	for _, line := range strings.Split(trace, "\n")[1:] {
-		if m := wasmtimeFrame.FindStringSubmatch(line); m != nil {
+	_, trace, _ = strings.Cut(trace, "\n") // "error while executing at wasm backtrace:"
+	for trace != "" {
+		var line string
+		line, trace, _ = strings.Cut(trace, "\n")
+		if len(e.Frames) >= MaxFrames {
+			// Past the frames kept, only count: no regexp over what may
+			// be megabytes of names.
+			if isWasmtimeFrame(line) {
+				e.addFrame("")
+				continue
+			}
+			if e.Elided > 0 {
+				continue
+			}
+		} else if m := wasmtimeFrame.FindStringSubmatch(line); m != nil {
 			name := strings.TrimPrefix(m[1], "<unknown>!")
 			if ix := wasmtimeIndex.FindStringSubmatch(name); ix != nil {
 				name = "$" + ix[1]
 			}
-			e.Frames = append(e.Frames, Frame{Func: name})
+			e.addFrame(name)
 			continue
 		}
-		if src, ok := strings.CutPrefix(strings.TrimSpace(line), "at "); ok && len(e.Frames) > 0 {
-			f := &e.Frames[len(e.Frames)-1]
-			f.Source = append(f.Source, src)
+		if src, ok := strings.CutPrefix(strings.TrimSpace(line), "at "); ok {
+			e.addSource(src)
 		}
 	}
 	return e
+}
+
+// isWasmtimeFrame reports whether line starts as a frame line of a
+// wasmtime backtrace does: spaces, a frame number, a colon.
+func isWasmtimeFrame(line string) bool {
+	line = strings.TrimLeft(line, " ")
+	digits := 0
+	for digits < len(line) && line[digits] >= '0' && line[digits] <= '9' {
+		digits++
+	}
+	return digits > 0 && digits < len(line) && line[digits] == ':'
 }
 
 func firstLine(s string) string {

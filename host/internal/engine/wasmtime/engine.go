@@ -129,7 +129,7 @@ func (e *wasmtimeEngine) Compile(_ context.Context, m engine.Module) (engine.Com
 		mod.Close()
 		return nil, engine.ErrStartType
 	}
-	c = &wasmtimeCompiled{e: e, mod: mod, memName: m.Memory, wasi: usesWasi(mod), funcs: map[string]bool{}}
+	c = &wasmtimeCompiled{e: e, mod: mod, memName: m.Memory, stackName: m.Stack, wasi: usesWasi(mod), funcs: map[string]bool{}}
 	for _, ex := range mod.Exports() {
 		if ex.Type().FuncType() != nil {
 			c.funcs[ex.Name()] = true
@@ -160,11 +160,12 @@ func emptyFunc(mod *wasmtime.Module, name string) bool {
 // wasmtimeCompiled is a compiled module, shared by the plugins loaded from
 // the same bytes and owned by the engine's cache.
 type wasmtimeCompiled struct {
-	e       *wasmtimeEngine
-	mod     *wasmtime.Module
-	memName string          // the export naming memory 0, "" if none
-	wasi    bool            // imports a WASI function of wasmtime's (not one the adapter shadows)
-	funcs   map[string]bool // the function exports
+	e         *wasmtimeEngine
+	mod       *wasmtime.Module
+	memName   string          // the export naming memory 0, "" if none
+	stackName string          // the export of the stack counter, "" if none
+	wasi      bool            // imports a WASI function of wasmtime's (not one the adapter shadows)
+	funcs     map[string]bool // the function exports
 }
 
 // usesWasi reports whether mod imports a WASI function that wasmtime's WASI
@@ -228,7 +229,7 @@ func (m *wasmtimeCompiled) Instantiate(ctx context.Context, cfg engine.Config) (
 		return nil, errors.New("host: deterministic clocks need the wazero engine (Config.DeterministicClocks)")
 	}
 	e := m.e
-	w := &wasmtimeInstance{e: e, inv: cfg.Invoker, memName: m.memName, exports: m.funcs, stdin: cfg.Stdin, stdout: cfg.Stdout, stderr: cfg.Stderr}
+	w := &wasmtimeInstance{e: e, inv: cfg.Invoker, memName: m.memName, stackName: m.stackName, exports: m.funcs, stdin: cfg.Stdin, stdout: cfg.Stdout, stderr: cfg.Stderr}
 	w.store = wasmtime.NewStoreWithData(e.eng, w)
 	// The policy's memory limit: growing past it makes memory.grow return
 	// -1, as on wazero. One memory, as the sandbox knows only one.
@@ -270,16 +271,17 @@ func (m *wasmtimeCompiled) Instantiate(ctx context.Context, cfg engine.Config) (
 
 // wasmtimeInstance is one instance in its own store.
 type wasmtimeInstance struct {
-	e       *wasmtimeEngine
-	inv     engine.Invoker
-	store   *wasmtime.Store
-	data    uintptr        // the store's data (setupStore)
-	cx      unsafe.Pointer // the store's C context
-	inst    *wasmtime.Instance
-	mem     *wasmtime.Memory // memory 0, once instantiated; nil if none
-	base    unsafe.Pointer   // its data, which never moves
-	memName string
-	exports map[string]bool // the module's function exports
+	e         *wasmtimeEngine
+	inv       engine.Invoker
+	store     *wasmtime.Store
+	data      uintptr        // the store's data (setupStore)
+	cx        unsafe.Pointer // the store's C context
+	inst      *wasmtime.Instance
+	mem       *wasmtime.Memory // memory 0, once instantiated; nil if none
+	base      unsafe.Pointer   // its data, which never moves
+	memName   string
+	stackName string          // the stack counter's export, "" if none
+	exports   map[string]bool // the module's function exports
 
 	ctx     context.Context // the call in progress: its deadline and session
 	funcs   map[string]*export
@@ -484,7 +486,23 @@ func (w *wasmtimeInstance) runError(ctx context.Context, name string, err error)
 	if fuel || strings.Contains(te.Reason, "all fuel consumed") { // the C API returns most traps as errors
 		te.Reason = fmt.Sprintf("out of fuel (%d units per call)", w.e.fuel)
 	}
+	if w.stackExhausted() {
+		te.Reason = engine.StackLimitReason
+	}
 	return te
+}
+
+// stackExhausted reports whether the guest's stack counter holds the mark
+// of a call stopped at the policy's stack limit.
+func (w *wasmtimeInstance) stackExhausted() bool {
+	if w.stackName == "" || w.inst == nil {
+		return false
+	}
+	ext := w.inst.GetExport(w.store, w.stackName)
+	if ext == nil || ext.Global() == nil {
+		return false
+	}
+	return uint32(ext.Global().Get(w.store).I32()) == engine.StackExhausted
 }
 
 // Close deletes the store: the instance, its memory and its WASI state. The

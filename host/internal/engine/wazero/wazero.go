@@ -187,12 +187,13 @@ func (e *Engine) Compile(ctx context.Context, m engine.Module) (engine.Compiled,
 	if f := cm.ExportedFunctions()[m.Start]; m.Start != "" && (f == nil || len(f.ParamTypes()) > 0 || len(f.ResultTypes()) > 0) {
 		return nil, errors.Join(engine.ErrStartType, cm.Close(ctx))
 	}
-	return &module{e: e, cm: cm}, nil
+	return &module{e: e, cm: cm, stack: m.Stack}, nil
 }
 
 type module struct {
-	e  *Engine
-	cm wazero.CompiledModule
+	e     *Engine
+	cm    wazero.CompiledModule
+	stack string // engine.Module.Stack
 }
 
 func (m *module) Imports() []engine.Import {
@@ -264,7 +265,7 @@ func (m *module) Instantiate(ctx context.Context, cfg engine.Config) (engine.Ins
 		}
 		return nil, runError("instantiate", err)
 	}
-	return &instance{mod: mod, lm: lm}, nil
+	return &instance{mod: mod, lm: lm, stack: m.stack}, nil
 }
 
 // instance is one module instance. Its calls never overlap (the host
@@ -275,6 +276,7 @@ type instance struct {
 	mod   api.Module
 	lm    *linearMemory // nil without a memory
 	funcs map[string]*export
+	stack string // the stack counter's export, "" if none
 }
 
 // export is an exported function, looked up once.
@@ -303,6 +305,16 @@ func (i *instance) export(name string) *export {
 	return x
 }
 
+// stackExhausted reports whether the guest's stack counter holds the mark
+// of a call stopped at the policy's stack limit.
+func (i *instance) stackExhausted() bool {
+	if i.stack == "" {
+		return false
+	}
+	g := i.mod.ExportedGlobal(i.stack)
+	return g != nil && uint32(g.Get()) == engine.StackExhausted
+}
+
 func (i *instance) Has(name string) bool { return i.export(name) != nil }
 
 func (i *instance) Memory() []byte { return memoryOf(i.mod) }
@@ -317,7 +329,11 @@ func (i *instance) Call(ctx context.Context, name string, args ...uint64) ([]uin
 	}
 	copy(x.stack, args)
 	if err := x.fn.CallWithStack(ctx, x.stack); err != nil {
-		return nil, runError(name, err)
+		err = runError(name, err)
+		if te, ok := err.(*engine.Trap); ok && i.stackExhausted() {
+			te.Reason = engine.StackLimitReason
+		}
+		return nil, err
 	}
 	if len(x.results) == 0 {
 		return nil, nil
