@@ -81,12 +81,14 @@ bench-baseline:
 perf-table:
 	GO=$(GO) BENCHFLAGS='$(BENCHFLAGS)' bash scripts/perf-table.sh
 
-# Every fuzz target of the sandbox (host/fuzz_*_test.go), one after the
-# other, FUZZTIME each; their seeds (host/testdata/fuzz) run in `unit`.
+# Every fuzz target of the sandbox (host/fuzz_*_test.go, the lease ranges,
+# the compilation cache's entries, Load's rewrites) and of serve's requests,
+# one after the other, FUZZTIME each; their seeds (testdata/fuzz) run in
+# `unit`.
 # FuzzDifferential runs last with every configuration: wazero and wasmtime
 # on the simulator, and wazero on the native backend over the stand-in.
 FUZZTIME ?= 30s
-FUZZ_TARGETS := FuzzImports FuzzCopies FuzzBatches Fuzz2D FuzzDescriptors FuzzMemory FuzzStreams FuzzDevice FuzzLend
+FUZZ_TARGETS := FuzzImports FuzzCopies FuzzBatches Fuzz2D FuzzDescriptors FuzzMemory FuzzStreams FuzzDevice FuzzLend FuzzCacheEntry FuzzPrepare
 STANDIN := build/standin/libascendcl.so
 
 $(STANDIN): acl/cann/testdata/standin/standin.c
@@ -95,6 +97,7 @@ $(STANDIN): acl/cann/testdata/standin/standin.c
 
 fuzz: $(STANDIN)
 	for t in $(FUZZ_TARGETS); do $(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) ./host/ || exit 1; done
+	$(GO) test -run '^$$' -fuzz '^FuzzServeRequest$$' -fuzztime $(FUZZTIME) ./serve/
 	ACLWASM_TEST_ACL_LIB=$(CURDIR)/$(STANDIN) $(GO) test -tags wasmtime -run '^$$' -fuzz '^FuzzDifferential$$' -fuzztime $(FUZZTIME) ./host/
 
 # The soak (tests/soak_test.go): SOAK_SESSIONS concurrent workers of
