@@ -332,3 +332,30 @@ func TestRuntimeClosedIsShutdown(t *testing.T) {
 	require.Equal(t, 2.0, m.sum("aclwasm_http_requests_total", `plugin="echo"`, `outcome="shutting_down"`))
 	require.Zero(t, m.sum("aclwasm_http_requests_total", `outcome="trap"`))
 }
+
+// TestDrainDelay: with Config.DrainDelay, Shutdown keeps serving, not
+// ready, even with no request in flight, until the delay or its context
+// ends.
+func TestDrainDelay(t *testing.T) {
+	f := start(t, Config{Dir: plugins(t, map[string][]byte{"exit3": wat2wasm(t, "exit3", "")}, nil), DrainDelay: time.Hour})
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan error, 1)
+	go func() { stopped <- f.s.Shutdown(ctx) }()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
+		if r := f.do("GET", "/readyz", "", nil); r.status == 503 || time.Now().After(deadline) {
+			require.Equal(t, 503, r.status, "%v", r)
+			break
+		}
+	}
+	r := f.do("POST", "/v1/plugins/exit3", "", nil)
+	require.Equal(t, 200, r.status, "served during the delay: %v", r)
+	cancel()
+	if err := <-stopped; err != nil { // nil: nothing was in flight to cut short
+		require.ErrorIs(t, err, context.Canceled)
+	}
+	f.down = true
+	require.NoError(t, <-f.done)
+	require.Zero(t, f.s.OpenPlugins())
+	require.NoError(t, f.rt.Close(context.Background()))
+	require.NoError(t, f.b.Close())
+}

@@ -97,6 +97,9 @@
 //	503 canceled          the client went away before the run ended
 //	504 timeout           the policy's timeout stopped the guest
 //
+// An operator's guide (manifests, failed deployments, logs, metrics,
+// stopping) is docs/SERVING.md.
+//
 // Quotas are not a request outcome: a guest over a quota gets the native
 // error code (207001, 207012) from the call and decides what to do, which
 // shows in its exit code and output.
@@ -362,9 +365,13 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		graceErr = hs.Shutdown(ctx) // closes the listener, waits for idle connections
 	}
 	select {
-	case <-idle:
-	case <-ctx.Done():
-		graceErr = ctx.Err()
+	case <-idle: // none in flight: none cut short, even with ctx done
+	default:
+		select {
+		case <-idle:
+		case <-ctx.Done():
+			graceErr = ctx.Err()
+		}
 	}
 	if graceErr != nil {
 		s.log.Warn("grace period over: cancelling runs in flight", "error", graceErr)
@@ -493,11 +500,11 @@ func (s *Server) reload(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, r, &apiError{status: http.StatusServiceUnavailable, Code: "shutting_down", Message: "the server is shutting down"})
 		return
 	case err != nil: // the log has the directory's path, the client does not
-		s.log.Error("reload requested", "error", err)
+		s.logFor(r).Error("reload requested", "error", err)
 		writeErr(w, r, &apiError{status: http.StatusInternalServerError, Code: "host_error", Message: "the plugin directory cannot be read: " + pathless(err)})
 		return
 	}
-	s.log.Info("reload requested", "added", rep.Added, "changed", rep.Changed, "removed", rep.Removed, "loading", rep.Loading)
+	s.logFor(r).Info("reload requested", "added", rep.Added, "changed", rep.Changed, "removed", rep.Removed, "loading", rep.Loading)
 	writeJSON(w, r, http.StatusOK, rep)
 }
 
