@@ -33,6 +33,9 @@ import (
 //	args: [--verbose]             # argv[1:], after the name
 //	env: {LANG: C}                # the guest's environment
 //	config: {scale: "0.5"}        # read by the guest with aclwasm.config_read
+//	serve:                        # only aclwasm serve reads these
+//	  max_concurrent: 4           # runs at once (default: the server's)
+//	  export: handle              # a reactor's export for requests
 type Manifest struct {
 	// Name names the plugin (argv[0], logs).
 	Name string
@@ -44,6 +47,20 @@ type Manifest struct {
 	Args   []string
 	Env    map[string]string
 	Vars   map[string]string // the manifest's config
+	// Serve is how aclwasm serve (package serve) runs the plugin; other
+	// users of a manifest ignore it.
+	Serve ServeManifest
+}
+
+// ServeManifest is a manifest's serve section: what only a server of
+// plugins needs, kept apart so that the policy stays what every host
+// enforces. Zero values keep the server's defaults.
+type ServeManifest struct {
+	// MaxConcurrent bounds the plugin's runs at once (more get 429).
+	MaxConcurrent int `yaml:"max_concurrent"`
+	// Export is the export a reactor's requests call (the server's
+	// default is "handle").
+	Export string `yaml:"export"`
 }
 
 // maxVarLen bounds a config value, so that config_read's result (a
@@ -80,6 +97,7 @@ type manifestFile struct {
 	Args   []string          `yaml:"args"`
 	Env    map[string]string `yaml:"env"`
 	Config map[string]string `yaml:"config"`
+	Serve  ServeManifest     `yaml:"serve"`
 }
 
 // ParseManifest parses a manifest; a relative module path stays relative.
@@ -90,7 +108,7 @@ func ParseManifest(data []byte) (*Manifest, error) {
 	if err := dec.Decode(&f); err != nil {
 		return nil, fmt.Errorf("%s", strings.ReplaceAll(err.Error(), "host.manifestFile", "the manifest"))
 	}
-	m := &Manifest{Name: f.Name, Path: f.Module.Path, SHA256: strings.ToLower(f.Module.SHA256), Args: f.Args, Env: f.Env, Vars: f.Config}
+	m := &Manifest{Name: f.Name, Path: f.Module.Path, SHA256: strings.ToLower(f.Module.SHA256), Args: f.Args, Env: f.Env, Vars: f.Config, Serve: f.Serve}
 	switch {
 	case m.Name == "":
 		return nil, errors.New("name: missing: a plugin needs a name")
@@ -101,6 +119,12 @@ func ParseManifest(data []byte) (*Manifest, error) {
 		if h, err := hex.DecodeString(m.SHA256); err != nil || len(h) != sha256.Size {
 			return nil, fmt.Errorf("module.sha256: %q is not 64 hex digits", f.Module.SHA256)
 		}
+	}
+	if m.Serve.MaxConcurrent < 0 {
+		return nil, fmt.Errorf("serve.max_concurrent: %d: want at least 1 (or none for the server's default)", m.Serve.MaxConcurrent)
+	}
+	if e := m.Serve.Export; e == "_start" { // a command is served by _start itself
+		return nil, fmt.Errorf("serve.export: %q: want a reactor's export, not _start", e)
 	}
 	for k, v := range m.Env {
 		if k == "" || strings.ContainsAny(k, "=\x00") || strings.ContainsRune(v, 0) {

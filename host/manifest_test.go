@@ -50,6 +50,7 @@ policy:
 args: [-v]
 env: {B: "2", A: "1"}
 config: {scale: "0.5"}
+serve: {max_concurrent: 3, export: process}
 `), 0o644))
 	m, err := LoadManifest(path)
 	require.NoError(t, err)
@@ -65,6 +66,7 @@ config: {scale: "0.5"}
 			MaxTableEntries: 8, MaxStackBytes: 1 << 20,
 		},
 		Args: []string{"-v"}, Env: map[string]string{"A": "1", "B": "2"}, Vars: map[string]string{"scale": "0.5"},
+		Serve: ServeManifest{MaxConcurrent: 3, Export: "process"},
 	}, m)
 	// The manifest above sets every field of Policy: one added later must
 	// be added there too (decodePolicy covers it by itself).
@@ -89,6 +91,9 @@ func TestManifestErrors(t *testing.T) {
 		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  device_memory: 1TB\n", `policy.device_memory (line 4): "1TB" is not a byte count`},
 		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  timeout: 1s\n  timeout: 2s\n", "policy.timeout (line 5): given twice"},
 		{"name: a\nmodule: {path: x.wasm}\npolicy: [1]\n", "policy (line 3): want a mapping"},
+		{"name: a\nmodule: {path: x.wasm}\nserve: {max_concurent: 3}\n", "line 3: field max_concurent not found"},
+		{"name: a\nmodule: {path: x.wasm}\nserve: {max_concurrent: -1}\n", "serve.max_concurrent: -1: want at least 1"},
+		{"name: a\nmodule: {path: x.wasm}\nserve: {export: _start}\n", `serve.export: "_start"`},
 		{"name: a\nmodule: {path: x.wasm}\nenv: {\"A=B\": x}\n", "env.A=B: a key must be nonempty"},
 		{"name: a\nmodule: {path: x.wasm}\nconfig: {k: " + strings.Repeat("x", maxVarLen+1) + "}\n", "config.k: 65537 bytes, at most 65536"},
 	} {

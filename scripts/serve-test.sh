@@ -2,8 +2,12 @@
 # serve-test.sh: starts `aclwasm serve` on 127.0.0.1 (a free port) over a
 # directory of plugins, and checks it with curl as a client would: each
 # documented status, bodies echoed byte for byte under parallel requests,
-# hot reload, the admin endpoint, /metrics, refusals made before a body is
-# read, no plugin directory in any answer, and a clean exit on SIGTERM.
+# hot reload, manifests (NAME.yaml; the deprecated NAME.json), a bad
+# manifest leaving the last good version serving, request ids in answers
+# and log records, durations as strings in the JSON log, the admin
+# endpoint, /metrics, refusals made before a body is read, no plugin
+# directory in any answer, and SIGTERM: /readyz 503 while requests in
+# flight finish and new ones are served, then a clean exit.
 #
 #   scripts/serve-test.sh        # needs curl, wat2wasm and build/wasm/hostile.wasm (make guests)
 #
@@ -37,9 +41,11 @@ for w in echo exit3 trap badimport upper; do
 	wat2wasm "$ROOT/serve/testdata/$w.wat" -o "$DIR/$w.wasm"
 done
 cp "$HOSTILE" "$DIR/forged-addr.wasm"
-echo '{"args": ["forged-addr"]}' >"$DIR/forged-addr.json"
+echo '{"args": ["forged-addr"]}' >"$DIR/forged-addr.json" # the deprecated sidecar, still read
 cp "$HOSTILE" "$DIR/spin.wasm"
-echo '{"args": ["spin"], "timeout": "300ms", "max_concurrent": 2}' >"$DIR/spin.json"
+printf 'name: spin\nmodule: {path: spin.wasm}\nargs: [spin]\npolicy: {timeout: 300ms}\nserve: {max_concurrent: 2}\n' >"$DIR/spin.yaml"
+cp "$HOSTILE" "$DIR/hang.wasm"
+printf 'name: hang\nmodule: {path: hang.wasm}\nargs: [hang]\npolicy: {timeout: 10m}\n' >"$DIR/hang.yaml"
 
 if out="$("$BIN" serve --listen 127.0.0.1:0 --max-body 2MiB --max-buffered 1MiB "$DIR" 2>&1)"; then
 	die "--max-buffered below --max-body was accepted"
@@ -49,7 +55,7 @@ say "--max-buffered below --max-body: refused"
 
 LOG="$WORK/serve.log"
 TOKEN=s3cret
-"$BIN" serve --listen 127.0.0.1:0 --log-format json --poll 100ms --grace 5s \
+"$BIN" serve --listen 127.0.0.1:0 --log-format json --log-level debug --poll 100ms --grace 5s \
 	--max-buffered 64MiB --admin-token "$TOKEN" "$DIR" 2>"$LOG" &
 PID=$!
 ADDR=
@@ -100,6 +106,19 @@ expect 200 "" POST /v1/plugins/forged-addr
 grep -q "hostile forged-addr: contained" "$WORK/body" || die "forged-addr: $(tail -3 "$WORK/body")"
 expect 200 "" POST /v1/plugins/upper --data-binary "Hello, reactor"
 [[ "$(cat "$WORK/body")" == "HELLO, REACTOR" ]] || die "upper (a reactor): $(cat "$WORK/body")"
+grep -q '"msg":"deprecated: the JSON sidecar forged-addr.json' "$LOG" || die "no deprecation line for forged-addr.json"
+[[ "$(grep -c 'deprecated: the JSON sidecar forged-addr.json' "$LOG")" == 1 ]] || die "the deprecation is logged more than once"
+say "forged-addr.json: read, deprecated (logged once)"
+
+# Request ids: the client's is kept, one is made otherwise; both are on the
+# request's log records, whose durations are strings.
+expect 200 "" POST /v1/plugins/exit3 -H "X-Request-Id: serve-test-41"
+[[ "$(header x-request-id)" == serve-test-41 ]] || die "X-Request-Id: $(header x-request-id), want serve-test-41"
+grep '"request_id":"serve-test-41"' "$LOG" | grep -q '"msg":"request".*"outcome":"nonzero"' || die "no request record with the client's id"
+grep '"request_id":"serve-test-41"' "$LOG" | grep -q '"duration":"[0-9.]*[mµn]*s"' || die "the duration is no string: $(grep serve-test-41 "$LOG")"
+expect 200 "" GET /healthz
+[[ "$(header x-request-id)" =~ ^[0-9a-f]{32}$ ]] || die "made X-Request-Id: $(header x-request-id)"
+say "X-Request-Id: kept, made, logged with durations as strings"
 expect 502 trap POST /v1/plugins/trap
 expect 504 timeout POST /v1/plugins/spin
 expect 422 load_refused POST /v1/plugins/badimport
@@ -144,12 +163,33 @@ done
 [[ "$(header x-aclwasm-exit-code)" == 3 ]] || die "hot reload: echo.wasm replaced, still $(cat "$WORK/body")"
 say "hot reload: echo.wasm replaced, the new module answers"
 
+# A manifest with a typo: the last good version of upper serves on, the
+# failure shows in the listing (without the directory) and the log.
+printf 'name: upper\nmodule: {path: upper.wasm}\npolicy: {max_stream: 3}\n' >"$DIR/upper.yaml.tmp" && mv "$DIR/upper.yaml.tmp" "$DIR/upper.yaml"
+for _ in $(seq 300); do
+	req GET /v1/plugins >/dev/null
+	grep -q '"name":"upper","version":"[0-9a-f]*","state":"stale"' "$WORK/body" && break
+	sleep 0.1
+done
+grep -q '"name":"upper","version":"[0-9a-f]*","state":"stale","error":{"code":"plugin_invalid","message":"upper.yaml: policy.max_stream (line 3): no such field' "$WORK/body" ||
+	die "a bad manifest: listing $(cat "$WORK/body")"
+! grep -qF "$DIR" "$WORK/body" || die "the listing shows the plugin directory"
+expect 200 "" POST /v1/plugins/upper --data-binary "still"
+[[ "$(cat "$WORK/body")" == "STILL" ]] || die "upper after a bad manifest: $(cat "$WORK/body")"
+grep -q '"msg":"plugin reload failed: the last good version serves on","plugin":"upper"' "$LOG" || die "no log line for the failed reload"
+say "a bad manifest: the last good version serves, stale in the listing and the log"
+
 expect 200 "" GET /metrics
 for series in 'aclwasm_calls_total{function="aclrtMemcpy",plugin="echo"}' \
 	'aclwasm_runs_total{outcome="trap",plugin="trap"}' \
 	'aclwasm_runs_total{outcome="timeout",plugin="spin"}' \
 	'aclwasm_call_errors_total{code="107000",function="aclrtMemcpy",plugin="forged-addr"}' \
-	'aclwasm_http_requests_total{plugin="echo",status="200"}'; do
+	'aclwasm_http_requests_total{outcome="ok",plugin="echo",status="200"}' \
+	'aclwasm_http_requests_total{outcome="nonzero",plugin="exit3",status="200"}' \
+	'aclwasm_http_requests_total{outcome="trap",plugin="trap",status="502"}' \
+	'aclwasm_plugin_state{plugin="echo",state="ready"}' \
+	'aclwasm_plugin_load_failures_total{plugin="upper"}' \
+	'aclwasm_reloads_total{result="ok"}'; do
 	v="$(grep -F "$series " "$WORK/body" | awk '{print $2}')"
 	[[ -n "$v" && "$v" != 0 ]] || die "/metrics: $series is ${v:-missing}"
 	say "/metrics: $series $v"
@@ -157,13 +197,37 @@ done
 grep -q '^aclwasm_sessions{plugin="echo"} 0$' "$WORK/body" || die "/metrics: live sessions of echo not 0"
 grep -q '^aclwasm_http_buffered_bytes 0$' "$WORK/body" || die "/metrics: request bodies still held: $(grep aclwasm_http_buffered_bytes "$WORK/body")"
 
+# SIGTERM with a request in flight (hang runs until it is cancelled):
+# readiness fails at once while the listener stays open, /healthz and new
+# requests are answered; at the end of --grace the run is cancelled (503),
+# and the server exits cleanly.
+curl -sS --max-time 60 -o "$WORK/hang.body" -w '%{http_code}' -X POST "$URL/v1/plugins/hang" >"$WORK/hang.status" &
+HANG=$!
+inflight() { curl -sS --max-time 10 -o "$WORK/m" "$URL/metrics" && grep -q '^aclwasm_http_requests_in_flight{plugin="hang"} 1$' "$WORK/m"; }
+for _ in $(seq 300); do
+	inflight && break
+	sleep 0.1
+done
+inflight || die "the hang request is not in flight"
 kill -TERM "$PID"
+for _ in $(seq 300); do
+	[[ "$(req GET /readyz)" == 503 ]] && break
+	sleep 0.05
+done
+expect 503 shutting_down GET /readyz
+expect 200 "" GET /healthz
+expect 200 "" POST /v1/plugins/exit3
+say "SIGTERM: not ready, still serving while a request is in flight"
+wait "$HANG" || die "the request in flight: curl failed"
+[[ "$(cat "$WORK/hang.status")" == 503 ]] && grep -q '"code":"shutting_down"' "$WORK/hang.body" ||
+	die "the request in flight at the end of --grace: $(cat "$WORK/hang.status") $(cat "$WORK/hang.body")"
 for _ in $(seq 300); do kill -0 "$PID" 2>/dev/null || break; sleep 0.1; done
-kill -0 "$PID" 2>/dev/null && die "the server did not exit within 30 s of SIGTERM"
+kill -0 "$PID" 2>/dev/null && die "the server did not exit within 30 s of the end of its grace period"
 rc=0
 wait "$PID" || rc=$?
 PID=
 [[ $rc == 0 ]] || die "the server exited with $rc after SIGTERM"
 grep -q '"msg":"stopped"' "$LOG" || die "no \"stopped\" in the log"
-say "SIGTERM: the server stopped cleanly"
+curl -sS --max-time 5 "$URL/healthz" >/dev/null 2>&1 && die "the listener is still open after exit"
+say "SIGTERM: the request in flight was cancelled at the end of --grace (503), the server stopped cleanly"
 say "ok"

@@ -12,12 +12,15 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/aclwasm/aclwasm/host"
 )
@@ -30,6 +33,10 @@ var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 // overrides (unset fields keep the server's defaults) and what its runs
 // get. Unknown fields are an error, so that a typo does not silently keep
 // a default.
+//
+// Deprecated: write the manifest NAME.yaml instead (host.Manifest, the
+// file of aclwasm run --manifest). NAME.json is read for one more release,
+// with a warning in the log once per plugin.
 type Sidecar struct {
 	DeviceMemory     *uint64  `json:"device_memory,omitempty"` // bytes
 	PinnedMemory     *uint64  `json:"pinned_memory,omitempty"` // bytes
@@ -127,12 +134,28 @@ func (sc *Sidecar) apply(base host.Policy, maxConc int) (host.Policy, int, error
 	return p, maxConc, nil
 }
 
-// stamp identifies what is on disk for one plugin: a change of either
-// file's size or modification time is a new version.
+// stamp identifies what is on disk for one plugin: a change of any of its
+// files' size or modification time is a new version.
 type stamp struct {
-	wasmSize, jsonSize int64
-	wasmMod, jsonMod   time.Time
-	hasJSON            bool
+	wasm, yaml, json fileStamp
+}
+
+// fileStamp is one file's size and modification time; the zero value is
+// a file that is not there.
+type fileStamp struct {
+	size int64
+	mod  time.Time
+	ok   bool
+}
+
+// statFile stamps the file at path; anything there counts (a directory
+// in a manifest's place is an error to report, not a missing manifest).
+func statFile(path string) fileStamp {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fileStamp{}
+	}
+	return fileStamp{fi.Size(), fi.ModTime(), true}
 }
 
 // version is one loaded version of a plugin. Requests hold it (refs) while
@@ -146,10 +169,12 @@ type version struct {
 	fail   *apiError // why the version cannot run (pl is nil), without the directory's path
 	detail error     // the full error behind fail, for the log only
 	policy host.Policy
+	argv0  string // the manifest's name, or the plugin's
 	args   []string
 	env    []string
-	export string        // a reactor's export; "" for a command
-	sem    chan struct{} // runs at once
+	vars   map[string]string // the manifest's config
+	export string            // a reactor's export; "" for a command
+	sem    chan struct{}     // runs at once
 
 	mu      sync.Mutex
 	refs    int
@@ -215,11 +240,8 @@ func scan(dir string) (map[string]stamp, error) {
 		if err != nil {
 			continue // removed since ReadDir
 		}
-		st := stamp{wasmSize: fi.Size(), wasmMod: fi.ModTime()}
-		if ji, err := os.Stat(filepath.Join(dir, name+".json")); err == nil {
-			st.hasJSON, st.jsonSize, st.jsonMod = true, ji.Size(), ji.ModTime()
-		}
-		out[name] = st
+		out[name] = stamp{wasm: fileStamp{fi.Size(), fi.ModTime(), true},
+			yaml: statFile(filepath.Join(dir, name+".yaml")), json: statFile(filepath.Join(dir, name+".json"))}
 	}
 	return out, nil
 }
@@ -227,7 +249,7 @@ func scan(dir string) (map[string]stamp, error) {
 // load builds the version of plugin name that is on disk now. A version
 // that cannot run carries the reason (fail) instead of a plugin.
 func (s *Server) load(ctx context.Context, name string, st stamp) *version {
-	v := &version{name: name, stamp: st, policy: s.cfg.Policy, env: s.cfg.Env, closed: func() { s.open.Add(-1) }}
+	v := &version{name: name, stamp: st, policy: s.cfg.Policy, argv0: name, env: s.cfg.Env, closed: func() { s.open.Add(-1) }}
 	conc := s.cfg.MaxConcurrent
 	export := "handle"
 	invalid := func(format string, args ...any) *version {
@@ -244,7 +266,43 @@ func (s *Server) load(ctx context.Context, name string, st stamp) *version {
 	}
 	h := sha256.New()
 	h.Write(wasm)
-	if st.hasJSON {
+	var problems []string // the module's, found before it is compiled
+	switch {
+	case st.yaml.ok && st.json.ok:
+		return invalid("both %s.yaml and %s.json: the JSON sidecar is deprecated, remove it", name, name)
+	case st.yaml.ok:
+		raw, err := os.ReadFile(filepath.Join(s.cfg.Dir, name+".yaml"))
+		if err != nil {
+			v.detail = err
+			return invalid("read %s.yaml: %s", name, pathless(err))
+		}
+		h.Write(raw)
+		m, err := host.ParseManifest(raw)
+		if err != nil {
+			return invalid("%s.yaml: %v", name, err)
+		}
+		if filepath.Clean(m.Path) != name+".wasm" {
+			return invalid("%s.yaml: module.path %q: the server loads the module next to its manifest, want %q", name, m.Path, name+".wasm")
+		}
+		if m.SHA256 != "" {
+			if got := sha256.Sum256(wasm); hex.EncodeToString(got[:]) != m.SHA256 {
+				problems = append(problems, fmt.Sprintf("module.sha256: %s.wasm has sha256 %x, the manifest expects %s", name, got, m.SHA256))
+			}
+		}
+		if v.policy, err = mergePolicy(s.cfg.Policy, m.Policy, raw); err != nil {
+			return invalid("%s.yaml: %v", name, err)
+		}
+		if m.Serve.MaxConcurrent > 0 {
+			conc = m.Serve.MaxConcurrent
+		}
+		if m.Serve.Export != "" {
+			export = m.Serve.Export
+		}
+		mc := m.Config()
+		v.argv0, v.args, v.vars = m.Name, m.Args, mc.Vars
+		v.env = append(append([]string(nil), s.cfg.Env...), mc.Env...)
+	case st.json.ok:
+		s.deprecated(name)
 		raw, err := os.ReadFile(filepath.Join(s.cfg.Dir, name+".json"))
 		if err != nil {
 			v.detail = err
@@ -268,13 +326,17 @@ func (s *Server) load(ctx context.Context, name string, st stamp) *version {
 	}
 	v.digest = hex.EncodeToString(h.Sum(nil)[:6])
 	v.sem = make(chan struct{}, conc)
+	if problems != nil {
+		v.fail = &apiError{status: http.StatusUnprocessableEntity, Code: "load_refused", Message: "the module was refused at load time", Problems: problems}
+		return v
+	}
 	pl, err := s.cfg.Runtime.Load(ctx, wasm, v.policy, host.LoadName(name))
 	var le *host.LoadError
 	switch {
 	case errors.As(err, &le):
 		v.fail = &apiError{status: http.StatusUnprocessableEntity, Code: "load_refused", Message: "the module was refused at load time", Problems: le.Problems}
 		return v
-	case err != nil: // the policy itself (a sidecar's device map, ...)
+	case err != nil: // the policy itself (a manifest's device map, ...)
 		v.detail = err
 		return invalid("load: %s", s.scrub(err.Error()))
 	}
@@ -291,6 +353,61 @@ func (s *Server) load(ctx context.Context, name string, st stamp) *version {
 	s.open.Add(1)
 	v.pl = pl
 	return v
+}
+
+// mergePolicy is base with the fields that manifest raw sets taken from
+// m (host.ParseManifest decoded it): a manifest's policy overrides the
+// server's defaults field by field, as the JSON sidecar's did. Its deny
+// list adds to the server's, which a plugin cannot lift.
+func mergePolicy(base, m host.Policy, raw []byte) (host.Policy, error) {
+	var keys struct {
+		Policy map[string]yaml.Node `yaml:"policy"`
+	}
+	if err := yaml.Unmarshal(raw, &keys); err != nil {
+		return base, err
+	}
+	p := base
+	pv, mv := reflect.ValueOf(&p).Elem(), reflect.ValueOf(m)
+	for i := 0; i < pv.NumField(); i++ {
+		key := snake(pv.Type().Field(i).Name)
+		if _, ok := keys.Policy[key]; !ok {
+			continue
+		}
+		if key == "deny" {
+			p.Deny = append(append([]string(nil), base.Deny...), m.Deny...)
+			continue
+		}
+		pv.Field(i).Set(mv.Field(i))
+	}
+	return p, nil
+}
+
+// snake writes a Go field name in snake_case, as a manifest's policy keys
+// are written: MaxBatchEntries is max_batch_entries.
+func snake(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if r >= 'A' && r <= 'Z' {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// deprecated logs, once per plugin, that its JSON sidecar is deprecated.
+func (s *Server) deprecated(name string) {
+	s.mu.Lock()
+	seen := s.warnedJSON[name]
+	s.warnedJSON[name] = true
+	s.mu.Unlock()
+	if !seen {
+		s.log.Warn("deprecated: the JSON sidecar "+name+".json is read for one more release; write the manifest "+name+".yaml instead (the file of aclwasm run --manifest)",
+			"plugin", name)
+	}
 }
 
 // ReloadReport is what one reload changed, by plugin name.
@@ -315,8 +432,10 @@ var errClosing = errors.New("serve: reload: the server is shutting down")
 // loaded again until that load ends (a later reload picks up what changed
 // meanwhile). Requests in flight finish on the version they started on;
 // each replaced version is closed when its last request ends. A changed
-// plugin that no longer loads is replaced by its refusal: what answers is
-// what is on disk. Reload returns once the loads it started are done, or
+// plugin that no longer loads (its manifest, its module) leaves its last
+// good version serving, with the failure in the log, in GET /v1/plugins
+// (state "stale") and in the metrics, until its files change again; a
+// plugin without a good version answers with its failure. Reload returns once the loads it started are done, or
 // ctx is (those not done are in Loading).
 func (s *Server) Reload(ctx context.Context) (ReloadReport, error) {
 	rep, started, err := s.startReload()
@@ -350,20 +469,28 @@ func (s *Server) startReload() (ReloadReport, []*load, error) {
 	defer s.reloadMu.Unlock()
 	var rep ReloadReport
 	found, err := scan(s.cfg.Dir)
+	s.metrics.reloaded(err)
 	if err != nil {
 		return rep, nil, fmt.Errorf("serve: reload: %w", err)
 	}
 	var started []*load
 	var retired []*version
 	s.mu.Lock()
-	if s.closing {
+	if s.draining {
 		s.mu.Unlock()
 		return rep, nil, errClosing
 	}
 	for name, st := range found {
 		old, ok := s.plugins[name]
 		if ok && old.stamp == st {
+			if s.failed[name] != nil { // the files that failed were put back as they were
+				delete(s.failed, name)
+				s.metrics.pluginState(name, old.state())
+			}
 			continue
+		}
+		if ok && s.failed[name] != nil && s.failed[name].stamp == st {
+			continue // the files that failed to load are still there
 		}
 		if s.loading[name] != nil {
 			rep.Loading = append(rep.Loading, name)
@@ -383,6 +510,8 @@ func (s *Server) startReload() (ReloadReport, []*load, error) {
 			rep.Removed = append(rep.Removed, name)
 			retired = append(retired, v)
 			delete(s.plugins, name)
+			delete(s.failed, name)
+			s.metrics.pluginState(name, "")
 		}
 	}
 	for name, l := range s.loading {
@@ -419,19 +548,56 @@ func (s *Server) loadOne(l *load) {
 	<-s.loadSlots
 	s.mu.Lock()
 	delete(s.loading, l.name)
-	if s.closing || l.dropped {
+	if s.draining || l.dropped {
 		s.mu.Unlock()
 		s.log.Debug("plugin load dropped: the server closed or the plugin was removed meanwhile", "plugin", l.name)
 		v.retire()
 		return
 	}
 	old := s.plugins[l.name]
+	if v.fail != nil {
+		s.metrics.loadFailed(l.name)
+	} else {
+		s.metrics.loaded(l.name)
+	}
+	if v.fail != nil && old != nil && old.fail == nil {
+		// The last good version keeps serving; the failure is shown
+		// (GET /v1/plugins, the state metric) until the files change.
+		s.failed[l.name] = &failedLoad{stamp: l.st, digest: v.digest, fail: v.fail}
+		s.metrics.pluginState(l.name, "stale")
+		s.mu.Unlock()
+		s.logLoad(v, l.changed, old)
+		v.retire()
+		return
+	}
+	delete(s.failed, l.name)
 	s.plugins[l.name] = v
+	s.metrics.pluginState(l.name, v.state())
 	s.mu.Unlock()
-	s.logLoad(v, l.changed)
+	s.logLoad(v, l.changed, nil)
 	if old != nil {
 		old.retire()
 	}
+}
+
+// failedLoad is a plugin's newer files that failed to load while its last
+// good version serves.
+type failedLoad struct {
+	stamp  stamp
+	digest string
+	fail   *apiError
+}
+
+// state is how GET /v1/plugins and the state metric describe the version:
+// "ready", or "refused" (the module) or "invalid" (its files).
+func (v *version) state() string {
+	switch {
+	case v.fail == nil:
+		return "ready"
+	case v.fail.status == http.StatusInternalServerError:
+		return "invalid"
+	}
+	return "refused"
 }
 
 // pathless is err's message without the file's path, for clients (the
@@ -457,7 +623,9 @@ func (s *Server) scrub(msg string) string {
 	return msg
 }
 
-func (s *Server) logLoad(v *version, changed bool) {
+// logLoad logs a load's result; kept is the version that serves on when
+// the load failed, or nil.
+func (s *Server) logLoad(v *version, changed bool, kept *version) {
 	what := "plugin loaded"
 	if changed {
 		what = "plugin reloaded"
@@ -466,6 +634,10 @@ func (s *Server) logLoad(v *version, changed bool) {
 		attrs := []any{"plugin", v.name, "version", v.digest, "code", v.fail.Code, "error", v.fail.Message, "problems", v.fail.Problems}
 		if v.detail != nil {
 			attrs = append(attrs, "detail", v.detail.Error())
+		}
+		if kept != nil {
+			s.log.Warn("plugin reload failed: the last good version serves on", append(attrs, "serving", kept.digest)...)
+			return
 		}
 		s.log.Warn(what+" but cannot run", attrs...)
 		return

@@ -7,23 +7,38 @@
 //
 //	POST /v1/plugins/{name}   run the plugin: body in, stdout out
 //	GET  /v1/plugins          the plugins, their versions and states (JSON)
-//	GET  /healthz             200 while the process serves
-//	GET  /readyz              200 once loaded, 503 while shutting down
+//	GET  /healthz             200 while the process serves, shutdown's grace period included
+//	GET  /readyz              200 once loaded, 503 from the start of Shutdown
 //	GET  /metrics             Prometheus metrics (Config.Gatherer)
 //	POST /v1/admin/reload     rescan the directory now; only with Config.AdminToken,
 //	                          as "Authorization: Bearer TOKEN"
 //
 // Each plugin runs under the server's default policy, overridden by an
-// optional sidecar NAME.json (Sidecar). A command module (exporting
-// _start) runs once per request with the body as stdin; its stdout is the
-// response. A reactor (no _start) is instantiated afresh per request, and
-// its export "handle" (Sidecar.Export) is called with the bytes-in,
+// optional manifest NAME.yaml next to NAME.wasm: the file of aclwasm run
+// --manifest and host.LoadManifest (host.Manifest), strictly decoded
+// (unknown fields and bad values are errors with their line). Its module
+// path must be NAME.wasm; its sha256, if given, is checked; the policy
+// fields it sets override the server's one by one (its deny list adds to
+// the server's); name is argv[0], then args; env adds to Config.Env;
+// config is read by the guest with aclwasm.config_read; its serve section
+// sets max_concurrent and a reactor's export. The JSON sidecar NAME.json
+// (Sidecar) is deprecated: it is still read, with a warning logged once
+// per plugin, unless NAME.yaml exists too (then the plugin is invalid).
+//
+// A command module (exporting _start) runs once per request with the body
+// as stdin; its stdout is the response. A reactor (no _start) is
+// instantiated afresh per request, and its export "handle" (the
+// manifest's serve.export) is called with the bytes-in,
 // bytes-out convention of module aclwasm (host.Instance.CallBytes): the
 // body is its input, its output the response, and a nonzero status it
 // returns is reported as the exit code. The directory is rescanned every
 // Config.Poll: a new, changed or removed module or sidecar takes effect
 // for the next request, requests in flight finish on the version they
 // started on, and a replaced version is closed once its last request ends.
+// A changed manifest or module that fails to load leaves the last good
+// version serving; the failure is logged, shown in GET /v1/plugins (state
+// "stale" and its error) and counted (aclwasm_plugin_load_failures_total,
+// aclwasm_plugin_state).
 // Plugins compile in parallel, each swapped in when it is ready, so that
 // one slow compilation delays no other plugin (its old version serves
 // meanwhile). Write modules atomically (write elsewhere, then rename), or
@@ -38,13 +53,25 @@
 // cannot hold the server. Answers name plugins and reasons, never the
 // server's plugin directory (the log has full paths).
 //
+// Every response carries X-Request-Id: the request's own when it is sane
+// (at most 128 printable ASCII characters), else a new one; every log
+// record of the request has it as request_id, the guest's stderr and its
+// aclAppLog records included.
+//
+// Shutdown has a grace period: readiness fails (/readyz 503, /healthz
+// still 200) while the listener stays open and requests, old and new, are
+// served, until none is in flight (and Config.DrainDelay has passed);
+// then the listener closes, new requests get 503 shutting_down, and at
+// the end of the grace period the runs still going are cancelled.
+//
 // How a request ends (every failure has a JSON body {"code", "message",
 // "plugin", ...}; the plugin's version is in X-Aclwasm-Plugin-Version):
 //
 //	200                   the guest ran to its end: _start returned or it exited (a
 //	                      reactor's export returned). Its exit code (the export's status)
 //	                      is in X-Aclwasm-Exit-Code: a nonzero code is the guest's own
-//	                      answer, not a server failure. The body is its stdout (output)
+//	                      answer, not a server failure (its metrics outcome is "nonzero").
+//	                      The body is its stdout (output)
 //	400 bad_request       the request body could not be read (cut short, a read timeout)
 //	401 unauthorized      admin endpoint without the right bearer token
 //	404 not_found         no such plugin or endpoint
@@ -56,7 +83,7 @@
 //	429 overloaded        the plugin already runs MaxConcurrent requests, counting those
 //	                      still sending their bodies; refused before the body is read;
 //	                      Retry-After: 1
-//	500 plugin_invalid    the plugin's files cannot be used (unreadable, bad sidecar, bad name)
+//	500 plugin_invalid    the plugin's files cannot be used (unreadable, bad manifest, bad name)
 //	500 host_error        the host failed (a session could not be released, the plugin
 //	                      directory cannot be read by the admin reload, ...)
 //	502 trap              the guest trapped; the message is the trap's reason
@@ -65,9 +92,13 @@
 //	                      as it was made (a reactor's output_write returned 207012)
 //	503 buffers_full      the body would take the bodies held by all requests beyond
 //	                      Config.MaxBuffered; refused at once, not queued; Retry-After: 1
-//	503 shutting_down     the server is stopping; Retry-After: 1
+//	503 shutting_down     the server is stopping (after the grace period's drain, or the
+//	                      Runtime was closed under the run); Retry-After: 1
 //	503 canceled          the client went away before the run ended
 //	504 timeout           the policy's timeout stopped the guest
+//
+// An operator's guide (manifests, failed deployments, logs, metrics,
+// stopping) is docs/SERVING.md.
 //
 // Quotas are not a request outcome: a guest over a quota gets the native
 // error code (207001, 207012) from the call and decides what to do, which
@@ -81,6 +112,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -100,11 +132,12 @@ import (
 
 // Config configures a Server. Dir and Runtime are required.
 type Config struct {
-	// Dir holds the plugins: NAME.wasm, and optionally NAME.json (Sidecar).
+	// Dir holds the plugins: NAME.wasm, and optionally its manifest
+	// NAME.yaml (host.Manifest; or the deprecated NAME.json, Sidecar).
 	Dir string
 	// Runtime runs the plugins. The caller closes it after Shutdown.
 	Runtime *host.Runtime
-	// Policy is every plugin's policy unless its sidecar overrides it.
+	// Policy is every plugin's policy, each field unless its manifest sets it.
 	Policy host.Policy
 	// Env are KEY=VALUE pairs every run gets.
 	Env []string
@@ -129,12 +162,20 @@ type Config struct {
 	// Poll is how often the directory is rescanned; 0 never (Reload, or
 	// the admin endpoint, still reloads).
 	Poll time.Duration
+	// DrainDelay is how long Shutdown keeps the listener open and serving
+	// at least, readiness failing, so that a load balancer sees /readyz
+	// fail before connections are refused; within the grace period.
+	// Default 0: the listener closes once no request is in flight.
+	DrainDelay time.Duration
 	// AdminToken enables POST /v1/admin/reload for this bearer token.
 	AdminToken string
 	// Logger gets the server's structured logs; default slog.Default().
+	// A request's records have its request_id (RequestIDHeader).
 	Logger *slog.Logger
-	// Registerer gets the server's own metrics (requests by plugin and
-	// status, their duration, requests in flight); nil for none.
+	// Registerer gets the server's own metrics (serverMetrics: requests by
+	// plugin, status and outcome, their duration, requests in flight,
+	// buffered body bytes, reloads, plugin loads, load failures and
+	// states); nil for none.
 	Registerer prometheus.Registerer
 	// Gatherer is served at /metrics; nil: /metrics is 404.
 	Gatherer prometheus.Gatherer
@@ -153,12 +194,15 @@ type Server struct {
 	handler http.Handler
 	metrics *serverMetrics
 
-	reloadMu sync.Mutex // one scan at a time, so that loads start in the order of the scans
-	mu       sync.RWMutex
-	plugins  map[string]*version
-	closing  bool
-	inflight sync.WaitGroup // requests that hold a version
-	buf      budget         // bytes of request bodies held
+	reloadMu   sync.Mutex // one scan at a time, so that loads start in the order of the scans
+	mu         sync.RWMutex
+	plugins    map[string]*version
+	failed     map[string]*failedLoad // newer files that failed while the version in plugins serves
+	warnedJSON map[string]bool        // plugins whose JSON sidecar was logged as deprecated
+	draining   bool                   // Shutdown began: not ready, no reloads, still serving
+	closing    bool                   // the drain is over: requests are refused
+	active     *active                // requests that hold a version
+	buf        budget                 // bytes of request bodies held
 
 	// Loads run in their own goroutines, at most cap(loadSlots) at once;
 	// each plugin's new version is swapped in when it is ready. loading,
@@ -205,7 +249,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.MaxBuffered == 0 {
 		cfg.MaxBuffered = max(256<<20, cfg.MaxBody)
 	}
-	if cfg.MaxConcurrent < 0 || cfg.MaxBody < 0 || cfg.MaxOutput < 0 || cfg.MaxBuffered < 0 || cfg.Poll < 0 {
+	if cfg.MaxConcurrent < 0 || cfg.MaxBody < 0 || cfg.MaxOutput < 0 || cfg.MaxBuffered < 0 || cfg.Poll < 0 || cfg.DrainDelay < 0 {
 		return nil, errors.New("serve: negative Config limit")
 	}
 	if cfg.MaxBuffered < cfg.MaxBody {
@@ -218,6 +262,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		cfg.Logger = slog.Default()
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, plugins: map[string]*version{}, stopPoll: make(chan struct{}),
+		failed: map[string]*failedLoad{}, warnedJSON: map[string]bool{}, active: newActive(),
 		// Two at least, so that one stuck compilation never holds the only slot.
 		loadSlots: make(chan struct{}, max(runtime.GOMAXPROCS(0), 2)), loading: map[string]*load{}}
 	s.runs, s.cancelRuns = context.WithCancel(context.Background())
@@ -273,44 +318,66 @@ func (s *Server) Serve(ln net.Listener) error {
 	return nil
 }
 
-// Shutdown stops the server: readiness fails and new requests get 503,
-// the listener closes, requests in flight finish until ctx is done, then
-// the runs still going are cancelled (their requests get 503) and waited
-// for. Every plugin is closed, and every session released, when it
-// returns. It returns ctx's error if the grace period ran out.
+// Shutdown stops the server within ctx's grace period. First it drains:
+// readiness fails (/readyz 503, /healthz 200), the directory is no longer
+// polled, and the listener stays open, serving requests old and new, until
+// none is in flight and Config.DrainDelay has passed. Then new requests get
+// 503 shutting_down, the listener closes, and the requests in flight
+// finish until ctx is done; the runs still going then are cancelled (their
+// requests get 503) and waited for. Every plugin is closed, and every
+// session released, when it returns. It returns ctx's error if the grace
+// period ran out.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
-	if s.closing {
+	if s.draining {
 		s.mu.Unlock()
 		return errors.New("serve: Shutdown called twice")
 	}
-	s.closing = true
+	s.draining = true
 	s.mu.Unlock()
+	s.log.Info("shutting down: not ready, serving until no request is in flight", "drain_delay", s.cfg.DrainDelay)
 	close(s.stopPoll)
 	s.polling.Wait()
-	// A load in progress sees closing and retires what it loaded.
+	// A load in progress sees draining and retires what it loaded.
 	s.cancelLoads()
 	s.loads.Wait()
+
+	delay := time.NewTimer(s.cfg.DrainDelay)
+	defer delay.Stop()
+	select {
+	case <-delay.C:
+		select {
+		case <-s.active.zero():
+		case <-ctx.Done():
+		}
+	case <-ctx.Done():
+	}
+	s.mu.Lock()
+	s.closing = true // no request acquires a version from here: idle is final
+	s.mu.Unlock()
+	idle := s.active.zero()
 
 	s.httpMu.Lock()
 	hs := s.http
 	s.httpMu.Unlock()
-	done := make(chan struct{})
-	go func() { s.inflight.Wait(); close(done) }()
 	var graceErr error
 	if hs != nil {
 		graceErr = hs.Shutdown(ctx) // closes the listener, waits for idle connections
 	}
 	select {
-	case <-done:
-	case <-ctx.Done():
-		graceErr = ctx.Err()
+	case <-idle: // none in flight: none cut short, even with ctx done
+	default:
+		select {
+		case <-idle:
+		case <-ctx.Done():
+			graceErr = ctx.Err()
+		}
 	}
 	if graceErr != nil {
 		s.log.Warn("grace period over: cancelling runs in flight", "error", graceErr)
 	}
 	s.cancelRuns()
-	<-done
+	<-idle
 	if hs != nil && graceErr != nil {
 		// The handlers have returned; their responses (503) are written
 		// once each handler's connection flushes: wait for the connections
@@ -352,7 +419,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, r, &apiError{status: http.StatusNotFound, Code: "not_found", Message: "no endpoint " + r.URL.Path})
 	})
-	return guard(mux)
+	return s.withRequestID(guard(mux))
 }
 
 // get allows GET and HEAD only.
@@ -373,9 +440,9 @@ func methodNotAllowed(w http.ResponseWriter, r *http.Request, allow string) {
 
 func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	s.mu.RLock()
-	closing := s.closing
+	draining := s.draining
 	s.mu.RUnlock()
-	if closing {
+	if draining {
 		writeErr(w, r, &apiError{status: http.StatusServiceUnavailable, Code: "shutting_down", Message: "the server is shutting down"})
 		return
 	}
@@ -386,8 +453,12 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 type PluginInfo struct {
 	Name    string `json:"name"`
 	Version string `json:"version"`
-	// State is "ready", or "refused" (the module) or "invalid" (its files).
-	State         string    `json:"state"`
+	// State is "ready"; "stale": the version serving is the last good
+	// one, newer files failed to load (Error says why); or "refused" (the
+	// module) or "invalid" (its files): the plugin answers with Error.
+	State string `json:"state"`
+	// Error names the plugin and the reason, never the server's
+	// directory (the log has the paths).
 	Error         *apiError `json:"error,omitempty"`
 	MaxConcurrent int       `json:"max_concurrent,omitempty"`
 	InFlight      int       `json:"in_flight"`
@@ -398,14 +469,12 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 	s.mu.RLock()
 	out := make([]PluginInfo, 0, len(s.plugins))
 	for _, v := range s.plugins {
-		pi := PluginInfo{Name: v.name, Version: v.digest, State: "ready", Error: v.fail, MaxConcurrent: cap(v.sem), InFlight: v.inFlight()}
-		switch {
-		case v.fail != nil && v.fail.status == http.StatusInternalServerError:
-			pi.State = "invalid"
-		case v.fail != nil:
-			pi.State = "refused"
-		default:
+		pi := PluginInfo{Name: v.name, Version: v.digest, State: v.state(), Error: v.fail, MaxConcurrent: cap(v.sem), InFlight: v.inFlight()}
+		if v.fail == nil {
 			pi.Timeout = v.pl.Policy().Timeout.String()
+		}
+		if f := s.failed[v.name]; f != nil {
+			pi.State, pi.Error = "stale", f.fail
 		}
 		out = append(out, pi)
 	}
@@ -431,11 +500,11 @@ func (s *Server) reload(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, r, &apiError{status: http.StatusServiceUnavailable, Code: "shutting_down", Message: "the server is shutting down"})
 		return
 	case err != nil: // the log has the directory's path, the client does not
-		s.log.Error("reload requested", "error", err)
+		s.logFor(r).Error("reload requested", "error", err)
 		writeErr(w, r, &apiError{status: http.StatusInternalServerError, Code: "host_error", Message: "the plugin directory cannot be read: " + pathless(err)})
 		return
 	}
-	s.log.Info("reload requested", "added", rep.Added, "changed", rep.Changed, "removed", rep.Removed, "loading", rep.Loading)
+	s.logFor(r).Info("reload requested", "added", rep.Added, "changed", rep.Changed, "removed", rep.Removed, "loading", rep.Loading)
 	writeJSON(w, r, http.StatusOK, rep)
 }
 
@@ -453,7 +522,7 @@ func (s *Server) acquire(name string) (*version, *apiError) {
 		return nil, &apiError{status: http.StatusNotFound, Code: "not_found", Message: fmt.Sprintf("no plugin %q", name)}
 	}
 	v.acquire()
-	s.inflight.Add(1)
+	s.active.add()
 	return v, nil
 }
 
@@ -464,66 +533,103 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request) {
 		methodNotAllowed(w, r, "POST")
 		return
 	}
+	log := s.logFor(r)
 	v, fail := s.acquire(name)
 	label := name // a metrics label only for plugins that exist: names in URLs are anyone's
 	if v == nil {
 		label = ""
+	} else {
+		s.metrics.running(label, 1)
 	}
-	status, exit := s.run(w, r, v, fail)
+	out := s.run(w, r, v, fail, log)
 	if v != nil {
 		v.release()
-		s.inflight.Done()
+		s.active.done()
+		s.metrics.running(label, -1)
 	}
 	d := time.Since(start)
-	s.metrics.observe(label, status, d)
-	attrs := []any{"plugin", name, "status", status, "duration", d, "remote", r.RemoteAddr}
+	outcome := out.outcome()
+	s.metrics.observe(label, out.status, outcome, d)
+	attrs := []any{"plugin", name, "status", out.status, "outcome", outcome, "duration", d, "remote", r.RemoteAddr}
 	if v != nil {
 		attrs = append(attrs, "version", v.digest)
 	}
-	if exit != "" {
-		attrs = append(attrs, "exit_code", exit)
+	if out.exit != "" {
+		attrs = append(attrs, "exit_code", out.exit)
+	}
+	if out.fail != nil {
+		attrs = append(attrs, "code", out.fail.Code, "error", out.fail.Message)
+	}
+	if out.err != nil && out.err.Error() != out.fail.Message { // the engine's backtrace, for the log only
+		attrs = append(attrs, "detail", s.scrub(out.err.Error()))
 	}
 	switch {
-	case status >= 500:
-		s.log.Warn("request", attrs...)
-	case status >= 400 || exit != "0":
-		s.log.Info("request", attrs...)
+	case out.status >= 500:
+		log.Warn("request", attrs...)
+	case out.status >= 400 || out.exit != "0":
+		log.Info("request", attrs...)
 	default:
-		s.log.Debug("request", attrs...)
+		log.Debug("request", attrs...)
 	}
 }
 
-// run answers a request for version v and returns the status and the
-// guest's exit code ("" if it did not exit). Every refusal that can be
-// made without the body comes before it is read: an unusable plugin, a
+// result is how a request ended: its status, the guest's exit code ("" if
+// it did not exit), the failure answered, and the error behind it.
+type result struct {
+	status int
+	exit   string
+	fail   *apiError
+	err    error
+}
+
+// outcome is the request's metrics label: ok, nonzero (the guest's own
+// nonzero exit code or status), or the failure's code.
+func (o result) outcome() string {
+	switch {
+	case o.fail != nil:
+		return o.fail.Code
+	case o.exit != "0":
+		return "nonzero"
+	}
+	return "ok"
+}
+
+// refuse answers a failure that came before the guest ran.
+func refuse(w http.ResponseWriter, r *http.Request, fail *apiError) result {
+	return result{status: writeErr(w, r, fail), fail: fail}
+}
+
+// run answers a request for version v. Every refusal that can be made
+// without the body comes before it is read: an unusable plugin, a
 // declared length over MaxBody, the plugin's concurrency limit, the
-// server's buffer budget.
-func (s *Server) run(w http.ResponseWriter, r *http.Request, v *version, fail *apiError) (int, string) {
+// server's buffer budget. log is the request's logger: the guest's
+// stderr and aclAppLog records go there with the request's id.
+func (s *Server) run(w http.ResponseWriter, r *http.Request, v *version, fail *apiError, log *slog.Logger) result {
 	if fail != nil {
 		if fail.status == http.StatusServiceUnavailable {
 			w.Header().Set("Retry-After", "1")
 		}
-		return writeErr(w, r, fail), ""
+		return refuse(w, r, fail)
 	}
 	w.Header().Set("X-Aclwasm-Plugin-Version", v.digest)
 	if v.fail != nil {
 		e := *v.fail
 		e.Plugin = v.name
-		return writeErr(w, r, &e), ""
+		return refuse(w, r, &e)
 	}
 	if r.ContentLength > s.cfg.MaxBody {
-		return writeErr(w, r, tooLarge(v.name, s.cfg.MaxBody)), ""
+		return refuse(w, r, tooLarge(v.name, s.cfg.MaxBody))
 	}
 	select {
 	case v.sem <- struct{}{}:
 		defer func() { <-v.sem }()
 	default:
 		w.Header().Set("Retry-After", "1")
-		return writeErr(w, r, &apiError{status: http.StatusTooManyRequests, Code: "overloaded", Plugin: v.name, Message: fmt.Sprintf("the plugin already runs %d requests, its limit", cap(v.sem))}), ""
+		return refuse(w, r, &apiError{status: http.StatusTooManyRequests, Code: "overloaded", Plugin: v.name, Message: fmt.Sprintf("the plugin already runs %d requests, its limit", cap(v.sem))})
 	}
 	body, held, fail := s.readBody(w, r, v.name)
 	if fail != nil {
-		return writeErr(w, r, fail), ""
+		return refuse(w, r, fail)
 	}
 	defer s.buf.release(held)
 	if s.testHookRun != nil {
@@ -534,7 +640,8 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, v *version, fail *a
 	defer context.AfterFunc(s.runs, cancel)()
 	stdout := &capped{max: s.cfg.MaxOutput}
 	stderr := &capped{max: 4 << 10, quiet: true}
-	cfg := host.Config{Args: append([]string{v.name}, v.args...), Env: v.env, Stdin: bytes.NewReader(body), Stdout: stdout, Stderr: stderr}
+	cfg := host.Config{Args: append([]string{v.argv0}, v.args...), Env: v.env, Vars: v.vars, Name: v.name, Logger: log,
+		Stdin: bytes.NewReader(body), Stdout: stdout, Stderr: stderr}
 	var res host.Result
 	var err error
 	if v.export == "" {
@@ -543,7 +650,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, v *version, fail *a
 		res.ExitCode, err = s.callReactor(ctx, v, cfg, body, stdout)
 	}
 	if stderr.Len() > 0 && (err != nil || res.ExitCode != 0) {
-		s.log.Info("plugin stderr", "plugin", v.name, "stderr", stderr.String())
+		log.Info("plugin stderr", "plugin", v.name, "stderr", stderr.String())
 	}
 	fail = nil
 	switch {
@@ -555,12 +662,13 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, v *version, fail *a
 		w.Header().Set("Content-Type", "application/octet-stream")
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write(stdout.Bytes())
-		return http.StatusOK, code
-	case errors.Is(err, host.ErrTimeout):
-		fail = &apiError{status: http.StatusGatewayTimeout, Code: "timeout", Message: fmt.Sprintf("the guest did not finish within its timeout (%v)", v.pl.Policy().Timeout)}
-	case errors.Is(err, host.ErrCanceled) && s.runs.Err() != nil:
+		return result{status: http.StatusOK, exit: code}
+	case errors.Is(err, host.ErrClosed), errors.Is(err, host.ErrCanceled) && s.runs.Err() != nil:
+		// The Runtime, or the server, is closing: no trap, no guest failure.
 		w.Header().Set("Retry-After", "1")
 		fail = &apiError{status: http.StatusServiceUnavailable, Code: "shutting_down", Message: "the server is shutting down: the run was cancelled"}
+	case errors.Is(err, host.ErrTimeout):
+		fail = &apiError{status: http.StatusGatewayTimeout, Code: "timeout", Message: fmt.Sprintf("the guest did not finish within its timeout (%v)", v.pl.Policy().Timeout)}
 	case errors.Is(err, host.ErrCanceled):
 		fail = &apiError{status: http.StatusServiceUnavailable, Code: "canceled", Message: "the request was cancelled (the client went away)"}
 	case errors.Is(err, host.ErrTrap):
@@ -569,7 +677,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, v *version, fail *a
 		fail = &apiError{status: http.StatusInternalServerError, Code: "host_error", Message: firstLine(err)}
 	}
 	fail.Plugin = v.name
-	return writeErr(w, r, fail), ""
+	return result{status: writeErr(w, r, fail), fail: fail, err: err}
 }
 
 // callReactor runs a request on a fresh instance of reactor v: its export
@@ -577,7 +685,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, v *version, fail *a
 // it writes there goes to out in place of a command's stdout (cfg.Stdout is
 // dropped). A nonzero status returned by the export is its exit code.
 func (s *Server) callReactor(ctx context.Context, v *version, cfg host.Config, body []byte, out *capped) (uint32, error) {
-	cfg.Stdin, cfg.Stdout = nil, nil
+	cfg.Stdin, cfg.Stdout = nil, io.Discard // its WASI stdout is no answer
 	inst, err := v.pl.Instantiate(ctx, cfg)
 	if err != nil {
 		return 0, err

@@ -104,7 +104,11 @@ type fixture struct {
 	down bool
 }
 
-func start(t testing.TB, cfg Config) *fixture {
+func start(t testing.TB, cfg Config) *fixture { t.Helper(); return startWith(t, cfg, nil) }
+
+// startWith is start with the runtime's backend wrap(the simulated
+// device), or the device itself when wrap is nil.
+func startWith(t testing.TB, cfg Config, wrap func(*sim.Backend) acl.Backend) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	f := &fixture{t: t, b: sim.New(), done: make(chan error, 1)}
@@ -112,7 +116,11 @@ func start(t testing.TB, cfg Config) *fixture {
 	reg := prometheus.NewRegistry()
 	m, err := host.NewMetrics(reg)
 	require.NoError(t, err)
-	f.rt, err = host.NewRuntime(ctx, host.WithBackend(f.b), host.WithMetrics(m), host.WithEngine(engine))
+	var b acl.Backend = f.b
+	if wrap != nil {
+		b = wrap(f.b)
+	}
+	f.rt, err = host.NewRuntime(ctx, host.WithBackend(b), host.WithMetrics(m), host.WithEngine(engine))
 	require.NoError(t, err)
 	cfg.Runtime, cfg.Registerer, cfg.Gatherer = f.rt, reg, reg
 	if cfg.Logger == nil {

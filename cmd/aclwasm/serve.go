@@ -28,7 +28,7 @@ func serveCmd() *cobra.Command {
 		otel                otelStart // nil without -tags otel
 		maxBody, maxOutput  string
 		maxBuffered         string
-		poll, grace         time.Duration
+		poll, grace, drain  time.Duration
 		maxConcurrent       int
 		env                 []string
 	)
@@ -39,12 +39,18 @@ func serveCmd() *cobra.Command {
 with the request body as stdin and answers with its stdout, or calls a
 reactor's export "handle" with the body as its input (module aclwasm); the
 exit code or status is in X-Aclwasm-Exit-Code. The policy flags are every
-plugin's defaults; an optional NAME.json overrides them per plugin. DIR is rescanned every
+plugin's defaults; an optional manifest NAME.yaml (the file of run
+--manifest, with a serve section for max_concurrent and export) overrides
+them per plugin; the older NAME.json is deprecated. DIR is rescanned every
 --poll: changed modules are reloaded, requests in flight finish on the old
-version. GET /v1/plugins lists them, /healthz and /readyz report health,
-/metrics serves Prometheus metrics. SIGTERM or SIGINT stops accepting,
-lets requests finish for --grace, then cancels the rest and releases
-every session. The status codes are in the package doc of serve.`,
+version, and a manifest or module that fails to load leaves the last good
+version serving (GET /v1/plugins shows the failure). GET /v1/plugins lists
+them, /healthz and /readyz report health, /metrics serves Prometheus
+metrics. Every response and log record of a request has its X-Request-Id.
+SIGTERM or SIGINT fails /readyz and serves on until no request is in
+flight (and --drain-delay has passed), then closes the listener; requests
+still running at the end of --grace are cancelled and every session is
+released. The status codes are in the package doc of serve.`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return &exitError{exitHost, fmt.Errorf("usage: %s", c.UseLine())}
@@ -74,8 +80,8 @@ every session. The status codes are in the package doc of serve.`,
 			if err != nil {
 				return fail(fmt.Errorf("--max-buffered: %w", err))
 			}
-			if body == 0 || out == 0 || buffered == 0 || body > 1<<40 || out > 1<<40 || buffered > 1<<40 || maxConcurrent < 1 || poll < 0 || grace < 0 {
-				return fail(errors.New("--max-body, --max-output and --max-buffered want 1 byte to 1 TiB, --max-concurrent at least 1, --poll and --grace no negative duration"))
+			if body == 0 || out == 0 || buffered == 0 || body > 1<<40 || out > 1<<40 || buffered > 1<<40 || maxConcurrent < 1 || poll < 0 || grace < 0 || drain < 0 {
+				return fail(errors.New("--max-body, --max-output and --max-buffered want 1 byte to 1 TiB, --max-concurrent at least 1, --poll, --grace and --drain-delay no negative duration"))
 			}
 			if buffered < body {
 				return fail(fmt.Errorf("--max-buffered %s is below --max-body %s: no body of --max-body bytes could be read", maxBuffered, maxBody))
@@ -121,7 +127,7 @@ every session. The status codes are in the package doc of serve.`,
 			srv, err := serve.New(ctx, serve.Config{
 				Dir: args[0], Runtime: rt, Policy: p, Env: env,
 				MaxConcurrent: maxConcurrent, MaxBody: int64(body), MaxOutput: int64(out), MaxBuffered: int64(buffered),
-				Poll: poll, AdminToken: token, Logger: log, Registerer: reg, Gatherer: reg,
+				Poll: poll, DrainDelay: drain, AdminToken: token, Logger: log, Registerer: reg, Gatherer: reg,
 			})
 			if err != nil {
 				return fail(err)
@@ -160,7 +166,8 @@ every session. The status codes are in the package doc of serve.`,
 	fl := c.Flags()
 	fl.StringVar(&listen, "listen", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks one, logged as \"listening\")")
 	fl.DurationVar(&poll, "poll", 2*time.Second, "how often to rescan DIR for new, changed and removed plugins (0: never)")
-	fl.DurationVar(&grace, "grace", 10*time.Second, "how long requests in flight may finish after SIGTERM/SIGINT before they are cancelled")
+	fl.DurationVar(&grace, "grace", 10*time.Second, "how long requests in flight may finish after SIGTERM/SIGINT before they are cancelled; meanwhile /readyz answers 503 and the listener serves until no request is in flight")
+	fl.DurationVar(&drain, "drain-delay", 0, "after SIGTERM/SIGINT, keep serving at least this long (within --grace) with /readyz failing, so that a load balancer stops sending first")
 	fl.IntVar(&maxConcurrent, "max-concurrent", 16, "requests one plugin runs at once, counting those still sending their bodies; more get 429 before their bodies are read")
 	fl.StringVar(&maxBody, "max-body", "16MiB", "largest request body (413 above it; at once, unread, for a Content-Length above it)")
 	fl.StringVar(&maxBuffered, "max-buffered", "256MiB", "most bytes of request bodies all requests together hold in memory; a body beyond it gets 503 buffers_full (Retry-After: 1); at least --max-body")
@@ -184,7 +191,17 @@ func newLogger(w interface{ Write([]byte) (int, error) }, format, level string) 
 	case "text":
 		return slog.New(slog.NewTextHandler(w, opts)), nil
 	case "json":
+		opts.ReplaceAttr = durationString
 		return slog.New(slog.NewJSONHandler(w, opts)), nil
 	}
 	return nil, fmt.Errorf("--log-format %q: want text or json", format)
+}
+
+// durationString writes a duration as Go writes it ("2.02s") instead of
+// slog's JSON default, a count of nanoseconds that a person misreads.
+func durationString(_ []string, a slog.Attr) slog.Attr {
+	if a.Value.Kind() == slog.KindDuration {
+		a.Value = slog.StringValue(a.Value.Duration().String())
+	}
+	return a
 }
