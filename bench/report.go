@@ -82,4 +82,3 @@ func latency(ns float64) string {
 	}
 	return fmt.Sprintf("%.0f ns", ns)
 }
-
