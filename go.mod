@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/bytecodealliance/wasmtime-go/v39 v39.0.1
 	github.com/ebitengine/purego v0.11.3
+	github.com/ianlancetaylor/demangle v0.0.0-20260724033716-83e58baca724
 	github.com/prometheus/client_golang v1.25.0
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
