@@ -198,7 +198,7 @@ func watEscape(s string) string {
 // source names on both engines; other names are left as they are.
 func TestTrapNamesDemangled(t *testing.T) {
 	rt := newRuntime(t)
-	const cpp = "_ZN6plugin7process4stepEi"               // plugin::process::step(int)
+	const cpp = "_ZN6plugin7process4stepEi"                     // plugin::process::step(int)
 	const rust = "_ZN4core9panicking5panic17h0123456789abcdefE" // core::panicking::panic (legacy Rust)
 	for _, tc := range []struct{ deep, trap, wantDeep, wantTrap string }{
 		{cpp, rust, "plugin::process::step(int)", "core::panicking::panic"},
