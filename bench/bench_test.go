@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"image/png"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -145,29 +147,63 @@ func TestJSON(t *testing.T) {
 	require.Equal(t, *r, back)
 }
 
-func TestSVG(t *testing.T) {
+// TestCharts: the chart has a panel per mode and direction, titled with
+// the ACL call and direction, the three series in its legend, labelled
+// axes with units, and the engine and backend in its title; PNG and SVG
+// draw the same chart. A sandbox point faster than memmove is marked as
+// noise, in the chart and in the table.
+func TestCharts(t *testing.T) {
+	r := sample()
+	r.Backend = "engine wazero, backend sim"
+	r.Points[0].XMemmove = 1.2 // 64 B h2d sync
 	var buf bytes.Buffer
-	require.NoError(t, sample().WriteSVG(&buf))
-	dec := xml.NewDecoder(&buf)
-	paths, root := 0, ""
+	require.NoError(t, r.WriteSVG(&buf))
+	var texts []string
+	dec := xml.NewDecoder(bytes.NewReader(buf.Bytes()))
+	root := ""
 	for {
 		tok, err := dec.Token()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		require.NoError(t, err)
-		if se, ok := tok.(xml.StartElement); ok {
+		switch tok := tok.(type) {
+		case xml.StartElement:
 			if root == "" {
-				root = se.Name.Local
+				root = tok.Name.Local
 			}
-			if se.Name.Local == "path" {
-				paths++
+		case xml.CharData:
+			if s := strings.TrimSpace(string(tok)); s != "" {
+				texts = append(texts, s)
 			}
 		}
 	}
 	require.Equal(t, "svg", root)
-	require.Equal(t, 2*len(Kinds)*len(Modes)+1, paths) // sandbox and direct per kind and mode, memmove
+	all := strings.Join(texts, "\n")
+	require.Contains(t, all, "engine wazero, backend sim")
+	for _, m := range Modes {
+		for _, k := range Kinds {
+			require.Contains(t, texts, modeTitle[m]+" "+string(k))
+		}
+	}
+	for _, want := range []string{"sandbox", "direct (backend)", "memmove", "bandwidth (GB/s)", "copy size", "64B", "1KiB", "1MiB", "above memmove: noise"} {
+		require.Contains(t, texts, want)
+	}
+	require.Equal(t, len(Modes)*len(Kinds), strings.Count(all, "bandwidth (GB/s)"), "a labelled axis per panel")
+
+	buf.Reset()
+	require.NoError(t, r.WritePNG(&buf))
+	img, err := png.Decode(&buf)
+	require.NoError(t, err)
+	require.Equal(t, len(Kinds)*400, img.Bounds().Dx(), "300 pt panels at 96 dpi")
+
+	buf.Reset()
+	require.NoError(t, r.WriteTable(&buf))
+	require.Contains(t, buf.String(), "1.200 (noise)")
+	require.Contains(t, buf.String(), "1 points copied faster through the sandbox than with memmove")
+
 	require.Error(t, (&Report{}).WriteSVG(io.Discard))
+	require.Error(t, (&Report{}).WritePNG(io.Discard))
 }
 
 func TestTable(t *testing.T) {

@@ -193,3 +193,25 @@ func watEscape(s string) string {
 	}
 	return b.String()
 }
+
+// TestTrapNamesDemangled: C++ and Rust symbols in a backtrace read as
+// source names on both engines; other names are left as they are.
+func TestTrapNamesDemangled(t *testing.T) {
+	rt := newRuntime(t)
+	const cpp = "_ZN6plugin7process4stepEi"                     // plugin::process::step(int)
+	const rust = "_ZN4core9panicking5panic17h0123456789abcdefE" // core::panicking::panic (legacy Rust)
+	for _, tc := range []struct{ deep, trap, wantDeep, wantTrap string }{
+		{cpp, rust, "plugin::process::step(int)", "core::panicking::panic"},
+		{"deep", "trap", "deep", "trap"},
+	} {
+		pl := load(t, rt, namedTrapModule(tc.deep, tc.trap), Policy{MemoryPages: 1})
+		inst, err := pl.Instantiate(context.Background(), Config{})
+		require.NoError(t, err)
+		_, err = inst.Call(context.Background(), "deep", 2)
+		var te *TrapError
+		require.ErrorAs(t, err, &te)
+		require.NotEmpty(t, te.Frames)
+		require.Equal(t, tc.wantTrap, te.Frames[0].Func)
+		require.Equal(t, tc.wantDeep, te.Frames[1].Func)
+	}
+}

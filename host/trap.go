@@ -1,6 +1,10 @@
 package host
 
-import "github.com/aclwasm/aclwasm/host/internal/engine"
+import (
+	"github.com/ianlancetaylor/demangle"
+
+	"github.com/aclwasm/aclwasm/host/internal/engine"
+)
 
 // TrapError is the error a call ends with when the guest trapped. It wraps
 // ErrTrap and keeps apart what the engines write as one block of text: the
@@ -32,9 +36,11 @@ type TrapError struct {
 
 // Frame is one guest function of a backtrace.
 type Frame struct {
-	// Func is the function's name from the module's name section (escaped
-	// and cut as TrapError says), or $N (its index) when the module names
-	// none. A host function of the sandbox reads acl.NAME.
+	// Func is the function's name from the module's name section,
+	// demangled when it is a C++ or Rust symbol (_ZN4core9panicking5panic
+	// reads core::panicking::panic), escaped and cut as TrapError says; or
+	// $N (its index) when the module names none. A host function of the
+	// sandbox reads acl.NAME.
 	Func string
 	// Source is where in the source the frame is, "file.c:12:3", innermost
 	// inlined call first; empty without debug information.
@@ -51,11 +57,34 @@ func (e *TrapError) Unwrap() error { return ErrTrap }
 func trapError(t *engine.Trap) *TrapError {
 	e := &TrapError{Call: shortName(t.Call), Reason: shortName(t.Reason), Truncated: t.Truncated, Elided: t.Elided}
 	for _, f := range t.Frames {
-		fr := Frame{Func: shortName(f.Func)}
+		fr := Frame{Func: shortName(demangled(f.Func))}
 		for _, src := range f.Source {
 			fr.Source = append(fr.Source, shortName(src))
 		}
 		e.Frames = append(e.Frames, fr)
 	}
 	return e
+}
+
+// demangled returns a C++ (Itanium) or Rust symbol as source code names
+// it, anything else as it is. wasmtime demangles its own backtraces;
+// wazero does not, so this makes both read alike. The output is bounded
+// (2^12 bytes) whatever the symbol, as a guest chooses its names.
+func demangled(name string) string {
+	name = demangle.Filter(name, demangle.MaxLength(12))
+	// wasmtime's demangler keeps a legacy Rust symbol's hash
+	// (core::panicking::panic::h0123456789abcdef), this one drops it.
+	if i := len(name) - len("::h0123456789abcdef"); i > 0 && name[i:i+3] == "::h" && isHex(name[i+3:]) {
+		name = name[:i]
+	}
+	return name
+}
+
+func isHex(s string) bool {
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }

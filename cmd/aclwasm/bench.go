@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -25,7 +26,7 @@ func benchCmd() *cobra.Command {
 		sessions     int
 		perPoint     time.Duration
 		asJSON       bool
-		svg          string
+		svg, png     string
 	)
 	c := &cobra.Command{
 		Use:   "bench [flags]",
@@ -106,12 +107,18 @@ gives bandwidth, latency per call and the sandbox's bandwidth over memmove's
 				return fail(err)
 			}
 			rep.Backend = "engine " + f.engine + ", backend " + desc
-			if svg != "" {
-				out, err := os.Create(svg)
+			for _, chart := range []struct {
+				path  string
+				write func(io.Writer) error
+			}{{svg, rep.WriteSVG}, {png, rep.WritePNG}} {
+				if chart.path == "" {
+					continue
+				}
+				out, err := os.Create(chart.path)
 				if err != nil {
 					return fail(err)
 				}
-				err = rep.WriteSVG(out)
+				err = chart.write(out)
 				if cerr := out.Close(); err == nil {
 					err = cerr
 				}
@@ -145,12 +152,14 @@ gives bandwidth, latency per call and the sandbox's bandwidth over memmove's
 	fl.StringSliceVar(&kinds, "kinds", kindNames, "copy directions: h2d, d2h, d2d")
 	fl.StringSliceVar(&modes, "modes", modeNames, "copy APIs: sync (aclrtMemcpy), async (aclrtMemcpyAsync on a stream, synchronized after each timed run), 2d (aclrtMemcpy2d, up to 16 dense rows), batch (aclrtMemcpyBatch, the same rows as entries)")
 	fl.IntVar(&sessions, "sessions", 1, "sandbox sessions copying at once (their bandwidth is summed)")
-	fl.DurationVar(&perPoint, "time-per-point", 25*time.Millisecond, "how long each path of each point is timed")
+	fl.DurationVar(&perPoint, "time-per-point", 100*time.Millisecond, "how long each path of each point is timed (longer: less noise)")
 	fl.BoolVar(&asJSON, "json", false, "print the report as JSON")
-	fl.StringVar(&svg, "svg", "", "also write a plot of bandwidth against size to this SVG file")
+	fl.StringVar(&svg, "svg", "", "also write the chart (a panel per mode and direction: sandbox, backend called directly, memmove) to this SVG file")
+	fl.StringVar(&png, "png", "", "also write the chart to this PNG file")
 	completeValues(c, "kinds", kindNames)
 	completeValues(c, "modes", modeNames)
 	_ = c.MarkFlagFilename("svg", "svg")
+	_ = c.MarkFlagFilename("png", "png")
 	return c
 }
 

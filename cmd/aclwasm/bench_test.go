@@ -11,8 +11,8 @@ import (
 )
 
 func TestBench(t *testing.T) {
-	svg := filepath.Join(t.TempDir(), "bw.svg")
-	r := cli(t, "bench", "--sizes", "64,4KiB", "--kinds", "h2d,d2d", "--modes", "sync", "--time-per-point", "1ms", "--svg", svg)
+	svg, png := filepath.Join(t.TempDir(), "bw.svg"), filepath.Join(t.TempDir(), "bw.png")
+	r := cli(t, "bench", "--sizes", "64,4KiB", "--kinds", "h2d,d2d", "--modes", "sync", "--time-per-point", "1ms", "--svg", svg, "--png", png)
 	require.Zero(t, r.code, r.stderr)
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
 	require.Len(t, lines, 2+2*2) // description, header, 2 sizes x 2 kinds
@@ -20,7 +20,13 @@ func TestBench(t *testing.T) {
 	require.Contains(t, lines[1], "x direct")
 	b, err := os.ReadFile(svg)
 	require.NoError(t, err)
-	require.Equal(t, 2*2+1, strings.Count(string(b), "<path "))
+	for _, want := range []string{">engine wazero, backend sim", ">aclrtMemcpy h2d<", ">aclrtMemcpy d2d<", ">bandwidth (GB/s)<", ">4KiB<"} {
+		require.Contains(t, string(b), want)
+	}
+	require.NotContains(t, string(b), ">aclrtMemcpyAsync", "a panel per mode and direction measured, no other")
+	b, err = os.ReadFile(png)
+	require.NoError(t, err)
+	require.Equal(t, "\x89PNG", string(b[:4]))
 
 	r = cli(t, "bench", "--sizes", "256", "--kinds", "d2h", "--modes", "async", "--sessions", "2", "--time-per-point", "1ms", "--json")
 	require.Zero(t, r.code, r.stderr)
