@@ -100,8 +100,8 @@ const (
 	DefaultMaxCallBytes     = 1 << 30
 	DefaultMemoryPages      = 4096 // 256 MiB
 	DefaultTimeout          = time.Minute
-	DefaultCompileTimeout   = 30 * time.Second // a 2.8 MB Go plugin compiles in about 1 s
-	DefaultMaxTableEntries  = 1 << 16          // 10 times the largest table of build/wasm (a Go guest's, 5998)
+	DefaultCompileTimeout   = 2 * time.Minute // a 2.8 MB Go plugin compiles in about 1 s; the compile limits bound the rest
+	DefaultMaxTableEntries  = 1 << 16         // 10 times the largest table of build/wasm (a Go guest's, 5998)
 	DefaultMaxStackBytes    = 8 << 20
 	maxMemoryPages          = 65536
 	maxTableEntries         = 1 << 26 // about 1 GiB of host memory on either engine

@@ -91,6 +91,13 @@ expect() {
 header() { tr -d '\r' <"$WORK/headers" | sed -n "s/^$1: //Ip"; }
 
 expect 200 "" GET /healthz
+# The server answers while it compiles: /readyz is 503 loading until every
+# plugin's first load has ended.
+for _ in $(seq 600); do
+	[[ "$(req GET /readyz)" == 200 ]] && break
+	grep -q '"code":"loading"' "$WORK/body" || die "/readyz before ready: $(cat "$WORK/body")"
+	sleep 0.1
+done
 expect 200 "" GET /readyz
 expect 200 "" GET /v1/plugins
 grep -q '"name":"echo","version":"[0-9a-f]*","state":"ready"' "$WORK/body" || die "listing: $(cat "$WORK/body")"

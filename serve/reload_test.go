@@ -126,3 +126,46 @@ func TestRemovedWhileLoading(t *testing.T) {
 	require.Equal(t, 404, f.do("POST", "/v1/plugins/late", "", nil).status)
 	require.Zero(t, f.s.OpenPlugins())
 }
+
+// TestAnswersWhileLoading: the server answers before its plugins are
+// compiled. A plugin still in its first compilation gets 503 loading
+// (Retry-After), and /readyz says loading, while a plugin already compiled
+// is served; once the slow one is compiled, it is served and /readyz is
+// 200.
+func TestAnswersWhileLoading(t *testing.T) {
+	dir := plugins(t, map[string][]byte{"slow": wat2wasm(t, "echo", ""), "fast": wat2wasm(t, "echo", "")}, nil)
+	stuck, unstick := make(chan struct{}), make(chan struct{})
+	release := sync.OnceFunc(func() { close(unstick) })
+	t.Cleanup(release)
+	f := startAll(t, Config{Dir: dir, testHookLoad: func(name string) {
+		if name == "slow" {
+			close(stuck)
+			<-unstick
+		}
+	}}, nil, false)
+	select {
+	case <-stuck:
+	case <-time.After(watchdog):
+		t.Fatal("the slow plugin's load did not start")
+	}
+	r := f.do("POST", "/v1/plugins/slow", "", []byte("hi"))
+	require.Equal(t, 503, r.status, "%v", r)
+	require.Contains(t, string(r.body), `"code":"loading"`)
+	require.Equal(t, "1", r.header.Get("Retry-After"))
+	r = f.do("GET", "/readyz", "", nil)
+	require.Equal(t, 503, r.status)
+	require.Contains(t, string(r.body), `"code":"loading"`)
+	var got reply
+	for deadline := time.Now().Add(watchdog); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if got = f.do("POST", "/v1/plugins/fast", "", []byte("hi")); got.status == 200 {
+			break
+		}
+	}
+	require.Equal(t, 200, got.status, "the compiled plugin is served while the other compiles: %v", got)
+	release()
+	require.NoError(t, f.s.WaitLoaded(context.Background()))
+	require.Equal(t, 200, f.do("GET", "/readyz", "", nil).status)
+	r = f.do("POST", "/v1/plugins/slow", "", []byte("hi"))
+	require.Equal(t, 200, r.status, "%v", r)
+	require.Equal(t, "echo:hi", string(r.body))
+}

@@ -8,7 +8,8 @@
 //	POST /v1/plugins/{name}   run the plugin: body in, stdout out
 //	GET  /v1/plugins          the plugins, their versions and states (JSON)
 //	GET  /healthz             200 while the process serves, shutdown's grace period included
-//	GET  /readyz              200 once loaded, 503 from the start of Shutdown
+//	GET  /readyz              200 once every first load has ended, 503 before (loading) and
+//	                          from the start of Shutdown
 //	GET  /metrics             Prometheus metrics (Config.Gatherer)
 //	POST /v1/admin/reload     rescan the directory now; only with Config.AdminToken,
 //	                          as "Authorization: Bearer TOKEN"
@@ -90,6 +91,8 @@
 //	502 output_too_large  the guest wrote more than Config.MaxOutput bytes (a command to
 //	                      stdout, a reactor with output_write); the write over it failed
 //	                      as it was made (a reactor's output_write returned 207012)
+//	503 loading           the plugin's first version is still being compiled (the server
+//	                      answers from its start); Retry-After: 1
 //	503 buffers_full      the body would take the bodies held by all requests beyond
 //	                      Config.MaxBuffered; refused at once, not queued; Retry-After: 1
 //	503 shutting_down     the server is stopping (after the grace period's drain, or the
@@ -228,11 +231,18 @@ type Server struct {
 	// testHookRun, if set, runs in a request that holds its version,
 	// just before the plugin runs.
 	testHookRun func(name string)
+
+	// first is closed once the loads New started have ended: until then
+	// /readyz answers 503 and a plugin still compiling 503 loading.
+	first chan struct{}
 }
 
-// New loads every plugin of cfg.Dir and starts polling it. Plugins that
-// cannot run are kept with their reason (GET /v1/plugins shows it); only an
-// unreadable directory or a bad Config is an error.
+// New starts loading every plugin of cfg.Dir, in parallel, and polling it;
+// it returns without waiting for the loads, so that the server answers at
+// once: a plugin still compiling gets 503 loading, /readyz answers 503
+// until every first load has ended (WaitLoaded waits for that). Plugins
+// that cannot run are kept with their reason (GET /v1/plugins shows it);
+// only an unreadable directory or a bad Config is an error.
 func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Dir == "" || cfg.Runtime == nil {
 		return nil, errors.New("serve: Config.Dir and Config.Runtime are required")
@@ -272,18 +282,40 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("serve: metrics: %w", err)
 	}
 	s.buf = budget{max: cfg.MaxBuffered, m: s.metrics}
-	if _, err := s.Reload(ctx); err != nil {
+	// The first loads run while the server already answers: a plugin
+	// still compiling gets 503 loading, the others are served as each is
+	// ready, and /readyz says when all are (WaitLoaded waits for it).
+	_, started, err := s.startReload()
+	if err != nil {
 		s.cancelRuns()
 		s.cancelLoads()
 		s.loads.Wait()
 		return nil, err
 	}
+	s.first = make(chan struct{})
+	go func() {
+		for _, l := range started {
+			<-l.done
+		}
+		close(s.first)
+	}()
 	s.handler = s.routes()
 	if cfg.Poll > 0 {
 		s.polling.Add(1)
 		go func() { defer s.polling.Done(); s.poll(cfg.Poll, s.stopPoll) }()
 	}
 	return s, nil
+}
+
+// WaitLoaded waits until the loads New started have ended (each plugin
+// is then served, or refused with its reason), or ctx is done.
+func (s *Server) WaitLoaded(ctx context.Context) error {
+	select {
+	case <-s.first:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // Handler returns the server's HTTP handler.
@@ -446,6 +478,13 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, r, &apiError{status: http.StatusServiceUnavailable, Code: "shutting_down", Message: "the server is shutting down"})
 		return
 	}
+	select {
+	case <-s.first:
+	default:
+		w.Header().Set("Retry-After", "1")
+		writeErr(w, r, &apiError{status: http.StatusServiceUnavailable, Code: "loading", Message: "the plugins are still being compiled"})
+		return
+	}
 	writeJSON(w, r, http.StatusOK, map[string]string{"status": "ready"})
 }
 
@@ -519,6 +558,9 @@ func (s *Server) acquire(name string) (*version, *apiError) {
 	}
 	v, ok := s.plugins[name]
 	if !ok {
+		if _, compiling := s.loading[name]; compiling {
+			return nil, &apiError{status: http.StatusServiceUnavailable, Code: "loading", Plugin: name, Message: fmt.Sprintf("plugin %q is still being compiled", name)}
+		}
 		return nil, &apiError{status: http.StatusNotFound, Code: "not_found", Message: fmt.Sprintf("no plugin %q", name)}
 	}
 	v.acquire()

@@ -110,6 +110,13 @@ func start(t testing.TB, cfg Config) *fixture { t.Helper(); return startWith(t, 
 // device), or the device itself when wrap is nil.
 func startWith(t testing.TB, cfg Config, wrap func(*sim.Backend) acl.Backend) *fixture {
 	t.Helper()
+	return startAll(t, cfg, wrap, true)
+}
+
+// startAll is startWith, waiting for the first loads (WaitLoaded) before
+// it returns when wait is set.
+func startAll(t testing.TB, cfg Config, wrap func(*sim.Backend) acl.Backend, wait bool) *fixture {
+	t.Helper()
 	ctx := context.Background()
 	f := &fixture{t: t, b: sim.New(), done: make(chan error, 1)}
 	f.base = freeMem(t, f.b)
@@ -128,6 +135,9 @@ func startWith(t testing.TB, cfg Config, wrap func(*sim.Backend) acl.Backend) *f
 	}
 	f.s, err = New(ctx, cfg)
 	require.NoError(t, err)
+	if wait {
+		require.NoError(t, f.s.WaitLoaded(ctx))
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	f.url = "http://" + ln.Addr().String()

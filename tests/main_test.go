@@ -137,10 +137,21 @@ func closeShared() error {
 	return shared.s.close()
 }
 
+// testCompile is the compile timeout of the tests' loads: none. Under the
+// race detector, with the suite's tests compiling in parallel on two
+// cores, a 2.8 MB Go guest's compilation can take minutes of wall time;
+// host/compile_test.go tests the timeout itself.
+func testCompile(p host.Policy) host.Policy {
+	if p.CompileTimeout == 0 {
+		p.CompileTimeout = host.NoTimeout
+	}
+	return p
+}
+
 // load compiles build/wasm/NAME.wasm with policy p; the test closes it.
 func (s *sandbox) load(t testing.TB, name string, p host.Policy) *host.Plugin {
 	t.Helper()
-	pl, err := s.rt.Load(context.Background(), guest(t, name), p)
+	pl, err := s.rt.Load(context.Background(), guest(t, name), testCompile(p))
 	require.NoError(t, err, name)
 	t.Cleanup(func() { require.NoError(t, pl.Close(context.Background())) })
 	return pl
@@ -155,7 +166,7 @@ func (s *sandbox) plugin(t testing.TB, name string) *host.Plugin {
 	if pl, ok := s.cached[name]; ok {
 		return pl
 	}
-	pl, err := s.rt.Load(context.Background(), guest(t, name), host.Policy{})
+	pl, err := s.rt.Load(context.Background(), guest(t, name), testCompile(host.Policy{}))
 	require.NoError(t, err, name)
 	s.cached[name] = pl
 	return pl

@@ -225,7 +225,7 @@ func loadGood(t *testing.T, sb *sandbox) *host.Plugin { return loadWAT(t, sb, go
 // loadWAT compiles a WAT module with policy p; the test closes it.
 func loadWAT(t *testing.T, sb *sandbox, wat string, p host.Policy) *host.Plugin {
 	t.Helper()
-	pl, err := sb.rt.Load(context.Background(), watToWasm(t, wat), p)
+	pl, err := sb.rt.Load(context.Background(), watToWasm(t, wat), testCompile(p))
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, pl.Close(context.Background())) })
 	return pl

@@ -142,6 +142,11 @@ released. The status codes are in the package doc of serve.`,
 			defer stop()
 			served := make(chan error, 1)
 			go func() { served <- srv.Serve(ln) }()
+			go func() {
+				if srv.WaitLoaded(sig) == nil {
+					log.Info("plugins loaded")
+				}
+			}()
 			select {
 			case err = <-served: // the listener failed
 			case <-sig.Done():
