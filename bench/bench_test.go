@@ -186,7 +186,7 @@ func TestCharts(t *testing.T) {
 			require.Contains(t, texts, modeTitle[m]+" "+string(k))
 		}
 	}
-	for _, want := range []string{"sandbox", "direct (backend)", "memmove", "bandwidth (GB/s)", "copy size", "64B", "1KiB", "1MiB", "above memmove: noise"} {
+	for _, want := range []string{"sandbox (guest through the imports)", "backend called directly", "memmove (Go copy)", "bandwidth (GB/s)", "copy size", "64B", "1KiB", "1MiB", "sandbox above memmove: noise, not a result"} {
 		require.Contains(t, texts, want)
 	}
 	require.Equal(t, len(Modes)*len(Kinds), strings.Count(all, "bandwidth (GB/s)"), "a labelled axis per panel")
