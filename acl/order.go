@@ -407,7 +407,8 @@ var Order = []FuncOrder{
 	{"aclrtEventElapsedTime", []Step{
 		{"null", "ms, startEvent or endEvent NULL (ms outside guest memory too), before any handle", ErrInvalidParam, LayerACL, Native, "event.cpp (aclrtEventElapsedTimeImpl)"},
 		{"event", "startEvent or endEvent unknown, destroyed, or a stream", ErrRTInvalidHandle, LayerEntry, Native, "event.cpp (aclrtEventElapsedTimeImpl: rtEventElapsedTime)"},
-		{"timestamp", "an event without a completed record", ErrRTEventTimestampInvalid, LayerExec, Native, "event.cpp (aclrtEventElapsedTimeImpl: rtEventElapsedTime)"},
+		{"never", "startEvent or endEvent never recorded (every chip)", ErrRTInternal, LayerExec, Native, "event.cc:1249-1250, event_david.cc:376-377 (RT_ERROR_EVENT_RECORDER_NULL; errcode_manage.cc:197)"},
+		{"timestamp", "an event reset after its last record, or whose record was cancelled: no valid timestamp", ErrRTEventTimestampInvalid, LayerExec, Native, "event.cc:1264-1269"},
 	}},
 	{"aclInit", []Step{
 		{"repeat", "a second aclInit", ErrRepeatInitialize, LayerACL, Native, "acl.cpp (aclInitImpl)"},

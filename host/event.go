@@ -151,6 +151,10 @@ func eventElapsedTime(c *call) error {
 		return err
 	}
 	ms, err := c.s.b.EventElapsedTime(start.h, end.h)
+	if acl.CodeOf(err) == acl.ErrRTInternal {
+		// The native runtime's code for an event without a recorder.
+		return acl.Errorf(acl.ErrRTInternal, "an event has never been recorded")
+	}
 	if err != nil {
 		return be(err)
 	}

@@ -538,8 +538,16 @@ func TestBackendMessagesStayInside(t *testing.T) {
 	require.Equal(t, "aclrtMalloc: the device is out of memory", msg)
 	h.event() // a backend handle that is not the guest's
 	e1, e2 := h.event(), h.event()
+	msg = h.code(acl.ErrRTInternal, "aclrtEventElapsedTime", outA, e1, e2)
+	require.Equal(t, "aclrtEventElapsedTime: an event has never been recorded", msg)
+	s := h.stream()
+	h.ok("aclrtRecordEvent", e1, s)
+	h.ok("aclrtRecordEvent", e2, s)
+	h.ok("aclrtSynchronizeStream", s)
+	h.ok("aclrtResetEvent", e2, s)
+	h.ok("aclrtSynchronizeStream", s)
 	msg = h.code(acl.ErrRTEventTimestampInvalid, "aclrtEventElapsedTime", outA, e1, e2)
-	require.Equal(t, "aclrtEventElapsedTime: an event has no completed record (never recorded, or its record was cancelled)", msg)
+	require.Equal(t, "aclrtEventElapsedTime: an event has no valid timestamp (reset after its last record, or its record was cancelled)", msg)
 }
 
 // TestBatchEntriesBudget: queued asynchronous batches hold host memory until

@@ -841,8 +841,21 @@ var orderCases = map[string]map[string]orderCase{
 			e := setupOrder(h)
 			return h.rc("aclrtEventElapsedTime", outA, e.ev, e.s)
 		}},
+		"never": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			h.ok("aclrtRecordEvent", e.ev, e.s)
+			h.ok("aclrtSynchronizeStream", e.s)
+			never := h.event()
+			h.putU64s(outC, 0x5a5a)
+			code := h.rc("aclrtEventElapsedTime", outC, e.ev, never)
+			require.Equal(h.t, uint64(0x5a5a), h.u64(outC), "ms untouched")
+			return code
+		}},
 		"timestamp": {run: func(h *harness) acl.Error {
 			e := setupOrder(h)
+			h.ok("aclrtRecordEvent", e.ev, e.s)
+			h.ok("aclrtResetEvent", e.ev, e.s)
+			h.ok("aclrtSynchronizeStream", e.s)
 			return h.rc("aclrtEventElapsedTime", outA, e.ev, e.ev)
 		}},
 	},

@@ -116,7 +116,9 @@ var eventTests = []test{
 		require.Zero(e, self)
 
 		_, err = e.b.EventElapsedTime(start, never)
-		codeIn(e, err, acl.ErrRTEventTimestampInvalid, acl.ErrRTEventNotComplete)
+		code(e, err, acl.ErrRTInternal, "an event never recorded has no recorder")
+		_, err = e.b.EventElapsedTime(never, start)
+		code(e, err, acl.ErrRTInternal, "a start event never recorded")
 		release := e.gate(s)
 		require.NoError(e, e.b.RecordEvent(end, s))
 		_, err = e.b.EventElapsedTime(start, end)

@@ -75,8 +75,9 @@
 // model, modeled times (below). A stream waiting
 // for an event never recorded waits for its first record, as a native
 // wait blocks until its event is recorded. An event never recorded is
-// NotReady, synchronizes at once and has no timestamp (107006); an
-// incomplete record gives 507006. DestroyEvent ends the waits on the event.
+// NotReady, synchronizes at once and has no recorder for EventElapsedTime
+// (507000, as natively); one reset after its record has no timestamp
+// (107006); an incomplete record gives 507006. DestroyEvent ends the waits on the event.
 //
 // Lifetimes. Free, HostUnregister and DestroyStream wait for the queued
 // work that uses the memory or the stream: every queued operation holds a

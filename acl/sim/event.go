@@ -324,8 +324,8 @@ func (b *Backend) QueryEvent(eh acl.Event) (acl.EventRecordedStatus, error) {
 // EventElapsedTime implements acl.Backend: the milliseconds between the
 // moments the two most recent records ran on their streams, on the wall
 // clock or, with the timing model, on its clock. An event never recorded
-// (or whose record was cancelled) gives 107006; a record not complete yet
-// 507006.
+// gives 507000, as natively; one reset after its record, or whose record
+// was cancelled, 107006; a record not complete yet 507006.
 func (b *Backend) EventElapsedTime(start, end acl.Event) (float32, error) {
 	var ts [2]time.Time
 	var vt [2]float64
@@ -341,7 +341,9 @@ func (b *Backend) EventElapsedTime(start, end acl.Event) (float32, error) {
 			return 0, acl.Errorf(acl.ErrRTEventTimestampInvalid, "event %d was reset after its last record", h)
 		}
 		if r == nil {
-			return 0, acl.Errorf(acl.ErrRTEventTimestampInvalid, "event %d has not been recorded", h)
+			// Natively an event without a recorder is an internal error,
+			// on every chip (event.cc:1249-1250, errcode_manage.cc:197).
+			return 0, acl.Errorf(acl.ErrRTInternal, "event %d has not been recorded", h)
 		}
 		select {
 		case <-r.done:

@@ -95,6 +95,7 @@ enum {
     RT_WAIT_TIMEOUT = 107019,
     RT_FEATURE_NOT_SUPPORT = 207000,
     RT_MEMORY_ALLOCATION = 207001,
+    RT_INTERNAL_ERROR = 507000,
     RT_EVENT_NOT_COMPLETE = 507006,
     RT_REPORT_TIMEOUT = 507012,
     RT_STREAM_SYNC_TIMEOUT = 507046,
@@ -1554,6 +1555,8 @@ EXPORT aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEve
         rc = INVALID_PARAM;
     else if (!(a = find_event(startEvent)) || !(b = find_event(endEvent)))
         rc = RT_INVALID_HANDLE;
+    else if (a->enq == 0 || b->enq == 0)
+        rc = RT_INTERNAL_ERROR; /* natively "no recorder": never recorded, on every chip */
     else if (a->done == 0 || b->done == 0 || a->enq <= a->rst_done || b->enq <= b->rst_done)
         rc = RT_EVENT_TIMESTAMP_INVALID;
     else if (a->done < a->enq || b->done < b->enq)
