@@ -466,7 +466,8 @@ var Order = []FuncOrder{
 		{"feature", "a backend that does not report an operator timeout interval", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox; natively any value is taken: aclrtSetOpExecuteTimeOutImpl)"},
 	}},
 	{"aclrtSetOpExecuteTimeOutV2", []Step{
-		{"null", "actualTimeout NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "(aclrtSetOpExecuteTimeOutV2Impl)"},
+		{"null", "actualTimeout NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "event.cpp:261"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:6294-6295"},
 		{"feature", "a backend that does not report an operator timeout interval", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox)"},
 		{"actual", "writes the timeout in effect: whole intervals, 1 to 254 of them, rounded up; 0 asks for 254", Success, LayerExec, Native, "(documented with aclrtGetOpTimeOutInterval)"},
 	}},
@@ -475,7 +476,8 @@ var Order = []FuncOrder{
 		{"feature", "never set, on a backend that does not report an operator timeout interval", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox)"},
 	}},
 	{"aclrtGetOpTimeOutInterval", []Step{
-		{"null", "interval NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "(aclrtGetOpTimeOutIntervalImpl)"},
+		{"null", "interval NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "event.cpp:273"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:6277-6278"},
 		{"feature", "a backend that does not report an operator timeout interval", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox)"},
 	}},
 	{"aclAppLog", []Step{

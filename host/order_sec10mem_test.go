@@ -139,9 +139,19 @@ func init() {
 			"feature": {run: func(h *harness) acl.Error { return bareHarness(h).rc("aclrtSetOpExecuteTimeOut", 5) }},
 		},
 		"aclrtSetOpExecuteTimeOutV2": {
-			"null":    {run: func(h *harness) acl.Error { return bareHarness(h).rc("aclrtSetOpExecuteTimeOutV2", 5, 0) }},
+			"null": {run: func(h *harness) acl.Error { return h.rc("aclrtSetOpExecuteTimeOutV2", 5, 0) }}, // no device too
+			"context": {run: func(h *harness) acl.Error {
+				h.putU64s(outA, 0x5a5a)
+				code := h.rc("aclrtSetOpExecuteTimeOutV2", 5, outA)
+				require.Equal(h.t, uint64(0x5a5a), h.u64(outA), "actualTimeout untouched")
+				h.ok("aclrtSetDevice", 0)
+				h.ok("aclrtGetOpExecuteTimeout", outA)
+				require.Equal(h.t, uint32(254*4294967/1000), h.u32(outA), "the timeout was not set")
+				return code
+			}},
 			"feature": {run: func(h *harness) acl.Error { return bareHarness(h).rc("aclrtSetOpExecuteTimeOutV2", 5, outA) }},
 			"actual": {run: func(h *harness) acl.Error {
+				h.ok("aclrtSetDevice", 0)
 				code := h.rc("aclrtSetOpExecuteTimeOutV2", 5, outA)
 				require.Equal(h.t, uint64(4294967), h.u64(outA), "rounded up to one interval")
 				return code
@@ -152,7 +162,13 @@ func init() {
 			"feature": {run: func(h *harness) acl.Error { return bareHarness(h).rc("aclrtGetOpExecuteTimeout", outA) }},
 		},
 		"aclrtGetOpTimeOutInterval": {
-			"null":    {run: func(h *harness) acl.Error { return bareHarness(h).rc("aclrtGetOpTimeOutInterval", 0) }},
+			"null": {run: func(h *harness) acl.Error { return h.rc("aclrtGetOpTimeOutInterval", 0) }}, // no device too
+			"context": {run: func(h *harness) acl.Error {
+				h.putU64s(outA, 0x5a5a)
+				code := h.rc("aclrtGetOpTimeOutInterval", outA)
+				require.Equal(h.t, uint64(0x5a5a), h.u64(outA), "interval untouched")
+				return code
+			}},
 			"feature": {run: func(h *harness) acl.Error { return bareHarness(h).rc("aclrtGetOpTimeOutInterval", outA) }},
 		},
 		"aclAppLog": {

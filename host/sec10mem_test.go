@@ -127,6 +127,8 @@ func TestMemsetD32Messages(t *testing.T) {
 func TestOpTimeouts(t *testing.T) {
 	const iv = 4294967 // acl/sim's and the stand-in's interval, µs
 	h := newHarness(t, Policy{})
+	h.code(acl.ErrRTContextNull, "aclrtGetOpTimeOutInterval", outA)
+	h.ok("aclrtSetDevice", 0)
 	h.ok("aclrtGetOpTimeOutInterval", outA)
 	require.Equal(t, uint64(iv), h.u64(outA))
 	h.ok("aclrtGetOpExecuteTimeout", outA)
@@ -225,6 +227,7 @@ func TestSec10MemACL32(t *testing.T) {
 	h := newHarness32(t, Policy{})
 	h.sentinel(outA)
 	h.sentinel(outA + 8)
+	h.ok("aclrtSetDevice", 0)
 	h.ok("aclrtGetOpTimeOutInterval", outA)
 	require.Equal(t, uint64(4294967), h.u64(outA), "8 bytes in both profiles")
 	require.Equal(t, []byte{0xEE, 0xEE, 0xEE, 0xEE}, h.mem()[outA+8:outA+12])

@@ -1473,6 +1473,8 @@ EXPORT aclError aclrtGetOpTimeOutInterval(uint64_t *interval)
     aclError rc = OK;
     if (!interval)
         rc = INVALID_PARAM;
+    else if (!cur)
+        rc = RT_CONTEXT_NULL; /* natively the runtime asks for the current context first */
     else
         *interval = 4294967;
     LOG(rc, "aclrtGetOpTimeOutInterval(interval=0x%" PRIxPTR, P(interval));
