@@ -1232,6 +1232,11 @@ static void sdk_functions(void)
     cfg.numAttrs = 1;
     OK(aclrtMallocAlign32(&a, 100, ACL_MEM_MALLOC_HUGE_FIRST));
     OK(aclrtMallocCached(&b, 100, ACL_MEM_MALLOC_NORMAL_ONLY));
+    /* Native (memory.cpp:353-361): attributes counted, but no array: 100000, nothing allocated. */
+    cfg.attrs = NULL;
+    EXPECT(aclrtMallocWithCfg(&c, 100, ACL_MEM_MALLOC_HUGE_FIRST, &cfg), ACL_ERROR_INVALID_PARAM);
+    CHECK(c == 0);
+    cfg.attrs = attrs;
     OK(aclrtMallocWithCfg(&c, 100, ACL_MEM_MALLOC_HUGE_FIRST, &cfg));
     CHECK(a != 0 && b != 0 && c != 0 && a != b && b != c);
     EXPECT(aclrtMallocAlign32(NULL, 100, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_INVALID_PARAM);
@@ -1269,6 +1274,13 @@ static void sdk_functions(void)
     EXPECT(aclrtCheckMemType(list, 1, ACL_RT_MEM_TYPE_DEV, &match, 0), ACL_ERROR_RT_PARAM_INVALID);
 
     void *h = NULL;
+    /* Native (api_impl.cc:2490-2491): the runtime refuses a cfg without an attribute array: 107000. */
+    cfg.attrs = NULL;
+    EXPECT(aclrtMallocHostWithCfg(&h, 256, &cfg), ACL_ERROR_RT_PARAM_INVALID);
+    CHECK(h == NULL);
+    EXPECT(aclrtMallocHostWithCfg(NULL, 256, &cfg), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMallocHostWithCfg(&h, 0, &cfg), ACL_ERROR_INVALID_PARAM);
+    cfg.attrs = attrs;
     OK(aclrtMallocHostWithCfg(&h, 256, &cfg));
     aclrtPtrAttributes attr;
     OK(aclrtPointerGetAttributes(aclPtr(h), &attr));
