@@ -504,12 +504,14 @@ var Order = []FuncOrder{
 	}},
 	{"aclrtDestroyContext", []Step{
 		{"null", "context NULL", ErrInvalidParam, LayerACL, Native, "context.cpp (aclrtDestroyContextImpl)"},
-		{"context", "context handle unknown, destroyed, a stream or an event", ErrRTInvalidHandle, LayerEntry, Sandbox, "(sandbox: typed session handles, ABI section 4; natively rtCtxDestroyEx)"},
-		{"default", "a device's default context (aclrtResetDevice releases it)", ErrRTParamInvalid, LayerRange, Driver, "(not audited)"},
+		{"destroyed", "a context this session destroyed (handles are never reused)", ErrRTContextNull, LayerContext, Native, "api_impl.cc:4135-4139, context_manage.cc:182-195"},
+		{"context", "context handle unknown, a stream or an event", ErrRTInvalidHandle, LayerEntry, Sandbox, "(sandbox: typed session handles, ABI section 4; natively an untracked context, 107002)"},
+		{"default", "a device's primary context, the one aclrtSetDevice made (aclrtResetDevice releases it)", ErrRTContextNull, LayerContext, Native, "api_impl.cc:4140-4142"},
 	}},
 	{"aclrtSetCurrentContext", []Step{
 		{"null", "context NULL", ErrInvalidParam, LayerACL, Native, "context.cpp (aclrtSetCurrentContextImpl)"},
-		{"context", "context handle unknown, destroyed, a stream or an event", ErrRTInvalidHandle, LayerEntry, Sandbox, "(sandbox: typed session handles, ABI section 4; natively rtCtxSetCurrent)"},
+		{"destroyed", "a context this session destroyed, by aclrtDestroyContext or aclrtResetDevice (handles are never reused)", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:3646 (context_manage.cc:71-101)"},
+		{"context", "context handle unknown, a stream or an event", ErrRTInvalidHandle, LayerEntry, Sandbox, "(sandbox: typed session handles, ABI section 4; natively not a valid context, 107000)"},
 	}},
 	{"aclrtGetCurrentContext", []Step{
 		{"null", "context NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "context.cpp (aclrtGetCurrentContextImpl)"},

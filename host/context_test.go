@@ -70,10 +70,24 @@ var sec10OrderCases = map[string]map[string]orderCase{
 			e := setupOrder(h)
 			return h.rc("aclrtDestroyContext", e.s) // a stream
 		}},
+		"destroyed": {run: func(h *harness) acl.Error {
+			h.ok("aclrtCreateContext", outA, 0)
+			cx := uint64(h.u32(outA))
+			h.ok("aclrtDestroyContext", cx)
+			return h.rc("aclrtDestroyContext", cx)
+		}},
 		"default": {run: func(h *harness) acl.Error {
 			h.ok("aclrtSetDevice", 0)
 			h.ok("aclrtGetCurrentContext", outA)
-			return h.rc("aclrtDestroyContext", uint64(h.u32(outA)))
+			def := uint64(h.u32(outA))
+			s := h.stream()
+			code := h.rc("aclrtDestroyContext", def)
+			// Nothing was destroyed: the context is current, its stream lives.
+			h.ok("aclrtGetCurrentContext", outA)
+			require.Equal(h.t, def, uint64(h.u32(outA)))
+			h.ok("aclrtSynchronizeStream", s)
+			h.ok("aclrtSetCurrentContext", def)
+			return code
 		}},
 	},
 	"aclrtSetCurrentContext": {
@@ -81,6 +95,17 @@ var sec10OrderCases = map[string]map[string]orderCase{
 		"context": {run: func(h *harness) acl.Error {
 			e := setupOrder(h)
 			return h.rc("aclrtSetCurrentContext", e.ev) // an event
+		}},
+		"destroyed": {run: func(h *harness) acl.Error {
+			h.ok("aclrtSetDevice", 1)
+			h.ok("aclrtCreateContext", outA, 0)
+			cx := uint64(h.u32(outA))
+			h.ok("aclrtDestroyContext", cx)
+			h.ok("aclrtSetDevice", 1)
+			code := h.rc("aclrtSetCurrentContext", cx)
+			h.ok("aclrtGetDevice", outA)
+			require.Equal(h.t, uint32(1), h.u32(outA), "the current device did not change")
+			return code
 		}},
 	},
 	"aclrtGetCurrentContext": {
@@ -201,7 +226,8 @@ func TestContexts(t *testing.T) {
 	h.ok("aclrtDestroyContext", cx)
 	h.code(acl.ErrRTContextNull, "aclrtGetCurrentContext", outA)
 	require.Contains(t, h.code(acl.ErrRTInvalidHandle, "aclrtSynchronizeStream", s), "unknown or destroyed")
-	require.Contains(t, h.code(acl.ErrRTInvalidHandle, "aclrtSetCurrentContext", cx), "context handle")
+	require.Contains(t, h.code(acl.ErrRTParamInvalid, "aclrtSetCurrentContext", cx), "has been destroyed")
+	require.Contains(t, h.code(acl.ErrRTContextNull, "aclrtDestroyContext", cx), "has already been destroyed")
 	require.Contains(t, h.code(acl.ErrRTInvalidHandle, "aclrtSynchronizeStream", def0), "is a context, not a stream")
 	require.Contains(t, h.code(acl.ErrRTInvalidHandle, "aclrtRecordEvent", def0, 0), "is a context, not an event")
 	h.ok("aclrtSetCurrentContext", def0)
@@ -211,7 +237,8 @@ func TestContexts(t *testing.T) {
 	// aclrtResetDevice releases the device's contexts, default one included.
 	h.ok("aclrtResetDevice", 0)
 	h.code(acl.ErrRTContextNull, "aclrtGetCurrentContext", outA)
-	h.code(acl.ErrRTInvalidHandle, "aclrtSetCurrentContext", def0)
+	h.code(acl.ErrRTParamInvalid, "aclrtSetCurrentContext", def0)
+	h.code(acl.ErrRTContextNull, "aclrtDestroyContext", def0)
 	h.ok("aclrtSetDevice", 0)
 	h.ok("aclrtGetCurrentContext", outA)
 	require.NotEqual(t, def0, uint64(h.u32(outA)), "a new default context")
@@ -359,8 +386,8 @@ func TestSec10Messages(t *testing.T) {
 	h.ok("aclrtSetDevice", 0)
 	h.ok("aclrtGetCurrentContext", outA)
 	def := uint64(h.u32(outA))
-	require.Equal(t, fmt.Sprintf("aclrtDestroyContext: context %d is the default context of device 0: aclrtResetDevice releases it", def),
-		h.code(acl.ErrRTParamInvalid, "aclrtDestroyContext", def))
+	require.Equal(t, fmt.Sprintf("aclrtDestroyContext: context %d is the primary context of device 0: it cannot be destroyed explicitly (aclrtResetDevice releases it)", def),
+		h.code(acl.ErrRTContextNull, "aclrtDestroyContext", def))
 	s := h.stream()
 	require.Equal(t, fmt.Sprintf("aclrtSetCurrentContext: handle %d is a stream, not a context", s), h.code(acl.ErrRTInvalidHandle, "aclrtSetCurrentContext", s))
 	h.ok("aclrtSetStreamFailureMode", s, 1)
