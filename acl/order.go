@@ -162,13 +162,15 @@ var (
 	memsetHost  = Step{"host", "guest memory, registered or not, is set at call time", Success, LayerRange, Native, "memory_common.cc:100-107"}
 
 	memsetD32ACL = []Step{
-		{"null", "ptr NULL", ErrInvalidParam, LayerACL, Native, "memory.cpp (aclrtMemsetD32Impl)"},
-		{"count0", "count 0 (unlike aclrtMemset, not a success)", ErrInvalidParam, LayerACL, Native, "memory.cpp (aclrtMemsetD32Impl: ACL_REQUIRES_POSITIVE)"},
-		{"align", "ptr not 4-byte aligned", ErrInvalidParam, LayerACL, Native, "memory.cpp (aclrtMemsetD32Impl)"},
-		{"memSize", "count*4 above memSize, or overflowing: 107000 as ABI v1.1 section 10 says (the native ACL layer gives 100000 here)", ErrRTParamInvalid, LayerACL, Native, "memory.cpp (aclrtMemsetD32Impl)"},
+		{"count0", "count 0 succeeds before any other check (ptr NULL, a destroyed stream)", Success, LayerACL, Native, "memory.cpp:778-781 (async: 832-835)"},
+		{"null", "ptr NULL", ErrInvalidParam, LayerACL, Native, "memory.cpp:782 (async: 836)"},
+		{"align", "ptr not 4-byte aligned", ErrInvalidParam, LayerACL, Native, "memory.cpp:785-789 (async: 839-843)"},
+		{"memSize", "count*4 above memSize, or overflowing", ErrInvalidParam, LayerACL, Native, "memory.cpp:791-803 (async: 845-857)"},
+		{"unregistered", "ptr in guest memory that is not registered (aclrtHostRegister, aclrtMallocHost): only memory from acl; no context needed", ErrInvalidParam, LayerACL, Native, "memory.cpp:754-770, 805-814 (async: 859-868); api_impl.cc:3316-3327"},
+		{"attr", "ptr neither in guest memory nor in a live allocation of this session: the pointer-attribute query fails", ErrRTParamInvalid, LayerACL, Driver, "memory.cpp:760-764 (the query's code comes from the driver)"},
 	}
 	memsetD32Range   = Step{"range", "ptr range not inside guest memory or one live allocation; a read-only registered range", ErrRTParamInvalid, LayerRange, Sandbox, "(sandbox)"}
-	memsetD32Host    = Step{"host", "guest memory, registered or not, is set at call time (natively memory not from acl gives 100000)", Success, LayerRange, Sandbox, "(ABI v1.1 section 6; natively memory.cpp IsAclPinnedMemory)"}
+	memsetD32Host    = Step{"host", "registered guest memory is set at call time, also by the async form", Success, LayerRange, Native, "api_impl_standard_soc.cc:401-402 (async: 431-432)"}
 	memsetD32Feature = Step{"feature", "device memory on a backend without 32-bit memsets", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox)"}
 )
 
@@ -433,19 +435,19 @@ var Order = []FuncOrder{
 	// log. Native locations: memory.cpp, event.cpp are src/acl/aclrt_impl/
 	// at a later snapshot than the audit (not in native-check-order.md).
 	{"aclrtMemsetD32", append(append([]Step(nil), memsetD32ACL...),
-		Step{"context", "no current device", ErrRTContextNull, LayerContext, Driver, "(not audited: as aclrtMemset)"},
+		Step{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl_standard_soc.cc:385"},
 		memsetD32Range,
 		memsetBytes,
 		memsetD32Host,
 		memsetD32Feature,
 	)},
 	{"aclrtMemsetD32Async", append(append([]Step(nil), memsetD32ACL...),
-		Step{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Driver, "(not audited: the runtime entry point, as aclrtMemsetAsync)"},
-		Step{"context", "no current device", ErrRTContextNull, LayerContext, Driver, "(not audited: as aclrtMemsetAsync)"},
+		Step{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Native, "api_c_standard_soc.cc:998"},
+		Step{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl_standard_soc.cc:415"},
 		memsetD32Range,
 		memsetBytes,
 		memsetD32Host,
-		Step{"streamctx", "stream of another device (device memory)", ErrRTStreamContext, LayerContext, Driver, "(not audited: as aclrtMemsetAsync)"},
+		Step{"streamctx", "stream of another device (device memory)", ErrRTStreamContext, LayerContext, Native, "api_impl_standard_soc.cc:438-440"},
 		memsetD32Feature,
 		Step{"queue", "more queued operations than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
 	)},

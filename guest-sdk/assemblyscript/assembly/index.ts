@@ -551,7 +551,7 @@ export function memset(ptr: u64, maxCount: u64, value: i32, count: u64): i32 {
   return check("aclrtMemset", aclrtMemset(ptr, maxCount, value, count));
 }
 
-/** aclrtMemsetD32: sets count 32-bit words at ptr (4-byte aligned) to value; count*4 above memSize fails. */
+/** aclrtMemsetD32: sets count 32-bit words at ptr (4-byte aligned) to value; count 0 does nothing; count*4 above memSize or ptr in guest memory that is not pinned gives ACL_ERROR_INVALID_PARAM, as natively. */
 export function memsetD32(ptr: u64, memSize: u64, value: u32, count: u64): i32 {
   return check("aclrtMemsetD32", aclrtMemsetD32(ptr, memSize, value, count));
 }

@@ -1812,19 +1812,30 @@ EXPORT aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, s
 }
 
 #ifndef OLD_RUNTIME
-/* The ACL layer's checks of aclrtMemsetD32[Async] (memory.cpp): NULL, N 0,
- * a pointer not 4-byte aligned, memSize below N*4 (100000), then memory
- * not from acl (unregistered host memory, 100000). */
-static aclError memset32_checks(void *ptr, size_t memSize, size_t n, int *loc)
+/* The ACL layer's checks of aclrtMemsetD32[Async] (memory.cpp), in the
+ * native order: N 0 succeeds before anything else (*done); NULL, a pointer
+ * not 4-byte aligned, memSize below N*4 (100000); then memory not from acl
+ * (unregistered host memory, 100000), which needs no context. */
+static aclError memset32_acl(void *ptr, size_t memSize, size_t n, int *loc, int *done)
 {
-    if (!ptr || n == 0 || ((uintptr_t)ptr & 3) || n > SIZE_MAX / 4 || memSize < n * 4)
+    *done = n == 0;
+    if (*done)
+        return OK;
+    if (!ptr || ((uintptr_t)ptr & 3) || n > SIZE_MAX / 4 || memSize < n * 4)
         return INVALID_PARAM;
-    if (!ctx_ok())
-        return RT_CONTEXT_NULL;
     *loc = loc_of(ptr, NULL);
     if (*loc == LOC_UNREGISTERED)
         return INVALID_PARAM;
-    if ((*loc == LOC_DEVICE && !in_dev(ptr, n * 4)) || (*loc == LOC_HOST && !in_reg(ptr, n * 4)))
+    return OK;
+}
+
+/* The runtime's checks, after the stream of the async form: the current
+ * context, then the range. */
+static aclError memset32_rt(void *ptr, size_t n, int loc)
+{
+    if (!ctx_ok())
+        return RT_CONTEXT_NULL;
+    if ((loc == LOC_DEVICE && !in_dev(ptr, n * 4)) || (loc == LOC_HOST && !in_reg(ptr, n * 4)))
         return RT_PARAM_INVALID;
     return OK;
 }
@@ -1832,9 +1843,9 @@ static aclError memset32_checks(void *ptr, size_t memSize, size_t n, int *loc)
 EXPORT aclError aclrtMemsetD32(void *ptr, size_t memSize, uint32_t value, size_t n)
 {
     pthread_mutex_lock(&mu);
-    int loc;
-    aclError rc = memset32_checks(ptr, memSize, n, &loc);
-    if (rc == OK)
+    int loc = LOC_UNREGISTERED, done;
+    aclError rc = memset32_acl(ptr, memSize, n, &loc, &done);
+    if (rc == OK && !done && (rc = memset32_rt(ptr, n, loc)) == OK)
         for (size_t i = 0; i < n; i++)
             memcpy((char *)ptr + 4 * i, &value, 4);
     pthread_mutex_unlock(&mu);
@@ -1845,10 +1856,10 @@ EXPORT aclError aclrtMemsetD32(void *ptr, size_t memSize, uint32_t value, size_t
 EXPORT aclError aclrtMemsetD32Async(void *ptr, size_t memSize, uint32_t value, size_t n, aclrtStream stream)
 {
     pthread_mutex_lock(&mu);
-    int loc;
+    int loc = LOC_UNREGISTERED, done;
     struct stream *s = NULL;
-    aclError rc = memset32_checks(ptr, memSize, n, &loc);
-    if (rc == OK && (rc = get_stream(stream, &s)) == OK) {
+    aclError rc = memset32_acl(ptr, memSize, n, &loc, &done);
+    if (rc == OK && !done && (rc = get_stream(stream, &s)) == OK && (rc = memset32_rt(ptr, n, loc)) == OK) {
         struct task *t = new_task(T_SET32);
         t->dst = ptr, t->n = n * 4, t->value = (int)value, t->dst_loc = loc;
         enqueue(s, t);
