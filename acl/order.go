@@ -122,7 +122,6 @@ var (
 		)
 		if async {
 			s = append(s, Step{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:8947"})
-			s = append(s, Step{"streamctx", "stream of another device (not in the audit: the sandbox's choice, as for the other copies)", ErrRTStreamContext, LayerContext, Driver, "(not audited)"})
 			s = append(s, Step{"budget", "queued batches would hold more entries than the policy allows", ErrRTOverLimit, LayerContext, Sandbox, "(sandbox)"})
 		} else {
 			s = append(s, Step{"context", "no current device (natively no check: the driver decides)", ErrRTContextNull, LayerContext, Driver, "api_impl.cc:3319-3325"})
@@ -139,6 +138,8 @@ var (
 		)
 		if async {
 			s = append(s,
+				Step{"unregistered", "copies on unregistered guest memory synchronize the stream and copy, whatever device the stream is on", Success, LayerExec, Native, "api_impl.cc:8912-8927"},
+				Step{"streamctx", "stream of another device, once an entry takes the queued path (failIndex SIZE_MAX)", ErrRTStreamContext, LayerContext, Native, "api_impl.cc:8929 -> 2882-2883"},
 				Step{"queue", "more queued operations than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
 				Step{"atomic", "a failing copy runs none of the batch (natively earlier copies were launched)", ErrRTParamInvalid, LayerExec, Deviation, "api_impl.cc:8887-8939"},
 			)
@@ -317,8 +318,8 @@ var Order = []FuncOrder{
 		{"timeout", "timeout below -1", ErrRTParamInvalid, LayerACL, Native, "stream.cpp:141-149"},
 		{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Native, "api_c_stream.cc:172"},
 		{"zero", "timeout 0", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:1442-1444"},
-		{"context", "no current device (NULL stream)", ErrRTContextNull, LayerContext, Native, "api_impl.cc (StreamSynchronize)"},
-		{"streamctx", "stream of another device (not in the audit: the sandbox's choice)", ErrRTStreamContext, LayerContext, Driver, "(not audited)"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:1706-1707"},
+		{"otherctx", "a stream of another device or context is waited for in its own context", Success, LayerContext, Native, "api_impl.cc:1715-1727"},
 		{"expire", "the queued work did not complete in time", ErrRTStreamSyncTimeout, LayerExec, Native, "api_impl.cc (StreamSynchronize)"},
 	}},
 	{"aclrtSynchronizeDeviceWithTimeout", []Step{
@@ -376,18 +377,20 @@ var Order = []FuncOrder{
 	}},
 	{"aclrtDestroyStream", []Step{
 		{"null", "stream NULL", ErrInvalidParam, LayerACL, Native, "stream.cpp (aclrtDestroyStreamImpl)"},
-		{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Native, "stream.cpp (aclrtDestroyStreamImpl: rtStreamDestroy)"},
+		{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Native, "api_c_stream.cc:100"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:1582-1583"},
+		{"streamctx", "stream of another device or context; nothing is destroyed", ErrRTStreamContext, LayerContext, Native, "api_impl.cc:1584-1585"},
 	}},
 	{"aclrtSynchronizeStream", []Step{
 		{"stream", "stream handle unknown, destroyed, or an event (no ACL-layer check)", ErrRTInvalidHandle, LayerEntry, Native, "stream.cpp (aclrtSynchronizeStreamImpl: rtStreamSynchronize)"},
-		{"context", "no current device (NULL stream)", ErrRTContextNull, LayerContext, Native, "stream.cpp (aclrtSynchronizeStreamImpl)"},
-		{"streamctx", "stream of another device (not in the audit: the sandbox's choice)", ErrRTStreamContext, LayerContext, Driver, "(not audited)"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:1706-1707"},
+		{"otherctx", "a stream of another device or context is waited for in its own context", Success, LayerContext, Native, "api_impl.cc:1715-1727"},
 	}},
 	{"aclrtStreamQuery", []Step{
 		{"null", "status NULL or outside guest memory, before the stream", ErrInvalidParam, LayerACL, Native, "stream.cpp (aclrtStreamQueryImpl)"},
 		{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Native, "stream.cpp (aclrtStreamQueryImpl: rtStreamQuery)"},
-		{"context", "no current device (NULL stream)", ErrRTContextNull, LayerContext, Native, "stream.cpp (aclrtStreamQueryImpl)"},
-		{"streamctx", "stream of another device (not in the audit: the sandbox's choice)", ErrRTStreamContext, LayerContext, Driver, "(not audited)"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:1770-1771"},
+		{"otherctx", "a stream of another device or context is queried (no stream-context check)", Success, LayerContext, Native, "api_impl.cc:1767-1784"},
 	}},
 	{"aclrtCreateEvent", []Step{
 		{"null", "event NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "event.cpp (aclrtCreateEventImpl)"},
@@ -495,7 +498,9 @@ var Order = []FuncOrder{
 	}},
 	{"aclrtDestroyStreamForce", []Step{
 		{"null", "stream NULL", ErrInvalidParam, LayerACL, Native, "stream.cpp (aclrtDestroyStreamForceImpl)"},
-		{"stream", "stream handle unknown, destroyed, an event or a context", ErrRTInvalidHandle, LayerEntry, Native, "api_c_stream.cc (rtStreamDestroyForce)"},
+		{"stream", "stream handle unknown, destroyed, an event or a context", ErrRTInvalidHandle, LayerEntry, Native, "api_c_stream.cc:115"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_c_stream.cc:117 -> api_impl.cc:1582-1583"},
+		{"streamctx", "stream of another device or context; nothing is cancelled or destroyed", ErrRTStreamContext, LayerContext, Native, "api_c_stream.cc:117 -> api_impl.cc:1584-1585"},
 		{"feature", "a backend that cannot cancel queued work", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox: acl.StreamForcer)"},
 		{"cancel", "the work not yet started is cancelled: it never runs, moves no byte", Success, LayerExec, Native, "api_c_stream.cc (rtStreamDestroyForce: StreamDestroy(force))"},
 	}},

@@ -48,6 +48,14 @@ var sec10OrderCases = map[string]map[string]orderCase{
 			p.ok("aclrtSetDevice", 0)
 			return p.rc("aclrtDestroyStreamForce", p.stream())
 		}},
+		"context": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.keepsStream(e, e.s1, func() acl.Error { h.noDevice(); return h.rc("aclrtDestroyStreamForce", e.s1) })
+		}},
+		"streamctx": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.keepsStream(e, e.s1, func() acl.Error { return h.rc("aclrtDestroyStreamForce", e.s1) })
+		}},
 		"cancel": {run: func(h *harness) acl.Error {
 			e := setupOrder(h)
 			h.gate(e.s)
@@ -216,7 +224,8 @@ func TestContexts(t *testing.T) {
 	// A stream belongs to the context it was created in.
 	s := h.stream()
 	h.ok("aclrtSetDevice", 1)
-	msg := h.code(acl.ErrRTStreamContext, "aclrtSynchronizeStream", s)
+	h.ok("aclrtSynchronizeStream", s) // natively in the stream's own context
+	msg := h.code(acl.ErrRTStreamContext, "aclrtDestroyStream", s)
 	require.Contains(t, msg, "belongs to context")
 	h.ok("aclrtSetCurrentContext", cx)
 	h.ok("aclrtSynchronizeStream", s)
