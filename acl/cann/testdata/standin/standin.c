@@ -729,6 +729,22 @@ static aclError get_stream(aclrtStream h, struct stream **out)
     return OK;
 }
 
+/* The stream of a synchronize or a query: natively a stream of another
+ * device is waited for or queried in its own context, so only the current
+ * context (for NULL) and the handle are checked. */
+static aclError get_any_stream(aclrtStream h, struct stream **out)
+{
+    if (!ctx_ok())
+        return RT_CONTEXT_NULL;
+    if (!h) {
+        *out = devs[cur->dev].def;
+        return OK;
+    }
+    if (!(*out = find_stream(h)))
+        return RT_INVALID_HANDLE;
+    return OK;
+}
+
 static struct task *new_task(int op)
 {
     struct task *t = calloc(1, sizeof *t);
@@ -1190,6 +1206,10 @@ static aclError destroy_stream(aclrtStream stream, int force)
         rc = INVALID_PARAM;
     else if (!(s = find_stream(stream)) || s->isdef)
         rc = RT_INVALID_HANDLE;
+    else if (!ctx_ok())
+        rc = RT_CONTEXT_NULL;
+    else if (s->dev != cur->dev)
+        rc = RT_STREAM_CONTEXT; /* natively only the current context's streams; nothing is destroyed */
     else
         stop_stream(s, force);
     pthread_mutex_unlock(&mu);
@@ -1218,7 +1238,7 @@ static aclError sync_stream(aclrtStream stream, int timeout)
     struct stream *s = NULL;
     /* Natively: below -1 (ACL layer), then the handle (entry point), then
      * 0 (api_error.cc:1442-1444). */
-    aclError rc = timeout < -1 ? RT_PARAM_INVALID : get_stream(stream, &s);
+    aclError rc = timeout < -1 ? RT_PARAM_INVALID : get_any_stream(stream, &s);
     if (rc == OK && timeout == 0)
         rc = RT_PARAM_INVALID;
     if (rc == OK)
@@ -1245,7 +1265,7 @@ EXPORT aclError aclrtStreamQuery(aclrtStream stream, uint32_t *status)
 {
     pthread_mutex_lock(&mu);
     struct stream *s = NULL;
-    aclError rc = !status ? INVALID_PARAM : get_stream(stream, &s);
+    aclError rc = !status ? INVALID_PARAM : get_any_stream(stream, &s);
     if (rc == OK)
         *status = idle(s) ? 0 : 1;
     pthread_mutex_unlock(&mu);
