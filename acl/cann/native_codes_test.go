@@ -9,6 +9,8 @@ import (
 
 	"github.com/ebitengine/purego"
 	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/acl/faulty"
 )
 
 // nativeAPI is a few of the stand-in's exports, called directly: the
@@ -139,4 +141,13 @@ func TestStandinNativeCodes(t *testing.T) {
 	for _, dev := range []int32{1, 0, 1, 0, 1} { // every aclrtSetDevice above
 		require.Zero(t, a.aclrtResetDevice(dev))
 	}
+}
+
+// TestFaultyKeepsInterfaces: acl/faulty's wrapper of the native backend
+// implements exactly its optional interfaces, so that fault-injection tests
+// over the stand-in run the host code that production runs.
+func TestFaultyKeepsInterfaces(t *testing.T) {
+	b, _ := open(t, full)
+	require.Equal(t, faulty.Interfaces(b), faulty.Interfaces(faulty.Wrap(b)))
+	require.NotEmpty(t, faulty.Interfaces(b))
 }
