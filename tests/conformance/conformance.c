@@ -171,6 +171,8 @@ static uint32_t device_count;
 static void before_set_device(void)
 {
     section("before aclrtSetDevice (ABI 6: device work needs a current device)");
+    /* Nothing has failed yet: no message, NULL as natively (acl.cpp:1311-1314). */
+    CHECK(aclGetRecentErrMsg() == NULL);
     aclrtPtr p = 0;
     EXPECT(aclrtMalloc(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_RT_CONTEXT_NULL);
     CHECK(p == 0);

@@ -102,8 +102,10 @@ const MSG_CAP: i32 = 512;
 const msgScratch = memory.data(MSG_CAP);
 
 /**
- * The session's most recent error message, decoded from UTF-8 (empty if no
- * call has failed). The next failure replaces it; reading does not clear it.
+ * The session's most recent error message, decoded from UTF-8. Where the
+ * native aclGetRecentErrMsg returns NULL (no call has failed yet), this
+ * returns "", AssemblyScript's "no message". The next failure replaces it;
+ * reading does not clear it.
  */
 export function recentErrMsg(): string {
   let n = aclGetRecentErrMsg(msgScratch, MSG_CAP);
