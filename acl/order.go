@@ -334,6 +334,8 @@ var Order = []FuncOrder{
 		{"event", "event handle unknown, destroyed, or a stream", ErrRTInvalidHandle, LayerEntry, Native, "api_c_stream.cc:128"},
 		{"context", "no current device (NULL stream)", ErrRTContextNull, LayerContext, Native, "api_impl.cc (StreamWaitEvent)"},
 		{"streamctx", "stream of another device", ErrRTStreamContext, LayerContext, Native, "api_impl.cc (StreamWaitEvent)"},
+		{"unrecorded", "an event never recorded (aclrtCreateEvent and aclrtCreateEventWithFlag make events of the default mode); one reset after its record is waited for until its next record", ErrRTParamInvalid, LayerExec, Native, "api_impl.cc:1674 -> stream.cc:1753 -> event.cc:721-729"},
+		{"queue", "more queued operations than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
 	}},
 	{"aclrtRecordEvent", []Step{
 		{"null", "event NULL", ErrInvalidParam, LayerACL, Native, "event.cpp:89"},

@@ -299,8 +299,8 @@ func TestResetDeviceForce(t *testing.T) {
 	h.fill(data2, 64, 5)
 	h.ok("aclrtMemcpy", src, 64, data2, 64, 1)
 	h.ok("aclrtHostRegister", data, 4096, 0, outB)
-	s, never := h.stream(), h.event()
-	h.ok("aclrtStreamWaitEvent", s, never) // never recorded: a plain reset would wait forever
+	s, never := h.stream(), h.waitable()
+	h.ok("aclrtStreamWaitEvent", s, never) // for a record that never comes: a plain reset would wait forever
 	h.ok("aclrtMemcpyAsync", data, 64, src, 64, 2, s)
 	h.ok("aclrtResetDeviceForce", 0)
 	h.code(acl.ErrRTContextNull, "aclrtGetDevice", outA)

@@ -156,7 +156,7 @@ func init() {
 			"expire": {run: func(h *harness) acl.Error {
 				e := setupOrder(h)
 				h.ok("aclrtSetOpWaitTimeout", 1)
-				h.ok("aclrtStreamWaitEvent", e.s, e.ev) // never recorded
+				h.ok("aclrtStreamWaitEvent", e.s, h.waitable()) // for a record that never comes
 				return h.rc("aclrtSynchronizeStream", e.s)
 			}},
 		},

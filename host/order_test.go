@@ -75,6 +75,20 @@ func (h *harness) gate(s uint64) func() {
 	return release
 }
 
+// waitable returns an event of the current device that has been recorded
+// and then reset: a wait for it is queued and lasts until its next record.
+// (Natively a wait for an event never recorded is refused, 107000.) A wait
+// for it followed by its record on the same stream never ends: the record
+// waits behind the wait.
+func (h *harness) waitable() uint64 {
+	h.t.Helper()
+	ev := h.event()
+	h.ok("aclrtRecordEvent", ev, 0)
+	h.ok("aclrtResetEvent", ev, 0)
+	h.ok("aclrtSynchronizeStream", 0)
+	return ev
+}
+
 // otherDeviceWait holds device 1's stream e.s1 with a copy queued behind
 // the hold, then runs wait (a synchronize of e.s1 with device 0 current)
 // on another goroutine: it must not return before the hold ends, and once
@@ -806,9 +820,31 @@ var orderCases = map[string]map[string]orderCase{
 			h.noDevice()
 			return h.rc("aclrtStreamWaitEvent", 0, e.ev)
 		}},
+		"unrecorded": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			code := h.rc("aclrtStreamWaitEvent", e.s, e.ev)
+			n, err := h.inst.Session().b.Pending(h.inst.Session().streams[uint32(e.s)].h)
+			require.NoError(h.t, err)
+			require.Zero(h.t, n, "no wait queued")
+			// Reset after a record: the wait is queued, for the next record.
+			h.ok("aclrtRecordEvent", e.ev, e.s)
+			h.ok("aclrtResetEvent", e.ev, e.s)
+			h.ok("aclrtSynchronizeStream", e.s)
+			other := h.stream()
+			h.ok("aclrtStreamWaitEvent", other, e.ev)
+			h.ok("aclrtRecordEvent", e.ev, e.s)
+			h.ok("aclrtSynchronizeStream", other)
+			return code
+		}},
+		"queue": {policy: Policy{MaxQueued: 1}, run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			h.ok("aclrtRecordEvent", e.ev, e.s)
+			h.gate(e.s)
+			return h.rc("aclrtStreamWaitEvent", e.s, e.ev)
+		}},
 		"streamctx": {run: func(h *harness) acl.Error {
 			e := setupOrder(h)
-			return h.rc("aclrtStreamWaitEvent", e.s1, e.ev)
+			return h.rc("aclrtStreamWaitEvent", e.s1, e.ev) // never recorded too
 		}},
 	},
 	"aclrtRecordEvent": {

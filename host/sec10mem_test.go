@@ -161,7 +161,7 @@ func TestOpTimeouts(t *testing.T) {
 func TestOpWaitTimeout(t *testing.T) {
 	h := newHarness(t, Policy{})
 	h.ok("aclrtSetDevice", 0)
-	s, other, ev := h.stream(), h.stream(), h.event()
+	s, other, ev := h.stream(), h.stream(), h.waitable()
 	p := h.malloc(64)
 	h.ok("aclrtSetOpWaitTimeout", 1)
 	h.ok("aclrtStreamWaitEvent", s, ev)

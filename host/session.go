@@ -89,8 +89,9 @@ type streamRec struct {
 }
 
 type eventRec struct {
-	h   acl.Event
-	dev int32
+	h        acl.Event
+	dev      int32
+	recorded bool // aclrtRecordEvent queued a record of it: a wait may follow (event.go)
 }
 
 // newSession returns a session holding a device address region of its

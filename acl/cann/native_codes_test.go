@@ -31,6 +31,7 @@ type nativeAPI struct {
 	aclrtCreateEvent          func(e *uintptr) int32
 	aclrtDestroyEvent         func(e uintptr) int32
 	aclrtRecordEvent          func(e, s uintptr) int32
+	aclrtStreamWaitEvent      func(s, e uintptr) int32
 	aclrtEventElapsedTime     func(ms *float32, start, end uintptr) int32
 	aclrtMemsetD32            func(p uintptr, memSize uint64, v uint32, n uint64) int32
 	aclrtMemsetD32Async       func(p uintptr, memSize uint64, v uint32, n uint64, s uintptr) int32
@@ -47,7 +48,7 @@ func loadNative(t *testing.T, s *standin) *nativeAPI {
 		"aclrtCreateStream": &a.aclrtCreateStream, "aclrtDestroyStream": &a.aclrtDestroyStream,
 		"aclrtDestroyStreamForce": &a.aclrtDestroyStreamForce, "aclrtSynchronizeStream": &a.aclrtSynchronizeStream,
 		"aclrtStreamQuery": &a.aclrtStreamQuery, "aclrtCreateEvent": &a.aclrtCreateEvent,
-		"aclrtDestroyEvent": &a.aclrtDestroyEvent, "aclrtRecordEvent": &a.aclrtRecordEvent,
+		"aclrtDestroyEvent": &a.aclrtDestroyEvent, "aclrtRecordEvent": &a.aclrtRecordEvent, "aclrtStreamWaitEvent": &a.aclrtStreamWaitEvent,
 		"aclrtEventElapsedTime": &a.aclrtEventElapsedTime, "aclrtMemsetD32": &a.aclrtMemsetD32,
 		"aclrtMemsetD32Async": &a.aclrtMemsetD32Async, "aclrtGetOpTimeOutInterval": &a.aclrtGetOpTimeOutInterval,
 	} {
@@ -116,6 +117,10 @@ func TestStandinNativeCodes(t *testing.T) {
 	var ms float32
 	require.EqualValues(t, internal, a.aclrtEventElapsedTime(&ms, e1, e2))
 	require.EqualValues(t, internal, a.aclrtEventElapsedTime(&ms, e2, e1))
+	// A wait for an event never recorded is refused (event.cc:721-729).
+	require.EqualValues(t, rtParam, a.aclrtStreamWaitEvent(0, e2))
+	require.Zero(t, a.aclrtStreamWaitEvent(0, e1), "a recorded one is waited for")
+	require.Zero(t, a.aclrtSynchronizeStream(0))
 
 	// Device 1's stream with device 0 current: waited for and queried in
 	// its own context (api_impl.cc:1715-1727, 1767-1784), not destroyed

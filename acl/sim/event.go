@@ -199,9 +199,10 @@ func (b *Backend) ResetEvent(eh acl.Event, sh acl.Stream) error {
 
 // StreamWaitEvent implements acl.Backend. It queues on s a wait for the
 // record of e that is the most recent one now; later records do not
-// matter. For an event never recorded it waits for the first record, as a
-// native wait blocks until its event is recorded. The wait ends early if e
-// is destroyed or the work of s is cancelled.
+// matter. An event never recorded gives 107000, as natively (the runtime's
+// default event mode refuses to wait for an event that has no record); for
+// one reset after its record, the wait is for the next record. The wait
+// ends early if e is destroyed or the work of s is cancelled.
 func (b *Backend) StreamWaitEvent(sh acl.Stream, eh acl.Event) error {
 	return b.StreamWaitEventTimeout(sh, eh, 0)
 }
@@ -223,6 +224,10 @@ func (b *Backend) StreamWaitEventTimeout(sh acl.Stream, eh acl.Event, timeout ti
 		return err
 	}
 	e.mu.Lock()
+	if e.last == nil {
+		e.mu.Unlock()
+		return acl.Errorf(acl.ErrRTParamInvalid, "event %d has not been recorded: record it on a stream before waiting for it", eh)
+	}
 	r := e.next()
 	e.mu.Unlock()
 	o := op{work: opFunc(func(s *stream) error {

@@ -1145,6 +1145,11 @@ static void events(void)
     /* Cross-stream ordering: s2 waits for e2. */
     aclrtStream s2 = NULL;
     OK(aclrtCreateStream(&s2));
+    /* Native (event.cc:721-729): a wait for an event never recorded is refused. */
+    aclrtEvent fresh = NULL;
+    OK(aclrtCreateEvent(&fresh));
+    EXPECT(aclrtStreamWaitEvent(s2, fresh), ACL_ERROR_RT_PARAM_INVALID);
+    OK(aclrtDestroyEvent(fresh));
     OK(aclrtRecordEvent(e1, s));
     OK(aclrtStreamWaitEvent(s2, e1));
     OK(aclrtStreamWaitEvent(NULL, e1));

@@ -15,9 +15,10 @@
  *     calling thread (reference counted, as natively), and
  *     aclrtSetCurrentContext binds it to other threads;
  *   - every stream, the default ones included, is a FIFO executed by its own
- *     worker thread, so asynchronous work really is asynchronous; a stream
- *     waiting on an event that has not been recorded blocks until it is, or
- *     until the event is destroyed;
+ *     worker thread, so asynchronous work really is asynchronous; a wait on
+ *     an event that has never been recorded is refused (107000), as
+ *     natively, and one on an event reset after its record blocks until the
+ *     next record, or until the event is destroyed;
  *   - registered host memory (aclrtHostRegister, 4 KiB aligned) is what the
  *     native runtime calls HOST; other host memory is UNREGISTERED, and
  *     asynchronous copies that touch it synchronize the stream and copy
@@ -1426,10 +1427,12 @@ EXPORT aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
         rc = INVALID_PARAM;
     else if (!(e = find_event(event)))
         rc = RT_INVALID_HANDLE;
-    else if ((rc = get_stream(stream, &s)) == OK) {
+    else if ((rc = get_stream(stream, &s)) == OK && e->enq == 0)
+        rc = RT_PARAM_INVALID; /* natively: "The event has not been recorded" (default event mode) */
+    else if (rc == OK) {
         struct task *t = new_task(T_WAIT);
         t->ev = e;
-        t->seq = e->enq > e->rst ? e->enq : e->enq + 1; /* unrecorded or reset: wait for the next record */
+        t->seq = e->enq > e->rst ? e->enq : e->enq + 1; /* reset: wait for the next record */
         enqueue(s, t);
     }
     pthread_mutex_unlock(&mu);
@@ -1450,7 +1453,9 @@ EXPORT aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEvent e
         rc = INVALID_PARAM;
     else if (!(e = find_event(event)))
         rc = RT_INVALID_HANDLE;
-    else if ((rc = get_stream(stream, &s)) == OK) {
+    else if ((rc = get_stream(stream, &s)) == OK && e->enq == 0)
+        rc = RT_PARAM_INVALID; /* never recorded, as aclrtStreamWaitEvent */
+    else if (rc == OK) {
         struct task *t = new_task(T_WAIT);
         t->ev = e;
         t->seq = e->enq > e->rst ? e->enq : e->enq + 1;
