@@ -437,8 +437,8 @@ var Order = []FuncOrder{
 	}},
 
 	// ABI v1.1 section 10: 32-bit memsets, event reset, op timeouts, app
-	// log. Native locations: memory.cpp, event.cpp are src/acl/aclrt_impl/
-	// at a later snapshot than the audit (not in native-check-order.md).
+	// log. Native locations as above; api_impl_standard_soc.cc is
+	// src/runtime/api/impl/, event.cc src/runtime/core/src/event/.
 	{"aclrtMemsetD32", append(append([]Step(nil), memsetD32ACL...),
 		Step{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl_standard_soc.cc:385"},
 		memsetD32Range,
@@ -458,10 +458,10 @@ var Order = []FuncOrder{
 	)},
 	{"aclrtResetEvent", []Step{
 		{"null", "event NULL", ErrInvalidParam, LayerACL, Native, "event.cpp (aclrtResetEventImpl)"},
-		{"event", "event handle unknown, destroyed, or a stream", ErrRTInvalidHandle, LayerEntry, Driver, "(not audited: rtEventReset, as aclrtRecordEvent)"},
-		{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Driver, "(not audited: rtEventReset, as aclrtRecordEvent)"},
-		{"context", "no current device (NULL stream)", ErrRTContextNull, LayerContext, Driver, "(not audited: as aclrtRecordEvent)"},
-		{"streamctx", "stream of another device", ErrRTStreamContext, LayerContext, Driver, "(not audited: as aclrtRecordEvent)"},
+		{"event", "event handle unknown, destroyed, or a stream", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:773"},
+		{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:774"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:2202-2203"},
+		{"streamctx", "stream of another device", ErrRTStreamContext, LayerContext, Native, "api_impl.cc:2216"},
 		{"feature", "a backend that cannot reset events", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox)"},
 		{"queue", "more queued operations than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
 	}},
