@@ -122,7 +122,6 @@ var (
 		)
 		if async {
 			s = append(s, Step{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:8947"})
-			s = append(s, Step{"streamctx", "stream of another device (not in the audit: the sandbox's choice, as for the other copies)", ErrRTStreamContext, LayerContext, Driver, "(not audited)"})
 			s = append(s, Step{"budget", "queued batches would hold more entries than the policy allows", ErrRTOverLimit, LayerContext, Sandbox, "(sandbox)"})
 		} else {
 			s = append(s, Step{"context", "no current device (natively no check: the driver decides)", ErrRTContextNull, LayerContext, Driver, "api_impl.cc:3319-3325"})
@@ -139,6 +138,8 @@ var (
 		)
 		if async {
 			s = append(s,
+				Step{"unregistered", "copies on unregistered guest memory synchronize the stream and copy, whatever device the stream is on", Success, LayerExec, Native, "api_impl.cc:8912-8927"},
+				Step{"streamctx", "stream of another device, once an entry takes the queued path (failIndex SIZE_MAX)", ErrRTStreamContext, LayerContext, Native, "api_impl.cc:8929 -> 2882-2883"},
 				Step{"queue", "more queued operations than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
 				Step{"atomic", "a failing copy runs none of the batch (natively earlier copies were launched)", ErrRTParamInvalid, LayerExec, Deviation, "api_impl.cc:8887-8939"},
 			)
@@ -162,13 +163,15 @@ var (
 	memsetHost  = Step{"host", "guest memory, registered or not, is set at call time", Success, LayerRange, Native, "memory_common.cc:100-107"}
 
 	memsetD32ACL = []Step{
-		{"null", "ptr NULL", ErrInvalidParam, LayerACL, Native, "memory.cpp (aclrtMemsetD32Impl)"},
-		{"count0", "count 0 (unlike aclrtMemset, not a success)", ErrInvalidParam, LayerACL, Native, "memory.cpp (aclrtMemsetD32Impl: ACL_REQUIRES_POSITIVE)"},
-		{"align", "ptr not 4-byte aligned", ErrInvalidParam, LayerACL, Native, "memory.cpp (aclrtMemsetD32Impl)"},
-		{"memSize", "count*4 above memSize, or overflowing: 107000 as ABI v1.1 section 10 says (the native ACL layer gives 100000 here)", ErrRTParamInvalid, LayerACL, Native, "memory.cpp (aclrtMemsetD32Impl)"},
+		{"count0", "count 0 succeeds before any other check (ptr NULL, a destroyed stream)", Success, LayerACL, Native, "memory.cpp:778-781 (async: 832-835)"},
+		{"null", "ptr NULL", ErrInvalidParam, LayerACL, Native, "memory.cpp:782 (async: 836)"},
+		{"align", "ptr not 4-byte aligned", ErrInvalidParam, LayerACL, Native, "memory.cpp:785-789 (async: 839-843)"},
+		{"memSize", "count*4 above memSize, or overflowing", ErrInvalidParam, LayerACL, Native, "memory.cpp:791-803 (async: 845-857)"},
+		{"unregistered", "ptr in guest memory that is not registered (aclrtHostRegister, aclrtMallocHost): only memory from acl; no context needed", ErrInvalidParam, LayerACL, Native, "memory.cpp:754-770, 805-814 (async: 859-868); api_impl.cc:3316-3327"},
+		{"attr", "ptr neither in guest memory nor in a live allocation of this session: the pointer-attribute query fails", ErrRTParamInvalid, LayerACL, Driver, "memory.cpp:760-764 (the query's code comes from the driver)"},
 	}
 	memsetD32Range   = Step{"range", "ptr range not inside guest memory or one live allocation; a read-only registered range", ErrRTParamInvalid, LayerRange, Sandbox, "(sandbox)"}
-	memsetD32Host    = Step{"host", "guest memory, registered or not, is set at call time (natively memory not from acl gives 100000)", Success, LayerRange, Sandbox, "(ABI v1.1 section 6; natively memory.cpp IsAclPinnedMemory)"}
+	memsetD32Host    = Step{"host", "registered guest memory is set at call time, also by the async form", Success, LayerRange, Native, "api_impl_standard_soc.cc:401-402 (async: 431-432)"}
 	memsetD32Feature = Step{"feature", "device memory on a backend without 32-bit memsets", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox)"}
 )
 
@@ -315,8 +318,8 @@ var Order = []FuncOrder{
 		{"timeout", "timeout below -1", ErrRTParamInvalid, LayerACL, Native, "stream.cpp:141-149"},
 		{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Native, "api_c_stream.cc:172"},
 		{"zero", "timeout 0", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:1442-1444"},
-		{"context", "no current device (NULL stream)", ErrRTContextNull, LayerContext, Native, "api_impl.cc (StreamSynchronize)"},
-		{"streamctx", "stream of another device (not in the audit: the sandbox's choice)", ErrRTStreamContext, LayerContext, Driver, "(not audited)"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:1706-1707"},
+		{"otherctx", "a stream of another device or context is waited for in its own context", Success, LayerContext, Native, "api_impl.cc:1715-1727"},
 		{"expire", "the queued work did not complete in time", ErrRTStreamSyncTimeout, LayerExec, Native, "api_impl.cc (StreamSynchronize)"},
 	}},
 	{"aclrtSynchronizeDeviceWithTimeout", []Step{
@@ -331,6 +334,8 @@ var Order = []FuncOrder{
 		{"event", "event handle unknown, destroyed, or a stream", ErrRTInvalidHandle, LayerEntry, Native, "api_c_stream.cc:128"},
 		{"context", "no current device (NULL stream)", ErrRTContextNull, LayerContext, Native, "api_impl.cc (StreamWaitEvent)"},
 		{"streamctx", "stream of another device", ErrRTStreamContext, LayerContext, Native, "api_impl.cc (StreamWaitEvent)"},
+		{"unrecorded", "an event never recorded (aclrtCreateEvent and aclrtCreateEventWithFlag make events of the default mode); one reset after its record is waited for until its next record", ErrRTParamInvalid, LayerExec, Native, "api_impl.cc:1674 -> stream.cc:1753 -> event.cc:721-729"},
+		{"queue", "more queued operations than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
 	}},
 	{"aclrtRecordEvent", []Step{
 		{"null", "event NULL", ErrInvalidParam, LayerACL, Native, "event.cpp:89"},
@@ -374,18 +379,20 @@ var Order = []FuncOrder{
 	}},
 	{"aclrtDestroyStream", []Step{
 		{"null", "stream NULL", ErrInvalidParam, LayerACL, Native, "stream.cpp (aclrtDestroyStreamImpl)"},
-		{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Native, "stream.cpp (aclrtDestroyStreamImpl: rtStreamDestroy)"},
+		{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Native, "api_c_stream.cc:100"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:1582-1583"},
+		{"streamctx", "stream of another device or context; nothing is destroyed", ErrRTStreamContext, LayerContext, Native, "api_impl.cc:1584-1585"},
 	}},
 	{"aclrtSynchronizeStream", []Step{
 		{"stream", "stream handle unknown, destroyed, or an event (no ACL-layer check)", ErrRTInvalidHandle, LayerEntry, Native, "stream.cpp (aclrtSynchronizeStreamImpl: rtStreamSynchronize)"},
-		{"context", "no current device (NULL stream)", ErrRTContextNull, LayerContext, Native, "stream.cpp (aclrtSynchronizeStreamImpl)"},
-		{"streamctx", "stream of another device (not in the audit: the sandbox's choice)", ErrRTStreamContext, LayerContext, Driver, "(not audited)"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:1706-1707"},
+		{"otherctx", "a stream of another device or context is waited for in its own context", Success, LayerContext, Native, "api_impl.cc:1715-1727"},
 	}},
 	{"aclrtStreamQuery", []Step{
 		{"null", "status NULL or outside guest memory, before the stream", ErrInvalidParam, LayerACL, Native, "stream.cpp (aclrtStreamQueryImpl)"},
 		{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Native, "stream.cpp (aclrtStreamQueryImpl: rtStreamQuery)"},
-		{"context", "no current device (NULL stream)", ErrRTContextNull, LayerContext, Native, "stream.cpp (aclrtStreamQueryImpl)"},
-		{"streamctx", "stream of another device (not in the audit: the sandbox's choice)", ErrRTStreamContext, LayerContext, Driver, "(not audited)"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:1770-1771"},
+		{"otherctx", "a stream of another device or context is queried (no stream-context check)", Success, LayerContext, Native, "api_impl.cc:1767-1784"},
 	}},
 	{"aclrtCreateEvent", []Step{
 		{"null", "event NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "event.cpp (aclrtCreateEventImpl)"},
@@ -407,7 +414,8 @@ var Order = []FuncOrder{
 	{"aclrtEventElapsedTime", []Step{
 		{"null", "ms, startEvent or endEvent NULL (ms outside guest memory too), before any handle", ErrInvalidParam, LayerACL, Native, "event.cpp (aclrtEventElapsedTimeImpl)"},
 		{"event", "startEvent or endEvent unknown, destroyed, or a stream", ErrRTInvalidHandle, LayerEntry, Native, "event.cpp (aclrtEventElapsedTimeImpl: rtEventElapsedTime)"},
-		{"timestamp", "an event without a completed record", ErrRTEventTimestampInvalid, LayerExec, Native, "event.cpp (aclrtEventElapsedTimeImpl: rtEventElapsedTime)"},
+		{"never", "startEvent or endEvent never recorded (every chip)", ErrRTInternal, LayerExec, Native, "event.cc:1249-1250, event_david.cc:376-377 (RT_ERROR_EVENT_RECORDER_NULL; errcode_manage.cc:197)"},
+		{"timestamp", "an event reset after its last record, or whose record was cancelled: no valid timestamp", ErrRTEventTimestampInvalid, LayerExec, Native, "event.cc:1264-1269"},
 	}},
 	{"aclInit", []Step{
 		{"repeat", "a second aclInit", ErrRepeatInitialize, LayerACL, Native, "acl.cpp (aclInitImpl)"},
@@ -429,31 +437,31 @@ var Order = []FuncOrder{
 	}},
 
 	// ABI v1.1 section 10: 32-bit memsets, event reset, op timeouts, app
-	// log. Native locations: memory.cpp, event.cpp are src/acl/aclrt_impl/
-	// at a later snapshot than the audit (not in native-check-order.md).
+	// log. Native locations as above; api_impl_standard_soc.cc is
+	// src/runtime/api/impl/, event.cc src/runtime/core/src/event/.
 	{"aclrtMemsetD32", append(append([]Step(nil), memsetD32ACL...),
-		Step{"context", "no current device", ErrRTContextNull, LayerContext, Driver, "(not audited: as aclrtMemset)"},
+		Step{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl_standard_soc.cc:385"},
 		memsetD32Range,
 		memsetBytes,
 		memsetD32Host,
 		memsetD32Feature,
 	)},
 	{"aclrtMemsetD32Async", append(append([]Step(nil), memsetD32ACL...),
-		Step{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Driver, "(not audited: the runtime entry point, as aclrtMemsetAsync)"},
-		Step{"context", "no current device", ErrRTContextNull, LayerContext, Driver, "(not audited: as aclrtMemsetAsync)"},
+		Step{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Native, "api_c_standard_soc.cc:998"},
+		Step{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl_standard_soc.cc:415"},
 		memsetD32Range,
 		memsetBytes,
 		memsetD32Host,
-		Step{"streamctx", "stream of another device (device memory)", ErrRTStreamContext, LayerContext, Driver, "(not audited: as aclrtMemsetAsync)"},
+		Step{"streamctx", "stream of another device (device memory)", ErrRTStreamContext, LayerContext, Native, "api_impl_standard_soc.cc:438-440"},
 		memsetD32Feature,
 		Step{"queue", "more queued operations than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
 	)},
 	{"aclrtResetEvent", []Step{
 		{"null", "event NULL", ErrInvalidParam, LayerACL, Native, "event.cpp (aclrtResetEventImpl)"},
-		{"event", "event handle unknown, destroyed, or a stream", ErrRTInvalidHandle, LayerEntry, Driver, "(not audited: rtEventReset, as aclrtRecordEvent)"},
-		{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Driver, "(not audited: rtEventReset, as aclrtRecordEvent)"},
-		{"context", "no current device (NULL stream)", ErrRTContextNull, LayerContext, Driver, "(not audited: as aclrtRecordEvent)"},
-		{"streamctx", "stream of another device", ErrRTStreamContext, LayerContext, Driver, "(not audited: as aclrtRecordEvent)"},
+		{"event", "event handle unknown, destroyed, or a stream", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:773"},
+		{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:774"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:2202-2203"},
+		{"streamctx", "stream of another device", ErrRTStreamContext, LayerContext, Native, "api_impl.cc:2216"},
 		{"feature", "a backend that cannot reset events", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox)"},
 		{"queue", "more queued operations than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
 	}},
@@ -465,7 +473,8 @@ var Order = []FuncOrder{
 		{"feature", "a backend that does not report an operator timeout interval", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox; natively any value is taken: aclrtSetOpExecuteTimeOutImpl)"},
 	}},
 	{"aclrtSetOpExecuteTimeOutV2", []Step{
-		{"null", "actualTimeout NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "(aclrtSetOpExecuteTimeOutV2Impl)"},
+		{"null", "actualTimeout NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "event.cpp:261"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:6294-6295"},
 		{"feature", "a backend that does not report an operator timeout interval", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox)"},
 		{"actual", "writes the timeout in effect: whole intervals, 1 to 254 of them, rounded up; 0 asks for 254", Success, LayerExec, Native, "(documented with aclrtGetOpTimeOutInterval)"},
 	}},
@@ -474,7 +483,8 @@ var Order = []FuncOrder{
 		{"feature", "never set, on a backend that does not report an operator timeout interval", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox)"},
 	}},
 	{"aclrtGetOpTimeOutInterval", []Step{
-		{"null", "interval NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "(aclrtGetOpTimeOutIntervalImpl)"},
+		{"null", "interval NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "event.cpp:273"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:6277-6278"},
 		{"feature", "a backend that does not report an operator timeout interval", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox)"},
 	}},
 	{"aclAppLog", []Step{
@@ -490,7 +500,9 @@ var Order = []FuncOrder{
 	}},
 	{"aclrtDestroyStreamForce", []Step{
 		{"null", "stream NULL", ErrInvalidParam, LayerACL, Native, "stream.cpp (aclrtDestroyStreamForceImpl)"},
-		{"stream", "stream handle unknown, destroyed, an event or a context", ErrRTInvalidHandle, LayerEntry, Native, "api_c_stream.cc (rtStreamDestroyForce)"},
+		{"stream", "stream handle unknown, destroyed, an event or a context", ErrRTInvalidHandle, LayerEntry, Native, "api_c_stream.cc:115"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_c_stream.cc:117 -> api_impl.cc:1582-1583"},
+		{"streamctx", "stream of another device or context; nothing is cancelled or destroyed", ErrRTStreamContext, LayerContext, Native, "api_c_stream.cc:117 -> api_impl.cc:1584-1585"},
 		{"feature", "a backend that cannot cancel queued work", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox: acl.StreamForcer)"},
 		{"cancel", "the work not yet started is cancelled: it never runs, moves no byte", Success, LayerExec, Native, "api_c_stream.cc (rtStreamDestroyForce: StreamDestroy(force))"},
 	}},
@@ -501,12 +513,14 @@ var Order = []FuncOrder{
 	}},
 	{"aclrtDestroyContext", []Step{
 		{"null", "context NULL", ErrInvalidParam, LayerACL, Native, "context.cpp (aclrtDestroyContextImpl)"},
-		{"context", "context handle unknown, destroyed, a stream or an event", ErrRTInvalidHandle, LayerEntry, Sandbox, "(sandbox: typed session handles, ABI section 4; natively rtCtxDestroyEx)"},
-		{"default", "a device's default context (aclrtResetDevice releases it)", ErrRTParamInvalid, LayerRange, Driver, "(not audited)"},
+		{"destroyed", "a context this session destroyed (handles are never reused)", ErrRTContextNull, LayerContext, Native, "api_impl.cc:4135-4139, context_manage.cc:182-195"},
+		{"context", "context handle unknown, a stream or an event", ErrRTInvalidHandle, LayerEntry, Sandbox, "(sandbox: typed session handles, ABI section 4; natively an untracked context, 107002)"},
+		{"default", "a device's primary context, the one aclrtSetDevice made (aclrtResetDevice releases it)", ErrRTContextNull, LayerContext, Native, "api_impl.cc:4140-4142"},
 	}},
 	{"aclrtSetCurrentContext", []Step{
 		{"null", "context NULL", ErrInvalidParam, LayerACL, Native, "context.cpp (aclrtSetCurrentContextImpl)"},
-		{"context", "context handle unknown, destroyed, a stream or an event", ErrRTInvalidHandle, LayerEntry, Sandbox, "(sandbox: typed session handles, ABI section 4; natively rtCtxSetCurrent)"},
+		{"destroyed", "a context this session destroyed, by aclrtDestroyContext or aclrtResetDevice (handles are never reused)", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:3646 (context_manage.cc:71-101)"},
+		{"context", "context handle unknown, a stream or an event", ErrRTInvalidHandle, LayerEntry, Sandbox, "(sandbox: typed session handles, ABI section 4; natively not a valid context, 107000)"},
 	}},
 	{"aclrtGetCurrentContext", []Step{
 		{"null", "context NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "context.cpp (aclrtGetCurrentContextImpl)"},

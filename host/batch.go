@@ -103,9 +103,6 @@ func (c *call) batch(async bool, failAt, streamAt int) error {
 		if st, err = c.bindStream(st); err != nil { // context
 			return err
 		}
-		if err := c.streamCtx(st); err != nil { // streamctx
-			return err
-		}
 		if max := uint64(c.s.policy.MaxBatchEntries); num > max-min(max, uint64(c.s.batchEntries.Load())) { // budget
 			return acl.Errorf(acl.ErrRTOverLimit, "numBatches %d: queued asynchronous batches would hold more than the policy's %d entries", num, max)
 		}
@@ -129,6 +126,7 @@ func (c *call) batch(async bool, failAt, streamAt int) error {
 	var bytes [4]uint64
 	var attr acl.MemcpyBatchAttr // attrs[attrAt], decoded once for its entries
 	attrAt := -1
+	queued := false // an entry takes the queued path: neither side is unregistered memory
 	for i := uint64(0); i < num; i++ {
 		n, dst, src := sizes.At(int(i)), dsts.At(int(i)), srcs.At(int(i))
 		if n == 0 && async { // entrysize
@@ -161,8 +159,17 @@ func (c *call) batch(async bool, failAt, streamAt int) error {
 		}
 		copies = append(copies, acl.Copy{Dst: d.buf, Src: s.buf, N: n})
 		bytes[direction(&d, &s)] += n
+		queued = queued || (d.buf.IsDevice() || d.buf.Pin != 0) && (s.buf.IsDevice() || s.buf.Pin != 0)
 	}
 	if async {
+		// Natively an entry on unregistered memory synchronizes the stream
+		// and copies, whatever device the stream is on; only a queued
+		// entry meets the stream-context check.
+		if queued {
+			if err := c.streamCtx(st); err != nil { // streamctx
+				return err
+			}
+		}
 		return c.batchAsync(st, copies, bytes)
 	}
 	if err := be(c.s.b.MemcpyBatch(c.ctx, copies)); err != nil {

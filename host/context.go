@@ -40,9 +40,9 @@ func (s *Session) newContext(dev int32, primary bool) (*ctxRec, error) {
 // dev < 0), whose streams are gone: aclrtResetDevice and the session's end.
 // The current one goes too, leaving no current device.
 func (s *Session) dropContexts(dev int32) {
-	for h, cx := range s.ctxs {
+	for _, cx := range s.ctxs {
 		if dev < 0 || cx.dev == dev {
-			delete(s.ctxs, h)
+			s.forgetContext(cx)
 			if cx.primary {
 				delete(s.primary, cx.dev)
 			}
@@ -51,6 +51,17 @@ func (s *Session) dropContexts(dev int32) {
 	if dev < 0 || s.dev == dev { // the current context is on dev
 		s.cur, s.dev = nil, -1
 	}
+}
+
+// forgetContext drops cx, remembering its handle: natively a destroyed
+// context is told apart from a live one (107000 and 107002, not 107017),
+// and handles are never reused, so the handle stays a destroyed context's.
+func (s *Session) forgetContext(cx *ctxRec) {
+	delete(s.ctxs, cx.h)
+	if s.deadCtxs == nil {
+		s.deadCtxs = map[uint32]bool{}
+	}
+	s.deadCtxs[cx.h] = true
 }
 
 // notStream is the 107017 of a handle that names no stream of the session.
@@ -110,12 +121,16 @@ func createContext(c *call) error {
 // it and its default stream are destroyed after their queued work; if it
 // was current, no context is current any more.
 func destroyContext(c *call) error {
-	cx, err := c.context(c.u32(0))
+	h := c.u32(0)
+	if c.s.deadCtxs[h] {
+		return acl.Errorf(acl.ErrRTContextNull, "context %d has already been destroyed", h)
+	}
+	cx, err := c.context(h)
 	if err != nil {
 		return err
 	}
 	if cx.primary {
-		return acl.Errorf(acl.ErrRTParamInvalid, "context %d is the default context of device %d: aclrtResetDevice releases it", cx.h, cx.dev)
+		return acl.Errorf(acl.ErrRTContextNull, "context %d is the primary context of device %d: it cannot be destroyed explicitly (aclrtResetDevice releases it)", cx.h, cx.dev)
 	}
 	for h, st := range c.s.streams {
 		if st.ctx == cx {
@@ -131,7 +146,7 @@ func destroyContext(c *call) error {
 		}
 		cx.def = nil
 	}
-	delete(c.s.ctxs, cx.h)
+	c.s.forgetContext(cx)
 	if c.s.cur == cx {
 		c.s.cur, c.s.dev = nil, -1
 	}
@@ -141,7 +156,11 @@ func destroyContext(c *call) error {
 // setCurrentContext is aclrtSetCurrentContext(context): its device becomes
 // current and its default stream the target of NULL streams.
 func setCurrentContext(c *call) error {
-	cx, err := c.context(c.u32(0))
+	h := c.u32(0)
+	if c.s.deadCtxs[h] {
+		return acl.Errorf(acl.ErrRTParamInvalid, "context %d has been destroyed", h)
+	}
+	cx, err := c.context(h)
 	if err != nil {
 		return err
 	}

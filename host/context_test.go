@@ -48,6 +48,14 @@ var sec10OrderCases = map[string]map[string]orderCase{
 			p.ok("aclrtSetDevice", 0)
 			return p.rc("aclrtDestroyStreamForce", p.stream())
 		}},
+		"context": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.keepsStream(e, e.s1, func() acl.Error { h.noDevice(); return h.rc("aclrtDestroyStreamForce", e.s1) })
+		}},
+		"streamctx": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.keepsStream(e, e.s1, func() acl.Error { return h.rc("aclrtDestroyStreamForce", e.s1) })
+		}},
 		"cancel": {run: func(h *harness) acl.Error {
 			e := setupOrder(h)
 			h.gate(e.s)
@@ -70,10 +78,24 @@ var sec10OrderCases = map[string]map[string]orderCase{
 			e := setupOrder(h)
 			return h.rc("aclrtDestroyContext", e.s) // a stream
 		}},
+		"destroyed": {run: func(h *harness) acl.Error {
+			h.ok("aclrtCreateContext", outA, 0)
+			cx := uint64(h.u32(outA))
+			h.ok("aclrtDestroyContext", cx)
+			return h.rc("aclrtDestroyContext", cx)
+		}},
 		"default": {run: func(h *harness) acl.Error {
 			h.ok("aclrtSetDevice", 0)
 			h.ok("aclrtGetCurrentContext", outA)
-			return h.rc("aclrtDestroyContext", uint64(h.u32(outA)))
+			def := uint64(h.u32(outA))
+			s := h.stream()
+			code := h.rc("aclrtDestroyContext", def)
+			// Nothing was destroyed: the context is current, its stream lives.
+			h.ok("aclrtGetCurrentContext", outA)
+			require.Equal(h.t, def, uint64(h.u32(outA)))
+			h.ok("aclrtSynchronizeStream", s)
+			h.ok("aclrtSetCurrentContext", def)
+			return code
 		}},
 	},
 	"aclrtSetCurrentContext": {
@@ -81,6 +103,17 @@ var sec10OrderCases = map[string]map[string]orderCase{
 		"context": {run: func(h *harness) acl.Error {
 			e := setupOrder(h)
 			return h.rc("aclrtSetCurrentContext", e.ev) // an event
+		}},
+		"destroyed": {run: func(h *harness) acl.Error {
+			h.ok("aclrtSetDevice", 1)
+			h.ok("aclrtCreateContext", outA, 0)
+			cx := uint64(h.u32(outA))
+			h.ok("aclrtDestroyContext", cx)
+			h.ok("aclrtSetDevice", 1)
+			code := h.rc("aclrtSetCurrentContext", cx)
+			h.ok("aclrtGetDevice", outA)
+			require.Equal(h.t, uint32(1), h.u32(outA), "the current device did not change")
+			return code
 		}},
 	},
 	"aclrtGetCurrentContext": {
@@ -191,7 +224,8 @@ func TestContexts(t *testing.T) {
 	// A stream belongs to the context it was created in.
 	s := h.stream()
 	h.ok("aclrtSetDevice", 1)
-	msg := h.code(acl.ErrRTStreamContext, "aclrtSynchronizeStream", s)
+	h.ok("aclrtSynchronizeStream", s) // natively in the stream's own context
+	msg := h.code(acl.ErrRTStreamContext, "aclrtDestroyStream", s)
 	require.Contains(t, msg, "belongs to context")
 	h.ok("aclrtSetCurrentContext", cx)
 	h.ok("aclrtSynchronizeStream", s)
@@ -201,7 +235,8 @@ func TestContexts(t *testing.T) {
 	h.ok("aclrtDestroyContext", cx)
 	h.code(acl.ErrRTContextNull, "aclrtGetCurrentContext", outA)
 	require.Contains(t, h.code(acl.ErrRTInvalidHandle, "aclrtSynchronizeStream", s), "unknown or destroyed")
-	require.Contains(t, h.code(acl.ErrRTInvalidHandle, "aclrtSetCurrentContext", cx), "context handle")
+	require.Contains(t, h.code(acl.ErrRTParamInvalid, "aclrtSetCurrentContext", cx), "has been destroyed")
+	require.Contains(t, h.code(acl.ErrRTContextNull, "aclrtDestroyContext", cx), "has already been destroyed")
 	require.Contains(t, h.code(acl.ErrRTInvalidHandle, "aclrtSynchronizeStream", def0), "is a context, not a stream")
 	require.Contains(t, h.code(acl.ErrRTInvalidHandle, "aclrtRecordEvent", def0, 0), "is a context, not an event")
 	h.ok("aclrtSetCurrentContext", def0)
@@ -211,7 +246,8 @@ func TestContexts(t *testing.T) {
 	// aclrtResetDevice releases the device's contexts, default one included.
 	h.ok("aclrtResetDevice", 0)
 	h.code(acl.ErrRTContextNull, "aclrtGetCurrentContext", outA)
-	h.code(acl.ErrRTInvalidHandle, "aclrtSetCurrentContext", def0)
+	h.code(acl.ErrRTParamInvalid, "aclrtSetCurrentContext", def0)
+	h.code(acl.ErrRTContextNull, "aclrtDestroyContext", def0)
 	h.ok("aclrtSetDevice", 0)
 	h.ok("aclrtGetCurrentContext", outA)
 	require.NotEqual(t, def0, uint64(h.u32(outA)), "a new default context")
@@ -263,8 +299,8 @@ func TestResetDeviceForce(t *testing.T) {
 	h.fill(data2, 64, 5)
 	h.ok("aclrtMemcpy", src, 64, data2, 64, 1)
 	h.ok("aclrtHostRegister", data, 4096, 0, outB)
-	s, never := h.stream(), h.event()
-	h.ok("aclrtStreamWaitEvent", s, never) // never recorded: a plain reset would wait forever
+	s, never := h.stream(), h.waitable()
+	h.ok("aclrtStreamWaitEvent", s, never) // for a record that never comes: a plain reset would wait forever
 	h.ok("aclrtMemcpyAsync", data, 64, src, 64, 2, s)
 	h.ok("aclrtResetDeviceForce", 0)
 	h.code(acl.ErrRTContextNull, "aclrtGetDevice", outA)
@@ -359,8 +395,8 @@ func TestSec10Messages(t *testing.T) {
 	h.ok("aclrtSetDevice", 0)
 	h.ok("aclrtGetCurrentContext", outA)
 	def := uint64(h.u32(outA))
-	require.Equal(t, fmt.Sprintf("aclrtDestroyContext: context %d is the default context of device 0: aclrtResetDevice releases it", def),
-		h.code(acl.ErrRTParamInvalid, "aclrtDestroyContext", def))
+	require.Equal(t, fmt.Sprintf("aclrtDestroyContext: context %d is the primary context of device 0: it cannot be destroyed explicitly (aclrtResetDevice releases it)", def),
+		h.code(acl.ErrRTContextNull, "aclrtDestroyContext", def))
 	s := h.stream()
 	require.Equal(t, fmt.Sprintf("aclrtSetCurrentContext: handle %d is a stream, not a context", s), h.code(acl.ErrRTInvalidHandle, "aclrtSetCurrentContext", s))
 	h.ok("aclrtSetStreamFailureMode", s, 1)

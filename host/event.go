@@ -46,7 +46,11 @@ func recordEvent(c *call) error {
 	if err := c.enqueue(st); err != nil {
 		return err
 	}
-	return be(c.s.b.RecordEvent(ev.h, st.h))
+	if err := c.s.b.RecordEvent(ev.h, st.h); err != nil {
+		return be(err)
+	}
+	ev.recorded = true
+	return nil
 }
 
 // streamWaitEvent is aclrtStreamWaitEvent(stream, event): the ACL layer
@@ -69,6 +73,9 @@ func streamWaitEvent(c *call) error {
 	}
 	if err := c.streamCtx(st); err != nil { // streamctx
 		return err
+	}
+	if !ev.recorded { // unrecorded: natively the default event mode refuses such a wait
+		return acl.Errorf(acl.ErrRTParamInvalid, "event %d has not been recorded: record it with aclrtRecordEvent before waiting for it", c.u32(1))
 	}
 	if err := c.enqueue(st); err != nil {
 		return err
@@ -151,6 +158,10 @@ func eventElapsedTime(c *call) error {
 		return err
 	}
 	ms, err := c.s.b.EventElapsedTime(start.h, end.h)
+	if acl.CodeOf(err) == acl.ErrRTInternal {
+		// The native runtime's code for an event without a recorder.
+		return acl.Errorf(acl.ErrRTInternal, "an event has never been recorded")
+	}
 	if err != nil {
 		return be(err)
 	}

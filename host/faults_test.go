@@ -21,7 +21,7 @@ import (
 // session still releases everything.
 
 // faultHarness is a proxy guest over a faulty backend.
-func faultHarness(t *testing.T, p Policy) (*harness, *faulty.Backend) {
+func faultHarness(t *testing.T, p Policy) (*harness, faulty.Faulty) {
 	t.Helper()
 	var inner acl.Backend
 	if lib := os.Getenv("ACLWASM_TEST_ACL_LIB"); lib != "" {
@@ -52,16 +52,16 @@ const injectedMsg = "the runtime failed (ACL_ERROR_RT_INTERNAL_ERROR)"
 func TestFaultAtCall(t *testing.T) {
 	for _, tc := range []struct {
 		method string
-		run    func(h *harness, fb *faulty.Backend)
+		run    func(h *harness, fb faulty.Faulty)
 	}{
-		{"Malloc", func(h *harness, fb *faulty.Backend) {
+		{"Malloc", func(h *harness, fb faulty.Faulty) {
 			h.putU64s(outA, 77)
 			fb.FailCall("Malloc", 1, faulty.Injected)
 			require.Contains(t, h.code(acl.ErrRTInternal, "aclrtMalloc", outA, 60000, 0), injectedMsg)
 			require.Equal(t, uint64(77), h.u64(outA), "no address written")
 			h.malloc(60000) // most of the quota: the failure charged nothing
 		}},
-		{"Memcpy", func(h *harness, fb *faulty.Backend) {
+		{"Memcpy", func(h *harness, fb faulty.Faulty) {
 			a := h.malloc(4096)
 			want := h.fill(data, 4096, 1)
 			h.ok("aclrtMemcpy", a, 4096, data, 4096, 1)
@@ -71,7 +71,7 @@ func TestFaultAtCall(t *testing.T) {
 			h.ok("aclrtMemcpy", data2, 4096, a, 4096, 2)
 			require.Equal(t, want, h.mem()[data2:data2+4096], "the failed copy wrote nothing")
 		}},
-		{"Memset", func(h *harness, fb *faulty.Backend) {
+		{"Memset", func(h *harness, fb faulty.Faulty) {
 			a := h.malloc(64)
 			want := h.fill(data, 64, 3)
 			h.ok("aclrtMemcpy", a, 64, data, 64, 1)
@@ -80,7 +80,7 @@ func TestFaultAtCall(t *testing.T) {
 			h.ok("aclrtMemcpy", data2, 64, a, 64, 2)
 			require.Equal(t, want, h.mem()[data2:data2+64])
 		}},
-		{"Memcpy2D", func(h *harness, fb *faulty.Backend) {
+		{"Memcpy2D", func(h *harness, fb faulty.Faulty) {
 			a := h.malloc(64)
 			h.ok("aclrtMemset", a, 64, 0x5a, 64)
 			h.fill(data, 64, 4)
@@ -89,7 +89,7 @@ func TestFaultAtCall(t *testing.T) {
 			h.ok("aclrtMemcpy", data2, 64, a, 64, 2)
 			require.Equal(t, bytes.Repeat([]byte{0x5a}, 64), h.mem()[data2:data2+64])
 		}},
-		{"MemcpyBatch", func(h *harness, fb *faulty.Backend) {
+		{"MemcpyBatch", func(h *harness, fb faulty.Faulty) {
 			rows := []uint64{h.malloc(64), h.malloc(64)}
 			h.ok("aclrtMemset", rows[0], 64, 1, 64)
 			h.ok("aclrtMemset", rows[1], 64, 1, 64)
@@ -102,26 +102,26 @@ func TestFaultAtCall(t *testing.T) {
 				require.Equal(t, bytes.Repeat([]byte{1}, 64), h.mem()[data2:data2+64], "no entry ran")
 			}
 		}},
-		{"HostRegister", func(h *harness, fb *faulty.Backend) {
+		{"HostRegister", func(h *harness, fb faulty.Faulty) {
 			fb.FailCall("HostRegister", 1, faulty.Injected)
 			h.code(acl.ErrRTInternal, "aclrtHostRegister", 0x10000, 1<<16, 0, outB)
 			h.ok("aclrtPointerGetAttributes", 0x10000, outC) // the failed registration left the range unregistered
 			require.Equal(t, acl.MemLocationUnregistered, acl.DecodePtrAttributes(h.mem()[outC:]).Location.Type)
 			h.ok("aclrtHostRegister", 0x10000, 1<<16, 0, outB) // the whole quota
 		}},
-		{"CreateStream", func(h *harness, fb *faulty.Backend) {
+		{"CreateStream", func(h *harness, fb faulty.Faulty) {
 			h.putU64s(outA, 0)
 			fb.FailCall("CreateStream", 1, faulty.Injected)
 			h.code(acl.ErrRTInternal, "aclrtCreateStream", outA)
 			require.Zero(t, h.u32(outA), "no handle written")
 			h.stream() // the only one the policy allows
 		}},
-		{"CreateEvent", func(h *harness, fb *faulty.Backend) {
+		{"CreateEvent", func(h *harness, fb faulty.Faulty) {
 			fb.FailCall("CreateEvent", 1, faulty.Injected)
 			h.code(acl.ErrRTInternal, "aclrtCreateEvent", outA)
 			h.event()
 		}},
-		{"RecordEvent", func(h *harness, fb *faulty.Backend) {
+		{"RecordEvent", func(h *harness, fb faulty.Faulty) {
 			s, e := h.stream(), h.event()
 			fb.FailCall("RecordEvent", 1, faulty.Injected)
 			h.code(acl.ErrRTInternal, "aclrtRecordEvent", e, s)
@@ -129,13 +129,13 @@ func TestFaultAtCall(t *testing.T) {
 			h.ok("aclrtRecordEvent", e, s)
 			h.ok("aclrtSynchronizeEvent", e)
 		}},
-		{"SynchronizeStream", func(h *harness, fb *faulty.Backend) {
+		{"SynchronizeStream", func(h *harness, fb faulty.Faulty) {
 			s := h.stream()
 			fb.FailCall("SynchronizeStream", 1, faulty.Injected)
 			h.code(acl.ErrRTInternal, "aclrtSynchronizeStream", s)
 			h.ok("aclrtSynchronizeStream", s)
 		}},
-		{"Free", func(h *harness, fb *faulty.Backend) {
+		{"Free", func(h *harness, fb faulty.Faulty) {
 			a := h.malloc(60000)
 			fb.FailCall("Free", 1, faulty.Injected)
 			h.code(acl.ErrRTInternal, "aclrtFree", a)
@@ -243,4 +243,21 @@ func TestFaultAtExecThenClose(t *testing.T) {
 	for range 8 {
 		h.ok("aclrtMemcpyAsync", dev, 4096, 0x10000, 4096, 1, s)
 	}
+}
+
+// TestFaultyRunsProductionPaths: over a wrapped backend the sandbox takes
+// the paths it takes over the backend itself: a 32-bit memset of device
+// memory reaches the backend's acl.MemsetD32er (a wrapper without it made
+// the same call 207000).
+func TestFaultyRunsProductionPaths(t *testing.T) {
+	h, _ := faultHarness(t, Policy{})
+	h.ok("aclrtSetDevice", 0)
+	p, s := h.malloc(64), h.stream()
+	h.ok("aclrtMemsetD32", p, 64, 0x01020304, 16)
+	h.ok("aclrtMemsetD32Async", p, 64, 0x05060708, 8, s)
+	h.ok("aclrtSynchronizeStream", s)
+	h.ok("aclrtMemcpy", data, 64, p, 64, 2)
+	require.Equal(t, append(words(0x05060708, 8), words(0x01020304, 8)...), h.mem()[data:data+64])
+	h.ok("aclrtDestroyStreamForce", h.stream())
+	h.ok("aclrtSetOpWaitTimeout", 1)
 }

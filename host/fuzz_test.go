@@ -38,7 +38,7 @@ func FuzzImports(f *testing.F) {
 
 // fuzzPolicy is what fuzzed sessions run under: small quotas, so that short
 // sequences reach every limit, and a short timeout for the sequences that
-// wait for an event nobody records.
+// wait for a record nobody makes (of an event reset after its record).
 var fuzzPolicy = Policy{DeviceMemory: 1 << 20, MaxAllocations: 8, MaxStreams: 4, MaxEvents: 4, MaxRegistrations: 4, MaxQueued: 16, PinnedMemory: 1 << 16, Timeout: 300 * time.Millisecond}
 
 // maxFuzzCalls bounds the calls one input makes.
@@ -166,7 +166,7 @@ func (e *fuzzEnv) play(t *testing.T, data []byte, fam fuzzFamily) fuzzOutcome {
 		}
 		res, err := inst.Call(ctx, f.Name, args...)
 		if errors.Is(err, ErrTimeout) {
-			out.TimedOut = true // a wait that never ends (a stream waiting on an event nobody records)
+			out.TimedOut = true // a wait that never ends (for the next record of a reset event, which nobody makes)
 			break
 		}
 		if err != nil {

@@ -159,6 +159,9 @@ func TestStartFunctionTimeout(t *testing.T) {
 		{"blocked in a host call", `
     (drop (call $stream (i32.const 0)))
     (drop (call $event (i32.const 4)))
+    (drop (call $record (i32.load (i32.const 4)) (i32.load (i32.const 0))))
+    (drop (call $reset (i32.load (i32.const 4)) (i32.load (i32.const 0))))
+    (drop (call $sync (i32.load (i32.const 0))))
     (drop (call $wait (i32.load (i32.const 0)) (i32.load (i32.const 4))))
     (drop (call $record (i32.load (i32.const 4)) (i32.load (i32.const 0))))
     (drop (call $sync (i32.load (i32.const 0))))`},
@@ -170,6 +173,7 @@ func TestStartFunctionTimeout(t *testing.T) {
   (import "acl" "aclrtCreateEvent" (func $event (param i32) (result i32)))
   (import "acl" "aclrtStreamWaitEvent" (func $wait (param i32 i32) (result i32)))
   (import "acl" "aclrtRecordEvent" (func $record (param i32 i32) (result i32)))
+  (import "acl" "aclrtResetEvent" (func $reset (param i32 i32) (result i32)))
   (import "acl" "aclrtSynchronizeStream" (func $sync (param i32) (result i32)))
   (memory (export "memory") 1)
   (func $init (drop (call $set (i32.const 0))) ` + tc.body + `)
@@ -366,8 +370,8 @@ func TestCloseDuringCall(t *testing.T) {
 	blocked := func(h *harness) (string, []uint64) {
 		h.ok("aclrtSetDevice", 0)
 		h.malloc(4096)
-		s, ev := h.stream(), h.event()
-		h.ok("aclrtStreamWaitEvent", s, ev) // never recorded
+		s, ev := h.stream(), h.waitable()
+		h.ok("aclrtStreamWaitEvent", s, ev) // for its next record, which is queued behind the wait
 		h.ok("aclrtRecordEvent", ev, s)
 		return "aclrtSynchronizeStream", []uint64{s}
 	}

@@ -156,15 +156,17 @@ func TestAsyncRules(t *testing.T) {
 	h.ok("aclrtSynchronizeDeviceWithTimeout", uint64(math.MaxUint32))
 }
 
-func TestStreamWaitForUnrecordedEventTimesOut(t *testing.T) {
+// TestStreamWaitNeverEndingTimesOut: a synchronize with a timeout ends
+// while its stream waits for a record that never comes.
+func TestStreamWaitNeverEndingTimesOut(t *testing.T) {
 	h := newHarness(t, Policy{})
 	h.ok("aclrtSetDevice", 0)
 	s, ev := h.stream(), h.event()
 	h.ok("aclrtRecordEvent", ev, s)
 	h.ok("aclrtSynchronizeStream", s)
 	other := h.stream()
-	blocker := h.event()
-	h.ok("aclrtStreamWaitEvent", other, blocker) // waits for a record that never comes
+	blocker := h.waitable()
+	h.ok("aclrtStreamWaitEvent", other, blocker) // waits for the next record, which never comes
 	h.ok("aclrtRecordEvent", blocker, other)     // queued behind the wait on the same stream
 	h.code(acl.ErrRTStreamSyncTimeout, "aclrtSynchronizeStreamWithTimeout", other, 20)
 }
@@ -515,8 +517,8 @@ func TestFreeWaitsForQueuedDescriptorCopies(t *testing.T) {
 	want := h.fill(data, 64, 3)
 	h.ok("aclrtMemcpy", src, 64, data, 64, 1)
 	h.ok("aclrtSetMemcpyDesc", desc, 6, src, dst, 64, 0)
-	s, other, gate := h.stream(), h.stream(), h.event()
-	h.ok("aclrtStreamWaitEvent", s, gate) // s runs the copy only after gate
+	s, other, gate := h.stream(), h.stream(), h.waitable()
+	h.ok("aclrtStreamWaitEvent", s, gate) // s runs the copy only after gate's next record
 	h.ok("aclrtMemcpyAsyncWithDesc", desc, 6, s)
 	require.Equal(t, 1, h.inst.Session().as.find(desc).queued.n, "the queued copy holds its descriptor")
 	h.ok("aclrtRecordEvent", gate, other)
@@ -538,8 +540,16 @@ func TestBackendMessagesStayInside(t *testing.T) {
 	require.Equal(t, "aclrtMalloc: the device is out of memory", msg)
 	h.event() // a backend handle that is not the guest's
 	e1, e2 := h.event(), h.event()
+	msg = h.code(acl.ErrRTInternal, "aclrtEventElapsedTime", outA, e1, e2)
+	require.Equal(t, "aclrtEventElapsedTime: an event has never been recorded", msg)
+	s := h.stream()
+	h.ok("aclrtRecordEvent", e1, s)
+	h.ok("aclrtRecordEvent", e2, s)
+	h.ok("aclrtSynchronizeStream", s)
+	h.ok("aclrtResetEvent", e2, s)
+	h.ok("aclrtSynchronizeStream", s)
 	msg = h.code(acl.ErrRTEventTimestampInvalid, "aclrtEventElapsedTime", outA, e1, e2)
-	require.Equal(t, "aclrtEventElapsedTime: an event has no completed record (never recorded, or its record was cancelled)", msg)
+	require.Equal(t, "aclrtEventElapsedTime: an event has no valid timestamp (reset after its last record, or its record was cancelled)", msg)
 }
 
 // TestBatchEntriesBudget: queued asynchronous batches hold host memory until
@@ -551,7 +561,7 @@ func TestBatchEntriesBudget(t *testing.T) {
 	h.ok("aclrtHostRegister", data, 128, 0, outB) // pinned: the batch is really queued
 	rows := []uint64{h.malloc(64), h.malloc(64)}
 	b := h.batch(rows, []uint64{data, data + 64}, []uint64{64, 64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
-	s, gate, other := h.stream(), h.event(), h.stream()
+	s, gate, other := h.stream(), h.waitable(), h.stream()
 	h.ok("aclrtStreamWaitEvent", s, gate)
 	h.ok("aclrtMemcpyBatchAsync", b.dsts, b.destMaxs, b.srcs, b.sizes, 2, b.attrs, b.idx, 1, b.fail, s)
 	msg := h.code(acl.ErrRTOverLimit, "aclrtMemcpyBatchAsync", b.dsts, b.destMaxs, b.srcs, b.sizes, 2, b.attrs, b.idx, 1, b.fail, s)

@@ -130,8 +130,8 @@ func TestLendRevokeWaitsForQueuedWork(t *testing.T) {
 	require.NoError(t, err)
 	h.ok("aclrtSetDevice", 0)
 	own := h.malloc(4096)
-	s, s2, ev := h.stream(), h.stream(), h.event()
-	h.ok("aclrtStreamWaitEvent", s, ev)
+	s, s2, ev := h.stream(), h.stream(), h.waitable()
+	h.ok("aclrtStreamWaitEvent", s, ev) // until its next record
 	h.ok("aclrtMemcpyAsync", own, 4096, l.Addr(), 4096, uint64(acl.MemcpyDeviceToDevice), s)
 
 	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)

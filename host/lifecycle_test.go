@@ -151,9 +151,9 @@ func TestTimeoutInterruptsBlockingHostCall(t *testing.T) {
 	require.NoError(t, err)
 	h := &harness{t: t, rt: rt, inst: inst}
 	h.ok("aclrtSetDevice", 0)
-	s, ev := h.stream(), h.event()
+	s, ev := h.stream(), h.waitable()
 	h.malloc(64)
-	h.ok("aclrtStreamWaitEvent", s, ev) // never recorded
+	h.ok("aclrtStreamWaitEvent", s, ev) // for its next record, queued behind the wait
 	h.ok("aclrtRecordEvent", ev, s)
 	_, err = inst.Call(context.Background(), "aclrtSynchronizeStream", s)
 	require.ErrorIs(t, err, ErrTimeout)
@@ -297,7 +297,7 @@ func TestBadCallsLeaveTheInstanceUsable(t *testing.T) {
 }
 
 // TestCloseWithCrossDeviceWork: a stream of device 1 queues work on device
-// 0's memory behind an event nobody records; closing the session must not
+// 0's memory behind a wait for a record nobody makes; closing the session must not
 // hang freeing device 0's memory, and the accounting comes back.
 func TestCloseWithCrossDeviceWork(t *testing.T) {
 	rt := newRuntime(t)
@@ -310,8 +310,8 @@ func TestCloseWithCrossDeviceWork(t *testing.T) {
 	a0 := h.malloc(4096)
 	h.ok("aclrtHostRegister", data, 4096, 0, outB)
 	h.ok("aclrtSetDevice", 1)
-	s1, e1 := h.stream(), h.event()
-	h.ok("aclrtStreamWaitEvent", s1, e1)
+	s1, e1 := h.stream(), h.waitable()
+	h.ok("aclrtStreamWaitEvent", s1, e1) // for a record that never comes
 	h.ok("aclrtMemcpyAsync", a0, 4096, data, 4096, 1, s1)
 	done := make(chan error, 1)
 	go func() { done <- inst.Close(context.Background()) }()

@@ -67,13 +67,39 @@ func memsetAsync(c *call) error {
 	return be(c.s.b.MemsetAsync(c.ctx, d.buf, byte(c.u32(2)), n, st.h))
 }
 
+// d32Memory is the pointer-attribute query that the ACL layer of
+// aclrtMemsetD32[Async] makes before calling the runtime (memory.cpp:805-814,
+// async 859-868): only memory from aclrtMalloc or aclrtMallocHost (here:
+// registered guest memory) is taken, unregistered guest memory gives
+// 100000, and an address the query fails on its code (107000). The query
+// needs no context, so it comes before the stream and the current device.
+func (c *call) d32Memory(ptr uint64) error {
+	as := &c.s.as
+	if ptr < as.guestEnd {
+		if ptr >= uint64(len(c.mem)) {
+			return acl.Errorf(acl.ErrRTParamInvalid, "ptr %#x is outside guest memory (%d bytes)", ptr, len(c.mem))
+		}
+		if as.pinAt(ptr, ptr+1) == nil {
+			return acl.Errorf(acl.ErrInvalidParam, "ptr %#x is guest memory that is not registered: only memory from aclrtMalloc or aclrtMallocHost (aclrtHostRegister) can be set", ptr)
+		}
+		return nil
+	}
+	if as.find(ptr) == nil {
+		return acl.Errorf(acl.ErrRTParamInvalid, "ptr %#x is not in guest memory or a live device allocation of this session", ptr)
+	}
+	return nil
+}
+
 // memsetD32Sync is aclrtMemsetD32(ptr, memSize, value, count): count
-// 32-bit words, little-endian. Guest memory, registered or not, is set by
-// the host; device memory by the backend (acl.MemsetD32er).
+// 32-bit words, little-endian. Registered guest memory is set by the host;
+// device memory by the backend (acl.MemsetD32er).
 func memsetD32Sync(c *call) error {
 	ptr := c.u64(0)
-	n, err := acl.CheckMemsetD32Args(ptr, c.u64(1), c.u64(3)) // null, count0, align, memSize
-	if err != nil {
+	n, err := acl.CheckMemsetD32Args(ptr, c.u64(1), c.u64(3)) // count0, null, align, memSize
+	if err != nil || n == 0 {
+		return err
+	}
+	if err := c.d32Memory(ptr); err != nil { // unregistered, attr
 		return err
 	}
 	if err := c.needDevice(); err != nil { // context
@@ -101,8 +127,11 @@ func memsetD32Sync(c *call) error {
 // stream), ordered as aclrtMemsetAsync.
 func memsetD32Async(c *call) error {
 	ptr := c.u64(0)
-	n, err := acl.CheckMemsetD32Args(ptr, c.u64(1), c.u64(3)) // null, count0, align, memSize
-	if err != nil {
+	n, err := acl.CheckMemsetD32Args(ptr, c.u64(1), c.u64(3)) // count0, null, align, memSize
+	if err != nil || n == 0 {
+		return err
+	}
+	if err := c.d32Memory(ptr); err != nil { // unregistered, attr
 		return err
 	}
 	st, err := c.streamHandle(c.u32(4)) // stream

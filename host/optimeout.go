@@ -72,6 +72,9 @@ func setOpExecuteTimeOutV2(c *call) error {
 	if err != nil {
 		return err
 	}
+	if err := c.needDevice(); err != nil { // context: the runtime asks for the current one
+		return err
+	}
 	us, err := c.setOpExec(c.u64(0))
 	if err != nil {
 		return err
@@ -106,6 +109,9 @@ func getOpExecuteTimeout(c *call) error {
 func getOpTimeOutInterval(c *call) error {
 	out, err := c.out(0, 8) // null
 	if err != nil {
+		return err
+	}
+	if err := c.needDevice(); err != nil { // context
 		return err
 	}
 	iv, err := c.opTimeoutInterval()

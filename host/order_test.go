@@ -2,7 +2,10 @@ package host
 
 import (
 	"bytes"
+	"context"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -35,11 +38,98 @@ func setupOrder(h *harness) orderEnv {
 // rc calls and returns the code, whatever it is.
 func (h *harness) rc(name string, args ...uint64) acl.Error { return acl.Error(h.call(name, args...)) }
 
-// gate blocks stream s until the returned function runs.
+// gate blocks stream s (0: the current context's default stream) until
+// the returned function runs, or the test ends. s waits for an event
+// recorded on a stream of the backend's own, behind a host function that
+// the test controls: a wait on an event that has been recorded, as
+// natively, and one that a forced destruction can cancel (a running host
+// function cannot be). A wait on an event nobody records would not do:
+// natively that wait is refused.
 func (h *harness) gate(s uint64) func() {
-	g, other := h.event(), h.stream()
-	h.ok("aclrtStreamWaitEvent", s, g)
-	return func() { h.ok("aclrtRecordEvent", g, other) }
+	h.t.Helper()
+	sess := h.inst.Session()
+	st, ok := sess.streams[uint32(s)]
+	if s == 0 {
+		var err error
+		st, err = sess.defaultStream()
+		require.NoError(h.t, err)
+		ok = true
+	}
+	require.True(h.t, ok, "gate: stream %d is not one of the session's", s)
+	b, dev := sess.b, sess.phys(st.dev)
+	hold, err := b.CreateStream(dev)
+	require.NoError(h.t, err)
+	ev, err := b.CreateEvent(dev)
+	require.NoError(h.t, err)
+	open := make(chan struct{})
+	var once sync.Once
+	release := func() { once.Do(func() { close(open) }) }
+	h.t.Cleanup(func() {
+		release()
+		require.NoError(h.t, b.DestroyStream(context.Background(), hold))
+		require.NoError(h.t, b.DestroyEvent(ev))
+	})
+	require.NoError(h.t, b.LaunchHostFunc(hold, func() error { <-open; return nil }))
+	require.NoError(h.t, b.RecordEvent(ev, hold))
+	require.NoError(h.t, b.StreamWaitEvent(st.h, ev))
+	return release
+}
+
+// waitable returns an event of the current device that has been recorded
+// and then reset: a wait for it is queued and lasts until its next record.
+// (Natively a wait for an event never recorded is refused, 107000.) A wait
+// for it followed by its record on the same stream never ends: the record
+// waits behind the wait.
+func (h *harness) waitable() uint64 {
+	h.t.Helper()
+	ev := h.event()
+	h.ok("aclrtRecordEvent", ev, 0)
+	h.ok("aclrtResetEvent", ev, 0)
+	h.ok("aclrtSynchronizeStream", 0)
+	return ev
+}
+
+// otherDeviceWait holds device 1's stream e.s1 with a copy queued behind
+// the hold, then runs wait (a synchronize of e.s1 with device 0 current)
+// on another goroutine: it must not return before the hold ends, and once
+// it has, the copy must be done.
+func (h *harness) otherDeviceWait(e orderEnv, wait func() acl.Error) acl.Error {
+	h.t.Helper()
+	h.ok("aclrtSetDevice", 1)
+	want := h.fill(data, 64, 5) // registered: the copy is queued
+	release := h.gate(e.s1)
+	h.ok("aclrtMemcpyAsync", e.d1, 64, data, 64, 1, e.s1)
+	h.ok("aclrtSetDevice", 0)
+	done := make(chan acl.Error, 1)
+	go func() { done <- wait() }()
+	select {
+	case code := <-done:
+		h.t.Fatalf("the synchronize returned %d while the stream was held", code)
+	case <-time.After(30 * time.Millisecond):
+	}
+	release()
+	var code acl.Error
+	select {
+	case code = <-done:
+	case <-time.After(10 * time.Second):
+		h.t.Fatal("the synchronize did not return once the stream was released")
+	}
+	h.ok("aclrtSetDevice", 1)
+	h.ok("aclrtMemcpy", data2, 64, e.d1, 64, 2)
+	require.Equal(h.t, want, h.mem()[data2:data2+64], "the copy ran before the synchronize returned")
+	return code
+}
+
+// keepsStream runs destroy, a refused destroy of s (device 0 current), and
+// checks that s still works on its own device.
+func (h *harness) keepsStream(e orderEnv, s uint64, destroy func() acl.Error) acl.Error {
+	h.t.Helper()
+	code := destroy()
+	h.ok("aclrtSetDevice", 1)
+	h.ok("aclrtMemsetAsync", e.d1, 64, 7, 64, s)
+	h.ok("aclrtSynchronizeStream", s)
+	h.ok("aclrtDestroyStream", s)
+	return code
 }
 
 // noDevice makes the session have no current device while it keeps its
@@ -257,7 +347,22 @@ func batchCases(fn string, async, v2 bool) map[string]orderCase {
 		cases["streamctx"] = orderCase{run: func(h *harness) acl.Error {
 			e := setupOrder(h)
 			b := two(h, e)
-			return call(h, b, 2, 1, b.fail, e.s1)
+			c := call(h, b, 2, 1, b.fail, e.s1)
+			failIs(h, b, sizeMax)
+			n, err := h.inst.Session().b.Pending(h.inst.Session().streams[uint32(e.s1)].h)
+			require.NoError(h.t, err)
+			require.Zero(h.t, n, "nothing queued")
+			return c
+		}}
+		cases["unregistered"] = orderCase{run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			want := h.fill(data2, 64, 3)
+			b := h.batch([]uint64{e.dev}, []uint64{data2}, []uint64{64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+			c := call(h, b, 1, 1, b.fail, e.s1) // device 1's stream, device 0 current
+			failIs(h, b, sizeMax)
+			h.ok("aclrtMemcpy", data2, 64, e.dev, 64, 2)
+			require.Equal(h.t, want, h.mem()[data2:data2+64], "copied before the call returned")
+			return c
 		}}
 		cases["budget"] = orderCase{policy: Policy{MaxBatchEntries: 1}, run: func(h *harness) acl.Error {
 			e := setupOrder(h)
@@ -679,9 +784,9 @@ var orderCases = map[string]map[string]orderCase{
 			return h.rc("aclrtSynchronizeStreamWithTimeout", e.s, 0)
 		}},
 		"context": {run: func(h *harness) acl.Error { return h.rc("aclrtSynchronizeStreamWithTimeout", 0, 5) }},
-		"streamctx": {run: func(h *harness) acl.Error {
+		"otherctx": {run: func(h *harness) acl.Error {
 			e := setupOrder(h)
-			return h.rc("aclrtSynchronizeStreamWithTimeout", e.s1, 5)
+			return h.otherDeviceWait(e, func() acl.Error { return h.rc("aclrtSynchronizeStreamWithTimeout", e.s1, 10_000) })
 		}},
 		"expire": {run: func(h *harness) acl.Error {
 			e := setupOrder(h)
@@ -715,9 +820,31 @@ var orderCases = map[string]map[string]orderCase{
 			h.noDevice()
 			return h.rc("aclrtStreamWaitEvent", 0, e.ev)
 		}},
+		"unrecorded": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			code := h.rc("aclrtStreamWaitEvent", e.s, e.ev)
+			n, err := h.inst.Session().b.Pending(h.inst.Session().streams[uint32(e.s)].h)
+			require.NoError(h.t, err)
+			require.Zero(h.t, n, "no wait queued")
+			// Reset after a record: the wait is queued, for the next record.
+			h.ok("aclrtRecordEvent", e.ev, e.s)
+			h.ok("aclrtResetEvent", e.ev, e.s)
+			h.ok("aclrtSynchronizeStream", e.s)
+			other := h.stream()
+			h.ok("aclrtStreamWaitEvent", other, e.ev)
+			h.ok("aclrtRecordEvent", e.ev, e.s)
+			h.ok("aclrtSynchronizeStream", other)
+			return code
+		}},
+		"queue": {policy: Policy{MaxQueued: 1}, run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			h.ok("aclrtRecordEvent", e.ev, e.s)
+			h.gate(e.s)
+			return h.rc("aclrtStreamWaitEvent", e.s, e.ev)
+		}},
 		"streamctx": {run: func(h *harness) acl.Error {
 			e := setupOrder(h)
-			return h.rc("aclrtStreamWaitEvent", e.s1, e.ev)
+			return h.rc("aclrtStreamWaitEvent", e.s1, e.ev) // never recorded too
 		}},
 	},
 	"aclrtRecordEvent": {
@@ -793,22 +920,39 @@ var orderCases = map[string]map[string]orderCase{
 	"aclrtDestroyStream": {
 		"null":   {run: func(h *harness) acl.Error { return h.rc("aclrtDestroyStream", 0) }},
 		"stream": {run: func(h *harness) acl.Error { return h.rc("aclrtDestroyStream", 999) }},
+		"context": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.keepsStream(e, e.s1, func() acl.Error { h.noDevice(); return h.rc("aclrtDestroyStream", e.s1) })
+		}},
+		"streamctx": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.keepsStream(e, e.s1, func() acl.Error { return h.rc("aclrtDestroyStream", e.s1) })
+		}},
 	},
 	"aclrtSynchronizeStream": {
 		"stream":  {run: func(h *harness) acl.Error { return h.rc("aclrtSynchronizeStream", 999) }},
 		"context": {run: func(h *harness) acl.Error { return h.rc("aclrtSynchronizeStream", 0) }},
-		"streamctx": {run: func(h *harness) acl.Error {
+		"otherctx": {run: func(h *harness) acl.Error {
 			e := setupOrder(h)
-			return h.rc("aclrtSynchronizeStream", e.s1)
+			return h.otherDeviceWait(e, func() acl.Error { return h.rc("aclrtSynchronizeStream", e.s1) })
 		}},
 	},
 	"aclrtStreamQuery": {
 		"null":    {run: func(h *harness) acl.Error { return h.rc("aclrtStreamQuery", 999, 0) }},
 		"stream":  {run: func(h *harness) acl.Error { return h.rc("aclrtStreamQuery", 999, outA) }},
 		"context": {run: func(h *harness) acl.Error { return h.rc("aclrtStreamQuery", 0, outA) }},
-		"streamctx": {run: func(h *harness) acl.Error {
+		"otherctx": {run: func(h *harness) acl.Error {
 			e := setupOrder(h)
-			return h.rc("aclrtStreamQuery", e.s1, outA)
+			release := h.gate(e.s1)
+			require.Equal(h.t, acl.Success, h.rc("aclrtStreamQuery", e.s1, outA))
+			require.Equal(h.t, uint32(acl.StreamStatusNotReady), h.u32(outA), "device 1's stream is held")
+			release()
+			h.ok("aclrtSetDevice", 1)
+			h.ok("aclrtSynchronizeStream", e.s1)
+			h.ok("aclrtSetDevice", 0)
+			code := h.rc("aclrtStreamQuery", e.s1, outA)
+			require.Equal(h.t, uint32(acl.StreamStatusComplete), h.u32(outA))
+			return code
 		}},
 	},
 	"aclrtCreateEvent": {
@@ -841,8 +985,21 @@ var orderCases = map[string]map[string]orderCase{
 			e := setupOrder(h)
 			return h.rc("aclrtEventElapsedTime", outA, e.ev, e.s)
 		}},
+		"never": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			h.ok("aclrtRecordEvent", e.ev, e.s)
+			h.ok("aclrtSynchronizeStream", e.s)
+			never := h.event()
+			h.putU64s(outC, 0x5a5a)
+			code := h.rc("aclrtEventElapsedTime", outC, e.ev, never)
+			require.Equal(h.t, uint64(0x5a5a), h.u64(outC), "ms untouched")
+			return code
+		}},
 		"timestamp": {run: func(h *harness) acl.Error {
 			e := setupOrder(h)
+			h.ok("aclrtRecordEvent", e.ev, e.s)
+			h.ok("aclrtResetEvent", e.ev, e.s)
+			h.ok("aclrtSynchronizeStream", e.s)
 			return h.rc("aclrtEventElapsedTime", outA, e.ev, e.ev)
 		}},
 	},

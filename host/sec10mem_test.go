@@ -100,14 +100,16 @@ func TestMemsetD32Messages(t *testing.T) {
 		msg  string
 	}{
 		{acl.ErrInvalidParam, []uint64{0, 64, 1, 1}, "aclrtMemsetD32: ptr is NULL"},
-		{acl.ErrInvalidParam, []uint64{p, 64, 1, 0}, "aclrtMemsetD32: count is 0: it must be positive"},
 		{acl.ErrInvalidParam, []uint64{p + 2, 64, 1, 1}, "aclrtMemsetD32: ptr 0x" + hexs(p+2) + " is not 4-byte aligned"},
-		{acl.ErrRTParamInvalid, []uint64{p, 64, 1, 17}, "aclrtMemsetD32: count 17 words are 68 bytes, more than memSize 64"},
-		{acl.ErrRTParamInvalid, []uint64{p, sizeMax, 1, 1 << 62}, "aclrtMemsetD32: count 4611686018427387904 words of 4 bytes overflow a byte count (memSize 18446744073709551615)"},
+		{acl.ErrInvalidParam, []uint64{p, 64, 1, 17}, "aclrtMemsetD32: count 17 words are 68 bytes, more than memSize 64"},
+		{acl.ErrInvalidParam, []uint64{p, sizeMax, 1, 1 << 62}, "aclrtMemsetD32: count 4611686018427387904 words of 4 bytes overflow a byte count (memSize 18446744073709551615)"},
+		{acl.ErrInvalidParam, []uint64{data2, 64, 1, 1}, "aclrtMemsetD32: ptr 0x9000 is guest memory that is not registered: only memory from aclrtMalloc or aclrtMallocHost (aclrtHostRegister) can be set"},
+		{acl.ErrRTParamInvalid, []uint64{0xdead_0000_0000, 64, 1, 1}, "aclrtMemsetD32: ptr 0xdead00000000 is not in guest memory or a live device allocation of this session"},
 		{acl.ErrRTParamInvalid, []uint64{p + 4, 64, 1, 16}, "aclrtMemsetD32: ptr [0x" + hexs(p+4) + ", +64) crosses the end of the allocation [0x" + hexs(p) + ", 0x" + hexs(p+64) + ")"},
 	} {
 		require.Equal(t, tc.msg, h.code(tc.code, "aclrtMemsetD32", tc.args...))
 	}
+	h.ok("aclrtMemsetD32", 0, 64, 1, 0) // count 0: nothing to do, before every check
 	// Device memory: the words land, nothing around them changes.
 	h.ok("aclrtMemset", p, 64, 0xee, 64)
 	h.ok("aclrtMemsetD32", p+4, 60, 0xa1b2c3d4, 3)
@@ -127,6 +129,8 @@ func TestMemsetD32Messages(t *testing.T) {
 func TestOpTimeouts(t *testing.T) {
 	const iv = 4294967 // acl/sim's and the stand-in's interval, µs
 	h := newHarness(t, Policy{})
+	h.code(acl.ErrRTContextNull, "aclrtGetOpTimeOutInterval", outA)
+	h.ok("aclrtSetDevice", 0)
 	h.ok("aclrtGetOpTimeOutInterval", outA)
 	require.Equal(t, uint64(iv), h.u64(outA))
 	h.ok("aclrtGetOpExecuteTimeout", outA)
@@ -157,7 +161,7 @@ func TestOpTimeouts(t *testing.T) {
 func TestOpWaitTimeout(t *testing.T) {
 	h := newHarness(t, Policy{})
 	h.ok("aclrtSetDevice", 0)
-	s, other, ev := h.stream(), h.stream(), h.event()
+	s, other, ev := h.stream(), h.stream(), h.waitable()
 	p := h.malloc(64)
 	h.ok("aclrtSetOpWaitTimeout", 1)
 	h.ok("aclrtStreamWaitEvent", s, ev)
@@ -225,6 +229,7 @@ func TestSec10MemACL32(t *testing.T) {
 	h := newHarness32(t, Policy{})
 	h.sentinel(outA)
 	h.sentinel(outA + 8)
+	h.ok("aclrtSetDevice", 0)
 	h.ok("aclrtGetOpTimeOutInterval", outA)
 	require.Equal(t, uint64(4294967), h.u64(outA), "8 bytes in both profiles")
 	require.Equal(t, []byte{0xEE, 0xEE, 0xEE, 0xEE}, h.mem()[outA+8:outA+12])

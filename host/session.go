@@ -39,6 +39,7 @@ type Session struct {
 	events     map[uint32]*eventRec
 	ctxs       map[uint32]*ctxRec // contexts, default ones included (context.go)
 	primary    map[int32]*ctxRec  // the default context of each guest device
+	deadCtxs   map[uint32]bool    // handles of destroyed contexts (context.go)
 	cur        *ctxRec            // the current context while dev >= 0
 	peers      map[[2]int32]bool  // peer access this session enabled (guest ids)
 	zombies    []acl.DevPtr       // frees that could not wait; retried at release
@@ -92,8 +93,9 @@ type streamRec struct {
 }
 
 type eventRec struct {
-	h   acl.Event
-	dev int32
+	h        acl.Event
+	dev      int32
+	recorded bool // aclrtRecordEvent queued a record of it: a wait may follow (event.go)
 }
 
 // newSession returns a session holding a device address region of its

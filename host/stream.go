@@ -61,6 +61,9 @@ func destroyStream(c *call) error {
 	if err != nil {
 		return err
 	}
+	if err := c.ownContext(st); err != nil { // context, streamctx
+		return err
+	}
 	if err := c.s.destroyStream(c.ctx, st, false); err != nil {
 		return be(err)
 	}
@@ -68,10 +71,26 @@ func destroyStream(c *call) error {
 	return nil
 }
 
-// synchronizeStream is aclrtSynchronizeStream(stream).
+// ownContext is the check of aclrtDestroyStream[Force] after the handle:
+// a current device (107002), and the stream in the current context
+// (107003); nothing is destroyed otherwise.
+func (c *call) ownContext(st *streamRec) error {
+	if err := c.needDevice(); err != nil {
+		return err
+	}
+	return c.streamCtx(st)
+}
+
+// synchronizeStream is aclrtSynchronizeStream(stream). A stream of
+// another device or context is synchronized as natively: the runtime
+// switches to the stream's context for the wait (the backend's streams
+// know their device).
 func synchronizeStream(c *call) error {
-	st, err := c.stream(c.u32(0))
+	st, err := c.streamHandle(c.u32(0)) // stream
 	if err != nil {
+		return err
+	}
+	if st, err = c.bindStream(st); err != nil { // context
 		return err
 	}
 	return be(c.s.b.SynchronizeStream(c.ctx, st.h, -1))
@@ -90,10 +109,7 @@ func synchronizeStreamWithTimeout(c *call) error {
 	if err := acl.CheckTimeoutZero(ms); err != nil { // zero
 		return err
 	}
-	if st, err = c.bindStream(st); err != nil { // context
-		return err
-	}
-	if err := c.streamCtx(st); err != nil { // streamctx
+	if st, err = c.bindStream(st); err != nil { // context (another device's stream is waited for, as natively)
 		return err
 	}
 	return be(c.s.b.SynchronizeStream(c.ctx, st.h, ms))
@@ -105,8 +121,11 @@ func streamQuery(c *call) error {
 	if err != nil {
 		return err
 	}
-	st, err := c.stream(c.u32(0))
+	st, err := c.streamHandle(c.u32(0)) // stream
 	if err != nil {
+		return err
+	}
+	if st, err = c.bindStream(st); err != nil { // context (no stream-context check natively)
 		return err
 	}
 	status, err := c.s.b.StreamQuery(st.h)

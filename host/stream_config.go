@@ -53,6 +53,9 @@ func destroyStreamForce(c *call) error {
 	if err != nil {
 		return err
 	}
+	if err := c.ownContext(st); err != nil { // context, streamctx
+		return err
+	}
 	if err := c.forcer(); err != nil {
 		return err
 	}

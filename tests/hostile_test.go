@@ -308,7 +308,7 @@ func TestHostile(t *testing.T) {
 				o := run(ctx, timed, "hostile", mode)
 				checkGood(t, <-g, 11)
 				if mode == "hang" {
-					require.Contains(t, o.stdout, "synchronizing a stream that waits for an event nobody records", "%v", o)
+					require.Contains(t, o.stdout, "synchronizing a stream that waits for an event's next record, which nobody makes", "%v", o)
 					// It was blocked inside aclrtSynchronizeStream, which never returned.
 					require.NotContains(t, o.stdout, "aclrtSynchronizeStream returned", "%v", o)
 				}

@@ -344,6 +344,8 @@ const soakImports = `
   (import "acl" "aclrtSynchronizeStream" (func $sync (param i32) (result i32)))
   (import "acl" "aclrtCreateEvent" (func $createEvent (param i32) (result i32)))
   (import "acl" "aclrtStreamWaitEvent" (func $waitEvent (param i32 i32) (result i32)))
+  (import "acl" "aclrtRecordEvent" (func $recordEvent (param i32 i32) (result i32)))
+  (import "acl" "aclrtResetEvent" (func $resetEvent (param i32 i32) (result i32)))
   (func $check (param i32) (if (local.get 0) (then unreachable)))
 `
 
@@ -417,7 +419,9 @@ const stdinBlockWAT = `(module
     (drop (call $read (i32.const 0) (i32.const 16) (i32.const 1) (i32.const 32)))))
 `
 
-// floodWAT makes two streams wait for an event it never records, floods
+// floodWAT makes two streams wait for the next record of an event it
+// recorded and reset (a wait for an event never recorded is refused, as
+// natively), a record that never comes, floods
 // one with 1 MiB copies until the queue limit refuses one (207012), the
 // other with asynchronous batches until the batch entry limit does, and
 // exits 0 with all that queued: the session's release destroys the event,
@@ -433,6 +437,9 @@ const floodWAT = `(module
     (call $check (call $register (i64.const 0x100000) (i64.const 0x100000) (i32.const 0) (i32.const 32)))
     (call $check (call $createEvent (i32.const 44)))
     (local.set $e (i32.load (i32.const 44)))
+    (call $check (call $recordEvent (local.get $e) (i32.const 0)))
+    (call $check (call $resetEvent (local.get $e) (i32.const 0)))
+    (call $check (call $sync (i32.const 0)))
     (call $check (call $createStream (i32.const 40)))
     (local.set $s (i32.load (i32.const 40)))
     (call $check (call $waitEvent (local.get $s) (local.get $e)))

@@ -116,7 +116,9 @@ var eventTests = []test{
 		require.Zero(e, self)
 
 		_, err = e.b.EventElapsedTime(start, never)
-		codeIn(e, err, acl.ErrRTEventTimestampInvalid, acl.ErrRTEventNotComplete)
+		code(e, err, acl.ErrRTInternal, "an event never recorded has no recorder")
+		_, err = e.b.EventElapsedTime(never, start)
+		code(e, err, acl.ErrRTInternal, "a start event never recorded")
 		release := e.gate(s)
 		require.NoError(e, e.b.RecordEvent(end, s))
 		_, err = e.b.EventElapsedTime(start, end)
@@ -146,11 +148,27 @@ var eventTests = []test{
 		require.Equal(e, filled(1024, 1), e.get(y, 1024))
 	}},
 
-	{"StreamWaitEventBeforeAnyRecord", func(e *env) {
-		// A wait on an event never recorded waits for its first record.
+	{"StreamWaitEventNeverRecorded", func(e *env) {
+		// Natively (the default event mode) a wait for an event never
+		// recorded is refused, and nothing is queued.
 		s1, s2 := e.stream(0), e.stream(0)
 		ev := e.event(0)
+		code(e, e.b.StreamWaitEvent(s2, ev), acl.ErrRTParamInvalid, "an event never recorded")
+		if tw, ok := e.b.(acl.TimedWaiter); ok {
+			code(e, tw.StreamWaitEventTimeout(s2, ev, hangWait), acl.ErrRTParamInvalid, "with a limit too")
+		}
+		n, err := e.b.Pending(s2)
+		require.NoError(e, err)
+		require.Zero(e, n, "nothing queued")
+		r, ok := e.b.(acl.EventResetter)
+		if !ok {
+			return
+		}
+		// Reset after a record: a wait is queued, for the next record.
 		p := e.malloc(0, 64)
+		require.NoError(e, e.b.RecordEvent(ev, s1))
+		require.NoError(e, r.ResetEvent(ev, s1))
+		e.sync(s1)
 		require.NoError(e, e.b.StreamWaitEvent(s2, ev))
 		require.NoError(e, e.b.MemsetAsync(e.ctx, acl.Device(p), 7, 64, s2))
 		require.Equal(e, acl.StreamStatusNotReady, e.query(s2), "s2 waits for a record")
@@ -166,7 +184,7 @@ var eventTests = []test{
 	{"StreamWaitEventUsesTheRecordAtCall", func(e *env) {
 		s1, s2, s3, s4 := e.stream(0), e.stream(0), e.stream(0), e.stream(0)
 		ev := e.event(0)
-		require.NoError(e, e.b.StreamWaitEvent(s2, ev), "an event never recorded")
+		code(e, e.b.StreamWaitEvent(s2, ev), acl.ErrRTParamInvalid, "an event never recorded")
 		require.NoError(e, e.b.RecordEvent(ev, s1))
 		e.sync(s1)
 		open2 := e.gate(s2) // the wait below runs only after the later record

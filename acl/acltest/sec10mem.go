@@ -84,11 +84,18 @@ var sec10memTests = []test{
 		if !ok {
 			e.Skip("the backend does not implement the optional acl.TimedWaiter")
 		}
+		r, ok := e.b.(acl.EventResetter)
+		if !ok {
+			e.Skip("the backend does not implement the optional acl.EventResetter")
+		}
 		s := e.stream(0)
 		ev := e.event(0)
 		p := e.malloc(0, 64)
-		// Never recorded: the wait ends after its limit with 107019, and the
-		// stream goes on.
+		// Recorded, then reset: a wait is for the next record. It ends after
+		// its limit with 107019, and the stream goes on.
+		require.NoError(e, e.b.RecordEvent(ev, s))
+		require.NoError(e, r.ResetEvent(ev, s))
+		e.sync(s)
 		require.NoError(e, tw.StreamWaitEventTimeout(s, ev, 20*time.Millisecond))
 		require.NoError(e, e.b.MemsetAsync(e.ctx, acl.Device(p), 7, 64, s))
 		done := goErr(func() error { return e.b.SynchronizeStream(e.ctx, s, -1) })

@@ -21,8 +21,9 @@ import (
 	"github.com/aclwasm/aclwasm/acl"
 )
 
-// Backend is an acl.Backend that fails the calls it is told to. It is safe
-// for concurrent use.
+// Backend is an acl.Backend that fails the calls it is told to, with none
+// of the optional interfaces (Wrap adds those of the wrapped backend). It
+// is safe for concurrent use.
 type Backend struct {
 	acl.Backend
 
@@ -39,8 +40,60 @@ type fault struct {
 	fired  bool
 }
 
-// Wrap returns b wrapped. It fails nothing until told to.
-func Wrap(b acl.Backend) *Backend { return &Backend{Backend: b, calls: map[string]int{}} }
+// Faulty is what Wrap returns: an acl.Backend that fails on command.
+type Faulty interface {
+	acl.Backend
+	FailCall(method string, n int, err error)
+	FailExec(method string, n int, err error)
+	Calls(method string) int
+	Unfired() int
+}
+
+// Wrap returns b wrapped. It fails nothing until told to, and it
+// implements exactly the optional interfaces of acl (acl.MemsetD32er,
+// acl.StreamForcer, ...) that b implements, forwarding them to b: the
+// sandbox takes different paths for a backend with and without each, so a
+// wrapper with other interfaces than b would test other host code than
+// b's. The supported sets are the backends' of this module: every one of
+// the interfaces the simulator and the native backend share or none of
+// them, each with or without acl.Zeroer and acl.PeerRule. Another set
+// panics.
+func Wrap(b acl.Backend) Faulty {
+	core := &Backend{Backend: b, calls: map[string]int{}}
+	z, hasZ := b.(acl.Zeroer)
+	p, hasP := b.(acl.PeerRule)
+	n := 0
+	for _, has := range sharedOf(b) {
+		if has {
+			n++
+		}
+	}
+	switch n {
+	case 0:
+	case len(sharedNames):
+		c := shared{core}
+		switch {
+		case hasZ && hasP:
+			return &sharedZP{core, c, zeroer{z}, peerRule{p}}
+		case hasZ:
+			return &sharedZ{core, c, zeroer{z}}
+		case hasP:
+			return &sharedP{core, c, peerRule{p}}
+		}
+		return &sharedOnly{core, c}
+	default:
+		panic(fmt.Sprintf("faulty: Wrap: the %s backend implements %d of the %d optional interfaces %v: only all or none are supported", b.Name(), n, len(sharedNames), sharedNames))
+	}
+	switch {
+	case hasZ && hasP:
+		return &plainZP{core, zeroer{z}, peerRule{p}}
+	case hasZ:
+		return &plainZ{core, zeroer{z}}
+	case hasP:
+		return &plainP{core, peerRule{p}}
+	}
+	return core
+}
 
 // Injected is the error the tests inject when any will do: a runtime
 // failure a guest cannot cause.
@@ -95,15 +148,6 @@ func (b *Backend) Unfired() int {
 		}
 	}
 	return n
-}
-
-// PeerAccessRequired forwards the wrapped backend's acl.PeerRule, so that
-// wrapping changes nothing but the faults.
-func (b *Backend) PeerAccessRequired() bool {
-	if r, ok := b.Backend.(acl.PeerRule); ok {
-		return r.PeerAccessRequired()
-	}
-	return true
 }
 
 // hit counts a call of method and returns the fault it meets, if any.

@@ -60,5 +60,42 @@ func TestMisuse(t *testing.T) {
 	require.Panics(t, func() { b.FailCall("Nope", 1, faulty.Injected) })
 	require.Panics(t, func() { b.FailCall("Malloc", 0, faulty.Injected) })
 	require.Panics(t, func() { b.FailExec("Malloc", 1, errors.New("x")) })
-	require.Equal(t, inner.PeerAccessRequired(), b.PeerAccessRequired(), "the wrapped backend's peer rule")
+	require.Equal(t, inner.PeerAccessRequired(), b.(acl.PeerRule).PeerAccessRequired(), "the wrapped backend's peer rule")
+}
+
+// bare has none of the optional interfaces.
+type bare struct{ acl.Backend }
+
+// TestWrapInterfaces: a wrapped backend implements exactly the optional
+// interfaces of the one it wraps, so that the sandbox takes the same paths
+// over both. (The native backend's case is in acl/cann, which builds the
+// stand-in.)
+func TestWrapInterfaces(t *testing.T) {
+	for name, inner := range map[string]acl.Backend{
+		"sim":     sim.New(),
+		"sim 950": sim.New(sim.WithChip(sim.Ascend950)),
+		"bare":    bare{sim.New()},
+	} {
+		b := faulty.Wrap(inner)
+		require.Equal(t, faulty.Interfaces(inner), faulty.Interfaces(b), name)
+		require.NoError(t, inner.Close())
+	}
+	s := sim.New()
+	defer s.Close()
+	require.Len(t, faulty.Interfaces(s), 11, "the simulator has every optional interface")
+	require.Empty(t, faulty.Interfaces(bare{}))
+}
+
+// partial has some of the interfaces the simulator and the native backend
+// share, which Wrap does not support.
+type partial struct {
+	acl.Backend
+	acl.RunModer
+}
+
+func TestWrapPartial(t *testing.T) {
+	b := sim.New()
+	defer b.Close()
+	require.PanicsWithValue(t, "faulty: Wrap: the sim backend implements 1 of the 9 optional interfaces [Completer MemsetD32er EventResetter TimedWaiter OpTimeouts StreamForcer StreamConfigurer FailureModer RunModer]: only all or none are supported",
+		func() { faulty.Wrap(partial{b, b}) })
 }

@@ -114,9 +114,8 @@ func TestIdleStreamRunsSmallCopy(t *testing.T) {
 	require.NoError(t, b.Memcpy(ctx, acl.Host(out, 0), acl.Device(dst), 64))
 	require.Equal(t, bytes.Repeat([]byte{7}, 64), out)
 
-	// Behind a wait for an event not recorded yet, the copy is queued.
-	ev, err := b.CreateEvent(0)
-	require.NoError(t, err)
+	// Behind a wait for an event's next record, the copy is queued.
+	ev := waitable(t, b, 0)
 	require.NoError(t, b.StreamWaitEvent(st, ev))
 	require.NoError(t, b.Memset(ctx, acl.Device(src), 9, 64))
 	require.NoError(t, b.MemcpyAsync(ctx, acl.Device(dst), acl.Device(src), 64, st))

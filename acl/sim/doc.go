@@ -72,11 +72,12 @@
 // most recent record. StreamWaitEvent waits for the record that is the most
 // recent when it is called. Timestamps are wall-clock times taken when a
 // record runs, so EventElapsedTime measures real time, or, with the timing
-// model, modeled times (below). A stream waiting
-// for an event never recorded waits for its first record, as a native
-// wait blocks until its event is recorded. An event never recorded is
-// NotReady, synchronizes at once and has no timestamp (107006); an
-// incomplete record gives 507006. DestroyEvent ends the waits on the event.
+// model, modeled times (below). A wait for an event never recorded is
+// refused (107000), as natively; one for an event reset after its record
+// waits for its next record. An event never recorded is
+// NotReady, synchronizes at once and has no recorder for EventElapsedTime
+// (507000, as natively); one reset after its record has no timestamp
+// (107006); an incomplete record gives 507006. DestroyEvent ends the waits on the event.
 //
 // Lifetimes. Free, HostUnregister and DestroyStream wait for the queued
 // work that uses the memory or the stream: every queued operation holds a

@@ -197,9 +197,10 @@ func (b *Backend) ResetEvent(eh acl.Event, sh acl.Stream) error {
 
 // StreamWaitEvent implements acl.Backend. It queues on s a wait for the
 // record of e that is the most recent one now; later records do not
-// matter. For an event never recorded it waits for the first record, as a
-// native wait blocks until its event is recorded. The wait ends early if e
-// is destroyed or the work of s is cancelled.
+// matter. An event never recorded gives 107000, as natively (the runtime's
+// default event mode refuses to wait for an event that has no record); for
+// one reset after its record, the wait is for the next record. The wait
+// ends early if e is destroyed or the work of s is cancelled.
 func (b *Backend) StreamWaitEvent(sh acl.Stream, eh acl.Event) error {
 	return b.StreamWaitEventTimeout(sh, eh, 0)
 }
@@ -221,6 +222,10 @@ func (b *Backend) StreamWaitEventTimeout(sh acl.Stream, eh acl.Event, timeout ti
 		return err
 	}
 	e.mu.Lock()
+	if e.last == nil {
+		e.mu.Unlock()
+		return acl.Errorf(acl.ErrRTParamInvalid, "event %d has not been recorded: record it on a stream before waiting for it", eh)
+	}
 	r := e.next()
 	e.mu.Unlock()
 	o := op{work: opFunc(func(s *stream) error {
@@ -322,8 +327,8 @@ func (b *Backend) QueryEvent(eh acl.Event) (acl.EventRecordedStatus, error) {
 // EventElapsedTime implements acl.Backend: the milliseconds between the
 // moments the two most recent records ran on their streams, on the wall
 // clock or, with the timing model, on its clock. An event never recorded
-// (or whose record was cancelled) gives 107006; a record not complete yet
-// 507006.
+// gives 507000, as natively; one reset after its record, or whose record
+// was cancelled, 107006; a record not complete yet 507006.
 func (b *Backend) EventElapsedTime(start, end acl.Event) (float32, error) {
 	var ts [2]time.Time
 	var vt [2]float64
@@ -339,7 +344,9 @@ func (b *Backend) EventElapsedTime(start, end acl.Event) (float32, error) {
 			return 0, acl.Errorf(acl.ErrRTEventTimestampInvalid, "event %d was reset after its last record", h)
 		}
 		if r == nil {
-			return 0, acl.Errorf(acl.ErrRTEventTimestampInvalid, "event %d has not been recorded", h)
+			// Natively an event without a recorder is an internal error,
+			// on every chip (event.cc:1249-1250, errcode_manage.cc:197).
+			return 0, acl.Errorf(acl.ErrRTInternal, "event %d has not been recorded", h)
 		}
 		select {
 		case <-r.done:

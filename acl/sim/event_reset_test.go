@@ -45,8 +45,7 @@ func TestResetEventInStreamOrder(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, b.RecordEvent(ev, o))
 	require.NoError(t, b.SynchronizeStream(t.Context(), o, -1))
-	never, err := b.CreateEvent(0)
-	require.NoError(t, err)
+	never := waitable(t, b, 0)
 	require.NoError(t, b.StreamWaitEvent(o, never)) // holds the reset back; a cancel ends it
 	require.NoError(t, b.ResetEvent(ev, o))
 	ctx, cancel := context.WithCancel(t.Context())

@@ -231,7 +231,7 @@ func TestTimingStreamOrder(t *testing.T) {
 	near(t, 2*p.launch+ms(n, p.h2d)+ms(n, p.d2h), r.elapsed([2]acl.Event{start[0], end[1]}), "the download waits for the upload")
 
 	// Destroying the event a stream waits for ends the wait at that moment.
-	never := r.event()
+	never := waitable(t, r.b, 0)
 	require.NoError(t, r.b.StreamWaitEvent(down, never))
 	r.timed(down, func(s acl.Stream) { r.copyAsync(host, acl.Device(r.dev[0]), s) })
 	require.NoError(t, r.b.SynchronizeStream(t.Context(), up, -1))
@@ -241,7 +241,7 @@ func TestTimingStreamOrder(t *testing.T) {
 	near(t, p.launch+ms(n, p.d2h), ms2(r.b.ModelTime()-at), "the copy after the wait starts when the event is destroyed")
 
 	// A wait with a timeout ends after its timeout in modeled time too.
-	require.NoError(t, r.b.StreamWaitEventTimeout(down, r.event(), 3*time.Millisecond))
+	require.NoError(t, r.b.StreamWaitEventTimeout(down, waitable(t, r.b, 0), 3*time.Millisecond))
 	r.copyAsync(host, acl.Device(r.dev[0]), down)
 	at = r.b.ModelTime()
 	require.ErrorIs(t, r.b.SynchronizeStream(t.Context(), down, -1), acl.ErrRTWaitTimeout)
@@ -426,7 +426,7 @@ func TestTimingDestroyStream(t *testing.T) {
 
 	s = r.stream(0)
 	release := gate(t, r.b, s)
-	require.NoError(t, r.b.StreamWaitEvent(s, r.event()))
+	require.NoError(t, r.b.StreamWaitEvent(s, waitable(t, r.b, 0)))
 	r.copyAsync(acl.Device(r.dev[0]), acl.Host(r.host, r.pin), s)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()

@@ -146,6 +146,17 @@ static aclrtEvent newEvent(void)
     return e;
 }
 
+/* Records e and resets it on the idle stream s: a wait for e is then for
+   its next record. (A wait for an event never recorded is refused, 107000,
+   as natively.) */
+static void arm(aclrtEvent e, aclrtStream s)
+{
+    SETUP(aclrtRecordEvent(e, s));
+    SETUP(aclrtSynchronizeStream(s)); /* one at a time: the queue limit may be 1 */
+    SETUP(aclrtResetEvent(e, s));
+    SETUP(aclrtSynchronizeStream(s));
+}
+
 /* A two-entry D2H batch: entry 0 legit, entry 1 reads src1. */
 static aclError batchReading(aclrtPtr legit, aclrtPtr src1, uint64_t *failIndex)
 {
@@ -553,9 +564,10 @@ static int quota(void)
     np = 0;
     UNTIL_REFUSED("1-byte registrations", "aclrtHostRegister",
                   aclrtHostRegister(aclPtr(pool + 2 * (np++)), 1, ACL_HOST_REGISTER_MAPPED, &reg));
-    /* Queue depth: a stream blocked on an event nobody recorded yet. */
+    /* Queue depth: a stream blocked on an event's next record. */
     aclrtStream s = streams[0];
     aclrtEvent gate = events[0];
+    arm(gate, s);
     SETUP(aclrtStreamWaitEvent(s, gate));
     UNTIL_REFUSED("queued copies", "aclrtMemcpyAsync", aclrtMemcpyAsync(a, 64, b, 64, D2D, s));
     SETUP(aclrtRecordEvent(gate, streams[1])); /* lets the queue drain */
@@ -578,9 +590,10 @@ static int hang(void)
     aclrtStream s = newStream();
     aclrtEvent never = newEvent();
     aclrtPtr a = filled(4096, 10);
+    arm(never, s);
     SETUP(aclrtStreamWaitEvent(s, never));
     SETUP(aclrtMemcpyAsync(a, 64, a + 64, 64, D2D, s));
-    printf("  synchronizing a stream that waits for an event nobody records\n");
+    printf("  synchronizing a stream that waits for an event's next record, which nobody makes\n");
     fflush(stdout);
     aclError r = aclrtSynchronizeStream(s);
     printf("  aclrtSynchronizeStream returned %d: %s\n", r, aclGetRecentErrMsg());
@@ -594,6 +607,7 @@ static int trap(void)
     aclrtPtr a = 0, reg = 0;
     SETUP(aclrtMalloc(&a, sizeof pool, ACL_MEM_MALLOC_HUGE_FIRST));
     SETUP(aclrtHostRegister(aclPtr(pool), sizeof pool, ACL_HOST_REGISTER_MAPPED, &reg));
+    arm(never, s);
     SETUP(aclrtStreamWaitEvent(s, never));
     for (int i = 0; i < 64; i++) {
         SETUP(aclrtMemcpyAsync(a, sizeof pool, aclPtr(pool), sizeof pool, H2D, s));

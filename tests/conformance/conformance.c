@@ -171,6 +171,8 @@ static uint32_t device_count;
 static void before_set_device(void)
 {
     section("before aclrtSetDevice (ABI 6: device work needs a current device)");
+    /* Nothing has failed yet: no message, NULL as natively (acl.cpp:1311-1314). */
+    CHECK(aclGetRecentErrMsg() == NULL);
     aclrtPtr p = 0;
     EXPECT(aclrtMalloc(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_RT_CONTEXT_NULL);
     CHECK(p == 0);
@@ -1143,6 +1145,11 @@ static void events(void)
     /* Cross-stream ordering: s2 waits for e2. */
     aclrtStream s2 = NULL;
     OK(aclrtCreateStream(&s2));
+    /* Native (event.cc:721-729): a wait for an event never recorded is refused. */
+    aclrtEvent fresh = NULL;
+    OK(aclrtCreateEvent(&fresh));
+    EXPECT(aclrtStreamWaitEvent(s2, fresh), ACL_ERROR_RT_PARAM_INVALID);
+    OK(aclrtDestroyEvent(fresh));
     OK(aclrtRecordEvent(e1, s));
     OK(aclrtStreamWaitEvent(s2, e1));
     OK(aclrtStreamWaitEvent(NULL, e1));
@@ -1232,6 +1239,11 @@ static void sdk_functions(void)
     cfg.numAttrs = 1;
     OK(aclrtMallocAlign32(&a, 100, ACL_MEM_MALLOC_HUGE_FIRST));
     OK(aclrtMallocCached(&b, 100, ACL_MEM_MALLOC_NORMAL_ONLY));
+    /* Native (memory.cpp:353-361): attributes counted, but no array: 100000, nothing allocated. */
+    cfg.attrs = NULL;
+    EXPECT(aclrtMallocWithCfg(&c, 100, ACL_MEM_MALLOC_HUGE_FIRST, &cfg), ACL_ERROR_INVALID_PARAM);
+    CHECK(c == 0);
+    cfg.attrs = attrs;
     OK(aclrtMallocWithCfg(&c, 100, ACL_MEM_MALLOC_HUGE_FIRST, &cfg));
     CHECK(a != 0 && b != 0 && c != 0 && a != b && b != c);
     EXPECT(aclrtMallocAlign32(NULL, 100, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_INVALID_PARAM);
@@ -1269,6 +1281,13 @@ static void sdk_functions(void)
     EXPECT(aclrtCheckMemType(list, 1, ACL_RT_MEM_TYPE_DEV, &match, 0), ACL_ERROR_RT_PARAM_INVALID);
 
     void *h = NULL;
+    /* Native (api_impl.cc:2490-2491): the runtime refuses a cfg without an attribute array: 107000. */
+    cfg.attrs = NULL;
+    EXPECT(aclrtMallocHostWithCfg(&h, 256, &cfg), ACL_ERROR_RT_PARAM_INVALID);
+    CHECK(h == NULL);
+    EXPECT(aclrtMallocHostWithCfg(NULL, 256, &cfg), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMallocHostWithCfg(&h, 0, &cfg), ACL_ERROR_INVALID_PARAM);
+    cfg.attrs = attrs;
     OK(aclrtMallocHostWithCfg(&h, 256, &cfg));
     aclrtPtrAttributes attr;
     OK(aclrtPointerGetAttributes(aclPtr(h), &attr));

@@ -102,8 +102,10 @@ const MSG_CAP: i32 = 512;
 const msgScratch = memory.data(MSG_CAP);
 
 /**
- * The session's most recent error message, decoded from UTF-8 (empty if no
- * call has failed). The next failure replaces it; reading does not clear it.
+ * The session's most recent error message, decoded from UTF-8. Where the
+ * native aclGetRecentErrMsg returns NULL (no call has failed yet), this
+ * returns "", AssemblyScript's "no message". The next failure replaces it;
+ * reading does not clear it.
  */
 export function recentErrMsg(): string {
   let n = aclGetRecentErrMsg(msgScratch, MSG_CAP);
@@ -551,7 +553,7 @@ export function memset(ptr: u64, maxCount: u64, value: i32, count: u64): i32 {
   return check("aclrtMemset", aclrtMemset(ptr, maxCount, value, count));
 }
 
-/** aclrtMemsetD32: sets count 32-bit words at ptr (4-byte aligned) to value; count*4 above memSize fails. */
+/** aclrtMemsetD32: sets count 32-bit words at ptr (4-byte aligned) to value; count 0 does nothing; count*4 above memSize or ptr in guest memory that is not pinned gives ACL_ERROR_INVALID_PARAM, as natively. */
 export function memsetD32(ptr: u64, memSize: u64, value: u32, count: u64): i32 {
   return check("aclrtMemsetD32", aclrtMemsetD32(ptr, memSize, value, count));
 }

@@ -9,7 +9,7 @@
 import {
   appLog, LogLevel, runMode, RunMode, setDevice, Context, DeviceBuffer, Stream, Event,
   StreamFailureMode, memsetD32, memcpyAsyncWithOffset, lastError, AclError, MemcpyKind,
-  ACL_SUCCESS, ACL_ERROR_RT_PARAM_INVALID, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+  ACL_SUCCESS, ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
 } from "../assembly";
 
 const FILE = "examples/v11.ts";
@@ -68,7 +68,7 @@ must(s.synchronize(), "synchronize");
 must(buf.read(0, back), "read");
 check(allWords(back, 64, 0x01020304), "fillU32Async");
 must(appLog(LogLevel.INFO, "32-bit memsets ok", "main", FILE, 2), "appLog");
-check(memsetD32(buf.ptr, 64, 0, 17) == ACL_ERROR_RT_PARAM_INVALID, "17 words in 64 bytes give ACL_ERROR_RT_PARAM_INVALID");
+check(memsetD32(buf.ptr, 64, 0, 17) == ACL_ERROR_INVALID_PARAM, "17 words in 64 bytes give ACL_ERROR_INVALID_PARAM");
 must(appLog(LogLevel.WARNING, "expected: memsetD32 of 17 words in 64 bytes failed", "main", FILE, 3), "appLog");
 
 // An event reset: the event reads as never recorded again.

@@ -14,8 +14,10 @@ func check(fn string, code int32) error {
 	return &Error{Func: fn, Code: Code(code), Message: RecentErrMsg(), FailIndex: -1}
 }
 
-// RecentErrMsg returns the message of this session's most recent failed call
-// (empty if none). The next failure replaces it; reading does not clear it.
+// RecentErrMsg returns the message of this session's most recent failed call.
+// Where the native aclGetRecentErrMsg returns NULL (nothing has failed yet),
+// it returns "", Go's "no message". The next failure replaces the message;
+// reading does not clear it.
 func RecentErrMsg() string {
 	var small [512]byte
 	n := raw.GetRecentErrMsg(unsafe.Pointer(&small[0]), int32(len(small)))

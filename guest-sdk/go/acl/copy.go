@@ -141,7 +141,9 @@ func Memset(p Ptr, maxCount uint64, value int32, count uint64) error {
 }
 
 // MemsetD32 sets count 32-bit words at p (4-byte aligned) to value
-// (aclrtMemsetD32); count*4 above memSize fails.
+// (aclrtMemsetD32). As natively, count 0 does nothing, and count*4 above
+// memSize or p in guest memory that is not pinned fails with
+// ErrInvalidParam.
 func MemsetD32(p Ptr, memSize uint64, value uint32, count uint64) error {
 	return check("aclrtMemsetD32", raw.MemsetD32(uint64(p), memSize, value, count))
 }

@@ -452,7 +452,7 @@ func cBase(m *model) ([]byte, error) {
 		"#endif", "")
 	cDoc(&b, "",
 		"Returns the message of this session's most recent failed call: which argument",
-		"was wrong and why. Returns \"\" when no call has failed. The string lives in a",
+		"was wrong and why. Returns NULL when no call has failed yet, as natively. The string lives in a",
 		"static buffer (one per translation unit) that the next call overwrites; a message",
 		"longer than ACLWASM_ERRMSG_SIZE-1 bytes is truncated.",
 		"",
@@ -462,8 +462,7 @@ func cBase(m *model) ([]byte, error) {
 		"{",
 		"    static char msg[ACLWASM_ERRMSG_SIZE];",
 		"    msg[0] = '\\0';",
-		"    (void)"+cRawPrefix+ErrMsgFunc+"(msg, (int32_t)sizeof msg);",
-		"    return msg;",
+		"    return "+cRawPrefix+ErrMsgFunc+"(msg, (int32_t)sizeof msg) > 0 ? msg : NULL;",
 		"}", "")
 	if f := m.lookup(cAppLog); f != nil {
 		cAppLogSDK(&b, f)

@@ -54,8 +54,8 @@ fn run() -> Result<()> {
     }
     app_log!(LogLevel::INFO, "32-bit memsets ok")?;
     match unsafe { aclwasm::memset_d32(buf.addr(), 64, 0, 17) } {
-        Err(e) if e.code() == codes::ACL_ERROR_RT_PARAM_INVALID => app_log!(LogLevel::WARNING, "expected: {}", e)?,
-        _ => return Err(fail("17 words in 64 bytes give ACL_ERROR_RT_PARAM_INVALID")),
+        Err(e) if e.code() == codes::ACL_ERROR_INVALID_PARAM => app_log!(LogLevel::WARNING, "expected: {}", e)?,
+        _ => return Err(fail("17 words in 64 bytes give ACL_ERROR_INVALID_PARAM")),
     }
 
     // An event reset: the event reads as never recorded again.

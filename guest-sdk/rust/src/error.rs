@@ -174,9 +174,10 @@ pub fn recent_error_message_into(buf: &mut [u8]) -> usize {
     }
 }
 
-/// Returns the session's most recent error message (empty if no call has
-/// failed). The message is replaced by the next failure; reading it does not
-/// clear it.
+/// Returns the session's most recent error message. Where the native
+/// `aclGetRecentErrMsg` returns NULL (no call has failed yet), this returns
+/// an empty string, the SDK's "no message". The message is replaced by the
+/// next failure; reading it does not clear it.
 #[cfg(feature = "std")]
 pub fn recent_error_message() -> std::string::String {
     let mut buf = [0u8; 512];

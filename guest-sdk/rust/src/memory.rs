@@ -163,7 +163,9 @@ pub unsafe fn memset_async(ptr: Addr, max_count: u64, value: i32, count: u64, st
 }
 
 /// Sets `count` 32-bit words at `ptr` (4-byte aligned) to `value`
-/// (`aclrtMemsetD32`); `count * 4` above `mem_size` fails.
+/// (`aclrtMemsetD32`). As natively, `count` 0 does nothing, and `count * 4`
+/// above `mem_size` or `ptr` in guest memory that is not pinned fails with
+/// `ACL_ERROR_INVALID_PARAM`.
 ///
 /// # Safety
 /// As [`memset`].

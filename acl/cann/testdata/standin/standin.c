@@ -15,9 +15,10 @@
  *     calling thread (reference counted, as natively), and
  *     aclrtSetCurrentContext binds it to other threads;
  *   - every stream, the default ones included, is a FIFO executed by its own
- *     worker thread, so asynchronous work really is asynchronous; a stream
- *     waiting on an event that has not been recorded blocks until it is, or
- *     until the event is destroyed;
+ *     worker thread, so asynchronous work really is asynchronous; a wait on
+ *     an event that has never been recorded is refused (107000), as
+ *     natively, and one on an event reset after its record blocks until the
+ *     next record, or until the event is destroyed;
  *   - registered host memory (aclrtHostRegister, 4 KiB aligned) is what the
  *     native runtime calls HOST; other host memory is UNREGISTERED, and
  *     asynchronous copies that touch it synchronize the stream and copy
@@ -95,6 +96,7 @@ enum {
     RT_WAIT_TIMEOUT = 107019,
     RT_FEATURE_NOT_SUPPORT = 207000,
     RT_MEMORY_ALLOCATION = 207001,
+    RT_INTERNAL_ERROR = 507000,
     RT_EVENT_NOT_COMPLETE = 507006,
     RT_REPORT_TIMEOUT = 507012,
     RT_STREAM_SYNC_TIMEOUT = 507046,
@@ -728,6 +730,22 @@ static aclError get_stream(aclrtStream h, struct stream **out)
     return OK;
 }
 
+/* The stream of a synchronize or a query: natively a stream of another
+ * device is waited for or queried in its own context, so only the current
+ * context (for NULL) and the handle are checked. */
+static aclError get_any_stream(aclrtStream h, struct stream **out)
+{
+    if (!ctx_ok())
+        return RT_CONTEXT_NULL;
+    if (!h) {
+        *out = devs[cur->dev].def;
+        return OK;
+    }
+    if (!(*out = find_stream(h)))
+        return RT_INVALID_HANDLE;
+    return OK;
+}
+
 static struct task *new_task(int op)
 {
     struct task *t = calloc(1, sizeof *t);
@@ -1189,6 +1207,10 @@ static aclError destroy_stream(aclrtStream stream, int force)
         rc = INVALID_PARAM;
     else if (!(s = find_stream(stream)) || s->isdef)
         rc = RT_INVALID_HANDLE;
+    else if (!ctx_ok())
+        rc = RT_CONTEXT_NULL;
+    else if (s->dev != cur->dev)
+        rc = RT_STREAM_CONTEXT; /* natively only the current context's streams; nothing is destroyed */
     else
         stop_stream(s, force);
     pthread_mutex_unlock(&mu);
@@ -1217,7 +1239,7 @@ static aclError sync_stream(aclrtStream stream, int timeout)
     struct stream *s = NULL;
     /* Natively: below -1 (ACL layer), then the handle (entry point), then
      * 0 (api_error.cc:1442-1444). */
-    aclError rc = timeout < -1 ? RT_PARAM_INVALID : get_stream(stream, &s);
+    aclError rc = timeout < -1 ? RT_PARAM_INVALID : get_any_stream(stream, &s);
     if (rc == OK && timeout == 0)
         rc = RT_PARAM_INVALID;
     if (rc == OK)
@@ -1244,7 +1266,7 @@ EXPORT aclError aclrtStreamQuery(aclrtStream stream, uint32_t *status)
 {
     pthread_mutex_lock(&mu);
     struct stream *s = NULL;
-    aclError rc = !status ? INVALID_PARAM : get_stream(stream, &s);
+    aclError rc = !status ? INVALID_PARAM : get_any_stream(stream, &s);
     if (rc == OK)
         *status = idle(s) ? 0 : 1;
     pthread_mutex_unlock(&mu);
@@ -1405,10 +1427,12 @@ EXPORT aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
         rc = INVALID_PARAM;
     else if (!(e = find_event(event)))
         rc = RT_INVALID_HANDLE;
-    else if ((rc = get_stream(stream, &s)) == OK) {
+    else if ((rc = get_stream(stream, &s)) == OK && e->enq == 0)
+        rc = RT_PARAM_INVALID; /* natively: "The event has not been recorded" (default event mode) */
+    else if (rc == OK) {
         struct task *t = new_task(T_WAIT);
         t->ev = e;
-        t->seq = e->enq > e->rst ? e->enq : e->enq + 1; /* unrecorded or reset: wait for the next record */
+        t->seq = e->enq > e->rst ? e->enq : e->enq + 1; /* reset: wait for the next record */
         enqueue(s, t);
     }
     pthread_mutex_unlock(&mu);
@@ -1429,7 +1453,9 @@ EXPORT aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEvent e
         rc = INVALID_PARAM;
     else if (!(e = find_event(event)))
         rc = RT_INVALID_HANDLE;
-    else if ((rc = get_stream(stream, &s)) == OK) {
+    else if ((rc = get_stream(stream, &s)) == OK && e->enq == 0)
+        rc = RT_PARAM_INVALID; /* never recorded, as aclrtStreamWaitEvent */
+    else if (rc == OK) {
         struct task *t = new_task(T_WAIT);
         t->ev = e;
         t->seq = e->enq > e->rst ? e->enq : e->enq + 1;
@@ -1472,6 +1498,8 @@ EXPORT aclError aclrtGetOpTimeOutInterval(uint64_t *interval)
     aclError rc = OK;
     if (!interval)
         rc = INVALID_PARAM;
+    else if (!cur)
+        rc = RT_CONTEXT_NULL; /* natively the runtime asks for the current context first */
     else
         *interval = 4294967;
     LOG(rc, "aclrtGetOpTimeOutInterval(interval=0x%" PRIxPTR, P(interval));
@@ -1554,6 +1582,8 @@ EXPORT aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEve
         rc = INVALID_PARAM;
     else if (!(a = find_event(startEvent)) || !(b = find_event(endEvent)))
         rc = RT_INVALID_HANDLE;
+    else if (a->enq == 0 || b->enq == 0)
+        rc = RT_INTERNAL_ERROR; /* natively "no recorder": never recorded, on every chip */
     else if (a->done == 0 || b->done == 0 || a->enq <= a->rst_done || b->enq <= b->rst_done)
         rc = RT_EVENT_TIMESTAMP_INVALID;
     else if (a->done < a->enq || b->done < b->enq)
@@ -1807,19 +1837,30 @@ EXPORT aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, s
 }
 
 #ifndef OLD_RUNTIME
-/* The ACL layer's checks of aclrtMemsetD32[Async] (memory.cpp): NULL, N 0,
- * a pointer not 4-byte aligned, memSize below N*4 (100000), then memory
- * not from acl (unregistered host memory, 100000). */
-static aclError memset32_checks(void *ptr, size_t memSize, size_t n, int *loc)
+/* The ACL layer's checks of aclrtMemsetD32[Async] (memory.cpp), in the
+ * native order: N 0 succeeds before anything else (*done); NULL, a pointer
+ * not 4-byte aligned, memSize below N*4 (100000); then memory not from acl
+ * (unregistered host memory, 100000), which needs no context. */
+static aclError memset32_acl(void *ptr, size_t memSize, size_t n, int *loc, int *done)
 {
-    if (!ptr || n == 0 || ((uintptr_t)ptr & 3) || n > SIZE_MAX / 4 || memSize < n * 4)
+    *done = n == 0;
+    if (*done)
+        return OK;
+    if (!ptr || ((uintptr_t)ptr & 3) || n > SIZE_MAX / 4 || memSize < n * 4)
         return INVALID_PARAM;
-    if (!ctx_ok())
-        return RT_CONTEXT_NULL;
     *loc = loc_of(ptr, NULL);
     if (*loc == LOC_UNREGISTERED)
         return INVALID_PARAM;
-    if ((*loc == LOC_DEVICE && !in_dev(ptr, n * 4)) || (*loc == LOC_HOST && !in_reg(ptr, n * 4)))
+    return OK;
+}
+
+/* The runtime's checks, after the stream of the async form: the current
+ * context, then the range. */
+static aclError memset32_rt(void *ptr, size_t n, int loc)
+{
+    if (!ctx_ok())
+        return RT_CONTEXT_NULL;
+    if ((loc == LOC_DEVICE && !in_dev(ptr, n * 4)) || (loc == LOC_HOST && !in_reg(ptr, n * 4)))
         return RT_PARAM_INVALID;
     return OK;
 }
@@ -1827,9 +1868,9 @@ static aclError memset32_checks(void *ptr, size_t memSize, size_t n, int *loc)
 EXPORT aclError aclrtMemsetD32(void *ptr, size_t memSize, uint32_t value, size_t n)
 {
     pthread_mutex_lock(&mu);
-    int loc;
-    aclError rc = memset32_checks(ptr, memSize, n, &loc);
-    if (rc == OK)
+    int loc = LOC_UNREGISTERED, done;
+    aclError rc = memset32_acl(ptr, memSize, n, &loc, &done);
+    if (rc == OK && !done && (rc = memset32_rt(ptr, n, loc)) == OK)
         for (size_t i = 0; i < n; i++)
             memcpy((char *)ptr + 4 * i, &value, 4);
     pthread_mutex_unlock(&mu);
@@ -1840,10 +1881,10 @@ EXPORT aclError aclrtMemsetD32(void *ptr, size_t memSize, uint32_t value, size_t
 EXPORT aclError aclrtMemsetD32Async(void *ptr, size_t memSize, uint32_t value, size_t n, aclrtStream stream)
 {
     pthread_mutex_lock(&mu);
-    int loc;
+    int loc = LOC_UNREGISTERED, done;
     struct stream *s = NULL;
-    aclError rc = memset32_checks(ptr, memSize, n, &loc);
-    if (rc == OK && (rc = get_stream(stream, &s)) == OK) {
+    aclError rc = memset32_acl(ptr, memSize, n, &loc, &done);
+    if (rc == OK && !done && (rc = get_stream(stream, &s)) == OK && (rc = memset32_rt(ptr, n, loc)) == OK) {
         struct task *t = new_task(T_SET32);
         t->dst = ptr, t->n = n * 4, t->value = (int)value, t->dst_loc = loc;
         enqueue(s, t);

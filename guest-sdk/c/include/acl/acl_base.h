@@ -471,7 +471,7 @@ static inline const char *aclErrorName(aclError code)
 
 /**
  * Returns the message of this session's most recent failed call: which argument
- * was wrong and why. Returns "" when no call has failed. The string lives in a
+ * was wrong and why. Returns NULL when no call has failed yet, as natively. The string lives in a
  * static buffer (one per translation unit) that the next call overwrites; a message
  * longer than ACLWASM_ERRMSG_SIZE-1 bytes is truncated.
  *
@@ -482,8 +482,7 @@ static inline const char *aclGetRecentErrMsg(void)
 {
     static char msg[ACLWASM_ERRMSG_SIZE];
     msg[0] = '\0';
-    (void)aclwasm_raw_aclGetRecentErrMsg(msg, (int32_t)sizeof msg);
-    return msg;
+    return aclwasm_raw_aclGetRecentErrMsg(msg, (int32_t)sizeof msg) > 0 ? msg : NULL;
 }
 
 #if defined(__has_include)

@@ -80,13 +80,17 @@ static inline aclError aclrtMallocCached(aclwasmDevPtr_ *devPtr, aclwasmDevSize_
 
 /**
  * aclrtMalloc with configuration attributes (module id, device id, VA flag).
- * None has a meaning in the sandbox: cfg (which may be NULL) is accepted and
- * not read.
+ * None has a meaning in the sandbox, so the attributes are not read; as
+ * natively, a cfg that counts attributes but has no array (numAttrs > 0,
+ * attrs NULL) gives ACL_ERROR_INVALID_PARAM without calling the host. cfg may
+ * be NULL.
  */
 static inline aclError aclrtMallocWithCfg(aclwasmDevPtr_ *devPtr, aclwasmDevSize_ size, aclrtMemMallocPolicy policy,
                                           aclrtMallocConfig *cfg)
 {
-    (void)cfg;
+    if (cfg != NULL && cfg->numAttrs != 0 && cfg->attrs == NULL) {
+        return ACL_ERROR_INVALID_PARAM;
+    }
     return aclrtMalloc(devPtr, size, policy);
 }
 
@@ -188,12 +192,20 @@ static inline aclError aclrtFreeHost(void *hostPtr)
 
 /**
  * aclrtMallocHost with configuration attributes, none of which has a meaning
- * in the sandbox (cfg may be NULL and is not read). A size above wasm32's
- * SIZE_MAX gives ACL_ERROR_RT_MEMORY_ALLOCATION.
+ * in the sandbox (cfg may be NULL; its attributes are not read). In the
+ * native order: a NULL ptr or size 0 gives ACL_ERROR_INVALID_PARAM (the ACL
+ * layer); a cfg without an attribute array (attrs NULL, whatever numAttrs
+ * says) ACL_ERROR_RT_PARAM_INVALID (the runtime checks this one, not the ACL
+ * layer); a size above wasm32's SIZE_MAX ACL_ERROR_RT_MEMORY_ALLOCATION.
  */
 static inline aclError aclrtMallocHostWithCfg(void **ptr, uint64_t size, aclrtMallocConfig *cfg)
 {
-    (void)cfg;
+    if (ptr == NULL || size == 0) {
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    if (cfg != NULL && cfg->attrs == NULL) {
+        return ACL_ERROR_RT_PARAM_INVALID;
+    }
     if (size > (uint64_t)SIZE_MAX) {
         return ACL_ERROR_RT_MEMORY_ALLOCATION;
     }

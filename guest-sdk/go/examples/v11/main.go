@@ -103,8 +103,8 @@ func run() error {
 		return err
 	}
 	err = acl.MemsetD32(buf.Ptr(), 64, 0, 17)
-	if !errors.Is(err, acl.ErrRTParamInvalid) {
-		return fmt.Errorf("check failed: 17 words in 64 bytes: %v, want ACL_ERROR_RT_PARAM_INVALID", err)
+	if !errors.Is(err, acl.ErrInvalidParam) {
+		return fmt.Errorf("check failed: 17 words in 64 bytes: %v, want ACL_ERROR_INVALID_PARAM", err)
 	}
 	if err := acl.AppLog(acl.LogWarning, "expected: %v", err); err != nil {
 		return err
