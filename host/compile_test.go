@@ -200,12 +200,12 @@ func (c closeCounted) Close(ctx context.Context) error {
 
 // waitCompiles waits (a minute at most) until no compilation Load started
 // is running: an abandoned one ends on its own.
-func waitCompiles(t *testing.T) {
+func waitCompiles(t *testing.T, rt *Runtime) {
 	t.Helper()
-	for i := 0; i < 6000 && liveCompiles.Load() != 0; i++ {
+	for i := 0; i < 6000 && rt.liveCompiles.Load() != 0; i++ {
 		time.Sleep(10 * time.Millisecond)
 	}
-	require.Zero(t, liveCompiles.Load(), "the abandoned compilation finished")
+	require.Zero(t, rt.liveCompiles.Load(), "the abandoned compilation finished")
 }
 
 // TestCompileTimeout: Load returns when the compile timeout or its
@@ -249,9 +249,9 @@ func TestCompileTimeout(t *testing.T) {
 				require.NotErrorIs(t, err, ErrLoad, "the caller's context ended: not a refusal")
 			}
 			<-started
-			require.Equal(t, int64(1), liveCompiles.Load(), "the compilation still runs")
+			require.Equal(t, int64(1), rt.liveCompiles.Load(), "the compilation still runs")
 			close(g.release)
-			waitCompiles(t)
+			waitCompiles(t, rt)
 			require.Equal(t, int32(1), g.closed.Load(), "its module was closed")
 		})
 	}
@@ -277,7 +277,7 @@ func TestCompileAbandonedClose(t *testing.T) {
 	close(g.release)
 	require.NoError(t, <-closed)
 	require.Equal(t, int32(101), g.closedAtEnd.Load(), "the abandoned module was closed before the engine")
-	require.Zero(t, liveCompiles.Load())
+	require.Zero(t, rt.liveCompiles.Load())
 }
 
 // TestCompileTimeoutSlowModule: a real module within the limits that
@@ -292,12 +292,12 @@ func TestCompileTimeoutSlowModule(t *testing.T) {
 	_, err = rt.Load(context.Background(), wasm, Policy{CompileTimeout: time.Nanosecond})
 	require.ErrorIs(t, err, ErrLoad)
 	require.ErrorContains(t, err, "(CompileTimeout 1ns)")
-	waitCompiles(t)
+	waitCompiles(t, rt)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err = rt.Load(ctx, wasm, Policy{})
 	require.ErrorIs(t, err, context.Canceled)
-	require.Zero(t, liveCompiles.Load(), "nothing was compiled")
+	require.Zero(t, rt.liveCompiles.Load(), "nothing was compiled")
 	// Without the timeout it loads (none: -race on a loaded machine can
 	// take a 2.8 MB module past the default).
 	load(t, rt, wasm, Policy{CompileTimeout: NoTimeout})

@@ -140,6 +140,9 @@ type Runtime struct {
 	// timeout included: Close waits for them, since an engine must not be
 	// closed under a compilation.
 	compiles sync.WaitGroup
+	// liveCompiles counts them too, so that tests can see an abandoned
+	// one end (and its result closed) without waiting in Close.
+	liveCompiles atomic.Int64
 }
 
 // errRuntimeClosed is ErrClosed as the runtime's operations report it.
@@ -350,10 +353,6 @@ func (r *Runtime) Load(ctx context.Context, wasm []byte, p Policy, opts ...LoadO
 	return pl, nil
 }
 
-// liveCompiles counts the compilations Load started and that have not
-// finished, those it abandoned at a timeout included, so that tests can
-// wait for an abandoned one to end (and its result to be closed).
-var liveCompiles atomic.Int64
 
 // compile compiles m within timeout (NoTimeout: none) and ctx. Neither
 // engine can interrupt a compilation in progress, so it runs on a
@@ -372,10 +371,10 @@ func (r *Runtime) compile(ctx context.Context, m engine.Module, timeout time.Dur
 	}
 	done := make(chan result)      // unbuffered: a result is handed over or closed, never both
 	abandon := make(chan struct{}) // closed when Load has returned without it
-	liveCompiles.Add(1)
+	r.liveCompiles.Add(1)
 	r.compiles.Add(1)
 	go func() {
-		defer liveCompiles.Add(-1)
+		defer r.liveCompiles.Add(-1)
 		defer r.compiles.Done()
 		mod, err := r.engine.Compile(cctx, m)
 		select {
