@@ -3,6 +3,7 @@ module github.com/aclwasm/aclwasm
 go 1.26.0
 
 require (
+	github.com/aclwasm/aclwasm/guest-sdk/go v0.1.0
 	github.com/bytecodealliance/wasmtime-go/v39 v39.0.1
 	github.com/ebitengine/purego v0.11.3
 	github.com/prometheus/client_golang v1.25.0
@@ -39,3 +40,7 @@ require (
 	go.opentelemetry.io/otel/metric v1.47.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
+
+// The Go guest SDK is a module of its own (guest-sdk/go/go.mod): the
+// samples build it from this tree.
+replace github.com/aclwasm/aclwasm/guest-sdk/go => ./guest-sdk/go

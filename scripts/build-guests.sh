@@ -167,10 +167,10 @@ build_rust() {
 build_go() {
 	need "$GO" "the Go examples"
 	say "Go: go-copy, go-reactor, go-bytes, go-v11"
-	(cd "$ROOT" && GOOS=wasip1 GOARCH=wasm "$GO" build -o "$OUT/go-copy.wasm" ./guest-sdk/go/examples/copy)
-	(cd "$ROOT" && GOOS=wasip1 GOARCH=wasm "$GO" build -buildmode=c-shared -o "$OUT/go-reactor.wasm" ./guest-sdk/go/examples/reactor)
-	(cd "$ROOT" && GOOS=wasip1 GOARCH=wasm "$GO" build -buildmode=c-shared -o "$OUT/go-bytes.wasm" ./guest-sdk/go/examples/bytes)
-	(cd "$ROOT" && GOOS=wasip1 GOARCH=wasm "$GO" build -o "$OUT/go-v11.wasm" ./guest-sdk/go/examples/v11)
+	(cd "$ROOT" && GOOS=wasip1 GOARCH=wasm "$GO" build -o "$OUT/go-copy.wasm" github.com/aclwasm/aclwasm/guest-sdk/go/examples/copy)
+	(cd "$ROOT" && GOOS=wasip1 GOARCH=wasm "$GO" build -buildmode=c-shared -o "$OUT/go-reactor.wasm" github.com/aclwasm/aclwasm/guest-sdk/go/examples/reactor)
+	(cd "$ROOT" && GOOS=wasip1 GOARCH=wasm "$GO" build -buildmode=c-shared -o "$OUT/go-bytes.wasm" github.com/aclwasm/aclwasm/guest-sdk/go/examples/bytes)
+	(cd "$ROOT" && GOOS=wasip1 GOARCH=wasm "$GO" build -o "$OUT/go-v11.wasm" github.com/aclwasm/aclwasm/guest-sdk/go/examples/v11)
 }
 
 # asc_in DIR: the asc of DIR's node_modules.
