@@ -3,6 +3,7 @@ module github.com/aclwasm/aclwasm
 go 1.26.0
 
 require (
+	github.com/BurntSushi/toml v1.5.0
 	github.com/aclwasm/aclwasm/guest-sdk/go v0.1.0
 	github.com/bytecodealliance/wasmtime-go/v39 v39.0.1
 	github.com/ebitengine/purego v0.11.3
