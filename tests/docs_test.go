@@ -32,7 +32,7 @@ import (
 //     "go fragment" is a function body: it is built inside
 //     func fragment(ctx context.Context, wasm []byte, inst *host.Instance,
 //     ptr acl.DevPtr, size uint64, tracerProvider trace.TracerProvider,
-//     reg prometheus.Registerer) in a file importing context, fmt, os, time,
+//     reg prometheus.Registerer) in a file importing context, encoding/binary, fmt, os, time,
 //     acl, host and host/otelhost; the variables it declares at its top level
 //     may go unused.
 //   - c, cpp: compiled and linked with clang/clang++ --target=wasm32-wasi
@@ -163,6 +163,7 @@ const fragmentPrelude = `package main
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"time"
@@ -176,6 +177,7 @@ import (
 )
 
 var (
+	_ = binary.LittleEndian
 	_ = fmt.Sprint
 	_ = os.Stdout
 	_ = time.Second
