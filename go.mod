@@ -3,6 +3,8 @@ module github.com/aclwasm/aclwasm
 go 1.26.0
 
 require (
+	github.com/BurntSushi/toml v1.5.0
+	github.com/aclwasm/aclwasm/guest-sdk/go v0.1.0
 	github.com/bytecodealliance/wasmtime-go/v39 v39.0.1
 	github.com/ebitengine/purego v0.11.3
 	github.com/ianlancetaylor/demangle v0.0.0-20260724033716-83e58baca724
@@ -17,6 +19,7 @@ require (
 	go.opentelemetry.io/otel/trace v1.47.0
 	go.uber.org/goleak v1.3.0
 	go.yaml.in/yaml/v3 v3.0.5
+	golang.org/x/mod v0.43.0
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da
 	golang.org/x/sync v0.23.0
 	golang.org/x/sys v0.48.0
@@ -49,3 +52,7 @@ require (
 	golang.org/x/text v0.42.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
+
+// The Go guest SDK is a module of its own (guest-sdk/go/go.mod): the
+// samples build it from this tree.
+replace github.com/aclwasm/aclwasm/guest-sdk/go => ./guest-sdk/go

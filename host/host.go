@@ -353,7 +353,6 @@ func (r *Runtime) Load(ctx context.Context, wasm []byte, p Policy, opts ...LoadO
 	return pl, nil
 }
 
-
 // compile compiles m within timeout (NoTimeout: none) and ctx. Neither
 // engine can interrupt a compilation in progress, so it runs on a
 // goroutine of its own: when the timeout or ctx ends first, compile

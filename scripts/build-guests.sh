@@ -6,7 +6,8 @@
 #   scripts/build-guests.sh c rust     # only some parts: c rust go as conformance samples
 #
 # What it builds:
-#   c-copy, c-freestanding       guest-sdk/c/examples (wide profile, -DACLWASM_WIDE); c-copy32 is
+#   c-copy, c-freestanding,      guest-sdk/c/examples (wide profile, -DACLWASM_WIDE; c-bytes is
+#   c-bytes                      a reactor, -mexec-model=reactor); c-copy32 is
 #                                copy.c in the native layout (module acl32); and the
 #                                SDK header checks of guest-sdk/c/tests (both profiles, C and C++)
 #   rust-copy, rust-nostd,       guest-sdk/rust/examples (and the crate's unit tests, run natively)
@@ -87,7 +88,8 @@ build_c() {
 	need clang "the C examples"
 	need wasm-ld "the C examples"
 	need_clang_wasi "the C examples"
-	say "C: c-copy, c-copy32 (the same source in the native layout), c-freestanding"
+	say "C: c-copy, c-copy32 (the same source in the native layout), c-freestanding, c-bytes"
+	clang --target=wasm32-wasi "${C_FLAGS[@]}" "${C_WIDE[@]}" -mexec-model=reactor -o "$OUT/c-bytes.wasm" "$ROOT/guest-sdk/c/examples/bytes.c"
 	clang --target=wasm32-wasi "${C_FLAGS[@]}" "${C_WIDE[@]}" -o "$OUT/c-copy.wasm" "$ROOT/guest-sdk/c/examples/copy.c"
 	clang --target=wasm32-wasi "${C_FLAGS[@]}" -o "$OUT/c-copy32.wasm" "$ROOT/guest-sdk/c/examples/copy.c"
 	clang --target=wasm32 "${C_FLAGS[@]}" "${C_WIDE[@]}" -nostdlib -Wl,--no-entry -o "$OUT/c-freestanding.wasm" \
@@ -167,10 +169,10 @@ build_rust() {
 build_go() {
 	need "$GO" "the Go examples"
 	say "Go: go-copy, go-reactor, go-bytes, go-v11"
-	(cd "$ROOT" && GOOS=wasip1 GOARCH=wasm "$GO" build -o "$OUT/go-copy.wasm" ./guest-sdk/go/examples/copy)
-	(cd "$ROOT" && GOOS=wasip1 GOARCH=wasm "$GO" build -buildmode=c-shared -o "$OUT/go-reactor.wasm" ./guest-sdk/go/examples/reactor)
-	(cd "$ROOT" && GOOS=wasip1 GOARCH=wasm "$GO" build -buildmode=c-shared -o "$OUT/go-bytes.wasm" ./guest-sdk/go/examples/bytes)
-	(cd "$ROOT" && GOOS=wasip1 GOARCH=wasm "$GO" build -o "$OUT/go-v11.wasm" ./guest-sdk/go/examples/v11)
+	(cd "$ROOT" && GOOS=wasip1 GOARCH=wasm "$GO" build -o "$OUT/go-copy.wasm" github.com/aclwasm/aclwasm/guest-sdk/go/examples/copy)
+	(cd "$ROOT" && GOOS=wasip1 GOARCH=wasm "$GO" build -buildmode=c-shared -o "$OUT/go-reactor.wasm" github.com/aclwasm/aclwasm/guest-sdk/go/examples/reactor)
+	(cd "$ROOT" && GOOS=wasip1 GOARCH=wasm "$GO" build -buildmode=c-shared -o "$OUT/go-bytes.wasm" github.com/aclwasm/aclwasm/guest-sdk/go/examples/bytes)
+	(cd "$ROOT" && GOOS=wasip1 GOARCH=wasm "$GO" build -o "$OUT/go-v11.wasm" github.com/aclwasm/aclwasm/guest-sdk/go/examples/v11)
 }
 
 # asc_in DIR: the asc of DIR's node_modules.

@@ -20,7 +20,7 @@ import (
 // (through device memory), config (the value of the key given as input;
 // status 1 if unset) and repeat (the input "times" times; status 2 if
 // "times" is unset or not a number).
-var bytesGuests = []string{"rust-bytes", "as-bytes", "go-bytes"}
+var bytesGuests = []string{"rust-bytes", "as-bytes", "go-bytes", "c-bytes"}
 
 // bytesPages is the guest memory limit of the tests' policy (8 MiB), and
 // so the most output the host holds for one call.

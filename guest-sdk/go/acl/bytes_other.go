@@ -10,12 +10,12 @@ func Input() ([]byte, error) { return nil, notWasip1("input_read") }
 
 // Output appends b to the current bytes call's output. Outside a wasip1
 // guest (this build) it fails: the host's imports exist only there.
-func Output([]byte) error { return notWasip1("output_write") }
+func Output(b []byte) error { return notWasip1("output_write") }
 
 // Config returns the value of configuration key key, and whether the key
 // is set. Outside a wasip1 guest (this build) it fails: the host's imports
 // exist only there.
-func Config(string) (string, bool, error) { return "", false, notWasip1("config_read") }
+func Config(key string) (string, bool, error) { return "", false, notWasip1("config_read") }
 
 func notWasip1(fn string) error {
 	return &Error{Func: fn, Code: ErrAPINotSupport, Message: raw.NotWasip1, FailIndex: -1}

@@ -17,6 +17,15 @@
  *
  * Each function returns a length or 0 or an aclError code whose message
  * aclGetRecentErrMsg reports.
+ *
+ * Such a module is a reactor: build it with -mexec-model=reactor, so that
+ * it has an _initialize (libc's constructors) and no _start:
+ *
+ *     clang --target=wasm32-wasi -O2 -mexec-model=reactor \
+ *         -Iguest-sdk/c/include -o upper.wasm upper.c
+ *
+ * aclwasm_config reads the plugin's configuration (a manifest's config,
+ * host.Config.Vars) in any module, command or reactor.
  */
 #ifndef ACLWASM_IO_H_
 #define ACLWASM_IO_H_
@@ -40,6 +49,39 @@ int32_t aclwasm_input_read(void *buf, int32_t len);
  * with buf outside guest memory, 207012 beyond the host's output limit. */
 __attribute__((import_module("aclwasm"), import_name("output_write")))
 int32_t aclwasm_output_write(const void *buf, int32_t len);
+
+/* The longest configuration value the host reports: config_read and
+ * aclwasm_config return an aclError code, never a length, at or above it. */
+#define ACLWASM_CONFIG_MAX 65536
+
+/* The import itself: copies at most buf_len bytes of the value named by
+ * the key [key, key+key_len) to buf and returns the value's length, -1 if
+ * there is none, or an aclError code (>= ACLWASM_CONFIG_MAX): 100000 with
+ * key or buf outside guest memory, 207012 for a value too long to report. */
+__attribute__((import_module("aclwasm"), import_name("config_read")))
+int32_t aclwasm_config_read(const void *key, int32_t key_len, void *buf, int32_t buf_len);
+
+/* Reads the configuration value named by the NUL-terminated key into buf
+ * as a NUL-terminated string, as snprintf does: it returns the value's
+ * length, and a length >= cap means buf holds only its first cap-1 bytes
+ * (call again with a buffer of length+1). It returns -1 if the key is
+ * unset, and an aclError code (>= ACLWASM_CONFIG_MAX) if the host refused
+ * the read; aclGetRecentErrMsg says why. buf may be NULL when cap is 0. */
+static inline int32_t aclwasm_config(const char *key, char *buf, int32_t cap)
+{
+    int32_t key_len = 0;
+    while (key[key_len] != '\0')
+        key_len++;
+    int32_t room = cap > 0 ? cap - 1 : 0;
+    int32_t n = aclwasm_config_read(key, key_len, buf, room);
+    if (n >= ACLWASM_CONFIG_MAX)
+        return n;
+    if (cap > 0) {
+        int32_t end = n < 0 ? 0 : (n < room ? n : room);
+        buf[end] = '\0';
+    }
+    return n;
+}
 
 #ifdef __cplusplus
 }

@@ -18,7 +18,7 @@
 //
 // Build (from the repository root):
 //
-//	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o build/wasm/go-bytes.wasm ./guest-sdk/go/examples/bytes
+//	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o build/wasm/go-bytes.wasm github.com/aclwasm/aclwasm/guest-sdk/go/examples/bytes
 package main
 
 import (

@@ -6,7 +6,7 @@
 //
 // Build (from the repository root):
 //
-//	GOOS=wasip1 GOARCH=wasm go build -o build/wasm/go-copy.wasm ./guest-sdk/go/examples/copy
+//	GOOS=wasip1 GOARCH=wasm go build -o build/wasm/go-copy.wasm github.com/aclwasm/aclwasm/guest-sdk/go/examples/copy
 package main
 
 import (

@@ -7,7 +7,7 @@
 //
 // Build (from the repository root):
 //
-//	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o build/wasm/go-reactor.wasm ./guest-sdk/go/examples/reactor
+//	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o build/wasm/go-reactor.wasm github.com/aclwasm/aclwasm/guest-sdk/go/examples/reactor
 //
 // Run: aclwasm run --invoke roundtrip build/wasm/go-reactor.wasm 4096
 package main

@@ -8,7 +8,7 @@
 //
 // Build (from the repository root):
 //
-//	GOOS=wasip1 GOARCH=wasm go build -o build/wasm/go-v11.wasm ./guest-sdk/go/examples/v11
+//	GOOS=wasip1 GOARCH=wasm go build -o build/wasm/go-v11.wasm github.com/aclwasm/aclwasm/guest-sdk/go/examples/v11
 package main
 
 import (
