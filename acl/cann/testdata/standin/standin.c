@@ -1496,9 +1496,12 @@ EXPORT aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
 EXPORT aclError aclrtGetOpTimeOutInterval(uint64_t *interval)
 {
     aclError rc = OK;
+    pthread_mutex_lock(&mu);
+    int ok = ctx_ok();
+    pthread_mutex_unlock(&mu);
     if (!interval)
         rc = INVALID_PARAM;
-    else if (!cur)
+    else if (!ok) /* a thread's context of a device reset since is none */
         rc = RT_CONTEXT_NULL; /* natively the runtime asks for the current context first */
     else
         *interval = 4294967;
