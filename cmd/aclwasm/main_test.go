@@ -151,7 +151,7 @@ func TestExitCodes(t *testing.T) {
 		{"guest exits 7", []string{"run", exit7}, 7, nil},
 		{"_start returns", []string{"run", ret}, 0, nil},
 		{"trap", []string{"run", trap}, 134, []string{"aclwasm: ", "_start: guest trapped: unreachable"}},
-		{"timeout", []string{"run", "--timeout", "200ms", spin}, 124, []string{"aclwasm: ", "timed out"}},
+		{"timeout", []string{"run", "--timeout", "200ms", spin}, 124, []string{"aclwasm: ", "guest timed out after 200ms (the policy's timeout)"}},
 		{"unknown import", []string{"run", bad}, 125, []string{
 			"load refused",
 			"import acl.aclrtFoo is not a function of ABI v1",
@@ -420,9 +420,9 @@ func TestInvoke(t *testing.T) {
 		{"no results", []string{"--invoke", "none", g}, 0, "\n", nil},
 		{"exit", []string{"--invoke", "quit", g, "3"}, 3, "", nil},
 		{"not an integer", []string{"--invoke", "id", g, "abc"}, 126, "", []string{`--invoke id: argument "abc" is not an integer`}},
-		{"no such export", []string{"--invoke", "nope", g}, 126, "", []string{`"nope"`}},
+		{"no such export", []string{"--invoke", "nope", g}, 126, "", []string{`exports no function "nope": it exports add, count, setdev, id, none, quit, boom, spin`}},
 		{"trap", []string{"--invoke", "boom", g}, 134, "", []string{"boom: guest trapped: unreachable"}},
-		{"timeout", []string{"--timeout", "200ms", "--invoke", "spin", g}, 124, "", []string{"spin", "timed out"}},
+		{"timeout", []string{"--timeout", "200ms", "--invoke", "spin", g}, 124, "", []string{"spin: guest timed out after 200ms (the policy's timeout)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -112,6 +112,11 @@ line on stderr saying it is the guest's.`,
 			if names := pl.Exports(); invoke == "" && !slices.Contains(names, "_start") {
 				return &exitError{exitHost, fmt.Errorf("%s has no _start, so it is not a command: call one of its exported functions with --invoke NAME (it exports: %s)", args[0], listNames(names))}
 			}
+			if invoke != "" {
+				if err := hasExport(pl, args[0], invoke); err != nil {
+					return err
+				}
+			}
 			cfg := host.Config{Args: args, Env: env, Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: stderr, DeterministicClocks: detClk}
 			if m != nil {
 				cfg.Vars, cfg.Name = m.Vars, m.Name
