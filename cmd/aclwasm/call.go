@@ -100,6 +100,9 @@ is printed); 130 interrupted; 134 trap.`,
 			} else {
 				path = args[0]
 			}
+			if err := f.checkNames(); err != nil {
+				return err
+			}
 			wasm, p, rt, done, desc, err := f.sandbox(ctx, path, opts...)
 			if err != nil {
 				return err

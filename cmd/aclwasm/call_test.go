@@ -160,7 +160,7 @@ func TestCallStats(t *testing.T) {
 	r := cli(t, "call", "--stats", g, "toolong")
 	require.Equal(t, 255, r.code)
 	rows := statsTable(t, r.stderr)
-	require.Equal(t, []string{"1", "1×107001", "0", "0", "0", "0"}, rows["aclrtSetDevice"])
+	require.Equal(t, []string{"1", "1×107001", "0", "0", "0", "0", "0"}, rows["aclrtSetDevice"])
 	r = cli(t, "call", "--trace", g, "toolong")
 	require.Equal(t, 255, r.code)
 	require.Contains(t, r.stderr, "trace: aclrtSetDevice(deviceId=9) = 107001 ACL_ERROR_RT_INVALID_DEVICEID: aclrtSetDevice: ")
