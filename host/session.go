@@ -378,6 +378,11 @@ type CallRecord struct {
 	Result int32
 	Code   acl.Error
 	Msg    string
+	// Outs are the values the call wrote to its out-parameters (the
+	// address aclrtMalloc wrote at devPtr, a stream handle, a count), in
+	// parameter order: none for a failed call, except failIndex of the
+	// batch copies. Functions outside module "acl" report none.
+	Outs []OutValue
 	// Session is the calling session's ID; Start and Duration time the
 	// host call.
 	Session  uint64

@@ -2,11 +2,13 @@ package host
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/abi"
+	"github.com/aclwasm/aclwasm/acl"
 )
 
 // TestTraceMasksI32Args: wazero passes an i32 parameter to a host function
@@ -30,7 +32,7 @@ func TestTraceMasksI32Args(t *testing.T) {
 		{"aclInit", []uint64{junk}, []uint64{0}, `^aclInit\(configPath=0x0\) = \d+`},
 		// i64 wire types keep all their bits.
 		{"aclrtFree", []uint64{junk}, []uint64{junk}, `^aclrtFree\(devPtr=0x221e00000000\) = \d+ `},
-		{"aclrtMalloc", []uint64{junk | 0x10, junk | 64, junk}, []uint64{0x10, junk | 64, 0}, `^aclrtMalloc\(devPtr=0x10, size=37512244363328, policy=0\) = \d+`},
+		{"aclrtMalloc", []uint64{junk | 0x10, junk | 64, junk}, []uint64{0x10, junk | 64, 0}, `^aclrtMalloc\(devPtr=0x10, size=37512244363328, policy=ACL_MEM_MALLOC_HUGE_FIRST\) = \d+`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fi := abi.Lookup(tc.name).Index()
@@ -42,4 +44,78 @@ func TestTraceMasksI32Args(t *testing.T) {
 			require.Regexp(t, tc.line, h.log[0].String())
 		})
 	}
+}
+
+// TestTraceOutsAndEnums: a trace line shows, after an out-parameter's
+// address, the value the call wrote there (an address in hex, at the
+// profile's width), and enum parameters by the header's names; a failed
+// call shows no written value, and unknown enum values read as the type
+// and the number.
+func TestTraceOutsAndEnums(t *testing.T) {
+	for _, prof := range []abi.Profile{abi.Wide, abi.Native32} {
+		t.Run(prof.Module(), func(t *testing.T) {
+			h := newHarnessIn(t, prof, Policy{})
+			last := func() string {
+				t.Helper()
+				require.NotEmpty(t, h.log)
+				return h.log[len(h.log)-1].String()
+			}
+			h.ok("aclrtSetDevice", 0)
+			h.ok("aclrtGetDevice", outA)
+			require.Equal(t, "aclrtGetDevice(deviceId=0x100 -> 0) = 0", last())
+			h.ok("aclrtGetDeviceCount", outA)
+			require.Equal(t, fmt.Sprintf("aclrtGetDeviceCount(count=0x100 -> %d) = 0", h.u32(outA)), last())
+
+			dev := h.malloc(4096)
+			require.Equal(t, fmt.Sprintf("aclrtMalloc(devPtr=0x100 -> %#x, size=4096, policy=ACL_MEM_MALLOC_HUGE_FIRST) = 0", dev), last())
+			h.putWords(outA, 0)
+			h.code(acl.ErrInvalidParam, "aclrtMalloc", outA, 0, 0x1002|0x40000)
+			require.Regexp(t, `^aclrtMalloc\(devPtr=0x100, size=0, policy=ACL_MEM_MALLOC_NORMAL_ONLY\|ACL_MEM_TYPE_HIGH_BAND_WIDTH\|0x40000\) = 100000 ACL_ERROR_INVALID_PARAM: `, last())
+
+			h.ok("aclrtMemcpy", dev, 64, data, 64, uint64(acl.MemcpyHostToDevice))
+			require.Equal(t, fmt.Sprintf("aclrtMemcpy(dst=%#x, destMax=64, src=0x1000, count=64, kind=ACL_MEMCPY_HOST_TO_DEVICE) = 0", dev), last())
+			h.call("aclrtMemcpy", dev, 64, data, 64, 99)
+			require.Regexp(t, `^aclrtMemcpy\(.*, kind=aclrtMemcpyKind\(99\)\) = [1-9]`, last())
+
+			h.ok("aclrtCreateStream", outA)
+			st := uint64(h.u32(outA))
+			require.Equal(t, fmt.Sprintf("aclrtCreateStream(stream=0x100 -> %d) = 0", st), last())
+			h.ok("aclrtStreamQuery", st, outB)
+			require.Equal(t, fmt.Sprintf("aclrtStreamQuery(stream=%d, status=0x108 -> ACL_STREAM_STATUS_COMPLETE) = 0", st), last())
+
+			h.ok("aclrtGetMemInfo", uint64(acl.HBMMem), outA, outB)
+			require.Equal(t, fmt.Sprintf("aclrtGetMemInfo(attr=ACL_HBM_MEM, free=0x100 -> %d, total=0x108 -> %d) = 0", h.word(outA), h.word(outB)), last())
+			h.call("aclrtGetMemInfo", 77, outA, outB)
+			require.Regexp(t, `^aclrtGetMemInfo\(attr=aclrtMemAttr\(77\), free=0x100, total=0x108\) = [1-9]`, last())
+
+			h.ok("aclrtGetRunMode", outA)
+			require.Equal(t, "aclrtGetRunMode(runMode=0x100 -> ACL_HOST) = 0", last())
+			h.ok("aclrtHostRegister", data, 4096, 0, outA)
+			require.Equal(t, fmt.Sprintf("aclrtHostRegister(ptr=0x1000, size=4096, type=ACL_HOST_REGISTER_MAPPED, devPtr=0x100 -> %#x) = 0", h.word(outA)), last())
+			h.call("aclrtHostRegister", data2, 4096, 4|8|1, outA)
+			require.Regexp(t, `^aclrtHostRegister\(ptr=0x9000, size=4096, type=ACL_HOST_REGISTER_IOMEMORY\|ACL_HOST_REGISTER_READONLY\|0x1, devPtr=0x100\) = [1-9]`, last())
+
+			// An out-parameter outside guest memory fails the call and
+			// shows nothing written.
+			h.call("aclrtGetDevice", 0xffff_fff0)
+			require.Regexp(t, `^aclrtGetDevice\(deviceId=0xfffffff0\) = 100000 `, last())
+			require.Empty(t, h.log[len(h.log)-1].Outs)
+		})
+	}
+}
+
+// TestTraceOutsFailIndex: a batch copy writes failIndex when it fails,
+// and the trace shows it then.
+func TestTraceOutsFailIndex(t *testing.T) {
+	h := newHarness(t, Policy{})
+	h.ok("aclrtSetDevice", 0)
+	dev := h.malloc(4096)
+	// Two H2D entries, the second past the end of the allocation.
+	h.putWords(0x200, dev, dev+4000)
+	h.putWords(0x300, 64, 4096)
+	h.putWords(0x400, data, data2)
+	h.putWords(0x500, 64, 4096)
+	h.call("aclrtMemcpyBatch", 0x200, 0x300, 0x400, 0x500, 2, 0, 0, 0, outA)
+	line := h.log[len(h.log)-1].String()
+	require.Regexp(t, `, failIndex=0x100 -> \d+\) = [1-9]\d* `, line)
 }

@@ -296,10 +296,12 @@ func TestTrace(t *testing.T) {
 	require.Regexp(t, `^0x[0-9a-f]{9,16}$`, dev, "a device address is at or above 2^32")
 
 	require.Equal(t, "trace: aclrtSetDevice(deviceId=0) = 0", lines[0])
-	require.Equal(t, "trace: aclrtMalloc(devPtr=0x10, size=4096, policy=0) = 0", lines[1])
-	require.Equal(t, "trace: aclrtMemcpy(dst="+dev+", destMax=4096, src=0x400, count=4096, kind=1) = 0", lines[2])
-	require.Equal(t, "trace: aclrtMalloc(devPtr=0x10, size=0, policy=0) = 100000 ACL_ERROR_INVALID_PARAM: aclrtMalloc: size is 0", lines[3])
-	require.Regexp(t, `^trace: aclrtMemcpy\(dst=`+dev+`, destMax=4096, src=0xfde8, count=4096, kind=1\) = 107000 ACL_ERROR_RT_PARAM_INVALID: aclrtMemcpy: \S.*$`, lines[4])
+	// The address aclrtMalloc wrote follows its out-parameter's, and the
+	// enums read by their names.
+	require.Equal(t, "trace: aclrtMalloc(devPtr=0x10 -> "+dev+", size=4096, policy=ACL_MEM_MALLOC_HUGE_FIRST) = 0", lines[1])
+	require.Equal(t, "trace: aclrtMemcpy(dst="+dev+", destMax=4096, src=0x400, count=4096, kind=ACL_MEMCPY_HOST_TO_DEVICE) = 0", lines[2])
+	require.Equal(t, "trace: aclrtMalloc(devPtr=0x10, size=0, policy=ACL_MEM_MALLOC_HUGE_FIRST) = 100000 ACL_ERROR_INVALID_PARAM: aclrtMalloc: size is 0", lines[3])
+	require.Regexp(t, `^trace: aclrtMemcpy\(dst=`+dev+`, destMax=4096, src=0xfde8, count=4096, kind=ACL_MEMCPY_HOST_TO_DEVICE\) = 107000 ACL_ERROR_RT_PARAM_INVALID: aclrtMemcpy: \S.*$`, lines[4])
 	require.Equal(t, "trace: aclrtFree(devPtr="+dev+") = 0", lines[5])
 	require.Regexp(t, `^trace: aclrtSetDevice\(deviceId=-1\) = \d+ ACL_ERROR_\w+: aclrtSetDevice: \S.*$`, lines[6])
 }
