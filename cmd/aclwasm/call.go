@@ -182,9 +182,16 @@ func callInput(cmd *cobra.Command, input, file string) ([]byte, error) {
 // hasExport refuses a call of a function the module does not export,
 // naming those it does (a host error, 126).
 func hasExport(pl *host.Plugin, path, name string) error {
-	names := slices.DeleteFunc(pl.Exports(), func(n string) bool { return n == "_start" || n == "_initialize" })
-	if slices.Contains(names, name) {
+	all := pl.Exports()
+	entry := func(n string) bool { return n == "_start" || n == "_initialize" }
+	names := slices.DeleteFunc(slices.Clone(all), entry)
+	switch {
+	case slices.Contains(names, name):
 		return nil
+	case entry(name) && slices.Contains(all, name):
+		// WASI's entry points run once, by the host: _start is a
+		// command's whole run, _initialize a reactor's setup.
+		return &exitError{exitHost, fmt.Errorf("%s: %s is the module's WASI entry point, which the host runs itself (aclwasm run for _start): call one of its functions: %s", path, name, listNames(names))}
 	}
 	return &exitError{exitHost, fmt.Errorf("%s exports no function %q: it exports %s", path, name, listNames(names))}
 }

@@ -58,7 +58,8 @@ const watBytes = `(module
     (call $write (i32.const 1024) (call $cfg (i32.const 64) (i32.const 8) (i32.const 1024) (i32.const 64))))
   (func (export "quit") (call $exit (i32.const 5)))
   (func (export "boom") unreachable)
-  (func (export "spin") (loop $l (br $l))))`
+  (func (export "spin") (loop $l (br $l)))
+  (func (export "_start")))`
 
 // TestCall: aclwasm call passes its input to the export, prints exactly
 // its output on stdout and exits with its status, or as run does.
@@ -90,6 +91,7 @@ func TestCall(t *testing.T) {
 		{"trap", []string{g, "boom"}, 134, "", []string{"boom: guest trapped: unreachable"}},
 		{"timeout", []string{"--timeout", "200ms", g, "spin"}, 124, "", []string{"spin: guest timed out after 200ms (the policy's timeout)"}},
 		{"no such export", []string{g, "nope"}, 126, "", []string{`exports no function "nope": it exports echo, status, negative, toolong, void, big, print, config, quit, boom, spin`}},
+		{"entry point", []string{g, "_start"}, 126, "", []string{"_start is the module's WASI entry point, which the host runs itself"}},
 		{"both inputs", []string{"--input", "a", "--input-file", inFile, g, "echo"}, 126, "", []string{"[input input-file] were all set"}},
 		{"missing file", []string{"--input-file", filepath.Join(dir, "none"), g, "echo"}, 126, "", []string{"--input-file: open "}},
 		{"no export named", []string{g}, 126, "", []string{"usage: aclwasm call"}},
