@@ -64,8 +64,10 @@ func (s *Session) invoke(ctx context.Context, fi int, mem []byte, stack []uint64
 	}
 	tracing := s.trace != nil || s.obs != nil
 	var outs []OutValue
+	var attrs []acl.MemcpyBatchAttr
 	if tracing { // before c lets go of the guest's memory
 		outs = traceOuts(fi, s.prof, c.mem, stack, code)
+		attrs = traceAttrs(fi, c.mem, stack)
 	}
 	*c = call{} // drop the references to guest memory and the context
 	s.stats.calls[fi]++
@@ -79,7 +81,7 @@ func (s *Session) invoke(ctx context.Context, fi int, mem []byte, stack []uint64
 		s.callMetrics(fi, code, t0)
 	}
 	if tracing {
-		s.record(CallRecord{Func: &abi.Funcs[fi], Args: traceArgs(&abi.Funcs[fi], stack), Result: res, Code: code, Msg: msg, Outs: outs, Session: s.id, Start: t0, Duration: time.Since(t0)})
+		s.record(CallRecord{Func: &abi.Funcs[fi], Args: traceArgs(&abi.Funcs[fi], stack), Result: res, Code: code, Msg: msg, Outs: outs, Attrs: attrs, Session: s.id, Start: t0, Duration: time.Since(t0)})
 	}
 	stack[0] = uint64(uint32(res))
 }

@@ -383,6 +383,10 @@ type CallRecord struct {
 	// parameter order: none for a failed call, except failIndex of the
 	// batch copies. Functions outside module "acl" report none.
 	Outs []OutValue
+	// Attrs are the first entries (at most maxTraceAttrs) of a batch
+	// copy's attrs array, the aclrtMemcpyBatchAttr locations it gave,
+	// when they lie in guest memory.
+	Attrs []acl.MemcpyBatchAttr
 	// Session is the calling session's ID; Start and Duration time the
 	// host call.
 	Session  uint64

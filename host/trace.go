@@ -137,6 +137,47 @@ func traceOuts(fi int, prof abi.Profile, mem []byte, stack []uint64, code acl.Er
 	return outs
 }
 
+// maxTraceAttrs bounds the batch attributes a trace line shows.
+const maxTraceAttrs = 8
+
+// batchAttrParams has, per function of abi.Funcs, the indexes of its attrs
+// and numAttrs parameters (the batch copies), or nil.
+var batchAttrParams = func() [][2]int {
+	out := make([][2]int, len(abi.Funcs))
+	for fi, f := range abi.Funcs {
+		a, n := -1, -1
+		for i, p := range f.Params {
+			switch p.Name {
+			case "attrs":
+				a = i
+			case "numAttrs":
+				n = i
+			}
+		}
+		out[fi] = [2]int{a, n}
+	}
+	return out
+}()
+
+// traceAttrs reads the aclrtMemcpyBatchAttr entries a batch copy named,
+// the first maxTraceAttrs of them, from mem; none where they do not lie
+// in it.
+func traceAttrs(fi int, mem []byte, stack []uint64) []acl.MemcpyBatchAttr {
+	ix := batchAttrParams[fi]
+	if ix[0] < 0 || ix[1] < 0 {
+		return nil
+	}
+	ptr, n := uint64(uint32(stack[ix[0]])), min(stack[ix[1]], maxTraceAttrs)
+	if ptr == 0 || n == 0 || ptr+n*acl.MemcpyBatchAttrSize > uint64(len(mem)) {
+		return nil
+	}
+	attrs := make([]acl.MemcpyBatchAttr, n)
+	for k := range attrs {
+		attrs[k] = acl.DecodeMemcpyBatchAttr(mem[ptr+uint64(k)*acl.MemcpyBatchAttrSize:])
+	}
+	return attrs
+}
+
 // flagNames names the bits of flag parameters whose values the sandbox
 // accepts without a use for them, so that the trace shows what the guest
 // asked for.
@@ -271,6 +312,9 @@ func (r CallRecord) String() string {
 				b.WriteString(" -> " + r.outString(i, key, o.Value))
 			}
 		}
+		if p.Name == "attrs" && len(r.Attrs) > 0 {
+			r.writeAttrs(&b)
+		}
 	}
 	b.WriteString(") = ")
 	b.WriteString(strconv.FormatInt(int64(r.Result), 10))
@@ -299,4 +343,30 @@ func (r CallRecord) outString(i int, key string, v uint64) string {
 		}
 	}
 	return strconv.FormatUint(v, 10)
+}
+
+// writeAttrs writes the batch attributes as the C structs name their
+// fields: [{dstLoc={id=0, type=ACL_MEM_LOCATION_TYPE_DEVICE}, srcLoc={...}}, ...].
+func (r CallRecord) writeAttrs(b *strings.Builder) {
+	loc := func(name string, l acl.MemLocation) {
+		b.WriteString(name + "={id=" + strconv.FormatUint(uint64(l.ID), 10) + ", type=" + l.Type.String() + "}")
+	}
+	b.WriteString(" [")
+	for k, a := range r.Attrs {
+		if k > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteByte('{')
+		loc("dstLoc", a.DstLoc)
+		b.WriteString(", ")
+		loc("srcLoc", a.SrcLoc)
+		b.WriteByte('}')
+	}
+	// numAttrs is the parameter after attrsIndexes: more than shown?
+	for i, p := range r.Func.Params {
+		if p.Name == "numAttrs" && r.Args[i] > uint64(len(r.Attrs)) {
+			b.WriteString(", ...")
+		}
+	}
+	b.WriteByte(']')
 }

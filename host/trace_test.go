@@ -3,6 +3,8 @@ package host
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -104,18 +106,39 @@ func TestTraceOutsAndEnums(t *testing.T) {
 	}
 }
 
-// TestTraceOutsFailIndex: a batch copy writes failIndex when it fails,
-// and the trace shows it then.
-func TestTraceOutsFailIndex(t *testing.T) {
-	h := newHarness(t, Policy{})
-	h.ok("aclrtSetDevice", 0)
-	dev := h.malloc(4096)
-	// Two H2D entries, the second past the end of the allocation.
-	h.putWords(0x200, dev, dev+4000)
-	h.putWords(0x300, 64, 4096)
-	h.putWords(0x400, data, data2)
-	h.putWords(0x500, 64, 4096)
-	h.call("aclrtMemcpyBatch", 0x200, 0x300, 0x400, 0x500, 2, 0, 0, 0, outA)
-	line := h.log[len(h.log)-1].String()
-	require.Regexp(t, `, failIndex=0x100 -> \d+\) = [1-9]\d* `, line)
+// TestTraceBatch: a batch copy's line shows its attributes by the C
+// structs' field names and the header's location types, and the value it
+// wrote to failIndex, on success and on failure alike.
+func TestTraceBatch(t *testing.T) {
+	for _, prof := range []abi.Profile{abi.Wide, abi.Native32} {
+		t.Run(prof.Module(), func(t *testing.T) {
+			h := newHarnessIn(t, prof, Policy{})
+			h.ok("aclrtSetDevice", 0)
+			dev := h.malloc(4096)
+			acl.MemcpyBatchAttr{DstLoc: acl.MemLocation{Type: acl.MemLocationDevice}, SrcLoc: acl.MemLocation{Type: acl.MemLocationHost}}.Encode(h.mem()[0x600:])
+			h.putWords(0x700, 0)
+			h.putWords(0x200, dev, dev+64)
+			h.putWords(0x300, 64, 64)
+			h.putWords(0x400, data, data+64)
+			h.putWords(0x500, 64, 64)
+			h.ok("aclrtMemcpyBatch", 0x200, 0x300, 0x400, 0x500, 2, 0x600, 0x700, 1, outA)
+			const attrs = "attrs=0x600 [{dstLoc={id=0, type=ACL_MEM_LOCATION_TYPE_DEVICE}, srcLoc={id=0, type=ACL_MEM_LOCATION_TYPE_HOST}}]"
+			require.Equal(t, fmt.Sprintf("aclrtMemcpyBatch(dsts=0x200, destMaxs=0x300, srcs=0x400, sizes=0x500, numBatches=2, %s, attrsIndexes=0x700, numAttrs=1, failIndex=0x100 -> %d) = 0", attrs, h.word(outA)),
+				h.log[len(h.log)-1].String())
+
+			// The second entry past the end of the allocation.
+			h.putWords(0x200, dev, dev+4090)
+			h.call("aclrtMemcpyBatch", 0x200, 0x300, 0x400, 0x500, 2, 0x600, 0x700, 1, outA)
+			require.Regexp(t, `^aclrtMemcpyBatch\(.*, `+regexp.QuoteMeta(attrs)+`, attrsIndexes=0x700, numAttrs=1, failIndex=0x100 -> `+fmt.Sprint(h.word(outA))+`\) = [1-9]\d* `, h.log[len(h.log)-1].String())
+
+			// Attributes beyond the first maxTraceAttrs are left out.
+			for k := range maxTraceAttrs + 1 {
+				acl.MemcpyBatchAttr{}.Encode(h.mem()[0x800+k*acl.MemcpyBatchAttrSize:])
+			}
+			h.call("aclrtMemcpyBatchV2", 0x200, 0x300, 0x400, 0x500, 2, 0x800, 0x700, maxTraceAttrs+1)
+			line := h.log[len(h.log)-1].String()
+			require.Equal(t, maxTraceAttrs, strings.Count(line, "{dstLoc="), line)
+			require.Contains(t, line, "}, ...], attrsIndexes=")
+		})
+	}
 }
