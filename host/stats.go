@@ -13,30 +13,24 @@ import (
 // a trap) is not counted.
 type Stats struct {
 	Funcs map[string]FuncStats
-	// Bytes moved by direction ("H2D", "D2H", "D2D", "H2H") over all
-	// functions, and under "set" the bytes the memset functions set
-	// (device or guest memory), which move nowhere.
+	// Bytes moved by direction ("H2D", "D2H", "D2D", "H2H") over all functions.
 	Bytes map[string]uint64
+	// Set is the bytes the memset functions set (device or guest
+	// memory), which move nowhere, so Bytes leaves them out.
+	Set uint64
 }
 
 // FuncStats is the part of Stats about one function.
 type FuncStats struct {
 	Calls  uint64
 	Errors map[acl.Error]uint64
-	Bytes  map[string]uint64 // by direction, and "set" (Stats.Bytes)
+	Bytes  map[string]uint64 // by direction
+	Set    uint64            // bytes set (Stats.Set)
 }
 
 // setSlot is the counter slot of the bytes memset functions set, after
 // the four directions' (acl.Direction).
 const setSlot = 4
-
-// slotName names a counter slot in Stats.Bytes.
-func slotName(d int) string {
-	if d == setSlot {
-		return "set"
-	}
-	return acl.Direction(d).String()
-}
 
 // stats is the hot-path form of Stats: arrays indexed by function, so that
 // a call costs two increments and no map access unless it fails. Bytes are
@@ -92,8 +86,14 @@ func (st *stats) snapshot() Stats {
 			fs.Errors[c] = k
 		}
 		for d := range st.bytes[i] {
-			if b := st.own[i][d] + st.bytes[i][d].Load(); b != 0 {
-				name := slotName(d)
+			b := st.own[i][d] + st.bytes[i][d].Load()
+			if d == setSlot {
+				fs.Set = b
+				out.Set += b
+				continue
+			}
+			if b != 0 {
+				name := acl.Direction(d).String()
 				fs.Bytes[name] = b
 				out.Bytes[name] += b
 			}

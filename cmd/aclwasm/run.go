@@ -253,8 +253,8 @@ func printStats(w io.Writer, st host.Stats) {
 		if e == "" {
 			e = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%d\t%d\t%d\n", n, fs.Calls, e, fs.Bytes["H2D"], fs.Bytes["D2H"], fs.Bytes["D2D"], fs.Bytes["H2H"], fs.Bytes["set"])
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%d\t%d\t%d\n", n, fs.Calls, e, fs.Bytes["H2D"], fs.Bytes["D2H"], fs.Bytes["D2D"], fs.Bytes["H2H"], fs.Set)
 	}
-	fmt.Fprintf(tw, "total\t\t\t%d\t%d\t%d\t%d\t%d\n", st.Bytes["H2D"], st.Bytes["D2H"], st.Bytes["D2D"], st.Bytes["H2H"], st.Bytes["set"])
+	fmt.Fprintf(tw, "total\t\t\t%d\t%d\t%d\t%d\t%d\n", st.Bytes["H2D"], st.Bytes["D2H"], st.Bytes["D2D"], st.Bytes["H2H"], st.Set)
 	tw.Flush()
 }
