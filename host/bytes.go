@@ -128,16 +128,19 @@ func (i *Instance) CallBytes(ctx context.Context, name string, in []byte, opts .
 	if len(in) > math.MaxInt32 {
 		return nil, fmt.Errorf("host: call %s: input of %d bytes: the convention carries at most %d", name, len(in), math.MaxInt32)
 	}
-	if i.done {
-		return nil, fmt.Errorf("host: call %s: instance is closed", name)
+	// The lock before the session's io: a call overlapping another must
+	// not swap the input and output of the one running.
+	if err := i.tryLock(); err != nil {
+		return nil, fmt.Errorf("host: call %s: %w", name, err)
 	}
+	defer i.callMu.Unlock()
 	io := &bytesCall{in: in, limit: engine.MemoryBytes(i.p.policy.MemoryPages)}
 	for _, o := range opts {
 		o(io)
 	}
 	i.s.io = io
 	defer func() { i.s.io = nil }()
-	res, err := i.Call(ctx, name)
+	res, err := i.call(ctx, name)
 	if err != nil {
 		return nil, err
 	}

@@ -62,6 +62,13 @@ func (s *Session) invoke(ctx context.Context, fi int, mem []byte, stack []uint64
 	if c.ret != nil {
 		res = *c.ret
 	}
+	tracing := s.trace != nil || s.obs != nil
+	var outs []OutValue
+	var attrs []acl.MemcpyBatchAttr
+	if tracing { // before c lets go of the guest's memory
+		outs = traceOuts(fi, s.prof, c.mem, stack, code)
+		attrs = traceAttrs(fi, c.mem, stack)
+	}
 	*c = call{} // drop the references to guest memory and the context
 	s.stats.calls[fi]++
 	var msg string
@@ -73,8 +80,8 @@ func (s *Session) invoke(ctx context.Context, fi int, mem []byte, stack []uint64
 	if s.ms.pm != nil {
 		s.callMetrics(fi, code, t0)
 	}
-	if s.trace != nil || s.obs != nil {
-		s.record(CallRecord{Func: &abi.Funcs[fi], Args: traceArgs(&abi.Funcs[fi], stack), Result: res, Code: code, Msg: msg, Session: s.id, Start: t0, Duration: time.Since(t0)})
+	if tracing {
+		s.record(CallRecord{Func: &abi.Funcs[fi], Args: traceArgs(&abi.Funcs[fi], stack), Result: res, Code: code, Msg: msg, Outs: outs, Attrs: attrs, Session: s.id, Start: t0, Duration: time.Since(t0)})
 	}
 	stack[0] = uint64(uint32(res))
 }

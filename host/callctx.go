@@ -38,8 +38,9 @@ type callCtx struct {
 	err, cause error
 	deadline   time.Time
 	hasDL      bool
-	timer      *time.Timer // the policy's timeout, made once, reset per call
-	stopParent func() bool // stops following a cancelable parent
+	timer      *time.Timer   // the policy's timeout, made once, reset per call
+	limit      time.Duration // the policy's timeout of the armed call, for its error
+	stopParent func() bool   // stops following a cancelable parent
 	afters     []*func()
 }
 
@@ -67,6 +68,9 @@ func (c *callCtx) arm(parent context.Context, d time.Duration) {
 		c.stopParent = context.AfterFunc(parent, func() { c.parentDone(parent) })
 	}
 	if policy {
+		c.mu.Lock()
+		c.limit = d
+		c.mu.Unlock()
 		if c.timer == nil {
 			c.timer = time.AfterFunc(d, c.expire)
 		} else {
@@ -101,9 +105,10 @@ func (c *callCtx) end() {
 func (c *callCtx) expire() {
 	c.mu.Lock()
 	stale := c.parent == nil || time.Now().Before(c.deadline)
+	d := c.limit
 	c.mu.Unlock()
 	if !stale {
-		c.cancel(context.DeadlineExceeded, errPolicyTimeout)
+		c.cancel(context.DeadlineExceeded, timeoutCause(d))
 	}
 }
 

@@ -787,6 +787,11 @@ func (i *Instance) Call(ctx context.Context, name string, args ...uint64) ([]uin
 		return nil, fmt.Errorf("host: call %s: %w", name, err)
 	}
 	defer i.callMu.Unlock()
+	return i.call(ctx, name, args...)
+}
+
+// call is Call with callMu held.
+func (i *Instance) call(ctx context.Context, name string, args ...uint64) ([]uint64, error) {
 	if name == i.p.start {
 		return nil, fmt.Errorf("host: %w: %q", errNoExport, name)
 	}

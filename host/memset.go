@@ -24,9 +24,14 @@ func memsetSync(c *call) error {
 	}
 	if !d.buf.IsDevice() { // host
 		acl.Fill(d.buf.Host, byte(c.u32(2)))
+		c.set(nil, n)
 		return nil
 	}
-	return be(c.s.b.Memset(c.ctx, d.buf, byte(c.u32(2)), n))
+	if err := be(c.s.b.Memset(c.ctx, d.buf, byte(c.u32(2)), n)); err != nil {
+		return err
+	}
+	c.set(nil, n)
+	return nil
 }
 
 // memsetAsync is aclrtMemsetAsync(devPtr, maxCount, value, count, stream).
@@ -56,6 +61,7 @@ func memsetAsync(c *call) error {
 	}
 	if !d.buf.IsDevice() { // host
 		acl.Fill(d.buf.Host, byte(c.u32(2)))
+		c.set(nil, n)
 		return nil
 	}
 	if err := c.streamCtx(st); err != nil { // streamctx
@@ -64,7 +70,11 @@ func memsetAsync(c *call) error {
 	if err := c.enqueue(st); err != nil { // queue
 		return err
 	}
-	return be(c.s.b.MemsetAsync(c.ctx, d.buf, byte(c.u32(2)), n, st.h))
+	if err := be(c.s.b.MemsetAsync(c.ctx, d.buf, byte(c.u32(2)), n, st.h)); err != nil {
+		return err
+	}
+	c.set(st, n)
+	return nil
 }
 
 // d32Memory is the pointer-attribute query that the ACL layer of
@@ -114,13 +124,18 @@ func memsetD32Sync(c *call) error {
 	}
 	if !d.buf.IsDevice() { // host
 		acl.Fill32(d.buf.Host, c.u32(2))
+		c.set(nil, n)
 		return nil
 	}
 	m, ok := c.s.b.(acl.MemsetD32er) // feature
 	if !ok {
 		return noD32(c)
 	}
-	return be(m.MemsetD32(c.ctx, d.buf, c.u32(2), n/4))
+	if err := be(m.MemsetD32(c.ctx, d.buf, c.u32(2), n/4)); err != nil {
+		return err
+	}
+	c.set(nil, n)
+	return nil
 }
 
 // memsetD32Async is aclrtMemsetD32Async(ptr, memSize, value, count,
@@ -150,6 +165,7 @@ func memsetD32Async(c *call) error {
 	}
 	if !d.buf.IsDevice() { // host
 		acl.Fill32(d.buf.Host, c.u32(2))
+		c.set(nil, n)
 		return nil
 	}
 	if err := c.streamCtx(st); err != nil { // streamctx
@@ -162,7 +178,11 @@ func memsetD32Async(c *call) error {
 	if err := c.enqueue(st); err != nil { // queue
 		return err
 	}
-	return be(m.MemsetD32Async(c.ctx, d.buf, c.u32(2), n/4, st.h))
+	if err := be(m.MemsetD32Async(c.ctx, d.buf, c.u32(2), n/4, st.h)); err != nil {
+		return err
+	}
+	c.set(st, n)
+	return nil
 }
 
 func noD32(c *call) error {

@@ -7,8 +7,10 @@ import (
 	"sync"
 )
 
-// ErrPoolClosed: the pool was closed.
-var ErrPoolClosed = errors.New("pool is closed")
+// ErrPoolClosed: the pool was closed. It wraps ErrClosed, so that
+// errors.Is(err, ErrClosed) holds for a closed pool as for a closed
+// plugin or instance.
+var ErrPoolClosed = fmt.Errorf("pool is %w", ErrClosed)
 
 // PoolConfig configures a Pool.
 type PoolConfig struct {
@@ -79,10 +81,11 @@ func (p *Pool) Call(ctx context.Context, name string, args ...uint64) (res []uin
 	return res, err
 }
 
-// CallBytes is Instance.CallBytes on an instance of the pool.
-func (p *Pool) CallBytes(ctx context.Context, name string, in []byte) (out []byte, err error) {
+// CallBytes is Instance.CallBytes on an instance of the pool, with its
+// options (MaxOutput).
+func (p *Pool) CallBytes(ctx context.Context, name string, in []byte, opts ...BytesOption) (out []byte, err error) {
 	err = p.Do(ctx, func(i *Instance) error {
-		out, err = i.CallBytes(ctx, name, in)
+		out, err = i.CallBytes(ctx, name, in, opts...)
 		return err
 	})
 	return out, err
@@ -94,11 +97,15 @@ func (p *Pool) get(ctx context.Context) (*Instance, error) {
 		p.mu.Unlock()
 		return nil, fmt.Errorf("host: %w", ErrPoolClosed)
 	}
-	if n := len(p.idle); n > 0 {
+	for n := len(p.idle); n > 0; n-- {
 		inst := p.idle[n-1]
 		p.idle = p.idle[:n-1]
-		p.mu.Unlock()
-		return inst, nil
+		// Plugin.Close ends idle instances too: one it ended is dropped,
+		// and the Instantiate below says ErrClosed.
+		if !inst.ended() {
+			p.mu.Unlock()
+			return inst, nil
+		}
 	}
 	p.mu.Unlock()
 	return p.pl.Instantiate(ctx, p.cfg.Config)
@@ -107,8 +114,8 @@ func (p *Pool) get(ctx context.Context) (*Instance, error) {
 // put returns inst to the pool and its token with it.
 func (p *Pool) put(ctx context.Context, inst *Instance) error {
 	defer func() { <-p.sem }()
-	if inst.done {
-		return nil // ended by a trap, timeout or cancellation: already released
+	if inst.ended() {
+		return nil // ended by a trap, timeout, cancellation or Close: already released
 	}
 	p.mu.Lock()
 	if !p.cfg.Fresh && !p.shut {
@@ -121,8 +128,10 @@ func (p *Pool) put(ctx context.Context, inst *Instance) error {
 }
 
 // Close waits for the calls in progress (until ctx is done), then closes
-// every idle instance. Later calls fail with ErrPoolClosed. The plugin
-// stays open.
+// every idle instance. Calls that have not taken an instance by then, and
+// later calls, fail with ErrPoolClosed (errors.Is(err, ErrClosed)). The
+// plugin stays open; closing the plugin instead (or too) ends the pool's
+// instances, busy and idle, and its calls fail with ErrClosed.
 func (p *Pool) Close(ctx context.Context) error {
 	p.mu.Lock()
 	p.shut = true
@@ -149,4 +158,12 @@ wait:
 		<-p.sem
 	}
 	return err
+}
+
+// ended reports whether the instance has finished: released by a trap, a
+// timeout, a cancellation or a Close (its own or its plugin's).
+func (i *Instance) ended() bool {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.done || i.closing
 }

@@ -380,6 +380,15 @@ type CallRecord struct {
 	Result int32
 	Code   acl.Error
 	Msg    string
+	// Outs are the values the call wrote to its out-parameters (the
+	// address aclrtMalloc wrote at devPtr, a stream handle, a count), in
+	// parameter order: none for a failed call, except failIndex of the
+	// batch copies. Functions outside module "acl" report none.
+	Outs []OutValue
+	// Attrs are the first entries (at most maxTraceAttrs) of a batch
+	// copy's attrs array, the aclrtMemcpyBatchAttr locations it gave,
+	// when they lie in guest memory.
+	Attrs []acl.MemcpyBatchAttr
 	// Session is the calling session's ID; Start and Duration time the
 	// host call.
 	Session  uint64

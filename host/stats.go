@@ -15,6 +15,9 @@ type Stats struct {
 	Funcs map[string]FuncStats
 	// Bytes moved by direction ("H2D", "D2H", "D2D", "H2H") over all functions.
 	Bytes map[string]uint64
+	// Set is the bytes the memset functions set (device or guest
+	// memory), which move nowhere, so Bytes leaves them out.
+	Set uint64
 }
 
 // FuncStats is the part of Stats about one function.
@@ -22,7 +25,12 @@ type FuncStats struct {
 	Calls  uint64
 	Errors map[acl.Error]uint64
 	Bytes  map[string]uint64 // by direction
+	Set    uint64            // bytes set (Stats.Set)
 }
+
+// setSlot is the counter slot of the bytes memset functions set, after
+// the four directions' (acl.Direction).
+const setSlot = 4
 
 // stats is the hot-path form of Stats: arrays indexed by function, so that
 // a call costs two increments and no map access unless it fails. Bytes are
@@ -30,8 +38,8 @@ type FuncStats struct {
 // they execute.
 type stats struct {
 	calls []uint64
-	own   [][4]uint64 // bytes counted by the calls themselves: no atomic on the call path
-	bytes [][4]atomic.Uint64
+	own   [][5]uint64 // bytes counted by the calls themselves (by direction, then setSlot): no atomic on the call path
+	bytes [][5]atomic.Uint64
 	errs  []map[acl.Error]uint64
 	host  map[string]*FuncStats // functions outside module "acl", by module.name
 }
@@ -55,8 +63,8 @@ func (st *stats) hostStat(name string) *FuncStats {
 func (st *stats) init() {
 	n := len(abi.Funcs)
 	st.calls = make([]uint64, n)
-	st.own = make([][4]uint64, n)
-	st.bytes = make([][4]atomic.Uint64, n)
+	st.own = make([][5]uint64, n)
+	st.bytes = make([][5]atomic.Uint64, n)
 	st.errs = make([]map[acl.Error]uint64, n)
 }
 
@@ -78,7 +86,13 @@ func (st *stats) snapshot() Stats {
 			fs.Errors[c] = k
 		}
 		for d := range st.bytes[i] {
-			if b := st.own[i][d] + st.bytes[i][d].Load(); b != 0 {
+			b := st.own[i][d] + st.bytes[i][d].Load()
+			if d == setSlot {
+				fs.Set = b
+				out.Set += b
+				continue
+			}
+			if b != 0 {
 				name := acl.Direction(d).String()
 				fs.Bytes[name] = b
 				out.Bytes[name] += b
@@ -111,4 +125,15 @@ func (c *call) movedWhenRun(st *streamRec, queued bool, d acl.Direction, n uint6
 	// A mark refused leaves the bytes uncounted: its stream is going away,
 	// and with it, most likely, the copy.
 	_ = cp.OnComplete(st.h, func() { s.countBytes(fi, d, n) })
+}
+
+// set counts n bytes set by the current (memset) function: at once, or,
+// queued on st, once the memset has run, as movedWhenRun does for copies.
+func (c *call) set(st *streamRec, n uint64) {
+	if cp, ok := c.s.b.(acl.Completer); st != nil && ok {
+		s, fi := c.s, c.fi
+		_ = cp.OnComplete(st.h, func() { s.stats.bytes[fi][setSlot].Add(n) })
+		return
+	}
+	c.s.stats.own[c.fi][setSlot] += n
 }

@@ -2,6 +2,7 @@
 // in a sandbox, checks them against the guest ABI, and prints the ABI.
 //
 //	aclwasm run [flags] plugin.wasm [args...]
+//	aclwasm call [flags] plugin.wasm EXPORT
 //	aclwasm check [flags] plugin.wasm
 //	aclwasm abi [--json]
 //	aclwasm bench [flags]
@@ -15,6 +16,11 @@
 // an exit status cannot hold, gives 255. Each code but the guest's own
 // comes with a reason on stderr, and so does a guest exit code that equals
 // one of the host's (124, 125, 126, 130, 134), saying it is the guest's.
+// Exit codes of call: the export's status (0 for success or an export that
+// returns nothing; 255 for a status outside 1..255, and a status equal to
+// one of the host's codes comes with a line saying it is the export's),
+// otherwise those of run; output beyond --max-output gives 126 and prints
+// nothing.
 // check exits 0 when the module passes, 1 when it does not, and 126 for a
 // host or usage error.
 //
@@ -64,7 +70,7 @@ func main() {
 	// A bad flag is a usage error (126), for every command, as is an
 	// unknown command or a wrong argument count (see below).
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{exitHost, err} })
-	root.AddCommand(runCmd(), checkCmd(), abiCmd())
+	root.AddCommand(runCmd(), callCmd(), checkCmd(), abiCmd())
 	root.AddCommand(serveCmd())
 	root.AddCommand(benchCmd())
 	err := root.Execute()

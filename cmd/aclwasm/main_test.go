@@ -151,7 +151,7 @@ func TestExitCodes(t *testing.T) {
 		{"guest exits 7", []string{"run", exit7}, 7, nil},
 		{"_start returns", []string{"run", ret}, 0, nil},
 		{"trap", []string{"run", trap}, 134, []string{"aclwasm: ", "_start: guest trapped: unreachable"}},
-		{"timeout", []string{"run", "--timeout", "200ms", spin}, 124, []string{"aclwasm: ", "timed out"}},
+		{"timeout", []string{"run", "--timeout", "200ms", spin}, 124, []string{"aclwasm: ", "guest timed out after 200ms (the policy's timeout)"}},
 		{"unknown import", []string{"run", bad}, 125, []string{
 			"load refused",
 			"import acl.aclrtFoo is not a function of ABI v1",
@@ -296,10 +296,12 @@ func TestTrace(t *testing.T) {
 	require.Regexp(t, `^0x[0-9a-f]{9,16}$`, dev, "a device address is at or above 2^32")
 
 	require.Equal(t, "trace: aclrtSetDevice(deviceId=0) = 0", lines[0])
-	require.Equal(t, "trace: aclrtMalloc(devPtr=0x10, size=4096, policy=0) = 0", lines[1])
-	require.Equal(t, "trace: aclrtMemcpy(dst="+dev+", destMax=4096, src=0x400, count=4096, kind=1) = 0", lines[2])
-	require.Equal(t, "trace: aclrtMalloc(devPtr=0x10, size=0, policy=0) = 100000 ACL_ERROR_INVALID_PARAM: aclrtMalloc: size is 0", lines[3])
-	require.Regexp(t, `^trace: aclrtMemcpy\(dst=`+dev+`, destMax=4096, src=0xfde8, count=4096, kind=1\) = 107000 ACL_ERROR_RT_PARAM_INVALID: aclrtMemcpy: \S.*$`, lines[4])
+	// The address aclrtMalloc wrote follows its out-parameter's, and the
+	// enums read by their names.
+	require.Equal(t, "trace: aclrtMalloc(devPtr=0x10 -> "+dev+", size=4096, policy=ACL_MEM_MALLOC_HUGE_FIRST) = 0", lines[1])
+	require.Equal(t, "trace: aclrtMemcpy(dst="+dev+", destMax=4096, src=0x400, count=4096, kind=ACL_MEMCPY_HOST_TO_DEVICE) = 0", lines[2])
+	require.Equal(t, "trace: aclrtMalloc(devPtr=0x10, size=0, policy=ACL_MEM_MALLOC_HUGE_FIRST) = 100000 ACL_ERROR_INVALID_PARAM: aclrtMalloc: size is 0", lines[3])
+	require.Regexp(t, `^trace: aclrtMemcpy\(dst=`+dev+`, destMax=4096, src=0xfde8, count=4096, kind=ACL_MEMCPY_HOST_TO_DEVICE\) = 107000 ACL_ERROR_RT_PARAM_INVALID: aclrtMemcpy: \S.*$`, lines[4])
 	require.Equal(t, "trace: aclrtFree(devPtr="+dev+") = 0", lines[5])
 	require.Regexp(t, `^trace: aclrtSetDevice\(deviceId=-1\) = \d+ ACL_ERROR_\w+: aclrtSetDevice: \S.*$`, lines[6])
 }
@@ -343,7 +345,7 @@ func statsTable(t *testing.T, stderr string) map[string][]string {
 	lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
 	require.Greater(t, len(lines), 1)
 	require.Equal(t, "engine wazero, backend sim (chip a2, 2 devices of 32GiB)", lines[0], "what ran")
-	require.Equal(t, []string{"function", "calls", "errors", "H2D", "D2H", "D2D", "H2H"}, strings.Fields(lines[1]))
+	require.Equal(t, []string{"function", "calls", "errors", "H2D", "D2H", "D2D", "H2H", "set"}, strings.Fields(lines[1]))
 	rows := map[string][]string{}
 	for _, l := range lines[2:] {
 		f := strings.Fields(l)
@@ -359,12 +361,44 @@ func TestStats(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	rows := statsTable(t, r.stderr)
 	require.Equal(t, map[string][]string{
-		"aclrtSetDevice": {"2", "1×107001", "0", "0", "0", "0"},
-		"aclrtMalloc":    {"2", "1×100000", "0", "0", "0", "0"},
-		"aclrtMemcpy":    {"2", "1×107000", "4096", "0", "0", "0"},
-		"aclrtFree":      {"1", "-", "0", "0", "0", "0"},
-		"total":          {"4096", "0", "0", "0"},
+		"aclrtSetDevice": {"2", "1×107001", "0", "0", "0", "0", "0"},
+		"aclrtMalloc":    {"2", "1×100000", "0", "0", "0", "0", "0"},
+		"aclrtMemcpy":    {"2", "1×107000", "4096", "0", "0", "0", "0"},
+		"aclrtFree":      {"1", "-", "0", "0", "0", "0", "0"},
+		"total":          {"4096", "0", "0", "0", "0"},
 	}, rows, r.stderr)
+}
+
+// TestStatsMemset: the set column counts the bytes the memset functions
+// set, in device memory and in guest memory, synchronously and in stream
+// order; a memset that fails sets none.
+func TestStatsMemset(t *testing.T) {
+	g := wat(t, "statsmemset", `(module
+  (import "acl" "aclrtSetDevice" (func $setdev (param i32) (result i32)))
+  (import "acl" "aclrtMalloc" (func $malloc (param i32 i64 i32) (result i32)))
+  (import "acl" "aclrtMemset" (func $memset (param i64 i64 i32 i64) (result i32)))
+  (import "acl" "aclrtMemsetAsync" (func $memsetAsync (param i64 i64 i32 i64 i32) (result i32)))
+  (import "acl" "aclrtCreateStream" (func $mkstream (param i32) (result i32)))
+  (import "acl" "aclrtSynchronizeStream" (func $sync (param i32) (result i32)))
+  (memory (export "memory") 1)
+  (func (export "_start")
+    (drop (call $setdev (i32.const 0)))
+    (drop (call $malloc (i32.const 16) (i64.const 4096) (i32.const 0)))
+    (drop (call $mkstream (i32.const 32)))
+    ;; 1000 device bytes, then 24 guest bytes
+    (drop (call $memset (i64.load (i32.const 16)) (i64.const 4096) (i32.const 7) (i64.const 1000)))
+    (drop (call $memset (i64.const 1024) (i64.const 24) (i32.const 7) (i64.const 24)))
+    ;; a failing one: count beyond maxCount
+    (drop (call $memset (i64.load (i32.const 16)) (i64.const 10) (i32.const 7) (i64.const 20)))
+    ;; 2048 device bytes on the stream
+    (drop (call $memsetAsync (i64.load (i32.const 16)) (i64.const 4096) (i32.const 1) (i64.const 2048) (i32.load (i32.const 32))))
+    (drop (call $sync (i32.load (i32.const 32))))))`)
+	r := cli(t, "run", "--stats", g)
+	require.Equal(t, 0, r.code, r.stderr)
+	rows := statsTable(t, r.stderr)
+	require.Equal(t, []string{"3", "1×107000", "0", "0", "0", "0", "1024"}, rows["aclrtMemset"], r.stderr)
+	require.Equal(t, []string{"1", "-", "0", "0", "0", "0", "2048"}, rows["aclrtMemsetAsync"], r.stderr)
+	require.Equal(t, []string{"0", "0", "0", "0", "3072"}, rows["total"], r.stderr)
 }
 
 // TestStatsAfterTrap: the table comes after a failed run too.
@@ -379,7 +413,7 @@ func TestStatsAfterTrap(t *testing.T) {
 	require.True(t, ok, r.stderr)
 	require.Equal(t, "_start: guest trapped: unreachable\n  at $1\n", trap)
 	rows := statsTable(t, table)
-	require.Equal(t, []string{"1", "-", "0", "0", "0", "0"}, rows["aclrtSetDevice"])
+	require.Equal(t, []string{"1", "-", "0", "0", "0", "0", "0"}, rows["aclrtSetDevice"])
 }
 
 const watReactor = `(module
@@ -420,9 +454,9 @@ func TestInvoke(t *testing.T) {
 		{"no results", []string{"--invoke", "none", g}, 0, "\n", nil},
 		{"exit", []string{"--invoke", "quit", g, "3"}, 3, "", nil},
 		{"not an integer", []string{"--invoke", "id", g, "abc"}, 126, "", []string{`--invoke id: argument "abc" is not an integer`}},
-		{"no such export", []string{"--invoke", "nope", g}, 126, "", []string{`"nope"`}},
+		{"no such export", []string{"--invoke", "nope", g}, 126, "", []string{`exports no function "nope": it exports add, count, setdev, id, none, quit, boom, spin`}},
 		{"trap", []string{"--invoke", "boom", g}, 134, "", []string{"boom: guest trapped: unreachable"}},
-		{"timeout", []string{"--timeout", "200ms", "--invoke", "spin", g}, 124, "", []string{"spin", "timed out"}},
+		{"timeout", []string{"--timeout", "200ms", "--invoke", "spin", g}, 124, "", []string{"spin: guest timed out after 200ms (the policy's timeout)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -452,7 +486,7 @@ func TestInvokeStats(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Equal(t, "0\n", r.stdout)
 	rows := statsTable(t, r.stderr)
-	require.Equal(t, []string{"1", "-", "0", "0", "0", "0"}, rows["aclrtSetDevice"])
+	require.Equal(t, []string{"1", "-", "0", "0", "0", "0", "0"}, rows["aclrtSetDevice"])
 }
 
 func TestDevices(t *testing.T) {
@@ -608,6 +642,28 @@ func TestABI(t *testing.T) {
 			require.Contains(t, []string{"addr", "gptr", "size", "handle", "i32", "i64"}, p.Type, "%s.%s", f.Name, p.Name)
 		}
 	}
+
+	// Module aclwasm follows, in both forms.
+	require.Contains(t, r.stdout, "\n# Imports from module \"aclwasm\": bytes in and out, configuration\n")
+	require.Contains(t, r.stdout, "| `output_write` | buf gptr, len i32 | `(i32, i32) -> i32` |")
+	var io struct {
+		Modules []struct {
+			Module    string `json:"module"`
+			Functions []struct {
+				Name      string `json:"name"`
+				Signature string `json:"signature"`
+			} `json:"functions"`
+		} `json:"modules"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(rj.stdout), &io))
+	require.Len(t, io.Modules, 1)
+	require.Equal(t, abi.IOModule, io.Modules[0].Module)
+	require.Len(t, io.Modules[0].Functions, len(abi.IOFuncs))
+	for i, f := range io.Modules[0].Functions {
+		require.Equal(t, abi.IOFuncs[i].Name, f.Name)
+		require.Equal(t, 1, strings.Count(r.stdout, "| `"+f.Name+"` |"), f.Name)
+	}
+	require.Equal(t, "() -> i32", io.Modules[0].Functions[0].Signature)
 
 	// The native-layout profile: the same table, 32-bit addresses and sizes.
 	r = cli(t, "abi", "--profile", "acl32")
@@ -785,5 +841,5 @@ func TestInterrupt(t *testing.T) {
 	table, reason, ok := strings.Cut(errb.String(), "aclwasm: ")
 	require.True(t, ok, errb.String())
 	require.Equal(t, "interrupted: _start: guest canceled: context canceled\n", reason)
-	require.Equal(t, []string{"1", "-", "0", "0", "0", "0"}, statsTable(t, table)["aclrtSetDevice"])
+	require.Equal(t, []string{"1", "-", "0", "0", "0", "0", "0"}, statsTable(t, table)["aclrtSetDevice"])
 }

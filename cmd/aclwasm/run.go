@@ -91,6 +91,9 @@ line on stderr saying it is the guest's.`,
 			if m != nil {
 				path = m.Path
 			}
+			if err := f.checkNames(); err != nil {
+				return err
+			}
 			wasm, p, rt, done, desc, err := f.sandbox(ctx, path, opts...)
 			if err != nil {
 				return err
@@ -111,6 +114,11 @@ line on stderr saying it is the guest's.`,
 			defer pl.Close(ctx)
 			if names := pl.Exports(); invoke == "" && !slices.Contains(names, "_start") {
 				return &exitError{exitHost, fmt.Errorf("%s has no _start, so it is not a command: call one of its exported functions with --invoke NAME (it exports: %s)", args[0], listNames(names))}
+			}
+			if invoke != "" {
+				if err := hasExport(pl, args[0], invoke); err != nil {
+					return err
+				}
 			}
 			cfg := host.Config{Args: args, Env: env, Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: stderr, DeterministicClocks: detClk}
 			if m != nil {
@@ -228,7 +236,7 @@ func listNames(names []string) string {
 
 func printStats(w io.Writer, st host.Stats) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "function\tcalls\terrors\tH2D\tD2H\tD2D\tH2H")
+	fmt.Fprintln(tw, "function\tcalls\terrors\tH2D\tD2H\tD2D\tH2H\tset")
 	names := make([]string, 0, len(st.Funcs))
 	for n := range st.Funcs {
 		names = append(names, n)
@@ -245,8 +253,8 @@ func printStats(w io.Writer, st host.Stats) {
 		if e == "" {
 			e = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%d\t%d\n", n, fs.Calls, e, fs.Bytes["H2D"], fs.Bytes["D2H"], fs.Bytes["D2D"], fs.Bytes["H2H"])
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%d\t%d\t%d\n", n, fs.Calls, e, fs.Bytes["H2D"], fs.Bytes["D2H"], fs.Bytes["D2D"], fs.Bytes["H2H"], fs.Set)
 	}
-	fmt.Fprintf(tw, "total\t\t\t%d\t%d\t%d\t%d\n", st.Bytes["H2D"], st.Bytes["D2H"], st.Bytes["D2D"], st.Bytes["H2H"])
+	fmt.Fprintf(tw, "total\t\t\t%d\t%d\t%d\t%d\t%d\n", st.Bytes["H2D"], st.Bytes["D2H"], st.Bytes["D2D"], st.Bytes["H2H"], st.Set)
 	tw.Flush()
 }

@@ -1,0 +1,46 @@
+package host
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestTimeoutNamesLimit: a call or run the policy's timeout stopped says
+// which limit it was, so that the operator knows what to raise; one the
+// caller's deadline stopped is a cancellation and says no limit.
+func TestTimeoutNamesLimit(t *testing.T) {
+	ctx := context.Background()
+	fns, _ := closeFuncs()
+	rt, err := NewRuntime(ctx, append(testBackend(t), WithEngine(testEngine), WithHostFuncs(fns...))...)
+	require.NoError(t, err)
+	defer rt.Close(ctx)
+	pl, err := rt.Load(ctx, wat2wasm(t, closeWAT), Policy{Timeout: 150 * time.Millisecond})
+	require.NoError(t, err)
+
+	_, err = pl.Run(ctx, Config{})
+	require.ErrorIs(t, err, ErrTimeout)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.ErrorContains(t, err, "guest timed out after 150ms (the policy's timeout)")
+
+	for _, export := range []string{"spin", "wait"} { // in guest code, in a host function
+		inst, err := pl.Instantiate(ctx, Config{})
+		require.NoError(t, err)
+		_, err = inst.Call(ctx, export)
+		require.ErrorIs(t, err, ErrTimeout, export)
+		require.ErrorContains(t, err, export+": guest timed out after 150ms (the policy's timeout)")
+		require.NoError(t, inst.Close(ctx))
+	}
+
+	inst, err := pl.Instantiate(ctx, Config{})
+	require.NoError(t, err)
+	dctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	_, err = inst.Call(dctx, "spin")
+	require.ErrorIs(t, err, ErrCanceled)
+	require.NotErrorIs(t, err, ErrTimeout)
+	require.NotContains(t, err.Error(), "policy")
+	require.NoError(t, inst.Close(ctx))
+}
