@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -61,7 +62,7 @@ func (f *sandboxFlags) registerEngine(c *cobra.Command) {
 	f.fs = c.Flags()
 	fl := c.Flags()
 	fl.StringVar(&f.engine, "engine", "wazero", "wasm engine: wazero, or wasmtime (needs a build with -tags wasmtime)")
-	fl.StringVar(&f.cacheDir, "cache-dir", "", "keep compiled modules in this directory, so later runs skip compilation (wazero)")
+	fl.StringVar(&f.cacheDir, "cache-dir", "", "keep compiled modules in this directory, so later runs skip compilation (wazero; run, call and serve default to the user's cache directory's aclwasm, '' turns it off)")
 	fl.StringSliceVar(&f.allow, "allow", nil, "functions the plugin may import (default all)")
 	fl.StringSliceVar(&f.deny, "deny", nil, "functions the plugin may not import")
 	fl.Uint32Var(&f.memoryPages, "memory-pages", host.DefaultMemoryPages, "guest linear memory limit in 64 KiB pages")
@@ -209,10 +210,7 @@ func (f *sandboxFlags) sandbox(ctx context.Context, path string, opts ...host.Op
 	}
 	desc = "engine " + f.engine + ", backend " + desc
 	base := []host.Option{host.WithBackend(b), host.WithEngine(f.engine)}
-	if f.cacheDir != "" {
-		base = append(base, host.WithCacheDir(f.cacheDir))
-	}
-	rt, err = host.NewRuntime(ctx, append(base, opts...)...)
+	rt, err = f.newRuntime(ctx, base, opts...)
 	if err != nil {
 		b.Close()
 		return fail(err)
@@ -294,4 +292,41 @@ func parseBytes(s string) (uint64, error) {
 		return 0, fmt.Errorf("%q is not a byte count (like 4096, 64KiB, 1GiB)", s)
 	}
 	return n * mult, nil
+}
+
+// cache returns the compilation cache directory of run, call and serve:
+// --cache-dir when given ("" turns the cache off), else, on wazero, the
+// user's cache directory's aclwasm (os.UserCacheDir), where later runs of
+// the same plugin skip compilation. isDefault says it is the default,
+// which newRuntime does without when it cannot be used.
+func (f *sandboxFlags) cache() (dir string, isDefault bool) {
+	if f.fs != nil && f.fs.Changed("cache-dir") {
+		return f.cacheDir, false
+	}
+	if f.engine != "wazero" {
+		return "", false // only wazero keeps compiled modules on disk
+	}
+	user, err := os.UserCacheDir()
+	if err != nil {
+		return "", false
+	}
+	return filepath.Join(user, "aclwasm"), true
+}
+
+// newRuntime makes the runtime of run, call and serve with base and opts,
+// and the compilation cache of cache. A default cache that cannot be used
+// (unsafe permissions, a read-only home) is left out with a warning on
+// stderr instead of failing the command; a --cache-dir given is an error.
+func (f *sandboxFlags) newRuntime(ctx context.Context, base []host.Option, opts ...host.Option) (*host.Runtime, error) {
+	all := append(base, opts...)
+	dir, isDefault := f.cache()
+	if dir == "" {
+		return host.NewRuntime(ctx, all...)
+	}
+	rt, err := host.NewRuntime(ctx, append(all, host.WithCacheDir(dir))...)
+	if err != nil && isDefault {
+		fmt.Fprintf(os.Stderr, "aclwasm: warning: the default compilation cache is not used: %v (--cache-dir '' turns it off)\n", err)
+		return host.NewRuntime(ctx, all...)
+	}
+	return rt, err
 }

@@ -27,6 +27,9 @@ func TestMain(m *testing.M) {
 	os.Exit(mainRun(m))
 }
 
+// cacheHome is the user cache directory the tests' CLI runs see.
+var cacheHome string
+
 func mainRun(m *testing.M) int {
 	dir, err := os.MkdirTemp("", "aclwasm-cli-test-")
 	if err != nil {
@@ -34,6 +37,10 @@ func mainRun(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
+	// The CLI's default compilation cache goes to the user's cache
+	// directory: the tests' is their own.
+	cacheHome = filepath.Join(dir, "cache")
+	os.Setenv("XDG_CACHE_HOME", cacheHome)
 	bin = filepath.Join(dir, "aclwasm")
 	// No build tags (whatever GOFLAGS says): the tests expect a build without
 	// the wasmtime engine.
@@ -54,12 +61,18 @@ type result struct {
 // cli runs the CLI with args and returns its output and exit status.
 func cli(t *testing.T, args ...string) result {
 	t.Helper()
+	return cliEnv(t, nil, args...)
+}
+
+// cliEnv is cli with env added to the environment.
+func cliEnv(t *testing.T, env []string, args ...string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	cmd.Env = append(os.Environ(), "ACLWASM_ACL_LIB=")
+	cmd.Env = append(append(os.Environ(), "ACLWASM_ACL_LIB="), env...)
 	err := cmd.Run()
 	require.NoError(t, ctx.Err(), "aclwasm %q did not finish", args)
 	r := result{stdout: out.String(), stderr: errb.String()}

@@ -106,9 +106,6 @@ released. The status codes are in the package doc of serve.`,
 			}
 			ctx := context.Background()
 			opts := []host.Option{host.WithBackend(b), host.WithEngine(f.engine), host.WithMetrics(m)}
-			if f.cacheDir != "" {
-				opts = append(opts, host.WithCacheDir(f.cacheDir))
-			}
 			if otel != nil {
 				o, shutdown, err := otel(cmd.ErrOrStderr())
 				if err != nil {
@@ -119,7 +116,7 @@ released. The status codes are in the package doc of serve.`,
 					defer shutdown(context.Background())
 				}
 			}
-			rt, err := host.NewRuntime(ctx, opts...)
+			rt, err := f.newRuntime(ctx, opts)
 			if err != nil {
 				return fail(err)
 			}
