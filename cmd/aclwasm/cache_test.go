@@ -10,7 +10,7 @@ import (
 
 // TestDefaultCache: run keeps compiled modules in the user's cache
 // directory's aclwasm by default (authenticated entries, a 0600 key),
-// `--cache-dir ”` turns that off, and a default cache that cannot be used
+// an empty --cache-dir turns that off, and a default cache that cannot be used
 // is left out with a warning, never an error.
 func TestDefaultCache(t *testing.T) {
 	hello := filepath.Join("..", "..", "host", "testdata", "hello.wasm")
