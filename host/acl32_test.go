@@ -16,6 +16,7 @@ import (
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/host/internal/sandbox"
 )
 
 // The acl32 tests drive the proxy guest importing from module "acl32"
@@ -42,7 +43,7 @@ func newHarness32(t *testing.T, p Policy, opts ...Option) *harness {
 func inWindow(t *testing.T, a uint64, w uint64) {
 	t.Helper()
 	require.GreaterOrEqual(t, a, w, "%#x below the window", a)
-	require.Less(t, a, uint64(windowEnd), "%#x above the window", a)
+	require.Less(t, a, uint64(sandbox.WindowEnd), "%#x above the window", a)
 	require.Zero(t, a%64, "%#x is not 64-byte aligned", a)
 }
 
@@ -97,7 +98,7 @@ func TestACL32Scenario(t *testing.T) {
 	inWindow(t, a, acl32W)
 	b := h.malloc(4096)
 	inWindow(t, b, acl32W)
-	require.GreaterOrEqual(t, b, a+4096+allocGuard, "a guard gap after each allocation")
+	require.GreaterOrEqual(t, b, a+4096+sandbox.AllocGuard, "a guard gap after each allocation")
 
 	// Copies with 32-bit addresses and sizes; pointer arithmetic inside an
 	// allocation.
@@ -124,8 +125,8 @@ func TestACL32Scenario(t *testing.T) {
 	require.Contains(t, msg, "src [0xffffc, +8) is outside guest memory (1048576 bytes)")
 	h.ok("aclrtPointerGetAttributes", acl32W-64, outA)
 	require.Equal(t, uint32(acl.MemLocationUnregistered), h.u32(outA+4), "guest memory up to W")
-	h.code(acl.ErrRTParamInvalid, "aclrtPointerGetAttributes", windowEnd+16, outA)
-	msg = h.code(acl.ErrRTParamInvalid, "aclrtMemcpy", windowEnd+16, 8, data, 8, 1)
+	h.code(acl.ErrRTParamInvalid, "aclrtPointerGetAttributes", sandbox.WindowEnd+16, outA)
+	msg = h.code(acl.ErrRTParamInvalid, "aclrtMemcpy", sandbox.WindowEnd+16, 8, data, 8, 1)
 	require.Contains(t, msg, "dst 0xffff0010 is not in guest memory or a live device allocation")
 
 	// Streams, events, async copies, memset.
@@ -281,7 +282,7 @@ func TestACL32Scenario(t *testing.T) {
 	for _, name := range abiV1 {
 		require.True(t, called[name], "%s was not called through acl32", name)
 	}
-	require.Equal(t, abi.Native32, h.inst.Session().prof)
+	require.Equal(t, abi.Native32, h.inst.s.s.Profile())
 	_ = ctx
 }
 
@@ -335,7 +336,7 @@ func TestACL32Window(t *testing.T) {
 	const pages = 1<<16 - 16
 	const w = uint64(pages) << 16 // 0xfff00000
 	const slot = 1 << 16          // 60 KiB plus the 4 KiB guard
-	const size = slot - allocGuard
+	const size = slot - sandbox.AllocGuard
 	h := newHarness32(t, Policy{MemoryPages: pages})
 	h.ok("aclrtSetDevice", 0)
 	at := func(k int) uint64 { return w + uint64(k)*slot }
@@ -374,7 +375,7 @@ func TestACL32Window(t *testing.T) {
 	h.ok("aclrtFree", at(8))
 	h.ok("aclrtFree", at(12))
 	h.ok("aclrtFree", at(7))
-	require.Equal(t, at(7), h.malloc(2*slot-allocGuard))
+	require.Equal(t, at(7), h.malloc(2*slot-sandbox.AllocGuard))
 	require.Equal(t, at(12), h.malloc(size), "the one left")
 
 	// Larger than the window.

@@ -51,13 +51,13 @@ func BenchmarkSmallMemcpy(b *testing.B) {
 	const iters = 1000
 	var direct, sandboxed float64
 	b.Run("direct", func(b *testing.B) {
-		s := h.inst.Session()
-		d, err := s.resolveDevice("dst", dst, 64)
+		s := h.inst.s.s
+		d, err := s.ResolveDevice("dst", dst, 64)
 		require.NoError(b, err)
 		src := acl.Host(h.mem()[data:data+64], 0)
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
-			if err := s.b.Memcpy(b.Context(), d.buf, src, 64); err != nil {
+			if err := s.Backend().Memcpy(b.Context(), d, src, 64); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -162,8 +162,9 @@ func TestQueueLimitRefuses(t *testing.T) {
 	// Hold the stream back with the host's own work: a host function
 	// queued ahead of the guest's copies that waits to be released.
 	release := make(chan struct{})
-	st := h.inst.s.streams[uint32(s)]
-	require.NoError(t, h.rt.Backend().LaunchHostFunc(st.h, func() error { <-release; return nil }))
+	st, _, err := h.inst.s.s.Stream(uint32(s))
+	require.NoError(t, err)
+	require.NoError(t, h.rt.Backend().LaunchHostFunc(st, func() error { <-release; return nil }))
 	unblocked := false
 	defer func() {
 		if !unblocked {

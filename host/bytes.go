@@ -6,9 +6,8 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/aclwasm/aclwasm/abi"
-	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/host/internal/engine"
+	"github.com/aclwasm/aclwasm/host/internal/sandbox"
 )
 
 // ErrMemoryRange: a ReadMemory or WriteMemory range lies outside the
@@ -85,7 +84,7 @@ func (e *StatusError) Error() string {
 var ErrOutputLimit = errors.New("output limit exceeded")
 
 // BytesOption configures one CallBytes call.
-type BytesOption func(*bytesCall)
+type BytesOption func(*bytesOptions)
 
 // MaxOutput bounds the output of a CallBytes call to n bytes, or to the
 // policy's memory limit where that is lower (it bounds the output without
@@ -95,7 +94,7 @@ type BytesOption func(*bytesCall)
 // written until then with an error wrapping ErrOutputLimit, so that a
 // truncated output is never taken for a whole one. n <= 0 is no option.
 func MaxOutput(n int64) BytesOption {
-	return func(c *bytesCall) {
+	return func(c *bytesOptions) {
 		if n <= 0 {
 			return
 		}
@@ -106,13 +105,11 @@ func MaxOutput(n int64) BytesOption {
 	}
 }
 
-// bytesCall is the input and output of the bytes call in progress.
-type bytesCall struct {
-	in, out []byte
-	limit   uint64 // the most output bytes the host holds
-	capped  bool   // limit is the call's MaxOutput, not the memory limit
-	report  bool   // MaxOutput was given: a refused write is ErrOutputLimit
-	refused bool   // a write was refused, with report set
+// bytesOptions are a CallBytes call's options.
+type bytesOptions struct {
+	limit  uint64 // the most output bytes the host holds
+	capped bool   // limit is the call's MaxOutput, not the memory limit
+	report bool   // MaxOutput was given: a refused write is ErrOutputLimit
 }
 
 // CallBytes calls export name with in as its input and returns what it
@@ -134,12 +131,13 @@ func (i *Instance) CallBytes(ctx context.Context, name string, in []byte, opts .
 		return nil, fmt.Errorf("host: call %s: %w", name, err)
 	}
 	defer i.callMu.Unlock()
-	io := &bytesCall{in: in, limit: engine.MemoryBytes(i.p.policy.MemoryPages)}
+	bo := bytesOptions{limit: engine.MemoryBytes(i.p.policy.MemoryPages)}
 	for _, o := range opts {
-		o(io)
+		o(&bo)
 	}
-	i.s.io = io
-	defer func() { i.s.io = nil }()
+	io := &sandbox.IO{In: in, Limit: bo.limit, Capped: bo.capped, Report: bo.report}
+	i.s.s.SetIO(io)
+	defer i.s.s.SetIO(nil)
 	res, err := i.call(ctx, name)
 	if err != nil {
 		return nil, err
@@ -149,95 +147,10 @@ func (i *Instance) CallBytes(ctx context.Context, name string, in []byte, opts .
 	}
 	var status error
 	if len(res) == 1 && int32(uint32(res[0])) != 0 {
-		status = &StatusError{Export: name, Status: int32(uint32(res[0])), Msg: i.s.lastErr}
+		status = &StatusError{Export: name, Status: int32(uint32(res[0])), Msg: i.s.s.LastError()}
 	}
-	if io.refused {
-		return io.out, errors.Join(fmt.Errorf("host: call %s: %w: the guest wrote more than %d bytes", name, ErrOutputLimit, io.limit), status)
+	if io.Refused {
+		return io.Out, errors.Join(fmt.Errorf("host: call %s: %w: the guest wrote more than %d bytes", name, ErrOutputLimit, io.Limit), status)
 	}
-	return io.out, status
-}
-
-// ioFuncs returns the functions of abi.IOModule.
-func ioFuncs() []*hostFunc {
-	impl := map[string]func(c *call) (int32, error){
-		"input_len": func(c *call) (int32, error) {
-			if c.s.io == nil {
-				return 0, nil
-			}
-			return int32(len(c.s.io.in)), nil
-		},
-		"input_read": func(c *call) (int32, error) {
-			n := c.i32(1)
-			var in []byte
-			if c.s.io != nil {
-				in = c.s.io.in
-			}
-			if n < 0 || int(n) > len(in) {
-				return 0, acl.Errorf(acl.ErrInvalidParam, "len %d: the input has %d bytes", n, len(in))
-			}
-			dst, err := c.guest("buf", c.u32(0), uint64(n))
-			if err != nil {
-				return 0, err
-			}
-			copy(dst, in)
-			return 0, nil
-		},
-		"config_read": func(c *call) (int32, error) {
-			key, err := c.guest("key", c.u32(0), uint64(c.u32(1)))
-			if err != nil && c.u32(1) != 0 {
-				return 0, err
-			}
-			v, ok := c.s.vars[string(key)]
-			if !ok {
-				return -1, nil
-			}
-			if len(v) > maxVarLen {
-				return 0, acl.Errorf(acl.ErrRTOverLimit, "the value of %q has %d bytes, more than config_read can report", key, len(v))
-			}
-			n := min(uint64(c.u32(3)), uint64(len(v)))
-			if n == 0 {
-				return int32(len(v)), nil
-			}
-			dst, err := c.guest("buf", c.u32(2), n)
-			if err != nil {
-				return 0, err
-			}
-			copy(dst, v)
-			return int32(len(v)), nil
-		},
-		"output_write": func(c *call) (int32, error) {
-			io := c.s.io
-			if io == nil {
-				return 0, acl.Errorf(acl.ErrInvalidParam, "no bytes call is in progress: the output goes nowhere")
-			}
-			n := c.i32(1)
-			if n < 0 {
-				return 0, acl.Errorf(acl.ErrInvalidParam, "len %d is negative", n)
-			}
-			src, err := c.guest("buf", c.u32(0), uint64(n))
-			if err != nil {
-				return 0, err
-			}
-			if uint64(len(io.out))+uint64(n) > io.limit {
-				io.refused = io.report
-				if io.capped {
-					return 0, acl.Errorf(acl.ErrRTOverLimit, "the output would reach %d bytes, beyond the call's limit of %d (MaxOutput)", uint64(len(io.out))+uint64(n), io.limit)
-				}
-				return 0, acl.Errorf(acl.ErrRTOverLimit, "the output would reach %d bytes, beyond the policy's limit of %d", uint64(len(io.out))+uint64(n), io.limit)
-			}
-			io.out = append(io.out, src...)
-			return 0, nil
-		},
-	}
-	out := make([]*hostFunc, len(abi.IOFuncs))
-	for k, f := range abi.IOFuncs {
-		fn := impl[f.Name]
-		if fn == nil {
-			panic("host: no implementation of " + abi.IOModule + "." + f.Name)
-		}
-		g := f
-		g.Name = abi.IOModule + "." + f.Name
-		out[k] = &hostFunc{module: abi.IOModule, name: f.Name, f: g, fn: fn}
-	}
-	return out
+	return io.Out, status
 }

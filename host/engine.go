@@ -9,6 +9,7 @@ import (
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/host/internal/engine"
 	"github.com/aclwasm/aclwasm/host/internal/engine/wazero"
+	"github.com/aclwasm/aclwasm/host/internal/sandbox"
 )
 
 // The engine adapters live in host/internal/engine/...: they compile,
@@ -40,16 +41,16 @@ var (
 // WASI: the "acl" imports (index i is abi.Funcs[i]), the same under
 // "acl32" with its wire form (index len(abi.Funcs)+i is abi.Funcs[i]:
 // one implementation, the session's profile decides the layout), then
-// the runtime's host functions (r.hostFuncs, from index hostFuncBase).
-func engineFuncs(hf []*hostFunc) []engine.Func {
-	out := make([]engine.Func, 0, hostFuncBase+len(hf))
+// the runtime's host functions (from index sandbox.HostFuncBase).
+func engineFuncs(hf []*sandbox.HostFunc) []engine.Func {
+	out := make([]engine.Func, 0, sandbox.HostFuncBase+len(hf))
 	for _, prof := range abi.Profiles {
 		for i := range abi.Funcs {
 			out = append(out, engine.Func{Module: prof.Module(), Name: abi.Funcs[i].Name, Params: abi.Funcs[i].Params, Profile: prof})
 		}
 	}
 	for _, h := range hf {
-		out = append(out, engine.Func{Module: h.module, Name: h.name, Params: h.f.Params})
+		out = append(out, engine.Func{Module: h.Module, Name: h.Name, Params: h.F.Params})
 	}
 	return out
 }
@@ -70,27 +71,6 @@ func prepare(wasm []byte, p *Policy) (engine.Module, []string) {
 	bin, start := hoistStart(bin)
 	return engine.Module{Wasm: bin, Start: start, Memory: mem, Stack: stack}, probs
 }
-
-// sessionInvoker is a Session as the engines see it (engine.Invoker),
-// without adding methods to the public type.
-type sessionInvoker Session
-
-// hostFuncBase is the index of the first runtime host function in
-// engineFuncs, after the imports of both profiles.
-var hostFuncBase = len(abi.Profiles) * len(abi.Funcs)
-
-func (v *sessionInvoker) Invoke(ctx context.Context, fn int, mem []byte, stack []uint64) {
-	s := (*Session)(v)
-	if fn < hostFuncBase {
-		s.invoke(ctx, fn%len(abi.Funcs), mem, stack)
-		return
-	}
-	s.invokeHost(ctx, s.rt.hostFuncs[fn-hostFuncBase], mem, stack)
-}
-
-func (v *sessionInvoker) Hold(m engine.Releaser) { v.mem = m }
-
-func (v *sessionInvoker) Release(ctx context.Context) error { return (*Session)(v).release(ctx) }
 
 // engineErr is an engine's error as the host reports it: its exit, trap
 // and timeout types.

@@ -135,7 +135,7 @@ func (e *fuzzEnv) play(t *testing.T, data []byte, fam fuzzFamily) fuzzOutcome {
 	// Descriptors carry a MAC under a random key per session: a fixed one
 	// makes their bytes, which a guest may copy anywhere, the same on
 	// every configuration.
-	inst.Session().descKey = [32]byte{}
+	inst.s.s.ZeroDescKey()
 	var out fuzzOutcome
 	var addrs, ptrs []uint64
 	if fam.prepare {
@@ -183,14 +183,11 @@ func (e *fuzzEnv) play(t *testing.T, data []byte, fam fuzzFamily) fuzzOutcome {
 	if !out.TimedOut {
 		// Let queued work finish, so that what it wrote is settled: events
 		// first, which releases waits for records that will never come.
-		_ = errors.Join(s.destroyEvents(-1)...)
-		_ = s.syncStreams(ctx, -1, -1)
+		s.s.Settle(ctx)
 		out.Memory = bytes.Clone(h.mem())
-		for _, a := range s.as.allocs { // and the device memory the session holds
-			buf := make([]byte, a.size)
-			require.NoError(t, s.b.Memcpy(ctx, acl.Host(buf, 0), acl.Device(a.ptr), a.size))
-			out.Device = append(out.Device, buf...)
-		}
+		dev, err := s.s.DeviceBytes(ctx) // and the device memory the session holds
+		require.NoError(t, err)
+		out.Device = dev
 	}
 	out.Stats, out.LastError = s.Stats(), s.LastError()
 	for d, free := range freeMem(t, e.rt) {
@@ -224,7 +221,7 @@ func fuzzPrepare(h *harness) (addrs, ptrs []uint64) {
 	// and offset slots (at c+0xe000: the bases a and c).
 	h.ok("aclrtGetMemcpyDescSize", uint64(acl.MemcpyInnerDeviceToDevice), outA)
 	h.ok("aclrtSetMemcpyDesc", c+0xf000, uint64(acl.MemcpyInnerDeviceToDevice), a, c+0x100, 64, 0)
-	w := h.inst.Session().slotSize() // 8 bytes, 4 in acl32
+	w := h.inst.s.s.SlotSize() // 8 bytes, 4 in acl32
 	h.putWords(fzSlots, a, c)
 	h.ok("aclrtMemcpy", c+0xe000, 2*w, fzSlots, 2*w, 1)
 	// Batch arrays: two host-to-device entries and one attribute.

@@ -44,6 +44,8 @@ func testBackend(t testing.TB) []Option {
 
 // wat2wasm compiles WebAssembly text with wabt's wat2wasm, which the
 // project's toolchain script installs. A missing tool fails the test.
+var le = binary.LittleEndian
+
 func wat2wasm(t testing.TB, src string) []byte {
 	t.Helper()
 	tool, err := exec.LookPath("wat2wasm")

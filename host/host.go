@@ -27,6 +27,7 @@ import (
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/acl/sim"
 	"github.com/aclwasm/aclwasm/host/internal/engine"
+	"github.com/aclwasm/aclwasm/host/internal/sandbox"
 )
 
 // Errors a run can end with, besides the guest's own exit code. Test them
@@ -117,17 +118,7 @@ type Runtime struct {
 	trace      func(CallRecord)
 	metrics    *Metrics
 	observer   Observer
-	hostFuncs  []*hostFunc // outside module "acl": abi.IOModule's, WithHostFuncs'
-	regions    regionPool
-	// peerRequired: copies between devices need peer access enabled first
-	// (acl.PeerRule; true unless the backend says otherwise).
-	peerRequired bool
-	// zeroed: new allocations read as zeros (acl.Zeroer), so the session
-	// need not clear them.
-	zeroed bool
-
-	peerMu sync.Mutex
-	peers  map[[2]int32]int // sessions that enabled each physical pair
+	sh         *sandbox.Shared // what the sessions share: regions, peers, host functions
 
 	// mu guards closed and plugins; loads counts the Loads in progress,
 	// which Close waits for before it closes the engine they compile on.
@@ -154,23 +145,16 @@ func NewRuntime(ctx context.Context, opts ...Option) (*Runtime, error) {
 	for _, o := range opts {
 		o(&c)
 	}
-	r := &Runtime{backend: c.backend, trace: c.trace, metrics: c.metrics, observer: c.observer, peers: map[[2]int32]int{}, plugins: map[*Plugin]struct{}{}}
+	r := &Runtime{backend: c.backend, trace: c.trace, metrics: c.metrics, observer: c.observer, plugins: map[*Plugin]struct{}{}}
 	if r.backend == nil {
 		r.backend, r.ownBackend = sim.New(), true
-	}
-	r.peerRequired = true
-	if pr, ok := r.backend.(acl.PeerRule); ok {
-		r.peerRequired = pr.PeerAccessRequired()
-	}
-	if z, ok := r.backend.(acl.Zeroer); ok {
-		r.zeroed = z.ZeroesAllocations()
 	}
 	hf, err := hostFuncs(c.hostFuncs)
 	if err != nil {
 		r.closeBackend()
 		return nil, fmt.Errorf("host: %w", err)
 	}
-	r.hostFuncs = hf
+	r.sh = sandbox.NewShared(r.backend, hf)
 	newEngine, ok := engines[c.engine]
 	if !ok {
 		r.closeBackend()
@@ -248,29 +232,6 @@ func (r *Runtime) closeBackend() error {
 	return nil
 }
 
-func (r *Runtime) peerAcquire(dev, peer int32) error {
-	r.peerMu.Lock()
-	defer r.peerMu.Unlock()
-	k := [2]int32{dev, peer}
-	if r.peers[k] == 0 {
-		if err := r.backend.EnablePeerAccess(dev, peer); err != nil {
-			return err
-		}
-	}
-	r.peers[k]++
-	return nil
-}
-
-func (r *Runtime) peerRelease(dev, peer int32) {
-	r.peerMu.Lock()
-	defer r.peerMu.Unlock()
-	k := [2]int32{dev, peer}
-	if r.peers[k]--; r.peers[k] <= 0 {
-		delete(r.peers, k)
-		_ = r.backend.DisablePeerAccess(dev, peer)
-	}
-}
-
 // Plugin is a compiled module whose imports passed the check. It is safe
 // for concurrent use.
 type Plugin struct {
@@ -278,10 +239,10 @@ type Plugin struct {
 	mod     engine.Compiled
 	start   string // the export the start function was moved to (hoistStart), "" if none
 	policy  Policy
-	profile abi.Profile    // the ABI profile the module imports: acl or acl32
-	name    string         // LoadName
-	exports []string       // function exports, in the module's order
-	m       *pluginMetrics // nil without WithMetrics
+	profile abi.Profile            // the ABI profile the module imports: acl or acl32
+	name    string                 // LoadName
+	exports []string               // function exports, in the module's order
+	m       *sandbox.PluginMetrics // nil without WithMetrics
 
 	mu     sync.Mutex
 	closed bool
@@ -484,8 +445,8 @@ func (r *Runtime) checkModule(imps []engine.Import, mi moduleInfo, scanErr error
 		default:
 			h := r.lookupHost(im.Module, im.Name)
 			switch {
-			case h != nil && im.Signature != h.f.Signature():
-				probs = append(probs, fmt.Sprintf("import %s.%s has signature %s, the host function has %s", mn, nn, im.Signature, h.f.Signature()))
+			case h != nil && im.Signature != h.F.Signature():
+				probs = append(probs, fmt.Sprintf("import %s.%s has signature %s, the host function has %s", mn, nn, im.Signature, h.F.Signature()))
 			case h == nil && slices.Contains(r.hostModules(), im.Module):
 				probs = append(probs, fmt.Sprintf("import %s.%s is not a function of host module %q", mn, nn, im.Module))
 			case h == nil:
@@ -554,7 +515,7 @@ func (p *Plugin) inHostFunc() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for i := range p.live {
-		if i.s.inHostFunc() {
+		if i.s.s.InHostFunc() {
 			return true
 		}
 	}
@@ -632,7 +593,7 @@ func (p *Plugin) Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	cerr := i.finish(ctx, err != nil)
 	res.Stats = i.s.Stats()
-	p.m.run(res.ExitCode, errors.Join(err, cerr))
+	p.ran(res.ExitCode, errors.Join(err, cerr))
 	end(ro, i.s, res.ExitCode, errors.Join(err, cerr))
 	return res, errors.Join(err, cerr)
 }
@@ -716,30 +677,36 @@ func (p *Plugin) instantiate(ctx context.Context, cfg Config, ro RunObserver, d 
 			return nil, fmt.Errorf("host: Config.Env entry %q is not KEY=VALUE", kv)
 		}
 	}
-	sess, err := newSession(p.rt, p.policy, p.profile)
+	ss, err := sandbox.New(p.rt.sh, p.policy.limits(), p.profile)
 	if err != nil {
 		return nil, err
 	}
+	sess := &Session{s: ss, rt: p.rt}
+	ss.SetOwner(sess)
 	i := &Instance{p: p, s: sess}
 	i.callMu.Lock()
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
 		i.callMu.Unlock()
-		return nil, errors.Join(fmt.Errorf("host: plugin is %w", ErrClosed), sess.release(ctx))
+		return nil, errors.Join(fmt.Errorf("host: plugin is %w", ErrClosed), ss.Release(ctx))
 	}
 	p.live[i] = struct{}{}
 	p.mu.Unlock()
-	sess.startMetrics(p.m)
-	sess.obs = ro
-	sess.vars = cfg.Vars
-	sess.setupLog(&cfg)
+	ss.StartMetrics(p.m)
+	sess.observe(ro)
+	ss.SetVars(cfg.Vars)
+	name := cfg.Name
+	if name == "" && len(cfg.Args) > 0 {
+		name = cfg.Args[0]
+	}
+	ss.SetupLog(cfg.Logger, name, &cfg.Stdout, &cfg.Stderr)
 	cfg.Stdin, i.stdin = newStdin(cfg.Stdin)
-	i.cc.inv = (*sessionInvoker)(sess)
+	i.cc.inv = ss.Invoker()
 	cctx, err := i.arm(ctx, d, "instantiate")
 	if err == nil {
 		i.inst, err = p.mod.Instantiate(cctx, engine.Config{
-			Invoker:     (*sessionInvoker)(i.s),
+			Invoker:     ss.Invoker(),
 			MemoryLimit: engine.MemoryBytes(p.policy.MemoryPages),
 			Args:        cfg.Args, Env: cfg.Env,
 			Stdin: cfg.Stdin, Stdout: cfg.Stdout, Stderr: cfg.Stderr,
@@ -756,7 +723,7 @@ func (p *Plugin) instantiate(ctx context.Context, cfg Config, ro RunObserver, d 
 			i.done = true
 			i.mu.Unlock()
 			p.forget(i)
-			err = errors.Join(err, i.s.release(ctx))
+			err = errors.Join(err, ss.Release(ctx))
 		} else { // made, but the context ended meanwhile
 			err = errors.Join(err, i.finish(ctx, true))
 		}
@@ -796,9 +763,9 @@ func (i *Instance) call(ctx context.Context, name string, args ...uint64) ([]uin
 		return nil, fmt.Errorf("host: %w: %q", errNoExport, name)
 	}
 	ro := i.p.begin(ctx, name)
-	i.s.obs = ro
+	i.s.observe(ro)
 	res, err := i.exec(ctx, i.p.policy.Timeout, name, name, args...)
-	i.p.m.run(0, err)
+	i.p.ran(0, err)
 	if err != nil && !errors.Is(err, errNoExport) && !errors.Is(err, errArgs) {
 		err = errors.Join(err, i.finish(ctx, true))
 		end(ro, i.s, 0, err)
@@ -889,7 +856,7 @@ func (i *Instance) Close(ctx context.Context) error {
 		i.cc.cancel(context.Canceled, context.Canceled)
 	}
 	i.mu.Unlock()
-	if i.s.inHostFunc() {
+	if i.s.s.InHostFunc() {
 		return nil
 	}
 	i.callMu.Lock()
@@ -911,8 +878,8 @@ func (i *Instance) finish(ctx context.Context, abort bool) error {
 	i.done = true
 	i.mu.Unlock()
 	defer i.p.forget(i)
-	if i.s.idle() { // nothing to wait for: no deadline to bound the waits
-		return errors.Join(i.s.release(ctx), i.inst.Close(context.WithoutCancel(ctx)))
+	if i.s.s.Idle() { // nothing to wait for: no deadline to bound the waits
+		return errors.Join(i.s.s.Release(ctx), i.inst.Close(context.WithoutCancel(ctx)))
 	}
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
@@ -924,7 +891,7 @@ func (i *Instance) finish(ctx context.Context, abort bool) error {
 		ctx, cancel = context.WithCancel(ctx)
 		cancel()
 	}
-	return errors.Join(i.s.release(ctx), i.inst.Close(context.WithoutCancel(ctx)))
+	return errors.Join(i.s.s.Release(ctx), i.inst.Close(context.WithoutCancel(ctx)))
 }
 
 // ctxErr returns err, or, when the call ended normally or by an exit but

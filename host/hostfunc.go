@@ -3,12 +3,10 @@ package host
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"sort"
-	"time"
 
 	"github.com/aclwasm/aclwasm/abi"
-	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/host/internal/sandbox"
 )
 
 // HostFunc is a host function of the embedder's own, importable by guests
@@ -37,23 +35,23 @@ type HostFunc struct {
 
 // HostCall is one call of a HostFunc: its arguments and a bounds-checked
 // view of the calling guest's memory, valid until Fn returns.
-type HostCall struct{ c *call }
+type HostCall struct{ c *sandbox.Call }
 
 // Context returns the call's context: it ends with the guest call's
 // timeout or cancellation, so a blocking HostFunc should watch it.
-func (h *HostCall) Context() context.Context { return h.c.ctx }
+func (h *HostCall) Context() context.Context { return h.c.Context() }
 
 // Session returns the calling guest's session.
-func (h *HostCall) Session() *Session { return h.c.s }
+func (h *HostCall) Session() *Session { return h.c.Session().Owner().(*Session) }
 
 // Arg returns parameter i as the guest passed it: an i32 zero-extended.
-func (h *HostCall) Arg(i int) uint64 { return h.c.args[i] }
+func (h *HostCall) Arg(i int) uint64 { return h.c.Arg(i) }
 
 // Read returns a copy of the n guest bytes at ptr. NULL or a range outside
 // guest memory gives an ACL_ERROR_INVALID_PARAM error naming the range,
 // which Fn can return as it is.
 func (h *HostCall) Read(ptr uint32, n uint32) ([]byte, error) {
-	b, err := h.c.guest("pointer", ptr, uint64(n))
+	b, err := h.c.Guest("pointer", ptr, uint64(n))
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +61,7 @@ func (h *HostCall) Read(ptr uint32, n uint32) ([]byte, error) {
 // Write copies b to guest memory at ptr, with Read's checks: on error
 // nothing is written.
 func (h *HostCall) Write(ptr uint32, b []byte) error {
-	dst, err := h.c.guest("pointer", ptr, uint64(len(b)))
+	dst, err := h.c.Guest("pointer", ptr, uint64(len(b)))
 	if err != nil {
 		return err
 	}
@@ -80,21 +78,13 @@ func WithHostFuncs(fns ...HostFunc) Option {
 // maxHostParams bounds a HostFunc's parameters (the engines' fixed stacks).
 const maxHostParams = 16
 
-// hostFunc is a host function outside module "acl": those of abi.IOModule
-// and the embedder's. f names it "module.name" in traces and statistics.
-type hostFunc struct {
-	module, name string
-	f            abi.Func
-	fn           func(c *call) (int32, error)
-}
-
 // hostFuncs returns the host functions of a runtime: the bytes call's,
 // then the embedder's, checked.
-func hostFuncs(user []HostFunc) ([]*hostFunc, error) {
-	out := ioFuncs()
+func hostFuncs(user []HostFunc) ([]*sandbox.HostFunc, error) {
+	out := sandbox.IOFuncs()
 	seen := map[[2]string]bool{}
 	for _, h := range out {
-		seen[[2]string{h.module, h.name}] = true
+		seen[[2]string{h.Module, h.Name}] = true
 	}
 	for _, u := range user {
 		switch {
@@ -117,23 +107,17 @@ func hostFuncs(user []HostFunc) ([]*hostFunc, error) {
 		}
 		seen[[2]string{u.Module, u.Name}] = true
 		fn := u.Fn
-		out = append(out, &hostFunc{
-			module: u.Module, name: u.Name,
-			f: abi.Func{Name: u.Module + "." + u.Name, Group: abi.Group(u.Module), Params: append([]abi.Param(nil), u.Params...)},
-			fn: func(c *call) (int32, error) {
-				c.s.hostG.Store(goid())
-				defer c.s.hostG.Store(0)
-				return fn(&HostCall{c: c})
-			},
-		})
+		out = append(out, sandbox.Embedder(u.Module, u.Name, u.Params, func(c *sandbox.Call) (int32, error) {
+			return fn(&HostCall{c: c})
+		}))
 	}
 	return out, nil
 }
 
 // lookupHost returns the host function module.name of the runtime, or nil.
-func (r *Runtime) lookupHost(module, name string) *hostFunc {
-	for _, h := range r.hostFuncs {
-		if h.module == module && h.name == name {
+func (r *Runtime) lookupHost(module, name string) *sandbox.HostFunc {
+	for _, h := range r.sh.HostFuncs() {
+		if h.Module == module && h.Name == name {
 			return h
 		}
 	}
@@ -144,76 +128,12 @@ func (r *Runtime) lookupHost(module, name string) *hostFunc {
 func (r *Runtime) hostModules() []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, h := range r.hostFuncs {
-		if !seen[h.module] {
-			seen[h.module] = true
-			out = append(out, h.module)
+	for _, h := range r.sh.HostFuncs() {
+		if !seen[h.Module] {
+			seen[h.Module] = true
+			out = append(out, h.Module)
 		}
 	}
 	sort.Strings(out)
 	return out
-}
-
-// invokeHost is Session.invoke for a host function outside module "acl":
-// the same recording of the message, statistics and trace, the same
-// recovery of a panic.
-func (s *Session) invokeHost(ctx context.Context, h *hostFunc, mem []byte, stack []uint64) {
-	c := &s.call
-	*c = call{ctx: ctx, s: s, fi: -1, mem: mem, args: stack}
-	var t0 time.Time
-	if s.trace != nil || s.obs != nil {
-		t0 = time.Now()
-	}
-	res, err := c.runHost(h)
-	code := acl.CodeOf(err)
-	if err != nil {
-		res = int32(code)
-	}
-	*c = call{}
-	st := s.stats.hostStat(h.f.Name)
-	st.Calls++
-	var msg string
-	if err != nil {
-		msg = h.f.Name + ": " + acl.MessageOf(err)
-		s.lastErr = msg
-		st.Errors[code]++
-	}
-	if s.trace != nil || s.obs != nil {
-		s.record(CallRecord{Func: &h.f, Args: traceArgs(&h.f, stack), Result: res, Code: code, Msg: msg, Session: s.id, Start: t0, Duration: time.Since(t0)})
-	}
-	stack[0] = uint64(uint32(res))
-}
-
-func (c *call) runHost(h *hostFunc) (res int32, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			res, err = 0, acl.Errorf(acl.ErrInternal, "host bug: %v", r)
-		}
-	}()
-	return h.fn(c)
-}
-
-// goid returns the calling goroutine's id, from the header of its stack
-// trace ("goroutine 42 [running]:"). It costs about a microsecond, so it
-// runs only around the embedder's host functions, where a Close of the
-// instance from the function itself must be told from one on another
-// goroutine.
-func goid() int64 {
-	var buf [32]byte
-	b := buf[:runtime.Stack(buf[:], false)]
-	var id int64
-	for _, c := range b[len("goroutine "):] {
-		if c < '0' || c > '9' {
-			break
-		}
-		id = id*10 + int64(c-'0')
-	}
-	return id
-}
-
-// inHostFunc reports whether the caller runs inside one of the embedder's
-// host functions called by this session's guest.
-func (s *Session) inHostFunc() bool {
-	g := s.hostG.Load()
-	return g != 0 && g == goid()
 }

@@ -64,12 +64,12 @@ func TestBatchAllocatesPerCallOnly(t *testing.T) {
 func TestIdleSessionCosts(t *testing.T) {
 	h := newHarness(t, Policy{})
 	s := h.inst.Session()
-	require.Nil(t, s.stats.calls, "statistics before any call")
-	require.True(t, s.idle())
+	require.False(t, s.s.Counting(), "statistics before any call")
+	require.True(t, s.s.Idle())
 	require.Empty(t, s.Stats().Funcs)
 	h.ok("aclrtSetDevice", 0)
-	require.NotNil(t, s.stats.calls)
+	require.True(t, s.s.Counting())
 	require.Equal(t, uint64(1), s.Stats().Funcs["aclrtSetDevice"].Calls)
 	h.malloc(64)
-	require.False(t, s.idle(), "a session holding device memory")
+	require.False(t, s.s.Idle(), "a session holding device memory")
 }

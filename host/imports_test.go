@@ -11,6 +11,7 @@ import (
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/acl/sim"
+	"github.com/aclwasm/aclwasm/host/internal/sandbox"
 )
 
 const sizeMax = math.MaxUint64
@@ -95,9 +96,9 @@ func TestOutParamOutsideGuestMemory(t *testing.T) {
 	h.code(acl.ErrInvalidParam, "aclrtGetDeviceCount", end-3)
 	h.code(acl.ErrInvalidParam, "aclrtGetVersion", outA, outB, end)
 	// Nothing was allocated by the failed calls.
-	st := h.inst.Session()
-	require.Empty(t, st.as.allocs)
-	require.Empty(t, st.streams)
+	allocs, streams := h.inst.s.s.Holdings()
+	require.Zero(t, allocs)
+	require.Zero(t, streams)
 }
 
 func TestAsyncCopiesAndEvents(t *testing.T) {
@@ -497,7 +498,7 @@ func TestTraceRecordsEveryCall(t *testing.T) {
 func TestHandlesAreNeverReused(t *testing.T) {
 	h := newHarness(t, Policy{})
 	h.ok("aclrtSetDevice", 0)
-	h.inst.Session().nextHandle = math.MaxUint32 - 1
+	h.inst.s.s.SetNextHandle(math.MaxUint32 - 1)
 	require.Equal(t, uint64(math.MaxUint32), h.event())
 	h.code(acl.ErrRTOverLimit, "aclrtCreateEvent", outA)
 	h.code(acl.ErrRTOverLimit, "aclrtCreateStream", outA)
@@ -513,14 +514,14 @@ func TestDescriptorStreamBeforeDevice(t *testing.T) {
 func TestFreeWaitsForQueuedDescriptorCopies(t *testing.T) {
 	h := newHarness(t, Policy{})
 	h.ok("aclrtSetDevice", 0)
-	desc, src, dst := h.malloc(descSize), h.malloc(64), h.malloc(64)
+	desc, src, dst := h.malloc(sandbox.DescSize), h.malloc(64), h.malloc(64)
 	want := h.fill(data, 64, 3)
 	h.ok("aclrtMemcpy", src, 64, data, 64, 1)
 	h.ok("aclrtSetMemcpyDesc", desc, 6, src, dst, 64, 0)
 	s, other, gate := h.stream(), h.stream(), h.waitable()
 	h.ok("aclrtStreamWaitEvent", s, gate) // s runs the copy only after gate's next record
 	h.ok("aclrtMemcpyAsyncWithDesc", desc, 6, s)
-	require.Equal(t, 1, h.inst.Session().as.find(desc).queued.n, "the queued copy holds its descriptor")
+	require.Equal(t, 1, h.inst.s.s.QueuedOn(desc), "the queued copy holds its descriptor")
 	h.ok("aclrtRecordEvent", gate, other)
 	h.ok("aclrtFree", desc) // must wait for the copy, not make it fail
 	h.ok("aclrtSynchronizeStream", s)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/host/internal/sandbox"
 )
 
 // LendOptions says how a session may use device memory the embedder lends.
@@ -27,10 +28,8 @@ type LendOptions struct {
 // instance ends; the memory stays the embedder's and is never freed by
 // the host.
 type Lease struct {
-	i       *Instance
-	s       *Session
-	a       *alloc
-	revoked bool
+	i *Instance
+	l *sandbox.Lease
 }
 
 // ErrRevoked: the lease was revoked, or its instance has ended.
@@ -50,62 +49,17 @@ func (i *Instance) Lend(ptr acl.DevPtr, size uint64, o LendOptions) (*Lease, err
 	if i.done {
 		return nil, fmt.Errorf("host: lend: %w", errInstanceClosed)
 	}
-	s := i.s
-	if size == 0 {
-		return nil, fmt.Errorf("host: lend: size is 0")
-	}
-	// The whole range must lie inside one live allocation: the host's
-	// range checks keep the guest inside the lease, so the lease itself
-	// must not reach past the embedder's memory into another allocation.
-	abase, asize, phys, err := s.b.Allocation(ptr)
+	l, err := i.s.s.Lend(ptr, size, o.ReadOnly, o.Charge)
 	if err != nil {
-		return nil, fmt.Errorf("host: lend: %#x is not device memory of the backend: %w", ptr, err)
+		return nil, err
 	}
-	if off := uint64(ptr - abase); size > asize-off {
-		return nil, fmt.Errorf("host: lend: [%#x, +%d) crosses the end of the %d-byte allocation at %#x (%d bytes from %#x to its end)", ptr, size, asize, abase, asize-off, ptr)
-	}
-	dev := int32(-1)
-	for g, p := range s.policy.Devices {
-		if p == phys {
-			dev = int32(g)
-		}
-	}
-	if dev < 0 {
-		return nil, fmt.Errorf("host: lend: %#x is on physical device %d, which the session's policy does not map (Devices %v)", ptr, phys, s.policy.Devices)
-	}
-	var charged uint64
-	if o.Charge {
-		if n := len(s.as.allocs) - s.lent; n >= s.policy.MaxAllocations {
-			return nil, fmt.Errorf("host: lend: the session holds %d allocations, the policy's limit", n)
-		}
-		charged = acl.AllocatedSize(size, acl.MemMallocHugeFirst)
-		if held := s.held[dev]; charged > s.policy.DeviceMemory-held {
-			return nil, fmt.Errorf("host: lend: %d bytes exceed the session's free quota on device %d (%d of %d in use)", size, dev, held, s.policy.DeviceMemory)
-		}
-	}
-	base, ok := s.as.reserve(size)
-	switch {
-	case !ok && s.as.window:
-		return nil, fmt.Errorf("host: lend: %d bytes do not fit in %s", size, s.as.windowName())
-	case !ok:
-		return nil, fmt.Errorf("host: lend: the session has used up its device addresses")
-	}
-	l := &Lease{i: i, s: s}
-	l.a = &alloc{base: base, size: size, dev: dev, ptr: ptr, charged: charged, lease: l, readOnly: o.ReadOnly}
-	s.mu.Lock()
-	s.as.insert(l.a)
-	s.mu.Unlock()
-	s.held[dev] += charged
-	if !o.Charge {
-		s.lent++
-	}
-	return l, nil
+	return &Lease{i: i, l: l}, nil
 }
 
 // Addr returns the device address the guest uses for the lent memory: for
 // a guest of the acl32 profile, a 32-bit address in its window (ABI
 // section 9).
-func (l *Lease) Addr() uint64 { return l.a.base }
+func (l *Lease) Addr() uint64 { return l.l.Addr() }
 
 // Revoke takes the memory back. From its start the guest's calls that
 // name it fail as for freed memory; then it waits for the session's
@@ -127,50 +81,5 @@ func (l *Lease) Revoke(ctx context.Context) error {
 		return fmt.Errorf("host: revoke: %w", err)
 	}
 	defer l.i.callMu.Unlock()
-	s := l.s
-	if !l.revoked {
-		l.revoked = true
-		s.mu.Lock()
-		if s.as.find(l.a.base) == l.a {
-			s.as.remove(l.a)
-			l.drop()
-		}
-		s.mu.Unlock()
-	}
-	if s.freed {
-		return nil // the session is released: nothing of it runs
-	}
-	// Descriptor and offset copies that hold it, then every stream of the
-	// session: a plain asynchronous copy resolved it when queued.
-	if err := l.a.queued.wait(ctx); err != nil {
-		return fmt.Errorf("host: revoke: queued work still holds the lease: %w", err)
-	}
-	for _, st := range s.sessionStreams(-1) {
-		if err := s.b.SynchronizeStream(ctx, st.h, -1); err != nil {
-			if ctx.Err() != nil {
-				return fmt.Errorf("host: revoke: the session's queued work has not finished: %w", ctx.Err())
-			}
-			// The stream's work failed or was cancelled: it has ended.
-		}
-	}
-	return nil
-}
-
-// drop undoes the lease's accounting; the caller removed it from the
-// table under s.mu.
-func (l *Lease) drop() {
-	l.revoked = true
-	l.s.held[l.a.dev] -= l.a.charged
-	if l.a.charged == 0 {
-		l.s.lent--
-	}
-}
-
-// writable fails when the resolved range is read-only lent memory: a
-// guest write may not touch it.
-func (sp span) writable(name string, addr, n uint64) error {
-	if sp.a != nil && sp.a.readOnly {
-		return acl.Errorf(acl.ErrRTParamInvalid, "%s [%#x, +%d) is device memory the host lent read-only", name, addr, n)
-	}
-	return nil
+	return l.l.Revoke(ctx)
 }

@@ -88,16 +88,3 @@ func TestGuestLogs(t *testing.T) {
 	require.Equal(t, "argv0", got[0]["plugin"])
 	require.NotEqual(t, sid, got[0]["session"])
 }
-
-func TestLogWriterBoundsLines(t *testing.T) {
-	var c capture
-	w := &logWriter{l: slog.New(slog.NewJSONHandler(&c, nil)), level: slog.LevelInfo}
-	_, err := w.Write(bytes.Repeat([]byte("x"), maxLogLine+10))
-	require.NoError(t, err)
-	require.Len(t, c.records(t), 1, "a full buffer is logged")
-	require.LessOrEqual(t, len(w.buf), 10)
-	w.flush()
-	got := c.records(t)
-	require.Len(t, got, 2)
-	require.Equal(t, strings.Repeat("x", 10), got[1]["msg"])
-}

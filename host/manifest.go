@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/aclwasm/aclwasm/host/internal/sandbox"
 )
 
 // Manifest describes a plugin in a file: its module, its policy, and the
@@ -65,7 +67,7 @@ type ServeManifest struct {
 
 // maxVarLen bounds a config value, so that config_read's result (a
 // length) never collides with an aclError code.
-const maxVarLen = 64 << 10
+const maxVarLen = sandbox.MaxVarLen
 
 // LoadManifest reads and checks the manifest file at path (YAML). Unknown
 // fields, wrong types and bad values give an error naming the field and

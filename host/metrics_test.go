@@ -24,8 +24,8 @@ func TestMetrics(t *testing.T) {
 	ctx := context.Background()
 	m := newMetrics(t)
 	rt := newRuntime(t, WithMetrics(m))
-	calls := func(plugin, fn string) float64 { return testutil.ToFloat64(m.calls.WithLabelValues(plugin, fn)) }
-	runs := func(plugin, out string) float64 { return testutil.ToFloat64(m.runs.WithLabelValues(plugin, out)) }
+	calls := func(plugin, fn string) float64 { return testutil.ToFloat64(m.m.Calls.WithLabelValues(plugin, fn)) }
+	runs := func(plugin, out string) float64 { return testutil.ToFloat64(m.m.Runs.WithLabelValues(plugin, out)) }
 
 	// A command: two H2D/D2D copies and one D2H, 4096 bytes each.
 	pl, err := rt.Load(ctx, wat2wasm(t, fmt.Sprintf(roundtripWAT, 0)), Policy{}, LoadName("rt"))
@@ -37,11 +37,11 @@ func TestMetrics(t *testing.T) {
 	require.Equal(t, 3.0, calls("rt", "aclrtMemcpy"))
 	require.Equal(t, 2.0, calls("rt", "aclrtMalloc"))
 	for _, d := range []string{"H2D", "D2D", "D2H"} {
-		require.Equal(t, 4096.0, testutil.ToFloat64(m.bytes.WithLabelValues("rt", "aclrtMemcpy", d)), d)
+		require.Equal(t, 4096.0, testutil.ToFloat64(m.m.Bytes.WithLabelValues("rt", "aclrtMemcpy", d)), d)
 	}
 	require.Equal(t, 1.0, runs("rt", "ok"))
-	require.Equal(t, 4, testutil.CollectAndCount(m.latency), "a latency series per function called: set, malloc, memcpy, free")
-	require.Equal(t, 0.0, testutil.ToFloat64(m.sessions.WithLabelValues("rt")))
+	require.Equal(t, 4, testutil.CollectAndCount(m.m.Latency), "a latency series per function called: set, malloc, memcpy, free")
+	require.Equal(t, 0.0, testutil.ToFloat64(m.m.Sessions.WithLabelValues("rt")))
 
 	// The same module queueing a copy, then exiting 3 with it queued.
 	pl2, err := rt.Load(ctx, wat2wasm(t, fmt.Sprintf(roundtripWAT, 1)), Policy{}, LoadName("rt"))
@@ -51,12 +51,12 @@ func TestMetrics(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, uint32(3), res.ExitCode)
 	require.Equal(t, 1.0, runs("rt", "exit"))
-	require.Equal(t, 1.0, testutil.ToFloat64(m.queued.WithLabelValues("rt", "aclrtMemcpyAsync")))
+	require.Equal(t, 1.0, testutil.ToFloat64(m.m.Queued.WithLabelValues("rt", "aclrtMemcpyAsync")))
 	// Bytes of a queued copy count when it runs, in the statistics and
 	// the metrics alike (the run's end finishes it).
 	require.Equal(t, uint64(4096), res.Stats.Funcs["aclrtMemcpyAsync"].Bytes["D2H"])
-	require.Equal(t, 4096.0, testutil.ToFloat64(m.bytes.WithLabelValues("rt", "aclrtMemcpyAsync", "D2H")))
-	require.Equal(t, 0.0, testutil.ToFloat64(m.registered), "pinned bytes released with the session")
+	require.Equal(t, 4096.0, testutil.ToFloat64(m.m.Bytes.WithLabelValues("rt", "aclrtMemcpyAsync", "D2H")))
+	require.Equal(t, 0.0, testutil.ToFloat64(m.m.Registered), "pinned bytes released with the session")
 
 	// A reactor: memory held while it lives, an error by code, a trap.
 	px, err := rt.Load(ctx, wat2wasm(t, proxyWAT(4, "")), Policy{Timeout: 300 * time.Millisecond}, LoadName("proxy"))
@@ -64,7 +64,7 @@ func TestMetrics(t *testing.T) {
 	defer px.Close(ctx)
 	inst, err := px.Instantiate(ctx, Config{})
 	require.NoError(t, err)
-	require.Equal(t, 1.0, testutil.ToFloat64(m.sessions.WithLabelValues("proxy")))
+	require.Equal(t, 1.0, testutil.ToFloat64(m.m.Sessions.WithLabelValues("proxy")))
 	for _, c := range []struct {
 		fn   string
 		args []uint64
@@ -72,14 +72,14 @@ func TestMetrics(t *testing.T) {
 		_, err := inst.Call(ctx, c.fn, c.args...)
 		require.NoError(t, err)
 	}
-	require.Equal(t, 1.0, testutil.ToFloat64(m.errs.WithLabelValues("proxy", "aclrtMalloc", "100000")))
-	require.Equal(t, 0.0, testutil.ToFloat64(m.device(0)))
-	require.Greater(t, testutil.ToFloat64(m.device(1)), 1000.0, "native rounding and padding are charged")
+	require.Equal(t, 1.0, testutil.ToFloat64(m.m.Errs.WithLabelValues("proxy", "aclrtMalloc", "100000")))
+	require.Equal(t, 0.0, testutil.ToFloat64(m.m.Device(0)))
+	require.Greater(t, testutil.ToFloat64(m.m.Device(1)), 1000.0, "native rounding and padding are charged")
 	_, err = inst.Call(ctx, "trap")
 	require.ErrorIs(t, err, ErrTrap)
 	require.Equal(t, 1.0, runs("proxy", "trap"))
-	require.Equal(t, 0.0, testutil.ToFloat64(m.device(1)), "the trapped session released its memory")
-	require.Equal(t, 0.0, testutil.ToFloat64(m.sessions.WithLabelValues("proxy")))
+	require.Equal(t, 0.0, testutil.ToFloat64(m.m.Device(1)), "the trapped session released its memory")
+	require.Equal(t, 0.0, testutil.ToFloat64(m.m.Sessions.WithLabelValues("proxy")))
 
 	inst, err = px.Instantiate(ctx, Config{})
 	require.NoError(t, err)

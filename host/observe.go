@@ -83,19 +83,15 @@ func end(ro RunObserver, s *Session, exitCode uint32, err error) {
 	}
 	var id uint64
 	if s != nil {
-		s.obs = nil
-		id = s.id
+		s.observe(nil)
+		id = s.ID()
 	}
 	ro.End(RunEnd{Outcome: outcome(exitCode, err), ExitCode: exitCode, Err: err, Session: id})
 }
 
-// record passes a host call's record to the trace callback and the run's
-// observer.
-func (s *Session) record(r CallRecord) {
-	if s.trace != nil {
-		s.trace(r)
-	}
-	if s.obs != nil {
-		s.obs.HostCall(r)
+// ran counts how a run or reactor call of p ended, with WithMetrics.
+func (p *Plugin) ran(exitCode uint32, err error) {
+	if p.m != nil {
+		p.m.Run(outcome(exitCode, err))
 	}
 }

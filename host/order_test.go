@@ -47,16 +47,10 @@ func (h *harness) rc(name string, args ...uint64) acl.Error { return acl.Error(h
 // natively that wait is refused.
 func (h *harness) gate(s uint64) func() {
 	h.t.Helper()
-	sess := h.inst.Session()
-	st, ok := sess.streams[uint32(s)]
-	if s == 0 {
-		var err error
-		st, err = sess.defaultStream()
-		require.NoError(h.t, err)
-		ok = true
-	}
-	require.True(h.t, ok, "gate: stream %d is not one of the session's", s)
-	b, dev := sess.b, sess.phys(st.dev)
+	sess := h.inst.s.s
+	st, dev, err := sess.Stream(uint32(s))
+	require.NoError(h.t, err, "gate: stream %d is not one of the session's", s)
+	b := sess.Backend()
 	hold, err := b.CreateStream(dev)
 	require.NoError(h.t, err)
 	ev, err := b.CreateEvent(dev)
@@ -71,7 +65,7 @@ func (h *harness) gate(s uint64) func() {
 	})
 	require.NoError(h.t, b.LaunchHostFunc(hold, func() error { <-open; return nil }))
 	require.NoError(h.t, b.RecordEvent(ev, hold))
-	require.NoError(h.t, b.StreamWaitEvent(st.h, ev))
+	require.NoError(h.t, b.StreamWaitEvent(st, ev))
 	return release
 }
 
@@ -135,7 +129,7 @@ func (h *harness) keepsStream(e orderEnv, s uint64, destroy func() acl.Error) ac
 // noDevice makes the session have no current device while it keeps its
 // streams: the native runtime can get there (a context of another thread),
 // the sandbox's guests cannot, but the check must still sit in its place.
-func (h *harness) noDevice() { h.inst.Session().dev = -1 }
+func (h *harness) noDevice() { h.inst.s.s.LeaveDevice() }
 
 // failOn queues on s an operation that fails when it executes: a copy
 // with a descriptor that was never set.
@@ -349,7 +343,9 @@ func batchCases(fn string, async, v2 bool) map[string]orderCase {
 			b := two(h, e)
 			c := call(h, b, 2, 1, b.fail, e.s1)
 			failIs(h, b, sizeMax)
-			n, err := h.inst.Session().b.Pending(h.inst.Session().streams[uint32(e.s1)].h)
+			st, _, err := h.inst.s.s.Stream(uint32(e.s1))
+			require.NoError(h.t, err)
+			n, err := h.inst.s.s.Backend().Pending(st)
 			require.NoError(h.t, err)
 			require.Zero(h.t, n, "nothing queued")
 			return c
@@ -823,7 +819,9 @@ var orderCases = map[string]map[string]orderCase{
 		"unrecorded": {run: func(h *harness) acl.Error {
 			e := setupOrder(h)
 			code := h.rc("aclrtStreamWaitEvent", e.s, e.ev)
-			n, err := h.inst.Session().b.Pending(h.inst.Session().streams[uint32(e.s)].h)
+			st, _, err := h.inst.s.s.Stream(uint32(e.s))
+			require.NoError(h.t, err)
+			n, err := h.inst.s.s.Backend().Pending(st)
 			require.NoError(h.t, err)
 			require.Zero(h.t, n, "no wait queued")
 			// Reset after a record: the wait is queued, for the next record.

@@ -2,11 +2,10 @@ package host
 
 import (
 	"fmt"
-	"math/bits"
 	"time"
 
 	"github.com/aclwasm/aclwasm/abi"
-	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/host/internal/sandbox"
 )
 
 // Policy is what one plugin may use. The zero value of each field means
@@ -222,24 +221,13 @@ func (p *Policy) allows(fn string) bool {
 	return false
 }
 
-// budget fails with 207012 when one call would move (or set) more than the
-// policy's MaxCallBytes. The copy paths call it after their checks and
-// before any effect.
-func (c *call) budget(n uint64) error {
-	if max := c.s.policy.MaxCallBytes; n > max {
-		return acl.Errorf(acl.ErrRTOverLimit, "the call would move %d bytes, more than the policy's %d bytes per call (MaxCallBytes)", n, max)
+// limits returns the parts of p its sessions enforce.
+func (p *Policy) limits() sandbox.Limits {
+	return sandbox.Limits{
+		Devices: p.Devices, DeviceMemory: p.DeviceMemory, PinnedMemory: p.PinnedMemory,
+		MaxAllocations: p.MaxAllocations, MaxRegistrations: p.MaxRegistrations,
+		MaxStreams: p.MaxStreams, MaxEvents: p.MaxEvents, MaxQueued: p.MaxQueued,
+		MaxBatchEntries: p.MaxBatchEntries, MaxCallBytes: p.MaxCallBytes,
+		MemoryPages: p.MemoryPages, AllowInitConfig: p.AllowInitConfig,
 	}
-	return nil
-}
-
-// total returns the sum of sizes, or the largest uint64 when it overflows.
-func total(sizes acl.Words) uint64 {
-	var sum uint64
-	for i := range sizes.Len() {
-		var carry uint64
-		if sum, carry = bits.Add64(sum, sizes.At(i), 0); carry != 0 {
-			return ^uint64(0)
-		}
-	}
-	return sum
 }

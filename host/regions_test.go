@@ -17,7 +17,7 @@ import (
 func TestRegionsNeverShared(t *testing.T) {
 	const n = 4
 	h := newHarness(t, Policy{})
-	h.rt.regions.n = n
+	h.rt.sh.LimitRegions(n)
 	h.ok("aclrtSetDevice", 0)
 	first := h.malloc(64)
 

@@ -1,397 +1,58 @@
 package host
 
 import (
-	"context"
-	"crypto/rand"
-	"errors"
-	"fmt"
-	"log/slog"
-	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/aclwasm/aclwasm/abi"
-	"github.com/aclwasm/aclwasm/acl"
-	"github.com/aclwasm/aclwasm/host/internal/engine"
+	"github.com/aclwasm/aclwasm/host/internal/sandbox"
 )
 
-// Session is the state of one plugin instance: its address space, its
-// stream and event handles, its policy, its statistics and its most recent
-// error message. Host calls of one instance come from one goroutine; stream
-// workers read the address space (descriptor and offset copies), so
-// mutations take mu.
+// Session is the state of one plugin instance, as its embedder sees it:
+// its statistics, its most recent error message and its number. The
+// session itself (address space, handles, limits) is the sandbox's.
 type Session struct {
-	rt     *Runtime
-	policy Policy
-	b      acl.Backend
-	region uint64      // the device address region (Runtime.regions)
-	prof   abi.Profile // the module's import profile: acl or acl32
-	freed  bool        // release has returned the region
-
-	mu sync.RWMutex // guards as for stream workers; the guest goroutine writes under it
-	as addrSpace
-
-	dev        int32    // current guest device, -1 before aclrtSetDevice
-	held       []uint64 // device bytes charged, per guest device
-	pinned     uint64   // registered bytes
-	nextHandle uint32   // handles are never reused
-	streams    map[uint32]*streamRec
-	events     map[uint32]*eventRec
-	ctxs       map[uint32]*ctxRec // contexts, default ones included (context.go)
-	primary    map[int32]*ctxRec  // the default context of each guest device
-	deadCtxs   map[uint32]bool    // handles of destroyed contexts (context.go)
-	cur        *ctxRec            // the current context while dev >= 0
-	peers      map[[2]int32]bool  // peer access this session enabled (guest ids)
-	zombies    []acl.DevPtr       // frees that could not wait; retried at release
-	descKey    [32]byte
-	// halt is the context of the host's own work on stream workers
-	// (descriptor and offset copies): release cancels it once its own
-	// context is done, so that a running copy stops between chunks
-	// instead of holding the release up.
-	halt context.Context
-	stop context.CancelFunc
-	// batchEntries counts the entries of queued asynchronous batches that
-	// have not run yet (Policy.MaxBatchEntries); workers decrement it.
-	batchEntries atomic.Int64
-	inited       bool
-	finalized    bool
-
-	call    call // the host call in flight (see invoke)
-	lastErr string
-	// hostG is the goroutine running one of the embedder's host functions
-	// for the session (goid), 0 when none runs: Close called from it must
-	// not wait for the call it is part of.
-	hostG  atomic.Int64
-	stats  stats
-	trace  func(CallRecord)
-	obs    RunObserver       // the observed run in progress (observe.go), nil if none
-	mem    engine.Releaser   // the guest memory's reservation, on wazero (engine.Invoker.Hold)
-	io     *bytesCall        // the Instance.CallBytes in progress, or nil
-	ms     sessionMetrics    // WithMetrics; see metrics.go
-	vars   map[string]string // Config.Vars, for aclwasm.config_read
-	id     uint64            // ID
-	logs   []*logWriter      // Config.Logger's writers, flushed at release
-	appLog *slog.Logger      // Config.Logger with plugin and session, for aclAppLog; nil without one
-	opWait uint32            // aclrtSetOpWaitTimeout, seconds; 0: no limit
-	opExec uint64            // the operator execute timeout in effect, µs; 0: never set (the maximum)
-	lent   int               // uncharged leases in as.allocs (LendOptions.Charge)
-	// batchBuf is the entries of the synchronous batch in flight, kept
-	// between calls so that a batch allocates nothing (batch.go).
-	batchBuf []acl.Copy
-}
-
-type streamRec struct {
-	h     acl.Stream
-	dev   int32
-	ctx   *ctxRec        // the context it was created in
-	flags acl.StreamFlag // aclrtCreateStreamWithConfig's, as the ACL layer passes them on
-	mode  acl.FailureMode
-	// batch counts the entries of asynchronous batches queued on it that
-	// have not run: those a forced destruction or a stopped stream dropped
-	// go back to the session's budget when the stream is destroyed.
-	batch atomic.Int64
-}
-
-type eventRec struct {
-	h        acl.Event
-	dev      int32
-	recorded bool // aclrtRecordEvent queued a record of it: a wait may follow (event.go)
-}
-
-// newSession returns a session holding a device address region of its
-// own until its release. An acl32 session's device addresses are instead
-// 32-bit values in a window above the largest guest memory the policy
-// allows (ABI section 9).
-func newSession(rt *Runtime, p Policy, prof abi.Profile) (*Session, error) {
-	region, ok := rt.regions.get()
-	if !ok {
-		return nil, fmt.Errorf("host: %d sessions are live, as many as there are device address regions: release one first", regions)
-	}
-	s := &Session{
-		rt:      rt,
-		policy:  p,
-		b:       rt.backend,
-		region:  region,
-		prof:    prof,
-		as:      newAddrSpace(region),
-		dev:     -1,
-		held:    make([]uint64, len(p.Devices)),
-		streams: map[uint32]*streamRec{},
-		events:  map[uint32]*eventRec{},
-		ctxs:    map[uint32]*ctxRec{},
-		primary: map[int32]*ctxRec{},
-		peers:   map[[2]int32]bool{},
-		trace:   rt.trace,
-	}
-	if prof == abi.Native32 {
-		s.as = newWindowSpace(engine.MemoryBytes(p.MemoryPages))
-	}
-	s.halt, s.stop = context.WithCancel(context.Background())
-	_, _ = rand.Read(s.descKey[:])
-	return s, nil
+	s   *sandbox.Session
+	rt  *Runtime
+	obs RunObserver // the observed run in progress, nil if none
 }
 
 // Stats returns a snapshot of the session's call statistics. Like
 // LastError, call it between the instance's calls, not during one.
-func (s *Session) Stats() Stats { return s.stats.snapshot() }
+func (s *Session) Stats() Stats { return stats(s.s.Counts()) }
 
 // LastError returns the session's most recent error message, as
 // aclGetRecentErrMsg reports it. Call it between the instance's calls.
-func (s *Session) LastError() string { return s.lastErr }
+func (s *Session) LastError() string { return s.s.LastError() }
 
-func (s *Session) phys(dev int32) int32 { return s.policy.Devices[dev] }
+// ID returns the session's number, unique in the process: the "session"
+// attribute of its log records and CallRecord.Session.
+func (s *Session) ID() uint64 { return s.s.ID() }
 
-// newHandle returns a handle never handed out before in this session, or
-// 207012 once all 2^32-1 of them have been.
-func (s *Session) newHandle() (uint32, error) {
-	if s.nextHandle == ^uint32(0) {
-		return 0, acl.Errorf(acl.ErrRTOverLimit, "the session has used every stream and event handle (handles are never reused)")
+// observe has ro follow the session's host calls (nil: none), along with
+// the runtime's trace callback.
+func (s *Session) observe(ro RunObserver) {
+	s.obs = ro
+	if s.rt.trace == nil && ro == nil {
+		s.s.SetTracer(nil)
+		return
 	}
-	s.nextHandle++
-	return s.nextHandle, nil
+	s.s.SetTracer((*tracer)(s))
 }
 
-// defaultStream returns the NULL stream of the session's current context,
-// creating it on first use. Sessions never share a backend stream, so one
-// session's synchronize neither waits for nor reports another's work.
-func (s *Session) defaultStream() (*streamRec, error) {
-	cx := s.cur
-	if cx.def != nil {
-		return cx.def, nil
-	}
-	h, err := s.b.CreateStream(s.phys(cx.dev))
-	if err != nil {
-		return nil, be(err)
-	}
-	cx.def = &streamRec{h: h, dev: cx.dev, ctx: cx}
-	return cx.def, nil
-}
+// tracer turns a session's host calls into CallRecords for the trace
+// callback and the run's observer.
+type tracer Session
 
-// sessionStreams returns every stream of the session on guest device dev
-// (all devices when dev < 0), default streams included.
-func (s *Session) sessionStreams(dev int32) []*streamRec {
-	var out []*streamRec
-	for _, cx := range s.ctxs {
-		if cx.def != nil && (dev < 0 || cx.dev == dev) {
-			out = append(out, cx.def)
-		}
+func (t *tracer) HostCall(c *sandbox.Traced) {
+	r := CallRecord{Func: c.Func, Args: traceArgs(c.Func, c.Stack), Result: c.Result, Code: c.Code, Msg: c.Msg, Session: c.Session, Start: c.Start}
+	if c.Index >= 0 {
+		r.Outs = traceOuts(c.Index, c.Profile, c.Mem, c.Stack, c.Code)
+		r.Attrs = traceAttrs(c.Index, c.Mem, c.Stack)
 	}
-	for _, st := range s.streams {
-		if dev < 0 || st.dev == dev {
-			out = append(out, st)
-		}
+	r.Duration = time.Since(c.Start)
+	if t.rt.trace != nil {
+		t.rt.trace(r)
 	}
-	return out
-}
-
-// syncStreams waits for every stream of guest device dev within timeoutMs
-// (-1: forever) and returns the first error.
-func (s *Session) syncStreams(ctx context.Context, dev int32, timeoutMs int32) error {
-	var deadline time.Time
-	if timeoutMs >= 0 {
-		deadline = time.Now().Add(time.Duration(timeoutMs) * time.Millisecond)
+	if t.obs != nil {
+		t.obs.HostCall(r)
 	}
-	var first error
-	for _, st := range s.sessionStreams(dev) {
-		ms := int32(-1)
-		if timeoutMs >= 0 {
-			ms = max(int32(time.Until(deadline)/time.Millisecond), 1) // 0 is not a timeout natively
-		}
-		if err := s.b.SynchronizeStream(ctx, st.h, ms); err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
-}
-
-// releaseWait bounds how long a session's release waits for memory to be
-// free of queued work once its own streams are gone (work of streams a
-// backend could not destroy).
-const releaseWait = 10 * time.Second
-
-// destroyEvents destroys the session's events on guest device dev (every
-// device when dev < 0). Destroying an event releases the waits on it, so
-// a stream blocked on a record that will never come drains at once instead
-// of running out the clock.
-func (s *Session) destroyEvents(dev int32) (errs []error) {
-	for h, ev := range s.events {
-		if dev < 0 || ev.dev == dev {
-			errs = append(errs, s.b.DestroyEvent(ev.h))
-			delete(s.events, h)
-		}
-	}
-	return errs
-}
-
-// destroyStreams destroys the session's streams on dev (every device when
-// dev < 0), finishing their work, or cancelling what has not started once
-// ctx is done, or at once when force (aclrtResetDeviceForce).
-func (s *Session) destroyStreams(ctx context.Context, dev int32, force bool) (errs []error) {
-	for h, st := range s.streams {
-		if dev < 0 || st.dev == dev {
-			errs = append(errs, s.destroyStream(ctx, st, force))
-			delete(s.streams, h)
-		}
-	}
-	for _, cx := range s.ctxs {
-		if cx.def != nil && (dev < 0 || cx.dev == dev) {
-			errs = append(errs, s.destroyStream(ctx, cx.def, force))
-			cx.def = nil
-		}
-	}
-	return errs
-}
-
-// destroyStream destroys st in the backend: after its queued work, or
-// cancelling it (force: the caller has checked the backend is an
-// acl.StreamForcer). The entries of queued batches that did not run go
-// back to the session's budget.
-func (s *Session) destroyStream(ctx context.Context, st *streamRec, force bool) error {
-	var err error
-	if f, ok := s.b.(acl.StreamForcer); ok && force {
-		err = f.DestroyStreamForce(st.h)
-	} else {
-		err = s.b.DestroyStream(ctx, st.h)
-	}
-	if err == nil {
-		s.batchEntries.Add(-st.batch.Swap(0))
-	}
-	return err
-}
-
-// freeAllocs frees the session's allocations on dev (every device when
-// dev < 0). A free waits for queued work that still uses the memory (a
-// stream of another device may); one that cannot finish before ctx is done
-// leaves the allocation to the session's release.
-func (s *Session) freeAllocs(ctx context.Context, dev int32) (errs []error) {
-	for _, a := range append([]*alloc(nil), s.as.allocs...) {
-		if dev >= 0 && a.dev != dev || a.lease != nil && dev >= 0 {
-			continue // a lease outlives aclrtResetDevice: it is the host's
-		}
-		if a.lease != nil { // the session ends: so does the lease
-			s.mu.Lock()
-			s.as.remove(a)
-			a.lease.drop()
-			s.mu.Unlock()
-			continue
-		}
-		s.mu.Lock()
-		s.as.remove(a)
-		s.mu.Unlock()
-		s.held[a.dev] -= a.charged
-		if err := s.b.Free(ctx, a.ptr); err != nil {
-			s.zombies = append(s.zombies, a.ptr)
-			errs = append(errs, err)
-		}
-	}
-	return errs
-}
-
-// dropPeers undoes the peer access this session enabled from dev (from
-// every device when dev < 0).
-func (s *Session) dropPeers(dev int32) {
-	for k := range s.peers {
-		if dev < 0 || k[0] == dev {
-			s.rt.peerRelease(s.phys(k[0]), s.phys(k[1]))
-			delete(s.peers, k)
-		}
-	}
-}
-
-// releaseDevice releases the session's streams, events and allocations on
-// guest device dev, and the peer access it enabled from there: the second
-// half of aclrtResetDevice, which synchronizes first.
-func (s *Session) releaseDevice(ctx context.Context, dev int32, force bool) error {
-	var errs []error
-	if force { // cancel first: destroying an event releases the waits on it, which would let work run
-		errs = append(s.destroyStreams(ctx, dev, true), s.destroyEvents(dev)...)
-	} else {
-		errs = append(s.destroyEvents(dev), s.destroyStreams(ctx, dev, false)...)
-	}
-	errs = append(errs, s.freeAllocs(ctx, dev)...)
-	s.dropPeers(dev)
-	s.dropContexts(dev)
-	return errors.Join(errs...)
-}
-
-// release ends the session: queued work is finished (or cancelled once ctx
-// is done), and every stream, event, allocation and registration is
-// released, so the device accounting returns to what it was before. Only
-// then is the guest's memory unmapped. Streams of every device go before
-// any memory, since a stream may use another device's memory.
-func (s *Session) release(ctx context.Context) error {
-	defer s.flushLogs()
-	defer s.stop()
-	idle := s.idle() // nothing waits: no context to follow or make
-	if !idle {
-		unwatch := context.AfterFunc(ctx, s.stop)
-		defer unwatch()
-	}
-	errs := s.destroyEvents(-1)
-	errs = append(errs, s.destroyStreams(ctx, -1, false)...)
-	wait := ctx
-	if !idle {
-		var cancel context.CancelFunc
-		wait, cancel = context.WithTimeout(context.WithoutCancel(ctx), releaseWait)
-		defer cancel()
-	}
-	for _, p := range s.zombies { // frees that gave up earlier
-		errs = append(errs, s.b.Free(wait, p))
-	}
-	s.zombies = nil
-	errs = append(errs, s.freeAllocs(wait, -1)...)
-	s.zombies = nil // what still failed is in errs: nothing more to try
-	for _, p := range append([]*pin(nil), s.as.pins...) {
-		errs = append(errs, s.b.HostUnregister(wait, p.h))
-		s.mu.Lock()
-		s.as.removePin(p)
-		s.mu.Unlock()
-		s.pinned -= p.end - p.start
-	}
-	s.dropPeers(-1)
-	s.dropContexts(-1)
-	s.endMetrics()
-	if s.mem != nil {
-		s.mem.Release()
-		s.mem = nil
-	}
-	if !s.freed { // its allocations are gone: another session may have it
-		s.freed = true
-		s.rt.regions.put(s.region)
-	}
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("host: release session: %w", err)
-	}
-	return nil
-}
-
-// idle reports whether the session holds nothing that its release would
-// wait for: no stream, event, allocation or registration, no failed free.
-func (s *Session) idle() bool {
-	return len(s.streams) == 0 && len(s.events) == 0 && len(s.as.allocs) == 0 && len(s.as.pins) == 0 && len(s.zombies) == 0
-}
-
-// CallRecord describes one host call, for tracing.
-type CallRecord struct {
-	Func *abi.Func
-	Args []uint64
-	// Result is the value returned to the guest: an aclError code, or the
-	// message length for aclGetRecentErrMsg.
-	Result int32
-	Code   acl.Error
-	Msg    string
-	// Outs are the values the call wrote to its out-parameters (the
-	// address aclrtMalloc wrote at devPtr, a stream handle, a count), in
-	// parameter order: none for a failed call, except failIndex of the
-	// batch copies. Functions outside module "acl" report none.
-	Outs []OutValue
-	// Attrs are the first entries (at most maxTraceAttrs) of a batch
-	// copy's attrs array, the aclrtMemcpyBatchAttr locations it gave,
-	// when they lie in guest memory.
-	Attrs []acl.MemcpyBatchAttr
-	// Session is the calling session's ID; Start and Duration time the
-	// host call.
-	Session  uint64
-	Start    time.Time
-	Duration time.Duration
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
@@ -23,6 +24,31 @@ func traceArgs(f *abi.Func, stack []uint64) []uint64 {
 		}
 	}
 	return args
+}
+
+// CallRecord describes one host call, for tracing.
+type CallRecord struct {
+	Func *abi.Func
+	Args []uint64
+	// Result is the value returned to the guest: an aclError code, or the
+	// message length for aclGetRecentErrMsg.
+	Result int32
+	Code   acl.Error
+	Msg    string
+	// Outs are the values the call wrote to its out-parameters (the
+	// address aclrtMalloc wrote at devPtr, a stream handle, a count), in
+	// parameter order: none for a failed call, except failIndex of the
+	// batch copies. Functions outside module "acl" report none.
+	Outs []OutValue
+	// Attrs are the first entries (at most maxTraceAttrs) of a batch
+	// copy's attrs array, the aclrtMemcpyBatchAttr locations it gave,
+	// when they lie in guest memory.
+	Attrs []acl.MemcpyBatchAttr
+	// Session is the calling session's ID; Start and Duration time the
+	// host call.
+	Session  uint64
+	Start    time.Time
+	Duration time.Duration
 }
 
 // OutValue is a value a host call wrote to one of its out-parameters.

@@ -1,10 +1,10 @@
-package host
+package sandbox
 
 import "github.com/aclwasm/aclwasm/acl"
 
 // memsetSync is aclrtMemset(devPtr, maxCount, value, count): only the low
 // byte of value is used.
-func memsetSync(c *call) error {
+func memsetSync(c *Call) error {
 	ptr, maxCount, n := c.u64(0), c.u64(1), c.u64(3)
 	if done, err := acl.CheckMemsetArgs(ptr, n); done || err != nil { // count0, null
 		return err
@@ -37,7 +37,7 @@ func memsetSync(c *call) error {
 // memsetAsync is aclrtMemsetAsync(devPtr, maxCount, value, count, stream).
 // Guest memory, registered or not, is set before it returns, as the native
 // runtime sets host memory; device memory is set in stream order.
-func memsetAsync(c *call) error {
+func memsetAsync(c *Call) error {
 	ptr, maxCount, n := c.u64(0), c.u64(1), c.u64(3)
 	if done, err := acl.CheckMemsetArgs(ptr, n); done || err != nil { // count0, null
 		return err
@@ -83,7 +83,7 @@ func memsetAsync(c *call) error {
 // registered guest memory) is taken, unregistered guest memory gives
 // 100000, and an address the query fails on its code (107000). The query
 // needs no context, so it comes before the stream and the current device.
-func (c *call) d32Memory(ptr uint64) error {
+func (c *Call) d32Memory(ptr uint64) error {
 	as := &c.s.as
 	if ptr < as.guestEnd {
 		if ptr >= uint64(len(c.mem)) {
@@ -103,7 +103,7 @@ func (c *call) d32Memory(ptr uint64) error {
 // memsetD32Sync is aclrtMemsetD32(ptr, memSize, value, count): count
 // 32-bit words, little-endian. Registered guest memory is set by the host;
 // device memory by the backend (acl.MemsetD32er).
-func memsetD32Sync(c *call) error {
+func memsetD32Sync(c *Call) error {
 	ptr := c.u64(0)
 	n, err := acl.CheckMemsetD32Args(ptr, c.u64(1), c.u64(3)) // count0, null, align, memSize
 	if err != nil || n == 0 {
@@ -140,7 +140,7 @@ func memsetD32Sync(c *call) error {
 
 // memsetD32Async is aclrtMemsetD32Async(ptr, memSize, value, count,
 // stream), ordered as aclrtMemsetAsync.
-func memsetD32Async(c *call) error {
+func memsetD32Async(c *Call) error {
 	ptr := c.u64(0)
 	n, err := acl.CheckMemsetD32Args(ptr, c.u64(1), c.u64(3)) // count0, null, align, memSize
 	if err != nil || n == 0 {
@@ -185,6 +185,6 @@ func memsetD32Async(c *call) error {
 	return nil
 }
 
-func noD32(c *call) error {
+func noD32(c *Call) error {
 	return acl.Errorf(acl.ErrRTFeatureNotSupport, "the %s backend cannot set 32-bit words in device memory", c.s.b.Name())
 }

@@ -1,4 +1,4 @@
-package host
+package sandbox
 
 import (
 	"crypto/hmac"
@@ -21,20 +21,20 @@ import (
 // descriptor there (ABI section 7). It is re-validated when the copy
 // executes, in stream order, against the allocations live at that moment.
 const (
-	descSize = acl.DescSizeA2
+	DescSize = acl.DescSizeA2
 	descBody = 16 // bytes the MAC covers
 )
 
 func (s *Session) descMAC(body []byte) []byte {
 	m := hmac.New(sha256.New, s.descKey[:])
 	m.Write(body)
-	return m.Sum(nil)[:descSize-descBody]
+	return m.Sum(nil)[:DescSize-descBody]
 }
 
 // encodeDesc writes the descriptor of a copy of n bytes (1..4 GiB) from
 // src to dst, both device addresses of this session.
 func (s *Session) encodeDesc(src, dst, n uint64) []byte {
-	b := make([]byte, descSize)
+	b := make([]byte, DescSize)
 	base := s.as.regionBase()
 	put48(b[0:], src-base)
 	put48(b[6:], dst-base)
@@ -45,7 +45,7 @@ func (s *Session) encodeDesc(src, dst, n uint64) []byte {
 
 // decodeDesc checks a descriptor's MAC and returns what it describes.
 func (s *Session) decodeDesc(b []byte) (src, dst, n uint64, ok bool) {
-	if !hmac.Equal(b[descBody:descSize], s.descMAC(b[:descBody])) {
+	if !hmac.Equal(b[descBody:DescSize], s.descMAC(b[:descBody])) {
 		return 0, 0, 0, false
 	}
 	base := s.as.regionBase()
@@ -59,19 +59,19 @@ func put48(b []byte, v uint64) {
 
 func get48(b []byte) uint64 { return uint64(le.Uint32(b)) | uint64(le.Uint16(b[4:]))<<32 }
 
-// descSize reports the chip's descriptor size, as the backend knows it
+// DescSize reports the chip's descriptor size, as the backend knows it
 // (Atlas A2 and A3: 32 bytes, Ascend 950: 64); the sandbox's encoding fills
 // the first 32. A backend that does not know (or a native library without
 // descriptors: the sandbox implements them itself) gives Atlas A2's.
-func (c *call) descSize() uint64 {
-	if n, err := c.s.b.MemcpyDescSize(acl.MemcpyInnerDeviceToDevice); err == nil && n > descSize {
+func (c *Call) DescSize() uint64 {
+	if n, err := c.s.b.MemcpyDescSize(acl.MemcpyInnerDeviceToDevice); err == nil && n > DescSize {
 		return n
 	}
-	return descSize
+	return DescSize
 }
 
-// getMemcpyDescSize is aclrtGetMemcpyDescSize(kind, descSize).
-func getMemcpyDescSize(c *call) error {
+// getMemcpyDescSize is aclrtGetMemcpyDescSize(kind, DescSize).
+func getMemcpyDescSize(c *Call) error {
 	out, err := c.outWord(1) // null
 	if err != nil {
 		return err
@@ -82,12 +82,12 @@ func getMemcpyDescSize(c *call) error {
 	if err := acl.CheckDescKindFeature(c.kind(0)); err != nil { // feature
 		return err
 	}
-	putWord(out, c.descSize()) // size
+	putWord(out, c.DescSize()) // size
 	return nil
 }
 
 // setMemcpyDesc is aclrtSetMemcpyDesc(desc, kind, srcAddr, dstAddr, count, config).
-func setMemcpyDesc(c *call) error {
+func setMemcpyDesc(c *Call) error {
 	desc, kind, src, dst, n := c.u64(0), c.kind(1), c.u64(2), c.u64(3), c.u64(4)
 	if err := acl.CheckSetMemcpyDesc(desc, kind, src, dst, n, uint64(c.u32(5))); err != nil { // null, kind
 		return err
@@ -101,9 +101,9 @@ func setMemcpyDesc(c *call) error {
 	if err := acl.CheckDescAlign(desc); err != nil { // align
 		return err
 	}
-	ds, err := c.s.resolveDevice("desc", desc, descSize) // desc
+	ds, err := c.s.resolveDevice("desc", desc, DescSize) // desc
 	if err == nil {
-		err = ds.writable("desc", desc, descSize)
+		err = ds.writable("desc", desc, DescSize)
 	}
 	if err != nil {
 		return err
@@ -117,11 +117,11 @@ func setMemcpyDesc(c *call) error {
 	if err := c.budget(n); err != nil { // bytes: checked here, the copy reads n from the descriptor
 		return err
 	}
-	return be(c.s.b.Memcpy(c.ctx, ds.buf, acl.Host(c.s.encodeDesc(src, dst, n), 0), descSize))
+	return be(c.s.b.Memcpy(c.ctx, ds.buf, acl.Host(c.s.encodeDesc(src, dst, n), 0), DescSize))
 }
 
 // memcpyAsyncWithDesc is aclrtMemcpyAsyncWithDesc(desc, kind, stream).
-func memcpyAsyncWithDesc(c *call) error {
+func memcpyAsyncWithDesc(c *Call) error {
 	desc, kind, h := c.u64(0), c.kind(1), c.u32(2)
 	if err := acl.CheckMemcpyAsyncWithDesc(desc, kind, uint64(h)); err != nil { // null, kind, nullstream
 		return err
@@ -133,7 +133,7 @@ func memcpyAsyncWithDesc(c *call) error {
 	if err := acl.CheckDescKindFeature(kind); err != nil { // feature
 		return err
 	}
-	ds, err := c.s.resolveDevice("desc", desc, descSize) // desc
+	ds, err := c.s.resolveDevice("desc", desc, DescSize) // desc
 	if err != nil {
 		return err
 	}
@@ -151,7 +151,7 @@ func memcpyAsyncWithDesc(c *call) error {
 
 // launch queues run on st as a host function, holding the allocations it
 // reads its addresses from until it has run, so that aclrtFree waits.
-func (c *call) launch(st *streamRec, run func(s *Session, fi int) error, holds ...*alloc) error {
+func (c *Call) launch(st *streamRec, run func(s *Session, fi int) error, holds ...*alloc) error {
 	if err := c.enqueue(st); err != nil {
 		return err
 	}
@@ -182,12 +182,12 @@ func (c *call) launch(st *streamRec, run func(s *Session, fi int) error, holds .
 func (s *Session) runDesc(fi int, desc uint64) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	ds, err := s.resolveDevice("desc", desc, descSize)
+	ds, err := s.resolveDevice("desc", desc, DescSize)
 	if err != nil {
 		return err
 	}
-	var b [descSize]byte
-	if err := s.b.Memcpy(s.halt, acl.Host(b[:], 0), ds.buf, descSize); err != nil {
+	var b [DescSize]byte
+	if err := s.b.Memcpy(s.halt, acl.Host(b[:], 0), ds.buf, DescSize); err != nil {
 		return be(err)
 	}
 	src, dst, n, ok := s.decodeDesc(b[:])
@@ -214,7 +214,7 @@ func (s *Session) runInner(fi int, src, dst, n uint64) error {
 // memcpyAsyncWithOffset is aclrtMemcpyAsyncWithOffset(dst, destMax,
 // dstDataOffset, src, count, srcDataOffset, kind, stream): dst and src are
 // device slots holding base addresses, read when the copy executes.
-func memcpyAsyncWithOffset(c *call) error {
+func memcpyAsyncWithOffset(c *Call) error {
 	dst, destMax, dstOff, src, n, srcOff := c.u64(0), c.u64(1), c.u64(2), c.u64(3), c.u64(4), c.u64(5)
 	if done, err := acl.CheckOffsetKind(n, c.kind(6)); done || err != nil { // count0, kind
 		return err

@@ -1,10 +1,10 @@
-package host
+package sandbox
 
 import "github.com/aclwasm/aclwasm/acl"
 
 // sides2D resolves both sides of a 2D copy (step "range"): each side's
 // span is (height-1)*pitch + width bytes.
-func (c *call) sides2D() (d, s span, err error) {
+func (c *Call) sides2D() (d, s span, err error) {
 	dst, dpitch, src, spitch, width, height := c.u64(0), c.u64(1), c.u64(2), c.u64(3), c.u64(4), c.u64(5)
 	dn, ok := acl.Span2D(dpitch, width, height)
 	if !ok {
@@ -23,12 +23,12 @@ func (c *call) sides2D() (d, s span, err error) {
 
 // args2D checks the ACL layer's arguments of (dst, dpitch, src, spitch,
 // width, height, kind): steps zero, null, pitch and kind.
-func (c *call) args2D() (bool, error) {
+func (c *Call) args2D() (bool, error) {
 	return acl.CheckMemcpy2DArgs(c.u64(0), c.u64(1), c.u64(2), c.u64(3), c.u64(4), c.u64(5), c.kind(6))
 }
 
 // memcpy2dSync is aclrtMemcpy2d: host to device or device to host only.
-func memcpy2dSync(c *call) error {
+func memcpy2dSync(c *Call) error {
 	if done, err := c.args2D(); done || err != nil { // zero, null, pitch, kind
 		return err
 	}
@@ -64,7 +64,7 @@ func memcpy2dSync(c *call) error {
 }
 
 // memcpy2dAsync is aclrtMemcpy2dAsync: H2D, D2H or D2D.
-func memcpy2dAsync(c *call) error {
+func memcpy2dAsync(c *Call) error {
 	if done, err := c.args2D(); done || err != nil { // zero, null, pitch, kind
 		return err
 	}

@@ -1,4 +1,4 @@
-package host
+package sandbox
 
 import (
 	"context"
@@ -14,7 +14,7 @@ var le = binary.LittleEndian
 
 // call is one host call in flight: the engine-neutral view every import
 // works on. Engine adapters fill it from their own calling convention.
-type call struct {
+type Call struct {
 	ctx  context.Context
 	s    *Session
 	fi   int
@@ -25,7 +25,7 @@ type call struct {
 
 // importFn is the implementation of one import. It returns nil or an error
 // carrying the native code and a precise message.
-type importFn func(c *call) error
+type importFn func(c *Call) error
 
 // invoke runs import fi for session s over the engine's stack: parameters
 // in, the i32 result out in stack[0]. It is the one path every import takes
@@ -53,7 +53,7 @@ func (s *Session) invoke(ctx context.Context, fi int, mem []byte, stack []uint64
 		}
 	}
 	var t0 time.Time
-	if s.ms.pm != nil || s.trace != nil || s.obs != nil {
+	if s.ms.pm != nil || s.tracer != nil {
 		t0 = time.Now()
 	}
 	err := c.run()
@@ -62,26 +62,21 @@ func (s *Session) invoke(ctx context.Context, fi int, mem []byte, stack []uint64
 	if c.ret != nil {
 		res = *c.ret
 	}
-	tracing := s.trace != nil || s.obs != nil
-	var outs []OutValue
-	var attrs []acl.MemcpyBatchAttr
-	if tracing { // before c lets go of the guest's memory
-		outs = traceOuts(fi, s.prof, c.mem, stack, code)
-		attrs = traceAttrs(fi, c.mem, stack)
-	}
-	*c = call{} // drop the references to guest memory and the context
-	s.stats.calls[fi]++
 	var msg string
 	if err != nil {
 		msg = abi.Funcs[fi].Name + ": " + acl.MessageOf(err)
 		s.lastErr = msg
+	}
+	if s.tracer != nil { // before c lets go of the guest's memory
+		s.tracer.HostCall(&Traced{Func: &abi.Funcs[fi], Index: fi, Profile: s.prof, Mem: c.mem, Stack: stack, Result: res, Code: code, Msg: msg, Session: s.id, Start: t0})
+	}
+	*c = Call{} // drop the references to guest memory and the context
+	s.stats.calls[fi]++
+	if err != nil {
 		s.stats.fail(fi, code)
 	}
 	if s.ms.pm != nil {
 		s.callMetrics(fi, code, t0)
-	}
-	if tracing {
-		s.record(CallRecord{Func: &abi.Funcs[fi], Args: traceArgs(&abi.Funcs[fi], stack), Result: res, Code: code, Msg: msg, Outs: outs, Attrs: attrs, Session: s.id, Start: t0, Duration: time.Since(t0)})
 	}
 	stack[0] = uint64(uint32(res))
 }
@@ -104,7 +99,7 @@ var narrow32 = func() []uint64 {
 	return m
 }()
 
-func (c *call) run() (err error) {
+func (c *Call) run() (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = acl.Errorf(acl.ErrInternal, "host bug: %v", r) // no stack: the guest reads this
@@ -114,15 +109,15 @@ func (c *call) run() (err error) {
 }
 
 // Argument accessors, by parameter position.
-func (c *call) u64(i int) uint64          { return c.args[i] }
-func (c *call) i32(i int) int32           { return int32(uint32(c.args[i])) }
-func (c *call) u32(i int) uint32          { return uint32(c.args[i]) }
-func (c *call) kind(i int) acl.MemcpyKind { return acl.MemcpyKind(c.i32(i)) }
+func (c *Call) u64(i int) uint64          { return c.args[i] }
+func (c *Call) i32(i int) int32           { return int32(uint32(c.args[i])) }
+func (c *Call) u32(i int) uint32          { return uint32(c.args[i]) }
+func (c *Call) kind(i int) acl.MemcpyKind { return acl.MemcpyKind(c.i32(i)) }
 
 // guest returns the guest bytes [ptr, ptr+n) named by the gptr parameter
 // name. NULL or any byte outside guest memory gives 100000, as a NULL
 // out-parameter does natively.
-func (c *call) guest(name string, ptr uint32, n uint64) ([]byte, error) {
+func (c *Call) guest(name string, ptr uint32, n uint64) ([]byte, error) {
 	if ptr == 0 {
 		return nil, acl.Errorf(acl.ErrInvalidParam, "%s is NULL", name)
 	}
@@ -134,18 +129,18 @@ func (c *call) guest(name string, ptr uint32, n uint64) ([]byte, error) {
 }
 
 // out is guest for the gptr parameter i, named as in the ABI table.
-func (c *call) out(i int, n uint64) ([]byte, error) {
+func (c *Call) out(i int, n uint64) ([]byte, error) {
 	return c.guest(abi.Funcs[c.fi].Params[i].Name, c.u32(i), n)
 }
 
 // width returns the width in the session's profile of the value or array
 // elements the gptr parameter i holds: 8 or 4 for addresses and sizes
 // (Param.Elem), 8 for uint64_t.
-func (c *call) width(i int) uint64 { return abi.Funcs[c.fi].Params[i].ElemSize(c.s.prof) }
+func (c *Call) width(i int) uint64 { return abi.Funcs[c.fi].Params[i].ElemSize(c.s.prof) }
 
 // outWord is out for a gptr parameter that receives one address or size:
 // 8 bytes in the wide profile, 4 in acl32.
-func (c *call) outWord(i int) ([]byte, error) { return c.out(i, c.width(i)) }
+func (c *Call) outWord(i int) ([]byte, error) { return c.out(i, c.width(i)) }
 
 // putWord writes an address or size into an out-parameter of 8 or 4
 // bytes. A 4-byte one saturates at 0xFFFFFFFF: SIZE_MAX stays SIZE_MAX on
@@ -160,7 +155,7 @@ func putWord(b []byte, v uint64) {
 
 // array returns the n little-endian elements at the gptr parameter i as a
 // view of guest memory: 8 bytes each in the wide profile, 4 in acl32.
-func (c *call) array(i int, n uint64) (acl.Words, error) {
+func (c *Call) array(i int, n uint64) (acl.Words, error) {
 	w := c.width(i)
 	if n > uint64(len(c.mem))/w {
 		return acl.Words{}, acl.Errorf(acl.ErrInvalidParam, "%s: %d elements of %d bytes exceed guest memory (%d bytes)", abi.Funcs[c.fi].Params[i].Name, n, w, len(c.mem))
@@ -170,7 +165,7 @@ func (c *call) array(i int, n uint64) (acl.Words, error) {
 }
 
 // needDevice fails with 107002 before aclrtSetDevice, as natively.
-func (c *call) needDevice() error {
+func (c *Call) needDevice() error {
 	if c.s.dev < 0 {
 		return acl.Errorf(acl.ErrRTContextNull, "no current device: call aclrtSetDevice first")
 	}
@@ -201,7 +196,7 @@ func (sp *span) loc() acl.MemLocation {
 // translates it: it must lie entirely inside guest memory or entirely
 // inside one live allocation of this session (107000 otherwise). write
 // marks a destination: registered read-only memory may not be one.
-func (c *call) resolve(name string, addr, n uint64, write bool) (span, error) {
+func (c *Call) resolve(name string, addr, n uint64, write bool) (span, error) {
 	// The common cases first, with no error formatting in the way:
 	// guest memory, unregistered or inside one registered range, and a
 	// range inside one allocation. Anything else, errors included, takes
@@ -225,7 +220,7 @@ func (c *call) resolve(name string, addr, n uint64, write bool) (span, error) {
 }
 
 // resolveAny is resolve for every range, with the errors.
-func (c *call) resolveAny(name string, addr, n uint64, write bool) (span, error) {
+func (c *Call) resolveAny(name string, addr, n uint64, write bool) (span, error) {
 	end := addr + n
 	if end < addr {
 		return span{}, acl.Errorf(acl.ErrRTParamInvalid, "%s %#x + %d overflows", name, addr, n)
@@ -281,7 +276,7 @@ func devSpan(a *alloc, addr uint64) span {
 
 // stream resolves a stream handle in native order: streamHandle, then
 // bindStream, then streamCtx.
-func (c *call) stream(h uint32) (*streamRec, error) {
+func (c *Call) stream(h uint32) (*streamRec, error) {
 	st, err := c.streamHandle(h)
 	if err != nil {
 		return nil, err
@@ -296,7 +291,7 @@ func (c *call) stream(h uint32) (*streamRec, error) {
 // does, before any range or device check: unknown, destroyed and event
 // handles give 107017. 0, the default stream, gives nil: which stream it
 // names depends on the current device (bindStream).
-func (c *call) streamHandle(h uint32) (*streamRec, error) {
+func (c *Call) streamHandle(h uint32) (*streamRec, error) {
 	if h == 0 {
 		return nil, nil
 	}
@@ -310,7 +305,7 @@ func (c *call) streamHandle(h uint32) (*streamRec, error) {
 // bindStream turns a validated handle into a stream once the current
 // device is needed: without one 107002; nil becomes the session's default
 // stream on the current device.
-func (c *call) bindStream(st *streamRec) (*streamRec, error) {
+func (c *Call) bindStream(st *streamRec) (*streamRec, error) {
 	if err := c.needDevice(); err != nil {
 		return nil, err
 	}
@@ -322,7 +317,7 @@ func (c *call) bindStream(st *streamRec) (*streamRec, error) {
 
 // streamCtx refuses a stream of another context than the current one
 // (107003), as the runtime does before it queues work.
-func (c *call) streamCtx(st *streamRec) error {
+func (c *Call) streamCtx(st *streamRec) error {
 	if st.dev != c.s.dev {
 		return acl.Errorf(acl.ErrRTStreamContext, "the stream belongs to device %d, the current device is %d", st.dev, c.s.dev)
 	}
@@ -334,7 +329,7 @@ func (c *call) streamCtx(st *streamRec) error {
 
 // event resolves an event handle: 0 gives 100000, unknown, destroyed and
 // stream handles 107017.
-func (c *call) event(name string, h uint32) (*eventRec, error) {
+func (c *Call) event(name string, h uint32) (*eventRec, error) {
 	if h == 0 {
 		return nil, acl.Errorf(acl.ErrInvalidParam, "%s is NULL", name)
 	}
@@ -352,7 +347,7 @@ func (c *call) event(name string, h uint32) (*eventRec, error) {
 }
 
 // enqueue checks the per-stream queue limit before an asynchronous operation.
-func (c *call) enqueue(st *streamRec) error {
+func (c *Call) enqueue(st *streamRec) error {
 	n, err := c.s.b.Pending(st.h)
 	if err != nil {
 		return be(err)
@@ -417,7 +412,7 @@ func be(err error) error {
 // moved counts n bytes moved in direction d by the current function. Only
 // the session's calls write stats.own (stream workers use countBytes), so
 // it needs no atomic, as stats.calls.
-func (c *call) moved(d acl.Direction, n uint64) {
+func (c *Call) moved(d acl.Direction, n uint64) {
 	s := c.s
 	s.stats.own[c.fi][d] += n
 	if s.ms.pm != nil && n != 0 {

@@ -1,4 +1,4 @@
-package host
+package sandbox
 
 import "github.com/aclwasm/aclwasm/abi"
 

@@ -1,4 +1,4 @@
-package host
+package sandbox
 
 import (
 	"math"
@@ -17,7 +17,7 @@ import (
 // limit. It applies to the waits queued after it; one that is still
 // blocked when the time is up ends, and its stream's next synchronize
 // returns ACL_ERROR_RT_WAIT_TIMEOUT (107019).
-func setOpWaitTimeout(c *call) error {
+func setOpWaitTimeout(c *Call) error {
 	t := c.u32(0)
 	if _, ok := c.s.b.(acl.TimedWaiter); !ok && t != 0 {
 		return acl.Errorf(acl.ErrRTFeatureNotSupport, "the %s backend cannot bound event waits", c.s.b.Name())
@@ -28,7 +28,7 @@ func setOpWaitTimeout(c *call) error {
 
 // opTimeoutInterval returns the backend's step for operator timeouts, in
 // microseconds.
-func (c *call) opTimeoutInterval() (uint64, error) {
+func (c *Call) opTimeoutInterval() (uint64, error) {
 	o, ok := c.s.b.(acl.OpTimeouts)
 	if !ok {
 		return 0, acl.Errorf(acl.ErrRTFeatureNotSupport, "the %s backend does not report an operator timeout interval", c.s.b.Name())
@@ -44,7 +44,7 @@ func (c *call) opTimeoutInterval() (uint64, error) {
 // as the hardware takes it: a whole number of intervals from 1 to
 // acl.MaxOpTimeoutSteps, rounded up, 0 asking for the most. It returns
 // the timeout in effect.
-func (c *call) setOpExec(us uint64) (uint64, error) {
+func (c *Call) setOpExec(us uint64) (uint64, error) {
 	iv, err := c.opTimeoutInterval()
 	if err != nil {
 		return 0, err
@@ -59,7 +59,7 @@ func (c *call) setOpExec(us uint64) (uint64, error) {
 
 // setOpExecuteTimeOut is aclrtSetOpExecuteTimeOut(timeout): seconds, 0
 // for the most the hardware takes.
-func setOpExecuteTimeOut(c *call) error {
+func setOpExecuteTimeOut(c *Call) error {
 	_, err := c.setOpExec(uint64(c.u32(0)) * 1e6)
 	return err
 }
@@ -67,7 +67,7 @@ func setOpExecuteTimeOut(c *call) error {
 // setOpExecuteTimeOutV2 is aclrtSetOpExecuteTimeOutV2(timeout,
 // actualTimeout): microseconds; the timeout in effect is written to
 // *actualTimeout (8 bytes in both profiles).
-func setOpExecuteTimeOutV2(c *call) error {
+func setOpExecuteTimeOutV2(c *Call) error {
 	out, err := c.out(1, 8) // null
 	if err != nil {
 		return err
@@ -86,7 +86,7 @@ func setOpExecuteTimeOutV2(c *call) error {
 // getOpExecuteTimeout is aclrtGetOpExecuteTimeout(timeoutMs): the
 // operator execute timeout in effect, in milliseconds (4 bytes); before
 // any set, the hardware's default, the most it takes.
-func getOpExecuteTimeout(c *call) error {
+func getOpExecuteTimeout(c *Call) error {
 	out, err := c.out(0, 4) // null
 	if err != nil {
 		return err
@@ -106,7 +106,7 @@ func getOpExecuteTimeout(c *call) error {
 // getOpTimeOutInterval is aclrtGetOpTimeOutInterval(interval): the
 // hardware's step for operator timeouts, in microseconds (8 bytes in both
 // profiles).
-func getOpTimeOutInterval(c *call) error {
+func getOpTimeOutInterval(c *Call) error {
 	out, err := c.out(0, 8) // null
 	if err != nil {
 		return err

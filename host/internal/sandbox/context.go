@@ -1,4 +1,4 @@
-package host
+package sandbox
 
 import "github.com/aclwasm/aclwasm/acl"
 
@@ -77,7 +77,7 @@ func (s *Session) notStream(h uint32) error {
 
 // context resolves a context handle: NULL gives 100000 (the ACL layer),
 // unknown, destroyed, stream and event handles 107017.
-func (c *call) context(h uint32) (*ctxRec, error) {
+func (c *Call) context(h uint32) (*ctxRec, error) {
 	if h == 0 {
 		return nil, acl.Errorf(acl.ErrInvalidParam, "context is NULL")
 	}
@@ -95,7 +95,7 @@ func (c *call) context(h uint32) (*ctxRec, error) {
 
 // createContext is aclrtCreateContext(context, deviceId): a new context on
 // the device, current from now on.
-func createContext(c *call) error {
+func createContext(c *Call) error {
 	out, err := c.out(0, 4)
 	if err != nil {
 		return err
@@ -120,7 +120,7 @@ func createContext(c *call) error {
 // destroyContext is aclrtDestroyContext(context): the streams created in
 // it and its default stream are destroyed after their queued work; if it
 // was current, no context is current any more.
-func destroyContext(c *call) error {
+func destroyContext(c *Call) error {
 	h := c.u32(0)
 	if c.s.deadCtxs[h] {
 		return acl.Errorf(acl.ErrRTContextNull, "context %d has already been destroyed", h)
@@ -155,7 +155,7 @@ func destroyContext(c *call) error {
 
 // setCurrentContext is aclrtSetCurrentContext(context): its device becomes
 // current and its default stream the target of NULL streams.
-func setCurrentContext(c *call) error {
+func setCurrentContext(c *Call) error {
 	h := c.u32(0)
 	if c.s.deadCtxs[h] {
 		return acl.Errorf(acl.ErrRTParamInvalid, "context %d has been destroyed", h)
@@ -169,7 +169,7 @@ func setCurrentContext(c *call) error {
 }
 
 // getCurrentContext is aclrtGetCurrentContext(context).
-func getCurrentContext(c *call) error {
+func getCurrentContext(c *Call) error {
 	out, err := c.out(0, 4)
 	if err != nil {
 		return err
@@ -183,7 +183,7 @@ func getCurrentContext(c *call) error {
 
 // getRunMode is aclrtGetRunMode(runMode): the backend's (the simulator:
 // ACL_HOST).
-func getRunMode(c *call) error {
+func getRunMode(c *Call) error {
 	out, err := c.out(0, 4)
 	if err != nil {
 		return err

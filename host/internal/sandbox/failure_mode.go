@@ -1,4 +1,4 @@
-package host
+package sandbox
 
 import "github.com/aclwasm/aclwasm/acl"
 
@@ -9,7 +9,7 @@ import "github.com/aclwasm/aclwasm/acl"
 // (207000); the current context (107002); only bit 0 of mode counts, and
 // the same mode again succeeds at once; stop back to continue (207000);
 // a stream of another context (107003).
-func setStreamFailureMode(c *call) error {
+func setStreamFailureMode(c *Call) error {
 	st, err := c.streamHandle(c.u32(0)) // stream
 	if err != nil {
 		return err

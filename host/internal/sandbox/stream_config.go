@@ -1,4 +1,4 @@
-package host
+package sandbox
 
 import "github.com/aclwasm/aclwasm/acl"
 
@@ -11,7 +11,7 @@ import "github.com/aclwasm/aclwasm/acl"
 // priority is clamped, never refused. The flags tune native launch paths
 // the sandbox does not have: they are accepted, kept with the stream, and
 // the trace names them.
-func createStreamWithConfig(c *call) error {
+func createStreamWithConfig(c *Call) error {
 	s := c.s
 	prio, flags := c.u32(1), acl.StreamFlag(c.u32(2)).Known()
 	if _, err := c.out(0, 4); err != nil { // null
@@ -37,7 +37,7 @@ func createStreamWithConfig(c *call) error {
 }
 
 // forcer checks that the backend can cancel a stream's queued work.
-func (c *call) forcer() error {
+func (c *Call) forcer() error {
 	if _, ok := c.s.b.(acl.StreamForcer); !ok {
 		return acl.Errorf(acl.ErrRTFeatureNotSupport, "the %s backend cannot cancel queued work", c.s.b.Name())
 	}
@@ -47,7 +47,7 @@ func (c *call) forcer() error {
 // destroyStreamForce is aclrtDestroyStreamForce(stream): the stream's
 // queued work that has not started is cancelled, then the stream is
 // destroyed.
-func destroyStreamForce(c *call) error {
+func destroyStreamForce(c *Call) error {
 	h := c.u32(0)
 	st, err := c.lookupStream(h)
 	if err != nil {

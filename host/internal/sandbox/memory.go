@@ -1,4 +1,4 @@
-package host
+package sandbox
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 )
 
 // malloc is aclrtMalloc(devPtr, size, policy).
-func malloc(c *call) error {
+func malloc(c *Call) error {
 	out, err := c.outWord(0)
 	if err != nil {
 		return err
@@ -40,7 +40,7 @@ func malloc(c *call) error {
 	}
 	// Natively, new device memory holds whatever was there: what another
 	// session freed must not be readable by this one.
-	if !s.rt.zeroed {
+	if !s.sh.zeroed {
 		if err := s.b.Memset(c.ctx, acl.Device(ptr), 0, size); err != nil {
 			_ = s.b.Free(context.WithoutCancel(c.ctx), ptr)
 			return be(err)
@@ -56,7 +56,7 @@ func malloc(c *call) error {
 
 // free is aclrtFree(devPtr): only the base of a live allocation of this
 // session; it waits for the queued work that uses the allocation.
-func free(c *call) error {
+func free(c *Call) error {
 	p := c.u64(0)
 	if p == 0 {
 		return acl.Errorf(acl.ErrInvalidParam, "devPtr is NULL")
@@ -90,7 +90,7 @@ func free(c *call) error {
 
 // hostRegister is aclrtHostRegister(ptr, size, type, devPtr): pins guest
 // memory. The check order is ABI section 6's, acl.Order's.
-func hostRegister(c *call) error {
+func hostRegister(c *Call) error {
 	ptr, size, typ := c.u64(0), c.u64(1), acl.HostRegisterType(c.u32(2))
 	switch {
 	case ptr == 0:
@@ -136,7 +136,7 @@ func hostRegister(c *call) error {
 
 // hostUnregister is aclrtHostUnregister(ptr): waits for queued work that
 // uses the range, then unpins it.
-func hostUnregister(c *call) error {
+func hostUnregister(c *Call) error {
 	ptr := c.u64(0)
 	if ptr == 0 { // null
 		return acl.Errorf(acl.ErrInvalidParam, "ptr is NULL")
@@ -160,7 +160,7 @@ func hostUnregister(c *call) error {
 }
 
 // pointerGetAttributes is aclrtPointerGetAttributes(ptr, attributes).
-func pointerGetAttributes(c *call) error {
+func pointerGetAttributes(c *Call) error {
 	out, err := c.out(1, acl.PtrAttributesSize)
 	if err != nil {
 		return err
@@ -194,7 +194,7 @@ func pointerGetAttributes(c *call) error {
 
 // getMemInfo is aclrtGetMemInfo(attr, free, total): the session's own view,
 // total = its quota on the current device, free = quota minus what it holds.
-func getMemInfo(c *call) error {
+func getMemInfo(c *Call) error {
 	fo, err := c.outWord(1)
 	if err != nil {
 		return err

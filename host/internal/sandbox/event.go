@@ -1,4 +1,4 @@
-package host
+package sandbox
 
 import (
 	"time"
@@ -7,7 +7,7 @@ import (
 )
 
 // createEvent is aclrtCreateEvent(event).
-func createEvent(c *call) error {
+func createEvent(c *Call) error {
 	s := c.s
 	return c.create("events", len(s.events), s.policy.MaxEvents, func(id uint32, phys int32) error {
 		h, err := s.b.CreateEvent(phys)
@@ -20,7 +20,7 @@ func createEvent(c *call) error {
 }
 
 // destroyEvent is aclrtDestroyEvent(event).
-func destroyEvent(c *call) error {
+func destroyEvent(c *Call) error {
 	h := c.u32(0)
 	ev, err := c.event("event", h)
 	if err != nil {
@@ -34,7 +34,7 @@ func destroyEvent(c *call) error {
 }
 
 // recordEvent is aclrtRecordEvent(event, stream).
-func recordEvent(c *call) error {
+func recordEvent(c *Call) error {
 	ev, err := c.event("event", c.u32(0)) // null, event
 	if err != nil {
 		return err
@@ -56,7 +56,7 @@ func recordEvent(c *call) error {
 // streamWaitEvent is aclrtStreamWaitEvent(stream, event): the ACL layer
 // checks the event for NULL, then the runtime the stream handle, then the
 // event handle.
-func streamWaitEvent(c *call) error {
+func streamWaitEvent(c *Call) error {
 	if c.u32(1) == 0 { // null
 		return acl.Errorf(acl.ErrInvalidParam, "event is NULL")
 	}
@@ -89,7 +89,7 @@ func streamWaitEvent(c *call) error {
 // resetEvent is aclrtResetEvent(event, stream), checked as
 // aclrtRecordEvent: it queues on the stream the event's return to the
 // state of one never recorded.
-func resetEvent(c *call) error {
+func resetEvent(c *Call) error {
 	ev, err := c.event("event", c.u32(0)) // null, event
 	if err != nil {
 		return err
@@ -109,7 +109,7 @@ func resetEvent(c *call) error {
 }
 
 // synchronizeEvent is aclrtSynchronizeEvent(event).
-func synchronizeEvent(c *call) error {
+func synchronizeEvent(c *Call) error {
 	ev, err := c.event("event", c.u32(0))
 	if err != nil {
 		return err
@@ -118,7 +118,7 @@ func synchronizeEvent(c *call) error {
 }
 
 // queryEventStatus is aclrtQueryEventStatus(event, status).
-func queryEventStatus(c *call) error {
+func queryEventStatus(c *Call) error {
 	if c.u32(0) == 0 { // null: the event first, then status
 		return acl.Errorf(acl.ErrInvalidParam, "event is NULL")
 	}
@@ -139,7 +139,7 @@ func queryEventStatus(c *call) error {
 }
 
 // eventElapsedTime is aclrtEventElapsedTime(ms, startEvent, endEvent).
-func eventElapsedTime(c *call) error {
+func eventElapsedTime(c *Call) error {
 	out, err := c.out(0, 4) // null: ms, startEvent, endEvent, before any handle
 	if err != nil {
 		return err

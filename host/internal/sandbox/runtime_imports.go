@@ -1,4 +1,4 @@
-package host
+package sandbox
 
 import "github.com/aclwasm/aclwasm/acl"
 
@@ -7,7 +7,7 @@ import "github.com/aclwasm/aclwasm/acl"
 // be read: a non-empty path gives ACL_ERROR_INVALID_FILE (100003), unless
 // Policy.AllowInitConfig lets it succeed without opening anything (no
 // option of the native file has a meaning in the sandbox).
-func aclInit(c *call) error {
+func aclInit(c *Call) error {
 	if c.s.inited {
 		return acl.Errorf(acl.ErrRepeatInitialize, "aclInit was already called")
 	}
@@ -26,7 +26,7 @@ func aclInit(c *call) error {
 
 // aclFinalize is aclFinalize(): releases everything the session holds on
 // every device, after its queued work; a second call gives 100037.
-func aclFinalize(c *call) error {
+func aclFinalize(c *Call) error {
 	if c.s.finalized {
 		return acl.Errorf(acl.ErrRepeatFinalize, "aclFinalize was already called")
 	}
@@ -44,7 +44,7 @@ func aclFinalize(c *call) error {
 }
 
 // getVersion is aclrtGetVersion(major, minor, patch).
-func getVersion(c *call) error {
+func getVersion(c *Call) error {
 	var outs [3][]byte
 	for i := range outs {
 		var err error
@@ -63,7 +63,7 @@ func getVersion(c *call) error {
 // of the session's most recent error message and copies up to bufLen-1
 // bytes of it plus a NUL into buf. Reading does not clear it, nor does it
 // become the recent error itself.
-func getRecentErrMsg(c *call) error {
+func getRecentErrMsg(c *Call) error {
 	msg := c.s.lastErr
 	n := int32(len(msg))
 	c.ret = &n

@@ -1,9 +1,9 @@
-package host
+package sandbox
 
 import "github.com/aclwasm/aclwasm/acl"
 
 // createStream is aclrtCreateStream(stream).
-func createStream(c *call) error {
+func createStream(c *Call) error {
 	s := c.s
 	return c.create("streams", len(s.streams), s.policy.MaxStreams, func(id uint32, phys int32) error {
 		h, err := s.b.CreateStream(phys)
@@ -19,7 +19,7 @@ func createStream(c *call) error {
 // out-parameter (parameter 0), the current device, the policy's count
 // limit and a handle never handed out before; newObj creates the backend
 // object on the physical device and records it under the handle.
-func (c *call) create(what string, held, limit int, newObj func(id uint32, phys int32) error) error {
+func (c *Call) create(what string, held, limit int, newObj func(id uint32, phys int32) error) error {
 	out, err := c.out(0, 4)
 	if err != nil {
 		return err
@@ -43,7 +43,7 @@ func (c *call) create(what string, held, limit int, newObj func(id uint32, phys 
 
 // lookupStream resolves an explicit stream handle for destroy: NULL gives
 // 100000 natively, unknown ones 107017.
-func (c *call) lookupStream(h uint32) (*streamRec, error) {
+func (c *Call) lookupStream(h uint32) (*streamRec, error) {
 	if h == 0 {
 		return nil, acl.Errorf(acl.ErrInvalidParam, "stream is NULL")
 	}
@@ -55,7 +55,7 @@ func (c *call) lookupStream(h uint32) (*streamRec, error) {
 }
 
 // destroyStream is aclrtDestroyStream(stream): waits for its queued work.
-func destroyStream(c *call) error {
+func destroyStream(c *Call) error {
 	h := c.u32(0)
 	st, err := c.lookupStream(h)
 	if err != nil {
@@ -74,7 +74,7 @@ func destroyStream(c *call) error {
 // ownContext is the check of aclrtDestroyStream[Force] after the handle:
 // a current device (107002), and the stream in the current context
 // (107003); nothing is destroyed otherwise.
-func (c *call) ownContext(st *streamRec) error {
+func (c *Call) ownContext(st *streamRec) error {
 	if err := c.needDevice(); err != nil {
 		return err
 	}
@@ -85,7 +85,7 @@ func (c *call) ownContext(st *streamRec) error {
 // another device or context is synchronized as natively: the runtime
 // switches to the stream's context for the wait (the backend's streams
 // know their device).
-func synchronizeStream(c *call) error {
+func synchronizeStream(c *Call) error {
 	st, err := c.streamHandle(c.u32(0)) // stream
 	if err != nil {
 		return err
@@ -97,7 +97,7 @@ func synchronizeStream(c *call) error {
 }
 
 // synchronizeStreamWithTimeout is aclrtSynchronizeStreamWithTimeout(stream, timeoutMs).
-func synchronizeStreamWithTimeout(c *call) error {
+func synchronizeStreamWithTimeout(c *Call) error {
 	ms := c.i32(1)
 	if err := acl.CheckTimeoutRange(ms); err != nil { // timeout
 		return err
@@ -116,7 +116,7 @@ func synchronizeStreamWithTimeout(c *call) error {
 }
 
 // streamQuery is aclrtStreamQuery(stream, status).
-func streamQuery(c *call) error {
+func streamQuery(c *Call) error {
 	out, err := c.out(1, 4)
 	if err != nil {
 		return err

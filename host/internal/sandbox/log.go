@@ -1,19 +1,12 @@
-package host
+package sandbox
 
 import (
 	"bytes"
 	"context"
+	"io"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 )
-
-// sessionIDs numbers sessions process-wide, for logs and traces.
-var sessionIDs atomic.Uint64
-
-// ID returns the session's number, unique in the process: the "session"
-// attribute of its log records and CallRecord.Session.
-func (s *Session) ID() uint64 { return s.id }
 
 // maxLogLine bounds a buffered guest output line: a longer one is logged
 // in pieces of this size, so a guest cannot make the host hold more.
@@ -66,30 +59,24 @@ func (w *logWriter) flush() {
 	}
 }
 
-// setupLog gives the session its id and, with Config.Logger, routes the
-// guest's stdout (level Info) and stderr (level Warn) not given otherwise
-// to the logger, with the attributes plugin (Config.Name, or Args[0]),
-// session and stream; aclAppLog's records go to it with plugin and
-// session (applog.go).
-func (s *Session) setupLog(cfg *Config) {
-	s.id = sessionIDs.Add(1)
-	if cfg.Logger == nil {
+// SetupLog routes the guest's stdout (level Info) and stderr (level
+// Warn), where *stdout and *stderr are nil, to logger, with the attributes
+// plugin (name), session and stream; aclAppLog's records go to it with
+// plugin and session (applog.go). A nil logger changes nothing.
+func (s *Session) SetupLog(logger *slog.Logger, name string, stdout, stderr *io.Writer) {
+	if logger == nil {
 		return
 	}
-	name := cfg.Name
-	if name == "" && len(cfg.Args) > 0 {
-		name = cfg.Args[0]
-	}
-	l := cfg.Logger.With("plugin", name, "session", s.id)
+	l := logger.With("plugin", name, "session", s.id)
 	s.appLog = l
-	if cfg.Stdout == nil {
+	if *stdout == nil {
 		w := &logWriter{l: l.With("stream", "stdout"), level: slog.LevelInfo}
-		cfg.Stdout = w
+		*stdout = w
 		s.logs = append(s.logs, w)
 	}
-	if cfg.Stderr == nil {
+	if *stderr == nil {
 		w := &logWriter{l: l.With("stream", "stderr"), level: slog.LevelWarn}
-		cfg.Stderr = w
+		*stderr = w
 		s.logs = append(s.logs, w)
 	}
 }

@@ -1,4 +1,4 @@
-package host
+package sandbox
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ const maxGuestString = 4096
 // cstring reads the NUL-terminated string at the gptr ptr named name: at
 // most maxGuestString bytes with its NUL, all inside guest memory.
 // Anything else gives 100000 with a message that says which and where.
-func (c *call) cstring(name string, ptr uint32) (string, error) {
+func (c *Call) cstring(name string, ptr uint32) (string, error) {
 	if ptr == 0 {
 		return "", acl.Errorf(acl.ErrInvalidParam, "%s is NULL", name)
 	}
@@ -60,7 +60,7 @@ var appLogLevels = [...]slog.Level{
 // Without Config.Logger the record goes nowhere, as the guest's stdout
 // does without a writer. Natively aclAppLog returns nothing; the import
 // returns 0, or 100000 for a bad level or string, and logs nothing then.
-func appLog(c *call) error {
+func appLog(c *Call) error {
 	level := c.i32(0)
 	if level < appLogDebug || level > appLogError {
 		return acl.Errorf(acl.ErrInvalidParam, "level %d is not an aclLogLevel: want ACL_DEBUG (0), ACL_INFO (1), ACL_WARNING (2) or ACL_ERROR (3)", level)

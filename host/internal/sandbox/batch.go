@@ -1,4 +1,4 @@
-package host
+package sandbox
 
 import (
 	"slices"
@@ -21,14 +21,14 @@ func batchFn(async, v2 bool) importFn {
 	if v2 {
 		failAt, streamAt = -1, 8
 	}
-	return func(c *call) error { return c.batch(async, failAt, streamAt) }
+	return func(c *Call) error { return c.batch(async, failAt, streamAt) }
 }
 
 // batch checks and runs a batch copy. The guest's arrays are read in place
 // (acl.Words views of its memory), so a call costs the host no copy of them;
 // the host state an accepted asynchronous batch keeps until it runs is
 // bounded by the policy's MaxBatchEntries.
-func (c *call) batch(async bool, failAt, streamAt int) error {
+func (c *Call) batch(async bool, failAt, streamAt int) error {
 	// ACL layer, in order: failIndex, sizes, numBatches, all-zero sizes,
 	// the other arrays, destMaxs against sizes, reserved bytes.
 	var fail []byte
@@ -185,7 +185,7 @@ func (c *call) batch(async bool, failAt, streamAt int) error {
 // failed: resolve runs again with the entry's name ("dsts[3]"), built only
 // now, so that a batch costs no allocation per entry (resolve has no
 // effect).
-func (c *call) entryErr(arr string, i, addr, n uint64, write bool) error {
+func (c *Call) entryErr(arr string, i, addr, n uint64, write bool) error {
 	_, err := c.resolve(arr+"["+strconv.FormatUint(i, 10)+"]", addr, n, write)
 	return err
 }
@@ -193,7 +193,7 @@ func (c *call) entryErr(arr string, i, addr, n uint64, write bool) error {
 // batchAsync queues the copies, then a host function that returns their
 // entries to the session's budget and counts their bytes once the batch
 // has run (it is dropped with the batch when the batch is cancelled).
-func (c *call) batchAsync(st *streamRec, copies []acl.Copy, bytes [4]uint64) error {
+func (c *Call) batchAsync(st *streamRec, copies []acl.Copy, bytes [4]uint64) error {
 	if err := c.enqueue(st); err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package host
+package sandbox
 
 import "github.com/aclwasm/aclwasm/acl"
 
@@ -8,8 +8,8 @@ import "github.com/aclwasm/aclwasm/acl"
 // peerCheck applies the peer rule per session: a copy between two devices
 // needs this session to have enabled peer access between them (either
 // way, as the simulator's chips do), on hardware that needs it at all.
-func (c *call) peerCheck(d, s *span) error {
-	if d.a == nil || s.a == nil || d.a.dev == s.a.dev || !c.s.rt.peerRequired {
+func (c *Call) peerCheck(d, s *span) error {
+	if d.a == nil || s.a == nil || d.a.dev == s.a.dev || !c.s.sh.peerRequired {
 		return nil
 	}
 	x, y := d.a.dev, s.a.dev
@@ -25,7 +25,7 @@ func direction(dst, src *span) acl.Direction {
 
 // memcpySync is aclrtMemcpy(dst, destMax, src, count, kind). The kind is
 // checked but the direction comes from the addresses (ABI section 7).
-func memcpySync(c *call) error {
+func memcpySync(c *Call) error {
 	dst, destMax, src, n, kind := c.u64(0), c.u64(1), c.u64(2), c.u64(3), c.kind(4)
 	if done, err := acl.CheckMemcpy(dst, destMax, src, n, kind); done || err != nil { // count0, null, kind, destMax
 		return err
@@ -59,7 +59,7 @@ func memcpySync(c *call) error {
 
 // memcpyAsync is aclrtMemcpyAsync and aclrtMemcpyAsyncWithCondition(dst,
 // destMax, src, count, kind, stream).
-func memcpyAsync(c *call) error {
+func memcpyAsync(c *Call) error {
 	dst, destMax, src, n, kind := c.u64(0), c.u64(1), c.u64(2), c.u64(3), c.kind(4)
 	if done, err := acl.CheckMemcpyArgs(dst, src, n, kind); done || err != nil { // count0, null, kind
 		return err

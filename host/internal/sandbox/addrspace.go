@@ -1,4 +1,4 @@
-package host
+package sandbox
 
 import (
 	"context"
@@ -20,9 +20,9 @@ const (
 	// same way every time, and keep every address below 2^63.
 	regionBits = 48
 	regions    = 1 << 14
-	// allocGuard is the unused gap after every allocation, so that an
+	// AllocGuard is the unused gap after every allocation, so that an
 	// address just past one allocation is never inside the next.
-	allocGuard = 4 << 10
+	AllocGuard = 4 << 10
 	allocAlign = 64
 )
 
@@ -116,9 +116,9 @@ func newAddrSpace(region uint64) addrSpace {
 }
 
 // Window bounds of acl32 (ABI section 9): device addresses lie in
-// [W, windowEnd), W being the guest's largest memory rounded up to 64 KiB.
+// [W, WindowEnd), W being the guest's largest memory rounded up to 64 KiB.
 const (
-	windowEnd   = 1<<32 - 1<<16
+	WindowEnd   = 1<<32 - 1<<16
 	windowAlign = 1 << 16
 )
 
@@ -128,15 +128,15 @@ const (
 // when guest memory may fill the 32-bit space.
 func newWindowSpace(maxMem uint64) addrSpace {
 	w := (maxMem + windowAlign - 1) &^ (windowAlign - 1)
-	if w > windowEnd {
-		w = windowEnd
+	if w > WindowEnd {
+		w = WindowEnd
 	}
-	return addrSpace{next: w, limit: windowEnd, guestEnd: w, window: true}
+	return addrSpace{next: w, limit: WindowEnd, guestEnd: w, window: true}
 }
 
 // windowName describes the acl32 window for messages.
 func (as *addrSpace) windowName() string {
-	return fmt.Sprintf("the device address window [%#x, %#x) of this acl32 session (its guest memory may grow to %#x)", as.guestEnd, uint64(windowEnd), as.guestEnd)
+	return fmt.Sprintf("the device address window [%#x, %#x) of this acl32 session (its guest memory may grow to %#x)", as.guestEnd, uint64(WindowEnd), as.guestEnd)
 }
 
 // regionPool hands out the device address regions of a runtime's live
@@ -192,7 +192,7 @@ func (as *addrSpace) regionBase() uint64 {
 // extent returns the end of the addresses an allocation of size bytes at
 // base takes: the allocation, its guard gap, aligned.
 func extent(base, size uint64) uint64 {
-	return (base + size + allocGuard + allocAlign - 1) &^ (allocAlign - 1)
+	return (base + size + AllocGuard + allocAlign - 1) &^ (allocAlign - 1)
 }
 
 // reserve hands out the base address for an allocation of size bytes, or

@@ -1,9 +1,9 @@
-package host
+package sandbox
 
 import "github.com/aclwasm/aclwasm/acl"
 
 // validDevice checks a guest device id (107001 when out of range).
-func (c *call) validDevice(name string, dev int32) error {
+func (c *Call) validDevice(name string, dev int32) error {
 	if dev < 0 || int(dev) >= len(c.s.policy.Devices) {
 		return acl.Errorf(acl.ErrRTInvalidDeviceID, "%s %d does not exist: this session sees %d devices", name, dev, len(c.s.policy.Devices))
 	}
@@ -12,7 +12,7 @@ func (c *call) validDevice(name string, dev int32) error {
 
 // setDevice is aclrtSetDevice(deviceId): the device's default context,
 // created on first use, becomes current.
-func setDevice(c *call) error {
+func setDevice(c *Call) error {
 	dev := c.i32(0)
 	if err := c.validDevice("deviceId", dev); err != nil {
 		return err
@@ -30,7 +30,7 @@ func setDevice(c *call) error {
 
 // resetDevice is aclrtResetDevice(deviceId): waits for the session's work on
 // the device, then releases everything the session holds there.
-func resetDevice(c *call) error {
+func resetDevice(c *Call) error {
 	dev := c.i32(0)
 	if err := c.validDevice("deviceId", dev); err != nil {
 		return err
@@ -45,7 +45,7 @@ func resetDevice(c *call) error {
 // resetDeviceForce is aclrtResetDeviceForce(deviceId): as aclrtResetDevice,
 // but the session's queued work on the device is cancelled, not awaited:
 // what had not started never runs, and its errors die with it.
-func resetDeviceForce(c *call) error {
+func resetDeviceForce(c *Call) error {
 	dev := c.i32(0)
 	if err := c.validDevice("deviceId", dev); err != nil {
 		return err
@@ -57,7 +57,7 @@ func resetDeviceForce(c *call) error {
 }
 
 // getDevice is aclrtGetDevice(deviceId).
-func getDevice(c *call) error {
+func getDevice(c *Call) error {
 	out, err := c.out(0, 4)
 	if err != nil {
 		return err
@@ -70,7 +70,7 @@ func getDevice(c *call) error {
 }
 
 // getDeviceCount is aclrtGetDeviceCount(count).
-func getDeviceCount(c *call) error {
+func getDeviceCount(c *Call) error {
 	out, err := c.out(0, 4)
 	if err != nil {
 		return err
@@ -81,7 +81,7 @@ func getDeviceCount(c *call) error {
 
 // synchronizeDevice is aclrtSynchronizeDevice(): the session's streams on
 // the current device, not the whole physical device.
-func synchronizeDevice(c *call) error {
+func synchronizeDevice(c *Call) error {
 	if err := c.needDevice(); err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func synchronizeDevice(c *call) error {
 }
 
 // synchronizeDeviceWithTimeout is aclrtSynchronizeDeviceWithTimeout(timeoutMs).
-func synchronizeDeviceWithTimeout(c *call) error {
+func synchronizeDeviceWithTimeout(c *Call) error {
 	ms := c.i32(0)
 	if err := acl.CheckTimeoutRange(ms); err != nil { // timeout
 		return err
@@ -104,7 +104,7 @@ func synchronizeDeviceWithTimeout(c *call) error {
 }
 
 // deviceCanAccessPeer is aclrtDeviceCanAccessPeer(canAccessPeer, deviceId, peerDeviceId).
-func deviceCanAccessPeer(c *call) error {
+func deviceCanAccessPeer(c *Call) error {
 	dev, peer := c.i32(1), c.i32(2)
 	if dev == peer { // same
 		return acl.Errorf(acl.ErrInvalidParam, "deviceId and peerDeviceId are both %d", dev)
@@ -132,7 +132,7 @@ func deviceCanAccessPeer(c *call) error {
 }
 
 // deviceEnablePeerAccess is aclrtDeviceEnablePeerAccess(peerDeviceId, flags).
-func deviceEnablePeerAccess(c *call) error {
+func deviceEnablePeerAccess(c *Call) error {
 	if err := acl.CheckEnablePeerAccess(c.u32(1)); err != nil { // flags
 		return err
 	}
@@ -150,7 +150,7 @@ func deviceEnablePeerAccess(c *call) error {
 	if c.s.peers[key] {
 		return nil
 	}
-	if err := c.s.rt.peerAcquire(c.s.phys(c.s.dev), c.s.phys(peer)); err != nil {
+	if err := c.s.sh.peerAcquire(c.s.phys(c.s.dev), c.s.phys(peer)); err != nil {
 		return be(err)
 	}
 	c.s.peers[key] = true
@@ -158,7 +158,7 @@ func deviceEnablePeerAccess(c *call) error {
 }
 
 // deviceDisablePeerAccess is aclrtDeviceDisablePeerAccess(peerDeviceId).
-func deviceDisablePeerAccess(c *call) error {
+func deviceDisablePeerAccess(c *Call) error {
 	if err := c.needDevice(); err != nil {
 		return err
 	}
@@ -173,7 +173,7 @@ func deviceDisablePeerAccess(c *call) error {
 	if !c.s.peers[key] {
 		return acl.Errorf(acl.ErrRTParamInvalid, "peer access from device %d to device %d is not enabled", c.s.dev, peer)
 	}
-	c.s.rt.peerRelease(c.s.phys(c.s.dev), c.s.phys(peer))
+	c.s.sh.peerRelease(c.s.phys(c.s.dev), c.s.phys(peer))
 	delete(c.s.peers, key)
 	return nil
 }

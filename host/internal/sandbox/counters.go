@@ -1,0 +1,143 @@
+package sandbox
+
+import (
+	"math/bits"
+	"sync/atomic"
+
+	"github.com/aclwasm/aclwasm/abi"
+	"github.com/aclwasm/aclwasm/acl"
+)
+
+// SetSlot is the counter slot of the bytes memset functions set, after
+// the four directions' (acl.Direction).
+const SetSlot = 4
+
+// stats is the hot-path form of the statistics (host.Stats): arrays indexed by function, so that
+// a call costs two increments and no map access unless it fails. Bytes are
+// atomic: descriptor and offset copies count theirs on stream workers, when
+// they execute.
+type stats struct {
+	calls []uint64
+	own   [][5]uint64 // bytes counted by the calls themselves (by direction, then SetSlot): no atomic on the call path
+	bytes [][5]atomic.Uint64
+	errs  []map[acl.Error]uint64
+	host  map[string]*hostCount // functions outside module "acl", by module.name
+}
+
+// hostCount counts the calls of a host function outside module "acl".
+type hostCount struct {
+	calls uint64
+	errs  map[acl.Error]uint64
+}
+
+// hostStat returns the counters of the host function named name.
+func (st *stats) hostStat(name string) *hostCount {
+	if st.host == nil {
+		st.host = map[string]*hostCount{}
+	}
+	hc := st.host[name]
+	if hc == nil {
+		hc = &hostCount{errs: map[acl.Error]uint64{}}
+		st.host[name] = hc
+	}
+	return hc
+}
+
+// init makes the counters of the acl functions, at a session's first
+// call of one (Session.invoke): a session that calls none (a
+// short-lived or pooled instance) allocates none of these 10 KB.
+func (st *stats) init() {
+	n := len(abi.Funcs)
+	st.calls = make([]uint64, n)
+	st.own = make([][5]uint64, n)
+	st.bytes = make([][5]atomic.Uint64, n)
+	st.errs = make([]map[acl.Error]uint64, n)
+}
+
+func (st *stats) fail(fi int, code acl.Error) {
+	if st.errs[fi] == nil {
+		st.errs[fi] = map[acl.Error]uint64{}
+	}
+	st.errs[fi][code]++
+}
+
+// FuncCount is what the session counted of one function: its calls, its
+// errors by code and the bytes it moved, by acl.Direction and then the
+// bytes it set (index 4).
+type FuncCount struct {
+	Name   string
+	Calls  uint64
+	Errors map[acl.Error]uint64
+	Bytes  [5]uint64
+}
+
+// Counts returns the session's counts of every function it called, those
+// of module "acl" first. Call it between the session's host calls.
+func (s *Session) Counts() []FuncCount {
+	st := &s.stats
+	var out []FuncCount
+	for i, n := range st.calls {
+		if n == 0 {
+			continue
+		}
+		fc := FuncCount{Name: abi.Funcs[i].Name, Calls: n, Errors: st.errs[i]}
+		for d := range st.bytes[i] {
+			fc.Bytes[d] = st.own[i][d] + st.bytes[i][d].Load()
+		}
+		out = append(out, fc)
+	}
+	for name, h := range st.host {
+		out = append(out, FuncCount{Name: name, Calls: h.calls, Errors: h.errs})
+	}
+	return out
+}
+
+// movedWhenRun counts n bytes in direction d for the current function once
+// the copy just queued on st has run: at once if it ran before returning
+// (queued false: it touched unregistered guest memory), else through the
+// backend's acl.Completer, so that work cancelled before it ran is never
+// counted. A backend without Completer has them counted when queued.
+func (c *Call) movedWhenRun(st *streamRec, queued bool, d acl.Direction, n uint64) {
+	cp, ok := c.s.b.(acl.Completer)
+	if !queued || !ok {
+		c.moved(d, n)
+		return
+	}
+	s, fi := c.s, c.fi
+	// A mark refused leaves the bytes uncounted: its stream is going away,
+	// and with it, most likely, the copy.
+	_ = cp.OnComplete(st.h, func() { s.countBytes(fi, d, n) })
+}
+
+// set counts n bytes set by the current (memset) function: at once, or,
+// queued on st, once the memset has run, as movedWhenRun does for copies.
+func (c *Call) set(st *streamRec, n uint64) {
+	if cp, ok := c.s.b.(acl.Completer); st != nil && ok {
+		s, fi := c.s, c.fi
+		_ = cp.OnComplete(st.h, func() { s.stats.bytes[fi][SetSlot].Add(n) })
+		return
+	}
+	c.s.stats.own[c.fi][SetSlot] += n
+}
+
+// budget fails with 207012 when one call would move (or set) more than the
+// policy's MaxCallBytes. The copy paths call it after their checks and
+// before any effect.
+func (c *Call) budget(n uint64) error {
+	if max := c.s.policy.MaxCallBytes; n > max {
+		return acl.Errorf(acl.ErrRTOverLimit, "the call would move %d bytes, more than the policy's %d bytes per call (MaxCallBytes)", n, max)
+	}
+	return nil
+}
+
+// total returns the sum of sizes, or the largest uint64 when it overflows.
+func total(sizes acl.Words) uint64 {
+	var sum uint64
+	for i := range sizes.Len() {
+		var carry uint64
+		if sum, carry = bits.Add64(sum, sizes.At(i), 0); carry != 0 {
+			return ^uint64(0)
+		}
+	}
+	return sum
+}

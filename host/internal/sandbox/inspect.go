@@ -1,0 +1,109 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+
+	"github.com/aclwasm/aclwasm/abi"
+	"github.com/aclwasm/aclwasm/acl"
+)
+
+// The methods of this file let the tests of package host, which drive
+// sessions through the embedding API, look at and set up what the API
+// does not show: a session's profile, streams, allocations and handle
+// counter. Nothing outside tests calls them.
+
+// Profile returns the import profile of the session's module.
+func (s *Session) Profile() abi.Profile { return s.prof }
+
+// Backend returns the backend the session delegates to.
+func (s *Session) Backend() acl.Backend { return s.b }
+
+// Stream returns the backend stream of the guest's stream handle h (0:
+// the current context's default stream, made on first use) and its
+// physical device.
+func (s *Session) Stream(h uint32) (acl.Stream, int32, error) {
+	st, ok := s.streams[h]
+	if h == 0 {
+		var err error
+		if st, err = s.defaultStream(); err != nil {
+			return 0, 0, err
+		}
+		ok = true
+	}
+	if !ok {
+		return 0, 0, errors.New("sandbox: no such stream")
+	}
+	return st.h, s.phys(st.dev), nil
+}
+
+// Holdings returns how many allocations (leases included) and streams
+// the session holds.
+func (s *Session) Holdings() (allocs, streams int) { return len(s.as.allocs), len(s.streams) }
+
+// SetNextHandle makes n the last handle handed out.
+func (s *Session) SetNextHandle(n uint32) { s.nextHandle = n }
+
+// QueuedOn returns how many queued descriptor and offset copies hold the
+// allocation at device address addr (-1: none there).
+func (s *Session) QueuedOn(addr uint64) int {
+	a := s.as.find(addr)
+	if a == nil {
+		return -1
+	}
+	a.queued.mu.Lock()
+	defer a.queued.mu.Unlock()
+	return a.queued.n
+}
+
+// ZeroDescKey makes the key of the session's descriptor MACs all zeros,
+// so that descriptors are the same bytes in every session.
+func (s *Session) ZeroDescKey() { s.descKey = [32]byte{} }
+
+// Settle lets the session's queued work finish: events are destroyed
+// first (which releases waits for records that will never come), then
+// every stream is synchronized.
+func (s *Session) Settle(ctx context.Context) {
+	_ = errors.Join(s.destroyEvents(-1)...)
+	_ = s.syncStreams(ctx, -1, -1)
+}
+
+// DeviceBytes returns the bytes of every allocation of the session, in
+// address order.
+func (s *Session) DeviceBytes(ctx context.Context) ([]byte, error) {
+	var out []byte
+	for _, a := range s.as.allocs {
+		buf := make([]byte, a.size)
+		if err := s.b.Memcpy(ctx, acl.Host(buf, 0), acl.Device(a.ptr), a.size); err != nil {
+			return nil, err
+		}
+		out = append(out, buf...)
+	}
+	return out, nil
+}
+
+// SlotSize returns the bytes of an address slot of the session's profile.
+func (s *Session) SlotSize() uint64 { return s.slotSize() }
+
+// Counting reports whether the session has made its call counters (at
+// its first call of an acl function).
+func (s *Session) Counting() bool { return s.stats.calls != nil }
+
+// LeaveDevice makes the session have no current device, as a context of
+// another thread would natively.
+func (s *Session) LeaveDevice() { s.dev = -1 }
+
+// ResolveDevice returns the backend buffer of the n device bytes at
+// guest address addr.
+func (s *Session) ResolveDevice(name string, addr, n uint64) (acl.Buf, error) {
+	sp, err := s.resolveDevice(name, addr, n)
+	return sp.buf, err
+}
+
+// Invoke runs import fi of module "acl" over stack, as the engines do.
+func (s *Session) Invoke(ctx context.Context, fi int, mem []byte, stack []uint64) {
+	s.invoke(ctx, fi, mem, stack)
+}
+
+// LimitRegions cuts the runtime's device address regions to n.
+func (sh *Shared) LimitRegions(n uint64) { sh.regions.n = n }
