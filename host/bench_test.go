@@ -6,7 +6,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // loopWAT adds an export that calls aclrtMemcpy iters times from inside the
@@ -128,7 +130,7 @@ func BenchmarkInstantiate(b *testing.B) {
 	rt, err := NewRuntime(ctx, WithEngine(testEngine))
 	require.NoError(b, err)
 	defer rt.Close(ctx)
-	pl, err := rt.Load(ctx, wat2wasm(b, proxyWAT(4, "")), Policy{})
+	pl, err := rt.Load(ctx, testsupport.Proxy(abi.Wide, 4), Policy{})
 	require.NoError(b, err)
 	defer pl.Close(ctx)
 	b.ResetTimer()

@@ -7,6 +7,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/abi"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // TestCancelSemantics: whose deadline ended a call decides the error.
@@ -14,7 +17,7 @@ import (
 // ErrCanceled; both wrap the context's error.
 func TestCancelSemantics(t *testing.T) {
 	rt := newRuntime(t)
-	wasm := wat2wasm(t, proxyWAT(1, ""))
+	wasm := testsupport.Proxy(abi.Wide, 1)
 	for _, tc := range []struct {
 		name    string
 		policy  time.Duration
@@ -61,7 +64,7 @@ func TestCancelSemantics(t *testing.T) {
 // queued work are unbounded by the policy, yet complete normally.
 func TestNoTimeout(t *testing.T) {
 	rt := newRuntime(t)
-	pl := load(t, rt, wat2wasm(t, proxyWAT(1, "")), Policy{Timeout: NoTimeout})
+	pl := load(t, rt, testsupport.Proxy(abi.Wide, 1), Policy{Timeout: NoTimeout})
 	inst, err := pl.Instantiate(context.Background(), Config{})
 	require.NoError(t, err)
 	h := &harness{t: t, rt: rt, inst: inst}
@@ -71,7 +74,7 @@ func TestNoTimeout(t *testing.T) {
 	h.ok("aclrtMemsetAsync", dev, 4096, 7, 4096, s) // queued: Close finishes it
 	require.NoError(t, inst.Close(context.Background()))
 
-	_, err = rt.Load(context.Background(), wat2wasm(t, proxyWAT(1, "")), Policy{Timeout: -2 * time.Second})
+	_, err = rt.Load(context.Background(), testsupport.Proxy(abi.Wide, 1), Policy{Timeout: -2 * time.Second})
 	require.ErrorContains(t, err, "Timeout -2s: want a positive duration, 0 for the default or NoTimeout")
 	require.False(t, errors.Is(err, ErrLoad))
 }

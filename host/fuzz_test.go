@@ -13,6 +13,7 @@ import (
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // The fuzz targets (this file, fuzz_families_test.go, fuzz_diff_test.go)
@@ -93,7 +94,7 @@ func newFuzzEnvIn(tb testing.TB, prof abi.Profile, p Policy, opts []Option) *fuz
 	opts = append(opts, recordCalls(&e.calls))
 	rt, err := NewRuntime(ctx, opts...)
 	require.NoError(tb, err)
-	pl, err := rt.Load(ctx, wat2wasm(tb, proxyWATIn(prof, 4, "")), p)
+	pl, err := rt.Load(ctx, testsupport.Proxy(prof, 4), p)
 	require.NoError(tb, err)
 	tb.Cleanup(func() {
 		require.NoError(tb, pl.Close(ctx))

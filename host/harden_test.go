@@ -17,8 +17,10 @@ import (
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
+	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/host/internal/engine"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // Regression tests of how runs and instances end: exits, traps and
@@ -365,7 +367,7 @@ func TestStdinKeepsLateBytes(t *testing.T) {
 func TestCloseDuringCall(t *testing.T) {
 	rt := newRuntime(t)
 	base := freeMem(t, rt)
-	wasm := wat2wasm(t, proxyWAT(4, ""))
+	wasm := testsupport.Proxy(abi.Wide, 4)
 	// blocked makes a call of h block in aclrtSynchronizeStream.
 	blocked := func(h *harness) (string, []uint64) {
 		h.ok("aclrtSetDevice", 0)
@@ -468,7 +470,7 @@ func waitBusy(t *testing.T, inst *Instance, ended chan error) {
 // instance is closed when the test ends.
 func proxyOnDevice0(t *testing.T, rt *Runtime) *Instance {
 	t.Helper()
-	pl := load(t, rt, wat2wasm(t, proxyWAT(1, "")), Policy{})
+	pl := load(t, rt, testsupport.Proxy(abi.Wide, 1), Policy{})
 	inst, err := pl.Instantiate(context.Background(), Config{})
 	require.NoError(t, err)
 	t.Cleanup(func() { inst.Close(context.Background()) })

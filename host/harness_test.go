@@ -15,22 +15,18 @@ import (
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/acl/cann"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // testEngine is the engine the guest tests run on: wazero, or the one
 // named by ACLWASM_TEST_ENGINE (CI runs the suite once per engine).
-var testEngine = func() string {
-	if e := os.Getenv("ACLWASM_TEST_ENGINE"); e != "" {
-		return e
-	}
-	return "wazero"
-}()
+var testEngine = testsupport.Engine()
 
 // testBackend returns the backend options of the guest tests: the default
 // simulator, or the native backend over the library ACLWASM_TEST_ACL_LIB
 // names (CI points it at the stand-in libascendcl.so of acl/cann).
 func testBackend(t testing.TB) []Option {
-	lib := os.Getenv("ACLWASM_TEST_ACL_LIB")
+	lib := testsupport.NativeLib()
 	if lib == "" {
 		return nil
 	}
@@ -42,10 +38,11 @@ func testBackend(t testing.TB) []Option {
 	return []Option{WithBackend(b)}
 }
 
-// wat2wasm compiles WebAssembly text with wabt's wat2wasm, which the
-// project's toolchain script installs. A missing tool fails the test.
 var le = binary.LittleEndian
 
+// wat2wasm compiles WebAssembly text with wabt's wat2wasm, which the
+// project's toolchain script installs. A missing tool fails the test.
+// The import tests need none: their guest is testsupport.Proxy.
 func wat2wasm(t testing.TB, src string) []byte {
 	t.Helper()
 	tool, err := exec.LookPath("wat2wasm")
@@ -133,7 +130,7 @@ func newHarnessIn(t *testing.T, prof abi.Profile, p Policy, opts ...Option) *har
 	}
 	wasm, ok := proxyCache[key]
 	if !ok {
-		wasm = wat2wasm(t, proxyWATIn(prof, 4, ""))
+		wasm = testsupport.Proxy(prof, 4)
 		proxyCache[key] = wasm
 	}
 	pl, err := rt.Load(ctx, wasm, p)

@@ -14,7 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -114,7 +116,7 @@ func TestExitWithQueuedWorkReleasesEverything(t *testing.T) {
 func TestTrapMidWorkReleasesEverything(t *testing.T) {
 	rt := newRuntime(t)
 	base := freeMem(t, rt)
-	pl := load(t, rt, wat2wasm(t, proxyWAT(4, "")), Policy{})
+	pl := load(t, rt, testsupport.Proxy(abi.Wide, 4), Policy{})
 	inst, err := pl.Instantiate(context.Background(), Config{})
 	require.NoError(t, err)
 	h := &harness{t: t, rt: rt, inst: inst}
@@ -135,7 +137,7 @@ func TestTrapMidWorkReleasesEverything(t *testing.T) {
 
 func TestTimeoutStopsSpinningGuest(t *testing.T) {
 	rt := newRuntime(t)
-	pl := load(t, rt, wat2wasm(t, proxyWAT(1, "")), Policy{Timeout: 200 * time.Millisecond})
+	pl := load(t, rt, testsupport.Proxy(abi.Wide, 1), Policy{Timeout: 200 * time.Millisecond})
 	inst, err := pl.Instantiate(context.Background(), Config{})
 	require.NoError(t, err)
 	_, err = inst.Call(context.Background(), "spin")
@@ -146,7 +148,7 @@ func TestTimeoutStopsSpinningGuest(t *testing.T) {
 func TestTimeoutInterruptsBlockingHostCall(t *testing.T) {
 	rt := newRuntime(t)
 	base := freeMem(t, rt)
-	pl := load(t, rt, wat2wasm(t, proxyWAT(1, "")), Policy{Timeout: 300 * time.Millisecond})
+	pl := load(t, rt, testsupport.Proxy(abi.Wide, 1), Policy{Timeout: 300 * time.Millisecond})
 	inst, err := pl.Instantiate(context.Background(), Config{})
 	require.NoError(t, err)
 	h := &harness{t: t, rt: rt, inst: inst}
@@ -192,7 +194,7 @@ func TestLoadRefusal(t *testing.T) {
 
 func TestGuestMemoryLimit(t *testing.T) {
 	rt := newRuntime(t)
-	pl := load(t, rt, wat2wasm(t, proxyWAT(1, "")), Policy{MemoryPages: 4})
+	pl := load(t, rt, testsupport.Proxy(abi.Wide, 1), Policy{MemoryPages: 4})
 	inst, err := pl.Instantiate(context.Background(), Config{})
 	require.NoError(t, err)
 	defer inst.Close(context.Background())
@@ -206,7 +208,7 @@ func TestGuestMemoryLimit(t *testing.T) {
 
 func TestSessionsAreIsolated(t *testing.T) {
 	rt := newRuntime(t)
-	wasm := wat2wasm(t, proxyWAT(4, ""))
+	wasm := testsupport.Proxy(abi.Wide, 4)
 	pl := load(t, rt, wasm, Policy{})
 	var hs [2]*harness
 	for i := range hs {
@@ -254,7 +256,7 @@ func TestConcurrentSessions(t *testing.T) {
 
 func TestRunCanceled(t *testing.T) {
 	rt := newRuntime(t)
-	pl := load(t, rt, wat2wasm(t, proxyWAT(1, "")), Policy{})
+	pl := load(t, rt, testsupport.Proxy(abi.Wide, 1), Policy{})
 	inst, err := pl.Instantiate(context.Background(), Config{})
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -280,7 +282,7 @@ func TestGuestCannotFakeTimeoutOrCancel(t *testing.T) {
 
 func TestBadCallsLeaveTheInstanceUsable(t *testing.T) {
 	rt := newRuntime(t)
-	pl := load(t, rt, wat2wasm(t, proxyWAT(1, "")), Policy{})
+	pl := load(t, rt, testsupport.Proxy(abi.Wide, 1), Policy{})
 	_, err := pl.Instantiate(context.Background(), Config{Env: []string{"=v"}})
 	require.ErrorContains(t, err, "not KEY=VALUE")
 	require.NotErrorIs(t, err, ErrTrap)
@@ -302,7 +304,7 @@ func TestBadCallsLeaveTheInstanceUsable(t *testing.T) {
 func TestCloseWithCrossDeviceWork(t *testing.T) {
 	rt := newRuntime(t)
 	base := freeMem(t, rt)
-	pl := load(t, rt, wat2wasm(t, proxyWAT(4, "")), Policy{Timeout: time.Second})
+	pl := load(t, rt, testsupport.Proxy(abi.Wide, 4), Policy{Timeout: time.Second})
 	inst, err := pl.Instantiate(context.Background(), Config{})
 	require.NoError(t, err)
 	h := &harness{t: t, rt: rt, inst: inst}
@@ -328,7 +330,7 @@ func TestCloseWithCrossDeviceWork(t *testing.T) {
 // let another copy between the devices.
 func TestPeerAccessIsPerSession(t *testing.T) {
 	rt := newRuntime(t)
-	pl := load(t, rt, wat2wasm(t, proxyWAT(4, "")), Policy{})
+	pl := load(t, rt, testsupport.Proxy(abi.Wide, 4), Policy{})
 	var hs [2]*harness
 	bufs := [2][2]uint64{}
 	for i := range hs {

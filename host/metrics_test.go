@@ -9,6 +9,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/abi"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 func newMetrics(t *testing.T) *Metrics {
@@ -59,7 +62,7 @@ func TestMetrics(t *testing.T) {
 	require.Equal(t, 0.0, testutil.ToFloat64(m.m.Registered), "pinned bytes released with the session")
 
 	// A reactor: memory held while it lives, an error by code, a trap.
-	px, err := rt.Load(ctx, wat2wasm(t, proxyWAT(4, "")), Policy{Timeout: 300 * time.Millisecond}, LoadName("proxy"))
+	px, err := rt.Load(ctx, testsupport.Proxy(abi.Wide, 4), Policy{Timeout: 300 * time.Millisecond}, LoadName("proxy"))
 	require.NoError(t, err)
 	defer px.Close(ctx)
 	inst, err := px.Instantiate(ctx, Config{})

@@ -9,7 +9,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // logHarness is a harness whose instance logs to a JSON handler at Debug.
@@ -20,7 +22,7 @@ func logHarness(t *testing.T, p Policy, name string) (*harness, *capture) {
 	rt, err := NewRuntime(ctx, append(testBackend(t), WithEngine(testEngine))...)
 	require.NoError(t, err)
 	h.rt = rt
-	pl, err := rt.Load(ctx, wat2wasm(t, proxyWAT(4, "")), p)
+	pl, err := rt.Load(ctx, testsupport.Proxy(abi.Wide, 4), p)
 	require.NoError(t, err)
 	var c capture
 	inst, err := pl.Instantiate(ctx, Config{Name: name, Logger: slog.New(slog.NewJSONHandler(&c, &slog.HandlerOptions{Level: slog.LevelDebug}))})

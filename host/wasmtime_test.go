@@ -11,6 +11,9 @@ import (
 
 	"github.com/bytecodealliance/wasmtime-go/v39"
 	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/abi"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 func TestMemoryExport(t *testing.T) {
@@ -94,7 +97,7 @@ func newRuntimeOn(t *testing.T, engine string, opts ...Option) *Runtime {
 // epoch for every store, and must stop only the guest whose context ended.
 func TestEpochsStopOnlyTheirOwnGuest(t *testing.T) {
 	rt := newRuntimeOn(t, "wasmtime")
-	wasm := wat2wasm(t, proxyWAT(1, ""))
+	wasm := testsupport.Proxy(abi.Wide, 1)
 	long := load(t, rt, wasm, Policy{Timeout: 800 * time.Millisecond})
 	short := load(t, rt, wasm, Policy{Timeout: 20 * time.Millisecond})
 	ctx := context.Background()
@@ -130,7 +133,7 @@ func TestMemoryNeverMoves(t *testing.T) {
 	for _, e := range diffEngines {
 		t.Run(e, func(t *testing.T) {
 			rt := newRuntimeOn(t, e)
-			pl := load(t, rt, wat2wasm(t, proxyWAT(1, "")), Policy{MemoryPages: 4096})
+			pl := load(t, rt, testsupport.Proxy(abi.Wide, 1), Policy{MemoryPages: 4096})
 			inst, err := pl.Instantiate(context.Background(), Config{})
 			require.NoError(t, err)
 			defer inst.Close(context.Background())

@@ -1,0 +1,37 @@
+// Package testsupport is what the project's tests share: the engine and
+// backend they run on, chosen from the environment, the directory of the
+// built guests, and the proxy guest, a module that re-exports every
+// import of the ABI so that tests drive the imports from Go with any
+// arguments, exactly as a guest would.
+//
+// The package exports Engine, NativeLib, GuestDir and Proxy. It imports
+// nothing of the host, so that package host's own tests can use it.
+package testsupport
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+)
+
+// Engine returns the engine the tests run on: wazero, or the one
+// ACLWASM_TEST_ENGINE names (CI runs the suites once per engine;
+// wasmtime needs -tags wasmtime).
+func Engine() string {
+	if e := os.Getenv("ACLWASM_TEST_ENGINE"); e != "" {
+		return e
+	}
+	return "wazero"
+}
+
+// NativeLib returns the libascendcl.so that ACLWASM_TEST_ACL_LIB names,
+// whose backend the tests delegate to instead of the simulator; "" when
+// it names none.
+func NativeLib() string { return os.Getenv("ACLWASM_TEST_ACL_LIB") }
+
+// GuestDir returns the directory the built guests are in
+// (scripts/build-guests.sh writes build/wasm at the module root).
+func GuestDir() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "build", "wasm")
+}
