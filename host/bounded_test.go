@@ -165,6 +165,8 @@ func TestQueueLimitRefuses(t *testing.T) {
 	st, _, err := h.inst.s.s.Stream(uint32(s))
 	require.NoError(t, err)
 	require.NoError(t, h.rt.Backend().LaunchHostFunc(st, func() error { <-release; return nil }))
+	// The session counts what it queued itself: tell it of the host's.
+	require.NoError(t, h.inst.s.s.Recount(uint32(s)))
 	unblocked := false
 	defer func() {
 		if !unblocked {

@@ -4,94 +4,12 @@ import (
 	"context"
 	"errors"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 )
 
-// TestCallCtx: the instance's reusable call context ends as the contexts
-// it replaces did (policy timeout, caller's cancellation, Close), makes
-// derived contexts follow it, and ignores callbacks of earlier calls.
-func TestCallCtx(t *testing.T) {
-	waitDone := func(t *testing.T, ctx context.Context) {
-		t.Helper()
-		select {
-		case <-ctx.Done():
-		case <-time.After(time.Minute): // a watchdog, not a bound
-			t.Fatal("the context never ended")
-		}
-	}
-	t.Run("policy timeout", func(t *testing.T) {
-		var c callCtx
-		c.arm(context.Background(), time.Millisecond)
-		waitDone(t, &c)
-		require.ErrorIs(t, c.Err(), context.DeadlineExceeded)
-		require.ErrorIs(t, doneErr(&c, "f"), ErrTimeout)
-		c.end()
-		c.arm(context.Background(), NoTimeout)
-		require.NoError(t, c.Err(), "the next call starts afresh")
-		_, ok := c.Deadline()
-		require.False(t, ok)
-		c.end()
-	})
-	t.Run("caller's deadline", func(t *testing.T) {
-		var c callCtx
-		parent, cancel := context.WithTimeout(context.Background(), time.Millisecond)
-		defer cancel()
-		c.arm(parent, time.Hour)
-		dl, _ := c.Deadline()
-		pdl, _ := parent.Deadline()
-		require.Equal(t, pdl, dl, "the earlier deadline")
-		waitDone(t, &c)
-		require.ErrorIs(t, doneErr(&c, "f"), ErrCanceled)
-		require.ErrorIs(t, doneErr(&c, "f"), context.DeadlineExceeded)
-		c.end()
-	})
-	t.Run("cancel and derived contexts", func(t *testing.T) {
-		var c callCtx
-		c.arm(context.Background(), time.Hour)
-		child, stop := context.WithTimeout(&c, time.Hour)
-		defer stop()
-		after := make(chan struct{})
-		context.AfterFunc(&c, func() { close(after) })
-		c.cancel(context.Canceled, context.Canceled)
-		waitDone(t, child)
-		<-after
-		require.ErrorIs(t, doneErr(&c, "f"), ErrCanceled)
-		c.end()
-	})
-	t.Run("a leaked derived context ends with the call", func(t *testing.T) {
-		var c callCtx
-		c.arm(context.Background(), NoTimeout)
-		child, stop := context.WithCancel(&c)
-		defer stop()
-		c.end()
-		waitDone(t, child)
-	})
-	t.Run("stale callbacks", func(t *testing.T) {
-		var c callCtx
-		parent, cancel := context.WithCancel(context.Background())
-		c.arm(parent, time.Hour)
-		c.end()
-		c.arm(context.Background(), time.Hour)
-		c.expire()           // an earlier call's timer, run late
-		c.parentDone(parent) // an earlier call's caller, done late
-		cancel()
-		require.NoError(t, c.Err())
-		c.end()
-		c.cancel(context.Canceled, context.Canceled) // between calls: nothing
-		require.NoError(t, c.Err())
-	})
-	t.Run("values", func(t *testing.T) {
-		type key struct{}
-		var c callCtx
-		c.arm(context.WithValue(context.Background(), key{}, 7), NoTimeout)
-		require.Equal(t, 7, c.Value(key{}))
-		c.end()
-	})
-}
 
 // TestCallAllocs: Instance.Call of an empty export allocates nothing of
 // its own: no more than the bare engine's call of it, looked up once

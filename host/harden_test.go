@@ -336,29 +336,6 @@ func TestBlockingWASIHonorsTimeout(t *testing.T) {
 	}
 }
 
-// TestStdinKeepsLateBytes: bytes that arrive after a read was interrupted
-// are delivered to the next read, in order.
-func TestStdinKeepsLateBytes(t *testing.T) {
-	pr, pw := io.Pipe()
-	defer pw.Close()
-	r, s := newStdin(pr)
-	require.NotNil(t, s)
-	ctx, cancel := context.WithCancel(context.Background())
-	s.watch(ctx)
-	cancel()
-	n, err := r.Read(make([]byte, 8))
-	require.Zero(t, n)
-	require.ErrorIs(t, err, errInterrupted)
-	s.watch(context.Background())
-	go func() { pw.Write([]byte("abcdef")); pw.Close() }()
-	got, err := io.ReadAll(r)
-	require.NoError(t, err)
-	require.Equal(t, "abcdef", string(got))
-	for _, plain := range []io.Reader{nil, strings.NewReader("x")} {
-		_, s := newStdin(plain)
-		require.Nil(t, s, "a reader that never blocks is used as is")
-	}
-}
 
 // TestCloseDuringCall: closing an instance or its plugin while a call runs
 // (spinning, or blocked in a host call) cancels the call, waits for it and

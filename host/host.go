@@ -323,7 +323,7 @@ func (r *Runtime) compile(ctx context.Context, m engine.Module, timeout time.Dur
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("host: load: %w", context.Cause(ctx))
 	}
-	cctx, cancel := withPolicyTimeout(ctx, timeout)
+	cctx, cancel := sandbox.WithPolicyTimeout(ctx, timeout)
 	defer cancel()
 	type result struct {
 		mod engine.Compiled
@@ -363,7 +363,7 @@ func (r *Runtime) compile(ctx context.Context, m engine.Module, timeout time.Dur
 // compileDone is the error of a compilation stopped by the policy's
 // CompileTimeout or by ctx.
 func compileDone(ctx, cctx context.Context, timeout time.Duration) error {
-	if ctx.Err() == nil && errors.Is(context.Cause(cctx), errPolicyTimeout) {
+	if ctx.Err() == nil && errors.Is(context.Cause(cctx), sandbox.ErrPolicyTimeout) {
 		return &LoadError{Problems: []string{fmt.Sprintf("compile: not finished within the policy's compile timeout (CompileTimeout %v)", timeout)}}
 	}
 	return fmt.Errorf("host: load: compilation not finished: %w", context.Cause(ctx))
@@ -571,7 +571,7 @@ type Result struct {
 // ErrTrap, ErrTimeout or ErrCanceled. Either way the session and the
 // guest's memory have been released when Run returns.
 func (p *Plugin) Run(ctx context.Context, cfg Config) (Result, error) {
-	ctx, cancel := withPolicyTimeout(ctx, p.policy.Timeout)
+	ctx, cancel := sandbox.WithPolicyTimeout(ctx, p.policy.Timeout)
 	defer cancel()
 	ro := p.begin(ctx, "_start")
 	i, err := p.instantiate(ctx, cfg, ro, NoTimeout)
@@ -607,7 +607,7 @@ type Instance struct {
 	p     *Plugin
 	s     *Session
 	inst  engine.Instance
-	stdin *stdin // Config.Stdin, made interruptible; nil if it never blocks
+	stdin *sandbox.Stdin // Config.Stdin, made interruptible; nil if it never blocks
 
 	// callMu is held while guest code runs (a call, the start function,
 	// _initialize, a whole Run) and while the instance finishes: Close
@@ -615,7 +615,7 @@ type Instance struct {
 	callMu sync.Mutex
 
 	mu      sync.Mutex
-	cc      callCtx // the context of the call in progress (callctx.go)
+	cc      sandbox.CallCtx // the context of the call in progress
 	armed   bool    // a call is in progress: cc is armed
 	closing bool    // Close was called: no new call may start
 	done    bool    // finished: session and engine instance released
@@ -635,7 +635,7 @@ func (p *Plugin) Instantiate(ctx context.Context, cfg Config) (*Instance, error)
 	d := p.policy.Timeout
 	if p.start != "" || slices.Contains(p.exports, "_initialize") {
 		var cancel context.CancelFunc
-		ctx, cancel = withPolicyTimeout(ctx, p.policy.Timeout)
+		ctx, cancel = sandbox.WithPolicyTimeout(ctx, p.policy.Timeout)
 		defer cancel()
 		d = NoTimeout
 	}
@@ -701,8 +701,8 @@ func (p *Plugin) instantiate(ctx context.Context, cfg Config, ro RunObserver, d 
 		name = cfg.Args[0]
 	}
 	ss.SetupLog(cfg.Logger, name, &cfg.Stdout, &cfg.Stderr)
-	cfg.Stdin, i.stdin = newStdin(cfg.Stdin)
-	i.cc.inv = ss.Invoker()
+	cfg.Stdin, i.stdin = sandbox.NewStdin(cfg.Stdin)
+	i.cc.Inv = ss.Invoker()
 	cctx, err := i.arm(ctx, d, "instantiate")
 	if err == nil {
 		i.inst, err = p.mod.Instantiate(cctx, engine.Config{
@@ -802,9 +802,9 @@ func (i *Instance) exec(ctx context.Context, d time.Duration, name, label string
 	if err != nil {
 		return nil, err
 	}
-	i.stdin.watch(cctx)
+	i.stdin.Watch(cctx)
 	res, err := i.inst.Call(cctx, name, args...)
-	i.stdin.unwatch()
+	i.stdin.Unwatch()
 	return res, i.disarm(cctx, label, engineErr(cctx, err))
 }
 
@@ -817,7 +817,7 @@ func (i *Instance) arm(ctx context.Context, d time.Duration, label string) (cont
 	if i.closing || i.done {
 		return nil, fmt.Errorf("host: call %s: instance is %w", label, ErrClosed)
 	}
-	i.cc.arm(ctx, d)
+	i.cc.Arm(ctx, d)
 	i.armed = true
 	return &i.cc, nil
 }
@@ -829,7 +829,7 @@ func (i *Instance) disarm(ctx context.Context, label string, err error) error {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	if i.armed {
-		i.cc.end()
+		i.cc.End()
 		i.armed = false
 	}
 	if i.closing && errors.Is(err, ErrCanceled) {
@@ -853,7 +853,7 @@ func (i *Instance) Close(ctx context.Context) error {
 	i.mu.Lock()
 	i.closing = true
 	if i.armed {
-		i.cc.cancel(context.Canceled, context.Canceled)
+		i.cc.Cancel(context.Canceled, context.Canceled)
 	}
 	i.mu.Unlock()
 	if i.s.s.InHostFunc() {
@@ -883,7 +883,7 @@ func (i *Instance) finish(ctx context.Context, abort bool) error {
 	}
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
-		ctx, cancel = withPolicyTimeout(ctx, i.p.policy.Timeout)
+		ctx, cancel = sandbox.WithPolicyTimeout(ctx, i.p.policy.Timeout)
 		defer cancel()
 	}
 	if abort {

@@ -66,6 +66,8 @@ func (h *harness) gate(s uint64) func() {
 	require.NoError(h.t, b.LaunchHostFunc(hold, func() error { <-open; return nil }))
 	require.NoError(h.t, b.RecordEvent(ev, hold))
 	require.NoError(h.t, b.StreamWaitEvent(st, ev))
+	// The session counts what it queued itself: tell it of the wait.
+	require.NoError(h.t, sess.Recount(uint32(s)))
 	return release
 }
 

@@ -346,15 +346,23 @@ func (c *Call) event(name string, h uint32) (*eventRec, error) {
 	return ev, nil
 }
 
-// enqueue checks the per-stream queue limit before an asynchronous operation.
+// enqueue checks the per-stream queue limit before an asynchronous
+// operation. The session counts what it queued on the stream since it last
+// asked the backend, an upper bound of what is pending there, and asks
+// (acl.Backend.Pending) only when that bound reaches the limit: a stream
+// under its limit costs no backend call per operation.
 func (c *Call) enqueue(st *streamRec) error {
-	n, err := c.s.b.Pending(st.h)
-	if err != nil {
-		return be(err)
+	if st.queued >= c.s.policy.MaxQueued {
+		n, err := c.s.b.Pending(st.h)
+		if err != nil {
+			return be(err)
+		}
+		if n >= c.s.policy.MaxQueued {
+			return acl.Errorf(acl.ErrRTOverLimit, "the stream already has %d queued operations, the policy's limit", n)
+		}
+		st.queued = n
 	}
-	if n >= c.s.policy.MaxQueued {
-		return acl.Errorf(acl.ErrRTOverLimit, "the stream already has %d queued operations, the policy's limit", n)
-	}
+	st.queued++
 	if c.s.ms.pm != nil {
 		c.s.queuedMetrics(c.fi)
 	}

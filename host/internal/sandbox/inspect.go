@@ -23,18 +23,22 @@ func (s *Session) Backend() acl.Backend { return s.b }
 // the current context's default stream, made on first use) and its
 // physical device.
 func (s *Session) Stream(h uint32) (acl.Stream, int32, error) {
-	st, ok := s.streams[h]
-	if h == 0 {
-		var err error
-		if st, err = s.defaultStream(); err != nil {
-			return 0, 0, err
-		}
-		ok = true
-	}
-	if !ok {
-		return 0, 0, errors.New("sandbox: no such stream")
+	st, err := s.stream(h)
+	if err != nil {
+		return 0, 0, err
 	}
 	return st.h, s.phys(st.dev), nil
+}
+
+func (s *Session) stream(h uint32) (*streamRec, error) {
+	if h == 0 {
+		return s.defaultStream()
+	}
+	st, ok := s.streams[h]
+	if !ok {
+		return nil, errors.New("sandbox: no such stream")
+	}
+	return st, nil
 }
 
 // Holdings returns how many allocations (leases included) and streams
@@ -107,3 +111,16 @@ func (s *Session) Invoke(ctx context.Context, fi int, mem []byte, stack []uint64
 
 // LimitRegions cuts the runtime's device address regions to n.
 func (sh *Shared) LimitRegions(n uint64) { sh.regions.n = n }
+
+// Recount makes the session's count of what is queued on its stream h
+// (0: the default stream) the backend's (acl.Backend.Pending), after a
+// test queued work there behind the session's back.
+func (s *Session) Recount(h uint32) error {
+	st, err := s.stream(h)
+	if err != nil {
+		return err
+	}
+	n, err := s.b.Pending(st.h)
+	st.queued = n
+	return err
+}

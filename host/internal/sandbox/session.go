@@ -85,6 +85,10 @@ type streamRec struct {
 	dev   int32
 	ctx   *ctxRec        // the context it was created in
 	flags acl.StreamFlag // aclrtCreateStreamWithConfig's, as the ACL layer passes them on
+	// queued counts the operations queued on it since the backend last
+	// said how many are pending: at least what is pending (call.go's
+	// enqueue). The guest's goroutine alone uses it.
+	queued int
 	mode  acl.FailureMode
 	// batch counts the entries of asynchronous batches queued on it that
 	// have not run: those a forced destruction or a stopped stream dropped

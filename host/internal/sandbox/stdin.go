@@ -1,4 +1,4 @@
-package host
+package sandbox
 
 import (
 	"bytes"
@@ -9,14 +9,14 @@ import (
 	"sync/atomic"
 )
 
-// errInterrupted ends a blocking WASI call whose guest call has ended
+// ErrInterrupted ends a blocking WASI call whose guest call has ended
 // (timeout, cancellation, Close): the engine then stops the guest.
-var errInterrupted = errors.New("interrupted: the call's context is done")
+var ErrInterrupted = errors.New("interrupted: the call's context is done")
 
-// stdin serves Config.Stdin to the guest so that a read that blocks (a
+// Stdin serves Config.Stdin to the guest so that a read that blocks (a
 // pipe that stays open) cannot outlive the call that made it: the
 // reader's Read runs on a goroutine of its own, and the guest's read
-// returns errInterrupted as soon as the call's context is done, instead of
+// returns ErrInterrupted as soon as the call's context is done, instead of
 // keeping the run alive until the input closes (the policy's timeout must
 // bound every run). Bytes of a read that finished after its call ended are
 // kept for the next read. A Read of the underlying reader that never
@@ -25,7 +25,7 @@ var errInterrupted = errors.New("interrupted: the call's context is done")
 //
 // Reads come from the guest's goroutine only, one at a time; done is set
 // by the instance around each call (watch, unwatch).
-type stdin struct {
+type Stdin struct {
 	r       io.Reader
 	done    atomic.Pointer[<-chan struct{}] // the current call's, nil between calls
 	pending chan readResult                 // the read in progress, nil if none
@@ -38,33 +38,33 @@ type readResult struct {
 	err error
 }
 
-// newStdin wraps r, or returns it as is if its reads never block.
-func newStdin(r io.Reader) (io.Reader, *stdin) {
+// NewStdin wraps r, or returns it as is if its reads never block.
+func NewStdin(r io.Reader) (io.Reader, *Stdin) {
 	switch r.(type) {
 	case nil, *strings.Reader, *bytes.Reader, *bytes.Buffer:
 		return r, nil
 	}
-	s := &stdin{r: r}
+	s := &Stdin{r: r}
 	return s, s
 }
 
-// watch makes reads return when ctx is done.
-func (s *stdin) watch(ctx context.Context) {
+// Watch makes reads return when ctx is done.
+func (s *Stdin) Watch(ctx context.Context) {
 	if s != nil {
 		d := ctx.Done()
 		s.done.Store(&d)
 	}
 }
 
-// unwatch ends watch, between calls.
-func (s *stdin) unwatch() {
+// Unwatch ends watch, between calls.
+func (s *Stdin) Unwatch() {
 	if s != nil {
 		s.done.Store(nil)
 	}
 }
 
 // Read implements io.Reader.
-func (s *stdin) Read(p []byte) (int, error) {
+func (s *Stdin) Read(p []byte) (int, error) {
 	if len(s.buf) > 0 {
 		n := copy(p, s.buf)
 		s.buf = s.buf[n:]
@@ -100,6 +100,6 @@ func (s *stdin) Read(p []byte) (int, error) {
 		}
 		return n, nil
 	case <-done:
-		return 0, errInterrupted
+		return 0, ErrInterrupted
 	}
 }

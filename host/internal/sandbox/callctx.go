@@ -1,7 +1,8 @@
-package host
+package sandbox
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -10,12 +11,12 @@ import (
 	"github.com/aclwasm/aclwasm/host/internal/engine"
 )
 
-// callCtx is the context of an instance's guest calls: one per Instance,
+// CallCtx is the context of an instance's guest calls: one per Instance,
 // armed by each call and ended after it, so that a call makes no context,
 // timer or value of its own (context.WithTimeout, WithCancel and
 // WithValue cost about ten allocations and a microsecond per call, more
 // than the call of an empty export). It is done when the policy's timeout
-// of the call expires (cause errPolicyTimeout, as withPolicyTimeout), when
+// of the call expires (cause ErrPolicyTimeout, as withPolicyTimeout), when
 // the caller's context is done, or when Close cancels the call. It carries
 // the session for the engines (engine.InvokerKey), and implements
 // AfterFunc so that contexts derived from it (a host call's own timeout)
@@ -24,8 +25,8 @@ import (
 // Calls never overlap (callMu), so only one call arms it at a time; the
 // timer's and the parent's callbacks of an earlier call may still run late
 // and are recognized as stale.
-type callCtx struct {
-	inv engine.Invoker
+type CallCtx struct {
+	Inv engine.Invoker // the session, for the engines (engine.InvokerKey)
 
 	// ended and doneCh are err != nil and done, read without mu: every
 	// host call asks (the engines after each, the backends' waits).
@@ -44,9 +45,9 @@ type callCtx struct {
 	afters     []*func()
 }
 
-// arm starts a call under parent, bounded by the policy's timeout d
+// Arm starts a call under parent, bounded by the policy's timeout d
 // (NoTimeout: none). The caller holds the instance's callMu and mu.
-func (c *callCtx) arm(parent context.Context, d time.Duration) {
+func (c *CallCtx) Arm(parent context.Context, d time.Duration) {
 	c.mu.Lock()
 	c.parent = parent
 	if c.done == nil || c.err != nil {
@@ -79,9 +80,9 @@ func (c *callCtx) arm(parent context.Context, d time.Duration) {
 	}
 }
 
-// end ends the armed call. Contexts derived from it and still following
+// End ends the armed call. Contexts derived from it and still following
 // it are cancelled, as they were when each call had a context of its own.
-func (c *callCtx) end() {
+func (c *CallCtx) End() {
 	if c.timer != nil {
 		c.timer.Stop()
 	}
@@ -93,7 +94,7 @@ func (c *callCtx) end() {
 	leaked := len(c.afters) > 0
 	c.mu.Unlock()
 	if leaked {
-		c.cancel(context.Canceled, context.Canceled)
+		c.Cancel(context.Canceled, context.Canceled)
 	}
 	c.mu.Lock()
 	c.parent = nil
@@ -102,29 +103,29 @@ func (c *callCtx) end() {
 
 // expire is the policy timeout's callback; a late one of an earlier call
 // finds the deadline not reached.
-func (c *callCtx) expire() {
+func (c *CallCtx) expire() {
 	c.mu.Lock()
 	stale := c.parent == nil || time.Now().Before(c.deadline)
 	d := c.limit
 	c.mu.Unlock()
 	if !stale {
-		c.cancel(context.DeadlineExceeded, timeoutCause(d))
+		c.Cancel(context.DeadlineExceeded, TimeoutCause(d))
 	}
 }
 
 // parentDone follows the caller's context p.
-func (c *callCtx) parentDone(p context.Context) {
+func (c *CallCtx) parentDone(p context.Context) {
 	c.mu.Lock()
 	stale := c.parent != p
 	c.mu.Unlock()
 	if !stale {
-		c.cancel(p.Err(), context.Cause(p))
+		c.Cancel(p.Err(), context.Cause(p))
 	}
 }
 
-// cancel ends the armed call's context with err and cause (first one
+// Cancel ends the armed call's context with err and cause (first one
 // wins); nothing between calls.
-func (c *callCtx) cancel(err, cause error) {
+func (c *CallCtx) Cancel(err, cause error) {
 	c.mu.Lock()
 	if c.err != nil || c.parent == nil {
 		c.mu.Unlock()
@@ -143,21 +144,21 @@ func (c *callCtx) cancel(err, cause error) {
 
 // Cause is context.Cause of the call's context (which context.Cause
 // cannot read from a context of this type).
-func (c *callCtx) Cause() error {
+func (c *CallCtx) Cause() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.cause
 }
 
 // Deadline implements context.Context.
-func (c *callCtx) Deadline() (time.Time, bool) {
+func (c *CallCtx) Deadline() (time.Time, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.deadline, c.hasDL
 }
 
 // Done implements context.Context.
-func (c *callCtx) Done() <-chan struct{} {
+func (c *CallCtx) Done() <-chan struct{} {
 	if p := c.doneCh.Load(); p != nil {
 		return *p
 	}
@@ -165,7 +166,7 @@ func (c *callCtx) Done() <-chan struct{} {
 }
 
 // Err implements context.Context.
-func (c *callCtx) Err() error {
+func (c *CallCtx) Err() error {
 	if !c.ended.Load() {
 		return nil
 	}
@@ -176,9 +177,9 @@ func (c *callCtx) Err() error {
 
 // Value implements context.Context: the session for the engines, the
 // caller's values otherwise.
-func (c *callCtx) Value(key any) any {
+func (c *CallCtx) Value(key any) any {
 	if _, ok := key.(engine.InvokerKey); ok {
-		return c.inv
+		return c.Inv
 	}
 	c.mu.Lock()
 	p := c.parent
@@ -192,7 +193,7 @@ func (c *callCtx) Value(key any) any {
 // AfterFunc runs f on a goroutine of its own once the call's context is
 // done; context.AfterFunc, WithCancel and WithTimeout use it instead of a
 // goroutine that waits for Done.
-func (c *callCtx) AfterFunc(f func()) (stop func() bool) {
+func (c *CallCtx) AfterFunc(f func()) (stop func() bool) {
 	p := &f
 	c.Watch(p)
 	return func() bool { return c.Unwatch(p) }
@@ -201,7 +202,7 @@ func (c *callCtx) AfterFunc(f func()) (stop func() bool) {
 // Watch is AfterFunc without allocations, for the engines
 // (engine.Watcher): *f, which the caller keeps, runs on a goroutine of
 // its own once the call's context is done.
-func (c *callCtx) Watch(f *func()) {
+func (c *CallCtx) Watch(f *func()) {
 	c.mu.Lock()
 	if c.err != nil || c.parent == nil {
 		c.mu.Unlock()
@@ -213,7 +214,7 @@ func (c *callCtx) Watch(f *func()) {
 }
 
 // Unwatch stops a Watch of f: false if *f has been started.
-func (c *callCtx) Unwatch(f *func()) bool {
+func (c *CallCtx) Unwatch(f *func()) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	i := slices.Index(c.afters, f)
@@ -222,4 +223,30 @@ func (c *callCtx) Unwatch(f *func()) bool {
 	}
 	c.afters = slices.Delete(c.afters, i, i+1)
 	return true
+}
+
+// ErrPolicyTimeout is the cause of a context ended by the policy's
+// timeout: it tells ErrTimeout (the policy's) from ErrCanceled (the
+// caller's deadline or cancellation).
+var ErrPolicyTimeout = errors.New("the policy's timeout expired")
+
+// TimeoutCause is ErrPolicyTimeout with the timeout that expired, so that
+// the error names the limit the guest ran into.
+type TimeoutCause time.Duration
+
+func (c TimeoutCause) Error() string {
+	return "the policy's timeout of " + time.Duration(c).String() + " expired"
+}
+
+// Is makes a TimeoutCause ErrPolicyTimeout.
+func (c TimeoutCause) Is(target error) bool { return target == ErrPolicyTimeout }
+
+// WithPolicyTimeout returns ctx bounded by the policy's timeout d, whose
+// expiry is marked as the policy's (ErrPolicyTimeout), or only cancelable
+// with NoTimeout.
+func WithPolicyTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d < 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeoutCause(ctx, d, TimeoutCause(d))
 }

@@ -1,0 +1,91 @@
+package sandbox
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestCallCtx: the instance's reusable call context ends as the contexts
+// it replaces did (policy timeout, caller's cancellation, Close), makes
+// derived contexts follow it, and ignores callbacks of earlier calls.
+func TestCallCtx(t *testing.T) {
+	waitDone := func(t *testing.T, ctx context.Context) {
+		t.Helper()
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Minute): // a watchdog, not a bound
+			t.Fatal("the context never ended")
+		}
+	}
+	t.Run("policy timeout", func(t *testing.T) {
+		var c CallCtx
+		c.Arm(context.Background(), time.Millisecond)
+		waitDone(t, &c)
+		require.ErrorIs(t, c.Err(), context.DeadlineExceeded)
+		require.ErrorIs(t, c.Cause(), ErrPolicyTimeout, "the policy's timeout")
+		c.End()
+		c.Arm(context.Background(), time.Duration(-1))
+		require.NoError(t, c.Err(), "the next call starts afresh")
+		_, ok := c.Deadline()
+		require.False(t, ok)
+		c.End()
+	})
+	t.Run("caller's deadline", func(t *testing.T) {
+		var c CallCtx
+		parent, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+		defer cancel()
+		c.Arm(parent, time.Hour)
+		dl, _ := c.Deadline()
+		pdl, _ := parent.Deadline()
+		require.Equal(t, pdl, dl, "the earlier deadline")
+		waitDone(t, &c)
+		require.NotErrorIs(t, c.Cause(), ErrPolicyTimeout, "not the policy's timeout")
+		require.ErrorIs(t, c.Err(), context.DeadlineExceeded)
+		c.End()
+	})
+	t.Run("cancel and derived contexts", func(t *testing.T) {
+		var c CallCtx
+		c.Arm(context.Background(), time.Hour)
+		child, stop := context.WithTimeout(&c, time.Hour)
+		defer stop()
+		after := make(chan struct{})
+		context.AfterFunc(&c, func() { close(after) })
+		c.Cancel(context.Canceled, context.Canceled)
+		waitDone(t, child)
+		<-after
+		require.NotErrorIs(t, c.Cause(), ErrPolicyTimeout, "not the policy's timeout")
+		c.End()
+	})
+	t.Run("a leaked derived context ends with the call", func(t *testing.T) {
+		var c CallCtx
+		c.Arm(context.Background(), time.Duration(-1))
+		child, stop := context.WithCancel(&c)
+		defer stop()
+		c.End()
+		waitDone(t, child)
+	})
+	t.Run("stale callbacks", func(t *testing.T) {
+		var c CallCtx
+		parent, cancel := context.WithCancel(context.Background())
+		c.Arm(parent, time.Hour)
+		c.End()
+		c.Arm(context.Background(), time.Hour)
+		c.expire()           // an earlier call's timer, run late
+		c.parentDone(parent) // an earlier call's caller, done late
+		cancel()
+		require.NoError(t, c.Err())
+		c.End()
+		c.Cancel(context.Canceled, context.Canceled) // between calls: nothing
+		require.NoError(t, c.Err())
+	})
+	t.Run("values", func(t *testing.T) {
+		type key struct{}
+		var c CallCtx
+		c.Arm(context.WithValue(context.Background(), key{}, 7), time.Duration(-1))
+		require.Equal(t, 7, c.Value(key{}))
+		c.End()
+	})
+}
