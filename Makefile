@@ -46,8 +46,8 @@ unit:
 # Every test that runs guests, again on the second engine (cgo).
 unit-wasmtime:
 	$(GO) vet -tags wasmtime ./...
-	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 -tags wasmtime ./host/
-	ACLWASM_TEST_ENGINE=wasmtime $(GO) test -race -count=1 -tags wasmtime ./host/ ./serve/ ./tests/... ./examples/...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 -tags wasmtime ./host/ ./host/internal/module/
+	ACLWASM_TEST_ENGINE=wasmtime $(GO) test -race -count=1 -tags wasmtime ./host/ ./host/internal/module/ ./serve/ ./tests/... ./examples/...
 
 # The sandbox's guest tests again, delegating to the native backend over the
 # stand-in libascendcl.so (a C library with the native ABI; no NPU here).
@@ -85,7 +85,8 @@ perf-table:
 	GO=$(GO) BENCHFLAGS='$(BENCHFLAGS)' bash scripts/perf-table.sh
 
 # Every fuzz target of the sandbox (host/fuzz_*_test.go, the lease ranges,
-# the compilation cache's entries, Load's rewrites) and of serve's requests,
+# the compilation cache's entries, Load's rewrites, the module readers and
+# rewrites of host/internal/module) and of serve's requests,
 # one after the other, FUZZTIME each; their seeds (testdata/fuzz) run in
 # `unit`.
 # FuzzDifferential runs last with every configuration: wazero and wasmtime
@@ -100,6 +101,7 @@ $(STANDIN): acl/cann/testdata/standin/standin.c
 
 fuzz: $(STANDIN)
 	for t in $(FUZZ_TARGETS); do $(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) ./host/ || exit 1; done
+	$(GO) test -run '^$$' -fuzz '^FuzzRewrites$$' -fuzztime $(FUZZTIME) ./host/internal/module/
 	$(GO) test -run '^$$' -fuzz '^FuzzServeRequest$$' -fuzztime $(FUZZTIME) ./serve/
 	ACLWASM_TEST_ACL_LIB=$(CURDIR)/$(STANDIN) $(GO) test -tags wasmtime -run '^$$' -fuzz '^FuzzDifferential$$' -fuzztime $(FUZZTIME) ./host/
 

@@ -10,7 +10,6 @@ import (
 	"github.com/tetratelabs/wazero/api"
 )
 
-
 // TestCallAllocs: Instance.Call of an empty export allocates nothing of
 // its own: no more than the bare engine's call of it, looked up once
 // (goal 4 of the performance issue; BenchmarkGoal4Call measures the

@@ -3,6 +3,7 @@ package host
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/host/internal/engine"
+	"github.com/aclwasm/aclwasm/host/internal/module"
 )
 
 // Compile bombs: modules written here byte by byte (no wabt), each a few
@@ -26,17 +28,17 @@ import (
 func bombModule(pad int, bodies ...[]byte) []byte {
 	sec := func(out []byte, id byte, body []byte) []byte {
 		out = append(out, id)
-		out = appendUleb(out, uint64(len(body)))
+		out = binary.AppendUvarint(out, uint64(len(body)))
 		return append(out, body...)
 	}
 	out := []byte("\x00asm\x01\x00\x00\x00")
 	out = sec(out, 1, []byte{1, 0x60, 0, 0}) // one type: [] -> []
-	funcs := appendUleb(nil, uint64(len(bodies)))
+	funcs := binary.AppendUvarint(nil, uint64(len(bodies)))
 	funcs = append(funcs, bytes.Repeat([]byte{0}, len(bodies))...)
 	out = sec(out, 3, funcs)
-	code := appendUleb(nil, uint64(len(bodies)))
+	code := binary.AppendUvarint(nil, uint64(len(bodies)))
 	for _, b := range bodies {
-		code = appendUleb(code, uint64(len(b)))
+		code = binary.AppendUvarint(code, uint64(len(b)))
 		code = append(code, b...)
 	}
 	out = sec(out, 10, code)
@@ -59,14 +61,14 @@ func nestedBody(depth int) []byte {
 // default included), all to the block around it.
 func brTableBody(targets int) []byte {
 	b := []byte{0, 0x02, 0x40, 0x41, 0x00, 0x0e}
-	b = appendUleb(b, uint64(targets-1))
+	b = binary.AppendUvarint(b, uint64(targets-1))
 	b = append(b, make([]byte, targets)...) // label 0, the default too
 	return append(b, 0x0b, 0x0b)
 }
 
 // localsBody is a function declaring n i32 locals.
 func localsBody(n int) []byte {
-	b := appendUleb([]byte{1}, uint64(n))
+	b := binary.AppendUvarint([]byte{1}, uint64(n))
 	return append(b, 0x7f, 0x0b)
 }
 
@@ -151,13 +153,13 @@ func TestCompileLimitsSamples(t *testing.T) {
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		require.NoError(t, err)
-		mi, err := scanModule(b)
+		mi, err := module.Scan(b)
 		require.NoError(t, err, f)
-		c := mi.code
-		require.Empty(t, compileLimits(len(b), c, &defaults), f)
-		require.NotZero(t, c.funcs, f)
-		require.Zero(t, c.partial, "%s: every opcode of the real plugins is one the walk knows", f)
-		t.Logf("%-22s %8d bytes, %5d functions, body %6d bytes, %3d locals, depth %4d, br_table %4d", filepath.Base(f), len(b), c.funcs, c.maxBody, c.maxLocals, c.maxDepth, c.maxTable)
+		c := mi.Code
+		require.Empty(t, module.CompileLimits(len(b), c, defaults.compileLimits()), f)
+		require.NotZero(t, c.Funcs, f)
+		require.Zero(t, c.Partial, "%s: every opcode of the real plugins is one the walk knows", f)
+		t.Logf("%-22s %8d bytes, %5d functions, body %6d bytes, %3d locals, depth %4d, br_table %4d", filepath.Base(f), len(b), c.Funcs, c.MaxBody, c.MaxLocals, c.MaxDepth, c.MaxTable)
 	}
 	rt := newRuntime(t)
 	load(t, rt, bombModule(0, nestedBody(DefaultMaxBlockDepth), brTableBody(DefaultMaxBrTableTargets), localsBody(DefaultMaxLocals)), Policy{CompileTimeout: NoTimeout})
@@ -319,39 +321,4 @@ func TestCompileTimeoutPolicy(t *testing.T) {
 	m, err = ParseManifest([]byte("name: x\nmodule: {path: x.wasm}\npolicy: {compile_timeout: none}\n"))
 	require.NoError(t, err)
 	require.Equal(t, NoTimeout, m.Policy.CompileTimeout)
-}
-
-// TestWalkCodeImmediates: the walk skips every immediate (made here of
-// block and end opcodes, 0x02 and 0x0b, to trip a walk that misreads
-// one) of the opcodes of WebAssembly 2.0: the depth it finds is the
-// module's.
-func TestWalkCodeImmediates(t *testing.T) {
-	wasm := wat2wasm(t, `(module
-  (memory 1) (table 2 funcref) (data "x") (elem func 0)
-  (type $t (func))
-  (func (local v128 f32)
-    (drop (v128.const i32x4 0x0b0b0b0b 0x02020202 0x0b0b0b0b 0x02020202))
-    (drop (i8x16.shuffle 2 11 2 11 2 11 2 11 2 11 2 11 2 11 2 11 (v128.const i64x2 0 0) (v128.const i64x2 0 0)))
-    (drop (i32x4.extract_lane 2 (v128.load offset=11 align=2 (i32.const 0x0b0b))))
-    (v128.store32_lane offset=2 2 (i32.const 0) (v128.const i64x2 0 0))
-    (drop (f64.const 0x1.0b0b0b0b0b0b0p-1000)) (drop (f32.const 0x1.0b0b0bp-100))
-    (drop (i64.const 0x0b0b0b0b0b0b0b0b)) (drop (i32.const -11))
-    (memory.copy (i32.const 0) (i32.const 0) (i32.const 0))
-    (memory.fill (i32.const 0) (i32.const 2) (i32.const 0))
-    (memory.init 0 (i32.const 0) (i32.const 0) (i32.const 0)) (data.drop 0)
-    (table.init 0 (i32.const 0) (i32.const 0) (i32.const 0)) (elem.drop 0)
-    (table.copy (i32.const 0) (i32.const 0) (i32.const 0))
-    (drop (table.grow 0 (ref.null func) (i32.const 0))) (drop (table.size 0))
-    (drop (select (result f32) (f32.const 0) (f32.const 0) (i32.const 0)))
-    (drop (i32.trunc_sat_f32_s (local.get 1)))
-    (call_indirect (type $t) (i32.const 0))
-    (block (block (block
-      (br_table 0 1 2 (i32.const 11))))))
-)`)
-	mi, err := scanModule(wasm)
-	require.NoError(t, err)
-	require.Zero(t, mi.code.partial)
-	require.Equal(t, 3, mi.code.maxDepth)
-	require.Equal(t, 3, mi.code.maxTable)
-	require.Equal(t, uint64(2), mi.code.maxLocals)
 }

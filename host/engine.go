@@ -9,6 +9,7 @@ import (
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/host/internal/engine"
 	"github.com/aclwasm/aclwasm/host/internal/engine/wazero"
+	"github.com/aclwasm/aclwasm/host/internal/module"
 	"github.com/aclwasm/aclwasm/host/internal/sandbox"
 )
 
@@ -56,19 +57,20 @@ func engineFuncs(hf []*sandbox.HostFunc) []engine.Func {
 }
 
 // prepare makes a module ready for any engine: its tables bounded
-// (boundTables), its names made safe to print (sanitizeNames), its stack
-// bounded (boundStack), its start function moved to an export
-// (hoistStart) and its memory exported (memoryExport). Problems are
-// reasons to refuse the module.
+// (module.BoundTables), its names made safe to print
+// (module.SanitizeNames), its stack bounded (module.BoundStack), its
+// start function moved to an export (module.HoistStart) and its memory
+// exported (module.MemoryExport). Problems are reasons to refuse the
+// module.
 func prepare(wasm []byte, p *Policy) (engine.Module, []string) {
-	bin, probs := boundTables(wasm, p.MaxTableEntries)
-	bin = sanitizeNames(bin)
-	bin, stack, err := boundStack(bin, p.MaxStackBytes)
+	bin, probs := module.BoundTables(wasm, p.MaxTableEntries)
+	bin = module.SanitizeNames(bin)
+	bin, stack, err := module.BoundStack(bin, p.MaxStackBytes)
 	if err != nil {
 		return engine.Module{}, append(probs, err.Error())
 	}
-	bin, mem := memoryExport(bin)
-	bin, start := hoistStart(bin)
+	bin, mem := module.MemoryExport(bin)
+	bin, start := module.HoistStart(bin)
 	return engine.Module{Wasm: bin, Start: start, Memory: mem, Stack: stack}, probs
 }
 

@@ -336,7 +336,6 @@ func TestBlockingWASIHonorsTimeout(t *testing.T) {
 	}
 }
 
-
 // TestCloseDuringCall: closing an instance or its plugin while a call runs
 // (spinning, or blocked in a host call) cancels the call, waits for it and
 // then releases; the call ends with ErrCanceled and ErrClosed. It once

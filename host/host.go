@@ -27,6 +27,7 @@ import (
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/acl/sim"
 	"github.com/aclwasm/aclwasm/host/internal/engine"
+	"github.com/aclwasm/aclwasm/host/internal/module"
 	"github.com/aclwasm/aclwasm/host/internal/sandbox"
 )
 
@@ -237,7 +238,7 @@ func (r *Runtime) closeBackend() error {
 type Plugin struct {
 	rt      *Runtime
 	mod     engine.Compiled
-	start   string // the export the start function was moved to (hoistStart), "" if none
+	start   string // the export the start function was moved to (module.HoistStart), "" if none
 	policy  Policy
 	profile abi.Profile            // the ABI profile the module imports: acl or acl32
 	name    string                 // LoadName
@@ -282,8 +283,8 @@ func (r *Runtime) Load(ctx context.Context, wasm []byte, p Policy, opts ...LoadO
 	if err != nil {
 		return nil, fmt.Errorf("host: %w", err)
 	}
-	mi, scanErr := scanModule(wasm)
-	if probs := compileLimits(len(wasm), mi.code, &p); len(probs) > 0 {
+	mi, scanErr := module.Scan(wasm)
+	if probs := module.CompileLimits(len(wasm), mi.Code, p.compileLimits()); len(probs) > 0 {
 		r.metrics.refused(lc.name)
 		return nil, &LoadError{Problems: probs}
 	}
@@ -307,7 +308,7 @@ func (r *Runtime) Load(ctx context.Context, wasm []byte, p Policy, opts ...LoadO
 		r.metrics.refused(lc.name)
 		return nil, &LoadError{Problems: probs}
 	}
-	pl := &Plugin{rt: r, mod: mod, start: em.Start, policy: p, profile: profileOf(imps), name: lc.name, exports: funcExports(wasm), m: r.metrics.plugin(lc.name), live: map[*Instance]struct{}{}}
+	pl := &Plugin{rt: r, mod: mod, start: em.Start, policy: p, profile: profileOf(imps), name: lc.name, exports: module.FuncExports(wasm), m: r.metrics.plugin(lc.name), live: map[*Instance]struct{}{}}
 	r.mu.Lock()
 	r.plugins[pl] = struct{}{} // Close waits for this Load: it cannot have begun its sweep
 	r.mu.Unlock()
@@ -413,12 +414,12 @@ func profileOf(imps []engine.Import) abi.Profile {
 }
 
 // checkModule returns the reasons to refuse a module.
-func (r *Runtime) checkModule(imps []engine.Import, mi moduleInfo, scanErr error, p *Policy) []string {
+func (r *Runtime) checkModule(imps []engine.Import, mi module.Info, scanErr error, p *Policy) []string {
 	var probs []string
 	var first [2]string // the first import from each profile, "module.name"
 	for _, im := range imps {
 		// The guest's names, as messages show them: escaped and short.
-		mn, nn := shortName(im.Module), shortName(im.Name)
+		mn, nn := module.ShortName(im.Module), module.ShortName(im.Name)
 		switch im.Module {
 		case abi.Module, abi.Module32:
 			prof, _ := abi.ProfileOf(im.Module)
@@ -460,13 +461,13 @@ func (r *Runtime) checkModule(imps []engine.Import, mi moduleInfo, scanErr error
 	if scanErr != nil {
 		return append(probs, scanErr.Error())
 	}
-	for _, im := range mi.imps {
-		if im.kind != 0 {
-			probs = append(probs, fmt.Sprintf("import %s.%s is a %s: the host provides only functions", shortName(im.module), shortName(im.name), im.kindName()))
+	for _, im := range mi.Imports {
+		if im.Kind != 0 {
+			probs = append(probs, fmt.Sprintf("import %s.%s is a %s: the host provides only functions", module.ShortName(im.Module), module.ShortName(im.Name), im.KindName()))
 		}
 	}
-	if mi.hasMem && mi.minPages > uint64(p.MemoryPages) {
-		probs = append(probs, fmt.Sprintf("memory needs %d pages at start, the policy allows %d", mi.minPages, p.MemoryPages))
+	if mi.HasMemory && mi.MinPages > uint64(p.MemoryPages) {
+		probs = append(probs, fmt.Sprintf("memory needs %d pages at start, the policy allows %d", mi.MinPages, p.MemoryPages))
 	}
 	return probs
 }
@@ -616,9 +617,9 @@ type Instance struct {
 
 	mu      sync.Mutex
 	cc      sandbox.CallCtx // the context of the call in progress
-	armed   bool    // a call is in progress: cc is armed
-	closing bool    // Close was called: no new call may start
-	done    bool    // finished: session and engine instance released
+	armed   bool            // a call is in progress: cc is armed
+	closing bool            // Close was called: no new call may start
+	done    bool            // finished: session and engine instance released
 }
 
 // Instantiate instantiates the plugin in a new session, runs its start

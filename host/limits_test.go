@@ -303,43 +303,6 @@ func BenchmarkStackCount(b *testing.B) {
 	}
 }
 
-// codeBodies returns the function bodies of a module's code section.
-func codeBodies(t *testing.T, wasm []byte) [][]byte {
-	t.Helper()
-	secs, ok := sections(wasm)
-	require.True(t, ok)
-	for _, s := range secs {
-		if s.id == 10 {
-			r := byteReader{b: wasm[s.body:s.end]}
-			var out [][]byte
-			for n := r.uleb(); n > 0; n-- {
-				out = append(out, r.take(r.uleb()))
-			}
-			require.False(t, r.bad)
-			return out
-		}
-	}
-	return nil
-}
-
-// TestStackCountSkipsLeaves: a function that calls no function of the
-// module (imports aside) is left as it is, so a guest's hot loops over
-// host calls (the goal benchmarks') pay nothing for the count; a function
-// that calls one is counted.
-func TestStackCountSkipsLeaves(t *testing.T) {
-	raw := wat2wasm(t, `(module
-  (import "acl" "aclrtSetDevice" (func $set (param i32) (result i32)))
-  (func $leaf (export "leaf") (result i32) (call $set (i32.const 0)))
-  (func $caller (export "caller") (result i32) (call $leaf)))`)
-	out, name, err := boundStack(raw, DefaultMaxStackBytes)
-	require.NoError(t, err)
-	require.Equal(t, depthExport, name)
-	before, after := codeBodies(t, raw), codeBodies(t, out)
-	require.Len(t, after, 2)
-	require.Equal(t, before[0], after[0], "the leaf is left as it is")
-	require.NotEqual(t, before[1], after[1], "the caller is counted")
-}
-
 // FuzzPrepare: the rewrites of Load never panic on any input, and never
 // make a module the engine accepts into one it refuses.
 func FuzzPrepare(f *testing.F) {

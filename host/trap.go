@@ -4,6 +4,7 @@ import (
 	"github.com/ianlancetaylor/demangle"
 
 	"github.com/aclwasm/aclwasm/host/internal/engine"
+	"github.com/aclwasm/aclwasm/host/internal/module"
 )
 
 // TrapError is the error a call ends with when the guest trapped. It wraps
@@ -55,11 +56,11 @@ func (e *TrapError) Unwrap() error { return ErrTrap }
 
 // trapError is the engine's trap as the host reports it.
 func trapError(t *engine.Trap) *TrapError {
-	e := &TrapError{Call: shortName(t.Call), Reason: shortName(t.Reason), Truncated: t.Truncated, Elided: t.Elided}
+	e := &TrapError{Call: module.ShortName(t.Call), Reason: module.ShortName(t.Reason), Truncated: t.Truncated, Elided: t.Elided}
 	for _, f := range t.Frames {
-		fr := Frame{Func: shortName(demangled(f.Func))}
+		fr := Frame{Func: module.ShortName(demangled(f.Func))}
 		for _, src := range f.Source {
-			fr.Source = append(fr.Source, shortName(src))
+			fr.Source = append(fr.Source, module.ShortName(src))
 		}
 		e.Frames = append(e.Frames, fr)
 	}

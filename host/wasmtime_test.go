@@ -9,56 +9,11 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/bytecodealliance/wasmtime-go/v39"
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
-
-func TestMemoryExport(t *testing.T) {
-	exported := func(t *testing.T, wasm []byte, name string) {
-		t.Helper()
-		eng := wasmtime.NewEngine()
-		defer eng.Close()
-		mod, err := wasmtime.NewModule(eng, wasm)
-		require.NoError(t, err)
-		defer mod.Close()
-		for _, ex := range mod.Exports() {
-			if ex.Name() == name {
-				require.NotNil(t, ex.Type().MemoryType(), "%s is a memory", name)
-				return
-			}
-		}
-		t.Fatalf("no export %q", name)
-	}
-	for _, tc := range []struct {
-		name, wat, want string
-		same            bool
-	}{
-		{"no export section", `(module (memory 1))`, "memory", false},
-		{"export section", `(module (memory 1) (func (export "f")))`, "memory", false},
-		{"already exported", `(module (memory (export "mem") 1))`, "mem", true},
-		{"name taken", `(module (memory 1) (func (export "memory")) (global (export "aclwasm:memory") i32 (i32.const 0)))`, "aclwasm:memory2", false},
-		{"before start, code and data", `(module (memory 1) (func $f) (start $f) (data (i32.const 0) "x"))`, "memory", false},
-		{"no memory", `(module (func (export "f")))`, "", true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			in := wat2wasm(t, tc.wat)
-			out, name := memoryExport(in)
-			require.Equal(t, tc.want, name)
-			require.Equal(t, tc.same, string(in) == string(out))
-			if name != "" {
-				exported(t, out, name)
-			}
-		})
-	}
-	for _, bad := range [][]byte{nil, []byte("\x00asm\x01\x00\x00\x00\x07\x05"), []byte("junk")} {
-		out, name := memoryExport(bad)
-		require.Equal(t, string(bad), string(out))
-		require.Empty(t, name)
-	}
-}
 
 // fuelWAT counts down from its argument.
 const fuelWAT = `(module

@@ -89,7 +89,7 @@ type streamRec struct {
 	// said how many are pending: at least what is pending (call.go's
 	// enqueue). The guest's goroutine alone uses it.
 	queued int
-	mode  acl.FailureMode
+	mode   acl.FailureMode
 	// batch counts the entries of asynchronous batches queued on it that
 	// have not run: those a forced destruction or a stopped stream dropped
 	// go back to the session's budget when the stream is destroyed.

@@ -1,4 +1,4 @@
-package host
+package module
 
 // skipImmediates reads the immediates of instruction op (its opcode byte
 // already read) and reports whether it knows op: the instructions of

@@ -1,16 +1,17 @@
-package host
+package module
 
-// memoryExport returns a module whose memory 0 is exported, and the name
-// it is exported under; Load prepares every module so, whatever the engine.
-// Wasmtime only shows an embedder exported memories, while the guest's memory is the sandbox's to check pointers against
-// whether or not the guest exports it (wazero shows it either way), so a
-// module that defines a memory without exporting it gets one more export:
-// "memory", where wasmtime's WASI looks for it (wazero's WASI takes the
-// memory whether or not it is exported), or if a function or global already
-// has that name, a name no export uses. A module without a defined memory,
+// MemoryExport returns a module whose memory 0 is exported, and the name
+// it is exported under; the host's Load prepares every module so, whatever
+// the engine. Wasmtime only shows an embedder exported memories, while the
+// guest's memory is the sandbox's to check pointers against whether or not
+// the guest exports it (wazero shows it either way), so a module that
+// defines a memory without exporting it gets one more export:
+// [ExportMemory], where wasmtime's WASI looks for it (wazero's WASI takes
+// the memory whether or not it is exported), or if a function or global
+// already has that name, [ExportMemoryHidden] or a name no export uses. A module without a defined memory,
 // or one that already exports memory 0, is returned as is; so is a module
 // this parser cannot read: the engine's validation then says why.
-func memoryExport(wasm []byte) ([]byte, string) {
+func MemoryExport(wasm []byte) ([]byte, string) {
 	secs, ok := sections(wasm)
 	if !ok {
 		return wasm, ""
@@ -44,9 +45,9 @@ func memoryExport(wasm []byte) ([]byte, string) {
 	}
 	// "memory" is where WASI looks for it; if a function or global already
 	// has that name, a name no export uses.
-	out, name := addExport(wasm, 2, 0, "memory", insertAt)
-	if name != "memory" {
-		out, name = addExport(wasm, 2, 0, "aclwasm:memory", insertAt)
+	out, name := addExport(wasm, 2, 0, ExportMemory, insertAt)
+	if name != ExportMemory {
+		out, name = addExport(wasm, 2, 0, ExportMemoryHidden, insertAt)
 	}
 	return out, name
 }

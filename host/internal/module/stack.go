@@ -1,15 +1,9 @@
-package host
+package module
 
 import (
 	"errors"
 	"fmt"
 )
-
-// depthExport is the name boundStack exports its stack counter under (or
-// the stem of one when an export already has it). After a trap the
-// engines read it: engine.StackExhausted (-1, which no count reaches,
-// whatever the guest does) in it means the trap was the limit's.
-const depthExport = "aclwasm:stack"
 
 // Estimated frame bytes (frameCost): what a compiled function's frame can
 // hold at most, written conservatively for wazero's compiler, which spills
@@ -24,13 +18,13 @@ const (
 	frameCodeByte = 8
 )
 
-// boundStack returns wasm with its call stack bounded to limit estimated
-// bytes on any engine, and the name of the export of its counter: a new
+// BoundStack returns wasm with its call stack bounded to limit estimated
+// bytes on any engine, and the name of the export of its counter
+// ([ExportStack], or a name no export uses): a new
 // mutable i32 global counts the estimated frame bytes (frameCost) of the
 // calls in progress. Every defined function adds its cost on entry,
 // trapping with unreachable first (the counter set to
-// engine.StackExhausted)
-// when that would pass limit, and takes it off on every way out but a
+// engine.StackExhausted) when that would pass limit, and takes it off on every way out but a
 // trap: its body is wrapped in a block with the function's results, so
 // that falling off its end and a branch to its outermost label (br, br_if,
 // br_table) end at the decrement; return becomes a branch to that block;
@@ -45,7 +39,7 @@ const (
 // plugin. The count is the same on both, so a plugin runs as deep on one
 // as on the other. A module without functions is returned as is; one the
 // rewrite cannot read is an error (the engine's validation names most).
-func boundStack(wasm []byte, limit uint64) ([]byte, string, error) {
+func BoundStack(wasm []byte, limit uint64) ([]byte, string, error) {
 	secs, ok := sections(wasm)
 	if !ok {
 		return wasm, "", nil // not a module: the engine says why
@@ -112,35 +106,11 @@ func boundStack(wasm []byte, limit uint64) ([]byte, string, error) {
 	if exportAt < 0 {
 		exportAt = len(out)
 	}
-	out, name := addExport(out, 3, m.globals, depthExport, exportAt)
+	out, name := addExport(out, 3, m.globals, ExportStack, exportAt)
 	if name == "" {
 		return nil, "", errors.New("stack limit: cannot export the stack counter")
 	}
 	return out, name, nil
-}
-
-func appendSection(out []byte, id byte, parts ...[]byte) []byte {
-	n := 0
-	for _, p := range parts {
-		n += len(p)
-	}
-	out = append(out, id)
-	out = appendUleb(out, uint64(n))
-	for _, p := range parts {
-		out = append(out, p...)
-	}
-	return out
-}
-
-func appendSleb(b []byte, v int64) []byte {
-	for {
-		c := byte(v & 0x7f)
-		v >>= 7
-		if v == 0 && c&0x40 == 0 || v == -1 && c&0x40 != 0 {
-			return append(b, c)
-		}
-		b = append(b, c|0x80)
-	}
 }
 
 // funcType is what the rewrite needs of a function type.
@@ -234,7 +204,7 @@ func readFuncInfo(wasm []byte, secs []section) (*funcInfo, error) {
 }
 
 // rewriteCode returns the code section's body with every function
-// instrumented (see boundStack); blockType gives the block type for a
+// instrumented (see [BoundStack]); blockType gives the block type for a
 // function type's results.
 //
 // A leaf, a function that calls no function of the module (calls of

@@ -1,16 +1,16 @@
-package host
+package module
 
 import (
 	"strconv"
 	"unicode/utf8"
 )
 
-// maxNameBytes is the most bytes of a guest function's (or module's) name
+// MaxNameBytes is the most bytes of a guest function's (or module's) name
 // that reach a backtrace: longer names are cut to it at load time
-// (sanitizeNames) and again when a trap is read (engine.MaxNameBytes), so
+// ([SanitizeNames]) and again when a trap is read (engine.MaxNameBytes), so
 // that a trap of a deep recursion through functions with huge names cannot
 // make the engine build a huge backtrace.
-const maxNameBytes = 256
+const MaxNameBytes = 256
 
 // printable returns s as it may be printed to a terminal or a log line:
 // unchanged when it is valid UTF-8 without control characters, otherwise
@@ -28,25 +28,26 @@ func printable(s string) string {
 	return s
 }
 
-// shortName returns printable(s) cut to at most maxNameBytes bytes, at a
-// character boundary and ending in "..." when it was cut.
-func shortName(s string) string {
-	if len(s) > 4*maxNameBytes {
-		s = s[:4*maxNameBytes] // printable's escapes at most quadruple a byte
+// ShortName returns printable(s) cut to at most [MaxNameBytes] bytes, at a
+// character boundary and ending in "..." when it was cut. The host shows a
+// guest's names (of imports, of trap frames) only through it.
+func ShortName(s string) string {
+	if len(s) > 4*MaxNameBytes {
+		s = s[:4*MaxNameBytes] // printable's escapes at most quadruple a byte
 	}
 	s = printable(s)
-	if len(s) <= maxNameBytes {
+	if len(s) <= MaxNameBytes {
 		return s
 	}
-	cut := maxNameBytes - len("...")
+	cut := MaxNameBytes - len("...")
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
 	return s[:cut] + "..."
 }
 
-// sanitizeNames returns wasm with the module name and the function names
-// of its name sections made printable and short (shortName); the
+// SanitizeNames returns wasm with the module name and the function names
+// of its name sections made printable and short ([ShortName]); the
 // sections' other subsections are kept as they are. Both engines print
 // these names in trap backtraces: escaping them here keeps a name from
 // splitting a backtrace line (wazero's is text, one frame a line) and
@@ -55,7 +56,7 @@ func shortName(s string) string {
 // this parser cannot read is dropped (the engines ignore a malformed name
 // section, so nothing is lost but what they would have ignored). A module
 // whose names are all short and printable is returned as is.
-func sanitizeNames(wasm []byte) []byte {
+func SanitizeNames(wasm []byte) []byte {
 	secs, ok := sections(wasm)
 	if !ok {
 		return wasm
@@ -109,7 +110,7 @@ func sanitizeNameSection(b []byte) ([]byte, bool) {
 			if sr.bad || len(sr.b) != 0 {
 				return nil, true
 			}
-			short := shortName(name)
+			short := ShortName(name)
 			changed = changed || short != name
 			nb = appendName(nil, short)
 		case 1: // function names: vec of (index, name)
@@ -119,7 +120,7 @@ func sanitizeNameSection(b []byte) ([]byte, bool) {
 			for ; n > 0 && !sr.bad; n-- {
 				idx := sr.uleb()
 				name := string(sr.take(sr.uleb()))
-				short := shortName(name)
+				short := ShortName(name)
 				changed = changed || short != name
 				nb = appendUleb(nb, idx)
 				nb = appendName(nb, short)
@@ -135,9 +136,4 @@ func sanitizeNameSection(b []byte) ([]byte, bool) {
 		out = append(out, nb...)
 	}
 	return out, changed
-}
-
-func appendName(b []byte, s string) []byte {
-	b = appendUleb(b, uint64(len(s)))
-	return append(b, s...)
 }

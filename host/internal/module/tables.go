@@ -1,8 +1,8 @@
-package host
+package module
 
 import "fmt"
 
-// boundTables returns wasm with every table it defines given a maximum, so
+// BoundTables returns wasm with every table it defines given a maximum, so
 // that table.grow past the policy returns -1 as past any declared maximum:
 // the tables together may hold at most maxEntries entries. The first
 // tables get the headroom first: table i's maximum is its minimum plus
@@ -12,7 +12,7 @@ import "fmt"
 // parser cannot read, the module is returned as is (the engine's
 // validation then says why; imported tables are refused by the import
 // check).
-func boundTables(wasm []byte, maxEntries uint64) ([]byte, []string) {
+func BoundTables(wasm []byte, maxEntries uint64) ([]byte, []string) {
 	secs, ok := sections(wasm)
 	if !ok {
 		return wasm, nil

@@ -1,0 +1,96 @@
+package module
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/tetratelabs/wazero"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// wat2wasm compiles WebAssembly text with wabt's wat2wasm.
+func wat2wasm(t testing.TB, src string) []byte {
+	t.Helper()
+	tool, err := exec.LookPath("wat2wasm")
+	if err != nil {
+		t.Fatalf("wat2wasm (wabt) is required: run scripts/install-toolchains.sh: %v", err)
+	}
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "m.wat"), filepath.Join(dir, "m.wasm")
+	require.NoError(t, os.WriteFile(in, []byte(src), 0o644))
+	if b, err := exec.Command(tool, in, "-o", out).CombinedOutput(); err != nil {
+		t.Fatalf("wat2wasm: %v\n%s\n%s", err, b, src)
+	}
+	b, err := os.ReadFile(out)
+	require.NoError(t, err)
+	return b
+}
+
+// compiled compiles wasm with wazero's interpreter (validation is what the
+// tests want of it, quickly) and returns it, closed at the test's end.
+func compiled(t testing.TB, wasm []byte) wazero.CompiledModule {
+	t.Helper()
+	ctx := context.Background()
+	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
+	t.Cleanup(func() { rt.Close(ctx) })
+	c, err := rt.CompileModule(ctx, wasm)
+	require.NoError(t, err, "the module validates")
+	return c
+}
+
+// sec returns a section of id with body.
+func sec(id byte, body []byte) []byte {
+	return appendSection(nil, id, body)
+}
+
+// vec returns items as a wasm vector: their count, then each.
+func vec(items ...[]byte) []byte {
+	b := appendUleb(nil, uint64(len(items)))
+	for _, it := range items {
+		b = append(b, it...)
+	}
+	return b
+}
+
+// header is the start of every module: magic and version 1.
+const header = "\x00asm\x01\x00\x00\x00"
+
+// codeBodies returns the function bodies of a module's code section.
+func codeBodies(t *testing.T, wasm []byte) [][]byte {
+	t.Helper()
+	secs, ok := sections(wasm)
+	require.True(t, ok)
+	for _, s := range secs {
+		if s.id == 10 {
+			r := byteReader{b: wasm[s.body:s.end]}
+			var out [][]byte
+			for n := r.uleb(); n > 0; n-- {
+				out = append(out, r.take(r.uleb()))
+			}
+			require.False(t, r.bad)
+			return out
+		}
+	}
+	return nil
+}
+
+// exportsOf returns the exports of wasm, name to kind, as its export
+// section declares them.
+func exportsOf(t *testing.T, wasm []byte) map[string]byte {
+	t.Helper()
+	secs, ok := sections(wasm)
+	require.True(t, ok)
+	out := map[string]byte{}
+	for _, s := range secs {
+		if s.id == 7 {
+			require.True(t, exportNames(wasm[s.body:s.end], func(n string, kind byte, _ uint64) { out[n] = kind }))
+		}
+	}
+	return out
+}
