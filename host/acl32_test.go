@@ -563,3 +563,33 @@ func TestACL32Section10(t *testing.T) {
 	h.ok("aclrtGetOpTimeOutInterval", outB)
 	require.NotEqual(t, uint32(0xFFFFFFFF), h.u32(outB+4), "8 bytes written")
 }
+
+func hexs(v uint64) string { return strconv.FormatUint(v, 16) }
+
+// TestMemsetD32AndOutParamsACL32: in the native layout the uint64_t out-parameters stay
+// 8 bytes, and aclrtMemsetD32 takes window addresses and 32-bit sizes.
+func TestMemsetD32AndOutParamsACL32(t *testing.T) {
+	h := newHarness32(t, Policy{})
+	h.sentinel(outA)
+	h.sentinel(outA + 8)
+	h.ok("aclrtSetDevice", 0)
+	h.ok("aclrtGetOpTimeOutInterval", outA)
+	require.Equal(t, uint64(4294967), h.u64(outA), "8 bytes in both profiles")
+	require.Equal(t, []byte{0xEE, 0xEE, 0xEE, 0xEE}, h.mem()[outA+8:outA+12])
+	h.ok("aclrtSetOpExecuteTimeOutV2", 1, outA)
+	require.Equal(t, uint64(4294967), h.u64(outA))
+	h.sentinel(outA)
+	h.ok("aclrtGetOpExecuteTimeout", outA)
+	require.Equal(t, uint32(4294), h.wrote4(outA))
+
+	h.ok("aclrtSetDevice", 0)
+	h.sentinel(outA)
+	h.ok("aclrtMalloc", outA, 64, 0)
+	p := uint64(h.wrote4(outA))
+	inWindow(t, p, acl32W)
+	h.ok("aclrtMemsetD32", p, 64, 0x0badf00d, 16)
+	h.ok("aclrtMemcpy", data, 64, p, 64, 2)
+	require.Equal(t, words(0x0badf00d, 16), h.mem()[data:data+64])
+	msg := h.code(acl.ErrRTParamInvalid, "aclrtMemsetD32", p+4, 64, 1, 16)
+	require.Equal(t, "aclrtMemsetD32: ptr [0x"+hexs(p+4)+", +64) crosses the end of the allocation [0x"+hexs(p)+", 0x"+hexs(p+64)+")", msg, "window addresses, as the guest sees them")
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -571,4 +572,135 @@ func TestBatchEntriesBudget(t *testing.T) {
 	h.ok("aclrtSynchronizeStream", s)
 	h.ok("aclrtMemcpyBatchAsync", b.dsts, b.destMaxs, b.srcs, b.sizes, 2, b.attrs, b.idx, 1, b.fail, s)
 	h.ok("aclrtSynchronizeStream", s)
+}
+
+func TestMemsetD32Messages(t *testing.T) {
+	h := newHarness(t, Policy{})
+	h.ok("aclrtSetDevice", 0)
+	p := h.malloc(64)
+	for _, tc := range []struct {
+		code acl.Error
+		args []uint64
+		msg  string
+	}{
+		{acl.ErrInvalidParam, []uint64{0, 64, 1, 1}, "aclrtMemsetD32: ptr is NULL"},
+		{acl.ErrInvalidParam, []uint64{p + 2, 64, 1, 1}, "aclrtMemsetD32: ptr 0x" + hexs(p+2) + " is not 4-byte aligned"},
+		{acl.ErrInvalidParam, []uint64{p, 64, 1, 17}, "aclrtMemsetD32: count 17 words are 68 bytes, more than memSize 64"},
+		{acl.ErrInvalidParam, []uint64{p, sizeMax, 1, 1 << 62}, "aclrtMemsetD32: count 4611686018427387904 words of 4 bytes overflow a byte count (memSize 18446744073709551615)"},
+		{acl.ErrInvalidParam, []uint64{data2, 64, 1, 1}, "aclrtMemsetD32: ptr 0x9000 is guest memory that is not registered: only memory from aclrtMalloc or aclrtMallocHost (aclrtHostRegister) can be set"},
+		{acl.ErrRTParamInvalid, []uint64{0xdead_0000_0000, 64, 1, 1}, "aclrtMemsetD32: ptr 0xdead00000000 is not in guest memory or a live device allocation of this session"},
+		{acl.ErrRTParamInvalid, []uint64{p + 4, 64, 1, 16}, "aclrtMemsetD32: ptr [0x" + hexs(p+4) + ", +64) crosses the end of the allocation [0x" + hexs(p) + ", 0x" + hexs(p+64) + ")"},
+	} {
+		require.Equal(t, tc.msg, h.code(tc.code, "aclrtMemsetD32", tc.args...))
+	}
+	h.ok("aclrtMemsetD32", 0, 64, 1, 0) // count 0: nothing to do, before every check
+	// Device memory: the words land, nothing around them changes.
+	h.ok("aclrtMemset", p, 64, 0xee, 64)
+	h.ok("aclrtMemsetD32", p+4, 60, 0xa1b2c3d4, 3)
+	h.ok("aclrtMemcpy", data, 64, p, 64, 2)
+	want := append(append([]byte{0xee, 0xee, 0xee, 0xee}, words(0xa1b2c3d4, 3)...), words(0xeeeeeeee, 12)...)
+	require.Equal(t, want, h.mem()[data:data+64])
+	// Async, in stream order.
+	s := h.stream()
+	h.ok("aclrtMemsetD32Async", p, 64, 5, 16, s)
+	h.ok("aclrtSynchronizeStream", s)
+	h.ok("aclrtMemcpy", data, 64, p, 64, 2)
+	require.Equal(t, words(5, 16), h.mem()[data:data+64])
+}
+
+// TestOpTimeouts: the execute timeout is kept per session in whole
+// intervals and reported; the interval is the backend's.
+func TestOpTimeouts(t *testing.T) {
+	const iv = 4294967 // acl/sim's and the stand-in's interval, µs
+	h := newHarness(t, Policy{})
+	h.code(acl.ErrRTContextNull, "aclrtGetOpTimeOutInterval", outA)
+	h.ok("aclrtSetDevice", 0)
+	h.ok("aclrtGetOpTimeOutInterval", outA)
+	require.Equal(t, uint64(iv), h.u64(outA))
+	h.ok("aclrtGetOpExecuteTimeout", outA)
+	require.Equal(t, uint32(254*iv/1000), h.u32(outA), "never set: the most, the hardware's default")
+	for _, tc := range []struct{ us, want uint64 }{
+		{1, iv}, {iv, iv}, {iv + 1, 2 * iv}, {0, 254 * iv}, {sizeMax, 254 * iv},
+	} {
+		h.putU64s(outB, 0)
+		h.ok("aclrtSetOpExecuteTimeOutV2", tc.us, outB)
+		require.Equal(t, tc.want, h.u64(outB), "V2(%d)", tc.us)
+		h.ok("aclrtGetOpExecuteTimeout", outA)
+		require.Equal(t, uint32(tc.want/1000), h.u32(outA))
+	}
+	h.ok("aclrtSetOpExecuteTimeOut", 9) // 9 s: 3 intervals
+	h.ok("aclrtGetOpExecuteTimeout", outA)
+	require.Equal(t, uint32(3*iv/1000), h.u32(outA))
+	require.Equal(t, "aclrtSetOpExecuteTimeOutV2: actualTimeout [0x3fffc, +8) is outside guest memory (262144 bytes)",
+		h.code(acl.ErrInvalidParam, "aclrtSetOpExecuteTimeOutV2", 1, 0x3fffc))
+
+	// Each session has its own.
+	h2 := newHarness(t, Policy{})
+	h2.ok("aclrtGetOpExecuteTimeout", outA)
+	require.Equal(t, uint32(254*iv/1000), h2.u32(outA))
+}
+
+// TestOpWaitTimeout: the limit applies to waits queued after it, 0 lifts
+// it, and a timed-out wait leaves the stream usable.
+func TestOpWaitTimeout(t *testing.T) {
+	h := newHarness(t, Policy{})
+	h.ok("aclrtSetDevice", 0)
+	s, other, ev := h.stream(), h.stream(), h.waitable()
+	p := h.malloc(64)
+	h.ok("aclrtSetOpWaitTimeout", 1)
+	h.ok("aclrtStreamWaitEvent", s, ev)
+	h.ok("aclrtMemset", p, 64, 0, 64)
+	h.ok("aclrtMemsetAsync", p, 64, 9, 64, s)
+	msg := h.code(acl.ErrRTWaitTimeout, "aclrtSynchronizeStream", s)
+	require.Contains(t, msg, "aclrtSynchronizeStream: ")
+	h.ok("aclrtMemcpy", data, 64, p, 64, 2)
+	require.Equal(t, words(0x09090909, 16), h.mem()[data:data+64], "the work after the failed wait ran")
+	h.ok("aclrtSynchronizeStream", s)
+
+	// 0: no limit; the wait ends with the record.
+	h.ok("aclrtSetOpWaitTimeout", 0)
+	h.ok("aclrtStreamWaitEvent", s, ev)
+	h.ok("aclrtRecordEvent", ev, other)
+	h.ok("aclrtSynchronizeStream", s)
+}
+
+// TestResetEvent: a reset event reads as never recorded, and a wait
+// queued after the reset waits for the next record.
+func TestResetEvent(t *testing.T) {
+	h := newHarness(t, Policy{})
+	h.ok("aclrtSetDevice", 0)
+	s, w, ev := h.stream(), h.stream(), h.event()
+	h.ok("aclrtRecordEvent", ev, s)
+	h.ok("aclrtSynchronizeStream", s)
+	h.ok("aclrtQueryEventStatus", ev, outA)
+	require.Equal(t, uint32(acl.EventRecordedStatusComplete), h.u32(outA))
+	h.ok("aclrtResetEvent", ev, s)
+	h.ok("aclrtSynchronizeStream", s)
+	h.ok("aclrtQueryEventStatus", ev, outA)
+	require.Equal(t, uint32(acl.EventRecordedStatusNotReady), h.u32(outA))
+	h.ok("aclrtSetOpWaitTimeout", 1)
+	h.ok("aclrtStreamWaitEvent", w, ev)
+	h.code(acl.ErrRTWaitTimeout, "aclrtSynchronizeStream", w) // the old record does not end it
+	h.ok("aclrtStreamWaitEvent", w, ev)
+	h.ok("aclrtRecordEvent", ev, s)
+	h.ok("aclrtSynchronizeStream", w)
+}
+
+// TestInitConfigPath: aclInit with a path gives 100003 unless the policy
+// allows it; then it succeeds without opening a file.
+func TestInitConfigPath(t *testing.T) {
+	h := newHarness(t, Policy{})
+	copy(h.mem()[data:], "./acl.json\x00")
+	require.Equal(t, `aclInit: configPath "./acl.json" cannot be read: the sandbox grants no filesystem; pass NULL or "", or allow it in the policy (AllowInitConfig), which ignores the file`,
+		h.code(acl.ErrInvalidFile, "aclInit", data))
+	copy(h.mem()[data2:], strings.Repeat("p", 4096))
+	require.Equal(t, "aclInit: configPath at 0x9000 is longer than 4095 bytes: no NUL within 4096 bytes",
+		h.code(acl.ErrInvalidParam, "aclInit", data2))
+	copy(h.mem()[data2:], "\x00")
+	h.ok("aclInit", data2) // "" is NULL
+
+	a := newHarness(t, Policy{AllowInitConfig: true})
+	copy(a.mem()[data:], "/nonexistent/acl.json\x00")
+	a.ok("aclInit", data)
+	a.code(acl.ErrRepeatInitialize, "aclInit", data)
 }

@@ -10,6 +10,10 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/abi"
+	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // logWAT writes "hello\nwor" then "ld\n" to stdout, "oops" (no newline)
@@ -87,4 +91,82 @@ func TestGuestLogs(t *testing.T) {
 	require.Len(t, got, 1)
 	require.Equal(t, "argv0", got[0]["plugin"])
 	require.NotEqual(t, sid, got[0]["session"])
+}
+
+// logHarness is a harness whose instance logs to a JSON handler at Debug.
+func logHarness(t *testing.T, p Policy, name string) (*harness, *capture) {
+	t.Helper()
+	h := &harness{t: t}
+	ctx := context.Background()
+	rt, err := NewRuntime(ctx, append(testBackend(t), WithEngine(testEngine))...)
+	require.NoError(t, err)
+	h.rt = rt
+	pl, err := rt.Load(ctx, testsupport.Proxy(abi.Wide, 4), p)
+	require.NoError(t, err)
+	var c capture
+	inst, err := pl.Instantiate(ctx, Config{Name: name, Logger: slog.New(slog.NewJSONHandler(&c, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	require.NoError(t, err)
+	h.inst = inst
+	t.Cleanup(func() {
+		require.NoError(t, inst.Close(ctx))
+		require.NoError(t, pl.Close(ctx))
+		require.NoError(t, rt.Close(ctx))
+	})
+	return h, &c
+}
+
+// TestAppLog: aclAppLog reaches Config.Logger as the plugin's own record,
+// with its level mapped, the plugin's name, the session and func, file and
+// line; bad input gives 100000 with a precise message and logs nothing.
+func TestAppLog(t *testing.T) {
+	h, c := logHarness(t, Policy{}, "pre")
+	sid := float64(h.inst.Session().ID())
+	copy(h.mem()[data:], "main\x00pre.c\x00hello, log\x00")
+	fn, file, msg := uint64(data), uint64(data+5), uint64(data+11)
+	for level := range 4 {
+		h.ok("aclAppLog", uint64(level), fn, file, uint64(40+level), msg)
+	}
+	h.ok("aclAppLog", 1, 0, 0, 7, msg) // func and file may be NULL
+	require.Equal(t, []map[string]any{
+		{"level": "DEBUG", "msg": "hello, log", "plugin": "pre", "session": sid, "func": "main", "file": "pre.c", "line": 40.0},
+		{"level": "INFO", "msg": "hello, log", "plugin": "pre", "session": sid, "func": "main", "file": "pre.c", "line": 41.0},
+		{"level": "WARN", "msg": "hello, log", "plugin": "pre", "session": sid, "func": "main", "file": "pre.c", "line": 42.0},
+		{"level": "ERROR", "msg": "hello, log", "plugin": "pre", "session": sid, "func": "main", "file": "pre.c", "line": 43.0},
+		{"level": "INFO", "msg": "hello, log", "plugin": "pre", "session": sid, "func": "", "file": "", "line": 7.0},
+	}, c.records(t))
+
+	// A string of 4095 bytes and its NUL is the longest.
+	long := uint64(0x10000)
+	copy(h.mem()[long:], strings.Repeat("x", 4095)+"\x00")
+	c.buf.Reset()
+	h.ok("aclAppLog", 2, 0, 0, 1, long)
+	require.Equal(t, strings.Repeat("x", 4095), c.records(t)[0]["msg"])
+
+	end := uint64(len(h.mem()))
+	copy(h.mem()[end-3:], "abc")
+	h.mem()[long+4095] = 'x' // no NUL within 4096 bytes
+	c.buf.Reset()
+	for _, tc := range []struct {
+		args []uint64
+		msg  string
+	}{
+		{[]uint64{4, fn, file, 1, msg}, "aclAppLog: level 4 is not an aclLogLevel: want ACL_DEBUG (0), ACL_INFO (1), ACL_WARNING (2) or ACL_ERROR (3)"},
+		{[]uint64{1<<32 - 1, fn, file, 1, msg}, "aclAppLog: level -1 is not an aclLogLevel: want ACL_DEBUG (0), ACL_INFO (1), ACL_WARNING (2) or ACL_ERROR (3)"},
+		{[]uint64{1, end, file, 1, msg}, "aclAppLog: func 0x40000 is outside guest memory (262144 bytes)"},
+		{[]uint64{1, fn, end - 3, 1, msg}, "aclAppLog: file at 0x3fffd has no NUL before the end of guest memory (262144 bytes)"},
+		{[]uint64{1, fn, file, 1, long}, "aclAppLog: msg at 0x10000 is longer than 4095 bytes: no NUL within 4096 bytes"},
+		{[]uint64{1, fn, file, 1, 0}, "aclAppLog: msg is NULL"},
+	} {
+		require.Equal(t, tc.msg, h.code(acl.ErrInvalidParam, "aclAppLog", tc.args...))
+	}
+	require.Empty(t, strings.TrimSpace(c.buf.String()), "a refused call logs nothing")
+}
+
+// TestAppLogWithoutLogger: without Config.Logger the strings are still
+// checked, and nothing else happens.
+func TestAppLogWithoutLogger(t *testing.T) {
+	h := newHarness(t, Policy{})
+	copy(h.mem()[data:], "m\x00")
+	h.ok("aclAppLog", 0, 0, 0, 1, data)
+	h.code(acl.ErrInvalidParam, "aclAppLog", 0, 0, 0, 1, 0)
 }

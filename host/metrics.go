@@ -60,23 +60,6 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 // WithMetrics records every session of the runtime in m.
 func WithMetrics(m *Metrics) Option { return func(c *config) { c.metrics = m } }
 
-// LoadOption configures one Load.
-type LoadOption func(*loadConfig)
-
-type loadConfig struct{ name string }
-
-// LoadName names the plugin in metrics (the "plugin" label). Keep names
-// few: each is a set of series.
-func LoadName(name string) LoadOption { return func(c *loadConfig) { c.name = name } }
-
-func loadOptions(opts []LoadOption) loadConfig {
-	var c loadConfig
-	for _, o := range opts {
-		o(&c)
-	}
-	return c
-}
-
 // plugin returns the metrics of the plugin named name; nil when m is nil.
 func (m *Metrics) plugin(name string) *sandbox.PluginMetrics {
 	if m == nil {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/aclwasm/aclwasm/abi"
+	"github.com/aclwasm/aclwasm/host/internal/module"
 	"github.com/aclwasm/aclwasm/host/internal/sandbox"
 )
 
@@ -229,5 +230,41 @@ func (p *Policy) limits() sandbox.Limits {
 		MaxStreams: p.MaxStreams, MaxEvents: p.MaxEvents, MaxQueued: p.MaxQueued,
 		MaxBatchEntries: p.MaxBatchEntries, MaxCallBytes: p.MaxCallBytes,
 		MemoryPages: p.MemoryPages, AllowInitConfig: p.AllowInitConfig,
+	}
+}
+
+// NoTimeout as Policy.Timeout disables the policy's timeout: runs and calls
+// end only by the caller's context (or Close), and releasing a session
+// waits for its queued work without a bound. The zero Timeout is the
+// default (DefaultTimeout), never "none".
+const NoTimeout time.Duration = -1
+
+// Defaults of the compile limits, Policy's MaxModuleBytes to
+// MaxBrTableTargets: Load checks them before compiling, because neither
+// engine can stop a compilation in progress and some modules take minutes
+// (a function of 100,000 nested blocks, a br_table of a million targets).
+// They are generous for real plugins: the Go, Rust, C, C++ and
+// AssemblyScript samples stay far below each (TestCompileLimitsSamples);
+// the compile timeout (Policy.CompileTimeout) bounds what stays within
+// them.
+const (
+	DefaultMaxModuleBytes       = 64 << 20
+	DefaultMaxFunctions         = 1_000_000
+	DefaultMaxFunctionBodyBytes = 8 << 20
+	DefaultMaxLocals            = 50_000
+	DefaultMaxBlockDepth        = 10_000
+	DefaultMaxBrTableTargets    = 16_384
+)
+
+// compileLimits returns the compile limits of p, as module.CompileLimits
+// checks them (package module cannot import the Policy).
+func (p *Policy) compileLimits() module.Limits {
+	return module.Limits{
+		MaxModuleBytes:       p.MaxModuleBytes,
+		MaxFunctions:         p.MaxFunctions,
+		MaxFunctionBodyBytes: p.MaxFunctionBodyBytes,
+		MaxLocals:            p.MaxLocals,
+		MaxBlockDepth:        p.MaxBlockDepth,
+		MaxBrTableTargets:    p.MaxBrTableTargets,
 	}
 }

@@ -1,6 +1,6 @@
 // Command perftable prints the README's performance table from the output
-// of the goal benchmarks (host/goals_bench_test.go and
-// host/goals_engine_bench_test.go), one `go test -bench` output per engine:
+// of the goal benchmarks (host/perf_test.go and
+// host/perf_engine_test.go), one `go test -bench` output per engine:
 //
 //	go run ./internal/perftable wazero=build/perf/wazero.txt wasmtime=build/perf/wasmtime.txt
 //

@@ -36,7 +36,7 @@ const noopWAT = `(module
 // on bare wasmtime-go with a no-op import defined by Linker.FuncNew.
 // x-wasmtime-go: the adapter's time per call over wasmtime-go's; ns/call:
 // the adapter's, the floor below any import of the sandbox on wasmtime
-// (the goal benchmarks' floor on wasmtime, host/goals_floor_wasmtime_test.go).
+// (the goal benchmarks' floor on wasmtime, host/perf_floor_wasmtime_test.go).
 func BenchmarkNoopHostCall(b *testing.B) {
 	ctx := context.Background()
 	f := engine.Func{Module: "acl", Name: "aclrtMemcpy", Params: []abi.Param{{Type: abi.Addr}, {Type: abi.Size}, {Type: abi.Addr}, {Type: abi.Size}, {Type: abi.I32}}, Profile: abi.Wide}

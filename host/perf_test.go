@@ -69,7 +69,7 @@ const floorWAT = `(module
 // floorEngines builds, per engine, a bare runtime of that engine (the
 // sandbox's engine settings, no sandbox) whose aclrtMemcpy import does
 // nothing, instantiates wasm on it and returns its exports' caller. The
-// wasmtime one is added by goals_floor_wasmtime_test.go.
+// wasmtime one is added by perf_floor_wasmtime_test.go.
 var floorEngines = map[string]func(b *testing.B, wasm []byte) func(name string, args ...uint64) uint64{
 	"wazero": wazeroFloor,
 }

@@ -15,10 +15,10 @@ import (
 // (Instance.Call of an empty export against a bare Function.Call) and goal
 // 7 (instantiating a cached module against a bare instantiation; a pool
 // call of a large plugin against a plain call), on the engine the tests
-// use; goal 3 on wasmtime is in goals_engine_wasmtime_test.go. Each runs
+// use; goal 3 on wasmtime is in perf_wasmtime_test.go. Each runs
 // its floor and the sandboxed path side by side in every run and reports
 // the ratio as a metric whose unit starts with "x-" (see
-// goals_bench_test.go and internal/perftable). ns/op is floor and run
+// perf_test.go and internal/perftable). ns/op is floor and run
 // together; ns/call is the sandboxed path alone.
 
 // smallWAT is the small module of goals 4 and 7: one page, one acl import,
@@ -40,7 +40,7 @@ type bareEngine struct {
 	instantiate func(b *testing.B, wasm []byte) func()
 }
 
-// bareEngines are the bare engines by name; goals_engine_wasmtime_test.go
+// bareEngines are the bare engines by name; perf_wasmtime_test.go
 // adds wasmtime.
 var bareEngines = map[string]bareEngine{"wazero": {call: bareWazeroCall, instantiate: bareWazeroInstantiate}}
 

@@ -1,0 +1,320 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/aclwasm/aclwasm/abi"
+	"github.com/aclwasm/aclwasm/host/internal/engine"
+	"github.com/aclwasm/aclwasm/host/internal/module"
+	"github.com/aclwasm/aclwasm/host/internal/sandbox"
+)
+
+// Load compiles wasm and checks it against the ABI and the policy: every
+// import of module "acl" must be a function of the ABI with its exact
+// signature and allowed by the policy; other imports must be functions of
+// WASI preview1 (wasi_snapshot_preview1) with their exact signatures; the
+// module's memory must fit the policy. Before compiling, the module's
+// sizes are checked against the policy's compile limits (MaxModuleBytes
+// to MaxBrTableTargets); the compilation is bounded by the policy's
+// CompileTimeout and by ctx: when either ends first, Load returns at once
+// (a *LoadError naming the timeout, or ctx's error) and the compilation's
+// result is dropped when it finishes. On failure the error is a
+// *LoadError naming each problem, and no guest code has run. Options name
+// the plugin (LoadName).
+func (r *Runtime) Load(ctx context.Context, wasm []byte, p Policy, opts ...LoadOption) (*Plugin, error) {
+	if err := r.enterLoad(); err != nil {
+		return nil, err
+	}
+	defer r.loads.Done()
+	lc := loadOptions(opts)
+	p, err := p.withDefaults(r.backend.DeviceCount())
+	if err != nil {
+		return nil, fmt.Errorf("host: %w", err)
+	}
+	mi, scanErr := module.Scan(wasm)
+	if probs := module.CompileLimits(len(wasm), mi.Code, p.compileLimits()); len(probs) > 0 {
+		r.metrics.refused(lc.name)
+		return nil, &LoadError{Problems: probs}
+	}
+	em, probs := prepare(wasm, &p)
+	if len(probs) > 0 {
+		r.metrics.refused(lc.name)
+		return nil, &LoadError{Problems: r.compileProblems(ctx, wasm, probs, p.CompileTimeout)}
+	}
+	mod, err := r.compile(ctx, em, p.CompileTimeout)
+	var le *LoadError
+	switch {
+	case errors.As(err, &le):
+		r.metrics.refused(lc.name)
+		return nil, err
+	case err != nil:
+		return nil, err
+	}
+	imps := mod.Imports()
+	if probs := r.checkModule(imps, mi, scanErr, &p); len(probs) > 0 {
+		mod.Close(ctx)
+		r.metrics.refused(lc.name)
+		return nil, &LoadError{Problems: probs}
+	}
+	pl := &Plugin{rt: r, mod: mod, start: em.Start, policy: p, profile: profileOf(imps), name: lc.name, exports: module.FuncExports(wasm), m: r.metrics.plugin(lc.name), live: map[*Instance]struct{}{}}
+	r.mu.Lock()
+	r.plugins[pl] = struct{}{} // Close waits for this Load: it cannot have begun its sweep
+	r.mu.Unlock()
+	return pl, nil
+}
+
+// compile compiles m within timeout (NoTimeout: none) and ctx. Neither
+// engine can interrupt a compilation in progress, so it runs on a
+// goroutine of its own: when the timeout or ctx ends first, compile
+// returns at once (a *LoadError naming the timeout, or ctx's error) and
+// the goroutine closes the module it compiles when it finishes.
+func (r *Runtime) compile(ctx context.Context, m engine.Module, timeout time.Duration) (engine.Compiled, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("host: load: %w", context.Cause(ctx))
+	}
+	cctx, cancel := sandbox.WithPolicyTimeout(ctx, timeout)
+	defer cancel()
+	type result struct {
+		mod engine.Compiled
+		err error
+	}
+	done := make(chan result)      // unbuffered: a result is handed over or closed, never both
+	abandon := make(chan struct{}) // closed when Load has returned without it
+	r.liveCompiles.Add(1)
+	r.compiles.Add(1)
+	go func() {
+		defer r.liveCompiles.Add(-1)
+		defer r.compiles.Done()
+		mod, err := r.engine.Compile(cctx, m)
+		select {
+		case done <- result{mod, err}:
+		case <-abandon:
+			if err == nil {
+				_ = mod.Close(context.Background())
+			}
+		}
+	}()
+	select {
+	case res := <-done:
+		if res.err != nil {
+			if cctx.Err() != nil { // the engine gave up waiting (its cache)
+				return nil, compileDone(ctx, cctx, timeout)
+			}
+			return nil, &LoadError{Problems: []string{"compile: " + res.err.Error()}}
+		}
+		return res.mod, nil
+	case <-cctx.Done():
+		close(abandon)
+		return nil, compileDone(ctx, cctx, timeout)
+	}
+}
+
+// compileDone is the error of a compilation stopped by the policy's
+// CompileTimeout or by ctx.
+func compileDone(ctx, cctx context.Context, timeout time.Duration) error {
+	if ctx.Err() == nil && errors.Is(context.Cause(cctx), sandbox.ErrPolicyTimeout) {
+		return &LoadError{Problems: []string{fmt.Sprintf("compile: not finished within the policy's compile timeout (CompileTimeout %v)", timeout)}}
+	}
+	return fmt.Errorf("host: load: compilation not finished: %w", context.Cause(ctx))
+}
+
+// compileProblems returns why the engine refuses wasm as it is, when it
+// does: a module prepare could not rewrite is most often invalid, and
+// the engine's validation says precisely why; else probs, prepare's.
+func (r *Runtime) compileProblems(ctx context.Context, wasm []byte, probs []string, timeout time.Duration) []string {
+	mod, err := r.compile(ctx, engine.Module{Wasm: wasm}, timeout)
+	var le *LoadError
+	switch {
+	case errors.As(err, &le):
+		return le.Problems
+	case err != nil:
+		return []string{"compile: " + err.Error()}
+	}
+	mod.Close(ctx)
+	return probs
+}
+
+// Check compiles wasm and returns every problem Load would refuse it for,
+// or none.
+func (r *Runtime) Check(ctx context.Context, wasm []byte, p Policy) ([]string, error) {
+	pl, err := r.Load(ctx, wasm, p)
+	var le *LoadError
+	switch {
+	case errors.As(err, &le):
+		return le.Problems, nil
+	case err != nil:
+		return nil, err
+	}
+	pl.Close(ctx)
+	return nil, nil
+}
+
+// profileOf returns the ABI profile a module's imports use: acl32 if it
+// imports from "acl32", the wide one otherwise (checkModule refuses a
+// module that imports from both).
+func profileOf(imps []engine.Import) abi.Profile {
+	for _, im := range imps {
+		if im.Module == abi.Module32 {
+			return abi.Native32
+		}
+	}
+	return abi.Wide
+}
+
+// checkModule returns the reasons to refuse a module.
+func (r *Runtime) checkModule(imps []engine.Import, mi module.Info, scanErr error, p *Policy) []string {
+	var probs []string
+	var first [2]string // the first import from each profile, "module.name"
+	for _, im := range imps {
+		// The guest's names, as messages show them: escaped and short.
+		mn, nn := module.ShortName(im.Module), module.ShortName(im.Name)
+		switch im.Module {
+		case abi.Module, abi.Module32:
+			prof, _ := abi.ProfileOf(im.Module)
+			if first[prof] == "" {
+				first[prof] = mn + "." + nn
+			}
+			f := abi.Lookup(im.Name)
+			switch {
+			case f == nil:
+				probs = append(probs, fmt.Sprintf("import %s.%s is not a function of ABI v%d", mn, nn, abi.Version))
+			case im.Signature != f.SignatureIn(prof):
+				probs = append(probs, fmt.Sprintf("import %s.%s has signature %s, ABI v%d expects %s", mn, nn, im.Signature, abi.Version, f.SignatureIn(prof)))
+			case !p.allows(im.Name):
+				probs = append(probs, fmt.Sprintf("import %s.%s is denied by the policy", mn, nn))
+			}
+		case wasiModule:
+			sig, ok := wasiFuncs[im.Name]
+			switch {
+			case !ok:
+				probs = append(probs, fmt.Sprintf("import %s.%s is not a function of WASI preview1", mn, nn))
+			case im.Signature != sig:
+				probs = append(probs, fmt.Sprintf("import %s.%s has signature %s, WASI preview1 expects %s", mn, nn, im.Signature, sig))
+			}
+		default:
+			h := r.lookupHost(im.Module, im.Name)
+			switch {
+			case h != nil && im.Signature != h.F.Signature():
+				probs = append(probs, fmt.Sprintf("import %s.%s has signature %s, the host function has %s", mn, nn, im.Signature, h.F.Signature()))
+			case h == nil && slices.Contains(r.hostModules(), im.Module):
+				probs = append(probs, fmt.Sprintf("import %s.%s is not a function of host module %q", mn, nn, im.Module))
+			case h == nil:
+				probs = append(probs, fmt.Sprintf("import %s.%s: module %q is not provided (only %q, %q, wasi_snapshot_preview1 and %s)", mn, nn, im.Module, abi.Module, abi.Module32, strings.Join(r.hostModules(), ", ")))
+			}
+		}
+	}
+	if first[abi.Wide] != "" && first[abi.Native32] != "" {
+		probs = append(probs, fmt.Sprintf("the module imports from both %q (%s) and %q (%s): a module uses one profile, the wide one or the native 32-bit layout, never both (ABI section 9)", abi.Module, first[abi.Wide], abi.Module32, first[abi.Native32]))
+	}
+	if scanErr != nil {
+		return append(probs, scanErr.Error())
+	}
+	for _, im := range mi.Imports {
+		if im.Kind != 0 {
+			probs = append(probs, fmt.Sprintf("import %s.%s is a %s: the host provides only functions", module.ShortName(im.Module), module.ShortName(im.Name), im.KindName()))
+		}
+	}
+	if mi.HasMemory && mi.MinPages > uint64(p.MemoryPages) {
+		probs = append(probs, fmt.Sprintf("memory needs %d pages at start, the policy allows %d", mi.MinPages, p.MemoryPages))
+	}
+	return probs
+}
+
+// LoadOption configures one Load.
+type LoadOption func(*loadConfig)
+
+type loadConfig struct{ name string }
+
+// LoadName names the plugin in metrics (the "plugin" label). Keep names
+// few: each is a set of series.
+func LoadName(name string) LoadOption { return func(c *loadConfig) { c.name = name } }
+
+func loadOptions(opts []LoadOption) loadConfig {
+	var c loadConfig
+	for _, o := range opts {
+		o(&c)
+	}
+	return c
+}
+
+// wasiModule is the WASI module the host provides besides "acl".
+const wasiModule = "wasi_snapshot_preview1"
+
+// wasiFuncs are the functions of WASI preview1 with their signatures, as
+// abi.Func.Signature writes them: what both engines provide (wazero's
+// wasi_snapshot_preview1 package, wasmtime's WASI with the adapter's own
+// stdio and poll_oneoff), and so what Load lets a module import from
+// wasiModule. A module importing anything else from it, or one of these
+// with another signature, is refused at load time instead of failing to
+// link when it is instantiated. TestWASITable holds both engines to it.
+var wasiFuncs = map[string]string{
+	"args_get":                "(i32, i32) -> i32",
+	"args_sizes_get":          "(i32, i32) -> i32",
+	"clock_res_get":           "(i32, i32) -> i32",
+	"clock_time_get":          "(i32, i64, i32) -> i32",
+	"environ_get":             "(i32, i32) -> i32",
+	"environ_sizes_get":       "(i32, i32) -> i32",
+	"fd_advise":               "(i32, i64, i64, i32) -> i32",
+	"fd_allocate":             "(i32, i64, i64) -> i32",
+	"fd_close":                "(i32) -> i32",
+	"fd_datasync":             "(i32) -> i32",
+	"fd_fdstat_get":           "(i32, i32) -> i32",
+	"fd_fdstat_set_flags":     "(i32, i32) -> i32",
+	"fd_fdstat_set_rights":    "(i32, i64, i64) -> i32",
+	"fd_filestat_get":         "(i32, i32) -> i32",
+	"fd_filestat_set_size":    "(i32, i64) -> i32",
+	"fd_filestat_set_times":   "(i32, i64, i64, i32) -> i32",
+	"fd_pread":                "(i32, i32, i32, i64, i32) -> i32",
+	"fd_prestat_dir_name":     "(i32, i32, i32) -> i32",
+	"fd_prestat_get":          "(i32, i32) -> i32",
+	"fd_pwrite":               "(i32, i32, i32, i64, i32) -> i32",
+	"fd_read":                 "(i32, i32, i32, i32) -> i32",
+	"fd_readdir":              "(i32, i32, i32, i64, i32) -> i32",
+	"fd_renumber":             "(i32, i32) -> i32",
+	"fd_seek":                 "(i32, i64, i32, i32) -> i32",
+	"fd_sync":                 "(i32) -> i32",
+	"fd_tell":                 "(i32, i32) -> i32",
+	"fd_write":                "(i32, i32, i32, i32) -> i32",
+	"path_create_directory":   "(i32, i32, i32) -> i32",
+	"path_filestat_get":       "(i32, i32, i32, i32, i32) -> i32",
+	"path_filestat_set_times": "(i32, i32, i32, i32, i64, i64, i32) -> i32",
+	"path_link":               "(i32, i32, i32, i32, i32, i32, i32) -> i32",
+	"path_open":               "(i32, i32, i32, i32, i32, i64, i64, i32, i32) -> i32",
+	"path_readlink":           "(i32, i32, i32, i32, i32, i32) -> i32",
+	"path_remove_directory":   "(i32, i32, i32) -> i32",
+	"path_rename":             "(i32, i32, i32, i32, i32, i32) -> i32",
+	"path_symlink":            "(i32, i32, i32, i32, i32) -> i32",
+	"path_unlink_file":        "(i32, i32, i32) -> i32",
+	"poll_oneoff":             "(i32, i32, i32, i32) -> i32",
+	"proc_exit":               "(i32) -> ",
+	"proc_raise":              "(i32) -> i32",
+	"random_get":              "(i32, i32) -> i32",
+	"sched_yield":             "() -> i32",
+	"sock_accept":             "(i32, i32, i32) -> i32",
+	"sock_recv":               "(i32, i32, i32, i32, i32, i32) -> i32",
+	"sock_send":               "(i32, i32, i32, i32, i32) -> i32",
+	"sock_shutdown":           "(i32, i32) -> i32",
+}
+
+// prepare makes a module ready for any engine: its tables bounded
+// (module.BoundTables), its names made safe to print
+// (module.SanitizeNames), its stack bounded (module.BoundStack), its
+// start function moved to an export (module.HoistStart) and its memory
+// exported (module.MemoryExport). Problems are reasons to refuse the
+// module.
+func prepare(wasm []byte, p *Policy) (engine.Module, []string) {
+	bin, probs := module.BoundTables(wasm, p.MaxTableEntries)
+	bin = module.SanitizeNames(bin)
+	bin, stack, err := module.BoundStack(bin, p.MaxStackBytes)
+	if err != nil {
+		return engine.Module{}, append(probs, err.Error())
+	}
+	bin, mem := module.MemoryExport(bin)
+	bin, start := module.HoistStart(bin)
+	return engine.Module{Wasm: bin, Start: start, Memory: mem, Stack: stack}, probs
+}

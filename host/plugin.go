@@ -1,0 +1,273 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aclwasm/aclwasm/abi"
+	"github.com/aclwasm/aclwasm/host/internal/engine"
+	"github.com/aclwasm/aclwasm/host/internal/sandbox"
+)
+
+// Plugin is a compiled module whose imports passed the check. It is safe
+// for concurrent use.
+type Plugin struct {
+	rt      *Runtime
+	mod     engine.Compiled
+	start   string // the export the start function was moved to (module.HoistStart), "" if none
+	policy  Policy
+	profile abi.Profile            // the ABI profile the module imports: acl or acl32
+	name    string                 // LoadName
+	exports []string               // function exports, in the module's order
+	m       *sandbox.PluginMetrics // nil without WithMetrics
+
+	mu     sync.Mutex
+	closed bool
+	live   map[*Instance]struct{} // runs and instances not yet finished
+}
+
+// Policy returns the plugin's policy with its defaults filled in.
+func (p *Plugin) Policy() Policy { return p.policy }
+
+// Exports returns the names of the functions the module exports, in the
+// order of its export section: whether it is a command (_start) or a
+// reactor, and what Instance.Call can name.
+func (p *Plugin) Exports() []string { return slices.Clone(p.exports) }
+
+// Close closes the plugin's instances and stops its runs still going
+// (their calls end with ErrCanceled and ErrClosed, see Instance.Close),
+// then releases the compiled module. Later Runs and Instantiates fail
+// with ErrClosed.
+func (p *Plugin) Close(ctx context.Context) error {
+	if p.inHostFunc() {
+		return errCloseFromGuest("Plugin.Close")
+	}
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	live := make([]*Instance, 0, len(p.live))
+	for i := range p.live {
+		live = append(live, i)
+	}
+	p.mu.Unlock()
+	var errs []error
+	for _, i := range live {
+		errs = append(errs, i.Close(ctx))
+	}
+	p.rt.mu.Lock()
+	delete(p.rt.plugins, p)
+	p.rt.mu.Unlock()
+	return errors.Join(append(errs, p.mod.Close(ctx))...)
+}
+
+// inHostFunc reports whether the caller runs inside a host function of
+// one of the plugin's runs or instances: closing the plugin from there
+// would release the module under the guest that called it.
+func (p *Plugin) inHostFunc() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i := range p.live {
+		if i.s.s.InHostFunc() {
+			return true
+		}
+	}
+	return false
+}
+
+// Config is what one run or instance gets from the outside world: nothing
+// unless given here (no filesystem, no environment).
+type Config struct {
+	// Args are the guest's argv; Args[0] is the program name.
+	Args []string
+	// Env are KEY=VALUE pairs; none by default.
+	Env    []string
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// DeterministicClocks gives the guest fake clocks instead of the host's:
+	// a wall clock fixed at 2022-01-01, a monotonic clock that advances by
+	// 1 ms per reading, and sleeps that return at once, so that runs
+	// repeat exactly. Only the wazero engine has them.
+	DeterministicClocks bool
+	// Vars are configuration values the guest reads by key with
+	// aclwasm.config_read (docs/EMBEDDING.md); a manifest's config.
+	Vars map[string]string
+	// Name names the plugin in logs (default Args[0]).
+	Name string
+	// Logger, when set, receives the guest's stdout (level Info) and
+	// stderr (level Warn) one record per line, with the attributes plugin,
+	// session and stream, for the streams Stdout and Stderr leave unset.
+	Logger *slog.Logger
+}
+
+// Result is how a run ended.
+type Result struct {
+	// ExitCode is the guest's exit code: 0 when _start returned.
+	ExitCode uint32
+	// Stats are the session's call statistics.
+	Stats Stats
+}
+
+// Run runs the plugin as a command: it instantiates it in a new session,
+// runs its start function if it has one, calls _start, and releases the
+// session, all within the policy's timeout. A guest that exits (proc_exit),
+// in the start function or in _start, gives a Result with its exit code
+// and a nil error, and nothing more of it runs; a trap, timeout or
+// cancellation (of ctx, or by Plugin.Close) gives an error wrapping
+// ErrTrap, ErrTimeout or ErrCanceled. Either way the session and the
+// guest's memory have been released when Run returns.
+func (p *Plugin) Run(ctx context.Context, cfg Config) (Result, error) {
+	ctx, cancel := sandbox.WithPolicyTimeout(ctx, p.policy.Timeout)
+	defer cancel()
+	ro := p.begin(ctx, "_start")
+	i, err := p.instantiate(ctx, cfg, ro, NoTimeout)
+	if err != nil {
+		end(ro, nil, 0, err)
+		return Result{}, err
+	}
+	defer i.callMu.Unlock()
+	if start := p.start; start != "" {
+		_, err = i.exec(ctx, NoTimeout, start, "start function")
+	}
+	if err == nil {
+		_, err = i.exec(ctx, NoTimeout, "_start", "_start")
+	}
+	var ee *ExitError
+	res := Result{}
+	if errors.As(err, &ee) {
+		res.ExitCode, err = ee.Code, nil
+	}
+	cerr := i.finish(ctx, err != nil)
+	res.Stats = i.s.Stats()
+	p.ran(res.ExitCode, errors.Join(err, cerr))
+	end(ro, i.s, res.ExitCode, errors.Join(err, cerr))
+	return res, errors.Join(err, cerr)
+}
+
+// Instantiate instantiates the plugin in a new session, runs its start
+// function if it has one and calls its _initialize export if it has one
+// (a reactor's WASI initialization), within the policy's timeout. If the
+// guest exits in either (proc_exit, even with code 0), traps, times out or
+// is cancelled, the instance is released and the error wraps the
+// *ExitError, ErrTrap, ErrTimeout or ErrCanceled: an instance whose guest
+// has ended has nothing left to call.
+func (p *Plugin) Instantiate(ctx context.Context, cfg Config) (*Instance, error) {
+	// Without a start function or _initialize, the instantiation is all
+	// there is to bound, and its call context does it (one context and
+	// timer less per instance).
+	d := p.policy.Timeout
+	if p.start != "" || slices.Contains(p.exports, "_initialize") {
+		var cancel context.CancelFunc
+		ctx, cancel = sandbox.WithPolicyTimeout(ctx, p.policy.Timeout)
+		defer cancel()
+		d = NoTimeout
+	}
+	ro := p.begin(ctx, "_initialize")
+	i, err := p.instantiate(ctx, cfg, ro, d)
+	if err != nil {
+		end(ro, nil, 0, err)
+		return nil, err
+	}
+	defer i.callMu.Unlock()
+	label := "start function"
+	if start := p.start; start != "" {
+		_, err = i.exec(ctx, NoTimeout, start, label)
+	}
+	if err == nil && i.inst.Has("_initialize") {
+		label = "_initialize"
+		_, err = i.exec(ctx, NoTimeout, "_initialize", label)
+	}
+	if err != nil {
+		var ee *ExitError
+		if errors.As(err, &ee) && err == error(ee) {
+			err = fmt.Errorf("%s: %w", label, err)
+		}
+		err = errors.Join(err, i.finish(ctx, true))
+		end(ro, i.s, 0, err)
+		return nil, err
+	}
+	end(ro, i.s, 0, nil)
+	return i, nil
+}
+
+// instantiate makes the engine's instance in a new session, within the
+// timeout d (NoTimeout: ctx's deadline alone). It returns the Instance
+// with callMu held, registered with the plugin so that Plugin.Close can
+// stop it. The session reports its host calls to ro (nil: none).
+func (p *Plugin) instantiate(ctx context.Context, cfg Config, ro RunObserver, d time.Duration) (*Instance, error) {
+	for _, kv := range cfg.Env {
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" || strings.ContainsRune(kv, 0) {
+			return nil, fmt.Errorf("host: Config.Env entry %q is not KEY=VALUE", kv)
+		}
+	}
+	ss, err := sandbox.New(p.rt.sh, p.policy.limits(), p.profile)
+	if err != nil {
+		return nil, err
+	}
+	sess := &Session{s: ss, rt: p.rt}
+	ss.SetOwner(sess)
+	i := &Instance{p: p, s: sess}
+	i.callMu.Lock()
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		i.callMu.Unlock()
+		return nil, errors.Join(fmt.Errorf("host: plugin is %w", ErrClosed), ss.Release(ctx))
+	}
+	p.live[i] = struct{}{}
+	p.mu.Unlock()
+	ss.StartMetrics(p.m)
+	sess.observe(ro)
+	ss.SetVars(cfg.Vars)
+	name := cfg.Name
+	if name == "" && len(cfg.Args) > 0 {
+		name = cfg.Args[0]
+	}
+	ss.SetupLog(cfg.Logger, name, &cfg.Stdout, &cfg.Stderr)
+	cfg.Stdin, i.stdin = sandbox.NewStdin(cfg.Stdin)
+	i.cc.Inv = ss.Invoker()
+	cctx, err := i.arm(ctx, d, "instantiate")
+	if err == nil {
+		i.inst, err = p.mod.Instantiate(cctx, engine.Config{
+			Invoker:     ss.Invoker(),
+			MemoryLimit: engine.MemoryBytes(p.policy.MemoryPages),
+			Args:        cfg.Args, Env: cfg.Env,
+			Stdin: cfg.Stdin, Stdout: cfg.Stdout, Stderr: cfg.Stderr,
+			DeterministicClocks: cfg.DeterministicClocks,
+		})
+		if err != nil {
+			i.inst = nil // not a typed nil in the interface
+		}
+		err = i.disarm(cctx, "instantiate", engineErr(cctx, err))
+	}
+	if err != nil {
+		if i.inst == nil { // the engine released what it made
+			i.mu.Lock()
+			i.done = true
+			i.mu.Unlock()
+			p.forget(i)
+			err = errors.Join(err, ss.Release(ctx))
+		} else { // made, but the context ended meanwhile
+			err = errors.Join(err, i.finish(ctx, true))
+		}
+		i.callMu.Unlock()
+		return nil, err
+	}
+	return i, nil
+}
+
+func (p *Plugin) forget(i *Instance) {
+	p.mu.Lock()
+	delete(p.live, i)
+	p.mu.Unlock()
+}
