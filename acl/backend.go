@@ -260,9 +260,9 @@ type OpTimeouts interface {
 // of aclrtGetOpTimeOutInterval).
 const MaxOpTimeoutSteps = 254
 
-// The optional interfaces of ABI v1.1 section 10's streams and runtime
-// functions. The sandbox gives 207000 for a call that needs one the backend
-// does not implement.
+// The optional interfaces of the stream configuration and runtime settings
+// (docs/ABI.md, section 10). The sandbox gives 207000 for a call that needs
+// one the backend does not implement.
 
 // StreamForcer is an optional interface of a Backend. DestroyStreamForce
 // destroys s without waiting for its queued work: the operations not yet

@@ -27,7 +27,7 @@ import (
 // subtests call Close themselves, so a second Close must be harmless.
 // Subtests that need two devices are skipped on a backend with one.
 func Run(t *testing.T, newBackend func(t *testing.T) acl.Backend) {
-	groups := [][]test{memoryTests, copyTests, streamTests, eventTests, batchTests, descTests, sec10memTests, streamModeTests}
+	groups := [][]test{memoryTests, copyTests, streamTests, eventTests, batchTests, descTests, streamConfigTests}
 	for _, g := range groups {
 		for _, c := range g {
 			t.Run(c.name, func(t *testing.T) {

@@ -104,9 +104,20 @@ type device struct {
 	ctx atomic.Uintptr
 }
 
+// The interfaces Backend implements: acl.Backend and the optional ones,
+// each over its native function when the library exports it
+// (ErrRTFeatureNotSupport otherwise).
 var (
-	_ acl.Backend   = (*Backend)(nil)
-	_ acl.Completer = (*Backend)(nil)
+	_ acl.Backend          = (*Backend)(nil)
+	_ acl.Completer        = (*Backend)(nil)
+	_ acl.MemsetD32er      = (*Backend)(nil)
+	_ acl.EventResetter    = (*Backend)(nil)
+	_ acl.TimedWaiter      = (*Backend)(nil)
+	_ acl.OpTimeouts       = (*Backend)(nil)
+	_ acl.StreamForcer     = (*Backend)(nil)
+	_ acl.StreamConfigurer = (*Backend)(nil)
+	_ acl.FailureModer     = (*Backend)(nil)
+	_ acl.RunModer         = (*Backend)(nil)
 )
 
 // Open loads libascendcl.so and returns a backend on it.

@@ -4,6 +4,7 @@ package cann
 
 import (
 	"context"
+	"math"
 	"runtime"
 	"unsafe"
 
@@ -607,4 +608,80 @@ func (b *Backend) MemcpyAsyncWithOffset(dstSlot acl.DevPtr, destMax, dstOff uint
 	return b.submit(st, sides, true, "aclrtMemcpyAsyncWithOffset", func(stream uintptr) int32 {
 		return b.api.aclrtMemcpyAsyncWithOffset(uintptr(dstSlot), destMax, dstOff, uintptr(srcSlot), n, srcOff, int32(kind), stream)
 	})
+}
+
+// d32Chunk is the most bytes one native 32-bit memset sets: a multiple of
+// 4, so that every piece starts on a word.
+const d32Chunk = nativeChunk
+
+// d32Bytes returns the bytes of n words, or 107000 when they overflow.
+func d32Bytes(n uint64) (uint64, error) {
+	if n > math.MaxUint64/4 {
+		return 0, acl.Errorf(acl.ErrRTParamInvalid, "%d 32-bit words overflow a byte count", n)
+	}
+	return n * 4, nil
+}
+
+// MemsetD32 implements acl.MemsetD32er with aclrtMemsetD32 on device
+// memory, and in Go on host memory, as Memset does.
+func (b *Backend) MemsetD32(ctx context.Context, dst acl.Buf, value uint32, n uint64) error {
+	if err := orBackground(ctx).Err(); err != nil {
+		return err
+	}
+	if err := b.enter(); err != nil {
+		return err
+	}
+	defer b.exit()
+	if n == 0 {
+		return nil
+	}
+	size, err := d32Bytes(n)
+	if err != nil {
+		return err
+	}
+	if dst.IsDevice() && b.api.aclrtMemsetD32 == nil {
+		return b.missing("aclrtMemsetD32")
+	}
+	sides, err := b.resolve(req{dst, size, true})
+	if err != nil {
+		return err
+	}
+	defer b.done(nil, sides)
+	d := sides[0]
+	return pieces(ctx, size, d32Chunk, false, func(off, k uint64) error {
+		if !d.isDev {
+			acl.Fill32(d.host[off:off+k], value)
+			return nil
+		}
+		return b.call(d.dev, "aclrtMemsetD32", func() int32 { return b.api.aclrtMemsetD32(d.addr+uintptr(off), k, value, k/4) })
+	})
+}
+
+// MemsetD32Async implements acl.MemsetD32er with aclrtMemsetD32Async on
+// device or registered memory; on unregistered host memory it waits for
+// the stream and sets the words in Go.
+func (b *Backend) MemsetD32Async(ctx context.Context, dst acl.Buf, value uint32, n uint64, sh acl.Stream) error {
+	if err := b.enter(); err != nil {
+		return err
+	}
+	defer b.exit()
+	if n == 0 {
+		return nil
+	}
+	size, err := d32Bytes(n)
+	if err != nil {
+		return err
+	}
+	if b.api.aclrtMemsetD32Async == nil {
+		return b.missing("aclrtMemsetD32Async")
+	}
+	st, sides, err := b.acquire(sh, req{dst, size, true})
+	if err != nil {
+		return err
+	}
+	defer b.done(st, sides)
+	d := sides[0]
+	return b.queueOrRun(ctx, st, sides, d.pinned, "aclrtMemsetD32Async", func(stream uintptr) int32 {
+		return b.api.aclrtMemsetD32Async(d.addr, size, value, n, stream)
+	}, func() error { acl.Fill32(d.host, value); return nil })
 }

@@ -5,6 +5,7 @@ package cann
 import (
 	"context"
 	"errors"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -706,4 +707,43 @@ func (b *Backend) EventElapsedTime(start, end acl.Event) (float32, error) {
 	var ms float32
 	err = b.call(s.dev, "aclrtEventElapsedTime", func() int32 { return b.api.aclrtEventElapsedTime(&ms, s.native, e.native) })
 	return ms, err
+}
+
+// ResetEvent implements acl.EventResetter with aclrtResetEvent. The event
+// then counts as never recorded: a synchronize of it returns at once.
+func (b *Backend) ResetEvent(eh acl.Event, sh acl.Stream) error {
+	if b.api.aclrtResetEvent == nil {
+		return b.missing("aclrtResetEvent")
+	}
+	return b.onEventAndStream(eh, sh, func(e *event, s *stream) error {
+		if err := b.submit(s, nil, false, "aclrtResetEvent", func(st uintptr) int32 { return b.api.aclrtResetEvent(e.native, st) }); err != nil {
+			return err
+		}
+		b.mu.Lock()
+		e.hostErr, e.recStream, e.recSeq = nil, nil, 0
+		b.mu.Unlock()
+		return nil
+	})
+}
+
+// StreamWaitEventTimeout implements acl.TimedWaiter with
+// aclrtStreamWaitEventWithTimeout, whose limit is in milliseconds: a
+// longer timeout is cut to the largest it takes (about 24 days, beyond
+// any run's timeout). 0 is aclrtStreamWaitEvent.
+func (b *Backend) StreamWaitEventTimeout(sh acl.Stream, eh acl.Event, timeout time.Duration) error {
+	if timeout < 0 {
+		return acl.Errorf(acl.ErrRTParamInvalid, "wait timeout %v is negative", timeout)
+	}
+	if timeout == 0 {
+		return b.StreamWaitEvent(sh, eh)
+	}
+	if b.api.aclrtStreamWaitEventWithTimeout == nil {
+		return b.missing("aclrtStreamWaitEventWithTimeout")
+	}
+	ms := int32(min(max((timeout+time.Millisecond-1)/time.Millisecond, 1), math.MaxInt32))
+	return b.onEventAndStream(eh, sh, func(e *event, s *stream) error {
+		return b.submit(s, nil, false, "aclrtStreamWaitEventWithTimeout", func(st uintptr) int32 {
+			return b.api.aclrtStreamWaitEventWithTimeout(st, e.native, ms)
+		})
+	})
 }

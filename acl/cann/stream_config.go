@@ -8,13 +8,6 @@ import (
 	"github.com/aclwasm/aclwasm/acl"
 )
 
-var (
-	_ acl.StreamForcer     = (*Backend)(nil)
-	_ acl.StreamConfigurer = (*Backend)(nil)
-	_ acl.FailureModer     = (*Backend)(nil)
-	_ acl.RunModer         = (*Backend)(nil)
-)
-
 // cancelled is a context done from the start: DestroyStream with it
 // destroys the stream with aclrtDestroyStreamForce at once.
 var cancelled = func() context.Context {
@@ -101,4 +94,24 @@ func (b *Backend) RunMode() (acl.RunMode, error) {
 		return 0, nativeErr(rc, "aclrtGetRunMode")
 	}
 	return acl.RunMode(m), nil
+}
+
+// OpTimeoutInterval implements acl.OpTimeouts with
+// aclrtGetOpTimeOutInterval, asked in device 0's context.
+func (b *Backend) OpTimeoutInterval() (uint64, error) {
+	if err := b.enter(); err != nil {
+		return 0, err
+	}
+	defer b.exit()
+	if b.api.aclrtGetOpTimeOutInterval == nil {
+		return 0, b.missing("aclrtGetOpTimeOutInterval")
+	}
+	var iv uint64
+	if err := b.call(0, "aclrtGetOpTimeOutInterval", func() int32 { return b.api.aclrtGetOpTimeOutInterval(&iv) }); err != nil {
+		return 0, err
+	}
+	if iv == 0 {
+		return 0, acl.Errorf(acl.ErrRTInternal, "aclrtGetOpTimeOutInterval reported an interval of 0")
+	}
+	return iv, nil
 }
