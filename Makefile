@@ -62,8 +62,10 @@ serve-test:
 	bash scripts/serve-test.sh
 
 # The Go benchmarks, long enough to compare: 1s each, 6 times, into
-# build/bench/current.txt, then benchstat against bench/baseline.txt when
-# there is one (`make bench-baseline` saves the current run as it).
+# build/bench/current.txt, then benchstat against build/bench/baseline.txt
+# when there is one (`make bench-baseline` saves the current run as it; a
+# baseline is only worth comparing on the machine that measured it, so it
+# stays untracked under build/).
 # `aclwasm bench` is the user-facing suite (README, Performance).
 BENCHSTAT := $(GO) run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 BENCH ?= .
@@ -72,12 +74,12 @@ bench:
 	mkdir -p build/bench
 	{ $(GO) test -run '^$$' -bench '$(BENCH)' $(BENCHFLAGS) ./...; echo $$? > build/bench/status; } | tee build/bench/current.txt
 	exit $$(cat build/bench/status)
-	if [ -f bench/baseline.txt ]; then $(BENCHSTAT) bench/baseline.txt build/bench/current.txt; \
-	else echo "no bench/baseline.txt: make bench-baseline saves one"; fi
+	if [ -f build/bench/baseline.txt ]; then $(BENCHSTAT) build/bench/baseline.txt build/bench/current.txt; \
+	else echo "no build/bench/baseline.txt: make bench-baseline saves one"; fi
 
 bench-baseline:
 	test -f build/bench/current.txt || $(MAKE) bench
-	cp build/bench/current.txt bench/baseline.txt
+	cp build/bench/current.txt build/bench/baseline.txt
 
 # The performance goals (BenchmarkGoal* in host/) on both engines, printed
 # as the README's performance table (into build/perf/table.md).

@@ -28,7 +28,7 @@ func sharedOf(b acl.Backend) []bool {
 
 // shared forwards the block to the wrapped backend, which implements all
 // of it (Wrap checked).
-type shared struct{ b *Backend }
+type shared struct{ b *wrapper }
 
 // OnComplete implements acl.Completer.
 func (w shared) OnComplete(s acl.Stream, fn func()) error {
@@ -93,35 +93,35 @@ func (w peerRule) PeerAccessRequired() bool { return w.p.PeerAccessRequired() }
 // The wrapper types, one per supported set of optional interfaces.
 type (
 	sharedOnly struct {
-		*Backend
+		*wrapper
 		shared
 	}
 	sharedZ struct {
-		*Backend
+		*wrapper
 		shared
 		zeroer
 	}
 	sharedP struct {
-		*Backend
+		*wrapper
 		shared
 		peerRule
 	}
 	sharedZP struct {
-		*Backend
+		*wrapper
 		shared
 		zeroer
 		peerRule
 	}
 	plainZ struct {
-		*Backend
+		*wrapper
 		zeroer
 	}
 	plainP struct {
-		*Backend
+		*wrapper
 		peerRule
 	}
 	plainZP struct {
-		*Backend
+		*wrapper
 		zeroer
 		peerRule
 	}

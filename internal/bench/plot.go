@@ -221,8 +221,8 @@ func noiseGlyph() draw.GlyphStyle {
 
 // modeTitle names a mode as the ACL call it measures.
 var modeTitle = map[Mode]string{
-	Sync:   "aclrtMemcpy",
-	Async:  "aclrtMemcpyAsync",
-	Copy2D: "aclrtMemcpy2d",
-	Batch:  "aclrtMemcpyBatch",
+	modeSync:  "aclrtMemcpy",
+	modeAsync: "aclrtMemcpyAsync",
+	mode2D:    "aclrtMemcpy2d",
+	modeBatch: "aclrtMemcpyBatch",
 }

@@ -11,6 +11,12 @@
 // sandbox must still give the guest the native code at the right call or
 // synchronize, leave no effect of the failed operation, and release
 // everything when the session ends.
+//
+// The package is internal: tests of acl/cann and of host (host/faults_test.go)
+// use it, and it lives at the module's root so that both may import it. It
+// exports [Wrap] and the [Faulty] it returns, [Injected] (an error to inject
+// when any will do) and [Interfaces] (the optional interfaces a backend
+// implements, which the tests compare before and after Wrap).
 package faulty
 
 import (
@@ -21,10 +27,10 @@ import (
 	"github.com/aclwasm/aclwasm/acl"
 )
 
-// Backend is an acl.Backend that fails the calls it is told to, with none
+// wrapper is an acl.Backend that fails the calls it is told to, with none
 // of the optional interfaces (Wrap adds those of the wrapped backend). It
 // is safe for concurrent use.
-type Backend struct {
+type wrapper struct {
 	acl.Backend
 
 	mu     sync.Mutex
@@ -59,7 +65,7 @@ type Faulty interface {
 // them, each with or without acl.Zeroer and acl.PeerRule. Another set
 // panics.
 func Wrap(b acl.Backend) Faulty {
-	core := &Backend{Backend: b, calls: map[string]int{}}
+	core := &wrapper{Backend: b, calls: map[string]int{}}
 	z, hasZ := b.(acl.Zeroer)
 	p, hasP := b.(acl.PeerRule)
 	n := 0
@@ -103,7 +109,7 @@ var Injected = acl.Errorf(acl.ErrRTInternal, "faulty: injected failure")
 // acl.Backend method, return err without reaching the wrapped backend: the
 // call has no effect. The methods that can fail are those of this type;
 // another name is a test bug and panics.
-func (b *Backend) FailCall(method string, n int, err error) { b.add(method, n, false, err) }
+func (b *wrapper) FailCall(method string, n int, err error) { b.add(method, n, false, err) }
 
 // FailExec makes the nth call of the asynchronous method (1 is the next
 // one) queue, in place of its operation, one that fails with err when it
@@ -111,7 +117,7 @@ func (b *Backend) FailCall(method string, n int, err error) { b.add(method, n, f
 // happens, and the stream's next synchronize returns err. method is one of
 // MemcpyAsync, Memcpy2DAsync, MemcpyBatchAsync, MemsetAsync,
 // MemcpyAsyncWithDesc, MemcpyAsyncWithOffset; another name panics.
-func (b *Backend) FailExec(method string, n int, err error) {
+func (b *wrapper) FailExec(method string, n int, err error) {
 	switch method {
 	case "MemcpyAsync", "Memcpy2DAsync", "MemcpyBatchAsync", "MemsetAsync", "MemcpyAsyncWithDesc", "MemcpyAsyncWithOffset":
 	default:
@@ -120,7 +126,7 @@ func (b *Backend) FailExec(method string, n int, err error) {
 	b.add(method, n, true, err)
 }
 
-func (b *Backend) add(method string, n int, exec bool, err error) {
+func (b *wrapper) add(method string, n int, exec bool, err error) {
 	if !faultable[method] || n < 1 || err == nil {
 		panic(fmt.Sprintf("faulty: cannot fail call %d of %q with %v", n, method, err))
 	}
@@ -130,7 +136,7 @@ func (b *Backend) add(method string, n int, exec bool, err error) {
 }
 
 // Calls returns how many times method has been called.
-func (b *Backend) Calls(method string) int {
+func (b *wrapper) Calls(method string) int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.calls[method]
@@ -138,7 +144,7 @@ func (b *Backend) Calls(method string) int {
 
 // Unfired returns how many of the faults asked for have not fired yet, so
 // that a test can tell its fault was injected where it meant.
-func (b *Backend) Unfired() int {
+func (b *wrapper) Unfired() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	n := 0
@@ -151,7 +157,7 @@ func (b *Backend) Unfired() int {
 }
 
 // hit counts a call of method and returns the fault it meets, if any.
-func (b *Backend) hit(method string) *fault {
+func (b *wrapper) hit(method string) *fault {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.calls[method]++
@@ -166,7 +172,7 @@ func (b *Backend) hit(method string) *fault {
 
 // async handles a fault of an asynchronous method on s: a failed call, or
 // a failing operation queued in its place. ok is false when there is none.
-func (b *Backend) async(method string, s acl.Stream) (err error, ok bool) {
+func (b *wrapper) async(method string, s acl.Stream) (err error, ok bool) {
 	f := b.hit(method)
 	if f == nil {
 		return nil, false
@@ -178,7 +184,7 @@ func (b *Backend) async(method string, s acl.Stream) (err error, ok bool) {
 }
 
 // fail returns the error of a fault of method, if the call meets one.
-func (b *Backend) fail(method string) error {
+func (b *wrapper) fail(method string) error {
 	if f := b.hit(method); f != nil {
 		return f.err
 	}
@@ -196,7 +202,7 @@ var faultable = map[string]bool{
 }
 
 // SynchronizeDevice implements acl.Backend.
-func (b *Backend) SynchronizeDevice(ctx context.Context, dev int32, timeoutMs int32) error {
+func (b *wrapper) SynchronizeDevice(ctx context.Context, dev int32, timeoutMs int32) error {
 	if err := b.fail("SynchronizeDevice"); err != nil {
 		return err
 	}
@@ -204,7 +210,7 @@ func (b *Backend) SynchronizeDevice(ctx context.Context, dev int32, timeoutMs in
 }
 
 // Malloc implements acl.Backend.
-func (b *Backend) Malloc(dev int32, size uint64, policy acl.MemMallocPolicy) (acl.DevPtr, error) {
+func (b *wrapper) Malloc(dev int32, size uint64, policy acl.MemMallocPolicy) (acl.DevPtr, error) {
 	if err := b.fail("Malloc"); err != nil {
 		return 0, err
 	}
@@ -212,7 +218,7 @@ func (b *Backend) Malloc(dev int32, size uint64, policy acl.MemMallocPolicy) (ac
 }
 
 // Free implements acl.Backend.
-func (b *Backend) Free(ctx context.Context, p acl.DevPtr) error {
+func (b *wrapper) Free(ctx context.Context, p acl.DevPtr) error {
 	if err := b.fail("Free"); err != nil {
 		return err
 	}
@@ -220,7 +226,7 @@ func (b *Backend) Free(ctx context.Context, p acl.DevPtr) error {
 }
 
 // HostRegister implements acl.Backend.
-func (b *Backend) HostRegister(buf []byte, typ acl.HostRegisterType) (acl.HostPin, error) {
+func (b *wrapper) HostRegister(buf []byte, typ acl.HostRegisterType) (acl.HostPin, error) {
 	if err := b.fail("HostRegister"); err != nil {
 		return 0, err
 	}
@@ -228,7 +234,7 @@ func (b *Backend) HostRegister(buf []byte, typ acl.HostRegisterType) (acl.HostPi
 }
 
 // HostUnregister implements acl.Backend.
-func (b *Backend) HostUnregister(ctx context.Context, pin acl.HostPin) error {
+func (b *wrapper) HostUnregister(ctx context.Context, pin acl.HostPin) error {
 	if err := b.fail("HostUnregister"); err != nil {
 		return err
 	}
@@ -236,7 +242,7 @@ func (b *Backend) HostUnregister(ctx context.Context, pin acl.HostPin) error {
 }
 
 // CreateStream implements acl.Backend.
-func (b *Backend) CreateStream(dev int32) (acl.Stream, error) {
+func (b *wrapper) CreateStream(dev int32) (acl.Stream, error) {
 	if err := b.fail("CreateStream"); err != nil {
 		return 0, err
 	}
@@ -244,7 +250,7 @@ func (b *Backend) CreateStream(dev int32) (acl.Stream, error) {
 }
 
 // DestroyStream implements acl.Backend.
-func (b *Backend) DestroyStream(ctx context.Context, s acl.Stream) error {
+func (b *wrapper) DestroyStream(ctx context.Context, s acl.Stream) error {
 	if err := b.fail("DestroyStream"); err != nil {
 		return err
 	}
@@ -252,7 +258,7 @@ func (b *Backend) DestroyStream(ctx context.Context, s acl.Stream) error {
 }
 
 // SynchronizeStream implements acl.Backend.
-func (b *Backend) SynchronizeStream(ctx context.Context, s acl.Stream, timeoutMs int32) error {
+func (b *wrapper) SynchronizeStream(ctx context.Context, s acl.Stream, timeoutMs int32) error {
 	if err := b.fail("SynchronizeStream"); err != nil {
 		return err
 	}
@@ -260,7 +266,7 @@ func (b *Backend) SynchronizeStream(ctx context.Context, s acl.Stream, timeoutMs
 }
 
 // LaunchHostFunc implements acl.Backend.
-func (b *Backend) LaunchHostFunc(s acl.Stream, fn func() error) error {
+func (b *wrapper) LaunchHostFunc(s acl.Stream, fn func() error) error {
 	if err := b.fail("LaunchHostFunc"); err != nil {
 		return err
 	}
@@ -268,7 +274,7 @@ func (b *Backend) LaunchHostFunc(s acl.Stream, fn func() error) error {
 }
 
 // CreateEvent implements acl.Backend.
-func (b *Backend) CreateEvent(dev int32) (acl.Event, error) {
+func (b *wrapper) CreateEvent(dev int32) (acl.Event, error) {
 	if err := b.fail("CreateEvent"); err != nil {
 		return 0, err
 	}
@@ -276,7 +282,7 @@ func (b *Backend) CreateEvent(dev int32) (acl.Event, error) {
 }
 
 // RecordEvent implements acl.Backend.
-func (b *Backend) RecordEvent(e acl.Event, s acl.Stream) error {
+func (b *wrapper) RecordEvent(e acl.Event, s acl.Stream) error {
 	if err := b.fail("RecordEvent"); err != nil {
 		return err
 	}
@@ -284,7 +290,7 @@ func (b *Backend) RecordEvent(e acl.Event, s acl.Stream) error {
 }
 
 // StreamWaitEvent implements acl.Backend.
-func (b *Backend) StreamWaitEvent(s acl.Stream, e acl.Event) error {
+func (b *wrapper) StreamWaitEvent(s acl.Stream, e acl.Event) error {
 	if err := b.fail("StreamWaitEvent"); err != nil {
 		return err
 	}
@@ -292,7 +298,7 @@ func (b *Backend) StreamWaitEvent(s acl.Stream, e acl.Event) error {
 }
 
 // SynchronizeEvent implements acl.Backend.
-func (b *Backend) SynchronizeEvent(ctx context.Context, e acl.Event, timeoutMs int32) error {
+func (b *wrapper) SynchronizeEvent(ctx context.Context, e acl.Event, timeoutMs int32) error {
 	if err := b.fail("SynchronizeEvent"); err != nil {
 		return err
 	}
@@ -300,7 +306,7 @@ func (b *Backend) SynchronizeEvent(ctx context.Context, e acl.Event, timeoutMs i
 }
 
 // Memcpy implements acl.Backend.
-func (b *Backend) Memcpy(ctx context.Context, dst, src acl.Buf, n uint64) error {
+func (b *wrapper) Memcpy(ctx context.Context, dst, src acl.Buf, n uint64) error {
 	if err := b.fail("Memcpy"); err != nil {
 		return err
 	}
@@ -308,7 +314,7 @@ func (b *Backend) Memcpy(ctx context.Context, dst, src acl.Buf, n uint64) error 
 }
 
 // MemcpyAsync implements acl.Backend.
-func (b *Backend) MemcpyAsync(ctx context.Context, dst, src acl.Buf, n uint64, s acl.Stream) error {
+func (b *wrapper) MemcpyAsync(ctx context.Context, dst, src acl.Buf, n uint64, s acl.Stream) error {
 	if err, ok := b.async("MemcpyAsync", s); ok {
 		return err
 	}
@@ -316,7 +322,7 @@ func (b *Backend) MemcpyAsync(ctx context.Context, dst, src acl.Buf, n uint64, s
 }
 
 // Memcpy2D implements acl.Backend.
-func (b *Backend) Memcpy2D(ctx context.Context, dst acl.Buf, dpitch uint64, src acl.Buf, spitch, width, height uint64) error {
+func (b *wrapper) Memcpy2D(ctx context.Context, dst acl.Buf, dpitch uint64, src acl.Buf, spitch, width, height uint64) error {
 	if err := b.fail("Memcpy2D"); err != nil {
 		return err
 	}
@@ -324,7 +330,7 @@ func (b *Backend) Memcpy2D(ctx context.Context, dst acl.Buf, dpitch uint64, src 
 }
 
 // Memcpy2DAsync implements acl.Backend.
-func (b *Backend) Memcpy2DAsync(ctx context.Context, dst acl.Buf, dpitch uint64, src acl.Buf, spitch, width, height uint64, s acl.Stream) error {
+func (b *wrapper) Memcpy2DAsync(ctx context.Context, dst acl.Buf, dpitch uint64, src acl.Buf, spitch, width, height uint64, s acl.Stream) error {
 	if err, ok := b.async("Memcpy2DAsync", s); ok {
 		return err
 	}
@@ -332,7 +338,7 @@ func (b *Backend) Memcpy2DAsync(ctx context.Context, dst acl.Buf, dpitch uint64,
 }
 
 // MemcpyBatch implements acl.Backend.
-func (b *Backend) MemcpyBatch(ctx context.Context, copies []acl.Copy) error {
+func (b *wrapper) MemcpyBatch(ctx context.Context, copies []acl.Copy) error {
 	if err := b.fail("MemcpyBatch"); err != nil {
 		return err
 	}
@@ -340,7 +346,7 @@ func (b *Backend) MemcpyBatch(ctx context.Context, copies []acl.Copy) error {
 }
 
 // MemcpyBatchAsync implements acl.Backend.
-func (b *Backend) MemcpyBatchAsync(ctx context.Context, copies []acl.Copy, s acl.Stream) error {
+func (b *wrapper) MemcpyBatchAsync(ctx context.Context, copies []acl.Copy, s acl.Stream) error {
 	if err, ok := b.async("MemcpyBatchAsync", s); ok {
 		return err
 	}
@@ -348,7 +354,7 @@ func (b *Backend) MemcpyBatchAsync(ctx context.Context, copies []acl.Copy, s acl
 }
 
 // Memset implements acl.Backend.
-func (b *Backend) Memset(ctx context.Context, dst acl.Buf, value byte, n uint64) error {
+func (b *wrapper) Memset(ctx context.Context, dst acl.Buf, value byte, n uint64) error {
 	if err := b.fail("Memset"); err != nil {
 		return err
 	}
@@ -356,7 +362,7 @@ func (b *Backend) Memset(ctx context.Context, dst acl.Buf, value byte, n uint64)
 }
 
 // MemsetAsync implements acl.Backend.
-func (b *Backend) MemsetAsync(ctx context.Context, dst acl.Buf, value byte, n uint64, s acl.Stream) error {
+func (b *wrapper) MemsetAsync(ctx context.Context, dst acl.Buf, value byte, n uint64, s acl.Stream) error {
 	if err, ok := b.async("MemsetAsync", s); ok {
 		return err
 	}
@@ -364,7 +370,7 @@ func (b *Backend) MemsetAsync(ctx context.Context, dst acl.Buf, value byte, n ui
 }
 
 // SetMemcpyDesc implements acl.Backend.
-func (b *Backend) SetMemcpyDesc(desc acl.DevPtr, kind acl.MemcpyKind, src, dst acl.DevPtr, n uint64) error {
+func (b *wrapper) SetMemcpyDesc(desc acl.DevPtr, kind acl.MemcpyKind, src, dst acl.DevPtr, n uint64) error {
 	if err := b.fail("SetMemcpyDesc"); err != nil {
 		return err
 	}
@@ -372,7 +378,7 @@ func (b *Backend) SetMemcpyDesc(desc acl.DevPtr, kind acl.MemcpyKind, src, dst a
 }
 
 // MemcpyAsyncWithDesc implements acl.Backend.
-func (b *Backend) MemcpyAsyncWithDesc(desc acl.DevPtr, kind acl.MemcpyKind, s acl.Stream) error {
+func (b *wrapper) MemcpyAsyncWithDesc(desc acl.DevPtr, kind acl.MemcpyKind, s acl.Stream) error {
 	if err, ok := b.async("MemcpyAsyncWithDesc", s); ok {
 		return err
 	}
@@ -380,11 +386,11 @@ func (b *Backend) MemcpyAsyncWithDesc(desc acl.DevPtr, kind acl.MemcpyKind, s ac
 }
 
 // MemcpyAsyncWithOffset implements acl.Backend.
-func (b *Backend) MemcpyAsyncWithOffset(dstSlot acl.DevPtr, destMax, dstOff uint64, srcSlot acl.DevPtr, n, srcOff uint64, kind acl.MemcpyKind, s acl.Stream) error {
+func (b *wrapper) MemcpyAsyncWithOffset(dstSlot acl.DevPtr, destMax, dstOff uint64, srcSlot acl.DevPtr, n, srcOff uint64, kind acl.MemcpyKind, s acl.Stream) error {
 	if err, ok := b.async("MemcpyAsyncWithOffset", s); ok {
 		return err
 	}
 	return b.Backend.MemcpyAsyncWithOffset(dstSlot, destMax, dstOff, srcSlot, n, srcOff, kind, s)
 }
 
-var _ acl.Backend = (*Backend)(nil)
+var _ acl.Backend = (*wrapper)(nil)
