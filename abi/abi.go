@@ -10,6 +10,17 @@
 // A profile is a property of the wire mapping, not a second table: it
 // decides how wide an addr or size parameter is, and how wide the values
 // behind a gptr parameter that holds addresses or sizes are (Param.Elem).
+//
+// The package exports the table and what reads it: [Funcs], [Lookup] and
+// their [Func], [Param], [Type] and [Group]; the profiles ([Profile],
+// [Wide], [Native32], [Profiles], [ProfileOf]) and module names ([Module],
+// [Module32], [Version]); the bytes-convention table of module aclwasm
+// ([IOModule], [IOFuncs], [LookupIO]); and the renderings ([WriteMarkdown],
+// [WriteJSON]) that aclwasm abi prints. They are exported because other
+// packages read the table rather than copy it: the sandbox (package host)
+// registers and checks imports from [Funcs], the CLI prints and checks
+// against it, and the guest SDK generators (guest-sdk/internal/gen) emit
+// their bindings from it.
 package abi
 
 import (

@@ -47,15 +47,6 @@ func CheckDestMax(destMax, count uint64) error {
 	return nil
 }
 
-// CheckMemcpy2D checks aclrtMemcpy2d and aclrtMemcpy2dAsync's arguments:
-// CheckMemcpy2DArgs, then Check2DLimits.
-func CheckMemcpy2D(dst, dpitch, src, spitch, width, height uint64, kind MemcpyKind) (done bool, err error) {
-	if done, err = CheckMemcpy2DArgs(dst, dpitch, src, spitch, width, height, kind); done || err != nil {
-		return
-	}
-	return false, Check2DLimits(width, height)
-}
-
 // CheckMemcpy2DArgs applies the ACL layer's checks of the 2D copies: width
 // or height 0 succeeds first, then NULL addresses, width above either
 // pitch, and a kind other than H2D, D2H, D2D or DEFAULT give 100000.
@@ -150,15 +141,6 @@ func Span2D(pitch, width, height uint64) (uint64, bool) {
 	}
 	n, carry := bits.Add64(lo, width, 0)
 	return n, carry == 0
-}
-
-// CheckMemset checks aclrtMemset and aclrtMemsetAsync's arguments:
-// CheckMemsetArgs, then CheckMaxCount.
-func CheckMemset(ptr, maxCount, count uint64) (done bool, err error) {
-	if done, err = CheckMemsetArgs(ptr, count); done || err != nil {
-		return
-	}
-	return false, CheckMaxCount(maxCount, count)
 }
 
 // CheckMemsetArgs applies the ACL layer's checks of the memsets: count 0
@@ -355,8 +337,8 @@ func CheckSetMemcpyDesc(desc uint64, kind MemcpyKind, src, dst, count, config ui
 
 // CheckDescCount checks a descriptor's count: above 4 GiB gives 107000.
 func CheckDescCount(count uint64) error {
-	if count > OffsetMaxCount {
-		return Errorf(ErrRTParamInvalid, "count %d exceeds the device-to-device limit %d", count, uint64(OffsetMaxCount))
+	if count > offsetMaxCount {
+		return Errorf(ErrRTParamInvalid, "count %d exceeds the device-to-device limit %d", count, uint64(offsetMaxCount))
 	}
 	return nil
 }
@@ -364,8 +346,8 @@ func CheckDescCount(count uint64) error {
 // CheckDescAlign checks a descriptor's address: not 64-byte aligned gives
 // 107000.
 func CheckDescAlign(desc uint64) error {
-	if desc%DescAlign != 0 {
-		return Errorf(ErrRTParamInvalid, "desc %#x is not %d-byte aligned", desc, DescAlign)
+	if desc%descAlign != 0 {
+		return Errorf(ErrRTParamInvalid, "desc %#x is not %d-byte aligned", desc, descAlign)
 	}
 	return nil
 }
@@ -421,12 +403,12 @@ func CheckOffsetArgs(dst, destMax, dstOff, src, count, srcOff uint64) error {
 		return Errorf(ErrRTParamInvalid, "src is NULL")
 	case count > destMax:
 		return Errorf(ErrRTParamInvalid, "count %d exceeds destMax %d", count, destMax)
-	case count > OffsetMaxCount:
-		return Errorf(ErrRTParamInvalid, "count %d exceeds the device-to-device limit %d", count, uint64(OffsetMaxCount))
-	case srcOff > OffsetMaxDataOffset:
-		return Errorf(ErrRTParamInvalid, "srcDataOffset %#x exceeds %#x", srcOff, uint64(OffsetMaxDataOffset))
-	case dstOff > OffsetMaxDataOffset:
-		return Errorf(ErrRTParamInvalid, "dstDataOffset %#x exceeds %#x", dstOff, uint64(OffsetMaxDataOffset))
+	case count > offsetMaxCount:
+		return Errorf(ErrRTParamInvalid, "count %d exceeds the device-to-device limit %d", count, uint64(offsetMaxCount))
+	case srcOff > offsetMaxDataOffset:
+		return Errorf(ErrRTParamInvalid, "srcDataOffset %#x exceeds %#x", srcOff, uint64(offsetMaxDataOffset))
+	case dstOff > offsetMaxDataOffset:
+		return Errorf(ErrRTParamInvalid, "dstDataOffset %#x exceeds %#x", dstOff, uint64(offsetMaxDataOffset))
 	case dstOff >= destMax:
 		return Errorf(ErrRTParamInvalid, "dstDataOffset %d is not below destMax %d", dstOff, destMax)
 	case count > destMax-dstOff:
@@ -484,8 +466,8 @@ func CheckMalloc(size uint64) error {
 	switch {
 	case size == 0:
 		return Errorf(ErrInvalidParam, "size is 0")
-	case size > ^uint64(0)-MallocAlign-MallocPadding:
-		return Errorf(ErrInvalidParam, "size %d overflows with the allocator's %d bytes of padding", size, MallocAlign+MallocPadding)
+	case size > ^uint64(0)-mallocAlign-mallocPadding:
+		return Errorf(ErrInvalidParam, "size %d overflows with the allocator's %d bytes of padding", size, mallocAlign+mallocPadding)
 	}
 	return nil
 }

@@ -1,11 +1,3 @@
-// Package acl is the Go model of the CANN ACL runtime's memory-copy API: its
-// error codes, enums and structs with their native values and layouts, the
-// native argument checks in the native order, and the Backend interface that
-// the sandbox delegates to once it has validated and translated a guest call.
-//
-// The package imports nothing else of this module. Backends live in
-// subpackages (acl/sim, the embedded simulated device; acl/cann, the binding
-// of libascendcl.so).
 package acl
 
 import (

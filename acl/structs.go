@@ -109,24 +109,6 @@ func WordsOf(b []byte, width int) Words {
 	return Words{b: b, width: width}
 }
 
-// U64sOf packs vs into Words of 8-byte elements.
-func U64sOf(vs ...uint64) Words {
-	u := make([]byte, 8*len(vs))
-	for i, v := range vs {
-		le.PutUint64(u[8*i:], v)
-	}
-	return Words{b: u, width: 8}
-}
-
-// U32sOf packs vs into Words of 4-byte elements (each value truncated).
-func U32sOf(vs ...uint64) Words {
-	u := make([]byte, 4*len(vs))
-	for i, v := range vs {
-		le.PutUint32(u[4*i:], uint32(v))
-	}
-	return Words{b: u, width: 4}
-}
-
 // Len returns the number of elements.
 func (u Words) Len() int {
 	if u.width == 4 {
@@ -145,15 +127,6 @@ func (u Words) At(i int) uint64 {
 
 // BatchAttrs is a packed array of aclrtMemcpyBatchAttr, read in place.
 type BatchAttrs []byte
-
-// BatchAttrsOf packs as into a BatchAttrs.
-func BatchAttrsOf(as ...MemcpyBatchAttr) BatchAttrs {
-	b := make(BatchAttrs, MemcpyBatchAttrSize*len(as))
-	for i, a := range as {
-		a.Encode(b[MemcpyBatchAttrSize*i:])
-	}
-	return b
-}
 
 // Len returns the number of attributes.
 func (b BatchAttrs) Len() int { return len(b) / MemcpyBatchAttrSize }

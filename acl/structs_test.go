@@ -99,3 +99,30 @@ func TestPutFloat32(t *testing.T) {
 		require.Equal(t, tc.want, b, "%v", tc.v)
 	}
 }
+
+// u64sOf packs vs into Words of 8-byte elements.
+func u64sOf(vs ...uint64) Words {
+	u := make([]byte, 8*len(vs))
+	for i, v := range vs {
+		le.PutUint64(u[8*i:], v)
+	}
+	return Words{b: u, width: 8}
+}
+
+// u32sOf packs vs into Words of 4-byte elements (each value truncated).
+func u32sOf(vs ...uint64) Words {
+	u := make([]byte, 4*len(vs))
+	for i, v := range vs {
+		le.PutUint32(u[4*i:], uint32(v))
+	}
+	return Words{b: u, width: 4}
+}
+
+// batchAttrsOf packs as into a BatchAttrs.
+func batchAttrsOf(as ...MemcpyBatchAttr) BatchAttrs {
+	b := make(BatchAttrs, MemcpyBatchAttrSize*len(as))
+	for i, a := range as {
+		a.Encode(b[MemcpyBatchAttrSize*i:])
+	}
+	return b
+}

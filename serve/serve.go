@@ -106,6 +106,13 @@
 // Quotas are not a request outcome: a guest over a quota gets the native
 // error code (207001, 207012) from the call and decides what to do, which
 // shows in its exit code and output.
+//
+// The package exports [New], its [Config] and the [Server] it returns
+// (what aclwasm serve and an embedder's own server need), the documents a
+// client or operator reads: [PluginInfo] (GET /v1/plugins), [ReloadReport]
+// (POST /v1/admin/reload, [Server.Reload]) and [Sidecar] (the deprecated
+// NAME.json), and [RequestIDHeader], the header a client sets to follow its
+// request through the logs.
 package serve
 
 import (

@@ -6,6 +6,10 @@
 // What the suite does not check is left to each backend's own tests: chip
 // rules (peer access gating), exact accounting, address layout, and the
 // codes where the native runtime leaves a choice.
+//
+// The package exports [Run] alone: a backend's test calls it with a
+// constructor, and the suite's cases stay private so that adding one needs
+// no change in any backend.
 package acltest
 
 import (

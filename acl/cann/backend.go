@@ -52,6 +52,14 @@
 // so the sandbox must not route guest descriptors or offset slots through
 // these methods: it implements them itself with LaunchHostFunc and
 // validated copies (ABI.md, section 6).
+//
+// # What it exports
+//
+// [Open] and the [Backend] it returns, whose methods are those of
+// [acl.Backend] and of the optional interfaces it implements; and the two
+// errors a caller tells apart with [errors.Is]: [ErrLibraryNotFound] (no
+// library could be loaded: offer the simulator instead) and [ErrClosed]
+// (the backend was closed under a call).
 package cann
 
 import (
@@ -125,7 +133,8 @@ var (
 // path names the library; "" means the usual resolution: $ACLWASM_ACL_LIB
 // if set (and then nothing else), otherwise "libascendcl.so" through the
 // dynamic loader (LD_LIBRARY_PATH, the loader cache), then
-// $ASCEND_HOME_PATH/lib64/libascendcl.so and DefaultToolkitLib. When none
+// $ASCEND_HOME_PATH/lib64/libascendcl.so and the toolkit's default install,
+// /usr/local/Ascend/ascend-toolkit/latest/lib64/libascendcl.so. When none
 // loads, the error wraps ErrLibraryNotFound and names each path tried and
 // why it failed.
 //

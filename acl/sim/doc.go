@@ -218,4 +218,16 @@
 // native runtime applies them below the API (timeouts, descriptor kinds,
 // offset copies), and batches run in any direction. A host function must
 // not wait for its own stream: that never returns, as natively.
+//
+// # What it exports
+//
+// [New] with its options ([Option]: [WithDevices], [WithMemory], [WithChip],
+// [WithPeers], [WithQueueDepth], [WithTiming], [WithPacing]) and their
+// defaults and bounds ([DefaultDevices], [DefaultMemory],
+// [DefaultQueueDepth], [MaxMemory]), which an embedder sizes its devices
+// against; [Chip] and its families ([AtlasA2], [AtlasA3], [Ascend950]),
+// which the CLI's --chip names; and [Backend], whose methods are those of
+// [acl.Backend] and of the optional interfaces it implements, plus
+// [Backend.Chip] and [Backend.ModelTime], the only way to read the
+// timing model's clock.
 package sim
