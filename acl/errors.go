@@ -43,6 +43,37 @@ const (
 	ErrHostMemoryNotRegistered     Error = 507911 // ACL_ERROR_HOST_MEMORY_NOT_REGISTERED
 )
 
+// goNames are the Go names of the constants above, for GoString.
+// TestGoNames checks it against the constant block.
+var goNames = map[Error]string{
+	Success:                        "Success",
+	ErrInvalidParam:                "ErrInvalidParam",
+	ErrRepeatInitialize:            "ErrRepeatInitialize",
+	ErrInvalidFile:                 "ErrInvalidFile",
+	ErrRepeatFinalize:              "ErrRepeatFinalize",
+	ErrFeatureUnsupported:          "ErrFeatureUnsupported",
+	ErrInternal:                    "ErrInternal",
+	ErrRTParamInvalid:              "ErrRTParamInvalid",
+	ErrRTInvalidDeviceID:           "ErrRTInvalidDeviceID",
+	ErrRTContextNull:               "ErrRTContextNull",
+	ErrRTStreamContext:             "ErrRTStreamContext",
+	ErrRTEventTimestampInvalid:     "ErrRTEventTimestampInvalid",
+	ErrRTInvalidMemoryType:         "ErrRTInvalidMemoryType",
+	ErrRTInvalidHandle:             "ErrRTInvalidHandle",
+	ErrRTWaitTimeout:               "ErrRTWaitTimeout",
+	ErrRTStreamAbort:               "ErrRTStreamAbort",
+	ErrRTFeatureNotSupport:         "ErrRTFeatureNotSupport",
+	ErrRTMemoryAllocation:          "ErrRTMemoryAllocation",
+	ErrRTOverLimit:                 "ErrRTOverLimit",
+	ErrRTInternal:                  "ErrRTInternal",
+	ErrRTStreamNotComplete:         "ErrRTStreamNotComplete",
+	ErrRTEventNotComplete:          "ErrRTEventNotComplete",
+	ErrRTStreamSyncTimeout:         "ErrRTStreamSyncTimeout",
+	ErrRTEventSyncTimeout:          "ErrRTEventSyncTimeout",
+	ErrHostMemoryAlreadyRegistered: "ErrHostMemoryAlreadyRegistered",
+	ErrHostMemoryNotRegistered:     "ErrHostMemoryNotRegistered",
+}
+
 // Name returns the native name of the code, such as "ACL_ERROR_RT_PARAM_INVALID",
 // or "ACL_ERROR_UNKNOWN" for a value the native headers do not define.
 func (e Error) Name() string {
@@ -55,6 +86,22 @@ func (e Error) Name() string {
 // Error implements error.
 func (e Error) Error() string {
 	return e.Name() + " (" + strconv.Itoa(int(e)) + ")"
+}
+
+// GoString implements [fmt.GoStringer], so that %#v, and test failures
+// that print values with it (testify's), name the code instead of showing
+// a bare number: "acl.ErrInvalidParam(100000)" for a code with a Go
+// constant, "acl.Error(100001 /* ACL_ERROR_UNINITIALIZE */)" for another
+// native code, and "acl.Error(123)" for a value the headers do not define.
+func (e Error) GoString() string {
+	v := strconv.Itoa(int(e))
+	if n, ok := goNames[e]; ok {
+		return "acl." + n + "(" + v + ")"
+	}
+	if n, ok := names[e]; ok {
+		return "acl.Error(" + v + " /* " + n + " */)"
+	}
+	return "acl.Error(" + v + ")"
 }
 
 // CallError is an Error together with the message that explains it: which
