@@ -9,7 +9,7 @@ import "math/bits"
 // what an address is (device memory, registered host memory) come after
 // them and belong to the caller, which resolves addresses.
 
-// CheckMemcpy checks aclrtMemcpy: CheckMemcpyArgs, then destMax 0 or
+// CheckMemcpy checks aclrtMemcpy: [CheckMemcpyArgs], then destMax 0 or
 // below count (107000).
 func CheckMemcpy(dst, destMax, src, count uint64, kind MemcpyKind) (done bool, err error) {
 	if done, err = CheckMemcpyArgs(dst, src, count, kind); done || err != nil {
@@ -197,7 +197,7 @@ func AllZero(sizes Words) bool {
 // CheckBatchShape applies the runtime's checks of a batch's attribute
 // indexes (107000): at least one attribute, no more attributes than copies,
 // attrsIndexes[0] == 0, strictly increasing, each below count; and for the
-// synchronous batch, at most BatchSyncMaxCount copies.
+// synchronous batch, at most [BatchSyncMaxCount] copies.
 func CheckBatchShape(count uint64, attrsIndexes Words, sync bool) error {
 	n := uint64(attrsIndexes.Len())
 	switch {
@@ -224,7 +224,7 @@ func CheckBatchShape(count uint64, attrsIndexes Words, sync bool) error {
 }
 
 // BatchAttrIndex returns which attribute applies to copy i: the last k with
-// attrsIndexes[k] <= i. attrsIndexes must have passed CheckBatchShape.
+// attrsIndexes[k] <= i. attrsIndexes must have passed [CheckBatchShape].
 func BatchAttrIndex(attrsIndexes Words, i uint64) int {
 	lo, hi := 0, attrsIndexes.Len()
 	for hi-lo > 1 {
@@ -289,7 +289,7 @@ func locString(l MemLocation) string {
 }
 
 // CheckDescKind checks the kind of the descriptor functions:
-// CheckDescKindRange, then CheckDescKindFeature.
+// [CheckDescKindRange], then [CheckDescKindFeature].
 func CheckDescKind(kind MemcpyKind) error {
 	if err := CheckDescKindRange(kind); err != nil {
 		return err
@@ -317,8 +317,8 @@ func CheckDescKindFeature(kind MemcpyKind) error {
 
 // CheckSetMemcpyDesc applies the ACL layer's checks of aclrtSetMemcpyDesc
 // (100000): NULL desc, a kind outside 0..7, NULL src or dst, count 0, a
-// non-NULL config. The runtime's checks follow: CheckDescKindFeature, then
-// CheckDescCount and CheckDescAlign.
+// non-NULL config. The runtime's checks follow: [CheckDescKindFeature], then
+// [CheckDescCount] and [CheckDescAlign].
 func CheckSetMemcpyDesc(desc uint64, kind MemcpyKind, src, dst, count, config uint64) error {
 	switch {
 	case desc == 0:
@@ -355,7 +355,7 @@ func CheckDescAlign(desc uint64) error {
 // CheckMemcpyAsyncWithDesc applies the ACL layer's checks of
 // aclrtMemcpyAsyncWithDesc (100000): NULL desc, a kind outside 0..7, the
 // NULL (default) stream. The runtime checks the stream handle, then
-// CheckDescKindFeature.
+// [CheckDescKindFeature].
 func CheckMemcpyAsyncWithDesc(desc uint64, kind MemcpyKind, stream uint64) error {
 	if desc == 0 {
 		return Errorf(ErrInvalidParam, "desc is NULL")
@@ -370,7 +370,7 @@ func CheckMemcpyAsyncWithDesc(desc uint64, kind MemcpyKind, stream uint64) error
 }
 
 // CheckMemcpyOffset checks aclrtMemcpyAsyncWithOffset without its stream:
-// CheckOffsetKind, then CheckOffsetArgs.
+// [CheckOffsetKind], then [CheckOffsetArgs].
 func CheckMemcpyOffset(dst, destMax, dstOff, src, count, srcOff uint64, kind MemcpyKind) (done bool, err error) {
 	if done, err = CheckOffsetKind(count, kind); done || err != nil {
 		return
@@ -418,7 +418,7 @@ func CheckOffsetArgs(dst, destMax, dstOff, src, count, srcOff uint64) error {
 }
 
 // CheckTimeout checks a synchronize timeout as the native runtime does:
-// CheckTimeoutRange, then CheckTimeoutZero.
+// [CheckTimeoutRange], then [CheckTimeoutZero].
 func CheckTimeout(timeoutMs int32) error {
 	if err := CheckTimeoutRange(timeoutMs); err != nil {
 		return err

@@ -117,14 +117,14 @@ func (e *CallError) Error() string { return e.Msg + ": " + e.Code.Error() }
 // Unwrap makes errors.Is(err, code) work.
 func (e *CallError) Unwrap() error { return e.Code }
 
-// Errorf returns a *CallError with the code and a formatted message.
+// Errorf returns a *[CallError] with the code and a formatted message.
 func Errorf(code Error, format string, args ...any) error {
 	return &CallError{Code: code, Msg: fmt.Sprintf(format, args...)}
 }
 
 // CodeOf returns the native code carried by err: Success for nil, the Error
-// found by errors.As, ErrRTStreamSyncTimeout for a context deadline, and
-// ErrInternal for anything else.
+// found by errors.As, [ErrRTStreamSyncTimeout] for a context deadline, and
+// [ErrInternal] for anything else.
 func CodeOf(err error) Error {
 	if err == nil {
 		return Success
@@ -140,7 +140,7 @@ func CodeOf(err error) Error {
 }
 
 // MessageOf returns the message of err without its code suffix when err is a
-// *CallError, and err.Error() otherwise.
+// *[CallError], and err.Error() otherwise.
 func MessageOf(err error) string {
 	if err == nil {
 		return ""

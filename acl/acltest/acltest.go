@@ -1,4 +1,4 @@
-// Package acltest is the conformance suite of acl.Backend: the semantics
+// Package acltest is the conformance suite of [acl.Backend]: the semantics
 // every backend shares, whatever it runs on, checked through the interface
 // alone. acl/sim runs it against the simulator; a binding of the native
 // runtime runs it against a stand-in library or a real device.

@@ -277,7 +277,7 @@ func (b *Backend) submitOp(s *stream, sides []side, opaque, counted bool, fn str
 	return nil
 }
 
-// DefaultStream implements acl.Backend. The handle stands for the native
+// DefaultStream implements [acl.Backend]. The handle stands for the native
 // NULL stream in dev's default context.
 func (b *Backend) DefaultStream(dev int32) (acl.Stream, error) {
 	if err := b.enter(); err != nil {
@@ -298,7 +298,7 @@ func (b *Backend) DefaultStream(dev int32) (acl.Stream, error) {
 	return h, nil
 }
 
-// CreateStream implements acl.Backend with aclrtCreateStream in dev's context.
+// CreateStream implements [acl.Backend] with aclrtCreateStream in dev's context.
 func (b *Backend) CreateStream(dev int32) (acl.Stream, error) {
 	if err := b.enter(); err != nil {
 		return 0, err
@@ -315,7 +315,7 @@ func (b *Backend) CreateStream(dev int32) (acl.Stream, error) {
 	return h, nil
 }
 
-// DestroyStream implements acl.Backend. It stops new operations on the
+// DestroyStream implements [acl.Backend]. It stops new operations on the
 // stream, waits for those in flight, then for the queued work, and destroys
 // the stream with aclrtDestroyStream. If ctx is done first, it destroys the
 // stream with aclrtDestroyStreamForce, which drops the work not yet started,
@@ -410,7 +410,7 @@ func (b *Backend) revive(s *stream) {
 	b.cond.Broadcast()
 }
 
-// SynchronizeStream implements acl.Backend with
+// SynchronizeStream implements [acl.Backend] with
 // aclrtSynchronizeStreamWithTimeout; after a native success it returns the
 // error held for the stream, if any, and clears it.
 func (b *Backend) SynchronizeStream(ctx context.Context, h acl.Stream, timeoutMs int32) error {
@@ -436,7 +436,7 @@ func (b *Backend) SynchronizeStream(ctx context.Context, h acl.Stream, timeoutMs
 	return s.takeErr()
 }
 
-// StreamQuery implements acl.Backend with aclrtStreamQuery.
+// StreamQuery implements [acl.Backend] with aclrtStreamQuery.
 func (b *Backend) StreamQuery(h acl.Stream) (acl.StreamStatus, error) {
 	if err := b.enter(); err != nil {
 		return 0, err
@@ -465,7 +465,7 @@ func (b *Backend) queryLocked(s *stream) (acl.StreamStatus, error) {
 	return acl.StreamStatus(status), nil
 }
 
-// Pending implements acl.Backend. The runtime keeps no count, so the
+// Pending implements [acl.Backend]. The runtime keeps no count, so the
 // backend counts the operations it submitted since it last saw the stream
 // idle, and asks aclrtStreamQuery whether they are done: 0 means the stream
 // is idle, otherwise the count is an upper bound (at least 1).
@@ -491,7 +491,7 @@ func (b *Backend) Pending(h acl.Stream) (int, error) {
 	return s.pending, nil
 }
 
-// CreateEvent implements acl.Backend with aclrtCreateEvent in dev's context.
+// CreateEvent implements [acl.Backend] with aclrtCreateEvent in dev's context.
 func (b *Backend) CreateEvent(dev int32) (acl.Event, error) {
 	if err := b.enter(); err != nil {
 		return 0, err
@@ -508,7 +508,7 @@ func (b *Backend) CreateEvent(dev int32) (acl.Event, error) {
 	return h, nil
 }
 
-// DestroyEvent implements acl.Backend with aclrtDestroyEvent, once the
+// DestroyEvent implements [acl.Backend] with aclrtDestroyEvent, once the
 // calls using the event have returned (waits on it give up within a slice).
 func (b *Backend) DestroyEvent(h acl.Event) error {
 	if err := b.enter(); err != nil {
@@ -558,7 +558,7 @@ func (b *Backend) onEventAndStream(eh acl.Event, sh acl.Stream, f func(e *event,
 	return f(e, s)
 }
 
-// RecordEvent implements acl.Backend with aclrtRecordEvent.
+// RecordEvent implements [acl.Backend] with aclrtRecordEvent.
 func (b *Backend) RecordEvent(eh acl.Event, sh acl.Stream) error {
 	return b.onEventAndStream(eh, sh, func(e *event, s *stream) error {
 		var seq uint64
@@ -581,7 +581,7 @@ func (b *Backend) RecordEvent(eh acl.Event, sh acl.Stream) error {
 	})
 }
 
-// StreamWaitEvent implements acl.Backend with aclrtStreamWaitEvent.
+// StreamWaitEvent implements [acl.Backend] with aclrtStreamWaitEvent.
 func (b *Backend) StreamWaitEvent(sh acl.Stream, eh acl.Event) error {
 	return b.onEventAndStream(eh, sh, func(e *event, s *stream) error {
 		return b.submit(s, nil, false, "aclrtStreamWaitEvent", func(st uintptr) int32 { return b.api.aclrtStreamWaitEvent(st, e.native) })
@@ -592,7 +592,7 @@ func (b *Backend) StreamWaitEvent(sh acl.Stream, eh acl.Event) error {
 // the library has no aclrtSynchronizeEventWithTimeout.
 const eventPoll = 5 * time.Millisecond
 
-// SynchronizeEvent implements acl.Backend with
+// SynchronizeEvent implements [acl.Backend] with
 // aclrtSynchronizeEventWithTimeout, or, in libraries without it, by polling
 // aclrtQueryEventStatus and then calling aclrtSynchronizeEvent once the
 // record is complete. After a native success it returns, once, the error
@@ -665,7 +665,7 @@ func (b *Backend) SynchronizeEvent(ctx context.Context, eh acl.Event, timeoutMs 
 	return err
 }
 
-// QueryEvent implements acl.Backend with aclrtQueryEventStatus.
+// QueryEvent implements [acl.Backend] with aclrtQueryEventStatus.
 func (b *Backend) QueryEvent(eh acl.Event) (acl.EventRecordedStatus, error) {
 	if err := b.enter(); err != nil {
 		return 0, err
@@ -683,7 +683,7 @@ func (b *Backend) QueryEvent(eh acl.Event) (acl.EventRecordedStatus, error) {
 	return acl.EventRecordedStatus(status), err
 }
 
-// EventElapsedTime implements acl.Backend with aclrtEventElapsedTime, in
+// EventElapsedTime implements [acl.Backend] with aclrtEventElapsedTime, in
 // the context of start's device.
 func (b *Backend) EventElapsedTime(start, end acl.Event) (float32, error) {
 	if err := b.enter(); err != nil {
@@ -709,7 +709,7 @@ func (b *Backend) EventElapsedTime(start, end acl.Event) (float32, error) {
 	return ms, err
 }
 
-// ResetEvent implements acl.EventResetter with aclrtResetEvent. The event
+// ResetEvent implements [acl.EventResetter] with aclrtResetEvent. The event
 // then counts as never recorded: a synchronize of it returns at once.
 func (b *Backend) ResetEvent(eh acl.Event, sh acl.Stream) error {
 	if b.api.aclrtResetEvent == nil {
@@ -726,7 +726,7 @@ func (b *Backend) ResetEvent(eh acl.Event, sh acl.Stream) error {
 	})
 }
 
-// StreamWaitEventTimeout implements acl.TimedWaiter with
+// StreamWaitEventTimeout implements [acl.TimedWaiter] with
 // aclrtStreamWaitEventWithTimeout, whose limit is in milliseconds: a
 // longer timeout is cut to the largest it takes (about 24 days, beyond
 // any run's timeout). 0 is aclrtStreamWaitEvent.

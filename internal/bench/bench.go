@@ -152,7 +152,7 @@ type Report struct {
 }
 
 // Run measures the suite on rt, whose backend is b (the one given to
-// host.WithBackend), and returns the report. The sessions and everything
+// [host.WithBackend]), and returns the report. The sessions and everything
 // they and the direct measurements held are released before it returns.
 func Run(ctx context.Context, rt *host.Runtime, b acl.Backend, cfg Config) (*Report, error) {
 	if len(cfg.Sizes) == 0 || len(cfg.Kinds) == 0 || len(cfg.Modes) == 0 {

@@ -10,7 +10,7 @@ import (
 // WriteTable writes the report as an aligned text table: per point the
 // sandbox's bandwidth and latency, the direct backend's and memmove's
 // bandwidth, and the sandbox's bandwidth as a fraction of each. A ratio
-// above 1 against memmove is marked as noise (Point.Noisy) and explained
+// above 1 against memmove is marked as noise ([Point.Noisy]) and explained
 // under the table.
 func (r *Report) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)

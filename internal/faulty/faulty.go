@@ -1,4 +1,4 @@
-// Package faulty wraps an acl.Backend so that it fails on command, for
+// Package faulty wraps an [acl.Backend] so that it fails on command, for
 // tests of what a caller does when the runtime fails: an error at the Nth
 // call of a method, before the call reaches the wrapped backend (FailCall),
 // or an asynchronous operation that fails when it executes, in stream
@@ -27,7 +27,7 @@ import (
 	"github.com/aclwasm/aclwasm/acl"
 )
 
-// wrapper is an acl.Backend that fails the calls it is told to, with none
+// wrapper is an [acl.Backend] that fails the calls it is told to, with none
 // of the optional interfaces (Wrap adds those of the wrapped backend). It
 // is safe for concurrent use.
 type wrapper struct {
@@ -46,7 +46,7 @@ type fault struct {
 	fired  bool
 }
 
-// Faulty is what Wrap returns: an acl.Backend that fails on command.
+// Faulty is what Wrap returns: an [acl.Backend] that fails on command.
 type Faulty interface {
 	acl.Backend
 	FailCall(method string, n int, err error)
@@ -56,13 +56,13 @@ type Faulty interface {
 }
 
 // Wrap returns b wrapped. It fails nothing until told to, and it
-// implements exactly the optional interfaces of acl (acl.MemsetD32er,
-// acl.StreamForcer, ...) that b implements, forwarding them to b: the
+// implements exactly the optional interfaces of acl ([acl.MemsetD32er],
+// [acl.StreamForcer], ...) that b implements, forwarding them to b: the
 // sandbox takes different paths for a backend with and without each, so a
 // wrapper with other interfaces than b would test other host code than
 // b's. The supported sets are the backends' of this module: every one of
 // the interfaces the simulator and the native backend share or none of
-// them, each with or without acl.Zeroer and acl.PeerRule. Another set
+// them, each with or without [acl.Zeroer] and [acl.PeerRule]. Another set
 // panics.
 func Wrap(b acl.Backend) Faulty {
 	core := &wrapper{Backend: b, calls: map[string]int{}}
@@ -106,7 +106,7 @@ func Wrap(b acl.Backend) Faulty {
 var Injected = acl.Errorf(acl.ErrRTInternal, "faulty: injected failure")
 
 // FailCall makes the nth call of method (1 is the next one), named as the
-// acl.Backend method, return err without reaching the wrapped backend: the
+// [acl.Backend] method, return err without reaching the wrapped backend: the
 // call has no effect. The methods that can fail are those of this type;
 // another name is a test bug and panics.
 func (b *wrapper) FailCall(method string, n int, err error) { b.add(method, n, false, err) }
@@ -201,7 +201,7 @@ var faultable = map[string]bool{
 	"SetMemcpyDesc": true, "MemcpyAsyncWithDesc": true, "MemcpyAsyncWithOffset": true,
 }
 
-// SynchronizeDevice implements acl.Backend.
+// SynchronizeDevice implements [acl.Backend].
 func (b *wrapper) SynchronizeDevice(ctx context.Context, dev int32, timeoutMs int32) error {
 	if err := b.fail("SynchronizeDevice"); err != nil {
 		return err
@@ -209,7 +209,7 @@ func (b *wrapper) SynchronizeDevice(ctx context.Context, dev int32, timeoutMs in
 	return b.Backend.SynchronizeDevice(ctx, dev, timeoutMs)
 }
 
-// Malloc implements acl.Backend.
+// Malloc implements [acl.Backend].
 func (b *wrapper) Malloc(dev int32, size uint64, policy acl.MemMallocPolicy) (acl.DevPtr, error) {
 	if err := b.fail("Malloc"); err != nil {
 		return 0, err
@@ -217,7 +217,7 @@ func (b *wrapper) Malloc(dev int32, size uint64, policy acl.MemMallocPolicy) (ac
 	return b.Backend.Malloc(dev, size, policy)
 }
 
-// Free implements acl.Backend.
+// Free implements [acl.Backend].
 func (b *wrapper) Free(ctx context.Context, p acl.DevPtr) error {
 	if err := b.fail("Free"); err != nil {
 		return err
@@ -225,7 +225,7 @@ func (b *wrapper) Free(ctx context.Context, p acl.DevPtr) error {
 	return b.Backend.Free(ctx, p)
 }
 
-// HostRegister implements acl.Backend.
+// HostRegister implements [acl.Backend].
 func (b *wrapper) HostRegister(buf []byte, typ acl.HostRegisterType) (acl.HostPin, error) {
 	if err := b.fail("HostRegister"); err != nil {
 		return 0, err
@@ -233,7 +233,7 @@ func (b *wrapper) HostRegister(buf []byte, typ acl.HostRegisterType) (acl.HostPi
 	return b.Backend.HostRegister(buf, typ)
 }
 
-// HostUnregister implements acl.Backend.
+// HostUnregister implements [acl.Backend].
 func (b *wrapper) HostUnregister(ctx context.Context, pin acl.HostPin) error {
 	if err := b.fail("HostUnregister"); err != nil {
 		return err
@@ -241,7 +241,7 @@ func (b *wrapper) HostUnregister(ctx context.Context, pin acl.HostPin) error {
 	return b.Backend.HostUnregister(ctx, pin)
 }
 
-// CreateStream implements acl.Backend.
+// CreateStream implements [acl.Backend].
 func (b *wrapper) CreateStream(dev int32) (acl.Stream, error) {
 	if err := b.fail("CreateStream"); err != nil {
 		return 0, err
@@ -249,7 +249,7 @@ func (b *wrapper) CreateStream(dev int32) (acl.Stream, error) {
 	return b.Backend.CreateStream(dev)
 }
 
-// DestroyStream implements acl.Backend.
+// DestroyStream implements [acl.Backend].
 func (b *wrapper) DestroyStream(ctx context.Context, s acl.Stream) error {
 	if err := b.fail("DestroyStream"); err != nil {
 		return err
@@ -257,7 +257,7 @@ func (b *wrapper) DestroyStream(ctx context.Context, s acl.Stream) error {
 	return b.Backend.DestroyStream(ctx, s)
 }
 
-// SynchronizeStream implements acl.Backend.
+// SynchronizeStream implements [acl.Backend].
 func (b *wrapper) SynchronizeStream(ctx context.Context, s acl.Stream, timeoutMs int32) error {
 	if err := b.fail("SynchronizeStream"); err != nil {
 		return err
@@ -265,7 +265,7 @@ func (b *wrapper) SynchronizeStream(ctx context.Context, s acl.Stream, timeoutMs
 	return b.Backend.SynchronizeStream(ctx, s, timeoutMs)
 }
 
-// LaunchHostFunc implements acl.Backend.
+// LaunchHostFunc implements [acl.Backend].
 func (b *wrapper) LaunchHostFunc(s acl.Stream, fn func() error) error {
 	if err := b.fail("LaunchHostFunc"); err != nil {
 		return err
@@ -273,7 +273,7 @@ func (b *wrapper) LaunchHostFunc(s acl.Stream, fn func() error) error {
 	return b.Backend.LaunchHostFunc(s, fn)
 }
 
-// CreateEvent implements acl.Backend.
+// CreateEvent implements [acl.Backend].
 func (b *wrapper) CreateEvent(dev int32) (acl.Event, error) {
 	if err := b.fail("CreateEvent"); err != nil {
 		return 0, err
@@ -281,7 +281,7 @@ func (b *wrapper) CreateEvent(dev int32) (acl.Event, error) {
 	return b.Backend.CreateEvent(dev)
 }
 
-// RecordEvent implements acl.Backend.
+// RecordEvent implements [acl.Backend].
 func (b *wrapper) RecordEvent(e acl.Event, s acl.Stream) error {
 	if err := b.fail("RecordEvent"); err != nil {
 		return err
@@ -289,7 +289,7 @@ func (b *wrapper) RecordEvent(e acl.Event, s acl.Stream) error {
 	return b.Backend.RecordEvent(e, s)
 }
 
-// StreamWaitEvent implements acl.Backend.
+// StreamWaitEvent implements [acl.Backend].
 func (b *wrapper) StreamWaitEvent(s acl.Stream, e acl.Event) error {
 	if err := b.fail("StreamWaitEvent"); err != nil {
 		return err
@@ -297,7 +297,7 @@ func (b *wrapper) StreamWaitEvent(s acl.Stream, e acl.Event) error {
 	return b.Backend.StreamWaitEvent(s, e)
 }
 
-// SynchronizeEvent implements acl.Backend.
+// SynchronizeEvent implements [acl.Backend].
 func (b *wrapper) SynchronizeEvent(ctx context.Context, e acl.Event, timeoutMs int32) error {
 	if err := b.fail("SynchronizeEvent"); err != nil {
 		return err
@@ -305,7 +305,7 @@ func (b *wrapper) SynchronizeEvent(ctx context.Context, e acl.Event, timeoutMs i
 	return b.Backend.SynchronizeEvent(ctx, e, timeoutMs)
 }
 
-// Memcpy implements acl.Backend.
+// Memcpy implements [acl.Backend].
 func (b *wrapper) Memcpy(ctx context.Context, dst, src acl.Buf, n uint64) error {
 	if err := b.fail("Memcpy"); err != nil {
 		return err
@@ -313,7 +313,7 @@ func (b *wrapper) Memcpy(ctx context.Context, dst, src acl.Buf, n uint64) error 
 	return b.Backend.Memcpy(ctx, dst, src, n)
 }
 
-// MemcpyAsync implements acl.Backend.
+// MemcpyAsync implements [acl.Backend].
 func (b *wrapper) MemcpyAsync(ctx context.Context, dst, src acl.Buf, n uint64, s acl.Stream) error {
 	if err, ok := b.async("MemcpyAsync", s); ok {
 		return err
@@ -321,7 +321,7 @@ func (b *wrapper) MemcpyAsync(ctx context.Context, dst, src acl.Buf, n uint64, s
 	return b.Backend.MemcpyAsync(ctx, dst, src, n, s)
 }
 
-// Memcpy2D implements acl.Backend.
+// Memcpy2D implements [acl.Backend].
 func (b *wrapper) Memcpy2D(ctx context.Context, dst acl.Buf, dpitch uint64, src acl.Buf, spitch, width, height uint64) error {
 	if err := b.fail("Memcpy2D"); err != nil {
 		return err
@@ -329,7 +329,7 @@ func (b *wrapper) Memcpy2D(ctx context.Context, dst acl.Buf, dpitch uint64, src 
 	return b.Backend.Memcpy2D(ctx, dst, dpitch, src, spitch, width, height)
 }
 
-// Memcpy2DAsync implements acl.Backend.
+// Memcpy2DAsync implements [acl.Backend].
 func (b *wrapper) Memcpy2DAsync(ctx context.Context, dst acl.Buf, dpitch uint64, src acl.Buf, spitch, width, height uint64, s acl.Stream) error {
 	if err, ok := b.async("Memcpy2DAsync", s); ok {
 		return err
@@ -337,7 +337,7 @@ func (b *wrapper) Memcpy2DAsync(ctx context.Context, dst acl.Buf, dpitch uint64,
 	return b.Backend.Memcpy2DAsync(ctx, dst, dpitch, src, spitch, width, height, s)
 }
 
-// MemcpyBatch implements acl.Backend.
+// MemcpyBatch implements [acl.Backend].
 func (b *wrapper) MemcpyBatch(ctx context.Context, copies []acl.Copy) error {
 	if err := b.fail("MemcpyBatch"); err != nil {
 		return err
@@ -345,7 +345,7 @@ func (b *wrapper) MemcpyBatch(ctx context.Context, copies []acl.Copy) error {
 	return b.Backend.MemcpyBatch(ctx, copies)
 }
 
-// MemcpyBatchAsync implements acl.Backend.
+// MemcpyBatchAsync implements [acl.Backend].
 func (b *wrapper) MemcpyBatchAsync(ctx context.Context, copies []acl.Copy, s acl.Stream) error {
 	if err, ok := b.async("MemcpyBatchAsync", s); ok {
 		return err
@@ -353,7 +353,7 @@ func (b *wrapper) MemcpyBatchAsync(ctx context.Context, copies []acl.Copy, s acl
 	return b.Backend.MemcpyBatchAsync(ctx, copies, s)
 }
 
-// Memset implements acl.Backend.
+// Memset implements [acl.Backend].
 func (b *wrapper) Memset(ctx context.Context, dst acl.Buf, value byte, n uint64) error {
 	if err := b.fail("Memset"); err != nil {
 		return err
@@ -361,7 +361,7 @@ func (b *wrapper) Memset(ctx context.Context, dst acl.Buf, value byte, n uint64)
 	return b.Backend.Memset(ctx, dst, value, n)
 }
 
-// MemsetAsync implements acl.Backend.
+// MemsetAsync implements [acl.Backend].
 func (b *wrapper) MemsetAsync(ctx context.Context, dst acl.Buf, value byte, n uint64, s acl.Stream) error {
 	if err, ok := b.async("MemsetAsync", s); ok {
 		return err
@@ -369,7 +369,7 @@ func (b *wrapper) MemsetAsync(ctx context.Context, dst acl.Buf, value byte, n ui
 	return b.Backend.MemsetAsync(ctx, dst, value, n, s)
 }
 
-// SetMemcpyDesc implements acl.Backend.
+// SetMemcpyDesc implements [acl.Backend].
 func (b *wrapper) SetMemcpyDesc(desc acl.DevPtr, kind acl.MemcpyKind, src, dst acl.DevPtr, n uint64) error {
 	if err := b.fail("SetMemcpyDesc"); err != nil {
 		return err
@@ -377,7 +377,7 @@ func (b *wrapper) SetMemcpyDesc(desc acl.DevPtr, kind acl.MemcpyKind, src, dst a
 	return b.Backend.SetMemcpyDesc(desc, kind, src, dst, n)
 }
 
-// MemcpyAsyncWithDesc implements acl.Backend.
+// MemcpyAsyncWithDesc implements [acl.Backend].
 func (b *wrapper) MemcpyAsyncWithDesc(desc acl.DevPtr, kind acl.MemcpyKind, s acl.Stream) error {
 	if err, ok := b.async("MemcpyAsyncWithDesc", s); ok {
 		return err
@@ -385,7 +385,7 @@ func (b *wrapper) MemcpyAsyncWithDesc(desc acl.DevPtr, kind acl.MemcpyKind, s ac
 	return b.Backend.MemcpyAsyncWithDesc(desc, kind, s)
 }
 
-// MemcpyAsyncWithOffset implements acl.Backend.
+// MemcpyAsyncWithOffset implements [acl.Backend].
 func (b *wrapper) MemcpyAsyncWithOffset(dstSlot acl.DevPtr, destMax, dstOff uint64, srcSlot acl.DevPtr, n, srcOff uint64, kind acl.MemcpyKind, s acl.Stream) error {
 	if err, ok := b.async("MemcpyAsyncWithOffset", s); ok {
 		return err
