@@ -47,13 +47,14 @@ const (
 // Mode is the API a copy goes through.
 type Mode string
 
-// The modes the suite measures: Sync is aclrtMemcpy; Async is
-// aclrtMemcpyAsync on a stream of its own, synchronized once after the
-// calls of a timed run. Host memory is the guest's, not registered, so an
-// asynchronous H2D or D2H copy runs before its call returns (as natively).
-// Copy2D is aclrtMemcpy2d of the same bytes as rows (see rows), and Batch
-// aclrtMemcpyBatch of the same rows as entries; both are H2D and D2H only,
-// as natively, so the suite leaves out their D2D points.
+// The modes the suite measures, as the command line names them: sync is
+// aclrtMemcpy; async is aclrtMemcpyAsync on a stream of its own,
+// synchronized once after the calls of a timed run. Host memory is the
+// guest's, not registered, so an asynchronous H2D or D2H copy runs before
+// its call returns (as natively). 2d is aclrtMemcpy2d of the same bytes as
+// rows (see rows), and batch aclrtMemcpyBatch of the same rows as entries;
+// both are H2D and D2H only, as natively, so the suite leaves out their
+// D2D points.
 const (
 	modeSync  Mode = "sync"
 	modeAsync Mode = "async"
