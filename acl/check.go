@@ -176,7 +176,7 @@ func CheckBatchArrays(destMaxs, sizes Words, attrs BatchAttrs) error {
 		}
 	}
 	for i := range attrs.Len() {
-		if !attrs.At(i).RsvZero() {
+		if !attrs.At(i).rsvZero() {
 			return Errorf(ErrInvalidParam, "rsv field of attrs[%d] must be 0", i)
 		}
 	}

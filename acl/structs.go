@@ -21,8 +21,8 @@ type MemLocation struct {
 	Type MemLocationType
 }
 
-// DecodeMemLocation reads an aclrtMemLocation from the first 8 bytes of b.
-func DecodeMemLocation(b []byte) MemLocation {
+// decodeMemLocation reads an aclrtMemLocation from the first 8 bytes of b.
+func decodeMemLocation(b []byte) MemLocation {
 	_ = b[MemLocationSize-1]
 	return MemLocation{ID: le.Uint32(b), Type: MemLocationType(le.Uint32(b[4:]))}
 }
@@ -45,7 +45,7 @@ type MemcpyBatchAttr struct {
 // DecodeMemcpyBatchAttr reads an aclrtMemcpyBatchAttr from the first 32 bytes of b.
 func DecodeMemcpyBatchAttr(b []byte) MemcpyBatchAttr {
 	_ = b[MemcpyBatchAttrSize-1]
-	a := MemcpyBatchAttr{DstLoc: DecodeMemLocation(b), SrcLoc: DecodeMemLocation(b[8:])}
+	a := MemcpyBatchAttr{DstLoc: decodeMemLocation(b), SrcLoc: decodeMemLocation(b[8:])}
 	copy(a.Rsv[:], b[16:32])
 	return a
 }
@@ -58,8 +58,8 @@ func (a MemcpyBatchAttr) Encode(b []byte) {
 	copy(b[16:32], a.Rsv[:])
 }
 
-// RsvZero reports whether the reserved bytes are all zero, as the runtime requires.
-func (a MemcpyBatchAttr) RsvZero() bool { return a.Rsv == [16]byte{} }
+// rsvZero reports whether the reserved bytes are all zero, as the runtime requires.
+func (a MemcpyBatchAttr) rsvZero() bool { return a.Rsv == [16]byte{} }
 
 // PtrAttributes is aclrtPtrAttributes: where an address lives and its page size.
 type PtrAttributes struct {
@@ -71,7 +71,7 @@ type PtrAttributes struct {
 // DecodePtrAttributes reads an aclrtPtrAttributes from the first 28 bytes of b.
 func DecodePtrAttributes(b []byte) PtrAttributes {
 	_ = b[PtrAttributesSize-1]
-	a := PtrAttributes{Location: DecodeMemLocation(b), PageSize: le.Uint32(b[8:])}
+	a := PtrAttributes{Location: decodeMemLocation(b), PageSize: le.Uint32(b[8:])}
 	for i := range a.Rsv {
 		a.Rsv[i] = le.Uint32(b[12+4*i:])
 	}

@@ -110,9 +110,9 @@ const (
 	MemAccessUserSpaceReadonly MemMallocPolicy = 0x100000
 )
 
-// Huge1G reports whether the policy asks for 1 GiB pages, which the native
+// huge1G reports whether the policy asks for 1 GiB pages, which the native
 // allocator does not pad.
-func (p MemMallocPolicy) Huge1G() bool {
+func (p MemMallocPolicy) huge1G() bool {
 	b := p & 0xff
 	return b == MemMallocHuge1GOnly || b == MemMallocHuge1GOnlyP2P
 }
@@ -210,7 +210,7 @@ func AllocatedSize(size uint64, policy MemMallocPolicy) uint64 {
 		return ^uint64(0) // no device has that much; callers report out of memory
 	}
 	pad := uint64(mallocPadding)
-	if policy.Huge1G() {
+	if policy.huge1G() {
 		pad = 0
 	}
 	return (size + mallocAlign + pad - 1) / mallocAlign * mallocAlign

@@ -56,7 +56,9 @@
 // # What it exports
 //
 // [Open] and the [Backend] it returns, whose methods are those of
-// [acl.Backend] and of the optional interfaces it implements; and the two
+// [acl.Backend] and of the optional interfaces it implements, plus
+// [Backend.MissingSymbols], which tells an embedder what the loaded
+// library lacks (the calls that then give 207000); and the two
 // errors a caller tells apart with [errors.Is]: [ErrLibraryNotFound] (no
 // library could be loaded: offer the simulator instead) and [ErrClosed]
 // (the backend was closed under a call).
