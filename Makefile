@@ -4,7 +4,7 @@
 GO ?= go
 WASM_OUT := build/wasm
 
-.PHONY: demo test tools guests vet unit unit-wasmtime unit-cann bench bench-baseline perf-table fuzz soak clean serve-test
+.PHONY: demo test tools guests check vet unit unit-wasmtime unit-cann bench bench-baseline perf-table fuzz soak clean serve-test
 
 # The main job: the roundtrip sample (a Go plugin) on the simulated device.
 demo:
@@ -21,20 +21,46 @@ tools:
 guests:
 	bash scripts/build-guests.sh
 
-vet:
-	test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo 'gofmt: files above need formatting'; exit 1; }
-	$(GO) vet ./...
-	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
-	# The Go guest SDK is a module of its own (no ./... above reaches it).
-	cd guest-sdk/go && $(GO) vet ./... && GOOS=wasip1 GOARCH=wasm $(GO) vet ./... && $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+# The one gate: formatting, vet and staticcheck under every build tag the
+# project uses, tidy modules, fresh generated files, then no difference
+# from the commit. It fails on uncommitted changes too: run it on a clean
+# tree (CI does).
+# staticcheck is built once for this machine, so that it can also analyze
+# for another GOOS (the Go guest SDK as wasip1).
+STATICCHECK_VERSION := v0.8.2
+STATICCHECK := $(CURDIR)/build/bin/staticcheck-$(STATICCHECK_VERSION)
+# Every Go module of the repository (the root, guest-sdk/go, and any other).
+GO_MODULES = $(sort $(patsubst %/,%,$(dir $(shell git ls-files --cached --others --exclude-standard '*go.mod'))))
+
+$(STATICCHECK):
+	mkdir -p build/bin/tmp
+	GOBIN=$(CURDIR)/build/bin/tmp $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	mv build/bin/tmp/staticcheck $@
+
+check: $(STATICCHECK)
+	@files=$$(gofmt -l $$(git ls-files '*.go')); test -z "$$files" || { echo "$$files"; echo 'gofmt: the files above need formatting'; exit 1; }
+	for m in $(GO_MODULES); do (cd $$m && $(GO) mod tidy && $(GO) vet ./... && $(STATICCHECK) ./...) || exit 1; done
+	# The build tags: the second engine (cgo) and OpenTelemetry tracing
+	# (cmd/aclwasm/otel.go); the Go guest SDK also as the guest it is.
+	$(GO) vet -tags wasmtime ./...
+	$(STATICCHECK) -tags wasmtime ./...
+	$(GO) vet -tags otel ./...
+	$(STATICCHECK) -tags otel ./...
+	# staticcheck v0.8.2 takes a //go:wasmexport function for unused (U1000),
+	# so the examples, whose exports are those, go without that check.
+	cd guest-sdk/go && GOOS=wasip1 GOARCH=wasm $(GO) vet ./... && \
+		GOOS=wasip1 GOARCH=wasm $(STATICCHECK) ./acl/... && \
+		GOOS=wasip1 GOARCH=wasm $(STATICCHECK) -checks inherit,-U1000 ./examples/...
+	# The SDKs' generated binding layers (guest-sdk/generate.go).
+	$(GO) generate ./guest-sdk
+	@git diff --exit-code || { echo 'check: the tree differs from the commit (above): a stale generated file, an untidy go.mod or go.sum, or uncommitted changes'; exit 1; }
+
+# check, then the builds CI ships: no cgo, the otel CLI, and the CLI for
+# Windows and macOS (the native backend is linux/darwin only, acl/cann is
+# empty on Windows).
+vet: check
 	CGO_ENABLED=0 $(GO) build ./...
-	# OpenTelemetry tracing is opt-in at build time (cmd/aclwasm/otel.go);
-	# TestOtelRun in unit runs this build.
-	$(GO) vet -tags otel ./cmd/aclwasm
-	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 -tags otel ./cmd/aclwasm
 	CGO_ENABLED=0 $(GO) build -tags otel -o /dev/null ./cmd/aclwasm
-	# The CLI is also shipped for Windows and macOS (no cgo; the native
-	# backend is linux/darwin only, acl/cann is empty on Windows).
 	CGO_ENABLED=0 GOOS=windows GOARCH=amd64 $(GO) build -o /dev/null ./cmd/aclwasm
 	CGO_ENABLED=0 GOOS=darwin GOARCH=arm64 $(GO) build -o /dev/null ./cmd/aclwasm
 	CGO_ENABLED=0 GOOS=windows GOARCH=amd64 $(GO) vet ./cmd/aclwasm ./acl/...
@@ -45,9 +71,7 @@ unit:
 
 # Every test that runs guests, again on the second engine (cgo).
 unit-wasmtime:
-	$(GO) vet -tags wasmtime ./...
-	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 -tags wasmtime ./host/ ./host/internal/module/
-	ACLWASM_TEST_ENGINE=wasmtime $(GO) test -race -count=1 -tags wasmtime ./host/ ./host/internal/module/ ./serve/ ./tests/... ./examples/...
+	ACLWASM_TEST_ENGINE=wasmtime $(GO) test -race -count=1 -tags wasmtime ./host/... ./serve/ ./tests/... ./examples/...
 
 # The sandbox's guest tests again, delegating to the native backend over the
 # stand-in libascendcl.so (a C library with the native ABI; no NPU here).
@@ -62,8 +86,10 @@ serve-test:
 	bash scripts/serve-test.sh
 
 # The Go benchmarks, long enough to compare: 1s each, 6 times, into
-# build/bench/current.txt, then benchstat against bench/baseline.txt when
-# there is one (`make bench-baseline` saves the current run as it).
+# build/bench/current.txt, then benchstat against build/bench/baseline.txt
+# when there is one (`make bench-baseline` saves the current run as it; a
+# baseline is only worth comparing on the machine that measured it, so it
+# stays untracked under build/).
 # `aclwasm bench` is the user-facing suite (README, Performance).
 BENCHSTAT := $(GO) run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 BENCH ?= .
@@ -72,12 +98,12 @@ bench:
 	mkdir -p build/bench
 	{ $(GO) test -run '^$$' -bench '$(BENCH)' $(BENCHFLAGS) ./...; echo $$? > build/bench/status; } | tee build/bench/current.txt
 	exit $$(cat build/bench/status)
-	if [ -f bench/baseline.txt ]; then $(BENCHSTAT) bench/baseline.txt build/bench/current.txt; \
-	else echo "no bench/baseline.txt: make bench-baseline saves one"; fi
+	if [ -f build/bench/baseline.txt ]; then $(BENCHSTAT) build/bench/baseline.txt build/bench/current.txt; \
+	else echo "no build/bench/baseline.txt: make bench-baseline saves one"; fi
 
 bench-baseline:
 	test -f build/bench/current.txt || $(MAKE) bench
-	cp build/bench/current.txt bench/baseline.txt
+	cp build/bench/current.txt build/bench/baseline.txt
 
 # The performance goals (BenchmarkGoal* in host/) on both engines, printed
 # as the README's performance table (into build/perf/table.md).

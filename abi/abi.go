@@ -5,11 +5,22 @@
 // bindings from it, and `aclwasm abi` prints it.
 //
 // One table has two wire forms, the profiles of ABI v1.1: Wide (module
-// "acl": addresses and sizes are i64) and Native32 (module "acl32", section
+// "acl": addresses and sizes are i64) and [Native32] (module "acl32", section
 // 9: addresses and sizes are 32-bit, as void* and size_t are on wasm32).
 // A profile is a property of the wire mapping, not a second table: it
 // decides how wide an addr or size parameter is, and how wide the values
-// behind a gptr parameter that holds addresses or sizes are (Param.Elem).
+// behind a gptr parameter that holds addresses or sizes are ([Param.Elem]).
+//
+// The package exports the table and what reads it: [Funcs], [Lookup] and
+// their [Func], [Param], [Type] and [Group]; the profiles ([Profile],
+// [Wide], [Native32], [Profiles], [ProfileOf]) and module names ([Module],
+// [Module32], [Version]); the bytes-convention table of module aclwasm
+// ([IOModule], [IOFuncs], [LookupIO]); and the renderings ([WriteMarkdown],
+// [WriteJSON]) that aclwasm abi prints. They are exported because other
+// packages read the table rather than copy it: the sandbox (package host)
+// registers and checks imports from [Funcs], the CLI prints and checks
+// against it, and the guest SDK generators (guest-sdk/internal/gen) emit
+// their bindings from it.
 package abi
 
 import (
@@ -30,7 +41,7 @@ const Version = 1
 // Type is a wire type: how one parameter crosses the wasm boundary.
 type Type uint8
 
-// The wire types of ABI section 2, and U64. The zero Type is none: a
+// The wire types of ABI section 2, and [U64]. The zero Type is none: a
 // Param's Elem is zero when its gptr holds nothing of a profile-dependent
 // width.
 const (
@@ -71,7 +82,7 @@ func (t Type) String() string {
 }
 
 // Wasm returns the wasm value type that carries t in the wide profile:
-// "i32" or "i64". Profile.Wasm gives it for either profile.
+// "i32" or "i64". [Profile.Wasm] gives it for either profile.
 func (t Type) Wasm() string { return Wide.Wasm(t) }
 
 // Is64 reports whether t travels as an i64 in the wide profile.
@@ -158,7 +169,7 @@ func (p Profile) Wasm(t Type) string {
 // Width returns how many bytes a value of type t takes in guest or device
 // memory in profile p (out-parameters, array elements, the base-address
 // slots of aclrtMemcpyAsyncWithOffset): 8 for addresses and sizes in the
-// wide profile and for U64, 4 otherwise.
+// wide profile and for [U64], 4 otherwise.
 func (p Profile) Width(t Type) uint64 {
 	if p.Is64(t) {
 		return 8
@@ -190,7 +201,7 @@ type Param struct {
 	Type Type   `json:"type"`
 	// Elem, for a gptr parameter, is the type of the value it points to
 	// or of its array's elements when their width depends on the profile
-	// or is 8 bytes: Addr (void*, void*[]), Size (size_t, size_t[]) or U64
+	// or is 8 bytes: Addr (void*, void*[]), Size (size_t, size_t[]) or [U64]
 	// (uint64_t). Zero (none) for int32 values, handles, structs, floats
 	// and strings, whose layout is the same in both profiles.
 	Elem Type `json:"elem,omitempty"`
@@ -220,7 +231,7 @@ func (f *Func) Signature() string { return f.SignatureIn(Wide) }
 
 // SignatureIn returns the wasm signature in profile p: aclrtMemcpy is
 // "(i64, i64, i64, i64, i32) -> i32" in Wide and
-// "(i32, i32, i32, i32, i32) -> i32" in Native32.
+// "(i32, i32, i32, i32, i32) -> i32" in [Native32].
 func (f *Func) SignatureIn(p Profile) string {
 	ts := make([]string, len(f.Params))
 	for i, q := range f.Params {

@@ -7,7 +7,7 @@ package abi
 // needs no allocator of its own: it reads the input into memory it owns.
 const IOModule = "aclwasm"
 
-// IOFuncs are the functions of IOModule. Each returns an i32: a length,
+// IOFuncs are the functions of [IOModule]. Each returns an i32: a length,
 // or 0 or an aclError code, whose message aclGetRecentErrMsg reports.
 var IOFuncs = []Func{
 	{Name: "input_len", Group: "io", Params: nil,
@@ -20,7 +20,7 @@ var IOFuncs = []Func{
 		Doc: "Copies at most bufLen bytes of the configuration value named by the key [key, +keyLen) to buf and returns the value's length (below 65536), or -1 if there is none. key or buf outside guest memory: 100000."},
 }
 
-// LookupIO returns the function of IOModule named name, or nil.
+// LookupIO returns the function of [IOModule] named name, or nil.
 func LookupIO(name string) *Func {
 	for i := range IOFuncs {
 		if IOFuncs[i].Name == name {

@@ -11,12 +11,12 @@ import (
 // allocation at p.
 type DevPtr uint64
 
-// HostPin names a host range registered with Backend.HostRegister. 0 means
+// HostPin names a host range registered with [Backend.HostRegister]. 0 means
 // the memory is not registered (pageable, "unregistered" in ACL terms).
 type HostPin uint64
 
 // Stream is a backend stream handle. 0 is invalid: each device's default
-// stream has its own handle (Backend.DefaultStream).
+// stream has its own handle ([Backend.DefaultStream]).
 type Stream uint64
 
 // Event is a backend event handle. 0 is invalid.
@@ -89,8 +89,8 @@ type Backend interface {
 	Close() error
 
 	// SynchronizeDevice waits for all work queued on the device's streams.
-	// timeoutMs -1 waits forever; 0 and values below -1 give ErrRTParamInvalid,
-	// as natively (acl.CheckTimeout); on timeout it returns ErrRTStreamSyncTimeout.
+	// timeoutMs -1 waits forever; 0 and values below -1 give [ErrRTParamInvalid],
+	// as natively ([CheckTimeout]); on timeout it returns [ErrRTStreamSyncTimeout].
 	SynchronizeDevice(ctx context.Context, dev int32, timeoutMs int32) error
 	// CanAccessPeer reports whether dev can access peer's memory.
 	CanAccessPeer(dev, peer int32) (bool, error)
@@ -101,7 +101,7 @@ type Backend interface {
 	// MemInfo returns the free and total bytes of a device's memory class.
 	MemInfo(dev int32, attr MemAttr) (free, total uint64, err error)
 
-	// Malloc allocates size bytes on dev. Out of memory is ErrRTMemoryAllocation.
+	// Malloc allocates size bytes on dev. Out of memory is [ErrRTMemoryAllocation].
 	Malloc(dev int32, size uint64, policy MemMallocPolicy) (DevPtr, error)
 	// Free waits for queued work that uses the allocation at p, then frees it.
 	Free(ctx context.Context, p DevPtr) error
@@ -220,7 +220,7 @@ type PeerRule interface {
 // aclrtMemsetD32Async, which set n 32-bit words to value (little-endian,
 // as the device stores them). The sandbox sets guest memory itself and
 // calls these for device memory only; a Backend without them refuses
-// device memory with ErrRTFeatureNotSupport.
+// device memory with [ErrRTFeatureNotSupport].
 type MemsetD32er interface {
 	// MemsetD32 sets n words at dst now.
 	MemsetD32(ctx context.Context, dst Buf, value uint32, n uint64) error
@@ -240,7 +240,7 @@ type EventResetter interface {
 // event with a limit, which the sandbox uses when a guest set one with
 // aclrtSetOpWaitTimeout. StreamWaitEventTimeout is StreamWaitEvent, except
 // that a wait still blocked after timeout ends and fails with
-// ErrRTWaitTimeout, which the stream's next synchronize returns. A
+// [ErrRTWaitTimeout], which the stream's next synchronize returns. A
 // timeout of 0 means no limit.
 type TimedWaiter interface {
 	StreamWaitEventTimeout(s Stream, e Event, timeout time.Duration) error
@@ -248,7 +248,7 @@ type TimedWaiter interface {
 
 // OpTimeouts is an optional interface of a Backend: the hardware's step
 // for operator timeouts (aclrtGetOpTimeOutInterval). Operator timeouts are
-// set in whole multiples of it, from 1 to MaxOpTimeoutSteps; kernels never
+// set in whole multiples of it, from 1 to [MaxOpTimeoutSteps]; kernels never
 // run in the sandbox, so the sandbox only reports them.
 type OpTimeouts interface {
 	// OpTimeoutInterval returns the step in microseconds.
@@ -260,14 +260,14 @@ type OpTimeouts interface {
 // of aclrtGetOpTimeOutInterval).
 const MaxOpTimeoutSteps = 254
 
-// The optional interfaces of ABI v1.1 section 10's streams and runtime
-// functions. The sandbox gives 207000 for a call that needs one the backend
-// does not implement.
+// The optional interfaces of the stream configuration and runtime settings
+// (docs/ABI.md, section 10). The sandbox gives 207000 for a call that needs
+// one the backend does not implement.
 
 // StreamForcer is an optional interface of a Backend. DestroyStreamForce
 // destroys s without waiting for its queued work: the operations not yet
 // started are cancelled (they never run, move no byte and count nothing;
-// records of events queued there complete with ErrRTStreamAbort), the
+// records of events queued there complete with [ErrRTStreamAbort]), the
 // running one is waited for. aclrtDestroyStreamForce and
 // aclrtResetDeviceForce need it.
 type StreamForcer interface {
@@ -277,7 +277,7 @@ type StreamForcer interface {
 // StreamConfigurer is an optional interface of a Backend.
 // CreateStreamWithConfig creates a stream on dev as
 // aclrtCreateStreamWithConfig does; the caller has applied the native
-// checks (CheckStreamFlags). A backend without it gets CreateStream for
+// checks ([CheckStreamFlags]). A backend without it gets CreateStream for
 // the flags and priorities that have no meaning to it.
 type StreamConfigurer interface {
 	CreateStreamWithConfig(dev int32, priority uint32, flags StreamFlag) (Stream, error)
@@ -285,9 +285,9 @@ type StreamConfigurer interface {
 
 // FailureModer is an optional interface of a Backend.
 // SetStreamFailureMode sets what s does after an operation fails: with
-// StopOnFailure the operations queued after it fail without effect until
+// [StopOnFailure] the operations queued after it fail without effect until
 // the stream is synchronized (the synchronize returns the first error).
-// The caller has applied CheckFailureModeChange.
+// The caller has applied [CheckFailureModeChange].
 type FailureModer interface {
 	SetStreamFailureMode(s Stream, mode FailureMode) error
 }

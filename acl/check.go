@@ -9,7 +9,7 @@ import "math/bits"
 // what an address is (device memory, registered host memory) come after
 // them and belong to the caller, which resolves addresses.
 
-// CheckMemcpy checks aclrtMemcpy: CheckMemcpyArgs, then destMax 0 or
+// CheckMemcpy checks aclrtMemcpy: [CheckMemcpyArgs], then destMax 0 or
 // below count (107000).
 func CheckMemcpy(dst, destMax, src, count uint64, kind MemcpyKind) (done bool, err error) {
 	if done, err = CheckMemcpyArgs(dst, src, count, kind); done || err != nil {
@@ -45,15 +45,6 @@ func CheckDestMax(destMax, count uint64) error {
 		return Errorf(ErrRTParamInvalid, "count %d exceeds destMax %d", count, destMax)
 	}
 	return nil
-}
-
-// CheckMemcpy2D checks aclrtMemcpy2d and aclrtMemcpy2dAsync's arguments:
-// CheckMemcpy2DArgs, then Check2DLimits.
-func CheckMemcpy2D(dst, dpitch, src, spitch, width, height uint64, kind MemcpyKind) (done bool, err error) {
-	if done, err = CheckMemcpy2DArgs(dst, dpitch, src, spitch, width, height, kind); done || err != nil {
-		return
-	}
-	return false, Check2DLimits(width, height)
 }
 
 // CheckMemcpy2DArgs applies the ACL layer's checks of the 2D copies: width
@@ -152,15 +143,6 @@ func Span2D(pitch, width, height uint64) (uint64, bool) {
 	return n, carry == 0
 }
 
-// CheckMemset checks aclrtMemset and aclrtMemsetAsync's arguments:
-// CheckMemsetArgs, then CheckMaxCount.
-func CheckMemset(ptr, maxCount, count uint64) (done bool, err error) {
-	if done, err = CheckMemsetArgs(ptr, count); done || err != nil {
-		return
-	}
-	return false, CheckMaxCount(maxCount, count)
-}
-
 // CheckMemsetArgs applies the ACL layer's checks of the memsets: count 0
 // succeeds first, then a NULL address gives 100000.
 func CheckMemsetArgs(ptr, count uint64) (done bool, err error) {
@@ -194,7 +176,7 @@ func CheckBatchArrays(destMaxs, sizes Words, attrs BatchAttrs) error {
 		}
 	}
 	for i := range attrs.Len() {
-		if !attrs.At(i).RsvZero() {
+		if !attrs.At(i).rsvZero() {
 			return Errorf(ErrInvalidParam, "rsv field of attrs[%d] must be 0", i)
 		}
 	}
@@ -215,7 +197,7 @@ func AllZero(sizes Words) bool {
 // CheckBatchShape applies the runtime's checks of a batch's attribute
 // indexes (107000): at least one attribute, no more attributes than copies,
 // attrsIndexes[0] == 0, strictly increasing, each below count; and for the
-// synchronous batch, at most BatchSyncMaxCount copies.
+// synchronous batch, at most [BatchSyncMaxCount] copies.
 func CheckBatchShape(count uint64, attrsIndexes Words, sync bool) error {
 	n := uint64(attrsIndexes.Len())
 	switch {
@@ -242,7 +224,7 @@ func CheckBatchShape(count uint64, attrsIndexes Words, sync bool) error {
 }
 
 // BatchAttrIndex returns which attribute applies to copy i: the last k with
-// attrsIndexes[k] <= i. attrsIndexes must have passed CheckBatchShape.
+// attrsIndexes[k] <= i. attrsIndexes must have passed [CheckBatchShape].
 func BatchAttrIndex(attrsIndexes Words, i uint64) int {
 	lo, hi := 0, attrsIndexes.Len()
 	for hi-lo > 1 {
@@ -307,7 +289,7 @@ func locString(l MemLocation) string {
 }
 
 // CheckDescKind checks the kind of the descriptor functions:
-// CheckDescKindRange, then CheckDescKindFeature.
+// [CheckDescKindRange], then [CheckDescKindFeature].
 func CheckDescKind(kind MemcpyKind) error {
 	if err := CheckDescKindRange(kind); err != nil {
 		return err
@@ -335,8 +317,8 @@ func CheckDescKindFeature(kind MemcpyKind) error {
 
 // CheckSetMemcpyDesc applies the ACL layer's checks of aclrtSetMemcpyDesc
 // (100000): NULL desc, a kind outside 0..7, NULL src or dst, count 0, a
-// non-NULL config. The runtime's checks follow: CheckDescKindFeature, then
-// CheckDescCount and CheckDescAlign.
+// non-NULL config. The runtime's checks follow: [CheckDescKindFeature], then
+// [CheckDescCount] and [CheckDescAlign].
 func CheckSetMemcpyDesc(desc uint64, kind MemcpyKind, src, dst, count, config uint64) error {
 	switch {
 	case desc == 0:
@@ -355,8 +337,8 @@ func CheckSetMemcpyDesc(desc uint64, kind MemcpyKind, src, dst, count, config ui
 
 // CheckDescCount checks a descriptor's count: above 4 GiB gives 107000.
 func CheckDescCount(count uint64) error {
-	if count > OffsetMaxCount {
-		return Errorf(ErrRTParamInvalid, "count %d exceeds the device-to-device limit %d", count, uint64(OffsetMaxCount))
+	if count > offsetMaxCount {
+		return Errorf(ErrRTParamInvalid, "count %d exceeds the device-to-device limit %d", count, uint64(offsetMaxCount))
 	}
 	return nil
 }
@@ -364,8 +346,8 @@ func CheckDescCount(count uint64) error {
 // CheckDescAlign checks a descriptor's address: not 64-byte aligned gives
 // 107000.
 func CheckDescAlign(desc uint64) error {
-	if desc%DescAlign != 0 {
-		return Errorf(ErrRTParamInvalid, "desc %#x is not %d-byte aligned", desc, DescAlign)
+	if desc%descAlign != 0 {
+		return Errorf(ErrRTParamInvalid, "desc %#x is not %d-byte aligned", desc, descAlign)
 	}
 	return nil
 }
@@ -373,7 +355,7 @@ func CheckDescAlign(desc uint64) error {
 // CheckMemcpyAsyncWithDesc applies the ACL layer's checks of
 // aclrtMemcpyAsyncWithDesc (100000): NULL desc, a kind outside 0..7, the
 // NULL (default) stream. The runtime checks the stream handle, then
-// CheckDescKindFeature.
+// [CheckDescKindFeature].
 func CheckMemcpyAsyncWithDesc(desc uint64, kind MemcpyKind, stream uint64) error {
 	if desc == 0 {
 		return Errorf(ErrInvalidParam, "desc is NULL")
@@ -388,7 +370,7 @@ func CheckMemcpyAsyncWithDesc(desc uint64, kind MemcpyKind, stream uint64) error
 }
 
 // CheckMemcpyOffset checks aclrtMemcpyAsyncWithOffset without its stream:
-// CheckOffsetKind, then CheckOffsetArgs.
+// [CheckOffsetKind], then [CheckOffsetArgs].
 func CheckMemcpyOffset(dst, destMax, dstOff, src, count, srcOff uint64, kind MemcpyKind) (done bool, err error) {
 	if done, err = CheckOffsetKind(count, kind); done || err != nil {
 		return
@@ -421,12 +403,12 @@ func CheckOffsetArgs(dst, destMax, dstOff, src, count, srcOff uint64) error {
 		return Errorf(ErrRTParamInvalid, "src is NULL")
 	case count > destMax:
 		return Errorf(ErrRTParamInvalid, "count %d exceeds destMax %d", count, destMax)
-	case count > OffsetMaxCount:
-		return Errorf(ErrRTParamInvalid, "count %d exceeds the device-to-device limit %d", count, uint64(OffsetMaxCount))
-	case srcOff > OffsetMaxDataOffset:
-		return Errorf(ErrRTParamInvalid, "srcDataOffset %#x exceeds %#x", srcOff, uint64(OffsetMaxDataOffset))
-	case dstOff > OffsetMaxDataOffset:
-		return Errorf(ErrRTParamInvalid, "dstDataOffset %#x exceeds %#x", dstOff, uint64(OffsetMaxDataOffset))
+	case count > offsetMaxCount:
+		return Errorf(ErrRTParamInvalid, "count %d exceeds the device-to-device limit %d", count, uint64(offsetMaxCount))
+	case srcOff > offsetMaxDataOffset:
+		return Errorf(ErrRTParamInvalid, "srcDataOffset %#x exceeds %#x", srcOff, uint64(offsetMaxDataOffset))
+	case dstOff > offsetMaxDataOffset:
+		return Errorf(ErrRTParamInvalid, "dstDataOffset %#x exceeds %#x", dstOff, uint64(offsetMaxDataOffset))
 	case dstOff >= destMax:
 		return Errorf(ErrRTParamInvalid, "dstDataOffset %d is not below destMax %d", dstOff, destMax)
 	case count > destMax-dstOff:
@@ -436,7 +418,7 @@ func CheckOffsetArgs(dst, destMax, dstOff, src, count, srcOff uint64) error {
 }
 
 // CheckTimeout checks a synchronize timeout as the native runtime does:
-// CheckTimeoutRange, then CheckTimeoutZero.
+// [CheckTimeoutRange], then [CheckTimeoutZero].
 func CheckTimeout(timeoutMs int32) error {
 	if err := CheckTimeoutRange(timeoutMs); err != nil {
 		return err
@@ -484,8 +466,8 @@ func CheckMalloc(size uint64) error {
 	switch {
 	case size == 0:
 		return Errorf(ErrInvalidParam, "size is 0")
-	case size > ^uint64(0)-MallocAlign-MallocPadding:
-		return Errorf(ErrInvalidParam, "size %d overflows with the allocator's %d bytes of padding", size, MallocAlign+MallocPadding)
+	case size > ^uint64(0)-mallocAlign-mallocPadding:
+		return Errorf(ErrInvalidParam, "size %d overflows with the allocator's %d bytes of padding", size, mallocAlign+mallocPadding)
 	}
 	return nil
 }

@@ -114,7 +114,7 @@ func TestCheckMemcpy2D(t *testing.T) {
 		{"DEFAULT", args{1, 9, 2, 10, 8, 3, 4}, ok},
 	}
 	for _, tc := range tests {
-		done, err := CheckMemcpy2D(tc.dst, tc.dpitch, tc.src, tc.spitch, tc.width, tc.height, tc.kind)
+		done, err := checkMemcpy2D(tc.dst, tc.dpitch, tc.src, tc.spitch, tc.width, tc.height, tc.kind)
 		tc.want.check(t, tc.name, done, err)
 	}
 }
@@ -158,7 +158,7 @@ func TestCheckMemset(t *testing.T) {
 		{"maxCount 0", 1, 0, 1, rtParam("maxCount 0")},
 		{"count equal to maxCount", 1, 8, 8, ok},
 	} {
-		done, err := CheckMemset(tc.ptr, tc.maxCount, tc.count)
+		done, err := checkMemset(tc.ptr, tc.maxCount, tc.count)
 		tc.want.check(t, tc.name, done, err)
 	}
 }
@@ -178,17 +178,17 @@ func TestCheckBatchArrays(t *testing.T) {
 		{"sizes before rsv", []uint64{1}, []uint64{2}, []MemcpyBatchAttr{rsv}, invalid("index 0")},
 		{"lengths differ", []uint64{8}, []uint64{8, 8}, nil, invalid("destMaxs has 1 entries and sizes 2")},
 	} {
-		tc.want.check(t, tc.name, false, CheckBatchArrays(U64sOf(tc.destMaxs...), U64sOf(tc.sizes...), BatchAttrsOf(tc.attrs...)))
+		tc.want.check(t, tc.name, false, CheckBatchArrays(u64sOf(tc.destMaxs...), u64sOf(tc.sizes...), batchAttrsOf(tc.attrs...)))
 	}
 }
 
 func TestAllZero(t *testing.T) {
 	require.True(t, AllZero(Words{}))
-	require.True(t, AllZero(U64sOf(0, 0, 0)))
-	require.False(t, AllZero(U64sOf(0, 0, 1)))
-	require.False(t, AllZero(U64sOf(1)))
-	require.True(t, AllZero(U32sOf(0, 0)))
-	require.False(t, AllZero(U32sOf(0, 1)))
+	require.True(t, AllZero(u64sOf(0, 0, 0)))
+	require.False(t, AllZero(u64sOf(0, 0, 1)))
+	require.False(t, AllZero(u64sOf(1)))
+	require.True(t, AllZero(u32sOf(0, 0)))
+	require.False(t, AllZero(u32sOf(0, 1)))
 }
 
 // TestWords reads both element widths in place: 8-byte elements (the wide
@@ -200,11 +200,11 @@ func TestWords(t *testing.T) {
 	require.Equal(t, uint64(0x0000000200000001), w8.At(0))
 	require.Equal(t, 2, w4.Len())
 	require.Equal(t, []uint64{1, 2}, []uint64{w4.At(0), w4.At(1)})
-	u := U32sOf(0xFFFFFFFF, 1<<32|5)
+	u := u32sOf(0xFFFFFFFF, 1<<32|5)
 	require.Equal(t, []uint64{0xFFFFFFFF, 5}, []uint64{u.At(0), u.At(1)}, "4-byte elements truncate")
-	require.Equal(t, 3, BatchAttrIndex(U32sOf(0, 2, 4, 6), 6))
-	require.NoError(t, CheckBatchShape(8, U32sOf(0, 2, 4), true))
-	require.Error(t, CheckBatchArrays(U32sOf(4), U32sOf(8), nil))
+	require.Equal(t, 3, BatchAttrIndex(u32sOf(0, 2, 4, 6), 6))
+	require.NoError(t, CheckBatchShape(8, u32sOf(0, 2, 4), true))
+	require.Error(t, CheckBatchArrays(u32sOf(4), u32sOf(8), nil))
 }
 
 func TestCheckBatchShape(t *testing.T) {
@@ -230,7 +230,7 @@ func TestCheckBatchShape(t *testing.T) {
 		{"async over the sync limit", 1 << 20, []uint64{0}, false, ok},
 		{"shape before the limit", BatchSyncMaxCount + 1, []uint64{1}, true, rtParam("attrsIndexes[0]")},
 	} {
-		tc.want.check(t, tc.name, false, CheckBatchShape(tc.count, U64sOf(tc.idx...), tc.sync))
+		tc.want.check(t, tc.name, false, CheckBatchShape(tc.count, u64sOf(tc.idx...), tc.sync))
 	}
 }
 
@@ -245,7 +245,7 @@ func TestBatchAttrIndex(t *testing.T) {
 		{[]uint64{0, 2, 5, 6}, []int{0, 0, 1, 1, 1, 2, 3, 3}},
 	} {
 		for i, w := range tc.want {
-			require.Equal(t, w, BatchAttrIndex(U64sOf(tc.idx...), uint64(i)), "copy %d of %v", i, tc.idx)
+			require.Equal(t, w, BatchAttrIndex(u64sOf(tc.idx...), uint64(i)), "copy %d of %v", i, tc.idx)
 		}
 	}
 }
@@ -284,8 +284,8 @@ func TestCheckBatchLocation(t *testing.T) {
 }
 
 func TestCheckDescFields(t *testing.T) {
-	require.NoError(t, CheckDescCount(OffsetMaxCount))
-	rtParam("device-to-device limit").check(t, "count", false, CheckDescCount(OffsetMaxCount+1))
+	require.NoError(t, CheckDescCount(offsetMaxCount))
+	rtParam("device-to-device limit").check(t, "count", false, CheckDescCount(offsetMaxCount+1))
 	require.NoError(t, CheckDescAlign(1<<40+128))
 	rtParam("not 64-byte aligned").check(t, "align", false, CheckDescAlign(1<<40+32))
 }
@@ -347,7 +347,7 @@ func TestCheckMemcpyAsyncWithDesc(t *testing.T) {
 
 func TestCheckMemcpyOffset(t *testing.T) {
 	const k = MemcpyInnerDeviceToDevice
-	const maxOff = OffsetMaxDataOffset
+	const maxOff = offsetMaxDataOffset
 	type args struct {
 		dst, destMax, dstOff, src, count, srcOff uint64
 		kind                                     MemcpyKind
@@ -372,9 +372,9 @@ func TestCheckMemcpyOffset(t *testing.T) {
 		{"dst offset at destMax", args{1, 100, 100, 2, 1, 0, k}, rtParam("dstDataOffset 100 is not below destMax 100")},
 		{"count over the room", args{1, 100, 10, 2, 91, 0, k}, rtParam("count 91 exceeds destMax 100 - dstDataOffset 10")},
 		{"count filling the room", args{1, 100, 10, 2, 90, 0, k}, ok},
-		{"count at 4 GiB", args{1, 1 << 40, 0, 2, OffsetMaxCount, 0, k}, ok},
-		{"count over 4 GiB", args{1, 1 << 40, 0, 2, OffsetMaxCount + 1, 0, k}, rtParam("device-to-device limit")},
-		{"room before the 4 GiB limit", args{1, 8, 0, 2, OffsetMaxCount + 1, 0, k}, rtParam("exceeds destMax 8")},
+		{"count at 4 GiB", args{1, 1 << 40, 0, 2, offsetMaxCount, 0, k}, ok},
+		{"count over 4 GiB", args{1, 1 << 40, 0, 2, offsetMaxCount + 1, 0, k}, rtParam("device-to-device limit")},
+		{"room before the 4 GiB limit", args{1, 8, 0, 2, offsetMaxCount + 1, 0, k}, rtParam("exceeds destMax 8")},
 	} {
 		done, err := CheckMemcpyOffset(tc.dst, tc.destMax, tc.dstOff, tc.src, tc.count, tc.srcOff, tc.kind)
 		tc.want.check(t, tc.name, done, err)
@@ -425,4 +425,22 @@ func TestItoa(t *testing.T) {
 	for _, v := range []uint64{0, 7, 10, 4096, ^uint64(0)} {
 		require.Equal(t, strconv.FormatUint(v, 10), itoa(v))
 	}
+}
+
+// checkMemcpy2D checks aclrtMemcpy2d and aclrtMemcpy2dAsync's arguments:
+// CheckMemcpy2DArgs, then Check2DLimits.
+func checkMemcpy2D(dst, dpitch, src, spitch, width, height uint64, kind MemcpyKind) (done bool, err error) {
+	if done, err = CheckMemcpy2DArgs(dst, dpitch, src, spitch, width, height, kind); done || err != nil {
+		return
+	}
+	return false, Check2DLimits(width, height)
+}
+
+// checkMemset checks aclrtMemset and aclrtMemsetAsync's arguments:
+// CheckMemsetArgs, then CheckMaxCount.
+func checkMemset(ptr, maxCount, count uint64) (done bool, err error) {
+	if done, err = CheckMemsetArgs(ptr, count); done || err != nil {
+		return
+	}
+	return false, CheckMaxCount(maxCount, count)
 }

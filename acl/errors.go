@@ -1,11 +1,3 @@
-// Package acl is the Go model of the CANN ACL runtime's memory-copy API: its
-// error codes, enums and structs with their native values and layouts, the
-// native argument checks in the native order, and the Backend interface that
-// the sandbox delegates to once it has validated and translated a guest call.
-//
-// The package imports nothing else of this module. Backends live in
-// subpackages (acl/sim, the embedded simulated device; acl/cann, the binding
-// of libascendcl.so).
 package acl
 
 import (
@@ -51,6 +43,37 @@ const (
 	ErrHostMemoryNotRegistered     Error = 507911 // ACL_ERROR_HOST_MEMORY_NOT_REGISTERED
 )
 
+// goNames are the Go names of the constants above, for GoString.
+// TestGoNames checks it against the constant block.
+var goNames = map[Error]string{
+	Success:                        "Success",
+	ErrInvalidParam:                "ErrInvalidParam",
+	ErrRepeatInitialize:            "ErrRepeatInitialize",
+	ErrInvalidFile:                 "ErrInvalidFile",
+	ErrRepeatFinalize:              "ErrRepeatFinalize",
+	ErrFeatureUnsupported:          "ErrFeatureUnsupported",
+	ErrInternal:                    "ErrInternal",
+	ErrRTParamInvalid:              "ErrRTParamInvalid",
+	ErrRTInvalidDeviceID:           "ErrRTInvalidDeviceID",
+	ErrRTContextNull:               "ErrRTContextNull",
+	ErrRTStreamContext:             "ErrRTStreamContext",
+	ErrRTEventTimestampInvalid:     "ErrRTEventTimestampInvalid",
+	ErrRTInvalidMemoryType:         "ErrRTInvalidMemoryType",
+	ErrRTInvalidHandle:             "ErrRTInvalidHandle",
+	ErrRTWaitTimeout:               "ErrRTWaitTimeout",
+	ErrRTStreamAbort:               "ErrRTStreamAbort",
+	ErrRTFeatureNotSupport:         "ErrRTFeatureNotSupport",
+	ErrRTMemoryAllocation:          "ErrRTMemoryAllocation",
+	ErrRTOverLimit:                 "ErrRTOverLimit",
+	ErrRTInternal:                  "ErrRTInternal",
+	ErrRTStreamNotComplete:         "ErrRTStreamNotComplete",
+	ErrRTEventNotComplete:          "ErrRTEventNotComplete",
+	ErrRTStreamSyncTimeout:         "ErrRTStreamSyncTimeout",
+	ErrRTEventSyncTimeout:          "ErrRTEventSyncTimeout",
+	ErrHostMemoryAlreadyRegistered: "ErrHostMemoryAlreadyRegistered",
+	ErrHostMemoryNotRegistered:     "ErrHostMemoryNotRegistered",
+}
+
 // Name returns the native name of the code, such as "ACL_ERROR_RT_PARAM_INVALID",
 // or "ACL_ERROR_UNKNOWN" for a value the native headers do not define.
 func (e Error) Name() string {
@@ -63,6 +86,22 @@ func (e Error) Name() string {
 // Error implements error.
 func (e Error) Error() string {
 	return e.Name() + " (" + strconv.Itoa(int(e)) + ")"
+}
+
+// GoString implements [fmt.GoStringer], so that %#v, and test failures
+// that print values with it (testify's), name the code instead of showing
+// a bare number: "acl.ErrInvalidParam(100000)" for a code with a Go
+// constant, "acl.Error(100001 /* ACL_ERROR_UNINITIALIZE */)" for another
+// native code, and "acl.Error(123)" for a value the headers do not define.
+func (e Error) GoString() string {
+	v := strconv.Itoa(int(e))
+	if n, ok := goNames[e]; ok {
+		return "acl." + n + "(" + v + ")"
+	}
+	if n, ok := names[e]; ok {
+		return "acl.Error(" + v + " /* " + n + " */)"
+	}
+	return "acl.Error(" + v + ")"
 }
 
 // CallError is an Error together with the message that explains it: which
@@ -78,14 +117,14 @@ func (e *CallError) Error() string { return e.Msg + ": " + e.Code.Error() }
 // Unwrap makes errors.Is(err, code) work.
 func (e *CallError) Unwrap() error { return e.Code }
 
-// Errorf returns a *CallError with the code and a formatted message.
+// Errorf returns a *[CallError] with the code and a formatted message.
 func Errorf(code Error, format string, args ...any) error {
 	return &CallError{Code: code, Msg: fmt.Sprintf(format, args...)}
 }
 
 // CodeOf returns the native code carried by err: Success for nil, the Error
-// found by errors.As, ErrRTStreamSyncTimeout for a context deadline, and
-// ErrInternal for anything else.
+// found by errors.As, [ErrRTStreamSyncTimeout] for a context deadline, and
+// [ErrInternal] for anything else.
 func CodeOf(err error) Error {
 	if err == nil {
 		return Success
@@ -101,7 +140,7 @@ func CodeOf(err error) Error {
 }
 
 // MessageOf returns the message of err without its code suffix when err is a
-// *CallError, and err.Error() otherwise.
+// *[CallError], and err.Error() otherwise.
 func MessageOf(err error) string {
 	if err == nil {
 		return ""

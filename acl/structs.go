@@ -21,8 +21,8 @@ type MemLocation struct {
 	Type MemLocationType
 }
 
-// DecodeMemLocation reads an aclrtMemLocation from the first 8 bytes of b.
-func DecodeMemLocation(b []byte) MemLocation {
+// decodeMemLocation reads an aclrtMemLocation from the first 8 bytes of b.
+func decodeMemLocation(b []byte) MemLocation {
 	_ = b[MemLocationSize-1]
 	return MemLocation{ID: le.Uint32(b), Type: MemLocationType(le.Uint32(b[4:]))}
 }
@@ -45,7 +45,7 @@ type MemcpyBatchAttr struct {
 // DecodeMemcpyBatchAttr reads an aclrtMemcpyBatchAttr from the first 32 bytes of b.
 func DecodeMemcpyBatchAttr(b []byte) MemcpyBatchAttr {
 	_ = b[MemcpyBatchAttrSize-1]
-	a := MemcpyBatchAttr{DstLoc: DecodeMemLocation(b), SrcLoc: DecodeMemLocation(b[8:])}
+	a := MemcpyBatchAttr{DstLoc: decodeMemLocation(b), SrcLoc: decodeMemLocation(b[8:])}
 	copy(a.Rsv[:], b[16:32])
 	return a
 }
@@ -58,8 +58,8 @@ func (a MemcpyBatchAttr) Encode(b []byte) {
 	copy(b[16:32], a.Rsv[:])
 }
 
-// RsvZero reports whether the reserved bytes are all zero, as the runtime requires.
-func (a MemcpyBatchAttr) RsvZero() bool { return a.Rsv == [16]byte{} }
+// rsvZero reports whether the reserved bytes are all zero, as the runtime requires.
+func (a MemcpyBatchAttr) rsvZero() bool { return a.Rsv == [16]byte{} }
 
 // PtrAttributes is aclrtPtrAttributes: where an address lives and its page size.
 type PtrAttributes struct {
@@ -71,7 +71,7 @@ type PtrAttributes struct {
 // DecodePtrAttributes reads an aclrtPtrAttributes from the first 28 bytes of b.
 func DecodePtrAttributes(b []byte) PtrAttributes {
 	_ = b[PtrAttributesSize-1]
-	a := PtrAttributes{Location: DecodeMemLocation(b), PageSize: le.Uint32(b[8:])}
+	a := PtrAttributes{Location: decodeMemLocation(b), PageSize: le.Uint32(b[8:])}
 	for i := range a.Rsv {
 		a.Rsv[i] = le.Uint32(b[12+4*i:])
 	}
@@ -109,24 +109,6 @@ func WordsOf(b []byte, width int) Words {
 	return Words{b: b, width: width}
 }
 
-// U64sOf packs vs into Words of 8-byte elements.
-func U64sOf(vs ...uint64) Words {
-	u := make([]byte, 8*len(vs))
-	for i, v := range vs {
-		le.PutUint64(u[8*i:], v)
-	}
-	return Words{b: u, width: 8}
-}
-
-// U32sOf packs vs into Words of 4-byte elements (each value truncated).
-func U32sOf(vs ...uint64) Words {
-	u := make([]byte, 4*len(vs))
-	for i, v := range vs {
-		le.PutUint32(u[4*i:], uint32(v))
-	}
-	return Words{b: u, width: 4}
-}
-
 // Len returns the number of elements.
 func (u Words) Len() int {
 	if u.width == 4 {
@@ -145,15 +127,6 @@ func (u Words) At(i int) uint64 {
 
 // BatchAttrs is a packed array of aclrtMemcpyBatchAttr, read in place.
 type BatchAttrs []byte
-
-// BatchAttrsOf packs as into a BatchAttrs.
-func BatchAttrsOf(as ...MemcpyBatchAttr) BatchAttrs {
-	b := make(BatchAttrs, MemcpyBatchAttrSize*len(as))
-	for i, a := range as {
-		a.Encode(b[MemcpyBatchAttrSize*i:])
-	}
-	return b
-}
 
 // Len returns the number of attributes.
 func (b BatchAttrs) Len() int { return len(b) / MemcpyBatchAttrSize }

@@ -28,8 +28,8 @@ func TestMemLocationLayout(t *testing.T) {
 	l := MemLocation{ID: 0x04030201, Type: MemLocationHostNUMA}
 	b := encode(t, MemLocationSize, l.Encode)
 	require.Equal(t, []byte{1, 2, 3, 4, 4, 0, 0, 0}, b, "{u32 id; u32 type}, little-endian")
-	require.Equal(t, l, DecodeMemLocation(b))
-	require.Equal(t, l, DecodeMemLocation(append(b, 9, 9)), "bytes after the struct are ignored")
+	require.Equal(t, l, decodeMemLocation(b))
+	require.Equal(t, l, decodeMemLocation(append(b, 9, 9)), "bytes after the struct are ignored")
 }
 
 func TestMemcpyBatchAttrLayout(t *testing.T) {
@@ -48,13 +48,13 @@ func TestMemcpyBatchAttrLayout(t *testing.T) {
 	}
 	require.Equal(t, want, b)
 	require.Equal(t, a, DecodeMemcpyBatchAttr(b))
-	require.False(t, a.RsvZero())
+	require.False(t, a.rsvZero())
 	for i := range a.Rsv {
 		var one MemcpyBatchAttr
 		one.Rsv[i] = 1
-		require.False(t, one.RsvZero(), "rsv[%d]", i)
+		require.False(t, one.rsvZero(), "rsv[%d]", i)
 	}
-	require.True(t, MemcpyBatchAttr{DstLoc: a.DstLoc}.RsvZero())
+	require.True(t, MemcpyBatchAttr{DstLoc: a.DstLoc}.rsvZero())
 }
 
 func TestPtrAttributesLayout(t *testing.T) {
@@ -76,7 +76,7 @@ func TestPtrAttributesLayout(t *testing.T) {
 func TestDecodeShortBuffers(t *testing.T) {
 	// Callers size buffers from the *Size constants; a short one is a bug
 	// that fails at once, before any byte is read or written.
-	require.Panics(t, func() { DecodeMemLocation(make([]byte, MemLocationSize-1)) })
+	require.Panics(t, func() { decodeMemLocation(make([]byte, MemLocationSize-1)) })
 	require.Panics(t, func() { DecodeMemcpyBatchAttr(make([]byte, MemcpyBatchAttrSize-1)) })
 	require.Panics(t, func() { DecodePtrAttributes(make([]byte, PtrAttributesSize-1)) })
 	short := make([]byte, PtrAttributesSize-1)
@@ -98,4 +98,31 @@ func TestPutFloat32(t *testing.T) {
 		PutFloat32(b, tc.v)
 		require.Equal(t, tc.want, b, "%v", tc.v)
 	}
+}
+
+// u64sOf packs vs into Words of 8-byte elements.
+func u64sOf(vs ...uint64) Words {
+	u := make([]byte, 8*len(vs))
+	for i, v := range vs {
+		le.PutUint64(u[8*i:], v)
+	}
+	return Words{b: u, width: 8}
+}
+
+// u32sOf packs vs into Words of 4-byte elements (each value truncated).
+func u32sOf(vs ...uint64) Words {
+	u := make([]byte, 4*len(vs))
+	for i, v := range vs {
+		le.PutUint32(u[4*i:], uint32(v))
+	}
+	return Words{b: u, width: 4}
+}
+
+// batchAttrsOf packs as into a BatchAttrs.
+func batchAttrsOf(as ...MemcpyBatchAttr) BatchAttrs {
+	b := make(BatchAttrs, MemcpyBatchAttrSize*len(as))
+	for i, a := range as {
+		a.Encode(b[MemcpyBatchAttrSize*i:])
+	}
+	return b
 }

@@ -110,9 +110,9 @@ const (
 	MemAccessUserSpaceReadonly MemMallocPolicy = 0x100000
 )
 
-// Huge1G reports whether the policy asks for 1 GiB pages, which the native
+// huge1G reports whether the policy asks for 1 GiB pages, which the native
 // allocator does not pad.
-func (p MemMallocPolicy) Huge1G() bool {
+func (p MemMallocPolicy) huge1G() bool {
 	b := p & 0xff
 	return b == MemMallocHuge1GOnly || b == MemMallocHuge1GOnlyP2P
 }
@@ -193,12 +193,12 @@ const (
 	Memcpy2DMaxWidth    = 5000000         // aclrtMemcpy2d width limit (107000 above it)
 	Memcpy2DMaxHeight   = 5 * 1024 * 1024 // aclrtMemcpy2d height limit (107000 above it)
 	BatchSyncMaxCount   = 4096            // aclrtMemcpyBatch entry limit (107000 above it)
-	OffsetMaxDataOffset = 0xFFFFFFFFFFFF  // aclrtMemcpyAsyncWithOffset offset limit
-	OffsetMaxCount      = 4 << 30         // aclrtMemcpyAsyncWithOffset count limit (D2D)
-	MallocAlign         = 32              // device allocations are rounded to this
-	MallocPadding       = 32              // and padded by this many bytes
+	offsetMaxDataOffset = 0xFFFFFFFFFFFF  // aclrtMemcpyAsyncWithOffset offset limit
+	offsetMaxCount      = 4 << 30         // aclrtMemcpyAsyncWithOffset count limit (D2D)
+	mallocAlign         = 32              // device allocations are rounded to this
+	mallocPadding       = 32              // and padded by this many bytes
 	FailIndexNone       = ^uint64(0)      // SIZE_MAX: a batch failure not tied to one entry
-	DescAlign           = 64              // copy descriptors must be aligned to this
+	descAlign           = 64              // copy descriptors must be aligned to this
 	DescSizeA2          = 32              // the copy descriptor's size on Atlas A2 and A3
 	DescSize950         = 64              // the copy descriptor's size on the Ascend 950
 )
@@ -209,9 +209,9 @@ func AllocatedSize(size uint64, policy MemMallocPolicy) uint64 {
 	if size > 1<<62 {
 		return ^uint64(0) // no device has that much; callers report out of memory
 	}
-	pad := uint64(MallocPadding)
-	if policy.Huge1G() {
+	pad := uint64(mallocPadding)
+	if policy.huge1G() {
 		pad = 0
 	}
-	return (size + MallocAlign + pad - 1) / MallocAlign * MallocAlign
+	return (size + mallocAlign + pad - 1) / mallocAlign * mallocAlign
 }

@@ -64,7 +64,7 @@ func TestEnumValidity(t *testing.T) {
 		MemMallocHugeFirst: false, MemMallocHuge1GOnly: true, MemMallocHuge1GOnlyP2P: true,
 		MemMallocHuge1GOnly | MemTypeHighBandWidth: true, MemTypeLowBandWidth: false, MemMallocNormalOnlyP2P: false,
 	} {
-		require.Equal(t, huge, p.Huge1G(), "%#x", p)
+		require.Equal(t, huge, p.huge1G(), "%#x", p)
 	}
 }
 

@@ -10,8 +10,8 @@ import (
 
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/acl/cann"
-	"github.com/aclwasm/aclwasm/acl/faulty"
 	"github.com/aclwasm/aclwasm/acl/sim"
+	"github.com/aclwasm/aclwasm/internal/faulty"
 )
 
 // The runtime's own failures, injected by acl/faulty around the test

@@ -11,13 +11,14 @@
 #                                copy.c in the native layout (module acl32); and the
 #                                SDK header checks of guest-sdk/c/tests (both profiles, C and C++)
 #   rust-copy, rust-nostd,       guest-sdk/rust/examples (and the crate's unit tests, run natively)
-#   rust-bytes, rust-v11
+#   rust-bytes, rust-runtime
 #   go-copy, go-reactor,         guest-sdk/go/examples
-#   go-bytes, go-v11
-#   as-copy, as-bytes, as-v11    guest-sdk/assemblyscript/examples
+#   go-bytes, go-runtime
+#   as-copy, as-bytes,           guest-sdk/assemblyscript/examples
+#   as-runtime
 #   (*-bytes: the same reactor of the bytes-in, bytes-out convention in each
-#   language, which tests/bytes_test.go runs; *-v11: the ABI v1.1 additions
-#   through each SDK, which tests/v11_test.go runs)
+#   language, which tests/bytes_test.go runs; *-runtime: the runtime functions beyond copies
+#   through each SDK, which tests/sdk_runtime_test.go runs)
 #   conformance, conformance32   tests/conformance/conformance.c (the ABI conformance program),
 #                                built in the wide profile and in the native layout (acl32)
 #   <sample>                     every directory under samples/ but include/ (see below)
@@ -148,10 +149,10 @@ build_rust() {
 	need wasm-ld "the Rust examples"
 	"$RUSTC_BIN" --print target-list | grep -x wasm32-wasi >/dev/null ||
 		die "$RUSTC_BIN has no wasm32-wasi target (install libstd-rust-dev-wasm32); run scripts/install-toolchains.sh"
-	say "Rust: rust-copy, rust-nostd, rust-bytes, rust-v11"
+	say "Rust: rust-copy, rust-nostd, rust-bytes, rust-runtime"
 	local dir="$ROOT/guest-sdk/rust"
 	cargo_build "$dir" --target wasm32-wasi --example copy
-	cargo_build "$dir" --target wasm32-wasi --example v11
+	cargo_build "$dir" --target wasm32-wasi --example runtime
 	cargo_build "$dir" --target wasm32-unknown-unknown --no-default-features --example nostd
 	# A reactor with std but no WASI (see the example's comment).
 	cargo_build "$dir" --target wasm32-unknown-unknown --example bytes
@@ -161,18 +162,18 @@ build_rust() {
 	cp "$dir/target/wasm32-wasi/release/examples/copy.wasm" "$OUT/rust-copy.wasm"
 	cp "$dir/target/wasm32-unknown-unknown/release/examples/nostd.wasm" "$OUT/rust-nostd.wasm"
 	cp "$dir/target/wasm32-unknown-unknown/release/examples/bytes.wasm" "$OUT/rust-bytes.wasm"
-	cp "$dir/target/wasm32-wasi/release/examples/v11.wasm" "$OUT/rust-v11.wasm"
+	cp "$dir/target/wasm32-wasi/release/examples/runtime.wasm" "$OUT/rust-runtime.wasm"
 	freestanding rust-nostd.wasm
 	freestanding rust-bytes.wasm
 }
 
 build_go() {
 	need "$GO" "the Go examples"
-	say "Go: go-copy, go-reactor, go-bytes, go-v11"
+	say "Go: go-copy, go-reactor, go-bytes, go-runtime"
 	(cd "$ROOT" && GOOS=wasip1 GOARCH=wasm "$GO" build -o "$OUT/go-copy.wasm" github.com/aclwasm/aclwasm/guest-sdk/go/examples/copy)
 	(cd "$ROOT" && GOOS=wasip1 GOARCH=wasm "$GO" build -buildmode=c-shared -o "$OUT/go-reactor.wasm" github.com/aclwasm/aclwasm/guest-sdk/go/examples/reactor)
 	(cd "$ROOT" && GOOS=wasip1 GOARCH=wasm "$GO" build -buildmode=c-shared -o "$OUT/go-bytes.wasm" github.com/aclwasm/aclwasm/guest-sdk/go/examples/bytes)
-	(cd "$ROOT" && GOOS=wasip1 GOARCH=wasm "$GO" build -o "$OUT/go-v11.wasm" github.com/aclwasm/aclwasm/guest-sdk/go/examples/v11)
+	(cd "$ROOT" && GOOS=wasip1 GOARCH=wasm "$GO" build -o "$OUT/go-runtime.wasm" github.com/aclwasm/aclwasm/guest-sdk/go/examples/runtime)
 }
 
 # asc_in DIR: the asc of DIR's node_modules.
@@ -189,15 +190,15 @@ AS_FLAGS=(-O3 --runtime stub --use abort= --exportStart _start)
 build_as() {
 	local dir="$ROOT/guest-sdk/assemblyscript" asc
 	asc="$(asc_in "$dir")"
-	say "AssemblyScript: as-copy, as-bytes, as-v11"
+	say "AssemblyScript: as-copy, as-bytes, as-runtime"
 	(cd "$dir" && "$asc" examples/copy.ts "${AS_FLAGS[@]}" -o "$OUT/as-copy.wasm")
-	(cd "$dir" && "$asc" examples/v11.ts "${AS_FLAGS[@]}" -o "$OUT/as-v11.wasm")
+	(cd "$dir" && "$asc" examples/runtime.ts "${AS_FLAGS[@]}" -o "$OUT/as-runtime.wasm")
 	# A reactor serving many calls: a collecting runtime, top-level code as
 	# _initialize (see the example's comment).
 	(cd "$dir" && "$asc" examples/bytes.ts -O3 --runtime incremental --use abort= --exportStart _initialize -o "$OUT/as-bytes.wasm")
 	freestanding as-copy.wasm
 	freestanding as-bytes.wasm
-	freestanding as-v11.wasm
+	freestanding as-runtime.wasm
 }
 
 build_sample() { # DIR

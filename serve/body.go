@@ -80,7 +80,7 @@ func guard(h http.Handler) http.Handler {
 }
 
 // budget bounds the bytes of request bodies that all requests together
-// hold in memory (Config.MaxBuffered).
+// hold in memory ([Config.MaxBuffered]).
 type budget struct {
 	max  int64
 	used atomic.Int64

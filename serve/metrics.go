@@ -10,7 +10,7 @@ import (
 // serverMetrics are the server's own series, next to the host's
 // (host.Metrics): requests by plugin, status and outcome, their duration,
 // the requests in flight, the bytes of request bodies held against
-// Config.MaxBuffered, the directory's reloads, and each plugin's loads,
+// [Config.MaxBuffered], the directory's reloads, and each plugin's loads,
 // load failures and state. The plugin label of a request is empty for
 // names that are no plugin, so that made-up names in URLs cannot grow the
 // series.

@@ -34,7 +34,7 @@ var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 // get. Unknown fields are an error, so that a typo does not silently keep
 // a default.
 //
-// Deprecated: write the manifest NAME.yaml instead (host.Manifest, the
+// Deprecated: write the manifest NAME.yaml instead ([host.Manifest], the
 // file of aclwasm run --manifest). NAME.json is read for one more release,
 // with a warning in the log once per plugin.
 type Sidecar struct {
@@ -159,7 +159,7 @@ func statFile(path string) fileStamp {
 }
 
 // version is one loaded version of a plugin. Requests hold it (refs) while
-// they run; a reload retires it, and it closes its host.Plugin when the
+// they run; a reload retires it, and it closes its [host.Plugin] when the
 // last request holding it ends.
 type version struct {
 	name   string

@@ -16,11 +16,11 @@
 //
 // Each plugin runs under the server's default policy, overridden by an
 // optional manifest NAME.yaml next to NAME.wasm: the file of aclwasm run
-// --manifest and host.LoadManifest (host.Manifest), strictly decoded
+// --manifest and [host.LoadManifest] ([host.Manifest]), strictly decoded
 // (unknown fields and bad values are errors with their line). Its module
 // path must be NAME.wasm; its sha256, if given, is checked; the policy
 // fields it sets override the server's one by one (its deny list adds to
-// the server's); name is argv[0], then args; env adds to Config.Env;
+// the server's); name is argv[0], then args; env adds to [Config.Env];
 // config is read by the guest with aclwasm.config_read; its serve section
 // sets max_concurrent and a reactor's export. The JSON sidecar NAME.json
 // (Sidecar) is deprecated: it is still read, with a warning logged once
@@ -30,10 +30,10 @@
 // as stdin; its stdout is the response. A reactor (no _start) is
 // instantiated afresh per request, and its export "handle" (the
 // manifest's serve.export) is called with the bytes-in,
-// bytes-out convention of module aclwasm (host.Instance.CallBytes): the
+// bytes-out convention of module aclwasm ([host.Instance.CallBytes]): the
 // body is its input, its output the response, and a nonzero status it
 // returns is reported as the exit code. The directory is rescanned every
-// Config.Poll: a new, changed or removed module or sidecar takes effect
+// [Config.Poll]: a new, changed or removed module or sidecar takes effect
 // for the next request, requests in flight finish on the version they
 // started on, and a replaced version is closed once its last request ends.
 // A changed manifest or module that fails to load leaves the last good
@@ -61,7 +61,7 @@
 //
 // Shutdown has a grace period: readiness fails (/readyz 503, /healthz
 // still 200) while the listener stays open and requests, old and new, are
-// served, until none is in flight (and Config.DrainDelay has passed);
+// served, until none is in flight (and [Config.DrainDelay] has passed);
 // then the listener closes, new requests get 503 shutting_down, and at
 // the end of the grace period the runs still going are cancelled.
 //
@@ -106,6 +106,13 @@
 // Quotas are not a request outcome: a guest over a quota gets the native
 // error code (207001, 207012) from the call and decides what to do, which
 // shows in its exit code and output.
+//
+// The package exports [New], its [Config] and the [Server] it returns
+// (what aclwasm serve and an embedder's own server need), the documents a
+// client or operator reads: [PluginInfo] (GET /v1/plugins), [ReloadReport]
+// (POST /v1/admin/reload, [Server.Reload]) and [Sidecar] (the deprecated
+// NAME.json), and [RequestIDHeader], the header a client sets to follow its
+// request through the logs.
 package serve
 
 import (
@@ -136,7 +143,7 @@ import (
 // Config configures a Server. Dir and Runtime are required.
 type Config struct {
 	// Dir holds the plugins: NAME.wasm, and optionally its manifest
-	// NAME.yaml (host.Manifest; or the deprecated NAME.json, Sidecar).
+	// NAME.yaml ([host.Manifest]; or the deprecated NAME.json, Sidecar).
 	Dir string
 	// Runtime runs the plugins. The caller closes it after Shutdown.
 	Runtime *host.Runtime
@@ -173,7 +180,7 @@ type Config struct {
 	// AdminToken enables POST /v1/admin/reload for this bearer token.
 	AdminToken string
 	// Logger gets the server's structured logs; default slog.Default().
-	// A request's records have its request_id (RequestIDHeader).
+	// A request's records have its request_id ([RequestIDHeader]).
 	Logger *slog.Logger
 	// Registerer gets the server's own metrics (serverMetrics: requests by
 	// plugin, status and outcome, their duration, requests in flight,
@@ -353,7 +360,7 @@ func (s *Server) Serve(ln net.Listener) error {
 // Shutdown stops the server within ctx's grace period. First it drains:
 // readiness fails (/readyz 503, /healthz 200), the directory is no longer
 // polled, and the listener stays open, serving requests old and new, until
-// none is in flight and Config.DrainDelay has passed. Then new requests get
+// none is in flight and [Config.DrainDelay] has passed. Then new requests get
 // 503 shutting_down, the listener closes, and the requests in flight
 // finish until ctx is done; the runs still going then are cancelled (their
 // requests get 503) and waited for. Every plugin is closed, and every

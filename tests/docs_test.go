@@ -275,7 +275,11 @@ func checkGoBlocks(t *testing.T, blocks []docBlock) {
 		require.NoError(t, err)
 		ovFile := filepath.Join(dir, "overlay-"+goos+".json")
 		require.NoError(t, os.WriteFile(ovFile, ov, 0o644))
-		cmd := exec.Command("go", append([]string{"build", "-overlay", ovFile}, g.pkgs...)...)
+		// -o a directory of its own: a group of one main package would
+		// otherwise leave its binary in the repository root.
+		bin := filepath.Join(dir, "bin-"+goos)
+		require.NoError(t, os.Mkdir(bin, 0o755))
+		cmd := exec.Command("go", append([]string{"build", "-overlay", ovFile, "-o", bin}, g.pkgs...)...)
 		cmd.Dir = root
 		cmd.Env = append(os.Environ(), "GOWORK=off")
 		if goos != "" {

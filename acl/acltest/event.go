@@ -243,4 +243,66 @@ var eventTests = []test{
 		e.sync(s1)
 		require.Equal(e, filled(64, 4), e.get(p, 64))
 	}},
+
+	{"ResetEvent", func(e *env) {
+		r, ok := e.b.(acl.EventResetter)
+		if !ok {
+			e.Skip("the backend does not implement the optional acl.EventResetter")
+		}
+		s, w := e.stream(0), e.stream(0)
+		ev := e.event(0)
+		require.NoError(e, e.b.RecordEvent(ev, s))
+		e.sync(s)
+		st, err := e.b.QueryEvent(ev)
+		require.NoError(e, err)
+		require.Equal(e, acl.EventRecordedStatusComplete, st)
+
+		require.NoError(e, r.ResetEvent(ev, s))
+		e.sync(s)
+		st, err = e.b.QueryEvent(ev)
+		require.NoError(e, err)
+		require.Equal(e, acl.EventRecordedStatusNotReady, st, "a reset event reads as never recorded")
+
+		// A wait queued after the reset waits for the next record.
+		require.NoError(e, e.b.StreamWaitEvent(w, ev))
+		done := goErr(func() error { return e.b.SynchronizeStream(e.ctx, w, -1) })
+		e.notYet(done, "SynchronizeStream of a stream waiting for a reset event")
+		require.NoError(e, e.b.RecordEvent(ev, s))
+		require.NoError(e, e.recv(done, "SynchronizeStream"))
+
+		code(e, r.ResetEvent(acl.Event(1<<40), s), acl.ErrRTInvalidHandle, "an event never issued")
+	}},
+
+	{"StreamWaitEventTimeout", func(e *env) {
+		tw, ok := e.b.(acl.TimedWaiter)
+		if !ok {
+			e.Skip("the backend does not implement the optional acl.TimedWaiter")
+		}
+		r, ok := e.b.(acl.EventResetter)
+		if !ok {
+			e.Skip("the backend does not implement the optional acl.EventResetter")
+		}
+		s := e.stream(0)
+		ev := e.event(0)
+		p := e.malloc(0, 64)
+		// Recorded, then reset: a wait is for the next record. It ends after
+		// its limit with 107019, and the stream goes on.
+		require.NoError(e, e.b.RecordEvent(ev, s))
+		require.NoError(e, r.ResetEvent(ev, s))
+		e.sync(s)
+		require.NoError(e, tw.StreamWaitEventTimeout(s, ev, 20*time.Millisecond))
+		require.NoError(e, e.b.MemsetAsync(e.ctx, acl.Device(p), 7, 64, s))
+		done := goErr(func() error { return e.b.SynchronizeStream(e.ctx, s, -1) })
+		code(e, e.recv(done, "SynchronizeStream after a wait that timed out"), acl.ErrRTWaitTimeout)
+		require.Equal(e, filled(64, 7), e.get(p, 64), "the work after the failed wait ran")
+		e.sync(s)
+
+		// 0 is no limit: the wait ends with the record.
+		require.NoError(e, tw.StreamWaitEventTimeout(s, ev, 0))
+		done = goErr(func() error { return e.b.SynchronizeStream(e.ctx, s, -1) })
+		e.notYet(done, "SynchronizeStream of a stream waiting without a limit")
+		o := e.stream(0)
+		require.NoError(e, e.b.RecordEvent(ev, o))
+		require.NoError(e, e.recv(done, "SynchronizeStream"))
+	}},
 }

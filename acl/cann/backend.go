@@ -1,6 +1,6 @@
 //go:build darwin || freebsd || linux || netbsd
 
-// Package cann is the acl.Backend that delegates to the real CANN runtime,
+// Package cann is the [acl.Backend] that delegates to the real CANN runtime,
 // libascendcl.so, loaded at run time without cgo (through purego).
 //
 // # Memory
@@ -52,6 +52,16 @@
 // so the sandbox must not route guest descriptors or offset slots through
 // these methods: it implements them itself with LaunchHostFunc and
 // validated copies (ABI.md, section 6).
+//
+// # What it exports
+//
+// [Open] and the [Backend] it returns, whose methods are those of
+// [acl.Backend] and of the optional interfaces it implements, plus
+// [Backend.MissingSymbols], which tells an embedder what the loaded
+// library lacks (the calls that then give 207000); and the two
+// errors a caller tells apart with [errors.Is]: [ErrLibraryNotFound] (no
+// library could be loaded: offer the simulator instead) and [ErrClosed]
+// (the backend was closed under a call).
 package cann
 
 import (
@@ -76,7 +86,7 @@ var ErrClosed error = &acl.CallError{Code: acl.ErrRTContextNull, Msg: "cann: bac
 // notice a done context, a destroyed handle or Close.
 const waitSlice = 20
 
-// Backend is the acl.Backend of libascendcl.so. It is safe for concurrent use.
+// Backend is the [acl.Backend] of libascendcl.so. It is safe for concurrent use.
 type Backend struct {
 	lib   *library
 	api   *api
@@ -104,9 +114,20 @@ type device struct {
 	ctx atomic.Uintptr
 }
 
+// The interfaces Backend implements: [acl.Backend] and the optional ones,
+// each over its native function when the library exports it
+// (ErrRTFeatureNotSupport otherwise).
 var (
-	_ acl.Backend   = (*Backend)(nil)
-	_ acl.Completer = (*Backend)(nil)
+	_ acl.Backend          = (*Backend)(nil)
+	_ acl.Completer        = (*Backend)(nil)
+	_ acl.MemsetD32er      = (*Backend)(nil)
+	_ acl.EventResetter    = (*Backend)(nil)
+	_ acl.TimedWaiter      = (*Backend)(nil)
+	_ acl.OpTimeouts       = (*Backend)(nil)
+	_ acl.StreamForcer     = (*Backend)(nil)
+	_ acl.StreamConfigurer = (*Backend)(nil)
+	_ acl.FailureModer     = (*Backend)(nil)
+	_ acl.RunModer         = (*Backend)(nil)
 )
 
 // Open loads libascendcl.so and returns a backend on it.
@@ -114,8 +135,9 @@ var (
 // path names the library; "" means the usual resolution: $ACLWASM_ACL_LIB
 // if set (and then nothing else), otherwise "libascendcl.so" through the
 // dynamic loader (LD_LIBRARY_PATH, the loader cache), then
-// $ASCEND_HOME_PATH/lib64/libascendcl.so and DefaultToolkitLib. When none
-// loads, the error wraps ErrLibraryNotFound and names each path tried and
+// $ASCEND_HOME_PATH/lib64/libascendcl.so and the toolkit's default install,
+// /usr/local/Ascend/ascend-toolkit/latest/lib64/libascendcl.so. When none
+// loads, the error wraps [ErrLibraryNotFound] and names each path tried and
 // why it failed.
 //
 // The first backend of the process calls aclInit; the last one closed calls
@@ -157,13 +179,13 @@ func (b *Backend) Path() string { return b.lib.path }
 // ACL_ERROR_RT_FEATURE_NOT_SUPPORT (207000).
 func (b *Backend) MissingSymbols() []string { return append([]string(nil), b.lib.missing...) }
 
-// Name implements acl.Backend.
+// Name implements [acl.Backend].
 func (b *Backend) Name() string { return "cann" }
 
-// Version implements acl.Backend: the version aclrtGetVersion reported.
+// Version implements [acl.Backend]: the version aclrtGetVersion reported.
 func (b *Backend) Version() (major, minor, patch int32) { return b.ver[0], b.ver[1], b.ver[2] }
 
-// DeviceCount implements acl.Backend: what aclrtGetDeviceCount reported at Open.
+// DeviceCount implements [acl.Backend]: what aclrtGetDeviceCount reported at Open.
 func (b *Backend) DeviceCount() int { return len(b.devs) }
 
 // enter counts a call in flight, so that Close waits for it; every method
@@ -345,7 +367,7 @@ func orBackground(ctx context.Context) context.Context {
 	return ctx
 }
 
-// Close implements acl.Backend. It waits for calls in flight (blocking
+// Close implements [acl.Backend]. It waits for calls in flight (blocking
 // waits give up within one wait slice), cancels queued work where the
 // runtime can (aclrtDestroyStreamForce) and waits for it otherwise, destroys
 // every stream and event, unregisters every host range, frees every
@@ -433,7 +455,7 @@ func (b *Backend) Close() error {
 	return nil
 }
 
-// SynchronizeDevice implements acl.Backend with
+// SynchronizeDevice implements [acl.Backend] with
 // aclrtSynchronizeDeviceWithTimeout, then returns the first error held for
 // one of the device's streams (LaunchHostFunc errors and errors met by the
 // backend's own waits) and clears them.
@@ -481,7 +503,7 @@ func (b *Backend) SynchronizeDevice(ctx context.Context, dev int32, timeoutMs in
 	return first
 }
 
-// CanAccessPeer implements acl.Backend with aclrtDeviceCanAccessPeer, which
+// CanAccessPeer implements [acl.Backend] with aclrtDeviceCanAccessPeer, which
 // names both devices and needs no current context.
 func (b *Backend) CanAccessPeer(dev, peer int32) (bool, error) {
 	if err := b.enter(); err != nil {
@@ -498,7 +520,7 @@ func (b *Backend) CanAccessPeer(dev, peer int32) (bool, error) {
 	return can != 0, nil
 }
 
-// EnablePeerAccess implements acl.Backend with aclrtDeviceEnablePeerAccess
+// EnablePeerAccess implements [acl.Backend] with aclrtDeviceEnablePeerAccess
 // in dev's context.
 func (b *Backend) EnablePeerAccess(dev, peer int32) error {
 	if err := b.enter(); err != nil {
@@ -511,7 +533,7 @@ func (b *Backend) EnablePeerAccess(dev, peer int32) error {
 	return b.call(dev, "aclrtDeviceEnablePeerAccess", func() int32 { return b.api.aclrtDeviceEnablePeerAccess(peer, 0) })
 }
 
-// DisablePeerAccess implements acl.Backend with aclrtDeviceDisablePeerAccess
+// DisablePeerAccess implements [acl.Backend] with aclrtDeviceDisablePeerAccess
 // in dev's context.
 func (b *Backend) DisablePeerAccess(dev, peer int32) error {
 	if err := b.enter(); err != nil {
@@ -524,7 +546,7 @@ func (b *Backend) DisablePeerAccess(dev, peer int32) error {
 	return b.call(dev, "aclrtDeviceDisablePeerAccess", func() int32 { return b.api.aclrtDeviceDisablePeerAccess(peer) })
 }
 
-// MemInfo implements acl.Backend with aclrtGetMemInfo in dev's context. It
+// MemInfo implements [acl.Backend] with aclrtGetMemInfo in dev's context. It
 // reports the whole device as the runtime sees it; per-session quotas are
 // the sandbox's.
 func (b *Backend) MemInfo(dev int32, attr acl.MemAttr) (free, total uint64, err error) {

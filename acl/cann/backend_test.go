@@ -65,7 +65,7 @@ func TestOpen(t *testing.T) {
 		{"ACLWASM_ACL_LIB", "", map[string]string{"ACLWASM_ACL_LIB": s.path}, nil},
 		{"ACLWASM_ACL_LIB is the only candidate", "", map[string]string{"ACLWASM_ACL_LIB": missing, "ASCEND_HOME_PATH": home}, []string{missing}},
 		{"ASCEND_HOME_PATH", "", map[string]string{"ACLWASM_ACL_LIB": "", "ASCEND_HOME_PATH": home}, nil},
-		{"nothing found", "", map[string]string{"ACLWASM_ACL_LIB": "", "ASCEND_HOME_PATH": ""}, []string{"libascendcl.so (", DefaultToolkitLib}},
+		{"nothing found", "", map[string]string{"ACLWASM_ACL_LIB": "", "ASCEND_HOME_PATH": ""}, []string{"libascendcl.so (", defaultToolkitLib}},
 		{"not an ACL library", "libc.so.6", nil, []string{"does not export aclInit", "aclrtMemcpy,"}},
 	}
 	for _, tc := range tests {

@@ -4,6 +4,7 @@ package cann
 
 import (
 	"context"
+	"math"
 	"runtime"
 	"unsafe"
 
@@ -41,7 +42,7 @@ var (
 	err2DH2H = acl.Errorf(acl.ErrRTParamInvalid, "2D copies between two host buffers are not supported")
 )
 
-// Memcpy implements acl.Backend with aclrtMemcpy, or with Go's copy when
+// Memcpy implements [acl.Backend] with aclrtMemcpy, or with Go's copy when
 // neither side is device memory: host memory of this process needs no
 // runtime.
 func (b *Backend) Memcpy(ctx context.Context, dst, src acl.Buf, n uint64) error {
@@ -117,7 +118,7 @@ func (b *Backend) copySync(ctx context.Context, dev int32, d, s side, n uint64) 
 	})
 }
 
-// MemcpyAsync implements acl.Backend with aclrtMemcpyAsync when both sides
+// MemcpyAsync implements [acl.Backend] with aclrtMemcpyAsync when both sides
 // are device or registered memory. Otherwise it waits for the stream and
 // copies with aclrtMemcpy before returning, so that unregistered host
 // memory is never used after the call.
@@ -173,7 +174,7 @@ func spans2D(dpitch, spitch, width, height uint64) (dspan, sspan uint64, err err
 	return dspan, sspan, nil
 }
 
-// Memcpy2D implements acl.Backend with aclrtMemcpy2d. As natively, a 2D copy
+// Memcpy2D implements [acl.Backend] with aclrtMemcpy2d. As natively, a 2D copy
 // between two host buffers gives 107000.
 func (b *Backend) Memcpy2D(ctx context.Context, dst acl.Buf, dpitch uint64, src acl.Buf, spitch, width, height uint64) error {
 	if err := orBackground(ctx).Err(); err != nil {
@@ -214,7 +215,7 @@ func (b *Backend) copy2DSync(ctx context.Context, dev int32, d side, dpitch uint
 	})
 }
 
-// Memcpy2DAsync implements acl.Backend with aclrtMemcpy2dAsync, falling
+// Memcpy2DAsync implements [acl.Backend] with aclrtMemcpy2dAsync, falling
 // back to a synchronous copy for unregistered host memory as MemcpyAsync does.
 func (b *Backend) Memcpy2DAsync(ctx context.Context, dst acl.Buf, dpitch uint64, src acl.Buf, spitch, width, height uint64, sh acl.Stream) error {
 	if err := b.enter(); err != nil {
@@ -373,7 +374,7 @@ func (b *Backend) batchSync(ctx context.Context, dev int32, bt *batch) error {
 	return flush()
 }
 
-// MemcpyBatch implements acl.Backend with aclrtMemcpyBatchV2, or
+// MemcpyBatch implements [acl.Backend] with aclrtMemcpyBatchV2, or
 // aclrtMemcpyBatch in libraries without it (207000 without either). Each
 // copy gets its own attribute with the real locations of its sides, and
 // destMax is the copy's size.
@@ -401,7 +402,7 @@ func (b *Backend) MemcpyBatch(ctx context.Context, copies []acl.Copy) error {
 	return b.batchSync(ctx, bt.dev, bt)
 }
 
-// MemcpyBatchAsync implements acl.Backend with aclrtMemcpyBatchAsyncV2, or
+// MemcpyBatchAsync implements [acl.Backend] with aclrtMemcpyBatchAsyncV2, or
 // aclrtMemcpyBatchAsync in libraries without it, when every side is device
 // or registered memory. Otherwise it waits for the stream and runs the
 // batch synchronously.
@@ -446,7 +447,7 @@ func (b *Backend) MemcpyBatchAsync(ctx context.Context, copies []acl.Copy, sh ac
 	return err
 }
 
-// Memset implements acl.Backend with aclrtMemset on device memory, and in
+// Memset implements [acl.Backend] with aclrtMemset on device memory, and in
 // Go on host memory, where the runtime's behaviour is undefined unless the
 // memory is registered and Go's is not.
 func (b *Backend) Memset(ctx context.Context, dst acl.Buf, value byte, n uint64) error {
@@ -475,7 +476,7 @@ func (b *Backend) Memset(ctx context.Context, dst acl.Buf, value byte, n uint64)
 	})
 }
 
-// MemsetAsync implements acl.Backend with aclrtMemsetAsync on device or
+// MemsetAsync implements [acl.Backend] with aclrtMemsetAsync on device or
 // registered memory; on unregistered host memory it waits for the stream
 // and sets the bytes in Go.
 func (b *Backend) MemsetAsync(ctx context.Context, dst acl.Buf, value byte, n uint64, sh acl.Stream) error {
@@ -497,7 +498,7 @@ func (b *Backend) MemsetAsync(ctx context.Context, dst acl.Buf, value byte, n ui
 	}, func() error { acl.Fill(d.host, value); return nil })
 }
 
-// MemcpyDescSize implements acl.Backend with aclrtGetMemcpyDescSize in
+// MemcpyDescSize implements [acl.Backend] with aclrtGetMemcpyDescSize in
 // device 0's context (the runtime reports it for the current device; every
 // device of one machine is the same chip).
 func (b *Backend) MemcpyDescSize(kind acl.MemcpyKind) (uint64, error) {
@@ -530,7 +531,7 @@ func (b *Backend) descSizeOf(kind acl.MemcpyKind) (uint64, error) {
 	return size, nil
 }
 
-// SetMemcpyDesc implements acl.Backend with aclrtSetMemcpyDesc in the
+// SetMemcpyDesc implements [acl.Backend] with aclrtSetMemcpyDesc in the
 // context of desc's device. desc must hold a whole descriptor, and src and
 // dst n bytes, inside live allocations. The sandbox does not route guest
 // descriptors here (see the package documentation).
@@ -556,7 +557,7 @@ func (b *Backend) SetMemcpyDesc(desc acl.DevPtr, kind acl.MemcpyKind, src, dst a
 	})
 }
 
-// MemcpyAsyncWithDesc implements acl.Backend with aclrtMemcpyAsyncWithDesc.
+// MemcpyAsyncWithDesc implements [acl.Backend] with aclrtMemcpyAsyncWithDesc.
 // The runtime reads the copy's addresses from device memory when it
 // executes, so the backend cannot know what the copy touches: Free of any
 // allocation waits for the stream until it is next seen idle. The sandbox
@@ -583,7 +584,7 @@ func (b *Backend) MemcpyAsyncWithDesc(desc acl.DevPtr, kind acl.MemcpyKind, sh a
 	})
 }
 
-// MemcpyAsyncWithOffset implements acl.Backend with
+// MemcpyAsyncWithOffset implements [acl.Backend] with
 // aclrtMemcpyAsyncWithOffset. The slots must be 8 bytes of live device
 // memory; the base addresses in them are read when the copy executes, so,
 // as for descriptors, Free waits for the stream. The sandbox does not route
@@ -607,4 +608,80 @@ func (b *Backend) MemcpyAsyncWithOffset(dstSlot acl.DevPtr, destMax, dstOff uint
 	return b.submit(st, sides, true, "aclrtMemcpyAsyncWithOffset", func(stream uintptr) int32 {
 		return b.api.aclrtMemcpyAsyncWithOffset(uintptr(dstSlot), destMax, dstOff, uintptr(srcSlot), n, srcOff, int32(kind), stream)
 	})
+}
+
+// d32Chunk is the most bytes one native 32-bit memset sets: a multiple of
+// 4, so that every piece starts on a word.
+const d32Chunk = nativeChunk
+
+// d32Bytes returns the bytes of n words, or 107000 when they overflow.
+func d32Bytes(n uint64) (uint64, error) {
+	if n > math.MaxUint64/4 {
+		return 0, acl.Errorf(acl.ErrRTParamInvalid, "%d 32-bit words overflow a byte count", n)
+	}
+	return n * 4, nil
+}
+
+// MemsetD32 implements [acl.MemsetD32er] with aclrtMemsetD32 on device
+// memory, and in Go on host memory, as Memset does.
+func (b *Backend) MemsetD32(ctx context.Context, dst acl.Buf, value uint32, n uint64) error {
+	if err := orBackground(ctx).Err(); err != nil {
+		return err
+	}
+	if err := b.enter(); err != nil {
+		return err
+	}
+	defer b.exit()
+	if n == 0 {
+		return nil
+	}
+	size, err := d32Bytes(n)
+	if err != nil {
+		return err
+	}
+	if dst.IsDevice() && b.api.aclrtMemsetD32 == nil {
+		return b.missing("aclrtMemsetD32")
+	}
+	sides, err := b.resolve(req{dst, size, true})
+	if err != nil {
+		return err
+	}
+	defer b.done(nil, sides)
+	d := sides[0]
+	return pieces(ctx, size, d32Chunk, false, func(off, k uint64) error {
+		if !d.isDev {
+			acl.Fill32(d.host[off:off+k], value)
+			return nil
+		}
+		return b.call(d.dev, "aclrtMemsetD32", func() int32 { return b.api.aclrtMemsetD32(d.addr+uintptr(off), k, value, k/4) })
+	})
+}
+
+// MemsetD32Async implements [acl.MemsetD32er] with aclrtMemsetD32Async on
+// device or registered memory; on unregistered host memory it waits for
+// the stream and sets the words in Go.
+func (b *Backend) MemsetD32Async(ctx context.Context, dst acl.Buf, value uint32, n uint64, sh acl.Stream) error {
+	if err := b.enter(); err != nil {
+		return err
+	}
+	defer b.exit()
+	if n == 0 {
+		return nil
+	}
+	size, err := d32Bytes(n)
+	if err != nil {
+		return err
+	}
+	if b.api.aclrtMemsetD32Async == nil {
+		return b.missing("aclrtMemsetD32Async")
+	}
+	st, sides, err := b.acquire(sh, req{dst, size, true})
+	if err != nil {
+		return err
+	}
+	defer b.done(st, sides)
+	d := sides[0]
+	return b.queueOrRun(ctx, st, sides, d.pinned, "aclrtMemsetD32Async", func(stream uintptr) int32 {
+		return b.api.aclrtMemsetD32Async(d.addr, size, value, n, stream)
+	}, func() error { acl.Fill32(d.host, value); return nil })
 }

@@ -193,7 +193,7 @@ func forgetHostCalls(drop func(*hostCall) bool) {
 	})
 }
 
-// LaunchHostFunc implements acl.Backend with aclrtLaunchCallback in
+// LaunchHostFunc implements [acl.Backend] with aclrtLaunchCallback in
 // blocking mode: fn runs on the stream's report thread when the stream
 // reaches it, and the stream waits for it to return. An error (or panic)
 // from fn is held for the stream's next synchronize and for synchronizes of
@@ -206,7 +206,7 @@ func (b *Backend) LaunchHostFunc(h acl.Stream, fn func() error) error {
 	return b.launch(h, fn, true)
 }
 
-// OnComplete implements acl.Completer as LaunchHostFunc does, but Pending
+// OnComplete implements [acl.Completer] as LaunchHostFunc does, but Pending
 // does not count the callback. It blocks the stream too, so that a
 // synchronize that returns has seen fn run (a non-blocking callback may
 // run later, or never once its stream is destroyed); the cost is one

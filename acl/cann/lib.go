@@ -21,9 +21,9 @@ import (
 // a library that loads but fails.
 var ErrLibraryNotFound = errors.New("cann: libascendcl.so could not be loaded")
 
-// DefaultToolkitLib is where the CANN toolkit installs libascendcl.so by
+// defaultToolkitLib is where the CANN toolkit installs libascendcl.so by
 // default; Open tries it last.
-const DefaultToolkitLib = "/usr/local/Ascend/ascend-toolkit/latest/lib64/libascendcl.so"
+const defaultToolkitLib = "/usr/local/Ascend/ascend-toolkit/latest/lib64/libascendcl.so"
 
 // api holds the native functions, bound with their C signatures. aclError
 // is int (int32), handles and addresses are void* (uintptr), size_t is
@@ -213,7 +213,7 @@ func candidates(path string) []string {
 	if h := os.Getenv("ASCEND_HOME_PATH"); h != "" {
 		c = append(c, filepath.Join(h, "lib64", "libascendcl.so"))
 	}
-	return append(c, DefaultToolkitLib)
+	return append(c, defaultToolkitLib)
 }
 
 // load opens the first candidate that the dynamic loader accepts and binds

@@ -221,7 +221,7 @@ func pinHosts(pn *runtime.Pinner, sides []side) {
 	}
 }
 
-// Malloc implements acl.Backend with aclrtMalloc in dev's context.
+// Malloc implements [acl.Backend] with aclrtMalloc in dev's context.
 func (b *Backend) Malloc(dev int32, size uint64, policy acl.MemMallocPolicy) (acl.DevPtr, error) {
 	if err := b.enter(); err != nil {
 		return 0, err
@@ -247,7 +247,7 @@ func (b *Backend) Malloc(dev int32, size uint64, policy acl.MemMallocPolicy) (ac
 	return acl.DevPtr(p), nil
 }
 
-// Free implements acl.Backend. It stops new operations on the allocation,
+// Free implements [acl.Backend]. It stops new operations on the allocation,
 // waits for those in flight, then for every stream whose queued work may
 // use it (one being destroyed, until it is), and frees it with aclrtFree.
 // If ctx is done first, the allocation stays live and usable.
@@ -286,7 +286,7 @@ func (b *Backend) Free(ctx context.Context, p acl.DevPtr) error {
 	return nil
 }
 
-// DeviceOf implements acl.Backend from the backend's allocation table.
+// DeviceOf implements [acl.Backend] from the backend's allocation table.
 func (b *Backend) DeviceOf(p acl.DevPtr) (int32, error) {
 	if err := b.enter(); err != nil {
 		return 0, err
@@ -300,7 +300,7 @@ func (b *Backend) DeviceOf(p acl.DevPtr) (int32, error) {
 	return 0, acl.Errorf(acl.ErrRTParamInvalid, "address is not inside a live allocation of this backend")
 }
 
-// Allocation implements acl.Backend from the backend's own table of the
+// Allocation implements [acl.Backend] from the backend's own table of the
 // allocations it made.
 func (b *Backend) Allocation(p acl.DevPtr) (acl.DevPtr, uint64, int32, error) {
 	if err := b.enter(); err != nil {
@@ -315,7 +315,7 @@ func (b *Backend) Allocation(p acl.DevPtr) (acl.DevPtr, uint64, int32, error) {
 	return 0, 0, 0, acl.Errorf(acl.ErrRTParamInvalid, "address is not inside a live allocation of this backend")
 }
 
-// HostRegister implements acl.Backend with aclrtHostRegister, in device 0's
+// HostRegister implements [acl.Backend] with aclrtHostRegister, in device 0's
 // context, on the pages that contain mem (the runtime wants a page-aligned
 // address). mem must stay valid until HostUnregister returns; the sandbox
 // passes guest linear memory, which it maps outside the Go heap. Go memory
@@ -391,7 +391,7 @@ func (b *Backend) HostRegister(mem []byte, typ acl.HostRegisterType) (acl.HostPi
 	return h, nil
 }
 
-// HostUnregister implements acl.Backend. It stops new operations on the
+// HostUnregister implements [acl.Backend]. It stops new operations on the
 // range, waits for those in flight and for every stream whose queued work
 // uses it (one being destroyed, until it is), then calls
 // aclrtHostUnregister. If ctx is done first, the range stays registered.

@@ -10,7 +10,7 @@ import (
 	"github.com/ebitengine/purego"
 	"github.com/stretchr/testify/require"
 
-	"github.com/aclwasm/aclwasm/acl/faulty"
+	"github.com/aclwasm/aclwasm/internal/faulty"
 )
 
 // nativeAPI is a few of the stand-in's exports, called directly: the
@@ -148,7 +148,7 @@ func TestStandinNativeCodes(t *testing.T) {
 	}
 }
 
-// TestFaultyKeepsInterfaces: acl/faulty's wrapper of the native backend
+// TestFaultyKeepsInterfaces: internal/faulty's wrapper of the native backend
 // implements exactly its optional interfaces, so that fault-injection tests
 // over the stand-in run the host code that production runs.
 func TestFaultyKeepsInterfaces(t *testing.T) {

@@ -5,6 +5,7 @@ package cann
 import (
 	"context"
 	"errors"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -276,7 +277,7 @@ func (b *Backend) submitOp(s *stream, sides []side, opaque, counted bool, fn str
 	return nil
 }
 
-// DefaultStream implements acl.Backend. The handle stands for the native
+// DefaultStream implements [acl.Backend]. The handle stands for the native
 // NULL stream in dev's default context.
 func (b *Backend) DefaultStream(dev int32) (acl.Stream, error) {
 	if err := b.enter(); err != nil {
@@ -297,7 +298,7 @@ func (b *Backend) DefaultStream(dev int32) (acl.Stream, error) {
 	return h, nil
 }
 
-// CreateStream implements acl.Backend with aclrtCreateStream in dev's context.
+// CreateStream implements [acl.Backend] with aclrtCreateStream in dev's context.
 func (b *Backend) CreateStream(dev int32) (acl.Stream, error) {
 	if err := b.enter(); err != nil {
 		return 0, err
@@ -314,7 +315,7 @@ func (b *Backend) CreateStream(dev int32) (acl.Stream, error) {
 	return h, nil
 }
 
-// DestroyStream implements acl.Backend. It stops new operations on the
+// DestroyStream implements [acl.Backend]. It stops new operations on the
 // stream, waits for those in flight, then for the queued work, and destroys
 // the stream with aclrtDestroyStream. If ctx is done first, it destroys the
 // stream with aclrtDestroyStreamForce, which drops the work not yet started,
@@ -409,7 +410,7 @@ func (b *Backend) revive(s *stream) {
 	b.cond.Broadcast()
 }
 
-// SynchronizeStream implements acl.Backend with
+// SynchronizeStream implements [acl.Backend] with
 // aclrtSynchronizeStreamWithTimeout; after a native success it returns the
 // error held for the stream, if any, and clears it.
 func (b *Backend) SynchronizeStream(ctx context.Context, h acl.Stream, timeoutMs int32) error {
@@ -435,7 +436,7 @@ func (b *Backend) SynchronizeStream(ctx context.Context, h acl.Stream, timeoutMs
 	return s.takeErr()
 }
 
-// StreamQuery implements acl.Backend with aclrtStreamQuery.
+// StreamQuery implements [acl.Backend] with aclrtStreamQuery.
 func (b *Backend) StreamQuery(h acl.Stream) (acl.StreamStatus, error) {
 	if err := b.enter(); err != nil {
 		return 0, err
@@ -464,7 +465,7 @@ func (b *Backend) queryLocked(s *stream) (acl.StreamStatus, error) {
 	return acl.StreamStatus(status), nil
 }
 
-// Pending implements acl.Backend. The runtime keeps no count, so the
+// Pending implements [acl.Backend]. The runtime keeps no count, so the
 // backend counts the operations it submitted since it last saw the stream
 // idle, and asks aclrtStreamQuery whether they are done: 0 means the stream
 // is idle, otherwise the count is an upper bound (at least 1).
@@ -490,7 +491,7 @@ func (b *Backend) Pending(h acl.Stream) (int, error) {
 	return s.pending, nil
 }
 
-// CreateEvent implements acl.Backend with aclrtCreateEvent in dev's context.
+// CreateEvent implements [acl.Backend] with aclrtCreateEvent in dev's context.
 func (b *Backend) CreateEvent(dev int32) (acl.Event, error) {
 	if err := b.enter(); err != nil {
 		return 0, err
@@ -507,7 +508,7 @@ func (b *Backend) CreateEvent(dev int32) (acl.Event, error) {
 	return h, nil
 }
 
-// DestroyEvent implements acl.Backend with aclrtDestroyEvent, once the
+// DestroyEvent implements [acl.Backend] with aclrtDestroyEvent, once the
 // calls using the event have returned (waits on it give up within a slice).
 func (b *Backend) DestroyEvent(h acl.Event) error {
 	if err := b.enter(); err != nil {
@@ -557,7 +558,7 @@ func (b *Backend) onEventAndStream(eh acl.Event, sh acl.Stream, f func(e *event,
 	return f(e, s)
 }
 
-// RecordEvent implements acl.Backend with aclrtRecordEvent.
+// RecordEvent implements [acl.Backend] with aclrtRecordEvent.
 func (b *Backend) RecordEvent(eh acl.Event, sh acl.Stream) error {
 	return b.onEventAndStream(eh, sh, func(e *event, s *stream) error {
 		var seq uint64
@@ -580,7 +581,7 @@ func (b *Backend) RecordEvent(eh acl.Event, sh acl.Stream) error {
 	})
 }
 
-// StreamWaitEvent implements acl.Backend with aclrtStreamWaitEvent.
+// StreamWaitEvent implements [acl.Backend] with aclrtStreamWaitEvent.
 func (b *Backend) StreamWaitEvent(sh acl.Stream, eh acl.Event) error {
 	return b.onEventAndStream(eh, sh, func(e *event, s *stream) error {
 		return b.submit(s, nil, false, "aclrtStreamWaitEvent", func(st uintptr) int32 { return b.api.aclrtStreamWaitEvent(st, e.native) })
@@ -591,7 +592,7 @@ func (b *Backend) StreamWaitEvent(sh acl.Stream, eh acl.Event) error {
 // the library has no aclrtSynchronizeEventWithTimeout.
 const eventPoll = 5 * time.Millisecond
 
-// SynchronizeEvent implements acl.Backend with
+// SynchronizeEvent implements [acl.Backend] with
 // aclrtSynchronizeEventWithTimeout, or, in libraries without it, by polling
 // aclrtQueryEventStatus and then calling aclrtSynchronizeEvent once the
 // record is complete. After a native success it returns, once, the error
@@ -664,7 +665,7 @@ func (b *Backend) SynchronizeEvent(ctx context.Context, eh acl.Event, timeoutMs 
 	return err
 }
 
-// QueryEvent implements acl.Backend with aclrtQueryEventStatus.
+// QueryEvent implements [acl.Backend] with aclrtQueryEventStatus.
 func (b *Backend) QueryEvent(eh acl.Event) (acl.EventRecordedStatus, error) {
 	if err := b.enter(); err != nil {
 		return 0, err
@@ -682,7 +683,7 @@ func (b *Backend) QueryEvent(eh acl.Event) (acl.EventRecordedStatus, error) {
 	return acl.EventRecordedStatus(status), err
 }
 
-// EventElapsedTime implements acl.Backend with aclrtEventElapsedTime, in
+// EventElapsedTime implements [acl.Backend] with aclrtEventElapsedTime, in
 // the context of start's device.
 func (b *Backend) EventElapsedTime(start, end acl.Event) (float32, error) {
 	if err := b.enter(); err != nil {
@@ -706,4 +707,43 @@ func (b *Backend) EventElapsedTime(start, end acl.Event) (float32, error) {
 	var ms float32
 	err = b.call(s.dev, "aclrtEventElapsedTime", func() int32 { return b.api.aclrtEventElapsedTime(&ms, s.native, e.native) })
 	return ms, err
+}
+
+// ResetEvent implements [acl.EventResetter] with aclrtResetEvent. The event
+// then counts as never recorded: a synchronize of it returns at once.
+func (b *Backend) ResetEvent(eh acl.Event, sh acl.Stream) error {
+	if b.api.aclrtResetEvent == nil {
+		return b.missing("aclrtResetEvent")
+	}
+	return b.onEventAndStream(eh, sh, func(e *event, s *stream) error {
+		if err := b.submit(s, nil, false, "aclrtResetEvent", func(st uintptr) int32 { return b.api.aclrtResetEvent(e.native, st) }); err != nil {
+			return err
+		}
+		b.mu.Lock()
+		e.hostErr, e.recStream, e.recSeq = nil, nil, 0
+		b.mu.Unlock()
+		return nil
+	})
+}
+
+// StreamWaitEventTimeout implements [acl.TimedWaiter] with
+// aclrtStreamWaitEventWithTimeout, whose limit is in milliseconds: a
+// longer timeout is cut to the largest it takes (about 24 days, beyond
+// any run's timeout). 0 is aclrtStreamWaitEvent.
+func (b *Backend) StreamWaitEventTimeout(sh acl.Stream, eh acl.Event, timeout time.Duration) error {
+	if timeout < 0 {
+		return acl.Errorf(acl.ErrRTParamInvalid, "wait timeout %v is negative", timeout)
+	}
+	if timeout == 0 {
+		return b.StreamWaitEvent(sh, eh)
+	}
+	if b.api.aclrtStreamWaitEventWithTimeout == nil {
+		return b.missing("aclrtStreamWaitEventWithTimeout")
+	}
+	ms := int32(min(max((timeout+time.Millisecond-1)/time.Millisecond, 1), math.MaxInt32))
+	return b.onEventAndStream(eh, sh, func(e *event, s *stream) error {
+		return b.submit(s, nil, false, "aclrtStreamWaitEventWithTimeout", func(st uintptr) int32 {
+			return b.api.aclrtStreamWaitEventWithTimeout(st, e.native, ms)
+		})
+	})
 }

@@ -46,9 +46,9 @@ type batch struct {
 	pageable bool // some entry touches pageable host memory
 }
 
-// MemcpyBatch implements acl.Backend. Every entry is validated before any
+// MemcpyBatch implements [acl.Backend]. Every entry is validated before any
 // byte moves; an error names the entry ("copy 3: ..."). The simulator does
-// not repeat acl.CheckBatchLocation: it runs entries in any direction, with
+// not repeat [acl.CheckBatchLocation]: it runs entries in any direction, with
 // the peer rule for device to device.
 func (b *Backend) MemcpyBatch(ctx context.Context, cs []acl.Copy) error {
 	if err := ctxErr(ctx); err != nil {
@@ -66,7 +66,7 @@ func (b *Backend) MemcpyBatch(ctx context.Context, cs []acl.Copy) error {
 	return err
 }
 
-// MemcpyBatchAsync implements acl.Backend: the batch is one queued
+// MemcpyBatchAsync implements [acl.Backend]: the batch is one queued
 // operation. If an entry touches pageable host memory, the whole batch waits
 // for the stream and runs before returning, as MemcpyAsync does.
 func (b *Backend) MemcpyBatchAsync(ctx context.Context, cs []acl.Copy, sh acl.Stream) error {

@@ -17,7 +17,7 @@ const (
 	// AtlasA3 is the Atlas A3 series (910C): copies between two devices need
 	// no EnablePeerAccess.
 	AtlasA3
-	// Ascend950 is the Ascend 950PR/950DT: like AtlasA2, copies between two
+	// Ascend950 is the Ascend 950PR/950DT: like [AtlasA2], copies between two
 	// devices need EnablePeerAccess first.
 	Ascend950
 )

@@ -12,7 +12,7 @@ import (
 // queued operation whose stream is destroyed with its work cancelled. So
 // a timeout ends even a copy of gigabytes within one chunk's time (well
 // under a millisecond), and a look costs nothing measurable next to the
-// memmove of a chunk (BenchmarkCopy's x-copy stays at 1.00).
+// memmove of a chunk (BenchmarkCopy64MiB's x-copy stays at 1.00).
 const chunk = 2 << 20
 
 // halt tells a long operation when to stop: done is closed then. ctx is

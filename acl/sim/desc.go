@@ -24,8 +24,8 @@ const (
 
 var le = binary.LittleEndian
 
-// MemcpyDescSize implements acl.Backend: the chip's descriptor size for
-// INNER_DEVICE_TO_DEVICE; other kinds fail as acl.CheckDescKind says.
+// MemcpyDescSize implements [acl.Backend]: the chip's descriptor size for
+// INNER_DEVICE_TO_DEVICE; other kinds fail as [acl.CheckDescKind] says.
 func (b *Backend) MemcpyDescSize(kind acl.MemcpyKind) (uint64, error) {
 	if err := acl.CheckDescKind(kind); err != nil {
 		return 0, err
@@ -33,7 +33,7 @@ func (b *Backend) MemcpyDescSize(kind acl.MemcpyKind) (uint64, error) {
 	return b.prof.descSize, nil
 }
 
-// SetMemcpyDesc implements acl.Backend. It writes the descriptor now, like
+// SetMemcpyDesc implements [acl.Backend]. It writes the descriptor now, like
 // the native internal host-to-device copy, without waiting for any stream.
 // The descriptor must lie in device memory (107000); src and dst are only
 // checked when a copy uses the descriptor.
@@ -72,7 +72,7 @@ func (b *Backend) SetMemcpyDesc(desc acl.DevPtr, kind acl.MemcpyKind, src, dst a
 	return nil
 }
 
-// MemcpyAsyncWithDesc implements acl.Backend. The descriptor must lie in
+// MemcpyAsyncWithDesc implements [acl.Backend]. The descriptor must lie in
 // device memory when the call is made (107000), and stays allocated until
 // the copy has run. When it runs, the copy reads the descriptor and fails
 // with 107000, copying nothing, if the format mark is wrong, count is 0, or
@@ -127,8 +127,8 @@ func peekCount(d span) uint64 {
 	return le.Uint64(x[16:])
 }
 
-// MemcpyAsyncWithOffset implements acl.Backend. It applies
-// acl.CheckMemcpyOffset as the native runtime does. The two 8-byte slots
+// MemcpyAsyncWithOffset implements [acl.Backend]. It applies
+// [acl.CheckMemcpyOffset] as the native runtime does. The two 8-byte slots
 // must lie in device memory when the call is made (107000) and stay
 // allocated until the copy has run. When it runs, the copy reads the base
 // addresses from the slots, adds the offsets, and fails with 107000, copying

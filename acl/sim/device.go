@@ -33,7 +33,7 @@ func (d *device) reserve(n uint64) (free uint64, ok bool) {
 	}
 }
 
-// SynchronizeDevice implements acl.Backend. It waits for the work queued on
+// SynchronizeDevice implements [acl.Backend]. It waits for the work queued on
 // every stream of the device when it is called, then returns the first
 // pending asynchronous error of those streams and clears all of them.
 func (b *Backend) SynchronizeDevice(ctx context.Context, dev int32, timeoutMs int32) error {
@@ -91,8 +91,8 @@ func (b *Backend) SynchronizeDevice(ctx context.Context, dev int32, timeoutMs in
 	return first
 }
 
-// CanAccessPeer implements acl.Backend. Every pair of distinct devices can
-// be peers unless WithPeers says otherwise; a device is not its own peer
+// CanAccessPeer implements [acl.Backend]. Every pair of distinct devices can
+// be peers unless [WithPeers] says otherwise; a device is not its own peer
 // (100000, as natively).
 func (b *Backend) CanAccessPeer(dev, peer int32) (bool, error) {
 	if _, err := b.device(dev); err != nil {
@@ -107,7 +107,7 @@ func (b *Backend) CanAccessPeer(dev, peer int32) (bool, error) {
 	return b.peer == nil || b.peer(dev, peer), nil
 }
 
-// EnablePeerAccess implements acl.Backend. Enabling twice is not an error.
+// EnablePeerAccess implements [acl.Backend]. Enabling twice is not an error.
 // A copy between two devices is allowed once either of them has enabled
 // access to the other: the native docs describe enabling as opening data
 // exchange between the two devices.
@@ -128,7 +128,7 @@ func (b *Backend) EnablePeerAccess(dev, peer int32) error {
 	return nil
 }
 
-// DisablePeerAccess implements acl.Backend. Disabling access that is not
+// DisablePeerAccess implements [acl.Backend]. Disabling access that is not
 // enabled is not an error.
 func (b *Backend) DisablePeerAccess(dev, peer int32) error {
 	if _, err := b.CanAccessPeer(dev, peer); err != nil {
@@ -148,7 +148,7 @@ func (b *Backend) peerOKLocked(x, y *device) bool {
 	return x == y || !b.prof.peerEnable || x.peers[y.id] || y.peers[x.id]
 }
 
-// MemInfo implements acl.Backend. Every memory class reports the device's
+// MemInfo implements [acl.Backend]. Every memory class reports the device's
 // one accounted pool: total is its size, free what Malloc has not reserved
 // (rounding and padding included).
 func (b *Backend) MemInfo(dev int32, attr acl.MemAttr) (free, total uint64, err error) {

@@ -7,7 +7,7 @@
 //
 // # What it models
 //
-// Devices. There are WithDevices devices (default 2), each with WithMemory
+// Devices. There are [WithDevices] devices (default 2), each with [WithMemory]
 // bytes (default 32 GiB) of accounted memory. Malloc charges the device what
 // the native allocator reserves, acl.AllocatedSize: the size rounded up to
 // 32 bytes plus 32 bytes of padding (none for 1 GiB pages); a request that
@@ -35,7 +35,7 @@
 // Streams. Each stream is a FIFO queue served by its own goroutine, so
 // asynchronous operations really run after their call returns, in order,
 // concurrently with the caller and with other streams. Each device has a
-// default stream. A stream holds up to WithQueueDepth operations (default
+// default stream. A stream holds up to [WithQueueDepth] operations (default
 // 4096) before the calls that take a context (MemcpyAsync, Memcpy2DAsync,
 // MemcpyBatchAsync, MemsetAsync) wait for room, as a full native task queue
 // makes them wait. The calls that take no context (RecordEvent,
@@ -122,17 +122,17 @@
 // from device memory when it runs. Both are inner-device copies: src and
 // dst must be on the device of the stream.
 //
-// Chips. WithChip selects the family whose model-specific rules apply:
-// AtlasA2 (the default) and Ascend950 need EnablePeerAccess before a copy
-// between two devices (107000 otherwise), AtlasA3 does not, as the native
+// Chips. [WithChip] selects the family whose model-specific rules apply:
+// [AtlasA2] (the default) and [Ascend950] need EnablePeerAccess before a copy
+// between two devices (107000 otherwise), [AtlasA3] does not, as the native
 // docs list. The copy is allowed once either device has enabled access to
 // the other, since the docs describe enabling as opening data exchange
 // between the two. Every pair of distinct devices can be peers unless
-// WithPeers says otherwise. MemcpyDescSize is 32 on A2 and A3 and 64 on
+// [WithPeers] says otherwise. MemcpyDescSize is 32 on A2 and A3 and 64 on
 // 950 (the simulator's own values).
 //
 // Timing. By default operations run as fast as the host's memory allows,
-// and the copy path pays nothing for the timing model. WithTiming adds the
+// and the copy path pays nothing for the timing model. [WithTiming] adds the
 // model: a virtual clock, and a discrete-event model of the device on it
 // that runs beside the real work (clock.go). Each device has three links
 // with their own bandwidths: host to device and device to host (the two
@@ -169,7 +169,7 @@
 //
 // The wall clock does not wait for the model, so that modeled times are
 // exact and their tests fast: a pipeline that would take 10 ms on the chip
-// reports 10 ms and finishes as fast as this machine copies. WithPacing (CLI --sim-pacing) ties the model to the wall clock
+// reports 10 ms and finishes as fast as this machine copies. [WithPacing] (CLI --sim-pacing) ties the model to the wall clock
 // instead, for programs that time themselves with it: the host's own time
 // counts as modeled time, and every wait lasts until the wall clock
 // reaches the modeled time it waits for; modeled times then depend on the
@@ -218,4 +218,16 @@
 // native runtime applies them below the API (timeouts, descriptor kinds,
 // offset copies), and batches run in any direction. A host function must
 // not wait for its own stream: that never returns, as natively.
+//
+// # What it exports
+//
+// [New] with its options ([Option]: [WithDevices], [WithMemory], [WithChip],
+// [WithPeers], [WithQueueDepth], [WithTiming], [WithPacing]) and their
+// defaults and bounds ([DefaultDevices], [DefaultMemory],
+// [DefaultQueueDepth], [MaxMemory]), which an embedder sizes its devices
+// against; [Chip] and its families ([AtlasA2], [AtlasA3], [Ascend950]),
+// which the CLI's --chip names; and [Backend], whose methods are those of
+// [acl.Backend] and of the optional interfaces it implements, plus
+// [Backend.Chip] and [Backend.ModelTime], the only way to read the
+// timing model's clock.
 package sim

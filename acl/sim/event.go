@@ -77,7 +77,7 @@ func (b *Backend) event(h acl.Event) (*event, error) {
 	return e, nil
 }
 
-// CreateEvent implements acl.Backend. dev must exist; the event may be
+// CreateEvent implements [acl.Backend]. dev must exist; the event may be
 // recorded on a stream of any device, so it does not keep it.
 func (b *Backend) CreateEvent(dev int32) (acl.Event, error) {
 	if _, err := b.device(dev); err != nil {
@@ -93,7 +93,7 @@ func (b *Backend) CreateEvent(dev int32) (acl.Event, error) {
 	return e.h, nil
 }
 
-// DestroyEvent implements acl.Backend. Streams waiting for the event go on,
+// DestroyEvent implements [acl.Backend]. Streams waiting for the event go on,
 // and SynchronizeEvent calls blocked on it return 107017. A queued record
 // of it still runs, to no effect.
 func (b *Backend) DestroyEvent(h acl.Event) error {
@@ -112,7 +112,7 @@ func (b *Backend) DestroyEvent(h acl.Event) error {
 	return nil
 }
 
-// RecordEvent implements acl.Backend. The event and the stream may belong
+// RecordEvent implements [acl.Backend]. The event and the stream may belong
 // to different devices.
 func (b *Backend) RecordEvent(eh acl.Event, sh acl.Stream) error {
 	e, err := b.event(eh)
@@ -158,7 +158,7 @@ func (b *Backend) RecordEvent(eh acl.Event, sh acl.Stream) error {
 	return nil
 }
 
-// ResetEvent implements acl.EventResetter: it queues on s a reset of e.
+// ResetEvent implements [acl.EventResetter]: it queues on s a reset of e.
 // Until it has run, the record before it still counts (for queries,
 // synchronizes and elapsed times); waits queued from now on wait for the
 // next record.
@@ -195,7 +195,7 @@ func (b *Backend) ResetEvent(eh acl.Event, sh acl.Stream) error {
 	return nil
 }
 
-// StreamWaitEvent implements acl.Backend. It queues on s a wait for the
+// StreamWaitEvent implements [acl.Backend]. It queues on s a wait for the
 // record of e that is the most recent one now; later records do not
 // matter. An event never recorded gives 107000, as natively (the runtime's
 // default event mode refuses to wait for an event that has no record); for
@@ -205,7 +205,7 @@ func (b *Backend) StreamWaitEvent(sh acl.Stream, eh acl.Event) error {
 	return b.StreamWaitEventTimeout(sh, eh, 0)
 }
 
-// StreamWaitEventTimeout implements acl.TimedWaiter: StreamWaitEvent,
+// StreamWaitEventTimeout implements [acl.TimedWaiter]: StreamWaitEvent,
 // except that a wait still blocked timeout after it started (0: never)
 // ends and fails with ACL_ERROR_RT_WAIT_TIMEOUT (107019), the stream's
 // error for its next synchronize.
@@ -250,7 +250,7 @@ func (b *Backend) StreamWaitEventTimeout(sh acl.Stream, eh acl.Event, timeout ti
 	return s.pushNow(o)
 }
 
-// SynchronizeEvent implements acl.Backend. It waits for the most recent
+// SynchronizeEvent implements [acl.Backend]. It waits for the most recent
 // record of e and returns the error pending on its stream when the record
 // ran (an operation queued before it failed), once. An event never recorded
 // returns at once. On timeout it returns ACL_ERROR_RT_EVENT_SYNC_TIMEOUT
@@ -300,7 +300,7 @@ func (b *Backend) SynchronizeEvent(ctx context.Context, eh acl.Event, timeoutMs 
 	return acl.Errorf(acl.ErrRTEventSyncTimeout, "event %d: its most recent record did not complete within %d ms", eh, timeoutMs)
 }
 
-// QueryEvent implements acl.Backend. An event never recorded is NotReady,
+// QueryEvent implements [acl.Backend]. An event never recorded is NotReady,
 // as the native recorded status of a fresh event is.
 func (b *Backend) QueryEvent(eh acl.Event) (acl.EventRecordedStatus, error) {
 	e, err := b.event(eh)
@@ -324,7 +324,7 @@ func (b *Backend) QueryEvent(eh acl.Event) (acl.EventRecordedStatus, error) {
 	return acl.EventRecordedStatusComplete, nil
 }
 
-// EventElapsedTime implements acl.Backend: the milliseconds between the
+// EventElapsedTime implements [acl.Backend]: the milliseconds between the
 // moments the two most recent records ran on their streams, on the wall
 // clock or, with the timing model, on its clock. An event never recorded
 // gives 507000, as natively; one reset after its record, or whose record

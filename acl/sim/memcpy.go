@@ -6,7 +6,7 @@ import (
 	"github.com/aclwasm/aclwasm/acl"
 )
 
-// Memcpy implements acl.Backend. It copies in any direction, host to host
+// Memcpy implements [acl.Backend]. It copies in any direction, host to host
 // included (the native synchronous copy allows it), with memmove semantics
 // for overlapping ranges. It runs concurrently with queued work: it takes
 // the data locks of the allocations it touches, so it lands before or after
@@ -71,7 +71,7 @@ func (b *Backend) memcpyDirect(ctx context.Context, dst, src acl.Buf, n uint64) 
 	return err
 }
 
-// MemcpyAsync implements acl.Backend. A copy between host memory only gives
+// MemcpyAsync implements [acl.Backend]. A copy between host memory only gives
 // 207000, as natively for a card attached over PCIe. A copy that touches
 // pageable host memory waits for the stream's queued work, then copies
 // before returning; if that work failed, it returns the stream's pending

@@ -6,7 +6,7 @@ import (
 	"github.com/aclwasm/aclwasm/acl"
 )
 
-// Memcpy2D implements acl.Backend. Each side touches (height-1)*pitch+width
+// Memcpy2D implements [acl.Backend]. Each side touches (height-1)*pitch+width
 // bytes from its base, so a host Buf must hold that many. As natively, the
 // synchronous 2D copy goes host to device or device to host only: device to
 // device gives 207000, host to host 107000.
@@ -43,7 +43,7 @@ func (b *Backend) Memcpy2D(ctx context.Context, dst acl.Buf, dpitch uint64, src 
 	return err
 }
 
-// Memcpy2DAsync implements acl.Backend. Device to device is allowed (all
+// Memcpy2DAsync implements [acl.Backend]. Device to device is allowed (all
 // three chip families support it); host to host gives 107000. Pageable host
 // memory makes it wait for the stream and copy before returning, as
 // MemcpyAsync does.

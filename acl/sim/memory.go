@@ -114,7 +114,7 @@ func (p *pin) overlaps(x []byte) bool {
 	return at < lo+uintptr(len(p.b)) && lo < at+uintptr(len(x))
 }
 
-// Malloc implements acl.Backend. The device is charged
+// Malloc implements [acl.Backend]. The device is charged
 // acl.AllocatedSize(size, policy) bytes; the allocation's extent, what
 // addresses may name, is size bytes, zeroed. Addresses are never reused.
 func (b *Backend) Malloc(dev int32, size uint64, policy acl.MemMallocPolicy) (acl.DevPtr, error) {
@@ -167,7 +167,7 @@ func (b *Backend) Malloc(dev int32, size uint64, policy acl.MemMallocPolicy) (ac
 	return a.base, nil
 }
 
-// Free implements acl.Backend. p must be the base of a live allocation
+// Free implements [acl.Backend]. p must be the base of a live allocation
 // (anything else, an interior address included, is 107000). Free waits for
 // every operation that holds the allocation, queued or running. From the
 // start of the call the allocation takes no new operations: a call that
@@ -217,7 +217,7 @@ func (b *Backend) Free(ctx context.Context, p acl.DevPtr) error {
 	return nil
 }
 
-// DeviceOf implements acl.Backend.
+// DeviceOf implements [acl.Backend].
 func (b *Backend) DeviceOf(p acl.DevPtr) (int32, error) {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
@@ -231,7 +231,7 @@ func (b *Backend) DeviceOf(p acl.DevPtr) (int32, error) {
 	return a.dev.id, nil
 }
 
-// Allocation implements acl.Backend.
+// Allocation implements [acl.Backend].
 func (b *Backend) Allocation(p acl.DevPtr) (acl.DevPtr, uint64, int32, error) {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
@@ -265,7 +265,7 @@ func (b *Backend) allocLocked(p acl.DevPtr, n uint64, what string) (*alloc, uint
 	return a, off, nil
 }
 
-// HostRegister implements acl.Backend. The range may not overlap a
+// HostRegister implements [acl.Backend]. The range may not overlap a
 // registered one (507910). The returned pin keeps x reachable until
 // HostUnregister.
 func (b *Backend) HostRegister(x []byte, typ acl.HostRegisterType) (acl.HostPin, error) {
@@ -292,7 +292,7 @@ func (b *Backend) HostRegister(x []byte, typ acl.HostRegisterType) (acl.HostPin,
 	return p.h, nil
 }
 
-// HostUnregister implements acl.Backend. It waits for the operations that
+// HostUnregister implements [acl.Backend]. It waits for the operations that
 // hold the pin; if ctx is done first it returns ctx's error and the range
 // stays registered.
 func (b *Backend) HostUnregister(ctx context.Context, h acl.HostPin) error {

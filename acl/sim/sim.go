@@ -37,7 +37,7 @@ func WithDevices(n int) Option {
 }
 
 // WithMemory sets the accounted memory of each device in bytes (default 32
-// GiB, at most MaxMemory). Go memory is only allocated by Malloc, for the
+// GiB, at most [MaxMemory]). Go memory is only allocated by Malloc, for the
 // bytes asked for, so a large value costs nothing until it is used; but an
 // allocation larger than the host can map ends the process, as any Go
 // allocation does. 0 means the default.
@@ -49,7 +49,7 @@ func WithMemory(bytes uint64) Option {
 	}
 }
 
-// WithChip selects the chip family whose rules apply (default AtlasA2).
+// WithChip selects the chip family whose rules apply (default [AtlasA2]).
 func WithChip(chip Chip) Option {
 	return func(c *config) { c.chip = chip }
 }
@@ -81,14 +81,14 @@ func WithQueueDepth(n int) Option {
 // same modeled time. Event timestamps, EventElapsedTime and when work
 // counts as complete (synchronizes, queries) follow that clock, whatever
 // the speed of this machine; the wall clock does not wait for it (see
-// WithPacing). Off by default: the simulator then runs as fast as the
+// [WithPacing]). Off by default: the simulator then runs as fast as the
 // host's memory allows, and the copy path pays nothing for the model. The
 // package doc describes the model and its parameters.
 func WithTiming() Option {
 	return func(c *config) { c.timing = true }
 }
 
-// WithPacing turns on the timing model (WithTiming) and ties its clock to
+// WithPacing turns on the timing model ([WithTiming]) and ties its clock to
 // the wall clock: the host's own time counts as modeled time, and a wait
 // lasts until the wall clock reaches the modeled time it waits for, so
 // programs that read the wall clock see the modeled durations too. Modeled
@@ -97,7 +97,7 @@ func WithPacing() Option {
 	return func(c *config) { c.timing, c.paced = true, true }
 }
 
-// Backend is the simulated device. It implements acl.Backend; all its
+// Backend is the simulated device. It implements [acl.Backend]; all its
 // methods are safe for concurrent use.
 type Backend struct {
 	prof  profile
@@ -175,11 +175,11 @@ func New(opts ...Option) *Backend {
 	return b
 }
 
-// Name implements acl.Backend.
+// Name implements [acl.Backend].
 func (b *Backend) Name() string { return "sim" }
 
 // ModelTime returns the timing model's clock: the modeled time since New
-// that the host has reached by waiting (see WithTiming). It is 0 when the
+// that the host has reached by waiting (see [WithTiming]). It is 0 when the
 // model is off.
 func (b *Backend) ModelTime() time.Duration {
 	if b.clk == nil {
@@ -191,16 +191,16 @@ func (b *Backend) ModelTime() time.Duration {
 // Chip returns the chip family the simulator follows.
 func (b *Backend) Chip() Chip { return b.chip }
 
-// Version implements acl.Backend: the ACL version whose behaviour the
+// Version implements [acl.Backend]: the ACL version whose behaviour the
 // simulator follows.
 func (b *Backend) Version() (major, minor, patch int32) {
 	return acl.VersionMajor, acl.VersionMinor, acl.VersionPatch
 }
 
-// DeviceCount implements acl.Backend.
+// DeviceCount implements [acl.Backend].
 func (b *Backend) DeviceCount() int { return len(b.devs) }
 
-// Close implements acl.Backend. It cancels the work not yet started on every
+// Close implements [acl.Backend]. It cancels the work not yet started on every
 // stream, waits for the operations running now, stops the workers and
 // releases all memory, registrations, streams and events. Calls blocked in
 // the simulator return. Afterwards every call that touches memory, streams

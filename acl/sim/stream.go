@@ -543,7 +543,7 @@ func (b *Backend) stream(h acl.Stream) (*stream, error) {
 	return s, nil
 }
 
-// DefaultStream implements acl.Backend.
+// DefaultStream implements [acl.Backend].
 func (b *Backend) DefaultStream(dev int32) (acl.Stream, error) {
 	d, err := b.device(dev)
 	if err != nil {
@@ -557,7 +557,7 @@ func (b *Backend) DefaultStream(dev int32) (acl.Stream, error) {
 	return d.def.h, nil
 }
 
-// CreateStream implements acl.Backend. Every stream has its own worker
+// CreateStream implements [acl.Backend]. Every stream has its own worker
 // goroutine until it is destroyed.
 func (b *Backend) CreateStream(dev int32) (acl.Stream, error) {
 	d, err := b.device(dev)
@@ -572,7 +572,7 @@ func (b *Backend) CreateStream(dev int32) (acl.Stream, error) {
 	return b.newStreamLocked(d).h, nil
 }
 
-// DestroyStream implements acl.Backend. The handle is invalid from the
+// DestroyStream implements [acl.Backend]. The handle is invalid from the
 // start of the call. If ctx is done before the queued work completes, the
 // work not yet started is dropped (records of events in it complete with
 // ACL_ERROR_RT_STREAM_ABORT) and the running operation is waited for. The
@@ -616,7 +616,7 @@ func (b *Backend) DestroyStream(ctx context.Context, h acl.Stream) error {
 	return nil
 }
 
-// SynchronizeStream implements acl.Backend. It waits for the work queued
+// SynchronizeStream implements [acl.Backend]. It waits for the work queued
 // when it is called; a stream destroyed meanwhile gives 107017.
 func (b *Backend) SynchronizeStream(ctx context.Context, h acl.Stream, timeoutMs int32) error {
 	if err := acl.CheckTimeout(timeoutMs); err != nil {
@@ -656,7 +656,7 @@ func (b *Backend) SynchronizeStream(ctx context.Context, h acl.Stream, timeoutMs
 	return s.takeErr()
 }
 
-// StreamQuery implements acl.Backend. With the timing model, the work
+// StreamQuery implements [acl.Backend]. With the timing model, the work
 // must also be complete in modeled time.
 func (b *Backend) StreamQuery(h acl.Stream) (acl.StreamStatus, error) {
 	n, err := b.Pending(h)
@@ -679,7 +679,7 @@ func (b *Backend) StreamQuery(h acl.Stream) (acl.StreamStatus, error) {
 	return acl.StreamStatusComplete, nil
 }
 
-// Pending implements acl.Backend.
+// Pending implements [acl.Backend].
 func (b *Backend) Pending(h acl.Stream) (int, error) {
 	s, err := b.stream(h)
 	if err != nil {
@@ -690,7 +690,7 @@ func (b *Backend) Pending(h acl.Stream) (int, error) {
 	return int(s.countedLocked()), nil
 }
 
-// LaunchHostFunc implements acl.Backend. fn runs on the stream's worker; a
+// LaunchHostFunc implements [acl.Backend]. fn runs on the stream's worker; a
 // panic in it becomes the stream's error (500000) instead of crashing.
 func (b *Backend) LaunchHostFunc(h acl.Stream, fn func() error) error {
 	if fn == nil {
@@ -707,7 +707,7 @@ func (b *Backend) LaunchHostFunc(h acl.Stream, fn func() error) error {
 	return s.pushNow(o)
 }
 
-// OnComplete implements acl.Completer: fn runs on the stream's worker (or
+// OnComplete implements [acl.Completer]: fn runs on the stream's worker (or
 // a caller synchronizing the stream) after the operations queued before it, and is dropped with them when the
 // stream's work is cancelled.
 func (b *Backend) OnComplete(h acl.Stream, fn func()) error {

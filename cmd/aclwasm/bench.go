@@ -12,8 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/aclwasm/aclwasm/bench"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/internal/bench"
 )
 
 // benchCmd is aclwasm bench: the standard copy suite on the selected

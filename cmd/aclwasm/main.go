@@ -1,8 +1,10 @@
 // Command aclwasm runs WebAssembly plugins that use the ACL memory-copy API
-// in a sandbox, checks them against the guest ABI, and prints the ABI.
+// in a sandbox, serves a directory of them over HTTP, checks them against
+// the guest ABI, prints the ABI, and measures what the sandbox costs.
 //
-//	aclwasm run [flags] plugin.wasm [args...]
-//	aclwasm call [flags] plugin.wasm EXPORT
+//	aclwasm run [flags] plugin.wasm [args...]     (or --manifest plugin.yaml)
+//	aclwasm call [flags] plugin.wasm EXPORT       (or --manifest plugin.yaml)
+//	aclwasm serve [flags] DIR
 //	aclwasm check [flags] plugin.wasm
 //	aclwasm abi [--json]
 //	aclwasm bench [flags]

@@ -1,4 +1,4 @@
-// Package faulty wraps an acl.Backend so that it fails on command, for
+// Package faulty wraps an [acl.Backend] so that it fails on command, for
 // tests of what a caller does when the runtime fails: an error at the Nth
 // call of a method, before the call reaches the wrapped backend (FailCall),
 // or an asynchronous operation that fails when it executes, in stream
@@ -11,6 +11,12 @@
 // sandbox must still give the guest the native code at the right call or
 // synchronize, leave no effect of the failed operation, and release
 // everything when the session ends.
+//
+// The package is internal: tests of acl/cann and of host (host/faults_test.go)
+// use it, and it lives at the module's root so that both may import it. It
+// exports [Wrap] and the [Faulty] it returns, [Injected] (an error to inject
+// when any will do) and [Interfaces] (the optional interfaces a backend
+// implements, which the tests compare before and after Wrap).
 package faulty
 
 import (
@@ -21,10 +27,10 @@ import (
 	"github.com/aclwasm/aclwasm/acl"
 )
 
-// Backend is an acl.Backend that fails the calls it is told to, with none
+// wrapper is an [acl.Backend] that fails the calls it is told to, with none
 // of the optional interfaces (Wrap adds those of the wrapped backend). It
 // is safe for concurrent use.
-type Backend struct {
+type wrapper struct {
 	acl.Backend
 
 	mu     sync.Mutex
@@ -40,7 +46,7 @@ type fault struct {
 	fired  bool
 }
 
-// Faulty is what Wrap returns: an acl.Backend that fails on command.
+// Faulty is what Wrap returns: an [acl.Backend] that fails on command.
 type Faulty interface {
 	acl.Backend
 	FailCall(method string, n int, err error)
@@ -50,16 +56,16 @@ type Faulty interface {
 }
 
 // Wrap returns b wrapped. It fails nothing until told to, and it
-// implements exactly the optional interfaces of acl (acl.MemsetD32er,
-// acl.StreamForcer, ...) that b implements, forwarding them to b: the
+// implements exactly the optional interfaces of acl ([acl.MemsetD32er],
+// [acl.StreamForcer], ...) that b implements, forwarding them to b: the
 // sandbox takes different paths for a backend with and without each, so a
 // wrapper with other interfaces than b would test other host code than
 // b's. The supported sets are the backends' of this module: every one of
 // the interfaces the simulator and the native backend share or none of
-// them, each with or without acl.Zeroer and acl.PeerRule. Another set
+// them, each with or without [acl.Zeroer] and [acl.PeerRule]. Another set
 // panics.
 func Wrap(b acl.Backend) Faulty {
-	core := &Backend{Backend: b, calls: map[string]int{}}
+	core := &wrapper{Backend: b, calls: map[string]int{}}
 	z, hasZ := b.(acl.Zeroer)
 	p, hasP := b.(acl.PeerRule)
 	n := 0
@@ -100,10 +106,10 @@ func Wrap(b acl.Backend) Faulty {
 var Injected = acl.Errorf(acl.ErrRTInternal, "faulty: injected failure")
 
 // FailCall makes the nth call of method (1 is the next one), named as the
-// acl.Backend method, return err without reaching the wrapped backend: the
+// [acl.Backend] method, return err without reaching the wrapped backend: the
 // call has no effect. The methods that can fail are those of this type;
 // another name is a test bug and panics.
-func (b *Backend) FailCall(method string, n int, err error) { b.add(method, n, false, err) }
+func (b *wrapper) FailCall(method string, n int, err error) { b.add(method, n, false, err) }
 
 // FailExec makes the nth call of the asynchronous method (1 is the next
 // one) queue, in place of its operation, one that fails with err when it
@@ -111,7 +117,7 @@ func (b *Backend) FailCall(method string, n int, err error) { b.add(method, n, f
 // happens, and the stream's next synchronize returns err. method is one of
 // MemcpyAsync, Memcpy2DAsync, MemcpyBatchAsync, MemsetAsync,
 // MemcpyAsyncWithDesc, MemcpyAsyncWithOffset; another name panics.
-func (b *Backend) FailExec(method string, n int, err error) {
+func (b *wrapper) FailExec(method string, n int, err error) {
 	switch method {
 	case "MemcpyAsync", "Memcpy2DAsync", "MemcpyBatchAsync", "MemsetAsync", "MemcpyAsyncWithDesc", "MemcpyAsyncWithOffset":
 	default:
@@ -120,7 +126,7 @@ func (b *Backend) FailExec(method string, n int, err error) {
 	b.add(method, n, true, err)
 }
 
-func (b *Backend) add(method string, n int, exec bool, err error) {
+func (b *wrapper) add(method string, n int, exec bool, err error) {
 	if !faultable[method] || n < 1 || err == nil {
 		panic(fmt.Sprintf("faulty: cannot fail call %d of %q with %v", n, method, err))
 	}
@@ -130,7 +136,7 @@ func (b *Backend) add(method string, n int, exec bool, err error) {
 }
 
 // Calls returns how many times method has been called.
-func (b *Backend) Calls(method string) int {
+func (b *wrapper) Calls(method string) int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.calls[method]
@@ -138,7 +144,7 @@ func (b *Backend) Calls(method string) int {
 
 // Unfired returns how many of the faults asked for have not fired yet, so
 // that a test can tell its fault was injected where it meant.
-func (b *Backend) Unfired() int {
+func (b *wrapper) Unfired() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	n := 0
@@ -151,7 +157,7 @@ func (b *Backend) Unfired() int {
 }
 
 // hit counts a call of method and returns the fault it meets, if any.
-func (b *Backend) hit(method string) *fault {
+func (b *wrapper) hit(method string) *fault {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.calls[method]++
@@ -166,7 +172,7 @@ func (b *Backend) hit(method string) *fault {
 
 // async handles a fault of an asynchronous method on s: a failed call, or
 // a failing operation queued in its place. ok is false when there is none.
-func (b *Backend) async(method string, s acl.Stream) (err error, ok bool) {
+func (b *wrapper) async(method string, s acl.Stream) (err error, ok bool) {
 	f := b.hit(method)
 	if f == nil {
 		return nil, false
@@ -178,7 +184,7 @@ func (b *Backend) async(method string, s acl.Stream) (err error, ok bool) {
 }
 
 // fail returns the error of a fault of method, if the call meets one.
-func (b *Backend) fail(method string) error {
+func (b *wrapper) fail(method string) error {
 	if f := b.hit(method); f != nil {
 		return f.err
 	}
@@ -195,196 +201,196 @@ var faultable = map[string]bool{
 	"SetMemcpyDesc": true, "MemcpyAsyncWithDesc": true, "MemcpyAsyncWithOffset": true,
 }
 
-// SynchronizeDevice implements acl.Backend.
-func (b *Backend) SynchronizeDevice(ctx context.Context, dev int32, timeoutMs int32) error {
+// SynchronizeDevice implements [acl.Backend].
+func (b *wrapper) SynchronizeDevice(ctx context.Context, dev int32, timeoutMs int32) error {
 	if err := b.fail("SynchronizeDevice"); err != nil {
 		return err
 	}
 	return b.Backend.SynchronizeDevice(ctx, dev, timeoutMs)
 }
 
-// Malloc implements acl.Backend.
-func (b *Backend) Malloc(dev int32, size uint64, policy acl.MemMallocPolicy) (acl.DevPtr, error) {
+// Malloc implements [acl.Backend].
+func (b *wrapper) Malloc(dev int32, size uint64, policy acl.MemMallocPolicy) (acl.DevPtr, error) {
 	if err := b.fail("Malloc"); err != nil {
 		return 0, err
 	}
 	return b.Backend.Malloc(dev, size, policy)
 }
 
-// Free implements acl.Backend.
-func (b *Backend) Free(ctx context.Context, p acl.DevPtr) error {
+// Free implements [acl.Backend].
+func (b *wrapper) Free(ctx context.Context, p acl.DevPtr) error {
 	if err := b.fail("Free"); err != nil {
 		return err
 	}
 	return b.Backend.Free(ctx, p)
 }
 
-// HostRegister implements acl.Backend.
-func (b *Backend) HostRegister(buf []byte, typ acl.HostRegisterType) (acl.HostPin, error) {
+// HostRegister implements [acl.Backend].
+func (b *wrapper) HostRegister(buf []byte, typ acl.HostRegisterType) (acl.HostPin, error) {
 	if err := b.fail("HostRegister"); err != nil {
 		return 0, err
 	}
 	return b.Backend.HostRegister(buf, typ)
 }
 
-// HostUnregister implements acl.Backend.
-func (b *Backend) HostUnregister(ctx context.Context, pin acl.HostPin) error {
+// HostUnregister implements [acl.Backend].
+func (b *wrapper) HostUnregister(ctx context.Context, pin acl.HostPin) error {
 	if err := b.fail("HostUnregister"); err != nil {
 		return err
 	}
 	return b.Backend.HostUnregister(ctx, pin)
 }
 
-// CreateStream implements acl.Backend.
-func (b *Backend) CreateStream(dev int32) (acl.Stream, error) {
+// CreateStream implements [acl.Backend].
+func (b *wrapper) CreateStream(dev int32) (acl.Stream, error) {
 	if err := b.fail("CreateStream"); err != nil {
 		return 0, err
 	}
 	return b.Backend.CreateStream(dev)
 }
 
-// DestroyStream implements acl.Backend.
-func (b *Backend) DestroyStream(ctx context.Context, s acl.Stream) error {
+// DestroyStream implements [acl.Backend].
+func (b *wrapper) DestroyStream(ctx context.Context, s acl.Stream) error {
 	if err := b.fail("DestroyStream"); err != nil {
 		return err
 	}
 	return b.Backend.DestroyStream(ctx, s)
 }
 
-// SynchronizeStream implements acl.Backend.
-func (b *Backend) SynchronizeStream(ctx context.Context, s acl.Stream, timeoutMs int32) error {
+// SynchronizeStream implements [acl.Backend].
+func (b *wrapper) SynchronizeStream(ctx context.Context, s acl.Stream, timeoutMs int32) error {
 	if err := b.fail("SynchronizeStream"); err != nil {
 		return err
 	}
 	return b.Backend.SynchronizeStream(ctx, s, timeoutMs)
 }
 
-// LaunchHostFunc implements acl.Backend.
-func (b *Backend) LaunchHostFunc(s acl.Stream, fn func() error) error {
+// LaunchHostFunc implements [acl.Backend].
+func (b *wrapper) LaunchHostFunc(s acl.Stream, fn func() error) error {
 	if err := b.fail("LaunchHostFunc"); err != nil {
 		return err
 	}
 	return b.Backend.LaunchHostFunc(s, fn)
 }
 
-// CreateEvent implements acl.Backend.
-func (b *Backend) CreateEvent(dev int32) (acl.Event, error) {
+// CreateEvent implements [acl.Backend].
+func (b *wrapper) CreateEvent(dev int32) (acl.Event, error) {
 	if err := b.fail("CreateEvent"); err != nil {
 		return 0, err
 	}
 	return b.Backend.CreateEvent(dev)
 }
 
-// RecordEvent implements acl.Backend.
-func (b *Backend) RecordEvent(e acl.Event, s acl.Stream) error {
+// RecordEvent implements [acl.Backend].
+func (b *wrapper) RecordEvent(e acl.Event, s acl.Stream) error {
 	if err := b.fail("RecordEvent"); err != nil {
 		return err
 	}
 	return b.Backend.RecordEvent(e, s)
 }
 
-// StreamWaitEvent implements acl.Backend.
-func (b *Backend) StreamWaitEvent(s acl.Stream, e acl.Event) error {
+// StreamWaitEvent implements [acl.Backend].
+func (b *wrapper) StreamWaitEvent(s acl.Stream, e acl.Event) error {
 	if err := b.fail("StreamWaitEvent"); err != nil {
 		return err
 	}
 	return b.Backend.StreamWaitEvent(s, e)
 }
 
-// SynchronizeEvent implements acl.Backend.
-func (b *Backend) SynchronizeEvent(ctx context.Context, e acl.Event, timeoutMs int32) error {
+// SynchronizeEvent implements [acl.Backend].
+func (b *wrapper) SynchronizeEvent(ctx context.Context, e acl.Event, timeoutMs int32) error {
 	if err := b.fail("SynchronizeEvent"); err != nil {
 		return err
 	}
 	return b.Backend.SynchronizeEvent(ctx, e, timeoutMs)
 }
 
-// Memcpy implements acl.Backend.
-func (b *Backend) Memcpy(ctx context.Context, dst, src acl.Buf, n uint64) error {
+// Memcpy implements [acl.Backend].
+func (b *wrapper) Memcpy(ctx context.Context, dst, src acl.Buf, n uint64) error {
 	if err := b.fail("Memcpy"); err != nil {
 		return err
 	}
 	return b.Backend.Memcpy(ctx, dst, src, n)
 }
 
-// MemcpyAsync implements acl.Backend.
-func (b *Backend) MemcpyAsync(ctx context.Context, dst, src acl.Buf, n uint64, s acl.Stream) error {
+// MemcpyAsync implements [acl.Backend].
+func (b *wrapper) MemcpyAsync(ctx context.Context, dst, src acl.Buf, n uint64, s acl.Stream) error {
 	if err, ok := b.async("MemcpyAsync", s); ok {
 		return err
 	}
 	return b.Backend.MemcpyAsync(ctx, dst, src, n, s)
 }
 
-// Memcpy2D implements acl.Backend.
-func (b *Backend) Memcpy2D(ctx context.Context, dst acl.Buf, dpitch uint64, src acl.Buf, spitch, width, height uint64) error {
+// Memcpy2D implements [acl.Backend].
+func (b *wrapper) Memcpy2D(ctx context.Context, dst acl.Buf, dpitch uint64, src acl.Buf, spitch, width, height uint64) error {
 	if err := b.fail("Memcpy2D"); err != nil {
 		return err
 	}
 	return b.Backend.Memcpy2D(ctx, dst, dpitch, src, spitch, width, height)
 }
 
-// Memcpy2DAsync implements acl.Backend.
-func (b *Backend) Memcpy2DAsync(ctx context.Context, dst acl.Buf, dpitch uint64, src acl.Buf, spitch, width, height uint64, s acl.Stream) error {
+// Memcpy2DAsync implements [acl.Backend].
+func (b *wrapper) Memcpy2DAsync(ctx context.Context, dst acl.Buf, dpitch uint64, src acl.Buf, spitch, width, height uint64, s acl.Stream) error {
 	if err, ok := b.async("Memcpy2DAsync", s); ok {
 		return err
 	}
 	return b.Backend.Memcpy2DAsync(ctx, dst, dpitch, src, spitch, width, height, s)
 }
 
-// MemcpyBatch implements acl.Backend.
-func (b *Backend) MemcpyBatch(ctx context.Context, copies []acl.Copy) error {
+// MemcpyBatch implements [acl.Backend].
+func (b *wrapper) MemcpyBatch(ctx context.Context, copies []acl.Copy) error {
 	if err := b.fail("MemcpyBatch"); err != nil {
 		return err
 	}
 	return b.Backend.MemcpyBatch(ctx, copies)
 }
 
-// MemcpyBatchAsync implements acl.Backend.
-func (b *Backend) MemcpyBatchAsync(ctx context.Context, copies []acl.Copy, s acl.Stream) error {
+// MemcpyBatchAsync implements [acl.Backend].
+func (b *wrapper) MemcpyBatchAsync(ctx context.Context, copies []acl.Copy, s acl.Stream) error {
 	if err, ok := b.async("MemcpyBatchAsync", s); ok {
 		return err
 	}
 	return b.Backend.MemcpyBatchAsync(ctx, copies, s)
 }
 
-// Memset implements acl.Backend.
-func (b *Backend) Memset(ctx context.Context, dst acl.Buf, value byte, n uint64) error {
+// Memset implements [acl.Backend].
+func (b *wrapper) Memset(ctx context.Context, dst acl.Buf, value byte, n uint64) error {
 	if err := b.fail("Memset"); err != nil {
 		return err
 	}
 	return b.Backend.Memset(ctx, dst, value, n)
 }
 
-// MemsetAsync implements acl.Backend.
-func (b *Backend) MemsetAsync(ctx context.Context, dst acl.Buf, value byte, n uint64, s acl.Stream) error {
+// MemsetAsync implements [acl.Backend].
+func (b *wrapper) MemsetAsync(ctx context.Context, dst acl.Buf, value byte, n uint64, s acl.Stream) error {
 	if err, ok := b.async("MemsetAsync", s); ok {
 		return err
 	}
 	return b.Backend.MemsetAsync(ctx, dst, value, n, s)
 }
 
-// SetMemcpyDesc implements acl.Backend.
-func (b *Backend) SetMemcpyDesc(desc acl.DevPtr, kind acl.MemcpyKind, src, dst acl.DevPtr, n uint64) error {
+// SetMemcpyDesc implements [acl.Backend].
+func (b *wrapper) SetMemcpyDesc(desc acl.DevPtr, kind acl.MemcpyKind, src, dst acl.DevPtr, n uint64) error {
 	if err := b.fail("SetMemcpyDesc"); err != nil {
 		return err
 	}
 	return b.Backend.SetMemcpyDesc(desc, kind, src, dst, n)
 }
 
-// MemcpyAsyncWithDesc implements acl.Backend.
-func (b *Backend) MemcpyAsyncWithDesc(desc acl.DevPtr, kind acl.MemcpyKind, s acl.Stream) error {
+// MemcpyAsyncWithDesc implements [acl.Backend].
+func (b *wrapper) MemcpyAsyncWithDesc(desc acl.DevPtr, kind acl.MemcpyKind, s acl.Stream) error {
 	if err, ok := b.async("MemcpyAsyncWithDesc", s); ok {
 		return err
 	}
 	return b.Backend.MemcpyAsyncWithDesc(desc, kind, s)
 }
 
-// MemcpyAsyncWithOffset implements acl.Backend.
-func (b *Backend) MemcpyAsyncWithOffset(dstSlot acl.DevPtr, destMax, dstOff uint64, srcSlot acl.DevPtr, n, srcOff uint64, kind acl.MemcpyKind, s acl.Stream) error {
+// MemcpyAsyncWithOffset implements [acl.Backend].
+func (b *wrapper) MemcpyAsyncWithOffset(dstSlot acl.DevPtr, destMax, dstOff uint64, srcSlot acl.DevPtr, n, srcOff uint64, kind acl.MemcpyKind, s acl.Stream) error {
 	if err, ok := b.async("MemcpyAsyncWithOffset", s); ok {
 		return err
 	}
 	return b.Backend.MemcpyAsyncWithOffset(dstSlot, destMax, dstOff, srcSlot, n, srcOff, kind, s)
 }
 
-var _ acl.Backend = (*Backend)(nil)
+var _ acl.Backend = (*wrapper)(nil)

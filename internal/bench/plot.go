@@ -134,7 +134,7 @@ func (r *Report) panels() ([][]*plot.Plot, []Mode, []Kind, error) {
 // panel plots the points of one mode and direction: bandwidth in GB/s
 // against the copy size, both log scales, the sandbox's, the direct
 // backend's and memmove's, and a red cross on each sandbox point that
-// measured faster than memmove (noise: see Point.Noisy).
+// measured faster than memmove (noise: see Point.noisy).
 func panel(m Mode, k Kind, pts []Point) (*plot.Plot, error) {
 	slices.SortFunc(pts, func(a, b Point) int { return int(a.Size>>1) - int(b.Size>>1) })
 	p := plot.New()
@@ -162,7 +162,7 @@ func panel(m Mode, k Kind, pts []Point) (*plot.Plot, error) {
 	}
 	var noise plotter.XYs
 	for _, pt := range pts {
-		if pt.Noisy() {
+		if pt.noisy() {
 			noise = append(noise, plotter.XY{X: float64(pt.Size), Y: pt.Sandbox.BytesPerSec / 1e9})
 		}
 	}
@@ -221,8 +221,8 @@ func noiseGlyph() draw.GlyphStyle {
 
 // modeTitle names a mode as the ACL call it measures.
 var modeTitle = map[Mode]string{
-	Sync:   "aclrtMemcpy",
-	Async:  "aclrtMemcpyAsync",
-	Copy2D: "aclrtMemcpy2d",
-	Batch:  "aclrtMemcpyBatch",
+	modeSync:  "aclrtMemcpy",
+	modeAsync: "aclrtMemcpyAsync",
+	mode2D:    "aclrtMemcpy2d",
+	modeBatch: "aclrtMemcpyBatch",
 }

@@ -1,12 +1,12 @@
-//! The ABI v1.1 additions through the crate's API, checked by the guest
+//! The runtime functions beyond copies through the crate's API, checked by the guest
 //! itself: the run mode, contexts, 32-bit memsets, event resets, a stream's
 //! stop-on-failure mode and logging through `aclAppLog` (one record per
-//! level). It prints `v11: ok` and exits 0, or logs the failed check at
-//! `ERROR` and exits 1. tests/v11_test.go runs it and reads the log records.
+//! level). It prints `runtime: ok` and exits 0, or logs the failed check at
+//! `ERROR` and exits 1. tests/sdk_runtime_test.go runs it and reads the log records.
 //!
 //! Build (from guest-sdk/rust):
-//!   RUSTC=/usr/bin/rustc /usr/bin/cargo build --offline --release --target wasm32-wasi --example v11
-//! Output: target/wasm32-wasi/release/examples/v11.wasm (a WASI command).
+//!   RUSTC=/usr/bin/rustc /usr/bin/cargo build --offline --release --target wasm32-wasi --example runtime
+//! Output: target/wasm32-wasi/release/examples/runtime.wasm (a WASI command).
 
 use aclwasm::{app_log, codes, Context, DeviceBuffer, Event, LogLevel, MemcpyKind, Result, RunMode, Stream, StreamFailureMode};
 
@@ -114,9 +114,9 @@ fn run() -> Result<()> {
 
 fn main() {
     if let Err(e) = run() {
-        let _ = app_log!(LogLevel::ERROR, "v11: {}", e);
-        eprintln!("v11: {}", e);
+        let _ = app_log!(LogLevel::ERROR, "runtime: {}", e);
+        eprintln!("runtime: {}", e);
         std::process::exit(1);
     }
-    println!("v11: ok");
+    println!("runtime: ok");
 }

@@ -8,9 +8,10 @@ import (
 	"github.com/aclwasm/aclwasm/acl"
 )
 
-// streamModeTests cover the optional interfaces of ABI v1.1 section 10:
-// forced destruction, configured streams, failure modes and the run mode.
-var streamModeTests = []test{
+// streamConfigTests cover the optional interfaces that configure streams
+// and read the runtime's settings: forced destruction, configured streams,
+// failure modes, the run mode and the operator timeout interval.
+var streamConfigTests = []test{
 	{"DestroyStreamForce", func(e *env) {
 		f, ok := e.b.(acl.StreamForcer)
 		if !ok {
@@ -95,5 +96,15 @@ var streamModeTests = []test{
 		m, err := rm.RunMode()
 		require.NoError(e, err)
 		require.Contains(e, []acl.RunMode{acl.RunModeDevice, acl.RunModeHost}, m)
+	}},
+
+	{"OpTimeoutInterval", func(e *env) {
+		o, ok := e.b.(acl.OpTimeouts)
+		if !ok {
+			e.Skip("the backend does not implement the optional acl.OpTimeouts")
+		}
+		iv, err := o.OpTimeoutInterval()
+		require.NoError(e, err)
+		require.NotZero(e, iv)
 	}},
 }

@@ -9,6 +9,15 @@
 // point is timed its copy is made once and its result read back and
 // compared, so that a broken path fails the run rather than reporting a
 // speed.
+//
+// The package is internal: only the CLI's bench command (cmd/aclwasm) runs
+// it. It exports what that command needs: [Run] with its [Config] and the
+// [Report] of [Point]s and [Stat]s it returns (which the command prints,
+// writes as JSON and plots); the directions and modes ([Kind], [Kinds],
+// [Mode], [Modes]) that the command's flags name; [DefaultSizes] and
+// [Size], the default sizes and their names; and [Needs], the guest pages
+// and device memory a set of sizes takes, which the command turns into a
+// policy.
 package bench
 
 import (
@@ -30,26 +39,27 @@ type Kind string
 // The directions the suite measures. H2D and D2H copy between guest
 // (host) memory and device memory, D2D between two device allocations.
 const (
-	H2D Kind = "h2d"
-	D2H Kind = "d2h"
-	D2D Kind = "d2d"
+	kindH2D Kind = "h2d"
+	kindD2H Kind = "d2h"
+	kindD2D Kind = "d2d"
 )
 
 // Mode is the API a copy goes through.
 type Mode string
 
-// The modes the suite measures: Sync is aclrtMemcpy; Async is
-// aclrtMemcpyAsync on a stream of its own, synchronized once after the
-// calls of a timed run. Host memory is the guest's, not registered, so an
-// asynchronous H2D or D2H copy runs before its call returns (as natively).
-// Copy2D is aclrtMemcpy2d of the same bytes as rows (see rows), and Batch
-// aclrtMemcpyBatch of the same rows as entries; both are H2D and D2H only,
-// as natively, so the suite leaves out their D2D points.
+// The modes the suite measures, as the command line names them: sync is
+// aclrtMemcpy; async is aclrtMemcpyAsync on a stream of its own,
+// synchronized once after the calls of a timed run. Host memory is the
+// guest's, not registered, so an asynchronous H2D or D2H copy runs before
+// its call returns (as natively). 2d is aclrtMemcpy2d of the same bytes as
+// rows (see rows), and batch aclrtMemcpyBatch of the same rows as entries;
+// both are H2D and D2H only, as natively, so the suite leaves out their
+// D2D points.
 const (
-	Sync   Mode = "sync"
-	Async  Mode = "async"
-	Copy2D Mode = "2d"
-	Batch  Mode = "batch"
+	modeSync  Mode = "sync"
+	modeAsync Mode = "async"
+	mode2D    Mode = "2d"
+	modeBatch Mode = "batch"
 )
 
 // maxRows bounds the rows of a 2D copy and the entries of a batch (the
@@ -74,8 +84,8 @@ func rows(n uint64) (w, h uint64) {
 
 // Kinds and Modes list the values the suite knows, in table order.
 var (
-	Kinds = []Kind{H2D, D2H, D2D}
-	Modes = []Mode{Sync, Async, Copy2D, Batch}
+	Kinds = []Kind{kindH2D, kindD2H, kindD2D}
+	Modes = []Mode{modeSync, modeAsync, mode2D, modeBatch}
 )
 
 // DefaultSizes are the sizes of the standard suite: 64 B to 256 MiB by
@@ -143,7 +153,7 @@ type Report struct {
 }
 
 // Run measures the suite on rt, whose backend is b (the one given to
-// host.WithBackend), and returns the report. The sessions and everything
+// [host.WithBackend]), and returns the report. The sessions and everything
 // they and the direct measurements held are released before it returns.
 func Run(ctx context.Context, rt *host.Runtime, b acl.Backend, cfg Config) (*Report, error) {
 	if len(cfg.Sizes) == 0 || len(cfg.Kinds) == 0 || len(cfg.Modes) == 0 {
@@ -155,7 +165,7 @@ func Run(ctx context.Context, rt *host.Runtime, b acl.Backend, cfg Config) (*Rep
 		}
 	}
 	for _, m := range cfg.Modes {
-		if m != Sync && m != Async && m != Copy2D && m != Batch {
+		if m != modeSync && m != modeAsync && m != mode2D && m != modeBatch {
 			return nil, fmt.Errorf("bench: mode %q: want sync, async, 2d or batch", m)
 		}
 	}
@@ -176,7 +186,7 @@ func Run(ctx context.Context, rt *host.Runtime, b acl.Backend, cfg Config) (*Rep
 		max = maxu(max, n)
 	}
 	for _, m := range cfg.Modes {
-		if m != Copy2D && m != Batch {
+		if m != mode2D && m != modeBatch {
 			continue
 		}
 		for _, n := range cfg.Sizes {
@@ -240,7 +250,7 @@ func Run(ctx context.Context, rt *host.Runtime, b acl.Backend, cfg Config) (*Rep
 		mmStat := stat(mm, n, 1)
 		for _, k := range cfg.Kinds {
 			for _, m := range cfg.Modes {
-				if (m == Copy2D || m == Batch) && k == D2D {
+				if (m == mode2D || m == modeBatch) && k == kindD2D {
 					continue // aclrtMemcpy2d and aclrtMemcpyBatch copy H2D and D2H only
 				}
 				p := Point{Size: n, Kind: k, Mode: m, Sessions: len(ss), Memmove: mmStat}

@@ -10,7 +10,7 @@ import (
 // WriteTable writes the report as an aligned text table: per point the
 // sandbox's bandwidth and latency, the direct backend's and memmove's
 // bandwidth, and the sandbox's bandwidth as a fraction of each. A ratio
-// above 1 against memmove is marked as noise (Point.Noisy) and explained
+// above 1 against memmove is marked as noise (Point.noisy) and explained
 // under the table.
 func (r *Report) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -18,7 +18,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 	noisy := 0
 	for _, p := range r.Points {
 		mark := ""
-		if p.Noisy() {
+		if p.noisy() {
 			mark, noisy = " (noise)", noisy+1
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%.3f%s\t%.3f\t\n",
@@ -37,10 +37,10 @@ func (r *Report) WriteTable(w io.Writer) error {
 	return nil
 }
 
-// Noisy reports whether the point's sandbox copies measured faster than
+// noisy reports whether the point's sandbox copies measured faster than
 // memmove of the same bytes. No path copies faster than memmove, so such a
 // ratio is the machine's noise between the runs, not a result.
-func (p Point) Noisy() bool { return p.XMemmove > 1 }
+func (p Point) noisy() bool { return p.XMemmove > 1 }
 
 // WriteJSON writes the report as indented JSON.
 func (r *Report) WriteJSON(w io.Writer) error {

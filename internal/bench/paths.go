@@ -11,11 +11,11 @@ import (
 
 func aclKind(k Kind) (acl.MemcpyKind, error) {
 	switch k {
-	case H2D:
+	case kindH2D:
 		return acl.MemcpyHostToDevice, nil
-	case D2H:
+	case kindD2H:
 		return acl.MemcpyDeviceToHost, nil
-	case D2D:
+	case kindD2D:
 		return acl.MemcpyDeviceToDevice, nil
 	}
 	return 0, fmt.Errorf("bench: kind %q: want h2d, d2h or d2d", k)
@@ -111,9 +111,9 @@ func (s *session) close(ctx context.Context) {
 // addrs returns the destination and source of a copy of kind k.
 func (s *session) addrs(k Kind) (dst, src uint64) {
 	switch k {
-	case H2D:
+	case kindH2D:
 		return s.b, data
-	case D2H:
+	case kindD2H:
 		return data, s.a
 	}
 	return s.b, s.a
@@ -126,18 +126,18 @@ func (s *session) copies(ctx context.Context, k Kind, m Mode, dst, src, n uint64
 	}
 	var mode uint64
 	switch m {
-	case Sync:
-	case Async:
+	case modeSync:
+	case modeAsync:
 		mode = 1
-	case Copy2D:
+	case mode2D:
 		mode = 2
-	case Batch:
+	case modeBatch:
 		mode = 3
 	default:
 		return fmt.Errorf("bench: mode %q: want sync, async, 2d or batch", m)
 	}
 	w, h := rows(n)
-	if m == Batch {
+	if m == modeBatch {
 		if err := s.batchArrays(k, dst, src, w, h); err != nil {
 			return err
 		}
@@ -157,7 +157,7 @@ func (s *session) batchArrays(k Kind, dst, src, w, h uint64) error {
 		le.PutUint64(arr[batchSizes-batchDsts+8*i:], w)
 	}
 	dstLoc, srcLoc := acl.MemLocationDevice, acl.MemLocationHost
-	if k == D2H {
+	if k == kindD2H {
 		dstLoc, srcLoc = srcLoc, dstLoc
 	}
 	attr := arr[batchAttrs-batchDsts:]
@@ -186,10 +186,10 @@ func (s *session) verify(ctx context.Context, k Kind, m Mode, n uint64) error {
 	if err := s.inst.WriteMemory(data, want); err != nil {
 		return err
 	}
-	if err := s.copies(ctx, H2D, Sync, s.a, data, n, 1); err != nil {
+	if err := s.copies(ctx, kindH2D, modeSync, s.a, data, n, 1); err != nil {
 		return err
 	}
-	if k == D2H {
+	if k == kindD2H {
 		if err := s.inst.WriteMemory(data, zero); err != nil {
 			return err
 		}
@@ -197,11 +197,11 @@ func (s *session) verify(ctx context.Context, k Kind, m Mode, n uint64) error {
 	if err := s.loop(ctx, k, m, n, 1); err != nil {
 		return err
 	}
-	if k != D2H { // the destination is B: bring it back
+	if k != kindD2H { // the destination is B: bring it back
 		if err := s.inst.WriteMemory(data, zero); err != nil {
 			return err
 		}
-		if err := s.copies(ctx, D2H, Sync, data, s.b, n, 1); err != nil {
+		if err := s.copies(ctx, kindD2H, modeSync, data, s.b, n, 1); err != nil {
 			return err
 		}
 	}
@@ -251,9 +251,9 @@ func (d *direct) close(ctx context.Context) {
 func (d *direct) bufs(k Kind, n uint64) (dst, src acl.Buf) {
 	h := acl.Host(d.host[:n], 0)
 	switch k {
-	case H2D:
+	case kindH2D:
 		return acl.Device(d.b), h
-	case D2H:
+	case kindD2H:
 		return h, acl.Device(d.a)
 	}
 	return acl.Device(d.b), acl.Device(d.a)
@@ -261,14 +261,14 @@ func (d *direct) bufs(k Kind, n uint64) (dst, src acl.Buf) {
 
 func (d *direct) copies(ctx context.Context, m Mode, dst, src acl.Buf, n uint64, iters int) error {
 	switch m {
-	case Sync:
+	case modeSync:
 		for range iters {
 			if err := d.be.Memcpy(ctx, dst, src, n); err != nil {
 				return fmt.Errorf("bench: direct memcpy: %w", err)
 			}
 		}
 		return nil
-	case Async:
+	case modeAsync:
 		for range iters {
 			if err := d.be.MemcpyAsync(ctx, dst, src, n, d.stream); err != nil {
 				return fmt.Errorf("bench: direct memcpy async: %w", err)
@@ -278,7 +278,7 @@ func (d *direct) copies(ctx context.Context, m Mode, dst, src acl.Buf, n uint64,
 			return fmt.Errorf("bench: direct synchronize: %w", err)
 		}
 		return nil
-	case Copy2D:
+	case mode2D:
 		w, h := rows(n)
 		for range iters {
 			if err := d.be.Memcpy2D(ctx, dst, w, src, w, w, h); err != nil {
@@ -286,7 +286,7 @@ func (d *direct) copies(ctx context.Context, m Mode, dst, src acl.Buf, n uint64,
 			}
 		}
 		return nil
-	case Batch:
+	case modeBatch:
 		w, h := rows(n)
 		copies := make([]acl.Copy, h)
 		for i := range h {
@@ -325,18 +325,18 @@ func (d *direct) verify(ctx context.Context, k Kind, m Mode, n uint64) error {
 	fill(want, d.seed<<32|n|1<<63)
 	h := acl.Host(d.host[:n], 0)
 	copy(d.host, want)
-	if err := d.copies(ctx, Sync, acl.Device(d.a), h, n, 1); err != nil {
+	if err := d.copies(ctx, modeSync, acl.Device(d.a), h, n, 1); err != nil {
 		return err
 	}
-	if k == D2H {
+	if k == kindD2H {
 		clear(d.host[:n])
 	}
 	if err := d.loop(ctx, k, m, n, 1); err != nil {
 		return err
 	}
-	if k != D2H {
+	if k != kindD2H {
 		clear(d.host[:n])
-		if err := d.copies(ctx, Sync, h, acl.Device(d.b), n, 1); err != nil {
+		if err := d.copies(ctx, modeSync, h, acl.Device(d.b), n, 1); err != nil {
 			return err
 		}
 	}

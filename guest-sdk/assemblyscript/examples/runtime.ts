@@ -1,18 +1,18 @@
-// The ABI v1.1 additions through the SDK, checked by the guest itself: the
+// The runtime functions beyond copies through the SDK, checked by the guest itself: the
 // run mode, contexts, 32-bit memsets, event resets, a stream's
 // stop-on-failure mode and logging through aclAppLog (one record per
 // level). A failed check logs at ERROR and traps (unreachable).
-// tests/v11_test.go runs it and reads the log records.
+// tests/sdk_runtime_test.go runs it and reads the log records.
 //
 // Build (from guest-sdk/assemblyscript, after npm ci):
-//   npx asc examples/v11.ts -O3 --runtime stub --use abort= --exportStart _start -o v11.wasm
+//   npx asc examples/runtime.ts -O3 --runtime stub --use abort= --exportStart _start -o runtime.wasm
 import {
   appLog, LogLevel, runMode, RunMode, setDevice, Context, DeviceBuffer, Stream, Event,
   StreamFailureMode, memsetD32, memcpyAsyncWithOffset, lastError, AclError, MemcpyKind,
   ACL_SUCCESS, ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
 } from "../assembly";
 
-const FILE = "examples/v11.ts";
+const FILE = "examples/runtime.ts";
 
 function check(ok: bool, what: string): void {
   if (!ok) {
@@ -124,4 +124,4 @@ must(def.setCurrent(), "setCurrent");
 must(ctx.destroy(), "destroy");
 const back2 = Context.current();
 check(back2 !== null && changetype<Context>(back2).handle == def.handle, "the default context is current again");
-must(appLog(LogLevel.INFO, "v11: ok", "main", FILE, 4), "appLog");
+must(appLog(LogLevel.INFO, "runtime: ok", "main", FILE, 4), "appLog");

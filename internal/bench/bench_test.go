@@ -43,7 +43,7 @@ func TestRun(t *testing.T) {
 		for _, n := range sizes {
 			for _, k := range Kinds {
 				for _, m := range Modes {
-					if k == D2D && (m == Copy2D || m == Batch) {
+					if k == kindD2D && (m == mode2D || m == modeBatch) {
 						continue
 					}
 					p := rep.Points[i]
@@ -90,13 +90,13 @@ func TestRunVerifies(t *testing.T) {
 		mode Mode
 		wrap func(acl.Backend) acl.Backend
 	}{
-		{Sync, func(b acl.Backend) acl.Backend { return dropH2D{b} }},
-		{Batch, func(b acl.Backend) acl.Backend { return dropBatch{b} }},
+		{modeSync, func(b acl.Backend) acl.Backend { return dropH2D{b} }},
+		{modeBatch, func(b acl.Backend) acl.Backend { return dropBatch{b} }},
 	} {
 		t.Run(string(tc.mode), func(t *testing.T) {
 			b := sim.New()
 			defer b.Close()
-			_, err := runSuite(t, tc.wrap(b), Config{Sizes: []uint64{4096}, Kinds: []Kind{H2D}, Modes: []Mode{tc.mode}, TimePerPoint: time.Millisecond})
+			_, err := runSuite(t, tc.wrap(b), Config{Sizes: []uint64{4096}, Kinds: []Kind{kindH2D}, Modes: []Mode{tc.mode}, TimePerPoint: time.Millisecond})
 			require.ErrorContains(t, err, "read back crc32")
 		})
 	}
@@ -114,7 +114,7 @@ func TestRunRefuses(t *testing.T) {
 		{"zero size", Config{Sizes: []uint64{0}, Kinds: Kinds, Modes: Modes}, "want 1 byte"},
 		{"memory pages", Config{Sizes: []uint64{1 << 20}, Kinds: Kinds, Modes: Modes, Policy: host.Policy{MemoryPages: 4}}, "guest memory pages"},
 		{"device memory", Config{Sizes: []uint64{1 << 20}, Kinds: Kinds, Modes: Modes, Policy: host.Policy{DeviceMemory: 1 << 20}}, "device memory"},
-		{"2d width", Config{Sizes: []uint64{2 << 30}, Kinds: Kinds, Modes: []Mode{Copy2D}}, "2D width limit"},
+		{"2d width", Config{Sizes: []uint64{2 << 30}, Kinds: Kinds, Modes: []Mode{mode2D}}, "2D width limit"},
 		{"kind", Config{Sizes: []uint64{64}, Kinds: []Kind{"h2h"}, Modes: Modes}, `kind "h2h"`},
 		{"mode", Config{Sizes: []uint64{64}, Kinds: Kinds, Modes: []Mode{"batchv2"}}, `mode "batchv2"`},
 	} {

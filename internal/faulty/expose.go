@@ -28,100 +28,100 @@ func sharedOf(b acl.Backend) []bool {
 
 // shared forwards the block to the wrapped backend, which implements all
 // of it (Wrap checked).
-type shared struct{ b *Backend }
+type shared struct{ b *wrapper }
 
-// OnComplete implements acl.Completer.
+// OnComplete implements [acl.Completer].
 func (w shared) OnComplete(s acl.Stream, fn func()) error {
 	return w.b.Backend.(acl.Completer).OnComplete(s, fn)
 }
 
-// MemsetD32 implements acl.MemsetD32er.
+// MemsetD32 implements [acl.MemsetD32er].
 func (w shared) MemsetD32(ctx context.Context, dst acl.Buf, value uint32, n uint64) error {
 	return w.b.Backend.(acl.MemsetD32er).MemsetD32(ctx, dst, value, n)
 }
 
-// MemsetD32Async implements acl.MemsetD32er.
+// MemsetD32Async implements [acl.MemsetD32er].
 func (w shared) MemsetD32Async(ctx context.Context, dst acl.Buf, value uint32, n uint64, s acl.Stream) error {
 	return w.b.Backend.(acl.MemsetD32er).MemsetD32Async(ctx, dst, value, n, s)
 }
 
-// ResetEvent implements acl.EventResetter.
+// ResetEvent implements [acl.EventResetter].
 func (w shared) ResetEvent(e acl.Event, s acl.Stream) error {
 	return w.b.Backend.(acl.EventResetter).ResetEvent(e, s)
 }
 
-// StreamWaitEventTimeout implements acl.TimedWaiter.
+// StreamWaitEventTimeout implements [acl.TimedWaiter].
 func (w shared) StreamWaitEventTimeout(s acl.Stream, e acl.Event, timeout time.Duration) error {
 	return w.b.Backend.(acl.TimedWaiter).StreamWaitEventTimeout(s, e, timeout)
 }
 
-// OpTimeoutInterval implements acl.OpTimeouts.
+// OpTimeoutInterval implements [acl.OpTimeouts].
 func (w shared) OpTimeoutInterval() (uint64, error) {
 	return w.b.Backend.(acl.OpTimeouts).OpTimeoutInterval()
 }
 
-// DestroyStreamForce implements acl.StreamForcer.
+// DestroyStreamForce implements [acl.StreamForcer].
 func (w shared) DestroyStreamForce(s acl.Stream) error {
 	return w.b.Backend.(acl.StreamForcer).DestroyStreamForce(s)
 }
 
-// CreateStreamWithConfig implements acl.StreamConfigurer.
+// CreateStreamWithConfig implements [acl.StreamConfigurer].
 func (w shared) CreateStreamWithConfig(dev int32, priority uint32, flags acl.StreamFlag) (acl.Stream, error) {
 	return w.b.Backend.(acl.StreamConfigurer).CreateStreamWithConfig(dev, priority, flags)
 }
 
-// SetStreamFailureMode implements acl.FailureModer.
+// SetStreamFailureMode implements [acl.FailureModer].
 func (w shared) SetStreamFailureMode(s acl.Stream, mode acl.FailureMode) error {
 	return w.b.Backend.(acl.FailureModer).SetStreamFailureMode(s, mode)
 }
 
-// RunMode implements acl.RunModer.
+// RunMode implements [acl.RunModer].
 func (w shared) RunMode() (acl.RunMode, error) { return w.b.Backend.(acl.RunModer).RunMode() }
 
-// zeroer forwards acl.Zeroer.
+// zeroer forwards [acl.Zeroer].
 type zeroer struct{ z acl.Zeroer }
 
-// ZeroesAllocations implements acl.Zeroer.
+// ZeroesAllocations implements [acl.Zeroer].
 func (w zeroer) ZeroesAllocations() bool { return w.z.ZeroesAllocations() }
 
-// peerRule forwards acl.PeerRule.
+// peerRule forwards [acl.PeerRule].
 type peerRule struct{ p acl.PeerRule }
 
-// PeerAccessRequired implements acl.PeerRule.
+// PeerAccessRequired implements [acl.PeerRule].
 func (w peerRule) PeerAccessRequired() bool { return w.p.PeerAccessRequired() }
 
 // The wrapper types, one per supported set of optional interfaces.
 type (
 	sharedOnly struct {
-		*Backend
+		*wrapper
 		shared
 	}
 	sharedZ struct {
-		*Backend
+		*wrapper
 		shared
 		zeroer
 	}
 	sharedP struct {
-		*Backend
+		*wrapper
 		shared
 		peerRule
 	}
 	sharedZP struct {
-		*Backend
+		*wrapper
 		shared
 		zeroer
 		peerRule
 	}
 	plainZ struct {
-		*Backend
+		*wrapper
 		zeroer
 	}
 	plainP struct {
-		*Backend
+		*wrapper
 		peerRule
 	}
 	plainZP struct {
-		*Backend
+		*wrapper
 		zeroer
 		peerRule
 	}

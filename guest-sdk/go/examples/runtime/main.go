@@ -1,14 +1,14 @@
 //go:build wasip1
 
-// Command v11 uses the ABI v1.1 additions through the SDK, checked by the
+// Command runtime uses the runtime functions beyond copies through the SDK, checked by the
 // guest itself: the run mode, contexts, 32-bit memsets, event resets, a
 // stream's stop-on-failure mode and logging through aclAppLog (one record
-// per level). It prints "v11: ok" and exits 0, or logs the failed check at
-// LogError and exits 1. tests/v11_test.go runs it and reads the records.
+// per level). It prints "runtime: ok" and exits 0, or logs the failed check at
+// LogError and exits 1. tests/sdk_runtime_test.go runs it and reads the records.
 //
 // Build (from the repository root):
 //
-//	GOOS=wasip1 GOARCH=wasm go build -o build/wasm/go-v11.wasm github.com/aclwasm/aclwasm/guest-sdk/go/examples/v11
+//	GOOS=wasip1 GOARCH=wasm go build -o build/wasm/go-runtime.wasm github.com/aclwasm/aclwasm/guest-sdk/go/examples/runtime
 package main
 
 import (
@@ -23,11 +23,11 @@ import (
 
 func main() {
 	if err := run(); err != nil {
-		acl.AppLog(acl.LogError, "v11: %v", err)
-		fmt.Fprintln(os.Stderr, "v11:", err)
+		acl.AppLog(acl.LogError, "runtime: %v", err)
+		fmt.Fprintln(os.Stderr, "runtime:", err)
 		os.Exit(1)
 	}
-	fmt.Println("v11: ok")
+	fmt.Println("runtime: ok")
 }
 
 // words returns b's 32-bit little-endian words.

@@ -8,13 +8,6 @@ import (
 	"github.com/aclwasm/aclwasm/acl"
 )
 
-var (
-	_ acl.StreamForcer     = (*Backend)(nil)
-	_ acl.StreamConfigurer = (*Backend)(nil)
-	_ acl.FailureModer     = (*Backend)(nil)
-	_ acl.RunModer         = (*Backend)(nil)
-)
-
 // cancelled is a context done from the start: DestroyStream with it
 // destroys the stream with aclrtDestroyStreamForce at once.
 var cancelled = func() context.Context {
@@ -23,7 +16,7 @@ var cancelled = func() context.Context {
 	return ctx
 }()
 
-// DestroyStreamForce implements acl.StreamForcer with
+// DestroyStreamForce implements [acl.StreamForcer] with
 // aclrtDestroyStreamForce: the work not yet started is dropped, as natively.
 // A library without it gives 207000 and leaves the stream alive.
 func (b *Backend) DestroyStreamForce(h acl.Stream) error {
@@ -33,7 +26,7 @@ func (b *Backend) DestroyStreamForce(h acl.Stream) error {
 	return b.DestroyStream(cancelled, h)
 }
 
-// CreateStreamWithConfig implements acl.StreamConfigurer with
+// CreateStreamWithConfig implements [acl.StreamConfigurer] with
 // aclrtCreateStreamWithConfig in dev's context; the library checks the
 // priority and flags again, as natively.
 func (b *Backend) CreateStreamWithConfig(dev int32, priority uint32, flags acl.StreamFlag) (acl.Stream, error) {
@@ -56,7 +49,7 @@ func (b *Backend) CreateStreamWithConfig(dev int32, priority uint32, flags acl.S
 	return h, nil
 }
 
-// SetStreamFailureMode implements acl.FailureModer with
+// SetStreamFailureMode implements [acl.FailureModer] with
 // aclrtSetStreamFailureMode, in submission order with the stream's work.
 // The native runtime stops the stream after a failed native operation; a
 // host function (LaunchHostFunc) queued after an error of the stream does
@@ -85,7 +78,7 @@ func (b *Backend) SetStreamFailureMode(h acl.Stream, mode acl.FailureMode) error
 	return nil
 }
 
-// RunMode implements acl.RunModer with aclrtGetRunMode; a library without
+// RunMode implements [acl.RunModer] with aclrtGetRunMode; a library without
 // it gives 207000.
 func (b *Backend) RunMode() (acl.RunMode, error) {
 	f := b.api.aclrtGetRunMode
@@ -101,4 +94,24 @@ func (b *Backend) RunMode() (acl.RunMode, error) {
 		return 0, nativeErr(rc, "aclrtGetRunMode")
 	}
 	return acl.RunMode(m), nil
+}
+
+// OpTimeoutInterval implements [acl.OpTimeouts] with
+// aclrtGetOpTimeOutInterval, asked in device 0's context.
+func (b *Backend) OpTimeoutInterval() (uint64, error) {
+	if err := b.enter(); err != nil {
+		return 0, err
+	}
+	defer b.exit()
+	if b.api.aclrtGetOpTimeOutInterval == nil {
+		return 0, b.missing("aclrtGetOpTimeOutInterval")
+	}
+	var iv uint64
+	if err := b.call(0, "aclrtGetOpTimeOutInterval", func() int32 { return b.api.aclrtGetOpTimeOutInterval(&iv) }); err != nil {
+		return 0, err
+	}
+	if iv == 0 {
+		return 0, acl.Errorf(acl.ErrRTInternal, "aclrtGetOpTimeOutInterval reported an interval of 0")
+	}
+	return iv, nil
 }

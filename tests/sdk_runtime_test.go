@@ -14,22 +14,22 @@ import (
 	"github.com/aclwasm/aclwasm/host"
 )
 
-// v11Guests run the ABI v1.1 additions through each SDK's API (run mode,
+// runtimeGuests run the runtime functions beyond copies through each SDK's API (run mode,
 // contexts, 32-bit memsets, event resets, stop-on-failure streams,
 // aclAppLog): each checks the results itself and fails its run on a
 // mismatch; this test checks how the run ended and the log records the
 // guest made through aclAppLog, which reach the embedder's slog logger.
-var v11Guests = []struct {
+var runtimeGuests = []struct {
 	name, stdout string
 	fn, file     string // the func and file attributes of the records
 }{
-	{"rust-v11", "v11: ok\n", "v11", "examples/v11.rs"},
-	{"go-v11", "v11: ok\n", "main.run", "examples/v11/main.go"},
-	{"as-v11", "", "main", "examples/v11.ts"},
+	{"rust-runtime", "runtime: ok\n", "runtime", "examples/runtime.rs"},
+	{"go-runtime", "runtime: ok\n", "main.run", "examples/runtime/main.go"},
+	{"as-runtime", "", "main", "examples/runtime.ts"},
 }
 
-func TestSDKv11(t *testing.T) {
-	for _, g := range v11Guests {
+func TestSDKRuntime(t *testing.T) {
+	for _, g := range runtimeGuests {
 		t.Run(g.name, func(t *testing.T) {
 			sb := newSandbox(t)
 			base := sb.freeMem(t)
@@ -64,8 +64,8 @@ func TestSDKv11(t *testing.T) {
 				got = append(got, fmt.Sprintf("%s %s", r.Level, msg))
 			}
 			want := []string{"DEBUG starting", "INFO 32-bit memsets ok", "WARN expected: ..."}
-			if g.name == "as-v11" {
-				want = append(want, "INFO v11: ok")
+			if g.name == "as-runtime" {
+				want = append(want, "INFO runtime: ok")
 			}
 			require.Equal(t, want, got, "the aclAppLog records, in order")
 		})

@@ -21,7 +21,7 @@ var cancelled = func() context.Context {
 	return ctx
 }()
 
-// DestroyStreamForce implements acl.StreamForcer: the operations not yet
+// DestroyStreamForce implements [acl.StreamForcer]: the operations not yet
 // started are dropped (records of events in them complete with
 // ACL_ERROR_RT_STREAM_ABORT), a running one stops within a chunk, and the
 // stream is destroyed.
@@ -29,15 +29,15 @@ func (b *Backend) DestroyStreamForce(h acl.Stream) error {
 	return b.DestroyStream(cancelled, h)
 }
 
-// CreateStreamWithConfig implements acl.StreamConfigurer. The simulator
+// CreateStreamWithConfig implements [acl.StreamConfigurer]. The simulator
 // has no launch paths or scheduling for the flags and the priority to
 // tune, so the stream is a plain one.
 func (b *Backend) CreateStreamWithConfig(dev int32, _ uint32, _ acl.StreamFlag) (acl.Stream, error) {
 	return b.CreateStream(dev)
 }
 
-// SetStreamFailureMode implements acl.FailureModer. With
-// acl.StopOnFailure, once an operation of the stream fails, the operations
+// SetStreamFailureMode implements [acl.FailureModer]. With
+// [acl.StopOnFailure], once an operation of the stream fails, the operations
 // after it fail without effect (event records still complete, reporting
 // the error) until a synchronize takes the error.
 func (b *Backend) SetStreamFailureMode(h acl.Stream, mode acl.FailureMode) error {
@@ -62,7 +62,7 @@ func (s *stream) mode() acl.FailureMode {
 	return acl.ContinueOnFailure
 }
 
-// RunMode implements acl.RunModer: the simulated device is attached to
+// RunMode implements [acl.RunModer]: the simulated device is attached to
 // the host it runs in, ACL_HOST.
 func (b *Backend) RunMode() (acl.RunMode, error) {
 	b.mu.RLock()
