@@ -106,6 +106,15 @@ func TestNativePrograms(t *testing.T) {
 		}
 		o := mustRun(t, pl, "throw", "none")
 		require.Equal(t, "throw: nothing thrown", lastLine(o.stdout))
+
+		// ACLWASM_CXXABI_MANGLED leaves the demangler out: the mangled name.
+		wasm := buildNative(t, t.TempDir(), "throw.cpp", "-DACLWASM_CXXABI_MANGLED")
+		mangled, err := sb.rt.Load(context.Background(), wasm, testCompile(host.Policy{}))
+		require.NoError(t, err)
+		t.Cleanup(func() { require.NoError(t, mangled.Close(context.Background())) })
+		o = run(context.Background(), mangled, "throw", "at")
+		require.ErrorIs(t, o.err, host.ErrTrap, "%v", o)
+		require.Contains(t, o.stderr, "aclwasm: C++ exception of type St12out_of_range thrown;", "%v", o)
 	})
 
 	t.Run("dlfcn", func(t *testing.T) {

@@ -18,7 +18,10 @@
  *     cannot unwind, so it aborts
  * to stderr (the type demangled with libc++abi's __cxa_demangle, which the
  * C++ driver links anyway) and calls abort(): the guest traps, and the host
- * reports the trap with the guest's backtrace (aclwasm run exits 134).
+ * reports the trap with the guest's backtrace (aclwasm run exits 134). The
+ * demangler adds about 210 KB to the module; define ACLWASM_CXXABI_MANGLED
+ * before including <acl/acl.h> to print the mangled name instead
+ * (St12out_of_range; the host's backtrace is demangled either way).
  *
  * The definitions are weak, so that one copy is kept however many
  * translation units include this header, and a real implementation (a
@@ -47,6 +50,7 @@ __attribute__((weak, noreturn)) void aclwasm_cxa_abort_(const char *what, const 
 {
     const char *mangled = tinfo != nullptr ? tinfo->name() : nullptr;
     char *demangled = nullptr;
+#ifndef ACLWASM_CXXABI_MANGLED
     if (mangled != nullptr) {
         int status = -1;
         demangled = __cxa_demangle(mangled, nullptr, nullptr, &status);
@@ -54,6 +58,7 @@ __attribute__((weak, noreturn)) void aclwasm_cxa_abort_(const char *what, const 
             demangled = nullptr;
         }
     }
+#endif
     if (mangled != nullptr) {
         fprintf(stderr, "aclwasm: C++ exception of type %s %s; the sandbox cannot unwind, so it aborts\n",
                 demangled != nullptr ? demangled : mangled, what);
