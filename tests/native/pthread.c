@@ -112,6 +112,17 @@ int main(void)
     EXPECT(pthread_mutex_unlock(&lock) == 0);
     EXPECT(pthread_cond_destroy(&cond) == 0);
 
+    /* A timed lock of a held mutex times out; a spin lock cannot be taken twice. */
+    EXPECT(pthread_mutex_lock(&lock) == 0);
+    EXPECT(pthread_mutex_timedlock(&lock, &deadline) == ETIMEDOUT);
+    EXPECT(pthread_mutex_unlock(&lock) == 0);
+    EXPECT(pthread_mutex_timedlock(&lock, &deadline) == 0 && pthread_mutex_unlock(&lock) == 0);
+    pthread_spinlock_t spin;
+    EXPECT(pthread_spin_init(&spin, PTHREAD_PROCESS_PRIVATE) == 0);
+    EXPECT(pthread_spin_lock(&spin) == 0 && pthread_spin_trylock(&spin) == EBUSY && pthread_spin_lock(&spin) == EDEADLK);
+    EXPECT(pthread_spin_unlock(&spin) == 0 && pthread_spin_trylock(&spin) == 0 && pthread_spin_unlock(&spin) == 0);
+    EXPECT(pthread_spin_destroy(&spin) == 0);
+
     printf("pthread: OK (one thread, %zu bytes copied)\n", copied);
     return 0;
 }

@@ -10,7 +10,9 @@
  *   to doing the work itself keeps going; pthread_join of it gives EDEADLK.
  * - Mutexes lock and unlock. Locking one that is held, which would block
  *   forever with no other thread to unlock it, gives EDEADLK instead of
- *   hanging (a recursive mutex counts, as natively); trylock gives EBUSY.
+ *   hanging (a recursive mutex counts, as natively); trylock gives EBUSY,
+ *   pthread_mutex_timedlock waits until its deadline and gives ETIMEDOUT.
+ *   Spin locks alike.
  * - pthread_once runs its routine once; keys hold one value each.
  * - Read-write locks count readers and a writer; a lock that would block
  *   forever gives EDEADLK. Condition variables: signal and broadcast wake no
@@ -260,6 +262,93 @@ static inline int pthread_mutex_unlock(pthread_mutex_t *mutex)
     return 0;
 }
 
+/* aclwasmSleepUntil_ sleeps until clock passes abstime and gives ETIMEDOUT,
+   with relative sleeps: WASI hosts need not support absolute ones (wazero
+   gives ENOTSUP). EINVAL for a bad abstime. */
+static inline int aclwasmSleepUntil_(clockid_t clock, const struct timespec *abstime)
+{
+    if (abstime == NULL || abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000L) {
+        return EINVAL;
+    }
+    for (;;) {
+        struct timespec now, left;
+        if (clock_gettime(clock, &now) != 0) {
+            return errno;
+        }
+        if (now.tv_sec > abstime->tv_sec || (now.tv_sec == abstime->tv_sec && now.tv_nsec >= abstime->tv_nsec)) {
+            return ETIMEDOUT;
+        }
+        left.tv_sec = abstime->tv_sec - now.tv_sec;
+        left.tv_nsec = abstime->tv_nsec - now.tv_nsec;
+        if (left.tv_nsec < 0) {
+            left.tv_sec--;
+            left.tv_nsec += 1000000000L;
+        }
+        int err = clock_nanosleep(CLOCK_MONOTONIC, 0, &left, NULL);
+        if (err != 0 && err != EINTR) {
+            return err;
+        }
+    }
+}
+
+/**
+ * Locks as pthread_mutex_lock; a held mutex (no other thread could release
+ * it) is waited for until abstime (CLOCK_REALTIME), then ETIMEDOUT.
+ */
+static inline int pthread_mutex_timedlock(pthread_mutex_t *mutex, const struct timespec *abstime)
+{
+    if (pthread_mutex_trylock(mutex) == 0) {
+        return 0;
+    }
+    return aclwasmSleepUntil_(CLOCK_REALTIME, abstime);
+}
+
+/* ---- spin locks ---- */
+
+/** An unlocked spin lock. */
+static inline int pthread_spin_init(pthread_spinlock_t *lock, int pshared)
+{
+    (void)pshared;
+    *lock = 0;
+    return 0;
+}
+
+/** Nothing to release. */
+static inline int pthread_spin_destroy(pthread_spinlock_t *lock)
+{
+    (void)lock;
+    return 0;
+}
+
+/** Takes the lock; EBUSY when it is held. */
+static inline int pthread_spin_trylock(pthread_spinlock_t *lock)
+{
+    if (*lock != 0) {
+        return EBUSY;
+    }
+    *lock = 1;
+    return 0;
+}
+
+/** Takes the lock; EDEADLK when it is held (spinning would never end). */
+static inline int pthread_spin_lock(pthread_spinlock_t *lock) { return pthread_spin_trylock(lock) == 0 ? 0 : EDEADLK; }
+
+/** Releases the lock. */
+static inline int pthread_spin_unlock(pthread_spinlock_t *lock)
+{
+    *lock = 0;
+    return 0;
+}
+
+/** Accepted: the sandbox never forks, so the handlers never run. */
+static inline int pthread_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void))
+{
+    (void)prepare;
+    (void)parent;
+    (void)child;
+    return 0;
+}
+
 /* ---- once ---- */
 
 /**
@@ -461,31 +550,7 @@ static inline int pthread_cond_timedwait(pthread_cond_t *cond, pthread_mutex_t *
     if (ACLWASM_MUTEX_COUNT_(mutex) == 0) {
         return EPERM;
     }
-    if (abstime == NULL || abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000L) {
-        return EINVAL;
-    }
-    /* Relative sleeps until the clock passes abstime: WASI hosts need not
-       support absolute ones (wazero gives ENOTSUP). */
-    clockid_t clock = cond->__u.__i[0] == 1 ? CLOCK_MONOTONIC : CLOCK_REALTIME;
-    for (;;) {
-        struct timespec now, left;
-        if (clock_gettime(clock, &now) != 0) {
-            return errno;
-        }
-        if (now.tv_sec > abstime->tv_sec || (now.tv_sec == abstime->tv_sec && now.tv_nsec >= abstime->tv_nsec)) {
-            return ETIMEDOUT;
-        }
-        left.tv_sec = abstime->tv_sec - now.tv_sec;
-        left.tv_nsec = abstime->tv_nsec - now.tv_nsec;
-        if (left.tv_nsec < 0) {
-            left.tv_sec--;
-            left.tv_nsec += 1000000000L;
-        }
-        int err = clock_nanosleep(CLOCK_MONOTONIC, 0, &left, NULL);
-        if (err != 0 && err != EINTR) {
-            return err;
-        }
-    }
+    return aclwasmSleepUntil_(cond->__u.__i[0] == 1 ? CLOCK_MONOTONIC : CLOCK_REALTIME, abstime);
 }
 
 #ifdef __cplusplus
