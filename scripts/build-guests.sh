@@ -73,10 +73,13 @@ C_FLAGS=(-O2 -Wall -Wextra -Werror -I"$C_INC")
 # headers give the native layout (module "acl32", void * and size_t).
 C_WIDE=(-DACLWASM_WIDE)
 # C++ guests: the native layout, C++17 with Debian's libc++ for wasm32, and
-# -fno-exceptions: that libc++abi has no unwinder (code that throws does not
-# link). <thread> and <pthread.h> do not compile (wasm32-wasi is
-# single-threaded); <signal.h> needs -D_WASI_EMULATED_SIGNAL and
-# -lwasi-emulated-signal. See guest-sdk/c/PORTING.md.
+# -fno-exceptions as the samples' READMEs document it. The SDK no longer
+# needs the flag (its headers define the C++ exception entry points, and a
+# throw aborts the guest naming the type: tests/native_test.go builds C++
+# without it). <thread> does not compile (wasm32-wasi is single-threaded;
+# the SDK's <pthread.h> is a single-threaded one); <signal.h> needs
+# -D_WASI_EMULATED_SIGNAL and -lwasi-emulated-signal. See
+# guest-sdk/c/PORTING.md.
 CXX_FLAGS=(-std=c++17 -fno-exceptions "${C_FLAGS[@]}")
 
 need_clang_wasi() {

@@ -45,6 +45,7 @@ export * from "./bindings";
 export * from "./io";
 export * from "./codes";
 export * from "./types";
+export * from "./fp16";
 
 // ---- errors ----
 

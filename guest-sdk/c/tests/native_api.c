@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <acl/acl.h>
+#include <acl/ops/acl_dvpp.h>
+#include <dlfcn.h>
+#include <pthread.h>
 
 #define CHECK(call)                                                            \
     do {                                                                       \
@@ -122,6 +125,28 @@ int main(void)
         }
         CHECK(aclUpdateDataBuffer(buf, devPtr2, 1));
         CHECK(aclDestroyDataBuffer(buf));
+    }
+    {
+        /* The SDK functions of acl_base.h and acl.h, acl_dvpp.h, and the
+           single-threaded pthread.h and dlfcn.h. */
+        void *pic = NULL;
+        CHECK(acldvppMalloc(&pic, 1000));
+        CHECK(acldvppFree(pic));
+        aclCANNPackageVersion ver;
+        char pkg[] = "runtime", str[ACL_PKG_VERSION_MAX_SIZE];
+        int32_t num = 0;
+        CHECK(aclsysGetCANNVersion(ACL_PKG_NAME_RUNTIME, &ver));
+        CHECK(aclsysGetVersionStr(pkg, str));
+        CHECK(aclsysGetVersionNum(pkg, &num));
+        aclFloat16 h = aclFloatToFloat16(1.5f);
+        if (aclFloat16ToFloat(h) != 1.5f || aclDataTypeSize(ACL_FLOAT16) != sizeof h) {
+            return 1;
+        }
+        static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+        if (pthread_mutex_lock(&mu) != 0 || pthread_mutex_unlock(&mu) != 0 || dlopen("x.so", RTLD_NOW) != NULL ||
+            dlerror() == NULL) {
+            return 1;
+        }
     }
     printf("%p %p %p\n", devPtr, hostPtr, (void *)stream);
     CHECK(aclrtDestroyEvent(start));

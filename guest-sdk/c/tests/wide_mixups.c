@@ -9,6 +9,7 @@
  * read a guest pointer as a device address.
  */
 #include <acl/acl.h>
+#include <acl/ops/acl_dvpp.h>
 
 int main(void)
 {
@@ -22,6 +23,9 @@ int main(void)
     aclDataBuffer *ok = aclCreateDataBuffer(dev, sizeof host);
     ret |= aclUpdateDataBuffer(ok, aclPtr(host), sizeof host);
     ret |= aclDestroyDataBuffer(ok);
+    aclrtPtr pic = 0;
+    ret |= acldvppMalloc(&pic, sizeof host);
+    ret |= acldvppFree(pic);
 #if defined(MIXUP_VOID_PTR_OUT)
     void *devPtr = NULL; /* native: void *devPtr; aclrtMalloc(&devPtr, ...) */
     ret |= aclrtMalloc(&devPtr, sizeof host, ACL_MEM_MALLOC_HUGE_FIRST);
@@ -48,6 +52,11 @@ int main(void)
 #elif defined(MIXUP_SDK_POINTER_AS_ADDR)
     aclDataBuffer *buf = aclCreateDataBuffer(host, sizeof host);
     ret |= aclDestroyDataBuffer(buf);
+#elif defined(MIXUP_DVPP_VOID_PTR_OUT)
+    void *picPtr = NULL;
+    ret |= acldvppMalloc(&picPtr, sizeof host);
+#elif defined(MIXUP_DVPP_FREE_POINTER)
+    ret |= acldvppFree(host);
 #endif
     ret |= aclrtFree(dev);
     return ret;

@@ -467,7 +467,11 @@ func cBase(m *model) ([]byte, error) {
 	if f := m.lookup(cAppLog); f != nil {
 		cAppLogSDK(&b, f)
 	}
-	cClose(&b, g, true)
+	cEndExternC(&b)
+	// The SDK functions of the native acl_base.h (data types, fp16, the
+	// package versions) and, in C++, the exception entry points: hand-written.
+	b.l(`#include "aclwasm_sys.h"`, "")
+	cClose(&b, g, false)
 	return b.Bytes(), nil
 }
 

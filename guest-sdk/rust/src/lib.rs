@@ -56,6 +56,7 @@ mod copy;
 mod device;
 mod error;
 mod event;
+mod fp16;
 mod log;
 mod memory;
 mod pinned;
@@ -68,6 +69,7 @@ pub use copy::*;
 pub use device::*;
 pub use error::{recent_error_message, recent_error_message_into, AclError, Result};
 pub use event::Event;
+pub use fp16::{DataType, Float16};
 pub use log::{app_log, app_log_fmt, LogLevel, MAX_LOG_STRING};
 pub use io::{config_into, input_len, output, read_input};
 #[cfg(feature = "std")]

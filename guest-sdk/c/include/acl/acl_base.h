@@ -528,4 +528,6 @@ void aclAppLog(aclLogLevel logLevel, const char *func, const char *file, uint32_
 }
 #endif
 
+#include "aclwasm_sys.h"
+
 #endif /* ACLWASM_ACL_BASE_H_ */

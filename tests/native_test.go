@@ -1,0 +1,363 @@
+package tests
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/host"
+)
+
+// The native-style programs of tests/native: C and C++ written the way
+// native CANN programs are (standard library, pthreads, dlopen probes, DVPP
+// buffers, version queries, fp16), each built here with nothing but the
+// target and the SDK's include path, as the guest SDK promises
+// (guest-sdk/c/PORTING.md), and run in the sandbox on the engine the tests
+// use (ACLWASM_TEST_ENGINE). A missing clang fails the test.
+
+// nativeFlags are the only flags a native program needs, besides -o.
+func nativeFlags(t *testing.T) []string {
+	inc, err := filepath.Abs(filepath.Join("..", "guest-sdk", "c", "include"))
+	require.NoError(t, err)
+	return []string{"--target=wasm32-wasi", "-I", inc}
+}
+
+// nativeTool is the path of clang or clang++, or fails the test saying how
+// to install it.
+func nativeTool(t *testing.T, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		t.Fatalf("%s is missing (needed to build tests/native): run scripts/install-toolchains.sh (clang, lld, wasi-libc, libc++-14-dev-wasm32): %v", name, err)
+	}
+	return p
+}
+
+// buildNative compiles tests/native/SRC into dir with the native flags only
+// and returns the module.
+func buildNative(t *testing.T, dir, src string, extra ...string) []byte {
+	t.Helper()
+	cc := "clang"
+	if strings.HasSuffix(src, ".cpp") {
+		cc = "clang++"
+	}
+	out := filepath.Join(dir, strings.TrimSuffix(src, filepath.Ext(src))+".wasm")
+	args := append(append(nativeFlags(t), extra...), "-o", out, filepath.Join("native", src))
+	cmd := exec.Command(nativeTool(t, cc), args...)
+	b, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s %s:\n%s", cc, strings.Join(args, " "), b)
+	wasm, err := os.ReadFile(out)
+	require.NoError(t, err)
+	return wasm
+}
+
+func TestNativePrograms(t *testing.T) {
+	dir := t.TempDir()
+	sb := newSandbox(t)
+	load := func(t *testing.T, src string) *host.Plugin {
+		t.Helper()
+		pl, err := sb.rt.Load(context.Background(), buildNative(t, dir, src), testCompile(host.Policy{}))
+		require.NoError(t, err, src)
+		t.Cleanup(func() { require.NoError(t, pl.Close(context.Background())) })
+		return pl
+	}
+
+	t.Run("containers", func(t *testing.T) {
+		o := mustRun(t, load(t, "containers.cpp"), "containers")
+		require.Contains(t, o.stdout, "copied: copy-1=1 copy-100=100 copy-4096=4096 copy-65543=65543 \n", "%v", o)
+		require.Equal(t, "containers: OK (4 sizes)", lastLine(o.stdout))
+		total := uint64(1 + 100 + 4096 + 65543)
+		require.Equal(t, map[string]uint64{"H2D": total, "D2H": total}, o.res.Stats.Bytes)
+		noErrors(t, o.res.Stats)
+	})
+
+	t.Run("throw", func(t *testing.T) {
+		pl := load(t, "throw.cpp")
+		for _, tc := range []struct{ arg, typ string }{
+			{"at", "std::out_of_range"},       // thrown inside libc++
+			{"custom", "native::DeviceError"}, // the program's own type
+			{"caught", "std::logic_error"},    // a catch block cannot catch it
+		} {
+			t.Run(tc.arg, func(t *testing.T) {
+				o := run(context.Background(), pl, "throw", tc.arg)
+				require.ErrorIs(t, o.err, host.ErrTrap, "%v", o)
+				require.Contains(t, o.stdout, "throw: about to throw ("+tc.arg+")")
+				require.Contains(t, o.stderr, "aclwasm: C++ exception of type "+tc.typ+" thrown; the sandbox cannot unwind, so it aborts\n", "%v", o)
+				require.NotContains(t, o.stdout, "throw: caught", "nothing can catch the exception")
+				var te *host.TrapError
+				require.True(t, errors.As(o.err, &te), "%v", o.err)
+				var frames []string
+				for _, f := range te.Frames {
+					frames = append(frames, f.Func)
+				}
+				require.Contains(t, frames, "__cxa_throw", "the trap's backtrace")
+			})
+		}
+		o := mustRun(t, pl, "throw", "none")
+		require.Equal(t, "throw: nothing thrown", lastLine(o.stdout))
+
+		// ACLWASM_CXXABI_MANGLED leaves the demangler out: the mangled name.
+		wasm := buildNative(t, t.TempDir(), "throw.cpp", "-DACLWASM_CXXABI_MANGLED")
+		mangled, err := sb.rt.Load(context.Background(), wasm, testCompile(host.Policy{}))
+		require.NoError(t, err)
+		t.Cleanup(func() { require.NoError(t, mangled.Close(context.Background())) })
+		o = run(context.Background(), mangled, "throw", "at")
+		require.ErrorIs(t, o.err, host.ErrTrap, "%v", o)
+		require.Contains(t, o.stderr, "aclwasm: C++ exception of type St12out_of_range thrown;", "%v", o)
+	})
+
+	t.Run("dlfcn", func(t *testing.T) {
+		o := mustRun(t, load(t, "dlfcn.c"), "dlfcn")
+		require.Contains(t, o.stdout, "dlopen: dynamic loading is not available in the aclwasm sandbox: link the code into the module\n", "%v", o)
+		require.Equal(t, "dlfcn: OK (no plugin, copied 300 bytes)", lastLine(o.stdout))
+		noErrors(t, o.res.Stats)
+	})
+
+	t.Run("pthread", func(t *testing.T) {
+		o := mustRun(t, load(t, "pthread.c"), "pthread")
+		require.Contains(t, o.stdout, "pthread_create: Resource temporarily unavailable\n", "EAGAIN")
+		require.Equal(t, "pthread: OK (one thread, 1024 bytes copied)", lastLine(o.stdout))
+		require.Equal(t, uint64(2), o.res.Stats.Funcs["aclrtMalloc"].Calls, "the job ran twice, on the one thread")
+		noErrors(t, o.res.Stats)
+	})
+
+	t.Run("dvpp", func(t *testing.T) {
+		o := mustRun(t, load(t, "dvpp.c"), "dvpp")
+		// 900 bytes round up to 928, plus 32: 960 bytes, and a copy of 961
+		// is refused as one past the allocation.
+		require.Contains(t, o.stdout, "dvpp: a copy of 961 bytes from a 900-byte request: ACL_ERROR_RT_PARAM_INVALID (107000)\n", "%v", o)
+		require.Equal(t, "dvpp: OK (900-byte image in 960 bytes of DVPP memory)", lastLine(o.stdout))
+		require.Equal(t, uint64(2), o.res.Stats.Funcs["aclrtMalloc"].Calls)
+		require.Equal(t, uint64(2), o.res.Stats.Funcs["aclrtFree"].Calls)
+		// The argument checks failed in the guest, without calling the host;
+		// the one host error is the copy past the end.
+		require.Equal(t, map[acl.Error]uint64{acl.ErrRTParamInvalid: 1}, o.res.Stats.Funcs["aclrtMemcpy"].Errors)
+	})
+
+	t.Run("sysinfo", func(t *testing.T) {
+		o := mustRun(t, load(t, "sysinfo.c"), "sysinfo")
+		require.Equal(t, sysinfoWant(), o.stdout)
+		noErrors(t, o.res.Stats)
+	})
+
+	t.Run("fp16", func(t *testing.T) {
+		o := mustRun(t, load(t, "fp16.c"), "fp16")
+		checkFP16(t, []byte(o.stdout))
+	})
+}
+
+// nativeDataTypeSizes are the native aclDataTypeSize's answers for every
+// aclDataType value of the public acl_base.h (and one it does not name,
+// which gets the native default of 8), in sysinfo.c's order.
+var nativeDataTypeSizes = []struct {
+	name string
+	v    int
+	size int
+}{
+	{"ACL_DT_UNDEFINED", -1, 0}, {"ACL_FLOAT", 0, 4}, {"ACL_FLOAT16", 1, 2}, {"ACL_INT8", 2, 1},
+	{"ACL_INT32", 3, 4}, {"ACL_UINT8", 4, 1}, {"ACL_INT16", 6, 2}, {"ACL_UINT16", 7, 2},
+	{"ACL_UINT32", 8, 4}, {"ACL_INT64", 9, 8}, {"ACL_UINT64", 10, 8}, {"ACL_DOUBLE", 11, 8},
+	{"ACL_BOOL", 12, 1}, {"ACL_STRING", 13, 0}, {"ACL_COMPLEX64", 16, 8}, {"ACL_COMPLEX128", 17, 16},
+	{"ACL_BF16", 27, 2}, {"ACL_INT4", 29, 1}, {"ACL_UINT1", 30, 1}, {"ACL_COMPLEX32", 33, 4},
+	{"ACL_HIFLOAT8", 34, 1}, {"ACL_FLOAT8_E5M2", 35, 1}, {"ACL_FLOAT8_E4M3FN", 36, 1},
+	{"ACL_FLOAT8_E8M0", 37, 1}, {"ACL_FLOAT6_E3M2", 38, 8}, {"ACL_FLOAT6_E2M3", 39, 8},
+	{"ACL_FLOAT4_E2M1", 40, 8}, {"ACL_FLOAT4_E1M2", 41, 8}, {"1000", 1000, 8},
+}
+
+// sysinfoWant is sysinfo.c's whole output: every package has the host's
+// ACL version.
+func sysinfoWant() string {
+	maj, mnr, pat := acl.VersionMajor, acl.VersionMinor, acl.VersionPatch
+	ver := fmt.Sprintf("%d.%d.%d", maj, mnr, pat)
+	num := maj*10000000 + mnr*100000 + pat*1000
+	var b strings.Builder
+	fmt.Fprintf(&b, "aclrtGetVersion 0 %s\n", ver)
+	for _, p := range []string{"cann", "runtime", "driver"} {
+		fmt.Fprintf(&b, "aclsysGetCANNVersion %s 0 version=%s major=%d minor=%d release=%d patch=0\n", p, ver, maj, mnr, pat)
+	}
+	b.WriteString("aclsysGetCANNVersion 99 100000\naclsysGetCANNVersion NULL 100000\n")
+	fmt.Fprintf(&b, "aclsysGetVersion runtime 0 %s 0 %d\n", ver, num)
+	fmt.Fprintf(&b, "aclsysGetVersion opp-kernel 0 %s 0 %d\n", ver, num)
+	b.WriteString("aclsysGetVersion nosuchpkg 100003 - 100003 -1\naclsysGetVersionNum NULL 100000\n")
+	for _, d := range nativeDataTypeSizes {
+		fmt.Fprintf(&b, "aclDataTypeSize %s %d %d\n", d.name, d.v, d.size)
+	}
+	b.WriteString("sysinfo: OK\n")
+	return b.String()
+}
+
+// halfValue is the reference value of a binary16 encoding, from its fields
+// (IEEE 754): ±Inf, NaN, ±m·2^-24 (subnormal) or ±(1+m/1024)·2^(e-15).
+func halfValue(h uint16) float64 {
+	sign := 1.0
+	if h&0x8000 != 0 {
+		sign = -1
+	}
+	e, m := int(h>>10)&0x1f, float64(h&0x3ff)
+	switch {
+	case e == 0x1f && m == 0:
+		return math.Inf(int(sign))
+	case e == 0x1f:
+		return math.NaN()
+	case e == 0:
+		return sign * math.Ldexp(m, -24)
+	default:
+		return sign * math.Ldexp(1+m/1024, e-15)
+	}
+}
+
+// halfOf is the reference conversion of a float to binary16, round to
+// nearest, ties to even, by search: the two finite halves around |x| (or
+// 65536, where the exponent would go on, for the largest), the nearer one,
+// the even one on a tie; 0x7c00 (Inf) beyond. ok is false for a NaN.
+func halfOf(x float32) (h uint16, ok bool) {
+	if x != x {
+		return 0, false
+	}
+	var sign uint16
+	if math.Signbit(float64(x)) {
+		sign = 0x8000
+	}
+	a := math.Abs(float64(x))
+	// The largest finite positive half at or below a.
+	lo := uint16(sort.Search(0x7c00, func(i int) bool { return halfValue(uint16(i)) > a }) - 1)
+	if halfValue(lo) == a {
+		return sign | lo, true
+	}
+	next := 65536.0
+	if lo < 0x7bff {
+		next = halfValue(lo + 1)
+	}
+	dlo, dhi := a-halfValue(lo), next-a
+	if dlo < dhi || (dlo == dhi && lo&1 == 0) {
+		return sign | lo, true
+	}
+	return sign | (lo + 1), true // 0x7c00 is Inf
+}
+
+// fp16Edges are fp16.c's edge list.
+var fp16Edges = []uint32{
+	0x00000000, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00001, 0x7f800001, 0x7fbfffff,
+	0x477fe000, 0x477fefff, 0x477ff000, 0x477ff001, 0x7f7fffff, 0xff7fffff,
+	0x33000000, 0x33000001, 0x32ffffff, 0x00000001, 0x80000001, 0x00800000,
+	0x33c00000, 0x38800000, 0x387fc000, 0x387fe000,
+	0x3f800000, 0xbf800000, 0x3f801000, 0x3f803000, 0x3f800fff, 0x40490fdb, 0xc0490fdb, 0x3dcccccd,
+}
+
+// checkFP16 checks fp16.c's output (see the comment at its top) against the
+// reference conversions.
+func checkFP16(t *testing.T, out []byte) {
+	want := 65536*6 + 0x7bff*12 + len(fp16Edges)*2
+	require.Len(t, out, want, "fp16.c's output")
+	isNaN16 := func(h uint16) bool { return h&0x7c00 == 0x7c00 && h&0x3ff != 0 }
+	checkTo := func(what string, x float32, got uint16) {
+		t.Helper()
+		exp, ok := halfOf(x)
+		if !ok {
+			if !isNaN16(got) || got&0x8000 != uint16(math.Float32bits(x)>>16)&0x8000 {
+				t.Errorf("%s: aclFloatToFloat16(NaN %#08x) = %#04x, want a NaN of the same sign", what, math.Float32bits(x), got)
+			}
+			return
+		}
+		if got != exp {
+			t.Errorf("%s: aclFloatToFloat16(%g = %#08x) = %#04x, want %#04x", what, x, math.Float32bits(x), got, exp)
+		}
+	}
+	var failures int
+	// 1. Every half to float, and back.
+	for h := 0; h < 65536 && failures < 20; h++ {
+		rec := out[h*6:]
+		bits := binary.LittleEndian.Uint32(rec)
+		back := binary.LittleEndian.Uint16(rec[4:])
+		f := math.Float32frombits(bits)
+		ref := halfValue(uint16(h))
+		if math.IsNaN(ref) {
+			wantBits := uint32(h&0x8000)<<16 | 0x7f800000 | uint32(h&0x3ff)<<13
+			if bits != wantBits {
+				t.Errorf("aclFloat16ToFloat(%#04x) = %#08x, want the NaN %#08x", h, bits, wantBits)
+				failures++
+			}
+			if !isNaN16(back) {
+				t.Errorf("the round trip of NaN %#04x gave %#04x", h, back)
+				failures++
+			}
+			continue
+		}
+		if float64(f) != ref || math.Signbit(float64(f)) != math.Signbit(ref) {
+			t.Errorf("aclFloat16ToFloat(%#04x) = %g (%#08x), want %g", h, f, bits, ref)
+			failures++
+		}
+		if back != uint16(h) {
+			t.Errorf("round trip of %#04x gave %#04x", h, back)
+			failures++
+		}
+	}
+	require.Zero(t, failures, "half to float")
+	// 2. Midpoints and their neighbours: the ties and the rounding.
+	base := 65536 * 6
+	for h := 0; h < 0x7bff && !t.Failed(); h++ {
+		v, w := float32(halfValue(uint16(h))), float32(halfValue(uint16(h+1)))
+		m := (v + w) / 2
+		below, above := math.Float32frombits(math.Float32bits(m)-1), math.Float32frombits(math.Float32bits(m)+1)
+		rec := out[base+h*12:]
+		for k, x := range []float32{m, below, above, -m, -below, -above} {
+			checkTo(fmt.Sprintf("between %#04x and %#04x", h, h+1), x, binary.LittleEndian.Uint16(rec[2*k:]))
+		}
+	}
+	// 3. The edges.
+	base += 0x7bff * 12
+	for i, e := range fp16Edges {
+		checkTo("edge", math.Float32frombits(e), binary.LittleEndian.Uint16(out[base+2*i:]))
+	}
+}
+
+// TestNativeHeadersDeferToLibc checks that the SDK's dlfcn.h and pthread.h
+// stand aside when the C library has its own: with a sysroot that ships
+// both (next to its wasi/ directory, as newer wasi-libc releases do), a
+// program gets that sysroot's headers, not the SDK's.
+func TestNativeHeadersDeferToLibc(t *testing.T) {
+	dir := t.TempDir()
+	sys := filepath.Join(dir, "sysroot-include")
+	require.NoError(t, os.MkdirAll(filepath.Join(sys, "wasi"), 0o755))
+	for _, h := range []string{"dlfcn", "pthread"} {
+		require.NoError(t, os.WriteFile(filepath.Join(sys, h+".h"),
+			[]byte("#define LIBC_OWN_"+strings.ToUpper(h)+" 1\n"), 0o644))
+	}
+	src := filepath.Join(dir, "probe.c")
+	require.NoError(t, os.WriteFile(src, []byte(`#include <dlfcn.h>
+#include <pthread.h>
+#if !defined(LIBC_OWN_DLFCN) || !defined(LIBC_OWN_PTHREAD)
+#error "the SDK's header shadowed the C library's"
+#endif
+#ifdef ACLWASM_DLFCN_H_
+#error "the SDK's dlfcn.h was used"
+#endif
+int main(void) { return 0; }
+`), 0o644))
+	args := append(nativeFlags(t), "-isystem", sys, "-c", "-o", filepath.Join(dir, "probe.o"), src)
+	out, err := exec.Command(nativeTool(t, "clang"), args...).CombinedOutput()
+	require.NoError(t, err, "clang %s:\n%s", strings.Join(args, " "), out)
+
+	// Without that sysroot, the SDK's headers are the ones used.
+	require.NoError(t, os.WriteFile(src, []byte(`#include <dlfcn.h>
+#include <pthread.h>
+#if !defined(ACLWASM_DLFCN_H_) || !defined(ACLWASM_PTHREAD_H_)
+#error "the SDK's headers were not used"
+#endif
+int main(void) { return 0; }
+`), 0o644))
+	args = append(nativeFlags(t), "-c", "-o", filepath.Join(dir, "probe.o"), src)
+	out, err = exec.Command(nativeTool(t, "clang"), args...).CombinedOutput()
+	require.NoError(t, err, "clang %s:\n%s", strings.Join(args, " "), out)
+}
