@@ -25,7 +25,7 @@ func TestHashToken(t *testing.T) {
 // TestServerConfigParse: a full file, and identities matched by several
 // rules getting the union of what they grant.
 func TestServerConfigParse(t *testing.T) {
-	c, err := ParseServerConfig([]byte(`
+	_, err := ParseServerConfig([]byte(`
 access:
   - name: team-a
     tokens: ["` + HashToken("token-a") + `", "` + HashToken("token-shared") + `"]
@@ -37,7 +37,7 @@ access:
 `))
 	require.ErrorContains(t, err, `access[1].tokens[0] (line 8): not sha256:<64 hex digits>`, "a bare hex is refused")
 
-	c, err = ParseServerConfig([]byte(`
+	c, err := ParseServerConfig([]byte(`
 access:
   - name: team-a
     tokens: ["` + HashToken("token-a") + `", "` + HashToken("token-shared") + `"]
