@@ -17,7 +17,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -359,22 +359,11 @@ func (c *ServerConfig) hasSubjects() bool {
 
 // accessState is the server's current rules: nil for none (no
 // Config.ConfigFile), replaced whole by ReloadConfig.
-type accessState struct {
-	mu  sync.RWMutex
-	cfg *ServerConfig
-}
+type accessState struct{ atomic.Pointer[ServerConfig] }
 
-func (a *accessState) get() *ServerConfig {
-	a.mu.RLock()
-	defer a.mu.RUnlock()
-	return a.cfg
-}
+func (a *accessState) get() *ServerConfig { return a.Load() }
 
-func (a *accessState) set(c *ServerConfig) {
-	a.mu.Lock()
-	a.cfg = c
-	a.mu.Unlock()
-}
+func (a *accessState) set(c *ServerConfig) { a.Store(c) }
 
 // loadAccess reads Config.ConfigFile when there is one (New).
 func (s *Server) loadAccess() error {
@@ -476,10 +465,6 @@ func subject(r *http.Request) string {
 	return r.TLS.VerifiedChains[0][0].Subject.String()
 }
 
-// adminTokenGrant is the grant of Config.AdminToken: the reload action,
-// as before access rules existed.
-var adminTokenGrant = &grant{rules: []string{"admin-token"}, admin: map[string]bool{AdminReload: true}}
-
 // identify finds the grant of r under rules c: its bearer token when it
 // has an Authorization header (a wrong one is refused even with a
 // certificate, so that a client sees its mistake), else its verified
@@ -488,11 +473,16 @@ func (s *Server) identify(r *http.Request, c *ServerConfig) (*grant, *apiError, 
 	tok, present := bearer(r)
 	if present {
 		if tok != "" {
-			if g := c.byToken(tok); g != nil {
-				return g, nil, true
+			g := c.byToken(tok)
+			if s.adminToken(tok) { // the reload action, as before access rules existed
+				if g == nil {
+					g = newGrant()
+				}
+				g.rules = append(g.rules, "admin-token")
+				g.admin[AdminReload] = true
 			}
-			if s.adminToken(tok) {
-				return adminTokenGrant, nil, true
+			if g != nil {
+				return g, nil, true
 			}
 		}
 		return nil, &apiError{status: http.StatusUnauthorized, Code: "unauthorized", Message: "the bearer token is not one of the access rules'"}, true

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -298,6 +299,15 @@ func TestAccessOff(t *testing.T) {
 	require.Equal(t, 401, r.status)
 	require.Equal(t, "unauthorized", r.err(t).Code)
 	require.Equal(t, 200, f.do("POST", "/v1/admin/reload", adminToken, nil).status)
+	f.shutdown(time.Minute)
+
+	// An admin token that a rule holds too gets both grants.
+	f = start(t, Config{Dir: dir, AdminToken: tokenA, ConfigFile: rulesFile(t, accessRules(""))})
+	require.Equal(t, 200, f.do("POST", "/v1/plugins/echo", tokenA, nil).status)
+	r = f.do("POST", "/v1/admin/reload", tokenA, nil)
+	require.Equal(t, 200, r.status, "%v", r)
+	r = f.do("GET", "/v1/plugins", tokenA, nil)
+	require.Equal(t, `client team-a+admin-token may not take the admin action "list"`, r.err(t).Message)
 
 	require.ErrorContains(t, newFails(t, Config{Dir: dir, ConfigFile: rulesFile(t, "access: []\n")}), "serve: config: serve.yaml: access (line 1): missing or empty")
 	require.ErrorContains(t, newFails(t, Config{Dir: dir, ConfigFile: filepath.Join(t.TempDir(), "none.yaml")}), "none.yaml: open: no such file")
