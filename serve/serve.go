@@ -11,8 +11,19 @@
 //	GET  /readyz              200 once every first load has ended, 503 before (loading) and
 //	                          from the start of Shutdown
 //	GET  /metrics             Prometheus metrics (Config.Gatherer)
-//	POST /v1/admin/reload     rescan the directory now; only with Config.AdminToken,
-//	                          as "Authorization: Bearer TOKEN"
+//	POST /v1/admin/reload     re-read Config.ConfigFile and rescan the directory now; only
+//	                          with Config.AdminToken, as "Authorization: Bearer TOKEN", or
+//	                          for a client the access rules grant "reload"
+//
+// With Config.TLS, Serve answers over TLS (TLS 1.2 at least), with mutual
+// TLS when it has a client CA, reloading its certificate when the files
+// change (TLSConfig). With access rules (Config.ConfigFile, ServerConfig)
+// every request but /healthz and /readyz needs an identity, a bearer
+// token (Authorization: Bearer TOKEN; the rules keep its SHA-256 only) or
+// a verified client certificate's subject, and a rule that grants the
+// plugin, or the admin action: "list" for GET /v1/plugins, "metrics" for
+// /metrics, "reload" for the admin reload. Without rules every endpoint
+// is open, as before (the CLI then serves on loopback addresses only).
 //
 // Each plugin runs under the server's default policy, overridden by an
 // optional manifest NAME.yaml next to NAME.wasm: the file of aclwasm run
@@ -74,13 +85,19 @@
 //	                      answer, not a server failure (its metrics outcome is "nonzero").
 //	                      The body is its stdout (output)
 //	400 bad_request       the request body could not be read (cut short, a read timeout)
-//	401 unauthorized      admin endpoint without the right bearer token
+//	401 unauthorized      admin endpoint without the right bearer token; with access rules,
+//	                      a request without an identity the rules know (no token, a wrong
+//	                      one, a certificate no rule names); WWW-Authenticate: Bearer
+//	403 forbidden         with access rules: the client's rules do not grant the plugin
+//	                      (its name is in "plugin") or the admin action
 //	404 not_found         no such plugin or endpoint
 //	405 method_not_allowed
 //	413 body_too_large    the body exceeds Config.MaxBody; a Content-Length over it
 //	                      is refused at once, before any of the body is read
 //	422 load_refused      the module was refused at load time ("problems" lists why)
 //	422 not_servable      the module exports neither _start nor the reactor's export
+//	422 config_invalid    the admin reload found Config.ConfigFile invalid (the message has
+//	                      the field and line); the rules in force stay, nothing is rescanned
 //	429 overloaded        the plugin already runs MaxConcurrent requests, counting those
 //	                      still sending their bodies; refused before the body is read;
 //	                      Retry-After: 1
@@ -118,7 +135,6 @@ package serve
 import (
 	"bytes"
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -177,8 +193,17 @@ type Config struct {
 	// fail before connections are refused; within the grace period.
 	// Default 0: the listener closes once no request is in flight.
 	DrainDelay time.Duration
-	// AdminToken enables POST /v1/admin/reload for this bearer token.
+	// AdminToken enables POST /v1/admin/reload for this bearer token
+	// (with access rules too, alongside the rules' reload grants).
 	AdminToken string
+	// TLS, if set, makes Serve answer over TLS, with mutual TLS when it
+	// has a client CA (TLSConfig); nil: plain HTTP.
+	TLS *TLSConfig
+	// ConfigFile is the server configuration file (ServerConfig: the
+	// access rules), read by New and again by ReloadConfig (the admin
+	// reload endpoint); "" for no rules: every endpoint is open, the
+	// admin reload only with AdminToken.
+	ConfigFile string
 	// Logger gets the server's structured logs; default slog.Default().
 	// A request's records have its request_id ([RequestIDHeader]).
 	Logger *slog.Logger
@@ -235,6 +260,9 @@ type Server struct {
 	httpMu sync.Mutex
 	http   *http.Server
 
+	access accessState // the rules of ConfigFile; none without it
+	tls    *tlsState   // nil: plain HTTP
+
 	// testHookRun, if set, runs in a request that holds its version,
 	// just before the plugin runs.
 	testHookRun func(name string)
@@ -282,9 +310,17 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		failed: map[string]*failedLoad{}, warnedJSON: map[string]bool{}, active: newActive(),
 		// Two at least, so that one stuck compilation never holds the only slot.
 		loadSlots: make(chan struct{}, max(runtime.GOMAXPROCS(0), 2)), loading: map[string]*load{}}
+	var err error
+	if cfg.TLS != nil {
+		if s.tls, err = newTLS(cfg.TLS, s.log); err != nil {
+			return nil, err
+		}
+	}
+	if err = s.loadAccess(); err != nil {
+		return nil, err
+	}
 	s.runs, s.cancelRuns = context.WithCancel(context.Background())
 	s.loadCtx, s.cancelLoads = context.WithCancel(context.Background())
-	var err error
 	if s.metrics, err = newServerMetrics(cfg.Registerer); err != nil {
 		return nil, fmt.Errorf("serve: metrics: %w", err)
 	}
@@ -338,6 +374,7 @@ func (s *Server) Serve(ln net.Listener) error {
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
+	s.secure(hs)
 	s.httpMu.Lock()
 	if s.http != nil {
 		s.httpMu.Unlock()
@@ -351,7 +388,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	if closing {
 		return nil
 	}
-	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+	if err := s.serveOn(hs, ln); !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil
@@ -452,13 +489,13 @@ func (s *Server) routes() http.Handler {
 	if s.cfg.Gatherer != nil {
 		mux.Handle("/metrics", promhttp.HandlerFor(s.cfg.Gatherer, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelError)}))
 	}
-	if s.cfg.AdminToken != "" {
+	if s.cfg.AdminToken != "" || s.cfg.ConfigFile != "" {
 		mux.HandleFunc("/v1/admin/reload", s.reload)
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, r, &apiError{status: http.StatusNotFound, Code: "not_found", Message: "no endpoint " + r.URL.Path})
 	})
-	return s.withRequestID(guard(mux))
+	return s.withRequestID(guard(s.authorize(mux)))
 }
 
 // get allows GET and HEAD only.
@@ -534,10 +571,13 @@ func (s *Server) reload(w http.ResponseWriter, r *http.Request) {
 		methodNotAllowed(w, r, "POST")
 		return
 	}
-	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok || subtle.ConstantTimeCompare([]byte(tok), []byte(s.cfg.AdminToken)) != 1 {
+	if !s.reloadAllowed(r) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="aclwasm"`)
 		writeErr(w, r, &apiError{status: http.StatusUnauthorized, Code: "unauthorized", Message: "want Authorization: Bearer <admin token>"})
+		return
+	}
+	if err := s.ReloadConfig(); err != nil { // the rules in force stay
+		writeErr(w, r, &apiError{status: http.StatusUnprocessableEntity, Code: "config_invalid", Message: err.Error()})
 		return
 	}
 	rep, err := s.Reload(r.Context())

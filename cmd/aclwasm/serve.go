@@ -31,6 +31,7 @@ func serveCmd() *cobra.Command {
 		poll, grace, drain  time.Duration
 		maxConcurrent       int
 		env                 []string
+		sec                 secureFlags
 	)
 	c := &cobra.Command{
 		Use:   "serve [flags] DIR",
@@ -50,7 +51,15 @@ metrics. Every response and log record of a request has its X-Request-Id.
 SIGTERM or SIGINT fails /readyz and serves on until no request is in
 flight (and --drain-delay has passed), then closes the listener; requests
 still running at the end of --grace are cancelled and every session is
-released. The status codes are in the package doc of serve.`,
+released. The status codes are in the package doc of serve.
+
+--tls-cert and --tls-key serve over TLS (the pair is re-read when the files
+change), --client-ca requires client certificates signed by that CA, and
+--config FILE holds access rules: which bearer tokens (stored as hashes:
+aclwasm serve hash-token) and certificate subjects may call which plugins
+and admin actions. An address that is not loopback is served only with
+TLS and access rules, or with --insecure. SIGHUP re-reads --config and
+rescans DIR, as POST /v1/admin/reload does.`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return &exitError{exitHost, fmt.Errorf("usage: %s", c.UseLine())}
@@ -89,6 +98,10 @@ released. The status codes are in the package doc of serve.`,
 			if token == "" {
 				token = os.Getenv("ACLWASM_ADMIN_TOKEN")
 			}
+			tlsCfg, err := sec.check(listen)
+			if err != nil {
+				return fail(err)
+			}
 			p, err := f.policy()
 			if err != nil {
 				return fail(err)
@@ -125,6 +138,7 @@ released. The status codes are in the package doc of serve.`,
 				Dir: args[0], Runtime: rt, Policy: p, Env: env,
 				MaxConcurrent: maxConcurrent, MaxBody: int64(body), MaxOutput: int64(out), MaxBuffered: int64(buffered),
 				Poll: poll, DrainDelay: drain, AdminToken: token, Logger: log, Registerer: reg, Gatherer: reg,
+				TLS: tlsCfg, ConfigFile: sec.config,
 			})
 			if err != nil {
 				return fail(err)
@@ -134,9 +148,16 @@ released. The status codes are in the package doc of serve.`,
 				_ = srv.Shutdown(ctx)
 				return fail(err)
 			}
-			log.Info("listening", "addr", ln.Addr().String(), "dir", args[0], "engine", f.engine, "backend", desc, "admin", token != "")
+			if !serve.IsLoopback(listen) && (tlsCfg == nil || sec.config == "") {
+				log.Warn("--insecure: serving a non-loopback address without TLS and access rules", "addr", listen)
+			}
+			log.Info("listening", "addr", ln.Addr().String(), "dir", args[0], "engine", f.engine, "backend", desc, "admin", token != "",
+				"tls", tlsCfg != nil, "mtls", sec.clientCA != "", "config", sec.config)
 			sig, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
+			hup := make(chan os.Signal, 1)
+			signal.Notify(hup, syscall.SIGHUP)
+			defer signal.Stop(hup)
 			served := make(chan error, 1)
 			go func() { served <- srv.Serve(ln) }()
 			go func() {
@@ -144,10 +165,17 @@ released. The status codes are in the package doc of serve.`,
 					log.Info("plugins loaded")
 				}
 			}()
-			select {
-			case err = <-served: // the listener failed
-			case <-sig.Done():
-				log.Info("signal: shutting down", "grace", grace)
+		wait:
+			for {
+				select {
+				case err = <-served: // the listener failed
+					break wait
+				case <-sig.Done():
+					log.Info("signal: shutting down", "grace", grace)
+					break wait
+				case <-hup:
+					reloadSignal(sig, srv, log)
+				}
 			}
 			gctx, cancel := context.WithTimeout(ctx, grace)
 			defer cancel()
@@ -165,6 +193,7 @@ released. The status codes are in the package doc of serve.`,
 		},
 	}
 	f.register(c)
+	c.AddCommand(hashTokenCmd())
 	fl := c.Flags()
 	fl.StringVar(&listen, "listen", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks one, logged as \"listening\")")
 	fl.DurationVar(&poll, "poll", 2*time.Second, "how often to rescan DIR for new, changed and removed plugins (0: never)")
@@ -179,6 +208,7 @@ released. The status codes are in the package doc of serve.`,
 	otel = addOtel(fl)
 	fl.StringVar(&logLevel, "log-level", "info", "log level: debug (every request), info, warn or error")
 	fl.StringArrayVar(&env, "env", nil, "KEY=VALUE environment variable for every plugin (repeatable)")
+	sec.register(fl)
 	return c
 }
 
