@@ -12,11 +12,9 @@ import (
 	"time"
 
 	"github.com/opencontainers/go-digest"
-	specs "github.com/opencontainers/image-spec/specs-go"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
-	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/registry/remote"
 
 	"github.com/aclwasm/aclwasm/internal/ociplugin/ocitest"
@@ -196,25 +194,6 @@ func TestDigestMismatch(t *testing.T) {
 	require.ErrorIs(t, statErr, os.ErrNotExist)
 }
 
-// pushRaw pushes an artifact with the given layers (their bytes) as is,
-// for layouts Push never writes.
-func pushRaw(t *testing.T, reg *ocitest.Registry, repoName, tag string, layers []ocispec.Descriptor, blobs [][]byte) {
-	t.Helper()
-	repo, err := remote.NewRepository(reg.Host + "/" + repoName)
-	require.NoError(t, err)
-	repo.PlainHTTP = true
-	for i, l := range layers {
-		require.NoError(t, repo.Push(ctx(t), l, bytes.NewReader(blobs[i])))
-	}
-	cfg := []byte(`{"architecture":"wasm","os":"wasip1"}`)
-	cd := content.NewDescriptorFromBytes(ConfigMediaType, cfg)
-	require.NoError(t, repo.Push(ctx(t), cd, bytes.NewReader(cfg)))
-	raw, err := json.Marshal(ocispec.Manifest{Versioned: specs.Versioned{SchemaVersion: 2}, MediaType: ocispec.MediaTypeImageManifest, Config: cd, Layers: layers})
-	require.NoError(t, err)
-	md := content.NewDescriptorFromBytes(ocispec.MediaTypeImageManifest, raw)
-	require.NoError(t, repo.PushReference(ctx(t), md, bytes.NewReader(raw), tag))
-}
-
 // TestRefusedBeforeDownload: a module layer over the size limit, and a
 // layer of another media type, are refused from the manifest: the layer's
 // blob is never requested.
@@ -229,19 +208,16 @@ func TestRefusedBeforeDownload(t *testing.T) {
 	require.ErrorContains(t, err, "over the limit of 1024")
 	require.Zero(t, reg.BlobGets(digest.SHA256.FromBytes(big).String()), "the oversized layer was downloaded")
 
-	tar := []byte("not a module at all")
-	l := content.NewDescriptorFromBytes("application/vnd.oci.image.layer.v1.tar", tar)
-	pushRaw(t, reg, "p/tar", "v1", []ocispec.Descriptor{l}, [][]byte{tar})
+	tar := reg.PushLayers(t, "p/tar", "v1", ocitest.Layer{MediaType: "application/vnd.oci.image.layer.v1.tar", Data: []byte("not a module at all")})
 	_, err = c.Pull(ctx(t), ref(t, "oci://"+reg.Host+"/p/tar:v1"))
 	require.ErrorIs(t, err, ErrRefused)
 	require.ErrorContains(t, err, `media type "application/vnd.oci.image.layer.v1.tar"`)
-	require.Zero(t, reg.BlobGets(l.Digest.String()))
+	require.Zero(t, reg.BlobGets(tar[0]))
 
 	// A manifest layer over its limit is refused the same way.
 	mod := module(512, 1)
 	bigMan := bytes.Repeat([]byte("#"), MaxPluginManifestBytes+1)
-	ls := []ocispec.Descriptor{content.NewDescriptorFromBytes(WasmMediaType, mod), content.NewDescriptorFromBytes(ManifestMediaType, bigMan)}
-	pushRaw(t, reg, "p/bigman", "v1", ls, [][]byte{mod, bigMan})
+	reg.PushLayers(t, "p/bigman", "v1", ocitest.Layer{MediaType: WasmMediaType, Data: mod}, ocitest.Layer{MediaType: ManifestMediaType, Data: bigMan})
 	_, err = c.Pull(ctx(t), ref(t, "oci://"+reg.Host+"/p/bigman:v1"))
 	require.ErrorIs(t, err, ErrRefused)
 	require.Zero(t, reg.AllBlobGets(), "a layer was downloaded")

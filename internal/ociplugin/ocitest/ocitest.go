@@ -8,6 +8,8 @@ package ocitest
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"io"
 	"log"
 	"net"
@@ -16,8 +18,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-containerregistry/pkg/registry"
+	specs "github.com/opencontainers/image-spec/specs-go"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/content"
+	"oras.land/oras-go/v2/registry/remote"
 )
 
 // Registry is a registry served on 127.0.0.1 for one test.
@@ -146,4 +153,52 @@ func (r *Registry) ManifestRequests() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.manifestReqs
+}
+
+// Layer is one layer of an artifact PushLayers writes.
+type Layer struct {
+	MediaType string
+	Data      []byte
+}
+
+// PushLayers pushes an artifact with the Wasm config media type
+// (application/vnd.wasm.config.v0+json) and these layers, as given, to
+// repo:tag: the layouts a client must refuse, which it never writes
+// itself. It returns each layer's digest.
+func (r *Registry) PushLayers(t testing.TB, repo, tag string, layers ...Layer) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	rp, err := remote.NewRepository(r.Host + "/" + repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp.PlainHTTP = true
+	rp.Client = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	defer rp.Client.(*http.Client).CloseIdleConnections()
+	push := func(d ocispec.Descriptor, b []byte) {
+		if err := rp.Push(ctx, d, bytes.NewReader(b)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var descs []ocispec.Descriptor
+	var digests []string
+	for _, l := range layers {
+		d := content.NewDescriptorFromBytes(l.MediaType, l.Data)
+		push(d, l.Data)
+		descs = append(descs, d)
+		digests = append(digests, d.Digest.String())
+	}
+	cfg := []byte(`{"architecture":"wasm","os":"wasip1"}`)
+	cd := content.NewDescriptorFromBytes("application/vnd.wasm.config.v0+json", cfg)
+	push(cd, cfg)
+	raw, err := json.Marshal(ocispec.Manifest{Versioned: specs.Versioned{SchemaVersion: 2}, MediaType: ocispec.MediaTypeImageManifest, Config: cd, Layers: descs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := content.NewDescriptorFromBytes(ocispec.MediaTypeImageManifest, raw)
+	if err := rp.PushReference(ctx, md, bytes.NewReader(raw), tag); err != nil {
+		t.Fatal(err)
+	}
+	return digests
 }
