@@ -2,6 +2,9 @@ package serve
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -226,4 +229,32 @@ func TestOCIRefusedBeforeCompile(t *testing.T) {
 	require.Zero(t, reg.BlobGets(digest.SHA256.FromBytes(wasm).String()), "a refused layer was downloaded")
 	require.Zero(t, reg.BlobGets(tar[0]))
 	require.Equal(t, 422, f.do("POST", "/v1/plugins/big", "", nil).status)
+}
+
+// TestOCIDocExamples: each NAME.yaml of docs/OCI.md is a source the
+// server reads, and its manifest part one that host.ParseManifest takes.
+func TestOCIDocExamples(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "OCI.md"))
+	require.NoError(t, err)
+	blocks := regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllSubmatch(doc, -1)
+	require.Len(t, blocks, 2)
+	for i, b := range blocks {
+		raw := regexp.MustCompile(`(?m)^   `).ReplaceAll(b[1], nil) // the list's indentation
+		p := filepath.Join(t.TempDir(), "upper.yaml")
+		require.NoError(t, os.WriteFile(p, raw, 0o644))
+		ref, problem := readSource(p)
+		require.Empty(t, problem)
+		require.Equal(t, "oci://ghcr.io/acme/upper:1.2", ref)
+		local, err := localManifest("upper", raw)
+		require.NoError(t, err)
+		if i == 0 {
+			require.Nil(t, local, "a source alone leaves the artifact's manifest")
+			continue
+		}
+		m, err := host.ParseManifest(local)
+		require.NoError(t, err, "%s", local)
+		require.Equal(t, "upper", m.Name)
+		require.Equal(t, 4, m.Serve.MaxConcurrent)
+		require.Equal(t, uint64(64<<20), m.Policy.DeviceMemory)
+	}
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/signal"
@@ -56,8 +58,12 @@ failed push.`,
 				if manifest, err = os.ReadFile(man); err != nil {
 					return fail(err)
 				}
-				if _, err := host.ParseManifest(manifest); err != nil {
+				m, err := host.ParseManifest(manifest)
+				if err != nil {
 					return fail(fmt.Errorf("--manifest %s: %w", man, err))
+				}
+				if got := sha256.Sum256(wasm); m.SHA256 != "" && hex.EncodeToString(got[:]) != m.SHA256 {
+					return fail(fmt.Errorf("--manifest %s: module.sha256 is %s, but %s has sha256 %x", man, m.SHA256, args[0], got))
 				}
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
