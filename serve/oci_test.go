@@ -258,3 +258,37 @@ func TestOCIDocExamples(t *testing.T) {
 		require.Equal(t, uint64(64<<20), m.Policy.DeviceMemory)
 	}
 }
+
+// TestOCIDownloadRetried: a new version whose download fails after its tag
+// resolved (the registry's blobs answer 503) leaves the last good version
+// serving, and is tried again at the next scan although the tag did not
+// move: a download failure is not the artifact's.
+func TestOCIDownloadRetried(t *testing.T) {
+	reg := ocitest.New(t)
+	pc := pusher(t)
+	ref := "oci://" + reg.Host + "/plugins/echo:v1"
+	d1 := push(t, pc, ref, wat2wasm(t, "echo", ""), nil)
+	dir := plugins(t, nil, nil)
+	write(t, dir, "echo.yaml", "source: "+ref+"\n")
+	f := start(t, Config{Dir: dir})
+	require.Equal(t, d1, f.listed()["echo"].Digest)
+
+	d2 := push(t, pc, ref, echoSaying(t, "NEXT:"), nil)
+	reg.SetBlobsDown(true)
+	for range 2 {
+		_, err := f.s.Reload(context.Background())
+		require.NoError(t, err)
+		pi := f.listed()["echo"]
+		require.Equal(t, "stale", pi.State)
+		require.Contains(t, pi.Error.Message, "fetch "+"oci://"+reg.Host+"/plugins/echo@"+d2)
+		require.Equal(t, d1, pi.Digest)
+		require.Equal(t, "echo:x", string(f.do("POST", "/v1/plugins/echo", "", []byte("x")).body))
+	}
+	reg.SetBlobsDown(false)
+	rep, err := f.s.Reload(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, []string{"echo"}, rep.Changed)
+	require.Equal(t, d2, f.listed()["echo"].Digest)
+	require.Equal(t, "ready", f.listed()["echo"].State)
+	require.Equal(t, "NEXT:x", string(f.do("POST", "/v1/plugins/echo", "", []byte("x")).body))
+}

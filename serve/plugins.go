@@ -23,6 +23,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/internal/ociplugin"
 )
 
 // validName is what a plugin's file name (less .wasm) must look like: it
@@ -182,6 +183,10 @@ type version struct {
 	// source is the oci:// reference of a plugin pulled from a registry,
 	// sourceDigest the manifest digest this version is.
 	source, sourceDigest string
+	// transient: the version failed for a download that may pass later
+	// (the registry, the network), so the next scan tries it again
+	// although its stamp is the same.
+	transient bool
 
 	mu      sync.Mutex
 	refs    int
@@ -286,6 +291,7 @@ func (s *Server) load(ctx context.Context, name string, st stamp) *version {
 		wasm, manifest, manName, fail, v.detail = s.fetchSource(ctx, name, st)
 		if fail != nil {
 			v.fail = fail
+			v.transient = v.detail != nil && !errors.Is(v.detail, ociplugin.ErrRefused) && !errors.Is(v.detail, fs.ErrNotExist)
 			return v
 		}
 	} else {
@@ -519,14 +525,14 @@ func (s *Server) startReload() (ReloadReport, []*load, error) {
 	}
 	for name, st := range found {
 		old, ok := s.plugins[name]
-		if ok && old.stamp == st {
+		if ok && old.stamp == st && !old.transient {
 			if s.failed[name] != nil { // the files that failed were put back as they were
 				delete(s.failed, name)
 				s.metrics.pluginState(name, old.state())
 			}
 			continue
 		}
-		if ok && s.failed[name] != nil && s.failed[name].stamp == st {
+		if ok && s.failed[name] != nil && s.failed[name].stamp == st && !s.failed[name].transient {
 			continue // the files that failed to load are still there
 		}
 		if s.loading[name] != nil {
@@ -601,7 +607,7 @@ func (s *Server) loadOne(l *load) {
 	if v.fail != nil && old != nil && old.fail == nil {
 		// The last good version keeps serving; the failure is shown
 		// (GET /v1/plugins, the state metric) until the files change.
-		s.failed[l.name] = &failedLoad{stamp: l.st, digest: v.digest, fail: v.fail}
+		s.failed[l.name] = &failedLoad{stamp: l.st, digest: v.digest, fail: v.fail, transient: v.transient}
 		s.metrics.pluginState(l.name, "stale")
 		s.mu.Unlock()
 		s.logLoad(v, l.changed, old)
@@ -621,9 +627,10 @@ func (s *Server) loadOne(l *load) {
 // failedLoad is a plugin's newer files that failed to load while its last
 // good version serves.
 type failedLoad struct {
-	stamp  stamp
-	digest string
-	fail   *apiError
+	stamp     stamp
+	digest    string
+	fail      *apiError
+	transient bool // a download that failed: tried again at the next scan
 }
 
 // state is how GET /v1/plugins and the state metric describe the version:

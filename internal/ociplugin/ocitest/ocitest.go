@@ -41,6 +41,7 @@ type Registry struct {
 	user, pass   string
 	corrupt      map[string]bool // blob digests served with a flipped byte
 	down         bool
+	blobsDown    bool
 }
 
 // New starts a registry; it is closed when the test ends.
@@ -71,6 +72,7 @@ func (r *Registry) serve(inner http.Handler, w http.ResponseWriter, req *http.Re
 		d := req.URL.Path[i+len("/blobs/"):]
 		r.blobGets[d]++
 		corrupt = r.corrupt[d]
+		down = down || r.blobsDown
 	}
 	if strings.Contains(req.URL.Path, "/manifests/") && (req.Method == http.MethodGet || req.Method == http.MethodHead) {
 		r.manifestReqs++
@@ -125,6 +127,15 @@ func (r *Registry) SetDown(down bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.down = down
+}
+
+// SetBlobsDown makes GETs of blobs fail with 503 (down) or be served
+// again, while manifests and tags still answer: a download that fails
+// after the tag resolved.
+func (r *Registry) SetBlobsDown(down bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.blobsDown = down
 }
 
 // Close stops the server: connections are refused from then on.
