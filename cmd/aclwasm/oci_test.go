@@ -1,12 +1,19 @@
 package main
 
 import (
+	"bufio"
+	"context"
 	"encoding/base64"
 	"encoding/json"
+	"io"
+	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/opencontainers/go-digest"
 	"github.com/stretchr/testify/require"
@@ -155,4 +162,62 @@ func TestDockerCredentials(t *testing.T) {
 	require.Zero(t, r.code, r.stderr)
 	r = cliEnv(t, noCreds(t), "pull", "--cache-dir", "", ref)
 	require.Equal(t, exitHost, r.code)
+}
+
+// TestServePlugin: aclwasm serve --plugin NAME=oci://... serves the
+// artifact, pulled into the cache of --cache-dir's oci.
+func TestServePlugin(t *testing.T) {
+	reg := ocitest.New(t)
+	env := noCreds(t)
+	ref := "oci://" + reg.Host + "/plugins/hi:v1"
+	hi := wat(t, "hi", `(module
+  (import "aclwasm" "output_write" (func $write (param i32 i32) (result i32)))
+  (memory (export "memory") 1)
+  (data (i32.const 16) "hi from the registry")
+  (func (export "greet") (result i32) (call $write (i32.const 16) (i32.const 20))))`)
+	man := filepath.Join(t.TempDir(), "hi.yaml")
+	require.NoError(t, os.WriteFile(man, []byte("name: hi\nmodule: {path: hi.wasm}\nserve: {export: greet}\n"), 0o644))
+	r := cliEnv(t, env, "push", "--manifest", man, hi, ref)
+	require.Zero(t, r.code, r.stderr)
+	cache := t.TempDir()
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	srv := exec.CommandContext(ctx, bin, "serve", "--listen", "127.0.0.1:0", "--poll", "0", "--cache-dir", cache, "--plugin", "hi="+ref, t.TempDir())
+	srv.Env = append(os.Environ(), env...)
+	stderr, err := srv.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, srv.Start())
+	defer func() { _ = srv.Process.Kill(); _ = srv.Wait() }()
+	addr := ""
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		if _, rest, ok := strings.Cut(sc.Text(), "msg=listening addr="); ok {
+			addr, _, _ = strings.Cut(rest, " ")
+			break
+		}
+	}
+	require.NotEmpty(t, addr, "no listening line")
+	go func() { _, _ = io.Copy(io.Discard, stderr) }()
+	hc := &http.Client{Timeout: 30 * time.Second}
+	var body string
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		req, err := http.NewRequestWithContext(ctx, "POST", "http://"+addr+"/v1/plugins/hi", nil)
+		require.NoError(t, err)
+		resp, err := hc.Do(req)
+		require.NoError(t, err)
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.NoError(t, err)
+		if resp.StatusCode != http.StatusServiceUnavailable { // 503 loading: the first load is under way
+			require.Equal(t, 200, resp.StatusCode, "%s", b)
+			body = string(b)
+			break
+		}
+	}
+	require.Equal(t, "hi from the registry", body, "the artifact's manifest names the export")
+	entries, err := os.ReadDir(filepath.Join(cache, "oci", "blobs", "sha256"))
+	require.NoError(t, err)
+	require.Len(t, entries, 3, "the image manifest, the module and the plugin's manifest, by digest")
+	require.NoError(t, srv.Process.Signal(syscall.SIGTERM))
 }
