@@ -23,6 +23,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/internal/ociplugin"
 )
 
 // validName is what a plugin's file name (less .wasm) must look like: it
@@ -135,9 +136,13 @@ func (sc *Sidecar) apply(base host.Policy, maxConc int) (host.Policy, int, error
 }
 
 // stamp identifies what is on disk for one plugin: a change of any of its
-// files' size or modification time is a new version.
+// files' size or modification time is a new version, and so is a source's
+// new digest (a moved tag).
 type stamp struct {
 	wasm, yaml, json fileStamp
+	source           string // the oci:// reference of a plugin pulled from a registry, else ""
+	digest           string // the manifest digest source resolved to at the scan
+	problem          string // why the source cannot be used (its file, its resolution)
 }
 
 // fileStamp is one file's size and modification time; the zero value is
@@ -175,6 +180,13 @@ type version struct {
 	vars   map[string]string // the manifest's config
 	export string            // a reactor's export; "" for a command
 	sem    chan struct{}     // runs at once
+	// source is the oci:// reference of a plugin pulled from a registry,
+	// sourceDigest the manifest digest this version is.
+	source, sourceDigest string
+	// transient: the version failed for a download that may pass later
+	// (the registry, the network), so the next scan tries it again
+	// although its stamp is the same.
+	transient bool
 
 	mu      sync.Mutex
 	refs    int
@@ -224,7 +236,9 @@ func (v *version) inFlight() int {
 	return v.refs
 }
 
-// scan lists the directory's plugins by name with what is on disk.
+// scan lists the directory's plugins by name with what is on disk: each
+// NAME.wasm, and each NAME.yaml without one whose source is an oci://
+// reference (readSource).
 func scan(dir string) (map[string]stamp, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -232,6 +246,16 @@ func scan(dir string) (map[string]stamp, error) {
 	}
 	out := map[string]stamp{}
 	for _, e := range ents {
+		if name, ok := strings.CutSuffix(e.Name(), ".yaml"); ok && e.Type().IsRegular() {
+			if _, err := os.Stat(filepath.Join(dir, name+".wasm")); err == nil {
+				continue // NAME.wasm's manifest: a source in it is an unknown field there
+			}
+			p := filepath.Join(dir, e.Name())
+			if ref, problem := readSource(p); ref != "" || problem != "" {
+				out[name] = stamp{yaml: statFile(p), source: ref, problem: problem}
+			}
+			continue
+		}
 		name, ok := strings.CutSuffix(e.Name(), ".wasm")
 		if !ok || !e.Type().IsRegular() {
 			continue
@@ -259,29 +283,46 @@ func (s *Server) load(ctx context.Context, name string, st stamp) *version {
 	if !validName.MatchString(name) {
 		return invalid("plugin name %q: want letters, digits, '.', '_' or '-' (at most 128), starting with a letter or digit", name)
 	}
-	wasm, err := os.ReadFile(filepath.Join(s.cfg.Dir, name+".wasm"))
-	if err != nil {
-		v.detail = err
-		return invalid("read %s.wasm: %s", name, pathless(err))
+	var wasm, manifest []byte
+	manName := name + ".yaml" // for messages
+	if st.source != "" || st.problem != "" {
+		v.source, v.sourceDigest = st.source, st.digest
+		var fail *apiError
+		wasm, manifest, manName, fail, v.detail = s.fetchSource(ctx, name, st)
+		if fail != nil {
+			v.fail = fail
+			v.transient = v.detail != nil && !errors.Is(v.detail, ociplugin.ErrRefused) && !errors.Is(v.detail, fs.ErrNotExist)
+			return v
+		}
+	} else {
+		var err error
+		if wasm, err = os.ReadFile(filepath.Join(s.cfg.Dir, name+".wasm")); err != nil {
+			v.detail = err
+			return invalid("read %s.wasm: %s", name, pathless(err))
+		}
+		if st.yaml.ok && !st.json.ok {
+			if manifest, err = os.ReadFile(filepath.Join(s.cfg.Dir, name+".yaml")); err != nil {
+				v.detail = err
+				return invalid("read %s.yaml: %s", name, pathless(err))
+			}
+		}
 	}
 	h := sha256.New()
 	h.Write(wasm)
 	var problems []string // the module's, found before it is compiled
 	switch {
-	case st.yaml.ok && st.json.ok:
+	case st.source == "" && st.yaml.ok && st.json.ok:
 		return invalid("both %s.yaml and %s.json: the JSON sidecar is deprecated, remove it", name, name)
-	case st.yaml.ok:
-		raw, err := os.ReadFile(filepath.Join(s.cfg.Dir, name+".yaml"))
-		if err != nil {
-			v.detail = err
-			return invalid("read %s.yaml: %s", name, pathless(err))
-		}
+	case manifest != nil:
+		raw := manifest
 		h.Write(raw)
 		m, err := host.ParseManifest(raw)
 		if err != nil {
-			return invalid("%s.yaml: %v", name, err)
+			return invalid("%s: %v", manName, err)
 		}
-		if filepath.Clean(m.Path) != name+".wasm" {
+		// A source's module is the artifact's layer, whatever path its
+		// manifest was written with.
+		if st.source == "" && filepath.Clean(m.Path) != name+".wasm" {
 			return invalid("%s.yaml: module.path %q: the server loads the module next to its manifest, want %q", name, m.Path, name+".wasm")
 		}
 		if m.SHA256 != "" {
@@ -290,7 +331,7 @@ func (s *Server) load(ctx context.Context, name string, st stamp) *version {
 			}
 		}
 		if v.policy, err = mergePolicy(s.cfg.Policy, m.Policy, raw); err != nil {
-			return invalid("%s.yaml: %v", name, err)
+			return invalid("%s: %v", manName, err)
 		}
 		if m.Serve.MaxConcurrent > 0 {
 			conc = m.Serve.MaxConcurrent
@@ -473,6 +514,8 @@ func (s *Server) startReload() (ReloadReport, []*load, error) {
 	if err != nil {
 		return rep, nil, fmt.Errorf("serve: reload: %w", err)
 	}
+	s.sourceStamps(found)
+	s.resolveSources(found)
 	var started []*load
 	var retired []*version
 	s.mu.Lock()
@@ -482,14 +525,14 @@ func (s *Server) startReload() (ReloadReport, []*load, error) {
 	}
 	for name, st := range found {
 		old, ok := s.plugins[name]
-		if ok && old.stamp == st {
+		if ok && old.stamp == st && !old.transient {
 			if s.failed[name] != nil { // the files that failed were put back as they were
 				delete(s.failed, name)
 				s.metrics.pluginState(name, old.state())
 			}
 			continue
 		}
-		if ok && s.failed[name] != nil && s.failed[name].stamp == st {
+		if ok && s.failed[name] != nil && s.failed[name].stamp == st && !s.failed[name].transient {
 			continue // the files that failed to load are still there
 		}
 		if s.loading[name] != nil {
@@ -511,6 +554,7 @@ func (s *Server) startReload() (ReloadReport, []*load, error) {
 			retired = append(retired, v)
 			delete(s.plugins, name)
 			delete(s.failed, name)
+			delete(s.sourceErr, name)
 			s.metrics.pluginState(name, "")
 		}
 	}
@@ -563,7 +607,7 @@ func (s *Server) loadOne(l *load) {
 	if v.fail != nil && old != nil && old.fail == nil {
 		// The last good version keeps serving; the failure is shown
 		// (GET /v1/plugins, the state metric) until the files change.
-		s.failed[l.name] = &failedLoad{stamp: l.st, digest: v.digest, fail: v.fail}
+		s.failed[l.name] = &failedLoad{stamp: l.st, digest: v.digest, fail: v.fail, transient: v.transient}
 		s.metrics.pluginState(l.name, "stale")
 		s.mu.Unlock()
 		s.logLoad(v, l.changed, old)
@@ -583,9 +627,10 @@ func (s *Server) loadOne(l *load) {
 // failedLoad is a plugin's newer files that failed to load while its last
 // good version serves.
 type failedLoad struct {
-	stamp  stamp
-	digest string
-	fail   *apiError
+	stamp     stamp
+	digest    string
+	fail      *apiError
+	transient bool // a download that failed: tried again at the next scan
 }
 
 // state is how GET /v1/plugins and the state metric describe the version:

@@ -37,6 +37,15 @@
 // (Sidecar) is deprecated: it is still read, with a warning logged once
 // per plugin, unless NAME.yaml exists too (then the plugin is invalid).
 //
+// A plugin may come from an OCI registry instead (docs/OCI.md): a NAME.yaml
+// without NAME.wasm whose top-level source is oci://REGISTRY/REPO:TAG or
+// oci://REGISTRY/REPO@sha256:DIGEST, or an entry of Config.Sources. The
+// artifact (package internal/ociplugin's layout) is verified by digest,
+// its module layer refused from its size or media type before it is
+// downloaded, and cached by digest (Config.OCI); a tag is resolved again
+// at every poll, and a moved tag loads its new digest as a changed file
+// would. A tag that no longer resolves leaves the last version serving.
+//
 // A command module (exporting _start) runs once per request with the body
 // as stdin; its stdout is the response. A reactor (no _start) is
 // instantiated afresh per request, and its export "handle" (the
@@ -154,13 +163,23 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/internal/ociplugin"
 )
 
 // Config configures a Server. Dir and Runtime are required.
 type Config struct {
 	// Dir holds the plugins: NAME.wasm, and optionally its manifest
-	// NAME.yaml ([host.Manifest]; or the deprecated NAME.json, Sidecar).
+	// NAME.yaml ([host.Manifest]; or the deprecated NAME.json, Sidecar); or
+	// a NAME.yaml alone whose source is an oci:// reference (docs/SERVING.md,
+	// "OCI plugins").
 	Dir string
+	// Sources are plugins pulled from OCI registries besides Dir's: name
+	// -> oci://REGISTRY/REPOSITORY:TAG or @sha256:DIGEST, each as a NAME.yaml
+	// holding only that source would be. A tag is resolved again at every
+	// Poll: a moved tag loads its new digest.
+	Sources map[string]string
+	// OCI configures the pulls of those plugins.
+	OCI OCIConfig
 	// Runtime runs the plugins. The caller closes it after Shutdown.
 	Runtime *host.Runtime
 	// Policy is every plugin's policy, each field unless its manifest sets it.
@@ -234,6 +253,8 @@ type Server struct {
 	plugins    map[string]*version
 	failed     map[string]*failedLoad // newer files that failed while the version in plugins serves
 	warnedJSON map[string]bool        // plugins whose JSON sidecar was logged as deprecated
+	sourceErr  map[string]*apiError   // sources that no longer resolve while their last version serves
+	oci        *ociplugin.Client      // pulls the sources
 	draining   bool                   // Shutdown began: not ready, no reloads, still serving
 	closing    bool                   // the drain is over: requests are refused
 	active     *active                // requests that hold a version
@@ -306,11 +327,23 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if err := checkSources(cfg.Sources); err != nil {
+		return nil, err
+	}
+	if cfg.OCI.ResolveTimeout <= 0 {
+		cfg.OCI.ResolveTimeout = 10 * time.Second
+	}
+	if cfg.OCI.FetchTimeout <= 0 {
+		cfg.OCI.FetchTimeout = 5 * time.Minute
+	}
+	oci, err := ociplugin.NewClient(ociplugin.Options{CacheDir: cfg.OCI.CacheDir, PlainHTTP: cfg.OCI.PlainHTTP, MaxModuleBytes: moduleCap(cfg.Policy)})
+	if err != nil {
+		return nil, fmt.Errorf("serve: %w", err)
+	}
 	s := &Server{cfg: cfg, log: cfg.Logger, plugins: map[string]*version{}, stopPoll: make(chan struct{}),
-		failed: map[string]*failedLoad{}, warnedJSON: map[string]bool{}, active: newActive(),
+		failed: map[string]*failedLoad{}, warnedJSON: map[string]bool{}, active: newActive(), sourceErr: map[string]*apiError{}, oci: oci,
 		// Two at least, so that one stuck compilation never holds the only slot.
 		loadSlots: make(chan struct{}, max(runtime.GOMAXPROCS(0), 2)), loading: map[string]*load{}}
-	var err error
 	if cfg.TLS != nil {
 		if s.tls, err = newTLS(cfg.TLS, s.log); err != nil {
 			return nil, err
@@ -333,6 +366,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.cancelRuns()
 		s.cancelLoads()
 		s.loads.Wait()
+		s.oci.CloseIdleConnections()
 		return nil, err
 	}
 	s.first = make(chan struct{})
@@ -417,6 +451,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	// A load in progress sees draining and retires what it loaded.
 	s.cancelLoads()
 	s.loads.Wait()
+	s.oci.CloseIdleConnections() // no pull from here on
 
 	delay := time.NewTimer(s.cfg.DrainDelay)
 	defer delay.Stop()
@@ -546,6 +581,10 @@ type PluginInfo struct {
 	MaxConcurrent int       `json:"max_concurrent,omitempty"`
 	InFlight      int       `json:"in_flight"`
 	Timeout       string    `json:"timeout,omitempty"`
+	// Source is the oci:// reference of a plugin pulled from a registry,
+	// Digest the manifest digest of the version serving.
+	Source string `json:"source,omitempty"`
+	Digest string `json:"digest,omitempty"`
 }
 
 func (s *Server) list(w http.ResponseWriter, r *http.Request) {
@@ -558,7 +597,10 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 		}
 		if f := s.failed[v.name]; f != nil {
 			pi.State, pi.Error = "stale", f.fail
+		} else if e := s.sourceErr[v.name]; e != nil && v.fail == nil {
+			pi.State, pi.Error = "stale", e // its tag does not resolve: the last version serves
 		}
+		pi.Source, pi.Digest = v.source, v.sourceDigest
 		out = append(out, pi)
 	}
 	s.mu.RUnlock()

@@ -42,6 +42,7 @@ type sandboxFlags struct {
 	allowInitConfig               bool
 	maxTableEntries               uint64
 	maxStackBytes                 string
+	plainHTTP                     bool // for plugins pulled from registries (oci://)
 }
 
 // Values of the enum flags, for their checks, help and shell completion.
@@ -113,6 +114,7 @@ func (f *sandboxFlags) register(c *cobra.Command) {
 	fl.DurationVar(&f.timeout, "timeout", host.DefaultTimeout, "run timeout, blocking host calls included")
 	fl.Uint64Var(&f.maxTableEntries, "max-table-entries", host.DefaultMaxTableEntries, "entries of the guest's tables together (table.grow past it returns -1)")
 	fl.StringVar(&f.maxStackBytes, "max-stack-bytes", "8MiB", "guest call stack limit, in estimated frame bytes (a call past it traps)")
+	fl.BoolVar(&f.plainHTTP, "plain-http", false, "pull oci:// plugins in plain HTTP even from a registry not on this machine (loopback ones always are)")
 	fl.BoolVar(&f.allowInitConfig, "allow-init-config", false, "let aclInit succeed with a configuration file's path (no file is opened); without it such a call gives 100003")
 }
 
@@ -190,7 +192,7 @@ func (f *sandboxFlags) checkCompileTimeout() error {
 	return nil
 }
 
-// sandbox reads the module at path and opens what run needs: the policy,
+// sandbox reads the module at path (or pulls it: oci://...) and opens what run needs: the policy,
 // the backend and a runtime over it, with opts added. Errors are host
 // errors (exit 126); done releases the runtime and the backend. desc says
 // which engine and backend these are, for --stats.
@@ -198,8 +200,8 @@ func (f *sandboxFlags) sandbox(ctx context.Context, path string, opts ...host.Op
 	fail := func(err error) ([]byte, host.Policy, *host.Runtime, func(), string, error) {
 		return nil, p, nil, nil, "", &exitError{exitHost, err}
 	}
-	if wasm, err = os.ReadFile(path); err != nil {
-		return fail(err)
+	if wasm, err = f.readModule(ctx, path); err != nil {
+		return nil, p, nil, nil, "", err
 	}
 	if p, err = f.policy(); err != nil {
 		return fail(err)

@@ -8,6 +8,11 @@
 //	aclwasm check [flags] plugin.wasm
 //	aclwasm abi [--json]
 //	aclwasm bench [flags]
+//	aclwasm push [flags] plugin.wasm oci://REGISTRY/REPO:TAG
+//	aclwasm pull [flags] oci://REGISTRY/REPO:TAG|@sha256:DIGEST
+//
+// Wherever a plugin.wasm is taken (run, call), an oci:// reference may
+// stand for it: the plugin is pulled from the registry (docs/OCI.md).
 //
 // Exit codes of run: the guest's own exit code when it exits; 124 when the
 // timeout stopped it; 125 when the module was refused at load time; 126 for
@@ -75,6 +80,7 @@ func main() {
 	root.AddCommand(runCmd(), callCmd(), checkCmd(), abiCmd())
 	root.AddCommand(serveCmd())
 	root.AddCommand(benchCmd())
+	root.AddCommand(pushCmd(), pullCmd())
 	err := root.Execute()
 	var ee *exitError
 	switch {

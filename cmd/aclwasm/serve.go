@@ -32,6 +32,7 @@ func serveCmd() *cobra.Command {
 		maxConcurrent       int
 		env                 []string
 		sec                 secureFlags
+		sources             []string // --plugin NAME=oci://...
 	)
 	c := &cobra.Command{
 		Use:   "serve [flags] DIR",
@@ -59,7 +60,13 @@ change), --client-ca requires client certificates signed by that CA, and
 aclwasm serve hash-token) and certificate subjects may call which plugins
 and admin actions. An address that is not loopback is served only with
 TLS and access rules, or with --insecure. SIGHUP re-reads --config and
-rescans DIR, as POST /v1/admin/reload does.`,
+rescans DIR, as POST /v1/admin/reload does.
+
+A plugin may come from an OCI registry (docs/OCI.md): a NAME.yaml without
+NAME.wasm whose top-level source is oci://REGISTRY/REPO:TAG (or
+@sha256:DIGEST), or --plugin NAME=oci://...; a tag is resolved again at
+every --poll, and a moved tag reloads. Pulls are cached by digest under
+--cache-dir's oci (default the user's cache directory's aclwasm/oci).`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return &exitError{exitHost, fmt.Errorf("usage: %s", c.UseLine())}
@@ -134,8 +141,13 @@ rescans DIR, as POST /v1/admin/reload does.`,
 				return fail(err)
 			}
 			defer rt.Close(ctx)
+			src, err := pluginSources(sources)
+			if err != nil {
+				return fail(err)
+			}
 			srv, err := serve.New(ctx, serve.Config{
 				Dir: args[0], Runtime: rt, Policy: p, Env: env,
+				Sources: src, OCI: serve.OCIConfig{CacheDir: ociCacheDir(f.fs, f.cacheDir), PlainHTTP: f.plainHTTP},
 				MaxConcurrent: maxConcurrent, MaxBody: int64(body), MaxOutput: int64(out), MaxBuffered: int64(buffered),
 				Poll: poll, DrainDelay: drain, AdminToken: token, Logger: log, Registerer: reg, Gatherer: reg,
 				TLS: tlsCfg, ConfigFile: sec.config,
@@ -209,7 +221,24 @@ rescans DIR, as POST /v1/admin/reload does.`,
 	fl.StringVar(&logLevel, "log-level", "info", "log level: debug (every request), info, warn or error")
 	fl.StringArrayVar(&env, "env", nil, "KEY=VALUE environment variable for every plugin (repeatable)")
 	sec.register(fl)
+	fl.StringArrayVar(&sources, "plugin", nil, "NAME=oci://REGISTRY/REPO:TAG (or @sha256:DIGEST): serve that artifact as plugin NAME, besides DIR's (repeatable)")
 	return c
+}
+
+// pluginSources reads serve's --plugin NAME=oci://... flags.
+func pluginSources(flags []string) (map[string]string, error) {
+	src := map[string]string{}
+	for _, kv := range flags {
+		n, ref, ok := strings.Cut(kv, "=")
+		if !ok || n == "" {
+			return nil, fmt.Errorf("--plugin %q: want NAME=oci://REGISTRY/REPO:TAG", kv)
+		}
+		if _, dup := src[n]; dup {
+			return nil, fmt.Errorf("--plugin %q: plugin %s is given twice", kv, n)
+		}
+		src[n] = ref
+	}
+	return src, nil
 }
 
 // newLogger returns a slog logger writing to w in format at level.

@@ -1,0 +1,215 @@
+// Package ocitest runs an OCI registry in the test process, on 127.0.0.1,
+// for the tests of the packages that pull plugins (ociplugin, serve, the
+// CLI). It is go-containerregistry's in-memory registry behind a handler
+// that counts blob and manifest requests, and can demand basic auth, serve
+// wrong bytes for a blob, or stop answering, so that a test sees what a
+// client fetched and how it copes.
+package ocitest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/registry"
+	specs "github.com/opencontainers/image-spec/specs-go"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/content"
+	"oras.land/oras-go/v2/registry/remote"
+)
+
+// Registry is a registry served on 127.0.0.1 for one test.
+type Registry struct {
+	// Host is its host:port, for references: oci://HOST/REPO:TAG.
+	Host string
+
+	srv *httptest.Server
+	mu  sync.Mutex
+	// blobGets counts GET requests of blobs by digest.
+	blobGets map[string]int
+	// manifestReqs counts GET and HEAD requests of manifests.
+	manifestReqs int
+	user, pass   string
+	corrupt      map[string]bool // blob digests served with a flipped byte
+	down         bool
+	blobsDown    bool
+}
+
+// New starts a registry; it is closed when the test ends.
+func New(t testing.TB) *Registry {
+	t.Helper()
+	r := &Registry{blobGets: map[string]int{}, corrupt: map[string]bool{}}
+	inner := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) { r.serve(inner, w, req) }))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Listener.Close()
+	srv.Listener = ln
+	srv.Start()
+	r.srv = srv
+	r.Host = ln.Addr().String()
+	t.Cleanup(srv.Close)
+	return r
+}
+
+// serve counts the request and answers it as the registry's settings say.
+func (r *Registry) serve(inner http.Handler, w http.ResponseWriter, req *http.Request) {
+	r.mu.Lock()
+	down, user, pass := r.down, r.user, r.pass
+	var corrupt bool
+	if i := strings.Index(req.URL.Path, "/blobs/"); i >= 0 && req.Method == http.MethodGet {
+		d := req.URL.Path[i+len("/blobs/"):]
+		r.blobGets[d]++
+		corrupt = r.corrupt[d]
+		down = down || r.blobsDown
+	}
+	if strings.Contains(req.URL.Path, "/manifests/") && (req.Method == http.MethodGet || req.Method == http.MethodHead) {
+		r.manifestReqs++
+	}
+	r.mu.Unlock()
+	if down {
+		http.Error(w, "down for the test", http.StatusServiceUnavailable)
+		return
+	}
+	if user != "" {
+		if u, p, ok := req.BasicAuth(); !ok || u != user || p != pass {
+			w.Header().Set("WWW-Authenticate", `Basic realm="ocitest"`)
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+	}
+	if !corrupt {
+		inner.ServeHTTP(w, req)
+		return
+	}
+	rec := httptest.NewRecorder()
+	inner.ServeHTTP(rec, req)
+	b := rec.Body.Bytes()
+	if len(b) > 0 {
+		b = bytes.Clone(b)
+		b[len(b)/2] ^= 0xff // same length, other bytes: only the digest tells
+	}
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(rec.Code)
+	_, _ = w.Write(b)
+}
+
+// RequireAuth makes every request need basic auth with user and pass.
+func (r *Registry) RequireAuth(user, pass string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.user, r.pass = user, pass
+}
+
+// Corrupt makes GETs of blob digest (sha256:HEX) answer wrong bytes of the
+// right length, as a broken proxy or a tampered store would.
+func (r *Registry) Corrupt(digest string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.corrupt[digest] = true
+}
+
+// SetDown makes every request fail with 503 (down) or be served again.
+func (r *Registry) SetDown(down bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.down = down
+}
+
+// SetBlobsDown makes GETs of blobs fail with 503 (down) or be served
+// again, while manifests and tags still answer: a download that fails
+// after the tag resolved.
+func (r *Registry) SetBlobsDown(down bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.blobsDown = down
+}
+
+// Close stops the server: connections are refused from then on.
+func (r *Registry) Close() { r.srv.Close() }
+
+// BlobGets is how many GETs of blob digest (sha256:HEX) were made.
+func (r *Registry) BlobGets(digest string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.blobGets[digest]
+}
+
+// AllBlobGets is how many GETs of blobs were made in all.
+func (r *Registry) AllBlobGets() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, c := range r.blobGets {
+		n += c
+	}
+	return n
+}
+
+// ManifestRequests is how many GETs and HEADs of manifests were made.
+func (r *Registry) ManifestRequests() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.manifestReqs
+}
+
+// Layer is one layer of an artifact PushLayers writes.
+type Layer struct {
+	MediaType string
+	Data      []byte
+}
+
+// PushLayers pushes an artifact with the Wasm config media type
+// (application/vnd.wasm.config.v0+json) and these layers, as given, to
+// repo:tag: the layouts a client must refuse, which it never writes
+// itself. It returns each layer's digest.
+func (r *Registry) PushLayers(t testing.TB, repo, tag string, layers ...Layer) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	rp, err := remote.NewRepository(r.Host + "/" + repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp.PlainHTTP = true
+	rp.Client = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	defer rp.Client.(*http.Client).CloseIdleConnections()
+	push := func(d ocispec.Descriptor, b []byte) {
+		if err := rp.Push(ctx, d, bytes.NewReader(b)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var descs []ocispec.Descriptor
+	var digests []string
+	for _, l := range layers {
+		d := content.NewDescriptorFromBytes(l.MediaType, l.Data)
+		push(d, l.Data)
+		descs = append(descs, d)
+		digests = append(digests, d.Digest.String())
+	}
+	cfg := []byte(`{"architecture":"wasm","os":"wasip1"}`)
+	cd := content.NewDescriptorFromBytes("application/vnd.wasm.config.v0+json", cfg)
+	push(cd, cfg)
+	raw, err := json.Marshal(ocispec.Manifest{Versioned: specs.Versioned{SchemaVersion: 2}, MediaType: ocispec.MediaTypeImageManifest, Config: cd, Layers: descs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := content.NewDescriptorFromBytes(ocispec.MediaTypeImageManifest, raw)
+	if err := rp.PushReference(ctx, md, bytes.NewReader(raw), tag); err != nil {
+		t.Fatal(err)
+	}
+	return digests
+}
