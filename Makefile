@@ -4,7 +4,7 @@
 GO ?= go
 WASM_OUT := build/wasm
 
-.PHONY: demo test tools guests check vet unit unit-wasmtime unit-cann bench bench-baseline perf-table fuzz soak clean serve-test
+.PHONY: demo test tools guests check vet unit unit-wasmtime unit-cann bench bench-baseline perf-table serve-bench fuzz soak clean serve-test
 
 # The main job: the roundtrip sample (a Go plugin) on the simulated device.
 demo:
@@ -109,6 +109,14 @@ bench-baseline:
 # as the README's performance table (into build/perf/table.md).
 perf-table:
 	GO=$(GO) BENCHFLAGS='$(BENCHFLAGS)' bash scripts/perf-table.sh
+
+# serve's benchmarks (serve/bench_test.go): echo through serve against a
+# bare net/http + wazero floor at 1, 16 and 64 clients, HTTP and HTTPS, and
+# idle pooled instances' memory against bare wazero instances, printed as a
+# table of the goals (into build/perf/serve-table.md).
+SERVE_BENCHFLAGS ?= -benchtime 2000x -count 3
+serve-bench:
+	GO=$(GO) SERVE_BENCHFLAGS='$(SERVE_BENCHFLAGS)' bash scripts/serve-bench.sh
 
 # Every fuzz target of the sandbox (host/fuzz_*_test.go, the lease ranges,
 # the compilation cache's entries, Load's rewrites, the module readers and

@@ -233,6 +233,9 @@ type Config struct {
 	Registerer prometheus.Registerer
 	// Gatherer is served at /metrics; nil: /metrics is 404.
 	Gatherer prometheus.Gatherer
+	// Tracer, if set, traces every plugin request (RequestTracer;
+	// serve/otelserve.New makes one of OpenTelemetry); nil for none.
+	Tracer RequestTracer
 
 	// testHookLoad, if set, runs before each plugin's compilation, in the
 	// goroutine that compiles it: a test blocks it to stand for a slow
@@ -664,6 +667,7 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request) {
 		methodNotAllowed(w, r, "POST")
 		return
 	}
+	r, traced := s.traceStart(w, r, name)
 	log := s.logFor(r)
 	v, fail := s.acquire(name)
 	label := name // a metrics label only for plugins that exist: names in URLs are anyone's
@@ -681,6 +685,7 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request) {
 	d := time.Since(start)
 	outcome := out.outcome()
 	s.metrics.observe(label, out.status, outcome, d)
+	traceEnd(traced, v, out, outcome)
 	attrs := []any{"plugin", name, "status", out.status, "outcome", outcome, "duration", d, "remote", r.RemoteAddr}
 	if v != nil {
 		attrs = append(attrs, "version", v.digest)

@@ -74,13 +74,13 @@ line on stderr saying it is the guest's.`,
 				opts = append(opts, host.WithTrace(func(r host.CallRecord) { fmt.Fprintln(stderr, "trace:", r) }))
 			}
 			if otel != nil {
-				o, shutdown, err := otel(stderr)
+				tr, err := otel(stderr)
 				if err != nil {
 					return &exitError{exitHost, fmt.Errorf("--otel: %w", err)}
 				}
-				if o != nil {
-					opts = append(opts, o)
-					defer shutdown(context.Background())
+				if tr != nil {
+					opts = append(opts, tr.option)
+					defer tr.shutdown(context.Background())
 				}
 			}
 			// Ctrl-C stops the guest as a timeout would: the session is

@@ -126,14 +126,16 @@ every --poll, and a moved tag reloads. Pulls are cached by digest under
 			}
 			ctx := context.Background()
 			opts := []host.Option{host.WithBackend(b), host.WithEngine(f.engine), host.WithMetrics(m)}
+			var tracer serve.RequestTracer // nil: requests are not traced
 			if otel != nil {
-				o, shutdown, err := otel(cmd.ErrOrStderr())
+				tr, err := otel(cmd.ErrOrStderr())
 				if err != nil {
 					return fail(fmt.Errorf("--otel: %w", err))
 				}
-				if o != nil {
-					opts = append(opts, o)
-					defer shutdown(context.Background())
+				if tr != nil {
+					opts = append(opts, tr.option)
+					tracer = tr.requests
+					defer tr.shutdown(context.Background())
 				}
 			}
 			rt, err := f.newRuntime(ctx, opts)
@@ -151,6 +153,7 @@ every --poll, and a moved tag reloads. Pulls are cached by digest under
 				MaxConcurrent: maxConcurrent, MaxBody: int64(body), MaxOutput: int64(out), MaxBuffered: int64(buffered),
 				Poll: poll, DrainDelay: drain, AdminToken: token, Logger: log, Registerer: reg, Gatherer: reg,
 				TLS: tlsCfg, ConfigFile: sec.config,
+				Tracer: tracer,
 			})
 			if err != nil {
 				return fail(err)

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Runs serve's benchmarks (serve/bench_test.go) and prints their goals as a
+# markdown table: the echo plugin through serve against a bare net/http
+# handler over a pre-instantiated wazero module (same guest, same body),
+# at 1, 16 and 64 keep-alive clients, HTTP and HTTPS; and the memory of
+# idle pooled instances against bare wazero instances. Each figure is the
+# median of the runs (-count); the floor is measured in the same run.
+#
+#   SERVE_BENCHFLAGS='-benchtime 2000x -count 3' bash scripts/serve-bench.sh
+#
+# The raw output stays in build/perf/serve.txt (benchstat reads it too).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+GO=${GO:-go}
+FLAGS=${SERVE_BENCHFLAGS:--benchtime 2000x -count 3}
+out=build/perf
+mkdir -p "$out"
+# shellcheck disable=SC2086 # FLAGS is a list of flags
+$GO test -run '^$' -timeout 30m -bench '^BenchmarkServe' $FLAGS ./serve/ > "$out/serve.txt"
+awk -f - "$out/serve.txt" <<'AWK' | tee "$out/serve-table.md"
+# median of the space-separated numbers in s
+function median(s,    a, n, i, j, t) {
+	n = split(s, a, " ")
+	for (i = 2; i <= n; i++) {
+		t = a[i]
+		for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]
+		a[j + 1] = t
+	}
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function has(b, u) { return ((b, u) in v) }
+function m(b, u) { return median(v[b, u]) }
+function ms(ns) { return sprintf("%.3f ms", ns / 1e6) }
+function row(what, serve, floor, ratio, op, want, ref,    met) {
+	met = ref ? "reference" : ((op == ">=" ? ratio >= want : ratio <= want) ? "met" : "not met")
+	printf "| %s | %s | %s | %.2f | %s | %s |\n", what, serve, floor, ratio, ref ? "-" : op " " want, met
+}
+/^BenchmarkServe/ {
+	name = $1
+	sub(/^Benchmark/, "", name)
+	sub(/-[0-9]+$/, "", name)
+	if (!(name in seen)) { seen[name] = 1; order[++nb] = name }
+	for (i = 3; i < NF; i += 2) v[name, $(i + 1)] = v[name, $(i + 1)] " " $i
+}
+END {
+	if (nb == 0) { print "serve-bench: no BenchmarkServe results" > "/dev/stderr"; exit 1 }
+	print "| measured | serve | floor (same run) | ratio (median) | target | met |"
+	print "|---|---|---|---|---|---|"
+	for (k = 1; k <= nb; k++) {
+		b = order[k]
+		if (has(b, "x-floor-req/s")) {
+			w = b
+			sub(/^ServeEcho\//, "", w)
+			gsub(/\//, ", ", w)
+			row("echo " w ": throughput", sprintf("%.0f req/s", m(b, "req/s")), sprintf("%.0f req/s", m(b, "floor-req/s")), m(b, "x-floor-req/s"), ">=", 0.8, 0)
+			row("echo " w ": p99 latency", ms(m(b, "p99-ns")), ms(m(b, "floor-p99-ns")), m(b, "x-floor-p99"), "<=", 2, 0)
+			row("echo " w ": p50 latency", ms(m(b, "p50-ns")), ms(m(b, "floor-p50-ns")), m(b, "x-floor-p50"), "", 0, 1)
+		}
+		if (has(b, "x-bare-mem")) {
+			if (has(b, "pooled-rss-B/inst"))
+				row("idle pooled instance, resident memory", sprintf("%.1f KiB", m(b, "pooled-rss-B/inst") / 1024), sprintf("%.1f KiB", m(b, "bare-rss-B/inst") / 1024), m(b, "x-bare-mem"), "<=", 1.5, 0)
+			else
+				row("idle pooled instance, heap in use", sprintf("%.1f KiB", m(b, "pooled-heap-B/inst") / 1024), sprintf("%.1f KiB", m(b, "bare-heap-B/inst") / 1024), m(b, "x-bare-mem"), "<=", 1.5, 0)
+			row("idle pooled instance, Go heap in use", sprintf("%.1f KiB", m(b, "pooled-heap-B/inst") / 1024), sprintf("%.1f KiB", m(b, "bare-heap-B/inst") / 1024), m(b, "x-bare-heap"), "", 0, 1)
+		}
+	}
+}
+AWK

@@ -1,0 +1,474 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+
+	"github.com/aclwasm/aclwasm/host"
+)
+
+// The serve benchmarks measure serve against a floor run side by side in
+// the same benchmark, as host's goal benchmarks do (scripts/serve-bench.sh
+// prints them as a table with the goals): the echo plugin
+// (testdata/echo.wat) through Server.Handler against a bare net/http
+// handler that calls a pre-instantiated wazero module of the same guest
+// with the same body; and the heap of idle pooled instances against bare
+// wazero instances. Ratios are metrics whose unit starts with "x-".
+
+// benchBody is every request's body: small, so that the figure is the
+// cost of a request, not of moving bytes.
+var benchBody = bytes.Repeat([]byte("0123456789abcdef"), 4)
+
+// BenchmarkServeEcho: requests per second and p50/p99 latency of echo
+// through serve and through the floor, at 1, 16 and 64 keep-alive
+// clients, over HTTP and HTTPS (httptest's TLS for both). An operation is
+// one request of each.
+func BenchmarkServeEcho(b *testing.B) {
+	wasm := wat2wasm(b, "echo", "")
+	for _, tlsOn := range []bool{false, true} {
+		for _, clients := range []int{1, 16, 64} {
+			b.Run(fmt.Sprintf("tls=%v/clients=%d", tlsOn, clients), func(b *testing.B) {
+				var fconns, sconns atomic.Int64
+				floor := newHTTPServer(newFloorHandler(b, wasm, clients), tlsOn, &fconns)
+				defer floor.Close()
+				s := startBenchServer(b, map[string][]byte{"echo": wasm}, clients)
+				srv := newHTTPServer(s.Handler(), tlsOn, &sconns)
+				defer srv.Close()
+				fl, sl := newLoad(b, floor, clients), newLoad(b, srv, clients)
+				// Warm both up: connections open, code paged in.
+				fl.run(b, 2*clients)
+				sl.run(b, 2*clients)
+				fl.lat, sl.lat = fl.lat[:0], sl.lat[:0]
+				b.ResetTimer()
+				// Rounds alternate, so that a load on the machine weighs on both alike.
+				round := max(64, 4*clients)
+				var tf, ts time.Duration
+				for done := 0; done < b.N; done += round {
+					k := min(round, b.N-done)
+					tf += fl.run(b, k)
+					ts += sl.run(b, k)
+				}
+				b.StopTimer()
+				// Keep-alive holds: about one connection per client.
+				b.ReportMetric(float64(fconns.Load()), "floor-conns")
+				b.ReportMetric(float64(sconns.Load()), "conns")
+				report(b, "floor-", fl.lat, tf)
+				report(b, "", sl.lat, ts)
+				fp50, fp99 := quantiles(fl.lat)
+				sp50, sp99 := quantiles(sl.lat)
+				b.ReportMetric(float64(tf)/float64(ts), "x-floor-req/s") // serve's throughput / the floor's
+				b.ReportMetric(float64(sp50)/float64(fp50), "x-floor-p50")
+				b.ReportMetric(float64(sp99)/float64(fp99), "x-floor-p99")
+			})
+		}
+	}
+}
+
+// report adds the throughput and latency quantiles of requests that took
+// lat each and elapsed together, each metric's unit prefixed.
+func report(b *testing.B, prefix string, lat []time.Duration, elapsed time.Duration) {
+	p50, p99 := quantiles(lat)
+	b.ReportMetric(float64(len(lat))/elapsed.Seconds(), prefix+"req/s")
+	b.ReportMetric(float64(p50.Nanoseconds()), prefix+"p50-ns")
+	b.ReportMetric(float64(p99.Nanoseconds()), prefix+"p99-ns")
+}
+
+// quantiles returns the median and 99th percentile of lat (sorted in place).
+func quantiles(lat []time.Duration) (p50, p99 time.Duration) {
+	if len(lat) == 0 {
+		return 0, 0
+	}
+	slices.Sort(lat)
+	return lat[len(lat)/2], lat[min(len(lat)-1, len(lat)*99/100)]
+}
+
+// startBenchServer serves mods with room for clients requests at once,
+// logging nothing (a log record per request is not what is measured).
+func startBenchServer(tb testing.TB, mods map[string][]byte, clients int) *Server {
+	tb.Helper()
+	ctx := context.Background()
+	rt, err := host.NewRuntime(ctx, host.WithEngine(engine))
+	require.NoError(tb, err)
+	tb.Cleanup(func() { rt.Close(ctx) })
+	s, err := New(ctx, Config{Dir: plugins(tb, mods, nil), Runtime: rt, MaxConcurrent: 2 * clients, Logger: slog.New(slog.DiscardHandler)})
+	require.NoError(tb, err)
+	tb.Cleanup(func() { require.NoError(tb, s.Shutdown(ctx)) })
+	wctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	require.NoError(tb, s.WaitLoaded(wctx))
+	return s
+}
+
+// newHTTPServer serves h on 127.0.0.1, over TLS (HTTP/1.1) when tlsOn,
+// counting the connections it accepts in conns (nil: not counted).
+func newHTTPServer(h http.Handler, tlsOn bool, conns *atomic.Int64) *httptest.Server {
+	srv := httptest.NewUnstartedServer(h)
+	if conns != nil {
+		srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+			if st == http.StateNew {
+				conns.Add(1)
+			}
+		}
+	}
+	// A handshake cut short by Close at the end is no finding.
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	if tlsOn {
+		srv.StartTLS()
+	} else {
+		srv.Start()
+	}
+	return srv
+}
+
+// loadGen sends echo requests to one server from a fixed set of keep-alive
+// clients, and keeps each request's latency.
+type loadGen struct {
+	url     string
+	client  *http.Client
+	clients int
+	lat     []time.Duration
+	mu      sync.Mutex
+}
+
+func newLoad(tb testing.TB, srv *httptest.Server, clients int) *loadGen {
+	tr := srv.Client().Transport.(*http.Transport).Clone()
+	tr.MaxIdleConns, tr.MaxIdleConnsPerHost, tr.MaxConnsPerHost = clients, clients, clients
+	if tr.TLSClientConfig != nil {
+		tr.TLSClientConfig.ClientSessionCache = tls.NewLRUClientSessionCache(clients)
+	}
+	tb.Cleanup(tr.CloseIdleConnections)
+	return &loadGen{url: srv.URL + "/v1/plugins/echo", client: &http.Client{Transport: tr, Timeout: time.Minute}, clients: clients}
+}
+
+// run sends n requests from l.clients goroutines and returns how long
+// they took together. A failed request fails the benchmark.
+func (l *loadGen) run(tb testing.TB, n int) time.Duration {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var failed atomic.Value
+	want := append([]byte("echo:"), benchBody...)
+	start := time.Now()
+	for range l.clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lat := make([]time.Duration, 0, n/l.clients+1)
+			defer func() { l.mu.Lock(); l.lat = append(l.lat, lat...); l.mu.Unlock() }()
+			buf := bytes.NewBuffer(make([]byte, 0, 256))
+			for next.Add(1) <= int64(n) {
+				t := time.Now()
+				resp, err := l.client.Post(l.url, "application/octet-stream", bytes.NewReader(benchBody))
+				if err == nil {
+					buf.Reset()
+					_, err = buf.ReadFrom(resp.Body)
+					resp.Body.Close()
+					if err == nil && (resp.StatusCode != http.StatusOK || !bytes.Equal(buf.Bytes(), want)) {
+						err = fmt.Errorf("status %d, body %q", resp.StatusCode, buf.Bytes())
+					}
+				}
+				if err != nil {
+					failed.CompareAndSwap(nil, err)
+					return
+				}
+				lat = append(lat, time.Since(t))
+			}
+		}()
+	}
+	wg.Wait()
+	d := time.Since(start)
+	if err, _ := failed.Load().(error); err != nil {
+		tb.Fatalf("%s: %v", l.url, err)
+	}
+	return d
+}
+
+// floorDevice is the floor's stand-in for the device: what the four acl
+// imports of echo.wat need, in Go maps, with no checks, no session and no
+// statistics.
+type floorDevice struct {
+	next  uint64
+	alloc map[uint64][]byte
+}
+
+type floorKey struct{}
+
+// newFloorHandler is the floor: a net/http handler that runs echo.wat's
+// _start on one of clients pre-instantiated wazero modules (plain wazero
+// API: WASI preview1 and a Go host module "acl") with the request body as
+// its stdin, and answers its stdout.
+func newFloorHandler(tb testing.TB, wasm []byte, clients int) http.Handler {
+	ctx := context.Background()
+	r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCloseOnContextDone(true))
+	tb.Cleanup(func() { r.Close(ctx) })
+	wasi_snapshot_preview1.MustInstantiate(ctx, r)
+	require.NoError(tb, floorACL(ctx, r))
+	cm, err := r.CompileModule(ctx, wasm)
+	require.NoError(tb, err)
+	type inst struct {
+		mod    api.Module
+		start  api.Function
+		stdin  *swapReader
+		stdout *bytes.Buffer
+		dev    *floorDevice
+	}
+	pool := make(chan *inst, clients)
+	for i := range clients {
+		in := &inst{stdin: &swapReader{}, stdout: &bytes.Buffer{}, dev: &floorDevice{alloc: map[uint64][]byte{}}}
+		// No start function: _start is called per request.
+		in.mod, err = r.InstantiateModule(ctx, cm, wazero.NewModuleConfig().WithName(fmt.Sprint("echo", i)).
+			WithStartFunctions().WithStdin(in.stdin).WithStdout(in.stdout))
+		require.NoError(tb, err)
+		in.start = in.mod.ExportedFunction("_start")
+		pool <- in
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, err := io.ReadAll(req.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		in := <-pool
+		defer func() { pool <- in }()
+		in.stdin.r.Reset(body)
+		in.stdout.Reset()
+		if _, err := in.start.Call(context.WithValue(req.Context(), floorKey{}, in.dev)); err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		w.Header().Set("Content-Type", "application/octet-stream")
+		_, _ = w.Write(in.stdout.Bytes())
+	})
+}
+
+// swapReader is an instance's stdin, reset to each request's body.
+type swapReader struct{ r bytes.Reader }
+
+func (s *swapReader) Read(p []byte) (int, error) { return s.r.Read(p) }
+
+// floorACL instantiates the floor's host module "acl": aclrtSetDevice,
+// aclrtMalloc, aclrtMemcpy and aclrtFree over the floorDevice of the
+// call's context, doing the copies and nothing else.
+func floorACL(ctx context.Context, r wazero.Runtime) error {
+	i32, i64 := api.ValueTypeI32, api.ValueTypeI64
+	dev := func(ctx context.Context) *floorDevice { return ctx.Value(floorKey{}).(*floorDevice) }
+	fn := func(f func(ctx context.Context, m api.Module, stack []uint64)) api.GoModuleFunc { return f }
+	_, err := r.NewHostModuleBuilder("acl").
+		NewFunctionBuilder().WithGoModuleFunction(fn(func(_ context.Context, _ api.Module, stack []uint64) { stack[0] = 0 }),
+		[]api.ValueType{i32}, []api.ValueType{i32}).Export("aclrtSetDevice").
+		NewFunctionBuilder().WithGoModuleFunction(fn(func(ctx context.Context, m api.Module, stack []uint64) {
+		d := dev(ctx)
+		d.next += 1 << 32
+		d.alloc[d.next] = make([]byte, stack[1])
+		m.Memory().WriteUint64Le(uint32(stack[0]), d.next)
+		stack[0] = 0
+	}), []api.ValueType{i32, i64, i32}, []api.ValueType{i32}).Export("aclrtMalloc").
+		NewFunctionBuilder().WithGoModuleFunction(fn(func(ctx context.Context, m api.Module, stack []uint64) {
+		d := dev(ctx)
+		dst, src, n := stack[0], stack[2], uint32(stack[3])
+		switch stack[4] { // kind: 1 H2D, 2 D2H, 3 D2D
+		case 1:
+			b, _ := m.Memory().Read(uint32(src), n)
+			copy(d.alloc[dst], b)
+		case 2:
+			m.Memory().Write(uint32(dst), d.alloc[src][:n])
+		case 3:
+			copy(d.alloc[dst], d.alloc[src][:n])
+		}
+		stack[0] = 0
+	}), []api.ValueType{i64, i64, i64, i64, i32}, []api.ValueType{i32}).Export("aclrtMemcpy").
+		NewFunctionBuilder().WithGoModuleFunction(fn(func(ctx context.Context, _ api.Module, stack []uint64) {
+		delete(dev(ctx).alloc, stack[0])
+		stack[0] = 0
+	}), []api.ValueType{i64}, []api.ValueType{i32}).Export("aclrtFree").
+		Instantiate(ctx)
+	return err
+}
+
+// smallReactor is the plugin of the memory benchmark: one page of memory
+// and an export that makes a host call.
+const smallReactor = `(module
+  (import "acl" "aclrtSetDevice" (func $set (param i32) (result i32)))
+  (memory (export "memory") 1)
+  (func (export "handle") (result i32) (call $set (i32.const 0))))`
+
+// idleInstances is how many instances the memory benchmark holds.
+const idleInstances = 64
+
+// BenchmarkServeIdleMemory: the memory per idle instance of a small
+// reactor in a host.Pool (what a pooled plugin holds between requests)
+// against a bare wazero instance of the same module, idleInstances of
+// each: the Go heap in use, and the process's resident memory, which also
+// counts what is mapped off the heap (the host reserves guest memory with
+// mmap; wazero's own is on the heap). x-bare-mem is the ratio of resident
+// memory where /proc/self/statm exists (Linux), else of the heap. An
+// operation is one measurement of both.
+func BenchmarkServeIdleMemory(b *testing.B) {
+	if engine != "wazero" {
+		b.Skipf("the bare instances are wazero's: ACLWASM_TEST_ENGINE=%s has no floor here", engine)
+	}
+	ctx := context.Background()
+	wasm := wat2wasm(b, "", smallReactor)
+	rt, err := host.NewRuntime(ctx, host.WithEngine(engine))
+	require.NoError(b, err)
+	defer rt.Close(ctx)
+	pl, err := rt.Load(ctx, wasm, host.Policy{})
+	require.NoError(b, err)
+	defer pl.Close(ctx)
+	bare := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCloseOnContextDone(true))
+	defer bare.Close(ctx)
+	require.NoError(b, floorACL(ctx, bare))
+	cm, err := bare.CompileModule(ctx, wasm)
+	require.NoError(b, err)
+
+	var pooled, plain memUse
+	b.ResetTimer()
+	for range b.N {
+		pooled.add(memPer(b, func() func() {
+			p, err := pl.NewPool(host.PoolConfig{Size: idleInstances})
+			require.NoError(b, err)
+			fillPool(b, p, idleInstances)
+			return func() { require.NoError(b, p.Close(ctx)) }
+		}))
+		plain.add(memPer(b, func() func() {
+			mods := make([]api.Module, idleInstances)
+			for i := range mods {
+				mods[i], err = bare.InstantiateModule(ctx, cm, wazero.NewModuleConfig().WithName(fmt.Sprint("small", i)))
+				require.NoError(b, err)
+			}
+			return func() {
+				for _, m := range mods {
+					require.NoError(b, m.Close(ctx))
+				}
+			}
+		}))
+	}
+	b.StopTimer()
+	n := float64(b.N)
+	b.ReportMetric(pooled.heap/n, "pooled-heap-B/inst")
+	b.ReportMetric(plain.heap/n, "bare-heap-B/inst")
+	b.ReportMetric(pooled.heap/plain.heap, "x-bare-heap")
+	if pooled.rss > 0 && plain.rss > 0 {
+		b.ReportMetric(pooled.rss/n, "pooled-rss-B/inst")
+		b.ReportMetric(plain.rss/n, "bare-rss-B/inst")
+		b.ReportMetric(pooled.rss/plain.rss, "x-bare-mem")
+	} else {
+		b.ReportMetric(pooled.heap/plain.heap, "x-bare-mem")
+	}
+}
+
+// fillPool has n instances made in p and returned to it idle: n calls at
+// once, each holding its instance until all n have one.
+func fillPool(b *testing.B, p *host.Pool, n int) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var all sync.WaitGroup
+	all.Add(n)
+	errs := make(chan error, n)
+	for range n {
+		go func() {
+			errs <- p.Do(ctx, func(*host.Instance) error {
+				all.Done()
+				all.Wait() // every call has its own instance: n exist
+				return nil
+			})
+		}()
+	}
+	for range n {
+		require.NoError(b, <-errs)
+	}
+}
+
+// memUse is memory per instance: Go heap in use, and resident (0 where
+// it cannot be read).
+type memUse struct{ heap, rss float64 }
+
+func (m *memUse) add(o memUse) { m.heap += o.heap; m.rss += o.rss }
+
+// memPer returns the memory that hold's result holds, per instance:
+// measured after hold, before the function it returns releases it.
+func memPer(b *testing.B, hold func() (release func())) memUse {
+	h0, r0 := memNow()
+	release := hold()
+	h1, r1 := memNow()
+	release()
+	if h1 < h0 {
+		b.Fatalf("heap in use fell from %d to %d", h0, h1)
+	}
+	u := memUse{heap: float64(h1-h0) / idleInstances}
+	if r0 > 0 && r1 > r0 {
+		u.rss = float64(r1-r0) / idleInstances
+	}
+	return u
+}
+
+// memNow returns the heap in use and the resident memory (0 where
+// /proc/self/statm cannot be read) after a collection that returns what
+// it can to the system, so that the next figure counts new pages only.
+func memNow() (heap, rss uint64) {
+	runtime.GC()
+	debug.FreeOSMemory()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	if b, err := os.ReadFile("/proc/self/statm"); err == nil {
+		if f := strings.Fields(string(b)); len(f) > 1 {
+			if pages, err := strconv.ParseUint(f[1], 10, 64); err == nil {
+				rss = pages * uint64(os.Getpagesize())
+			}
+		}
+	}
+	return m.HeapInuse, rss
+}
+
+// TestFloorAnswersAsServe: the floor of BenchmarkServeEcho gives the body
+// serve gives for the same requests, over HTTP and HTTPS, from concurrent
+// keep-alive clients, so that the two do the same work.
+func TestFloorAnswersAsServe(t *testing.T) {
+	wasm := wat2wasm(t, "echo", "")
+	for _, tlsOn := range []bool{false, true} {
+		floor := newHTTPServer(newFloorHandler(t, wasm, 2), tlsOn, nil)
+		defer floor.Close()
+		srv := newHTTPServer(startBenchServer(t, map[string][]byte{"echo": wasm}, 2).Handler(), tlsOn, nil)
+		defer srv.Close()
+		for _, l := range []*loadGen{newLoad(t, floor, 2), newLoad(t, srv, 2)} {
+			l.run(t, 8) // fails unless every answer is 200 "echo:" and the body
+			require.Len(t, l.lat, 8, l.url)
+		}
+	}
+}
+
+// TestQuantiles: the median and 99th percentile of a known set.
+func TestQuantiles(t *testing.T) {
+	lat := make([]time.Duration, 200)
+	for i := range lat {
+		lat[i] = time.Duration(200-i) * time.Millisecond
+	}
+	p50, p99 := quantiles(lat)
+	require.Equal(t, 101*time.Millisecond, p50)
+	require.Equal(t, 199*time.Millisecond, p99)
+	p50, p99 = quantiles([]time.Duration{time.Second})
+	require.Equal(t, time.Second, p50)
+	require.Equal(t, time.Second, p99)
+}
