@@ -4,14 +4,17 @@ package main
 
 import (
 	"archive/tar"
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"syscall"
@@ -202,6 +205,86 @@ func checkRuns(t *testing.T, root string) {
 	}
 	require.NoError(t, err, "chrooted into the layer as 65532: %s", out)
 	require.True(t, strings.HasPrefix(string(out), "aclwasm "), "%s", out)
+	checkServes(t, c.SysProcAttr)
+}
+
+// listening is serve's log line with the address it listens on.
+var listening = regexp.MustCompile(`msg=listening addr=(127\.0\.0\.1:[0-9]+)`)
+
+// checkServes runs serve chrooted into the layer as 65532, on 127.0.0.1,
+// asks /readyz and /v1/plugins, and stops it with SIGTERM: it must exit 0.
+func checkServes(t *testing.T, attr *syscall.SysProcAttr) {
+	t.Helper()
+	c := exec.Command("/aclwasm", "serve", "--listen=127.0.0.1:0", "--backend=sim", "--poll=0", "/plugins")
+	c.Env = []string{"HOME=/home/nonroot"}
+	c.SysProcAttr = attr
+	pr, pw := io.Pipe()
+	c.Stderr = pw
+	require.NoError(t, c.Start())
+	exited := make(chan error, 1)
+	go func() { exited <- c.Wait(); pw.Close() }()
+	var logs bytes.Buffer
+	addr := make(chan string, 1)
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			logs.WriteString(sc.Text() + "\n")
+			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
+				select {
+				case addr <- m[1]:
+				default:
+				}
+			}
+		}
+	}()
+	stopped := false
+	defer func() {
+		if !stopped {
+			_ = c.Process.Kill()
+			<-exited
+		}
+		<-read
+	}()
+	var at string
+	select {
+	case at = <-addr:
+	case err := <-exited:
+		stopped = true
+		<-read
+		t.Fatalf("serve exited before listening: %v\n%s", err, logs.String())
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not log its address within 30s")
+	}
+	client := &http.Client{Timeout: 5 * time.Second}
+	ready := false
+	for i := 0; i < 100 && !ready; i++ {
+		resp, err := client.Get("http://" + at + "/readyz")
+		if err == nil {
+			ready = resp.StatusCode == http.StatusOK
+			resp.Body.Close()
+		}
+		if !ready {
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	require.True(t, ready, "/readyz never answered 200")
+	resp, err := client.Get("http://" + at + "/v1/plugins")
+	require.NoError(t, err)
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", body)
+	require.NoError(t, c.Process.Signal(syscall.SIGTERM))
+	select {
+	case err := <-exited:
+		stopped = true
+		require.NoError(t, err, "serve exits 0 on SIGTERM")
+		t.Logf("serve, chrooted into the layer as 65532, answered on %s and exited 0 on SIGTERM", at)
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not exit within 30s of SIGTERM")
+	}
 }
 
 // untar extracts a tar of plain files and directories into dir.
