@@ -64,7 +64,7 @@ image:
 		CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build -trimpath -buildvcs=auto -o build/image/aclwasm-$${p%/*}-$${p#*/} ./cmd/aclwasm || exit 1; \
 	done
 	cd deploy && SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct) $(GO) run ./cmd/mkimage \
-		$(foreach p,$(subst $(comma), ,$(IMAGE_PLATFORMS)),-binary $(p)=../build/image/aclwasm-$(subst /,-,$(p)) $(if $(SYSROOT_$(notdir $(p))),-sysroot $(p)=$(SYSROOT_$(notdir $(p))))) \
+		$(foreach p,$(subst $(comma), ,$(IMAGE_PLATFORMS)),-binary $(p)=../build/image/aclwasm-$(subst /,-,$(p)) $(if $(SYSROOT_$(notdir $(p))),-sysroot $(p)=$(abspath $(SYSROOT_$(notdir $(p)))))) \
 		-version $(IMAGE_VERSION) -revision $$(git rev-parse HEAD) -out ../build/image/aclwasm.tar $(if $(PUSH),-push $(PUSH))
 
 # Every test that runs guests, again on the second engine (cgo).

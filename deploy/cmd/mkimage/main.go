@@ -128,6 +128,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// Every platform is built, pushed or not, so that one that cannot be
+	// (no sysroot, a missing library) fails the build.
+	var idx v1.ImageIndex
+	if len(ps) > 1 {
+		if idx, err = image.BuildIndex(ps, o); err != nil {
+			return err
+		}
+	}
 	if *out != "" {
 		if *tag == "" {
 			*tag = "aclwasm:" + o.Version
@@ -151,12 +159,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	ref, err := name.ParseReference(*push)
 	if err != nil {
 		return fmt.Errorf("-push: %w", err)
-	}
-	var idx v1.ImageIndex
-	if len(ps) > 1 {
-		if idx, err = image.BuildIndex(ps, o); err != nil {
-			return err
-		}
 	}
 	if err := image.Push(ctx, ref, img, idx); err != nil {
 		return fmt.Errorf("push %s: %w", ref, err)

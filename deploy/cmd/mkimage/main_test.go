@@ -333,3 +333,33 @@ func extractLayer(t *testing.T, r io.Reader, dir string) map[string]*tar.Header 
 	}
 	return files
 }
+
+// TestRunRefuses: mkimage's usage errors, and a platform that cannot be
+// built failing the command even with no push, leaving no tar behind.
+func TestRunRefuses(t *testing.T) {
+	self, err := os.Executable()
+	require.NoError(t, err)
+	out := filepath.Join(t.TempDir(), "aclwasm.tar")
+	base := []string{"-version", "v1", "-revision", "r", "-out", out}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no binary", nil, "no -binary given"},
+		{"binary without platform", []string{"-binary", self}, "want OS/ARCH=VALUE"},
+		{"binary twice", []string{"-binary", "linux/amd64=" + self, "-binary", "linux/amd64=" + self}, "linux/amd64 is given twice"},
+		{"sysroot without binary", []string{"-binary", "linux/" + runtime.GOARCH + "=" + self, "-sysroot", "linux/riscv64=/"}, "-sysroot linux/riscv64: no -binary"},
+		{"created", []string{"-binary", "linux/" + runtime.GOARCH + "=" + self, "-created", "yesterday"}, "want Unix seconds"},
+		{"argument", []string{"-binary", "linux/" + runtime.GOARCH + "=" + self, "extra"}, "unexpected arguments"},
+		// This test binary is for one of the two: the other one fails.
+		{"a platform that cannot be built", []string{"-binary", "linux/amd64=" + self, "-binary", "linux/arm64=" + self}, "is for EM_"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			err := run(context.Background(), append(append([]string{}, base...), tc.args...), &stdout, &stderr)
+			require.ErrorContains(t, err, tc.want)
+			require.NoFileExists(t, out)
+		})
+	}
+}
