@@ -2,9 +2,10 @@
 # every toolchain the tests need (apt, npm from lock files) and runs them all.
 
 GO ?= go
+comma := ,
 WASM_OUT := build/wasm
 
-.PHONY: demo test tools guests check vet unit unit-wasmtime unit-cann bench bench-baseline perf-table serve-bench fuzz soak clean serve-test
+.PHONY: demo test tools guests check vet unit unit-wasmtime unit-cann bench bench-baseline perf-table serve-bench fuzz soak clean serve-test deploy-test image
 
 # The main job: the roundtrip sample (a Go plugin) on the simulated device.
 demo:
@@ -13,7 +14,7 @@ demo:
 	$(GO) run ./cmd/aclwasm run --stats $(WASM_OUT)/roundtrip.wasm
 
 # Everything CI runs.
-test: tools guests vet unit unit-wasmtime unit-cann serve-test
+test: tools guests vet unit unit-wasmtime unit-cann serve-test deploy-test
 
 tools:
 	bash scripts/install-toolchains.sh
@@ -68,6 +69,29 @@ vet: check
 unit:
 	$(GO) test -race -count=1 ./...
 	cd guest-sdk/go && $(GO) test -race -count=1 ./...
+
+# The deploy module (deploy/go.mod: the image builder and the Helm chart,
+# whose dependencies stay out of the main module; ./... does not reach it).
+deploy-test:
+	cd deploy && $(GO) vet ./... && $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./... && $(GO) test -race -count=1 ./...
+
+# The container image, built by deploy/cmd/mkimage without a Docker daemon
+# or a base image, into build/image/aclwasm.tar (docker load, podman load);
+# PUSH=REGISTRY/REPO:TAG pushes it too (the Docker config's credentials).
+# IMAGE_PLATFORMS=linux/amd64,linux/arm64... builds each; all but the
+# machine's own need SYSROOT_arm64=DIR (or _amd64): that architecture's C
+# library (docs/DEPLOY.md). The tar holds the first; a push of several is
+# an index.
+IMAGE_VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+IMAGE_PLATFORMS ?= linux/$(shell $(GO) env GOARCH)
+image:
+	mkdir -p build/image
+	for p in $(subst $(comma), ,$(IMAGE_PLATFORMS)); do \
+		CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build -trimpath -buildvcs=auto -o build/image/aclwasm-$${p%/*}-$${p#*/} ./cmd/aclwasm || exit 1; \
+	done
+	cd deploy && SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct) $(GO) run ./cmd/mkimage \
+		$(foreach p,$(subst $(comma), ,$(IMAGE_PLATFORMS)),-binary $(p)=../build/image/aclwasm-$(subst /,-,$(p)) $(if $(SYSROOT_$(notdir $(p))),-sysroot $(p)=$(abspath $(SYSROOT_$(notdir $(p)))))) \
+		-version $(IMAGE_VERSION) -revision $$(git rev-parse HEAD) -out ../build/image/aclwasm.tar $(if $(PUSH),-push $(PUSH))
 
 # Every test that runs guests, again on the second engine (cgo).
 unit-wasmtime:

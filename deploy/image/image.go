@@ -1,0 +1,443 @@
+// Package image builds the container image of aclwasm without a Docker
+// daemon and without a base image: one layer holding the CLI, the CA
+// certificates, a passwd and group naming the non-root user 65532, and,
+// when the binary is dynamically linked, the C library it and the ACL
+// runtime it loads need. It writes the image as a tarball that both
+// `docker load` and `podman load` read, and pushes it, or an index of
+// several platforms, to a registry.
+//
+// Why a C library at all: the native backend (acl/cann) loads
+// libascendcl.so with purego, whose dynamic imports make even a
+// CGO_ENABLED=0 build of the CLI a dynamically linked executable
+// (PT_INTERP /lib64/ld-linux-x86-64.so.2, NEEDED libc.so.6). Without the
+// loader and libc in the image it would not start, and libascendcl.so,
+// a C++ library, needs libstdc++ and libgcc_s besides. They are copied
+// from a sysroot (the build machine's / by default), like the CA
+// certificates; a static binary gets none of them. No shell or other
+// program is added.
+package image
+
+import (
+	"archive/tar"
+	"bytes"
+	"debug/elf"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
+	"github.com/google/go-containerregistry/pkg/v1/types"
+)
+
+// The image's fixed shape, which the Helm chart relies on.
+const (
+	// Entrypoint is the CLI's path in the image.
+	Entrypoint = "/aclwasm"
+	// PluginDir is the directory the default command serves; the chart
+	// mounts the plugins there.
+	PluginDir = "/plugins"
+	// UID and GID are the non-root user and group the image runs as.
+	UID, GID = 65532, 65532
+	// UserName is the passwd name of UID, with home HomeDir.
+	UserName = "nonroot"
+	// HomeDir is UserName's home directory.
+	HomeDir = "/home/nonroot"
+	// CACertsPath is where Go's crypto/x509 looks first on Linux.
+	CACertsPath = "/etc/ssl/certs/ca-certificates.crt"
+)
+
+// DefaultDlopenLibs are the libraries a dynamically linked CLI gets
+// besides its own dependencies: those libascendcl.so, a C++ library that
+// the native backend opens at run time, needs from the system.
+var DefaultDlopenLibs = []string{"libstdc++.so.6", "libgcc_s.so.1", "libm.so.6", "librt.so.1"}
+
+// Platform is one image of the build: the CLI for one OS and architecture.
+type Platform struct {
+	// OS and Architecture as Go names them (linux, amd64 or arm64).
+	OS, Architecture string
+	// Binary is the path of the CLI built for the platform.
+	Binary string
+	// Sysroot is the root the C library is copied from when Binary is
+	// dynamically linked: "/" for the build machine's own architecture,
+	// or a directory laid out as the target's root.
+	Sysroot string
+}
+
+// String is the platform as docker's --platform writes it.
+func (p Platform) String() string { return p.OS + "/" + p.Architecture }
+
+// Options says what goes into the image besides the binary.
+type Options struct {
+	// Version, Revision, Source and Licenses become the OCI labels
+	// org.opencontainers.image.version, .revision, .source, .licenses.
+	Version, Revision, Source, Licenses string
+	// Created is the image's creation time and every file's mtime, so that
+	// the same inputs give the same digest (SOURCE_DATE_EPOCH).
+	Created time.Time
+	// Port is the TCP port the default command listens on, and exposes.
+	Port int
+	// CACerts is the CA bundle copied to CACertsPath.
+	CACerts string
+	// DlopenLibs are added, with their dependencies, for a dynamically
+	// linked binary (DefaultDlopenLibs when nil).
+	DlopenLibs []string
+}
+
+// Cmd is the image's default command for port: serve the plugins of
+// PluginDir on every interface (serve's default, 127.0.0.1, would be
+// unreachable from outside the container).
+func Cmd(port int) []string {
+	return []string{"serve", "--listen=:" + strconv.Itoa(port), PluginDir}
+}
+
+// Labels are the image's OCI annotations as config labels.
+func (o Options) Labels() map[string]string {
+	return map[string]string{
+		"org.opencontainers.image.title":       "aclwasm",
+		"org.opencontainers.image.description": "Runs untrusted WebAssembly plugins that move accelerator data through the ACL memcpy API",
+		"org.opencontainers.image.source":      o.Source,
+		"org.opencontainers.image.version":     o.Version,
+		"org.opencontainers.image.revision":    o.Revision,
+		"org.opencontainers.image.licenses":    o.Licenses,
+		"org.opencontainers.image.created":     o.Created.UTC().Format(time.RFC3339),
+	}
+}
+
+// check refuses options an image cannot be built from.
+func (o Options) check() error {
+	var missing []string
+	for name, v := range map[string]string{"version": o.Version, "revision": o.Revision, "source": o.Source, "licenses": o.Licenses, "CA certificates": o.CACerts} {
+		if v == "" {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		return fmt.Errorf("image: no %s given", strings.Join(missing, ", "))
+	}
+	if o.Port < 1 || o.Port > 65535 {
+		return fmt.Errorf("image: port %d is not a TCP port", o.Port)
+	}
+	return nil
+}
+
+// Build returns the image of one platform.
+func Build(p Platform, o Options) (v1.Image, error) {
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	if o.DlopenLibs == nil {
+		o.DlopenLibs = DefaultDlopenLibs
+	}
+	layer, err := buildLayer(p, o)
+	if err != nil {
+		return nil, err
+	}
+	created := v1.Time{Time: o.Created.UTC()}
+	img, err := mutate.Append(empty.Image, mutate.Addendum{
+		Layer:     layer,
+		MediaType: types.OCILayer,
+		History:   v1.History{Created: created, CreatedBy: "aclwasm deploy/cmd/mkimage", Comment: "aclwasm " + o.Version},
+	})
+	if err != nil {
+		return nil, err
+	}
+	img = mutate.MediaType(img, types.OCIManifestSchema1)
+	img = mutate.ConfigMediaType(img, types.OCIConfigJSON)
+	cf, err := img.ConfigFile()
+	if err != nil {
+		return nil, err
+	}
+	cf = cf.DeepCopy()
+	cf.OS, cf.Architecture, cf.Created = p.OS, p.Architecture, created
+	port := strconv.Itoa(o.Port) + "/tcp"
+	cf.Config = v1.Config{
+		Entrypoint:   []string{Entrypoint},
+		Cmd:          Cmd(o.Port),
+		User:         strconv.Itoa(UID) + ":" + strconv.Itoa(GID),
+		WorkingDir:   "/",
+		ExposedPorts: map[string]struct{}{port: {}},
+		Env:          []string{"HOME=" + HomeDir, "SSL_CERT_FILE=" + CACertsPath},
+		Labels:       o.Labels(),
+		StopSignal:   "SIGTERM",
+	}
+	return mutate.ConfigFile(img, cf)
+}
+
+// BuildIndex returns an OCI image index of one image per platform.
+func BuildIndex(ps []Platform, o Options) (v1.ImageIndex, error) {
+	if len(ps) == 0 {
+		return nil, errors.New("image: no platform given")
+	}
+	idx := mutate.IndexMediaType(empty.Index, types.OCIImageIndex)
+	for _, p := range ps {
+		img, err := Build(p, o)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		idx = mutate.AppendManifests(idx, mutate.IndexAddendum{
+			Add:        img,
+			Descriptor: v1.Descriptor{Platform: &v1.Platform{OS: p.OS, Architecture: p.Architecture}},
+		})
+	}
+	return idx, nil
+}
+
+// machines are the ELF machines of the architectures an image can hold,
+// and the multiarch directories their libraries live in.
+var machines = map[string]struct {
+	machine   elf.Machine
+	multiarch string
+}{
+	"amd64": {elf.EM_X86_64, "x86_64-linux-gnu"},
+	"arm64": {elf.EM_AARCH64, "aarch64-linux-gnu"},
+}
+
+// buildLayer returns the image's only layer.
+func buildLayer(p Platform, o Options) (v1.Layer, error) {
+	if p.OS != "linux" {
+		return nil, fmt.Errorf("image: OS %q: only linux images are built", p.OS)
+	}
+	m, ok := machines[p.Architecture]
+	if !ok {
+		return nil, fmt.Errorf("image: architecture %q: want amd64 or arm64", p.Architecture)
+	}
+	bin, err := os.ReadFile(p.Binary)
+	if err != nil {
+		return nil, err
+	}
+	f, err := elf.NewFile(bytes.NewReader(bin))
+	if err != nil {
+		return nil, fmt.Errorf("image: %s is not an ELF executable: %w", p.Binary, err)
+	}
+	if f.Machine != m.machine {
+		return nil, fmt.Errorf("image: %s is for %s, not %s", p.Binary, f.Machine, p)
+	}
+	fs := newTree(o.Created)
+	for _, d := range []struct {
+		path string
+		mode int64
+		uid  int
+	}{{"etc", 0o755, 0}, {"etc/ssl", 0o755, 0}, {"etc/ssl/certs", 0o755, 0}, {"home", 0o755, 0}, {strings.TrimPrefix(HomeDir, "/"), 0o700, UID}, {strings.TrimPrefix(PluginDir, "/"), 0o755, 0}, {"tmp", 0o1777, 0}} {
+		fs.dir(d.path, d.mode, d.uid)
+	}
+	fs.file(strings.TrimPrefix(Entrypoint, "/"), bin, 0o755)
+	fs.file("etc/passwd", fmt.Appendf(nil, "root:x:0:0:root:/root:/sbin/nologin\n%s:x:%d:%d:%s:%s:/sbin/nologin\n", UserName, UID, GID, UserName, HomeDir), 0o644)
+	fs.file("etc/group", fmt.Appendf(nil, "root:x:0:\n%s:x:%d:\n", UserName, GID), 0o644)
+	// Go's resolver reads it for the order of /etc/hosts and DNS.
+	fs.file("etc/nsswitch.conf", []byte("hosts: files dns\n"), 0o644)
+	certs, err := os.ReadFile(o.CACerts)
+	if err != nil {
+		return nil, fmt.Errorf("image: CA certificates (Debian package ca-certificates): %w", err)
+	}
+	if !bytes.Contains(certs, []byte("-----BEGIN CERTIFICATE-----")) {
+		return nil, fmt.Errorf("image: %s holds no PEM certificate", o.CACerts)
+	}
+	fs.file(strings.TrimPrefix(CACertsPath, "/"), certs, 0o644)
+	if err := addLibraries(fs, f, p, m.machine, m.multiarch, o.DlopenLibs); err != nil {
+		return nil, err
+	}
+	data, err := fs.tar()
+	if err != nil {
+		return nil, err
+	}
+	return tarball.LayerFromOpener(func() (io.ReadCloser, error) {
+		return io.NopCloser(bytes.NewReader(data)), nil
+	}, tarball.WithMediaType(types.OCILayer))
+}
+
+// addLibraries adds the program interpreter of a dynamically linked
+// executable, and the closure of its NEEDED libraries and of extra, as
+// they lie under the platform's sysroot (symbolic links kept).
+func addLibraries(fs *tree, f *elf.File, p Platform, machine elf.Machine, multiarch string, extra []string) error {
+	var interp string
+	for _, prog := range f.Progs {
+		if prog.Type == elf.PT_INTERP {
+			b, err := io.ReadAll(prog.Open())
+			if err != nil {
+				return err
+			}
+			interp = strings.TrimRight(string(b), "\x00")
+		}
+	}
+	if interp == "" {
+		return nil // static: nothing to add
+	}
+	if p.Sysroot == "" {
+		return fmt.Errorf("image: %s is dynamically linked (%s) and no sysroot is given for %s", p.Binary, interp, p)
+	}
+	if err := fs.copyPath(p.Sysroot, interp); err != nil {
+		return fmt.Errorf("image: the program interpreter: %w", err)
+	}
+	dirs := []string{"/lib/" + multiarch, "/usr/lib/" + multiarch, "/lib64", "/usr/lib64", "/lib", "/usr/lib"}
+	needed, err := f.ImportedLibraries()
+	if err != nil {
+		return err
+	}
+	queue := append(needed, extra...)
+	seen := map[string]bool{}
+	for len(queue) > 0 {
+		name := queue[0]
+		queue = queue[1:]
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		found := ""
+		for _, d := range dirs {
+			lf, err := elf.Open(filepath.Join(p.Sysroot, d, name))
+			if err != nil {
+				continue
+			}
+			ok := lf.Machine == machine
+			more, err := lf.ImportedLibraries()
+			lf.Close()
+			if !ok || err != nil {
+				continue
+			}
+			found = path.Join(d, name)
+			queue = append(queue, more...)
+			break
+		}
+		if found == "" {
+			return fmt.Errorf("image: %s (for %s) is in none of %s under %s", name, p, strings.Join(dirs, ", "), p.Sysroot)
+		}
+		if err := fs.copyPath(p.Sysroot, found); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tree is the layer's files, by path without the leading slash.
+type tree struct {
+	at      time.Time
+	entries map[string]*tar.Header
+	data    map[string][]byte
+}
+
+func newTree(at time.Time) *tree {
+	return &tree{at: at.UTC(), entries: map[string]*tar.Header{}, data: map[string][]byte{}}
+}
+
+func (t *tree) header(name string, typ byte, mode int64, uid int) *tar.Header {
+	return &tar.Header{Typeflag: typ, Name: name, Mode: mode, Uid: uid, Gid: uid, ModTime: t.at, Format: tar.FormatPAX}
+}
+
+// dir adds a directory, and its parents as root's 0755 directories.
+func (t *tree) dir(name string, mode int64, uid int) {
+	if parent := path.Dir(name); parent != "." {
+		if _, ok := t.entries[parent]; !ok {
+			t.dir(parent, 0o755, 0)
+		}
+	}
+	if _, ok := t.entries[name]; !ok {
+		t.entries[name] = t.header(name, tar.TypeDir, mode, uid)
+	}
+}
+
+// file adds a regular file owned by root.
+func (t *tree) file(name string, data []byte, mode int64) {
+	if parent := path.Dir(name); parent != "." {
+		t.dir(parent, 0o755, 0)
+	}
+	h := t.header(name, tar.TypeReg, mode, 0)
+	h.Size = int64(len(data))
+	t.entries[name], t.data[name] = h, data
+}
+
+// symlink adds a symbolic link to target.
+func (t *tree) symlink(name, target string) {
+	if parent := path.Dir(name); parent != "." {
+		t.dir(parent, 0o755, 0)
+	}
+	h := t.header(name, tar.TypeSymlink, 0o777, 0)
+	h.Linkname = target
+	t.entries[name] = h
+}
+
+// copyPath adds the file at the absolute path p under root, each
+// symbolic link on the way (in a directory or the file itself) as a link,
+// and the file it resolves to, so that the image resolves p as root does.
+func (t *tree) copyPath(root, p string) error {
+	for hops := 0; ; hops++ {
+		if hops > 40 {
+			return fmt.Errorf("%s: too many symbolic links", p)
+		}
+		parts := strings.Split(strings.Trim(path.Clean(p), "/"), "/")
+		next := ""
+	walk:
+		for i := range parts {
+			cur := path.Join(parts[:i+1]...)
+			fi, err := os.Lstat(filepath.Join(root, cur))
+			if err != nil {
+				return err
+			}
+			switch last := i == len(parts)-1; {
+			case fi.Mode()&os.ModeSymlink != 0:
+				target, err := os.Readlink(filepath.Join(root, cur))
+				if err != nil {
+					return err
+				}
+				t.symlink(cur, target)
+				if !path.IsAbs(target) {
+					target = path.Join("/", path.Dir(cur), target)
+				}
+				next = path.Join(append([]string{target}, parts[i+1:]...)...)
+				break walk
+			case fi.IsDir() && !last:
+				t.dir(cur, 0o755, 0)
+			case fi.Mode().IsRegular() && last:
+				data, err := os.ReadFile(filepath.Join(root, cur))
+				if err != nil {
+					return err
+				}
+				t.file(cur, data, int64(fi.Mode().Perm()&0o755))
+				return nil
+			default:
+				return fmt.Errorf("%s: %s is not a regular file, directory or link", p, cur)
+			}
+		}
+		p = next
+	}
+}
+
+// tar returns the layer's tar, entries sorted so that a directory comes
+// before what it holds and the same files give the same bytes.
+func (t *tree) tar() ([]byte, error) {
+	names := make([]string, 0, len(t.entries))
+	for n := range t.entries {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for _, n := range names {
+		h := *t.entries[n]
+		if h.Typeflag == tar.TypeDir {
+			h.Name += "/"
+		}
+		if err := tw.WriteHeader(&h); err != nil {
+			return nil, err
+		}
+		if d, ok := t.data[n]; ok {
+			if _, err := tw.Write(d); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
