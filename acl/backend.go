@@ -63,6 +63,13 @@ type Copy struct {
 // rejects handles and device addresses it does not know, so that a caller's
 // bug cannot corrupt it.
 //
+// Every backend implements every method; one it cannot serve (a native
+// library without the function) returns [ErrRTFeatureNotSupport], and
+// [Backend.Supports] says so beforehand. What a
+// backend may or may not promise, it states through the optional
+// interfaces [Zeroer] and [PeerRule], which a wrapper of a backend must
+// forward.
+//
 // Device ids are physical. Operations that may block take a context; when
 // the context is done they give up waiting and return its error. The
 // synchronous copies and memsets take one too: once it is done, a long one
@@ -185,17 +192,64 @@ type Backend interface {
 	// *dstSlot+dstOff; the base addresses are read from device memory at the
 	// slots when the operation executes.
 	MemcpyAsyncWithOffset(dstSlot DevPtr, destMax, dstOff uint64, srcSlot DevPtr, n, srcOff uint64, kind MemcpyKind, s Stream) error
-}
 
-// Completer is an optional interface of a Backend. OnComplete queues fn on
-// s to run once the operations queued on s before it have run, in stream
-// order as LaunchHostFunc, but as a mark rather than an operation: Pending
-// does not count it, and it is dropped, never run, when the work before it
-// is cancelled. fn must be quick and must not call the backend: it may run
-// on the goroutine of a caller that synchronizes s. The
-// sandbox counts the bytes of queued copies with it, once they have moved.
-type Completer interface {
+	// OnComplete queues fn on s to run once the operations queued on s
+	// before it have run, in stream order as LaunchHostFunc, but as a mark
+	// rather than an operation: Pending does not count it, and it is
+	// dropped, never run, when the work before it is cancelled. fn must be
+	// quick and must not call the backend: it may run on the goroutine of
+	// a caller that synchronizes s. The sandbox counts the bytes of queued
+	// copies with it, once they have moved.
 	OnComplete(s Stream, fn func()) error
+
+	// MemsetD32 sets n 32-bit words at dst to value now (little-endian, as
+	// the device stores them): aclrtMemsetD32. The sandbox sets guest
+	// memory itself and calls it for device memory only.
+	MemsetD32(ctx context.Context, dst Buf, value uint32, n uint64) error
+	// MemsetD32Async queues a MemsetD32 on s: aclrtMemsetD32Async.
+	MemsetD32Async(ctx context.Context, dst Buf, value uint32, n uint64, s Stream) error
+
+	// ResetEvent queues on s the return of e to the state of an event never
+	// recorded (aclrtResetEvent): once it has run, e reads as not ready,
+	// and a wait queued after it waits for the next record.
+	ResetEvent(e Event, s Stream) error
+	// StreamWaitEventTimeout is StreamWaitEvent, except that a wait still
+	// blocked after timeout ends and fails with [ErrRTWaitTimeout], which
+	// the stream's next synchronize returns; 0 means no limit. The sandbox
+	// uses it when a guest set a limit with aclrtSetOpWaitTimeout.
+	StreamWaitEventTimeout(s Stream, e Event, timeout time.Duration) error
+
+	// OpTimeoutInterval returns the hardware's step for operator timeouts
+	// in microseconds (aclrtGetOpTimeOutInterval). Operator timeouts are
+	// set in whole multiples of it, from 1 to [MaxOpTimeoutSteps]; kernels
+	// never run in the sandbox, so the sandbox only reports them.
+	OpTimeoutInterval() (uint64, error)
+
+	// DestroyStreamForce destroys s without waiting for its queued work
+	// (aclrtDestroyStreamForce, and aclrtResetDeviceForce): the operations
+	// not yet started are cancelled (they never run, move no byte and
+	// count nothing; records of events queued there complete with
+	// [ErrRTStreamAbort]), the running one is waited for.
+	DestroyStreamForce(s Stream) error
+	// CreateStreamWithConfig creates a stream on dev as
+	// aclrtCreateStreamWithConfig does; the caller has applied the native
+	// checks ([CheckStreamFlags]).
+	CreateStreamWithConfig(dev int32, priority uint32, flags StreamFlag) (Stream, error)
+	// SetStreamFailureMode sets what s does after an operation fails: with
+	// [StopOnFailure] the operations queued after it fail without effect
+	// until the stream is synchronized (the synchronize returns the first
+	// error). The caller has applied [CheckFailureModeChange].
+	SetStreamFailureMode(s Stream, mode FailureMode) error
+	// RunMode returns the run mode aclrtGetRunMode reports.
+	RunMode() (RunMode, error)
+
+	// Supports reports whether the backend can serve the native function
+	// fn (its name in the native API, "aclrtDestroyStreamForce"): false
+	// when the native library does not export it, and the method that
+	// calls it returns [ErrRTFeatureNotSupport]. The sandbox asks first
+	// where a refusal must come before other checks or before any effect
+	// (aclrtResetDeviceForce must not release half a device).
+	Supports(fn string) bool
 }
 
 // Zeroer is an optional interface of a Backend: whether Malloc returns
@@ -216,84 +270,26 @@ type PeerRule interface {
 	PeerAccessRequired() bool
 }
 
-// MemsetD32er is an optional interface of a Backend: aclrtMemsetD32 and
-// aclrtMemsetD32Async, which set n 32-bit words to value (little-endian,
-// as the device stores them). The sandbox sets guest memory itself and
-// calls these for device memory only; a Backend without them refuses
-// device memory with [ErrRTFeatureNotSupport].
-type MemsetD32er interface {
-	// MemsetD32 sets n words at dst now.
-	MemsetD32(ctx context.Context, dst Buf, value uint32, n uint64) error
-	// MemsetD32Async queues a MemsetD32 on s.
-	MemsetD32Async(ctx context.Context, dst Buf, value uint32, n uint64, s Stream) error
-}
-
-// EventResetter is an optional interface of a Backend: aclrtResetEvent.
-// ResetEvent queues on s the return of e to the state of an event never
-// recorded: once it has run, e reads as not ready, and a wait queued after
-// it waits for the next record.
-type EventResetter interface {
-	ResetEvent(e Event, s Stream) error
-}
-
-// TimedWaiter is an optional interface of a Backend: a stream wait for an
-// event with a limit, which the sandbox uses when a guest set one with
-// aclrtSetOpWaitTimeout. StreamWaitEventTimeout is StreamWaitEvent, except
-// that a wait still blocked after timeout ends and fails with
-// [ErrRTWaitTimeout], which the stream's next synchronize returns. A
-// timeout of 0 means no limit.
-type TimedWaiter interface {
-	StreamWaitEventTimeout(s Stream, e Event, timeout time.Duration) error
-}
-
-// OpTimeouts is an optional interface of a Backend: the hardware's step
-// for operator timeouts (aclrtGetOpTimeOutInterval). Operator timeouts are
-// set in whole multiples of it, from 1 to [MaxOpTimeoutSteps]; kernels never
-// run in the sandbox, so the sandbox only reports them.
-type OpTimeouts interface {
-	// OpTimeoutInterval returns the step in microseconds.
-	OpTimeoutInterval() (uint64, error)
-}
-
 // MaxOpTimeoutSteps is how many intervals an operator timeout may be: a
 // longer one is cut to it, and 0 asks for it (the native documentation
 // of aclrtGetOpTimeOutInterval).
 const MaxOpTimeoutSteps = 254
 
-// The optional interfaces of the stream configuration and runtime settings
-// (docs/ABI.md, section 10). The sandbox gives 207000 for a call that needs
-// one the backend does not implement.
+// Queues reports whether an asynchronous operation on dst and src is
+// queued on its stream. One that touches unregistered (pageable) host
+// memory is not: it waits for the stream's queued work, then runs before
+// its call returns, as the native runtime copies pageable memory. The
+// sandbox (which counts bytes when they move) and every backend follow
+// this one rule.
+func Queues(dst, src Buf) bool { return dst.Pinned() && src.Pinned() }
 
-// StreamForcer is an optional interface of a Backend. DestroyStreamForce
-// destroys s without waiting for its queued work: the operations not yet
-// started are cancelled (they never run, move no byte and count nothing;
-// records of events queued there complete with [ErrRTStreamAbort]), the
-// running one is waited for. aclrtDestroyStreamForce and
-// aclrtResetDeviceForce need it.
-type StreamForcer interface {
-	DestroyStreamForce(s Stream) error
-}
-
-// StreamConfigurer is an optional interface of a Backend.
-// CreateStreamWithConfig creates a stream on dev as
-// aclrtCreateStreamWithConfig does; the caller has applied the native
-// checks ([CheckStreamFlags]). A backend without it gets CreateStream for
-// the flags and priorities that have no meaning to it.
-type StreamConfigurer interface {
-	CreateStreamWithConfig(dev int32, priority uint32, flags StreamFlag) (Stream, error)
-}
-
-// FailureModer is an optional interface of a Backend.
-// SetStreamFailureMode sets what s does after an operation fails: with
-// [StopOnFailure] the operations queued after it fail without effect until
-// the stream is synchronized (the synchronize returns the first error).
-// The caller has applied [CheckFailureModeChange].
-type FailureModer interface {
-	SetStreamFailureMode(s Stream, mode FailureMode) error
-}
-
-// RunModer is an optional interface of a Backend: the run mode
-// aclrtGetRunMode reports.
-type RunModer interface {
-	RunMode() (RunMode, error)
+// CheckAsyncSides refuses an asynchronous copy between two host buffers,
+// which the native runtime of a PCIe-attached card does not support
+// ([ErrRTFeatureNotSupport]); the sandbox and every backend refuse it
+// with this error.
+func CheckAsyncSides(dst, src Buf) error {
+	if !dst.IsDevice() && !src.IsDevice() {
+		return Errorf(ErrRTFeatureNotSupport, "asynchronous host-to-host copies are not supported (PCIe-attached card): neither dst nor src is device memory")
+	}
+	return nil
 }

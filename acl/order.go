@@ -495,7 +495,7 @@ var Order = []FuncOrder{
 	// ABI v1.1 section 10: forced resets, contexts, the run mode, configured streams.
 	{"aclrtResetDeviceForce", []Step{
 		{"device", "deviceId not a device of this session", ErrRTInvalidDeviceID, LayerEntry, Native, "device.cpp (aclrtResetDeviceForceImpl: no ACL check, rtDeviceResetForce)"},
-		{"feature", "a backend that cannot cancel queued work", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox: acl.StreamForcer)"},
+		{"feature", "a backend that cannot cancel queued work", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox: acl.Backend.Supports)"},
 		{"release", "cancels the session's queued work there (it never runs, its errors die with it), releases what the session holds there", Success, LayerExec, Native, "device.cpp (aclrtResetDeviceForceImpl)"},
 	}},
 	{"aclrtDestroyStreamForce", []Step{
@@ -503,7 +503,7 @@ var Order = []FuncOrder{
 		{"stream", "stream handle unknown, destroyed, an event or a context", ErrRTInvalidHandle, LayerEntry, Native, "api_c_stream.cc:115"},
 		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_c_stream.cc:117 -> api_impl.cc:1582-1583"},
 		{"streamctx", "stream of another device or context; nothing is cancelled or destroyed", ErrRTStreamContext, LayerContext, Native, "api_c_stream.cc:117 -> api_impl.cc:1584-1585"},
-		{"feature", "a backend that cannot cancel queued work", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox: acl.StreamForcer)"},
+		{"feature", "a backend that cannot cancel queued work", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox: acl.Backend.Supports)"},
 		{"cancel", "the work not yet started is cancelled: it never runs, moves no byte", Success, LayerExec, Native, "api_c_stream.cc (rtStreamDestroyForce: StreamDestroy(force))"},
 	}},
 	{"aclrtCreateContext", []Step{
@@ -528,7 +528,7 @@ var Order = []FuncOrder{
 	}},
 	{"aclrtGetRunMode", []Step{
 		{"null", "runMode NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "device.cpp (aclrtGetRunModeImpl)"},
-		{"feature", "a backend that does not report its run mode", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox: acl.RunModer)"},
+		{"feature", "a backend that does not report its run mode", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox: acl.Backend.Supports)"},
 	}},
 	{"aclrtCreateStreamWithConfig", []Step{
 		{"null", "stream NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "stream.cpp (aclrtCreateStreamWithConfigImpl)"},
@@ -545,6 +545,6 @@ var Order = []FuncOrder{
 		{"same", "only bit 0 of mode counts; the stream's mode again succeeds at once", Success, LayerContext, Native, "api_impl.cc (StreamSetMode)"},
 		{"back", "ACL_STOP_ON_FAILURE back to ACL_CONTINUE_ON_FAILURE", ErrRTFeatureNotSupport, LayerContext, Native, "api_impl.cc (StreamSetMode)"},
 		{"streamctx", "stream of another context", ErrRTStreamContext, LayerContext, Native, "api_impl.cc (StreamSetMode)"},
-		{"feature", "a backend without stream failure modes", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox: acl.FailureModer)"},
+		{"feature", "a backend without stream failure modes", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox: acl.Backend.Supports)"},
 	}},
 }

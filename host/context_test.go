@@ -11,26 +11,23 @@ import (
 	"github.com/aclwasm/aclwasm/acl/sim"
 )
 
-// plainBackend hides every optional interface of the backend it wraps:
-// a runtime without forced destruction, run modes or failure modes.
-type plainBackend struct{ acl.Backend }
-
-// plainHarness is a harness over a simulator seen through plainBackend.
+// plainHarness is a harness over a simulator seen through bare: a
+// runtime without forced destruction, run modes or failure modes.
 func plainHarness(t *testing.T) *harness {
 	b := sim.New()
 	t.Cleanup(func() { b.Close() })
-	return newHarness(t, Policy{}, WithBackend(plainBackend{b}))
+	return newHarness(t, Policy{}, WithBackend(bare{b}))
 }
 
 func init() {
-	for name, cases := range sec10OrderCases {
+	for name, cases := range contextOrderCases {
 		orderCases[name] = cases
 	}
 }
 
-// sec10OrderCases are the check-order cases of ABI v1.1 section 10's
-// contexts, forced resets, run mode and configured streams.
-var sec10OrderCases = map[string]map[string]orderCase{
+// contextOrderCases are the check-order cases of the contexts, forced
+// resets, run mode and configured streams.
+var contextOrderCases = map[string]map[string]orderCase{
 	"aclrtResetDeviceForce": {
 		"device":  {run: func(h *harness) acl.Error { return h.rc("aclrtResetDeviceForce", 9) }},
 		"feature": {run: func(h *harness) acl.Error { return plainHarness(h.t).rc("aclrtResetDeviceForce", 0) }},

@@ -247,7 +247,7 @@ func TestFaultAtExecThenClose(t *testing.T) {
 
 // TestFaultyRunsProductionPaths: over a wrapped backend the sandbox takes
 // the paths it takes over the backend itself: a 32-bit memset of device
-// memory reaches the backend's acl.MemsetD32er (a wrapper without it made
+// memory reaches the backend's MemsetD32 (a wrapper without it made
 // the same call 207000).
 func TestFaultyRunsProductionPaths(t *testing.T) {
 	h, _ := faultHarness(t, Policy{})

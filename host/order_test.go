@@ -1090,9 +1090,23 @@ func TestDescSizePerChip(t *testing.T) {
 	require.Equal(t, want, h.mem()[data2:data2+64])
 }
 
-// bare is a backend with none of the optional interfaces: the sandbox must
-// refuse what needs them with 207000, never do nothing.
+// bare is a backend over a native library without the optional functions
+// (acl.Backend.Supports false for each; the methods that call them return
+// 207000): the sandbox must refuse what needs them with 207000 in its
+// place in the check order, never do nothing. It states neither
+// acl.Zeroer nor acl.PeerRule.
 type bare struct{ acl.Backend }
+
+// Supports implements acl.Backend: a library of the required functions only.
+func (bare) Supports(fn string) bool {
+	switch fn {
+	case "aclrtMemsetD32", "aclrtMemsetD32Async", "aclrtResetEvent", "aclrtStreamWaitEventWithTimeout",
+		"aclrtGetOpTimeOutInterval", "aclrtDestroyStreamForce", "aclrtCreateStreamWithConfig",
+		"aclrtSetStreamFailureMode", "aclrtGetRunMode":
+		return false
+	}
+	return true
+}
 
 // bareHarness is a harness on a bare simulator, device 0 current.
 func bareHarness(h *harness) *harness {

@@ -393,12 +393,8 @@ var copyTests = []test{
 	}},
 
 	{"MemsetD32", func(e *env) {
-		m, ok := e.b.(acl.MemsetD32er)
-		if !ok {
-			e.Skip("the backend does not implement the optional acl.MemsetD32er")
-		}
 		p := e.malloc(0, 64)
-		require.NoError(e, m.MemsetD32(e.ctx, acl.Device(p+4), 0x11223344, 3))
+		require.NoError(e, e.b.MemsetD32(e.ctx, acl.Device(p+4), 0x11223344, 3))
 		want := make([]byte, 64)
 		for i := 4; i < 16; i += 4 {
 			binary.LittleEndian.PutUint32(want[i:], 0x11223344)
@@ -406,26 +402,22 @@ var copyTests = []test{
 		require.Equal(e, want, e.get(p, 64), "3 words from byte 4, little-endian, nothing else")
 
 		host, pin := e.pinned(32)
-		require.NoError(e, m.MemsetD32(e.ctx, acl.Host(host[8:24], pin), 0xdeadbeef, 4))
+		require.NoError(e, e.b.MemsetD32(e.ctx, acl.Host(host[8:24], pin), 0xdeadbeef, 4))
 		require.Equal(e, append(append(make([]byte, 8), bytes.Repeat([]byte{0xef, 0xbe, 0xad, 0xde}, 4)...), make([]byte, 8)...), host)
 
-		code(e, m.MemsetD32(e.ctx, acl.Device(p), 1, 1<<62), acl.ErrRTParamInvalid, "words whose bytes overflow")
+		code(e, e.b.MemsetD32(e.ctx, acl.Device(p), 1, 1<<62), acl.ErrRTParamInvalid, "words whose bytes overflow")
 		require.Equal(e, want, e.get(p, 64), "a refused memset sets nothing")
 	}},
 
 	{"MemsetD32Async", func(e *env) {
-		m, ok := e.b.(acl.MemsetD32er)
-		if !ok {
-			e.Skip("the backend does not implement the optional acl.MemsetD32er")
-		}
 		s := e.stream(0)
 		p := e.malloc(0, 4096)
 		release := e.gate(s)
-		require.NoError(e, m.MemsetD32Async(e.ctx, acl.Device(p), 0x01020304, 1024, s))
+		require.NoError(e, e.b.MemsetD32Async(e.ctx, acl.Device(p), 0x01020304, 1024, s))
 		require.Equal(e, acl.StreamStatusNotReady, e.query(s), "queued behind the gate")
 		release()
 		e.sync(s)
 		require.Equal(e, bytes.Repeat([]byte{4, 3, 2, 1}, 1024), e.get(p, 4096))
-		code(e, m.MemsetD32Async(e.ctx, acl.Device(p), 1, 1<<62, s), acl.ErrRTParamInvalid, "words whose bytes overflow")
+		code(e, e.b.MemsetD32Async(e.ctx, acl.Device(p), 1, 1<<62, s), acl.ErrRTParamInvalid, "words whose bytes overflow")
 	}},
 }

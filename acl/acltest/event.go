@@ -154,20 +154,14 @@ var eventTests = []test{
 		s1, s2 := e.stream(0), e.stream(0)
 		ev := e.event(0)
 		code(e, e.b.StreamWaitEvent(s2, ev), acl.ErrRTParamInvalid, "an event never recorded")
-		if tw, ok := e.b.(acl.TimedWaiter); ok {
-			code(e, tw.StreamWaitEventTimeout(s2, ev, hangWait), acl.ErrRTParamInvalid, "with a limit too")
-		}
+		code(e, e.b.StreamWaitEventTimeout(s2, ev, hangWait), acl.ErrRTParamInvalid, "with a limit too")
 		n, err := e.b.Pending(s2)
 		require.NoError(e, err)
 		require.Zero(e, n, "nothing queued")
-		r, ok := e.b.(acl.EventResetter)
-		if !ok {
-			return
-		}
 		// Reset after a record: a wait is queued, for the next record.
 		p := e.malloc(0, 64)
 		require.NoError(e, e.b.RecordEvent(ev, s1))
-		require.NoError(e, r.ResetEvent(ev, s1))
+		require.NoError(e, e.b.ResetEvent(ev, s1))
 		e.sync(s1)
 		require.NoError(e, e.b.StreamWaitEvent(s2, ev))
 		require.NoError(e, e.b.MemsetAsync(e.ctx, acl.Device(p), 7, 64, s2))
@@ -245,10 +239,6 @@ var eventTests = []test{
 	}},
 
 	{"ResetEvent", func(e *env) {
-		r, ok := e.b.(acl.EventResetter)
-		if !ok {
-			e.Skip("the backend does not implement the optional acl.EventResetter")
-		}
 		s, w := e.stream(0), e.stream(0)
 		ev := e.event(0)
 		require.NoError(e, e.b.RecordEvent(ev, s))
@@ -257,7 +247,7 @@ var eventTests = []test{
 		require.NoError(e, err)
 		require.Equal(e, acl.EventRecordedStatusComplete, st)
 
-		require.NoError(e, r.ResetEvent(ev, s))
+		require.NoError(e, e.b.ResetEvent(ev, s))
 		e.sync(s)
 		st, err = e.b.QueryEvent(ev)
 		require.NoError(e, err)
@@ -270,27 +260,19 @@ var eventTests = []test{
 		require.NoError(e, e.b.RecordEvent(ev, s))
 		require.NoError(e, e.recv(done, "SynchronizeStream"))
 
-		code(e, r.ResetEvent(acl.Event(1<<40), s), acl.ErrRTInvalidHandle, "an event never issued")
+		code(e, e.b.ResetEvent(acl.Event(1<<40), s), acl.ErrRTInvalidHandle, "an event never issued")
 	}},
 
 	{"StreamWaitEventTimeout", func(e *env) {
-		tw, ok := e.b.(acl.TimedWaiter)
-		if !ok {
-			e.Skip("the backend does not implement the optional acl.TimedWaiter")
-		}
-		r, ok := e.b.(acl.EventResetter)
-		if !ok {
-			e.Skip("the backend does not implement the optional acl.EventResetter")
-		}
 		s := e.stream(0)
 		ev := e.event(0)
 		p := e.malloc(0, 64)
 		// Recorded, then reset: a wait is for the next record. It ends after
 		// its limit with 107019, and the stream goes on.
 		require.NoError(e, e.b.RecordEvent(ev, s))
-		require.NoError(e, r.ResetEvent(ev, s))
+		require.NoError(e, e.b.ResetEvent(ev, s))
 		e.sync(s)
-		require.NoError(e, tw.StreamWaitEventTimeout(s, ev, 20*time.Millisecond))
+		require.NoError(e, e.b.StreamWaitEventTimeout(s, ev, 20*time.Millisecond))
 		require.NoError(e, e.b.MemsetAsync(e.ctx, acl.Device(p), 7, 64, s))
 		done := goErr(func() error { return e.b.SynchronizeStream(e.ctx, s, -1) })
 		code(e, e.recv(done, "SynchronizeStream after a wait that timed out"), acl.ErrRTWaitTimeout)
@@ -298,7 +280,7 @@ var eventTests = []test{
 		e.sync(s)
 
 		// 0 is no limit: the wait ends with the record.
-		require.NoError(e, tw.StreamWaitEventTimeout(s, ev, 0))
+		require.NoError(e, e.b.StreamWaitEventTimeout(s, ev, 0))
 		done = goErr(func() error { return e.b.SynchronizeStream(e.ctx, s, -1) })
 		e.notYet(done, "SynchronizeStream of a stream waiting without a limit")
 		o := e.stream(0)

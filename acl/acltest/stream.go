@@ -250,16 +250,12 @@ var streamTests = []test{
 	}},
 
 	{"OnCompleteMarks", func(e *env) {
-		c, ok := e.b.(acl.Completer)
-		if !ok {
-			e.Skip("the backend does not implement the optional acl.Completer")
-		}
 		p := e.malloc(0, 64)
 		s := e.stream(0)
 		release := e.gate(s)
 		var ran atomic.Int32
 		require.NoError(e, e.b.MemsetAsync(e.ctx, acl.Device(p), 6, 64, s))
-		require.NoError(e, c.OnComplete(s, func() { ran.Add(1) }))
+		require.NoError(e, e.b.OnComplete(s, func() { ran.Add(1) }))
 		n, err := e.b.Pending(s)
 		require.NoError(e, err)
 		require.Equal(e, 2, n, "the gate and the memset: a mark is not an operation")
@@ -270,7 +266,7 @@ var streamTests = []test{
 
 		// Dropped, never run, with cancelled work.
 		release = e.gate(s)
-		require.NoError(e, c.OnComplete(s, func() { ran.Add(10) }))
+		require.NoError(e, e.b.OnComplete(s, func() { ran.Add(10) }))
 		ctx, cancel := context.WithCancel(e.ctx)
 		cancel()
 		done := goErr(func() error { return e.b.DestroyStream(ctx, s) })

@@ -13,17 +13,13 @@ import (
 // failure modes, the run mode and the operator timeout interval.
 var streamConfigTests = []test{
 	{"DestroyStreamForce", func(e *env) {
-		f, ok := e.b.(acl.StreamForcer)
-		if !ok {
-			e.Skip("the backend does not implement the optional acl.StreamForcer")
-		}
 		s := e.stream(0)
 		p := e.malloc(0, 64)
 		release := e.gate(s)
 		var later atomic.Bool
 		require.NoError(e, e.b.MemsetAsync(e.ctx, acl.Device(p), 6, 64, s))
 		require.NoError(e, e.b.LaunchHostFunc(s, func() error { later.Store(true); return nil }))
-		done := goErr(func() error { return f.DestroyStreamForce(s) })
+		done := goErr(func() error { return e.b.DestroyStreamForce(s) })
 		e.notYet(done, "DestroyStreamForce (it must wait for the running operation)")
 		release()
 		require.NoError(e, e.recv(done, "DestroyStreamForce"))
@@ -32,21 +28,17 @@ var streamConfigTests = []test{
 		require.Equal(e, make([]byte, 64), e.get(p, 64), "work not yet started must be cancelled")
 		_, err := e.b.Pending(s)
 		code(e, err, acl.ErrRTInvalidHandle)
-		code(e, f.DestroyStreamForce(s), acl.ErrRTInvalidHandle)
+		code(e, e.b.DestroyStreamForce(s), acl.ErrRTInvalidHandle)
 
 		// An idle stream goes at once.
 		s = e.stream(0)
-		require.NoError(e, f.DestroyStreamForce(s))
+		require.NoError(e, e.b.DestroyStreamForce(s))
 	}},
 
 	{"CreateStreamWithConfig", func(e *env) {
-		c, ok := e.b.(acl.StreamConfigurer)
-		if !ok {
-			e.Skip("the backend does not implement the optional acl.StreamConfigurer")
-		}
 		p := e.malloc(0, 64)
 		for _, flags := range []acl.StreamFlag{0, acl.StreamFastLaunch | acl.StreamFastSync, acl.StreamPersistent} {
-			s, err := c.CreateStreamWithConfig(0, 3, flags)
+			s, err := e.b.CreateStreamWithConfig(0, 3, flags)
 			require.NoError(e, err, "flags %v", flags)
 			require.NoError(e, e.b.MemsetAsync(e.ctx, acl.Device(p), byte(flags)+1, 64, s))
 			e.sync(s)
@@ -56,13 +48,9 @@ var streamConfigTests = []test{
 	}},
 
 	{"StopOnFailure", func(e *env) {
-		fm, ok := e.b.(acl.FailureModer)
-		if !ok {
-			e.Skip("the backend does not implement the optional acl.FailureModer")
-		}
 		d := e.descEnv() // its descriptor was never set: the copy fails when it runs
-		require.NoError(e, fm.SetStreamFailureMode(d.s, acl.StopOnFailure))
-		require.NoError(e, fm.SetStreamFailureMode(d.s, acl.StopOnFailure), "the same mode again")
+		require.NoError(e, e.b.SetStreamFailureMode(d.s, acl.StopOnFailure))
+		require.NoError(e, e.b.SetStreamFailureMode(d.s, acl.StopOnFailure), "the same mode again")
 		release := e.gate(d.s)
 		var later atomic.Bool
 		require.NoError(e, e.b.MemcpyAsyncWithDesc(d.desc, inner, d.s))
@@ -77,7 +65,7 @@ var streamConfigTests = []test{
 		require.NoError(e, e.b.MemsetAsync(e.ctx, acl.Device(d.dst), 7, 64, d.s))
 		e.sync(d.s)
 		require.Equal(e, filled(64, 7), e.get(d.dst, 64))
-		code(e, fm.SetStreamFailureMode(d.s, acl.ContinueOnFailure), acl.ErrRTFeatureNotSupport)
+		code(e, e.b.SetStreamFailureMode(d.s, acl.ContinueOnFailure), acl.ErrRTFeatureNotSupport)
 
 		// In the default mode, the work after a failure runs.
 		s := e.stream(0)
@@ -89,21 +77,13 @@ var streamConfigTests = []test{
 	}},
 
 	{"RunMode", func(e *env) {
-		rm, ok := e.b.(acl.RunModer)
-		if !ok {
-			e.Skip("the backend does not implement the optional acl.RunModer")
-		}
-		m, err := rm.RunMode()
+		m, err := e.b.RunMode()
 		require.NoError(e, err)
 		require.Contains(e, []acl.RunMode{acl.RunModeDevice, acl.RunModeHost}, m)
 	}},
 
 	{"OpTimeoutInterval", func(e *env) {
-		o, ok := e.b.(acl.OpTimeouts)
-		if !ok {
-			e.Skip("the backend does not implement the optional acl.OpTimeouts")
-		}
-		iv, err := o.OpTimeoutInterval()
+		iv, err := e.b.OpTimeoutInterval()
 		require.NoError(e, err)
 		require.NotZero(e, iv)
 	}},

@@ -69,6 +69,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -114,21 +115,9 @@ type device struct {
 	ctx atomic.Uintptr
 }
 
-// The interfaces Backend implements: [acl.Backend] and the optional ones,
-// each over its native function when the library exports it
-// (ErrRTFeatureNotSupport otherwise).
-var (
-	_ acl.Backend          = (*Backend)(nil)
-	_ acl.Completer        = (*Backend)(nil)
-	_ acl.MemsetD32er      = (*Backend)(nil)
-	_ acl.EventResetter    = (*Backend)(nil)
-	_ acl.TimedWaiter      = (*Backend)(nil)
-	_ acl.OpTimeouts       = (*Backend)(nil)
-	_ acl.StreamForcer     = (*Backend)(nil)
-	_ acl.StreamConfigurer = (*Backend)(nil)
-	_ acl.FailureModer     = (*Backend)(nil)
-	_ acl.RunModer         = (*Backend)(nil)
-)
+// Backend implements every method of [acl.Backend], each over its native
+// function when the library exports it (ErrRTFeatureNotSupport otherwise).
+var _ acl.Backend = (*Backend)(nil)
 
 // Open loads libascendcl.so and returns a backend on it.
 //
@@ -178,6 +167,9 @@ func (b *Backend) Path() string { return b.lib.path }
 // export. Operations that need one of them fail with
 // ACL_ERROR_RT_FEATURE_NOT_SUPPORT (207000).
 func (b *Backend) MissingSymbols() []string { return append([]string(nil), b.lib.missing...) }
+
+// Supports implements [acl.Backend]: whether the library exports fn.
+func (b *Backend) Supports(fn string) bool { return !slices.Contains(b.lib.missing, fn) }
 
 // Name implements [acl.Backend].
 func (b *Backend) Name() string { return "cann" }

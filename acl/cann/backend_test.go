@@ -346,6 +346,11 @@ func TestOptionalSymbols(t *testing.T) {
 			code(t, f(), acl.ErrRTFeatureNotSupport)
 			require.Empty(t, s.calls(), name)
 		}
+		for _, fn := range b.MissingSymbols() {
+			require.False(t, b.Supports(fn), "Supports(%s) of a library without it", fn)
+		}
+		require.NotEmpty(t, b.MissingSymbols())
+		require.True(t, b.Supports("aclrtMemcpy"), "a function every library has")
 		// Event waits fall back to polling, stream destruction to draining.
 		ev, err := b.CreateEvent(0)
 		require.NoError(t, err)

@@ -36,7 +36,6 @@ func devOf(dst, src side) int32 {
 }
 
 var (
-	errAsyncH2H = acl.Errorf(acl.ErrRTFeatureNotSupport, "asynchronous host-to-host copies are not supported")
 	// The runtime resolves a 2D copy's direction from the addresses and
 	// accepts only host to device, device to host and (async) device to device.
 	err2DH2H = acl.Errorf(acl.ErrRTParamInvalid, "2D copies between two host buffers are not supported")
@@ -136,8 +135,8 @@ func (b *Backend) MemcpyAsync(ctx context.Context, dst, src acl.Buf, n uint64, s
 	}
 	defer b.done(st, sides)
 	d, s := sides[0], sides[1]
-	if !d.isDev && !s.isDev {
-		return errAsyncH2H
+	if err := acl.CheckAsyncSides(dst, src); err != nil {
+		return err
 	}
 	return b.queueOrRun(ctx, st, sides, d.pinned && s.pinned, "aclrtMemcpyAsync", func(stream uintptr) int32 {
 		return b.api.aclrtMemcpyAsync(d.addr, n, s.addr, n, kindOf(d, s), stream)
@@ -622,7 +621,7 @@ func d32Bytes(n uint64) (uint64, error) {
 	return n * 4, nil
 }
 
-// MemsetD32 implements [acl.MemsetD32er] with aclrtMemsetD32 on device
+// MemsetD32 implements [acl.Backend] with aclrtMemsetD32 on device
 // memory, and in Go on host memory, as Memset does.
 func (b *Backend) MemsetD32(ctx context.Context, dst acl.Buf, value uint32, n uint64) error {
 	if err := orBackground(ctx).Err(); err != nil {
@@ -657,7 +656,7 @@ func (b *Backend) MemsetD32(ctx context.Context, dst acl.Buf, value uint32, n ui
 	})
 }
 
-// MemsetD32Async implements [acl.MemsetD32er] with aclrtMemsetD32Async on
+// MemsetD32Async implements [acl.Backend] with aclrtMemsetD32Async on
 // device or registered memory; on unregistered host memory it waits for
 // the stream and sets the words in Go.
 func (b *Backend) MemsetD32Async(ctx context.Context, dst acl.Buf, value uint32, n uint64, sh acl.Stream) error {

@@ -206,7 +206,7 @@ func (b *Backend) LaunchHostFunc(h acl.Stream, fn func() error) error {
 	return b.launch(h, fn, true)
 }
 
-// OnComplete implements [acl.Completer] as LaunchHostFunc does, but Pending
+// OnComplete implements [acl.Backend] as LaunchHostFunc does, but Pending
 // does not count the callback. It blocks the stream too, so that a
 // synchronize that returns has seen fn run (a non-blocking callback may
 // run later, or never once its stream is destroyed); the cost is one

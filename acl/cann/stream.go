@@ -709,7 +709,7 @@ func (b *Backend) EventElapsedTime(start, end acl.Event) (float32, error) {
 	return ms, err
 }
 
-// ResetEvent implements [acl.EventResetter] with aclrtResetEvent. The event
+// ResetEvent implements [acl.Backend] with aclrtResetEvent. The event
 // then counts as never recorded: a synchronize of it returns at once.
 func (b *Backend) ResetEvent(eh acl.Event, sh acl.Stream) error {
 	if b.api.aclrtResetEvent == nil {
@@ -726,7 +726,7 @@ func (b *Backend) ResetEvent(eh acl.Event, sh acl.Stream) error {
 	})
 }
 
-// StreamWaitEventTimeout implements [acl.TimedWaiter] with
+// StreamWaitEventTimeout implements [acl.Backend] with
 // aclrtStreamWaitEventWithTimeout, whose limit is in milliseconds: a
 // longer timeout is cut to the largest it takes (about 24 days, beyond
 // any run's timeout). 0 is aclrtStreamWaitEvent.

@@ -16,7 +16,7 @@ var cancelled = func() context.Context {
 	return ctx
 }()
 
-// DestroyStreamForce implements [acl.StreamForcer] with
+// DestroyStreamForce implements [acl.Backend] with
 // aclrtDestroyStreamForce: the work not yet started is dropped, as natively.
 // A library without it gives 207000 and leaves the stream alive.
 func (b *Backend) DestroyStreamForce(h acl.Stream) error {
@@ -26,7 +26,7 @@ func (b *Backend) DestroyStreamForce(h acl.Stream) error {
 	return b.DestroyStream(cancelled, h)
 }
 
-// CreateStreamWithConfig implements [acl.StreamConfigurer] with
+// CreateStreamWithConfig implements [acl.Backend] with
 // aclrtCreateStreamWithConfig in dev's context; the library checks the
 // priority and flags again, as natively.
 func (b *Backend) CreateStreamWithConfig(dev int32, priority uint32, flags acl.StreamFlag) (acl.Stream, error) {
@@ -49,7 +49,7 @@ func (b *Backend) CreateStreamWithConfig(dev int32, priority uint32, flags acl.S
 	return h, nil
 }
 
-// SetStreamFailureMode implements [acl.FailureModer] with
+// SetStreamFailureMode implements [acl.Backend] with
 // aclrtSetStreamFailureMode, in submission order with the stream's work.
 // The native runtime stops the stream after a failed native operation; a
 // host function (LaunchHostFunc) queued after an error of the stream does
@@ -78,7 +78,7 @@ func (b *Backend) SetStreamFailureMode(h acl.Stream, mode acl.FailureMode) error
 	return nil
 }
 
-// RunMode implements [acl.RunModer] with aclrtGetRunMode; a library without
+// RunMode implements [acl.Backend] with aclrtGetRunMode; a library without
 // it gives 207000.
 func (b *Backend) RunMode() (acl.RunMode, error) {
 	f := b.api.aclrtGetRunMode
@@ -96,7 +96,7 @@ func (b *Backend) RunMode() (acl.RunMode, error) {
 	return acl.RunMode(m), nil
 }
 
-// OpTimeoutInterval implements [acl.OpTimeouts] with
+// OpTimeoutInterval implements [acl.Backend] with
 // aclrtGetOpTimeOutInterval, asked in device 0's context.
 func (b *Backend) OpTimeoutInterval() (uint64, error) {
 	if err := b.enter(); err != nil {

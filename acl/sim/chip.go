@@ -66,10 +66,10 @@ func (c Chip) profile() profile {
 }
 
 // opTimeoutInterval is the simulator's step for operator timeouts, in
-// microseconds (acl.OpTimeouts): 2^32 ns, rounded down. The native default
+// microseconds (acl.Backend): 2^32 ns, rounded down. The native default
 // AI Core timeout of the A2 and A3 series, 1091 s, is acl.MaxOpTimeoutSteps
 // of it; the step itself is not documented per chip.
 const opTimeoutInterval = 4294967
 
-// OpTimeoutInterval implements acl.OpTimeouts.
+// OpTimeoutInterval implements [acl.Backend].
 func (b *Backend) OpTimeoutInterval() (uint64, error) { return opTimeoutInterval, nil }

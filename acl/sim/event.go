@@ -158,7 +158,7 @@ func (b *Backend) RecordEvent(eh acl.Event, sh acl.Stream) error {
 	return nil
 }
 
-// ResetEvent implements [acl.EventResetter]: it queues on s a reset of e.
+// ResetEvent implements [acl.Backend]: it queues on s a reset of e.
 // Until it has run, the record before it still counts (for queries,
 // synchronizes and elapsed times); waits queued from now on wait for the
 // next record.
@@ -205,7 +205,7 @@ func (b *Backend) StreamWaitEvent(sh acl.Stream, eh acl.Event) error {
 	return b.StreamWaitEventTimeout(sh, eh, 0)
 }
 
-// StreamWaitEventTimeout implements [acl.TimedWaiter]: StreamWaitEvent,
+// StreamWaitEventTimeout implements [acl.Backend]: StreamWaitEvent,
 // except that a wait still blocked timeout after it started (0: never)
 // ends and fails with ACL_ERROR_RT_WAIT_TIMEOUT (107019), the stream's
 // error for its next synchronize.

@@ -85,8 +85,8 @@ func (b *Backend) MemcpyAsync(ctx context.Context, dst, src acl.Buf, n uint64, s
 	if err != nil {
 		return err
 	}
-	if !dst.IsDevice() && !src.IsDevice() {
-		return errAsyncH2H()
+	if err := acl.CheckAsyncSides(dst, src); err != nil {
+		return err
 	}
 	d, s, err := b.pair(dst, src, n, n)
 	if err != nil {
@@ -103,10 +103,6 @@ func (x xferOp) run(st *stream, h [2]span, stop halt) error {
 }
 
 func (x xferOp) bytes() uint64 { return x.n }
-
-func errAsyncH2H() error {
-	return acl.Errorf(acl.ErrRTFeatureNotSupport, "asynchronous copies between host memory are not supported: one side must be device memory")
-}
 
 // xfer copies n bytes from s to d under their data locks, in chunks
 // (move), stopping between two when h says.

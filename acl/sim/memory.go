@@ -344,6 +344,9 @@ func (s span) freed() bool { return s.a != nil && s.a.mem == nil }
 func errFreed(what string, a *alloc) error {
 	return acl.Errorf(acl.ErrRTParamInvalid, "%s is in the allocation at %#x, which was freed", what, a.base)
 }
+
+// pageable reports whether s is unregistered host memory: an asynchronous
+// operation touching it runs before its call returns ([acl.Queues]).
 func (s span) pageable() bool { return s.a == nil && s.pin == nil }
 
 // bytes returns the n bytes at the span. For device memory the caller holds

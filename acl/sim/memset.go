@@ -73,7 +73,7 @@ func (b *Backend) fill(h halt, d span, v byte, n uint64) error {
 	return err
 }
 
-// MemsetD32 implements [acl.MemsetD32er]: n 32-bit words at dst, which may
+// MemsetD32 implements [acl.Backend]: n 32-bit words at dst, which may
 // be device or host memory as for Memset, become value, little-endian.
 func (b *Backend) MemsetD32(ctx context.Context, dst acl.Buf, value uint32, n uint64) error {
 	if err := ctxErr(ctx); err != nil {
@@ -98,7 +98,7 @@ func (b *Backend) MemsetD32(ctx context.Context, dst acl.Buf, value uint32, n ui
 	return err
 }
 
-// MemsetD32Async implements [acl.MemsetD32er] as MemsetAsync does Memset.
+// MemsetD32Async implements [acl.Backend] as MemsetAsync does Memset.
 func (b *Backend) MemsetD32Async(ctx context.Context, dst acl.Buf, value uint32, n uint64, sh acl.Stream) error {
 	if n == 0 {
 		return nil

@@ -139,8 +139,9 @@ type Backend struct {
 }
 
 var (
-	_ acl.Backend   = (*Backend)(nil)
-	_ acl.Completer = (*Backend)(nil)
+	_ acl.Backend  = (*Backend)(nil)
+	_ acl.Zeroer   = (*Backend)(nil)
+	_ acl.PeerRule = (*Backend)(nil)
 )
 
 // New returns a simulator with the options applied. Its default streams'

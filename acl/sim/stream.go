@@ -707,7 +707,7 @@ func (b *Backend) LaunchHostFunc(h acl.Stream, fn func() error) error {
 	return s.pushNow(o)
 }
 
-// OnComplete implements [acl.Completer]: fn runs on the stream's worker (or
+// OnComplete implements [acl.Backend]: fn runs on the stream's worker (or
 // a caller synchronizing the stream) after the operations queued before it, and is dropped with them when the
 // stream's work is cancelled.
 func (b *Backend) OnComplete(h acl.Stream, fn func()) error {
@@ -718,7 +718,7 @@ func (b *Backend) OnComplete(h acl.Stream, fn func()) error {
 	if err != nil {
 		return err
 	}
-	// A mark's fn is quick and calls no backend (acl.Completer): a
+	// A mark's fn is quick and calls no backend (acl.Backend): a
 	// synchronizing caller may run it as it runs small copies (steal).
 	return s.pushNow(op{work: markFunc(fn), mark: true, steal: true})
 }

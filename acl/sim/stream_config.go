@@ -6,13 +6,6 @@ import (
 	"github.com/aclwasm/aclwasm/acl"
 )
 
-var (
-	_ acl.StreamForcer     = (*Backend)(nil)
-	_ acl.StreamConfigurer = (*Backend)(nil)
-	_ acl.FailureModer     = (*Backend)(nil)
-	_ acl.RunModer         = (*Backend)(nil)
-)
-
 // cancelled is a context that is done from the start: DestroyStream with
 // it cancels the queued work instead of waiting for it.
 var cancelled = func() context.Context {
@@ -21,7 +14,7 @@ var cancelled = func() context.Context {
 	return ctx
 }()
 
-// DestroyStreamForce implements [acl.StreamForcer]: the operations not yet
+// DestroyStreamForce implements [acl.Backend]: the operations not yet
 // started are dropped (records of events in them complete with
 // ACL_ERROR_RT_STREAM_ABORT), a running one stops within a chunk, and the
 // stream is destroyed.
@@ -29,14 +22,14 @@ func (b *Backend) DestroyStreamForce(h acl.Stream) error {
 	return b.DestroyStream(cancelled, h)
 }
 
-// CreateStreamWithConfig implements [acl.StreamConfigurer]. The simulator
+// CreateStreamWithConfig implements [acl.Backend]. The simulator
 // has no launch paths or scheduling for the flags and the priority to
 // tune, so the stream is a plain one.
 func (b *Backend) CreateStreamWithConfig(dev int32, _ uint32, _ acl.StreamFlag) (acl.Stream, error) {
 	return b.CreateStream(dev)
 }
 
-// SetStreamFailureMode implements [acl.FailureModer]. With
+// SetStreamFailureMode implements [acl.Backend]. With
 // [acl.StopOnFailure], once an operation of the stream fails, the operations
 // after it fail without effect (event records still complete, reporting
 // the error) until a synchronize takes the error.
@@ -62,7 +55,7 @@ func (s *stream) mode() acl.FailureMode {
 	return acl.ContinueOnFailure
 }
 
-// RunMode implements [acl.RunModer]: the simulated device is attached to
+// RunMode implements [acl.Backend]: the simulated device is attached to
 // the host it runs in, ACL_HOST.
 func (b *Backend) RunMode() (acl.RunMode, error) {
 	b.mu.RLock()
@@ -72,3 +65,6 @@ func (b *Backend) RunMode() (acl.RunMode, error) {
 	}
 	return acl.RunModeHost, nil
 }
+
+// Supports implements [acl.Backend]: the simulator serves every function.
+func (b *Backend) Supports(fn string) bool { return true }

@@ -56,40 +56,14 @@ type Faulty interface {
 }
 
 // Wrap returns b wrapped. It fails nothing until told to, and it
-// implements exactly the optional interfaces of acl ([acl.MemsetD32er],
-// [acl.StreamForcer], ...) that b implements, forwarding them to b: the
-// sandbox takes different paths for a backend with and without each, so a
-// wrapper with other interfaces than b would test other host code than
-// b's. The supported sets are the backends' of this module: every one of
-// the interfaces the simulator and the native backend share or none of
-// them, each with or without [acl.Zeroer] and [acl.PeerRule]. Another set
-// panics.
+// implements exactly the optional interfaces of acl ([acl.Zeroer],
+// [acl.PeerRule]) that b implements, forwarding them to b: the sandbox
+// takes different paths for a backend with and without each, so a wrapper
+// with other interfaces than b would test other host code than b's.
 func Wrap(b acl.Backend) Faulty {
 	core := &wrapper{Backend: b, calls: map[string]int{}}
 	z, hasZ := b.(acl.Zeroer)
 	p, hasP := b.(acl.PeerRule)
-	n := 0
-	for _, has := range sharedOf(b) {
-		if has {
-			n++
-		}
-	}
-	switch n {
-	case 0:
-	case len(sharedNames):
-		c := shared{core}
-		switch {
-		case hasZ && hasP:
-			return &sharedZP{core, c, zeroer{z}, peerRule{p}}
-		case hasZ:
-			return &sharedZ{core, c, zeroer{z}}
-		case hasP:
-			return &sharedP{core, c, peerRule{p}}
-		}
-		return &sharedOnly{core, c}
-	default:
-		panic(fmt.Sprintf("faulty: Wrap: the %s backend implements %d of the %d optional interfaces %v: only all or none are supported", b.Name(), n, len(sharedNames), sharedNames))
-	}
 	switch {
 	case hasZ && hasP:
 		return &plainZP{core, zeroer{z}, peerRule{p}}

@@ -63,39 +63,45 @@ func TestMisuse(t *testing.T) {
 	require.Equal(t, inner.PeerAccessRequired(), b.(acl.PeerRule).PeerAccessRequired(), "the wrapped backend's peer rule")
 }
 
-// bare has none of the optional interfaces.
-type bare struct{ acl.Backend }
+// bare has none of the optional interfaces; zeroOnly and peerOnly one each.
+type (
+	bare     struct{ acl.Backend }
+	zeroOnly struct {
+		acl.Backend
+		acl.Zeroer
+	}
+	peerOnly struct {
+		acl.Backend
+		acl.PeerRule
+	}
+)
 
 // TestWrapInterfaces: a wrapped backend implements exactly the optional
 // interfaces of the one it wraps, so that the sandbox takes the same paths
-// over both. (The native backend's case is in acl/cann, which builds the
-// stand-in.)
+// over both, and forwards every method of acl.Backend it does not inject
+// faults into. (The native backend's case is in acl/cann, which builds
+// the stand-in.)
 func TestWrapInterfaces(t *testing.T) {
+	s := sim.New()
+	defer s.Close()
 	for name, inner := range map[string]acl.Backend{
-		"sim":     sim.New(),
-		"sim 950": sim.New(sim.WithChip(sim.Ascend950)),
-		"bare":    bare{sim.New()},
+		"sim":       s,
+		"sim 950":   sim.New(sim.WithChip(sim.Ascend950)),
+		"bare":      bare{s},
+		"zero only": zeroOnly{s, s},
+		"peer only": peerOnly{s, s},
 	} {
 		b := faulty.Wrap(inner)
 		require.Equal(t, faulty.Interfaces(inner), faulty.Interfaces(b), name)
-		require.NoError(t, inner.Close())
+		if z, ok := inner.(acl.Zeroer); ok {
+			require.Equal(t, z.ZeroesAllocations(), b.(acl.Zeroer).ZeroesAllocations(), name)
+		}
+		require.Equal(t, inner.Supports("aclrtDestroyStreamForce"), b.Supports("aclrtDestroyStreamForce"), name)
+		iv, err := b.OpTimeoutInterval()
+		require.NoError(t, err, name)
+		want, _ := inner.OpTimeoutInterval()
+		require.Equal(t, want, iv, name)
 	}
-	s := sim.New()
-	defer s.Close()
-	require.Len(t, faulty.Interfaces(s), 11, "the simulator has every optional interface")
+	require.Equal(t, []string{"Zeroer", "PeerRule"}, faulty.Interfaces(s), "the simulator states both")
 	require.Empty(t, faulty.Interfaces(bare{}))
-}
-
-// partial has some of the interfaces the simulator and the native backend
-// share, which Wrap does not support.
-type partial struct {
-	acl.Backend
-	acl.RunModer
-}
-
-func TestWrapPartial(t *testing.T) {
-	b := sim.New()
-	defer b.Close()
-	require.PanicsWithValue(t, "faulty: Wrap: the sim backend implements 1 of the 9 optional interfaces [Completer MemsetD32er EventResetter TimedWaiter OpTimeouts StreamForcer StreamConfigurer FailureModer RunModer]: only all or none are supported",
-		func() { faulty.Wrap(partial{b, b}) })
 }

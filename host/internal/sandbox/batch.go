@@ -159,7 +159,7 @@ func (c *Call) batch(async bool, failAt, streamAt int) error {
 		}
 		copies = append(copies, acl.Copy{Dst: d.buf, Src: s.buf, N: n})
 		bytes[direction(&d, &s)] += n
-		queued = queued || (d.buf.IsDevice() || d.buf.Pin != 0) && (s.buf.IsDevice() || s.buf.Pin != 0)
+		queued = queued || acl.Queues(d.buf, s.buf)
 	}
 	if async {
 		// Natively an entry on unregistered memory synchronizes the stream

@@ -188,11 +188,10 @@ func getRunMode(c *Call) error {
 	if err != nil {
 		return err
 	}
-	rm, ok := c.s.b.(acl.RunModer)
-	if !ok {
+	if !c.s.b.Supports("aclrtGetRunMode") {
 		return acl.Errorf(acl.ErrRTFeatureNotSupport, "the %s backend does not report a run mode", c.s.b.Name())
 	}
-	m, err := rm.RunMode()
+	m, err := c.s.b.RunMode()
 	if err != nil {
 		return be(err)
 	}

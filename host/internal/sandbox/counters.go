@@ -95,26 +95,25 @@ func (s *Session) Counts() []FuncCount {
 // movedWhenRun counts n bytes in direction d for the current function once
 // the copy just queued on st has run: at once if it ran before returning
 // (queued false: it touched unregistered guest memory), else through the
-// backend's acl.Completer, so that work cancelled before it ran is never
-// counted. A backend without Completer has them counted when queued.
+// backend's OnComplete, so that work cancelled before it ran is never
+// counted.
 func (c *Call) movedWhenRun(st *streamRec, queued bool, d acl.Direction, n uint64) {
-	cp, ok := c.s.b.(acl.Completer)
-	if !queued || !ok {
+	if !queued {
 		c.moved(d, n)
 		return
 	}
 	s, fi := c.s, c.fi
 	// A mark refused leaves the bytes uncounted: its stream is going away,
 	// and with it, most likely, the copy.
-	_ = cp.OnComplete(st.h, func() { s.countBytes(fi, d, n) })
+	_ = c.s.b.OnComplete(st.h, func() { s.countBytes(fi, d, n) })
 }
 
 // set counts n bytes set by the current (memset) function: at once, or,
 // queued on st, once the memset has run, as movedWhenRun does for copies.
 func (c *Call) set(st *streamRec, n uint64) {
-	if cp, ok := c.s.b.(acl.Completer); st != nil && ok {
+	if st != nil {
 		s, fi := c.s, c.fi
-		_ = cp.OnComplete(st.h, func() { s.stats.bytes[fi][SetSlot].Add(n) })
+		_ = c.s.b.OnComplete(st.h, func() { s.stats.bytes[fi][SetSlot].Add(n) })
 		return
 	}
 	c.s.stats.own[c.fi][SetSlot] += n

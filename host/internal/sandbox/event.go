@@ -81,7 +81,7 @@ func streamWaitEvent(c *Call) error {
 		return err
 	}
 	if c.s.opWait > 0 { // bounded by aclrtSetOpWaitTimeout (optimeout.go)
-		return be(c.s.b.(acl.TimedWaiter).StreamWaitEventTimeout(st.h, ev.h, time.Duration(c.s.opWait)*time.Second))
+		return be(c.s.b.StreamWaitEventTimeout(st.h, ev.h, time.Duration(c.s.opWait)*time.Second))
 	}
 	return be(c.s.b.StreamWaitEvent(st.h, ev.h))
 }
@@ -98,14 +98,13 @@ func resetEvent(c *Call) error {
 	if err != nil {
 		return err
 	}
-	r, ok := c.s.b.(acl.EventResetter) // feature
-	if !ok {
+	if !c.s.b.Supports("aclrtResetEvent") { // feature
 		return acl.Errorf(acl.ErrRTFeatureNotSupport, "the %s backend cannot reset events", c.s.b.Name())
 	}
 	if err := c.enqueue(st); err != nil { // queue
 		return err
 	}
-	return be(r.ResetEvent(ev.h, st.h))
+	return be(c.s.b.ResetEvent(ev.h, st.h))
 }
 
 // synchronizeEvent is aclrtSynchronizeEvent(event).

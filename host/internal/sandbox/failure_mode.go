@@ -33,11 +33,10 @@ func setStreamFailureMode(c *Call) error {
 	if err := c.streamCtx(st); err != nil { // streamctx
 		return err
 	}
-	fm, ok := c.s.b.(acl.FailureModer)
-	if !ok {
+	if !c.s.b.Supports("aclrtSetStreamFailureMode") {
 		return acl.Errorf(acl.ErrRTFeatureNotSupport, "the %s backend has no stream failure modes", c.s.b.Name())
 	}
-	if err := fm.SetStreamFailureMode(st.h, mode); err != nil {
+	if err := c.s.b.SetStreamFailureMode(st.h, mode); err != nil {
 		return be(err)
 	}
 	st.mode = mode

@@ -86,8 +86,8 @@ func memcpyAsync(c *Call) error {
 		return err
 	}
 	dir := direction(&d, &s)
-	if dir == acl.HostToHost { // h2h
-		return acl.Errorf(acl.ErrRTFeatureNotSupport, "asynchronous host-to-host copies are not supported (PCIe-attached card): neither dst nor src is device memory")
+	if err := acl.CheckAsyncSides(d.buf, s.buf); err != nil { // h2h
+		return err
 	}
 	if dst == src { // same
 		return nil
@@ -98,7 +98,7 @@ func memcpyAsync(c *Call) error {
 	if err := c.budget(n); err != nil { // bytes
 		return err
 	}
-	if d.buf.Pinned() && s.buf.Pinned() { // not pageable
+	if acl.Queues(d.buf, s.buf) { // not pageable
 		if err := c.streamCtx(st); err != nil { // streamctx
 			return err
 		}
@@ -111,6 +111,6 @@ func memcpyAsync(c *Call) error {
 	if err := c.s.b.MemcpyAsync(c.ctx, d.buf, s.buf, n, st.h); err != nil {
 		return be(err)
 	}
-	c.movedWhenRun(st, d.buf.Pinned() && s.buf.Pinned(), dir, n)
+	c.movedWhenRun(st, acl.Queues(d.buf, s.buf), dir, n)
 	return nil
 }

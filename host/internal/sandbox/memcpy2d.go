@@ -99,7 +99,7 @@ func memcpy2dAsync(c *Call) error {
 	if err := c.budget(width * height); err != nil { // bytes
 		return err
 	}
-	if d.buf.Pinned() && s.buf.Pinned() { // not pageable
+	if acl.Queues(d.buf, s.buf) { // not pageable
 		if err := c.streamCtx(st); err != nil { // streamctx
 			return err
 		}
@@ -110,6 +110,6 @@ func memcpy2dAsync(c *Call) error {
 	if err := c.s.b.Memcpy2DAsync(c.ctx, d.buf, c.u64(1), s.buf, c.u64(3), width, height, st.h); err != nil { // pageable
 		return be(err)
 	}
-	c.movedWhenRun(st, d.buf.Pinned() && s.buf.Pinned(), dir, width*height)
+	c.movedWhenRun(st, acl.Queues(d.buf, s.buf), dir, width*height)
 	return nil
 }

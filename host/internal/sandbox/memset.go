@@ -102,7 +102,7 @@ func (c *Call) d32Memory(ptr uint64) error {
 
 // memsetD32Sync is aclrtMemsetD32(ptr, memSize, value, count): count
 // 32-bit words, little-endian. Registered guest memory is set by the host;
-// device memory by the backend (acl.MemsetD32er).
+// device memory by the backend (acl.Backend.MemsetD32).
 func memsetD32Sync(c *Call) error {
 	ptr := c.u64(0)
 	n, err := acl.CheckMemsetD32Args(ptr, c.u64(1), c.u64(3)) // count0, null, align, memSize
@@ -127,11 +127,10 @@ func memsetD32Sync(c *Call) error {
 		c.set(nil, n)
 		return nil
 	}
-	m, ok := c.s.b.(acl.MemsetD32er) // feature
-	if !ok {
+	if !c.s.b.Supports("aclrtMemsetD32") { // feature
 		return noD32(c)
 	}
-	if err := be(m.MemsetD32(c.ctx, d.buf, c.u32(2), n/4)); err != nil {
+	if err := be(c.s.b.MemsetD32(c.ctx, d.buf, c.u32(2), n/4)); err != nil {
 		return err
 	}
 	c.set(nil, n)
@@ -171,14 +170,13 @@ func memsetD32Async(c *Call) error {
 	if err := c.streamCtx(st); err != nil { // streamctx
 		return err
 	}
-	m, ok := c.s.b.(acl.MemsetD32er) // feature
-	if !ok {
+	if !c.s.b.Supports("aclrtMemsetD32Async") { // feature
 		return noD32(c)
 	}
 	if err := c.enqueue(st); err != nil { // queue
 		return err
 	}
-	if err := be(m.MemsetD32Async(c.ctx, d.buf, c.u32(2), n/4, st.h)); err != nil {
+	if err := be(c.s.b.MemsetD32Async(c.ctx, d.buf, c.u32(2), n/4, st.h)); err != nil {
 		return err
 	}
 	c.set(st, n)

@@ -10,7 +10,7 @@ import (
 // in the sandbox each session keeps its own, so one plugin cannot change
 // another's (or the embedder's) runtime. The wait timeout bounds the
 // session's aclrtStreamWaitEvent waits, through the backend's
-// acl.TimedWaiter. Kernels never run in the sandbox, so the execute
+// StreamWaitEventTimeout (aclrtStreamWaitEventWithTimeout natively). Kernels never run in the sandbox, so the execute
 // timeout is kept and reported, and bounds nothing.
 
 // setOpWaitTimeout is aclrtSetOpWaitTimeout(timeout): seconds, 0 for no
@@ -19,7 +19,7 @@ import (
 // returns ACL_ERROR_RT_WAIT_TIMEOUT (107019).
 func setOpWaitTimeout(c *Call) error {
 	t := c.u32(0)
-	if _, ok := c.s.b.(acl.TimedWaiter); !ok && t != 0 {
+	if t != 0 && !c.s.b.Supports("aclrtStreamWaitEventWithTimeout") {
 		return acl.Errorf(acl.ErrRTFeatureNotSupport, "the %s backend cannot bound event waits", c.s.b.Name())
 	}
 	c.s.opWait = t
@@ -29,11 +29,10 @@ func setOpWaitTimeout(c *Call) error {
 // opTimeoutInterval returns the backend's step for operator timeouts, in
 // microseconds.
 func (c *Call) opTimeoutInterval() (uint64, error) {
-	o, ok := c.s.b.(acl.OpTimeouts)
-	if !ok {
+	if !c.s.b.Supports("aclrtGetOpTimeOutInterval") {
 		return 0, acl.Errorf(acl.ErrRTFeatureNotSupport, "the %s backend does not report an operator timeout interval", c.s.b.Name())
 	}
-	iv, err := o.OpTimeoutInterval()
+	iv, err := c.s.b.OpTimeoutInterval()
 	if err == nil && (iv == 0 || iv > math.MaxUint64/acl.MaxOpTimeoutSteps) {
 		err = acl.Errorf(acl.ErrRTInternal, "the %s backend reports an operator timeout interval of %d µs", c.s.b.Name(), iv)
 	}

@@ -250,13 +250,12 @@ func (s *Session) destroyStreams(ctx context.Context, dev int32, force bool) (er
 }
 
 // destroyStream destroys st in the backend: after its queued work, or
-// cancelling it (force: the caller has checked the backend is an
-// acl.StreamForcer). The entries of queued batches that did not run go
+// cancelling it (force). The entries of queued batches that did not run go
 // back to the session's budget.
 func (s *Session) destroyStream(ctx context.Context, st *streamRec, force bool) error {
 	var err error
-	if f, ok := s.b.(acl.StreamForcer); ok && force {
-		err = f.DestroyStreamForce(st.h)
+	if force {
+		err = s.b.DestroyStreamForce(st.h)
 	} else {
 		err = s.b.DestroyStream(ctx, st.h)
 	}

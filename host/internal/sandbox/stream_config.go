@@ -23,9 +23,9 @@ func createStreamWithConfig(c *Call) error {
 	return c.create("streams", len(s.streams), s.policy.MaxStreams, func(id uint32, phys int32) error {
 		var h acl.Stream
 		var err error
-		if sc, ok := s.b.(acl.StreamConfigurer); ok {
-			h, err = sc.CreateStreamWithConfig(phys, prio, flags)
-		} else {
+		if s.b.Supports("aclrtCreateStreamWithConfig") {
+			h, err = s.b.CreateStreamWithConfig(phys, prio, flags)
+		} else { // the flags and priorities have no meaning to it
 			h, err = s.b.CreateStream(phys)
 		}
 		if err != nil {
@@ -38,7 +38,7 @@ func createStreamWithConfig(c *Call) error {
 
 // forcer checks that the backend can cancel a stream's queued work.
 func (c *Call) forcer() error {
-	if _, ok := c.s.b.(acl.StreamForcer); !ok {
+	if !c.s.b.Supports("aclrtDestroyStreamForce") {
 		return acl.Errorf(acl.ErrRTFeatureNotSupport, "the %s backend cannot cancel queued work", c.s.b.Name())
 	}
 	return nil
