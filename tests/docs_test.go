@@ -473,13 +473,19 @@ func checkShBlocks(t *testing.T, blocks []docBlock) {
 	}
 }
 
-// checkDataBlock parses a YAML, JSON or TOML block; a YAML manifest must
+// checkDataBlock parses a YAML, JSON (one value, or JSON Lines) or TOML block; a YAML manifest must
 // decode with the host's strict manifest decoder.
 func checkDataBlock(t *testing.T, b docBlock) {
 	switch b.lang {
-	case "json":
-		if !json.Valid([]byte(b.code)) {
-			t.Errorf("%s: not valid JSON", b)
+	case "json": // one value, or one per line (response bodies, log records)
+		if json.Valid([]byte(b.code)) {
+			return
+		}
+		for i, line := range strings.Split(strings.TrimSpace(b.code), "\n") {
+			if !json.Valid([]byte(line)) {
+				t.Errorf("%s: not valid JSON (nor one value per line: line %d)", b, i+1)
+				return
+			}
 		}
 	case "toml":
 		var v map[string]any
