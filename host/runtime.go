@@ -1,14 +1,27 @@
-// Package host is the sandbox: it runs untrusted WebAssembly plugins and
-// gives them the ACL memory-copy API as imports from module "acl" (guest
-// ABI v1, package abi). Every guest pointer, range and handle is validated
-// before anything happens; validated calls are delegated to an acl.Backend,
-// the embedded simulated device by default.
+// Package host runs untrusted WebAssembly plugins and gives them the ACL
+// memory-copy API as imports from module "acl" (the guest ABI, package
+// abi). Every guest pointer, range and handle is validated before anything
+// happens; validated calls are delegated to an [acl.Backend], the embedded
+// simulated device by default.
 //
-// A Runtime holds the engine, the backend and the compilation cache. Load
-// compiles a module and checks its imports against the ABI and a Policy.
-// A Plugin runs as a command (Run) or is instantiated as a reactor
-// (Instantiate); each run or instance is a Session with its own address
-// space, handles, quotas and statistics, released completely when it ends.
+// This package is the embedding API; the sandbox itself (sessions, the
+// imports, module rewriting, the engines) is internal. A [Runtime] holds
+// the engine, the backend and the compilation cache. [Runtime.Load]
+// compiles a module and checks its imports against the ABI and a
+// [Policy]. A [Plugin] runs as a command ([Plugin.Run]) or is instantiated
+// as a reactor ([Plugin.Instantiate], [Pool]); each run or [Instance] is a
+// [Session] with its own address space, handles, quotas and statistics,
+// released completely when it ends.
+//
+// The package exports: the runtime and its options (NewRuntime, With*),
+// Load and its options, Plugin, Instance, Pool, Config and Result, the
+// policy and its defaults, Manifest (a plugin's policy in a file), the
+// embedder's host functions (HostFunc, HostCall), lent device memory
+// (Lend, Lease), the bytes convention (CallBytes), Session with Stats,
+// traces (CallRecord) and observers (Observer, RunObserver), Prometheus
+// Metrics, and the errors a run can end with (ErrLoad, ErrTrap,
+// ErrTimeout, ErrCanceled, ErrBusy, ErrClosed, ExitError, TrapError,
+// LoadError, StatusError).
 package host
 
 import (

@@ -41,7 +41,7 @@ type Func struct {
 
 // Module is a module prepared for compilation: the host has moved its
 // start function to an export and exported its memory 0 (see
-// host/wasmparse.go).
+// host/internal/module).
 type Module struct {
 	Wasm []byte
 	// Start names the export the start function was moved to, "" if none:
@@ -49,7 +49,7 @@ type Module struct {
 	Start string
 	// Memory names the export of memory 0, "" if the module defines none.
 	Memory string
-	// Stack names the export of the host's stack counter (host/wasmstack.go),
+	// Stack names the export of the host's stack counter (host/internal/module/stack.go),
 	// "" if none: after a trap the adapter reads it, and StackExhausted in
 	// it makes the trap's reason StackLimitReason.
 	Stack string
