@@ -1,7 +1,8 @@
 // Package otelhost traces plugin runs with OpenTelemetry: a span per run
 // (Plugin.Run, Plugin.Instantiate, Instance.Call) and a child span per host
 // call that took at least a threshold. It sits apart from package host so
-// that programs that do not trace do not link OpenTelemetry.//
+// that programs that do not trace do not link OpenTelemetry.
+//
 // The package exports [Option], the host option that turns tracing on,
 // and the span attribute keys (KeyPlugin ... KeyBytes), so that queries
 // and dashboards name them rather than copy their strings.
