@@ -4,9 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -40,25 +37,8 @@ func testBackend(t testing.TB) []Option {
 
 var le = binary.LittleEndian
 
-// wat2wasm compiles WebAssembly text with wabt's wat2wasm, which the
-// project's toolchain script installs. A missing tool fails the test.
-// The import tests need none: their guest is testsupport.Proxy.
-func wat2wasm(t testing.TB, src string) []byte {
-	t.Helper()
-	tool, err := exec.LookPath("wat2wasm")
-	if err != nil {
-		t.Fatalf("wat2wasm (wabt) is required: run scripts/install-toolchains.sh: %v", err)
-	}
-	dir := t.TempDir()
-	in, out := filepath.Join(dir, "m.wat"), filepath.Join(dir, "m.wasm")
-	require.NoError(t, os.WriteFile(in, []byte(src), 0o644))
-	if b, err := exec.Command(tool, in, "-o", out).CombinedOutput(); err != nil {
-		t.Fatalf("wat2wasm: %v\n%s\n%s", err, b, src)
-	}
-	b, err := os.ReadFile(out)
-	require.NoError(t, err)
-	return b
-}
+// wat2wasm compiles WebAssembly text (testsupport.WAT).
+func wat2wasm(t testing.TB, src string) []byte { t.Helper(); return testsupport.WAT(t, src) }
 
 // proxyWAT is a guest that re-exports every import of the ABI under its
 // own name, plus helpers, so that tests drive the imports from Go with any

@@ -3,10 +3,8 @@ package host
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -34,38 +32,16 @@ const logWAT = `(module
     (drop (call $set (i32.const 0))))
 )`
 
-type capture struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (c *capture) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.buf.Write(p)
-}
-
-func (c *capture) records(t *testing.T) []map[string]any {
-	var out []map[string]any
-	for _, line := range strings.Split(strings.TrimSpace(c.buf.String()), "\n") {
-		var m map[string]any
-		require.NoError(t, json.Unmarshal([]byte(line), &m))
-		delete(m, "time")
-		out = append(out, m)
-	}
-	return out
-}
-
 func TestGuestLogs(t *testing.T) {
 	ctx := context.Background()
 	var recs []CallRecord
 	rt := newRuntime(t, WithTrace(func(r CallRecord) { recs = append(recs, r) }))
 	pl := load(t, rt, wat2wasm(t, logWAT), Policy{})
-	var c capture
+	var c testsupport.Logs
 	res, err := pl.Run(ctx, Config{Name: "pre", Logger: slog.New(slog.NewJSONHandler(&c, nil))})
 	require.NoError(t, err)
 	require.Zero(t, res.ExitCode)
-	got := c.records(t)
+	got := c.Records(t)
 	require.Len(t, got, 3)
 	sid := got[0]["session"]
 	require.NotZero(t, sid)
@@ -83,18 +59,18 @@ func TestGuestLogs(t *testing.T) {
 
 	// A given Stdout wins; two runs have two sessions.
 	var out bytes.Buffer
-	c.buf.Reset()
+	c.Reset()
 	_, err = pl.Run(ctx, Config{Args: []string{"argv0"}, Stdout: &out, Logger: slog.New(slog.NewJSONHandler(&c, nil))})
 	require.NoError(t, err)
 	require.Equal(t, "hello\nworld\n", out.String())
-	got = c.records(t)
+	got = c.Records(t)
 	require.Len(t, got, 1)
 	require.Equal(t, "argv0", got[0]["plugin"])
 	require.NotEqual(t, sid, got[0]["session"])
 }
 
 // logHarness is a harness whose instance logs to a JSON handler at Debug.
-func logHarness(t *testing.T, p Policy, name string) (*harness, *capture) {
+func logHarness(t *testing.T, p Policy, name string) (*harness, *testsupport.Logs) {
 	t.Helper()
 	h := &harness{t: t}
 	ctx := context.Background()
@@ -103,7 +79,7 @@ func logHarness(t *testing.T, p Policy, name string) (*harness, *capture) {
 	h.rt = rt
 	pl, err := rt.Load(ctx, testsupport.Proxy(abi.Wide, 4), p)
 	require.NoError(t, err)
-	var c capture
+	var c testsupport.Logs
 	inst, err := pl.Instantiate(ctx, Config{Name: name, Logger: slog.New(slog.NewJSONHandler(&c, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	require.NoError(t, err)
 	h.inst = inst
@@ -133,19 +109,19 @@ func TestAppLog(t *testing.T) {
 		{"level": "WARN", "msg": "hello, log", "plugin": "pre", "session": sid, "func": "main", "file": "pre.c", "line": 42.0},
 		{"level": "ERROR", "msg": "hello, log", "plugin": "pre", "session": sid, "func": "main", "file": "pre.c", "line": 43.0},
 		{"level": "INFO", "msg": "hello, log", "plugin": "pre", "session": sid, "func": "", "file": "", "line": 7.0},
-	}, c.records(t))
+	}, c.Records(t))
 
 	// A string of 4095 bytes and its NUL is the longest.
 	long := uint64(0x10000)
 	copy(h.mem()[long:], strings.Repeat("x", 4095)+"\x00")
-	c.buf.Reset()
+	c.Reset()
 	h.ok("aclAppLog", 2, 0, 0, 1, long)
-	require.Equal(t, strings.Repeat("x", 4095), c.records(t)[0]["msg"])
+	require.Equal(t, strings.Repeat("x", 4095), c.Records(t)[0]["msg"])
 
 	end := uint64(len(h.mem()))
 	copy(h.mem()[end-3:], "abc")
 	h.mem()[long+4095] = 'x' // no NUL within 4096 bytes
-	c.buf.Reset()
+	c.Reset()
 	for _, tc := range []struct {
 		args []uint64
 		msg  string
@@ -159,7 +135,7 @@ func TestAppLog(t *testing.T) {
 	} {
 		require.Equal(t, tc.msg, h.code(acl.ErrInvalidParam, "aclAppLog", tc.args...))
 	}
-	require.Empty(t, strings.TrimSpace(c.buf.String()), "a refused call logs nothing")
+	require.Empty(t, strings.TrimSpace(c.String()), "a refused call logs nothing")
 }
 
 // TestAppLogWithoutLogger: without Config.Logger the strings are still

@@ -4,7 +4,7 @@
 // import of the ABI so that tests drive the imports from Go with any
 // arguments, exactly as a guest would.
 //
-// The package exports Engine, NativeLib, GuestDir and Proxy. It imports
+// The package exports Engine, NativeLib, GuestDir, Proxy, WAT and Logs. It imports
 // nothing of the host, so that package host's own tests can use it.
 package testsupport
 

@@ -2,35 +2,19 @@ package module
 
 import (
 	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"github.com/tetratelabs/wazero"
 	"go.uber.org/goleak"
+
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// wat2wasm compiles WebAssembly text with wabt's wat2wasm.
-func wat2wasm(t testing.TB, src string) []byte {
-	t.Helper()
-	tool, err := exec.LookPath("wat2wasm")
-	if err != nil {
-		t.Fatalf("wat2wasm (wabt) is required: run scripts/install-toolchains.sh: %v", err)
-	}
-	dir := t.TempDir()
-	in, out := filepath.Join(dir, "m.wat"), filepath.Join(dir, "m.wasm")
-	require.NoError(t, os.WriteFile(in, []byte(src), 0o644))
-	if b, err := exec.Command(tool, in, "-o", out).CombinedOutput(); err != nil {
-		t.Fatalf("wat2wasm: %v\n%s\n%s", err, b, src)
-	}
-	b, err := os.ReadFile(out)
-	require.NoError(t, err)
-	return b
-}
+// wat2wasm compiles WebAssembly text (testsupport.WAT).
+func wat2wasm(t testing.TB, src string) []byte { t.Helper(); return testsupport.WAT(t, src) }
 
 // compiled compiles wasm with wazero's interpreter (validation is what the
 // tests want of it, quickly) and returns it, closed at the test's end.

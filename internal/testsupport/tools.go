@@ -1,0 +1,81 @@
+package testsupport
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// WAT compiles WebAssembly text with wabt's wat2wasm, which the project's
+// toolchain script installs; a missing tool fails the test with what to
+// run. The import tests need none: their guest is [Proxy].
+func WAT(t testing.TB, src string) []byte {
+	t.Helper()
+	tool, err := exec.LookPath("wat2wasm")
+	if err != nil {
+		t.Fatalf("wat2wasm (wabt) is required: run scripts/install-toolchains.sh: %v", err)
+	}
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "m.wat"), filepath.Join(dir, "m.wasm")
+	if err := os.WriteFile(in, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := exec.Command(tool, in, "-o", out).CombinedOutput(); err != nil {
+		t.Fatalf("wat2wasm: %v\n%s\n%s", err, b, src)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// Logs collects the records of a JSON slog handler (slog.NewJSONHandler
+// writing to it), for tests of what the host logs.
+type Logs struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+// Write implements io.Writer.
+func (l *Logs) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+// Records returns every record written so far, decoded, without its time.
+func (l *Logs) Records(t testing.TB) []map[string]any {
+	t.Helper()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(l.buf.String()), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("a log record that is not JSON: %v: %q", err, line)
+		}
+		delete(m, "time")
+		out = append(out, m)
+	}
+	return out
+}
+
+// Reset forgets the records written so far.
+func (l *Logs) Reset() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf.Reset()
+}
+
+// String returns what was written so far, as written.
+func (l *Logs) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
