@@ -88,3 +88,34 @@ func TestDeterministicClocks(t *testing.T) {
 	require.Equal(t, []uint64{a0, a1, aw}, []uint64{b0, b1, bw})
 	require.Less(t, aw, uint64(time.Date(2023, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano()), "a fixed wall clock, not the host's")
 }
+
+// watRandom's draw fills 16 bytes at 0 with random_get and returns them.
+const watRandom = `(module
+  (import "wasi_snapshot_preview1" "random_get" (func $rand (param i32 i32) (result i32)))
+  (memory (export "memory") 1)
+  (func (export "draw") (result i64 i64)
+    (drop (call $rand (i32.const 0) (i32.const 16)))
+    (i64.load (i32.const 0)) (i64.load (i32.const 8))))`
+
+// TestRandomGet: random_get reads the host's generator, so two instances
+// draw different bytes; with DeterministicClocks (wazero) every instance
+// draws the same ones, so that runs repeat.
+func TestRandomGet(t *testing.T) {
+	ctx := context.Background()
+	rt := newRuntime(t)
+	pl := load(t, rt, wat2wasm(t, watRandom), Policy{})
+	draw := func(cfg Config) [2]uint64 {
+		inst, err := pl.Instantiate(ctx, cfg)
+		require.NoError(t, err)
+		defer inst.Close(ctx)
+		res, err := inst.Call(ctx, "draw")
+		require.NoError(t, err)
+		return [2]uint64{res[0], res[1]}
+	}
+	a, b := draw(Config{}), draw(Config{})
+	require.NotEqual(t, a, b, "two instances drew the same 16 random bytes")
+	require.NotEqual(t, [2]uint64{}, a)
+	if testEngine == "wazero" {
+		require.Equal(t, draw(Config{DeterministicClocks: true}), draw(Config{DeterministicClocks: true}), "deterministic runs repeat")
+	}
+}

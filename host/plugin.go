@@ -96,8 +96,10 @@ type Config struct {
 	Stderr io.Writer
 	// DeterministicClocks gives the guest fake clocks instead of the host's:
 	// a wall clock fixed at 2022-01-01, a monotonic clock that advances by
-	// 1 ms per reading, and sleeps that return at once, so that runs
-	// repeat exactly. Only the wazero engine has them.
+	// 1 ms per reading, sleeps that return at once, and random_get bytes
+	// that are the same in every run, so that runs repeat exactly.
+	// Otherwise random_get reads the host's cryptographic generator. Only
+	// the wazero engine has them.
 	DeterministicClocks bool
 	// Vars are configuration values the guest reads by key with
 	// aclwasm.config_read (docs/EMBEDDING.md); a manifest's config.

@@ -6,6 +6,7 @@ package wazero
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"slices"
@@ -238,6 +239,11 @@ func (m *module) Instantiate(ctx context.Context, cfg engine.Config) (engine.Ins
 		// function is such a call too (the host calls it).
 		stopped := func() bool { return mod == nil && ctx.Err() != nil || mod != nil && mod.IsClosed() }
 		mc = mc.WithSysWalltime().WithSysNanotime().WithNanosleep(func(ns int64) { sleep(ns, stopped) })
+		// random_get from the host's generator, as on wasmtime: wazero's
+		// default is a fixed sequence, the same in every instance (a guest's
+		// hash seeds and nonces would repeat), and seeding it costs more
+		// than the rest of a small module's instantiation.
+		mc = mc.WithRandSource(rand.Reader)
 	}
 	for _, kv := range cfg.Env {
 		k, v, _ := strings.Cut(kv, "=")
