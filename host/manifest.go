@@ -38,6 +38,7 @@ import (
 //	serve:                        # only aclwasm serve reads these
 //	  max_concurrent: 4           # runs at once (default: the server's)
 //	  export: handle              # a reactor's export for requests
+//	  reuse_instances: true       # keep a reactor's instances between requests
 type Manifest struct {
 	// Name names the plugin (argv[0], logs).
 	Name string
@@ -63,6 +64,16 @@ type ServeManifest struct {
 	// Export is the export a reactor's requests call (the server's
 	// default is "handle").
 	Export string `yaml:"export"`
+	// ReuseInstances, when true, has the server keep a reactor's
+	// instances between requests (a host.Pool of MaxConcurrent instances)
+	// instead of instantiating one per request; false makes every request
+	// get a fresh instance; nil keeps the server's default. A kept
+	// instance keeps its linear memory, device memory and streams from one
+	// request to the next, so the plugin's requests see each other's
+	// leftovers: only for plugins written for it. A command (exporting
+	// _start, which runs once per instance) cannot be reused: the server
+	// refuses one with reuse_instances: true.
+	ReuseInstances *bool `yaml:"reuse_instances"`
 }
 
 // maxVarLen bounds a config value, so that config_read's result (a

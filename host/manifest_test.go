@@ -50,10 +50,11 @@ policy:
 args: [-v]
 env: {B: "2", A: "1"}
 config: {scale: "0.5"}
-serve: {max_concurrent: 3, export: process}
+serve: {max_concurrent: 3, export: process, reuse_instances: true}
 `), 0o644))
 	m, err := LoadManifest(path)
 	require.NoError(t, err)
+	reuse := true
 	require.Equal(t, &Manifest{
 		Name: "pre", Path: filepath.Join(dir, "pre.wasm"),
 		SHA256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
@@ -66,7 +67,7 @@ serve: {max_concurrent: 3, export: process}
 			MaxTableEntries: 8, MaxStackBytes: 1 << 20,
 		},
 		Args: []string{"-v"}, Env: map[string]string{"A": "1", "B": "2"}, Vars: map[string]string{"scale": "0.5"},
-		Serve: ServeManifest{MaxConcurrent: 3, Export: "process"},
+		Serve: ServeManifest{MaxConcurrent: 3, Export: "process", ReuseInstances: &reuse},
 	}, m)
 	// The manifest above sets every field of Policy: one added later must
 	// be added there too (decodePolicy covers it by itself).
@@ -94,6 +95,7 @@ func TestManifestErrors(t *testing.T) {
 		{"name: a\nmodule: {path: x.wasm}\nserve: {max_concurent: 3}\n", "line 3: field max_concurent not found"},
 		{"name: a\nmodule: {path: x.wasm}\nserve: {max_concurrent: -1}\n", "serve.max_concurrent: -1: want at least 1"},
 		{"name: a\nmodule: {path: x.wasm}\nserve: {export: _start}\n", `serve.export: "_start"`},
+		{"name: a\nmodule: {path: x.wasm}\nserve:\n  reuse_instances: always\n", "line 4: cannot unmarshal !!str `always` into bool"},
 		{"name: a\nmodule: {path: x.wasm}\nenv: {\"A=B\": x}\n", "env.A=B: a key must be nonempty"},
 		{"name: a\nmodule: {path: x.wasm}\nconfig: {k: " + strings.Repeat("x", maxVarLen+1) + "}\n", "config.k: 65537 bytes, at most 65536"},
 	} {
@@ -103,6 +105,7 @@ func TestManifestErrors(t *testing.T) {
 	m, err := ParseManifest([]byte("name: a\nmodule: {path: x.wasm}\npolicy: {timeout: none}\n"))
 	require.NoError(t, err)
 	require.Equal(t, NoTimeout, m.Policy.Timeout)
+	require.Nil(t, m.Serve.ReuseInstances, "unset: the server's default")
 	_, err = LoadManifest(filepath.Join(t.TempDir(), "none.yaml"))
 	require.ErrorContains(t, err, "no such file")
 }

@@ -2,8 +2,10 @@
 # Runs serve's benchmarks (serve/bench_test.go) and prints their goals as a
 # markdown table: the echo plugin through serve against a bare net/http
 # handler over a pre-instantiated wazero module (same guest, same body),
-# at 1, 16 and 64 keep-alive clients, HTTP and HTTPS; and the memory of
-# idle pooled instances against bare wazero instances. Each figure is the
+# at 1, 16 and 64 keep-alive clients, HTTP and HTTPS, as a command (a new
+# instance per request) and, in the rows after each, as a reactor whose
+# instances serve keeps (serve.reuse_instances) against the same floor;
+# and the memory of idle pooled instances against bare wazero instances. Each figure is the
 # median of the runs (-count); the floor is measured in the same run.
 #
 #   SERVE_BENCHFLAGS='-benchtime 2000x -count 3' bash scripts/serve-bench.sh
@@ -35,6 +37,15 @@ function row(what, serve, floor, ratio, op, want, ref,    met) {
 	met = ref ? "reference" : ((op == ">=" ? ratio >= want : ratio <= want) ? "met" : "not met")
 	printf "| %s | %s | %s | %.2f | %s | %s |\n", what, serve, floor, ratio, ref ? "-" : op " " want, met
 }
+# echo's three rows for benchmark b, as what, in configuration w
+# (tls=...,/clients=...)
+function echo(b, what, w) {
+	gsub(/\//, ", ", w)
+	what = what " " w
+	row(what ": throughput", sprintf("%.0f req/s", m(b, "req/s")), sprintf("%.0f req/s", m(b, "floor-req/s")), m(b, "x-floor-req/s"), ">=", 0.8, 0)
+	row(what ": p99 latency", ms(m(b, "p99-ns")), ms(m(b, "floor-p99-ns")), m(b, "x-floor-p99"), "<=", 2, 0)
+	row(what ": p50 latency", ms(m(b, "p50-ns")), ms(m(b, "floor-p50-ns")), m(b, "x-floor-p50"), "", 0, 1)
+}
 /^BenchmarkServe/ {
 	name = $1
 	sub(/^Benchmark/, "", name)
@@ -50,11 +61,14 @@ END {
 		b = order[k]
 		if (has(b, "x-floor-req/s")) {
 			w = b
+			if (sub(/^ServeEchoReactor\//, "", w)) {
+				if (("ServeEcho/" w) in seen) continue # printed after the command's rows
+				echo(b, "echo reactor (kept instances)", w)
+				continue
+			}
 			sub(/^ServeEcho\//, "", w)
-			gsub(/\//, ", ", w)
-			row("echo " w ": throughput", sprintf("%.0f req/s", m(b, "req/s")), sprintf("%.0f req/s", m(b, "floor-req/s")), m(b, "x-floor-req/s"), ">=", 0.8, 0)
-			row("echo " w ": p99 latency", ms(m(b, "p99-ns")), ms(m(b, "floor-p99-ns")), m(b, "x-floor-p99"), "<=", 2, 0)
-			row("echo " w ": p50 latency", ms(m(b, "p50-ns")), ms(m(b, "floor-p50-ns")), m(b, "x-floor-p50"), "", 0, 1)
+			echo(b, "echo", w)
+			if (("ServeEchoReactor/" w) in seen) echo("ServeEchoReactor/" w, "echo reactor (kept instances)", w)
 		}
 		if (has(b, "x-bare-mem")) {
 			if (has(b, "pooled-rss-B/inst"))

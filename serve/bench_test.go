@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -33,9 +34,11 @@ import (
 // The serve benchmarks measure serve against a floor run side by side in
 // the same benchmark, as host's goal benchmarks do (scripts/serve-bench.sh
 // prints them as a table with the goals): the echo plugin
-// (testdata/echo.wat) through Server.Handler against a bare net/http
-// handler that calls a pre-instantiated wazero module of the same guest
-// with the same body; and the heap of idle pooled instances against bare
+// (testdata/echo.wat, a command) through Server.Handler against a bare
+// net/http handler that calls a pre-instantiated wazero module of the same
+// guest with the same body; the same echo as a reactor whose instances
+// serve keeps (testdata/echo-reactor.wat, serve.reuse_instances) against
+// the same floor; and the heap of idle pooled instances against bare
 // wazero instances. Ratios are metrics whose unit starts with "x-".
 
 // benchBody is every request's body: small, so that the figure is the
@@ -47,14 +50,33 @@ var benchBody = bytes.Repeat([]byte("0123456789abcdef"), 4)
 // clients, over HTTP and HTTPS (httptest's TLS for both). An operation is
 // one request of each.
 func BenchmarkServeEcho(b *testing.B) {
-	wasm := wat2wasm(b, "echo", "")
+	benchEcho(b, wat2wasm(b, "echo", ""), "")
+}
+
+// BenchmarkServeEchoReactor is BenchmarkServeEcho with the echo reactor
+// (testdata/echo-reactor.wat: the same copies, bytes in and out through
+// module aclwasm) served with serve.reuse_instances: each request runs on
+// a kept instance, as the floor's do. The floor is echo.wat's, as in
+// BenchmarkServeEcho: the same work, the same answers.
+func BenchmarkServeEchoReactor(b *testing.B) {
+	benchEcho(b, wat2wasm(b, "echo-reactor", ""), reusedManifest)
+}
+
+// reusedManifest is the manifest of the benchmarks' plugin echo served
+// with kept instances.
+const reusedManifest = "name: echo\nmodule: {path: echo.wasm}\nserve: {reuse_instances: true}\n"
+
+// benchEcho measures serve's plugin echo, the module wasm with the
+// manifest manifest ("" for none), against the floor of echo.wat.
+func benchEcho(b *testing.B, wasm []byte, manifest string) {
+	floorWasm := wat2wasm(b, "echo", "")
 	for _, tlsOn := range []bool{false, true} {
 		for _, clients := range []int{1, 16, 64} {
 			b.Run(fmt.Sprintf("tls=%v/clients=%d", tlsOn, clients), func(b *testing.B) {
 				var fconns, sconns atomic.Int64
-				floor := newHTTPServer(newFloorHandler(b, wasm, clients), tlsOn, &fconns)
+				floor := newHTTPServer(newFloorHandler(b, floorWasm, clients), tlsOn, &fconns)
 				defer floor.Close()
-				s := startBenchServer(b, map[string][]byte{"echo": wasm}, clients)
+				s := startBenchServer(b, map[string][]byte{"echo": wasm}, manifest, clients)
 				srv := newHTTPServer(s.Handler(), tlsOn, &sconns)
 				defer srv.Close()
 				fl, sl := newLoad(b, floor, clients), newLoad(b, srv, clients)
@@ -106,14 +128,19 @@ func quantiles(lat []time.Duration) (p50, p99 time.Duration) {
 }
 
 // startBenchServer serves mods with room for clients requests at once,
-// logging nothing (a log record per request is not what is measured).
-func startBenchServer(tb testing.TB, mods map[string][]byte, clients int) *Server {
+// logging nothing (a log record per request is not what is measured);
+// manifest, if not "", is echo.yaml.
+func startBenchServer(tb testing.TB, mods map[string][]byte, manifest string, clients int) *Server {
 	tb.Helper()
 	ctx := context.Background()
 	rt, err := host.NewRuntime(ctx, host.WithEngine(engine))
 	require.NoError(tb, err)
 	tb.Cleanup(func() { rt.Close(ctx) })
-	s, err := New(ctx, Config{Dir: plugins(tb, mods, nil), Runtime: rt, MaxConcurrent: 2 * clients, Logger: slog.New(slog.DiscardHandler)})
+	dir := plugins(tb, mods, nil)
+	if manifest != "" {
+		require.NoError(tb, os.WriteFile(filepath.Join(dir, "echo.yaml"), []byte(manifest), 0o644))
+	}
+	s, err := New(ctx, Config{Dir: dir, Runtime: rt, MaxConcurrent: 2 * clients, Logger: slog.New(slog.DiscardHandler)})
 	require.NoError(tb, err)
 	tb.Cleanup(func() { require.NoError(tb, s.Shutdown(ctx)) })
 	wctx, cancel := context.WithTimeout(ctx, time.Minute)
@@ -443,19 +470,29 @@ func memNow() (heap, rss uint64) {
 }
 
 // TestFloorAnswersAsServe: the floor of BenchmarkServeEcho gives the body
-// serve gives for the same requests, over HTTP and HTTPS, from concurrent
-// keep-alive clients, so that the two do the same work.
+// serve gives for the same requests, with the echo command and with the
+// echo reactor on kept instances (BenchmarkServeEchoReactor), over HTTP
+// and HTTPS, from concurrent keep-alive clients, so that they do the same
+// work; the reactor's instances are kept (a pool).
 func TestFloorAnswersAsServe(t *testing.T) {
 	wasm := wat2wasm(t, "echo", "")
+	reactor := wat2wasm(t, "echo-reactor", "")
 	for _, tlsOn := range []bool{false, true} {
 		floor := newHTTPServer(newFloorHandler(t, wasm, 2), tlsOn, nil)
 		defer floor.Close()
-		srv := newHTTPServer(startBenchServer(t, map[string][]byte{"echo": wasm}, 2).Handler(), tlsOn, nil)
+		srv := newHTTPServer(startBenchServer(t, map[string][]byte{"echo": wasm}, "", 2).Handler(), tlsOn, nil)
 		defer srv.Close()
-		for _, l := range []*loadGen{newLoad(t, floor, 2), newLoad(t, srv, 2)} {
+		rs := startBenchServer(t, map[string][]byte{"echo": reactor}, reusedManifest, 2)
+		rsrv := newHTTPServer(rs.Handler(), tlsOn, nil)
+		defer rsrv.Close()
+		for _, l := range []*loadGen{newLoad(t, floor, 2), newLoad(t, srv, 2), newLoad(t, rsrv, 2)} {
 			l.run(t, 8) // fails unless every answer is 200 "echo:" and the body
 			require.Len(t, l.lat, 8, l.url)
 		}
+		rs.mu.RLock()
+		v := rs.plugins["echo"]
+		rs.mu.RUnlock()
+		require.NotNil(t, v.pool, "the reactor's instances are kept")
 	}
 }
 

@@ -180,6 +180,11 @@ type version struct {
 	vars   map[string]string // the manifest's config
 	export string            // a reactor's export; "" for a command
 	sem    chan struct{}     // runs at once
+	// pool keeps a reactor's instances between requests when it reuses
+	// them (reuse.go), logs routes their records to the request each
+	// runs; both nil when every request gets a fresh instance.
+	pool *host.Pool
+	logs *logRouter
 	// source is the oci:// reference of a plugin pulled from a registry,
 	// sourceDigest the manifest digest this version is.
 	source, sourceDigest string
@@ -222,7 +227,12 @@ func (v *version) retire() {
 	}
 }
 
+// close releases the kept instances (no request holds the version, so
+// none is in use), then the plugin.
 func (v *version) close() {
+	if v.pool != nil {
+		_ = v.pool.Close(context.Background())
+	}
 	if v.pl != nil {
 		_ = v.pl.Close(context.Background())
 		v.closed()
@@ -276,6 +286,7 @@ func (s *Server) load(ctx context.Context, name string, st stamp) *version {
 	v := &version{name: name, stamp: st, policy: s.cfg.Policy, argv0: name, env: s.cfg.Env, closed: func() { s.open.Add(-1) }}
 	conc := s.cfg.MaxConcurrent
 	export := "handle"
+	var reuse *bool // the manifest's serve.reuse_instances
 	invalid := func(format string, args ...any) *version {
 		v.fail = &apiError{status: http.StatusInternalServerError, Code: "plugin_invalid", Message: fmt.Sprintf(format, args...)}
 		return v
@@ -339,6 +350,7 @@ func (s *Server) load(ctx context.Context, name string, st stamp) *version {
 		if m.Serve.Export != "" {
 			export = m.Serve.Export
 		}
+		reuse = m.Serve.ReuseInstances
 		mc := m.Config()
 		v.argv0, v.args, v.vars = m.Name, m.Args, mc.Vars
 		v.env = append(append([]string(nil), s.cfg.Env...), mc.Env...)
@@ -382,7 +394,16 @@ func (s *Server) load(ctx context.Context, name string, st stamp) *version {
 		return invalid("load: %s", s.scrub(err.Error()))
 	}
 	exports := pl.Exports()
-	if !slices.Contains(exports, "_start") {
+	switch {
+	case slices.Contains(exports, "_start") && reuse != nil && *reuse:
+		// _start runs once per instance: a kept command has nothing left
+		// to call. (The server's default, Config.ReuseInstances, is for
+		// reactors, and leaves commands fresh.)
+		_ = pl.Close(ctx)
+		v.fail = &apiError{status: http.StatusUnprocessableEntity, Code: "load_refused", Message: "the module was refused at load time",
+			Problems: []string{manName + ": serve.reuse_instances: the module is a command (it exports _start, which runs once per instance): only a reactor's instances can be kept between requests"}}
+		return v
+	case !slices.Contains(exports, "_start"):
 		if !slices.Contains(exports, export) {
 			_ = pl.Close(ctx)
 			v.fail = &apiError{status: http.StatusUnprocessableEntity, Code: "not_servable",
@@ -390,6 +411,13 @@ func (s *Server) load(ctx context.Context, name string, st stamp) *version {
 			return v
 		}
 		v.export = export
+		if s.reuses(reuse) {
+			if err := s.newPool(v, pl); err != nil { // Size is cap(sem), at least 1: a bug
+				_ = pl.Close(ctx)
+				v.detail = err
+				return invalid("load: %s", err)
+			}
+		}
 	}
 	s.open.Add(1)
 	v.pl = pl
@@ -691,7 +719,8 @@ func (s *Server) logLoad(v *version, changed bool, kept *version) {
 	if v.export != "" {
 		kind = "reactor, export " + v.export
 	}
-	s.log.Info(what, "plugin", v.name, "version", v.digest, "kind", kind, "max_concurrent", cap(v.sem), "timeout", v.policy.Timeout)
+	s.log.Info(what, "plugin", v.name, "version", v.digest, "kind", kind, "max_concurrent", cap(v.sem), "timeout", v.policy.Timeout,
+		"reuse_instances", v.pool != nil)
 }
 
 // poll reloads every interval until stop is closed.

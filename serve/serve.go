@@ -189,6 +189,15 @@ type Config struct {
 	// MaxConcurrent bounds the runs of one plugin version at once; more
 	// get 429. Default 16.
 	MaxConcurrent int
+	// ReuseInstances keeps the instances of every reactor whose manifest
+	// does not set serve.reuse_instances between requests ([host.Pool]:
+	// as many as the plugin's concurrency limit) instead of making one per
+	// request. A kept instance keeps its linear memory, device memory and
+	// streams from one request to the next, so that a plugin's requests
+	// see each other's leftovers: only for plugins written for it.
+	// Commands are not affected (each request runs _start on a new
+	// instance).
+	ReuseInstances bool
 	// MaxBody bounds a request body (413 above it; at once, unread, when
 	// its Content-Length says so). Default 16 MiB.
 	MaxBody int64
@@ -588,13 +597,17 @@ type PluginInfo struct {
 	// Digest the manifest digest of the version serving.
 	Source string `json:"source,omitempty"`
 	Digest string `json:"digest,omitempty"`
+	// ReuseInstances: the reactor's instances are kept between requests
+	// (its manifest's serve.reuse_instances, or Config.ReuseInstances).
+	ReuseInstances bool `json:"reuse_instances,omitempty"`
 }
 
 func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 	s.mu.RLock()
 	out := make([]PluginInfo, 0, len(s.plugins))
 	for _, v := range s.plugins {
-		pi := PluginInfo{Name: v.name, Version: v.digest, State: v.state(), Error: v.fail, MaxConcurrent: cap(v.sem), InFlight: v.inFlight()}
+		pi := PluginInfo{Name: v.name, Version: v.digest, State: v.state(), Error: v.fail, MaxConcurrent: cap(v.sem), InFlight: v.inFlight(),
+			ReuseInstances: v.pool != nil}
 		if v.fail == nil {
 			pi.Timeout = v.pl.Policy().Timeout.String()
 		}
@@ -776,14 +789,18 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, v *version, fail *a
 	defer context.AfterFunc(s.runs, cancel)()
 	stdout := &capped{max: s.cfg.MaxOutput}
 	stderr := &capped{max: 4 << 10, quiet: true}
-	cfg := host.Config{Args: append([]string{v.argv0}, v.args...), Env: v.env, Vars: v.vars, Name: v.name, Logger: log,
-		Stdin: bytes.NewReader(body), Stdout: stdout, Stderr: stderr}
 	var res host.Result
 	var err error
-	if v.export == "" {
-		res, err = v.pl.Run(ctx, cfg)
+	if v.pool != nil { // a kept instance: its Config was made with the pool
+		res.ExitCode, err = s.callPooled(ctx, v, log, body, stdout, stderr)
 	} else {
-		res.ExitCode, err = s.callReactor(ctx, v, cfg, body, stdout)
+		cfg := host.Config{Args: append([]string{v.argv0}, v.args...), Env: v.env, Vars: v.vars, Name: v.name, Logger: log,
+			Stdin: bytes.NewReader(body), Stdout: stdout, Stderr: stderr}
+		if v.export == "" {
+			res, err = v.pl.Run(ctx, cfg)
+		} else {
+			res.ExitCode, err = s.callReactor(ctx, v, cfg, body, stdout)
+		}
 	}
 	if stderr.Len() > 0 && (err != nil || res.ExitCode != 0) {
 		log.Info("plugin stderr", "plugin", v.name, "stderr", stderr.String())
@@ -829,15 +846,7 @@ func (s *Server) callReactor(ctx context.Context, v *version, cfg host.Config, b
 	// The cap holds as the guest writes: a write beyond it fails (207012)
 	// and the call reports ErrOutputLimit, so at most out.max bytes exist.
 	b, err := inst.CallBytes(ctx, v.export, body, host.MaxOutput(out.max))
-	var se *host.StatusError
-	status := uint32(0)
-	switch {
-	case errors.Is(err, host.ErrOutputLimit):
-		out.over, err = true, nil
-	case errors.As(err, &se):
-		status, err = uint32(se.Status), nil
-	}
-	_, _ = out.Write(b) // within the cap; over it (no cap below the memory limit) marks it
+	status, err := bytesResult(b, err, out)
 	return status, errors.Join(err, inst.Close(ctx))
 }
 
