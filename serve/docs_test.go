@@ -12,17 +12,19 @@ import (
 	"github.com/aclwasm/aclwasm/host"
 )
 
-// TestServingDocManifest: the manifest of docs/SERVING.md is one that
+// TestServingDocManifest: the manifests of docs/SERVING.md are ones that
 // host.ParseManifest accepts and the server serves: every section set,
-// the module path its file name.
+// the module path its file name; the kept-instances example sets
+// reuse_instances.
 func TestServingDocManifest(t *testing.T) {
 	doc, err := os.ReadFile(filepath.Join("..", "docs", "SERVING.md"))
 	require.NoError(t, err)
 	blocks := yamlBlocks(t, doc)
-	require.Len(t, blocks, 2, "the manifest, the server configuration file")
+	require.Len(t, blocks, 3, "the manifest, the kept-instances manifest, the server configuration file")
 	m, err := host.ParseManifest(blocks[0][1])
 	require.NoError(t, err)
-	require.Equal(t, host.ServeManifest{MaxConcurrent: 4, Export: "handle"}, m.Serve)
+	no, yes := false, true
+	require.Equal(t, host.ServeManifest{MaxConcurrent: 4, Export: "handle", ReuseInstances: &no}, m.Serve)
 	require.Equal(t, m.Name+".wasm", m.Path)
 	require.NotEmpty(t, m.SHA256)
 	require.NotEmpty(t, m.Args)
@@ -32,6 +34,11 @@ func TestServingDocManifest(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"aclrtMemset", "aclrtMemcpyBatch"}, p.Deny)
 	require.Equal(t, uint64(64<<20), p.DeviceMemory)
+
+	m, err = host.ParseManifest(blocks[1][1])
+	require.NoError(t, err)
+	require.Equal(t, host.ServeManifest{MaxConcurrent: 8, ReuseInstances: &yes}, m.Serve)
+	require.Equal(t, m.Name+".wasm", m.Path)
 }
 
 func yamlBlocks(t *testing.T, doc []byte) [][][]byte {
@@ -46,8 +53,8 @@ func TestServingDocAccess(t *testing.T) {
 	doc, err := os.ReadFile(filepath.Join("..", "docs", "SERVING.md"))
 	require.NoError(t, err)
 	blocks := yamlBlocks(t, doc)
-	require.Len(t, blocks, 2)
-	c, err := ParseServerConfig(blocks[1][1])
+	require.Len(t, blocks, 3)
+	c, err := ParseServerConfig(blocks[2][1])
 	require.NoError(t, err)
 	require.Equal(t, "team-a", c.byToken("s3cret").who())
 	require.Equal(t, "ops", c.byToken("token-a").who())
@@ -55,7 +62,7 @@ func TestServingDocAccess(t *testing.T) {
 
 	dir := plugins(t, map[string][]byte{"echo": wat2wasm(t, "echo", ""), "upper": wat2wasm(t, "upper", "")}, nil)
 	path := filepath.Join(t.TempDir(), "serve.yaml")
-	require.NoError(t, os.WriteFile(path, blocks[1][1], 0o644))
+	require.NoError(t, os.WriteFile(path, blocks[2][1], 0o644))
 	f := start(t, Config{Dir: dir, ConfigFile: path})
 	js := regexp.MustCompile("(?s)```json\n(.*?)```").FindSubmatch(doc)
 	require.NotNil(t, js)

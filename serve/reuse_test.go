@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -296,5 +297,40 @@ func TestReuseShutdown(t *testing.T) {
 				require.Zero(t, m.GetGauge().GetValue(), "%v", m.GetLabel())
 			}
 		}
+	}
+}
+
+// TestLogRouter: the records of a kept instance's session go to the
+// request it runs for while it does (a stderr line to its buffer, the
+// others to its logger, with the logger's attributes and groups), and to
+// the server's log otherwise; another session's records are not the
+// request's.
+func TestLogRouter(t *testing.T) {
+	var server, req jsonLog
+	r := &logRouter{fallback: server.logger(), live: map[uint64]*requestLog{}}
+	inst := slog.New(r).With("plugin", "p", "session", uint64(7))
+	other := slog.New(r).With("plugin", "p", "session", uint64(8))
+	stderr := inst.With("stream", "stderr")
+
+	stderr.Warn("before")
+	buf := &capped{max: 10, quiet: true}
+	r.route(7, &requestLog{log: req.logger().With("request_id", "r-1"), stderr: buf})
+	stderr.Warn("during the request")
+	inst.WithGroup("g").Info("applog", "line", 3)
+	other.Info("not mine")
+	r.route(7, nil)
+	stderr.Warn("after")
+
+	require.Equal(t, "during the", buf.String(), "the request's stderr, capped")
+	recs := req.records(t)
+	require.Len(t, recs, 1)
+	require.Equal(t, "applog", recs[0]["msg"])
+	require.Equal(t, "r-1", recs[0]["request_id"])
+	require.Equal(t, "p", recs[0]["plugin"])
+	require.Equal(t, 7.0, recs[0]["session"])
+	require.Equal(t, map[string]any{"line": 3.0}, recs[0]["g"])
+	require.Equal(t, []string{"before", "not mine", "after"}, msgs(server.records(t)))
+	for _, rec := range server.records(t) {
+		require.NotContains(t, rec, "request_id")
 	}
 }

@@ -33,7 +33,8 @@
 // fields it sets override the server's one by one (its deny list adds to
 // the server's); name is argv[0], then args; env adds to [Config.Env];
 // config is read by the guest with aclwasm.config_read; its serve section
-// sets max_concurrent and a reactor's export. The JSON sidecar NAME.json
+// sets max_concurrent, a reactor's export and whether its instances are
+// kept between requests (reuse_instances). The JSON sidecar NAME.json
 // (Sidecar) is deprecated: it is still read, with a warning logged once
 // per plugin, unless NAME.yaml exists too (then the plugin is invalid).
 //
@@ -52,7 +53,18 @@
 // manifest's serve.export) is called with the bytes-in,
 // bytes-out convention of module aclwasm ([host.Instance.CallBytes]): the
 // body is its input, its output the response, and a nonzero status it
-// returns is reported as the exit code. The directory is rescanned every
+// returns is reported as the exit code. With serve.reuse_instances: true
+// (or [Config.ReuseInstances] for a reactor whose manifest does not say),
+// a reactor's requests are served instead from instances kept between
+// requests (a [host.Pool] per version, as many as its concurrency limit):
+// much cheaper, but an instance keeps its linear memory, device memory and
+// streams from one request to the next, so that the plugin's requests see
+// each other's leftovers; only for plugins written for it. An instance
+// that trapped, timed out or was cancelled is dropped, and the next
+// request gets a fresh one; the kept instances are released with their
+// version (after its last request) and by Shutdown. A command cannot be
+// kept (its _start runs once per instance): a command whose manifest
+// asks for it is refused at load (422 load_refused). The directory is rescanned every
 // [Config.Poll]: a new, changed or removed module or sidecar takes effect
 // for the next request, requests in flight finish on the version they
 // started on, and a replaced version is closed once its last request ends.

@@ -30,6 +30,7 @@ func serveCmd() *cobra.Command {
 		maxBuffered         string
 		poll, grace, drain  time.Duration
 		maxConcurrent       int
+		reuse               bool
 		env                 []string
 		sec                 secureFlags
 		sources             []string // --plugin NAME=oci://...
@@ -42,8 +43,13 @@ with the request body as stdin and answers with its stdout, or calls a
 reactor's export "handle" with the body as its input (module aclwasm); the
 exit code or status is in X-Aclwasm-Exit-Code. The policy flags are every
 plugin's defaults; an optional manifest NAME.yaml (the file of run
---manifest, with a serve section for max_concurrent and export) overrides
-them per plugin; the older NAME.json is deprecated. DIR is rescanned every
+--manifest, with a serve section for max_concurrent, export and
+reuse_instances) overrides them per plugin; the older NAME.json is
+deprecated. A reactor gets a new instance per request unless its manifest
+says serve.reuse_instances: true (or --reuse-instances, for every reactor
+whose manifest does not say): then its instances are kept between
+requests, with their memory, device memory and streams, so that its
+requests see each other's leftovers. DIR is rescanned every
 --poll: changed modules are reloaded, requests in flight finish on the old
 version, and a manifest or module that fails to load leaves the last good
 version serving (GET /v1/plugins shows the failure). GET /v1/plugins lists
@@ -150,7 +156,7 @@ every --poll, and a moved tag reloads. Pulls are cached by digest under
 			srv, err := serve.New(ctx, serve.Config{
 				Dir: args[0], Runtime: rt, Policy: p, Env: env,
 				Sources: src, OCI: serve.OCIConfig{CacheDir: ociCacheDir(f.fs, f.cacheDir), PlainHTTP: f.plainHTTP},
-				MaxConcurrent: maxConcurrent, MaxBody: int64(body), MaxOutput: int64(out), MaxBuffered: int64(buffered),
+				MaxConcurrent: maxConcurrent, ReuseInstances: reuse, MaxBody: int64(body), MaxOutput: int64(out), MaxBuffered: int64(buffered),
 				Poll: poll, DrainDelay: drain, AdminToken: token, Logger: log, Registerer: reg, Gatherer: reg,
 				TLS: tlsCfg, ConfigFile: sec.config,
 				Tracer: tracer,
@@ -215,6 +221,7 @@ every --poll, and a moved tag reloads. Pulls are cached by digest under
 	fl.DurationVar(&grace, "grace", 10*time.Second, "how long requests in flight may finish after SIGTERM/SIGINT before they are cancelled; meanwhile /readyz answers 503 and the listener serves until no request is in flight")
 	fl.DurationVar(&drain, "drain-delay", 0, "after SIGTERM/SIGINT, keep serving at least this long (within --grace) with /readyz failing, so that a load balancer stops sending first")
 	fl.IntVar(&maxConcurrent, "max-concurrent", 16, "requests one plugin runs at once, counting those still sending their bodies; more get 429 before their bodies are read")
+	fl.BoolVar(&reuse, "reuse-instances", false, "keep every reactor's instances between requests (up to --max-concurrent), unless its manifest sets serve.reuse_instances; a kept instance keeps its memory, device memory and streams, which the plugin's next requests see: only for plugins written for it")
 	fl.StringVar(&maxBody, "max-body", "16MiB", "largest request body (413 above it; at once, unread, for a Content-Length above it)")
 	fl.StringVar(&maxBuffered, "max-buffered", "256MiB", "most bytes of request bodies all requests together hold in memory; a body beyond it gets 503 buffers_full (Retry-After: 1); at least --max-body")
 	fl.StringVar(&maxOutput, "max-output", "16MiB", "most a run may write, a command to stdout or a reactor with output_write: the write beyond it fails as it is made (502 output_too_large)")

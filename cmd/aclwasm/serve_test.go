@@ -2,8 +2,15 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -28,4 +35,61 @@ func TestJSONLogDurations(t *testing.T) {
 	require.NoError(t, err)
 	log.Info("request", "duration", 2020*time.Millisecond)
 	require.Contains(t, buf.String(), "duration=2.02s")
+}
+
+// TestServeReuseInstances: --reuse-instances keeps a reactor's instance
+// between requests (its count in linear memory goes on), unless its
+// manifest sets serve.reuse_instances: false; GET /v1/plugins says which.
+func TestServeReuseInstances(t *testing.T) {
+	counter := wat(t, "counter", `(module
+  (import "aclwasm" "output_write" (func $write (param i32 i32) (result i32)))
+  (memory (export "memory") 1)
+  (func (export "handle") (result i32)
+    (i32.store8 (i32.const 16) (i32.add (i32.load8_u (i32.const 16)) (i32.const 1)))
+    (call $write (i32.const 16) (i32.const 1))))`)
+	dir := t.TempDir()
+	b, err := os.ReadFile(counter)
+	require.NoError(t, err)
+	for _, n := range []string{"kept", "fresh"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, n+".wasm"), b, 0o644))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "fresh.yaml"), []byte("name: fresh\nmodule: {path: fresh.wasm}\nserve: {reuse_instances: false}\n"), 0o644))
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	srv := exec.CommandContext(ctx, bin, "serve", "--listen", "127.0.0.1:0", "--poll", "0", "--log-format", "json", "--reuse-instances", dir)
+	stderr, err := srv.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, srv.Start())
+	defer func() { _ = srv.Process.Kill(); _ = srv.Wait() }()
+	log := readLog(stderr)
+	addr, _ := log.wait(t, "listening")["addr"].(string)
+	require.NotEmpty(t, addr)
+	log.wait(t, "plugins loaded")
+	hc := &http.Client{Timeout: 30 * time.Second}
+	post := func(name string) []byte {
+		resp, err := hc.Post("http://"+addr+"/v1/plugins/"+name, "", nil)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		require.Equal(t, 200, resp.StatusCode, "%s", b)
+		return b
+	}
+	for i := byte(1); i <= 3; i++ {
+		require.Equal(t, []byte{i}, post("kept"))
+		require.Equal(t, []byte{1}, post("fresh"))
+	}
+	resp, err := hc.Get("http://" + addr + "/v1/plugins")
+	require.NoError(t, err)
+	var l struct{ Plugins []map[string]any }
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&l))
+	resp.Body.Close()
+	reused := map[string]any{}
+	for _, p := range l.Plugins {
+		reused[p["name"].(string)] = p["reuse_instances"]
+	}
+	require.Equal(t, map[string]any{"kept": true, "fresh": nil}, reused)
+	require.NoError(t, srv.Process.Signal(syscall.SIGTERM))
+	require.NoError(t, srv.Wait())
 }
