@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/host"
 )
 
 // reuseManifest is NAME.yaml with serve.reuse_instances set to reuse,
@@ -333,4 +335,30 @@ func TestLogRouter(t *testing.T) {
 	for _, rec := range server.records(t) {
 		require.NotContains(t, rec, "request_id")
 	}
+}
+
+// TestReuseCanceled: a request whose context ended before its call is a
+// cancellation (503 canceled, or shutting_down), never a host error, when
+// the pool refused to wait for an instance (Do picks that at random with
+// a free instance there too); a call that took the instance may also run
+// to its end, as a short guest does before it sees the cancellation.
+func TestReuseCanceled(t *testing.T) {
+	dir := plugins(t, map[string][]byte{"counter": wat2wasm(t, "counter", "")}, nil)
+	write(t, dir, "counter.yaml", reuseManifest("counter", true, ""))
+	f := start(t, Config{Dir: dir})
+	require.Equal(t, uint32(1), count(t, f.do("POST", "/v1/plugins/counter", "", nil)))
+	v, fail := f.s.acquire("counter")
+	require.Nil(t, fail)
+	defer func() { v.release(); f.s.active.done() }()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	canceled := 0
+	for range 40 {
+		_, err := f.s.callPooled(ctx, v, f.s.log, nil, &capped{max: 1 << 10}, &capped{max: 1 << 10, quiet: true})
+		if err != nil {
+			require.ErrorIs(t, err, host.ErrCanceled)
+			canceled++
+		}
+	}
+	require.Positive(t, canceled)
 }
