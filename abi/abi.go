@@ -385,6 +385,9 @@ var Funcs = []Func{
 		Doc: "aclrtCreateStream with a priority (clamped natively) and ACL_STREAM_* flags, checked as natively and shown by the trace."},
 	{Name: "aclrtSetStreamFailureMode", Group: Stream, Params: []Param{{"stream", Handle, 0}, {"mode", U64, 0}},
 		Doc: "ACL_STOP_ON_FAILURE (1): after a failed operation the stream's later ones fail without effect until it is synchronized."},
+	// Stream callbacks (ABI v1.2 section 12).
+	{Name: "aclrtLaunchHostFunc", Group: Stream, Params: []Param{{"stream", Handle, 0}, {"fn", Gptr, 0}, {"args", Gptr, 0}},
+		Doc: "Queues a guest function (a table index) with its argument on the stream; the guest's goroutine runs it through the SDK's dispatcher export once the work before it is done, and later work waits for it."},
 }
 
 var index = func() map[string]int {

@@ -547,4 +547,13 @@ var Order = []FuncOrder{
 		{"streamctx", "stream of another context", ErrRTStreamContext, LayerContext, Native, "api_impl.cc (StreamSetMode)"},
 		{"feature", "a backend without stream failure modes", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox: acl.Backend.Supports)"},
 	}},
+	// Stream callbacks (ABI v1.2 section 12).
+	{"aclrtLaunchHostFunc", []Step{
+		{"stream", "stream handle unknown, destroyed, an event or a context (no ACL-layer check: NULL is the default stream)", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:4126 (rtsLaunchHostFunc); callback.cpp:174-181"},
+		{"fn", "fn NULL", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:7518-7519"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:9142-9143"},
+		{"streamctx", "stream of another device or context", ErrRTStreamContext, LayerContext, Native, "api_impl.cc:9149-9150"},
+		{"queued", "more queued operations on the stream than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
+		{"badfn", "fn not a function of the guest's table, or not of type void(void*): the guest traps when the callback runs", Success, LayerExec, Sandbox, "(sandbox: call_indirect in the SDK's dispatcher)"},
+	}},
 }

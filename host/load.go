@@ -56,7 +56,8 @@ func (r *Runtime) Load(ctx context.Context, wasm []byte, p Policy, opts ...LoadO
 		return nil, err
 	}
 	imps := mod.Imports()
-	if probs := r.checkModule(imps, mi, scanErr, &p); len(probs) > 0 {
+	probs = append(r.checkModule(imps, mi, scanErr, &p), checkDispatcher(imps, wasm)...) // stream callbacks: callback_load.go
+	if len(probs) > 0 {
 		mod.Close(ctx)
 		r.metrics.refused(lc.name)
 		return nil, &LoadError{Problems: probs}

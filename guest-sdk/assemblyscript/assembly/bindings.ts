@@ -611,3 +611,14 @@ export declare function aclrtCreateStreamWithConfig(stream: usize, priority: u32
 @external("acl", "aclrtSetStreamFailureMode")
 export declare function aclrtSetStreamFailureMode(stream: u32, mode: u64): i32;
 
+/**
+ * Queues a guest function (a table index) with its argument on the stream; the
+ * guest's goroutine runs it through the SDK's dispatcher export once the work
+ * before it is done, and later work waits for it.
+ *
+ * Wire: aclrtLaunchHostFunc(stream handle, fn gptr, args gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtLaunchHostFunc")
+export declare function aclrtLaunchHostFunc(stream: u32, fn: usize, args: usize): i32;
+

@@ -429,4 +429,12 @@ extern "C" {
     /// Wire: `aclrtSetStreamFailureMode(stream handle, mode i64) -> i32`
     #[link_name = "aclrtSetStreamFailureMode"]
     pub fn aclrtSetStreamFailureMode(stream: u32, mode: u64) -> i32;
+
+    /// Queues a guest function (a table index) with its argument on the stream; the
+    /// guest's goroutine runs it through the SDK's dispatcher export once the work
+    /// before it is done, and later work waits for it.
+    ///
+    /// Wire: `aclrtLaunchHostFunc(stream handle, fn gptr, args gptr) -> i32`
+    #[link_name = "aclrtLaunchHostFunc"]
+    pub fn aclrtLaunchHostFunc(stream: u32, fn_: Option<unsafe extern "C" fn(*mut c_void)>, args: *mut c_void) -> i32;
 }

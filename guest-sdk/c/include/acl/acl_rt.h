@@ -690,6 +690,16 @@ aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority, uin
 __attribute__((import_module("acl32"), import_name("aclrtSetStreamFailureMode")))
 aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode);
 
+/**
+ * Queues a guest function (a table index) with its argument on the stream; the
+ * guest's goroutine runs it through the SDK's dispatcher export once the work
+ * before it is done, and later work waits for it.
+ *
+ * Wire (acl32): aclrtLaunchHostFunc(stream i32, fn i32, args i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtLaunchHostFunc")))
+aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args);
+
 #else /* ACLWASM_WIDE */
 
 /* The wide profile: aclrtPtr addresses and uint64_t sizes over the "acl" imports. */
@@ -1343,6 +1353,18 @@ static inline aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t
 static inline aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode)
 {
     return (aclError)aclwasm_raw_aclrtSetStreamFailureMode((uint32_t)(uintptr_t)stream, mode);
+}
+
+/**
+ * Queues a guest function (a table index) with its argument on the stream; the
+ * guest's goroutine runs it through the SDK's dispatcher export once the work
+ * before it is done, and later work waits for it.
+ *
+ * Wire: aclrtLaunchHostFunc(stream handle, fn gptr, args gptr) -> i32
+ */
+static inline aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args)
+{
+    return (aclError)aclwasm_raw_aclrtLaunchHostFunc((uint32_t)(uintptr_t)stream, (void *)(uintptr_t)fn, args);
 }
 
 #endif /* ACLWASM_WIDE */

@@ -561,6 +561,16 @@ int32_t aclwasm_raw_aclrtCreateStreamWithConfig(void *stream, int32_t priority, 
 __attribute__((import_module("acl"), import_name("aclrtSetStreamFailureMode")))
 int32_t aclwasm_raw_aclrtSetStreamFailureMode(uint32_t stream, uint64_t mode);
 
+/**
+ * Queues a guest function (a table index) with its argument on the stream; the
+ * guest's goroutine runs it through the SDK's dispatcher export once the work
+ * before it is done, and later work waits for it.
+ *
+ * Wire: aclrtLaunchHostFunc(stream handle, fn gptr, args gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtLaunchHostFunc")))
+int32_t aclwasm_raw_aclrtLaunchHostFunc(uint32_t stream, void *fn, void *args);
+
 #else /* the native layout: acl32 */
 
 /**
@@ -1104,6 +1114,16 @@ int32_t aclwasm_raw_aclrtCreateStreamWithConfig(void *stream, int32_t priority, 
  */
 __attribute__((import_module("acl32"), import_name("aclrtSetStreamFailureMode")))
 int32_t aclwasm_raw_aclrtSetStreamFailureMode(uint32_t stream, uint64_t mode);
+
+/**
+ * Queues a guest function (a table index) with its argument on the stream; the
+ * guest's goroutine runs it through the SDK's dispatcher export once the work
+ * before it is done, and later work waits for it.
+ *
+ * Wire: aclrtLaunchHostFunc(stream i32, fn i32, args i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtLaunchHostFunc")))
+int32_t aclwasm_raw_aclrtLaunchHostFunc(uint32_t stream, void *fn, void *args);
 
 #endif /* ACLWASM_WIDE */
 

@@ -583,3 +583,14 @@ func CreateStreamWithConfig(stream unsafe.Pointer, priority uint32, flag uint32)
 //go:wasmimport acl aclrtSetStreamFailureMode
 //go:noescape
 func SetStreamFailureMode(stream uint32, mode uint64) int32
+
+// LaunchHostFunc is aclrtLaunchHostFunc: Queues a guest function (a table
+// index) with its argument on the stream; the guest's goroutine runs it
+// through the SDK's dispatcher export once the work before it is done, and
+// later work waits for it.
+//
+// Wire: aclrtLaunchHostFunc(stream handle, fn gptr, args gptr) -> i32
+//
+//go:wasmimport acl aclrtLaunchHostFunc
+//go:noescape
+func LaunchHostFunc(stream uint32, fn unsafe.Pointer, args unsafe.Pointer) int32
