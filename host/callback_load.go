@@ -14,7 +14,7 @@ import (
 // stream (ABI section 12): a module importing one must export the SDK's
 // dispatcher, through which the host runs the function on the guest's own
 // thread.
-var callbackLaunchers = []string{"aclrtLaunchHostFunc"}
+var callbackLaunchers = []string{"aclrtLaunchHostFunc", "aclrtLaunchCallback"}
 
 // checkDispatcher refuses a module that imports a callback launcher
 // without exporting sandbox.DispatchExport, naming the SDK option that

@@ -28,6 +28,10 @@ const callbackWAT = `(module
   (import "acl" "aclrtMemcpyAsync" (func $memcpyAsync (param i64 i64 i64 i64 i32 i32) (result i32)))
   (import "acl" "aclrtMemsetAsync" (func $memsetAsync (param i64 i64 i32 i64 i32) (result i32)))
   (import "acl" "aclrtLaunchHostFunc" (func $launch (param i32 i32 i32) (result i32)))
+  (import "acl" "aclrtSubscribeReport" (func $subscribe (param i64 i32) (result i32)))
+  (import "acl" "aclrtLaunchCallback" (func $launchCallback (param i32 i32 i32 i32) (result i32)))
+  (import "acl" "aclrtProcessReport" (func $processReport (param i32) (result i32)))
+  (import "acl" "aclrtUnSubscribeReport" (func $unsubscribe (param i64 i32) (result i32)))
   (memory (export "memory") 1)
   (type $cb (func (param i32)))
   (type $other (func (param i32 i32)))
@@ -69,7 +73,12 @@ const callbackWAT = `(module
     (call $memcpyAsync (local.get 0) (local.get 1) (local.get 2) (local.get 3) (local.get 4) (local.get 5)))
   (func (export "aclrtMemsetAsync") (param i64 i64 i32 i64 i32) (result i32)
     (call $memsetAsync (local.get 0) (local.get 1) (local.get 2) (local.get 3) (local.get 4)))
-  (func (export "aclrtLaunchHostFunc") (param i32 i32 i32) (result i32) (call $launch (local.get 0) (local.get 1) (local.get 2))))`
+  (func (export "aclrtLaunchHostFunc") (param i32 i32 i32) (result i32) (call $launch (local.get 0) (local.get 1) (local.get 2)))
+  (func (export "aclrtSubscribeReport") (param i64 i32) (result i32) (call $subscribe (local.get 0) (local.get 1)))
+  (func (export "aclrtLaunchCallback") (param i32 i32 i32 i32) (result i32)
+    (call $launchCallback (local.get 0) (local.get 1) (local.get 2) (local.get 3)))
+  (func (export "aclrtProcessReport") (param i32) (result i32) (call $processReport (local.get 0)))
+  (func (export "aclrtUnSubscribeReport") (param i64 i32) (result i32) (call $unsubscribe (local.get 0) (local.get 1))))`
 
 // The callbacks of callbackWAT's table.
 const (
@@ -333,5 +342,68 @@ func TestLaunchHostFuncNeedsDispatcher(t *testing.T) {
 		require.True(t, errors.As(err, &le), "%v", err)
 		require.ErrorContains(t, err, mod+".aclrtLaunchHostFunc needs the export aclwasm_dispatch_callback")
 		require.ErrorContains(t, err, "ACLWASM_CALLBACKS")
+	}
+}
+
+// TestLaunchCallback: report callbacks run inside aclrtProcessReport (and
+// blocking waits), in stream order against the copies around them;
+// ACL_CALLBACK_BLOCK holds the stream's later work, NO_BLOCK does not; a
+// stream takes host functions or report callbacks, not both; the
+// subscription checks give the native codes.
+func TestLaunchCallback(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts func(t *testing.T) []Option
+	}{
+		{"default", func(t *testing.T) []Option { return testBackend(t) }},
+		{"timing", func(t *testing.T) []Option {
+			b := sim.New(sim.WithTiming())
+			t.Cleanup(func() { b.Close() })
+			return []Option{WithBackend(b)}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.name == "timing" && len(testBackend(t)) > 0 {
+				t.Skip("the simulator's timing model: the default backend run covers the native one")
+			}
+			g := newCBGuest(t, Policy{}, tc.opts(t)...)
+			s, other := g.stream(), g.stream()
+			d := g.malloc(4096)
+			le.PutUint64(g.inst.inst.Memory()[8:], d)
+
+			require.Equal(t, int32(107012), g.code("aclrtProcessReport", 10), "no stream bound")
+			require.Equal(t, int32(107015), g.code("aclrtLaunchCallback", cbRecord, 1, 1, s), "not bound")
+			g.ok("aclrtSubscribeReport", 42, s)
+			require.Equal(t, int32(107011), g.code("aclrtSubscribeReport", 42, s), "bound twice")
+			require.Equal(t, int32(107011), g.code("aclrtLaunchHostFunc", s, cbRecord, 1), "a bound stream takes no host functions")
+			g.ok("aclrtLaunchHostFunc", other, cbRecord, 1)
+			g.ok("aclrtSynchronizeStream", other)
+			require.Equal(t, int32(107011), g.code("aclrtSubscribeReport", 42, other), "a host function's stream cannot be bound")
+			require.Equal(t, int32(acl.ErrInvalidParam), g.code("aclrtLaunchCallback", cbRecord, 1, 2, s), "blockType")
+
+			n := len(g.log())
+			g.ok("aclrtMemsetAsync", d, 4096, 0xcd, 4096, s)
+			g.ok("aclrtLaunchCallback", cbCopyback, 512, 1, s) // ACL_CALLBACK_BLOCK
+			g.ok("aclrtMemsetAsync", d, 4096, 0x22, 4096, s)
+			g.ok("aclrtLaunchCallback", cbRecord, 8, 0, s) // NO_BLOCK
+			for len(g.log()) < n+2 {
+				g.ok("aclrtProcessReport", 60000) // runs at least one
+			}
+			require.Equal(t, []uint32{200, 8}, g.log()[n:])
+			require.Equal(t, []byte{0xcd, 0xcd, 0xcd, 0xcd}, g.inst.inst.Memory()[512:516])
+			g.ok("aclrtSynchronizeStream", s)
+			g.ok("aclrtMemcpy", 600, 4, d, 4, 2)
+			require.Equal(t, []byte{0x22, 0x22, 0x22, 0x22}, g.inst.inst.Memory()[600:604])
+			require.Equal(t, int32(507012), g.code("aclrtProcessReport", 20), "nothing due")
+
+			// A blocking wait runs them too.
+			g.ok("aclrtLaunchCallback", cbRecord, 10, 1, s)
+			g.ok("aclrtSynchronizeStream", s)
+			require.Equal(t, uint32(10), g.log()[len(g.log())-1])
+
+			require.Equal(t, int32(107012), g.code("aclrtUnSubscribeReport", 7, s), "another thread id")
+			g.ok("aclrtUnSubscribeReport", 42, s)
+			require.Equal(t, int32(107011), g.code("aclrtUnSubscribeReport", 42, s), "not bound")
+		})
 	}
 }

@@ -13,7 +13,8 @@ import (
 )
 
 // TestNativeCallbacks: tests/native/callback.c, stream callbacks as native
-// programs launch them (aclrtLaunchHostFunc), built with the SDK option
+// programs launch them (aclrtLaunchHostFunc; aclrtLaunchCallback with
+// aclrtSubscribeReport and aclrtProcessReport), built with the SDK option
 // that exports the dispatcher (-DACLWASM_CALLBACKS), run in stream order
 // against the copies around them, on the simulator with and without its
 // timing model; a callback that traps ends the run; without the option
@@ -35,8 +36,10 @@ func TestNativeCallbacks(t *testing.T) {
 			require.Contains(t, o.stdout, "order: 1 2 3\n", "%v", o)
 			require.Contains(t, o.stdout, "seen: abababab\n", "the callback ran after the memset before it")
 			require.Contains(t, o.stdout, "after: 11111111\n", "the memset after it ran after it")
-			require.Equal(t, "callback: OK (3 callbacks in stream order)", lastLine(o.stdout))
+			require.Contains(t, o.stdout, "reports: 4 5\n", "aclrtLaunchCallback's, run by aclrtProcessReport")
+			require.Equal(t, "callback: OK (5 callbacks in stream order)", lastLine(o.stdout))
 			require.Equal(t, uint64(4), o.res.Stats.Funcs["aclrtLaunchHostFunc"].Calls)
+			require.Equal(t, uint64(2), o.res.Stats.Funcs["aclrtLaunchCallback"].Calls)
 
 			o = run(context.Background(), pl, "callback", "trap")
 			require.ErrorIs(t, o.err, host.ErrTrap, "%v", o)

@@ -1,8 +1,11 @@
-/* Stream callbacks as native CANN programs write them (aclrtLaunchHostFunc),
+/* Stream callbacks as native CANN programs write them (aclrtLaunchHostFunc;
+ * aclrtLaunchCallback on a stream bound by aclrtSubscribeReport, run by
+ * aclrtProcessReport),
  * built with the SDK option that exports the dispatcher:
  * -DACLWASM_CALLBACKS (or #define ACLWASM_CALLBACKS before acl/acl.h).
  * Argument "trap": a callback that traps ends the run. */
 #include <acl/acl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -70,6 +73,24 @@ int main(int argc, char **argv)
     unsigned char after[4];
     CHECK(aclrtMemcpy(after, sizeof after, dev, sizeof after, ACL_MEMCPY_DEVICE_TO_HOST));
     printf("after: %02x%02x%02x%02x\n", after[0], after[1], after[2], after[3]);
+
+    /* Report callbacks: a stream bound to this thread, processed here. */
+    aclrtStream r;
+    CHECK(aclrtCreateStream(&r));
+    CHECK(aclrtSubscribeReport((uint64_t)(uintptr_t)pthread_self(), r));
+    int four = 4, five = 5;
+    CHECK(aclrtLaunchCallback(record, &four, ACL_CALLBACK_BLOCK, r));
+    CHECK(aclrtLaunchCallback(record, &five, ACL_CALLBACK_NO_BLOCK, r));
+    while (n < 5) {
+        CHECK(aclrtProcessReport(60000));
+    }
+    if (aclrtProcessReport(10) != ACL_ERROR_RT_REPORT_TIMEOUT) {
+        printf("aclrtProcessReport with nothing due did not time out\n");
+        return 1;
+    }
+    CHECK(aclrtUnSubscribeReport((uint64_t)(uintptr_t)pthread_self(), r));
+    CHECK(aclrtDestroyStream(r));
+    printf("reports: %d %d\n", order[3], order[4]);
 
     if (argc > 1 && strcmp(argv[1], "trap") == 0) {
         CHECK(aclrtLaunchHostFunc(s, boom, NULL));

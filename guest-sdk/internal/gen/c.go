@@ -114,6 +114,8 @@ var nativeOverride = map[string]string{
 	"aclrtMemcpyBatchAsync.attrs":    "aclrtMemcpyBatchAttr *",
 	"aclrtMemcpyBatchV2.attrs":       "aclrtMemcpyBatchAttr *",
 	"aclrtMemcpyBatchAsyncV2.attrs":  "aclrtMemcpyBatchAttr *",
+	"aclrtLaunchCallback.fn":         "aclrtCallback",
+	"aclrtLaunchCallback.blockType":  "aclrtCallbackBlockType",
 }
 
 // cNativeType is the C type of a parameter in the native header (acl_rt.h
@@ -382,12 +384,17 @@ func cBase(m *model) ([]byte, error) {
 		"pointer is an index into the module's table: the host hands it back to the",
 		"dispatcher below, which the module must export (ACLWASM_CALLBACKS).")
 	b.l("typedef void (*aclrtHostFunc)(void *args);", "")
+	cDoc(&b, "", "A callback of aclrtLaunchCallback, as natively (the same type).")
+	b.l("typedef void (*aclrtCallback)(void *userData);", "")
+	cDoc(&b, "", "Whether an aclrtLaunchCallback callback holds its stream's later work, as natively.")
+	b.l("typedef enum aclrtCallbackBlockType {", "    ACL_CALLBACK_NO_BLOCK,", "    ACL_CALLBACK_BLOCK,", "} aclrtCallbackBlockType;", "")
 	cDoc(&b, "",
 		"The stream callback dispatcher (ABI section 12): the host runs every stream",
 		"callback through it, on the module's own thread, inside one of its host",
 		"calls. Define ACLWASM_CALLBACKS before including acl/acl.h in one source",
 		"file (or build with -DACLWASM_CALLBACKS) to export it; the host refuses to",
-		"load a module that calls aclrtLaunchHostFunc without it. The call is",
+		"load a module that calls aclrtLaunchHostFunc or aclrtLaunchCallback without",
+		"it. The call is",
 		"call_indirect: a pointer that is not a function of this type traps.")
 	b.l("#ifdef ACLWASM_CALLBACKS",
 		`__attribute__((export_name("aclwasm_dispatch_callback"), weak))`,

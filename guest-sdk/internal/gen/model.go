@@ -157,7 +157,11 @@ var semantics = map[string][]Sem{
 	"aclrtCreateStreamWithConfig": {OutStream, Uint32, Uint32},
 	"aclrtSetStreamFailureMode":   {Stream, Uint64},
 	// ABI v1.2 section 12: stream callbacks.
-	"aclrtLaunchHostFunc": {Stream, HostFn, UserData},
+	"aclrtLaunchHostFunc":    {Stream, HostFn, UserData},
+	"aclrtSubscribeReport":   {Uint64, Stream},
+	"aclrtLaunchCallback":    {HostFn, UserData, Int32, Stream},
+	"aclrtProcessReport":     {Int32},
+	"aclrtUnSubscribeReport": {Uint64, Stream},
 }
 
 // ErrMsgFunc is the one function that returns a length, not an aclError.

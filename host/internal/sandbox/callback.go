@@ -54,13 +54,18 @@ type callbacks struct {
 	cancelled atomic.Bool
 	// pending counts callbacks launched and not yet run or cancelled: a
 	// wait without any takes the direct path. The guest's goroutine
-	// alone uses it.
+	// alone uses it, as the two below.
 	pending int
+	// subs is how each stream takes callbacks (callback_report.go), and
+	// subscribed how many are bound to the guest's thread.
+	subs       map[*streamRec]*subscription
+	subscribed int
 }
 
 // callbackRec is one launched callback.
 type callbackRec struct {
 	fn, arg uint32
+	atCall  bool          // aclrtLaunchHostFunc's: the start of any host call runs it
 	ran     chan struct{} // closed once the guest ran it (or the session ended)
 }
 
@@ -79,26 +84,19 @@ func launchHostFunc(c *Call) error {
 	if fn == 0 { // fn
 		return acl.Errorf(acl.ErrRTParamInvalid, "fn is NULL")
 	}
+	if st != nil && c.s.sub(st).user { // subscribed
+		return acl.Errorf(errStreamSubscribe, "the stream is bound to thread %d (aclrtSubscribeReport): it takes aclrtLaunchCallback callbacks, not host functions", c.s.sub(st).threadID)
+	}
 	if st, err = c.bindStream(st); err != nil { // context
 		return err
 	}
 	if err := c.streamCtx(st); err != nil { // streamctx
 		return err
 	}
-	s := c.s
-	if s.cbDispatch == nil { // Load refuses such a module: an embedder's session only
-		return acl.Errorf(acl.ErrRTFeatureNotSupport, "the module exports no %s: build it with %s", DispatchExport, DispatchOption)
-	}
-	if err := c.enqueue(st); err != nil { // queued
+	if err := c.queueCallback(st, fn, arg, true, true); err != nil {
 		return err
 	}
-	cb := s.callbacks()
-	r := &callbackRec{fn: fn, arg: arg, ran: make(chan struct{})}
-	if err := s.b.LaunchHostFunc(st.h, cb.hold(r)); err != nil {
-		st.queued--
-		return be(err)
-	}
-	cb.pending++
+	c.s.sub(st).runtime = true
 	return nil
 }
 
@@ -114,7 +112,7 @@ func (s *Session) callbacks() *callbacks {
 
 // hold returns the stream work of callback r: mark it due, then hold the
 // stream until the guest has run it or the session ends.
-func (cb *callbacks) hold(r *callbackRec) func() error {
+func (cb *callbacks) hold(r *callbackRec, block bool) func() error {
 	return func() error {
 		cb.mu.Lock()
 		cb.due = append(cb.due, r)
@@ -124,6 +122,9 @@ func (cb *callbacks) hold(r *callbackRec) func() error {
 		case cb.wake <- struct{}{}:
 		default:
 		}
+		if !block { // ACL_CALLBACK_NO_BLOCK: the stream goes on
+			return nil
+		}
 		select {
 		case <-r.ran:
 		case <-cb.cancel:
@@ -132,18 +133,20 @@ func (cb *callbacks) hold(r *callbackRec) func() error {
 	}
 }
 
-// next takes the callback that became due first, nil if none.
-func (cb *callbacks) next() *callbackRec {
+// next takes the callback that became due first (with atCall, the first
+// of aclrtLaunchHostFunc's), nil if none.
+func (cb *callbacks) next(atCall bool) *callbackRec {
 	cb.mu.Lock()
 	defer cb.mu.Unlock()
-	if len(cb.due) == 0 {
-		return nil
+	for i, r := range cb.due {
+		if atCall && !r.atCall {
+			continue
+		}
+		cb.due = append(cb.due[:i:i], cb.due[i+1:]...)
+		cb.dueN.Add(-1)
+		return r
 	}
-	r := cb.due[0]
-	cb.due[0] = nil
-	cb.due = cb.due[1:]
-	cb.dueN.Add(-1)
-	return r
+	return nil
 }
 
 // dispatchDue runs, on the guest's goroutine, every callback due now, in
@@ -151,10 +154,14 @@ func (cb *callbacks) next() *callbackRec {
 // (the callback's own host calls reuse s.call) and restored after. A
 // callback that ended the run (a trap, an exit, the timeout) panics as
 // an unwind, after its stream was let go.
-func (s *Session) dispatchDue(ctx context.Context) {
+func (s *Session) dispatchDue(ctx context.Context) { s.dispatch(ctx, false) }
+
+// dispatch is dispatchDue, of aclrtLaunchHostFunc's callbacks only with
+// atCall.
+func (s *Session) dispatch(ctx context.Context, atCall bool) {
 	cb := s.cb
 	for !cb.cancelled.Load() {
-		r := cb.next()
+		r := cb.next(atCall)
 		if r == nil {
 			return
 		}
@@ -187,7 +194,7 @@ func (s *Session) dispatchAtCall(ctx context.Context) {
 			panic(r)
 		}
 	}()
-	s.dispatchDue(ctx)
+	s.dispatch(ctx, true)
 }
 
 // cancelCallbacks lets go of every stream held for a callback that has

@@ -73,7 +73,11 @@ var imports = func() []importFn {
 		"aclrtCreateStreamWithConfig": createStreamWithConfig,
 		"aclrtSetStreamFailureMode":   setStreamFailureMode,
 		// Stream callbacks (ABI section 12): callback.go.
-		"aclrtLaunchHostFunc": launchHostFunc,
+		"aclrtLaunchHostFunc":    launchHostFunc,
+		"aclrtSubscribeReport":   subscribeReport,
+		"aclrtLaunchCallback":    launchCallback,
+		"aclrtProcessReport":     processReport,
+		"aclrtUnSubscribeReport": unSubscribeReport,
 	}
 	fns := make([]importFn, len(abi.Funcs))
 	for i, f := range abi.Funcs {
