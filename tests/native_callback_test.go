@@ -56,3 +56,16 @@ func TestNativeCallbacks(t *testing.T) {
 	require.ErrorContains(t, err, "acl32.aclrtLaunchHostFunc needs the export aclwasm_dispatch_callback")
 	require.ErrorContains(t, err, "ACLWASM_CALLBACKS")
 }
+
+// TestRustCallbacks: the Rust SDK's callbacks feature (examples/callback.rs):
+// its dispatcher export runs a host function and a report callback.
+func TestRustCallbacks(t *testing.T) {
+	sb := newSandbox(t)
+	pl, err := sb.rt.Load(context.Background(), guest(t, "rust-callback"), testCompile(host.Policy{Timeout: time.Minute}))
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, pl.Close(context.Background())) })
+	o := mustRun(t, pl, "rust-callback")
+	require.Equal(t, "rust callbacks: OK (sum 12)", lastLine(o.stdout))
+	require.Equal(t, uint64(1), o.res.Stats.Funcs["aclrtLaunchHostFunc"].Calls)
+	require.Equal(t, uint64(1), o.res.Stats.Funcs["aclrtLaunchCallback"].Calls)
+}

@@ -26,9 +26,8 @@ import (
 const DispatchExport = "aclwasm_dispatch_callback"
 
 // DispatchOption is what a guest sets to get the dispatcher export, as
-// load-time refusals name it: the C SDK's macro (the other SDKs export it
-// always).
-const DispatchOption = "ACLWASM_CALLBACKS (define it before including acl/acl.h, or build with -DACLWASM_CALLBACKS)"
+// load-time refusals name it: the C SDK's macro, the Rust crate's feature.
+const DispatchOption = "ACLWASM_CALLBACKS (C/C++: define it before including acl/acl.h, or build with -DACLWASM_CALLBACKS; Rust: the aclwasm crate's feature \"callbacks\")"
 
 // Dispatcher calls the guest's DispatchExport with fn and arg from inside
 // a host call of the same instance (engine.Instance.Reenter); an error is
