@@ -3,6 +3,7 @@ package tests
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,7 +38,9 @@ func TestNativeCallbacks(t *testing.T) {
 			require.Contains(t, o.stdout, "seen: abababab\n", "the callback ran after the memset before it")
 			require.Contains(t, o.stdout, "after: 11111111\n", "the memset after it ran after it")
 			require.Contains(t, o.stdout, "reports: 4 5\n", "aclrtLaunchCallback's, run by aclrtProcessReport")
-			require.Equal(t, "callback: OK (5 callbacks in stream order)", lastLine(o.stdout))
+			require.Contains(t, o.stdout, "callback: OK (5 callbacks in stream order)\n")
+			require.Equal(t, "atexit: ctors ran 1 time(s)", lastLine(o.stdout), "no constructor or atexit handler around the callbacks")
+			require.Equal(t, 1, strings.Count(o.stdout, "atexit:"))
 			require.Equal(t, uint64(4), o.res.Stats.Funcs["aclrtLaunchHostFunc"].Calls)
 			require.Equal(t, uint64(2), o.res.Stats.Funcs["aclrtLaunchCallback"].Calls)
 

@@ -7,10 +7,18 @@
 #include <acl/acl.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int order[16];
 static int n;
+static int ctor_runs;
+
+/* wasm-ld runs constructors and destructors around every export of a
+ * command; the host calls the dispatcher past that wrapper, so this runs
+ * once and the atexit handler only at exit. */
+__attribute__((constructor)) static void count_ctor(void) { ctor_runs++; }
+static void at_exit(void) { printf("atexit: ctors ran %d time(s)\n", ctor_runs); }
 
 struct peek {
     int id;
@@ -46,6 +54,7 @@ static void boom(void *arg)
 
 int main(int argc, char **argv)
 {
+    atexit(at_exit);
     CHECK(aclInit(NULL));
     CHECK(aclrtSetDevice(0));
     aclrtStream s;
