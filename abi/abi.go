@@ -385,6 +385,17 @@ var Funcs = []Func{
 		Doc: "aclrtCreateStream with a priority (clamped natively) and ACL_STREAM_* flags, checked as natively and shown by the trace."},
 	{Name: "aclrtSetStreamFailureMode", Group: Stream, Params: []Param{{"stream", Handle, 0}, {"mode", U64, 0}},
 		Doc: "ACL_STOP_ON_FAILURE (1): after a failed operation the stream's later ones fail without effect until it is synchronized."},
+	// Stream callbacks (ABI v1.2 section 12).
+	{Name: "aclrtLaunchHostFunc", Group: Stream, Params: []Param{{"stream", Handle, 0}, {"fn", Gptr, 0}, {"args", Gptr, 0}},
+		Doc: "Queues a guest function (a table index) with its argument on the stream; the guest's goroutine runs it through the SDK's dispatcher export once the work before it is done, and later work waits for it."},
+	{Name: "aclrtSubscribeReport", Group: Stream, Params: []Param{{"threadId", U64, 0}, {"stream", Handle, 0}},
+		Doc: "Binds the stream to the guest's thread (any id: the guest has one thread), for aclrtLaunchCallback."},
+	{Name: "aclrtLaunchCallback", Group: Stream, Params: []Param{{"fn", Gptr, 0}, {"userData", Gptr, 0}, {"blockType", I32, 0}, {"stream", Handle, 0}},
+		Doc: "Queues a guest function on a bound stream; aclrtProcessReport (or any blocking wait) runs it once due; ACL_CALLBACK_BLOCK holds later work until it has run."},
+	{Name: "aclrtProcessReport", Group: Stream, Params: []Param{{"timeout", I32, 0}},
+		Doc: "Runs the callbacks due, waiting up to timeout ms (-1: no limit) for one; 507012 if none came."},
+	{Name: "aclrtUnSubscribeReport", Group: Stream, Params: []Param{{"threadId", U64, 0}, {"stream", Handle, 0}},
+		Doc: "Unbinds the stream from the thread aclrtSubscribeReport named."},
 }
 
 var index = func() map[string]int {

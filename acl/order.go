@@ -547,4 +547,40 @@ var Order = []FuncOrder{
 		{"streamctx", "stream of another context", ErrRTStreamContext, LayerContext, Native, "api_impl.cc (StreamSetMode)"},
 		{"feature", "a backend without stream failure modes", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox: acl.Backend.Supports)"},
 	}},
+	// Stream callbacks (ABI v1.2 section 12).
+	{"aclrtLaunchHostFunc", []Step{
+		{"stream", "stream handle unknown, destroyed, an event or a context (no ACL-layer check: NULL is the default stream)", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:4126 (rtsLaunchHostFunc); callback.cpp:174-181"},
+		{"fn", "fn NULL", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:7518-7519"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:9142-9143"},
+		{"streamctx", "stream of another device or context", ErrRTStreamContext, LayerContext, Native, "api_impl.cc:9149-9150"},
+		{"queued", "more queued operations on the stream than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
+		{"badfn", "fn not a function of the guest's table, or not of type void(void*): the guest traps when the callback runs", Success, LayerExec, Sandbox, "(sandbox: call_indirect in the SDK's dispatcher)"},
+	}},
+	{"aclrtSubscribeReport", []Step{
+		{"stream", "stream handle unknown, destroyed, an event or a context (NULL is the default stream)", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:2175 (rtSubscribeReport)"},
+		{"context", "NULL stream without a current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:5199-5201"},
+		{"runtime", "a stream aclrtLaunchHostFunc used (bound to the runtime's callback thread)", Error(107011), LayerRange, Native, "api_error.cc:4702-4707"},
+		{"subscribed", "a stream already bound to a thread", Error(107011), LayerExec, Native, "subscribe.cc:72-77"},
+	}},
+	{"aclrtLaunchCallback", []Step{
+		{"blockType", "blockType neither ACL_CALLBACK_NO_BLOCK nor ACL_CALLBACK_BLOCK", ErrInvalidParam, LayerACL, Native, "callback.cpp:163-166"},
+		{"stream", "stream handle unknown, destroyed, an event or a context (NULL is the default stream)", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:2187 (rtCallbackLaunch)"},
+		{"fn", "fn NULL", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:4714-4715"},
+		{"runtime", "a stream aclrtLaunchHostFunc used", Error(107011), LayerRange, Native, "api_error.cc:4716-4720"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:5356-5357"},
+		{"streamctx", "stream of another device or context", ErrRTStreamContext, LayerContext, Native, "api_impl.cc:5364-5365"},
+		{"subscribed", "a stream bound to no thread (aclrtSubscribeReport)", Error(107015), LayerContext, Native, "api_impl.cc:5366-5372"},
+		{"queued", "more queued operations on the stream than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
+	}},
+	{"aclrtProcessReport", []Step{
+		{"timeout", "timeout below -1 or 0", ErrInvalidParam, LayerACL, Native, "callback.cpp:189-192"},
+		{"thread", "no stream bound to the thread", Error(107012), LayerExec, Native, "api_impl.cc:5394-5397 (subscribe.cc:406-416)"},
+		{"expire", "no callback became due within the timeout", Error(507012), LayerExec, Native, "errcode_manage.cc:326 (RT_ERROR_REPORT_TIMEOUT)"},
+	}},
+	{"aclrtUnSubscribeReport", []Step{
+		{"stream", "stream handle unknown, destroyed, an event or a context (NULL is the default stream)", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:2209 (rtUnSubscribeReport)"},
+		{"context", "NULL stream without a current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:5487-5488"},
+		{"subscribed", "a stream bound to no thread", Error(107011), LayerExec, Native, "subscribe.cc:188-195"},
+		{"thread", "a stream bound to another thread id", Error(107012), LayerExec, Native, "subscribe.cc:197-203"},
+	}},
 }

@@ -64,6 +64,7 @@ func proxyWATIn(prof abi.Profile, pages int, extra string) string {
 	b.WriteString(`  (func (export "spin") (loop $l (br $l)))
   (func (export "trap") unreachable)
   (func (export "grow") (param i32) (result i32) local.get 0 memory.grow)
+  (func (export "aclwasm_dispatch_callback") (param i32 i32))
 `)
 	b.WriteString(extra)
 	b.WriteString(")\n")

@@ -56,7 +56,8 @@ func (r *Runtime) Load(ctx context.Context, wasm []byte, p Policy, opts ...LoadO
 		return nil, err
 	}
 	imps := mod.Imports()
-	if probs := r.checkModule(imps, mi, scanErr, &p); len(probs) > 0 {
+	probs = append(r.checkModule(imps, mi, scanErr, &p), checkDispatcher(imps, wasm)...) // stream callbacks: callback_load.go
+	if len(probs) > 0 {
 		mod.Close(ctx)
 		r.metrics.refused(lc.name)
 		return nil, &LoadError{Problems: probs}
@@ -302,13 +303,15 @@ var wasiFuncs = map[string]string{
 }
 
 // prepare makes a module ready for any engine: its tables bounded
-// (module.BoundTables), its names made safe to print
+// (module.BoundTables), the callback dispatcher exported without wasm-ld's
+// command wrapper (module.UnwrapCommandExport), its names made safe to print
 // (module.SanitizeNames), its stack bounded (module.BoundStack), its
 // start function moved to an export (module.HoistStart) and its memory
 // exported (module.MemoryExport). Problems are reasons to refuse the
 // module.
 func prepare(wasm []byte, p *Policy) (engine.Module, []string) {
 	bin, probs := module.BoundTables(wasm, p.MaxTableEntries)
+	bin = module.UnwrapCommandExport(bin, sandbox.DispatchExport) // stream callbacks: before BoundStack rewrites bodies
 	bin = module.SanitizeNames(bin)
 	bin, stack, err := module.BoundStack(bin, p.MaxStackBytes)
 	if err != nil {

@@ -249,6 +249,11 @@ func (p *Plugin) instantiate(ctx context.Context, cfg Config, ro RunObserver, d 
 		})
 		if err != nil {
 			i.inst = nil // not a typed nil in the interface
+		} else if slices.Contains(p.exports, sandbox.DispatchExport) {
+			inst := i.inst // stream callbacks run through the guest's dispatcher
+			ss.SetDispatcher(func(ctx context.Context, fn, arg uint32) error {
+				return inst.Reenter(ctx, sandbox.DispatchExport, uint64(fn), uint64(arg))
+			})
 		}
 		err = i.disarm(cctx, "instantiate", engineErr(cctx, err))
 	}

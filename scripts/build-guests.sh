@@ -11,7 +11,7 @@
 #                                copy.c in the native layout (module acl32); and the
 #                                SDK header checks of guest-sdk/c/tests (both profiles, C and C++)
 #   rust-copy, rust-nostd,       guest-sdk/rust/examples (and the crate's unit tests, run natively)
-#   rust-bytes, rust-runtime
+#   rust-bytes, rust-runtime, rust-callback (with the crate's callbacks feature)
 #   go-copy, go-reactor,         guest-sdk/go/examples
 #   go-bytes, go-runtime
 #   as-copy, as-bytes,           guest-sdk/assemblyscript/examples
@@ -152,10 +152,11 @@ build_rust() {
 	need wasm-ld "the Rust examples"
 	"$RUSTC_BIN" --print target-list | grep -x wasm32-wasi >/dev/null ||
 		die "$RUSTC_BIN has no wasm32-wasi target (install libstd-rust-dev-wasm32); run scripts/install-toolchains.sh"
-	say "Rust: rust-copy, rust-nostd, rust-bytes, rust-runtime"
+	say "Rust: rust-copy, rust-nostd, rust-bytes, rust-runtime, rust-callback"
 	local dir="$ROOT/guest-sdk/rust"
 	cargo_build "$dir" --target wasm32-wasi --example copy
 	cargo_build "$dir" --target wasm32-wasi --example runtime
+	cargo_build "$dir" --target wasm32-wasi --features callbacks --example callback
 	cargo_build "$dir" --target wasm32-unknown-unknown --no-default-features --example nostd
 	# A reactor with std but no WASI (see the example's comment).
 	cargo_build "$dir" --target wasm32-unknown-unknown --example bytes
@@ -166,6 +167,7 @@ build_rust() {
 	cp "$dir/target/wasm32-unknown-unknown/release/examples/nostd.wasm" "$OUT/rust-nostd.wasm"
 	cp "$dir/target/wasm32-unknown-unknown/release/examples/bytes.wasm" "$OUT/rust-bytes.wasm"
 	cp "$dir/target/wasm32-wasi/release/examples/runtime.wasm" "$OUT/rust-runtime.wasm"
+	cp "$dir/target/wasm32-wasi/release/examples/callback.wasm" "$OUT/rust-callback.wasm"
 	freestanding rust-nostd.wasm
 	freestanding rust-bytes.wasm
 }

@@ -36,6 +36,10 @@ func Proxy(prof abi.Profile, pages int) []byte {
 		{"spin", []byte{0x60, 0, 0}, []byte{0, 0x03, 0x40, 0x0c, 0x00, 0x0b, 0x0b}},       // loop br 0 end end
 		{"trap", []byte{0x60, 0, 0}, []byte{0, 0x00, 0x0b}},                               // unreachable end
 		{"grow", []byte{0x60, 1, 0x7f, 1, 0x7f}, []byte{0, 0x20, 0x00, 0x40, 0x00, 0x0b}}, // local.get 0 memory.grow end
+		// The stream callback dispatcher (ABI section 12), which the host
+		// requires of a module importing aclrtLaunchHostFunc: the proxy
+		// has no table, so its callbacks run nothing.
+		{"aclwasm_dispatch_callback", []byte{0x60, 2, 0x7f, 0x7f, 0}, []byte{0, 0x0b}},
 	}
 	n := uint64(len(abi.Funcs))
 	var imports, funcs, code []byte

@@ -33,7 +33,7 @@ func TestProxyIsTheWAT(t *testing.T) {
 			}
 			b.WriteString(" call " + itoa(i) + ")\n")
 		}
-		b.WriteString("  (func (export \"spin\") (loop $l (br $l)))\n  (func (export \"trap\") unreachable)\n  (func (export \"grow\") (param i32) (result i32) local.get 0 memory.grow))\n")
+		b.WriteString("  (func (export \"spin\") (loop $l (br $l)))\n  (func (export \"trap\") unreachable)\n  (func (export \"grow\") (param i32) (result i32) local.get 0 memory.grow)\n  (func (export \"aclwasm_dispatch_callback\") (param i32 i32)))\n")
 		dir := t.TempDir()
 		in, out := filepath.Join(dir, "m.wat"), filepath.Join(dir, "m.wasm")
 		require.NoError(t, os.WriteFile(in, []byte(b.String()), 0o644))

@@ -611,3 +611,54 @@ export declare function aclrtCreateStreamWithConfig(stream: usize, priority: u32
 @external("acl", "aclrtSetStreamFailureMode")
 export declare function aclrtSetStreamFailureMode(stream: u32, mode: u64): i32;
 
+/**
+ * Queues a guest function (a table index) with its argument on the stream; the
+ * guest's goroutine runs it through the SDK's dispatcher export once the work
+ * before it is done, and later work waits for it.
+ *
+ * Wire: aclrtLaunchHostFunc(stream handle, fn gptr, args gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtLaunchHostFunc")
+export declare function aclrtLaunchHostFunc(stream: u32, fn: usize, args: usize): i32;
+
+/**
+ * Binds the stream to the guest's thread (any id: the guest has one thread),
+ * for aclrtLaunchCallback.
+ *
+ * Wire: aclrtSubscribeReport(threadId i64, stream handle) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtSubscribeReport")
+export declare function aclrtSubscribeReport(threadId: u64, stream: u32): i32;
+
+/**
+ * Queues a guest function on a bound stream; aclrtProcessReport (or any
+ * blocking wait) runs it once due; ACL_CALLBACK_BLOCK holds later work until
+ * it has run.
+ *
+ * Wire: aclrtLaunchCallback(fn gptr, userData gptr, blockType i32, stream handle) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtLaunchCallback")
+export declare function aclrtLaunchCallback(fn: usize, userData: usize, blockType: i32, stream: u32): i32;
+
+/**
+ * Runs the callbacks due, waiting up to timeout ms (-1: no limit) for one;
+ * 507012 if none came.
+ *
+ * Wire: aclrtProcessReport(timeout i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtProcessReport")
+export declare function aclrtProcessReport(timeout: i32): i32;
+
+/**
+ * Unbinds the stream from the thread aclrtSubscribeReport named.
+ *
+ * Wire: aclrtUnSubscribeReport(threadId i64, stream handle) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtUnSubscribeReport")
+export declare function aclrtUnSubscribeReport(threadId: u64, stream: u32): i32;
+

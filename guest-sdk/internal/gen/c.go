@@ -96,6 +96,10 @@ func cCommonType(s Sem) (string, error) {
 		return "aclrtContext *", nil
 	case OutRunMode:
 		return "aclrtRunMode *", nil
+	case HostFn:
+		return "aclrtHostFunc", nil
+	case UserData:
+		return "void *", nil
 	}
 	return "", fmt.Errorf("gen: the C generator has no type for parameter meaning %d (add it to cCommonType in guest-sdk/internal/gen/c.go)", s)
 }
@@ -110,6 +114,8 @@ var nativeOverride = map[string]string{
 	"aclrtMemcpyBatchAsync.attrs":    "aclrtMemcpyBatchAttr *",
 	"aclrtMemcpyBatchV2.attrs":       "aclrtMemcpyBatchAttr *",
 	"aclrtMemcpyBatchAsyncV2.attrs":  "aclrtMemcpyBatchAttr *",
+	"aclrtLaunchCallback.fn":         "aclrtCallback",
+	"aclrtLaunchCallback.blockType":  "aclrtCallbackBlockType",
 }
 
 // cNativeType is the C type of a parameter in the native header (acl_rt.h
@@ -227,6 +233,8 @@ func cArg(p Param) string {
 		return "(uint32_t)(uintptr_t)" + p.Name
 	case Kind, Uint32, MemAttr, MallocPolicy, RegisterType:
 		return "(int32_t)" + p.Name
+	case HostFn:
+		return "(void *)(uintptr_t)" + p.Name
 	}
 	return p.Name
 }
@@ -371,6 +379,30 @@ func cBase(m *model) ([]byte, error) {
 	b.l("typedef void *aclrtEvent;", "")
 	cDoc(&b, "", "A context handle: a device plus its own default stream. Never dereference it.")
 	b.l("typedef void *aclrtContext;", "")
+	cDoc(&b, "",
+		"A stream callback of aclrtLaunchHostFunc, as natively. On wasm32 a function",
+		"pointer is an index into the module's table: the host hands it back to the",
+		"dispatcher below, which the module must export (ACLWASM_CALLBACKS).")
+	b.l("typedef void (*aclrtHostFunc)(void *args);", "")
+	cDoc(&b, "", "A callback of aclrtLaunchCallback, as natively (the same type).")
+	b.l("typedef void (*aclrtCallback)(void *userData);", "")
+	cDoc(&b, "", "Whether an aclrtLaunchCallback callback holds its stream's later work, as natively.")
+	b.l("typedef enum aclrtCallbackBlockType {", "    ACL_CALLBACK_NO_BLOCK,", "    ACL_CALLBACK_BLOCK,", "} aclrtCallbackBlockType;", "")
+	cDoc(&b, "",
+		"The stream callback dispatcher (ABI section 12): the host runs every stream",
+		"callback through it, on the module's own thread, inside one of its host",
+		"calls. Define ACLWASM_CALLBACKS before including acl/acl.h in one source",
+		"file (or build with -DACLWASM_CALLBACKS) to export it; the host refuses to",
+		"load a module that calls aclrtLaunchHostFunc or aclrtLaunchCallback without",
+		"it. The call is",
+		"call_indirect: a pointer that is not a function of this type traps.")
+	b.l("#ifdef ACLWASM_CALLBACKS",
+		`__attribute__((export_name("aclwasm_dispatch_callback"), weak))`,
+		"void aclwasm_dispatch_callback(uint32_t fn, void *userData)",
+		"{",
+		"    ((aclrtHostFunc)(uintptr_t)fn)(userData);",
+		"}",
+		"#endif", "")
 	cDoc(&b, "", "A device or host buffer and its size (aclCreateDataBuffer); opaque, as natively.")
 	b.l("typedef struct aclDataBuffer aclDataBuffer;", "")
 	cDoc(&b, "", "The level of an application log line (aclAppLog, ACL_APP_LOG).")

@@ -59,6 +59,10 @@ const (
 	Context    // handle: aclrtContext
 	OutContext // gptr: context handle written by the host
 	OutRunMode // gptr: aclrtRunMode written by the host
+
+	// ABI v1.2 section 12: stream callbacks.
+	HostFn   // gptr: a guest function pointer (a table index) the host hands back to the dispatcher
+	UserData // gptr: the guest's own pointer, handed back untouched
 )
 
 // Wire returns the wire type that carries a parameter of meaning s.
@@ -152,6 +156,12 @@ var semantics = map[string][]Sem{
 	"aclrtGetRunMode":             {OutRunMode},
 	"aclrtCreateStreamWithConfig": {OutStream, Uint32, Uint32},
 	"aclrtSetStreamFailureMode":   {Stream, Uint64},
+	// ABI v1.2 section 12: stream callbacks.
+	"aclrtLaunchHostFunc":    {Stream, HostFn, UserData},
+	"aclrtSubscribeReport":   {Uint64, Stream},
+	"aclrtLaunchCallback":    {HostFn, UserData, Int32, Stream},
+	"aclrtProcessReport":     {Int32},
+	"aclrtUnSubscribeReport": {Uint64, Stream},
 }
 
 // ErrMsgFunc is the one function that returns a length, not an aclError.

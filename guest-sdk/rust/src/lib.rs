@@ -45,6 +45,8 @@
 #[cfg(feature = "std")]
 extern crate std;
 
+#[cfg(feature = "callbacks")]
+pub mod callback;
 pub mod codes;
 pub mod io;
 pub mod sys;

@@ -429,4 +429,39 @@ extern "C" {
     /// Wire: `aclrtSetStreamFailureMode(stream handle, mode i64) -> i32`
     #[link_name = "aclrtSetStreamFailureMode"]
     pub fn aclrtSetStreamFailureMode(stream: u32, mode: u64) -> i32;
+
+    /// Queues a guest function (a table index) with its argument on the stream; the
+    /// guest's goroutine runs it through the SDK's dispatcher export once the work
+    /// before it is done, and later work waits for it.
+    ///
+    /// Wire: `aclrtLaunchHostFunc(stream handle, fn gptr, args gptr) -> i32`
+    #[link_name = "aclrtLaunchHostFunc"]
+    pub fn aclrtLaunchHostFunc(stream: u32, fn_: Option<unsafe extern "C" fn(*mut c_void)>, args: *mut c_void) -> i32;
+
+    /// Binds the stream to the guest's thread (any id: the guest has one thread), for
+    /// aclrtLaunchCallback.
+    ///
+    /// Wire: `aclrtSubscribeReport(threadId i64, stream handle) -> i32`
+    #[link_name = "aclrtSubscribeReport"]
+    pub fn aclrtSubscribeReport(threadId: u64, stream: u32) -> i32;
+
+    /// Queues a guest function on a bound stream; aclrtProcessReport (or any blocking
+    /// wait) runs it once due; ACL_CALLBACK_BLOCK holds later work until it has run.
+    ///
+    /// Wire: `aclrtLaunchCallback(fn gptr, userData gptr, blockType i32, stream handle) -> i32`
+    #[link_name = "aclrtLaunchCallback"]
+    pub fn aclrtLaunchCallback(fn_: Option<unsafe extern "C" fn(*mut c_void)>, userData: *mut c_void, blockType: i32, stream: u32) -> i32;
+
+    /// Runs the callbacks due, waiting up to timeout ms (-1: no limit) for one; 507012
+    /// if none came.
+    ///
+    /// Wire: `aclrtProcessReport(timeout i32) -> i32`
+    #[link_name = "aclrtProcessReport"]
+    pub fn aclrtProcessReport(timeout: i32) -> i32;
+
+    /// Unbinds the stream from the thread aclrtSubscribeReport named.
+    ///
+    /// Wire: `aclrtUnSubscribeReport(threadId i64, stream handle) -> i32`
+    #[link_name = "aclrtUnSubscribeReport"]
+    pub fn aclrtUnSubscribeReport(threadId: u64, stream: u32) -> i32;
 }

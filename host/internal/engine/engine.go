@@ -84,6 +84,16 @@ type Instance interface {
 	// Call calls an export. It returns ErrNoExport or ErrArgs before any
 	// guest code runs, an *ExitError, a *Trap or a *Done after.
 	Call(ctx context.Context, name string, args ...uint64) ([]uint64, error)
+	// Reenter calls an export whose results are none from inside a host
+	// call of this instance, on the host call's goroutine, with the host
+	// call's context (the sandbox's stream callbacks). Guest code then
+	// runs nested in the host call, under its deadline. The error is how
+	// the export ended other than by returning (a trap, an exit, the
+	// context's end), or ErrNoExport or ErrArgs: the caller makes it end
+	// the host call and the guest's run by panicking with it, which the
+	// adapter turns into the outer call's end of the same kind where its
+	// engine can.
+	Reenter(ctx context.Context, name string, args ...uint64) error
 	Close(ctx context.Context) error
 }
 

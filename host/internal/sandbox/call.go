@@ -35,6 +35,7 @@ type importFn func(c *Call) error
 func (s *Session) invoke(ctx context.Context, fi int, mem []byte, stack []uint64) {
 	// Host calls of a session never nest, so one call value serves them
 	// all: no allocation per call.
+	s.dueAtCall(ctx) // stream callbacks due since the last call (callback.go)
 	c := &s.call
 	// Field by field: a composite literal is built on the stack and then
 	// copied in 16-byte moves that stall on the 8-byte stores before them.
@@ -102,6 +103,9 @@ var narrow32 = func() []uint64 {
 func (c *Call) run() (err error) {
 	defer func() {
 		if r := recover(); r != nil {
+			if u, ok := r.(unwind); ok { // a callback ended the run: the engine ends the guest's
+				panic(u.err)
+			}
 			err = acl.Errorf(acl.ErrInternal, "host bug: %v", r) // no stack: the guest reads this
 		}
 	}()

@@ -72,6 +72,12 @@ var imports = func() []importFn {
 		"aclrtGetRunMode":             getRunMode,
 		"aclrtCreateStreamWithConfig": createStreamWithConfig,
 		"aclrtSetStreamFailureMode":   setStreamFailureMode,
+		// Stream callbacks (ABI section 12): callback.go.
+		"aclrtLaunchHostFunc":    launchHostFunc,
+		"aclrtSubscribeReport":   subscribeReport,
+		"aclrtLaunchCallback":    launchCallback,
+		"aclrtProcessReport":     processReport,
+		"aclrtUnSubscribeReport": unSubscribeReport,
 	}
 	fns := make([]importFn, len(abi.Funcs))
 	for i, f := range abi.Funcs {

@@ -78,6 +78,10 @@ type Session struct {
 	// batchBuf is the entries of the synchronous batch in flight, kept
 	// between calls so that a batch allocates nothing (batch.go).
 	batchBuf []acl.Copy
+	// Stream callbacks (callback.go): nil until the first launch, and the
+	// way to run the guest's callbacks (SetDispatcher).
+	cb         *callbacks
+	cbDispatch Dispatcher
 }
 
 type streamRec struct {
@@ -328,7 +332,8 @@ func (s *Session) releaseDevice(ctx context.Context, dev int32, force bool) erro
 func (s *Session) Release(ctx context.Context) error {
 	defer s.flushLogs()
 	defer s.stop()
-	idle := s.Idle() // nothing waits: no context to follow or make
+	s.cancelCallbacks() // stream callbacks: the guest runs no more
+	idle := s.Idle()    // nothing waits: no context to follow or make
 	if !idle {
 		unwatch := context.AfterFunc(ctx, s.stop)
 		defer unwatch()

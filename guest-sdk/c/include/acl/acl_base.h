@@ -65,6 +65,43 @@ typedef void *aclrtEvent;
 typedef void *aclrtContext;
 
 /**
+ * A stream callback of aclrtLaunchHostFunc, as natively. On wasm32 a function
+ * pointer is an index into the module's table: the host hands it back to the
+ * dispatcher below, which the module must export (ACLWASM_CALLBACKS).
+ */
+typedef void (*aclrtHostFunc)(void *args);
+
+/**
+ * A callback of aclrtLaunchCallback, as natively (the same type).
+ */
+typedef void (*aclrtCallback)(void *userData);
+
+/**
+ * Whether an aclrtLaunchCallback callback holds its stream's later work, as natively.
+ */
+typedef enum aclrtCallbackBlockType {
+    ACL_CALLBACK_NO_BLOCK,
+    ACL_CALLBACK_BLOCK,
+} aclrtCallbackBlockType;
+
+/**
+ * The stream callback dispatcher (ABI section 12): the host runs every stream
+ * callback through it, on the module's own thread, inside one of its host
+ * calls. Define ACLWASM_CALLBACKS before including acl/acl.h in one source
+ * file (or build with -DACLWASM_CALLBACKS) to export it; the host refuses to
+ * load a module that calls aclrtLaunchHostFunc or aclrtLaunchCallback without
+ * it. The call is
+ * call_indirect: a pointer that is not a function of this type traps.
+ */
+#ifdef ACLWASM_CALLBACKS
+__attribute__((export_name("aclwasm_dispatch_callback"), weak))
+void aclwasm_dispatch_callback(uint32_t fn, void *userData)
+{
+    ((aclrtHostFunc)(uintptr_t)fn)(userData);
+}
+#endif
+
+/**
  * A device or host buffer and its size (aclCreateDataBuffer); opaque, as natively.
  */
 typedef struct aclDataBuffer aclDataBuffer;

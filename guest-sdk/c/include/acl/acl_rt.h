@@ -690,6 +690,52 @@ aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority, uin
 __attribute__((import_module("acl32"), import_name("aclrtSetStreamFailureMode")))
 aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode);
 
+/**
+ * Queues a guest function (a table index) with its argument on the stream; the
+ * guest's goroutine runs it through the SDK's dispatcher export once the work
+ * before it is done, and later work waits for it.
+ *
+ * Wire (acl32): aclrtLaunchHostFunc(stream i32, fn i32, args i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtLaunchHostFunc")))
+aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args);
+
+/**
+ * Binds the stream to the guest's thread (any id: the guest has one thread),
+ * for aclrtLaunchCallback.
+ *
+ * Wire (acl32): aclrtSubscribeReport(threadId i64, stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtSubscribeReport")))
+aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream);
+
+/**
+ * Queues a guest function on a bound stream; aclrtProcessReport (or any
+ * blocking wait) runs it once due; ACL_CALLBACK_BLOCK holds later work until
+ * it has run.
+ *
+ * Wire (acl32): aclrtLaunchCallback(fn i32, userData i32, blockType i32, stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtLaunchCallback")))
+aclError aclrtLaunchCallback(aclrtCallback fn, void *userData, aclrtCallbackBlockType blockType, aclrtStream stream);
+
+/**
+ * Runs the callbacks due, waiting up to timeout ms (-1: no limit) for one;
+ * 507012 if none came.
+ *
+ * Wire (acl32): aclrtProcessReport(timeout i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtProcessReport")))
+aclError aclrtProcessReport(int32_t timeout);
+
+/**
+ * Unbinds the stream from the thread aclrtSubscribeReport named.
+ *
+ * Wire (acl32): aclrtUnSubscribeReport(threadId i64, stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtUnSubscribeReport")))
+aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream);
+
 #else /* ACLWASM_WIDE */
 
 /* The wide profile: aclrtPtr addresses and uint64_t sizes over the "acl" imports. */
@@ -1343,6 +1389,62 @@ static inline aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t
 static inline aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode)
 {
     return (aclError)aclwasm_raw_aclrtSetStreamFailureMode((uint32_t)(uintptr_t)stream, mode);
+}
+
+/**
+ * Queues a guest function (a table index) with its argument on the stream; the
+ * guest's goroutine runs it through the SDK's dispatcher export once the work
+ * before it is done, and later work waits for it.
+ *
+ * Wire: aclrtLaunchHostFunc(stream handle, fn gptr, args gptr) -> i32
+ */
+static inline aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args)
+{
+    return (aclError)aclwasm_raw_aclrtLaunchHostFunc((uint32_t)(uintptr_t)stream, (void *)(uintptr_t)fn, args);
+}
+
+/**
+ * Binds the stream to the guest's thread (any id: the guest has one thread),
+ * for aclrtLaunchCallback.
+ *
+ * Wire: aclrtSubscribeReport(threadId i64, stream handle) -> i32
+ */
+static inline aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream)
+{
+    return (aclError)aclwasm_raw_aclrtSubscribeReport(threadId, (uint32_t)(uintptr_t)stream);
+}
+
+/**
+ * Queues a guest function on a bound stream; aclrtProcessReport (or any
+ * blocking wait) runs it once due; ACL_CALLBACK_BLOCK holds later work until
+ * it has run.
+ *
+ * Wire: aclrtLaunchCallback(fn gptr, userData gptr, blockType i32, stream handle) -> i32
+ */
+static inline aclError aclrtLaunchCallback(aclrtHostFunc fn, void *userData, int32_t blockType, aclrtStream stream)
+{
+    return (aclError)aclwasm_raw_aclrtLaunchCallback((void *)(uintptr_t)fn, userData, blockType, (uint32_t)(uintptr_t)stream);
+}
+
+/**
+ * Runs the callbacks due, waiting up to timeout ms (-1: no limit) for one;
+ * 507012 if none came.
+ *
+ * Wire: aclrtProcessReport(timeout i32) -> i32
+ */
+static inline aclError aclrtProcessReport(int32_t timeout)
+{
+    return (aclError)aclwasm_raw_aclrtProcessReport(timeout);
+}
+
+/**
+ * Unbinds the stream from the thread aclrtSubscribeReport named.
+ *
+ * Wire: aclrtUnSubscribeReport(threadId i64, stream handle) -> i32
+ */
+static inline aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream)
+{
+    return (aclError)aclwasm_raw_aclrtUnSubscribeReport(threadId, (uint32_t)(uintptr_t)stream);
 }
 
 #endif /* ACLWASM_WIDE */

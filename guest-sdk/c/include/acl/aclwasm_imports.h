@@ -561,6 +561,52 @@ int32_t aclwasm_raw_aclrtCreateStreamWithConfig(void *stream, int32_t priority, 
 __attribute__((import_module("acl"), import_name("aclrtSetStreamFailureMode")))
 int32_t aclwasm_raw_aclrtSetStreamFailureMode(uint32_t stream, uint64_t mode);
 
+/**
+ * Queues a guest function (a table index) with its argument on the stream; the
+ * guest's goroutine runs it through the SDK's dispatcher export once the work
+ * before it is done, and later work waits for it.
+ *
+ * Wire: aclrtLaunchHostFunc(stream handle, fn gptr, args gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtLaunchHostFunc")))
+int32_t aclwasm_raw_aclrtLaunchHostFunc(uint32_t stream, void *fn, void *args);
+
+/**
+ * Binds the stream to the guest's thread (any id: the guest has one thread),
+ * for aclrtLaunchCallback.
+ *
+ * Wire: aclrtSubscribeReport(threadId i64, stream handle) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtSubscribeReport")))
+int32_t aclwasm_raw_aclrtSubscribeReport(uint64_t threadId, uint32_t stream);
+
+/**
+ * Queues a guest function on a bound stream; aclrtProcessReport (or any
+ * blocking wait) runs it once due; ACL_CALLBACK_BLOCK holds later work until
+ * it has run.
+ *
+ * Wire: aclrtLaunchCallback(fn gptr, userData gptr, blockType i32, stream handle) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtLaunchCallback")))
+int32_t aclwasm_raw_aclrtLaunchCallback(void *fn, void *userData, int32_t blockType, uint32_t stream);
+
+/**
+ * Runs the callbacks due, waiting up to timeout ms (-1: no limit) for one;
+ * 507012 if none came.
+ *
+ * Wire: aclrtProcessReport(timeout i32) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtProcessReport")))
+int32_t aclwasm_raw_aclrtProcessReport(int32_t timeout);
+
+/**
+ * Unbinds the stream from the thread aclrtSubscribeReport named.
+ *
+ * Wire: aclrtUnSubscribeReport(threadId i64, stream handle) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtUnSubscribeReport")))
+int32_t aclwasm_raw_aclrtUnSubscribeReport(uint64_t threadId, uint32_t stream);
+
 #else /* the native layout: acl32 */
 
 /**
@@ -1104,6 +1150,52 @@ int32_t aclwasm_raw_aclrtCreateStreamWithConfig(void *stream, int32_t priority, 
  */
 __attribute__((import_module("acl32"), import_name("aclrtSetStreamFailureMode")))
 int32_t aclwasm_raw_aclrtSetStreamFailureMode(uint32_t stream, uint64_t mode);
+
+/**
+ * Queues a guest function (a table index) with its argument on the stream; the
+ * guest's goroutine runs it through the SDK's dispatcher export once the work
+ * before it is done, and later work waits for it.
+ *
+ * Wire: aclrtLaunchHostFunc(stream i32, fn i32, args i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtLaunchHostFunc")))
+int32_t aclwasm_raw_aclrtLaunchHostFunc(uint32_t stream, void *fn, void *args);
+
+/**
+ * Binds the stream to the guest's thread (any id: the guest has one thread),
+ * for aclrtLaunchCallback.
+ *
+ * Wire: aclrtSubscribeReport(threadId i64, stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtSubscribeReport")))
+int32_t aclwasm_raw_aclrtSubscribeReport(uint64_t threadId, uint32_t stream);
+
+/**
+ * Queues a guest function on a bound stream; aclrtProcessReport (or any
+ * blocking wait) runs it once due; ACL_CALLBACK_BLOCK holds later work until
+ * it has run.
+ *
+ * Wire: aclrtLaunchCallback(fn i32, userData i32, blockType i32, stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtLaunchCallback")))
+int32_t aclwasm_raw_aclrtLaunchCallback(void *fn, void *userData, int32_t blockType, uint32_t stream);
+
+/**
+ * Runs the callbacks due, waiting up to timeout ms (-1: no limit) for one;
+ * 507012 if none came.
+ *
+ * Wire: aclrtProcessReport(timeout i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtProcessReport")))
+int32_t aclwasm_raw_aclrtProcessReport(int32_t timeout);
+
+/**
+ * Unbinds the stream from the thread aclrtSubscribeReport named.
+ *
+ * Wire: aclrtUnSubscribeReport(threadId i64, stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtUnSubscribeReport")))
+int32_t aclwasm_raw_aclrtUnSubscribeReport(uint64_t threadId, uint32_t stream);
 
 #endif /* ACLWASM_WIDE */
 

@@ -583,3 +583,51 @@ func CreateStreamWithConfig(stream unsafe.Pointer, priority uint32, flag uint32)
 //go:wasmimport acl aclrtSetStreamFailureMode
 //go:noescape
 func SetStreamFailureMode(stream uint32, mode uint64) int32
+
+// LaunchHostFunc is aclrtLaunchHostFunc: Queues a guest function (a table
+// index) with its argument on the stream; the guest's goroutine runs it
+// through the SDK's dispatcher export once the work before it is done, and
+// later work waits for it.
+//
+// Wire: aclrtLaunchHostFunc(stream handle, fn gptr, args gptr) -> i32
+//
+//go:wasmimport acl aclrtLaunchHostFunc
+//go:noescape
+func LaunchHostFunc(stream uint32, fn unsafe.Pointer, args unsafe.Pointer) int32
+
+// SubscribeReport is aclrtSubscribeReport: Binds the stream to the guest's
+// thread (any id: the guest has one thread), for aclrtLaunchCallback.
+//
+// Wire: aclrtSubscribeReport(threadId i64, stream handle) -> i32
+//
+//go:wasmimport acl aclrtSubscribeReport
+//go:noescape
+func SubscribeReport(threadId uint64, stream uint32) int32
+
+// LaunchCallback is aclrtLaunchCallback: Queues a guest function on a bound
+// stream; aclrtProcessReport (or any blocking wait) runs it once due;
+// ACL_CALLBACK_BLOCK holds later work until it has run.
+//
+// Wire: aclrtLaunchCallback(fn gptr, userData gptr, blockType i32, stream handle) -> i32
+//
+//go:wasmimport acl aclrtLaunchCallback
+//go:noescape
+func LaunchCallback(fn unsafe.Pointer, userData unsafe.Pointer, blockType int32, stream uint32) int32
+
+// ProcessReport is aclrtProcessReport: Runs the callbacks due, waiting up to
+// timeout ms (-1: no limit) for one; 507012 if none came.
+//
+// Wire: aclrtProcessReport(timeout i32) -> i32
+//
+//go:wasmimport acl aclrtProcessReport
+//go:noescape
+func ProcessReport(timeout int32) int32
+
+// UnSubscribeReport is aclrtUnSubscribeReport: Unbinds the stream from the
+// thread aclrtSubscribeReport named.
+//
+// Wire: aclrtUnSubscribeReport(threadId i64, stream handle) -> i32
+//
+//go:wasmimport acl aclrtUnSubscribeReport
+//go:noescape
+func UnSubscribeReport(threadId uint64, stream uint32) int32

@@ -225,6 +225,12 @@ static aclwasm_result_t aclwasm_call(void *cx, const aclwasm_func_t *f, aclwasm_
 	return r;
 }
 
+// aclwasm_call_in calls f unchecked in the store of a host call in
+// progress, through its caller's context (Reenter).
+static aclwasm_result_t aclwasm_call_in(void *caller, const aclwasm_func_t *f, aclwasm_raw_t *raw, size_t n) {
+	return aclwasm_call(wasmtime_caller_context((wasmtime_caller_t *)caller), f, raw, n);
+}
+
 // aclwasm_instantiate instantiates module in the store with context cx
 // through linker and, if it exports memory 0 as mem_name (not ""), returns
 // that memory and its base (*found set).
@@ -359,6 +365,15 @@ func setEpochDeadline(cx unsafe.Pointer, delta uint64) {
 // raw and leaves its results there (raw holds the more of both).
 func callRaw(cx unsafe.Pointer, f *wasmtime.Func, raw []rawVal) error {
 	r := C.aclwasm_call(cx, (*C.aclwasm_func_t)(unsafe.Pointer(f)), (*C.aclwasm_raw_t)(unsafe.Pointer(&raw[0])), C.size_t(len(raw)))
+	if r.err != nil || r.trap != nil {
+		return takeError(r.err, r.trap)
+	}
+	return nil
+}
+
+// callRawIn is callRaw from inside a host call, through its caller.
+func callRawIn(caller unsafe.Pointer, f *wasmtime.Func, raw []rawVal) error {
+	r := C.aclwasm_call_in(caller, (*C.aclwasm_func_t)(unsafe.Pointer(f)), (*C.aclwasm_raw_t)(unsafe.Pointer(&raw[0])), C.size_t(len(raw)))
 	if r.err != nil || r.trap != nil {
 		return takeError(r.err, r.trap)
 	}

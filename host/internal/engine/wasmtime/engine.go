@@ -290,6 +290,7 @@ type wasmtimeInstance struct {
 	stop    func() bool    // stops watch (context.AfterFunc)
 	watcher engine.Watcher // or this does (the host's call context)
 	stack   [16]uint64     // parameters of the host call in progress
+	caller  unsafe.Pointer // the wasmtime_caller_t of the host call in progress (Reenter)
 	stdin   io.Reader      // Config's stdio, served by fd_read and fd_write
 	stdout  io.Writer
 	stderr  io.Writer
@@ -459,6 +460,44 @@ func (w *wasmtimeInstance) Call(ctx context.Context, name string, args ...uint64
 		// references: 0
 	}
 	return out, nil
+}
+
+// Reenter implements engine.Instance: it calls the export through the
+// context of the host call in flight (w.caller), as wasmtime lets a host
+// function call into its own store. The raw values are fresh (a callback
+// may dispatch another), and the parameters of the host call in flight,
+// which the nested host calls overwrite, are restored after. The epoch
+// deadline and fuel are the outer call's. A trap comes back as the
+// callError that aclwasmHostCall turns into a trap of the outer call.
+func (w *wasmtimeInstance) Reenter(_ context.Context, name string, args ...uint64) error {
+	x := w.export(name)
+	if x == nil {
+		return fmt.Errorf("host: %w: %q", engine.ErrNoExport, name)
+	}
+	if len(args) != len(x.params) || len(x.results) != 0 {
+		return fmt.Errorf("host: %s: %w: it takes %d and returns %d, the host passes %d and wants none", name, engine.ErrArgs, len(x.params), len(x.results), len(args))
+	}
+	if w.caller == nil {
+		return fmt.Errorf("host: %s: called outside a host call", name)
+	}
+	raw := make([]rawVal, max(len(x.params), 1))
+	for k, p := range x.params {
+		switch p {
+		case wasmtime.KindI32, wasmtime.KindF32:
+			raw[k] = rawVal{uint64(uint32(args[k])), 0}
+		case wasmtime.KindI64, wasmtime.KindF64:
+			raw[k] = rawVal{args[k], 0}
+		default:
+			return &engine.Trap{Call: name, Reason: fmt.Sprintf("parameter %d has a type that cannot be passed from the host", k)}
+		}
+	}
+	saved, caller := w.stack, w.caller
+	err := callRawIn(caller, x.f, raw)
+	w.stack, w.caller = saved, caller
+	if err != nil {
+		return err
+	}
+	return nil
 }
 
 // runError classifies how a guest call ended, as the wazero adapter does:

@@ -14,6 +14,8 @@ import (
 	"unsafe"
 
 	"github.com/bytecodealliance/wasmtime-go/v39"
+
+	"github.com/aclwasm/aclwasm/host/internal/engine"
 )
 
 // Host calls. Every host function of the adapter is one C callback
@@ -106,6 +108,14 @@ func rawI32(args unsafe.Pointer, i int) uint32 { return *(*uint32)(raw(args, i))
 func aclwasmHostCall(env C.uintptr_t, caller unsafe.Pointer, d C.uintptr_t, size C.size_t, known C.int, args unsafe.Pointer) (trap unsafe.Pointer) {
 	defer func() {
 		if r := recover(); r != nil {
+			if e, ok := r.(*callError); ok { // a callback the host call ran (Reenter) trapped or exited
+				msg := engine.WasmtimeTrap("", e.msg).Reason // the outer trap gets its own backtrace
+				if e.exited {
+					msg = fmt.Sprintf("a stream callback exited with code %d", e.status)
+				}
+				trap = newTrap(msg)
+				return
+			}
 			trap = newTrap(fmt.Sprintf("host function panicked: %v", r))
 		}
 	}()
@@ -137,7 +147,10 @@ func aclwasmHostCall(env C.uintptr_t, caller unsafe.Pointer, d C.uintptr_t, size
 			r = 500000
 			break
 		}
+		prev := w.caller
+		w.caller = caller
 		r = w.hostCall(mem, int(fn), args)
+		w.caller = prev
 	}
 	if w != nil && w.ctx != nil && w.ctx.Err() != nil && uintptr(env) != envClockTimeGet {
 		// The call's context ended while the function blocked: the guest

@@ -355,6 +355,24 @@ func (i *instance) Call(ctx context.Context, name string, args ...uint64) ([]uin
 	return res, nil
 }
 
+// Reenter implements engine.Instance: wazero lets a host function call
+// an export of the module that called it, on its own goroutine. A fresh
+// api.Function each time: the cached one's call engine may be the one in
+// flight further up (a callback that dispatches another). The error is
+// wazero's own, so that an exit or the call's end (*sys.ExitError), once
+// panicked with from the host function, ends the outer call alike.
+func (i *instance) Reenter(ctx context.Context, name string, args ...uint64) error {
+	fn := i.mod.ExportedFunction(name)
+	if fn == nil {
+		return fmt.Errorf("host: %w: %q", engine.ErrNoExport, name)
+	}
+	if d := fn.Definition(); len(d.ParamTypes()) != len(args) || len(d.ResultTypes()) != 0 {
+		return fmt.Errorf("host: %s: %w: it takes %d and returns %d, the host passes %d and wants none", name, engine.ErrArgs, len(d.ParamTypes()), len(d.ResultTypes()), len(args))
+	}
+	_, err := fn.Call(ctx, args...)
+	return err
+}
+
 // Close closes the module and frees its memory. wazero frees it itself
 // only when the module was not already closed: a module it closed because
 // a call's context ended (a timeout in a host call or proc_exit racing

@@ -1,0 +1,74 @@
+package tests
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/acl/sim"
+	"github.com/aclwasm/aclwasm/host"
+)
+
+// TestNativeCallbacks: tests/native/callback.c, stream callbacks as native
+// programs launch them (aclrtLaunchHostFunc; aclrtLaunchCallback with
+// aclrtSubscribeReport and aclrtProcessReport), built with the SDK option
+// that exports the dispatcher (-DACLWASM_CALLBACKS), run in stream order
+// against the copies around them, on the simulator with and without its
+// timing model; a callback that traps ends the run; without the option
+// Load refuses the module and names it.
+func TestNativeCallbacks(t *testing.T) {
+	dir := t.TempDir()
+	wasm := buildNative(t, dir, "callback.c", "-DACLWASM_CALLBACKS")
+	for _, tc := range []struct {
+		name string
+		opts []sim.Option
+	}{{"default", nil}, {"timing", []sim.Option{sim.WithTiming()}}} {
+		t.Run(tc.name, func(t *testing.T) {
+			sb := newSandbox(t, tc.opts...)
+			pl, err := sb.rt.Load(context.Background(), wasm, testCompile(host.Policy{Timeout: time.Minute}))
+			require.NoError(t, err)
+			t.Cleanup(func() { require.NoError(t, pl.Close(context.Background())) })
+
+			o := mustRun(t, pl, "callback")
+			require.Contains(t, o.stdout, "order: 1 2 3\n", "%v", o)
+			require.Contains(t, o.stdout, "seen: abababab\n", "the callback ran after the memset before it")
+			require.Contains(t, o.stdout, "after: 11111111\n", "the memset after it ran after it")
+			require.Contains(t, o.stdout, "reports: 4 5\n", "aclrtLaunchCallback's, run by aclrtProcessReport")
+			require.Contains(t, o.stdout, "callback: OK (5 callbacks in stream order)\n")
+			require.Equal(t, "atexit: ctors ran 1 time(s)", lastLine(o.stdout), "no constructor or atexit handler around the callbacks")
+			require.Equal(t, 1, strings.Count(o.stdout, "atexit:"))
+			require.Equal(t, uint64(4), o.res.Stats.Funcs["aclrtLaunchHostFunc"].Calls)
+			require.Equal(t, uint64(2), o.res.Stats.Funcs["aclrtLaunchCallback"].Calls)
+
+			o = run(context.Background(), pl, "callback", "trap")
+			require.ErrorIs(t, o.err, host.ErrTrap, "%v", o)
+			var te *host.TrapError
+			require.True(t, errors.As(o.err, &te))
+			require.NotContains(t, o.stdout, "did not end the run")
+		})
+	}
+
+	sb := newSandbox(t)
+	_, err := sb.rt.Load(context.Background(), buildNative(t, t.TempDir(), "callback.c"), testCompile(host.Policy{}))
+	var le *host.LoadError
+	require.True(t, errors.As(err, &le), "%v", err)
+	require.ErrorContains(t, err, "acl32.aclrtLaunchHostFunc needs the export aclwasm_dispatch_callback")
+	require.ErrorContains(t, err, "ACLWASM_CALLBACKS")
+}
+
+// TestRustCallbacks: the Rust SDK's callbacks feature (examples/callback.rs):
+// its dispatcher export runs a host function and a report callback.
+func TestRustCallbacks(t *testing.T) {
+	sb := newSandbox(t)
+	pl, err := sb.rt.Load(context.Background(), guest(t, "rust-callback"), testCompile(host.Policy{Timeout: time.Minute}))
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, pl.Close(context.Background())) })
+	o := mustRun(t, pl, "rust-callback")
+	require.Equal(t, "rust callbacks: OK (sum 12)", lastLine(o.stdout))
+	require.Equal(t, uint64(1), o.res.Stats.Funcs["aclrtLaunchHostFunc"].Calls)
+	require.Equal(t, uint64(1), o.res.Stats.Funcs["aclrtLaunchCallback"].Calls)
+}
