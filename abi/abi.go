@@ -385,6 +385,24 @@ var Funcs = []Func{
 		Doc: "aclrtCreateStream with a priority (clamped natively) and ACL_STREAM_* flags, checked as natively and shown by the trace."},
 	{Name: "aclrtSetStreamFailureMode", Group: Stream, Params: []Param{{"stream", Handle, 0}, {"mode", U64, 0}},
 		Doc: "ACL_STOP_ON_FAILURE (1): after a failed operation the stream's later ones fail without effect until it is synchronized."},
+
+	// ABI v1.2 section 12: error state and resource queries.
+	{Name: "aclrtGetLastError", Group: Runtime, Params: []Param{{"level", I32, 0}},
+		Doc: "Returns the code of the session's most recent runtime failure (ACL_RT_THREAD_LEVEL only) and clears it; 0 when there is none."},
+	{Name: "aclrtPeekAtLastError", Group: Runtime, Params: []Param{{"level", I32, 0}},
+		Doc: "aclrtGetLastError without clearing it."},
+	{Name: "aclrtGetErrorVerbose", Group: Device, Params: []Param{{"deviceId", I32, 0}, {"errorInfo", Gptr, 0}},
+		Doc: "Writes an aclrtErrorInfo describing the device's fault as the session sees it: never another session's, so ACL_RT_NO_ERROR."},
+	{Name: "aclrtCtxGetCurrentDefaultStream", Group: Context, Params: []Param{{"stream", Gptr, 0}},
+		Doc: "Writes the current context's default stream handle: NULL, the handle that names it in every call."},
+	{Name: "aclrtGetResInCurrentThread", Group: Device, Params: []Param{{"type", I32, 0}, {"value", Gptr, 0}},
+		Doc: "Writes how many cores of an aclrtDevResLimitType the current device grants the session, as a uint32."},
+	{Name: "aclrtGetDeviceResLimit", Group: Device, Params: []Param{{"deviceId", I32, 0}, {"type", I32, 0}, {"value", Gptr, 0}},
+		Doc: "Writes the session's core limit of an aclrtDevResLimitType on deviceId, as a uint32: the device's count unless lowered."},
+	{Name: "aclrtSetDeviceResLimit", Group: Device, Params: []Param{{"deviceId", I32, 0}, {"type", I32, 0}, {"value", I32, 0}},
+		Doc: "Sets the session's core limit on deviceId, at most the device's count; it binds this session's view only."},
+	{Name: "aclrtGetStreamAvailableNum", Group: Stream, Params: []Param{{"streamCount", Gptr, 0}},
+		Doc: "Writes how many more streams the policy lets the session create (MaxStreams minus those it holds), as a uint32."},
 }
 
 var index = func() map[string]int {

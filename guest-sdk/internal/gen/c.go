@@ -96,6 +96,8 @@ func cCommonType(s Sem) (string, error) {
 		return "aclrtContext *", nil
 	case OutRunMode:
 		return "aclrtRunMode *", nil
+	case OutErrorInfo:
+		return "void *", nil // any aclrtErrorInfo *: the SDK does not declare the struct yet
 	}
 	return "", fmt.Errorf("gen: the C generator has no type for parameter meaning %d (add it to cCommonType in guest-sdk/internal/gen/c.go)", s)
 }

@@ -129,7 +129,17 @@ func Enums() ([]Enum, error) {
 			{acl.RunModeDevice.String(), int64(acl.RunModeDevice)},
 			{acl.RunModeHost.String(), int64(acl.RunModeHost)},
 		}}
-	return []Enum{kinds, locs, policy, attrs, streamStatus, eventStatus, register, runMode}, nil
+	// ABI v1.2 section 12: error state and resource queries.
+	lastErrLevel := Enum{C: "aclrtLastErrLevel", Go: "LastErrLevel",
+		Doc:     "Whose last error aclrtGetLastError and aclrtPeekAtLastError read.",
+		Members: []Member{{acl.ThreadLevel.String(), int64(acl.ThreadLevel)}}}
+	devResLimit := Enum{C: "aclrtDevResLimitType", Go: "DevResLimitType",
+		Doc: "The cores a device resource limit counts.",
+		Members: []Member{
+			{acl.DevResCubeCore.String(), int64(acl.DevResCubeCore)},
+			{acl.DevResVectorCore.String(), int64(acl.DevResVectorCore)},
+		}}
+	return []Enum{kinds, locs, policy, attrs, streamStatus, eventStatus, register, runMode, lastErrLevel, devResLimit}, nil
 }
 
 // Code is one native aclError value.

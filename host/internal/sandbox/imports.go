@@ -72,6 +72,15 @@ var imports = func() []importFn {
 		"aclrtGetRunMode":             getRunMode,
 		"aclrtCreateStreamWithConfig": createStreamWithConfig,
 		"aclrtSetStreamFailureMode":   setStreamFailureMode,
+		// ABI v1.2 section 12: error state and resource queries.
+		"aclrtGetLastError":               getLastError,
+		"aclrtPeekAtLastError":            peekAtLastError,
+		"aclrtGetErrorVerbose":            getErrorVerbose,
+		"aclrtCtxGetCurrentDefaultStream": ctxGetCurrentDefaultStream,
+		"aclrtGetResInCurrentThread":      getResInCurrentThread,
+		"aclrtGetDeviceResLimit":          getDeviceResLimit,
+		"aclrtSetDeviceResLimit":          setDeviceResLimit,
+		"aclrtGetStreamAvailableNum":      getStreamAvailableNum,
 	}
 	fns := make([]importFn, len(abi.Funcs))
 	for i, f := range abi.Funcs {

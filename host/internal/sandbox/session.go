@@ -78,6 +78,10 @@ type Session struct {
 	// batchBuf is the entries of the synchronous batch in flight, kept
 	// between calls so that a batch allocates nothing (batch.go).
 	batchBuf []acl.Copy
+
+	// ABI v1.2 section 12, error state and resource queries.
+	lastCode  acl.Error         // the last error (errstate.go); 0 when none
+	resLimits map[resKey]uint32 // core limits the session set (resource.go)
 }
 
 type streamRec struct {
