@@ -159,7 +159,7 @@ export enum RunMode {
  */
 export enum LastErrLevel {
   /** ACL_RT_THREAD_LEVEL */
-  LEVEL = 0,
+  THREAD_LEVEL = 0,
 }
 
 /**

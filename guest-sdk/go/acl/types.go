@@ -296,14 +296,14 @@ type LastErrLevel int32
 
 // The native aclrtLastErrLevel values.
 const (
-	Level LastErrLevel = 0 // ACL_RT_THREAD_LEVEL
+	ThreadLevel LastErrLevel = 0 // ACL_RT_THREAD_LEVEL
 )
 
 // String returns the native name, or "aclrtLastErrLevel" followed by the number in
 // parentheses for other values.
 func (v LastErrLevel) String() string {
 	switch v {
-	case Level:
+	case ThreadLevel:
 		return "ACL_RT_THREAD_LEVEL"
 	}
 	return "aclrtLastErrLevel(" + strconv.FormatInt(int64(v), 10) + ")"

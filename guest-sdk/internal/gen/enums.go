@@ -49,6 +49,13 @@ func (e *Enum) prefix() string {
 	if i := strings.LastIndexByte(p, '_'); i >= 0 {
 		p = p[:i+1]
 	}
+	// An enum of one member keeps two words: ACL_RT_THREAD_LEVEL is
+	// ThreadLevel, not Level.
+	if len(e.Members) == 1 {
+		if i := strings.LastIndexByte(strings.TrimSuffix(p, "_"), '_'); i >= 0 {
+			p = p[:i+1]
+		}
+	}
 	return p
 }
 

@@ -300,11 +300,11 @@ impl RunMode {
 /// Whose last error aclrtGetLastError and aclrtPeekAtLastError read (`aclrtLastErrLevel`).
 #[repr(transparent)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct LastErrLevel(pub );
+pub struct LastErrLevel(pub i32);
 
 impl LastErrLevel {
     /// `ACL_RT_THREAD_LEVEL`
-    pub const LEVEL: LastErrLevel = LastErrLevel(0);
+    pub const THREAD_LEVEL: LastErrLevel = LastErrLevel(0);
 
     /// Returns the native name of the value, or `None` for a value the
     /// native enum does not define.
@@ -319,7 +319,7 @@ impl LastErrLevel {
 /// The cores a device resource limit counts (`aclrtDevResLimitType`).
 #[repr(transparent)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct DevResLimitType(pub );
+pub struct DevResLimitType(pub i32);
 
 impl DevResLimitType {
     /// `ACL_RT_DEV_RES_CUBE_CORE`
