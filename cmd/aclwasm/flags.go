@@ -125,7 +125,10 @@ func (f *sandboxFlags) policy() (host.Policy, error) {
 	p := host.Policy{
 		MaxAllocations: f.maxAllocs, MaxRegistrations: f.maxRegs, MaxStreams: f.maxStreams,
 		MaxEvents: f.maxEvents, MaxQueued: f.maxQueued, MaxBatchEntries: f.maxBatchEntries, MemoryPages: f.memoryPages,
-		Timeout: f.timeout, CompileTimeout: f.compileTimeout, Allow: f.allow, Deny: f.deny, AllowInitConfig: f.allowInitConfig, RefuseInitConfig: f.refuseInitConfig,
+		Timeout: f.timeout, CompileTimeout: f.compileTimeout, Allow: f.allow, Deny: f.deny, RefuseInitConfig: f.refuseInitConfig,
+	}
+	if f.allowInitConfig && f.refuseInitConfig {
+		return p, fmt.Errorf("--allow-init-config (deprecated: the default) and --refuse-init-config contradict each other")
 	}
 	var err error
 	if p.DeviceMemory, err = parseBytes(f.deviceMemory); err != nil {

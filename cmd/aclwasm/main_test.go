@@ -163,7 +163,7 @@ func TestInitConfig(t *testing.T) {
 
 	r = cli(t, "run", "--log-level", "error", "--allow-init-config", "--refuse-init-config", initcfg)
 	require.Equal(t, 126, r.code, "stderr: %s", r.stderr)
-	require.Contains(t, r.stderr, "AllowInitConfig (deprecated, the default) and RefuseInitConfig contradict each other")
+	require.Contains(t, r.stderr, "--allow-init-config (deprecated: the default) and --refuse-init-config contradict each other")
 }
 
 func TestExitCodes(t *testing.T) {
