@@ -19,8 +19,8 @@ func ctxGetCurrentDefaultStream(c *Call) error {
 	if err != nil {
 		return err
 	}
-	if c.s.cur == nil { // context
-		return acl.Errorf(acl.ErrRTContextNull, "no current context: call aclrtSetDevice or aclrtSetCurrentContext first")
+	if err := c.needDevice(); err != nil { // context: a current device is a current context
+		return err
 	}
 	le.PutUint32(out, 0)
 	return nil
