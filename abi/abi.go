@@ -396,6 +396,24 @@ var Funcs = []Func{
 		Doc: "Runs the callbacks due, waiting up to timeout ms (-1: no limit) for one; 507012 if none came."},
 	{Name: "aclrtUnSubscribeReport", Group: Stream, Params: []Param{{"threadId", U64, 0}, {"stream", Handle, 0}},
 		Doc: "Unbinds the stream from the thread aclrtSubscribeReport named."},
+
+	// ABI v1.2 section 12: error state and resource queries.
+	{Name: "aclrtGetLastError", Group: Runtime, Params: []Param{{"level", I32, 0}},
+		Doc: "Returns the code of the session's most recent runtime failure (ACL_RT_THREAD_LEVEL only) and clears it; 0 when there is none."},
+	{Name: "aclrtPeekAtLastError", Group: Runtime, Params: []Param{{"level", I32, 0}},
+		Doc: "aclrtGetLastError without clearing it."},
+	{Name: "aclrtGetErrorVerbose", Group: Device, Params: []Param{{"deviceId", I32, 0}, {"errorInfo", Gptr, 0}},
+		Doc: "Writes an aclrtErrorInfo describing the device's fault as the session sees it: never another session's, so ACL_RT_NO_ERROR."},
+	{Name: "aclrtCtxGetCurrentDefaultStream", Group: Context, Params: []Param{{"stream", Gptr, 0}},
+		Doc: "Writes the current context's default stream handle: NULL, the handle that names it in every call."},
+	{Name: "aclrtGetResInCurrentThread", Group: Device, Params: []Param{{"type", I32, 0}, {"value", Gptr, 0}},
+		Doc: "Writes how many cores of an aclrtDevResLimitType the current device grants the session, as a uint32."},
+	{Name: "aclrtGetDeviceResLimit", Group: Device, Params: []Param{{"deviceId", I32, 0}, {"type", I32, 0}, {"value", Gptr, 0}},
+		Doc: "Writes the session's core limit of an aclrtDevResLimitType on deviceId, as a uint32: the device's count unless lowered."},
+	{Name: "aclrtSetDeviceResLimit", Group: Device, Params: []Param{{"deviceId", I32, 0}, {"type", I32, 0}, {"value", I32, 0}},
+		Doc: "Sets the session's core limit on deviceId, at most the device's count; it binds this session's view only."},
+	{Name: "aclrtGetStreamAvailableNum", Group: Stream, Params: []Param{{"streamCount", Gptr, 0}},
+		Doc: "Writes how many more streams the policy lets the session create (MaxStreams minus those it holds), as a uint32."},
 }
 
 var index = func() map[string]int {

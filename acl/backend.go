@@ -250,6 +250,14 @@ type Backend interface {
 	// where a refusal must come before other checks or before any effect
 	// (aclrtResetDeviceForce must not release half a device).
 	Supports(fn string) bool
+
+	// ABI v1.2 section 12, error state and resource queries.
+
+	// DeviceResLimit returns how many cores of type t physical device dev
+	// has (aclrtGetDeviceResLimit before any aclrtSetDeviceResLimit): the
+	// most a session's own limit may be. The sandbox never sets a limit on
+	// the backend, which would bind every session on the device.
+	DeviceResLimit(dev int32, t DevResLimitType) (uint32, error)
 }
 
 // Zeroer is an optional interface of a Backend: whether Malloc returns

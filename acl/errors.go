@@ -41,6 +41,8 @@ const (
 	ErrRTEventSyncTimeout          Error = 507047 // ACL_ERROR_RT_EVENT_SYNC_TIMEOUT
 	ErrHostMemoryAlreadyRegistered Error = 507910 // ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED
 	ErrHostMemoryNotRegistered     Error = 507911 // ACL_ERROR_HOST_MEMORY_NOT_REGISTERED
+	// ABI v1.2 section 12, resource queries.
+	ErrRTDevSetup Error = 507033 // ACL_ERROR_RT_DEV_SETUP_ERROR: a device the caller never set
 )
 
 // goNames are the Go names of the constants above, for GoString.
@@ -72,6 +74,7 @@ var goNames = map[Error]string{
 	ErrRTEventSyncTimeout:          "ErrRTEventSyncTimeout",
 	ErrHostMemoryAlreadyRegistered: "ErrHostMemoryAlreadyRegistered",
 	ErrHostMemoryNotRegistered:     "ErrHostMemoryNotRegistered",
+	ErrRTDevSetup:                  "ErrRTDevSetup",
 }
 
 // Name returns the native name of the code, such as "ACL_ERROR_RT_PARAM_INVALID",

@@ -24,6 +24,7 @@ var defined = []Error{
 	ErrRTMemoryAllocation, ErrRTOverLimit, ErrRTInternal, ErrRTStreamNotComplete,
 	ErrRTEventNotComplete, ErrRTStreamSyncTimeout, ErrRTEventSyncTimeout,
 	ErrHostMemoryAlreadyRegistered, ErrHostMemoryNotRegistered,
+	ErrRTDevSetup, // ABI v1.2 section 12
 }
 
 func TestErrorString(t *testing.T) {

@@ -420,8 +420,8 @@ var Order = []FuncOrder{
 	{"aclInit", []Step{
 		{"repeat", "a second aclInit", ErrRepeatInitialize, LayerACL, Native, "acl.cpp (aclInitImpl)"},
 		{"string", "configPath not a NUL-terminated string inside guest memory of at most 4096 bytes with its NUL", ErrInvalidParam, LayerACL, Sandbox, "(sandbox)"},
-		{"file", "a non-empty configuration path: the sandbox grants no filesystem", ErrInvalidFile, LayerACL, Sandbox, "(sandbox; natively the file is parsed)"},
-		{"allowed", "with Policy.AllowInitConfig, a non-empty path succeeds and no file is opened", Success, LayerACL, Sandbox, "(sandbox; natively the file is parsed)"},
+		{"file", "with Policy.RefuseInitConfig, a non-empty configuration path: the sandbox grants no filesystem", ErrInvalidFile, LayerACL, Sandbox, "(sandbox; natively the file is parsed)"},
+		{"ignored", "by default a non-empty path succeeds and no file is opened; the trace and the plugin's log say the file was ignored", Success, LayerACL, Sandbox, "(sandbox; natively the file is parsed)"},
 	}},
 	{"aclFinalize", []Step{
 		{"repeat", "a second aclFinalize", ErrRepeatFinalize, LayerACL, Native, "acl.cpp (aclFinalizeImpl)"},
@@ -582,5 +582,56 @@ var Order = []FuncOrder{
 		{"context", "NULL stream without a current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:5487-5488"},
 		{"subscribed", "a stream bound to no thread", Error(107011), LayerExec, Native, "subscribe.cc:188-195"},
 		{"thread", "a stream bound to another thread id", Error(107012), LayerExec, Native, "subscribe.cc:197-203"},
+	}},
+
+	// ABI v1.2 section 12: error state and resource queries. context.cpp,
+	// device.cpp, event.cpp and stream.cpp are src/acl/aclrt_impl/;
+	// api_c*.cc src/runtime/api/; api_error.cc and api_impl.cc
+	// src/runtime/api/impl/.
+	{"aclrtGetLastError", []Step{
+		{"level", "level not ACL_RT_THREAD_LEVEL (0); the call sets no last error", ErrInvalidParam, LayerACL, Native, "context.cpp:183"},
+		{"read", "returns the session's last runtime failure (0 if none) and clears it; failures of the ACL layer's own checks (1000xx) are not recorded", Success, LayerExec, Native, "api_c.cc:4028-4037, api_impl.cc:7724-7737"},
+	}},
+	{"aclrtPeekAtLastError", []Step{
+		{"level", "level not ACL_RT_THREAD_LEVEL (0)", ErrInvalidParam, LayerACL, Native, "context.cpp:175"},
+		{"read", "returns the session's last runtime failure (0 if none) and keeps it", Success, LayerExec, Native, "api_c.cc:4040-4049, api_impl.cc:7740-7753"},
+	}},
+	{"aclrtGetErrorVerbose", []Step{
+		{"null", "errorInfo NULL, or the aclrtErrorInfo (2576 bytes; 1292 in acl32) not inside guest memory", ErrInvalidParam, LayerACL, Native, "event.cpp:384"},
+		{"feature", "a backend without aclrtGetErrorVerbose (natively, a chip without the feature)", ErrRTFeatureNotSupport, LayerEntry, Native, "api_c_device.cc:843-848"},
+		{"device", "deviceId not a device of this session", ErrRTInvalidDeviceID, LayerRange, Native, "api_error.cc:7434-7447"},
+		{"none", "no fault: ACL_RT_NO_ERROR, no detail, no repair; no current device needed (the sandbox reports no other session's device faults)", Success, LayerExec, Sandbox, "(sandbox; natively api_impl.cc:9045-9075 reads the device's fault)"},
+	}},
+	{"aclrtCtxGetCurrentDefaultStream", []Step{
+		{"null", "stream NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "context.cpp:192"},
+		{"context", "no current context", ErrRTContextNull, LayerContext, Native, "api_impl.cc:7698-7699"},
+		{"handle", "writes NULL, the handle by which the guest names the current context's default stream", Success, LayerExec, Sandbox, "(sandbox: ABI section 2's NULL stream; natively the stream's own handle)"},
+	}},
+	{"aclrtGetResInCurrentThread", []Step{
+		{"null", "value NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "device.cpp:495"},
+		{"type", "type not an aclrtDevResLimitType (0 or 1)", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:6829-6832"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:8057-8058"},
+		{"feature", "a backend that does not report its cores", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox: acl.Backend.DeviceResLimit)"},
+	}},
+	{"aclrtGetDeviceResLimit", []Step{
+		{"null", "value NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "device.cpp:405"},
+		{"negative", "deviceId negative", ErrRTInvalidDeviceID, LayerEntry, Native, "api_c_device.cc:199-202"},
+		{"type", "type not an aclrtDevResLimitType (0 or 1)", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:6780-6782"},
+		{"device", "deviceId not a device of this session", ErrRTInvalidDeviceID, LayerRange, Native, "api_error.cc:6785-6792"},
+		{"unset", "a device the session has no context on (natively, never set in the process)", ErrRTDevSetup, LayerContext, Native, "api_impl.cc:7869-7870 (RT_ERROR_DEVICE_NULL; errcode_manage.cc:36)"},
+		{"feature", "a backend that does not report its cores", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox: acl.Backend.DeviceResLimit)"},
+	}},
+	{"aclrtSetDeviceResLimit", []Step{
+		{"negative", "deviceId negative (no ACL-layer check)", ErrRTInvalidDeviceID, LayerEntry, Native, "api_c_device.cc:171-174"},
+		{"type", "type not an aclrtDevResLimitType (0 or 1)", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:6751-6753"},
+		{"device", "deviceId not a device of this session", ErrRTInvalidDeviceID, LayerRange, Native, "api_error.cc:6755-6762"},
+		{"unset", "a device the session has no context on (natively, never set in the process)", ErrRTDevSetup, LayerContext, Native, "api_impl.cc:7831-7832 (RT_ERROR_DEVICE_NULL; errcode_manage.cc:36)"},
+		{"feature", "a backend that does not report its cores", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox: acl.Backend.DeviceResLimit)"},
+		{"value", "value above the device's cores of that type; the limit binds the session's view only", ErrRTParamInvalid, LayerExec, Native, "api_impl.cc:7834-7842"},
+	}},
+	{"aclrtGetStreamAvailableNum", []Step{
+		{"null", "streamCount NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "stream.cpp:307"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:1907-1908"},
+		{"policy", "writes MaxStreams minus the streams the session holds (natively what the device has left; the chip-feature check of api_c_stream.cc:690-693 does not apply)", Success, LayerExec, Sandbox, "(sandbox; natively api_impl.cc:1911)"},
 	}},
 }

@@ -465,9 +465,9 @@ func TestDevicesAndPeers(t *testing.T) {
 }
 
 func TestRuntimeFunctions(t *testing.T) {
-	h := newHarness(t, Policy{})
+	h := newHarness(t, Policy{RefuseInitConfig: true})
 	copy(h.mem()[data:], "cfg.json\x00")
-	h.code(acl.ErrInvalidFile, "aclInit", data) // no filesystem; not initialized
+	h.code(acl.ErrInvalidFile, "aclInit", data) // refused: not initialized
 	h.ok("aclInit", 0)
 	h.code(acl.ErrRepeatInitialize, "aclInit", 0)
 	h.code(acl.ErrRepeatInitialize, "aclInit", data) // the repeat is checked first
@@ -686,12 +686,13 @@ func TestResetEvent(t *testing.T) {
 	h.ok("aclrtSynchronizeStream", w)
 }
 
-// TestInitConfigPath: aclInit with a path gives 100003 unless the policy
-// allows it; then it succeeds without opening a file.
+// TestInitConfigPath: aclInit with a path succeeds without opening a file
+// (the trace says it was ignored) unless the policy refuses it (100003);
+// the deprecated AllowInitConfig changes nothing.
 func TestInitConfigPath(t *testing.T) {
-	h := newHarness(t, Policy{})
+	h := newHarness(t, Policy{RefuseInitConfig: true})
 	copy(h.mem()[data:], "./acl.json\x00")
-	require.Equal(t, `aclInit: configPath "./acl.json" cannot be read: the sandbox grants no filesystem; pass NULL or "", or allow it in the policy (AllowInitConfig), which ignores the file`,
+	require.Equal(t, `aclInit: configPath "./acl.json" cannot be read: the sandbox grants no filesystem and the policy refuses configuration files (RefuseInitConfig); pass NULL or ""`,
 		h.code(acl.ErrInvalidFile, "aclInit", data))
 	copy(h.mem()[data2:], strings.Repeat("p", 4096))
 	require.Equal(t, "aclInit: configPath at 0x9000 is longer than 4095 bytes: no NUL within 4096 bytes",
@@ -699,8 +700,13 @@ func TestInitConfigPath(t *testing.T) {
 	copy(h.mem()[data2:], "\x00")
 	h.ok("aclInit", data2) // "" is NULL
 
-	a := newHarness(t, Policy{AllowInitConfig: true})
-	copy(a.mem()[data:], "/nonexistent/acl.json\x00")
-	a.ok("aclInit", data)
-	a.code(acl.ErrRepeatInitialize, "aclInit", data)
+	for _, p := range []Policy{{}, {AllowInitConfig: true}} {
+		a := newHarness(t, p)
+		copy(a.mem()[data:], "/nonexistent/acl.json\x00")
+		a.ok("aclInit", data)
+		last := a.log[len(a.log)-1]
+		require.Equal(t, `configPath "/nonexistent/acl.json" ignored: the sandbox opens no file`, last.Msg)
+		require.Contains(t, last.String(), `aclInit(configPath=0x1000) = 0 (configPath "/nonexistent/acl.json" ignored: the sandbox opens no file)`)
+		a.code(acl.ErrRepeatInitialize, "aclInit", data)
+	}
 }

@@ -44,7 +44,8 @@ policy:
   max_block_depth: 10
   max_br_table_targets: 11
   max_call_bytes: 1GiB
-  allow_init_config: true
+  refuse_init_config: true
+  allow_init_config: true      # deprecated; with refuse_init_config Load refuses the pair
   max_table_entries: 8
   max_stack_bytes: 1MiB
 args: [-v]
@@ -63,7 +64,7 @@ serve: {max_concurrent: 3, export: process, reuse_instances: true}
 			MaxAllocations: 1, MaxRegistrations: 2, MaxStreams: 3, MaxEvents: 4, MaxQueued: 5, MaxBatchEntries: 6,
 			Allow: []string{"aclrtMemcpy", "aclrtMalloc"}, Deny: []string{"aclrtMalloc"},
 			MemoryPages: 7, Timeout: 90 * time.Second, CompileTimeout: 10 * time.Second,
-			MaxModuleBytes: 1 << 20, MaxFunctions: 8, MaxFunctionBodyBytes: 64 << 10, MaxLocals: 9, MaxBlockDepth: 10, MaxBrTableTargets: 11, MaxCallBytes: 1 << 30, AllowInitConfig: true,
+			MaxModuleBytes: 1 << 20, MaxFunctions: 8, MaxFunctionBodyBytes: 64 << 10, MaxLocals: 9, MaxBlockDepth: 10, MaxBrTableTargets: 11, MaxCallBytes: 1 << 30, RefuseInitConfig: true, AllowInitConfig: true,
 			MaxTableEntries: 8, MaxStackBytes: 1 << 20,
 		},
 		Args: []string{"-v"}, Env: map[string]string{"A": "1", "B": "2"}, Vars: map[string]string{"scale": "0.5"},

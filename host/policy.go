@@ -66,10 +66,19 @@ type Policy struct {
 	MaxLocals            int
 	MaxBlockDepth        int
 	MaxBrTableTargets    int
-	// AllowInitConfig lets aclInit succeed with a configuration file's
-	// path, as native programs call it (aclInit("./acl.json")). The host
-	// opens no file: none of the native options (dump, profiling, ...) has
-	// a meaning in the sandbox. Without it such a call gives 100003.
+	// RefuseInitConfig makes aclInit with a configuration file's path
+	// (aclInit("./acl.json"), as native programs call it) give 100003
+	// ACL_ERROR_INVALID_FILE, as ABI v1.1 did. By default such a call
+	// succeeds and the host opens no file: none of the native options
+	// (dump, profiling, operator settings) has a meaning in the sandbox;
+	// the trace and the plugin's log say that the file was ignored.
+	RefuseInitConfig bool
+	// AllowInitConfig is what let aclInit succeed with a path before ABI
+	// v1.2, which made that the default. It has no effect; it stays so that
+	// policies and manifests (allow_init_config) that set it keep working.
+	// Setting it with RefuseInitConfig is a contradiction Validate refuses.
+	//
+	// Deprecated: the default now; use RefuseInitConfig for the old one.
 	AllowInitConfig bool
 	// MaxTableEntries limits the entries of the guest's tables together
 	// (function tables: an entry is 8 to 16 bytes of host memory): a
@@ -175,6 +184,9 @@ func (p Policy) withDefaults(n int) (Policy, error) {
 	if p.MemoryPages > maxMemoryPages {
 		return p, fmt.Errorf("policy: MemoryPages %d exceeds the wasm32 limit %d", p.MemoryPages, maxMemoryPages)
 	}
+	if p.AllowInitConfig && p.RefuseInitConfig {
+		return p, fmt.Errorf("policy: AllowInitConfig (deprecated, the default) and RefuseInitConfig contradict each other: set RefuseInitConfig alone")
+	}
 	if p.MaxAllocations < 0 || p.MaxRegistrations < 0 || p.MaxStreams < 0 || p.MaxEvents < 0 || p.MaxQueued < 0 || p.MaxBatchEntries < 0 {
 		return p, fmt.Errorf("policy: count limits must not be negative")
 	}
@@ -229,7 +241,7 @@ func (p *Policy) limits() sandbox.Limits {
 		MaxAllocations: p.MaxAllocations, MaxRegistrations: p.MaxRegistrations,
 		MaxStreams: p.MaxStreams, MaxEvents: p.MaxEvents, MaxQueued: p.MaxQueued,
 		MaxBatchEntries: p.MaxBatchEntries, MaxCallBytes: p.MaxCallBytes,
-		MemoryPages: p.MemoryPages, AllowInitConfig: p.AllowInitConfig,
+		MemoryPages: p.MemoryPages, RefuseInitConfig: p.RefuseInitConfig,
 	}
 }
 

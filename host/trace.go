@@ -36,7 +36,9 @@ type CallRecord struct {
 	// message length for aclGetRecentErrMsg.
 	Result int32
 	Code   acl.Error
-	Msg    string
+	// Msg is a failed call's message (what aclGetRecentErrMsg reads), or a
+	// remark on a successful one: aclInit's ignored configuration file.
+	Msg string
 	// Outs are the values the call wrote to its out-parameters (the
 	// address aclrtMalloc wrote at devPtr, a stream handle, a count), in
 	// parameter order: none for a failed call, except failIndex of the
@@ -109,6 +111,11 @@ var outSpecs = map[string]outParam{
 	"aclrtCreateContext.context":               {kind: outU32},
 	"aclrtGetCurrentContext.context":           {kind: outU32},
 	"aclrtGetRunMode.runMode":                  {kind: outStatus},
+	// ABI v1.2 section 12: error state and resource queries.
+	"aclrtCtxGetCurrentDefaultStream.stream": {kind: outU32},
+	"aclrtGetResInCurrentThread.value":       {kind: outU32},
+	"aclrtGetDeviceResLimit.value":           {kind: outU32},
+	"aclrtGetStreamAvailableNum.streamCount": {kind: outU32},
 }
 
 // outParams has, per function of abi.Funcs, its out-parameters: what
@@ -224,7 +231,16 @@ var enumNames = map[string]func(uint64) string{
 		return enumName("aclrtEventRecordedStatus", eventStatusNames[:], v)
 	},
 	"aclrtGetRunMode.runMode": func(v uint64) string { return acl.RunMode(v).String() },
+	// ABI v1.2 section 12: error state and resource queries.
+	"aclrtGetLastError.level":         lastErrLevelName,
+	"aclrtPeekAtLastError.level":      lastErrLevelName,
+	"aclrtGetResInCurrentThread.type": devResLimitName,
+	"aclrtGetDeviceResLimit.type":     devResLimitName,
+	"aclrtSetDeviceResLimit.type":     devResLimitName,
 }
+
+func lastErrLevelName(v uint64) string { return acl.LastErrLevel(int32(uint32(v))).String() }
+func devResLimitName(v uint64) string  { return acl.DevResLimitType(int32(uint32(v))).String() }
 
 // The header's names of the enums the trace prints, in value order.
 var (
@@ -348,6 +364,8 @@ func (r CallRecord) String() string {
 	b.WriteString(strconv.FormatInt(int64(r.Result), 10))
 	if r.Code != acl.Success {
 		b.WriteString(" " + r.Code.Name() + ": " + r.Msg)
+	} else if r.Msg != "" {
+		b.WriteString(" (" + r.Msg + ")")
 	}
 	return b.String()
 }

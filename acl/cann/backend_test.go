@@ -309,7 +309,8 @@ func TestOptionalSymbols(t *testing.T) {
 			"aclrtMemcpyBatch", "aclrtMemcpyBatchAsync", "aclrtMemcpyBatchV2", "aclrtMemcpyBatchAsyncV2",
 			"aclrtGetMemcpyDescSize", "aclrtSetMemcpyDesc", "aclrtMemcpyAsyncWithDesc", "aclrtMemcpyAsyncWithOffset",
 			"aclrtMemsetD32", "aclrtMemsetD32Async", "aclrtResetEvent", "aclrtStreamWaitEventWithTimeout", "aclrtGetOpTimeOutInterval",
-			"aclrtCreateStreamWithConfig", "aclrtSetStreamFailureMode", "aclrtGetRunMode"}, b.MissingSymbols())
+			"aclrtCreateStreamWithConfig", "aclrtSetStreamFailureMode", "aclrtGetRunMode",
+			"aclrtGetDeviceResLimit", "aclrtGetErrorVerbose"}, b.MissingSymbols())
 		p, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
 		require.NoError(t, err)
 		st, err := b.CreateStream(0)
@@ -341,6 +342,7 @@ func TestOptionalSymbols(t *testing.T) {
 			},
 			"SetStreamFailureMode": func() error { return b.SetStreamFailureMode(st, acl.StopOnFailure) },
 			"RunMode":              func() error { _, err := b.RunMode(); return err },
+			"DeviceResLimit":       func() error { _, err := b.DeviceResLimit(0, acl.DevResCubeCore); return err },
 		}
 		for name, f := range unsupported {
 			code(t, f(), acl.ErrRTFeatureNotSupport)

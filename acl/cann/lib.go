@@ -99,6 +99,10 @@ type api struct {
 	aclrtCreateStreamWithConfig func(stream *uintptr, priority, flag uint32) int32
 	aclrtSetStreamFailureMode   func(stream uintptr, mode uint64) int32
 	aclrtGetRunMode             func(runMode *uint32) int32
+
+	// ABI v1.2 section 12: error state and resource queries.
+	aclrtGetDeviceResLimit func(deviceID, typ int32, value *uint32) int32
+	aclrtGetErrorVerbose   func(deviceID int32, errorInfo *byte) int32
 }
 
 // symbol names one native function and where to bind it.
@@ -176,6 +180,10 @@ func (a *api) symbols() []symbol {
 		{"aclrtCreateStreamWithConfig", &a.aclrtCreateStreamWithConfig, false},
 		{"aclrtSetStreamFailureMode", &a.aclrtSetStreamFailureMode, false},
 		{"aclrtGetRunMode", &a.aclrtGetRunMode, false},
+
+		// ABI v1.2 section 12: error state and resource queries.
+		{"aclrtGetDeviceResLimit", &a.aclrtGetDeviceResLimit, false},
+		{"aclrtGetErrorVerbose", &a.aclrtGetErrorVerbose, false},
 	}
 }
 

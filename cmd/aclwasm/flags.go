@@ -39,7 +39,8 @@ type sandboxFlags struct {
 	timeout                       time.Duration
 	compileTimeout                time.Duration
 	allow, deny                   []string
-	allowInitConfig               bool
+	allowInitConfig               bool // deprecated: the default since ABI v1.2
+	refuseInitConfig              bool
 	maxTableEntries               uint64
 	maxStackBytes                 string
 	plainHTTP                     bool // for plugins pulled from registries (oci://)
@@ -115,14 +116,19 @@ func (f *sandboxFlags) register(c *cobra.Command) {
 	fl.Uint64Var(&f.maxTableEntries, "max-table-entries", host.DefaultMaxTableEntries, "entries of the guest's tables together (table.grow past it returns -1)")
 	fl.StringVar(&f.maxStackBytes, "max-stack-bytes", "8MiB", "guest call stack limit, in estimated frame bytes (a call past it traps)")
 	fl.BoolVar(&f.plainHTTP, "plain-http", false, "pull oci:// plugins in plain HTTP even from a registry not on this machine (loopback ones always are)")
-	fl.BoolVar(&f.allowInitConfig, "allow-init-config", false, "let aclInit succeed with a configuration file's path (no file is opened); without it such a call gives 100003")
+	fl.BoolVar(&f.allowInitConfig, "allow-init-config", false, "deprecated: aclInit with a configuration file's path succeeds by default (no file is opened)")
+	_ = fl.MarkDeprecated("allow-init-config", "aclInit with a configuration file's path succeeds by default; --refuse-init-config refuses it")
+	fl.BoolVar(&f.refuseInitConfig, "refuse-init-config", false, "make aclInit with a configuration file's path give 100003, as before ABI v1.2 (by default it succeeds and no file is opened)")
 }
 
 func (f *sandboxFlags) policy() (host.Policy, error) {
 	p := host.Policy{
 		MaxAllocations: f.maxAllocs, MaxRegistrations: f.maxRegs, MaxStreams: f.maxStreams,
 		MaxEvents: f.maxEvents, MaxQueued: f.maxQueued, MaxBatchEntries: f.maxBatchEntries, MemoryPages: f.memoryPages,
-		Timeout: f.timeout, CompileTimeout: f.compileTimeout, Allow: f.allow, Deny: f.deny, AllowInitConfig: f.allowInitConfig,
+		Timeout: f.timeout, CompileTimeout: f.compileTimeout, Allow: f.allow, Deny: f.deny, RefuseInitConfig: f.refuseInitConfig,
+	}
+	if f.allowInitConfig && f.refuseInitConfig {
+		return p, fmt.Errorf("--allow-init-config (deprecated: the default) and --refuse-init-config contradict each other")
 	}
 	var err error
 	if p.DeviceMemory, err = parseBytes(f.deviceMemory); err != nil {

@@ -145,6 +145,27 @@ const (
   (func (export "_start") (if (call $init (i32.const 16)) (then (call $exit (i32.const 3))))))`
 )
 
+// TestInitConfig: aclInit with a path succeeds and the plugin's log says
+// the file was ignored; --allow-init-config, deprecated, still parses and
+// says so; with --refuse-init-config the contradiction is refused.
+func TestInitConfig(t *testing.T) {
+	initcfg := wat(t, "initconfig", watInitConfig)
+	r := cli(t, "run", initcfg)
+	require.Equal(t, 0, r.code, "stderr: %s", r.stderr)
+	line := oneLine(t, r.stderr)
+	for _, s := range []string{"level=WARN", "aclInit: configuration file ignored", "configPath=./acl.json"} {
+		require.Contains(t, line, s)
+	}
+
+	r = cli(t, "run", "--log-level", "error", "--allow-init-config", initcfg)
+	require.Equal(t, 0, r.code, "stderr: %s", r.stderr)
+	require.Equal(t, "Flag --allow-init-config has been deprecated, aclInit with a configuration file's path succeeds by default; --refuse-init-config refuses it", oneLine(t, r.stderr))
+
+	r = cli(t, "run", "--log-level", "error", "--allow-init-config", "--refuse-init-config", initcfg)
+	require.Equal(t, 126, r.code, "stderr: %s", r.stderr)
+	require.Contains(t, r.stderr, "--allow-init-config (deprecated: the default) and --refuse-init-config contradict each other")
+}
+
 func TestExitCodes(t *testing.T) {
 	initcfg := wat(t, "initconfig", watInitConfig)
 	exit7 := wat(t, "exit7", watExit7)
@@ -174,8 +195,8 @@ func TestExitCodes(t *testing.T) {
 		{"denied import", []string{"run", "--deny", "aclrtGetDevice", setdev}, 125, []string{"load refused", "import acl.aclrtGetDevice is denied by the policy"}},
 		{"not in allow list", []string{"run", "--allow", "aclrtGetDevice", setdev}, 125, []string{"import acl.aclrtSetDevice is denied by the policy"}},
 		{"allowed", []string{"run", "--allow", "aclrtSetDevice,aclrtGetDevice", setdev}, 0, nil},
-		{"aclInit with a path", []string{"run", initcfg}, 3, nil},
-		{"aclInit with a path allowed", []string{"run", "--allow-init-config", initcfg}, 0, nil},
+		{"aclInit with a path, log quiet", []string{"run", "--log-level", "error", initcfg}, 0, nil},
+		{"aclInit with a path refused", []string{"run", "--refuse-init-config", initcfg}, 3, nil},
 		{"not wasm", []string{"run", os.Args[0]}, 125, []string{"load refused", "compile"}},
 		{"missing module", []string{"run", filepath.Join(t.TempDir(), "nope.wasm")}, 126, []string{"nope.wasm"}},
 		{"reactor run as command", []string{"run", wat(t, "reactor", watReactor)}, 126, []string{"has no _start", "--invoke NAME", "it exports: _initialize, add, count, setdev, id, none, quit, boom, spin"}},

@@ -662,3 +662,82 @@ export declare function aclrtProcessReport(timeout: i32): i32;
 @external("acl", "aclrtUnSubscribeReport")
 export declare function aclrtUnSubscribeReport(threadId: u64, stream: u32): i32;
 
+/**
+ * Returns the code of the session's most recent runtime failure
+ * (ACL_RT_THREAD_LEVEL only) and clears it; 0 when there is none.
+ *
+ * Wire: aclrtGetLastError(level i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtGetLastError")
+export declare function aclrtGetLastError(level: i32): i32;
+
+/**
+ * aclrtGetLastError without clearing it.
+ *
+ * Wire: aclrtPeekAtLastError(level i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtPeekAtLastError")
+export declare function aclrtPeekAtLastError(level: i32): i32;
+
+/**
+ * Writes an aclrtErrorInfo describing the device's fault as the session sees
+ * it: never another session's, so ACL_RT_NO_ERROR.
+ *
+ * Wire: aclrtGetErrorVerbose(deviceId i32, errorInfo gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtGetErrorVerbose")
+export declare function aclrtGetErrorVerbose(deviceId: i32, errorInfo: usize): i32;
+
+/**
+ * Writes the current context's default stream handle: NULL, the handle that
+ * names it in every call.
+ *
+ * Wire: aclrtCtxGetCurrentDefaultStream(stream gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtCtxGetCurrentDefaultStream")
+export declare function aclrtCtxGetCurrentDefaultStream(stream: usize): i32;
+
+/**
+ * Writes how many cores of an aclrtDevResLimitType the current device grants
+ * the session, as a uint32.
+ *
+ * Wire: aclrtGetResInCurrentThread(type i32, value gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtGetResInCurrentThread")
+export declare function aclrtGetResInCurrentThread(type_: i32, value: usize): i32;
+
+/**
+ * Writes the session's core limit of an aclrtDevResLimitType on deviceId, as a
+ * uint32: the device's count unless lowered.
+ *
+ * Wire: aclrtGetDeviceResLimit(deviceId i32, type i32, value gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtGetDeviceResLimit")
+export declare function aclrtGetDeviceResLimit(deviceId: i32, type_: i32, value: usize): i32;
+
+/**
+ * Sets the session's core limit on deviceId, at most the device's count; it
+ * binds this session's view only.
+ *
+ * Wire: aclrtSetDeviceResLimit(deviceId i32, type i32, value i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtSetDeviceResLimit")
+export declare function aclrtSetDeviceResLimit(deviceId: i32, type_: i32, value: u32): i32;
+
+/**
+ * Writes how many more streams the policy lets the session create (MaxStreams
+ * minus those it holds), as a uint32.
+ *
+ * Wire: aclrtGetStreamAvailableNum(streamCount gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtGetStreamAvailableNum")
+export declare function aclrtGetStreamAvailableNum(streamCount: usize): i32;
+

@@ -154,6 +154,24 @@ export enum RunMode {
   HOST = 1,
 }
 
+/**
+ * Whose last error aclrtGetLastError and aclrtPeekAtLastError read (aclrtLastErrLevel).
+ */
+export enum LastErrLevel {
+  /** ACL_RT_THREAD_LEVEL */
+  THREAD_LEVEL = 0,
+}
+
+/**
+ * The cores a device resource limit counts (aclrtDevResLimitType).
+ */
+export enum DevResLimitType {
+  /** ACL_RT_DEV_RES_CUBE_CORE */
+  CUBE_CORE = 0,
+  /** ACL_RT_DEV_RES_VECTOR_CORE */
+  VECTOR_CORE = 1,
+}
+
 /** Size of aclrtMemLocation {u32 id; u32 type}. */
 export const MEM_LOCATION_SIZE: i32 = 8;
 /** Size of aclrtMemcpyBatchAttr {aclrtMemLocation dstLoc; aclrtMemLocation srcLoc; u8 rsv[16]}. */

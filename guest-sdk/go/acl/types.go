@@ -290,6 +290,47 @@ func (v RunMode) String() string {
 	return "aclrtRunMode(" + strconv.FormatUint(uint64(v), 10) + ")"
 }
 
+// LastErrLevel is the native aclrtLastErrLevel. Whose last error
+// aclrtGetLastError and aclrtPeekAtLastError read.
+type LastErrLevel int32
+
+// The native aclrtLastErrLevel values.
+const (
+	ThreadLevel LastErrLevel = 0 // ACL_RT_THREAD_LEVEL
+)
+
+// String returns the native name, or "aclrtLastErrLevel" followed by the number in
+// parentheses for other values.
+func (v LastErrLevel) String() string {
+	switch v {
+	case ThreadLevel:
+		return "ACL_RT_THREAD_LEVEL"
+	}
+	return "aclrtLastErrLevel(" + strconv.FormatInt(int64(v), 10) + ")"
+}
+
+// DevResLimitType is the native aclrtDevResLimitType. The cores a device
+// resource limit counts.
+type DevResLimitType int32
+
+// The native aclrtDevResLimitType values.
+const (
+	CubeCore   DevResLimitType = 0 // ACL_RT_DEV_RES_CUBE_CORE
+	VectorCore DevResLimitType = 1 // ACL_RT_DEV_RES_VECTOR_CORE
+)
+
+// String returns the native name, or "aclrtDevResLimitType" followed by the number in
+// parentheses for other values.
+func (v DevResLimitType) String() string {
+	switch v {
+	case CubeCore:
+		return "ACL_RT_DEV_RES_CUBE_CORE"
+	case VectorCore:
+		return "ACL_RT_DEV_RES_VECTOR_CORE"
+	}
+	return "aclrtDevResLimitType(" + strconv.FormatInt(int64(v), 10) + ")"
+}
+
 // MemLocation is aclrtMemLocation: where memory lives, a device (or NUMA) id
 // and a location type. 8 bytes, the native layout.
 type MemLocation struct {

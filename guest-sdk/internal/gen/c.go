@@ -100,6 +100,8 @@ func cCommonType(s Sem) (string, error) {
 		return "aclrtHostFunc", nil
 	case UserData:
 		return "void *", nil
+	case OutErrorInfo:
+		return "void *", nil // any aclrtErrorInfo *: the SDK does not declare the struct yet
 	}
 	return "", fmt.Errorf("gen: the C generator has no type for parameter meaning %d (add it to cCommonType in guest-sdk/internal/gen/c.go)", s)
 }

@@ -49,6 +49,13 @@ func (e *Enum) prefix() string {
 	if i := strings.LastIndexByte(p, '_'); i >= 0 {
 		p = p[:i+1]
 	}
+	// An enum of one member keeps two words: ACL_RT_THREAD_LEVEL is
+	// ThreadLevel, not Level.
+	if len(e.Members) == 1 {
+		if i := strings.LastIndexByte(strings.TrimSuffix(p, "_"), '_'); i >= 0 {
+			p = p[:i+1]
+		}
+	}
 	return p
 }
 
@@ -129,7 +136,17 @@ func Enums() ([]Enum, error) {
 			{acl.RunModeDevice.String(), int64(acl.RunModeDevice)},
 			{acl.RunModeHost.String(), int64(acl.RunModeHost)},
 		}}
-	return []Enum{kinds, locs, policy, attrs, streamStatus, eventStatus, register, runMode}, nil
+	// ABI v1.2 section 12: error state and resource queries.
+	lastErrLevel := Enum{C: "aclrtLastErrLevel", Go: "LastErrLevel",
+		Doc:     "Whose last error aclrtGetLastError and aclrtPeekAtLastError read.",
+		Members: []Member{{acl.ThreadLevel.String(), int64(acl.ThreadLevel)}}}
+	devResLimit := Enum{C: "aclrtDevResLimitType", Go: "DevResLimitType",
+		Doc: "The cores a device resource limit counts.",
+		Members: []Member{
+			{acl.DevResCubeCore.String(), int64(acl.DevResCubeCore)},
+			{acl.DevResVectorCore.String(), int64(acl.DevResVectorCore)},
+		}}
+	return []Enum{kinds, locs, policy, attrs, streamStatus, eventStatus, register, runMode, lastErrLevel, devResLimit}, nil
 }
 
 // Code is one native aclError value.

@@ -63,6 +63,8 @@ const (
 	// ABI v1.2 section 12: stream callbacks.
 	HostFn   // gptr: a guest function pointer (a table index) the host hands back to the dispatcher
 	UserData // gptr: the guest's own pointer, handed back untouched
+	// ABI v1.2 section 12: error state and resource queries.
+	OutErrorInfo // gptr: aclrtErrorInfo written by the host (an opaque pointer in the SDKs so far)
 )
 
 // Wire returns the wire type that carries a parameter of meaning s.
@@ -84,7 +86,7 @@ func (s Sem) Wire() abi.Type {
 
 // IsOut reports whether the host writes through the parameter.
 func (s Sem) IsOut() bool {
-	return s >= OutPtr && s <= OutPtrAttributes || s == OutBytes || s == OutUint64 || s == OutContext || s == OutRunMode
+	return s >= OutPtr && s <= OutPtrAttributes || s == OutBytes || s == OutUint64 || s == OutContext || s == OutRunMode || s == OutErrorInfo
 }
 
 // semantics gives the meaning of every parameter of every ABI function, in
@@ -162,6 +164,15 @@ var semantics = map[string][]Sem{
 	"aclrtLaunchCallback":    {HostFn, UserData, Int32, Stream},
 	"aclrtProcessReport":     {Int32},
 	"aclrtUnSubscribeReport": {Uint64, Stream},
+	// ABI v1.2 section 12: error state and resource queries.
+	"aclrtGetLastError":               {Int32},
+	"aclrtPeekAtLastError":            {Int32},
+	"aclrtGetErrorVerbose":            {Int32, OutErrorInfo},
+	"aclrtCtxGetCurrentDefaultStream": {OutStream},
+	"aclrtGetResInCurrentThread":      {Int32, OutUint32},
+	"aclrtGetDeviceResLimit":          {Int32, Int32, OutUint32},
+	"aclrtSetDeviceResLimit":          {Int32, Int32, Uint32},
+	"aclrtGetStreamAvailableNum":      {OutUint32},
 }
 
 // ErrMsgFunc is the one function that returns a length, not an aclError.

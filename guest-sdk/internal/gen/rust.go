@@ -18,6 +18,9 @@ var rustRepr = map[string]string{
 	"aclrtEventRecordedStatus": "u32",
 	"aclrtHostRegisterType":    "u32",
 	"aclrtRunMode":             "u32",
+	// ABI v1.2 section 12: error state and resource queries.
+	"aclrtLastErrLevel":    "i32",
+	"aclrtDevResLimitType": "i32",
 }
 
 // rustRawType is the Rust type of a parameter in the raw extern block:
@@ -35,6 +38,7 @@ func rustRawType(s Sem) string {
 		Uint64: "u64", OutUint64: "*mut u64",
 		Context: "u32", OutContext: "*mut u32", OutRunMode: "*mut u32",
 		HostFn: "Option<unsafe extern \"C\" fn(*mut c_void)>", UserData: "*mut c_void",
+		OutErrorInfo: "*mut u8",
 	}[s]
 }
 
@@ -104,6 +108,9 @@ func rustTypes(m *model) []byte {
 	for i := range m.enums {
 		e := &m.enums[i]
 		repr := rustRepr[e.C]
+		if repr == "" {
+			panic("gen: enum " + e.C + " has no integer type in rustRepr (guest-sdk/internal/gen/rust.go)")
+		}
 		flags := false
 		for _, mm := range e.Members {
 			if mm.Value >= 0x100 && e.C == "aclrtMemMallocPolicy" {

@@ -464,4 +464,59 @@ extern "C" {
     /// Wire: `aclrtUnSubscribeReport(threadId i64, stream handle) -> i32`
     #[link_name = "aclrtUnSubscribeReport"]
     pub fn aclrtUnSubscribeReport(threadId: u64, stream: u32) -> i32;
+
+    /// Returns the code of the session's most recent runtime failure
+    /// (ACL_RT_THREAD_LEVEL only) and clears it; 0 when there is none.
+    ///
+    /// Wire: `aclrtGetLastError(level i32) -> i32`
+    #[link_name = "aclrtGetLastError"]
+    pub fn aclrtGetLastError(level: i32) -> i32;
+
+    /// aclrtGetLastError without clearing it.
+    ///
+    /// Wire: `aclrtPeekAtLastError(level i32) -> i32`
+    #[link_name = "aclrtPeekAtLastError"]
+    pub fn aclrtPeekAtLastError(level: i32) -> i32;
+
+    /// Writes an aclrtErrorInfo describing the device's fault as the session sees it:
+    /// never another session's, so ACL_RT_NO_ERROR.
+    ///
+    /// Wire: `aclrtGetErrorVerbose(deviceId i32, errorInfo gptr) -> i32`
+    #[link_name = "aclrtGetErrorVerbose"]
+    pub fn aclrtGetErrorVerbose(deviceId: i32, errorInfo: *mut u8) -> i32;
+
+    /// Writes the current context's default stream handle: NULL, the handle that names
+    /// it in every call.
+    ///
+    /// Wire: `aclrtCtxGetCurrentDefaultStream(stream gptr) -> i32`
+    #[link_name = "aclrtCtxGetCurrentDefaultStream"]
+    pub fn aclrtCtxGetCurrentDefaultStream(stream: *mut u32) -> i32;
+
+    /// Writes how many cores of an aclrtDevResLimitType the current device grants the
+    /// session, as a uint32.
+    ///
+    /// Wire: `aclrtGetResInCurrentThread(type i32, value gptr) -> i32`
+    #[link_name = "aclrtGetResInCurrentThread"]
+    pub fn aclrtGetResInCurrentThread(type_: i32, value: *mut u32) -> i32;
+
+    /// Writes the session's core limit of an aclrtDevResLimitType on deviceId, as a
+    /// uint32: the device's count unless lowered.
+    ///
+    /// Wire: `aclrtGetDeviceResLimit(deviceId i32, type i32, value gptr) -> i32`
+    #[link_name = "aclrtGetDeviceResLimit"]
+    pub fn aclrtGetDeviceResLimit(deviceId: i32, type_: i32, value: *mut u32) -> i32;
+
+    /// Sets the session's core limit on deviceId, at most the device's count; it binds
+    /// this session's view only.
+    ///
+    /// Wire: `aclrtSetDeviceResLimit(deviceId i32, type i32, value i32) -> i32`
+    #[link_name = "aclrtSetDeviceResLimit"]
+    pub fn aclrtSetDeviceResLimit(deviceId: i32, type_: i32, value: u32) -> i32;
+
+    /// Writes how many more streams the policy lets the session create (MaxStreams
+    /// minus those it holds), as a uint32.
+    ///
+    /// Wire: `aclrtGetStreamAvailableNum(streamCount gptr) -> i32`
+    #[link_name = "aclrtGetStreamAvailableNum"]
+    pub fn aclrtGetStreamAvailableNum(streamCount: *mut u32) -> i32;
 }

@@ -297,6 +297,47 @@ impl RunMode {
     }
 }
 
+/// Whose last error aclrtGetLastError and aclrtPeekAtLastError read (`aclrtLastErrLevel`).
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct LastErrLevel(pub i32);
+
+impl LastErrLevel {
+    /// `ACL_RT_THREAD_LEVEL`
+    pub const THREAD_LEVEL: LastErrLevel = LastErrLevel(0);
+
+    /// Returns the native name of the value, or `None` for a value the
+    /// native enum does not define.
+    pub fn name(self) -> Option<&'static str> {
+        match self.0 {
+            0 => Some("ACL_RT_THREAD_LEVEL"),
+            _ => None,
+        }
+    }
+}
+
+/// The cores a device resource limit counts (`aclrtDevResLimitType`).
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct DevResLimitType(pub i32);
+
+impl DevResLimitType {
+    /// `ACL_RT_DEV_RES_CUBE_CORE`
+    pub const CUBE_CORE: DevResLimitType = DevResLimitType(0);
+    /// `ACL_RT_DEV_RES_VECTOR_CORE`
+    pub const VECTOR_CORE: DevResLimitType = DevResLimitType(1);
+
+    /// Returns the native name of the value, or `None` for a value the
+    /// native enum does not define.
+    pub fn name(self) -> Option<&'static str> {
+        match self.0 {
+            0 => Some("ACL_RT_DEV_RES_CUBE_CORE"),
+            1 => Some("ACL_RT_DEV_RES_VECTOR_CORE"),
+            _ => None,
+        }
+    }
+}
+
 /// Where memory lives: a device (or NUMA) id and a location type
 /// (`aclrtMemLocation`, 8 bytes).
 #[repr(C)]

@@ -21,6 +21,7 @@ type Call struct {
 	mem  []byte   // the guest's linear memory, valid for this call
 	args []uint64 // parameters as the engine passes them (i32 zero-extended)
 	ret  *int32   // overrides the returned value (aclGetRecentErrMsg)
+	note string   // a successful call's remark for the trace (aclInit's ignored file)
 }
 
 // importFn is the implementation of one import. It returns nil or an error
@@ -67,6 +68,9 @@ func (s *Session) invoke(ctx context.Context, fi int, mem []byte, stack []uint64
 	if err != nil {
 		msg = abi.Funcs[fi].Name + ": " + acl.MessageOf(err)
 		s.lastErr = msg
+		s.noteErr(code)
+	} else {
+		msg = c.note
 	}
 	if s.tracer != nil { // before c lets go of the guest's memory
 		s.tracer.HostCall(&Traced{Func: &abi.Funcs[fi], Index: fi, Profile: s.prof, Mem: c.mem, Stack: stack, Result: res, Code: code, Msg: msg, Session: s.id, Start: t0})

@@ -78,6 +78,15 @@ var imports = func() []importFn {
 		"aclrtLaunchCallback":    launchCallback,
 		"aclrtProcessReport":     processReport,
 		"aclrtUnSubscribeReport": unSubscribeReport,
+		// ABI v1.2 section 12: error state and resource queries.
+		"aclrtGetLastError":               getLastError,
+		"aclrtPeekAtLastError":            peekAtLastError,
+		"aclrtGetErrorVerbose":            getErrorVerbose,
+		"aclrtCtxGetCurrentDefaultStream": ctxGetCurrentDefaultStream,
+		"aclrtGetResInCurrentThread":      getResInCurrentThread,
+		"aclrtGetDeviceResLimit":          getDeviceResLimit,
+		"aclrtSetDeviceResLimit":          setDeviceResLimit,
+		"aclrtGetStreamAvailableNum":      getStreamAvailableNum,
 	}
 	fns := make([]importFn, len(abi.Funcs))
 	for i, f := range abi.Funcs {

@@ -79,5 +79,5 @@ type Limits struct {
 	MaxBatchEntries  int
 	MaxCallBytes     uint64
 	MemoryPages      uint32
-	AllowInitConfig  bool
+	RefuseInitConfig bool
 }

@@ -1,12 +1,20 @@
 package sandbox
 
-import "github.com/aclwasm/aclwasm/acl"
+import (
+	"context"
+	"log/slog"
+	"strconv"
+
+	"github.com/aclwasm/aclwasm/acl"
+)
 
 // aclInit is aclInit(configPath). Calling it is optional; a second call
-// gives 100002. The sandbox grants no filesystem, so a config file cannot
-// be read: a non-empty path gives ACL_ERROR_INVALID_FILE (100003), unless
-// Policy.AllowInitConfig lets it succeed without opening anything (no
-// option of the native file has a meaning in the sandbox).
+// gives 100002. The sandbox grants no filesystem and none of the native
+// file's options (dump, profiling, operator settings) means anything in
+// it, so a non-empty path succeeds without the host opening anything; the
+// trace and the plugin's log (Config.Logger, at warning level) say that
+// the file was ignored. Policy.RefuseInitConfig makes such a path give
+// ACL_ERROR_INVALID_FILE (100003) instead, as ABI v1.1 did.
 func aclInit(c *Call) error {
 	if c.s.inited {
 		return acl.Errorf(acl.ErrRepeatInitialize, "aclInit was already called")
@@ -16,8 +24,15 @@ func aclInit(c *Call) error {
 		if err != nil {
 			return err
 		}
-		if path != "" && !c.s.policy.AllowInitConfig {
-			return acl.Errorf(acl.ErrInvalidFile, "configPath %q cannot be read: the sandbox grants no filesystem; pass NULL or \"\", or allow it in the policy (AllowInitConfig), which ignores the file", path)
+		if path != "" {
+			if c.s.policy.RefuseInitConfig {
+				return acl.Errorf(acl.ErrInvalidFile, "configPath %q cannot be read: the sandbox grants no filesystem and the policy refuses configuration files (RefuseInitConfig); pass NULL or \"\"", path)
+			}
+			c.note = "configPath " + strconv.Quote(path) + " ignored: the sandbox opens no file"
+			if l := c.s.appLog; l != nil {
+				l.LogAttrs(context.Background(), slog.LevelWarn, "aclInit: configuration file ignored: the sandbox opens no file and none of its options has a meaning there",
+					slog.String("configPath", path))
+			}
 		}
 	}
 	c.s.inited = true

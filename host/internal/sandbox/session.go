@@ -82,6 +82,10 @@ type Session struct {
 	// way to run the guest's callbacks (SetDispatcher).
 	cb         *callbacks
 	cbDispatch Dispatcher
+
+	// ABI v1.2 section 12, error state and resource queries.
+	lastCode  acl.Error         // the last error (errstate.go); 0 when none
+	resLimits map[resKey]uint32 // core limits the session set (resource.go)
 }
 
 type streamRec struct {

@@ -2340,3 +2340,44 @@ EXPORT void aclwasmStandinStats(int64_t *out)
     out[6] = leaked;
     pthread_mutex_unlock(&mu);
 }
+
+/* ---- ABI v1.2 section 12: error state and resource queries ---- */
+#ifndef OLD_RUNTIME
+/* The stand-in's device has 24 cube and 48 vector cores; natively the
+ * device must have been set (the runtime looks the device up). */
+EXPORT aclError aclrtGetDeviceResLimit(int32_t deviceId, int32_t type, uint32_t *value)
+{
+    pthread_mutex_lock(&mu);
+    aclError rc = OK;
+    if (!value)
+        rc = INVALID_PARAM;
+    else if (type < 0 || type >= 2)
+        rc = RT_PARAM_INVALID;
+    else if (deviceId < 0 || deviceId >= ndev)
+        rc = RT_INVALID_DEVICEID;
+    else if (devs[deviceId].refs == 0)
+        rc = RT_CONTEXT_NULL;
+    else
+        *value = type == 0 ? 24u : 48u;
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtGetDeviceResLimit(deviceId=%d, type=%d, value=0x%" PRIxPTR, deviceId, type, P(value));
+    return rc;
+}
+
+/* aclrtGetErrorVerbose reports no fault: the stand-in's devices never
+ * fail. Only the fields the native ACL layer writes are written. */
+EXPORT aclError aclrtGetErrorVerbose(int32_t deviceId, uint8_t *errorInfo)
+{
+    aclError rc = OK;
+    if (!errorInfo)
+        rc = INVALID_PARAM;
+    else if (deviceId < 0 || deviceId >= ndev)
+        rc = RT_INVALID_DEVICEID;
+    else {
+        errorInfo[0] = errorInfo[1] = 0;
+        memset(errorInfo + 4, 0, 8);
+    }
+    LOG(rc, "aclrtGetErrorVerbose(deviceId=%d, errorInfo=0x%" PRIxPTR, deviceId, P(errorInfo));
+    return rc;
+}
+#endif

@@ -102,6 +102,23 @@ aclError aclrtGetOpTimeOutInterval(uint64_t *interval);
 __attribute__((import_module("acl32"), import_name("aclrtGetRunMode")))
 aclError aclrtGetRunMode(aclrtRunMode *runMode);
 
+/**
+ * Returns the code of the session's most recent runtime failure
+ * (ACL_RT_THREAD_LEVEL only) and clears it; 0 when there is none.
+ *
+ * Wire (acl32): aclrtGetLastError(level i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetLastError")))
+aclError aclrtGetLastError(int32_t level);
+
+/**
+ * aclrtGetLastError without clearing it.
+ *
+ * Wire (acl32): aclrtPeekAtLastError(level i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtPeekAtLastError")))
+aclError aclrtPeekAtLastError(int32_t level);
+
 #else /* ACLWASM_WIDE */
 
 /* The wide profile: aclrtPtr addresses and uint64_t sizes over the "acl" imports. */
@@ -202,6 +219,27 @@ static inline aclError aclrtGetOpTimeOutInterval(uint64_t *interval)
 static inline aclError aclrtGetRunMode(aclrtRunMode *runMode)
 {
     return (aclError)aclwasm_raw_aclrtGetRunMode(runMode);
+}
+
+/**
+ * Returns the code of the session's most recent runtime failure
+ * (ACL_RT_THREAD_LEVEL only) and clears it; 0 when there is none.
+ *
+ * Wire: aclrtGetLastError(level i32) -> i32
+ */
+static inline aclError aclrtGetLastError(int32_t level)
+{
+    return (aclError)aclwasm_raw_aclrtGetLastError(level);
+}
+
+/**
+ * aclrtGetLastError without clearing it.
+ *
+ * Wire: aclrtPeekAtLastError(level i32) -> i32
+ */
+static inline aclError aclrtPeekAtLastError(int32_t level)
+{
+    return (aclError)aclwasm_raw_aclrtPeekAtLastError(level);
 }
 
 #endif /* ACLWASM_WIDE */

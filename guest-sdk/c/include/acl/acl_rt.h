@@ -127,6 +127,21 @@ typedef enum aclrtRunMode {
 } aclrtRunMode;
 
 /**
+ * Whose last error aclrtGetLastError and aclrtPeekAtLastError read.
+ */
+typedef enum aclrtLastErrLevel {
+    ACL_RT_THREAD_LEVEL = 0,
+} aclrtLastErrLevel;
+
+/**
+ * The cores a device resource limit counts.
+ */
+typedef enum aclrtDevResLimitType {
+    ACL_RT_DEV_RES_CUBE_CORE = 0,
+    ACL_RT_DEV_RES_VECTOR_CORE = 1,
+} aclrtDevResLimitType;
+
+/**
  * Where memory lives: a device (or NUMA) id and a location type. 8 bytes.
  */
 typedef struct aclrtMemLocation {
@@ -735,6 +750,68 @@ aclError aclrtProcessReport(int32_t timeout);
  */
 __attribute__((import_module("acl32"), import_name("aclrtUnSubscribeReport")))
 aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream);
+
+/* ---- device ---- */
+
+/**
+ * Writes an aclrtErrorInfo describing the device's fault as the session sees
+ * it: never another session's, so ACL_RT_NO_ERROR.
+ *
+ * Wire (acl32): aclrtGetErrorVerbose(deviceId i32, errorInfo i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetErrorVerbose")))
+aclError aclrtGetErrorVerbose(int32_t deviceId, void *errorInfo);
+
+/* ---- context ---- */
+
+/**
+ * Writes the current context's default stream handle: NULL, the handle that
+ * names it in every call.
+ *
+ * Wire (acl32): aclrtCtxGetCurrentDefaultStream(stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtCtxGetCurrentDefaultStream")))
+aclError aclrtCtxGetCurrentDefaultStream(aclrtStream *stream);
+
+/* ---- device ---- */
+
+/**
+ * Writes how many cores of an aclrtDevResLimitType the current device grants
+ * the session, as a uint32.
+ *
+ * Wire (acl32): aclrtGetResInCurrentThread(type i32, value i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetResInCurrentThread")))
+aclError aclrtGetResInCurrentThread(int32_t type, uint32_t *value);
+
+/**
+ * Writes the session's core limit of an aclrtDevResLimitType on deviceId, as a
+ * uint32: the device's count unless lowered.
+ *
+ * Wire (acl32): aclrtGetDeviceResLimit(deviceId i32, type i32, value i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetDeviceResLimit")))
+aclError aclrtGetDeviceResLimit(int32_t deviceId, int32_t type, uint32_t *value);
+
+/**
+ * Sets the session's core limit on deviceId, at most the device's count; it
+ * binds this session's view only.
+ *
+ * Wire (acl32): aclrtSetDeviceResLimit(deviceId i32, type i32, value i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtSetDeviceResLimit")))
+aclError aclrtSetDeviceResLimit(int32_t deviceId, int32_t type, uint32_t value);
+
+/* ---- stream ---- */
+
+/**
+ * Writes how many more streams the policy lets the session create (MaxStreams
+ * minus those it holds), as a uint32.
+ *
+ * Wire (acl32): aclrtGetStreamAvailableNum(streamCount i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetStreamAvailableNum")))
+aclError aclrtGetStreamAvailableNum(uint32_t *streamCount);
 
 #else /* ACLWASM_WIDE */
 
@@ -1445,6 +1522,80 @@ static inline aclError aclrtProcessReport(int32_t timeout)
 static inline aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream)
 {
     return (aclError)aclwasm_raw_aclrtUnSubscribeReport(threadId, (uint32_t)(uintptr_t)stream);
+}
+
+/* ---- device ---- */
+
+/**
+ * Writes an aclrtErrorInfo describing the device's fault as the session sees
+ * it: never another session's, so ACL_RT_NO_ERROR.
+ *
+ * Wire: aclrtGetErrorVerbose(deviceId i32, errorInfo gptr) -> i32
+ */
+static inline aclError aclrtGetErrorVerbose(int32_t deviceId, void *errorInfo)
+{
+    return (aclError)aclwasm_raw_aclrtGetErrorVerbose(deviceId, errorInfo);
+}
+
+/* ---- context ---- */
+
+/**
+ * Writes the current context's default stream handle: NULL, the handle that
+ * names it in every call.
+ *
+ * Wire: aclrtCtxGetCurrentDefaultStream(stream gptr) -> i32
+ */
+static inline aclError aclrtCtxGetCurrentDefaultStream(aclrtStream *stream)
+{
+    return (aclError)aclwasm_raw_aclrtCtxGetCurrentDefaultStream(stream);
+}
+
+/* ---- device ---- */
+
+/**
+ * Writes how many cores of an aclrtDevResLimitType the current device grants
+ * the session, as a uint32.
+ *
+ * Wire: aclrtGetResInCurrentThread(type i32, value gptr) -> i32
+ */
+static inline aclError aclrtGetResInCurrentThread(int32_t type, uint32_t *value)
+{
+    return (aclError)aclwasm_raw_aclrtGetResInCurrentThread(type, value);
+}
+
+/**
+ * Writes the session's core limit of an aclrtDevResLimitType on deviceId, as a
+ * uint32: the device's count unless lowered.
+ *
+ * Wire: aclrtGetDeviceResLimit(deviceId i32, type i32, value gptr) -> i32
+ */
+static inline aclError aclrtGetDeviceResLimit(int32_t deviceId, int32_t type, uint32_t *value)
+{
+    return (aclError)aclwasm_raw_aclrtGetDeviceResLimit(deviceId, type, value);
+}
+
+/**
+ * Sets the session's core limit on deviceId, at most the device's count; it
+ * binds this session's view only.
+ *
+ * Wire: aclrtSetDeviceResLimit(deviceId i32, type i32, value i32) -> i32
+ */
+static inline aclError aclrtSetDeviceResLimit(int32_t deviceId, int32_t type, uint32_t value)
+{
+    return (aclError)aclwasm_raw_aclrtSetDeviceResLimit(deviceId, type, (int32_t)value);
+}
+
+/* ---- stream ---- */
+
+/**
+ * Writes how many more streams the policy lets the session create (MaxStreams
+ * minus those it holds), as a uint32.
+ *
+ * Wire: aclrtGetStreamAvailableNum(streamCount gptr) -> i32
+ */
+static inline aclError aclrtGetStreamAvailableNum(uint32_t *streamCount)
+{
+    return (aclError)aclwasm_raw_aclrtGetStreamAvailableNum(streamCount);
 }
 
 #endif /* ACLWASM_WIDE */

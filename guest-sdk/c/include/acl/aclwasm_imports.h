@@ -607,6 +607,77 @@ int32_t aclwasm_raw_aclrtProcessReport(int32_t timeout);
 __attribute__((import_module("acl"), import_name("aclrtUnSubscribeReport")))
 int32_t aclwasm_raw_aclrtUnSubscribeReport(uint64_t threadId, uint32_t stream);
 
+/**
+ * Returns the code of the session's most recent runtime failure
+ * (ACL_RT_THREAD_LEVEL only) and clears it; 0 when there is none.
+ *
+ * Wire: aclrtGetLastError(level i32) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtGetLastError")))
+int32_t aclwasm_raw_aclrtGetLastError(int32_t level);
+
+/**
+ * aclrtGetLastError without clearing it.
+ *
+ * Wire: aclrtPeekAtLastError(level i32) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtPeekAtLastError")))
+int32_t aclwasm_raw_aclrtPeekAtLastError(int32_t level);
+
+/**
+ * Writes an aclrtErrorInfo describing the device's fault as the session sees
+ * it: never another session's, so ACL_RT_NO_ERROR.
+ *
+ * Wire: aclrtGetErrorVerbose(deviceId i32, errorInfo gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtGetErrorVerbose")))
+int32_t aclwasm_raw_aclrtGetErrorVerbose(int32_t deviceId, void *errorInfo);
+
+/**
+ * Writes the current context's default stream handle: NULL, the handle that
+ * names it in every call.
+ *
+ * Wire: aclrtCtxGetCurrentDefaultStream(stream gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtCtxGetCurrentDefaultStream")))
+int32_t aclwasm_raw_aclrtCtxGetCurrentDefaultStream(void *stream);
+
+/**
+ * Writes how many cores of an aclrtDevResLimitType the current device grants
+ * the session, as a uint32.
+ *
+ * Wire: aclrtGetResInCurrentThread(type i32, value gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtGetResInCurrentThread")))
+int32_t aclwasm_raw_aclrtGetResInCurrentThread(int32_t type, void *value);
+
+/**
+ * Writes the session's core limit of an aclrtDevResLimitType on deviceId, as a
+ * uint32: the device's count unless lowered.
+ *
+ * Wire: aclrtGetDeviceResLimit(deviceId i32, type i32, value gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtGetDeviceResLimit")))
+int32_t aclwasm_raw_aclrtGetDeviceResLimit(int32_t deviceId, int32_t type, void *value);
+
+/**
+ * Sets the session's core limit on deviceId, at most the device's count; it
+ * binds this session's view only.
+ *
+ * Wire: aclrtSetDeviceResLimit(deviceId i32, type i32, value i32) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtSetDeviceResLimit")))
+int32_t aclwasm_raw_aclrtSetDeviceResLimit(int32_t deviceId, int32_t type, int32_t value);
+
+/**
+ * Writes how many more streams the policy lets the session create (MaxStreams
+ * minus those it holds), as a uint32.
+ *
+ * Wire: aclrtGetStreamAvailableNum(streamCount gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtGetStreamAvailableNum")))
+int32_t aclwasm_raw_aclrtGetStreamAvailableNum(void *streamCount);
+
 #else /* the native layout: acl32 */
 
 /**
@@ -1196,6 +1267,77 @@ int32_t aclwasm_raw_aclrtProcessReport(int32_t timeout);
  */
 __attribute__((import_module("acl32"), import_name("aclrtUnSubscribeReport")))
 int32_t aclwasm_raw_aclrtUnSubscribeReport(uint64_t threadId, uint32_t stream);
+
+/**
+ * Returns the code of the session's most recent runtime failure
+ * (ACL_RT_THREAD_LEVEL only) and clears it; 0 when there is none.
+ *
+ * Wire: aclrtGetLastError(level i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetLastError")))
+int32_t aclwasm_raw_aclrtGetLastError(int32_t level);
+
+/**
+ * aclrtGetLastError without clearing it.
+ *
+ * Wire: aclrtPeekAtLastError(level i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtPeekAtLastError")))
+int32_t aclwasm_raw_aclrtPeekAtLastError(int32_t level);
+
+/**
+ * Writes an aclrtErrorInfo describing the device's fault as the session sees
+ * it: never another session's, so ACL_RT_NO_ERROR.
+ *
+ * Wire: aclrtGetErrorVerbose(deviceId i32, errorInfo i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetErrorVerbose")))
+int32_t aclwasm_raw_aclrtGetErrorVerbose(int32_t deviceId, void *errorInfo);
+
+/**
+ * Writes the current context's default stream handle: NULL, the handle that
+ * names it in every call.
+ *
+ * Wire: aclrtCtxGetCurrentDefaultStream(stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtCtxGetCurrentDefaultStream")))
+int32_t aclwasm_raw_aclrtCtxGetCurrentDefaultStream(void *stream);
+
+/**
+ * Writes how many cores of an aclrtDevResLimitType the current device grants
+ * the session, as a uint32.
+ *
+ * Wire: aclrtGetResInCurrentThread(type i32, value i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetResInCurrentThread")))
+int32_t aclwasm_raw_aclrtGetResInCurrentThread(int32_t type, void *value);
+
+/**
+ * Writes the session's core limit of an aclrtDevResLimitType on deviceId, as a
+ * uint32: the device's count unless lowered.
+ *
+ * Wire: aclrtGetDeviceResLimit(deviceId i32, type i32, value i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetDeviceResLimit")))
+int32_t aclwasm_raw_aclrtGetDeviceResLimit(int32_t deviceId, int32_t type, void *value);
+
+/**
+ * Sets the session's core limit on deviceId, at most the device's count; it
+ * binds this session's view only.
+ *
+ * Wire: aclrtSetDeviceResLimit(deviceId i32, type i32, value i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtSetDeviceResLimit")))
+int32_t aclwasm_raw_aclrtSetDeviceResLimit(int32_t deviceId, int32_t type, int32_t value);
+
+/**
+ * Writes how many more streams the policy lets the session create (MaxStreams
+ * minus those it holds), as a uint32.
+ *
+ * Wire: aclrtGetStreamAvailableNum(streamCount i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetStreamAvailableNum")))
+int32_t aclwasm_raw_aclrtGetStreamAvailableNum(void *streamCount);
 
 #endif /* ACLWASM_WIDE */
 

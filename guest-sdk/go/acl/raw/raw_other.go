@@ -237,3 +237,29 @@ func GetOpTimeOutInterval(_ unsafe.Pointer) int32 { return notSupported }
 func AppLog(_ int32, _ unsafe.Pointer, _ unsafe.Pointer, _ uint32, _ unsafe.Pointer) int32 {
 	return notSupported
 }
+
+// ABI v1.2 section 12: error state and resource queries.
+
+// GetLastError fails outside a wasip1 guest (see NotWasip1).
+func GetLastError(_ int32) int32 { return notSupported }
+
+// PeekAtLastError fails outside a wasip1 guest (see NotWasip1).
+func PeekAtLastError(_ int32) int32 { return notSupported }
+
+// GetErrorVerbose fails outside a wasip1 guest (see NotWasip1).
+func GetErrorVerbose(_ int32, _ unsafe.Pointer) int32 { return notSupported }
+
+// CtxGetCurrentDefaultStream fails outside a wasip1 guest (see NotWasip1).
+func CtxGetCurrentDefaultStream(_ unsafe.Pointer) int32 { return notSupported }
+
+// GetResInCurrentThread fails outside a wasip1 guest (see NotWasip1).
+func GetResInCurrentThread(_ int32, _ unsafe.Pointer) int32 { return notSupported }
+
+// GetDeviceResLimit fails outside a wasip1 guest (see NotWasip1).
+func GetDeviceResLimit(_ int32, _ int32, _ unsafe.Pointer) int32 { return notSupported }
+
+// SetDeviceResLimit fails outside a wasip1 guest (see NotWasip1).
+func SetDeviceResLimit(_ int32, _ int32, _ uint32) int32 { return notSupported }
+
+// GetStreamAvailableNum fails outside a wasip1 guest (see NotWasip1).
+func GetStreamAvailableNum(_ unsafe.Pointer) int32 { return notSupported }

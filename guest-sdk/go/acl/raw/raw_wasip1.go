@@ -631,3 +631,81 @@ func ProcessReport(timeout int32) int32
 //go:wasmimport acl aclrtUnSubscribeReport
 //go:noescape
 func UnSubscribeReport(threadId uint64, stream uint32) int32
+
+// GetLastError is aclrtGetLastError: Returns the code of the session's most
+// recent runtime failure (ACL_RT_THREAD_LEVEL only) and clears it; 0 when
+// there is none.
+//
+// Wire: aclrtGetLastError(level i32) -> i32
+//
+//go:wasmimport acl aclrtGetLastError
+//go:noescape
+func GetLastError(level int32) int32
+
+// PeekAtLastError is aclrtPeekAtLastError: aclrtGetLastError without clearing
+// it.
+//
+// Wire: aclrtPeekAtLastError(level i32) -> i32
+//
+//go:wasmimport acl aclrtPeekAtLastError
+//go:noescape
+func PeekAtLastError(level int32) int32
+
+// GetErrorVerbose is aclrtGetErrorVerbose: Writes an aclrtErrorInfo describing
+// the device's fault as the session sees it: never another session's, so
+// ACL_RT_NO_ERROR.
+//
+// Wire: aclrtGetErrorVerbose(deviceId i32, errorInfo gptr) -> i32
+//
+//go:wasmimport acl aclrtGetErrorVerbose
+//go:noescape
+func GetErrorVerbose(deviceId int32, errorInfo unsafe.Pointer) int32
+
+// CtxGetCurrentDefaultStream is aclrtCtxGetCurrentDefaultStream: Writes the
+// current context's default stream handle: NULL, the handle that names it in
+// every call.
+//
+// Wire: aclrtCtxGetCurrentDefaultStream(stream gptr) -> i32
+//
+//go:wasmimport acl aclrtCtxGetCurrentDefaultStream
+//go:noescape
+func CtxGetCurrentDefaultStream(stream unsafe.Pointer) int32
+
+// GetResInCurrentThread is aclrtGetResInCurrentThread: Writes how many cores
+// of an aclrtDevResLimitType the current device grants the session, as a
+// uint32.
+//
+// Wire: aclrtGetResInCurrentThread(type i32, value gptr) -> i32
+//
+//go:wasmimport acl aclrtGetResInCurrentThread
+//go:noescape
+func GetResInCurrentThread(typ int32, value unsafe.Pointer) int32
+
+// GetDeviceResLimit is aclrtGetDeviceResLimit: Writes the session's core limit
+// of an aclrtDevResLimitType on deviceId, as a uint32: the device's count
+// unless lowered.
+//
+// Wire: aclrtGetDeviceResLimit(deviceId i32, type i32, value gptr) -> i32
+//
+//go:wasmimport acl aclrtGetDeviceResLimit
+//go:noescape
+func GetDeviceResLimit(deviceId int32, typ int32, value unsafe.Pointer) int32
+
+// SetDeviceResLimit is aclrtSetDeviceResLimit: Sets the session's core limit
+// on deviceId, at most the device's count; it binds this session's view only.
+//
+// Wire: aclrtSetDeviceResLimit(deviceId i32, type i32, value i32) -> i32
+//
+//go:wasmimport acl aclrtSetDeviceResLimit
+//go:noescape
+func SetDeviceResLimit(deviceId int32, typ int32, value uint32) int32
+
+// GetStreamAvailableNum is aclrtGetStreamAvailableNum: Writes how many more
+// streams the policy lets the session create (MaxStreams minus those it
+// holds), as a uint32.
+//
+// Wire: aclrtGetStreamAvailableNum(streamCount gptr) -> i32
+//
+//go:wasmimport acl aclrtGetStreamAvailableNum
+//go:noescape
+func GetStreamAvailableNum(streamCount unsafe.Pointer) int32

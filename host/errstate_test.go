@@ -1,0 +1,267 @@
+package host
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/abi"
+	"github.com/aclwasm/aclwasm/acl"
+)
+
+// The error state and resource queries of ABI v1.2 section 12.
+
+func init() {
+	for name, cases := range errstateOrderCases {
+		orderCases[name] = cases
+	}
+}
+
+// DeviceResLimit implements acl.Backend for bare: a library without
+// aclrtGetDeviceResLimit.
+func (bare) DeviceResLimit(int32, acl.DevResLimitType) (uint32, error) {
+	return 0, acl.Errorf(acl.ErrRTFeatureNotSupport, "this libascendcl.so does not export aclrtGetDeviceResLimit")
+}
+
+// fillGuest sets n bytes of guest memory at off to b.
+func (h *harness) fillGuest(off uint64, n int, b byte) {
+	m := h.mem()[off : off+uint64(n)]
+	for i := range m {
+		m[i] = b
+	}
+}
+
+// The cores the simulator and the stand-in report per device.
+const cubeCores, vectorCores = 24, 48
+
+var errstateOrderCases = map[string]map[string]orderCase{
+	"aclrtGetLastError": {
+		"level": {run: func(h *harness) acl.Error {
+			h.code(acl.ErrRTInvalidDeviceID, "aclrtSetDevice", 99)
+			code := h.rc("aclrtGetLastError", 1)
+			require.Equal(h.t, acl.ErrRTInvalidDeviceID, h.rc("aclrtPeekAtLastError", 0), "a refused level neither clears nor replaces the last error")
+			return code
+		}},
+		"read": {run: func(h *harness) acl.Error {
+			require.Equal(h.t, acl.Success, h.rc("aclrtGetLastError", 0), "none yet")
+			h.code(acl.ErrRTInvalidDeviceID, "aclrtSetDevice", 99)
+			h.code(acl.ErrInvalidParam, "aclrtMalloc", 0, 64, 0) // the ACL layer's: not recorded
+			require.Equal(h.t, acl.ErrRTInvalidDeviceID, h.rc("aclrtGetLastError", 0))
+			return h.rc("aclrtGetLastError", 0) // cleared
+		}},
+	},
+	"aclrtPeekAtLastError": {
+		"level": {run: func(h *harness) acl.Error { return h.rc("aclrtPeekAtLastError", 1<<32-1) }},
+		"read": {run: func(h *harness) acl.Error {
+			h.ok("aclrtSetDevice", 0)
+			h.code(acl.ErrRTInvalidHandle, "aclrtSynchronizeStream", 999)
+			require.Equal(h.t, acl.ErrRTInvalidHandle, h.rc("aclrtPeekAtLastError", 0))
+			require.Equal(h.t, acl.ErrRTInvalidHandle, h.rc("aclrtPeekAtLastError", 0), "kept")
+			require.Equal(h.t, acl.ErrRTInvalidHandle, h.rc("aclrtGetLastError", 0))
+			return h.rc("aclrtPeekAtLastError", 0)
+		}},
+	},
+	"aclrtGetErrorVerbose": {
+		"null": {run: func(h *harness) acl.Error {
+			end := uint64(len(h.mem()))
+			require.Equal(h.t, acl.ErrInvalidParam, h.rc("aclrtGetErrorVerbose", 0, end-acl.ErrorInfoSize+1), "the struct runs past guest memory")
+			return h.rc("aclrtGetErrorVerbose", 99, 0) // bad device too
+		}},
+		"feature": {run: func(h *harness) acl.Error { return bareHarness(h).rc("aclrtGetErrorVerbose", 99, data) }},
+		"device": {run: func(h *harness) acl.Error {
+			require.Equal(h.t, acl.ErrRTInvalidDeviceID, h.rc("aclrtGetErrorVerbose", 1<<32-1, data))
+			return h.rc("aclrtGetErrorVerbose", 2, data)
+		}},
+		"none": {run: func(h *harness) acl.Error {
+			h.fillGuest(data, acl.ErrorInfoSize, 0xaa)
+			code := h.rc("aclrtGetErrorVerbose", 1, data) // no current device needed
+			m := h.mem()[data:]
+			require.Equal(h.t, []byte{0, 0, 0xaa, 0xaa, 0, 0, 0, 0, 0, 0, 0, 0, 0xaa}, m[:13], "tryRepair, hasDetail, errorType, aicoreErrType written; reserved and the rest of the union untouched")
+			return code
+		}},
+	},
+	"aclrtCtxGetCurrentDefaultStream": {
+		"null": {run: func(h *harness) acl.Error { return h.rc("aclrtCtxGetCurrentDefaultStream", 0) }}, // no context too
+		"context": {run: func(h *harness) acl.Error {
+			le.PutUint32(h.mem()[outA:], 0x5a5a)
+			code := h.rc("aclrtCtxGetCurrentDefaultStream", outA)
+			require.Equal(h.t, uint32(0x5a5a), h.u32(outA), "untouched")
+			return code
+		}},
+		"handle": {run: func(h *harness) acl.Error {
+			h.ok("aclrtSetDevice", 0)
+			le.PutUint32(h.mem()[outA:], 0x5a5a)
+			code := h.rc("aclrtCtxGetCurrentDefaultStream", outA)
+			require.Equal(h.t, uint32(0), h.u32(outA), "NULL names the default stream")
+			h.ok("aclrtSynchronizeStream", uint64(h.u32(outA)))
+			return code
+		}},
+	},
+	"aclrtGetResInCurrentThread": {
+		"null":    {run: func(h *harness) acl.Error { return h.rc("aclrtGetResInCurrentThread", 7, 0) }},    // bad type, no device
+		"type":    {run: func(h *harness) acl.Error { return h.rc("aclrtGetResInCurrentThread", 2, outA) }}, // no device
+		"context": {run: func(h *harness) acl.Error { return h.rc("aclrtGetResInCurrentThread", 0, outA) }},
+		"feature": {run: func(h *harness) acl.Error { return bareHarness(h).rc("aclrtGetResInCurrentThread", 0, outA) }},
+	},
+	"aclrtGetDeviceResLimit": {
+		"null":     {run: func(h *harness) acl.Error { return h.rc("aclrtGetDeviceResLimit", 1<<32-1, 7, 0) }},
+		"negative": {run: func(h *harness) acl.Error { return h.rc("aclrtGetDeviceResLimit", 1<<32-1, 7, outA) }}, // bad type too
+		"type":     {run: func(h *harness) acl.Error { return h.rc("aclrtGetDeviceResLimit", 99, 7, outA) }},      // bad device too
+		"device":   {run: func(h *harness) acl.Error { return h.rc("aclrtGetDeviceResLimit", 99, 0, outA) }},
+		"unset": {run: func(h *harness) acl.Error {
+			h.ok("aclrtSetDevice", 0)
+			return h.rc("aclrtGetDeviceResLimit", 1, 0, outA)
+		}},
+		"feature": {run: func(h *harness) acl.Error { return bareHarness(h).rc("aclrtGetDeviceResLimit", 0, 0, outA) }},
+	},
+	"aclrtSetDeviceResLimit": {
+		"negative": {run: func(h *harness) acl.Error { return h.rc("aclrtSetDeviceResLimit", 1<<32-1, 7, 999) }},
+		"type":     {run: func(h *harness) acl.Error { return h.rc("aclrtSetDeviceResLimit", 99, 7, 999) }},
+		"device":   {run: func(h *harness) acl.Error { return h.rc("aclrtSetDeviceResLimit", 99, 0, 999) }},
+		"unset":    {run: func(h *harness) acl.Error { return h.rc("aclrtSetDeviceResLimit", 1, 0, 999) }},
+		"feature":  {run: func(h *harness) acl.Error { return bareHarness(h).rc("aclrtSetDeviceResLimit", 0, 0, 999) }},
+		"value": {run: func(h *harness) acl.Error {
+			h.ok("aclrtSetDevice", 0)
+			code := h.rc("aclrtSetDeviceResLimit", 0, 0, cubeCores+1)
+			h.ok("aclrtGetDeviceResLimit", 0, 0, outA)
+			require.Equal(h.t, uint32(cubeCores), h.u32(outA), "not set")
+			return code
+		}},
+	},
+	"aclrtGetStreamAvailableNum": {
+		"null":    {run: func(h *harness) acl.Error { return h.rc("aclrtGetStreamAvailableNum", 0) }}, // no device too
+		"context": {run: func(h *harness) acl.Error { return h.rc("aclrtGetStreamAvailableNum", outA) }},
+		"policy": {policy: Policy{MaxStreams: 3}, run: func(h *harness) acl.Error {
+			avail := func() uint32 { h.ok("aclrtGetStreamAvailableNum", outA); return h.u32(outA) }
+			h.ok("aclrtSetDevice", 0)
+			require.Equal(h.t, uint32(3), avail())
+			s := h.stream()
+			require.Equal(h.t, uint32(2), avail())
+			h.ok("aclrtSetDevice", 1)
+			h.stream()
+			require.Equal(h.t, uint32(1), avail(), "streams of every device count")
+			h.ok("aclrtCreateContext", outB, 1)
+			require.Equal(h.t, uint32(1), avail(), "a context's default stream does not")
+			h.ok("aclrtSetDevice", 0)
+			h.ok("aclrtDestroyStream", s)
+			return h.rc("aclrtGetStreamAvailableNum", outA)
+		}},
+	},
+}
+
+// TestLastErrorPerSession: a session reads its own failures only, an
+// asynchronous one included (at the synchronize that reports it).
+func TestLastErrorPerSession(t *testing.T) {
+	h, other := newHarness(t, Policy{}), newHarness(t, Policy{})
+	other.code(acl.ErrRTInvalidDeviceID, "aclrtSetDevice", 99)
+	require.Equal(t, acl.Success, h.rc("aclrtPeekAtLastError", 0), "another session's failure")
+	require.Equal(t, acl.ErrRTInvalidDeviceID, other.rc("aclrtPeekAtLastError", 0))
+
+	e := setupOrder(h)
+	h.failOn(e.s)
+	code := h.rc("aclrtSynchronizeStream", e.s)
+	require.NotEqual(t, acl.Success, code)
+	require.Equal(t, code, h.rc("aclrtGetLastError", 0))
+	require.Equal(t, acl.Success, h.rc("aclrtGetLastError", 0))
+
+	// The trace shows the code as the call's result, not as its failure.
+	h.code(acl.ErrRTInvalidHandle, "aclrtSynchronizeStream", 999)
+	h.call("aclrtGetLastError", 0)
+	last := h.log[len(h.log)-1]
+	require.Equal(t, int32(acl.ErrRTInvalidHandle), last.Result)
+	require.Equal(t, acl.Success, last.Code)
+	require.Equal(t, "aclrtGetLastError(level=ACL_RT_THREAD_LEVEL) = 107017", last.String())
+}
+
+// TestErrorVerbose32: aclrtErrorInfo is 1292 bytes in acl32, 2576 in the
+// wide profile: the native layouts of 4- and 8-byte pointers.
+func TestErrorVerbose32(t *testing.T) {
+	for _, prof := range []abi.Profile{abi.Wide, abi.Native32} {
+		h := newHarnessIn(t, prof, Policy{})
+		end := uint64(len(h.mem()))
+		size := uint64(acl.ErrorInfoSize)
+		if prof == abi.Native32 {
+			size = acl.ErrorInfoSize32
+		}
+		h.ok("aclrtGetErrorVerbose", 0, end-size)
+		h.code(acl.ErrInvalidParam, "aclrtGetErrorVerbose", 0, end-size+1)
+	}
+}
+
+// TestDeviceResLimit: a session's core limit binds its own view only, may
+// be lowered and raised back, never above the device's count.
+func TestDeviceResLimit(t *testing.T) {
+	h, other := newHarness(t, Policy{}), newHarness(t, Policy{})
+	h.ok("aclrtSetDevice", 0)
+	other.ok("aclrtSetDevice", 0)
+	get := func(h *harness, dev, typ uint64) uint32 {
+		h.ok("aclrtGetDeviceResLimit", dev, typ, outA)
+		return h.u32(outA)
+	}
+	cur := func(h *harness, typ uint64) uint32 {
+		h.ok("aclrtGetResInCurrentThread", typ, outA)
+		return h.u32(outA)
+	}
+	require.Equal(t, uint32(cubeCores), get(h, 0, 0))
+	require.Equal(t, uint32(vectorCores), get(h, 0, 1))
+	h.ok("aclrtSetDeviceResLimit", 0, 0, 10)
+	require.Equal(t, uint32(10), get(h, 0, 0))
+	require.Equal(t, uint32(10), cur(h, 0))
+	require.Equal(t, uint32(vectorCores), cur(h, 1), "the other type keeps its count")
+	require.Equal(t, uint32(cubeCores), get(other, 0, 0), "another session's view")
+	require.Equal(t, uint32(cubeCores), cur(other, 0))
+	require.Equal(t, `aclrtSetDeviceResLimit: value 49 is above the 48 cores of type ACL_RT_DEV_RES_VECTOR_CORE that device 0 has`,
+		h.code(acl.ErrRTParamInvalid, "aclrtSetDeviceResLimit", 0, 1, vectorCores+1))
+	h.ok("aclrtSetDeviceResLimit", 0, 0, cubeCores) // back up to the device's count
+	require.Equal(t, uint32(cubeCores), cur(h, 0))
+	h.ok("aclrtSetDevice", 1)
+	require.Equal(t, uint32(cubeCores), cur(h, 0), "device 1 has its own")
+	require.Equal(t, `aclrtGetDeviceResLimit: type 2 is not an aclrtDevResLimitType: ACL_RT_DEV_RES_CUBE_CORE (0) or ACL_RT_DEV_RES_VECTOR_CORE (1)`,
+		h.code(acl.ErrRTParamInvalid, "aclrtGetDeviceResLimit", 0, 2, outA))
+	require.Equal(t, `aclrtGetDeviceResLimit: device 1 has not been set in this session: call aclrtSetDevice(1) first`,
+		other.code(acl.ErrRTDevSetup, "aclrtGetDeviceResLimit", 1, 0, outA))
+	h.ok("aclrtResetDevice", 1)
+	h.code(acl.ErrRTDevSetup, "aclrtGetDeviceResLimit", 1, 0, outA)
+}
+
+// TestInitConfigLog: the plugin's log says that aclInit ignored its
+// configuration file.
+func TestInitConfigLog(t *testing.T) {
+	h, c := logHarness(t, Policy{}, "cfg")
+	copy(h.mem()[data:], "./acl.json\x00")
+	h.ok("aclInit", data)
+	require.Equal(t, []map[string]any{{
+		"level": "WARN", "msg": "aclInit: configuration file ignored: the sandbox opens no file and none of its options has a meaning there",
+		"plugin": "cfg", "session": float64(h.inst.Session().ID()), "configPath": "./acl.json",
+	}}, c.Records(t))
+}
+
+// TestInitConfigManifest: refuse_init_config in a manifest's policy makes
+// aclInit with a path give 100003; the deprecated allow_init_config still
+// parses and changes nothing; the two together are refused at load time.
+func TestInitConfigManifest(t *testing.T) {
+	for _, tc := range []struct {
+		policy string
+		want   acl.Error
+	}{
+		{"{}", acl.Success},
+		{"{allow_init_config: true}", acl.Success},
+		{"{refuse_init_config: true}", acl.ErrInvalidFile},
+	} {
+		m, err := ParseManifest([]byte("name: a\nmodule: {path: x.wasm}\npolicy: " + tc.policy + "\n"))
+		require.NoError(t, err)
+		h := newHarness(t, m.Policy)
+		copy(h.mem()[data:], "./acl.json\x00")
+		require.Equal(t, tc.want, h.rc("aclInit", data), tc.policy)
+	}
+
+	m, err := ParseManifest([]byte("name: a\nmodule: {path: x.wasm}\npolicy: {allow_init_config: true, refuse_init_config: true}\n"))
+	require.NoError(t, err)
+	ctx := context.Background()
+	rt, err := NewRuntime(ctx, append(testBackend(t), WithEngine(testEngine))...)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, rt.Close(ctx)) })
+	_, err = rt.Load(ctx, wat2wasm(t, `(module (memory (export "memory") 1) (func (export "_start")))`), m.Policy)
+	require.ErrorContains(t, err, "policy: AllowInitConfig (deprecated, the default) and RefuseInitConfig contradict each other: set RefuseInitConfig alone")
+}
