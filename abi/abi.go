@@ -385,6 +385,17 @@ var Funcs = []Func{
 		Doc: "aclrtCreateStream with a priority (clamped natively) and ACL_STREAM_* flags, checked as natively and shown by the trace."},
 	{Name: "aclrtSetStreamFailureMode", Group: Stream, Params: []Param{{"stream", Handle, 0}, {"mode", U64, 0}},
 		Doc: "ACL_STOP_ON_FAILURE (1): after a failed operation the stream's later ones fail without effect until it is synchronized."},
+	// ABI v1.2 section 12: notifies.
+	{Name: "aclrtCreateNotify", Group: Event, Params: []Param{{"notify", Gptr, 0}, {"flag", U64, 0}},
+		Doc: "Creates a notify (a fourth handle type) on the current device, not set; flag ACL_NOTIFY_DEFAULT (0) or ACL_NOTIFY_DEVICE_USE_ONLY (1)."},
+	{Name: "aclrtDestroyNotify", Group: Event, Params: []Param{{"notify", Handle, 0}},
+		Doc: "Destroys a notify; waits queued on it are released."},
+	{Name: "aclrtRecordNotify", Group: Event, Params: []Param{{"notify", Handle, 0}, {"stream", Handle, 0}},
+		Doc: "Queues on stream the setting of notify."},
+	{Name: "aclrtWaitAndResetNotify", Group: Event, Params: []Param{{"notify", Handle, 0}, {"stream", Handle, 0}, {"timeout", I32, 0}},
+		Doc: "Queues on stream a wait until notify is set, which then clears it; timeout in ms (0: no limit), a wait past it fails its stream with 107019."},
+	{Name: "aclrtGetNotifyId", Group: Event, Params: []Param{{"notify", Handle, 0}, {"notifyId", Gptr, 0}},
+		Doc: "Writes the notify's id, a uint32: the session's own numbering of its notifies."},
 }
 
 var index = func() map[string]int {

@@ -250,6 +250,22 @@ type Backend interface {
 	// where a refusal must come before other checks or before any effect
 	// (aclrtResetDeviceForce must not release half a device).
 	Supports(fn string) bool
+
+	// Notifies (ABI v1.2 section 12).
+
+	// CreateNotify creates a notify on dev, not set (aclrtCreateNotify);
+	// the caller has applied [CheckNotifyFlag].
+	CreateNotify(dev int32, flag uint64) (Notify, error)
+	// DestroyNotify destroys n (aclrtDestroyNotify); queued waits on it
+	// are released.
+	DestroyNotify(n Notify) error
+	// RecordNotify queues on s the setting of n (aclrtRecordNotify).
+	RecordNotify(n Notify, s Stream) error
+	// WaitAndResetNotify queues on s a wait until n is set, which then
+	// clears it (aclrtWaitAndResetNotify). A wait still blocked after
+	// timeout (0: no limit) ends and fails with [ErrRTWaitTimeout], which
+	// the stream's next synchronize returns; n stays as it was.
+	WaitAndResetNotify(n Notify, s Stream, timeout time.Duration) error
 }
 
 // Zeroer is an optional interface of a Backend: whether Malloc returns

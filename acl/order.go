@@ -547,4 +547,39 @@ var Order = []FuncOrder{
 		{"streamctx", "stream of another context", ErrRTStreamContext, LayerContext, Native, "api_impl.cc (StreamSetMode)"},
 		{"feature", "a backend without stream failure modes", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox: acl.Backend.Supports)"},
 	}},
+	// ABI v1.2 section 12: notifies.
+	{"aclrtCreateNotify", []Step{
+		{"null", "notify NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "notify.cpp:29"},
+		{"flag", "flag other than ACL_NOTIFY_DEFAULT (0) and ACL_NOTIFY_DEVICE_USE_ONLY (1)", ErrRTParamInvalid, LayerEntry, Native, "api_c_event.cc:122-125"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_c_event.cc:127-130 (rtGetDevice)"},
+		{"feature", "a backend without notifies", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox: acl.Backend.Supports)"},
+		{"count", "more notifies than the policy allows (Policy.MaxEvents, counted apart from events)", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
+	}},
+	{"aclrtDestroyNotify", []Step{
+		{"null", "notify NULL", ErrInvalidParam, LayerACL, Native, "notify.cpp:41"},
+		{"notify", "notify handle unknown, destroyed, a stream, an event or a context", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:1951"},
+	}},
+	{"aclrtRecordNotify", []Step{
+		{"null", "notify NULL", ErrInvalidParam, LayerACL, Native, "notify.cpp:52"},
+		{"notify", "notify handle unknown, destroyed, a stream, an event or a context", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:1977"},
+		{"stream", "stream handle unknown, destroyed, an event, a context or a notify", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:1978"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:4835-4836"},
+		{"streamctx", "stream of another device or context", ErrRTStreamContext, LayerContext, Native, "api_impl.cc:4844-4845"},
+		{"feature", "a backend without notifies", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox: acl.Backend.Supports)"},
+		{"queue", "more queued operations than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
+	}},
+	{"aclrtWaitAndResetNotify", []Step{
+		{"null", "notify NULL", ErrInvalidParam, LayerACL, Native, "notify.cpp:62"},
+		{"notify", "notify handle unknown, destroyed, a stream, an event or a context", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:1995 (UINT32_MAX), 2020"},
+		{"stream", "stream handle unknown, destroyed, an event, a context or a notify", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:1996 (UINT32_MAX), 2021"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:4912-4913"},
+		{"streamctx", "stream of another device or context", ErrRTStreamContext, LayerContext, Native, "api_impl.cc:4921-4922"},
+		{"feature", "a backend without notifies", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox: acl.Backend.Supports)"},
+		{"queue", "more queued operations than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
+		{"expire", "the notify not recorded within timeout ms (0: no limit; UINT32_MAX: the aclrtSetOpWaitTimeout limit); its stream's next synchronize returns the error", ErrRTWaitTimeout, LayerExec, Driver, "(device: the wait task times out; the code is not audited)"},
+	}},
+	{"aclrtGetNotifyId", []Step{
+		{"null", "notify NULL, then notifyId NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "notify.cpp:74-75"},
+		{"notify", "notify handle unknown, destroyed, a stream, an event or a context", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:2037"},
+	}},
 }

@@ -109,6 +109,9 @@ var outSpecs = map[string]outParam{
 	"aclrtCreateContext.context":               {kind: outU32},
 	"aclrtGetCurrentContext.context":           {kind: outU32},
 	"aclrtGetRunMode.runMode":                  {kind: outStatus},
+	// ABI v1.2 section 12: notifies.
+	"aclrtCreateNotify.notify":  {kind: outU32},
+	"aclrtGetNotifyId.notifyId": {kind: outU32},
 }
 
 // outParams has, per function of abi.Funcs, its out-parameters: what

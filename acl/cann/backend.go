@@ -107,6 +107,9 @@ type Backend struct {
 	descSize uint64       // aclrtGetMemcpyDescSize(INNER_D2D), 0 until known
 	regMu    sync.Mutex   // serializes host registration
 	regions  []*region    // native registrations; changed with regMu and mu held
+
+	// Notifies (notify.go), guarded by mu; made on first use.
+	notifies map[acl.Notify]*notify
 }
 
 // device is the binding of one device: its default context, once bound.

@@ -309,7 +309,8 @@ func TestOptionalSymbols(t *testing.T) {
 			"aclrtMemcpyBatch", "aclrtMemcpyBatchAsync", "aclrtMemcpyBatchV2", "aclrtMemcpyBatchAsyncV2",
 			"aclrtGetMemcpyDescSize", "aclrtSetMemcpyDesc", "aclrtMemcpyAsyncWithDesc", "aclrtMemcpyAsyncWithOffset",
 			"aclrtMemsetD32", "aclrtMemsetD32Async", "aclrtResetEvent", "aclrtStreamWaitEventWithTimeout", "aclrtGetOpTimeOutInterval",
-			"aclrtCreateStreamWithConfig", "aclrtSetStreamFailureMode", "aclrtGetRunMode"}, b.MissingSymbols())
+			"aclrtCreateStreamWithConfig", "aclrtSetStreamFailureMode", "aclrtGetRunMode",
+			"aclrtCreateNotify", "aclrtDestroyNotify", "aclrtRecordNotify", "aclrtWaitAndResetNotify"}, b.MissingSymbols())
 		p, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
 		require.NoError(t, err)
 		st, err := b.CreateStream(0)
@@ -341,6 +342,11 @@ func TestOptionalSymbols(t *testing.T) {
 			},
 			"SetStreamFailureMode": func() error { return b.SetStreamFailureMode(st, acl.StopOnFailure) },
 			"RunMode":              func() error { _, err := b.RunMode(); return err },
+			// ABI v1.2 section 12: notifies.
+			"CreateNotify":       func() error { _, err := b.CreateNotify(0, acl.NotifyDefault); return err },
+			"DestroyNotify":      func() error { return b.DestroyNotify(acl.Notify(1)) },
+			"RecordNotify":       func() error { return b.RecordNotify(acl.Notify(1), st) },
+			"WaitAndResetNotify": func() error { return b.WaitAndResetNotify(acl.Notify(1), st, 0) },
 		}
 		for name, f := range unsupported {
 			code(t, f(), acl.ErrRTFeatureNotSupport)

@@ -99,6 +99,12 @@ type api struct {
 	aclrtCreateStreamWithConfig func(stream *uintptr, priority, flag uint32) int32
 	aclrtSetStreamFailureMode   func(stream uintptr, mode uint64) int32
 	aclrtGetRunMode             func(runMode *uint32) int32
+
+	// ABI v1.2 section 12: notifies.
+	aclrtCreateNotify       func(notify *uintptr, flag uint64) int32
+	aclrtDestroyNotify      func(notify uintptr) int32
+	aclrtRecordNotify       func(notify, stream uintptr) int32
+	aclrtWaitAndResetNotify func(notify, stream uintptr, timeout uint32) int32
 }
 
 // symbol names one native function and where to bind it.
@@ -176,6 +182,12 @@ func (a *api) symbols() []symbol {
 		{"aclrtCreateStreamWithConfig", &a.aclrtCreateStreamWithConfig, false},
 		{"aclrtSetStreamFailureMode", &a.aclrtSetStreamFailureMode, false},
 		{"aclrtGetRunMode", &a.aclrtGetRunMode, false},
+
+		// ABI v1.2 section 12: notifies.
+		{"aclrtCreateNotify", &a.aclrtCreateNotify, false},
+		{"aclrtDestroyNotify", &a.aclrtDestroyNotify, false},
+		{"aclrtRecordNotify", &a.aclrtRecordNotify, false},
+		{"aclrtWaitAndResetNotify", &a.aclrtWaitAndResetNotify, false},
 	}
 }
 

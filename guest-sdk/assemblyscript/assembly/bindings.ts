@@ -611,3 +611,51 @@ export declare function aclrtCreateStreamWithConfig(stream: usize, priority: u32
 @external("acl", "aclrtSetStreamFailureMode")
 export declare function aclrtSetStreamFailureMode(stream: u32, mode: u64): i32;
 
+/**
+ * Creates a notify (a fourth handle type) on the current device, not set; flag
+ * ACL_NOTIFY_DEFAULT (0) or ACL_NOTIFY_DEVICE_USE_ONLY (1).
+ *
+ * Wire: aclrtCreateNotify(notify gptr, flag i64) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtCreateNotify")
+export declare function aclrtCreateNotify(notify: usize, flag: u64): i32;
+
+/**
+ * Destroys a notify; waits queued on it are released.
+ *
+ * Wire: aclrtDestroyNotify(notify handle) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtDestroyNotify")
+export declare function aclrtDestroyNotify(notify: u32): i32;
+
+/**
+ * Queues on stream the setting of notify.
+ *
+ * Wire: aclrtRecordNotify(notify handle, stream handle) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtRecordNotify")
+export declare function aclrtRecordNotify(notify: u32, stream: u32): i32;
+
+/**
+ * Queues on stream a wait until notify is set, which then clears it; timeout
+ * in ms (0: no limit), a wait past it fails its stream with 107019.
+ *
+ * Wire: aclrtWaitAndResetNotify(notify handle, stream handle, timeout i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtWaitAndResetNotify")
+export declare function aclrtWaitAndResetNotify(notify: u32, stream: u32, timeout: u32): i32;
+
+/**
+ * Writes the notify's id, a uint32: the session's own numbering of its
+ * notifies.
+ *
+ * Wire: aclrtGetNotifyId(notify handle, notifyId gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtGetNotifyId")
+export declare function aclrtGetNotifyId(notify: u32, notifyId: usize): i32;
+

@@ -96,6 +96,10 @@ func cCommonType(s Sem) (string, error) {
 		return "aclrtContext *", nil
 	case OutRunMode:
 		return "aclrtRunMode *", nil
+	case Notify:
+		return "aclrtNotify", nil
+	case OutNotify:
+		return "aclrtNotify *", nil
 	}
 	return "", fmt.Errorf("gen: the C generator has no type for parameter meaning %d (add it to cCommonType in guest-sdk/internal/gen/c.go)", s)
 }
@@ -223,7 +227,7 @@ func cRawType(f *Func, p Param, narrow bool) string {
 // cArg converts a natural-API argument to its raw type.
 func cArg(p Param) string {
 	switch p.Sem {
-	case Stream, Event, Context:
+	case Stream, Event, Context, Notify:
 		return "(uint32_t)(uintptr_t)" + p.Name
 	case Kind, Uint32, MemAttr, MallocPolicy, RegisterType:
 		return "(int32_t)" + p.Name
@@ -371,6 +375,8 @@ func cBase(m *model) ([]byte, error) {
 	b.l("typedef void *aclrtEvent;", "")
 	cDoc(&b, "", "A context handle: a device plus its own default stream. Never dereference it.")
 	b.l("typedef void *aclrtContext;", "")
+	cDoc(&b, "", "A notify handle (ABI v1.2): a flag set and waited for in stream order. Never dereference it.")
+	b.l("typedef void *aclrtNotify;", "")
 	cDoc(&b, "", "A device or host buffer and its size (aclCreateDataBuffer); opaque, as natively.")
 	b.l("typedef struct aclDataBuffer aclDataBuffer;", "")
 	cDoc(&b, "", "The level of an application log line (aclAppLog, ACL_APP_LOG).")

@@ -59,6 +59,10 @@ const (
 	Context    // handle: aclrtContext
 	OutContext // gptr: context handle written by the host
 	OutRunMode // gptr: aclrtRunMode written by the host
+
+	// ABI v1.2 section 12: notifies.
+	Notify    // handle: aclrtNotify
+	OutNotify // gptr: notify handle written by the host
 )
 
 // Wire returns the wire type that carries a parameter of meaning s.
@@ -68,7 +72,7 @@ func (s Sem) Wire() abi.Type {
 		return abi.Addr
 	case s == Size:
 		return abi.Size
-	case s == Stream || s == Event || s == Context:
+	case s == Stream || s == Event || s == Context || s == Notify:
 		return abi.Handle
 	case s == Uint64:
 		return abi.U64
@@ -80,7 +84,7 @@ func (s Sem) Wire() abi.Type {
 
 // IsOut reports whether the host writes through the parameter.
 func (s Sem) IsOut() bool {
-	return s >= OutPtr && s <= OutPtrAttributes || s == OutBytes || s == OutUint64 || s == OutContext || s == OutRunMode
+	return s >= OutPtr && s <= OutPtrAttributes || s == OutBytes || s == OutUint64 || s == OutContext || s == OutRunMode || s == OutNotify
 }
 
 // semantics gives the meaning of every parameter of every ABI function, in
@@ -152,6 +156,12 @@ var semantics = map[string][]Sem{
 	"aclrtGetRunMode":             {OutRunMode},
 	"aclrtCreateStreamWithConfig": {OutStream, Uint32, Uint32},
 	"aclrtSetStreamFailureMode":   {Stream, Uint64},
+	// ABI v1.2 section 12: notifies.
+	"aclrtCreateNotify":       {OutNotify, Uint64},
+	"aclrtDestroyNotify":      {Notify},
+	"aclrtRecordNotify":       {Notify, Stream},
+	"aclrtWaitAndResetNotify": {Notify, Stream, Uint32},
+	"aclrtGetNotifyId":        {Notify, OutUint32},
 }
 
 // ErrMsgFunc is the one function that returns a length, not an aclError.

@@ -34,6 +34,7 @@ func rustRawType(s Sem) string {
 		AttrArray: "*const MemcpyBatchAttr", CString: "*const u8", Reserved: "*mut c_void", OutBytes: "*mut u8",
 		Uint64: "u64", OutUint64: "*mut u64",
 		Context: "u32", OutContext: "*mut u32", OutRunMode: "*mut u32",
+		Notify: "u32", OutNotify: "*mut u32",
 	}[s]
 }
 

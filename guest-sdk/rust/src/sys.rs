@@ -429,4 +429,36 @@ extern "C" {
     /// Wire: `aclrtSetStreamFailureMode(stream handle, mode i64) -> i32`
     #[link_name = "aclrtSetStreamFailureMode"]
     pub fn aclrtSetStreamFailureMode(stream: u32, mode: u64) -> i32;
+
+    /// Creates a notify (a fourth handle type) on the current device, not set; flag
+    /// ACL_NOTIFY_DEFAULT (0) or ACL_NOTIFY_DEVICE_USE_ONLY (1).
+    ///
+    /// Wire: `aclrtCreateNotify(notify gptr, flag i64) -> i32`
+    #[link_name = "aclrtCreateNotify"]
+    pub fn aclrtCreateNotify(notify: *mut u32, flag: u64) -> i32;
+
+    /// Destroys a notify; waits queued on it are released.
+    ///
+    /// Wire: `aclrtDestroyNotify(notify handle) -> i32`
+    #[link_name = "aclrtDestroyNotify"]
+    pub fn aclrtDestroyNotify(notify: u32) -> i32;
+
+    /// Queues on stream the setting of notify.
+    ///
+    /// Wire: `aclrtRecordNotify(notify handle, stream handle) -> i32`
+    #[link_name = "aclrtRecordNotify"]
+    pub fn aclrtRecordNotify(notify: u32, stream: u32) -> i32;
+
+    /// Queues on stream a wait until notify is set, which then clears it; timeout in ms
+    /// (0: no limit), a wait past it fails its stream with 107019.
+    ///
+    /// Wire: `aclrtWaitAndResetNotify(notify handle, stream handle, timeout i32) -> i32`
+    #[link_name = "aclrtWaitAndResetNotify"]
+    pub fn aclrtWaitAndResetNotify(notify: u32, stream: u32, timeout: u32) -> i32;
+
+    /// Writes the notify's id, a uint32: the session's own numbering of its notifies.
+    ///
+    /// Wire: `aclrtGetNotifyId(notify handle, notifyId gptr) -> i32`
+    #[link_name = "aclrtGetNotifyId"]
+    pub fn aclrtGetNotifyId(notify: u32, notifyId: *mut u32) -> i32;
 }

@@ -72,6 +72,12 @@ var imports = func() []importFn {
 		"aclrtGetRunMode":             getRunMode,
 		"aclrtCreateStreamWithConfig": createStreamWithConfig,
 		"aclrtSetStreamFailureMode":   setStreamFailureMode,
+		// ABI v1.2 section 12: notifies (notify.go).
+		"aclrtCreateNotify":       createNotify,
+		"aclrtDestroyNotify":      destroyNotify,
+		"aclrtRecordNotify":       recordNotify,
+		"aclrtWaitAndResetNotify": waitAndResetNotify,
+		"aclrtGetNotifyId":        getNotifyID,
 	}
 	fns := make([]importFn, len(abi.Funcs))
 	for i, f := range abi.Funcs {

@@ -78,6 +78,10 @@ type Session struct {
 	// batchBuf is the entries of the synchronous batch in flight, kept
 	// between calls so that a batch allocates nothing (batch.go).
 	batchBuf []acl.Copy
+	// Notifies (notify.go): by handle, made on first use; notifyIDs
+	// numbers them for aclrtGetNotifyId.
+	notifies  map[uint32]*notifyRec
+	notifyIDs uint32
 }
 
 type streamRec struct {
@@ -311,8 +315,10 @@ func (s *Session) releaseDevice(ctx context.Context, dev int32, force bool) erro
 	var errs []error
 	if force { // cancel first: destroying an event releases the waits on it, which would let work run
 		errs = append(s.destroyStreams(ctx, dev, true), s.destroyEvents(dev)...)
+		errs = append(errs, s.destroyNotifies(dev)...)
 	} else {
-		errs = append(s.destroyEvents(dev), s.destroyStreams(ctx, dev, false)...)
+		errs = append(s.destroyEvents(dev), s.destroyNotifies(dev)...)
+		errs = append(errs, s.destroyStreams(ctx, dev, false)...)
 	}
 	errs = append(errs, s.freeAllocs(ctx, dev)...)
 	s.dropPeers(dev)
@@ -334,6 +340,7 @@ func (s *Session) Release(ctx context.Context) error {
 		defer unwatch()
 	}
 	errs := s.destroyEvents(-1)
+	errs = append(errs, s.destroyNotifies(-1)...)
 	errs = append(errs, s.destroyStreams(ctx, -1, false)...)
 	wait := ctx
 	if !idle {
@@ -374,7 +381,7 @@ func (s *Session) Release(ctx context.Context) error {
 // idle reports whether the session holds nothing that its release would
 // wait for: no stream, event, allocation or registration, no failed free.
 func (s *Session) Idle() bool {
-	return len(s.streams) == 0 && len(s.events) == 0 && len(s.as.allocs) == 0 && len(s.as.pins) == 0 && len(s.zombies) == 0
+	return len(s.streams) == 0 && len(s.events) == 0 && len(s.notifies) == 0 && len(s.as.allocs) == 0 && len(s.as.pins) == 0 && len(s.zombies) == 0
 }
 
 // SetOwner records v as the session's owner (the embedder's view of it,

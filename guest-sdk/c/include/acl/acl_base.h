@@ -65,6 +65,11 @@ typedef void *aclrtEvent;
 typedef void *aclrtContext;
 
 /**
+ * A notify handle (ABI v1.2): a flag set and waited for in stream order. Never dereference it.
+ */
+typedef void *aclrtNotify;
+
+/**
  * A device or host buffer and its size (aclCreateDataBuffer); opaque, as natively.
  */
 typedef struct aclDataBuffer aclDataBuffer;

@@ -690,6 +690,51 @@ aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority, uin
 __attribute__((import_module("acl32"), import_name("aclrtSetStreamFailureMode")))
 aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode);
 
+/* ---- event ---- */
+
+/**
+ * Creates a notify (a fourth handle type) on the current device, not set; flag
+ * ACL_NOTIFY_DEFAULT (0) or ACL_NOTIFY_DEVICE_USE_ONLY (1).
+ *
+ * Wire (acl32): aclrtCreateNotify(notify i32, flag i64) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtCreateNotify")))
+aclError aclrtCreateNotify(aclrtNotify *notify, uint64_t flag);
+
+/**
+ * Destroys a notify; waits queued on it are released.
+ *
+ * Wire (acl32): aclrtDestroyNotify(notify i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtDestroyNotify")))
+aclError aclrtDestroyNotify(aclrtNotify notify);
+
+/**
+ * Queues on stream the setting of notify.
+ *
+ * Wire (acl32): aclrtRecordNotify(notify i32, stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtRecordNotify")))
+aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream);
+
+/**
+ * Queues on stream a wait until notify is set, which then clears it; timeout
+ * in ms (0: no limit), a wait past it fails its stream with 107019.
+ *
+ * Wire (acl32): aclrtWaitAndResetNotify(notify i32, stream i32, timeout i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtWaitAndResetNotify")))
+aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream stream, uint32_t timeout);
+
+/**
+ * Writes the notify's id, a uint32: the session's own numbering of its
+ * notifies.
+ *
+ * Wire (acl32): aclrtGetNotifyId(notify i32, notifyId i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetNotifyId")))
+aclError aclrtGetNotifyId(aclrtNotify notify, uint32_t *notifyId);
+
 #else /* ACLWASM_WIDE */
 
 /* The wide profile: aclrtPtr addresses and uint64_t sizes over the "acl" imports. */
@@ -1343,6 +1388,61 @@ static inline aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t
 static inline aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode)
 {
     return (aclError)aclwasm_raw_aclrtSetStreamFailureMode((uint32_t)(uintptr_t)stream, mode);
+}
+
+/* ---- event ---- */
+
+/**
+ * Creates a notify (a fourth handle type) on the current device, not set; flag
+ * ACL_NOTIFY_DEFAULT (0) or ACL_NOTIFY_DEVICE_USE_ONLY (1).
+ *
+ * Wire: aclrtCreateNotify(notify gptr, flag i64) -> i32
+ */
+static inline aclError aclrtCreateNotify(aclrtNotify *notify, uint64_t flag)
+{
+    return (aclError)aclwasm_raw_aclrtCreateNotify(notify, flag);
+}
+
+/**
+ * Destroys a notify; waits queued on it are released.
+ *
+ * Wire: aclrtDestroyNotify(notify handle) -> i32
+ */
+static inline aclError aclrtDestroyNotify(aclrtNotify notify)
+{
+    return (aclError)aclwasm_raw_aclrtDestroyNotify((uint32_t)(uintptr_t)notify);
+}
+
+/**
+ * Queues on stream the setting of notify.
+ *
+ * Wire: aclrtRecordNotify(notify handle, stream handle) -> i32
+ */
+static inline aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream)
+{
+    return (aclError)aclwasm_raw_aclrtRecordNotify((uint32_t)(uintptr_t)notify, (uint32_t)(uintptr_t)stream);
+}
+
+/**
+ * Queues on stream a wait until notify is set, which then clears it; timeout
+ * in ms (0: no limit), a wait past it fails its stream with 107019.
+ *
+ * Wire: aclrtWaitAndResetNotify(notify handle, stream handle, timeout i32) -> i32
+ */
+static inline aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream stream, uint32_t timeout)
+{
+    return (aclError)aclwasm_raw_aclrtWaitAndResetNotify((uint32_t)(uintptr_t)notify, (uint32_t)(uintptr_t)stream, (int32_t)timeout);
+}
+
+/**
+ * Writes the notify's id, a uint32: the session's own numbering of its
+ * notifies.
+ *
+ * Wire: aclrtGetNotifyId(notify handle, notifyId gptr) -> i32
+ */
+static inline aclError aclrtGetNotifyId(aclrtNotify notify, uint32_t *notifyId)
+{
+    return (aclError)aclwasm_raw_aclrtGetNotifyId((uint32_t)(uintptr_t)notify, notifyId);
 }
 
 #endif /* ACLWASM_WIDE */

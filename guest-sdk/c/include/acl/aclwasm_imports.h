@@ -561,6 +561,49 @@ int32_t aclwasm_raw_aclrtCreateStreamWithConfig(void *stream, int32_t priority, 
 __attribute__((import_module("acl"), import_name("aclrtSetStreamFailureMode")))
 int32_t aclwasm_raw_aclrtSetStreamFailureMode(uint32_t stream, uint64_t mode);
 
+/**
+ * Creates a notify (a fourth handle type) on the current device, not set; flag
+ * ACL_NOTIFY_DEFAULT (0) or ACL_NOTIFY_DEVICE_USE_ONLY (1).
+ *
+ * Wire: aclrtCreateNotify(notify gptr, flag i64) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtCreateNotify")))
+int32_t aclwasm_raw_aclrtCreateNotify(void *notify, uint64_t flag);
+
+/**
+ * Destroys a notify; waits queued on it are released.
+ *
+ * Wire: aclrtDestroyNotify(notify handle) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtDestroyNotify")))
+int32_t aclwasm_raw_aclrtDestroyNotify(uint32_t notify);
+
+/**
+ * Queues on stream the setting of notify.
+ *
+ * Wire: aclrtRecordNotify(notify handle, stream handle) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtRecordNotify")))
+int32_t aclwasm_raw_aclrtRecordNotify(uint32_t notify, uint32_t stream);
+
+/**
+ * Queues on stream a wait until notify is set, which then clears it; timeout
+ * in ms (0: no limit), a wait past it fails its stream with 107019.
+ *
+ * Wire: aclrtWaitAndResetNotify(notify handle, stream handle, timeout i32) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtWaitAndResetNotify")))
+int32_t aclwasm_raw_aclrtWaitAndResetNotify(uint32_t notify, uint32_t stream, int32_t timeout);
+
+/**
+ * Writes the notify's id, a uint32: the session's own numbering of its
+ * notifies.
+ *
+ * Wire: aclrtGetNotifyId(notify handle, notifyId gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtGetNotifyId")))
+int32_t aclwasm_raw_aclrtGetNotifyId(uint32_t notify, void *notifyId);
+
 #else /* the native layout: acl32 */
 
 /**
@@ -1104,6 +1147,49 @@ int32_t aclwasm_raw_aclrtCreateStreamWithConfig(void *stream, int32_t priority, 
  */
 __attribute__((import_module("acl32"), import_name("aclrtSetStreamFailureMode")))
 int32_t aclwasm_raw_aclrtSetStreamFailureMode(uint32_t stream, uint64_t mode);
+
+/**
+ * Creates a notify (a fourth handle type) on the current device, not set; flag
+ * ACL_NOTIFY_DEFAULT (0) or ACL_NOTIFY_DEVICE_USE_ONLY (1).
+ *
+ * Wire: aclrtCreateNotify(notify i32, flag i64) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtCreateNotify")))
+int32_t aclwasm_raw_aclrtCreateNotify(void *notify, uint64_t flag);
+
+/**
+ * Destroys a notify; waits queued on it are released.
+ *
+ * Wire: aclrtDestroyNotify(notify i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtDestroyNotify")))
+int32_t aclwasm_raw_aclrtDestroyNotify(uint32_t notify);
+
+/**
+ * Queues on stream the setting of notify.
+ *
+ * Wire: aclrtRecordNotify(notify i32, stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtRecordNotify")))
+int32_t aclwasm_raw_aclrtRecordNotify(uint32_t notify, uint32_t stream);
+
+/**
+ * Queues on stream a wait until notify is set, which then clears it; timeout
+ * in ms (0: no limit), a wait past it fails its stream with 107019.
+ *
+ * Wire: aclrtWaitAndResetNotify(notify i32, stream i32, timeout i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtWaitAndResetNotify")))
+int32_t aclwasm_raw_aclrtWaitAndResetNotify(uint32_t notify, uint32_t stream, int32_t timeout);
+
+/**
+ * Writes the notify's id, a uint32: the session's own numbering of its
+ * notifies.
+ *
+ * Wire: aclrtGetNotifyId(notify i32, notifyId i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetNotifyId")))
+int32_t aclwasm_raw_aclrtGetNotifyId(uint32_t notify, void *notifyId);
 
 #endif /* ACLWASM_WIDE */
 

@@ -583,3 +583,49 @@ func CreateStreamWithConfig(stream unsafe.Pointer, priority uint32, flag uint32)
 //go:wasmimport acl aclrtSetStreamFailureMode
 //go:noescape
 func SetStreamFailureMode(stream uint32, mode uint64) int32
+
+// CreateNotify is aclrtCreateNotify: Creates a notify (a fourth handle type)
+// on the current device, not set; flag ACL_NOTIFY_DEFAULT (0) or
+// ACL_NOTIFY_DEVICE_USE_ONLY (1).
+//
+// Wire: aclrtCreateNotify(notify gptr, flag i64) -> i32
+//
+//go:wasmimport acl aclrtCreateNotify
+//go:noescape
+func CreateNotify(notify unsafe.Pointer, flag uint64) int32
+
+// DestroyNotify is aclrtDestroyNotify: Destroys a notify; waits queued on it
+// are released.
+//
+// Wire: aclrtDestroyNotify(notify handle) -> i32
+//
+//go:wasmimport acl aclrtDestroyNotify
+//go:noescape
+func DestroyNotify(notify uint32) int32
+
+// RecordNotify is aclrtRecordNotify: Queues on stream the setting of notify.
+//
+// Wire: aclrtRecordNotify(notify handle, stream handle) -> i32
+//
+//go:wasmimport acl aclrtRecordNotify
+//go:noescape
+func RecordNotify(notify uint32, stream uint32) int32
+
+// WaitAndResetNotify is aclrtWaitAndResetNotify: Queues on stream a wait until
+// notify is set, which then clears it; timeout in ms (0: no limit), a wait
+// past it fails its stream with 107019.
+//
+// Wire: aclrtWaitAndResetNotify(notify handle, stream handle, timeout i32) -> i32
+//
+//go:wasmimport acl aclrtWaitAndResetNotify
+//go:noescape
+func WaitAndResetNotify(notify uint32, stream uint32, timeout uint32) int32
+
+// GetNotifyId is aclrtGetNotifyId: Writes the notify's id, a uint32: the
+// session's own numbering of its notifies.
+//
+// Wire: aclrtGetNotifyId(notify handle, notifyId gptr) -> i32
+//
+//go:wasmimport acl aclrtGetNotifyId
+//go:noescape
+func GetNotifyId(notify uint32, notifyId unsafe.Pointer) int32
