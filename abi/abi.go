@@ -395,7 +395,14 @@ var Funcs = []Func{
 	{Name: "aclrtWaitAndResetNotify", Group: Event, Params: []Param{{"notify", Handle, 0}, {"stream", Handle, 0}, {"timeout", I32, 0}},
 		Doc: "Queues on stream a wait until notify is set, which then clears it; timeout in ms (0: no limit), a wait past it fails its stream with 107019."},
 	{Name: "aclrtGetNotifyId", Group: Event, Params: []Param{{"notify", Handle, 0}, {"notifyId", Gptr, 0}},
-		Doc: "Writes the notify's id, a uint32: the session's own numbering of its notifies."},
+		Doc: "Writes the notify's id, a uint32: its handle number, unique in the session."},
+	// ABI v1.2 section 12: event extras.
+	{Name: "aclrtSynchronizeEventWithTimeout", Group: Event, Params: []Param{{"event", Handle, 0}, {"timeout", I32, 0}},
+		Doc: "aclrtSynchronizeEvent bounded by timeout ms (-1: no limit; 0 gives 107000); a record not complete by then gives 507047."},
+	{Name: "aclrtGetEventId", Group: Event, Params: []Param{{"event", Handle, 0}, {"eventId", Gptr, 0}},
+		Doc: "Writes the event's id, a uint32: its handle number, unique in the session."},
+	{Name: "aclrtGetEventAvailNum", Group: Event, Params: []Param{{"eventCount", Gptr, 0}},
+		Doc: "Writes, as a uint32, how many more events the session's policy lets it create."},
 }
 
 var index = func() map[string]int {

@@ -582,4 +582,20 @@ var Order = []FuncOrder{
 		{"null", "notify NULL, then notifyId NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "notify.cpp:74-75"},
 		{"notify", "notify handle unknown, destroyed, a stream, an event or a context", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:2037"},
 	}},
+	// ABI v1.2 section 12: event extras.
+	{"aclrtSynchronizeEventWithTimeout", []Step{
+		{"range", "timeout below -1", ErrRTParamInvalid, LayerACL, Native, "event.cpp:188-189"},
+		{"null", "event NULL", ErrInvalidParam, LayerACL, Native, "event.cpp:190"},
+		{"event", "event handle unknown, destroyed, a stream, a context or a notify", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:803"},
+		{"zero", "timeout 0", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:1772-1774"},
+		{"expire", "the event's most recent record not complete within timeout ms", ErrRTEventSyncTimeout, LayerExec, Native, "event.cpp:193-194"},
+	}},
+	{"aclrtGetEventId", []Step{
+		{"null", "event NULL, then eventId NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "event.cpp:359-360"},
+		{"event", "event handle unknown, destroyed, a stream, a context or a notify", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:725"},
+	}},
+	{"aclrtGetEventAvailNum", []Step{
+		{"null", "eventCount NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "event.cpp:372"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:1917-1918"},
+	}},
 }

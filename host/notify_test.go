@@ -104,19 +104,18 @@ func TestNotifyHandles(t *testing.T) {
 	require.NotEqual(t, n, h.notify(), "a handle is never given out twice")
 }
 
-// TestNotifyID: the session numbers its notifies from 0, in creation order.
+// TestNotifyID: a notify's id is its handle's number, unique in the
+// session and never reused.
 func TestNotifyID(t *testing.T) {
 	h := newHarness(t, Policy{})
 	h.ok("aclrtSetDevice", 0)
 	a, b := h.notify(), h.notify()
 	h.ok("aclrtGetNotifyId", b, outB)
-	require.Equal(t, uint32(1), h.u32(outB))
+	require.Equal(t, uint32(b), h.u32(outB))
 	h.ok("aclrtGetNotifyId", a, outB)
-	require.Equal(t, uint32(0), h.u32(outB))
-	h.ok("aclrtDestroyNotify", a)
-	c := h.notify()
-	h.ok("aclrtGetNotifyId", c, outB)
-	require.Equal(t, uint32(2), h.u32(outB), "ids are not reused either")
+	require.Equal(t, uint32(a), h.u32(outB))
+	h.code(acl.ErrInvalidParam, "aclrtGetNotifyId", a, 0)
+	h.code(acl.ErrInvalidParam, "aclrtGetNotifyId", 0, outB)
 }
 
 // TestNotifyCreateChecks: the flag, the current device and the count
@@ -161,5 +160,5 @@ func TestNotifyAcl32(t *testing.T) {
 	h.ok("aclrtWaitAndResetNotify", n, w, 0)
 	h.ok("aclrtSynchronizeStream", w)
 	h.ok("aclrtGetNotifyId", n, outB)
-	require.Equal(t, uint32(0), h.u32(outB))
+	require.Equal(t, uint32(n), h.u32(outB))
 }

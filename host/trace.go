@@ -112,6 +112,9 @@ var outSpecs = map[string]outParam{
 	// ABI v1.2 section 12: notifies.
 	"aclrtCreateNotify.notify":  {kind: outU32},
 	"aclrtGetNotifyId.notifyId": {kind: outU32},
+	// ABI v1.2 section 12: event extras.
+	"aclrtGetEventId.eventId":          {kind: outU32},
+	"aclrtGetEventAvailNum.eventCount": {kind: outU32},
 }
 
 // outParams has, per function of abi.Funcs, its out-parameters: what

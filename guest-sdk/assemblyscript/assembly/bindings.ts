@@ -650,12 +650,40 @@ export declare function aclrtRecordNotify(notify: u32, stream: u32): i32;
 export declare function aclrtWaitAndResetNotify(notify: u32, stream: u32, timeout: u32): i32;
 
 /**
- * Writes the notify's id, a uint32: the session's own numbering of its
- * notifies.
+ * Writes the notify's id, a uint32: its handle number, unique in the session.
  *
  * Wire: aclrtGetNotifyId(notify handle, notifyId gptr) -> i32
  */
 // @ts-ignore: decorator
 @external("acl", "aclrtGetNotifyId")
 export declare function aclrtGetNotifyId(notify: u32, notifyId: usize): i32;
+
+/**
+ * aclrtSynchronizeEvent bounded by timeout ms (-1: no limit; 0 gives 107000);
+ * a record not complete by then gives 507047.
+ *
+ * Wire: aclrtSynchronizeEventWithTimeout(event handle, timeout i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtSynchronizeEventWithTimeout")
+export declare function aclrtSynchronizeEventWithTimeout(event: u32, timeout: i32): i32;
+
+/**
+ * Writes the event's id, a uint32: its handle number, unique in the session.
+ *
+ * Wire: aclrtGetEventId(event handle, eventId gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtGetEventId")
+export declare function aclrtGetEventId(event: u32, eventId: usize): i32;
+
+/**
+ * Writes, as a uint32, how many more events the session's policy lets it
+ * create.
+ *
+ * Wire: aclrtGetEventAvailNum(eventCount gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtGetEventAvailNum")
+export declare function aclrtGetEventAvailNum(eventCount: usize): i32;
 

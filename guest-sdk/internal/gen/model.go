@@ -162,6 +162,10 @@ var semantics = map[string][]Sem{
 	"aclrtRecordNotify":       {Notify, Stream},
 	"aclrtWaitAndResetNotify": {Notify, Stream, Uint32},
 	"aclrtGetNotifyId":        {Notify, OutUint32},
+	// ABI v1.2 section 12: event extras.
+	"aclrtSynchronizeEventWithTimeout": {Event, Int32},
+	"aclrtGetEventId":                  {Event, OutUint32},
+	"aclrtGetEventAvailNum":            {OutUint32},
 }
 
 // ErrMsgFunc is the one function that returns a length, not an aclError.

@@ -456,9 +456,28 @@ extern "C" {
     #[link_name = "aclrtWaitAndResetNotify"]
     pub fn aclrtWaitAndResetNotify(notify: u32, stream: u32, timeout: u32) -> i32;
 
-    /// Writes the notify's id, a uint32: the session's own numbering of its notifies.
+    /// Writes the notify's id, a uint32: its handle number, unique in the session.
     ///
     /// Wire: `aclrtGetNotifyId(notify handle, notifyId gptr) -> i32`
     #[link_name = "aclrtGetNotifyId"]
     pub fn aclrtGetNotifyId(notify: u32, notifyId: *mut u32) -> i32;
+
+    /// aclrtSynchronizeEvent bounded by timeout ms (-1: no limit; 0 gives 107000); a
+    /// record not complete by then gives 507047.
+    ///
+    /// Wire: `aclrtSynchronizeEventWithTimeout(event handle, timeout i32) -> i32`
+    #[link_name = "aclrtSynchronizeEventWithTimeout"]
+    pub fn aclrtSynchronizeEventWithTimeout(event: u32, timeout: i32) -> i32;
+
+    /// Writes the event's id, a uint32: its handle number, unique in the session.
+    ///
+    /// Wire: `aclrtGetEventId(event handle, eventId gptr) -> i32`
+    #[link_name = "aclrtGetEventId"]
+    pub fn aclrtGetEventId(event: u32, eventId: *mut u32) -> i32;
+
+    /// Writes, as a uint32, how many more events the session's policy lets it create.
+    ///
+    /// Wire: `aclrtGetEventAvailNum(eventCount gptr) -> i32`
+    #[link_name = "aclrtGetEventAvailNum"]
+    pub fn aclrtGetEventAvailNum(eventCount: *mut u32) -> i32;
 }

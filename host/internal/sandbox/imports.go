@@ -78,6 +78,10 @@ var imports = func() []importFn {
 		"aclrtRecordNotify":       recordNotify,
 		"aclrtWaitAndResetNotify": waitAndResetNotify,
 		"aclrtGetNotifyId":        getNotifyID,
+		// ABI v1.2 section 12: event extras (event_ext.go).
+		"aclrtSynchronizeEventWithTimeout": synchronizeEventWithTimeout,
+		"aclrtGetEventId":                  getEventID,
+		"aclrtGetEventAvailNum":            getEventAvailNum,
 	}
 	fns := make([]importFn, len(abi.Funcs))
 	for i, f := range abi.Funcs {

@@ -16,7 +16,6 @@ import (
 type notifyRec struct {
 	h   acl.Notify
 	dev int32
-	id  uint32 // what aclrtGetNotifyId answers: the session's own numbering
 }
 
 // notify resolves a notify handle: 0 gives 100000 (the ACL layer's check),
@@ -84,8 +83,7 @@ func createNotify(c *Call) error {
 	if c.s.notifies == nil {
 		c.s.notifies = map[uint32]*notifyRec{}
 	}
-	c.s.notifies[id] = &notifyRec{h: h, dev: c.s.dev, id: c.s.notifyIDs}
-	c.s.notifyIDs++
+	c.s.notifies[id] = &notifyRec{h: h, dev: c.s.dev}
 	le.PutUint32(out, id)
 	return nil
 }
@@ -153,9 +151,9 @@ func waitAndResetNotify(c *Call) error {
 
 // getNotifyID is aclrtGetNotifyId(notify, notifyId): the ACL layer checks
 // both for NULL, then the runtime the handle (notify.cpp:74-77). The id is
-// the session's own numbering of its notifies (0, 1, ... in creation
-// order): a native id would tell the guest how many notifies other
-// sessions hold on the device.
+// the handle's number, unique in the session and never reused: a native
+// id would tell the guest about the notifies other sessions hold on the
+// device.
 func getNotifyID(c *Call) error {
 	if c.u32(0) == 0 { // null: notify, then notifyId
 		return acl.Errorf(acl.ErrInvalidParam, "notify is NULL")
@@ -164,11 +162,10 @@ func getNotifyID(c *Call) error {
 	if err != nil {
 		return err
 	}
-	n, err := c.notify(c.u32(0)) // notify
-	if err != nil {
+	if _, err := c.notify(c.u32(0)); err != nil { // notify
 		return err
 	}
-	le.PutUint32(out, n.id)
+	le.PutUint32(out, c.u32(0))
 	return nil
 }
 

@@ -78,10 +78,8 @@ type Session struct {
 	// batchBuf is the entries of the synchronous batch in flight, kept
 	// between calls so that a batch allocates nothing (batch.go).
 	batchBuf []acl.Copy
-	// Notifies (notify.go): by handle, made on first use; notifyIDs
-	// numbers them for aclrtGetNotifyId.
-	notifies  map[uint32]*notifyRec
-	notifyIDs uint32
+	// Notifies (notify.go): by handle, made on first use.
+	notifies map[uint32]*notifyRec
 }
 
 type streamRec struct {

@@ -727,13 +727,38 @@ __attribute__((import_module("acl32"), import_name("aclrtWaitAndResetNotify")))
 aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream stream, uint32_t timeout);
 
 /**
- * Writes the notify's id, a uint32: the session's own numbering of its
- * notifies.
+ * Writes the notify's id, a uint32: its handle number, unique in the session.
  *
  * Wire (acl32): aclrtGetNotifyId(notify i32, notifyId i32) -> i32
  */
 __attribute__((import_module("acl32"), import_name("aclrtGetNotifyId")))
 aclError aclrtGetNotifyId(aclrtNotify notify, uint32_t *notifyId);
+
+/**
+ * aclrtSynchronizeEvent bounded by timeout ms (-1: no limit; 0 gives 107000);
+ * a record not complete by then gives 507047.
+ *
+ * Wire (acl32): aclrtSynchronizeEventWithTimeout(event i32, timeout i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtSynchronizeEventWithTimeout")))
+aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout);
+
+/**
+ * Writes the event's id, a uint32: its handle number, unique in the session.
+ *
+ * Wire (acl32): aclrtGetEventId(event i32, eventId i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetEventId")))
+aclError aclrtGetEventId(aclrtEvent event, uint32_t *eventId);
+
+/**
+ * Writes, as a uint32, how many more events the session's policy lets it
+ * create.
+ *
+ * Wire (acl32): aclrtGetEventAvailNum(eventCount i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetEventAvailNum")))
+aclError aclrtGetEventAvailNum(uint32_t *eventCount);
 
 #else /* ACLWASM_WIDE */
 
@@ -1435,14 +1460,45 @@ static inline aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream s
 }
 
 /**
- * Writes the notify's id, a uint32: the session's own numbering of its
- * notifies.
+ * Writes the notify's id, a uint32: its handle number, unique in the session.
  *
  * Wire: aclrtGetNotifyId(notify handle, notifyId gptr) -> i32
  */
 static inline aclError aclrtGetNotifyId(aclrtNotify notify, uint32_t *notifyId)
 {
     return (aclError)aclwasm_raw_aclrtGetNotifyId((uint32_t)(uintptr_t)notify, notifyId);
+}
+
+/**
+ * aclrtSynchronizeEvent bounded by timeout ms (-1: no limit; 0 gives 107000);
+ * a record not complete by then gives 507047.
+ *
+ * Wire: aclrtSynchronizeEventWithTimeout(event handle, timeout i32) -> i32
+ */
+static inline aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout)
+{
+    return (aclError)aclwasm_raw_aclrtSynchronizeEventWithTimeout((uint32_t)(uintptr_t)event, timeout);
+}
+
+/**
+ * Writes the event's id, a uint32: its handle number, unique in the session.
+ *
+ * Wire: aclrtGetEventId(event handle, eventId gptr) -> i32
+ */
+static inline aclError aclrtGetEventId(aclrtEvent event, uint32_t *eventId)
+{
+    return (aclError)aclwasm_raw_aclrtGetEventId((uint32_t)(uintptr_t)event, eventId);
+}
+
+/**
+ * Writes, as a uint32, how many more events the session's policy lets it
+ * create.
+ *
+ * Wire: aclrtGetEventAvailNum(eventCount gptr) -> i32
+ */
+static inline aclError aclrtGetEventAvailNum(uint32_t *eventCount)
+{
+    return (aclError)aclwasm_raw_aclrtGetEventAvailNum(eventCount);
 }
 
 #endif /* ACLWASM_WIDE */

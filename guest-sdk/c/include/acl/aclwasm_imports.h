@@ -596,13 +596,38 @@ __attribute__((import_module("acl"), import_name("aclrtWaitAndResetNotify")))
 int32_t aclwasm_raw_aclrtWaitAndResetNotify(uint32_t notify, uint32_t stream, int32_t timeout);
 
 /**
- * Writes the notify's id, a uint32: the session's own numbering of its
- * notifies.
+ * Writes the notify's id, a uint32: its handle number, unique in the session.
  *
  * Wire: aclrtGetNotifyId(notify handle, notifyId gptr) -> i32
  */
 __attribute__((import_module("acl"), import_name("aclrtGetNotifyId")))
 int32_t aclwasm_raw_aclrtGetNotifyId(uint32_t notify, void *notifyId);
+
+/**
+ * aclrtSynchronizeEvent bounded by timeout ms (-1: no limit; 0 gives 107000);
+ * a record not complete by then gives 507047.
+ *
+ * Wire: aclrtSynchronizeEventWithTimeout(event handle, timeout i32) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtSynchronizeEventWithTimeout")))
+int32_t aclwasm_raw_aclrtSynchronizeEventWithTimeout(uint32_t event, int32_t timeout);
+
+/**
+ * Writes the event's id, a uint32: its handle number, unique in the session.
+ *
+ * Wire: aclrtGetEventId(event handle, eventId gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtGetEventId")))
+int32_t aclwasm_raw_aclrtGetEventId(uint32_t event, void *eventId);
+
+/**
+ * Writes, as a uint32, how many more events the session's policy lets it
+ * create.
+ *
+ * Wire: aclrtGetEventAvailNum(eventCount gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtGetEventAvailNum")))
+int32_t aclwasm_raw_aclrtGetEventAvailNum(void *eventCount);
 
 #else /* the native layout: acl32 */
 
@@ -1183,13 +1208,38 @@ __attribute__((import_module("acl32"), import_name("aclrtWaitAndResetNotify")))
 int32_t aclwasm_raw_aclrtWaitAndResetNotify(uint32_t notify, uint32_t stream, int32_t timeout);
 
 /**
- * Writes the notify's id, a uint32: the session's own numbering of its
- * notifies.
+ * Writes the notify's id, a uint32: its handle number, unique in the session.
  *
  * Wire: aclrtGetNotifyId(notify i32, notifyId i32) -> i32
  */
 __attribute__((import_module("acl32"), import_name("aclrtGetNotifyId")))
 int32_t aclwasm_raw_aclrtGetNotifyId(uint32_t notify, void *notifyId);
+
+/**
+ * aclrtSynchronizeEvent bounded by timeout ms (-1: no limit; 0 gives 107000);
+ * a record not complete by then gives 507047.
+ *
+ * Wire: aclrtSynchronizeEventWithTimeout(event i32, timeout i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtSynchronizeEventWithTimeout")))
+int32_t aclwasm_raw_aclrtSynchronizeEventWithTimeout(uint32_t event, int32_t timeout);
+
+/**
+ * Writes the event's id, a uint32: its handle number, unique in the session.
+ *
+ * Wire: aclrtGetEventId(event i32, eventId i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetEventId")))
+int32_t aclwasm_raw_aclrtGetEventId(uint32_t event, void *eventId);
+
+/**
+ * Writes, as a uint32, how many more events the session's policy lets it
+ * create.
+ *
+ * Wire: aclrtGetEventAvailNum(eventCount i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetEventAvailNum")))
+int32_t aclwasm_raw_aclrtGetEventAvailNum(void *eventCount);
 
 #endif /* ACLWASM_WIDE */
 

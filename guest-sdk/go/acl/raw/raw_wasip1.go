@@ -621,11 +621,39 @@ func RecordNotify(notify uint32, stream uint32) int32
 //go:noescape
 func WaitAndResetNotify(notify uint32, stream uint32, timeout uint32) int32
 
-// GetNotifyId is aclrtGetNotifyId: Writes the notify's id, a uint32: the
-// session's own numbering of its notifies.
+// GetNotifyId is aclrtGetNotifyId: Writes the notify's id, a uint32: its
+// handle number, unique in the session.
 //
 // Wire: aclrtGetNotifyId(notify handle, notifyId gptr) -> i32
 //
 //go:wasmimport acl aclrtGetNotifyId
 //go:noescape
 func GetNotifyId(notify uint32, notifyId unsafe.Pointer) int32
+
+// SynchronizeEventWithTimeout is aclrtSynchronizeEventWithTimeout:
+// aclrtSynchronizeEvent bounded by timeout ms (-1: no limit; 0 gives 107000);
+// a record not complete by then gives 507047.
+//
+// Wire: aclrtSynchronizeEventWithTimeout(event handle, timeout i32) -> i32
+//
+//go:wasmimport acl aclrtSynchronizeEventWithTimeout
+//go:noescape
+func SynchronizeEventWithTimeout(event uint32, timeout int32) int32
+
+// GetEventId is aclrtGetEventId: Writes the event's id, a uint32: its handle
+// number, unique in the session.
+//
+// Wire: aclrtGetEventId(event handle, eventId gptr) -> i32
+//
+//go:wasmimport acl aclrtGetEventId
+//go:noescape
+func GetEventId(event uint32, eventId unsafe.Pointer) int32
+
+// GetEventAvailNum is aclrtGetEventAvailNum: Writes, as a uint32, how many
+// more events the session's policy lets it create.
+//
+// Wire: aclrtGetEventAvailNum(eventCount gptr) -> i32
+//
+//go:wasmimport acl aclrtGetEventAvailNum
+//go:noescape
+func GetEventAvailNum(eventCount unsafe.Pointer) int32

@@ -1,0 +1,63 @@
+package sandbox
+
+import "github.com/aclwasm/aclwasm/acl"
+
+// The event functions of ABI v1.2 section 12 that the sandbox answers over
+// the backend's existing event methods.
+
+// synchronizeEventWithTimeout is aclrtSynchronizeEventWithTimeout(event,
+// timeout): the ACL layer checks the timeout's range, then the event for
+// NULL (event.cpp:188-190); the runtime the handle (api_c.cc:803), then
+// refuses a timeout of 0 (api_error.cc:1772-1774). A record not complete
+// within timeout milliseconds gives 507047.
+func synchronizeEventWithTimeout(c *Call) error {
+	ms := c.i32(1)
+	if err := acl.CheckTimeoutRange(ms); err != nil { // range
+		return err
+	}
+	ev, err := c.event("event", c.u32(0)) // null, event
+	if err != nil {
+		return err
+	}
+	if err := acl.CheckTimeoutZero(ms); err != nil { // zero
+		return err
+	}
+	return be(c.s.b.SynchronizeEvent(c.ctx, ev.h, ms)) // expire
+}
+
+// getEventID is aclrtGetEventId(event, eventId): the ACL layer checks both
+// for NULL (event.cpp:359-360), then the runtime the handle (api_c.cc:725).
+// The id is the handle's number, unique in the session and never reused,
+// as for notifies: a native id would tell the guest about the events
+// other sessions hold on the device.
+func getEventID(c *Call) error {
+	if c.u32(0) == 0 { // null: event, then eventId
+		return acl.Errorf(acl.ErrInvalidParam, "event is NULL")
+	}
+	out, err := c.out(1, 4)
+	if err != nil {
+		return err
+	}
+	if _, err := c.event("event", c.u32(0)); err != nil { // event
+		return err
+	}
+	le.PutUint32(out, c.u32(0))
+	return nil
+}
+
+// getEventAvailNum is aclrtGetEventAvailNum(eventCount): the ACL layer
+// checks eventCount for NULL (event.cpp:372), the runtime reads the
+// current context (api_impl.cc:1917-1918). The count is the session's
+// view: how many more events the policy lets it create (Policy.MaxEvents
+// less those it holds), never the device's, which other sessions share.
+func getEventAvailNum(c *Call) error {
+	out, err := c.out(0, 4) // null
+	if err != nil {
+		return err
+	}
+	if err := c.needDevice(); err != nil { // context
+		return err
+	}
+	le.PutUint32(out, uint32(max(c.s.policy.MaxEvents-len(c.s.events), 0)))
+	return nil
+}
