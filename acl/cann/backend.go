@@ -381,6 +381,8 @@ func (b *Backend) Close() error {
 	}
 	streams, events, pins, allocs := b.streams, b.events, b.pins, b.allocs
 	b.streams, b.events, b.pins, b.allocs = nil, nil, nil, nil
+	notifies := b.notifies // notify.go
+	b.notifies = nil
 	b.mu.Unlock()
 
 	var errs []error
@@ -409,6 +411,7 @@ func (b *Backend) Close() error {
 	for _, e := range events {
 		keep(b.call(e.dev, "aclrtDestroyEvent", func() int32 { return b.api.aclrtDestroyEvent(e.native) }))
 	}
+	keep(b.destroyNotifies(notifies)) // as events: releases the waits on them
 	for _, s := range drain {
 		keep(b.call(s.dev, "aclrtSynchronizeStreamWithTimeout", func() int32 { return b.api.aclrtSynchronizeStreamWithTimeout(s.native, -1) }))
 		s.stopReporter(false)

@@ -2,6 +2,7 @@ package cann
 
 import (
 	"context"
+	"errors"
 	"math"
 	"time"
 
@@ -140,4 +141,18 @@ func (b *Backend) WaitAndResetNotify(nh acl.Notify, sh acl.Stream, timeout time.
 			return b.api.aclrtWaitAndResetNotify(n.native, st, ms)
 		})
 	})
+}
+
+// destroyNotifies destroys the notifies Close took from the backend.
+func (b *Backend) destroyNotifies(ns map[acl.Notify]*notify) error {
+	if b.api.aclrtDestroyNotify == nil { // a library that creates notifies but cannot destroy them
+		return nil
+	}
+	var errs []error
+	for _, n := range ns {
+		if err := b.call(n.dev, "aclrtDestroyNotify", func() int32 { return b.api.aclrtDestroyNotify(n.native) }); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
