@@ -403,6 +403,8 @@ var Funcs = []Func{
 		Doc: "Writes the event's id, a uint32: its handle number, unique in the session."},
 	{Name: "aclrtGetEventAvailNum", Group: Event, Params: []Param{{"eventCount", Gptr, 0}},
 		Doc: "Writes, as a uint32, how many more events the session's policy lets it create."},
+	{Name: "aclrtCreateEventExWithFlag", Group: Event, Params: []Param{{"event", Gptr, 0}, {"flag", I32, 0}},
+		Doc: "Creates an event of the native new mode: a wait for it before any record succeeds at once; flag a nonzero OR of 0x1, 0x2, 0x4, 0x8."},
 }
 
 var index = func() map[string]int {

@@ -26,3 +26,33 @@ func CheckNotifyFlag(flag uint64) error {
 // native runtime takes for its plain wait, without a limit of the call's
 // own (api_c_event.cc:151-152); the sandbox treats it as 0, no limit.
 const NotifyWaitForever = ^uint32(0)
+
+// The flags of aclrtCreateEventExWithFlag that the runtime checks
+// (acl_rt.h ACL_EVENT_*, passed on unchanged as the runtime's RT_EVENT_*).
+const (
+	eventExKnown  uint32 = 0x0F // RT_EVENT_DDSYNC_NS | STREAM_MARK | DDSYNC | TIME_LINE: any nonzero OR of them
+	eventExDevUse uint32 = 0x10 // ACL_EVENT_DEVICE_USE_ONLY (RT_EVENT_MC2): only alone, and then refused
+	eventExExtern uint32 = 0x20 // ACL_EVENT_EXTERNAL: only alone, and then refused
+	eventExIPC    uint32 = 0x40 // ACL_EVENT_IPC: only alone
+)
+
+// CheckEventExFlag is the runtime's check of aclrtCreateEventExWithFlag's
+// flag (api_error.cc EventCreateEx), in its order: a flag that must stand
+// alone combined with another gives 107000; ACL_EVENT_IPC alone gives
+// 207000 (IPC is out of the sandbox's scope, as natively on a chip without
+// IPC events); then a flag without any of the four known bits, or above
+// them, gives 107000.
+func CheckEventExFlag(flag uint32) error {
+	for _, solo := range [...]uint32{eventExDevUse, eventExExtern, eventExIPC} {
+		if flag&solo != 0 && flag&^solo != 0 {
+			return Errorf(ErrRTParamInvalid, "flag %#x is invalid: %#x cannot be combined with other flags", flag, solo)
+		}
+	}
+	if flag == eventExIPC {
+		return Errorf(ErrRTFeatureNotSupport, "flag ACL_EVENT_IPC (0x40): IPC events are not supported in the sandbox")
+	}
+	if flag&eventExKnown == 0 || flag > eventExKnown|eventExIPC {
+		return Errorf(ErrRTParamInvalid, "flag %#x is invalid: use a nonzero OR of 0x1, 0x2, 0x4 and 0x8 (ACL_EVENT_SYNC, ACL_EVENT_CAPTURE_STREAM_PROGRESS, 0x4, ACL_EVENT_TIME_LINE)", flag)
+	}
+	return nil
+}

@@ -334,6 +334,7 @@ var Order = []FuncOrder{
 		{"event", "event handle unknown, destroyed, or a stream", ErrRTInvalidHandle, LayerEntry, Native, "api_c_stream.cc:128"},
 		{"context", "no current device (NULL stream)", ErrRTContextNull, LayerContext, Native, "api_impl.cc (StreamWaitEvent)"},
 		{"streamctx", "stream of another device", ErrRTStreamContext, LayerContext, Native, "api_impl.cc (StreamWaitEvent)"},
+		{"newmode", "an event of the new mode (aclrtCreateEventExWithFlag) never recorded: success, nothing queued", Success, LayerExec, Native, "event.cc:715-718 -> event.cc:596-599 (WaitSendCheck)"},
 		{"unrecorded", "an event never recorded (aclrtCreateEvent and aclrtCreateEventWithFlag make events of the default mode); one reset after its record is waited for until its next record", ErrRTParamInvalid, LayerExec, Native, "api_impl.cc:1674 -> stream.cc:1753 -> event.cc:721-729"},
 		{"queue", "more queued operations than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
 	}},
@@ -589,6 +590,14 @@ var Order = []FuncOrder{
 		{"event", "event handle unknown, destroyed, a stream, a context or a notify", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:803"},
 		{"zero", "timeout 0", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:1772-1774"},
 		{"expire", "the event's most recent record not complete within timeout ms", ErrRTEventSyncTimeout, LayerExec, Native, "event.cpp:193-194"},
+	}},
+	{"aclrtCreateEventExWithFlag", []Step{
+		{"null", "event NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "event.cpp:63"},
+		{"solely", "ACL_EVENT_DEVICE_USE_ONLY (0x10), ACL_EVENT_EXTERNAL (0x20) or ACL_EVENT_IPC (0x40) combined with another flag", ErrRTParamInvalid, LayerRange, Native, "api_error.cc (EventCreateEx: solelyFlag)"},
+		{"ipc", "ACL_EVENT_IPC alone: IPC is out of the sandbox's scope (natively 207000 on a chip without IPC events)", ErrRTFeatureNotSupport, LayerRange, Sandbox, "(sandbox; api_error.cc EventCreateEx: RT_FEATURE_IPC_EVENT)"},
+		{"flag", "flag 0, or ACL_EVENT_DEVICE_USE_ONLY or ACL_EVENT_EXTERNAL alone, or above the known flags", ErrRTParamInvalid, LayerRange, Native, "api_error.cc (EventCreateEx: maxFlag)"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc (EventCreateEx: CurrentContext)"},
+		{"count", "more events than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
 	}},
 	{"aclrtGetEventId", []Step{
 		{"null", "event NULL, then eventId NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "event.cpp:359-360"},

@@ -53,7 +53,47 @@ func TestEventIDAndAvailNum(t *testing.T) {
 	h.code(acl.ErrInvalidParam, "aclrtGetEventAvailNum", 0)
 }
 
+// TestEventNewMode: a wait for an event of aclrtCreateEventExWithFlag
+// before any record succeeds and queues nothing; the default mode refuses
+// it. Once recorded, a new-mode event is waited for as any other.
+func TestEventNewMode(t *testing.T) {
+	h := newHarness(t, Policy{})
+	h.ok("aclrtSetDevice", 0)
+	s := h.stream()
+	h.ok("aclrtCreateEventExWithFlag", outA, 8) // ACL_EVENT_TIME_LINE
+	ev := uint64(h.u32(outA))
+	h.code(acl.ErrRTParamInvalid, "aclrtStreamWaitEvent", s, h.event())
+	h.ok("aclrtStreamWaitEvent", s, ev)
+	require.True(t, h.streamReady(s), "nothing was queued")
+	release := h.gate(0)
+	h.ok("aclrtRecordEvent", ev, 0)
+	h.ok("aclrtStreamWaitEvent", s, ev)
+	require.False(t, h.streamReady(s), "a wait for a record not complete holds its stream")
+	release()
+	h.ok("aclrtSynchronizeStream", s)
+	h.ok("aclrtDestroyEvent", ev)
+}
+
+// TestCreateEventExWithFlagChecks: the flags the runtime takes and refuses.
+func TestCreateEventExWithFlagChecks(t *testing.T) {
+	h := newHarness(t, Policy{})
+	for _, f := range []uint64{0, 0x10, 0x20, 0x11, 0x41, 0x30, 0x80, 0x81} {
+		h.code(acl.ErrRTParamInvalid, "aclrtCreateEventExWithFlag", outA, f)
+	}
+	h.code(acl.ErrRTFeatureNotSupport, "aclrtCreateEventExWithFlag", outA, 0x40)
+	h.code(acl.ErrRTContextNull, "aclrtCreateEventExWithFlag", outA, 1)
+	h.ok("aclrtSetDevice", 0)
+	for _, f := range []uint64{1, 2, 4, 8, 0xF} {
+		h.ok("aclrtCreateEventExWithFlag", outA, f)
+	}
+}
+
 func init() {
+	orderCases["aclrtStreamWaitEvent"]["newmode"] = orderCase{run: func(h *harness) acl.Error {
+		e := setupOrder(h)
+		h.ok("aclrtCreateEventExWithFlag", outA, 1)
+		return h.rc("aclrtStreamWaitEvent", e.s, uint64(h.u32(outA)))
+	}}
 	for fn, cases := range map[string]map[string]orderCase{
 		"aclrtSynchronizeEventWithTimeout": {
 			"range": {run: func(h *harness) acl.Error { return h.rc("aclrtSynchronizeEventWithTimeout", 0, uint64(0xFFFFFFFE)) }},
@@ -71,6 +111,20 @@ func init() {
 		"aclrtGetEventId": {
 			"null":  {run: func(h *harness) acl.Error { return h.rc("aclrtGetEventId", setupOrder(h).ev, 0) }},
 			"event": {run: func(h *harness) acl.Error { return h.rc("aclrtGetEventId", setupOrder(h).s, outB) }},
+		},
+		"aclrtCreateEventExWithFlag": {
+			"null":   {run: func(h *harness) acl.Error { return h.rc("aclrtCreateEventExWithFlag", 0, 0) }},
+			"solely": {run: func(h *harness) acl.Error { return h.rc("aclrtCreateEventExWithFlag", outA, 0x41) }}, // no device either
+			"ipc":    {run: func(h *harness) acl.Error { return h.rc("aclrtCreateEventExWithFlag", outA, 0x40) }},
+			"flag":   {run: func(h *harness) acl.Error { return h.rc("aclrtCreateEventExWithFlag", outA, 0) }},
+			"context": {run: func(h *harness) acl.Error {
+				return h.rc("aclrtCreateEventExWithFlag", outA, 1)
+			}},
+			"count": {policy: Policy{MaxEvents: 1}, run: func(h *harness) acl.Error {
+				h.ok("aclrtSetDevice", 0)
+				h.event()
+				return h.rc("aclrtCreateEventExWithFlag", outA, 1)
+			}},
 		},
 		"aclrtGetEventAvailNum": {
 			"null":    {run: func(h *harness) acl.Error { return h.rc("aclrtGetEventAvailNum", 0) }}, // no device either

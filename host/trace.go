@@ -115,6 +115,7 @@ var outSpecs = map[string]outParam{
 	// ABI v1.2 section 12: event extras.
 	"aclrtGetEventId.eventId":          {kind: outU32},
 	"aclrtGetEventAvailNum.eventCount": {kind: outU32},
+	"aclrtCreateEventExWithFlag.event": {kind: outU32},
 }
 
 // outParams has, per function of abi.Funcs, its out-parameters: what

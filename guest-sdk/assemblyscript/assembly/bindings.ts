@@ -687,3 +687,13 @@ export declare function aclrtGetEventId(event: u32, eventId: usize): i32;
 @external("acl", "aclrtGetEventAvailNum")
 export declare function aclrtGetEventAvailNum(eventCount: usize): i32;
 
+/**
+ * Creates an event of the native new mode: a wait for it before any record
+ * succeeds at once; flag a nonzero OR of 0x1, 0x2, 0x4, 0x8.
+ *
+ * Wire: aclrtCreateEventExWithFlag(event gptr, flag i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtCreateEventExWithFlag")
+export declare function aclrtCreateEventExWithFlag(event: usize, flag: u32): i32;
+

@@ -166,6 +166,7 @@ var semantics = map[string][]Sem{
 	"aclrtSynchronizeEventWithTimeout": {Event, Int32},
 	"aclrtGetEventId":                  {Event, OutUint32},
 	"aclrtGetEventAvailNum":            {OutUint32},
+	"aclrtCreateEventExWithFlag":       {OutEvent, Uint32},
 }
 
 // ErrMsgFunc is the one function that returns a length, not an aclError.

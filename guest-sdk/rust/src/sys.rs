@@ -480,4 +480,11 @@ extern "C" {
     /// Wire: `aclrtGetEventAvailNum(eventCount gptr) -> i32`
     #[link_name = "aclrtGetEventAvailNum"]
     pub fn aclrtGetEventAvailNum(eventCount: *mut u32) -> i32;
+
+    /// Creates an event of the native new mode: a wait for it before any record
+    /// succeeds at once; flag a nonzero OR of 0x1, 0x2, 0x4, 0x8.
+    ///
+    /// Wire: `aclrtCreateEventExWithFlag(event gptr, flag i32) -> i32`
+    #[link_name = "aclrtCreateEventExWithFlag"]
+    pub fn aclrtCreateEventExWithFlag(event: *mut u32, flag: u32) -> i32;
 }

@@ -2,6 +2,43 @@ package sandbox
 
 import "github.com/aclwasm/aclwasm/acl"
 
+// createEventExWithFlag is aclrtCreateEventExWithFlag(event, flag): an
+// event of the runtime's "new mode", in which a wait before any record
+// succeeds without waiting (event.cc:596-599). The ACL layer checks event
+// for NULL and passes flag on unchanged; the runtime's error decorator
+// checks it (api_error.cc EventCreateEx), then its implementation reads
+// the current context. The backend's event is an ordinary one: the
+// sandbox applies the mode's rule, in aclrtStreamWaitEvent, and the flags
+// (ACL_EVENT_SYNC, ACL_EVENT_CAPTURE_STREAM_PROGRESS, ACL_EVENT_TIME_LINE)
+// change nothing else in the sandbox.
+func createEventExWithFlag(c *Call) error {
+	out, err := c.out(0, 4) // null
+	if err != nil {
+		return err
+	}
+	if err := acl.CheckEventExFlag(c.u32(1)); err != nil { // solely, ipc, flag
+		return err
+	}
+	if err := c.needDevice(); err != nil { // context
+		return err
+	}
+	s := c.s
+	if held := len(s.events); held >= s.policy.MaxEvents { // count
+		return acl.Errorf(acl.ErrRTOverLimit, "the session already holds %d events, the policy's limit", held)
+	}
+	id, err := s.newHandle()
+	if err != nil {
+		return err
+	}
+	h, err := s.b.CreateEvent(s.phys(s.dev))
+	if err != nil {
+		return be(err)
+	}
+	s.events[id] = &eventRec{h: h, dev: s.dev, newMode: true}
+	le.PutUint32(out, id)
+	return nil
+}
+
 // The event functions of ABI v1.2 section 12 that the sandbox answers over
 // the backend's existing event methods.
 

@@ -82,6 +82,7 @@ var imports = func() []importFn {
 		"aclrtSynchronizeEventWithTimeout": synchronizeEventWithTimeout,
 		"aclrtGetEventId":                  getEventID,
 		"aclrtGetEventAvailNum":            getEventAvailNum,
+		"aclrtCreateEventExWithFlag":       createEventExWithFlag,
 	}
 	fns := make([]importFn, len(abi.Funcs))
 	for i, f := range abi.Funcs {

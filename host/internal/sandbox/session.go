@@ -102,6 +102,7 @@ type eventRec struct {
 	h        acl.Event
 	dev      int32
 	recorded bool // aclrtRecordEvent queued a record of it: a wait may follow (event.go)
+	newMode  bool // aclrtCreateEventExWithFlag's: a wait before any record succeeds at once (event_ext.go)
 }
 
 // New returns a session of the runtime sh with the limits p for a module

@@ -760,6 +760,15 @@ aclError aclrtGetEventId(aclrtEvent event, uint32_t *eventId);
 __attribute__((import_module("acl32"), import_name("aclrtGetEventAvailNum")))
 aclError aclrtGetEventAvailNum(uint32_t *eventCount);
 
+/**
+ * Creates an event of the native new mode: a wait for it before any record
+ * succeeds at once; flag a nonzero OR of 0x1, 0x2, 0x4, 0x8.
+ *
+ * Wire (acl32): aclrtCreateEventExWithFlag(event i32, flag i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtCreateEventExWithFlag")))
+aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag);
+
 #else /* ACLWASM_WIDE */
 
 /* The wide profile: aclrtPtr addresses and uint64_t sizes over the "acl" imports. */
@@ -1499,6 +1508,17 @@ static inline aclError aclrtGetEventId(aclrtEvent event, uint32_t *eventId)
 static inline aclError aclrtGetEventAvailNum(uint32_t *eventCount)
 {
     return (aclError)aclwasm_raw_aclrtGetEventAvailNum(eventCount);
+}
+
+/**
+ * Creates an event of the native new mode: a wait for it before any record
+ * succeeds at once; flag a nonzero OR of 0x1, 0x2, 0x4, 0x8.
+ *
+ * Wire: aclrtCreateEventExWithFlag(event gptr, flag i32) -> i32
+ */
+static inline aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag)
+{
+    return (aclError)aclwasm_raw_aclrtCreateEventExWithFlag(event, (int32_t)flag);
 }
 
 #endif /* ACLWASM_WIDE */

@@ -629,6 +629,15 @@ int32_t aclwasm_raw_aclrtGetEventId(uint32_t event, void *eventId);
 __attribute__((import_module("acl"), import_name("aclrtGetEventAvailNum")))
 int32_t aclwasm_raw_aclrtGetEventAvailNum(void *eventCount);
 
+/**
+ * Creates an event of the native new mode: a wait for it before any record
+ * succeeds at once; flag a nonzero OR of 0x1, 0x2, 0x4, 0x8.
+ *
+ * Wire: aclrtCreateEventExWithFlag(event gptr, flag i32) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtCreateEventExWithFlag")))
+int32_t aclwasm_raw_aclrtCreateEventExWithFlag(void *event, int32_t flag);
+
 #else /* the native layout: acl32 */
 
 /**
@@ -1240,6 +1249,15 @@ int32_t aclwasm_raw_aclrtGetEventId(uint32_t event, void *eventId);
  */
 __attribute__((import_module("acl32"), import_name("aclrtGetEventAvailNum")))
 int32_t aclwasm_raw_aclrtGetEventAvailNum(void *eventCount);
+
+/**
+ * Creates an event of the native new mode: a wait for it before any record
+ * succeeds at once; flag a nonzero OR of 0x1, 0x2, 0x4, 0x8.
+ *
+ * Wire: aclrtCreateEventExWithFlag(event i32, flag i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtCreateEventExWithFlag")))
+int32_t aclwasm_raw_aclrtCreateEventExWithFlag(void *event, int32_t flag);
 
 #endif /* ACLWASM_WIDE */
 

@@ -657,3 +657,13 @@ func GetEventId(event uint32, eventId unsafe.Pointer) int32
 //go:wasmimport acl aclrtGetEventAvailNum
 //go:noescape
 func GetEventAvailNum(eventCount unsafe.Pointer) int32
+
+// CreateEventExWithFlag is aclrtCreateEventExWithFlag: Creates an event of the
+// native new mode: a wait for it before any record succeeds at once; flag a
+// nonzero OR of 0x1, 0x2, 0x4, 0x8.
+//
+// Wire: aclrtCreateEventExWithFlag(event gptr, flag i32) -> i32
+//
+//go:wasmimport acl aclrtCreateEventExWithFlag
+//go:noescape
+func CreateEventExWithFlag(event unsafe.Pointer, flag uint32) int32
