@@ -405,6 +405,8 @@ var Funcs = []Func{
 		Doc: "Writes, as a uint32, how many more events the session's policy lets it create."},
 	{Name: "aclrtCreateEventExWithFlag", Group: Event, Params: []Param{{"event", Gptr, 0}, {"flag", I32, 0}},
 		Doc: "Creates an event of the native new mode: a wait for it before any record succeeds at once; flag a nonzero OR of 0x1, 0x2, 0x4, 0x8."},
+	{Name: "aclrtEventGetTimestamp", Group: Event, Params: []Param{{"event", Handle, 0}, {"timestamp", Gptr, U64}},
+		Doc: "Writes, as a uint64, when the event's most recent record ran, in microseconds of the device's clock."},
 }
 
 var index = func() map[string]int {

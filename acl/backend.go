@@ -266,6 +266,11 @@ type Backend interface {
 	// timeout (0: no limit) ends and fails with [ErrRTWaitTimeout], which
 	// the stream's next synchronize returns; n stays as it was.
 	WaitAndResetNotify(n Notify, s Stream, timeout time.Duration) error
+	// EventTimestamp returns when the most recent record of e ran, in
+	// microseconds of the device's clock (aclrtEventGetTimestamp): an
+	// event never recorded gives [ErrRTInternal], one whose record has not
+	// completed, was cancelled or was reset [ErrRTEventTimestampInvalid].
+	EventTimestamp(e Event) (uint64, error)
 }
 
 // Zeroer is an optional interface of a Backend: whether Malloc returns

@@ -607,4 +607,11 @@ var Order = []FuncOrder{
 		{"null", "eventCount NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "event.cpp:372"},
 		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:1917-1918"},
 	}},
+	{"aclrtEventGetTimestamp", []Step{
+		{"null", "timestamp NULL or outside guest memory, then event NULL", ErrInvalidParam, LayerACL, Native, "event.cpp:217-218"},
+		{"event", "event handle unknown, destroyed, a stream, a context or a notify", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:866"},
+		{"feature", "a backend without event timestamps", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox: acl.Backend.Supports)"},
+		{"never", "an event never recorded", ErrRTInternal, LayerExec, Native, "event.cc:1296-1297 (RT_ERROR_EVENT_RECORDER_NULL)"},
+		{"timestamp", "the most recent record not complete, cancelled, or reset", ErrRTEventTimestampInvalid, LayerExec, Native, "event.cc:1303-1304"},
+	}},
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/acl/sim"
 )
 
 // TestSynchronizeEventWithTimeout: a completed record synchronizes within
@@ -88,6 +89,41 @@ func TestCreateEventExWithFlagChecks(t *testing.T) {
 	}
 }
 
+// TestEventGetTimestamp: a completed record has a timestamp, later
+// records later ones; an event never recorded gives 507000, one whose
+// record has not completed or was reset 107006.
+func TestEventGetTimestamp(t *testing.T) {
+	h := newHarness(t, Policy{})
+	h.ok("aclrtSetDevice", 0)
+	s, ev := h.stream(), h.event()
+	h.code(acl.ErrRTInternal, "aclrtEventGetTimestamp", ev, outB)
+	h.ok("aclrtRecordEvent", ev, s)
+	h.ok("aclrtSynchronizeEvent", ev)
+	h.ok("aclrtEventGetTimestamp", ev, outB)
+	first := h.u64(outB)
+	release := h.gate(s)
+	h.ok("aclrtRecordEvent", ev, s)
+	h.code(acl.ErrRTEventTimestampInvalid, "aclrtEventGetTimestamp", ev, outB)
+	release()
+	h.ok("aclrtSynchronizeEvent", ev)
+	h.ok("aclrtEventGetTimestamp", ev, outB)
+	require.GreaterOrEqual(t, h.u64(outB), first)
+	h.ok("aclrtResetEvent", ev, s)
+	h.ok("aclrtSynchronizeStream", s)
+	h.code(acl.ErrRTEventTimestampInvalid, "aclrtEventGetTimestamp", ev, outB)
+	h.code(acl.ErrInvalidParam, "aclrtEventGetTimestamp", ev, 0)
+	h.code(acl.ErrInvalidParam, "aclrtEventGetTimestamp", 0, outB)
+	h.code(acl.ErrRTInvalidHandle, "aclrtEventGetTimestamp", s, outB)
+}
+
+// noTimestamps is a backend over a library without aclrtEventGetTimestamp.
+type noTimestamps struct{ acl.Backend }
+
+// Supports implements acl.Backend.
+func (b noTimestamps) Supports(fn string) bool {
+	return fn != "aclrtEventGetTimestamp" && b.Backend.Supports(fn)
+}
+
 func init() {
 	orderCases["aclrtStreamWaitEvent"]["newmode"] = orderCase{run: func(h *harness) acl.Error {
 		e := setupOrder(h)
@@ -124,6 +160,25 @@ func init() {
 				h.ok("aclrtSetDevice", 0)
 				h.event()
 				return h.rc("aclrtCreateEventExWithFlag", outA, 1)
+			}},
+		},
+		"aclrtEventGetTimestamp": {
+			"null":  {run: func(h *harness) acl.Error { return h.rc("aclrtEventGetTimestamp", 0, 0) }},
+			"event": {run: func(h *harness) acl.Error { return h.rc("aclrtEventGetTimestamp", setupOrder(h).s, outB) }},
+			"feature": {run: func(h *harness) acl.Error {
+				s := sim.New()
+				h.t.Cleanup(func() { s.Close() })
+				b := newHarness(h.t, Policy{}, WithBackend(noTimestamps{s}))
+				b.ok("aclrtSetDevice", 0)
+				return b.rc("aclrtEventGetTimestamp", b.event(), outB) // never recorded either
+			}},
+			"never": {run: func(h *harness) acl.Error { return h.rc("aclrtEventGetTimestamp", setupOrder(h).ev, outB) }},
+			"timestamp": {run: func(h *harness) acl.Error {
+				e := setupOrder(h)
+				release := h.gate(e.s)
+				defer release()
+				h.ok("aclrtRecordEvent", e.ev, e.s)
+				return h.rc("aclrtEventGetTimestamp", e.ev, outB)
 			}},
 		},
 		"aclrtGetEventAvailNum": {

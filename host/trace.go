@@ -116,6 +116,7 @@ var outSpecs = map[string]outParam{
 	"aclrtGetEventId.eventId":          {kind: outU32},
 	"aclrtGetEventAvailNum.eventCount": {kind: outU32},
 	"aclrtCreateEventExWithFlag.event": {kind: outU32},
+	"aclrtEventGetTimestamp.timestamp": {kind: outElem},
 }
 
 // outParams has, per function of abi.Funcs, its out-parameters: what

@@ -90,3 +90,32 @@ var notifyTests = []test{
 		code(e, err, acl.ErrRTParamInvalid, "flag 2")
 	}},
 }
+
+// eventTimestampTests are the cases of EventTimestamp (ABI v1.2 section 12).
+var eventTimestampTests = []test{
+	{"EventTimestamp", func(e *env) {
+		s := e.stream(0)
+		ev := e.event(0)
+		_, err := e.b.EventTimestamp(ev)
+		code(e, err, acl.ErrRTInternal, "never recorded")
+		require.NoError(e, e.b.RecordEvent(ev, s))
+		e.sync(s)
+		t0, err := e.b.EventTimestamp(ev)
+		require.NoError(e, err)
+		release := e.gate(s)
+		require.NoError(e, e.b.RecordEvent(ev, s))
+		_, err = e.b.EventTimestamp(ev)
+		code(e, err, acl.ErrRTEventTimestampInvalid, "a record not complete")
+		release()
+		e.sync(s)
+		t1, err := e.b.EventTimestamp(ev)
+		require.NoError(e, err)
+		require.GreaterOrEqual(e, t1, t0)
+		require.NoError(e, e.b.ResetEvent(ev, s))
+		e.sync(s)
+		_, err = e.b.EventTimestamp(ev)
+		code(e, err, acl.ErrRTEventTimestampInvalid, "reset after its record")
+		_, err = e.b.EventTimestamp(acl.Event(1 << 40))
+		code(e, err, acl.ErrRTInvalidHandle, "never issued")
+	}},
+}

@@ -310,7 +310,8 @@ func TestOptionalSymbols(t *testing.T) {
 			"aclrtGetMemcpyDescSize", "aclrtSetMemcpyDesc", "aclrtMemcpyAsyncWithDesc", "aclrtMemcpyAsyncWithOffset",
 			"aclrtMemsetD32", "aclrtMemsetD32Async", "aclrtResetEvent", "aclrtStreamWaitEventWithTimeout", "aclrtGetOpTimeOutInterval",
 			"aclrtCreateStreamWithConfig", "aclrtSetStreamFailureMode", "aclrtGetRunMode",
-			"aclrtCreateNotify", "aclrtDestroyNotify", "aclrtRecordNotify", "aclrtWaitAndResetNotify"}, b.MissingSymbols())
+			"aclrtCreateNotify", "aclrtDestroyNotify", "aclrtRecordNotify", "aclrtWaitAndResetNotify",
+			"aclrtEventGetTimestamp"}, b.MissingSymbols())
 		p, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
 		require.NoError(t, err)
 		st, err := b.CreateStream(0)
@@ -347,6 +348,7 @@ func TestOptionalSymbols(t *testing.T) {
 			"DestroyNotify":      func() error { return b.DestroyNotify(acl.Notify(1)) },
 			"RecordNotify":       func() error { return b.RecordNotify(acl.Notify(1), st) },
 			"WaitAndResetNotify": func() error { return b.WaitAndResetNotify(acl.Notify(1), st, 0) },
+			"EventTimestamp":     func() error { _, err := b.EventTimestamp(acl.Event(1)); return err },
 		}
 		for name, f := range unsupported {
 			code(t, f(), acl.ErrRTFeatureNotSupport)

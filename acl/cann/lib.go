@@ -105,6 +105,7 @@ type api struct {
 	aclrtDestroyNotify      func(notify uintptr) int32
 	aclrtRecordNotify       func(notify, stream uintptr) int32
 	aclrtWaitAndResetNotify func(notify, stream uintptr, timeout uint32) int32
+	aclrtEventGetTimestamp  func(event uintptr, timestamp *uint64) int32
 }
 
 // symbol names one native function and where to bind it.
@@ -188,6 +189,7 @@ func (a *api) symbols() []symbol {
 		{"aclrtDestroyNotify", &a.aclrtDestroyNotify, false},
 		{"aclrtRecordNotify", &a.aclrtRecordNotify, false},
 		{"aclrtWaitAndResetNotify", &a.aclrtWaitAndResetNotify, false},
+		{"aclrtEventGetTimestamp", &a.aclrtEventGetTimestamp, false},
 	}
 }
 

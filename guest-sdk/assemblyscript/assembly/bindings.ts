@@ -697,3 +697,13 @@ export declare function aclrtGetEventAvailNum(eventCount: usize): i32;
 @external("acl", "aclrtCreateEventExWithFlag")
 export declare function aclrtCreateEventExWithFlag(event: usize, flag: u32): i32;
 
+/**
+ * Writes, as a uint64, when the event's most recent record ran, in
+ * microseconds of the device's clock.
+ *
+ * Wire: aclrtEventGetTimestamp(event handle, timestamp gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtEventGetTimestamp")
+export declare function aclrtEventGetTimestamp(event: u32, timestamp: usize): i32;
+

@@ -167,6 +167,7 @@ var semantics = map[string][]Sem{
 	"aclrtGetEventId":                  {Event, OutUint32},
 	"aclrtGetEventAvailNum":            {OutUint32},
 	"aclrtCreateEventExWithFlag":       {OutEvent, Uint32},
+	"aclrtEventGetTimestamp":           {Event, OutUint64},
 }
 
 // ErrMsgFunc is the one function that returns a length, not an aclError.

@@ -487,4 +487,11 @@ extern "C" {
     /// Wire: `aclrtCreateEventExWithFlag(event gptr, flag i32) -> i32`
     #[link_name = "aclrtCreateEventExWithFlag"]
     pub fn aclrtCreateEventExWithFlag(event: *mut u32, flag: u32) -> i32;
+
+    /// Writes, as a uint64, when the event's most recent record ran, in microseconds of
+    /// the device's clock.
+    ///
+    /// Wire: `aclrtEventGetTimestamp(event handle, timestamp gptr) -> i32`
+    #[link_name = "aclrtEventGetTimestamp"]
+    pub fn aclrtEventGetTimestamp(event: u32, timestamp: *mut u64) -> i32;
 }

@@ -62,6 +62,46 @@ func synchronizeEventWithTimeout(c *Call) error {
 	return be(c.s.b.SynchronizeEvent(c.ctx, ev.h, ms)) // expire
 }
 
+// eventGetTimestamp is aclrtEventGetTimestamp(event, timestamp): the ACL
+// layer checks timestamp, then event, for NULL (event.cpp:217-218); the
+// runtime the handle (api_c.cc:866). An event never recorded gives 507000
+// (event.cc:1296-1297), a record not complete, cancelled or reset 107006
+// (event.cc:1303-1304).
+func eventGetTimestamp(c *Call) error {
+	out, err := c.out(1, 8) // null: timestamp, then event
+	if err != nil {
+		return err
+	}
+	ev, err := c.event("event", c.u32(0)) // null, event
+	if err != nil {
+		return err
+	}
+	if err := c.eventTimestamps(); err != nil { // feature
+		return err
+	}
+	ts, err := c.s.b.EventTimestamp(ev.h) // never, timestamp
+	switch acl.CodeOf(err) {
+	case acl.ErrRTInternal:
+		return acl.Errorf(acl.ErrRTInternal, "event %d has never been recorded", c.u32(0))
+	case acl.ErrRTEventTimestampInvalid:
+		return acl.Errorf(acl.ErrRTEventTimestampInvalid, "event %d has no valid timestamp: its most recent record has not completed, was cancelled, or was reset", c.u32(0))
+	}
+	if err != nil {
+		return be(err)
+	}
+	le.PutUint64(out, ts)
+	return nil
+}
+
+// eventTimestamps refuses aclrtEventGetTimestamp, with 207000, on a
+// backend whose library lacks it.
+func (c *Call) eventTimestamps() error {
+	if !c.s.b.Supports("aclrtEventGetTimestamp") {
+		return acl.Errorf(acl.ErrRTFeatureNotSupport, "the %s backend has no event timestamps (aclrtEventGetTimestamp)", c.s.b.Name())
+	}
+	return nil
+}
+
 // getEventID is aclrtGetEventId(event, eventId): the ACL layer checks both
 // for NULL (event.cpp:359-360), then the runtime the handle (api_c.cc:725).
 // The id is the handle's number, unique in the session and never reused,

@@ -83,6 +83,7 @@ var imports = func() []importFn {
 		"aclrtGetEventId":                  getEventID,
 		"aclrtGetEventAvailNum":            getEventAvailNum,
 		"aclrtCreateEventExWithFlag":       createEventExWithFlag,
+		"aclrtEventGetTimestamp":           eventGetTimestamp,
 	}
 	fns := make([]importFn, len(abi.Funcs))
 	for i, f := range abi.Funcs {

@@ -2480,3 +2480,27 @@ EXPORT aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream stream, 
     return rc;
 }
 #endif
+
+#ifndef OLD_RUNTIME
+/* aclrtEventGetTimestamp (ABI v1.2 section 12): when the latest record ran,
+ * in microseconds of the stand-in's monotonic clock. */
+EXPORT aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp)
+{
+    pthread_mutex_lock(&mu);
+    struct event *e = NULL;
+    aclError rc = OK;
+    if (!timestamp || !event)
+        rc = INVALID_PARAM;
+    else if (!(e = find_event(event)))
+        rc = RT_INVALID_HANDLE;
+    else if (e->enq == 0)
+        rc = RT_INTERNAL_ERROR; /* natively "no recorder" */
+    else if (e->done == 0 || e->enq <= e->rst_done || e->done < e->enq)
+        rc = RT_EVENT_TIMESTAMP_INVALID; /* reset, or the record has not run: no valid timestamp */
+    else
+        *timestamp = (uint64_t)(e->t_ms * 1e3);
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtEventGetTimestamp(event=0x%" PRIxPTR ", timestamp=0x%" PRIxPTR, P(event), P(timestamp));
+    return rc;
+}
+#endif

@@ -769,6 +769,15 @@ aclError aclrtGetEventAvailNum(uint32_t *eventCount);
 __attribute__((import_module("acl32"), import_name("aclrtCreateEventExWithFlag")))
 aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag);
 
+/**
+ * Writes, as a uint64, when the event's most recent record ran, in
+ * microseconds of the device's clock.
+ *
+ * Wire (acl32): aclrtEventGetTimestamp(event i32, timestamp i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtEventGetTimestamp")))
+aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp);
+
 #else /* ACLWASM_WIDE */
 
 /* The wide profile: aclrtPtr addresses and uint64_t sizes over the "acl" imports. */
@@ -1519,6 +1528,17 @@ static inline aclError aclrtGetEventAvailNum(uint32_t *eventCount)
 static inline aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag)
 {
     return (aclError)aclwasm_raw_aclrtCreateEventExWithFlag(event, (int32_t)flag);
+}
+
+/**
+ * Writes, as a uint64, when the event's most recent record ran, in
+ * microseconds of the device's clock.
+ *
+ * Wire: aclrtEventGetTimestamp(event handle, timestamp gptr) -> i32
+ */
+static inline aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp)
+{
+    return (aclError)aclwasm_raw_aclrtEventGetTimestamp((uint32_t)(uintptr_t)event, timestamp);
 }
 
 #endif /* ACLWASM_WIDE */

@@ -638,6 +638,15 @@ int32_t aclwasm_raw_aclrtGetEventAvailNum(void *eventCount);
 __attribute__((import_module("acl"), import_name("aclrtCreateEventExWithFlag")))
 int32_t aclwasm_raw_aclrtCreateEventExWithFlag(void *event, int32_t flag);
 
+/**
+ * Writes, as a uint64, when the event's most recent record ran, in
+ * microseconds of the device's clock.
+ *
+ * Wire: aclrtEventGetTimestamp(event handle, timestamp gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtEventGetTimestamp")))
+int32_t aclwasm_raw_aclrtEventGetTimestamp(uint32_t event, void *timestamp);
+
 #else /* the native layout: acl32 */
 
 /**
@@ -1258,6 +1267,15 @@ int32_t aclwasm_raw_aclrtGetEventAvailNum(void *eventCount);
  */
 __attribute__((import_module("acl32"), import_name("aclrtCreateEventExWithFlag")))
 int32_t aclwasm_raw_aclrtCreateEventExWithFlag(void *event, int32_t flag);
+
+/**
+ * Writes, as a uint64, when the event's most recent record ran, in
+ * microseconds of the device's clock.
+ *
+ * Wire: aclrtEventGetTimestamp(event i32, timestamp i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtEventGetTimestamp")))
+int32_t aclwasm_raw_aclrtEventGetTimestamp(uint32_t event, void *timestamp);
 
 #endif /* ACLWASM_WIDE */
 

@@ -667,3 +667,12 @@ func GetEventAvailNum(eventCount unsafe.Pointer) int32
 //go:wasmimport acl aclrtCreateEventExWithFlag
 //go:noescape
 func CreateEventExWithFlag(event unsafe.Pointer, flag uint32) int32
+
+// EventGetTimestamp is aclrtEventGetTimestamp: Writes, as a uint64, when the
+// event's most recent record ran, in microseconds of the device's clock.
+//
+// Wire: aclrtEventGetTimestamp(event handle, timestamp gptr) -> i32
+//
+//go:wasmimport acl aclrtEventGetTimestamp
+//go:noescape
+func EventGetTimestamp(event uint32, timestamp unsafe.Pointer) int32
