@@ -162,3 +162,8 @@ func TestNotifyAcl32(t *testing.T) {
 	h.ok("aclrtGetNotifyId", n, outB)
 	require.Equal(t, uint32(n), h.u32(outB))
 }
+
+// msTimeout are the functions of ABI v1.2 section 12 whose parameter
+// "timeout" is in milliseconds, which the fuzz targets' untimed families
+// lengthen as they do timeoutMs.
+var msTimeout = map[string]bool{"aclrtWaitAndResetNotify": true, "aclrtSynchronizeEventWithTimeout": true}
