@@ -414,6 +414,28 @@ var Funcs = []Func{
 		Doc: "Sets the session's core limit on deviceId, at most the device's count; it binds this session's view only."},
 	{Name: "aclrtGetStreamAvailableNum", Group: Stream, Params: []Param{{"streamCount", Gptr, 0}},
 		Doc: "Writes how many more streams the policy lets the session create (MaxStreams minus those it holds), as a uint32."},
+	// ABI v1.2 section 12: notifies.
+	{Name: "aclrtCreateNotify", Group: Event, Params: []Param{{"notify", Gptr, 0}, {"flag", U64, 0}},
+		Doc: "Creates a notify (a fourth handle type) on the current device, not set; flag ACL_NOTIFY_DEFAULT (0) or ACL_NOTIFY_DEVICE_USE_ONLY (1)."},
+	{Name: "aclrtDestroyNotify", Group: Event, Params: []Param{{"notify", Handle, 0}},
+		Doc: "Destroys a notify; waits queued on it are released."},
+	{Name: "aclrtRecordNotify", Group: Event, Params: []Param{{"notify", Handle, 0}, {"stream", Handle, 0}},
+		Doc: "Queues on stream the setting of notify."},
+	{Name: "aclrtWaitAndResetNotify", Group: Event, Params: []Param{{"notify", Handle, 0}, {"stream", Handle, 0}, {"timeout", I32, 0}},
+		Doc: "Queues on stream a wait until notify is set, which then clears it; timeout in ms (0: no limit), a wait past it fails its stream with 107019."},
+	{Name: "aclrtGetNotifyId", Group: Event, Params: []Param{{"notify", Handle, 0}, {"notifyId", Gptr, 0}},
+		Doc: "Writes the notify's id, a uint32: its handle number, unique in the session."},
+	// ABI v1.2 section 12: event extras.
+	{Name: "aclrtSynchronizeEventWithTimeout", Group: Event, Params: []Param{{"event", Handle, 0}, {"timeout", I32, 0}},
+		Doc: "aclrtSynchronizeEvent bounded by timeout ms (-1: no limit; 0 gives 107000); a record not complete by then gives 507047."},
+	{Name: "aclrtGetEventId", Group: Event, Params: []Param{{"event", Handle, 0}, {"eventId", Gptr, 0}},
+		Doc: "Writes the event's id, a uint32: its handle number, unique in the session."},
+	{Name: "aclrtGetEventAvailNum", Group: Event, Params: []Param{{"eventCount", Gptr, 0}},
+		Doc: "Writes, as a uint32, how many more events the session's policy lets it create."},
+	{Name: "aclrtCreateEventExWithFlag", Group: Event, Params: []Param{{"event", Gptr, 0}, {"flag", I32, 0}},
+		Doc: "Creates an event of the native new mode: a wait for it before any record succeeds at once; flag a nonzero OR of 0x1, 0x2, 0x4, 0x8."},
+	{Name: "aclrtEventGetTimestamp", Group: Event, Params: []Param{{"event", Handle, 0}, {"timestamp", Gptr, U64}},
+		Doc: "Writes, as a uint64, when the event's most recent record ran, in microseconds of the device's clock."},
 }
 
 var index = func() map[string]int {

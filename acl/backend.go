@@ -258,6 +258,26 @@ type Backend interface {
 	// most a session's own limit may be. The sandbox never sets a limit on
 	// the backend, which would bind every session on the device.
 	DeviceResLimit(dev int32, t DevResLimitType) (uint32, error)
+	// Notifies (ABI v1.2 section 12).
+
+	// CreateNotify creates a notify on dev, not set (aclrtCreateNotify);
+	// the caller has applied [CheckNotifyFlag].
+	CreateNotify(dev int32, flag uint64) (Notify, error)
+	// DestroyNotify destroys n (aclrtDestroyNotify); queued waits on it
+	// are released.
+	DestroyNotify(n Notify) error
+	// RecordNotify queues on s the setting of n (aclrtRecordNotify).
+	RecordNotify(n Notify, s Stream) error
+	// WaitAndResetNotify queues on s a wait until n is set, which then
+	// clears it (aclrtWaitAndResetNotify). A wait still blocked after
+	// timeout (0: no limit) ends and fails with [ErrRTWaitTimeout], which
+	// the stream's next synchronize returns; n stays as it was.
+	WaitAndResetNotify(n Notify, s Stream, timeout time.Duration) error
+	// EventTimestamp returns when the most recent record of e ran, in
+	// microseconds of the device's clock (aclrtEventGetTimestamp): an
+	// event never recorded gives [ErrRTInternal], one whose record has not
+	// completed, was cancelled or was reset [ErrRTEventTimestampInvalid].
+	EventTimestamp(e Event) (uint64, error)
 }
 
 // Zeroer is an optional interface of a Backend: whether Malloc returns

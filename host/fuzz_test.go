@@ -155,6 +155,9 @@ func (e *fuzzEnv) play(t *testing.T, data []byte, fam fuzzFamily) fuzzOutcome {
 			if fam.untimed && p.Name == "timeoutMs" && int32(args[k]) >= 0 && args[k] < 60000 {
 				args[k] = 60000
 			}
+			if fam.untimed && p.Name == "timeout" && msTimeout[f.Name] && int32(args[k]) > 0 && args[k] < 60000 {
+				args[k] = 60000 // ABI v1.2 section 12: the millisecond timeouts named timeout natively
+			}
 		}
 		if r.byte()&1 == 0 { // scribble on guest memory now and then
 			off := r.u32() % uint32(len(h.mem())-8)

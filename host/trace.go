@@ -116,6 +116,14 @@ var outSpecs = map[string]outParam{
 	"aclrtGetResInCurrentThread.value":       {kind: outU32},
 	"aclrtGetDeviceResLimit.value":           {kind: outU32},
 	"aclrtGetStreamAvailableNum.streamCount": {kind: outU32},
+	// ABI v1.2 section 12: notifies.
+	"aclrtCreateNotify.notify":  {kind: outU32},
+	"aclrtGetNotifyId.notifyId": {kind: outU32},
+	// ABI v1.2 section 12: event extras.
+	"aclrtGetEventId.eventId":          {kind: outU32},
+	"aclrtGetEventAvailNum.eventCount": {kind: outU32},
+	"aclrtCreateEventExWithFlag.event": {kind: outU32},
+	"aclrtEventGetTimestamp.timestamp": {kind: outElem},
 }
 
 // outParams has, per function of abi.Funcs, its out-parameters: what

@@ -32,7 +32,7 @@ import (
 // Subtests that need two devices are skipped on a backend with one.
 func Run(t *testing.T, newBackend func(t *testing.T) acl.Backend) {
 	groups := [][]test{memoryTests, copyTests, streamTests, eventTests, batchTests, descTests, streamConfigTests,
-		resourceTests, // ABI v1.2 section 12
+		resourceTests, notifyTests, eventTimestampTests, // ABI v1.2 section 12
 	}
 	for _, g := range groups {
 		for _, c := range g {

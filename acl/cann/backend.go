@@ -107,6 +107,9 @@ type Backend struct {
 	descSize uint64       // aclrtGetMemcpyDescSize(INNER_D2D), 0 until known
 	regMu    sync.Mutex   // serializes host registration
 	regions  []*region    // native registrations; changed with regMu and mu held
+
+	// Notifies (notify.go), guarded by mu; made on first use.
+	notifies map[acl.Notify]*notify
 }
 
 // device is the binding of one device: its default context, once bound.
@@ -378,6 +381,8 @@ func (b *Backend) Close() error {
 	}
 	streams, events, pins, allocs := b.streams, b.events, b.pins, b.allocs
 	b.streams, b.events, b.pins, b.allocs = nil, nil, nil, nil
+	notifies := b.notifies // notify.go
+	b.notifies = nil
 	b.mu.Unlock()
 
 	var errs []error
@@ -406,6 +411,7 @@ func (b *Backend) Close() error {
 	for _, e := range events {
 		keep(b.call(e.dev, "aclrtDestroyEvent", func() int32 { return b.api.aclrtDestroyEvent(e.native) }))
 	}
+	keep(b.destroyNotifies(notifies)) // as events: releases the waits on them
 	for _, s := range drain {
 		keep(b.call(s.dev, "aclrtSynchronizeStreamWithTimeout", func() int32 { return b.api.aclrtSynchronizeStreamWithTimeout(s.native, -1) }))
 		s.stopReporter(false)

@@ -310,7 +310,9 @@ func TestOptionalSymbols(t *testing.T) {
 			"aclrtGetMemcpyDescSize", "aclrtSetMemcpyDesc", "aclrtMemcpyAsyncWithDesc", "aclrtMemcpyAsyncWithOffset",
 			"aclrtMemsetD32", "aclrtMemsetD32Async", "aclrtResetEvent", "aclrtStreamWaitEventWithTimeout", "aclrtGetOpTimeOutInterval",
 			"aclrtCreateStreamWithConfig", "aclrtSetStreamFailureMode", "aclrtGetRunMode",
-			"aclrtGetDeviceResLimit", "aclrtGetErrorVerbose"}, b.MissingSymbols())
+			"aclrtGetDeviceResLimit", "aclrtGetErrorVerbose",
+			"aclrtCreateNotify", "aclrtDestroyNotify", "aclrtRecordNotify", "aclrtWaitAndResetNotify",
+			"aclrtEventGetTimestamp"}, b.MissingSymbols())
 		p, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
 		require.NoError(t, err)
 		st, err := b.CreateStream(0)
@@ -343,6 +345,12 @@ func TestOptionalSymbols(t *testing.T) {
 			"SetStreamFailureMode": func() error { return b.SetStreamFailureMode(st, acl.StopOnFailure) },
 			"RunMode":              func() error { _, err := b.RunMode(); return err },
 			"DeviceResLimit":       func() error { _, err := b.DeviceResLimit(0, acl.DevResCubeCore); return err },
+			// ABI v1.2 section 12: notifies.
+			"CreateNotify":       func() error { _, err := b.CreateNotify(0, acl.NotifyDefault); return err },
+			"DestroyNotify":      func() error { return b.DestroyNotify(acl.Notify(1)) },
+			"RecordNotify":       func() error { return b.RecordNotify(acl.Notify(1), st) },
+			"WaitAndResetNotify": func() error { return b.WaitAndResetNotify(acl.Notify(1), st, 0) },
+			"EventTimestamp":     func() error { _, err := b.EventTimestamp(acl.Event(1)); return err },
 		}
 		for name, f := range unsupported {
 			code(t, f(), acl.ErrRTFeatureNotSupport)

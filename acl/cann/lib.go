@@ -103,6 +103,12 @@ type api struct {
 	// ABI v1.2 section 12: error state and resource queries.
 	aclrtGetDeviceResLimit func(deviceID, typ int32, value *uint32) int32
 	aclrtGetErrorVerbose   func(deviceID int32, errorInfo *byte) int32
+	// ABI v1.2 section 12: notifies.
+	aclrtCreateNotify       func(notify *uintptr, flag uint64) int32
+	aclrtDestroyNotify      func(notify uintptr) int32
+	aclrtRecordNotify       func(notify, stream uintptr) int32
+	aclrtWaitAndResetNotify func(notify, stream uintptr, timeout uint32) int32
+	aclrtEventGetTimestamp  func(event uintptr, timestamp *uint64) int32
 }
 
 // symbol names one native function and where to bind it.
@@ -184,6 +190,12 @@ func (a *api) symbols() []symbol {
 		// ABI v1.2 section 12: error state and resource queries.
 		{"aclrtGetDeviceResLimit", &a.aclrtGetDeviceResLimit, false},
 		{"aclrtGetErrorVerbose", &a.aclrtGetErrorVerbose, false},
+		// ABI v1.2 section 12: notifies.
+		{"aclrtCreateNotify", &a.aclrtCreateNotify, false},
+		{"aclrtDestroyNotify", &a.aclrtDestroyNotify, false},
+		{"aclrtRecordNotify", &a.aclrtRecordNotify, false},
+		{"aclrtWaitAndResetNotify", &a.aclrtWaitAndResetNotify, false},
+		{"aclrtEventGetTimestamp", &a.aclrtEventGetTimestamp, false},
 	}
 }
 

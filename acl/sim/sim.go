@@ -136,6 +136,9 @@ type Backend struct {
 	nextID  atomic.Uint64        // allocation ids, never reused
 	nextH   atomic.Uint64        // stream and event handles, never reused
 	nextPin acl.HostPin
+	// Notifies (notify.go): by handle, numbered from nextH with streams
+	// and events, written under mu shared as events are.
+	notifies table[notify]
 }
 
 var (

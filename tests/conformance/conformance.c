@@ -1173,6 +1173,65 @@ static void events(void)
     OK(aclrtFree(a));
 }
 
+/* ABI v1.2 section 12: notifies and the event functions it adds. Native
+ * references: notify.cpp and event.cpp (src/acl/aclrt_impl/), api_c.cc and
+ * api_c_event.cc (src/runtime/api/), event.cc (src/runtime/core/src/event/). */
+static void notifies_and_events_v12(void)
+{
+    section("notifies and events (v1.2)");
+    aclrtStream w = NULL;
+    aclrtNotify n = NULL;
+    uint32_t id = 0;
+    OK(aclrtCreateStream(&w));
+    EXPECT(aclrtCreateNotify(NULL, 0), ACL_ERROR_INVALID_PARAM);      /* notify.cpp:29 */
+    EXPECT(aclrtCreateNotify(&n, 2), ACL_ERROR_RT_PARAM_INVALID);     /* api_c_event.cc:122 */
+    OK(aclrtCreateNotify(&n, 0));
+    CHECK(n != NULL);
+    OK(aclrtGetNotifyId(n, &id));
+    EXPECT(aclrtGetNotifyId(n, NULL), ACL_ERROR_INVALID_PARAM);       /* notify.cpp:75 */
+    /* A wait before any record holds its stream until a record runs, then
+       resets the notify: a second wait times out (107019 at the next
+       synchronize) and the stream goes on. */
+    OK(aclrtWaitAndResetNotify(n, w, 0));
+    OK(aclrtRecordNotify(n, NULL));
+    OK(aclrtSynchronizeStream(w));
+    OK(aclrtWaitAndResetNotify(n, w, 10));
+    EXPECT(aclrtSynchronizeStream(w), ACL_ERROR_RT_WAIT_TIMEOUT);
+    OK(aclrtSynchronizeStream(w));
+    EXPECT(aclrtRecordNotify((aclrtNotify)w, w), ACL_ERROR_RT_INVALID_HANDLE);     /* api_c.cc:1977 */
+    EXPECT(aclrtRecordNotify(n, (aclrtStream)n), ACL_ERROR_RT_INVALID_HANDLE);     /* api_c.cc:1978 */
+    EXPECT(aclrtDestroyStream((aclrtStream)n), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtDestroyNotify(NULL), ACL_ERROR_INVALID_PARAM);                     /* notify.cpp:41 */
+    OK(aclrtDestroyNotify(n));
+    EXPECT(aclrtDestroyNotify(n), ACL_ERROR_RT_INVALID_HANDLE);
+
+    aclrtEvent ev = NULL, nm = NULL;
+    uint64_t ts = 0;
+    uint32_t avail = 0, before = 0;
+    OK(aclrtGetEventAvailNum(&before));
+    OK(aclrtCreateEvent(&ev));
+    OK(aclrtGetEventAvailNum(&avail));
+    CHECK(avail + 1 == before);
+    OK(aclrtGetEventId(ev, &id));
+    EXPECT(aclrtEventGetTimestamp(ev, &ts), ACL_ERROR_RT_INTERNAL_ERROR);          /* event.cc:1296-1297 */
+    EXPECT(aclrtEventGetTimestamp(ev, NULL), ACL_ERROR_INVALID_PARAM);             /* event.cpp:217 */
+    EXPECT(aclrtSynchronizeEventWithTimeout(ev, -2), ACL_ERROR_RT_PARAM_INVALID);  /* event.cpp:188 */
+    EXPECT(aclrtSynchronizeEventWithTimeout(NULL, 5), ACL_ERROR_INVALID_PARAM);    /* event.cpp:190 */
+    EXPECT(aclrtSynchronizeEventWithTimeout(ev, 0), ACL_ERROR_RT_PARAM_INVALID);   /* api_error.cc:1772 */
+    OK(aclrtRecordEvent(ev, w));
+    OK(aclrtSynchronizeEventWithTimeout(ev, -1));
+    OK(aclrtEventGetTimestamp(ev, &ts));
+    /* New mode (event.cc:596-599): a wait before any record succeeds. */
+    EXPECT(aclrtCreateEventExWithFlag(&nm, 0), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtCreateEventExWithFlag(&nm, 0x40), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    OK(aclrtCreateEventExWithFlag(&nm, 0x8)); /* ACL_EVENT_TIME_LINE */
+    OK(aclrtStreamWaitEvent(w, nm));
+    OK(aclrtSynchronizeStream(w));
+    OK(aclrtDestroyEvent(nm));
+    OK(aclrtDestroyEvent(ev));
+    OK(aclrtDestroyStream(w));
+}
+
 /* Sandbox quotas (ABI section 6): byte quotas 207001, count limits 207012. */
 static void limits(void)
 {
@@ -1344,6 +1403,7 @@ int main(void)
     descriptors();
     streams();
     events();
+    notifies_and_events_v12();
     limits();
     sdk_functions();
     reset_device();

@@ -741,3 +741,99 @@ export declare function aclrtSetDeviceResLimit(deviceId: i32, type_: i32, value:
 @external("acl", "aclrtGetStreamAvailableNum")
 export declare function aclrtGetStreamAvailableNum(streamCount: usize): i32;
 
+/**
+ * Creates a notify (a fourth handle type) on the current device, not set; flag
+ * ACL_NOTIFY_DEFAULT (0) or ACL_NOTIFY_DEVICE_USE_ONLY (1).
+ *
+ * Wire: aclrtCreateNotify(notify gptr, flag i64) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtCreateNotify")
+export declare function aclrtCreateNotify(notify: usize, flag: u64): i32;
+
+/**
+ * Destroys a notify; waits queued on it are released.
+ *
+ * Wire: aclrtDestroyNotify(notify handle) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtDestroyNotify")
+export declare function aclrtDestroyNotify(notify: u32): i32;
+
+/**
+ * Queues on stream the setting of notify.
+ *
+ * Wire: aclrtRecordNotify(notify handle, stream handle) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtRecordNotify")
+export declare function aclrtRecordNotify(notify: u32, stream: u32): i32;
+
+/**
+ * Queues on stream a wait until notify is set, which then clears it; timeout
+ * in ms (0: no limit), a wait past it fails its stream with 107019.
+ *
+ * Wire: aclrtWaitAndResetNotify(notify handle, stream handle, timeout i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtWaitAndResetNotify")
+export declare function aclrtWaitAndResetNotify(notify: u32, stream: u32, timeout: u32): i32;
+
+/**
+ * Writes the notify's id, a uint32: its handle number, unique in the session.
+ *
+ * Wire: aclrtGetNotifyId(notify handle, notifyId gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtGetNotifyId")
+export declare function aclrtGetNotifyId(notify: u32, notifyId: usize): i32;
+
+/**
+ * aclrtSynchronizeEvent bounded by timeout ms (-1: no limit; 0 gives 107000);
+ * a record not complete by then gives 507047.
+ *
+ * Wire: aclrtSynchronizeEventWithTimeout(event handle, timeout i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtSynchronizeEventWithTimeout")
+export declare function aclrtSynchronizeEventWithTimeout(event: u32, timeout: i32): i32;
+
+/**
+ * Writes the event's id, a uint32: its handle number, unique in the session.
+ *
+ * Wire: aclrtGetEventId(event handle, eventId gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtGetEventId")
+export declare function aclrtGetEventId(event: u32, eventId: usize): i32;
+
+/**
+ * Writes, as a uint32, how many more events the session's policy lets it
+ * create.
+ *
+ * Wire: aclrtGetEventAvailNum(eventCount gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtGetEventAvailNum")
+export declare function aclrtGetEventAvailNum(eventCount: usize): i32;
+
+/**
+ * Creates an event of the native new mode: a wait for it before any record
+ * succeeds at once; flag a nonzero OR of 0x1, 0x2, 0x4, 0x8.
+ *
+ * Wire: aclrtCreateEventExWithFlag(event gptr, flag i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtCreateEventExWithFlag")
+export declare function aclrtCreateEventExWithFlag(event: usize, flag: u32): i32;
+
+/**
+ * Writes, as a uint64, when the event's most recent record ran, in
+ * microseconds of the device's clock.
+ *
+ * Wire: aclrtEventGetTimestamp(event handle, timestamp gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtEventGetTimestamp")
+export declare function aclrtEventGetTimestamp(event: u32, timestamp: usize): i32;
+

@@ -11,7 +11,7 @@ import (
 // declarations: the wire type (usize for gptr).
 func asRawType(s Sem) string {
 	switch s {
-	case Uint32, MallocPolicy, RegisterType, Stream, Event, Context:
+	case Uint32, MallocPolicy, RegisterType, Stream, Event, Context, Notify:
 		return "u32"
 	case Uint64:
 		return "u64"

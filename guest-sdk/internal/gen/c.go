@@ -102,6 +102,10 @@ func cCommonType(s Sem) (string, error) {
 		return "void *", nil
 	case OutErrorInfo:
 		return "void *", nil // any aclrtErrorInfo *: the SDK does not declare the struct yet
+	case Notify:
+		return "aclrtNotify", nil
+	case OutNotify:
+		return "aclrtNotify *", nil
 	}
 	return "", fmt.Errorf("gen: the C generator has no type for parameter meaning %d (add it to cCommonType in guest-sdk/internal/gen/c.go)", s)
 }
@@ -231,7 +235,7 @@ func cRawType(f *Func, p Param, narrow bool) string {
 // cArg converts a natural-API argument to its raw type.
 func cArg(p Param) string {
 	switch p.Sem {
-	case Stream, Event, Context:
+	case Stream, Event, Context, Notify:
 		return "(uint32_t)(uintptr_t)" + p.Name
 	case Kind, Uint32, MemAttr, MallocPolicy, RegisterType:
 		return "(int32_t)" + p.Name
@@ -405,6 +409,8 @@ func cBase(m *model) ([]byte, error) {
 		"    ((aclrtHostFunc)(uintptr_t)fn)(userData);",
 		"}",
 		"#endif", "")
+	cDoc(&b, "", "A notify handle (ABI v1.2): a flag set and waited for in stream order. Never dereference it.")
+	b.l("typedef void *aclrtNotify;", "")
 	cDoc(&b, "", "A device or host buffer and its size (aclCreateDataBuffer); opaque, as natively.")
 	b.l("typedef struct aclDataBuffer aclDataBuffer;", "")
 	cDoc(&b, "", "The level of an application log line (aclAppLog, ACL_APP_LOG).")

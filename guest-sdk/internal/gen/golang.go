@@ -42,7 +42,7 @@ func GoRawName(native string) string {
 
 func goRawType(s Sem) string {
 	switch s {
-	case Uint32, MallocPolicy, RegisterType, Stream, Event, Context:
+	case Uint32, MallocPolicy, RegisterType, Stream, Event, Context, Notify:
 		return "uint32"
 	case Uint64:
 		return "uint64"

@@ -65,6 +65,9 @@ const (
 	UserData // gptr: the guest's own pointer, handed back untouched
 	// ABI v1.2 section 12: error state and resource queries.
 	OutErrorInfo // gptr: aclrtErrorInfo written by the host (an opaque pointer in the SDKs so far)
+	// ABI v1.2 section 12: notifies.
+	Notify    // handle: aclrtNotify
+	OutNotify // gptr: notify handle written by the host
 )
 
 // Wire returns the wire type that carries a parameter of meaning s.
@@ -74,7 +77,7 @@ func (s Sem) Wire() abi.Type {
 		return abi.Addr
 	case s == Size:
 		return abi.Size
-	case s == Stream || s == Event || s == Context:
+	case s == Stream || s == Event || s == Context || s == Notify:
 		return abi.Handle
 	case s == Uint64:
 		return abi.U64
@@ -86,7 +89,7 @@ func (s Sem) Wire() abi.Type {
 
 // IsOut reports whether the host writes through the parameter.
 func (s Sem) IsOut() bool {
-	return s >= OutPtr && s <= OutPtrAttributes || s == OutBytes || s == OutUint64 || s == OutContext || s == OutRunMode || s == OutErrorInfo
+	return s >= OutPtr && s <= OutPtrAttributes || s == OutBytes || s == OutUint64 || s == OutContext || s == OutRunMode || s == OutErrorInfo || s == OutNotify
 }
 
 // semantics gives the meaning of every parameter of every ABI function, in
@@ -173,6 +176,18 @@ var semantics = map[string][]Sem{
 	"aclrtGetDeviceResLimit":          {Int32, Int32, OutUint32},
 	"aclrtSetDeviceResLimit":          {Int32, Int32, Uint32},
 	"aclrtGetStreamAvailableNum":      {OutUint32},
+	// ABI v1.2 section 12: notifies.
+	"aclrtCreateNotify":       {OutNotify, Uint64},
+	"aclrtDestroyNotify":      {Notify},
+	"aclrtRecordNotify":       {Notify, Stream},
+	"aclrtWaitAndResetNotify": {Notify, Stream, Uint32},
+	"aclrtGetNotifyId":        {Notify, OutUint32},
+	// ABI v1.2 section 12: event extras.
+	"aclrtSynchronizeEventWithTimeout": {Event, Int32},
+	"aclrtGetEventId":                  {Event, OutUint32},
+	"aclrtGetEventAvailNum":            {OutUint32},
+	"aclrtCreateEventExWithFlag":       {OutEvent, Uint32},
+	"aclrtEventGetTimestamp":           {Event, OutUint64},
 }
 
 // ErrMsgFunc is the one function that returns a length, not an aclError.

@@ -39,6 +39,7 @@ func rustRawType(s Sem) string {
 		Context: "u32", OutContext: "*mut u32", OutRunMode: "*mut u32",
 		HostFn: "Option<unsafe extern \"C\" fn(*mut c_void)>", UserData: "*mut c_void",
 		OutErrorInfo: "*mut u8",
+		Notify:       "u32", OutNotify: "*mut u32",
 	}[s]
 }
 

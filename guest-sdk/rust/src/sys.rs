@@ -519,4 +519,69 @@ extern "C" {
     /// Wire: `aclrtGetStreamAvailableNum(streamCount gptr) -> i32`
     #[link_name = "aclrtGetStreamAvailableNum"]
     pub fn aclrtGetStreamAvailableNum(streamCount: *mut u32) -> i32;
+
+    /// Creates a notify (a fourth handle type) on the current device, not set; flag
+    /// ACL_NOTIFY_DEFAULT (0) or ACL_NOTIFY_DEVICE_USE_ONLY (1).
+    ///
+    /// Wire: `aclrtCreateNotify(notify gptr, flag i64) -> i32`
+    #[link_name = "aclrtCreateNotify"]
+    pub fn aclrtCreateNotify(notify: *mut u32, flag: u64) -> i32;
+
+    /// Destroys a notify; waits queued on it are released.
+    ///
+    /// Wire: `aclrtDestroyNotify(notify handle) -> i32`
+    #[link_name = "aclrtDestroyNotify"]
+    pub fn aclrtDestroyNotify(notify: u32) -> i32;
+
+    /// Queues on stream the setting of notify.
+    ///
+    /// Wire: `aclrtRecordNotify(notify handle, stream handle) -> i32`
+    #[link_name = "aclrtRecordNotify"]
+    pub fn aclrtRecordNotify(notify: u32, stream: u32) -> i32;
+
+    /// Queues on stream a wait until notify is set, which then clears it; timeout in ms
+    /// (0: no limit), a wait past it fails its stream with 107019.
+    ///
+    /// Wire: `aclrtWaitAndResetNotify(notify handle, stream handle, timeout i32) -> i32`
+    #[link_name = "aclrtWaitAndResetNotify"]
+    pub fn aclrtWaitAndResetNotify(notify: u32, stream: u32, timeout: u32) -> i32;
+
+    /// Writes the notify's id, a uint32: its handle number, unique in the session.
+    ///
+    /// Wire: `aclrtGetNotifyId(notify handle, notifyId gptr) -> i32`
+    #[link_name = "aclrtGetNotifyId"]
+    pub fn aclrtGetNotifyId(notify: u32, notifyId: *mut u32) -> i32;
+
+    /// aclrtSynchronizeEvent bounded by timeout ms (-1: no limit; 0 gives 107000); a
+    /// record not complete by then gives 507047.
+    ///
+    /// Wire: `aclrtSynchronizeEventWithTimeout(event handle, timeout i32) -> i32`
+    #[link_name = "aclrtSynchronizeEventWithTimeout"]
+    pub fn aclrtSynchronizeEventWithTimeout(event: u32, timeout: i32) -> i32;
+
+    /// Writes the event's id, a uint32: its handle number, unique in the session.
+    ///
+    /// Wire: `aclrtGetEventId(event handle, eventId gptr) -> i32`
+    #[link_name = "aclrtGetEventId"]
+    pub fn aclrtGetEventId(event: u32, eventId: *mut u32) -> i32;
+
+    /// Writes, as a uint32, how many more events the session's policy lets it create.
+    ///
+    /// Wire: `aclrtGetEventAvailNum(eventCount gptr) -> i32`
+    #[link_name = "aclrtGetEventAvailNum"]
+    pub fn aclrtGetEventAvailNum(eventCount: *mut u32) -> i32;
+
+    /// Creates an event of the native new mode: a wait for it before any record
+    /// succeeds at once; flag a nonzero OR of 0x1, 0x2, 0x4, 0x8.
+    ///
+    /// Wire: `aclrtCreateEventExWithFlag(event gptr, flag i32) -> i32`
+    #[link_name = "aclrtCreateEventExWithFlag"]
+    pub fn aclrtCreateEventExWithFlag(event: *mut u32, flag: u32) -> i32;
+
+    /// Writes, as a uint64, when the event's most recent record ran, in microseconds of
+    /// the device's clock.
+    ///
+    /// Wire: `aclrtEventGetTimestamp(event handle, timestamp gptr) -> i32`
+    #[link_name = "aclrtEventGetTimestamp"]
+    pub fn aclrtEventGetTimestamp(event: u32, timestamp: *mut u64) -> i32;
 }

@@ -349,6 +349,9 @@ func (c *Call) event(name string, h uint32) (*eventRec, error) {
 		if _, isCtx := c.s.ctxs[h]; isCtx {
 			return nil, acl.Errorf(acl.ErrRTInvalidHandle, "%s %d is a context, not an event", name, h)
 		}
+		if c.s.isNotify(h) {
+			return nil, acl.Errorf(acl.ErrRTInvalidHandle, "%s %d is a notify, not an event", name, h)
+		}
 		return nil, acl.Errorf(acl.ErrRTInvalidHandle, "%s %d is unknown or destroyed: not an event of this session", name, h)
 	}
 	return ev, nil

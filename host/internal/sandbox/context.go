@@ -72,6 +72,9 @@ func (s *Session) notStream(h uint32) error {
 	if _, isCtx := s.ctxs[h]; isCtx {
 		return acl.Errorf(acl.ErrRTInvalidHandle, "handle %d is a context, not a stream", h)
 	}
+	if s.isNotify(h) {
+		return acl.Errorf(acl.ErrRTInvalidHandle, "handle %d is a notify, not a stream", h)
+	}
 	return acl.Errorf(acl.ErrRTInvalidHandle, "stream handle %d is unknown or destroyed", h)
 }
 
@@ -89,6 +92,8 @@ func (c *Call) context(h uint32) (*ctxRec, error) {
 		return nil, acl.Errorf(acl.ErrRTInvalidHandle, "handle %d is a stream, not a context", h)
 	case c.s.events[h] != nil:
 		return nil, acl.Errorf(acl.ErrRTInvalidHandle, "handle %d is an event, not a context", h)
+	case c.s.isNotify(h):
+		return nil, acl.Errorf(acl.ErrRTInvalidHandle, "handle %d is a notify, not a context", h)
 	}
 	return nil, acl.Errorf(acl.ErrRTInvalidHandle, "context handle %d is unknown or destroyed", h)
 }

@@ -74,6 +74,9 @@ func streamWaitEvent(c *Call) error {
 	if err := c.streamCtx(st); err != nil { // streamctx
 		return err
 	}
+	if !ev.recorded && ev.newMode { // newmode: nothing to wait for (event_ext.go)
+		return nil
+	}
 	if !ev.recorded { // unrecorded: natively the default event mode refuses such a wait
 		return acl.Errorf(acl.ErrRTParamInvalid, "event %d has not been recorded: record it with aclrtRecordEvent before waiting for it", c.u32(1))
 	}

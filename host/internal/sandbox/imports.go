@@ -87,6 +87,18 @@ var imports = func() []importFn {
 		"aclrtGetDeviceResLimit":          getDeviceResLimit,
 		"aclrtSetDeviceResLimit":          setDeviceResLimit,
 		"aclrtGetStreamAvailableNum":      getStreamAvailableNum,
+		// ABI v1.2 section 12: notifies (notify.go).
+		"aclrtCreateNotify":       createNotify,
+		"aclrtDestroyNotify":      destroyNotify,
+		"aclrtRecordNotify":       recordNotify,
+		"aclrtWaitAndResetNotify": waitAndResetNotify,
+		"aclrtGetNotifyId":        getNotifyID,
+		// ABI v1.2 section 12: event extras (event_ext.go).
+		"aclrtSynchronizeEventWithTimeout": synchronizeEventWithTimeout,
+		"aclrtGetEventId":                  getEventID,
+		"aclrtGetEventAvailNum":            getEventAvailNum,
+		"aclrtCreateEventExWithFlag":       createEventExWithFlag,
+		"aclrtEventGetTimestamp":           eventGetTimestamp,
 	}
 	fns := make([]importFn, len(abi.Funcs))
 	for i, f := range abi.Funcs {

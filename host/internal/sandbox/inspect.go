@@ -64,11 +64,12 @@ func (s *Session) QueuedOn(addr uint64) int {
 // so that descriptors are the same bytes in every session.
 func (s *Session) ZeroDescKey() { s.descKey = [32]byte{} }
 
-// Settle lets the session's queued work finish: events are destroyed
-// first (which releases waits for records that will never come), then
-// every stream is synchronized.
+// Settle lets the session's queued work finish: events and notifies are
+// destroyed first (which releases waits for records that will never
+// come), then every stream is synchronized.
 func (s *Session) Settle(ctx context.Context) {
 	_ = errors.Join(s.destroyEvents(-1)...)
+	_ = errors.Join(s.destroyNotifies(-1)...)
 	_ = s.syncStreams(ctx, -1, -1)
 }
 

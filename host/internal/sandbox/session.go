@@ -86,6 +86,8 @@ type Session struct {
 	// ABI v1.2 section 12, error state and resource queries.
 	lastCode  acl.Error         // the last error (errstate.go); 0 when none
 	resLimits map[resKey]uint32 // core limits the session set (resource.go)
+	// Notifies (notify.go): by handle, made on first use.
+	notifies map[uint32]*notifyRec
 }
 
 type streamRec struct {
@@ -108,6 +110,7 @@ type eventRec struct {
 	h        acl.Event
 	dev      int32
 	recorded bool // aclrtRecordEvent queued a record of it: a wait may follow (event.go)
+	newMode  bool // aclrtCreateEventExWithFlag's: a wait before any record succeeds at once (event_ext.go)
 }
 
 // New returns a session of the runtime sh with the limits p for a module
@@ -319,8 +322,10 @@ func (s *Session) releaseDevice(ctx context.Context, dev int32, force bool) erro
 	var errs []error
 	if force { // cancel first: destroying an event releases the waits on it, which would let work run
 		errs = append(s.destroyStreams(ctx, dev, true), s.destroyEvents(dev)...)
+		errs = append(errs, s.destroyNotifies(dev)...)
 	} else {
-		errs = append(s.destroyEvents(dev), s.destroyStreams(ctx, dev, false)...)
+		errs = append(s.destroyEvents(dev), s.destroyNotifies(dev)...)
+		errs = append(errs, s.destroyStreams(ctx, dev, false)...)
 	}
 	errs = append(errs, s.freeAllocs(ctx, dev)...)
 	s.dropPeers(dev)
@@ -343,6 +348,7 @@ func (s *Session) Release(ctx context.Context) error {
 		defer unwatch()
 	}
 	errs := s.destroyEvents(-1)
+	errs = append(errs, s.destroyNotifies(-1)...)
 	errs = append(errs, s.destroyStreams(ctx, -1, false)...)
 	wait := ctx
 	if !idle {
@@ -383,7 +389,7 @@ func (s *Session) Release(ctx context.Context) error {
 // idle reports whether the session holds nothing that its release would
 // wait for: no stream, event, allocation or registration, no failed free.
 func (s *Session) Idle() bool {
-	return len(s.streams) == 0 && len(s.events) == 0 && len(s.as.allocs) == 0 && len(s.as.pins) == 0 && len(s.zombies) == 0
+	return len(s.streams) == 0 && len(s.events) == 0 && len(s.notifies) == 0 && len(s.as.allocs) == 0 && len(s.as.pins) == 0 && len(s.zombies) == 0
 }
 
 // SetOwner records v as the session's owner (the embedder's view of it,

@@ -63,6 +63,7 @@ typedef int aclError;
 typedef void *aclrtStream;
 typedef void *aclrtEvent;
 typedef void *aclrtContext;
+typedef void *aclrtNotify;
 
 typedef struct {
     uint32_t id;
@@ -264,7 +265,16 @@ struct event {
     double t_ms;
 };
 
-enum { T_COPY, T_COPY2D, T_SET, T_BATCH, T_RECORD, T_WAIT, T_DESC, T_OFFSET, T_CALLBACK, T_SET32, T_RESET };
+enum { T_COPY, T_COPY2D, T_SET, T_BATCH, T_RECORD, T_WAIT, T_DESC, T_OFFSET, T_CALLBACK, T_SET32, T_RESET,
+       T_NRECORD, T_NWAIT /* notifies (ABI v1.2 section 12) */ };
+
+/* A notify: a flag set by a record in stream order, which a wait waits
+ * for and clears. */
+struct notify {
+    int dev;
+    int dead;
+    int set;
+};
 
 typedef void (*aclrtCallback)(void *userData);
 
@@ -298,6 +308,7 @@ struct task {
     aclrtCallback fn; /* T_CALLBACK */
     void *ud;
     int block;
+    struct notify *nt; /* T_NRECORD, T_NWAIT */
     struct task *next;
 };
 
@@ -323,6 +334,8 @@ static struct stream **streams;
 static size_t nstreams, capstreams;
 static struct event **events;
 static size_t nevents, capevents;
+static struct notify **notifies;
+static size_t nnotifies, capnotifies __attribute__((unused));
 static void **graveyard;
 static size_t ngrave, capgrave;
 
@@ -547,6 +560,23 @@ static aclError run_task(struct stream *s, struct task *t)
         if (t->seq > t->ev->rst_done)
             t->ev->rst_done = t->seq;
         return OK;
+    case T_NRECORD:
+        t->nt->set = 1;
+        pthread_cond_broadcast(&cv);
+        return OK;
+    case T_NWAIT: {
+        struct timespec dl;
+        if (t->timeout_ms > 0)
+            deadline_in(&dl, t->timeout_ms);
+        while (!t->nt->set && !t->nt->dead && !s->cancel) {
+            if (t->timeout_ms <= 0)
+                pthread_cond_wait(&cv, &mu);
+            else if (pthread_cond_timedwait(&cv, &mu, &dl) == ETIMEDOUT && !t->nt->set && !t->nt->dead && !s->cancel)
+                return RT_WAIT_TIMEOUT;
+        }
+        t->nt->set = 0;
+        return OK;
+    }
     case T_DESC: {
         if (!in_dev(t->src, DESC_SIZE))
             return RT_DRV_INTERNAL_ERROR;
@@ -780,6 +810,16 @@ static void release_device(int dev)
             events[i]->dead = 1;
             bury(events[i]);
             events[i] = events[--nevents];
+            continue;
+        }
+        i++;
+    }
+    for (size_t i = 0; i < nnotifies;) {
+        if (notifies[i]->dev == dev) {
+            leaked++;
+            notifies[i]->dead = 1;
+            bury(notifies[i]);
+            notifies[i] = notifies[--nnotifies];
             continue;
         }
         i++;
@@ -2378,6 +2418,126 @@ EXPORT aclError aclrtGetErrorVerbose(int32_t deviceId, uint8_t *errorInfo)
         memset(errorInfo + 4, 0, 8);
     }
     LOG(rc, "aclrtGetErrorVerbose(deviceId=%d, errorInfo=0x%" PRIxPTR, deviceId, P(errorInfo));
+/* ---- notifies (ABI v1.2 section 12), in the native check order ---- */
+
+#ifndef OLD_RUNTIME
+static struct notify *find_notify(void *h)
+{
+    for (size_t i = 0; i < nnotifies; i++)
+        if (notifies[i] == h && !notifies[i]->dead)
+            return notifies[i];
+    return NULL;
+}
+
+EXPORT aclError aclrtCreateNotify(aclrtNotify *notify, uint64_t flag)
+{
+    pthread_mutex_lock(&mu);
+    aclError rc = OK;
+    if (!notify)
+        rc = INVALID_PARAM;
+    else if (flag != 0 && flag != 1) /* ACL_NOTIFY_DEFAULT, ACL_NOTIFY_DEVICE_USE_ONLY */
+        rc = RT_PARAM_INVALID;
+    else if (!ctx_ok())
+        rc = RT_CONTEXT_NULL;
+    else {
+        struct notify *n = calloc(1, sizeof *n);
+        if (!n)
+            rc = RT_MEMORY_ALLOCATION;
+        else {
+            n->dev = cur->dev;
+            PUSH(notifies, nnotifies, capnotifies, n);
+            *notify = n;
+        }
+    }
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtCreateNotify(notify=0x%" PRIxPTR ", flag=%" PRIu64, P(notify), flag);
+    return rc;
+}
+
+EXPORT aclError aclrtDestroyNotify(aclrtNotify notify)
+{
+    pthread_mutex_lock(&mu);
+    aclError rc = RT_INVALID_HANDLE;
+    if (!notify)
+        rc = INVALID_PARAM;
+    else
+        for (size_t i = 0; i < nnotifies; i++)
+            if (notifies[i] == notify) {
+                notifies[i]->dead = 1; /* releases queued waits */
+                bury(notifies[i]);
+                notifies[i] = notifies[--nnotifies];
+                pthread_cond_broadcast(&cv);
+                rc = OK;
+                break;
+            }
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtDestroyNotify(notify=0x%" PRIxPTR, P(notify));
+    return rc;
+}
+
+EXPORT aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream)
+{
+    pthread_mutex_lock(&mu);
+    struct stream *s = NULL;
+    struct notify *n = NULL;
+    aclError rc = OK;
+    if (!notify)
+        rc = INVALID_PARAM;
+    else if (!(n = find_notify(notify)))
+        rc = RT_INVALID_HANDLE;
+    else if ((rc = get_stream(stream, &s)) == OK) {
+        struct task *t = new_task(T_NRECORD);
+        t->nt = n;
+        enqueue(s, t);
+    }
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtRecordNotify(notify=0x%" PRIxPTR ", stream=0x%" PRIxPTR, P(notify), P(stream));
+    return rc;
+}
+
+/* timeout is in milliseconds; 0 and UINT32_MAX wait without a limit. */
+EXPORT aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream stream, uint32_t timeout)
+{
+    pthread_mutex_lock(&mu);
+    struct stream *s = NULL;
+    struct notify *n = NULL;
+    aclError rc = OK;
+    if (!notify)
+        rc = INVALID_PARAM;
+    else if (!(n = find_notify(notify)))
+        rc = RT_INVALID_HANDLE;
+    else if ((rc = get_stream(stream, &s)) == OK) {
+        struct task *t = new_task(T_NWAIT);
+        t->nt = n;
+        t->timeout_ms = timeout == UINT32_MAX || timeout > INT32_MAX ? 0 : (int)timeout;
+        enqueue(s, t);
+    }
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtWaitAndResetNotify(notify=0x%" PRIxPTR ", stream=0x%" PRIxPTR ", timeout=%u", P(notify), P(stream), timeout);
+    return rc;
+}
+#endif
+
+#ifndef OLD_RUNTIME
+/* aclrtEventGetTimestamp (ABI v1.2 section 12): when the latest record ran,
+ * in microseconds of the stand-in's monotonic clock. */
+EXPORT aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp)
+{
+    pthread_mutex_lock(&mu);
+    struct event *e = NULL;
+    aclError rc = OK;
+    if (!timestamp || !event)
+        rc = INVALID_PARAM;
+    else if (!(e = find_event(event)))
+        rc = RT_INVALID_HANDLE;
+    else if (e->enq == 0)
+        rc = RT_INTERNAL_ERROR; /* natively "no recorder" */
+    else if (e->done == 0 || e->enq <= e->rst_done || e->done < e->enq)
+        rc = RT_EVENT_TIMESTAMP_INVALID; /* reset, or the record has not run: no valid timestamp */
+    else
+        *timestamp = (uint64_t)(e->t_ms * 1e3);
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtEventGetTimestamp(event=0x%" PRIxPTR ", timestamp=0x%" PRIxPTR, P(event), P(timestamp));
     return rc;
 }
 #endif

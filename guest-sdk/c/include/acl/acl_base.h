@@ -102,6 +102,11 @@ void aclwasm_dispatch_callback(uint32_t fn, void *userData)
 #endif
 
 /**
+ * A notify handle (ABI v1.2): a flag set and waited for in stream order. Never dereference it.
+ */
+typedef void *aclrtNotify;
+
+/**
  * A device or host buffer and its size (aclCreateDataBuffer); opaque, as natively.
  */
 typedef struct aclDataBuffer aclDataBuffer;

@@ -813,6 +813,94 @@ aclError aclrtSetDeviceResLimit(int32_t deviceId, int32_t type, uint32_t value);
 __attribute__((import_module("acl32"), import_name("aclrtGetStreamAvailableNum")))
 aclError aclrtGetStreamAvailableNum(uint32_t *streamCount);
 
+/* ---- event ---- */
+
+/**
+ * Creates a notify (a fourth handle type) on the current device, not set; flag
+ * ACL_NOTIFY_DEFAULT (0) or ACL_NOTIFY_DEVICE_USE_ONLY (1).
+ *
+ * Wire (acl32): aclrtCreateNotify(notify i32, flag i64) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtCreateNotify")))
+aclError aclrtCreateNotify(aclrtNotify *notify, uint64_t flag);
+
+/**
+ * Destroys a notify; waits queued on it are released.
+ *
+ * Wire (acl32): aclrtDestroyNotify(notify i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtDestroyNotify")))
+aclError aclrtDestroyNotify(aclrtNotify notify);
+
+/**
+ * Queues on stream the setting of notify.
+ *
+ * Wire (acl32): aclrtRecordNotify(notify i32, stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtRecordNotify")))
+aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream);
+
+/**
+ * Queues on stream a wait until notify is set, which then clears it; timeout
+ * in ms (0: no limit), a wait past it fails its stream with 107019.
+ *
+ * Wire (acl32): aclrtWaitAndResetNotify(notify i32, stream i32, timeout i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtWaitAndResetNotify")))
+aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream stream, uint32_t timeout);
+
+/**
+ * Writes the notify's id, a uint32: its handle number, unique in the session.
+ *
+ * Wire (acl32): aclrtGetNotifyId(notify i32, notifyId i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetNotifyId")))
+aclError aclrtGetNotifyId(aclrtNotify notify, uint32_t *notifyId);
+
+/**
+ * aclrtSynchronizeEvent bounded by timeout ms (-1: no limit; 0 gives 107000);
+ * a record not complete by then gives 507047.
+ *
+ * Wire (acl32): aclrtSynchronizeEventWithTimeout(event i32, timeout i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtSynchronizeEventWithTimeout")))
+aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout);
+
+/**
+ * Writes the event's id, a uint32: its handle number, unique in the session.
+ *
+ * Wire (acl32): aclrtGetEventId(event i32, eventId i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetEventId")))
+aclError aclrtGetEventId(aclrtEvent event, uint32_t *eventId);
+
+/**
+ * Writes, as a uint32, how many more events the session's policy lets it
+ * create.
+ *
+ * Wire (acl32): aclrtGetEventAvailNum(eventCount i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetEventAvailNum")))
+aclError aclrtGetEventAvailNum(uint32_t *eventCount);
+
+/**
+ * Creates an event of the native new mode: a wait for it before any record
+ * succeeds at once; flag a nonzero OR of 0x1, 0x2, 0x4, 0x8.
+ *
+ * Wire (acl32): aclrtCreateEventExWithFlag(event i32, flag i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtCreateEventExWithFlag")))
+aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag);
+
+/**
+ * Writes, as a uint64, when the event's most recent record ran, in
+ * microseconds of the device's clock.
+ *
+ * Wire (acl32): aclrtEventGetTimestamp(event i32, timestamp i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtEventGetTimestamp")))
+aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp);
+
 #else /* ACLWASM_WIDE */
 
 /* The wide profile: aclrtPtr addresses and uint64_t sizes over the "acl" imports. */
@@ -1596,6 +1684,114 @@ static inline aclError aclrtSetDeviceResLimit(int32_t deviceId, int32_t type, ui
 static inline aclError aclrtGetStreamAvailableNum(uint32_t *streamCount)
 {
     return (aclError)aclwasm_raw_aclrtGetStreamAvailableNum(streamCount);
+}
+
+/* ---- event ---- */
+
+/**
+ * Creates a notify (a fourth handle type) on the current device, not set; flag
+ * ACL_NOTIFY_DEFAULT (0) or ACL_NOTIFY_DEVICE_USE_ONLY (1).
+ *
+ * Wire: aclrtCreateNotify(notify gptr, flag i64) -> i32
+ */
+static inline aclError aclrtCreateNotify(aclrtNotify *notify, uint64_t flag)
+{
+    return (aclError)aclwasm_raw_aclrtCreateNotify(notify, flag);
+}
+
+/**
+ * Destroys a notify; waits queued on it are released.
+ *
+ * Wire: aclrtDestroyNotify(notify handle) -> i32
+ */
+static inline aclError aclrtDestroyNotify(aclrtNotify notify)
+{
+    return (aclError)aclwasm_raw_aclrtDestroyNotify((uint32_t)(uintptr_t)notify);
+}
+
+/**
+ * Queues on stream the setting of notify.
+ *
+ * Wire: aclrtRecordNotify(notify handle, stream handle) -> i32
+ */
+static inline aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream)
+{
+    return (aclError)aclwasm_raw_aclrtRecordNotify((uint32_t)(uintptr_t)notify, (uint32_t)(uintptr_t)stream);
+}
+
+/**
+ * Queues on stream a wait until notify is set, which then clears it; timeout
+ * in ms (0: no limit), a wait past it fails its stream with 107019.
+ *
+ * Wire: aclrtWaitAndResetNotify(notify handle, stream handle, timeout i32) -> i32
+ */
+static inline aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream stream, uint32_t timeout)
+{
+    return (aclError)aclwasm_raw_aclrtWaitAndResetNotify((uint32_t)(uintptr_t)notify, (uint32_t)(uintptr_t)stream, (int32_t)timeout);
+}
+
+/**
+ * Writes the notify's id, a uint32: its handle number, unique in the session.
+ *
+ * Wire: aclrtGetNotifyId(notify handle, notifyId gptr) -> i32
+ */
+static inline aclError aclrtGetNotifyId(aclrtNotify notify, uint32_t *notifyId)
+{
+    return (aclError)aclwasm_raw_aclrtGetNotifyId((uint32_t)(uintptr_t)notify, notifyId);
+}
+
+/**
+ * aclrtSynchronizeEvent bounded by timeout ms (-1: no limit; 0 gives 107000);
+ * a record not complete by then gives 507047.
+ *
+ * Wire: aclrtSynchronizeEventWithTimeout(event handle, timeout i32) -> i32
+ */
+static inline aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout)
+{
+    return (aclError)aclwasm_raw_aclrtSynchronizeEventWithTimeout((uint32_t)(uintptr_t)event, timeout);
+}
+
+/**
+ * Writes the event's id, a uint32: its handle number, unique in the session.
+ *
+ * Wire: aclrtGetEventId(event handle, eventId gptr) -> i32
+ */
+static inline aclError aclrtGetEventId(aclrtEvent event, uint32_t *eventId)
+{
+    return (aclError)aclwasm_raw_aclrtGetEventId((uint32_t)(uintptr_t)event, eventId);
+}
+
+/**
+ * Writes, as a uint32, how many more events the session's policy lets it
+ * create.
+ *
+ * Wire: aclrtGetEventAvailNum(eventCount gptr) -> i32
+ */
+static inline aclError aclrtGetEventAvailNum(uint32_t *eventCount)
+{
+    return (aclError)aclwasm_raw_aclrtGetEventAvailNum(eventCount);
+}
+
+/**
+ * Creates an event of the native new mode: a wait for it before any record
+ * succeeds at once; flag a nonzero OR of 0x1, 0x2, 0x4, 0x8.
+ *
+ * Wire: aclrtCreateEventExWithFlag(event gptr, flag i32) -> i32
+ */
+static inline aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag)
+{
+    return (aclError)aclwasm_raw_aclrtCreateEventExWithFlag(event, (int32_t)flag);
+}
+
+/**
+ * Writes, as a uint64, when the event's most recent record ran, in
+ * microseconds of the device's clock.
+ *
+ * Wire: aclrtEventGetTimestamp(event handle, timestamp gptr) -> i32
+ */
+static inline aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp)
+{
+    return (aclError)aclwasm_raw_aclrtEventGetTimestamp((uint32_t)(uintptr_t)event, timestamp);
 }
 
 #endif /* ACLWASM_WIDE */

@@ -678,6 +678,92 @@ int32_t aclwasm_raw_aclrtSetDeviceResLimit(int32_t deviceId, int32_t type, int32
 __attribute__((import_module("acl"), import_name("aclrtGetStreamAvailableNum")))
 int32_t aclwasm_raw_aclrtGetStreamAvailableNum(void *streamCount);
 
+/**
+ * Creates a notify (a fourth handle type) on the current device, not set; flag
+ * ACL_NOTIFY_DEFAULT (0) or ACL_NOTIFY_DEVICE_USE_ONLY (1).
+ *
+ * Wire: aclrtCreateNotify(notify gptr, flag i64) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtCreateNotify")))
+int32_t aclwasm_raw_aclrtCreateNotify(void *notify, uint64_t flag);
+
+/**
+ * Destroys a notify; waits queued on it are released.
+ *
+ * Wire: aclrtDestroyNotify(notify handle) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtDestroyNotify")))
+int32_t aclwasm_raw_aclrtDestroyNotify(uint32_t notify);
+
+/**
+ * Queues on stream the setting of notify.
+ *
+ * Wire: aclrtRecordNotify(notify handle, stream handle) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtRecordNotify")))
+int32_t aclwasm_raw_aclrtRecordNotify(uint32_t notify, uint32_t stream);
+
+/**
+ * Queues on stream a wait until notify is set, which then clears it; timeout
+ * in ms (0: no limit), a wait past it fails its stream with 107019.
+ *
+ * Wire: aclrtWaitAndResetNotify(notify handle, stream handle, timeout i32) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtWaitAndResetNotify")))
+int32_t aclwasm_raw_aclrtWaitAndResetNotify(uint32_t notify, uint32_t stream, int32_t timeout);
+
+/**
+ * Writes the notify's id, a uint32: its handle number, unique in the session.
+ *
+ * Wire: aclrtGetNotifyId(notify handle, notifyId gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtGetNotifyId")))
+int32_t aclwasm_raw_aclrtGetNotifyId(uint32_t notify, void *notifyId);
+
+/**
+ * aclrtSynchronizeEvent bounded by timeout ms (-1: no limit; 0 gives 107000);
+ * a record not complete by then gives 507047.
+ *
+ * Wire: aclrtSynchronizeEventWithTimeout(event handle, timeout i32) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtSynchronizeEventWithTimeout")))
+int32_t aclwasm_raw_aclrtSynchronizeEventWithTimeout(uint32_t event, int32_t timeout);
+
+/**
+ * Writes the event's id, a uint32: its handle number, unique in the session.
+ *
+ * Wire: aclrtGetEventId(event handle, eventId gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtGetEventId")))
+int32_t aclwasm_raw_aclrtGetEventId(uint32_t event, void *eventId);
+
+/**
+ * Writes, as a uint32, how many more events the session's policy lets it
+ * create.
+ *
+ * Wire: aclrtGetEventAvailNum(eventCount gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtGetEventAvailNum")))
+int32_t aclwasm_raw_aclrtGetEventAvailNum(void *eventCount);
+
+/**
+ * Creates an event of the native new mode: a wait for it before any record
+ * succeeds at once; flag a nonzero OR of 0x1, 0x2, 0x4, 0x8.
+ *
+ * Wire: aclrtCreateEventExWithFlag(event gptr, flag i32) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtCreateEventExWithFlag")))
+int32_t aclwasm_raw_aclrtCreateEventExWithFlag(void *event, int32_t flag);
+
+/**
+ * Writes, as a uint64, when the event's most recent record ran, in
+ * microseconds of the device's clock.
+ *
+ * Wire: aclrtEventGetTimestamp(event handle, timestamp gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtEventGetTimestamp")))
+int32_t aclwasm_raw_aclrtEventGetTimestamp(uint32_t event, void *timestamp);
+
 #else /* the native layout: acl32 */
 
 /**
@@ -1338,6 +1424,92 @@ int32_t aclwasm_raw_aclrtSetDeviceResLimit(int32_t deviceId, int32_t type, int32
  */
 __attribute__((import_module("acl32"), import_name("aclrtGetStreamAvailableNum")))
 int32_t aclwasm_raw_aclrtGetStreamAvailableNum(void *streamCount);
+
+/**
+ * Creates a notify (a fourth handle type) on the current device, not set; flag
+ * ACL_NOTIFY_DEFAULT (0) or ACL_NOTIFY_DEVICE_USE_ONLY (1).
+ *
+ * Wire: aclrtCreateNotify(notify i32, flag i64) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtCreateNotify")))
+int32_t aclwasm_raw_aclrtCreateNotify(void *notify, uint64_t flag);
+
+/**
+ * Destroys a notify; waits queued on it are released.
+ *
+ * Wire: aclrtDestroyNotify(notify i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtDestroyNotify")))
+int32_t aclwasm_raw_aclrtDestroyNotify(uint32_t notify);
+
+/**
+ * Queues on stream the setting of notify.
+ *
+ * Wire: aclrtRecordNotify(notify i32, stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtRecordNotify")))
+int32_t aclwasm_raw_aclrtRecordNotify(uint32_t notify, uint32_t stream);
+
+/**
+ * Queues on stream a wait until notify is set, which then clears it; timeout
+ * in ms (0: no limit), a wait past it fails its stream with 107019.
+ *
+ * Wire: aclrtWaitAndResetNotify(notify i32, stream i32, timeout i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtWaitAndResetNotify")))
+int32_t aclwasm_raw_aclrtWaitAndResetNotify(uint32_t notify, uint32_t stream, int32_t timeout);
+
+/**
+ * Writes the notify's id, a uint32: its handle number, unique in the session.
+ *
+ * Wire: aclrtGetNotifyId(notify i32, notifyId i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetNotifyId")))
+int32_t aclwasm_raw_aclrtGetNotifyId(uint32_t notify, void *notifyId);
+
+/**
+ * aclrtSynchronizeEvent bounded by timeout ms (-1: no limit; 0 gives 107000);
+ * a record not complete by then gives 507047.
+ *
+ * Wire: aclrtSynchronizeEventWithTimeout(event i32, timeout i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtSynchronizeEventWithTimeout")))
+int32_t aclwasm_raw_aclrtSynchronizeEventWithTimeout(uint32_t event, int32_t timeout);
+
+/**
+ * Writes the event's id, a uint32: its handle number, unique in the session.
+ *
+ * Wire: aclrtGetEventId(event i32, eventId i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetEventId")))
+int32_t aclwasm_raw_aclrtGetEventId(uint32_t event, void *eventId);
+
+/**
+ * Writes, as a uint32, how many more events the session's policy lets it
+ * create.
+ *
+ * Wire: aclrtGetEventAvailNum(eventCount i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetEventAvailNum")))
+int32_t aclwasm_raw_aclrtGetEventAvailNum(void *eventCount);
+
+/**
+ * Creates an event of the native new mode: a wait for it before any record
+ * succeeds at once; flag a nonzero OR of 0x1, 0x2, 0x4, 0x8.
+ *
+ * Wire: aclrtCreateEventExWithFlag(event i32, flag i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtCreateEventExWithFlag")))
+int32_t aclwasm_raw_aclrtCreateEventExWithFlag(void *event, int32_t flag);
+
+/**
+ * Writes, as a uint64, when the event's most recent record ran, in
+ * microseconds of the device's clock.
+ *
+ * Wire: aclrtEventGetTimestamp(event i32, timestamp i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtEventGetTimestamp")))
+int32_t aclwasm_raw_aclrtEventGetTimestamp(uint32_t event, void *timestamp);
 
 #endif /* ACLWASM_WIDE */
 

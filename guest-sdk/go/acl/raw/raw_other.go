@@ -263,3 +263,35 @@ func SetDeviceResLimit(_ int32, _ int32, _ uint32) int32 { return notSupported }
 
 // GetStreamAvailableNum fails outside a wasip1 guest (see NotWasip1).
 func GetStreamAvailableNum(_ unsafe.Pointer) int32 { return notSupported }
+
+// ABI v1.2 section 12: notifies and event extras.
+
+// CreateNotify fails outside a wasip1 guest (see NotWasip1).
+func CreateNotify(_ unsafe.Pointer, _ uint64) int32 { return notSupported }
+
+// DestroyNotify fails outside a wasip1 guest (see NotWasip1).
+func DestroyNotify(_ uint32) int32 { return notSupported }
+
+// RecordNotify fails outside a wasip1 guest (see NotWasip1).
+func RecordNotify(_ uint32, _ uint32) int32 { return notSupported }
+
+// WaitAndResetNotify fails outside a wasip1 guest (see NotWasip1).
+func WaitAndResetNotify(_ uint32, _ uint32, _ uint32) int32 { return notSupported }
+
+// GetNotifyId fails outside a wasip1 guest (see NotWasip1).
+func GetNotifyId(_ uint32, _ unsafe.Pointer) int32 { return notSupported }
+
+// SynchronizeEventWithTimeout fails outside a wasip1 guest (see NotWasip1).
+func SynchronizeEventWithTimeout(_ uint32, _ int32) int32 { return notSupported }
+
+// GetEventId fails outside a wasip1 guest (see NotWasip1).
+func GetEventId(_ uint32, _ unsafe.Pointer) int32 { return notSupported }
+
+// GetEventAvailNum fails outside a wasip1 guest (see NotWasip1).
+func GetEventAvailNum(_ unsafe.Pointer) int32 { return notSupported }
+
+// CreateEventExWithFlag fails outside a wasip1 guest (see NotWasip1).
+func CreateEventExWithFlag(_ unsafe.Pointer, _ uint32) int32 { return notSupported }
+
+// EventGetTimestamp fails outside a wasip1 guest (see NotWasip1).
+func EventGetTimestamp(_ uint32, _ unsafe.Pointer) int32 { return notSupported }

@@ -709,3 +709,96 @@ func SetDeviceResLimit(deviceId int32, typ int32, value uint32) int32
 //go:wasmimport acl aclrtGetStreamAvailableNum
 //go:noescape
 func GetStreamAvailableNum(streamCount unsafe.Pointer) int32
+
+// CreateNotify is aclrtCreateNotify: Creates a notify (a fourth handle type)
+// on the current device, not set; flag ACL_NOTIFY_DEFAULT (0) or
+// ACL_NOTIFY_DEVICE_USE_ONLY (1).
+//
+// Wire: aclrtCreateNotify(notify gptr, flag i64) -> i32
+//
+//go:wasmimport acl aclrtCreateNotify
+//go:noescape
+func CreateNotify(notify unsafe.Pointer, flag uint64) int32
+
+// DestroyNotify is aclrtDestroyNotify: Destroys a notify; waits queued on it
+// are released.
+//
+// Wire: aclrtDestroyNotify(notify handle) -> i32
+//
+//go:wasmimport acl aclrtDestroyNotify
+//go:noescape
+func DestroyNotify(notify uint32) int32
+
+// RecordNotify is aclrtRecordNotify: Queues on stream the setting of notify.
+//
+// Wire: aclrtRecordNotify(notify handle, stream handle) -> i32
+//
+//go:wasmimport acl aclrtRecordNotify
+//go:noescape
+func RecordNotify(notify uint32, stream uint32) int32
+
+// WaitAndResetNotify is aclrtWaitAndResetNotify: Queues on stream a wait until
+// notify is set, which then clears it; timeout in ms (0: no limit), a wait
+// past it fails its stream with 107019.
+//
+// Wire: aclrtWaitAndResetNotify(notify handle, stream handle, timeout i32) -> i32
+//
+//go:wasmimport acl aclrtWaitAndResetNotify
+//go:noescape
+func WaitAndResetNotify(notify uint32, stream uint32, timeout uint32) int32
+
+// GetNotifyId is aclrtGetNotifyId: Writes the notify's id, a uint32: its
+// handle number, unique in the session.
+//
+// Wire: aclrtGetNotifyId(notify handle, notifyId gptr) -> i32
+//
+//go:wasmimport acl aclrtGetNotifyId
+//go:noescape
+func GetNotifyId(notify uint32, notifyId unsafe.Pointer) int32
+
+// SynchronizeEventWithTimeout is aclrtSynchronizeEventWithTimeout:
+// aclrtSynchronizeEvent bounded by timeout ms (-1: no limit; 0 gives 107000);
+// a record not complete by then gives 507047.
+//
+// Wire: aclrtSynchronizeEventWithTimeout(event handle, timeout i32) -> i32
+//
+//go:wasmimport acl aclrtSynchronizeEventWithTimeout
+//go:noescape
+func SynchronizeEventWithTimeout(event uint32, timeout int32) int32
+
+// GetEventId is aclrtGetEventId: Writes the event's id, a uint32: its handle
+// number, unique in the session.
+//
+// Wire: aclrtGetEventId(event handle, eventId gptr) -> i32
+//
+//go:wasmimport acl aclrtGetEventId
+//go:noescape
+func GetEventId(event uint32, eventId unsafe.Pointer) int32
+
+// GetEventAvailNum is aclrtGetEventAvailNum: Writes, as a uint32, how many
+// more events the session's policy lets it create.
+//
+// Wire: aclrtGetEventAvailNum(eventCount gptr) -> i32
+//
+//go:wasmimport acl aclrtGetEventAvailNum
+//go:noescape
+func GetEventAvailNum(eventCount unsafe.Pointer) int32
+
+// CreateEventExWithFlag is aclrtCreateEventExWithFlag: Creates an event of the
+// native new mode: a wait for it before any record succeeds at once; flag a
+// nonzero OR of 0x1, 0x2, 0x4, 0x8.
+//
+// Wire: aclrtCreateEventExWithFlag(event gptr, flag i32) -> i32
+//
+//go:wasmimport acl aclrtCreateEventExWithFlag
+//go:noescape
+func CreateEventExWithFlag(event unsafe.Pointer, flag uint32) int32
+
+// EventGetTimestamp is aclrtEventGetTimestamp: Writes, as a uint64, when the
+// event's most recent record ran, in microseconds of the device's clock.
+//
+// Wire: aclrtEventGetTimestamp(event handle, timestamp gptr) -> i32
+//
+//go:wasmimport acl aclrtEventGetTimestamp
+//go:noescape
+func EventGetTimestamp(event uint32, timestamp unsafe.Pointer) int32

@@ -1,0 +1,179 @@
+package cann
+
+import (
+	"context"
+	"errors"
+	"math"
+	"time"
+
+	"github.com/aclwasm/aclwasm/acl"
+)
+
+// notify is a native notify (ABI v1.2 section 12).
+type notify struct {
+	dev    int32
+	native uintptr
+
+	// Guarded by Backend.mu, as an event's.
+	refs  int
+	dying bool
+}
+
+// notifyLocked looks up a live notify and takes a reference. Called with
+// b.mu held.
+func (b *Backend) notifyLocked(h acl.Notify) (*notify, error) {
+	n := b.notifies[h]
+	if n == nil || n.dying {
+		return nil, acl.Errorf(acl.ErrRTInvalidHandle, "notify %d is not a live notify of this backend", h)
+	}
+	n.refs++
+	return n, nil
+}
+
+func (b *Backend) unrefNotify(n *notify) {
+	b.mu.Lock()
+	n.refs--
+	if n.refs == 0 && n.dying {
+		b.cond.Broadcast()
+	}
+	b.mu.Unlock()
+}
+
+// CreateNotify implements [acl.Backend] with aclrtCreateNotify in dev's
+// context.
+func (b *Backend) CreateNotify(dev int32, flag uint64) (acl.Notify, error) {
+	if b.api.aclrtCreateNotify == nil {
+		return 0, b.missing("aclrtCreateNotify")
+	}
+	if err := b.enter(); err != nil {
+		return 0, err
+	}
+	defer b.exit()
+	var native uintptr
+	if err := b.call(dev, "aclrtCreateNotify", func() int32 { return b.api.aclrtCreateNotify(&native, flag) }); err != nil {
+		return 0, err
+	}
+	h := acl.Notify(b.nextH.Add(1))
+	b.mu.Lock()
+	if b.notifies == nil {
+		b.notifies = map[acl.Notify]*notify{}
+	}
+	b.notifies[h] = &notify{dev: dev, native: native}
+	b.mu.Unlock()
+	return h, nil
+}
+
+// DestroyNotify implements [acl.Backend] with aclrtDestroyNotify, once the
+// calls using the notify have returned.
+func (b *Backend) DestroyNotify(h acl.Notify) error {
+	if b.api.aclrtDestroyNotify == nil {
+		return b.missing("aclrtDestroyNotify")
+	}
+	if err := b.enter(); err != nil {
+		return err
+	}
+	defer b.exit()
+	b.mu.Lock()
+	n := b.notifies[h]
+	if n == nil || n.dying {
+		b.mu.Unlock()
+		return acl.Errorf(acl.ErrRTInvalidHandle, "notify %d is not a live notify of this backend", h)
+	}
+	n.dying = true
+	_ = b.waitFor(context.Background(), func() bool { return n.refs == 0 })
+	b.mu.Unlock()
+	err := b.call(n.dev, "aclrtDestroyNotify", func() int32 { return b.api.aclrtDestroyNotify(n.native) })
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err != nil {
+		n.dying = false
+		return err
+	}
+	delete(b.notifies, h)
+	return nil
+}
+
+// onNotifyAndStream runs f with the notify nh and the stream sh, both held
+// (and the backend entered) for the duration.
+func (b *Backend) onNotifyAndStream(nh acl.Notify, sh acl.Stream, f func(n *notify, s *stream) error) error {
+	if err := b.enter(); err != nil {
+		return err
+	}
+	defer b.exit()
+	b.mu.Lock()
+	n, err := b.notifyLocked(nh)
+	b.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	defer b.unrefNotify(n)
+	s, _, err := b.acquire(sh)
+	if err != nil {
+		return err
+	}
+	defer b.done(s, nil)
+	return f(n, s)
+}
+
+// RecordNotify implements [acl.Backend] with aclrtRecordNotify.
+func (b *Backend) RecordNotify(nh acl.Notify, sh acl.Stream) error {
+	if b.api.aclrtRecordNotify == nil {
+		return b.missing("aclrtRecordNotify")
+	}
+	return b.onNotifyAndStream(nh, sh, func(n *notify, s *stream) error {
+		return b.submit(s, nil, false, "aclrtRecordNotify", func(st uintptr) int32 { return b.api.aclrtRecordNotify(n.native, st) })
+	})
+}
+
+// WaitAndResetNotify implements [acl.Backend] with aclrtWaitAndResetNotify,
+// whose limit is in milliseconds: a timeout is rounded up to whole ones and
+// cut below UINT32_MAX, which natively means the runtime's default wait.
+func (b *Backend) WaitAndResetNotify(nh acl.Notify, sh acl.Stream, timeout time.Duration) error {
+	if timeout < 0 {
+		return acl.Errorf(acl.ErrRTParamInvalid, "wait timeout %v is negative", timeout)
+	}
+	if b.api.aclrtWaitAndResetNotify == nil {
+		return b.missing("aclrtWaitAndResetNotify")
+	}
+	ms := uint32(min((timeout+time.Millisecond-1)/time.Millisecond, math.MaxUint32-1))
+	return b.onNotifyAndStream(nh, sh, func(n *notify, s *stream) error {
+		return b.submit(s, nil, false, "aclrtWaitAndResetNotify", func(st uintptr) int32 {
+			return b.api.aclrtWaitAndResetNotify(n.native, st, ms)
+		})
+	})
+}
+
+// destroyNotifies destroys the notifies Close took from the backend.
+func (b *Backend) destroyNotifies(ns map[acl.Notify]*notify) error {
+	if b.api.aclrtDestroyNotify == nil { // a library that creates notifies but cannot destroy them
+		return nil
+	}
+	var errs []error
+	for _, n := range ns {
+		if err := b.call(n.dev, "aclrtDestroyNotify", func() int32 { return b.api.aclrtDestroyNotify(n.native) }); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// EventTimestamp implements [acl.Backend] with aclrtEventGetTimestamp.
+func (b *Backend) EventTimestamp(eh acl.Event) (uint64, error) {
+	if b.api.aclrtEventGetTimestamp == nil {
+		return 0, b.missing("aclrtEventGetTimestamp")
+	}
+	if err := b.enter(); err != nil {
+		return 0, err
+	}
+	defer b.exit()
+	b.mu.Lock()
+	e, err := b.eventLocked(eh)
+	b.mu.Unlock()
+	if err != nil {
+		return 0, err
+	}
+	defer b.unrefEvent(e)
+	var ts uint64
+	err = b.call(e.dev, "aclrtEventGetTimestamp", func() int32 { return b.api.aclrtEventGetTimestamp(e.native, &ts) })
+	return ts, err
+}

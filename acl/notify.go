@@ -1,0 +1,58 @@
+package acl
+
+// Notify is a backend notify handle (aclrtNotify, ABI v1.2 section 12). 0
+// is invalid. A notify is a one-bit flag in stream order: a record sets
+// it, a wait blocks its stream until it is set and then clears it.
+type Notify uint64
+
+// The native aclrtCreateNotify flags (acl_rt.h ACL_NOTIFY_*; the runtime's
+// RT_NOTIFY_FLAG_DEFAULT and RT_NOTIFY_FLAG_DOWNLOAD_TO_DEV).
+const (
+	NotifyDefault       uint64 = 0x0
+	NotifyDeviceUseOnly uint64 = 0x1
+)
+
+// CheckNotifyFlag is the runtime's check of aclrtCreateNotify's flag
+// (api_c_event.cc:122-125): anything but ACL_NOTIFY_DEFAULT and
+// ACL_NOTIFY_DEVICE_USE_ONLY gives 107000.
+func CheckNotifyFlag(flag uint64) error {
+	if flag != NotifyDefault && flag != NotifyDeviceUseOnly {
+		return Errorf(ErrRTParamInvalid, "flag %#x is invalid: use ACL_NOTIFY_DEFAULT (0) or ACL_NOTIFY_DEVICE_USE_ONLY (1)", flag)
+	}
+	return nil
+}
+
+// NotifyWaitForever is the timeout of aclrtWaitAndResetNotify that the
+// native runtime takes for its plain wait, without a limit of the call's
+// own (api_c_event.cc:151-152); the sandbox treats it as 0, no limit.
+const NotifyWaitForever = ^uint32(0)
+
+// The flags of aclrtCreateEventExWithFlag that the runtime checks
+// (acl_rt.h ACL_EVENT_*, passed on unchanged as the runtime's RT_EVENT_*).
+const (
+	eventExKnown  uint32 = 0x0F // RT_EVENT_DDSYNC_NS | STREAM_MARK | DDSYNC | TIME_LINE: any nonzero OR of them
+	eventExDevUse uint32 = 0x10 // ACL_EVENT_DEVICE_USE_ONLY (RT_EVENT_MC2): only alone, and then refused
+	eventExExtern uint32 = 0x20 // ACL_EVENT_EXTERNAL: only alone, and then refused
+	eventExIPC    uint32 = 0x40 // ACL_EVENT_IPC: only alone
+)
+
+// CheckEventExFlag is the runtime's check of aclrtCreateEventExWithFlag's
+// flag (api_error.cc EventCreateEx), in its order: a flag that must stand
+// alone combined with another gives 107000; ACL_EVENT_IPC alone gives
+// 207000 (IPC is out of the sandbox's scope, as natively on a chip without
+// IPC events); then a flag without any of the four known bits, or above
+// them, gives 107000.
+func CheckEventExFlag(flag uint32) error {
+	for _, solo := range [...]uint32{eventExDevUse, eventExExtern, eventExIPC} {
+		if flag&solo != 0 && flag&^solo != 0 {
+			return Errorf(ErrRTParamInvalid, "flag %#x is invalid: %#x cannot be combined with other flags", flag, solo)
+		}
+	}
+	if flag == eventExIPC {
+		return Errorf(ErrRTFeatureNotSupport, "flag ACL_EVENT_IPC (0x40): IPC events are not supported in the sandbox")
+	}
+	if flag&eventExKnown == 0 || flag > eventExKnown|eventExIPC {
+		return Errorf(ErrRTParamInvalid, "flag %#x is invalid: use a nonzero OR of 0x1, 0x2, 0x4 and 0x8 (ACL_EVENT_SYNC, ACL_EVENT_CAPTURE_STREAM_PROGRESS, 0x4, ACL_EVENT_TIME_LINE)", flag)
+	}
+	return nil
+}
