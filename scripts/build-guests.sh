@@ -13,9 +13,9 @@
 #   rust-copy, rust-nostd,       guest-sdk/rust/examples (and the crate's unit tests, run natively)
 #   rust-bytes, rust-runtime, rust-callback (with the crate's callbacks feature)
 #   go-copy, go-reactor,         guest-sdk/go/examples
-#   go-bytes, go-runtime
+#   go-bytes, go-runtime, go-callback (imports acl/callback, the dispatcher export)
 #   as-copy, as-bytes,           guest-sdk/assemblyscript/examples
-#   as-runtime
+#   as-runtime, as-callback (re-exports assembly/callback's dispatcher)
 #   (*-bytes: the same reactor of the bytes-in, bytes-out convention in each
 #   language, which tests/bytes_test.go runs; *-runtime: the runtime functions beyond copies
 #   through each SDK, which tests/sdk_runtime_test.go runs)
@@ -174,11 +174,12 @@ build_rust() {
 
 build_go() {
 	need "$GO" "the Go examples"
-	say "Go: go-copy, go-reactor, go-bytes, go-runtime"
+	say "Go: go-copy, go-reactor, go-bytes, go-runtime, go-callback"
 	(cd "$ROOT" && GOOS=wasip1 GOARCH=wasm "$GO" build -o "$OUT/go-copy.wasm" github.com/aclwasm/aclwasm/guest-sdk/go/examples/copy)
 	(cd "$ROOT" && GOOS=wasip1 GOARCH=wasm "$GO" build -buildmode=c-shared -o "$OUT/go-reactor.wasm" github.com/aclwasm/aclwasm/guest-sdk/go/examples/reactor)
 	(cd "$ROOT" && GOOS=wasip1 GOARCH=wasm "$GO" build -buildmode=c-shared -o "$OUT/go-bytes.wasm" github.com/aclwasm/aclwasm/guest-sdk/go/examples/bytes)
 	(cd "$ROOT" && GOOS=wasip1 GOARCH=wasm "$GO" build -o "$OUT/go-runtime.wasm" github.com/aclwasm/aclwasm/guest-sdk/go/examples/runtime)
+	(cd "$ROOT" && GOOS=wasip1 GOARCH=wasm "$GO" build -o "$OUT/go-callback.wasm" github.com/aclwasm/aclwasm/guest-sdk/go/examples/callback)
 }
 
 # asc_in DIR: the asc of DIR's node_modules.
@@ -195,15 +196,17 @@ AS_FLAGS=(-O3 --runtime stub --use abort= --exportStart _start)
 build_as() {
 	local dir="$ROOT/guest-sdk/assemblyscript" asc
 	asc="$(asc_in "$dir")"
-	say "AssemblyScript: as-copy, as-bytes, as-runtime"
+	say "AssemblyScript: as-copy, as-bytes, as-runtime, as-callback"
 	(cd "$dir" && "$asc" examples/copy.ts "${AS_FLAGS[@]}" -o "$OUT/as-copy.wasm")
 	(cd "$dir" && "$asc" examples/runtime.ts "${AS_FLAGS[@]}" -o "$OUT/as-runtime.wasm")
+	(cd "$dir" && "$asc" examples/callback.ts "${AS_FLAGS[@]}" -o "$OUT/as-callback.wasm")
 	# A reactor serving many calls: a collecting runtime, top-level code as
 	# _initialize (see the example's comment).
 	(cd "$dir" && "$asc" examples/bytes.ts -O3 --runtime incremental --use abort= --exportStart _initialize -o "$OUT/as-bytes.wasm")
 	freestanding as-copy.wasm
 	freestanding as-bytes.wasm
 	freestanding as-runtime.wasm
+	freestanding as-callback.wasm
 }
 
 build_sample() { # DIR

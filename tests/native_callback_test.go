@@ -1,8 +1,10 @@
 package tests
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -58,6 +60,8 @@ func TestNativeCallbacks(t *testing.T) {
 	require.True(t, errors.As(err, &le), "%v", err)
 	require.ErrorContains(t, err, "acl32.aclrtLaunchHostFunc needs the export aclwasm_dispatch_callback")
 	require.ErrorContains(t, err, "ACLWASM_CALLBACKS")
+	require.ErrorContains(t, err, `Go: import _ "github.com/aclwasm/aclwasm/guest-sdk/go/acl/callback"`, "the Go SDK's option")
+	require.ErrorContains(t, err, `AssemblyScript: export { aclwasm_dispatch_callback } from "@aclwasm/sdk/assembly/callback"`, "the AssemblyScript SDK's option")
 }
 
 // TestRustCallbacks: the Rust SDK's callbacks feature (examples/callback.rs):
@@ -71,4 +75,40 @@ func TestRustCallbacks(t *testing.T) {
 	require.Equal(t, "rust callbacks: OK (sum 12)", lastLine(o.stdout))
 	require.Equal(t, uint64(1), o.res.Stats.Funcs["aclrtLaunchHostFunc"].Calls)
 	require.Equal(t, uint64(1), o.res.Stats.Funcs["aclrtLaunchCallback"].Calls)
+}
+
+// TestGoCallbacks: the Go SDK's callbacks (guest-sdk/go/examples/callback):
+// Go closures queued with Stream.LaunchHostFunc and Stream.LaunchCallback,
+// run through the export of the package acl/callback, re-entrantly inside
+// the command's synchronize and ProcessReport.
+func TestGoCallbacks(t *testing.T) {
+	sb := newSandbox(t)
+	pl, err := sb.rt.Load(context.Background(), guest(t, "go-callback"), testCompile(host.Policy{Timeout: time.Minute}))
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, pl.Close(context.Background())) })
+	o := mustRun(t, pl, "go-callback")
+	require.Equal(t, "go callbacks: OK (sum 12)", lastLine(o.stdout))
+	require.Equal(t, uint64(3), o.res.Stats.Funcs["aclrtLaunchHostFunc"].Calls, "one run, one NULL fn, one on the subscribed stream")
+	require.Equal(t, uint64(1), o.res.Stats.Funcs["aclrtLaunchCallback"].Calls)
+}
+
+// TestASCallbacks: the AssemblyScript SDK's callbacks
+// (guest-sdk/assemblyscript/examples/callback.ts): top-level functions
+// queued by their table index, run through the dispatcher export that the
+// entry file re-exports from assembly/callback.ts.
+func TestASCallbacks(t *testing.T) {
+	sb := newSandbox(t)
+	pl, err := sb.rt.Load(context.Background(), guest(t, "as-callback"), testCompile(host.Policy{Timeout: time.Minute}))
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, pl.Close(context.Background())) })
+	var logs bytes.Buffer
+	res, err := pl.Run(context.Background(), host.Config{
+		Args:   []string{"as-callback"},
+		Logger: slog.New(slog.NewJSONHandler(&logs, nil)),
+	})
+	require.NoError(t, err, "logs:\n%s", logs.String())
+	require.Zero(t, res.ExitCode, "logs:\n%s", logs.String())
+	require.Contains(t, logs.String(), `"msg":"as callbacks: OK (sum 12)"`)
+	require.Equal(t, uint64(2), res.Stats.Funcs["aclrtLaunchHostFunc"].Calls, "one run, one refused on the subscribed stream")
+	require.Equal(t, uint64(1), res.Stats.Funcs["aclrtLaunchCallback"].Calls)
 }

@@ -772,3 +772,64 @@ export function config(key: string): string | null {
   if (v === null) return null;
   return String.UTF8.decodeUnsafe(v.dataStart, <usize>v.length);
 }
+
+// ---- stream callbacks (ABI section 12) ----
+//
+// A callback is a top-level function (userData: u32) => void; the host
+// holds its table index (Function#index) and userData, and runs it on the
+// guest's own thread, inside one of its host calls, through the export
+// aclwasm_dispatch_callback, which assembly/callback.ts defines: the
+// module's entry file enables callbacks by re-exporting it,
+//   export { aclwasm_dispatch_callback } from "@aclwasm/sdk/assembly/callback";
+// The host refuses to load a module that launches callbacks without it.
+
+import {
+  aclrtLaunchHostFunc, aclrtLaunchCallback, aclrtSubscribeReport, aclrtProcessReport,
+  aclrtUnSubscribeReport,
+} from "./bindings";
+
+/** A stream callback: a top-level function (closures cannot be table entries). */
+export type Callback = (userData: u32) => void;
+
+/** How a callback of launchCallback holds its stream (aclrtCallbackBlockType). */
+export enum CallbackBlockType {
+  /** ACL_CALLBACK_NO_BLOCK: later work on the stream does not wait for it. */
+  NO_BLOCK = 0,
+  /** ACL_CALLBACK_BLOCK: later work on the stream waits until it has run. */
+  BLOCK = 1,
+}
+
+/**
+ * aclrtLaunchHostFunc: queues f(userData) on stream; it runs once the work
+ * queued before it is done, and later work on the stream waits for it. A
+ * stream bound with subscribeReport refuses it (launchCallback instead).
+ */
+export function launchHostFunc(stream: Stream, f: Callback, userData: u32): i32 {
+  return check("aclrtLaunchHostFunc", aclrtLaunchHostFunc(stream.handle, <usize>f.index, <usize>userData));
+}
+
+/**
+ * aclrtLaunchCallback: queues f(userData) on stream, which subscribeReport
+ * bound; once due, processReport (or any blocking wait) runs it.
+ */
+export function launchCallback(f: Callback, userData: u32, block: CallbackBlockType, stream: Stream): i32 {
+  return check("aclrtLaunchCallback", aclrtLaunchCallback(<usize>f.index, <usize>userData, <i32>block, stream.handle));
+}
+
+/** aclrtSubscribeReport: binds stream to the guest's (one) thread; any threadId names it. */
+export function subscribeReport(threadId: u64, stream: Stream): i32 {
+  return check("aclrtSubscribeReport", aclrtSubscribeReport(threadId, stream.handle));
+}
+
+/**
+ * aclrtProcessReport: runs the callbacks due, waiting up to timeoutMs (-1:
+ * no limit) for one; ACL_ERROR_RT_REPORT_TIMEOUT if none came.
+ */
+export function processReport(timeoutMs: i32): i32 {
+  return check("aclrtProcessReport", aclrtProcessReport(timeoutMs));
+}
+
+/** aclrtUnSubscribeReport: unbinds stream from the thread subscribeReport named. */
+export function unsubscribeReport(threadId: u64, stream: Stream): i32 {
+  return check("aclrtUnSubscribeReport", aclrtUnSubscribeReport(threadId, stream.handle));
+}

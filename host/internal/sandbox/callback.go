@@ -26,8 +26,9 @@ import (
 const DispatchExport = "aclwasm_dispatch_callback"
 
 // DispatchOption is what a guest sets to get the dispatcher export, as
-// load-time refusals name it: the C SDK's macro, the Rust crate's feature.
-const DispatchOption = "ACLWASM_CALLBACKS (C/C++: define it before including acl/acl.h, or build with -DACLWASM_CALLBACKS; Rust: the aclwasm crate's feature \"callbacks\")"
+// load-time refusals name it: the C SDK's macro, the Rust crate's feature,
+// the Go SDK's package, the AssemblyScript SDK's re-export.
+const DispatchOption = "ACLWASM_CALLBACKS (C/C++: define it before including acl/acl.h, or build with -DACLWASM_CALLBACKS; Rust: the aclwasm crate's feature \"callbacks\"; Go: import _ \"github.com/aclwasm/aclwasm/guest-sdk/go/acl/callback\"; AssemblyScript: export { aclwasm_dispatch_callback } from \"@aclwasm/sdk/assembly/callback\" in the entry file)"
 
 // Dispatcher calls the guest's DispatchExport with fn and arg from inside
 // a host call of the same instance (engine.Instance.Reenter); an error is

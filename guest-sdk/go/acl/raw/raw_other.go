@@ -295,3 +295,22 @@ func CreateEventExWithFlag(_ unsafe.Pointer, _ uint32) int32 { return notSupport
 
 // EventGetTimestamp fails outside a wasip1 guest (see NotWasip1).
 func EventGetTimestamp(_ uint32, _ unsafe.Pointer) int32 { return notSupported }
+
+// ABI v1.2 section 12: stream callbacks.
+
+// LaunchHostFunc fails outside a wasip1 guest (see NotWasip1).
+func LaunchHostFunc(_ uint32, _ unsafe.Pointer, _ unsafe.Pointer) int32 { return notSupported }
+
+// SubscribeReport fails outside a wasip1 guest (see NotWasip1).
+func SubscribeReport(_ uint64, _ uint32) int32 { return notSupported }
+
+// LaunchCallback fails outside a wasip1 guest (see NotWasip1).
+func LaunchCallback(_ unsafe.Pointer, _ unsafe.Pointer, _ int32, _ uint32) int32 {
+	return notSupported
+}
+
+// ProcessReport fails outside a wasip1 guest (see NotWasip1).
+func ProcessReport(_ int32) int32 { return notSupported }
+
+// UnSubscribeReport fails outside a wasip1 guest (see NotWasip1).
+func UnSubscribeReport(_ uint64, _ uint32) int32 { return notSupported }
