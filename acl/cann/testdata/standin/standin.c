@@ -2418,6 +2418,10 @@ EXPORT aclError aclrtGetErrorVerbose(int32_t deviceId, uint8_t *errorInfo)
         memset(errorInfo + 4, 0, 8);
     }
     LOG(rc, "aclrtGetErrorVerbose(deviceId=%d, errorInfo=0x%" PRIxPTR, deviceId, P(errorInfo));
+    return rc;
+}
+#endif
+
 /* ---- notifies (ABI v1.2 section 12), in the native check order ---- */
 
 #ifndef OLD_RUNTIME
