@@ -488,7 +488,7 @@ func notifyPipelineWant(config string) string {
 	return w.String()
 }
 
-// TestNotifyPipeline runs samples/notify-pipeline, a native-style C++
+// TestSampleNotifyPipeline runs samples/notify-pipeline, a native-style C++
 // program (built with the SDK's callback option only), on the simulator
 // with and without its timing model and, when ACLWASM_TEST_ACL_LIB names
 // a libascendcl.so (the stand-in in CI), on the native backend over it:
@@ -497,7 +497,7 @@ func notifyPipelineWant(config string) string {
 // the download brought back, and the output is checked exactly. With
 // Policy.RefuseInitConfig, aclInit's path is refused (100003) and the
 // sample stops there.
-func TestNotifyPipeline(t *testing.T) {
+func TestSampleNotifyPipeline(t *testing.T) {
 	type backend struct {
 		name string
 		b    acl.Backend
