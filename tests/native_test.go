@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/acl/cann"
 	"github.com/aclwasm/aclwasm/host"
 )
 
@@ -482,3 +483,35 @@ streams available: one fewer 1
 streams available: back 1
 errstate: OK
 `
+
+// TestNativeSection12Backends runs notify.c, events.c and errstate.c again
+// on the native backend over the library ACLWASM_TEST_ACL_LIB names (the
+// stand-in in CI), when it names one: the output is the simulator's, code
+// for code.
+func TestNativeSection12Backends(t *testing.T) {
+	lib := os.Getenv("ACLWASM_TEST_ACL_LIB")
+	if lib == "" {
+		t.Skip("ACLWASM_TEST_ACL_LIB names no libascendcl.so")
+	}
+	b, err := cann.Open(lib)
+	require.NoError(t, err, "ACLWASM_TEST_ACL_LIB=%s", lib)
+	ctx := context.Background()
+	rt, err := host.NewRuntime(ctx, host.WithBackend(b), host.WithEngine(engine))
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		require.NoError(t, rt.Close(ctx))
+		require.NoError(t, b.Close())
+	})
+	dir := t.TempDir()
+	for _, tc := range []struct{ src, want string }{
+		{"notify.c", nativeNotifyWant}, {"events.c", nativeEventsWant}, {"errstate.c", nativeErrstateWant},
+	} {
+		t.Run(tc.src, func(t *testing.T) {
+			pl, err := rt.Load(ctx, buildNative(t, dir, tc.src), testCompile(host.Policy{}))
+			require.NoError(t, err)
+			t.Cleanup(func() { require.NoError(t, pl.Close(ctx)) })
+			o := mustRun(t, pl, strings.TrimSuffix(tc.src, ".c"))
+			require.Equal(t, tc.want, o.stdout, "%v", o)
+		})
+	}
+}
