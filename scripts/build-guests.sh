@@ -22,6 +22,8 @@
 #   conformance, conformance32   tests/conformance/conformance.c (the ABI conformance program),
 #                                built in the wide profile and in the native layout (acl32)
 #   <sample>                     every directory under samples/ but include/ (see below)
+#                                (samples/notify-pipeline: C++ with the callback option,
+#                                -DACLWASM_CALLBACKS, and without -fno-exceptions, by its build.sh)
 #
 # Samples: a directory samples/NAME is built by its own build.sh when it has
 # one, run as `bash build.sh` in that directory with OUT (the output

@@ -16,12 +16,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/acl/cann"
 	"github.com/aclwasm/aclwasm/host"
 )
 
 // The native-style programs of tests/native: C and C++ written the way
 // native CANN programs are (standard library, pthreads, dlopen probes, DVPP
-// buffers, version queries, fp16), each built here with nothing but the
+// buffers, version queries, fp16, and the ABI v1.2 notifies, event extras,
+// error state and resource queries), each built here with nothing but the
 // target and the SDK's include path, as the guest SDK promises
 // (guest-sdk/c/PORTING.md), and run in the sandbox on the engine the tests
 // use (ACLWASM_TEST_ENGINE). A missing clang fails the test.
@@ -154,6 +156,40 @@ func TestNativePrograms(t *testing.T) {
 	t.Run("fp16", func(t *testing.T) {
 		o := mustRun(t, load(t, "fp16.c"), "fp16")
 		checkFP16(t, []byte(o.stdout))
+	})
+
+	// ABI v1.2 section 12, the table rows of the functions beyond the
+	// callbacks: notifies, the event extras, the error state and the
+	// resource queries, aclInit with a configuration path.
+	t.Run("notify", func(t *testing.T) {
+		o := mustRun(t, load(t, "notify.c"), "notify")
+		require.Equal(t, nativeNotifyWant, o.stdout, "%v", o)
+		require.Equal(t, uint64(4), o.res.Stats.Funcs["aclrtWaitAndResetNotify"].Calls)
+	})
+
+	t.Run("events", func(t *testing.T) {
+		o := mustRun(t, load(t, "events.c"), "events")
+		require.Equal(t, nativeEventsWant, o.stdout, "%v", o)
+		st := o.res.Stats.Funcs["aclrtSynchronizeEventWithTimeout"]
+		require.Equal(t, map[acl.Error]uint64{acl.ErrRTParamInvalid: 2, acl.ErrInvalidParam: 1, acl.ErrRTInvalidHandle: 1, acl.Error(507047): 1}, st.Errors)
+	})
+
+	t.Run("errstate", func(t *testing.T) {
+		pl := load(t, "errstate.c")
+		o := mustRun(t, pl, "errstate")
+		require.Equal(t, nativeErrstateWant, o.stdout, "%v", o)
+		o = mustRun(t, pl, "errstate", "/etc/ascend/acl.json")
+		require.Equal(t, strings.Replace(nativeErrstateWant, "./acl.json", "/etc/ascend/acl.json", 1), o.stdout)
+
+		// The policy that refuses configuration files: 100003.
+		wasm := buildNative(t, t.TempDir(), "errstate.c")
+		refusing, err := sb.rt.Load(context.Background(), wasm, testCompile(host.Policy{RefuseInitConfig: true}))
+		require.NoError(t, err)
+		t.Cleanup(func() { require.NoError(t, refusing.Close(context.Background())) })
+		o = run(context.Background(), refusing, "errstate")
+		require.NoError(t, o.err)
+		require.Equal(t, uint32(1), o.res.ExitCode)
+		require.Equal(t, "aclInit(./acl.json): 100003\n", o.stdout)
 	})
 }
 
@@ -360,4 +396,122 @@ int main(void) { return 0; }
 	args = append(nativeFlags(t), "-c", "-o", filepath.Join(dir, "probe.o"), src)
 	out, err = exec.Command(nativeTool(t, "clang"), args...).CombinedOutput()
 	require.NoError(t, err, "clang %s:\n%s", strings.Join(args, " "), out)
+}
+
+// nativeNotifyWant, nativeEventsWant and nativeErrstateWant are the whole
+// outputs of tests/native/notify.c, events.c and errstate.c: the native
+// codes of ABI section 12 (docs/ABI.md), step by step.
+var nativeNotifyWant = `create before aclrtSetDevice: 107002
+create NULL: 100000
+create flag 2: 107000
+ids: nonzero 1, distinct 1
+id NULL out: 100000
+id NULL notify: 100000
+ordered copy: 5a5a5a5a
+timed-out wait, synchronize: 107019
+stream goes on: 11
+record then wait, synchronize: 0
+record NULL notify: 100000
+record an event as notify: 107017
+record on an event as stream: 107017
+wait NULL notify: 100000
+notify as stream: 107017
+destroy NULL: 100000
+record destroyed: 107017
+destroy destroyed: 107017
+notify: OK
+`
+
+var nativeEventsWant = `avail before aclrtSetDevice: 107002
+flag 0: 107000
+flag DEVICE_USE_ONLY|SYNC: 107000
+flag EXTERNAL: 107000
+flag IPC: 207000
+flag 0x80: 107000
+NULL event: 100000
+avail: one fewer after a create 1
+avail NULL: 100000
+ids: nonzero 1, distinct 1
+id NULL out: 100000
+id NULL event: 100000
+wait on unrecorded ex event: 0
+wait on unrecorded plain event: 107000
+synchronize: 0
+timestamp never recorded: 507000
+timestamp NULL out: 100000
+timestamp NULL event: 100000
+sync never recorded: 0
+timestamps ordered: 1
+sync timeout -2: 107000
+sync timeout 0: 107000
+sync NULL: 100000
+sync a stream as event: 107017
+sync pending record, 20 ms: 507047
+timestamp pending record: 107006
+sync after the gate opened: 0
+timestamp after: not earlier 1
+avail back: 1
+events: OK
+`
+
+var nativeErrstateWant = `aclInit(./acl.json): 0
+last error at start: 0
+default stream without a context: 107002
+peek: 107002
+peek again: 107002
+get: 107002
+get again: 0
+bad level: 100000
+copy past the allocation: 107000
+NULL out (ACL layer): 100000
+last error kept: 107000
+get: 107000
+after get: 0
+error info: sizeof 1292 tryRepair 0 hasDetail 0 errorType 0 aicoreErrType 0
+error info NULL: 100000
+default stream: NULL
+default stream NULL out: 100000
+cores: cube 24 vector 48
+device limit cube: 24
+after set 8: device 8 thread 8
+set above the device's: 107000
+bad type: 107000
+device never set: 507033
+negative device: 107001
+thread bad type: 107000
+streams available: one fewer 1
+streams available: back 1
+errstate: OK
+`
+
+// TestNativeSection12Backends runs notify.c, events.c and errstate.c again
+// on the native backend over the library ACLWASM_TEST_ACL_LIB names (the
+// stand-in in CI), when it names one: the output is the simulator's, code
+// for code.
+func TestNativeSection12Backends(t *testing.T) {
+	lib := os.Getenv("ACLWASM_TEST_ACL_LIB")
+	if lib == "" {
+		t.Skip("ACLWASM_TEST_ACL_LIB names no libascendcl.so")
+	}
+	b, err := cann.Open(lib)
+	require.NoError(t, err, "ACLWASM_TEST_ACL_LIB=%s", lib)
+	ctx := context.Background()
+	rt, err := host.NewRuntime(ctx, host.WithBackend(b), host.WithEngine(engine))
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		require.NoError(t, rt.Close(ctx))
+		require.NoError(t, b.Close())
+	})
+	dir := t.TempDir()
+	for _, tc := range []struct{ src, want string }{
+		{"notify.c", nativeNotifyWant}, {"events.c", nativeEventsWant}, {"errstate.c", nativeErrstateWant},
+	} {
+		t.Run(tc.src, func(t *testing.T) {
+			pl, err := rt.Load(ctx, buildNative(t, dir, tc.src), testCompile(host.Policy{}))
+			require.NoError(t, err)
+			t.Cleanup(func() { require.NoError(t, pl.Close(ctx)) })
+			o := mustRun(t, pl, strings.TrimSuffix(tc.src, ".c"))
+			require.Equal(t, tc.want, o.stdout, "%v", o)
+		})
+	}
 }

@@ -8,14 +8,17 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/acl/cann"
 	"github.com/aclwasm/aclwasm/acl/sim"
 	"github.com/aclwasm/aclwasm/host"
 )
@@ -460,4 +463,98 @@ func TestCppMemory(t *testing.T) {
 	require.Equal(t, uint64(1), st.Funcs["aclrtDestroyStreamForce"].Calls)
 	require.Equal(t, uint64(1), st.Funcs["aclrtResetDeviceForce"].Calls)
 	require.Equal(t, base, sb.freeMem(t), "the session released its device memory")
+}
+
+// notifyPipelineWant is the whole output of samples/notify-pipeline run
+// with config as aclInit's path: each block's sum is recomputed here from
+// the sample's word formula, (b*4096 + i) * 2654435761 + 0x9e37 mod 2^32,
+// and the bad call (an event passed as aclrtRecordNotify's stream) is
+// 107017, which the error state keeps until aclrtGetLastError reads it.
+func notifyPipelineWant(config string) string {
+	const blocks, words = 4, 4096
+	var w strings.Builder
+	fmt.Fprintf(&w, "aclInit(%q): 0\nnotify ids distinct: yes\n", config)
+	fmt.Fprintf(&w, "2 streams, %d notifies, %d blocks of %d bytes\n", blocks, blocks, 4*words)
+	w.WriteString("pipeline done, elapsed time measured (non-negative)\n")
+	for b := 0; b < blocks; b++ {
+		var sum uint64
+		for i := 0; i < words; i++ {
+			sum += uint64(uint32(b*words+i)*2654435761 + 0x9e37)
+		}
+		fmt.Fprintf(&w, "block %d: callback ran 1 time(s), sum %d OK\n", b, sum)
+	}
+	w.WriteString("error state: before 0, an event passed as a stream 107017, peek 107017, last 107017, then 0\n")
+	w.WriteString("notify-pipeline: OK\n")
+	return w.String()
+}
+
+// TestSampleNotifyPipeline runs samples/notify-pipeline, a native-style C++
+// program (built with the SDK's callback option only), on the simulator
+// with and without its timing model and, when ACLWASM_TEST_ACL_LIB names
+// a libascendcl.so (the stand-in in CI), on the native backend over it:
+// the consumer stream's work, queued first, runs after the producer's
+// uploads because of the notifies, each block's host callback sums what
+// the download brought back, and the output is checked exactly. With
+// Policy.RefuseInitConfig, aclInit's path is refused (100003) and the
+// sample stops there.
+func TestSampleNotifyPipeline(t *testing.T) {
+	type backend struct {
+		name string
+		b    acl.Backend
+	}
+	backends := []backend{{"sim", sim.New()}, {"sim-timing", sim.New(sim.WithTiming())}}
+	if lib := os.Getenv("ACLWASM_TEST_ACL_LIB"); lib != "" {
+		b, err := cann.Open(lib)
+		require.NoError(t, err, "ACLWASM_TEST_ACL_LIB=%s", lib)
+		backends = append(backends, backend{"native", b})
+	}
+	wasm := guest(t, "notify-pipeline")
+	ctx := context.Background()
+	for _, bk := range backends {
+		t.Run(bk.name, func(t *testing.T) {
+			rt, err := host.NewRuntime(ctx, host.WithBackend(bk.b), host.WithEngine(engine))
+			require.NoError(t, err)
+			t.Cleanup(func() {
+				require.NoError(t, rt.Close(ctx))
+				require.NoError(t, bk.b.Close())
+			})
+			pl, err := rt.Load(ctx, wasm, testCompile(host.Policy{Timeout: time.Minute}))
+			require.NoError(t, err)
+			t.Cleanup(func() { require.NoError(t, pl.Close(ctx)) })
+
+			for _, config := range []string{"", "/etc/ascend/acl.json"} {
+				var args []string
+				want := "acl.json"
+				if config != "" {
+					args, want = []string{config}, config
+				}
+				o := mustRun(t, pl, "notify-pipeline", args...)
+				require.Equal(t, notifyPipelineWant(want), o.stdout, "%v", o)
+				st := o.res.Stats
+				require.Equal(t, uint64(4), st.Funcs["aclrtLaunchHostFunc"].Calls)
+				require.Equal(t, uint64(4), st.Funcs["aclrtCreateNotify"].Calls)
+				require.Equal(t, uint64(4), st.Funcs["aclrtWaitAndResetNotify"].Calls)
+				require.Equal(t, uint64(5), st.Funcs["aclrtRecordNotify"].Calls, "4 records and the bad call")
+				require.Equal(t, map[acl.Error]uint64{acl.ErrRTInvalidHandle: 1}, st.Funcs["aclrtRecordNotify"].Errors)
+				require.Equal(t, uint64(4), st.Funcs["aclrtDestroyNotify"].Calls)
+				const n = 4 * 4 * 4096
+				require.Equal(t, map[string]uint64{"H2D": n, "D2D": n, "D2H": n}, st.Bytes)
+				for fn, fs := range st.Funcs {
+					if fn != "aclrtRecordNotify" {
+						require.Empty(t, fs.Errors, "%s failed", fn)
+					}
+				}
+			}
+		})
+	}
+
+	// aclInit's configuration path refused by the policy: 100003.
+	sb := newSandbox(t)
+	pl, err := sb.rt.Load(ctx, wasm, testCompile(host.Policy{RefuseInitConfig: true}))
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, pl.Close(ctx)) })
+	o := run(ctx, pl, "notify-pipeline")
+	require.NoError(t, o.err)
+	require.Equal(t, uint32(1), o.res.ExitCode)
+	require.Equal(t, "aclInit(\"acl.json\"): 100003\nnotify-pipeline: FAILED\n", o.stdout)
 }

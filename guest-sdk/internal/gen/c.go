@@ -748,6 +748,34 @@ func cRT(m *model) ([]byte, error) {
 		b.p("#define %s 0x%08XU\n", f, uint32(f))
 	}
 	b.l("")
+	// Section 12 (v1.2): the flag names native notify and event code passes.
+	b.l("/* The flags of aclrtCreateEventExWithFlag, as natively (ABI section 12 says",
+		" * which the sandbox accepts). */",
+		"#define ACL_EVENT_SYNC 0x00000001U", "#define ACL_EVENT_CAPTURE_STREAM_PROGRESS 0x00000002U",
+		"#define ACL_EVENT_TIME_LINE 0x00000008U", "#define ACL_EVENT_DEVICE_USE_ONLY 0x00000010U",
+		"#define ACL_EVENT_EXTERNAL 0x00000020U", "#define ACL_EVENT_IPC 0x00000040U", "")
+	b.p("/* The flags of aclrtCreateNotify, as natively. */\n#define ACL_NOTIFY_DEFAULT 0x%08XU\n#define ACL_NOTIFY_DEVICE_USE_ONLY 0x%08XU\n\n",
+		acl.NotifyDefault, acl.NotifyDeviceUseOnly)
+	// aclrtGetErrorVerbose's struct: its native layout is the acl32 one
+	// (ILP32, 1292 bytes); the wide profile's is LP64's (2576), which C on
+	// wasm32 cannot declare, so there the argument stays a buffer.
+	b.l("#ifndef ACLWASM_WIDE")
+	cDoc(&b, "", "The fault kinds of aclrtErrorInfo, as natively.")
+	b.l("typedef enum {", "    ACL_RT_NO_ERROR = 0,", "    ACL_RT_ERROR_MEMORY = 1,", "    ACL_RT_ERROR_L2 = 2,",
+		"    ACL_RT_ERROR_AICORE = 3,", "    ACL_RT_ERROR_LINK = 4,", "    ACL_RT_ERROR_L3_PORT = 5,",
+		"    ACL_RT_ERROR_OTHERS = 0xFFFF,", "} aclrtErrorType;", "")
+	b.l("typedef enum aclrtAicoreErrorType {", "    ACL_RT_AICORE_ERROR_UNKNOWN,", "    ACL_RT_AICORE_ERROR_SW,",
+		"    ACL_RT_AICORE_ERROR_HW_LOCAL,", "} aclrtAicoreErrorType;", "")
+	b.l("#define MAX_MEM_UCE_INFO_ARRAY_SIZE 128", "#define UCE_INFO_RESERVED_SIZE 14", "#define ACL_RT_MEM_UCE_INFO_MAX_NUM 20", "")
+	b.l("typedef struct aclrtMemUceInfo {", "    void *addr;", "    size_t len;", "    size_t reserved[UCE_INFO_RESERVED_SIZE];", "} aclrtMemUceInfo;", "")
+	b.l("typedef struct {", "    size_t arraySize;", "    aclrtMemUceInfo memUceInfoArray[ACL_RT_MEM_UCE_INFO_MAX_NUM];", "} aclrtMemUceInfoArray;", "")
+	b.l("typedef union aclrtErrorInfoDetail {", "    aclrtMemUceInfoArray uceInfo;", "    aclrtAicoreErrorType aicoreErrType;", "} aclrtErrorInfoDetail;", "")
+	cDoc(&b, "", "What aclrtGetErrorVerbose writes, in the native layout (acl32 only: with",
+		"-DACLWASM_WIDE the function takes a buffer of the LP64 size, 2576 bytes).")
+	b.l("typedef struct aclrtErrorInfo {", "    uint8_t tryRepair;", "    uint8_t hasDetail;", "    uint8_t reserved[2];",
+		"    aclrtErrorType errorType;", "    aclrtErrorInfoDetail detail;", "} aclrtErrorInfo;", "")
+	b.p("ACLWASM_STATIC_ASSERT(sizeof(aclrtErrorInfo) == %d, \"native layout\");\n", acl.ErrorInfoSize32)
+	b.l("#endif /* !ACLWASM_WIDE */", "")
 	for _, a := range []struct {
 		expr string
 		v    int

@@ -214,6 +214,74 @@ typedef struct {
 #define ACL_STREAM_CPU_SCHEDULE 0x00000010U
 #define ACL_STREAM_DEVICE_USE_ONLY 0x00000020U
 
+/* The flags of aclrtCreateEventExWithFlag, as natively (ABI section 12 says
+ * which the sandbox accepts). */
+#define ACL_EVENT_SYNC 0x00000001U
+#define ACL_EVENT_CAPTURE_STREAM_PROGRESS 0x00000002U
+#define ACL_EVENT_TIME_LINE 0x00000008U
+#define ACL_EVENT_DEVICE_USE_ONLY 0x00000010U
+#define ACL_EVENT_EXTERNAL 0x00000020U
+#define ACL_EVENT_IPC 0x00000040U
+
+/* The flags of aclrtCreateNotify, as natively. */
+#define ACL_NOTIFY_DEFAULT 0x00000000U
+#define ACL_NOTIFY_DEVICE_USE_ONLY 0x00000001U
+
+#ifndef ACLWASM_WIDE
+/**
+ * The fault kinds of aclrtErrorInfo, as natively.
+ */
+typedef enum {
+    ACL_RT_NO_ERROR = 0,
+    ACL_RT_ERROR_MEMORY = 1,
+    ACL_RT_ERROR_L2 = 2,
+    ACL_RT_ERROR_AICORE = 3,
+    ACL_RT_ERROR_LINK = 4,
+    ACL_RT_ERROR_L3_PORT = 5,
+    ACL_RT_ERROR_OTHERS = 0xFFFF,
+} aclrtErrorType;
+
+typedef enum aclrtAicoreErrorType {
+    ACL_RT_AICORE_ERROR_UNKNOWN,
+    ACL_RT_AICORE_ERROR_SW,
+    ACL_RT_AICORE_ERROR_HW_LOCAL,
+} aclrtAicoreErrorType;
+
+#define MAX_MEM_UCE_INFO_ARRAY_SIZE 128
+#define UCE_INFO_RESERVED_SIZE 14
+#define ACL_RT_MEM_UCE_INFO_MAX_NUM 20
+
+typedef struct aclrtMemUceInfo {
+    void *addr;
+    size_t len;
+    size_t reserved[UCE_INFO_RESERVED_SIZE];
+} aclrtMemUceInfo;
+
+typedef struct {
+    size_t arraySize;
+    aclrtMemUceInfo memUceInfoArray[ACL_RT_MEM_UCE_INFO_MAX_NUM];
+} aclrtMemUceInfoArray;
+
+typedef union aclrtErrorInfoDetail {
+    aclrtMemUceInfoArray uceInfo;
+    aclrtAicoreErrorType aicoreErrType;
+} aclrtErrorInfoDetail;
+
+/**
+ * What aclrtGetErrorVerbose writes, in the native layout (acl32 only: with
+ * -DACLWASM_WIDE the function takes a buffer of the LP64 size, 2576 bytes).
+ */
+typedef struct aclrtErrorInfo {
+    uint8_t tryRepair;
+    uint8_t hasDetail;
+    uint8_t reserved[2];
+    aclrtErrorType errorType;
+    aclrtErrorInfoDetail detail;
+} aclrtErrorInfo;
+
+ACLWASM_STATIC_ASSERT(sizeof(aclrtErrorInfo) == 1292, "native layout");
+#endif /* !ACLWASM_WIDE */
+
 ACLWASM_STATIC_ASSERT(sizeof(aclrtMemLocation) == 8, "native layout");
 ACLWASM_STATIC_ASSERT(offsetof(aclrtMemLocation, type) == 4, "native layout");
 ACLWASM_STATIC_ASSERT(sizeof(aclrtPtrAttributes) == 28, "native layout");
