@@ -3,7 +3,6 @@
 package cann
 
 import (
-	"context"
 	"errors"
 	"math"
 	"time"
@@ -12,34 +11,15 @@ import (
 )
 
 // notify is a native notify (ABI v1.2 section 12).
-type notify struct {
-	dev    int32
-	native uintptr
-
-	// Guarded by Backend.mu, as an event's.
-	refs  int
-	dying bool
-}
+type notify struct{ held }
 
 // notifyLocked looks up a live notify and takes a reference. Called with
 // b.mu held.
 func (b *Backend) notifyLocked(h acl.Notify) (*notify, error) {
-	n := b.notifies[h]
-	if n == nil || n.dying {
-		return nil, acl.Errorf(acl.ErrRTInvalidHandle, "notify %d is not a live notify of this backend", h)
-	}
-	n.refs++
-	return n, nil
+	return holdLocked(b.notifies, h, "notify")
 }
 
-func (b *Backend) unrefNotify(n *notify) {
-	b.mu.Lock()
-	n.refs--
-	if n.refs == 0 && n.dying {
-		b.cond.Broadcast()
-	}
-	b.mu.Unlock()
-}
+func (b *Backend) unrefNotify(n *notify) { b.unhold(&n.held) }
 
 // CreateNotify implements [acl.Backend] with aclrtCreateNotify in dev's
 // context.
@@ -60,7 +40,7 @@ func (b *Backend) CreateNotify(dev int32, flag uint64) (acl.Notify, error) {
 	if b.notifies == nil {
 		b.notifies = map[acl.Notify]*notify{}
 	}
-	b.notifies[h] = &notify{dev: dev, native: native}
+	b.notifies[h] = &notify{held{dev: dev, native: native}}
 	b.mu.Unlock()
 	return h, nil
 }
@@ -71,28 +51,7 @@ func (b *Backend) DestroyNotify(h acl.Notify) error {
 	if b.api.aclrtDestroyNotify == nil {
 		return b.missing("aclrtDestroyNotify")
 	}
-	if err := b.enter(); err != nil {
-		return err
-	}
-	defer b.exit()
-	b.mu.Lock()
-	n := b.notifies[h]
-	if n == nil || n.dying {
-		b.mu.Unlock()
-		return acl.Errorf(acl.ErrRTInvalidHandle, "notify %d is not a live notify of this backend", h)
-	}
-	n.dying = true
-	_ = b.waitFor(context.Background(), func() bool { return n.refs == 0 })
-	b.mu.Unlock()
-	err := b.call(n.dev, "aclrtDestroyNotify", func() int32 { return b.api.aclrtDestroyNotify(n.native) })
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if err != nil {
-		n.dying = false
-		return err
-	}
-	delete(b.notifies, h)
-	return nil
+	return destroyHeld(b, b.notifies, h, "notify", "aclrtDestroyNotify", func(native uintptr) int32 { return b.api.aclrtDestroyNotify(native) })
 }
 
 // onNotifyAndStream runs f with the notify nh and the stream sh, both held

@@ -42,12 +42,7 @@ type stream struct {
 
 // event is a native event.
 type event struct {
-	dev    int32
-	native uintptr
-
-	// Guarded by Backend.mu.
-	refs  int
-	dying bool
+	held
 	// The stream and operation number of the event's latest record.
 	recStream *stream
 	recSeq    uint64
@@ -78,23 +73,9 @@ func (b *Backend) unrefStreamLocked(s *stream) {
 	}
 }
 
-func (b *Backend) eventLocked(h acl.Event) (*event, error) {
-	e := b.events[h]
-	if e == nil || e.dying {
-		return nil, acl.Errorf(acl.ErrRTInvalidHandle, "event %d is not a live event of this backend", h)
-	}
-	e.refs++
-	return e, nil
-}
+func (b *Backend) eventLocked(h acl.Event) (*event, error) { return holdLocked(b.events, h, "event") }
 
-func (b *Backend) unrefEvent(e *event) {
-	b.mu.Lock()
-	e.refs--
-	if e.refs == 0 && e.dying {
-		b.cond.Broadcast()
-	}
-	b.mu.Unlock()
-}
+func (b *Backend) unrefEvent(e *event) { b.unhold(&e.held) }
 
 // check evaluates uses on s with s.mu held.
 func (s *stream) check(uses func(*stream) bool) bool {
@@ -503,7 +484,7 @@ func (b *Backend) CreateEvent(dev int32) (acl.Event, error) {
 	}
 	h := acl.Event(b.nextH.Add(1))
 	b.mu.Lock()
-	b.events[h] = &event{dev: dev, native: native}
+	b.events[h] = &event{held: held{dev: dev, native: native}}
 	b.mu.Unlock()
 	return h, nil
 }
@@ -511,28 +492,7 @@ func (b *Backend) CreateEvent(dev int32) (acl.Event, error) {
 // DestroyEvent implements [acl.Backend] with aclrtDestroyEvent, once the
 // calls using the event have returned (waits on it give up within a slice).
 func (b *Backend) DestroyEvent(h acl.Event) error {
-	if err := b.enter(); err != nil {
-		return err
-	}
-	defer b.exit()
-	b.mu.Lock()
-	e := b.events[h]
-	if e == nil || e.dying {
-		b.mu.Unlock()
-		return acl.Errorf(acl.ErrRTInvalidHandle, "event %d is not a live event of this backend", h)
-	}
-	e.dying = true
-	_ = b.waitFor(context.Background(), func() bool { return e.refs == 0 })
-	b.mu.Unlock()
-	err := b.call(e.dev, "aclrtDestroyEvent", func() int32 { return b.api.aclrtDestroyEvent(e.native) })
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if err != nil {
-		e.dying = false
-		return err
-	}
-	delete(b.events, h)
-	return nil
+	return destroyHeld(b, b.events, h, "event", "aclrtDestroyEvent", func(native uintptr) int32 { return b.api.aclrtDestroyEvent(native) })
 }
 
 // onEventAndStream runs f with the event eh and the stream sh, both held
