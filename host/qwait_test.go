@@ -67,6 +67,17 @@ func TestQueryEventWaitStatus(t *testing.T) {
 	h.ok("aclrtSynchronizeStream", s)
 	require.Equal(t, acl.EventWaitStatusComplete, h.waitStatus(ev))
 
+	// Many waits, past the length at which the sandbox prunes its list.
+	release = h.gate(rec)
+	h.ok("aclrtRecordEvent", ev, rec)
+	for range 100 {
+		h.ok("aclrtStreamWaitEvent", s, ev)
+	}
+	require.Equal(t, acl.EventWaitStatusNotReady, h.waitStatus(ev))
+	release()
+	h.ok("aclrtSynchronizeStream", s)
+	require.Equal(t, acl.EventWaitStatusComplete, h.waitStatus(ev))
+
 	// Codes, in the native order; a failed call writes nothing.
 	binary.LittleEndian.PutUint32(h.mem()[outB:], 7)
 	h.code(acl.ErrInvalidParam, "aclrtQueryEventWaitStatus", 0, 0)

@@ -18,9 +18,9 @@ import (
 // when the work before it is cancelled (a forced destruction, a failed or
 // stopped stream), so a wait whose mark has not run also counts as
 // finished once its stream is gone or has nothing pending: natively a
-// cancelled wait task is recycled too. A backend method would have to
-// answer the same over every backend, and the native one, reporting the
-// device's view, would count the waits of other sessions' events never.
+// cancelled wait task is recycled too. No backend method is needed: the
+// answer concerns only waits this session queued, which it sees queued and
+// run, so it is the same over every backend, with no native call.
 
 // queuedWait is one wait aclrtStreamWaitEvent queued on an event.
 type queuedWait struct {
@@ -33,11 +33,20 @@ type queuedWait struct {
 // done from stream workers.
 type eventWaits struct {
 	waits []*queuedWait
+	// prune is the length at which trackWait asks which of the waits
+	// whose mark has not run are gone with their stream's work: it
+	// doubles with the waits really pending, so that the asking costs a
+	// bounded number of Pending calls per wait queued.
+	prune int
 }
 
+// minPrune is eventWaits.prune at first.
+const minPrune = 64
+
 // trackWait records a wait just queued on st for ev, and queues the mark
-// that ends it. Finished waits are dropped first, so that the list holds
-// at most the waits still pending, which the queue limits bound.
+// that ends it. Finished waits are dropped first, and, once the list is
+// long, those cancelled with their stream's work, so that it holds about
+// the waits still pending, which the queue limits bound.
 func (c *Call) trackWait(st *streamRec, ev *eventRec) {
 	s := c.s
 	w := &ev.waits
@@ -48,12 +57,18 @@ func (c *Call) trackWait(st *streamRec, ev *eventRec) {
 		}
 	}
 	clear(w.waits[len(kept):])
+	w.waits = kept
+	if len(kept) >= max(w.prune, minPrune) {
+		// An error leaves the waits it could not ask about listed.
+		_, _ = s.waitsPending(ev)
+		w.prune = 2 * len(w.waits)
+	}
 	q := &queuedWait{st: st}
 	if err := s.b.OnComplete(st.h, func() { q.done.Store(true) }); err != nil {
 		// A mark refused: the stream is going away, and the wait with it.
 		q.done.Store(true)
 	}
-	w.waits = append(kept, q)
+	w.waits = append(w.waits, q)
 }
 
 // queryEventWaitStatus is aclrtQueryEventWaitStatus(event, status): the
@@ -98,6 +113,7 @@ func queryEventWaitStatus(c *Call) error {
 func (s *Session) waitsPending(ev *eventRec) (bool, error) {
 	w := &ev.waits
 	var live map[*streamRec]bool
+	pending := map[*streamRec]int{} // Pending of each stream asked, once
 	kept := w.waits[:0]
 	var err error
 	for _, q := range w.waits {
@@ -113,11 +129,18 @@ func (s *Session) waitsPending(ev *eventRec) (bool, error) {
 		if !live[q.st] {
 			continue
 		}
-		n, perr := s.b.Pending(q.st.h)
-		if perr != nil && err == nil {
-			err = perr
+		n, asked := pending[q.st]
+		if !asked {
+			var perr error
+			if n, perr = s.b.Pending(q.st.h); perr != nil {
+				n = 1 // not known to be finished
+				if err == nil {
+					err = perr
+				}
+			}
+			pending[q.st] = n
 		}
-		if perr == nil && n == 0 {
+		if n == 0 {
 			continue
 		}
 		kept = append(kept, q)
