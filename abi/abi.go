@@ -436,6 +436,9 @@ var Funcs = []Func{
 		Doc: "Creates an event of the native new mode: a wait for it before any record succeeds at once; flag a nonzero OR of 0x1, 0x2, 0x4, 0x8."},
 	{Name: "aclrtEventGetTimestamp", Group: Event, Params: []Param{{"event", Handle, 0}, {"timestamp", Gptr, U64}},
 		Doc: "Writes, as a uint64, when the event's most recent record ran, in microseconds of the device's clock."},
+	// ABI v1.2 section 12: event wait status.
+	{Name: "aclrtQueryEventWaitStatus", Group: Event, Params: []Param{{"event", Handle, 0}, {"status", Gptr, 0}},
+		Doc: "Writes, as an aclrtEventWaitStatus, whether every wait queued on the event by aclrtStreamWaitEvent has finished (0) or not (1)."},
 }
 
 var index = func() map[string]int {

@@ -701,4 +701,10 @@ var Order = []FuncOrder{
 		{"never", "an event never recorded", ErrRTInternal, LayerExec, Native, "event.cc:1296-1297 (RT_ERROR_EVENT_RECORDER_NULL)"},
 		{"timestamp", "the most recent record not complete, cancelled, or reset", ErrRTEventTimestampInvalid, LayerExec, Native, "event.cc:1303-1304"},
 	}},
+	// ABI v1.2 section 12: event wait status.
+	{"aclrtQueryEventWaitStatus", []Step{
+		{"null", "event NULL, then status NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "event.cpp:160-161"},
+		{"event", "event handle unknown, destroyed, a stream, a context or a notify", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:840"},
+		{"newmode", "an event of aclrtCreateEventExWithFlag (the runtime's new mode)", ErrRTFeatureNotSupport, LayerRange, Native, "api_error.cc:1823-1825; api_c.cc:843"},
+	}},
 }

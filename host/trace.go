@@ -124,6 +124,8 @@ var outSpecs = map[string]outParam{
 	"aclrtGetEventAvailNum.eventCount": {kind: outU32},
 	"aclrtCreateEventExWithFlag.event": {kind: outU32},
 	"aclrtEventGetTimestamp.timestamp": {kind: outElem},
+	// ABI v1.2 section 12: event wait status.
+	"aclrtQueryEventWaitStatus.status": {kind: outStatus},
 }
 
 // outParams has, per function of abi.Funcs, its out-parameters: what
@@ -245,7 +247,14 @@ var enumNames = map[string]func(uint64) string{
 	"aclrtGetResInCurrentThread.type": devResLimitName,
 	"aclrtGetDeviceResLimit.type":     devResLimitName,
 	"aclrtSetDeviceResLimit.type":     devResLimitName,
+	// ABI v1.2 section 12: event wait status.
+	"aclrtQueryEventWaitStatus.status": func(v uint64) string {
+		return enumName("aclrtEventWaitStatus", eventWaitStatusNames[:], v)
+	},
 }
+
+// eventWaitStatusNames are aclrtEventWaitStatus's names, by value.
+var eventWaitStatusNames = [...]string{"ACL_EVENT_WAIT_STATUS_COMPLETE", "ACL_EVENT_WAIT_STATUS_NOT_READY"}
 
 func lastErrLevelName(v uint64) string { return acl.LastErrLevel(int32(uint32(v))).String() }
 func devResLimitName(v uint64) string  { return acl.DevResLimitType(int32(uint32(v))).String() }

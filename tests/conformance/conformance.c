@@ -1221,10 +1221,23 @@ static void notifies_and_events_v12(void)
     OK(aclrtRecordEvent(ev, w));
     OK(aclrtSynchronizeEventWithTimeout(ev, -1));
     OK(aclrtEventGetTimestamp(ev, &ts));
+    /* Wait status: only the waits queued on the event count. */
+    aclrtEventWaitStatus ws = ACL_EVENT_WAIT_STATUS_NOT_READY;
+    OK(aclrtQueryEventWaitStatus(ev, &ws));
+    CHECK(ws == ACL_EVENT_WAIT_STATUS_COMPLETE);
+    OK(aclrtStreamWaitEvent(w, ev));
+    OK(aclrtSynchronizeStream(w));
+    ws = ACL_EVENT_WAIT_STATUS_NOT_READY;
+    OK(aclrtQueryEventWaitStatus(ev, &ws));
+    CHECK(ws == ACL_EVENT_WAIT_STATUS_COMPLETE);
+    EXPECT(aclrtQueryEventWaitStatus(NULL, &ws), ACL_ERROR_INVALID_PARAM);         /* event.cpp:160 */
+    EXPECT(aclrtQueryEventWaitStatus(ev, NULL), ACL_ERROR_INVALID_PARAM);          /* event.cpp:161 */
+    EXPECT(aclrtQueryEventWaitStatus((aclrtEvent)w, &ws), ACL_ERROR_RT_INVALID_HANDLE); /* api_c.cc:840 */
     /* New mode (event.cc:596-599): a wait before any record succeeds. */
     EXPECT(aclrtCreateEventExWithFlag(&nm, 0), ACL_ERROR_RT_PARAM_INVALID);
     EXPECT(aclrtCreateEventExWithFlag(&nm, 0x40), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
     OK(aclrtCreateEventExWithFlag(&nm, 0x8)); /* ACL_EVENT_TIME_LINE */
+    EXPECT(aclrtQueryEventWaitStatus(nm, &ws), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);  /* api_error.cc:1823 */
     OK(aclrtStreamWaitEvent(w, nm));
     OK(aclrtSynchronizeStream(w));
     OK(aclrtDestroyEvent(nm));

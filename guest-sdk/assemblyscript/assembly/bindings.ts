@@ -837,3 +837,13 @@ export declare function aclrtCreateEventExWithFlag(event: usize, flag: u32): i32
 @external("acl", "aclrtEventGetTimestamp")
 export declare function aclrtEventGetTimestamp(event: u32, timestamp: usize): i32;
 
+/**
+ * Writes, as an aclrtEventWaitStatus, whether every wait queued on the event
+ * by aclrtStreamWaitEvent has finished (0) or not (1).
+ *
+ * Wire: aclrtQueryEventWaitStatus(event handle, status gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtQueryEventWaitStatus")
+export declare function aclrtQueryEventWaitStatus(event: u32, status: usize): i32;
+

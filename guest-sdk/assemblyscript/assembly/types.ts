@@ -172,6 +172,18 @@ export enum DevResLimitType {
   VECTOR_CORE = 1,
 }
 
+/**
+ * What aclrtQueryEventWaitStatus reports (aclrtEventWaitStatus).
+ */
+export enum EventWaitStatus {
+  /** ACL_EVENT_WAIT_STATUS_COMPLETE */
+  COMPLETE = 0,
+  /** ACL_EVENT_WAIT_STATUS_NOT_READY */
+  NOT_READY = 1,
+  /** ACL_EVENT_WAIT_STATUS_RESERVED */
+  RESERVED = 0xFFFF,
+}
+
 /** Size of aclrtMemLocation {u32 id; u32 type}. */
 export const MEM_LOCATION_SIZE: i32 = 8;
 /** Size of aclrtMemcpyBatchAttr {aclrtMemLocation dstLoc; aclrtMemLocation srcLoc; u8 rsv[16]}. */

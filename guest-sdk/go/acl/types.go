@@ -331,6 +331,31 @@ func (v DevResLimitType) String() string {
 	return "aclrtDevResLimitType(" + strconv.FormatInt(int64(v), 10) + ")"
 }
 
+// EventWaitStatus is the native aclrtEventWaitStatus. What
+// aclrtQueryEventWaitStatus reports.
+type EventWaitStatus uint32
+
+// The native aclrtEventWaitStatus values.
+const (
+	Complete EventWaitStatus = 0     // ACL_EVENT_WAIT_STATUS_COMPLETE
+	NotReady EventWaitStatus = 1     // ACL_EVENT_WAIT_STATUS_NOT_READY
+	Reserved EventWaitStatus = 65535 // ACL_EVENT_WAIT_STATUS_RESERVED
+)
+
+// String returns the native name, or "aclrtEventWaitStatus" followed by the number in
+// parentheses for other values.
+func (v EventWaitStatus) String() string {
+	switch v {
+	case Complete:
+		return "ACL_EVENT_WAIT_STATUS_COMPLETE"
+	case NotReady:
+		return "ACL_EVENT_WAIT_STATUS_NOT_READY"
+	case Reserved:
+		return "ACL_EVENT_WAIT_STATUS_RESERVED"
+	}
+	return "aclrtEventWaitStatus(" + strconv.FormatUint(uint64(v), 10) + ")"
+}
+
 // MemLocation is aclrtMemLocation: where memory lives, a device (or NUMA) id
 // and a location type. 8 bytes, the native layout.
 type MemLocation struct {

@@ -76,6 +76,8 @@ func cCommonType(s Sem) (string, error) {
 		return "aclrtStreamStatus *", nil
 	case OutEventStatus:
 		return "aclrtEventRecordedStatus *", nil
+	case OutEventWaitStatus:
+		return "aclrtEventWaitStatus *", nil
 	case OutPtrAttributes:
 		return "aclrtPtrAttributes *", nil
 	case AttrArray:

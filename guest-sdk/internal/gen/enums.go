@@ -146,7 +146,15 @@ func Enums() ([]Enum, error) {
 			{acl.DevResCubeCore.String(), int64(acl.DevResCubeCore)},
 			{acl.DevResVectorCore.String(), int64(acl.DevResVectorCore)},
 		}}
-	return []Enum{kinds, locs, policy, attrs, streamStatus, eventStatus, register, runMode, lastErrLevel, devResLimit}, nil
+	// ABI v1.2 section 12: event wait status.
+	eventWaitStatus := Enum{C: "aclrtEventWaitStatus", Go: "EventWaitStatus",
+		Doc: "What aclrtQueryEventWaitStatus reports.",
+		Members: []Member{
+			{"ACL_EVENT_WAIT_STATUS_COMPLETE", int64(acl.EventWaitStatusComplete)},
+			{"ACL_EVENT_WAIT_STATUS_NOT_READY", int64(acl.EventWaitStatusNotReady)},
+			{"ACL_EVENT_WAIT_STATUS_RESERVED", int64(acl.EventWaitStatusReserved)},
+		}}
+	return []Enum{kinds, locs, policy, attrs, streamStatus, eventStatus, register, runMode, lastErrLevel, devResLimit, eventWaitStatus}, nil
 }
 
 // Code is one native aclError value.

@@ -68,6 +68,8 @@ const (
 	// ABI v1.2 section 12: notifies.
 	Notify    // handle: aclrtNotify
 	OutNotify // gptr: notify handle written by the host
+	// ABI v1.2 section 12: event wait status.
+	OutEventWaitStatus // gptr: aclrtEventWaitStatus written by the host
 )
 
 // Wire returns the wire type that carries a parameter of meaning s.
@@ -188,6 +190,8 @@ var semantics = map[string][]Sem{
 	"aclrtGetEventAvailNum":            {OutUint32},
 	"aclrtCreateEventExWithFlag":       {OutEvent, Uint32},
 	"aclrtEventGetTimestamp":           {Event, OutUint64},
+	// ABI v1.2 section 12: event wait status.
+	"aclrtQueryEventWaitStatus": {Event, OutEventWaitStatus},
 }
 
 // ErrMsgFunc is the one function that returns a length, not an aclError.

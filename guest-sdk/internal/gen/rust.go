@@ -21,6 +21,8 @@ var rustRepr = map[string]string{
 	// ABI v1.2 section 12: error state and resource queries.
 	"aclrtLastErrLevel":    "i32",
 	"aclrtDevResLimitType": "i32",
+	// ABI v1.2 section 12: event wait status.
+	"aclrtEventWaitStatus": "u32",
 }
 
 // rustRawType is the Rust type of a parameter in the raw extern block:
@@ -40,6 +42,8 @@ func rustRawType(s Sem) string {
 		HostFn: "Option<unsafe extern \"C\" fn(*mut c_void)>", UserData: "*mut c_void",
 		OutErrorInfo: "*mut u8",
 		Notify:       "u32", OutNotify: "*mut u32",
+		// ABI v1.2 section 12: event wait status.
+		OutEventWaitStatus: "*mut u32",
 	}[s]
 }
 

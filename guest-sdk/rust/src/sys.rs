@@ -584,4 +584,11 @@ extern "C" {
     /// Wire: `aclrtEventGetTimestamp(event handle, timestamp gptr) -> i32`
     #[link_name = "aclrtEventGetTimestamp"]
     pub fn aclrtEventGetTimestamp(event: u32, timestamp: *mut u64) -> i32;
+
+    /// Writes, as an aclrtEventWaitStatus, whether every wait queued on the event by
+    /// aclrtStreamWaitEvent has finished (0) or not (1).
+    ///
+    /// Wire: `aclrtQueryEventWaitStatus(event handle, status gptr) -> i32`
+    #[link_name = "aclrtQueryEventWaitStatus"]
+    pub fn aclrtQueryEventWaitStatus(event: u32, status: *mut u32) -> i32;
 }

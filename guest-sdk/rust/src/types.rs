@@ -338,6 +338,31 @@ impl DevResLimitType {
     }
 }
 
+/// What aclrtQueryEventWaitStatus reports (`aclrtEventWaitStatus`).
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct EventWaitStatus(pub u32);
+
+impl EventWaitStatus {
+    /// `ACL_EVENT_WAIT_STATUS_COMPLETE`
+    pub const COMPLETE: EventWaitStatus = EventWaitStatus(0);
+    /// `ACL_EVENT_WAIT_STATUS_NOT_READY`
+    pub const NOT_READY: EventWaitStatus = EventWaitStatus(1);
+    /// `ACL_EVENT_WAIT_STATUS_RESERVED`
+    pub const RESERVED: EventWaitStatus = EventWaitStatus(0xFFFF);
+
+    /// Returns the native name of the value, or `None` for a value the
+    /// native enum does not define.
+    pub fn name(self) -> Option<&'static str> {
+        match self.0 {
+            0 => Some("ACL_EVENT_WAIT_STATUS_COMPLETE"),
+            1 => Some("ACL_EVENT_WAIT_STATUS_NOT_READY"),
+            65535 => Some("ACL_EVENT_WAIT_STATUS_RESERVED"),
+            _ => None,
+        }
+    }
+}
+
 /// Where memory lives: a device (or NUMA) id and a location type
 /// (`aclrtMemLocation`, 8 bytes).
 #[repr(C)]

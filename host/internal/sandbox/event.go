@@ -83,10 +83,17 @@ func streamWaitEvent(c *Call) error {
 	if err := c.enqueue(st); err != nil {
 		return err
 	}
+	var err2 error
 	if c.s.opWait > 0 { // bounded by aclrtSetOpWaitTimeout (optimeout.go)
-		return be(c.s.b.StreamWaitEventTimeout(st.h, ev.h, time.Duration(c.s.opWait)*time.Second))
+		err2 = c.s.b.StreamWaitEventTimeout(st.h, ev.h, time.Duration(c.s.opWait)*time.Second)
+	} else {
+		err2 = c.s.b.StreamWaitEvent(st.h, ev.h)
 	}
-	return be(c.s.b.StreamWaitEvent(st.h, ev.h))
+	if err2 != nil {
+		return be(err2)
+	}
+	c.trackWait(st, ev) // for aclrtQueryEventWaitStatus (qwait.go)
+	return nil
 }
 
 // resetEvent is aclrtResetEvent(event, stream), checked as

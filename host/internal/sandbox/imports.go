@@ -99,6 +99,8 @@ var imports = func() []importFn {
 		"aclrtGetEventAvailNum":            getEventAvailNum,
 		"aclrtCreateEventExWithFlag":       createEventExWithFlag,
 		"aclrtEventGetTimestamp":           eventGetTimestamp,
+		// ABI v1.2 section 12: event wait status (qwait.go).
+		"aclrtQueryEventWaitStatus": queryEventWaitStatus,
 	}
 	fns := make([]importFn, len(abi.Funcs))
 	for i, f := range abi.Funcs {

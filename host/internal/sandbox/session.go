@@ -109,8 +109,9 @@ type streamRec struct {
 type eventRec struct {
 	h        acl.Event
 	dev      int32
-	recorded bool // aclrtRecordEvent queued a record of it: a wait may follow (event.go)
-	newMode  bool // aclrtCreateEventExWithFlag's: a wait before any record succeeds at once (event_ext.go)
+	recorded bool       // aclrtRecordEvent queued a record of it: a wait may follow (event.go)
+	newMode  bool       // aclrtCreateEventExWithFlag's: a wait before any record succeeds at once (event_ext.go)
+	waits    eventWaits // aclrtStreamWaitEvent's waits not yet known finished (qwait.go)
 }
 
 // New returns a session of the runtime sh with the limits p for a module

@@ -142,6 +142,15 @@ typedef enum aclrtDevResLimitType {
 } aclrtDevResLimitType;
 
 /**
+ * What aclrtQueryEventWaitStatus reports.
+ */
+typedef enum aclrtEventWaitStatus {
+    ACL_EVENT_WAIT_STATUS_COMPLETE = 0,
+    ACL_EVENT_WAIT_STATUS_NOT_READY = 1,
+    ACL_EVENT_WAIT_STATUS_RESERVED = 0xFFFF,
+} aclrtEventWaitStatus;
+
+/**
  * Where memory lives: a device (or NUMA) id and a location type. 8 bytes.
  */
 typedef struct aclrtMemLocation {
@@ -968,6 +977,15 @@ aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag);
  */
 __attribute__((import_module("acl32"), import_name("aclrtEventGetTimestamp")))
 aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp);
+
+/**
+ * Writes, as an aclrtEventWaitStatus, whether every wait queued on the event
+ * by aclrtStreamWaitEvent has finished (0) or not (1).
+ *
+ * Wire (acl32): aclrtQueryEventWaitStatus(event i32, status i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtQueryEventWaitStatus")))
+aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus *status);
 
 #else /* ACLWASM_WIDE */
 
@@ -1860,6 +1878,17 @@ static inline aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t fl
 static inline aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp)
 {
     return (aclError)aclwasm_raw_aclrtEventGetTimestamp((uint32_t)(uintptr_t)event, timestamp);
+}
+
+/**
+ * Writes, as an aclrtEventWaitStatus, whether every wait queued on the event
+ * by aclrtStreamWaitEvent has finished (0) or not (1).
+ *
+ * Wire: aclrtQueryEventWaitStatus(event handle, status gptr) -> i32
+ */
+static inline aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus *status)
+{
+    return (aclError)aclwasm_raw_aclrtQueryEventWaitStatus((uint32_t)(uintptr_t)event, status);
 }
 
 #endif /* ACLWASM_WIDE */

@@ -764,6 +764,15 @@ int32_t aclwasm_raw_aclrtCreateEventExWithFlag(void *event, int32_t flag);
 __attribute__((import_module("acl"), import_name("aclrtEventGetTimestamp")))
 int32_t aclwasm_raw_aclrtEventGetTimestamp(uint32_t event, void *timestamp);
 
+/**
+ * Writes, as an aclrtEventWaitStatus, whether every wait queued on the event
+ * by aclrtStreamWaitEvent has finished (0) or not (1).
+ *
+ * Wire: aclrtQueryEventWaitStatus(event handle, status gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtQueryEventWaitStatus")))
+int32_t aclwasm_raw_aclrtQueryEventWaitStatus(uint32_t event, void *status);
+
 #else /* the native layout: acl32 */
 
 /**
@@ -1510,6 +1519,15 @@ int32_t aclwasm_raw_aclrtCreateEventExWithFlag(void *event, int32_t flag);
  */
 __attribute__((import_module("acl32"), import_name("aclrtEventGetTimestamp")))
 int32_t aclwasm_raw_aclrtEventGetTimestamp(uint32_t event, void *timestamp);
+
+/**
+ * Writes, as an aclrtEventWaitStatus, whether every wait queued on the event
+ * by aclrtStreamWaitEvent has finished (0) or not (1).
+ *
+ * Wire: aclrtQueryEventWaitStatus(event i32, status i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtQueryEventWaitStatus")))
+int32_t aclwasm_raw_aclrtQueryEventWaitStatus(uint32_t event, void *status);
 
 #endif /* ACLWASM_WIDE */
 

@@ -314,3 +314,8 @@ func ProcessReport(_ int32) int32 { return notSupported }
 
 // UnSubscribeReport fails outside a wasip1 guest (see NotWasip1).
 func UnSubscribeReport(_ uint64, _ uint32) int32 { return notSupported }
+
+// ABI v1.2 section 12: event wait status.
+
+// QueryEventWaitStatus fails outside a wasip1 guest (see NotWasip1).
+func QueryEventWaitStatus(_ uint32, _ unsafe.Pointer) int32 { return notSupported }

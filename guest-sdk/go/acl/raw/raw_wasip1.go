@@ -802,3 +802,13 @@ func CreateEventExWithFlag(event unsafe.Pointer, flag uint32) int32
 //go:wasmimport acl aclrtEventGetTimestamp
 //go:noescape
 func EventGetTimestamp(event uint32, timestamp unsafe.Pointer) int32
+
+// QueryEventWaitStatus is aclrtQueryEventWaitStatus: Writes, as an
+// aclrtEventWaitStatus, whether every wait queued on the event by
+// aclrtStreamWaitEvent has finished (0) or not (1).
+//
+// Wire: aclrtQueryEventWaitStatus(event handle, status gptr) -> i32
+//
+//go:wasmimport acl aclrtQueryEventWaitStatus
+//go:noescape
+func QueryEventWaitStatus(event uint32, status unsafe.Pointer) int32
