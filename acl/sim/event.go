@@ -97,17 +97,10 @@ func (b *Backend) CreateEvent(dev int32) (acl.Event, error) {
 // and SynchronizeEvent calls blocked on it return 107017. A queued record
 // of it still runs, to no effect.
 func (b *Backend) DestroyEvent(h acl.Event) error {
-	b.mu.RLock()
-	e := b.events.get(uint64(h))
-	switch {
-	case b.closed:
-		b.mu.RUnlock()
-		return errClosed()
-	case e == nil || !b.events.del(uint64(h)): // of two destroys at once, one wins
-		b.mu.RUnlock()
-		return acl.Errorf(acl.ErrRTInvalidHandle, "event %d is not a live event", h)
+	e, err := remove(b, &b.events, uint64(h), "event")
+	if err != nil {
+		return err
 	}
-	b.mu.RUnlock()
 	e.destroy()
 	return nil
 }

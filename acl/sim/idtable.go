@@ -3,6 +3,8 @@ package sim
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/aclwasm/aclwasm/acl"
 )
 
 // table maps ids to live values: allocations by id, streams and events by
@@ -115,3 +117,19 @@ func (t *table[T]) each(f func(*T)) {
 
 // clear drops every value.
 func (t *table[T]) clear() { t.dir.Store(nil) }
+
+// remove takes the live entry id (an event or a notify: what names it in
+// the error) out of t for its destruction. Of two removals at once, one
+// wins; the other gets the error of a handle that is not live.
+func remove[T any](b *Backend, t *table[T], id uint64, what string) (*T, error) {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	v := t.get(id)
+	switch {
+	case b.closed:
+		return nil, errClosed()
+	case v == nil || !t.del(id):
+		return nil, acl.Errorf(acl.ErrRTInvalidHandle, "%s %d is not a live %s", what, id, what)
+	}
+	return v, nil
+}

@@ -78,17 +78,10 @@ func (b *Backend) CreateNotify(dev int32, flag uint64) (acl.Notify, error) {
 // DestroyNotify implements [acl.Backend]. Streams waiting for the notify
 // go on; a queued record of it still runs, to no effect.
 func (b *Backend) DestroyNotify(h acl.Notify) error {
-	b.mu.RLock()
-	n := b.notifies.get(uint64(h))
-	switch {
-	case b.closed:
-		b.mu.RUnlock()
-		return errClosed()
-	case n == nil || !b.notifies.del(uint64(h)):
-		b.mu.RUnlock()
-		return acl.Errorf(acl.ErrRTInvalidHandle, "notify %d is not a live notify", h)
+	n, err := remove(b, &b.notifies, uint64(h), "notify")
+	if err != nil {
+		return err
 	}
-	b.mu.RUnlock()
 	n.destroy()
 	return nil
 }
