@@ -514,14 +514,20 @@ func (s *Server) reloadAllowed(r *http.Request) bool {
 	return s.adminToken(tok)
 }
 
-// authorize enforces the access rules, if there are any, on every
-// request but the probes: 401 (WWW-Authenticate: Bearer) without an
+// authorize enforces mutual TLS (a verified client certificate) and the
+// access rules, if there are any, on every request but the probes: 401 (WWW-Authenticate: Bearer) without an
 // identity the rules know, 403 for a plugin or admin action its rules do
 // not grant. Refused plugin requests are counted in the request metrics
 // with an empty plugin label (names in URLs are anyone's); every refusal
 // is logged. The request's logger gets the client's rule names (client).
 func (s *Server) authorize(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.tls != nil && s.tls.requireClient && !needOf(r).open && (r.TLS == nil || len(r.TLS.VerifiedChains) == 0) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="aclwasm"`)
+			writeErr(w, r, &apiError{status: http.StatusUnauthorized, Code: "unauthorized", Message: "mutual TLS: a client certificate the server's client CA signed is required"})
+			s.logFor(r).Info("access refused", "status", http.StatusUnauthorized, "code", "unauthorized", "error", "no client certificate", "path", r.URL.Path, "remote", r.RemoteAddr)
+			return
+		}
 		c := s.access.get()
 		if c == nil {
 			h.ServeHTTP(w, r)

@@ -51,8 +51,11 @@ type TLSConfig struct {
 
 // tlsState is the TLS side of a Server: the tls.Config Serve uses.
 type tlsState struct {
-	config  *tls.Config
-	timeout time.Duration
+	// requireClient: mutual TLS; every request but the probes needs a
+	// verified client certificate.
+	requireClient bool
+	config        *tls.Config
+	timeout       time.Duration
 }
 
 // newTLS loads c's files: an error for any that does not load.
@@ -80,9 +83,13 @@ func newTLS(c *TLSConfig, log *slog.Logger) (*tlsState, error) {
 		if !pool.AppendCertsFromPEM(pem) {
 			return nil, fmt.Errorf("serve: TLS client CA %s: no PEM certificate in it", c.ClientCAFile)
 		}
-		tc.ClientCAs, tc.ClientAuth = pool, tls.RequireAndVerifyClientCert
+		// A certificate given must verify in the handshake; one not given
+		// fails every request but the probes (requireClient), so that a
+		// kubelet's probes, which present none, still reach /healthz and
+		// /readyz.
+		tc.ClientCAs, tc.ClientAuth = pool, tls.VerifyClientCertIfGiven
 	}
-	st := &tlsState{config: tc, timeout: c.HandshakeTimeout}
+	st := &tlsState{config: tc, timeout: c.HandshakeTimeout, requireClient: c.ClientCAFile != ""}
 	if st.timeout == 0 {
 		st.timeout = DefaultHandshakeTimeout
 	}

@@ -221,10 +221,11 @@ func TestTLSServes(t *testing.T) {
 	require.NotContains(t, string(r.body), "echo:")
 }
 
-// TestMutualTLS: with a client CA every handshake needs a client
-// certificate that CA signed and that has not expired: without one, with
-// an expired one, or with one of another CA the request fails in the
-// handshake and no plugin runs; a good one is served.
+// TestMutualTLS: with a client CA a client certificate must be one that CA
+// signed and that has not expired: an expired one or one of another CA
+// fails the handshake; without one, every request but the probes gets 401
+// (the kubelet's probes present none); no plugin runs; a good one is
+// served.
 func TestMutualTLS(t *testing.T) {
 	p := newPKI(t)
 	dir := plugins(t, map[string][]byte{"echo": wat2wasm(t, "echo", "")}, nil)
@@ -241,7 +242,6 @@ func TestMutualTLS(t *testing.T) {
 		cert       *tls.Certificate
 		alert, log string // the server's alert, and its reason in the server's log
 	}{
-		{"no certificate", nil, "certificate required", "client didn't provide a certificate"},
 		{"expired", &p.expired.tls, "expired certificate", "certificate has expired"},
 		{"another CA", &p.untrusted.tls, "unknown certificate authority", "certificate signed by unknown authority"},
 	} {
@@ -260,6 +260,19 @@ func TestMutualTLS(t *testing.T) {
 				return false
 			}, 30*time.Second, 10*time.Millisecond, "no handshake error %q in the server's log", tc.log)
 		})
+	}
+	none := tlsClient(t, p.serverPool, nil, true)
+	r, _, err = call(none, "POST", f.url+"/v1/plugins/echo", "", []byte("a"))
+	require.NoError(t, err)
+	require.Equal(t, 401, r.status, "no client certificate: %v", r)
+	require.Contains(t, string(r.body), "client certificate")
+	r, _, err = call(none, "GET", f.url+"/v1/plugins", "", nil)
+	require.NoError(t, err)
+	require.Equal(t, 401, r.status)
+	for _, probe := range []string{"/healthz", "/readyz"} {
+		r, _, err = call(none, "GET", f.url+probe, "", nil)
+		require.NoError(t, err)
+		require.Equal(t, 200, r.status, "%s without a client certificate", probe)
 	}
 	ok := 0
 	for _, rec := range log.records(t) {
