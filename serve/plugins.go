@@ -150,17 +150,25 @@ type stamp struct {
 type fileStamp struct {
 	size int64
 	mod  time.Time
+	id   uint64 // the file's inode where there are inodes: an atomic replacement is a new one
 	ok   bool
 }
 
 // statFile stamps the file at path; anything there counts (a directory
 // in a manifest's place is an error to report, not a missing manifest).
+// stampOf is fi's stamp. The inode tells a file written again with the
+// same size within the file system's timestamp granularity (a coarse
+// clock tick) from the one before it, when it was replaced by a rename.
+func stampOf(fi os.FileInfo) fileStamp {
+	return fileStamp{size: fi.Size(), mod: fi.ModTime(), id: fileID(fi), ok: true}
+}
+
 func statFile(path string) fileStamp {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return fileStamp{}
 	}
-	return fileStamp{fi.Size(), fi.ModTime(), true}
+	return stampOf(fi)
 }
 
 // version is one loaded version of a plugin. Requests hold it (refs) while
@@ -274,7 +282,7 @@ func scan(dir string) (map[string]stamp, error) {
 		if err != nil {
 			continue // removed since ReadDir
 		}
-		out[name] = stamp{wasm: fileStamp{fi.Size(), fi.ModTime(), true},
+		out[name] = stamp{wasm: stampOf(fi),
 			yaml: statFile(filepath.Join(dir, name+".yaml")), json: statFile(filepath.Join(dir, name+".json"))}
 	}
 	return out, nil

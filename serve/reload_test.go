@@ -169,3 +169,22 @@ func TestAnswersWhileLoading(t *testing.T) {
 	require.Equal(t, 200, r.status, "%v", r)
 	require.Equal(t, "echo:hi", string(r.body))
 }
+
+// TestStampSeesRename: a module replaced by a rename with one of the same
+// size and modification time (written within one tick of a coarse file
+// system clock) is still a change: its inode is new.
+func TestStampSeesRename(t *testing.T) {
+	dir := t.TempDir()
+	path, tmp := filepath.Join(dir, "echo.wasm"), filepath.Join(dir, "echo.tmp")
+	require.NoError(t, os.WriteFile(path, []byte("version 1"), 0o644))
+	before := statFile(path)
+	fi, err := os.Stat(path)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(tmp, []byte("version 2"), 0o644))
+	require.NoError(t, os.Chtimes(tmp, fi.ModTime(), fi.ModTime()))
+	require.NoError(t, os.Rename(tmp, path))
+	after := statFile(path)
+	require.Equal(t, before.size, after.size)
+	require.True(t, before.mod.Equal(after.mod))
+	require.NotEqual(t, before, after, "the same size and time, another file")
+}
