@@ -259,10 +259,16 @@ func (h *goalHarness) asyncSetup(b *testing.B, src, size uint64) (stream uint64)
 }
 
 // asyncPairs returns n pairs of aclrtMemcpyAsync H2D of size bytes from src
-// and aclrtSynchronizeStream on st, in guest loops of iters.
+// to the harness's device memory and aclrtSynchronizeStream on st, in
+// guest loops of iters.
 func (h *goalHarness) asyncPairs(b *testing.B, src, size, st uint64, iters int) func(n int) {
+	return h.asyncPairsKind(b, h.dev, src, size, 1, st, iters)
+}
+
+// asyncPairsKind is asyncPairs from src to dst with the kind given.
+func (h *goalHarness) asyncPairsKind(b *testing.B, dst, src, size, kind, st uint64, iters int) func(n int) {
 	return func(n int) {
-		loops(b, n, iters, func(k int) uint64 { return h.bcall(b, "async_loop", h.dev, src, size, 1, st, uint64(k)) })
+		loops(b, n, iters, func(k int) uint64 { return h.bcall(b, "async_loop", dst, src, size, kind, st, uint64(k)) })
 	}
 }
 
@@ -415,3 +421,17 @@ func parallelCopies(g int, size uint64) func(n int) {
 
 func BenchmarkGoal6Scaling1MiB(b *testing.B) { benchScaling(b, 1<<20, 8) }
 func BenchmarkGoal6Scaling64B(b *testing.B)  { benchScaling(b, 64, 1000) }
+
+// BenchmarkGoal8SmallCopyD2D (goal 8): a validated 64-byte aclrtMemcpy
+// between two places of one device allocation, from a guest loop, against
+// the no-op import. x-floor: the sandboxed time per call over the no-op's
+// (goal: <= 1.5). Both sides are device memory: both are looked up in the
+// session's allocations and in the backend's.
+func BenchmarkGoal8SmallCopyD2D(b *testing.B) {
+	h := newGoal(b, 4, 8<<10)
+	run := func(n int) {
+		loops(b, n, 1000, func(k int) uint64 { return h.bcall(b, "memcpy_loop", h.dev, h.dev+4<<10, 64, 3, uint64(k)) })
+	}
+	f, r := measure(b, 1000, noopImport(b), run)
+	b.ReportMetric(r/f, "x-floor")
+}

@@ -19,6 +19,11 @@ func (b *Backend) Memcpy(ctx context.Context, dst, src acl.Buf, n uint64) error 
 		return nil
 	}
 	if dst.Pin == 0 && src.Pin == 0 {
+		if n <= chunk && b.clk == nil {
+			if done, err := b.copySmall(&dst, &src, n); done {
+				return err
+			}
+		}
 		return b.memcpyDirect(ctx, dst, src, n)
 	}
 	d, s, err := b.pair(dst, src, n, n)
@@ -69,6 +74,58 @@ func (b *Backend) memcpyDirect(ctx context.Context, dst, src acl.Buf, n uint64) 
 		c.hostOp(ctx, nil, c.cost(copyFlow(d, s, n)))
 	}
 	return err
+}
+
+// copySmall is memcpyDirect for its common case, in one frame: at most one
+// chunk (no halt to look at: Memcpy looked at ctx just before), untimed,
+// between live ranges of device memory on one device and pageable host
+// memory, each side checked as resolveLocked checks it. It reports false,
+// having done nothing, for anything else, which memcpyDirect then does
+// with its errors. A small copy is mostly fixed costs (host/RATIONALE.md):
+// the spans, the halt and the three calls between resolving and copying
+// cost more than the checks.
+func (b *Backend) copySmall(dst, src *acl.Buf, n uint64) (bool, error) {
+	w, woff, ok := b.smallSide(dst, n)
+	if !ok {
+		return false, nil
+	}
+	r, roff, ok := b.smallSide(src, n)
+	if !ok || (w != nil && r != nil && w.dev != r.dev) || b.shut.Load() {
+		return false, nil
+	}
+	lock2(w, r)
+	d, s := dst.Host, src.Host
+	if w != nil {
+		d = w.mem
+	}
+	if r != nil {
+		s = r.mem
+	}
+	var err error
+	switch {
+	case d == nil: // freed after the lookup: only the lock orders a Free
+		err = errFreed("dst", w)
+	case s == nil:
+		err = errFreed("src", r)
+	default:
+		copy(d[woff:woff+n], s[roff:roff+n])
+	}
+	unlock2(w, r)
+	return true, err
+}
+
+// smallSide resolves one side of copySmall: a live allocation and the
+// offset in it, or pageable host bytes (nil, 0); false for anything else.
+func (b *Backend) smallSide(x *acl.Buf, n uint64) (*alloc, uint64, bool) {
+	if x.Host != nil {
+		return nil, 0, x.Dev == 0 && uint64(len(x.Host)) >= n
+	}
+	a := b.allocs.get(uint64(x.Dev) >> b.shift) // nil for NULL: id 0 is never handed out
+	if a == nil || a.dying.Load() {
+		return nil, 0, false
+	}
+	off := uint64(x.Dev) & b.mask
+	return a, off, off < a.size && n <= a.size-off
 }
 
 // MemcpyAsync implements [acl.Backend]. A copy between host memory only gives

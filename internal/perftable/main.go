@@ -12,6 +12,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -36,8 +37,9 @@ func (t target) met(x float64) bool {
 
 func (t target) String() string { return fmt.Sprintf("%s %g", t.op, t.v) }
 
-// goal is one row of the table: the benchmark (name prefix) and metric
-// that measure it, what it measures against, and its target, per engine
+// goal is one row of the table: the benchmark (its name without
+// "Benchmark", each of its sub-benchmarks a row of its own) and metric that
+// measure it, what it measures against, and its target, per engine
 // when the engines' targets differ.
 type goal struct {
 	id, bench, unit string
@@ -49,9 +51,9 @@ type goal struct {
 
 // goals are the goals of the performance issue, in the table's order.
 var goals = []goal{
-	{id: "1", bench: "Goal1", unit: "x-floor", what: "64 B `aclrtMemcpy`, guest loop", floor: "no-op import, same signature", want: target{"<=", 1.5}, per: map[string]target{"wasmtime": {"<=", 1.2}}},
-	{id: "1", bench: "Goal1", unit: "allocs/call", what: "64 B `aclrtMemcpy`, allocations", floor: "per call", want: target{"<=", 0.01}},
-	{id: "2", bench: "Goal2", unit: "x-floor", what: "4 KiB `aclrtMemcpy`", floor: "no-op import + `copy()` 4 KiB", want: target{"<=", 1.5}},
+	{id: "1", bench: "Goal1SmallCopy", unit: "x-floor", what: "64 B `aclrtMemcpy` H2D, guest loop", floor: "no-op import, same signature", want: target{"<=", 1.5}, per: map[string]target{"wasmtime": {"<=", 1.2}}},
+	{id: "1", bench: "Goal1SmallCopy", unit: "allocs/call", what: "64 B `aclrtMemcpy`, allocations", floor: "per call", want: target{"<=", 0.01}},
+	{id: "2", bench: "Goal2Copy4KiB", unit: "x-floor", what: "4 KiB `aclrtMemcpy`", floor: "no-op import + `copy()` 4 KiB", want: target{"<=", 1.5}},
 	{id: "3", bench: "Goal3AsyncLarge", unit: "x-copy", what: "1 MiB async + synchronize, throughput", floor: "`copy()` 1 MiB", want: target{">=", 0.9}},
 	{id: "3", bench: "Goal3AsyncSmall", unit: "x-sync", what: "64 B async + synchronize pair", floor: "64 B sync copy", want: target{"<=", 3}},
 	{id: "3", bench: "Goal3WasmtimeAsyncSmall", unit: "x-sync", what: "64 B async + synchronize pair, wasmtime's own floor", floor: "64 B sync copy", want: target{"<=", 3}},
@@ -68,6 +70,13 @@ var goals = []goal{
 	{id: "7", bench: "Goal7Instantiate", unit: "x-bare", what: "instantiation, cached small module", floor: "bare engine instantiation, same module", want: target{"<=", 1.5}},
 	{id: "7", bench: "Goal7Pool", unit: "x-call", what: "Go plugin call through the pool", floor: "call on a held instance", want: target{"<=", 1.5}},
 	{id: "7", bench: "Goal7Pool", unit: "x-instantiate", what: "Go plugin call through the pool", floor: "an instantiation", ref: true},
+	{id: "8", bench: "Goal8SmallCopyD2D", unit: "x-floor", what: "64 B `aclrtMemcpy` D2D, guest loop", floor: "no-op import, same signature", want: target{"<=", 1.5}},
+	{id: "9", bench: "Goal9Scaling1MiB", unit: "x-copy", what: "sessions copying 1 MiB H2D from guest memory, throughput", floor: "as many goroutines, `copy()` from the same guest memory", want: target{">=", 0.9}},
+	{id: "9", bench: "Goal9Scaling1MiB", unit: "x-heap", what: "sessions copying 1 MiB H2D from guest memory, throughput", floor: "as many goroutines, `copy()` between Go buffers", ref: true},
+	{id: "10", bench: "Goal10Large64MiB/async", unit: "x-copy", what: "64 MiB D2H async + synchronize, throughput", floor: "`copy()` 64 MiB", want: target{">=", 0.95}},
+	{id: "10", bench: "Goal10Large64MiB/async", unit: "x-guest", what: "64 MiB D2H async + synchronize, throughput", floor: "`copy()` 64 MiB into guest memory", ref: true},
+	{id: "10", bench: "Goal10Large64MiB/sync", unit: "x-copy", what: "64 MiB D2H `aclrtMemcpy`, throughput", floor: "`copy()` 64 MiB", ref: true},
+	{id: "10", bench: "Goal10Large64MiB/sync", unit: "x-guest", what: "64 MiB D2H `aclrtMemcpy`, throughput", floor: "`copy()` 64 MiB into guest memory", ref: true},
 }
 
 // samples are one benchmark's values of one metric on one engine.
@@ -108,9 +117,16 @@ func read(engine, file string, vals map[key][]float64) error {
 		if !ok {
 			continue
 		}
-		base := strings.TrimPrefix(string(res.Name.Base()), "Benchmark")
+		// The name without "Benchmark" and GOMAXPROCS, sub-benchmarks kept.
+		name, parts := res.Name.Parts()
+		base := strings.TrimPrefix(string(name), "Benchmark")
 		if !strings.HasPrefix(base, "Goal") {
 			continue
+		}
+		for _, p := range parts {
+			if p[0] == '/' {
+				base += string(p)
+			}
 		}
 		for _, v := range res.Values {
 			if strings.HasPrefix(v.Unit, "x-") || v.Unit == "allocs/entry" || v.Unit == "allocs/call" {
@@ -144,8 +160,8 @@ func writeTable(w io.Writer, engines []string, vals map[key][]float64) {
 					met = "met"
 				}
 				what := g.what
-				if g.unit == "" {
-					what += " (" + k.bench + ", " + k.unit + ")"
+				if sub, ok := strings.CutPrefix(k.bench, g.bench+"/"); ok {
+					what += ", " + sub
 				}
 				fmt.Fprintf(w, "| %s | %s | %s | %.2f (%.2f-%.2f) | %s | %s | %s |\n", g.id, what, g.floor, med, lo, hi, tgt, met, e)
 			}
@@ -165,23 +181,50 @@ func writeTable(w io.Writer, engines []string, vals map[key][]float64) {
 	}
 }
 
-// keys returns the metrics of engine that measure g: those of the
-// benchmarks whose name starts with g.bench, in g's unit or, for a goal
-// with no unit given, every ratio.
+// keys returns the metrics of engine that measure g: those of benchmark
+// g.bench and of its sub-benchmarks, in g's unit.
 func keys(vals map[key][]float64, engine string, g goal) []key {
 	var out []key
 	for k := range vals {
 		if k.engine != engine {
 			continue
 		}
-		switch {
-		case !strings.HasPrefix(k.bench, g.bench):
-		case g.unit != "" && k.unit == g.unit, g.unit == "" && strings.HasPrefix(k.unit, "x-"):
+		if (k.bench == g.bench || strings.HasPrefix(k.bench, g.bench+"/")) && k.unit == g.unit {
 			out = append(out, k)
 		}
 	}
-	slices.SortFunc(out, func(a, b key) int { return strings.Compare(a.bench+a.unit, b.bench+b.unit) })
+	slices.SortFunc(out, func(a, b key) int { return natural(a.bench, b.bench) })
 	return out
+}
+
+// natural compares a and b as strings whose runs of digits compare as
+// numbers: sessions=2 before sessions=16.
+func natural(a, b string) int {
+	for a != "" && b != "" {
+		da, db := digits(a), digits(b)
+		if da > 0 && db > 0 {
+			x, y := strings.TrimLeft(a[:da], "0"), strings.TrimLeft(b[:db], "0")
+			if c := cmp.Or(cmp.Compare(len(x), len(y)), strings.Compare(x, y)); c != 0 {
+				return c
+			}
+			a, b = a[da:], b[db:]
+			continue
+		}
+		if a[0] != b[0] {
+			return cmp.Compare(a[0], b[0])
+		}
+		a, b = a[1:], b[1:]
+	}
+	return cmp.Compare(len(a), len(b))
+}
+
+// digits returns the length of the run of digits s starts with.
+func digits(s string) int {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return n
 }
 
 // stats returns the median, minimum and maximum of xs.

@@ -24,7 +24,10 @@ BenchmarkGoal1SmallCopy-2   1000   500 ns/op   1.4 x-floor
 BenchmarkGoal1SmallCopy-2   1000   500 ns/op   1.6 x-floor
 BenchmarkGoal1SmallCopy-2   1000   500 ns/op   1.45 x-floor
 BenchmarkGoal5Batch64B-2    10     9 ns/op     2.5 x-loop   0.002 allocs/entry
-BenchmarkGoal9Other-2       10     9 ns/op     7 x-thing
+BenchmarkGoal99Other-2      10     9 ns/op     7 x-thing
+BenchmarkGoal9Scaling1MiB/sessions=2-2   10   9 ns/op   0.95 x-copy
+BenchmarkGoal9Scaling1MiB/sessions=16-2  10   9 ns/op   0.85 x-copy
+BenchmarkGoal10Large64MiB/async-2        10   9 ns/op   0.96 x-copy
 BenchmarkOther-2            10     9 ns/op     7 x-floor
 `)
 	wt := write("wasmtime.txt", `BenchmarkGoal1SmallCopy-2   1000   500 ns/op   1.3 x-floor
@@ -44,11 +47,17 @@ BenchmarkOther-2            10     9 ns/op     7 x-floor
 		"| 1.30 (1.30-1.30) | <= 1.2 | not met | wasmtime |",
 		"| 2.50 (2.50-2.50) | >= 2 | met | wazero |",
 		"| 0.00 (0.00-0.00) | <= 0.01 | met | wazero |",
-		"| ? | Goal9Other (x-thing) |",
+		"| ? | Goal99Other (x-thing) |",
+		"from guest memory, throughput, sessions=2 | as many goroutines, `copy()` from the same guest memory | 0.95 (0.95-0.95) | >= 0.9 | met | wazero |",
+		"sessions=16 | as many goroutines, `copy()` from the same guest memory | 0.85 (0.85-0.85) | >= 0.9 | not met | wazero |",
+		"| 10 | 64 MiB D2H async + synchronize, throughput | `copy()` 64 MiB | 0.96 (0.96-0.96) | >= 0.95 | met | wazero |",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in\n%s", want, out)
 		}
+	}
+	if i, j := strings.Index(out, "sessions=2 "), strings.Index(out, "sessions=16 "); i < 0 || j < i {
+		t.Errorf("sessions=2 is not listed before sessions=16:\n%s", out)
 	}
 	if strings.Contains(out, "BenchmarkOther") || strings.Contains(out, "| Other") {
 		t.Errorf("a benchmark that is not a goal is listed:\n%s", out)

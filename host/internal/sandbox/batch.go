@@ -137,12 +137,17 @@ func (c *Call) batch(async bool, failAt, streamAt int) error {
 			setFail(i)
 			return acl.Errorf(acl.ErrRTParamInvalid, "copy %d: dst or src is NULL", i)
 		}
-		d, err := c.resolve("dsts", dst, n, true) // entryrange
+		// Resolved in place, in the next entry of copies (zero, cleared
+		// after the call or new): copying a resolved Buf into it cost
+		// more than resolving.
+		copies = copies[:len(copies)+1]
+		e := &copies[len(copies)-1]
+		da, err := c.resolveBuf(&e.Dst, "dsts", dst, n, true) // entryrange
 		if err != nil {
 			setFail(i)
 			return c.entryErr("dsts", i, dst, n, true)
 		}
-		s, err := c.resolve("srcs", src, n, false)
+		sa, err := c.resolveBuf(&e.Src, "srcs", src, n, false)
 		if err != nil {
 			setFail(i)
 			return c.entryErr("srcs", i, src, n, false)
@@ -150,16 +155,20 @@ func (c *Call) batch(async bool, failAt, streamAt int) error {
 		if k := acl.BatchAttrIndex(idx, i); k != attrAt {
 			attr, attrAt = attrs.At(k), k
 		}
-		if err := acl.CheckBatchLocation(i, attr, d.loc(), s.loc()); err != nil { // entryloc, entrydir
+		if err := acl.CheckBatchLocation(i, attr, locOf(da, &e.Dst), locOf(sa, &e.Src)); err != nil { // entryloc, entrydir
 			setFail(i)
 			return err
 		}
 		if n == 0 {
+			*e = acl.Copy{}
+			copies = copies[:len(copies)-1]
 			continue // a synchronous copy of 0 bytes: nothing to do
 		}
-		copies = append(copies, acl.Copy{Dst: d.buf, Src: s.buf, N: n})
-		bytes[direction(&d, &s)] += n
-		queued = queued || acl.Queues(d.buf, s.buf)
+		e.N = n
+		bytes[acl.DirectionOf(da != nil, sa != nil)] += n
+		if async && !queued {
+			queued = acl.Queues(e.Dst, e.Src)
+		}
 	}
 	if async {
 		// Natively an entry on unregistered memory synchronizes the stream

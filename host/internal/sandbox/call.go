@@ -190,11 +190,14 @@ type span struct {
 
 // loc returns where the span's memory is: a device, registered host
 // memory or unregistered (pageable) guest memory.
-func (sp *span) loc() acl.MemLocation {
+func (sp *span) loc() acl.MemLocation { return locOf(sp.a, &sp.buf) }
+
+// locOf is loc of b, resolved in allocation a (nil: host memory).
+func locOf(a *alloc, b *acl.Buf) acl.MemLocation {
 	switch {
-	case sp.a != nil:
-		return acl.MemLocation{ID: uint32(sp.a.dev), Type: acl.MemLocationDevice}
-	case sp.buf.Pin != 0:
+	case a != nil:
+		return acl.MemLocation{ID: uint32(a.dev), Type: acl.MemLocationDevice}
+	case b.Pin != 0:
 		return acl.MemLocation{Type: acl.MemLocationHost}
 	}
 	return acl.MemLocation{Type: acl.MemLocationUnregistered}
@@ -205,6 +208,23 @@ func (sp *span) loc() acl.MemLocation {
 // inside one live allocation of this session (107000 otherwise). write
 // marks a destination: registered read-only memory may not be one.
 func (c *Call) resolve(name string, addr, n uint64, write bool) (span, error) {
+	var sp span
+	err := c.resolveTo(&sp, name, addr, n, write)
+	return sp, err
+}
+
+// resolveTo is resolve into *sp, for the small copies: a span returned in
+// registers is stored to the caller's frame word by word and then read in
+// 16-byte moves that wait for those stores, which cost more than the
+// checks.
+func (c *Call) resolveTo(sp *span, name string, addr, n uint64, write bool) (err error) {
+	sp.a, err = c.resolveBuf(&sp.buf, name, addr, n, write)
+	return err
+}
+
+// resolveBuf is resolve into *b, which is zero, returning the allocation
+// of device memory: a batch resolves straight into its entries.
+func (c *Call) resolveBuf(b *acl.Buf, name string, addr, n uint64, write bool) (*alloc, error) {
 	// The common cases first, with no error formatting in the way:
 	// guest memory, unregistered or inside one registered range, and a
 	// range inside one allocation. Anything else, errors included, takes
@@ -213,18 +233,23 @@ func (c *Call) resolve(name string, addr, n uint64, write bool) (span, error) {
 	if end := addr + n; addr < as.guestEnd {
 		if end >= addr && end <= uint64(len(c.mem)) {
 			if len(as.pins) == 0 {
-				return span{buf: acl.Buf{Host: c.mem[addr:end:end]}}, nil
+				b.Host = c.mem[addr:end:end]
+				return nil, nil
 			}
 			// Inside one registered range, which no other overlaps, that
 			// may be written or is not: readOnlyIn could only find it.
 			if p := as.pinAt(addr, end); p != nil && (!write || p.typ != acl.HostRegisterReadOnly) {
-				return span{buf: acl.Buf{Host: c.mem[addr:end:end], Pin: p.h}}, nil
+				b.Host, b.Pin = c.mem[addr:end:end], p.h
+				return nil, nil
 			}
 		}
 	} else if a := as.find(addr); a != nil && n <= a.end()-addr && (!write || !a.readOnly) {
-		return devSpan(a, addr), nil
+		b.Dev = a.ptr + acl.DevPtr(addr-a.base)
+		return a, nil
 	}
-	return c.resolveAny(name, addr, n, write)
+	sp, err := c.resolveAny(name, addr, n, write)
+	*b = sp.buf
+	return sp.a, err
 }
 
 // resolveAny is resolve for every range, with the errors.

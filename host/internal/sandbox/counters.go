@@ -94,11 +94,15 @@ func (s *Session) Counts() []FuncCount {
 
 // movedWhenRun counts n bytes in direction d for the current function once
 // the copy just queued on st has run: at once if it ran before returning
-// (queued false: it touched unregistered guest memory), else through the
-// backend's OnComplete, so that work cancelled before it ran is never
-// counted.
+// (queued false: it touched unregistered guest memory) or st is idle
+// (ran), else through the backend's OnComplete, so that work cancelled
+// before it ran is never counted.
 func (c *Call) movedWhenRun(st *streamRec, queued bool, d acl.Direction, n uint64) {
 	if !queued {
+		c.moved(d, n)
+		return
+	}
+	if c.ran(st) {
 		c.moved(d, n)
 		return
 	}
@@ -108,10 +112,23 @@ func (c *Call) movedWhenRun(st *streamRec, queued bool, d acl.Direction, n uint6
 	_ = c.s.b.OnComplete(st.h, func() { s.countBytes(fi, d, n) })
 }
 
+// ran reports whether st is idle: what was just queued on it has run. A
+// small copy on an idle stream mostly has (the simulator runs it in the
+// call that queues it): a look at the stream costs far less than a mark
+// (a closure and a queued operation), and updates the queue count.
+func (c *Call) ran(st *streamRec) bool {
+	k, err := c.s.b.Pending(st.h)
+	if err != nil || k != 0 {
+		return false
+	}
+	st.queued = 0
+	return true
+}
+
 // set counts n bytes set by the current (memset) function: at once, or,
 // queued on st, once the memset has run, as movedWhenRun does for copies.
 func (c *Call) set(st *streamRec, n uint64) {
-	if st != nil {
+	if st != nil && !c.ran(st) {
 		s, fi := c.s, c.fi
 		_ = c.s.b.OnComplete(st.h, func() { s.stats.bytes[fi][SetSlot].Add(n) })
 		return

@@ -36,12 +36,11 @@ func memcpySync(c *Call) error {
 	if err := c.needDevice(); err != nil { // context
 		return err
 	}
-	d, err := c.resolve("dst", dst, n, true) // range
-	if err != nil {
+	var d, s span
+	if err := c.resolveTo(&d, "dst", dst, n, true); err != nil { // range
 		return err
 	}
-	s, err := c.resolve("src", src, n, false)
-	if err != nil {
+	if err := c.resolveTo(&s, "src", src, n, false); err != nil {
 		return err
 	}
 	if err := c.peerCheck(&d, &s); err != nil { // peer
@@ -74,12 +73,11 @@ func memcpyAsync(c *Call) error {
 	if st, err = c.bindStream(st); err != nil { // context
 		return err
 	}
-	d, err := c.resolve("dst", dst, n, true) // range
-	if err != nil {
+	var d, s span
+	if err := c.resolveTo(&d, "dst", dst, n, true); err != nil { // range
 		return err
 	}
-	s, err := c.resolve("src", src, n, false)
-	if err != nil {
+	if err := c.resolveTo(&s, "src", src, n, false); err != nil {
 		return err
 	}
 	if _, err := acl.CorrectKind(kind, d.loc().Type, s.loc().Type); err != nil { // kind5, kindloc
