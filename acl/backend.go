@@ -140,6 +140,12 @@ type Backend interface {
 	StreamQuery(s Stream) (StreamStatus, error)
 	// Pending returns how many operations are queued on s and not yet complete.
 	Pending(s Stream) (int, error)
+	// Idle reports whether s is known to have no queued work that has not
+	// completed, without asking a native runtime: false when it cannot
+	// tell so cheaply, or s is unknown. The sandbox asks after queuing a
+	// small copy, to count its bytes at once when it has run instead of
+	// through OnComplete.
+	Idle(s Stream) bool
 	// LaunchHostFunc queues fn on s; it runs in stream order, and an error it
 	// returns is the stream's asynchronous error. The sandbox uses it for work
 	// it must validate when it executes (descriptors, offset base slots).

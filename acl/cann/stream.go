@@ -472,6 +472,25 @@ func (b *Backend) Pending(h acl.Stream) (int, error) {
 	return s.pending, nil
 }
 
+// Idle implements [acl.Backend] from the backend's own count: true only
+// when nothing was submitted on h since the stream was last seen idle. It
+// never asks the runtime (Pending does), so a copy just submitted makes it
+// false.
+func (b *Backend) Idle(h acl.Stream) bool {
+	if err := b.enter(); err != nil {
+		return false
+	}
+	defer b.exit()
+	s, _, err := b.acquire(h)
+	if err != nil {
+		return false
+	}
+	defer b.done(s, nil)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pending == 0
+}
+
 // CreateEvent implements [acl.Backend] with aclrtCreateEvent in dev's context.
 func (b *Backend) CreateEvent(dev int32) (acl.Event, error) {
 	if err := b.enter(); err != nil {

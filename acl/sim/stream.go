@@ -690,6 +690,12 @@ func (b *Backend) Pending(h acl.Stream) (int, error) {
 	return int(s.countedLocked()), nil
 }
 
+// Idle implements [acl.Backend]: the simulator always knows.
+func (b *Backend) Idle(h acl.Stream) bool {
+	n, err := b.Pending(h)
+	return err == nil && n == 0
+}
+
 // LaunchHostFunc implements [acl.Backend]. fn runs on the stream's worker; a
 // panic in it becomes the stream's error (500000) instead of crashing.
 func (b *Backend) LaunchHostFunc(h acl.Stream, fn func() error) error {

@@ -112,13 +112,13 @@ func (c *Call) movedWhenRun(st *streamRec, queued bool, d acl.Direction, n uint6
 	_ = c.s.b.OnComplete(st.h, func() { s.countBytes(fi, d, n) })
 }
 
-// ran reports whether st is idle: what was just queued on it has run. A
-// small copy on an idle stream mostly has (the simulator runs it in the
-// call that queues it): a look at the stream costs far less than a mark
-// (a closure and a queued operation), and updates the queue count.
+// ran reports whether st is known idle: what was just queued on it has
+// run. A small copy on an idle stream mostly has (the simulator runs it in
+// the call that queues it), and asking costs far less than a mark (a
+// closure and a queued operation); a native stream is asked nothing
+// (acl.Backend.Idle).
 func (c *Call) ran(st *streamRec) bool {
-	k, err := c.s.b.Pending(st.h)
-	if err != nil || k != 0 {
+	if !c.s.b.Idle(st.h) {
 		return false
 	}
 	st.queued = 0
