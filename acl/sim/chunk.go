@@ -34,7 +34,7 @@ func (h halt) err() error {
 		if h.ctx != nil {
 			return h.ctx.Err()
 		}
-		return acl.Errorf(acl.ErrRTStreamAbort, "the operation was stopped: its stream was destroyed with its work cancelled")
+		return errStopped()
 	default:
 		return nil
 	}
@@ -100,4 +100,10 @@ func set(h halt, p []byte, v byte) error {
 		copy(p[lo:min(lo+chunk, len(p))], first)
 	}
 	return nil
+}
+
+// errStopped is the error of an operation its stream's cancellation
+// stopped.
+func errStopped() error {
+	return acl.Errorf(acl.ErrRTStreamAbort, "the operation was stopped: its stream was destroyed with its work cancelled")
 }

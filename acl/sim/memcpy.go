@@ -145,11 +145,99 @@ func (b *Backend) MemcpyAsync(ctx context.Context, dst, src acl.Buf, n uint64, s
 	if err := acl.CheckAsyncSides(dst, src); err != nil {
 		return err
 	}
+	if n <= smallAsync && b.clk == nil {
+		if done, err := b.asyncSmall(st, &dst, &src, n); done {
+			return err
+		}
+	}
 	d, s, err := b.pair(dst, src, n, n)
 	if err != nil {
 		return err
 	}
 	return submit(ctx, st, d.pageable() || s.pageable(), xferOp{n}, [2]span{d, s}, nil)
+}
+
+// smallAsync bounds the copies asyncSmall runs: it holds the backend's
+// lock shared while it copies, which HostUnregister waits for.
+const smallAsync = 64 << 10
+
+// asyncSmall is MemcpyAsync for its common small case, on an idle stream:
+// both sides pinned (device memory on one device, or registered host
+// memory), untimed. The copy runs in the call, as the stream's inline path
+// runs it (enqueue), but without an op, references or a second lookup of
+// each side: the backend's lock, held shared from the lookup to the end of
+// the copy, keeps each pin registered, and the allocations' data locks
+// order the copy against a Free. It reports false, having done nothing,
+// for anything else, which the general path then does with its errors.
+// Lock order: Backend.mu, then the stream's, then the data locks, as
+// elsewhere.
+func (b *Backend) asyncSmall(st *stream, dst, src *acl.Buf, n uint64) (bool, error) {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if b.closed {
+		return false, nil
+	}
+	w, woff, d, ok := b.pinnedSide(dst, n, true)
+	if !ok {
+		return false, nil
+	}
+	r, roff, s, ok := b.pinnedSide(src, n, false)
+	if !ok || (w != nil && r != nil && w.dev != r.dev) {
+		return false, nil
+	}
+	run, abort, ok := st.claim()
+	if !ok {
+		return false, nil
+	}
+	var err error
+	if run { // a stopped stream's operations fail without effect (loop)
+		select {
+		case <-abort:
+			err = errStopped()
+		default:
+			lock2(w, r)
+			switch {
+			case w != nil && w.mem == nil:
+				err = errFreed("dst", w)
+			case r != nil && r.mem == nil:
+				err = errFreed("src", r)
+			default:
+				if w != nil {
+					d = w.mem[woff : woff+n]
+				}
+				if r != nil {
+					s = r.mem[roff : roff+n]
+				}
+				copy(d, s)
+			}
+			unlock2(w, r)
+		}
+	}
+	st.finish(err)
+	return true, nil
+}
+
+// pinnedSide resolves one side of asyncSmall: a live allocation and the
+// offset in it (its bytes are read under its data lock), or the bytes of a
+// registered host range; false for anything else. The caller holds
+// Backend.mu shared.
+func (b *Backend) pinnedSide(x *acl.Buf, n uint64, write bool) (*alloc, uint64, []byte, bool) {
+	if x.Host == nil {
+		a := b.allocs.get(uint64(x.Dev) >> b.shift) // nil for NULL: id 0 is never handed out
+		if a == nil || a.dying.Load() {
+			return nil, 0, nil, false
+		}
+		off := uint64(x.Dev) & b.mask
+		return a, off, nil, off < a.size && n <= a.size-off
+	}
+	if x.Dev != 0 || x.Pin == 0 || uint64(len(x.Host)) < n {
+		return nil, 0, nil, false
+	}
+	p := b.pins[x.Pin]
+	if p == nil || p.dying || !p.contains(x.Host[:n]) || (write && p.readonly) {
+		return nil, 0, nil, false
+	}
+	return nil, 0, x.Host[:n], true
 }
 
 // xferOp is the work of MemcpyAsync.

@@ -263,6 +263,33 @@ func (s *stream) steal(ctx context.Context, target uint64) {
 	}
 }
 
+// claim takes an idle stream for an operation its caller runs itself, as
+// enqueue's inline path does: counted as queued and running, so that
+// waiters and the worker see it. ok is false when the stream is not idle
+// (or the timing model runs), and nothing changed. run is false when a
+// stopped stream's operation must fail without effect; abort is the
+// stream's cancellation. finish ends the operation.
+func (s *stream) claim() (run bool, abort <-chan struct{}, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing || s.running || s.stop || s.head != len(s.q) || s.b.clk != nil ||
+		(s.b.depth > 0 && s.countedLocked() >= uint64(s.b.depth)) {
+		return false, nil, false
+	}
+	s.enq++
+	s.running = true
+	return !(s.failStop && s.err != nil), s.abort, true
+}
+
+// finish ends the operation claim began, with its error.
+func (s *stream) finish(err error) {
+	s.mu.Lock()
+	var o op
+	s.finishLocked(&o, err)
+	s.handBackLocked()
+	s.mu.Unlock()
+}
+
 // handBackLocked wakes the worker after an op ran on a caller's goroutine
 // (steal, or enqueue on an idle stream), when the worker can go on: ops
 // were queued behind it, or the stream is stopping. Otherwise the worker

@@ -259,7 +259,7 @@ func TestAsyncCallsAllocateLittle(t *testing.T) {
 		{"MemcpyAsync pageable", 0, func() error { return b.MemcpyAsync(ctx, acl.Device(p), acl.Host(pageable, 0), 64, s) }},
 		{"Memcpy2DAsync pageable", 0, func() error { return b.Memcpy2DAsync(ctx, acl.Device(p), 64, acl.Host(pageable, 0), 32, 16, 4, s) }},
 		{"MemsetAsync pageable", 0, func() error { return b.MemsetAsync(ctx, acl.Host(pageable, 0), 1, 64, s) }},
-		{"MemcpyAsync queued", 1, func() error { return b.MemcpyAsync(ctx, acl.Device(p), acl.Host(pinned, pin), 64, s) }},
+		{"MemcpyAsync queued", 0, func() error { return b.MemcpyAsync(ctx, acl.Device(p), acl.Host(pinned, pin), 64, s) }},
 		{"Memcpy2DAsync queued", 1, func() error { return b.Memcpy2DAsync(ctx, acl.Device(p), 64, acl.Host(pinned, pin), 32, 16, 4, s) }},
 		{"MemsetAsync queued", 1, func() error { return b.MemsetAsync(ctx, acl.Device(p), 1, 64, s) }},
 		{"OnComplete", 0, func() error { return b.OnComplete(s, mark) }},
@@ -300,6 +300,78 @@ func TestInlineOpsLeaveWorkerAsleep(t *testing.T) {
 		}
 	}
 	require.Equal(t, before, sim.Wakes(b, s), "worker wake-ups for copies run inline")
+}
+
+// TestSmallAsyncCopy: a small copy between pinned memory on an idle stream
+// runs in the call (asyncSmall) and behaves as the queued path does: it is
+// queued behind busy work instead, fails without effect on a stopped
+// stream, gives the general path's errors, and counts as an operation of
+// the stream.
+func TestSmallAsyncCopy(t *testing.T) {
+	b := newSim(t)
+	ctx := t.Context()
+	s, err := b.CreateStream(0)
+	require.NoError(t, err)
+	p, err := b.Malloc(0, 256, acl.MemMallocHugeFirst)
+	require.NoError(t, err)
+	buf := make([]byte, 256)
+	for i := range buf {
+		buf[i] = byte(i)
+	}
+	pin, err := b.HostRegister(buf[:128], acl.HostRegisterMapped)
+	require.NoError(t, err)
+	ro, err := b.HostRegister(buf[128:], acl.HostRegisterReadOnly)
+	require.NoError(t, err)
+	back := func() []byte {
+		t.Helper()
+		out := make([]byte, 64)
+		require.NoError(t, b.Memcpy(ctx, acl.Host(out, 0), acl.Device(p), 64))
+		return out
+	}
+
+	// Idle: done when the call returns, nothing pending.
+	require.NoError(t, b.MemcpyAsync(ctx, acl.Device(p), acl.Host(buf[:64], pin), 64, s))
+	n, err := b.Pending(s)
+	require.NoError(t, err)
+	require.Zero(t, n)
+	require.True(t, b.Idle(s))
+	require.Equal(t, buf[:64], back())
+
+	// Busy: queued behind the gate, run in order.
+	release := gate(t, b, s)
+	require.NoError(t, b.MemcpyAsync(ctx, acl.Device(p), acl.Host(buf[64:128], pin), 64, s))
+	n, err = b.Pending(s)
+	require.NoError(t, err)
+	require.Equal(t, 2, n, "the gate and the copy")
+	require.False(t, b.Idle(s))
+	require.Equal(t, buf[:64], back(), "not run before the gate opens")
+	release()
+	require.NoError(t, b.SynchronizeStream(ctx, s, -1))
+	require.Equal(t, buf[64:128], back())
+
+	// The general path's errors: read-only destination, a range past the
+	// registration, a device address past the allocation.
+	for name, c := range map[string][2]acl.Buf{
+		"read-only dst": {acl.Host(buf[128:192], ro), acl.Device(p)},
+		"past the pin":  {acl.Device(p), acl.Host(buf[96:160], pin)},
+		"past the end":  {acl.Device(p + 224), acl.Host(buf[:64], pin)},
+	} {
+		err := b.MemcpyAsync(ctx, c[0], c[1], 64, s)
+		require.Equal(t, acl.ErrRTParamInvalid, acl.CodeOf(err), "%s: %v", name, err)
+	}
+
+	// Stop on failure: after a failed operation the copy has no effect,
+	// and the synchronize takes the first error.
+	require.NoError(t, b.SetStreamFailureMode(s, acl.StopOnFailure))
+	require.NoError(t, b.LaunchHostFunc(s, func() error { return acl.Errorf(acl.ErrRTInternal, "failed") }))
+	for !b.Idle(s) { // the worker ran it
+		runtime.Gosched()
+	}
+	require.NoError(t, b.MemcpyAsync(ctx, acl.Device(p), acl.Host(buf[:64], pin), 64, s))
+	require.Equal(t, buf[64:128], back(), "a stopped stream's copy has no effect")
+	require.Equal(t, acl.ErrRTInternal, acl.CodeOf(b.SynchronizeStream(ctx, s, -1)))
+	require.NoError(t, b.MemcpyAsync(ctx, acl.Device(p), acl.Host(buf[:64], pin), 64, s))
+	require.Equal(t, buf[:64], back(), "runs again once the error is taken")
 }
 
 func TestDestroyStreamCancelsRecords(t *testing.T) {
