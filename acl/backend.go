@@ -140,8 +140,9 @@ type Backend interface {
 	StreamQuery(s Stream) (StreamStatus, error)
 	// Pending returns how many operations are queued on s and not yet complete.
 	Pending(s Stream) (int, error)
-	// Idle reports whether s is known to have no queued work that has not
-	// completed, without asking a native runtime: false when it cannot
+	// Idle reports whether s is known to have completed all its queued
+	// work with no error pending (so every operation of it ran and
+	// succeeded), without asking a native runtime: false when it cannot
 	// tell so cheaply, or s is unknown. The sandbox asks after queuing a
 	// small copy, to count its bytes at once when it has run instead of
 	// through OnComplete.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -31,6 +32,12 @@ func faultHarness(t *testing.T, p Policy) (*harness, faulty.Faulty) {
 	} else {
 		inner = sim.New()
 	}
+	return faultHarnessOn(t, p, inner)
+}
+
+// faultHarnessOn is faultHarness over inner, which it closes.
+func faultHarnessOn(t *testing.T, p Policy, inner acl.Backend) (*harness, faulty.Faulty) {
+	t.Helper()
 	t.Cleanup(func() { require.NoError(t, inner.Close()) })
 	fb := faulty.Wrap(inner)
 	h := newHarness(t, p, WithBackend(fb))
@@ -243,6 +250,40 @@ func TestFaultAtExecThenClose(t *testing.T) {
 	for range 8 {
 		h.ok("aclrtMemcpyAsync", dev, 4096, 0x10000, 4096, 1, s)
 	}
+}
+
+// TestStopOnFailureCountsWhatRan: on a stream that stops on failure, a copy
+// queued after one that failed has no effect and its bytes are not
+// counted, although a small copy on an idle stream is otherwise counted
+// at once (acl.Backend.Idle is false while an error is pending). On the
+// simulator: the stand-in libascendcl does not model the failure mode.
+func TestStopOnFailureCountsWhatRan(t *testing.T) {
+	h, fb := faultHarnessOn(t, Policy{}, sim.New())
+	h.ok("aclrtSetDevice", 0)
+	dev := h.malloc(4096)
+	h.ok("aclrtHostRegister", 0x10000, 0x10000, 0, outB)
+	s := h.stream()
+	h.ok("aclrtSetStreamFailureMode", s, 1)
+	first := h.fill(0x10000, 64, 1)
+	h.ok("aclrtMemcpyAsync", dev, 64, 0x10000, 64, 1, s)
+	h.ok("aclrtSynchronizeStream", s)
+	fb.FailExec("MemcpyAsync", 1, faulty.Injected)
+	h.ok("aclrtMemcpyAsync", dev, 64, 0x10000, 64, 1, s)
+	// Wait for the failure without taking the stream's error (a
+	// synchronize would).
+	for {
+		h.ok("aclrtStreamQuery", s, outC)
+		if h.u32(outC) == uint32(acl.StreamStatusComplete) {
+			break
+		}
+		runtime.Gosched()
+	}
+	h.fill(0x10000, 64, 2)
+	h.ok("aclrtMemcpyAsync", dev, 64, 0x10000, 64, 1, s)
+	h.code(acl.ErrRTInternal, "aclrtSynchronizeStream", s)
+	h.ok("aclrtMemcpy", data2, 64, dev, 64, 2)
+	require.Equal(t, first, h.mem()[data2:data2+64], "the copy after the failure had no effect")
+	require.Equal(t, uint64(64), h.inst.Session().Stats().Funcs["aclrtMemcpyAsync"].Bytes["H2D"], "only the first copy is counted")
 }
 
 // TestFaultyRunsProductionPaths: over a wrapped backend the sandbox takes

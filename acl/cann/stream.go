@@ -473,8 +473,9 @@ func (b *Backend) Pending(h acl.Stream) (int, error) {
 }
 
 // Idle implements [acl.Backend] from the backend's own count: true only
-// when nothing was submitted on h since the stream was last seen idle. It
-// never asks the runtime (Pending does), so a copy just submitted makes it
+// when nothing was submitted on h since the stream was last seen idle
+// (an error is the runtime's to report, at the next synchronize). It never
+// asks the runtime (Pending does), so a copy just submitted makes it
 // false.
 func (b *Backend) Idle(h acl.Stream) bool {
 	if err := b.enter(); err != nil {

@@ -368,8 +368,12 @@ func (s *stream) enqueue(ctx context.Context, wait bool, o op) error {
 			s.marks++
 		}
 		s.running = true
+		skip := s.failStop && s.err != nil && !o.record // as the worker skips (loop)
 		s.mu.Unlock()
-		err := s.exec(&o)
+		var err error
+		if !skip {
+			err = s.exec(&o)
+		}
 		o.release()
 		s.mu.Lock()
 		s.finishLocked(&o, err)
@@ -717,10 +721,17 @@ func (b *Backend) Pending(h acl.Stream) (int, error) {
 	return int(s.countedLocked()), nil
 }
 
-// Idle implements [acl.Backend]: the simulator always knows.
+// Idle implements [acl.Backend]: the simulator always knows. A pending
+// error makes it false: an operation after it may have failed or, on a
+// stream that stops on failure, been skipped.
 func (b *Backend) Idle(h acl.Stream) bool {
-	n, err := b.Pending(h)
-	return err == nil && n == 0
+	s, err := b.stream(h)
+	if err != nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.countedLocked() == 0 && s.err == nil
 }
 
 // LaunchHostFunc implements [acl.Backend]. fn runs on the stream's worker; a

@@ -305,8 +305,8 @@ func TestInlineOpsLeaveWorkerAsleep(t *testing.T) {
 // TestSmallAsyncCopy: a small copy between pinned memory on an idle stream
 // runs in the call (asyncSmall) and behaves as the queued path does: it is
 // queued behind busy work instead, fails without effect on a stopped
-// stream, gives the general path's errors, and counts as an operation of
-// the stream.
+// stream (as any small operation run in the call does), gives the general
+// path's errors, and counts as an operation of the stream.
 func TestSmallAsyncCopy(t *testing.T) {
 	b := newSim(t)
 	ctx := t.Context()
@@ -364,12 +364,22 @@ func TestSmallAsyncCopy(t *testing.T) {
 	// and the synchronize takes the first error.
 	require.NoError(t, b.SetStreamFailureMode(s, acl.StopOnFailure))
 	require.NoError(t, b.LaunchHostFunc(s, func() error { return acl.Errorf(acl.ErrRTInternal, "failed") }))
-	for !b.Idle(s) { // the worker ran it
+	for { // the worker ran it
+		n, err := b.Pending(s)
+		require.NoError(t, err)
+		if n == 0 {
+			break
+		}
 		runtime.Gosched()
 	}
+	require.False(t, b.Idle(s), "an error is pending")
 	require.NoError(t, b.MemcpyAsync(ctx, acl.Device(p), acl.Host(buf[:64], pin), 64, s))
 	require.Equal(t, buf[64:128], back(), "a stopped stream's copy has no effect")
+	require.NoError(t, b.MemsetAsync(ctx, acl.Device(p), 0xee, 64, s))
+	require.Equal(t, buf[64:128], back(), "nor has a memset it runs in the call (enqueue)")
+	require.False(t, b.Idle(s), "still pending: the copy did not succeed")
 	require.Equal(t, acl.ErrRTInternal, acl.CodeOf(b.SynchronizeStream(ctx, s, -1)))
+	require.True(t, b.Idle(s))
 	require.NoError(t, b.MemcpyAsync(ctx, acl.Device(p), acl.Host(buf[:64], pin), 64, s))
 	require.Equal(t, buf[:64], back(), "runs again once the error is taken")
 }
