@@ -256,7 +256,9 @@ func TestFaultAtExecThenClose(t *testing.T) {
 // queued after one that failed has no effect and its bytes are not
 // counted, although a small copy on an idle stream is otherwise counted
 // at once (acl.Backend.Idle is false while an error is pending). On the
-// simulator: the stand-in libascendcl does not model the failure mode.
+// simulator: over the native backend the injected failure is a host
+// callback's error, which the backend reports at the next synchronize but
+// which does not stop the native stream.
 func TestStopOnFailureCountsWhatRan(t *testing.T) {
 	h, fb := faultHarnessOn(t, Policy{}, sim.New())
 	h.ok("aclrtSetDevice", 0)
