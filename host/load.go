@@ -89,8 +89,8 @@ func (r *Runtime) compile(ctx context.Context, m engine.Module, timeout time.Dur
 	r.liveCompiles.Add(1)
 	r.compiles.Add(1)
 	go func() {
-		defer r.liveCompiles.Add(-1)
 		defer r.compiles.Done()
+		defer r.liveCompiles.Add(-1) // first: Close's Wait then sees 0
 		mod, err := r.engine.Compile(cctx, m)
 		select {
 		case done <- result{mod, err}:
