@@ -178,7 +178,7 @@ func (s *stream) loop() {
 			return
 		}
 		o := s.popLocked()
-		skip := s.failStop && s.err != nil && !o.record
+		skip := s.skipsLocked(&o)
 		s.mu.Unlock()
 
 		var err error
@@ -250,7 +250,7 @@ func (s *stream) finishLocked(o *op, err error) {
 func (s *stream) steal(ctx context.Context, target uint64) {
 	for s.done < target && !s.running && !s.stop && s.head < len(s.q) && s.q[s.head].steal && s.b.clk == nil && ctxErr(ctx) == nil {
 		o := s.popLocked()
-		skip := s.failStop && s.err != nil && !o.record
+		skip := s.skipsLocked(&o)
 		s.mu.Unlock()
 		var err error
 		if !skip { // a stopped stream's operations fail without effect
@@ -272,14 +272,25 @@ func (s *stream) steal(ctx context.Context, target uint64) {
 func (s *stream) claim() (run bool, abort <-chan struct{}, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closing || s.running || s.stop || s.head != len(s.q) || s.b.clk != nil ||
-		(s.b.depth > 0 && s.countedLocked() >= uint64(s.b.depth)) {
+	if s.closing || !s.idleLocked() || (s.b.depth > 0 && s.countedLocked() >= uint64(s.b.depth)) {
 		return false, nil, false
 	}
 	s.enq++
 	s.running = true
-	return !(s.failStop && s.err != nil), s.abort, true
+	return !s.skipsLocked(&op{}), s.abort, true
 }
+
+// idleLocked reports whether an op may run on the caller's goroutine now:
+// nothing queued or running, the stream not stopping, no timing model
+// (whose worker paces each op). s.mu is held.
+func (s *stream) idleLocked() bool {
+	return s.b.clk == nil && !s.running && !s.stop && s.head == len(s.q)
+}
+
+// skipsLocked reports whether o fails without effect when it runs: on a
+// stream stopped by a failure, every op but an event record (loop, steal,
+// enqueue and claim alike). s.mu is held.
+func (s *stream) skipsLocked(o *op) bool { return s.failStop && s.err != nil && !o.record }
 
 // finish ends the operation claim began, with its error.
 func (s *stream) finish(err error) {
@@ -357,7 +368,7 @@ func (s *stream) enqueue(ctx context.Context, wait bool, o op) error {
 		o.release()
 		return acl.Errorf(acl.ErrRTInvalidHandle, "stream %d is being destroyed", s.h)
 	}
-	if o.steal && s.b.clk == nil && !s.running && !s.stop && s.head == len(s.q) {
+	if o.steal && s.idleLocked() {
 		// The stream is idle: a small op runs here, as steal would run it
 		// at the next synchronize, instead of waking the worker for it
 		// (where a host call runs on a locked OS thread, as on wasmtime,
@@ -368,7 +379,7 @@ func (s *stream) enqueue(ctx context.Context, wait bool, o op) error {
 			s.marks++
 		}
 		s.running = true
-		skip := s.failStop && s.err != nil && !o.record // as the worker skips (loop)
+		skip := s.skipsLocked(&o)
 		s.mu.Unlock()
 		var err error
 		if !skip {
