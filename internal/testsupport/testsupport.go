@@ -29,9 +29,13 @@ func Engine() string {
 // it names none.
 func NativeLib() string { return os.Getenv("ACLWASM_TEST_ACL_LIB") }
 
-// GuestDir returns the directory the built guests are in
-// (scripts/build-guests.sh writes build/wasm at the module root).
+// GuestDir returns the directory the built guests are in:
+// $ACLWASM_GUEST_DIR when set, else build/wasm at the module root (where
+// scripts/build-guests.sh writes them).
 func GuestDir() string {
+	if d := os.Getenv("ACLWASM_GUEST_DIR"); d != "" {
+		return d
+	}
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..", "build", "wasm")
 }
