@@ -260,8 +260,7 @@ struct event {
     int dev;
     int dead;
     uint64_t enq, done;
-    uint64_t rst;      /* enq when aclrtResetEvent was last called */
-    uint64_t rst_done; /* rst of the last reset that has run: records up to it no longer count */
+    uint64_t rst; /* enq when aclrtResetEvent was last called: waits queued since wait for the next record */
     double t_ms;
 };
 
@@ -556,9 +555,7 @@ static aclError run_task(struct stream *s, struct task *t)
         for (size_t i = 0; i + 4 <= t->n; i += 4)
             memcpy(t->dst + i, &t->value, 4);
         return OK;
-    case T_RESET:
-        if (t->seq > t->ev->rst_done)
-            t->ev->rst_done = t->seq;
+    case T_RESET: /* as natively, a reset keeps the latest record's status and timestamp */
         return OK;
     case T_NRECORD:
         t->nt->set = 1;
@@ -1561,7 +1558,7 @@ static aclError sync_event(aclrtEvent event, int timeout)
         rc = INVALID_PARAM;
     else if (!(e = find_event(event)))
         rc = RT_INVALID_HANDLE;
-    else if (e->enq > e->rst_done) {
+    else if (e->enq > 0) {
         uint64_t target = e->enq;
         struct timespec dl;
         if (timeout > 0)
@@ -1610,7 +1607,7 @@ EXPORT aclError aclrtQueryEventStatus(aclrtEvent event, uint32_t *status)
     else if (!(e = find_event(event)))
         rc = RT_INVALID_HANDLE;
     else
-        *status = e->enq > e->rst_done && e->done >= e->enq ? 1 : 0; /* never recorded or reset: not ready */
+        *status = e->enq > 0 && e->done >= e->enq ? 1 : 0; /* never recorded: not ready; a reset changes nothing */
     pthread_mutex_unlock(&mu);
     LOG(rc, "aclrtQueryEventStatus(event=0x%" PRIxPTR ", status=0x%" PRIxPTR, P(event), P(status));
     return rc;
@@ -1627,7 +1624,7 @@ EXPORT aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEve
         rc = RT_INVALID_HANDLE;
     else if (a->enq == 0 || b->enq == 0)
         rc = RT_INTERNAL_ERROR; /* natively "no recorder": never recorded, on every chip */
-    else if (a->done == 0 || b->done == 0 || a->enq <= a->rst_done || b->enq <= b->rst_done)
+    else if (a->done == 0 || b->done == 0)
         rc = RT_EVENT_TIMESTAMP_INVALID;
     else if (a->done < a->enq || b->done < b->enq)
         rc = RT_EVENT_NOT_COMPLETE;
@@ -2536,8 +2533,8 @@ EXPORT aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp)
         rc = RT_INVALID_HANDLE;
     else if (e->enq == 0)
         rc = RT_INTERNAL_ERROR; /* natively "no recorder" */
-    else if (e->done == 0 || e->enq <= e->rst_done || e->done < e->enq)
-        rc = RT_EVENT_TIMESTAMP_INVALID; /* reset, or the record has not run: no valid timestamp */
+    else if (e->done == 0 || e->done < e->enq)
+        rc = RT_EVENT_TIMESTAMP_INVALID; /* the record has not run: no valid timestamp (a reset keeps it) */
     else
         *timestamp = (uint64_t)(e->t_ms * 1e3);
     pthread_mutex_unlock(&mu);
