@@ -287,6 +287,17 @@ type Backend interface {
 	EventTimestamp(e Event) (uint64, error)
 }
 
+// DeviceRegisterer is an optional interface of a Backend whose host
+// registrations belong to a device, as native ones do: aclrtHostRegister
+// registers for the device of the caller's current context
+// (api_impl.cc:2557-2566). HostRegisterOn registers b for dev, and
+// HostUnregister undoes it for the same device. The sandbox registers for
+// the session's current device; a Backend without it (the simulator)
+// registers memory for every device alike.
+type DeviceRegisterer interface {
+	HostRegisterOn(dev int32, b []byte, typ HostRegisterType) (HostPin, error)
+}
+
 // Zeroer is an optional interface of a Backend: whether Malloc returns
 // memory that reads as zeros. The native runtime does not promise it, so
 // device memory another session freed could otherwise be read back by the

@@ -284,6 +284,39 @@ func TestHostRegisterPages(t *testing.T) {
 	code(t, b.HostUnregister(ctx, p1), acl.ErrHostMemoryNotRegistered)
 }
 
+// TestHostRegisterDevice: a registration is made in the context of the
+// device it is for, as natively aclrtHostRegister registers for the current
+// context's device, and undone in the same context; ranges of two devices
+// never share a registration.
+func TestHostRegisterDevice(t *testing.T) {
+	ctx := context.Background()
+	b, s := open(t, full)
+	mem := mmapped(t, 3*4096)
+	base := addrOf(mem)
+
+	p1, err := b.HostRegisterOn(1, mem[:100], acl.HostRegisterMapped)
+	require.NoError(t, err)
+	require.Equal(t, int32(1), s.regDev(base), "registered for device 1")
+	p0, err := b.HostRegisterOn(0, mem[4096:4196], acl.HostRegisterMapped)
+	require.NoError(t, err)
+	require.Equal(t, int32(0), s.regDev(base+4096), "registered for device 0")
+	// Another range on device 1's page, for device 0: no shared registration.
+	p2, err := b.HostRegisterOn(0, mem[200:300], acl.HostRegisterMapped)
+	require.NoError(t, err)
+	require.Len(t, s.calls("aclrtHostRegister"), 2, "the range of device 0 does not share device 1's registration")
+	require.NoError(t, b.HostUnregister(ctx, p2))
+
+	// Unregistering in another device's context would give 507911.
+	require.NoError(t, b.HostUnregister(ctx, p1))
+	require.Equal(t, int32(-1), s.regDev(base))
+	require.NoError(t, b.HostUnregister(ctx, p0))
+	require.Equal(t, int32(-1), s.regDev(base+4096))
+	match(t, []string{
+		fmt.Sprintf("aclrtHostUnregister(ptr=%s) = 0", hexp(base)),
+		fmt.Sprintf("aclrtHostUnregister(ptr=%s) = 0", hexp(base+4096)),
+	}, s.calls("aclrtHostUnregister"))
+}
+
 // TestOptionalSymbols checks libraries without the V2 batch copies and
 // without any optional symbol.
 func TestOptionalSymbols(t *testing.T) {

@@ -96,6 +96,7 @@ type standin struct {
 	callLog  func(buf *byte, n uint64) uint64
 	logReset func()
 	stats    func(out *int64)
+	regDev   func(p uintptr) int32 // the device a host address is registered for, -1 if none
 }
 
 var standins = map[string]*standin{}
@@ -113,6 +114,7 @@ func getStandin(t testing.TB, variant string) *standin {
 	purego.RegisterLibFunc(&s.callLog, h, "aclwasmStandinCallLog")
 	purego.RegisterLibFunc(&s.logReset, h, "aclwasmStandinCallLogReset")
 	purego.RegisterLibFunc(&s.stats, h, "aclwasmStandinStats")
+	purego.RegisterLibFunc(&s.regDev, h, "aclwasmStandinRegDevice")
 	standins[variant] = s
 	return s
 }

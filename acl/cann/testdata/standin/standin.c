@@ -248,10 +248,15 @@ struct alloc {
 static struct alloc *allocs;
 static size_t nallocs, capallocs;
 
+/* A host registration belongs to the device of the context that made it,
+ * as natively (aclrtHostRegister passes the current context's device to the
+ * driver): each device has its own table, and aclrtHostUnregister finds a
+ * registration only in the current context's device's. */
 struct reg {
     char *base;
     size_t size;
     int type;
+    int dev;
 };
 static struct reg *regs;
 static size_t nregs, capregs __attribute__((unused));
@@ -417,6 +422,17 @@ static int in_reg(const void *p, size_t n)
 {
     struct reg *r = find_reg(p);
     return r && n <= (size_t)(r->base + r->size - (const char *)p);
+}
+
+/* aclwasmStandinRegDevice returns the device for which the host address p
+ * is registered, or -1 when it is not. */
+EXPORT int aclwasmStandinRegDevice(const void *p)
+{
+    pthread_mutex_lock(&mu);
+    struct reg *r = find_reg(p);
+    int dev = r ? r->dev : -1;
+    pthread_mutex_unlock(&mu);
+    return dev;
 }
 
 static int loc_of(const void *p, int *dev)
@@ -1181,10 +1197,10 @@ EXPORT aclError aclrtHostRegister(void *ptr, uint64_t size, uint32_t type, void 
         rc = RT_PARAM_INVALID; /* the native runtime wants 4 KiB pages */
     else {
         for (size_t i = 0; i < nregs; i++)
-            if (p < regs[i].base + regs[i].size && regs[i].base < p + size)
+            if (regs[i].dev == cur->dev && p < regs[i].base + regs[i].size && regs[i].base < p + size)
                 rc = HOST_MEMORY_ALREADY_REGISTERED;
         if (rc == OK) {
-            struct reg r = {p, (size_t)size, (int)type};
+            struct reg r = {p, (size_t)size, (int)type, cur->dev};
             PUSH(regs, nregs, capregs, r);
             *devPtr = ptr;
         }
@@ -1200,9 +1216,11 @@ EXPORT aclError aclrtHostUnregister(void *ptr)
     aclError rc = HOST_MEMORY_NOT_REGISTERED;
     if (!ptr)
         rc = INVALID_PARAM;
+    else if (!ctx_ok())
+        rc = RT_CONTEXT_NULL; /* api_impl.cc:2616-2617 */
     else
         for (size_t i = 0; i < nregs; i++)
-            if (regs[i].base == ptr) {
+            if (regs[i].base == ptr && regs[i].dev == cur->dev) {
                 regs[i] = regs[--nregs];
                 rc = OK;
                 break;
