@@ -505,3 +505,41 @@ func TestHostFunctions(t *testing.T) {
 	require.Len(t, s.calls("aclrtUnSubscribeReport"), 1, "the report thread unsubscribes before the stream goes")
 	require.NoError(t, b.HostUnregister(ctx, pin))
 }
+
+// TestDriverRefusals: on a node whose driver lacks the asynchronous batch
+// and offset copies and device-only notifies, the runtime answers 207000
+// before it looks at the arguments; the backend passes that on, as
+// natively, and Supports reports the feature missing from then on.
+func TestDriverRefusals(t *testing.T) {
+	ctx := context.Background()
+	b, s := open(t, oldDriver)
+	st, err := b.CreateStream(0)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, b.DestroyStream(ctx, st)) })
+	dev, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, b.Free(ctx, dev)) })
+	mem := mmapped(t, 4096)
+	pin, err := b.HostRegister(mem, acl.HostRegisterMapped)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, b.HostUnregister(ctx, pin)) })
+	slot, err := b.Malloc(0, 8, acl.MemMallocHugeFirst)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, b.Free(ctx, slot)) })
+
+	for _, fn := range []string{"aclrtMemcpyBatchAsyncV2", "aclrtMemcpyAsyncWithOffset", acl.DeviceOnlyNotify, "aclrtCreateNotify"} {
+		require.True(t, b.Supports(fn), "%s before the driver refused it", fn)
+	}
+	code(t, b.MemcpyBatchAsync(ctx, []acl.Copy{{Dst: acl.Device(dev), Src: acl.Host(mem[:64], pin), N: 64}}, st), acl.ErrRTFeatureNotSupport)
+	code(t, b.MemcpyAsyncWithOffset(slot, 64, 0, slot, 8, 0, acl.MemcpyInnerDeviceToDevice, st), acl.ErrRTFeatureNotSupport)
+	_, err = b.CreateNotify(0, acl.NotifyDeviceUseOnly)
+	code(t, err, acl.ErrRTFeatureNotSupport)
+	for _, fn := range []string{"aclrtMemcpyBatchAsyncV2", "aclrtMemcpyAsyncWithOffset", acl.DeviceOnlyNotify} {
+		require.False(t, b.Supports(fn), "%s once the driver refused it", fn)
+	}
+	require.True(t, b.Supports("aclrtCreateNotify"), "other notifies are unaffected")
+	n, err := b.CreateNotify(0, acl.NotifyDefault)
+	require.NoError(t, err)
+	require.NoError(t, b.DestroyNotify(n))
+	require.NotEmpty(t, s.calls("aclrtMemcpyBatchAsyncV2"), "the refusal came from the library")
+}

@@ -45,6 +45,10 @@
  * lack: the V1 batch copies, the descriptor and offset copies,
  * aclrtHostRegister/aclrtHostUnregister, aclrtDestroyStreamForce and
  * aclrtSynchronizeEventWithTimeout.
+ * -DOLD_DRIVER models a node whose driver or TS firmware lacks features the
+ * library has: the asynchronous batch copies, the offset copies and
+ * device-only notifies answer 207000 before looking at their arguments, as
+ * the native runtime does there.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -2141,6 +2145,10 @@ EXPORT aclError aclrtMemcpyBatchAsync(void **dsts, size_t *destMaxs, void **srcs
                                       aclrtMemcpyBatchAttr *attrs, size_t *attrsIndexes, size_t numAttrs, size_t *failIndex,
                                       aclrtStream stream)
 {
+#ifdef OLD_DRIVER
+    LOG(RT_FEATURE_NOT_SUPPORT, "aclrtMemcpyBatchAsync(numBatches=%zu", numBatches);
+    return RT_FEATURE_NOT_SUPPORT;
+#endif
     aclError rc = batch(dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs, failIndex, 1, stream, 1);
     log_batch(rc, "aclrtMemcpyBatchAsync", dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs, failIndex, 1,
               stream, 1);
@@ -2160,6 +2168,10 @@ EXPORT aclError aclrtMemcpyBatchV2(void **dsts, size_t *destMaxs, void **srcs, s
 EXPORT aclError aclrtMemcpyBatchAsyncV2(void **dsts, size_t *destMaxs, void **srcs, size_t *sizes, size_t numBatches,
                                         aclrtMemcpyBatchAttr *attrs, size_t *attrsIndexes, size_t numAttrs, aclrtStream stream)
 {
+#ifdef OLD_DRIVER
+    LOG(RT_FEATURE_NOT_SUPPORT, "aclrtMemcpyBatchAsyncV2(numBatches=%zu", numBatches);
+    return RT_FEATURE_NOT_SUPPORT;
+#endif
     aclError rc = batch(dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs, NULL, 0, stream, 1);
     log_batch(rc, "aclrtMemcpyBatchAsyncV2", dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs, NULL, 0,
               stream, 1);
@@ -2241,6 +2253,10 @@ EXPORT aclError aclrtMemcpyAsyncWithDesc(void *desc, int32_t kind, aclrtStream s
 EXPORT aclError aclrtMemcpyAsyncWithOffset(void **dst, size_t destMax, size_t dstDataOffset, const void **src, size_t count,
                                            size_t srcDataOffset, int32_t kind, aclrtStream stream)
 {
+#ifdef OLD_DRIVER
+    LOG(RT_FEATURE_NOT_SUPPORT, "aclrtMemcpyAsyncWithOffset(count=%zu", count);
+    return RT_FEATURE_NOT_SUPPORT;
+#endif
     pthread_mutex_lock(&mu);
     struct stream *s = NULL;
     aclError rc = OK;
@@ -2450,6 +2466,12 @@ static struct notify *find_notify(void *h)
 
 EXPORT aclError aclrtCreateNotify(aclrtNotify *notify, uint64_t flag)
 {
+#ifdef OLD_DRIVER
+    if (flag == 1) {
+        LOG(RT_FEATURE_NOT_SUPPORT, "aclrtCreateNotify(notify=0x%" PRIxPTR ", flag=%" PRIu64, P(notify), flag);
+        return RT_FEATURE_NOT_SUPPORT;
+    }
+#endif
     pthread_mutex_lock(&mu);
     aclError rc = OK;
     if (!notify)
