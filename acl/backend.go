@@ -216,9 +216,9 @@ type Backend interface {
 	// MemsetD32Async queues a MemsetD32 on s: aclrtMemsetD32Async.
 	MemsetD32Async(ctx context.Context, dst Buf, value uint32, n uint64, s Stream) error
 
-	// ResetEvent queues on s the return of e to the state of an event never
-	// recorded (aclrtResetEvent): once it has run, e reads as not ready,
-	// and a wait queued after it waits for the next record.
+	// ResetEvent queues on s a reset of e (aclrtResetEvent): a wait queued
+	// after it waits for e's next record. As natively, the record before
+	// it still decides e's status, synchronize, timestamp and elapsed time.
 	ResetEvent(e Event, s Stream) error
 	// StreamWaitEventTimeout is StreamWaitEvent, except that a wait still
 	// blocked after timeout ends and fails with [ErrRTWaitTimeout], which
@@ -283,8 +283,19 @@ type Backend interface {
 	// EventTimestamp returns when the most recent record of e ran, in
 	// microseconds of the device's clock (aclrtEventGetTimestamp): an
 	// event never recorded gives [ErrRTInternal], one whose record has not
-	// completed, was cancelled or was reset [ErrRTEventTimestampInvalid].
+	// completed or was cancelled [ErrRTEventTimestampInvalid].
 	EventTimestamp(e Event) (uint64, error)
+}
+
+// DeviceRegisterer is an optional interface of a Backend whose host
+// registrations belong to a device, as native ones do: aclrtHostRegister
+// registers for the device of the caller's current context
+// (api_impl.cc:2557-2566). HostRegisterOn registers b for dev, and
+// HostUnregister undoes it for the same device. The sandbox registers for
+// the session's current device; a Backend without it (the simulator)
+// registers memory for every device alike.
+type DeviceRegisterer interface {
+	HostRegisterOn(dev int32, b []byte, typ HostRegisterType) (HostPin, error)
 }
 
 // Zeroer is an optional interface of a Backend: whether Malloc returns

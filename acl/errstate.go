@@ -1,6 +1,9 @@
 package acl
 
-import "strconv"
+import (
+	"errors"
+	"strconv"
+)
 
 // The error state and resource queries of ABI v1.2 section 12: the enums
 // and the one struct they use, with their native values and layouts.
@@ -29,6 +32,36 @@ func (l LastErrLevel) String() string {
 // layer's own codes (100xxx, 200xxx, 500xxx) come from checks that return
 // before the runtime is reached, and record nothing.
 func SetsLastError(e Error) bool { return e >= 100000 && e/1000%100 == 7 }
+
+// unrecorded is a failure the native call path returns without recording
+// it as the thread's last error.
+type unrecorded struct{ error }
+
+func (u unrecorded) Unwrap() error { return u.error }
+
+// Unrecorded marks err as a failure that natively leaves the last error
+// unchanged although its code is of the runtime family: a check of the
+// ACL layer that returns a runtime code itself (a timeout below -1), an
+// entry point that passes a code on without recording it (rtGetDevice's
+// 107002, api_c_device.cc:93), or one that returns 207000 from below it
+// with COND_RETURN_WITH_NOLOG. [UnrecordedSteps] lists where, by step.
+func Unrecorded(err error) error {
+	if err == nil {
+		return nil
+	}
+	return unrecorded{err}
+}
+
+// RecordsLastError reports whether the failure err becomes the thread's
+// last error natively: a code for which [SetsLastError] holds, not marked
+// by [Unrecorded].
+func RecordsLastError(err error) bool {
+	var u unrecorded
+	if err == nil || errors.As(err, &u) {
+		return false
+	}
+	return SetsLastError(CodeOf(err))
+}
 
 // DevResLimitType is aclrtDevResLimitType: the kind of core a device
 // resource limit counts.

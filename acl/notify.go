@@ -12,6 +12,11 @@ const (
 	NotifyDeviceUseOnly uint64 = 0x1
 )
 
+// DeviceOnlyNotify names, for [Backend.Supports], notifies created with
+// ACL_NOTIFY_DEVICE_USE_ONLY, which a node's driver may lack while it has
+// the others.
+const DeviceOnlyNotify = "aclrtCreateNotify(ACL_NOTIFY_DEVICE_USE_ONLY)"
+
 // CheckNotifyFlag is the runtime's check of aclrtCreateNotify's flag
 // (api_c_event.cc:122-125): anything but ACL_NOTIFY_DEFAULT and
 // ACL_NOTIFY_DEVICE_USE_ONLY gives 107000.
@@ -56,3 +61,16 @@ func CheckEventExFlag(flag uint32) error {
 	}
 	return nil
 }
+
+// eventExWaitTask are the flags of aclrtCreateEventExWithFlag that give
+// an event a wait task: ACL_EVENT_SYNC (RT_EVENT_DDSYNC_NS) and 0x4
+// (RT_EVENT_DDSYNC). External and IPC events have one too, but the
+// sandbox creates neither.
+const eventExWaitTask uint32 = 0x1 | 0x4
+
+// EventExWaits reports whether an event of aclrtCreateEventExWithFlag
+// with flag has a wait task (event.hpp:133-136). One without, such as
+// ACL_EVENT_TIME_LINE or ACL_EVENT_CAPTURE_STREAM_PROGRESS alone, only
+// marks time or progress: the runtime refuses to wait for it or reset it
+// with 207000 (api_error.cc:1414-1416, 1760-1762).
+func EventExWaits(flag uint32) bool { return flag&eventExWaitTask != 0 }

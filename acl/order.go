@@ -332,10 +332,12 @@ var Order = []FuncOrder{
 		{"null", "event NULL", ErrInvalidParam, LayerACL, Native, "stream.cpp:232"},
 		{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Native, "api_c_stream.cc:127"},
 		{"event", "event handle unknown, destroyed, or a stream", ErrRTInvalidHandle, LayerEntry, Native, "api_c_stream.cc:128"},
-		{"context", "no current device (NULL stream)", ErrRTContextNull, LayerContext, Native, "api_impl.cc (StreamWaitEvent)"},
-		{"streamctx", "stream of another device", ErrRTStreamContext, LayerContext, Native, "api_impl.cc (StreamWaitEvent)"},
-		{"newmode", "an event of the new mode (aclrtCreateEventExWithFlag) never recorded: success, nothing queued", Success, LayerExec, Native, "event.cc:715-718 -> event.cc:596-599 (WaitSendCheck)"},
+		{"nowait", "an event of aclrtCreateEventExWithFlag without ACL_EVENT_SYNC (0x1) or 0x4, such as ACL_EVENT_TIME_LINE alone: it has no wait task", ErrRTFeatureNotSupport, LayerRange, Native, "api_error.cc:1414-1416 (event.hpp:133-136)"},
+		{"context", "no current device (NULL stream)", ErrRTContextNull, LayerContext, Native, "api_impl.cc:1594-1595"},
+		{"streamctx", "stream of another device", ErrRTStreamContext, LayerContext, Native, "api_impl.cc:1609-1610"},
+		{"newmode", "an event of the new mode (aclrtCreateEventExWithFlag) never recorded: success, nothing queued", Success, LayerExec, Native, "api_impl.cc:1674 -> event.cc:715-718 -> event.cc:596-601 (WaitSendCheck)"},
 		{"unrecorded", "an event never recorded (aclrtCreateEvent and aclrtCreateEventWithFlag make events of the default mode); one reset after its record is waited for until its next record", ErrRTParamInvalid, LayerExec, Native, "api_impl.cc:1674 -> stream.cc:1753 -> event.cc:721-729"},
+		{"done", "the event's latest record has completed and the event was not reset since: success, nothing queued (aclrtQueryEventWaitStatus reports COMPLETE)", Success, LayerExec, Native, "event.cc:607-613 (new mode), 624-631 (default mode: no wait task)"},
 		{"queue", "more queued operations than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
 	}},
 	{"aclrtRecordEvent", []Step{
@@ -411,12 +413,14 @@ var Order = []FuncOrder{
 	{"aclrtQueryEventStatus", []Step{
 		{"null", "event NULL, then status NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "event.cpp (aclrtQueryEventStatusImpl)"},
 		{"event", "event handle unknown, destroyed, or a stream", ErrRTInvalidHandle, LayerEntry, Native, "event.cpp (aclrtQueryEventStatusImpl: rtEventQueryStatus)"},
+		{"newmode", "an event of aclrtCreateEventExWithFlag never recorded reads ACL_EVENT_RECORDED_STATUS_COMPLETE (one of the default mode NOT_READY)", Success, LayerExec, Native, "api_impl.cc:2284-2296 -> event.cc:1193-1198"},
+		{"reset", "aclrtResetEvent leaves the status of the latest record", Success, LayerExec, Native, "event.cc:764-795 (Reset keeps the latest record); event.cc:1199-1210"},
 	}},
 	{"aclrtEventElapsedTime", []Step{
 		{"null", "ms, startEvent or endEvent NULL (ms outside guest memory too), before any handle", ErrInvalidParam, LayerACL, Native, "event.cpp (aclrtEventElapsedTimeImpl)"},
 		{"event", "startEvent or endEvent unknown, destroyed, or a stream", ErrRTInvalidHandle, LayerEntry, Native, "event.cpp (aclrtEventElapsedTimeImpl: rtEventElapsedTime)"},
 		{"never", "startEvent or endEvent never recorded (every chip)", ErrRTInternal, LayerExec, Native, "event.cc:1249-1250, event_david.cc:376-377 (RT_ERROR_EVENT_RECORDER_NULL; errcode_manage.cc:197)"},
-		{"timestamp", "an event reset after its last record, or whose record was cancelled: no valid timestamp", ErrRTEventTimestampInvalid, LayerExec, Native, "event.cc:1264-1269"},
+		{"timestamp", "an event whose record was cancelled: no valid timestamp (aclrtResetEvent keeps the earlier record's)", ErrRTEventTimestampInvalid, LayerExec, Native, "event.cc:1264-1269"},
 	}},
 	{"aclInit", []Step{
 		{"repeat", "a second aclInit", ErrRepeatInitialize, LayerACL, Native, "acl.cpp (aclInitImpl)"},
@@ -461,10 +465,13 @@ var Order = []FuncOrder{
 		{"null", "event NULL", ErrInvalidParam, LayerACL, Native, "event.cpp (aclrtResetEventImpl)"},
 		{"event", "event handle unknown, destroyed, or a stream", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:773"},
 		{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:774"},
+		{"nowait", "an event of aclrtCreateEventExWithFlag without ACL_EVENT_SYNC (0x1) or 0x4: it has no wait task", ErrRTFeatureNotSupport, LayerRange, Native, "api_error.cc:1760-1762 (event.hpp:133-136)"},
 		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:2202-2203"},
+		{"newmode", "any other event of aclrtCreateEventExWithFlag (the runtime's new mode)", ErrRTFeatureNotSupport, LayerContext, Native, "api_impl.cc:2210-2215"},
 		{"streamctx", "stream of another device", ErrRTStreamContext, LayerContext, Native, "api_impl.cc:2216"},
 		{"feature", "a backend that cannot reset events", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox)"},
 		{"queue", "more queued operations than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
+		{"keep", "the reset keeps the latest record's status and timestamp (aclrtQueryEventStatus, aclrtEventGetTimestamp, aclrtEventElapsedTime answer as before it); a wait queued after it waits for the next record", Success, LayerExec, Native, "event.cc:764-795 (sets HasReset only); event.cc:624-626"},
 	}},
 	{"aclrtSetOpWaitTimeout", []Step{
 		{"feature", "a limit (not 0) on a backend that cannot bound event waits", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox; natively any value is taken: event.cpp aclrtSetOpWaitTimeoutImpl)"},
@@ -551,7 +558,8 @@ var Order = []FuncOrder{
 	// Stream callbacks (ABI v1.2 section 12).
 	{"aclrtLaunchHostFunc", []Step{
 		{"stream", "stream handle unknown, destroyed, an event or a context (no ACL-layer check: NULL is the default stream)", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:4126 (rtsLaunchHostFunc); callback.cpp:174-181"},
-		{"fn", "fn NULL", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:7518-7519"},
+		{"fn", "fn NULL", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:7517-7518"},
+		{"subscribed", "a stream aclrtSubscribeReport bound to a thread", Error(107011), LayerRange, Native, "api_error.cc:7519-7524"},
 		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:9142-9143"},
 		{"streamctx", "stream of another device or context", ErrRTStreamContext, LayerContext, Native, "api_impl.cc:9149-9150"},
 		{"queued", "more queued operations on the stream than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
@@ -561,7 +569,9 @@ var Order = []FuncOrder{
 		{"stream", "stream handle unknown, destroyed, an event or a context (NULL is the default stream)", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:2175 (rtSubscribeReport)"},
 		{"context", "NULL stream without a current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:5199-5201"},
 		{"runtime", "a stream aclrtLaunchHostFunc used (bound to the runtime's callback thread)", Error(107011), LayerRange, Native, "api_error.cc:4702-4707"},
+		{"explicitctx", "an explicit stream with no current context: the runtime makes the callback's event in the current context", ErrRTContextNull, LayerContext, Native, "api_impl.cc:5206-5207 -> api_impl.cc:2044-2045 (EventCreate)"},
 		{"subscribed", "a stream already bound to a thread", Error(107011), LayerExec, Native, "subscribe.cc:72-77"},
+		{"thread", "threadId already bound to a stream of another device", Error(107012), LayerExec, Native, "subscribe.cc:82-89 (RT_ERROR_SUBSCRIBE_THREAD; errcode_manage.cc:511)"},
 	}},
 	{"aclrtLaunchCallback", []Step{
 		{"blockType", "blockType neither ACL_CALLBACK_NO_BLOCK nor ACL_CALLBACK_BLOCK", ErrInvalidParam, LayerACL, Native, "callback.cpp:163-166"},
@@ -591,7 +601,7 @@ var Order = []FuncOrder{
 	// src/runtime/api/impl/.
 	{"aclrtGetLastError", []Step{
 		{"level", "level not ACL_RT_THREAD_LEVEL (0); the call sets no last error", ErrInvalidParam, LayerACL, Native, "context.cpp:183"},
-		{"read", "returns the session's last runtime failure (0 if none) and clears it; failures of the ACL layer's own checks (1000xx) are not recorded", Success, LayerExec, Native, "api_c.cc:4028-4037, api_impl.cc:7724-7737"},
+		{"read", "returns the session's last runtime failure (0 if none) and clears it; failures of the ACL layer's own checks (1000xx) are not recorded, nor those UnrecordedSteps lists", Success, LayerExec, Native, "api_c.cc:4028-4037, api_impl.cc:7724-7737; recorded by GetRtExtErrCodeAndSetGlobalErr (api_c.h:31-37)"},
 	}},
 	{"aclrtPeekAtLastError", []Step{
 		{"level", "level not ACL_RT_THREAD_LEVEL (0)", ErrInvalidParam, LayerACL, Native, "context.cpp:175"},
@@ -646,6 +656,7 @@ var Order = []FuncOrder{
 	{"aclrtDestroyNotify", []Step{
 		{"null", "notify NULL", ErrInvalidParam, LayerACL, Native, "notify.cpp:41"},
 		{"notify", "notify handle unknown, destroyed, a stream, an event or a context", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:1951"},
+		{"context", "no current context; nothing is destroyed", ErrRTContextNull, LayerContext, Native, "api_impl.cc:4825-4826"},
 	}},
 	{"aclrtRecordNotify", []Step{
 		{"null", "notify NULL", ErrInvalidParam, LayerACL, Native, "notify.cpp:52"},
@@ -669,6 +680,7 @@ var Order = []FuncOrder{
 	{"aclrtGetNotifyId", []Step{
 		{"null", "notify NULL, then notifyId NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "notify.cpp:74-75"},
 		{"notify", "notify handle unknown, destroyed, a stream, an event or a context", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:2037"},
+		{"context", "no current context", ErrRTContextNull, LayerContext, Native, "api_impl.cc:4948-4949"},
 	}},
 	// ABI v1.2 section 12: event extras.
 	{"aclrtSynchronizeEventWithTimeout", []Step{
@@ -689,6 +701,7 @@ var Order = []FuncOrder{
 	{"aclrtGetEventId", []Step{
 		{"null", "event NULL, then eventId NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "event.cpp:359-360"},
 		{"event", "event handle unknown, destroyed, a stream, a context or a notify", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:725"},
+		{"never", "an event never recorded: its id is taken at its first record", ErrRTInternal, LayerExec, Native, "api_impl.cc:2197 -> event.cc:505-510 (RT_ERROR_EVENT_RECORDER_NULL; errcode_manage.cc:197)"},
 	}},
 	{"aclrtGetEventAvailNum", []Step{
 		{"null", "eventCount NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "event.cpp:372"},
@@ -699,7 +712,7 @@ var Order = []FuncOrder{
 		{"event", "event handle unknown, destroyed, a stream, a context or a notify", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:866"},
 		{"feature", "a backend without event timestamps", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox: acl.Backend.Supports)"},
 		{"never", "an event never recorded", ErrRTInternal, LayerExec, Native, "event.cc:1296-1297 (RT_ERROR_EVENT_RECORDER_NULL)"},
-		{"timestamp", "the most recent record not complete, cancelled, or reset", ErrRTEventTimestampInvalid, LayerExec, Native, "event.cc:1303-1304"},
+		{"timestamp", "the most recent record not complete or cancelled (aclrtResetEvent keeps the earlier record's timestamp)", ErrRTEventTimestampInvalid, LayerExec, Native, "event.cc:1303-1304"},
 	}},
 	// ABI v1.2 section 12: event wait status.
 	{"aclrtQueryEventWaitStatus", []Step{
@@ -707,4 +720,27 @@ var Order = []FuncOrder{
 		{"event", "event handle unknown, destroyed, a stream, a context or a notify", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:840"},
 		{"newmode", "an event of aclrtCreateEventExWithFlag (the runtime's new mode)", ErrRTFeatureNotSupport, LayerRange, Native, "api_error.cc:1823-1825; api_c.cc:843"},
 	}},
+}
+
+// UnrecordedSteps lists, by function and step, the failures whose code is
+// of the runtime family (x07xxx) that natively leave the thread's last
+// error unchanged (aclrtGetLastError, aclrtPeekAtLastError): the runtime
+// records a failure where its entry point returns it through
+// GetRtExtErrCodeAndSetGlobalErr (api_c.h:31-37), and these return another
+// way. The value says where. The sandbox marks each with [Unrecorded].
+var UnrecordedSteps = map[string]map[string]string{
+	"aclrtGetDevice":                    {"context": "api_c_device.cc:93 (COND_RETURN_WITH_NOLOG)"},
+	"aclrtCreateNotify":                 {"context": "api_c_event.cc:127-130 (rtGetDevice's code returned as it is)"},
+	"aclrtSynchronizeEventWithTimeout":  {"range": "event.cpp:188-189 (the ACL layer returns 107000 itself)"},
+	"aclrtSynchronizeStreamWithTimeout": {"timeout": "stream.cpp:141-149 (the ACL layer returns 107000 itself)"},
+	"aclrtSynchronizeDeviceWithTimeout": {"timeout": "device.cpp:173-174 (the ACL layer returns 107000 itself)"},
+	"aclrtMemcpyAsync":                  {"h2h": "api_c.cc:1115 (COND_RETURN_WITH_NOLOG)"},
+	"aclrtMemcpyAsyncWithCondition":     {"h2h": "api_c.cc:1156 (COND_RETURN_WITH_NOLOG)"},
+	"aclrtQueryEventWaitStatus":         {"newmode": "api_c.cc:843 (COND_RETURN_WITH_NOLOG)"},
+	"aclrtStreamWaitEvent":              {"nowait": "api_c_stream.cc:140 (COND_RETURN_WITH_NOLOG)"},
+	"aclrtResetEvent":                   {"nowait": "api_c.cc:778 (COND_RETURN_WITH_NOLOG)", "newmode": "api_c.cc:778 (COND_RETURN_WITH_NOLOG)"},
+	"aclrtCreateEventExWithFlag":        {"ipc": "api_c.cc:681 (COND_RETURN_WITH_NOLOG)"},
+	"aclrtSetMemcpyDesc":                {"feature": "api_c_memory.cc:383 (COND_RETURN_WITH_NOLOG)"},
+	"aclrtMemcpyAsyncWithDesc":          {"feature": "api_c_memory.cc:406 (COND_RETURN_WITH_NOLOG)"},
+	"aclrtSetStreamFailureMode":         {"devuse": "api_c_stream.cc:302 (COND_RETURN_WITH_NOLOG)", "back": "api_c_stream.cc:302 (COND_RETURN_WITH_NOLOG)"},
 }

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -42,6 +43,13 @@ func TestOrderIsWellFormed(t *testing.T) {
 			require.NotEmpty(t, s.Native, "%s/%s", fo.Func, s.ID)
 		}
 		require.Equal(t, fo.Steps, OrderOf(fo.Func))
+	}
+	for fn, steps := range UnrecordedSteps {
+		for id := range steps {
+			i := slices.IndexFunc(OrderOf(fn), func(s Step) bool { return s.ID == id })
+			require.GreaterOrEqual(t, i, 0, "UnrecordedSteps: %s has no step %s", fn, id)
+			require.True(t, SetsLastError(OrderOf(fn)[i].Code), "UnrecordedSteps: %s/%s has a code outside the runtime family, never recorded anyway", fn, id)
+		}
 	}
 	require.Nil(t, OrderOf("aclrtNoSuchFunction"))
 }
@@ -102,6 +110,15 @@ stands for a place the audit did not pin to a line.
 			fmt.Fprintf(&b, "| %d | `%s` | %s | %s | %s | %s | %s |\n", i+1, s.ID, escape(s.Check), code, s.Layer, s.Basis, escape(s.Native))
 		}
 		b.WriteString("\n")
+		var quiet []string
+		for _, s := range fo.Steps {
+			if where, ok := UnrecordedSteps[fo.Func][s.ID]; ok {
+				quiet = append(quiet, fmt.Sprintf("`%s` (%s)", s.ID, where))
+			}
+		}
+		if quiet != nil {
+			fmt.Fprintf(&b, "Not recorded as the last error (`aclrtGetLastError`), as natively: %s.\n\n", strings.Join(quiet, "; "))
+		}
 	}
 	b.WriteString("## Where the native runtime leaves it to the driver\n\nThe sandbox's choices, where the native outcome is the closed driver's:\n\n")
 	for _, n := range driverNotes {

@@ -23,6 +23,11 @@ func init() {
 			h.ok("aclrtSetDevice", 0)
 			return h.rc("aclrtLaunchHostFunc", 0, 100000, 0) // the proxy's dispatcher runs nothing
 		}},
+		"subscribed": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			h.ok("aclrtSubscribeReport", 1, e.s1)
+			return h.rc("aclrtLaunchHostFunc", e.s1, 1, 0) // a stream of another device too
+		}},
 	}
 	orderCases["aclrtSubscribeReport"] = map[string]orderCase{
 		"stream":  {run: func(h *harness) acl.Error { return h.rc("aclrtSubscribeReport", 1, 999) }},
@@ -37,6 +42,17 @@ func init() {
 			h.ok("aclrtSetDevice", 0)
 			h.ok("aclrtSubscribeReport", 1, 0)
 			return h.rc("aclrtSubscribeReport", 2, 0)
+		}},
+		"explicitctx": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			h.noDevice()
+			return h.rc("aclrtSubscribeReport", 1, e.s)
+		}},
+		"thread": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			h.ok("aclrtSubscribeReport", 1, e.s)
+			h.ok("aclrtSubscribeReport", 1, h.stream()) // the same device: one thread serves both
+			return h.rc("aclrtSubscribeReport", 1, e.s1)
 		}},
 	}
 	orderCases["aclrtLaunchCallback"] = map[string]orderCase{

@@ -30,8 +30,9 @@ func TestSynchronizeEventWithTimeout(t *testing.T) {
 	h.code(acl.ErrRTInvalidHandle, "aclrtSynchronizeEventWithTimeout", s, 0)                 // the handle before 0
 }
 
-// TestEventIDAndAvailNum: an event's id is its handle's number; the count
-// of available events is what the policy still allows the session.
+// TestEventIDAndAvailNum: an event's id is its handle's number, given at
+// its first record (507000 before, as natively); the count of available
+// events is what the policy still allows the session.
 func TestEventIDAndAvailNum(t *testing.T) {
 	h := newHarness(t, Policy{MaxEvents: 3})
 	h.code(acl.ErrRTContextNull, "aclrtGetEventAvailNum", outB)
@@ -44,6 +45,9 @@ func TestEventIDAndAvailNum(t *testing.T) {
 	h.notify() // notifies count apart
 	h.ok("aclrtGetEventAvailNum", outB)
 	require.Equal(t, uint32(1), h.u32(outB))
+	h.code(acl.ErrRTInternal, "aclrtGetEventId", a, outB)
+	h.ok("aclrtRecordEvent", a, 0)
+	h.ok("aclrtRecordEvent", b, 0)
 	h.ok("aclrtGetEventId", a, outB)
 	require.Equal(t, uint32(a), h.u32(outB))
 	h.ok("aclrtGetEventId", b, outB)
@@ -56,13 +60,14 @@ func TestEventIDAndAvailNum(t *testing.T) {
 
 // TestEventNewMode: a wait for an event of aclrtCreateEventExWithFlag
 // before any record succeeds and queues nothing; the default mode refuses
-// it. Once recorded, a new-mode event is waited for as any other.
+// it. Once recorded, a new-mode event is waited for as any other. One
+// without ACL_EVENT_SYNC has no wait task: a wait gives 207000.
 func TestEventNewMode(t *testing.T) {
 	h := newHarness(t, Policy{})
 	h.ok("aclrtSetDevice", 0)
 	s := h.stream()
-	h.ok("aclrtCreateEventExWithFlag", outA, 8) // ACL_EVENT_TIME_LINE
-	ev := uint64(h.u32(outA))
+	h.code(acl.ErrRTFeatureNotSupport, "aclrtStreamWaitEvent", s, h.eventEx(8)) // ACL_EVENT_TIME_LINE
+	ev := h.eventEx(1)                                                          // ACL_EVENT_SYNC
 	h.code(acl.ErrRTParamInvalid, "aclrtStreamWaitEvent", s, h.event())
 	h.ok("aclrtStreamWaitEvent", s, ev)
 	require.True(t, h.streamReady(s), "nothing was queued")
@@ -91,7 +96,7 @@ func TestCreateEventExWithFlagChecks(t *testing.T) {
 
 // TestEventGetTimestamp: a completed record has a timestamp, later
 // records later ones; an event never recorded gives 507000, one whose
-// record has not completed or was reset 107006.
+// record has not completed 107006; a reset keeps the timestamp.
 func TestEventGetTimestamp(t *testing.T) {
 	h := newHarness(t, Policy{})
 	h.ok("aclrtSetDevice", 0)
@@ -108,9 +113,11 @@ func TestEventGetTimestamp(t *testing.T) {
 	h.ok("aclrtSynchronizeEvent", ev)
 	h.ok("aclrtEventGetTimestamp", ev, outB)
 	require.GreaterOrEqual(t, h.u64(outB), first)
+	second := h.u64(outB)
 	h.ok("aclrtResetEvent", ev, s)
 	h.ok("aclrtSynchronizeStream", s)
-	h.code(acl.ErrRTEventTimestampInvalid, "aclrtEventGetTimestamp", ev, outB)
+	h.ok("aclrtEventGetTimestamp", ev, outB) // as natively, a reset keeps the record's timestamp
+	require.Equal(t, second, h.u64(outB))
 	h.code(acl.ErrInvalidParam, "aclrtEventGetTimestamp", ev, 0)
 	h.code(acl.ErrInvalidParam, "aclrtEventGetTimestamp", 0, outB)
 	h.code(acl.ErrRTInvalidHandle, "aclrtEventGetTimestamp", s, outB)
@@ -124,11 +131,71 @@ func (b noTimestamps) Supports(fn string) bool {
 	return fn != "aclrtEventGetTimestamp" && b.Backend.Supports(fn)
 }
 
+// eventEx returns an event of aclrtCreateEventExWithFlag with flag.
+func (h *harness) eventEx(flag uint64) uint64 {
+	h.t.Helper()
+	h.ok("aclrtCreateEventExWithFlag", outA, flag)
+	return uint64(h.u32(outA))
+}
+
 func init() {
-	orderCases["aclrtStreamWaitEvent"]["newmode"] = orderCase{run: func(h *harness) acl.Error {
+	ow := orderCases["aclrtStreamWaitEvent"]
+	ow["newmode"] = orderCase{run: func(h *harness) acl.Error {
 		e := setupOrder(h)
-		h.ok("aclrtCreateEventExWithFlag", outA, 1)
-		return h.rc("aclrtStreamWaitEvent", e.s, uint64(h.u32(outA)))
+		return h.rc("aclrtStreamWaitEvent", e.s, h.eventEx(1))
+	}}
+	ow["nowait"] = orderCase{run: func(h *harness) acl.Error {
+		setupOrder(h)
+		ev := h.eventEx(8) // ACL_EVENT_TIME_LINE alone
+		h.noDevice()
+		return h.rc("aclrtStreamWaitEvent", 0, ev) // before the device is looked at
+	}}
+	ow["done"] = orderCase{run: func(h *harness) acl.Error {
+		e := setupOrder(h)
+		h.ok("aclrtRecordEvent", e.ev, e.s)
+		h.ok("aclrtSynchronizeStream", e.s)
+		other := h.stream()
+		release := h.gate(other) // a wait queued on other could not run yet
+		defer release()
+		code := h.rc("aclrtStreamWaitEvent", other, e.ev)
+		require.Equal(h.t, acl.EventWaitStatusComplete, h.waitStatus(e.ev), "a wait on a completed record queues nothing")
+		return code
+	}}
+	ow["queue"] = orderCase{policy: Policy{MaxQueued: 1}, run: func(h *harness) acl.Error {
+		e := setupOrder(h)
+		ev := h.event() // reset after its record: a wait is queued
+		h.ok("aclrtRecordEvent", ev, 0)
+		h.ok("aclrtSynchronizeStream", 0)
+		h.ok("aclrtResetEvent", ev, 0)
+		h.ok("aclrtSynchronizeStream", 0)
+		release := h.gate(e.s)
+		defer release()
+		return h.rc("aclrtStreamWaitEvent", e.s, ev)
+	}}
+	oq := orderCases["aclrtQueryEventStatus"]
+	oq["newmode"] = orderCase{run: func(h *harness) acl.Error {
+		setupOrder(h)
+		code := h.rc("aclrtQueryEventStatus", h.eventEx(1), outC)
+		require.Equal(h.t, acl.EventRecordedStatusComplete, acl.EventRecordedStatus(h.u32(outC)), "a new-mode event never recorded reads as recorded")
+		return code
+	}}
+	oq["reset"] = orderCase{run: func(h *harness) acl.Error {
+		e := setupOrder(h)
+		h.ok("aclrtRecordEvent", e.ev, e.s)
+		h.ok("aclrtResetEvent", e.ev, e.s)
+		h.ok("aclrtSynchronizeStream", e.s)
+		code := h.rc("aclrtQueryEventStatus", e.ev, outC)
+		require.Equal(h.t, acl.EventRecordedStatusComplete, acl.EventRecordedStatus(h.u32(outC)), "a reset keeps the record's status")
+		return code
+	}}
+	orderCases["aclrtEventElapsedTime"]["timestamp"] = orderCase{run: func(h *harness) acl.Error {
+		e := setupOrder(h)
+		s := h.stream()
+		release := h.gate(s)
+		defer release()
+		h.ok("aclrtRecordEvent", e.ev, s)
+		h.ok("aclrtDestroyStreamForce", s) // cancels the record
+		return h.rc("aclrtEventElapsedTime", outA, e.ev, e.ev)
 	}}
 	for fn, cases := range map[string]map[string]orderCase{
 		"aclrtSynchronizeEventWithTimeout": {
@@ -147,6 +214,13 @@ func init() {
 		"aclrtGetEventId": {
 			"null":  {run: func(h *harness) acl.Error { return h.rc("aclrtGetEventId", setupOrder(h).ev, 0) }},
 			"event": {run: func(h *harness) acl.Error { return h.rc("aclrtGetEventId", setupOrder(h).s, outB) }},
+			"never": {run: func(h *harness) acl.Error {
+				e := setupOrder(h)
+				code := h.rc("aclrtGetEventId", e.ev, outB)
+				h.ok("aclrtRecordEvent", e.ev, e.s)
+				h.ok("aclrtGetEventId", e.ev, outB) // its first record gives it one
+				return code
+			}},
 		},
 		"aclrtCreateEventExWithFlag": {
 			"null":   {run: func(h *harness) acl.Error { return h.rc("aclrtCreateEventExWithFlag", 0, 0) }},

@@ -86,6 +86,7 @@ type harness struct {
 	inst *Instance
 	log  []CallRecord
 	prof abi.Profile
+	peer *harness // the harness of the case's own that bareHarness made, if any
 }
 
 var proxyCache = map[string][]byte{}

@@ -63,6 +63,15 @@ func init() {
 		"aclrtDestroyNotify": {
 			"null":   {run: func(h *harness) acl.Error { return h.rc("aclrtDestroyNotify", 0) }},
 			"notify": {run: func(h *harness) acl.Error { return h.rc("aclrtDestroyNotify", setupOrder(h).ev) }},
+			"context": {run: func(h *harness) acl.Error {
+				h.ok("aclrtSetDevice", 0)
+				n := h.notify()
+				h.noDevice()
+				code := h.rc("aclrtDestroyNotify", n)
+				h.ok("aclrtSetDevice", 0)
+				h.ok("aclrtGetNotifyId", n, outB) // not destroyed
+				return code
+			}},
 		},
 		"aclrtRecordNotify":       notifyStreamCases("aclrtRecordNotify"),
 		"aclrtWaitAndResetNotify": notifyStreamCases("aclrtWaitAndResetNotify"),
@@ -72,6 +81,12 @@ func init() {
 				return h.rc("aclrtGetNotifyId", h.notify(), 0) // notifyId NULL: the notify checked first
 			}},
 			"notify": {run: func(h *harness) acl.Error { return h.rc("aclrtGetNotifyId", setupOrder(h).s, outB) }},
+			"context": {run: func(h *harness) acl.Error {
+				h.ok("aclrtSetDevice", 0)
+				n := h.notify()
+				h.noDevice()
+				return h.rc("aclrtGetNotifyId", n, outB)
+			}},
 		},
 	} {
 		orderCases[fn] = cases

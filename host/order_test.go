@@ -1059,6 +1059,21 @@ func TestCheckOrder(t *testing.T) {
 				h := newHarness(t, tc.policy)
 				got := tc.run(h)
 				require.Equal(t, st.Code, got, "%s: %s\nmessage: %s", st.ID, st.Check, h.inst.Session().LastError())
+				// The last error as the native call path records it (the
+				// sandbox's own steps may run on a harness of their own).
+				_, quiet := acl.UnrecordedSteps[fo.Func][st.ID]
+				if acl.SetsLastError(st.Code) && (st.Basis != acl.Sandbox || quiet) {
+					on := h
+					if h.peer != nil {
+						on = h.peer
+					}
+					last := on.rc("aclrtPeekAtLastError", 0)
+					if quiet {
+						require.NotEqual(t, st.Code, last, "%s: natively not recorded as the last error", st.ID)
+					} else {
+						require.Equal(t, st.Code, last, "%s: natively recorded as the last error", st.ID)
+					}
+				}
 			})
 		}
 		for id := range cases {
@@ -1117,6 +1132,7 @@ func bareHarness(h *harness) *harness {
 	h.t.Cleanup(func() { b.Close() })
 	h2 := newHarness(h.t, Policy{}, WithBackend(bare{b}))
 	h2.ok("aclrtSetDevice", 0)
+	h.peer = h2
 	return h2
 }
 
@@ -1242,6 +1258,42 @@ func init() {
 				release := h.gate(e.s)
 				defer release()
 				return h.rc("aclrtResetEvent", e.ev, e.s)
+			}},
+			"nowait": {run: func(h *harness) acl.Error {
+				setupOrder(h)
+				ev := h.eventEx(2) // ACL_EVENT_CAPTURE_STREAM_PROGRESS alone
+				h.noDevice()
+				return h.rc("aclrtResetEvent", ev, 0) // before the device is looked at
+			}},
+			"newmode": {run: func(h *harness) acl.Error {
+				e := setupOrder(h)
+				return h.rc("aclrtResetEvent", h.eventEx(1), e.s1) // before the stream's device
+			}},
+			"keep": {run: func(h *harness) acl.Error {
+				e := setupOrder(h)
+				start := h.event()
+				h.ok("aclrtRecordEvent", start, e.s)
+				h.ok("aclrtRecordEvent", e.ev, e.s)
+				h.ok("aclrtSynchronizeStream", e.s)
+				h.ok("aclrtEventGetTimestamp", e.ev, outB)
+				ts := h.u64(outB)
+				h.ok("aclrtEventElapsedTime", outA, start, e.ev)
+				ms := h.u32(outA)
+				code := h.rc("aclrtResetEvent", e.ev, e.s)
+				h.ok("aclrtSynchronizeStream", e.s)
+				h.ok("aclrtEventGetTimestamp", e.ev, outB)
+				require.Equal(h.t, ts, h.u64(outB), "the timestamp of the record before the reset")
+				h.ok("aclrtEventElapsedTime", outA, start, e.ev)
+				require.Equal(h.t, ms, h.u32(outA), "the elapsed time of the record before the reset")
+				h.ok("aclrtQueryEventStatus", e.ev, outC)
+				require.Equal(h.t, acl.EventRecordedStatusComplete, acl.EventRecordedStatus(h.u32(outC)))
+				// A wait queued after the reset waits for the next record.
+				other := h.stream()
+				h.ok("aclrtStreamWaitEvent", other, e.ev)
+				require.Equal(h.t, acl.EventWaitStatusNotReady, h.waitStatus(e.ev))
+				h.ok("aclrtRecordEvent", e.ev, e.s)
+				h.ok("aclrtSynchronizeStream", other)
+				return code
 			}},
 		},
 		"aclrtSetOpWaitTimeout": {

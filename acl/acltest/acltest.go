@@ -151,6 +151,28 @@ func (e *env) gate(s acl.Stream) (release func()) {
 	return release
 }
 
+// batchAsyncFns are the native names of the asynchronous batch copies.
+var batchAsyncFns = []string{"aclrtMemcpyBatchAsyncV2", "aclrtMemcpyBatchAsync"}
+
+// lacks reports whether err is the 207000 with which the backend's node
+// refused one of the features fns, natively before looking at the
+// arguments (the asynchronous batch and offset copies and device-only
+// notifies on an older driver or TS firmware), and which the backend then
+// reports through Supports. The case accepts it: such a node has nothing
+// more to show.
+func (e *env) lacks(err error, fns ...string) bool {
+	if acl.CodeOf(err) != acl.ErrRTFeatureNotSupport {
+		return false
+	}
+	for _, fn := range fns {
+		if !e.b.Supports(fn) {
+			e.Logf("the node lacks %s: 207000, as natively", fn)
+			return true
+		}
+	}
+	return false
+}
+
 // goErr runs f on another goroutine and returns where its error lands.
 func goErr(f func() error) <-chan error {
 	c := make(chan error, 1)

@@ -158,7 +158,11 @@ var descTests = []test{
 		ds, ss := e.malloc(0, 8), e.malloc(0, 8)
 		e.put(ds, le64(uint64(d.dst)))
 		e.put(ss, le64(uint64(d.src)))
-		require.NoError(e, e.b.MemcpyAsyncWithOffset(ds, 256, 40, ss, 100, 8, inner, d.s))
+		if err := e.b.MemcpyAsyncWithOffset(ds, 256, 40, ss, 100, 8, inner, d.s); e.lacks(err, "aclrtMemcpyAsyncWithOffset") {
+			return
+		} else {
+			require.NoError(e, err)
+		}
 		e.sync(d.s)
 		require.Equal(e, want(256, 0, shift(d.data, 8, 40), 40, 100), e.get(d.dst, 256))
 		require.NoError(e, e.b.MemcpyAsyncWithOffset(ds, 256, 0, ss, 0, 0, inner, d.s), "count 0")
@@ -171,7 +175,11 @@ var descTests = []test{
 		e.put(ds, le64(uint64(d.dst)))
 		e.put(ss, le64(uint64(d.src)))
 		release := e.gate(d.s)
-		require.NoError(e, e.b.MemcpyAsyncWithOffset(ds, 256, 0, ss, 64, 0, inner, d.s))
+		if err := e.b.MemcpyAsyncWithOffset(ds, 256, 0, ss, 64, 0, inner, d.s); e.lacks(err, "aclrtMemcpyAsyncWithOffset") {
+			return
+		} else {
+			require.NoError(e, err)
+		}
 		e.put(ds, le64(uint64(other)))
 		release()
 		e.sync(d.s)
@@ -218,7 +226,9 @@ var descTests = []test{
 			code(e, e.b.MemcpyAsyncWithOffset(r.p, 256, 0, ok, 8, 0, inner, d.s), acl.ErrRTParamInvalid, "dst slot %s", r.name)
 			code(e, e.b.MemcpyAsyncWithOffset(ok, 256, 0, r.p, 8, 0, inner, d.s), acl.ErrRTParamInvalid, "src slot %s", r.name)
 		}
-		code(e, e.b.MemcpyAsyncWithOffset(ok, 256, 0, ok, 8, 0, acl.MemcpyDeviceToDevice, d.s), acl.ErrRTParamInvalid, "kind")
+		if err := e.b.MemcpyAsyncWithOffset(ok, 256, 0, ok, 8, 0, acl.MemcpyDeviceToDevice, d.s); !e.lacks(err, "aclrtMemcpyAsyncWithOffset") {
+			code(e, err, acl.ErrRTParamInvalid, "kind")
+		}
 		n, err := e.b.Pending(d.s)
 		require.NoError(e, err)
 		require.Zero(e, n)

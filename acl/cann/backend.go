@@ -94,6 +94,9 @@ type Backend struct {
 	ver   [3]int32
 	devs  []device
 	nextH atomic.Uint64 // handle values for streams, events and pins
+	// refused holds the features the node's driver or firmware answered
+	// 207000 for (driverFeatures): Supports reports them missing.
+	refused sync.Map
 
 	mu       sync.Mutex
 	cond     *sync.Cond // broadcast when inflight or a record's refs drop, and on Close
@@ -171,8 +174,32 @@ func (b *Backend) Path() string { return b.lib.path }
 // ACL_ERROR_RT_FEATURE_NOT_SUPPORT (207000).
 func (b *Backend) MissingSymbols() []string { return append([]string(nil), b.lib.missing...) }
 
-// Supports implements [acl.Backend]: whether the library exports fn.
-func (b *Backend) Supports(fn string) bool { return !slices.Contains(b.lib.missing, fn) }
+// Supports implements [acl.Backend]: whether the library exports fn, and
+// the node's driver has not refused it (driverFeatures). fn may also be
+// [acl.DeviceOnlyNotify].
+func (b *Backend) Supports(fn string) bool {
+	_, refused := b.refused.Load(fn)
+	return !refused && !slices.Contains(b.lib.missing, fn)
+}
+
+// driverFeatures are the native functions whose 207000 means that the
+// node's driver or TS firmware lacks the feature, whatever the arguments:
+// the runtime answers so before it looks at them. The backend passes the
+// code on, as natively, and Supports reports the feature missing from then
+// on.
+var driverFeatures = map[string]bool{
+	"aclrtMemcpyBatchAsync":      true,
+	"aclrtMemcpyBatchAsyncV2":    true,
+	"aclrtMemcpyAsyncWithOffset": true,
+	acl.DeviceOnlyNotify:         true,
+}
+
+// noteRefused records that the driver refused feature fn when rc says so.
+func (b *Backend) noteRefused(fn string, rc int32) {
+	if rc == int32(acl.ErrRTFeatureNotSupport) && driverFeatures[fn] {
+		b.refused.Store(fn, true)
+	}
+}
 
 // Name implements [acl.Backend].
 func (b *Backend) Name() string { return "cann" }
@@ -285,6 +312,7 @@ func (b *Backend) call(dev int32, fn string, f func() int32) error {
 	if err := b.onDevice(dev, func() { rc = f() }); err != nil {
 		return err
 	}
+	b.noteRefused(fn, rc)
 	return nativeErr(rc, fn)
 }
 

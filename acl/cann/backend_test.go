@@ -284,6 +284,39 @@ func TestHostRegisterPages(t *testing.T) {
 	code(t, b.HostUnregister(ctx, p1), acl.ErrHostMemoryNotRegistered)
 }
 
+// TestHostRegisterDevice: a registration is made in the context of the
+// device it is for, as natively aclrtHostRegister registers for the current
+// context's device, and undone in the same context; ranges of two devices
+// never share a registration.
+func TestHostRegisterDevice(t *testing.T) {
+	ctx := context.Background()
+	b, s := open(t, full)
+	mem := mmapped(t, 3*4096)
+	base := addrOf(mem)
+
+	p1, err := b.HostRegisterOn(1, mem[:100], acl.HostRegisterMapped)
+	require.NoError(t, err)
+	require.Equal(t, int32(1), s.regDev(base), "registered for device 1")
+	p0, err := b.HostRegisterOn(0, mem[4096:4196], acl.HostRegisterMapped)
+	require.NoError(t, err)
+	require.Equal(t, int32(0), s.regDev(base+4096), "registered for device 0")
+	// Another range on device 1's page, for device 0: no shared registration.
+	p2, err := b.HostRegisterOn(0, mem[200:300], acl.HostRegisterMapped)
+	require.NoError(t, err)
+	require.Len(t, s.calls("aclrtHostRegister"), 2, "the range of device 0 does not share device 1's registration")
+	require.NoError(t, b.HostUnregister(ctx, p2))
+
+	// Unregistering in another device's context would give 507911.
+	require.NoError(t, b.HostUnregister(ctx, p1))
+	require.Equal(t, int32(-1), s.regDev(base))
+	require.NoError(t, b.HostUnregister(ctx, p0))
+	require.Equal(t, int32(-1), s.regDev(base+4096))
+	match(t, []string{
+		fmt.Sprintf("aclrtHostUnregister(ptr=%s) = 0", hexp(base)),
+		fmt.Sprintf("aclrtHostUnregister(ptr=%s) = 0", hexp(base+4096)),
+	}, s.calls("aclrtHostUnregister"))
+}
+
 // TestOptionalSymbols checks libraries without the V2 batch copies and
 // without any optional symbol.
 func TestOptionalSymbols(t *testing.T) {
@@ -471,4 +504,42 @@ func TestHostFunctions(t *testing.T) {
 	require.NoError(t, b.DestroyStream(ctx, st))
 	require.Len(t, s.calls("aclrtUnSubscribeReport"), 1, "the report thread unsubscribes before the stream goes")
 	require.NoError(t, b.HostUnregister(ctx, pin))
+}
+
+// TestDriverRefusals: on a node whose driver lacks the asynchronous batch
+// and offset copies and device-only notifies, the runtime answers 207000
+// before it looks at the arguments; the backend passes that on, as
+// natively, and Supports reports the feature missing from then on.
+func TestDriverRefusals(t *testing.T) {
+	ctx := context.Background()
+	b, s := open(t, oldDriver)
+	st, err := b.CreateStream(0)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, b.DestroyStream(ctx, st)) })
+	dev, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, b.Free(ctx, dev)) })
+	mem := mmapped(t, 4096)
+	pin, err := b.HostRegister(mem, acl.HostRegisterMapped)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, b.HostUnregister(ctx, pin)) })
+	slot, err := b.Malloc(0, 8, acl.MemMallocHugeFirst)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, b.Free(ctx, slot)) })
+
+	for _, fn := range []string{"aclrtMemcpyBatchAsyncV2", "aclrtMemcpyAsyncWithOffset", acl.DeviceOnlyNotify, "aclrtCreateNotify"} {
+		require.True(t, b.Supports(fn), "%s before the driver refused it", fn)
+	}
+	code(t, b.MemcpyBatchAsync(ctx, []acl.Copy{{Dst: acl.Device(dev), Src: acl.Host(mem[:64], pin), N: 64}}, st), acl.ErrRTFeatureNotSupport)
+	code(t, b.MemcpyAsyncWithOffset(slot, 64, 0, slot, 8, 0, acl.MemcpyInnerDeviceToDevice, st), acl.ErrRTFeatureNotSupport)
+	_, err = b.CreateNotify(0, acl.NotifyDeviceUseOnly)
+	code(t, err, acl.ErrRTFeatureNotSupport)
+	for _, fn := range []string{"aclrtMemcpyBatchAsyncV2", "aclrtMemcpyAsyncWithOffset", acl.DeviceOnlyNotify} {
+		require.False(t, b.Supports(fn), "%s once the driver refused it", fn)
+	}
+	require.True(t, b.Supports("aclrtCreateNotify"), "other notifies are unaffected")
+	n, err := b.CreateNotify(0, acl.NotifyDefault)
+	require.NoError(t, err)
+	require.NoError(t, b.DestroyNotify(n))
+	require.NotEmpty(t, s.calls("aclrtMemcpyBatchAsyncV2"), "the refusal came from the library")
 }

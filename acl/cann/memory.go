@@ -49,6 +49,7 @@ type pin struct {
 type region struct {
 	lo, hi uintptr
 	typ    acl.HostRegisterType
+	dev    int32 // the device whose context registered it, and unregisters it
 	users  int
 }
 
@@ -315,19 +316,27 @@ func (b *Backend) Allocation(p acl.DevPtr) (acl.DevPtr, uint64, int32, error) {
 	return 0, 0, 0, acl.Errorf(acl.ErrRTParamInvalid, "address is not inside a live allocation of this backend")
 }
 
-// HostRegister implements [acl.Backend] with aclrtHostRegister, in device 0's
-// context, on the pages that contain mem (the runtime wants a page-aligned
-// address). mem must stay valid until HostUnregister returns; the sandbox
-// passes guest linear memory, which it maps outside the Go heap. Go memory
-// works too: the backend keeps it alive and pinned until then.
+// HostRegister implements [acl.Backend]: HostRegisterOn for device 0.
+func (b *Backend) HostRegister(mem []byte, typ acl.HostRegisterType) (acl.HostPin, error) {
+	return b.HostRegisterOn(0, mem, typ)
+}
+
+// HostRegisterOn implements [acl.DeviceRegisterer] with aclrtHostRegister,
+// in dev's context, as natively a registration is for the current
+// context's device, on the pages that contain mem (the runtime wants a
+// page-aligned address). HostUnregister undoes it in the same context. mem
+// must stay valid until HostUnregister returns; the sandbox passes guest
+// linear memory, which it maps outside the Go heap. Go memory works too:
+// the backend keeps it alive and pinned until then.
 //
-// Ranges must not overlap (507910). Ranges of one type that fall inside
-// the pages an earlier range registered share its registration. A range
-// whose pages only partly overlap another registration cannot be registered
+// Ranges must not overlap (507910). Ranges of one type and device that
+// fall inside the pages an earlier range registered share its
+// registration. A range whose pages only partly overlap another
+// registration, or overlap one of another device, cannot be registered
 // natively; it is registered with the backend only, and asynchronous
 // operations on it run synchronously, as for unregistered memory. A library
 // without aclrtHostRegister gives 207000.
-func (b *Backend) HostRegister(mem []byte, typ acl.HostRegisterType) (acl.HostPin, error) {
+func (b *Backend) HostRegisterOn(dev int32, mem []byte, typ acl.HostRegisterType) (acl.HostPin, error) {
 	if err := b.enter(); err != nil {
 		return 0, err
 	}
@@ -359,7 +368,7 @@ func (b *Backend) HostRegister(mem []byte, typ acl.HostRegisterType) (acl.HostPi
 	for _, r := range b.regions {
 		if lo < r.hi && r.lo < hi {
 			overlap = true
-			if r.lo <= lo && hi <= r.hi && r.typ == typ {
+			if r.lo <= lo && hi <= r.hi && r.typ == typ && r.dev == dev {
 				share = r
 			}
 		}
@@ -371,14 +380,14 @@ func (b *Backend) HostRegister(mem []byte, typ acl.HostRegisterType) (acl.HostPi
 		p.region, p.native = share, true
 	case !overlap:
 		var devPtr uintptr
-		err := b.call(0, "aclrtHostRegister", func() int32 {
+		err := b.call(dev, "aclrtHostRegister", func() int32 {
 			return b.api.aclrtHostRegister(lo, uint64(hi-lo), uint32(typ), &devPtr)
 		})
 		if err != nil {
 			p.pinner.Unpin()
 			return 0, err
 		}
-		p.region = &region{lo: lo, hi: hi, typ: typ, users: 1}
+		p.region = &region{lo: lo, hi: hi, typ: typ, dev: dev, users: 1}
 		p.native = true
 		b.mu.Lock()
 		b.regions = append(b.regions, p.region)
@@ -433,7 +442,7 @@ func (b *Backend) unregister(p *pin) error {
 	defer b.regMu.Unlock()
 	if r := p.region; r != nil {
 		if r.users == 1 {
-			if err := b.call(0, "aclrtHostUnregister", func() int32 { return b.api.aclrtHostUnregister(r.lo) }); err != nil {
+			if err := b.call(r.dev, "aclrtHostUnregister", func() int32 { return b.api.aclrtHostUnregister(r.lo) }); err != nil {
 				return err
 			}
 			b.mu.Lock()

@@ -32,7 +32,11 @@ func (b *Backend) CreateNotify(dev int32, flag uint64) (acl.Notify, error) {
 	}
 	defer b.exit()
 	var native uintptr
-	if err := b.call(dev, "aclrtCreateNotify", func() int32 { return b.api.aclrtCreateNotify(&native, flag) }); err != nil {
+	fn := "aclrtCreateNotify"
+	if flag == acl.NotifyDeviceUseOnly {
+		fn = acl.DeviceOnlyNotify // a driver may lack these alone
+	}
+	if err := b.call(dev, fn, func() int32 { return b.api.aclrtCreateNotify(&native, flag) }); err != nil {
 		return 0, err
 	}
 	h := acl.Notify(b.nextH.Add(1))

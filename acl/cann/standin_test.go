@@ -17,19 +17,23 @@ import (
 	"go.uber.org/goleak"
 )
 
-// The stand-in libascendcl.so (testdata/standin/standin.c) in its three
-// builds: with every symbol, without the V2 batch copies, and like an older
-// runtime without any optional symbol.
+// The stand-in libascendcl.so (testdata/standin/standin.c) in its four
+// builds: with every symbol, without the V2 batch copies, like an older
+// runtime without any optional symbol, and with every symbol on a node
+// whose driver lacks the asynchronous batch and offset copies and
+// device-only notifies.
 const (
-	full  = "full"
-	noV2  = "nov2"
-	older = "old"
+	full      = "full"
+	noV2      = "nov2"
+	older     = "old"
+	oldDriver = "olddriver" // every symbol, on a node whose driver lacks some features
 )
 
 var variantFlags = map[string][]string{
-	full:  nil,
-	noV2:  {"-DNO_V2"},
-	older: {"-DNO_V2", "-DOLD_RUNTIME"},
+	full:      nil,
+	noV2:      {"-DNO_V2"},
+	older:     {"-DNO_V2", "-DOLD_RUNTIME"},
+	oldDriver: {"-DOLD_DRIVER"},
 }
 
 // libPaths holds the built stand-ins, by variant.
@@ -96,6 +100,7 @@ type standin struct {
 	callLog  func(buf *byte, n uint64) uint64
 	logReset func()
 	stats    func(out *int64)
+	regDev   func(p uintptr) int32 // the device a host address is registered for, -1 if none
 }
 
 var standins = map[string]*standin{}
@@ -113,6 +118,7 @@ func getStandin(t testing.TB, variant string) *standin {
 	purego.RegisterLibFunc(&s.callLog, h, "aclwasmStandinCallLog")
 	purego.RegisterLibFunc(&s.logReset, h, "aclwasmStandinCallLogReset")
 	purego.RegisterLibFunc(&s.stats, h, "aclwasmStandinStats")
+	purego.RegisterLibFunc(&s.regDev, h, "aclwasmStandinRegDevice")
 	standins[variant] = s
 	return s
 }

@@ -405,17 +405,6 @@ func (c *clock) stamp(r *record) (float64, bool) {
 	return r.v.end, true
 }
 
-// stamped reports whether the record r has run in modeled time; with no
-// model (c nil), whether it has run is for the caller to know.
-func (c *clock) stamped(r *record) bool {
-	if c == nil {
-		return true
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return r.v.done()
-}
-
 // elapsed returns the modeled time since New.
 func (c *clock) elapsed() time.Duration {
 	c.mu.Lock()

@@ -76,8 +76,9 @@
 // refused (107000), as natively; one for an event reset after its record
 // waits for its next record. An event never recorded is
 // NotReady, synchronizes at once and has no recorder for EventElapsedTime
-// (507000, as natively); one reset after its record has no timestamp
-// (107006); an incomplete record gives 507006. DestroyEvent ends the waits on the event.
+// (507000, as natively); a reset keeps the record before it for every
+// query, as natively; an incomplete record gives 507006. DestroyEvent ends
+// the waits on the event.
 //
 // Lifetimes. Free, HostUnregister and DestroyStream wait for the queued
 // work that uses the memory or the stream: every queued operation holds a
@@ -158,8 +159,7 @@
 // machine but not in modeled time moves it to the model's next event (time
 // passes while the host polls); a stream holding WithQueueDepth operations
 // not done in modeled time, to when there is room. Event timestamps,
-// EventElapsedTime, whether work counts as complete and when a ResetEvent
-// takes effect follow the clock, and a wait with a timeout
+// EventElapsedTime and whether work counts as complete follow the clock, and a wait with a timeout
 // (StreamWaitEventTimeout) ends after it in modeled time, so a program
 // sees the chip's timing and order of completion, and the same calls give
 // the same modeled times on any machine. Work must also really be done

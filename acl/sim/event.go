@@ -17,7 +17,6 @@ type event struct {
 	first *record       // the record the next RecordEvent will use, when waits made while the event had no record wait for it; else nil
 	gone  chan struct{} // closed by DestroyEvent: waits on the event end
 	once  sync.Once
-	clk   *clock // the timing model, which decides when a reset has run; nil when off
 }
 
 // record is one RecordEvent. The worker fills t, err and aborted before it
@@ -27,28 +26,22 @@ type record struct {
 	t       time.Time
 	err     error   // the recording stream's pending error when the record ran
 	aborted bool    // the record was dropped with its stream's queued work
-	reset   bool    // a ResetEvent, not a record: once done, the event reads as never recorded
-	prev    *record // for a reset: the record it resets, which counts until the reset has run
+	reset   bool    // a ResetEvent, not a record: waits queued after it wait for the next record
+	prev    *record // for a reset: the record before it, which still decides the event's state
 	v       *vop    // the record in the timing model, once queued; guarded by clock.mu
 }
 
-// current returns the record that decides the event's state now: the most
-// recent one, or, behind a reset that has not run yet (or was cancelled),
-// the one before it. nil means the event reads as never recorded. e.mu
-// must be held.
+// current returns the record that decides the event's state: the most
+// recent record. A reset does not change it: natively Event::Reset only
+// marks the event reset (event.cc:764-795), so queries, synchronizes,
+// timestamps and elapsed times answer as before it, and only a wait queued
+// after it waits for the next record (next). nil means the event was never
+// recorded. e.mu must be held.
 func (e *event) current() *record {
-	r := e.last
-	if r == nil || !r.reset {
-		return r
+	if r := e.last; r != nil && r.reset {
+		return r.prev
 	}
-	select {
-	case <-r.done:
-		if !r.aborted && e.clk.stamped(r) {
-			return nil
-		}
-	default:
-	}
-	return r.prev
+	return e.last
 }
 
 // next returns the record a wait made now waits for: the most recent one,
@@ -88,7 +81,7 @@ func (b *Backend) CreateEvent(dev int32) (acl.Event, error) {
 	if b.closed {
 		return 0, errClosed()
 	}
-	e := &event{h: acl.Event(b.nextH.Add(1)), first: &record{done: make(chan struct{})}, gone: make(chan struct{}), clk: b.clk}
+	e := &event{h: acl.Event(b.nextH.Add(1)), first: &record{done: make(chan struct{})}, gone: make(chan struct{})}
 	b.events.put(uint64(e.h), e)
 	return e.h, nil
 }
@@ -152,9 +145,9 @@ func (b *Backend) RecordEvent(eh acl.Event, sh acl.Stream) error {
 }
 
 // ResetEvent implements [acl.Backend]: it queues on s a reset of e.
-// Until it has run, the record before it still counts (for queries,
-// synchronizes and elapsed times); waits queued from now on wait for the
-// next record.
+// The record before it still counts, for queries, synchronizes,
+// timestamps and elapsed times, as natively; waits queued from now on
+// wait for the next record.
 func (b *Backend) ResetEvent(eh acl.Event, sh acl.Stream) error {
 	e, err := b.event(eh)
 	if err != nil {
@@ -320,8 +313,8 @@ func (b *Backend) QueryEvent(eh acl.Event) (acl.EventRecordedStatus, error) {
 // EventElapsedTime implements [acl.Backend]: the milliseconds between the
 // moments the two most recent records ran on their streams, on the wall
 // clock or, with the timing model, on its clock. An event never recorded
-// gives 507000, as natively; one reset after its record, or whose record
-// was cancelled, 107006; a record not complete yet 507006.
+// gives 507000, as natively; one whose record was cancelled 107006; a
+// record not complete yet 507006. A reset keeps the record before it.
 func (b *Backend) EventElapsedTime(start, end acl.Event) (float32, error) {
 	var ts [2]time.Time
 	var vt [2]float64
@@ -331,11 +324,8 @@ func (b *Backend) EventElapsedTime(start, end acl.Event) (float32, error) {
 			return 0, err
 		}
 		e.mu.Lock()
-		r, reset := e.current(), e.last != nil
+		r := e.current()
 		e.mu.Unlock()
-		if r == nil && reset {
-			return 0, acl.Errorf(acl.ErrRTEventTimestampInvalid, "event %d was reset after its last record", h)
-		}
 		if r == nil {
 			// Natively an event without a recorder is an internal error,
 			// on every chip (event.cc:1249-1250, errcode_manage.cc:197).

@@ -14,19 +14,17 @@ var epoch = time.Now()
 // devices' epoch and the moment the most recent record of e ran, on the
 // wall clock or, with the timing model, on its clock. An event never
 // recorded gives 507000, as natively (event.cc:1296-1297); a record not
-// complete, cancelled or reset 107006 (event.cc:1303-1304).
+// complete or cancelled 107006 (event.cc:1303-1304). A reset keeps the
+// record before it.
 func (b *Backend) EventTimestamp(h acl.Event) (uint64, error) {
 	e, err := b.event(h)
 	if err != nil {
 		return 0, err
 	}
 	e.mu.Lock()
-	r, reset := e.current(), e.last != nil
+	r := e.current()
 	e.mu.Unlock()
-	switch {
-	case r == nil && reset:
-		return 0, acl.Errorf(acl.ErrRTEventTimestampInvalid, "event %d was reset after its last record", h)
-	case r == nil:
+	if r == nil {
 		return 0, acl.Errorf(acl.ErrRTInternal, "event %d has not been recorded", h)
 	}
 	select {

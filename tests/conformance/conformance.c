@@ -201,18 +201,25 @@ static void runtime(void)
     int32_t n = aclwasm_raw_aclGetRecentErrMsg(small, (int32_t)sizeof small);
     CHECK(n > 7);
     CHECK(small[7] == '\0' && strlen(small) == 7);
+    /* bufLen 0 writes nothing, and still returns the length. */
+    char none = 'z';
+    CHECK(aclwasm_raw_aclGetRecentErrMsg(&none, 0) == n && none == 'z');
     char full[1024];
     int32_t n2 = aclwasm_raw_aclGetRecentErrMsg(full, (int32_t)sizeof full);
     CHECK(n2 == n && (int32_t)strlen(full) == n);
     CHECK(memcmp(small, full, 7) == 0);
-    /* bufLen 0 writes nothing, and still returns the length. */
-    char none = 'z';
-    CHECK(aclwasm_raw_aclGetRecentErrMsg(&none, 0) == n && none == 'z');
-    /* A successful call does not clear the message; reading does not either. */
+    /* Natively reading the message clears it (error_manager.cc:588-629): the
+       read that returned it whole leaves none, NULL in the native form. */
+    char again[16];
+    CHECK(aclwasm_raw_aclGetRecentErrMsg(again, (int32_t)sizeof again) == 0 && again[0] == '\0');
+    CHECK(aclGetRecentErrMsg() == NULL);
+    /* A successful call neither clears a message nor leaves one. */
+    EXPECT(aclrtGetVersion(NULL, NULL, NULL), ACL_ERROR_INVALID_PARAM);
     uint32_t count = 0;
     OK(aclrtGetDeviceCount(&count));
-    CHECK(strcmp(aclGetRecentErrMsg(), full) == 0);
-    CHECK(strcmp(aclGetRecentErrMsg(), full) == 0);
+    const char *m = aclGetRecentErrMsg();
+    CHECK(m != NULL && strcmp(m, full) == 0);
+    CHECK(aclGetRecentErrMsg() == NULL);
 }
 
 /* Native: bad device ids 107001 (rtSetDevice); GetDevice/GetDeviceCount NULL 100000 (device.cpp); timeouts below -1
@@ -1212,14 +1219,30 @@ static void notifies_and_events_v12(void)
     OK(aclrtCreateEvent(&ev));
     OK(aclrtGetEventAvailNum(&avail));
     CHECK(avail + 1 == before);
-    OK(aclrtGetEventId(ev, &id));
+    EXPECT(aclrtGetEventId(ev, &id), ACL_ERROR_RT_INTERNAL_ERROR);                 /* event.cc:505-510: no id yet */
     EXPECT(aclrtEventGetTimestamp(ev, &ts), ACL_ERROR_RT_INTERNAL_ERROR);          /* event.cc:1296-1297 */
     EXPECT(aclrtEventGetTimestamp(ev, NULL), ACL_ERROR_INVALID_PARAM);             /* event.cpp:217 */
+    /* The ACL layer's own 107000 leaves the last error as it was. */
+    CHECK(aclrtGetLastError(ACL_RT_THREAD_LEVEL) == ACL_ERROR_RT_INTERNAL_ERROR);
     EXPECT(aclrtSynchronizeEventWithTimeout(ev, -2), ACL_ERROR_RT_PARAM_INVALID);  /* event.cpp:188 */
+    CHECK(aclrtPeekAtLastError(ACL_RT_THREAD_LEVEL) == ACL_SUCCESS);
     EXPECT(aclrtSynchronizeEventWithTimeout(NULL, 5), ACL_ERROR_INVALID_PARAM);    /* event.cpp:190 */
     EXPECT(aclrtSynchronizeEventWithTimeout(ev, 0), ACL_ERROR_RT_PARAM_INVALID);   /* api_error.cc:1772 */
     OK(aclrtRecordEvent(ev, w));
+    OK(aclrtGetEventId(ev, &id));
     OK(aclrtSynchronizeEventWithTimeout(ev, -1));
+    OK(aclrtEventGetTimestamp(ev, &ts));
+    /* A reset keeps the record's status and timestamp (event.cc:764-795). */
+    uint64_t ts2 = 0;
+    aclrtEventRecordedStatus rs = ACL_EVENT_RECORDED_STATUS_NOT_READY;
+    OK(aclrtResetEvent(ev, w));
+    OK(aclrtSynchronizeStream(w));
+    OK(aclrtEventGetTimestamp(ev, &ts2));
+    CHECK(ts2 == ts);
+    OK(aclrtQueryEventStatus(ev, &rs));
+    CHECK(rs == ACL_EVENT_RECORDED_STATUS_COMPLETE);
+    OK(aclrtRecordEvent(ev, w));
+    OK(aclrtSynchronizeStream(w));
     OK(aclrtEventGetTimestamp(ev, &ts));
     /* Wait status: only the waits queued on the event count. */
     aclrtEventWaitStatus ws = ACL_EVENT_WAIT_STATUS_NOT_READY;
@@ -1237,9 +1260,21 @@ static void notifies_and_events_v12(void)
     EXPECT(aclrtCreateEventExWithFlag(&nm, 0), ACL_ERROR_RT_PARAM_INVALID);
     EXPECT(aclrtCreateEventExWithFlag(&nm, 0x40), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
     OK(aclrtCreateEventExWithFlag(&nm, 0x8)); /* ACL_EVENT_TIME_LINE */
+    CHECK(aclrtGetLastError(ACL_RT_THREAD_LEVEL) == ACL_ERROR_RT_PARAM_INVALID);   /* the flag 0 above */
     EXPECT(aclrtQueryEventWaitStatus(nm, &ws), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);  /* api_error.cc:1823 */
+    CHECK(aclrtGetLastError(ACL_RT_THREAD_LEVEL) == ACL_SUCCESS);                  /* api_c.cc:843: not recorded */
+    /* Before any record a new-mode event reads as recorded (event.cc:1193-1198). */
+    rs = ACL_EVENT_RECORDED_STATUS_NOT_READY;
+    OK(aclrtQueryEventStatus(nm, &rs));
+    CHECK(rs == ACL_EVENT_RECORDED_STATUS_COMPLETE);
+    /* Without ACL_EVENT_SYNC it has no wait task: no wait, no reset (api_error.cc:1414-1416, 1760-1762). */
+    EXPECT(aclrtStreamWaitEvent(w, nm), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    EXPECT(aclrtResetEvent(nm, w), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    OK(aclrtDestroyEvent(nm));
+    OK(aclrtCreateEventExWithFlag(&nm, 0x1)); /* ACL_EVENT_SYNC */
     OK(aclrtStreamWaitEvent(w, nm));
     OK(aclrtSynchronizeStream(w));
+    EXPECT(aclrtResetEvent(nm, w), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);              /* api_impl.cc:2210-2215 */
     OK(aclrtDestroyEvent(nm));
     OK(aclrtDestroyEvent(ev));
     OK(aclrtDestroyStream(w));
@@ -1315,7 +1350,27 @@ static void sdk_functions(void)
     cfg.attrs = NULL;
     EXPECT(aclrtMallocWithCfg(&c, 100, ACL_MEM_MALLOC_HUGE_FIRST, &cfg), ACL_ERROR_INVALID_PARAM);
     CHECK(c == 0);
+    /* The runtime's checks (api_error.cc:7057-7059, api_impl.cc:8161-8180 and 8238-8246): a cfg without
+       an array, a VA flag, a device id of another device give 107000, nothing allocated. */
+    cfg.numAttrs = 0;
+    EXPECT(aclrtMallocWithCfg(&c, 100, ACL_MEM_MALLOC_HUGE_FIRST, &cfg), ACL_ERROR_RT_PARAM_INVALID);
     cfg.attrs = attrs;
+    cfg.numAttrs = 1;
+    attrs[0].attr = ACL_RT_MEM_ATTR_VA_FLAG;
+    attrs[0].value.vaFlag = 1;
+    EXPECT(aclrtMallocWithCfg(&c, 100, ACL_MEM_MALLOC_HUGE_FIRST, &cfg), ACL_ERROR_RT_PARAM_INVALID);
+    int32_t cur = -1;
+    OK(aclrtGetDevice(&cur));
+    attrs[0].attr = ACL_RT_MEM_ATTR_DEVICE_ID;
+    attrs[0].value.deviceId = (uint32_t)cur + 1;
+    EXPECT(aclrtMallocWithCfg(&c, 100, ACL_MEM_MALLOC_HUGE_FIRST, &cfg), ACL_ERROR_RT_PARAM_INVALID);
+    CHECK(c == 0);
+    attrs[0].value.deviceId = (uint32_t)cur;
+    OK(aclrtMallocWithCfg(&c, 100, ACL_MEM_MALLOC_HUGE_FIRST, &cfg));
+    OK(aclrtFree(c));
+    c = 0;
+    attrs[0].attr = ACL_RT_MEM_ATTR_MODULE_ID;
+    attrs[0].value.moduleId = 7;
     OK(aclrtMallocWithCfg(&c, 100, ACL_MEM_MALLOC_HUGE_FIRST, &cfg));
     CHECK(a != 0 && b != 0 && c != 0 && a != b && b != c);
     EXPECT(aclrtMallocAlign32(NULL, 100, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_INVALID_PARAM);
@@ -1360,6 +1415,17 @@ static void sdk_functions(void)
     EXPECT(aclrtMallocHostWithCfg(NULL, 256, &cfg), ACL_ERROR_INVALID_PARAM);
     EXPECT(aclrtMallocHostWithCfg(&h, 0, &cfg), ACL_ERROR_INVALID_PARAM);
     cfg.attrs = attrs;
+    /* Host memory takes MODULE_ID and VA_FLAG only (api_impl.cc:2445-2464). */
+    attrs[0].attr = ACL_RT_MEM_ATTR_DEVICE_ID;
+    EXPECT(aclrtMallocHostWithCfg(&h, 256, &cfg), ACL_ERROR_RT_PARAM_INVALID);
+    attrs[0].attr = ACL_RT_MEM_ATTR_RSV;
+    EXPECT(aclrtMallocHostWithCfg(&h, 256, &cfg), ACL_ERROR_RT_PARAM_INVALID);
+    CHECK(h == NULL);
+    attrs[0].attr = ACL_RT_MEM_ATTR_VA_FLAG;
+    OK(aclrtMallocHostWithCfg(&h, 256, &cfg));
+    OK(aclrtFreeHostWithDevSync(h));
+    h = NULL;
+    attrs[0].attr = ACL_RT_MEM_ATTR_MODULE_ID;
     OK(aclrtMallocHostWithCfg(&h, 256, &cfg));
     aclrtPtrAttributes attr;
     OK(aclrtPointerGetAttributes(aclPtr(h), &attr));

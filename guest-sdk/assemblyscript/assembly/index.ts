@@ -105,8 +105,8 @@ const msgScratch = memory.data(MSG_CAP);
 /**
  * The session's most recent error message, decoded from UTF-8. Where the
  * native aclGetRecentErrMsg returns NULL (no call has failed yet), this
- * returns "", AssemblyScript's "no message". The next failure replaces it;
- * reading does not clear it.
+ * returns "", AssemblyScript's "no message". As natively, reading the
+ * message clears it: a second read without a new failure returns "".
  */
 export function recentErrMsg(): string {
   let n = aclGetRecentErrMsg(msgScratch, MSG_CAP);

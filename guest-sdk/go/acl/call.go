@@ -16,8 +16,9 @@ func check(fn string, code int32) error {
 
 // RecentErrMsg returns the message of this session's most recent failed call.
 // Where the native aclGetRecentErrMsg returns NULL (nothing has failed yet),
-// it returns "", Go's "no message". The next failure replaces the message;
-// reading does not clear it.
+// it returns "", Go's "no message". As natively, reading the message clears
+// it: a second read without a new failure returns "" (an Error made by a
+// failing call has already read it into Message).
 func RecentErrMsg() string {
 	var small [512]byte
 	n := raw.GetRecentErrMsg(unsafe.Pointer(&small[0]), int32(len(small)))

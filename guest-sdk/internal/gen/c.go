@@ -735,7 +735,8 @@ func cRT(m *model) ([]byte, error) {
 		"rsv must be all zero. 32 bytes.")
 	b.l("typedef struct {", "    aclrtMemLocation dstLoc;", "    aclrtMemLocation srcLoc;", "    uint8_t rsv[16];", "} aclrtMemcpyBatchAttr;", "")
 	cDoc(&b, "", "An attribute of aclrtMallocWithCfg/aclrtMallocHostWithCfg, as natively.",
-		"None has a meaning in the sandbox: they are accepted and ignored.")
+		"Each function accepts the ones the native runtime does (see them); a",
+		"module id or VA flag has no meaning in the sandbox.")
 	b.l("typedef enum {", "    ACL_RT_MEM_ATTR_RSV = 0,", "    ACL_RT_MEM_ATTR_MODULE_ID = 1,", "    ACL_RT_MEM_ATTR_DEVICE_ID = 2,", "    ACL_RT_MEM_ATTR_VA_FLAG = 3,", "} aclrtMallocAttrType;", "")
 	b.l("typedef union {", "    uint16_t moduleId;", "    uint32_t deviceId;", "    uint32_t vaFlag;", "    uint8_t rsv[8];", "} aclrtMallocAttrValue;", "")
 	b.l("typedef struct {", "    aclrtMallocAttrType attr;", "    aclrtMallocAttrValue value;", "} aclrtMallocAttribute;", "")

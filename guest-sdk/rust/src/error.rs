@@ -163,7 +163,8 @@ pub(crate) fn check(func: &'static str, code: i32) -> Result<()> {
 
 /// Copies the session's most recent error message into `buf` (at most
 /// `buf.len() - 1` bytes and a NUL) and returns the message's full length in
-/// bytes (0 if no call has failed).
+/// bytes (0 if there is none). A copy of the whole message clears it, as the
+/// native read does; a truncated one leaves it for a larger buffer.
 pub fn recent_error_message_into(buf: &mut [u8]) -> usize {
     let len = if buf.len() > i32::MAX as usize { i32::MAX } else { buf.len() as i32 };
     let n = unsafe { sys::aclGetRecentErrMsg(buf.as_mut_ptr(), len) };
@@ -176,8 +177,8 @@ pub fn recent_error_message_into(buf: &mut [u8]) -> usize {
 
 /// Returns the session's most recent error message. Where the native
 /// `aclGetRecentErrMsg` returns NULL (no call has failed yet), this returns
-/// an empty string, the SDK's "no message". The message is replaced by the
-/// next failure; reading it does not clear it.
+/// an empty string, the SDK's "no message". As natively, reading the message
+/// whole clears it: a second read without a new failure returns "".
 #[cfg(feature = "std")]
 pub fn recent_error_message() -> std::string::String {
     let mut buf = [0u8; 512];

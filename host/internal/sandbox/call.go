@@ -67,8 +67,7 @@ func (s *Session) invoke(ctx context.Context, fi int, mem []byte, stack []uint64
 	var msg string
 	if err != nil {
 		msg = abi.Funcs[fi].Name + ": " + acl.MessageOf(err)
-		s.lastErr = msg
-		s.noteErr(code)
+		s.noteErr(msg, err)
 	} else {
 		msg = c.note
 	}
@@ -418,7 +417,7 @@ var backendMsgs = map[acl.Error]string{
 	acl.ErrRTMemoryAllocation:          "the device is out of memory",
 	acl.ErrRTStreamSyncTimeout:         "the queued work did not complete within the timeout",
 	acl.ErrRTEventSyncTimeout:          "the event did not complete within the timeout",
-	acl.ErrRTEventTimestampInvalid:     "an event has no valid timestamp (reset after its last record, or its record was cancelled)",
+	acl.ErrRTEventTimestampInvalid:     "an event has no valid timestamp (its record was cancelled)",
 	acl.ErrRTEventNotComplete:          "an event's record has not completed yet",
 	acl.ErrRTStreamAbort:               "the work was cancelled: its stream was destroyed",
 	acl.ErrRTFeatureNotSupport:         "not supported by this runtime",

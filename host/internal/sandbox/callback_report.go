@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/aclwasm/aclwasm/acl"
@@ -72,8 +73,18 @@ func subscribeReport(c *Call) error {
 	if sb.runtime { // runtime
 		return acl.Errorf(errStreamSubscribe, "the stream takes aclrtLaunchHostFunc callbacks, which run on the runtime's own thread: it cannot be bound to a thread too")
 	}
+	// explicitctx: natively the runtime makes the subscription's event in
+	// the current context (api_impl.cc:5206-5207), for an explicit stream too.
+	if err := c.needDevice(); err != nil {
+		return err
+	}
 	if sb.user { // subscribed
 		return acl.Errorf(errStreamSubscribe, "the stream is already bound to thread %d", sb.threadID)
+	}
+	for other, o := range c.s.cb.subs { // thread: one thread serves the streams of one device
+		if o.user && o.threadID == tid && other.dev != st.dev && slices.Contains(c.s.sessionStreams(other.dev), other) {
+			return acl.Errorf(errThreadSubscribe, "thread %d is already bound to a stream of device %d: a thread takes the callbacks of one device's streams", tid, other.dev)
+		}
 	}
 	sb.user, sb.threadID = true, tid
 	c.s.cb.subscribed++

@@ -93,7 +93,7 @@ func setMemcpyDesc(c *Call) error {
 		return err
 	}
 	if err := acl.CheckDescKindFeature(kind); err != nil { // feature
-		return err
+		return acl.Unrecorded(err) // a 207000 from below the entry point
 	}
 	if err := acl.CheckDescCount(n); err != nil { // count
 		return err
@@ -131,7 +131,7 @@ func memcpyAsyncWithDesc(c *Call) error {
 		return err
 	}
 	if err := acl.CheckDescKindFeature(kind); err != nil { // feature
-		return err
+		return acl.Unrecorded(err) // a 207000 from below the entry point
 	}
 	ds, err := c.s.resolveDevice("desc", desc, DescSize) // desc
 	if err != nil {

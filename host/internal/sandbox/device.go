@@ -63,7 +63,7 @@ func getDevice(c *Call) error {
 		return err
 	}
 	if err := c.needDevice(); err != nil {
-		return err
+		return acl.Unrecorded(err) // rtGetDevice returns it without recording it
 	}
 	le.PutUint32(out, uint32(c.s.dev))
 	return nil
@@ -92,7 +92,7 @@ func synchronizeDevice(c *Call) error {
 func synchronizeDeviceWithTimeout(c *Call) error {
 	ms := c.i32(0)
 	if err := acl.CheckTimeoutRange(ms); err != nil { // timeout
-		return err
+		return acl.Unrecorded(err) // the ACL layer's own 107000
 	}
 	if err := acl.CheckTimeoutZero(ms); err != nil { // zero
 		return err

@@ -13,12 +13,50 @@ import (
 // session: a session reads its own failures, never another's or the
 // embedder's.
 
-// noteErr records code as the session's last error when the native
-// runtime would: invoke calls it for every failed import.
-func (s *Session) noteErr(code acl.Error) {
-	if acl.SetsLastError(code) {
-		s.lastCode = code
+// noteErr records a failed import: msg becomes the message
+// aclGetRecentErrMsg returns, and err's code the last error where the
+// native call path records it (acl.RecordsLastError: not for the ACL
+// layer's codes, nor for the failures acl.UnrecordedSteps lists, which
+// the imports mark with acl.Unrecorded). invoke calls it for every failed
+// import.
+func (s *Session) noteErr(msg string, err error) {
+	s.lastErr, s.msgRead = msg, false
+	if acl.RecordsLastError(err) {
+		s.lastCode = acl.CodeOf(err)
 	}
+}
+
+// getRecentErrMsg is aclGetRecentErrMsg(buf, bufLen): it returns the length
+// of the session's most recent error message and copies up to bufLen-1
+// bytes of it plus a NUL into buf. Natively reading the message clears it
+// (error_manager.cc:588-629: GetErrorMessage empties the container it
+// reads), so a second read without a new failure returns NULL. On the wire
+// the message is cleared once a read has copied it whole: a length query
+// (buf NULL or bufLen 0) or a truncated copy leaves it, so that the SDKs
+// can size a buffer and read again. The read itself never becomes the
+// recent error. The embedder's Session.LastError is not cleared.
+func getRecentErrMsg(c *Call) error {
+	msg := c.s.lastErr
+	if c.s.msgRead {
+		msg = ""
+	}
+	n := int32(len(msg))
+	c.ret = &n
+	buf, bufLen := c.u32(0), c.i32(1)
+	if buf == 0 || bufLen <= 0 {
+		return nil
+	}
+	k := min(uint64(bufLen)-1, uint64(len(msg)))
+	out, err := c.guest("buf", buf, k+1)
+	if err != nil {
+		return nil // a buffer outside guest memory gets nothing; the length still tells
+	}
+	copy(out, msg[:k])
+	out[k] = 0
+	if k == uint64(len(msg)) {
+		c.s.msgRead = true
+	}
+	return nil
 }
 
 // lastErrLevel checks the level parameter: the ACL layer accepts

@@ -49,13 +49,17 @@ func recordEvent(c *Call) error {
 	if err := c.s.b.RecordEvent(ev.h, st.h); err != nil {
 		return be(err)
 	}
-	ev.recorded = true
+	ev.recorded, ev.reset = true, false
 	return nil
 }
 
 // streamWaitEvent is aclrtStreamWaitEvent(stream, event): the ACL layer
 // checks the event for NULL, then the runtime the stream handle, then the
-// event handle.
+// event handle; its error decorator refuses an event without a wait task
+// (api_error.cc:1414-1416). Natively a wait is queued only where the
+// event's latest record may still be ahead (event.cc:586-631): not for a
+// new-mode event never recorded, nor for a record that has completed and
+// not been reset since.
 func streamWaitEvent(c *Call) error {
 	if c.u32(1) == 0 { // null
 		return acl.Errorf(acl.ErrInvalidParam, "event is NULL")
@@ -66,6 +70,9 @@ func streamWaitEvent(c *Call) error {
 	}
 	ev, err := c.event("event", c.u32(1)) // event
 	if err != nil {
+		return err
+	}
+	if err := ev.waitTask(c.u32(1), "wait for"); err != nil { // nowait
 		return err
 	}
 	if st, err = c.bindStream(st); err != nil { // context
@@ -79,6 +86,11 @@ func streamWaitEvent(c *Call) error {
 	}
 	if !ev.recorded { // unrecorded: natively the default event mode refuses such a wait
 		return acl.Errorf(acl.ErrRTParamInvalid, "event %d has not been recorded: record it with aclrtRecordEvent before waiting for it", c.u32(1))
+	}
+	if !ev.reset { // done: a completed record leaves nothing to wait for
+		if rs, err := c.s.b.QueryEvent(ev.h); err == nil && rs == acl.EventRecordedStatusComplete {
+			return nil
+		}
 	}
 	if err := c.enqueue(st); err != nil {
 		return err
@@ -97,15 +109,31 @@ func streamWaitEvent(c *Call) error {
 }
 
 // resetEvent is aclrtResetEvent(event, stream), checked as
-// aclrtRecordEvent: it queues on the stream the event's return to the
-// state of one never recorded.
+// aclrtRecordEvent, except that the runtime refuses events of
+// aclrtCreateEventExWithFlag: one without a wait task in its error
+// decorator (api_error.cc:1760-1762), any other once it has the current
+// context (api_impl.cc:2210-2215). It queues on the stream a reset after
+// which a wait waits for the event's next record; the latest record's
+// status and timestamp stay (event.cc:764-795).
 func resetEvent(c *Call) error {
 	ev, err := c.event("event", c.u32(0)) // null, event
 	if err != nil {
 		return err
 	}
-	st, err := c.stream(c.u32(1)) // stream, context, streamctx
+	st, err := c.streamHandle(c.u32(1)) // stream
 	if err != nil {
+		return err
+	}
+	if err := ev.waitTask(c.u32(0), "reset"); err != nil { // nowait
+		return err
+	}
+	if st, err = c.bindStream(st); err != nil { // context
+		return err
+	}
+	if ev.newMode { // newmode: a 207000 from below the entry point, unrecorded
+		return acl.Unrecorded(acl.Errorf(acl.ErrRTFeatureNotSupport, "event %d was created by aclrtCreateEventExWithFlag: natively such an event cannot be reset", c.u32(0)))
+	}
+	if err := c.streamCtx(st); err != nil { // streamctx
 		return err
 	}
 	if !c.s.b.Supports("aclrtResetEvent") { // feature
@@ -114,7 +142,22 @@ func resetEvent(c *Call) error {
 	if err := c.enqueue(st); err != nil { // queue
 		return err
 	}
-	return be(c.s.b.ResetEvent(ev.h, st.h))
+	if err := c.s.b.ResetEvent(ev.h, st.h); err != nil {
+		return be(err)
+	}
+	ev.reset = true
+	return nil
+}
+
+// waitTask refuses, as the runtime's error decorator does, to wait for or
+// reset an event of aclrtCreateEventExWithFlag that has no wait task
+// (acl.EventExWaits): 207000, which the runtime's entry point returns
+// without recording it as the last error.
+func (ev *eventRec) waitTask(h uint32, what string) error {
+	if ev.newMode && !acl.EventExWaits(ev.flag) {
+		return acl.Unrecorded(acl.Errorf(acl.ErrRTFeatureNotSupport, "event %d (aclrtCreateEventExWithFlag flag %#x) has no wait task to %s: only one with ACL_EVENT_SYNC has", h, ev.flag, what))
+	}
+	return nil
 }
 
 // synchronizeEvent is aclrtSynchronizeEvent(event).
@@ -139,7 +182,11 @@ func queryEventStatus(c *Call) error {
 	if err != nil {
 		return err
 	}
-	st, err := c.s.b.QueryEvent(ev.h)
+	if ev.newMode && !ev.recorded { // newmode: natively "recorded" before any record (event.cc:1193-1198)
+		le.PutUint32(out, uint32(acl.EventRecordedStatusComplete))
+		return nil
+	}
+	st, err := c.s.b.QueryEvent(ev.h) // reset: the backend keeps the latest record's status
 	if err != nil {
 		return be(err)
 	}

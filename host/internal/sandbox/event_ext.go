@@ -17,6 +17,9 @@ func createEventExWithFlag(c *Call) error {
 		return err
 	}
 	if err := acl.CheckEventExFlag(c.u32(1)); err != nil { // solely, ipc, flag
+		if acl.CodeOf(err) == acl.ErrRTFeatureNotSupport {
+			return acl.Unrecorded(err) // ipc: natively a 207000 from below the entry point
+		}
 		return err
 	}
 	if err := c.needDevice(); err != nil { // context
@@ -34,7 +37,7 @@ func createEventExWithFlag(c *Call) error {
 	if err != nil {
 		return be(err)
 	}
-	s.events[id] = &eventRec{h: h, dev: s.dev, newMode: true}
+	s.events[id] = &eventRec{h: h, dev: s.dev, newMode: true, flag: c.u32(1)}
 	le.PutUint32(out, id)
 	return nil
 }
@@ -50,7 +53,7 @@ func createEventExWithFlag(c *Call) error {
 func synchronizeEventWithTimeout(c *Call) error {
 	ms := c.i32(1)
 	if err := acl.CheckTimeoutRange(ms); err != nil { // range
-		return err
+		return acl.Unrecorded(err) // the ACL layer's own 107000
 	}
 	ev, err := c.event("event", c.u32(0)) // null, event
 	if err != nil {
@@ -104,9 +107,10 @@ func (c *Call) eventTimestamps() error {
 
 // getEventID is aclrtGetEventId(event, eventId): the ACL layer checks both
 // for NULL (event.cpp:359-360), then the runtime the handle (api_c.cc:725).
-// The id is the handle's number, unique in the session and never reused,
-// as for notifies: a native id would tell the guest about the events
-// other sessions hold on the device.
+// An event gets its native id at its first record, so one never recorded
+// gives 507000 (event.cc:505-510). The id is the handle's number, unique
+// in the session and never reused, as for notifies: a native id would tell
+// the guest about the events other sessions hold on the device.
 func getEventID(c *Call) error {
 	if c.u32(0) == 0 { // null: event, then eventId
 		return acl.Errorf(acl.ErrInvalidParam, "event is NULL")
@@ -115,8 +119,12 @@ func getEventID(c *Call) error {
 	if err != nil {
 		return err
 	}
-	if _, err := c.event("event", c.u32(0)); err != nil { // event
+	ev, err := c.event("event", c.u32(0)) // event
+	if err != nil {
 		return err
+	}
+	if !ev.recorded { // never
+		return acl.Errorf(acl.ErrRTInternal, "event %d has no id yet: an event gets one at its first aclrtRecordEvent", c.u32(0))
 	}
 	le.PutUint32(out, c.u32(0))
 	return nil

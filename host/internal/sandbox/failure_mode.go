@@ -18,7 +18,7 @@ func setStreamFailureMode(c *Call) error {
 		return acl.Errorf(acl.ErrRTParamInvalid, "stream is NULL and there is no current context whose default stream it would name")
 	}
 	if st != nil && st.flags&acl.StreamDeviceUseOnly != 0 { // devuse
-		return acl.Errorf(acl.ErrRTFeatureNotSupport, "the stream was created with ACL_STREAM_DEVICE_USE_ONLY, whose failure mode cannot be set")
+		return acl.Unrecorded(acl.Errorf(acl.ErrRTFeatureNotSupport, "the stream was created with ACL_STREAM_DEVICE_USE_ONLY, whose failure mode cannot be set"))
 	}
 	if st, err = c.bindStream(st); err != nil { // context
 		return err
@@ -28,7 +28,7 @@ func setStreamFailureMode(c *Call) error {
 		return nil
 	}
 	if err := acl.CheckFailureModeChange(st.mode, mode); err != nil { // back
-		return err
+		return acl.Unrecorded(err) // a 207000 from below the entry point
 	}
 	if err := c.streamCtx(st); err != nil { // streamctx
 		return err

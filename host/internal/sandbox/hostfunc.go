@@ -68,7 +68,7 @@ func (s *Session) invokeHost(ctx context.Context, h *HostFunc, mem []byte, stack
 	var msg string
 	if err != nil {
 		msg = h.F.Name + ": " + acl.MessageOf(err)
-		s.lastErr = msg
+		s.lastErr, s.msgRead = msg, false
 		st.errs[code]++
 	}
 	if s.tracer != nil {

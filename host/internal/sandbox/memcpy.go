@@ -85,7 +85,7 @@ func memcpyAsync(c *Call) error {
 	}
 	dir := direction(&d, &s)
 	if err := acl.CheckAsyncSides(d.buf, s.buf); err != nil { // h2h
-		return err
+		return acl.Unrecorded(err) // a 207000 from below the entry point
 	}
 	if dst == src { // same
 		return nil

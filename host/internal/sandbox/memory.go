@@ -122,7 +122,13 @@ func hostRegister(c *Call) error {
 	if size > s.policy.PinnedMemory-s.pinned {
 		return acl.Errorf(acl.ErrRTMemoryAllocation, "size %d exceeds the free pinned memory quota: %d of %d bytes registered", size, s.pinned, s.policy.PinnedMemory)
 	}
-	h, err := s.b.HostRegister(c.mem[ptr:end:end], typ)
+	var h acl.HostPin
+	if dr, ok := s.b.(acl.DeviceRegisterer); ok {
+		// Natively the registration is for the current context's device.
+		h, err = dr.HostRegisterOn(s.phys(s.dev), c.mem[ptr:end:end], typ)
+	} else {
+		h, err = s.b.HostRegister(c.mem[ptr:end:end], typ)
+	}
 	if err != nil {
 		return be(err)
 	}

@@ -64,7 +64,7 @@ func createNotify(c *Call) error {
 		return err
 	}
 	if err := c.needDevice(); err != nil { // context
-		return err
+		return acl.Unrecorded(err) // rtGetDevice's code, returned as it is
 	}
 	if err := c.notifies("aclrtCreateNotify"); err != nil { // feature
 		return err
@@ -88,11 +88,16 @@ func createNotify(c *Call) error {
 	return nil
 }
 
-// destroyNotify is aclrtDestroyNotify(notify).
+// destroyNotify is aclrtDestroyNotify(notify): the handle, then the
+// runtime's implementation needs a current context (api_impl.cc:4825-4826)
+// before it frees the notify.
 func destroyNotify(c *Call) error {
 	h := c.u32(0)
 	n, err := c.notify(h) // null, notify
 	if err != nil {
+		return err
+	}
+	if err := c.needDevice(); err != nil { // context: natively checked before the notify is freed
 		return err
 	}
 	if err := c.s.b.DestroyNotify(n.h); err != nil {
@@ -150,7 +155,8 @@ func waitAndResetNotify(c *Call) error {
 }
 
 // getNotifyID is aclrtGetNotifyId(notify, notifyId): the ACL layer checks
-// both for NULL, then the runtime the handle (notify.cpp:74-77). The id is
+// both for NULL, then the runtime the handle (notify.cpp:74-77), then its
+// implementation the current context (api_impl.cc:4948-4949). The id is
 // the handle's number, unique in the session and never reused: a native
 // id would tell the guest about the notifies other sessions hold on the
 // device.
@@ -163,6 +169,9 @@ func getNotifyID(c *Call) error {
 		return err
 	}
 	if _, err := c.notify(c.u32(0)); err != nil { // notify
+		return err
+	}
+	if err := c.needDevice(); err != nil { // context
 		return err
 	}
 	le.PutUint32(out, c.u32(0))

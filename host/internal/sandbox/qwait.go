@@ -91,8 +91,8 @@ func queryEventWaitStatus(c *Call) error {
 	if err != nil {
 		return err
 	}
-	if ev.newMode { // newmode
-		return acl.Errorf(acl.ErrRTFeatureNotSupport, "event %d was created by aclrtCreateEventExWithFlag: natively the wait status of such an event cannot be queried", c.u32(0))
+	if ev.newMode { // newmode: a 207000 from below the entry point, unrecorded
+		return acl.Unrecorded(acl.Errorf(acl.ErrRTFeatureNotSupport, "event %d was created by aclrtCreateEventExWithFlag: natively the wait status of such an event cannot be queried", c.u32(0)))
 	}
 	status := acl.EventWaitStatusComplete
 	pending, err := c.s.waitsPending(ev)

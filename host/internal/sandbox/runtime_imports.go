@@ -73,25 +73,3 @@ func getVersion(c *Call) error {
 	le.PutUint32(outs[2], uint32(pat))
 	return nil
 }
-
-// getRecentErrMsg is aclGetRecentErrMsg(buf, bufLen): it returns the length
-// of the session's most recent error message and copies up to bufLen-1
-// bytes of it plus a NUL into buf. Reading does not clear it, nor does it
-// become the recent error itself.
-func getRecentErrMsg(c *Call) error {
-	msg := c.s.lastErr
-	n := int32(len(msg))
-	c.ret = &n
-	buf, bufLen := c.u32(0), c.i32(1)
-	if buf == 0 || bufLen <= 0 {
-		return nil
-	}
-	k := min(uint64(bufLen)-1, uint64(len(msg)))
-	out, err := c.guest("buf", buf, k+1)
-	if err != nil {
-		return nil // a buffer outside guest memory gets nothing; the length still tells
-	}
-	copy(out, msg[:k])
-	out[k] = 0
-	return nil
-}

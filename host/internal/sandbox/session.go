@@ -58,6 +58,7 @@ type Session struct {
 
 	call    Call // the host call in flight (see invoke)
 	lastErr string
+	msgRead bool // aclGetRecentErrMsg has returned lastErr whole (errstate.go)
 	// hostG is the goroutine running one of the embedder's host functions
 	// for the session (goid), 0 when none runs: Close called from it must
 	// not wait for the call it is part of.
@@ -111,6 +112,8 @@ type eventRec struct {
 	dev      int32
 	recorded bool       // aclrtRecordEvent queued a record of it: a wait may follow (event.go)
 	newMode  bool       // aclrtCreateEventExWithFlag's: a wait before any record succeeds at once (event_ext.go)
+	flag     uint32     // aclrtCreateEventExWithFlag's flag (newMode only)
+	reset    bool       // aclrtResetEvent queued a reset since its last record: a wait waits for the next record
 	waits    eventWaits // aclrtStreamWaitEvent's waits not yet known finished (qwait.go)
 }
 

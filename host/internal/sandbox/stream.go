@@ -100,7 +100,7 @@ func synchronizeStream(c *Call) error {
 func synchronizeStreamWithTimeout(c *Call) error {
 	ms := c.i32(1)
 	if err := acl.CheckTimeoutRange(ms); err != nil { // timeout
-		return err
+		return acl.Unrecorded(err) // the ACL layer's own 107000
 	}
 	st, err := c.streamHandle(c.u32(0)) // stream
 	if err != nil {

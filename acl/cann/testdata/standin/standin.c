@@ -45,6 +45,10 @@
  * lack: the V1 batch copies, the descriptor and offset copies,
  * aclrtHostRegister/aclrtHostUnregister, aclrtDestroyStreamForce and
  * aclrtSynchronizeEventWithTimeout.
+ * -DOLD_DRIVER models a node whose driver or TS firmware lacks features the
+ * library has: the asynchronous batch copies, the offset copies and
+ * device-only notifies answer 207000 before looking at their arguments, as
+ * the native runtime does there.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -248,10 +252,15 @@ struct alloc {
 static struct alloc *allocs;
 static size_t nallocs, capallocs;
 
+/* A host registration belongs to the device of the context that made it,
+ * as natively (aclrtHostRegister passes the current context's device to the
+ * driver): each device has its own table, and aclrtHostUnregister finds a
+ * registration only in the current context's device's. */
 struct reg {
     char *base;
     size_t size;
     int type;
+    int dev;
 };
 static struct reg *regs;
 static size_t nregs, capregs __attribute__((unused));
@@ -260,8 +269,7 @@ struct event {
     int dev;
     int dead;
     uint64_t enq, done;
-    uint64_t rst;      /* enq when aclrtResetEvent was last called */
-    uint64_t rst_done; /* rst of the last reset that has run: records up to it no longer count */
+    uint64_t rst; /* enq when aclrtResetEvent was last called: waits queued since wait for the next record */
     double t_ms;
 };
 
@@ -420,6 +428,17 @@ static int in_reg(const void *p, size_t n)
     return r && n <= (size_t)(r->base + r->size - (const char *)p);
 }
 
+/* aclwasmStandinRegDevice returns the device for which the host address p
+ * is registered, or -1 when it is not. */
+EXPORT int aclwasmStandinRegDevice(const void *p)
+{
+    pthread_mutex_lock(&mu);
+    struct reg *r = find_reg(p);
+    int dev = r ? r->dev : -1;
+    pthread_mutex_unlock(&mu);
+    return dev;
+}
+
 static int loc_of(const void *p, int *dev)
 {
     struct alloc *a = find_alloc(p);
@@ -556,9 +575,7 @@ static aclError run_task(struct stream *s, struct task *t)
         for (size_t i = 0; i + 4 <= t->n; i += 4)
             memcpy(t->dst + i, &t->value, 4);
         return OK;
-    case T_RESET:
-        if (t->seq > t->ev->rst_done)
-            t->ev->rst_done = t->seq;
+    case T_RESET: /* as natively, a reset keeps the latest record's status and timestamp */
         return OK;
     case T_NRECORD:
         t->nt->set = 1;
@@ -1184,10 +1201,10 @@ EXPORT aclError aclrtHostRegister(void *ptr, uint64_t size, uint32_t type, void 
         rc = RT_PARAM_INVALID; /* the native runtime wants 4 KiB pages */
     else {
         for (size_t i = 0; i < nregs; i++)
-            if (p < regs[i].base + regs[i].size && regs[i].base < p + size)
+            if (regs[i].dev == cur->dev && p < regs[i].base + regs[i].size && regs[i].base < p + size)
                 rc = HOST_MEMORY_ALREADY_REGISTERED;
         if (rc == OK) {
-            struct reg r = {p, (size_t)size, (int)type};
+            struct reg r = {p, (size_t)size, (int)type, cur->dev};
             PUSH(regs, nregs, capregs, r);
             *devPtr = ptr;
         }
@@ -1203,9 +1220,11 @@ EXPORT aclError aclrtHostUnregister(void *ptr)
     aclError rc = HOST_MEMORY_NOT_REGISTERED;
     if (!ptr)
         rc = INVALID_PARAM;
+    else if (!ctx_ok())
+        rc = RT_CONTEXT_NULL; /* api_impl.cc:2616-2617 */
     else
         for (size_t i = 0; i < nregs; i++)
-            if (regs[i].base == ptr) {
+            if (regs[i].base == ptr && regs[i].dev == cur->dev) {
                 regs[i] = regs[--nregs];
                 rc = OK;
                 break;
@@ -1561,7 +1580,7 @@ static aclError sync_event(aclrtEvent event, int timeout)
         rc = INVALID_PARAM;
     else if (!(e = find_event(event)))
         rc = RT_INVALID_HANDLE;
-    else if (e->enq > e->rst_done) {
+    else if (e->enq > 0) {
         uint64_t target = e->enq;
         struct timespec dl;
         if (timeout > 0)
@@ -1610,7 +1629,7 @@ EXPORT aclError aclrtQueryEventStatus(aclrtEvent event, uint32_t *status)
     else if (!(e = find_event(event)))
         rc = RT_INVALID_HANDLE;
     else
-        *status = e->enq > e->rst_done && e->done >= e->enq ? 1 : 0; /* never recorded or reset: not ready */
+        *status = e->enq > 0 && e->done >= e->enq ? 1 : 0; /* never recorded: not ready; a reset changes nothing */
     pthread_mutex_unlock(&mu);
     LOG(rc, "aclrtQueryEventStatus(event=0x%" PRIxPTR ", status=0x%" PRIxPTR, P(event), P(status));
     return rc;
@@ -1627,7 +1646,7 @@ EXPORT aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEve
         rc = RT_INVALID_HANDLE;
     else if (a->enq == 0 || b->enq == 0)
         rc = RT_INTERNAL_ERROR; /* natively "no recorder": never recorded, on every chip */
-    else if (a->done == 0 || b->done == 0 || a->enq <= a->rst_done || b->enq <= b->rst_done)
+    else if (a->done == 0 || b->done == 0)
         rc = RT_EVENT_TIMESTAMP_INVALID;
     else if (a->done < a->enq || b->done < b->enq)
         rc = RT_EVENT_NOT_COMPLETE;
@@ -2126,6 +2145,10 @@ EXPORT aclError aclrtMemcpyBatchAsync(void **dsts, size_t *destMaxs, void **srcs
                                       aclrtMemcpyBatchAttr *attrs, size_t *attrsIndexes, size_t numAttrs, size_t *failIndex,
                                       aclrtStream stream)
 {
+#ifdef OLD_DRIVER
+    LOG(RT_FEATURE_NOT_SUPPORT, "aclrtMemcpyBatchAsync(numBatches=%zu", numBatches);
+    return RT_FEATURE_NOT_SUPPORT;
+#endif
     aclError rc = batch(dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs, failIndex, 1, stream, 1);
     log_batch(rc, "aclrtMemcpyBatchAsync", dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs, failIndex, 1,
               stream, 1);
@@ -2145,6 +2168,10 @@ EXPORT aclError aclrtMemcpyBatchV2(void **dsts, size_t *destMaxs, void **srcs, s
 EXPORT aclError aclrtMemcpyBatchAsyncV2(void **dsts, size_t *destMaxs, void **srcs, size_t *sizes, size_t numBatches,
                                         aclrtMemcpyBatchAttr *attrs, size_t *attrsIndexes, size_t numAttrs, aclrtStream stream)
 {
+#ifdef OLD_DRIVER
+    LOG(RT_FEATURE_NOT_SUPPORT, "aclrtMemcpyBatchAsyncV2(numBatches=%zu", numBatches);
+    return RT_FEATURE_NOT_SUPPORT;
+#endif
     aclError rc = batch(dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs, NULL, 0, stream, 1);
     log_batch(rc, "aclrtMemcpyBatchAsyncV2", dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs, NULL, 0,
               stream, 1);
@@ -2226,6 +2253,10 @@ EXPORT aclError aclrtMemcpyAsyncWithDesc(void *desc, int32_t kind, aclrtStream s
 EXPORT aclError aclrtMemcpyAsyncWithOffset(void **dst, size_t destMax, size_t dstDataOffset, const void **src, size_t count,
                                            size_t srcDataOffset, int32_t kind, aclrtStream stream)
 {
+#ifdef OLD_DRIVER
+    LOG(RT_FEATURE_NOT_SUPPORT, "aclrtMemcpyAsyncWithOffset(count=%zu", count);
+    return RT_FEATURE_NOT_SUPPORT;
+#endif
     pthread_mutex_lock(&mu);
     struct stream *s = NULL;
     aclError rc = OK;
@@ -2435,6 +2466,12 @@ static struct notify *find_notify(void *h)
 
 EXPORT aclError aclrtCreateNotify(aclrtNotify *notify, uint64_t flag)
 {
+#ifdef OLD_DRIVER
+    if (flag == 1) {
+        LOG(RT_FEATURE_NOT_SUPPORT, "aclrtCreateNotify(notify=0x%" PRIxPTR ", flag=%" PRIu64, P(notify), flag);
+        return RT_FEATURE_NOT_SUPPORT;
+    }
+#endif
     pthread_mutex_lock(&mu);
     aclError rc = OK;
     if (!notify)
@@ -2536,8 +2573,8 @@ EXPORT aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp)
         rc = RT_INVALID_HANDLE;
     else if (e->enq == 0)
         rc = RT_INTERNAL_ERROR; /* natively "no recorder" */
-    else if (e->done == 0 || e->enq <= e->rst_done || e->done < e->enq)
-        rc = RT_EVENT_TIMESTAMP_INVALID; /* reset, or the record has not run: no valid timestamp */
+    else if (e->done == 0 || e->done < e->enq)
+        rc = RT_EVENT_TIMESTAMP_INVALID; /* the record has not run: no valid timestamp (a reset keeps it) */
     else
         *timestamp = (uint64_t)(e->t_ms * 1e3);
     pthread_mutex_unlock(&mu);

@@ -179,7 +179,8 @@ typedef struct {
 
 /**
  * An attribute of aclrtMallocWithCfg/aclrtMallocHostWithCfg, as natively.
- * None has a meaning in the sandbox: they are accepted and ignored.
+ * Each function accepts the ones the native runtime does (see them); a
+ * module id or VA flag has no meaning in the sandbox.
  */
 typedef enum {
     ACL_RT_MEM_ATTR_RSV = 0,

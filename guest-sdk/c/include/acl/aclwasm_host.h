@@ -79,17 +79,42 @@ static inline aclError aclrtMallocCached(aclwasmDevPtr_ *devPtr, aclwasmDevSize_
 }
 
 /**
- * aclrtMalloc with configuration attributes (module id, device id, VA flag).
- * None has a meaning in the sandbox, so the attributes are not read; as
- * natively, a cfg that counts attributes but has no array (numAttrs > 0,
- * attrs NULL) gives ACL_ERROR_INVALID_PARAM without calling the host. cfg may
- * be NULL.
+ * aclrtMalloc with configuration attributes, checked as natively: a NULL
+ * devPtr, a cfg that counts attributes but has no array (numAttrs > 0, attrs
+ * NULL) or size 0 give ACL_ERROR_INVALID_PARAM (the ACL layer); a cfg without
+ * an array at all (attrs NULL, numAttrs 0) ACL_ERROR_RT_PARAM_INVALID (the
+ * runtime); then, with a current device, an attribute other than RSV,
+ * MODULE_ID and DEVICE_ID (ACL_RT_MEM_ATTR_VA_FLAG included), or a DEVICE_ID
+ * that names another device than the current one, ACL_ERROR_RT_PARAM_INVALID:
+ * memory is never allocated on the current device for another. A module id
+ * has no meaning in the sandbox. cfg may be NULL. The refusals do not call
+ * the host, so aclGetRecentErrMsg does not describe them.
  */
 static inline aclError aclrtMallocWithCfg(aclwasmDevPtr_ *devPtr, aclwasmDevSize_ size, aclrtMemMallocPolicy policy,
                                           aclrtMallocConfig *cfg)
 {
-    if (cfg != NULL && cfg->numAttrs != 0 && cfg->attrs == NULL) {
+    if (devPtr == NULL || (cfg != NULL && cfg->numAttrs != 0 && cfg->attrs == NULL) || size == 0) {
         return ACL_ERROR_INVALID_PARAM;
+    }
+    if (cfg != NULL && cfg->attrs == NULL) {
+        return ACL_ERROR_RT_PARAM_INVALID;
+    }
+    int32_t dev = -1;
+    if (cfg != NULL && aclrtGetDevice(&dev) == ACL_SUCCESS) { /* without a device, aclrtMalloc says 107002 */
+        for (size_t i = 0; i < cfg->numAttrs; i++) {
+            switch (cfg->attrs[i].attr) {
+            case ACL_RT_MEM_ATTR_RSV:
+            case ACL_RT_MEM_ATTR_MODULE_ID:
+                break;
+            case ACL_RT_MEM_ATTR_DEVICE_ID:
+                if ((int64_t)cfg->attrs[i].value.deviceId != dev) {
+                    return ACL_ERROR_RT_PARAM_INVALID;
+                }
+                break;
+            default:
+                return ACL_ERROR_RT_PARAM_INVALID;
+            }
+        }
     }
     return aclrtMalloc(devPtr, size, policy);
 }
@@ -191,12 +216,14 @@ static inline aclError aclrtFreeHost(void *hostPtr)
 }
 
 /**
- * aclrtMallocHost with configuration attributes, none of which has a meaning
- * in the sandbox (cfg may be NULL; its attributes are not read). In the
+ * aclrtMallocHost with configuration attributes (cfg may be NULL). In the
  * native order: a NULL ptr or size 0 gives ACL_ERROR_INVALID_PARAM (the ACL
  * layer); a cfg without an attribute array (attrs NULL, whatever numAttrs
- * says) ACL_ERROR_RT_PARAM_INVALID (the runtime checks this one, not the ACL
- * layer); a size above wasm32's SIZE_MAX ACL_ERROR_RT_MEMORY_ALLOCATION.
+ * says), or with an attribute other than MODULE_ID and VA_FLAG (DEVICE_ID and
+ * RSV included), ACL_ERROR_RT_PARAM_INVALID (the runtime checks these, not
+ * the ACL layer, before it looks at the device); a size above wasm32's
+ * SIZE_MAX ACL_ERROR_RT_MEMORY_ALLOCATION. Neither accepted attribute has a
+ * meaning in the sandbox.
  */
 static inline aclError aclrtMallocHostWithCfg(void **ptr, uint64_t size, aclrtMallocConfig *cfg)
 {
@@ -205,6 +232,11 @@ static inline aclError aclrtMallocHostWithCfg(void **ptr, uint64_t size, aclrtMa
     }
     if (cfg != NULL && cfg->attrs == NULL) {
         return ACL_ERROR_RT_PARAM_INVALID;
+    }
+    for (size_t i = 0; cfg != NULL && i < cfg->numAttrs; i++) {
+        if (cfg->attrs[i].attr != ACL_RT_MEM_ATTR_MODULE_ID && cfg->attrs[i].attr != ACL_RT_MEM_ATTR_VA_FLAG) {
+            return ACL_ERROR_RT_PARAM_INVALID;
+        }
     }
     if (size > (uint64_t)SIZE_MAX) {
         return ACL_ERROR_RT_MEMORY_ALLOCATION;
