@@ -56,6 +56,9 @@ func run(m *testing.M) int {
 	// Two devices with 64 MiB each; the stand-in reads these at aclInit.
 	os.Setenv("ACLWASM_STANDIN_DEVICES", "2")
 	os.Setenv("ACLWASM_STANDIN_MEM", "67108864")
+	// Streams hold a bounded queue, as natively: a call that queues past it
+	// waits for room (acltest's NoCrossTenantConvoy fills one).
+	os.Setenv("ACLWASM_STANDIN_QUEUE", "1024")
 	code := m.Run()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
