@@ -39,12 +39,10 @@ const (
 var tenantCalls = [...]string{"Malloc", "Free", "HostRegister", "HostUnregister"}
 
 // noConvoy times the well-behaved tenants' Malloc, Free, HostRegister and
-// HostUnregister alone, then beside a hostile tenant that floods its
-// streams with large copies into one allocation while small asynchronous
-// copies into the same allocation wait behind them on other streams, and
-// synchronous large copies run besides. It reports the worst latency of
-// each call beside the flood as a ratio to the worst alone, and fails on a
-// stall of seconds.
+// HostUnregister alone, then beside a hostile tenant (flood) that makes its
+// calls wait for its own queued work and long copies. It reports the worst
+// latency of each call beside the flood as a ratio to the worst alone, and
+// fails on a stall of seconds.
 func (e *env) noConvoy() {
 	dev := int32(e.b.DeviceCount() - 1) // the tenants' device; the flood's is 0
 	// Each tenant registers its own page.
@@ -55,11 +53,11 @@ func (e *env) noConvoy() {
 		pages[i] = slab[off+i*pageBytes : off+(i+1)*pageBytes : off+(i+1)*pageBytes]
 	}
 	t0 := time.Now()
-	alone := e.tenants(dev, pages)
+	alone := e.tenants(dev, pages, func() {})
 	t1 := time.Now()
-	stop := e.flood()
+	release, stop := e.flood()
 	t2 := time.Now()
-	flooded := e.tenants(dev, pages)
+	flooded := e.tenants(dev, pages, release)
 	t3 := time.Now()
 	stop()
 	e.Logf("phases: alone %v, flood start %v, flooded %v, flood stop %v", t1.Sub(t0), t2.Sub(t1), t3.Sub(t2), time.Since(t3))
@@ -84,8 +82,10 @@ func addrOf(b []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b
 
 // tenants runs the well-behaved tenants, each its own goroutine, one of
 // them doing nothing (the hostile tenant's place), and returns the worst
-// latency of each of tenantCalls.
-func (e *env) tenants(dev int32, pages [][]byte) [len(tenantCalls)]time.Duration {
+// latency of each of tenantCalls. If they have not finished within a
+// minute, it fails the test and calls release, which lets their calls
+// return.
+func (e *env) tenants(dev int32, pages [][]byte, release func()) [len(tenantCalls)]time.Duration {
 	var (
 		mu    sync.Mutex
 		worst [len(tenantCalls)]time.Duration
@@ -137,14 +137,21 @@ func (e *env) tenants(dev int32, pages [][]byte) [len(tenantCalls)]time.Duration
 	case <-time.After(time.Minute):
 		e.Error("the well-behaved tenants did not finish within a minute")
 		quit.Store(true)
+		release()
 		<-done
 	}
 	return worst
 }
 
 // flood starts the hostile tenant on device 0 and returns once each of its
-// loops has run once; stop ends it and waits for its work.
-func (e *env) flood() (stop func()) {
+// loops has run once. The tenant copies in loops: large copies into one
+// allocation on two streams, small asynchronous copies into the same
+// allocation on streams of their own (each waits for its turn behind the
+// large ones), large synchronous copies, and small copies queued behind a
+// blocked stream until it is full, after which each waits for room, that
+// is for the work queued before it. release ends the loops and unblocks
+// the stream; stop releases and waits for the tenant's work.
+func (e *env) flood() (release, stop func()) {
 	var a, src acl.DevPtr
 	for _, p := range []*acl.DevPtr{&a, &src} {
 		var err error
@@ -155,12 +162,22 @@ func (e *env) flood() (stop func()) {
 	pageable := make([]byte, floodBytes)
 	big := []acl.Stream{e.stream(0), e.stream(0)}
 	small := []acl.Stream{e.stream(0), e.stream(0), e.stream(0), e.stream(0)}
+	blocked := e.stream(0)
 
 	var (
 		quit atomic.Bool
 		wg   sync.WaitGroup
 		warm sync.WaitGroup // each loop has run once: its memory is touched
+		once sync.Once
+		open = make(chan struct{}) // unblocks blocked
 	)
+	release = func() {
+		once.Do(func() {
+			quit.Store(true)
+			close(open)
+		})
+	}
+	e.Cleanup(release)
 	loop := func(what string, f func() error) {
 		warm.Add(1)
 		wg.Go(func() {
@@ -207,12 +224,20 @@ func (e *env) flood() (stop func()) {
 	loop("large synchronous copies", func() error {
 		return e.b.Memcpy(e.ctx, acl.Device(a), acl.Host(pageable, 0), floodBytes)
 	})
+	// Small copies queued behind a host function that blocks until
+	// release: once the stream holds as many operations as the backend
+	// (or its runtime) queues, each call waits for room.
+	require.NoError(e, e.b.LaunchHostFunc(blocked, func() error { <-open; return nil }))
+	loop("copies queued behind a blocked stream", func() error {
+		at := uint64(pageBytes - 64)
+		return e.b.MemcpyAsync(e.ctx, acl.Device(a+acl.DevPtr(at)), acl.Host(host[at:], pin), 64, blocked)
+	})
 
 	warm.Wait()
-	return func() {
-		quit.Store(true)
+	return release, func() {
+		release()
 		wg.Wait()
-		for _, s := range slices.Concat(big, small) {
+		for _, s := range slices.Concat(big, small, []acl.Stream{blocked}) {
 			e.sync(s)
 			require.NoError(e, e.b.DestroyStream(e.ctx, s))
 		}
