@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"unsafe"
@@ -31,6 +32,9 @@ var variantFlags = map[string][]string{
 	noV2:  {"-DNO_V2"},
 	older: {"-DNO_V2", "-DOLD_RUNTIME"},
 }
+
+// standinQueue is how many operations a stand-in stream holds.
+const standinQueue = 1024
 
 // libPaths holds the built stand-ins, by variant.
 var libPaths = map[string]string{}
@@ -58,7 +62,7 @@ func run(m *testing.M) int {
 	os.Setenv("ACLWASM_STANDIN_MEM", "67108864")
 	// Streams hold a bounded queue, as natively: a call that queues past it
 	// waits for room (acltest's NoCrossTenantConvoy fills one).
-	os.Setenv("ACLWASM_STANDIN_QUEUE", "1024")
+	os.Setenv("ACLWASM_STANDIN_QUEUE", strconv.Itoa(standinQueue))
 	code := m.Run()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
