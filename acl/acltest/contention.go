@@ -27,9 +27,10 @@ const (
 	floodBytes = 16 << 20 // each of the hostile tenant's large copies
 	// A call beside the flood stalls when it takes stallBound and
 	// stallRatio times its worst alone: a lock convoy behind the hostile
-	// tenant's copies costs the others seconds, hundreds of times their
-	// worst alone (each waits for a large copy, one after another), where
-	// the flood's work on the machine's cores costs them a few times.
+	// tenant's work costs the others seconds, hundreds of times their
+	// worst alone (each waits for a large copy or for room in a full
+	// queue, one after another), where the flood's work on the machine's
+	// cores costs them a few times.
 	stallBound = time.Second
 	stallRatio = 10
 )
