@@ -97,7 +97,7 @@ func (hc *hostCall) run() (err error) {
 
 // hostFuncFailed holds err for s's next synchronize and for synchronizes of
 // events recorded on s after the function was queued. Both happen in one
-// critical section of b.mu, which RecordEvent also holds (then s.mu) while
+// critical section of b.mu, which RecordEvent also holds (then s.use) while
 // it reads the stream's held error and publishes the record.
 func (b *Backend) hostFuncFailed(s *stream, seq uint64, err error) {
 	b.mu.Lock()

@@ -681,3 +681,65 @@ func TestQueueOrRun(t *testing.T) {
 	code(t, err, acl.ErrRTParamInvalid)
 	require.ErrorContains(t, err, "aclrtMemcpyBatchAsync failed in libascendcl at copy 1")
 }
+
+// TestHostFuncFailsAtFullQueue checks that a host function that fails while
+// a submission waits for room in its stream's full queue (the stand-in's
+// ACLWASM_STANDIN_QUEUE, as a native queue) holds its error and lets the
+// stream go on: the waiting submission holds the stream's submission lock,
+// which the failure must not need (it did, and the stream, the waiting
+// call and the failing function waited for one another for good).
+func TestHostFuncFailsAtFullQueue(t *testing.T) {
+	const hangWait = 10 * time.Second // a watchdog: the calls return at once
+	ctx := context.Background()
+	b, _ := open(t, full)
+	h, err := b.CreateStream(0)
+	require.NoError(t, err)
+	p, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
+	require.NoError(t, err)
+	gate := make(chan struct{})
+	boom := errors.New("boom")
+	require.NoError(t, b.LaunchHostFunc(h, func() error { <-gate; return boom }))
+
+	// Fill the queue, the host function and standinQueue-1 memsets, and
+	// go on: the next call waits for room.
+	done := make(chan error, 1)
+	var calls atomic.Int64
+	go func() {
+		for range standinQueue + 50 {
+			calls.Add(1)
+			if err := b.MemsetAsync(ctx, acl.Device(p), 1, 64, h); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	b.mu.Lock()
+	s := b.streams[h]
+	b.mu.Unlock()
+	// The call that waits holds the stream's submission lock: look until
+	// it has begun and the lock stays held.
+	deadline := time.Now().Add(hangWait)
+	for held := 0; held < 10; {
+		require.True(t, time.Now().Before(deadline), "no call waited at the stream's full queue")
+		switch {
+		case calls.Load() < standinQueue:
+			held = 0
+		case s.mu.TryLock():
+			s.mu.Unlock()
+			held = 0
+		default:
+			held++
+		}
+		time.Sleep(time.Millisecond)
+	}
+	close(gate)
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(hangWait):
+		t.Fatal("the calls waiting at the full queue never returned after the host function failed")
+	}
+	require.ErrorIs(t, b.SynchronizeStream(ctx, h, -1), boom)
+	require.NoError(t, b.DestroyStream(ctx, h))
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"unsafe"
@@ -36,6 +37,9 @@ var variantFlags = map[string][]string{
 	oldDriver: {"-DOLD_DRIVER"},
 }
 
+// standinQueue is how many operations a stand-in stream holds.
+const standinQueue = 1024
+
 // libPaths holds the built stand-ins, by variant.
 var libPaths = map[string]string{}
 
@@ -60,6 +64,9 @@ func run(m *testing.M) int {
 	// Two devices with 64 MiB each; the stand-in reads these at aclInit.
 	os.Setenv("ACLWASM_STANDIN_DEVICES", "2")
 	os.Setenv("ACLWASM_STANDIN_MEM", "67108864")
+	// Streams hold a bounded queue, as natively: a call that queues past it
+	// waits for room (acltest's NoCrossTenantConvoy fills one).
+	os.Setenv("ACLWASM_STANDIN_QUEUE", strconv.Itoa(standinQueue))
 	code := m.Run()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {

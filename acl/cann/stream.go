@@ -24,10 +24,20 @@ type stream struct {
 	refs  int  // operations using the stream right now
 	dying bool // DestroyStream has begun: no new operations
 
-	// Guarded by mu, which also orders native submissions.
-	mu       sync.Mutex
-	seq      uint64 // operations submitted so far
-	pending  int    // operations submitted since the stream was last seen idle
+	// Guarded by mu, which also orders native submissions and is held
+	// across them. A submission may wait for the stream's work (a full
+	// native queue does), so no holder of Backend.mu takes mu.
+	mu      sync.Mutex
+	seq     uint64 // operations submitted so far
+	pending int    // operations submitted since the stream was last seen idle
+
+	// Guarded by use, never held across a native call: what holders of
+	// Backend.mu read (Free's and HostUnregister's look at every stream,
+	// settleLocked; the error RecordEvent and hostFuncFailed pass on), so
+	// that no session's call waits behind another's submission. uses,
+	// pinUses and opaque change with mu held too, and a submission records
+	// them before its native call.
+	use      sync.Mutex
 	uses     map[*alloc]struct{}
 	pinUses  map[*pin]struct{}
 	opaque   bool  // queued work reads addresses from device memory: it may use any allocation
@@ -77,10 +87,10 @@ func (b *Backend) eventLocked(h acl.Event) (*event, error) { return holdLocked(b
 
 func (b *Backend) unrefEvent(e *event) { b.unhold(&e.held) }
 
-// check evaluates uses on s with s.mu held.
+// check evaluates uses on s with s.use held.
 func (s *stream) check(uses func(*stream) bool) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.use.Lock()
+	defer s.use.Unlock()
 	return uses(s)
 }
 
@@ -160,16 +170,19 @@ func (s *stream) idleSince(seq uint64) {
 	}
 }
 
+// idleLocked forgets the work submitted so far. Called with s.mu held.
 func (s *stream) idleLocked() {
 	s.pending = 0
+	s.use.Lock()
 	s.opaque = false
 	clear(s.uses)
 	clear(s.pinUses)
+	s.use.Unlock()
 }
 
 func (s *stream) takeErr() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.use.Lock()
+	defer s.use.Unlock()
 	err := s.asyncErr
 	s.asyncErr = nil
 	s.held.Store(false)
@@ -177,12 +190,12 @@ func (s *stream) takeErr() error {
 }
 
 func (s *stream) holdErr(err error) {
-	s.mu.Lock()
+	s.use.Lock()
 	if s.asyncErr == nil {
 		s.asyncErr = err
 		s.held.Store(true)
 	}
-	s.mu.Unlock()
+	s.use.Unlock()
 }
 
 // errStreamDestroyed ends a wait on a stream that DestroyStream has begun
@@ -239,13 +252,10 @@ func (b *Backend) submit(s *stream, sides []side, opaque bool, fn string, call f
 func (b *Backend) submitOp(s *stream, sides []side, opaque, counted bool, fn string, call func(stream uintptr) int32) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := b.call(s.dev, fn, func() int32 { return call(s.native) }); err != nil {
-		return err
-	}
-	s.seq++
-	if counted {
-		s.pending++
-	}
+	// What the operation uses is known before the runtime has it: a Free
+	// that looks meanwhile (without mu) waits for the stream. A failed
+	// submission leaves it until the stream is next seen idle.
+	s.use.Lock()
 	for _, sd := range sides {
 		if sd.a != nil {
 			s.uses[sd.a] = struct{}{}
@@ -255,6 +265,14 @@ func (b *Backend) submitOp(s *stream, sides []side, opaque, counted bool, fn str
 		}
 	}
 	s.opaque = s.opaque || opaque
+	s.use.Unlock()
+	if err := b.call(s.dev, fn, func() int32 { return call(s.native) }); err != nil {
+		return err
+	}
+	s.seq++
+	if counted {
+		s.pending++
+	}
 	return nil
 }
 
@@ -364,7 +382,7 @@ func (b *Backend) DestroyStream(ctx context.Context, h acl.Stream) error {
 	// An error the queued work met dies with the stream, as natively.
 	// No lock of the stream is held: nothing else submits to it now, and a
 	// host function the forced destruction waits for may fail, which takes
-	// s.mu and b.mu (hostFuncFailed).
+	// b.mu and s.use (hostFuncFailed).
 	err := b.call(s.dev, fn, func() int32 { return destroy(s.native) })
 	if forced {
 		s.stopReporter(err == nil)
@@ -553,9 +571,9 @@ func (b *Backend) RecordEvent(eh acl.Event, sh acl.Stream) error {
 		// host function queued before the record that fails meanwhile either
 		// has its error held by now or finds the record.
 		b.mu.Lock()
-		s.mu.Lock()
+		s.use.Lock()
 		e.hostErr, e.recStream, e.recSeq = s.asyncErr, s, seq
-		s.mu.Unlock()
+		s.use.Unlock()
 		b.mu.Unlock()
 		return nil
 	})

@@ -171,8 +171,17 @@ func (b *Backend) batch(cs []acl.Copy) (*batch, error) {
 			return nil, errFreeing("batch entry", a.base, a)
 		}
 	}
-	for _, p := range j.pins {
-		p.refs.acquire()
+	for k, p := range j.pins {
+		if !p.take() {
+			for _, a := range j.allocs {
+				a.refs.release()
+			}
+			for _, held := range j.pins[:k] {
+				held.refs.release()
+			}
+			j.recycle()
+			return nil, errUnregistering("batch entry", p.h)
+		}
 	}
 	return j, nil
 }

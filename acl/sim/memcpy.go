@@ -85,11 +85,11 @@ func (b *Backend) memcpyDirect(ctx context.Context, dst, src acl.Buf, n uint64) 
 // the spans, the halt and the three calls between resolving and copying
 // cost more than the checks.
 func (b *Backend) copySmall(dst, src *acl.Buf, n uint64) (bool, error) {
-	w, woff, d, ok := b.smallSide(dst, n, false, false)
+	w, woff, d, _, ok := b.smallSide(dst, n, false, false)
 	if !ok {
 		return false, nil
 	}
-	r, roff, s, ok := b.smallSide(src, n, false, false)
+	r, roff, s, _, ok := b.smallSide(src, n, false, false)
 	if !ok || (w != nil && r != nil && w.dev != r.dev) || b.shut.Load() {
 		return false, nil
 	}
@@ -115,30 +115,31 @@ func (b *Backend) copySmall(dst, src *acl.Buf, n uint64) (bool, error) {
 	return true, err
 }
 
-// smallSide resolves one side of copySmall and asyncSmall: a live
-// allocation and the offset in it (its bytes are read under its data
-// lock, copyLocked), or host bytes: pageable ones, or with pinned those of
-// a registered range that write may write (the caller then holds
-// Backend.mu shared); false for anything else.
-func (b *Backend) smallSide(x *acl.Buf, n uint64, pinned, write bool) (*alloc, uint64, []byte, bool) {
+// smallSide resolves one side of copySmall and asyncSmall, holding no
+// lock: a live allocation and the offset in it (its bytes are read under
+// its data lock, copyLocked), or host bytes: pageable ones, or with pinned
+// those of a registered range that write may write, and its pin, on which
+// the caller takes a reference (pin.take); false for anything else.
+func (b *Backend) smallSide(x *acl.Buf, n uint64, pinned, write bool) (*alloc, uint64, []byte, *pin, bool) {
 	if x.Host == nil {
 		a := b.allocs.get(uint64(x.Dev) >> b.shift) // nil for NULL: id 0 is never handed out
 		if a == nil || a.dying.Load() {
-			return nil, 0, nil, false
+			return nil, 0, nil, nil, false
 		}
 		off := uint64(x.Dev) & b.mask
-		return a, off, nil, off < a.size && n <= a.size-off
+		return a, off, nil, nil, off < a.size && n <= a.size-off
 	}
 	if x.Dev != 0 || uint64(len(x.Host)) < n || (x.Pin != 0) != pinned {
-		return nil, 0, nil, false
+		return nil, 0, nil, nil, false
 	}
+	var p *pin
 	if pinned {
-		p := b.pins[x.Pin]
-		if p == nil || p.dying || !p.contains(x.Host[:n]) || (write && p.readonly) {
-			return nil, 0, nil, false
+		p = b.pins.get(uint64(x.Pin))
+		if p == nil || p.dying.Load() || !p.contains(x.Host[:n]) || (write && p.readonly) {
+			return nil, 0, nil, nil, false
 		}
 	}
-	return nil, 0, x.Host[:n], true
+	return nil, 0, x.Host[:n], p, true
 }
 
 // copyLocked copies n bytes to d (or allocation w at woff) from s (or r at
@@ -194,36 +195,42 @@ func (b *Backend) MemcpyAsync(ctx context.Context, dst, src acl.Buf, n uint64, s
 	return submit(ctx, st, d.pageable() || s.pageable(), xferOp{n}, [2]span{d, s}, nil)
 }
 
-// smallAsync bounds the copies asyncSmall runs: it holds the backend's
-// lock shared while it copies, which HostUnregister waits for.
+// smallAsync bounds the copies asyncSmall runs in the call.
 const smallAsync = 64 << 10
 
 // asyncSmall is MemcpyAsync for its common small case, on an idle stream:
 // both sides pinned (device memory on one device, or registered host
 // memory), untimed. The copy runs in the call, as the stream's inline path
-// runs it (enqueue), but without an op, references or a second lookup of
-// each side: the backend's lock, held shared from the lookup to the end of
-// the copy, keeps each pin registered, and the allocations' data locks
-// order the copy against a Free. It reports false, having done nothing,
-// for anything else, which the general path then does with its errors.
-// Lock order: Backend.mu, then the stream's, then the data locks, as
+// runs it (enqueue), but without an op or a second lookup of each side.
+// It holds no lock that other sessions' calls need: the pin's reference
+// keeps it registered (HostUnregister waits for it) and the allocations'
+// data locks order the copy against a Free, which waits for them, so that
+// a copy that waits for the data lock behind a long copy on another stream
+// of the same allocation holds up only its own caller. It reports false,
+// having done nothing, for anything else, which the general path then does
+// with its errors. Lock order: the stream's, then the data locks, as
 // elsewhere.
 func (b *Backend) asyncSmall(st *stream, dst, src *acl.Buf, n uint64) (bool, error) {
-	b.mu.RLock()
-	defer b.mu.RUnlock()
-	if b.closed {
-		return false, nil
-	}
-	w, woff, d, ok := b.smallSide(dst, n, true, true)
+	w, woff, d, wp, ok := b.smallSide(dst, n, true, true)
 	if !ok {
 		return false, nil
 	}
-	r, roff, s, ok := b.smallSide(src, n, true, false)
-	if !ok || (w != nil && r != nil && w.dev != r.dev) {
+	r, roff, s, rp, ok := b.smallSide(src, n, true, false)
+	if !ok || (w != nil && r != nil && w.dev != r.dev) || b.shut.Load() {
+		return false, nil
+	}
+	p := wp // the copy's one side in host memory, if any (CheckAsyncSides)
+	if p == nil {
+		p = rp
+	}
+	if p != nil && !p.take() {
 		return false, nil
 	}
 	run, abort, ok := st.claim()
 	if !ok {
+		if p != nil {
+			p.refs.release()
+		}
 		return false, nil
 	}
 	var err error
@@ -236,6 +243,9 @@ func (b *Backend) asyncSmall(st *stream, dst, src *acl.Buf, n uint64) (bool, err
 		}
 	}
 	st.finish(err)
+	if p != nil {
+		p.refs.release()
+	}
 	return true, nil
 }
 

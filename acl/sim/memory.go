@@ -1,8 +1,10 @@
 package sim
 
 import (
+	"cmp"
 	"context"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -91,10 +93,22 @@ type pin struct {
 	b        []byte
 	readonly bool
 	refs     refs
-	// dying is set, under Backend.mu, while HostUnregister waits for the
-	// references: the pin then resolves to nothing, so the count only goes
-	// down and the unregister cannot be starved by new operations.
-	dying bool
+	// dying is set while HostUnregister waits for the references: the pin
+	// then resolves to nothing, so the count only goes down and the
+	// unregister cannot be starved by new operations. It is set under
+	// Backend.mu shared, so a reference is taken with take.
+	dying atomic.Bool
+}
+
+// take takes a reference on p, unless an unregister has begun, as
+// alloc.take does for a Free.
+func (p *pin) take() bool {
+	p.refs.acquire()
+	if p.dying.Load() {
+		p.refs.release()
+		return false
+	}
+	return true
 }
 
 // contains reports whether x lies inside the registered range.
@@ -109,8 +123,7 @@ func (p *pin) contains(x []byte) bool {
 
 // overlaps reports whether x and the registered range share a byte.
 func (p *pin) overlaps(x []byte) bool {
-	lo := uintptr(unsafe.Pointer(unsafe.SliceData(p.b)))
-	at := uintptr(unsafe.Pointer(unsafe.SliceData(x)))
+	lo, at := addr(p.b), addr(x)
 	return at < lo+uintptr(len(p.b)) && lo < at+uintptr(len(x))
 }
 
@@ -267,7 +280,8 @@ func (b *Backend) allocLocked(p acl.DevPtr, n uint64, what string) (*alloc, uint
 
 // HostRegister implements [acl.Backend]. The range may not overlap a
 // registered one (507910). The returned pin keeps x reachable until
-// HostUnregister.
+// HostUnregister. Registrations are ordered by their own short lock (pmu)
+// under Backend.mu shared, so that other sessions' calls go on meanwhile.
 func (b *Backend) HostRegister(x []byte, typ acl.HostRegisterType) (acl.HostPin, error) {
 	switch {
 	case len(x) == 0:
@@ -276,52 +290,68 @@ func (b *Backend) HostRegister(x []byte, typ acl.HostRegisterType) (acl.HostPin,
 	if err := acl.CheckHostRegisterType(typ); err != nil {
 		return 0, err
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	b.mu.RLock()
+	defer b.mu.RUnlock()
 	if b.closed {
 		return 0, errClosed()
 	}
-	for _, p := range b.pins {
-		if p.overlaps(x) {
-			return 0, acl.Errorf(acl.ErrHostMemoryAlreadyRegistered, "the %d-byte range overlaps the %d-byte range registered as pin %d", len(x), len(p.b), p.h)
+	at := addr(x)
+	b.pmu.Lock()
+	defer b.pmu.Unlock()
+	// The ranges do not overlap one another: only the two around x can
+	// overlap it.
+	i, _ := slices.BinarySearchFunc(b.ranges, at, byAddr)
+	for _, k := range [2]int{i - 1, i} {
+		if k >= 0 && k < len(b.ranges) && b.ranges[k].overlaps(x) {
+			q := b.ranges[k]
+			return 0, acl.Errorf(acl.ErrHostMemoryAlreadyRegistered, "the %d-byte range overlaps the %d-byte range registered as pin %d", len(x), len(q.b), q.h)
 		}
 	}
 	b.nextPin++
 	p := &pin{h: b.nextPin, b: x, readonly: typ == acl.HostRegisterReadOnly}
-	b.pins[p.h] = p
+	b.ranges = slices.Insert(b.ranges, i, p)
+	b.pins.put(uint64(p.h), p)
 	return p.h, nil
 }
 
+// addr returns the address of x's first byte.
+func addr(x []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(x))) }
+
+// byAddr orders Backend.ranges.
+func byAddr(p *pin, at uintptr) int { return cmp.Compare(addr(p.b), at) }
+
 // HostUnregister implements [acl.Backend]. It waits for the operations that
-// hold the pin; if ctx is done first it returns ctx's error and the range
-// stays registered.
+// hold the pin, holding no lock meanwhile; if ctx is done first it returns
+// ctx's error and the range stays registered.
 func (b *Backend) HostUnregister(ctx context.Context, h acl.HostPin) error {
-	b.mu.Lock()
-	p, closed := b.pins[h], b.closed
-	switch {
-	case closed:
-		b.mu.Unlock()
+	b.mu.RLock()
+	if b.closed {
+		b.mu.RUnlock()
 		return errClosed()
-	case p == nil || p.dying:
-		b.mu.Unlock()
+	}
+	p := b.pins.get(uint64(h))
+	if p == nil || !p.dying.CompareAndSwap(false, true) {
+		b.mu.RUnlock()
 		return acl.Errorf(acl.ErrHostMemoryNotRegistered, "pin %d is not a registered host range", h)
 	}
-	p.dying = true
-	b.mu.Unlock()
+	b.mu.RUnlock()
 
-	// No reference can be taken now: the count only goes down.
+	// No reference is kept from now on (take): the count only goes down.
 	if err := p.refs.wait(ctx); err != nil {
-		b.mu.Lock()
-		p.dying = false
-		b.mu.Unlock()
+		p.dying.Store(false)
 		return err
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	b.mu.RLock()
+	defer b.mu.RUnlock()
 	if b.closed { // Close released everything meanwhile
 		return errClosed()
 	}
-	delete(b.pins, h)
+	b.pmu.Lock()
+	defer b.pmu.Unlock()
+	b.pins.del(uint64(h))
+	if i, ok := slices.BinarySearchFunc(b.ranges, addr(p.b), byAddr); ok {
+		b.ranges = slices.Delete(b.ranges, i, i+1)
+	}
 	return nil
 }
 
@@ -380,9 +410,16 @@ func (b *Backend) spanLocked(x acl.Buf, n uint64, write bool, what string) (span
 			return span{}, errFreeing(what, x.Dev, s.a)
 		}
 	case s.pin != nil:
-		s.pin.refs.acquire()
+		if !s.pin.take() {
+			return span{}, errUnregistering(what, x.Pin)
+		}
 	}
 	return s, nil
+}
+
+// errUnregistering is the error for a pin being unregistered.
+func errUnregistering(what string, h acl.HostPin) error {
+	return acl.Errorf(acl.ErrRTInvalidHandle, "%s: pin %d is being unregistered", what, h)
 }
 
 // take takes a reference on a, unless a Free has begun: Free runs under
@@ -455,12 +492,12 @@ func (b *Backend) resolveAny(x acl.Buf, n uint64, write bool, what string) (span
 	case x.Pin == 0:
 		return span{host: x.Host}, nil
 	}
-	p := b.pins[x.Pin]
+	p := b.pins.get(uint64(x.Pin))
 	switch {
 	case p == nil:
 		return span{}, acl.Errorf(acl.ErrRTInvalidHandle, "%s: pin %d is not a registered host range", what, x.Pin)
-	case p.dying:
-		return span{}, acl.Errorf(acl.ErrRTInvalidHandle, "%s: pin %d is being unregistered", what, x.Pin)
+	case p.dying.Load():
+		return span{}, errUnregistering(what, x.Pin)
 	case !p.contains(x.Host[:n]):
 		return span{}, acl.Errorf(acl.ErrRTParamInvalid, "%s: the %d host bytes are not inside the range registered as pin %d", what, n, x.Pin)
 	case write && p.readonly:

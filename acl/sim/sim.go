@@ -114,7 +114,7 @@ type Backend struct {
 
 	devs []*device
 
-	mu     sync.RWMutex // guards the tables below; never held while waiting
+	mu     sync.RWMutex // guards the tables below; never held while waiting or copying
 	closed bool
 	// shut is closed for readers that take no lock (Memcpy's direct path).
 	shut atomic.Bool
@@ -126,7 +126,18 @@ type Backend struct {
 	// one another or behind a writer of the other tables (only Close
 	// excludes them).
 	allocs table[alloc]
-	pins   map[acl.HostPin]*pin
+	// pins maps pin handles to registered ranges. Read without mu, as
+	// allocs (a small asynchronous copy looks its pin up and takes a
+	// reference, holding no lock every caller shares); written under mu
+	// shared and pmu, which orders registrations: ranges holds the same
+	// pins by address, so that the overlap check is two comparisons and
+	// pmu is held for as little as a Malloc holds the tables' locks (with
+	// 256 sessions registering at once, a walk of every pin under pmu
+	// queued them for seconds behind the one a busy core had preempted).
+	pins    table[pin]
+	pmu     sync.Mutex
+	ranges  []*pin      // by address (pmu)
+	nextPin acl.HostPin // pmu
 	// streams and events are written under mu shared too, as allocs; smu
 	// guards live and the devices' stream sets, which those writers change.
 	streams table[stream] // by handle, read without mu as allocs
@@ -135,7 +146,6 @@ type Backend struct {
 	live    map[*stream]struct{} // streams whose worker runs, destroyed ones included until it stops (smu)
 	nextID  atomic.Uint64        // allocation ids, never reused
 	nextH   atomic.Uint64        // stream and event handles, never reused
-	nextPin acl.HostPin
 	// Notifies (notify.go): by handle, numbered from nextH with streams
 	// and events, written under mu shared as events are.
 	notifies table[notify]
@@ -165,7 +175,6 @@ func New(opts ...Option) *Backend {
 		shift:  shift,
 		mask:   1<<shift - 1,
 		lastID: 1<<(64-shift) - 1,
-		pins:   map[acl.HostPin]*pin{},
 		live:   map[*stream]struct{}{},
 	}
 	if c.timing {
@@ -244,7 +253,10 @@ func (b *Backend) Close() error {
 	}
 	b.smu.Unlock()
 	b.allocs.clear()
-	clear(b.pins)
+	b.pins.clear()
+	b.pmu.Lock()
+	b.ranges = nil
+	b.pmu.Unlock()
 	for _, d := range b.devs {
 		d.used.Store(0)
 	}

@@ -15,7 +15,10 @@
  *     calling thread (reference counted, as natively), and
  *     aclrtSetCurrentContext binds it to other threads;
  *   - every stream, the default ones included, is a FIFO executed by its own
- *     worker thread, so asynchronous work really is asynchronous; a wait on
+ *     worker thread, so asynchronous work really is asynchronous; with
+ *     ACLWASM_STANDIN_QUEUE set, a stream holds at most that many operations
+ *     and a call that queues another waits for room, as a full native task
+ *     queue makes it wait (unset: no bound); a wait on
  *     an event that has never been recorded is refused (107000), as
  *     natively, and one on an event reset after its record blocks until the
  *     next record, or until the event is destroyed;
@@ -218,9 +221,10 @@ EXPORT void aclwasmStandinCallLogReset(void)
 /* ---- state ---- */
 
 /* One mutex guards all state and one condition variable announces every
- * change; workers hold the mutex while they run an operation, except while
- * they move the bytes of a copy or memset (see CHUNK). That is slow and
- * simple, which is what a stand-in should be. */
+ * change; workers hold the mutex while they run an operation, and calls
+ * while they run, except while either moves the bytes of a copy or memset
+ * (see CHUNK), so that one thread's long copy holds up no other thread's
+ * calls. That is slow and simple, which is what a stand-in should be. */
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 
@@ -240,6 +244,10 @@ struct device {
 
 static struct device devs[MAXDEV];
 static int ndev;
+/* qdepth bounds each stream's queue (ACLWASM_STANDIN_QUEUE; 0, the
+ * default: no bound): a call that queues more waits for room, as a full
+ * native task queue makes it wait. */
+static size_t qdepth;
 static int inited;
 static int64_t leaked; /* objects still alive when their device was reset */
 static __thread struct ctx *cur;
@@ -325,6 +333,7 @@ struct stream {
     int isdef;
     int dead;
     struct task *head, *tail;
+    size_t queued; /* tasks in the queue, the running one included */
     int busy;
     aclError err;
     int stop, cancel;
@@ -389,6 +398,8 @@ static void load_config(void)
     if (n > MAXDEV)
         n = MAXDEV;
     ndev = n;
+    const char *q = getenv("ACLWASM_STANDIN_QUEUE");
+    qdepth = q ? strtoull(q, NULL, 0) : 0;
     const char *m = getenv("ACLWASM_STANDIN_MEM");
     size_t total = m ? strtoull(m, NULL, 0) : (size_t)256 << 20;
     for (int i = 0; i < MAXDEV; i++)
@@ -488,12 +499,12 @@ static int still_valid(const void *p, size_t n, int loc)
 #define CHUNK ((size_t)2 << 20)
 
 /* move_chunked copies n bytes as memmove does, in chunks with mu released,
- * stopping early when s is cancelled. Called with mu held; returns with it
- * held. */
+ * stopping early when s is cancelled (s NULL: a synchronous call, which
+ * nothing cancels). Called with mu held; returns with it held. */
 static void move_chunked(struct stream *s, char *dst, const char *src, size_t n)
 {
     int back = dst > src && dst < src + n;
-    for (size_t done = 0; done < n && !s->cancel;) {
+    for (size_t done = 0; done < n && !(s && s->cancel);) {
         size_t k = n - done < CHUNK ? n - done : CHUNK;
         size_t off = back ? n - done - k : done;
         pthread_mutex_unlock(&mu);
@@ -506,7 +517,7 @@ static void move_chunked(struct stream *s, char *dst, const char *src, size_t n)
 /* set_chunked is memset in chunks, as move_chunked. */
 static void set_chunked(struct stream *s, char *dst, int v, size_t n)
 {
-    for (size_t off = 0; off < n && !s->cancel; off += CHUNK) {
+    for (size_t off = 0; off < n && !(s && s->cancel); off += CHUNK) {
         size_t k = n - off < CHUNK ? n - off : CHUNK;
         pthread_mutex_unlock(&mu);
         memset(dst + off, v, k);
@@ -604,7 +615,7 @@ static aclError run_task(struct stream *s, struct task *t)
         size_t n = (size_t)d[2];
         if (!in_dev(dst, n) || !in_dev(src, n))
             return RT_PARAM_INVALID;
-        memmove(dst, src, n);
+        move_chunked(s, dst, src, n);
         return OK;
     }
     case T_CALLBACK: {
@@ -636,7 +647,7 @@ static aclError run_task(struct stream *s, struct task *t)
         const char *src = (const char *)*t->sslot + t->srcOff;
         if (!in_dev(dst, t->n) || !in_dev(src, t->n))
             return RT_PARAM_INVALID;
-        memmove(dst, src, t->n);
+        move_chunked(s, dst, src, t->n);
         return OK;
     }
     }
@@ -669,6 +680,7 @@ static void *worker(void *arg)
         s->head = t->next;
         if (!s->head)
             s->tail = NULL;
+        s->queued--;
         free_task(t);
         s->busy = 0;
         if (rc != OK && s->err == OK)
@@ -707,6 +719,7 @@ static void stop_stream(struct stream *s, int cancel)
         struct task *t = s->head ? s->head->next : NULL;
         if (s->head)
             s->head->next = NULL, s->tail = s->head;
+        s->queued = s->head ? 1 : 0;
         while (t) {
             struct task *n = t->next;
             free_task(t);
@@ -725,8 +738,17 @@ static void stop_stream(struct stream *s, int cancel)
     bury(s);
 }
 
+/* enqueue queues t on s, first waiting for room (qdepth) with mu released
+ * meanwhile; a stream stopped meanwhile drops t. Called with mu held. */
 static void enqueue(struct stream *s, struct task *t)
 {
+    while (qdepth && s->queued >= qdepth && !s->stop)
+        pthread_cond_wait(&cv, &mu);
+    if (s->stop) {
+        free_task(t);
+        return;
+    }
+    s->queued++;
     t->next = NULL;
     if (s->tail)
         s->tail->next = t;
@@ -1719,7 +1741,7 @@ EXPORT aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t c
     int done, dir, dl, sl;
     aclError rc = memcpy_checks(dst, destMax, src, count, kind, &done);
     if (rc == OK && !done && (rc = direction(dst, src, count, count, kind, &dir, &dl, &sl)) == OK && dst != src)
-        memmove(dst, src, count);
+        move_chunked(NULL, dst, src, count);
     pthread_mutex_unlock(&mu);
     LOG(rc, "aclrtMemcpy(dst=0x%" PRIxPTR ", destMax=%zu, src=0x%" PRIxPTR ", count=%zu, kind=%d", P(dst), destMax, P(src), count,
         kind);
@@ -1740,7 +1762,7 @@ static aclError memcpy_async(void *dst, size_t destMax, const void *src, size_t 
             /* Pageable memory: wait for the stream, then copy now. */
             rc = stream_wait(s, -1);
             if (rc == OK)
-                memmove(dst, src, count);
+                move_chunked(NULL, dst, src, count);
         } else {
             struct task *t = new_task(T_COPY);
             t->dst = dst, t->src = src, t->n = count, t->dst_loc = dl, t->src_loc = sl;
@@ -1812,8 +1834,13 @@ static aclError copy2d(void *dst, size_t dpitch, const void *src, size_t spitch,
     }
     if (async && (rc = stream_wait(s, -1)) != OK)
         return rc;
-    for (size_t r = 0; r < height; r++)
-        memmove((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
+    for (size_t r = 0; r < height;) {
+        size_t rows = width >= CHUNK ? 1 : CHUNK / width, end = r + rows < height ? r + rows : height;
+        pthread_mutex_unlock(&mu);
+        for (; r < end; r++)
+            memmove((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
+        pthread_mutex_lock(&mu);
+    }
     return OK;
 }
 
@@ -1875,7 +1902,7 @@ EXPORT aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t
     int done, loc;
     aclError rc = memset_checks(devPtr, maxCount, count, &done, &loc);
     if (rc == OK && !done)
-        memset(devPtr, value & 0xff, count);
+        set_chunked(NULL, devPtr, value & 0xff, count);
     pthread_mutex_unlock(&mu);
     LOG(rc, "aclrtMemset(devPtr=0x%" PRIxPTR ", maxCount=%zu, value=%d, count=%zu", P(devPtr), maxCount, value, count);
     return rc;
@@ -2124,7 +2151,7 @@ static aclError batch(void **dsts, size_t *destMaxs, void **srcs, size_t *sizes,
             if (async)
                 rc = stream_wait(s, -1);
             for (size_t i = 0; i < n && rc == OK; i++)
-                memmove(dsts[i], srcs[i], sizes[i]);
+                move_chunked(NULL, dsts[i], srcs[i], sizes[i]);
         }
     }
     pthread_mutex_unlock(&mu);
