@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/aclwasm/aclwasm/abi"
@@ -9,6 +10,8 @@ import (
 
 // goPrefix is the prefix of each enum's Go constant names; the rest is the
 // member's native name without the enum's common prefix, in CamelCase.
+// Every enum has one (genGo fails without it): the Go SDK's names are its
+// API, chosen once.
 var goPrefix = map[string]string{
 	"aclrtMemcpyKind":          "Memcpy",
 	"aclrtMemLocationType":     "MemLocation",
@@ -18,6 +21,9 @@ var goPrefix = map[string]string{
 	"aclrtEventRecordedStatus": "EventRecordedStatus",
 	"aclrtHostRegisterType":    "HostRegister",
 	"aclrtRunMode":             "RunMode",
+	"aclrtLastErrLevel":        "",
+	"aclrtDevResLimitType":     "",
+	"aclrtEventWaitStatus":     "",
 }
 
 // GoConst returns the Go constant name of an enum member: MemcpyHostToDevice,
@@ -25,10 +31,10 @@ var goPrefix = map[string]string{
 func (e *Enum) GoConst(m Member) string { return goPrefix[e.C] + e.Short(m) }
 
 func goIntType(e *Enum) string {
-	if rustRepr[e.C] == "u32" {
-		return "uint32"
+	if e.Signed() {
+		return "int32"
 	}
-	return "int32"
+	return "uint32"
 }
 
 // GoRawName is the raw binding's Go name: the native name without its
@@ -40,14 +46,19 @@ func GoRawName(native string) string {
 	return strings.TrimPrefix(native, "acl")
 }
 
-func goRawType(s Sem) string {
-	switch s {
-	case Uint32, MallocPolicy, RegisterType, Stream, Event, Context, Notify:
+func goRawType(p Param) string {
+	switch p.Sem {
+	case Uint32, Stream, Event, Context, Notify:
+		return "uint32"
+	case EnumValue:
+		if p.Enum.Signed {
+			return "int32"
+		}
 		return "uint32"
 	case Uint64:
 		return "uint64"
 	}
-	switch s.Wire() {
+	switch p.Sem.Wire() {
 	case abi.Addr, abi.Size, abi.U64:
 		return "uint64"
 	case abi.I32:
@@ -67,6 +78,11 @@ func goDoc(b *buf, indent string, lines ...string) {
 }
 
 func genGo(m *model, out map[string][]byte) error {
+	for i := range m.enums {
+		if _, ok := goPrefix[m.enums[i].C]; !ok {
+			return fmt.Errorf("gen: enum %s has no Go constant prefix in goPrefix (guest-sdk/internal/gen/golang.go)", m.enums[i].C)
+		}
+	}
 	files := map[string][]byte{
 		"go/acl/raw/raw_wasip1.go": goRaw(m),
 		"go/acl/codes.go":          goCodes(m),
@@ -99,7 +115,7 @@ func goRaw(m *model) []byte {
 			case "func":
 				n = "fn"
 			}
-			ps[j] = n + " " + goRawType(p.Sem)
+			ps[j] = n + " " + goRawType(p)
 		}
 		b.p("//\n//go:wasmimport %s %s\n//go:noescape\nfunc %s(%s) int32\n\n", abi.Module, f.Name, name, strings.Join(ps, ", "))
 	}
