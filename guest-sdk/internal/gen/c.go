@@ -735,9 +735,15 @@ func cRT(m *model) ([]byte, error) {
 	// wasm32 cannot declare, so there the argument stays a buffer.
 	b.l("#ifndef ACLWASM_WIDE")
 	cDoc(&b, "", "The fault kinds of aclrtErrorInfo, as natively.")
-	b.l("typedef enum {", "    ACL_RT_NO_ERROR = 0,", "    ACL_RT_ERROR_MEMORY = 1,", "    ACL_RT_ERROR_L2 = 2,",
-		"    ACL_RT_ERROR_AICORE = 3,", "    ACL_RT_ERROR_LINK = 4,", "    ACL_RT_ERROR_L3_PORT = 5,",
-		"    ACL_RT_ERROR_OTHERS = 0xFFFF,", "} aclrtErrorType;", "")
+	b.l("typedef enum {")
+	for _, t := range []acl.ErrorType{acl.ErrorTypeNone, acl.ErrorTypeMemory, acl.ErrorTypeL2, acl.ErrorTypeAicore, acl.ErrorTypeLink, acl.ErrorTypeL3Port, acl.ErrorTypeOthers} {
+		if t >= 0x100 {
+			b.p("    %s = 0x%X,\n", t, uint32(t))
+		} else {
+			b.p("    %s = %d,\n", t, uint32(t))
+		}
+	}
+	b.l("} aclrtErrorType;", "")
 	b.l("typedef enum aclrtAicoreErrorType {", "    ACL_RT_AICORE_ERROR_UNKNOWN,", "    ACL_RT_AICORE_ERROR_SW,",
 		"    ACL_RT_AICORE_ERROR_HW_LOCAL,", "} aclrtAicoreErrorType;", "")
 	b.l("#define MAX_MEM_UCE_INFO_ARRAY_SIZE 128", "#define UCE_INFO_RESERVED_SIZE 14", "#define ACL_RT_MEM_UCE_INFO_MAX_NUM 20", "")
