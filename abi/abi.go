@@ -1,8 +1,10 @@
 // Package abi is the guest ABI in code: the table of host functions a wasm
-// guest imports, with their wire types. The table is the single source of
-// truth: the sandbox registers its imports from it, checks a module's
-// imports against it at load time, the guest SDK generators emit their
-// bindings from it, and `aclwasm abi` prints it.
+// guest imports, with their wire types and what each parameter means (in
+// or out, a handle of which kind, an enum, a string, an array and its
+// count). The table is the single source of truth: the sandbox registers
+// its imports from it, checks a module's imports against it at load time,
+// the guest SDK generators emit their bindings from it, the trace renders
+// calls from it, and `aclwasm abi` prints it.
 //
 // One table has two wire forms, the profiles of ABI v1.1: Wide (module
 // "acl": addresses and sizes are i64) and [Native32] (module "acl32", section
@@ -12,7 +14,8 @@
 // behind a gptr parameter that holds addresses or sizes are ([Param.Elem]).
 //
 // The package exports the table and what reads it: [Funcs], [Lookup] and
-// their [Func], [Param], [Type] and [Group]; the profiles ([Profile],
+// their [Func], [Param], [Type] and [Group]; what a parameter means
+// ([Dir], [Kind], [Enum], [Enums]); the profiles ([Profile],
 // [Wide], [Native32], [Profiles], [ProfileOf]) and module names ([Module],
 // [Module32], [Version]); the bytes-convention table of module aclwasm
 // ([IOModule], [IOFuncs], [LookupIO]); and the renderings ([WriteMarkdown],
@@ -195,7 +198,18 @@ const (
 	Context    Group = "context"
 )
 
-// Param is one parameter of a host function.
+// Param is one parameter of a host function: its name and wire type, and
+// what it is beyond that, so that the sandbox, the trace and the guest SDK
+// generators read a parameter's meaning from this one description.
+//
+// An addr, size or i64 parameter needs nothing more. An i32 is an [Int],
+// a [Uint] or one of an [Enum]'s values; a handle names its [Kind] of
+// handle. A gptr says its direction ([In], [Out], [OutAlways]) and what it
+// points to: values of a profile-dependent width (Elem), values of an
+// Enum, or a Kind (an int32_t, a handle, a string, a struct); an array or
+// buffer names the parameter that counts it (Len). The package's tests
+// fail on a parameter of [Funcs] whose description is missing or does not
+// fit its wire type.
 type Param struct {
 	Name string `json:"name"`
 	Type Type   `json:"type"`
@@ -205,6 +219,21 @@ type Param struct {
 	// (uint64_t). Zero (none) for int32 values, handles, structs, floats
 	// and strings, whose layout is the same in both profiles.
 	Elem Type `json:"elem,omitempty"`
+
+	// Dir, for a gptr, says whether the host reads or writes through it.
+	Dir Dir `json:"-"`
+	// Kind is what an i32 or handle is, or what a gptr points to when
+	// neither Elem nor Enum says it.
+	Kind Kind `json:"-"`
+	// Enum, for an i32 or a gptr, is the native enum its values belong to.
+	Enum *Enum `json:"-"`
+	// Len, for a gptr to an array or a byte buffer, names the parameter
+	// that counts its elements or bytes.
+	Len string `json:"-"`
+	// Native is the parameter's type in the native header where the
+	// description alone does not give it (a const, a void ** slot, a
+	// typedef of its own), for the guest SDKs' native declarations.
+	Native string `json:"-"`
 }
 
 // ElemSize returns the width in bytes of the value or array elements a
@@ -215,6 +244,114 @@ func (q Param) ElemSize(p Profile) uint64 {
 	}
 	return p.Width(q.Elem)
 }
+
+// Dir is the direction of a gptr parameter; the zero Dir is unset.
+type Dir uint8
+
+// The directions.
+const (
+	// In: the host reads what the parameter points to.
+	In Dir = iota + 1
+	// Out: the host writes it when the call succeeds.
+	Out
+	// OutAlways: the host writes it whether or not the call succeeds
+	// (failIndex of the batch copies names the entry that failed).
+	OutAlways
+)
+
+// String returns "in", "out" or "out-always".
+func (d Dir) String() string {
+	switch d {
+	case In:
+		return "in"
+	case Out:
+		return "out"
+	case OutAlways:
+		return "out-always"
+	}
+	return fmt.Sprintf("Dir(%d)", d)
+}
+
+// Kind is what a parameter's value is beyond its wire type, or what a
+// gptr points to. The zero Kind is none.
+type Kind uint8
+
+// The kinds.
+const (
+	// Int is an int32_t: a device id, a timeout that may be -1, a length.
+	Int Kind = iota + 1
+	// Uint is a uint32_t: flags, counts, timeouts, ids.
+	Uint
+	// Float is a float (aclrtEventElapsedTime's milliseconds).
+	Float
+	// StreamHandle, EventHandle, ContextHandle and NotifyHandle are the
+	// handle types: aclrtStream, aclrtEvent, aclrtContext, aclrtNotify.
+	StreamHandle
+	EventHandle
+	ContextHandle
+	NotifyHandle
+	// CString is a NUL-terminated string the host reads (or NULL where the
+	// function allows it).
+	CString
+	// Bytes is a byte buffer of Len bytes.
+	Bytes
+	// GuestFunc is a guest function pointer (a table index) the host hands
+	// back to the guest's dispatcher export.
+	GuestFunc
+	// UserData is the guest's own pointer, handed back untouched.
+	UserData
+	// Reserved is a reserved pointer that must be NULL.
+	Reserved
+	// PtrAttributes, MemcpyBatchAttr and ErrorInfo are the structs
+	// aclrtPtrAttributes, aclrtMemcpyBatchAttr and aclrtErrorInfo.
+	PtrAttributes
+	MemcpyBatchAttr
+	ErrorInfo
+	kindEnd
+)
+
+var kindNames = [...]string{
+	Int: "int", Uint: "uint", Float: "float",
+	StreamHandle: "stream", EventHandle: "event", ContextHandle: "context", NotifyHandle: "notify",
+	CString: "string", Bytes: "bytes", GuestFunc: "func", UserData: "userdata", Reserved: "reserved",
+	PtrAttributes: "aclrtPtrAttributes", MemcpyBatchAttr: "aclrtMemcpyBatchAttr", ErrorInfo: "aclrtErrorInfo",
+}
+
+// String returns the kind's name: "int", "stream", "aclrtPtrAttributes".
+func (k Kind) String() string {
+	if k > 0 && k < kindEnd {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("Kind(%d)", k)
+}
+
+// IsHandle reports whether k is one of the handle kinds.
+func (k Kind) IsHandle() bool { return k >= StreamHandle && k <= NotifyHandle }
+
+// IsStruct reports whether k is one of the structs.
+func (k Kind) IsStruct() bool { return k >= PtrAttributes && k <= ErrorInfo }
+
+// The table's parameters, built so that each row reads like its prototype.
+
+func addr(name string) Param { return Param{Name: name, Type: Addr} }
+func size(name string) Param { return Param{Name: name, Type: Size} }
+func u64(name string) Param  { return Param{Name: name, Type: U64} }
+func i32(name string) Param  { return Param{Name: name, Type: I32, Kind: Int} }
+func u32(name string) Param  { return Param{Name: name, Type: I32, Kind: Uint} }
+
+func enum(name string, e *Enum) Param    { return Param{Name: name, Type: I32, Enum: e} }
+func handle(name string, k Kind) Param   { return Param{Name: name, Type: Handle, Kind: k} }
+func in(name string, k Kind) Param       { return Param{Name: name, Type: Gptr, Dir: In, Kind: k} }
+func out(name string, k Kind) Param      { return Param{Name: name, Type: Gptr, Dir: Out, Kind: k} }
+func outOf(name string, elem Type) Param { return Param{Name: name, Type: Gptr, Dir: Out, Elem: elem} }
+func outEnum(name string, e *Enum) Param { return Param{Name: name, Type: Gptr, Dir: Out, Enum: e} }
+func array(name string, elem Type, n string) Param {
+	return Param{Name: name, Type: Gptr, Dir: In, Elem: elem, Len: n}
+}
+
+func (q Param) len(n string) Param    { q.Len = n; return q }
+func (q Param) native(t string) Param { q.Native = t; return q }
+func (q Param) always() Param         { q.Dir = OutAlways; return q }
 
 // Func is one host function of the ABI. Every function returns an i32
 // aclError, except aclGetRecentErrMsg, which returns the message length.
@@ -250,194 +387,194 @@ func (f *Func) Index() int {
 }
 
 // Funcs is the import table, in the order of ABI.md section 5, then the
-// functions of section 10. A parameter is {name, wire type, Elem}: Elem
-// names what a gptr holds when that is an address, a size or a uint64_t
-// (0 otherwise), so that each profile knows its width.
+// functions of sections 10 and 12. Each parameter is described as
+// [Param] says; a new function is one row here and its implementation in
+// the sandbox.
 var Funcs = []Func{
-	{Name: "aclrtMemcpy", Group: Memcpy, Params: []Param{{"dst", Addr, 0}, {"destMax", Size, 0}, {"src", Addr, 0}, {"count", Size, 0}, {"kind", I32, 0}},
+	{Name: "aclrtMemcpy", Group: Memcpy, Params: []Param{addr("dst"), size("destMax"), addr("src").native("const void *"), size("count"), enum("kind", memcpyKind)},
 		Doc: "Copies count bytes from src to dst synchronously; the direction comes from the addresses."},
-	{Name: "aclrtMemcpyAsync", Group: Memcpy, Params: []Param{{"dst", Addr, 0}, {"destMax", Size, 0}, {"src", Addr, 0}, {"count", Size, 0}, {"kind", I32, 0}, {"stream", Handle, 0}},
+	{Name: "aclrtMemcpyAsync", Group: Memcpy, Params: []Param{addr("dst"), size("destMax"), addr("src").native("const void *"), size("count"), enum("kind", memcpyKind), handle("stream", StreamHandle)},
 		Doc: "Queues a copy on stream; with unregistered guest memory it completes before returning."},
-	{Name: "aclrtMemcpyAsyncWithCondition", Group: Memcpy, Params: []Param{{"dst", Addr, 0}, {"destMax", Size, 0}, {"src", Addr, 0}, {"count", Size, 0}, {"kind", I32, 0}, {"stream", Handle, 0}},
+	{Name: "aclrtMemcpyAsyncWithCondition", Group: Memcpy, Params: []Param{addr("dst"), size("destMax"), addr("src").native("const void *"), size("count"), enum("kind", memcpyKind), handle("stream", StreamHandle)},
 		Doc: "Deprecated natively; behaves as aclrtMemcpyAsync."},
-	{Name: "aclrtMemcpyBatch", Group: Batch, Params: []Param{{"dsts", Gptr, Addr}, {"destMaxs", Gptr, Size}, {"srcs", Gptr, Addr}, {"sizes", Gptr, Size}, {"numBatches", Size, 0}, {"attrs", Gptr, 0}, {"attrsIndexes", Gptr, Size}, {"numAttrs", Size, 0}, {"failIndex", Gptr, Size}},
+	{Name: "aclrtMemcpyBatch", Group: Batch, Params: []Param{array("dsts", Addr, "numBatches"), array("destMaxs", Size, "numBatches"), array("srcs", Addr, "numBatches"), array("sizes", Size, "numBatches"), size("numBatches"), in("attrs", MemcpyBatchAttr).len("numAttrs").native("aclrtMemcpyBatchAttr *"), array("attrsIndexes", Size, "numAttrs"), size("numAttrs"), outOf("failIndex", Size).always()},
 		Doc: "Runs numBatches H2D/D2H copies in no fixed order; *failIndex names the entry that failed a location check, or SIZE_MAX."},
-	{Name: "aclrtMemcpyBatchAsync", Group: Batch, Params: []Param{{"dsts", Gptr, Addr}, {"destMaxs", Gptr, Size}, {"srcs", Gptr, Addr}, {"sizes", Gptr, Size}, {"numBatches", Size, 0}, {"attrs", Gptr, 0}, {"attrsIndexes", Gptr, Size}, {"numAttrs", Size, 0}, {"failIndex", Gptr, Size}, {"stream", Handle, 0}},
+	{Name: "aclrtMemcpyBatchAsync", Group: Batch, Params: []Param{array("dsts", Addr, "numBatches"), array("destMaxs", Size, "numBatches"), array("srcs", Addr, "numBatches"), array("sizes", Size, "numBatches"), size("numBatches"), in("attrs", MemcpyBatchAttr).len("numAttrs").native("aclrtMemcpyBatchAttr *"), array("attrsIndexes", Size, "numAttrs"), size("numAttrs"), outOf("failIndex", Size).always(), handle("stream", StreamHandle)},
 		Doc: "Queues a batch of H2D/D2H copies on stream as one operation."},
-	{Name: "aclrtMemcpyBatchV2", Group: Batch, Params: []Param{{"dsts", Gptr, Addr}, {"destMaxs", Gptr, Size}, {"srcs", Gptr, Addr}, {"sizes", Gptr, Size}, {"numBatches", Size, 0}, {"attrs", Gptr, 0}, {"attrsIndexes", Gptr, Size}, {"numAttrs", Size, 0}},
+	{Name: "aclrtMemcpyBatchV2", Group: Batch, Params: []Param{array("dsts", Addr, "numBatches"), array("destMaxs", Size, "numBatches"), array("srcs", Addr, "numBatches"), array("sizes", Size, "numBatches"), size("numBatches"), in("attrs", MemcpyBatchAttr).len("numAttrs").native("aclrtMemcpyBatchAttr *"), array("attrsIndexes", Size, "numAttrs"), size("numAttrs")},
 		Doc: "aclrtMemcpyBatch without failIndex."},
-	{Name: "aclrtMemcpyBatchAsyncV2", Group: Batch, Params: []Param{{"dsts", Gptr, Addr}, {"destMaxs", Gptr, Size}, {"srcs", Gptr, Addr}, {"sizes", Gptr, Size}, {"numBatches", Size, 0}, {"attrs", Gptr, 0}, {"attrsIndexes", Gptr, Size}, {"numAttrs", Size, 0}, {"stream", Handle, 0}},
+	{Name: "aclrtMemcpyBatchAsyncV2", Group: Batch, Params: []Param{array("dsts", Addr, "numBatches"), array("destMaxs", Size, "numBatches"), array("srcs", Addr, "numBatches"), array("sizes", Size, "numBatches"), size("numBatches"), in("attrs", MemcpyBatchAttr).len("numAttrs").native("aclrtMemcpyBatchAttr *"), array("attrsIndexes", Size, "numAttrs"), size("numAttrs"), handle("stream", StreamHandle)},
 		Doc: "aclrtMemcpyBatchAsync without failIndex."},
-	{Name: "aclrtMemcpy2d", Group: Memcpy2D, Params: []Param{{"dst", Addr, 0}, {"dpitch", Size, 0}, {"src", Addr, 0}, {"spitch", Size, 0}, {"width", Size, 0}, {"height", Size, 0}, {"kind", I32, 0}},
+	{Name: "aclrtMemcpy2d", Group: Memcpy2D, Params: []Param{addr("dst"), size("dpitch"), addr("src").native("const void *"), size("spitch"), size("width"), size("height"), enum("kind", memcpyKind)},
 		Doc: "Copies height rows of width bytes, rows spitch apart in src and dpitch apart in dst (H2D or D2H)."},
-	{Name: "aclrtMemcpy2dAsync", Group: Memcpy2D, Params: []Param{{"dst", Addr, 0}, {"dpitch", Size, 0}, {"src", Addr, 0}, {"spitch", Size, 0}, {"width", Size, 0}, {"height", Size, 0}, {"kind", I32, 0}, {"stream", Handle, 0}},
+	{Name: "aclrtMemcpy2dAsync", Group: Memcpy2D, Params: []Param{addr("dst"), size("dpitch"), addr("src").native("const void *"), size("spitch"), size("width"), size("height"), enum("kind", memcpyKind), handle("stream", StreamHandle)},
 		Doc: "Queues a 2D copy on stream (H2D, D2H or D2D)."},
-	{Name: "aclrtGetMemcpyDescSize", Group: Descriptor, Params: []Param{{"kind", I32, 0}, {"descSize", Gptr, Size}},
+	{Name: "aclrtGetMemcpyDescSize", Group: Descriptor, Params: []Param{enum("kind", memcpyKind), outOf("descSize", Size)},
 		Doc: "Writes the size of a copy descriptor for kind (INNER_DEVICE_TO_DEVICE only)."},
-	{Name: "aclrtSetMemcpyDesc", Group: Descriptor, Params: []Param{{"desc", Addr, 0}, {"kind", I32, 0}, {"srcAddr", Addr, 0}, {"dstAddr", Addr, 0}, {"count", Size, 0}, {"config", Gptr, 0}},
+	{Name: "aclrtSetMemcpyDesc", Group: Descriptor, Params: []Param{addr("desc"), enum("kind", memcpyKind), addr("srcAddr"), addr("dstAddr"), size("count"), in("config", Reserved)},
 		Doc: "Writes a descriptor for a device-to-device copy into device memory at desc; config must be NULL."},
-	{Name: "aclrtMemcpyAsyncWithDesc", Group: Descriptor, Params: []Param{{"desc", Addr, 0}, {"kind", I32, 0}, {"stream", Handle, 0}},
+	{Name: "aclrtMemcpyAsyncWithDesc", Group: Descriptor, Params: []Param{addr("desc"), enum("kind", memcpyKind), handle("stream", StreamHandle)},
 		Doc: "Queues the copy a descriptor describes; the descriptor is read and validated when the copy executes."},
-	{Name: "aclrtMemcpyAsyncWithOffset", Group: Descriptor, Params: []Param{{"dst", Addr, 0}, {"destMax", Size, 0}, {"dstDataOffset", Size, 0}, {"src", Addr, 0}, {"count", Size, 0}, {"srcDataOffset", Size, 0}, {"kind", I32, 0}, {"stream", Handle, 0}},
+	{Name: "aclrtMemcpyAsyncWithOffset", Group: Descriptor, Params: []Param{addr("dst").native("void **"), size("destMax"), size("dstDataOffset"), addr("src").native("const void **"), size("count"), size("srcDataOffset"), enum("kind", memcpyKind), handle("stream", StreamHandle)},
 		Doc: "Queues a copy between the device addresses stored at dst and src, plus offsets; the slots are read when the copy executes."},
-	{Name: "aclrtMemset", Group: Memset, Params: []Param{{"devPtr", Addr, 0}, {"maxCount", Size, 0}, {"value", I32, 0}, {"count", Size, 0}},
+	{Name: "aclrtMemset", Group: Memset, Params: []Param{addr("devPtr"), size("maxCount"), i32("value"), size("count")},
 		Doc: "Sets count bytes of device or pinned memory to the low byte of value."},
-	{Name: "aclrtMemsetAsync", Group: Memset, Params: []Param{{"devPtr", Addr, 0}, {"maxCount", Size, 0}, {"value", I32, 0}, {"count", Size, 0}, {"stream", Handle, 0}},
+	{Name: "aclrtMemsetAsync", Group: Memset, Params: []Param{addr("devPtr"), size("maxCount"), i32("value"), size("count"), handle("stream", StreamHandle)},
 		Doc: "Queues a memset on stream."},
-	{Name: "aclInit", Group: Runtime, Params: []Param{{"configPath", Gptr, 0}},
+	{Name: "aclInit", Group: Runtime, Params: []Param{in("configPath", CString)},
 		Doc: "Initializes the runtime (optional); configPath is 0 or a NUL-terminated string; a second call gives 100002."},
 	{Name: "aclFinalize", Group: Runtime, Params: []Param{},
 		Doc: "Finalizes the runtime; a second call gives 100037."},
-	{Name: "aclrtGetVersion", Group: Runtime, Params: []Param{{"major", Gptr, 0}, {"minor", Gptr, 0}, {"patch", Gptr, 0}},
+	{Name: "aclrtGetVersion", Group: Runtime, Params: []Param{out("major", Int), out("minor", Int), out("patch", Int)},
 		Doc: "Writes the ACL version (1.17.0) as three int32."},
-	{Name: "aclrtSetDevice", Group: Device, Params: []Param{{"deviceId", I32, 0}},
+	{Name: "aclrtSetDevice", Group: Device, Params: []Param{i32("deviceId")},
 		Doc: "Makes deviceId current; required before device work."},
-	{Name: "aclrtResetDevice", Group: Device, Params: []Param{{"deviceId", I32, 0}},
+	{Name: "aclrtResetDevice", Group: Device, Params: []Param{i32("deviceId")},
 		Doc: "Waits for the session's work on the device, then releases everything it holds there."},
-	{Name: "aclrtGetDevice", Group: Device, Params: []Param{{"deviceId", Gptr, 0}},
+	{Name: "aclrtGetDevice", Group: Device, Params: []Param{out("deviceId", Int)},
 		Doc: "Writes the current device id."},
-	{Name: "aclrtGetDeviceCount", Group: Device, Params: []Param{{"count", Gptr, 0}},
+	{Name: "aclrtGetDeviceCount", Group: Device, Params: []Param{out("count", Uint)},
 		Doc: "Writes how many devices the session sees."},
 	{Name: "aclrtSynchronizeDevice", Group: Device, Params: []Param{},
 		Doc: "Waits for all of the session's work on the current device."},
-	{Name: "aclrtSynchronizeDeviceWithTimeout", Group: Device, Params: []Param{{"timeoutMs", I32, 0}},
+	{Name: "aclrtSynchronizeDeviceWithTimeout", Group: Device, Params: []Param{i32("timeoutMs")},
 		Doc: "aclrtSynchronizeDevice with a timeout in ms (-1 forever); 507046 on timeout."},
-	{Name: "aclrtDeviceCanAccessPeer", Group: Device, Params: []Param{{"canAccessPeer", Gptr, 0}, {"deviceId", I32, 0}, {"peerDeviceId", I32, 0}},
+	{Name: "aclrtDeviceCanAccessPeer", Group: Device, Params: []Param{out("canAccessPeer", Int), i32("deviceId"), i32("peerDeviceId")},
 		Doc: "Writes 1 if deviceId can access peerDeviceId's memory, else 0."},
-	{Name: "aclrtDeviceEnablePeerAccess", Group: Device, Params: []Param{{"peerDeviceId", I32, 0}, {"flags", I32, 0}},
+	{Name: "aclrtDeviceEnablePeerAccess", Group: Device, Params: []Param{i32("peerDeviceId"), u32("flags")},
 		Doc: "Lets the current device copy to and from peerDeviceId; flags must be 0."},
-	{Name: "aclrtDeviceDisablePeerAccess", Group: Device, Params: []Param{{"peerDeviceId", I32, 0}},
+	{Name: "aclrtDeviceDisablePeerAccess", Group: Device, Params: []Param{i32("peerDeviceId")},
 		Doc: "Undoes aclrtDeviceEnablePeerAccess."},
-	{Name: "aclrtGetMemInfo", Group: Memory, Params: []Param{{"attr", I32, 0}, {"free", Gptr, Size}, {"total", Gptr, Size}},
+	{Name: "aclrtGetMemInfo", Group: Memory, Params: []Param{enum("attr", memAttr), outOf("free", Size), outOf("total", Size)},
 		Doc: "Writes the session's free and total device memory (its quota) as sizes."},
-	{Name: "aclrtMalloc", Group: Memory, Params: []Param{{"devPtr", Gptr, Addr}, {"size", Size, 0}, {"policy", I32, 0}},
+	{Name: "aclrtMalloc", Group: Memory, Params: []Param{outOf("devPtr", Addr), size("size"), enum("policy", memMallocPolicy)},
 		Doc: "Allocates device memory and writes its address at devPtr (8 bytes; 4 in acl32)."},
-	{Name: "aclrtFree", Group: Memory, Params: []Param{{"devPtr", Addr, 0}},
+	{Name: "aclrtFree", Group: Memory, Params: []Param{addr("devPtr")},
 		Doc: "Frees a device allocation by its base address, after the queued work that uses it."},
-	{Name: "aclrtHostRegister", Group: Memory, Params: []Param{{"ptr", Addr, 0}, {"size", U64, 0}, {"type", I32, 0}, {"devPtr", Gptr, Addr}},
+	{Name: "aclrtHostRegister", Group: Memory, Params: []Param{addr("ptr"), u64("size"), enum("type", hostRegisterType), outOf("devPtr", Addr)},
 		Doc: "Pins [ptr, ptr+size) of guest memory so async copies use it directly; writes ptr at devPtr."},
-	{Name: "aclrtHostUnregister", Group: Memory, Params: []Param{{"ptr", Addr, 0}},
+	{Name: "aclrtHostUnregister", Group: Memory, Params: []Param{addr("ptr")},
 		Doc: "Unpins the registered range starting at ptr, after the queued work that uses it."},
-	{Name: "aclrtPointerGetAttributes", Group: Memory, Params: []Param{{"ptr", Addr, 0}, {"attributes", Gptr, 0}},
+	{Name: "aclrtPointerGetAttributes", Group: Memory, Params: []Param{addr("ptr").native("const void *"), out("attributes", PtrAttributes)},
 		Doc: "Writes an aclrtPtrAttributes (28 bytes) saying where ptr lives."},
-	{Name: "aclrtCreateStream", Group: Stream, Params: []Param{{"stream", Gptr, 0}},
+	{Name: "aclrtCreateStream", Group: Stream, Params: []Param{out("stream", StreamHandle)},
 		Doc: "Creates a stream on the current device and writes its handle."},
-	{Name: "aclrtDestroyStream", Group: Stream, Params: []Param{{"stream", Handle, 0}},
+	{Name: "aclrtDestroyStream", Group: Stream, Params: []Param{handle("stream", StreamHandle)},
 		Doc: "Destroys a stream after its queued work."},
-	{Name: "aclrtSynchronizeStream", Group: Stream, Params: []Param{{"stream", Handle, 0}},
+	{Name: "aclrtSynchronizeStream", Group: Stream, Params: []Param{handle("stream", StreamHandle)},
 		Doc: "Waits for the stream's queued work; returns the first error it met."},
-	{Name: "aclrtSynchronizeStreamWithTimeout", Group: Stream, Params: []Param{{"stream", Handle, 0}, {"timeoutMs", I32, 0}},
+	{Name: "aclrtSynchronizeStreamWithTimeout", Group: Stream, Params: []Param{handle("stream", StreamHandle), i32("timeoutMs")},
 		Doc: "aclrtSynchronizeStream with a timeout in ms (-1 forever); 507046 on timeout."},
-	{Name: "aclrtStreamQuery", Group: Stream, Params: []Param{{"stream", Handle, 0}, {"status", Gptr, 0}},
+	{Name: "aclrtStreamQuery", Group: Stream, Params: []Param{handle("stream", StreamHandle), outEnum("status", streamStatus)},
 		Doc: "Writes ACL_STREAM_STATUS_COMPLETE (0) or NOT_READY (1)."},
-	{Name: "aclrtCreateEvent", Group: Event, Params: []Param{{"event", Gptr, 0}},
+	{Name: "aclrtCreateEvent", Group: Event, Params: []Param{out("event", EventHandle)},
 		Doc: "Creates an event and writes its handle."},
-	{Name: "aclrtDestroyEvent", Group: Event, Params: []Param{{"event", Handle, 0}},
+	{Name: "aclrtDestroyEvent", Group: Event, Params: []Param{handle("event", EventHandle)},
 		Doc: "Destroys an event."},
-	{Name: "aclrtRecordEvent", Group: Event, Params: []Param{{"event", Handle, 0}, {"stream", Handle, 0}},
+	{Name: "aclrtRecordEvent", Group: Event, Params: []Param{handle("event", EventHandle), handle("stream", StreamHandle)},
 		Doc: "Queues a record of event on stream; it completes, with a timestamp, when reached."},
-	{Name: "aclrtStreamWaitEvent", Group: Event, Params: []Param{{"stream", Handle, 0}, {"event", Handle, 0}},
+	{Name: "aclrtStreamWaitEvent", Group: Event, Params: []Param{handle("stream", StreamHandle), handle("event", EventHandle)},
 		Doc: "Makes stream wait for the event's most recent record."},
-	{Name: "aclrtSynchronizeEvent", Group: Event, Params: []Param{{"event", Handle, 0}},
+	{Name: "aclrtSynchronizeEvent", Group: Event, Params: []Param{handle("event", EventHandle)},
 		Doc: "Waits for the event's most recent record to complete."},
-	{Name: "aclrtQueryEventStatus", Group: Event, Params: []Param{{"event", Handle, 0}, {"status", Gptr, 0}},
+	{Name: "aclrtQueryEventStatus", Group: Event, Params: []Param{handle("event", EventHandle), outEnum("status", eventRecordedStatus)},
 		Doc: "Writes ACL_EVENT_RECORDED_STATUS_COMPLETE (1) or NOT_READY (0)."},
-	{Name: "aclrtEventElapsedTime", Group: Event, Params: []Param{{"ms", Gptr, 0}, {"startEvent", Handle, 0}, {"endEvent", Handle, 0}},
+	{Name: "aclrtEventElapsedTime", Group: Event, Params: []Param{out("ms", Float), handle("startEvent", EventHandle), handle("endEvent", EventHandle)},
 		Doc: "Writes the milliseconds between two completed events as a float."},
-	{Name: "aclGetRecentErrMsg", Group: Runtime, Params: []Param{{"buf", Gptr, 0}, {"bufLen", I32, 0}},
+	{Name: "aclGetRecentErrMsg", Group: Runtime, Params: []Param{out("buf", Bytes).len("bufLen"), i32("bufLen")},
 		Doc: "Copies the session's most recent error message (up to bufLen-1 bytes and a NUL) and returns its full length."},
 
 	// ABI v1.1 section 10: 32-bit memsets, event reset, op timeouts, app log.
-	{Name: "aclrtMemsetD32", Group: Memset, Params: []Param{{"ptr", Addr, 0}, {"memSize", Size, 0}, {"value", I32, 0}, {"count", Size, 0}},
+	{Name: "aclrtMemsetD32", Group: Memset, Params: []Param{addr("ptr"), size("memSize"), u32("value"), size("count")},
 		Doc: "Sets count 32-bit words at ptr (4-byte aligned) to value; count*4 above memSize gives 107000."},
-	{Name: "aclrtMemsetD32Async", Group: Memset, Params: []Param{{"ptr", Addr, 0}, {"memSize", Size, 0}, {"value", I32, 0}, {"count", Size, 0}, {"stream", Handle, 0}},
+	{Name: "aclrtMemsetD32Async", Group: Memset, Params: []Param{addr("ptr"), size("memSize"), u32("value"), size("count"), handle("stream", StreamHandle)},
 		Doc: "Queues an aclrtMemsetD32 on stream; guest memory is set before it returns."},
-	{Name: "aclrtResetEvent", Group: Event, Params: []Param{{"event", Handle, 0}, {"stream", Handle, 0}},
+	{Name: "aclrtResetEvent", Group: Event, Params: []Param{handle("event", EventHandle), handle("stream", StreamHandle)},
 		Doc: "Queues on stream a reset of event: it then reads as never recorded, and later waits wait for its next record."},
-	{Name: "aclrtSetOpWaitTimeout", Group: Runtime, Params: []Param{{"timeout", I32, 0}},
+	{Name: "aclrtSetOpWaitTimeout", Group: Runtime, Params: []Param{u32("timeout")},
 		Doc: "Bounds the session's later aclrtStreamWaitEvent waits to timeout seconds (0: no limit); a wait past it fails its stream with 107019."},
-	{Name: "aclrtSetOpExecuteTimeOut", Group: Runtime, Params: []Param{{"timeout", I32, 0}},
+	{Name: "aclrtSetOpExecuteTimeOut", Group: Runtime, Params: []Param{u32("timeout")},
 		Doc: "Sets the operator execute timeout in seconds (0: the most); kept and reported, kernels never run in the sandbox."},
-	{Name: "aclrtSetOpExecuteTimeOutV2", Group: Runtime, Params: []Param{{"timeout", U64, 0}, {"actualTimeout", Gptr, U64}},
+	{Name: "aclrtSetOpExecuteTimeOutV2", Group: Runtime, Params: []Param{u64("timeout"), outOf("actualTimeout", U64)},
 		Doc: "Sets the operator execute timeout in microseconds (0: the most) and writes the one in effect, whole intervals, as a uint64."},
-	{Name: "aclrtGetOpExecuteTimeout", Group: Runtime, Params: []Param{{"timeoutMs", Gptr, 0}},
+	{Name: "aclrtGetOpExecuteTimeout", Group: Runtime, Params: []Param{out("timeoutMs", Uint)},
 		Doc: "Writes the operator execute timeout in effect, in milliseconds, as a uint32."},
-	{Name: "aclrtGetOpTimeOutInterval", Group: Runtime, Params: []Param{{"interval", Gptr, U64}},
+	{Name: "aclrtGetOpTimeOutInterval", Group: Runtime, Params: []Param{outOf("interval", U64)},
 		Doc: "Writes the hardware's step for operator timeouts, in microseconds, as a uint64."},
-	{Name: "aclAppLog", Group: Runtime, Params: []Param{{"level", I32, 0}, {"func", Gptr, 0}, {"file", Gptr, 0}, {"line", I32, 0}, {"msg", Gptr, 0}},
+	{Name: "aclAppLog", Group: Runtime, Params: []Param{i32("level"), in("func", CString), in("file", CString), u32("line"), in("msg", CString)},
 		Doc: "Logs msg as the plugin's own at level (ACL_DEBUG 0 .. ACL_ERROR 3); func, file and msg are NUL-terminated strings of at most 4 KiB."},
 	// ABI v1.1 section 10: forced resets, contexts, the run mode, configured streams.
-	{Name: "aclrtResetDeviceForce", Group: Device, Params: []Param{{"deviceId", I32, 0}},
+	{Name: "aclrtResetDeviceForce", Group: Device, Params: []Param{i32("deviceId")},
 		Doc: "As aclrtResetDevice, but the session's queued work on the device is cancelled, not awaited."},
-	{Name: "aclrtDestroyStreamForce", Group: Stream, Params: []Param{{"stream", Handle, 0}},
+	{Name: "aclrtDestroyStreamForce", Group: Stream, Params: []Param{handle("stream", StreamHandle)},
 		Doc: "Cancels the stream's queued work that has not started, then destroys it."},
-	{Name: "aclrtCreateContext", Group: Context, Params: []Param{{"context", Gptr, 0}, {"deviceId", I32, 0}},
+	{Name: "aclrtCreateContext", Group: Context, Params: []Param{out("context", ContextHandle), i32("deviceId")},
 		Doc: "Creates a context (a device plus its own default stream), makes it current and writes its handle."},
-	{Name: "aclrtDestroyContext", Group: Context, Params: []Param{{"context", Handle, 0}},
+	{Name: "aclrtDestroyContext", Group: Context, Params: []Param{handle("context", ContextHandle)},
 		Doc: "Destroys a context and its streams after their queued work; a device's default context cannot be destroyed."},
-	{Name: "aclrtSetCurrentContext", Group: Context, Params: []Param{{"context", Handle, 0}},
+	{Name: "aclrtSetCurrentContext", Group: Context, Params: []Param{handle("context", ContextHandle)},
 		Doc: "Makes the context's device current and its default stream the target of NULL streams."},
-	{Name: "aclrtGetCurrentContext", Group: Context, Params: []Param{{"context", Gptr, 0}},
+	{Name: "aclrtGetCurrentContext", Group: Context, Params: []Param{out("context", ContextHandle)},
 		Doc: "Writes the current context's handle; aclrtSetDevice makes the device's default context current."},
-	{Name: "aclrtGetRunMode", Group: Runtime, Params: []Param{{"runMode", Gptr, 0}},
+	{Name: "aclrtGetRunMode", Group: Runtime, Params: []Param{outEnum("runMode", runMode)},
 		Doc: "Writes the backend's aclrtRunMode: ACL_HOST (1) for a host-attached card and for the simulator."},
-	{Name: "aclrtCreateStreamWithConfig", Group: Stream, Params: []Param{{"stream", Gptr, 0}, {"priority", I32, 0}, {"flag", I32, 0}},
+	{Name: "aclrtCreateStreamWithConfig", Group: Stream, Params: []Param{out("stream", StreamHandle), u32("priority"), enum("flag", streamFlag)},
 		Doc: "aclrtCreateStream with a priority (clamped natively) and ACL_STREAM_* flags, checked as natively and shown by the trace."},
-	{Name: "aclrtSetStreamFailureMode", Group: Stream, Params: []Param{{"stream", Handle, 0}, {"mode", U64, 0}},
+	{Name: "aclrtSetStreamFailureMode", Group: Stream, Params: []Param{handle("stream", StreamHandle), u64("mode")},
 		Doc: "ACL_STOP_ON_FAILURE (1): after a failed operation the stream's later ones fail without effect until it is synchronized."},
 	// Stream callbacks (ABI v1.2 section 12).
-	{Name: "aclrtLaunchHostFunc", Group: Stream, Params: []Param{{"stream", Handle, 0}, {"fn", Gptr, 0}, {"args", Gptr, 0}},
+	{Name: "aclrtLaunchHostFunc", Group: Stream, Params: []Param{handle("stream", StreamHandle), in("fn", GuestFunc), in("args", UserData)},
 		Doc: "Queues a guest function (a table index) with its argument on the stream; the guest's goroutine runs it through the SDK's dispatcher export once the work before it is done, and later work waits for it."},
-	{Name: "aclrtSubscribeReport", Group: Stream, Params: []Param{{"threadId", U64, 0}, {"stream", Handle, 0}},
+	{Name: "aclrtSubscribeReport", Group: Stream, Params: []Param{u64("threadId"), handle("stream", StreamHandle)},
 		Doc: "Binds the stream to the guest's thread (any id: the guest has one thread), for aclrtLaunchCallback."},
-	{Name: "aclrtLaunchCallback", Group: Stream, Params: []Param{{"fn", Gptr, 0}, {"userData", Gptr, 0}, {"blockType", I32, 0}, {"stream", Handle, 0}},
+	{Name: "aclrtLaunchCallback", Group: Stream, Params: []Param{in("fn", GuestFunc).native("aclrtCallback"), in("userData", UserData), i32("blockType").native("aclrtCallbackBlockType"), handle("stream", StreamHandle)},
 		Doc: "Queues a guest function on a bound stream; aclrtProcessReport (or any blocking wait) runs it once due; ACL_CALLBACK_BLOCK holds later work until it has run."},
-	{Name: "aclrtProcessReport", Group: Stream, Params: []Param{{"timeout", I32, 0}},
+	{Name: "aclrtProcessReport", Group: Stream, Params: []Param{i32("timeout")},
 		Doc: "Runs the callbacks due, waiting up to timeout ms (-1: no limit) for one; 507012 if none came."},
-	{Name: "aclrtUnSubscribeReport", Group: Stream, Params: []Param{{"threadId", U64, 0}, {"stream", Handle, 0}},
+	{Name: "aclrtUnSubscribeReport", Group: Stream, Params: []Param{u64("threadId"), handle("stream", StreamHandle)},
 		Doc: "Unbinds the stream from the thread aclrtSubscribeReport named."},
 
 	// ABI v1.2 section 12: error state and resource queries.
-	{Name: "aclrtGetLastError", Group: Runtime, Params: []Param{{"level", I32, 0}},
+	{Name: "aclrtGetLastError", Group: Runtime, Params: []Param{enum("level", lastErrLevel)},
 		Doc: "Returns the code of the session's most recent runtime failure (ACL_RT_THREAD_LEVEL only) and clears it; 0 when there is none."},
-	{Name: "aclrtPeekAtLastError", Group: Runtime, Params: []Param{{"level", I32, 0}},
+	{Name: "aclrtPeekAtLastError", Group: Runtime, Params: []Param{enum("level", lastErrLevel)},
 		Doc: "aclrtGetLastError without clearing it."},
-	{Name: "aclrtGetErrorVerbose", Group: Device, Params: []Param{{"deviceId", I32, 0}, {"errorInfo", Gptr, 0}},
+	{Name: "aclrtGetErrorVerbose", Group: Device, Params: []Param{i32("deviceId"), out("errorInfo", ErrorInfo)},
 		Doc: "Writes an aclrtErrorInfo describing the device's fault as the session sees it: never another session's, so ACL_RT_NO_ERROR."},
-	{Name: "aclrtCtxGetCurrentDefaultStream", Group: Context, Params: []Param{{"stream", Gptr, 0}},
+	{Name: "aclrtCtxGetCurrentDefaultStream", Group: Context, Params: []Param{out("stream", StreamHandle)},
 		Doc: "Writes the current context's default stream handle: NULL, the handle that names it in every call."},
-	{Name: "aclrtGetResInCurrentThread", Group: Device, Params: []Param{{"type", I32, 0}, {"value", Gptr, 0}},
+	{Name: "aclrtGetResInCurrentThread", Group: Device, Params: []Param{enum("type", devResLimitType), out("value", Uint)},
 		Doc: "Writes how many cores of an aclrtDevResLimitType the current device grants the session, as a uint32."},
-	{Name: "aclrtGetDeviceResLimit", Group: Device, Params: []Param{{"deviceId", I32, 0}, {"type", I32, 0}, {"value", Gptr, 0}},
+	{Name: "aclrtGetDeviceResLimit", Group: Device, Params: []Param{i32("deviceId"), enum("type", devResLimitType), out("value", Uint)},
 		Doc: "Writes the session's core limit of an aclrtDevResLimitType on deviceId, as a uint32: the device's count unless lowered."},
-	{Name: "aclrtSetDeviceResLimit", Group: Device, Params: []Param{{"deviceId", I32, 0}, {"type", I32, 0}, {"value", I32, 0}},
+	{Name: "aclrtSetDeviceResLimit", Group: Device, Params: []Param{i32("deviceId"), enum("type", devResLimitType), u32("value")},
 		Doc: "Sets the session's core limit on deviceId, at most the device's count; it binds this session's view only."},
-	{Name: "aclrtGetStreamAvailableNum", Group: Stream, Params: []Param{{"streamCount", Gptr, 0}},
+	{Name: "aclrtGetStreamAvailableNum", Group: Stream, Params: []Param{out("streamCount", Uint)},
 		Doc: "Writes how many more streams the policy lets the session create (MaxStreams minus those it holds), as a uint32."},
 	// ABI v1.2 section 12: notifies.
-	{Name: "aclrtCreateNotify", Group: Event, Params: []Param{{"notify", Gptr, 0}, {"flag", U64, 0}},
+	{Name: "aclrtCreateNotify", Group: Event, Params: []Param{out("notify", NotifyHandle), u64("flag")},
 		Doc: "Creates a notify (a fourth handle type) on the current device, not set; flag ACL_NOTIFY_DEFAULT (0) or ACL_NOTIFY_DEVICE_USE_ONLY (1)."},
-	{Name: "aclrtDestroyNotify", Group: Event, Params: []Param{{"notify", Handle, 0}},
+	{Name: "aclrtDestroyNotify", Group: Event, Params: []Param{handle("notify", NotifyHandle)},
 		Doc: "Destroys a notify; waits queued on it are released."},
-	{Name: "aclrtRecordNotify", Group: Event, Params: []Param{{"notify", Handle, 0}, {"stream", Handle, 0}},
+	{Name: "aclrtRecordNotify", Group: Event, Params: []Param{handle("notify", NotifyHandle), handle("stream", StreamHandle)},
 		Doc: "Queues on stream the setting of notify."},
-	{Name: "aclrtWaitAndResetNotify", Group: Event, Params: []Param{{"notify", Handle, 0}, {"stream", Handle, 0}, {"timeout", I32, 0}},
+	{Name: "aclrtWaitAndResetNotify", Group: Event, Params: []Param{handle("notify", NotifyHandle), handle("stream", StreamHandle), u32("timeout")},
 		Doc: "Queues on stream a wait until notify is set, which then clears it; timeout in ms (0: no limit), a wait past it fails its stream with 107019."},
-	{Name: "aclrtGetNotifyId", Group: Event, Params: []Param{{"notify", Handle, 0}, {"notifyId", Gptr, 0}},
+	{Name: "aclrtGetNotifyId", Group: Event, Params: []Param{handle("notify", NotifyHandle), out("notifyId", Uint)},
 		Doc: "Writes the notify's id, a uint32: its handle number, unique in the session."},
 	// ABI v1.2 section 12: event extras.
-	{Name: "aclrtSynchronizeEventWithTimeout", Group: Event, Params: []Param{{"event", Handle, 0}, {"timeout", I32, 0}},
+	{Name: "aclrtSynchronizeEventWithTimeout", Group: Event, Params: []Param{handle("event", EventHandle), i32("timeout")},
 		Doc: "aclrtSynchronizeEvent bounded by timeout ms (-1: no limit; 0 gives 107000); a record not complete by then gives 507047."},
-	{Name: "aclrtGetEventId", Group: Event, Params: []Param{{"event", Handle, 0}, {"eventId", Gptr, 0}},
+	{Name: "aclrtGetEventId", Group: Event, Params: []Param{handle("event", EventHandle), out("eventId", Uint)},
 		Doc: "Writes the event's id, a uint32: its handle number, unique in the session."},
-	{Name: "aclrtGetEventAvailNum", Group: Event, Params: []Param{{"eventCount", Gptr, 0}},
+	{Name: "aclrtGetEventAvailNum", Group: Event, Params: []Param{out("eventCount", Uint)},
 		Doc: "Writes, as a uint32, how many more events the session's policy lets it create."},
-	{Name: "aclrtCreateEventExWithFlag", Group: Event, Params: []Param{{"event", Gptr, 0}, {"flag", I32, 0}},
+	{Name: "aclrtCreateEventExWithFlag", Group: Event, Params: []Param{out("event", EventHandle), u32("flag")},
 		Doc: "Creates an event of the native new mode: a wait for it before any record succeeds at once; flag a nonzero OR of 0x1, 0x2, 0x4, 0x8."},
-	{Name: "aclrtEventGetTimestamp", Group: Event, Params: []Param{{"event", Handle, 0}, {"timestamp", Gptr, U64}},
+	{Name: "aclrtEventGetTimestamp", Group: Event, Params: []Param{handle("event", EventHandle), outOf("timestamp", U64)},
 		Doc: "Writes, as a uint64, when the event's most recent record ran, in microseconds of the device's clock."},
 	// ABI v1.2 section 12: event wait status.
-	{Name: "aclrtQueryEventWaitStatus", Group: Event, Params: []Param{{"event", Handle, 0}, {"status", Gptr, 0}},
+	{Name: "aclrtQueryEventWaitStatus", Group: Event, Params: []Param{handle("event", EventHandle), outEnum("status", eventWaitStatus)},
 		Doc: "Writes, as an aclrtEventWaitStatus, whether every wait queued on the event by aclrtStreamWaitEvent has finished (0) or not (1)."},
 }
 

@@ -12,11 +12,11 @@ const IOModule = "aclwasm"
 var IOFuncs = []Func{
 	{Name: "input_len", Group: "io", Params: nil,
 		Doc: "Returns the length of the call's input in bytes (0 outside a bytes call). Inputs are below 2^31 bytes."},
-	{Name: "input_read", Group: "io", Params: []Param{{"buf", Gptr, 0}, {"len", I32, 0}},
+	{Name: "input_read", Group: "io", Params: []Param{out("buf", Bytes).len("len"), i32("len")},
 		Doc: "Copies the first len bytes of the input to buf. len beyond the input, or buf outside guest memory: 100000."},
-	{Name: "output_write", Group: "io", Params: []Param{{"buf", Gptr, 0}, {"len", I32, 0}},
+	{Name: "output_write", Group: "io", Params: []Param{in("buf", Bytes).len("len"), i32("len")},
 		Doc: "Appends len bytes at buf to the call's output. Outside a bytes call or buf outside guest memory: 100000; an output beyond the policy's memory limit: 207012."},
-	{Name: "config_read", Group: "io", Params: []Param{{"key", Gptr, 0}, {"keyLen", I32, 0}, {"buf", Gptr, 0}, {"bufLen", I32, 0}},
+	{Name: "config_read", Group: "io", Params: []Param{in("key", Bytes).len("keyLen"), i32("keyLen"), out("buf", Bytes).len("bufLen"), i32("bufLen")},
 		Doc: "Copies at most bufLen bytes of the configuration value named by the key [key, +keyLen) to buf and returns the value's length (below 65536), or -1 if there is none. key or buf outside guest memory: 100000."},
 }
 

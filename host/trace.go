@@ -64,86 +64,24 @@ type OutValue struct {
 	Value uint64
 }
 
-// outKind is how an out-parameter's value reads and prints.
-type outKind uint8
-
-const (
-	outI32    outKind = iota // int32_t: a device id, a count, a version part
-	outU32                   // uint32_t: a handle, a timeout
-	outElem                  // the parameter's Elem: an address (hex), a size or a uint64_t
-	outF32                   // float: milliseconds
-	outStatus                // an enum, by its name (outNames)
-)
-
-// outParam is one out-parameter of a function of the ABI table.
+// outParam is an out-parameter whose value the trace shows after its
+// address.
 type outParam struct {
 	param  int
-	kind   outKind
 	always bool // written on failure too (failIndex names the failed entry)
 }
 
-// outSpecs are the out-parameters of the ABI's functions, by "function.
-// parameter"; the value a call writes there is traced after its address.
-// Arrays, structs and strings are not (their values are the guest's).
-var outSpecs = map[string]outParam{
-	"aclrtMemcpyBatch.failIndex":               {kind: outElem, always: true},
-	"aclrtMemcpyBatchAsync.failIndex":          {kind: outElem, always: true},
-	"aclrtGetMemcpyDescSize.descSize":          {kind: outElem},
-	"aclrtGetVersion.major":                    {kind: outI32},
-	"aclrtGetVersion.minor":                    {kind: outI32},
-	"aclrtGetVersion.patch":                    {kind: outI32},
-	"aclrtGetDevice.deviceId":                  {kind: outI32},
-	"aclrtGetDeviceCount.count":                {kind: outI32},
-	"aclrtDeviceCanAccessPeer.canAccessPeer":   {kind: outI32},
-	"aclrtGetMemInfo.free":                     {kind: outElem},
-	"aclrtGetMemInfo.total":                    {kind: outElem},
-	"aclrtMalloc.devPtr":                       {kind: outElem},
-	"aclrtHostRegister.devPtr":                 {kind: outElem},
-	"aclrtCreateStream.stream":                 {kind: outU32},
-	"aclrtCreateStreamWithConfig.stream":       {kind: outU32},
-	"aclrtStreamQuery.status":                  {kind: outStatus},
-	"aclrtCreateEvent.event":                   {kind: outU32},
-	"aclrtQueryEventStatus.status":             {kind: outStatus},
-	"aclrtEventElapsedTime.ms":                 {kind: outF32},
-	"aclrtSetOpExecuteTimeOutV2.actualTimeout": {kind: outElem},
-	"aclrtGetOpExecuteTimeout.timeoutMs":       {kind: outU32},
-	"aclrtGetOpTimeOutInterval.interval":       {kind: outElem},
-	"aclrtCreateContext.context":               {kind: outU32},
-	"aclrtGetCurrentContext.context":           {kind: outU32},
-	"aclrtGetRunMode.runMode":                  {kind: outStatus},
-	// ABI v1.2 section 12: error state and resource queries.
-	"aclrtCtxGetCurrentDefaultStream.stream": {kind: outU32},
-	"aclrtGetResInCurrentThread.value":       {kind: outU32},
-	"aclrtGetDeviceResLimit.value":           {kind: outU32},
-	"aclrtGetStreamAvailableNum.streamCount": {kind: outU32},
-	// ABI v1.2 section 12: notifies.
-	"aclrtCreateNotify.notify":  {kind: outU32},
-	"aclrtGetNotifyId.notifyId": {kind: outU32},
-	// ABI v1.2 section 12: event extras.
-	"aclrtGetEventId.eventId":          {kind: outU32},
-	"aclrtGetEventAvailNum.eventCount": {kind: outU32},
-	"aclrtCreateEventExWithFlag.event": {kind: outU32},
-	"aclrtEventGetTimestamp.timestamp": {kind: outElem},
-	// ABI v1.2 section 12: event wait status.
-	"aclrtQueryEventWaitStatus.status": {kind: outStatus},
-}
-
-// outParams has, per function of abi.Funcs, its out-parameters: what
-// traceOuts reads without a map look-up.
+// outParams has, per function of abi.Funcs, the out-parameters that hold
+// one value (an int32_t, a handle, an enum, an address or size): what
+// traceOuts reads. Arrays, buffers and structs are not shown.
 var outParams = func() [][]outParam {
 	out := make([][]outParam, len(abi.Funcs))
-	found := 0
 	for fi, f := range abi.Funcs {
 		for i, p := range f.Params {
-			if o, ok := outSpecs[f.Name+"."+p.Name]; ok {
-				o.param = i
-				out[fi] = append(out[fi], o)
-				found++
+			if p.Type == abi.Gptr && (p.Dir == abi.Out || p.Dir == abi.OutAlways) && p.Len == "" && !p.Kind.IsStruct() {
+				out[fi] = append(out[fi], outParam{param: i, always: p.Dir == abi.OutAlways})
 			}
 		}
-	}
-	if found != len(outSpecs) {
-		panic("host: outSpecs names a parameter the ABI table does not have")
 	}
 	return out
 }()
@@ -164,9 +102,9 @@ func traceOuts(fi int, prof abi.Profile, mem []byte, stack []uint64, code acl.Er
 			continue
 		}
 		ptr := uint64(uint32(stack[o.param])) // a gptr is an i32 in both profiles
-		width := uint64(4)
-		if o.kind == outElem {
-			width = abi.Funcs[fi].Params[o.param].ElemSize(prof)
+		width := abi.Funcs[fi].Params[o.param].ElemSize(prof)
+		if width == 0 {
+			width = 4 // an int32_t, a handle, an enum or a float
 		}
 		if ptr == 0 || ptr+width > uint64(len(mem)) {
 			continue
@@ -185,24 +123,31 @@ func traceOuts(fi int, prof abi.Profile, mem []byte, stack []uint64, code acl.Er
 // maxTraceAttrs bounds the batch attributes a trace line shows.
 const maxTraceAttrs = 8
 
-// batchAttrParams has, per function of abi.Funcs, the indexes of its attrs
-// and numAttrs parameters (the batch copies), or nil.
+// batchAttrParams has, per function of abi.Funcs, the indexes of its
+// array of aclrtMemcpyBatchAttr and of the parameter that counts it (the
+// batch copies), or -1s.
 var batchAttrParams = func() [][2]int {
 	out := make([][2]int, len(abi.Funcs))
 	for fi, f := range abi.Funcs {
-		a, n := -1, -1
+		out[fi] = [2]int{-1, -1}
 		for i, p := range f.Params {
-			switch p.Name {
-			case "attrs":
-				a = i
-			case "numAttrs":
-				n = i
+			if p.Kind == abi.MemcpyBatchAttr && p.Len != "" {
+				out[fi] = [2]int{i, paramIndex(&f, p.Len)}
 			}
 		}
-		out[fi] = [2]int{a, n}
 	}
 	return out
 }()
+
+// paramIndex returns the index of f's parameter named name, or -1.
+func paramIndex(f *abi.Func, name string) int {
+	for i, p := range f.Params {
+		if p.Name == name {
+			return i
+		}
+	}
+	return -1
+}
 
 // traceAttrs reads the aclrtMemcpyBatchAttr entries a batch copy named,
 // the first maxTraceAttrs of them, from mem; none where they do not lie
@@ -221,112 +166,6 @@ func traceAttrs(fi int, mem []byte, stack []uint64) []acl.MemcpyBatchAttr {
 		attrs[k] = acl.DecodeMemcpyBatchAttr(mem[ptr+uint64(k)*acl.MemcpyBatchAttrSize:])
 	}
 	return attrs
-}
-
-// flagNames names the bits of flag parameters whose values the sandbox
-// accepts without a use for them, so that the trace shows what the guest
-// asked for.
-var flagNames = map[string]func(uint64) string{
-	"aclrtCreateStreamWithConfig.flag": func(v uint64) string { return acl.StreamFlag(v).String() },
-}
-
-// enumNames print enum parameters by the header's names instead of their
-// numbers, by "function.parameter" (every "kind" is an aclrtMemcpyKind).
-var enumNames = map[string]func(uint64) string{
-	"aclrtMalloc.policy":      mallocPolicyName,
-	"aclrtGetMemInfo.attr":    func(v uint64) string { return enumName("aclrtMemAttr", memAttrNames[:], v) },
-	"aclrtHostRegister.type":  hostRegisterName,
-	"aclrtStreamQuery.status": func(v uint64) string { return enumName("aclrtStreamStatus", streamStatusNames[:], v) },
-	"aclrtQueryEventStatus.status": func(v uint64) string {
-		return enumName("aclrtEventRecordedStatus", eventStatusNames[:], v)
-	},
-	"aclrtGetRunMode.runMode": func(v uint64) string { return acl.RunMode(v).String() },
-	// ABI v1.2 section 12: error state and resource queries.
-	"aclrtGetLastError.level":         lastErrLevelName,
-	"aclrtPeekAtLastError.level":      lastErrLevelName,
-	"aclrtGetResInCurrentThread.type": devResLimitName,
-	"aclrtGetDeviceResLimit.type":     devResLimitName,
-	"aclrtSetDeviceResLimit.type":     devResLimitName,
-	// ABI v1.2 section 12: event wait status.
-	"aclrtQueryEventWaitStatus.status": func(v uint64) string {
-		return enumName("aclrtEventWaitStatus", eventWaitStatusNames[:], v)
-	},
-}
-
-// eventWaitStatusNames are aclrtEventWaitStatus's names, by value.
-var eventWaitStatusNames = [...]string{"ACL_EVENT_WAIT_STATUS_COMPLETE", "ACL_EVENT_WAIT_STATUS_NOT_READY"}
-
-func lastErrLevelName(v uint64) string { return acl.LastErrLevel(int32(uint32(v))).String() }
-func devResLimitName(v uint64) string  { return acl.DevResLimitType(int32(uint32(v))).String() }
-
-// The header's names of the enums the trace prints, in value order.
-var (
-	memAttrNames = [...]string{
-		"ACL_DDR_MEM", "ACL_HBM_MEM", "ACL_DDR_MEM_HUGE", "ACL_DDR_MEM_NORMAL", "ACL_HBM_MEM_HUGE",
-		"ACL_HBM_MEM_NORMAL", "ACL_DDR_MEM_P2P_HUGE", "ACL_DDR_MEM_P2P_NORMAL", "ACL_HBM_MEM_P2P_HUGE",
-		"ACL_HBM_MEM_P2P_NORMAL", "ACL_HBM_MEM_HUGE1G", "ACL_HBM_MEM_P2P_HUGE1G", "ACL_MEM_NORMAL",
-		"ACL_MEM_HUGE", "ACL_MEM_HUGE1G", "ACL_MEM_P2P_NORMAL", "ACL_MEM_P2P_HUGE", "ACL_MEM_P2P_HUGE1G",
-	}
-	streamStatusNames = [...]string{"ACL_STREAM_STATUS_COMPLETE", "ACL_STREAM_STATUS_NOT_READY"}
-	eventStatusNames  = [...]string{"ACL_EVENT_RECORDED_STATUS_NOT_READY", "ACL_EVENT_RECORDED_STATUS_COMPLETE"}
-	mallocPageNames   = [...]string{
-		"ACL_MEM_MALLOC_HUGE_FIRST", "ACL_MEM_MALLOC_HUGE_ONLY", "ACL_MEM_MALLOC_NORMAL_ONLY",
-		"ACL_MEM_MALLOC_HUGE_FIRST_P2P", "ACL_MEM_MALLOC_HUGE_ONLY_P2P", "ACL_MEM_MALLOC_NORMAL_ONLY_P2P",
-		"ACL_MEM_MALLOC_HUGE1G_ONLY", "ACL_MEM_MALLOC_HUGE1G_ONLY_P2P",
-	}
-)
-
-// enumName is names[v], or "typ(v)" for a value the header does not name
-// (as acl's String methods write them).
-func enumName(typ string, names []string, v uint64) string {
-	if v < uint64(len(names)) {
-		return names[v]
-	}
-	if typ == "aclrtStreamStatus" && v == uint64(acl.StreamStatusReserved) {
-		return "ACL_STREAM_STATUS_RESERVED"
-	}
-	return typ + "(" + strconv.FormatUint(v, 10) + ")"
-}
-
-// mallocPolicyName names an aclrtMemMallocPolicy: its page policy (the
-// low byte), then its flag bits, joined by "|"; unknown bits in hex.
-func mallocPolicyName(v uint64) string {
-	parts := []string{enumName("aclrtMemMallocPolicy", mallocPageNames[:], v&0xff)}
-	for _, f := range []struct {
-		bit  acl.MemMallocPolicy
-		name string
-	}{{acl.MemTypeLowBandWidth, "ACL_MEM_TYPE_LOW_BAND_WIDTH"}, {acl.MemTypeHighBandWidth, "ACL_MEM_TYPE_HIGH_BAND_WIDTH"}, {acl.MemAccessUserSpaceReadonly, "ACL_MEM_ACCESS_USER_SPACE_READONLY"}} {
-		if v&uint64(f.bit) != 0 {
-			parts = append(parts, f.name)
-			v &^= uint64(f.bit)
-		}
-	}
-	if rest := v &^ 0xff; rest != 0 {
-		parts = append(parts, "0x"+strconv.FormatUint(rest, 16))
-	}
-	return strings.Join(parts, "|")
-}
-
-// hostRegisterName names an aclrtHostRegisterType: MAPPED for 0, else its
-// flags joined by "|"; unknown bits in hex.
-func hostRegisterName(v uint64) string {
-	if v == 0 {
-		return "ACL_HOST_REGISTER_MAPPED"
-	}
-	var parts []string
-	for _, f := range []struct {
-		bit  acl.HostRegisterType
-		name string
-	}{{acl.HostRegisterIOMemory, "ACL_HOST_REGISTER_IOMEMORY"}, {acl.HostRegisterReadOnly, "ACL_HOST_REGISTER_READONLY"}} {
-		if v&uint64(f.bit) != 0 {
-			parts = append(parts, f.name)
-			v &^= uint64(f.bit)
-		}
-	}
-	if v != 0 {
-		parts = append(parts, "0x"+strconv.FormatUint(v, 16))
-	}
-	return strings.Join(parts, "|")
 }
 
 // String formats the call as one trace line, arguments decoded by wire
@@ -350,14 +189,9 @@ func (r CallRecord) String() string {
 		if !p.Type.Is64() {
 			v = uint64(uint32(v)) // a record built by hand may have them
 		}
-		key := r.Func.Name + "." + p.Name
-		enum := enumNames[key]
-		if enum == nil && p.Name == "kind" && p.Type == abi.I32 && r.Func.Index() >= 0 {
-			enum = func(v uint64) string { return acl.MemcpyKind(int32(uint32(v))).String() }
-		}
 		switch {
-		case enum != nil && p.Type != abi.Gptr:
-			b.WriteString(enum(v))
+		case p.Enum != nil && !p.Enum.Macros && p.Type != abi.Gptr:
+			b.WriteString(p.Enum.Name(v))
 		case p.Type == abi.Addr, p.Type == abi.Gptr:
 			b.WriteString("0x" + strconv.FormatUint(v, 16))
 		case p.Type == abi.I32:
@@ -365,16 +199,16 @@ func (r CallRecord) String() string {
 		default:
 			b.WriteString(strconv.FormatUint(v, 10))
 		}
-		if name, ok := flagNames[key]; ok {
-			b.WriteString(" (" + name(v) + ")")
+		if p.Enum != nil && p.Enum.Macros { // flags the sandbox accepts without a use: show what was asked
+			b.WriteString(" (" + p.Enum.Name(v) + ")")
 		}
 		for _, o := range r.Outs {
 			if o.Param == i {
-				b.WriteString(" -> " + r.outString(i, key, o.Value))
+				b.WriteString(" -> " + outString(p, o.Value))
 			}
 		}
-		if p.Name == "attrs" && len(r.Attrs) > 0 {
-			r.writeAttrs(&b)
+		if p.Kind == abi.MemcpyBatchAttr && len(r.Attrs) > 0 {
+			r.writeAttrs(&b, p.Len)
 		}
 	}
 	b.WriteString(") = ")
@@ -387,30 +221,24 @@ func (r CallRecord) String() string {
 	return b.String()
 }
 
-// outString formats the value written to out-parameter i (key is its
-// "function.parameter").
-func (r CallRecord) outString(i int, key string, v uint64) string {
-	spec := outSpecs[key]
-	switch spec.kind {
-	case outI32:
+// outString formats the value v written to out-parameter p.
+func outString(p abi.Param, v uint64) string {
+	switch {
+	case p.Enum != nil:
+		return p.Enum.Name(v)
+	case p.Kind == abi.Int:
 		return strconv.FormatInt(int64(int32(uint32(v))), 10)
-	case outF32:
+	case p.Kind == abi.Float:
 		return strconv.FormatFloat(float64(math.Float32frombits(uint32(v))), 'g', -1, 32)
-	case outStatus:
-		if name := enumNames[key]; name != nil {
-			return name(v)
-		}
-	case outElem:
-		if r.Func.Params[i].Elem == abi.Addr {
-			return "0x" + strconv.FormatUint(v, 16)
-		}
+	case p.Elem == abi.Addr:
+		return "0x" + strconv.FormatUint(v, 16)
 	}
 	return strconv.FormatUint(v, 10)
 }
 
 // writeAttrs writes the batch attributes as the C structs name their
 // fields: [{dstLoc={id=0, type=ACL_MEM_LOCATION_TYPE_DEVICE}, srcLoc={...}}, ...].
-func (r CallRecord) writeAttrs(b *strings.Builder) {
+func (r CallRecord) writeAttrs(b *strings.Builder, count string) {
 	loc := func(name string, l acl.MemLocation) {
 		b.WriteString(name + "={id=" + strconv.FormatUint(uint64(l.ID), 10) + ", type=" + l.Type.String() + "}")
 	}
@@ -425,11 +253,9 @@ func (r CallRecord) writeAttrs(b *strings.Builder) {
 		loc("srcLoc", a.SrcLoc)
 		b.WriteByte('}')
 	}
-	// numAttrs is the parameter after attrsIndexes: more than shown?
-	for i, p := range r.Func.Params {
-		if p.Name == "numAttrs" && r.Args[i] > uint64(len(r.Attrs)) {
-			b.WriteString(", ...")
-		}
+	// More than shown?
+	if n := paramIndex(r.Func, count); n >= 0 && r.Args[n] > uint64(len(r.Attrs)) {
+		b.WriteString(", ...")
 	}
 	b.WriteByte(']')
 }

@@ -9,14 +9,19 @@ import (
 
 // asRawType is the AssemblyScript type of a parameter in the raw
 // declarations: the wire type (usize for gptr).
-func asRawType(s Sem) string {
-	switch s {
-	case Uint32, MallocPolicy, RegisterType, Stream, Event, Context, Notify:
+func asRawType(p Param) string {
+	switch p.Sem {
+	case Uint32, Stream, Event, Context, Notify:
+		return "u32"
+	case EnumValue:
+		if p.Enum.Signed {
+			return "i32"
+		}
 		return "u32"
 	case Uint64:
 		return "u64"
 	}
-	switch s.Wire() {
+	switch p.Sem.Wire() {
 	case abi.Addr, abi.Size, abi.U64:
 		return "u64"
 	case abi.I32:
@@ -61,7 +66,7 @@ func asBindings(m *model) []byte {
 			if n == "type" {
 				n = "type_"
 			}
-			ps[j] = n + ": " + asRawType(p.Sem)
+			ps[j] = n + ": " + asRawType(p)
 		}
 		b.p("// @ts-ignore: decorator\n@external(%q, %q)\nexport declare function %s(%s): i32;\n\n", abi.Module, f.Name, f.Name, strings.Join(ps, ", "))
 	}

@@ -24,8 +24,8 @@ import (
 const cModule32 = abi.Module32
 
 // cType is the C type of a parameter in the wide profile's natural API.
-func cType(s Sem) (string, error) {
-	switch s {
+func cType(p Param) (string, error) {
+	switch p.Sem {
 	case Ptr:
 		return "aclrtPtr", nil
 	case Size:
@@ -39,25 +39,21 @@ func cType(s Sem) (string, error) {
 	case SizeArray:
 		return "const uint64_t *", nil
 	}
-	return cCommonType(s)
+	return cCommonType(p)
 }
 
 // cCommonType is the C type of a parameter whose type does not depend on
 // the profile.
-func cCommonType(s Sem) (string, error) {
-	switch s {
-	case Kind:
-		return "aclrtMemcpyKind", nil
+func cCommonType(p Param) (string, error) {
+	switch p.Sem {
+	case EnumValue:
+		return p.Enum.C, nil
+	case OutEnum:
+		return p.Enum.C + " *", nil
 	case Int32:
 		return "int32_t", nil
 	case Uint32:
 		return "uint32_t", nil
-	case MemAttr:
-		return "aclrtMemAttr", nil
-	case MallocPolicy:
-		return "aclrtMemMallocPolicy", nil
-	case RegisterType:
-		return "aclrtHostRegisterType", nil
 	case Stream:
 		return "aclrtStream", nil
 	case Event:
@@ -72,12 +68,6 @@ func cCommonType(s Sem) (string, error) {
 		return "aclrtStream *", nil
 	case OutEvent:
 		return "aclrtEvent *", nil
-	case OutStreamStatus:
-		return "aclrtStreamStatus *", nil
-	case OutEventStatus:
-		return "aclrtEventRecordedStatus *", nil
-	case OutEventWaitStatus:
-		return "aclrtEventWaitStatus *", nil
 	case OutPtrAttributes:
 		return "aclrtPtrAttributes *", nil
 	case AttrArray:
@@ -96,8 +86,6 @@ func cCommonType(s Sem) (string, error) {
 		return "aclrtContext", nil
 	case OutContext:
 		return "aclrtContext *", nil
-	case OutRunMode:
-		return "aclrtRunMode *", nil
 	case HostFn:
 		return "aclrtHostFunc", nil
 	case UserData:
@@ -109,34 +97,18 @@ func cCommonType(s Sem) (string, error) {
 	case OutNotify:
 		return "aclrtNotify *", nil
 	}
-	return "", fmt.Errorf("gen: the C generator has no type for parameter meaning %d (add it to cCommonType in guest-sdk/internal/gen/c.go)", s)
-}
-
-// nativeOverride gives the native C type of the parameters whose type in
-// the native header is not the one their meaning implies.
-var nativeOverride = map[string]string{
-	"aclrtMemcpyAsyncWithOffset.dst": "void **",
-	"aclrtMemcpyAsyncWithOffset.src": "const void **",
-	"aclrtPointerGetAttributes.ptr":  "const void *",
-	"aclrtMemcpyBatch.attrs":         "aclrtMemcpyBatchAttr *",
-	"aclrtMemcpyBatchAsync.attrs":    "aclrtMemcpyBatchAttr *",
-	"aclrtMemcpyBatchV2.attrs":       "aclrtMemcpyBatchAttr *",
-	"aclrtMemcpyBatchAsyncV2.attrs":  "aclrtMemcpyBatchAttr *",
-	"aclrtLaunchCallback.fn":         "aclrtCallback",
-	"aclrtLaunchCallback.blockType":  "aclrtCallbackBlockType",
+	return "", fmt.Errorf("gen: the C generator has no type for parameter class %d (add it to cCommonType in guest-sdk/internal/gen/c.go)", p.Sem)
 }
 
 // cNativeType is the C type of a parameter in the native header (acl_rt.h
-// of the native runtime), which the native-layout profile declares.
-func cNativeType(f *Func, p Param) (string, error) {
-	if t, ok := nativeOverride[f.Name+"."+p.Name]; ok {
-		return t, nil
+// of the native runtime), which the native-layout profile declares: the
+// table's Native where it gives one, else what the class implies.
+func cNativeType(p Param) (string, error) {
+	if p.Native != "" {
+		return p.Native, nil
 	}
 	switch p.Sem {
 	case Ptr:
-		if p.Name == "src" {
-			return "const void *", nil
-		}
 		return "void *", nil
 	case Size:
 		return "size_t", nil
@@ -145,7 +117,7 @@ func cNativeType(f *Func, p Param) (string, error) {
 	case OutSize, SizeArray:
 		return "size_t *", nil
 	}
-	return cCommonType(p.Sem)
+	return cCommonType(p)
 }
 
 // wasm32Is64 reports whether a C type of cNativeType travels as an i64 on
@@ -183,7 +155,7 @@ func cElemTypes(p Param) []string {
 // wire type and each gptr points to values of the width the table says.
 func cCheckNative(f *Func) error {
 	for _, p := range f.Params {
-		t, err := cNativeType(f, p)
+		t, err := cNativeType(p)
 		if err != nil {
 			return err
 		}
@@ -239,7 +211,7 @@ func cArg(p Param) string {
 	switch p.Sem {
 	case Stream, Event, Context, Notify:
 		return "(uint32_t)(uintptr_t)" + p.Name
-	case Kind, Uint32, MemAttr, MallocPolicy, RegisterType:
+	case EnumValue, Uint32:
 		return "(int32_t)" + p.Name
 	case HostFn:
 		return "(void *)(uintptr_t)" + p.Name
@@ -274,9 +246,9 @@ func cParams(f *Func, pr cProfile) (string, error) {
 		var err error
 		switch pr {
 		case cWide:
-			t, err = cType(p.Sem)
+			t, err = cType(p)
 		case cNative:
-			t, err = cNativeType(f, p)
+			t, err = cNativeType(p)
 		default:
 			t = cRawType(f, p, pr == cRawNarrow)
 		}
@@ -764,9 +736,15 @@ func cRT(m *model) ([]byte, error) {
 	// wasm32 cannot declare, so there the argument stays a buffer.
 	b.l("#ifndef ACLWASM_WIDE")
 	cDoc(&b, "", "The fault kinds of aclrtErrorInfo, as natively.")
-	b.l("typedef enum {", "    ACL_RT_NO_ERROR = 0,", "    ACL_RT_ERROR_MEMORY = 1,", "    ACL_RT_ERROR_L2 = 2,",
-		"    ACL_RT_ERROR_AICORE = 3,", "    ACL_RT_ERROR_LINK = 4,", "    ACL_RT_ERROR_L3_PORT = 5,",
-		"    ACL_RT_ERROR_OTHERS = 0xFFFF,", "} aclrtErrorType;", "")
+	b.l("typedef enum {")
+	for _, t := range []acl.ErrorType{acl.ErrorTypeNone, acl.ErrorTypeMemory, acl.ErrorTypeL2, acl.ErrorTypeAicore, acl.ErrorTypeLink, acl.ErrorTypeL3Port, acl.ErrorTypeOthers} {
+		if t >= 0x100 {
+			b.p("    %s = 0x%X,\n", t, uint32(t))
+		} else {
+			b.p("    %s = %d,\n", t, uint32(t))
+		}
+	}
+	b.l("} aclrtErrorType;", "")
 	b.l("typedef enum aclrtAicoreErrorType {", "    ACL_RT_AICORE_ERROR_UNKNOWN,", "    ACL_RT_AICORE_ERROR_SW,",
 		"    ACL_RT_AICORE_ERROR_HW_LOCAL,", "} aclrtAicoreErrorType;", "")
 	b.l("#define MAX_MEM_UCE_INFO_ARRAY_SIZE 128", "#define UCE_INFO_RESERVED_SIZE 14", "#define ACL_RT_MEM_UCE_INFO_MAX_NUM 20", "")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
 )
 
@@ -14,7 +15,12 @@ type Enum struct {
 	Go      string // Go/Rust/AssemblyScript type name, such as "MemcpyKind"
 	Doc     string
 	Members []Member
+	abi     *abi.Enum
 }
+
+// Signed reports whether the enum's values are int32 natively (i32 in
+// Rust); otherwise they are uint32.
+func (e *Enum) Signed() bool { return e.abi.Signed }
 
 // Member is one enum member: its native name and value.
 type Member struct {
@@ -59,102 +65,26 @@ func (e *Enum) prefix() string {
 	return p
 }
 
-// Enums returns the native enums the ABI uses, with values from package acl.
+// Enums returns the native enums the ABI declares (abi.Enums, but for
+// the macro families, which the headers write as #defines), with their
+// members' names from package acl. The SDK name is the C name without its
+// "aclrt" prefix.
 func Enums() ([]Enum, error) {
-	kinds := Enum{C: "aclrtMemcpyKind", Go: "MemcpyKind",
-		Doc: "The direction a copy is declared to take."}
-	for k := acl.MemcpyHostToHost; k <= acl.MemcpyInterDeviceToDevice; k++ {
-		kinds.Members = append(kinds.Members, Member{k.String(), int64(k)})
-	}
-	locs := Enum{C: "aclrtMemLocationType", Go: "MemLocationType",
-		Doc: "Where memory lives: in a batch attribute and in aclrtPtrAttributes."}
-	for t := acl.MemLocationHost; t <= acl.MemLocationHostNUMA; t++ {
-		locs.Members = append(locs.Members, Member{t.String(), int64(t)})
-	}
-	policy := Enum{C: "aclrtMemMallocPolicy", Go: "MemMallocPolicy",
-		Doc: "The page policy of aclrtMalloc (low byte) and its flags (higher bits).",
-		Members: []Member{
-			{"ACL_MEM_MALLOC_HUGE_FIRST", int64(acl.MemMallocHugeFirst)},
-			{"ACL_MEM_MALLOC_HUGE_ONLY", int64(acl.MemMallocHugeOnly)},
-			{"ACL_MEM_MALLOC_NORMAL_ONLY", int64(acl.MemMallocNormalOnly)},
-			{"ACL_MEM_MALLOC_HUGE_FIRST_P2P", int64(acl.MemMallocHugeFirstP2P)},
-			{"ACL_MEM_MALLOC_HUGE_ONLY_P2P", int64(acl.MemMallocHugeOnlyP2P)},
-			{"ACL_MEM_MALLOC_NORMAL_ONLY_P2P", int64(acl.MemMallocNormalOnlyP2P)},
-			{"ACL_MEM_MALLOC_HUGE1G_ONLY", int64(acl.MemMallocHuge1GOnly)},
-			{"ACL_MEM_MALLOC_HUGE1G_ONLY_P2P", int64(acl.MemMallocHuge1GOnlyP2P)},
-			{"ACL_MEM_TYPE_LOW_BAND_WIDTH", int64(acl.MemTypeLowBandWidth)},
-			{"ACL_MEM_TYPE_HIGH_BAND_WIDTH", int64(acl.MemTypeHighBandWidth)},
-			{"ACL_MEM_ACCESS_USER_SPACE_READONLY", int64(acl.MemAccessUserSpaceReadonly)},
-		}}
-	attrNames := []string{
-		"ACL_DDR_MEM", "ACL_HBM_MEM", "ACL_DDR_MEM_HUGE", "ACL_DDR_MEM_NORMAL",
-		"ACL_HBM_MEM_HUGE", "ACL_HBM_MEM_NORMAL", "ACL_DDR_MEM_P2P_HUGE", "ACL_DDR_MEM_P2P_NORMAL",
-		"ACL_HBM_MEM_P2P_HUGE", "ACL_HBM_MEM_P2P_NORMAL", "ACL_HBM_MEM_HUGE1G", "ACL_HBM_MEM_P2P_HUGE1G",
-		"ACL_MEM_NORMAL", "ACL_MEM_HUGE", "ACL_MEM_HUGE1G", "ACL_MEM_P2P_NORMAL",
-		"ACL_MEM_P2P_HUGE", "ACL_MEM_P2P_HUGE1G",
-	}
-	attrs := Enum{C: "aclrtMemAttr", Go: "MemAttr",
-		Doc: "The memory class aclrtGetMemInfo reports on."}
-	for i, n := range attrNames {
-		a := acl.DDRMem + acl.MemAttr(i)
-		if !a.Valid() {
-			return nil, fmt.Errorf("gen: acl.MemAttr(%d) (%s) is not valid in package acl", a, n)
+	var out []Enum
+	for _, ae := range abi.Enums {
+		if ae.Macros {
+			continue
 		}
-		attrs.Members = append(attrs.Members, Member{n, int64(a)})
-	}
-	if end := acl.DDRMem + acl.MemAttr(len(attrNames)); end.Valid() {
-		return nil, fmt.Errorf("gen: package acl knows aclrtMemAttr %d, which the generator does not name", end)
-	}
-	streamStatus := Enum{C: "aclrtStreamStatus", Go: "StreamStatus",
-		Doc: "What aclrtStreamQuery reports.",
-		Members: []Member{
-			{"ACL_STREAM_STATUS_COMPLETE", int64(acl.StreamStatusComplete)},
-			{"ACL_STREAM_STATUS_NOT_READY", int64(acl.StreamStatusNotReady)},
-			{"ACL_STREAM_STATUS_RESERVED", int64(acl.StreamStatusReserved)},
-		}}
-	eventStatus := Enum{C: "aclrtEventRecordedStatus", Go: "EventRecordedStatus",
-		Doc: "What aclrtQueryEventStatus reports.",
-		Members: []Member{
-			{"ACL_EVENT_RECORDED_STATUS_NOT_READY", int64(acl.EventRecordedStatusNotReady)},
-			{"ACL_EVENT_RECORDED_STATUS_COMPLETE", int64(acl.EventRecordedStatusComplete)},
-		}}
-	register := Enum{C: "aclrtHostRegisterType", Go: "HostRegisterType",
-		Doc: "How aclrtHostRegister pins guest memory.",
-		Members: []Member{
-			{"ACL_HOST_REGISTER_MAPPED", int64(acl.HostRegisterMapped)},
-			{"ACL_HOST_REGISTER_IOMEMORY", int64(acl.HostRegisterIOMemory)},
-			{"ACL_HOST_REGISTER_READONLY", int64(acl.HostRegisterReadOnly)},
-		}}
-	for _, m := range register.Members {
-		if !acl.HostRegisterType(m.Value).Valid() {
-			return nil, fmt.Errorf("gen: %s (%d) is not a valid register type in package acl", m.Name, m.Value)
+		if !strings.HasPrefix(ae.C, "aclrt") {
+			return nil, fmt.Errorf("gen: enum %s: the SDK names come from a C name that starts with aclrt", ae.C)
 		}
+		e := Enum{C: ae.C, Go: strings.TrimPrefix(ae.C, "aclrt"), Doc: ae.Doc, abi: ae}
+		for _, v := range ae.Members {
+			e.Members = append(e.Members, Member{ae.Member(v), v})
+		}
+		out = append(out, e)
 	}
-	runMode := Enum{C: "aclrtRunMode", Go: "RunMode",
-		Doc: "What aclrtGetRunMode reports: where the application runs.",
-		Members: []Member{
-			{acl.RunModeDevice.String(), int64(acl.RunModeDevice)},
-			{acl.RunModeHost.String(), int64(acl.RunModeHost)},
-		}}
-	// ABI v1.2 section 12: error state and resource queries.
-	lastErrLevel := Enum{C: "aclrtLastErrLevel", Go: "LastErrLevel",
-		Doc:     "Whose last error aclrtGetLastError and aclrtPeekAtLastError read.",
-		Members: []Member{{acl.ThreadLevel.String(), int64(acl.ThreadLevel)}}}
-	devResLimit := Enum{C: "aclrtDevResLimitType", Go: "DevResLimitType",
-		Doc: "The cores a device resource limit counts.",
-		Members: []Member{
-			{acl.DevResCubeCore.String(), int64(acl.DevResCubeCore)},
-			{acl.DevResVectorCore.String(), int64(acl.DevResVectorCore)},
-		}}
-	// ABI v1.2 section 12: event wait status.
-	eventWaitStatus := Enum{C: "aclrtEventWaitStatus", Go: "EventWaitStatus",
-		Doc: "What aclrtQueryEventWaitStatus reports.",
-		Members: []Member{
-			{"ACL_EVENT_WAIT_STATUS_COMPLETE", int64(acl.EventWaitStatusComplete)},
-			{"ACL_EVENT_WAIT_STATUS_NOT_READY", int64(acl.EventWaitStatusNotReady)},
-			{"ACL_EVENT_WAIT_STATUS_RESERVED", int64(acl.EventWaitStatusReserved)},
-		}}
-	return []Enum{kinds, locs, policy, attrs, streamStatus, eventStatus, register, runMode, lastErrLevel, devResLimit, eventWaitStatus}, nil
+	return out, nil
 }
 
 // Code is one native aclError value.

@@ -7,28 +7,37 @@ import (
 	"github.com/aclwasm/aclwasm/acl"
 )
 
-// goPrefix is the prefix of each enum's Go constant names; the rest is the
-// member's native name without the enum's common prefix, in CamelCase.
+// goPrefix gives the prefix of an enum's Go constant names where it is
+// not the enum's Go type name (EventRecordedStatusComplete); the rest is
+// the member's native name without the enum's common prefix, in
+// CamelCase. The names are the Go SDK's API: those that shipped stay.
 var goPrefix = map[string]string{
-	"aclrtMemcpyKind":          "Memcpy",
-	"aclrtMemLocationType":     "MemLocation",
-	"aclrtMemMallocPolicy":     "Mem",
-	"aclrtMemAttr":             "",
-	"aclrtStreamStatus":        "StreamStatus",
-	"aclrtEventRecordedStatus": "EventRecordedStatus",
-	"aclrtHostRegisterType":    "HostRegister",
-	"aclrtRunMode":             "RunMode",
+	"aclrtMemcpyKind":       "Memcpy",
+	"aclrtMemLocationType":  "MemLocation",
+	"aclrtMemMallocPolicy":  "Mem",
+	"aclrtMemAttr":          "",
+	"aclrtHostRegisterType": "HostRegister",
+	// These shipped without a prefix (ThreadLevel, CubeCore, Complete).
+	"aclrtLastErrLevel":    "",
+	"aclrtDevResLimitType": "",
+	"aclrtEventWaitStatus": "",
 }
 
 // GoConst returns the Go constant name of an enum member: MemcpyHostToDevice,
 // MemMallocHugeFirst, HBMMem. The names match package acl's.
-func (e *Enum) GoConst(m Member) string { return goPrefix[e.C] + e.Short(m) }
+func (e *Enum) GoConst(m Member) string {
+	p, ok := goPrefix[e.C]
+	if !ok {
+		p = e.Go
+	}
+	return p + e.Short(m)
+}
 
 func goIntType(e *Enum) string {
-	if rustRepr[e.C] == "u32" {
-		return "uint32"
+	if e.Signed() {
+		return "int32"
 	}
-	return "int32"
+	return "uint32"
 }
 
 // GoRawName is the raw binding's Go name: the native name without its
@@ -40,14 +49,19 @@ func GoRawName(native string) string {
 	return strings.TrimPrefix(native, "acl")
 }
 
-func goRawType(s Sem) string {
-	switch s {
-	case Uint32, MallocPolicy, RegisterType, Stream, Event, Context, Notify:
+func goRawType(p Param) string {
+	switch p.Sem {
+	case Uint32, Stream, Event, Context, Notify:
+		return "uint32"
+	case EnumValue:
+		if p.Enum.Signed {
+			return "int32"
+		}
 		return "uint32"
 	case Uint64:
 		return "uint64"
 	}
-	switch s.Wire() {
+	switch p.Sem.Wire() {
 	case abi.Addr, abi.Size, abi.U64:
 		return "uint64"
 	case abi.I32:
@@ -69,6 +83,7 @@ func goDoc(b *buf, indent string, lines ...string) {
 func genGo(m *model, out map[string][]byte) error {
 	files := map[string][]byte{
 		"go/acl/raw/raw_wasip1.go": goRaw(m),
+		"go/acl/raw/raw_other.go":  goRawOther(m),
 		"go/acl/codes.go":          goCodes(m),
 		"go/acl/types.go":          goTypes(m),
 	}
@@ -99,9 +114,44 @@ func goRaw(m *model) []byte {
 			case "func":
 				n = "fn"
 			}
-			ps[j] = n + " " + goRawType(p.Sem)
+			ps[j] = n + " " + goRawType(p)
 		}
 		b.p("//\n//go:wasmimport %s %s\n//go:noescape\nfunc %s(%s) int32\n\n", abi.Module, f.Name, name, strings.Join(ps, ", "))
+	}
+	return b.Bytes()
+}
+
+// goRawOther declares every import of goRaw for the other GOOSes, with
+// the same signature, failing: code using the SDK builds, vets and
+// documents itself everywhere.
+func goRawOther(m *model) []byte {
+	var b buf
+	b.l(header("//"), "", "//go:build !wasip1", "", "package raw", "", `import "unsafe"`, "",
+		"// The imports exist only in a WebAssembly guest (GOOS=wasip1 GOARCH=wasm).",
+		"// On any other GOOS every function is declared with the same signature, so",
+		"// that programs using the SDK build, vet and document themselves (go doc),",
+		"// and every call fails: 200001 (ACL_ERROR_API_NOT_SUPPORT), with",
+		"// GetRecentErrMsg saying why.", "",
+		"// notSupported is what every call returns outside a wasip1 guest.",
+		"const notSupported = 200001 // ACL_ERROR_API_NOT_SUPPORT", "",
+		"// NotWasip1 is the message GetRecentErrMsg gives outside a wasip1 guest.",
+		`const NotWasip1 = "aclwasm guest SDK: the acl imports exist only in a WebAssembly guest run by aclwasm (GOOS=wasip1 GOARCH=wasm); this program was built for another GOOS"`, "")
+	for i := range m.funcs {
+		f := &m.funcs[i]
+		name := GoRawName(f.Name)
+		ps := make([]string, len(f.Params))
+		for j, p := range f.Params {
+			ps[j] = "_ " + goRawType(p)
+		}
+		if f.ReturnsLength() {
+			buf, n := f.Params[0].Name, f.Params[1].Name
+			b.p("// %s writes NotWasip1 (up to %s-1 bytes and a NUL) to %s\n// and returns its length, as the import does with the session's message.\n", name, n, buf)
+			b.p("func %s(%s %s, %s %s) int32 {\n", name, buf, goRawType(f.Params[0]), n, goRawType(f.Params[1]))
+			b.p("\tif %s != nil && %s > 0 {\n\t\tb := unsafe.Slice((*byte)(%s), %s)\n\t\tb[copy(b[:%s-1], NotWasip1)] = 0\n\t}\n\treturn int32(len(NotWasip1))\n}\n\n", buf, n, buf, n, n)
+			continue
+		}
+		b.p("// %s fails outside a wasip1 guest (see NotWasip1).\n", name)
+		b.p("func %s(%s) int32 { return notSupported }\n\n", name, strings.Join(ps, ", "))
 	}
 	return b.Bytes()
 }

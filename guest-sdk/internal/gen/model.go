@@ -4,13 +4,11 @@
 // file; the gensdk command writes them and the staleness test in guest-sdk
 // compares them with the checked-in copies.
 //
-// The ABI table gives each parameter's wire type. What a parameter means
-// beyond that (an aclrtMemcpyKind, an out-parameter of 8 bytes, an array of
-// addresses) is in the semantics table below: each language maps a meaning
-// to its own type. Every ABI function must have an entry, and every entry's
-// meaning must travel as the parameter's wire type, so a change of the ABI
-// table that the SDKs do not follow fails generation instead of producing a
-// binding with a wrong wire type.
+// The ABI table gives each parameter's wire type and what it means beyond
+// that (an aclrtMemcpyKind, an out-parameter of 8 bytes, an array of
+// addresses); the generators classify each parameter from that (Sem) and
+// each language maps a class to its own type. A description no class fits
+// fails generation instead of producing a binding with a wrong type.
 package gen
 
 import (
@@ -19,22 +17,21 @@ import (
 	"github.com/aclwasm/aclwasm/abi"
 )
 
-// Sem is what a parameter means: it decides the parameter's type in each
-// language's natural API.
+// Sem is how the generators classify a parameter: one class per type a
+// language gives it. It is derived from the parameter's description in
+// the ABI table (semOf), never written per function.
 type Sem int
 
-// The meanings. Scalars first, then the pointers into guest memory (gptr).
+// The classes, zero being none. Scalars first, then the pointers into
+// guest memory (gptr).
 const (
-	Ptr          Sem = iota // addr: guest or device address
-	Size                    // size: byte count or index
-	Kind                    // i32: aclrtMemcpyKind
-	Int32                   // i32: int32_t (device id, timeout, memset value, buffer length)
-	Uint32                  // i32: uint32_t flags
-	MemAttr                 // i32: aclrtMemAttr
-	MallocPolicy            // i32: aclrtMemMallocPolicy
-	RegisterType            // i32: aclrtHostRegisterType
-	Stream                  // handle: aclrtStream
-	Event                   // handle: aclrtEvent
+	Ptr       Sem = iota + 1 // addr: guest or device address
+	Size                     // size: byte count or index
+	EnumValue                // i32: a value of the parameter's abi.Enum
+	Int32                    // i32: int32_t (device id, timeout, memset value, buffer length)
+	Uint32                   // i32: uint32_t (flags, counts, timeouts)
+	Stream                   // handle: aclrtStream
+	Event                    // handle: aclrtEvent
 
 	OutPtr           // gptr: 8-byte address written by the host
 	OutSize          // gptr: 8-byte size written by the host
@@ -43,8 +40,7 @@ const (
 	OutFloat         // gptr: float written by the host
 	OutStream        // gptr: stream handle written by the host
 	OutEvent         // gptr: event handle written by the host
-	OutStreamStatus  // gptr: aclrtStreamStatus written by the host
-	OutEventStatus   // gptr: aclrtEventRecordedStatus written by the host
+	OutEnum          // gptr: a value of the parameter's abi.Enum written by the host
 	OutPtrAttributes // gptr: aclrtPtrAttributes written by the host
 	PtrArray         // gptr: array of 8-byte addresses read by the host
 	SizeArray        // gptr: array of 8-byte sizes read by the host
@@ -53,26 +49,18 @@ const (
 	Reserved         // gptr: reserved pointer that must be NULL
 	OutBytes         // gptr: byte buffer written by the host
 
-	// ABI v1.1 section 10: 32-bit memsets, op timeouts, app log.
-	Uint64     // uint64_t value (i64 in both profiles)
-	OutUint64  // gptr: uint64_t written by the host (8 bytes in both profiles)
-	Context    // handle: aclrtContext
-	OutContext // gptr: context handle written by the host
-	OutRunMode // gptr: aclrtRunMode written by the host
-
-	// ABI v1.2 section 12: stream callbacks.
-	HostFn   // gptr: a guest function pointer (a table index) the host hands back to the dispatcher
-	UserData // gptr: the guest's own pointer, handed back untouched
-	// ABI v1.2 section 12: error state and resource queries.
+	Uint64       // uint64_t value (i64 in both profiles)
+	OutUint64    // gptr: uint64_t written by the host (8 bytes in both profiles)
+	Context      // handle: aclrtContext
+	OutContext   // gptr: context handle written by the host
+	HostFn       // gptr: a guest function pointer (a table index) the host hands back to the dispatcher
+	UserData     // gptr: the guest's own pointer, handed back untouched
 	OutErrorInfo // gptr: aclrtErrorInfo written by the host (an opaque pointer in the SDKs so far)
-	// ABI v1.2 section 12: notifies.
-	Notify    // handle: aclrtNotify
-	OutNotify // gptr: notify handle written by the host
-	// ABI v1.2 section 12: event wait status.
-	OutEventWaitStatus // gptr: aclrtEventWaitStatus written by the host
+	Notify       // handle: aclrtNotify
+	OutNotify    // gptr: notify handle written by the host
 )
 
-// Wire returns the wire type that carries a parameter of meaning s.
+// Wire returns the wire type that carries a parameter of class s.
 func (s Sem) Wire() abi.Type {
 	switch {
 	case s == Ptr:
@@ -89,121 +77,78 @@ func (s Sem) Wire() abi.Type {
 	return abi.I32
 }
 
-// IsOut reports whether the host writes through the parameter.
-func (s Sem) IsOut() bool {
-	return s >= OutPtr && s <= OutPtrAttributes || s == OutBytes || s == OutUint64 || s == OutContext || s == OutRunMode || s == OutErrorInfo || s == OutNotify
-}
-
-// semantics gives the meaning of every parameter of every ABI function, in
-// order. Names come from the ABI table.
-var semantics = map[string][]Sem{
-	"aclrtMemcpy":                       {Ptr, Size, Ptr, Size, Kind},
-	"aclrtMemcpyAsync":                  {Ptr, Size, Ptr, Size, Kind, Stream},
-	"aclrtMemcpyAsyncWithCondition":     {Ptr, Size, Ptr, Size, Kind, Stream},
-	"aclrtMemcpyBatch":                  {PtrArray, SizeArray, PtrArray, SizeArray, Size, AttrArray, SizeArray, Size, OutSize},
-	"aclrtMemcpyBatchAsync":             {PtrArray, SizeArray, PtrArray, SizeArray, Size, AttrArray, SizeArray, Size, OutSize, Stream},
-	"aclrtMemcpyBatchV2":                {PtrArray, SizeArray, PtrArray, SizeArray, Size, AttrArray, SizeArray, Size},
-	"aclrtMemcpyBatchAsyncV2":           {PtrArray, SizeArray, PtrArray, SizeArray, Size, AttrArray, SizeArray, Size, Stream},
-	"aclrtMemcpy2d":                     {Ptr, Size, Ptr, Size, Size, Size, Kind},
-	"aclrtMemcpy2dAsync":                {Ptr, Size, Ptr, Size, Size, Size, Kind, Stream},
-	"aclrtGetMemcpyDescSize":            {Kind, OutSize},
-	"aclrtSetMemcpyDesc":                {Ptr, Kind, Ptr, Ptr, Size, Reserved},
-	"aclrtMemcpyAsyncWithDesc":          {Ptr, Kind, Stream},
-	"aclrtMemcpyAsyncWithOffset":        {Ptr, Size, Size, Ptr, Size, Size, Kind, Stream},
-	"aclrtMemset":                       {Ptr, Size, Int32, Size},
-	"aclrtMemsetAsync":                  {Ptr, Size, Int32, Size, Stream},
-	"aclInit":                           {CString},
-	"aclFinalize":                       {},
-	"aclrtGetVersion":                   {OutInt32, OutInt32, OutInt32},
-	"aclrtSetDevice":                    {Int32},
-	"aclrtResetDevice":                  {Int32},
-	"aclrtGetDevice":                    {OutInt32},
-	"aclrtGetDeviceCount":               {OutUint32},
-	"aclrtSynchronizeDevice":            {},
-	"aclrtSynchronizeDeviceWithTimeout": {Int32},
-	"aclrtDeviceCanAccessPeer":          {OutInt32, Int32, Int32},
-	"aclrtDeviceEnablePeerAccess":       {Int32, Uint32},
-	"aclrtDeviceDisablePeerAccess":      {Int32},
-	"aclrtGetMemInfo":                   {MemAttr, OutSize, OutSize},
-	"aclrtMalloc":                       {OutPtr, Size, MallocPolicy},
-	"aclrtFree":                         {Ptr},
-	"aclrtHostRegister":                 {Ptr, Uint64, RegisterType, OutPtr},
-	"aclrtHostUnregister":               {Ptr},
-	"aclrtPointerGetAttributes":         {Ptr, OutPtrAttributes},
-	"aclrtCreateStream":                 {OutStream},
-	"aclrtDestroyStream":                {Stream},
-	"aclrtSynchronizeStream":            {Stream},
-	"aclrtSynchronizeStreamWithTimeout": {Stream, Int32},
-	"aclrtStreamQuery":                  {Stream, OutStreamStatus},
-	"aclrtCreateEvent":                  {OutEvent},
-	"aclrtDestroyEvent":                 {Event},
-	"aclrtRecordEvent":                  {Event, Stream},
-	"aclrtStreamWaitEvent":              {Stream, Event},
-	"aclrtSynchronizeEvent":             {Event},
-	"aclrtQueryEventStatus":             {Event, OutEventStatus},
-	"aclrtEventElapsedTime":             {OutFloat, Event, Event},
-	"aclGetRecentErrMsg":                {OutBytes, Int32},
-	// ABI v1.1 section 10: 32-bit memsets, event reset, op timeouts, app log.
-	"aclrtMemsetD32":             {Ptr, Size, Uint32, Size},
-	"aclrtMemsetD32Async":        {Ptr, Size, Uint32, Size, Stream},
-	"aclrtResetEvent":            {Event, Stream},
-	"aclrtSetOpWaitTimeout":      {Uint32},
-	"aclrtSetOpExecuteTimeOut":   {Uint32},
-	"aclrtSetOpExecuteTimeOutV2": {Uint64, OutUint64},
-	"aclrtGetOpExecuteTimeout":   {OutUint32},
-	"aclrtGetOpTimeOutInterval":  {OutUint64},
-	"aclAppLog":                  {Int32, CString, CString, Uint32, CString},
-	// ABI v1.1 section 10: contexts, forced resets, configured streams, failure modes.
-	"aclrtResetDeviceForce":       {Int32},
-	"aclrtDestroyStreamForce":     {Stream},
-	"aclrtCreateContext":          {OutContext, Int32},
-	"aclrtDestroyContext":         {Context},
-	"aclrtSetCurrentContext":      {Context},
-	"aclrtGetCurrentContext":      {OutContext},
-	"aclrtGetRunMode":             {OutRunMode},
-	"aclrtCreateStreamWithConfig": {OutStream, Uint32, Uint32},
-	"aclrtSetStreamFailureMode":   {Stream, Uint64},
-	// ABI v1.2 section 12: stream callbacks.
-	"aclrtLaunchHostFunc":    {Stream, HostFn, UserData},
-	"aclrtSubscribeReport":   {Uint64, Stream},
-	"aclrtLaunchCallback":    {HostFn, UserData, Int32, Stream},
-	"aclrtProcessReport":     {Int32},
-	"aclrtUnSubscribeReport": {Uint64, Stream},
-	// ABI v1.2 section 12: error state and resource queries.
-	"aclrtGetLastError":               {Int32},
-	"aclrtPeekAtLastError":            {Int32},
-	"aclrtGetErrorVerbose":            {Int32, OutErrorInfo},
-	"aclrtCtxGetCurrentDefaultStream": {OutStream},
-	"aclrtGetResInCurrentThread":      {Int32, OutUint32},
-	"aclrtGetDeviceResLimit":          {Int32, Int32, OutUint32},
-	"aclrtSetDeviceResLimit":          {Int32, Int32, Uint32},
-	"aclrtGetStreamAvailableNum":      {OutUint32},
-	// ABI v1.2 section 12: notifies.
-	"aclrtCreateNotify":       {OutNotify, Uint64},
-	"aclrtDestroyNotify":      {Notify},
-	"aclrtRecordNotify":       {Notify, Stream},
-	"aclrtWaitAndResetNotify": {Notify, Stream, Uint32},
-	"aclrtGetNotifyId":        {Notify, OutUint32},
-	// ABI v1.2 section 12: event extras.
-	"aclrtSynchronizeEventWithTimeout": {Event, Int32},
-	"aclrtGetEventId":                  {Event, OutUint32},
-	"aclrtGetEventAvailNum":            {OutUint32},
-	"aclrtCreateEventExWithFlag":       {OutEvent, Uint32},
-	"aclrtEventGetTimestamp":           {Event, OutUint64},
-	// ABI v1.2 section 12: event wait status.
-	"aclrtQueryEventWaitStatus": {Event, OutEventWaitStatus},
+// semOf classifies parameter q of f from its description in the ABI table.
+func semOf(f *abi.Func, q abi.Param) (Sem, error) {
+	var s Sem
+	out := q.Dir == abi.Out || q.Dir == abi.OutAlways
+	handle := func(st, ev, cx, nt Sem) Sem {
+		return map[abi.Kind]Sem{abi.StreamHandle: st, abi.EventHandle: ev, abi.ContextHandle: cx, abi.NotifyHandle: nt}[q.Kind]
+	}
+	switch q.Type {
+	case abi.Addr:
+		s = Ptr
+	case abi.Size:
+		s = Size
+	case abi.U64:
+		s = Uint64
+	case abi.I32:
+		switch {
+		case q.Enum != nil && q.Enum.Macros: // a uint32_t whose bits the header names
+			s = Uint32
+		case q.Enum != nil:
+			s = EnumValue
+		case q.Kind == abi.Int:
+			s = Int32
+		case q.Kind == abi.Uint:
+			s = Uint32
+		}
+	case abi.Handle:
+		if q.Kind.IsHandle() {
+			s = handle(Stream, Event, Context, Notify)
+		}
+	case abi.Gptr:
+		switch {
+		case q.Elem == abi.Addr && q.Len != "" && q.Dir == abi.In:
+			s = PtrArray
+		case q.Elem == abi.Size && q.Len != "" && q.Dir == abi.In:
+			s = SizeArray
+		case q.Elem == abi.Addr && out:
+			s = OutPtr
+		case q.Elem == abi.Size && out:
+			s = OutSize
+		case q.Elem == abi.U64 && out:
+			s = OutUint64
+		case q.Elem != 0:
+		case q.Enum != nil && out && !q.Enum.Macros:
+			s = OutEnum
+		case q.Dir == abi.In:
+			s = map[abi.Kind]Sem{abi.MemcpyBatchAttr: AttrArray, abi.CString: CString, abi.Reserved: Reserved, abi.GuestFunc: HostFn, abi.UserData: UserData}[q.Kind]
+			if s == AttrArray && q.Len == "" {
+				s = 0
+			}
+		case out && q.Kind.IsHandle():
+			s = handle(OutStream, OutEvent, OutContext, OutNotify)
+		case out:
+			s = map[abi.Kind]Sem{abi.Int: OutInt32, abi.Uint: OutUint32, abi.Float: OutFloat, abi.PtrAttributes: OutPtrAttributes, abi.ErrorInfo: OutErrorInfo, abi.Bytes: OutBytes}[q.Kind]
+		}
+	}
+	if s == 0 {
+		return 0, fmt.Errorf("gen: %s parameter %s (%s, dir %v, kind %v, elem %v) has no class in the generators: describe it in abi/abi.go, or add its class to guest-sdk/internal/gen/model.go", f.Name, q.Name, q.Type, q.Dir, q.Kind, q.Elem)
+	}
+	return s, nil
 }
 
 // ErrMsgFunc is the one function that returns a length, not an aclError.
 const ErrMsgFunc = "aclGetRecentErrMsg"
 
-// Param is one parameter of a Func: its ABI name and wire type, and its meaning.
+// Param is one parameter of a Func: its description in the ABI table, and
+// its class.
 type Param struct {
 	abi.Param
 	Sem Sem
 }
 
-// Func is one ABI function with the meaning of each parameter.
+// Func is one ABI function with each parameter classified.
 type Func struct {
 	*abi.Func
 	Params []Param
@@ -212,36 +157,22 @@ type Func struct {
 // ReturnsLength reports whether the function returns a length instead of an aclError.
 func (f *Func) ReturnsLength() bool { return f.Name == ErrMsgFunc }
 
-// Funcs returns the ABI table joined with the semantics table, in ABI
-// order. It fails if the two disagree: a function without meanings, a
-// meaning for a function the ABI lacks, a different parameter count, or a
-// meaning that does not travel as the parameter's wire type.
+// Funcs returns the ABI table with each parameter classified, in ABI
+// order. It fails on a parameter that no class fits: a description the
+// generators do not know how to render.
 func Funcs() ([]Func, error) {
-	seen := make(map[string]bool, len(abi.Funcs))
 	out := make([]Func, 0, len(abi.Funcs))
 	for i := range abi.Funcs {
 		af := &abi.Funcs[i]
-		sems, ok := semantics[af.Name]
-		if !ok {
-			return nil, fmt.Errorf("gen: ABI function %s has no entry in the semantics table", af.Name)
-		}
-		if len(sems) != len(af.Params) {
-			return nil, fmt.Errorf("gen: %s has %d parameters in the ABI table but %d in the semantics table", af.Name, len(af.Params), len(sems))
-		}
 		f := Func{Func: af, Params: make([]Param, len(af.Params))}
 		for j, p := range af.Params {
-			if w := sems[j].Wire(); w != p.Type {
-				return nil, fmt.Errorf("gen: %s parameter %s is %s in the ABI table, but its meaning travels as %s", af.Name, p.Name, p.Type, w)
+			s, err := semOf(af, p)
+			if err != nil {
+				return nil, err
 			}
-			f.Params[j] = Param{Param: p, Sem: sems[j]}
+			f.Params[j] = Param{Param: p, Sem: s}
 		}
-		seen[af.Name] = true
 		out = append(out, f)
-	}
-	for name := range semantics {
-		if !seen[name] {
-			return nil, fmt.Errorf("gen: the semantics table names %s, which the ABI table lacks", name)
-		}
 	}
 	return out, nil
 }

@@ -7,44 +7,37 @@ import (
 	"github.com/aclwasm/aclwasm/acl"
 )
 
-// rustRepr is the integer type behind each enum newtype: u32 where the
+// rustRepr is the integer type behind an enum's newtype: u32 where the
 // native value lives in a uint32_t struct field or out-parameter.
-var rustRepr = map[string]string{
-	"aclrtMemcpyKind":          "i32",
-	"aclrtMemLocationType":     "u32",
-	"aclrtMemMallocPolicy":     "u32",
-	"aclrtMemAttr":             "i32",
-	"aclrtStreamStatus":        "u32",
-	"aclrtEventRecordedStatus": "u32",
-	"aclrtHostRegisterType":    "u32",
-	"aclrtRunMode":             "u32",
-	// ABI v1.2 section 12: error state and resource queries.
-	"aclrtLastErrLevel":    "i32",
-	"aclrtDevResLimitType": "i32",
-	// ABI v1.2 section 12: event wait status.
-	"aclrtEventWaitStatus": "u32",
+func rustRepr(signed bool) string {
+	if signed {
+		return "i32"
+	}
+	return "u32"
 }
 
 // rustRawType is the Rust type of a parameter in the raw extern block:
 // the wire type, with typed pointers for gptr.
-func rustRawType(s Sem) string {
+func rustRawType(p Param) string {
+	switch p.Sem {
+	case EnumValue:
+		return rustRepr(p.Enum.Signed)
+	case OutEnum:
+		return "*mut " + rustRepr(p.Enum.Signed)
+	}
 	return [...]string{
-		Ptr: "u64", Size: "u64", Kind: "i32", Int32: "i32", Uint32: "u32",
-		MemAttr: "i32", MallocPolicy: "u32", RegisterType: "u32",
+		Ptr: "u64", Size: "u64", Int32: "i32", Uint32: "u32",
 		Stream: "u32", Event: "u32",
 		OutPtr: "*mut u64", OutSize: "*mut u64", OutInt32: "*mut i32", OutUint32: "*mut u32",
 		OutFloat: "*mut f32", OutStream: "*mut u32", OutEvent: "*mut u32",
-		OutStreamStatus: "*mut u32", OutEventStatus: "*mut u32",
 		OutPtrAttributes: "*mut PtrAttributes", PtrArray: "*const u64", SizeArray: "*const u64",
 		AttrArray: "*const MemcpyBatchAttr", CString: "*const u8", Reserved: "*mut c_void", OutBytes: "*mut u8",
 		Uint64: "u64", OutUint64: "*mut u64",
-		Context: "u32", OutContext: "*mut u32", OutRunMode: "*mut u32",
+		Context: "u32", OutContext: "*mut u32",
 		HostFn: "Option<unsafe extern \"C\" fn(*mut c_void)>", UserData: "*mut c_void",
 		OutErrorInfo: "*mut u8",
 		Notify:       "u32", OutNotify: "*mut u32",
-		// ABI v1.2 section 12: event wait status.
-		OutEventWaitStatus: "*mut u32",
-	}[s]
+	}[p.Sem]
 }
 
 func rustDoc(b *buf, indent string, lines ...string) {
@@ -91,7 +84,7 @@ func rustSys(m *model) []byte {
 		rustDoc(&b, "    ", append(wrap(f.Doc, 80), "", "Wire: `"+wireSig(f)+"`")...)
 		ps := make([]string, len(f.Params))
 		for j, p := range f.Params {
-			ps[j] = rustIdent(p.Name) + ": " + rustRawType(p.Sem)
+			ps[j] = rustIdent(p.Name) + ": " + rustRawType(p)
 		}
 		b.p("    #[link_name = \"%s\"]\n", f.Name)
 		b.p("    pub fn %s(%s) -> i32;\n", f.Name, strings.Join(ps, ", "))
@@ -112,10 +105,7 @@ func rustTypes(m *model) []byte {
 		"")
 	for i := range m.enums {
 		e := &m.enums[i]
-		repr := rustRepr[e.C]
-		if repr == "" {
-			panic("gen: enum " + e.C + " has no integer type in rustRepr (guest-sdk/internal/gen/rust.go)")
-		}
+		repr := rustRepr(e.Signed())
 		flags := false
 		for _, mm := range e.Members {
 			if mm.Value >= 0x100 && e.C == "aclrtMemMallocPolicy" {

@@ -109,7 +109,7 @@ aclError aclrtGetRunMode(aclrtRunMode *runMode);
  * Wire (acl32): aclrtGetLastError(level i32) -> i32
  */
 __attribute__((import_module("acl32"), import_name("aclrtGetLastError")))
-aclError aclrtGetLastError(int32_t level);
+aclError aclrtGetLastError(aclrtLastErrLevel level);
 
 /**
  * aclrtGetLastError without clearing it.
@@ -117,7 +117,7 @@ aclError aclrtGetLastError(int32_t level);
  * Wire (acl32): aclrtPeekAtLastError(level i32) -> i32
  */
 __attribute__((import_module("acl32"), import_name("aclrtPeekAtLastError")))
-aclError aclrtPeekAtLastError(int32_t level);
+aclError aclrtPeekAtLastError(aclrtLastErrLevel level);
 
 #else /* ACLWASM_WIDE */
 
@@ -227,9 +227,9 @@ static inline aclError aclrtGetRunMode(aclrtRunMode *runMode)
  *
  * Wire: aclrtGetLastError(level i32) -> i32
  */
-static inline aclError aclrtGetLastError(int32_t level)
+static inline aclError aclrtGetLastError(aclrtLastErrLevel level)
 {
-    return (aclError)aclwasm_raw_aclrtGetLastError(level);
+    return (aclError)aclwasm_raw_aclrtGetLastError((int32_t)level);
 }
 
 /**
@@ -237,9 +237,9 @@ static inline aclError aclrtGetLastError(int32_t level)
  *
  * Wire: aclrtPeekAtLastError(level i32) -> i32
  */
-static inline aclError aclrtPeekAtLastError(int32_t level)
+static inline aclError aclrtPeekAtLastError(aclrtLastErrLevel level)
 {
-    return (aclError)aclwasm_raw_aclrtPeekAtLastError(level);
+    return (aclError)aclwasm_raw_aclrtPeekAtLastError((int32_t)level);
 }
 
 #endif /* ACLWASM_WIDE */

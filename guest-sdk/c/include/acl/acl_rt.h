@@ -860,7 +860,7 @@ aclError aclrtCtxGetCurrentDefaultStream(aclrtStream *stream);
  * Wire (acl32): aclrtGetResInCurrentThread(type i32, value i32) -> i32
  */
 __attribute__((import_module("acl32"), import_name("aclrtGetResInCurrentThread")))
-aclError aclrtGetResInCurrentThread(int32_t type, uint32_t *value);
+aclError aclrtGetResInCurrentThread(aclrtDevResLimitType type, uint32_t *value);
 
 /**
  * Writes the session's core limit of an aclrtDevResLimitType on deviceId, as a
@@ -869,7 +869,7 @@ aclError aclrtGetResInCurrentThread(int32_t type, uint32_t *value);
  * Wire (acl32): aclrtGetDeviceResLimit(deviceId i32, type i32, value i32) -> i32
  */
 __attribute__((import_module("acl32"), import_name("aclrtGetDeviceResLimit")))
-aclError aclrtGetDeviceResLimit(int32_t deviceId, int32_t type, uint32_t *value);
+aclError aclrtGetDeviceResLimit(int32_t deviceId, aclrtDevResLimitType type, uint32_t *value);
 
 /**
  * Sets the session's core limit on deviceId, at most the device's count; it
@@ -878,7 +878,7 @@ aclError aclrtGetDeviceResLimit(int32_t deviceId, int32_t type, uint32_t *value)
  * Wire (acl32): aclrtSetDeviceResLimit(deviceId i32, type i32, value i32) -> i32
  */
 __attribute__((import_module("acl32"), import_name("aclrtSetDeviceResLimit")))
-aclError aclrtSetDeviceResLimit(int32_t deviceId, int32_t type, uint32_t value);
+aclError aclrtSetDeviceResLimit(int32_t deviceId, aclrtDevResLimitType type, uint32_t value);
 
 /* ---- stream ---- */
 
@@ -1733,9 +1733,9 @@ static inline aclError aclrtCtxGetCurrentDefaultStream(aclrtStream *stream)
  *
  * Wire: aclrtGetResInCurrentThread(type i32, value gptr) -> i32
  */
-static inline aclError aclrtGetResInCurrentThread(int32_t type, uint32_t *value)
+static inline aclError aclrtGetResInCurrentThread(aclrtDevResLimitType type, uint32_t *value)
 {
-    return (aclError)aclwasm_raw_aclrtGetResInCurrentThread(type, value);
+    return (aclError)aclwasm_raw_aclrtGetResInCurrentThread((int32_t)type, value);
 }
 
 /**
@@ -1744,9 +1744,9 @@ static inline aclError aclrtGetResInCurrentThread(int32_t type, uint32_t *value)
  *
  * Wire: aclrtGetDeviceResLimit(deviceId i32, type i32, value gptr) -> i32
  */
-static inline aclError aclrtGetDeviceResLimit(int32_t deviceId, int32_t type, uint32_t *value)
+static inline aclError aclrtGetDeviceResLimit(int32_t deviceId, aclrtDevResLimitType type, uint32_t *value)
 {
-    return (aclError)aclwasm_raw_aclrtGetDeviceResLimit(deviceId, type, value);
+    return (aclError)aclwasm_raw_aclrtGetDeviceResLimit(deviceId, (int32_t)type, value);
 }
 
 /**
@@ -1755,9 +1755,9 @@ static inline aclError aclrtGetDeviceResLimit(int32_t deviceId, int32_t type, ui
  *
  * Wire: aclrtSetDeviceResLimit(deviceId i32, type i32, value i32) -> i32
  */
-static inline aclError aclrtSetDeviceResLimit(int32_t deviceId, int32_t type, uint32_t value)
+static inline aclError aclrtSetDeviceResLimit(int32_t deviceId, aclrtDevResLimitType type, uint32_t value)
 {
-    return (aclError)aclwasm_raw_aclrtSetDeviceResLimit(deviceId, type, (int32_t)value);
+    return (aclError)aclwasm_raw_aclrtSetDeviceResLimit(deviceId, (int32_t)type, (int32_t)value);
 }
 
 /* ---- stream ---- */

@@ -8,9 +8,10 @@ import (
 	"testing"
 )
 
-// TestOtherMatchesWasip1: raw_other.go declares every function of the
-// generated raw_wasip1.go, with the same parameter and result types, and
-// nothing else, so that code using the SDK builds the same on every GOOS.
+// TestOtherMatchesWasip1: raw_other.go declares every function of
+// raw_wasip1.go (both generated), with the same parameter and result
+// types, and nothing else, so that code using the SDK builds the same on
+// every GOOS.
 func TestOtherMatchesWasip1(t *testing.T) {
 	sigs := func(file string) map[string]string {
 		fset := token.NewFileSet()
