@@ -25,6 +25,14 @@ import (
 // function of another type traps the guest, never the host).
 const DispatchExport = "aclwasm_dispatch_callback"
 
+// DispatchSignature is DispatchExport's type with its parameters named, and
+// DispatchType the same as module.FuncExportType writes it: Load refuses
+// a dispatcher of another type.
+const (
+	DispatchSignature = "(fn i32, userData i32) -> ()"
+	DispatchType      = "(i32, i32) -> ()"
+)
+
 // DispatchOption is what a guest sets to get the dispatcher export, as
 // load-time refusals name it: the C SDK's macro, the Rust crate's feature,
 // the Go SDK's package, the AssemblyScript SDK's re-export.
