@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -279,9 +280,11 @@ func TestCallbackDepth(t *testing.T) {
 }
 
 // TestCallbackUnwindText: a callback that traps under nested callbacks
-// ends the run with the same error whatever the depth: each level passes
-// the innermost error on, instead of wrapping the one below (whose text
-// grew with the depth, and its unwinding quadratically).
+// ends the run with the same error, frames included, whatever the depth:
+// each level passes the innermost error on, instead of wrapping the one
+// below (on wazero each level added the text of the one below, its stack
+// trace included: the text grew with the depth, and its unwinding
+// quadratically).
 func TestCallbackUnwindText(t *testing.T) {
 	msgs := map[int]string{}
 	for _, depth := range []int{1, 12} {
@@ -298,7 +301,7 @@ func TestCallbackUnwindText(t *testing.T) {
 		_, err := g.callWithin("aclrtProcessReport", waitForever)
 		var te *TrapError
 		require.True(t, errors.As(err, &te), "depth %d: %v", depth, err)
-		msgs[depth] = err.Error()
+		msgs[depth] = fmt.Sprintf("%s %v", err, te.Frames)
 	}
 	require.Equal(t, msgs[1], msgs[12])
 }
