@@ -244,8 +244,8 @@ func (g *actGuest) waitDue(n int) {
 // TestCallbackDepth: a report callback that relaunches itself and
 // processes reports recurses only MaxCallbackDepth deep: there
 // aclrtProcessReport fails with 207012 and a message naming the limit,
-// and every level returns (without the bound, wazero grew a new wasm stack
-// per level until the host's memory ran out, wasmtime trapped on its
+// and every level returns (without the bound, each level took a new wasm
+// stack on wazero, gigabytes within minutes, and wasmtime trapped on its
 // stack).
 func TestCallbackDepth(t *testing.T) {
 	for _, depth := range []int{0, 3} { // the default, and a policy's
