@@ -161,7 +161,7 @@ serve-bench:
 # FuzzDifferential runs last with every configuration: wazero and wasmtime
 # on the simulator, and wazero on the native backend over the stand-in.
 FUZZTIME ?= 30s
-FUZZ_TARGETS := FuzzImports FuzzCopies FuzzBatches Fuzz2D FuzzDescriptors FuzzMemory FuzzStreams FuzzDevice FuzzLend FuzzCacheEntry FuzzPrepare
+FUZZ_TARGETS := FuzzImports FuzzCopies FuzzBatches Fuzz2D FuzzDescriptors FuzzMemory FuzzStreams FuzzDevice FuzzLend FuzzCacheEntry FuzzPrepare FuzzCallbacks
 STANDIN := build/standin/libascendcl.so
 
 $(STANDIN): acl/cann/testdata/standin/standin.c

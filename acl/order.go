@@ -562,7 +562,7 @@ var Order = []FuncOrder{
 		{"subscribed", "a stream aclrtSubscribeReport bound to a thread", Error(107011), LayerRange, Native, "api_error.cc:7519-7524"},
 		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:9142-9143"},
 		{"streamctx", "stream of another device or context", ErrRTStreamContext, LayerContext, Native, "api_impl.cc:9149-9150"},
-		{"queued", "more queued operations on the stream than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
+		{"queued", "more queued operations on the stream, or callbacks launched and not yet run in the session, than the policy allows (MaxQueued, MaxCallbacks)", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
 		{"badfn", "fn not a function of the guest's table, or not of type void(void*): the guest traps when the callback runs", Success, LayerExec, Sandbox, "(sandbox: call_indirect in the SDK's dispatcher)"},
 	}},
 	{"aclrtSubscribeReport", []Step{
@@ -581,11 +581,12 @@ var Order = []FuncOrder{
 		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:5356-5357"},
 		{"streamctx", "stream of another device or context", ErrRTStreamContext, LayerContext, Native, "api_impl.cc:5364-5365"},
 		{"subscribed", "a stream bound to no thread (aclrtSubscribeReport)", Error(107015), LayerContext, Native, "api_impl.cc:5366-5372"},
-		{"queued", "more queued operations on the stream than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
+		{"queued", "more queued operations on the stream, or callbacks launched and not yet run in the session, than the policy allows (MaxQueued, MaxCallbacks)", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
 	}},
 	{"aclrtProcessReport", []Step{
 		{"timeout", "timeout below -1 or 0", ErrInvalidParam, LayerACL, Native, "callback.cpp:189-192"},
 		{"thread", "no stream bound to the thread", Error(107012), LayerExec, Native, "api_impl.cc:5394-5397 (subscribe.cc:406-416)"},
+		{"depth", "called from inside callbacks nested as deep as the policy allows (MaxCallbackDepth)", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
 		{"expire", "no callback became due within the timeout", Error(507012), LayerExec, Native, "errcode_manage.cc:326 (RT_ERROR_REPORT_TIMEOUT)"},
 	}},
 	{"aclrtUnSubscribeReport", []Step{

@@ -90,6 +90,16 @@ func init() {
 			h.ok("aclrtSubscribeReport", 1, 0)
 			return h.rc("aclrtProcessReport", 10)
 		}},
+		"depth": {run: func(h *harness) acl.Error {
+			// A guest whose callbacks run: the proxy's run nothing. The
+			// callback's aclrtProcessReport would expire too.
+			g := newActGuest(h.t, Policy{MaxCallbackDepth: 1})
+			s := g.stream()
+			g.ok("aclrtSubscribeReport", 1, s)
+			g.ok("aclrtLaunchCallback", 1, g.record(0x100, opProcess, 0, 10), 1, s)
+			g.ok("aclrtProcessReport", waitForever)
+			return acl.Error(g.log()[0])
+		}},
 	}
 	orderCases["aclrtUnSubscribeReport"] = map[string]orderCase{
 		"stream":     {run: func(h *harness) acl.Error { return h.rc("aclrtUnSubscribeReport", 1, 999) }},

@@ -330,7 +330,9 @@ var callbackLaunchers = []string{"aclrtLaunchHostFunc", "aclrtLaunchCallback"}
 
 // checkDispatcher refuses a module that imports a callback launcher
 // without exporting sandbox.DispatchExport, naming the SDK option that
-// adds it: otherwise its first callback could only fail or never run.
+// adds it, or with a dispatcher of another type than sandbox.DispatchType,
+// naming both: otherwise its first callback could only fail or never run
+// (one of (f64, f64) got the host's integers reinterpreted, silently).
 func checkDispatcher(imps []engine.Import, wasm []byte) []string {
 	var launcher string
 	for _, im := range imps {
@@ -339,8 +341,14 @@ func checkDispatcher(imps []engine.Import, wasm []byte) []string {
 			break
 		}
 	}
-	if launcher == "" || slices.Contains(module.FuncExports(wasm), sandbox.DispatchExport) {
+	if launcher == "" {
 		return nil
 	}
-	return []string{fmt.Sprintf("import %s needs the export %s (fn i32, userData i32) -> (), through which the host runs stream callbacks on the guest's thread: build the module with the SDK option %s", launcher, sandbox.DispatchExport, sandbox.DispatchOption)}
+	if !slices.Contains(module.FuncExports(wasm), sandbox.DispatchExport) {
+		return []string{fmt.Sprintf("import %s needs the export %s %s, through which the host runs stream callbacks on the guest's thread: build the module with the SDK option %s", launcher, sandbox.DispatchExport, sandbox.DispatchSignature, sandbox.DispatchOption)}
+	}
+	if typ, ok := module.FuncExportType(wasm, sandbox.DispatchExport); ok && typ != sandbox.DispatchType {
+		return []string{fmt.Sprintf("export %s has type %s: the host calls it as %s to run the callbacks of %s: build the module with the SDK option %s", sandbox.DispatchExport, typ, sandbox.DispatchSignature, launcher, sandbox.DispatchOption)}
+	}
+	return nil
 }

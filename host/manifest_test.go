@@ -32,6 +32,8 @@ policy:
   max_events: 4
   max_queued: 5
   max_batch_entries: 6
+  max_callbacks: 12
+  max_callback_depth: 2
   allow: [aclrtMemcpy, aclrtMalloc]
   deny: [aclrtMalloc]
   memory_pages: 7
@@ -62,6 +64,7 @@ serve: {max_concurrent: 3, export: process, reuse_instances: true}
 		Policy: Policy{
 			Devices: []int32{1, 0}, DeviceMemory: 64 << 20, PinnedMemory: 4096,
 			MaxAllocations: 1, MaxRegistrations: 2, MaxStreams: 3, MaxEvents: 4, MaxQueued: 5, MaxBatchEntries: 6,
+			MaxCallbacks: 12, MaxCallbackDepth: 2,
 			Allow: []string{"aclrtMemcpy", "aclrtMalloc"}, Deny: []string{"aclrtMalloc"},
 			MemoryPages: 7, Timeout: 90 * time.Second, CompileTimeout: 10 * time.Second,
 			MaxModuleBytes: 1 << 20, MaxFunctions: 8, MaxFunctionBodyBytes: 64 << 10, MaxLocals: 9, MaxBlockDepth: 10, MaxBrTableTargets: 11, MaxCallBytes: 1 << 30, RefuseInitConfig: true, AllowInitConfig: true,

@@ -31,6 +31,13 @@ type Policy struct {
 	// MaxBatchEntries limits the entries of asynchronous batch copies queued
 	// and not yet run, over all streams: the host memory they hold.
 	MaxBatchEntries int
+	// MaxCallbacks limits the stream callbacks launched and not yet run
+	// (aclrtLaunchHostFunc, aclrtLaunchCallback: 207012 above it), and
+	// MaxCallbackDepth how deeply they nest (a callback whose blocking
+	// call or aclrtProcessReport runs others): at that depth
+	// aclrtProcessReport fails with 207012 and other calls run none.
+	MaxCallbacks     int
+	MaxCallbackDepth int
 	// MaxCallBytes limits the bytes one host call may move or set (a
 	// batch's entries summed, a 2D copy's width times height, the count of
 	// a descriptor when it is set): beyond it the call fails with 207012
@@ -106,6 +113,8 @@ const (
 	DefaultMaxEvents        = 1024
 	DefaultMaxQueued        = 4096
 	DefaultMaxBatchEntries  = 1 << 18
+	DefaultMaxCallbacks     = 4096
+	DefaultMaxCallbackDepth = 8
 	DefaultMaxCallBytes     = 1 << 30
 	DefaultMemoryPages      = 4096 // 256 MiB
 	DefaultTimeout          = time.Minute
@@ -132,6 +141,8 @@ func (p Policy) withDefaults(n int) (Policy, error) {
 	def(&p.MaxEvents, DefaultMaxEvents)
 	def(&p.MaxQueued, DefaultMaxQueued)
 	def(&p.MaxBatchEntries, DefaultMaxBatchEntries)
+	def(&p.MaxCallbacks, DefaultMaxCallbacks)
+	def(&p.MaxCallbackDepth, DefaultMaxCallbackDepth)
 	if p.DeviceMemory == 0 {
 		p.DeviceMemory = DefaultDeviceMemory
 	}
@@ -187,7 +198,7 @@ func (p Policy) withDefaults(n int) (Policy, error) {
 	if p.AllowInitConfig && p.RefuseInitConfig {
 		return p, fmt.Errorf("policy: AllowInitConfig (deprecated, the default) and RefuseInitConfig contradict each other: set RefuseInitConfig alone")
 	}
-	if p.MaxAllocations < 0 || p.MaxRegistrations < 0 || p.MaxStreams < 0 || p.MaxEvents < 0 || p.MaxQueued < 0 || p.MaxBatchEntries < 0 {
+	if p.MaxAllocations < 0 || p.MaxRegistrations < 0 || p.MaxStreams < 0 || p.MaxEvents < 0 || p.MaxQueued < 0 || p.MaxBatchEntries < 0 || p.MaxCallbacks < 0 || p.MaxCallbackDepth < 0 {
 		return p, fmt.Errorf("policy: count limits must not be negative")
 	}
 	if len(p.Devices) == 0 {
@@ -242,6 +253,7 @@ func (p *Policy) limits() sandbox.Limits {
 		MaxStreams: p.MaxStreams, MaxEvents: p.MaxEvents, MaxQueued: p.MaxQueued,
 		MaxBatchEntries: p.MaxBatchEntries, MaxCallBytes: p.MaxCallBytes,
 		MemoryPages: p.MemoryPages, RefuseInitConfig: p.RefuseInitConfig,
+		MaxCallbacks: p.MaxCallbacks, MaxCallbackDepth: p.MaxCallbackDepth,
 	}
 }
 

@@ -34,6 +34,7 @@ type sandboxFlags struct {
 	maxStreams, maxEvents         int
 	maxQueued                     int
 	maxBatchEntries               int
+	maxCallbacks, maxCbDepth      int
 	maxCallBytes                  string
 	memoryPages                   uint32
 	timeout                       time.Duration
@@ -111,6 +112,8 @@ func (f *sandboxFlags) register(c *cobra.Command) {
 	fl.IntVar(&f.maxEvents, "max-events", host.DefaultMaxEvents, "events held at once")
 	fl.IntVar(&f.maxQueued, "max-queued", host.DefaultMaxQueued, "operations queued on one stream")
 	fl.IntVar(&f.maxBatchEntries, "max-batch-entries", host.DefaultMaxBatchEntries, "entries of queued asynchronous batch copies, over all streams")
+	fl.IntVar(&f.maxCallbacks, "max-callbacks", host.DefaultMaxCallbacks, "stream callbacks launched and not yet run")
+	fl.IntVar(&f.maxCbDepth, "max-callback-depth", host.DefaultMaxCallbackDepth, "how deeply stream callbacks nest (aclrtProcessReport inside a callback)")
 	fl.StringVar(&f.maxCallBytes, "max-call-bytes", "1GiB", "bytes one host call may move or set (a batch's entries summed)")
 	fl.DurationVar(&f.timeout, "timeout", host.DefaultTimeout, "run timeout, blocking host calls included")
 	fl.Uint64Var(&f.maxTableEntries, "max-table-entries", host.DefaultMaxTableEntries, "entries of the guest's tables together (table.grow past it returns -1)")
@@ -125,6 +128,7 @@ func (f *sandboxFlags) policy() (host.Policy, error) {
 	p := host.Policy{
 		MaxAllocations: f.maxAllocs, MaxRegistrations: f.maxRegs, MaxStreams: f.maxStreams,
 		MaxEvents: f.maxEvents, MaxQueued: f.maxQueued, MaxBatchEntries: f.maxBatchEntries, MemoryPages: f.memoryPages,
+		MaxCallbacks: f.maxCallbacks, MaxCallbackDepth: f.maxCbDepth,
 		Timeout: f.timeout, CompileTimeout: f.compileTimeout, Allow: f.allow, Deny: f.deny, RefuseInitConfig: f.refuseInitConfig,
 	}
 	if f.allowInitConfig && f.refuseInitConfig {
@@ -163,7 +167,7 @@ func (f *sandboxFlags) policy() (host.Policy, error) {
 	for _, l := range []struct {
 		flag string
 		v    int
-	}{{"max-allocations", f.maxAllocs}, {"max-registrations", f.maxRegs}, {"max-streams", f.maxStreams}, {"max-events", f.maxEvents}, {"max-queued", f.maxQueued}, {"max-batch-entries", f.maxBatchEntries}} {
+	}{{"max-allocations", f.maxAllocs}, {"max-registrations", f.maxRegs}, {"max-streams", f.maxStreams}, {"max-events", f.maxEvents}, {"max-queued", f.maxQueued}, {"max-batch-entries", f.maxBatchEntries}, {"max-callbacks", f.maxCallbacks}, {"max-callback-depth", f.maxCbDepth}} {
 		if l.v < 1 {
 			return p, fmt.Errorf("--%s %d: want at least 1", l.flag, l.v)
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,5 +54,49 @@ func TestRunTrapNamesEscaped(t *testing.T) {
 	require.NotContains(t, r.stderr, "\r")
 	for _, line := range strings.Split(r.stderr, "\n") {
 		require.False(t, strings.HasPrefix(line, "FAKE"), "a forged line: %q", r.stderr)
+	}
+}
+
+// TestRunCallbackFlags: --max-callback-depth and --max-callbacks reach
+// the policy, and 0 is refused. The guest's report callback relaunches
+// itself and processes reports, exiting with its depth once
+// aclrtProcessReport gives 207012; or _start launches three callbacks and
+// exits with 1 if the third gives 207012.
+func TestRunCallbackFlags(t *testing.T) {
+	const src = `(module
+  (import "acl" "aclrtSetDevice" (func $set (param i32) (result i32)))
+  (import "acl" "aclrtSubscribeReport" (func $sub (param i64 i32) (result i32)))
+  (import "acl" "aclrtLaunchCallback" (func $launch (param i32 i32 i32 i32) (result i32)))
+  (import "acl" "aclrtProcessReport" (func $process (param i32) (result i32)))
+  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+  (memory 1)
+  (type $cb (func (param i32)))
+  (table 2 funcref)
+  (elem (i32.const 1) $relaunch)
+  (global $depth (mut i32) (i32.const 0))
+  (func $relaunch (param i32)
+    (global.set $depth (i32.add (global.get $depth) (i32.const 1)))
+    (drop (call $launch (i32.const 1) (i32.const 0) (i32.const 0) (i32.const 0)))
+    (if (i32.eq (call $process (i32.const -1)) (i32.const 207012)) (then (call $exit (global.get $depth)))))
+  (func (export "aclwasm_dispatch_callback") (param i32 i32) (call_indirect (type $cb) (local.get 1) (local.get 0)))
+  (func (export "_start")
+    (drop (call $set (i32.const 0)))
+    (drop (call $sub (i64.const 1) (i32.const 0)))
+    (drop (call $launch (i32.const 1) (i32.const 0) (i32.const 0) (i32.const 0)))
+    (if (i32.eq (global.get $count) (i32.const 0)) (then (drop (call $process (i32.const -1))) (call $exit (i32.const 99))))
+    (drop (call $launch (i32.const 1) (i32.const 0) (i32.const 0) (i32.const 0)))
+    (call $exit (i32.eq (call $launch (i32.const 1) (i32.const 0) (i32.const 0) (i32.const 0)) (i32.const 207012))))
+  (global $count (mut i32) (i32.const %d)))`
+	depth := wat(t, "depth", fmt.Sprintf(src, 0))
+	r := cli(t, "run", "--max-callback-depth", "3", depth)
+	require.Equal(t, 3, r.code, r.stderr)
+	require.Equal(t, 8, cli(t, "run", depth).code, "the default depth")
+	count := wat(t, "count", fmt.Sprintf(src, 1))
+	require.Equal(t, 1, cli(t, "run", "--max-callbacks", "2", count).code)
+	require.Equal(t, 0, cli(t, "run", count).code, "the default count")
+	for _, flag := range []string{"--max-callbacks", "--max-callback-depth"} {
+		r := cli(t, "run", flag, "0", count)
+		require.Equal(t, 126, r.code, "%s: %s", flag, r.stderr)
+		require.Contains(t, r.stderr, flag)
 	}
 }

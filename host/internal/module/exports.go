@@ -80,6 +80,100 @@ func FuncExports(wasm []byte) []string {
 	return names
 }
 
+// FuncExportType returns the type of the function wasm exports as name,
+// written as "(i32, i32) -> ()", and whether it found one: the host checks
+// the type of an export it calls from inside a host call (the callback
+// dispatcher) at load time, since such a call cannot convert arguments.
+// A module this parser cannot read gives false: the engine's validation
+// refuses it.
+func FuncExportType(wasm []byte, name string) (string, bool) {
+	secs, ok := sections(wasm)
+	if !ok {
+		return "", false
+	}
+	var types []string
+	var funcs []uint64 // the type of each function, imported ones first
+	idx, found := uint64(0), false
+	for _, s := range secs {
+		r := byteReader{b: wasm[s.body:s.end]}
+		switch s.id {
+		case 1:
+			for n := r.uleb(); n > 0 && !r.bad; n-- {
+				if r.byte() != 0x60 {
+					return "", false
+				}
+				params := valTypes(&r)
+				types = append(types, "("+params+") -> ("+valTypes(&r)+")")
+			}
+		case 2:
+			for n := r.uleb(); n > 0 && !r.bad; n-- {
+				r.take(r.uleb())
+				r.take(r.uleb())
+				switch r.byte() {
+				case 0:
+					funcs = append(funcs, r.uleb())
+				case 1:
+					skipRefType(&r)
+					r.limits()
+				case 2:
+					r.limits()
+				case 3:
+					skipValType(&r)
+					r.byte()
+				case 4:
+					r.byte()
+					r.uleb()
+				default:
+					return "", false
+				}
+			}
+		case 3:
+			for n := r.uleb(); n > 0 && !r.bad; n-- {
+				funcs = append(funcs, r.uleb())
+			}
+		case 7:
+			ok = exportNames(wasm[s.body:s.end], func(n string, kind byte, i uint64) {
+				if kind == 0 && n == name && !found {
+					idx, found = i, true
+				}
+			})
+			if !ok {
+				return "", false
+			}
+		}
+		if r.bad {
+			return "", false
+		}
+	}
+	if !found || idx >= uint64(len(funcs)) || funcs[idx] >= uint64(len(types)) {
+		return "", false
+	}
+	return types[funcs[idx]], true
+}
+
+// valTypes reads a vector of value types and writes them as wasm text
+// does, separated by commas.
+func valTypes(r *byteReader) string {
+	var out []byte
+	for n := r.uleb(); n > 0 && !r.bad; n-- {
+		if len(out) > 0 {
+			out = append(out, ", "...)
+		}
+		switch b := r.byte(); b {
+		case 0x7f, 0x7e, 0x7d, 0x7c, 0x7b, 0x70, 0x6f:
+			out = append(out, valTypeNames[b]...)
+		case 0x63, 0x64: // (ref null? ht)
+			r.uleb()
+			out = append(out, "ref"...)
+		default:
+			out = append(out, "0x"+strconv.FormatUint(uint64(b), 16)...)
+		}
+	}
+	return string(out)
+}
+
+var valTypeNames = map[byte]string{0x7f: "i32", 0x7e: "i64", 0x7d: "f32", 0x7c: "f64", 0x7b: "v128", 0x70: "funcref", 0x6f: "externref"}
+
 // exportNames returns the names an export section's body declares, or
 // false if it cannot be read; kind and idx name what each exports.
 func exportNames(body []byte, each func(name string, kind byte, idx uint64)) bool {

@@ -66,3 +66,28 @@ func TestAddExport(t *testing.T) {
 	require.Equal(t, []byte("junk"), out)
 	require.Empty(t, name)
 }
+
+// TestFuncExportType: the type of an exported function, defined or an
+// import re-exported, as wasm text writes it; nothing for a name that is
+// not a function export, or a module this parser cannot read.
+func TestFuncExportType(t *testing.T) {
+	wasm := wat2wasm(t, `(module
+  (import "env" "f" (func (param i64) (result f32)))
+  (global (export "g") i32 (i32.const 0))
+  (func (export "d") (param i32 i32))
+  (func (export "e") (param f64 v128 externref) (result i32 i64) unreachable)
+  (export "r" (func 0)))`)
+	for name, want := range map[string]string{"d": "(i32, i32) -> ()", "e": "(f64, v128, externref) -> (i32, i64)", "r": "(i64) -> (f32)"} {
+		got, ok := FuncExportType(wasm, name)
+		require.True(t, ok, name)
+		require.Equal(t, want, got, name)
+	}
+	for _, name := range []string{"g", "x"} {
+		_, ok := FuncExportType(wasm, name)
+		require.False(t, ok, name)
+	}
+	for _, bad := range [][]byte{nil, []byte("junk"), wasm[:len(wasm)-3]} {
+		_, ok := FuncExportType(bad, "d")
+		require.False(t, ok)
+	}
+}

@@ -44,7 +44,9 @@ func FuzzRewrites(f *testing.F) {
 		if mi, err := Scan(wasm); err == nil {
 			CompileLimits(len(wasm), mi.Code, Limits{})
 		}
-		FuncExports(wasm)
+		for _, name := range FuncExports(wasm) {
+			FuncExportType(wasm, name)
+		}
 
 		tables, _ := BoundTables(wasm, 100)
 		names := SanitizeNames(wasm)

@@ -25,6 +25,14 @@ import (
 // function of another type traps the guest, never the host).
 const DispatchExport = "aclwasm_dispatch_callback"
 
+// DispatchSignature is DispatchExport's type with its parameters named, and
+// DispatchType the same as module.FuncExportType writes it: Load refuses
+// a dispatcher of another type.
+const (
+	DispatchSignature = "(fn i32, userData i32) -> ()"
+	DispatchType      = "(i32, i32) -> ()"
+)
+
 // DispatchOption is what a guest sets to get the dispatcher export, as
 // load-time refusals name it: the C SDK's macro, the Rust crate's feature,
 // the Go SDK's package, the AssemblyScript SDK's re-export.
@@ -42,30 +50,81 @@ func (s *Session) SetDispatcher(d Dispatcher) { s.cbDispatch = d }
 
 // callbacks is a session's stream callback state, made at its first launch.
 type callbacks struct {
-	mu  sync.Mutex
-	due []*callbackRec // became due, in that order, not yet run; under mu
-	// dueN is len(due), read without mu by every host call's start.
-	dueN atomic.Int32
+	mu sync.Mutex
+	// host and report hold the callbacks that became due and have not
+	// run, under mu: aclrtLaunchHostFunc's, which the start of any host
+	// call runs, and aclrtLaunchCallback's, which only aclrtProcessReport
+	// and blocking waits run. seq numbers them as they become due, so
+	// that a dispatch takes them from both in that order; two queues let
+	// the start of a call look at its own alone, however many report
+	// callbacks are never processed.
+	host, report fifo
+	seq          uint64
+	// dueN counts the callbacks in both queues, hostN those in host; read
+	// without mu (hostN by every host call's start).
+	dueN, hostN atomic.Int32
 	// wake has a token when a callback became due since a wait last looked.
 	wake chan struct{}
-	// cancel is closed at the session's release: held stream workers let
-	// go without running their callbacks.
+	// cancel is closed at the session's release, or once the run's
+	// context is done inside a callback wait: held stream workers let go
+	// without running their callbacks.
 	cancel    chan struct{}
 	cancelled atomic.Bool
-	// pending counts callbacks launched and not yet run or cancelled: a
+	// pending counts callbacks launched and not yet run, cancelled nor
+	// dropped with their stream's work (Limits.MaxCallbacks bounds it): a
 	// wait without any takes the direct path. The guest's goroutine
-	// alone uses it, as the two below.
+	// alone uses it, as the fields below.
 	pending int
+	// depth counts the callbacks running nested on the guest's goroutine
+	// (Limits.MaxCallbackDepth bounds it).
+	depth int
+	// unwound is how the innermost callback that ended the run ended:
+	// each level of nesting gets it back wrapped by its own engine call,
+	// and passes this on instead, so that the error does not grow with
+	// the depth.
+	unwound error
 	// subs is how each stream takes callbacks (callback_report.go), and
 	// subscribed how many are bound to the guest's thread.
 	subs       map[*streamRec]*subscription
 	subscribed int
 }
 
+// fifo is a queue of callbacks, O(1) amortized per push and pop.
+type fifo struct {
+	q    []*callbackRec
+	head int
+}
+
+func (f *fifo) push(r *callbackRec) { f.q = append(f.q, r) }
+
+// peek returns the first callback, nil if none.
+func (f *fifo) peek() *callbackRec {
+	if f.head < len(f.q) {
+		return f.q[f.head]
+	}
+	return nil
+}
+
+// pop removes the first callback, which peek returned.
+func (f *fifo) pop() {
+	f.q[f.head] = nil
+	f.head++
+	switch {
+	case f.head == len(f.q):
+		f.q, f.head = f.q[:0], 0
+	case f.head >= 64 && 2*f.head >= len(f.q): // the live half moves down: amortized O(1)
+		n := copy(f.q, f.q[f.head:])
+		clear(f.q[n:])
+		f.q, f.head = f.q[:n], 0
+	}
+}
+
 // callbackRec is one launched callback.
 type callbackRec struct {
 	fn, arg uint32
+	st      *streamRec    // the stream it was launched on
 	atCall  bool          // aclrtLaunchHostFunc's: the start of any host call runs it
+	seq     uint64        // when it became due, under callbacks.mu
 	ran     chan struct{} // closed once the guest ran it (or the session ended)
 }
 
@@ -114,8 +173,16 @@ func (s *Session) callbacks() *callbacks {
 // stream until the guest has run it or the session ends.
 func (cb *callbacks) hold(r *callbackRec, block bool) func() error {
 	return func() error {
+		r.st.cbQueued.Add(-1)
 		cb.mu.Lock()
-		cb.due = append(cb.due, r)
+		cb.seq++
+		r.seq = cb.seq
+		if r.atCall {
+			cb.host.push(r)
+			cb.hostN.Add(1)
+		} else {
+			cb.report.push(r)
+		}
 		cb.dueN.Add(1)
 		cb.mu.Unlock()
 		select {
@@ -134,43 +201,75 @@ func (cb *callbacks) hold(r *callbackRec, block bool) func() error {
 }
 
 // next takes the callback that became due first (with atCall, the first
-// of aclrtLaunchHostFunc's), nil if none.
-func (cb *callbacks) next(atCall bool) *callbackRec {
+// of aclrtLaunchHostFunc's), nil if none became due by seq last.
+func (cb *callbacks) next(atCall bool, last uint64) *callbackRec {
 	cb.mu.Lock()
 	defer cb.mu.Unlock()
-	for i, r := range cb.due {
-		if atCall && !r.atCall {
-			continue
-		}
-		cb.due = append(cb.due[:i:i], cb.due[i+1:]...)
-		cb.dueN.Add(-1)
-		return r
+	q := &cb.host
+	if h, r := q.peek(), cb.report.peek(); !atCall && r != nil && (h == nil || r.seq < h.seq) {
+		q = &cb.report
 	}
-	return nil
+	r := q.peek()
+	if r == nil || r.seq > last {
+		return nil
+	}
+	q.pop()
+	cb.dueN.Add(-1)
+	if r.atCall {
+		cb.hostN.Add(-1)
+	}
+	return r
+}
+
+// rewake leaves a wake token when callbacks are due: a nested wait may
+// have taken the token of one it could not run, which an enclosing wait
+// is to look at.
+func (cb *callbacks) rewake() {
+	if cb.dueN.Load() > 0 {
+		select {
+		case cb.wake <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // dispatchDue runs, on the guest's goroutine, every callback due now, in
-// the order they became due. The host call in flight is saved around each
-// (the callback's own host calls reuse s.call) and restored after. A
-// callback that ended the run (a trap, an exit, the timeout) panics as
-// an unwind, after its stream was let go.
+// the order they became due; those that become due meanwhile wait for the
+// next dispatch (so a callback that launches another and processes
+// reports nests, but one that only launches another does not loop here).
+// The host call in flight is saved around each (the callback's own host
+// calls reuse s.call) and restored after. A callback that ended the run (a
+// trap, an exit, the timeout) panics as an unwind, after its stream was
+// let go.
 func (s *Session) dispatchDue(ctx context.Context) { s.dispatch(ctx, false) }
 
 // dispatch is dispatchDue, of aclrtLaunchHostFunc's callbacks only with
-// atCall.
+// atCall. Callbacks already nested Limits.MaxCallbackDepth deep run none:
+// those due wait for a shallower call. Once ctx is done it runs none
+// either: the run is ending.
 func (s *Session) dispatch(ctx context.Context, atCall bool) {
 	cb := s.cb
-	for !cb.cancelled.Load() {
-		r := cb.next(atCall)
+	cb.mu.Lock()
+	last := cb.seq
+	cb.mu.Unlock()
+	for cb.depth < s.policy.MaxCallbackDepth && !cb.cancelled.Load() && ctx.Err() == nil {
+		r := cb.next(atCall, last)
 		if r == nil {
 			return
 		}
 		cb.pending--
 		saved := s.call
+		cb.depth++
 		err := s.cbDispatch(ctx, r.fn, r.arg)
+		cb.depth--
 		s.call = saved
 		close(r.ran)
 		if err != nil {
+			if cb.unwound == nil {
+				cb.unwound = err
+			} else { // a nested callback's end, wrapped by this level's engine call
+				err = cb.unwound
+			}
 			panic(unwind{err})
 		}
 	}
@@ -178,7 +277,7 @@ func (s *Session) dispatch(ctx context.Context, atCall bool) {
 
 // dueAtCall runs the callbacks due at the start of a host call.
 func (s *Session) dueAtCall(ctx context.Context) {
-	if s.cb != nil && s.cb.dueN.Load() > 0 && s.cbDispatch != nil {
+	if s.cb != nil && s.cb.hostN.Load() > 0 && s.cbDispatch != nil {
 		s.dispatchAtCall(ctx)
 	}
 }
@@ -197,8 +296,18 @@ func (s *Session) dispatchAtCall(ctx context.Context) {
 	s.dispatch(ctx, true)
 }
 
+// CallbacksDue returns how many callbacks are due and not yet run, for
+// tests that need one due before they act.
+func (s *Session) CallbacksDue() int {
+	if s.cb == nil {
+		return 0
+	}
+	return int(s.cb.dueN.Load())
+}
+
 // cancelCallbacks lets go of every stream held for a callback that has
-// not run: the session is ending, and its guest runs no more.
+// not run: the session is ending, or its run (a done context ends the
+// instance), and its guest runs no more.
 func (s *Session) cancelCallbacks() {
 	if s.cb != nil && s.cb.cancelled.CompareAndSwap(false, true) {
 		close(s.cb.cancel)
@@ -206,12 +315,16 @@ func (s *Session) cancelCallbacks() {
 }
 
 // wait runs op, a blocking wait of the backend, on the guest's goroutine
-// when no callback is pending; otherwise on a goroutine of its own while
-// the guest's goroutine runs the callbacks that become due meanwhile
-// (which op may be waiting for), until op returns.
+// when no callback is pending or running; otherwise on a goroutine of its
+// own while the guest's goroutine runs the callbacks that become due
+// meanwhile (which op may be waiting for), until op returns. Once ctx is
+// done the run is ending: the held streams are let go, since op may wait
+// for a callback that will never run now (a forced destruction waits for
+// the running operation; a callback may destroy or synchronize its own
+// stream, which waits for the callback itself), and then op returns.
 func (s *Session) wait(ctx context.Context, op func(context.Context) error) error {
 	cb := s.cb
-	if cb.pending == 0 || cb.cancelled.Load() || s.cbDispatch == nil {
+	if cb.pending == 0 && cb.depth == 0 || cb.cancelled.Load() || s.cbDispatch == nil {
 		return op(ctx)
 	}
 	s.dispatchDue(ctx)
@@ -220,11 +333,24 @@ func (s *Session) wait(ctx context.Context, op func(context.Context) error) erro
 	for {
 		select {
 		case err := <-done:
+			cb.rewake()
 			return err
 		case <-cb.wake:
 			s.dispatchDue(ctx)
+		case <-ctx.Done():
+			s.cancelCallbacks()
+			return <-done
 		}
 	}
+}
+
+// blocking runs op, a blocking backend method that takes no context
+// (DestroyStreamForce), as cbBackend runs those that take one.
+func (s *Session) blocking(ctx context.Context, op func(context.Context) error) error {
+	if s.cb == nil {
+		return op(ctx)
+	}
+	return s.wait(ctx, op)
 }
 
 // cbBackend is the session's backend once it launched a callback: its

@@ -140,18 +140,25 @@ func launchCallback(c *Call) error {
 
 // queueCallback queues callback fn(arg) on st: block holds the stream's
 // later work until it has run; atCall lets the start of any host call
-// run it.
+// run it. Limits.MaxCallbacks bounds the callbacks launched and not yet
+// run: the non-blocking ones leave their stream once due, which
+// MaxQueued then no longer counts.
 func (c *Call) queueCallback(st *streamRec, fn, arg uint32, block, atCall bool) error {
 	s := c.s
 	if s.cbDispatch == nil { // Load refuses such a module: an embedder's session only
 		return acl.Errorf(acl.ErrRTFeatureNotSupport, "the module exports no %s: build it with %s", DispatchExport, DispatchOption)
 	}
-	if err := c.enqueue(st); err != nil { // queued
+	cb := s.callbacks()
+	if cb.pending >= s.policy.MaxCallbacks { // queued
+		return acl.Errorf(acl.ErrRTOverLimit, "the session already has %d callbacks launched and not yet run, the policy's limit (MaxCallbacks)", cb.pending)
+	}
+	if err := c.enqueue(st); err != nil {
 		return err
 	}
-	cb := s.callbacks()
-	r := &callbackRec{fn: fn, arg: arg, atCall: atCall, ran: make(chan struct{})}
+	r := &callbackRec{fn: fn, arg: arg, st: st, atCall: atCall, ran: make(chan struct{})}
+	st.cbQueued.Add(1)
 	if err := s.b.LaunchHostFunc(st.h, cb.hold(r, block)); err != nil {
+		st.cbQueued.Add(-1)
 		st.queued--
 		return be(err)
 	}
@@ -171,6 +178,9 @@ func processReport(c *Call) error {
 		return acl.Errorf(errThreadSubscribe, "no stream is bound to this thread (aclrtSubscribeReport)")
 	}
 	cb := s.cb
+	if cb.depth >= s.policy.MaxCallbackDepth { // depth
+		return acl.Errorf(acl.ErrRTOverLimit, "called inside callbacks nested %d deep, the policy's limit (MaxCallbackDepth): the callbacks it runs would nest deeper", cb.depth)
+	}
 	var expire <-chan time.Time
 	if ms > 0 {
 		t := time.NewTimer(time.Duration(ms) * time.Millisecond)
@@ -180,6 +190,7 @@ func processReport(c *Call) error {
 	for {
 		if cb.dueN.Load() > 0 && s.cbDispatch != nil {
 			s.dispatchDue(c.ctx)
+			cb.rewake()
 			return nil
 		}
 		select {

@@ -80,4 +80,6 @@ type Limits struct {
 	MaxCallBytes     uint64
 	MemoryPages      uint32
 	RefuseInitConfig bool
+	MaxCallbackDepth int
+	MaxCallbacks     int
 }

@@ -105,6 +105,10 @@ type streamRec struct {
 	// have not run: those a forced destruction or a stopped stream dropped
 	// go back to the session's budget when the stream is destroyed.
 	batch atomic.Int64
+	// cbQueued counts the callbacks launched on it that have not become
+	// due: those a forced destruction or a stopped stream dropped leave
+	// the session's pending count when the stream is destroyed.
+	cbQueued atomic.Int64
 }
 
 type eventRec struct {
@@ -269,13 +273,16 @@ func (s *Session) destroyStreams(ctx context.Context, dev int32, force bool) (er
 // back to the session's budget.
 func (s *Session) destroyStream(ctx context.Context, st *streamRec, force bool) error {
 	var err error
-	if force {
-		err = s.b.DestroyStreamForce(st.h)
+	if force { // a callback due meanwhile runs: the forced destruction waits for the running one
+		err = s.blocking(ctx, func(context.Context) error { return s.b.DestroyStreamForce(st.h) })
 	} else {
 		err = s.b.DestroyStream(ctx, st.h)
 	}
 	if err == nil {
 		s.batchEntries.Add(-st.batch.Swap(0))
+		if s.cb != nil {
+			s.cb.pending -= int(st.cbQueued.Swap(0))
+		}
 	}
 	return err
 }
