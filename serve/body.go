@@ -44,7 +44,8 @@ func unread(r *http.Request) bool {
 }
 
 // guard wraps every endpoint. A path not in canonical form gets 404 (not
-// the mux's redirect). An answer to a request whose body was not
+// the mux's redirect), as does one with an escaped slash (%2F), whose
+// decoded and escaped forms have different segments. An answer to a request whose body was not
 // read (a refusal, or an endpoint that takes no body) is sent with
 // "Connection: close" (writeJSON sets it), and once the handler returns the
 // server stops reading that body after refusedBodyGrace.
@@ -68,6 +69,11 @@ func guard(h http.Handler) http.Handler {
 			// http.ServeMux would redirect (or answer 400 to "*") with no
 			// JSON body: a path that is not in canonical form names nothing.
 			writeErr(w, r, &apiError{status: http.StatusNotFound, Code: "not_found", Message: fmt.Sprintf("no endpoint %q: paths are absolute and clean", p)})
+		} else if e := r.URL.EscapedPath(); strings.Count(e, "/") != strings.Count(p, "/") {
+			// An escaped slash: the mux routes /v1/plugins/a%2Fb to plugin
+			// "a/b", while the decoded path has one segment more. Such a
+			// path is read two ways; no name has a slash: it names nothing.
+			writeErr(w, r, &apiError{status: http.StatusNotFound, Code: "not_found", Message: fmt.Sprintf("no endpoint %q: a path has no escaped slash (%%2F)", e)})
 		} else {
 			h.ServeHTTP(w, r)
 		}

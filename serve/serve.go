@@ -537,24 +537,33 @@ func (s *Server) Shutdown(ctx context.Context) error {
 // retired version stays open while requests hold it).
 func (s *Server) OpenPlugins() int { return int(s.open.Load()) }
 
+// routes is the server's handler. Every route is behind the access check
+// of what it needs (authorize), made on the request as the mux routed it:
+// the mux matches the path decoded segment by segment, so that
+// /v1/plugin%73/echo is the plugin route, and its plugin is the name the
+// route runs. guard, in front, refuses the paths whose decoded and escaped
+// forms disagree on their segments before any route sees them.
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("/v1/plugins/{name}", s.invoke)
-	mux.HandleFunc("/v1/plugins", s.get(s.list))
-	mux.HandleFunc("/healthz", s.get(func(w http.ResponseWriter, r *http.Request) {
+	handle := func(pattern string, n needs, h http.HandlerFunc) { mux.Handle(pattern, s.authorize(n, h)) }
+	open := fixed(need{kind: needOpen})
+	handle("/v1/plugins/{name}", pluginNeed, s.invoke)
+	handle("/v1/plugins", fixed(need{kind: needAdmin, name: AdminList}), s.get(s.list))
+	handle("/healthz", open, s.get(func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, r, http.StatusOK, map[string]string{"status": "ok"})
 	}))
-	mux.HandleFunc("/readyz", s.get(s.ready))
+	handle("/readyz", open, s.get(s.ready))
 	if s.cfg.Gatherer != nil {
-		mux.Handle("/metrics", promhttp.HandlerFor(s.cfg.Gatherer, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelError)}))
+		metrics := promhttp.HandlerFor(s.cfg.Gatherer, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelError)})
+		handle("/metrics", fixed(need{kind: needAdmin, name: AdminMetrics}), metrics.ServeHTTP)
 	}
 	if s.cfg.AdminToken != "" || s.cfg.ConfigFile != "" {
-		mux.HandleFunc("/v1/admin/reload", s.reload)
+		handle("/v1/admin/reload", fixed(need{kind: needAdmin, name: AdminReload}), s.reload)
 	}
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+	handle("/", fixed(need{kind: needIdentity}), func(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, r, &apiError{status: http.StatusNotFound, Code: "not_found", Message: "no endpoint " + r.URL.Path})
 	})
-	return s.withRequestID(guard(s.authorize(mux)))
+	return s.withRequestID(guard(mux))
 }
 
 // get allows GET and HEAD only.
