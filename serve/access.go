@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
+	"crypto/x509"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -70,11 +71,17 @@ type AccessRule struct {
 	// Tokens are SHA-256 hashes of bearer tokens (HashToken), compared in
 	// constant time with the hash of the token a request presents.
 	Tokens [][sha256.Size]byte
-	// Subjects are client certificate subjects as Go writes them
-	// (pkix.Name.String, RFC 2253 order: "CN=client-a,O=example"),
-	// matched exactly against the subject of a certificate that the TLS
-	// handshake verified (TLSConfig.ClientCAFile).
+	// Subjects are client certificate subjects as RFC 4514 writes
+	// distinguished names (the most specific first: "CN=client-a,O=example",
+	// as openssl x509 -nameopt RFC2253 prints them), matched against the
+	// whole subject of a certificate that the TLS handshake verified
+	// (TLSConfig.ClientCAFile): the same RDNs in the same order, each with
+	// the same attributes (types by name or OID, case-insensitive; values
+	// exactly), so that a certificate with a second CN, or an RDN more,
+	// matches no rule written without it.
 	Subjects []string
+	// dns are Subjects, parsed.
+	dns []dn
 	// Plugins are the plugins it may call by name; "*" is every plugin.
 	Plugins []string
 	// Admin are the admin actions it may take: AdminReload, AdminList,
@@ -241,9 +248,11 @@ func parseRule(n *yaml.Node, at string) (AccessRule, error) {
 		},
 		"subjects": func(v *yaml.Node, at string) error {
 			return strs(v, at, &r.Subjects, func(s string) error {
-				if !strings.Contains(s, "=") {
-					return fmt.Errorf("%q is no distinguished name (like CN=client-a,O=example)", s)
+				d, err := parseDN(s)
+				if err != nil {
+					return fmt.Errorf("%q is no distinguished name (like CN=client-a,O=example): %w", s, err)
 				}
+				r.dns = append(r.dns, d)
 				return nil
 			})
 		},
@@ -329,12 +338,12 @@ func (c *ServerConfig) byToken(token string) *grant {
 }
 
 // bySubject is the grant of a verified client certificate's subject, nil
-// for none.
-func (c *ServerConfig) bySubject(subject string) *grant {
+// for none: the rules that name the whole subject.
+func (c *ServerConfig) bySubject(subject dn) *grant {
 	g := newGrant()
 	for i := range c.Access {
-		for _, s := range c.Access[i].Subjects {
-			if s == subject {
+		for _, d := range c.Access[i].dns {
+			if d.equal(subject) {
 				g.add(&c.Access[i])
 				break
 			}
@@ -451,14 +460,14 @@ func bearer(r *http.Request) (token string, present bool) {
 	return strings.TrimSpace(tok), true
 }
 
-// subject is the subject of the client certificate the handshake
-// verified ("" without one). Only a verified chain counts: a server that
-// merely requested a certificate (tls.RequestClientCert) proves nothing.
-func subject(r *http.Request) string {
+// clientCert is the client certificate the handshake verified (nil
+// without one). Only a verified chain counts: a server that merely
+// requested a certificate (tls.RequestClientCert) proves nothing.
+func clientCert(r *http.Request) *x509.Certificate {
 	if r.TLS == nil || len(r.TLS.VerifiedChains) == 0 || len(r.TLS.VerifiedChains[0]) == 0 {
-		return ""
+		return nil
 	}
-	return r.TLS.VerifiedChains[0][0].Subject.String()
+	return r.TLS.VerifiedChains[0][0]
 }
 
 // identify finds the grant of r under rules c: its bearer token when it
@@ -483,11 +492,15 @@ func (s *Server) identify(r *http.Request, c *ServerConfig) (*grant, *apiError, 
 		}
 		return nil, &apiError{status: http.StatusUnauthorized, Code: "unauthorized", Message: "the bearer token is not one of the access rules'"}, true
 	}
-	if sub := subject(r); sub != "" {
+	if cert := clientCert(r); cert != nil {
+		sub, name, err := certDN(cert)
+		if err != nil { // x509 parsed it: cannot happen
+			return nil, &apiError{status: http.StatusUnauthorized, Code: "unauthorized", Message: "the client certificate's subject cannot be read: " + err.Error()}, false
+		}
 		if g := c.bySubject(sub); g != nil {
 			return g, nil, false
 		}
-		return nil, &apiError{status: http.StatusUnauthorized, Code: "unauthorized", Message: fmt.Sprintf("the client certificate's subject %q is not one of the access rules'", sub)}, false
+		return nil, &apiError{status: http.StatusUnauthorized, Code: "unauthorized", Message: fmt.Sprintf("the client certificate's subject %q is not one of the access rules'", name)}, false
 	}
 	return nil, &apiError{status: http.StatusUnauthorized, Code: "unauthorized", Message: "want Authorization: Bearer <token>"}, false
 }

@@ -70,12 +70,20 @@ access:
 		require.True(t, g.allows(need{kind: needAdmin, name: a}), a)
 	}
 
-	g = c.bySubject("CN=client-b,O=example")
+	g = c.bySubject(mustDN(t, "CN=client-b,O=example"))
 	require.Equal(t, "lister", g.who())
 	require.True(t, g.allows(need{kind: needAdmin, name: AdminMetrics}))
 	require.False(t, g.allows(need{kind: needAdmin, name: AdminReload}))
-	require.Nil(t, c.bySubject("CN=client-b"), "subjects match whole")
+	require.Nil(t, c.bySubject(mustDN(t, "CN=client-b")), "subjects match whole")
 	require.Nil(t, c.byToken(""))
+}
+
+// mustDN is subject s, parsed as a rule's.
+func mustDN(t testing.TB, s string) dn {
+	t.Helper()
+	d, err := parseDN(s)
+	require.NoError(t, err, s)
+	return d
 }
 
 // TestServerConfigStrict: every kind of mistake is an error naming the
