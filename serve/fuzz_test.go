@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -116,14 +117,15 @@ func percentEncode(path string, mask uint64) string {
 // the reload report. Each must be one its identity's rules grant, whatever
 // the spelling (percent-encodings, dot segments, double and escaped
 // slashes, case); a client the rules do not know reaches nothing but the
-// probes. The seed corpus has every spelling of issue 31 and
-// TestAccessSpellings.
+// probes. The seeds are the spellings of TestAccessSpellings, from every
+// identity.
 func FuzzAccessRoute(f *testing.F) {
 	dir := plugins(f, map[string][]byte{"echo": wat2wasm(f, "echo", ""), "upper": wat2wasm(f, "upper", ""), "trap": wat2wasm(f, "trap", "")}, nil)
 	fx := start(f, Config{Dir: dir, MaxBody: 64 << 10, MaxBuffered: 64 << 10, MaxOutput: 16 << 10, AdminToken: adminToken,
 		ConfigFile: rulesFile(f, accessRules(""))})
-	var ran []string
-	fx.s.testHookRun = func(name string) { ran = append(ran, name) }
+	var mu sync.Mutex
+	var ran []string // the plugins that ran for a request
+	fx.s.testHookRun = func(name string) { mu.Lock(); ran = append(ran, name); mu.Unlock() }
 	byVersion := map[string]string{}
 	for _, n := range []string{"echo", "upper", "trap"} {
 		v := fx.do("POST", "/v1/plugins/"+n, tokenAll, nil).header.Get("X-Aclwasm-Plugin-Version")
@@ -159,7 +161,9 @@ func FuzzAccessRoute(f *testing.F) {
 			return // net/http answers it itself (400) and never calls the handler
 		}
 		req.RemoteAddr = "127.0.0.1:1"
+		mu.Lock()
 		ran = ran[:0]
+		mu.Unlock()
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
 
@@ -178,9 +182,11 @@ func FuzzAccessRoute(f *testing.F) {
 			require.True(t, ok, "an unknown version %q: %s", v, where)
 			reached = append(reached, "plugin "+n)
 		}
+		mu.Lock()
 		for _, n := range ran {
 			reached = append(reached, "plugin "+n)
 		}
+		mu.Unlock()
 		var e apiError
 		if rec.Code == http.StatusNotFound && json.Unmarshal(rec.Body.Bytes(), &e) == nil {
 			if n, ok := strings.CutPrefix(e.Message, "no plugin "); ok {

@@ -536,7 +536,7 @@ func TestSubjectMatch(t *testing.T) {
 }
 
 // TestAccessSubjectsWhole: over mutual TLS, a certificate with two CNs
-// (issue 31: CN=mallory,CN=ops,O=example) is granted neither the rule of
+// (CN=mallory,CN=ops,O=example) is granted neither the rule of
 // CN=ops,O=example nor that of CN=mallory,O=example, in either order of
 // its CNs, and its 401 names its whole subject; a certificate whose
 // subject is one RDN of CN and O matches neither.
