@@ -155,9 +155,9 @@ serve-bench:
 
 # Every fuzz target of the sandbox (host/fuzz_*_test.go, the lease ranges,
 # the compilation cache's entries, Load's rewrites, the module readers and
-# rewrites of host/internal/module) and of serve's requests,
-# one after the other, FUZZTIME each; their seeds (testdata/fuzz) run in
-# `unit`.
+# rewrites of host/internal/module) and of serve's requests and access
+# decisions, one after the other, FUZZTIME each; their seeds
+# (testdata/fuzz) run in `unit`.
 # FuzzDifferential runs last with every configuration: wazero and wasmtime
 # on the simulator, and wazero on the native backend over the stand-in.
 FUZZTIME ?= 30s
@@ -172,6 +172,7 @@ fuzz: $(STANDIN)
 	for t in $(FUZZ_TARGETS); do $(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) ./host/ || exit 1; done
 	$(GO) test -run '^$$' -fuzz '^FuzzRewrites$$' -fuzztime $(FUZZTIME) ./host/internal/module/
 	$(GO) test -run '^$$' -fuzz '^FuzzServeRequest$$' -fuzztime $(FUZZTIME) ./serve/
+	$(GO) test -run '^$$' -fuzz '^FuzzAccessRoute$$' -fuzztime $(FUZZTIME) ./serve/
 	ACLWASM_TEST_ACL_LIB=$(CURDIR)/$(STANDIN) $(GO) test -tags wasmtime -run '^$$' -fuzz '^FuzzDifferential$$' -fuzztime $(FUZZTIME) ./host/
 
 # The soak (tests/soak_test.go): SOAK_SESSIONS concurrent workers of

@@ -5,8 +5,8 @@
 # hot reload, manifests (NAME.yaml; the deprecated NAME.json), a bad
 # manifest leaving the last good version serving, request ids in answers
 # and log records, durations as strings in the JSON log, the admin
-# endpoint, /metrics, refusals made before a body is read, no plugin
-# directory in any answer, and SIGTERM: /readyz 503 while requests in
+# endpoint, /metrics, refusals made before a body is read (whole, over
+# HTTP/1.1 and h2c), no plugin directory in any answer, and SIGTERM: /readyz 503 while requests in
 # flight finish and new ones are served, then a clean exit.
 #
 #   scripts/serve-test.sh        # needs curl, wat2wasm and build/wasm/hostile.wasm (make guests)
@@ -142,6 +142,30 @@ say "no answer shows the plugin directory"
 expect 401 unauthorized POST /v1/admin/reload
 expect 401 unauthorized POST /v1/admin/reload -H "Authorization: Bearer wrong"
 expect 200 "" POST /v1/admin/reload -H "Authorization: Bearer $TOKEN"
+
+# HTTP/1.1 and HTTP/2 in clear text (h2c, prior knowledge): every refusal
+# arrives whole (as long as its Content-Length says, with its JSON code),
+# with a small body and with a large one the server does not read, and a
+# large body is served.
+head -c 1048576 /dev/zero | tr '\0' a >"$WORK/large"
+for proto in --http1.1 --http2-prior-knowledge; do
+	version=2
+	[[ $proto == --http1.1 ]] && version=1.1
+	for body in ab "@$WORK/large"; do
+		for c in "401 unauthorized POST /v1/admin/reload" "404 not_found POST /v1/plugins/nope" \
+			"405 method_not_allowed GET /v1/plugins/echo" "422 load_refused POST /v1/plugins/badimport" \
+			"502 trap POST /v1/plugins/trap" "200 - POST /v1/plugins/upper"; do
+			read -r st code m p <<<"$c"
+			out="$(curl -sS --max-time 60 "$proto" -X "$m" --data-binary "$body" -o "$WORK/body" -D "$WORK/headers" \
+				-w '%{http_code} %{http_version}' "$URL$p" 2>&1)" || die "$proto $m $p (body ${body:0:2}): $out"
+			[[ "$out" == "$st $version" ]] || die "$proto $m $p (body ${body:0:2}): $out, want $st $version"
+			cl="$(header content-length)"
+			[[ -z "$cl" || "$cl" == "$(wc -c <"$WORK/body")" ]] || die "$proto $m $p: a partial body: $(cat "$WORK/body")"
+			[[ $code == - ]] || grep -q "\"code\":\"$code\"" "$WORK/body" || die "$proto $m $p: body $(cat "$WORK/body"), want code $code"
+		done
+	done
+	say "$proto: refusals whole with small and 1 MiB bodies"
+done
 
 # Parallel clients: 256 echo requests, 16 at a time, each body checked,
 # with spin requests (504 or 429) among them.

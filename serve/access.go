@@ -5,13 +5,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
+	"crypto/x509"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -71,11 +71,17 @@ type AccessRule struct {
 	// Tokens are SHA-256 hashes of bearer tokens (HashToken), compared in
 	// constant time with the hash of the token a request presents.
 	Tokens [][sha256.Size]byte
-	// Subjects are client certificate subjects as Go writes them
-	// (pkix.Name.String, RFC 2253 order: "CN=client-a,O=example"),
-	// matched exactly against the subject of a certificate that the TLS
-	// handshake verified (TLSConfig.ClientCAFile).
+	// Subjects are client certificate subjects as RFC 4514 writes
+	// distinguished names (the most specific first: "CN=client-a,O=example",
+	// as openssl x509 -nameopt RFC2253 prints them), matched against the
+	// whole subject of a certificate that the TLS handshake verified
+	// (TLSConfig.ClientCAFile): the same RDNs in the same order, each with
+	// the same attributes (types by name or OID, case-insensitive; values
+	// exactly), so that a certificate with a second CN, or an RDN more,
+	// matches no rule written without it.
 	Subjects []string
+	// dns are Subjects, parsed.
+	dns []dn
 	// Plugins are the plugins it may call by name; "*" is every plugin.
 	Plugins []string
 	// Admin are the admin actions it may take: AdminReload, AdminList,
@@ -242,9 +248,11 @@ func parseRule(n *yaml.Node, at string) (AccessRule, error) {
 		},
 		"subjects": func(v *yaml.Node, at string) error {
 			return strs(v, at, &r.Subjects, func(s string) error {
-				if !strings.Contains(s, "=") {
-					return fmt.Errorf("%q is no distinguished name (like CN=client-a,O=example)", s)
+				d, err := parseDN(s)
+				if err != nil {
+					return fmt.Errorf("%q is no distinguished name (like CN=client-a,O=example): %w", s, err)
 				}
+				r.dns = append(r.dns, d)
 				return nil
 			})
 		},
@@ -330,12 +338,12 @@ func (c *ServerConfig) byToken(token string) *grant {
 }
 
 // bySubject is the grant of a verified client certificate's subject, nil
-// for none.
-func (c *ServerConfig) bySubject(subject string) *grant {
+// for none: the rules that name the whole subject.
+func (c *ServerConfig) bySubject(subject dn) *grant {
 	g := newGrant()
 	for i := range c.Access {
-		for _, s := range c.Access[i].Subjects {
-			if s == subject {
+		for _, d := range c.Access[i].dns {
+			if d.equal(subject) {
 				g.add(&c.Access[i])
 				break
 			}
@@ -400,43 +408,40 @@ func (s *Server) ReloadConfig() error {
 	return nil
 }
 
-// need is what a request needs: nothing (probes), a plugin, an admin
-// action, or only an identity (any other path: it gets 404 or 405 once
-// the client is known, so that paths cannot be probed without one).
+// need is what a route needs, decided on the request as the router
+// routed it (Server.routes).
 type need struct {
-	open   bool
-	plugin string
-	admin  string
+	kind needKind
+	name string // the plugin (needPlugin) or the admin action (needAdmin)
 }
 
-// needOf maps a request to what it needs, the way the routes match it:
-// a plugin name is the one escaped path segment after /v1/plugins/,
-// unescaped, as http.ServeMux gives it to r.PathValue.
-func needOf(r *http.Request) need {
-	switch r.URL.Path {
-	case "/healthz", "/readyz":
-		return need{open: true}
-	case "/v1/plugins":
-		return need{admin: AdminList}
-	case "/metrics":
-		return need{admin: AdminMetrics}
-	case "/v1/admin/reload":
-		return need{admin: AdminReload}
-	}
-	if rest, ok := strings.CutPrefix(r.URL.EscapedPath(), "/v1/plugins/"); ok && rest != "" && !strings.Contains(rest, "/") {
-		if name, err := url.PathUnescape(rest); err == nil {
-			return need{plugin: name}
-		}
-	}
-	return need{}
-}
+type needKind uint8
+
+const (
+	// needIdentity: any client the rules know. The catch-all route: an
+	// unknown path gets 404 once the client is known, so that paths cannot
+	// be probed without an identity.
+	needIdentity needKind = iota
+	needOpen              // nothing: the probes
+	needPlugin            // a grant of the plugin name
+	needAdmin             // a grant of the admin action name
+)
+
+// needs is what a route needs of a request the mux routed to it.
+type needs func(*http.Request) need
+
+func fixed(n need) needs { return func(*http.Request) need { return n } }
+
+// pluginNeed is the plugin route's need: the plugin it serves, the very
+// value (r.PathValue, unescaped by the mux) that the handler runs.
+func pluginNeed(r *http.Request) need { return need{kind: needPlugin, name: r.PathValue("name")} }
 
 func (g *grant) allows(n need) bool {
-	switch {
-	case n.plugin != "":
-		return g.allPlugins || g.plugins[n.plugin]
-	case n.admin != "":
-		return g.admin[n.admin]
+	switch n.kind {
+	case needPlugin:
+		return g.allPlugins || g.plugins[n.name]
+	case needAdmin:
+		return g.admin[n.name]
 	}
 	return true
 }
@@ -455,14 +460,14 @@ func bearer(r *http.Request) (token string, present bool) {
 	return strings.TrimSpace(tok), true
 }
 
-// subject is the subject of the client certificate the handshake
-// verified ("" without one). Only a verified chain counts: a server that
-// merely requested a certificate (tls.RequestClientCert) proves nothing.
-func subject(r *http.Request) string {
+// clientCert is the client certificate the handshake verified (nil
+// without one). Only a verified chain counts: a server that merely
+// requested a certificate (tls.RequestClientCert) proves nothing.
+func clientCert(r *http.Request) *x509.Certificate {
 	if r.TLS == nil || len(r.TLS.VerifiedChains) == 0 || len(r.TLS.VerifiedChains[0]) == 0 {
-		return ""
+		return nil
 	}
-	return r.TLS.VerifiedChains[0][0].Subject.String()
+	return r.TLS.VerifiedChains[0][0]
 }
 
 // identify finds the grant of r under rules c: its bearer token when it
@@ -487,11 +492,15 @@ func (s *Server) identify(r *http.Request, c *ServerConfig) (*grant, *apiError, 
 		}
 		return nil, &apiError{status: http.StatusUnauthorized, Code: "unauthorized", Message: "the bearer token is not one of the access rules'"}, true
 	}
-	if sub := subject(r); sub != "" {
+	if cert := clientCert(r); cert != nil {
+		sub, name, err := certDN(cert)
+		if err != nil { // x509 parsed it: cannot happen
+			return nil, &apiError{status: http.StatusUnauthorized, Code: "unauthorized", Message: "the client certificate's subject cannot be read: " + err.Error()}, false
+		}
 		if g := c.bySubject(sub); g != nil {
 			return g, nil, false
 		}
-		return nil, &apiError{status: http.StatusUnauthorized, Code: "unauthorized", Message: fmt.Sprintf("the client certificate's subject %q is not one of the access rules'", sub)}, false
+		return nil, &apiError{status: http.StatusUnauthorized, Code: "unauthorized", Message: fmt.Sprintf("the client certificate's subject %q is not one of the access rules'", name)}, false
 	}
 	return nil, &apiError{status: http.StatusUnauthorized, Code: "unauthorized", Message: "want Authorization: Bearer <token>"}, false
 }
@@ -514,15 +523,24 @@ func (s *Server) reloadAllowed(r *http.Request) bool {
 	return s.adminToken(tok)
 }
 
-// authorize enforces mutual TLS (a verified client certificate) and the
-// access rules, if there are any, on every request but the probes: 401 (WWW-Authenticate: Bearer) without an
-// identity the rules know, 403 for a plugin or admin action its rules do
-// not grant. Refused plugin requests are counted in the request metrics
+// authorize puts route h behind mutual TLS (a verified client
+// certificate) and the access rules, if there are any, for what it needs
+// (n), on every route but the probes: 401 (WWW-Authenticate: Bearer)
+// without an identity the rules know, 403 for a plugin or admin action its
+// rules do not grant. The decision is made inside the route the mux
+// chose, on the values it handed the route (r.PathValue), so that every
+// spelling of a path that reaches a handler is decided as that handler
+// reads it. Refused plugin requests are counted in the request metrics
 // with an empty plugin label (names in URLs are anyone's); every refusal
 // is logged. The request's logger gets the client's rule names (client).
-func (s *Server) authorize(h http.Handler) http.Handler {
+func (s *Server) authorize(n needs, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.tls != nil && s.tls.requireClient && !needOf(r).open && (r.TLS == nil || len(r.TLS.VerifiedChains) == 0) {
+		nd := n(r)
+		if nd.kind == needOpen {
+			h.ServeHTTP(w, r)
+			return
+		}
+		if s.tls != nil && s.tls.requireClient && (r.TLS == nil || len(r.TLS.VerifiedChains) == 0) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="aclwasm"`)
 			writeErr(w, r, &apiError{status: http.StatusUnauthorized, Code: "unauthorized", Message: "mutual TLS: a client certificate the server's client CA signed is required"})
 			s.logFor(r).Info("access refused", "status", http.StatusUnauthorized, "code", "unauthorized", "error", "no client certificate", "path", r.URL.Path, "remote", r.RemoteAddr)
@@ -533,20 +551,15 @@ func (s *Server) authorize(h http.Handler) http.Handler {
 			h.ServeHTTP(w, r)
 			return
 		}
-		n := needOf(r)
-		if n.open {
-			h.ServeHTTP(w, r)
-			return
-		}
 		start := time.Now()
 		g, fail, withToken := s.identify(r, c)
-		if fail == nil && !g.allows(n) {
+		if fail == nil && !g.allows(nd) {
 			fail = &apiError{status: http.StatusForbidden, Code: "forbidden"}
-			if n.plugin != "" {
-				fail.Plugin = n.plugin
-				fail.Message = fmt.Sprintf("client %s may not call plugin %q", g.who(), n.plugin)
+			if nd.kind == needPlugin {
+				fail.Plugin = nd.name
+				fail.Message = fmt.Sprintf("client %s may not call plugin %q", g.who(), nd.name)
 			} else {
-				fail.Message = fmt.Sprintf("client %s may not take the admin action %q", g.who(), n.admin)
+				fail.Message = fmt.Sprintf("client %s may not take the admin action %q", g.who(), nd.name)
 			}
 		}
 		log := s.logFor(r)
@@ -559,7 +572,7 @@ func (s *Server) authorize(h http.Handler) http.Handler {
 				w.Header().Set("WWW-Authenticate", v)
 			}
 			writeErr(w, r, fail)
-			if n.plugin != "" {
+			if nd.kind == needPlugin {
 				s.metrics.observe("", fail.status, fail.Code, time.Since(start))
 			}
 			attrs := []any{"status", fail.status, "code", fail.Code, "error", fail.Message, "path", r.URL.Path, "remote", r.RemoteAddr}

@@ -58,24 +58,32 @@ access:
 
 	g := c.byToken("token-a")
 	require.Equal(t, "team-a", g.who())
-	require.True(t, g.allows(need{plugin: "echo"}))
-	require.False(t, g.allows(need{plugin: "exit3"}))
-	require.False(t, g.allows(need{admin: AdminList}))
+	require.True(t, g.allows(need{kind: needPlugin, name: "echo"}))
+	require.False(t, g.allows(need{kind: needPlugin, name: "exit3"}))
+	require.False(t, g.allows(need{kind: needAdmin, name: AdminList}))
 
 	g = c.byToken("token-shared") // in team-a and (as upper-case hex) in ops
 	require.Equal(t, "team-a+ops", g.who())
-	require.True(t, g.allows(need{plugin: "upper"}))
-	require.False(t, g.allows(need{plugin: "exit3"}))
+	require.True(t, g.allows(need{kind: needPlugin, name: "upper"}))
+	require.False(t, g.allows(need{kind: needPlugin, name: "exit3"}))
 	for _, a := range []string{AdminReload, AdminList, AdminMetrics} {
-		require.True(t, g.allows(need{admin: a}), a)
+		require.True(t, g.allows(need{kind: needAdmin, name: a}), a)
 	}
 
-	g = c.bySubject("CN=client-b,O=example")
+	g = c.bySubject(mustDN(t, "CN=client-b,O=example"))
 	require.Equal(t, "lister", g.who())
-	require.True(t, g.allows(need{admin: AdminMetrics}))
-	require.False(t, g.allows(need{admin: AdminReload}))
-	require.Nil(t, c.bySubject("CN=client-b"), "subjects match whole")
+	require.True(t, g.allows(need{kind: needAdmin, name: AdminMetrics}))
+	require.False(t, g.allows(need{kind: needAdmin, name: AdminReload}))
+	require.Nil(t, c.bySubject(mustDN(t, "CN=client-b")), "subjects match whole")
 	require.Nil(t, c.byToken(""))
+}
+
+// mustDN is subject s, parsed as a rule's.
+func mustDN(t testing.TB, s string) dn {
+	t.Helper()
+	d, err := parseDN(s)
+	require.NoError(t, err, s)
+	return d
 }
 
 // TestServerConfigStrict: every kind of mistake is an error naming the
@@ -338,6 +346,7 @@ func TestAccessClientCertificates(t *testing.T) {
 		{"no rule names the subject", z, "/v1/plugins/echo", "", 401, `the client certificate's subject "CN=client-z,O=example" is not one of the access rules'`},
 		{"a token over the subject", z, "/v1/plugins/upper", tokenAll, 200, ""},
 		{"a wrong token over a good subject", a, "/v1/plugins/echo", "wrong", 401, "the bearer token is not one of the access rules'"},
+		{"an escaped route", a, "/v1/plugin%73/upper", "", 403, `client team-a may not call plugin "upper"`},
 		{"probes", z, "/readyz", "", 200, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -352,4 +361,86 @@ func TestAccessClientCertificates(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAccessSpellings: a request is decided on the route and the plugin
+// the router serves, however its path is spelled: an escaped letter in
+// the route's fixed segments or in the name, case, dot segments, double
+// and escaped slashes. team-a (echo only) is refused upper in every
+// spelling that reaches it, and all (every plugin) is served there, so
+// that the refusal is no accident of the spelling; a spelling that
+// reaches no route is 404 for both.
+func TestAccessSpellings(t *testing.T) {
+	dir := plugins(t, map[string][]byte{"echo": wat2wasm(t, "echo", ""), "upper": wat2wasm(t, "upper", "")}, nil)
+	f := start(t, Config{Dir: dir, ConfigFile: rulesFile(t, accessRules(""))})
+
+	const upper, nowhere = "upper", ""
+	for _, tc := range []struct{ path, reaches string }{
+		{"/v1/plugins/upper", upper},
+		{"/v1/plugin%73/upper", upper},
+		{"/v%31/plugins/upper", upper},
+		{"/%761/plugins/upper", upper},
+		{"/v1/plugins/%75pper", upper},
+		{"/v1/plugins/upp%65r", upper},
+		{"/%76%31/%70%6c%75%67%69%6e%73/%75%70%70%65%72", upper},
+		{"/v1/plugin%73/%55pper", "Upper"}, // %55 is U: another name
+		{"/v1/plugins/UPPER", "UPPER"},
+		{"/V1/plugins/upper", nowhere},
+		{"/v1/Plugins/upper", nowhere},
+		{"/v1/plugin%53/upper", nowhere}, // %53 is S
+		{"/v1//plugins/upper", nowhere},
+		{"//v1/plugins/upper", nowhere},
+		{"/v1/plugins//upper", nowhere},
+		{"/v1/plugins/upper/", nowhere},
+		{"/v1/plugins/./upper", nowhere},
+		{"/v1/plugins/echo/../upper", nowhere},
+		{"/v1/plugins/echo/%2e%2e/upper", nowhere},
+		{"/v1/plugins/%2e%2e/plugins/upper", nowhere},
+		{"/v1/plugins/echo%2F..%2Fupper", nowhere},
+		{"/v1/plugins/echo%2fupper", nowhere},
+		{"/v1%2Fplugins/upper", nowhere},
+		{"/v1/plugins/upper%00", "upper\x00"},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			a := f.do("POST", tc.path, tokenA, []byte("x"))
+			all := f.do("POST", tc.path, tokenAll, []byte("x"))
+			switch tc.reaches {
+			case nowhere:
+				require.Equal(t, 404, a.status, "%v", a)
+				require.Equal(t, 404, all.status, "%v", all)
+				require.Empty(t, a.header.Get("X-Aclwasm-Plugin-Version"))
+			case upper:
+				require.Equal(t, 403, a.status, "team-a reached upper: %v", a)
+				require.Equal(t, "upper", a.err(t).Plugin)
+				require.Equal(t, 200, all.status, "%v", all)
+				require.Equal(t, "X", string(all.body))
+			default: // a plugin that does not exist, named as the route reads it
+				require.Equal(t, 403, a.status, "%v", a)
+				require.Equal(t, tc.reaches, a.err(t).Plugin)
+				require.Equal(t, 404, all.status, "%v", all)
+				require.Equal(t, fmt.Sprintf("no plugin %q", tc.reaches), all.err(t).Message)
+			}
+		})
+	}
+
+	// The admin routes and the probes, spelled otherwise.
+	for _, tc := range []struct {
+		method, path, action string
+	}{
+		{"GET", "/v1/plugin%73", AdminList},
+		{"GET", "/%761/plugins", AdminList},
+		{"GET", "/metric%73", AdminMetrics},
+		{"POST", "/v1/admin/reloa%64", AdminReload},
+		{"POST", "/v1/%61dmin/reload", AdminReload},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			r := f.do(tc.method, tc.path, tokenA, nil)
+			require.Equal(t, 403, r.status, "%v", r)
+			require.Equal(t, fmt.Sprintf("client team-a may not take the admin action %q", tc.action), r.err(t).Message)
+			require.Equal(t, 401, f.do(tc.method, tc.path, "", nil).status)
+			require.Equal(t, 200, f.do(tc.method, tc.path, tokenOps, nil).status)
+		})
+	}
+	require.Equal(t, 200, f.do("GET", "/health%7a", "", nil).status, "a probe in any spelling is a probe")
+	require.Equal(t, 200, f.do("GET", "/%72eadyz", "", nil).status)
 }

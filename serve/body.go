@@ -18,6 +18,28 @@ import (
 // answer, too short for a trickling body to hold the server.
 const refusedBodyGrace = 250 * time.Millisecond
 
+// drainMax bounds the bytes of an HTTP/2 request's unread body that the
+// server reads to discard them (drain).
+const drainMax = 4 << 20
+
+// drain ends an HTTP/2 answer given before its request's body was read:
+// the answer is flushed whole, then the rest of the body is read and
+// dropped, for refusedBodyGrace and drainMax bytes at most, so that a
+// client that sends its body while the answer arrives sees its stream end
+// cleanly. Past those bounds net/http resets the stream (RST_STREAM
+// NO_ERROR after the answer, RFC 9113 8.1), which is correct, but which
+// some clients read as a failed transfer while they still send (curl
+// 7.88 over h2c: "(92) Stream error in the HTTP/2 framing layer"). The
+// connection and its other streams go on either way.
+func drain(w http.ResponseWriter, tb *trackedBody) {
+	rc := http.NewResponseController(w)
+	if rc.Flush() != nil {
+		return
+	}
+	_ = rc.SetReadDeadline(time.Now().Add(refusedBodyGrace))
+	_, _ = io.CopyN(io.Discard, tb, drainMax)
+}
+
 // trackedBody is a request body that knows whether it was read to its end,
 // so that an answer given before then closes the connection instead of
 // letting net/http drain the rest (up to 256 KiB, for as long as the read
@@ -44,10 +66,13 @@ func unread(r *http.Request) bool {
 }
 
 // guard wraps every endpoint. A path not in canonical form gets 404 (not
-// the mux's redirect). An answer to a request whose body was not
-// read (a refusal, or an endpoint that takes no body) is sent with
-// "Connection: close" (writeJSON sets it), and once the handler returns the
-// server stops reading that body after refusedBodyGrace.
+// the mux's redirect), as does one with an escaped slash (%2F), whose
+// decoded and escaped forms have different segments. Over HTTP/1, an
+// answer to a request whose body was not read (a refusal, or an endpoint
+// that takes no body) is sent with "Connection: close" (writeJSON sets
+// it), and once the handler returns the server stops reading that body
+// after refusedBodyGrace. Over HTTP/2 the connection stays: the answer is
+// flushed and the rest of the body drained, within bounds (drain).
 func guard(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var tb *trackedBody
@@ -60,7 +85,7 @@ func guard(h http.Handler) http.Handler {
 			orig := r.Body
 			defer func() { r.Body = orig }()
 			r.Body = tb
-			if r.Method != http.MethodPost { // no endpoint reads a body but POST ones
+			if r.Method != http.MethodPost && r.ProtoMajor == 1 { // no endpoint reads a body but POST ones
 				w.Header().Set("Connection", "close")
 			}
 		}
@@ -68,13 +93,22 @@ func guard(h http.Handler) http.Handler {
 			// http.ServeMux would redirect (or answer 400 to "*") with no
 			// JSON body: a path that is not in canonical form names nothing.
 			writeErr(w, r, &apiError{status: http.StatusNotFound, Code: "not_found", Message: fmt.Sprintf("no endpoint %q: paths are absolute and clean", p)})
+		} else if e := r.URL.EscapedPath(); strings.Count(e, "/") != strings.Count(p, "/") {
+			// An escaped slash: the mux routes /v1/plugins/a%2Fb to plugin
+			// "a/b", while the decoded path has one segment more. Such a
+			// path is read two ways; no name has a slash: it names nothing.
+			writeErr(w, r, &apiError{status: http.StatusNotFound, Code: "not_found", Message: fmt.Sprintf("no endpoint %q: a path has no escaped slash (%%2F)", e)})
 		} else {
 			h.ServeHTTP(w, r)
 		}
-		if tb != nil && !tb.done {
+		switch {
+		case tb == nil || tb.done:
+		case r.ProtoMajor == 1:
 			// Not supported under a ResponseWriter other than net/http's
 			// (a test's recorder): there is no connection to hold then.
 			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(refusedBodyGrace))
+		default:
+			drain(w, tb)
 		}
 	})
 }

@@ -58,7 +58,7 @@ func TestServingDocAccess(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "team-a", c.byToken("s3cret").who())
 	require.Equal(t, "ops", c.byToken("token-a").who())
-	require.Equal(t, "team-a", c.bySubject("CN=client-a,O=example").who())
+	require.Equal(t, "team-a", c.bySubject(mustDN(t, "CN=client-a,O=example")).who())
 
 	dir := plugins(t, map[string][]byte{"echo": wat2wasm(t, "echo", ""), "upper": wat2wasm(t, "upper", "")}, nil)
 	path := filepath.Join(t.TempDir(), "serve.yaml")

@@ -15,15 +15,18 @@
 //	                          with Config.AdminToken, as "Authorization: Bearer TOKEN", or
 //	                          for a client the access rules grant "reload"
 //
-// With Config.TLS, Serve answers over TLS (TLS 1.2 at least), with mutual
-// TLS when it has a client CA, reloading its certificate when the files
-// change (TLSConfig). With access rules (Config.ConfigFile, ServerConfig)
-// every request but /healthz and /readyz needs an identity, a bearer
-// token (Authorization: Bearer TOKEN; the rules keep its SHA-256 only) or
-// a verified client certificate's subject, and a rule that grants the
-// plugin, or the admin action: "list" for GET /v1/plugins, "metrics" for
-// /metrics, "reload" for the admin reload. Without rules every endpoint
-// is open, as before (the CLI then serves on loopback addresses only).
+// Serve speaks HTTP/1.1 and HTTP/2: h2 over TLS, h2c (prior knowledge)
+// without. With Config.TLS, Serve answers over TLS (TLS 1.2 at least),
+// with mutual TLS when it has a client CA, reloading its certificate when
+// the files change (TLSConfig). With access rules (Config.ConfigFile,
+// ServerConfig) every request but /healthz and /readyz needs an identity,
+// a bearer token (Authorization: Bearer TOKEN; the rules keep its SHA-256
+// only) or a verified client certificate's whole subject, and a rule that
+// grants the plugin, or the admin action: "list" for GET /v1/plugins,
+// "metrics" for /metrics, "reload" for the admin reload, decided on the
+// endpoint and plugin name the request is routed to (its path decoded).
+// Without rules every endpoint is open, as before (the CLI then serves on
+// loopback addresses only).
 //
 // Each plugin runs under the server's default policy, overridden by an
 // optional manifest NAME.yaml next to NAME.wasm: the file of aclwasm run
@@ -81,10 +84,12 @@
 // A request is refused before its body is read whenever that can be
 // known from its headers (the plugin, a Content-Length over MaxBody, the
 // plugin's concurrency limit, the server's MaxBuffered budget of body
-// bytes); a refusal given before the body was read closes the connection
-// ("Connection: close") instead of reading the rest, so that a slow body
-// cannot hold the server. Answers name plugins and reasons, never the
-// server's plugin directory (the log has full paths).
+// bytes); over HTTP/1 a refusal given before the body was read closes the
+// connection ("Connection: close") instead of reading the rest, so that a
+// slow body cannot hold the server; over HTTP/2 it ends the request's
+// stream only, after the whole answer and a bounded drain of the body.
+// Answers name plugins and reasons, never the server's plugin directory
+// (the log has full paths).
 //
 // Every response carries X-Request-Id: the request's own when it is sane
 // (at most 128 printable ASCII characters), else a new one; every log
@@ -425,12 +430,23 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // Serve accepts connections on ln until Shutdown; it returns nil after
 // Shutdown, or the error that stopped it.
 func (s *Server) Serve(ln net.Listener) error {
+	// HTTP/1.1, and HTTP/2: negotiated over TLS (h2), or in clear text
+	// with prior knowledge (h2c; no Upgrade), for proxies and meshes that
+	// speak it to their backends.
+	protocols := new(http.Protocols)
+	protocols.SetHTTP1(true)
+	if s.tls != nil {
+		protocols.SetHTTP2(true)
+	} else {
+		protocols.SetUnencryptedHTTP2(true)
+	}
 	hs := &http.Server{
 		Handler:           s.handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       time.Minute,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		Protocols:         protocols,
 	}
 	s.secure(hs)
 	s.httpMu.Lock()
@@ -537,24 +553,33 @@ func (s *Server) Shutdown(ctx context.Context) error {
 // retired version stays open while requests hold it).
 func (s *Server) OpenPlugins() int { return int(s.open.Load()) }
 
+// routes is the server's handler. Every route is behind the access check
+// of what it needs (authorize), made on the request as the mux routed it:
+// the mux matches the path decoded segment by segment, so that
+// /v1/plugin%73/echo is the plugin route, and its plugin is the name the
+// route runs. guard, in front, refuses the paths whose decoded and escaped
+// forms disagree on their segments before any route sees them.
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("/v1/plugins/{name}", s.invoke)
-	mux.HandleFunc("/v1/plugins", s.get(s.list))
-	mux.HandleFunc("/healthz", s.get(func(w http.ResponseWriter, r *http.Request) {
+	handle := func(pattern string, n needs, h http.HandlerFunc) { mux.Handle(pattern, s.authorize(n, h)) }
+	open := fixed(need{kind: needOpen})
+	handle("/v1/plugins/{name}", pluginNeed, s.invoke)
+	handle("/v1/plugins", fixed(need{kind: needAdmin, name: AdminList}), s.get(s.list))
+	handle("/healthz", open, s.get(func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, r, http.StatusOK, map[string]string{"status": "ok"})
 	}))
-	mux.HandleFunc("/readyz", s.get(s.ready))
+	handle("/readyz", open, s.get(s.ready))
 	if s.cfg.Gatherer != nil {
-		mux.Handle("/metrics", promhttp.HandlerFor(s.cfg.Gatherer, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelError)}))
+		metrics := promhttp.HandlerFor(s.cfg.Gatherer, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelError)})
+		handle("/metrics", fixed(need{kind: needAdmin, name: AdminMetrics}), metrics.ServeHTTP)
 	}
 	if s.cfg.AdminToken != "" || s.cfg.ConfigFile != "" {
-		mux.HandleFunc("/v1/admin/reload", s.reload)
+		handle("/v1/admin/reload", fixed(need{kind: needAdmin, name: AdminReload}), s.reload)
 	}
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+	handle("/", fixed(need{kind: needIdentity}), func(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, r, &apiError{status: http.StatusNotFound, Code: "not_found", Message: "no endpoint " + r.URL.Path})
 	})
-	return s.withRequestID(guard(s.authorize(mux)))
+	return s.withRequestID(guard(mux))
 }
 
 // get allows GET and HEAD only.
@@ -876,10 +901,15 @@ func writeErr(w http.ResponseWriter, r *http.Request, e *apiError) int {
 	return e.status
 }
 
-// writeJSON answers r with v. An answer given before r's body was read to
-// its end closes the connection (guard): the rest of the body is not read.
+// writeJSON answers r with v. An HTTP/1 answer given before r's body was
+// read to its end closes the connection (guard): the rest of the body is
+// not read. Over HTTP/2 only the stream ends (guard drains the body within
+// bounds; net/http resets the stream past them): "Connection: close"
+// there would make net/http end the whole connection (GOAWAY, then
+// close), every other stream of the client's with it, and cut off answers
+// still on their way (curl: "(18) Transferred a partial file").
 func writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
-	if unread(r) {
+	if unread(r) && r.ProtoMajor == 1 {
 		w.Header().Set("Connection", "close")
 	}
 	b, err := json.Marshal(v)

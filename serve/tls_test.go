@@ -9,8 +9,10 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/asn1"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"io"
 	"math/big"
 	"net"
@@ -77,6 +79,26 @@ func (ca *testCA) issue(t testing.TB, subject pkix.Name, server bool, notBefore,
 	if server {
 		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
 		tmpl.IPAddresses = []net.IP{net.IPv4(127, 0, 0, 1)}
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
+	require.NoError(t, err)
+	kder, err := x509.MarshalECPrivateKey(key)
+	require.NoError(t, err)
+	l := leaf{certPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		keyPEM: pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), serial: tmpl.SerialNumber}
+	l.tls, err = tls.X509KeyPair(l.certPEM, l.keyPEM)
+	require.NoError(t, err)
+	return l
+}
+
+// issueRaw is a client certificate whose subject is the DER subject,
+// as given (pkix.Name cannot write two CNs or a multi-valued RDN).
+func (ca *testCA) issueRaw(t testing.TB, subject []byte) leaf {
+	t.Helper()
+	key := newKey(t)
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(serial.Add(1)), RawSubject: subject, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
 	require.NoError(t, err)
@@ -409,6 +431,147 @@ func TestTLSConfigErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := tc.tls
 			require.ErrorContains(t, newFails(t, Config{Dir: dir, TLS: &cfg}), tc.want)
+		})
+	}
+}
+
+// rdns is a subject as RDNs in RFC 4514's order (the most specific
+// first), each RDN a list of type, value pairs: CN, O, OU by name, or a
+// dotted OID.
+func rdns(t testing.TB, rs ...[]string) []byte {
+	t.Helper()
+	oids := map[string]asn1.ObjectIdentifier{"CN": {2, 5, 4, 3}, "O": {2, 5, 4, 10}, "OU": {2, 5, 4, 11}}
+	var seq pkix.RDNSequence
+	for _, r := range rs {
+		var set pkix.RelativeDistinguishedNameSET
+		for i := 0; i+1 < len(r); i += 2 {
+			var v any = r[i+1]
+			if r[i] == "serial-int" { // a value that is no string
+				set = append(set, pkix.AttributeTypeAndValue{Type: asn1.ObjectIdentifier{2, 5, 4, 5}, Value: 7})
+				continue
+			}
+			set = append(set, pkix.AttributeTypeAndValue{Type: oids[r[i]], Value: v})
+		}
+		seq = append(pkix.RDNSequence{set}, seq...) // DER: the most general first
+	}
+	der, err := asn1.Marshal(seq)
+	require.NoError(t, err)
+	return der
+}
+
+// TestSubjectMatch: a rule's subject matches a certificate's whole
+// subject: every RDN, in order, each with all its attributes (a set);
+// types by name or OID in any case, values exactly, escapes decoded.
+func TestSubjectMatch(t *testing.T) {
+	ops := rdns(t, []string{"CN", "ops"}, []string{"O", "example"})
+	for _, tc := range []struct {
+		name    string
+		subject []byte
+		rule    string
+		match   bool
+	}{
+		{"same", ops, "CN=ops,O=example", true},
+		{"spaces around separators", ops, " CN = ops , O = example ", true},
+		{"types in lower case", ops, "cn=ops,o=example", true},
+		{"types as OIDs", ops, "2.5.4.3=ops,2.5.4.10=example", true},
+		{"values are case-sensitive", ops, "CN=OPS,O=example", false},
+		{"an RDN less", ops, "CN=ops", false},
+		{"an RDN more", ops, "CN=ops,OU=x,O=example", false},
+		{"order", ops, "O=example,CN=ops", false},
+		{"order of the certificate", rdns(t, []string{"O", "example"}, []string{"CN", "ops"}), "CN=ops,O=example", false},
+		{"two CNs, the rule names the last", rdns(t, []string{"CN", "mallory"}, []string{"CN", "ops"}, []string{"O", "example"}), "CN=ops,O=example", false},
+		{"two CNs, the rule names the first", rdns(t, []string{"CN", "mallory"}, []string{"CN", "ops"}, []string{"O", "example"}), "CN=mallory,O=example", false},
+		{"two CNs, the other order", rdns(t, []string{"CN", "ops"}, []string{"CN", "mallory"}, []string{"O", "example"}), "CN=ops,O=example", false},
+		{"two CNs named both", rdns(t, []string{"CN", "mallory"}, []string{"CN", "ops"}, []string{"O", "example"}), "CN=mallory,CN=ops,O=example", true},
+		{"two CNs named both, swapped", rdns(t, []string{"CN", "mallory"}, []string{"CN", "ops"}, []string{"O", "example"}), "CN=ops,CN=mallory,O=example", false},
+		{"two CNs in one RDN", rdns(t, []string{"CN", "mallory", "CN", "ops"}, []string{"O", "example"}), "CN=ops,O=example", false},
+		{"two CNs in one RDN named both", rdns(t, []string{"CN", "mallory", "CN", "ops"}, []string{"O", "example"}), "CN=ops+CN=mallory,O=example", true},
+		{"multi-valued RDN against two", rdns(t, []string{"CN", "ops", "O", "example"}), "CN=ops,O=example", false},
+		{"multi-valued RDN", rdns(t, []string{"CN", "ops", "O", "example"}), "CN=ops+O=example", true},
+		{"multi-valued RDN, any order", rdns(t, []string{"CN", "ops", "O", "example"}), "O=example+CN=ops", true},
+		{"multi-valued RDN, an attribute less", rdns(t, []string{"CN", "ops", "OU", "x"}, []string{"O", "example"}), "CN=ops,O=example", false},
+		{"two RDNs against multi-valued", ops, "CN=ops+O=example", false},
+		{"an escaped comma", rdns(t, []string{"CN", "ops,O=example"}, []string{"O", "evil"}), "CN=ops,O=example", false},
+		{"an escaped comma named", rdns(t, []string{"CN", "ops,O=example"}, []string{"O", "evil"}), `CN=ops\,O=example,O=evil`, true},
+		{"an escaped comma in hex", rdns(t, []string{"CN", "ops,O=example"}, []string{"O", "evil"}), `CN=ops\2cO=example,O=evil`, true},
+		{"an escaped plus", rdns(t, []string{"CN", "a+b"}, []string{"O", "example"}), `CN=a\+b,O=example`, true},
+		{"a plus is no escaped plus", rdns(t, []string{"CN", "a+b"}, []string{"O", "example"}), `CN=a+CN=b,O=example`, false},
+		{"an escaped leading space", rdns(t, []string{"CN", " ops"}, []string{"O", "example"}), `CN=\ ops,O=example`, true},
+		{"a leading space is dropped", rdns(t, []string{"CN", " ops"}, []string{"O", "example"}), `CN= ops,O=example`, false},
+		{"an escaped trailing space", rdns(t, []string{"CN", "ops "}, []string{"O", "example"}), `CN=ops\ ,O=example`, true},
+		{"a value of UTF-8 in hex", rdns(t, []string{"CN", "é"}, []string{"O", "example"}), `CN=\c3\a9,O=example`, true},
+		{"an equals sign unescaped", rdns(t, []string{"CN", "a=b"}, []string{"O", "example"}), `CN=a=b,O=example`, true},
+		{"a value that is no string", rdns(t, []string{"CN", "ops", "serial-int", ""}, []string{"O", "example"}), "CN=ops+SERIALNUMBER=7,O=example", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sub, _, err := certDN(&x509.Certificate{RawSubject: tc.subject})
+			require.NoError(t, err)
+			rule, err := parseDN(tc.rule)
+			require.NoError(t, err, tc.rule)
+			require.Equal(t, tc.match, rule.equal(sub))
+		})
+	}
+
+	for rule, want := range map[string]string{
+		"":                 "at 1: want TYPE=VALUE",
+		"CN=ops,":          "at 8: want TYPE=VALUE",
+		"CN=ops+":          "at 8: want TYPE=VALUE",
+		"=ops":             `at 1: unknown attribute type ""`,
+		"XX=ops":           `at 1: unknown attribute type "XX"`,
+		"2.05.4.3=ops":     `unknown attribute type "2.05.4.3"`,
+		"7=ops":            `unknown attribute type "7"`,
+		"CN=":              "at 4: an empty value",
+		"CN=ops,O=":        "at 10: an empty value",
+		"CN=#0403616263":   "at 4: a #hex value: write the value as a string",
+		"CN=a;b":           `at 5: ';' unescaped in a value (write \;)`,
+		"CN=ops;O=example": `at 7: ';' unescaped`,
+		`CN=a"b`:           `'"' unescaped`,
+		`CN=a\`:            `at 5: a \ ends the name`,
+		`CN=a\q`:           `at 5: \q: escape only`,
+		`CN=\ff`:           "the value is no UTF-8",
+	} {
+		_, err := parseDN(rule)
+		require.ErrorContains(t, err, want, "%q", rule)
+	}
+}
+
+// TestAccessSubjectsWhole: over mutual TLS, a certificate with two CNs
+// (CN=mallory,CN=ops,O=example) is granted neither the rule of
+// CN=ops,O=example nor that of CN=mallory,O=example, in either order of
+// its CNs, and its 401 names its whole subject; a certificate whose
+// subject is one RDN of CN and O matches neither.
+func TestAccessSubjectsWhole(t *testing.T) {
+	p := newPKI(t)
+	dir := plugins(t, map[string][]byte{"echo": wat2wasm(t, "echo", ""), "upper": wat2wasm(t, "upper", "")}, nil)
+	f := startTLS(t, Config{Dir: dir, ConfigFile: rulesFile(t, `access:
+  - {name: ops, subjects: ["CN=ops,O=example"], plugins: [upper]}
+  - {name: mallory, subjects: ["CN=mallory,O=example"], plugins: [echo]}
+`), TLS: &TLSConfig{CertFile: p.certFile, KeyFile: p.keyFile, ClientCAFile: p.caFile}})
+	cert := func(subject []byte) *http.Client {
+		l := p.ca.issueRaw(t, subject)
+		return tlsClient(t, p.serverPool, &l.tls, false)
+	}
+	r, _, err := call(cert(rdns(t, []string{"CN", "ops"}, []string{"O", "example"})), "POST", f.url+"/v1/plugins/upper", "", []byte("x"))
+	require.NoError(t, err)
+	require.Equal(t, 200, r.status, "the rule's own subject: %v", r)
+
+	for _, tc := range []struct {
+		subject []byte
+		name    string
+	}{
+		{rdns(t, []string{"CN", "mallory"}, []string{"CN", "ops"}, []string{"O", "example"}), "CN=mallory,CN=ops,O=example"},
+		{rdns(t, []string{"CN", "ops"}, []string{"CN", "mallory"}, []string{"O", "example"}), "CN=ops,CN=mallory,O=example"},
+		{rdns(t, []string{"CN", "ops", "O", "example"}), "CN=ops+O=example"},
+		{rdns(t, []string{"O", "example"}, []string{"CN", "ops"}), "O=example,CN=ops"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := cert(tc.subject)
+			for _, plugin := range []string{"upper", "echo"} {
+				r, _, err := call(c, "POST", f.url+"/v1/plugins/"+plugin, "", []byte("x"))
+				require.NoError(t, err)
+				require.Equal(t, 401, r.status, "%s: %v", plugin, r)
+				require.Equal(t, fmt.Sprintf("the client certificate's subject %q is not one of the access rules'", tc.name), r.err(t).Message)
+			}
 		})
 	}
 }
