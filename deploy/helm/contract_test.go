@@ -28,6 +28,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/aclwasm/aclwasm/deploy/image"
 	"github.com/aclwasm/aclwasm/deploy/internal/podtest"
 )
 
@@ -41,7 +42,9 @@ import (
 // plugin list must show every plugin of the ConfigMap with its manifest
 // accepted by the server, one plugin call must go through the backend,
 // Prometheus must scrape /metrics as the ServiceMonitor says, and
-// SIGTERM must end the server cleanly.
+// SIGTERM must end the server cleanly. registry.example.com, where the
+// values' OCI plugins come from, is a registry of the test's behind an
+// HTTPS proxy (fakeRegistry) holding the plugin under each source.
 
 // repoRoot is the main module's root, from this package's directory.
 const repoRoot = "../.."
@@ -113,6 +116,9 @@ func (p *pki) issue(t testing.TB, serial int64, cn string, server bool) ([]byte,
 		tmpl.IPAddresses = []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback}
 		// The Service's name, as a cert-manager Certificate of the docs has it.
 		tmpl.DNSNames = []string{"localhost", release + "-aclwasm." + namespace + ".svc"}
+		if strings.Contains(cn, ".") { // a host name: the registry's
+			tmpl.DNSNames = append(tmpl.DNSNames, cn)
+		}
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, p.ca, &key.PublicKey, p.caKey)
 	require.NoError(t, err)
@@ -126,6 +132,7 @@ func (p *pki) issue(t testing.TB, serial int64, cn string, server bool) ([]byte,
 var contractEnv struct {
 	once    sync.Once
 	dir     string // removed by TestMain
+	cli     string
 	img     podtest.Image
 	standIn string
 	plugin  []byte
@@ -137,10 +144,19 @@ func sharedEnv(t *testing.T) {
 	contractEnv.once.Do(func() {
 		bin, err := podtest.BuildCLI(repoRoot, contractEnv.dir)
 		require.NoError(t, err)
+		contractEnv.cli = bin
 		contractEnv.img = podtest.BuildImage(t, bin, filepath.Join(contractEnv.dir, "rootfs"))
 		contractEnv.standIn = podtest.StandIn(t, repoRoot, contractEnv.dir)
 		contractEnv.plugin = podtest.Plugin(t)
-		contractEnv.pki = newPKI(t)
+		p := newPKI(t)
+		// The image's CA bundle trusts the test's CA, as it trusts the
+		// public CA of a real registry.example.com.
+		bundle, err := os.OpenFile(filepath.Join(contractEnv.img.Root, image.CACertsPath), os.O_APPEND|os.O_WRONLY, 0)
+		require.NoError(t, err)
+		_, err = bundle.Write(p.caPEM)
+		require.NoError(t, err)
+		require.NoError(t, bundle.Close())
+		contractEnv.pki = p
 	})
 	require.NotNil(t, contractEnv.pki, "the shared contract environment failed to build (see the first test)")
 }
@@ -341,8 +357,12 @@ func contractRun(t *testing.T, vals map[string]any) {
 	c := container(t, o)
 	secrets := existingSecrets(p)
 	dir := t.TempDir()
+	reg := newFakeRegistry(t, p)
+	reg.push(t, vals)
+	// The cluster's route to registry.example.com.
+	env := append(environment(t, o, secrets, c), "HTTPS_PROXY="+reg.proxy.URL)
 	srv := podtest.Start(t, contractEnv.img, podtest.Container{
-		Command: c.Command, Args: c.Args, Env: environment(t, o, secrets, c), Mounts: volumes(t, o, dir, secrets),
+		Command: c.Command, Args: c.Args, Env: env, Mounts: volumes(t, o, dir, secrets),
 	})
 	tlsOn := lookup(vals, "tls", "enabled") == true
 	scheme := "http"
@@ -382,15 +402,15 @@ func contractRun(t *testing.T, vals map[string]any) {
 	require.Equal(t, http.StatusOK, status, "%s\n%s", body, srv.Logs())
 	require.Equal(t, podtest.UpperOut, body)
 
-	// Every plugin of the ConfigMap is listed; each manifest the server
-	// decoded (an OCI plugin's source included) and, but for a plugin
-	// whose registry is not reachable from here, loaded.
+	// Every plugin of the ConfigMap is listed and loaded: each manifest
+	// the server decoded, an OCI plugin's pulled from the registry with
+	// the values' manifest fields.
 	status, body = podtest.Do(t, client, http.MethodGet, base+"/v1/plugins", token, "")
 	require.Equal(t, http.StatusOK, status, body)
 	var list struct {
 		Plugins []struct {
-			Name, State, Source string
-			Error               *struct{ Code, Message string }
+			Name, State, Source, Timeout string
+			Error                        *struct{ Code, Message string }
 		}
 	}
 	require.NoError(t, json.Unmarshal([]byte(body), &list))
@@ -404,17 +424,16 @@ func contractRun(t *testing.T, vals map[string]any) {
 		i, ok := listed[name]
 		require.True(t, ok, "%s is not served: %s", k, body)
 		pl := list.Plugins[i]
-		var src struct{ Source string }
-		require.NoError(t, yaml.Unmarshal([]byte(v), &src))
-		if src.Source != "" {
-			// Its source was decoded; registry.example.com is not
-			// reachable from here, so its load ends at the resolution.
-			require.Equal(t, src.Source, pl.Source, "%s: %s", name, body)
-			require.NotNil(t, pl.Error, "%s: %s", name, body)
-			require.True(t, strings.HasPrefix(pl.Error.Message, "resolve "+src.Source+": "), "%s: %s", name, body)
-			continue
+		var src struct {
+			Source string
+			Policy struct{ Timeout string }
 		}
+		require.NoError(t, yaml.Unmarshal([]byte(v), &src))
+		require.Equal(t, src.Source, pl.Source, "%s: %s", name, body)
 		require.Equal(t, "ready", pl.State, "%s: %s", name, body)
+		if src.Policy.Timeout != "" {
+			require.Equal(t, src.Policy.Timeout, pl.Timeout, "%s: the manifest's policy applies: %s", name, body)
+		}
 	}
 	_, ok := listed[contractPlugin]
 	require.True(t, ok)
