@@ -439,6 +439,7 @@ func TestChart(t *testing.T) {
 			require.Len(t, from, 1, "only labelled pods by default")
 			require.Equal(t, map[string]string{"aclwasm-client": "true"}, from[0].PodSelector.MatchLabels)
 			require.Nil(t, from[0].NamespaceSelector, "of the release's namespace")
+			require.Contains(t, o.notes, "the pods of namespace\nnpu labelled aclwasm-client=true")
 			require.Equal(t, []networkingv1.PolicyType{networkingv1.PolicyTypeIngress}, o.networkPolicy.Spec.PolicyTypes)
 			require.Empty(t, o.secrets, "no configuration, no TLS: no Secret")
 			require.Contains(t, c.Env, corev1.EnvVar{Name: "ASCEND_HOME_PATH", Value: "/usr/local/Ascend/ascend-toolkit/latest"})
@@ -523,6 +524,8 @@ func TestChart(t *testing.T) {
 			}
 			c := container(t, o)
 			require.Contains(t, c.Args, "--backend=sim")
+			require.Contains(t, c.Args, "--insecure")
+			require.Contains(t, o.notes, "WARNING: networkPolicy.enabled is false")
 			for _, e := range c.Env {
 				require.NotEqual(t, "LD_LIBRARY_PATH", e.Name)
 			}
