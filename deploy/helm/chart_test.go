@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/engine"
@@ -52,6 +53,10 @@ type serviceMonitor struct {
 			Interval      string         `json:"interval"`
 			ScrapeTimeout string         `json:"scrapeTimeout"`
 			TLSConfig     map[string]any `json:"tlsConfig,omitempty"`
+			Authorization *struct {
+				Type        string                   `json:"type"`
+				Credentials corev1.SecretKeySelector `json:"credentials"`
+			} `json:"authorization,omitempty"`
 		} `json:"endpoints"`
 	} `json:"spec"`
 }
@@ -67,6 +72,24 @@ type objects struct {
 	networkPolicy   *networkingv1.NetworkPolicy
 	serviceMonitor  *serviceMonitor
 	notes           string
+}
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "aclwasm-contract-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	contractEnv.dir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
 }
 
 // readValues reads a values file of testdata ("" for the defaults).
@@ -411,7 +434,12 @@ func TestChart(t *testing.T) {
 			require.NotNil(t, o.pdb)
 			require.NotNil(t, o.networkPolicy)
 			require.Nil(t, o.serviceMonitor)
-			require.Empty(t, o.networkPolicy.Spec.Ingress[0].From, "every source by default")
+			require.Contains(t, c.Args, "--insecure", "no TLS, no access rules: the NetworkPolicy guards the port")
+			from := o.networkPolicy.Spec.Ingress[0].From
+			require.Len(t, from, 1, "only labelled pods by default")
+			require.Equal(t, map[string]string{"aclwasm-client": "true"}, from[0].PodSelector.MatchLabels)
+			require.Nil(t, from[0].NamespaceSelector, "of the release's namespace")
+			require.Contains(t, o.notes, "the pods of namespace\nnpu labelled aclwasm-client=true")
 			require.Equal(t, []networkingv1.PolicyType{networkingv1.PolicyTypeIngress}, o.networkPolicy.Spec.PolicyTypes)
 			require.Empty(t, o.secrets, "no configuration, no TLS: no Secret")
 			require.Contains(t, c.Env, corev1.EnvVar{Name: "ASCEND_HOME_PATH", Value: "/usr/local/Ascend/ascend-toolkit/latest"})
@@ -431,6 +459,7 @@ func TestChart(t *testing.T) {
 			require.Equal(t, "2s", lookup(pre, "policy", "timeout"))
 			require.Contains(t, cm.Data["score.yaml"], "source: oci://registry.example.com/plugins/score:stable")
 			require.Contains(t, cm.Data["echo.yaml"], "max_concurrent: 4")
+			require.Contains(t, cm.Data["echo.yaml"], "name: echo", "the plugin's name, which the server wants")
 			require.Equal(t, []byte("\x00asm\x01\x00\x00\x00"), cm.BinaryData["echo.wasm"])
 			for k := range cm.Data {
 				require.Empty(t, validation.IsConfigMapKey(k), k)
@@ -445,7 +474,12 @@ func TestChart(t *testing.T) {
 			require.NotNil(t, o.serviceMonitor)
 			require.Equal(t, "prometheus", o.serviceMonitor.Labels["release"])
 			require.Equal(t, "15s", o.serviceMonitor.Spec.Endpoints[0].Interval)
-			require.Equal(t, true, o.serviceMonitor.Spec.Endpoints[0].TLSConfig["insecureSkipVerify"])
+			require.Equal(t, map[string]any{"name": "aclwasm-prometheus-client", "key": "tls.key"}, o.serviceMonitor.Spec.Endpoints[0].TLSConfig["keySecret"])
+			require.NotContains(t, c.Args, "--insecure", "TLS and access rules")
+			from := o.networkPolicy.Spec.Ingress[0].From
+			require.Len(t, from, 2, "the labelled clients, and Prometheus for the ServiceMonitor")
+			require.Equal(t, "prometheus", from[1].PodSelector.MatchLabels["app.kubernetes.io/name"])
+			require.NotNil(t, from[1].NamespaceSelector, "Prometheus in any namespace")
 			var token *corev1.EnvVar
 			for i := range c.Env {
 				if c.Env[i].Name == "ACLWASM_ADMIN_TOKEN" {
@@ -490,6 +524,8 @@ func TestChart(t *testing.T) {
 			}
 			c := container(t, o)
 			require.Contains(t, c.Args, "--backend=sim")
+			require.Contains(t, c.Args, "--insecure")
+			require.Contains(t, o.notes, "WARNING: networkPolicy.enabled is false")
 			for _, e := range c.Env {
 				require.NotEqual(t, "LD_LIBRARY_PATH", e.Name)
 			}

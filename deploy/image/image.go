@@ -95,9 +95,13 @@ type Options struct {
 
 // Cmd is the image's default command for port: serve the plugins of
 // PluginDir on every interface (serve's default, 127.0.0.1, would be
-// unreachable from outside the container).
+// unreachable from outside the container), with --insecure: plain HTTP
+// and no access rules, which a server refuses on a non-loopback address
+// without it. An image cannot ship a certificate or tokens of its own;
+// `docker run -p 127.0.0.1:8080:8080` keeps the port on the machine, and
+// a deployment gives TLS and --config (the Helm chart's tls and config).
 func Cmd(port int) []string {
-	return []string{"serve", "--listen=:" + strconv.Itoa(port), PluginDir}
+	return []string{"serve", "--listen=:" + strconv.Itoa(port), "--insecure", PluginDir}
 }
 
 // Labels are the image's OCI annotations as config labels.

@@ -103,7 +103,7 @@ func TestStaticIndex(t *testing.T) {
 		cf, err := img.ConfigFile()
 		require.NoError(t, err)
 		require.Equal(t, ps[i].Architecture, cf.Architecture)
-		require.Equal(t, []string{"serve", "--listen=:9090", "/plugins"}, cf.Config.Cmd)
+		require.Equal(t, []string{"serve", "--listen=:9090", "--insecure", "/plugins"}, cf.Config.Cmd)
 		require.Contains(t, cf.Config.ExposedPorts, "9090/tcp")
 		files := layerFiles(t, img)
 		require.Contains(t, files, "aclwasm")

@@ -21,12 +21,14 @@ import (
 	"testing"
 	"time"
 
+	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/validate"
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/deploy/image"
+	"github.com/aclwasm/aclwasm/deploy/internal/podtest"
 )
 
 // repoRoot is the main module's root, from this package's directory.
@@ -97,7 +99,7 @@ func TestImage(t *testing.T) {
 	require.Equal(t, "linux", cf.OS)
 	require.Equal(t, runtime.GOARCH, cf.Architecture)
 	require.Equal(t, []string{"/aclwasm"}, cf.Config.Entrypoint)
-	require.Equal(t, []string{"serve", "--listen=:8080", "/plugins"}, cf.Config.Cmd)
+	require.Equal(t, []string{"serve", "--listen=:8080", "--insecure", "/plugins"}, cf.Config.Cmd)
 	require.Equal(t, "65532:65532", cf.Config.User)
 	require.Equal(t, map[string]struct{}{"8080/tcp": {}}, cf.Config.ExposedPorts)
 	require.Equal(t, time.Unix(1700000000, 0).UTC(), cf.Created.UTC())
@@ -121,6 +123,32 @@ func TestImage(t *testing.T) {
 	require.NoError(t, rc.Close())
 	checkFiles(t, files, bin)
 	checkRuns(t, root)
+	checkDefaultCommand(t, img, filepath.Join(dir, "contract"))
+}
+
+// checkDefaultCommand runs the image's default command (entrypoint, cmd
+// and environment, nothing overridden) from the image's own filesystem,
+// as `docker run -v PLUGINS:/plugins IMAGE` would, with one plugin in
+// /plugins: the server must start, answer /healthz and /readyz, run the
+// plugin and exit 0 on SIGTERM.
+func checkDefaultCommand(t *testing.T, img v1.Image, dir string) {
+	t.Helper()
+	ci := podtest.FromImage(t, img, filepath.Join(dir, "root"))
+	plugins := filepath.Join(dir, "plugins")
+	require.NoError(t, os.MkdirAll(plugins, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(plugins, "upper.wasm"), podtest.Plugin(t), 0o644))
+	srv := podtest.Start(t, ci, podtest.Container{Mounts: map[string]string{image.PluginDir: plugins}})
+	require.Equal(t, "8080", srv.Port)
+	c := &http.Client{Timeout: 30 * time.Second}
+	defer c.CloseIdleConnections()
+	base := "http://" + srv.Addr
+	status, body := podtest.Do(t, c, http.MethodGet, base+"/healthz", "", "")
+	require.Equal(t, http.StatusOK, status, body)
+	podtest.WaitReady(t, c, base+"/readyz")
+	status, body = podtest.Do(t, c, http.MethodPost, base+"/v1/plugins/upper", "", podtest.UpperIn)
+	require.Equal(t, http.StatusOK, status, "%s\n%s", body, srv.Logs())
+	require.Equal(t, podtest.UpperOut, body)
+	srv.Stop(t)
 }
 
 // checkFiles checks the layer's entries: the CLI and the user's files

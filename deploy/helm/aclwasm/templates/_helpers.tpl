@@ -58,3 +58,42 @@ app.kubernetes.io/component: server
 {{- define "aclwasm.tlsSecret" -}}
 {{- default (printf "%s-tls" (include "aclwasm.fullname" .)) .Values.tls.existingSecret }}
 {{- end }}
+
+{{/* "true" when the server has TLS and access rules: it then serves its port without --insecure. */}}
+{{- define "aclwasm.secure" -}}
+{{- if and .Values.tls.enabled .Values.config.access }}true{{ end }}
+{{- end }}
+
+{{/* "true" when some access rule grants the metrics admin action. */}}
+{{- define "aclwasm.metricsGranted" -}}
+{{- range .Values.config.access }}
+{{- if or (has "metrics" (default (list) .admin)) (has "*" (default (list) .admin)) }}true{{ end }}
+{{- end }}
+{{- end }}
+
+{{/*
+Values that render but could not work: the server would refuse its port,
+or Prometheus could not scrape. Each fails with what to give instead.
+*/}}
+{{- define "aclwasm.check" -}}
+{{- if and (not (include "aclwasm.secure" .)) (not .Values.server.insecure) }}
+{{- fail "server.insecure: false needs TLS (tls.enabled) and access rules (config.access): without both the server refuses a port other pods can reach" }}
+{{- end }}
+{{- if and .Values.networkPolicy.enabled (not .Values.networkPolicy.allowAllSources) (not .Values.networkPolicy.ingressFrom) }}
+{{- fail "networkPolicy.ingressFrom is empty: no client could reach the server; give peers, or networkPolicy.allowAllSources: true" }}
+{{- end }}
+{{- if .Values.serviceMonitor.enabled }}
+{{- $cert := and .Values.tls.enabled (hasKey .Values.serviceMonitor.tlsConfig "cert") }}
+{{- if and .Values.tls.enabled .Values.tls.verifyClients (not $cert) }}
+{{- fail "serviceMonitor with tls.verifyClients: Prometheus must present a client certificate: give serviceMonitor.tlsConfig.cert and keySecret" }}
+{{- end }}
+{{- if .Values.config.access }}
+{{- if not (or .Values.serviceMonitor.bearerTokenSecret.name $cert) }}
+{{- fail "serviceMonitor with access rules (config.access): /metrics needs a token; give serviceMonitor.bearerTokenSecret.name, a Secret with a token whose hash a rule grants admin: [metrics]" }}
+{{- end }}
+{{- if not (include "aclwasm.metricsGranted" .) }}
+{{- fail "serviceMonitor with access rules (config.access): no rule grants admin: [metrics], so Prometheus would get 403; add a rule for its token" }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end }}
