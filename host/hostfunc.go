@@ -34,8 +34,17 @@ type HostFunc struct {
 }
 
 // HostCall is one call of a HostFunc: its arguments and a bounds-checked
-// view of the calling guest's memory, valid until Fn returns.
+// view of the calling guest's memory, valid until Fn returns (the session
+// reuses it for its next host call: keep none of it).
 type HostCall struct{ c *sandbox.Call }
+
+// hostCall returns the HostCall of c, the session's own: a host call
+// allocates nothing.
+func hostCall(c *sandbox.Call) *HostCall {
+	hc := &c.Session().Owner().(*Session).hc
+	hc.c = c
+	return hc
+}
 
 // Context returns the call's context: it ends with the guest call's
 // timeout or cancellation, so a blocking HostFunc should watch it.
@@ -51,11 +60,19 @@ func (h *HostCall) Arg(i int) uint64 { return h.c.Arg(i) }
 // guest memory gives an ACL_ERROR_INVALID_PARAM error naming the range,
 // which Fn can return as it is.
 func (h *HostCall) Read(ptr uint32, n uint32) ([]byte, error) {
-	b, err := h.c.Guest("pointer", ptr, uint64(n))
+	b, err := h.View(ptr, n)
 	if err != nil {
 		return nil, err
 	}
 	return append([]byte(nil), b...), nil
+}
+
+// View returns the n guest bytes at ptr themselves, not a copy, with
+// Read's checks: reading and writing them reads and writes guest memory,
+// with no allocation (as wazero's api.Memory.Read). The view is valid
+// until Fn returns; keep none of it.
+func (h *HostCall) View(ptr uint32, n uint32) ([]byte, error) {
+	return h.c.Guest("pointer", ptr, uint64(n))
 }
 
 // Write copies b to guest memory at ptr, with Read's checks: on error
@@ -108,7 +125,7 @@ func hostFuncs(user []HostFunc) ([]*sandbox.HostFunc, error) {
 		seen[[2]string{u.Module, u.Name}] = true
 		fn := u.Fn
 		out = append(out, sandbox.Embedder(u.Module, u.Name, u.Params, func(c *sandbox.Call) (int32, error) {
-			return fn(&HostCall{c: c})
+			return fn(hostCall(c))
 		}))
 	}
 	return out, nil

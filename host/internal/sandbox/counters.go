@@ -22,6 +22,7 @@ type stats struct {
 	bytes [][5]atomic.Uint64
 	errs  []map[acl.Error]uint64
 	host  map[string]*hostCount // functions outside module "acl", by module.name
+	hostK []*hostCount          // the same by index in Shared.hostFuncs: no map access per call
 }
 
 // hostCount counts the calls of a host function outside module "acl".
@@ -30,17 +31,30 @@ type hostCount struct {
 	errs  map[acl.Error]uint64
 }
 
-// hostStat returns the counters of the host function named name.
-func (st *stats) hostStat(name string) *hostCount {
+// hostStat returns the counters of host function k of n (its index in
+// Shared.hostFuncs), named name, made at its first call.
+func (st *stats) hostStat(k, n int, name string) *hostCount {
+	if k < len(st.hostK) && st.hostK[k] != nil {
+		return st.hostK[k]
+	}
 	if st.host == nil {
 		st.host = map[string]*hostCount{}
 	}
-	hc := st.host[name]
-	if hc == nil {
-		hc = &hostCount{errs: map[acl.Error]uint64{}}
-		st.host[name] = hc
+	if len(st.hostK) < n {
+		st.hostK = append(st.hostK, make([]*hostCount, n-len(st.hostK))...)
 	}
+	hc := &hostCount{}
+	st.host[name] = hc
+	st.hostK[k] = hc
 	return hc
+}
+
+// fail counts a failed call with code.
+func (hc *hostCount) fail(code acl.Error) {
+	if hc.errs == nil {
+		hc.errs = map[acl.Error]uint64{}
+	}
+	hc.errs[code]++
 }
 
 // init makes the counters of the acl functions, at a session's first

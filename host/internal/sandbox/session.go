@@ -58,10 +58,10 @@ type Session struct {
 
 	call    Call // the host call in flight (see invoke)
 	lastErr string
-	// hostG is the goroutine running one of the embedder's host functions
-	// for the session (goid), 0 when none runs: Close called from it must
-	// not wait for the call it is part of.
-	hostG  atomic.Int64
+	// inHost counts the embedder's host functions in flight for the
+	// session (invokeHost): Close called from one must not wait for the
+	// call it is part of (InHostFunc).
+	inHost atomic.Int32
 	stats  stats
 	tracer Tracer            // nil when nothing traces the session's calls
 	mem    engine.Releaser   // the guest memory's reservation, on wazero (engine.Invoker.Hold)
