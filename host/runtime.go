@@ -49,7 +49,8 @@ type config struct {
 	metrics  *Metrics
 	observer Observer
 
-	hostFuncs []HostFunc // WithHostFuncs
+	hostFuncs []HostFunc // WithHostFuncs, WithGrantedHostFuncs
+	grantOnly []string   // WithGrantedHostFuncs', as module.name
 }
 
 // WithBackend sets the backend calls are delegated to. The caller keeps
@@ -96,6 +97,7 @@ type Runtime struct {
 	metrics    *Metrics
 	observer   Observer
 	sh         *sandbox.Shared // what the sessions share: regions, peers, host functions
+	grantOnly  []string        // the host functions granted only by name (WithGrantedHostFuncs)
 
 	// mu guards closed and plugins; loads counts the Loads in progress,
 	// which Close waits for before it closes the engine they compile on.
@@ -119,7 +121,7 @@ func NewRuntime(ctx context.Context, opts ...Option) (*Runtime, error) {
 	for _, o := range opts {
 		o(&c)
 	}
-	r := &Runtime{backend: c.backend, trace: c.trace, metrics: c.metrics, observer: c.observer, plugins: map[*Plugin]struct{}{}}
+	r := &Runtime{backend: c.backend, trace: c.trace, metrics: c.metrics, observer: c.observer, grantOnly: c.grantOnly, plugins: map[*Plugin]struct{}{}}
 	if r.backend == nil {
 		r.backend, r.ownBackend = sim.New(), true
 	}

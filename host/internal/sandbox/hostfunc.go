@@ -2,8 +2,10 @@ package sandbox
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/aclwasm/aclwasm/abi"
@@ -18,6 +20,11 @@ type HostFunc struct {
 	Module, Name string
 	F            abi.Func
 	Fn           func(c *Call) (int32, error)
+	// Typed, instead of Fn, runs a function of any wasm type (Type): it
+	// reads its parameters and leaves its results on the call's stack
+	// (Stack); an error traps the guest (engine.HostTrap).
+	Typed func(c *Call) error
+	Type  *engine.FuncType // Typed's type; nil for Fn (F's parameters, one i32 result)
 	// embedder marks the embedder's functions (Embedder), the ones that
 	// run the embedder's code, which may call Close (InHostFunc).
 	embedder bool
@@ -35,6 +42,34 @@ func Embedder(module, name string, params []abi.Param, fn func(c *Call) (int32, 
 	}
 }
 
+// EmbedderTyped returns the host function that runs fn, an embedder's of
+// any wasm type t, for module.name; marked as Embedder's.
+func EmbedderTyped(module, name string, t engine.FuncType, fn func(c *Call) error) *HostFunc {
+	t = engine.FuncType{Params: slices.Clone(t.Params), Results: slices.Clone(t.Results)}
+	f := abi.Func{Name: module + "." + name, Group: abi.Group(module), Params: make([]abi.Param, len(t.Params))}
+	for k, v := range t.Params { // for traces: floats show as their bits
+		f.Params[k] = abi.Param{Name: fmt.Sprintf("%s%d", v, k), Type: abi.I32}
+		if v.Is64() {
+			f.Params[k].Type = abi.U64
+		}
+	}
+	return &HostFunc{Module: module, Name: name, F: f, Typed: fn, Type: &t, embedder: true}
+}
+
+// Signature returns h's wasm type as abi.Func.Signature writes it.
+func (h *HostFunc) Signature() string {
+	if h.Type != nil {
+		return h.Type.Signature()
+	}
+	return h.F.Signature()
+}
+
+// Stack returns the call's stack: the parameters as the guest passed them
+// (i32 and f32 zero-extended), where a typed host function leaves its
+// results. It holds as many values as the parameters or the results,
+// whichever are more.
+func (c *Call) Stack() []uint64 { return c.args }
+
 // Context returns the call's context.
 func (c *Call) Context() context.Context { return c.ctx }
 
@@ -48,9 +83,10 @@ func (c *Call) Arg(i int) uint64 { return c.args[i] }
 // error naming the range (as name) when it is NULL or outside guest memory.
 func (c *Call) Guest(name string, ptr uint32, n uint64) ([]byte, error) { return c.guest(name, ptr, n) }
 
-// invokeHost is Session.invoke for a host function outside module "acl":
+// invokeHost is Session.invoke for host function k, outside module "acl":
 // the same recording of the message, statistics and trace, the same
-// recovery of a panic.
+// recovery of a panic. A typed function's error traps the guest, after
+// it was recorded.
 func (s *Session) invokeHost(ctx context.Context, k int, mem []byte, stack []uint64) {
 	h := s.sh.hostFuncs[k]
 	c := &s.call
@@ -63,6 +99,11 @@ func (s *Session) invokeHost(ctx context.Context, k int, mem []byte, stack []uin
 	// runHost recovers every panic.
 	if h.embedder {
 		s.inHost.Add(1)
+	}
+	var params []uint64 // a typed function's parameters, for the trace
+	if h.Typed != nil && s.tracer != nil {
+		params = append(s.hostArgs[:0], stack[:len(h.Type.Params)]...)
+		s.hostArgs = params
 	}
 	res, err := c.runHost(h)
 	if h.embedder {
@@ -79,6 +120,18 @@ func (s *Session) invokeHost(ctx context.Context, k int, mem []byte, stack []uin
 		msg = h.F.Name + ": " + acl.MessageOf(err)
 		s.lastErr = msg
 		st.fail(code)
+	}
+	if h.Typed != nil {
+		if s.tracer != nil {
+			if err == nil && len(h.Type.Results) > 0 {
+				res = int32(uint32(stack[0]))
+			}
+			s.tracer.HostCall(&Traced{Func: &h.F, Index: -1, Profile: s.prof, Stack: params, Result: res, Code: code, Msg: msg, Session: s.id, Start: t0})
+		}
+		if err != nil {
+			panic(&engine.HostTrap{Msg: "host function " + msg})
+		}
+		return
 	}
 	if s.tracer != nil {
 		s.tracer.HostCall(&Traced{Func: &h.F, Index: -1, Profile: s.prof, Stack: stack, Result: res, Code: code, Msg: msg, Session: s.id, Start: t0})
@@ -98,6 +151,9 @@ func (c *Call) runHost(h *HostFunc) (res int32, err error) {
 			res, err = 0, acl.Errorf(acl.ErrInternal, "host bug: %v", r)
 		}
 	}()
+	if h.Typed != nil {
+		return 0, h.Typed(c)
+	}
 	return h.Fn(c)
 }
 
