@@ -16,8 +16,9 @@
 // The package exports: the runtime and its options (NewRuntime, With*),
 // Load and its options, Plugin, Instance, Pool, Config and Result, the
 // policy and its defaults, Manifest (a plugin's policy in a file), the
-// embedder's host functions (HostFunc, HostCall), lent device memory
-// (Lend, Lease), the bytes convention (CallBytes), Session with Stats,
+// embedder's host functions and their grants (HostFunc, NewHostFunc,
+// ValueType, HostCall, WithGrantedHostFuncs, LoadHostFuncs), lent device
+// memory (Lend, Lease), the bytes convention (CallBytes, CallBytesTo), Session with Stats,
 // traces (CallRecord) and observers (Observer, RunObserver), Prometheus
 // Metrics, and the errors a run can end with (ErrLoad, ErrTrap,
 // ErrTimeout, ErrCanceled, ErrBusy, ErrClosed, ExitError, TrapError,
