@@ -2,8 +2,10 @@ package host
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -59,7 +61,8 @@ const typedWAT = `(module
 
 // typedFuncs are typedWAT's host functions: mix returns its f64 halved,
 // its i32 negated, its i64 plus one and its f32 doubled; store keeps its
-// f64 in *stored; fail returns its argument, or fails for 1, panics for 2.
+// f64 in *stored; fail returns its argument, or fails for 1 and 3 (a long
+// message), panics for 2.
 func typedFuncs(stored *float64) []HostFunc {
 	i32, i64, f32, f64 := ValueTypeI32, ValueTypeI64, ValueTypeF32, ValueTypeF64
 	return []HostFunc{
@@ -78,6 +81,8 @@ func typedFuncs(stored *float64) []HostFunc {
 				return acl.Errorf(acl.ErrInvalidParam, "the embedder refuses %d", stack[0])
 			case 2:
 				panic("the embedder's bug")
+			case 3:
+				return errors.New(strings.Repeat("long ", 200))
 			}
 			return nil // the result is the argument, left in place
 		}),
@@ -119,6 +124,7 @@ func TestHostFuncTyped(t *testing.T) {
 	}{
 		{1, "host function env.fail: the embedder refuses 1"},
 		{2, "host function env.fail: host bug: the embedder's bug"},
+		{3, ("host function env.fail: " + strings.Repeat("long ", 200))[:256]}, // clipped as any trap's reason
 	} {
 		_, inst := bytesInstance(t, typedWAT, WithHostFuncs(typedFuncs(&stored)...))
 		_, err := inst.Call(ctx, "fail", tc.arg)

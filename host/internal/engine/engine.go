@@ -229,6 +229,9 @@ func InvokerFrom(ctx context.Context) Invoker {
 // wasm type, which has no status to return).
 type HostTrap struct{ Msg string }
 
+// NewHostTrap returns a HostTrap of msg, clipped as a trap's reason is.
+func NewHostTrap(msg string) *HostTrap { return &HostTrap{Msg: clip(msg)} }
+
 func (e *HostTrap) Error() string { return e.Msg }
 
 // Errors of a call refused before any guest code ran (the instance stays

@@ -129,7 +129,7 @@ func (s *Session) invokeHost(ctx context.Context, k int, mem []byte, stack []uin
 			s.tracer.HostCall(&Traced{Func: &h.F, Index: -1, Profile: s.prof, Stack: params, Result: res, Code: code, Msg: msg, Session: s.id, Start: t0})
 		}
 		if err != nil {
-			panic(&engine.HostTrap{Msg: "host function " + msg})
+			panic(engine.NewHostTrap("host function " + msg))
 		}
 		return
 	}
