@@ -120,30 +120,48 @@ type bytesOptions struct {
 // and appends to the output with output_write, so neither side computes
 // offsets in the other's memory. Timeouts, traps and cancellation end the
 // instance as for Call. The output is bounded by the policy's memory
-// limit, or by the smaller MaxOutput option.
+// limit, or by the smaller MaxOutput option. The output is a new slice:
+// CallBytesTo writes it into the caller's.
 func (i *Instance) CallBytes(ctx context.Context, name string, in []byte, opts ...BytesOption) ([]byte, error) {
+	return i.CallBytesTo(ctx, name, in, nil, opts...)
+}
+
+// CallBytesTo is CallBytes appending the output to out, as append does:
+// it returns out extended by the output (with the output written so far
+// when it returns an error), in out's own array when its capacity holds
+// the output, so that a caller reusing one buffer (out[:0]) makes no
+// slice per call. MaxOutput and the policy's limit bound the output
+// alone, not what out held before.
+func (i *Instance) CallBytesTo(ctx context.Context, name string, in, out []byte, opts ...BytesOption) ([]byte, error) {
 	if len(in) > math.MaxInt32 {
-		return nil, fmt.Errorf("host: call %s: input of %d bytes: the convention carries at most %d", name, len(in), math.MaxInt32)
+		return out, fmt.Errorf("host: call %s: input of %d bytes: the convention carries at most %d", name, len(in), math.MaxInt32)
 	}
 	// The lock before the session's io: a call overlapping another must
 	// not swap the input and output of the one running.
 	if err := i.tryLock(); err != nil {
-		return nil, fmt.Errorf("host: call %s: %w", name, err)
+		return out, fmt.Errorf("host: call %s: %w", name, err)
 	}
 	defer i.callMu.Unlock()
 	bo := bytesOptions{limit: engine.MemoryBytes(i.p.policy.MemoryPages)}
 	for _, o := range opts {
 		o(&bo)
 	}
-	io := &sandbox.IO{In: in, Limit: bo.limit, Capped: bo.capped, Report: bo.report}
+	if i.io == nil {
+		i.io = new(sandbox.IO)
+	}
+	io := i.io // the instance's own, under callMu: no allocation per call
+	*io = sandbox.IO{In: in, Out: out, Base: len(out), Limit: bo.limit, Capped: bo.capped, Report: bo.report}
 	i.s.s.SetIO(io)
-	defer i.s.s.SetIO(nil)
+	defer func() {
+		i.s.s.SetIO(nil)
+		*io = sandbox.IO{} // keeps neither buffer
+	}()
 	res, err := i.call(ctx, name)
 	if err != nil {
-		return nil, err
+		return out, err
 	}
 	if len(res) > 1 {
-		return nil, fmt.Errorf("host: call %s: a bytes export returns nothing or one i32 status, this one returns %d values", name, len(res))
+		return out, fmt.Errorf("host: call %s: a bytes export returns nothing or one i32 status, this one returns %d values", name, len(res))
 	}
 	var status error
 	if len(res) == 1 && int32(uint32(res[0])) != 0 {

@@ -376,3 +376,70 @@ func TestHostFuncLoadChecks(t *testing.T) {
 	_, err = NewRuntime(ctx, WithEngine(testEngine), WithHostFuncs(sumFunc(), sumFunc()))
 	require.ErrorContains(t, err, "env.sum is defined twice")
 }
+
+// TestCallBytesTo: the output appended to the caller's buffer, in its own
+// array when it fits: exact in a buffer reused for outputs longer and
+// shorter than the last, after a prefix kept as it was, grown when it does
+// not fit; MaxOutput bounds the output alone; a pool's does the same.
+func TestCallBytesTo(t *testing.T) {
+	ctx := context.Background()
+	_, inst := bytesInstance(t, bytesWAT)
+	buf := make([]byte, 0, 64)
+	for _, in := range []string{"a much longer input, upper-cased", "short", "", "mid-sized input"} {
+		out, err := inst.CallBytesTo(ctx, "upper", []byte(in), buf[:0])
+		require.NoError(t, err)
+		require.Equal(t, strings.ToUpper(in), string(out), "no byte of an earlier output")
+		if len(out) > 0 {
+			require.Same(t, &buf[:1][0], &out[0], "written in the buffer's array")
+		}
+	}
+	out, err := inst.CallBytesTo(ctx, "upper", []byte("abc"), append(buf[:0], "x:"...))
+	require.NoError(t, err)
+	require.Equal(t, "x:ABC", string(out))
+	out, err = inst.CallBytesTo(ctx, "upper", []byte("grows"), []byte("tiny:"))
+	require.NoError(t, err)
+	require.Equal(t, "tiny:GROWS", string(out))
+
+	// MaxOutput counts the output, not the prefix: 4 bytes fit after 10.
+	prefix := []byte("0123456789")
+	out, err = inst.CallBytesTo(ctx, "upper", []byte("abcd"), prefix, MaxOutput(4))
+	require.NoError(t, err)
+	require.Equal(t, "0123456789ABCD", string(out))
+	out, err = inst.CallBytesTo(ctx, "twice", nil, prefix, MaxOutput(3))
+	require.ErrorIs(t, err, ErrOutputLimit)
+	require.Equal(t, 12, len(out), "the prefix and the first write, which fit")
+
+	// A call refused before the guest runs returns out as it was.
+	out, err = inst.CallBytesTo(ctx, "missing", nil, prefix)
+	require.Error(t, err)
+	require.Equal(t, prefix, out)
+
+	// No slice per call with a reused buffer: the allocations of the
+	// call itself only, the same whatever the output's size.
+	short, long := []byte("ab"), []byte(strings.Repeat("ab", 32))
+	small := testing.AllocsPerRun(20, func() { _, _ = inst.CallBytesTo(ctx, "upper", short, buf[:0]) })
+	large := testing.AllocsPerRun(20, func() { _, _ = inst.CallBytesTo(ctx, "upper", long, buf[:0]) })
+	require.Equal(t, small, large)
+}
+
+// TestPoolCallBytesTo: Pool.CallBytesTo is Instance.CallBytesTo on a
+// pooled instance.
+func TestPoolCallBytesTo(t *testing.T) {
+	ctx := context.Background()
+	rt, err := NewRuntime(ctx, append(testBackend(t), WithEngine(testEngine))...)
+	require.NoError(t, err)
+	defer rt.Close(ctx)
+	pl, err := rt.Load(ctx, wat2wasm(t, bytesWAT), Policy{MemoryPages: 2})
+	require.NoError(t, err)
+	defer pl.Close(ctx)
+	pool, err := pl.NewPool(PoolConfig{Size: 1})
+	require.NoError(t, err)
+	defer pool.Close(ctx)
+	buf := make([]byte, 0, 16)
+	for _, in := range []string{"first call", "2nd"} {
+		out, err := pool.CallBytesTo(ctx, "upper", []byte(in), buf[:0])
+		require.NoError(t, err)
+		require.Equal(t, strings.ToUpper(in), string(out))
+		require.Same(t, &buf[:1][0], &out[0])
+	}
+}

@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -128,4 +129,46 @@ func TestCloseFromHostFunc(t *testing.T) {
 	i2, err := pl.Instantiate(ctx, Config{})
 	require.NoError(t, err)
 	require.NoError(t, i2.Close(ctx))
+}
+
+// TestCloseWaitsForHostFunc: Close from another goroutine while the guest
+// is inside a host function is no re-entrant Close: it cancels the call
+// and returns only once the host function and the call have returned.
+// The host function holds on after its context ends until release, which
+// is closed after a while or once Close returned: Close returning first
+// would find the function not yet returned.
+func TestCloseWaitsForHostFunc(t *testing.T) {
+	ctx := context.Background()
+	started, release, closed := make(chan struct{}, 1), make(chan struct{}), make(chan struct{})
+	var returned atomic.Bool
+	fns := []HostFunc{
+		{Module: "test", Name: "started", Fn: func(*HostCall) (int32, error) { started <- struct{}{}; return 0, nil }},
+		{Module: "test", Name: "block", Fn: func(c *HostCall) (int32, error) {
+			<-c.Context().Done()
+			<-release
+			returned.Store(true)
+			return 0, nil
+		}},
+	}
+	rt, err := NewRuntime(ctx, append(testBackend(t), WithEngine(testEngine), WithHostFuncs(fns...))...)
+	require.NoError(t, err)
+	defer rt.Close(ctx)
+	pl, err := rt.Load(ctx, wat2wasm(t, closeWAT), Policy{Timeout: time.Minute})
+	require.NoError(t, err)
+	inst, err := pl.Instantiate(ctx, Config{})
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() { _, err := inst.Call(ctx, "wait"); done <- err }()
+	<-started
+	go func() {
+		select {
+		case <-closed:
+		case <-time.After(100 * time.Millisecond): // not a timing assertion: either way Close must wait
+		}
+		close(release)
+	}()
+	require.NoError(t, inst.Close(ctx))
+	require.True(t, returned.Load(), "Close returned before the host function did")
+	close(closed)
+	require.ErrorIs(t, <-done, ErrClosed)
 }

@@ -21,6 +21,7 @@ type Instance struct {
 	s     *Session
 	inst  engine.Instance
 	stdin *sandbox.Stdin // Config.Stdin, made interruptible; nil if it never blocks
+	io    *sandbox.IO    // the bytes calls' input and output, made at the first (under callMu)
 
 	// callMu is held while guest code runs (a call, the start function,
 	// _initialize, a whole Run) and while the instance finishes: Close

@@ -33,6 +33,10 @@ func (r *Runtime) Load(ctx context.Context, wasm []byte, p Policy, opts ...LoadO
 	defer r.loads.Done()
 	lc := loadOptions(opts)
 	p, err := p.withDefaults(r.backend.DeviceCount())
+	if err == nil {
+		p.HostFuncs = slices.Concat(p.HostFuncs, lc.hostFuncs)
+		err = r.checkGrants(p.HostFuncs)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("host: %w", err)
 	}
@@ -200,8 +204,10 @@ func (r *Runtime) checkModule(imps []engine.Import, mi module.Info, scanErr erro
 		default:
 			h := r.lookupHost(im.Module, im.Name)
 			switch {
-			case h != nil && im.Signature != h.F.Signature():
-				probs = append(probs, fmt.Sprintf("import %s.%s has signature %s, the host function has %s", mn, nn, im.Signature, h.F.Signature()))
+			case h != nil && im.Signature != h.Signature():
+				probs = append(probs, fmt.Sprintf("import %s.%s has signature %s, the host function has %s", mn, nn, im.Signature, h.Signature()))
+			case h != nil && !r.granted(p.HostFuncs, h):
+				probs = append(probs, fmt.Sprintf("import %s.%s is denied: not granted to the plugin (Policy.HostFuncs, LoadHostFuncs)", mn, nn))
 			case h == nil && slices.Contains(r.hostModules(), im.Module):
 				probs = append(probs, fmt.Sprintf("import %s.%s is not a function of host module %q", mn, nn, im.Module))
 			case h == nil:
@@ -229,7 +235,10 @@ func (r *Runtime) checkModule(imps []engine.Import, mi module.Info, scanErr erro
 // LoadOption configures one Load.
 type LoadOption func(*loadConfig)
 
-type loadConfig struct{ name string }
+type loadConfig struct {
+	name      string
+	hostFuncs []string // LoadHostFuncs
+}
 
 // LoadName names the plugin in metrics (the "plugin" label). Keep names
 // few: each is a set of series.

@@ -36,6 +36,7 @@ policy:
   max_callback_depth: 2
   allow: [aclrtMemcpy, aclrtMalloc]
   deny: [aclrtMalloc]
+  host_funcs: [env.log, "kv.*"]
   memory_pages: 7
   timeout: 1m30s
   compile_timeout: 10s
@@ -65,7 +66,7 @@ serve: {max_concurrent: 3, export: process, reuse_instances: true}
 			Devices: []int32{1, 0}, DeviceMemory: 64 << 20, PinnedMemory: 4096,
 			MaxAllocations: 1, MaxRegistrations: 2, MaxStreams: 3, MaxEvents: 4, MaxQueued: 5, MaxBatchEntries: 6,
 			MaxCallbacks: 12, MaxCallbackDepth: 2,
-			Allow: []string{"aclrtMemcpy", "aclrtMalloc"}, Deny: []string{"aclrtMalloc"},
+			Allow: []string{"aclrtMemcpy", "aclrtMalloc"}, Deny: []string{"aclrtMalloc"}, HostFuncs: []string{"env.log", "kv.*"},
 			MemoryPages: 7, Timeout: 90 * time.Second, CompileTimeout: 10 * time.Second,
 			MaxModuleBytes: 1 << 20, MaxFunctions: 8, MaxFunctionBodyBytes: 64 << 10, MaxLocals: 9, MaxBlockDepth: 10, MaxBrTableTargets: 11, MaxCallBytes: 1 << 30, RefuseInitConfig: true, AllowInitConfig: true,
 			MaxTableEntries: 8, MaxStackBytes: 1 << 20,

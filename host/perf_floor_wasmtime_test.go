@@ -49,3 +49,54 @@ func wasmtimeFloor(b *testing.B, wasm []byte) func(name string, args ...uint64) 
 		return res[0]
 	}
 }
+
+func init() { hostFloors["wasmtime"] = wasmtimeHostFloor }
+
+// hostFloorInvoker is a session whose bench.nop (function 0) does nothing
+// and whose bench.rw (function 1) does what hostBenchFuncs' does, with
+// the same bounds checks, and nothing else.
+type hostFloorInvoker struct {
+	noopInvoker
+	buf [64]byte
+}
+
+func (v *hostFloorInvoker) Invoke(_ context.Context, fn int, mem []byte, stack []uint64) {
+	if fn == 0 {
+		stack[0] = 0
+		return
+	}
+	ptr, n := uint64(uint32(stack[0])), uint64(uint32(stack[1]))
+	if ptr == 0 || n > uint64(len(v.buf)) || ptr+2*n > uint64(len(mem)) {
+		stack[0] = 1
+		return
+	}
+	copy(v.buf[:], mem[ptr:ptr+n])
+	copy(mem[ptr+n:ptr+2*n], v.buf[:n])
+	stack[0] = 0
+}
+
+// wasmtimeHostFloor is wazeroHostFloor on wasmtime: the adapter's own host
+// functions bench.nop and bench.rw with a session that only does their
+// work (hostFloorInvoker), for wasmtimeFloor's reason.
+func wasmtimeHostFloor(b *testing.B, wasm []byte) func(name string, args ...uint64) uint64 {
+	ctx := context.Background()
+	var fs []engine.Func
+	for _, h := range hostBenchFuncs() {
+		fs = append(fs, engine.Func{Module: h.Module, Name: h.Name, Params: h.Params, Profile: abi.Wide})
+	}
+	e, err := wasmtime.New(ctx, engine.Options{Funcs: fs})
+	require.NoError(b, err)
+	b.Cleanup(func() { e.Close(ctx) })
+	c, err := e.Compile(ctx, engine.Module{Wasm: wasm, Memory: "memory"})
+	require.NoError(b, err)
+	inst, err := c.Instantiate(ctx, engine.Config{Invoker: &hostFloorInvoker{}, MemoryLimit: 1 << 16})
+	require.NoError(b, err)
+	b.Cleanup(func() { inst.Close(ctx) })
+	return func(name string, args ...uint64) uint64 {
+		res, err := inst.Call(ctx, name, args...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return res[0]
+	}
+}

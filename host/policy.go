@@ -48,6 +48,11 @@ type Policy struct {
 	Allow []string
 	// Deny lists functions the plugin may not import; it wins over Allow.
 	Deny []string
+	// HostFuncs grants the plugin the embedder's host functions named
+	// ("module.name", or "module.*" for a module's), with LoadHostFuncs'.
+	// Granted none, it may import those of WithHostFuncs, not those of
+	// WithGrantedHostFuncs; granted any, only those.
+	HostFuncs []string
 	// MemoryPages limits the guest's linear memory, in 64 KiB pages.
 	MemoryPages uint32
 	// Timeout bounds a run or a call, host calls that block included.

@@ -91,6 +91,17 @@ func (p *Pool) CallBytes(ctx context.Context, name string, in []byte, opts ...By
 	return out, err
 }
 
+// CallBytesTo is Instance.CallBytesTo on an instance of the pool: the
+// output appended to out.
+func (p *Pool) CallBytesTo(ctx context.Context, name string, in, out []byte, opts ...BytesOption) ([]byte, error) {
+	res := out
+	err := p.Do(ctx, func(i *Instance) (err error) {
+		res, err = i.CallBytesTo(ctx, name, in, out, opts...)
+		return err
+	})
+	return res, err
+}
+
 func (p *Pool) get(ctx context.Context) (*Instance, error) {
 	p.mu.Lock()
 	if p.shut {

@@ -16,8 +16,9 @@
 // The package exports: the runtime and its options (NewRuntime, With*),
 // Load and its options, Plugin, Instance, Pool, Config and Result, the
 // policy and its defaults, Manifest (a plugin's policy in a file), the
-// embedder's host functions (HostFunc, HostCall), lent device memory
-// (Lend, Lease), the bytes convention (CallBytes), Session with Stats,
+// embedder's host functions and their grants (HostFunc, NewHostFunc,
+// ValueType, HostCall, WithGrantedHostFuncs, LoadHostFuncs), lent device
+// memory (Lend, Lease), the bytes convention (CallBytes, CallBytesTo), Session with Stats,
 // traces (CallRecord) and observers (Observer, RunObserver), Prometheus
 // Metrics, and the errors a run can end with (ErrLoad, ErrTrap,
 // ErrTimeout, ErrCanceled, ErrBusy, ErrClosed, ExitError, TrapError,
@@ -49,7 +50,8 @@ type config struct {
 	metrics  *Metrics
 	observer Observer
 
-	hostFuncs []HostFunc // WithHostFuncs
+	hostFuncs []HostFunc // WithHostFuncs, WithGrantedHostFuncs
+	grantOnly []string   // WithGrantedHostFuncs', as module.name
 }
 
 // WithBackend sets the backend calls are delegated to. The caller keeps
@@ -96,6 +98,7 @@ type Runtime struct {
 	metrics    *Metrics
 	observer   Observer
 	sh         *sandbox.Shared // what the sessions share: regions, peers, host functions
+	grantOnly  []string        // the host functions granted only by name (WithGrantedHostFuncs)
 
 	// mu guards closed and plugins; loads counts the Loads in progress,
 	// which Close waits for before it closes the engine they compile on.
@@ -119,7 +122,7 @@ func NewRuntime(ctx context.Context, opts ...Option) (*Runtime, error) {
 	for _, o := range opts {
 		o(&c)
 	}
-	r := &Runtime{backend: c.backend, trace: c.trace, metrics: c.metrics, observer: c.observer, plugins: map[*Plugin]struct{}{}}
+	r := &Runtime{backend: c.backend, trace: c.trace, metrics: c.metrics, observer: c.observer, grantOnly: c.grantOnly, plugins: map[*Plugin]struct{}{}}
 	if r.backend == nil {
 		r.backend, r.ownBackend = sim.New(), true
 	}

@@ -14,6 +14,7 @@ type Session struct {
 	s   *sandbox.Session
 	rt  *Runtime
 	obs RunObserver // the observed run in progress, nil if none
+	hc  HostCall    // the embedder's host call in flight (hostCall)
 }
 
 // Stats returns a snapshot of the session's call statistics. Like

@@ -1,6 +1,7 @@
 // Command perftable prints the README's performance table from the output
-// of the goal benchmarks (host/perf_test.go and
-// host/perf_engine_test.go), one `go test -bench` output per engine:
+// of the goal benchmarks (host/perf_test.go, host/perf_engine_test.go,
+// host/hostfunc_bench_test.go and the others named BenchmarkGoal*), one
+// `go test -bench` output per engine:
 //
 //	go run ./internal/perftable wazero=build/perf/wazero.txt wasmtime=build/perf/wasmtime.txt
 //
@@ -77,6 +78,12 @@ var goals = []goal{
 	{id: "10", bench: "Goal10Large64MiB/async", unit: "x-guest", what: "64 MiB D2H async + synchronize, throughput", floor: "`copy()` 64 MiB into guest memory", ref: true},
 	{id: "10", bench: "Goal10Large64MiB/sync", unit: "x-copy", what: "64 MiB D2H `aclrtMemcpy`, throughput", floor: "`copy()` 64 MiB", ref: true},
 	{id: "10", bench: "Goal10Large64MiB/sync", unit: "x-guest", what: "64 MiB D2H `aclrtMemcpy`, throughput", floor: "`copy()` 64 MiB into guest memory", ref: true},
+	{id: "11", bench: "Goal11HostFunc", unit: "x-bare", what: "an embedder's host function, no payload, guest loop", floor: "bare host function, same signature (wazero: `api.GoModuleFunc`; wasmtime: the adapter's own)", want: target{"<=", 1.5}},
+	{id: "11", bench: "Goal11HostFunc", unit: "allocs/call", what: "an embedder's host function, allocations", floor: "per host call (the guest call's own spread over its 1000)", want: target{"<=", 0.01}},
+	{id: "12", bench: "Goal12HostFunc64B", unit: "x-bare", what: "an embedder's host function reading and writing 64 B, guest loop", floor: "bare host function doing the same", want: target{"<=", 2}},
+	{id: "12", bench: "Goal12HostFunc64B", unit: "allocs/call", what: "the same, allocations", floor: "per host call (the guest call's own spread over its 1000)", want: target{"<=", 0.01}},
+	{id: "13", bench: "Goal13Echo1MiB", unit: "x-fresh", what: "`CallBytesTo` 1 MiB echo into a reused buffer", floor: "`CallBytes` into a fresh slice (the issue's 0.6 ms over its 0.76 ms)", want: target{"<=", 0.79}},
+	{id: "13", bench: "Goal13Echo1MiB", unit: "x-copy", what: "`CallBytesTo` 1 MiB echo into a reused buffer", floor: "`copy()` of the bytes in and out", ref: true},
 }
 
 // samples are one benchmark's values of one metric on one engine.

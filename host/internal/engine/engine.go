@@ -11,7 +11,9 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"strings"
 	"sync/atomic"
 
 	"github.com/aclwasm/aclwasm/abi"
@@ -25,18 +27,82 @@ type Options struct {
 	Fuel     uint64 // WithFuel; 0: no fuel metering
 	CacheDir string // WithCacheDir; "": in memory only
 	// Funcs are the host functions the engine provides besides WASI, each
-	// routed to Invoker.Invoke with its index in Funcs. Each returns one
-	// i32.
+	// routed to Invoker.Invoke with its index in Funcs.
 	Funcs []Func
 }
 
-// Func is one host function.
+// Func is one host function: of the ABI's form (Params in Profile's
+// wire form, one i32 result), or of any wasm type (Type).
 type Func struct {
 	Module, Name string
 	Params       []abi.Param
 	// Profile is the wire form of Params (abi.Profile.Is64): Wide but for
 	// the imports of module "acl32".
 	Profile abi.Profile
+	// Type, when not nil, is the function's wasm type, and Params only
+	// names its parameters (when there are as many).
+	Type *FuncType
+}
+
+// ValType is a wasm value type, by its binary encoding.
+type ValType byte
+
+// The value types of host functions.
+const (
+	I32 ValType = 0x7f
+	I64 ValType = 0x7e
+	F32 ValType = 0x7d
+	F64 ValType = 0x7c
+)
+
+// String returns the type's name in the text format: "i32".
+func (t ValType) String() string {
+	switch t {
+	case I32:
+		return "i32"
+	case I64:
+		return "i64"
+	case F32:
+		return "f32"
+	case F64:
+		return "f64"
+	}
+	return fmt.Sprintf("ValType(%#x)", byte(t))
+}
+
+// Is64 reports whether t takes 64 bits (i64, f64).
+func (t ValType) Is64() bool { return t == I64 || t == F64 }
+
+// FuncType is a function's wasm type.
+type FuncType struct{ Params, Results []ValType }
+
+// Signature writes t as abi.Func.Signature and Import.Signature do:
+// "(i32, f64) -> i64".
+func (t *FuncType) Signature() string {
+	names := func(ts []ValType) string {
+		s := make([]string, len(ts))
+		for i, v := range ts {
+			s[i] = v.String()
+		}
+		return strings.Join(s, ", ")
+	}
+	return "(" + names(t.Params) + ") -> " + names(t.Results)
+}
+
+// Types returns f's wasm type: Type, or Params in Profile's wire form
+// returning one i32.
+func (f *Func) Types() FuncType {
+	if f.Type != nil {
+		return *f.Type
+	}
+	t := FuncType{Params: make([]ValType, len(f.Params)), Results: []ValType{I32}}
+	for k, p := range f.Params {
+		t.Params[k] = I32
+		if f.Profile.Is64(p.Type) {
+			t.Params[k] = I64
+		}
+	}
+	return t
 }
 
 // Module is a module prepared for compilation: the host has moved its
@@ -119,8 +185,11 @@ type Config struct {
 // it, so that adapters never import the host.
 type Invoker interface {
 	// Invoke runs Options.Funcs[fn] with the guest's memory (nil if none)
-	// and the parameters on stack (i32 zero-extended); it leaves the i32
-	// result in stack[0].
+	// and the parameters on stack (i32 and f32 zero-extended); it leaves
+	// the results on stack from stack[0] (the i32 result of the ABI's
+	// form). stack holds as many values as the parameters or the results,
+	// whichever are more. A panic with a *HostTrap traps the guest with
+	// its message.
 	Invoke(ctx context.Context, fn int, mem []byte, stack []uint64)
 	// Hold gives the session a reference to the guest's memory, which it
 	// releases after its streams stopped (queued copies may use it).
@@ -154,6 +223,16 @@ func InvokerFrom(ctx context.Context) Invoker {
 	inv, _ := ctx.Value(InvokerKey{}).(Invoker)
 	return inv
 }
+
+// HostTrap, as an Invoker's panic, traps the guest with Msg as the
+// trap's reason (an error of one of the embedder's host functions of any
+// wasm type, which has no status to return).
+type HostTrap struct{ Msg string }
+
+// NewHostTrap returns a HostTrap of msg, clipped as a trap's reason is.
+func NewHostTrap(msg string) *HostTrap { return &HostTrap{Msg: clip(msg)} }
+
+func (e *HostTrap) Error() string { return e.Msg }
 
 // Errors of a call refused before any guest code ran (the instance stays
 // usable), and of a module whose start function has the wrong type.

@@ -41,9 +41,7 @@ func (s *Session) invoke(ctx context.Context, fi int, mem []byte, stack []uint64
 	// Field by field: a composite literal is built on the stack and then
 	// copied in 16-byte moves that stall on the 8-byte stores before them.
 	c.ctx, c.s, c.fi, c.mem, c.args, c.ret = ctx, s, fi, mem, stack, nil
-	if s.stats.calls == nil {
-		s.stats.init() // the session's first call of an acl function
-	}
+	st := s.stats.of(fi) // made at the function's first call
 	if s.prof == abi.Native32 {
 		// acl32 addresses and sizes are i32, whose upper 32 bits are
 		// undefined on the stack: clear them, as accessors and traces
@@ -75,9 +73,9 @@ func (s *Session) invoke(ctx context.Context, fi int, mem []byte, stack []uint64
 		s.tracer.HostCall(&Traced{Func: &abi.Funcs[fi], Index: fi, Profile: s.prof, Mem: c.mem, Stack: stack, Result: res, Code: code, Msg: msg, Session: s.id, Start: t0})
 	}
 	*c = Call{} // drop the references to guest memory and the context
-	s.stats.calls[fi]++
+	st.calls++
 	if err != nil {
-		s.stats.fail(fi, code)
+		st.fail(code)
 	}
 	if s.ms.pm != nil {
 		s.callMetrics(fi, code, t0)
@@ -453,11 +451,11 @@ func be(err error) error {
 }
 
 // moved counts n bytes moved in direction d by the current function. Only
-// the session's calls write stats.own (stream workers use countBytes), so
-// it needs no atomic, as stats.calls.
+// the session's calls write fnStat.own (stream workers use countBytes), so
+// it needs no atomic, as fnStat.calls.
 func (c *Call) moved(d acl.Direction, n uint64) {
 	s := c.s
-	s.stats.own[c.fi][d] += n
+	s.stats.fn[c.fi].own[d] += n
 	if s.ms.pm != nil && n != 0 {
 		s.movedMetrics(c.fi, d, n)
 	}
@@ -466,7 +464,7 @@ func (c *Call) moved(d acl.Direction, n uint64) {
 // countBytes counts n bytes moved in direction d by function fi, in the
 // statistics and the metrics. Stream workers call it too.
 func (s *Session) countBytes(fi int, d acl.Direction, n uint64) {
-	s.stats.bytes[fi][d].Add(n)
+	s.stats.fn[fi].bytes[d].Add(n)
 	if s.ms.pm != nil && n != 0 {
 		s.movedMetrics(fi, d, n)
 	}

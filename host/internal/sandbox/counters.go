@@ -12,16 +12,24 @@ import (
 // the four directions' (acl.Direction).
 const SetSlot = 4
 
-// stats is the hot-path form of the statistics (host.Stats): arrays indexed by function, so that
-// a call costs two increments and no map access unless it fails. Bytes are
-// atomic: descriptor and offset copies count theirs on stream workers, when
-// they execute.
+// stats is the hot-path form of the statistics (host.Stats): counters
+// indexed by function, so that a call costs a load and two increments and
+// no map access unless it fails. Each function's are made at its first
+// call: an idle session holds only those of the functions it called.
+// Bytes are atomic: descriptor and offset copies count theirs on stream
+// workers, when they execute.
 type stats struct {
-	calls []uint64
-	own   [][5]uint64 // bytes counted by the calls themselves (by direction, then SetSlot): no atomic on the call path
-	bytes [][5]atomic.Uint64
-	errs  []map[acl.Error]uint64
+	fn    []*fnStat             // by index in abi.Funcs; nil until the session's first acl call
 	host  map[string]*hostCount // functions outside module "acl", by module.name
+	hostK []*hostCount          // the same by index in Shared.hostFuncs: no map access per call
+}
+
+// fnStat counts the calls of one acl function.
+type fnStat struct {
+	calls uint64
+	own   [5]uint64 // bytes counted by the calls themselves (by direction, then SetSlot): no atomic on the call path
+	bytes [5]atomic.Uint64
+	errs  map[acl.Error]uint64
 }
 
 // hostCount counts the calls of a host function outside module "acl".
@@ -30,35 +38,53 @@ type hostCount struct {
 	errs  map[acl.Error]uint64
 }
 
-// hostStat returns the counters of the host function named name.
-func (st *stats) hostStat(name string) *hostCount {
+// hostStat returns the counters of host function k of n (its index in
+// Shared.hostFuncs), named name, made at its first call.
+func (st *stats) hostStat(k, n int, name string) *hostCount {
+	if k < len(st.hostK) && st.hostK[k] != nil {
+		return st.hostK[k]
+	}
 	if st.host == nil {
 		st.host = map[string]*hostCount{}
 	}
-	hc := st.host[name]
-	if hc == nil {
-		hc = &hostCount{errs: map[acl.Error]uint64{}}
-		st.host[name] = hc
+	if len(st.hostK) < n {
+		st.hostK = append(st.hostK, make([]*hostCount, n-len(st.hostK))...)
 	}
+	hc := &hostCount{}
+	st.host[name] = hc
+	st.hostK[k] = hc
 	return hc
 }
 
-// init makes the counters of the acl functions, at a session's first
-// call of one (Session.invoke): a session that calls none (a
-// short-lived or pooled instance) allocates none of these 10 KB.
-func (st *stats) init() {
-	n := len(abi.Funcs)
-	st.calls = make([]uint64, n)
-	st.own = make([][5]uint64, n)
-	st.bytes = make([][5]atomic.Uint64, n)
-	st.errs = make([]map[acl.Error]uint64, n)
+// fail counts a failed call with code.
+func (hc *hostCount) fail(code acl.Error) {
+	if hc.errs == nil {
+		hc.errs = map[acl.Error]uint64{}
+	}
+	hc.errs[code]++
 }
 
-func (st *stats) fail(fi int, code acl.Error) {
-	if st.errs[fi] == nil {
-		st.errs[fi] = map[acl.Error]uint64{}
+// of returns the counters of acl function fi, made at its first call
+// (Session.invoke). Stream workers count bytes into those of a function
+// whose call queued the work, so made before.
+func (st *stats) of(fi int) *fnStat {
+	if st.fn != nil {
+		if f := st.fn[fi]; f != nil {
+			return f
+		}
+	} else {
+		st.fn = make([]*fnStat, len(abi.Funcs))
 	}
-	st.errs[fi][code]++
+	f := new(fnStat)
+	st.fn[fi] = f
+	return f
+}
+
+func (f *fnStat) fail(code acl.Error) {
+	if f.errs == nil {
+		f.errs = map[acl.Error]uint64{}
+	}
+	f.errs[code]++
 }
 
 // FuncCount is what the session counted of one function: its calls, its
@@ -76,13 +102,13 @@ type FuncCount struct {
 func (s *Session) Counts() []FuncCount {
 	st := &s.stats
 	var out []FuncCount
-	for i, n := range st.calls {
-		if n == 0 {
+	for i, f := range st.fn {
+		if f == nil || f.calls == 0 {
 			continue
 		}
-		fc := FuncCount{Name: abi.Funcs[i].Name, Calls: n, Errors: st.errs[i]}
-		for d := range st.bytes[i] {
-			fc.Bytes[d] = st.own[i][d] + st.bytes[i][d].Load()
+		fc := FuncCount{Name: abi.Funcs[i].Name, Calls: f.calls, Errors: f.errs}
+		for d := range f.bytes {
+			fc.Bytes[d] = f.own[d] + f.bytes[d].Load()
 		}
 		out = append(out, fc)
 	}
@@ -130,10 +156,11 @@ func (c *Call) ran(st *streamRec) bool {
 func (c *Call) set(st *streamRec, n uint64) {
 	if st != nil && !c.ran(st) {
 		s, fi := c.s, c.fi
-		_ = c.s.b.OnComplete(st.h, func() { s.stats.bytes[fi][SetSlot].Add(n) })
+		f := s.stats.fn[fi]
+		_ = c.s.b.OnComplete(st.h, func() { f.bytes[SetSlot].Add(n) })
 		return
 	}
-	c.s.stats.own[c.fi][SetSlot] += n
+	c.s.stats.fn[c.fi].own[SetSlot] += n
 }
 
 // budget fails with 207012 when one call would move (or set) more than the

@@ -2,7 +2,10 @@ package sandbox
 
 import (
 	"context"
+	"fmt"
+	"reflect"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/aclwasm/aclwasm/abi"
@@ -17,22 +20,55 @@ type HostFunc struct {
 	Module, Name string
 	F            abi.Func
 	Fn           func(c *Call) (int32, error)
+	// Typed, instead of Fn, runs a function of any wasm type (Type): it
+	// reads its parameters and leaves its results on the call's stack
+	// (Stack); an error traps the guest (engine.HostTrap).
+	Typed func(c *Call) error
+	Type  *engine.FuncType // Typed's type; nil for Fn (F's parameters, one i32 result)
+	// embedder marks the embedder's functions (Embedder), the ones that
+	// run the embedder's code, which may call Close (InHostFunc).
+	embedder bool
 }
 
 // Embedder returns the host function that runs fn, an embedder's, for
-// module.name with the parameters params: it records the calling
-// goroutine around fn, so that a Close from fn itself can tell.
+// module.name with the parameters params: fn runs marked, so that a Close
+// from fn itself can tell (InHostFunc).
 func Embedder(module, name string, params []abi.Param, fn func(c *Call) (int32, error)) *HostFunc {
 	return &HostFunc{
 		Module: module, Name: name,
-		F: abi.Func{Name: module + "." + name, Group: abi.Group(module), Params: append([]abi.Param(nil), params...)},
-		Fn: func(c *Call) (int32, error) {
-			c.s.hostG.Store(goid())
-			defer c.s.hostG.Store(0)
-			return fn(c)
-		},
+		F:        abi.Func{Name: module + "." + name, Group: abi.Group(module), Params: append([]abi.Param(nil), params...)},
+		Fn:       fn,
+		embedder: true,
 	}
 }
+
+// EmbedderTyped returns the host function that runs fn, an embedder's of
+// any wasm type t, for module.name; marked as Embedder's.
+func EmbedderTyped(module, name string, t engine.FuncType, fn func(c *Call) error) *HostFunc {
+	t = engine.FuncType{Params: slices.Clone(t.Params), Results: slices.Clone(t.Results)}
+	f := abi.Func{Name: module + "." + name, Group: abi.Group(module), Params: make([]abi.Param, len(t.Params))}
+	for k, v := range t.Params { // for traces: floats show as their bits
+		f.Params[k] = abi.Param{Name: fmt.Sprintf("%s%d", v, k), Type: abi.I32}
+		if v.Is64() {
+			f.Params[k].Type = abi.U64
+		}
+	}
+	return &HostFunc{Module: module, Name: name, F: f, Typed: fn, Type: &t, embedder: true}
+}
+
+// Signature returns h's wasm type as abi.Func.Signature writes it.
+func (h *HostFunc) Signature() string {
+	if h.Type != nil {
+		return h.Type.Signature()
+	}
+	return h.F.Signature()
+}
+
+// Stack returns the call's stack: the parameters as the guest passed them
+// (i32 and f32 zero-extended), where a typed host function leaves its
+// results. It holds as many values as the parameters or the results,
+// whichever are more.
+func (c *Call) Stack() []uint64 { return c.args }
 
 // Context returns the call's context.
 func (c *Call) Context() context.Context { return c.ctx }
@@ -47,29 +83,55 @@ func (c *Call) Arg(i int) uint64 { return c.args[i] }
 // error naming the range (as name) when it is NULL or outside guest memory.
 func (c *Call) Guest(name string, ptr uint32, n uint64) ([]byte, error) { return c.guest(name, ptr, n) }
 
-// invokeHost is Session.invoke for a host function outside module "acl":
+// invokeHost is Session.invoke for host function k, outside module "acl":
 // the same recording of the message, statistics and trace, the same
-// recovery of a panic.
-func (s *Session) invokeHost(ctx context.Context, h *HostFunc, mem []byte, stack []uint64) {
+// recovery of a panic. A typed function's error traps the guest, after
+// it was recorded.
+func (s *Session) invokeHost(ctx context.Context, k int, mem []byte, stack []uint64) {
+	h := s.sh.hostFuncs[k]
 	c := &s.call
-	*c = Call{ctx: ctx, s: s, fi: -1, mem: mem, args: stack}
+	c.ctx, c.s, c.fi, c.mem, c.args, c.ret, c.note = ctx, s, -1, mem, stack, nil, ""
 	var t0 time.Time
 	if s.tracer != nil {
 		t0 = time.Now()
 	}
+	// The embedder's functions are counted in flight, without a defer:
+	// runHost recovers every panic.
+	if h.embedder {
+		s.inHost.Add(1)
+	}
+	var params []uint64 // a typed function's parameters, for the trace
+	if h.Typed != nil && s.tracer != nil {
+		params = append(s.hostArgs[:0], stack[:len(h.Type.Params)]...)
+		s.hostArgs = params
+	}
 	res, err := c.runHost(h)
-	code := acl.CodeOf(err)
-	if err != nil {
-		res = int32(code)
+	if h.embedder {
+		s.inHost.Add(-1)
 	}
 	*c = Call{}
-	st := s.stats.hostStat(h.F.Name)
+	st := s.stats.hostStat(k, len(s.sh.hostFuncs), h.F.Name)
 	st.calls++
+	var code acl.Error
 	var msg string
 	if err != nil {
+		code = acl.CodeOf(err)
+		res = int32(code)
 		msg = h.F.Name + ": " + acl.MessageOf(err)
 		s.lastErr, s.msgRead = msg, false
-		st.errs[code]++
+		st.fail(code)
+	}
+	if h.Typed != nil {
+		if s.tracer != nil {
+			if err == nil && len(h.Type.Results) > 0 {
+				res = int32(uint32(stack[0]))
+			}
+			s.tracer.HostCall(&Traced{Func: &h.F, Index: -1, Profile: s.prof, Stack: params, Result: res, Code: code, Msg: msg, Session: s.id, Start: t0})
+		}
+		if err != nil {
+			panic(engine.NewHostTrap("host function " + msg))
+		}
+		return
 	}
 	if s.tracer != nil {
 		s.tracer.HostCall(&Traced{Func: &h.F, Index: -1, Profile: s.prof, Stack: stack, Result: res, Code: code, Msg: msg, Session: s.id, Start: t0})
@@ -77,39 +139,62 @@ func (s *Session) invokeHost(ctx context.Context, h *HostFunc, mem []byte, stack
 	stack[0] = uint64(uint32(res))
 }
 
+// runHost runs h's function, a panic made an internal error. Its frame
+// on a goroutine's stack is the mark of a host call in progress there
+// (InHostFunc): of these functions, only the embedder's run code that
+// could call Close.
+//
+//go:noinline
 func (c *Call) runHost(h *HostFunc) (res int32, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			res, err = 0, acl.Errorf(acl.ErrInternal, "host bug: %v", r)
 		}
 	}()
+	if h.Typed != nil {
+		return 0, h.Typed(c)
+	}
 	return h.Fn(c)
 }
 
-// goid returns the calling goroutine's id, from the header of its stack
-// trace ("goroutine 42 [running]:"). It costs about a microsecond, so it
-// runs only around the embedder's host functions, where a Close of the
-// instance from the function itself must be told from one on another
-// goroutine.
-func goid() int64 {
-	var buf [32]byte
-	b := buf[:runtime.Stack(buf[:], false)]
-	var id int64
-	for _, c := range b[len("goroutine "):] {
-		if c < '0' || c > '9' {
+// InHostFunc reports whether the caller may run inside one of the
+// embedder's host functions called by this session's guest: one is in
+// flight (inHost), and the caller's own stack holds a host function's
+// frame (runHost). A Close made there must not wait for the call it is
+// part of. Nothing identifies a goroutine on a host call's way in
+// (reading a goroutine id takes a stack trace: 98% of the call that way);
+// only this check walks the caller's stack, and only while one of the
+// session's host functions is in flight. A caller on another goroutine
+// that is itself inside a host function of another session, at such a
+// moment, is taken for one inside: the answer that cannot deadlock.
+func (s *Session) InHostFunc() bool { return s.inHost.Load() > 0 && inHostCall() }
+
+// inHostCall reports whether the calling goroutine's stack holds a
+// runHost frame.
+func inHostCall() bool {
+	pcs := make([]uintptr, 64)
+	for {
+		n := runtime.Callers(2, pcs)
+		if n < len(pcs) {
+			pcs = pcs[:n]
 			break
 		}
-		id = id*10 + int64(c-'0')
+		pcs = make([]uintptr, 2*len(pcs))
 	}
-	return id
+	frames := runtime.CallersFrames(pcs)
+	for {
+		f, more := frames.Next()
+		if f.Function == hostFrame {
+			return true
+		}
+		if !more {
+			return false
+		}
+	}
 }
 
-// InHostFunc reports whether the caller runs inside one of the embedder's
-// host functions called by this session's guest.
-func (s *Session) InHostFunc() bool {
-	g := s.hostG.Load()
-	return g != 0 && g == goid()
-}
+// hostFrame is runHost's name in stack frames.
+var hostFrame = runtime.FuncForPC(reflect.ValueOf((*Call).runHost).Pointer()).Name()
 
 // HostFuncBase is the engine index of the first of the runtime's host
 // functions (Shared.HostFuncs), after the imports of both profiles.
@@ -128,7 +213,7 @@ func (v *invoker) Invoke(ctx context.Context, fn int, mem []byte, stack []uint64
 		s.invoke(ctx, fn%len(abi.Funcs), mem, stack)
 		return
 	}
-	s.invokeHost(ctx, s.sh.hostFuncs[fn-HostFuncBase], mem, stack)
+	s.invokeHost(ctx, fn-HostFuncBase, mem, stack)
 }
 
 func (v *invoker) Hold(m engine.Releaser) { v.mem = m }

@@ -92,7 +92,19 @@ func (s *Session) SlotSize() uint64 { return s.slotSize() }
 
 // Counting reports whether the session has made its call counters (at
 // its first call of an acl function).
-func (s *Session) Counting() bool { return s.stats.calls != nil }
+func (s *Session) Counting() bool { return s.stats.fn != nil }
+
+// Counters returns how many acl functions the session holds counters of:
+// those it called.
+func (s *Session) Counters() int {
+	n := 0
+	for _, f := range s.stats.fn {
+		if f != nil {
+			n++
+		}
+	}
+	return n
+}
 
 // LeaveDevice makes the session have no current device, as a context of
 // another thread would natively.

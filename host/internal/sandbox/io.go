@@ -9,6 +9,7 @@ import (
 // (host.Instance.CallBytes).
 type IO struct {
 	In, Out []byte
+	Base    int    // len(Out) before the call: the output is Out[Base:]
 	Limit   uint64 // the most output bytes the host holds
 	Capped  bool   // limit is the call's MaxOutput, not the memory limit
 	Report  bool   // MaxOutput was given: a refused write is ErrOutputLimit
@@ -87,12 +88,12 @@ func IOFuncs() []*HostFunc {
 			if err != nil {
 				return 0, err
 			}
-			if uint64(len(io.Out))+uint64(n) > io.Limit {
+			if after := uint64(len(io.Out)-io.Base) + uint64(n); after > io.Limit {
 				io.Refused = io.Report
 				if io.Capped {
-					return 0, acl.Errorf(acl.ErrRTOverLimit, "the output would reach %d bytes, beyond the call's limit of %d (MaxOutput)", uint64(len(io.Out))+uint64(n), io.Limit)
+					return 0, acl.Errorf(acl.ErrRTOverLimit, "the output would reach %d bytes, beyond the call's limit of %d (MaxOutput)", after, io.Limit)
 				}
-				return 0, acl.Errorf(acl.ErrRTOverLimit, "the output would reach %d bytes, beyond the policy's limit of %d", uint64(len(io.Out))+uint64(n), io.Limit)
+				return 0, acl.Errorf(acl.ErrRTOverLimit, "the output would reach %d bytes, beyond the policy's limit of %d", after, io.Limit)
 			}
 			io.Out = append(io.Out, src...)
 			return 0, nil

@@ -59,23 +59,26 @@ type Session struct {
 	call    Call // the host call in flight (see invoke)
 	lastErr string
 	msgRead bool // aclGetRecentErrMsg has returned lastErr whole (errstate.go)
-	// hostG is the goroutine running one of the embedder's host functions
-	// for the session (goid), 0 when none runs: Close called from it must
-	// not wait for the call it is part of.
-	hostG  atomic.Int64
-	stats  stats
-	tracer Tracer            // nil when nothing traces the session's calls
-	mem    engine.Releaser   // the guest memory's reservation, on wazero (engine.Invoker.Hold)
-	io     *IO               // the bytes call in progress, or nil
-	owner  any               // SetOwner
-	ms     sessionMetrics    // see metrics.go
-	vars   map[string]string // Config.Vars, for aclwasm.config_read
-	id     uint64            // ID
-	logs   []*logWriter      // Config.Logger's writers, flushed at release
-	appLog *slog.Logger      // Config.Logger with plugin and session, for aclAppLog; nil without one
-	opWait uint32            // aclrtSetOpWaitTimeout, seconds; 0: no limit
-	opExec uint64            // the operator execute timeout in effect, µs; 0: never set (the maximum)
-	lent   int               // uncharged leases in as.allocs (LendOptions.Charge)
+	// inHost counts the embedder's host functions in flight for the
+	// session (invokeHost): Close called from one must not wait for the
+	// call it is part of (InHostFunc).
+	inHost atomic.Int32
+	// hostArgs keeps a typed host function's parameters for its trace,
+	// which its results overwrite on the stack; made when first needed.
+	hostArgs []uint64
+	stats    stats
+	tracer   Tracer            // nil when nothing traces the session's calls
+	mem      engine.Releaser   // the guest memory's reservation, on wazero (engine.Invoker.Hold)
+	io       *IO               // the bytes call in progress, or nil
+	owner    any               // SetOwner
+	ms       sessionMetrics    // see metrics.go
+	vars     map[string]string // Config.Vars, for aclwasm.config_read
+	id       uint64            // ID
+	logs     []*logWriter      // Config.Logger's writers, flushed at release
+	appLog   *slog.Logger      // Config.Logger with plugin and session, for aclAppLog; nil without one
+	opWait   uint32            // aclrtSetOpWaitTimeout, seconds; 0: no limit
+	opExec   uint64            // the operator execute timeout in effect, µs; 0: never set (the maximum)
+	lent     int               // uncharged leases in as.allocs (LendOptions.Charge)
 	// batchBuf is the entries of the synchronous batch in flight, kept
 	// between calls so that a batch allocates nothing (batch.go).
 	batchBuf []acl.Copy

@@ -106,14 +106,23 @@ func rawI32(args unsafe.Pointer, i int) uint32 { return *(*uint32)(raw(args, i))
 //
 //export aclwasmHostCall
 func aclwasmHostCall(env C.uintptr_t, caller unsafe.Pointer, d C.uintptr_t, size C.size_t, known C.int, args unsafe.Pointer) (trap unsafe.Pointer) {
+	var w *wasmtimeInstance
+	var prev unsafe.Pointer // w.caller before this call, restored after a panic too
 	defer func() {
 		if r := recover(); r != nil {
+			if w != nil && uintptr(env) < envFdRead {
+				w.caller = prev
+			}
 			if e, ok := r.(*callError); ok { // a callback the host call ran (Reenter) trapped or exited
 				msg := engine.WasmtimeTrap("", e.msg).Reason // the outer trap gets its own backtrace
 				if e.exited {
 					msg = fmt.Sprintf("a stream callback exited with code %d", e.status)
 				}
 				trap = newTrap(msg)
+				return
+			}
+			if e, ok := r.(*engine.HostTrap); ok {
+				trap = newTrap(e.Msg)
 				return
 			}
 			trap = newTrap(fmt.Sprintf("host function panicked: %v", r))
@@ -147,9 +156,9 @@ func aclwasmHostCall(env C.uintptr_t, caller unsafe.Pointer, d C.uintptr_t, size
 			r = 500000
 			break
 		}
-		prev := w.caller
+		prev = w.caller
 		w.caller = caller
-		r = w.hostCall(mem, int(fn), args)
+		w.hostCall(mem, int(fn), args)
 		w.caller = prev
 	}
 	if w != nil && w.ctx != nil && w.ctx.Err() != nil && uintptr(env) != envClockTimeGet {
@@ -157,15 +166,18 @@ func aclwasmHostCall(env C.uintptr_t, caller unsafe.Pointer, d C.uintptr_t, size
 		// must not resume (runError reports the timeout).
 		return newTrap("interrupted: " + w.ctx.Err().Error())
 	}
-	*(*uint64)(args) = uint64(uint32(r))
+	if uintptr(env) >= envFdRead || w == nil {
+		*(*uint64)(args) = uint64(uint32(r))
+	}
 	return nil
 }
 
 // hostCall runs host function fi: raw values in, the engine-neutral stack
-// to the Invoker (i32 zero-extended), the i32 result out.
-func (w *wasmtimeInstance) hostCall(mem []byte, fi int, args unsafe.Pointer) int32 {
+// to the Invoker (i32 and f32 zero-extended), the results out as raw
+// values.
+func (w *wasmtimeInstance) hostCall(mem []byte, fi int, args unsafe.Pointer) {
 	f := &w.e.sigs[fi]
-	stack := w.stack[:max(f.n, 1)]
+	stack := w.stack[:max(f.n, f.nres, 1)]
 	for k := range f.n {
 		if f.wide&(1<<k) != 0 {
 			stack[k] = *(*uint64)(raw(args, k))
@@ -178,35 +190,60 @@ func (w *wasmtimeInstance) hostCall(mem []byte, fi int, args unsafe.Pointer) int
 		ctx = context.Background()
 	}
 	w.inv.Invoke(ctx, fi, mem, stack)
-	return int32(uint32(stack[0]))
+	for k := range f.nres {
+		if f.wideRes&(1<<k) != 0 {
+			*(*uint64)(raw(args, k)) = stack[k]
+		} else {
+			*(*uint64)(raw(args, k)) = uint64(uint32(stack[k]))
+		}
+	}
 }
 
 // sig is what a host call needs of its function's type: the number of
-// parameters and which are i64.
+// parameters and which are 64 bits wide (i64, f64), the same of its
+// results.
 type sig struct {
-	n    int
-	wide uint64
+	n, nres       int
+	wide, wideRes uint64
 }
 
 // defineFuncs puts the host functions of e.funcs in the linker.
 func (e *wasmtimeEngine) defineFuncs() error {
-	i32 := wasmtime.NewValType(wasmtime.KindI32)
-	i64 := wasmtime.NewValType(wasmtime.KindI64)
-	e.sigs = make([]sig, len(e.funcs))
-	for fi, f := range e.funcs {
-		if len(f.Params) > len(wasmtimeInstance{}.stack) {
-			return fmt.Errorf("%s.%s: %d parameters, more than a host call takes", f.Module, f.Name, len(f.Params))
-		}
-		params := make([]*wasmtime.ValType, len(f.Params))
-		for k, p := range f.Params {
-			params[k] = i32
-			if f.Profile.Is64(p.Type) {
-				params[k] = i64
-				e.sigs[fi].wide |= 1 << k
+	kinds := map[engine.ValType]*wasmtime.ValType{
+		engine.I32: wasmtime.NewValType(wasmtime.KindI32),
+		engine.I64: wasmtime.NewValType(wasmtime.KindI64),
+		engine.F32: wasmtime.NewValType(wasmtime.KindF32),
+		engine.F64: wasmtime.NewValType(wasmtime.KindF64),
+	}
+	valTypes := func(ts []engine.ValType, wide *uint64) ([]*wasmtime.ValType, error) {
+		out := make([]*wasmtime.ValType, len(ts))
+		for k, t := range ts {
+			if out[k] = kinds[t]; out[k] == nil {
+				return nil, fmt.Errorf("value type %v", t)
+			}
+			if t.Is64() {
+				*wide |= 1 << k
 			}
 		}
-		e.sigs[fi].n = len(params)
-		if err := defineFunc(e.linker, f.Module, f.Name, wasmtime.NewFuncType(params, []*wasmtime.ValType{i32}), uintptr(fi)); err != nil {
+		return out, nil
+	}
+	e.sigs = make([]sig, len(e.funcs))
+	for fi, f := range e.funcs {
+		t := f.Types()
+		if max(len(t.Params), len(t.Results)) > len(wasmtimeInstance{}.stack) {
+			return fmt.Errorf("%s.%s: %d parameters and %d results, more than a host call takes", f.Module, f.Name, len(t.Params), len(t.Results))
+		}
+		s := &e.sigs[fi]
+		params, err := valTypes(t.Params, &s.wide)
+		if err != nil {
+			return fmt.Errorf("%s.%s: %w", f.Module, f.Name, err)
+		}
+		results, err := valTypes(t.Results, &s.wideRes)
+		if err != nil {
+			return fmt.Errorf("%s.%s: %w", f.Module, f.Name, err)
+		}
+		s.n, s.nres = len(params), len(results)
+		if err := defineFunc(e.linker, f.Module, f.Name, wasmtime.NewFuncType(params, results), uintptr(fi)); err != nil {
 			return err
 		}
 	}

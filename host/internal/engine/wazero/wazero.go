@@ -18,7 +18,6 @@ import (
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 	"github.com/tetratelabs/wazero/sys"
 
-	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/host/internal/engine"
 )
 
@@ -79,15 +78,19 @@ func (e *Engine) hostModules(ctx context.Context, funcs []engine.Func) error {
 			order = append(order, f.Module)
 			e.host = append(e.host, f.Module)
 		}
-		names := make([]string, len(f.Params))
-		for k, p := range f.Params {
-			names[k] = p.Name
+		t := f.Types()
+		fb := b.NewFunctionBuilder().WithGoModuleFunction(e.hostFunc(fi), valueTypes(t.Params), valueTypes(t.Results))
+		if len(f.Params) == len(t.Params) {
+			names := make([]string, len(f.Params))
+			for k, p := range f.Params {
+				names[k] = p.Name
+			}
+			fb = fb.WithParameterNames(names...)
 		}
-		b.NewFunctionBuilder().
-			WithGoModuleFunction(e.hostFunc(fi), params(f.Profile, f.Params), []api.ValueType{api.ValueTypeI32}).
-			WithParameterNames(names...).
-			WithResultNames("result").
-			Export(f.Name)
+		if f.Type == nil {
+			fb = fb.WithResultNames("result")
+		}
+		fb.Export(f.Name)
 	}
 	for _, m := range order {
 		if _, err := builders[m].Instantiate(ctx); err != nil {
@@ -119,14 +122,11 @@ func (e *Engine) hostFunc(fi int) api.GoModuleFunc {
 	}
 }
 
-// params maps ABI parameters onto wasm value types in profile prof.
-func params(prof abi.Profile, ps []abi.Param) []api.ValueType {
-	out := make([]api.ValueType, len(ps))
-	for k, p := range ps {
-		out[k] = api.ValueTypeI32
-		if prof.Is64(p.Type) {
-			out[k] = api.ValueTypeI64
-		}
+// valueTypes returns ts as wazero's value types (the same encoding).
+func valueTypes(ts []engine.ValType) []api.ValueType {
+	out := make([]api.ValueType, len(ts))
+	for k, t := range ts {
+		out[k] = api.ValueType(t)
 	}
 	return out
 }
@@ -397,5 +397,10 @@ func runError(name string, err error) error {
 	if errors.As(err, &ee) {
 		return &engine.ExitError{Code: ee.ExitCode()}
 	}
-	return engine.WazeroTrap(name, err.Error())
+	t := engine.WazeroTrap(name, err.Error())
+	var ht *engine.HostTrap
+	if errors.As(err, &ht) { // wazero wraps a host function's panic: its own words
+		t.Reason = ht.Msg
+	}
+	return t
 }
