@@ -26,8 +26,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/opencontainers/go-digest"
@@ -257,7 +255,7 @@ func (c *Client) Fetch(ctx context.Context, ref Ref, d digest.Digest) (*Artifact
 	}
 	var repo *remote.Repository // made on the first cache miss
 	fetch := func(desc ocispec.Descriptor) ([]byte, error) {
-		if b, ok := c.cached(desc.Digest); ok {
+		if b, ok := c.cached(desc.Digest, desc.Size, true); ok {
 			return b, nil
 		}
 		if repo == nil {
@@ -308,7 +306,7 @@ func (c *Client) Fetch(ctx context.Context, ref Ref, d digest.Digest) (*Artifact
 // fetchManifest fetches the image manifest d, at most
 // MaxImageManifestBytes, and checks its digest.
 func (c *Client) fetchManifest(ctx context.Context, ref Ref, d digest.Digest) ([]byte, error) {
-	if b, ok := c.cached(d); ok {
+	if b, ok := c.cached(d, MaxImageManifestBytes, false); ok {
 		return b, nil
 	}
 	repo, err := c.repo(ref)
@@ -461,48 +459,4 @@ func pushBlob(ctx context.Context, repo *remote.Repository, desc ocispec.Descrip
 		return fmt.Errorf("push %s: %w", desc.Digest, err)
 	}
 	return nil
-}
-
-// blobPath is where the cache keeps digest d.
-func (c *Client) blobPath(d digest.Digest) string {
-	return filepath.Join(c.opts.CacheDir, "blobs", d.Algorithm().String(), d.Encoded())
-}
-
-// cached returns the cache's bytes of d when they are there and match it;
-// a file that does not match is removed.
-func (c *Client) cached(d digest.Digest) ([]byte, bool) {
-	if c.opts.CacheDir == "" || d.Validate() != nil {
-		return nil, false
-	}
-	p := c.blobPath(d)
-	b, err := os.ReadFile(p)
-	if err != nil {
-		return nil, false
-	}
-	if d.Algorithm().FromBytes(b) != d {
-		_ = os.Remove(p) // corrupt: fetched again and rewritten
-		return nil, false
-	}
-	return b, true
-}
-
-// store writes b, whose digest is d, into the cache; a cache that cannot
-// be written is only a lost speed-up.
-func (c *Client) store(d digest.Digest, b []byte) {
-	if c.opts.CacheDir == "" {
-		return
-	}
-	p := c.blobPath(d)
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return
-	}
-	f, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
-	if err != nil {
-		return
-	}
-	_, werr := f.Write(b)
-	cerr := f.Close()
-	if werr != nil || cerr != nil || os.Rename(f.Name(), p) != nil {
-		_ = os.Remove(f.Name())
-	}
 }
