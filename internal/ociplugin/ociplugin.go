@@ -27,6 +27,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/opencontainers/go-digest"
 	specs "github.com/opencontainers/image-spec/specs-go"
@@ -138,6 +139,14 @@ type Options struct {
 	Credential auth.CredentialFunc
 	// HTTPClient makes the requests; nil is a client of its own.
 	HTTPClient *http.Client
+	// ProgressTimeout and ProgressBytes are the progress every request
+	// must make: an answer, and ProgressBytes of its body (or the rest
+	// of it), in each window of ProgressTimeout; a request that makes
+	// less fails with ErrStalled, so that a registry that stops sending,
+	// or trickles, does not hold a download for a total timeout. 0 is
+	// DefaultProgressTimeout, DefaultProgressBytes.
+	ProgressTimeout time.Duration
+	ProgressBytes   int64
 }
 
 // Client fetches and pushes plugins. It is safe for concurrent use.
@@ -152,8 +161,14 @@ func NewClient(opts Options) (*Client, error) {
 	if opts.MaxModuleBytes == 0 {
 		opts.MaxModuleBytes = host.DefaultMaxModuleBytes
 	}
-	if opts.MaxModuleBytes < 0 {
-		return nil, errors.New("ociplugin: negative MaxModuleBytes")
+	if opts.ProgressTimeout == 0 {
+		opts.ProgressTimeout = DefaultProgressTimeout
+	}
+	if opts.ProgressBytes == 0 {
+		opts.ProgressBytes = DefaultProgressBytes
+	}
+	if opts.MaxModuleBytes < 0 || opts.ProgressTimeout < 0 || opts.ProgressBytes < 0 {
+		return nil, errors.New("ociplugin: negative MaxModuleBytes, ProgressTimeout or ProgressBytes")
 	}
 	cred := opts.Credential
 	if cred == nil {
@@ -211,9 +226,11 @@ func (c *Client) Resolve(ctx context.Context, ref Ref) (digest.Digest, error) {
 	if err != nil {
 		return "", err
 	}
+	ctx, p := c.watch(ctx)
+	defer p.stop()
 	desc, err := repo.Resolve(ctx, ref.Reference.Reference)
 	if err != nil {
-		return "", fmt.Errorf("resolve %s: %w", ref, err)
+		return "", fmt.Errorf("resolve %s: %w", ref, stalled(ctx, err))
 	}
 	if err := desc.Digest.Validate(); err != nil || desc.Digest.Algorithm() != digest.SHA256 {
 		return "", refused("resolve %s: the registry gave digest %q, want sha256", ref, desc.Digest)
@@ -264,17 +281,19 @@ func (c *Client) Fetch(ctx context.Context, ref Ref, d digest.Digest) (*Artifact
 				return nil, err
 			}
 		}
+		ctx, p := c.watch(ctx)
+		defer p.stop()
 		rc, err := repo.Blobs().Fetch(ctx, desc)
 		if err != nil {
-			return nil, fmt.Errorf("fetch %s: %w", ref.At(desc.Digest), err)
+			return nil, fmt.Errorf("fetch %s: %w", ref.At(desc.Digest), stalled(ctx, err))
 		}
 		defer rc.Close()
-		b, err := content.ReadAll(rc, desc)
+		b, err := content.ReadAll(p.reader(rc), desc)
 		if err != nil {
 			if errors.Is(err, content.ErrMismatchedDigest) || errors.Is(err, content.ErrTrailingData) {
 				return nil, refused("%s: %v", ref.At(desc.Digest), err)
 			}
-			return nil, fmt.Errorf("fetch %s: %w", ref.At(desc.Digest), err)
+			return nil, fmt.Errorf("fetch %s: %w", ref.At(desc.Digest), stalled(ctx, err))
 		}
 		c.store(desc.Digest, b)
 		return b, nil
@@ -313,17 +332,19 @@ func (c *Client) fetchManifest(ctx context.Context, ref Ref, d digest.Digest) ([
 	if err != nil {
 		return nil, err
 	}
+	ctx, p := c.watch(ctx)
+	defer p.stop()
 	desc, rc, err := repo.Manifests().FetchReference(ctx, d.String())
 	if err != nil {
-		return nil, fmt.Errorf("fetch %s: %w", ref.At(d), err)
+		return nil, fmt.Errorf("fetch %s: %w", ref.At(d), stalled(ctx, err))
 	}
 	defer rc.Close()
 	if desc.Size > MaxImageManifestBytes {
 		return nil, refused("%s: the manifest has %d bytes, at most %d", ref.At(d), desc.Size, MaxImageManifestBytes)
 	}
-	b, err := io.ReadAll(io.LimitReader(rc, MaxImageManifestBytes+1))
+	b, err := io.ReadAll(io.LimitReader(p.reader(rc), MaxImageManifestBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("fetch %s: %w", ref.At(d), err)
+		return nil, fmt.Errorf("fetch %s: %w", ref.At(d), stalled(ctx, err))
 	}
 	if len(b) > MaxImageManifestBytes {
 		return nil, refused("%s: the manifest has more than %d bytes", ref.At(d), MaxImageManifestBytes)
