@@ -542,3 +542,45 @@ func TestBackoff(t *testing.T) {
 	require.Equal(t, time.Duration(1<<62), backoff(200, time.Second, 1<<62))
 	require.Equal(t, time.Duration(math.MaxInt64), backoff(200, 3*time.Second, math.MaxInt64))
 }
+
+// TestOCIUnansweredTagDelaysNoLocalPlugin: while a registry does not
+// answer the resolution of a source's tag (a scan waits for it up to
+// ResolveTimeout, an hour here), a plugin added to the directory loads
+// and serves: the directory's plugins start loading before the tags are
+// resolved.
+func TestOCIUnansweredTagDelaysNoLocalPlugin(t *testing.T) {
+	reg := ocitest.New(t)
+	pc := pusher(t)
+	wasm := wat2wasm(t, "echo", "")
+	ref := "oci://" + reg.Host + "/plugins/echo:v1"
+	push(t, pc, ref, wasm, nil)
+	dir := plugins(t, nil, nil)
+	write(t, dir, "remote.yaml", "source: "+ref+"\n")
+	f := start(t, Config{Dir: dir, OCI: OCIConfig{ResolveTimeout: time.Hour}})
+	require.Equal(t, "ready", f.listed()["remote"].State)
+
+	release := reg.HoldManifests()
+	defer release()
+	asked := reg.ManifestRequests()
+	write(t, dir, "local.wasm", string(wasm))
+	done := make(chan error, 1)
+	go func() {
+		_, err := f.s.Reload(context.Background())
+		done <- err
+	}()
+	waitFor(t, "the tag to be asked for", func() bool { return reg.ManifestRequests() > asked })
+	waitFor(t, "the local plugin to serve", func() bool { return f.do("POST", "/v1/plugins/local", "", []byte("x")).status == 200 })
+	select {
+	case err := <-done:
+		t.Fatalf("the reload did not wait for the tag: %v", err)
+	default:
+	}
+	release()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(watchdog):
+		t.Fatal("the reload does not end once the registry answers")
+	}
+	require.Equal(t, "ready", f.listed()["remote"].State)
+}

@@ -572,9 +572,12 @@ type load struct {
 }
 
 // startReload scans the directory, removes the plugins that are gone and
-// starts a load of each new or changed one. A source whose last try
-// failed for the network or the registry is tried again once its backoff
-// has passed, or at once with force (a Reload asked for).
+// starts a load of each new or changed one: the directory's own plugins
+// first, then, once their tags are resolved, the sources, so that a
+// registry slow to answer delays no plugin of the directory. A source
+// whose last try failed for the network or the registry is tried again
+// once its backoff has passed, or at once with force (a Reload asked
+// for).
 func (s *Server) startReload(force bool) (ReloadReport, []*load, error) {
 	s.reloadMu.Lock()
 	defer s.reloadMu.Unlock()
@@ -585,16 +588,37 @@ func (s *Server) startReload(force bool) (ReloadReport, []*load, error) {
 		return rep, nil, fmt.Errorf("serve: reload: %w", err)
 	}
 	s.sourceStamps(found)
-	s.resolveSources(found, force)
+	isSource := func(st stamp) bool { return st.source != "" || st.problem != "" }
+	started, err := s.startLoads(&rep, found, func(st stamp) bool { return !isSource(st) }, false, force)
+	if err == nil {
+		s.resolveSources(found, force)
+		var more []*load
+		more, err = s.startLoads(&rep, found, isSource, true, force)
+		started = append(started, more...)
+	}
+	sort.Strings(rep.Added)
+	sort.Strings(rep.Changed)
+	sort.Strings(rep.Removed)
+	sort.Strings(rep.Loading)
+	return rep, started, err
+}
+
+// startLoads starts a load of each plugin of found that which selects
+// and that is new or changed, adding them to rep; with last, it also
+// removes the plugins that are not in found.
+func (s *Server) startLoads(rep *ReloadReport, found map[string]stamp, which func(stamp) bool, last, force bool) ([]*load, error) {
 	var started []*load
 	var retired []*version
 	now := time.Now()
 	s.mu.Lock()
 	if s.draining {
 		s.mu.Unlock()
-		return rep, nil, errClosing
+		return nil, errClosing
 	}
 	for name, st := range found {
+		if !which(st) {
+			continue
+		}
 		old, ok := s.plugins[name]
 		if ok && old.stamp == st && !old.transient {
 			if s.failed[name] != nil { // the files that failed were put back as they were
@@ -623,7 +647,7 @@ func (s *Server) startReload(force bool) (ReloadReport, []*load, error) {
 		}
 	}
 	for name, v := range s.plugins {
-		if _, ok := found[name]; !ok {
+		if _, ok := found[name]; last && !ok {
 			rep.Removed = append(rep.Removed, name)
 			retired = append(retired, v)
 			delete(s.plugins, name)
@@ -634,7 +658,7 @@ func (s *Server) startReload(force bool) (ReloadReport, []*load, error) {
 		}
 	}
 	for name, l := range s.loading {
-		if _, ok := found[name]; !ok {
+		if _, ok := found[name]; last && !ok {
 			l.dropped = true // gone from disk while it loads: it must not come back
 		}
 	}
@@ -647,11 +671,7 @@ func (s *Server) startReload(force bool) (ReloadReport, []*load, error) {
 	for _, l := range started {
 		go s.loadOne(l)
 	}
-	sort.Strings(rep.Added)
-	sort.Strings(rep.Changed)
-	sort.Strings(rep.Removed)
-	sort.Strings(rep.Loading)
-	return rep, started, nil
+	return started, nil
 }
 
 // loadOne downloads a source plugin in one of the download slots, then

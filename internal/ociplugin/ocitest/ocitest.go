@@ -43,6 +43,7 @@ type Registry struct {
 	corrupt      map[string]bool          // blob digests served with a flipped byte
 	trickle      map[string]time.Duration // blob digests served a byte at a time, this far apart
 	stall        map[string]bool          // blob digests whose body stops halfway
+	hold         chan struct{}            // non-nil: manifest requests wait until it is closed
 	down         bool
 	blobsDown    bool
 	quit         chan struct{} // closed when the registry closes: slow answers end
@@ -81,10 +82,21 @@ func (r *Registry) serve(inner http.Handler, w http.ResponseWriter, req *http.Re
 		corrupt, trickle, stall = r.corrupt[d], r.trickle[d], r.stall[d]
 		down = down || r.blobsDown
 	}
+	hold := (chan struct{})(nil)
 	if strings.Contains(req.URL.Path, "/manifests/") && (req.Method == http.MethodGet || req.Method == http.MethodHead) {
 		r.manifestReqs++
+		hold = r.hold
 	}
 	r.mu.Unlock()
+	if hold != nil {
+		select { // a registry that does not answer
+		case <-hold:
+		case <-req.Context().Done():
+			return
+		case <-r.quit:
+			return
+		}
+	}
 	if down {
 		http.Error(w, "down for the test", http.StatusServiceUnavailable)
 		return
@@ -151,6 +163,24 @@ func (r *Registry) Stall(digest string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.stall[digest] = true
+}
+
+// HoldManifests makes requests of manifests (tags resolved, manifests
+// fetched) wait without an answer until release is called.
+func (r *Registry) HoldManifests() (release func()) {
+	ch := make(chan struct{})
+	r.mu.Lock()
+	r.hold = ch
+	r.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			r.mu.Lock()
+			r.hold = nil
+			r.mu.Unlock()
+			close(ch)
+		})
+	}
 }
 
 // Heal serves blob digest normally again (no trickle, stall or
