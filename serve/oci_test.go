@@ -364,17 +364,17 @@ func TestOCIProgressDeadline(t *testing.T) {
 			if mod := digest.SHA256.FromBytes(wasm).String(); how == "stall" {
 				reg.Stall(mod)
 			} else {
-				reg.Trickle(mod, 200*time.Millisecond)
+				reg.Trickle(mod, 500*time.Millisecond) // minutes for the module
 			}
 			dir := plugins(t, nil, nil)
 			write(t, dir, "echo.yaml", "source: "+ref+"\n")
-			f := startAll(t, Config{Dir: dir, OCI: OCIConfig{ProgressTimeout: 500 * time.Millisecond}}, nil, false)
+			f := startAll(t, Config{Dir: dir, OCI: OCIConfig{ProgressTimeout: 2 * time.Second}}, nil, false)
 			ctx, cancel := context.WithTimeout(context.Background(), watchdog)
 			defer cancel()
 			require.NoError(t, f.s.WaitLoaded(ctx), "the load still waits for the registry")
 			pi := f.listed()["echo"]
 			require.Equal(t, "invalid", pi.State)
-			require.Contains(t, pi.Error.Message, "no progress: fewer than 65536 bytes in 500ms")
+			require.Contains(t, pi.Error.Message, "no progress: fewer than 65536 bytes in 2s")
 			require.NotNil(t, pi.Retry)
 			require.Equal(t, 1, pi.Retry.Failures)
 			require.Equal(t, "download", pi.Retry.Stage)

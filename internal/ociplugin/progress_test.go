@@ -40,11 +40,11 @@ func TestProgressStalled(t *testing.T) {
 			} else {
 				reg.Trickle(md.String(), 10*time.Millisecond) // 41 s for the blob
 			}
-			_, err = slowClient(t, time.Second, 0).Pull(ctx(t), r)
+			_, err = slowClient(t, 3*time.Second, 0).Pull(ctx(t), r)
 			require.ErrorIs(t, err, ErrStalled)
 			require.False(t, errors.Is(err, ErrRefused))
 			require.ErrorContains(t, err, "fetch oci://"+reg.Host+"/p/echo@"+md.String())
-			require.ErrorContains(t, err, "fewer than 65536 bytes in 1s")
+			require.ErrorContains(t, err, "fewer than 65536 bytes in 3s")
 		})
 	}
 }
@@ -58,10 +58,10 @@ func TestProgressSlowButSteady(t *testing.T) {
 	r := ref(t, "oci://"+reg.Host+"/p/echo:v1")
 	_, err := client(t, "", 0).Push(ctx(t), r, mod, nil)
 	require.NoError(t, err)
-	reg.Trickle(digest.SHA256.FromBytes(mod).String(), 2*time.Millisecond)
-	// 20 bytes (about 40 ms) in each window of 1 s; 600 bytes, more than
-	// 1.2 s, in all.
-	a, err := slowClient(t, time.Second, 20).Pull(ctx(t), r)
+	reg.Trickle(digest.SHA256.FromBytes(mod).String(), 4*time.Millisecond)
+	// 10 bytes (about 40 ms) in each window of 2 s; 600 bytes, more than
+	// 2.4 s, in all.
+	a, err := slowClient(t, 2*time.Second, 10).Pull(ctx(t), r)
 	require.NoError(t, err)
 	require.Equal(t, mod, a.Module)
 }
