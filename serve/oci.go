@@ -34,9 +34,124 @@ type OCIConfig struct {
 	// that does not resolve in time keeps its last digest. Default 10s.
 	ResolveTimeout time.Duration
 	// FetchTimeout bounds the download of one version (its manifest and
-	// layers), so that a registry that stops sending frees the load.
-	// Default 5 minutes.
+	// layers) in all. Default 5 minutes.
 	FetchTimeout time.Duration
+	// ProgressTimeout is the progress deadline of each request to a
+	// registry: one that does not answer, or sends less than 64 KiB (or
+	// the rest of its blob) in a window this long, fails then, so that
+	// a registry that stops sending, or trickles, frees its download
+	// slot long before FetchTimeout. Default 30s
+	// (ociplugin.DefaultProgressTimeout).
+	ProgressTimeout time.Duration
+	// MaxDownloads bounds the downloads at once. Downloads have slots of
+	// their own, apart from the compilations': slow registries hold
+	// these, and a plugin of the directory, or a source already
+	// downloaded, still compiles at once. Default 4.
+	MaxDownloads int
+	// RetryBackoff and RetryBackoffMax space the tries of a source that
+	// failed (its tag does not resolve, or its download fails for the
+	// network or the registry): the polls leave it alone for
+	// RetryBackoff after its first failure, twice that after its second,
+	// and so on up to RetryBackoffMax; a success resets it. A Reload
+	// asked for (Server.Reload, the admin endpoint) tries at once.
+	// Defaults 10s and 5 minutes.
+	RetryBackoff, RetryBackoffMax time.Duration
+}
+
+// defaults fills in the unset fields, and checks the others.
+func (c *OCIConfig) defaults() error {
+	if c.ResolveTimeout < 0 || c.FetchTimeout < 0 || c.ProgressTimeout < 0 || c.MaxDownloads < 0 || c.RetryBackoff < 0 || c.RetryBackoffMax < 0 {
+		return errors.New("serve: negative Config.OCI limit")
+	}
+	for _, d := range []struct {
+		v   *time.Duration
+		def time.Duration
+	}{
+		{&c.ResolveTimeout, 10 * time.Second},
+		{&c.FetchTimeout, 5 * time.Minute},
+		{&c.ProgressTimeout, ociplugin.DefaultProgressTimeout},
+		{&c.RetryBackoff, 10 * time.Second},
+		{&c.RetryBackoffMax, 5 * time.Minute},
+	} {
+		if *d.v == 0 {
+			*d.v = d.def
+		}
+	}
+	if c.MaxDownloads == 0 {
+		c.MaxDownloads = 4
+	}
+	c.RetryBackoffMax = max(c.RetryBackoffMax, c.RetryBackoff)
+	return nil
+}
+
+// Stages of a source's failure (retry.stage).
+const (
+	stageResolve  = "resolve"
+	stageDownload = "download"
+)
+
+// retry is the backoff of a source that failed: the polls neither
+// resolve nor download it again before after.
+type retry struct {
+	failures int
+	after    time.Time
+	stage    string // stageResolve or stageDownload: what failed last
+	msg      string // the resolution's failure, the stamp's problem while it is not tried
+}
+
+// RetryInfo is a source's backoff in GET /v1/plugins: how many tries in a
+// row failed, and when the polls try again.
+type RetryInfo struct {
+	Failures int       `json:"failures"`
+	After    time.Time `json:"after"`
+	Stage    string    `json:"stage"` // "resolve" (the tag) or "download"
+}
+
+// backoff is the wait after failures failures in a row: base, doubled
+// with each further failure, at most most.
+func backoff(failures int, base, most time.Duration) time.Duration {
+	d := base
+	for i := 1; i < failures && d < most; i++ {
+		if d > most/2 {
+			return most
+		}
+		d *= 2
+	}
+	return min(d, most)
+}
+
+// sourceFailed counts a failure of plugin name's source at stage, and
+// logs when the polls try it again. Called with s.mu held.
+func (s *Server) sourceFailed(name, stage, msg string, err error) {
+	r := s.retries[name]
+	if r == nil {
+		r = &retry{}
+		s.retries[name] = r
+	}
+	r.failures++
+	wait := backoff(r.failures, s.cfg.OCI.RetryBackoff, s.cfg.OCI.RetryBackoffMax)
+	r.after, r.stage, r.msg = time.Now().Add(wait), stage, msg
+	s.log.Warn("plugin source failed: the polls try it again after a backoff", "plugin", name, "stage", stage, "failures", r.failures,
+		"retry_in", wait, "error", err)
+}
+
+// backingOff says whether the polls leave plugin name's source alone
+// now. Called with s.mu held.
+func (s *Server) backingOff(name string, now time.Time) *retry {
+	if r := s.retries[name]; r != nil && now.Before(r.after) {
+		return r
+	}
+	return nil
+}
+
+// retryInfo is plugin name's backoff for GET /v1/plugins, nil if none.
+// Called with s.mu held.
+func (s *Server) retryInfo(name string) *RetryInfo {
+	r := s.retries[name]
+	if r == nil {
+		return nil
+	}
+	return &RetryInfo{Failures: r.failures, After: r.after.UTC(), Stage: r.stage}
 }
 
 // maxSourceFile bounds a NAME.yaml read at each scan to find its source.
@@ -128,18 +243,34 @@ func localManifest(name string, raw []byte) ([]byte, error) {
 // reference's own; a tag's as the registry resolves it now, in parallel.
 // A tag that does not resolve keeps the digest its plugin has (the last
 // good version serves on; the failure is logged once and shown in GET
-// /v1/plugins), or, for a plugin without one, makes it invalid.
-func (s *Server) resolveSources(found map[string]stamp) {
+// /v1/plugins), or, for a plugin without one, makes it invalid; either
+// way it is not asked again before its backoff has passed, unless force
+// (a Reload asked for).
+func (s *Server) resolveSources(found map[string]stamp, force bool) {
 	type result struct {
-		name string
-		d    digest.Digest
-		err  error
+		name    string
+		d       digest.Digest
+		err     error
+		waiting *retry // not asked: its backoff has not passed
 	}
 	var wg sync.WaitGroup
 	results := make(chan result, len(found))
 	sem := make(chan struct{}, 8)
+	now := time.Now()
+	s.mu.RLock()
+	waiting := map[string]*retry{}
+	for name := range found {
+		if r := s.backingOff(name, now); r != nil && r.stage == stageResolve && !force {
+			waiting[name] = r
+		}
+	}
+	s.mu.RUnlock()
 	for name, st := range found {
 		if st.source == "" || st.problem != "" {
+			continue
+		}
+		if r := waiting[name]; r != nil {
+			results <- result{name: name, waiting: r}
 			continue
 		}
 		ref, err := ociplugin.ParseRef(st.source)
@@ -163,7 +294,7 @@ func (s *Server) resolveSources(found map[string]stamp) {
 				}
 			}()
 			d, err := s.oci.Resolve(ctx, ref)
-			results <- result{name, d, err}
+			results <- result{name: name, d: d, err: err}
 		}()
 	}
 	wg.Wait()
@@ -178,6 +309,16 @@ func (s *Server) resolveSources(found map[string]stamp) {
 	for _, r := range rs {
 		st := found[r.name]
 		old := s.plugins[r.name]
+		serving := old != nil && old.stamp.source == st.source && old.stamp.digest != ""
+		if r.waiting != nil { // as at its last failure
+			if serving {
+				st.digest = old.stamp.digest
+			} else {
+				st.problem = r.waiting.msg
+			}
+			found[r.name] = st
+			continue
+		}
 		if r.err == nil {
 			st.digest = r.d.String()
 			found[r.name] = st
@@ -185,10 +326,14 @@ func (s *Server) resolveSources(found map[string]stamp) {
 				delete(s.sourceErr, r.name)
 				s.log.Info("plugin source resolves again", "plugin", r.name, "source", st.source, "digest", st.digest)
 			}
+			if rt := s.retries[r.name]; rt != nil && rt.stage == stageResolve {
+				delete(s.retries, r.name)
+			}
 			continue
 		}
 		msg := fmt.Sprintf("resolve %s: %v", st.source, r.err)
-		if old != nil && old.stamp.source == st.source && old.stamp.digest != "" {
+		s.sourceFailed(r.name, stageResolve, msg, r.err)
+		if serving {
 			st.digest = old.stamp.digest // the last version resolved serves on
 			found[r.name] = st
 			if prev := s.sourceErr[r.name]; prev == nil || prev.Message != msg {

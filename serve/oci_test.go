@@ -2,9 +2,12 @@ package serve
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -291,4 +294,293 @@ func TestOCIDownloadRetried(t *testing.T) {
 	require.Equal(t, d2, f.listed()["echo"].Digest)
 	require.Equal(t, "ready", f.listed()["echo"].State)
 	require.Equal(t, "NEXT:x", string(f.do("POST", "/v1/plugins/echo", "", []byte("x")).body))
+}
+
+// poll is one poll of the directory (a scan that respects the sources'
+// backoffs), waiting for the loads it starts.
+func (f *fixture) poll(t *testing.T) {
+	t.Helper()
+	_, started, err := f.s.startReload(false)
+	require.NoError(t, err)
+	for _, l := range started {
+		select {
+		case <-l.done:
+		case <-time.After(watchdog):
+			t.Fatalf("the load of %s does not end", l.name)
+		}
+	}
+}
+
+// TestOCISlowRegistriesHoldNoLoadSlot: sources whose registry stops
+// sending hold their download slots (more of them than there are slots of
+// either kind), and a plugin added to the directory meanwhile loads at
+// once: it is not reported loading, and serves, while the sources still
+// answer 503 loading.
+func TestOCISlowRegistriesHoldNoLoadSlot(t *testing.T) {
+	reg := ocitest.New(t)
+	pc := pusher(t)
+	wasm := wat2wasm(t, "echo", "")
+	d := push(t, pc, "oci://"+reg.Host+"/plugins/slow:v1", wasm, nil)
+	mod := digest.SHA256.FromBytes(wasm).String()
+	reg.Stall(mod)
+	src := map[string]string{}
+	for i := range max(runtime.GOMAXPROCS(0), 2) + 3 {
+		src[fmt.Sprintf("slow%d", i)] = "oci://" + reg.Host + "/plugins/slow@" + d
+	}
+	dir := plugins(t, nil, nil)
+	// The stalled downloads hold on for the whole test (an hour's window).
+	f := startAll(t, Config{Dir: dir, Sources: src, OCI: OCIConfig{MaxDownloads: 2, ProgressTimeout: time.Hour}}, nil, false)
+	waitFor(t, "the downloads to stall", func() bool { return reg.BlobGets(mod) >= 2 })
+
+	write(t, dir, "echo.wasm", string(wasm))
+	ctx, cancel := context.WithTimeout(context.Background(), watchdog)
+	defer cancel()
+	rep, err := f.s.Reload(ctx)
+	require.NoError(t, err)
+	require.Equal(t, []string{"echo"}, rep.Added)
+	require.NotContains(t, rep.Loading, "echo", "the local plugin waited behind the downloads")
+	r := f.do("POST", "/v1/plugins/echo", "", []byte("x"))
+	require.Equal(t, 200, r.status, "%v", r)
+	require.Equal(t, "echo:x", string(r.body))
+	r = f.do("POST", "/v1/plugins/slow0", "", nil)
+	require.Equal(t, 503, r.status, "%v", r)
+	require.Equal(t, "loading", r.err(t).Code)
+	require.LessOrEqual(t, reg.BlobGets(mod), 2, "more downloads at once than MaxDownloads")
+}
+
+// TestOCIProgressDeadline: a registry that stops sending the module
+// halfway, or sends it a byte at a time (minutes for the module), fails
+// the load after a progress window without enough bytes, although the
+// download's total timeout (FetchTimeout, 5 minutes) is far off; the
+// failure says so, and the source backs off.
+func TestOCIProgressDeadline(t *testing.T) {
+	for _, how := range []string{"stall", "trickle"} {
+		t.Run(how, func(t *testing.T) {
+			reg := ocitest.New(t)
+			pc := pusher(t)
+			wasm := wat2wasm(t, "echo", "")
+			ref := "oci://" + reg.Host + "/plugins/echo:v1"
+			push(t, pc, ref, wasm, nil)
+			if mod := digest.SHA256.FromBytes(wasm).String(); how == "stall" {
+				reg.Stall(mod)
+			} else {
+				reg.Trickle(mod, 500*time.Millisecond) // minutes for the module
+			}
+			dir := plugins(t, nil, nil)
+			write(t, dir, "echo.yaml", "source: "+ref+"\n")
+			f := startAll(t, Config{Dir: dir, OCI: OCIConfig{ProgressTimeout: 2 * time.Second}}, nil, false)
+			ctx, cancel := context.WithTimeout(context.Background(), watchdog)
+			defer cancel()
+			require.NoError(t, f.s.WaitLoaded(ctx), "the load still waits for the registry")
+			pi := f.listed()["echo"]
+			require.Equal(t, "invalid", pi.State)
+			require.Contains(t, pi.Error.Message, "no progress: fewer than 65536 bytes in 2s")
+			require.NotNil(t, pi.Retry)
+			require.Equal(t, 1, pi.Retry.Failures)
+			require.Equal(t, "download", pi.Retry.Stage)
+		})
+	}
+}
+
+// TestOCIDownloadBackoff: a download that fails for the registry is not
+// tried again at every poll: the polls leave it alone until its backoff
+// has passed (GET /v1/plugins shows it, the log says so), while the last
+// good version serves on; a Reload asked for tries at once, and each
+// failure doubles the backoff, up to its cap; a success resets it.
+func TestOCIDownloadBackoff(t *testing.T) {
+	reg := ocitest.New(t)
+	pc := pusher(t)
+	ref := "oci://" + reg.Host + "/plugins/echo:v1"
+	d1 := push(t, pc, ref, wat2wasm(t, "echo", ""), nil)
+	dir := plugins(t, nil, nil)
+	write(t, dir, "echo.yaml", "source: "+ref+"\n")
+	var logs strings.Builder
+	var mu sync.Mutex
+	f := start(t, Config{Dir: dir, Logger: newTestLogger(&logs, &mu), OCI: OCIConfig{RetryBackoff: time.Hour, RetryBackoffMax: 2 * time.Hour}})
+	require.Equal(t, d1, f.listed()["echo"].Digest)
+
+	next := echoSaying(t, "NEXT:")
+	gets := func() int { return reg.BlobGets(digest.SHA256.FromBytes(next).String()) }
+	d2 := push(t, pc, ref, next, nil)
+	reg.SetBlobsDown(true)
+	f.poll(t) // the tag moved: tried
+	require.Equal(t, 1, gets())
+	retryIs := func(failures int, least, most time.Duration) {
+		t.Helper()
+		pi := f.listed()["echo"]
+		require.Equal(t, "stale", pi.State)
+		require.Equal(t, d1, pi.Digest)
+		require.NotNil(t, pi.Retry)
+		require.Equal(t, failures, pi.Retry.Failures)
+		require.Equal(t, "download", pi.Retry.Stage)
+		// Hours of backoff: minutes of margin either way.
+		require.True(t, pi.Retry.After.After(time.Now().Add(least)), "%v", pi.Retry.After)
+		require.True(t, pi.Retry.After.Before(time.Now().Add(most)), "%v", pi.Retry.After)
+	}
+	retryIs(1, 50*time.Minute, time.Hour+time.Minute)
+	for range 3 {
+		f.poll(t)
+		require.Equal(t, 1, gets(), "a poll tried the failed download again within its backoff")
+		require.Equal(t, "echo:x", string(f.do("POST", "/v1/plugins/echo", "", []byte("x")).body))
+	}
+	mu.Lock()
+	require.Contains(t, logs.String(), `msg="plugin source failed: the polls try it again after a backoff" plugin=echo stage=download failures=1 retry_in=1h0m0s`)
+	mu.Unlock()
+
+	_, err := f.s.Reload(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, 2, gets(), "a Reload asked for tries at once")
+	retryIs(2, 110*time.Minute, 2*time.Hour+time.Minute)
+	_, err = f.s.Reload(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, 3, gets())
+	retryIs(3, 110*time.Minute, 2*time.Hour+time.Minute) // capped
+
+	reg.SetBlobsDown(false)
+	_, err = f.s.Reload(context.Background())
+	require.NoError(t, err)
+	pi := f.listed()["echo"]
+	require.Equal(t, "ready", pi.State)
+	require.Equal(t, d2, pi.Digest)
+	require.Nil(t, pi.Retry, "a success resets the backoff")
+
+	push(t, pc, ref, echoSaying(t, "THIRD:"), nil)
+	reg.SetBlobsDown(true)
+	f.poll(t)
+	pi = f.listed()["echo"]
+	require.NotNil(t, pi.Retry)
+	require.Equal(t, 1, pi.Retry.Failures, "the backoff starts again from its base")
+}
+
+// TestOCIBackoffPasses: once its backoff has passed, the next poll tries
+// a failed download again, and a plugin without a good version loads
+// when the registry is back.
+func TestOCIBackoffPasses(t *testing.T) {
+	reg := ocitest.New(t)
+	pc := pusher(t)
+	wasm := wat2wasm(t, "echo", "")
+	ref := "oci://" + reg.Host + "/plugins/echo:v1"
+	push(t, pc, ref, wasm, nil)
+	gets := func() int { return reg.BlobGets(digest.SHA256.FromBytes(wasm).String()) }
+	reg.SetBlobsDown(true)
+	dir := plugins(t, nil, nil)
+	write(t, dir, "echo.yaml", "source: "+ref+"\n")
+	f := start(t, Config{Dir: dir, OCI: OCIConfig{RetryBackoff: time.Millisecond, RetryBackoffMax: time.Millisecond}})
+	require.Equal(t, 1, gets())
+	require.Equal(t, "invalid", f.listed()["echo"].State)
+	time.Sleep(10 * time.Millisecond) // past the backoff: not an assertion on time
+	f.poll(t)
+	require.Equal(t, 2, gets())
+	require.Equal(t, 2, f.listed()["echo"].Retry.Failures)
+	reg.SetBlobsDown(false)
+	time.Sleep(10 * time.Millisecond)
+	f.poll(t)
+	pi := f.listed()["echo"]
+	require.Equal(t, "ready", pi.State)
+	require.Nil(t, pi.Retry)
+}
+
+// TestOCIResolveBackoff: a tag that does not resolve (the registry is
+// down) is not asked for again at every poll: the last good version
+// serves on without a request until the backoff has passed; a Reload
+// asked for asks at once, and a tag that resolves again ends the backoff.
+func TestOCIResolveBackoff(t *testing.T) {
+	reg := ocitest.New(t)
+	pc := pusher(t)
+	ref := "oci://" + reg.Host + "/plugins/echo:v1"
+	d1 := push(t, pc, ref, wat2wasm(t, "echo", ""), nil)
+	dir := plugins(t, nil, nil)
+	write(t, dir, "echo.yaml", "source: "+ref+"\n")
+	f := start(t, Config{Dir: dir, OCI: OCIConfig{RetryBackoff: time.Hour}})
+	reg.SetDown(true)
+	f.poll(t)
+	pi := f.listed()["echo"]
+	require.Equal(t, "stale", pi.State)
+	require.Equal(t, "source_unavailable", pi.Error.Code)
+	require.NotNil(t, pi.Retry)
+	require.Equal(t, "resolve", pi.Retry.Stage)
+	asked := reg.ManifestRequests()
+	for range 3 {
+		f.poll(t)
+		require.Equal(t, asked, reg.ManifestRequests(), "a poll asked for the tag within its backoff")
+		require.Equal(t, "echo:x", string(f.do("POST", "/v1/plugins/echo", "", []byte("x")).body))
+		require.Equal(t, d1, f.listed()["echo"].Digest)
+	}
+	_, err := f.s.Reload(context.Background())
+	require.NoError(t, err)
+	require.Greater(t, reg.ManifestRequests(), asked, "a Reload asked for did not ask")
+	require.Equal(t, 2, f.listed()["echo"].Retry.Failures)
+	reg.SetDown(false)
+	_, err = f.s.Reload(context.Background())
+	require.NoError(t, err)
+	pi = f.listed()["echo"]
+	require.Equal(t, "ready", pi.State)
+	require.Nil(t, pi.Retry)
+
+	// A plugin that never loaded keeps its failure while it backs off.
+	reg.SetDown(true)
+	write(t, dir, "other.yaml", "source: oci://"+reg.Host+"/plugins/other:v1\n")
+	f.poll(t)
+	asked = reg.ManifestRequests()
+	f.poll(t)
+	require.Equal(t, asked, reg.ManifestRequests())
+	pi = f.listed()["other"]
+	require.Equal(t, "invalid", pi.State)
+	require.Contains(t, pi.Error.Message, "resolve oci://")
+	require.Equal(t, 1, pi.Retry.Failures)
+}
+
+// TestBackoff: the wait doubles from the base with each failure, up to
+// the cap, and does not overflow.
+func TestBackoff(t *testing.T) {
+	for _, c := range []struct {
+		failures int
+		want     time.Duration
+	}{{1, 10 * time.Second}, {2, 20 * time.Second}, {3, 40 * time.Second}, {5, 160 * time.Second}, {6, 5 * time.Minute}, {1000, 5 * time.Minute}} {
+		require.Equal(t, c.want, backoff(c.failures, 10*time.Second, 5*time.Minute), "after %d failures", c.failures)
+	}
+	require.Equal(t, time.Duration(1<<62), backoff(200, time.Second, 1<<62))
+	require.Equal(t, time.Duration(math.MaxInt64), backoff(200, 3*time.Second, math.MaxInt64))
+}
+
+// TestOCIUnansweredTagDelaysNoLocalPlugin: while a registry does not
+// answer the resolution of a source's tag (a scan waits for it up to
+// ResolveTimeout, an hour here), a plugin added to the directory loads
+// and serves: the directory's plugins start loading before the tags are
+// resolved.
+func TestOCIUnansweredTagDelaysNoLocalPlugin(t *testing.T) {
+	reg := ocitest.New(t)
+	pc := pusher(t)
+	wasm := wat2wasm(t, "echo", "")
+	ref := "oci://" + reg.Host + "/plugins/echo:v1"
+	push(t, pc, ref, wasm, nil)
+	dir := plugins(t, nil, nil)
+	write(t, dir, "remote.yaml", "source: "+ref+"\n")
+	f := start(t, Config{Dir: dir, OCI: OCIConfig{ResolveTimeout: time.Hour}})
+	require.Equal(t, "ready", f.listed()["remote"].State)
+
+	release := reg.HoldManifests()
+	defer release()
+	asked := reg.ManifestRequests()
+	write(t, dir, "local.wasm", string(wasm))
+	done := make(chan error, 1)
+	go func() {
+		_, err := f.s.Reload(context.Background())
+		done <- err
+	}()
+	waitFor(t, "the tag to be asked for", func() bool { return reg.ManifestRequests() > asked })
+	waitFor(t, "the local plugin to serve", func() bool { return f.do("POST", "/v1/plugins/local", "", []byte("x")).status == 200 })
+	select {
+	case err := <-done:
+		t.Fatalf("the reload did not wait for the tag: %v", err)
+	default:
+	}
+	release()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(watchdog):
+		t.Fatal("the reload does not end once the registry answers")
+	}
+	require.Equal(t, "ready", f.listed()["remote"].State)
 }

@@ -288,10 +288,46 @@ func scan(dir string) (map[string]stamp, error) {
 	return out, nil
 }
 
-// load builds the version of plugin name that is on disk now. A version
-// that cannot run carries the reason (fail) instead of a plugin.
-func (s *Server) load(ctx context.Context, name string, st stamp) *version {
+// newVersion is the version of plugin name with stamp st, before its
+// files are read.
+func (s *Server) newVersion(name string, st stamp) *version {
 	v := &version{name: name, stamp: st, policy: s.cfg.Policy, argv0: name, env: s.cfg.Env, closed: func() { s.open.Add(-1) }}
+	if st.source != "" || st.problem != "" {
+		v.source, v.sourceDigest = st.source, st.digest
+	}
+	return v
+}
+
+// downloaded is a source plugin's download: its module, the manifest it
+// runs with (nil for none) and that manifest's name for messages.
+type downloaded struct {
+	wasm, manifest []byte
+	manName        string
+}
+
+// download fetches the module of source plugin name (fetchSource), or
+// returns the version that carries why it cannot.
+func (s *Server) download(ctx context.Context, name string, st stamp) (*downloaded, *version) {
+	if !validName.MatchString(name) {
+		return nil, nil // load refuses the name
+	}
+	v := s.newVersion(name, st)
+	var d downloaded
+	var fail *apiError
+	d.wasm, d.manifest, d.manName, fail, v.detail = s.fetchSource(ctx, name, st)
+	if fail != nil {
+		v.fail = fail
+		v.transient = v.detail != nil && !errors.Is(v.detail, ociplugin.ErrRefused) && !errors.Is(v.detail, fs.ErrNotExist)
+		return nil, v
+	}
+	return &d, nil
+}
+
+// load builds the version of plugin name that is on disk now, or, for a
+// source plugin, of src, its download. A version that cannot run carries
+// the reason (fail) instead of a plugin.
+func (s *Server) load(ctx context.Context, name string, st stamp, src *downloaded) *version {
+	v := s.newVersion(name, st)
 	conc := s.cfg.MaxConcurrent
 	export := "handle"
 	var reuse *bool // the manifest's serve.reuse_instances
@@ -304,15 +340,11 @@ func (s *Server) load(ctx context.Context, name string, st stamp) *version {
 	}
 	var wasm, manifest []byte
 	manName := name + ".yaml" // for messages
-	if st.source != "" || st.problem != "" {
-		v.source, v.sourceDigest = st.source, st.digest
-		var fail *apiError
-		wasm, manifest, manName, fail, v.detail = s.fetchSource(ctx, name, st)
-		if fail != nil {
-			v.fail = fail
-			v.transient = v.detail != nil && !errors.Is(v.detail, ociplugin.ErrRefused) && !errors.Is(v.detail, fs.ErrNotExist)
-			return v
-		}
+	if (st.source != "" || st.problem != "") && src == nil {
+		return invalid("plugin %q: its source was not downloaded", name) // loadOne downloads it first
+	}
+	if src != nil {
+		wasm, manifest, manName = src.wasm, src.manifest, src.manName
 	} else {
 		var err error
 		if wasm, err = os.ReadFile(filepath.Join(s.cfg.Dir, name+".wasm")); err != nil {
@@ -515,7 +547,7 @@ var errClosing = errors.New("serve: reload: the server is shutting down")
 // plugin without a good version answers with its failure. Reload returns once the loads it started are done, or
 // ctx is (those not done are in Loading).
 func (s *Server) Reload(ctx context.Context) (ReloadReport, error) {
-	rep, started, err := s.startReload()
+	rep, started, err := s.startReload(true)
 	if err != nil {
 		return rep, err
 	}
@@ -540,8 +572,13 @@ type load struct {
 }
 
 // startReload scans the directory, removes the plugins that are gone and
-// starts a load of each new or changed one.
-func (s *Server) startReload() (ReloadReport, []*load, error) {
+// starts a load of each new or changed one: the directory's own plugins
+// first, then, once their tags are resolved, the sources, so that a
+// registry slow to answer delays no plugin of the directory. A source
+// whose last try failed for the network or the registry is tried again
+// once its backoff has passed, or at once with force (a Reload asked
+// for).
+func (s *Server) startReload(force bool) (ReloadReport, []*load, error) {
 	s.reloadMu.Lock()
 	defer s.reloadMu.Unlock()
 	var rep ReloadReport
@@ -551,15 +588,37 @@ func (s *Server) startReload() (ReloadReport, []*load, error) {
 		return rep, nil, fmt.Errorf("serve: reload: %w", err)
 	}
 	s.sourceStamps(found)
-	s.resolveSources(found)
+	isSource := func(st stamp) bool { return st.source != "" || st.problem != "" }
+	started, err := s.startLoads(&rep, found, func(st stamp) bool { return !isSource(st) }, false, force)
+	if err == nil {
+		s.resolveSources(found, force)
+		var more []*load
+		more, err = s.startLoads(&rep, found, isSource, true, force)
+		started = append(started, more...)
+	}
+	sort.Strings(rep.Added)
+	sort.Strings(rep.Changed)
+	sort.Strings(rep.Removed)
+	sort.Strings(rep.Loading)
+	return rep, started, err
+}
+
+// startLoads starts a load of each plugin of found that which selects
+// and that is new or changed, adding them to rep; with last, it also
+// removes the plugins that are not in found.
+func (s *Server) startLoads(rep *ReloadReport, found map[string]stamp, which func(stamp) bool, last, force bool) ([]*load, error) {
 	var started []*load
 	var retired []*version
+	now := time.Now()
 	s.mu.Lock()
 	if s.draining {
 		s.mu.Unlock()
-		return rep, nil, errClosing
+		return nil, errClosing
 	}
 	for name, st := range found {
+		if !which(st) {
+			continue
+		}
 		old, ok := s.plugins[name]
 		if ok && old.stamp == st && !old.transient {
 			if s.failed[name] != nil { // the files that failed were put back as they were
@@ -570,6 +629,9 @@ func (s *Server) startReload() (ReloadReport, []*load, error) {
 		}
 		if ok && s.failed[name] != nil && s.failed[name].stamp == st && !s.failed[name].transient {
 			continue // the files that failed to load are still there
+		}
+		if ok && !force && s.backingOff(name, now) != nil && (old.stamp == st || s.failed[name] != nil && s.failed[name].stamp == st) {
+			continue // the same download failed: tried again after its backoff
 		}
 		if s.loading[name] != nil {
 			rep.Loading = append(rep.Loading, name)
@@ -585,17 +647,18 @@ func (s *Server) startReload() (ReloadReport, []*load, error) {
 		}
 	}
 	for name, v := range s.plugins {
-		if _, ok := found[name]; !ok {
+		if _, ok := found[name]; last && !ok {
 			rep.Removed = append(rep.Removed, name)
 			retired = append(retired, v)
 			delete(s.plugins, name)
 			delete(s.failed, name)
 			delete(s.sourceErr, name)
+			delete(s.retries, name)
 			s.metrics.pluginState(name, "")
 		}
 	}
 	for name, l := range s.loading {
-		if _, ok := found[name]; !ok {
+		if _, ok := found[name]; last && !ok {
 			l.dropped = true // gone from disk while it loads: it must not come back
 		}
 	}
@@ -608,26 +671,48 @@ func (s *Server) startReload() (ReloadReport, []*load, error) {
 	for _, l := range started {
 		go s.loadOne(l)
 	}
-	sort.Strings(rep.Added)
-	sort.Strings(rep.Changed)
-	sort.Strings(rep.Removed)
-	sort.Strings(rep.Loading)
-	return rep, started, nil
+	return started, nil
 }
 
-// loadOne compiles one plugin in one of the load slots and swaps it in,
-// unless the server closed or the plugin was removed meanwhile.
+// loadOne downloads a source plugin in one of the download slots, then
+// compiles the plugin in one of the load slots, and swaps it in, unless
+// the server closed or the plugin was removed meanwhile. The slots are
+// apart, so that downloads from slow registries delay no compilation.
 func (s *Server) loadOne(l *load) {
 	defer s.loads.Done()
 	defer close(l.done)
-	s.loadSlots <- struct{}{}
-	if s.cfg.testHookLoad != nil {
-		s.cfg.testHookLoad(l.name)
+	var v *version
+	var src *downloaded
+	switch {
+	case l.st.problem != "": // nothing to download: it fails at once
+		src, v = s.download(s.loadCtx, l.name, l.st)
+	case l.st.source != "":
+		select {
+		case s.fetchSlots <- struct{}{}:
+			src, v = s.download(s.loadCtx, l.name, l.st)
+			<-s.fetchSlots
+		case <-s.loadCtx.Done(): // Shutdown: retired below
+			v = s.newVersion(l.name, l.st)
+			v.fail = &apiError{status: http.StatusServiceUnavailable, Code: "shutting_down", Message: "the server is shutting down"}
+		}
 	}
-	v := s.load(s.loadCtx, l.name, l.st)
-	<-s.loadSlots
+	if v == nil {
+		s.loadSlots <- struct{}{}
+		if s.cfg.testHookLoad != nil {
+			s.cfg.testHookLoad(l.name)
+		}
+		v = s.load(s.loadCtx, l.name, l.st, src)
+		<-s.loadSlots
+	}
 	s.mu.Lock()
 	delete(s.loading, l.name)
+	if l.st.source != "" && l.st.problem == "" && !s.draining && !l.dropped {
+		if v.transient {
+			s.sourceFailed(l.name, stageDownload, "", v.detail)
+		} else {
+			delete(s.retries, l.name) // it downloaded, or will never: no backoff
+		}
+	}
 	if s.draining || l.dropped {
 		s.mu.Unlock()
 		s.log.Debug("plugin load dropped: the server closed or the plugin was removed meanwhile", "plugin", l.name)
@@ -742,7 +827,7 @@ func (s *Server) poll(interval time.Duration, stop <-chan struct{}) {
 		case <-t.C:
 			// Not waiting for the loads: the next tick picks up other
 			// plugins' changes while a slow one still compiles.
-			if _, _, err := s.startReload(); err != nil && !errors.Is(err, errClosing) {
+			if _, _, err := s.startReload(false); err != nil && !errors.Is(err, errClosing) {
 				s.log.Error("reload", "error", err)
 			}
 		}

@@ -292,8 +292,12 @@ type Server struct {
 	// Loads run in their own goroutines, at most cap(loadSlots) at once;
 	// each plugin's new version is swapped in when it is ready. loading,
 	// guarded by mu, has the plugins being compiled: one load per plugin
-	// at a time.
+	// at a time. A source's download comes first, in one of fetchSlots
+	// (apart: a slow registry holds no compilation slot); retries,
+	// guarded by mu, has the sources whose last try failed.
 	loadSlots   chan struct{}
+	fetchSlots  chan struct{}
+	retries     map[string]*retry
 	loading     map[string]*load
 	loads       sync.WaitGroup
 	loadCtx     context.Context
@@ -359,20 +363,19 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err := checkSources(cfg.Sources); err != nil {
 		return nil, err
 	}
-	if cfg.OCI.ResolveTimeout <= 0 {
-		cfg.OCI.ResolveTimeout = 10 * time.Second
+	if err := cfg.OCI.defaults(); err != nil {
+		return nil, err
 	}
-	if cfg.OCI.FetchTimeout <= 0 {
-		cfg.OCI.FetchTimeout = 5 * time.Minute
-	}
-	oci, err := ociplugin.NewClient(ociplugin.Options{CacheDir: cfg.OCI.CacheDir, PlainHTTP: cfg.OCI.PlainHTTP, MaxModuleBytes: moduleCap(cfg.Policy)})
+	oci, err := ociplugin.NewClient(ociplugin.Options{CacheDir: cfg.OCI.CacheDir, PlainHTTP: cfg.OCI.PlainHTTP, MaxModuleBytes: moduleCap(cfg.Policy),
+		ProgressTimeout: cfg.OCI.ProgressTimeout})
 	if err != nil {
 		return nil, fmt.Errorf("serve: %w", err)
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, plugins: map[string]*version{}, stopPoll: make(chan struct{}),
 		failed: map[string]*failedLoad{}, warnedJSON: map[string]bool{}, active: newActive(), sourceErr: map[string]*apiError{}, oci: oci,
 		// Two at least, so that one stuck compilation never holds the only slot.
-		loadSlots: make(chan struct{}, max(runtime.GOMAXPROCS(0), 2)), loading: map[string]*load{}}
+		loadSlots: make(chan struct{}, max(runtime.GOMAXPROCS(0), 2)), loading: map[string]*load{},
+		fetchSlots: make(chan struct{}, cfg.OCI.MaxDownloads), retries: map[string]*retry{}}
 	if cfg.TLS != nil {
 		if s.tls, err = newTLS(cfg.TLS, s.log); err != nil {
 			return nil, err
@@ -390,7 +393,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	// The first loads run while the server already answers: a plugin
 	// still compiling gets 503 loading, the others are served as each is
 	// ready, and /readyz says when all are (WaitLoaded waits for it).
-	_, started, err := s.startReload()
+	_, started, err := s.startReload(true)
 	if err != nil {
 		s.cancelRuns()
 		s.cancelLoads()
@@ -637,6 +640,10 @@ type PluginInfo struct {
 	// ReuseInstances: the reactor's instances are kept between requests
 	// (its manifest's serve.reuse_instances, or Config.ReuseInstances).
 	ReuseInstances bool `json:"reuse_instances,omitempty"`
+	// Retry is the backoff of a source whose last try failed (its tag
+	// did not resolve, its download failed): the polls try it again
+	// after Retry.After.
+	Retry *RetryInfo `json:"retry,omitempty"`
 }
 
 func (s *Server) list(w http.ResponseWriter, r *http.Request) {
@@ -654,6 +661,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 			pi.State, pi.Error = "stale", e // its tag does not resolve: the last version serves
 		}
 		pi.Source, pi.Digest = v.source, v.sourceDigest
+		pi.Retry = s.retryInfo(v.name)
 		out = append(out, pi)
 	}
 	s.mu.RUnlock()

@@ -26,9 +26,8 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/opencontainers/go-digest"
 	specs "github.com/opencontainers/image-spec/specs-go"
@@ -140,6 +139,14 @@ type Options struct {
 	Credential auth.CredentialFunc
 	// HTTPClient makes the requests; nil is a client of its own.
 	HTTPClient *http.Client
+	// ProgressTimeout and ProgressBytes are the progress every request
+	// must make: an answer, and ProgressBytes of its body (or the rest
+	// of it), in each window of ProgressTimeout; a request that makes
+	// less fails with ErrStalled, so that a registry that stops sending,
+	// or trickles, does not hold a download for a total timeout. 0 is
+	// DefaultProgressTimeout, DefaultProgressBytes.
+	ProgressTimeout time.Duration
+	ProgressBytes   int64
 }
 
 // Client fetches and pushes plugins. It is safe for concurrent use.
@@ -154,8 +161,14 @@ func NewClient(opts Options) (*Client, error) {
 	if opts.MaxModuleBytes == 0 {
 		opts.MaxModuleBytes = host.DefaultMaxModuleBytes
 	}
-	if opts.MaxModuleBytes < 0 {
-		return nil, errors.New("ociplugin: negative MaxModuleBytes")
+	if opts.ProgressTimeout == 0 {
+		opts.ProgressTimeout = DefaultProgressTimeout
+	}
+	if opts.ProgressBytes == 0 {
+		opts.ProgressBytes = DefaultProgressBytes
+	}
+	if opts.MaxModuleBytes < 0 || opts.ProgressTimeout < 0 || opts.ProgressBytes < 0 {
+		return nil, errors.New("ociplugin: negative MaxModuleBytes, ProgressTimeout or ProgressBytes")
 	}
 	cred := opts.Credential
 	if cred == nil {
@@ -213,9 +226,11 @@ func (c *Client) Resolve(ctx context.Context, ref Ref) (digest.Digest, error) {
 	if err != nil {
 		return "", err
 	}
+	ctx, p := c.watch(ctx)
+	defer p.stop()
 	desc, err := repo.Resolve(ctx, ref.Reference.Reference)
 	if err != nil {
-		return "", fmt.Errorf("resolve %s: %w", ref, err)
+		return "", fmt.Errorf("resolve %s: %w", ref, stalled(ctx, err))
 	}
 	if err := desc.Digest.Validate(); err != nil || desc.Digest.Algorithm() != digest.SHA256 {
 		return "", refused("resolve %s: the registry gave digest %q, want sha256", ref, desc.Digest)
@@ -257,7 +272,7 @@ func (c *Client) Fetch(ctx context.Context, ref Ref, d digest.Digest) (*Artifact
 	}
 	var repo *remote.Repository // made on the first cache miss
 	fetch := func(desc ocispec.Descriptor) ([]byte, error) {
-		if b, ok := c.cached(desc.Digest); ok {
+		if b, ok := c.cached(desc.Digest, desc.Size, true); ok {
 			return b, nil
 		}
 		if repo == nil {
@@ -266,17 +281,19 @@ func (c *Client) Fetch(ctx context.Context, ref Ref, d digest.Digest) (*Artifact
 				return nil, err
 			}
 		}
+		ctx, p := c.watch(ctx)
+		defer p.stop()
 		rc, err := repo.Blobs().Fetch(ctx, desc)
 		if err != nil {
-			return nil, fmt.Errorf("fetch %s: %w", ref.At(desc.Digest), err)
+			return nil, fmt.Errorf("fetch %s: %w", ref.At(desc.Digest), stalled(ctx, err))
 		}
 		defer rc.Close()
-		b, err := content.ReadAll(rc, desc)
+		b, err := content.ReadAll(p.reader(rc), desc)
 		if err != nil {
 			if errors.Is(err, content.ErrMismatchedDigest) || errors.Is(err, content.ErrTrailingData) {
 				return nil, refused("%s: %v", ref.At(desc.Digest), err)
 			}
-			return nil, fmt.Errorf("fetch %s: %w", ref.At(desc.Digest), err)
+			return nil, fmt.Errorf("fetch %s: %w", ref.At(desc.Digest), stalled(ctx, err))
 		}
 		c.store(desc.Digest, b)
 		return b, nil
@@ -308,24 +325,26 @@ func (c *Client) Fetch(ctx context.Context, ref Ref, d digest.Digest) (*Artifact
 // fetchManifest fetches the image manifest d, at most
 // MaxImageManifestBytes, and checks its digest.
 func (c *Client) fetchManifest(ctx context.Context, ref Ref, d digest.Digest) ([]byte, error) {
-	if b, ok := c.cached(d); ok {
+	if b, ok := c.cached(d, MaxImageManifestBytes, false); ok {
 		return b, nil
 	}
 	repo, err := c.repo(ref)
 	if err != nil {
 		return nil, err
 	}
+	ctx, p := c.watch(ctx)
+	defer p.stop()
 	desc, rc, err := repo.Manifests().FetchReference(ctx, d.String())
 	if err != nil {
-		return nil, fmt.Errorf("fetch %s: %w", ref.At(d), err)
+		return nil, fmt.Errorf("fetch %s: %w", ref.At(d), stalled(ctx, err))
 	}
 	defer rc.Close()
 	if desc.Size > MaxImageManifestBytes {
 		return nil, refused("%s: the manifest has %d bytes, at most %d", ref.At(d), desc.Size, MaxImageManifestBytes)
 	}
-	b, err := io.ReadAll(io.LimitReader(rc, MaxImageManifestBytes+1))
+	b, err := io.ReadAll(io.LimitReader(p.reader(rc), MaxImageManifestBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("fetch %s: %w", ref.At(d), err)
+		return nil, fmt.Errorf("fetch %s: %w", ref.At(d), stalled(ctx, err))
 	}
 	if len(b) > MaxImageManifestBytes {
 		return nil, refused("%s: the manifest has more than %d bytes", ref.At(d), MaxImageManifestBytes)
@@ -461,48 +480,4 @@ func pushBlob(ctx context.Context, repo *remote.Repository, desc ocispec.Descrip
 		return fmt.Errorf("push %s: %w", desc.Digest, err)
 	}
 	return nil
-}
-
-// blobPath is where the cache keeps digest d.
-func (c *Client) blobPath(d digest.Digest) string {
-	return filepath.Join(c.opts.CacheDir, "blobs", d.Algorithm().String(), d.Encoded())
-}
-
-// cached returns the cache's bytes of d when they are there and match it;
-// a file that does not match is removed.
-func (c *Client) cached(d digest.Digest) ([]byte, bool) {
-	if c.opts.CacheDir == "" || d.Validate() != nil {
-		return nil, false
-	}
-	p := c.blobPath(d)
-	b, err := os.ReadFile(p)
-	if err != nil {
-		return nil, false
-	}
-	if d.Algorithm().FromBytes(b) != d {
-		_ = os.Remove(p) // corrupt: fetched again and rewritten
-		return nil, false
-	}
-	return b, true
-}
-
-// store writes b, whose digest is d, into the cache; a cache that cannot
-// be written is only a lost speed-up.
-func (c *Client) store(d digest.Digest, b []byte) {
-	if c.opts.CacheDir == "" {
-		return
-	}
-	p := c.blobPath(d)
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return
-	}
-	f, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
-	if err != nil {
-		return
-	}
-	_, werr := f.Write(b)
-	cerr := f.Close()
-	if werr != nil || cerr != nil || os.Rename(f.Name(), p) != nil {
-		_ = os.Remove(f.Name())
-	}
 }

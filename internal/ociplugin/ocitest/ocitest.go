@@ -2,8 +2,9 @@
 // for the tests of the packages that pull plugins (ociplugin, serve, the
 // CLI). It is go-containerregistry's in-memory registry behind a handler
 // that counts blob and manifest requests, and can demand basic auth, serve
-// wrong bytes for a blob, or stop answering, so that a test sees what a
-// client fetched and how it copes.
+// wrong bytes for a blob, send a blob slowly or stop sending it halfway,
+// or stop answering, so that a test sees what a client fetched and how it
+// copes.
 package ocitest
 
 import (
@@ -39,15 +40,21 @@ type Registry struct {
 	// manifestReqs counts GET and HEAD requests of manifests.
 	manifestReqs int
 	user, pass   string
-	corrupt      map[string]bool // blob digests served with a flipped byte
+	corrupt      map[string]bool          // blob digests served with a flipped byte
+	trickle      map[string]time.Duration // blob digests served a byte at a time, this far apart
+	stall        map[string]bool          // blob digests whose body stops halfway
+	hold         chan struct{}            // non-nil: manifest requests wait until it is closed
 	down         bool
 	blobsDown    bool
+	quit         chan struct{} // closed when the registry closes: slow answers end
+	closeOnce    sync.Once
 }
 
 // New starts a registry; it is closed when the test ends.
 func New(t testing.TB) *Registry {
 	t.Helper()
-	r := &Registry{blobGets: map[string]int{}, corrupt: map[string]bool{}}
+	r := &Registry{blobGets: map[string]int{}, corrupt: map[string]bool{}, trickle: map[string]time.Duration{}, stall: map[string]bool{},
+		quit: make(chan struct{})}
 	inner := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) { r.serve(inner, w, req) }))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -59,7 +66,7 @@ func New(t testing.TB) *Registry {
 	srv.Start()
 	r.srv = srv
 	r.Host = ln.Addr().String()
-	t.Cleanup(srv.Close)
+	t.Cleanup(r.Close)
 	return r
 }
 
@@ -67,17 +74,29 @@ func New(t testing.TB) *Registry {
 func (r *Registry) serve(inner http.Handler, w http.ResponseWriter, req *http.Request) {
 	r.mu.Lock()
 	down, user, pass := r.down, r.user, r.pass
-	var corrupt bool
+	var corrupt, stall bool
+	var trickle time.Duration
 	if i := strings.Index(req.URL.Path, "/blobs/"); i >= 0 && req.Method == http.MethodGet {
 		d := req.URL.Path[i+len("/blobs/"):]
 		r.blobGets[d]++
-		corrupt = r.corrupt[d]
+		corrupt, trickle, stall = r.corrupt[d], r.trickle[d], r.stall[d]
 		down = down || r.blobsDown
 	}
+	hold := (chan struct{})(nil)
 	if strings.Contains(req.URL.Path, "/manifests/") && (req.Method == http.MethodGet || req.Method == http.MethodHead) {
 		r.manifestReqs++
+		hold = r.hold
 	}
 	r.mu.Unlock()
+	if hold != nil {
+		select { // a registry that does not answer
+		case <-hold:
+		case <-req.Context().Done():
+			return
+		case <-r.quit:
+			return
+		}
+	}
 	if down {
 		http.Error(w, "down for the test", http.StatusServiceUnavailable)
 		return
@@ -89,14 +108,14 @@ func (r *Registry) serve(inner http.Handler, w http.ResponseWriter, req *http.Re
 			return
 		}
 	}
-	if !corrupt {
+	if !corrupt && trickle == 0 && !stall {
 		inner.ServeHTTP(w, req)
 		return
 	}
 	rec := httptest.NewRecorder()
 	inner.ServeHTTP(rec, req)
 	b := rec.Body.Bytes()
-	if len(b) > 0 {
+	if len(b) > 0 && corrupt {
 		b = bytes.Clone(b)
 		b[len(b)/2] ^= 0xff // same length, other bytes: only the digest tells
 	}
@@ -104,7 +123,74 @@ func (r *Registry) serve(inner http.Handler, w http.ResponseWriter, req *http.Re
 		w.Header()[k] = v
 	}
 	w.WriteHeader(rec.Code)
-	_, _ = w.Write(b)
+	switch {
+	case stall:
+		_, _ = w.Write(b[:len(b)/2])
+		http.NewResponseController(w).Flush()
+		select { // until the client gives up, or the registry closes
+		case <-req.Context().Done():
+		case <-r.quit:
+		}
+	case trickle > 0:
+		for i := range b {
+			_, _ = w.Write(b[i : i+1])
+			http.NewResponseController(w).Flush()
+			select {
+			case <-time.After(trickle):
+			case <-req.Context().Done():
+				return
+			case <-r.quit:
+				return
+			}
+		}
+	default:
+		_, _ = w.Write(b)
+	}
+}
+
+// Trickle makes GETs of blob digest (sha256:HEX) send one byte, then wait
+// every, and so on: a registry that makes progress, too slowly.
+func (r *Registry) Trickle(digest string, every time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.trickle[digest] = every
+}
+
+// Stall makes GETs of blob digest (sha256:HEX) send the headers and half
+// the body, then nothing until the client gives up or the registry
+// closes.
+func (r *Registry) Stall(digest string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.stall[digest] = true
+}
+
+// HoldManifests makes requests of manifests (tags resolved, manifests
+// fetched) wait without an answer until release is called.
+func (r *Registry) HoldManifests() (release func()) {
+	ch := make(chan struct{})
+	r.mu.Lock()
+	r.hold = ch
+	r.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			r.mu.Lock()
+			r.hold = nil
+			r.mu.Unlock()
+			close(ch)
+		})
+	}
+}
+
+// Heal serves blob digest normally again (no trickle, stall or
+// corruption).
+func (r *Registry) Heal(digest string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.trickle, digest)
+	delete(r.stall, digest)
+	delete(r.corrupt, digest)
 }
 
 // RequireAuth makes every request need basic auth with user and pass.
@@ -138,8 +224,14 @@ func (r *Registry) SetBlobsDown(down bool) {
 	r.blobsDown = down
 }
 
-// Close stops the server: connections are refused from then on.
-func (r *Registry) Close() { r.srv.Close() }
+// Close stops the server: slow answers end, connections are refused
+// from then on.
+func (r *Registry) Close() {
+	r.closeOnce.Do(func() {
+		close(r.quit)
+		r.srv.Close()
+	})
+}
 
 // BlobGets is how many GETs of blob digest (sha256:HEX) were made.
 func (r *Registry) BlobGets(digest string) int {
