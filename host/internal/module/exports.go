@@ -106,27 +106,11 @@ func FuncExportType(wasm []byte, name string) (string, bool) {
 				types = append(types, "("+params+") -> ("+valTypes(&r)+")")
 			}
 		case 2:
-			for n := r.uleb(); n > 0 && !r.bad; n-- {
-				r.take(r.uleb())
-				r.take(r.uleb())
-				switch r.byte() {
-				case 0:
-					funcs = append(funcs, r.uleb())
-				case 1:
-					skipRefType(&r)
-					r.limits()
-				case 2:
-					r.limits()
-				case 3:
-					skipValType(&r)
-					r.byte()
-				case 4:
-					r.byte()
-					r.uleb()
-				default:
-					return "", false
+			readImports(&r, func(e importEntry) {
+				if e.kind == 0 {
+					funcs = append(funcs, e.index)
 				}
-			}
+			})
 		case 3:
 			for n := r.uleb(); n > 0 && !r.bad; n-- {
 				funcs = append(funcs, r.uleb())

@@ -128,3 +128,44 @@ func appendName(b []byte, s string) []byte {
 	b = appendUleb(b, uint64(len(s)))
 	return append(b, s...)
 }
+
+// importEntry is one entry of an import section: its names, its kind (0
+// function, 1 table, 2 memory, 3 global, 4 tag) and what the readers of
+// this package need of its description: a function's type index, a
+// memory's minimum size in pages.
+type importEntry struct {
+	module, name []byte
+	kind         byte
+	index        uint64 // a function's type index; a memory's minimum pages
+}
+
+// readImports reads the entries of an import section from r, calling each
+// for every one, and reports whether they were well formed: the one reader
+// of import descriptions, so that every pass over a module agrees on them.
+func readImports(r *byteReader, each func(importEntry)) bool {
+	for n := r.uleb(); n > 0 && !r.bad; n-- {
+		e := importEntry{module: r.take(r.uleb()), name: r.take(r.uleb()), kind: r.byte()}
+		switch e.kind {
+		case 0: // type index
+			e.index = r.uleb()
+		case 1: // reftype, limits
+			skipRefType(r)
+			r.limits()
+		case 2:
+			e.index = r.limits()
+		case 3: // valtype, mutability
+			skipValType(r)
+			r.byte()
+		case 4: // attribute, type index
+			r.byte()
+			r.uleb()
+		default:
+			r.bad = true
+		}
+		if r.bad {
+			return false
+		}
+		each(e)
+	}
+	return !r.bad
+}

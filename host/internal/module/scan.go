@@ -62,29 +62,12 @@ func Scan(wasm []byte) (Info, error) {
 		}
 		switch id {
 		case 2: // imports
-			for n := sec.uleb(); n > 0 && !sec.bad; n-- {
-				im := Import{Module: string(sec.take(sec.uleb()))}
-				im.Name = string(sec.take(sec.uleb()))
-				im.Kind = sec.byte()
-				switch im.Kind {
-				case 0: // type index
-					sec.uleb()
-				case 1: // reftype, limits
-					sec.byte()
-					sec.limits()
-				case 2:
-					mi.MinPages, mi.HasMemory = sec.limits(), true
-				case 3: // valtype, mutability
-					sec.byte()
-					sec.byte()
-				case 4: // attribute, type index
-					sec.byte()
-					sec.uleb()
-				default:
-					sec.bad = true
+			readImports(&sec, func(e importEntry) {
+				if e.kind == 2 {
+					mi.MinPages, mi.HasMemory = e.index, true
 				}
-				mi.Imports = append(mi.Imports, im)
-			}
+				mi.Imports = append(mi.Imports, Import{Module: string(e.module), Name: string(e.name), Kind: e.kind})
+			})
 		case 5: // memories
 			if n := sec.uleb(); n > 0 {
 				mi.MinPages, mi.HasMemory = sec.limits(), true

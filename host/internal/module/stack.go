@@ -155,29 +155,14 @@ func readFuncInfo(wasm []byte, secs []section) (*funcInfo, error) {
 				m.types = append(m.types, t)
 			}
 		case 2:
-			for n := r.uleb(); n > 0 && !r.bad; n-- {
-				r.take(r.uleb())
-				r.take(r.uleb())
-				switch r.byte() {
+			readImports(&r, func(e importEntry) {
+				switch e.kind {
 				case 0:
-					r.uleb()
 					m.importFunc++
-				case 1:
-					skipRefType(&r)
-					r.limits()
-				case 2:
-					r.limits()
 				case 3:
-					skipValType(&r)
-					r.byte()
 					m.globals++
-				case 4:
-					r.byte()
-					r.uleb()
-				default:
-					r.bad = true
 				}
-			}
+			})
 		case 3:
 			for n := r.uleb(); n > 0 && !r.bad; n-- {
 				m.funcTypes = append(m.funcTypes, r.uleb())

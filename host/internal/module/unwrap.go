@@ -67,31 +67,13 @@ func UnwrapCommandExport(wasm []byte, name string) []byte {
 
 // importedFuncs counts the function imports of an import section's body.
 func importedFuncs(body []byte) (uint64, bool) {
-	r := &byteReader{b: body}
 	var n uint64
-	for i, count := uint64(0), r.uleb(); i < count && !r.bad; i++ {
-		r.take(r.uleb()) // module
-		r.take(r.uleb()) // name
-		switch r.byte() {
-		case 0:
-			r.uleb()
+	ok := readImports(&byteReader{b: body}, func(e importEntry) {
+		if e.kind == 0 {
 			n++
-		case 1: // table
-			r.byte()
-			r.limits()
-		case 2: // memory
-			r.limits()
-		case 3: // global
-			r.byte()
-			r.byte()
-		case 4: // tag
-			r.byte()
-			r.uleb()
-		default:
-			return 0, false
 		}
-	}
-	return n, !r.bad
+	})
+	return n, ok
 }
 
 // wrapped returns the function that body number k of a code section's
