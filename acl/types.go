@@ -156,15 +156,6 @@ const (
 	StreamStatusReserved StreamStatus = 0xFFFF
 )
 
-// EventRecordedStatus is aclrtEventRecordedStatus.
-type EventRecordedStatus uint32
-
-// The native aclrtEventRecordedStatus values.
-const (
-	EventRecordedStatusNotReady EventRecordedStatus = 0
-	EventRecordedStatusComplete EventRecordedStatus = 1
-)
-
 // HostRegisterType is aclrtHostRegisterType, the flags of aclrtHostRegister.
 type HostRegisterType uint32
 
