@@ -586,3 +586,41 @@ func (b *Backend) MemInfo(dev int32, attr acl.MemAttr) (free, total uint64, err 
 	err = b.call(dev, "aclrtGetMemInfo", func() int32 { return b.api.aclrtGetMemInfo(int32(attr), &free, &total) })
 	return free, total, err
 }
+
+// RunMode implements [acl.Backend] with aclrtGetRunMode; a library without
+// it gives 207000.
+func (b *Backend) RunMode() (acl.RunMode, error) {
+	f := b.api.aclrtGetRunMode
+	if f == nil {
+		return 0, b.missing("aclrtGetRunMode")
+	}
+	if err := b.enter(); err != nil {
+		return 0, err
+	}
+	defer b.exit()
+	var m uint32
+	if rc := f(&m); rc != 0 {
+		return 0, nativeErr(rc, "aclrtGetRunMode")
+	}
+	return acl.RunMode(m), nil
+}
+
+// OpTimeoutInterval implements [acl.Backend] with
+// aclrtGetOpTimeOutInterval, asked in device 0's context.
+func (b *Backend) OpTimeoutInterval() (uint64, error) {
+	if err := b.enter(); err != nil {
+		return 0, err
+	}
+	defer b.exit()
+	if b.api.aclrtGetOpTimeOutInterval == nil {
+		return 0, b.missing("aclrtGetOpTimeOutInterval")
+	}
+	var iv uint64
+	if err := b.call(0, "aclrtGetOpTimeOutInterval", func() int32 { return b.api.aclrtGetOpTimeOutInterval(&iv) }); err != nil {
+		return 0, err
+	}
+	if iv == 0 {
+		return 0, acl.Errorf(acl.ErrRTInternal, "aclrtGetOpTimeOutInterval reported an interval of 0")
+	}
+	return iv, nil
+}
