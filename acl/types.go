@@ -146,25 +146,6 @@ const (
 // Valid reports whether a is a defined aclrtMemAttr.
 func (a MemAttr) Valid() bool { return a >= 0 && a < memAttrEnd }
 
-// StreamStatus is aclrtStreamStatus.
-type StreamStatus uint32
-
-// The native aclrtStreamStatus values.
-const (
-	StreamStatusComplete StreamStatus = 0
-	StreamStatusNotReady StreamStatus = 1
-	StreamStatusReserved StreamStatus = 0xFFFF
-)
-
-// EventRecordedStatus is aclrtEventRecordedStatus.
-type EventRecordedStatus uint32
-
-// The native aclrtEventRecordedStatus values.
-const (
-	EventRecordedStatusNotReady EventRecordedStatus = 0
-	EventRecordedStatusComplete EventRecordedStatus = 1
-)
-
 // HostRegisterType is aclrtHostRegisterType, the flags of aclrtHostRegister.
 type HostRegisterType uint32
 
@@ -214,4 +195,25 @@ func AllocatedSize(size uint64, policy MemMallocPolicy) uint64 {
 		pad = 0
 	}
 	return (size + mallocAlign + pad - 1) / mallocAlign * mallocAlign
+}
+
+// RunMode is aclrtRunMode: where the application runs relative to the
+// device.
+type RunMode uint32
+
+// The native aclrtRunMode values.
+const (
+	RunModeDevice RunMode = 0 // ACL_DEVICE: on the device's own CPU
+	RunModeHost   RunMode = 1 // ACL_HOST: on a host, the device attached to it
+)
+
+// String returns the native name.
+func (m RunMode) String() string {
+	switch m {
+	case RunModeDevice:
+		return "ACL_DEVICE"
+	case RunModeHost:
+		return "ACL_HOST"
+	}
+	return "aclrtRunMode(" + strconv.FormatUint(uint64(m), 10) + ")"
 }

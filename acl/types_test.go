@@ -89,3 +89,9 @@ func TestAllocatedSize(t *testing.T) {
 		require.Equal(t, tc.want, AllocatedSize(tc.size, tc.policy), "%d %#x", tc.size, tc.policy)
 	}
 }
+
+func TestRunModeString(t *testing.T) {
+	require.Equal(t, "ACL_DEVICE", RunModeDevice.String())
+	require.Equal(t, "ACL_HOST", RunModeHost.String())
+	require.Equal(t, "aclrtRunMode(7)", RunMode(7).String())
+}

@@ -481,108 +481,40 @@ func (b *Backend) Close() error {
 	return nil
 }
 
-// SynchronizeDevice implements [acl.Backend] with
-// aclrtSynchronizeDeviceWithTimeout, then returns the first error held for
-// one of the device's streams (LaunchHostFunc errors and errors met by the
-// backend's own waits) and clears them.
-func (b *Backend) SynchronizeDevice(ctx context.Context, dev int32, timeoutMs int32) error {
+// RunMode implements [acl.Backend] with aclrtGetRunMode; a library without
+// it gives 207000.
+func (b *Backend) RunMode() (acl.RunMode, error) {
+	f := b.api.aclrtGetRunMode
+	if f == nil {
+		return 0, b.missing("aclrtGetRunMode")
+	}
 	if err := b.enter(); err != nil {
-		return err
+		return 0, err
 	}
 	defer b.exit()
-	if err := errors.Join(b.checkDevice(dev), acl.CheckTimeout(timeoutMs)); err != nil {
-		return err
+	var m uint32
+	if rc := f(&m); rc != 0 {
+		return 0, nativeErr(rc, "aclrtGetRunMode")
 	}
-	b.mu.Lock()
-	var on []*stream
-	for _, s := range b.streams {
-		if s.dev == dev {
-			on = append(on, s)
-		}
-	}
-	b.mu.Unlock()
-	seqs := make([]uint64, len(on))
-	for i, s := range on {
-		seqs[i] = s.seqNow()
-	}
-	rc, err := b.wait(ctx, timeoutMs, acl.ErrRTStreamSyncTimeout, nil, func(ms int32) (int32, error) {
-		var rc int32
-		err := b.onDevice(dev, func() { rc = b.api.aclrtSynchronizeDeviceWithTimeout(ms) })
-		return rc, err
-	})
-	if err != nil {
-		return err
-	}
-	if acl.Error(rc) == acl.ErrRTStreamSyncTimeout {
-		return nativeErr(rc, "aclrtSynchronizeDeviceWithTimeout")
-	}
-	var first error
-	for i, s := range on {
-		s.idleSince(seqs[i])
-		if e := s.takeErr(); e != nil && first == nil {
-			first = e
-		}
-	}
-	if rc != 0 {
-		return nativeErr(rc, "aclrtSynchronizeDeviceWithTimeout")
-	}
-	return first
+	return acl.RunMode(m), nil
 }
 
-// CanAccessPeer implements [acl.Backend] with aclrtDeviceCanAccessPeer, which
-// names both devices and needs no current context.
-func (b *Backend) CanAccessPeer(dev, peer int32) (bool, error) {
+// OpTimeoutInterval implements [acl.Backend] with
+// aclrtGetOpTimeOutInterval, asked in device 0's context.
+func (b *Backend) OpTimeoutInterval() (uint64, error) {
 	if err := b.enter(); err != nil {
-		return false, err
+		return 0, err
 	}
 	defer b.exit()
-	if err := errors.Join(b.checkDevice(dev), b.checkDevice(peer)); err != nil {
-		return false, err
+	if b.api.aclrtGetOpTimeOutInterval == nil {
+		return 0, b.missing("aclrtGetOpTimeOutInterval")
 	}
-	var can int32
-	if err := nativeErr(b.api.aclrtDeviceCanAccessPeer(&can, dev, peer), "aclrtDeviceCanAccessPeer"); err != nil {
-		return false, err
+	var iv uint64
+	if err := b.call(0, "aclrtGetOpTimeOutInterval", func() int32 { return b.api.aclrtGetOpTimeOutInterval(&iv) }); err != nil {
+		return 0, err
 	}
-	return can != 0, nil
-}
-
-// EnablePeerAccess implements [acl.Backend] with aclrtDeviceEnablePeerAccess
-// in dev's context.
-func (b *Backend) EnablePeerAccess(dev, peer int32) error {
-	if err := b.enter(); err != nil {
-		return err
+	if iv == 0 {
+		return 0, acl.Errorf(acl.ErrRTInternal, "aclrtGetOpTimeOutInterval reported an interval of 0")
 	}
-	defer b.exit()
-	if err := b.checkDevice(peer); err != nil {
-		return err
-	}
-	return b.call(dev, "aclrtDeviceEnablePeerAccess", func() int32 { return b.api.aclrtDeviceEnablePeerAccess(peer, 0) })
-}
-
-// DisablePeerAccess implements [acl.Backend] with aclrtDeviceDisablePeerAccess
-// in dev's context.
-func (b *Backend) DisablePeerAccess(dev, peer int32) error {
-	if err := b.enter(); err != nil {
-		return err
-	}
-	defer b.exit()
-	if err := b.checkDevice(peer); err != nil {
-		return err
-	}
-	return b.call(dev, "aclrtDeviceDisablePeerAccess", func() int32 { return b.api.aclrtDeviceDisablePeerAccess(peer) })
-}
-
-// MemInfo implements [acl.Backend] with aclrtGetMemInfo in dev's context. It
-// reports the whole device as the runtime sees it; per-session quotas are
-// the sandbox's.
-func (b *Backend) MemInfo(dev int32, attr acl.MemAttr) (free, total uint64, err error) {
-	if err := b.enter(); err != nil {
-		return 0, 0, err
-	}
-	defer b.exit()
-	if !attr.Valid() {
-		return 0, 0, acl.Errorf(acl.ErrInvalidParam, "memory attribute %d is not defined", attr)
-	}
-	err = b.call(dev, "aclrtGetMemInfo", func() int32 { return b.api.aclrtGetMemInfo(int32(attr), &free, &total) })
-	return free, total, err
+	return iv, nil
 }

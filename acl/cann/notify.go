@@ -121,24 +121,3 @@ func (b *Backend) destroyNotifies(ns map[acl.Notify]*notify) error {
 	}
 	return errors.Join(errs...)
 }
-
-// EventTimestamp implements [acl.Backend] with aclrtEventGetTimestamp.
-func (b *Backend) EventTimestamp(eh acl.Event) (uint64, error) {
-	if b.api.aclrtEventGetTimestamp == nil {
-		return 0, b.missing("aclrtEventGetTimestamp")
-	}
-	if err := b.enter(); err != nil {
-		return 0, err
-	}
-	defer b.exit()
-	b.mu.Lock()
-	e, err := b.eventLocked(eh)
-	b.mu.Unlock()
-	if err != nil {
-		return 0, err
-	}
-	defer b.unrefEvent(e)
-	var ts uint64
-	err = b.call(e.dev, "aclrtEventGetTimestamp", func() int32 { return b.api.aclrtEventGetTimestamp(e.native, &ts) })
-	return ts, err
-}

@@ -275,3 +275,17 @@ func (b *Backend) device(id int32) (*device, error) {
 	}
 	return b.devs[id], nil
 }
+
+// RunMode implements [acl.Backend]: the simulated device is attached to
+// the host it runs in, ACL_HOST.
+func (b *Backend) RunMode() (acl.RunMode, error) {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if b.closed {
+		return 0, errClosed()
+	}
+	return acl.RunModeHost, nil
+}
+
+// Supports implements [acl.Backend]: the simulator serves every function.
+func (b *Backend) Supports(fn string) bool { return true }

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"sync/atomic"
 	"time"
 
 	"github.com/aclwasm/aclwasm/acl"
@@ -81,7 +82,7 @@ func streamWaitEvent(c *Call) error {
 	if err := c.streamCtx(st); err != nil { // streamctx
 		return err
 	}
-	if !ev.recorded && ev.newMode { // newmode: nothing to wait for (event_ext.go)
+	if !ev.recorded && ev.newMode { // newmode: nothing to wait for (createEventExWithFlag)
 		return nil
 	}
 	if !ev.recorded { // unrecorded: natively the default event mode refuses such a wait
@@ -104,7 +105,7 @@ func streamWaitEvent(c *Call) error {
 	if err2 != nil {
 		return be(err2)
 	}
-	c.trackWait(st, ev) // for aclrtQueryEventWaitStatus (qwait.go)
+	c.trackWait(st, ev) // for aclrtQueryEventWaitStatus
 	return nil
 }
 
@@ -223,4 +224,293 @@ func eventElapsedTime(c *Call) error {
 	}
 	acl.PutFloat32(out, ms)
 	return nil
+}
+
+// createEventExWithFlag is aclrtCreateEventExWithFlag(event, flag): an
+// event of the runtime's "new mode", in which a wait before any record
+// succeeds without waiting (event.cc:596-599). The ACL layer checks event
+// for NULL and passes flag on unchanged; the runtime's error decorator
+// checks it (api_error.cc EventCreateEx), then its implementation reads
+// the current context. The backend's event is an ordinary one: the
+// sandbox applies the mode's rule, in aclrtStreamWaitEvent, and the flags
+// (ACL_EVENT_SYNC, ACL_EVENT_CAPTURE_STREAM_PROGRESS, ACL_EVENT_TIME_LINE)
+// change nothing else in the sandbox.
+func createEventExWithFlag(c *Call) error {
+	out, err := c.out(0, 4) // null
+	if err != nil {
+		return err
+	}
+	if err := acl.CheckEventExFlag(c.u32(1)); err != nil { // solely, ipc, flag
+		if acl.CodeOf(err) == acl.ErrRTFeatureNotSupport {
+			return acl.Unrecorded(err) // ipc: natively a 207000 from below the entry point
+		}
+		return err
+	}
+	if err := c.needDevice(); err != nil { // context
+		return err
+	}
+	s := c.s
+	if held := len(s.events); held >= s.policy.MaxEvents { // count
+		return acl.Errorf(acl.ErrRTOverLimit, "the session already holds %d events, the policy's limit", held)
+	}
+	id, err := s.newHandle()
+	if err != nil {
+		return err
+	}
+	h, err := s.b.CreateEvent(s.phys(s.dev))
+	if err != nil {
+		return be(err)
+	}
+	s.events[id] = &eventRec{h: h, dev: s.dev, newMode: true, flag: c.u32(1)}
+	le.PutUint32(out, id)
+	return nil
+}
+
+// synchronizeEventWithTimeout is aclrtSynchronizeEventWithTimeout(event,
+// timeout): the ACL layer checks the timeout's range, then the event for
+// NULL (event.cpp:188-190); the runtime the handle (api_c.cc:803), then
+// refuses a timeout of 0 (api_error.cc:1772-1774). A record not complete
+// within timeout milliseconds gives 507047.
+func synchronizeEventWithTimeout(c *Call) error {
+	ms := c.i32(1)
+	if err := acl.CheckTimeoutRange(ms); err != nil { // range
+		return acl.Unrecorded(err) // the ACL layer's own 107000
+	}
+	ev, err := c.event("event", c.u32(0)) // null, event
+	if err != nil {
+		return err
+	}
+	if err := acl.CheckTimeoutZero(ms); err != nil { // zero
+		return err
+	}
+	return be(c.s.b.SynchronizeEvent(c.ctx, ev.h, ms)) // expire
+}
+
+// eventGetTimestamp is aclrtEventGetTimestamp(event, timestamp): the ACL
+// layer checks timestamp, then event, for NULL (event.cpp:217-218); the
+// runtime the handle (api_c.cc:866). An event never recorded gives 507000
+// (event.cc:1296-1297), a record not complete, cancelled or reset 107006
+// (event.cc:1303-1304).
+func eventGetTimestamp(c *Call) error {
+	out, err := c.out(1, 8) // null: timestamp, then event
+	if err != nil {
+		return err
+	}
+	ev, err := c.event("event", c.u32(0)) // null, event
+	if err != nil {
+		return err
+	}
+	if err := c.eventTimestamps(); err != nil { // feature
+		return err
+	}
+	ts, err := c.s.b.EventTimestamp(ev.h) // never, timestamp
+	switch acl.CodeOf(err) {
+	case acl.ErrRTInternal:
+		return acl.Errorf(acl.ErrRTInternal, "event %d has never been recorded", c.u32(0))
+	case acl.ErrRTEventTimestampInvalid:
+		return acl.Errorf(acl.ErrRTEventTimestampInvalid, "event %d has no valid timestamp: its most recent record has not completed, was cancelled, or was reset", c.u32(0))
+	}
+	if err != nil {
+		return be(err)
+	}
+	le.PutUint64(out, ts)
+	return nil
+}
+
+// eventTimestamps refuses aclrtEventGetTimestamp, with 207000, on a
+// backend whose library lacks it.
+func (c *Call) eventTimestamps() error {
+	if !c.s.b.Supports("aclrtEventGetTimestamp") {
+		return acl.Errorf(acl.ErrRTFeatureNotSupport, "the %s backend has no event timestamps (aclrtEventGetTimestamp)", c.s.b.Name())
+	}
+	return nil
+}
+
+// getEventID is aclrtGetEventId(event, eventId): the ACL layer checks both
+// for NULL (event.cpp:359-360), then the runtime the handle (api_c.cc:725).
+// An event gets its native id at its first record, so one never recorded
+// gives 507000 (event.cc:505-510). The id is the handle's number, unique
+// in the session and never reused, as for notifies: a native id would tell
+// the guest about the events other sessions hold on the device.
+func getEventID(c *Call) error {
+	if c.u32(0) == 0 { // null: event, then eventId
+		return acl.Errorf(acl.ErrInvalidParam, "event is NULL")
+	}
+	out, err := c.out(1, 4)
+	if err != nil {
+		return err
+	}
+	ev, err := c.event("event", c.u32(0)) // event
+	if err != nil {
+		return err
+	}
+	if !ev.recorded { // never
+		return acl.Errorf(acl.ErrRTInternal, "event %d has no id yet: an event gets one at its first aclrtRecordEvent", c.u32(0))
+	}
+	le.PutUint32(out, c.u32(0))
+	return nil
+}
+
+// getEventAvailNum is aclrtGetEventAvailNum(eventCount): the ACL layer
+// checks eventCount for NULL (event.cpp:372), the runtime reads the
+// current context (api_impl.cc:1917-1918). The count is the session's
+// view: how many more events the policy lets it create (Policy.MaxEvents
+// less those it holds), never the device's, which other sessions share.
+func getEventAvailNum(c *Call) error {
+	out, err := c.out(0, 4) // null
+	if err != nil {
+		return err
+	}
+	if err := c.needDevice(); err != nil { // context
+		return err
+	}
+	le.PutUint32(out, uint32(max(c.s.policy.MaxEvents-len(c.s.events), 0)))
+	return nil
+}
+
+// Event wait status (ABI v1.2 section 12).
+//
+// Natively the runtime keeps, per event, the wait tasks queued on it and
+// not yet recycled (event.cc:266-276, waitTaskMap_), and
+// aclrtQueryEventWaitStatus reports COMPLETE when none is left
+// (event.cc:1216-1245). The sandbox knows every wait it queued, so it
+// keeps the same list itself, with no backend method: each wait queued by
+// aclrtStreamWaitEvent is followed on its stream by a backend OnComplete
+// mark that sets its done flag once the wait has run. A mark is dropped
+// when the work before it is cancelled (a forced destruction, a failed or
+// stopped stream), so a wait whose mark has not run also counts as
+// finished once its stream is gone or has nothing pending: natively a
+// cancelled wait task is recycled too. No backend method is needed: the
+// answer concerns only waits this session queued, which it sees queued and
+// run, so it is the same over every backend, with no native call.
+
+// queuedWait is one wait aclrtStreamWaitEvent queued on an event.
+type queuedWait struct {
+	st   *streamRec
+	done atomic.Bool // set by the OnComplete mark behind the wait
+}
+
+// eventWaits is what the sandbox knows of the waits queued on one event.
+// The guest's goroutine alone reads and changes the list; the marks set
+// done from stream workers.
+type eventWaits struct {
+	waits []*queuedWait
+	// prune is the length at which trackWait asks which of the waits
+	// whose mark has not run are gone with their stream's work: it
+	// doubles with the waits really pending, so that the asking costs a
+	// bounded number of Pending calls per wait queued.
+	prune int
+}
+
+// minPrune is eventWaits.prune at first.
+const minPrune = 64
+
+// trackWait records a wait just queued on st for ev, and queues the mark
+// that ends it. Finished waits are dropped first, and, once the list is
+// long, those cancelled with their stream's work, so that it holds about
+// the waits still pending, which the queue limits bound.
+func (c *Call) trackWait(st *streamRec, ev *eventRec) {
+	s := c.s
+	w := &ev.waits
+	kept := w.waits[:0]
+	for _, q := range w.waits {
+		if !q.done.Load() {
+			kept = append(kept, q)
+		}
+	}
+	clear(w.waits[len(kept):])
+	w.waits = kept
+	if len(kept) >= max(w.prune, minPrune) {
+		// An error leaves the waits it could not ask about listed.
+		_, _ = s.waitsPending(ev)
+		w.prune = 2 * len(w.waits)
+	}
+	q := &queuedWait{st: st}
+	if err := s.b.OnComplete(st.h, func() { q.done.Store(true) }); err != nil {
+		// A mark refused: the stream is going away, and the wait with it.
+		q.done.Store(true)
+	}
+	w.waits = append(w.waits, q)
+}
+
+// queryEventWaitStatus is aclrtQueryEventWaitStatus(event, status): the
+// ACL layer checks event, then status, for NULL (event.cpp:160-161); the
+// runtime the handle (api_c.cc:840), then refuses with 207000 an event of
+// the new mode, aclrtCreateEventExWithFlag's (api_error.cc:1823-1825).
+// External and IPC events, which it refuses next, and capture, which it
+// refuses after, are out of the sandbox's scope (aclrtCreateEventExWithFlag
+// refuses those flags). The runtime reads the current context only to
+// report a device fault, so no device need be current.
+func queryEventWaitStatus(c *Call) error {
+	if c.u32(0) == 0 { // null: event, then status
+		return acl.Errorf(acl.ErrInvalidParam, "event is NULL")
+	}
+	out, err := c.out(1, 4)
+	if err != nil {
+		return err
+	}
+	ev, err := c.event("event", c.u32(0)) // event
+	if err != nil {
+		return err
+	}
+	if ev.newMode { // newmode: a 207000 from below the entry point, unrecorded
+		return acl.Unrecorded(acl.Errorf(acl.ErrRTFeatureNotSupport, "event %d was created by aclrtCreateEventExWithFlag: natively the wait status of such an event cannot be queried", c.u32(0)))
+	}
+	status := acl.EventWaitStatusComplete
+	pending, err := c.s.waitsPending(ev)
+	if err != nil {
+		return be(err)
+	}
+	if pending {
+		status = acl.EventWaitStatusNotReady
+	}
+	le.PutUint32(out, uint32(status))
+	return nil
+}
+
+// waitsPending reports whether a wait queued on ev has not finished,
+// dropping from its list those that have: their mark ran, or it was
+// dropped with the work before it (the stream is gone or has nothing
+// pending).
+func (s *Session) waitsPending(ev *eventRec) (bool, error) {
+	w := &ev.waits
+	var live map[*streamRec]bool
+	pending := map[*streamRec]int{} // Pending of each stream asked, once
+	kept := w.waits[:0]
+	var err error
+	for _, q := range w.waits {
+		if q.done.Load() {
+			continue
+		}
+		if live == nil {
+			live = map[*streamRec]bool{}
+			for _, st := range s.sessionStreams(-1) { // default streams included
+				live[st] = true
+			}
+		}
+		if !live[q.st] {
+			continue
+		}
+		n, asked := pending[q.st]
+		if !asked {
+			var perr error
+			if n, perr = s.b.Pending(q.st.h); perr != nil {
+				n = 1 // not known to be finished
+				if err == nil {
+					err = perr
+				}
+			}
+			pending[q.st] = n
+		}
+		if n == 0 {
+			continue
+		}
+		kept = append(kept, q)
+	}
+	clear(w.waits[len(kept):])
+	w.waits = kept
+	if err != nil {
+		return false, err
+	}
+	return len(kept) > 0, nil
 }

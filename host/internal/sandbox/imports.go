@@ -93,13 +93,13 @@ var imports = func() []importFn {
 		"aclrtRecordNotify":       recordNotify,
 		"aclrtWaitAndResetNotify": waitAndResetNotify,
 		"aclrtGetNotifyId":        getNotifyID,
-		// ABI v1.2 section 12: event extras (event_ext.go).
+		// ABI v1.2 section 12: event extras (event.go).
 		"aclrtSynchronizeEventWithTimeout": synchronizeEventWithTimeout,
 		"aclrtGetEventId":                  getEventID,
 		"aclrtGetEventAvailNum":            getEventAvailNum,
 		"aclrtCreateEventExWithFlag":       createEventExWithFlag,
 		"aclrtEventGetTimestamp":           eventGetTimestamp,
-		// ABI v1.2 section 12: event wait status (qwait.go).
+		// ABI v1.2 section 12: event wait status (event.go).
 		"aclrtQueryEventWaitStatus": queryEventWaitStatus,
 	}
 	fns := make([]importFn, len(abi.Funcs))

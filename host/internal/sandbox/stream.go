@@ -135,3 +135,105 @@ func streamQuery(c *Call) error {
 	le.PutUint32(out, uint32(status))
 	return nil
 }
+
+// createStreamWithConfig is aclrtCreateStreamWithConfig(stream, priority,
+// flag). As natively, the ACL layer keeps only the six known flags and
+// the runtime refuses ACL_STREAM_DEVICE_USE_ONLY with another one; the
+// priority is clamped, never refused. The flags tune native launch paths
+// the sandbox does not have: they are accepted, kept with the stream, and
+// the trace names them.
+func createStreamWithConfig(c *Call) error {
+	s := c.s
+	prio, flags := c.u32(1), acl.StreamFlag(c.u32(2)).Known()
+	if _, err := c.out(0, 4); err != nil { // null
+		return err
+	}
+	if err := acl.CheckStreamFlags(flags); err != nil { // flags
+		return err
+	}
+	return c.create("streams", len(s.streams), s.policy.MaxStreams, func(id uint32, phys int32) error {
+		var h acl.Stream
+		var err error
+		if s.b.Supports("aclrtCreateStreamWithConfig") {
+			h, err = s.b.CreateStreamWithConfig(phys, prio, flags)
+		} else { // the flags and priorities have no meaning to it
+			h, err = s.b.CreateStream(phys)
+		}
+		if err != nil {
+			return be(err)
+		}
+		s.streams[id] = &streamRec{h: h, dev: s.dev, ctx: s.cur, flags: flags}
+		return nil
+	})
+}
+
+// forcer checks that the backend can cancel a stream's queued work.
+func (c *Call) forcer() error {
+	if !c.s.b.Supports("aclrtDestroyStreamForce") {
+		return acl.Errorf(acl.ErrRTFeatureNotSupport, "the %s backend cannot cancel queued work", c.s.b.Name())
+	}
+	return nil
+}
+
+// destroyStreamForce is aclrtDestroyStreamForce(stream): the stream's
+// queued work that has not started is cancelled, then the stream is
+// destroyed.
+func destroyStreamForce(c *Call) error {
+	h := c.u32(0)
+	st, err := c.lookupStream(h)
+	if err != nil {
+		return err
+	}
+	if err := c.ownContext(st); err != nil { // context, streamctx
+		return err
+	}
+	if err := c.forcer(); err != nil {
+		return err
+	}
+	if err := c.s.destroyStream(c.ctx, st, true); err != nil {
+		return be(err)
+	}
+	delete(c.s.streams, h)
+	return nil
+}
+
+// setStreamFailureMode is aclrtSetStreamFailureMode(stream, mode), in the
+// runtime's order (api_c_stream.cc rtStreamSetMode, api_error.cc and
+// api_impl.cc StreamSetMode): the handle; NULL without a current context
+// (there is no stream to resolve it to: 107000); a DEVICE_USE_ONLY stream
+// (207000); the current context (107002); only bit 0 of mode counts, and
+// the same mode again succeeds at once; stop back to continue (207000);
+// a stream of another context (107003).
+func setStreamFailureMode(c *Call) error {
+	st, err := c.streamHandle(c.u32(0)) // stream
+	if err != nil {
+		return err
+	}
+	if st == nil && c.s.dev < 0 { // nullctx
+		return acl.Errorf(acl.ErrRTParamInvalid, "stream is NULL and there is no current context whose default stream it would name")
+	}
+	if st != nil && st.flags&acl.StreamDeviceUseOnly != 0 { // devuse
+		return acl.Unrecorded(acl.Errorf(acl.ErrRTFeatureNotSupport, "the stream was created with ACL_STREAM_DEVICE_USE_ONLY, whose failure mode cannot be set"))
+	}
+	if st, err = c.bindStream(st); err != nil { // context
+		return err
+	}
+	mode := acl.FailureModeOf(c.u64(1))
+	if mode == st.mode { // same
+		return nil
+	}
+	if err := acl.CheckFailureModeChange(st.mode, mode); err != nil { // back
+		return acl.Unrecorded(err) // a 207000 from below the entry point
+	}
+	if err := c.streamCtx(st); err != nil { // streamctx
+		return err
+	}
+	if !c.s.b.Supports("aclrtSetStreamFailureMode") {
+		return acl.Errorf(acl.ErrRTFeatureNotSupport, "the %s backend has no stream failure modes", c.s.b.Name())
+	}
+	if err := c.s.b.SetStreamFailureMode(st.h, mode); err != nil {
+		return be(err)
+	}
+	st.mode = mode
+	return nil
+}

@@ -96,23 +96,12 @@ func CheckFailureModeChange(cur, next FailureMode) error {
 	return nil
 }
 
-// RunMode is aclrtRunMode: where the application runs relative to the
-// device.
-type RunMode uint32
+// StreamStatus is aclrtStreamStatus.
+type StreamStatus uint32
 
-// The native aclrtRunMode values.
+// The native aclrtStreamStatus values.
 const (
-	RunModeDevice RunMode = 0 // ACL_DEVICE: on the device's own CPU
-	RunModeHost   RunMode = 1 // ACL_HOST: on a host, the device attached to it
+	StreamStatusComplete StreamStatus = 0
+	StreamStatusNotReady StreamStatus = 1
+	StreamStatusReserved StreamStatus = 0xFFFF
 )
-
-// String returns the native name.
-func (m RunMode) String() string {
-	switch m {
-	case RunModeDevice:
-		return "ACL_DEVICE"
-	case RunModeHost:
-		return "ACL_HOST"
-	}
-	return "aclrtRunMode(" + strconv.FormatUint(uint64(m), 10) + ")"
-}

@@ -47,9 +47,3 @@ func TestFailureMode(t *testing.T) {
 	require.NoError(t, CheckFailureModeChange(ContinueOnFailure, ContinueOnFailure))
 	require.ErrorIs(t, CheckFailureModeChange(StopOnFailure, ContinueOnFailure), ErrRTFeatureNotSupport, "no way back from stop-on-failure")
 }
-
-func TestRunModeString(t *testing.T) {
-	require.Equal(t, "ACL_DEVICE", RunModeDevice.String())
-	require.Equal(t, "ACL_HOST", RunModeHost.String())
-	require.Equal(t, "aclrtRunMode(7)", RunMode(7).String())
-}
