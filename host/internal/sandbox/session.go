@@ -118,10 +118,10 @@ type eventRec struct {
 	h        acl.Event
 	dev      int32
 	recorded bool       // aclrtRecordEvent queued a record of it: a wait may follow (event.go)
-	newMode  bool       // aclrtCreateEventExWithFlag's: a wait before any record succeeds at once (event_ext.go)
+	newMode  bool       // aclrtCreateEventExWithFlag's: a wait before any record succeeds at once (createEventExWithFlag)
 	flag     uint32     // aclrtCreateEventExWithFlag's flag (newMode only)
 	reset    bool       // aclrtResetEvent queued a reset since its last record: a wait waits for the next record
-	waits    eventWaits // aclrtStreamWaitEvent's waits not yet known finished (qwait.go)
+	waits    eventWaits // aclrtStreamWaitEvent's waits not yet known finished (event.go)
 }
 
 // New returns a session of the runtime sh with the limits p for a module
