@@ -70,3 +70,21 @@ func TestImports(t *testing.T) {
 	_, err = rt.Imports(ctx, []byte("\x00asm\x01\x00\x00\x00\x99"), Policy{})
 	require.True(t, errors.As(err, &le), "%v", err)
 }
+
+// TestImportsGrants: a host function not granted to the plugin has its
+// own status, and Imports takes Load's grants (LoadHostFuncs) too.
+func TestImportsGrants(t *testing.T) {
+	ctx := context.Background()
+	var stored float64
+	rt := newRuntime(t, WithGrantedHostFuncs(typedFuncs(&stored)...))
+	wasm := wat2wasm(t, `(module (import "env" "mix" (func (param i32 i64 f32 f64) (result f64 i32 i64 f32))))`)
+	sts, err := rt.Imports(ctx, wasm, Policy{})
+	require.NoError(t, err)
+	require.Len(t, sts, 1)
+	require.Equal(t, "not granted to the plugin", sts[0].Status)
+	require.Equal(t, "import env.mix is denied: not granted to the plugin (Policy.HostFuncs, LoadHostFuncs)", sts[0].Problem)
+	sts, err = rt.Imports(ctx, wasm, Policy{}, LoadHostFuncs("env.mix"))
+	require.NoError(t, err)
+	require.Equal(t, "host function", sts[0].Status)
+	require.Empty(t, sts[0].Problem)
+}
