@@ -41,16 +41,7 @@ func (r *Runtime) Load(ctx context.Context, wasm []byte, p Policy, opts ...LoadO
 		return nil, fmt.Errorf("host: %w", err)
 	}
 	mi, scanErr := module.Scan(wasm)
-	if probs := module.CompileLimits(len(wasm), mi.Code, p.compileLimits()); len(probs) > 0 {
-		r.metrics.refused(lc.name)
-		return nil, &LoadError{Problems: probs}
-	}
-	em, probs := prepare(wasm, &p)
-	if len(probs) > 0 {
-		r.metrics.refused(lc.name)
-		return nil, &LoadError{Problems: r.compileProblems(ctx, wasm, probs, p.CompileTimeout)}
-	}
-	mod, err := r.compile(ctx, em, p.CompileTimeout)
+	mod, em, err := r.compileChecked(ctx, wasm, mi, &p)
 	var le *LoadError
 	switch {
 	case errors.As(err, &le):
@@ -60,7 +51,7 @@ func (r *Runtime) Load(ctx context.Context, wasm []byte, p Policy, opts ...LoadO
 		return nil, err
 	}
 	imps := mod.Imports()
-	probs = append(r.checkModule(imps, mi, scanErr, &p), checkDispatcher(imps, wasm)...) // stream callbacks: callback_load.go
+	probs := append(r.checkModule(imps, mi, scanErr, &p), checkDispatcher(imps, wasm)...) // stream callbacks: callback_load.go
 	if len(probs) > 0 {
 		mod.Close(ctx)
 		r.metrics.refused(lc.name)
@@ -171,48 +162,148 @@ func profileOf(imps []engine.Import) abi.Profile {
 	return abi.Wide
 }
 
-// checkModule returns the reasons to refuse a module.
-func (r *Runtime) checkModule(imps []engine.Import, mi module.Info, scanErr error, p *Policy) []string {
-	var probs []string
-	var first [2]string // the first import from each profile, "module.name"
+// ImportStatus is one import of a module and how Load judges it.
+type ImportStatus struct {
+	// Module and Name are the guest's names as Load's messages show
+	// them: escaped, and shortened past module.MaxNameBytes.
+	Module, Name string
+	Kind         string // "function", "table", "memory", "global" or "tag"
+	Signature    string // a function's, as abi.Func.Signature writes it; "" for other kinds
+	// Status says in a few words what the host makes of the import: "ok"
+	// (a function of the ABI the policy allows), "WASI preview1" or
+	// "host function" when Load accepts it; else why it refuses it:
+	// "denied by the policy", "not a function of ABI v1", "signature
+	// mismatch: expects ...", "not a function of WASI preview1", "not a
+	// function of host module", "not granted to the plugin", "unknown
+	// module" or "not a function".
+	Status string
+	// Problem is Load's message refusing the import; "" when it accepts it.
+	Problem string
+}
+
+// Imports returns each import of wasm as Load judges it under p and opts
+// (see ImportStatus), from the same check: the functions first, in the
+// module's order, then the other kinds. A module refused before its
+// imports are checked (compile limits, a compilation that fails) gives a
+// *LoadError; problems that are no import's (memory size, two profiles,
+// the stream-callback dispatcher) are Check's.
+func (r *Runtime) Imports(ctx context.Context, wasm []byte, p Policy, opts ...LoadOption) ([]ImportStatus, error) {
+	if err := r.enterLoad(); err != nil {
+		return nil, err
+	}
+	defer r.loads.Done()
+	p, err := p.withDefaults(r.backend.DeviceCount())
+	if err == nil {
+		p.HostFuncs = slices.Concat(p.HostFuncs, loadOptions(opts).hostFuncs)
+		err = r.checkGrants(p.HostFuncs)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("host: %w", err)
+	}
+	mi, scanErr := module.Scan(wasm)
+	mod, _, err := r.compileChecked(ctx, wasm, mi, &p)
+	if err != nil {
+		return nil, err
+	}
+	defer mod.Close(ctx)
+	return r.importStatuses(mod.Imports(), mi, scanErr, &p), nil
+}
+
+// compileChecked compiles wasm prepared for any engine (prepare) once it
+// is within the policy's compile limits; a refusal is a *LoadError.
+func (r *Runtime) compileChecked(ctx context.Context, wasm []byte, mi module.Info, p *Policy) (engine.Compiled, engine.Module, error) {
+	if probs := module.CompileLimits(len(wasm), mi.Code, p.compileLimits()); len(probs) > 0 {
+		return nil, engine.Module{}, &LoadError{Problems: probs}
+	}
+	em, probs := prepare(wasm, p)
+	if len(probs) > 0 {
+		return nil, em, &LoadError{Problems: r.compileProblems(ctx, wasm, probs, p.CompileTimeout)}
+	}
+	mod, err := r.compile(ctx, em, p.CompileTimeout)
+	return mod, em, err
+}
+
+// importStatuses judges each import: imps, the functions with their
+// signatures (the engine's), then the other kinds of mi's when the scan
+// succeeded. checkModule builds Load's problems from it.
+func (r *Runtime) importStatuses(imps []engine.Import, mi module.Info, scanErr error, p *Policy) []ImportStatus {
+	out := make([]ImportStatus, 0, len(mi.Imports))
 	for _, im := range imps {
 		// The guest's names, as messages show them: escaped and short.
 		mn, nn := module.ShortName(im.Module), module.ShortName(im.Name)
+		st := ImportStatus{Module: mn, Name: nn, Kind: "function", Signature: im.Signature}
+		bad := func(status, format string, args ...any) {
+			st.Status, st.Problem = status, fmt.Sprintf("import %s.%s ", mn, nn)+fmt.Sprintf(format, args...)
+		}
 		switch im.Module {
 		case abi.Module, abi.Module32:
 			prof, _ := abi.ProfileOf(im.Module)
-			if first[prof] == "" {
-				first[prof] = mn + "." + nn
-			}
 			f := abi.Lookup(im.Name)
 			switch {
 			case f == nil:
-				probs = append(probs, fmt.Sprintf("import %s.%s is not a function of ABI v%d", mn, nn, abi.Version))
+				bad(fmt.Sprintf("not a function of ABI v%d", abi.Version), "is not a function of ABI v%d", abi.Version)
 			case im.Signature != f.SignatureIn(prof):
-				probs = append(probs, fmt.Sprintf("import %s.%s has signature %s, ABI v%d expects %s", mn, nn, im.Signature, abi.Version, f.SignatureIn(prof)))
+				bad("signature mismatch: expects "+f.SignatureIn(prof), "has signature %s, ABI v%d expects %s", im.Signature, abi.Version, f.SignatureIn(prof))
 			case !p.allows(im.Name):
-				probs = append(probs, fmt.Sprintf("import %s.%s is denied by the policy", mn, nn))
+				bad("denied by the policy", "is denied by the policy")
+			default:
+				st.Status = "ok"
 			}
 		case wasiModule:
 			sig, ok := wasiFuncs[im.Name]
 			switch {
 			case !ok:
-				probs = append(probs, fmt.Sprintf("import %s.%s is not a function of WASI preview1", mn, nn))
+				bad("not a function of WASI preview1", "is not a function of WASI preview1")
 			case im.Signature != sig:
-				probs = append(probs, fmt.Sprintf("import %s.%s has signature %s, WASI preview1 expects %s", mn, nn, im.Signature, sig))
+				bad("signature mismatch: expects "+sig, "has signature %s, WASI preview1 expects %s", im.Signature, sig)
+			default:
+				st.Status = "WASI preview1"
 			}
 		default:
 			h := r.lookupHost(im.Module, im.Name)
 			switch {
 			case h != nil && im.Signature != h.Signature():
-				probs = append(probs, fmt.Sprintf("import %s.%s has signature %s, the host function has %s", mn, nn, im.Signature, h.Signature()))
+				bad("signature mismatch: expects "+h.Signature(), "has signature %s, the host function has %s", im.Signature, h.Signature())
 			case h != nil && !r.granted(p.HostFuncs, h):
-				probs = append(probs, fmt.Sprintf("import %s.%s is denied: not granted to the plugin (Policy.HostFuncs, LoadHostFuncs)", mn, nn))
+				bad("not granted to the plugin", "is denied: not granted to the plugin (Policy.HostFuncs, LoadHostFuncs)")
 			case h == nil && slices.Contains(r.hostModules(), im.Module):
-				probs = append(probs, fmt.Sprintf("import %s.%s is not a function of host module %q", mn, nn, im.Module))
+				bad("not a function of host module", "is not a function of host module %q", im.Module)
 			case h == nil:
-				probs = append(probs, fmt.Sprintf("import %s.%s: module %q is not provided (only %q, %q, wasi_snapshot_preview1 and %s)", mn, nn, im.Module, abi.Module, abi.Module32, strings.Join(r.hostModules(), ", ")))
+				st.Status = "unknown module"
+				st.Problem = fmt.Sprintf("import %s.%s: module %q is not provided (only %q, %q, wasi_snapshot_preview1 and %s)", mn, nn, im.Module, abi.Module, abi.Module32, strings.Join(r.hostModules(), ", "))
+			default:
+				st.Status = "host function"
 			}
+		}
+		out = append(out, st)
+	}
+	if scanErr != nil {
+		return out
+	}
+	for _, im := range mi.Imports {
+		if im.Kind != 0 {
+			mn, nn := module.ShortName(im.Module), module.ShortName(im.Name)
+			out = append(out, ImportStatus{Module: mn, Name: nn, Kind: im.KindName(), Status: "not a function",
+				Problem: fmt.Sprintf("import %s.%s is a %s: the host provides only functions", mn, nn, im.KindName())})
+		}
+	}
+	return out
+}
+
+// checkModule returns the reasons to refuse a module: its imports'
+// (importStatuses) and its own.
+func (r *Runtime) checkModule(imps []engine.Import, mi module.Info, scanErr error, p *Policy) []string {
+	sts := r.importStatuses(imps, mi, scanErr, p)
+	var probs []string
+	for _, st := range sts[:len(imps)] {
+		if st.Problem != "" {
+			probs = append(probs, st.Problem)
+		}
+	}
+	var first [2]string // the first import from each profile, "module.name"
+	for _, im := range imps {
+		if prof, ok := abi.ProfileOf(im.Module); ok && first[prof] == "" {
+			first[prof] = module.ShortName(im.Module) + "." + module.ShortName(im.Name)
 		}
 	}
 	if first[abi.Wide] != "" && first[abi.Native32] != "" {
@@ -221,10 +312,8 @@ func (r *Runtime) checkModule(imps []engine.Import, mi module.Info, scanErr erro
 	if scanErr != nil {
 		return append(probs, scanErr.Error())
 	}
-	for _, im := range mi.Imports {
-		if im.Kind != 0 {
-			probs = append(probs, fmt.Sprintf("import %s.%s is a %s: the host provides only functions", module.ShortName(im.Module), module.ShortName(im.Name), im.KindName()))
-		}
+	for _, st := range sts[len(imps):] {
+		probs = append(probs, st.Problem)
 	}
 	if mi.HasMemory && mi.MinPages > uint64(p.MemoryPages) {
 		probs = append(probs, fmt.Sprintf("memory needs %d pages at start, the policy allows %d", mi.MinPages, p.MemoryPages))

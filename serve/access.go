@@ -399,6 +399,7 @@ func (s *Server) ReloadConfig() error {
 		return nil
 	}
 	c, err := LoadServerConfig(s.cfg.ConfigFile)
+	s.metrics.configReloaded(err)
 	if err != nil {
 		s.log.Error("server configuration reload failed: the rules in force are kept", "config", s.cfg.ConfigFile, "error", err)
 		return err

@@ -274,6 +274,10 @@ func TestAccessReload(t *testing.T) {
 	path := rulesFile(t, accessRules(""))
 	f := start(t, Config{Dir: dir, ConfigFile: path})
 	require.Equal(t, 403, f.do("POST", "/v1/plugins/upper", tokenA, []byte("x")).status)
+	m := gathered(t, f.s.cfg.Gatherer)
+	loaded := m.sum("aclwasm_config_last_reload_success_timestamp_seconds")
+	require.Positive(t, loaded, "New's read")
+	require.Zero(t, m.sum("aclwasm_config_reload_failures_total"))
 
 	tokenB := "token-b-0123456789"
 	writeFile(t, path, []byte(strings.Replace(accessRules(fmt.Sprintf("  - {name: team-b, tokens: [%q], plugins: [upper]}\n", HashToken(tokenB))),
@@ -285,6 +289,9 @@ func TestAccessReload(t *testing.T) {
 	require.Equal(t, 200, r.status, "%v", r)
 	require.Equal(t, "X", string(r.body))
 	require.Equal(t, 200, f.do("POST", "/v1/plugins/upper", tokenB, []byte("x")).status)
+	reloaded := gathered(t, f.s.cfg.Gatherer).sum("aclwasm_config_last_reload_success_timestamp_seconds")
+	require.GreaterOrEqual(t, reloaded, loaded)
+	require.Zero(t, gathered(t, f.s.cfg.Gatherer).sum("aclwasm_config_reload_failures_total"))
 
 	writeFile(t, path, []byte(accessRules("    admin: [restart]\n")))
 	r = f.do("POST", "/v1/admin/reload", tokenOps, nil)
@@ -292,6 +299,10 @@ func TestAccessReload(t *testing.T) {
 	require.JSONEq(t, `{"code":"config_invalid","message":"serve.yaml: access[2].admin[0] (line 12): \"restart\" is no admin action (have: list, metrics, reload, or *)"}`, string(r.body))
 	require.Equal(t, 200, f.do("POST", "/v1/plugins/upper", tokenB, []byte("x")).status, "the rules in force stay")
 	require.NotContains(t, string(r.body), filepath.Dir(path))
+	m = gathered(t, f.s.cfg.Gatherer)
+	require.Equal(t, 1.0, m.sum("aclwasm_config_reload_failures_total"))
+	require.Equal(t, reloaded, m.sum("aclwasm_config_last_reload_success_timestamp_seconds"), "the last good reload's")
+	require.Zero(t, m.sum("aclwasm_tls_certificate_expiry_timestamp_seconds"), "no TLS, no certificate series")
 }
 
 // TestAccessOff: without a ConfigFile everything is open as before, and

@@ -11,7 +11,9 @@ import (
 // (host.Metrics): requests by plugin, status and outcome, their duration,
 // the requests in flight, the bytes of request bodies held against
 // [Config.MaxBuffered], the directory's reloads, and each plugin's loads,
-// load failures and state. The plugin label of a request is empty for
+// load failures and state; with a Config.ConfigFile, the access rules'
+// reload failures and last good reload; with TLS, when its certificates
+// expire. The plugin label of a request is empty for
 // names that are no plugin, so that made-up names in URLs cannot grow the
 // series.
 type serverMetrics struct {
@@ -24,12 +26,18 @@ type serverMetrics struct {
 	loads        *prometheus.CounterVec
 	loadFailures *prometheus.CounterVec
 	state        *prometheus.GaugeVec
+	// Of Config.ConfigFile, registered only with one.
+	configFailures prometheus.Counter
+	configLoaded   prometheus.Gauge
 }
 
 // pluginStates are the values of aclwasm_plugin_state's state label.
 var pluginStates = []string{"ready", "stale", "refused", "invalid"}
 
-func newServerMetrics(reg prometheus.Registerer) (*serverMetrics, error) {
+// newServerMetrics registers the server's series on reg (none if nil):
+// those of the access rules when config (Config.ConfigFile), and those of
+// the certificates when ts (Config.TLS).
+func newServerMetrics(reg prometheus.Registerer, config bool, ts *tlsState) (*serverMetrics, error) {
 	if reg == nil {
 		return nil, nil
 	}
@@ -55,7 +63,29 @@ func newServerMetrics(reg prometheus.Registerer) (*serverMetrics, error) {
 			Help: "1 for each plugin's state: ready, stale (the last good version serves, newer files failed to load), refused or invalid (it answers with its failure)."},
 			[]string{"plugin", "state"}),
 	}
-	for _, c := range []prometheus.Collector{m.requests, m.duration, m.inFlight, m.held, m.refused, m.reloads, m.loads, m.loadFailures, m.state} {
+	cs := []prometheus.Collector{m.requests, m.duration, m.inFlight, m.held, m.refused, m.reloads, m.loads, m.loadFailures, m.state}
+	if config {
+		m.configFailures = prometheus.NewCounter(prometheus.CounterOpts{Name: "aclwasm_config_reload_failures_total",
+			Help: "Reloads of the server configuration (the access rules: admin endpoint, SIGHUP) that failed; the rules in force were kept."})
+		m.configLoaded = prometheus.NewGauge(prometheus.GaugeOpts{Name: "aclwasm_config_last_reload_success_timestamp_seconds",
+			Help: "When the server configuration (the access rules) in force was read, in seconds since the Unix epoch."})
+		cs = append(cs, m.configFailures, m.configLoaded)
+	}
+	if ts != nil {
+		// Read at each scrape: the certificate served, reloaded when its
+		// files change, is the one whose expiry matters.
+		expiry := func(cert string, f func() time.Time) prometheus.Collector {
+			return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "aclwasm_tls_certificate_expiry_timestamp_seconds",
+				Help:        "When a certificate of the server expires (its NotAfter), in seconds since the Unix epoch, by cert: server (the one served now), client_ca (the first of the client CAs to expire).",
+				ConstLabels: prometheus.Labels{"cert": cert}},
+				func() float64 { return float64(f().Unix()) })
+		}
+		cs = append(cs, expiry("server", ts.certs.notAfter))
+		if !ts.caNotAfter.IsZero() {
+			cs = append(cs, expiry("client_ca", func() time.Time { return ts.caNotAfter }))
+		}
+	}
+	for _, c := range cs {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -129,5 +159,17 @@ func (m *serverMetrics) pluginState(plugin, state string) {
 	}
 	if state != "" {
 		m.state.WithLabelValues(plugin, state).Set(1)
+	}
+}
+
+// configReloaded counts a reload of the server configuration (New's
+// first read included) that failed, or stamps one that succeeded.
+func (m *serverMetrics) configReloaded(err error) {
+	switch {
+	case m == nil || m.configFailures == nil:
+	case err != nil:
+		m.configFailures.Inc()
+	default:
+		m.configLoaded.SetToCurrentTime()
 	}
 }

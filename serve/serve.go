@@ -386,9 +386,10 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	s.runs, s.cancelRuns = context.WithCancel(context.Background())
 	s.loadCtx, s.cancelLoads = context.WithCancel(context.Background())
-	if s.metrics, err = newServerMetrics(cfg.Registerer); err != nil {
+	if s.metrics, err = newServerMetrics(cfg.Registerer, cfg.ConfigFile != "", s.tls); err != nil {
 		return nil, fmt.Errorf("serve: metrics: %w", err)
 	}
+	s.metrics.configReloaded(nil) // loadAccess read it
 	s.buf = budget{max: cfg.MaxBuffered, m: s.metrics}
 	// The first loads run while the server already answers: a plugin
 	// still compiling gets 503 loading, the others are served as each is

@@ -654,3 +654,22 @@ next:
 	}
 	return total
 }
+
+// gathered is g's samples as scrape reads them from /metrics.
+func gathered(t testing.TB, g prometheus.Gatherer) metrics {
+	t.Helper()
+	mfs, err := g.Gather()
+	require.NoError(t, err)
+	var m metrics
+	for _, mf := range mfs {
+		for _, s := range mf.GetMetric() {
+			var ls []string
+			for _, l := range s.GetLabel() {
+				ls = append(ls, fmt.Sprintf("%s=%q", l.GetName(), l.GetValue()))
+			}
+			v := s.GetCounter().GetValue() + s.GetGauge().GetValue() + s.GetUntyped().GetValue()
+			m = append(m, fmt.Sprintf("%s{%s} %v", mf.GetName(), strings.Join(ls, ","), v))
+		}
+	}
+	return m
+}

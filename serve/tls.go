@@ -7,6 +7,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/asn1"
 	"encoding/hex"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -63,6 +64,8 @@ type tlsState struct {
 	requireClient bool
 	config        *tls.Config
 	timeout       time.Duration
+	certs         *certReloader
+	caNotAfter    time.Time // the earliest expiry of the client CAs; zero without
 }
 
 // newTLS loads c's files: an error for any that does not load.
@@ -77,6 +80,7 @@ func newTLS(c *TLSConfig, log *slog.Logger) (*tlsState, error) {
 	if err := certs.load(); err != nil {
 		return nil, fmt.Errorf("serve: TLS: %w", err)
 	}
+	var caNotAfter time.Time
 	tc := &tls.Config{
 		MinVersion:     tls.VersionTLS12,
 		GetCertificate: certs.get,
@@ -95,8 +99,9 @@ func newTLS(c *TLSConfig, log *slog.Logger) (*tlsState, error) {
 		// kubelet's probes, which present none, still reach /healthz and
 		// /readyz.
 		tc.ClientCAs, tc.ClientAuth = pool, tls.VerifyClientCertIfGiven
+		caNotAfter = firstExpiry(pem)
 	}
-	st := &tlsState{config: tc, timeout: c.HandshakeTimeout, requireClient: c.ClientCAFile != ""}
+	st := &tlsState{config: tc, timeout: c.HandshakeTimeout, requireClient: c.ClientCAFile != "", certs: certs, caNotAfter: caNotAfter}
 	if st.timeout == 0 {
 		st.timeout = DefaultHandshakeTimeout
 	}
@@ -147,6 +152,40 @@ func (c *certReloader) load() error {
 	}
 	c.cur, c.have = &cert, st
 	return nil
+}
+
+// notAfter is when the certificate in use expires.
+func (c *certReloader) notAfter() time.Time {
+	c.mu.Lock()
+	cur := c.cur
+	c.mu.Unlock()
+	if cur.Leaf != nil {
+		return cur.Leaf.NotAfter
+	}
+	leaf, err := x509.ParseCertificate(cur.Certificate[0]) // LoadX509KeyPair parsed it once already
+	if err != nil {
+		return time.Time{}
+	}
+	return leaf.NotAfter
+}
+
+// firstExpiry is the earliest NotAfter of the certificates in PEM data
+// (those that parse, as x509.CertPool.AppendCertsFromPEM takes them).
+func firstExpiry(data []byte) time.Time {
+	var first time.Time
+	for len(data) > 0 {
+		var b *pem.Block
+		if b, data = pem.Decode(data); b == nil {
+			break
+		}
+		if b.Type != "CERTIFICATE" {
+			continue
+		}
+		if cert, err := x509.ParseCertificate(b.Bytes); err == nil && (first.IsZero() || cert.NotAfter.Before(first)) {
+			first = cert.NotAfter
+		}
+	}
+	return first
 }
 
 // get is tls.Config.GetCertificate: the pair in use, read again first

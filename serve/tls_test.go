@@ -575,3 +575,34 @@ func TestAccessSubjectsWhole(t *testing.T) {
 		})
 	}
 }
+
+// TestTLSMetrics: the certificates' expiries are series, the server's
+// following a reloaded certificate.
+func TestTLSMetrics(t *testing.T) {
+	p := newPKI(t)
+	dir := plugins(t, map[string][]byte{"echo": wat2wasm(t, "echo", "")}, nil)
+	f := startTLS(t, Config{Dir: dir, TLS: &TLSConfig{CertFile: p.certFile, KeyFile: p.keyFile, ClientCAFile: p.caFile}})
+	expiry := func(cert string) float64 {
+		t.Helper()
+		return gathered(t, f.s.cfg.Gatherer).sum("aclwasm_tls_certificate_expiry_timestamp_seconds", `cert="`+cert+`"`)
+	}
+	first, err := tls.X509KeyPair(mustRead(t, p.certFile), mustRead(t, p.keyFile))
+	require.NoError(t, err)
+	require.Equal(t, float64(first.Leaf.NotAfter.Unix()), expiry("server"))
+	require.Equal(t, float64(p.ca.cert.NotAfter.Unix()), expiry("client_ca"))
+
+	later := time.Now().Add(72 * time.Hour).Truncate(time.Second)
+	second := p.ca.issue(t, pkix.Name{CommonName: "aclwasm-test-server"}, true, time.Now().Add(-time.Hour), later)
+	writeFile(t, p.keyFile, second.keyPEM)
+	writeFile(t, p.certFile, second.certPEM)
+	_, _, err = call(tlsClient(t, p.serverPool, &p.clientA.tls, true), "GET", f.url+"/healthz", "", nil)
+	require.NoError(t, err)
+	require.Equal(t, float64(later.Unix()), expiry("server"), "the certificate served now")
+}
+
+func mustRead(t testing.TB, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return b
+}

@@ -193,6 +193,10 @@ func hasExport(pl *host.Plugin, path, name string) error {
 		// command's whole run, _initialize a reactor's setup.
 		return &exitError{exitHost, fmt.Errorf("%s: %s is the module's WASI entry point, which the host runs itself (aclwasm run for _start): call one of its functions: %s", path, name, listNames(names))}
 	}
+	if len(names) == 0 && slices.Contains(all, "_start") {
+		// A command: its whole run is _start, which call never runs.
+		return &exitError{exitHost, fmt.Errorf("%s is a WASI command: it exports only _start, its whole run, and no function to call: run it with aclwasm run, or build it as a reactor that exports %q", path, name)}
+	}
 	return &exitError{exitHost, fmt.Errorf("%s exports no function %q: it exports %s", path, name, listNames(names))}
 }
 

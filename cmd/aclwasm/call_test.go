@@ -65,6 +65,7 @@ const watBytes = `(module
 // its output on stdout and exits with its status, or as run does.
 func TestCall(t *testing.T) {
 	g := wat(t, "bytes", watBytes)
+	cmdMod := wat(t, "command", `(module (memory (export "memory") 1) (func (export "_start")))`)
 	dir := t.TempDir()
 	inFile := filepath.Join(dir, "in.bin")
 	require.NoError(t, os.WriteFile(inFile, []byte("from a file\x00\xff"), 0o644))
@@ -91,6 +92,7 @@ func TestCall(t *testing.T) {
 		{"trap", []string{g, "boom"}, 134, "", []string{"boom: guest trapped: unreachable"}},
 		{"timeout", []string{"--timeout", "200ms", g, "spin"}, 124, "", []string{"spin: guest timed out after 200ms (the policy's timeout)"}},
 		{"no such export", []string{g, "nope"}, 126, "", []string{`exports no function "nope": it exports echo, status, negative, toolong, void, big, print, config, quit, boom, spin`}},
+		{"command", []string{cmdMod, "echo"}, 126, "", []string{"is a WASI command: it exports only _start", "run it with aclwasm run", `build it as a reactor that exports "echo"`}},
 		{"entry point", []string{g, "_start"}, 126, "", []string{"_start is the module's WASI entry point, which the host runs itself"}},
 		{"both inputs", []string{"--input", "a", "--input-file", inFile, g, "echo"}, 126, "", []string{"[input input-file] were all set"}},
 		{"missing file", []string{"--input-file", filepath.Join(dir, "none"), g, "echo"}, 126, "", []string{"--input-file: open "}},

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -14,14 +16,27 @@ import (
 )
 
 func checkCmd() *cobra.Command {
-	var f sandboxFlags
+	var (
+		f       sandboxFlags
+		imports bool
+		asJSON  bool
+	)
 	c := &cobra.Command{
 		Use:   "check [flags] plugin.wasm",
 		Short: "Check a plugin's imports against the ABI and a policy without running it (exit 0 ok, 1 refused)",
 		Long: `Check a plugin's imports against the ABI and the policy's --allow, --deny
 and --memory-pages (and the compile limits and --compile-timeout), without running it: exit 0 when it passes, 1 when it does
 not (one line per problem), 126 for a host error. No backend is loaded: a
-check needs no device, and gives the same verdict on every backend.`,
+check needs no device, and gives the same verdict on every backend.
+
+--imports lists the module's imports instead, one line each, with tabs
+between the fields: module, name, signature (or the kind of an import that
+is no function) and status: ok (a function of the ABI the policy allows),
+WASI preview1, host function, or why the host refuses it (denied by the
+policy, not a function of ABI v1, signature mismatch: expects ...,
+unknown module, ...). The exit status is check's; a problem that is no
+import's (the memory size, ...) goes to stderr. --json prints the verdict,
+the problems and the imports as one JSON document.`,
 		Args: needModule(true),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := context.Background()
@@ -55,6 +70,25 @@ check needs no device, and gives the same verdict on every backend.`,
 				return &exitError{exitHost, err}
 			}
 			out := cmd.OutOrStdout()
+			if imports || asJSON {
+				sts, err := rt.Imports(ctx, wasm, p)
+				var le *host.LoadError
+				if err != nil && !errors.As(err, &le) {
+					return &exitError{exitHost, err}
+				}
+				if asJSON {
+					err = writeCheckJSON(out, args[0], probs, sts)
+				} else {
+					err = writeImports(out, cmd.ErrOrStderr(), args[0], probs, sts)
+				}
+				if err != nil {
+					return &exitError{exitHost, err}
+				}
+				if len(probs) > 0 {
+					return &exitError{1, errors.New("refused")}
+				}
+				return nil
+			}
 			if len(probs) == 0 {
 				fmt.Fprintf(out, "%s: ok\n", args[0])
 				return nil
@@ -66,7 +100,62 @@ check needs no device, and gives the same verdict on every backend.`,
 		},
 	}
 	f.registerCheck(c)
+	c.Flags().BoolVar(&imports, "imports", false, "list the module's imports with their status (module, name, signature, status; tab-separated)")
+	c.Flags().BoolVar(&asJSON, "json", false, "print the verdict, problems and imports as JSON")
 	return c
+}
+
+// writeImports writes one line per import to out, its fields separated by
+// tabs, and to errw each problem of probs that no import's line shows.
+func writeImports(out, errw io.Writer, path string, probs []string, sts []host.ImportStatus) error {
+	shown := map[string]bool{}
+	for _, st := range sts {
+		typ := st.Signature
+		if st.Kind != "function" {
+			typ = st.Kind
+		}
+		if _, err := fmt.Fprintf(out, "%s\t%s\t%s\t%s\n", st.Module, st.Name, typ, st.Status); err != nil {
+			return err
+		}
+		shown[st.Problem] = true
+	}
+	for _, pr := range probs {
+		if !shown[pr] {
+			fmt.Fprintf(errw, "%s: %s\n", path, pr)
+		}
+	}
+	return nil
+}
+
+// checkImport is an import in check's JSON.
+type checkImport struct {
+	Module    string `json:"module"`
+	Name      string `json:"name"`
+	Kind      string `json:"kind"`
+	Signature string `json:"signature,omitempty"`
+	Status    string `json:"status"`
+	OK        bool   `json:"ok"`
+	Problem   string `json:"problem,omitempty"`
+}
+
+// writeCheckJSON writes check's verdict as JSON: the file, ok, every
+// problem (as check prints them) and the imports (as --imports).
+func writeCheckJSON(w io.Writer, path string, probs []string, sts []host.ImportStatus) error {
+	imps := make([]checkImport, len(sts))
+	for i, st := range sts {
+		imps[i] = checkImport{st.Module, st.Name, st.Kind, st.Signature, st.Status, st.Problem == "", st.Problem}
+	}
+	if probs == nil {
+		probs = []string{}
+	}
+	e := json.NewEncoder(w)
+	e.SetIndent("", "  ")
+	return e.Encode(struct {
+		File     string        `json:"file"`
+		OK       bool          `json:"ok"`
+		Problems []string      `json:"problems"`
+		Imports  []checkImport `json:"imports"`
+	}{path, len(probs) == 0, probs, imps})
 }
 
 // checkNames refuses a name in --allow or --deny that is no function of

@@ -633,6 +633,58 @@ func TestCheck(t *testing.T) {
 	require.Equal(t, 1, r.code, r.stderr)
 	require.True(t, strings.HasPrefix(r.stdout, os.Args[0]+": compile"), r.stdout)
 
+	// --imports: a line per import with its status, tab-separated; the
+	// exit status is check's, the problems of no import go to stderr.
+	r = cli(t, "check", "--imports", "--deny", "aclrtSetDevice", "--memory-pages", "1", bad)
+	require.Equal(t, 1, r.code, r.stderr)
+	require.Equal(t, "acl\taclrtFoo\t(i32) -> i32\tnot a function of ABI v1\n"+
+		"acl\taclrtMalloc\t(i32, i32, i32) -> i32\tsignature mismatch: expects (i32, i64, i32) -> i32\n"+
+		"acl\taclrtSetDevice\t(i32) -> i32\tdenied by the policy\n"+
+		"env\tx\t() -> \tunknown module\n", r.stdout)
+	require.Equal(t, bad+": memory needs 2 pages at start, the policy allows 1\naclwasm: refused\n", r.stderr)
+	r = cli(t, "check", "--imports", wat(t, "bytes", watBytes))
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Equal(t, "aclwasm\tinput_len\t() -> i32\thost function\n"+
+		"aclwasm\tinput_read\t(i32, i32) -> i32\thost function\n"+
+		"aclwasm\toutput_write\t(i32, i32) -> i32\thost function\n"+
+		"aclwasm\tconfig_read\t(i32, i32, i32, i32) -> i32\thost function\n"+
+		"acl\taclrtSetDevice\t(i32) -> i32\tok\n"+
+		"wasi_snapshot_preview1\tfd_write\t(i32, i32, i32, i32) -> i32\tWASI preview1\n"+
+		"wasi_snapshot_preview1\tproc_exit\t(i32) -> \tWASI preview1\n", r.stdout)
+	require.Empty(t, r.stderr)
+	r = cli(t, "check", "--imports", os.Args[0])
+	require.Equal(t, 1, r.code, r.stderr)
+	require.Empty(t, r.stdout, "no imports of a module that does not compile")
+	require.True(t, strings.HasPrefix(r.stderr, os.Args[0]+": compile"), r.stderr)
+
+	// --json: the verdict, every problem and the imports.
+	r = cli(t, "check", "--json", "--deny", "aclrtSetDevice", bad)
+	require.Equal(t, 1, r.code, r.stderr)
+	var doc struct {
+		File     string
+		OK       bool
+		Problems []string
+		Imports  []struct {
+			Module, Name, Kind, Signature, Status, Problem string
+			OK                                             bool
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &doc), r.stdout)
+	require.Equal(t, bad, doc.File)
+	require.False(t, doc.OK)
+	require.Len(t, doc.Problems, 4)
+	require.Len(t, doc.Imports, 4)
+	im := doc.Imports[2]
+	require.Equal(t, []string{"acl", "aclrtSetDevice", "function", "(i32) -> i32", "denied by the policy"}, []string{im.Module, im.Name, im.Kind, im.Signature, im.Status})
+	require.False(t, im.OK)
+	require.Contains(t, doc.Problems, im.Problem)
+	r = cli(t, "check", "--json", setdev)
+	require.Equal(t, 0, r.code, r.stderr)
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &doc), r.stdout)
+	require.True(t, doc.OK)
+	require.Empty(t, doc.Problems)
+	require.Equal(t, "ok", doc.Imports[0].Status)
+
 	// Host errors are not a verdict on the module.
 	r = cli(t, "check", "--chip", "z9", ret)
 	require.Equal(t, 126, r.code, r.stderr)
