@@ -203,6 +203,9 @@ func (u *memShare) calling(inst *host.Instance) {
 	}
 	u.b.mu.Lock()
 	defer u.b.mu.Unlock()
+	if u.closed { // its pool is closed: it makes no instance
+		return
+	}
 	u.live[inst] = true
 	u.busy++
 }
@@ -217,8 +220,11 @@ func (u *memShare) called(inst *host.Instance) {
 	_, err := inst.ReadMemory(0, 0) // fails with ErrClosed once the instance ended
 	u.b.mu.Lock()
 	defer u.b.mu.Unlock()
+	if u.closed {
+		return
+	}
 	u.busy--
-	if errors.Is(err, host.ErrClosed) && u.live[inst] && !u.closed {
+	if errors.Is(err, host.ErrClosed) && u.live[inst] {
 		delete(u.live, inst)
 		u.give(1)
 	}
