@@ -193,6 +193,9 @@ type version struct {
 	// runs; both nil when every request gets a fresh instance.
 	pool *host.Pool
 	logs *logRouter
+	// mem is its share of the guest memory budget (memory.go); nil
+	// without one.
+	mem *memShare
 	// source is the oci:// reference of a plugin pulled from a registry,
 	// sourceDigest the manifest digest this version is.
 	source, sourceDigest string
@@ -245,6 +248,7 @@ func (v *version) close() {
 		_ = v.pl.Close(context.Background())
 		v.closed()
 	}
+	v.mem.close()
 }
 
 // inFlight is how many requests hold the version.
@@ -461,6 +465,7 @@ func (s *Server) load(ctx context.Context, name string, st stamp, src *downloade
 	}
 	s.open.Add(1)
 	v.pl = pl
+	v.mem = s.mem.use(v)
 	return v
 }
 

@@ -57,6 +57,8 @@ func (s *Server) newPool(v *version, pl *host.Plugin) error {
 func (s *Server) callPooled(ctx context.Context, v *version, log *slog.Logger, body []byte, out, stderr *capped) (uint32, error) {
 	var status uint32
 	err := v.pool.Do(ctx, func(inst *host.Instance) error {
+		v.mem.calling(inst)
+		defer v.mem.called(inst)
 		id := inst.Session().ID()
 		v.logs.route(id, &requestLog{log: log, stderr: stderr})
 		defer v.logs.route(id, nil)

@@ -138,6 +138,9 @@
 //	                      answers from its start); Retry-After: 1
 //	503 buffers_full      the body would take the bodies held by all requests beyond
 //	                      Config.MaxBuffered; refused at once, not queued; Retry-After: 1
+//	503 memory_budget     the instance the request needs would take the guest memory
+//	                      reserved beyond Config.MaxGuestMemory, and none was returned
+//	                      within Config.MemoryWait; Retry-After: 1
 //	503 shutting_down     the server is stopping (after the grace period's drain, or the
 //	                      Runtime was closed under the run); Retry-After: 1
 //	503 canceled          the client went away before the run ended
@@ -224,6 +227,16 @@ type Config struct {
 	// connection and goroutine anyway. At least MaxBody; default 256 MiB,
 	// or MaxBody if that is larger.
 	MaxBuffered int64
+	// MaxGuestMemory is the server's budget of guest linear memory, in
+	// bytes (0: none). Every instance reserves the most its plugin's
+	// policy allows (MemoryPages x 64 KiB) before it is made: a fresh one
+	// while its request runs, a kept one (ReuseInstances) while it exists.
+	// A request whose instance has no room waits up to MemoryWait (or
+	// until it ends), while idle kept instances of other plugins are
+	// closed to make room, then gets 503 memory_budget (Retry-After: 1).
+	MaxGuestMemory int64
+	// MemoryWait bounds that wait; default 1s.
+	MemoryWait time.Duration
 	// MaxOutput bounds what a run may write, a command to stdout, a reactor
 	// with module aclwasm's output_write (502 above it): the write that
 	// would go beyond it fails as it is made, so a run holds at most
@@ -288,6 +301,7 @@ type Server struct {
 	closing    bool                   // the drain is over: requests are refused
 	active     *active                // requests that hold a version
 	buf        budget                 // bytes of request bodies held
+	mem        *memBudget             // guest memory reserved; nil: no budget
 
 	// Loads run in their own goroutines, at most cap(loadSlots) at once;
 	// each plugin's new version is swapped in when it is ready. loading,
@@ -348,7 +362,11 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.MaxBuffered == 0 {
 		cfg.MaxBuffered = max(256<<20, cfg.MaxBody)
 	}
-	if cfg.MaxConcurrent < 0 || cfg.MaxBody < 0 || cfg.MaxOutput < 0 || cfg.MaxBuffered < 0 || cfg.Poll < 0 || cfg.DrainDelay < 0 {
+	if cfg.MemoryWait == 0 {
+		cfg.MemoryWait = time.Second
+	}
+	if cfg.MaxConcurrent < 0 || cfg.MaxBody < 0 || cfg.MaxOutput < 0 || cfg.MaxBuffered < 0 || cfg.Poll < 0 || cfg.DrainDelay < 0 ||
+		cfg.MaxGuestMemory < 0 || cfg.MemoryWait < 0 {
 		return nil, errors.New("serve: negative Config limit")
 	}
 	if cfg.MaxBuffered < cfg.MaxBody {
@@ -391,6 +409,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	s.metrics.configReloaded(nil) // loadAccess read it
 	s.buf = budget{max: cfg.MaxBuffered, m: s.metrics}
+	if s.mem, err = newMemBudget(cfg, cfg.Registerer); err != nil {
+		return nil, fmt.Errorf("serve: metrics: %w", err)
+	}
 	// The first loads run while the server already answers: a plugin
 	// still compiling gets 503 loading, the others are served as each is
 	// ready, and /readyz says when all are (WaitLoaded waits for it).
@@ -827,12 +848,18 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, v *version, fail *a
 		return refuse(w, r, fail)
 	}
 	defer s.buf.release(held)
-	if s.testHookRun != nil {
-		s.testHookRun(v.name)
-	}
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	defer context.AfterFunc(s.runs, cancel)()
+	done, fail := v.mem.enter(ctx)
+	if fail != nil {
+		w.Header().Set("Retry-After", "1")
+		return refuse(w, r, fail)
+	}
+	defer done()
+	if s.testHookRun != nil {
+		s.testHookRun(v.name)
+	}
 	stdout := &capped{max: s.cfg.MaxOutput}
 	stderr := &capped{max: 4 << 10, quiet: true}
 	var res host.Result

@@ -28,6 +28,8 @@ func serveCmd() *cobra.Command {
 		otel                otelStart // nil without -tags otel
 		maxBody, maxOutput  string
 		maxBuffered         string
+		maxGuestMem         string
+		memoryWait          time.Duration
 		poll, grace, drain  time.Duration
 		maxConcurrent       int
 		reuse               bool
@@ -105,6 +107,13 @@ every --poll, and a moved tag reloads. Pulls are cached by digest under
 			if body == 0 || out == 0 || buffered == 0 || body > 1<<40 || out > 1<<40 || buffered > 1<<40 || maxConcurrent < 1 || poll < 0 || grace < 0 || drain < 0 {
 				return fail(errors.New("--max-body, --max-output and --max-buffered want 1 byte to 1 TiB, --max-concurrent at least 1, --poll, --grace and --drain-delay no negative duration"))
 			}
+			guestMem, err := parseBytes(maxGuestMem)
+			if err != nil {
+				return fail(fmt.Errorf("--max-guest-memory: %w", err))
+			}
+			if guestMem > 1<<50 || memoryWait < 0 {
+				return fail(errors.New("--max-guest-memory wants at most 1 PiB (0: no budget), --memory-wait no negative duration"))
+			}
 			if buffered < body {
 				return fail(fmt.Errorf("--max-buffered %s is below --max-body %s: no body of --max-body bytes could be read", maxBuffered, maxBody))
 			}
@@ -157,6 +166,7 @@ every --poll, and a moved tag reloads. Pulls are cached by digest under
 				Dir: args[0], Runtime: rt, Policy: p, Env: env,
 				Sources: src, OCI: serve.OCIConfig{CacheDir: ociCacheDir(f.fs, f.cacheDir), PlainHTTP: f.plainHTTP},
 				MaxConcurrent: maxConcurrent, ReuseInstances: reuse, MaxBody: int64(body), MaxOutput: int64(out), MaxBuffered: int64(buffered),
+				MaxGuestMemory: int64(guestMem), MemoryWait: memoryWait,
 				Poll: poll, DrainDelay: drain, AdminToken: token, Logger: log, Registerer: reg, Gatherer: reg,
 				TLS: tlsCfg, ConfigFile: sec.config,
 				Tracer: tracer,
@@ -224,6 +234,8 @@ every --poll, and a moved tag reloads. Pulls are cached by digest under
 	fl.BoolVar(&reuse, "reuse-instances", false, "keep every reactor's instances between requests (up to --max-concurrent), unless its manifest sets serve.reuse_instances; a kept instance keeps its memory, device memory and streams, which the plugin's next requests see: only for plugins written for it")
 	fl.StringVar(&maxBody, "max-body", "16MiB", "largest request body (413 above it; at once, unread, for a Content-Length above it)")
 	fl.StringVar(&maxBuffered, "max-buffered", "256MiB", "most bytes of request bodies all requests together hold in memory; a body beyond it gets 503 buffers_full (Retry-After: 1); at least --max-body")
+	fl.StringVar(&maxGuestMem, "max-guest-memory", "0", "server-wide budget of guest linear memory (0: none): every instance reserves its policy's memory limit (memory pages x 64 KiB) while it exists, a kept one while it is kept; an instance beyond it waits --memory-wait, closing idle kept instances of other plugins, then its request gets 503 memory_budget (Retry-After: 1)")
+	fl.DurationVar(&memoryWait, "memory-wait", time.Second, "how long a request waits for room in --max-guest-memory before 503 memory_budget (also ended by the request's end)")
 	fl.StringVar(&maxOutput, "max-output", "16MiB", "most a run may write, a command to stdout or a reactor with output_write: the write beyond it fails as it is made (502 output_too_large)")
 	fl.StringVar(&token, "admin-token", "", "enable POST /v1/admin/reload with this bearer token (default $ACLWASM_ADMIN_TOKEN; off when empty)")
 	fl.StringVar(&logFormat, "log-format", "text", "log format: text or json")

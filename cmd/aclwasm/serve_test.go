@@ -93,3 +93,59 @@ func TestServeReuseInstances(t *testing.T) {
 	require.NoError(t, srv.Process.Signal(syscall.SIGTERM))
 	require.NoError(t, srv.Wait())
 }
+
+// TestServeMaxGuestMemory: --max-guest-memory (a byte count with units)
+// reaches the server: an instance whose policy allows more than the budget
+// gets 503 memory_budget, one within it runs, and /metrics shows the
+// budget; a value that is no byte count is refused at start.
+func TestServeMaxGuestMemory(t *testing.T) {
+	r := cli(t, "serve", "--max-guest-memory", "lots", t.TempDir())
+	require.Equal(t, exitHost, r.code, "%+v", r)
+	require.Contains(t, r.stderr, `--max-guest-memory: "lots" is not a byte count`)
+
+	mod := wat(t, "small", `(module
+  (import "aclwasm" "output_write" (func $write (param i32 i32) (result i32)))
+  (memory (export "memory") 1)
+  (func (export "handle") (result i32) (call $write (i32.const 0) (i32.const 1))))`)
+	dir := t.TempDir()
+	b, err := os.ReadFile(mod)
+	require.NoError(t, err)
+	for _, n := range []string{"small", "big"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, n+".wasm"), b, 0o644))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "small.yaml"), []byte("name: small\nmodule: {path: small.wasm}\npolicy: {memory_pages: 2}\n"), 0o644))
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	srv := exec.CommandContext(ctx, bin, "serve", "--listen", "127.0.0.1:0", "--poll", "0", "--log-format", "json",
+		"--max-guest-memory", "1MiB", "--memory-wait", "1ms", "--memory-pages", "32", dir)
+	stderr, err := srv.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, srv.Start())
+	defer func() { _ = srv.Process.Kill(); _ = srv.Wait() }()
+	log := readLog(stderr)
+	addr, _ := log.wait(t, "listening")["addr"].(string)
+	require.NotEmpty(t, addr)
+	log.wait(t, "plugins loaded")
+	hc := &http.Client{Timeout: 30 * time.Second}
+	get := func(method, path string) (int, string) {
+		req, err := http.NewRequest(method, "http://"+addr+path, nil)
+		require.NoError(t, err)
+		resp, err := hc.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		return resp.StatusCode, string(b)
+	}
+	status, body := get("POST", "/v1/plugins/small")
+	require.Equal(t, 200, status, body)
+	status, body = get("POST", "/v1/plugins/big") // 32 pages: 2 MiB
+	require.Equal(t, 503, status, body)
+	require.Contains(t, body, `"code":"memory_budget"`)
+	_, body = get("GET", "/metrics")
+	require.Contains(t, body, "aclwasm_guest_memory_budget_bytes 1.048576e+06")
+	require.Contains(t, body, `aclwasm_guest_memory_refusals_total{plugin="big"} 1`)
+	require.NoError(t, srv.Process.Signal(syscall.SIGTERM))
+	require.NoError(t, srv.Wait())
+}

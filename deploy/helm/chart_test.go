@@ -435,6 +435,8 @@ func TestChart(t *testing.T) {
 			require.NotNil(t, o.networkPolicy)
 			require.Nil(t, o.serviceMonitor)
 			require.Contains(t, c.Args, "--insecure", "no TLS, no access rules: the NetworkPolicy guards the port")
+			require.Contains(t, c.Args, "--max-guest-memory=3221225472", "75% of the 4Gi limit")
+			require.Contains(t, c.Args, "--memory-wait=1s")
 			from := o.networkPolicy.Spec.Ingress[0].From
 			require.Len(t, from, 1, "only labelled pods by default")
 			require.Equal(t, map[string]string{"aclwasm-client": "true"}, from[0].PodSelector.MatchLabels)
@@ -576,6 +578,9 @@ func TestChartRefuses(t *testing.T) {
 		{"not PEM", "tls: {enabled: true, cert: hello, key: world}", "cert", false},
 		{"digest", "image: {digest: latest}", "digest", false},
 		{"extra arg", "server: {extraArgs: ['; rm -rf /']}", "extraArgs", false},
+		{"guest memory", "server: {maxGuestMemory: 3Gi}", "maxGuestMemory", false},
+		{"guest memory percent", "server: {maxGuestMemoryPercent: 150}", "maxGuestMemoryPercent", false},
+		{"memory limit", "resources: {limits: {memory: 4.5Gi}}", `resources.limits.memory "4.5Gi": set server.maxGuestMemory`, true},
 		{"TLS without certificate", "tls: {enabled: true}", "give tls.existingSecret, or tls.cert and tls.key", true},
 		{"client CA missing", "tls: {enabled: true, verifyClients: true, cert: '-----BEGIN CERTIFICATE-----', key: '-----BEGIN PRIVATE KEY-----'}", "give tls.ca", true},
 		{"plugin twice", "plugins: {manifests: {p: {}}, oci: [{name: p, source: 'oci://r/p:1'}]}", "p is both in manifests and in oci", true},
@@ -595,5 +600,38 @@ func TestChartRefuses(t *testing.T) {
 			}
 			require.True(t, refused, "helm lint passes %s", tc.values)
 		})
+	}
+}
+
+// TestChartGuestMemory: server.maxGuestMemory is passed as it is written,
+// "0" passes no budget, and without it the budget is
+// server.maxGuestMemoryPercent of the memory limit (none without a limit).
+func TestChartGuestMemory(t *testing.T) {
+	for _, tc := range []struct{ values, want string }{
+		{"server: {maxGuestMemory: 2GiB}", "--max-guest-memory=2GiB"},
+		{"server: {maxGuestMemory: '0'}", ""},
+		{"resources: {limits: {memory: 1000Mi}}\nserver: {maxGuestMemoryPercent: 50, memoryWait: 250ms}", "--max-guest-memory=524288000"},
+		{"resources: {limits: {memory: 2G}}", "--max-guest-memory=1500000000"},
+		{"resources: {limits: {memory: null}}", ""},
+	} {
+		vals := map[string]any{}
+		require.NoError(t, yaml.Unmarshal([]byte(tc.values), &vals))
+		out, err := render(vals)
+		require.NoError(t, err, tc.values)
+		var got []string
+		for _, a := range container(t, decodeAll(t, out)).Args {
+			if strings.HasPrefix(a, "--max-guest-memory=") || strings.HasPrefix(a, "--memory-wait=") {
+				got = append(got, a)
+			}
+		}
+		if tc.want == "" {
+			require.Empty(t, got, tc.values)
+			continue
+		}
+		wait := "--memory-wait=1s"
+		if strings.Contains(tc.values, "250ms") {
+			wait = "--memory-wait=250ms"
+		}
+		require.Equal(t, []string{tc.want, wait}, got, tc.values)
 	}
 }

@@ -97,3 +97,27 @@ or Prometheus could not scrape. Each fails with what to give instead.
 {{- end }}
 {{- end }}
 {{- end }}
+
+{{/*
+The server's guest memory budget in bytes (--max-guest-memory):
+server.maxGuestMemory when set, else server.maxGuestMemoryPercent of
+resources.limits.memory (a Kubernetes quantity: a whole number with a
+binary or decimal suffix); empty without either, or for "0".
+*/}}
+{{- define "aclwasm.maxGuestMemory" -}}
+{{- $set := .Values.server.maxGuestMemory | default "" | toString -}}
+{{- if $set -}}
+{{- if ne $set "0" }}{{ $set }}{{ end -}}
+{{- else -}}
+{{- $lim := dig "limits" "memory" "" (.Values.resources | default dict) | toString -}}
+{{- if $lim -}}
+{{- $num := regexFind "^[0-9]+" $lim -}}
+{{- $unit := trimPrefix $num $lim -}}
+{{- $mult := dict "" 1 "Ki" 1024 "Mi" 1048576 "Gi" 1073741824 "Ti" 1099511627776 "k" 1000 "M" 1000000 "G" 1000000000 "T" 1000000000000 -}}
+{{- if or (not $num) (not (hasKey $mult $unit)) -}}
+{{- fail (printf "resources.limits.memory %q: set server.maxGuestMemory (the chart derives it only from a whole number with a suffix such as Mi or Gi)" $lim) -}}
+{{- end -}}
+{{- div (mul (atoi $num) (get $mult $unit) (.Values.server.maxGuestMemoryPercent | default 75 | int)) 100 -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
