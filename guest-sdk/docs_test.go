@@ -10,10 +10,10 @@ import (
 
 // tsFunc is a function signature as TypeScript writes it: the name, then
 // its parameters and result up to the body (or the line's end).
-var tsFunc = regexp.MustCompile(`^(?:export\s+)?function\s+(\w+)\s*(\(.*\)\s*:\s*[^{]+?)\s*;?\s*(?:\{.*)?$`)
+var tsFunc = regexp.MustCompile(`^(?:export\s+|declare\s+)?function\s+(\w+)\s*(\(.*\)\s*:\s*[^{]+?)\s*;?\s*(?:\{.*)?$`)
 
 // TestASReadmeSignatures: each function signature the AssemblyScript
-// README lists (a line "function name(...): type" in a ts block) is
+// README lists (a line "declare function name(...): type;" in a ts block) is
 // exactly that of the SDK's export of that name, so that the docs cannot
 // say a result is never null when it may be.
 func TestASReadmeSignatures(t *testing.T) {
