@@ -431,7 +431,7 @@ flag 0x80: 107000
 NULL event: 100000
 avail: one fewer after a create 1
 avail NULL: 100000
-ids: nonzero 1, distinct 1
+id before a record: 507000
 id NULL out: 100000
 id NULL event: 100000
 wait on unrecorded ex event: 0
@@ -442,6 +442,7 @@ timestamp NULL out: 100000
 timestamp NULL event: 100000
 sync never recorded: 0
 timestamps ordered: 1
+ids: nonzero 1, distinct 1
 sync timeout -2: 107000
 sync timeout 0: 107000
 sync NULL: 100000

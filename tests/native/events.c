@@ -43,9 +43,8 @@ int main(void)
     aclrtEvent plain;
     CHECK(aclrtCreateEvent(&plain));
     uint32_t id1 = 0, id2 = 0;
-    CHECK(aclrtGetEventId(e, &id1));
-    CHECK(aclrtGetEventId(plain, &id2));
-    printf("ids: nonzero %d, distinct %d\n", id1 != 0 && id2 != 0, id1 != id2);
+    /* An event gets its id at its first record. */
+    printf("id before a record: %d\n", aclrtGetEventId(e, &id1));
     printf("id NULL out: %d\n", aclrtGetEventId(e, NULL));
     printf("id NULL event: %d\n", aclrtGetEventId(NULL, &id1));
 
@@ -70,6 +69,11 @@ int main(void)
     CHECK(aclrtSynchronizeEventWithTimeout(e, -1));
     CHECK(aclrtEventGetTimestamp(e, &t2));
     printf("timestamps ordered: %d\n", t2 >= t1);
+    CHECK(aclrtRecordEvent(plain, s));
+    CHECK(aclrtSynchronizeStream(s));
+    CHECK(aclrtGetEventId(e, &id1));
+    CHECK(aclrtGetEventId(plain, &id2));
+    printf("ids: nonzero %d, distinct %d\n", id1 != 0 && id2 != 0, id1 != id2);
 
     printf("sync timeout -2: %d\n", aclrtSynchronizeEventWithTimeout(e, -2));
     printf("sync timeout 0: %d\n", aclrtSynchronizeEventWithTimeout(e, 0));
