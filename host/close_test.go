@@ -139,11 +139,15 @@ func TestCloseFromHostFunc(t *testing.T) {
 // would find the function not yet returned.
 func TestCloseWaitsForHostFunc(t *testing.T) {
 	ctx := context.Background()
-	started, release, closed := make(chan struct{}, 1), make(chan struct{}), make(chan struct{})
+	// inBlock, not the guest's "started": Close must come while block
+	// runs, not between the two host calls (it would then cancel the
+	// call before block starts, and nothing would be waited for).
+	inBlock, release, closed := make(chan struct{}, 1), make(chan struct{}), make(chan struct{})
 	var returned atomic.Bool
 	fns := []HostFunc{
-		{Module: "test", Name: "started", Fn: func(*HostCall) (int32, error) { started <- struct{}{}; return 0, nil }},
+		{Module: "test", Name: "started", Fn: func(*HostCall) (int32, error) { return 0, nil }},
 		{Module: "test", Name: "block", Fn: func(c *HostCall) (int32, error) {
+			inBlock <- struct{}{}
 			<-c.Context().Done()
 			<-release
 			returned.Store(true)
@@ -159,7 +163,7 @@ func TestCloseWaitsForHostFunc(t *testing.T) {
 	require.NoError(t, err)
 	done := make(chan error, 1)
 	go func() { _, err := inst.Call(ctx, "wait"); done <- err }()
-	<-started
+	<-inBlock
 	go func() {
 		select {
 		case <-closed:
