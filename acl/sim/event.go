@@ -319,39 +319,51 @@ func (b *Backend) EventElapsedTime(start, end acl.Event) (float32, error) {
 	var ts [2]time.Time
 	var vt [2]float64
 	for i, h := range [2]acl.Event{start, end} {
-		e, err := b.event(h)
+		r, t, err := b.completed(h, acl.ErrRTEventNotComplete)
 		if err != nil {
 			return 0, err
 		}
-		e.mu.Lock()
-		r := e.current()
-		e.mu.Unlock()
-		if r == nil {
-			// Natively an event without a recorder is an internal error,
-			// on every chip (event.cc:1249-1250, errcode_manage.cc:197).
-			return 0, acl.Errorf(acl.ErrRTInternal, "event %d has not been recorded", h)
-		}
-		select {
-		case <-r.done:
-		default:
-			return 0, acl.Errorf(acl.ErrRTEventNotComplete, "the most recent record of event %d has not completed", h)
-		}
-		if r.aborted {
-			return 0, acl.Errorf(acl.ErrRTEventTimestampInvalid, "the most recent record of event %d was cancelled", h)
-		}
-		ts[i] = r.t
-		if c := b.clk; c != nil {
-			t, ok := c.stamp(r)
-			if !ok {
-				return 0, acl.Errorf(acl.ErrRTEventNotComplete, "the most recent record of event %d has not completed in modeled time", h)
-			}
-			vt[i] = t
-		}
+		ts[i], vt[i] = r.t, t
 	}
 	if b.clk != nil {
 		return float32((vt[1] - vt[0]) / 1e6), nil
 	}
 	return float32(float64(ts[1].Sub(ts[0])) / float64(time.Millisecond)), nil
+}
+
+// completed returns the most recent record of event h (before a reset, if
+// any) once it has run, and with the timing model its time on the model's
+// clock in nanoseconds. An event never recorded gives 507000 on every chip
+// (event.cc:1249-1250, errcode_manage.cc:197); a record not complete gives
+// pending (the functions that read a record differ there); a cancelled one
+// 107006.
+func (b *Backend) completed(h acl.Event, pending acl.Error) (*record, float64, error) {
+	e, err := b.event(h)
+	if err != nil {
+		return nil, 0, err
+	}
+	e.mu.Lock()
+	r := e.current()
+	e.mu.Unlock()
+	if r == nil {
+		return nil, 0, acl.Errorf(acl.ErrRTInternal, "event %d has not been recorded", h)
+	}
+	select {
+	case <-r.done:
+	default:
+		return nil, 0, acl.Errorf(pending, "the most recent record of event %d has not completed", h)
+	}
+	if r.aborted {
+		return nil, 0, acl.Errorf(acl.ErrRTEventTimestampInvalid, "the most recent record of event %d was cancelled", h)
+	}
+	var t float64
+	if c := b.clk; c != nil {
+		var ok bool
+		if t, ok = c.stamp(r); !ok {
+			return nil, 0, acl.Errorf(pending, "the most recent record of event %d has not completed in modeled time", h)
+		}
+	}
+	return r, t, nil
 }
 
 // epoch is the zero of the simulated devices' clock, which event
@@ -365,29 +377,11 @@ var epoch = time.Now()
 // complete or cancelled 107006 (event.cc:1303-1304). A reset keeps the
 // record before it.
 func (b *Backend) EventTimestamp(h acl.Event) (uint64, error) {
-	e, err := b.event(h)
+	r, t, err := b.completed(h, acl.ErrRTEventTimestampInvalid)
 	if err != nil {
 		return 0, err
 	}
-	e.mu.Lock()
-	r := e.current()
-	e.mu.Unlock()
-	if r == nil {
-		return 0, acl.Errorf(acl.ErrRTInternal, "event %d has not been recorded", h)
-	}
-	select {
-	case <-r.done:
-	default:
-		return 0, acl.Errorf(acl.ErrRTEventTimestampInvalid, "the most recent record of event %d has not completed", h)
-	}
-	if r.aborted {
-		return 0, acl.Errorf(acl.ErrRTEventTimestampInvalid, "the most recent record of event %d was cancelled", h)
-	}
-	if c := b.clk; c != nil {
-		t, ok := c.stamp(r)
-		if !ok {
-			return 0, acl.Errorf(acl.ErrRTEventTimestampInvalid, "the most recent record of event %d has not completed in modeled time", h)
-		}
+	if b.clk != nil {
 		return uint64(t / 1e3), nil
 	}
 	return uint64(r.t.Sub(epoch) / time.Microsecond), nil
