@@ -59,9 +59,19 @@ func typesString(list []acl.DataType) string {
 // every dim, and a layout that is ND in memory (the private formats are
 // the device's own tiling, which the simulator does not lay out).
 func tensorOK(name string, t *TensorArg) error {
-	if len(t.Dims) > maxDims {
-		return invalid("%s's dim num %d should not be greater than %d.", name, len(t.Dims), maxDims)
+	return dimsOK(name, t, maxDims)
+}
+
+// dimsOK is tensorOK with a limit of max dims.
+func dimsOK(name string, t *TensorArg, max int) error {
+	if len(t.Dims) > max {
+		return invalid("%s's dim num %d should not be greater than %d.", name, len(t.Dims), max)
 	}
+	return viewOK(name, t)
+}
+
+// viewOK is tensorOK without a limit on the dims (InplaceZero has none).
+func viewOK(name string, t *TensorArg) error {
 	if len(t.Strides) != len(t.Dims) {
 		return invalid("%s has %d strides for %d dims.", name, len(t.Strides), len(t.Dims))
 	}

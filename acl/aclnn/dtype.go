@@ -37,7 +37,8 @@ func isComplex(t acl.DataType) bool {
 // data_type_utils.h, kPromoteTypesLookup) over the types the simulator
 // computes on; a pair outside it does not promote (DTUndefined).
 var promoteOrder = []acl.DataType{
-	acl.DTFloat, acl.DTFloat16, acl.DTInt8, acl.DTInt32, acl.DTUint8, acl.DTInt16, acl.DTInt64, acl.DTBool, acl.DTBFloat16,
+	acl.DTFloat, acl.DTFloat16, acl.DTInt8, acl.DTInt32, acl.DTUint8, acl.DTInt16, acl.DTInt64, acl.DTDouble, acl.DTBool,
+	acl.DTBFloat16,
 }
 
 var promoteTable = func() [][]acl.DataType {
@@ -51,18 +52,20 @@ var promoteTable = func() [][]acl.DataType {
 		i8 = acl.DTInt64
 		b1 = acl.DTBool
 		bf = acl.DTBFloat16
+		f8 = acl.DTDouble
 	)
 	return [][]acl.DataType{
-		//      f4  f2  i1  i4  u1  i2  i8  b1  bf
-		/*f4*/ {f4, f4, f4, f4, f4, f4, f4, f4, f4},
-		/*f2*/ {f4, f2, f2, f2, f2, f2, f2, f2, f4},
-		/*i1*/ {f4, f2, i1, i4, i2, i2, i8, i1, bf},
-		/*i4*/ {f4, f2, i4, i4, i4, i4, i8, i4, bf},
-		/*u1*/ {f4, f2, i2, i4, u1, i2, i8, u1, bf},
-		/*i2*/ {f4, f2, i2, i4, i2, i2, i8, i2, bf},
-		/*i8*/ {f4, f2, i8, i8, i8, i8, i8, i8, bf},
-		/*b1*/ {f4, f2, i1, i4, u1, i2, i8, b1, bf},
-		/*bf*/ {f4, f4, bf, bf, bf, bf, bf, bf, bf},
+		//      f4  f2  i1  i4  u1  i2  i8  f8  b1  bf
+		/*f4*/ {f4, f4, f4, f4, f4, f4, f4, f8, f4, f4},
+		/*f2*/ {f4, f2, f2, f2, f2, f2, f2, f8, f2, f4},
+		/*i1*/ {f4, f2, i1, i4, i2, i2, i8, f8, i1, bf},
+		/*i4*/ {f4, f2, i4, i4, i4, i4, i8, f8, i4, bf},
+		/*u1*/ {f4, f2, i2, i4, u1, i2, i8, f8, u1, bf},
+		/*i2*/ {f4, f2, i2, i4, i2, i2, i8, f8, i2, bf},
+		/*i8*/ {f4, f2, i8, i8, i8, i8, i8, f8, i8, bf},
+		/*f8*/ {f8, f8, f8, f8, f8, f8, f8, f8, f8, f8},
+		/*b1*/ {f4, f2, i1, i4, u1, i2, i8, f8, b1, bf},
+		/*bf*/ {f4, f4, bf, bf, bf, bf, bf, f8, bf, bf},
 	}
 }()
 
@@ -235,6 +238,46 @@ func scalarI(s *ScalarArg) int64 {
 		return int64(binary.LittleEndian.Uint64(s.Bits[:]))
 	}
 	return loadI(s.Type, s.Bits[:], 0)
+}
+
+// castFI converts v to the integer or bool type t as the simulator's
+// Cast does: a bool is v != 0 (NaN is true); an integer truncates toward
+// zero, saturating at the type's range, NaN to 0. (The device's own
+// out-of-range conversions are not documented; saturation is what its
+// vector conversion instructions describe.)
+func castFI(t acl.DataType, v float32) int64 {
+	if t == acl.DTBool {
+		if v != 0 {
+			return 1
+		}
+		return 0
+	}
+	lo, hi := intRange(t)
+	switch x := float64(v); {
+	case math.IsNaN(x):
+		return 0
+	case x <= float64(lo):
+		return lo
+	case x >= float64(hi):
+		return hi
+	default:
+		return int64(x)
+	}
+}
+
+// intRange is the range of the integer type t.
+func intRange(t acl.DataType) (int64, int64) {
+	switch t {
+	case acl.DTInt8:
+		return math.MinInt8, math.MaxInt8
+	case acl.DTUint8:
+		return 0, math.MaxUint8
+	case acl.DTInt16:
+		return math.MinInt16, math.MaxInt16
+	case acl.DTInt32:
+		return math.MinInt32, math.MaxInt32
+	}
+	return math.MinInt64, math.MaxInt64
 }
 
 // truncI converts v to int64 toward zero, saturating, NaN to 0.

@@ -319,3 +319,179 @@ var (
 		Run:    binaryRun(func([]Value, acl.DataType) arith { return mulArith }),
 	}
 )
+
+var (
+	scalarAddParams = []Param{{Name: "self", Kind: Tensor}, {Name: "other", Kind: Scalar}, {Name: "alpha", Kind: Scalar}, {Name: "out", Kind: Tensor, Out: true}}
+	mulsParams      = []Param{{Name: "self", Kind: Tensor}, {Name: "other", Kind: Scalar}, {Name: "out", Kind: Tensor, Out: true}}
+)
+
+// divType is the type Div computes in: the promoted type when it is a
+// float, else float32 (ops-math math/div/op_api/aclnn_div.cpp,
+// CompatibleInferDivDtype: the integer inputs are cast to float and
+// divided truly; Atlas A2's int32 kernel is not modelled).
+func divType(a, b acl.DataType) acl.DataType {
+	if p := promote(a, b); isFloat(p) {
+		return p
+	}
+	return acl.DTFloat
+}
+
+func divF32(c, a, b []float32) {
+	a, b = a[:len(c)], b[:len(c)]
+	for i := range c {
+		c[i] = a[i] / b[i]
+	}
+}
+
+var divArith = arith{f: func(a, b float32) float32 { return a / b }, fast: divF32}
+
+// tensorScalarType is the type an operator of a tensor and a scalar
+// computes in (ops-math math/add/op_api/aclnn_add.cpp PromoteTypeScalar,
+// math/mul/op_api/aclnn_mul.cpp InferTensorScalarDtype, outside the
+// RegBase architectures): a float tensor keeps its type (Muls computes a
+// bfloat16 one in float32), a double scalar into a float32 out computes
+// in float32, a float scalar or a bool tensor promotes, and an integer
+// tensor with an integer scalar keeps the tensor's type.
+func tensorScalarType(self, other, out acl.DataType, muls bool) acl.DataType {
+	switch {
+	case isFloat(self) && muls && self == acl.DTBFloat16:
+		return acl.DTFloat
+	case isFloat(self):
+		return self
+	case other == acl.DTDouble && (out == acl.DTFloat || muls && self == acl.DTBool):
+		return acl.DTFloat
+	case isFloat(other) || self == acl.DTBool:
+		return promote(self, other)
+	}
+	return self
+}
+
+// scalarCheck is the check of a tensor-and-scalar arithmetic operator:
+// NULLs, self's dtype, the computation type with the alpha scalar (when
+// alphaAt >= 0) and the out dtype, then the shapes (out is self's).
+func scalarCheck(params []Param, alphaAt int, muls bool) func(args []Value) error {
+	return func(args []Value) error {
+		if err := nulls(params, args); err != nil {
+			return err
+		}
+		self, other, out := args[0].Tensor, args[1].Scalar, args[len(args)-1].Tensor
+		if err := dtypeIn("self", self.Type, arithTypes); err != nil {
+			return err
+		}
+		if err := scalarOK("other", other); err != nil {
+			return err
+		}
+		p := tensorScalarType(self.Type, other.Type, out.Type, muls)
+		if p == acl.DTUndefined {
+			return invalid("Self dtype %s and other dtype %s can not promote dtype.", self.Type, other.Type)
+		}
+		if p == acl.DTDouble {
+			return invalid("Self dtype %s and other dtype %s promote to ACL_DOUBLE, which the simulator does not compute in.", self.Type, other.Type)
+		}
+		if alphaAt >= 0 {
+			if err := alphaOK(args[alphaAt].Scalar, p); err != nil {
+				return err
+			}
+		}
+		if err := castTo(p, out.Type); err != nil {
+			return err
+		}
+		for i, t := range []*TensorArg{self, out} {
+			if err := tensorOK([]string{"self", "out"}[i], t); err != nil {
+				return err
+			}
+		}
+		return sameShape("self", self, "out", out)
+	}
+}
+
+// scalarRun runs a tensor-and-scalar operator: the scalar converted to
+// the computation type, as the native operator makes it a tensor of it.
+func scalarRun(muls bool, mk func(args []Value, p acl.DataType) arith) func(ctx context.Context, args []Value) error {
+	return func(ctx context.Context, args []Value) error {
+		self, other, out := args[0].Tensor, args[1].Scalar, args[len(args)-1].Tensor
+		p := tensorScalarType(self.Type, other.Type, out.Type, muls)
+		fc, ic := scalarIn(other, p)
+		return elementwise(ctx, p, mk(args, p), self, second{fc: fc, ic: ic}, out)
+	}
+}
+
+// divCheck is Div's check (ops-math math/div/op_api/aclnn_div.cpp
+// CheckParams: other's dtype before self's).
+func divCheck(args []Value) error {
+	if err := nulls(mulParams, args); err != nil {
+		return err
+	}
+	self, other, out := args[0].Tensor, args[1].Tensor, args[2].Tensor
+	if err := dtypeIn("other", other.Type, arithTypes); err != nil {
+		return err
+	}
+	if err := dtypeIn("self", self.Type, arithTypes); err != nil {
+		return err
+	}
+	p := promote(self.Type, other.Type)
+	if p == acl.DTUndefined {
+		return invalid("Self dtype %s and other dtype %s can not promote dtype.", self.Type, other.Type)
+	}
+	if err := castTo(p, out.Type); err != nil {
+		return err
+	}
+	for i, t := range []*TensorArg{self, other, out} {
+		if err := tensorOK([]string{"self", "other", "out"}[i], t); err != nil {
+			return err
+		}
+	}
+	return broadcastOut("self", self, "other", other, out)
+}
+
+var (
+	opSub = &Op{
+		Name:   "Sub",
+		Header: "aclnnop/aclnn_sub.h",
+		Doc:    "out = self - alpha * other, elementwise with broadcasting; the inputs promote to a common type.",
+		Params: addParams,
+		Check:  binaryCheck(addParams, 2),
+		Run: binaryRun(func(args []Value, p acl.DataType) arith {
+			return addArith(args[2].Scalar, p, -1)
+		}),
+	}
+	opDiv = &Op{
+		Name:   "Div",
+		Header: "aclnnop/aclnn_div.h",
+		Doc:    "out = self / other, elementwise with broadcasting, as true division (integers divide in float32).",
+		Params: mulParams,
+		Check:  divCheck,
+		Run: func(ctx context.Context, args []Value) error {
+			self, other, out := args[0].Tensor, args[1].Tensor, args[2].Tensor
+			return elementwise(ctx, divType(self.Type, other.Type), divArith, self, second{t: other}, out)
+		},
+	}
+	opAdds = &Op{
+		Name:   "Adds",
+		Header: "aclnnop/aclnn_add.h",
+		Doc:    "out = self + alpha * other for a scalar other.",
+		Params: scalarAddParams,
+		Check:  scalarCheck(scalarAddParams, 2, false),
+		Run: scalarRun(false, func(args []Value, p acl.DataType) arith {
+			return addArith(args[2].Scalar, p, 1)
+		}),
+	}
+	opSubs = &Op{
+		Name:   "Subs",
+		Header: "aclnnop/aclnn_sub.h",
+		Doc:    "out = self - alpha * other for a scalar other.",
+		Params: scalarAddParams,
+		Check:  scalarCheck(scalarAddParams, 2, false),
+		Run: scalarRun(false, func(args []Value, p acl.DataType) arith {
+			return addArith(args[2].Scalar, p, -1)
+		}),
+	}
+	opMuls = &Op{
+		Name:   "Muls",
+		Header: "aclnnop/aclnn_mul.h",
+		Doc:    "out = self * other for a scalar other.",
+		Params: mulsParams,
+		Check:  scalarCheck(mulsParams, -1, true),
+		Run:    scalarRun(true, func([]Value, acl.DataType) arith { return mulArith }),
+	}
+)

@@ -50,12 +50,25 @@ type binCase struct {
 	alpha bool // takes an alpha scalar
 	f     func(a, b, alpha float64) float64
 	fi    func(a, b, alpha int64) int64
+	// div computes integers in float32 (true division).
+	div bool
+}
+
+// computeType is the type the test expects the operator to compute in.
+func (c binCase) computeType(a, b acl.DataType) acl.DataType {
+	p := promote(a, b)
+	if c.div && !isFloat(p) {
+		return acl.DTFloat
+	}
+	return p
 }
 
 var binCases = []binCase{
 	// The device's Axpy rounds alpha*other to float32 before the sum.
-	{"Add", true, func(a, b, al float64) float64 { return a + float64(float32(al*b)) }, func(a, b, al int64) int64 { return a + al*b }},
-	{"Mul", false, func(a, b, _ float64) float64 { return a * b }, func(a, b, _ int64) int64 { return a * b }},
+	{"Add", true, func(a, b, al float64) float64 { return a + float64(float32(al*b)) }, func(a, b, al int64) int64 { return a + al*b }, false},
+	{"Sub", true, func(a, b, al float64) float64 { return a - float64(float32(al*b)) }, func(a, b, al int64) int64 { return a - al*b }, false},
+	{"Mul", false, func(a, b, _ float64) float64 { return a * b }, func(a, b, _ int64) int64 { return a * b }, false},
+	{"Div", false, func(a, b, _ float64) float64 { return a / b }, nil, true},
 }
 
 // binArgs builds the arguments of a two-tensor operator.
@@ -91,9 +104,12 @@ func TestBinaryTypes(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/%s+%s=%s/alpha%v", c.name, p.a, p.b, p.out, alpha), func(t *testing.T) {
 					da, db, shape := []int64{4, 1, 5}, []int64{3, 1}, []int64{4, 3, 5}
 					va, vb := random(r, p.a, numel(da)), random(r, p.b, numel(db))
+					if c.div {
+						nonzero(vb)
+					}
 					x, y := tensor(p.a, da, va), tensor(p.b, db, vb)
 					out := tensor(p.out, shape, nil)
-					pt := promote(p.a, p.b)
+					pt := c.computeType(p.a, p.b)
 					at := acl.DTInt32
 					if isFloat(pt) {
 						at = acl.DTFloat
@@ -121,6 +137,7 @@ func TestBinaryViews(t *testing.T) {
 		for _, dt := range []acl.DataType{acl.DTFloat, acl.DTFloat16, acl.DTInt32} {
 			t.Run(c.name+"/"+dt.String(), func(t *testing.T) {
 				va, vb := random(r, dt, 12), random(r, dt, 12)
+				nonzero(vb)
 				// x is a 3x4 view of a 4x3 storage, transposed, at offset 2.
 				x := view(dt, []int64{3, 4}, []int64{1, 3}, 2, va)
 				y := tensor(dt, []int64{3, 4}, vb)
@@ -130,7 +147,7 @@ func TestBinaryViews(t *testing.T) {
 				if err := run(t, c.name, binArgs(c, x, y, alpha, out)...); err != nil {
 					t.Fatal(err)
 				}
-				want := binRef(dt, dt, va, vb, func(a, b float64) float64 { return c.f(a, b, 1) }, func(a, b int64) int64 { return c.fi(a, b, 1) })
+				want := binRef(c.computeType(dt, dt), dt, va, vb, func(a, b float64) float64 { return c.f(a, b, 1) }, func(a, b int64) int64 { return c.fi(a, b, 1) })
 				checkValues(t, "strided", values(out), want)
 				// Bytes outside the view are untouched.
 				touched := map[int64]bool{}
@@ -198,6 +215,7 @@ func TestBinaryErrors(t *testing.T) {
 			wantCode(t, run(t, c.name, binArgs(c, tensor(acl.DTDouble, []int64{3}, nil), f(3), one, f(3))...), acl.ErrNNParamInvalid, "Tensor self not implemented for ACL_DOUBLE")
 			wantCode(t, run(t, c.name, binArgs(c, f(3), tensor(acl.DTBool, []int64{3}, nil), one, f(3))...), acl.ErrNNParamInvalid, "Tensor other not implemented for ACL_BOOL")
 			wantCode(t, run(t, c.name, binArgs(c, f(3), f(3), one, tensor(acl.DTInt32, []int64{3}, nil))...), acl.ErrNNParamInvalid, "ACL_FLOAT can't be cast to the desired output type ACL_INT32")
+			wantCode(t, run(t, c.name, binArgs(c, tensor(acl.DTInt32, []int64{3}, nil), tensor(acl.DTInt32, []int64{3}, nil), scalar(acl.DTInt32, 1), tensor(acl.DTUint16, []int64{3}, nil))...), acl.ErrNNParamInvalid, "Output dtype ACL_UINT16 is not implemented")
 			wantCode(t, run(t, c.name, binArgs(c, f(2, 3), f(2), one, f(2, 3))...), acl.ErrNNParamInvalid, "can not broadcast")
 			wantCode(t, run(t, c.name, binArgs(c, f(2, 3), f(3), one, f(3, 2))...), acl.ErrNNParamInvalid, "Shape of out should be [2 3]")
 			wantCode(t, run(t, c.name, binArgs(c, f(1, 1, 1, 1, 1, 1, 1, 1, 1), f(1), one, f(1, 1, 1, 1, 1, 1, 1, 1, 1))...), acl.ErrNNParamInvalid, "should not be greater than 8")
@@ -234,4 +252,32 @@ func TestBinaryOutside(t *testing.T) {
 	if !errors.Is(err, acl.ErrRTAicoreException) {
 		t.Fatalf("got %v", err)
 	}
+}
+
+// nonzero replaces zeros (divisors) with 1.
+func nonzero(v []float64) {
+	for i := range v {
+		if v[i] == 0 {
+			v[i] = 1
+		}
+	}
+}
+
+// TestDivSpecial: division by zero and integer division follow IEEE
+// float32 and truncate into an integer out.
+func TestDivSpecial(t *testing.T) {
+	x := tensor(acl.DTFloat, []int64{4}, []float64{1, -1, 0, 7})
+	y := tensor(acl.DTFloat, []int64{4}, []float64{0, 0, 0, 2})
+	out := tensor(acl.DTFloat, []int64{4}, nil)
+	if err := run(t, "Div", tv(x), tv(y), tv(out)); err != nil {
+		t.Fatal(err)
+	}
+	checkValues(t, "div", values(out), []float64{math.Inf(1), math.Inf(-1), math.NaN(), 3.5})
+	xi := tensor(acl.DTInt32, []int64{3}, []float64{7, -7, 1})
+	yi := tensor(acl.DTInt32, []int64{3}, []float64{2, 2, 3})
+	oi := tensor(acl.DTInt32, []int64{3}, nil)
+	if err := run(t, "Div", tv(xi), tv(yi), tv(oi)); err != nil {
+		t.Fatal(err)
+	}
+	checkValues(t, "int div", values(oi), []float64{3, -3, 0})
 }

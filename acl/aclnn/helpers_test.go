@@ -94,6 +94,8 @@ func ref(t acl.DataType, v float64) float64 {
 		return float64(int16(int64(v)))
 	case acl.DTInt32:
 		return float64(int32(int64(v)))
+	case acl.DTInt64:
+		return float64(int64(v))
 	case acl.DTBool:
 		if v != 0 {
 			return 1

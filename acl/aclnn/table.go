@@ -5,6 +5,9 @@ package aclnn
 // then the in-place operators.
 func init() {
 	Ops = append(Ops,
-		opAdd, opMul,
+		opAdd, opAdds, opSub, opSubs, opMul, opMuls, opDiv,
+		opCast, opAbs, opNeg, opExp, opSqrt, opRelu, opSigmoid,
+		opSoftmax, opReduceSum, opMm, opMatmul,
+		opInplaceCopy, opInplaceFillScalar, opInplaceZero,
 	)
 }

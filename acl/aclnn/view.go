@@ -167,10 +167,19 @@ func gatherI(ctx context.Context, t *TensorArg, shape []int64) ([]int64, error) 
 	return out, err
 }
 
-// scatterF writes v, in row-major order, to t's view, rounding to its
-// float type.
+// scatterF writes v, in row-major order, to t's view, converted to its
+// type as a Cast does (rounding to nearest even; to an integer toward
+// zero).
 func scatterF(ctx context.Context, t *TensorArg, v []float32) error {
 	size, k := int64(t.Type.Size()), 0
+	if !isFloat(t.Type) {
+		return walk(ctx, t.Dims, t.Strides, t.Offset, func(start, step, n int64) {
+			for i := range n {
+				storeI(t.Type, t.Data, (start+i*step)*size, castFI(t.Type, v[k]))
+				k++
+			}
+		})
+	}
 	return walk(ctx, t.Dims, t.Strides, t.Offset, func(start, step, n int64) {
 		for i := range n {
 			storeF(t.Type, t.Data, (start+i*step)*size, v[k])
