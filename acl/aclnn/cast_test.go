@@ -139,7 +139,7 @@ func TestInplace(t *testing.T) {
 		{acl.DTInt8, scalar(acl.DTInt32, 300), 44},
 		{acl.DTBool, scalar(acl.DTFloat, 0.5), 1},
 		{acl.DTUint8, scalar(acl.DTBool, 1), 1},
-		{acl.DTInt64, scalar(acl.DTInt64, -1 << 40), -1 << 40},
+		{acl.DTInt64, scalar(acl.DTInt64, -1<<40), -1 << 40},
 	} {
 		x := view(c.self, []int64{2, 2}, []int64{3, 1}, 2, nil)
 		canary := append([]byte(nil), x.Data...)
