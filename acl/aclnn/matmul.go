@@ -237,9 +237,6 @@ var opMatmul = &Op{
 		if err := dimsOK("mat2", other, matmulMaxDims); err != nil {
 			return err
 		}
-		if err := viewOK("out", out); err != nil {
-			return err
-		}
 		d1, d2 := len(self.Dims), len(other.Dims)
 		if d1 == 0 || d2 == 0 {
 			return invalid("Matmul not support %s, %s", dimsString(self.Dims), dimsString(other.Dims))
@@ -257,6 +254,9 @@ var opMatmul = &Op{
 		}
 		if self.Format == acl.FormatFractalNZ || out.Format == acl.FormatFractalNZ {
 			return invalid(" The 'self' or 'out' tensor currently does not support NZ format")
+		}
+		if err := viewOK("out", out); err != nil {
+			return err
 		}
 		// The native operator reshapes its result to out; the simulator
 		// asks for the result's own shape.
