@@ -59,6 +59,9 @@ func elementwise(ctx context.Context, p acl.DataType, ar arith, x *TensorArg, y 
 			}
 		}
 		for i := range a {
+			if i%chunk == 0 && ctx.Err() != nil {
+				return ctx.Err()
+			}
 			bv := y.fc
 			if b != nil {
 				bv = b[i]
@@ -78,6 +81,9 @@ func elementwise(ctx context.Context, p acl.DataType, ar arith, x *TensorArg, y 
 		}
 	}
 	for i := range a {
+		if i%chunk == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
 		bv := y.ic
 		if b != nil {
 			bv = b[i]

@@ -113,9 +113,11 @@ func loopGemm(m, n, k int, a, b, c []float32) {
 
 var gemm = sgemm
 
-// matmul computes out = a·b over batches: a is [batch..., m, k] and b
-// [batch..., k, n] once broadcast (views whose shapes were checked), out
-// has batch·m·n elements in row-major order.
+// matmul computes out = a·b over batches: a is [batchA..., m, k] and b
+// [batchB..., k, n] (views whose shapes were checked), their batch dims
+// broadcast to batch; out has batch·m·n elements in row-major order. Each
+// operand is read once in its own shape (a broadcast batch is not
+// copied, so a small operand against a large batch costs no memory).
 func matmul(ctx context.Context, a, b *TensorArg, batch []int64, m, n, k int64, out *TensorArg, cube int64) error {
 	if numel(out.Dims) == 0 {
 		return nil
@@ -125,11 +127,11 @@ func matmul(ctx context.Context, a, b *TensorArg, batch []int64, m, n, k int64, 
 			return err
 		}
 	}
-	av, err := gatherF(ctx, a, append(slices.Clone(batch), m, k))
+	av, err := gatherF(ctx, a, a.Dims)
 	if err != nil {
 		return err
 	}
-	bv, err := gatherF(ctx, b, append(slices.Clone(batch), k, n))
+	bv, err := gatherF(ctx, b, b.Dims)
 	if err != nil {
 		return err
 	}
@@ -140,16 +142,17 @@ func matmul(ctx context.Context, a, b *TensorArg, batch []int64, m, n, k int64, 
 	for i := range bv {
 		bv[i] = r(bv[i])
 	}
+	ai, bi := batchIndex(a.Dims[:len(a.Dims)-2], batch), batchIndex(b.Dims[:len(b.Dims)-2], batch)
 	c := make([]float32, numel(batch)*m*n)
 	// Rows per call, so ctx is looked at about every 2^22 multiply-adds.
 	rows := max(1, (1<<22)/max(1, n*k))
-	for bi := range numel(batch) {
-		ab, bb, cb := av[bi*m*k:(bi+1)*m*k], bv[bi*k*n:(bi+1)*k*n], c[bi*m*n:(bi+1)*m*n]
-		for lo := int64(0); lo < m; lo += rows {
+	for x := range numel(batch) {
+		ab, bb, cb := av[ai[x]*m*k:(ai[x]+1)*m*k], bv[bi[x]*k*n:(bi[x]+1)*k*n], c[x*m*n:(x+1)*m*n]
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		for lo := int64(0); lo < m && k > 0; lo += rows { // k = 0: c stays zero
 			hi := min(lo+rows, m)
-			if k == 0 {
-				break // c stays zero: the sum of nothing
-			}
 			gemm(int(hi-lo), int(n), int(k), ab[lo*k:hi*k], bb, cb[lo*n:hi*n])
 			if err := ctx.Err(); err != nil {
 				return err
@@ -157,6 +160,19 @@ func matmul(ctx context.Context, a, b *TensorArg, batch []int64, m, n, k int64, 
 		}
 	}
 	return scatterF(ctx, out, c)
+}
+
+// batchIndex maps each index of the broadcast batch (row-major) to the
+// index of the operand's own batch of dims d.
+func batchIndex(d, batch []int64) []int64 {
+	t := &TensorArg{Dims: d, Strides: rowMajor(d)}
+	idx := make([]int64, 0, numel(batch))
+	_ = walk(context.Background(), batch, stridesOver(t, batch), 0, func(start, step, n int64) {
+		for i := range n {
+			idx = append(idx, start+i*step)
+		}
+	})
+	return idx
 }
 
 var opMm = &Op{
