@@ -2,6 +2,7 @@ package aclnn
 
 import (
 	"context"
+	"encoding/binary"
 	"slices"
 
 	"github.com/aclwasm/aclwasm/acl"
@@ -113,7 +114,8 @@ func gatherAs(ctx context.Context, t *TensorArg, shape []int64, p acl.DataType) 
 // overlaps an input other than exactly (in place is fine, a shifted
 // overlap would read what it wrote).
 func fastElementwise(ctx context.Context, p acl.DataType, ar arith, x *TensorArg, y second, out *TensorArg) (bool, error) {
-	if ar.fast == nil || p != acl.DTFloat {
+	half := p == acl.DTFloat16 || p == acl.DTBFloat16
+	if p != acl.DTFloat && !half || p == acl.DTFloat && ar.fast == nil || half && ar.f == nil {
 		return false, nil
 	}
 	ts := []*TensorArg{x, out}
@@ -121,7 +123,7 @@ func fastElementwise(ctx context.Context, p acl.DataType, ar arith, x *TensorArg
 		ts = append(ts, y.t)
 	}
 	for _, t := range ts {
-		if t.Type != acl.DTFloat || !contiguous(t) || !slices.Equal(t.Dims, out.Dims) {
+		if t.Type != p || !contiguous(t) || !slices.Equal(t.Dims, out.Dims) {
 			return false, nil
 		}
 	}
@@ -134,6 +136,9 @@ func fastElementwise(ctx context.Context, p acl.DataType, ar arith, x *TensorArg
 		if s := span(t); overlap(o, s) && !same(o, s) {
 			return false, nil
 		}
+	}
+	if half {
+		return true, fastHalf(ctx, p, ar.f, span(x), y, o)
 	}
 	c, a := f32s(o), f32s(span(x))
 	var b []float32
@@ -160,6 +165,31 @@ func fastElementwise(ctx context.Context, p acl.DataType, ar arith, x *TensorArg
 		}
 	}
 	return true, nil
+}
+
+// fastHalf is fastElementwise for contiguous float16 or bfloat16 (type
+// p): each element widened, computed in float32, rounded back.
+func fastHalf(ctx context.Context, p acl.DataType, f func(a, b float32) float32, a []byte, y second, c []byte) error {
+	get, put := f16, toF16
+	if p == acl.DTBFloat16 {
+		get, put = bf16, toBF16
+	}
+	var b []byte
+	if y.t != nil {
+		b = span(y.t)[:len(c)]
+	}
+	a = a[:len(c)]
+	for i := 0; i < len(c); i += 2 {
+		if i%(2*chunk) == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		bv := y.fc
+		if b != nil {
+			bv = get(binary.LittleEndian.Uint16(b[i:]))
+		}
+		binary.LittleEndian.PutUint16(c[i:], put(f(get(binary.LittleEndian.Uint16(a[i:])), bv)))
+	}
+	return nil
 }
 
 // arithTypes are the types the simulator's arithmetic operators take: the

@@ -130,11 +130,11 @@ func TestBinaryTypes(t *testing.T) {
 
 // TestBinaryViews runs on non-contiguous views (a transposed input with
 // an offset, a strided output) and in place (out is self), on float32
-// (the fast path's type) and float16.
+// and the 16-bit floats (the fast paths' types) and int32.
 func TestBinaryViews(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, c := range binCases {
-		for _, dt := range []acl.DataType{acl.DTFloat, acl.DTFloat16, acl.DTInt32} {
+		for _, dt := range []acl.DataType{acl.DTFloat, acl.DTFloat16, acl.DTBFloat16, acl.DTInt32} {
 			t.Run(c.name+"/"+dt.String(), func(t *testing.T) {
 				va, vb := random(r, dt, 12), random(r, dt, 12)
 				nonzero(vb)
