@@ -268,34 +268,71 @@ func scalarIn(s *ScalarArg, p acl.DataType) (float32, int64) {
 	return 0, wrapI(p, scalarI(s))
 }
 
-// addArith is self + alpha*other; alpha*other rounds to float32 on its own
-// before the sum (explicit conversions keep Go from fusing them), as
-// the device's Axpy computes it in two steps.
-func addArith(alpha *ScalarArg, p acl.DataType, sign float32) arith {
-	af, ai := scalarIn(alpha, p)
-	if sign < 0 {
-		af, ai = -af, -ai
+// axpyTypes are the promoted types for which Add and Adds (sub false) or
+// Sub and Subs (sub true) scale other with the device's Axpy, alpha as a
+// float32; for the other types they multiply other by alpha converted to
+// the promoted type, then add (ops-math math/add/op_api/aclnn_add.cpp
+// AXPY_DTYPE_SUPPORT_LIST, math/sub/op_api/aclnn_sub.cpp
+// AXPY_DTYPE_SUPPORT_LIST, outside the RegBase architectures).
+func axpyType(p acl.DataType, sub bool) bool {
+	if sub {
+		return p == acl.DTFloat || p == acl.DTFloat16 || p == acl.DTBFloat16
 	}
-	if af == 1 && isFloat(p) || !isFloat(p) && ai == 1 {
+	return p == acl.DTFloat || p == acl.DTFloat16 || p == acl.DTInt32
+}
+
+// subType is the type Sub computes in: with an alpha other than 1 a
+// float promotion computes in float32 (aclnn_sub.cpp, outside RegBase).
+func subType(p acl.DataType, alpha *ScalarArg) acl.DataType {
+	if isFloat(p) && scalarF(alpha) != 1 {
+		return acl.DTFloat
+	}
+	return p
+}
+
+// addArith is self + alpha*other (self - alpha*other when sub), as the
+// native operator computes it in the promoted type p: with alpha 1 a
+// plain sum; through Axpy, alpha*other rounded to float32 on its own
+// before the sum (explicit conversions keep Go from fusing the two);
+// otherwise alpha*other rounded to p, then the sum. An integer Axpy
+// multiplies in the integer type, wrapping (the device's int32 Axpy takes
+// alpha as a float; an integer alpha is exact in it up to 2^24).
+func addArith(alpha *ScalarArg, p acl.DataType, sub bool) arith {
+	if scalarF(alpha) == 1 {
+		if sub {
+			return arith{
+				f:    func(a, b float32) float32 { return a - b },
+				i:    func(a, b int64) int64 { return a - b },
+				fast: subF32,
+			}
+		}
 		return arith{
 			f:    func(a, b float32) float32 { return a + b },
 			i:    func(a, b int64) int64 { return a + b },
 			fast: addF32,
 		}
 	}
-	if sign < 0 && af == -1 {
+	sign := float32(1)
+	if sub {
+		sign = -1
+	}
+	ai := scalarI(alpha)
+	if sub {
+		ai = -ai
+	}
+	if !axpyType(p, sub) {
+		af := roundF(p, scalarF(alpha)) * sign
 		return arith{
-			f:    func(a, b float32) float32 { return a - b },
-			i:    func(a, b int64) int64 { return a - b },
-			fast: subF32,
+			f: func(a, b float32) float32 { return a + roundF(p, af*b) },
+			i: func(a, b int64) int64 { return a + wrapI(p, wrapI(p, ai)*b) },
 		}
 	}
+	af := scalarF(alpha) * sign
 	return arith{
 		f: func(a, b float32) float32 { return a + float32(af*b) },
 		i: func(a, b int64) int64 { return a + ai*b },
 		fast: func(c, a, b []float32) {
-			b = b[:len(c)]
-			a = a[:len(c)]
+			a, b = a[:len(c)], b[:len(c)]
 			for i := range c {
 				c[i] = a[i] + float32(af*b[i])
 			}
@@ -343,7 +380,7 @@ var (
 		Params: addParams,
 		Check:  binaryCheck(addParams, 2),
 		Run: binaryRun(func(args []Value, p acl.DataType) arith {
-			return addArith(args[2].Scalar, p, 1)
+			return addArith(args[2].Scalar, p, false)
 		}),
 	}
 	opMul = &Op{
@@ -487,9 +524,11 @@ var (
 		Doc:    "out = self - alpha * other, elementwise with broadcasting; the inputs promote to a common type.",
 		Params: addParams,
 		Check:  binaryCheck(addParams, 2),
-		Run: binaryRun(func(args []Value, p acl.DataType) arith {
-			return addArith(args[2].Scalar, p, -1)
-		}),
+		Run: func(ctx context.Context, args []Value) error {
+			self, other, alpha, out := args[0].Tensor, args[1].Tensor, args[2].Scalar, args[3].Tensor
+			p := subType(promote(self.Type, other.Type), alpha)
+			return elementwise(ctx, p, addArith(alpha, p, true), self, second{t: other}, out)
+		},
 	}
 	opDiv = &Op{
 		Name:   "Div",
@@ -509,7 +548,7 @@ var (
 		Params: scalarAddParams,
 		Check:  scalarCheck(scalarAddParams, 2, false),
 		Run: scalarRun(false, func(args []Value, p acl.DataType) arith {
-			return addArith(args[2].Scalar, p, 1)
+			return addArith(args[2].Scalar, p, false)
 		}),
 	}
 	opSubs = &Op{
@@ -519,7 +558,7 @@ var (
 		Params: scalarAddParams,
 		Check:  scalarCheck(scalarAddParams, 2, false),
 		Run: scalarRun(false, func(args []Value, p acl.DataType) arith {
-			return addArith(args[2].Scalar, p, -1)
+			return addArith(args[2].Scalar, p, true)
 		}),
 	}
 	opMuls = &Op{

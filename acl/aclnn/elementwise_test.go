@@ -48,27 +48,44 @@ func binRef(p, out acl.DataType, a, b []float64, f func(a, b float64) float64, f
 type binCase struct {
 	name  string
 	alpha bool // takes an alpha scalar
-	f     func(a, b, alpha float64) float64
-	fi    func(a, b, alpha int64) int64
+	// f is the float computation in type p, in float64 (rounded to p by
+	// the caller); fi the integer one (wrapped by the caller).
+	f  func(p acl.DataType, a, b, alpha float64) float64
+	fi func(a, b, alpha int64) int64
 	// div computes integers in float32 (true division).
 	div bool
 }
 
-// computeType is the type the test expects the operator to compute in.
-func (c binCase) computeType(a, b acl.DataType) acl.DataType {
+// computeType is the type the test expects the operator to compute in:
+// the promoted type, but float32 for Div of integers and for Sub of floats
+// with an alpha other than 1 (ops-math aclnn_div.cpp, aclnn_sub.cpp).
+func (c binCase) computeType(a, b acl.DataType, alpha float64) acl.DataType {
 	p := promote(a, b)
-	if c.div && !isFloat(p) {
+	if c.div && !isFloat(p) || c.name == "Sub" && isFloat(p) && alpha != 1 {
 		return acl.DTFloat
 	}
 	return p
 }
 
+// axpy is alpha*b as the native Add and Sub scale it in type p: as a
+// float32 product (the device's Axpy takes alpha as float32) for
+// float32 and float16, rounded to bfloat16 after alpha is (a Mul in
+// bfloat16) for bfloat16; exact when alpha is 1.
+func axpy(p acl.DataType, b, alpha float64) float64 {
+	switch {
+	case alpha == 1:
+		return b
+	case p == acl.DTBFloat16:
+		return ref(p, ref(p, alpha)*b)
+	}
+	return float64(float32(alpha * b))
+}
+
 var binCases = []binCase{
-	// The device's Axpy rounds alpha*other to float32 before the sum.
-	{"Add", true, func(a, b, al float64) float64 { return a + float64(float32(al*b)) }, func(a, b, al int64) int64 { return a + al*b }, false},
-	{"Sub", true, func(a, b, al float64) float64 { return a - float64(float32(al*b)) }, func(a, b, al int64) int64 { return a - al*b }, false},
-	{"Mul", false, func(a, b, _ float64) float64 { return a * b }, func(a, b, _ int64) int64 { return a * b }, false},
-	{"Div", false, func(a, b, _ float64) float64 { return a / b }, nil, true},
+	{"Add", true, func(p acl.DataType, a, b, al float64) float64 { return a + axpy(p, b, al) }, func(a, b, al int64) int64 { return a + al*b }, false},
+	{"Sub", true, func(p acl.DataType, a, b, al float64) float64 { return a - axpy(p, b, al) }, func(a, b, al int64) int64 { return a - al*b }, false},
+	{"Mul", false, func(_ acl.DataType, a, b, _ float64) float64 { return a * b }, func(a, b, _ int64) int64 { return a * b }, false},
+	{"Div", false, func(_ acl.DataType, a, b, _ float64) float64 { return a / b }, nil, true},
 }
 
 // binArgs builds the arguments of a two-tensor operator.
@@ -109,7 +126,7 @@ func TestBinaryTypes(t *testing.T) {
 					}
 					x, y := tensor(p.a, da, va), tensor(p.b, db, vb)
 					out := tensor(p.out, shape, nil)
-					pt := c.computeType(p.a, p.b)
+					pt := c.computeType(p.a, p.b, alpha)
 					at := acl.DTInt32
 					if isFloat(pt) {
 						at = acl.DTFloat
@@ -119,7 +136,7 @@ func TestBinaryTypes(t *testing.T) {
 						t.Fatal(err)
 					}
 					want := binRef(pt, p.out, bcastVals(va, da, shape), bcastVals(vb, db, shape),
-						func(a, b float64) float64 { return c.f(a, b, alpha) },
+						func(a, b float64) float64 { return c.f(pt, a, b, alpha) },
 						func(a, b int64) int64 { return c.fi(a, b, int64(alpha)) })
 					checkValues(t, c.name, values(out), want)
 				})
@@ -147,7 +164,7 @@ func TestBinaryViews(t *testing.T) {
 				if err := run(t, c.name, binArgs(c, x, y, alpha, out)...); err != nil {
 					t.Fatal(err)
 				}
-				want := binRef(c.computeType(dt, dt), dt, va, vb, func(a, b float64) float64 { return c.f(a, b, 1) }, func(a, b int64) int64 { return c.fi(a, b, 1) })
+				want := binRef(c.computeType(dt, dt, 1), dt, va, vb, func(a, b float64) float64 { return c.f(dt, a, b, 1) }, func(a, b int64) int64 { return c.fi(a, b, 1) })
 				checkValues(t, "strided", values(out), want)
 				// Bytes outside the view are untouched.
 				touched := map[int64]bool{}
