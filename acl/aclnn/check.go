@@ -2,6 +2,7 @@ package aclnn
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -83,7 +84,35 @@ func viewOK(name string, t *TensorArg) error {
 	if !t.Format.Plain() {
 		return invalid("%s's format %s is not supported: the operators compute on ND layouts.", name, t.Format)
 	}
+	if n, s := capped(t.Dims), capped(t.Storage); n > max(s, maxExpanded) {
+		return invalid("%s's view %s has more elements than its storage %s holds (the simulator computes such expanded views up to %d elements).",
+			name, dimsString(t.Dims), dimsString(t.Storage), maxExpanded)
+	}
 	return nil
+}
+
+// maxExpanded bounds the elements of a view larger than its storage (a
+// stride-0 expansion). The simulator's arithmetic holds a launch's
+// elements in host memory, so a view of a few bytes of storage must not
+// name billions of them; natively the library materializes such a view
+// in a workspace of its size, which the device's memory bounds the same
+// way.
+const maxExpanded = 1 << 24
+
+// capped is the element count of dims, saturating instead of
+// overflowing.
+func capped(dims []int64) int64 {
+	n := int64(1)
+	for _, d := range dims {
+		if d <= 0 {
+			return 0
+		}
+		if n > math.MaxInt64/d {
+			return math.MaxInt64
+		}
+		n *= d
+	}
+	return n
 }
 
 // broadcastOut checks that a and b broadcast and that out has the

@@ -113,3 +113,38 @@ func TestTable(t *testing.T) {
 		})
 	}
 }
+
+// TestExpandedViews: a stride-0 view larger than its storage computes
+// (a broadcast by strides), up to a bound; past it the check refuses it
+// and a launch that skipped the check fails before allocating anything.
+func TestExpandedViews(t *testing.T) {
+	row := tensor(acl.DTFloat, []int64{4}, []float64{1, 2, 3, 4})
+	x := &TensorArg{Type: acl.DTFloat, Format: acl.FormatND, Dims: []int64{3, 4}, Strides: []int64{0, 1}, Storage: []int64{4}, Data: row.Data}
+	y := tensor(acl.DTFloat, []int64{3, 4}, []float64{0, 0, 0, 0, 10, 10, 10, 10, 20, 20, 20, 20})
+	out := tensor(acl.DTFloat, []int64{3, 4}, nil)
+	if err := run(t, "Mul", tv(x), tv(y), tv(out)); err != nil {
+		t.Fatal(err)
+	}
+	checkValues(t, "expanded", values(out), []float64{0, 0, 0, 0, 10, 20, 30, 40, 20, 40, 60, 80})
+
+	one := tensor(acl.DTFloat, []int64{1}, []float64{1})
+	huge := &TensorArg{Type: acl.DTFloat, Format: acl.FormatND, Dims: []int64{1 << 20, 1 << 20}, Strides: []int64{0, 0}, Storage: []int64{1}, Data: one.Data}
+	over := &TensorArg{Type: acl.DTFloat, Format: acl.FormatND, Dims: []int64{1 << 40, 1 << 40, 1 << 40}, Strides: []int64{0, 0, 0}, Storage: []int64{1}, Data: one.Data}
+	for _, h := range []*TensorArg{huge, over} {
+		wantCode(t, run(t, "Mul", tv(h), tv(one), tv(h)), acl.ErrNNParamInvalid, "has more elements than its storage")
+		wantCode(t, run(t, "InplaceZero", tv(h)), acl.ErrNNParamInvalid, "has more elements than its storage")
+		for _, op := range Ops {
+			// Every tensor of the launch is the huge view, so the shapes
+			// agree as a checked launch's do.
+			args := sample(op.Name, 1)
+			for i := range args {
+				if args[i].Tensor != nil {
+					args[i].Tensor = h
+				}
+			}
+			if err := op.Run(context.Background(), args); !errors.Is(err, acl.ErrRTAicoreException) {
+				t.Fatalf("%s: %v", op.Name, err)
+			}
+		}
+	}
+}

@@ -12,14 +12,10 @@ import (
 // its context.
 const chunk = 1 << 16
 
-// numel is the element count of dims (1 for a scalar tensor of no dims).
-func numel(dims []int64) int64 {
-	n := int64(1)
-	for _, d := range dims {
-		n *= d
-	}
-	return n
-}
+// numel is the element count of dims (1 for a scalar tensor of no dims),
+// saturating at MaxInt64 rather than wrapping (a wrapped count could read
+// as empty).
+func numel(dims []int64) int64 { return capped(dims) }
 
 // broadcast returns the shape a and b broadcast to (aligned at their last
 // dims, each pair equal or one of them 1), or false.
@@ -81,6 +77,9 @@ func inside(t *TensorArg) error {
 	// Every term is bounded by the storage's length before it is added,
 	// so nothing overflows.
 	l := int64(len(t.Data)) / size
+	if capped(t.Dims) > max(l, maxExpanded) {
+		return acl.Errorf(acl.ErrRTAicoreException, "tensor view %s has more elements than its storage of %d bytes", dimsString(t.Dims), len(t.Data))
+	}
 	lo, hi := t.Offset, t.Offset
 	ok := lo >= 0 && lo < l
 	for i, d := range t.Dims {
