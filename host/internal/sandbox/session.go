@@ -61,7 +61,7 @@ type Session struct {
 	// guestMsg is what the guest said with error_set about why its call
 	// fails (io.go).
 	guestMsg string
-	msgRead bool // aclGetRecentErrMsg has returned lastErr whole (errstate.go)
+	msgRead  bool // aclGetRecentErrMsg has returned lastErr whole (errstate.go)
 	// inHost counts the embedder's host functions in flight for the
 	// session (invokeHost): Close called from one must not wait for the
 	// call it is part of (InHostFunc).
