@@ -126,6 +126,23 @@ func TestNativePrograms(t *testing.T) {
 		noErrors(t, o.res.Stats)
 	})
 
+	// <signal.h> and <csignal> with no flag (the SDK's signal.h defines
+	// what wasi-libc's asks for); a program that calls the emulated
+	// functions links them, and nothing else.
+	t.Run("signal", func(t *testing.T) {
+		o := mustRun(t, load(t, "signal.c"), "signal")
+		require.Regexp(t, `^signal: OK \(SIGINT=2 SIGTERM=15, stop=0, [1-9][0-9]* device\(s\)\)$`, lastLine(o.stdout), "%v", o)
+		o = mustRun(t, load(t, "csignal.cpp"), "csignal")
+		require.Regexp(t, `^csignal: OK \(SIGINT=2, stop=0, [1-9][0-9]* device\(s\)\)$`, lastLine(o.stdout), "%v", o)
+
+		pl, err := sb.rt.Load(context.Background(), buildNative(t, t.TempDir(), "signal.c", "-DRAISE", "-lwasi-emulated-signal"), testCompile(host.Policy{}))
+		require.NoError(t, err)
+		t.Cleanup(func() { require.NoError(t, pl.Close(context.Background())) })
+		o = mustRun(t, pl, "signal")
+		require.Contains(t, o.stdout, "raised: stop=2\n", "the handler ran inside the guest")
+		require.Regexp(t, `^signal: OK \(SIGINT=2 SIGTERM=15, stop=2, [1-9][0-9]* device\(s\)\)$`, lastLine(o.stdout))
+	})
+
 	t.Run("pthread", func(t *testing.T) {
 		o := mustRun(t, load(t, "pthread.c"), "pthread")
 		require.Contains(t, o.stdout, "pthread_create: Resource temporarily unavailable\n", "EAGAIN")
