@@ -285,6 +285,7 @@ func genC(m *model, out map[string][]byte) error {
 		{"aclwasm_imports.h", cImports},
 		{"acl_rt.h", cRT},
 		{"acl.h", cACL},
+		{cSymbolsFile, cSymbols},
 	} {
 		b, err := g.gen(m)
 		if err != nil {
