@@ -40,6 +40,13 @@ int main(void)
         printf("dlsym or dlclose did not fail\n");
         return 1;
     }
+    int notHandle = 0;
+    if (dlsym(&notHandle, "aclrtFree") != NULL) {
+        printf("dlsym of a handle dlopen did not give succeeded\n");
+        return 1;
+    }
+    err = dlerror();
+    printf("%s\n", err != NULL ? err : "(no dlerror)");
 
     /* The runtime, as a program that loads it at run time opens it. */
     void *rt = dlopen("/usr/local/Ascend/ascend-toolkit/latest/lib64/libascendcl.so", RTLD_LAZY);
