@@ -1,4 +1,5 @@
-// The native error table: every aclError value of acl_base.h and rt_error_codes.h, by name.
+// The native error table: every aclError value of acl_base.h and rt_error_codes.h, and the
+// operator library's codes of op_errno.h, by name.
 
 package acl
 
@@ -218,4 +219,15 @@ var names = map[Error]string{
 	507914: "ACL_ERROR_RT_L3_PORT_ERROR",
 	507915: "ACL_ERROR_RT_CCU_TIMEOUT",
 	507916: "ACL_ERROR_RT_CCU_EXCEPTION",
+	// The operator library's codes (aclnn, op_errno.h).
+	161001: "ACLNN_ERR_PARAM_NULLPTR",
+	161002: "ACLNN_ERR_PARAM_INVALID",
+	361001: "ACLNN_ERR_RUNTIME_ERROR",
+	561000: "ACLNN_ERR_INNER",
+	561001: "ACLNN_ERR_INNER_INFERSHAPE_ERROR",
+	561002: "ACLNN_ERR_INNER_TILING_ERROR",
+	561003: "ACLNN_ERR_INNER_FIND_KERNEL_ERROR",
+	561101: "ACLNN_ERR_INNER_CREATE_EXECUTOR",
+	561102: "ACLNN_ERR_INNER_NOT_TRANS_EXECUTOR",
+	561103: "ACLNN_ERR_INNER_NULLPTR",
 }

@@ -43,6 +43,13 @@ const (
 	ErrHostMemoryNotRegistered     Error = 507911 // ACL_ERROR_HOST_MEMORY_NOT_REGISTERED
 	// ABI v1.2 section 12, resource queries.
 	ErrRTDevSetup Error = 507033 // ACL_ERROR_RT_DEV_SETUP_ERROR: a device the caller never set
+	// ABI v1.3 section 13, compute: a launch that faults on the device, and
+	// the operator library's own codes (op_errno.h).
+	ErrRTAicoreException Error = 507015 // ACL_ERROR_RT_AICORE_EXCEPTION: a launch failed when it ran
+	ErrNNParamNullptr    Error = 161001 // ACLNN_ERR_PARAM_NULLPTR
+	ErrNNParamInvalid    Error = 161002 // ACLNN_ERR_PARAM_INVALID: shape, dtype, format
+	ErrNNRuntime         Error = 361001 // ACLNN_ERR_RUNTIME_ERROR
+	ErrNNInner           Error = 561000 // ACLNN_ERR_INNER
 )
 
 // goNames are the Go names of the constants above, for GoString.
@@ -75,6 +82,11 @@ var goNames = map[Error]string{
 	ErrHostMemoryAlreadyRegistered: "ErrHostMemoryAlreadyRegistered",
 	ErrHostMemoryNotRegistered:     "ErrHostMemoryNotRegistered",
 	ErrRTDevSetup:                  "ErrRTDevSetup",
+	ErrRTAicoreException:           "ErrRTAicoreException",
+	ErrNNParamNullptr:              "ErrNNParamNullptr",
+	ErrNNParamInvalid:              "ErrNNParamInvalid",
+	ErrNNRuntime:                   "ErrNNRuntime",
+	ErrNNInner:                     "ErrNNInner",
 }
 
 // Name returns the native name of the code, such as "ACL_ERROR_RT_PARAM_INVALID",

@@ -24,7 +24,8 @@ var defined = []Error{
 	ErrRTMemoryAllocation, ErrRTOverLimit, ErrRTInternal, ErrRTStreamNotComplete,
 	ErrRTEventNotComplete, ErrRTStreamSyncTimeout, ErrRTEventSyncTimeout,
 	ErrHostMemoryAlreadyRegistered, ErrHostMemoryNotRegistered,
-	ErrRTDevSetup, // ABI v1.2 section 12
+	ErrRTDevSetup,                                                                        // ABI v1.2 section 12
+	ErrRTAicoreException, ErrNNParamNullptr, ErrNNParamInvalid, ErrNNRuntime, ErrNNInner, // compute
 }
 
 func TestErrorString(t *testing.T) {
