@@ -309,6 +309,9 @@ func describe(what, name string, ds onnx.DynamicShape) (IO, error) {
 	if !ok {
 		return IO{}, fmt.Errorf("model: %s %q has element type %s, which has no aclDataType", what, name, ds.DType)
 	}
+	if len(ds.Dimensions) > acl.MaxDimCount {
+		return IO{}, fmt.Errorf("model: %s %q has %d dims, at most %d (aclmdlIODims)", what, name, len(ds.Dimensions), acl.MaxDimCount)
+	}
 	io := IO{Name: name, Type: dt, Format: acl.FormatND, Size: dt.Size()}
 	for _, d := range ds.Dimensions {
 		if d < 0 {

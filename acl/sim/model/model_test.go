@@ -161,6 +161,7 @@ func TestLoadRefuses(t *testing.T) {
 		{"junk.onnx", "model:"},
 		{"dynamic.onnx", "dynamic shape"},
 		{"unsupported.onnx", "HardSigmoid"},
+		{"deep.onnx", "129 dims, at most 128"},
 	} {
 		m, err := model.Load(filepath.Join(dir, c.file))
 		if err == nil {

@@ -182,7 +182,8 @@ def scale(out):
 
 def refused(out):
     """Models a runner must refuse at load, each with one flaw: a dynamic
-    batch dimension, and an operator (HardSigmoid) the runtime lacks."""
+    batch dimension, an operator (HardSigmoid) the runtime lacks, and an
+    input of 129 dims (aclmdlIODims holds 128)."""
     nodes = [helper.make_node("Relu", ["x"], ["y"])]
     graph = helper.make_graph(nodes, "dynamic", [vinfo("x", TensorProto.FLOAT, ("N", 4))],
                               [vinfo("y", TensorProto.FLOAT, ("N", 4))])
@@ -195,6 +196,12 @@ def refused(out):
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
     onnx.checker.check_model(model)
     onnx.save(model, os.path.join(out, "unsupported.onnx"))
+    nodes = [helper.make_node("Relu", ["x"], ["y"])]
+    graph = helper.make_graph(nodes, "deep", [vinfo("x", TensorProto.FLOAT, (1,) * 129)],
+                              [vinfo("y", TensorProto.FLOAT, (1,) * 129)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+    onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(out, "deep.onnx"))
 
 
 def main():
