@@ -285,6 +285,7 @@ func genC(m *model, out map[string][]byte) error {
 		{"aclwasm_imports.h", cImports},
 		{"acl_rt.h", cRT},
 		{"acl.h", cACL},
+		{cSymbolsFile, cSymbols},
 	} {
 		b, err := g.gen(m)
 		if err != nil {
@@ -362,7 +363,7 @@ func cBase(m *model) ([]byte, error) {
 	cDoc(&b, "",
 		"A stream callback of aclrtLaunchHostFunc, as natively. On wasm32 a function",
 		"pointer is an index into the module's table: the host hands it back to the",
-		"dispatcher below, which the module must export (ACLWASM_CALLBACKS).")
+		"dispatcher below, which the SDK exports.")
 	b.l("typedef void (*aclrtHostFunc)(void *args);", "")
 	cDoc(&b, "", "A callback of aclrtLaunchCallback, as natively (the same type).")
 	b.l("typedef void (*aclrtCallback)(void *userData);", "")
@@ -371,12 +372,17 @@ func cBase(m *model) ([]byte, error) {
 	cDoc(&b, "",
 		"The stream callback dispatcher (ABI section 12): the host runs every stream",
 		"callback through it, on the module's own thread, inside one of its host",
-		"calls. Define ACLWASM_CALLBACKS before including acl/acl.h in one source",
-		"file (or build with -DACLWASM_CALLBACKS) to export it; the host refuses to",
-		"load a module that calls aclrtLaunchHostFunc or aclrtLaunchCallback without",
-		"it. The call is",
-		"call_indirect: a pointer that is not a function of this type traps.")
-	b.l("#ifdef ACLWASM_CALLBACKS",
+		"calls; it refuses to load a module that calls aclrtLaunchHostFunc or",
+		"aclrtLaunchCallback without it. Every module built with these headers exports",
+		"it (weak: one copy per module, and a program's own definition wins): no",
+		"compiler flag is needed, and ACLWASM_CALLBACKS, which was, is accepted and",
+		"changes nothing. It costs a module that never launches a callback one small",
+		"function and its export, as a header cannot tell which modules launch one",
+		"(clang keeps every export_name function and wasm-ld every export): define",
+		"ACLWASM_NO_CALLBACKS before including acl/acl.h to leave it out of such a",
+		"module. The call is call_indirect: a pointer that is not a function of this",
+		"type traps.")
+	b.l("#ifndef ACLWASM_NO_CALLBACKS",
 		`__attribute__((export_name("aclwasm_dispatch_callback"), weak))`,
 		"void aclwasm_dispatch_callback(uint32_t fn, void *userData)",
 		"{",

@@ -58,7 +58,10 @@ type Session struct {
 
 	call    Call // the host call in flight (see invoke)
 	lastErr string
-	msgRead bool // aclGetRecentErrMsg has returned lastErr whole (errstate.go)
+	// guestMsg is what the guest said with error_set about why its call
+	// fails (io.go).
+	guestMsg string
+	msgRead  bool // aclGetRecentErrMsg has returned lastErr whole (errstate.go)
 	// inHost counts the embedder's host functions in flight for the
 	// session (invokeHost): Close called from one must not wait for the
 	// call it is part of (InHostFunc).
