@@ -576,6 +576,17 @@ var Funcs = []Func{
 	// ABI v1.2 section 12: event wait status.
 	{Name: "aclrtQueryEventWaitStatus", Group: Event, Params: []Param{handle("event", EventHandle), outEnum("status", eventWaitStatus)},
 		Doc: "Writes, as an aclrtEventWaitStatus, whether every wait queued on the event by aclrtStreamWaitEvent has finished (0) or not (1)."},
+	// ABI v1.3 section 15: per-stream core limits.
+	{Name: "aclrtGetStreamResLimit", Group: Stream, Params: []Param{handle("stream", StreamHandle), enum("type", devResLimitType), out("value", Uint)},
+		Doc: "Writes, as a uint32, the stream's core limit of an aclrtDevResLimitType: the one set on it, else the session's limit on its device."},
+	{Name: "aclrtSetStreamResLimit", Group: Stream, Params: []Param{handle("stream", StreamHandle), enum("type", devResLimitType), u32("value")},
+		Doc: "Sets the stream's core limit of an aclrtDevResLimitType, at most the cores its device has (not bounded by the session's device limit, as natively)."},
+	{Name: "aclrtResetStreamResLimit", Group: Stream, Params: []Param{handle("stream", StreamHandle)},
+		Doc: "Drops the stream's core limits: it answers with its device's again."},
+	{Name: "aclrtUseStreamResInCurrentThread", Group: Stream, Params: []Param{handle("stream", StreamHandle)},
+		Doc: "Makes aclrtGetResInCurrentThread answer with the stream's core limits where it has them (the guest has one thread)."},
+	{Name: "aclrtUnuseStreamResInCurrentThread", Group: Stream, Params: []Param{handle("stream", StreamHandle)},
+		Doc: "Undoes aclrtUseStreamResInCurrentThread if stream is the one in use; another stream changes nothing."},
 }
 
 var index = func() map[string]int {

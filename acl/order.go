@@ -622,7 +622,8 @@ var Order = []FuncOrder{
 	{"aclrtGetResInCurrentThread", []Step{
 		{"null", "value NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "device.cpp:495"},
 		{"type", "type not an aclrtDevResLimitType (0 or 1)", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:6829-6832"},
-		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:8057-8058"},
+		{"stream", "the stream aclrtUseStreamResInCurrentThread named has a limit of that type: that limit, with or without a current device", Success, LayerExec, Native, "api_impl.cc:8049-8054"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:8056-8059"},
 		{"feature", "a backend that does not report its cores", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox: acl.Backend.DeviceResLimit)"},
 	}},
 	{"aclrtGetDeviceResLimit", []Step{
@@ -720,6 +721,40 @@ var Order = []FuncOrder{
 		{"null", "event NULL, then status NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "event.cpp:160-161"},
 		{"event", "event handle unknown, destroyed, a stream, a context or a notify", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:840"},
 		{"newmode", "an event of aclrtCreateEventExWithFlag (the runtime's new mode)", ErrRTFeatureNotSupport, LayerRange, Native, "api_error.cc:1823-1825; api_c.cc:843"},
+	}},
+
+	// ABI v1.3 section 15: per-stream core limits (stream.go's family in
+	// the sandbox). device.cpp is src/acl/aclrt_impl/; api_c_stream.cc
+	// src/runtime/api/; api_error.cc and api_impl.cc src/runtime/api/impl/.
+	{"aclrtGetStreamResLimit", []Step{
+		{"null", "value NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "device.cpp:441"},
+		{"stream", "stream handle unknown, destroyed, an event or a context (NULL is the default stream)", ErrRTInvalidHandle, LayerEntry, Native, "api_c_stream.cc:771"},
+		{"type", "type not an aclrtDevResLimitType (0 or 1)", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:6809-6811"},
+		{"context", "NULL stream without a current context (an explicit stream of any device or context is answered)", ErrRTContextNull, LayerContext, Native, "api_impl.cc:8004-8005"},
+		{"feature", "no limit set on the stream, and a backend that does not report its cores", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox: acl.Backend.DeviceResLimit)"},
+		{"read", "the stream's own limit of that type if one was set, else the session's limit on the stream's device", Success, LayerExec, Native, "api_impl.cc:7983-7997"},
+	}},
+	{"aclrtSetStreamResLimit", []Step{
+		{"stream", "stream handle unknown, destroyed, an event or a context (no ACL-layer check; NULL is the default stream)", ErrRTInvalidHandle, LayerEntry, Native, "api_c_stream.cc:749"},
+		{"type", "type not an aclrtDevResLimitType (0 or 1)", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:6798-6800"},
+		{"context", "NULL stream without a current context", ErrRTContextNull, LayerContext, Native, "api_impl.cc:7957-7958"},
+		{"feature", "a backend that does not report its cores", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox: acl.Backend.DeviceResLimit)"},
+		{"value", "value above the cores of that type the stream's device has (the session's device limit does not bound it, as natively)", ErrRTParamInvalid, LayerExec, Native, "api_impl.cc:7934-7943"},
+	}},
+	{"aclrtResetStreamResLimit", []Step{
+		{"stream", "stream handle unknown, destroyed, an event or a context (no ACL-layer check; NULL is the default stream)", ErrRTInvalidHandle, LayerEntry, Native, "api_c_stream.cc:760"},
+		{"context", "NULL stream without a current context", ErrRTContextNull, LayerContext, Native, "api_impl.cc:7971-7972"},
+		{"reset", "the stream's limits are dropped: it answers with its device's again", Success, LayerExec, Native, "api_impl.cc:7975-7979"},
+	}},
+	{"aclrtUseStreamResInCurrentThread", []Step{
+		{"stream", "stream handle unknown, destroyed, an event or a context (no ACL-layer check; NULL is the default stream)", ErrRTInvalidHandle, LayerEntry, Native, "api_c_stream.cc:782"},
+		{"context", "NULL stream without a current context", ErrRTContextNull, LayerContext, Native, "api_impl.cc:8019-8020"},
+		{"use", "aclrtGetResInCurrentThread answers with the stream's limits where it has them (the guest has one thread; another Use replaces it)", Success, LayerExec, Native, "api_impl.cc:8024"},
+	}},
+	{"aclrtUnuseStreamResInCurrentThread", []Step{
+		{"stream", "stream handle unknown, destroyed, an event or a context (no ACL-layer check; NULL is the default stream)", ErrRTInvalidHandle, LayerEntry, Native, "api_c_stream.cc:793"},
+		{"context", "NULL stream without a current context", ErrRTContextNull, LayerContext, Native, "api_impl.cc:8032-8033"},
+		{"other", "a stream other than the one in use succeeds and changes nothing", Success, LayerExec, Native, "api_impl.cc:8039-8044"},
 	}},
 }
 

@@ -847,3 +847,52 @@ export declare function aclrtEventGetTimestamp(event: u32, timestamp: usize): i3
 @external("acl", "aclrtQueryEventWaitStatus")
 export declare function aclrtQueryEventWaitStatus(event: u32, status: usize): i32;
 
+/**
+ * Writes, as a uint32, the stream's core limit of an aclrtDevResLimitType: the
+ * one set on it, else the session's limit on its device.
+ *
+ * Wire: aclrtGetStreamResLimit(stream handle, type i32, value gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtGetStreamResLimit")
+export declare function aclrtGetStreamResLimit(stream: u32, type_: i32, value: usize): i32;
+
+/**
+ * Sets the stream's core limit of an aclrtDevResLimitType, at most the cores
+ * its device has (not bounded by the session's device limit, as natively).
+ *
+ * Wire: aclrtSetStreamResLimit(stream handle, type i32, value i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtSetStreamResLimit")
+export declare function aclrtSetStreamResLimit(stream: u32, type_: i32, value: u32): i32;
+
+/**
+ * Drops the stream's core limits: it answers with its device's again.
+ *
+ * Wire: aclrtResetStreamResLimit(stream handle) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtResetStreamResLimit")
+export declare function aclrtResetStreamResLimit(stream: u32): i32;
+
+/**
+ * Makes aclrtGetResInCurrentThread answer with the stream's core limits where
+ * it has them (the guest has one thread).
+ *
+ * Wire: aclrtUseStreamResInCurrentThread(stream handle) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtUseStreamResInCurrentThread")
+export declare function aclrtUseStreamResInCurrentThread(stream: u32): i32;
+
+/**
+ * Undoes aclrtUseStreamResInCurrentThread if stream is the one in use; another
+ * stream changes nothing.
+ *
+ * Wire: aclrtUnuseStreamResInCurrentThread(stream handle) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtUnuseStreamResInCurrentThread")
+export declare function aclrtUnuseStreamResInCurrentThread(stream: u32): i32;
+

@@ -591,4 +591,38 @@ extern "C" {
     /// Wire: `aclrtQueryEventWaitStatus(event handle, status gptr) -> i32`
     #[link_name = "aclrtQueryEventWaitStatus"]
     pub fn aclrtQueryEventWaitStatus(event: u32, status: *mut u32) -> i32;
+
+    /// Writes, as a uint32, the stream's core limit of an aclrtDevResLimitType: the one
+    /// set on it, else the session's limit on its device.
+    ///
+    /// Wire: `aclrtGetStreamResLimit(stream handle, type i32, value gptr) -> i32`
+    #[link_name = "aclrtGetStreamResLimit"]
+    pub fn aclrtGetStreamResLimit(stream: u32, type_: i32, value: *mut u32) -> i32;
+
+    /// Sets the stream's core limit of an aclrtDevResLimitType, at most the cores its
+    /// device has (not bounded by the session's device limit, as natively).
+    ///
+    /// Wire: `aclrtSetStreamResLimit(stream handle, type i32, value i32) -> i32`
+    #[link_name = "aclrtSetStreamResLimit"]
+    pub fn aclrtSetStreamResLimit(stream: u32, type_: i32, value: u32) -> i32;
+
+    /// Drops the stream's core limits: it answers with its device's again.
+    ///
+    /// Wire: `aclrtResetStreamResLimit(stream handle) -> i32`
+    #[link_name = "aclrtResetStreamResLimit"]
+    pub fn aclrtResetStreamResLimit(stream: u32) -> i32;
+
+    /// Makes aclrtGetResInCurrentThread answer with the stream's core limits where it
+    /// has them (the guest has one thread).
+    ///
+    /// Wire: `aclrtUseStreamResInCurrentThread(stream handle) -> i32`
+    #[link_name = "aclrtUseStreamResInCurrentThread"]
+    pub fn aclrtUseStreamResInCurrentThread(stream: u32) -> i32;
+
+    /// Undoes aclrtUseStreamResInCurrentThread if stream is the one in use; another
+    /// stream changes nothing.
+    ///
+    /// Wire: `aclrtUnuseStreamResInCurrentThread(stream handle) -> i32`
+    #[link_name = "aclrtUnuseStreamResInCurrentThread"]
+    pub fn aclrtUnuseStreamResInCurrentThread(stream: u32) -> i32;
 }

@@ -101,6 +101,12 @@ var imports = func() []importFn {
 		"aclrtEventGetTimestamp":           eventGetTimestamp,
 		// ABI v1.2 section 12: event wait status (event.go).
 		"aclrtQueryEventWaitStatus": queryEventWaitStatus,
+		// ABI v1.3 section 15: per-stream core limits (stream_res.go).
+		"aclrtGetStreamResLimit":             getStreamResLimit,
+		"aclrtSetStreamResLimit":             setStreamResLimit,
+		"aclrtResetStreamResLimit":           resetStreamResLimit,
+		"aclrtUseStreamResInCurrentThread":   useStreamResInCurrentThread,
+		"aclrtUnuseStreamResInCurrentThread": unuseStreamResInCurrentThread,
 	}
 	fns := make([]importFn, len(abi.Funcs))
 	for i, f := range abi.Funcs {

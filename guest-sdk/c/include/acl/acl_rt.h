@@ -988,6 +988,52 @@ aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp);
 __attribute__((import_module("acl32"), import_name("aclrtQueryEventWaitStatus")))
 aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus *status);
 
+/* ---- stream ---- */
+
+/**
+ * Writes, as a uint32, the stream's core limit of an aclrtDevResLimitType: the
+ * one set on it, else the session's limit on its device.
+ *
+ * Wire (acl32): aclrtGetStreamResLimit(stream i32, type i32, value i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetStreamResLimit")))
+aclError aclrtGetStreamResLimit(aclrtStream stream, aclrtDevResLimitType type, uint32_t *value);
+
+/**
+ * Sets the stream's core limit of an aclrtDevResLimitType, at most the cores
+ * its device has (not bounded by the session's device limit, as natively).
+ *
+ * Wire (acl32): aclrtSetStreamResLimit(stream i32, type i32, value i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtSetStreamResLimit")))
+aclError aclrtSetStreamResLimit(aclrtStream stream, aclrtDevResLimitType type, uint32_t value);
+
+/**
+ * Drops the stream's core limits: it answers with its device's again.
+ *
+ * Wire (acl32): aclrtResetStreamResLimit(stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtResetStreamResLimit")))
+aclError aclrtResetStreamResLimit(aclrtStream stream);
+
+/**
+ * Makes aclrtGetResInCurrentThread answer with the stream's core limits where
+ * it has them (the guest has one thread).
+ *
+ * Wire (acl32): aclrtUseStreamResInCurrentThread(stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtUseStreamResInCurrentThread")))
+aclError aclrtUseStreamResInCurrentThread(aclrtStream stream);
+
+/**
+ * Undoes aclrtUseStreamResInCurrentThread if stream is the one in use; another
+ * stream changes nothing.
+ *
+ * Wire (acl32): aclrtUnuseStreamResInCurrentThread(stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtUnuseStreamResInCurrentThread")))
+aclError aclrtUnuseStreamResInCurrentThread(aclrtStream stream);
+
 #else /* ACLWASM_WIDE */
 
 /* The wide profile: aclrtPtr addresses and uint64_t sizes over the "acl" imports. */
@@ -1890,6 +1936,62 @@ static inline aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timest
 static inline aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus *status)
 {
     return (aclError)aclwasm_raw_aclrtQueryEventWaitStatus((uint32_t)(uintptr_t)event, status);
+}
+
+/* ---- stream ---- */
+
+/**
+ * Writes, as a uint32, the stream's core limit of an aclrtDevResLimitType: the
+ * one set on it, else the session's limit on its device.
+ *
+ * Wire: aclrtGetStreamResLimit(stream handle, type i32, value gptr) -> i32
+ */
+static inline aclError aclrtGetStreamResLimit(aclrtStream stream, aclrtDevResLimitType type, uint32_t *value)
+{
+    return (aclError)aclwasm_raw_aclrtGetStreamResLimit((uint32_t)(uintptr_t)stream, (int32_t)type, value);
+}
+
+/**
+ * Sets the stream's core limit of an aclrtDevResLimitType, at most the cores
+ * its device has (not bounded by the session's device limit, as natively).
+ *
+ * Wire: aclrtSetStreamResLimit(stream handle, type i32, value i32) -> i32
+ */
+static inline aclError aclrtSetStreamResLimit(aclrtStream stream, aclrtDevResLimitType type, uint32_t value)
+{
+    return (aclError)aclwasm_raw_aclrtSetStreamResLimit((uint32_t)(uintptr_t)stream, (int32_t)type, (int32_t)value);
+}
+
+/**
+ * Drops the stream's core limits: it answers with its device's again.
+ *
+ * Wire: aclrtResetStreamResLimit(stream handle) -> i32
+ */
+static inline aclError aclrtResetStreamResLimit(aclrtStream stream)
+{
+    return (aclError)aclwasm_raw_aclrtResetStreamResLimit((uint32_t)(uintptr_t)stream);
+}
+
+/**
+ * Makes aclrtGetResInCurrentThread answer with the stream's core limits where
+ * it has them (the guest has one thread).
+ *
+ * Wire: aclrtUseStreamResInCurrentThread(stream handle) -> i32
+ */
+static inline aclError aclrtUseStreamResInCurrentThread(aclrtStream stream)
+{
+    return (aclError)aclwasm_raw_aclrtUseStreamResInCurrentThread((uint32_t)(uintptr_t)stream);
+}
+
+/**
+ * Undoes aclrtUseStreamResInCurrentThread if stream is the one in use; another
+ * stream changes nothing.
+ *
+ * Wire: aclrtUnuseStreamResInCurrentThread(stream handle) -> i32
+ */
+static inline aclError aclrtUnuseStreamResInCurrentThread(aclrtStream stream)
+{
+    return (aclError)aclwasm_raw_aclrtUnuseStreamResInCurrentThread((uint32_t)(uintptr_t)stream);
 }
 
 #endif /* ACLWASM_WIDE */

@@ -773,6 +773,50 @@ int32_t aclwasm_raw_aclrtEventGetTimestamp(uint32_t event, void *timestamp);
 __attribute__((import_module("acl"), import_name("aclrtQueryEventWaitStatus")))
 int32_t aclwasm_raw_aclrtQueryEventWaitStatus(uint32_t event, void *status);
 
+/**
+ * Writes, as a uint32, the stream's core limit of an aclrtDevResLimitType: the
+ * one set on it, else the session's limit on its device.
+ *
+ * Wire: aclrtGetStreamResLimit(stream handle, type i32, value gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtGetStreamResLimit")))
+int32_t aclwasm_raw_aclrtGetStreamResLimit(uint32_t stream, int32_t type, void *value);
+
+/**
+ * Sets the stream's core limit of an aclrtDevResLimitType, at most the cores
+ * its device has (not bounded by the session's device limit, as natively).
+ *
+ * Wire: aclrtSetStreamResLimit(stream handle, type i32, value i32) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtSetStreamResLimit")))
+int32_t aclwasm_raw_aclrtSetStreamResLimit(uint32_t stream, int32_t type, int32_t value);
+
+/**
+ * Drops the stream's core limits: it answers with its device's again.
+ *
+ * Wire: aclrtResetStreamResLimit(stream handle) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtResetStreamResLimit")))
+int32_t aclwasm_raw_aclrtResetStreamResLimit(uint32_t stream);
+
+/**
+ * Makes aclrtGetResInCurrentThread answer with the stream's core limits where
+ * it has them (the guest has one thread).
+ *
+ * Wire: aclrtUseStreamResInCurrentThread(stream handle) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtUseStreamResInCurrentThread")))
+int32_t aclwasm_raw_aclrtUseStreamResInCurrentThread(uint32_t stream);
+
+/**
+ * Undoes aclrtUseStreamResInCurrentThread if stream is the one in use; another
+ * stream changes nothing.
+ *
+ * Wire: aclrtUnuseStreamResInCurrentThread(stream handle) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtUnuseStreamResInCurrentThread")))
+int32_t aclwasm_raw_aclrtUnuseStreamResInCurrentThread(uint32_t stream);
+
 #else /* the native layout: acl32 */
 
 /**
@@ -1528,6 +1572,50 @@ int32_t aclwasm_raw_aclrtEventGetTimestamp(uint32_t event, void *timestamp);
  */
 __attribute__((import_module("acl32"), import_name("aclrtQueryEventWaitStatus")))
 int32_t aclwasm_raw_aclrtQueryEventWaitStatus(uint32_t event, void *status);
+
+/**
+ * Writes, as a uint32, the stream's core limit of an aclrtDevResLimitType: the
+ * one set on it, else the session's limit on its device.
+ *
+ * Wire: aclrtGetStreamResLimit(stream i32, type i32, value i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetStreamResLimit")))
+int32_t aclwasm_raw_aclrtGetStreamResLimit(uint32_t stream, int32_t type, void *value);
+
+/**
+ * Sets the stream's core limit of an aclrtDevResLimitType, at most the cores
+ * its device has (not bounded by the session's device limit, as natively).
+ *
+ * Wire: aclrtSetStreamResLimit(stream i32, type i32, value i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtSetStreamResLimit")))
+int32_t aclwasm_raw_aclrtSetStreamResLimit(uint32_t stream, int32_t type, int32_t value);
+
+/**
+ * Drops the stream's core limits: it answers with its device's again.
+ *
+ * Wire: aclrtResetStreamResLimit(stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtResetStreamResLimit")))
+int32_t aclwasm_raw_aclrtResetStreamResLimit(uint32_t stream);
+
+/**
+ * Makes aclrtGetResInCurrentThread answer with the stream's core limits where
+ * it has them (the guest has one thread).
+ *
+ * Wire: aclrtUseStreamResInCurrentThread(stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtUseStreamResInCurrentThread")))
+int32_t aclwasm_raw_aclrtUseStreamResInCurrentThread(uint32_t stream);
+
+/**
+ * Undoes aclrtUseStreamResInCurrentThread if stream is the one in use; another
+ * stream changes nothing.
+ *
+ * Wire: aclrtUnuseStreamResInCurrentThread(stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtUnuseStreamResInCurrentThread")))
+int32_t aclwasm_raw_aclrtUnuseStreamResInCurrentThread(uint32_t stream);
 
 #endif /* ACLWASM_WIDE */
 

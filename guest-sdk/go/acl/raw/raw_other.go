@@ -310,3 +310,18 @@ func EventGetTimestamp(_ uint32, _ unsafe.Pointer) int32 { return notSupported }
 
 // QueryEventWaitStatus fails outside a wasip1 guest (see NotWasip1).
 func QueryEventWaitStatus(_ uint32, _ unsafe.Pointer) int32 { return notSupported }
+
+// GetStreamResLimit fails outside a wasip1 guest (see NotWasip1).
+func GetStreamResLimit(_ uint32, _ int32, _ unsafe.Pointer) int32 { return notSupported }
+
+// SetStreamResLimit fails outside a wasip1 guest (see NotWasip1).
+func SetStreamResLimit(_ uint32, _ int32, _ uint32) int32 { return notSupported }
+
+// ResetStreamResLimit fails outside a wasip1 guest (see NotWasip1).
+func ResetStreamResLimit(_ uint32) int32 { return notSupported }
+
+// UseStreamResInCurrentThread fails outside a wasip1 guest (see NotWasip1).
+func UseStreamResInCurrentThread(_ uint32) int32 { return notSupported }
+
+// UnuseStreamResInCurrentThread fails outside a wasip1 guest (see NotWasip1).
+func UnuseStreamResInCurrentThread(_ uint32) int32 { return notSupported }

@@ -812,3 +812,52 @@ func EventGetTimestamp(event uint32, timestamp unsafe.Pointer) int32
 //go:wasmimport acl aclrtQueryEventWaitStatus
 //go:noescape
 func QueryEventWaitStatus(event uint32, status unsafe.Pointer) int32
+
+// GetStreamResLimit is aclrtGetStreamResLimit: Writes, as a uint32, the
+// stream's core limit of an aclrtDevResLimitType: the one set on it, else the
+// session's limit on its device.
+//
+// Wire: aclrtGetStreamResLimit(stream handle, type i32, value gptr) -> i32
+//
+//go:wasmimport acl aclrtGetStreamResLimit
+//go:noescape
+func GetStreamResLimit(stream uint32, typ int32, value unsafe.Pointer) int32
+
+// SetStreamResLimit is aclrtSetStreamResLimit: Sets the stream's core limit of
+// an aclrtDevResLimitType, at most the cores its device has (not bounded by
+// the session's device limit, as natively).
+//
+// Wire: aclrtSetStreamResLimit(stream handle, type i32, value i32) -> i32
+//
+//go:wasmimport acl aclrtSetStreamResLimit
+//go:noescape
+func SetStreamResLimit(stream uint32, typ int32, value uint32) int32
+
+// ResetStreamResLimit is aclrtResetStreamResLimit: Drops the stream's core
+// limits: it answers with its device's again.
+//
+// Wire: aclrtResetStreamResLimit(stream handle) -> i32
+//
+//go:wasmimport acl aclrtResetStreamResLimit
+//go:noescape
+func ResetStreamResLimit(stream uint32) int32
+
+// UseStreamResInCurrentThread is aclrtUseStreamResInCurrentThread: Makes
+// aclrtGetResInCurrentThread answer with the stream's core limits where it has
+// them (the guest has one thread).
+//
+// Wire: aclrtUseStreamResInCurrentThread(stream handle) -> i32
+//
+//go:wasmimport acl aclrtUseStreamResInCurrentThread
+//go:noescape
+func UseStreamResInCurrentThread(stream uint32) int32
+
+// UnuseStreamResInCurrentThread is aclrtUnuseStreamResInCurrentThread: Undoes
+// aclrtUseStreamResInCurrentThread if stream is the one in use; another stream
+// changes nothing.
+//
+// Wire: aclrtUnuseStreamResInCurrentThread(stream handle) -> i32
+//
+//go:wasmimport acl aclrtUnuseStreamResInCurrentThread
+//go:noescape
+func UnuseStreamResInCurrentThread(stream uint32) int32
