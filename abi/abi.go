@@ -307,6 +307,9 @@ const (
 	PtrAttributes
 	MemcpyBatchAttr
 	ErrorInfo
+	// StreamConfig is aclrtStreamConfigHandle (ABI v1.3 section 15): its
+	// pointer and sizes are 8 bytes in the wide profile, 4 in acl32.
+	StreamConfig
 	kindEnd
 )
 
@@ -315,6 +318,7 @@ var kindNames = [...]string{
 	StreamHandle: "stream", EventHandle: "event", ContextHandle: "context", NotifyHandle: "notify",
 	CString: "string", Bytes: "bytes", GuestFunc: "func", UserData: "userdata", Reserved: "reserved",
 	PtrAttributes: "aclrtPtrAttributes", MemcpyBatchAttr: "aclrtMemcpyBatchAttr", ErrorInfo: "aclrtErrorInfo",
+	StreamConfig: "aclrtStreamConfigHandle",
 }
 
 // String returns the kind's name: "int", "stream", "aclrtPtrAttributes".
@@ -329,7 +333,7 @@ func (k Kind) String() string {
 func (k Kind) IsHandle() bool { return k >= StreamHandle && k <= NotifyHandle }
 
 // IsStruct reports whether k is one of the structs.
-func (k Kind) IsStruct() bool { return k >= PtrAttributes && k <= ErrorInfo }
+func (k Kind) IsStruct() bool { return k >= PtrAttributes && k <= StreamConfig }
 
 // The table's parameters, built so that each row reads like its prototype.
 
@@ -587,6 +591,15 @@ var Funcs = []Func{
 		Doc: "Makes aclrtGetResInCurrentThread answer with the stream's core limits where it has them (the guest has one thread)."},
 	{Name: "aclrtUnuseStreamResInCurrentThread", Group: Stream, Params: []Param{handle("stream", StreamHandle)},
 		Doc: "Undoes aclrtUseStreamResInCurrentThread if stream is the one in use; another stream changes nothing."},
+	// ABI v1.3 section 15: configured streams and the stream getters.
+	{Name: "aclrtCreateStreamV2", Group: Stream, Params: []Param{out("stream", StreamHandle), in("handle", StreamConfig).native("const aclrtStreamConfigHandle *")},
+		Doc: "aclrtCreateStreamWithConfig with the priority and flag of an aclrtStreamConfigHandle (NULL: defaults); the work area is unused."},
+	{Name: "aclrtStreamGetPriority", Group: Stream, Params: []Param{handle("stream", StreamHandle), out("priority", Uint)},
+		Doc: "Writes the stream's priority, as a uint32: the one it was created with, clamped to [0, 7]."},
+	{Name: "aclrtStreamGetFlags", Group: Stream, Params: []Param{handle("stream", StreamHandle), out("flags", Uint)},
+		Doc: "Writes the ACL_STREAM_* flags the stream was created with, as a uint32."},
+	{Name: "aclrtStreamGetId", Group: Stream, Params: []Param{handle("stream", StreamHandle), out("streamId", Int)},
+		Doc: "Writes the stream's id, an int32: its handle number (a default stream's: its context's), unique in the session."},
 }
 
 var index = func() map[string]int {

@@ -756,6 +756,34 @@ var Order = []FuncOrder{
 		{"context", "NULL stream without a current context", ErrRTContextNull, LayerContext, Native, "api_impl.cc:8032-8033"},
 		{"other", "a stream other than the one in use succeeds and changes nothing", Success, LayerExec, Native, "api_impl.cc:8039-8044"},
 	}},
+	// ABI v1.3 section 15: configured streams and the stream getters. The
+	// full runtime has no aclrtCreateStreamV2: the lite ACL library
+	// (src/acl/aclrt_c) and its compact runtime (src/runtime_compact) do.
+	{"aclrtCreateStreamV2", []Step{
+		{"null", "stream NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "src/acl/aclrt_c/runtime/stream.c:132-135"},
+		{"handle", "handle not NULL and its aclrtStreamConfigHandle (32 bytes; 16 in acl32) not inside guest memory (NULL: priority 0, no flag)", ErrInvalidParam, LayerACL, Sandbox, "(sandbox; natively read at src/acl/aclrt_c/runtime/stream.c:139-144)"},
+		{"flags", "the handle's flag with ACL_STREAM_DEVICE_USE_ONLY and another flag; bits other than the six ACL_STREAM_* flags are dropped, the priority is clamped to [0, 7], the work area is unused (no model runs in the sandbox)", ErrRTParamInvalid, LayerRange, Sandbox, "(sandbox: as aclrtCreateStreamWithConfig, api_error.cc:1326-1352; the compact runtime keeps the priority and work area only, src/runtime_compact/feature/src/stream.c:74-77)"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "src/runtime_compact/feature/src/stream.c:112-116"},
+		{"count", "more streams than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
+	}},
+	{"aclrtStreamGetPriority", []Step{
+		{"null", "priority NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "stream.cpp:188"},
+		{"stream", "stream handle unknown, destroyed, an event or a context (NULL is the default stream)", ErrRTInvalidHandle, LayerEntry, Native, "api_c_stream.cc:219"},
+		{"context", "no current context, for any stream", ErrRTContextNull, LayerContext, Native, "api_impl.cc:1821-1822"},
+		{"read", "the priority the stream was created with, clamped to [0, 7]; 0 for a default stream and aclrtCreateStream's", Success, LayerExec, Native, "api_impl.cc:1824-1830"},
+	}},
+	{"aclrtStreamGetFlags", []Step{
+		{"null", "flags NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "stream.cpp:201"},
+		{"stream", "stream handle unknown, destroyed, an event or a context (NULL is the default stream)", ErrRTInvalidHandle, LayerEntry, Native, "api_c_stream.cc:230"},
+		{"context", "no current context, for any stream", ErrRTContextNull, LayerContext, Native, "api_impl.cc:1836-1837"},
+		{"read", "the ACL_STREAM_* flags the stream was created with (the six the ACL layer passes on); 0 for a default stream and aclrtCreateStream's", Success, LayerExec, Native, "stream.cpp:204-225"},
+	}},
+	{"aclrtStreamGetId", []Step{
+		{"null", "streamId NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "stream.cpp:298"},
+		{"stream", "stream handle unknown, destroyed, an event or a context (NULL is the default stream)", ErrRTInvalidHandle, LayerEntry, Native, "api_c_stream.cc:208"},
+		{"context", "NULL stream without a current context (an explicit stream needs none)", ErrRTContextNull, LayerContext, Native, "api_impl.cc:1789-1791"},
+		{"id", "the stream's handle number, unique in the session; a default stream's is its context's handle number (natively the device's stream id, which would tell of other sessions' streams)", Success, LayerExec, Sandbox, "(sandbox; natively api_impl.cc:1796)"},
+	}},
 }
 
 // UnrecordedSteps lists, by function and step, the failures whose code is

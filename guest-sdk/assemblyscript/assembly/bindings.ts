@@ -896,3 +896,42 @@ export declare function aclrtUseStreamResInCurrentThread(stream: u32): i32;
 @external("acl", "aclrtUnuseStreamResInCurrentThread")
 export declare function aclrtUnuseStreamResInCurrentThread(stream: u32): i32;
 
+/**
+ * aclrtCreateStreamWithConfig with the priority and flag of an
+ * aclrtStreamConfigHandle (NULL: defaults); the work area is unused.
+ *
+ * Wire: aclrtCreateStreamV2(stream gptr, handle gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtCreateStreamV2")
+export declare function aclrtCreateStreamV2(stream: usize, handle: usize): i32;
+
+/**
+ * Writes the stream's priority, as a uint32: the one it was created with,
+ * clamped to [0, 7].
+ *
+ * Wire: aclrtStreamGetPriority(stream handle, priority gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtStreamGetPriority")
+export declare function aclrtStreamGetPriority(stream: u32, priority: usize): i32;
+
+/**
+ * Writes the ACL_STREAM_* flags the stream was created with, as a uint32.
+ *
+ * Wire: aclrtStreamGetFlags(stream handle, flags gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtStreamGetFlags")
+export declare function aclrtStreamGetFlags(stream: u32, flags: usize): i32;
+
+/**
+ * Writes the stream's id, an int32: its handle number (a default stream's: its
+ * context's), unique in the session.
+ *
+ * Wire: aclrtStreamGetId(stream handle, streamId gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtStreamGetId")
+export declare function aclrtStreamGetId(stream: u32, streamId: usize): i32;
+

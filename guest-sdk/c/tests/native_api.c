@@ -74,6 +74,27 @@ int main(void)
         CHECK(aclrtDestroyStreamForce(configured));
         CHECK(aclrtDestroyContext(ctx));
     }
+    {
+        /* ABI v1.3 section 15: per-stream core limits, configured streams, getters. */
+        aclrtStreamConfigHandle *cfg = aclrtCreateStreamConfigHandle();
+        uint32_t prio = 3, limit = 0;
+        size_t flag = ACL_STREAM_FAST_LAUNCH;
+        int32_t id = 0;
+        aclrtStream v2 = NULL;
+        CHECK(aclrtSetStreamConfigOpt(cfg, ACL_RT_STREAM_PRIORITY, &prio, sizeof prio));
+        CHECK(aclrtSetStreamConfigOpt(cfg, ACL_RT_STREAM_FLAG, &flag, sizeof flag));
+        CHECK(aclrtCreateStreamV2(&v2, cfg));
+        CHECK(aclrtDestroyStreamConfigHandle(cfg));
+        CHECK(aclrtStreamGetPriority(v2, &prio));
+        CHECK(aclrtStreamGetFlags(v2, &prio));
+        CHECK(aclrtStreamGetId(v2, &id));
+        CHECK(aclrtSetStreamResLimit(v2, ACL_RT_DEV_RES_CUBE_CORE, 4));
+        CHECK(aclrtGetStreamResLimit(v2, ACL_RT_DEV_RES_CUBE_CORE, &limit));
+        CHECK(aclrtUseStreamResInCurrentThread(v2));
+        CHECK(aclrtUnuseStreamResInCurrentThread(v2));
+        CHECK(aclrtResetStreamResLimit(v2));
+        CHECK(aclrtDestroyStream(v2));
+    }
     CHECK(aclrtCreateEvent(&start));
     CHECK(aclrtCreateEvent(&end));
     CHECK(aclrtRecordEvent(start, stream));

@@ -625,4 +625,31 @@ extern "C" {
     /// Wire: `aclrtUnuseStreamResInCurrentThread(stream handle) -> i32`
     #[link_name = "aclrtUnuseStreamResInCurrentThread"]
     pub fn aclrtUnuseStreamResInCurrentThread(stream: u32) -> i32;
+
+    /// aclrtCreateStreamWithConfig with the priority and flag of an
+    /// aclrtStreamConfigHandle (NULL: defaults); the work area is unused.
+    ///
+    /// Wire: `aclrtCreateStreamV2(stream gptr, handle gptr) -> i32`
+    #[link_name = "aclrtCreateStreamV2"]
+    pub fn aclrtCreateStreamV2(stream: *mut u32, handle: *const u8) -> i32;
+
+    /// Writes the stream's priority, as a uint32: the one it was created with, clamped
+    /// to [0, 7].
+    ///
+    /// Wire: `aclrtStreamGetPriority(stream handle, priority gptr) -> i32`
+    #[link_name = "aclrtStreamGetPriority"]
+    pub fn aclrtStreamGetPriority(stream: u32, priority: *mut u32) -> i32;
+
+    /// Writes the ACL_STREAM_* flags the stream was created with, as a uint32.
+    ///
+    /// Wire: `aclrtStreamGetFlags(stream handle, flags gptr) -> i32`
+    #[link_name = "aclrtStreamGetFlags"]
+    pub fn aclrtStreamGetFlags(stream: u32, flags: *mut u32) -> i32;
+
+    /// Writes the stream's id, an int32: its handle number (a default stream's: its
+    /// context's), unique in the session.
+    ///
+    /// Wire: `aclrtStreamGetId(stream handle, streamId gptr) -> i32`
+    #[link_name = "aclrtStreamGetId"]
+    pub fn aclrtStreamGetId(stream: u32, streamId: *mut i32) -> i32;
 }

@@ -107,6 +107,11 @@ var imports = func() []importFn {
 		"aclrtResetStreamResLimit":           resetStreamResLimit,
 		"aclrtUseStreamResInCurrentThread":   useStreamResInCurrentThread,
 		"aclrtUnuseStreamResInCurrentThread": unuseStreamResInCurrentThread,
+		// ABI v1.3 section 15: configured streams and the getters (stream_config.go).
+		"aclrtCreateStreamV2":    createStreamV2,
+		"aclrtStreamGetPriority": streamGetPriority,
+		"aclrtStreamGetFlags":    streamGetFlags,
+		"aclrtStreamGetId":       streamGetID,
 	}
 	fns := make([]importFn, len(abi.Funcs))
 	for i, f := range abi.Funcs {

@@ -102,6 +102,7 @@ type streamRec struct {
 	dev   int32
 	ctx   *ctxRec        // the context it was created in
 	flags acl.StreamFlag // aclrtCreateStreamWithConfig's, as the ACL layer passes them on
+	prio  uint32         // its priority as the runtime keeps it (acl.StreamPriority)
 	// queued counts the operations queued on it since the backend last
 	// said how many are pending: at least what is pending (call.go's
 	// enqueue). The guest's goroutine alone uses it.

@@ -143,7 +143,6 @@ func streamQuery(c *Call) error {
 // the sandbox does not have: they are accepted, kept with the stream, and
 // the trace names them.
 func createStreamWithConfig(c *Call) error {
-	s := c.s
 	prio, flags := c.u32(1), acl.StreamFlag(c.u32(2)).Known()
 	if _, err := c.out(0, 4); err != nil { // null
 		return err
@@ -151,6 +150,13 @@ func createStreamWithConfig(c *Call) error {
 	if err := acl.CheckStreamFlags(flags); err != nil { // flags
 		return err
 	}
+	return c.createConfigured(prio, flags)
+}
+
+// createConfigured is the creation of aclrtCreateStreamWithConfig and
+// aclrtCreateStreamV2 once their own checks have passed.
+func (c *Call) createConfigured(prio uint32, flags acl.StreamFlag) error {
+	s := c.s
 	return c.create("streams", len(s.streams), s.policy.MaxStreams, func(id uint32, phys int32) error {
 		var h acl.Stream
 		var err error
@@ -162,7 +168,7 @@ func createStreamWithConfig(c *Call) error {
 		if err != nil {
 			return be(err)
 		}
-		s.streams[id] = &streamRec{h: h, dev: s.dev, ctx: s.cur, flags: flags}
+		s.streams[id] = &streamRec{h: h, dev: s.dev, ctx: s.cur, flags: flags, prio: acl.StreamPriority(prio)}
 		return nil
 	})
 }

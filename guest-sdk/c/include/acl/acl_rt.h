@@ -292,6 +292,38 @@ typedef struct aclrtErrorInfo {
 ACLWASM_STATIC_ASSERT(sizeof(aclrtErrorInfo) == 1292, "native layout");
 #endif /* !ACLWASM_WIDE */
 
+/**
+ * The attributes aclrtSetStreamConfigOpt sets, as natively.
+ */
+typedef enum {
+    ACL_RT_STREAM_WORK_ADDR_PTR = 0,
+    ACL_RT_STREAM_WORK_SIZE,
+    ACL_RT_STREAM_FLAG,
+    ACL_RT_STREAM_PRIORITY,
+} aclrtStreamConfigAttr;
+
+/**
+ * A stream's configuration for aclrtCreateStreamV2, in the native layout (with
+ * -DACLWASM_WIDE the work area is an aclrtPtr and the sizes are uint64_t). The
+ * SDK functions of aclwasm_host.h make and fill one in guest memory.
+ */
+typedef struct aclrtStreamConfigHandle {
+    aclrtPtr workptr;
+#ifdef ACLWASM_WIDE
+    uint64_t workSize;
+    uint64_t flag;
+#else
+    size_t workSize;
+    size_t flag;
+#endif
+    uint32_t priority;
+} aclrtStreamConfigHandle;
+
+#ifdef ACLWASM_WIDE
+ACLWASM_STATIC_ASSERT(sizeof(aclrtStreamConfigHandle) == 32, "native layout");
+#else
+ACLWASM_STATIC_ASSERT(sizeof(aclrtStreamConfigHandle) == 16, "native layout");
+#endif
 ACLWASM_STATIC_ASSERT(sizeof(aclrtMemLocation) == 8, "native layout");
 ACLWASM_STATIC_ASSERT(offsetof(aclrtMemLocation, type) == 4, "native layout");
 ACLWASM_STATIC_ASSERT(sizeof(aclrtPtrAttributes) == 28, "native layout");
@@ -1033,6 +1065,41 @@ aclError aclrtUseStreamResInCurrentThread(aclrtStream stream);
  */
 __attribute__((import_module("acl32"), import_name("aclrtUnuseStreamResInCurrentThread")))
 aclError aclrtUnuseStreamResInCurrentThread(aclrtStream stream);
+
+/**
+ * aclrtCreateStreamWithConfig with the priority and flag of an
+ * aclrtStreamConfigHandle (NULL: defaults); the work area is unused.
+ *
+ * Wire (acl32): aclrtCreateStreamV2(stream i32, handle i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtCreateStreamV2")))
+aclError aclrtCreateStreamV2(aclrtStream *stream, const aclrtStreamConfigHandle *handle);
+
+/**
+ * Writes the stream's priority, as a uint32: the one it was created with,
+ * clamped to [0, 7].
+ *
+ * Wire (acl32): aclrtStreamGetPriority(stream i32, priority i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtStreamGetPriority")))
+aclError aclrtStreamGetPriority(aclrtStream stream, uint32_t *priority);
+
+/**
+ * Writes the ACL_STREAM_* flags the stream was created with, as a uint32.
+ *
+ * Wire (acl32): aclrtStreamGetFlags(stream i32, flags i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtStreamGetFlags")))
+aclError aclrtStreamGetFlags(aclrtStream stream, uint32_t *flags);
+
+/**
+ * Writes the stream's id, an int32: its handle number (a default stream's: its
+ * context's), unique in the session.
+ *
+ * Wire (acl32): aclrtStreamGetId(stream i32, streamId i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtStreamGetId")))
+aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId);
 
 #else /* ACLWASM_WIDE */
 
@@ -1992,6 +2059,49 @@ static inline aclError aclrtUseStreamResInCurrentThread(aclrtStream stream)
 static inline aclError aclrtUnuseStreamResInCurrentThread(aclrtStream stream)
 {
     return (aclError)aclwasm_raw_aclrtUnuseStreamResInCurrentThread((uint32_t)(uintptr_t)stream);
+}
+
+/**
+ * aclrtCreateStreamWithConfig with the priority and flag of an
+ * aclrtStreamConfigHandle (NULL: defaults); the work area is unused.
+ *
+ * Wire: aclrtCreateStreamV2(stream gptr, handle gptr) -> i32
+ */
+static inline aclError aclrtCreateStreamV2(aclrtStream *stream, const aclrtStreamConfigHandle *handle)
+{
+    return (aclError)aclwasm_raw_aclrtCreateStreamV2(stream, handle);
+}
+
+/**
+ * Writes the stream's priority, as a uint32: the one it was created with,
+ * clamped to [0, 7].
+ *
+ * Wire: aclrtStreamGetPriority(stream handle, priority gptr) -> i32
+ */
+static inline aclError aclrtStreamGetPriority(aclrtStream stream, uint32_t *priority)
+{
+    return (aclError)aclwasm_raw_aclrtStreamGetPriority((uint32_t)(uintptr_t)stream, priority);
+}
+
+/**
+ * Writes the ACL_STREAM_* flags the stream was created with, as a uint32.
+ *
+ * Wire: aclrtStreamGetFlags(stream handle, flags gptr) -> i32
+ */
+static inline aclError aclrtStreamGetFlags(aclrtStream stream, uint32_t *flags)
+{
+    return (aclError)aclwasm_raw_aclrtStreamGetFlags((uint32_t)(uintptr_t)stream, flags);
+}
+
+/**
+ * Writes the stream's id, an int32: its handle number (a default stream's: its
+ * context's), unique in the session.
+ *
+ * Wire: aclrtStreamGetId(stream handle, streamId gptr) -> i32
+ */
+static inline aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId)
+{
+    return (aclError)aclwasm_raw_aclrtStreamGetId((uint32_t)(uintptr_t)stream, streamId);
 }
 
 #endif /* ACLWASM_WIDE */

@@ -817,6 +817,41 @@ int32_t aclwasm_raw_aclrtUseStreamResInCurrentThread(uint32_t stream);
 __attribute__((import_module("acl"), import_name("aclrtUnuseStreamResInCurrentThread")))
 int32_t aclwasm_raw_aclrtUnuseStreamResInCurrentThread(uint32_t stream);
 
+/**
+ * aclrtCreateStreamWithConfig with the priority and flag of an
+ * aclrtStreamConfigHandle (NULL: defaults); the work area is unused.
+ *
+ * Wire: aclrtCreateStreamV2(stream gptr, handle gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtCreateStreamV2")))
+int32_t aclwasm_raw_aclrtCreateStreamV2(void *stream, const void *handle);
+
+/**
+ * Writes the stream's priority, as a uint32: the one it was created with,
+ * clamped to [0, 7].
+ *
+ * Wire: aclrtStreamGetPriority(stream handle, priority gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtStreamGetPriority")))
+int32_t aclwasm_raw_aclrtStreamGetPriority(uint32_t stream, void *priority);
+
+/**
+ * Writes the ACL_STREAM_* flags the stream was created with, as a uint32.
+ *
+ * Wire: aclrtStreamGetFlags(stream handle, flags gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtStreamGetFlags")))
+int32_t aclwasm_raw_aclrtStreamGetFlags(uint32_t stream, void *flags);
+
+/**
+ * Writes the stream's id, an int32: its handle number (a default stream's: its
+ * context's), unique in the session.
+ *
+ * Wire: aclrtStreamGetId(stream handle, streamId gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtStreamGetId")))
+int32_t aclwasm_raw_aclrtStreamGetId(uint32_t stream, void *streamId);
+
 #else /* the native layout: acl32 */
 
 /**
@@ -1616,6 +1651,41 @@ int32_t aclwasm_raw_aclrtUseStreamResInCurrentThread(uint32_t stream);
  */
 __attribute__((import_module("acl32"), import_name("aclrtUnuseStreamResInCurrentThread")))
 int32_t aclwasm_raw_aclrtUnuseStreamResInCurrentThread(uint32_t stream);
+
+/**
+ * aclrtCreateStreamWithConfig with the priority and flag of an
+ * aclrtStreamConfigHandle (NULL: defaults); the work area is unused.
+ *
+ * Wire: aclrtCreateStreamV2(stream i32, handle i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtCreateStreamV2")))
+int32_t aclwasm_raw_aclrtCreateStreamV2(void *stream, const void *handle);
+
+/**
+ * Writes the stream's priority, as a uint32: the one it was created with,
+ * clamped to [0, 7].
+ *
+ * Wire: aclrtStreamGetPriority(stream i32, priority i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtStreamGetPriority")))
+int32_t aclwasm_raw_aclrtStreamGetPriority(uint32_t stream, void *priority);
+
+/**
+ * Writes the ACL_STREAM_* flags the stream was created with, as a uint32.
+ *
+ * Wire: aclrtStreamGetFlags(stream i32, flags i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtStreamGetFlags")))
+int32_t aclwasm_raw_aclrtStreamGetFlags(uint32_t stream, void *flags);
+
+/**
+ * Writes the stream's id, an int32: its handle number (a default stream's: its
+ * context's), unique in the session.
+ *
+ * Wire: aclrtStreamGetId(stream i32, streamId i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtStreamGetId")))
+int32_t aclwasm_raw_aclrtStreamGetId(uint32_t stream, void *streamId);
 
 #endif /* ACLWASM_WIDE */
 

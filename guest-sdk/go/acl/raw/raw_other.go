@@ -325,3 +325,15 @@ func UseStreamResInCurrentThread(_ uint32) int32 { return notSupported }
 
 // UnuseStreamResInCurrentThread fails outside a wasip1 guest (see NotWasip1).
 func UnuseStreamResInCurrentThread(_ uint32) int32 { return notSupported }
+
+// CreateStreamV2 fails outside a wasip1 guest (see NotWasip1).
+func CreateStreamV2(_ unsafe.Pointer, _ unsafe.Pointer) int32 { return notSupported }
+
+// StreamGetPriority fails outside a wasip1 guest (see NotWasip1).
+func StreamGetPriority(_ uint32, _ unsafe.Pointer) int32 { return notSupported }
+
+// StreamGetFlags fails outside a wasip1 guest (see NotWasip1).
+func StreamGetFlags(_ uint32, _ unsafe.Pointer) int32 { return notSupported }
+
+// StreamGetId fails outside a wasip1 guest (see NotWasip1).
+func StreamGetId(_ uint32, _ unsafe.Pointer) int32 { return notSupported }

@@ -861,3 +861,40 @@ func UseStreamResInCurrentThread(stream uint32) int32
 //go:wasmimport acl aclrtUnuseStreamResInCurrentThread
 //go:noescape
 func UnuseStreamResInCurrentThread(stream uint32) int32
+
+// CreateStreamV2 is aclrtCreateStreamV2: aclrtCreateStreamWithConfig with the
+// priority and flag of an aclrtStreamConfigHandle (NULL: defaults); the work
+// area is unused.
+//
+// Wire: aclrtCreateStreamV2(stream gptr, handle gptr) -> i32
+//
+//go:wasmimport acl aclrtCreateStreamV2
+//go:noescape
+func CreateStreamV2(stream unsafe.Pointer, handle unsafe.Pointer) int32
+
+// StreamGetPriority is aclrtStreamGetPriority: Writes the stream's priority,
+// as a uint32: the one it was created with, clamped to [0, 7].
+//
+// Wire: aclrtStreamGetPriority(stream handle, priority gptr) -> i32
+//
+//go:wasmimport acl aclrtStreamGetPriority
+//go:noescape
+func StreamGetPriority(stream uint32, priority unsafe.Pointer) int32
+
+// StreamGetFlags is aclrtStreamGetFlags: Writes the ACL_STREAM_* flags the
+// stream was created with, as a uint32.
+//
+// Wire: aclrtStreamGetFlags(stream handle, flags gptr) -> i32
+//
+//go:wasmimport acl aclrtStreamGetFlags
+//go:noescape
+func StreamGetFlags(stream uint32, flags unsafe.Pointer) int32
+
+// StreamGetId is aclrtStreamGetId: Writes the stream's id, an int32: its
+// handle number (a default stream's: its context's), unique in the session.
+//
+// Wire: aclrtStreamGetId(stream handle, streamId gptr) -> i32
+//
+//go:wasmimport acl aclrtStreamGetId
+//go:noescape
+func StreamGetId(stream uint32, streamId unsafe.Pointer) int32
