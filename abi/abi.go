@@ -600,6 +600,13 @@ var Funcs = []Func{
 		Doc: "Writes the ACL_STREAM_* flags the stream was created with, as a uint32."},
 	{Name: "aclrtStreamGetId", Group: Stream, Params: []Param{handle("stream", StreamHandle), out("streamId", Int)},
 		Doc: "Writes the stream's id, an int32: its handle number (a default stream's: its context's), unique in the session."},
+	// ABI v1.3 section 15: stopping and aborting a stream's work, stream state callbacks.
+	{Name: "aclrtStreamStop", Group: Stream, Params: []Param{handle("stream", StreamHandle)},
+		Doc: "Cancels the stream's queued work that has not started and waits for the running operation; the stream takes new work. NULL gives 107000."},
+	{Name: "aclrtStreamAbort", Group: Stream, Params: []Param{handle("stream", StreamHandle)},
+		Doc: "aclrtStreamStop for any stream of the current context, NULL naming its default stream."},
+	{Name: "aclrtRegStreamStateCallback", Group: Stream, Params: []Param{in("regName", CString), in("callback", UserData).native("aclrtStreamStateCallback"), in("args", UserData)},
+		Doc: "With callback NULL, unregisters regName; a callback gives 207000: the sandbox cannot call a stream state callback."},
 }
 
 var index = func() map[string]int {

@@ -784,6 +784,30 @@ var Order = []FuncOrder{
 		{"context", "NULL stream without a current context (an explicit stream needs none)", ErrRTContextNull, LayerContext, Native, "api_impl.cc:1789-1791"},
 		{"id", "the stream's handle number, unique in the session; a default stream's is its context's handle number (natively the device's stream id, which would tell of other sessions' streams)", Success, LayerExec, Sandbox, "(sandbox; natively api_impl.cc:1796)"},
 	}},
+	// ABI v1.3 section 15: stopping and aborting a stream's work, stream
+	// state callbacks. callback.cpp and stream.cpp are src/acl/aclrt_impl/;
+	// context.cc src/runtime/core/src/context/.
+	{"aclrtStreamStop", []Step{
+		{"stream", "stream handle unknown, destroyed, an event or a context (no ACL-layer check)", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:4183"},
+		{"null", "stream NULL (the default stream is not stopped)", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:6595-6596"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:7580-7581"},
+		{"feature", "a backend that cannot cancel queued work (natively a chip or TS firmware without stream clearing)", ErrRTFeatureNotSupport, LayerContext, Native, "api_impl.cc:7583-7592 (sandbox: acl.Backend.Supports(\"aclrtDestroyStreamForce\"))"},
+		{"streamctx", "stream of another device or context", ErrRTStreamContext, LayerContext, Native, "api_impl.cc:7594-7595"},
+		{"cancel", "the stream's queued work that has not started is cancelled, as aclrtDestroyStreamForce cancels it, the running operation is waited for, and the stream takes new work", Success, LayerExec, Native, "context.cc:2741-2776"},
+	}},
+	{"aclrtStreamAbort", []Step{
+		{"stream", "stream handle unknown, destroyed, an event or a context (no ACL-layer check; NULL is the default stream)", ErrRTInvalidHandle, LayerEntry, Native, "api_c_stream.cc:648"},
+		{"null", "NULL stream without a current context: no default stream to name", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:6602-6603"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:7605-7606"},
+		{"streamctx", "stream of another device or context", ErrRTStreamContext, LayerContext, Native, "api_impl.cc:7607-7608"},
+		{"feature", "a backend that cannot cancel queued work (natively TS firmware without stream abort)", ErrRTFeatureNotSupport, LayerExec, Native, "context.cc:2792-2793 (sandbox: acl.Backend.Supports(\"aclrtDestroyStreamForce\"))"},
+		{"cancel", "the stream's queued work that has not started is cancelled, as aclrtDestroyStreamForce cancels it, the running operation is waited for, and the stream takes new work", Success, LayerExec, Native, "context.cc:2781-2830"},
+	}},
+	{"aclrtRegStreamStateCallback", []Step{
+		{"null", "regName NULL, or not a NUL-terminated string inside guest memory", ErrInvalidParam, LayerACL, Native, "callback.cpp:218"},
+		{"unregister", "callback NULL unregisters the name, registered or not", Success, LayerExec, Native, "stream_state_callback_manager.cc:26-30"},
+		{"callback", "a callback: the sandbox cannot call it (the guest's dispatcher export runs void(void *) functions only), so nothing is registered", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox; natively stream_state_callback_manager.cc:32-43 registers it)"},
+	}},
 }
 
 // UnrecordedSteps lists, by function and step, the failures whose code is

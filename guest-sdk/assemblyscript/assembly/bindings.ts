@@ -935,3 +935,33 @@ export declare function aclrtStreamGetFlags(stream: u32, flags: usize): i32;
 @external("acl", "aclrtStreamGetId")
 export declare function aclrtStreamGetId(stream: u32, streamId: usize): i32;
 
+/**
+ * Cancels the stream's queued work that has not started and waits for the
+ * running operation; the stream takes new work. NULL gives 107000.
+ *
+ * Wire: aclrtStreamStop(stream handle) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtStreamStop")
+export declare function aclrtStreamStop(stream: u32): i32;
+
+/**
+ * aclrtStreamStop for any stream of the current context, NULL naming its
+ * default stream.
+ *
+ * Wire: aclrtStreamAbort(stream handle) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtStreamAbort")
+export declare function aclrtStreamAbort(stream: u32): i32;
+
+/**
+ * With callback NULL, unregisters regName; a callback gives 207000: the
+ * sandbox cannot call a stream state callback.
+ *
+ * Wire: aclrtRegStreamStateCallback(regName gptr, callback gptr, args gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtRegStreamStateCallback")
+export declare function aclrtRegStreamStateCallback(regName: usize, callback: usize, args: usize): i32;
+

@@ -93,6 +93,9 @@ int main(void)
         CHECK(aclrtUseStreamResInCurrentThread(v2));
         CHECK(aclrtUnuseStreamResInCurrentThread(v2));
         CHECK(aclrtResetStreamResLimit(v2));
+        CHECK(aclrtStreamStop(v2));
+        CHECK(aclrtStreamAbort(v2));
+        CHECK(aclrtRegStreamStateCallback("mine", (aclrtStreamStateCallback)NULL, NULL));
         CHECK(aclrtDestroyStream(v2));
     }
     CHECK(aclrtCreateEvent(&start));

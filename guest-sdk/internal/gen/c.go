@@ -761,6 +761,9 @@ func cRT(m *model) ([]byte, error) {
 	b.l("#endif /* !ACLWASM_WIDE */", "")
 	// aclrtCreateStreamV2's configuration (ABI v1.3 section 15), in the
 	// profile's layout: the wide profile's address and sizes are 64-bit.
+	cDoc(&b, "", "The stream states of aclrtRegStreamStateCallback, as natively.")
+	b.l("typedef enum {", "    ACL_RT_STREAM_STATE_CREATE_POST = 1,", "    ACL_RT_STREAM_STATE_DESTROY_PRE,", "} aclrtStreamState;", "")
+	b.l("typedef void (*aclrtStreamStateCallback)(aclrtStream stm, aclrtStreamState state, void *args);", "")
 	cDoc(&b, "", "The attributes aclrtSetStreamConfigOpt sets, as natively.")
 	b.l("typedef enum {", "    ACL_RT_STREAM_WORK_ADDR_PTR = 0,", "    ACL_RT_STREAM_WORK_SIZE,", "    ACL_RT_STREAM_FLAG,",
 		"    ACL_RT_STREAM_PRIORITY,", "} aclrtStreamConfigAttr;", "")

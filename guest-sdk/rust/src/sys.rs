@@ -652,4 +652,25 @@ extern "C" {
     /// Wire: `aclrtStreamGetId(stream handle, streamId gptr) -> i32`
     #[link_name = "aclrtStreamGetId"]
     pub fn aclrtStreamGetId(stream: u32, streamId: *mut i32) -> i32;
+
+    /// Cancels the stream's queued work that has not started and waits for the running
+    /// operation; the stream takes new work. NULL gives 107000.
+    ///
+    /// Wire: `aclrtStreamStop(stream handle) -> i32`
+    #[link_name = "aclrtStreamStop"]
+    pub fn aclrtStreamStop(stream: u32) -> i32;
+
+    /// aclrtStreamStop for any stream of the current context, NULL naming its default
+    /// stream.
+    ///
+    /// Wire: `aclrtStreamAbort(stream handle) -> i32`
+    #[link_name = "aclrtStreamAbort"]
+    pub fn aclrtStreamAbort(stream: u32) -> i32;
+
+    /// With callback NULL, unregisters regName; a callback gives 207000: the sandbox
+    /// cannot call a stream state callback.
+    ///
+    /// Wire: `aclrtRegStreamStateCallback(regName gptr, callback gptr, args gptr) -> i32`
+    #[link_name = "aclrtRegStreamStateCallback"]
+    pub fn aclrtRegStreamStateCallback(regName: *const u8, callback: *mut c_void, args: *mut c_void) -> i32;
 }

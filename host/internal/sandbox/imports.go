@@ -112,6 +112,10 @@ var imports = func() []importFn {
 		"aclrtStreamGetPriority": streamGetPriority,
 		"aclrtStreamGetFlags":    streamGetFlags,
 		"aclrtStreamGetId":       streamGetID,
+		// ABI v1.3 section 15: stop, abort, state callbacks (stream.go).
+		"aclrtStreamStop":             streamStop,
+		"aclrtStreamAbort":            streamAbort,
+		"aclrtRegStreamStateCallback": regStreamStateCallback,
 	}
 	fns := make([]importFn, len(abi.Funcs))
 	for i, f := range abi.Funcs {

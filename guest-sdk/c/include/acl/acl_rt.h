@@ -293,6 +293,16 @@ ACLWASM_STATIC_ASSERT(sizeof(aclrtErrorInfo) == 1292, "native layout");
 #endif /* !ACLWASM_WIDE */
 
 /**
+ * The stream states of aclrtRegStreamStateCallback, as natively.
+ */
+typedef enum {
+    ACL_RT_STREAM_STATE_CREATE_POST = 1,
+    ACL_RT_STREAM_STATE_DESTROY_PRE,
+} aclrtStreamState;
+
+typedef void (*aclrtStreamStateCallback)(aclrtStream stm, aclrtStreamState state, void *args);
+
+/**
  * The attributes aclrtSetStreamConfigOpt sets, as natively.
  */
 typedef enum {
@@ -1100,6 +1110,33 @@ aclError aclrtStreamGetFlags(aclrtStream stream, uint32_t *flags);
  */
 __attribute__((import_module("acl32"), import_name("aclrtStreamGetId")))
 aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId);
+
+/**
+ * Cancels the stream's queued work that has not started and waits for the
+ * running operation; the stream takes new work. NULL gives 107000.
+ *
+ * Wire (acl32): aclrtStreamStop(stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtStreamStop")))
+aclError aclrtStreamStop(aclrtStream stream);
+
+/**
+ * aclrtStreamStop for any stream of the current context, NULL naming its
+ * default stream.
+ *
+ * Wire (acl32): aclrtStreamAbort(stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtStreamAbort")))
+aclError aclrtStreamAbort(aclrtStream stream);
+
+/**
+ * With callback NULL, unregisters regName; a callback gives 207000: the
+ * sandbox cannot call a stream state callback.
+ *
+ * Wire (acl32): aclrtRegStreamStateCallback(regName i32, callback i32, args i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtRegStreamStateCallback")))
+aclError aclrtRegStreamStateCallback(const char *regName, aclrtStreamStateCallback callback, void *args);
 
 #else /* ACLWASM_WIDE */
 
@@ -2102,6 +2139,39 @@ static inline aclError aclrtStreamGetFlags(aclrtStream stream, uint32_t *flags)
 static inline aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId)
 {
     return (aclError)aclwasm_raw_aclrtStreamGetId((uint32_t)(uintptr_t)stream, streamId);
+}
+
+/**
+ * Cancels the stream's queued work that has not started and waits for the
+ * running operation; the stream takes new work. NULL gives 107000.
+ *
+ * Wire: aclrtStreamStop(stream handle) -> i32
+ */
+static inline aclError aclrtStreamStop(aclrtStream stream)
+{
+    return (aclError)aclwasm_raw_aclrtStreamStop((uint32_t)(uintptr_t)stream);
+}
+
+/**
+ * aclrtStreamStop for any stream of the current context, NULL naming its
+ * default stream.
+ *
+ * Wire: aclrtStreamAbort(stream handle) -> i32
+ */
+static inline aclError aclrtStreamAbort(aclrtStream stream)
+{
+    return (aclError)aclwasm_raw_aclrtStreamAbort((uint32_t)(uintptr_t)stream);
+}
+
+/**
+ * With callback NULL, unregisters regName; a callback gives 207000: the
+ * sandbox cannot call a stream state callback.
+ *
+ * Wire: aclrtRegStreamStateCallback(regName gptr, callback gptr, args gptr) -> i32
+ */
+static inline aclError aclrtRegStreamStateCallback(const char *regName, void *callback, void *args)
+{
+    return (aclError)aclwasm_raw_aclrtRegStreamStateCallback(regName, callback, args);
 }
 
 #endif /* ACLWASM_WIDE */

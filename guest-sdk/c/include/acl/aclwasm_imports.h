@@ -852,6 +852,33 @@ int32_t aclwasm_raw_aclrtStreamGetFlags(uint32_t stream, void *flags);
 __attribute__((import_module("acl"), import_name("aclrtStreamGetId")))
 int32_t aclwasm_raw_aclrtStreamGetId(uint32_t stream, void *streamId);
 
+/**
+ * Cancels the stream's queued work that has not started and waits for the
+ * running operation; the stream takes new work. NULL gives 107000.
+ *
+ * Wire: aclrtStreamStop(stream handle) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtStreamStop")))
+int32_t aclwasm_raw_aclrtStreamStop(uint32_t stream);
+
+/**
+ * aclrtStreamStop for any stream of the current context, NULL naming its
+ * default stream.
+ *
+ * Wire: aclrtStreamAbort(stream handle) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtStreamAbort")))
+int32_t aclwasm_raw_aclrtStreamAbort(uint32_t stream);
+
+/**
+ * With callback NULL, unregisters regName; a callback gives 207000: the
+ * sandbox cannot call a stream state callback.
+ *
+ * Wire: aclrtRegStreamStateCallback(regName gptr, callback gptr, args gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtRegStreamStateCallback")))
+int32_t aclwasm_raw_aclrtRegStreamStateCallback(const void *regName, void *callback, void *args);
+
 #else /* the native layout: acl32 */
 
 /**
@@ -1686,6 +1713,33 @@ int32_t aclwasm_raw_aclrtStreamGetFlags(uint32_t stream, void *flags);
  */
 __attribute__((import_module("acl32"), import_name("aclrtStreamGetId")))
 int32_t aclwasm_raw_aclrtStreamGetId(uint32_t stream, void *streamId);
+
+/**
+ * Cancels the stream's queued work that has not started and waits for the
+ * running operation; the stream takes new work. NULL gives 107000.
+ *
+ * Wire: aclrtStreamStop(stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtStreamStop")))
+int32_t aclwasm_raw_aclrtStreamStop(uint32_t stream);
+
+/**
+ * aclrtStreamStop for any stream of the current context, NULL naming its
+ * default stream.
+ *
+ * Wire: aclrtStreamAbort(stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtStreamAbort")))
+int32_t aclwasm_raw_aclrtStreamAbort(uint32_t stream);
+
+/**
+ * With callback NULL, unregisters regName; a callback gives 207000: the
+ * sandbox cannot call a stream state callback.
+ *
+ * Wire: aclrtRegStreamStateCallback(regName i32, callback i32, args i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtRegStreamStateCallback")))
+int32_t aclwasm_raw_aclrtRegStreamStateCallback(const void *regName, void *callback, void *args);
 
 #endif /* ACLWASM_WIDE */
 

@@ -337,3 +337,14 @@ func StreamGetFlags(_ uint32, _ unsafe.Pointer) int32 { return notSupported }
 
 // StreamGetId fails outside a wasip1 guest (see NotWasip1).
 func StreamGetId(_ uint32, _ unsafe.Pointer) int32 { return notSupported }
+
+// StreamStop fails outside a wasip1 guest (see NotWasip1).
+func StreamStop(_ uint32) int32 { return notSupported }
+
+// StreamAbort fails outside a wasip1 guest (see NotWasip1).
+func StreamAbort(_ uint32) int32 { return notSupported }
+
+// RegStreamStateCallback fails outside a wasip1 guest (see NotWasip1).
+func RegStreamStateCallback(_ unsafe.Pointer, _ unsafe.Pointer, _ unsafe.Pointer) int32 {
+	return notSupported
+}

@@ -898,3 +898,32 @@ func StreamGetFlags(stream uint32, flags unsafe.Pointer) int32
 //go:wasmimport acl aclrtStreamGetId
 //go:noescape
 func StreamGetId(stream uint32, streamId unsafe.Pointer) int32
+
+// StreamStop is aclrtStreamStop: Cancels the stream's queued work that has not
+// started and waits for the running operation; the stream takes new work. NULL
+// gives 107000.
+//
+// Wire: aclrtStreamStop(stream handle) -> i32
+//
+//go:wasmimport acl aclrtStreamStop
+//go:noescape
+func StreamStop(stream uint32) int32
+
+// StreamAbort is aclrtStreamAbort: aclrtStreamStop for any stream of the
+// current context, NULL naming its default stream.
+//
+// Wire: aclrtStreamAbort(stream handle) -> i32
+//
+//go:wasmimport acl aclrtStreamAbort
+//go:noescape
+func StreamAbort(stream uint32) int32
+
+// RegStreamStateCallback is aclrtRegStreamStateCallback: With callback NULL,
+// unregisters regName; a callback gives 207000: the sandbox cannot call a
+// stream state callback.
+//
+// Wire: aclrtRegStreamStateCallback(regName gptr, callback gptr, args gptr) -> i32
+//
+//go:wasmimport acl aclrtRegStreamStateCallback
+//go:noescape
+func RegStreamStateCallback(regName unsafe.Pointer, callback unsafe.Pointer, args unsafe.Pointer) int32
