@@ -9,6 +9,7 @@
 #include <string.h>
 #include <acl/acl.h>
 #include <acl/ops/acl_dvpp.h>
+#include <acl/acl_rt_allocator.h>
 #include <dlfcn.h>
 #include <pthread.h>
 
@@ -96,6 +97,19 @@ int main(void)
         CHECK(aclrtStreamStop(v2));
         CHECK(aclrtStreamAbort(v2));
         CHECK(aclrtRegStreamStateCallback("mine", (aclrtStreamStateCallback)NULL, NULL));
+        {
+            aclrtAllocatorDesc desc = aclrtAllocatorCreateDesc();
+            aclrtAllocatorDesc got = NULL;
+            CHECK(aclrtAllocatorSetObjToDesc(desc, desc));
+            CHECK(aclrtAllocatorSetAllocFuncToDesc(desc, (aclrtAllocatorAllocFunc)NULL));
+            CHECK(aclrtAllocatorSetFreeFuncToDesc(desc, (aclrtAllocatorFreeFunc)NULL));
+            CHECK(aclrtAllocatorSetAllocAdviseFuncToDesc(desc, (aclrtAllocatorAllocAdviseFunc)NULL));
+            CHECK(aclrtAllocatorSetGetAddrFromBlockFuncToDesc(desc, (aclrtAllocatorGetAddrFromBlockFunc)NULL));
+            CHECK(aclrtAllocatorRegister(v2, desc));
+            CHECK(aclrtAllocatorGetByStream(v2, &got, NULL, NULL, NULL, NULL, NULL));
+            CHECK(aclrtAllocatorUnregister(v2));
+            CHECK(aclrtAllocatorDestroyDesc(desc));
+        }
         CHECK(aclrtDestroyStream(v2));
     }
     CHECK(aclrtCreateEvent(&start));
