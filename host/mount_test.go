@@ -56,6 +56,7 @@ const (
 	wasiELOOP      = 32
 	wasiENOENT     = 44
 	wasiENOSPC     = 51
+	wasiEROFS      = 69
 	oCreat         = 1
 	oDirectory     = 2
 	oTrunc         = 8
@@ -158,6 +159,38 @@ func (g *fsGuest) write(fd uint32, data []byte, sizes ...uint32) (uint32, uint32
 		return 0, errno
 	}
 	return g.u32(fsResult), 0
+}
+
+// readAll reads until the end of the file with iovecs of the given sizes:
+// wasmtime fills only the first of a call's iovecs, wazero all it can.
+func (g *fsGuest) readAll(fd uint32, sizes ...uint32) []byte {
+	g.t.Helper()
+	var out []byte
+	for range 1000 {
+		b, errno := g.read(fd, sizes...)
+		require.Equal(g.t, uint32(wasiOK), errno)
+		if len(b) == 0 {
+			return out
+		}
+		out = append(out, b...)
+	}
+	g.t.Fatal("no end of file after 1000 reads")
+	return nil
+}
+
+// writeAll writes data with iovecs of the given sizes, then what a short
+// write left in one: wasmtime writes only the first of a call's iovecs.
+func (g *fsGuest) writeAll(fd uint32, data []byte, sizes ...uint32) {
+	g.t.Helper()
+	n, errno := g.write(fd, data, sizes...)
+	for range 1000 {
+		require.Equal(g.t, uint32(wasiOK), errno)
+		if data = data[n:]; len(data) == 0 {
+			return
+		}
+		n, errno = g.write(fd, data)
+	}
+	g.t.Fatal("not written after 1000 writes")
 }
 
 func (g *fsGuest) close(fd uint32) uint32 { return g.call("fd_close", uint64(fd)) }
@@ -276,17 +309,13 @@ func TestMountReadWriteList(t *testing.T) {
 
 	fd, errno := g.open(firstMountFd, "in.txt", 0, rightsRead, 0)
 	require.Equal(t, uint32(wasiOK), errno)
-	b, errno := g.read(fd, 5, 100)
-	require.Equal(t, uint32(wasiOK), errno)
-	require.Equal(t, "hello, mount", string(b))
+	require.Equal(t, "hello, mount", string(g.readAll(fd, 5, 100)))
 	require.Equal(t, uint32(wasiOK), g.close(fd))
 
 	require.Equal(t, uint32(wasiOK), g.pathCall("path_create_directory", firstMountFd, "out"))
 	fd, errno = g.open(firstMountFd, "out/result.txt", oCreat|oTrunc, rightsWrite, 0)
 	require.Equal(t, uint32(wasiOK), errno)
-	n, errno := g.write(fd, []byte("written by the guest"), 7, 13)
-	require.Equal(t, uint32(wasiOK), errno)
-	require.Equal(t, uint32(20), n)
+	g.writeAll(fd, []byte("written by the guest"), 7, 13)
 	require.Equal(t, uint32(wasiOK), g.close(fd))
 	got, err := os.ReadFile(filepath.Join(dir, "out", "result.txt"))
 	require.NoError(t, err)
@@ -307,16 +336,16 @@ func TestMountReadOnlyByDefault(t *testing.T) {
 
 	for _, oflags := range []uint32{0, oTrunc, oCreat} {
 		_, errno := g.open(firstMountFd, "in.txt", oflags, rightsWrite, 0)
-		require.NotEqual(t, uint32(wasiOK), errno, "open for writing, oflags %d", oflags)
+		require.Equal(t, uint32(wasiEROFS), errno, "open for writing, oflags %d", oflags)
 	}
 	_, errno := g.open(firstMountFd, "new.txt", oCreat, rightsWrite, 0)
-	require.NotEqual(t, uint32(wasiOK), errno)
-	require.NotEqual(t, uint32(wasiOK), g.pathCall("path_create_directory", firstMountFd, "d"))
-	require.NotEqual(t, uint32(wasiOK), g.pathCall("path_unlink_file", firstMountFd, "in.txt"))
+	require.Equal(t, uint32(wasiEROFS), errno)
+	require.Equal(t, uint32(wasiEROFS), g.pathCall("path_create_directory", firstMountFd, "d"))
+	require.Equal(t, uint32(wasiEROFS), g.pathCall("path_unlink_file", firstMountFd, "in.txt"))
 	fd, errno := g.open(firstMountFd, "in.txt", 0, rightsRead, 0)
 	require.Equal(t, uint32(wasiOK), errno)
 	_, errno = g.write(fd, []byte("x"))
-	require.NotEqual(t, uint32(wasiOK), errno, "a file opened for reading takes no write")
+	require.Equal(t, uint32(wasiEBADF), errno, "a file opened for reading takes no write")
 
 	b, err := os.ReadFile(filepath.Join(dir, "in.txt"))
 	require.NoError(t, err)
@@ -373,9 +402,7 @@ func TestMountWriteLimit(t *testing.T) {
 	require.Equal(t, int64(30), size(), "the failed write wrote nothing")
 	g.put(fsData, []byte("cc"))
 	require.Equal(t, uint32(wasiEFBIG), g.call("fd_pwrite", uint64(fd), fsIovs, g.iovecs(2, 20), 0, fsResult))
-	n, errno = g.write(fd, []byte(strings.Repeat("c", 20)), 5, 15)
-	require.Equal(t, uint32(wasiOK), errno)
-	require.Equal(t, uint32(20), n)
+	g.writeAll(fd, []byte(strings.Repeat("c", 20)), 5, 15)
 	_, errno = g.write(fd, []byte("d"))
 	require.Equal(t, uint32(wasiEFBIG), errno)
 	require.Equal(t, int64(50), size())

@@ -33,13 +33,13 @@ const (
 	wasiEIO    = 29
 )
 
-func (e *wasmtimeEngine) defineStdio() error {
+func (e *wasmtimeEngine) defineStdio(l *wasmtime.Linker) error {
 	i32 := wasmtime.NewValType(wasmtime.KindI32)
 	ty := wasmtime.NewFuncType([]*wasmtime.ValType{i32, i32, i32, i32}, []*wasmtime.ValType{i32})
-	if err := defineFunc(e.linker, "wasi_snapshot_preview1", "fd_read", ty, envFdRead); err != nil {
+	if err := defineFunc(l, "wasi_snapshot_preview1", "fd_read", ty, envFdRead); err != nil {
 		return err
 	}
-	return defineFunc(e.linker, "wasi_snapshot_preview1", "fd_write", ty, envFdWrite)
+	return defineFunc(l, "wasi_snapshot_preview1", "fd_write", ty, envFdWrite)
 }
 
 // iovec returns the buffer of iovec i of the array at iovs, or false if the
