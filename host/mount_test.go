@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // fsWAT is a guest that re-exports the WASI file functions, so that tests
@@ -513,4 +515,72 @@ func TestMountPolicyChecks(t *testing.T) {
 	t.Cleanup(func() { require.NoError(t, pl.Close(context.Background())) })
 	require.Equal(t, "rel", mounts[0].HostDir, "the caller's policy is left as it is")
 	require.Equal(t, filepath.Join(dir, "rel"), pl.Policy().Mounts[0].HostDir)
+}
+
+// filesGuest returns tests/conformance/files.c as built by
+// scripts/build-guests.sh.
+func filesGuest(t *testing.T) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(testsupport.GuestDir(), "files.wasm"))
+	if err != nil {
+		t.Fatalf("the C guest files.wasm: %v (build it: make guests)", err)
+	}
+	return b
+}
+
+// runFiles runs files.wasm with args over a read-only /in (an input
+// beside a secret it must not reach) and a writable /out.
+func runFiles(t *testing.T, p Policy, args ...string) (stdout, out string) {
+	t.Helper()
+	top := t.TempDir()
+	in, outDir := filepath.Join(top, "in"), filepath.Join(top, "out")
+	require.NoError(t, os.Mkdir(in, 0o755))
+	require.NoError(t, os.Mkdir(outDir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(in, "input.txt"), []byte("mounted input\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(top, "secret.txt"), []byte("secret"), 0o644))
+	require.NoError(t, os.Symlink("../secret.txt", filepath.Join(in, "escape")))
+	require.NoError(t, os.Symlink("..", filepath.Join(in, "up")))
+	p.Mounts = []Mount{{HostDir: in, GuestDir: "/in"}, {HostDir: outDir, GuestDir: "/out", Writable: true}}
+	pl := load(t, newRuntime(t), filesGuest(t), p)
+	var buf strings.Builder
+	res, err := pl.Run(context.Background(), Config{Args: append([]string{"files"}, args...), Stdout: &buf, Stderr: &buf})
+	require.NoError(t, err, buf.String())
+	require.Equal(t, uint32(0), res.ExitCode, buf.String())
+	b, err := os.ReadFile(filepath.Join(outDir, "result.txt"))
+	if err == nil {
+		out = string(b)
+	}
+	return buf.String(), out
+}
+
+func TestMountCGuest(t *testing.T) {
+	// A path under no mount never reaches the host: wasi-libc answers it
+	// itself, with ENOTCAPABLE in the release Debian ships (later ones
+	// say ENOENT). Every path the host resolves outside its mount gives
+	// ENOENT.
+	stdout, out := runFiles(t, Policy{})
+	require.Equal(t, "MOUNTED INPUT\n", out)
+	require.Equal(t, `copied 14 bytes
+/in: escape input.txt up
+/in/input.txt r: ok
+/in/input.txt w: EROFS
+/in/new.txt w: EROFS
+/in/../secret.txt r: ENOENT
+/in/escape r: ENOENT
+/in/up/secret.txt r: ENOENT
+/secret.txt r: ENOTCAPABLE
+/etc/passwd r: ENOTCAPABLE
+/out/../in/input.txt r: ENOENT
+`, stdout)
+}
+
+func TestMountCGuestLimits(t *testing.T) {
+	stdout, _ := runFiles(t, Policy{MaxFileWriteBytes: 3500}, "write")
+	require.Equal(t, "wrote 3000 bytes, then EFBIG\n", stdout)
+	stdout, _ = runFiles(t, Policy{MaxOpenFiles: 3}, "open")
+	require.Equal(t, "opened 3 files, then EMFILE\nafter closing: ok\n", stdout)
+	if testEngine != "wasmtime" {
+		stdout, _ = runFiles(t, Policy{MaxMountBytes: 2500}, "write")
+		require.Equal(t, "wrote 2000 bytes, then ENOSPC\n", stdout)
+	}
 }
