@@ -584,3 +584,25 @@ func TestMountCGuestLimits(t *testing.T) {
 		require.Equal(t, "wrote 2000 bytes, then ENOSPC\n", stdout)
 	}
 }
+
+// TestMountIovecCountWraps: an iovec count whose byte size wraps 32 bits
+// is the engine's to refuse (wazero reads nothing, wasmtime traps the
+// guest for the pointer out of bounds), never a panic of the host's
+// checks before it.
+func TestMountIovecCountWraps(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "f"), []byte("data"), 0o644))
+	for _, name := range []string{"fd_read", "fd_write"} {
+		g := newFSGuest(t, Policy{Mounts: []Mount{{HostDir: dir, GuestDir: "/d", Writable: true}}, MaxFileReadBytes: 2, MaxFileWriteBytes: 2})
+		fd, errno := g.open(firstMountFd, "f", 0, rightsWrite, 0)
+		require.Equal(t, uint32(wasiOK), errno)
+		_, err := g.in.Call(context.Background(), name, uint64(fd), fsIovs, 0x20000000, fsResult)
+		if err != nil {
+			require.ErrorIs(t, err, ErrTrap, name)
+			require.NotContains(t, err.Error(), "panicked", name)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "f"))
+	require.NoError(t, err)
+	require.Equal(t, "data", string(b))
+}

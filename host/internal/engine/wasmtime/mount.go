@@ -376,6 +376,9 @@ func (w *wasmtimeInstance) dataCall(caller unsafe.Pointer, mem []byte, k int, ar
 	}
 	// The iovecs: wasmtime checks them and fails with EFAULT before any
 	// I/O if one is out of range, so a range error here is left to it.
+	if uint64(count)*8 > uint64(len(mem)) {
+		return w.callOrig(caller, k, args, n)
+	}
 	tab, ok := span(mem, iovs, 8*count)
 	if !ok {
 		return w.callOrig(caller, k, args, n)
