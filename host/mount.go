@@ -7,6 +7,9 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/aclwasm/aclwasm/host/internal/engine"
 )
@@ -108,4 +111,95 @@ func (p *Policy) engineMounts() ([]engine.Mount, *engine.Files) {
 		MaxRead: p.MaxFileReadBytes, MaxWrite: p.MaxFileWriteBytes,
 		MaxOpen: p.MaxOpenFiles, MaxMountBytes: p.MaxMountBytes,
 	})
+}
+
+// ParseMount parses a mount in the command line's form,
+// HOSTDIR:GUESTDIR[:rw] (":ro", read-only, is the default): the last
+// colon before GUESTDIR splits, so a host path may hold colons
+// (C:\data:/data). It checks the form only; Load checks the directory.
+func ParseMount(s string) (Mount, error) {
+	m := Mount{}
+	rest := s
+	if r, ok := strings.CutSuffix(rest, ":rw"); ok {
+		rest, m.Writable = r, true
+	} else if r, ok := strings.CutSuffix(rest, ":ro"); ok {
+		rest = r
+	}
+	i := strings.LastIndexByte(rest, ':')
+	if i < 0 {
+		return Mount{}, fmt.Errorf("%w %q: want HOSTDIR:GUESTDIR[:rw]", ErrMount, s)
+	}
+	m.HostDir, m.GuestDir = rest[:i], rest[i+1:]
+	if m.HostDir == "" {
+		return Mount{}, fmt.Errorf("%w %q: no host directory (want HOSTDIR:GUESTDIR[:rw])", ErrMount, s)
+	}
+	if !path.IsAbs(m.GuestDir) || path.Clean(m.GuestDir) != m.GuestDir {
+		return Mount{}, fmt.Errorf("%w %q: guest directory %q must be an absolute, clean path (like /data)", ErrMount, s, m.GuestDir)
+	}
+	return m, nil
+}
+
+// String writes m in ParseMount's form.
+func (m Mount) String() string {
+	if m.Writable {
+		return m.HostDir + ":" + m.GuestDir + ":rw"
+	}
+	return m.HostDir + ":" + m.GuestDir
+}
+
+// decodeMounts decodes a manifest's policy.mounts: a sequence whose items
+// are ParseMount's strings or mappings of host_dir, guest_dir and
+// writable.
+func decodeMounts(n *yaml.Node) ([]Mount, error) {
+	if n.Kind != yaml.SequenceNode {
+		return nil, errors.New("want a sequence of mounts (HOSTDIR:GUESTDIR[:rw], or host_dir, guest_dir, writable)")
+	}
+	var out []Mount
+	for i, item := range n.Content {
+		m, err := decodeMount(item)
+		if err != nil {
+			return nil, fmt.Errorf("[%d] (line %d): %w", i, item.Line, err)
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+func decodeMount(n *yaml.Node) (Mount, error) {
+	if n.Kind == yaml.ScalarNode {
+		return ParseMount(n.Value)
+	}
+	if n.Kind != yaml.MappingNode {
+		return Mount{}, errors.New("want HOSTDIR:GUESTDIR[:rw] or a mapping of host_dir, guest_dir, writable")
+	}
+	var m Mount
+	seen := map[string]bool{}
+	for k := 0; k+1 < len(n.Content); k += 2 {
+		key, val := n.Content[k], n.Content[k+1]
+		if seen[key.Value] {
+			return Mount{}, fmt.Errorf("%s: given twice", key.Value)
+		}
+		seen[key.Value] = true
+		var err error
+		switch key.Value {
+		case "host_dir":
+			err = val.Decode(&m.HostDir)
+		case "guest_dir":
+			err = val.Decode(&m.GuestDir)
+		case "writable":
+			err = val.Decode(&m.Writable)
+		default:
+			return Mount{}, fmt.Errorf("%s: no such field (have: host_dir, guest_dir, writable)", key.Value)
+		}
+		if err != nil {
+			return Mount{}, fmt.Errorf("%s: %w", key.Value, err)
+		}
+	}
+	if m.HostDir == "" {
+		return Mount{}, errors.New("host_dir: missing")
+	}
+	if !path.IsAbs(m.GuestDir) || path.Clean(m.GuestDir) != m.GuestDir {
+		return Mount{}, fmt.Errorf("%w: guest_dir %q must be an absolute, clean path (like /data)", ErrMount, m.GuestDir)
+	}
+	return m, nil
 }
