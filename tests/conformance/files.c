@@ -3,7 +3,8 @@
 // mounts a read-only directory at /in and a writable one at /out; each
 // step prints one line that the test checks.
 //
-//   files           read /in/input.txt, write its upper case to
+//   files           read /in/input.txt, round-trip it through device
+//                   memory, write its upper case to
 //                   /out/result.txt, list /in, and try to leave the
 //                   mounts or write to /in (each prints its errno)
 //   files write     write /out/big in 1000-byte fwrites until one fails
@@ -14,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <acl/acl.h>
 
 // try prints what opening path in mode gives: "ok" or the errno's name.
 static void try(const char *path, const char *mode) {
@@ -47,6 +50,18 @@ static int copy_upper(void) {
 	char buf[4096];
 	size_t n = fread(buf, 1, sizeof buf, in);
 	fclose(in);
+	// Through the device and back, as an inference program's input goes.
+	void *dev = NULL;
+	if (aclrtSetDevice(0) != ACL_SUCCESS || aclrtMalloc(&dev, sizeof buf, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS ||
+	    aclrtMemcpy(dev, sizeof buf, buf, n, ACL_MEMCPY_HOST_TO_DEVICE) != ACL_SUCCESS) {
+		fprintf(stderr, "to the device: %s\n", aclGetRecentErrMsg());
+		return 1;
+	}
+	memset(buf, 0, sizeof buf);
+	if (aclrtMemcpy(buf, sizeof buf, dev, n, ACL_MEMCPY_DEVICE_TO_HOST) != ACL_SUCCESS || aclrtFree(dev) != ACL_SUCCESS) {
+		fprintf(stderr, "from the device: %s\n", aclGetRecentErrMsg());
+		return 1;
+	}
 	for (size_t i = 0; i < n; i++) {
 		buf[i] = (char)toupper((unsigned char)buf[i]);
 	}
@@ -128,6 +143,9 @@ static int open_until_full(void) {
 }
 
 int main(int argc, char **argv) {
+	if (aclInit(NULL) != ACL_SUCCESS) {
+		return 1;
+	}
 	if (argc > 1 && strcmp(argv[1], "write") == 0) {
 		return write_until_full();
 	}
