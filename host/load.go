@@ -34,6 +34,9 @@ func (r *Runtime) Load(ctx context.Context, wasm []byte, p Policy, opts ...LoadO
 	lc := loadOptions(opts)
 	p, err := p.withDefaults(r.backend.DeviceCount())
 	if err == nil {
+		err = p.checkMountsOn(r.engineName)
+	}
+	if err == nil {
 		p.HostFuncs = slices.Concat(p.HostFuncs, lc.hostFuncs)
 		err = r.checkGrants(p.HostFuncs)
 	}

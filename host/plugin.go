@@ -244,7 +244,9 @@ func (p *Plugin) instantiate(ctx context.Context, cfg Config, ro RunObserver, d 
 	i.cc.Inv = ss.Invoker()
 	cctx, err := i.arm(ctx, d, "instantiate")
 	if err == nil {
+		mounts, files := p.policy.engineMounts()
 		i.inst, err = p.mod.Instantiate(cctx, engine.Config{
+			Mounts: mounts, Files: files,
 			Invoker:     ss.Invoker(),
 			MemoryLimit: engine.MemoryBytes(p.policy.MemoryPages),
 			Args:        cfg.Args, Env: cfg.Env,

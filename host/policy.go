@@ -122,6 +122,26 @@ type Policy struct {
 	// model carries device code, so the native backend refuses them
 	// (207000) whatever this says. By default they give 207000 too.
 	AllowGuestModels bool
+	// Mounts are the host directories the guest sees (ABI section 14);
+	// none: the guest has no filesystem. See Mount.
+	Mounts []Mount
+	// MaxFileReadBytes and MaxFileWriteBytes bound the bytes an instance
+	// (a Run, or an Instance over all its calls) reads from and writes to
+	// mounted files; MaxOpenFiles the files and directories it holds open
+	// at once (the mounts themselves aside). Over a limit the WASI call
+	// fails with EFBIG (bytes; a read gets what remains first, as a short
+	// read) or EMFILE, and has no effect.
+	MaxFileReadBytes  uint64
+	MaxFileWriteBytes uint64
+	MaxOpenFiles      int
+	// MaxMountBytes bounds the size of the regular files of each writable
+	// mount, what it held before the run included (summed over their
+	// paths: a hard link counts again); a write, truncation or link that
+	// would pass it fails with ENOSPC and has no effect. 0: no bound (the
+	// write limit still bounds what a run adds). The wazero engine only:
+	// wasmtime's WASI does not tell the host how a file's size changes,
+	// so Load refuses a writable mount with MaxMountBytes there.
+	MaxMountBytes uint64
 }
 
 // Defaults of Policy's fields.
@@ -221,6 +241,9 @@ func (p Policy) withDefaults(n int) (Policy, error) {
 	}
 	if p.MaxAllocations < 0 || p.MaxRegistrations < 0 || p.MaxStreams < 0 || p.MaxEvents < 0 || p.MaxQueued < 0 || p.MaxBatchEntries < 0 || p.MaxCallbacks < 0 || p.MaxCallbackDepth < 0 {
 		return p, fmt.Errorf("policy: count limits must not be negative")
+	}
+	if err := p.mountsWithDefaults(); err != nil {
+		return p, err
 	}
 	if len(p.Devices) == 0 {
 		p.Devices = make([]int32, n)

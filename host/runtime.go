@@ -94,6 +94,7 @@ type Runtime struct {
 	backend    acl.Backend
 	ownBackend bool
 	engine     engine.Engine
+	engineName string // WithEngine's
 	trace      func(CallRecord)
 	metrics    *Metrics
 	observer   Observer
@@ -145,7 +146,7 @@ func NewRuntime(ctx context.Context, opts ...Option) (*Runtime, error) {
 		r.closeBackend()
 		return nil, fmt.Errorf("host: engine %s: %w", c.engine, err)
 	}
-	r.engine = e
+	r.engine, r.engineName = e, c.engine
 	return r, nil
 }
 

@@ -47,6 +47,10 @@ type sandboxFlags struct {
 	plainHTTP                     bool // for plugins pulled from registries (oci://)
 	models                        []string
 	allowGuestModels              bool
+	mounts                        []string
+	maxFileRead, maxFileWrite     string
+	maxOpenFiles                  int
+	maxMountBytes                 string
 }
 
 // Values of the enum flags, for their checks, help and shell completion.
@@ -126,6 +130,12 @@ func (f *sandboxFlags) register(c *cobra.Command) {
 	fl.BoolVar(&f.refuseInitConfig, "refuse-init-config", false, "make aclInit with a configuration file's path give 100003, as before ABI v1.2 (by default it succeeds and no file is opened)")
 	fl.StringArrayVar(&f.models, "model", nil, "NAME=FILE: approve the model in FILE as NAME, which the guest loads with aclmdlLoadFromFile(NAME) (ONNX on --backend sim, .om on cann; repeatable)")
 	fl.BoolVar(&f.allowGuestModels, "allow-guest-models", false, "let the guest load models it supplies itself (aclmdlLoadFromMem; --backend sim only)")
+	fl.StringArrayVar(&f.mounts, "mount", nil, "let the guest see host directory HOSTDIR at GUESTDIR, read-only unless :rw (HOSTDIR:GUESTDIR[:rw], repeatable); without it the guest has no filesystem")
+	fl.StringVar(&f.maxFileRead, "max-file-read-bytes", "1GiB", "bytes a run may read from mounted files (a read past it fails with EFBIG)")
+	fl.StringVar(&f.maxFileWrite, "max-file-write-bytes", "256MiB", "bytes a run may write to mounted files (a write past it fails with EFBIG and writes nothing)")
+	fl.IntVar(&f.maxOpenFiles, "max-open-files", host.DefaultMaxOpenFiles, "files and directories of the mounts open at once (EMFILE above)")
+	fl.StringVar(&f.maxMountBytes, "max-mount-bytes", "0", "size of the files each writable mount may hold, what it held before included (ENOSPC above; 0: no bound; wazero only)")
+	_ = c.MarkFlagDirname("mount")
 }
 
 func (f *sandboxFlags) policy() (host.Policy, error) {
@@ -199,6 +209,9 @@ func (f *sandboxFlags) policy() (host.Policy, error) {
 		}
 		p.Models[name] = file
 	}
+	if err := f.mountPolicy(&p); err != nil {
+		return p, err
+	}
 	if f.deviceMap != "" {
 		for _, s := range strings.Split(f.deviceMap, ",") {
 			d, err := strconv.ParseInt(strings.TrimSpace(s), 10, 32)
@@ -209,6 +222,39 @@ func (f *sandboxFlags) policy() (host.Policy, error) {
 		}
 	}
 	return p, nil
+}
+
+// mountPolicy sets p's mounts and file limits from the flags.
+func (f *sandboxFlags) mountPolicy(p *host.Policy) error {
+	for _, s := range f.mounts {
+		m, err := host.ParseMount(s)
+		if err != nil {
+			return fmt.Errorf("--mount: %w", err)
+		}
+		p.Mounts = append(p.Mounts, m)
+	}
+	var err error
+	if p.MaxFileReadBytes, err = parseBytes(f.maxFileRead); err != nil {
+		return fmt.Errorf("--max-file-read-bytes: %w", err)
+	}
+	if p.MaxFileWriteBytes, err = parseBytes(f.maxFileWrite); err != nil {
+		return fmt.Errorf("--max-file-write-bytes: %w", err)
+	}
+	if p.MaxMountBytes, err = parseBytes(f.maxMountBytes); err != nil {
+		return fmt.Errorf("--max-mount-bytes: %w", err)
+	}
+	// 0 would silently mean the default in a Policy.
+	if p.MaxFileReadBytes == 0 {
+		return fmt.Errorf("--max-file-read-bytes %q: want more than 0 (to read no file, mount none)", f.maxFileRead)
+	}
+	if p.MaxFileWriteBytes == 0 {
+		return fmt.Errorf("--max-file-write-bytes %q: want more than 0 (to write no file, mount read-only)", f.maxFileWrite)
+	}
+	if f.maxOpenFiles < 1 {
+		return fmt.Errorf("--max-open-files %d: want at least 1", f.maxOpenFiles)
+	}
+	p.MaxOpenFiles = f.maxOpenFiles
+	return nil
 }
 
 // checkCompileTimeout refuses a --compile-timeout that is not positive: in
