@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/acl/sim"
 )
 
 // testKernels are the kernels of these tests: small, each doing one
@@ -331,4 +333,204 @@ func TestKernelRevokedBeforeRun(t *testing.T) {
 	require.NoError(t, h.rt.Backend().Memcpy(context.Background(), acl.Host(b[:], 0), acl.Device(ptr), 4))
 	require.Equal(t, [4]byte{}, b, "the launch touched nothing")
 	require.NoError(t, h.rt.Backend().Free(context.Background(), ptr))
+}
+
+func TestKernelLoadBinding(t *testing.T) {
+	ctx := context.Background()
+	rt, err := NewRuntime(ctx, append(testBackend(t), WithEngine(testEngine), WithKernels(testKernels()...))...)
+	require.NoError(t, err)
+	defer rt.Close(ctx)
+	load := func(prof abi.Profile, p Policy, ls ...launcher) error {
+		pl, err := rt.Load(ctx, wat2wasm(t, kernelGuestWAT(prof, ls...)), p)
+		if err == nil {
+			require.NoError(t, pl.Close(ctx))
+		}
+		return err
+	}
+	for _, c := range []struct {
+		name string
+		prof abi.Profile
+		p    Policy
+		l    launcher
+		want string // "" binds
+	}{
+		{"c", abi.Native32, allTestKernels, launcher{sym: "Inc", params: "i32 i32 i32"}, ""},
+		{"c wide", abi.Wide, allTestKernels, launcher{sym: "Inc", params: "i32 i32 i64"}, ""},
+		{"status", abi.Native32, allTestKernels, launcher{sym: "Inc", params: "i32 i32 i32", status: true}, ""},
+		{"c++", abi.Native32, allTestKernels, launcher{sym: "_Z3IncjPvPj", params: "i32 i32 i32"}, ""},
+		{"c++ void*", abi.Native32, allTestKernels, launcher{sym: "_Z3IncjPvS_", params: "i32 i32 i32"}, ""},
+		{"c++ scalars", abi.Native32, allTestKernels, launcher{sym: "_Z4FilljPvPhjh", params: "i32 i32 i32 i32 i32"}, ""},
+		{"aclrtlaunch", abi.Native32, allTestKernels, launcher{sym: "aclrtlaunch_Inc", params: "i32 i32 i32", status: true}, ""},
+		{"_do", abi.Native32, allTestKernels, launcher{sym: "_Z6Inc_dojPvPh", params: "i32 i32 i32"}, ""},
+		{"missing", abi.Native32, allTestKernels, launcher{sym: "Nope", params: "i32 i32"},
+			"import env.Nope is undefined: no kernel Nope for its launcher: the runtime registers no kernel of that name (granted: Copy, Fault, Fill, Inc, Panic, Print, Slow, Spin)"},
+		{"ungranted", abi.Native32, Policy{Kernels: []string{"Fill"}}, launcher{sym: "Inc", params: "i32 i32 i32"},
+			"no kernel Inc for its launcher: it is not granted to the plugin (Policy.Kernels, --kernels) (granted: Fill)"},
+		{"none granted", abi.Native32, Policy{}, launcher{sym: "Inc", params: "i32 i32 i32"}, "(granted: none)"},
+		{"wasm type", abi.Native32, allTestKernels, launcher{sym: "Inc", params: "i32 i32"},
+			"import env.Inc has wasm type (i32, i32) -> (), but kernel Inc is launched as (i32, i32, i32) -> () (Inc(uint32_t blockDim, void* stream, uint32_t* x)) in profile acl32"},
+		{"wide pointer in acl32", abi.Native32, allTestKernels, launcher{sym: "Inc", params: "i32 i32 i64"}, "has wasm type (i32, i32, i64)"},
+		{"result", abi.Native32, allTestKernels, launcher{sym: "Inc", params: "i32 i32 i32", status: false}, ""},
+		{"c++ element type", abi.Native32, allTestKernels, launcher{sym: "_Z3IncjPvPf", params: "i32 i32 i32"},
+			"import env._Z3IncjPvPf (Inc(unsigned int, void*, float*)) does not match kernel Inc(uint32_t blockDim, void* stream, uint32_t* x): parameter 3 (x) is float*, want uint32_t* or void*"},
+		{"c++ stream", abi.Native32, allTestKernels, launcher{sym: "_Z3IncjiPj", params: "i32 i32 i32"}, "parameter 2 (the stream) is int, want void* (aclrtStream)"},
+		{"c++ count", abi.Native32, allTestKernels, launcher{sym: "_Z3IncjPvPjS0_", params: "i32 i32 i32 i32"}, "has wasm type"},
+		{"c++ scalar", abi.Native32, allTestKernels, launcher{sym: "_Z4FilljPvPhjf", params: "i32 i32 i32 i32 f32"}, "has wasm type"},
+		{"c++ namespace", abi.Native32, allTestKernels, launcher{sym: "_ZN2ns3IncEjPvPj", params: "i32 i32 i32"}, "names ns::Inc: a launcher is a function at namespace scope"},
+		{"reserved", abi.Native32, allTestKernels, launcher{sym: "x", params: "i32"}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.name == "reserved" {
+				wat := strings.Replace(proxyWATIn(abi.Native32, 1, ""), "(module\n", "(module\n  (import \"aclwasm:kernel\" \"Inc/acl32/void\" (func (param i32 i32 i32)))\n", 1)
+				_, err := rt.Load(ctx, wat2wasm(t, wat), allTestKernels)
+				require.ErrorContains(t, err, `import aclwasm:kernel.Inc/acl32/void is refused: module "aclwasm:kernel" is the host's own`)
+				return
+			}
+			err := load(c.prof, c.p, c.l)
+			if c.want == "" {
+				require.NoError(t, err)
+				return
+			}
+			var le *LoadError
+			require.ErrorAs(t, err, &le)
+			require.Contains(t, err.Error(), c.want)
+		})
+	}
+	_, err = rt.Load(ctx, wat2wasm(t, kernelGuestWAT(abi.Wide)), Policy{Kernels: []string{"Unknown"}})
+	require.ErrorContains(t, err, `policy: Kernels: "Unknown" names no kernel or kernel set of the runtime (it has Copy, Fault, Fill, Inc, Panic, Print, Slow, Spin)`)
+}
+
+func TestKernelImportStatus(t *testing.T) {
+	ctx := context.Background()
+	rt, err := NewRuntime(ctx, WithEngine(testEngine), WithKernels(testKernels()...))
+	require.NoError(t, err)
+	defer rt.Close(ctx)
+	wasm := wat2wasm(t, kernelGuestWAT(abi.Native32, launcher{sym: "_Z3IncjPvPj", params: "i32 i32 i32"}, launcher{sym: "Nope", params: "i32"}))
+	sts, err := rt.Imports(ctx, wasm, allTestKernels)
+	require.NoError(t, err)
+	got := map[string]ImportStatus{}
+	for _, s := range sts {
+		got[s.Module+"."+s.Name] = s
+	}
+	require.Equal(t, "kernel launcher", got["env._Z3IncjPvPj"].Status)
+	require.Equal(t, "no matching kernel", got["env.Nope"].Status)
+	require.Contains(t, got["env.Nope"].Problem, "no kernel Nope")
+}
+
+func TestKernelRegistration(t *testing.T) {
+	run := func(context.Context, *KernelBlock) error { return nil }
+	for _, c := range []struct {
+		k    Kernel
+		want string
+	}{
+		{Kernel{Name: "k", Run: run, Params: []KernelParam{Buffer("x", acl.DTFloat, Read, "n")}}, `kernel "k": buffer x: extent "n": n is neither blockDim nor a parameter`},
+		{Kernel{Name: "k", Run: run, Params: []KernelParam{Buffer("x", acl.DTFloat, Read, "a"), Scalar("a", acl.DTFloat)}}, "a is not an integer scalar"},
+		{Kernel{Name: "k", Run: run, Params: []KernelParam{Buffer("x", acl.DTFloat, Read, "blockDim *")}}, "unexpected end"},
+		{Kernel{Name: "k", Run: run, Params: []KernelParam{Buffer("x", acl.DTFloat, Read, "(blockDim")}}, "missing )"},
+		{Kernel{Name: "k", Run: run, Params: []KernelParam{Buffer("x", acl.DTFloat, Read, "99999999999999999999")}}, "value out of range"},
+		{Kernel{Name: "k", Run: run, Params: []KernelParam{Buffer("x", acl.DTFloat, Read, "")}}, "unexpected end"},
+		{Kernel{Name: "k", Run: run, Params: []KernelParam{Buffer("x", acl.DTString, Read, "1")}}, "element type ACL_STRING has no size"},
+		{Kernel{Name: "k", Run: run, Params: []KernelParam{Buffer("x", acl.DTFloat, 4, "1")}}, "Access(4): want Read, Write or ReadWrite"},
+		{Kernel{Name: "k", Run: run, Params: []KernelParam{Scalar("s", acl.DTComplex64)}}, "scalar s: type ACL_COMPLEX64 is not a scalar type"},
+		{Kernel{Name: "k", Run: run, Params: []KernelParam{Scalar("s", acl.DTInt32), Scalar("s", acl.DTInt32)}}, `parameter 1: name "s"`},
+		{Kernel{Name: "k", Run: run, Params: []KernelParam{Scalar("blockDim", acl.DTInt32)}}, `parameter 0: name "blockDim"`},
+		{Kernel{Name: "k-1", Run: run}, "the name must be a C identifier"},
+		{Kernel{Name: "k"}, "Run is nil"},
+	} {
+		_, err := NewRuntime(context.Background(), WithKernels(c.k))
+		require.ErrorContains(t, err, c.want)
+	}
+	_, err := NewRuntime(context.Background(), WithKernels(Kernel{Name: "k", Run: run}, Kernel{Name: "k", Run: run}))
+	require.ErrorContains(t, err, "kernel k is registered twice")
+	_, err = NewRuntime(context.Background(), WithKernelSet("k", Kernel{Name: "k", Run: run}))
+	require.ErrorContains(t, err, "kernel set k has the name of a kernel")
+}
+
+func TestKernelExtentOverflow(t *testing.T) {
+	e, err := parseExtent("n * n * 8 - 1", func(string) (int, error) { return 0, nil })
+	require.NoError(t, err)
+	v, err := e.eval(1, func(int) (uint64, error) { return 1 << 20, nil })
+	require.NoError(t, err)
+	require.Equal(t, uint64(1<<43-1), v)
+	_, err = e.eval(1, func(int) (uint64, error) { return 1 << 32, nil })
+	require.ErrorContains(t, err, "overflows")
+	_, err = e.eval(1, func(int) (uint64, error) { return 0, nil })
+	require.ErrorContains(t, err, "0 - 1 is negative")
+	d, err := parseExtent("blockDim / (n - n)", func(string) (int, error) { return 0, nil })
+	require.NoError(t, err)
+	_, err = d.eval(4, func(int) (uint64, error) { return 3, nil })
+	require.ErrorContains(t, err, "4 / 0")
+	p, err := parseExtent("(n + 7) / 8 * 8 + blockDim", func(string) (int, error) { return 0, nil })
+	require.NoError(t, err)
+	v, err = p.eval(2, func(int) (uint64, error) { return 9, nil })
+	require.NoError(t, err)
+	require.Equal(t, uint64(18), v)
+}
+
+func TestKernelStreamOrder(t *testing.T) {
+	h := kernelHarness(t, abi.Wide, allTestKernels, nil, wideLaunchers)
+	h.ok("aclrtSetDevice", 0)
+	a, b, c := h.malloc(64), h.malloc(64), h.malloc(64)
+	s1, s2 := h.stream(), h.stream()
+	ev := h.event()
+	// s1: fill a, copy a to b; s2 waits for it, then copies b to c by kernel.
+	require.Zero(t, h.kcall("Fill", 1, s1, a, 64, 7))
+	h.ok("aclrtMemcpyAsync", b, 64, a, 64, uint64(acl.MemcpyDeviceToDevice), s1)
+	h.ok("aclrtRecordEvent", ev, s1)
+	h.ok("aclrtStreamWaitEvent", s2, ev)
+	require.Zero(t, h.kcall("Copy", 1, s2, b, c, 64))
+	h.ok("aclrtMemcpyAsync", outA, 64, c, 64, uint64(acl.MemcpyDeviceToHost), s2)
+	h.ok("aclrtSynchronizeStream", s2)
+	require.Equal(t, bytes.Repeat([]byte{7}, 64), h.mem()[outA:outA+64])
+}
+
+func TestKernelACL32(t *testing.T) {
+	h := kernelHarness(t, abi.Native32, allTestKernels, nil, []launcher{{sym: "_Z3IncjPvPj", params: "i32 i32 i32"}})
+	h.ok("aclrtSetDevice", 0)
+	x := h.malloc(16)
+	require.Less(t, x, uint64(1)<<32)
+	h.ok("aclrtMemset", x, 16, 0, 16)
+	h.kcall("_Z3IncjPvPj", 2, 0, x) // the default stream
+	h.ok("aclrtSynchronizeDevice")
+	h.ok("aclrtMemcpy", outA, 16, x, 16, uint64(acl.MemcpyDeviceToHost))
+	require.Equal(t, []uint32{1, 1, 0, 0}, []uint32{h.u32(outA), h.u32(outA + 4), h.u32(outA + 8), h.u32(outA + 12)})
+}
+
+func TestKernelForceCancel(t *testing.T) {
+	h := kernelHarness(t, abi.Wide, allTestKernels, nil, wideLaunchers)
+	h.ok("aclrtSetDevice", 0)
+	s := h.stream()
+	h.kcall("Spin", 1, s) // runs until its stream's work is cancelled
+	h.kcall("Spin", 1, s)
+	h.ok("aclrtDestroyStreamForce", s)
+	h.ok("aclrtSynchronizeDevice")
+}
+
+func TestKernelTimeout(t *testing.T) {
+	h := kernelHarness(t, abi.Wide, Policy{Kernels: []string{"Spin"}, Timeout: 300 * time.Millisecond}, nil, []launcher{{sym: "Spin", params: "i32 i32"}})
+	h.ok("aclrtSetDevice", 0)
+	s := h.stream()
+	h.kcall("Spin", 1, s)
+	// The run's timeout ends the wait, and the session's end stops the
+	// kernel (the cleanup's Close would hang otherwise).
+	_, err := h.inst.Call(context.Background(), "aclrtSynchronizeStream", s)
+	require.ErrorIs(t, err, ErrTimeout)
+}
+
+func TestKernelCost(t *testing.T) {
+	b := sim.New(sim.WithTiming())
+	t.Cleanup(func() { b.Close() })
+	h := kernelHarness(t, abi.Wide, allTestKernels, nil, []launcher{{sym: "Slow", params: "i32 i32 i64"}}, WithBackend(b))
+	h.ok("aclrtSetDevice", 0)
+	x := h.malloc(64)
+	s := h.stream()
+	start, end := h.event(), h.event()
+	h.ok("aclrtRecordEvent", start, s)
+	h.kcall("Slow", 3, s, x)
+	h.ok("aclrtRecordEvent", end, s)
+	h.ok("aclrtSynchronizeStream", s)
+	h.ok("aclrtEventElapsedTime", outA, start, end)
+	ms := math.Float32frombits(h.u32(outA))
+	require.GreaterOrEqual(t, ms, float32(3000), "the declared cost: a second a block")
+	require.Less(t, ms, float32(3001))
 }

@@ -63,7 +63,7 @@ func (r *Runtime) bindLaunchers(wasm []byte, prof abi.Profile, granted map[strin
 			got.Results = append(got.Results, engine.ValType(b))
 		}
 		if (len(im.Results) > 0 && !status) || got.Signature() != want.Signature() {
-			kl.failed[[2]string{im.Module, im.Name}] = fmt.Sprintf("import %s.%s has wasm type %s, but kernel %s is launched as %s (%s) in profile %s, returning nothing or an aclError", launcherModule, shown, got.Signature(), name, want.Signature(), k.cDecl(prof), prof.Module())
+			kl.failed[[2]string{im.Module, im.Name}] = fmt.Sprintf("import %s.%s has wasm type %s, but kernel %s is launched as %s (%s) in profile %s, returning nothing or an aclError", launcherModule, shown, wasmSig(got), name, wasmSig(want), k.cDecl(prof), prof.Module())
 			continue
 		}
 		if cargs != nil {
@@ -245,6 +245,14 @@ func (k *kernel) matchCpp(args []string, prof abi.Profile) string {
 		}
 	}
 	return ""
+}
+
+// wasmSig writes t as FuncType.Signature does, "()" for no results.
+func wasmSig(t engine.FuncType) string {
+	if len(t.Results) == 0 {
+		return t.Signature() + "()"
+	}
+	return t.Signature()
 }
 
 // moduleProfile is profileOf for a module not yet compiled: acl32 if it
