@@ -284,9 +284,9 @@ func TestKernelFaults(t *testing.T) {
 		t.Run(k, func(t *testing.T) {
 			h := kernelHarness(t, abi.Wide, allTestKernels, nil, wideLaunchers)
 			h.ok("aclrtSetDevice", 0)
-	if !h.computes("Panic", 2) {
-		return
-	}
+			if !h.computes("Panic", 2) {
+				return
+			}
 			s := h.stream()
 			require.Zero(t, h.kcall(k, 2, s))
 			h.code(acl.ErrRTAicoreException, "aclrtSynchronizeStream", s)

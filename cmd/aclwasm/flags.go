@@ -41,7 +41,7 @@ type sandboxFlags struct {
 	compileTimeout                time.Duration
 	allow, deny                   []string
 	kernels                       []string // kernel sets or kernels granted (kernels.go)
-	allowInitConfig               bool // deprecated: the default since ABI v1.2
+	allowInitConfig               bool     // deprecated: the default since ABI v1.2
 	refuseInitConfig              bool
 	maxTableEntries               uint64
 	maxStackBytes                 string
