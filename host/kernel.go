@@ -423,3 +423,139 @@ func sandboxKernels(ks map[string]*kernel) map[string]*sandbox.Kernel {
 	}
 	return out
 }
+
+// RunKernel runs k as the simulator runs a launch of it, without a guest
+// or a device, for the embedder's tests of a kernel: blockDim blocks in
+// order, on args given in k's parameter order, a buffer as a []byte at
+// least its declared extent long (the kernel gets exactly the extent), a
+// scalar as any Go integer or float of a value its type holds. The
+// declaration is checked as registration checks it, and the arguments as
+// a launch checks them; an error or a panic of the kernel is returned.
+// What the kernel prints is dropped.
+func RunKernel(ctx context.Context, k Kernel, blockDim uint32, args ...any) (err error) {
+	kk, err := compileKernel(k)
+	if err != nil {
+		return err
+	}
+	if blockDim == 0 {
+		return fmt.Errorf("host: kernel %s: blockDim 0", k.Name)
+	}
+	if len(args) != len(k.Params) {
+		return fmt.Errorf("host: kernel %s: %d arguments for %d parameters", k.Name, len(args), len(k.Params))
+	}
+	vals := make([]uint64, len(args))
+	for i, p := range k.Params {
+		if p.Access != 0 {
+			if _, ok := args[i].([]byte); !ok {
+				return fmt.Errorf("host: kernel %s: %s: a buffer is a []byte, not %T", k.Name, p.Name, args[i])
+			}
+			continue
+		}
+		if vals[i], err = scalarBits(p.Type, args[i]); err != nil {
+			return fmt.Errorf("host: kernel %s: %s: %w", k.Name, p.Name, err)
+		}
+	}
+	mem := make([][]byte, len(args))
+	for i, sp := range kk.sb.Params {
+		if !sp.Buffer {
+			continue
+		}
+		n, err := sp.Extent(blockDim, vals)
+		if err == nil && n > math.MaxUint64/sp.Elem {
+			err = fmt.Errorf("%d elements of %d bytes overflow", n, sp.Elem)
+		}
+		if err != nil {
+			return fmt.Errorf("host: kernel %s: %s: extent %s: %w", k.Name, sp.Name, sp.ExtentText, err)
+		}
+		b := args[i].([]byte)
+		if n*sp.Elem > uint64(len(b)) {
+			return fmt.Errorf("host: kernel %s: %s: extent %s is %d bytes, the buffer has %d", k.Name, sp.Name, sp.ExtentText, n*sp.Elem, len(b))
+		}
+		if n > 0 && uintptr(unsafe.Pointer(&b[0]))%uintptr(sp.Elem) != 0 {
+			return fmt.Errorf("host: kernel %s: %s is not aligned to its %d-byte elements", k.Name, sp.Name, sp.Elem)
+		}
+		if n > 0 {
+			mem[i] = b[: n*sp.Elem : n*sp.Elem]
+		}
+	}
+	return sandbox.RunBlocks(ctx, kk.sb, blockDim, mem, vals, nil)
+}
+
+// scalarBits returns v, a Go number, as a launcher passes a scalar of type
+// t, or an error when t cannot hold it.
+func scalarBits(t acl.DataType, v any) (uint64, error) {
+	var f float64
+	var i int64
+	var u uint64
+	isInt, neg := true, false
+	switch x := v.(type) {
+	case int:
+		i = int64(x)
+	case int8:
+		i = int64(x)
+	case int16:
+		i = int64(x)
+	case int32:
+		i = int64(x)
+	case int64:
+		i = x
+	case uint:
+		u = uint64(x)
+	case uint8:
+		u = uint64(x)
+	case uint16:
+		u = uint64(x)
+	case uint32:
+		u = uint64(x)
+	case uint64:
+		u = x
+	case float32:
+		f, isInt = float64(x), false
+	case float64:
+		f, isInt = x, false
+	case bool:
+		if t != acl.DTBool {
+			return 0, fmt.Errorf("a bool for a %s", t)
+		}
+		if x {
+			return 1, nil
+		}
+		return 0, nil
+	default:
+		return 0, fmt.Errorf("%T is not a number", v)
+	}
+	if isInt && i != 0 {
+		neg, u = i < 0, uint64(i)
+	}
+	switch t {
+	case acl.DTFloat:
+		if isInt {
+			return 0, fmt.Errorf("an integer for an ACL_FLOAT: pass a float32")
+		}
+		return uint64(math.Float32bits(float32(f))), nil
+	case acl.DTDouble:
+		if isInt {
+			return 0, fmt.Errorf("an integer for an ACL_DOUBLE: pass a float64")
+		}
+		return math.Float64bits(f), nil
+	}
+	if !isInt || !intScalar(t) && t != acl.DTFloat16 && t != acl.DTBFloat16 && t != acl.DTBool {
+		return 0, fmt.Errorf("%v for a %s", v, t)
+	}
+	bits := 8 * t.Size()
+	signed := t == acl.DTInt8 || t == acl.DTInt16 || t == acl.DTInt32 || t == acl.DTInt64
+	switch {
+	case t == acl.DTBool && u > 1, !signed && neg:
+		return 0, fmt.Errorf("%v does not fit a %s", v, t)
+	case !signed && bits < 64 && u>>bits != 0:
+		return 0, fmt.Errorf("%v does not fit a %s", v, t)
+	case signed && !neg && u>>(bits-1) != 0:
+		return 0, fmt.Errorf("%v does not fit a %s", v, t)
+	case signed && neg && bits < 64 && int64(u) < -1<<(bits-1):
+		return 0, fmt.Errorf("%v does not fit a %s", v, t)
+	}
+	if bits < 64 {
+		u &= 1<<bits - 1
+	}
+	return u, nil
+}

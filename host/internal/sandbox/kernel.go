@@ -300,25 +300,33 @@ func (c *Call) queueKernel(k *Kernel, st *streamRec, args []uint64) error {
 	out := s.kout
 	np := len(k.Params)
 	l.Run = func(ctx context.Context, mem [][]byte) error {
-		b := &Block{Dim: blockDim, Mem: make([][]byte, np), Args: vals, out: out}
+		bufs := make([][]byte, np)
 		for _, h := range hs {
-			b.Mem[h.param] = mem[h.reg]
+			bufs[h.param] = mem[h.reg]
 		}
-		for i := range blockDim {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			b.Index = i
-			if err := runBlock(ctx, k, b); err != nil {
-				return err
-			}
-		}
-		return nil
+		return RunBlocks(ctx, k, blockDim, bufs, vals, out)
 	}
 	if k.Cost != nil {
 		l.Cost = k.Cost(blockDim, vals)
 	}
 	return be(comp.Compute(st.h, l))
+}
+
+// RunBlocks runs a launch of k: its blocks in order, on the buffers mem
+// and the arguments args (by parameter), the device prints to out (nil:
+// dropped). The first block that fails ends it with its error.
+func RunBlocks(ctx context.Context, k *Kernel, blockDim uint32, mem [][]byte, args []uint64, out *kernelOut) error {
+	b := &Block{Dim: blockDim, Mem: mem, Args: args, out: out}
+	for i := range blockDim {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		b.Index = i
+		if err := runBlock(ctx, k, b); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // runBlock runs one block, its panic or error the launch's fault.
