@@ -87,7 +87,9 @@ func TestAddMul(t *testing.T) {
 	run(t, "AddF32", func() []any { return []any{f32s(1, 2, 3, 4), f32s(0.5, 0.5, 0.5, 0.5), make([]byte, 16), uint32(4)} }, func(a []any) {
 		require.Equal(t, []float32{1.5, 2.5, 3.5, 4.5}, readF32s(a[2].([]byte)))
 	})
-	run(t, "MulF32", func() []any { return []any{f32s(1, 2, 3, 4), f32s(2, 2, 2, float32(math.Inf(1))), make([]byte, 16), uint32(4)} }, func(a []any) {
+	run(t, "MulF32", func() []any {
+		return []any{f32s(1, 2, 3, 4), f32s(2, 2, 2, float32(math.Inf(1))), make([]byte, 16), uint32(4)}
+	}, func(a []any) {
 		require.Equal(t, []float32{2, 4, 6, float32(math.Inf(1))}, readF32s(a[2].([]byte)))
 	})
 }
