@@ -65,12 +65,20 @@ func Kernels() []host.Kernel {
 		{
 			Name:   "AddF32",
 			Params: binaryParams(),
-			Run:    binary(func(a, b float32) float32 { return a + b }),
+			Run: binary(func(a, b, c []float32) {
+				for i := range c {
+					c[i] = a[i] + b[i]
+				}
+			}),
 		},
 		{
 			Name:   "MulF32",
 			Params: binaryParams(),
-			Run:    binary(func(a, b float32) float32 { return a * b }),
+			Run: binary(func(a, b, c []float32) {
+				for i := range c {
+					c[i] = a[i] * b[i]
+				}
+			}),
 		},
 		{
 			Name: "CastF16F32",
@@ -175,15 +183,15 @@ func binaryParams() []host.KernelParam {
 	}
 }
 
-func binary(op func(a, b float32) float32) func(context.Context, *host.KernelBlock) error {
+// binary is an elementwise kernel of loop, which runs over one stride of
+// the three buffers at a time: a loop of its own, with no call per
+// element, as fast as the same loop in plain Go.
+func binary(loop func(a, b, c []float32)) func(context.Context, *host.KernelBlock) error {
 	return func(ctx context.Context, k *host.KernelBlock) error {
 		a, b, c := k.Float32s(0), k.Float32s(1), k.Float32s(2)
 		lo, hi := chunk(k, len(c))
 		return each(ctx, lo, hi, func(lo, hi int) {
-			a, b, c := a[lo:hi], b[lo:hi], c[lo:hi]
-			for i := range c {
-				c[i] = op(a[i], b[i])
-			}
+			loop(a[lo:hi:hi], b[lo:hi:hi], c[lo:hi:hi])
 		})
 	}
 }
