@@ -33,6 +33,9 @@ type launchers struct {
 // prof, to the kernels granted.
 func (r *Runtime) bindLaunchers(wasm []byte, prof abi.Profile, granted map[string]*kernel) launchers {
 	kl := launchers{rename: map[[2]string]string{}, orig: map[string]string{}, failed: map[[2]string]string{}}
+	if len(r.kernels) == 0 {
+		return kl // no kernels: an import of "env" is one of the embedder's host functions, or of nothing
+	}
 	imps, ok := module.FuncImports(wasm)
 	if !ok {
 		return kl // the engine's validation says why
