@@ -37,6 +37,7 @@ policy:
   allow: [aclrtMemcpy, aclrtMalloc]
   deny: [aclrtMalloc]
   host_funcs: [env.log, "kv.*"]
+  kernels: [basic, WriteDo]
   memory_pages: 7
   timeout: 1m30s
   compile_timeout: 10s
@@ -77,6 +78,7 @@ serve: {max_concurrent: 3, export: process, reuse_instances: true}
 			MaxAllocations: 1, MaxRegistrations: 2, MaxStreams: 3, MaxEvents: 4, MaxQueued: 5, MaxBatchEntries: 6,
 			MaxCallbacks: 12, MaxCallbackDepth: 2,
 			Allow: []string{"aclrtMemcpy", "aclrtMalloc"}, Deny: []string{"aclrtMalloc"}, HostFuncs: []string{"env.log", "kv.*"},
+			Kernels:     []string{"basic", "WriteDo"},
 			MemoryPages: 7, Timeout: 90 * time.Second, CompileTimeout: 10 * time.Second,
 			MaxModuleBytes: 1 << 20, MaxFunctions: 8, MaxFunctionBodyBytes: 64 << 10, MaxLocals: 9, MaxBlockDepth: 10, MaxBrTableTargets: 11, MaxCallBytes: 1 << 30, RefuseInitConfig: true, AllowInitConfig: true,
 			MaxTableEntries: 8, MaxStackBytes: 1 << 20,

@@ -56,6 +56,11 @@ type Policy struct {
 	// Granted none, it may import those of WithHostFuncs, not those of
 	// WithGrantedHostFuncs; granted any, only those.
 	HostFuncs []string
+	// Kernels grants the plugin the runtime's kernels named (WithKernels),
+	// or every kernel of a set named (WithKernelSet): it may launch those
+	// (ABI section 13.3), and Load refuses a module whose launcher imports
+	// name any other. Granted none, it launches none.
+	Kernels []string
 	// MemoryPages limits the guest's linear memory, in 64 KiB pages.
 	MemoryPages uint32
 	// Timeout bounds a run or a call, host calls that block included.

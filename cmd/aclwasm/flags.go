@@ -40,7 +40,8 @@ type sandboxFlags struct {
 	timeout                       time.Duration
 	compileTimeout                time.Duration
 	allow, deny                   []string
-	allowInitConfig               bool // deprecated: the default since ABI v1.2
+	kernels                       []string // kernel sets or kernels granted (kernels.go)
+	allowInitConfig               bool     // deprecated: the default since ABI v1.2
 	refuseInitConfig              bool
 	maxTableEntries               uint64
 	maxStackBytes                 string
@@ -74,9 +75,11 @@ func (f *sandboxFlags) registerEngine(c *cobra.Command) {
 	fl.StringVar(&f.cacheDir, "cache-dir", "", "keep compiled modules in this directory, so later runs skip compilation (wazero; run, call and serve default to the user's cache directory's aclwasm, '' turns it off)")
 	fl.StringSliceVar(&f.allow, "allow", nil, "functions the plugin may import (default all)")
 	fl.StringSliceVar(&f.deny, "deny", nil, "functions the plugin may not import")
+	fl.StringSliceVar(&f.kernels, "kernels", nil, "kernel sets (or single kernels of them) the plugin may launch: "+strings.Join(kernelSetNames(), ", "))
 	fl.Uint32Var(&f.memoryPages, "memory-pages", host.DefaultMemoryPages, "guest linear memory limit in 64 KiB pages")
 	fl.DurationVar(&f.compileTimeout, "compile-timeout", host.DefaultCompileTimeout, "compiling the module may take this long, else it is refused")
 	completeValues(c, "engine", engineNames)
+	completeValues(c, "kernels", kernelSetNames())
 	_ = c.MarkFlagDirname("cache-dir")
 	abiNames := make([]string, len(abi.Funcs))
 	for i, fn := range abi.Funcs {
@@ -144,6 +147,10 @@ func (f *sandboxFlags) policy() (host.Policy, error) {
 		MaxEvents: f.maxEvents, MaxQueued: f.maxQueued, MaxBatchEntries: f.maxBatchEntries, MemoryPages: f.memoryPages,
 		MaxCallbacks: f.maxCallbacks, MaxCallbackDepth: f.maxCbDepth,
 		Timeout: f.timeout, CompileTimeout: f.compileTimeout, Allow: f.allow, Deny: f.deny, RefuseInitConfig: f.refuseInitConfig,
+		Kernels: f.kernels,
+	}
+	if err := checkKernelGrants(f.kernels); err != nil {
+		return p, err
 	}
 	if f.allowInitConfig && f.refuseInitConfig {
 		return p, fmt.Errorf("--allow-init-config (deprecated: the default) and --refuse-init-config contradict each other")
@@ -394,7 +401,7 @@ func (f *sandboxFlags) cache() (dir string, isDefault bool) {
 // (unsafe permissions, a read-only home) is left out with a warning on
 // stderr instead of failing the command; a --cache-dir given is an error.
 func (f *sandboxFlags) newRuntime(ctx context.Context, base []host.Option, opts ...host.Option) (*host.Runtime, error) {
-	all := append(base, opts...)
+	all := append(append(base, kernelOptions()...), opts...)
 	dir, isDefault := f.cache()
 	if dir == "" {
 		return host.NewRuntime(ctx, all...)
