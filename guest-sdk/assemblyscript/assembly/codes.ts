@@ -107,6 +107,8 @@ export const ACL_ERROR_OP_UNSUPPORTED_DYNAMIC: i32 = 148050;
 export const ACL_ERROR_RELATIVE_RESOURCE_NOT_CLEARED: i32 = 148051;
 export const ACL_ERROR_UNSUPPORTED_JPEG: i32 = 148052;
 export const ACL_ERROR_INVALID_BUNDLE_MODEL_ID: i32 = 148053;
+export const ACLNN_ERR_PARAM_NULLPTR: i32 = 161001;
+export const ACLNN_ERR_PARAM_INVALID: i32 = 161002;
 export const ACL_ERROR_BAD_ALLOC: i32 = 200000;
 export const ACL_ERROR_API_NOT_SUPPORT: i32 = 200001;
 export const ACL_ERROR_INVALID_DEVICE: i32 = 200002;
@@ -138,6 +140,7 @@ export const ACL_ERROR_RT_FEATURE_NOT_SUPPORT_UPDATE_OP: i32 = 207019;
 export const ACL_ERROR_RT_TIMEOUT: i32 = 207020;
 export const ACL_ERROR_RT_LINK_TYPE_NOT_SUPPORTED: i32 = 207021;
 export const ACL_ERROR_STORAGE_OVER_LIMIT: i32 = 300000;
+export const ACLNN_ERR_RUNTIME_ERROR: i32 = 361001;
 export const ACL_ERROR_INTERNAL_ERROR: i32 = 500000;
 export const ACL_ERROR_FAILURE: i32 = 500001;
 export const ACL_ERROR_GE_FAILURE: i32 = 500002;
@@ -220,6 +223,13 @@ export const ACL_ERROR_SNAPSHOT_REGISTER_CALLBACK_FAILED: i32 = 507913;
 export const ACL_ERROR_RT_L3_PORT_ERROR: i32 = 507914;
 export const ACL_ERROR_RT_CCU_TIMEOUT: i32 = 507915;
 export const ACL_ERROR_RT_CCU_EXCEPTION: i32 = 507916;
+export const ACLNN_ERR_INNER: i32 = 561000;
+export const ACLNN_ERR_INNER_INFERSHAPE_ERROR: i32 = 561001;
+export const ACLNN_ERR_INNER_TILING_ERROR: i32 = 561002;
+export const ACLNN_ERR_INNER_FIND_KERNEL_ERROR: i32 = 561003;
+export const ACLNN_ERR_INNER_CREATE_EXECUTOR: i32 = 561101;
+export const ACLNN_ERR_INNER_NOT_TRANS_EXECUTOR: i32 = 561102;
+export const ACLNN_ERR_INNER_NULLPTR: i32 = 561103;
 
 /** Returns the native name of an error code, or "ACL_ERROR_UNKNOWN". */
 export function errorName(code: i32): string {
@@ -325,6 +335,8 @@ export function errorName(code: i32): string {
     case 148051: return "ACL_ERROR_RELATIVE_RESOURCE_NOT_CLEARED";
     case 148052: return "ACL_ERROR_UNSUPPORTED_JPEG";
     case 148053: return "ACL_ERROR_INVALID_BUNDLE_MODEL_ID";
+    case 161001: return "ACLNN_ERR_PARAM_NULLPTR";
+    case 161002: return "ACLNN_ERR_PARAM_INVALID";
     case 200000: return "ACL_ERROR_BAD_ALLOC";
     case 200001: return "ACL_ERROR_API_NOT_SUPPORT";
     case 200002: return "ACL_ERROR_INVALID_DEVICE";
@@ -356,6 +368,7 @@ export function errorName(code: i32): string {
     case 207020: return "ACL_ERROR_RT_TIMEOUT";
     case 207021: return "ACL_ERROR_RT_LINK_TYPE_NOT_SUPPORTED";
     case 300000: return "ACL_ERROR_STORAGE_OVER_LIMIT";
+    case 361001: return "ACLNN_ERR_RUNTIME_ERROR";
     case 500000: return "ACL_ERROR_INTERNAL_ERROR";
     case 500001: return "ACL_ERROR_FAILURE";
     case 500002: return "ACL_ERROR_GE_FAILURE";
@@ -438,6 +451,13 @@ export function errorName(code: i32): string {
     case 507914: return "ACL_ERROR_RT_L3_PORT_ERROR";
     case 507915: return "ACL_ERROR_RT_CCU_TIMEOUT";
     case 507916: return "ACL_ERROR_RT_CCU_EXCEPTION";
+    case 561000: return "ACLNN_ERR_INNER";
+    case 561001: return "ACLNN_ERR_INNER_INFERSHAPE_ERROR";
+    case 561002: return "ACLNN_ERR_INNER_TILING_ERROR";
+    case 561003: return "ACLNN_ERR_INNER_FIND_KERNEL_ERROR";
+    case 561101: return "ACLNN_ERR_INNER_CREATE_EXECUTOR";
+    case 561102: return "ACLNN_ERR_INNER_NOT_TRANS_EXECUTOR";
+    case 561103: return "ACLNN_ERR_INNER_NULLPTR";
   }
   return "ACL_ERROR_UNKNOWN";
 }

@@ -107,6 +107,8 @@ const (
 	ErrRelativeResourceNotCleared     Code = 148051 // ACL_ERROR_RELATIVE_RESOURCE_NOT_CLEARED
 	ErrUnsupportedJPEG                Code = 148052 // ACL_ERROR_UNSUPPORTED_JPEG
 	ErrInvalidBundleModelID           Code = 148053 // ACL_ERROR_INVALID_BUNDLE_MODEL_ID
+	ErrAclnnErrParamNullptr           Code = 161001 // ACLNN_ERR_PARAM_NULLPTR
+	ErrAclnnErrParamInvalid           Code = 161002 // ACLNN_ERR_PARAM_INVALID
 	ErrBadAlloc                       Code = 200000 // ACL_ERROR_BAD_ALLOC
 	ErrAPINotSupport                  Code = 200001 // ACL_ERROR_API_NOT_SUPPORT
 	ErrInvalidDevice                  Code = 200002 // ACL_ERROR_INVALID_DEVICE
@@ -138,6 +140,7 @@ const (
 	ErrRTTimeout                      Code = 207020 // ACL_ERROR_RT_TIMEOUT
 	ErrRTLinkTypeNotSupported         Code = 207021 // ACL_ERROR_RT_LINK_TYPE_NOT_SUPPORTED
 	ErrStorageOverLimit               Code = 300000 // ACL_ERROR_STORAGE_OVER_LIMIT
+	ErrAclnnErrRuntime                Code = 361001 // ACLNN_ERR_RUNTIME_ERROR
 	ErrInternal                       Code = 500000 // ACL_ERROR_INTERNAL_ERROR
 	ErrFailure                        Code = 500001 // ACL_ERROR_FAILURE
 	ErrGEFailure                      Code = 500002 // ACL_ERROR_GE_FAILURE
@@ -220,6 +223,13 @@ const (
 	ErrRTL3Port                       Code = 507914 // ACL_ERROR_RT_L3_PORT_ERROR
 	ErrRTCCUTimeout                   Code = 507915 // ACL_ERROR_RT_CCU_TIMEOUT
 	ErrRTCCUException                 Code = 507916 // ACL_ERROR_RT_CCU_EXCEPTION
+	ErrAclnnErrInner                  Code = 561000 // ACLNN_ERR_INNER
+	ErrAclnnErrInnerInfershape        Code = 561001 // ACLNN_ERR_INNER_INFERSHAPE_ERROR
+	ErrAclnnErrInnerTiling            Code = 561002 // ACLNN_ERR_INNER_TILING_ERROR
+	ErrAclnnErrInnerFindKernel        Code = 561003 // ACLNN_ERR_INNER_FIND_KERNEL_ERROR
+	ErrAclnnErrInnerCreateExecutor    Code = 561101 // ACLNN_ERR_INNER_CREATE_EXECUTOR
+	ErrAclnnErrInnerNotTransExecutor  Code = 561102 // ACLNN_ERR_INNER_NOT_TRANS_EXECUTOR
+	ErrAclnnErrInnerNullptr           Code = 561103 // ACLNN_ERR_INNER_NULLPTR
 )
 
 // Name returns the native name of the code, such as
@@ -428,6 +438,10 @@ func (c Code) Name() string {
 		return "ACL_ERROR_UNSUPPORTED_JPEG"
 	case ErrInvalidBundleModelID:
 		return "ACL_ERROR_INVALID_BUNDLE_MODEL_ID"
+	case ErrAclnnErrParamNullptr:
+		return "ACLNN_ERR_PARAM_NULLPTR"
+	case ErrAclnnErrParamInvalid:
+		return "ACLNN_ERR_PARAM_INVALID"
 	case ErrBadAlloc:
 		return "ACL_ERROR_BAD_ALLOC"
 	case ErrAPINotSupport:
@@ -490,6 +504,8 @@ func (c Code) Name() string {
 		return "ACL_ERROR_RT_LINK_TYPE_NOT_SUPPORTED"
 	case ErrStorageOverLimit:
 		return "ACL_ERROR_STORAGE_OVER_LIMIT"
+	case ErrAclnnErrRuntime:
+		return "ACLNN_ERR_RUNTIME_ERROR"
 	case ErrInternal:
 		return "ACL_ERROR_INTERNAL_ERROR"
 	case ErrFailure:
@@ -654,6 +670,20 @@ func (c Code) Name() string {
 		return "ACL_ERROR_RT_CCU_TIMEOUT"
 	case ErrRTCCUException:
 		return "ACL_ERROR_RT_CCU_EXCEPTION"
+	case ErrAclnnErrInner:
+		return "ACLNN_ERR_INNER"
+	case ErrAclnnErrInnerInfershape:
+		return "ACLNN_ERR_INNER_INFERSHAPE_ERROR"
+	case ErrAclnnErrInnerTiling:
+		return "ACLNN_ERR_INNER_TILING_ERROR"
+	case ErrAclnnErrInnerFindKernel:
+		return "ACLNN_ERR_INNER_FIND_KERNEL_ERROR"
+	case ErrAclnnErrInnerCreateExecutor:
+		return "ACLNN_ERR_INNER_CREATE_EXECUTOR"
+	case ErrAclnnErrInnerNotTransExecutor:
+		return "ACLNN_ERR_INNER_NOT_TRANS_EXECUTOR"
+	case ErrAclnnErrInnerNullptr:
+		return "ACLNN_ERR_INNER_NULLPTR"
 	}
 	return "ACL_ERROR_UNKNOWN"
 }

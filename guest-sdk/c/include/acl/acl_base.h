@@ -254,6 +254,8 @@ static const int ACL_ERROR_OP_UNSUPPORTED_DYNAMIC = 148050;
 static const int ACL_ERROR_RELATIVE_RESOURCE_NOT_CLEARED = 148051;
 static const int ACL_ERROR_UNSUPPORTED_JPEG = 148052;
 static const int ACL_ERROR_INVALID_BUNDLE_MODEL_ID = 148053;
+static const int ACLNN_ERR_PARAM_NULLPTR = 161001;
+static const int ACLNN_ERR_PARAM_INVALID = 161002;
 static const int ACL_ERROR_BAD_ALLOC = 200000;
 static const int ACL_ERROR_API_NOT_SUPPORT = 200001;
 static const int ACL_ERROR_INVALID_DEVICE = 200002;
@@ -263,12 +265,20 @@ static const int ACL_ERROR_INVALID_RESOURCE_HANDLE = 200005;
 static const int ACL_ERROR_FEATURE_UNSUPPORTED = 200006;
 static const int ACL_ERROR_PROF_MODULES_UNSUPPORTED = 200007;
 static const int ACL_ERROR_STORAGE_OVER_LIMIT = 300000;
+static const int ACLNN_ERR_RUNTIME_ERROR = 361001;
 static const int ACL_ERROR_INTERNAL_ERROR = 500000;
 static const int ACL_ERROR_FAILURE = 500001;
 static const int ACL_ERROR_GE_FAILURE = 500002;
 static const int ACL_ERROR_RT_FAILURE = 500003;
 static const int ACL_ERROR_DRV_FAILURE = 500004;
 static const int ACL_ERROR_PROFILING_FAILURE = 500005;
+static const int ACLNN_ERR_INNER = 561000;
+static const int ACLNN_ERR_INNER_INFERSHAPE_ERROR = 561001;
+static const int ACLNN_ERR_INNER_TILING_ERROR = 561002;
+static const int ACLNN_ERR_INNER_FIND_KERNEL_ERROR = 561003;
+static const int ACLNN_ERR_INNER_CREATE_EXECUTOR = 561101;
+static const int ACLNN_ERR_INNER_NOT_TRANS_EXECUTOR = 561102;
+static const int ACLNN_ERR_INNER_NULLPTR = 561103;
 
 #ifdef __cplusplus
 }
@@ -389,6 +399,8 @@ static inline const char *aclErrorName(aclError code)
     case 148051: return "ACL_ERROR_RELATIVE_RESOURCE_NOT_CLEARED";
     case 148052: return "ACL_ERROR_UNSUPPORTED_JPEG";
     case 148053: return "ACL_ERROR_INVALID_BUNDLE_MODEL_ID";
+    case 161001: return "ACLNN_ERR_PARAM_NULLPTR";
+    case 161002: return "ACLNN_ERR_PARAM_INVALID";
     case 200000: return "ACL_ERROR_BAD_ALLOC";
     case 200001: return "ACL_ERROR_API_NOT_SUPPORT";
     case 200002: return "ACL_ERROR_INVALID_DEVICE";
@@ -420,6 +432,7 @@ static inline const char *aclErrorName(aclError code)
     case 207020: return "ACL_ERROR_RT_TIMEOUT";
     case 207021: return "ACL_ERROR_RT_LINK_TYPE_NOT_SUPPORTED";
     case 300000: return "ACL_ERROR_STORAGE_OVER_LIMIT";
+    case 361001: return "ACLNN_ERR_RUNTIME_ERROR";
     case 500000: return "ACL_ERROR_INTERNAL_ERROR";
     case 500001: return "ACL_ERROR_FAILURE";
     case 500002: return "ACL_ERROR_GE_FAILURE";
@@ -502,6 +515,13 @@ static inline const char *aclErrorName(aclError code)
     case 507914: return "ACL_ERROR_RT_L3_PORT_ERROR";
     case 507915: return "ACL_ERROR_RT_CCU_TIMEOUT";
     case 507916: return "ACL_ERROR_RT_CCU_EXCEPTION";
+    case 561000: return "ACLNN_ERR_INNER";
+    case 561001: return "ACLNN_ERR_INNER_INFERSHAPE_ERROR";
+    case 561002: return "ACLNN_ERR_INNER_TILING_ERROR";
+    case 561003: return "ACLNN_ERR_INNER_FIND_KERNEL_ERROR";
+    case 561101: return "ACLNN_ERR_INNER_CREATE_EXECUTOR";
+    case 561102: return "ACLNN_ERR_INNER_NOT_TRANS_EXECUTOR";
+    case 561103: return "ACLNN_ERR_INNER_NULLPTR";
     default: return "ACL_ERROR_UNKNOWN";
     }
 }
