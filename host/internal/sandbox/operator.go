@@ -285,7 +285,11 @@ func runOp(c *Call) error {
 	if err := c.enqueue(st); err != nil {
 		return err
 	}
-	s, name, callCtx := c.s, abi.Funcs[c.fi].Name, c.ctx
+	s, name := c.s, abi.Funcs[c.fi].Name
+	// The run's time limit, read now: the call's context is the
+	// instance's, re-armed by its next call, and must not be followed
+	// once this one has returned.
+	deadline, hasDL := c.ctx.Deadline()
 	l := &acl.Launch{
 		Name:    name,
 		Regions: regions,
@@ -306,10 +310,16 @@ func runOp(c *Call) error {
 			return nil
 		},
 		Run: func(ctx context.Context, mem [][]byte) error {
+			// Stopped by the stream's cancellation (ctx), the end of the
+			// session (s.halt) and the run's time limit.
 			ctx, cancel := context.WithCancel(ctx)
 			defer cancel()
-			defer context.AfterFunc(callCtx, cancel)()
 			defer context.AfterFunc(s.halt, cancel)()
+			if hasDL {
+				var stop context.CancelFunc
+				ctx, stop = context.WithDeadline(ctx, deadline)
+				defer stop()
+			}
 			return ex.run(ctx, mem[len(mem)-ex.stored():])
 		},
 	}
