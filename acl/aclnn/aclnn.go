@@ -85,7 +85,9 @@ type Param struct {
 // guest's handles and values; the field of the parameter's Kind is set
 // (Tensor, Tensors, Scalar, Ints, Floats, Bools, or Int for Int64, Int8,
 // Bool (0 or 1) and DType, Float for Float). An optional parameter the
-// guest passed as NULL has every field zero.
+// guest passed as NULL has every field zero; an array of no elements (an
+// empty aclIntArray, ReduceSum's "all dims") is a non-nil empty slice, so
+// that the operators tell it from NULL.
 type Value struct {
 	Tensor  *TensorArg
 	Tensors []*TensorArg
