@@ -29,7 +29,7 @@ func opFuncs() []Func {
 		ps = append(ps, outOf("workspaceSize", U64), out("executor", ExecutorHandle).native("aclOpExecutor **"))
 		fs = append(fs,
 			Func{Name: "aclnn" + o.Name + "GetWorkspaceSize", Group: Operator, Op: o.Name, Params: ps,
-				Doc: "Checks the arguments of " + o.Name + " as the operator library does, then writes its workspace size and a single-use executor. " + o.Doc},
+				Doc: "Checks the arguments of " + o.Name + " as the operator library does, then writes its workspace size and a single-use executor."},
 			Func{Name: "aclnn" + o.Name, Group: Operator, Op: o.Name, Launch: true,
 				Params: []Param{addr("workspace"), u64("workspaceSize"), handle("executor", ExecutorHandle), handle("stream", StreamHandle).native("aclrtStream")},
 				Doc:    "Queues " + o.Name + " on stream with the executor aclnn" + o.Name + "GetWorkspaceSize made; its tensors and the workspace are checked again here and when it runs."},

@@ -42,17 +42,24 @@ func genNN(m *model, out map[string][]byte) error {
 		return err
 	}
 	out[dir+"aclnn/aclnn_base.h"] = b
+	// Operators that share a native header (Add and Adds in
+	// aclnn_add.h) are declared together, in the table's order.
+	var headers []string
+	byHeader := map[string][]*aclnn.Op{}
 	for _, o := range aclnn.Ops {
 		if !strings.HasPrefix(o.Header, "aclnnop/") || !strings.HasSuffix(o.Header, ".h") {
 			return fmt.Errorf("gen: operator %s: header %q is not aclnnop/<name>.h", o.Name, o.Header)
 		}
-		if b, err = nnOp(o, ops[o.Name]); err != nil {
+		if byHeader[o.Header] == nil {
+			headers = append(headers, o.Header)
+		}
+		byHeader[o.Header] = append(byHeader[o.Header], o)
+	}
+	for _, h := range headers {
+		if b, err = nnOps(h, byHeader[h], ops); err != nil {
 			return err
 		}
-		if _, dup := out[dir+o.Header]; dup {
-			return fmt.Errorf("gen: operator %s: header %s is another operator's", o.Name, o.Header)
-		}
-		out[dir+o.Header] = b
+		out[dir+h] = b
 	}
 	return nil
 }
@@ -179,19 +186,30 @@ func nnBase(fs []*abi.Func) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-func nnOp(o *aclnn.Op, fs []*abi.Func) ([]byte, error) {
-	if len(fs) != 2 {
-		return nil, fmt.Errorf("gen: operator %s has %d functions in the ABI table, want 2", o.Name, len(fs))
-	}
+func nnOps(path string, os []*aclnn.Op, fns map[string][]*abi.Func) ([]byte, error) {
 	var b buf
-	g := nnGuard(o.Header)
-	about := append([]string{"aclnn" + o.Name + ", as the native header of the same name declares it."}, wrap(o.Doc, 76)...)
-	cOpen(&b, o.Header, g, about...)
+	g := nnGuard(path)
+	var names []string
+	for _, o := range os {
+		names = append(names, "aclnn"+o.Name)
+	}
+	about := []string{strings.Join(names, ", ") + ", as the native header of the same name declares them."}
+	for _, o := range os {
+		about = append(about, "")
+		about = append(about, wrap(o.Name+": "+o.Doc, 76)...)
+	}
+	cOpen(&b, path, g, about...)
 	b.l(`#include "aclnn/aclnn_base.h"`, "")
 	cExternC(&b)
-	for _, f := range fs {
-		if err := nnDecl(&b, f); err != nil {
-			return nil, err
+	for _, o := range os {
+		fs := fns[o.Name]
+		if len(fs) != 2 {
+			return nil, fmt.Errorf("gen: operator %s has %d functions in the ABI table, want 2", o.Name, len(fs))
+		}
+		for _, f := range fs {
+			if err := nnDecl(&b, f); err != nil {
+				return nil, err
+			}
 		}
 	}
 	cClose(&b, g, true)
