@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/acl"
@@ -238,4 +239,22 @@ func TestOperatorDeny(t *testing.T) {
 	}
 	_, err := rt.Load(context.Background(), wat2wasm(t, `(module)`), Policy{Deny: []string{"aclnn"}})
 	require.ErrorContains(t, err, `"aclnn" is not a function`)
+}
+
+// TestOperatorAccounting: a launch counts as a call when queued, and in
+// the statistics and the metrics when it has executed.
+func TestOperatorAccounting(t *testing.T) {
+	m := newMetrics(t)
+	h := newHarness(t, Policy{}, WithMetrics(m))
+	h.ok("aclrtSetDevice", 0)
+	p := h.planAdd(1)
+	h.ok("aclnnAdd", 0, 0, p.ex, 0)
+	h.ok("aclrtSynchronizeStream", 0)
+	st := h.inst.Session().Stats().Funcs["aclnnAdd"]
+	require.Equal(t, uint64(1), st.Calls)
+	require.Equal(t, uint64(1), st.Launches)
+	require.Zero(t, st.LaunchFailures)
+	require.Zero(t, h.inst.Session().Stats().Funcs["aclnnAddGetWorkspaceSize"].Launches)
+	require.Equal(t, 1, testutil.CollectAndCount(m.m.Compute))
+	require.True(t, m.m.Compute.DeleteLabelValues("", "aclnnAdd", "ok"), "one ok launch of aclnnAdd")
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/bits"
 	"strings"
+	"time"
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
@@ -285,7 +286,15 @@ func runOp(c *Call) error {
 	if err := c.enqueue(st); err != nil {
 		return err
 	}
-	s, name := c.s, abi.Funcs[c.fi].Name
+	s, name, fi, st0 := c.s, abi.Funcs[c.fi].Name, c.fi, c.s.stats.of(c.fi)
+	done := func(d time.Duration, err error) { // the accounting of the launch as it executed
+		st0.ran.Add(1)
+		st0.runNs.Add(int64(d))
+		if err != nil {
+			st0.runFailed.Add(1)
+		}
+		s.computeMetrics(fi, d, err != nil)
+	}
 	// The run's time limit, read now: the call's context is the
 	// instance's, re-armed by its next call, and must not be followed
 	// once this one has returned.
@@ -305,9 +314,10 @@ func runOp(c *Call) error {
 				}
 			}
 			if err != nil {
-				return &fault{acl.Errorf(acl.ErrRTAicoreException, "%s did not run, and touched nothing: %s", name, acl.MessageOf(err))}
+				err = &fault{acl.Errorf(acl.ErrRTAicoreException, "%s did not run, and touched nothing: %s", name, acl.MessageOf(err))}
+				done(0, err)
 			}
-			return nil
+			return err
 		},
 		Run: func(ctx context.Context, mem [][]byte) error {
 			// Stopped by the stream's cancellation (ctx), the end of the
@@ -320,7 +330,10 @@ func runOp(c *Call) error {
 				ctx, stop = context.WithDeadline(ctx, deadline)
 				defer stop()
 			}
-			return ex.run(ctx, mem[len(mem)-ex.stored():])
+			t0 := time.Now()
+			err := ex.run(ctx, mem[len(mem)-ex.stored():])
+			done(time.Since(t0), err)
+			return err
 		},
 	}
 	if err := comp.Compute(st.h, l); err != nil {
