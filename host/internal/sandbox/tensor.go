@@ -63,6 +63,11 @@ func (c *Call) newObj(o *nnObj) (uint32, error) {
 	return h, nil
 }
 
+// NNObjects returns how many objects of the operator library the session
+// holds (tensors, scalars, arrays, lists, executors): for the tests'
+// leak checks.
+func (s *Session) NNObjects() int { return len(s.nn) }
+
 // dropObj destroys the object h.
 func (s *Session) dropObj(h uint32) {
 	if o, ok := s.nn[h]; ok {
