@@ -313,6 +313,9 @@ const (
 	PtrAttributes
 	MemcpyBatchAttr
 	ErrorInfo
+	// StreamConfig is aclrtStreamConfigHandle (ABI v1.3 section 15): its
+	// pointer and sizes are 8 bytes in the wide profile, 4 in acl32.
+	StreamConfig
 	// The operator library's objects (ABI section 13.2), a fifth kind of
 	// handle: aclTensor, aclScalar, aclIntArray, aclFloatArray,
 	// aclBoolArray, aclTensorList and aclOpExecutor.
@@ -336,6 +339,7 @@ var kindNames = [...]string{
 	StreamHandle: "stream", EventHandle: "event", ContextHandle: "context", NotifyHandle: "notify",
 	CString: "string", Bytes: "bytes", GuestFunc: "func", UserData: "userdata", Reserved: "reserved",
 	PtrAttributes: "aclrtPtrAttributes", MemcpyBatchAttr: "aclrtMemcpyBatchAttr", ErrorInfo: "aclrtErrorInfo",
+	StreamConfig: "aclrtStreamConfigHandle",
 	TensorHandle: "aclTensor", ScalarHandle: "aclScalar", IntArrayHandle: "aclIntArray", FloatArrayHandle: "aclFloatArray",
 	BoolArrayHandle: "aclBoolArray", TensorListHandle: "aclTensorList", ExecutorHandle: "aclOpExecutor",
 	Bool: "bool", DataValue: "value",
@@ -375,7 +379,7 @@ func (k Kind) IsHandle() bool {
 func (k Kind) IsObject() bool { return k >= TensorHandle && k <= ExecutorHandle }
 
 // IsStruct reports whether k is one of the structs.
-func (k Kind) IsStruct() bool { return k >= PtrAttributes && k <= ErrorInfo }
+func (k Kind) IsStruct() bool { return k >= PtrAttributes && k <= StreamConfig }
 
 // The table's parameters, built so that each row reads like its prototype.
 
@@ -641,6 +645,33 @@ var Funcs = append(append([]Func{
 	// ABI v1.2 section 12: event wait status.
 	{Name: "aclrtQueryEventWaitStatus", Group: Event, Params: []Param{handle("event", EventHandle), outEnum("status", eventWaitStatus)},
 		Doc: "Writes, as an aclrtEventWaitStatus, whether every wait queued on the event by aclrtStreamWaitEvent has finished (0) or not (1)."},
+	// ABI v1.3 section 15: per-stream core limits.
+	{Name: "aclrtGetStreamResLimit", Group: Stream, Params: []Param{handle("stream", StreamHandle), enum("type", devResLimitType), out("value", Uint)},
+		Doc: "Writes, as a uint32, the stream's core limit of an aclrtDevResLimitType: the one set on it, else the session's limit on its device."},
+	{Name: "aclrtSetStreamResLimit", Group: Stream, Params: []Param{handle("stream", StreamHandle), enum("type", devResLimitType), u32("value")},
+		Doc: "Sets the stream's core limit of an aclrtDevResLimitType, at most the cores its device has (not bounded by the session's device limit, as natively)."},
+	{Name: "aclrtResetStreamResLimit", Group: Stream, Params: []Param{handle("stream", StreamHandle)},
+		Doc: "Drops the stream's core limits: it answers with its device's again."},
+	{Name: "aclrtUseStreamResInCurrentThread", Group: Stream, Params: []Param{handle("stream", StreamHandle)},
+		Doc: "Makes aclrtGetResInCurrentThread answer with the stream's core limits where it has them (the guest has one thread)."},
+	{Name: "aclrtUnuseStreamResInCurrentThread", Group: Stream, Params: []Param{handle("stream", StreamHandle)},
+		Doc: "Undoes aclrtUseStreamResInCurrentThread if stream is the one in use; another stream changes nothing."},
+	// ABI v1.3 section 15: configured streams and the stream getters.
+	{Name: "aclrtCreateStreamV2", Group: Stream, Params: []Param{out("stream", StreamHandle), in("handle", StreamConfig).native("const aclrtStreamConfigHandle *")},
+		Doc: "aclrtCreateStreamWithConfig with the priority and flag of an aclrtStreamConfigHandle (NULL: defaults); the work area is unused."},
+	{Name: "aclrtStreamGetPriority", Group: Stream, Params: []Param{handle("stream", StreamHandle), out("priority", Uint)},
+		Doc: "Writes the stream's priority, as a uint32: the one it was created with, clamped to [0, 7]."},
+	{Name: "aclrtStreamGetFlags", Group: Stream, Params: []Param{handle("stream", StreamHandle), out("flags", Uint)},
+		Doc: "Writes the ACL_STREAM_* flags the stream was created with, as a uint32."},
+	{Name: "aclrtStreamGetId", Group: Stream, Params: []Param{handle("stream", StreamHandle), out("streamId", Int)},
+		Doc: "Writes the stream's id, an int32: its handle number (a default stream's: its context's), unique in the session."},
+	// ABI v1.3 section 15: stopping and aborting a stream's work, stream state callbacks.
+	{Name: "aclrtStreamStop", Group: Stream, Params: []Param{handle("stream", StreamHandle)},
+		Doc: "Cancels the stream's queued work that has not started and waits for the running operation; the stream takes new work. NULL gives 107000."},
+	{Name: "aclrtStreamAbort", Group: Stream, Params: []Param{handle("stream", StreamHandle)},
+		Doc: "aclrtStreamStop for any stream of the current context, NULL naming its default stream."},
+	{Name: "aclrtRegStreamStateCallback", Group: Stream, Params: []Param{in("regName", CString), in("callback", UserData).native("aclrtStreamStateCallback"), in("args", UserData)},
+		Doc: "With callback NULL, unregisters regName; a callback gives 207000: the sandbox cannot call a stream state callback."},
 }, tensorFuncs...), opFuncs()...)
 
 var index = func() map[string]int {

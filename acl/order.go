@@ -622,7 +622,8 @@ var Order = []FuncOrder{
 	{"aclrtGetResInCurrentThread", []Step{
 		{"null", "value NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "device.cpp:495"},
 		{"type", "type not an aclrtDevResLimitType (0 or 1)", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:6829-6832"},
-		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:8057-8058"},
+		{"stream", "the stream aclrtUseStreamResInCurrentThread named has a limit of that type: that limit, with or without a current device", Success, LayerExec, Native, "api_impl.cc:8049-8054"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:8056-8059"},
 		{"feature", "a backend that does not report its cores", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox: acl.Backend.DeviceResLimit)"},
 	}},
 	{"aclrtGetDeviceResLimit", []Step{
@@ -720,6 +721,92 @@ var Order = []FuncOrder{
 		{"null", "event NULL, then status NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "event.cpp:160-161"},
 		{"event", "event handle unknown, destroyed, a stream, a context or a notify", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:840"},
 		{"newmode", "an event of aclrtCreateEventExWithFlag (the runtime's new mode)", ErrRTFeatureNotSupport, LayerRange, Native, "api_error.cc:1823-1825; api_c.cc:843"},
+	}},
+
+	// ABI v1.3 section 15: per-stream core limits (stream.go's family in
+	// the sandbox). device.cpp is src/acl/aclrt_impl/; api_c_stream.cc
+	// src/runtime/api/; api_error.cc and api_impl.cc src/runtime/api/impl/.
+	{"aclrtGetStreamResLimit", []Step{
+		{"null", "value NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "device.cpp:441"},
+		{"stream", "stream handle unknown, destroyed, an event or a context (NULL is the default stream)", ErrRTInvalidHandle, LayerEntry, Native, "api_c_stream.cc:771"},
+		{"type", "type not an aclrtDevResLimitType (0 or 1)", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:6809-6811"},
+		{"context", "NULL stream without a current context (an explicit stream of any device or context is answered)", ErrRTContextNull, LayerContext, Native, "api_impl.cc:8004-8005"},
+		{"feature", "no limit set on the stream, and a backend that does not report its cores", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox: acl.Backend.DeviceResLimit)"},
+		{"read", "the stream's own limit of that type if one was set, else the session's limit on the stream's device", Success, LayerExec, Native, "api_impl.cc:7983-7997"},
+	}},
+	{"aclrtSetStreamResLimit", []Step{
+		{"stream", "stream handle unknown, destroyed, an event or a context (no ACL-layer check; NULL is the default stream)", ErrRTInvalidHandle, LayerEntry, Native, "api_c_stream.cc:749"},
+		{"type", "type not an aclrtDevResLimitType (0 or 1)", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:6798-6800"},
+		{"context", "NULL stream without a current context", ErrRTContextNull, LayerContext, Native, "api_impl.cc:7957-7958"},
+		{"feature", "a backend that does not report its cores", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox: acl.Backend.DeviceResLimit)"},
+		{"value", "value above the cores of that type the stream's device has (the session's device limit does not bound it, as natively)", ErrRTParamInvalid, LayerExec, Native, "api_impl.cc:7934-7943"},
+	}},
+	{"aclrtResetStreamResLimit", []Step{
+		{"stream", "stream handle unknown, destroyed, an event or a context (no ACL-layer check; NULL is the default stream)", ErrRTInvalidHandle, LayerEntry, Native, "api_c_stream.cc:760"},
+		{"context", "NULL stream without a current context", ErrRTContextNull, LayerContext, Native, "api_impl.cc:7971-7972"},
+		{"reset", "the stream's limits are dropped: it answers with its device's again", Success, LayerExec, Native, "api_impl.cc:7975-7979"},
+	}},
+	{"aclrtUseStreamResInCurrentThread", []Step{
+		{"stream", "stream handle unknown, destroyed, an event or a context (no ACL-layer check; NULL is the default stream)", ErrRTInvalidHandle, LayerEntry, Native, "api_c_stream.cc:782"},
+		{"context", "NULL stream without a current context", ErrRTContextNull, LayerContext, Native, "api_impl.cc:8019-8020"},
+		{"use", "aclrtGetResInCurrentThread answers with the stream's limits where it has them (the guest has one thread; another Use replaces it)", Success, LayerExec, Native, "api_impl.cc:8024"},
+	}},
+	{"aclrtUnuseStreamResInCurrentThread", []Step{
+		{"stream", "stream handle unknown, destroyed, an event or a context (no ACL-layer check; NULL is the default stream)", ErrRTInvalidHandle, LayerEntry, Native, "api_c_stream.cc:793"},
+		{"context", "NULL stream without a current context", ErrRTContextNull, LayerContext, Native, "api_impl.cc:8032-8033"},
+		{"other", "a stream other than the one in use succeeds and changes nothing", Success, LayerExec, Native, "api_impl.cc:8039-8044"},
+	}},
+	// ABI v1.3 section 15: configured streams and the stream getters. The
+	// full runtime has no aclrtCreateStreamV2: the lite ACL library
+	// (src/acl/aclrt_c) and its compact runtime (src/runtime_compact) do.
+	{"aclrtCreateStreamV2", []Step{
+		{"null", "stream NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "src/acl/aclrt_c/runtime/stream.c:132-135"},
+		{"handle", "handle not NULL and its aclrtStreamConfigHandle (32 bytes; 16 in acl32) not inside guest memory (NULL: priority 0, no flag)", ErrInvalidParam, LayerACL, Sandbox, "(sandbox; natively read at src/acl/aclrt_c/runtime/stream.c:139-144)"},
+		{"flags", "the handle's flag with ACL_STREAM_DEVICE_USE_ONLY and another flag; bits other than the six ACL_STREAM_* flags are dropped, the priority is clamped to [0, 7], the work area is unused (no model runs in the sandbox)", ErrRTParamInvalid, LayerRange, Sandbox, "(sandbox: as aclrtCreateStreamWithConfig, api_error.cc:1326-1352; the compact runtime keeps the priority and work area only, src/runtime_compact/feature/src/stream.c:74-77)"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "src/runtime_compact/feature/src/stream.c:112-116"},
+		{"count", "more streams than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
+	}},
+	{"aclrtStreamGetPriority", []Step{
+		{"null", "priority NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "stream.cpp:188"},
+		{"stream", "stream handle unknown, destroyed, an event or a context (NULL is the default stream)", ErrRTInvalidHandle, LayerEntry, Native, "api_c_stream.cc:219"},
+		{"context", "no current context, for any stream", ErrRTContextNull, LayerContext, Native, "api_impl.cc:1821-1822"},
+		{"read", "the priority the stream was created with, clamped to [0, 7]; 0 for a default stream and aclrtCreateStream's", Success, LayerExec, Native, "api_impl.cc:1824-1830"},
+	}},
+	{"aclrtStreamGetFlags", []Step{
+		{"null", "flags NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "stream.cpp:201"},
+		{"stream", "stream handle unknown, destroyed, an event or a context (NULL is the default stream)", ErrRTInvalidHandle, LayerEntry, Native, "api_c_stream.cc:230"},
+		{"context", "no current context, for any stream", ErrRTContextNull, LayerContext, Native, "api_impl.cc:1836-1837"},
+		{"read", "the ACL_STREAM_* flags the stream was created with (the six the ACL layer passes on); 0 for a default stream and aclrtCreateStream's", Success, LayerExec, Native, "stream.cpp:204-225"},
+	}},
+	{"aclrtStreamGetId", []Step{
+		{"null", "streamId NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "stream.cpp:298"},
+		{"stream", "stream handle unknown, destroyed, an event or a context (NULL is the default stream)", ErrRTInvalidHandle, LayerEntry, Native, "api_c_stream.cc:208"},
+		{"context", "NULL stream without a current context (an explicit stream needs none)", ErrRTContextNull, LayerContext, Native, "api_impl.cc:1789-1791"},
+		{"id", "the stream's handle number, unique in the session; a default stream's is its context's handle number (natively the device's stream id, which would tell of other sessions' streams)", Success, LayerExec, Sandbox, "(sandbox; natively api_impl.cc:1796)"},
+	}},
+	// ABI v1.3 section 15: stopping and aborting a stream's work, stream
+	// state callbacks. callback.cpp and stream.cpp are src/acl/aclrt_impl/;
+	// context.cc src/runtime/core/src/context/.
+	{"aclrtStreamStop", []Step{
+		{"stream", "stream handle unknown, destroyed, an event or a context (no ACL-layer check)", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:4183"},
+		{"null", "stream NULL (the default stream is not stopped)", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:6595-6596"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:7580-7581"},
+		{"feature", "a backend that cannot cancel queued work (natively a chip or TS firmware without stream clearing)", ErrRTFeatureNotSupport, LayerContext, Native, "api_impl.cc:7583-7592 (sandbox: acl.Backend.Supports(\"aclrtDestroyStreamForce\"))"},
+		{"streamctx", "stream of another device or context", ErrRTStreamContext, LayerContext, Native, "api_impl.cc:7594-7595"},
+		{"cancel", "the stream's queued work that has not started is cancelled, as aclrtDestroyStreamForce cancels it, the running operation is waited for, and the stream takes new work", Success, LayerExec, Native, "context.cc:2741-2776"},
+	}},
+	{"aclrtStreamAbort", []Step{
+		{"stream", "stream handle unknown, destroyed, an event or a context (no ACL-layer check; NULL is the default stream)", ErrRTInvalidHandle, LayerEntry, Native, "api_c_stream.cc:648"},
+		{"null", "NULL stream without a current context: no default stream to name", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:6602-6603"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:7605-7606"},
+		{"streamctx", "stream of another device or context", ErrRTStreamContext, LayerContext, Native, "api_impl.cc:7607-7608"},
+		{"feature", "a backend that cannot cancel queued work (natively TS firmware without stream abort)", ErrRTFeatureNotSupport, LayerExec, Native, "context.cc:2792-2793 (sandbox: acl.Backend.Supports(\"aclrtDestroyStreamForce\"))"},
+		{"cancel", "the stream's queued work that has not started is cancelled, as aclrtDestroyStreamForce cancels it, the running operation is waited for, and the stream takes new work", Success, LayerExec, Native, "context.cc:2781-2830"},
+	}},
+	{"aclrtRegStreamStateCallback", []Step{
+		{"null", "regName NULL, or not a NUL-terminated string inside guest memory", ErrInvalidParam, LayerACL, Native, "callback.cpp:218"},
+		{"unregister", "callback NULL unregisters the name, registered or not", Success, LayerExec, Native, "stream_state_callback_manager.cc:26-30"},
+		{"callback", "a callback: the sandbox cannot call it (the guest's dispatcher export runs void(void *) functions only), so nothing is registered", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox; natively stream_state_callback_manager.cc:32-43 registers it)"},
 	}},
 }
 

@@ -105,3 +105,53 @@ const (
 	StreamStatusNotReady StreamStatus = 1
 	StreamStatusReserved StreamStatus = 0xFFFF
 )
+
+// StreamResLimiter is an optional interface of a Backend whose streams
+// carry core limits of their own (aclrtSetStreamResLimit,
+// aclrtResetStreamResLimit): a session's stream is its own, so a limit set
+// on it binds nobody else, unlike a device's. The sandbox keeps the
+// session's view of the limits itself and passes them down where the
+// backend implements this and Supports the native function, so work the
+// native runtime runs on the stream obeys them too. The caller has applied
+// the native checks (the type, the value at most the device's cores).
+type StreamResLimiter interface {
+	SetStreamResLimit(s Stream, t DevResLimitType, value uint32) error
+	ResetStreamResLimit(s Stream) error
+}
+
+// The priorities the runtime keeps (base_info.hpp: RT_STREAM_GREATEST_PRIORITY
+// 0, RT_STREAM_LEAST_PRIORITY 7).
+const (
+	StreamPriorityGreatest = 0
+	StreamPriorityLeast    = 7
+)
+
+// StreamPriority returns the priority the runtime keeps for a stream
+// created with priority p: p as an int32, clamped to [0, 7] (api_error.cc,
+// StreamCreate), never refused. aclrtStreamGetPriority reports it.
+func StreamPriority(p uint32) uint32 {
+	return uint32(min(max(int32(p), StreamPriorityGreatest), StreamPriorityLeast))
+}
+
+// StreamConfigSize returns the size of aclrtStreamConfigHandle {void
+// *workptr; size_t workSize; size_t flag; uint32_t priority} with pointers
+// and sizes of ptr bytes (8: 32 bytes, 4: 16), and StreamConfigOf reads
+// one in that layout.
+func StreamConfigSize(ptr int) int { return 3*ptr + 4 + (ptr-4)&4 }
+
+// StreamConfig is aclrtStreamConfigHandle, as aclrtCreateStreamV2 reads it.
+type StreamConfig struct {
+	WorkPtr, WorkSize, Flag uint64
+	Priority                uint32
+}
+
+// StreamConfigOf decodes b, StreamConfigSize(ptr) bytes, little-endian.
+func StreamConfigOf(b []byte, ptr int) StreamConfig {
+	word := func(i int) uint64 {
+		if ptr == 8 {
+			return le.Uint64(b[8*i:])
+		}
+		return uint64(le.Uint32(b[4*i:]))
+	}
+	return StreamConfig{WorkPtr: word(0), WorkSize: word(1), Flag: word(2), Priority: le.Uint32(b[3*ptr:])}
+}

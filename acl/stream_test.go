@@ -47,3 +47,16 @@ func TestFailureMode(t *testing.T) {
 	require.NoError(t, CheckFailureModeChange(ContinueOnFailure, ContinueOnFailure))
 	require.ErrorIs(t, CheckFailureModeChange(StopOnFailure, ContinueOnFailure), ErrRTFeatureNotSupport, "no way back from stop-on-failure")
 }
+
+// TestStreamConfig: the priority the runtime keeps, and
+// aclrtStreamConfigHandle in both layouts.
+func TestStreamConfig(t *testing.T) {
+	for p, want := range map[uint32]uint32{0: 0, 5: 5, 7: 7, 8: 7, 1<<31 - 1: 7, 1 << 31: 0, 1<<32 - 1: 0} {
+		require.Equal(t, want, StreamPriority(p), "priority %d", p)
+	}
+	require.Equal(t, 32, StreamConfigSize(8))
+	require.Equal(t, 16, StreamConfigSize(4))
+	b := []byte{1, 0, 0, 0, 0, 0, 0, 2, 3, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0xff, 0xff, 0xff, 0xff}
+	require.Equal(t, StreamConfig{WorkPtr: 0x0200000000000001, WorkSize: 3, Flag: 4, Priority: 5}, StreamConfigOf(b, 8))
+	require.Equal(t, StreamConfig{WorkPtr: 1, WorkSize: 0x02000000, Flag: 3, Priority: 0}, StreamConfigOf(b, 4))
+}

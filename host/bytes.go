@@ -61,15 +61,22 @@ func (i *Instance) withMemory(op string, off uint32, n uint64, f func([]byte)) e
 type StatusError struct {
 	Export string
 	Status int32
+	// Reason is what the guest said about why it failed, with the
+	// aclwasm.error_set import during the call ("" if it said nothing).
+	Reason string
 	// Msg is the session's most recent error message, if the guest's last
 	// failed host call left one.
 	Msg string
 }
 
-// Error implements error.
+// Error implements error: the guest's reason, or else the last error of
+// a host call, which may be why it failed.
 func (e *StatusError) Error() string {
 	s := fmt.Sprintf("%s returned %d", e.Export, e.Status)
-	if e.Msg != "" {
+	switch {
+	case e.Reason != "":
+		s += ": " + e.Reason
+	case e.Msg != "":
 		s += " (last error: " + e.Msg + ")"
 	}
 	return s
@@ -165,7 +172,7 @@ func (i *Instance) CallBytesTo(ctx context.Context, name string, in, out []byte,
 	}
 	var status error
 	if len(res) == 1 && int32(uint32(res[0])) != 0 {
-		status = &StatusError{Export: name, Status: int32(uint32(res[0])), Msg: i.s.s.LastError()}
+		status = &StatusError{Export: name, Status: int32(uint32(res[0])), Reason: i.s.s.GuestMessage(), Msg: i.s.s.LastError()}
 	}
 	if io.Refused {
 		return io.Out, errors.Join(fmt.Errorf("host: call %s: %w: the guest wrote more than %d bytes", name, ErrOutputLimit, io.Limit), status)

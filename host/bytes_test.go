@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -417,9 +418,17 @@ func TestCallBytesTo(t *testing.T) {
 	// No slice per call with a reused buffer: the allocations of the
 	// call itself only, the same whatever the output's size.
 	short, long := []byte("ab"), []byte(strings.Repeat("ab", 32))
-	small := testing.AllocsPerRun(20, func() { _, _ = inst.CallBytesTo(ctx, "upper", short, buf[:0]) })
-	large := testing.AllocsPerRun(20, func() { _, _ = inst.CallBytesTo(ctx, "upper", long, buf[:0]) })
-	require.Equal(t, small, large)
+	// AllocsPerRun counts every goroutine's allocations, so a busy
+	// machine's background work can add one to a run: the least of a
+	// few runs is the call's own.
+	allocs := func(in []byte) float64 {
+		least := math.Inf(1)
+		for range 5 {
+			least = min(least, testing.AllocsPerRun(20, func() { _, _ = inst.CallBytesTo(ctx, "upper", in, buf[:0]) }))
+		}
+		return least
+	}
+	require.Equal(t, allocs(short), allocs(long))
 }
 
 // TestPoolCallBytesTo: Pool.CallBytesTo is Instance.CallBytesTo on a
@@ -442,4 +451,72 @@ func TestPoolCallBytesTo(t *testing.T) {
 		require.Equal(t, strings.ToUpper(in), string(out))
 		require.Same(t, &buf[:1][0], &out[0])
 	}
+}
+
+// TestErrorSet: a guest says why its call fails with aclwasm.error_set;
+// the reason comes back with the nonzero status (and from Run with the
+// exit code), is the guest's for one call only, and is kept bounded.
+func TestErrorSet(t *testing.T) {
+	ctx := context.Background()
+	src := `(module
+  (import "aclwasm" "error_set" (func $set (param i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+  (memory (export "memory") 2)
+  (data (i32.const 0x10) "bad input: want 4 bytes")
+  (data (i32.const 0x100) "\ff\fe ok")
+  (func (export "fail") (result i32)
+    (drop (call $set (i32.const 0x10) (i32.const 23)))
+    (i32.const 3))
+  (func (export "fail_silently") (result i32) (i32.const 4))
+  (func (export "set_then_clear") (result i32)
+    (drop (call $set (i32.const 0x10) (i32.const 23)))
+    (drop (call $set (i32.const 0) (i32.const 0)))
+    (i32.const 5))
+  (func (export "invalid_utf8") (result i32)
+    (drop (call $set (i32.const 0x100) (i32.const 5)))
+    (i32.const 6))
+  (func (export "long") (result i32)
+    (call $set (i32.const 0x10) (i32.const 0x10000)))
+  (func (export "outside") (result i32)
+    (call $set (i32.const 0x1fff0) (i32.const 0x100)))
+  (func (export "negative") (result i32)
+    (call $set (i32.const 0x10) (i32.const -1)))
+  (func (export "_start")
+    (drop (call $set (i32.const 0x10) (i32.const 9)))
+    (call $exit (i32.const 2)))
+)`
+	rt, inst := bytesInstance(t, src)
+	reason := func(export string) string {
+		t.Helper()
+		_, err := inst.CallBytes(ctx, export, nil)
+		var se *StatusError
+		require.ErrorAs(t, err, &se, export)
+		return se.Reason
+	}
+	_, err := inst.CallBytes(ctx, "fail", nil)
+	require.EqualError(t, err, "fail returned 3: bad input: want 4 bytes")
+	require.Empty(t, reason("fail_silently"), "the reason of the call before does not carry over")
+	require.Empty(t, reason("set_then_clear"))
+	require.Equal(t, "\uFFFD ok", reason("invalid_utf8"))
+
+	// 64 KiB, most of them zeros: the host keeps 4096 bytes, and the call
+	// itself succeeds (the export returns error_set's 0).
+	_, err = inst.CallBytes(ctx, "long", nil)
+	require.NoError(t, err)
+	require.Len(t, inst.s.s.GuestMessage(), abi.MaxErrorLen)
+	for _, e := range []string{"outside", "negative"} {
+		_, err = inst.CallBytes(ctx, e, nil)
+		var se *StatusError
+		require.ErrorAs(t, err, &se, e)
+		require.Equal(t, int32(acl.ErrInvalidParam), se.Status, e)
+		require.Empty(t, se.Reason, e)
+	}
+
+	// A command's reason comes with its exit code.
+	pl, err := rt.Load(ctx, wat2wasm(t, src), Policy{MemoryPages: 2})
+	require.NoError(t, err)
+	res, err := pl.Run(ctx, Config{})
+	require.NoError(t, err)
+	require.Equal(t, uint32(2), res.ExitCode)
+	require.Equal(t, "bad input", res.Message)
 }

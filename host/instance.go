@@ -95,6 +95,7 @@ func (i *Instance) exec(ctx context.Context, d time.Duration, name, label string
 	if err != nil {
 		return nil, err
 	}
+	i.s.s.ClearGuestMessage() // error_set speaks for the call it is made in
 	i.stdin.Watch(cctx)
 	res, err := i.inst.Call(cctx, name, args...)
 	i.stdin.Unwatch()

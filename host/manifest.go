@@ -32,6 +32,7 @@ import (
 //	  timeout: 30s                # or none (NoTimeout)
 //	  compile_timeout: 10s        # Load's compilation; or none
 //	  deny: [aclrtHostRegister]
+//	  models: {classifier: cnn.onnx} # approved models: name -> file, relative to the manifest's directory
 //	args: [--verbose]             # argv[1:], after the name
 //	env: {LANG: C}                # the guest's environment
 //	config: {scale: "0.5"}        # read by the guest with aclwasm.config_read
@@ -94,6 +95,11 @@ func LoadManifest(path string) (*Manifest, error) {
 	}
 	if !filepath.IsAbs(m.Path) {
 		m.Path = filepath.Join(filepath.Dir(path), m.Path)
+	}
+	for name, file := range m.Policy.Models {
+		if !filepath.IsAbs(file) {
+			m.Policy.Models[name] = filepath.Join(filepath.Dir(path), file)
+		}
 	}
 	return m, nil
 }
@@ -185,6 +191,11 @@ func decodePolicy(n *yaml.Node, p *Policy) error {
 		seen[i] = true
 		if err := decodeField(val, v.Field(i)); err != nil {
 			return fmt.Errorf("policy.%s (line %d): %w", key.Value, val.Line, err)
+		}
+		if key.Value == "models" {
+			if err := checkModels(p.Models); err != nil {
+				return fmt.Errorf("policy.models (line %d): %w", val.Line, err)
+			}
 		}
 	}
 	return nil

@@ -51,6 +51,8 @@ policy:
   allow_init_config: true      # deprecated; with refuse_init_config Load refuses the pair
   max_table_entries: 8
   max_stack_bytes: 1MiB
+  models: {classifier: cnn.onnx, edges: /models/edge.onnx}
+  allow_guest_models: true
 args: [-v]
 env: {B: "2", A: "1"}
 config: {scale: "0.5"}
@@ -70,6 +72,8 @@ serve: {max_concurrent: 3, export: process, reuse_instances: true}
 			MemoryPages: 7, Timeout: 90 * time.Second, CompileTimeout: 10 * time.Second,
 			MaxModuleBytes: 1 << 20, MaxFunctions: 8, MaxFunctionBodyBytes: 64 << 10, MaxLocals: 9, MaxBlockDepth: 10, MaxBrTableTargets: 11, MaxCallBytes: 1 << 30, RefuseInitConfig: true, AllowInitConfig: true,
 			MaxTableEntries: 8, MaxStackBytes: 1 << 20,
+			Models:           map[string]string{"classifier": filepath.Join(dir, "cnn.onnx"), "edges": "/models/edge.onnx"},
+			AllowGuestModels: true,
 		},
 		Args: []string{"-v"}, Env: map[string]string{"A": "1", "B": "2"}, Vars: map[string]string{"scale": "0.5"},
 		Serve: ServeManifest{MaxConcurrent: 3, Export: "process", ReuseInstances: &reuse},
@@ -90,7 +94,7 @@ func TestManifestErrors(t *testing.T) {
 		{"module: {path: x.wasm}\n", "name: missing"},
 		{"name: a\n", "module.path: missing"},
 		{"name: a\nmodule: {path: x.wasm, sha256: abc}\n", `module.sha256: "abc" is not 64 hex digits`},
-		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  max_stream: 3\n", "policy.max_stream (line 4): no such field (have: allow, allow_init_config, compile_timeout, deny, device_memory, devices,"},
+		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  max_stream: 3\n", "policy.max_stream (line 4): no such field (have: allow, allow_guest_models, allow_init_config, compile_timeout, deny, device_memory, devices,"},
 		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  MaxStreams: 3\n", "policy.MaxStreams (line 4): no such field"},
 		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  max_streams: many\n", "policy.max_streams (line 4): line 4: cannot unmarshal !!str `many` into int"},
 		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  timeout: 30\n", `policy.timeout (line 4): "30" is not a duration`},
@@ -102,6 +106,12 @@ func TestManifestErrors(t *testing.T) {
 		{"name: a\nmodule: {path: x.wasm}\nserve: {export: _start}\n", `serve.export: "_start"`},
 		{"name: a\nmodule: {path: x.wasm}\nserve:\n  reuse_instances: always\n", "line 4: cannot unmarshal !!str `always` into bool"},
 		{"name: a\nmodule: {path: x.wasm}\nenv: {\"A=B\": x}\n", "env.A=B: a key must be nonempty"},
+		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  models: {\"\": a.onnx}\n", "policy.models (line 4): an empty model name"},
+		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  models: {a: \"\"}\n", `policy.models (line 4): model "a": no file`},
+		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  models: {\"a\\0b\": a.onnx}\n", "a name must not contain NUL"},
+		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  models: [a.onnx]\n", "policy.models (line 4): line 4: cannot unmarshal !!seq into map[string]string"},
+		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  models: {a: {file: a.onnx}}\n", "policy.models (line 4): line 4: cannot unmarshal !!map into string"},
+		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  models: {a: x.onnx, a: y.onnx}\n", `mapping key "a" already defined`},
 		{"name: a\nmodule: {path: x.wasm}\nconfig: {k: " + strings.Repeat("x", maxVarLen+1) + "}\n", "config.k: 65537 bytes, at most 65536"},
 	} {
 		_, err := ParseManifest([]byte(tc.src))

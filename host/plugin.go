@@ -116,6 +116,9 @@ type Config struct {
 type Result struct {
 	// ExitCode is the guest's exit code: 0 when _start returned.
 	ExitCode uint32
+	// Message is what the guest said about why it failed, with the
+	// aclwasm.error_set import ("" if it said nothing).
+	Message string
 	// Stats are the session's call statistics.
 	Stats Stats
 }
@@ -149,6 +152,7 @@ func (p *Plugin) Run(ctx context.Context, cfg Config) (Result, error) {
 	if errors.As(err, &ee) {
 		res.ExitCode, err = ee.Code, nil
 	}
+	res.Message = i.s.s.GuestMessage()
 	cerr := i.finish(ctx, err != nil)
 	res.Stats = i.s.Stats()
 	p.ran(res.ExitCode, errors.Join(err, cerr))

@@ -2,6 +2,9 @@ package host
 
 import (
 	"fmt"
+	"maps"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/aclwasm/aclwasm/abi"
@@ -106,6 +109,19 @@ type Policy struct {
 	// (512 KiB of real stack) may come first. It bounds the host memory
 	// of a runaway recursion, which wazero let grow to 400 MB per call.
 	MaxStackBytes uint64
+	// Models approves models by name (ABI section 13.4): a guest's
+	// aclmdlLoadFromFile(name) loads the file Models[name] and opens
+	// nothing else; a name not here does not exist for the guest. The
+	// file is an ONNX model on the simulator, an offline model (.om) on
+	// the native backend. Each must be a regular file when the plugin
+	// loads. In a manifest, a relative file is relative to the manifest's
+	// directory.
+	Models map[string]string
+	// AllowGuestModels lets aclmdlLoadFromMem and aclmdlLoadFromMemWithMem
+	// load a model the guest supplies, on the simulator only: a native
+	// model carries device code, so the native backend refuses them
+	// (207000) whatever this says. By default they give 207000 too.
+	AllowGuestModels bool
 }
 
 // Defaults of Policy's fields.
@@ -222,6 +238,17 @@ func (p Policy) withDefaults(n int) (Policy, error) {
 		}
 		seen[d] = true
 	}
+	if err := checkModels(p.Models); err != nil {
+		return p, fmt.Errorf("policy: Models: %w", err)
+	}
+	p.Models = maps.Clone(p.Models) // the caller's map may change after Load
+	for name, file := range p.Models {
+		if st, err := os.Stat(file); err != nil {
+			return p, fmt.Errorf("policy: Models[%q]: %w", name, err)
+		} else if !st.Mode().IsRegular() {
+			return p, fmt.Errorf("policy: Models[%q]: %s is not a regular file", name, file)
+		}
+	}
 	for _, list := range [][]string{p.Allow, p.Deny} {
 		for _, name := range list {
 			if abi.Lookup(name) == nil && name != OperatorFamily {
@@ -230,6 +257,23 @@ func (p Policy) withDefaults(n int) (Policy, error) {
 		}
 	}
 	return p, nil
+}
+
+// checkModels refuses approved models a guest could not name or the
+// host could not open: an empty name, a name with NUL (a C string ends
+// there), an empty file.
+func checkModels(models map[string]string) error {
+	for name, file := range models {
+		switch {
+		case name == "":
+			return fmt.Errorf("an empty model name")
+		case strings.ContainsRune(name, 0):
+			return fmt.Errorf("model name %q: a name must not contain NUL", name)
+		case file == "":
+			return fmt.Errorf("model %q: no file", name)
+		}
+	}
+	return nil
 }
 
 // OperatorFamily names every function of the operator library (ABI

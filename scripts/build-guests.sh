@@ -22,8 +22,7 @@
 #   conformance, conformance32   tests/conformance/conformance.c (the ABI conformance program),
 #                                built in the wide profile and in the native layout (acl32)
 #   <sample>                     every directory under samples/ but include/ (see below)
-#                                (samples/notify-pipeline: C++ with the callback option,
-#                                -DACLWASM_CALLBACKS, and without -fno-exceptions, by its build.sh)
+#                                (samples/notify-pipeline: C++ without -fno-exceptions, by its build.sh)
 #
 # Samples: a directory samples/NAME is built by its own build.sh when it has
 # one, run as `bash build.sh` in that directory with OUT (the output
@@ -79,8 +78,9 @@ C_WIDE=(-DACLWASM_WIDE)
 # needs the flag (its headers define the C++ exception entry points, and a
 # throw aborts the guest naming the type: tests/native_test.go builds C++
 # without it). <thread> does not compile (wasm32-wasi is single-threaded;
-# the SDK's <pthread.h> is a single-threaded one); <signal.h> needs
-# -D_WASI_EMULATED_SIGNAL and -lwasi-emulated-signal. See
+# the SDK's <pthread.h> is a single-threaded one); <signal.h> needs no flag
+# (the SDK's defines what wasi-libc's asks for), and only a program that
+# calls signal() or raise() links -lwasi-emulated-signal. See
 # guest-sdk/c/PORTING.md.
 CXX_FLAGS=(-std=c++17 -fno-exceptions "${C_FLAGS[@]}")
 

@@ -36,7 +36,9 @@ say() { echo "install-toolchains: $*"; }
 #   ca-certificates               make image: the image's CA bundle (/etc/ssl/certs/ca-certificates.crt);
 #                                 its C library comes from libc6, libstdc++6, libgcc-s1 (always installed)
 #   nodejs, npm                   AssemblyScript guests
-PACKAGES=(clang lld wasi-libc libclang-rt-14-dev-wasm32 libc++-14-dev-wasm32 libc++abi-14-dev-wasm32 wabt rustc cargo libstd-rust-dev-wasm32 gcc curl ca-certificates)
+#   python3-onnx, python3-numpy   the ONNX models the tests write (acl/sim/model/testdata/genmodels.py)
+#                                 and the outputs numpy computes for them
+PACKAGES=(clang lld wasi-libc libclang-rt-14-dev-wasm32 libc++-14-dev-wasm32 libc++abi-14-dev-wasm32 wabt rustc cargo libstd-rust-dev-wasm32 gcc curl ca-certificates python3-onnx python3-numpy)
 # Node is often installed outside apt (as here); only ask apt for it when
 # there is no node/npm at all.
 if ! command -v node >/dev/null 2>&1; then PACKAGES+=(nodejs); fi

@@ -20,7 +20,7 @@ import (
 var statusOf = map[string]int{
 	"bad_request": 400, "unauthorized": 401, "not_found": 404, "method_not_allowed": 405, "body_too_large": 413,
 	"load_refused": 422, "not_servable": 422, "overloaded": 429, "plugin_invalid": 500, "host_error": 500,
-	"trap": 502, "output_too_large": 502, "buffers_full": 503, "shutting_down": 503, "canceled": 503, "timeout": 504,
+	"trap": 502, "plugin_failed": 502, "output_too_large": 502, "buffers_full": 503, "shutting_down": 503, "canceled": 503, "timeout": 504,
 }
 
 // FuzzServeRequest sends any request (method, path, header lines, body)

@@ -43,7 +43,7 @@ func newServerMetrics(reg prometheus.Registerer, config bool, ts *tlsState) (*se
 	}
 	m := &serverMetrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "aclwasm_http_requests_total",
-			Help: "Plugin requests (POST /v1/plugins/{name}) by plugin, HTTP status and outcome: ok, nonzero (the guest's exit code or a reactor's status was not 0), or the failure's code (trap, timeout, shutting_down, ...)."},
+			Help: "Plugin requests (POST /v1/plugins/{name}) by plugin, HTTP status and outcome: ok, or the failure's code (plugin_failed: the guest's exit code or a reactor's status was not 0; trap, timeout, shutting_down, ...)."},
 			[]string{"plugin", "status", "outcome"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "aclwasm_http_request_duration_seconds",
 			Help: "Duration of plugin requests, by plugin.", Buckets: prometheus.ExponentialBuckets(1e-4, 4, 10)}, []string{"plugin"}),

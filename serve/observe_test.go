@@ -117,13 +117,13 @@ func TestRequestIDs(t *testing.T) {
 	require.Equal(t, "hello", recs[0]["plugin"])
 
 	r = f.withID("/v1/plugins/oops", "")
-	require.Equal(t, 200, r.status, "%v", r)
+	require.Equal(t, 502, r.status, "%v", r)
 	id := r.header.Get(RequestIDHeader)
 	require.Regexp(t, madeID, id)
 	recs = log.of(t, id)
 	require.Equal(t, []string{"plugin stderr", "request"}, msgs(recs))
 	require.Equal(t, "oops: no model\n", recs[0]["stderr"])
-	require.Equal(t, "nonzero", recs[1]["outcome"])
+	require.Equal(t, "plugin_failed", recs[1]["outcome"])
 
 	r = f.withID("/v1/plugins/trap", "t-1")
 	require.Equal(t, 502, r.status, "%v", r)
@@ -200,7 +200,7 @@ func TestOutcomes(t *testing.T) {
 		"upper": wat2wasm(t, "upper", ""), "trap": wat2wasm(t, "trap", "")}, nil)
 	f := start(t, Config{Dir: dir})
 	require.Equal(t, 200, f.do("POST", "/v1/plugins/echo", "", []byte("x")).status)
-	require.Equal(t, 200, f.do("POST", "/v1/plugins/exit3", "", nil).status)
+	require.Equal(t, 502, f.do("POST", "/v1/plugins/exit3", "", nil).status)
 	require.Equal(t, 200, f.do("POST", "/v1/plugins/upper", "", []byte("a")).status)
 	require.Equal(t, "7", f.do("POST", "/v1/plugins/upper", "", nil).header.Get("X-Aclwasm-Exit-Code"))
 	require.Equal(t, 502, f.do("POST", "/v1/plugins/trap", "", nil).status)
@@ -208,8 +208,8 @@ func TestOutcomes(t *testing.T) {
 	for _, c := range []struct {
 		plugin, outcome string
 		n               float64
-	}{{"echo", "ok", 1}, {"echo", "nonzero", 0}, {"exit3", "nonzero", 1}, {"exit3", "ok", 0},
-		{"upper", "ok", 1}, {"upper", "nonzero", 1}, {"trap", "trap", 1}} {
+	}{{"echo", "ok", 1}, {"echo", "plugin_failed", 0}, {"exit3", "plugin_failed", 1}, {"exit3", "ok", 0},
+		{"upper", "ok", 1}, {"upper", "plugin_failed", 1}, {"trap", "trap", 1}} {
 		require.Equal(t, c.n, m.sum("aclwasm_http_requests_total", `plugin="`+c.plugin+`"`, `outcome="`+c.outcome+`"`), "%s %s", c.plugin, c.outcome)
 	}
 }
@@ -278,17 +278,17 @@ func TestShutdownDrains(t *testing.T) {
 	}
 	require.Equal(t, 200, f.do("GET", "/healthz", "", nil).status, "alive while draining")
 	r, again := reused("POST", "/v1/plugins/exit3")
-	require.Equal(t, 200, r.status, "%v", r)
-	require.Equal(t, "bye", string(r.body))
+	require.Equal(t, 502, r.status, "%v", r)
+	require.Equal(t, "plugin_failed", r.err(t).Code, "the whole answer")
 	require.True(t, again, "the kept-alive connection served")
 	r = f.do("POST", "/v1/plugins/exit3", "", nil) // client's pool: maybe new, the listener is open either way
-	require.Equal(t, 200, r.status, "%v", r)
+	require.Equal(t, 502, r.status, "%v", r)
 	fresh := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: time.Minute}
 	resp, err := fresh.Post(f.url+"/v1/plugins/exit3", "", nil)
 	require.NoError(t, err, "a new connection during the drain")
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
-	require.Equal(t, 200, resp.StatusCode)
+	require.Equal(t, 502, resp.StatusCode, "exit3 fails, as it does outside a drain")
 	select {
 	case err := <-stopped:
 		t.Fatalf("Shutdown returned (%v) with a request in flight", err)
@@ -348,7 +348,7 @@ func TestDrainDelay(t *testing.T) {
 		}
 	}
 	r := f.do("POST", "/v1/plugins/exit3", "", nil)
-	require.Equal(t, 200, r.status, "served during the delay: %v", r)
+	require.Equal(t, 502, r.status, "served during the delay: %v", r)
 	cancel()
 	if err := <-stopped; err != nil { // nil: nothing was in flight to cut short
 		require.ErrorIs(t, err, context.Canceled)

@@ -54,8 +54,8 @@ func (s *Server) newPool(v *version, pl *host.Plugin) error {
 // is dropped by the pool, and the next request gets a fresh one; one
 // whose export returned, a nonzero status or an output over the cap
 // included, is kept.
-func (s *Server) callPooled(ctx context.Context, v *version, log *slog.Logger, body []byte, out, stderr *capped) (uint32, error) {
-	var status uint32
+func (s *Server) callPooled(ctx context.Context, v *version, log *slog.Logger, body []byte, out, stderr *capped) (host.Result, error) {
+	var res host.Result
 	err := v.pool.Do(ctx, func(inst *host.Instance) error {
 		v.mem.calling(inst)
 		defer v.mem.called(inst)
@@ -63,7 +63,7 @@ func (s *Server) callPooled(ctx context.Context, v *version, log *slog.Logger, b
 		v.logs.route(id, &requestLog{log: log, stderr: stderr})
 		defer v.logs.route(id, nil)
 		b, err := inst.CallBytes(ctx, v.export, body, host.MaxOutput(out.max))
-		status, err = bytesResult(b, err, out)
+		res, err = bytesResult(b, err, out)
 		return err
 	})
 	if err != nil && ctx.Err() != nil && !errors.Is(err, host.ErrCanceled) && !errors.Is(err, host.ErrTimeout) && !errors.Is(err, host.ErrClosed) {
@@ -72,23 +72,24 @@ func (s *Server) callPooled(ctx context.Context, v *version, log *slog.Logger, b
 		// cap(sem) places): a cancellation, as on a fresh instance.
 		err = fmt.Errorf("%w: %w", host.ErrCanceled, err)
 	}
-	return status, err
+	return res, err
 }
 
 // bytesResult is how a reactor's CallBytes ended, as a request's result:
-// the export's nonzero status as its exit code, an output over out's cap
-// marked on out, and the output written to out (within the cap).
-func bytesResult(b []byte, err error, out *capped) (uint32, error) {
+// the export's nonzero status as its exit code with the guest's reason
+// (error_set) as its message, an output over out's cap marked on out, and
+// the output written to out (within the cap).
+func bytesResult(b []byte, err error, out *capped) (host.Result, error) {
 	var se *host.StatusError
-	status := uint32(0)
+	var res host.Result
 	switch {
 	case errors.Is(err, host.ErrOutputLimit):
 		out.over, err = true, nil
 	case errors.As(err, &se):
-		status, err = uint32(se.Status), nil
+		res.ExitCode, res.Message, err = uint32(se.Status), se.Reason, nil
 	}
 	_, _ = out.Write(b) // within the cap; over it (no cap below the memory limit) marks it
-	return status, err
+	return res, err
 }
 
 // requestLog is where a kept instance's records go during one request:

@@ -87,7 +87,7 @@ func TestReuseKeepsState(t *testing.T) {
 	r = f.withID("/v1/plugins/counter", "")
 	require.Equal(t, uint32(2), count(t, r))
 	req := f.do("POST", "/v1/plugins/counter", "", []byte("warn"))
-	require.Equal(t, 200, req.status, "%v", req)
+	require.Equal(t, 502, req.status, "%v", req)
 	require.Equal(t, "1", req.header.Get("X-Aclwasm-Exit-Code"))
 	id := req.header.Get(RequestIDHeader)
 	recs := log.of(t, id)

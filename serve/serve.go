@@ -56,7 +56,7 @@
 // manifest's serve.export) is called with the bytes-in,
 // bytes-out convention of module aclwasm ([host.Instance.CallBytes]): the
 // body is its input, its output the response, and a nonzero status it
-// returns is reported as the exit code. With serve.reuse_instances: true
+// returns is reported as the exit code (a 502 plugin_failed). With serve.reuse_instances: true
 // (or [Config.ReuseInstances] for a reactor whose manifest does not say),
 // a reactor's requests are served instead from instances kept between
 // requests (a [host.Pool] per version, as many as its concurrency limit):
@@ -105,11 +105,9 @@
 // How a request ends (every failure has a JSON body {"code", "message",
 // "plugin", ...}; the plugin's version is in X-Aclwasm-Plugin-Version):
 //
-//	200                   the guest ran to its end: _start returned or it exited (a
-//	                      reactor's export returned). Its exit code (the export's status)
-//	                      is in X-Aclwasm-Exit-Code: a nonzero code is the guest's own
-//	                      answer, not a server failure (its metrics outcome is "nonzero").
-//	                      The body is its stdout (output)
+//	200                   the guest ran to its end and succeeded: _start returned or it
+//	                      exited with code 0 (a reactor's export returned 0); the body is
+//	                      its stdout (output), X-Aclwasm-Exit-Code is 0
 //	400 bad_request       the request body could not be read (cut short, a read timeout)
 //	401 unauthorized      admin endpoint without the right bearer token; with access rules,
 //	                      a request without an identity the rules know (no token, a wrong
@@ -131,6 +129,11 @@
 //	500 host_error        the host failed (a session could not be released, the plugin
 //	                      directory cannot be read by the admin reload, ...)
 //	502 trap              the guest trapped; the message is the trap's reason
+//	502 plugin_failed     the guest ran to its end and failed: it exited with a nonzero
+//	                      code (a reactor's export returned a nonzero status), which is in
+//	                      "exit_code" and X-Aclwasm-Exit-Code; "message" is the reason it
+//	                      gave with aclwasm.error_set, else a generic one; its output is
+//	                      dropped (a command's stderr is logged with the request)
 //	502 output_too_large  the guest wrote more than Config.MaxOutput bytes (a command to
 //	                      stdout, a reactor with output_write); the write over it failed
 //	                      as it was made (a reactor's output_write returned 207012)
@@ -798,14 +801,11 @@ type result struct {
 	err    error
 }
 
-// outcome is the request's metrics label: ok, nonzero (the guest's own
-// nonzero exit code or status), or the failure's code.
+// outcome is the request's metrics label: ok, or the failure's code
+// (plugin_failed for the guest's own nonzero exit code or status).
 func (o result) outcome() string {
-	switch {
-	case o.fail != nil:
+	if o.fail != nil {
 		return o.fail.Code
-	case o.exit != "0":
-		return "nonzero"
 	}
 	return "ok"
 }
@@ -865,14 +865,14 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, v *version, fail *a
 	var res host.Result
 	var err error
 	if v.pool != nil { // a kept instance: its Config was made with the pool
-		res.ExitCode, err = s.callPooled(ctx, v, log, body, stdout, stderr)
+		res, err = s.callPooled(ctx, v, log, body, stdout, stderr)
 	} else {
 		cfg := host.Config{Args: append([]string{v.argv0}, v.args...), Env: v.env, Vars: v.vars, Name: v.name, Logger: log,
 			Stdin: bytes.NewReader(body), Stdout: stdout, Stderr: stderr}
 		if v.export == "" {
 			res, err = v.pl.Run(ctx, cfg)
 		} else {
-			res.ExitCode, err = s.callReactor(ctx, v, cfg, body, stdout)
+			res, err = s.callReactor(ctx, v, cfg, body, stdout)
 		}
 	}
 	if stderr.Len() > 0 && (err != nil || res.ExitCode != 0) {
@@ -882,13 +882,24 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, v *version, fail *a
 	switch {
 	case err == nil && stdout.over:
 		fail = &apiError{status: http.StatusBadGateway, Code: "output_too_large", Message: fmt.Sprintf("the guest wrote more than %d bytes to stdout", s.cfg.MaxOutput)}
-	case err == nil:
+	case err == nil && res.ExitCode != 0:
+		// The guest's own failure: its reason if it gave one, else the
+		// last error of its host calls, which may be why it gave up.
 		code := strconv.FormatUint(uint64(res.ExitCode), 10)
 		w.Header().Set("X-Aclwasm-Exit-Code", code)
+		msg := res.Message
+		if msg == "" {
+			msg = "the plugin failed with status " + code
+		}
+		fail = &apiError{status: http.StatusBadGateway, Code: "plugin_failed", Message: msg, ExitCode: res.ExitCode}
+		fail.Plugin = v.name
+		return result{status: writeErr(w, r, fail), exit: code, fail: fail}
+	case err == nil:
+		w.Header().Set("X-Aclwasm-Exit-Code", "0")
 		w.Header().Set("Content-Type", "application/octet-stream")
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write(stdout.Bytes())
-		return result{status: http.StatusOK, exit: code}
+		return result{status: http.StatusOK, exit: "0"}
 	case errors.Is(err, host.ErrClosed), errors.Is(err, host.ErrCanceled) && s.runs.Err() != nil:
 		// The Runtime, or the server, is closing: no trap, no guest failure.
 		w.Header().Set("Retry-After", "1")
@@ -910,17 +921,17 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, v *version, fail *a
 // gets the body through module aclwasm (host.Instance.CallBytes), and what
 // it writes there goes to out in place of a command's stdout (cfg.Stdout is
 // dropped). A nonzero status returned by the export is its exit code.
-func (s *Server) callReactor(ctx context.Context, v *version, cfg host.Config, body []byte, out *capped) (uint32, error) {
+func (s *Server) callReactor(ctx context.Context, v *version, cfg host.Config, body []byte, out *capped) (host.Result, error) {
 	cfg.Stdin, cfg.Stdout = nil, io.Discard // its WASI stdout is no answer
 	inst, err := v.pl.Instantiate(ctx, cfg)
 	if err != nil {
-		return 0, err
+		return host.Result{}, err
 	}
 	// The cap holds as the guest writes: a write beyond it fails (207012)
 	// and the call reports ErrOutputLimit, so at most out.max bytes exist.
 	b, err := inst.CallBytes(ctx, v.export, body, host.MaxOutput(out.max))
-	status, err := bytesResult(b, err, out)
-	return status, errors.Join(err, inst.Close(ctx))
+	res, err := bytesResult(b, err, out)
+	return res, errors.Join(err, inst.Close(ctx))
 }
 
 // apiError is the JSON body of every failure.
@@ -930,6 +941,8 @@ type apiError struct {
 	Message  string   `json:"message"`
 	Plugin   string   `json:"plugin,omitempty"`
 	Problems []string `json:"problems,omitempty"`
+	// ExitCode is a plugin_failed answer's exit code or status.
+	ExitCode uint32 `json:"exit_code,omitempty"`
 }
 
 func writeErr(w http.ResponseWriter, r *http.Request, e *apiError) int {

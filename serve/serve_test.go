@@ -291,9 +291,11 @@ func TestStatuses(t *testing.T) {
 		require.Equal(t, "HELLO, WORLD", string(r.body))
 		require.Equal(t, "0", r.header.Get("X-Aclwasm-Exit-Code"))
 		r = f.do("POST", "/v1/plugins/upper", "", nil)
-		require.Equal(t, 200, r.status, "%v", r)
+		require.Equal(t, 502, r.status, "%v", r)
 		require.Equal(t, "7", r.header.Get("X-Aclwasm-Exit-Code"), "the export's status")
-		require.Empty(t, r.body)
+		e := r.err(t)
+		require.Equal(t, "plugin_failed", e.Code)
+		require.Equal(t, uint32(7), e.ExitCode)
 	})
 	t.Run("refusal names each problem", func(t *testing.T) {
 		e := f.do("POST", "/v1/plugins/badimport", "", nil).err(t)
@@ -302,10 +304,12 @@ func TestStatuses(t *testing.T) {
 		require.Equal(t, []string{"import acl.aclrtMemcpy is denied by the policy"}, e.Problems)
 	})
 	t.Run("nonzero exit", func(t *testing.T) {
+		// The guest's own failure: 502 with its code, not its output.
 		r := f.do("POST", "/v1/plugins/exit3", "", nil)
-		require.Equal(t, 200, r.status, "%v", r)
+		require.Equal(t, 502, r.status, "%v", r)
 		require.Equal(t, "3", r.header.Get("X-Aclwasm-Exit-Code"))
-		require.Equal(t, "bye", string(r.body))
+		e := r.err(t)
+		require.Equal(t, apiError{Code: "plugin_failed", Message: "the plugin failed with status 3", Plugin: "exit3", ExitCode: 3}, e)
 	})
 	t.Run("list", func(t *testing.T) {
 		r := f.do("GET", "/v1/plugins", "", nil)
@@ -517,8 +521,8 @@ func TestLoad(t *testing.T) {
 		}},
 		{"exit3", func([]byte) check {
 			return func(r reply) error {
-				if r.status != 200 || r.header.Get("X-Aclwasm-Exit-Code") != "3" || string(r.body) != "bye" {
-					return errors.New("want exit code 3 and bye")
+				if r.status != 502 || r.header.Get("X-Aclwasm-Exit-Code") != "3" || !bytes.Contains(r.body, []byte(`"plugin_failed"`)) {
+					return errors.New("want 502 plugin_failed with exit code 3")
 				}
 				return nil
 			}
@@ -672,4 +676,24 @@ func gathered(t testing.TB, g prometheus.Gatherer) metrics {
 		}
 	}
 	return m
+}
+
+// TestPluginFailedReason: a reactor that fails says why with
+// aclwasm.error_set; the answer is 502 plugin_failed with its reason and
+// status, on a fresh instance and on a kept one alike.
+func TestPluginFailedReason(t *testing.T) {
+	why := wat2wasm(t, "", `(module
+  (import "aclwasm" "error_set" (func $set (param i32 i32) (result i32)))
+  (memory (export "memory") 1)
+  (data (i32.const 0x10) "no model named resnet")
+  (func (export "handle") (result i32)
+    (drop (call $set (i32.const 0x10) (i32.const 21)))
+    (i32.const 9)))`)
+	for _, reuse := range []bool{false, true} {
+		f := start(t, Config{Dir: plugins(t, map[string][]byte{"why": why}, nil), ReuseInstances: reuse})
+		r := f.do("POST", "/v1/plugins/why", "", nil)
+		require.Equal(t, 502, r.status, "%v", r)
+		require.Equal(t, "9", r.header.Get("X-Aclwasm-Exit-Code"))
+		require.Equal(t, apiError{Code: "plugin_failed", Message: "no model named resnet", Plugin: "why", ExitCode: 9}, r.err(t), "reuse %v", reuse)
+	}
 }

@@ -25,7 +25,7 @@ type RequestTracer interface {
 type RequestEnd struct {
 	// Status is the HTTP status answered.
 	Status int
-	// Outcome is the metrics' outcome label: ok, nonzero, or the
+	// Outcome is the metrics' outcome label: ok, or the
 	// failure's code (timeout, trap, overloaded, ...).
 	Outcome string
 	// Version is the plugin version's digest; empty when no version

@@ -17,14 +17,16 @@ import (
 
 // TestNativeCallbacks: tests/native/callback.c, stream callbacks as native
 // programs launch them (aclrtLaunchHostFunc; aclrtLaunchCallback with
-// aclrtSubscribeReport and aclrtProcessReport), built with the SDK option
-// that exports the dispatcher (-DACLWASM_CALLBACKS), run in stream order
-// against the copies around them, on the simulator with and without its
-// timing model; a callback that traps ends the run; without the option
-// Load refuses the module and names it.
+// aclrtSubscribeReport and aclrtProcessReport), built with the native flags
+// alone (the SDK's headers export the dispatcher by default), run in stream
+// order against the copies around them, on the simulator with and without
+// its timing model; a callback that traps ends the run. The option it once
+// needed, -DACLWASM_CALLBACKS, changes nothing; with the dispatcher left out
+// (-DACLWASM_NO_CALLBACKS) Load refuses the module and says what to do.
 func TestNativeCallbacks(t *testing.T) {
 	dir := t.TempDir()
-	wasm := buildNative(t, dir, "callback.c", "-DACLWASM_CALLBACKS")
+	wasm := buildNative(t, dir, "callback.c")
+	require.Equal(t, wasm, buildNative(t, t.TempDir(), "callback.c", "-DACLWASM_CALLBACKS"), "-DACLWASM_CALLBACKS changes nothing")
 	for _, tc := range []struct {
 		name string
 		opts []sim.Option
@@ -55,11 +57,11 @@ func TestNativeCallbacks(t *testing.T) {
 	}
 
 	sb := newSandbox(t)
-	_, err := sb.rt.Load(context.Background(), buildNative(t, t.TempDir(), "callback.c"), testCompile(host.Policy{}))
+	_, err := sb.rt.Load(context.Background(), buildNative(t, t.TempDir(), "callback.c", "-DACLWASM_NO_CALLBACKS"), testCompile(host.Policy{}))
 	var le *host.LoadError
 	require.True(t, errors.As(err, &le), "%v", err)
 	require.ErrorContains(t, err, "acl32.aclrtLaunchHostFunc needs the export aclwasm_dispatch_callback")
-	require.ErrorContains(t, err, "ACLWASM_CALLBACKS")
+	require.ErrorContains(t, err, "C/C++: the SDK's acl/acl.h exports it unless ACLWASM_NO_CALLBACKS is defined")
 	require.ErrorContains(t, err, `Go: import _ "github.com/aclwasm/aclwasm/guest-sdk/go/acl/callback"`, "the Go SDK's option")
 	require.ErrorContains(t, err, `AssemblyScript: export { aclwasm_dispatch_callback } from "@aclwasm/sdk/assembly/callback"`, "the AssemblyScript SDK's option")
 }

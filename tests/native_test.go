@@ -122,8 +122,29 @@ func TestNativePrograms(t *testing.T) {
 	t.Run("dlfcn", func(t *testing.T) {
 		o := mustRun(t, load(t, "dlfcn.c"), "dlfcn")
 		require.Contains(t, o.stdout, "dlopen: dynamic loading is not available in the aclwasm sandbox: link the code into the module\n", "%v", o)
-		require.Equal(t, "dlfcn: OK (no plugin, copied 300 bytes)", lastLine(o.stdout))
+		require.Contains(t, o.stdout, "dlsym: invalid handle: only dlopen(NULL, ...) and the native runtime's libraries have one in the aclwasm sandbox\n")
+		require.Contains(t, o.stdout, "dlsym: aclrtNoSuchFunction: undefined symbol: the aclwasm sandbox looks up only the SDK's own functions by name\n")
+		require.Equal(t, "dlfcn: OK (no plugin, copied 300 bytes through dlsym, float is 4 bytes)", lastLine(o.stdout))
+		require.Equal(t, uint64(2), o.res.Stats.Funcs["aclrtMalloc"].Calls, "aclrtMalloc and acldvppMalloc (an SDK function over it), both looked up by name, %v", o.res.Stats.Funcs)
+		require.Equal(t, uint64(2), o.res.Stats.Funcs["aclrtMemcpy"].Calls)
 		noErrors(t, o.res.Stats)
+	})
+
+	// <signal.h> and <csignal> with no flag (the SDK's signal.h defines
+	// what wasi-libc's asks for); a program that calls the emulated
+	// functions links them, and nothing else.
+	t.Run("signal", func(t *testing.T) {
+		o := mustRun(t, load(t, "signal.c"), "signal")
+		require.Regexp(t, `^signal: OK \(SIGINT=2 SIGTERM=15, stop=0, [1-9][0-9]* device\(s\)\)$`, lastLine(o.stdout), "%v", o)
+		o = mustRun(t, load(t, "csignal.cpp"), "csignal")
+		require.Regexp(t, `^csignal: OK \(SIGINT=2, stop=0, [1-9][0-9]* device\(s\)\)$`, lastLine(o.stdout), "%v", o)
+
+		pl, err := sb.rt.Load(context.Background(), buildNative(t, t.TempDir(), "signal.c", "-DRAISE", "-lwasi-emulated-signal"), testCompile(host.Policy{}))
+		require.NoError(t, err)
+		t.Cleanup(func() { require.NoError(t, pl.Close(context.Background())) })
+		o = mustRun(t, pl, "signal")
+		require.Contains(t, o.stdout, "raised: stop=2\n", "the handler ran inside the guest")
+		require.Regexp(t, `^signal: OK \(SIGINT=2 SIGTERM=15, stop=2, [1-9][0-9]* device\(s\)\)$`, lastLine(o.stdout))
 	})
 
 	t.Run("pthread", func(t *testing.T) {
@@ -513,6 +534,57 @@ func TestNativeSection12Backends(t *testing.T) {
 			t.Cleanup(func() { require.NoError(t, pl.Close(ctx)) })
 			o := mustRun(t, pl, strings.TrimSuffix(tc.src, ".c"))
 			require.Equal(t, tc.want, o.stdout, "%v", o)
+		})
+	}
+}
+
+// TestNativeDlsymProfiles: dlsym's table of the SDK's functions compiles
+// without a warning in both profiles, as C and as C++, and in the wide
+// profile finds the wide functions: a program looks aclrtSetDevice and
+// aclrtGetDeviceCount up by name and calls them.
+func TestNativeDlsymProfiles(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "dlsym.c")
+	require.NoError(t, os.WriteFile(src, []byte(`#include <dlfcn.h>
+#include <stdio.h>
+#include <acl/acl.h>
+
+int main(void)
+{
+    void *rt = dlopen("libascendcl.so", RTLD_NOW);
+    aclError (*setDevice)(int32_t) = (aclError (*)(int32_t))dlsym(rt, "aclrtSetDevice");
+    aclError (*count)(uint32_t *) = (aclError (*)(uint32_t *))dlsym(rt, "aclrtGetDeviceCount");
+    uint32_t n = 0;
+    if (setDevice == NULL || count == NULL || setDevice(0) != ACL_SUCCESS || count(&n) != ACL_SUCCESS || n == 0) {
+        printf("dlsym: %s\n", dlerror());
+        return 1;
+    }
+    printf("dlsym: OK\n");
+    return 0;
+}
+`), 0o644))
+	sb := newSandbox(t)
+	for _, tc := range []struct {
+		name, cc string
+		flags    []string
+	}{
+		{"c", "clang", nil},
+		{"c-wide", "clang", []string{"-DACLWASM_WIDE"}},
+		{"c++", "clang++", []string{"-x", "c++"}},
+		{"c++-wide", "clang++", []string{"-x", "c++", "-DACLWASM_WIDE"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(dir, tc.name+".wasm")
+			args := append(append(nativeFlags(t), tc.flags...), "-O2", "-Wall", "-Wextra", "-Werror", "-o", out, src)
+			b, err := exec.Command(nativeTool(t, tc.cc), args...).CombinedOutput()
+			require.NoError(t, err, "%s %s:\n%s", tc.cc, strings.Join(args, " "), b)
+			wasm, err := os.ReadFile(out)
+			require.NoError(t, err)
+			pl, err := sb.rt.Load(context.Background(), wasm, testCompile(host.Policy{}))
+			require.NoError(t, err)
+			t.Cleanup(func() { require.NoError(t, pl.Close(context.Background())) })
+			o := mustRun(t, pl, "dlsym")
+			require.Equal(t, "dlsym: OK", lastLine(o.stdout), "%v", o)
 		})
 	}
 }

@@ -208,7 +208,7 @@ func buildPackagedC(t *testing.T, dir string) string {
 	prefix := filepath.Join(dir, "prefix")
 	runIn(t, filepath.Join("..", "guest-sdk", "c"), nil, "make", "--no-print-directory", "-s", "install", "PREFIX="+prefix)
 	for _, h := range []string{"acl/acl.h", "acl/acl_base.h", "acl/acl_rt.h", "acl/error_codes/rt_error_codes.h", "aclwasm/io.h",
-		"acl/ops/acl_dvpp.h", "acl/aclwasm_sys.h", "acl/aclwasm_cxxabi.h", "aclwasm/compat/pthread.h", "aclwasm/compat/dlfcn.h"} {
+		"acl/ops/acl_dvpp.h", "acl/aclwasm_sys.h", "acl/aclwasm_cxxabi.h", "aclwasm/compat/pthread.h", "aclwasm/compat/dlfcn.h", "aclwasm/compat/signal.h"} {
 		require.FileExists(t, filepath.Join(prefix, "include", filepath.FromSlash(h)))
 	}
 	pcEnv := []string{"PKG_CONFIG_PATH=" + filepath.Join(prefix, "lib", "pkgconfig")}
@@ -218,8 +218,8 @@ func buildPackagedC(t *testing.T, dir string) string {
 	native := strings.Fields(runIn(t, dir, pcEnv, "pkg-config", "--cflags", "aclwasm"))
 	require.NotContains(t, native, "-DACLWASM_WIDE", "aclwasm.pc is the native layout")
 	// The native-layout flags find the whole native surface: the DVPP
-	// header, and the single-threaded pthread.h and dlfcn.h.
-	for _, prog := range []string{"pthread.c", "dlfcn.c", "dvpp.c"} {
+	// header, the single-threaded pthread.h, dlfcn.h and signal.h.
+	for _, prog := range []string{"pthread.c", "dlfcn.c", "dvpp.c", "signal.c"} {
 		src := filepath.Join(dir, prog)
 		copyFile(t, filepath.Join("native", prog), src)
 		runIn(t, dir, nil, "clang", append(native, "-o", src+".wasm", src)...)

@@ -204,3 +204,32 @@ func outside(t *testing.T, x *TensorArg, canary []byte) {
 		}
 	}
 }
+
+// TestInplaceCopyBytes: a copy within one type copies the elements' bytes,
+// for the types the simulator does not compute on too, broadcasting.
+func TestInplaceCopyBytes(t *testing.T) {
+	for _, dt := range []acl.DataType{acl.DTFloat, acl.DTDouble, acl.DTComplex64, acl.DTComplex128, acl.DTUint64, acl.DTFloat8E4M3FN} {
+		size := int64(dt.Size())
+		src := &TensorArg{Type: dt, Format: acl.FormatND, Dims: []int64{3}, Strides: []int64{1}, Storage: []int64{3}, Data: make([]byte, 3*size)}
+		for i := range src.Data {
+			src.Data[i] = byte(i + 1)
+		}
+		dst := view(dt, []int64{2, 3}, []int64{4, 1}, 1, nil)
+		canary := append([]byte(nil), dst.Data...)
+		if err := run(t, "InplaceCopy", tv(dst), tv(src)); err != nil {
+			t.Fatal(err)
+		}
+		for r := range int64(2) {
+			o := (dst.Offset + r*4) * size
+			if got := dst.Data[o : o+3*size]; string(got) != string(src.Data) {
+				t.Fatalf("%s: row %d = %v, want %v", dt, r, got, src.Data)
+			}
+		}
+		outside(t, dst, canary)
+	}
+	// Two types outside the computed ones do not convert.
+	a := &TensorArg{Type: acl.DTDouble, Format: acl.FormatND, Dims: []int64{2}, Strides: []int64{1}, Storage: []int64{2}}
+	b := &TensorArg{Type: acl.DTComplex64, Format: acl.FormatND, Dims: []int64{2}, Strides: []int64{1}, Storage: []int64{2}}
+	wantCode(t, run(t, "InplaceCopy", tv(a), tv(b)), acl.ErrNNParamInvalid, "Tensor selfRef not implemented for ACL_DOUBLE")
+	wantCode(t, run(t, "InplaceCopy", tv(a), tv(&TensorArg{Type: acl.DTString, Format: acl.FormatND, Dims: []int64{2}, Strides: []int64{1}, Storage: []int64{2}})), acl.ErrNNParamInvalid, "not implemented")
+}

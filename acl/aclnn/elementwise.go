@@ -107,12 +107,13 @@ func gatherAs(ctx context.Context, t *TensorArg, shape []int64, p acl.DataType) 
 	return v, err
 }
 
-// fastElementwise computes the common case, every tensor float32,
-// contiguous and of out's shape, straight on the storage, in chunks
-// between which it looks at ctx. It reports false where it does not
-// apply: another type or layout, misaligned storage, or an out that
-// overlaps an input other than exactly (in place is fine, a shifted
-// overlap would read what it wrote).
+// fastElementwise computes the common case, every tensor of the
+// computation's type (float32, float16 or bfloat16), contiguous and of
+// out's shape, straight on the storage, in chunks between which it looks
+// at ctx. It reports false where it does not apply: another type or
+// layout, misaligned float32 storage, or an out that overlaps an input
+// other than exactly (in place is fine, a shifted overlap would read
+// what it wrote).
 func fastElementwise(ctx context.Context, p acl.DataType, ar arith, x *TensorArg, y second, out *TensorArg) (bool, error) {
 	half := p == acl.DTFloat16 || p == acl.DTBFloat16
 	if p != acl.DTFloat && !half || p == acl.DTFloat && ar.fast == nil || half && ar.f == nil {

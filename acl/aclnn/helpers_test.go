@@ -191,15 +191,6 @@ func eachIndex(dims []int64, fn func(idx []int64)) {
 	}
 }
 
-func rowMajor(dims []int64) []int64 {
-	s := make([]int64, len(dims))
-	st := int64(1)
-	for i := len(dims) - 1; i >= 0; i-- {
-		s[i] = st
-		st *= dims[i]
-	}
-	return s
-}
 
 // random returns n values representable in t: integers over a range that
 // makes sums and products wrap for the narrow types, floats of mixed sign

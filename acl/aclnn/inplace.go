@@ -19,6 +19,14 @@ var fillTypes = []acl.DataType{
 	acl.DTFloat, acl.DTInt32, acl.DTInt64, acl.DTFloat16, acl.DTInt16, acl.DTInt8, acl.DTUint8, acl.DTBool, acl.DTBFloat16,
 }
 
+// copyTypes is InplaceCopy's support list (ops-math
+// conversion/view_copy/op_api/aclnn_copy.cpp, DTYPE_SUPPORT_LIST).
+var copyTypes = []acl.DataType{
+	acl.DTInt8, acl.DTInt16, acl.DTInt32, acl.DTInt64, acl.DTUint8, acl.DTUint16, acl.DTUint32, acl.DTUint64,
+	acl.DTFloat16, acl.DTFloat, acl.DTBool, acl.DTDouble, acl.DTComplex64, acl.DTComplex128, acl.DTBFloat16,
+	acl.DTFloat8E5M2, acl.DTFloat8E4M3FN, acl.DTHiFloat8, acl.DTFloat8E8M0,
+}
+
 // zeroTypes is InplaceZero's support list (ops-math
 // math/zero_op/op_api/aclnn_zero.cpp): every one of them is zero in all
 // bits, so the simulator writes zero bytes for each.
@@ -41,10 +49,17 @@ var (
 				return err
 			}
 			self, src := args[0].Tensor, args[1].Tensor
-			if err := dtypeIn("selfRef", self.Type, storeTypes); err != nil {
+			// One type is a copy of bytes, any type of the native list;
+			// two are a conversion, between the types the simulator
+			// computes on.
+			list := storeTypes
+			if self.Type == src.Type {
+				list = copyTypes
+			}
+			if err := dtypeIn("selfRef", self.Type, list); err != nil {
 				return err
 			}
-			if err := dtypeIn("src", src.Type, storeTypes); err != nil {
+			if err := dtypeIn("src", src.Type, list); err != nil {
 				return err
 			}
 			for i, t := range []*TensorArg{self, src} {
@@ -62,7 +77,11 @@ var (
 			return nil
 		},
 		Run: func(ctx context.Context, args []Value) error {
-			return convert(ctx, args[1].Tensor, args[0].Tensor.Type, args[0].Tensor)
+			self, src := args[0].Tensor, args[1].Tensor
+			if self.Type == src.Type {
+				return copyBytes(ctx, src, self)
+			}
+			return convert(ctx, src, self.Type, self)
 		},
 	}
 	// opInplaceFillScalar is aclnnInplaceFillScalar: every element of
@@ -137,6 +156,38 @@ func fill(ctx context.Context, t *TensorArg, one []byte) error {
 	return walk(ctx, t.Dims, t.Strides, t.Offset, func(start, step, n int64) {
 		for i := range n {
 			copy(t.Data[(start+i*step)*size:], one)
+		}
+	})
+}
+
+// copyBytes copies src's view, broadcast to dst's dims, into dst's view
+// (one type: each element's bytes as they are). All of src is read before
+// dst is written, so the two may view one buffer.
+func copyBytes(ctx context.Context, src, dst *TensorArg) error {
+	if numel(dst.Dims) == 0 {
+		return nil
+	}
+	if err := inside(src); err != nil {
+		return err
+	}
+	if err := inside(dst); err != nil {
+		return err
+	}
+	size := int64(dst.Type.Size())
+	buf := make([]byte, 0, numel(dst.Dims)*size)
+	err := walk(ctx, dst.Dims, stridesOver(src, dst.Dims), src.Offset, func(start, step, n int64) {
+		for i := range n {
+			o := (start + i*step) * size
+			buf = append(buf, src.Data[o:o+size]...)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	return walk(ctx, dst.Dims, dst.Strides, dst.Offset, func(start, step, n int64) {
+		for i := range n {
+			copy(dst.Data[(start+i*step)*size:], buf[:size])
+			buf = buf[size:]
 		}
 	})
 }

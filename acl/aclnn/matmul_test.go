@@ -194,3 +194,14 @@ func TestMm(t *testing.T) {
 	nz.Format = acl.FormatFractalNZ
 	wantCode(t, run(t, "Matmul", tv(a), tv(b), tv(nz), Value{}), acl.ErrNNParamInvalid, "does not support NZ format")
 }
+
+// TestDotIgnoresCube: for two 1-D operands cubeMathType has no effect.
+func TestDotIgnoresCube(t *testing.T) {
+	v := 1 + math.Ldexp(1, -20) // not a float16
+	x := tensor(acl.DTFloat, []int64{2}, []float64{v, v})
+	out := tensor(acl.DTFloat, nil, nil)
+	if err := run(t, "Matmul", tv(x), tv(x), tv(out), Value{Int: cubeUseFP16}); err != nil {
+		t.Fatal(err)
+	}
+	checkValues(t, "dot", values(out), []float64{float64(float32(2 * v * v))})
+}

@@ -138,9 +138,10 @@ var opReduceSum = &Op{
 			}
 		}
 		if isFloat(dt) {
-			// The device sums in its own order (float16 accumulating in
-			// float32); the simulator sums in float64 and rounds to
-			// dtype, which is within the native precision of either.
+			// The device sums in its own order and its documentation
+			// (ops-math math/reduce_sum/docs/aclnnReduceSum.md) names no
+			// accumulation type; the simulator sums in float64 and
+			// rounds once to dtype.
 			v, err := gatherF(ctx, self, self.Dims)
 			if err != nil {
 				return err

@@ -73,9 +73,11 @@ var opSoftmax = &Op{
 		}
 		outer := numel(self.Dims) / (l * inner)
 		e := make([]float64, l)
-		// The device computes float16 and bfloat16 softmax in float32;
-		// the simulator computes in float64, rounds to float32, then to
-		// self's type (the kernel's output), then casts to out's.
+		// The operator's documentation (ops-nn activation/softmax_v2/
+		// docs/aclnnSoftmax.md) gives the formula with the maximum
+		// subtracted, not the precision of its steps; the simulator
+		// computes in float64, rounds to float32, then to self's type
+		// (the kernel's output), then casts to out's.
 		for o := range outer {
 			if o%max(1, chunk/(l*inner)) == 0 {
 				if err := ctx.Err(); err != nil {

@@ -130,7 +130,10 @@ func TestExpandedViews(t *testing.T) {
 	one := tensor(acl.DTFloat, []int64{1}, []float64{1})
 	huge := &TensorArg{Type: acl.DTFloat, Format: acl.FormatND, Dims: []int64{1 << 20, 1 << 20}, Strides: []int64{0, 0}, Storage: []int64{1}, Data: one.Data}
 	over := &TensorArg{Type: acl.DTFloat, Format: acl.FormatND, Dims: []int64{1 << 40, 1 << 40, 1 << 40}, Strides: []int64{0, 0, 0}, Storage: []int64{1}, Data: one.Data}
-	for _, h := range []*TensorArg{huge, over} {
+	// Each dim within the storage's length, their product past the bound.
+	page := tensor(acl.DTFloat, []int64{4096}, nil)
+	wide := &TensorArg{Type: acl.DTFloat, Format: acl.FormatND, Dims: []int64{4096, 4096, 2}, Strides: []int64{0, 1, 0}, Storage: []int64{4096}, Data: page.Data}
+	for _, h := range []*TensorArg{huge, over, wide} {
 		wantCode(t, run(t, "Mul", tv(h), tv(one), tv(h)), acl.ErrNNParamInvalid, "has more elements than its storage")
 		wantCode(t, run(t, "InplaceZero", tv(h)), acl.ErrNNParamInvalid, "has more elements than its storage")
 		for _, op := range Ops {

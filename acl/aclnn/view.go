@@ -37,6 +37,17 @@ func broadcast(a, b []int64) ([]int64, bool) {
 	return out, true
 }
 
+// rowMajor returns the strides of a contiguous tensor of dims.
+func rowMajor(dims []int64) []int64 {
+	s := make([]int64, len(dims))
+	st := int64(1)
+	for i := len(dims) - 1; i >= 0; i-- {
+		s[i] = st
+		st *= dims[i]
+	}
+	return s
+}
+
 // stridesOver returns t's strides over shape, a shape t broadcasts to: 0
 // on the dims t repeats.
 func stridesOver(t *TensorArg, shape []int64) []int64 {

@@ -345,7 +345,8 @@ func TestOptionalSymbols(t *testing.T) {
 			"aclrtCreateStreamWithConfig", "aclrtSetStreamFailureMode", "aclrtGetRunMode",
 			"aclrtGetDeviceResLimit", "aclrtGetErrorVerbose",
 			"aclrtCreateNotify", "aclrtDestroyNotify", "aclrtRecordNotify", "aclrtWaitAndResetNotify",
-			"aclrtEventGetTimestamp"}, b.MissingSymbols())
+			"aclrtEventGetTimestamp",
+			"aclrtSetStreamResLimit", "aclrtResetStreamResLimit"}, b.MissingSymbols())
 		p, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
 		require.NoError(t, err)
 		st, err := b.CreateStream(0)
@@ -384,6 +385,9 @@ func TestOptionalSymbols(t *testing.T) {
 			"RecordNotify":       func() error { return b.RecordNotify(acl.Notify(1), st) },
 			"WaitAndResetNotify": func() error { return b.WaitAndResetNotify(acl.Notify(1), st, 0) },
 			"EventTimestamp":     func() error { _, err := b.EventTimestamp(acl.Event(1)); return err },
+			// ABI v1.3 section 15: per-stream core limits.
+			"SetStreamResLimit":   func() error { return b.SetStreamResLimit(st, acl.DevResCubeCore, 1) },
+			"ResetStreamResLimit": func() error { return b.ResetStreamResLimit(st) },
 		}
 		for name, f := range unsupported {
 			code(t, f(), acl.ErrRTFeatureNotSupport)

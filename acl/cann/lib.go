@@ -109,6 +109,9 @@ type api struct {
 	aclrtRecordNotify       func(notify, stream uintptr) int32
 	aclrtWaitAndResetNotify func(notify, stream uintptr, timeout uint32) int32
 	aclrtEventGetTimestamp  func(event uintptr, timestamp *uint64) int32
+	// ABI v1.3 section 15: per-stream core limits (stream_res.go).
+	aclrtSetStreamResLimit   func(stream uintptr, typ int32, value uint32) int32
+	aclrtResetStreamResLimit func(stream uintptr) int32
 }
 
 // symbol names one native function and where to bind it.
@@ -196,6 +199,9 @@ func (a *api) symbols() []symbol {
 		{"aclrtRecordNotify", &a.aclrtRecordNotify, false},
 		{"aclrtWaitAndResetNotify", &a.aclrtWaitAndResetNotify, false},
 		{"aclrtEventGetTimestamp", &a.aclrtEventGetTimestamp, false},
+		// ABI v1.3 section 15: per-stream core limits.
+		{"aclrtSetStreamResLimit", &a.aclrtSetStreamResLimit, false},
+		{"aclrtResetStreamResLimit", &a.aclrtResetStreamResLimit, false},
 	}
 }
 

@@ -45,6 +45,8 @@ type sandboxFlags struct {
 	maxTableEntries               uint64
 	maxStackBytes                 string
 	plainHTTP                     bool // for plugins pulled from registries (oci://)
+	models                        []string
+	allowGuestModels              bool
 }
 
 // Values of the enum flags, for their checks, help and shell completion.
@@ -122,6 +124,8 @@ func (f *sandboxFlags) register(c *cobra.Command) {
 	fl.BoolVar(&f.allowInitConfig, "allow-init-config", false, "deprecated: aclInit with a configuration file's path succeeds by default (no file is opened)")
 	_ = fl.MarkDeprecated("allow-init-config", "aclInit with a configuration file's path succeeds by default; --refuse-init-config refuses it")
 	fl.BoolVar(&f.refuseInitConfig, "refuse-init-config", false, "make aclInit with a configuration file's path give 100003, as before ABI v1.2 (by default it succeeds and no file is opened)")
+	fl.StringArrayVar(&f.models, "model", nil, "NAME=FILE: approve the model in FILE as NAME, which the guest loads with aclmdlLoadFromFile(NAME) (ONNX on --backend sim, .om on cann; repeatable)")
+	fl.BoolVar(&f.allowGuestModels, "allow-guest-models", false, "let the guest load models it supplies itself (aclmdlLoadFromMem; --backend sim only)")
 }
 
 func (f *sandboxFlags) policy() (host.Policy, error) {
@@ -180,6 +184,20 @@ func (f *sandboxFlags) policy() (host.Policy, error) {
 	}
 	if err := f.checkCompileTimeout(); err != nil {
 		return p, err
+	}
+	p.AllowGuestModels = f.allowGuestModels
+	for _, m := range f.models {
+		name, file, ok := strings.Cut(m, "=")
+		if !ok || name == "" || file == "" {
+			return p, fmt.Errorf("--model %q: want NAME=FILE", m)
+		}
+		if _, dup := p.Models[name]; dup {
+			return p, fmt.Errorf("--model %q: model %q is approved twice", m, name)
+		}
+		if p.Models == nil {
+			p.Models = map[string]string{}
+		}
+		p.Models[name] = file
 	}
 	if f.deviceMap != "" {
 		for _, s := range strings.Split(f.deviceMap, ",") {

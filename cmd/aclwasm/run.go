@@ -156,7 +156,7 @@ line on stderr saying it is the guest's.`,
 }
 
 // policyFlags are the flags a manifest's policy replaces.
-var policyFlags = []string{"device-map", "device-memory", "pinned-memory", "max-allocations", "max-registrations", "max-streams", "max-events", "max-queued", "max-batch-entries", "memory-pages", "timeout", "allow", "deny", "allow-init-config", "refuse-init-config"}
+var policyFlags = []string{"device-map", "device-memory", "pinned-memory", "max-allocations", "max-registrations", "max-streams", "max-events", "max-queued", "max-batch-entries", "memory-pages", "timeout", "allow", "deny", "allow-init-config", "refuse-init-config", "model", "allow-guest-models"}
 
 // manifestRun loads the manifest of run --manifest.
 func manifestRun(cmd *cobra.Command, path string) (*host.Manifest, error) {

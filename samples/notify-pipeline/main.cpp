@@ -1,7 +1,7 @@
 // notify-pipeline: a two-stream pipeline ordered by a notify, written the
 // way native CANN C++ programs are (void * device buffers, aclError
 // returns, no exceptions thrown), built unchanged for wasm32 against the
-// SDK's native layout, with -DACLWASM_CALLBACKS for the host callback.
+// SDK's native layout with nothing but its include path.
 //
 // A producer stream uploads each block and records its notify; a consumer
 // stream waits for the block's notify (aclrtWaitAndResetNotify), moves the

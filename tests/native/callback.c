@@ -1,8 +1,7 @@
 /* Stream callbacks as native CANN programs write them (aclrtLaunchHostFunc;
  * aclrtLaunchCallback on a stream bound by aclrtSubscribeReport, run by
- * aclrtProcessReport),
- * built with the SDK option that exports the dispatcher:
- * -DACLWASM_CALLBACKS (or #define ACLWASM_CALLBACKS before acl/acl.h).
+ * aclrtProcessReport), built with the native flags only: the SDK's headers
+ * export the dispatcher the host runs them through.
  * Argument "trap": a callback that traps ends the run. */
 #include <acl/acl.h>
 #include <pthread.h>

@@ -847,3 +847,121 @@ export declare function aclrtEventGetTimestamp(event: u32, timestamp: usize): i3
 @external("acl", "aclrtQueryEventWaitStatus")
 export declare function aclrtQueryEventWaitStatus(event: u32, status: usize): i32;
 
+/**
+ * Writes, as a uint32, the stream's core limit of an aclrtDevResLimitType: the
+ * one set on it, else the session's limit on its device.
+ *
+ * Wire: aclrtGetStreamResLimit(stream handle, type i32, value gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtGetStreamResLimit")
+export declare function aclrtGetStreamResLimit(stream: u32, type_: i32, value: usize): i32;
+
+/**
+ * Sets the stream's core limit of an aclrtDevResLimitType, at most the cores
+ * its device has (not bounded by the session's device limit, as natively).
+ *
+ * Wire: aclrtSetStreamResLimit(stream handle, type i32, value i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtSetStreamResLimit")
+export declare function aclrtSetStreamResLimit(stream: u32, type_: i32, value: u32): i32;
+
+/**
+ * Drops the stream's core limits: it answers with its device's again.
+ *
+ * Wire: aclrtResetStreamResLimit(stream handle) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtResetStreamResLimit")
+export declare function aclrtResetStreamResLimit(stream: u32): i32;
+
+/**
+ * Makes aclrtGetResInCurrentThread answer with the stream's core limits where
+ * it has them (the guest has one thread).
+ *
+ * Wire: aclrtUseStreamResInCurrentThread(stream handle) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtUseStreamResInCurrentThread")
+export declare function aclrtUseStreamResInCurrentThread(stream: u32): i32;
+
+/**
+ * Undoes aclrtUseStreamResInCurrentThread if stream is the one in use; another
+ * stream changes nothing.
+ *
+ * Wire: aclrtUnuseStreamResInCurrentThread(stream handle) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtUnuseStreamResInCurrentThread")
+export declare function aclrtUnuseStreamResInCurrentThread(stream: u32): i32;
+
+/**
+ * aclrtCreateStreamWithConfig with the priority and flag of an
+ * aclrtStreamConfigHandle (NULL: defaults); the work area is unused.
+ *
+ * Wire: aclrtCreateStreamV2(stream gptr, handle gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtCreateStreamV2")
+export declare function aclrtCreateStreamV2(stream: usize, handle: usize): i32;
+
+/**
+ * Writes the stream's priority, as a uint32: the one it was created with,
+ * clamped to [0, 7].
+ *
+ * Wire: aclrtStreamGetPriority(stream handle, priority gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtStreamGetPriority")
+export declare function aclrtStreamGetPriority(stream: u32, priority: usize): i32;
+
+/**
+ * Writes the ACL_STREAM_* flags the stream was created with, as a uint32.
+ *
+ * Wire: aclrtStreamGetFlags(stream handle, flags gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtStreamGetFlags")
+export declare function aclrtStreamGetFlags(stream: u32, flags: usize): i32;
+
+/**
+ * Writes the stream's id, an int32: its handle number (a default stream's: its
+ * context's), unique in the session.
+ *
+ * Wire: aclrtStreamGetId(stream handle, streamId gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtStreamGetId")
+export declare function aclrtStreamGetId(stream: u32, streamId: usize): i32;
+
+/**
+ * Cancels the stream's queued work that has not started and waits for the
+ * running operation; the stream takes new work. NULL gives 107000.
+ *
+ * Wire: aclrtStreamStop(stream handle) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtStreamStop")
+export declare function aclrtStreamStop(stream: u32): i32;
+
+/**
+ * aclrtStreamStop for any stream of the current context, NULL naming its
+ * default stream.
+ *
+ * Wire: aclrtStreamAbort(stream handle) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtStreamAbort")
+export declare function aclrtStreamAbort(stream: u32): i32;
+
+/**
+ * With callback NULL, unregisters regName; a callback gives 207000: the
+ * sandbox cannot call a stream state callback.
+ *
+ * Wire: aclrtRegStreamStateCallback(regName gptr, callback gptr, args gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtRegStreamStateCallback")
+export declare function aclrtRegStreamStateCallback(regName: usize, callback: usize, args: usize): i32;
+

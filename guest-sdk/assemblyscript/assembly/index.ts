@@ -34,7 +34,7 @@ import {
   aclrtSetCurrentContext, aclrtGetCurrentContext, aclrtGetRunMode, aclrtSetStreamFailureMode,
   aclrtMemsetD32, aclrtMemsetD32Async, aclrtResetEvent, aclAppLog,
 } from "./bindings";
-import { aclwasm_input_len, aclwasm_input_read, aclwasm_output_write, aclwasm_config_read } from "./io";
+import { aclwasm_input_len, aclwasm_input_read, aclwasm_output_write, aclwasm_config_read, aclwasm_error_set } from "./io";
 import { errorName, ACL_SUCCESS, ACL_ERROR_INVALID_PARAM } from "./codes";
 import {
   MemcpyKind, MemAttr, MemMallocPolicy, HostRegisterType, MemLocationType,
@@ -733,6 +733,17 @@ export function outputString(s: string): i32 {
   const b = String.UTF8.encode(s);
   if (b.byteLength == 0) return ACL_SUCCESS;
   return check("aclwasm.output_write", aclwasm_output_write(changetype<usize>(b), b.byteLength));
+}
+
+/**
+ * Says why the running call fails: the host reports msg with the call's
+ * nonzero status (host.StatusError's Reason; aclwasm serve answers 502
+ * plugin_failed with it). A later fail replaces it and "" clears it; each
+ * call of an export starts with none, and the host keeps 4096 bytes.
+ */
+export function fail(msg: string): i32 {
+  const b = String.UTF8.encode(msg);
+  return check("aclwasm.error_set", aclwasm_error_set(changetype<usize>(b), b.byteLength));
 }
 
 const CONFIG_MAX: i32 = 65536;

@@ -42,3 +42,14 @@ export declare function aclwasm_output_write(buf: usize, len: i32): i32;
 // @ts-ignore: decorator
 @external("aclwasm", "config_read")
 export declare function aclwasm_config_read(key: usize, keyLen: i32, buf: usize, bufLen: i32): i32;
+
+/**
+ * Sets the message that says why the running call fails: the host reports
+ * it with the call's nonzero status (len 0 clears it). 100000 with msg
+ * outside guest memory.
+ *
+ * Wire: error_set(msg gptr, len i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("aclwasm", "error_set")
+export declare function aclwasm_error_set(msg: usize, len: i32): i32;

@@ -1,9 +1,17 @@
 /*
  * dlfcn.h: dynamic loading for wasm32-wasi guests of the aclwasm C/C++ SDK,
  * which has none: a wasm module is linked whole and the sandbox loads no
- * other code, so dlopen always fails and dlerror says why. Programs that
- * probe for an optional library (as native CANN programs do for plugins)
- * compile unchanged and take their "not found" path.
+ * other code. What native programs do with it still works:
+ *
+ * - Looking the runtime's functions up by name: dlopen(NULL, ...) and
+ *   dlopen of the native runtime's libraries (libascendcl.so,
+ *   libacl_dvpp.so, with or without a directory) give a handle, on which
+ *   (or on RTLD_DEFAULT and RTLD_NEXT) dlsym finds every function of the SDK
+ *   by its native name (acl/aclwasm_symbols.h); dlclose of it succeeds.
+ * - Probing for an optional library: dlopen of any other file fails, and
+ *   dlerror says why, so the program takes its "not found" path.
+ * - dlsym of any other name (the program's own functions included) fails,
+ *   and dlerror names it.
  *
  * This header stands in only where the C library has no <dlfcn.h> of its
  * own: Debian 12's wasi-libc has none. When the compiler's wasi-libc ships
@@ -18,6 +26,8 @@
 
 #ifndef ACLWASM_DLFCN_H_
 #define ACLWASM_DLFCN_H_
+
+#include "acl/aclwasm_symbols.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -35,35 +45,97 @@ extern "C" {
 #define RTLD_NEXT ((void *)-1)
 #define RTLD_DEFAULT ((void *)0)
 
-/* ACLWASM_DLERROR_ is the message of the last failure; aclwasm_dl_failed_
-   says whether dlerror has one to report. Weak, so that every translation
-   unit shares one. */
+/* ACLWASM_DLERROR_ is the message of a failed dlopen; aclwasm_dl_msg_
+   holds the message of the last failure and aclwasm_dl_failed_ says whether
+   dlerror has one to report; aclwasm_dl_self_'s address is the SDK's handle.
+   Weak, so that every translation unit shares one. */
 #define ACLWASM_DLERROR_ "dynamic loading is not available in the aclwasm sandbox: link the code into the module"
+#define ACLWASM_DLMSG_SIZE_ 192
 __attribute__((weak)) int aclwasm_dl_failed_;
+__attribute__((weak)) char aclwasm_dl_msg_[ACLWASM_DLMSG_SIZE_];
+__attribute__((weak)) char aclwasm_dl_self_;
 
-/** Fails: nothing can be loaded. Returns NULL; dlerror says why. */
+/* aclwasm_dl_fail_ records the failure "a" followed by b and c (either may
+   be NULL), cut to the buffer. */
+static inline void aclwasm_dl_fail_(const char *a, const char *b, const char *c)
+{
+    const char *parts[3] = {a, b, c};
+    size_t n = 0;
+    for (int i = 0; i < 3; i++) {
+        for (const char *p = parts[i]; p != (const char *)0 && *p != 0 && n < ACLWASM_DLMSG_SIZE_ - 1; p++) {
+            aclwasm_dl_msg_[n++] = *p;
+        }
+    }
+    aclwasm_dl_msg_[n] = 0;
+    aclwasm_dl_failed_ = 1;
+}
+
+/* aclwasm_dl_sdk_ reports whether file names one of the native runtime's
+   libraries, whose functions the SDK provides: its last path element is
+   libascendcl.so or libacl_dvpp.so. */
+static inline int aclwasm_dl_sdk_(const char *file)
+{
+    static const char *const libs[] = {"libascendcl.so", "libacl_dvpp.so"};
+    const char *base = file;
+    for (const char *p = file; *p != 0; p++) {
+        if (*p == '/') {
+            base = p + 1;
+        }
+    }
+    for (size_t i = 0; i < sizeof libs / sizeof libs[0]; i++) {
+        const char *a = base, *b = libs[i];
+        while (*a != 0 && *a == *b) {
+            a++;
+            b++;
+        }
+        if (*a == 0 && *b == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/**
+ * Returns the SDK's handle for NULL (the program itself) and for the native
+ * runtime's libraries; fails for any other file, returning NULL (dlerror
+ * says why): nothing can be loaded.
+ */
 static inline void *dlopen(const char *file, int mode)
 {
-    (void)file;
     (void)mode;
-    aclwasm_dl_failed_ = 1;
+    if (file == (const char *)0 || aclwasm_dl_sdk_(file)) {
+        return (void *)&aclwasm_dl_self_;
+    }
+    aclwasm_dl_fail_(ACLWASM_DLERROR_, (const char *)0, (const char *)0);
     return (void *)0;
 }
 
-/** Fails: no handle exists and the module's own symbols are not looked up by name. Returns NULL. */
-static inline void *dlsym(void *handle, const char *name)
+/**
+ * Returns the SDK function called name when handle is the SDK's (or
+ * RTLD_DEFAULT or RTLD_NEXT); otherwise returns NULL, and dlerror names
+ * what it did not find.
+ */
+static inline void *dlsym(void *__restrict handle, const char *__restrict name)
 {
-    (void)handle;
-    (void)name;
-    aclwasm_dl_failed_ = 1;
-    return (void *)0;
+    if (handle != (void *)0 && handle != RTLD_NEXT && handle != (void *)&aclwasm_dl_self_) {
+        aclwasm_dl_fail_("dlsym: invalid handle: only dlopen(NULL, ...) and the native runtime's libraries have one in the aclwasm sandbox", (const char *)0, (const char *)0);
+        return (void *)0;
+    }
+    void *fn = name != (const char *)0 ? aclwasm_symbol_(name) : (void *)0;
+    if (fn == (void *)0) {
+        aclwasm_dl_fail_("dlsym: ", name != (const char *)0 ? name : "(null)",
+                         ": undefined symbol: the aclwasm sandbox looks up only the SDK's own functions by name");
+    }
+    return fn;
 }
 
-/** Fails: no handle exists. Returns nonzero; dlerror says why. */
+/** Succeeds for the SDK's handle; fails for any other, returning nonzero (dlerror says why). */
 static inline int dlclose(void *handle)
 {
-    (void)handle;
-    aclwasm_dl_failed_ = 1;
+    if (handle == (void *)&aclwasm_dl_self_) {
+        return 0;
+    }
+    aclwasm_dl_fail_("dlclose: invalid handle", (const char *)0, (const char *)0);
     return -1;
 }
 
@@ -77,7 +149,7 @@ static inline char *dlerror(void)
         return (char *)0;
     }
     aclwasm_dl_failed_ = 0;
-    return (char *)ACLWASM_DLERROR_;
+    return aclwasm_dl_msg_;
 }
 
 /** What dladdr fills in (glibc's and musl's layout). */

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <acl/acl.h>
 #include <acl/ops/acl_dvpp.h>
+#include <acl/acl_rt_allocator.h>
 #include <dlfcn.h>
 #include <pthread.h>
 
@@ -73,6 +74,43 @@ int main(void)
         CHECK(aclrtSetStreamFailureMode(configured, ACL_STOP_ON_FAILURE));
         CHECK(aclrtDestroyStreamForce(configured));
         CHECK(aclrtDestroyContext(ctx));
+    }
+    {
+        /* ABI v1.3 section 15: per-stream core limits, configured streams, getters. */
+        aclrtStreamConfigHandle *cfg = aclrtCreateStreamConfigHandle();
+        uint32_t prio = 3, limit = 0;
+        size_t flag = ACL_STREAM_FAST_LAUNCH;
+        int32_t id = 0;
+        aclrtStream v2 = NULL;
+        CHECK(aclrtSetStreamConfigOpt(cfg, ACL_RT_STREAM_PRIORITY, &prio, sizeof prio));
+        CHECK(aclrtSetStreamConfigOpt(cfg, ACL_RT_STREAM_FLAG, &flag, sizeof flag));
+        CHECK(aclrtCreateStreamV2(&v2, cfg));
+        CHECK(aclrtDestroyStreamConfigHandle(cfg));
+        CHECK(aclrtStreamGetPriority(v2, &prio));
+        CHECK(aclrtStreamGetFlags(v2, &prio));
+        CHECK(aclrtStreamGetId(v2, &id));
+        CHECK(aclrtSetStreamResLimit(v2, ACL_RT_DEV_RES_CUBE_CORE, 4));
+        CHECK(aclrtGetStreamResLimit(v2, ACL_RT_DEV_RES_CUBE_CORE, &limit));
+        CHECK(aclrtUseStreamResInCurrentThread(v2));
+        CHECK(aclrtUnuseStreamResInCurrentThread(v2));
+        CHECK(aclrtResetStreamResLimit(v2));
+        CHECK(aclrtStreamStop(v2));
+        CHECK(aclrtStreamAbort(v2));
+        CHECK(aclrtRegStreamStateCallback("mine", (aclrtStreamStateCallback)NULL, NULL));
+        {
+            aclrtAllocatorDesc desc = aclrtAllocatorCreateDesc();
+            aclrtAllocatorDesc got = NULL;
+            CHECK(aclrtAllocatorSetObjToDesc(desc, desc));
+            CHECK(aclrtAllocatorSetAllocFuncToDesc(desc, (aclrtAllocatorAllocFunc)NULL));
+            CHECK(aclrtAllocatorSetFreeFuncToDesc(desc, (aclrtAllocatorFreeFunc)NULL));
+            CHECK(aclrtAllocatorSetAllocAdviseFuncToDesc(desc, (aclrtAllocatorAllocAdviseFunc)NULL));
+            CHECK(aclrtAllocatorSetGetAddrFromBlockFuncToDesc(desc, (aclrtAllocatorGetAddrFromBlockFunc)NULL));
+            CHECK(aclrtAllocatorRegister(v2, desc));
+            CHECK(aclrtAllocatorGetByStream(v2, &got, NULL, NULL, NULL, NULL, NULL));
+            CHECK(aclrtAllocatorUnregister(v2));
+            CHECK(aclrtAllocatorDestroyDesc(desc));
+        }
+        CHECK(aclrtDestroyStream(v2));
     }
     CHECK(aclrtCreateEvent(&start));
     CHECK(aclrtCreateEvent(&end));

@@ -17,6 +17,10 @@ func Output(b []byte) error { return notWasip1("output_write") }
 // exist only there.
 func Config(key string) (string, bool, error) { return "", false, notWasip1("config_read") }
 
+// Fail says why the running call fails. Outside a wasip1 guest (this
+// build) it fails: the host's imports exist only there.
+func Fail(msg string) error { return notWasip1("error_set") }
+
 func notWasip1(fn string) error {
 	return &Error{Func: fn, Code: ErrAPINotSupport, Message: raw.NotWasip1, FailIndex: -1}
 }

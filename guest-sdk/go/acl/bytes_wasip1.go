@@ -28,6 +28,10 @@ func outputWrite(buf unsafe.Pointer, n int32) int32
 //go:noescape
 func configRead(key unsafe.Pointer, keyLen int32, buf unsafe.Pointer, bufLen int32) int32
 
+//go:wasmimport aclwasm error_set
+//go:noescape
+func errorSet(msg unsafe.Pointer, n int32) int32
+
 // Input returns a copy of the current bytes call's input (empty outside
 // one).
 func Input() ([]byte, error) {
@@ -46,6 +50,18 @@ func Output(b []byte) error {
 		return nil
 	}
 	return check("output_write", outputWrite(unsafe.Pointer(&b[0]), int32(len(b))))
+}
+
+// Fail says why the running call fails: the host reports msg with the
+// call's nonzero status or exit code (host.StatusError's Reason; aclwasm
+// serve answers 502 plugin_failed with it). A later Fail replaces it and
+// an empty msg clears it; each call of an export starts with none, and the
+// host keeps its first 4096 bytes.
+func Fail(msg string) error {
+	if len(msg) > math.MaxInt32 {
+		msg = msg[:math.MaxInt32]
+	}
+	return check("error_set", errorSet(unsafe.Pointer(unsafe.StringData(msg)), int32(len(msg))))
 }
 
 // maxConfigLen is the longest configuration value the host reports: a

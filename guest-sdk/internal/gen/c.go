@@ -96,6 +96,8 @@ func cCommonType(p Param) (string, error) {
 		return "aclrtNotify", nil
 	case OutNotify:
 		return "aclrtNotify *", nil
+	case InStreamConfig:
+		return "const aclrtStreamConfigHandle *", nil
 	}
 	return "", fmt.Errorf("gen: the C generator has no type for parameter class %d (add it to cCommonType in guest-sdk/internal/gen/c.go)", p.Sem)
 }
@@ -200,7 +202,7 @@ func cRawType(f *Func, p Param, narrow bool) string {
 		return "int32_t"
 	}
 	switch p.Sem {
-	case PtrArray, SizeArray, AttrArray, CString:
+	case PtrArray, SizeArray, AttrArray, CString, InStreamConfig:
 		return "const void *"
 	}
 	return "void *"
@@ -285,6 +287,7 @@ func genC(m *model, out map[string][]byte) error {
 		{"aclwasm_imports.h", cImports},
 		{"acl_rt.h", cRT},
 		{"acl.h", cACL},
+		{cSymbolsFile, cSymbols},
 	} {
 		b, err := g.gen(m)
 		if err != nil {
@@ -362,7 +365,7 @@ func cBase(m *model) ([]byte, error) {
 	cDoc(&b, "",
 		"A stream callback of aclrtLaunchHostFunc, as natively. On wasm32 a function",
 		"pointer is an index into the module's table: the host hands it back to the",
-		"dispatcher below, which the module must export (ACLWASM_CALLBACKS).")
+		"dispatcher below, which the SDK exports.")
 	b.l("typedef void (*aclrtHostFunc)(void *args);", "")
 	cDoc(&b, "", "A callback of aclrtLaunchCallback, as natively (the same type).")
 	b.l("typedef void (*aclrtCallback)(void *userData);", "")
@@ -371,12 +374,17 @@ func cBase(m *model) ([]byte, error) {
 	cDoc(&b, "",
 		"The stream callback dispatcher (ABI section 12): the host runs every stream",
 		"callback through it, on the module's own thread, inside one of its host",
-		"calls. Define ACLWASM_CALLBACKS before including acl/acl.h in one source",
-		"file (or build with -DACLWASM_CALLBACKS) to export it; the host refuses to",
-		"load a module that calls aclrtLaunchHostFunc or aclrtLaunchCallback without",
-		"it. The call is",
-		"call_indirect: a pointer that is not a function of this type traps.")
-	b.l("#ifdef ACLWASM_CALLBACKS",
+		"calls; it refuses to load a module that calls aclrtLaunchHostFunc or",
+		"aclrtLaunchCallback without it. Every module built with these headers exports",
+		"it (weak: one copy per module, and a program's own definition wins): no",
+		"compiler flag is needed, and ACLWASM_CALLBACKS, which was, is accepted and",
+		"changes nothing. It costs a module that never launches a callback one small",
+		"function and its export, as a header cannot tell which modules launch one",
+		"(clang keeps every export_name function and wasm-ld every export): define",
+		"ACLWASM_NO_CALLBACKS before including acl/acl.h to leave it out of such a",
+		"module. The call is call_indirect: a pointer that is not a function of this",
+		"type traps.")
+	b.l("#ifndef ACLWASM_NO_CALLBACKS",
 		`__attribute__((export_name("aclwasm_dispatch_callback"), weak))`,
 		"void aclwasm_dispatch_callback(uint32_t fn, void *userData)",
 		"{",
@@ -757,6 +765,21 @@ func cRT(m *model) ([]byte, error) {
 		"    aclrtErrorType errorType;", "    aclrtErrorInfoDetail detail;", "} aclrtErrorInfo;", "")
 	b.p("ACLWASM_STATIC_ASSERT(sizeof(aclrtErrorInfo) == %d, \"native layout\");\n", acl.ErrorInfoSize32)
 	b.l("#endif /* !ACLWASM_WIDE */", "")
+	// aclrtCreateStreamV2's configuration (ABI v1.3 section 15), in the
+	// profile's layout: the wide profile's address and sizes are 64-bit.
+	cDoc(&b, "", "The stream states of aclrtRegStreamStateCallback, as natively.")
+	b.l("typedef enum {", "    ACL_RT_STREAM_STATE_CREATE_POST = 1,", "    ACL_RT_STREAM_STATE_DESTROY_PRE,", "} aclrtStreamState;", "")
+	b.l("typedef void (*aclrtStreamStateCallback)(aclrtStream stm, aclrtStreamState state, void *args);", "")
+	cDoc(&b, "", "The attributes aclrtSetStreamConfigOpt sets, as natively.")
+	b.l("typedef enum {", "    ACL_RT_STREAM_WORK_ADDR_PTR = 0,", "    ACL_RT_STREAM_WORK_SIZE,", "    ACL_RT_STREAM_FLAG,",
+		"    ACL_RT_STREAM_PRIORITY,", "} aclrtStreamConfigAttr;", "")
+	cDoc(&b, "", "A stream's configuration for aclrtCreateStreamV2, in the native layout (with",
+		"-DACLWASM_WIDE the work area is an aclrtPtr and the sizes are uint64_t). The",
+		"SDK functions of aclwasm_host.h make and fill one in guest memory.")
+	b.l("typedef struct aclrtStreamConfigHandle {", "    aclrtPtr workptr;", "#ifdef ACLWASM_WIDE", "    uint64_t workSize;", "    uint64_t flag;",
+		"#else", "    size_t workSize;", "    size_t flag;", "#endif", "    uint32_t priority;", "} aclrtStreamConfigHandle;", "")
+	b.p("#ifdef ACLWASM_WIDE\nACLWASM_STATIC_ASSERT(sizeof(aclrtStreamConfigHandle) == %d, \"native layout\");\n#else\n", acl.StreamConfigSize(8))
+	b.p("ACLWASM_STATIC_ASSERT(sizeof(aclrtStreamConfigHandle) == %d, \"native layout\");\n#endif\n", acl.StreamConfigSize(4))
 	for _, a := range []struct {
 		expr string
 		v    int

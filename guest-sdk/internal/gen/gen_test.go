@@ -182,3 +182,49 @@ func TestCNativeMismatch(t *testing.T) {
 		}
 	}
 }
+
+// The table dlsym looks names up in lists every function of the ABI table
+// and the SDK functions of the hand-written headers (and none of their
+// helpers), each once, in strcmp order (its lookup is a binary search).
+func TestCSymbolsListTheSDK(t *testing.T) {
+	m, err := load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := cSymbols(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if n, ok := strings.CutPrefix(strings.TrimSpace(line), `{"`); ok {
+			name, rest, _ := strings.Cut(n, `"`)
+			if rest != ", (void *)"+name+"}," {
+				t.Errorf("entry %q does not point at %s", line, name)
+			}
+			names = append(names, name)
+		}
+	}
+	has := map[string]bool{}
+	for i, n := range names {
+		if i > 0 && names[i-1] >= n {
+			t.Errorf("%s follows %s: not in strcmp order, or listed twice", n, names[i-1])
+		}
+		has[n] = true
+	}
+	for _, f := range abi.Funcs {
+		if !has[f.Name] {
+			t.Errorf("ABI function %s is missing", f.Name)
+		}
+	}
+	for _, n := range []string{"aclrtMallocHost", "aclCreateDataBuffer", "aclGetDataBufferSize", "acldvppMalloc", "aclFloat16ToFloat", "aclsysGetVersionNum", "aclDataTypeSize"} {
+		if !has[n] {
+			t.Errorf("SDK function %s is missing", n)
+		}
+	}
+	for n := range has {
+		if strings.HasPrefix(n, "aclwasm") {
+			t.Errorf("SDK helper %s is listed", n)
+		}
+	}
+}

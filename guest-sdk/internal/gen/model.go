@@ -58,6 +58,8 @@ const (
 	OutErrorInfo // gptr: aclrtErrorInfo written by the host (an opaque pointer in the SDKs so far)
 	Notify       // handle: aclrtNotify
 	OutNotify    // gptr: notify handle written by the host
+	// ABI v1.3 section 15.
+	InStreamConfig // gptr: aclrtStreamConfigHandle read by the host (or NULL)
 )
 
 // Wire returns the wire type that carries a parameter of class s.
@@ -122,7 +124,7 @@ func semOf(f *abi.Func, q abi.Param) (Sem, error) {
 		case q.Enum != nil && out && !q.Enum.Macros:
 			s = OutEnum
 		case q.Dir == abi.In:
-			s = map[abi.Kind]Sem{abi.MemcpyBatchAttr: AttrArray, abi.CString: CString, abi.Reserved: Reserved, abi.GuestFunc: HostFn, abi.UserData: UserData}[q.Kind]
+			s = map[abi.Kind]Sem{abi.MemcpyBatchAttr: AttrArray, abi.CString: CString, abi.Reserved: Reserved, abi.GuestFunc: HostFn, abi.UserData: UserData, abi.StreamConfig: InStreamConfig}[q.Kind]
 			if s == AttrArray && q.Len == "" {
 				s = 0
 			}

@@ -2,6 +2,7 @@ package gen
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/aclwasm/aclwasm/abi"
@@ -214,4 +215,16 @@ func nnOps(path string, os []*aclnn.Op, fns map[string][]*abi.Func) ([]byte, err
 	}
 	cClose(&b, g, true)
 	return b.Bytes(), nil
+}
+
+// nnHeaders lists the operator library's headers, for the SDK's symbol
+// table (csym.go).
+func nnHeaders() []string {
+	hs := []string{"aclnn/acl_meta.h", "aclnn/aclnn_base.h"}
+	for _, o := range aclnn.Ops {
+		if !slices.Contains(hs, o.Header) {
+			hs = append(hs, o.Header)
+		}
+	}
+	return hs
 }

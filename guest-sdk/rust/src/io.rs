@@ -57,6 +57,14 @@ pub mod sys {
         /// Wire: `config_read(key gptr, keyLen i32, buf gptr, bufLen i32) -> i32`
         #[link_name = "config_read"]
         pub fn config_read(key: *const u8, key_len: i32, buf: *mut u8, buf_len: i32) -> i32;
+
+        /// Sets the message that says why the running call fails (the
+        /// host reports it with the nonzero status); `len` 0 clears it.
+        /// 100000 with `msg` outside guest memory.
+        ///
+        /// Wire: `error_set(msg gptr, len i32) -> i32`
+        #[link_name = "error_set"]
+        pub fn error_set(msg: *const u8, len: i32) -> i32;
     }
 }
 
@@ -107,6 +115,24 @@ pub fn output(b: &[u8]) -> Result<()> {
         return Ok(());
     }
     check("aclwasm.output_write", unsafe { sys::output_write(b.as_ptr(), n) })
+}
+
+/// Says why the running call fails: the host reports `msg` with the
+/// call's nonzero status or exit code (`host.StatusError`'s reason;
+/// `aclwasm serve` answers 502 `plugin_failed` with it). A later call
+/// replaces it and an empty `msg` clears it; each call of an export starts
+/// with none, and the host keeps its first 4096 bytes.
+///
+/// ```no_run
+/// #[no_mangle]
+/// pub extern "C" fn handle() -> i32 {
+///     let _ = aclwasm::fail("want 4 bytes of input");
+///     1
+/// }
+/// ```
+pub fn fail(msg: &str) -> Result<()> {
+    let n = wire_len("aclwasm.error_set", msg.len())?;
+    check("aclwasm.error_set", unsafe { sys::error_set(msg.as_ptr(), n) })
 }
 
 /// Copies the value of configuration key `key` into `buf`, at most

@@ -73,7 +73,7 @@ pub use error::{recent_error_message, recent_error_message_into, AclError, Resul
 pub use event::Event;
 pub use fp16::{DataType, Float16};
 pub use log::{app_log, app_log_fmt, LogLevel, MAX_LOG_STRING};
-pub use io::{config_into, input_len, output, read_input};
+pub use io::{config_into, fail, input_len, output, read_input};
 #[cfg(feature = "std")]
 pub use io::{config, config_bytes, input};
 pub use memory::*;

@@ -591,4 +591,86 @@ extern "C" {
     /// Wire: `aclrtQueryEventWaitStatus(event handle, status gptr) -> i32`
     #[link_name = "aclrtQueryEventWaitStatus"]
     pub fn aclrtQueryEventWaitStatus(event: u32, status: *mut u32) -> i32;
+
+    /// Writes, as a uint32, the stream's core limit of an aclrtDevResLimitType: the one
+    /// set on it, else the session's limit on its device.
+    ///
+    /// Wire: `aclrtGetStreamResLimit(stream handle, type i32, value gptr) -> i32`
+    #[link_name = "aclrtGetStreamResLimit"]
+    pub fn aclrtGetStreamResLimit(stream: u32, type_: i32, value: *mut u32) -> i32;
+
+    /// Sets the stream's core limit of an aclrtDevResLimitType, at most the cores its
+    /// device has (not bounded by the session's device limit, as natively).
+    ///
+    /// Wire: `aclrtSetStreamResLimit(stream handle, type i32, value i32) -> i32`
+    #[link_name = "aclrtSetStreamResLimit"]
+    pub fn aclrtSetStreamResLimit(stream: u32, type_: i32, value: u32) -> i32;
+
+    /// Drops the stream's core limits: it answers with its device's again.
+    ///
+    /// Wire: `aclrtResetStreamResLimit(stream handle) -> i32`
+    #[link_name = "aclrtResetStreamResLimit"]
+    pub fn aclrtResetStreamResLimit(stream: u32) -> i32;
+
+    /// Makes aclrtGetResInCurrentThread answer with the stream's core limits where it
+    /// has them (the guest has one thread).
+    ///
+    /// Wire: `aclrtUseStreamResInCurrentThread(stream handle) -> i32`
+    #[link_name = "aclrtUseStreamResInCurrentThread"]
+    pub fn aclrtUseStreamResInCurrentThread(stream: u32) -> i32;
+
+    /// Undoes aclrtUseStreamResInCurrentThread if stream is the one in use; another
+    /// stream changes nothing.
+    ///
+    /// Wire: `aclrtUnuseStreamResInCurrentThread(stream handle) -> i32`
+    #[link_name = "aclrtUnuseStreamResInCurrentThread"]
+    pub fn aclrtUnuseStreamResInCurrentThread(stream: u32) -> i32;
+
+    /// aclrtCreateStreamWithConfig with the priority and flag of an
+    /// aclrtStreamConfigHandle (NULL: defaults); the work area is unused.
+    ///
+    /// Wire: `aclrtCreateStreamV2(stream gptr, handle gptr) -> i32`
+    #[link_name = "aclrtCreateStreamV2"]
+    pub fn aclrtCreateStreamV2(stream: *mut u32, handle: *const u8) -> i32;
+
+    /// Writes the stream's priority, as a uint32: the one it was created with, clamped
+    /// to [0, 7].
+    ///
+    /// Wire: `aclrtStreamGetPriority(stream handle, priority gptr) -> i32`
+    #[link_name = "aclrtStreamGetPriority"]
+    pub fn aclrtStreamGetPriority(stream: u32, priority: *mut u32) -> i32;
+
+    /// Writes the ACL_STREAM_* flags the stream was created with, as a uint32.
+    ///
+    /// Wire: `aclrtStreamGetFlags(stream handle, flags gptr) -> i32`
+    #[link_name = "aclrtStreamGetFlags"]
+    pub fn aclrtStreamGetFlags(stream: u32, flags: *mut u32) -> i32;
+
+    /// Writes the stream's id, an int32: its handle number (a default stream's: its
+    /// context's), unique in the session.
+    ///
+    /// Wire: `aclrtStreamGetId(stream handle, streamId gptr) -> i32`
+    #[link_name = "aclrtStreamGetId"]
+    pub fn aclrtStreamGetId(stream: u32, streamId: *mut i32) -> i32;
+
+    /// Cancels the stream's queued work that has not started and waits for the running
+    /// operation; the stream takes new work. NULL gives 107000.
+    ///
+    /// Wire: `aclrtStreamStop(stream handle) -> i32`
+    #[link_name = "aclrtStreamStop"]
+    pub fn aclrtStreamStop(stream: u32) -> i32;
+
+    /// aclrtStreamStop for any stream of the current context, NULL naming its default
+    /// stream.
+    ///
+    /// Wire: `aclrtStreamAbort(stream handle) -> i32`
+    #[link_name = "aclrtStreamAbort"]
+    pub fn aclrtStreamAbort(stream: u32) -> i32;
+
+    /// With callback NULL, unregisters regName; a callback gives 207000: the sandbox
+    /// cannot call a stream state callback.
+    ///
+    /// Wire: `aclrtRegStreamStateCallback(regName gptr, callback gptr, args gptr) -> i32`
+    #[link_name = "aclrtRegStreamStateCallback"]
+    pub fn aclrtRegStreamStateCallback(regName: *const u8, callback: *mut c_void, args: *mut c_void) -> i32;
 }

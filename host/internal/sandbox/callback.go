@@ -33,10 +33,11 @@ const (
 	DispatchType      = "(i32, i32) -> ()"
 )
 
-// DispatchOption is what a guest sets to get the dispatcher export, as
-// load-time refusals name it: the C SDK's macro, the Rust crate's feature,
-// the Go SDK's package, the AssemblyScript SDK's re-export.
-const DispatchOption = "ACLWASM_CALLBACKS (C/C++: define it before including acl/acl.h, or build with -DACLWASM_CALLBACKS; Rust: the aclwasm crate's feature \"callbacks\"; Go: import _ \"github.com/aclwasm/aclwasm/guest-sdk/go/acl/callback\"; AssemblyScript: export { aclwasm_dispatch_callback } from \"@aclwasm/sdk/assembly/callback\" in the entry file)"
+// DispatchOption is what gives a guest the dispatcher export in each SDK,
+// as load-time refusals name it. The C/C++ headers export it by default
+// (ACLWASM_NO_CALLBACKS leaves it out; ACLWASM_CALLBACKS, which it once
+// needed, changes nothing); the others need their option.
+const DispatchOption = "of its language (C/C++: the SDK's acl/acl.h exports it unless ACLWASM_NO_CALLBACKS is defined, so include it in the program and drop that macro; Rust: the aclwasm crate's feature \"callbacks\"; Go: import _ \"github.com/aclwasm/aclwasm/guest-sdk/go/acl/callback\"; AssemblyScript: export { aclwasm_dispatch_callback } from \"@aclwasm/sdk/assembly/callback\" in the entry file)"
 
 // Dispatcher calls the guest's DispatchExport with fn and arg from inside
 // a host call of the same instance (engine.Instance.Reenter); an error is

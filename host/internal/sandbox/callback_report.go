@@ -146,7 +146,7 @@ func launchCallback(c *Call) error {
 func (c *Call) queueCallback(st *streamRec, fn, arg uint32, block, atCall bool) error {
 	s := c.s
 	if s.cbDispatch == nil { // Load refuses such a module: an embedder's session only
-		return acl.Errorf(acl.ErrRTFeatureNotSupport, "the module exports no %s: build it with %s", DispatchExport, DispatchOption)
+		return acl.Errorf(acl.ErrRTFeatureNotSupport, "the module exports no %s: build it with the SDK option %s", DispatchExport, DispatchOption)
 	}
 	cb := s.callbacks()
 	if cb.pending >= s.policy.MaxCallbacks { // queued

@@ -101,6 +101,21 @@ var imports = func() []importFn {
 		"aclrtEventGetTimestamp":           eventGetTimestamp,
 		// ABI v1.2 section 12: event wait status (event.go).
 		"aclrtQueryEventWaitStatus": queryEventWaitStatus,
+		// ABI v1.3 section 15: per-stream core limits (stream_res.go).
+		"aclrtGetStreamResLimit":             getStreamResLimit,
+		"aclrtSetStreamResLimit":             setStreamResLimit,
+		"aclrtResetStreamResLimit":           resetStreamResLimit,
+		"aclrtUseStreamResInCurrentThread":   useStreamResInCurrentThread,
+		"aclrtUnuseStreamResInCurrentThread": unuseStreamResInCurrentThread,
+		// ABI v1.3 section 15: configured streams and the getters (stream_config.go).
+		"aclrtCreateStreamV2":    createStreamV2,
+		"aclrtStreamGetPriority": streamGetPriority,
+		"aclrtStreamGetFlags":    streamGetFlags,
+		"aclrtStreamGetId":       streamGetID,
+		// ABI v1.3 section 15: stop, abort, state callbacks (stream.go).
+		"aclrtStreamStop":             streamStop,
+		"aclrtStreamAbort":            streamAbort,
+		"aclrtRegStreamStateCallback": regStreamStateCallback,
 	}
 	// ABI v1.3 section 13.2: the operator library's objects (tensor.go)
 	// and, for each row of aclnn.Ops, its two functions (operator.go).

@@ -1,6 +1,9 @@
 package sandbox
 
 import (
+	"strings"
+	"unicode/utf8"
+
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
 )
@@ -26,6 +29,28 @@ func (s *Session) SetIO(io *IO) { s.io = io }
 
 // SetVars gives the guest the variables config_read reads.
 func (s *Session) SetVars(v map[string]string) { s.vars = v }
+
+// guestMessage is the message error_set keeps of msg: valid UTF-8, at
+// most abi.MaxErrorLen bytes, cut at a rune boundary.
+func guestMessage(msg []byte) string {
+	s := strings.ToValidUTF8(string(msg[:min(len(msg), abi.MaxErrorLen+utf8.UTFMax)]), "\uFFFD")
+	if len(s) <= abi.MaxErrorLen {
+		return s
+	}
+	cut := abi.MaxErrorLen
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
+}
+
+// GuestMessage returns the message the guest set with error_set during
+// the current or last call of an export ("" for none).
+func (s *Session) GuestMessage() string { return s.guestMsg }
+
+// ClearGuestMessage forgets the guest's message, as each call of an
+// export begins.
+func (s *Session) ClearGuestMessage() { s.guestMsg = "" }
 
 // IOFuncs returns the functions of abi.IOModule.
 func IOFuncs() []*HostFunc {
@@ -74,6 +99,22 @@ func IOFuncs() []*HostFunc {
 			}
 			copy(dst, v)
 			return int32(len(v)), nil
+		},
+		"error_set": func(c *Call) (int32, error) {
+			n := c.i32(1)
+			switch {
+			case n < 0:
+				return 0, acl.Errorf(acl.ErrInvalidParam, "len %d is negative", n)
+			case n == 0:
+				c.s.guestMsg = ""
+				return 0, nil
+			}
+			msg, err := c.guest("msg", c.u32(0), uint64(n))
+			if err != nil {
+				return 0, err
+			}
+			c.s.guestMsg = guestMessage(msg)
+			return 0, nil
 		},
 		"output_write": func(c *Call) (int32, error) {
 			io := c.s.io

@@ -121,8 +121,9 @@ func setDeviceResLimit(c *Call) error {
 }
 
 // getResInCurrentThread is aclrtGetResInCurrentThread(type, value): the
-// current device's limit as the session sees it (no stream of the sandbox
-// carries a limit of its own).
+// limit of the stream aclrtUseStreamResInCurrentThread named where it has
+// one of that type (no current device needed, as natively), else the
+// current device's limit as the session sees it.
 func getResInCurrentThread(c *Call) error {
 	out, err := c.out(1, 4) // null
 	if err != nil {
@@ -131,6 +132,10 @@ func getResInCurrentThread(c *Call) error {
 	t, err := c.resType(0) // type
 	if err != nil {
 		return err
+	}
+	if st := c.s.useRes; st != nil && st.res.set[t] { // stream
+		le.PutUint32(out, st.res.v[t])
+		return nil
 	}
 	if err := c.needDevice(); err != nil { // context
 		return err

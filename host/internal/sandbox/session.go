@@ -58,7 +58,10 @@ type Session struct {
 
 	call    Call // the host call in flight (see invoke)
 	lastErr string
-	msgRead bool // aclGetRecentErrMsg has returned lastErr whole (errstate.go)
+	// guestMsg is what the guest said with error_set about why its call
+	// fails (io.go).
+	guestMsg string
+	msgRead  bool // aclGetRecentErrMsg has returned lastErr whole (errstate.go)
 	// inHost counts the embedder's host functions in flight for the
 	// session (invokeHost): Close called from one must not wait for the
 	// call it is part of (InHostFunc).
@@ -96,6 +99,9 @@ type Session struct {
 	// first use, and the values they hold together.
 	nn       map[uint32]*nnObj
 	objElems int
+	// ABI v1.3 section 15 (stream_res.go): the stream whose core limits
+	// aclrtGetResInCurrentThread answers with, or nil.
+	useRes *streamRec
 }
 
 type streamRec struct {
@@ -103,6 +109,7 @@ type streamRec struct {
 	dev   int32
 	ctx   *ctxRec        // the context it was created in
 	flags acl.StreamFlag // aclrtCreateStreamWithConfig's, as the ACL layer passes them on
+	prio  uint32         // its priority as the runtime keeps it (acl.StreamPriority)
 	// queued counts the operations queued on it since the backend last
 	// said how many are pending: at least what is pending (call.go's
 	// enqueue). The guest's goroutine alone uses it.
@@ -116,6 +123,7 @@ type streamRec struct {
 	// due: those a forced destruction or a stopped stream dropped leave
 	// the session's pending count when the stream is destroyed.
 	cbQueued atomic.Int64
+	res      coreLimits // aclrtSetStreamResLimit's (stream_res.go)
 }
 
 type eventRec struct {
@@ -279,6 +287,9 @@ func (s *Session) destroyStreams(ctx context.Context, dev int32, force bool) (er
 // cancelling it (force). The entries of queued batches that did not run go
 // back to the session's budget.
 func (s *Session) destroyStream(ctx context.Context, st *streamRec, force bool) error {
+	if s.useRes == st { // natively a dangling pointer; here the use ends
+		s.useRes = nil
+	}
 	var err error
 	if force { // a callback due meanwhile runs: the forced destruction waits for the running one
 		err = s.blocking(ctx, func(context.Context) error { return s.b.DestroyStreamForce(st.h) })

@@ -1,6 +1,10 @@
 package sandbox
 
-import "github.com/aclwasm/aclwasm/acl"
+import (
+	"strconv"
+
+	"github.com/aclwasm/aclwasm/acl"
+)
 
 // createStream is aclrtCreateStream(stream).
 func createStream(c *Call) error {
@@ -143,7 +147,6 @@ func streamQuery(c *Call) error {
 // the sandbox does not have: they are accepted, kept with the stream, and
 // the trace names them.
 func createStreamWithConfig(c *Call) error {
-	s := c.s
 	prio, flags := c.u32(1), acl.StreamFlag(c.u32(2)).Known()
 	if _, err := c.out(0, 4); err != nil { // null
 		return err
@@ -151,6 +154,13 @@ func createStreamWithConfig(c *Call) error {
 	if err := acl.CheckStreamFlags(flags); err != nil { // flags
 		return err
 	}
+	return c.createConfigured(prio, flags)
+}
+
+// createConfigured is the creation of aclrtCreateStreamWithConfig and
+// aclrtCreateStreamV2 once their own checks have passed.
+func (c *Call) createConfigured(prio uint32, flags acl.StreamFlag) error {
+	s := c.s
 	return c.create("streams", len(s.streams), s.policy.MaxStreams, func(id uint32, phys int32) error {
 		var h acl.Stream
 		var err error
@@ -162,7 +172,7 @@ func createStreamWithConfig(c *Call) error {
 		if err != nil {
 			return be(err)
 		}
-		s.streams[id] = &streamRec{h: h, dev: s.dev, ctx: s.cur, flags: flags}
+		s.streams[id] = &streamRec{h: h, dev: s.dev, ctx: s.cur, flags: flags, prio: acl.StreamPriority(prio)}
 		return nil
 	})
 }
@@ -236,4 +246,127 @@ func setStreamFailureMode(c *Call) error {
 	}
 	st.mode = mode
 	return nil
+}
+
+// streamStop is aclrtStreamStop(stream), in the runtime's order
+// (api_c.cc rtsStreamStop, api_error.cc and api_impl.cc StreamStop and
+// StreamClear): the handle; NULL, even with a current context (107000);
+// the current context; the chip's support, here the backend's forced
+// cancellation; a stream of another context (107003).
+func streamStop(c *Call) error {
+	st, err := c.streamHandle(c.u32(0)) // stream
+	if err != nil {
+		return err
+	}
+	if st == nil { // null
+		return acl.Errorf(acl.ErrRTParamInvalid, "stream is NULL: aclrtStreamStop stops an explicit stream only")
+	}
+	if err := c.needDevice(); err != nil { // context
+		return err
+	}
+	if err := c.forcer(); err != nil { // feature
+		return err
+	}
+	if err := c.streamCtx(st); err != nil { // streamctx
+		return err
+	}
+	return c.abortStream(st) // cancel
+}
+
+// streamAbort is aclrtStreamAbort(stream), in the runtime's order
+// (api_c_stream.cc rtStreamAbort, api_error.cc and api_impl.cc
+// StreamAbort, context.cc): the handle; NULL without a current context
+// (107000: no default stream to name); the current context; a stream of
+// another context (107003); the firmware's support, here the backend's
+// forced cancellation.
+func streamAbort(c *Call) error {
+	st, err := c.streamHandle(c.u32(0)) // stream
+	if err != nil {
+		return err
+	}
+	if st == nil && c.s.dev < 0 { // null
+		return acl.Errorf(acl.ErrRTParamInvalid, "stream is NULL and there is no current context whose default stream it would name")
+	}
+	if st, err = c.bindStream(st); err != nil { // context
+		return err
+	}
+	if err := c.streamCtx(st); err != nil { // streamctx
+		return err
+	}
+	if err := c.forcer(); err != nil { // feature
+		return err
+	}
+	return c.abortStream(st) // cancel
+}
+
+// abortStream cancels the queued work of st that has not started and
+// waits for the running operation, as aclrtDestroyStreamForce does, and
+// st goes on taking work: a backend stream made first with its priority,
+// flags, failure mode and core limits takes the place of the one the
+// forced destruction ends, so that a failure before it leaves st as it
+// was. The session's handle, and all it keeps of st, stay.
+func (c *Call) abortStream(st *streamRec) error {
+	s := c.s
+	phys := s.phys(st.dev)
+	var h acl.Stream
+	var err error
+	if (st.flags != 0 || st.prio != 0) && s.b.Supports("aclrtCreateStreamWithConfig") {
+		h, err = s.b.CreateStreamWithConfig(phys, st.prio, st.flags)
+	} else {
+		h, err = s.b.CreateStream(phys)
+	}
+	if err != nil {
+		return be(err)
+	}
+	if err := c.configure(h, st); err != nil {
+		_ = s.b.DestroyStream(c.ctx, h)
+		return be(err)
+	}
+	use := s.useRes // destroyStream ends the use of the stream it destroys: st lives on
+	err = s.destroyStream(c.ctx, st, true)
+	s.useRes = use
+	if err != nil {
+		_ = s.b.DestroyStream(c.ctx, h)
+		return be(err)
+	}
+	st.h, st.queued = h, 0
+	return nil
+}
+
+// configure gives the backend stream h what the session set on st: its
+// failure mode and its core limits.
+func (c *Call) configure(h acl.Stream, st *streamRec) error {
+	b := c.s.b
+	if st.mode != acl.ContinueOnFailure {
+		if err := b.SetStreamFailureMode(h, st.mode); err != nil {
+			return err
+		}
+	}
+	if l, ok := b.(acl.StreamResLimiter); ok && b.Supports("aclrtSetStreamResLimit") {
+		for t := range acl.DevResTypes {
+			if st.res.set[t] {
+				if err := l.SetStreamResLimit(h, acl.DevResLimitType(t), st.res.v[t]); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// regStreamStateCallback is aclrtRegStreamStateCallback(regName, callback,
+// args): NULL callback unregisters regName, which nothing can have
+// registered; a callback gives 207000, since the guest's dispatcher export
+// calls void(void *) functions only and the runtime would call this one
+// with a stream, a state and args.
+func regStreamStateCallback(c *Call) error {
+	name, err := c.cstring("regName", c.u32(0)) // null
+	if err != nil {
+		return err
+	}
+	if c.u32(1) == 0 { // unregister
+		c.note = "regName " + strconv.Quote(name) + " unregistered: no stream state callback is registered in the sandbox"
+		return nil
+	}
+	return acl.Errorf(acl.ErrRTFeatureNotSupport, "regName %q: the sandbox cannot call a stream state callback (the guest's callback dispatcher runs void(void *) functions only); nothing is registered", name) // callback
 }

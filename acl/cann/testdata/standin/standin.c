@@ -339,6 +339,8 @@ struct stream {
     int stop, cancel;
     int stop_on_fail; /* ACL_STOP_ON_FAILURE */
     int devuse;       /* created with ACL_STREAM_DEVICE_USE_ONLY */
+    uint32_t res[2];  /* aclrtSetStreamResLimit's, where resset */
+    int resset[2];
     int subscribed;
     uint64_t sub_tid;
     pthread_t th;
@@ -1423,6 +1425,113 @@ EXPORT aclError aclrtGetRunMode(uint32_t *runMode)
     else
         *runMode = 1; /* ACL_HOST: a PCIe card */
     LOG(rc, "aclrtGetRunMode(runMode=0x%" PRIxPTR, P(runMode));
+    return rc;
+}
+
+/* ---- per-stream core limits (ABI v1.3 section 15) ----
+ * In the native order: the stream handle, the type, then for NULL the
+ * current context's default stream; a limit is at most the device's cores
+ * (24 cube, 48 vector), and the device limit does not bound it. The
+ * stream in use is the calling thread's, as natively. */
+
+static const uint32_t cores[2] = {24u, 48u};
+static __thread struct stream *use_res;
+
+/* res_stream resolves stream for these functions, with mu held. */
+static aclError res_stream(aclrtStream stream, int type, int check_type, struct stream **out)
+{
+    if (stream && !(*out = find_stream(stream)))
+        return RT_INVALID_HANDLE;
+    if (check_type && (type < 0 || type >= 2))
+        return RT_PARAM_INVALID;
+    if (!stream) {
+        if (!ctx_ok())
+            return RT_CONTEXT_NULL;
+        *out = devs[cur->dev].def;
+    }
+    return OK;
+}
+
+EXPORT aclError aclrtGetStreamResLimit(aclrtStream stream, int32_t type, uint32_t *value)
+{
+    pthread_mutex_lock(&mu);
+    struct stream *s = NULL;
+    aclError rc = !value ? INVALID_PARAM : res_stream(stream, type, 1, &s);
+    if (rc == OK)
+        *value = s->resset[type] ? s->res[type] : cores[type];
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtGetStreamResLimit(stream=0x%" PRIxPTR ", type=%d, value=0x%" PRIxPTR, P(stream), type, P(value));
+    return rc;
+}
+
+EXPORT aclError aclrtSetStreamResLimit(aclrtStream stream, int32_t type, uint32_t value)
+{
+    pthread_mutex_lock(&mu);
+    struct stream *s = NULL;
+    aclError rc = res_stream(stream, type, 1, &s);
+    if (rc == OK && value > cores[type])
+        rc = RT_PARAM_INVALID;
+    if (rc == OK) {
+        s->res[type] = value;
+        s->resset[type] = 1;
+    }
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtSetStreamResLimit(stream=0x%" PRIxPTR ", type=%d, value=%u", P(stream), type, value);
+    return rc;
+}
+
+EXPORT aclError aclrtResetStreamResLimit(aclrtStream stream)
+{
+    pthread_mutex_lock(&mu);
+    struct stream *s = NULL;
+    aclError rc = res_stream(stream, 0, 0, &s);
+    if (rc == OK)
+        s->resset[0] = s->resset[1] = 0;
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtResetStreamResLimit(stream=0x%" PRIxPTR, P(stream));
+    return rc;
+}
+
+EXPORT aclError aclrtUseStreamResInCurrentThread(aclrtStream stream)
+{
+    pthread_mutex_lock(&mu);
+    struct stream *s = NULL;
+    aclError rc = res_stream(stream, 0, 0, &s);
+    if (rc == OK)
+        use_res = s;
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtUseStreamResInCurrentThread(stream=0x%" PRIxPTR, P(stream));
+    return rc;
+}
+
+EXPORT aclError aclrtUnuseStreamResInCurrentThread(aclrtStream stream)
+{
+    pthread_mutex_lock(&mu);
+    struct stream *s = NULL;
+    aclError rc = res_stream(stream, 0, 0, &s);
+    if (rc == OK && use_res == s)
+        use_res = NULL;
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtUnuseStreamResInCurrentThread(stream=0x%" PRIxPTR, P(stream));
+    return rc;
+}
+
+EXPORT aclError aclrtGetResInCurrentThread(int32_t type, uint32_t *value)
+{
+    pthread_mutex_lock(&mu);
+    aclError rc = OK;
+    if (!value)
+        rc = INVALID_PARAM;
+    else if (type < 0 || type >= 2)
+        rc = RT_PARAM_INVALID;
+    else if (use_res && !use_res->dead && use_res->resset[type])
+        *value = use_res->res[type];
+    else if (!ctx_ok())
+        rc = RT_CONTEXT_NULL;
+    else
+        *value = cores[type];
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtGetResInCurrentThread(type=%d, value=0x%" PRIxPTR, type, P(value));
     return rc;
 }
 #endif

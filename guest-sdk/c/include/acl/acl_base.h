@@ -67,7 +67,7 @@ typedef void *aclrtContext;
 /**
  * A stream callback of aclrtLaunchHostFunc, as natively. On wasm32 a function
  * pointer is an index into the module's table: the host hands it back to the
- * dispatcher below, which the module must export (ACLWASM_CALLBACKS).
+ * dispatcher below, which the SDK exports.
  */
 typedef void (*aclrtHostFunc)(void *args);
 
@@ -87,13 +87,18 @@ typedef enum aclrtCallbackBlockType {
 /**
  * The stream callback dispatcher (ABI section 12): the host runs every stream
  * callback through it, on the module's own thread, inside one of its host
- * calls. Define ACLWASM_CALLBACKS before including acl/acl.h in one source
- * file (or build with -DACLWASM_CALLBACKS) to export it; the host refuses to
- * load a module that calls aclrtLaunchHostFunc or aclrtLaunchCallback without
- * it. The call is
- * call_indirect: a pointer that is not a function of this type traps.
+ * calls; it refuses to load a module that calls aclrtLaunchHostFunc or
+ * aclrtLaunchCallback without it. Every module built with these headers exports
+ * it (weak: one copy per module, and a program's own definition wins): no
+ * compiler flag is needed, and ACLWASM_CALLBACKS, which was, is accepted and
+ * changes nothing. It costs a module that never launches a callback one small
+ * function and its export, as a header cannot tell which modules launch one
+ * (clang keeps every export_name function and wasm-ld every export): define
+ * ACLWASM_NO_CALLBACKS before including acl/acl.h to leave it out of such a
+ * module. The call is call_indirect: a pointer that is not a function of this
+ * type traps.
  */
-#ifdef ACLWASM_CALLBACKS
+#ifndef ACLWASM_NO_CALLBACKS
 __attribute__((export_name("aclwasm_dispatch_callback"), weak))
 void aclwasm_dispatch_callback(uint32_t fn, void *userData)
 {

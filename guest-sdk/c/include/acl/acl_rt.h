@@ -292,6 +292,48 @@ typedef struct aclrtErrorInfo {
 ACLWASM_STATIC_ASSERT(sizeof(aclrtErrorInfo) == 1292, "native layout");
 #endif /* !ACLWASM_WIDE */
 
+/**
+ * The stream states of aclrtRegStreamStateCallback, as natively.
+ */
+typedef enum {
+    ACL_RT_STREAM_STATE_CREATE_POST = 1,
+    ACL_RT_STREAM_STATE_DESTROY_PRE,
+} aclrtStreamState;
+
+typedef void (*aclrtStreamStateCallback)(aclrtStream stm, aclrtStreamState state, void *args);
+
+/**
+ * The attributes aclrtSetStreamConfigOpt sets, as natively.
+ */
+typedef enum {
+    ACL_RT_STREAM_WORK_ADDR_PTR = 0,
+    ACL_RT_STREAM_WORK_SIZE,
+    ACL_RT_STREAM_FLAG,
+    ACL_RT_STREAM_PRIORITY,
+} aclrtStreamConfigAttr;
+
+/**
+ * A stream's configuration for aclrtCreateStreamV2, in the native layout (with
+ * -DACLWASM_WIDE the work area is an aclrtPtr and the sizes are uint64_t). The
+ * SDK functions of aclwasm_host.h make and fill one in guest memory.
+ */
+typedef struct aclrtStreamConfigHandle {
+    aclrtPtr workptr;
+#ifdef ACLWASM_WIDE
+    uint64_t workSize;
+    uint64_t flag;
+#else
+    size_t workSize;
+    size_t flag;
+#endif
+    uint32_t priority;
+} aclrtStreamConfigHandle;
+
+#ifdef ACLWASM_WIDE
+ACLWASM_STATIC_ASSERT(sizeof(aclrtStreamConfigHandle) == 32, "native layout");
+#else
+ACLWASM_STATIC_ASSERT(sizeof(aclrtStreamConfigHandle) == 16, "native layout");
+#endif
 ACLWASM_STATIC_ASSERT(sizeof(aclrtMemLocation) == 8, "native layout");
 ACLWASM_STATIC_ASSERT(offsetof(aclrtMemLocation, type) == 4, "native layout");
 ACLWASM_STATIC_ASSERT(sizeof(aclrtPtrAttributes) == 28, "native layout");
@@ -987,6 +1029,114 @@ aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp);
  */
 __attribute__((import_module("acl32"), import_name("aclrtQueryEventWaitStatus")))
 aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus *status);
+
+/* ---- stream ---- */
+
+/**
+ * Writes, as a uint32, the stream's core limit of an aclrtDevResLimitType: the
+ * one set on it, else the session's limit on its device.
+ *
+ * Wire (acl32): aclrtGetStreamResLimit(stream i32, type i32, value i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetStreamResLimit")))
+aclError aclrtGetStreamResLimit(aclrtStream stream, aclrtDevResLimitType type, uint32_t *value);
+
+/**
+ * Sets the stream's core limit of an aclrtDevResLimitType, at most the cores
+ * its device has (not bounded by the session's device limit, as natively).
+ *
+ * Wire (acl32): aclrtSetStreamResLimit(stream i32, type i32, value i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtSetStreamResLimit")))
+aclError aclrtSetStreamResLimit(aclrtStream stream, aclrtDevResLimitType type, uint32_t value);
+
+/**
+ * Drops the stream's core limits: it answers with its device's again.
+ *
+ * Wire (acl32): aclrtResetStreamResLimit(stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtResetStreamResLimit")))
+aclError aclrtResetStreamResLimit(aclrtStream stream);
+
+/**
+ * Makes aclrtGetResInCurrentThread answer with the stream's core limits where
+ * it has them (the guest has one thread).
+ *
+ * Wire (acl32): aclrtUseStreamResInCurrentThread(stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtUseStreamResInCurrentThread")))
+aclError aclrtUseStreamResInCurrentThread(aclrtStream stream);
+
+/**
+ * Undoes aclrtUseStreamResInCurrentThread if stream is the one in use; another
+ * stream changes nothing.
+ *
+ * Wire (acl32): aclrtUnuseStreamResInCurrentThread(stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtUnuseStreamResInCurrentThread")))
+aclError aclrtUnuseStreamResInCurrentThread(aclrtStream stream);
+
+/**
+ * aclrtCreateStreamWithConfig with the priority and flag of an
+ * aclrtStreamConfigHandle (NULL: defaults); the work area is unused.
+ *
+ * Wire (acl32): aclrtCreateStreamV2(stream i32, handle i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtCreateStreamV2")))
+aclError aclrtCreateStreamV2(aclrtStream *stream, const aclrtStreamConfigHandle *handle);
+
+/**
+ * Writes the stream's priority, as a uint32: the one it was created with,
+ * clamped to [0, 7].
+ *
+ * Wire (acl32): aclrtStreamGetPriority(stream i32, priority i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtStreamGetPriority")))
+aclError aclrtStreamGetPriority(aclrtStream stream, uint32_t *priority);
+
+/**
+ * Writes the ACL_STREAM_* flags the stream was created with, as a uint32.
+ *
+ * Wire (acl32): aclrtStreamGetFlags(stream i32, flags i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtStreamGetFlags")))
+aclError aclrtStreamGetFlags(aclrtStream stream, uint32_t *flags);
+
+/**
+ * Writes the stream's id, an int32: its handle number (a default stream's: its
+ * context's), unique in the session.
+ *
+ * Wire (acl32): aclrtStreamGetId(stream i32, streamId i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtStreamGetId")))
+aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId);
+
+/**
+ * Cancels the stream's queued work that has not started and waits for the
+ * running operation; the stream takes new work. NULL gives 107000.
+ *
+ * Wire (acl32): aclrtStreamStop(stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtStreamStop")))
+aclError aclrtStreamStop(aclrtStream stream);
+
+/**
+ * aclrtStreamStop for any stream of the current context, NULL naming its
+ * default stream.
+ *
+ * Wire (acl32): aclrtStreamAbort(stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtStreamAbort")))
+aclError aclrtStreamAbort(aclrtStream stream);
+
+/**
+ * With callback NULL, unregisters regName; a callback gives 207000: the
+ * sandbox cannot call a stream state callback.
+ *
+ * Wire (acl32): aclrtRegStreamStateCallback(regName i32, callback i32, args i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtRegStreamStateCallback")))
+aclError aclrtRegStreamStateCallback(const char *regName, aclrtStreamStateCallback callback, void *args);
 
 #else /* ACLWASM_WIDE */
 
@@ -1890,6 +2040,138 @@ static inline aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timest
 static inline aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus *status)
 {
     return (aclError)aclwasm_raw_aclrtQueryEventWaitStatus((uint32_t)(uintptr_t)event, status);
+}
+
+/* ---- stream ---- */
+
+/**
+ * Writes, as a uint32, the stream's core limit of an aclrtDevResLimitType: the
+ * one set on it, else the session's limit on its device.
+ *
+ * Wire: aclrtGetStreamResLimit(stream handle, type i32, value gptr) -> i32
+ */
+static inline aclError aclrtGetStreamResLimit(aclrtStream stream, aclrtDevResLimitType type, uint32_t *value)
+{
+    return (aclError)aclwasm_raw_aclrtGetStreamResLimit((uint32_t)(uintptr_t)stream, (int32_t)type, value);
+}
+
+/**
+ * Sets the stream's core limit of an aclrtDevResLimitType, at most the cores
+ * its device has (not bounded by the session's device limit, as natively).
+ *
+ * Wire: aclrtSetStreamResLimit(stream handle, type i32, value i32) -> i32
+ */
+static inline aclError aclrtSetStreamResLimit(aclrtStream stream, aclrtDevResLimitType type, uint32_t value)
+{
+    return (aclError)aclwasm_raw_aclrtSetStreamResLimit((uint32_t)(uintptr_t)stream, (int32_t)type, (int32_t)value);
+}
+
+/**
+ * Drops the stream's core limits: it answers with its device's again.
+ *
+ * Wire: aclrtResetStreamResLimit(stream handle) -> i32
+ */
+static inline aclError aclrtResetStreamResLimit(aclrtStream stream)
+{
+    return (aclError)aclwasm_raw_aclrtResetStreamResLimit((uint32_t)(uintptr_t)stream);
+}
+
+/**
+ * Makes aclrtGetResInCurrentThread answer with the stream's core limits where
+ * it has them (the guest has one thread).
+ *
+ * Wire: aclrtUseStreamResInCurrentThread(stream handle) -> i32
+ */
+static inline aclError aclrtUseStreamResInCurrentThread(aclrtStream stream)
+{
+    return (aclError)aclwasm_raw_aclrtUseStreamResInCurrentThread((uint32_t)(uintptr_t)stream);
+}
+
+/**
+ * Undoes aclrtUseStreamResInCurrentThread if stream is the one in use; another
+ * stream changes nothing.
+ *
+ * Wire: aclrtUnuseStreamResInCurrentThread(stream handle) -> i32
+ */
+static inline aclError aclrtUnuseStreamResInCurrentThread(aclrtStream stream)
+{
+    return (aclError)aclwasm_raw_aclrtUnuseStreamResInCurrentThread((uint32_t)(uintptr_t)stream);
+}
+
+/**
+ * aclrtCreateStreamWithConfig with the priority and flag of an
+ * aclrtStreamConfigHandle (NULL: defaults); the work area is unused.
+ *
+ * Wire: aclrtCreateStreamV2(stream gptr, handle gptr) -> i32
+ */
+static inline aclError aclrtCreateStreamV2(aclrtStream *stream, const aclrtStreamConfigHandle *handle)
+{
+    return (aclError)aclwasm_raw_aclrtCreateStreamV2(stream, handle);
+}
+
+/**
+ * Writes the stream's priority, as a uint32: the one it was created with,
+ * clamped to [0, 7].
+ *
+ * Wire: aclrtStreamGetPriority(stream handle, priority gptr) -> i32
+ */
+static inline aclError aclrtStreamGetPriority(aclrtStream stream, uint32_t *priority)
+{
+    return (aclError)aclwasm_raw_aclrtStreamGetPriority((uint32_t)(uintptr_t)stream, priority);
+}
+
+/**
+ * Writes the ACL_STREAM_* flags the stream was created with, as a uint32.
+ *
+ * Wire: aclrtStreamGetFlags(stream handle, flags gptr) -> i32
+ */
+static inline aclError aclrtStreamGetFlags(aclrtStream stream, uint32_t *flags)
+{
+    return (aclError)aclwasm_raw_aclrtStreamGetFlags((uint32_t)(uintptr_t)stream, flags);
+}
+
+/**
+ * Writes the stream's id, an int32: its handle number (a default stream's: its
+ * context's), unique in the session.
+ *
+ * Wire: aclrtStreamGetId(stream handle, streamId gptr) -> i32
+ */
+static inline aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId)
+{
+    return (aclError)aclwasm_raw_aclrtStreamGetId((uint32_t)(uintptr_t)stream, streamId);
+}
+
+/**
+ * Cancels the stream's queued work that has not started and waits for the
+ * running operation; the stream takes new work. NULL gives 107000.
+ *
+ * Wire: aclrtStreamStop(stream handle) -> i32
+ */
+static inline aclError aclrtStreamStop(aclrtStream stream)
+{
+    return (aclError)aclwasm_raw_aclrtStreamStop((uint32_t)(uintptr_t)stream);
+}
+
+/**
+ * aclrtStreamStop for any stream of the current context, NULL naming its
+ * default stream.
+ *
+ * Wire: aclrtStreamAbort(stream handle) -> i32
+ */
+static inline aclError aclrtStreamAbort(aclrtStream stream)
+{
+    return (aclError)aclwasm_raw_aclrtStreamAbort((uint32_t)(uintptr_t)stream);
+}
+
+/**
+ * With callback NULL, unregisters regName; a callback gives 207000: the
+ * sandbox cannot call a stream state callback.
+ *
+ * Wire: aclrtRegStreamStateCallback(regName gptr, callback gptr, args gptr) -> i32
+ */
+static inline aclError aclrtRegStreamStateCallback(const char *regName, void *callback, void *args)
+{
+    return (aclError)aclwasm_raw_aclrtRegStreamStateCallback(regName, callback, args);
 }
 
 #endif /* ACLWASM_WIDE */

@@ -3,7 +3,10 @@
  * here, not imports (guest ABI sections 3 and 10): aclrtMallocHost and
  * aclrtFreeHost, the allocation variants (aclrtMallocAlign32,
  * aclrtMallocCached, aclrtMallocWithCfg, aclrtMallocHostWithCfg, the
- * *WithDevSync frees), aclrtCheckMemType and the aclDataBuffer family.
+ * *WithDevSync frees), aclrtCheckMemType, the aclDataBuffer family and
+ * the stream configuration handle of aclrtCreateStreamV2 (section 15:
+ * aclrtCreateStreamConfigHandle, aclrtSetStreamConfigOpt,
+ * aclrtDestroyStreamConfigHandle).
  * Included by acl_rt.h; do not include it directly. Each has the native
  * signature of the profile: void * and size_t by default, aclrtPtr and
  * uint64_t for device addresses and sizes with -DACLWASM_WIDE.
@@ -297,6 +300,35 @@ static inline aclError aclUpdateDataBuffer(aclDataBuffer *dataBuffer, aclwasmDev
     return ACL_SUCCESS;
 }
 
+/* ---- stream configuration (ABI v1.3 section 15) ---- */
+
+/**
+ * Allocates a zeroed aclrtStreamConfigHandle with ACL_HOST_ALLOC, for
+ * aclrtSetStreamConfigOpt and aclrtCreateStreamV2; NULL when the allocator
+ * fails, as natively.
+ */
+static inline aclrtStreamConfigHandle *aclrtCreateStreamConfigHandle(void)
+{
+    aclrtStreamConfigHandle *h = (aclrtStreamConfigHandle *)ACL_HOST_ALLOC(sizeof(aclrtStreamConfigHandle));
+    if (h != NULL) {
+        h->workptr = 0;
+        h->workSize = 0;
+        h->flag = 0;
+        h->priority = 0;
+    }
+    return h;
+}
+
+/** Frees a handle of aclrtCreateStreamConfigHandle; NULL gives ACL_ERROR_INVALID_PARAM. */
+static inline aclError aclrtDestroyStreamConfigHandle(aclrtStreamConfigHandle *handle)
+{
+    if (handle == NULL) {
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    ACL_HOST_FREE(handle);
+    return ACL_SUCCESS;
+}
+
 #else /* no allocator */
 
 #define ACLWASM_NO_ALLOCATOR_                                                                   \
@@ -315,8 +347,55 @@ aclDataBuffer *aclCreateDataBuffer(aclwasmDevPtr_ data, aclwasmDevSize_ size)
     __attribute__((unavailable("aclCreateDataBuffer " ACLWASM_NO_ALLOCATOR_)));
 aclError aclDestroyDataBuffer(const aclDataBuffer *dataBuffer)
     __attribute__((unavailable("aclDestroyDataBuffer " ACLWASM_NO_ALLOCATOR_)));
+aclrtStreamConfigHandle *aclrtCreateStreamConfigHandle(void)
+    __attribute__((unavailable("aclrtCreateStreamConfigHandle " ACLWASM_NO_ALLOCATOR_)));
+aclError aclrtDestroyStreamConfigHandle(aclrtStreamConfigHandle *handle)
+    __attribute__((unavailable("aclrtDestroyStreamConfigHandle " ACLWASM_NO_ALLOCATOR_)));
 
 #endif /* ACL_HOST_ALLOC */
+
+/**
+ * Sets one field of a stream configuration, with the native library's checks
+ * (src/acl/aclrt_c/runtime/stream.c): ACL_ERROR_INVALID_PARAM for a NULL
+ * handle or attrValue, an attribute past ACL_RT_STREAM_PRIORITY, a valueSize
+ * other than the field's (sizeof(aclrtPtr) for the work area, sizeof(size_t)
+ * for its size and the flag, sizeof(uint32_t) for the priority) and a
+ * priority above 7. A handle the guest allocated itself works too.
+ */
+static inline aclError aclrtSetStreamConfigOpt(aclrtStreamConfigHandle *handle, aclrtStreamConfigAttr attr,
+                                               const void *attrValue, size_t valueSize)
+{
+    if (handle == NULL || attrValue == NULL) {
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    switch (attr) {
+    case ACL_RT_STREAM_WORK_ADDR_PTR:
+        if (valueSize != sizeof(aclrtPtr)) {
+            return ACL_ERROR_INVALID_PARAM;
+        }
+        handle->workptr = *(const aclrtPtr *)attrValue;
+        return ACL_SUCCESS;
+    case ACL_RT_STREAM_WORK_SIZE:
+        if (valueSize != sizeof(size_t)) {
+            return ACL_ERROR_INVALID_PARAM;
+        }
+        handle->workSize = *(const size_t *)attrValue;
+        return ACL_SUCCESS;
+    case ACL_RT_STREAM_FLAG:
+        if (valueSize != sizeof(size_t)) {
+            return ACL_ERROR_INVALID_PARAM;
+        }
+        handle->flag = *(const size_t *)attrValue;
+        return ACL_SUCCESS;
+    case ACL_RT_STREAM_PRIORITY:
+        if (valueSize != sizeof(uint32_t) || *(const uint32_t *)attrValue > 7U) {
+            return ACL_ERROR_INVALID_PARAM;
+        }
+        handle->priority = *(const uint32_t *)attrValue;
+        return ACL_SUCCESS;
+    }
+    return ACL_ERROR_INVALID_PARAM;
+}
 
 #ifdef ACL_HOST_ALLOC
 /** The address a buffer description names, or NULL for NULL. */

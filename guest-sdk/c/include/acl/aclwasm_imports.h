@@ -773,6 +773,112 @@ int32_t aclwasm_raw_aclrtEventGetTimestamp(uint32_t event, void *timestamp);
 __attribute__((import_module("acl"), import_name("aclrtQueryEventWaitStatus")))
 int32_t aclwasm_raw_aclrtQueryEventWaitStatus(uint32_t event, void *status);
 
+/**
+ * Writes, as a uint32, the stream's core limit of an aclrtDevResLimitType: the
+ * one set on it, else the session's limit on its device.
+ *
+ * Wire: aclrtGetStreamResLimit(stream handle, type i32, value gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtGetStreamResLimit")))
+int32_t aclwasm_raw_aclrtGetStreamResLimit(uint32_t stream, int32_t type, void *value);
+
+/**
+ * Sets the stream's core limit of an aclrtDevResLimitType, at most the cores
+ * its device has (not bounded by the session's device limit, as natively).
+ *
+ * Wire: aclrtSetStreamResLimit(stream handle, type i32, value i32) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtSetStreamResLimit")))
+int32_t aclwasm_raw_aclrtSetStreamResLimit(uint32_t stream, int32_t type, int32_t value);
+
+/**
+ * Drops the stream's core limits: it answers with its device's again.
+ *
+ * Wire: aclrtResetStreamResLimit(stream handle) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtResetStreamResLimit")))
+int32_t aclwasm_raw_aclrtResetStreamResLimit(uint32_t stream);
+
+/**
+ * Makes aclrtGetResInCurrentThread answer with the stream's core limits where
+ * it has them (the guest has one thread).
+ *
+ * Wire: aclrtUseStreamResInCurrentThread(stream handle) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtUseStreamResInCurrentThread")))
+int32_t aclwasm_raw_aclrtUseStreamResInCurrentThread(uint32_t stream);
+
+/**
+ * Undoes aclrtUseStreamResInCurrentThread if stream is the one in use; another
+ * stream changes nothing.
+ *
+ * Wire: aclrtUnuseStreamResInCurrentThread(stream handle) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtUnuseStreamResInCurrentThread")))
+int32_t aclwasm_raw_aclrtUnuseStreamResInCurrentThread(uint32_t stream);
+
+/**
+ * aclrtCreateStreamWithConfig with the priority and flag of an
+ * aclrtStreamConfigHandle (NULL: defaults); the work area is unused.
+ *
+ * Wire: aclrtCreateStreamV2(stream gptr, handle gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtCreateStreamV2")))
+int32_t aclwasm_raw_aclrtCreateStreamV2(void *stream, const void *handle);
+
+/**
+ * Writes the stream's priority, as a uint32: the one it was created with,
+ * clamped to [0, 7].
+ *
+ * Wire: aclrtStreamGetPriority(stream handle, priority gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtStreamGetPriority")))
+int32_t aclwasm_raw_aclrtStreamGetPriority(uint32_t stream, void *priority);
+
+/**
+ * Writes the ACL_STREAM_* flags the stream was created with, as a uint32.
+ *
+ * Wire: aclrtStreamGetFlags(stream handle, flags gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtStreamGetFlags")))
+int32_t aclwasm_raw_aclrtStreamGetFlags(uint32_t stream, void *flags);
+
+/**
+ * Writes the stream's id, an int32: its handle number (a default stream's: its
+ * context's), unique in the session.
+ *
+ * Wire: aclrtStreamGetId(stream handle, streamId gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtStreamGetId")))
+int32_t aclwasm_raw_aclrtStreamGetId(uint32_t stream, void *streamId);
+
+/**
+ * Cancels the stream's queued work that has not started and waits for the
+ * running operation; the stream takes new work. NULL gives 107000.
+ *
+ * Wire: aclrtStreamStop(stream handle) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtStreamStop")))
+int32_t aclwasm_raw_aclrtStreamStop(uint32_t stream);
+
+/**
+ * aclrtStreamStop for any stream of the current context, NULL naming its
+ * default stream.
+ *
+ * Wire: aclrtStreamAbort(stream handle) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtStreamAbort")))
+int32_t aclwasm_raw_aclrtStreamAbort(uint32_t stream);
+
+/**
+ * With callback NULL, unregisters regName; a callback gives 207000: the
+ * sandbox cannot call a stream state callback.
+ *
+ * Wire: aclrtRegStreamStateCallback(regName gptr, callback gptr, args gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtRegStreamStateCallback")))
+int32_t aclwasm_raw_aclrtRegStreamStateCallback(const void *regName, void *callback, void *args);
+
 #else /* the native layout: acl32 */
 
 /**
@@ -1528,6 +1634,112 @@ int32_t aclwasm_raw_aclrtEventGetTimestamp(uint32_t event, void *timestamp);
  */
 __attribute__((import_module("acl32"), import_name("aclrtQueryEventWaitStatus")))
 int32_t aclwasm_raw_aclrtQueryEventWaitStatus(uint32_t event, void *status);
+
+/**
+ * Writes, as a uint32, the stream's core limit of an aclrtDevResLimitType: the
+ * one set on it, else the session's limit on its device.
+ *
+ * Wire: aclrtGetStreamResLimit(stream i32, type i32, value i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetStreamResLimit")))
+int32_t aclwasm_raw_aclrtGetStreamResLimit(uint32_t stream, int32_t type, void *value);
+
+/**
+ * Sets the stream's core limit of an aclrtDevResLimitType, at most the cores
+ * its device has (not bounded by the session's device limit, as natively).
+ *
+ * Wire: aclrtSetStreamResLimit(stream i32, type i32, value i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtSetStreamResLimit")))
+int32_t aclwasm_raw_aclrtSetStreamResLimit(uint32_t stream, int32_t type, int32_t value);
+
+/**
+ * Drops the stream's core limits: it answers with its device's again.
+ *
+ * Wire: aclrtResetStreamResLimit(stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtResetStreamResLimit")))
+int32_t aclwasm_raw_aclrtResetStreamResLimit(uint32_t stream);
+
+/**
+ * Makes aclrtGetResInCurrentThread answer with the stream's core limits where
+ * it has them (the guest has one thread).
+ *
+ * Wire: aclrtUseStreamResInCurrentThread(stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtUseStreamResInCurrentThread")))
+int32_t aclwasm_raw_aclrtUseStreamResInCurrentThread(uint32_t stream);
+
+/**
+ * Undoes aclrtUseStreamResInCurrentThread if stream is the one in use; another
+ * stream changes nothing.
+ *
+ * Wire: aclrtUnuseStreamResInCurrentThread(stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtUnuseStreamResInCurrentThread")))
+int32_t aclwasm_raw_aclrtUnuseStreamResInCurrentThread(uint32_t stream);
+
+/**
+ * aclrtCreateStreamWithConfig with the priority and flag of an
+ * aclrtStreamConfigHandle (NULL: defaults); the work area is unused.
+ *
+ * Wire: aclrtCreateStreamV2(stream i32, handle i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtCreateStreamV2")))
+int32_t aclwasm_raw_aclrtCreateStreamV2(void *stream, const void *handle);
+
+/**
+ * Writes the stream's priority, as a uint32: the one it was created with,
+ * clamped to [0, 7].
+ *
+ * Wire: aclrtStreamGetPriority(stream i32, priority i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtStreamGetPriority")))
+int32_t aclwasm_raw_aclrtStreamGetPriority(uint32_t stream, void *priority);
+
+/**
+ * Writes the ACL_STREAM_* flags the stream was created with, as a uint32.
+ *
+ * Wire: aclrtStreamGetFlags(stream i32, flags i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtStreamGetFlags")))
+int32_t aclwasm_raw_aclrtStreamGetFlags(uint32_t stream, void *flags);
+
+/**
+ * Writes the stream's id, an int32: its handle number (a default stream's: its
+ * context's), unique in the session.
+ *
+ * Wire: aclrtStreamGetId(stream i32, streamId i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtStreamGetId")))
+int32_t aclwasm_raw_aclrtStreamGetId(uint32_t stream, void *streamId);
+
+/**
+ * Cancels the stream's queued work that has not started and waits for the
+ * running operation; the stream takes new work. NULL gives 107000.
+ *
+ * Wire: aclrtStreamStop(stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtStreamStop")))
+int32_t aclwasm_raw_aclrtStreamStop(uint32_t stream);
+
+/**
+ * aclrtStreamStop for any stream of the current context, NULL naming its
+ * default stream.
+ *
+ * Wire: aclrtStreamAbort(stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtStreamAbort")))
+int32_t aclwasm_raw_aclrtStreamAbort(uint32_t stream);
+
+/**
+ * With callback NULL, unregisters regName; a callback gives 207000: the
+ * sandbox cannot call a stream state callback.
+ *
+ * Wire: aclrtRegStreamStateCallback(regName i32, callback i32, args i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtRegStreamStateCallback")))
+int32_t aclwasm_raw_aclrtRegStreamStateCallback(const void *regName, void *callback, void *args);
 
 #endif /* ACLWASM_WIDE */
 

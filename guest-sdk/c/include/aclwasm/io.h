@@ -83,6 +83,23 @@ static inline int32_t aclwasm_config(const char *key, char *buf, int32_t cap)
     return n;
 }
 
+/* Sets the message that says why the running call fails: the host reports
+ * it with the call's nonzero status or exit code (aclwasm serve answers
+ * 502 plugin_failed with it). A later call replaces it and len 0 clears
+ * it; each call of an export starts with none; the host keeps 4096 bytes.
+ * 100000 with msg outside guest memory. */
+__attribute__((import_module("aclwasm"), import_name("error_set")))
+int32_t aclwasm_error_set(const void *msg, int32_t len);
+
+/* aclwasm_error_set of the NUL-terminated msg. */
+static inline int32_t aclwasm_error(const char *msg)
+{
+    int32_t n = 0;
+    while (msg[n] != '\0')
+        n++;
+    return aclwasm_error_set(msg, n);
+}
+
 #ifdef __cplusplus
 }
 #endif

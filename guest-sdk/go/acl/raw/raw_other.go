@@ -310,3 +310,41 @@ func EventGetTimestamp(_ uint32, _ unsafe.Pointer) int32 { return notSupported }
 
 // QueryEventWaitStatus fails outside a wasip1 guest (see NotWasip1).
 func QueryEventWaitStatus(_ uint32, _ unsafe.Pointer) int32 { return notSupported }
+
+// GetStreamResLimit fails outside a wasip1 guest (see NotWasip1).
+func GetStreamResLimit(_ uint32, _ int32, _ unsafe.Pointer) int32 { return notSupported }
+
+// SetStreamResLimit fails outside a wasip1 guest (see NotWasip1).
+func SetStreamResLimit(_ uint32, _ int32, _ uint32) int32 { return notSupported }
+
+// ResetStreamResLimit fails outside a wasip1 guest (see NotWasip1).
+func ResetStreamResLimit(_ uint32) int32 { return notSupported }
+
+// UseStreamResInCurrentThread fails outside a wasip1 guest (see NotWasip1).
+func UseStreamResInCurrentThread(_ uint32) int32 { return notSupported }
+
+// UnuseStreamResInCurrentThread fails outside a wasip1 guest (see NotWasip1).
+func UnuseStreamResInCurrentThread(_ uint32) int32 { return notSupported }
+
+// CreateStreamV2 fails outside a wasip1 guest (see NotWasip1).
+func CreateStreamV2(_ unsafe.Pointer, _ unsafe.Pointer) int32 { return notSupported }
+
+// StreamGetPriority fails outside a wasip1 guest (see NotWasip1).
+func StreamGetPriority(_ uint32, _ unsafe.Pointer) int32 { return notSupported }
+
+// StreamGetFlags fails outside a wasip1 guest (see NotWasip1).
+func StreamGetFlags(_ uint32, _ unsafe.Pointer) int32 { return notSupported }
+
+// StreamGetId fails outside a wasip1 guest (see NotWasip1).
+func StreamGetId(_ uint32, _ unsafe.Pointer) int32 { return notSupported }
+
+// StreamStop fails outside a wasip1 guest (see NotWasip1).
+func StreamStop(_ uint32) int32 { return notSupported }
+
+// StreamAbort fails outside a wasip1 guest (see NotWasip1).
+func StreamAbort(_ uint32) int32 { return notSupported }
+
+// RegStreamStateCallback fails outside a wasip1 guest (see NotWasip1).
+func RegStreamStateCallback(_ unsafe.Pointer, _ unsafe.Pointer, _ unsafe.Pointer) int32 {
+	return notSupported
+}

@@ -812,3 +812,118 @@ func EventGetTimestamp(event uint32, timestamp unsafe.Pointer) int32
 //go:wasmimport acl aclrtQueryEventWaitStatus
 //go:noescape
 func QueryEventWaitStatus(event uint32, status unsafe.Pointer) int32
+
+// GetStreamResLimit is aclrtGetStreamResLimit: Writes, as a uint32, the
+// stream's core limit of an aclrtDevResLimitType: the one set on it, else the
+// session's limit on its device.
+//
+// Wire: aclrtGetStreamResLimit(stream handle, type i32, value gptr) -> i32
+//
+//go:wasmimport acl aclrtGetStreamResLimit
+//go:noescape
+func GetStreamResLimit(stream uint32, typ int32, value unsafe.Pointer) int32
+
+// SetStreamResLimit is aclrtSetStreamResLimit: Sets the stream's core limit of
+// an aclrtDevResLimitType, at most the cores its device has (not bounded by
+// the session's device limit, as natively).
+//
+// Wire: aclrtSetStreamResLimit(stream handle, type i32, value i32) -> i32
+//
+//go:wasmimport acl aclrtSetStreamResLimit
+//go:noescape
+func SetStreamResLimit(stream uint32, typ int32, value uint32) int32
+
+// ResetStreamResLimit is aclrtResetStreamResLimit: Drops the stream's core
+// limits: it answers with its device's again.
+//
+// Wire: aclrtResetStreamResLimit(stream handle) -> i32
+//
+//go:wasmimport acl aclrtResetStreamResLimit
+//go:noescape
+func ResetStreamResLimit(stream uint32) int32
+
+// UseStreamResInCurrentThread is aclrtUseStreamResInCurrentThread: Makes
+// aclrtGetResInCurrentThread answer with the stream's core limits where it has
+// them (the guest has one thread).
+//
+// Wire: aclrtUseStreamResInCurrentThread(stream handle) -> i32
+//
+//go:wasmimport acl aclrtUseStreamResInCurrentThread
+//go:noescape
+func UseStreamResInCurrentThread(stream uint32) int32
+
+// UnuseStreamResInCurrentThread is aclrtUnuseStreamResInCurrentThread: Undoes
+// aclrtUseStreamResInCurrentThread if stream is the one in use; another stream
+// changes nothing.
+//
+// Wire: aclrtUnuseStreamResInCurrentThread(stream handle) -> i32
+//
+//go:wasmimport acl aclrtUnuseStreamResInCurrentThread
+//go:noescape
+func UnuseStreamResInCurrentThread(stream uint32) int32
+
+// CreateStreamV2 is aclrtCreateStreamV2: aclrtCreateStreamWithConfig with the
+// priority and flag of an aclrtStreamConfigHandle (NULL: defaults); the work
+// area is unused.
+//
+// Wire: aclrtCreateStreamV2(stream gptr, handle gptr) -> i32
+//
+//go:wasmimport acl aclrtCreateStreamV2
+//go:noescape
+func CreateStreamV2(stream unsafe.Pointer, handle unsafe.Pointer) int32
+
+// StreamGetPriority is aclrtStreamGetPriority: Writes the stream's priority,
+// as a uint32: the one it was created with, clamped to [0, 7].
+//
+// Wire: aclrtStreamGetPriority(stream handle, priority gptr) -> i32
+//
+//go:wasmimport acl aclrtStreamGetPriority
+//go:noescape
+func StreamGetPriority(stream uint32, priority unsafe.Pointer) int32
+
+// StreamGetFlags is aclrtStreamGetFlags: Writes the ACL_STREAM_* flags the
+// stream was created with, as a uint32.
+//
+// Wire: aclrtStreamGetFlags(stream handle, flags gptr) -> i32
+//
+//go:wasmimport acl aclrtStreamGetFlags
+//go:noescape
+func StreamGetFlags(stream uint32, flags unsafe.Pointer) int32
+
+// StreamGetId is aclrtStreamGetId: Writes the stream's id, an int32: its
+// handle number (a default stream's: its context's), unique in the session.
+//
+// Wire: aclrtStreamGetId(stream handle, streamId gptr) -> i32
+//
+//go:wasmimport acl aclrtStreamGetId
+//go:noescape
+func StreamGetId(stream uint32, streamId unsafe.Pointer) int32
+
+// StreamStop is aclrtStreamStop: Cancels the stream's queued work that has not
+// started and waits for the running operation; the stream takes new work. NULL
+// gives 107000.
+//
+// Wire: aclrtStreamStop(stream handle) -> i32
+//
+//go:wasmimport acl aclrtStreamStop
+//go:noescape
+func StreamStop(stream uint32) int32
+
+// StreamAbort is aclrtStreamAbort: aclrtStreamStop for any stream of the
+// current context, NULL naming its default stream.
+//
+// Wire: aclrtStreamAbort(stream handle) -> i32
+//
+//go:wasmimport acl aclrtStreamAbort
+//go:noescape
+func StreamAbort(stream uint32) int32
+
+// RegStreamStateCallback is aclrtRegStreamStateCallback: With callback NULL,
+// unregisters regName; a callback gives 207000: the sandbox cannot call a
+// stream state callback.
+//
+// Wire: aclrtRegStreamStateCallback(regName gptr, callback gptr, args gptr) -> i32
+//
+//go:wasmimport acl aclrtRegStreamStateCallback
+//go:noescape
+func RegStreamStateCallback(regName unsafe.Pointer, callback unsafe.Pointer, args unsafe.Pointer) int32

@@ -1,0 +1,44 @@
+package testsupport
+
+import (
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// ModelGenerator is the script that writes the ONNX models the tests run
+// (acl/sim/model/testdata/genmodels.py: the models, their inputs and the
+// outputs numpy computes for them).
+func ModelGenerator() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "acl", "sim", "model", "testdata", "genmodels.py")
+}
+
+// Models writes the test models into a new temporary directory and
+// returns it. It needs Debian's python3-onnx (scripts/install-toolchains.sh
+// installs it); without it the test fails and says so. Debian installs
+// the package for its own /usr/bin/python3, which a python3 earlier on
+// PATH (pyenv, a virtualenv) may not see, so that one is tried second.
+func Models(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	var tried []string
+	for _, py := range []string{"python3", "/usr/bin/python3"} {
+		path, err := exec.LookPath(py)
+		if err != nil {
+			tried = append(tried, py+": "+err.Error())
+			continue
+		}
+		if out, err := exec.Command(path, "-c", "import onnx, numpy").CombinedOutput(); err != nil {
+			tried = append(tried, path+": "+string(out))
+			continue
+		}
+		if out, err := exec.Command(path, ModelGenerator(), dir).CombinedOutput(); err != nil {
+			t.Fatalf("%s %s: %v\n%s", path, ModelGenerator(), err, out)
+		}
+		return dir
+	}
+	t.Fatalf("the test models need python3 with onnx and numpy (Debian: python3-onnx; run scripts/install-toolchains.sh): %q", tried)
+	return ""
+}

@@ -1,0 +1,79 @@
+package tests
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/host"
+)
+
+// TestNativeStreams runs tests/native/streams.c: the ABI v1.3 stream
+// functions through the C SDK as a native program calls them, built with
+// the SDK's include path only.
+func TestNativeStreams(t *testing.T) {
+	sb := newSandbox(t)
+	pl, err := sb.rt.Load(context.Background(), buildNative(t, t.TempDir(), "streams.c"), testCompile(host.Policy{}))
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, pl.Close(context.Background())) })
+	o := mustRun(t, pl, "streams")
+	require.Equal(t, nativeStreamsWant, o.stdout, "%v", o)
+}
+
+// TestNativeAllocator runs tests/native/allocator.c: the external
+// allocator registry of acl/acl_rt_allocator.h, SDK functions in the guest
+// as natively they are the ACL layer's own bookkeeping.
+func TestNativeAllocator(t *testing.T) {
+	sb := newSandbox(t)
+	pl, err := sb.rt.Load(context.Background(), buildNative(t, t.TempDir(), "allocator.c"), testCompile(host.Policy{}))
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, pl.Close(context.Background())) })
+	o := mustRun(t, pl, "allocator")
+	require.Equal(t, nativeAllocatorWant, o.stdout, "%v", o)
+}
+
+var nativeAllocatorWant = `desc: 1
+register without functions: 100000
+set obj: 0
+set NULL alloc: 100000
+set alloc: 0
+set free: 0
+register without a block-address function: 100000
+set addr: 0
+register on NULL: 100000
+register: 0
+get: 0
+same: 1 1 1 1 1, no advise: 1
+through the registered functions: 1
+get of another stream: 100000
+get without desc: 100000
+unregister: 0
+get after unregister: 100000
+unregister again: 0
+destroy: 0
+destroy NULL: 100000
+allocator: OK
+`
+
+var nativeStreamsWant = `limit of NULL before aclrtSetDevice: 107002
+cube cores of a new stream: 24
+after setting 8: 8
+set 1000: 107000
+bad type: 107000
+thread, stream in use: 8
+thread, none in use: 24
+after reset: 24
+priority 8: 100000
+priority of 2 bytes: 100000
+attribute 9: 100000
+V2 stream: priority 6, flags 0x3
+ids distinct: 1
+create NULL: 100000
+after abort and stop the stream works: 1
+stop NULL: 107000
+register: 207000
+unregister: 0
+no name: 100000
+streams: OK
+`
