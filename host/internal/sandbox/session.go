@@ -95,6 +95,10 @@ type Session struct {
 	resLimits map[resKey]uint32 // core limits the session set (resource.go)
 	// Notifies (notify.go): by handle, made on first use.
 	notifies map[uint32]*notifyRec
+	// The operator library's objects (tensor.go): by handle, made on
+	// first use, and the values they hold together.
+	nn       map[uint32]*nnObj
+	objElems int
 	// ABI v1.3 section 15 (stream_res.go): the stream whose core limits
 	// aclrtGetResInCurrentThread answers with, or nil.
 	useRes *streamRec
