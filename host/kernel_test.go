@@ -176,7 +176,7 @@ var allTestKernels = Policy{Kernels: []string{"Inc", "Fill", "Copy", "Panic", "F
 func TestKernelLaunch(t *testing.T) {
 	h := kernelHarness(t, abi.Wide, allTestKernels, nil, wideLaunchers)
 	h.ok("aclrtSetDevice", 0)
-	if !h.computes("Panic", 2) {
+	if !h.runsKernels("Panic", 2) {
 		return
 	}
 	x := h.malloc(64)
@@ -202,7 +202,7 @@ func TestKernelLaunch(t *testing.T) {
 func TestKernelExtents(t *testing.T) {
 	h := kernelHarness(t, abi.Wide, allTestKernels, nil, wideLaunchers)
 	h.ok("aclrtSetDevice", 0)
-	if !h.computes("Panic", 2) {
+	if !h.runsKernels("Panic", 2) {
 		return
 	}
 	a := h.malloc(100)
@@ -231,7 +231,7 @@ func TestKernelExtents(t *testing.T) {
 func TestKernelBlockDim(t *testing.T) {
 	h := kernelHarness(t, abi.Wide, allTestKernels, nil, wideLaunchers)
 	h.ok("aclrtSetDevice", 0)
-	if !h.computes("Panic", 2) {
+	if !h.runsKernels("Panic", 2) {
 		return
 	}
 	a := h.malloc(4096)
@@ -263,7 +263,7 @@ func (h *harness) recentMsg() string {
 func TestKernelReadOnlyLease(t *testing.T) {
 	h := kernelHarness(t, abi.Wide, allTestKernels, nil, wideLaunchers)
 	h.ok("aclrtSetDevice", 0)
-	if !h.computes("Panic", 2) {
+	if !h.runsKernels("Panic", 2) {
 		return
 	}
 	ptr, err := h.rt.Backend().Malloc(0, 64, acl.MemMallocHugeFirst)
@@ -284,7 +284,7 @@ func TestKernelFaults(t *testing.T) {
 		t.Run(k, func(t *testing.T) {
 			h := kernelHarness(t, abi.Wide, allTestKernels, nil, wideLaunchers)
 			h.ok("aclrtSetDevice", 0)
-			if !h.computes("Panic", 2) {
+			if !h.runsKernels("Panic", 2) {
 				return
 			}
 			s := h.stream()
@@ -299,7 +299,7 @@ func TestKernelFaults(t *testing.T) {
 func TestKernelVoidLaunchErrorAtSync(t *testing.T) {
 	h := kernelHarness(t, abi.Wide, allTestKernels, nil, wideLaunchers)
 	h.ok("aclrtSetDevice", 0)
-	if !h.computes("Panic", 2) {
+	if !h.runsKernels("Panic", 2) {
 		return
 	}
 	s := h.stream()
@@ -314,7 +314,7 @@ func TestKernelPrint(t *testing.T) {
 	var out syncBuffer
 	h := kernelHarness(t, abi.Wide, allTestKernels, &out, wideLaunchers)
 	h.ok("aclrtSetDevice", 0)
-	if !h.computes("Panic", 2) {
+	if !h.runsKernels("Panic", 2) {
 		return
 	}
 	s := h.stream()
@@ -337,7 +337,7 @@ func TestKernelRevokedBeforeRun(t *testing.T) {
 	p.Kernels = append(p.Kernels[:len(p.Kernels):len(p.Kernels)], "Gate")
 	h := kernelHarness(t, abi.Wide, p, nil, append(wideLaunchers, launcher{sym: "Gate", params: "i32 i32"}), WithKernels(g))
 	h.ok("aclrtSetDevice", 0)
-	if !h.computes("Panic", 2) {
+	if !h.runsKernels("Panic", 2) {
 		return
 	}
 	ptr, err := h.rt.Backend().Malloc(0, 64, acl.MemMallocHugeFirst)
@@ -494,7 +494,7 @@ func TestKernelExtentOverflow(t *testing.T) {
 func TestKernelStreamOrder(t *testing.T) {
 	h := kernelHarness(t, abi.Wide, allTestKernels, nil, wideLaunchers)
 	h.ok("aclrtSetDevice", 0)
-	if !h.computes("Panic", 2) {
+	if !h.runsKernels("Panic", 2) {
 		return
 	}
 	a, b, c := h.malloc(64), h.malloc(64), h.malloc(64)
@@ -529,7 +529,7 @@ func TestKernelACL32(t *testing.T) {
 func TestKernelForceCancel(t *testing.T) {
 	h := kernelHarness(t, abi.Wide, allTestKernels, nil, wideLaunchers)
 	h.ok("aclrtSetDevice", 0)
-	if !h.computes("Panic", 2) {
+	if !h.runsKernels("Panic", 2) {
 		return
 	}
 	s := h.stream()
@@ -571,10 +571,10 @@ func TestKernelCost(t *testing.T) {
 	require.Less(t, ms, float32(3001))
 }
 
-// computes reports whether the harness's backend runs kernels. On one
+// runsKernels reports whether the harness's backend runs kernels. On one
 // that does not (the native backend until it loads kernel binaries) it
 // checks instead that a launch says so with 207000.
-func (h *harness) computes(sym string, nargs int) bool {
+func (h *harness) runsKernels(sym string, nargs int) bool {
 	h.t.Helper()
 	if _, ok := h.rt.Backend().(acl.Computer); ok {
 		return true
