@@ -345,7 +345,9 @@ func TestOptionalSymbols(t *testing.T) {
 			"aclrtCreateStreamWithConfig", "aclrtSetStreamFailureMode", "aclrtGetRunMode",
 			"aclrtGetDeviceResLimit", "aclrtGetErrorVerbose",
 			"aclrtCreateNotify", "aclrtDestroyNotify", "aclrtRecordNotify", "aclrtWaitAndResetNotify",
-			"aclrtEventGetTimestamp"}, b.MissingSymbols())
+			"aclrtEventGetTimestamp",
+			"aclrtGetSocName", "aclrtCheckArchCompatibility", "aclGetCannAttribute", "aclrtGetDeviceInfo",
+			"aclrtGetDeviceCapability", "aclrtQueryDeviceStatus"}, b.MissingSymbols())
 		p, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
 		require.NoError(t, err)
 		st, err := b.CreateStream(0)
@@ -384,6 +386,13 @@ func TestOptionalSymbols(t *testing.T) {
 			"RecordNotify":       func() error { return b.RecordNotify(acl.Notify(1), st) },
 			"WaitAndResetNotify": func() error { return b.WaitAndResetNotify(acl.Notify(1), st, 0) },
 			"EventTimestamp":     func() error { _, err := b.EventTimestamp(acl.Event(1)); return err },
+			// ABI v1.3 section 15: device and product queries.
+			"SocName":          func() error { _, err := b.SocName(); return err },
+			"ArchCompatible":   func() error { _, err := b.ArchCompatible("Ascend910B1"); return err },
+			"CannAttribute":    func() error { _, err := b.CannAttribute(acl.CannAttrBF16); return err },
+			"DeviceInfo":       func() error { _, err := b.DeviceInfo(0, acl.DevAttrCubeCoreNum); return err },
+			"DeviceCapability": func() error { _, err := b.DeviceCapability(0, acl.FeatureTaskUpdateAICAIV); return err },
+			"DeviceStatus":     func() error { _, err := b.DeviceStatus(0); return err },
 		}
 		for name, f := range unsupported {
 			code(t, f(), acl.ErrRTFeatureNotSupport)

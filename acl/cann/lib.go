@@ -109,6 +109,14 @@ type api struct {
 	aclrtRecordNotify       func(notify, stream uintptr) int32
 	aclrtWaitAndResetNotify func(notify, stream uintptr, timeout uint32) int32
 	aclrtEventGetTimestamp  func(event uintptr, timestamp *uint64) int32
+
+	// ABI v1.3 section 15: device and product queries.
+	aclrtGetSocName             func() string // NULL reads as ""
+	aclrtCheckArchCompatibility func(socVersion string, canCompatible *int32) int32
+	aclGetCannAttribute         func(attr int32, value *int32) int32
+	aclrtGetDeviceInfo          func(deviceID uint32, attr int32, value *int64) int32
+	aclrtGetDeviceCapability    func(deviceID, featureType int32, value *int32) int32
+	aclrtQueryDeviceStatus      func(deviceID int32, status *int32) int32
 }
 
 // symbol names one native function and where to bind it.
@@ -196,6 +204,13 @@ func (a *api) symbols() []symbol {
 		{"aclrtRecordNotify", &a.aclrtRecordNotify, false},
 		{"aclrtWaitAndResetNotify", &a.aclrtWaitAndResetNotify, false},
 		{"aclrtEventGetTimestamp", &a.aclrtEventGetTimestamp, false},
+		// ABI v1.3 section 15: device and product queries.
+		{"aclrtGetSocName", &a.aclrtGetSocName, false},
+		{"aclrtCheckArchCompatibility", &a.aclrtCheckArchCompatibility, false},
+		{"aclGetCannAttribute", &a.aclGetCannAttribute, false},
+		{"aclrtGetDeviceInfo", &a.aclrtGetDeviceInfo, false},
+		{"aclrtGetDeviceCapability", &a.aclrtGetDeviceCapability, false},
+		{"aclrtQueryDeviceStatus", &a.aclrtQueryDeviceStatus, false},
 	}
 }
 
