@@ -302,11 +302,13 @@ const (
 	UserData
 	// Reserved is a reserved pointer that must be NULL.
 	Reserved
-	// PtrAttributes, MemcpyBatchAttr and ErrorInfo are the structs
-	// aclrtPtrAttributes, aclrtMemcpyBatchAttr and aclrtErrorInfo.
+	// PtrAttributes, MemcpyBatchAttr, ErrorInfo and UtilizationInfo are
+	// the structs aclrtPtrAttributes, aclrtMemcpyBatchAttr, aclrtErrorInfo
+	// and aclrtUtilizationInfo.
 	PtrAttributes
 	MemcpyBatchAttr
 	ErrorInfo
+	UtilizationInfo
 	kindEnd
 )
 
@@ -315,6 +317,7 @@ var kindNames = [...]string{
 	StreamHandle: "stream", EventHandle: "event", ContextHandle: "context", NotifyHandle: "notify",
 	CString: "string", Bytes: "bytes", GuestFunc: "func", UserData: "userdata", Reserved: "reserved",
 	PtrAttributes: "aclrtPtrAttributes", MemcpyBatchAttr: "aclrtMemcpyBatchAttr", ErrorInfo: "aclrtErrorInfo",
+	UtilizationInfo: "aclrtUtilizationInfo",
 }
 
 // String returns the kind's name: "int", "stream", "aclrtPtrAttributes".
@@ -329,7 +332,7 @@ func (k Kind) String() string {
 func (k Kind) IsHandle() bool { return k >= StreamHandle && k <= NotifyHandle }
 
 // IsStruct reports whether k is one of the structs.
-func (k Kind) IsStruct() bool { return k >= PtrAttributes && k <= ErrorInfo }
+func (k Kind) IsStruct() bool { return k >= PtrAttributes && k <= UtilizationInfo }
 
 // The table's parameters, built so that each row reads like its prototype.
 
@@ -576,6 +579,27 @@ var Funcs = []Func{
 	// ABI v1.2 section 12: event wait status.
 	{Name: "aclrtQueryEventWaitStatus", Group: Event, Params: []Param{handle("event", EventHandle), outEnum("status", eventWaitStatus)},
 		Doc: "Writes, as an aclrtEventWaitStatus, whether every wait queued on the event by aclrtStreamWaitEvent has finished (0) or not (1)."},
+
+	// ABI v1.3 section 15: device and product queries (devinfo.go of the
+	// sandbox), answered for the simulated chip or the node's device.
+	{Name: "aclGetCannAttribute", Group: Runtime, Params: []Param{enum("cannAttr", cannAttr), out("value", Int)},
+		Doc: "Writes, as an int32, 1 if the CANN attribute (ACL_CANN_ATTR_INF_NAN, BF16, JIT_COMPILE) is available on this host, else 0."},
+	{Name: "aclrtGetSocName", Group: Runtime, Params: []Param{out("name", Bytes).len("nameLen"), i32("nameLen")},
+		Doc: "Copies the device's SoC name (up to nameLen-1 bytes and a NUL) and returns its full length, 0 when there is none; the SDKs wrap it into the native const char *aclrtGetSocName(void)."},
+	{Name: "aclrtCheckArchCompatibility", Group: Runtime, Params: []Param{in("socVersion", CString), out("canCompatible", Int)},
+		Doc: "Writes, as an int32, 1 if code built for the SoC named socVersion runs on this device (the same NPU architecture), else 0."},
+	{Name: "aclrtGetDeviceCapability", Group: Device, Params: []Param{i32("deviceId"), enum("devFeatureType", devFeatureType), out("value", Int)},
+		Doc: "Writes, as an int32, whether deviceId has the feature: 1 supported, 0 not."},
+	{Name: "aclrtGetDeviceInfo", Group: Device, Params: []Param{u32("deviceId"), enum("attr", devAttr), outOf("value", U64).native("int64_t *")},
+		Doc: "Writes an attribute of deviceId as an int64 (8 bytes in both profiles): its cores, L2 cache, memory (the session's quota), NPU architecture."},
+	{Name: "aclrtQueryDeviceStatus", Group: Device, Params: []Param{i32("deviceId"), outEnum("deviceStatus", deviceStatus)},
+		Doc: "Writes the health of deviceId as an aclrtDeviceStatus: ACL_RT_DEVICE_STATUS_NORMAL (0) or ABNORMAL (1)."},
+	{Name: "aclrtGetDeviceUtilizationRate", Group: Device, Params: []Param{i32("deviceId"), out("utilizationInfo", UtilizationInfo).native("aclrtUtilizationInfo *")},
+		Doc: "Fills an aclrtUtilizationInfo (20 bytes; its utilizationExtend must be NULL): -1, not measured, for every unit, since the device's load is other sessions' business."},
+	{Name: "aclrtDeviceGetStreamPriorityRange", Group: Device, Params: []Param{out("leastPriority", Int), out("greatestPriority", Int)},
+		Doc: "Writes the least (7) and greatest (0) stream priority, as int32s; either pointer may be NULL."},
+	{Name: "aclrtResetDeviceResLimit", Group: Device, Params: []Param{i32("deviceId")},
+		Doc: "Undoes the session's aclrtSetDeviceResLimit on deviceId: its core limits are the device's counts again."},
 }
 
 var index = func() map[string]int {

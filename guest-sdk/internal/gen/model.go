@@ -58,6 +58,8 @@ const (
 	OutErrorInfo // gptr: aclrtErrorInfo written by the host (an opaque pointer in the SDKs so far)
 	Notify       // handle: aclrtNotify
 	OutNotify    // gptr: notify handle written by the host
+
+	OutUtilizationInfo // gptr: aclrtUtilizationInfo the host reads (its reserved pointer) and fills
 )
 
 // Wire returns the wire type that carries a parameter of class s.
@@ -129,7 +131,7 @@ func semOf(f *abi.Func, q abi.Param) (Sem, error) {
 		case out && q.Kind.IsHandle():
 			s = handle(OutStream, OutEvent, OutContext, OutNotify)
 		case out:
-			s = map[abi.Kind]Sem{abi.Int: OutInt32, abi.Uint: OutUint32, abi.Float: OutFloat, abi.PtrAttributes: OutPtrAttributes, abi.ErrorInfo: OutErrorInfo, abi.Bytes: OutBytes}[q.Kind]
+			s = map[abi.Kind]Sem{abi.Int: OutInt32, abi.Uint: OutUint32, abi.Float: OutFloat, abi.PtrAttributes: OutPtrAttributes, abi.ErrorInfo: OutErrorInfo, abi.UtilizationInfo: OutUtilizationInfo, abi.Bytes: OutBytes}[q.Kind]
 		}
 	}
 	if s == 0 {
@@ -138,8 +140,13 @@ func semOf(f *abi.Func, q abi.Param) (Sem, error) {
 	return s, nil
 }
 
-// ErrMsgFunc is the one function that returns a length, not an aclError.
-const ErrMsgFunc = "aclGetRecentErrMsg"
+// ErrMsgFunc returns the length of the recent error message, not an
+// aclError; SocNameFunc, the length of the SoC name. The SDKs wrap both
+// into the native const char * functions.
+const (
+	ErrMsgFunc  = "aclGetRecentErrMsg"
+	SocNameFunc = "aclrtGetSocName"
+)
 
 // Param is one parameter of a Func: its description in the ABI table, and
 // its class.
@@ -155,7 +162,7 @@ type Func struct {
 }
 
 // ReturnsLength reports whether the function returns a length instead of an aclError.
-func (f *Func) ReturnsLength() bool { return f.Name == ErrMsgFunc }
+func (f *Func) ReturnsLength() bool { return f.Name == ErrMsgFunc || f.Name == SocNameFunc }
 
 // Funcs returns the ABI table with each parameter classified, in ABI
 // order. It fails on a parameter that no class fits: a description the

@@ -101,6 +101,16 @@ var imports = func() []importFn {
 		"aclrtEventGetTimestamp":           eventGetTimestamp,
 		// ABI v1.2 section 12: event wait status (event.go).
 		"aclrtQueryEventWaitStatus": queryEventWaitStatus,
+		// ABI v1.3 section 15: device and product queries (devinfo.go).
+		"aclGetCannAttribute":               getCannAttribute,
+		"aclrtGetSocName":                   getSocName,
+		"aclrtCheckArchCompatibility":       checkArchCompatibility,
+		"aclrtGetDeviceCapability":          getDeviceCapability,
+		"aclrtGetDeviceInfo":                getDeviceInfo,
+		"aclrtQueryDeviceStatus":            queryDeviceStatus,
+		"aclrtGetDeviceUtilizationRate":     getDeviceUtilizationRate,
+		"aclrtDeviceGetStreamPriorityRange": deviceGetStreamPriorityRange,
+		"aclrtResetDeviceResLimit":          resetDeviceResLimit,
 	}
 	fns := make([]importFn, len(abi.Funcs))
 	for i, f := range abi.Funcs {

@@ -773,6 +773,88 @@ int32_t aclwasm_raw_aclrtEventGetTimestamp(uint32_t event, void *timestamp);
 __attribute__((import_module("acl"), import_name("aclrtQueryEventWaitStatus")))
 int32_t aclwasm_raw_aclrtQueryEventWaitStatus(uint32_t event, void *status);
 
+/**
+ * Writes, as an int32, 1 if the CANN attribute (ACL_CANN_ATTR_INF_NAN, BF16,
+ * JIT_COMPILE) is available on this host, else 0.
+ *
+ * Wire: aclGetCannAttribute(cannAttr i32, value gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclGetCannAttribute")))
+int32_t aclwasm_raw_aclGetCannAttribute(int32_t cannAttr, void *value);
+
+/**
+ * Copies the device's SoC name (up to nameLen-1 bytes and a NUL) and returns
+ * its full length, 0 when there is none; the SDKs wrap it into the native
+ * const char *aclrtGetSocName(void).
+ *
+ * Wire: aclrtGetSocName(name gptr, nameLen i32) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtGetSocName")))
+int32_t aclwasm_raw_aclrtGetSocName(void *name, int32_t nameLen);
+
+/**
+ * Writes, as an int32, 1 if code built for the SoC named socVersion runs on
+ * this device (the same NPU architecture), else 0.
+ *
+ * Wire: aclrtCheckArchCompatibility(socVersion gptr, canCompatible gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtCheckArchCompatibility")))
+int32_t aclwasm_raw_aclrtCheckArchCompatibility(const void *socVersion, void *canCompatible);
+
+/**
+ * Writes, as an int32, whether deviceId has the feature: 1 supported, 0 not.
+ *
+ * Wire: aclrtGetDeviceCapability(deviceId i32, devFeatureType i32, value gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtGetDeviceCapability")))
+int32_t aclwasm_raw_aclrtGetDeviceCapability(int32_t deviceId, int32_t devFeatureType, void *value);
+
+/**
+ * Writes an attribute of deviceId as an int64 (8 bytes in both profiles): its
+ * cores, L2 cache, memory (the session's quota), NPU architecture.
+ *
+ * Wire: aclrtGetDeviceInfo(deviceId i32, attr i32, value gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtGetDeviceInfo")))
+int32_t aclwasm_raw_aclrtGetDeviceInfo(int32_t deviceId, int32_t attr, void *value);
+
+/**
+ * Writes the health of deviceId as an aclrtDeviceStatus:
+ * ACL_RT_DEVICE_STATUS_NORMAL (0) or ABNORMAL (1).
+ *
+ * Wire: aclrtQueryDeviceStatus(deviceId i32, deviceStatus gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtQueryDeviceStatus")))
+int32_t aclwasm_raw_aclrtQueryDeviceStatus(int32_t deviceId, void *deviceStatus);
+
+/**
+ * Fills an aclrtUtilizationInfo (20 bytes; its utilizationExtend must be
+ * NULL): -1, not measured, for every unit, since the device's load is other
+ * sessions' business.
+ *
+ * Wire: aclrtGetDeviceUtilizationRate(deviceId i32, utilizationInfo gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtGetDeviceUtilizationRate")))
+int32_t aclwasm_raw_aclrtGetDeviceUtilizationRate(int32_t deviceId, void *utilizationInfo);
+
+/**
+ * Writes the least (7) and greatest (0) stream priority, as int32s; either
+ * pointer may be NULL.
+ *
+ * Wire: aclrtDeviceGetStreamPriorityRange(leastPriority gptr, greatestPriority gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtDeviceGetStreamPriorityRange")))
+int32_t aclwasm_raw_aclrtDeviceGetStreamPriorityRange(void *leastPriority, void *greatestPriority);
+
+/**
+ * Undoes the session's aclrtSetDeviceResLimit on deviceId: its core limits are
+ * the device's counts again.
+ *
+ * Wire: aclrtResetDeviceResLimit(deviceId i32) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtResetDeviceResLimit")))
+int32_t aclwasm_raw_aclrtResetDeviceResLimit(int32_t deviceId);
+
 #else /* the native layout: acl32 */
 
 /**
@@ -1528,6 +1610,88 @@ int32_t aclwasm_raw_aclrtEventGetTimestamp(uint32_t event, void *timestamp);
  */
 __attribute__((import_module("acl32"), import_name("aclrtQueryEventWaitStatus")))
 int32_t aclwasm_raw_aclrtQueryEventWaitStatus(uint32_t event, void *status);
+
+/**
+ * Writes, as an int32, 1 if the CANN attribute (ACL_CANN_ATTR_INF_NAN, BF16,
+ * JIT_COMPILE) is available on this host, else 0.
+ *
+ * Wire: aclGetCannAttribute(cannAttr i32, value i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclGetCannAttribute")))
+int32_t aclwasm_raw_aclGetCannAttribute(int32_t cannAttr, void *value);
+
+/**
+ * Copies the device's SoC name (up to nameLen-1 bytes and a NUL) and returns
+ * its full length, 0 when there is none; the SDKs wrap it into the native
+ * const char *aclrtGetSocName(void).
+ *
+ * Wire: aclrtGetSocName(name i32, nameLen i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetSocName")))
+int32_t aclwasm_raw_aclrtGetSocName(void *name, int32_t nameLen);
+
+/**
+ * Writes, as an int32, 1 if code built for the SoC named socVersion runs on
+ * this device (the same NPU architecture), else 0.
+ *
+ * Wire: aclrtCheckArchCompatibility(socVersion i32, canCompatible i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtCheckArchCompatibility")))
+int32_t aclwasm_raw_aclrtCheckArchCompatibility(const void *socVersion, void *canCompatible);
+
+/**
+ * Writes, as an int32, whether deviceId has the feature: 1 supported, 0 not.
+ *
+ * Wire: aclrtGetDeviceCapability(deviceId i32, devFeatureType i32, value i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetDeviceCapability")))
+int32_t aclwasm_raw_aclrtGetDeviceCapability(int32_t deviceId, int32_t devFeatureType, void *value);
+
+/**
+ * Writes an attribute of deviceId as an int64 (8 bytes in both profiles): its
+ * cores, L2 cache, memory (the session's quota), NPU architecture.
+ *
+ * Wire: aclrtGetDeviceInfo(deviceId i32, attr i32, value i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetDeviceInfo")))
+int32_t aclwasm_raw_aclrtGetDeviceInfo(int32_t deviceId, int32_t attr, void *value);
+
+/**
+ * Writes the health of deviceId as an aclrtDeviceStatus:
+ * ACL_RT_DEVICE_STATUS_NORMAL (0) or ABNORMAL (1).
+ *
+ * Wire: aclrtQueryDeviceStatus(deviceId i32, deviceStatus i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtQueryDeviceStatus")))
+int32_t aclwasm_raw_aclrtQueryDeviceStatus(int32_t deviceId, void *deviceStatus);
+
+/**
+ * Fills an aclrtUtilizationInfo (20 bytes; its utilizationExtend must be
+ * NULL): -1, not measured, for every unit, since the device's load is other
+ * sessions' business.
+ *
+ * Wire: aclrtGetDeviceUtilizationRate(deviceId i32, utilizationInfo i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetDeviceUtilizationRate")))
+int32_t aclwasm_raw_aclrtGetDeviceUtilizationRate(int32_t deviceId, void *utilizationInfo);
+
+/**
+ * Writes the least (7) and greatest (0) stream priority, as int32s; either
+ * pointer may be NULL.
+ *
+ * Wire: aclrtDeviceGetStreamPriorityRange(leastPriority i32, greatestPriority i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtDeviceGetStreamPriorityRange")))
+int32_t aclwasm_raw_aclrtDeviceGetStreamPriorityRange(void *leastPriority, void *greatestPriority);
+
+/**
+ * Undoes the session's aclrtSetDeviceResLimit on deviceId: its core limits are
+ * the device's counts again.
+ *
+ * Wire: aclrtResetDeviceResLimit(deviceId i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtResetDeviceResLimit")))
+int32_t aclwasm_raw_aclrtResetDeviceResLimit(int32_t deviceId);
 
 #endif /* ACLWASM_WIDE */
 

@@ -310,3 +310,30 @@ func EventGetTimestamp(_ uint32, _ unsafe.Pointer) int32 { return notSupported }
 
 // QueryEventWaitStatus fails outside a wasip1 guest (see NotWasip1).
 func QueryEventWaitStatus(_ uint32, _ unsafe.Pointer) int32 { return notSupported }
+
+// GetCannAttribute fails outside a wasip1 guest (see NotWasip1).
+func GetCannAttribute(_ int32, _ unsafe.Pointer) int32 { return notSupported }
+
+// GetSocName has no SoC name outside a wasip1 guest: it returns 0.
+func GetSocName(_ unsafe.Pointer, _ int32) int32 { return 0 }
+
+// CheckArchCompatibility fails outside a wasip1 guest (see NotWasip1).
+func CheckArchCompatibility(_ unsafe.Pointer, _ unsafe.Pointer) int32 { return notSupported }
+
+// GetDeviceCapability fails outside a wasip1 guest (see NotWasip1).
+func GetDeviceCapability(_ int32, _ int32, _ unsafe.Pointer) int32 { return notSupported }
+
+// GetDeviceInfo fails outside a wasip1 guest (see NotWasip1).
+func GetDeviceInfo(_ uint32, _ int32, _ unsafe.Pointer) int32 { return notSupported }
+
+// QueryDeviceStatus fails outside a wasip1 guest (see NotWasip1).
+func QueryDeviceStatus(_ int32, _ unsafe.Pointer) int32 { return notSupported }
+
+// GetDeviceUtilizationRate fails outside a wasip1 guest (see NotWasip1).
+func GetDeviceUtilizationRate(_ int32, _ unsafe.Pointer) int32 { return notSupported }
+
+// DeviceGetStreamPriorityRange fails outside a wasip1 guest (see NotWasip1).
+func DeviceGetStreamPriorityRange(_ unsafe.Pointer, _ unsafe.Pointer) int32 { return notSupported }
+
+// ResetDeviceResLimit fails outside a wasip1 guest (see NotWasip1).
+func ResetDeviceResLimit(_ int32) int32 { return notSupported }
