@@ -311,6 +311,14 @@ type Backend interface {
 	DeviceCapability(dev int32, f DevFeature) (int32, error)
 	// DeviceStatus returns the health of dev (aclrtQueryDeviceStatus).
 	DeviceStatus(dev int32) (DeviceStatus, error)
+
+	// ABI v1.3 section 15: notify resets.
+
+	// ResetNotify clears n now (aclrtNotifyBatchReset of one notify): a
+	// record that ran before it no longer releases a later wait; one still
+	// queued sets n when it runs. The caller has waited for the work the
+	// runtime's reset task would have queued behind.
+	ResetNotify(n Notify) error
 }
 
 // DeviceRegisterer is an optional interface of a Backend whose host

@@ -1,6 +1,8 @@
 package acltest
 
 import (
+	"time"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/acl"
@@ -45,5 +47,29 @@ var devinfoTests = []test{
 		require.Equal(e, acl.DeviceStatusNormal, st)
 		_, err = e.b.DeviceStatus(99)
 		code(e, err, acl.ErrRTInvalidDeviceID)
+	}},
+}
+
+// notifyResetTests cover ResetNotify (aclrtNotifyBatchReset, ABI v1.3
+// section 15): a reset clears a set notify, so that a wait after it needs
+// a new record; an old TS firmware refuses it, as Supports then says.
+var notifyResetTests = []test{
+	{"ResetNotify", func(e *env) {
+		w, r := e.stream(0), e.stream(0)
+		n := e.notify(0)
+		require.NoError(e, e.b.RecordNotify(n, r))
+		e.sync(r)
+		err := e.b.ResetNotify(n)
+		if e.lacks(err, "aclrtNotifyBatchReset") {
+			return
+		}
+		require.NoError(e, err)
+		require.NoError(e, e.b.WaitAndResetNotify(n, w, 20*time.Millisecond))
+		code(e, e.b.SynchronizeStream(e.ctx, w, -1), acl.ErrRTWaitTimeout, "the reset cleared the record")
+		require.NoError(e, e.b.ResetNotify(n), "a clear notify")
+		require.NoError(e, e.b.RecordNotify(n, r))
+		require.NoError(e, e.b.WaitAndResetNotify(n, w, 0))
+		e.sync(w)
+		code(e, e.b.ResetNotify(n+1000), acl.ErrRTInvalidHandle, "an unknown notify")
 	}},
 }

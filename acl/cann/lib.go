@@ -117,6 +117,8 @@ type api struct {
 	aclrtGetDeviceInfo          func(deviceID uint32, attr int32, value *int64) int32
 	aclrtGetDeviceCapability    func(deviceID, featureType int32, value *int32) int32
 	aclrtQueryDeviceStatus      func(deviceID int32, status *int32) int32
+	// ABI v1.3 section 15: notify resets.
+	aclrtNotifyBatchReset func(notifies *uintptr, num uint64) int32
 }
 
 // symbol names one native function and where to bind it.
@@ -211,6 +213,8 @@ func (a *api) symbols() []symbol {
 		{"aclrtGetDeviceInfo", &a.aclrtGetDeviceInfo, false},
 		{"aclrtGetDeviceCapability", &a.aclrtGetDeviceCapability, false},
 		{"aclrtQueryDeviceStatus", &a.aclrtQueryDeviceStatus, false},
+		// ABI v1.3 section 15: notify resets.
+		{"aclrtNotifyBatchReset", &a.aclrtNotifyBatchReset, false},
 	}
 }
 

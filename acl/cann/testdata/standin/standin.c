@@ -2732,3 +2732,38 @@ EXPORT aclError aclrtQueryDeviceStatus(int32_t deviceId, int32_t *deviceStatus)
     return rc;
 }
 #endif
+
+/* ---- notify resets (ABI v1.3 section 15), in the native check order:
+ * each notify in turn is looked up, then the current context is needed;
+ * the reset clears the flag (natively after the current context's default
+ * stream has run what it holds). An old TS firmware refuses it. ---- */
+#ifndef OLD_RUNTIME
+EXPORT aclError aclrtNotifyBatchReset(aclrtNotify *notifies, size_t num)
+{
+    pthread_mutex_lock(&mu);
+    aclError rc = OK;
+    if (!notifies)
+        rc = INVALID_PARAM;
+    else if ((uint32_t)num == 0)
+        rc = RT_PARAM_INVALID;
+    else {
+        for (uint32_t i = 0; i < (uint32_t)num && rc == OK; i++) {
+            struct notify *n = find_notify(notifies[i]);
+            if (!n)
+                rc = RT_INVALID_HANDLE;
+            else if (!cur)
+                rc = RT_CONTEXT_NULL;
+#ifdef OLD_DRIVER
+            else
+                rc = RT_FEATURE_NOT_SUPPORT; /* the TS firmware lacks MC2_ENHANCE */
+#else
+            else
+                n->set = 0;
+#endif
+        }
+    }
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtNotifyBatchReset(notifies=0x%" PRIxPTR ", num=%zu", P(notifies), num);
+    return rc;
+}
+#endif
