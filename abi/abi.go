@@ -600,6 +600,12 @@ var Funcs = []Func{
 		Doc: "Writes the least (7) and greatest (0) stream priority, as int32s; either pointer may be NULL."},
 	{Name: "aclrtResetDeviceResLimit", Group: Device, Params: []Param{i32("deviceId")},
 		Doc: "Undoes the session's aclrtSetDeviceResLimit on deviceId: its core limits are the device's counts again."},
+
+	// ABI v1.3 section 15: notify resets and timed event waits.
+	{Name: "aclrtNotifyBatchReset", Group: Event, Params: []Param{in("notifies", NotifyHandle).len("num").native("aclrtNotify *"), size("num")},
+		Doc: "Clears num notifies (an array of handles) once the current context's default stream has run what it holds; an entry that fails leaves every notify as it was."},
+	{Name: "aclrtStreamWaitEventWithTimeout", Group: Event, Params: []Param{handle("stream", StreamHandle), handle("event", EventHandle), i32("timeout")},
+		Doc: "aclrtStreamWaitEvent bounded by timeout ms (0: no limit); a wait past it fails its stream with 107019."},
 }
 
 var index = func() map[string]int {

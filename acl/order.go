@@ -774,6 +774,35 @@ var Order = []FuncOrder{
 		{"unset", "a device the session has no context on (natively, never set in the process)", ErrRTDevSetup, LayerContext, Native, "api_impl.cc:7854-7855 (RT_ERROR_DEVICE_NULL; errcode_manage.cc:36)"},
 		{"reset", "the session's core limits on the device are the device's counts again; other sessions' are untouched", Success, LayerExec, Native, "api_impl.cc:7856-7863"},
 	}},
+	// ABI v1.3 section 15: notify resets and timed event waits. notify.cpp
+	// is src/acl/aclrt_impl/; api_c_standard_soc.cc src/runtime/api/.
+	{"aclrtNotifyBatchReset", []Step{
+		{"null", "notifies NULL", ErrInvalidParam, LayerACL, Native, "notify.cpp:87"},
+		{"num", "num 0 (the runtime takes it as a uint32_t: 2^32 is 0 too)", ErrRTParamInvalid, LayerEntry, Native, "api_c_event.cc:163-165"},
+		{"range", "the num handles (4 bytes each) not inside guest memory", ErrInvalidParam, LayerEntry, Sandbox, "(sandbox)"},
+		{"feature", "a backend without aclrtNotifyBatchReset, or whose TS firmware refused it (natively 207000 from a chip without notify resets, or a firmware without MC2_ENHANCE)", ErrRTFeatureNotSupport, LayerEntry, Sandbox, "(sandbox: acl.Backend.Supports; natively api_c_standard_soc.cc:1960-1966, api_impl.cc:4874-4878)"},
+		{"notify", "notifies[0] unknown, destroyed, a stream, an event or a context", ErrRTInvalidHandle, LayerEntry, Native, "api_c_standard_soc.cc:1961"},
+		{"nullentry", "an entry NULL (the first before the context check, a later one after it)", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:4398"},
+		{"context", "no current context", ErrRTContextNull, LayerContext, Native, "api_impl.cc:4858-4859"},
+		{"later", "a later entry unknown or destroyed: no notify is reset (natively the entries before it are)", ErrRTInvalidHandle, LayerEntry, Deviation, "(deviation: api_c_event.cc:170-175 resets them in turn)"},
+		{"stream", "the current context's default stream holds work that failed: its error, and no notify is reset", ErrRTParamInvalid, LayerExec, Deviation, "(deviation: natively the reset task runs, then notify.cc:246-249 returns the stream's error)"},
+		{"reset", "each notify cleared once the default stream has run what it holds: a record that ran before no longer releases a later wait", Success, LayerExec, Native, "api_impl.cc:4880-4881 -> notify.cc:227-250"},
+	}},
+	{"aclrtStreamWaitEventWithTimeout", []Step{
+		{"timeout", "timeout negative", ErrRTParamInvalid, LayerACL, Native, "event.cpp:448"},
+		{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Native, "api_c_stream.cc:394"},
+		{"event", "event handle unknown, destroyed, or a stream", ErrRTInvalidHandle, LayerEntry, Native, "api_c_stream.cc:395"},
+		{"null", "event NULL (the handle check lets it through)", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:1400"},
+		{"nowait", "an event of aclrtCreateEventExWithFlag without a wait task", ErrRTFeatureNotSupport, LayerRange, Native, "api_error.cc:1414-1416; api_c_stream.cc:410"},
+		{"context", "no current device (NULL stream)", ErrRTContextNull, LayerContext, Native, "api_impl.cc:1594-1595"},
+		{"streamctx", "stream of another device", ErrRTStreamContext, LayerContext, Native, "api_impl.cc:1609-1610"},
+		{"newmode", "an event of the new mode never recorded: success, nothing queued", Success, LayerExec, Native, "api_impl.cc:1674 -> event.cc:715-718"},
+		{"unrecorded", "an event of the default mode never recorded", ErrRTParamInvalid, LayerExec, Native, "api_impl.cc:1674 -> stream.cc:1753 -> event.cc:721-729"},
+		{"done", "the event's latest record has completed and it was not reset since: success, nothing queued", Success, LayerExec, Native, "event.cc:607-613, 624-631"},
+		{"feature", "timeout above 0 on a backend without timed event waits", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox: acl.Backend.Supports)"},
+		{"queue", "more queued operations than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
+		{"expire", "the event not recorded within timeout ms (0: no limit, as the chips' CUSTOM wait timeouts pass 0 on); its stream's next synchronize returns the error", ErrRTWaitTimeout, LayerExec, Driver, "(device: the wait task times out; api_c_stream.cc:403-404 passes timeout on)"},
+	}},
 }
 
 // UnrecordedSteps lists, by function and step, the failures whose code is
@@ -796,6 +825,7 @@ var UnrecordedSteps = map[string]map[string]string{
 	"aclrtCreateEventExWithFlag":        {"ipc": "api_c.cc:681 (COND_RETURN_WITH_NOLOG)"},
 	"aclrtSetMemcpyDesc":                {"feature": "api_c_memory.cc:383 (COND_RETURN_WITH_NOLOG)"},
 	"aclrtMemcpyAsyncWithDesc":          {"feature": "api_c_memory.cc:406 (COND_RETURN_WITH_NOLOG)"},
+	"aclrtStreamWaitEventWithTimeout":   {"timeout": "event.cpp:448 (the ACL layer returns 107000 itself)", "nowait": "api_c_stream.cc:410 (COND_RETURN_WITH_NOLOG)"},
 	"aclrtGetDeviceCapability":          {"unknown": "api_c_device.cc:555 (returns ACL_ERROR_RT_PARAM_INVALID itself)"},
 	"aclrtSetStreamFailureMode":         {"devuse": "api_c_stream.cc:302 (COND_RETURN_WITH_NOLOG)", "back": "api_c_stream.cc:302 (COND_RETURN_WITH_NOLOG)"},
 }

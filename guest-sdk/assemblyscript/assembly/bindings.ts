@@ -938,3 +938,24 @@ export declare function aclrtDeviceGetStreamPriorityRange(leastPriority: usize, 
 @external("acl", "aclrtResetDeviceResLimit")
 export declare function aclrtResetDeviceResLimit(deviceId: i32): i32;
 
+/**
+ * Clears num notifies (an array of handles) once the current context's default
+ * stream has run what it holds; an entry that fails leaves every notify as it
+ * was.
+ *
+ * Wire: aclrtNotifyBatchReset(notifies gptr, num size) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtNotifyBatchReset")
+export declare function aclrtNotifyBatchReset(notifies: usize, num: u64): i32;
+
+/**
+ * aclrtStreamWaitEvent bounded by timeout ms (0: no limit); a wait past it
+ * fails its stream with 107019.
+ *
+ * Wire: aclrtStreamWaitEventWithTimeout(stream handle, event handle, timeout i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtStreamWaitEventWithTimeout")
+export declare function aclrtStreamWaitEventWithTimeout(stream: u32, event: u32, timeout: i32): i32;
+

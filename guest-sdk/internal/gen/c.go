@@ -97,6 +97,8 @@ func cCommonType(p Param) (string, error) {
 		return "void *", nil // any aclrtErrorInfo *: the SDK does not declare the struct yet
 	case OutUtilizationInfo:
 		return "aclrtUtilizationInfo *", nil
+	case NotifyArray:
+		return "aclrtNotify *", nil
 	case Notify:
 		return "aclrtNotify", nil
 	case OutNotify:

@@ -60,6 +60,7 @@ const (
 	OutNotify    // gptr: notify handle written by the host
 
 	OutUtilizationInfo // gptr: aclrtUtilizationInfo the host reads (its reserved pointer) and fills
+	NotifyArray        // gptr: array of notify handles read by the host
 )
 
 // Wire returns the wire type that carries a parameter of class s.
@@ -124,8 +125,8 @@ func semOf(f *abi.Func, q abi.Param) (Sem, error) {
 		case q.Enum != nil && out && !q.Enum.Macros:
 			s = OutEnum
 		case q.Dir == abi.In:
-			s = map[abi.Kind]Sem{abi.MemcpyBatchAttr: AttrArray, abi.CString: CString, abi.Reserved: Reserved, abi.GuestFunc: HostFn, abi.UserData: UserData}[q.Kind]
-			if s == AttrArray && q.Len == "" {
+			s = map[abi.Kind]Sem{abi.MemcpyBatchAttr: AttrArray, abi.CString: CString, abi.Reserved: Reserved, abi.GuestFunc: HostFn, abi.UserData: UserData, abi.NotifyHandle: NotifyArray}[q.Kind]
+			if (s == AttrArray || s == NotifyArray) && q.Len == "" {
 				s = 0
 			}
 		case out && q.Kind.IsHandle():

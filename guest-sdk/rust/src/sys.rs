@@ -655,4 +655,18 @@ extern "C" {
     /// Wire: `aclrtResetDeviceResLimit(deviceId i32) -> i32`
     #[link_name = "aclrtResetDeviceResLimit"]
     pub fn aclrtResetDeviceResLimit(deviceId: i32) -> i32;
+
+    /// Clears num notifies (an array of handles) once the current context's default
+    /// stream has run what it holds; an entry that fails leaves every notify as it was.
+    ///
+    /// Wire: `aclrtNotifyBatchReset(notifies gptr, num size) -> i32`
+    #[link_name = "aclrtNotifyBatchReset"]
+    pub fn aclrtNotifyBatchReset(notifies: *const u32, num: u64) -> i32;
+
+    /// aclrtStreamWaitEvent bounded by timeout ms (0: no limit); a wait past it fails
+    /// its stream with 107019.
+    ///
+    /// Wire: `aclrtStreamWaitEventWithTimeout(stream handle, event handle, timeout i32) -> i32`
+    #[link_name = "aclrtStreamWaitEventWithTimeout"]
+    pub fn aclrtStreamWaitEventWithTimeout(stream: u32, event: u32, timeout: i32) -> i32;
 }

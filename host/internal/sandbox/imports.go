@@ -111,6 +111,9 @@ var imports = func() []importFn {
 		"aclrtGetDeviceUtilizationRate":     getDeviceUtilizationRate,
 		"aclrtDeviceGetStreamPriorityRange": deviceGetStreamPriorityRange,
 		"aclrtResetDeviceResLimit":          resetDeviceResLimit,
+		// ABI v1.3 section 15: notify resets (notify.go), timed event waits (event.go).
+		"aclrtNotifyBatchReset":           notifyBatchReset,
+		"aclrtStreamWaitEventWithTimeout": streamWaitEventWithTimeout,
 	}
 	fns := make([]importFn, len(abi.Funcs))
 	for i, f := range abi.Funcs {

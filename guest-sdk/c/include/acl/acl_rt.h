@@ -1121,6 +1121,27 @@ aclError aclrtDeviceGetStreamPriorityRange(int32_t *leastPriority, int32_t *grea
 __attribute__((import_module("acl32"), import_name("aclrtResetDeviceResLimit")))
 aclError aclrtResetDeviceResLimit(int32_t deviceId);
 
+/* ---- event ---- */
+
+/**
+ * Clears num notifies (an array of handles) once the current context's default
+ * stream has run what it holds; an entry that fails leaves every notify as it
+ * was.
+ *
+ * Wire (acl32): aclrtNotifyBatchReset(notifies i32, num i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtNotifyBatchReset")))
+aclError aclrtNotifyBatchReset(aclrtNotify *notifies, size_t num);
+
+/**
+ * aclrtStreamWaitEvent bounded by timeout ms (0: no limit); a wait past it
+ * fails its stream with 107019.
+ *
+ * Wire (acl32): aclrtStreamWaitEventWithTimeout(stream i32, event i32, timeout i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtStreamWaitEventWithTimeout")))
+aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEvent event, int32_t timeout);
+
 #else /* ACLWASM_WIDE */
 
 /* The wide profile: aclrtPtr addresses and uint64_t sizes over the "acl" imports. */
@@ -2091,6 +2112,31 @@ static inline aclError aclrtDeviceGetStreamPriorityRange(int32_t *leastPriority,
 static inline aclError aclrtResetDeviceResLimit(int32_t deviceId)
 {
     return (aclError)aclwasm_raw_aclrtResetDeviceResLimit(deviceId);
+}
+
+/* ---- event ---- */
+
+/**
+ * Clears num notifies (an array of handles) once the current context's default
+ * stream has run what it holds; an entry that fails leaves every notify as it
+ * was.
+ *
+ * Wire: aclrtNotifyBatchReset(notifies gptr, num size) -> i32
+ */
+static inline aclError aclrtNotifyBatchReset(aclrtNotify *notifies, uint64_t num)
+{
+    return (aclError)aclwasm_raw_aclrtNotifyBatchReset(notifies, num);
+}
+
+/**
+ * aclrtStreamWaitEvent bounded by timeout ms (0: no limit); a wait past it
+ * fails its stream with 107019.
+ *
+ * Wire: aclrtStreamWaitEventWithTimeout(stream handle, event handle, timeout i32) -> i32
+ */
+static inline aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEvent event, int32_t timeout)
+{
+    return (aclError)aclwasm_raw_aclrtStreamWaitEventWithTimeout((uint32_t)(uintptr_t)stream, (uint32_t)(uintptr_t)event, timeout);
 }
 
 #endif /* ACLWASM_WIDE */

@@ -855,6 +855,25 @@ int32_t aclwasm_raw_aclrtDeviceGetStreamPriorityRange(void *leastPriority, void 
 __attribute__((import_module("acl"), import_name("aclrtResetDeviceResLimit")))
 int32_t aclwasm_raw_aclrtResetDeviceResLimit(int32_t deviceId);
 
+/**
+ * Clears num notifies (an array of handles) once the current context's default
+ * stream has run what it holds; an entry that fails leaves every notify as it
+ * was.
+ *
+ * Wire: aclrtNotifyBatchReset(notifies gptr, num size) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtNotifyBatchReset")))
+int32_t aclwasm_raw_aclrtNotifyBatchReset(void *notifies, uint64_t num);
+
+/**
+ * aclrtStreamWaitEvent bounded by timeout ms (0: no limit); a wait past it
+ * fails its stream with 107019.
+ *
+ * Wire: aclrtStreamWaitEventWithTimeout(stream handle, event handle, timeout i32) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtStreamWaitEventWithTimeout")))
+int32_t aclwasm_raw_aclrtStreamWaitEventWithTimeout(uint32_t stream, uint32_t event, int32_t timeout);
+
 #else /* the native layout: acl32 */
 
 /**
@@ -1692,6 +1711,25 @@ int32_t aclwasm_raw_aclrtDeviceGetStreamPriorityRange(void *leastPriority, void 
  */
 __attribute__((import_module("acl32"), import_name("aclrtResetDeviceResLimit")))
 int32_t aclwasm_raw_aclrtResetDeviceResLimit(int32_t deviceId);
+
+/**
+ * Clears num notifies (an array of handles) once the current context's default
+ * stream has run what it holds; an entry that fails leaves every notify as it
+ * was.
+ *
+ * Wire: aclrtNotifyBatchReset(notifies i32, num i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtNotifyBatchReset")))
+int32_t aclwasm_raw_aclrtNotifyBatchReset(void *notifies, uint32_t num);
+
+/**
+ * aclrtStreamWaitEvent bounded by timeout ms (0: no limit); a wait past it
+ * fails its stream with 107019.
+ *
+ * Wire: aclrtStreamWaitEventWithTimeout(stream i32, event i32, timeout i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtStreamWaitEventWithTimeout")))
+int32_t aclwasm_raw_aclrtStreamWaitEventWithTimeout(uint32_t stream, uint32_t event, int32_t timeout);
 
 #endif /* ACLWASM_WIDE */
 

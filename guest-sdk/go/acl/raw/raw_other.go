@@ -337,3 +337,9 @@ func DeviceGetStreamPriorityRange(_ unsafe.Pointer, _ unsafe.Pointer) int32 { re
 
 // ResetDeviceResLimit fails outside a wasip1 guest (see NotWasip1).
 func ResetDeviceResLimit(_ int32) int32 { return notSupported }
+
+// NotifyBatchReset fails outside a wasip1 guest (see NotWasip1).
+func NotifyBatchReset(_ unsafe.Pointer, _ uint64) int32 { return notSupported }
+
+// StreamWaitEventWithTimeout fails outside a wasip1 guest (see NotWasip1).
+func StreamWaitEventWithTimeout(_ uint32, _ uint32, _ int32) int32 { return notSupported }

@@ -901,3 +901,23 @@ func DeviceGetStreamPriorityRange(leastPriority unsafe.Pointer, greatestPriority
 //go:wasmimport acl aclrtResetDeviceResLimit
 //go:noescape
 func ResetDeviceResLimit(deviceId int32) int32
+
+// NotifyBatchReset is aclrtNotifyBatchReset: Clears num notifies (an array of
+// handles) once the current context's default stream has run what it holds; an
+// entry that fails leaves every notify as it was.
+//
+// Wire: aclrtNotifyBatchReset(notifies gptr, num size) -> i32
+//
+//go:wasmimport acl aclrtNotifyBatchReset
+//go:noescape
+func NotifyBatchReset(notifies unsafe.Pointer, num uint64) int32
+
+// StreamWaitEventWithTimeout is aclrtStreamWaitEventWithTimeout:
+// aclrtStreamWaitEvent bounded by timeout ms (0: no limit); a wait past it
+// fails its stream with 107019.
+//
+// Wire: aclrtStreamWaitEventWithTimeout(stream handle, event handle, timeout i32) -> i32
+//
+//go:wasmimport acl aclrtStreamWaitEventWithTimeout
+//go:noescape
+func StreamWaitEventWithTimeout(stream uint32, event uint32, timeout int32) int32
