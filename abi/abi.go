@@ -308,14 +308,16 @@ const (
 	UserData
 	// Reserved is a reserved pointer that must be NULL.
 	Reserved
-	// PtrAttributes, MemcpyBatchAttr and ErrorInfo are the structs
-	// aclrtPtrAttributes, aclrtMemcpyBatchAttr and aclrtErrorInfo.
+	// PtrAttributes, MemcpyBatchAttr, ErrorInfo and UtilizationInfo are
+	// the structs aclrtPtrAttributes, aclrtMemcpyBatchAttr, aclrtErrorInfo
+	// and aclrtUtilizationInfo.
 	PtrAttributes
 	MemcpyBatchAttr
 	ErrorInfo
 	// StreamConfig is aclrtStreamConfigHandle (ABI v1.3 section 15): its
 	// pointer and sizes are 8 bytes in the wide profile, 4 in acl32.
 	StreamConfig
+	UtilizationInfo
 	// The operator library's objects (ABI section 13.2), a fifth kind of
 	// handle: aclTensor, aclScalar, aclIntArray, aclFloatArray,
 	// aclBoolArray, aclTensorList and aclOpExecutor.
@@ -340,6 +342,7 @@ var kindNames = [...]string{
 	CString: "string", Bytes: "bytes", GuestFunc: "func", UserData: "userdata", Reserved: "reserved",
 	PtrAttributes: "aclrtPtrAttributes", MemcpyBatchAttr: "aclrtMemcpyBatchAttr", ErrorInfo: "aclrtErrorInfo",
 	StreamConfig: "aclrtStreamConfigHandle",
+	UtilizationInfo: "aclrtUtilizationInfo",
 	TensorHandle: "aclTensor", ScalarHandle: "aclScalar", IntArrayHandle: "aclIntArray", FloatArrayHandle: "aclFloatArray",
 	BoolArrayHandle: "aclBoolArray", TensorListHandle: "aclTensorList", ExecutorHandle: "aclOpExecutor",
 	Bool: "bool", DataValue: "value",
@@ -379,7 +382,7 @@ func (k Kind) IsHandle() bool {
 func (k Kind) IsObject() bool { return k >= TensorHandle && k <= ExecutorHandle }
 
 // IsStruct reports whether k is one of the structs.
-func (k Kind) IsStruct() bool { return k >= PtrAttributes && k <= StreamConfig }
+func (k Kind) IsStruct() bool { return k >= PtrAttributes && k <= UtilizationInfo }
 
 // The table's parameters, built so that each row reads like its prototype.
 
@@ -672,6 +675,32 @@ var Funcs = append(append([]Func{
 		Doc: "aclrtStreamStop for any stream of the current context, NULL naming its default stream."},
 	{Name: "aclrtRegStreamStateCallback", Group: Stream, Params: []Param{in("regName", CString), in("callback", UserData).native("aclrtStreamStateCallback"), in("args", UserData)},
 		Doc: "With callback NULL, unregisters regName; a callback gives 207000: the sandbox cannot call a stream state callback."},
+	// ABI v1.3 section 15: device and product queries (devinfo.go of the
+	// sandbox), answered for the simulated chip or the node's device.
+	{Name: "aclGetCannAttribute", Group: Runtime, Params: []Param{enum("cannAttr", cannAttr), out("value", Int)},
+		Doc: "Writes, as an int32, 1 if the CANN attribute (ACL_CANN_ATTR_INF_NAN, BF16, JIT_COMPILE) is available on this host, else 0."},
+	{Name: "aclrtGetSocName", Group: Runtime, Params: []Param{out("name", Bytes).len("nameLen"), i32("nameLen")},
+		Doc: "Copies the device's SoC name (up to nameLen-1 bytes and a NUL) and returns its full length, 0 when there is none; the SDKs wrap it into the native const char *aclrtGetSocName(void)."},
+	{Name: "aclrtCheckArchCompatibility", Group: Runtime, Params: []Param{in("socVersion", CString), out("canCompatible", Int)},
+		Doc: "Writes, as an int32, 1 if code built for the SoC named socVersion runs on this device (the same NPU architecture), else 0."},
+	{Name: "aclrtGetDeviceCapability", Group: Device, Params: []Param{i32("deviceId"), enum("devFeatureType", devFeatureType), out("value", Int)},
+		Doc: "Writes, as an int32, whether deviceId has the feature: 1 supported, 0 not."},
+	{Name: "aclrtGetDeviceInfo", Group: Device, Params: []Param{u32("deviceId"), enum("attr", devAttr), outOf("value", U64).native("int64_t *")},
+		Doc: "Writes an attribute of deviceId as an int64 (8 bytes in both profiles): its cores, L2 cache, memory (the session's quota), NPU architecture."},
+	{Name: "aclrtQueryDeviceStatus", Group: Device, Params: []Param{i32("deviceId"), outEnum("deviceStatus", deviceStatus)},
+		Doc: "Writes the health of deviceId as an aclrtDeviceStatus: ACL_RT_DEVICE_STATUS_NORMAL (0) or ABNORMAL (1)."},
+	{Name: "aclrtGetDeviceUtilizationRate", Group: Device, Params: []Param{i32("deviceId"), out("utilizationInfo", UtilizationInfo).native("aclrtUtilizationInfo *")},
+		Doc: "Fills an aclrtUtilizationInfo (20 bytes; its utilizationExtend must be NULL): -1, not measured, for every unit, since the device's load is other sessions' business."},
+	{Name: "aclrtDeviceGetStreamPriorityRange", Group: Device, Params: []Param{out("leastPriority", Int), out("greatestPriority", Int)},
+		Doc: "Writes the least (7) and greatest (0) stream priority, as int32s; either pointer may be NULL."},
+	{Name: "aclrtResetDeviceResLimit", Group: Device, Params: []Param{i32("deviceId")},
+		Doc: "Undoes the session's aclrtSetDeviceResLimit on deviceId: its core limits are the device's counts again."},
+
+	// ABI v1.3 section 15: notify resets and timed event waits.
+	{Name: "aclrtNotifyBatchReset", Group: Event, Params: []Param{in("notifies", NotifyHandle).len("num").native("aclrtNotify *"), size("num")},
+		Doc: "Clears num notifies (an array of handles) once the current context's default stream has run what it holds; an entry that fails leaves every notify as it was."},
+	{Name: "aclrtStreamWaitEventWithTimeout", Group: Event, Params: []Param{handle("stream", StreamHandle), handle("event", EventHandle), i32("timeout")},
+		Doc: "aclrtStreamWaitEvent bounded by timeout ms (0: no limit); a wait past it fails its stream with 107019."},
 }, tensorFuncs...), opFuncs()...)
 
 var index = func() map[string]int {

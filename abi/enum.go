@@ -85,6 +85,14 @@ var (
 		acl.DevResCubeCore, acl.DevResVectorCore)
 	eventWaitStatus = newEnum("aclrtEventWaitStatus", "What aclrtQueryEventWaitStatus reports.",
 		acl.EventWaitStatusComplete, acl.EventWaitStatusNotReady, acl.EventWaitStatusReserved)
+	// ABI v1.3 section 15: device and product queries.
+	cannAttr = newEnum("aclCannAttr", "The CANN attributes aclGetCannAttribute reports on.",
+		acl.CannAttrUndefined, acl.CannAttrInfNaN, acl.CannAttrBF16, acl.CannAttrJITCompile)
+	devAttr        = newEnum("aclrtDevAttr", "The device attributes aclrtGetDeviceInfo reads.", acl.DevAttrs...)
+	devFeatureType = newEnum("aclrtDevFeatureType", "The device features aclrtGetDeviceCapability reports on.",
+		acl.FeatureTaskUpdateAICAIV, acl.FeatureMemQEventCrossDev)
+	deviceStatus = newEnum("aclrtDeviceStatus", "What aclrtQueryDeviceStatus reports.",
+		acl.DeviceStatusNormal, acl.DeviceStatusAbnormal, acl.DeviceStatusEnd)
 	streamFlag = func() *Enum {
 		e := newEnum("", "The flags of aclrtCreateStreamWithConfig (ACL_STREAM_*).",
 			acl.StreamFastLaunch, acl.StreamFastSync, acl.StreamPersistent, acl.StreamHuge,
@@ -100,4 +108,5 @@ var Enums = []*Enum{
 	memcpyKind, memLocationType, memMallocPolicy, memAttr, streamStatus, eventRecordedStatus,
 	hostRegisterType, runMode, lastErrLevel, devResLimitType, eventWaitStatus, streamFlag,
 	dataType, format, // the operator library's (tensor.go)
+	cannAttr, devAttr, devFeatureType, deviceStatus, // ABI v1.3 section 15
 }

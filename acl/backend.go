@@ -285,6 +285,40 @@ type Backend interface {
 	// event never recorded gives [ErrRTInternal], one whose record has not
 	// completed or was cancelled [ErrRTEventTimestampInvalid].
 	EventTimestamp(e Event) (uint64, error)
+
+	// ABI v1.3 section 15: device and product queries. dev is physical;
+	// the caller has applied the native argument checks.
+
+	// SocName returns the SoC name of the devices (aclrtGetSocName):
+	// "Ascend910B1".
+	SocName() (string, error)
+	// ArchCompatible reports whether code built for SoC soc runs on the
+	// devices (aclrtCheckArchCompatibility): the two have the same NPU
+	// architecture. A name the runtime does not know gives
+	// [ErrRTParamInvalid].
+	ArchCompatible(soc string) (bool, error)
+	// CannAttribute reports whether the installed software offers a
+	// (aclGetCannAttribute): 1 or 0.
+	CannAttribute(a CannAttr) (int32, error)
+	// DeviceInfo returns attribute attr of dev (aclrtGetDeviceInfo). The
+	// caller never asks for the attributes that identify the machine
+	// ([DevAttr.Identifying]) nor for the total memory, which it answers
+	// from the session's quota.
+	DeviceInfo(dev int32, attr DevAttr) (int64, error)
+	// DeviceCapability reports whether dev has feature f
+	// (aclrtGetDeviceCapability): [FeatureSupported] or
+	// [FeatureNotSupported].
+	DeviceCapability(dev int32, f DevFeature) (int32, error)
+	// DeviceStatus returns the health of dev (aclrtQueryDeviceStatus).
+	DeviceStatus(dev int32) (DeviceStatus, error)
+
+	// ABI v1.3 section 15: notify resets.
+
+	// ResetNotify clears n now (aclrtNotifyBatchReset of one notify): a
+	// record that ran before it no longer releases a later wait; one still
+	// queued sets n when it runs. The caller has waited for the work the
+	// runtime's reset task would have queued behind.
+	ResetNotify(n Notify) error
 }
 
 // DeviceRegisterer is an optional interface of a Backend whose host

@@ -808,6 +808,88 @@ var Order = []FuncOrder{
 		{"unregister", "callback NULL unregisters the name, registered or not", Success, LayerExec, Native, "stream_state_callback_manager.cc:26-30"},
 		{"callback", "a callback: the sandbox cannot call it (the guest's dispatcher export runs void(void *) functions only), so nothing is registered", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox; natively stream_state_callback_manager.cc:32-43 registers it)"},
 	}},
+	// ABI v1.3 section 15: device and product queries. acl.cpp is
+	// src/acl/aclrt_impl/, cann_info_utils.cpp src/acl/utils/.
+	{"aclGetCannAttribute", []Step{
+		{"null", "value NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "acl.cpp:1345"},
+		{"attr", "cannAttr not ACL_CANN_ATTR_INF_NAN (0), BF16 (1) or JIT_COMPILE (2)", ErrInvalidParam, LayerACL, Native, "cann_info_utils.cpp:111-115"},
+		{"feature", "a backend without aclGetCannAttribute", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox: acl.Backend.Supports)"},
+		{"value", "writes 1 or 0: the simulator's chips have INF_NAN and BF16 and no JIT compiler; the native backend's library answers", Success, LayerExec, Native, "cann_info_utils.cpp:116"},
+	}},
+	{"aclrtCheckArchCompatibility", []Step{
+		{"null", "socVersion NULL or not a string in guest memory, then canCompatible NULL or outside guest memory (no ACL-layer check)", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:5052-5055"},
+		{"empty", "socVersion the empty string", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:5056-5059"},
+		{"feature", "a backend without aclrtCheckArchCompatibility", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox: acl.Backend.Supports)"},
+		{"soc", "socVersion not a SoC of the platform description", ErrRTParamInvalid, LayerExec, Native, "api_impl.cc:6249-6253"},
+		{"value", "writes 1 when the SoC has the device's NPU architecture, else 0; no current device needed", Success, LayerExec, Native, "api_impl.cc:6263-6269"},
+	}},
+	{"aclrtGetDeviceCapability", []Step{
+		{"null", "value NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "device.cpp:326"},
+		{"type", "devFeatureType negative or at least 20002 (RT_DEV_FEATURE_MAX)", ErrRTParamInvalid, LayerEntry, Native, "api_c_device.cc:517-519"},
+		{"unknown", "devFeatureType in range but not a feature the runtime knows", ErrRTParamInvalid, LayerEntry, Native, "api_c_device.cc:550-555"},
+		{"internal", "devFeatureType 10001 or 20001, the runtime's own features (AI CPU scheduling, task id width), which aclrtDevFeatureType does not list", ErrRTParamInvalid, LayerEntry, Sandbox, "(sandbox; natively api_c_device.cc:542-549 answers them)"},
+		{"device", "deviceId not a device of this session", ErrRTInvalidDeviceID, LayerRange, Native, "api_error.cc:4905-4914"},
+		{"feature", "a backend without aclrtGetDeviceCapability", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox: acl.Backend.Supports)"},
+		{"value", "writes 1 (supported) or 0; no current device needed (the runtime checks the context only when the configuration names a default device)", Success, LayerExec, Native, "api_c_device.cc:521-541; api_impl.cc:5893-5895"},
+	}},
+	{"aclrtGetDeviceInfo", []Step{
+		{"null", "value NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "device.cpp:303"},
+		{"device", "deviceId not a device of this session (107000 here, not 107001)", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:7914-7917, 7925-7928"},
+		{"attr", "attr not an aclrtDevAttr", ErrRTParamInvalid, LayerExec, Native, "api_impl.cc:9992-10004"},
+		{"identity", "an attribute that locates the machine (SMP, physical chip, super pod, mainboard ids): the session's own view, the guest device id for the chip and 0 for the others", Success, LayerExec, Sandbox, "(sandbox; natively the driver's ids, api_impl.cc:10011-10024)"},
+		{"memory", "ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE: the session's device-memory quota, as aclrtGetMemInfo's total", Success, LayerExec, Sandbox, "(sandbox; natively the device's memory, api_impl.cc:9980-9982)"},
+		{"feature", "a backend without aclrtGetDeviceInfo", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox: acl.Backend.Supports)"},
+	}},
+	{"aclrtQueryDeviceStatus", []Step{
+		{"null", "deviceStatus NULL or outside guest memory", ErrInvalidParam, LayerACL, Native, "device.cpp:274"},
+		{"device", "deviceId not a device of this session", ErrRTInvalidDeviceID, LayerRange, Native, "api_error.cc:6527-6535"},
+		{"feature", "a backend without aclrtQueryDeviceStatus", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox: acl.Backend.Supports)"},
+		{"value", "writes the device's aclrtDeviceStatus (the simulator's devices are NORMAL); no current device needed", Success, LayerExec, Native, "api_impl.cc:7501-7504"},
+	}},
+	{"aclrtGetDeviceUtilizationRate", []Step{
+		{"null", "utilizationInfo NULL, or its 20 bytes not inside guest memory", ErrInvalidParam, LayerACL, Native, "device.cpp:206"},
+		{"extend", "utilizationInfo->utilizationExtend not NULL", ErrInvalidParam, LayerACL, Native, "device.cpp:209-211"},
+		{"value", "writes -1 (not measured) for cube, vector, AI CPU and memory, for any deviceId: a device's load is other sessions' business (natively a failed query writes -1 too, and memory is always -1)", Success, LayerExec, Sandbox, "(sandbox; natively device.cpp:212-216, 28-45)"},
+	}},
+	{"aclrtDeviceGetStreamPriorityRange", []Step{
+		{"range", "a pointer that is not NULL and not inside guest memory", ErrInvalidParam, LayerACL, Sandbox, "(sandbox; natively the runtime writes through it)"},
+		{"value", "writes 7 (least) and 0 (greatest) through the pointers that are not NULL; both NULL succeeds", Success, LayerExec, Native, "api_error.cc:3555-3561; api_impl.cc:3828-3838"},
+	}},
+	{"aclrtResetDeviceResLimit", []Step{
+		{"negative", "deviceId negative (no ACL-layer check)", ErrRTInvalidDeviceID, LayerEntry, Native, "api_c_device.cc:185-188"},
+		{"device", "deviceId not a device of this session", ErrRTInvalidDeviceID, LayerRange, Native, "api_error.cc:6767-6774"},
+		{"unset", "a device the session has no context on (natively, never set in the process)", ErrRTDevSetup, LayerContext, Native, "api_impl.cc:7854-7855 (RT_ERROR_DEVICE_NULL; errcode_manage.cc:36)"},
+		{"reset", "the session's core limits on the device are the device's counts again; other sessions' are untouched", Success, LayerExec, Native, "api_impl.cc:7856-7863"},
+	}},
+	// ABI v1.3 section 15: notify resets and timed event waits. notify.cpp
+	// is src/acl/aclrt_impl/; api_c_standard_soc.cc src/runtime/api/.
+	{"aclrtNotifyBatchReset", []Step{
+		{"null", "notifies NULL", ErrInvalidParam, LayerACL, Native, "notify.cpp:87"},
+		{"num", "num 0 (the runtime takes it as a uint32_t: 2^32 is 0 too)", ErrRTParamInvalid, LayerEntry, Native, "api_c_event.cc:163-165"},
+		{"range", "the num handles (4 bytes each) not inside guest memory", ErrInvalidParam, LayerEntry, Sandbox, "(sandbox)"},
+		{"feature", "a backend without aclrtNotifyBatchReset, or whose TS firmware refused it (natively 207000 from a chip without notify resets, or a firmware without MC2_ENHANCE)", ErrRTFeatureNotSupport, LayerEntry, Sandbox, "(sandbox: acl.Backend.Supports; natively api_c_standard_soc.cc:1960-1966, api_impl.cc:4874-4878)"},
+		{"notify", "notifies[0] unknown, destroyed, a stream, an event or a context", ErrRTInvalidHandle, LayerEntry, Native, "api_c_standard_soc.cc:1961"},
+		{"nullentry", "an entry NULL (the first before the context check, a later one after it)", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:4398"},
+		{"context", "no current context", ErrRTContextNull, LayerContext, Native, "api_impl.cc:4858-4859"},
+		{"later", "a later entry unknown or destroyed: no notify is reset (natively the entries before it are)", ErrRTInvalidHandle, LayerEntry, Deviation, "(deviation: api_c_event.cc:170-175 resets them in turn)"},
+		{"stream", "the current context's default stream holds work that failed: its error, and no notify is reset", ErrRTParamInvalid, LayerExec, Deviation, "(deviation: natively the reset task runs, then notify.cc:246-249 returns the stream's error)"},
+		{"reset", "each notify cleared once the default stream has run what it holds: a record that ran before no longer releases a later wait", Success, LayerExec, Native, "api_impl.cc:4880-4881 -> notify.cc:227-250"},
+	}},
+	{"aclrtStreamWaitEventWithTimeout", []Step{
+		{"timeout", "timeout negative", ErrRTParamInvalid, LayerACL, Native, "event.cpp:448"},
+		{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Native, "api_c_stream.cc:394"},
+		{"event", "event handle unknown, destroyed, or a stream", ErrRTInvalidHandle, LayerEntry, Native, "api_c_stream.cc:395"},
+		{"null", "event NULL (the handle check lets it through)", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:1400"},
+		{"nowait", "an event of aclrtCreateEventExWithFlag without a wait task", ErrRTFeatureNotSupport, LayerRange, Native, "api_error.cc:1414-1416; api_c_stream.cc:410"},
+		{"context", "no current device (NULL stream)", ErrRTContextNull, LayerContext, Native, "api_impl.cc:1594-1595"},
+		{"streamctx", "stream of another device", ErrRTStreamContext, LayerContext, Native, "api_impl.cc:1609-1610"},
+		{"newmode", "an event of the new mode never recorded: success, nothing queued", Success, LayerExec, Native, "api_impl.cc:1674 -> event.cc:715-718"},
+		{"unrecorded", "an event of the default mode never recorded", ErrRTParamInvalid, LayerExec, Native, "api_impl.cc:1674 -> stream.cc:1753 -> event.cc:721-729"},
+		{"done", "the event's latest record has completed and it was not reset since: success, nothing queued", Success, LayerExec, Native, "event.cc:607-613, 624-631"},
+		{"feature", "timeout above 0 on a backend without timed event waits", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox: acl.Backend.Supports)"},
+		{"queue", "more queued operations than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
+		{"expire", "the event not recorded within timeout ms (0: no limit, as the chips' CUSTOM wait timeouts pass 0 on); its stream's next synchronize returns the error", ErrRTWaitTimeout, LayerExec, Driver, "(device: the wait task times out; api_c_stream.cc:403-404 passes timeout on)"},
+	}},
 }
 
 // UnrecordedSteps lists, by function and step, the failures whose code is
@@ -830,5 +912,7 @@ var UnrecordedSteps = map[string]map[string]string{
 	"aclrtCreateEventExWithFlag":        {"ipc": "api_c.cc:681 (COND_RETURN_WITH_NOLOG)"},
 	"aclrtSetMemcpyDesc":                {"feature": "api_c_memory.cc:383 (COND_RETURN_WITH_NOLOG)"},
 	"aclrtMemcpyAsyncWithDesc":          {"feature": "api_c_memory.cc:406 (COND_RETURN_WITH_NOLOG)"},
+	"aclrtStreamWaitEventWithTimeout":   {"timeout": "event.cpp:448 (the ACL layer returns 107000 itself)", "nowait": "api_c_stream.cc:410 (COND_RETURN_WITH_NOLOG)"},
+	"aclrtGetDeviceCapability":          {"unknown": "api_c_device.cc:555 (returns ACL_ERROR_RT_PARAM_INVALID itself)"},
 	"aclrtSetStreamFailureMode":         {"devuse": "api_c_stream.cc:302 (COND_RETURN_WITH_NOLOG)", "back": "api_c_stream.cc:302 (COND_RETURN_WITH_NOLOG)"},
 }

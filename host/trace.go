@@ -33,7 +33,7 @@ type CallRecord struct {
 	Func *abi.Func
 	Args []uint64
 	// Result is the value returned to the guest: an aclError code, or the
-	// message length for aclGetRecentErrMsg.
+	// length aclGetRecentErrMsg and aclrtGetSocName return.
 	Result int32
 	Code   acl.Error
 	// Msg is a failed call's message (what aclGetRecentErrMsg reads), or a

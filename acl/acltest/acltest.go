@@ -33,6 +33,7 @@ import (
 func Run(t *testing.T, newBackend func(t *testing.T) acl.Backend) {
 	groups := [][]test{memoryTests, copyTests, streamTests, eventTests, batchTests, descTests, streamConfigTests,
 		resourceTests, notifyTests, eventTimestampTests, // ABI v1.2 section 12
+		devinfoTests, notifyResetTests, // ABI v1.3 section 15
 		contentionTests,
 	}
 	for _, g := range groups {

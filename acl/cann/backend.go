@@ -192,6 +192,7 @@ var driverFeatures = map[string]bool{
 	"aclrtMemcpyBatchAsyncV2":    true,
 	"aclrtMemcpyAsyncWithOffset": true,
 	acl.DeviceOnlyNotify:         true,
+	"aclrtNotifyBatchReset":      true, // a TS firmware without MC2_ENHANCE (api_impl.cc:4874-4878)
 }
 
 // noteRefused records that the driver refused feature fn when rc says so.

@@ -346,7 +346,10 @@ func TestOptionalSymbols(t *testing.T) {
 			"aclrtGetDeviceResLimit", "aclrtGetErrorVerbose",
 			"aclrtCreateNotify", "aclrtDestroyNotify", "aclrtRecordNotify", "aclrtWaitAndResetNotify",
 			"aclrtEventGetTimestamp",
-			"aclrtSetStreamResLimit", "aclrtResetStreamResLimit"}, b.MissingSymbols())
+			"aclrtSetStreamResLimit", "aclrtResetStreamResLimit",
+			"aclrtGetSocName", "aclrtCheckArchCompatibility", "aclGetCannAttribute", "aclrtGetDeviceInfo",
+			"aclrtGetDeviceCapability", "aclrtQueryDeviceStatus",
+			"aclrtNotifyBatchReset"}, b.MissingSymbols())
 		p, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
 		require.NoError(t, err)
 		st, err := b.CreateStream(0)
@@ -388,6 +391,14 @@ func TestOptionalSymbols(t *testing.T) {
 			// ABI v1.3 section 15: per-stream core limits.
 			"SetStreamResLimit":   func() error { return b.SetStreamResLimit(st, acl.DevResCubeCore, 1) },
 			"ResetStreamResLimit": func() error { return b.ResetStreamResLimit(st) },
+			// ABI v1.3 section 15: device and product queries.
+			"SocName":          func() error { _, err := b.SocName(); return err },
+			"ArchCompatible":   func() error { _, err := b.ArchCompatible("Ascend910B1"); return err },
+			"CannAttribute":    func() error { _, err := b.CannAttribute(acl.CannAttrBF16); return err },
+			"DeviceInfo":       func() error { _, err := b.DeviceInfo(0, acl.DevAttrCubeCoreNum); return err },
+			"DeviceCapability": func() error { _, err := b.DeviceCapability(0, acl.FeatureTaskUpdateAICAIV); return err },
+			"DeviceStatus":     func() error { _, err := b.DeviceStatus(0); return err },
+			"ResetNotify":      func() error { return b.ResetNotify(acl.Notify(1)) },
 		}
 		for name, f := range unsupported {
 			code(t, f(), acl.ErrRTFeatureNotSupport)
@@ -544,6 +555,11 @@ func TestDriverRefusals(t *testing.T) {
 	require.True(t, b.Supports("aclrtCreateNotify"), "other notifies are unaffected")
 	n, err := b.CreateNotify(0, acl.NotifyDefault)
 	require.NoError(t, err)
+	// A TS firmware without notify resets (ABI v1.3 section 15).
+	require.True(t, b.Supports("aclrtNotifyBatchReset"), "before the firmware refused it")
+	code(t, b.ResetNotify(n), acl.ErrRTFeatureNotSupport)
+	require.False(t, b.Supports("aclrtNotifyBatchReset"), "once the firmware refused it")
 	require.NoError(t, b.DestroyNotify(n))
 	require.NotEmpty(t, s.calls("aclrtMemcpyBatchAsyncV2"), "the refusal came from the library")
+	require.NotEmpty(t, s.calls("aclrtNotifyBatchReset"), "the refusal came from the library")
 }

@@ -112,6 +112,16 @@ type api struct {
 	// ABI v1.3 section 15: per-stream core limits (stream_res.go).
 	aclrtSetStreamResLimit   func(stream uintptr, typ int32, value uint32) int32
 	aclrtResetStreamResLimit func(stream uintptr) int32
+
+	// ABI v1.3 section 15: device and product queries.
+	aclrtGetSocName             func() string // NULL reads as ""
+	aclrtCheckArchCompatibility func(socVersion string, canCompatible *int32) int32
+	aclGetCannAttribute         func(attr int32, value *int32) int32
+	aclrtGetDeviceInfo          func(deviceID uint32, attr int32, value *int64) int32
+	aclrtGetDeviceCapability    func(deviceID, featureType int32, value *int32) int32
+	aclrtQueryDeviceStatus      func(deviceID int32, status *int32) int32
+	// ABI v1.3 section 15: notify resets.
+	aclrtNotifyBatchReset func(notifies *uintptr, num uint64) int32
 }
 
 // symbol names one native function and where to bind it.
@@ -202,6 +212,15 @@ func (a *api) symbols() []symbol {
 		// ABI v1.3 section 15: per-stream core limits.
 		{"aclrtSetStreamResLimit", &a.aclrtSetStreamResLimit, false},
 		{"aclrtResetStreamResLimit", &a.aclrtResetStreamResLimit, false},
+		// ABI v1.3 section 15: device and product queries.
+		{"aclrtGetSocName", &a.aclrtGetSocName, false},
+		{"aclrtCheckArchCompatibility", &a.aclrtCheckArchCompatibility, false},
+		{"aclGetCannAttribute", &a.aclGetCannAttribute, false},
+		{"aclrtGetDeviceInfo", &a.aclrtGetDeviceInfo, false},
+		{"aclrtGetDeviceCapability", &a.aclrtGetDeviceCapability, false},
+		{"aclrtQueryDeviceStatus", &a.aclrtQueryDeviceStatus, false},
+		// ABI v1.3 section 15: notify resets.
+		{"aclrtNotifyBatchReset", &a.aclrtNotifyBatchReset, false},
 	}
 }
 

@@ -121,3 +121,26 @@ func (b *Backend) destroyNotifies(ns map[acl.Notify]*notify) error {
 	}
 	return errors.Join(errs...)
 }
+
+// ResetNotify implements [acl.Backend] with aclrtNotifyBatchReset of the
+// one notify, in its device's context (natively the call queues the reset
+// on that context's default stream and waits for it).
+func (b *Backend) ResetNotify(h acl.Notify) error {
+	f := b.api.aclrtNotifyBatchReset
+	if f == nil {
+		return b.missing("aclrtNotifyBatchReset")
+	}
+	if err := b.enter(); err != nil {
+		return err
+	}
+	defer b.exit()
+	b.mu.Lock()
+	n, err := b.notifyLocked(h)
+	b.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	defer b.unrefNotify(n)
+	one := [1]uintptr{n.native}
+	return b.call(n.dev, "aclrtNotifyBatchReset", func() int32 { return f(&one[0], 1) })
+}

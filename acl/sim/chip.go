@@ -50,12 +50,27 @@ type profile struct {
 	// fixed cost of launching one operation.
 	h2d, d2h, d2d, peer float64
 	launch              time.Duration
+
+	// What the device and product queries report (ABI v1.3 section 15),
+	// from the native platform description of one SoC of the family
+	// (src/platform/platform_config/<soc>.ini of the audited tree): its
+	// name, NPU architecture, cores and L2 cache; simt says whether its
+	// vector cores run SIMT threads (the 950's dev_info_reg.cc; the A2 and
+	// A3 report 0 for every SIMT attribute).
+	soc              string
+	arch             int64
+	cube, vec, aicpu uint32
+	l2               int64
+	simt             bool
 }
 
 var profiles = [...]profile{
-	AtlasA2:   {peerEnable: true, descSize: 32, h2d: 25e9, d2h: 25e9, d2d: 800e9, peer: 56e9, launch: 5 * time.Microsecond},
-	AtlasA3:   {peerEnable: false, descSize: 32, h2d: 25e9, d2h: 25e9, d2d: 1000e9, peer: 100e9, launch: 5 * time.Microsecond},
-	Ascend950: {peerEnable: true, descSize: 64, h2d: 50e9, d2h: 50e9, d2d: 1600e9, peer: 200e9, launch: 3 * time.Microsecond},
+	AtlasA2: {peerEnable: true, descSize: 32, h2d: 25e9, d2h: 25e9, d2d: 800e9, peer: 56e9, launch: 5 * time.Microsecond,
+		soc: "Ascend910B1", arch: 2201, cube: 24, vec: 48, aicpu: 6, l2: 201326592},
+	AtlasA3: {peerEnable: false, descSize: 32, h2d: 25e9, d2h: 25e9, d2d: 1000e9, peer: 100e9, launch: 5 * time.Microsecond,
+		soc: "Ascend910_9391", arch: 2201, cube: 24, vec: 48, aicpu: 6, l2: 201326592},
+	Ascend950: {peerEnable: true, descSize: 64, h2d: 50e9, d2h: 50e9, d2d: 1600e9, peer: 200e9, launch: 3 * time.Microsecond,
+		soc: "Ascend950PR_9579", arch: 3510, cube: 28, vec: 56, aicpu: 7, l2: 134217728, simt: true},
 }
 
 func (c Chip) profile() profile {

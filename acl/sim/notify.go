@@ -142,3 +142,14 @@ func (b *Backend) WaitAndResetNotify(nh acl.Notify, sh acl.Stream, timeout time.
 		}
 	})})
 }
+
+// ResetNotify implements [acl.Backend]: the flag is cleared, so that only
+// a record that runs after it releases a wait.
+func (b *Backend) ResetNotify(h acl.Notify) error {
+	n, err := b.notify(h)
+	if err != nil {
+		return err
+	}
+	n.take()
+	return nil
+}

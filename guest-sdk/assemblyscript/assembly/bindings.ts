@@ -965,3 +965,115 @@ export declare function aclrtStreamAbort(stream: u32): i32;
 @external("acl", "aclrtRegStreamStateCallback")
 export declare function aclrtRegStreamStateCallback(regName: usize, callback: usize, args: usize): i32;
 
+/**
+ * Writes, as an int32, 1 if the CANN attribute (ACL_CANN_ATTR_INF_NAN, BF16,
+ * JIT_COMPILE) is available on this host, else 0.
+ *
+ * Wire: aclGetCannAttribute(cannAttr i32, value gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclGetCannAttribute")
+export declare function aclGetCannAttribute(cannAttr: i32, value: usize): i32;
+
+/**
+ * Copies the device's SoC name (up to nameLen-1 bytes and a NUL) and returns
+ * its full length, 0 when there is none; the SDKs wrap it into the native
+ * const char *aclrtGetSocName(void).
+ *
+ * Wire: aclrtGetSocName(name gptr, nameLen i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtGetSocName")
+export declare function aclrtGetSocName(name: usize, nameLen: i32): i32;
+
+/**
+ * Writes, as an int32, 1 if code built for the SoC named socVersion runs on
+ * this device (the same NPU architecture), else 0.
+ *
+ * Wire: aclrtCheckArchCompatibility(socVersion gptr, canCompatible gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtCheckArchCompatibility")
+export declare function aclrtCheckArchCompatibility(socVersion: usize, canCompatible: usize): i32;
+
+/**
+ * Writes, as an int32, whether deviceId has the feature: 1 supported, 0 not.
+ *
+ * Wire: aclrtGetDeviceCapability(deviceId i32, devFeatureType i32, value gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtGetDeviceCapability")
+export declare function aclrtGetDeviceCapability(deviceId: i32, devFeatureType: i32, value: usize): i32;
+
+/**
+ * Writes an attribute of deviceId as an int64 (8 bytes in both profiles): its
+ * cores, L2 cache, memory (the session's quota), NPU architecture.
+ *
+ * Wire: aclrtGetDeviceInfo(deviceId i32, attr i32, value gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtGetDeviceInfo")
+export declare function aclrtGetDeviceInfo(deviceId: u32, attr: i32, value: usize): i32;
+
+/**
+ * Writes the health of deviceId as an aclrtDeviceStatus:
+ * ACL_RT_DEVICE_STATUS_NORMAL (0) or ABNORMAL (1).
+ *
+ * Wire: aclrtQueryDeviceStatus(deviceId i32, deviceStatus gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtQueryDeviceStatus")
+export declare function aclrtQueryDeviceStatus(deviceId: i32, deviceStatus: usize): i32;
+
+/**
+ * Fills an aclrtUtilizationInfo (20 bytes; its utilizationExtend must be
+ * NULL): -1, not measured, for every unit, since the device's load is other
+ * sessions' business.
+ *
+ * Wire: aclrtGetDeviceUtilizationRate(deviceId i32, utilizationInfo gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtGetDeviceUtilizationRate")
+export declare function aclrtGetDeviceUtilizationRate(deviceId: i32, utilizationInfo: usize): i32;
+
+/**
+ * Writes the least (7) and greatest (0) stream priority, as int32s; either
+ * pointer may be NULL.
+ *
+ * Wire: aclrtDeviceGetStreamPriorityRange(leastPriority gptr, greatestPriority gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtDeviceGetStreamPriorityRange")
+export declare function aclrtDeviceGetStreamPriorityRange(leastPriority: usize, greatestPriority: usize): i32;
+
+/**
+ * Undoes the session's aclrtSetDeviceResLimit on deviceId: its core limits are
+ * the device's counts again.
+ *
+ * Wire: aclrtResetDeviceResLimit(deviceId i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtResetDeviceResLimit")
+export declare function aclrtResetDeviceResLimit(deviceId: i32): i32;
+
+/**
+ * Clears num notifies (an array of handles) once the current context's default
+ * stream has run what it holds; an entry that fails leaves every notify as it
+ * was.
+ *
+ * Wire: aclrtNotifyBatchReset(notifies gptr, num size) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtNotifyBatchReset")
+export declare function aclrtNotifyBatchReset(notifies: usize, num: u64): i32;
+
+/**
+ * aclrtStreamWaitEvent bounded by timeout ms (0: no limit); a wait past it
+ * fails its stream with 107019.
+ *
+ * Wire: aclrtStreamWaitEventWithTimeout(stream handle, event handle, timeout i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtStreamWaitEventWithTimeout")
+export declare function aclrtStreamWaitEventWithTimeout(stream: u32, event: u32, timeout: i32): i32;
+

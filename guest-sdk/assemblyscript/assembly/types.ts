@@ -184,6 +184,104 @@ export enum EventWaitStatus {
   RESERVED = 0xFFFF,
 }
 
+/**
+ * The CANN attributes aclGetCannAttribute reports on (aclCannAttr).
+ */
+export enum CannAttr {
+  /** ACL_CANN_ATTR_UNDEFINED */
+  UNDEFINED = -1,
+  /** ACL_CANN_ATTR_INF_NAN */
+  INF_NAN = 0,
+  /** ACL_CANN_ATTR_BF16 */
+  BF16 = 1,
+  /** ACL_CANN_ATTR_JIT_COMPILE */
+  JIT_COMPILE = 2,
+}
+
+/**
+ * The device attributes aclrtGetDeviceInfo reads (aclrtDevAttr).
+ */
+export enum DevAttr {
+  /** ACL_DEV_ATTR_AICPU_CORE_NUM */
+  AICPU_CORE_NUM = 1,
+  /** ACL_DEV_ATTR_AICORE_CORE_NUM */
+  AICORE_CORE_NUM = 101,
+  /** ACL_DEV_ATTR_CUBE_CORE_NUM */
+  CUBE_CORE_NUM = 102,
+  /** ACL_DEV_ATTR_VECTOR_CORE_NUM */
+  VECTOR_CORE_NUM = 201,
+  /** ACL_DEV_ATTR_WARP_SIZE */
+  WARP_SIZE = 202,
+  /** ACL_DEV_ATTR_MAX_THREAD_PER_VECTOR_CORE */
+  MAX_THREAD_PER_VECTOR_CORE = 203,
+  /** ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE */
+  UBUF_PER_VECTOR_CORE = 204,
+  /** ACL_DEV_ATTR_MAX_GRID_DIM_X */
+  MAX_GRID_DIM_X = 205,
+  /** ACL_DEV_ATTR_MAX_GRID_DIM_Y */
+  MAX_GRID_DIM_Y = 206,
+  /** ACL_DEV_ATTR_MAX_GRID_DIM_Z */
+  MAX_GRID_DIM_Z = 207,
+  /** ACL_DEV_ATTR_MAX_BLOCK_PER_GRID */
+  MAX_BLOCK_PER_GRID = 208,
+  /** ACL_DEV_ATTR_MAX_THREADS_PER_BLOCK */
+  MAX_THREADS_PER_BLOCK = 209,
+  /** ACL_DEV_ATTR_MAX_BLOCK_DIM_X */
+  MAX_BLOCK_DIM_X = 210,
+  /** ACL_DEV_ATTR_MAX_BLOCK_DIM_Y */
+  MAX_BLOCK_DIM_Y = 211,
+  /** ACL_DEV_ATTR_MAX_BLOCK_DIM_Z */
+  MAX_BLOCK_DIM_Z = 212,
+  /** ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE */
+  TOTAL_GLOBAL_MEM_SIZE = 0x12D,
+  /** ACL_DEV_ATTR_L2_CACHE_SIZE */
+  L2_CACHE_SIZE = 0x12E,
+  /** ACL_DEV_ATTR_SMP_ID */
+  SMP_ID = 0x191,
+  /** ACL_DEV_ATTR_PHY_CHIP_ID */
+  PHY_CHIP_ID = 0x192,
+  /** ACL_DEV_ATTR_SUPER_POD_DEVICE_ID */
+  SUPER_POD_DEVICE_ID = 0x193,
+  /** ACL_DEV_ATTR_SUPER_POD_SERVER_ID */
+  SUPER_POD_SERVER_ID = 0x194,
+  /** ACL_DEV_ATTR_SUPER_POD_ID */
+  SUPER_POD_ID = 0x195,
+  /** ACL_DEV_ATTR_CUST_OP_PRIVILEGE */
+  CUST_OP_PRIVILEGE = 0x196,
+  /** ACL_DEV_ATTR_MAINBOARD_ID */
+  MAINBOARD_ID = 0x197,
+  /** ACL_DEV_ATTR_HD_CONNECT_TYPE */
+  HD_CONNECT_TYPE = 0x198,
+  /** ACL_DEV_ATTR_DEVICE_FORM_FACTOR */
+  DEVICE_FORM_FACTOR = 0x199,
+  /** ACL_DEV_ATTR_IS_VIRTUAL */
+  IS_VIRTUAL = 0x1F5,
+  /** ACL_DEV_ATTR_NPU_ARCH */
+  NPU_ARCH = 0x259,
+}
+
+/**
+ * The device features aclrtGetDeviceCapability reports on (aclrtDevFeatureType).
+ */
+export enum DevFeatureType {
+  /** ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV */
+  TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV = 1,
+  /** ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV */
+  SYSTEM_MEMQ_EVENT_CROSS_DEV = 21,
+}
+
+/**
+ * What aclrtQueryDeviceStatus reports (aclrtDeviceStatus).
+ */
+export enum DeviceStatus {
+  /** ACL_RT_DEVICE_STATUS_NORMAL */
+  NORMAL = 0,
+  /** ACL_RT_DEVICE_STATUS_ABNORMAL */
+  ABNORMAL = 1,
+  /** ACL_RT_DEVICE_STATUS_END */
+  END = 0xFFFF,
+}
+
 /** Size of aclrtMemLocation {u32 id; u32 type}. */
 export const MEM_LOCATION_SIZE: i32 = 8;
 /** Size of aclrtMemcpyBatchAttr {aclrtMemLocation dstLoc; aclrtMemLocation srcLoc; u8 rsv[16]}. */

@@ -356,6 +356,181 @@ func (v EventWaitStatus) String() string {
 	return "aclrtEventWaitStatus(" + strconv.FormatUint(uint64(v), 10) + ")"
 }
 
+// CannAttr is the native aclCannAttr. The CANN attributes aclGetCannAttribute
+// reports on.
+type CannAttr int32
+
+// The native aclCannAttr values.
+const (
+	CannAttrUndefined  CannAttr = -1 // ACL_CANN_ATTR_UNDEFINED
+	CannAttrInfNan     CannAttr = 0  // ACL_CANN_ATTR_INF_NAN
+	CannAttrBf16       CannAttr = 1  // ACL_CANN_ATTR_BF16
+	CannAttrJitCompile CannAttr = 2  // ACL_CANN_ATTR_JIT_COMPILE
+)
+
+// String returns the native name, or "aclCannAttr" followed by the number in
+// parentheses for other values.
+func (v CannAttr) String() string {
+	switch v {
+	case CannAttrUndefined:
+		return "ACL_CANN_ATTR_UNDEFINED"
+	case CannAttrInfNan:
+		return "ACL_CANN_ATTR_INF_NAN"
+	case CannAttrBf16:
+		return "ACL_CANN_ATTR_BF16"
+	case CannAttrJitCompile:
+		return "ACL_CANN_ATTR_JIT_COMPILE"
+	}
+	return "aclCannAttr(" + strconv.FormatInt(int64(v), 10) + ")"
+}
+
+// DevAttr is the native aclrtDevAttr. The device attributes aclrtGetDeviceInfo
+// reads.
+type DevAttr int32
+
+// The native aclrtDevAttr values.
+const (
+	DevAttrAICPUCoreNum           DevAttr = 1   // ACL_DEV_ATTR_AICPU_CORE_NUM
+	DevAttrAICoreCoreNum          DevAttr = 101 // ACL_DEV_ATTR_AICORE_CORE_NUM
+	DevAttrCubeCoreNum            DevAttr = 102 // ACL_DEV_ATTR_CUBE_CORE_NUM
+	DevAttrVectorCoreNum          DevAttr = 201 // ACL_DEV_ATTR_VECTOR_CORE_NUM
+	DevAttrWarpSize               DevAttr = 202 // ACL_DEV_ATTR_WARP_SIZE
+	DevAttrMaxThreadPerVectorCore DevAttr = 203 // ACL_DEV_ATTR_MAX_THREAD_PER_VECTOR_CORE
+	DevAttrUbufPerVectorCore      DevAttr = 204 // ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE
+	DevAttrMaxGridDimX            DevAttr = 205 // ACL_DEV_ATTR_MAX_GRID_DIM_X
+	DevAttrMaxGridDimY            DevAttr = 206 // ACL_DEV_ATTR_MAX_GRID_DIM_Y
+	DevAttrMaxGridDimZ            DevAttr = 207 // ACL_DEV_ATTR_MAX_GRID_DIM_Z
+	DevAttrMaxBlockPerGrid        DevAttr = 208 // ACL_DEV_ATTR_MAX_BLOCK_PER_GRID
+	DevAttrMaxThreadsPerBlock     DevAttr = 209 // ACL_DEV_ATTR_MAX_THREADS_PER_BLOCK
+	DevAttrMaxBlockDimX           DevAttr = 210 // ACL_DEV_ATTR_MAX_BLOCK_DIM_X
+	DevAttrMaxBlockDimY           DevAttr = 211 // ACL_DEV_ATTR_MAX_BLOCK_DIM_Y
+	DevAttrMaxBlockDimZ           DevAttr = 212 // ACL_DEV_ATTR_MAX_BLOCK_DIM_Z
+	DevAttrTotalGlobalMemSize     DevAttr = 301 // ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE
+	DevAttrL2CacheSize            DevAttr = 302 // ACL_DEV_ATTR_L2_CACHE_SIZE
+	DevAttrSmpID                  DevAttr = 401 // ACL_DEV_ATTR_SMP_ID
+	DevAttrPhyChipID              DevAttr = 402 // ACL_DEV_ATTR_PHY_CHIP_ID
+	DevAttrSuperPodDeviceID       DevAttr = 403 // ACL_DEV_ATTR_SUPER_POD_DEVICE_ID
+	DevAttrSuperPodServerID       DevAttr = 404 // ACL_DEV_ATTR_SUPER_POD_SERVER_ID
+	DevAttrSuperPodID             DevAttr = 405 // ACL_DEV_ATTR_SUPER_POD_ID
+	DevAttrCustOpPrivilege        DevAttr = 406 // ACL_DEV_ATTR_CUST_OP_PRIVILEGE
+	DevAttrMainboardID            DevAttr = 407 // ACL_DEV_ATTR_MAINBOARD_ID
+	DevAttrHdConnectType          DevAttr = 408 // ACL_DEV_ATTR_HD_CONNECT_TYPE
+	DevAttrDeviceFormFactor       DevAttr = 409 // ACL_DEV_ATTR_DEVICE_FORM_FACTOR
+	DevAttrIsVirtual              DevAttr = 501 // ACL_DEV_ATTR_IS_VIRTUAL
+	DevAttrNpuArch                DevAttr = 601 // ACL_DEV_ATTR_NPU_ARCH
+)
+
+// String returns the native name, or "aclrtDevAttr" followed by the number in
+// parentheses for other values.
+func (v DevAttr) String() string {
+	switch v {
+	case DevAttrAICPUCoreNum:
+		return "ACL_DEV_ATTR_AICPU_CORE_NUM"
+	case DevAttrAICoreCoreNum:
+		return "ACL_DEV_ATTR_AICORE_CORE_NUM"
+	case DevAttrCubeCoreNum:
+		return "ACL_DEV_ATTR_CUBE_CORE_NUM"
+	case DevAttrVectorCoreNum:
+		return "ACL_DEV_ATTR_VECTOR_CORE_NUM"
+	case DevAttrWarpSize:
+		return "ACL_DEV_ATTR_WARP_SIZE"
+	case DevAttrMaxThreadPerVectorCore:
+		return "ACL_DEV_ATTR_MAX_THREAD_PER_VECTOR_CORE"
+	case DevAttrUbufPerVectorCore:
+		return "ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE"
+	case DevAttrMaxGridDimX:
+		return "ACL_DEV_ATTR_MAX_GRID_DIM_X"
+	case DevAttrMaxGridDimY:
+		return "ACL_DEV_ATTR_MAX_GRID_DIM_Y"
+	case DevAttrMaxGridDimZ:
+		return "ACL_DEV_ATTR_MAX_GRID_DIM_Z"
+	case DevAttrMaxBlockPerGrid:
+		return "ACL_DEV_ATTR_MAX_BLOCK_PER_GRID"
+	case DevAttrMaxThreadsPerBlock:
+		return "ACL_DEV_ATTR_MAX_THREADS_PER_BLOCK"
+	case DevAttrMaxBlockDimX:
+		return "ACL_DEV_ATTR_MAX_BLOCK_DIM_X"
+	case DevAttrMaxBlockDimY:
+		return "ACL_DEV_ATTR_MAX_BLOCK_DIM_Y"
+	case DevAttrMaxBlockDimZ:
+		return "ACL_DEV_ATTR_MAX_BLOCK_DIM_Z"
+	case DevAttrTotalGlobalMemSize:
+		return "ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE"
+	case DevAttrL2CacheSize:
+		return "ACL_DEV_ATTR_L2_CACHE_SIZE"
+	case DevAttrSmpID:
+		return "ACL_DEV_ATTR_SMP_ID"
+	case DevAttrPhyChipID:
+		return "ACL_DEV_ATTR_PHY_CHIP_ID"
+	case DevAttrSuperPodDeviceID:
+		return "ACL_DEV_ATTR_SUPER_POD_DEVICE_ID"
+	case DevAttrSuperPodServerID:
+		return "ACL_DEV_ATTR_SUPER_POD_SERVER_ID"
+	case DevAttrSuperPodID:
+		return "ACL_DEV_ATTR_SUPER_POD_ID"
+	case DevAttrCustOpPrivilege:
+		return "ACL_DEV_ATTR_CUST_OP_PRIVILEGE"
+	case DevAttrMainboardID:
+		return "ACL_DEV_ATTR_MAINBOARD_ID"
+	case DevAttrHdConnectType:
+		return "ACL_DEV_ATTR_HD_CONNECT_TYPE"
+	case DevAttrDeviceFormFactor:
+		return "ACL_DEV_ATTR_DEVICE_FORM_FACTOR"
+	case DevAttrIsVirtual:
+		return "ACL_DEV_ATTR_IS_VIRTUAL"
+	case DevAttrNpuArch:
+		return "ACL_DEV_ATTR_NPU_ARCH"
+	}
+	return "aclrtDevAttr(" + strconv.FormatInt(int64(v), 10) + ")"
+}
+
+// DevFeatureType is the native aclrtDevFeatureType. The device features
+// aclrtGetDeviceCapability reports on.
+type DevFeatureType int32
+
+// The native aclrtDevFeatureType values.
+const (
+	DevFeatureTypeTscpuTaskUpdateSupportAicAiv DevFeatureType = 1  // ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV
+	DevFeatureTypeSystemMemqEventCrossDev      DevFeatureType = 21 // ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV
+)
+
+// String returns the native name, or "aclrtDevFeatureType" followed by the number in
+// parentheses for other values.
+func (v DevFeatureType) String() string {
+	switch v {
+	case DevFeatureTypeTscpuTaskUpdateSupportAicAiv:
+		return "ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV"
+	case DevFeatureTypeSystemMemqEventCrossDev:
+		return "ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV"
+	}
+	return "aclrtDevFeatureType(" + strconv.FormatInt(int64(v), 10) + ")"
+}
+
+// DeviceStatus is the native aclrtDeviceStatus. What aclrtQueryDeviceStatus
+// reports.
+type DeviceStatus int32
+
+// The native aclrtDeviceStatus values.
+const (
+	DeviceStatusNormal   DeviceStatus = 0     // ACL_RT_DEVICE_STATUS_NORMAL
+	DeviceStatusAbnormal DeviceStatus = 1     // ACL_RT_DEVICE_STATUS_ABNORMAL
+	DeviceStatusEnd      DeviceStatus = 65535 // ACL_RT_DEVICE_STATUS_END
+)
+
+// String returns the native name, or "aclrtDeviceStatus" followed by the number in
+// parentheses for other values.
+func (v DeviceStatus) String() string {
+	switch v {
+	case DeviceStatusNormal:
+		return "ACL_RT_DEVICE_STATUS_NORMAL"
+	case DeviceStatusAbnormal:
+		return "ACL_RT_DEVICE_STATUS_ABNORMAL"
+	case DeviceStatusEnd:
+		return "ACL_RT_DEVICE_STATUS_END"
+	}
+	return "aclrtDeviceStatus(" + strconv.FormatInt(int64(v), 10) + ")"
+}
+
 // MemLocation is aclrtMemLocation: where memory lives, a device (or NUMA) id
 // and a location type. 8 bytes, the native layout.
 type MemLocation struct {

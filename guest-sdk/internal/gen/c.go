@@ -81,6 +81,9 @@ func cCommonType(p Param) (string, error) {
 	case Uint64:
 		return "uint64_t", nil
 	case OutUint64:
+		if p.Native != "" { // an int64_t * (aclrtGetDeviceInfo): the same 8 bytes
+			return p.Native, nil
+		}
 		return "uint64_t *", nil
 	case Context:
 		return "aclrtContext", nil
@@ -92,6 +95,10 @@ func cCommonType(p Param) (string, error) {
 		return "void *", nil
 	case OutErrorInfo:
 		return "void *", nil // any aclrtErrorInfo *: the SDK does not declare the struct yet
+	case OutUtilizationInfo:
+		return "aclrtUtilizationInfo *", nil
+	case NotifyArray:
+		return "aclrtNotify *", nil
 	case Notify:
 		return "aclrtNotify", nil
 	case OutNotify:
@@ -148,7 +155,7 @@ func cElemTypes(p Param) []string {
 	case abi.Size:
 		return []string{"size_t *"}
 	case abi.U64:
-		return []string{"uint64_t *"}
+		return []string{"uint64_t *", "int64_t *"}
 	}
 	return nil
 }
@@ -486,6 +493,22 @@ func cBase(m *model) ([]byte, error) {
 		"    msg[0] = '\\0';",
 		"    return "+cRawPrefix+ErrMsgFunc+"(msg, (int32_t)sizeof msg) > 0 ? msg : NULL;",
 		"}", "")
+	if f := m.lookup(SocNameFunc); f != nil {
+		cDoc(&b, "",
+			"Returns the SoC name of the session's devices (\"Ascend910B1\"), or NULL when the",
+			"host's runtime cannot tell, as natively. The string lives in a static buffer",
+			"(one per translation unit).",
+			"",
+			"Wraps the import "+wireSig(f)+",",
+			"which returns the name's full length.")
+		b.l("static inline const char *aclrtGetSocName(void)",
+			"{",
+			fmt.Sprintf("    static char name[%d];", acl.SocNameMax),
+			"    name[0] = '\\0';",
+			"    int32_t n = "+cRawPrefix+SocNameFunc+"(name, (int32_t)sizeof name);",
+			"    return n > 0 && n < (int32_t)sizeof name ? name : NULL;",
+			"}", "")
+	}
 	if f := m.lookup(cAppLog); f != nil {
 		cAppLogSDK(&b, f)
 	}
@@ -780,6 +803,14 @@ func cRT(m *model) ([]byte, error) {
 		"#else", "    size_t workSize;", "    size_t flag;", "#endif", "    uint32_t priority;", "} aclrtStreamConfigHandle;", "")
 	b.p("#ifdef ACLWASM_WIDE\nACLWASM_STATIC_ASSERT(sizeof(aclrtStreamConfigHandle) == %d, \"native layout\");\n#else\n", acl.StreamConfigSize(8))
 	b.p("ACLWASM_STATIC_ASSERT(sizeof(aclrtStreamConfigHandle) == %d, \"native layout\");\n#endif\n", acl.StreamConfigSize(4))
+	// aclrtGetDeviceUtilizationRate's struct (ABI v1.3): the same layout in
+	// both profiles, a wasm32 pointer being 4 bytes in either.
+	b.l("typedef struct aclrtUtilizationExtendInfo aclrtUtilizationExtendInfo;", "")
+	cDoc(&b, "", "What aclrtGetDeviceUtilizationRate fills, as natively: percentages, -1 for a unit",
+		"not measured (the sandbox measures none). utilizationExtend is reserved and must be NULL.")
+	b.l("typedef struct aclrtUtilizationInfo {", "    int32_t cubeUtilization;", "    int32_t vectorUtilization;",
+		"    int32_t aicpuUtilization;", "    int32_t memoryUtilization;", "    aclrtUtilizationExtendInfo *utilizationExtend;", "} aclrtUtilizationInfo;", "")
+	b.p("ACLWASM_STATIC_ASSERT(sizeof(aclrtUtilizationInfo) == %d, \"native layout\");\n\n", acl.UtilizationInfoSize32)
 	for _, a := range []struct {
 		expr string
 		v    int
@@ -819,6 +850,32 @@ func cACL(m *model) ([]byte, error) {
 		acl.VersionMajor, acl.VersionMinor, acl.VersionPatch)
 	if err := cFuncs(&b, m, func(f *Func) bool { return f.Group == abi.Runtime && !f.ReturnsLength() }); err != nil {
 		return nil, err
+	}
+	if m.lookup("aclGetCannAttribute") != nil {
+		cDoc(&b, "",
+			"Points *cannAttrList at the CANN attributes available on this host and writes",
+			"their number to *num, as natively: an SDK function over aclGetCannAttribute",
+			"(ABI v1.3). The list lives in a static array (one per translation unit).")
+		b.l("static inline aclError aclGetCannAttributeList(const aclCannAttr **cannAttrList, size_t *num)",
+			"{",
+			fmt.Sprintf("    static aclCannAttr list[%d];", len(acl.CannAttrs)),
+			"    if (cannAttrList == NULL || num == NULL) {",
+			"        return ACL_ERROR_INVALID_PARAM;",
+			"    }",
+			"    size_t n = 0;")
+		for _, a := range acl.CannAttrs {
+			b.l("    {",
+				"        int32_t v = 0;",
+				"        aclError rc = aclGetCannAttribute("+a.String()+", &v);",
+				"        if (rc != ACL_SUCCESS) {",
+				"            return rc;",
+				"        }",
+				"        if (v == 1) {",
+				"            list[n++] = "+a.String()+";",
+				"        }",
+				"    }")
+		}
+		b.l("    *cannAttrList = list;", "    *num = n;", "    return ACL_SUCCESS;", "}", "")
 	}
 	cClose(&b, g, true)
 	return b.Bytes(), nil

@@ -68,17 +68,17 @@ func (e *Enum) prefix() string {
 // Enums returns the native enums the ABI declares (abi.Enums, but for
 // the macro families, which the headers write as #defines), with their
 // members' names from package acl. The SDK name is the C name without its
-// "aclrt" prefix.
+// "aclrt" (or "acl") prefix.
 func Enums() ([]Enum, error) {
 	var out []Enum
 	for _, ae := range abi.Enums {
 		if ae.Macros || handWritten[ae.C] {
 			continue
 		}
-		if !strings.HasPrefix(ae.C, "aclrt") {
-			return nil, fmt.Errorf("gen: enum %s: the SDK names come from a C name that starts with aclrt", ae.C)
+		if !strings.HasPrefix(ae.C, "acl") {
+			return nil, fmt.Errorf("gen: enum %s: the SDK names come from a C name that starts with aclrt or acl", ae.C)
 		}
-		e := Enum{C: ae.C, Go: strings.TrimPrefix(ae.C, "aclrt"), Doc: ae.Doc, abi: ae}
+		e := Enum{C: ae.C, Go: strings.TrimPrefix(strings.TrimPrefix(ae.C, "aclrt"), "acl"), Doc: ae.Doc, abi: ae}
 		for _, v := range ae.Members {
 			e.Members = append(e.Members, Member{ae.Member(v), v})
 		}

@@ -143,6 +143,11 @@ func goRawOther(m *model) []byte {
 		for j, p := range f.Params {
 			ps[j] = "_ " + goRawType(p)
 		}
+		if f.Name == SocNameFunc {
+			b.p("// %s has no SoC name outside a wasip1 guest: it returns 0.\n", name)
+			b.p("func %s(%s) int32 { return 0 }\n\n", name, strings.Join(ps, ", "))
+			continue
+		}
 		if f.ReturnsLength() {
 			buf, n := f.Params[0].Name, f.Params[1].Name
 			b.p("// %s writes NotWasip1 (up to %s-1 bytes and a NUL) to %s\n// and returns its length, as the import does with the session's message.\n", name, n, buf)

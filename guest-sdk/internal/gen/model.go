@@ -60,6 +60,9 @@ const (
 	OutNotify    // gptr: notify handle written by the host
 	// ABI v1.3 section 15.
 	InStreamConfig // gptr: aclrtStreamConfigHandle read by the host (or NULL)
+
+	OutUtilizationInfo // gptr: aclrtUtilizationInfo the host reads (its reserved pointer) and fills
+	NotifyArray        // gptr: array of notify handles read by the host
 )
 
 // Wire returns the wire type that carries a parameter of class s.
@@ -124,14 +127,14 @@ func semOf(f *abi.Func, q abi.Param) (Sem, error) {
 		case q.Enum != nil && out && !q.Enum.Macros:
 			s = OutEnum
 		case q.Dir == abi.In:
-			s = map[abi.Kind]Sem{abi.MemcpyBatchAttr: AttrArray, abi.CString: CString, abi.Reserved: Reserved, abi.GuestFunc: HostFn, abi.UserData: UserData, abi.StreamConfig: InStreamConfig}[q.Kind]
-			if s == AttrArray && q.Len == "" {
+			s = map[abi.Kind]Sem{abi.MemcpyBatchAttr: AttrArray, abi.CString: CString, abi.Reserved: Reserved, abi.GuestFunc: HostFn, abi.UserData: UserData, abi.StreamConfig: InStreamConfig, abi.NotifyHandle: NotifyArray}[q.Kind]
+			if (s == AttrArray || s == NotifyArray) && q.Len == "" {
 				s = 0
 			}
 		case out && q.Kind.IsHandle():
 			s = handle(OutStream, OutEvent, OutContext, OutNotify)
 		case out:
-			s = map[abi.Kind]Sem{abi.Int: OutInt32, abi.Uint: OutUint32, abi.Float: OutFloat, abi.PtrAttributes: OutPtrAttributes, abi.ErrorInfo: OutErrorInfo, abi.Bytes: OutBytes}[q.Kind]
+			s = map[abi.Kind]Sem{abi.Int: OutInt32, abi.Uint: OutUint32, abi.Float: OutFloat, abi.PtrAttributes: OutPtrAttributes, abi.ErrorInfo: OutErrorInfo, abi.UtilizationInfo: OutUtilizationInfo, abi.Bytes: OutBytes}[q.Kind]
 		}
 	}
 	if s == 0 {
@@ -140,8 +143,13 @@ func semOf(f *abi.Func, q abi.Param) (Sem, error) {
 	return s, nil
 }
 
-// ErrMsgFunc is the one function that returns a length, not an aclError.
-const ErrMsgFunc = "aclGetRecentErrMsg"
+// ErrMsgFunc returns the length of the recent error message, not an
+// aclError; SocNameFunc, the length of the SoC name. The SDKs wrap both
+// into the native const char * functions.
+const (
+	ErrMsgFunc  = "aclGetRecentErrMsg"
+	SocNameFunc = "aclrtGetSocName"
+)
 
 // Param is one parameter of a Func: its description in the ABI table, and
 // its class.
@@ -157,7 +165,7 @@ type Func struct {
 }
 
 // ReturnsLength reports whether the function returns a length instead of an aclError.
-func (f *Func) ReturnsLength() bool { return f.Name == ErrMsgFunc }
+func (f *Func) ReturnsLength() bool { return f.Name == ErrMsgFunc || f.Name == SocNameFunc }
 
 // Funcs returns the ABI table with each parameter classified, in ABI
 // order. It fails on a parameter that no class fits: a description the

@@ -673,4 +673,82 @@ extern "C" {
     /// Wire: `aclrtRegStreamStateCallback(regName gptr, callback gptr, args gptr) -> i32`
     #[link_name = "aclrtRegStreamStateCallback"]
     pub fn aclrtRegStreamStateCallback(regName: *const u8, callback: *mut c_void, args: *mut c_void) -> i32;
+
+    /// Writes, as an int32, 1 if the CANN attribute (ACL_CANN_ATTR_INF_NAN, BF16,
+    /// JIT_COMPILE) is available on this host, else 0.
+    ///
+    /// Wire: `aclGetCannAttribute(cannAttr i32, value gptr) -> i32`
+    #[link_name = "aclGetCannAttribute"]
+    pub fn aclGetCannAttribute(cannAttr: i32, value: *mut i32) -> i32;
+
+    /// Copies the device's SoC name (up to nameLen-1 bytes and a NUL) and returns its
+    /// full length, 0 when there is none; the SDKs wrap it into the native const char
+    /// *aclrtGetSocName(void).
+    ///
+    /// Wire: `aclrtGetSocName(name gptr, nameLen i32) -> i32`
+    #[link_name = "aclrtGetSocName"]
+    pub fn aclrtGetSocName(name: *mut u8, nameLen: i32) -> i32;
+
+    /// Writes, as an int32, 1 if code built for the SoC named socVersion runs on this
+    /// device (the same NPU architecture), else 0.
+    ///
+    /// Wire: `aclrtCheckArchCompatibility(socVersion gptr, canCompatible gptr) -> i32`
+    #[link_name = "aclrtCheckArchCompatibility"]
+    pub fn aclrtCheckArchCompatibility(socVersion: *const u8, canCompatible: *mut i32) -> i32;
+
+    /// Writes, as an int32, whether deviceId has the feature: 1 supported, 0 not.
+    ///
+    /// Wire: `aclrtGetDeviceCapability(deviceId i32, devFeatureType i32, value gptr) -> i32`
+    #[link_name = "aclrtGetDeviceCapability"]
+    pub fn aclrtGetDeviceCapability(deviceId: i32, devFeatureType: i32, value: *mut i32) -> i32;
+
+    /// Writes an attribute of deviceId as an int64 (8 bytes in both profiles): its
+    /// cores, L2 cache, memory (the session's quota), NPU architecture.
+    ///
+    /// Wire: `aclrtGetDeviceInfo(deviceId i32, attr i32, value gptr) -> i32`
+    #[link_name = "aclrtGetDeviceInfo"]
+    pub fn aclrtGetDeviceInfo(deviceId: u32, attr: i32, value: *mut u64) -> i32;
+
+    /// Writes the health of deviceId as an aclrtDeviceStatus:
+    /// ACL_RT_DEVICE_STATUS_NORMAL (0) or ABNORMAL (1).
+    ///
+    /// Wire: `aclrtQueryDeviceStatus(deviceId i32, deviceStatus gptr) -> i32`
+    #[link_name = "aclrtQueryDeviceStatus"]
+    pub fn aclrtQueryDeviceStatus(deviceId: i32, deviceStatus: *mut i32) -> i32;
+
+    /// Fills an aclrtUtilizationInfo (20 bytes; its utilizationExtend must be NULL):
+    /// -1, not measured, for every unit, since the device's load is other sessions'
+    /// business.
+    ///
+    /// Wire: `aclrtGetDeviceUtilizationRate(deviceId i32, utilizationInfo gptr) -> i32`
+    #[link_name = "aclrtGetDeviceUtilizationRate"]
+    pub fn aclrtGetDeviceUtilizationRate(deviceId: i32, utilizationInfo: *mut u8) -> i32;
+
+    /// Writes the least (7) and greatest (0) stream priority, as int32s; either pointer
+    /// may be NULL.
+    ///
+    /// Wire: `aclrtDeviceGetStreamPriorityRange(leastPriority gptr, greatestPriority gptr) -> i32`
+    #[link_name = "aclrtDeviceGetStreamPriorityRange"]
+    pub fn aclrtDeviceGetStreamPriorityRange(leastPriority: *mut i32, greatestPriority: *mut i32) -> i32;
+
+    /// Undoes the session's aclrtSetDeviceResLimit on deviceId: its core limits are the
+    /// device's counts again.
+    ///
+    /// Wire: `aclrtResetDeviceResLimit(deviceId i32) -> i32`
+    #[link_name = "aclrtResetDeviceResLimit"]
+    pub fn aclrtResetDeviceResLimit(deviceId: i32) -> i32;
+
+    /// Clears num notifies (an array of handles) once the current context's default
+    /// stream has run what it holds; an entry that fails leaves every notify as it was.
+    ///
+    /// Wire: `aclrtNotifyBatchReset(notifies gptr, num size) -> i32`
+    #[link_name = "aclrtNotifyBatchReset"]
+    pub fn aclrtNotifyBatchReset(notifies: *const u32, num: u64) -> i32;
+
+    /// aclrtStreamWaitEvent bounded by timeout ms (0: no limit); a wait past it fails
+    /// its stream with 107019.
+    ///
+    /// Wire: `aclrtStreamWaitEventWithTimeout(stream handle, event handle, timeout i32) -> i32`
+    #[link_name = "aclrtStreamWaitEventWithTimeout"]
+    pub fn aclrtStreamWaitEventWithTimeout(stream: u32, event: u32, timeout: i32) -> i32;
 }

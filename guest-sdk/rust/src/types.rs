@@ -363,6 +363,181 @@ impl EventWaitStatus {
     }
 }
 
+/// The CANN attributes aclGetCannAttribute reports on (`aclCannAttr`).
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct CannAttr(pub i32);
+
+impl CannAttr {
+    /// `ACL_CANN_ATTR_UNDEFINED`
+    pub const UNDEFINED: CannAttr = CannAttr(-1);
+    /// `ACL_CANN_ATTR_INF_NAN`
+    pub const INF_NAN: CannAttr = CannAttr(0);
+    /// `ACL_CANN_ATTR_BF16`
+    pub const BF16: CannAttr = CannAttr(1);
+    /// `ACL_CANN_ATTR_JIT_COMPILE`
+    pub const JIT_COMPILE: CannAttr = CannAttr(2);
+
+    /// Returns the native name of the value, or `None` for a value the
+    /// native enum does not define.
+    pub fn name(self) -> Option<&'static str> {
+        match self.0 {
+            -1 => Some("ACL_CANN_ATTR_UNDEFINED"),
+            0 => Some("ACL_CANN_ATTR_INF_NAN"),
+            1 => Some("ACL_CANN_ATTR_BF16"),
+            2 => Some("ACL_CANN_ATTR_JIT_COMPILE"),
+            _ => None,
+        }
+    }
+}
+
+/// The device attributes aclrtGetDeviceInfo reads (`aclrtDevAttr`).
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct DevAttr(pub i32);
+
+impl DevAttr {
+    /// `ACL_DEV_ATTR_AICPU_CORE_NUM`
+    pub const AICPU_CORE_NUM: DevAttr = DevAttr(1);
+    /// `ACL_DEV_ATTR_AICORE_CORE_NUM`
+    pub const AICORE_CORE_NUM: DevAttr = DevAttr(101);
+    /// `ACL_DEV_ATTR_CUBE_CORE_NUM`
+    pub const CUBE_CORE_NUM: DevAttr = DevAttr(102);
+    /// `ACL_DEV_ATTR_VECTOR_CORE_NUM`
+    pub const VECTOR_CORE_NUM: DevAttr = DevAttr(201);
+    /// `ACL_DEV_ATTR_WARP_SIZE`
+    pub const WARP_SIZE: DevAttr = DevAttr(202);
+    /// `ACL_DEV_ATTR_MAX_THREAD_PER_VECTOR_CORE`
+    pub const MAX_THREAD_PER_VECTOR_CORE: DevAttr = DevAttr(203);
+    /// `ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE`
+    pub const UBUF_PER_VECTOR_CORE: DevAttr = DevAttr(204);
+    /// `ACL_DEV_ATTR_MAX_GRID_DIM_X`
+    pub const MAX_GRID_DIM_X: DevAttr = DevAttr(205);
+    /// `ACL_DEV_ATTR_MAX_GRID_DIM_Y`
+    pub const MAX_GRID_DIM_Y: DevAttr = DevAttr(206);
+    /// `ACL_DEV_ATTR_MAX_GRID_DIM_Z`
+    pub const MAX_GRID_DIM_Z: DevAttr = DevAttr(207);
+    /// `ACL_DEV_ATTR_MAX_BLOCK_PER_GRID`
+    pub const MAX_BLOCK_PER_GRID: DevAttr = DevAttr(208);
+    /// `ACL_DEV_ATTR_MAX_THREADS_PER_BLOCK`
+    pub const MAX_THREADS_PER_BLOCK: DevAttr = DevAttr(209);
+    /// `ACL_DEV_ATTR_MAX_BLOCK_DIM_X`
+    pub const MAX_BLOCK_DIM_X: DevAttr = DevAttr(210);
+    /// `ACL_DEV_ATTR_MAX_BLOCK_DIM_Y`
+    pub const MAX_BLOCK_DIM_Y: DevAttr = DevAttr(211);
+    /// `ACL_DEV_ATTR_MAX_BLOCK_DIM_Z`
+    pub const MAX_BLOCK_DIM_Z: DevAttr = DevAttr(212);
+    /// `ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE`
+    pub const TOTAL_GLOBAL_MEM_SIZE: DevAttr = DevAttr(0x12D);
+    /// `ACL_DEV_ATTR_L2_CACHE_SIZE`
+    pub const L2_CACHE_SIZE: DevAttr = DevAttr(0x12E);
+    /// `ACL_DEV_ATTR_SMP_ID`
+    pub const SMP_ID: DevAttr = DevAttr(0x191);
+    /// `ACL_DEV_ATTR_PHY_CHIP_ID`
+    pub const PHY_CHIP_ID: DevAttr = DevAttr(0x192);
+    /// `ACL_DEV_ATTR_SUPER_POD_DEVICE_ID`
+    pub const SUPER_POD_DEVICE_ID: DevAttr = DevAttr(0x193);
+    /// `ACL_DEV_ATTR_SUPER_POD_SERVER_ID`
+    pub const SUPER_POD_SERVER_ID: DevAttr = DevAttr(0x194);
+    /// `ACL_DEV_ATTR_SUPER_POD_ID`
+    pub const SUPER_POD_ID: DevAttr = DevAttr(0x195);
+    /// `ACL_DEV_ATTR_CUST_OP_PRIVILEGE`
+    pub const CUST_OP_PRIVILEGE: DevAttr = DevAttr(0x196);
+    /// `ACL_DEV_ATTR_MAINBOARD_ID`
+    pub const MAINBOARD_ID: DevAttr = DevAttr(0x197);
+    /// `ACL_DEV_ATTR_HD_CONNECT_TYPE`
+    pub const HD_CONNECT_TYPE: DevAttr = DevAttr(0x198);
+    /// `ACL_DEV_ATTR_DEVICE_FORM_FACTOR`
+    pub const DEVICE_FORM_FACTOR: DevAttr = DevAttr(0x199);
+    /// `ACL_DEV_ATTR_IS_VIRTUAL`
+    pub const IS_VIRTUAL: DevAttr = DevAttr(0x1F5);
+    /// `ACL_DEV_ATTR_NPU_ARCH`
+    pub const NPU_ARCH: DevAttr = DevAttr(0x259);
+
+    /// Returns the native name of the value, or `None` for a value the
+    /// native enum does not define.
+    pub fn name(self) -> Option<&'static str> {
+        match self.0 {
+            1 => Some("ACL_DEV_ATTR_AICPU_CORE_NUM"),
+            101 => Some("ACL_DEV_ATTR_AICORE_CORE_NUM"),
+            102 => Some("ACL_DEV_ATTR_CUBE_CORE_NUM"),
+            201 => Some("ACL_DEV_ATTR_VECTOR_CORE_NUM"),
+            202 => Some("ACL_DEV_ATTR_WARP_SIZE"),
+            203 => Some("ACL_DEV_ATTR_MAX_THREAD_PER_VECTOR_CORE"),
+            204 => Some("ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE"),
+            205 => Some("ACL_DEV_ATTR_MAX_GRID_DIM_X"),
+            206 => Some("ACL_DEV_ATTR_MAX_GRID_DIM_Y"),
+            207 => Some("ACL_DEV_ATTR_MAX_GRID_DIM_Z"),
+            208 => Some("ACL_DEV_ATTR_MAX_BLOCK_PER_GRID"),
+            209 => Some("ACL_DEV_ATTR_MAX_THREADS_PER_BLOCK"),
+            210 => Some("ACL_DEV_ATTR_MAX_BLOCK_DIM_X"),
+            211 => Some("ACL_DEV_ATTR_MAX_BLOCK_DIM_Y"),
+            212 => Some("ACL_DEV_ATTR_MAX_BLOCK_DIM_Z"),
+            301 => Some("ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE"),
+            302 => Some("ACL_DEV_ATTR_L2_CACHE_SIZE"),
+            401 => Some("ACL_DEV_ATTR_SMP_ID"),
+            402 => Some("ACL_DEV_ATTR_PHY_CHIP_ID"),
+            403 => Some("ACL_DEV_ATTR_SUPER_POD_DEVICE_ID"),
+            404 => Some("ACL_DEV_ATTR_SUPER_POD_SERVER_ID"),
+            405 => Some("ACL_DEV_ATTR_SUPER_POD_ID"),
+            406 => Some("ACL_DEV_ATTR_CUST_OP_PRIVILEGE"),
+            407 => Some("ACL_DEV_ATTR_MAINBOARD_ID"),
+            408 => Some("ACL_DEV_ATTR_HD_CONNECT_TYPE"),
+            409 => Some("ACL_DEV_ATTR_DEVICE_FORM_FACTOR"),
+            501 => Some("ACL_DEV_ATTR_IS_VIRTUAL"),
+            601 => Some("ACL_DEV_ATTR_NPU_ARCH"),
+            _ => None,
+        }
+    }
+}
+
+/// The device features aclrtGetDeviceCapability reports on (`aclrtDevFeatureType`).
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct DevFeatureType(pub i32);
+
+impl DevFeatureType {
+    /// `ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV`
+    pub const TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV: DevFeatureType = DevFeatureType(1);
+    /// `ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV`
+    pub const SYSTEM_MEMQ_EVENT_CROSS_DEV: DevFeatureType = DevFeatureType(21);
+
+    /// Returns the native name of the value, or `None` for a value the
+    /// native enum does not define.
+    pub fn name(self) -> Option<&'static str> {
+        match self.0 {
+            1 => Some("ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV"),
+            21 => Some("ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV"),
+            _ => None,
+        }
+    }
+}
+
+/// What aclrtQueryDeviceStatus reports (`aclrtDeviceStatus`).
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct DeviceStatus(pub i32);
+
+impl DeviceStatus {
+    /// `ACL_RT_DEVICE_STATUS_NORMAL`
+    pub const NORMAL: DeviceStatus = DeviceStatus(0);
+    /// `ACL_RT_DEVICE_STATUS_ABNORMAL`
+    pub const ABNORMAL: DeviceStatus = DeviceStatus(1);
+    /// `ACL_RT_DEVICE_STATUS_END`
+    pub const END: DeviceStatus = DeviceStatus(0xFFFF);
+
+    /// Returns the native name of the value, or `None` for a value the
+    /// native enum does not define.
+    pub fn name(self) -> Option<&'static str> {
+        match self.0 {
+            0 => Some("ACL_RT_DEVICE_STATUS_NORMAL"),
+            1 => Some("ACL_RT_DEVICE_STATUS_ABNORMAL"),
+            65535 => Some("ACL_RT_DEVICE_STATUS_END"),
+            _ => None,
+        }
+    }
+}
+
 /// Where memory lives: a device (or NUMA) id and a location type
 /// (`aclrtMemLocation`, 8 bytes).
 #[repr(C)]

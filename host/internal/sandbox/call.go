@@ -20,7 +20,7 @@ type Call struct {
 	fi   int
 	mem  []byte   // the guest's linear memory, valid for this call
 	args []uint64 // parameters as the engine passes them (i32 zero-extended)
-	ret  *int32   // overrides the returned value (aclGetRecentErrMsg)
+	ret  *int32   // overrides the returned value (aclGetRecentErrMsg, aclrtGetSocName)
 	note string   // a successful call's remark for the trace (aclInit's ignored file)
 }
 

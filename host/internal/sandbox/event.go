@@ -65,15 +65,42 @@ func streamWaitEvent(c *Call) error {
 	if c.u32(1) == 0 { // null
 		return acl.Errorf(acl.ErrInvalidParam, "event is NULL")
 	}
-	st, err := c.streamHandle(c.u32(0)) // stream
+	return c.waitEvent(c.u32(0), c.u32(1), -1)
+}
+
+// streamWaitEventWithTimeout is aclrtStreamWaitEventWithTimeout(stream,
+// event, timeout): the ACL layer refuses a negative timeout itself
+// (event.cpp:448), then the call takes aclrtStreamWaitEvent's path
+// (api_c_stream.cc:389-411), except that a NULL event passes the handle
+// checks and the decorator refuses it with 107000 (api_error.cc:1400). A
+// wait still blocked after timeout milliseconds fails its stream with
+// 107019; 0 waits without a limit (the chip profiles' CUSTOM wait
+// timeouts pass the value on).
+func streamWaitEventWithTimeout(c *Call) error {
+	t := c.i32(2)
+	if t < 0 { // timeout
+		return acl.Unrecorded(acl.Errorf(acl.ErrRTParamInvalid, "timeout %d is negative: it is in milliseconds, [0, INT_MAX]", t))
+	}
+	return c.waitEvent(c.u32(0), c.u32(1), t)
+}
+
+// waitEvent queues on stream sh a wait for event eh's latest record:
+// timeoutMs -1 is aclrtStreamWaitEvent's wait, bounded by the session's
+// aclrtSetOpWaitTimeout; 0 waits without a limit; more bounds the wait to
+// that many milliseconds.
+func (c *Call) waitEvent(sh, eh uint32, timeoutMs int32) error {
+	st, err := c.streamHandle(sh) // stream
 	if err != nil {
 		return err
 	}
-	ev, err := c.event("event", c.u32(1)) // event
+	if eh == 0 { // null (aclrtStreamWaitEventWithTimeout)
+		return acl.Errorf(acl.ErrRTParamInvalid, "event is NULL")
+	}
+	ev, err := c.event("event", eh) // event
 	if err != nil {
 		return err
 	}
-	if err := ev.waitTask(c.u32(1), "wait for"); err != nil { // nowait
+	if err := ev.waitTask(eh, "wait for"); err != nil { // nowait
 		return err
 	}
 	if st, err = c.bindStream(st); err != nil { // context
@@ -86,19 +113,26 @@ func streamWaitEvent(c *Call) error {
 		return nil
 	}
 	if !ev.recorded { // unrecorded: natively the default event mode refuses such a wait
-		return acl.Errorf(acl.ErrRTParamInvalid, "event %d has not been recorded: record it with aclrtRecordEvent before waiting for it", c.u32(1))
+		return acl.Errorf(acl.ErrRTParamInvalid, "event %d has not been recorded: record it with aclrtRecordEvent before waiting for it", eh)
 	}
 	if !ev.reset { // done: a completed record leaves nothing to wait for
 		if rs, err := c.s.b.QueryEvent(ev.h); err == nil && rs == acl.EventRecordedStatusComplete {
 			return nil
 		}
 	}
-	if err := c.enqueue(st); err != nil {
+	limit := time.Duration(timeoutMs) * time.Millisecond
+	if timeoutMs < 0 {
+		limit = time.Duration(c.s.opWait) * time.Second // bounded by aclrtSetOpWaitTimeout (optimeout.go)
+	}
+	if timeoutMs > 0 && !c.s.b.Supports("aclrtStreamWaitEventWithTimeout") { // feature
+		return acl.Errorf(acl.ErrRTFeatureNotSupport, "the %s backend has no timed event waits", c.s.b.Name())
+	}
+	if err := c.enqueue(st); err != nil { // queue
 		return err
 	}
 	var err2 error
-	if c.s.opWait > 0 { // bounded by aclrtSetOpWaitTimeout (optimeout.go)
-		err2 = c.s.b.StreamWaitEventTimeout(st.h, ev.h, time.Duration(c.s.opWait)*time.Second)
+	if limit > 0 {
+		err2 = c.s.b.StreamWaitEventTimeout(st.h, ev.h, limit) // expire: at the stream's next synchronize
 	} else {
 		err2 = c.s.b.StreamWaitEvent(st.h, ev.h)
 	}

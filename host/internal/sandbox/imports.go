@@ -116,6 +116,19 @@ var imports = func() []importFn {
 		"aclrtStreamStop":             streamStop,
 		"aclrtStreamAbort":            streamAbort,
 		"aclrtRegStreamStateCallback": regStreamStateCallback,
+		// ABI v1.3 section 15: device and product queries (devinfo.go).
+		"aclGetCannAttribute":               getCannAttribute,
+		"aclrtGetSocName":                   getSocName,
+		"aclrtCheckArchCompatibility":       checkArchCompatibility,
+		"aclrtGetDeviceCapability":          getDeviceCapability,
+		"aclrtGetDeviceInfo":                getDeviceInfo,
+		"aclrtQueryDeviceStatus":            queryDeviceStatus,
+		"aclrtGetDeviceUtilizationRate":     getDeviceUtilizationRate,
+		"aclrtDeviceGetStreamPriorityRange": deviceGetStreamPriorityRange,
+		"aclrtResetDeviceResLimit":          resetDeviceResLimit,
+		// ABI v1.3 section 15: notify resets (notify.go), timed event waits (event.go).
+		"aclrtNotifyBatchReset":           notifyBatchReset,
+		"aclrtStreamWaitEventWithTimeout": streamWaitEventWithTimeout,
 	}
 	// ABI v1.3 section 13.2: the operator library's objects (tensor.go)
 	// and, for each row of aclnn.Ops, its two functions (operator.go).

@@ -190,3 +190,64 @@ func (s *Session) destroyNotifies(dev int32) (errs []error) {
 	}
 	return errs
 }
+
+// notifyBatchReset is aclrtNotifyBatchReset(notifies, num): the ACL layer
+// checks the array for NULL, the runtime num (taken as a uint32_t, 0
+// refused: api_c_event.cc:163-165), then resets the notifies one by one,
+// each after its handle, a NULL entry (the decorator's 107000) and, for
+// the first, the current context (api_impl.cc:4858-4859). Natively a reset
+// is a task on the current context's default stream that the call waits
+// for; the sandbox waits for that stream first, then clears every notify.
+// Unlike natively, an entry that fails leaves the ones before it as they
+// were: every entry is checked before any is reset.
+func notifyBatchReset(c *Call) error {
+	if c.u32(0) == 0 { // null
+		return acl.Errorf(acl.ErrInvalidParam, "notifies is NULL")
+	}
+	num := uint32(c.u64(1)) // the runtime's uint32_t
+	if num == 0 {           // num
+		return acl.Errorf(acl.ErrRTParamInvalid, "num %d is not in (0, %d]: the runtime takes it as a uint32_t", c.u64(1), uint32(1<<32-1))
+	}
+	arr, err := c.guest("notifies", c.u32(0), 4*uint64(num)) // range
+	if err != nil {
+		return err
+	}
+	if err := c.notifies("aclrtNotifyBatchReset"); err != nil { // feature
+		return err
+	}
+	entry := func(i uint32) (*notifyRec, error) {
+		h := le.Uint32(arr[4*i:])
+		if h == 0 { // nullentry: the runtime's decorator, after the handle check
+			return nil, acl.Errorf(acl.ErrRTParamInvalid, "notifies[%d] is NULL", i)
+		}
+		n, err := c.notify(h) // notify, later
+		if err != nil {
+			return nil, acl.Errorf(acl.CodeOf(err), "notifies[%d]: %s (no notify was reset)", i, acl.MessageOf(err))
+		}
+		return n, nil
+	}
+	for i := range num {
+		if _, err := entry(i); err != nil {
+			return err
+		}
+		if i == 0 {
+			if err := c.needDevice(); err != nil { // context
+				return err
+			}
+		}
+	}
+	def, err := c.s.defaultStream()
+	if err != nil {
+		return err
+	}
+	if err := c.s.b.SynchronizeStream(c.ctx, def.h, -1); err != nil { // stream: its failure, nothing reset
+		return be(err)
+	}
+	for i := range num { // reset
+		n, _ := entry(i)
+		if err := c.s.b.ResetNotify(n.h); err != nil {
+			return be(err)
+		}
+	}
+	return nil
+}

@@ -2718,3 +2718,161 @@ EXPORT aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp)
     return rc;
 }
 #endif
+
+/* ---- device and product queries (ABI v1.3 section 15), in the native
+ * check order. The stand-in is an Atlas A2 card, SoC Ascend910B1: 6 AI
+ * CPUs, 24 cube and 48 vector cores, 192 MiB of L2, NPU architecture 2201.
+ * It reports model task updates as supported where the simulator does
+ * not, so that a test can tell the sandbox asked the library. ---- */
+
+#ifndef OLD_RUNTIME
+static const char standin_soc[] = "Ascend910B1";
+
+EXPORT const char *aclrtGetSocName(void)
+{
+    LOG(OK, "aclrtGetSocName(");
+    return standin_soc;
+}
+
+/* The NPU architecture of a SoC name, or 0 for a name the stand-in's
+ * platform table does not know (natively 107000): a few SoCs of the
+ * native platform description. */
+static int32_t soc_arch(const char *soc)
+{
+    static const struct { const char *name; int32_t arch; } archs[] = {
+        {"Ascend910B", 1001}, {"Ascend910A", 1001}, {"Ascend910B1", 2201}, {"Ascend910B2", 2201},
+        {"Ascend910B3", 2201}, {"Ascend910B4", 2201}, {"Ascend910_9391", 2201}, {"Ascend910_9392", 2201},
+        {"Ascend950PR_9579", 3510}, {"Ascend950DT_9591", 3510}, {"Ascend310P3", 2002}, {"Ascend310B1", 3002},
+    };
+    for (size_t i = 0; i < sizeof archs / sizeof archs[0]; i++)
+        if (strcmp(soc, archs[i].name) == 0)
+            return archs[i].arch;
+    return 0;
+}
+
+EXPORT aclError aclrtCheckArchCompatibility(const char *socVersion, int32_t *canCompatible)
+{
+    aclError rc = OK;
+    int32_t arch = 0;
+    if (!socVersion || !canCompatible || socVersion[0] == '\0')
+        rc = RT_PARAM_INVALID; /* the runtime's decorator: no ACL-layer check */
+    else if ((arch = soc_arch(socVersion)) == 0)
+        rc = RT_PARAM_INVALID;
+    else
+        *canCompatible = arch == soc_arch(standin_soc);
+    LOG(rc, "aclrtCheckArchCompatibility(socVersion=%s, canCompatible=0x%" PRIxPTR, socVersion ? socVersion : "(null)", P(canCompatible));
+    return rc;
+}
+
+EXPORT aclError aclGetCannAttribute(int32_t attr, int32_t *value)
+{
+    aclError rc = OK;
+    if (!value)
+        rc = INVALID_PARAM;
+    else if (attr < 0 || attr > 2)
+        rc = INVALID_PARAM;
+    else
+        *value = attr == 2 ? 0 : 1; /* INF_NAN and BF16 on this SoC; no JIT compiler */
+    LOG(rc, "aclGetCannAttribute(attr=%d, value=0x%" PRIxPTR, attr, P(value));
+    return rc;
+}
+
+EXPORT aclError aclrtGetDeviceInfo(uint32_t deviceId, int32_t attr, int64_t *value)
+{
+    aclError rc = OK;
+    int64_t v = 0;
+    if (!value)
+        rc = INVALID_PARAM;
+    else if (deviceId >= (uint32_t)ndev)
+        rc = RT_PARAM_INVALID; /* natively 107000, not 107001 */
+    else {
+        switch (attr) {
+        case 1: v = 6; break;
+        case 101: case 102: v = 24; break;
+        case 201: v = 48; break;
+        case 202: case 203: case 204: case 205: case 206: case 207:
+        case 208: case 209: case 210: case 211: case 212: v = 0; break; /* no SIMT */
+        case 301:
+            pthread_mutex_lock(&mu);
+            v = (int64_t)devs[deviceId].total;
+            pthread_mutex_unlock(&mu);
+            break;
+        case 302: v = 201326592; break;
+        case 401: case 402: case 403: case 404: case 405: case 406: case 407: case 408: v = 0; break;
+        case 409: v = 3; break; /* a PCIe card */
+        case 501: v = 0; break;
+        case 601: v = 2201; break;
+        default: rc = RT_PARAM_INVALID;
+        }
+        if (rc == OK)
+            *value = v;
+    }
+    LOG(rc, "aclrtGetDeviceInfo(deviceId=%u, attr=%d, value=0x%" PRIxPTR, deviceId, attr, P(value));
+    return rc;
+}
+
+EXPORT aclError aclrtGetDeviceCapability(int32_t deviceId, int32_t featureType, int32_t *value)
+{
+    aclError rc = OK;
+    if (!value)
+        rc = INVALID_PARAM;
+    else if (featureType < 0 || featureType >= 20002)
+        rc = RT_PARAM_INVALID;
+    else if (featureType != 1 && featureType != 21 && featureType != 10001 && featureType != 20001)
+        rc = RT_PARAM_INVALID;
+    else if (deviceId < 0 || deviceId >= ndev)
+        rc = RT_INVALID_DEVICEID;
+    else
+        *value = featureType == 1 ? 1 : 0; /* model task updates: yes; memory queues: no */
+    LOG(rc, "aclrtGetDeviceCapability(deviceId=%d, featureType=%d, value=0x%" PRIxPTR, deviceId, featureType, P(value));
+    return rc;
+}
+
+EXPORT aclError aclrtQueryDeviceStatus(int32_t deviceId, int32_t *deviceStatus)
+{
+    aclError rc = OK;
+    if (!deviceStatus)
+        rc = INVALID_PARAM;
+    else if (deviceId < 0 || deviceId >= ndev)
+        rc = RT_INVALID_DEVICEID;
+    else
+        *deviceStatus = 0; /* ACL_RT_DEVICE_STATUS_NORMAL */
+    LOG(rc, "aclrtQueryDeviceStatus(deviceId=%d, deviceStatus=0x%" PRIxPTR, deviceId, P(deviceStatus));
+    return rc;
+}
+#endif
+
+/* ---- notify resets (ABI v1.3 section 15), in the native check order:
+ * each notify in turn is looked up, then the current context is needed;
+ * the reset clears the flag (natively after the current context's default
+ * stream has run what it holds). An old TS firmware refuses it. ---- */
+#ifndef OLD_RUNTIME
+EXPORT aclError aclrtNotifyBatchReset(aclrtNotify *notifies, size_t num)
+{
+    pthread_mutex_lock(&mu);
+    aclError rc = OK;
+    if (!notifies)
+        rc = INVALID_PARAM;
+    else if ((uint32_t)num == 0)
+        rc = RT_PARAM_INVALID;
+    else {
+        for (uint32_t i = 0; i < (uint32_t)num && rc == OK; i++) {
+            struct notify *n = find_notify(notifies[i]);
+            if (!n)
+                rc = RT_INVALID_HANDLE;
+            else if (!cur)
+                rc = RT_CONTEXT_NULL;
+#ifdef OLD_DRIVER
+            else
+                rc = RT_FEATURE_NOT_SUPPORT; /* the TS firmware lacks MC2_ENHANCE */
+#else
+            else
+                n->set = 0;
+#endif
+        }
+    }
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtNotifyBatchReset(notifies=0x%" PRIxPTR ", num=%zu", P(notifies), num);
+    return rc;
+}
+#endif

@@ -119,6 +119,24 @@ aclError aclrtGetLastError(aclrtLastErrLevel level);
 __attribute__((import_module("acl32"), import_name("aclrtPeekAtLastError")))
 aclError aclrtPeekAtLastError(aclrtLastErrLevel level);
 
+/**
+ * Writes, as an int32, 1 if the CANN attribute (ACL_CANN_ATTR_INF_NAN, BF16,
+ * JIT_COMPILE) is available on this host, else 0.
+ *
+ * Wire (acl32): aclGetCannAttribute(cannAttr i32, value i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclGetCannAttribute")))
+aclError aclGetCannAttribute(aclCannAttr cannAttr, int32_t *value);
+
+/**
+ * Writes, as an int32, 1 if code built for the SoC named socVersion runs on
+ * this device (the same NPU architecture), else 0.
+ *
+ * Wire (acl32): aclrtCheckArchCompatibility(socVersion i32, canCompatible i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtCheckArchCompatibility")))
+aclError aclrtCheckArchCompatibility(const char *socVersion, int32_t *canCompatible);
+
 #else /* ACLWASM_WIDE */
 
 /* The wide profile: aclrtPtr addresses and uint64_t sizes over the "acl" imports. */
@@ -242,7 +260,76 @@ static inline aclError aclrtPeekAtLastError(aclrtLastErrLevel level)
     return (aclError)aclwasm_raw_aclrtPeekAtLastError((int32_t)level);
 }
 
+/**
+ * Writes, as an int32, 1 if the CANN attribute (ACL_CANN_ATTR_INF_NAN, BF16,
+ * JIT_COMPILE) is available on this host, else 0.
+ *
+ * Wire: aclGetCannAttribute(cannAttr i32, value gptr) -> i32
+ */
+static inline aclError aclGetCannAttribute(aclCannAttr cannAttr, int32_t *value)
+{
+    return (aclError)aclwasm_raw_aclGetCannAttribute((int32_t)cannAttr, value);
+}
+
+/**
+ * Writes, as an int32, 1 if code built for the SoC named socVersion runs on
+ * this device (the same NPU architecture), else 0.
+ *
+ * Wire: aclrtCheckArchCompatibility(socVersion gptr, canCompatible gptr) -> i32
+ */
+static inline aclError aclrtCheckArchCompatibility(const char *socVersion, int32_t *canCompatible)
+{
+    return (aclError)aclwasm_raw_aclrtCheckArchCompatibility(socVersion, canCompatible);
+}
+
 #endif /* ACLWASM_WIDE */
+
+/**
+ * Points *cannAttrList at the CANN attributes available on this host and writes
+ * their number to *num, as natively: an SDK function over aclGetCannAttribute
+ * (ABI v1.3). The list lives in a static array (one per translation unit).
+ */
+static inline aclError aclGetCannAttributeList(const aclCannAttr **cannAttrList, size_t *num)
+{
+    static aclCannAttr list[3];
+    if (cannAttrList == NULL || num == NULL) {
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    size_t n = 0;
+    {
+        int32_t v = 0;
+        aclError rc = aclGetCannAttribute(ACL_CANN_ATTR_INF_NAN, &v);
+        if (rc != ACL_SUCCESS) {
+            return rc;
+        }
+        if (v == 1) {
+            list[n++] = ACL_CANN_ATTR_INF_NAN;
+        }
+    }
+    {
+        int32_t v = 0;
+        aclError rc = aclGetCannAttribute(ACL_CANN_ATTR_BF16, &v);
+        if (rc != ACL_SUCCESS) {
+            return rc;
+        }
+        if (v == 1) {
+            list[n++] = ACL_CANN_ATTR_BF16;
+        }
+    }
+    {
+        int32_t v = 0;
+        aclError rc = aclGetCannAttribute(ACL_CANN_ATTR_JIT_COMPILE, &v);
+        if (rc != ACL_SUCCESS) {
+            return rc;
+        }
+        if (v == 1) {
+            list[n++] = ACL_CANN_ATTR_JIT_COMPILE;
+        }
+    }
+    *cannAttrList = list;
+    *num = n;
+    return ACL_SUCCESS;
+}
 
 #ifdef __cplusplus
 }

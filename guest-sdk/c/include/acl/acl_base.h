@@ -552,6 +552,22 @@ static inline const char *aclGetRecentErrMsg(void)
     return aclwasm_raw_aclGetRecentErrMsg(msg, (int32_t)sizeof msg) > 0 ? msg : NULL;
 }
 
+/**
+ * Returns the SoC name of the session's devices ("Ascend910B1"), or NULL when the
+ * host's runtime cannot tell, as natively. The string lives in a static buffer
+ * (one per translation unit).
+ *
+ * Wraps the import aclrtGetSocName(name gptr, nameLen i32) -> i32,
+ * which returns the name's full length.
+ */
+static inline const char *aclrtGetSocName(void)
+{
+    static char name[128];
+    name[0] = '\0';
+    int32_t n = aclwasm_raw_aclrtGetSocName(name, (int32_t)sizeof name);
+    return n > 0 && n < (int32_t)sizeof name ? name : NULL;
+}
+
 #if defined(__has_include)
 #if __has_include(<stdio.h>) && __has_include(<stdarg.h>)
 #define ACLWASM_HAVE_STDIO_ 1

@@ -151,6 +151,67 @@ typedef enum aclrtEventWaitStatus {
 } aclrtEventWaitStatus;
 
 /**
+ * The CANN attributes aclGetCannAttribute reports on.
+ */
+typedef enum aclCannAttr {
+    ACL_CANN_ATTR_UNDEFINED = -1,
+    ACL_CANN_ATTR_INF_NAN = 0,
+    ACL_CANN_ATTR_BF16 = 1,
+    ACL_CANN_ATTR_JIT_COMPILE = 2,
+} aclCannAttr;
+
+/**
+ * The device attributes aclrtGetDeviceInfo reads.
+ */
+typedef enum aclrtDevAttr {
+    ACL_DEV_ATTR_AICPU_CORE_NUM = 1,
+    ACL_DEV_ATTR_AICORE_CORE_NUM = 101,
+    ACL_DEV_ATTR_CUBE_CORE_NUM = 102,
+    ACL_DEV_ATTR_VECTOR_CORE_NUM = 201,
+    ACL_DEV_ATTR_WARP_SIZE = 202,
+    ACL_DEV_ATTR_MAX_THREAD_PER_VECTOR_CORE = 203,
+    ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE = 204,
+    ACL_DEV_ATTR_MAX_GRID_DIM_X = 205,
+    ACL_DEV_ATTR_MAX_GRID_DIM_Y = 206,
+    ACL_DEV_ATTR_MAX_GRID_DIM_Z = 207,
+    ACL_DEV_ATTR_MAX_BLOCK_PER_GRID = 208,
+    ACL_DEV_ATTR_MAX_THREADS_PER_BLOCK = 209,
+    ACL_DEV_ATTR_MAX_BLOCK_DIM_X = 210,
+    ACL_DEV_ATTR_MAX_BLOCK_DIM_Y = 211,
+    ACL_DEV_ATTR_MAX_BLOCK_DIM_Z = 212,
+    ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE = 0x12D,
+    ACL_DEV_ATTR_L2_CACHE_SIZE = 0x12E,
+    ACL_DEV_ATTR_SMP_ID = 0x191,
+    ACL_DEV_ATTR_PHY_CHIP_ID = 0x192,
+    ACL_DEV_ATTR_SUPER_POD_DEVICE_ID = 0x193,
+    ACL_DEV_ATTR_SUPER_POD_SERVER_ID = 0x194,
+    ACL_DEV_ATTR_SUPER_POD_ID = 0x195,
+    ACL_DEV_ATTR_CUST_OP_PRIVILEGE = 0x196,
+    ACL_DEV_ATTR_MAINBOARD_ID = 0x197,
+    ACL_DEV_ATTR_HD_CONNECT_TYPE = 0x198,
+    ACL_DEV_ATTR_DEVICE_FORM_FACTOR = 0x199,
+    ACL_DEV_ATTR_IS_VIRTUAL = 0x1F5,
+    ACL_DEV_ATTR_NPU_ARCH = 0x259,
+} aclrtDevAttr;
+
+/**
+ * The device features aclrtGetDeviceCapability reports on.
+ */
+typedef enum aclrtDevFeatureType {
+    ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV = 1,
+    ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV = 21,
+} aclrtDevFeatureType;
+
+/**
+ * What aclrtQueryDeviceStatus reports.
+ */
+typedef enum aclrtDeviceStatus {
+    ACL_RT_DEVICE_STATUS_NORMAL = 0,
+    ACL_RT_DEVICE_STATUS_ABNORMAL = 1,
+    ACL_RT_DEVICE_STATUS_END = 0xFFFF,
+} aclrtDeviceStatus;
+
+/**
  * Where memory lives: a device (or NUMA) id and a location type. 8 bytes.
  */
 typedef struct aclrtMemLocation {
@@ -334,6 +395,22 @@ ACLWASM_STATIC_ASSERT(sizeof(aclrtStreamConfigHandle) == 32, "native layout");
 #else
 ACLWASM_STATIC_ASSERT(sizeof(aclrtStreamConfigHandle) == 16, "native layout");
 #endif
+typedef struct aclrtUtilizationExtendInfo aclrtUtilizationExtendInfo;
+
+/**
+ * What aclrtGetDeviceUtilizationRate fills, as natively: percentages, -1 for a unit
+ * not measured (the sandbox measures none). utilizationExtend is reserved and must be NULL.
+ */
+typedef struct aclrtUtilizationInfo {
+    int32_t cubeUtilization;
+    int32_t vectorUtilization;
+    int32_t aicpuUtilization;
+    int32_t memoryUtilization;
+    aclrtUtilizationExtendInfo *utilizationExtend;
+} aclrtUtilizationInfo;
+
+ACLWASM_STATIC_ASSERT(sizeof(aclrtUtilizationInfo) == 20, "native layout");
+
 ACLWASM_STATIC_ASSERT(sizeof(aclrtMemLocation) == 8, "native layout");
 ACLWASM_STATIC_ASSERT(offsetof(aclrtMemLocation, type) == 4, "native layout");
 ACLWASM_STATIC_ASSERT(sizeof(aclrtPtrAttributes) == 28, "native layout");
@@ -1137,6 +1214,83 @@ aclError aclrtStreamAbort(aclrtStream stream);
  */
 __attribute__((import_module("acl32"), import_name("aclrtRegStreamStateCallback")))
 aclError aclrtRegStreamStateCallback(const char *regName, aclrtStreamStateCallback callback, void *args);
+
+/* ---- device ---- */
+
+/**
+ * Writes, as an int32, whether deviceId has the feature: 1 supported, 0 not.
+ *
+ * Wire (acl32): aclrtGetDeviceCapability(deviceId i32, devFeatureType i32, value i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetDeviceCapability")))
+aclError aclrtGetDeviceCapability(int32_t deviceId, aclrtDevFeatureType devFeatureType, int32_t *value);
+
+/**
+ * Writes an attribute of deviceId as an int64 (8 bytes in both profiles): its
+ * cores, L2 cache, memory (the session's quota), NPU architecture.
+ *
+ * Wire (acl32): aclrtGetDeviceInfo(deviceId i32, attr i32, value i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetDeviceInfo")))
+aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int64_t *value);
+
+/**
+ * Writes the health of deviceId as an aclrtDeviceStatus:
+ * ACL_RT_DEVICE_STATUS_NORMAL (0) or ABNORMAL (1).
+ *
+ * Wire (acl32): aclrtQueryDeviceStatus(deviceId i32, deviceStatus i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtQueryDeviceStatus")))
+aclError aclrtQueryDeviceStatus(int32_t deviceId, aclrtDeviceStatus *deviceStatus);
+
+/**
+ * Fills an aclrtUtilizationInfo (20 bytes; its utilizationExtend must be
+ * NULL): -1, not measured, for every unit, since the device's load is other
+ * sessions' business.
+ *
+ * Wire (acl32): aclrtGetDeviceUtilizationRate(deviceId i32, utilizationInfo i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetDeviceUtilizationRate")))
+aclError aclrtGetDeviceUtilizationRate(int32_t deviceId, aclrtUtilizationInfo *utilizationInfo);
+
+/**
+ * Writes the least (7) and greatest (0) stream priority, as int32s; either
+ * pointer may be NULL.
+ *
+ * Wire (acl32): aclrtDeviceGetStreamPriorityRange(leastPriority i32, greatestPriority i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtDeviceGetStreamPriorityRange")))
+aclError aclrtDeviceGetStreamPriorityRange(int32_t *leastPriority, int32_t *greatestPriority);
+
+/**
+ * Undoes the session's aclrtSetDeviceResLimit on deviceId: its core limits are
+ * the device's counts again.
+ *
+ * Wire (acl32): aclrtResetDeviceResLimit(deviceId i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtResetDeviceResLimit")))
+aclError aclrtResetDeviceResLimit(int32_t deviceId);
+
+/* ---- event ---- */
+
+/**
+ * Clears num notifies (an array of handles) once the current context's default
+ * stream has run what it holds; an entry that fails leaves every notify as it
+ * was.
+ *
+ * Wire (acl32): aclrtNotifyBatchReset(notifies i32, num i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtNotifyBatchReset")))
+aclError aclrtNotifyBatchReset(aclrtNotify *notifies, size_t num);
+
+/**
+ * aclrtStreamWaitEvent bounded by timeout ms (0: no limit); a wait past it
+ * fails its stream with 107019.
+ *
+ * Wire (acl32): aclrtStreamWaitEventWithTimeout(stream i32, event i32, timeout i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtStreamWaitEventWithTimeout")))
+aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEvent event, int32_t timeout);
 
 #else /* ACLWASM_WIDE */
 
@@ -2172,6 +2326,99 @@ static inline aclError aclrtStreamAbort(aclrtStream stream)
 static inline aclError aclrtRegStreamStateCallback(const char *regName, void *callback, void *args)
 {
     return (aclError)aclwasm_raw_aclrtRegStreamStateCallback(regName, callback, args);
+}
+
+/* ---- device ---- */
+
+/**
+ * Writes, as an int32, whether deviceId has the feature: 1 supported, 0 not.
+ *
+ * Wire: aclrtGetDeviceCapability(deviceId i32, devFeatureType i32, value gptr) -> i32
+ */
+static inline aclError aclrtGetDeviceCapability(int32_t deviceId, aclrtDevFeatureType devFeatureType, int32_t *value)
+{
+    return (aclError)aclwasm_raw_aclrtGetDeviceCapability(deviceId, (int32_t)devFeatureType, value);
+}
+
+/**
+ * Writes an attribute of deviceId as an int64 (8 bytes in both profiles): its
+ * cores, L2 cache, memory (the session's quota), NPU architecture.
+ *
+ * Wire: aclrtGetDeviceInfo(deviceId i32, attr i32, value gptr) -> i32
+ */
+static inline aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int64_t *value)
+{
+    return (aclError)aclwasm_raw_aclrtGetDeviceInfo((int32_t)deviceId, (int32_t)attr, value);
+}
+
+/**
+ * Writes the health of deviceId as an aclrtDeviceStatus:
+ * ACL_RT_DEVICE_STATUS_NORMAL (0) or ABNORMAL (1).
+ *
+ * Wire: aclrtQueryDeviceStatus(deviceId i32, deviceStatus gptr) -> i32
+ */
+static inline aclError aclrtQueryDeviceStatus(int32_t deviceId, aclrtDeviceStatus *deviceStatus)
+{
+    return (aclError)aclwasm_raw_aclrtQueryDeviceStatus(deviceId, deviceStatus);
+}
+
+/**
+ * Fills an aclrtUtilizationInfo (20 bytes; its utilizationExtend must be
+ * NULL): -1, not measured, for every unit, since the device's load is other
+ * sessions' business.
+ *
+ * Wire: aclrtGetDeviceUtilizationRate(deviceId i32, utilizationInfo gptr) -> i32
+ */
+static inline aclError aclrtGetDeviceUtilizationRate(int32_t deviceId, aclrtUtilizationInfo *utilizationInfo)
+{
+    return (aclError)aclwasm_raw_aclrtGetDeviceUtilizationRate(deviceId, utilizationInfo);
+}
+
+/**
+ * Writes the least (7) and greatest (0) stream priority, as int32s; either
+ * pointer may be NULL.
+ *
+ * Wire: aclrtDeviceGetStreamPriorityRange(leastPriority gptr, greatestPriority gptr) -> i32
+ */
+static inline aclError aclrtDeviceGetStreamPriorityRange(int32_t *leastPriority, int32_t *greatestPriority)
+{
+    return (aclError)aclwasm_raw_aclrtDeviceGetStreamPriorityRange(leastPriority, greatestPriority);
+}
+
+/**
+ * Undoes the session's aclrtSetDeviceResLimit on deviceId: its core limits are
+ * the device's counts again.
+ *
+ * Wire: aclrtResetDeviceResLimit(deviceId i32) -> i32
+ */
+static inline aclError aclrtResetDeviceResLimit(int32_t deviceId)
+{
+    return (aclError)aclwasm_raw_aclrtResetDeviceResLimit(deviceId);
+}
+
+/* ---- event ---- */
+
+/**
+ * Clears num notifies (an array of handles) once the current context's default
+ * stream has run what it holds; an entry that fails leaves every notify as it
+ * was.
+ *
+ * Wire: aclrtNotifyBatchReset(notifies gptr, num size) -> i32
+ */
+static inline aclError aclrtNotifyBatchReset(aclrtNotify *notifies, uint64_t num)
+{
+    return (aclError)aclwasm_raw_aclrtNotifyBatchReset(notifies, num);
+}
+
+/**
+ * aclrtStreamWaitEvent bounded by timeout ms (0: no limit); a wait past it
+ * fails its stream with 107019.
+ *
+ * Wire: aclrtStreamWaitEventWithTimeout(stream handle, event handle, timeout i32) -> i32
+ */
+static inline aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEvent event, int32_t timeout)
+{
+    return (aclError)aclwasm_raw_aclrtStreamWaitEventWithTimeout((uint32_t)(uintptr_t)stream, (uint32_t)(uintptr_t)event, timeout);
 }
 
 #endif /* ACLWASM_WIDE */

@@ -879,6 +879,107 @@ int32_t aclwasm_raw_aclrtStreamAbort(uint32_t stream);
 __attribute__((import_module("acl"), import_name("aclrtRegStreamStateCallback")))
 int32_t aclwasm_raw_aclrtRegStreamStateCallback(const void *regName, void *callback, void *args);
 
+/**
+ * Writes, as an int32, 1 if the CANN attribute (ACL_CANN_ATTR_INF_NAN, BF16,
+ * JIT_COMPILE) is available on this host, else 0.
+ *
+ * Wire: aclGetCannAttribute(cannAttr i32, value gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclGetCannAttribute")))
+int32_t aclwasm_raw_aclGetCannAttribute(int32_t cannAttr, void *value);
+
+/**
+ * Copies the device's SoC name (up to nameLen-1 bytes and a NUL) and returns
+ * its full length, 0 when there is none; the SDKs wrap it into the native
+ * const char *aclrtGetSocName(void).
+ *
+ * Wire: aclrtGetSocName(name gptr, nameLen i32) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtGetSocName")))
+int32_t aclwasm_raw_aclrtGetSocName(void *name, int32_t nameLen);
+
+/**
+ * Writes, as an int32, 1 if code built for the SoC named socVersion runs on
+ * this device (the same NPU architecture), else 0.
+ *
+ * Wire: aclrtCheckArchCompatibility(socVersion gptr, canCompatible gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtCheckArchCompatibility")))
+int32_t aclwasm_raw_aclrtCheckArchCompatibility(const void *socVersion, void *canCompatible);
+
+/**
+ * Writes, as an int32, whether deviceId has the feature: 1 supported, 0 not.
+ *
+ * Wire: aclrtGetDeviceCapability(deviceId i32, devFeatureType i32, value gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtGetDeviceCapability")))
+int32_t aclwasm_raw_aclrtGetDeviceCapability(int32_t deviceId, int32_t devFeatureType, void *value);
+
+/**
+ * Writes an attribute of deviceId as an int64 (8 bytes in both profiles): its
+ * cores, L2 cache, memory (the session's quota), NPU architecture.
+ *
+ * Wire: aclrtGetDeviceInfo(deviceId i32, attr i32, value gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtGetDeviceInfo")))
+int32_t aclwasm_raw_aclrtGetDeviceInfo(int32_t deviceId, int32_t attr, void *value);
+
+/**
+ * Writes the health of deviceId as an aclrtDeviceStatus:
+ * ACL_RT_DEVICE_STATUS_NORMAL (0) or ABNORMAL (1).
+ *
+ * Wire: aclrtQueryDeviceStatus(deviceId i32, deviceStatus gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtQueryDeviceStatus")))
+int32_t aclwasm_raw_aclrtQueryDeviceStatus(int32_t deviceId, void *deviceStatus);
+
+/**
+ * Fills an aclrtUtilizationInfo (20 bytes; its utilizationExtend must be
+ * NULL): -1, not measured, for every unit, since the device's load is other
+ * sessions' business.
+ *
+ * Wire: aclrtGetDeviceUtilizationRate(deviceId i32, utilizationInfo gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtGetDeviceUtilizationRate")))
+int32_t aclwasm_raw_aclrtGetDeviceUtilizationRate(int32_t deviceId, void *utilizationInfo);
+
+/**
+ * Writes the least (7) and greatest (0) stream priority, as int32s; either
+ * pointer may be NULL.
+ *
+ * Wire: aclrtDeviceGetStreamPriorityRange(leastPriority gptr, greatestPriority gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtDeviceGetStreamPriorityRange")))
+int32_t aclwasm_raw_aclrtDeviceGetStreamPriorityRange(void *leastPriority, void *greatestPriority);
+
+/**
+ * Undoes the session's aclrtSetDeviceResLimit on deviceId: its core limits are
+ * the device's counts again.
+ *
+ * Wire: aclrtResetDeviceResLimit(deviceId i32) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtResetDeviceResLimit")))
+int32_t aclwasm_raw_aclrtResetDeviceResLimit(int32_t deviceId);
+
+/**
+ * Clears num notifies (an array of handles) once the current context's default
+ * stream has run what it holds; an entry that fails leaves every notify as it
+ * was.
+ *
+ * Wire: aclrtNotifyBatchReset(notifies gptr, num size) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtNotifyBatchReset")))
+int32_t aclwasm_raw_aclrtNotifyBatchReset(void *notifies, uint64_t num);
+
+/**
+ * aclrtStreamWaitEvent bounded by timeout ms (0: no limit); a wait past it
+ * fails its stream with 107019.
+ *
+ * Wire: aclrtStreamWaitEventWithTimeout(stream handle, event handle, timeout i32) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtStreamWaitEventWithTimeout")))
+int32_t aclwasm_raw_aclrtStreamWaitEventWithTimeout(uint32_t stream, uint32_t event, int32_t timeout);
+
 #else /* the native layout: acl32 */
 
 /**
@@ -1740,6 +1841,107 @@ int32_t aclwasm_raw_aclrtStreamAbort(uint32_t stream);
  */
 __attribute__((import_module("acl32"), import_name("aclrtRegStreamStateCallback")))
 int32_t aclwasm_raw_aclrtRegStreamStateCallback(const void *regName, void *callback, void *args);
+
+/**
+ * Writes, as an int32, 1 if the CANN attribute (ACL_CANN_ATTR_INF_NAN, BF16,
+ * JIT_COMPILE) is available on this host, else 0.
+ *
+ * Wire: aclGetCannAttribute(cannAttr i32, value i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclGetCannAttribute")))
+int32_t aclwasm_raw_aclGetCannAttribute(int32_t cannAttr, void *value);
+
+/**
+ * Copies the device's SoC name (up to nameLen-1 bytes and a NUL) and returns
+ * its full length, 0 when there is none; the SDKs wrap it into the native
+ * const char *aclrtGetSocName(void).
+ *
+ * Wire: aclrtGetSocName(name i32, nameLen i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetSocName")))
+int32_t aclwasm_raw_aclrtGetSocName(void *name, int32_t nameLen);
+
+/**
+ * Writes, as an int32, 1 if code built for the SoC named socVersion runs on
+ * this device (the same NPU architecture), else 0.
+ *
+ * Wire: aclrtCheckArchCompatibility(socVersion i32, canCompatible i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtCheckArchCompatibility")))
+int32_t aclwasm_raw_aclrtCheckArchCompatibility(const void *socVersion, void *canCompatible);
+
+/**
+ * Writes, as an int32, whether deviceId has the feature: 1 supported, 0 not.
+ *
+ * Wire: aclrtGetDeviceCapability(deviceId i32, devFeatureType i32, value i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetDeviceCapability")))
+int32_t aclwasm_raw_aclrtGetDeviceCapability(int32_t deviceId, int32_t devFeatureType, void *value);
+
+/**
+ * Writes an attribute of deviceId as an int64 (8 bytes in both profiles): its
+ * cores, L2 cache, memory (the session's quota), NPU architecture.
+ *
+ * Wire: aclrtGetDeviceInfo(deviceId i32, attr i32, value i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetDeviceInfo")))
+int32_t aclwasm_raw_aclrtGetDeviceInfo(int32_t deviceId, int32_t attr, void *value);
+
+/**
+ * Writes the health of deviceId as an aclrtDeviceStatus:
+ * ACL_RT_DEVICE_STATUS_NORMAL (0) or ABNORMAL (1).
+ *
+ * Wire: aclrtQueryDeviceStatus(deviceId i32, deviceStatus i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtQueryDeviceStatus")))
+int32_t aclwasm_raw_aclrtQueryDeviceStatus(int32_t deviceId, void *deviceStatus);
+
+/**
+ * Fills an aclrtUtilizationInfo (20 bytes; its utilizationExtend must be
+ * NULL): -1, not measured, for every unit, since the device's load is other
+ * sessions' business.
+ *
+ * Wire: aclrtGetDeviceUtilizationRate(deviceId i32, utilizationInfo i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetDeviceUtilizationRate")))
+int32_t aclwasm_raw_aclrtGetDeviceUtilizationRate(int32_t deviceId, void *utilizationInfo);
+
+/**
+ * Writes the least (7) and greatest (0) stream priority, as int32s; either
+ * pointer may be NULL.
+ *
+ * Wire: aclrtDeviceGetStreamPriorityRange(leastPriority i32, greatestPriority i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtDeviceGetStreamPriorityRange")))
+int32_t aclwasm_raw_aclrtDeviceGetStreamPriorityRange(void *leastPriority, void *greatestPriority);
+
+/**
+ * Undoes the session's aclrtSetDeviceResLimit on deviceId: its core limits are
+ * the device's counts again.
+ *
+ * Wire: aclrtResetDeviceResLimit(deviceId i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtResetDeviceResLimit")))
+int32_t aclwasm_raw_aclrtResetDeviceResLimit(int32_t deviceId);
+
+/**
+ * Clears num notifies (an array of handles) once the current context's default
+ * stream has run what it holds; an entry that fails leaves every notify as it
+ * was.
+ *
+ * Wire: aclrtNotifyBatchReset(notifies i32, num i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtNotifyBatchReset")))
+int32_t aclwasm_raw_aclrtNotifyBatchReset(void *notifies, uint32_t num);
+
+/**
+ * aclrtStreamWaitEvent bounded by timeout ms (0: no limit); a wait past it
+ * fails its stream with 107019.
+ *
+ * Wire: aclrtStreamWaitEventWithTimeout(stream i32, event i32, timeout i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtStreamWaitEventWithTimeout")))
+int32_t aclwasm_raw_aclrtStreamWaitEventWithTimeout(uint32_t stream, uint32_t event, int32_t timeout);
 
 #endif /* ACLWASM_WIDE */
 

@@ -348,3 +348,36 @@ func StreamAbort(_ uint32) int32 { return notSupported }
 func RegStreamStateCallback(_ unsafe.Pointer, _ unsafe.Pointer, _ unsafe.Pointer) int32 {
 	return notSupported
 }
+
+// GetCannAttribute fails outside a wasip1 guest (see NotWasip1).
+func GetCannAttribute(_ int32, _ unsafe.Pointer) int32 { return notSupported }
+
+// GetSocName has no SoC name outside a wasip1 guest: it returns 0.
+func GetSocName(_ unsafe.Pointer, _ int32) int32 { return 0 }
+
+// CheckArchCompatibility fails outside a wasip1 guest (see NotWasip1).
+func CheckArchCompatibility(_ unsafe.Pointer, _ unsafe.Pointer) int32 { return notSupported }
+
+// GetDeviceCapability fails outside a wasip1 guest (see NotWasip1).
+func GetDeviceCapability(_ int32, _ int32, _ unsafe.Pointer) int32 { return notSupported }
+
+// GetDeviceInfo fails outside a wasip1 guest (see NotWasip1).
+func GetDeviceInfo(_ uint32, _ int32, _ unsafe.Pointer) int32 { return notSupported }
+
+// QueryDeviceStatus fails outside a wasip1 guest (see NotWasip1).
+func QueryDeviceStatus(_ int32, _ unsafe.Pointer) int32 { return notSupported }
+
+// GetDeviceUtilizationRate fails outside a wasip1 guest (see NotWasip1).
+func GetDeviceUtilizationRate(_ int32, _ unsafe.Pointer) int32 { return notSupported }
+
+// DeviceGetStreamPriorityRange fails outside a wasip1 guest (see NotWasip1).
+func DeviceGetStreamPriorityRange(_ unsafe.Pointer, _ unsafe.Pointer) int32 { return notSupported }
+
+// ResetDeviceResLimit fails outside a wasip1 guest (see NotWasip1).
+func ResetDeviceResLimit(_ int32) int32 { return notSupported }
+
+// NotifyBatchReset fails outside a wasip1 guest (see NotWasip1).
+func NotifyBatchReset(_ unsafe.Pointer, _ uint64) int32 { return notSupported }
+
+// StreamWaitEventWithTimeout fails outside a wasip1 guest (see NotWasip1).
+func StreamWaitEventWithTimeout(_ uint32, _ uint32, _ int32) int32 { return notSupported }

@@ -927,3 +927,112 @@ func StreamAbort(stream uint32) int32
 //go:wasmimport acl aclrtRegStreamStateCallback
 //go:noescape
 func RegStreamStateCallback(regName unsafe.Pointer, callback unsafe.Pointer, args unsafe.Pointer) int32
+
+// GetCannAttribute is aclGetCannAttribute: Writes, as an int32, 1 if the CANN
+// attribute (ACL_CANN_ATTR_INF_NAN, BF16, JIT_COMPILE) is available on this
+// host, else 0.
+//
+// Wire: aclGetCannAttribute(cannAttr i32, value gptr) -> i32
+//
+//go:wasmimport acl aclGetCannAttribute
+//go:noescape
+func GetCannAttribute(cannAttr int32, value unsafe.Pointer) int32
+
+// GetSocName is aclrtGetSocName: Copies the device's SoC name (up to nameLen-1
+// bytes and a NUL) and returns its full length, 0 when there is none; the SDKs
+// wrap it into the native const char *aclrtGetSocName(void).
+//
+// Wire: aclrtGetSocName(name gptr, nameLen i32) -> i32
+//
+//go:wasmimport acl aclrtGetSocName
+//go:noescape
+func GetSocName(name unsafe.Pointer, nameLen int32) int32
+
+// CheckArchCompatibility is aclrtCheckArchCompatibility: Writes, as an int32,
+// 1 if code built for the SoC named socVersion runs on this device (the same
+// NPU architecture), else 0.
+//
+// Wire: aclrtCheckArchCompatibility(socVersion gptr, canCompatible gptr) -> i32
+//
+//go:wasmimport acl aclrtCheckArchCompatibility
+//go:noescape
+func CheckArchCompatibility(socVersion unsafe.Pointer, canCompatible unsafe.Pointer) int32
+
+// GetDeviceCapability is aclrtGetDeviceCapability: Writes, as an int32,
+// whether deviceId has the feature: 1 supported, 0 not.
+//
+// Wire: aclrtGetDeviceCapability(deviceId i32, devFeatureType i32, value gptr) -> i32
+//
+//go:wasmimport acl aclrtGetDeviceCapability
+//go:noescape
+func GetDeviceCapability(deviceId int32, devFeatureType int32, value unsafe.Pointer) int32
+
+// GetDeviceInfo is aclrtGetDeviceInfo: Writes an attribute of deviceId as an
+// int64 (8 bytes in both profiles): its cores, L2 cache, memory (the session's
+// quota), NPU architecture.
+//
+// Wire: aclrtGetDeviceInfo(deviceId i32, attr i32, value gptr) -> i32
+//
+//go:wasmimport acl aclrtGetDeviceInfo
+//go:noescape
+func GetDeviceInfo(deviceId uint32, attr int32, value unsafe.Pointer) int32
+
+// QueryDeviceStatus is aclrtQueryDeviceStatus: Writes the health of deviceId
+// as an aclrtDeviceStatus: ACL_RT_DEVICE_STATUS_NORMAL (0) or ABNORMAL (1).
+//
+// Wire: aclrtQueryDeviceStatus(deviceId i32, deviceStatus gptr) -> i32
+//
+//go:wasmimport acl aclrtQueryDeviceStatus
+//go:noescape
+func QueryDeviceStatus(deviceId int32, deviceStatus unsafe.Pointer) int32
+
+// GetDeviceUtilizationRate is aclrtGetDeviceUtilizationRate: Fills an
+// aclrtUtilizationInfo (20 bytes; its utilizationExtend must be NULL): -1, not
+// measured, for every unit, since the device's load is other sessions'
+// business.
+//
+// Wire: aclrtGetDeviceUtilizationRate(deviceId i32, utilizationInfo gptr) -> i32
+//
+//go:wasmimport acl aclrtGetDeviceUtilizationRate
+//go:noescape
+func GetDeviceUtilizationRate(deviceId int32, utilizationInfo unsafe.Pointer) int32
+
+// DeviceGetStreamPriorityRange is aclrtDeviceGetStreamPriorityRange: Writes
+// the least (7) and greatest (0) stream priority, as int32s; either pointer
+// may be NULL.
+//
+// Wire: aclrtDeviceGetStreamPriorityRange(leastPriority gptr, greatestPriority gptr) -> i32
+//
+//go:wasmimport acl aclrtDeviceGetStreamPriorityRange
+//go:noescape
+func DeviceGetStreamPriorityRange(leastPriority unsafe.Pointer, greatestPriority unsafe.Pointer) int32
+
+// ResetDeviceResLimit is aclrtResetDeviceResLimit: Undoes the session's
+// aclrtSetDeviceResLimit on deviceId: its core limits are the device's counts
+// again.
+//
+// Wire: aclrtResetDeviceResLimit(deviceId i32) -> i32
+//
+//go:wasmimport acl aclrtResetDeviceResLimit
+//go:noescape
+func ResetDeviceResLimit(deviceId int32) int32
+
+// NotifyBatchReset is aclrtNotifyBatchReset: Clears num notifies (an array of
+// handles) once the current context's default stream has run what it holds; an
+// entry that fails leaves every notify as it was.
+//
+// Wire: aclrtNotifyBatchReset(notifies gptr, num size) -> i32
+//
+//go:wasmimport acl aclrtNotifyBatchReset
+//go:noescape
+func NotifyBatchReset(notifies unsafe.Pointer, num uint64) int32
+
+// StreamWaitEventWithTimeout is aclrtStreamWaitEventWithTimeout:
+// aclrtStreamWaitEvent bounded by timeout ms (0: no limit); a wait past it
+// fails its stream with 107019.
+//
+// Wire: aclrtStreamWaitEventWithTimeout(stream handle, event handle, timeout i32) -> i32
+//
+//go:wasmimport acl aclrtStreamWaitEventWithTimeout
+//go:noescape
+func StreamWaitEventWithTimeout(stream uint32, event uint32, timeout int32) int32

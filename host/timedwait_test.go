@@ -1,0 +1,120 @@
+package host
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/abi"
+	"github.com/aclwasm/aclwasm/acl"
+)
+
+// aclrtStreamWaitEventWithTimeout (ABI v1.3 section 15).
+
+func init() {
+	const fn = "aclrtStreamWaitEventWithTimeout"
+	orderCases[fn] = map[string]orderCase{
+		"timeout": {run: func(h *harness) acl.Error { return h.rc(fn, 999, 0, 1<<32-1) }}, // bad stream, NULL event too
+		"stream":  {run: func(h *harness) acl.Error { return h.rc(fn, 999, 0, 10) }},      // NULL event too
+		"event": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.rc(fn, e.s1, e.s, 10)
+		}},
+		"null": {run: func(h *harness) acl.Error {
+			setupOrder(h)
+			h.noDevice()
+			return h.rc(fn, 0, 0, 10) // before the device is looked at
+		}},
+		"nowait": {run: func(h *harness) acl.Error {
+			setupOrder(h)
+			ev := h.eventEx(8) // ACL_EVENT_TIME_LINE alone
+			h.noDevice()
+			return h.rc(fn, 0, ev, 10)
+		}},
+		"context": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			h.noDevice()
+			return h.rc(fn, 0, e.ev, 10)
+		}},
+		"streamctx": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.rc(fn, e.s1, e.ev, 10) // never recorded too
+		}},
+		"newmode": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			return h.rc(fn, e.s, h.eventEx(1), 10)
+		}},
+		"unrecorded": {run: func(h *harness) acl.Error {
+			b := bareHarness(h) // before the backend's timed waits are asked for
+			return b.rc(fn, 0, b.event(), 10)
+		}},
+		"done": {run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			h.ok("aclrtRecordEvent", e.ev, e.s)
+			h.ok("aclrtSynchronizeStream", e.s)
+			other := h.stream()
+			release := h.gate(other)
+			defer release()
+			code := h.rc(fn, other, e.ev, 10)
+			require.Equal(h.t, acl.EventWaitStatusComplete, h.waitStatus(e.ev), "a wait on a completed record queues nothing")
+			return code
+		}},
+		"feature": {run: func(h *harness) acl.Error {
+			b := bareHarness(h)
+			s := b.stream()
+			release := b.gate(s)
+			defer release()
+			ev := b.event()
+			b.ok("aclrtRecordEvent", ev, s) // pending: a wait for it is queued
+			require.Equal(h.t, acl.Success, b.rc(fn, 0, ev, 0), "no limit: the plain wait")
+			return b.rc(fn, 0, ev, 10)
+		}},
+		"queue": {policy: Policy{MaxQueued: 1}, run: func(h *harness) acl.Error {
+			e := setupOrder(h)
+			ev := h.event() // reset after its record: a wait is queued
+			h.ok("aclrtRecordEvent", ev, 0)
+			h.ok("aclrtSynchronizeStream", 0)
+			h.ok("aclrtResetEvent", ev, 0)
+			h.ok("aclrtSynchronizeStream", 0)
+			release := h.gate(e.s)
+			defer release()
+			return h.rc(fn, e.s, ev, 10)
+		}},
+		"expire": {run: func(h *harness) acl.Error {
+			h.ok("aclrtSetDevice", 0)
+			ev := h.waitable() // never recorded again: the wait can only expire
+			s := h.stream()
+			h.ok(fn, s, ev, 1)
+			return h.rc("aclrtSynchronizeStream", s)
+		}},
+	}
+}
+
+// TestStreamWaitEventWithTimeout: a timed wait ends when the event's
+// record runs, and the work behind it runs too; one that expires fails
+// its stream once, and the stream goes on. Both profiles.
+func TestStreamWaitEventWithTimeout(t *testing.T) {
+	for _, prof := range abi.Profiles {
+		t.Run(prof.Module(), func(t *testing.T) {
+			h := newHarnessIn(t, prof, Policy{})
+			h.ok("aclrtSetDevice", 0)
+			ev, w := h.waitable(), h.stream()
+			dev := h.malloc(64)
+			want := h.fill(data, 64, 7)
+			h.ok("aclrtHostRegister", data, 64, 0, outB)
+			h.ok("aclrtStreamWaitEventWithTimeout", w, ev, 60_000) // a generous limit: the record comes first
+			h.ok("aclrtMemcpyAsync", dev, 64, data, 64, 1, w)
+			require.False(t, h.streamReady(w), "the wait holds its stream until the record")
+			h.ok("aclrtRecordEvent", ev, 0)
+			h.ok("aclrtSynchronizeStream", w)
+			h.ok("aclrtMemcpy", data2, 64, dev, 64, 2)
+			require.Equal(t, want, h.mem()[data2:data2+64])
+
+			ev2 := h.waitable()
+			h.ok("aclrtStreamWaitEventWithTimeout", w, ev2, 1)
+			h.code(acl.ErrRTWaitTimeout, "aclrtSynchronizeStream", w)
+			h.ok("aclrtMemsetAsync", dev, 64, 1, 64, w)
+			h.ok("aclrtSynchronizeStream", w) // the error was reported once
+		})
+	}
+}
