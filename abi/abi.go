@@ -341,9 +341,9 @@ var kindNames = [...]string{
 	StreamHandle: "stream", EventHandle: "event", ContextHandle: "context", NotifyHandle: "notify",
 	CString: "string", Bytes: "bytes", GuestFunc: "func", UserData: "userdata", Reserved: "reserved",
 	PtrAttributes: "aclrtPtrAttributes", MemcpyBatchAttr: "aclrtMemcpyBatchAttr", ErrorInfo: "aclrtErrorInfo",
-	StreamConfig: "aclrtStreamConfigHandle",
+	StreamConfig:    "aclrtStreamConfigHandle",
 	UtilizationInfo: "aclrtUtilizationInfo",
-	TensorHandle: "aclTensor", ScalarHandle: "aclScalar", IntArrayHandle: "aclIntArray", FloatArrayHandle: "aclFloatArray",
+	TensorHandle:    "aclTensor", ScalarHandle: "aclScalar", IntArrayHandle: "aclIntArray", FloatArrayHandle: "aclFloatArray",
 	BoolArrayHandle: "aclBoolArray", TensorListHandle: "aclTensorList", ExecutorHandle: "aclOpExecutor",
 	Bool: "bool", DataValue: "value",
 }

@@ -191,7 +191,6 @@ func eachIndex(dims []int64, fn func(idx []int64)) {
 	}
 }
 
-
 // random returns n values representable in t: integers over a range that
 // makes sums and products wrap for the narrow types, floats of mixed sign
 // and magnitude.
