@@ -174,15 +174,21 @@ func needModule(exactlyOne bool) cobra.PositionalArgs {
 // guestExit is how the process ends for a guest that exited with code: with
 // the same code, or, for a code a process exit status cannot hold (the OS
 // keeps its low 8 bits, so 256 would read as success), with 255 and a reason.
-func guestExit(code uint32) error {
+func guestExit(code uint32, reason string) error {
+	if reason != "" {
+		reason = " (the guest says: " + reason + ")"
+	}
 	switch {
 	case code == 0:
 		return nil
 	case code > 255:
-		return &exitError{255, fmt.Errorf("guest exited with code %d, which an exit status cannot hold: exiting 255", code)}
+		return &exitError{255, fmt.Errorf("guest exited with code %d%s, which an exit status cannot hold: exiting 255", code, reason)}
 	}
 	if m, ok := hostCodes[code]; ok {
-		return &exitError{int(code), fmt.Errorf("guest exited with code %d: the guest's own code, not the host's %s", code, m)}
+		return &exitError{int(code), fmt.Errorf("guest exited with code %d%s: the guest's own code, not the host's %s", code, reason, m)}
+	}
+	if reason != "" {
+		return &exitError{int(code), fmt.Errorf("guest exited with code %d%s", code, reason)}
 	}
 	return &exitError{code: int(code)}
 }

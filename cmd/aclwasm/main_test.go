@@ -296,6 +296,25 @@ func TestGuestExitCodes(t *testing.T) {
 	}
 }
 
+// TestGuestExitReason: a command that says why it fails
+// (aclwasm.error_set) before exiting has its reason on stderr.
+func TestGuestExitReason(t *testing.T) {
+	const src = `(module
+  (import "aclwasm" "error_set" (func $set (param i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+  (memory (export "memory") 1)
+  (data (i32.const 16) "no input file")
+  (func (export "_start")
+    (drop (call $set (i32.const 16) (i32.const 13)))
+    (call $exit (i32.const %d))))`
+	r := cli(t, "run", wat(t, "why", fmt.Sprintf(src, 3)))
+	require.Equal(t, 3, r.code, r.stderr)
+	require.Equal(t, "aclwasm: guest exited with code 3 (the guest says: no input file)", oneLine(t, r.stderr))
+	r = cli(t, "run", wat(t, "why124", fmt.Sprintf(src, 124)))
+	require.Equal(t, 124, r.code, r.stderr)
+	require.Equal(t, "aclwasm: guest exited with code 124 (the guest says: no input file): the guest's own code, not the host's timeout (124)", oneLine(t, r.stderr))
+}
+
 const watTraceGuest = `(module
   (import "acl" "aclrtSetDevice" (func $setdev (param i32) (result i32)))
   (import "acl" "aclrtMalloc" (func $malloc (param i32 i64 i32) (result i32)))

@@ -137,7 +137,7 @@ line on stderr saying it is the guest's.`,
 				if err != nil {
 					return classify(err)
 				}
-				return guestExit(res.ExitCode)
+				return guestExit(res.ExitCode, res.Message)
 			}
 			return invokeExport(ctx, cmd.OutOrStdout(), stderr, pl, cfg, invoke, args[1:], stats)
 		},
@@ -213,7 +213,7 @@ func classify(err error) error {
 	var ee *host.ExitError
 	switch {
 	case errors.As(err, &ee):
-		return guestExit(ee.Code)
+		return guestExit(ee.Code, "")
 	case errors.Is(err, host.ErrLoad):
 		return &exitError{exitLoad, err}
 	case errors.Is(err, host.ErrTimeout):
