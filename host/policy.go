@@ -106,6 +106,22 @@ type Policy struct {
 	// (512 KiB of real stack) may come first. It bounds the host memory
 	// of a runaway recursion, which wazero let grow to 400 MB per call.
 	MaxStackBytes uint64
+	// CheckAsync turns on the checking mode for plugin authors, which
+	// makes asynchronous mistakes visible where the simulator, running
+	// queued work at once, hides them. An asynchronous copy into
+	// registered guest memory (aclrtHostRegister) is written to a host-side
+	// shadow, and its destination reads 0xCD bytes until a synchronize
+	// (stream, device or event), a query reporting completion or a stream
+	// callback covers the copy (aclrtStreamWaitEvent carries coverage from
+	// stream to stream); the registered source of an asynchronous copy
+	// must not change until then; and every such copy must be waited for
+	// before the export call returns. A call or run that breaks these
+	// rules returns an *AsyncError listing each finding with the call that
+	// queued the copy. Only aclrtMemcpyAsync and
+	// aclrtMemcpyAsyncWithCondition are followed. It costs a copy of each
+	// queued copy's registered side, counted against PinnedMemory; off,
+	// it costs nothing.
+	CheckAsync bool
 }
 
 // Defaults of Policy's fields.
@@ -259,6 +275,7 @@ func (p *Policy) limits() sandbox.Limits {
 		MaxBatchEntries: p.MaxBatchEntries, MaxCallBytes: p.MaxCallBytes,
 		MemoryPages: p.MemoryPages, RefuseInitConfig: p.RefuseInitConfig,
 		MaxCallbacks: p.MaxCallbacks, MaxCallbackDepth: p.MaxCallbackDepth,
+		CheckAsync: p.CheckAsync,
 	}
 }
 

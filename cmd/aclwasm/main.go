@@ -22,7 +22,10 @@
 // reason, then the guest's backtrace). A guest exit code above 255, which
 // an exit status cannot hold, gives 255. Each code but the guest's own
 // comes with a reason on stderr, and so does a guest exit code that equals
-// one of the host's (124, 125, 126, 130, 134), saying it is the guest's.
+// one of the host's (123, 124, 125, 126, 130, 134), saying it is the guest's.
+// With --check-async, a run whose guest made asynchronous mistakes exits
+// 123 whatever its own exit code, listing each mistake on stderr with the
+// call that queued the copy.
 // Exit codes of call: the export's status (0 for success or an export that
 // returns nothing; 255 for a status outside 1..255, and a status equal to
 // one of the host's codes comes with a line saying it is the export's),
@@ -50,6 +53,7 @@ import (
 
 // Exit codes besides the guest's own.
 const (
+	exitAsync       = 123
 	exitTimeout     = 124
 	exitLoad        = 125
 	exitHost        = 126
@@ -189,6 +193,7 @@ func guestExit(code uint32) error {
 
 // hostCodes are the exit codes the host gives, by meaning.
 var hostCodes = map[uint32]string{
+	exitAsync:       "check-async findings (123)",
 	exitTimeout:     "timeout (124)",
 	exitLoad:        "load refusal (125)",
 	exitHost:        "host error (126)",
