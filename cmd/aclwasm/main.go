@@ -93,6 +93,7 @@ func main() {
 		if ee.err != nil {
 			fmt.Fprintln(os.Stderr, "aclwasm:", firstLine(ee.err))
 			printBacktrace(os.Stderr, ee.err)
+			printAsync(os.Stderr, ee.err)
 		}
 		os.Exit(ee.code)
 	default: // cobra's usage errors: unknown command, arguments
@@ -136,6 +137,22 @@ func version() string {
 func firstLine(err error) string {
 	msg, _, _ := strings.Cut(err.Error(), "\n")
 	return msg
+}
+
+// printAsync writes the findings of --check-async, one per line, after
+// the reason (which, for a guest that trapped on what it read, is the
+// trap's).
+func printAsync(w io.Writer, err error) {
+	var ae *host.AsyncError
+	if !errors.As(err, &ae) {
+		return
+	}
+	if firstLine(err) != firstLine(ae) {
+		fmt.Fprintln(w, firstLine(ae))
+	}
+	for _, f := range ae.Findings {
+		fmt.Fprintf(w, "\t%s: %s: %s\n", f.Kind, f.Call, f.Detail)
+	}
 }
 
 // printBacktrace writes the guest's backtrace of a trap, innermost call

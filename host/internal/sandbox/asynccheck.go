@@ -74,11 +74,17 @@ type asyncOp struct {
 	dst, shadow []byte
 	pin         acl.HostPin
 	// src is the registered guest memory it reads (nil: device memory),
-	// snap a copy of it at enqueue.
+	// snap a copy of it at enqueue, registered under snapPin: what the
+	// backend reads, so that the poison of a copy queued after it into
+	// the same memory is not what it copies.
 	src, snap []byte
-	// dstPin and srcPin are the guest addresses of the registrations dst
-	// and src lie in (0: none).
-	dstPin, srcPin uint64
+	snapPin   acl.HostPin
+	// dstAt and srcAt are the guest addresses of dst and src; dstPin and
+	// srcPin those of the registrations they lie in (0: none).
+	dstAt, srcAt, dstPin, srcPin uint64
+	// handed: a copy queued after it writes its source, which from then
+	// on may change without the guest's doing.
+	handed bool
 }
 
 // asyncCheck is a session's checking-mode state.
@@ -122,32 +128,45 @@ func (c *Call) checkedCopy(st *streamRec, d, s *span, dstAt, srcAt, n uint64, di
 	if extra > sess.policy.PinnedMemory-min(k.held, sess.policy.PinnedMemory) {
 		return acl.Errorf(acl.ErrRTOverLimit, "the checking mode (check-async) already holds %d bytes of copies not yet waited for, the pinned memory quota: synchronize first", k.held)
 	}
-	dst := d.buf
+	dst, src := d.buf, s.buf
+	if guestSrc {
+		op.src, op.srcAt = s.buf.Host[:n:n], srcAt
+		op.srcPin = sess.as.pinAt(srcAt, srcAt+1).start
+		op.snap = bytes.Clone(op.src)
+		pin, err := sess.registerShadow(op.snap)
+		if err != nil {
+			return err
+		}
+		op.snapPin = pin
+		src = acl.Host(op.snap, pin)
+	}
 	if guestDst {
-		op.dst = d.buf.Host[:n:n]
+		op.dst, op.dstAt = d.buf.Host[:n:n], dstAt
 		op.dstPin = sess.as.pinAt(dstAt, dstAt+1).start
 		// The shadow starts as the destination is: a copy that fails, or
 		// is cancelled, lands what was there.
 		op.shadow = bytes.Clone(op.dst)
 		pin, err := sess.registerShadow(op.shadow)
 		if err != nil {
+			sess.unregisterShadows(c.ctx, op)
 			return err
 		}
 		op.pin = pin
 		dst = acl.Host(op.shadow, pin)
 	}
-	if guestSrc {
-		op.src = s.buf.Host[:n:n]
-		op.srcPin = sess.as.pinAt(srcAt, srcAt+1).start
-		op.snap = bytes.Clone(op.src)
-	}
-	if err := sess.b.MemcpyAsync(c.ctx, dst, s.buf, n, st.h); err != nil {
-		if op.pin != 0 {
-			_ = sess.b.HostUnregister(context.WithoutCancel(c.ctx), op.pin)
-		}
+	if err := sess.b.MemcpyAsync(c.ctx, dst, src, n, st.h); err != nil {
+		sess.unregisterShadows(c.ctx, op)
 		return be(err)
 	}
 	if guestDst {
+		// The copies queued before that read this memory: what the guest
+		// did to it up to now is theirs to answer for, the poison is not.
+		for _, q := range k.ops {
+			if q.src != nil && !q.handed && q.srcAt < dstAt+n && dstAt < q.srcAt+uint64(len(q.src)) {
+				k.sourceCheck(q)
+				q.handed = true
+			}
+		}
 		for i := range op.dst {
 			op.dst[i] = Poison
 		}
@@ -171,6 +190,30 @@ func (s *Session) registerShadow(b []byte) (acl.HostPin, error) {
 		h, err = s.b.HostRegister(b, acl.HostRegisterMapped)
 	}
 	return h, be(err)
+}
+
+// unregisterShadows lets go of op's shadow and snapshot, waiting for the
+// work that uses them.
+func (s *Session) unregisterShadows(ctx context.Context, op *asyncOp) {
+	for _, h := range [2]acl.HostPin{op.pin, op.snapPin} {
+		if h != 0 {
+			_ = s.b.HostUnregister(context.WithoutCancel(ctx), h)
+		}
+	}
+}
+
+// sourceCheck reports op if the guest changed its source since the
+// enqueue.
+func (k *asyncCheck) sourceCheck(op *asyncOp) {
+	if op.src == nil || op.handed || bytes.Equal(op.src, op.snap) {
+		return
+	}
+	at := 0
+	for at < len(op.src) && op.src[at] == op.snap[at] {
+		at++
+	}
+	k.found = append(k.found, AsyncFinding{Kind: AsyncSourceChanged, Func: &abi.Funcs[op.fi], Args: op.args,
+		Detail: fmt.Sprintf("its registered source changed before a synchronize covered the copy (first at byte %d of %d): natively the copy may read either content", at, len(op.src))})
 }
 
 // land finishes every followed copy that cv covers, in queue order.
@@ -211,26 +254,23 @@ func (s *Session) landWhere(ctx context.Context, unwaited string, drained func(o
 // what came before anything covered the copy: it is reported.
 func (s *Session) finish(ctx context.Context, op *asyncOp, unwaited string) {
 	k := s.ck
+	if op.snapPin != 0 {
+		_ = s.b.HostUnregister(context.WithoutCancel(ctx), op.snapPin)
+	}
 	if op.pin != 0 {
 		if err := s.b.HostUnregister(context.WithoutCancel(ctx), op.pin); err == nil || unwaited == "" {
 			copy(op.dst, op.shadow)
 		}
 	}
-	switch {
-	case unwaited != "":
+	if unwaited != "" {
 		what := "copy"
 		if op.dst != nil {
 			what = fmt.Sprintf("copy into registered memory (which read %#x bytes until then)", Poison)
 		}
 		k.found = append(k.found, AsyncFinding{Kind: AsyncUnwaited, Func: &abi.Funcs[op.fi], Args: op.args,
 			Detail: "the " + what + " was never waited for: no synchronize, query or event covered it before " + unwaited})
-	case op.src != nil && !bytes.Equal(op.src, op.snap):
-		at := 0
-		for at < len(op.src) && op.src[at] == op.snap[at] {
-			at++
-		}
-		k.found = append(k.found, AsyncFinding{Kind: AsyncSourceChanged, Func: &abi.Funcs[op.fi], Args: op.args,
-			Detail: fmt.Sprintf("its registered source changed before a synchronize covered the copy (first at byte %d of %d): the copy may have read either", at, len(op.src))})
+	} else {
+		k.sourceCheck(op)
 	}
 	k.held -= uint64(len(op.shadow) + len(op.snap))
 }
@@ -260,8 +300,10 @@ func (s *Session) releaseChecks(ctx context.Context) (errs []error) {
 		return nil
 	}
 	for _, op := range s.ck.ops {
-		if op.pin != 0 {
-			errs = append(errs, s.b.HostUnregister(ctx, op.pin))
+		for _, h := range [2]acl.HostPin{op.pin, op.snapPin} {
+			if h != 0 {
+				errs = append(errs, s.b.HostUnregister(ctx, h))
+			}
 		}
 	}
 	s.ck.ops = nil
