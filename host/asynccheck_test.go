@@ -75,6 +75,9 @@ func asyncWAT(extra string) string {
     (call $read))
   (func (export "unregister") (result i32)
     (call $d2h) (call $ok (call $aclrtHostUnregister (i64.const 0x1000))) (call $read))
+  ;; checked traps on the poison, as a guest checking what it read does.
+  (func (export "checked")
+    (call $d2h) (if (i32.eq (call $read) (i32.const 0xCD)) (then unreachable)))
   ;; reuse copies registered memory to the device and back on one stream:
   ;; the first copy reads what the guest wrote, not the second's poison.
   (func (export "reuse") (result i32)
@@ -181,6 +184,23 @@ func TestCheckAsyncUnwaited(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestCheckAsyncTrap checks that a guest that traps on the poison it read
+// gets the finding that explains it joined to the trap.
+func TestCheckAsyncTrap(t *testing.T) {
+	ctx := context.Background()
+	pl := asyncPlugin(t, Policy{CheckAsync: true})
+	inst, err := pl.Instantiate(ctx, Config{})
+	require.NoError(t, err)
+	_, err = inst.Call(ctx, "setup")
+	require.NoError(t, err)
+	_, err = inst.Call(ctx, "checked")
+	require.ErrorIs(t, err, ErrTrap)
+	var ae *AsyncError
+	require.ErrorAs(t, err, &ae)
+	require.Equal(t, AsyncUnwaited, ae.Findings[0].Kind)
+	require.NoError(t, inst.Close(ctx))
 }
 
 // TestCheckAsyncSourceChanged checks that a registered source written
