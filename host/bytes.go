@@ -164,7 +164,8 @@ func (i *Instance) CallBytesTo(ctx context.Context, name string, in, out []byte,
 		*io = sandbox.IO{} // keeps neither buffer
 	}()
 	res, err := i.call(ctx, name)
-	if err != nil {
+	var ae *AsyncError
+	if err != nil && !errors.As(err, &ae) {
 		return out, err
 	}
 	if len(res) > 1 {
@@ -175,7 +176,10 @@ func (i *Instance) CallBytesTo(ctx context.Context, name string, in, out []byte,
 		status = &StatusError{Export: name, Status: int32(uint32(res[0])), Reason: i.s.s.GuestMessage(), Msg: i.s.s.LastError()}
 	}
 	if io.Refused {
-		return io.Out, errors.Join(fmt.Errorf("host: call %s: %w: the guest wrote more than %d bytes", name, ErrOutputLimit, io.Limit), status)
+		return io.Out, errors.Join(fmt.Errorf("host: call %s: %w: the guest wrote more than %d bytes", name, ErrOutputLimit, io.Limit), status, err)
+	}
+	if err != nil { // the checking mode's findings, with the status
+		return io.Out, errors.Join(status, err)
 	}
 	return io.Out, status
 }

@@ -61,8 +61,21 @@ func (i *Instance) call(ctx context.Context, name string, args ...uint64) ([]uin
 	ro := i.p.begin(ctx, name)
 	i.s.observe(ro)
 	res, err := i.exec(ctx, i.p.policy.Timeout, name, name, args...)
+	if err == nil {
+		// The checking mode's findings come with the results: the guest
+		// returned, and the instance stays usable.
+		err = i.asyncErr(ctx, name)
+		i.p.ran(0, err)
+		end(ro, i.s, 0, err)
+		return res, err
+	}
+	if errors.Is(err, ErrTrap) {
+		if aerr := i.asyncErr(ctx, name); aerr != nil {
+			err = errors.Join(err, aerr) // often why it trapped
+		}
+	}
 	i.p.ran(0, err)
-	if err != nil && !errors.Is(err, errNoExport) && !errors.Is(err, errArgs) {
+	if !errors.Is(err, errNoExport) && !errors.Is(err, errArgs) {
 		err = errors.Join(err, i.finish(ctx, true))
 		end(ro, i.s, 0, err)
 		return nil, err

@@ -153,8 +153,17 @@ func (p *Plugin) Run(ctx context.Context, cfg Config) (Result, error) {
 	if errors.As(err, &ee) {
 		res.ExitCode, err = ee.Code, nil
 	}
+	aborted := err != nil
+	switch { // the checking mode's findings, where the guest ended by itself
+	case !aborted:
+		err = i.asyncErr(ctx, "_start")
+	case errors.Is(err, ErrTrap):
+		if aerr := i.asyncErr(ctx, "_start"); aerr != nil {
+			err = errors.Join(err, aerr) // often why it trapped
+		}
+	}
 	res.Message = i.s.s.GuestMessage()
-	cerr := i.finish(ctx, err != nil)
+	cerr := i.finish(ctx, aborted)
 	res.Stats = i.s.Stats()
 	p.ran(res.ExitCode, errors.Join(err, cerr))
 	end(ro, i.s, res.ExitCode, errors.Join(err, cerr))
@@ -217,7 +226,9 @@ func (p *Plugin) instantiate(ctx context.Context, cfg Config, ro RunObserver, d 
 			return nil, fmt.Errorf("host: Config.Env entry %q is not KEY=VALUE", kv)
 		}
 	}
-	ss, err := sandbox.New(p.rt.sh, p.policy.limits(), p.profile)
+	lim := p.policy.limits()
+	lim.CheckAsync = lim.CheckAsync || p.rt.checkAsync
+	ss, err := sandbox.New(p.rt.sh, lim, p.profile)
 	if err != nil {
 		return nil, err
 	}

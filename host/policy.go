@@ -147,6 +147,22 @@ type Policy struct {
 	// wasmtime's WASI does not tell the host how a file's size changes,
 	// so Load refuses a writable mount with MaxMountBytes there.
 	MaxMountBytes uint64
+	// CheckAsync turns on the checking mode for plugin authors, which
+	// makes asynchronous mistakes visible where the simulator, running
+	// queued work at once, hides them. An asynchronous copy into
+	// registered guest memory (aclrtHostRegister) is written to a host-side
+	// shadow, and its destination reads 0xCD bytes until a synchronize
+	// (stream, device or event), a query reporting completion or a stream
+	// callback covers the copy (aclrtStreamWaitEvent carries coverage from
+	// stream to stream); the registered source of an asynchronous copy
+	// must not change until then; and every such copy must be waited for
+	// before the export call returns. A call or run that breaks these
+	// rules returns an *AsyncError listing each finding with the call that
+	// queued the copy. Only aclrtMemcpyAsync and
+	// aclrtMemcpyAsyncWithCondition are followed. It costs a copy of each
+	// queued copy's registered side, counted against PinnedMemory; off,
+	// it costs nothing.
+	CheckAsync bool
 }
 
 // Defaults of Policy's fields.
@@ -347,6 +363,7 @@ func (p *Policy) limits() sandbox.Limits {
 		MaxBatchEntries: p.MaxBatchEntries, MaxCallBytes: p.MaxCallBytes,
 		MemoryPages: p.MemoryPages, RefuseInitConfig: p.RefuseInitConfig,
 		MaxCallbacks: p.MaxCallbacks, MaxCallbackDepth: p.MaxCallbackDepth,
+		CheckAsync: p.CheckAsync,
 	}
 }
 

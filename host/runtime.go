@@ -50,6 +50,8 @@ type config struct {
 	metrics  *Metrics
 	observer Observer
 
+	checkAsync bool // WithCheckAsync
+
 	hostFuncs []HostFunc  // WithHostFuncs, WithGrantedHostFuncs
 	grantOnly []string    // WithGrantedHostFuncs', as module.name
 	kernels   []kernelReg // WithKernels, WithKernelSet
@@ -59,6 +61,12 @@ type config struct {
 // ownership: Runtime.Close does not close it. The default is a simulated
 // device (acl/sim) owned by the runtime.
 func WithBackend(b acl.Backend) Option { return func(c *config) { c.backend = b } }
+
+// WithCheckAsync turns on the asynchronous checking mode
+// (Policy.CheckAsync) for every plugin of the runtime, whatever its
+// policy says: what a plugin author's tests and `aclwasm run
+// --check-async` use.
+func WithCheckAsync() Option { return func(c *config) { c.checkAsync = true } }
 
 // WithEngine selects the wasm engine: "wazero" (the default, pure Go) or
 // "wasmtime" (cgo; needs the build tag wasmtime).
@@ -102,6 +110,7 @@ type Runtime struct {
 	sh         *sandbox.Shared    // what the sessions share: regions, peers, host functions
 	grantOnly  []string           // the host functions granted only by name (WithGrantedHostFuncs)
 	kernels    map[string]*kernel // WithKernels, WithKernelSet: by name
+	checkAsync bool               // WithCheckAsync
 
 	// mu guards closed and plugins; loads counts the Loads in progress,
 	// which Close waits for before it closes the engine they compile on.
@@ -125,7 +134,7 @@ func NewRuntime(ctx context.Context, opts ...Option) (*Runtime, error) {
 	for _, o := range opts {
 		o(&c)
 	}
-	r := &Runtime{backend: c.backend, trace: c.trace, metrics: c.metrics, observer: c.observer, grantOnly: c.grantOnly, plugins: map[*Plugin]struct{}{}}
+	r := &Runtime{backend: c.backend, trace: c.trace, metrics: c.metrics, observer: c.observer, grantOnly: c.grantOnly, checkAsync: c.checkAsync, plugins: map[*Plugin]struct{}{}}
 	if r.backend == nil {
 		r.backend, r.ownBackend = sim.New(), true
 	}

@@ -177,6 +177,28 @@ func traceAttrs(fi int, mem []byte, stack []uint64) []acl.MemcpyBatchAttr {
 //	aclrtMalloc(devPtr=0x100, size=0, policy=ACL_MEM_MALLOC_HUGE_FIRST) = 100000 ACL_ERROR_INVALID_PARAM: aclrtMalloc: size is 0
 func (r CallRecord) String() string {
 	var b strings.Builder
+	r.writeCall(&b)
+	b.WriteString(" = ")
+	b.WriteString(strconv.FormatInt(int64(r.Result), 10))
+	if r.Code != acl.Success {
+		b.WriteString(" " + r.Code.Name() + ": " + r.Msg)
+	} else if r.Msg != "" {
+		b.WriteString(" (" + r.Msg + ")")
+	}
+	return b.String()
+}
+
+// call formats the function and its arguments, as String does, without
+// the result.
+func (r CallRecord) call() string {
+	var b strings.Builder
+	r.writeCall(&b)
+	return b.String()
+}
+
+// writeCall writes the function's name and its arguments, each with what
+// the call wrote there.
+func (r CallRecord) writeCall(b *strings.Builder) {
 	b.WriteString(r.Func.Name)
 	b.WriteByte('(')
 	for i, p := range r.Func.Params {
@@ -208,17 +230,10 @@ func (r CallRecord) String() string {
 			}
 		}
 		if p.Kind == abi.MemcpyBatchAttr && len(r.Attrs) > 0 {
-			r.writeAttrs(&b, p.Len)
+			r.writeAttrs(b, p.Len)
 		}
 	}
-	b.WriteString(") = ")
-	b.WriteString(strconv.FormatInt(int64(r.Result), 10))
-	if r.Code != acl.Success {
-		b.WriteString(" " + r.Code.Name() + ": " + r.Msg)
-	} else if r.Msg != "" {
-		b.WriteString(" (" + r.Msg + ")")
-	}
-	return b.String()
+	b.WriteByte(')')
 }
 
 // outString formats the value v written to out-parameter p.

@@ -53,7 +53,9 @@ before a nonzero status is printed, and the status, with the guest's last
 error message, on stderr. Otherwise as run: the guest's exit code if it
 exits; 124 timeout; 125 load refused; 126 host error (bad flag, no such
 export, backend not loadable) and output beyond --max-output (then nothing
-is printed); 130 interrupted; 134 trap.`,
+is printed); 130 interrupted; 134 trap; 123 with --check-async, when the
+export made asynchronous mistakes (each listed on stderr; the output is
+printed).`,
 		Args: func(c *cobra.Command, args []string) error {
 			if man != "" && len(args) == 1 || man == "" && len(args) == 2 {
 				return nil
@@ -204,7 +206,14 @@ func hasExport(pl *host.Plugin, path, name string) error {
 // exit codes: the export's status, or those of run (classify).
 func callResult(stdout io.Writer, out []byte, err, closeErr error) error {
 	var se *host.StatusError
+	var ae *host.AsyncError
 	switch {
+	case errors.As(err, &ae) && !errors.Is(err, host.ErrOutputLimit):
+		// The output is printed; the mistakes decide the exit code.
+		if _, werr := stdout.Write(out); werr != nil {
+			return &exitError{exitHost, fmt.Errorf("writing the output: %w", werr)}
+		}
+		return &exitError{exitAsync, err}
 	case errors.Is(err, host.ErrOutputLimit):
 		// The export's status, joined after the limit, is a consequence.
 		return &exitError{exitOutput, fmt.Errorf("%s; the %d bytes written before are not printed (--max-output sets the limit)", firstLine(err), len(out))}

@@ -24,6 +24,7 @@ import (
 type sandboxFlags struct {
 	fs                            *pflag.FlagSet
 	simTiming, simPacing          bool
+	checkAsync                    bool
 	engine, backend, aclLib, chip string
 	cacheDir                      string
 	devices                       int
@@ -107,6 +108,7 @@ func (f *sandboxFlags) register(c *cobra.Command) {
 	fl.StringVar(&f.chip, "chip", "a2", "simulated chip rules: a2, a3 or 950 (--backend sim)")
 	fl.IntVar(&f.devices, "devices", 2, "simulated devices (--backend sim)")
 	fl.StringVar(&f.simMemory, "sim-memory", "32GiB", "memory of each simulated device (--backend sim)")
+	fl.BoolVar(&f.checkAsync, "check-async", false, "check the plugin's asynchronous copies into and from registered memory: their destination reads 0xCD bytes until a synchronize covers them, their source must not change until then, and each must be waited for before the call returns; a run with mistakes exits 123 and lists them")
 	fl.BoolVar(&f.simTiming, "sim-timing", false, "model the chip's link bandwidths and launch latency on a virtual clock: events and waits show the chip's times, the same on any machine (--backend sim)")
 	fl.BoolVar(&f.simPacing, "sim-pacing", false, "--sim-timing, and the wall clock waits for the modeled times too (--backend sim)")
 	completeValues(c, "backend", backendNames)
@@ -293,6 +295,9 @@ func (f *sandboxFlags) sandbox(ctx context.Context, path string, opts ...host.Op
 	}
 	desc = "engine " + f.engine + ", backend " + desc
 	base := []host.Option{host.WithBackend(b), host.WithEngine(f.engine)}
+	if f.checkAsync {
+		base = append(base, host.WithCheckAsync())
+	}
 	rt, err = f.newRuntime(ctx, base, opts...)
 	if err != nil {
 		b.Close()

@@ -22,7 +22,10 @@
 // reason, then the guest's backtrace). A guest exit code above 255, which
 // an exit status cannot hold, gives 255. Each code but the guest's own
 // comes with a reason on stderr, and so does a guest exit code that equals
-// one of the host's (124, 125, 126, 130, 134), saying it is the guest's.
+// one of the host's (123, 124, 125, 126, 130, 134), saying it is the guest's.
+// With --check-async, a run whose guest made asynchronous mistakes exits
+// 123 whatever its own exit code, listing each mistake on stderr with the
+// call that queued the copy.
 // Exit codes of call: the export's status (0 for success or an export that
 // returns nothing; 255 for a status outside 1..255, and a status equal to
 // one of the host's codes comes with a line saying it is the export's),
@@ -50,6 +53,7 @@ import (
 
 // Exit codes besides the guest's own.
 const (
+	exitAsync       = 123
 	exitTimeout     = 124
 	exitLoad        = 125
 	exitHost        = 126
@@ -89,6 +93,7 @@ func main() {
 		if ee.err != nil {
 			fmt.Fprintln(os.Stderr, "aclwasm:", firstLine(ee.err))
 			printBacktrace(os.Stderr, ee.err)
+			printAsync(os.Stderr, ee.err)
 		}
 		os.Exit(ee.code)
 	default: // cobra's usage errors: unknown command, arguments
@@ -132,6 +137,22 @@ func version() string {
 func firstLine(err error) string {
 	msg, _, _ := strings.Cut(err.Error(), "\n")
 	return msg
+}
+
+// printAsync writes the findings of --check-async, one per line, after
+// the reason (which, for a guest that trapped on what it read, is the
+// trap's).
+func printAsync(w io.Writer, err error) {
+	var ae *host.AsyncError
+	if !errors.As(err, &ae) {
+		return
+	}
+	if firstLine(err) != firstLine(ae) {
+		fmt.Fprintln(w, firstLine(ae))
+	}
+	for _, f := range ae.Findings {
+		fmt.Fprintf(w, "\t%s: %s: %s\n", f.Kind, f.Call, f.Detail)
+	}
 }
 
 // printBacktrace writes the guest's backtrace of a trap, innermost call
@@ -195,6 +216,7 @@ func guestExit(code uint32, reason string) error {
 
 // hostCodes are the exit codes the host gives, by meaning.
 var hostCodes = map[uint32]string{
+	exitAsync:       "check-async findings (123)",
 	exitTimeout:     "timeout (124)",
 	exitLoad:        "load refusal (125)",
 	exitHost:        "host error (126)",

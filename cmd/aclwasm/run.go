@@ -45,8 +45,10 @@ args are appended to its argv, and the policy flags may not be given.
 Exit codes: the guest's exit code (255 for one above 255); 124 timeout;
 125 load refused; 126 host error (bad flag, backend not loadable); 130
 interrupted (SIGINT or SIGTERM: the session is released and --stats
-printed); 134 trap. A guest exit code equal to one of these comes with a
-line on stderr saying it is the guest's.`,
+printed); 134 trap; 123 with --check-async, when the guest made
+asynchronous mistakes (each listed on stderr with the call that queued
+the copy). A guest exit code equal to one of these comes with a line on
+stderr saying it is the guest's.`,
 		Args: func(c *cobra.Command, args []string) error {
 			if man != "" {
 				return nil
@@ -211,7 +213,10 @@ func invokeExport(ctx context.Context, stdout, stderr io.Writer, pl *host.Plugin
 // classify maps how a run ended to the documented exit codes.
 func classify(err error) error {
 	var ee *host.ExitError
+	var ae *host.AsyncError
 	switch {
+	case errors.As(err, &ae): // the guest's own ending, if any, is in the message
+		return &exitError{exitAsync, err}
 	case errors.As(err, &ee):
 		return guestExit(ee.Code, "")
 	case errors.Is(err, host.ErrLoad):

@@ -1,7 +1,9 @@
 /*
  * A complete aclwasm guest in C with wasi-libc: device memory, pinned host
  * memory from aclrtMallocHost, a stream, events and the copies between them.
- * Exits 0 on success, 1 on failure.
+ * Exits 0 on success, 1 on failure. With the argument --skip-sync it makes
+ * the classic mistake of reading the pinned buffer before synchronizing the
+ * stream: `aclwasm run --check-async` reports the copy it did not wait for.
  *
  * The same source builds in both profiles (aclrtPtr is void * in the native
  * layout, and aclPtr(p) is p). Build (from the repository root):
@@ -26,8 +28,9 @@
 enum { N = 4096 };
 static unsigned char input[N], output[N];
 
-int main(void)
+int main(int argc, char **argv)
 {
+    int skipSync = argc > 1 && strcmp(argv[1], "--skip-sync") == 0;
     CHECK(aclrtSetDevice(0));
     int32_t major, minor, patch;
     uint32_t devices;
@@ -60,7 +63,9 @@ int main(void)
     CHECK(aclrtMemsetAsync(dev, N, 0x5a, N, stream));
     CHECK(aclrtMemcpyAsync(aclPtr(pinned), N, dev, N, ACL_MEMCPY_DEVICE_TO_HOST, stream));
     CHECK(aclrtRecordEvent(end, stream));
-    CHECK(aclrtSynchronizeStream(stream));
+    if (!skipSync) {
+        CHECK(aclrtSynchronizeStream(stream));
+    }
     for (int i = 0; i < N; i++) {
         if (((unsigned char *)pinned)[i] != 0x5a) {
             fprintf(stderr, "memset result did not arrive in pinned memory\n");

@@ -1,5 +1,8 @@
 //! A complete aclwasm guest in Rust with std: device memory, a pinned
-//! buffer, a stream, events, and the copies between them.
+//! buffer, a stream, events, and the copies between them. With the argument
+//! --skip-sync it makes the classic mistake of reading the pinned buffer
+//! before synchronizing the stream: `aclwasm run --check-async` reports the
+//! copy it did not wait for.
 //!
 //! Build (from guest-sdk/rust):
 //!   RUSTC=/usr/bin/rustc /usr/bin/cargo build --offline --release --target wasm32-wasi --example copy
@@ -7,7 +10,7 @@
 
 use aclwasm::{codes, set_device, Addr, DeviceBuffer, Event, MemcpyKind, PinnedBuffer, Result, Stream};
 
-fn run() -> Result<()> {
+fn run(skip_sync: bool) -> Result<()> {
     set_device(0)?;
     let (major, minor, patch) = aclwasm::version()?;
     println!("ACL {}.{}.{} with {} device(s)", major, minor, patch, aclwasm::device_count()?);
@@ -31,7 +34,9 @@ fn run() -> Result<()> {
     dev2.fill_async(0x5a, &stream)?;
     unsafe { pinned.copy_from_device_async(&dev2, 0, &stream)? };
     end.record(&stream)?;
-    stream.synchronize()?;
+    if !skip_sync {
+        stream.synchronize()?;
+    }
     assert!(pinned.iter().all(|&b| b == 0x5a), "memset result copied back");
     println!("async round trip took {:.3} ms", Event::elapsed_time(&start, &end)?);
 
@@ -43,7 +48,8 @@ fn run() -> Result<()> {
 }
 
 fn main() {
-    if let Err(e) = run() {
+    let skip_sync = std::env::args().nth(1).as_deref() == Some("--skip-sync");
+    if let Err(e) = run(skip_sync) {
         eprintln!("copy: {}", e);
         std::process::exit(1);
     }

@@ -60,6 +60,9 @@ func (s *Session) invoke(ctx context.Context, fi int, mem []byte, stack []uint64
 	if s.kout != nil { // kernels' device prints, once a synchronize saw them done
 		s.kout.flush()
 	}
+	if s.ck != nil && err == nil {
+		c.checkHook()
+	}
 	code := acl.CodeOf(err)
 	res := int32(code)
 	if c.ret != nil {

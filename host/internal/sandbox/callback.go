@@ -126,6 +126,7 @@ type callbackRec struct {
 	st      *streamRec    // the stream it was launched on
 	atCall  bool          // aclrtLaunchHostFunc's: the start of any host call runs it
 	seq     uint64        // when it became due, under callbacks.mu
+	cover   clock         // the copies it follows, in the checking mode (asynccheck.go)
 	ran     chan struct{} // closed once the guest ran it (or the session ended)
 }
 
@@ -259,6 +260,9 @@ func (s *Session) dispatch(ctx context.Context, atCall bool) {
 			return
 		}
 		cb.pending--
+		if s.ck != nil {
+			s.land(ctx, r.cover)
+		}
 		saved := s.call
 		cb.depth++
 		err := s.cbDispatch(ctx, r.fn, r.arg)

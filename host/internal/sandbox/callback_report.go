@@ -156,6 +156,9 @@ func (c *Call) queueCallback(st *streamRec, fn, arg uint32, block, atCall bool) 
 		return err
 	}
 	r := &callbackRec{fn: fn, arg: arg, st: st, atCall: atCall, ran: make(chan struct{})}
+	if s.ck != nil {
+		r.cover = s.ck.cover(st)
+	}
 	st.cbQueued.Add(1)
 	if err := s.b.LaunchHostFunc(st.h, cb.hold(r, block)); err != nil {
 		st.cbQueued.Add(-1)

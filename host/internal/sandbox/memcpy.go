@@ -103,6 +103,9 @@ func memcpyAsync(c *Call) error {
 		if err := c.enqueue(st); err != nil { // queue
 			return err
 		}
+		if c.s.ck != nil {
+			return c.checkedCopy(st, &d, &s, dst, src, n, dir)
+		}
 	}
 	// pageable: the backend waits for the stream and returns its pending
 	// error, or copies before returning.

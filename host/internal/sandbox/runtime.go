@@ -82,4 +82,6 @@ type Limits struct {
 	RefuseInitConfig bool
 	MaxCallbackDepth int
 	MaxCallbacks     int
+	// CheckAsync turns on the checking mode (asynccheck.go).
+	CheckAsync bool
 }

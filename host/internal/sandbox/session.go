@@ -107,6 +107,8 @@ type Session struct {
 	// device prints of launches not yet written to stdout.
 	kernels map[string]*Kernel
 	kout    *kernelOut
+	// ck is the checking mode's state (asynccheck.go); nil when it is off.
+	ck *asyncCheck
 }
 
 type streamRec struct {
@@ -168,6 +170,9 @@ func New(sh *Shared, p Limits, prof abi.Profile) (*Session, error) {
 	}
 	if prof == abi.Native32 {
 		s.as = newWindowSpace(engine.MemoryBytes(p.MemoryPages))
+	}
+	if p.CheckAsync {
+		s.ck = newAsyncCheck()
 	}
 	s.halt, s.stop = context.WithCancel(context.Background())
 	_, _ = rand.Read(s.descKey[:])
@@ -382,7 +387,8 @@ func (s *Session) Release(ctx context.Context) error {
 		unwatch := context.AfterFunc(ctx, s.stop)
 		defer unwatch()
 	}
-	errs := s.destroyEvents(-1)
+	errs := s.releaseChecks(ctx)
+	errs = append(errs, s.destroyEvents(-1)...)
 	errs = append(errs, s.destroyNotifies(-1)...)
 	errs = append(errs, s.destroyStreams(ctx, -1, false)...)
 	wait := ctx
