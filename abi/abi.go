@@ -607,6 +607,9 @@ var Funcs = []Func{
 		Doc: "aclrtStreamStop for any stream of the current context, NULL naming its default stream."},
 	{Name: "aclrtRegStreamStateCallback", Group: Stream, Params: []Param{in("regName", CString), in("callback", UserData).native("aclrtStreamStateCallback"), in("args", UserData)},
 		Doc: "With callback NULL, unregisters regName; a callback gives 207000: the sandbox cannot call a stream state callback."},
+	// ABI v1.3 section 15: reduce and random.
+	{Name: "aclrtReduceAsync", Group: Memcpy, Params: []Param{addr("dst"), addr("src").native("const void *"), u64("count"), enum("kind", reduceKind), i32("type").native("aclDataType"), handle("stream", StreamHandle), in("reserve", Reserved)},
+		Doc: "Queues on stream the combining of count bytes of device memory at src into dst, element by element, with SUM, MAX or MIN for the aclDataType type (float, float16, bfloat16, int4/8/16/32, uint8/16/32); EQUAL gives 207000."},
 }
 
 var index = func() map[string]int {

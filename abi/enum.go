@@ -85,6 +85,8 @@ var (
 		acl.DevResCubeCore, acl.DevResVectorCore)
 	eventWaitStatus = newEnum("aclrtEventWaitStatus", "What aclrtQueryEventWaitStatus reports.",
 		acl.EventWaitStatusComplete, acl.EventWaitStatusNotReady, acl.EventWaitStatusReserved)
+	reduceKind = newEnum("aclrtReduceKind", "How aclrtReduceAsync combines each source element into its destination.",
+		acl.ReduceSum, acl.ReduceMax, acl.ReduceMin, acl.ReduceEqual)
 	streamFlag = func() *Enum {
 		e := newEnum("", "The flags of aclrtCreateStreamWithConfig (ACL_STREAM_*).",
 			acl.StreamFastLaunch, acl.StreamFastSync, acl.StreamPersistent, acl.StreamHuge,
@@ -99,4 +101,5 @@ var (
 var Enums = []*Enum{
 	memcpyKind, memLocationType, memMallocPolicy, memAttr, streamStatus, eventRecordedStatus,
 	hostRegisterType, runMode, lastErrLevel, devResLimitType, eventWaitStatus, streamFlag,
+	reduceKind, // ABI v1.3 section 15: reduce and random
 }

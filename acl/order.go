@@ -808,6 +808,26 @@ var Order = []FuncOrder{
 		{"unregister", "callback NULL unregisters the name, registered or not", Success, LayerExec, Native, "stream_state_callback_manager.cc:26-30"},
 		{"callback", "a callback: the sandbox cannot call it (the guest's dispatcher export runs void(void *) functions only), so nothing is registered", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox; natively stream_state_callback_manager.cc:32-43 registers it)"},
 	}},
+
+	// ABI v1.3 section 15: reduce and random.
+	{"aclrtReduceAsync", []Step{
+		{"dst", "dst NULL", ErrInvalidParam, LayerACL, Native, "memory.cpp:1470"},
+		{"src", "src NULL", ErrInvalidParam, LayerACL, Native, "memory.cpp:1471"},
+		{"reserve", "reserve not NULL", ErrInvalidParam, LayerACL, Native, "memory.cpp:1472-1473"},
+		{"type", "a data type outside the ACL layer's reduce map (float, float16, int16, int4, int8, int32, bfloat16, uint8, uint16, uint32)", ErrInvalidParam, LayerACL, Native, "memory.cpp:1475-1485 (map: memory.cpp:43-48)"},
+		{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Native, "api_c_standard_soc.cc:423"},
+		{"count0", "count 0", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:2897"},
+		{"kind", "kind outside [SUM, EQUAL] (10 to 13)", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:2898-2901"},
+		{"sum4g", "SUM of more than 4 GiB", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:2902-2907"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:3157-3158"},
+		{"streamctx", "stream of another device or context", ErrRTStreamContext, LayerContext, Native, "api_impl.cc:3165-3166"},
+		{"equal", "EQUAL: only STARS chips compare, and the simulated chip is not one; natively the chip's reduce capabilities decide", ErrRTFeatureNotSupport, LayerExec, Driver, "memory_stars.cc:51-57 (the capability checks: memory_stars.cc:38-75)"},
+		{"range", "dst or src not inside one live device allocation of the session (device memory only: a reduce is a device-to-device copy); dst in a read-only lease", ErrRTParamInvalid, LayerRange, Sandbox, "(sandbox)"},
+		{"align", "src, then dst, not aligned to 2 bytes (16-bit types) or 4 bytes (32-bit types)", ErrRTAddrUnaligned, LayerExec, Native, "memory_stars.cc:104-107 (context.cc:1555-1565)"},
+		{"bytes", "the call would combine more bytes than the policy allows (MaxCallBytes)", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
+		{"feature", "a backend that can neither compute nor reduce natively (a library without aclrtReduceAsync)", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox: acl.Backend.Supports)"},
+		{"queue", "more queued operations than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
+	}},
 }
 
 // UnrecordedSteps lists, by function and step, the failures whose code is

@@ -965,3 +965,14 @@ export declare function aclrtStreamAbort(stream: u32): i32;
 @external("acl", "aclrtRegStreamStateCallback")
 export declare function aclrtRegStreamStateCallback(regName: usize, callback: usize, args: usize): i32;
 
+/**
+ * Queues on stream the combining of count bytes of device memory at src into
+ * dst, element by element, with SUM, MAX or MIN for the aclDataType type
+ * (float, float16, bfloat16, int4/8/16/32, uint8/16/32); EQUAL gives 207000.
+ *
+ * Wire: aclrtReduceAsync(dst addr, src addr, count i64, kind i32, type i32, stream handle, reserve gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtReduceAsync")
+export declare function aclrtReduceAsync(dst: u64, src: u64, count: u64, kind: i32, type_: i32, stream: u32, reserve: usize): i32;
+

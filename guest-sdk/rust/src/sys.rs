@@ -673,4 +673,12 @@ extern "C" {
     /// Wire: `aclrtRegStreamStateCallback(regName gptr, callback gptr, args gptr) -> i32`
     #[link_name = "aclrtRegStreamStateCallback"]
     pub fn aclrtRegStreamStateCallback(regName: *const u8, callback: *mut c_void, args: *mut c_void) -> i32;
+
+    /// Queues on stream the combining of count bytes of device memory at src into dst,
+    /// element by element, with SUM, MAX or MIN for the aclDataType type (float,
+    /// float16, bfloat16, int4/8/16/32, uint8/16/32); EQUAL gives 207000.
+    ///
+    /// Wire: `aclrtReduceAsync(dst addr, src addr, count i64, kind i32, type i32, stream handle, reserve gptr) -> i32`
+    #[link_name = "aclrtReduceAsync"]
+    pub fn aclrtReduceAsync(dst: u64, src: u64, count: u64, kind: i32, type_: i32, stream: u32, reserve: *mut c_void) -> i32;
 }

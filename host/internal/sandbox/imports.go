@@ -116,6 +116,8 @@ var imports = func() []importFn {
 		"aclrtStreamStop":             streamStop,
 		"aclrtStreamAbort":            streamAbort,
 		"aclrtRegStreamStateCallback": regStreamStateCallback,
+		// ABI v1.3 section 15: reduce and random (reduce.go, random.go).
+		"aclrtReduceAsync": reduceAsync,
 	}
 	fns := make([]importFn, len(abi.Funcs))
 	for i, f := range abi.Funcs {

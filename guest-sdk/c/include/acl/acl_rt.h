@@ -151,6 +151,16 @@ typedef enum aclrtEventWaitStatus {
 } aclrtEventWaitStatus;
 
 /**
+ * How aclrtReduceAsync combines each source element into its destination.
+ */
+typedef enum aclrtReduceKind {
+    ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM = 10,
+    ACL_RT_MEMCPY_SDMA_AUTOMATIC_MAX = 11,
+    ACL_RT_MEMCPY_SDMA_AUTOMATIC_MIN = 12,
+    ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL = 13,
+} aclrtReduceKind;
+
+/**
  * Where memory lives: a device (or NUMA) id and a location type. 8 bytes.
  */
 typedef struct aclrtMemLocation {
@@ -1137,6 +1147,18 @@ aclError aclrtStreamAbort(aclrtStream stream);
  */
 __attribute__((import_module("acl32"), import_name("aclrtRegStreamStateCallback")))
 aclError aclrtRegStreamStateCallback(const char *regName, aclrtStreamStateCallback callback, void *args);
+
+/* ---- memcpy ---- */
+
+/**
+ * Queues on stream the combining of count bytes of device memory at src into
+ * dst, element by element, with SUM, MAX or MIN for the aclDataType type
+ * (float, float16, bfloat16, int4/8/16/32, uint8/16/32); EQUAL gives 207000.
+ *
+ * Wire (acl32): aclrtReduceAsync(dst i32, src i32, count i64, kind i32, type i32, stream i32, reserve i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtReduceAsync")))
+aclError aclrtReduceAsync(void *dst, const void *src, uint64_t count, aclrtReduceKind kind, aclDataType type, aclrtStream stream, void *reserve);
 
 #else /* ACLWASM_WIDE */
 
@@ -2173,6 +2195,23 @@ static inline aclError aclrtRegStreamStateCallback(const char *regName, void *ca
 {
     return (aclError)aclwasm_raw_aclrtRegStreamStateCallback(regName, callback, args);
 }
+
+/* ---- memcpy ---- */
+
+/**
+ * Queues on stream the combining of count bytes of device memory at src into
+ * dst, element by element, with SUM, MAX or MIN for the aclDataType type
+ * (float, float16, bfloat16, int4/8/16/32, uint8/16/32); EQUAL gives 207000.
+ *
+ * Wire: aclrtReduceAsync(dst addr, src addr, count i64, kind i32, type i32, stream handle, reserve gptr) -> i32
+ */
+static inline aclError aclrtReduceAsync(aclrtPtr dst, aclrtPtr src, uint64_t count, aclrtReduceKind kind, int32_t type, aclrtStream stream, void *reserve)
+{
+    return (aclError)aclwasm_raw_aclrtReduceAsync(dst, src, count, (int32_t)kind, type, (uint32_t)(uintptr_t)stream, reserve);
+}
+#ifndef __cplusplus
+#define aclrtReduceAsync(dst, src, count, kind, type, stream, reserve) aclrtReduceAsync(ACLWASM_ADDR_(dst, "aclrtReduceAsync: dst:"), ACLWASM_ADDR_(src, "aclrtReduceAsync: src:"), count, kind, type, stream, reserve)
+#endif
 
 #endif /* ACLWASM_WIDE */
 

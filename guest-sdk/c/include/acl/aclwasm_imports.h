@@ -879,6 +879,16 @@ int32_t aclwasm_raw_aclrtStreamAbort(uint32_t stream);
 __attribute__((import_module("acl"), import_name("aclrtRegStreamStateCallback")))
 int32_t aclwasm_raw_aclrtRegStreamStateCallback(const void *regName, void *callback, void *args);
 
+/**
+ * Queues on stream the combining of count bytes of device memory at src into
+ * dst, element by element, with SUM, MAX or MIN for the aclDataType type
+ * (float, float16, bfloat16, int4/8/16/32, uint8/16/32); EQUAL gives 207000.
+ *
+ * Wire: aclrtReduceAsync(dst addr, src addr, count i64, kind i32, type i32, stream handle, reserve gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtReduceAsync")))
+int32_t aclwasm_raw_aclrtReduceAsync(uint64_t dst, uint64_t src, uint64_t count, int32_t kind, int32_t type, uint32_t stream, void *reserve);
+
 #else /* the native layout: acl32 */
 
 /**
@@ -1740,6 +1750,16 @@ int32_t aclwasm_raw_aclrtStreamAbort(uint32_t stream);
  */
 __attribute__((import_module("acl32"), import_name("aclrtRegStreamStateCallback")))
 int32_t aclwasm_raw_aclrtRegStreamStateCallback(const void *regName, void *callback, void *args);
+
+/**
+ * Queues on stream the combining of count bytes of device memory at src into
+ * dst, element by element, with SUM, MAX or MIN for the aclDataType type
+ * (float, float16, bfloat16, int4/8/16/32, uint8/16/32); EQUAL gives 207000.
+ *
+ * Wire: aclrtReduceAsync(dst i32, src i32, count i64, kind i32, type i32, stream i32, reserve i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtReduceAsync")))
+int32_t aclwasm_raw_aclrtReduceAsync(uint32_t dst, uint32_t src, uint64_t count, int32_t kind, int32_t type, uint32_t stream, void *reserve);
 
 #endif /* ACLWASM_WIDE */
 

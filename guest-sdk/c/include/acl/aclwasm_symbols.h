@@ -136,6 +136,7 @@ static inline void *aclwasm_symbol_(const char *name)
         {"aclrtQueryEventWaitStatus", (void *)aclrtQueryEventWaitStatus},
         {"aclrtRecordEvent", (void *)aclrtRecordEvent},
         {"aclrtRecordNotify", (void *)aclrtRecordNotify},
+        {"aclrtReduceAsync", (void *)aclrtReduceAsync},
         {"aclrtRegStreamStateCallback", (void *)aclrtRegStreamStateCallback},
         {"aclrtResetDevice", (void *)aclrtResetDevice},
         {"aclrtResetDeviceForce", (void *)aclrtResetDeviceForce},

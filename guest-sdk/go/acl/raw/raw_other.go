@@ -348,3 +348,8 @@ func StreamAbort(_ uint32) int32 { return notSupported }
 func RegStreamStateCallback(_ unsafe.Pointer, _ unsafe.Pointer, _ unsafe.Pointer) int32 {
 	return notSupported
 }
+
+// ReduceAsync fails outside a wasip1 guest (see NotWasip1).
+func ReduceAsync(_ uint64, _ uint64, _ uint64, _ int32, _ int32, _ uint32, _ unsafe.Pointer) int32 {
+	return notSupported
+}

@@ -927,3 +927,14 @@ func StreamAbort(stream uint32) int32
 //go:wasmimport acl aclrtRegStreamStateCallback
 //go:noescape
 func RegStreamStateCallback(regName unsafe.Pointer, callback unsafe.Pointer, args unsafe.Pointer) int32
+
+// ReduceAsync is aclrtReduceAsync: Queues on stream the combining of count
+// bytes of device memory at src into dst, element by element, with SUM, MAX or
+// MIN for the aclDataType type (float, float16, bfloat16, int4/8/16/32,
+// uint8/16/32); EQUAL gives 207000.
+//
+// Wire: aclrtReduceAsync(dst addr, src addr, count i64, kind i32, type i32, stream handle, reserve gptr) -> i32
+//
+//go:wasmimport acl aclrtReduceAsync
+//go:noescape
+func ReduceAsync(dst uint64, src uint64, count uint64, kind int32, typ int32, stream uint32, reserve unsafe.Pointer) int32
