@@ -346,7 +346,8 @@ func TestOptionalSymbols(t *testing.T) {
 			"aclrtGetDeviceResLimit", "aclrtGetErrorVerbose",
 			"aclrtCreateNotify", "aclrtDestroyNotify", "aclrtRecordNotify", "aclrtWaitAndResetNotify",
 			"aclrtEventGetTimestamp",
-			"aclrtSetStreamResLimit", "aclrtResetStreamResLimit"}, b.MissingSymbols())
+			"aclrtSetStreamResLimit", "aclrtResetStreamResLimit",
+			"aclrtReduceAsync"}, b.MissingSymbols())
 		p, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
 		require.NoError(t, err)
 		st, err := b.CreateStream(0)
@@ -388,6 +389,8 @@ func TestOptionalSymbols(t *testing.T) {
 			// ABI v1.3 section 15: per-stream core limits.
 			"SetStreamResLimit":   func() error { return b.SetStreamResLimit(st, acl.DevResCubeCore, 1) },
 			"ResetStreamResLimit": func() error { return b.ResetStreamResLimit(st) },
+			// ABI v1.3 section 15: reduce.
+			"ReduceAsync": func() error { return b.ReduceAsync(p, p+32, 8, acl.ReduceSum, acl.DTFloat, st) },
 		}
 		for name, f := range unsupported {
 			code(t, f(), acl.ErrRTFeatureNotSupport)

@@ -112,6 +112,8 @@ type api struct {
 	// ABI v1.3 section 15: per-stream core limits (stream_res.go).
 	aclrtSetStreamResLimit   func(stream uintptr, typ int32, value uint32) int32
 	aclrtResetStreamResLimit func(stream uintptr) int32
+	// ABI v1.3 section 15: reduce and random (reduce.go, random.go).
+	aclrtReduceAsync func(dst, src uintptr, count uint64, kind, typ int32, stream, reserve uintptr) int32
 }
 
 // symbol names one native function and where to bind it.
@@ -202,6 +204,8 @@ func (a *api) symbols() []symbol {
 		// ABI v1.3 section 15: per-stream core limits.
 		{"aclrtSetStreamResLimit", &a.aclrtSetStreamResLimit, false},
 		{"aclrtResetStreamResLimit", &a.aclrtResetStreamResLimit, false},
+		// ABI v1.3 section 15: reduce and random.
+		{"aclrtReduceAsync", &a.aclrtReduceAsync, false},
 	}
 }
 
