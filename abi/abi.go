@@ -310,6 +310,9 @@ const (
 	// StreamConfig is aclrtStreamConfigHandle (ABI v1.3 section 15): its
 	// pointer and sizes are 8 bytes in the wide profile, 4 in acl32.
 	StreamConfig
+	// RandomTask is aclrtRandomNumTaskInfo (ABI v1.3 section 15): its
+	// three pointers are 8 bytes in the wide profile, 4 in acl32.
+	RandomTask
 	kindEnd
 )
 
@@ -318,7 +321,7 @@ var kindNames = [...]string{
 	StreamHandle: "stream", EventHandle: "event", ContextHandle: "context", NotifyHandle: "notify",
 	CString: "string", Bytes: "bytes", GuestFunc: "func", UserData: "userdata", Reserved: "reserved",
 	PtrAttributes: "aclrtPtrAttributes", MemcpyBatchAttr: "aclrtMemcpyBatchAttr", ErrorInfo: "aclrtErrorInfo",
-	StreamConfig: "aclrtStreamConfigHandle",
+	StreamConfig: "aclrtStreamConfigHandle", RandomTask: "aclrtRandomNumTaskInfo",
 }
 
 // String returns the kind's name: "int", "stream", "aclrtPtrAttributes".
@@ -333,7 +336,7 @@ func (k Kind) String() string {
 func (k Kind) IsHandle() bool { return k >= StreamHandle && k <= NotifyHandle }
 
 // IsStruct reports whether k is one of the structs.
-func (k Kind) IsStruct() bool { return k >= PtrAttributes && k <= StreamConfig }
+func (k Kind) IsStruct() bool { return k >= PtrAttributes && k <= RandomTask }
 
 // The table's parameters, built so that each row reads like its prototype.
 
@@ -610,6 +613,8 @@ var Funcs = []Func{
 	// ABI v1.3 section 15: reduce and random.
 	{Name: "aclrtReduceAsync", Group: Memcpy, Params: []Param{addr("dst"), addr("src").native("const void *"), u64("count"), enum("kind", reduceKind), i32("type").native("aclDataType"), handle("stream", StreamHandle), in("reserve", Reserved)},
 		Doc: "Queues on stream the combining of count bytes of device memory at src into dst, element by element, with SUM, MAX or MIN for the aclDataType type (float, float16, bfloat16, int4/8/16/32, uint8/16/32); EQUAL gives 207000."},
+	{Name: "aclrtRandomNumAsync", Group: Memset, Params: []Param{in("taskInfo", RandomTask).native("const aclrtRandomNumTaskInfo *"), handle("stream", StreamHandle), in("reserve", Reserved)},
+		Doc: "Queues on stream the filling of taskInfo's result with randomNum numbers of its distribution (dropout bitmask, uniform, normal, truncated normal), drawn from the session's own generator."},
 }
 
 var index = func() map[string]int {

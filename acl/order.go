@@ -828,6 +828,27 @@ var Order = []FuncOrder{
 		{"feature", "a backend that can neither compute nor reduce natively (a library without aclrtReduceAsync)", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox: acl.Backend.Supports)"},
 		{"queue", "more queued operations than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
 	}},
+	{"aclrtRandomNumAsync", []Step{
+		{"taskInfo", "taskInfo NULL, or not inside guest memory", ErrInvalidParam, LayerACL, Native, "kernel.cpp:659"},
+		{"type", "a data type outside the ACL layer's random map (int32, int64, uint32, uint64, bfloat16, float16, float)", ErrInvalidParam, LayerACL, Native, "kernel.cpp:660-671 (map: kernel.cpp:26-31)"},
+		{"writeback", "the runtime's own code for the type is written over taskInfo->dataType, whatever follows", Success, LayerACL, Native, "kernel.cpp:672-673"},
+		{"feature", "a backend that cannot generate random numbers (natively a chip without the random generator task)", ErrRTFeatureNotSupport, LayerEntry, Sandbox, "(sandbox; natively api_c_kernel.cc:207-209)"},
+		{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Native, "api_c_kernel.cc:213"},
+		{"reserve", "reserve not NULL", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:7117-7118"},
+		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:8385-8386"},
+		{"streamctx", "stream of another device or context", ErrRTStreamContext, LayerContext, Native, "api_impl.cc:8390-8391"},
+		{"func", "funcType outside [DROPOUT_BITMASK, TRUNCATED_NORMAL_DIS]", ErrRTParamInvalid, LayerContext, Native, "random_num_task.cc:398-401 (context.cc:2537)"},
+		{"functype", "a type the distribution does not produce (only uniform produces the integer types)", ErrRTParamInvalid, LayerContext, Native, "random_num_task.cc:411-414 (table: random_num_task.cc:58-69)"},
+		{"counter", "randomCounterAddr NULL", ErrRTParamInvalid, LayerContext, Native, "random_num_task.cc:434-436"},
+		{"result", "randomResultAddr NULL", ErrRTParamInvalid, LayerContext, Native, "random_num_task.cc:437-439"},
+		{"seed", "randomSeed: isAddr neither 0 nor 1, or size outside [1, 8]", ErrRTParamInvalid, LayerContext, Native, "random_num_task.cc:443 (random_num_task.cc:86-95)"},
+		{"num", "randomNum: isAddr neither 0 nor 1, or size outside [1, 8]", ErrRTParamInvalid, LayerContext, Native, "random_num_task.cc:448 (random_num_task.cc:86-95)"},
+		{"params", "the distribution's parameters in order (dropoutRation; min, max; mean, stddev): isAddr neither 0 nor 1, or size outside [1, the type's size] (8 for an address)", ErrRTParamInvalid, LayerContext, Native, "random_num_task.cc:452-470 (random_num_task.cc:99-156)"},
+		{"addr", "a parameter, the seed or the count given by address (isAddr 1): the sandbox takes values only", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox)"},
+		{"range", "the result (randomNum elements, or bits for a dropout bitmask), the 16 bytes at randomParaAddr (when not NULL) or the 16 bytes at randomCounterAddr not inside one live device allocation of the session; a read-only lease for the first two", ErrRTParamInvalid, LayerExec, Sandbox, "(sandbox)"},
+		{"bytes", "the result is more bytes than the policy allows one call (MaxCallBytes)", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
+		{"queue", "more queued operations than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
+	}},
 }
 
 // UnrecordedSteps lists, by function and step, the failures whose code is

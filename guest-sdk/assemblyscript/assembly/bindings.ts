@@ -976,3 +976,14 @@ export declare function aclrtRegStreamStateCallback(regName: usize, callback: us
 @external("acl", "aclrtReduceAsync")
 export declare function aclrtReduceAsync(dst: u64, src: u64, count: u64, kind: i32, type_: i32, stream: u32, reserve: usize): i32;
 
+/**
+ * Queues on stream the filling of taskInfo's result with randomNum numbers of
+ * its distribution (dropout bitmask, uniform, normal, truncated normal), drawn
+ * from the session's own generator.
+ *
+ * Wire: aclrtRandomNumAsync(taskInfo gptr, stream handle, reserve gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtRandomNumAsync")
+export declare function aclrtRandomNumAsync(taskInfo: usize, stream: u32, reserve: usize): i32;
+

@@ -60,6 +60,7 @@ const (
 	OutNotify    // gptr: notify handle written by the host
 	// ABI v1.3 section 15.
 	InStreamConfig // gptr: aclrtStreamConfigHandle read by the host (or NULL)
+	InRandomTask   // gptr: aclrtRandomNumTaskInfo read by the host
 )
 
 // Wire returns the wire type that carries a parameter of class s.
@@ -124,7 +125,7 @@ func semOf(f *abi.Func, q abi.Param) (Sem, error) {
 		case q.Enum != nil && out && !q.Enum.Macros:
 			s = OutEnum
 		case q.Dir == abi.In:
-			s = map[abi.Kind]Sem{abi.MemcpyBatchAttr: AttrArray, abi.CString: CString, abi.Reserved: Reserved, abi.GuestFunc: HostFn, abi.UserData: UserData, abi.StreamConfig: InStreamConfig}[q.Kind]
+			s = map[abi.Kind]Sem{abi.MemcpyBatchAttr: AttrArray, abi.CString: CString, abi.Reserved: Reserved, abi.GuestFunc: HostFn, abi.UserData: UserData, abi.StreamConfig: InStreamConfig, abi.RandomTask: InRandomTask}[q.Kind]
 			if s == AttrArray && q.Len == "" {
 				s = 0
 			}

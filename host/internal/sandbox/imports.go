@@ -117,7 +117,8 @@ var imports = func() []importFn {
 		"aclrtStreamAbort":            streamAbort,
 		"aclrtRegStreamStateCallback": regStreamStateCallback,
 		// ABI v1.3 section 15: reduce and random (reduce.go, random.go).
-		"aclrtReduceAsync": reduceAsync,
+		"aclrtReduceAsync":    reduceAsync,
+		"aclrtRandomNumAsync": randomNumAsync,
 	}
 	fns := make([]importFn, len(abi.Funcs))
 	for i, f := range abi.Funcs {

@@ -889,6 +889,16 @@ int32_t aclwasm_raw_aclrtRegStreamStateCallback(const void *regName, void *callb
 __attribute__((import_module("acl"), import_name("aclrtReduceAsync")))
 int32_t aclwasm_raw_aclrtReduceAsync(uint64_t dst, uint64_t src, uint64_t count, int32_t kind, int32_t type, uint32_t stream, void *reserve);
 
+/**
+ * Queues on stream the filling of taskInfo's result with randomNum numbers of
+ * its distribution (dropout bitmask, uniform, normal, truncated normal), drawn
+ * from the session's own generator.
+ *
+ * Wire: aclrtRandomNumAsync(taskInfo gptr, stream handle, reserve gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtRandomNumAsync")))
+int32_t aclwasm_raw_aclrtRandomNumAsync(const void *taskInfo, uint32_t stream, void *reserve);
+
 #else /* the native layout: acl32 */
 
 /**
@@ -1760,6 +1770,16 @@ int32_t aclwasm_raw_aclrtRegStreamStateCallback(const void *regName, void *callb
  */
 __attribute__((import_module("acl32"), import_name("aclrtReduceAsync")))
 int32_t aclwasm_raw_aclrtReduceAsync(uint32_t dst, uint32_t src, uint64_t count, int32_t kind, int32_t type, uint32_t stream, void *reserve);
+
+/**
+ * Queues on stream the filling of taskInfo's result with randomNum numbers of
+ * its distribution (dropout bitmask, uniform, normal, truncated normal), drawn
+ * from the session's own generator.
+ *
+ * Wire: aclrtRandomNumAsync(taskInfo i32, stream i32, reserve i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtRandomNumAsync")))
+int32_t aclwasm_raw_aclrtRandomNumAsync(const void *taskInfo, uint32_t stream, void *reserve);
 
 #endif /* ACLWASM_WIDE */
 

@@ -134,6 +134,7 @@ static inline void *aclwasm_symbol_(const char *name)
         {"aclrtProcessReport", (void *)aclrtProcessReport},
         {"aclrtQueryEventStatus", (void *)aclrtQueryEventStatus},
         {"aclrtQueryEventWaitStatus", (void *)aclrtQueryEventWaitStatus},
+        {"aclrtRandomNumAsync", (void *)aclrtRandomNumAsync},
         {"aclrtRecordEvent", (void *)aclrtRecordEvent},
         {"aclrtRecordNotify", (void *)aclrtRecordNotify},
         {"aclrtReduceAsync", (void *)aclrtReduceAsync},

@@ -353,3 +353,6 @@ func RegStreamStateCallback(_ unsafe.Pointer, _ unsafe.Pointer, _ unsafe.Pointer
 func ReduceAsync(_ uint64, _ uint64, _ uint64, _ int32, _ int32, _ uint32, _ unsafe.Pointer) int32 {
 	return notSupported
 }
+
+// RandomNumAsync fails outside a wasip1 guest (see NotWasip1).
+func RandomNumAsync(_ unsafe.Pointer, _ uint32, _ unsafe.Pointer) int32 { return notSupported }

@@ -938,3 +938,14 @@ func RegStreamStateCallback(regName unsafe.Pointer, callback unsafe.Pointer, arg
 //go:wasmimport acl aclrtReduceAsync
 //go:noescape
 func ReduceAsync(dst uint64, src uint64, count uint64, kind int32, typ int32, stream uint32, reserve unsafe.Pointer) int32
+
+// RandomNumAsync is aclrtRandomNumAsync: Queues on stream the filling of
+// taskInfo's result with randomNum numbers of its distribution (dropout
+// bitmask, uniform, normal, truncated normal), drawn from the session's own
+// generator.
+//
+// Wire: aclrtRandomNumAsync(taskInfo gptr, stream handle, reserve gptr) -> i32
+//
+//go:wasmimport acl aclrtRandomNumAsync
+//go:noescape
+func RandomNumAsync(taskInfo unsafe.Pointer, stream uint32, reserve unsafe.Pointer) int32
