@@ -101,5 +101,6 @@ var (
 var Enums = []*Enum{
 	memcpyKind, memLocationType, memMallocPolicy, memAttr, streamStatus, eventRecordedStatus,
 	hostRegisterType, runMode, lastErrLevel, devResLimitType, eventWaitStatus, streamFlag,
+	dataType, format, // the operator library's (tensor.go)
 	reduceKind, // ABI v1.3 section 15: reduce and random
 }

@@ -104,7 +104,7 @@ var randomOrderCases = map[string]orderCase{
 		require.Equal(h.t, uint32(5), h.u32(taskAt), "RT_RANDOM_NUM_DATATYPE_FP16 over ACL_FLOAT16")
 		// The same task again: 5 is ACL_INT16 now, which the map lacks.
 		require.Equal(h.t, acl.ErrInvalidParam, h.rc("aclrtRandomNumAsync", taskAt, 999, 0))
-		if h.computes() {
+		if h.generates() {
 			require.Equal(h.t, acl.ErrRTInvalidHandle, code)
 		} else {
 			require.Equal(h.t, acl.ErrRTFeatureNotSupport, code, "the native backend: after the writeback")
@@ -222,7 +222,7 @@ var randomOrderCases = map[string]orderCase{
 // the later steps are checked on the simulator in every configuration.
 func simHarness(h *harness, p Policy) *harness {
 	h.t.Helper()
-	if h.computes() {
+	if h.generates() {
 		return h
 	}
 	b := sim.New()
@@ -232,9 +232,9 @@ func simHarness(h *harness, p Policy) *harness {
 	return h2
 }
 
-// computes reports whether the harness's backend generates random numbers
+// generates reports whether the harness's backend generates random numbers
 // (the simulator; the native backend does not yet, and gives 207000).
-func (h *harness) computes() bool {
+func (h *harness) generates() bool {
 	_, ok := h.inst.s.s.Backend().(acl.Computer)
 	return ok
 }
@@ -257,7 +257,7 @@ func TestRandomNumAsync(t *testing.T) {
 		h := newHarnessIn(t, prof, Policy{})
 		h.ok("aclrtSetDevice", 0)
 		res, ctr, para := h.malloc(8*n), h.malloc(16), h.malloc(16)
-		if !h.computes() {
+		if !h.generates() {
 			require.Equal(t, acl.ErrRTFeatureNotSupport, h.random(rtask{dt: acl.DTFloat, fn: acl.RandomUniform, result: res, counter: ctr, num: n}, 0))
 			continue
 		}
@@ -336,7 +336,7 @@ func TestRandomNumAsyncRepeats(t *testing.T) {
 		h := newHarnessCfg(t, abi.Wide, Policy{}, Config{DeterministicClocks: det})
 		h.ok("aclrtSetDevice", 0)
 		res, ctr := h.malloc(64), h.malloc(16)
-		if !h.computes() {
+		if !h.generates() {
 			return nil
 		}
 		task := rtask{dt: acl.DTUint32, fn: acl.RandomUniform, p1: 0, p2: math.MaxUint32, result: res, counter: ctr, num: 8}

@@ -2272,9 +2272,9 @@ static inline aclError aclrtRegStreamStateCallback(const char *regName, void *ca
  *
  * Wire: aclrtReduceAsync(dst addr, src addr, count i64, kind i32, type i32, stream handle, reserve gptr) -> i32
  */
-static inline aclError aclrtReduceAsync(aclrtPtr dst, aclrtPtr src, uint64_t count, aclrtReduceKind kind, int32_t type, aclrtStream stream, void *reserve)
+static inline aclError aclrtReduceAsync(aclrtPtr dst, aclrtPtr src, uint64_t count, aclrtReduceKind kind, aclDataType type, aclrtStream stream, void *reserve)
 {
-    return (aclError)aclwasm_raw_aclrtReduceAsync(dst, src, count, (int32_t)kind, type, (uint32_t)(uintptr_t)stream, reserve);
+    return (aclError)aclwasm_raw_aclrtReduceAsync(dst, src, count, (int32_t)kind, (int32_t)type, (uint32_t)(uintptr_t)stream, reserve);
 }
 #ifndef __cplusplus
 #define aclrtReduceAsync(dst, src, count, kind, type, stream, reserve) aclrtReduceAsync(ACLWASM_ADDR_(dst, "aclrtReduceAsync: dst:"), ACLWASM_ADDR_(src, "aclrtReduceAsync: src:"), count, kind, type, stream, reserve)
