@@ -318,6 +318,9 @@ const (
 	// pointer and sizes are 8 bytes in the wide profile, 4 in acl32.
 	StreamConfig
 	UtilizationInfo
+	// RandomTask is aclrtRandomNumTaskInfo (ABI v1.3 section 15): its
+	// three pointers are 8 bytes in the wide profile, 4 in acl32.
+	RandomTask
 	// The operator library's objects (ABI section 13.2), a fifth kind of
 	// handle: aclTensor, aclScalar, aclIntArray, aclFloatArray,
 	// aclBoolArray, aclTensorList and aclOpExecutor.
@@ -342,8 +345,8 @@ var kindNames = [...]string{
 	CString: "string", Bytes: "bytes", GuestFunc: "func", UserData: "userdata", Reserved: "reserved",
 	PtrAttributes: "aclrtPtrAttributes", MemcpyBatchAttr: "aclrtMemcpyBatchAttr", ErrorInfo: "aclrtErrorInfo",
 	StreamConfig:    "aclrtStreamConfigHandle",
-	UtilizationInfo: "aclrtUtilizationInfo",
-	TensorHandle:    "aclTensor", ScalarHandle: "aclScalar", IntArrayHandle: "aclIntArray", FloatArrayHandle: "aclFloatArray",
+	UtilizationInfo: "aclrtUtilizationInfo", RandomTask: "aclrtRandomNumTaskInfo",
+	TensorHandle: "aclTensor", ScalarHandle: "aclScalar", IntArrayHandle: "aclIntArray", FloatArrayHandle: "aclFloatArray",
 	BoolArrayHandle: "aclBoolArray", TensorListHandle: "aclTensorList", ExecutorHandle: "aclOpExecutor",
 	Bool: "bool", DataValue: "value",
 }
@@ -382,7 +385,7 @@ func (k Kind) IsHandle() bool {
 func (k Kind) IsObject() bool { return k >= TensorHandle && k <= ExecutorHandle }
 
 // IsStruct reports whether k is one of the structs.
-func (k Kind) IsStruct() bool { return k >= PtrAttributes && k <= UtilizationInfo }
+func (k Kind) IsStruct() bool { return k >= PtrAttributes && k <= RandomTask }
 
 // The table's parameters, built so that each row reads like its prototype.
 
@@ -701,6 +704,11 @@ var Funcs = append(append([]Func{
 		Doc: "Clears num notifies (an array of handles) once the current context's default stream has run what it holds; an entry that fails leaves every notify as it was."},
 	{Name: "aclrtStreamWaitEventWithTimeout", Group: Event, Params: []Param{handle("stream", StreamHandle), handle("event", EventHandle), i32("timeout")},
 		Doc: "aclrtStreamWaitEvent bounded by timeout ms (0: no limit); a wait past it fails its stream with 107019."},
+	// ABI v1.3 section 15: reduce and random.
+	{Name: "aclrtReduceAsync", Group: Memcpy, Params: []Param{addr("dst"), addr("src").native("const void *"), u64("count"), enum("kind", reduceKind), enum("type", dataType), handle("stream", StreamHandle), in("reserve", Reserved)},
+		Doc: "Queues on stream the combining of count bytes of device memory at src into dst, element by element, with SUM, MAX or MIN for the aclDataType type (float, float16, bfloat16, int4/8/16/32, uint8/16/32); EQUAL gives 207000."},
+	{Name: "aclrtRandomNumAsync", Group: Memset, Params: []Param{in("taskInfo", RandomTask).native("const aclrtRandomNumTaskInfo *"), handle("stream", StreamHandle), in("reserve", Reserved)},
+		Doc: "Queues on stream the filling of taskInfo's result with randomNum numbers of its distribution (dropout bitmask, uniform, normal, truncated normal), drawn from the session's own generator."},
 }, tensorFuncs...), opFuncs()...)
 
 var index = func() map[string]int {

@@ -93,6 +93,8 @@ var (
 		acl.FeatureTaskUpdateAICAIV, acl.FeatureMemQEventCrossDev)
 	deviceStatus = newEnum("aclrtDeviceStatus", "What aclrtQueryDeviceStatus reports.",
 		acl.DeviceStatusNormal, acl.DeviceStatusAbnormal, acl.DeviceStatusEnd)
+	reduceKind = newEnum("aclrtReduceKind", "How aclrtReduceAsync combines each source element into its destination.",
+		acl.ReduceSum, acl.ReduceMax, acl.ReduceMin, acl.ReduceEqual)
 	streamFlag = func() *Enum {
 		e := newEnum("", "The flags of aclrtCreateStreamWithConfig (ACL_STREAM_*).",
 			acl.StreamFastLaunch, acl.StreamFastSync, acl.StreamPersistent, acl.StreamHuge,
@@ -109,4 +111,5 @@ var Enums = []*Enum{
 	hostRegisterType, runMode, lastErrLevel, devResLimitType, eventWaitStatus, streamFlag,
 	dataType, format, // the operator library's (tensor.go)
 	cannAttr, devAttr, devFeatureType, deviceStatus, // ABI v1.3 section 15
+	reduceKind, // ABI v1.3 section 15: reduce and random
 }

@@ -100,6 +100,12 @@ func newHarness(t *testing.T, p Policy, opts ...Option) *harness {
 // module of profile prof.
 func newHarnessIn(t *testing.T, prof abi.Profile, p Policy, opts ...Option) *harness {
 	t.Helper()
+	return newHarnessCfg(t, prof, p, Config{}, opts...)
+}
+
+// newHarnessCfg is newHarnessIn with the instance made with cfg.
+func newHarnessCfg(t *testing.T, prof abi.Profile, p Policy, cfg Config, opts ...Option) *harness {
+	t.Helper()
 	h := &harness{t: t, prof: prof}
 	ctx := context.Background()
 	opts = append(append(testBackend(t), WithEngine(testEngine), WithTrace(func(r CallRecord) { h.log = append(h.log, r) })), opts...)
@@ -117,7 +123,7 @@ func newHarnessIn(t *testing.T, prof abi.Profile, p Policy, opts ...Option) *har
 	}
 	pl, err := rt.Load(ctx, wasm, p)
 	require.NoError(t, err)
-	inst, err := pl.Instantiate(ctx, Config{})
+	inst, err := pl.Instantiate(ctx, cfg)
 	require.NoError(t, err)
 	h.inst = inst
 	t.Cleanup(func() {

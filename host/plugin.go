@@ -247,6 +247,7 @@ func (p *Plugin) instantiate(ctx context.Context, cfg Config, ro RunObserver, d 
 	ss.StartMetrics(p.m)
 	sess.observe(ro)
 	ss.SetVars(cfg.Vars)
+	ss.SetDeterministic(cfg.DeterministicClocks) // aclrtRandomNumAsync repeats too
 	name := cfg.Name
 	if name == "" && len(cfg.Args) > 0 {
 		name = cfg.Args[0]

@@ -349,7 +349,8 @@ func TestOptionalSymbols(t *testing.T) {
 			"aclrtSetStreamResLimit", "aclrtResetStreamResLimit",
 			"aclrtGetSocName", "aclrtCheckArchCompatibility", "aclGetCannAttribute", "aclrtGetDeviceInfo",
 			"aclrtGetDeviceCapability", "aclrtQueryDeviceStatus",
-			"aclrtNotifyBatchReset"}, b.MissingSymbols())
+			"aclrtNotifyBatchReset",
+			"aclrtReduceAsync"}, b.MissingSymbols())
 		p, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
 		require.NoError(t, err)
 		st, err := b.CreateStream(0)
@@ -399,6 +400,8 @@ func TestOptionalSymbols(t *testing.T) {
 			"DeviceCapability": func() error { _, err := b.DeviceCapability(0, acl.FeatureTaskUpdateAICAIV); return err },
 			"DeviceStatus":     func() error { _, err := b.DeviceStatus(0); return err },
 			"ResetNotify":      func() error { return b.ResetNotify(acl.Notify(1)) },
+			// ABI v1.3 section 15: reduce.
+			"ReduceAsync": func() error { return b.ReduceAsync(p, p+32, 8, acl.ReduceSum, acl.DTFloat, st) },
 		}
 		for name, f := range unsupported {
 			code(t, f(), acl.ErrRTFeatureNotSupport)

@@ -122,6 +122,8 @@ type api struct {
 	aclrtQueryDeviceStatus      func(deviceID int32, status *int32) int32
 	// ABI v1.3 section 15: notify resets.
 	aclrtNotifyBatchReset func(notifies *uintptr, num uint64) int32
+	// ABI v1.3 section 15: reduce and random (reduce.go, random.go).
+	aclrtReduceAsync func(dst, src uintptr, count uint64, kind, typ int32, stream, reserve uintptr) int32
 }
 
 // symbol names one native function and where to bind it.
@@ -221,6 +223,8 @@ func (a *api) symbols() []symbol {
 		{"aclrtQueryDeviceStatus", &a.aclrtQueryDeviceStatus, false},
 		// ABI v1.3 section 15: notify resets.
 		{"aclrtNotifyBatchReset", &a.aclrtNotifyBatchReset, false},
+		// ABI v1.3 section 15: reduce and random.
+		{"aclrtReduceAsync", &a.aclrtReduceAsync, false},
 	}
 }
 

@@ -282,6 +282,20 @@ export enum DeviceStatus {
   END = 0xFFFF,
 }
 
+/**
+ * How aclrtReduceAsync combines each source element into its destination (aclrtReduceKind).
+ */
+export enum ReduceKind {
+  /** ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM */
+  SUM = 10,
+  /** ACL_RT_MEMCPY_SDMA_AUTOMATIC_MAX */
+  MAX = 11,
+  /** ACL_RT_MEMCPY_SDMA_AUTOMATIC_MIN */
+  MIN = 12,
+  /** ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL */
+  EQUAL = 13,
+}
+
 /** Size of aclrtMemLocation {u32 id; u32 type}. */
 export const MEM_LOCATION_SIZE: i32 = 8;
 /** Size of aclrtMemcpyBatchAttr {aclrtMemLocation dstLoc; aclrtMemLocation srcLoc; u8 rsv[16]}. */

@@ -531,6 +531,34 @@ func (v DeviceStatus) String() string {
 	return "aclrtDeviceStatus(" + strconv.FormatInt(int64(v), 10) + ")"
 }
 
+// ReduceKind is the native aclrtReduceKind. How aclrtReduceAsync combines each
+// source element into its destination.
+type ReduceKind int32
+
+// The native aclrtReduceKind values.
+const (
+	ReduceKindSum   ReduceKind = 10 // ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM
+	ReduceKindMax   ReduceKind = 11 // ACL_RT_MEMCPY_SDMA_AUTOMATIC_MAX
+	ReduceKindMin   ReduceKind = 12 // ACL_RT_MEMCPY_SDMA_AUTOMATIC_MIN
+	ReduceKindEqual ReduceKind = 13 // ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL
+)
+
+// String returns the native name, or "aclrtReduceKind" followed by the number in
+// parentheses for other values.
+func (v ReduceKind) String() string {
+	switch v {
+	case ReduceKindSum:
+		return "ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM"
+	case ReduceKindMax:
+		return "ACL_RT_MEMCPY_SDMA_AUTOMATIC_MAX"
+	case ReduceKindMin:
+		return "ACL_RT_MEMCPY_SDMA_AUTOMATIC_MIN"
+	case ReduceKindEqual:
+		return "ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL"
+	}
+	return "aclrtReduceKind(" + strconv.FormatInt(int64(v), 10) + ")"
+}
+
 // MemLocation is aclrtMemLocation: where memory lives, a device (or NUMA) id
 // and a location type. 8 bytes, the native layout.
 type MemLocation struct {

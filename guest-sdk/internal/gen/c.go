@@ -105,6 +105,8 @@ func cCommonType(p Param) (string, error) {
 		return "aclrtNotify *", nil
 	case InStreamConfig:
 		return "const aclrtStreamConfigHandle *", nil
+	case InRandomTask:
+		return "const aclrtRandomNumTaskInfo *", nil
 	}
 	return "", fmt.Errorf("gen: the C generator has no type for parameter class %d (add it to cCommonType in guest-sdk/internal/gen/c.go)", p.Sem)
 }
@@ -209,7 +211,7 @@ func cRawType(f *Func, p Param, narrow bool) string {
 		return "int32_t"
 	}
 	switch p.Sem {
-	case PtrArray, SizeArray, AttrArray, CString, InStreamConfig:
+	case PtrArray, SizeArray, AttrArray, CString, InStreamConfig, InRandomTask:
 		return "const void *"
 	}
 	return "void *"
@@ -811,6 +813,27 @@ func cRT(m *model) ([]byte, error) {
 	b.l("typedef struct aclrtUtilizationInfo {", "    int32_t cubeUtilization;", "    int32_t vectorUtilization;",
 		"    int32_t aicpuUtilization;", "    int32_t memoryUtilization;", "    aclrtUtilizationExtendInfo *utilizationExtend;", "} aclrtUtilizationInfo;", "")
 	b.p("ACLWASM_STATIC_ASSERT(sizeof(aclrtUtilizationInfo) == %d, \"native layout\");\n\n", acl.UtilizationInfoSize32)
+	// aclrtRandomNumAsync's task (ABI v1.3 section 15), in the profile's
+	// layout: the wide profile's addresses are aclrtPtr.
+	cDoc(&b, "", "The distributions of aclrtRandomNumAsync, as natively.")
+	b.l("typedef enum {", "    ACL_RT_RANDOM_NUM_FUNC_TYPE_DROPOUT_BITMASK = 0,", "    ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS,",
+		"    ACL_RT_RANDOM_NUM_FUNC_TYPE_NORMAL_DIS,", "    ACL_RT_RANDOM_NUM_FUNC_TYPE_TRUNCATED_NORMAL_DIS,", "} aclrtRandomNumFuncType;", "")
+	cDoc(&b, "", "One parameter of a random task: a value of the task's type (isAddr 0) in",
+		"valueOrAddr, of which size bytes count. The sandbox takes values only.")
+	b.l("typedef struct {", "    uint8_t isAddr;", "    uint8_t valueOrAddr[8];", "    uint8_t size;", "    uint8_t rsv[6];", "} aclrtRandomParaInfo;", "")
+	b.l("typedef struct { aclrtRandomParaInfo dropoutRation; } aclrtDropoutBitmaskInfo;",
+		"typedef struct { aclrtRandomParaInfo min; aclrtRandomParaInfo max; } aclrtUniformDisInfo;",
+		"typedef struct { aclrtRandomParaInfo mean; aclrtRandomParaInfo stddev; } aclrtNormalDisInfo;", "")
+	b.l("typedef struct {", "    aclrtRandomNumFuncType funcType;", "    union {", "        aclrtDropoutBitmaskInfo dropoutBitmaskInfo;",
+		"        aclrtUniformDisInfo uniformDisInfo;", "        aclrtNormalDisInfo normalDisInfo;", "    } paramInfo;", "} aclrtRandomNumFuncParaInfo;", "")
+	cDoc(&b, "", "The task of aclrtRandomNumAsync, in the native layout (with -DACLWASM_WIDE",
+		"the three addresses are aclrtPtr). The ACL layer writes its own code for",
+		"dataType over the caller's, as natively.")
+	b.l("typedef struct {", "    aclDataType dataType;", "    aclrtRandomNumFuncParaInfo randomNumFuncParaInfo;",
+		"    aclrtPtr randomParaAddr;", "    aclrtPtr randomResultAddr;", "    aclrtPtr randomCounterAddr;",
+		"    aclrtRandomParaInfo randomSeed;", "    aclrtRandomParaInfo randomNum;", "    uint8_t rsv[8];", "} aclrtRandomNumTaskInfo;", "")
+	b.p("#ifdef ACLWASM_WIDE\nACLWASM_STATIC_ASSERT(sizeof(aclrtRandomNumTaskInfo) == %d, \"native layout\");\n#else\n", acl.RandomTaskSize(8))
+	b.p("ACLWASM_STATIC_ASSERT(sizeof(aclrtRandomNumTaskInfo) == %d, \"native layout\");\n#endif\n", acl.RandomTaskSize(4))
 	for _, a := range []struct {
 		expr string
 		v    int

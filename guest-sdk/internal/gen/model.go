@@ -63,6 +63,7 @@ const (
 
 	OutUtilizationInfo // gptr: aclrtUtilizationInfo the host reads (its reserved pointer) and fills
 	NotifyArray        // gptr: array of notify handles read by the host
+	InRandomTask       // gptr: aclrtRandomNumTaskInfo read by the host
 )
 
 // Wire returns the wire type that carries a parameter of class s.
@@ -127,7 +128,7 @@ func semOf(f *abi.Func, q abi.Param) (Sem, error) {
 		case q.Enum != nil && out && !q.Enum.Macros:
 			s = OutEnum
 		case q.Dir == abi.In:
-			s = map[abi.Kind]Sem{abi.MemcpyBatchAttr: AttrArray, abi.CString: CString, abi.Reserved: Reserved, abi.GuestFunc: HostFn, abi.UserData: UserData, abi.StreamConfig: InStreamConfig, abi.NotifyHandle: NotifyArray}[q.Kind]
+			s = map[abi.Kind]Sem{abi.MemcpyBatchAttr: AttrArray, abi.CString: CString, abi.Reserved: Reserved, abi.GuestFunc: HostFn, abi.UserData: UserData, abi.StreamConfig: InStreamConfig, abi.NotifyHandle: NotifyArray, abi.RandomTask: InRandomTask}[q.Kind]
 			if (s == AttrArray || s == NotifyArray) && q.Len == "" {
 				s = 0
 			}

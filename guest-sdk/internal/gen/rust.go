@@ -35,7 +35,7 @@ func rustRawType(p Param) string {
 		Uint64: "u64", OutUint64: "*mut u64",
 		Context: "u32", OutContext: "*mut u32",
 		HostFn: "Option<unsafe extern \"C\" fn(*mut c_void)>", UserData: "*mut c_void",
-		OutErrorInfo: "*mut u8", InStreamConfig: "*const u8", OutUtilizationInfo: "*mut u8", NotifyArray: "*const u32",
+		OutErrorInfo: "*mut u8", InStreamConfig: "*const u8", OutUtilizationInfo: "*mut u8", NotifyArray: "*const u32", InRandomTask: "*const u8",
 		Notify: "u32", OutNotify: "*mut u32",
 	}[p.Sem]
 }

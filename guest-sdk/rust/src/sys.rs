@@ -751,4 +751,20 @@ extern "C" {
     /// Wire: `aclrtStreamWaitEventWithTimeout(stream handle, event handle, timeout i32) -> i32`
     #[link_name = "aclrtStreamWaitEventWithTimeout"]
     pub fn aclrtStreamWaitEventWithTimeout(stream: u32, event: u32, timeout: i32) -> i32;
+
+    /// Queues on stream the combining of count bytes of device memory at src into dst,
+    /// element by element, with SUM, MAX or MIN for the aclDataType type (float,
+    /// float16, bfloat16, int4/8/16/32, uint8/16/32); EQUAL gives 207000.
+    ///
+    /// Wire: `aclrtReduceAsync(dst addr, src addr, count i64, kind i32, type i32, stream handle, reserve gptr) -> i32`
+    #[link_name = "aclrtReduceAsync"]
+    pub fn aclrtReduceAsync(dst: u64, src: u64, count: u64, kind: i32, type_: i32, stream: u32, reserve: *mut c_void) -> i32;
+
+    /// Queues on stream the filling of taskInfo's result with randomNum numbers of its
+    /// distribution (dropout bitmask, uniform, normal, truncated normal), drawn from
+    /// the session's own generator.
+    ///
+    /// Wire: `aclrtRandomNumAsync(taskInfo gptr, stream handle, reserve gptr) -> i32`
+    #[link_name = "aclrtRandomNumAsync"]
+    pub fn aclrtRandomNumAsync(taskInfo: *const u8, stream: u32, reserve: *mut c_void) -> i32;
 }

@@ -538,6 +538,34 @@ impl DeviceStatus {
     }
 }
 
+/// How aclrtReduceAsync combines each source element into its destination (`aclrtReduceKind`).
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ReduceKind(pub i32);
+
+impl ReduceKind {
+    /// `ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM`
+    pub const SUM: ReduceKind = ReduceKind(10);
+    /// `ACL_RT_MEMCPY_SDMA_AUTOMATIC_MAX`
+    pub const MAX: ReduceKind = ReduceKind(11);
+    /// `ACL_RT_MEMCPY_SDMA_AUTOMATIC_MIN`
+    pub const MIN: ReduceKind = ReduceKind(12);
+    /// `ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL`
+    pub const EQUAL: ReduceKind = ReduceKind(13);
+
+    /// Returns the native name of the value, or `None` for a value the
+    /// native enum does not define.
+    pub fn name(self) -> Option<&'static str> {
+        match self.0 {
+            10 => Some("ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM"),
+            11 => Some("ACL_RT_MEMCPY_SDMA_AUTOMATIC_MAX"),
+            12 => Some("ACL_RT_MEMCPY_SDMA_AUTOMATIC_MIN"),
+            13 => Some("ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL"),
+            _ => None,
+        }
+    }
+}
+
 /// Where memory lives: a device (or NUMA) id and a location type
 /// (`aclrtMemLocation`, 8 bytes).
 #[repr(C)]

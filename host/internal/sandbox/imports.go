@@ -129,6 +129,9 @@ var imports = func() []importFn {
 		// ABI v1.3 section 15: notify resets (notify.go), timed event waits (event.go).
 		"aclrtNotifyBatchReset":           notifyBatchReset,
 		"aclrtStreamWaitEventWithTimeout": streamWaitEventWithTimeout,
+		// ABI v1.3 section 15: reduce and random (reduce.go, random.go).
+		"aclrtReduceAsync":    reduceAsync,
+		"aclrtRandomNumAsync": randomNumAsync,
 	}
 	// ABI v1.3 section 13.2: the operator library's objects (tensor.go)
 	// and, for each row of aclnn.Ops, its two functions (operator.go).

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	mrand "math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -102,6 +103,9 @@ type Session struct {
 	// ABI v1.3 section 15 (stream_res.go): the stream whose core limits
 	// aclrtGetResInCurrentThread answers with, or nil.
 	useRes *streamRec
+	// ABI v1.3 section 15 (random.go): the generator aclrtRandomNumAsync
+	// draws each task's seed from; nil until first use.
+	rng *mrand.Rand
 
 	// Kernels (ABI section 13.3, kernel.go): those granted, and the
 	// device prints of launches not yet written to stdout.

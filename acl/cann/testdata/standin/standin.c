@@ -97,6 +97,7 @@ enum {
     RT_CONTEXT_NULL = 107002,
     RT_STREAM_CONTEXT = 107003,
     RT_EVENT_TIMESTAMP_INVALID = 107006,
+    RT_ADDR_UNALIGNED = 107008,
     RT_STREAM_SUBSCRIBE = 107011,
     RT_THREAD_SUBSCRIBE = 107012,
     RT_STREAM_NO_CB_REG = 107015,
@@ -282,7 +283,8 @@ struct event {
 };
 
 enum { T_COPY, T_COPY2D, T_SET, T_BATCH, T_RECORD, T_WAIT, T_DESC, T_OFFSET, T_CALLBACK, T_SET32, T_RESET,
-       T_NRECORD, T_NWAIT /* notifies (ABI v1.2 section 12) */ };
+       T_NRECORD, T_NWAIT /* notifies (ABI v1.2 section 12) */,
+       T_REDUCE /* aclrtReduceAsync (ABI v1.3 section 15) */ };
 
 /* A notify: a flag set by a record in stream order, which a wait waits
  * for and clears. */
@@ -527,6 +529,138 @@ static void set_chunked(struct stream *s, char *dst, int v, size_t n)
     }
 }
 
+/* aclrtReduceAsync's arithmetic (ABI v1.3 section 15), written apart from
+ * the host's Go: floats combine in float (the 16-bit formats through
+ * _Float16 and bfloat16 bit arithmetic, rounding to nearest even), MAX and
+ * MIN of a NaN give a NaN, integers wrap; src is read as it was before
+ * (a copy), so the two may overlap. Types: the ACL layer's reduce map. */
+enum { DT_FLOAT = 0, DT_FLOAT16 = 1, DT_INT8 = 2, DT_INT32 = 3, DT_UINT8 = 4, DT_INT16 = 6, DT_UINT16 = 7, DT_UINT32 = 8,
+       DT_BF16 = 27, DT_INT4 = 29 };
+enum { R_SUM = 10, R_MAX = 11, R_MIN = 12, R_EQUAL = 13 };
+
+static int reduce_type_ok(int t)
+{
+    switch (t) {
+    case DT_FLOAT: case DT_FLOAT16: case DT_INT16: case DT_INT4: case DT_INT8:
+    case DT_INT32: case DT_BF16: case DT_UINT8: case DT_UINT16: case DT_UINT32:
+        return 1;
+    }
+    return 0;
+}
+
+static size_t reduce_align(int t)
+{
+    switch (t) {
+    case DT_FLOAT16: case DT_INT16: case DT_UINT16: case DT_BF16:
+        return 2;
+    case DT_FLOAT: case DT_INT32: case DT_UINT32:
+        return 4;
+    }
+    return 1;
+}
+
+static float rf(int k, float d, float s)
+{
+    if (k == R_SUM)
+        return d + s;
+    if (d != d || s != s)
+        return __builtin_nanf("");
+    if (k == R_MAX)
+        return d > s ? d : s;
+    return d < s ? d : s;
+}
+
+static int64_t ri(int k, int64_t d, int64_t s)
+{
+    if (k == R_MAX)
+        return d > s ? d : s;
+    if (k == R_MIN)
+        return d < s ? d : s;
+    return d + s;
+}
+
+static float bf2f(uint16_t h)
+{
+    uint32_t b = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &b, 4);
+    return f;
+}
+
+static uint16_t f2bf(float f)
+{
+    uint32_t b;
+    memcpy(&b, &f, 4);
+    if ((b & 0x7fffffffu) > 0x7f800000u)
+        return (uint16_t)((b >> 16) | 0x40);
+    b += 0x7fffu + ((b >> 16) & 1u);
+    return (uint16_t)(b >> 16);
+}
+
+static aclError reduce_run(char *dst, const char *src0, size_t n, int k, int t)
+{
+    char *src = malloc(n ? n : 1);
+    if (!src)
+        return RT_DRV_INTERNAL_ERROR;
+    memcpy(src, src0, n);
+    size_t w = t == DT_INT4 || t == DT_INT8 || t == DT_UINT8 ? 1 : reduce_align(t);
+    for (size_t i = 0; i + w <= n; i += w) {
+        char *d = dst + i;
+        const char *p = src + i;
+        switch (t) {
+        case DT_FLOAT: {
+            float a, b;
+            memcpy(&a, d, 4), memcpy(&b, p, 4);
+            a = rf(k, a, b);
+            memcpy(d, &a, 4);
+            break;
+        }
+        case DT_FLOAT16: {
+            _Float16 a, b;
+            memcpy(&a, d, 2), memcpy(&b, p, 2);
+            a = (_Float16)rf(k, (float)a, (float)b);
+            memcpy(d, &a, 2);
+            break;
+        }
+        case DT_BF16: {
+            uint16_t a, b;
+            memcpy(&a, d, 2), memcpy(&b, p, 2);
+            a = f2bf(rf(k, bf2f(a), bf2f(b)));
+            memcpy(d, &a, 2);
+            break;
+        }
+        case DT_INT32: case DT_UINT32: {
+            uint32_t a, b;
+            memcpy(&a, d, 4), memcpy(&b, p, 4);
+            a = t == DT_INT32 ? (uint32_t)ri(k, (int32_t)a, (int32_t)b) : (uint32_t)ri(k, a, b);
+            memcpy(d, &a, 4);
+            break;
+        }
+        case DT_INT16: case DT_UINT16: {
+            uint16_t a, b;
+            memcpy(&a, d, 2), memcpy(&b, p, 2);
+            a = t == DT_INT16 ? (uint16_t)ri(k, (int16_t)a, (int16_t)b) : (uint16_t)ri(k, a, b);
+            memcpy(d, &a, 2);
+            break;
+        }
+        case DT_INT8:
+            *d = (char)ri(k, (int8_t)*d, (int8_t)*p);
+            break;
+        case DT_UINT8:
+            *d = (char)ri(k, (uint8_t)*d, (uint8_t)*p);
+            break;
+        case DT_INT4: {
+            int64_t lo = ri(k, (int8_t)(uint8_t)(*d << 4) >> 4, (int8_t)(uint8_t)(*p << 4) >> 4);
+            int64_t hi = ri(k, (int8_t)*d >> 4, (int8_t)*p >> 4);
+            *d = (char)((lo & 0xf) | (hi & 0xf) << 4);
+            break;
+        }
+        }
+    }
+    free(src);
+    return OK;
+}
+
 static aclError run_task(struct stream *s, struct task *t)
 {
     switch (t->op) {
@@ -548,6 +682,10 @@ static aclError run_task(struct stream *s, struct task *t)
         }
         return OK;
     }
+    case T_REDUCE:
+        if (!still_valid(t->dst, t->n, LOC_DEVICE) || !still_valid(t->src, t->n, LOC_DEVICE))
+            return RT_DRV_INTERNAL_ERROR;
+        return reduce_run(t->dst, t->src, t->n, t->value, (int)t->count);
     case T_SET:
         if (!still_valid(t->dst, t->n, t->dst_loc))
             return RT_DRV_INTERNAL_ERROR;
@@ -2873,6 +3011,46 @@ EXPORT aclError aclrtNotifyBatchReset(aclrtNotify *notifies, size_t num)
     }
     pthread_mutex_unlock(&mu);
     LOG(rc, "aclrtNotifyBatchReset(notifies=0x%" PRIxPTR ", num=%zu", P(notifies), num);
+    return rc;
+}
+#endif
+
+#ifndef OLD_RUNTIME
+/* aclrtReduceAsync (ABI v1.3 section 15), in the native order: NULL dst or
+ * src, a reserve, a type outside the map (100000); the stream, count 0, a
+ * kind outside [SUM, EQUAL], a SUM over 4 GiB (107000); the context; EQUAL
+ * (the stand-in is no STARS chip: 207000); then device memory and the
+ * alignment of src, then dst (107008). */
+EXPORT aclError aclrtReduceAsync(void *dst, const void *src, uint64_t count, int32_t kind, int32_t type, aclrtStream stream,
+                                 void *reserve)
+{
+    pthread_mutex_lock(&mu);
+    struct stream *s = NULL;
+    aclError rc = OK;
+    size_t a = reduce_align(type);
+    if (!dst || !src || reserve || !reduce_type_ok(type))
+        rc = INVALID_PARAM;
+    else if (stream && !find_stream(stream))
+        rc = RT_INVALID_HANDLE;
+    else if (count == 0 || kind < R_SUM || kind > R_EQUAL || (kind == R_SUM && count > (4ull << 30)))
+        rc = RT_PARAM_INVALID;
+    else if ((rc = get_stream(stream, &s)) != OK)
+        ;
+    else if (kind == R_EQUAL)
+        rc = RT_FEATURE_NOT_SUPPORT;
+    else if (!in_dev(dst, count) || !in_dev(src, count))
+        rc = RT_PARAM_INVALID;
+    else if ((uintptr_t)src % a || (uintptr_t)dst % a)
+        rc = RT_ADDR_UNALIGNED;
+    else {
+        struct task *t = new_task(T_REDUCE);
+        t->dst = dst, t->src = src, t->n = count, t->value = kind, t->count = (size_t)type;
+        enqueue(s, t);
+    }
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtReduceAsync(dst=0x%" PRIxPTR ", src=0x%" PRIxPTR ", count=%" PRIu64 ", kind=%d, type=%d, stream=0x%" PRIxPTR
+            ", reserve=0x%" PRIxPTR,
+        P(dst), P(src), count, kind, type, P(stream), P(reserve));
     return rc;
 }
 #endif

@@ -212,6 +212,16 @@ typedef enum aclrtDeviceStatus {
 } aclrtDeviceStatus;
 
 /**
+ * How aclrtReduceAsync combines each source element into its destination.
+ */
+typedef enum aclrtReduceKind {
+    ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM = 10,
+    ACL_RT_MEMCPY_SDMA_AUTOMATIC_MAX = 11,
+    ACL_RT_MEMCPY_SDMA_AUTOMATIC_MIN = 12,
+    ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL = 13,
+} aclrtReduceKind;
+
+/**
  * Where memory lives: a device (or NUMA) id and a location type. 8 bytes.
  */
 typedef struct aclrtMemLocation {
@@ -411,6 +421,61 @@ typedef struct aclrtUtilizationInfo {
 
 ACLWASM_STATIC_ASSERT(sizeof(aclrtUtilizationInfo) == 20, "native layout");
 
+/**
+ * The distributions of aclrtRandomNumAsync, as natively.
+ */
+typedef enum {
+    ACL_RT_RANDOM_NUM_FUNC_TYPE_DROPOUT_BITMASK = 0,
+    ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS,
+    ACL_RT_RANDOM_NUM_FUNC_TYPE_NORMAL_DIS,
+    ACL_RT_RANDOM_NUM_FUNC_TYPE_TRUNCATED_NORMAL_DIS,
+} aclrtRandomNumFuncType;
+
+/**
+ * One parameter of a random task: a value of the task's type (isAddr 0) in
+ * valueOrAddr, of which size bytes count. The sandbox takes values only.
+ */
+typedef struct {
+    uint8_t isAddr;
+    uint8_t valueOrAddr[8];
+    uint8_t size;
+    uint8_t rsv[6];
+} aclrtRandomParaInfo;
+
+typedef struct { aclrtRandomParaInfo dropoutRation; } aclrtDropoutBitmaskInfo;
+typedef struct { aclrtRandomParaInfo min; aclrtRandomParaInfo max; } aclrtUniformDisInfo;
+typedef struct { aclrtRandomParaInfo mean; aclrtRandomParaInfo stddev; } aclrtNormalDisInfo;
+
+typedef struct {
+    aclrtRandomNumFuncType funcType;
+    union {
+        aclrtDropoutBitmaskInfo dropoutBitmaskInfo;
+        aclrtUniformDisInfo uniformDisInfo;
+        aclrtNormalDisInfo normalDisInfo;
+    } paramInfo;
+} aclrtRandomNumFuncParaInfo;
+
+/**
+ * The task of aclrtRandomNumAsync, in the native layout (with -DACLWASM_WIDE
+ * the three addresses are aclrtPtr). The ACL layer writes its own code for
+ * dataType over the caller's, as natively.
+ */
+typedef struct {
+    aclDataType dataType;
+    aclrtRandomNumFuncParaInfo randomNumFuncParaInfo;
+    aclrtPtr randomParaAddr;
+    aclrtPtr randomResultAddr;
+    aclrtPtr randomCounterAddr;
+    aclrtRandomParaInfo randomSeed;
+    aclrtRandomParaInfo randomNum;
+    uint8_t rsv[8];
+} aclrtRandomNumTaskInfo;
+
+#ifdef ACLWASM_WIDE
+ACLWASM_STATIC_ASSERT(sizeof(aclrtRandomNumTaskInfo) == 104, "native layout");
+#else
+ACLWASM_STATIC_ASSERT(sizeof(aclrtRandomNumTaskInfo) == 92, "native layout");
+#endif
 ACLWASM_STATIC_ASSERT(sizeof(aclrtMemLocation) == 8, "native layout");
 ACLWASM_STATIC_ASSERT(offsetof(aclrtMemLocation, type) == 4, "native layout");
 ACLWASM_STATIC_ASSERT(sizeof(aclrtPtrAttributes) == 28, "native layout");
@@ -1291,6 +1356,30 @@ aclError aclrtNotifyBatchReset(aclrtNotify *notifies, size_t num);
  */
 __attribute__((import_module("acl32"), import_name("aclrtStreamWaitEventWithTimeout")))
 aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEvent event, int32_t timeout);
+
+/* ---- memcpy ---- */
+
+/**
+ * Queues on stream the combining of count bytes of device memory at src into
+ * dst, element by element, with SUM, MAX or MIN for the aclDataType type
+ * (float, float16, bfloat16, int4/8/16/32, uint8/16/32); EQUAL gives 207000.
+ *
+ * Wire (acl32): aclrtReduceAsync(dst i32, src i32, count i64, kind i32, type i32, stream i32, reserve i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtReduceAsync")))
+aclError aclrtReduceAsync(void *dst, const void *src, uint64_t count, aclrtReduceKind kind, aclDataType type, aclrtStream stream, void *reserve);
+
+/* ---- memset ---- */
+
+/**
+ * Queues on stream the filling of taskInfo's result with randomNum numbers of
+ * its distribution (dropout bitmask, uniform, normal, truncated normal), drawn
+ * from the session's own generator.
+ *
+ * Wire (acl32): aclrtRandomNumAsync(taskInfo i32, stream i32, reserve i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtRandomNumAsync")))
+aclError aclrtRandomNumAsync(const aclrtRandomNumTaskInfo *taskInfo, aclrtStream stream, void *reserve);
 
 #else /* ACLWASM_WIDE */
 
@@ -2419,6 +2508,37 @@ static inline aclError aclrtNotifyBatchReset(aclrtNotify *notifies, uint64_t num
 static inline aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEvent event, int32_t timeout)
 {
     return (aclError)aclwasm_raw_aclrtStreamWaitEventWithTimeout((uint32_t)(uintptr_t)stream, (uint32_t)(uintptr_t)event, timeout);
+}
+
+/* ---- memcpy ---- */
+
+/**
+ * Queues on stream the combining of count bytes of device memory at src into
+ * dst, element by element, with SUM, MAX or MIN for the aclDataType type
+ * (float, float16, bfloat16, int4/8/16/32, uint8/16/32); EQUAL gives 207000.
+ *
+ * Wire: aclrtReduceAsync(dst addr, src addr, count i64, kind i32, type i32, stream handle, reserve gptr) -> i32
+ */
+static inline aclError aclrtReduceAsync(aclrtPtr dst, aclrtPtr src, uint64_t count, aclrtReduceKind kind, aclDataType type, aclrtStream stream, void *reserve)
+{
+    return (aclError)aclwasm_raw_aclrtReduceAsync(dst, src, count, (int32_t)kind, (int32_t)type, (uint32_t)(uintptr_t)stream, reserve);
+}
+#ifndef __cplusplus
+#define aclrtReduceAsync(dst, src, count, kind, type, stream, reserve) aclrtReduceAsync(ACLWASM_ADDR_(dst, "aclrtReduceAsync: dst:"), ACLWASM_ADDR_(src, "aclrtReduceAsync: src:"), count, kind, type, stream, reserve)
+#endif
+
+/* ---- memset ---- */
+
+/**
+ * Queues on stream the filling of taskInfo's result with randomNum numbers of
+ * its distribution (dropout bitmask, uniform, normal, truncated normal), drawn
+ * from the session's own generator.
+ *
+ * Wire: aclrtRandomNumAsync(taskInfo gptr, stream handle, reserve gptr) -> i32
+ */
+static inline aclError aclrtRandomNumAsync(const aclrtRandomNumTaskInfo *taskInfo, aclrtStream stream, void *reserve)
+{
+    return (aclError)aclwasm_raw_aclrtRandomNumAsync(taskInfo, (uint32_t)(uintptr_t)stream, reserve);
 }
 
 #endif /* ACLWASM_WIDE */

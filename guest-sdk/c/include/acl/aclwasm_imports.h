@@ -980,6 +980,26 @@ int32_t aclwasm_raw_aclrtNotifyBatchReset(void *notifies, uint64_t num);
 __attribute__((import_module("acl"), import_name("aclrtStreamWaitEventWithTimeout")))
 int32_t aclwasm_raw_aclrtStreamWaitEventWithTimeout(uint32_t stream, uint32_t event, int32_t timeout);
 
+/**
+ * Queues on stream the combining of count bytes of device memory at src into
+ * dst, element by element, with SUM, MAX or MIN for the aclDataType type
+ * (float, float16, bfloat16, int4/8/16/32, uint8/16/32); EQUAL gives 207000.
+ *
+ * Wire: aclrtReduceAsync(dst addr, src addr, count i64, kind i32, type i32, stream handle, reserve gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtReduceAsync")))
+int32_t aclwasm_raw_aclrtReduceAsync(uint64_t dst, uint64_t src, uint64_t count, int32_t kind, int32_t type, uint32_t stream, void *reserve);
+
+/**
+ * Queues on stream the filling of taskInfo's result with randomNum numbers of
+ * its distribution (dropout bitmask, uniform, normal, truncated normal), drawn
+ * from the session's own generator.
+ *
+ * Wire: aclrtRandomNumAsync(taskInfo gptr, stream handle, reserve gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtRandomNumAsync")))
+int32_t aclwasm_raw_aclrtRandomNumAsync(const void *taskInfo, uint32_t stream, void *reserve);
+
 #else /* the native layout: acl32 */
 
 /**
@@ -1942,6 +1962,26 @@ int32_t aclwasm_raw_aclrtNotifyBatchReset(void *notifies, uint32_t num);
  */
 __attribute__((import_module("acl32"), import_name("aclrtStreamWaitEventWithTimeout")))
 int32_t aclwasm_raw_aclrtStreamWaitEventWithTimeout(uint32_t stream, uint32_t event, int32_t timeout);
+
+/**
+ * Queues on stream the combining of count bytes of device memory at src into
+ * dst, element by element, with SUM, MAX or MIN for the aclDataType type
+ * (float, float16, bfloat16, int4/8/16/32, uint8/16/32); EQUAL gives 207000.
+ *
+ * Wire: aclrtReduceAsync(dst i32, src i32, count i64, kind i32, type i32, stream i32, reserve i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtReduceAsync")))
+int32_t aclwasm_raw_aclrtReduceAsync(uint32_t dst, uint32_t src, uint64_t count, int32_t kind, int32_t type, uint32_t stream, void *reserve);
+
+/**
+ * Queues on stream the filling of taskInfo's result with randomNum numbers of
+ * its distribution (dropout bitmask, uniform, normal, truncated normal), drawn
+ * from the session's own generator.
+ *
+ * Wire: aclrtRandomNumAsync(taskInfo i32, stream i32, reserve i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtRandomNumAsync")))
+int32_t aclwasm_raw_aclrtRandomNumAsync(const void *taskInfo, uint32_t stream, void *reserve);
 
 #endif /* ACLWASM_WIDE */
 

@@ -381,3 +381,11 @@ func NotifyBatchReset(_ unsafe.Pointer, _ uint64) int32 { return notSupported }
 
 // StreamWaitEventWithTimeout fails outside a wasip1 guest (see NotWasip1).
 func StreamWaitEventWithTimeout(_ uint32, _ uint32, _ int32) int32 { return notSupported }
+
+// ReduceAsync fails outside a wasip1 guest (see NotWasip1).
+func ReduceAsync(_ uint64, _ uint64, _ uint64, _ int32, _ int32, _ uint32, _ unsafe.Pointer) int32 {
+	return notSupported
+}
+
+// RandomNumAsync fails outside a wasip1 guest (see NotWasip1).
+func RandomNumAsync(_ unsafe.Pointer, _ uint32, _ unsafe.Pointer) int32 { return notSupported }

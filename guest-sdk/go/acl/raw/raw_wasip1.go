@@ -1036,3 +1036,25 @@ func NotifyBatchReset(notifies unsafe.Pointer, num uint64) int32
 //go:wasmimport acl aclrtStreamWaitEventWithTimeout
 //go:noescape
 func StreamWaitEventWithTimeout(stream uint32, event uint32, timeout int32) int32
+
+// ReduceAsync is aclrtReduceAsync: Queues on stream the combining of count
+// bytes of device memory at src into dst, element by element, with SUM, MAX or
+// MIN for the aclDataType type (float, float16, bfloat16, int4/8/16/32,
+// uint8/16/32); EQUAL gives 207000.
+//
+// Wire: aclrtReduceAsync(dst addr, src addr, count i64, kind i32, type i32, stream handle, reserve gptr) -> i32
+//
+//go:wasmimport acl aclrtReduceAsync
+//go:noescape
+func ReduceAsync(dst uint64, src uint64, count uint64, kind int32, typ int32, stream uint32, reserve unsafe.Pointer) int32
+
+// RandomNumAsync is aclrtRandomNumAsync: Queues on stream the filling of
+// taskInfo's result with randomNum numbers of its distribution (dropout
+// bitmask, uniform, normal, truncated normal), drawn from the session's own
+// generator.
+//
+// Wire: aclrtRandomNumAsync(taskInfo gptr, stream handle, reserve gptr) -> i32
+//
+//go:wasmimport acl aclrtRandomNumAsync
+//go:noescape
+func RandomNumAsync(taskInfo unsafe.Pointer, stream uint32, reserve unsafe.Pointer) int32
