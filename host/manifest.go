@@ -282,8 +282,11 @@ func (m *Manifest) Config() Config {
 }
 
 // Load reads the manifest's module, checks its hash if the manifest gives
-// one, and loads it into rt with the manifest's policy.
-func (m *Manifest) Load(ctx context.Context, rt *Runtime) (*Plugin, error) {
+// one, and loads it into rt with the manifest's policy, named by the
+// manifest's name in metrics and run records (LoadName(m.Name), so that a
+// plugin has one name throughout: argv[0], logs, metrics). opts come
+// after that name: another LoadName among them overrides it.
+func (m *Manifest) Load(ctx context.Context, rt *Runtime, opts ...LoadOption) (*Plugin, error) {
 	wasm, err := os.ReadFile(m.Path)
 	if err != nil {
 		return nil, fmt.Errorf("host: manifest %s: module.path: %w", m.Name, err)
@@ -293,7 +296,7 @@ func (m *Manifest) Load(ctx context.Context, rt *Runtime) (*Plugin, error) {
 			return nil, &LoadError{Problems: []string{fmt.Sprintf("module.sha256: %s has sha256 %x, the manifest expects %s", m.Path, got, m.SHA256)}}
 		}
 	}
-	pl, err := rt.Load(ctx, wasm, m.Policy)
+	pl, err := rt.Load(ctx, wasm, m.Policy, append([]LoadOption{LoadName(m.Name)}, opts...)...)
 	if err != nil {
 		return nil, fmt.Errorf("plugin %s: %w", m.Name, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
 )
 
@@ -185,4 +187,46 @@ func TestManifestLoad(t *testing.T) {
 	require.Equal(t, int32(100000), call("badkey"))
 	require.Equal(t, int32(100000), call("read", 0xfffe, 8))
 	require.Contains(t, inst.Session().LastError(), "aclwasm.config_read: buf [0xfffe, +3) is outside guest memory")
+}
+
+// TestManifestLoadName: a manifest-loaded plugin is named by the
+// manifest in metrics (runs, refusals) and run records, as LoadName
+// names a plugin that Runtime.Load loads.
+func TestManifestLoadName(t *testing.T) {
+	ctx := context.Background()
+	m := newMetrics(t)
+	var seen nameObserver
+	rt := newRuntime(t, WithMetrics(m), WithObserver(&seen))
+	dir := t.TempDir()
+	write := func(policy string) *Manifest {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "p.wasm"), wat2wasm(t, fmt.Sprintf(roundtripWAT, 0)), 0o644))
+		p := filepath.Join(dir, "m.yaml")
+		require.NoError(t, os.WriteFile(p, []byte("name: pre\nmodule: {path: p.wasm}\npolicy: {"+policy+"}\n"), 0o644))
+		man, err := LoadManifest(p)
+		require.NoError(t, err)
+		return man
+	}
+	runs := func(plugin, out string) float64 { return testutil.ToFloat64(m.m.Runs.WithLabelValues(plugin, out)) }
+
+	pl, err := write("").Load(ctx, rt)
+	require.NoError(t, err)
+	defer pl.Close(ctx)
+	res, err := pl.Run(ctx, Config{})
+	require.NoError(t, err)
+	require.Zero(t, res.ExitCode)
+	require.Equal(t, 1.0, runs("pre", "ok"), "the run is counted under the manifest's name")
+	require.Zero(t, runs("", "ok"), "never under no name")
+	require.Equal(t, nameObserver{"pre"}, seen, "the run record names the plugin")
+
+	_, err = write("deny: [aclrtMemcpy]").Load(ctx, rt)
+	require.ErrorIs(t, err, ErrLoad)
+	require.Equal(t, 1.0, runs("pre", "refused"), "a refusal too")
+}
+
+// nameObserver records the plugin name of each run that begins.
+type nameObserver []string
+
+func (o *nameObserver) Begin(_ context.Context, ri RunInfo) RunObserver {
+	*o = append(*o, ri.Plugin)
+	return nil
 }
