@@ -18,6 +18,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/aclwasm/aclwasm/host/internal/sandbox"
+	"github.com/aclwasm/aclwasm/internal/confschema"
 )
 
 // Manifest describes a plugin in a file: its module, its policy, and the
@@ -120,7 +121,18 @@ type manifestFile struct {
 }
 
 // ParseManifest parses a manifest; a relative module path stays relative.
+// The manifest is checked against its JSON Schema first
+// (internal/confschema/manifest.schema.json, the one editors use), whose
+// errors name the field and its line; the strict decoding and the checks
+// that follow refuse what a schema cannot say.
 func ParseManifest(data []byte) (*Manifest, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	if err := confschema.Manifest.Validate(&doc); err != nil {
+		return nil, err
+	}
 	var f manifestFile
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)

@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/aclwasm/aclwasm/internal/confschema"
 )
 
 // Admin actions an access rule may grant (AccessRule.Admin); AdminAll
@@ -157,11 +159,33 @@ func ParseServerConfig(data []byte) (*ServerConfig, error) {
 	names := map[string]bool{}
 	for i, r := range c.Access {
 		if names[r.Name] {
-			return nil, fmt.Errorf("access[%d].name: %q: another rule has that name", i, r.Name)
+			return nil, fmt.Errorf("access[%d].name (line %d): %q: another rule has that name", i, nameLine(root, i), r.Name)
 		}
 		names[r.Name] = true
 	}
+	// The file's JSON Schema, the one editors and the Helm chart use
+	// (internal/confschema/serve.schema.json), must accept what the
+	// decoder does: a file it refuses is refused here too.
+	if err := confschema.Serve.Validate(root); err != nil {
+		return nil, err
+	}
 	return c, nil
+}
+
+// nameLine is the line of rule i's name in the file whose root is root.
+func nameLine(root *yaml.Node, i int) int {
+	for k := 0; k+1 < len(root.Content); k += 2 {
+		if root.Content[k].Value == "access" && i < len(root.Content[k+1].Content) {
+			r := root.Content[k+1].Content[i]
+			for j := 0; j+1 < len(r.Content); j += 2 {
+				if r.Content[j].Value == "name" {
+					return r.Content[j+1].Line
+				}
+			}
+			return r.Line
+		}
+	}
+	return root.Line
 }
 
 // fields decodes mapping n (at path at) key by key with the decoder of

@@ -104,7 +104,7 @@ func TestServerConfigStrict(t *testing.T) {
 		{"split subject, spaced", "access:\n  - name: a\n    subjects: [\"CN=a,O=x\", CN=ops, OU=web, O=example]\n    plugins: [x]\n", `access[0].subjects[1] (line 3): the unquoted entries CN=ops OU=web O=example are one distinguished name that YAML's flow list split at its commas: quote it, subjects: ["CN=ops,OU=web,O=example"]`},
 		{"no name", "access:\n  - tokens: [\"" + h + "\"]\n    plugins: [x]\n", "access[0].name (line 2): missing"},
 		{"empty name", "access:\n  - name: \"\"\n", "access[0].name (line 2): want a nonempty string"},
-		{"duplicate name", "access:\n  - {name: a, tokens: [\"" + h + "\"], plugins: [x]}\n  - {name: a, tokens: [\"" + h + "\"], plugins: [y]}\n", `access[1].name: "a": another rule has that name`},
+		{"duplicate name", "access:\n  - {name: a, tokens: [\"" + h + "\"], plugins: [x]}\n  - {name: a, tokens: [\"" + h + "\"], plugins: [y]}\n", `access[1].name (line 3): "a": another rule has that name`},
 		{"field twice", "access:\n  - name: a\n    plugins: [x]\n    plugins: [y]\n", "access[0].plugins (line 4): given twice"},
 		{"nobody", "access:\n  - name: a\n    plugins: [x]\n", `access[0] (line 2): rule "a" has neither tokens nor subjects`},
 		{"nothing granted", "access:\n  - name: a\n    tokens: [\"" + h + "\"]\n", `access[0] (line 2): rule "a" has neither plugins nor admin`},
