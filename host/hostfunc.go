@@ -163,7 +163,7 @@ func (r *Runtime) checkGrants(grants []string) error {
 	for _, g := range grants {
 		found := false
 		for _, h := range r.sh.HostFuncs() {
-			if h.Module != abi.IOModule && grants1(g, h) {
+			if h.Module != abi.IOModule && h.Kernel() == nil && grants1(g, h) {
 				found = true
 				break
 			}
@@ -203,7 +203,7 @@ func (r *Runtime) granted(grants []string, h *sandbox.HostFunc) bool {
 func (r *Runtime) embedderFuncs() string {
 	var names []string
 	for _, h := range r.sh.HostFuncs() {
-		if h.Module != abi.IOModule {
+		if h.Module != abi.IOModule && h.Kernel() == nil {
 			names = append(names, h.Module+"."+h.Name)
 		}
 	}
@@ -302,7 +302,7 @@ func (r *Runtime) hostModules() []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, h := range r.sh.HostFuncs() {
-		if !seen[h.Module] {
+		if !seen[h.Module] && h.Kernel() == nil {
 			seen[h.Module] = true
 			out = append(out, h.Module)
 		}

@@ -34,14 +34,22 @@ func (r *Runtime) Load(ctx context.Context, wasm []byte, p Policy, opts ...LoadO
 	lc := loadOptions(opts)
 	p, err := p.withDefaults(r.backend.DeviceCount())
 	if err == nil {
+		err = p.checkMountsOn(r.engineName)
+	}
+	if err == nil {
 		p.HostFuncs = slices.Concat(p.HostFuncs, lc.hostFuncs)
 		err = r.checkGrants(p.HostFuncs)
+	}
+	var kernels map[string]*kernel
+	if err == nil {
+		kernels, err = r.grantedKernels(p.Kernels)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("host: %w", err)
 	}
 	mi, scanErr := module.Scan(wasm)
-	mod, em, err := r.compileChecked(ctx, wasm, mi, &p)
+	kl := r.bindLaunchers(wasm, moduleProfile(mi), kernels)
+	mod, em, err := r.compileChecked(ctx, kl.apply(wasm), mi, &p)
 	var le *LoadError
 	switch {
 	case errors.As(err, &le):
@@ -51,13 +59,13 @@ func (r *Runtime) Load(ctx context.Context, wasm []byte, p Policy, opts ...LoadO
 		return nil, err
 	}
 	imps := mod.Imports()
-	probs := append(r.checkModule(imps, mi, scanErr, &p), checkDispatcher(imps, wasm)...) // stream callbacks: callback_load.go
+	probs := append(r.checkModule(imps, mi, scanErr, &p, &kl), checkDispatcher(imps, wasm)...) // stream callbacks: callback_load.go
 	if len(probs) > 0 {
 		mod.Close(ctx)
 		r.metrics.refused(lc.name)
 		return nil, &LoadError{Problems: probs}
 	}
-	pl := &Plugin{rt: r, mod: mod, start: em.Start, policy: p, profile: profileOf(imps), name: lc.name, exports: module.FuncExports(wasm), m: r.metrics.plugin(lc.name), live: map[*Instance]struct{}{}}
+	pl := &Plugin{rt: r, mod: mod, start: em.Start, policy: p, kernels: sandboxKernels(kernels), profile: profileOf(imps), name: lc.name, exports: module.FuncExports(wasm), m: r.metrics.plugin(lc.name), live: map[*Instance]struct{}{}}
 	r.mu.Lock()
 	r.plugins[pl] = struct{}{} // Close waits for this Load: it cannot have begun its sweep
 	r.mu.Unlock()
@@ -197,16 +205,21 @@ func (r *Runtime) Imports(ctx context.Context, wasm []byte, p Policy, opts ...Lo
 		p.HostFuncs = slices.Concat(p.HostFuncs, loadOptions(opts).hostFuncs)
 		err = r.checkGrants(p.HostFuncs)
 	}
+	var kernels map[string]*kernel
+	if err == nil {
+		kernels, err = r.grantedKernels(p.Kernels)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("host: %w", err)
 	}
 	mi, scanErr := module.Scan(wasm)
-	mod, _, err := r.compileChecked(ctx, wasm, mi, &p)
+	kl := r.bindLaunchers(wasm, moduleProfile(mi), kernels)
+	mod, _, err := r.compileChecked(ctx, kl.apply(wasm), mi, &p)
 	if err != nil {
 		return nil, err
 	}
 	defer mod.Close(ctx)
-	return r.importStatuses(mod.Imports(), mi, scanErr, &p), nil
+	return r.importStatuses(mod.Imports(), mi, scanErr, &p, &kl), nil
 }
 
 // compileChecked compiles wasm prepared for any engine (prepare) once it
@@ -226,7 +239,7 @@ func (r *Runtime) compileChecked(ctx context.Context, wasm []byte, mi module.Inf
 // importStatuses judges each import: imps, the functions with their
 // signatures (the engine's), then the other kinds of mi's when the scan
 // succeeded. checkModule builds Load's problems from it.
-func (r *Runtime) importStatuses(imps []engine.Import, mi module.Info, scanErr error, p *Policy) []ImportStatus {
+func (r *Runtime) importStatuses(imps []engine.Import, mi module.Info, scanErr error, p *Policy, kl *launchers) []ImportStatus {
 	out := make([]ImportStatus, 0, len(mi.Imports))
 	for _, im := range imps {
 		// The guest's names, as messages show them: escaped and short.
@@ -249,6 +262,12 @@ func (r *Runtime) importStatuses(imps []engine.Import, mi module.Info, scanErr e
 			default:
 				st.Status = "ok"
 			}
+		case sandbox.KernelModule:
+			if orig, ok := kl.orig[im.Name]; ok {
+				st.Module, st.Name, st.Status = launcherModule, orig, "kernel launcher"
+				break
+			}
+			bad("reserved module", "is refused: module %q is the host's own", im.Module)
 		case wasiModule:
 			sig, ok := wasiFuncs[im.Name]
 			switch {
@@ -261,6 +280,10 @@ func (r *Runtime) importStatuses(imps []engine.Import, mi module.Info, scanErr e
 			}
 		default:
 			h := r.lookupHost(im.Module, im.Name)
+			if msg, ok := kl.failed[[2]string{im.Module, im.Name}]; ok {
+				st.Status, st.Problem = "no matching kernel", msg
+				break
+			}
 			switch {
 			case h != nil && im.Signature != h.Signature():
 				bad("signature mismatch: expects "+h.Signature(), "has signature %s, the host function has %s", im.Signature, h.Signature())
@@ -292,8 +315,8 @@ func (r *Runtime) importStatuses(imps []engine.Import, mi module.Info, scanErr e
 
 // checkModule returns the reasons to refuse a module: its imports'
 // (importStatuses) and its own.
-func (r *Runtime) checkModule(imps []engine.Import, mi module.Info, scanErr error, p *Policy) []string {
-	sts := r.importStatuses(imps, mi, scanErr, p)
+func (r *Runtime) checkModule(imps []engine.Import, mi module.Info, scanErr error, p *Policy, kl *launchers) []string {
+	sts := r.importStatuses(imps, mi, scanErr, p, kl)
 	var probs []string
 	for _, st := range sts[:len(imps)] {
 		if st.Problem != "" {

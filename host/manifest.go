@@ -34,6 +34,10 @@ import (
 //	  compile_timeout: 10s        # Load's compilation; or none
 //	  deny: [aclrtHostRegister]
 //	  models: {classifier: cnn.onnx} # approved models: name -> file, relative to the manifest's directory
+//	  mounts:                     # host directories the guest sees (read-only unless rw)
+//	    - data:/data              # HOSTDIR:GUESTDIR[:rw], relative to the manifest's directory
+//	    - {host_dir: out, guest_dir: /out, writable: true}
+//	  max_file_write_bytes: 64MiB
 //	args: [--verbose]             # argv[1:], after the name
 //	env: {LANG: C}                # the guest's environment
 //	config: {scale: "0.5"}        # read by the guest with aclwasm.config_read
@@ -100,6 +104,11 @@ func LoadManifest(path string) (*Manifest, error) {
 	for name, file := range m.Policy.Models {
 		if !filepath.IsAbs(file) {
 			m.Policy.Models[name] = filepath.Join(filepath.Dir(path), file)
+		}
+	}
+	for i, mt := range m.Policy.Mounts { // relative to the manifest, as the module
+		if !filepath.IsAbs(mt.HostDir) {
+			m.Policy.Mounts[i].HostDir = filepath.Join(filepath.Dir(path), mt.HostDir)
 		}
 	}
 	return m, nil
@@ -225,6 +234,13 @@ func decodeField(n *yaml.Node, f reflect.Value) error {
 			return fmt.Errorf("%q is not a duration (like 30s, 2m)", n.Value)
 		}
 		f.SetInt(int64(d))
+		return nil
+	case []Mount:
+		ms, err := decodeMounts(n)
+		if err != nil {
+			return err
+		}
+		f.Set(reflect.ValueOf(ms))
 		return nil
 	case uint64:
 		b, err := parseByteCount(n.Value)

@@ -39,6 +39,7 @@ policy:
   allow: [aclrtMemcpy, aclrtMalloc]
   deny: [aclrtMalloc]
   host_funcs: [env.log, "kv.*"]
+  kernels: [basic, WriteDo]
   memory_pages: 7
   timeout: 1m30s
   compile_timeout: 10s
@@ -55,6 +56,14 @@ policy:
   max_stack_bytes: 1MiB
   models: {classifier: cnn.onnx, edges: /models/edge.onnx}
   allow_guest_models: true
+  mounts:
+    - data:/data
+    - {host_dir: /abs/out, guest_dir: /out, writable: true}
+    - "C:\\in:/in:rw"
+  max_file_read_bytes: 2MiB
+  max_file_write_bytes: 3MiB
+  max_open_files: 13
+  max_mount_bytes: 4MiB
 args: [-v]
 env: {B: "2", A: "1"}
 config: {scale: "0.5"}
@@ -71,11 +80,18 @@ serve: {max_concurrent: 3, export: process, reuse_instances: true}
 			MaxAllocations: 1, MaxRegistrations: 2, MaxStreams: 3, MaxEvents: 4, MaxQueued: 5, MaxBatchEntries: 6,
 			MaxCallbacks: 12, MaxCallbackDepth: 2,
 			Allow: []string{"aclrtMemcpy", "aclrtMalloc"}, Deny: []string{"aclrtMalloc"}, HostFuncs: []string{"env.log", "kv.*"},
+			Kernels:     []string{"basic", "WriteDo"},
 			MemoryPages: 7, Timeout: 90 * time.Second, CompileTimeout: 10 * time.Second,
 			MaxModuleBytes: 1 << 20, MaxFunctions: 8, MaxFunctionBodyBytes: 64 << 10, MaxLocals: 9, MaxBlockDepth: 10, MaxBrTableTargets: 11, MaxCallBytes: 1 << 30, RefuseInitConfig: true, AllowInitConfig: true,
 			MaxTableEntries: 8, MaxStackBytes: 1 << 20,
 			Models:           map[string]string{"classifier": filepath.Join(dir, "cnn.onnx"), "edges": "/models/edge.onnx"},
 			AllowGuestModels: true,
+			Mounts: []Mount{
+				{HostDir: filepath.Join(dir, "data"), GuestDir: "/data"},
+				{HostDir: "/abs/out", GuestDir: "/out", Writable: true},
+				{HostDir: filepath.Join(dir, `C:\in`), GuestDir: "/in", Writable: true},
+			},
+			MaxFileReadBytes: 2 << 20, MaxFileWriteBytes: 3 << 20, MaxOpenFiles: 13, MaxMountBytes: 4 << 20,
 		},
 		Args: []string{"-v"}, Env: map[string]string{"A": "1", "B": "2"}, Vars: map[string]string{"scale": "0.5"},
 		Serve: ServeManifest{MaxConcurrent: 3, Export: "process", ReuseInstances: &reuse},
@@ -115,6 +131,17 @@ func TestManifestErrors(t *testing.T) {
 		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  models: {a: {file: a.onnx}}\n", "policy.models.a (line 4): want a string, not a mapping"},
 		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  models: {a: x.onnx, a: y.onnx}\n", "policy.models.a (line 4): given twice"},
 		{"name: a\nmodule: {path: x.wasm}\nconfig: {k: " + strings.Repeat("x", maxVarLen+1) + "}\n", "config.k (line 3): maxLength: got 65,537, want 65,536"},
+		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  mounts: data:/data\n", "policy.mounts (line 4): want a list, not a string"},
+		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  mounts:\n    - data\n", `policy.mounts (line 5): [0] (line 5): mount "data": want HOSTDIR:GUESTDIR[:rw]`},
+		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  mounts:\n    - a:/b\n    - data:data\n", `policy.mounts (line 5): [1] (line 6): mount "data:data": guest directory "data" must be an absolute, clean path`},
+		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  mounts:\n    - :/data\n", `[0] (line 5): mount ":/data": no host directory`},
+		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  mounts:\n    - {host_dir: d, guest_dir: /d, rw: true}\n", "[0] (line 5): rw: no such field (have: host_dir, guest_dir, writable)"},
+		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  mounts:\n    - {guest_dir: /d}\n", "[0] (line 5): host_dir: missing"},
+		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  mounts:\n    - {host_dir: d, guest_dir: /d/}\n", `[0] (line 5): mount: guest_dir "/d/" must be an absolute, clean path`},
+		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  mounts:\n    - {host_dir: d, guest_dir: /d, writable: yes please}\n", "policy.mounts[0].writable (line 5): want true or false, not a string"},
+		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  mounts:\n    - {host_dir: d, host_dir: e, guest_dir: /d}\n", "host_dir"},
+		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  mounts:\n    - [d, /d]\n", "policy.mounts[0] (line 5): want a string or a mapping, not a list"},
+		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  max_open_files: some\n", "policy.max_open_files (line 4): want an integer, not a string"},
 	} {
 		_, err := ParseManifest([]byte(tc.src))
 		require.ErrorContains(t, err, tc.want, "%s", tc.src)

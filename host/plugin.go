@@ -23,10 +23,11 @@ type Plugin struct {
 	mod     engine.Compiled
 	start   string // the export the start function was moved to (module.HoistStart), "" if none
 	policy  Policy
-	profile abi.Profile            // the ABI profile the module imports: acl or acl32
-	name    string                 // LoadName
-	exports []string               // function exports, in the module's order
-	m       *sandbox.PluginMetrics // nil without WithMetrics
+	kernels map[string]*sandbox.Kernel // those granted (Policy.Kernels)
+	profile abi.Profile                // the ABI profile the module imports: acl or acl32
+	name    string                     // LoadName
+	exports []string                   // function exports, in the module's order
+	m       *sandbox.PluginMetrics     // nil without WithMetrics
 
 	mu     sync.Mutex
 	closed bool
@@ -240,11 +241,20 @@ func (p *Plugin) instantiate(ctx context.Context, cfg Config, ro RunObserver, d 
 		name = cfg.Args[0]
 	}
 	ss.SetupLog(cfg.Logger, name, &cfg.Stdout, &cfg.Stderr)
+	if len(p.kernels) > 0 {
+		var out func([]byte)
+		if w := cfg.Stdout; w != nil {
+			out = func(b []byte) { _, _ = w.Write(b) }
+		}
+		ss.SetKernels(p.kernels, out)
+	}
 	cfg.Stdin, i.stdin = sandbox.NewStdin(cfg.Stdin)
 	i.cc.Inv = ss.Invoker()
 	cctx, err := i.arm(ctx, d, "instantiate")
 	if err == nil {
+		mounts, files := p.policy.engineMounts()
 		i.inst, err = p.mod.Instantiate(cctx, engine.Config{
+			Mounts: mounts, Files: files,
 			Invoker:     ss.Invoker(),
 			MemoryLimit: engine.MemoryBytes(p.policy.MemoryPages),
 			Args:        cfg.Args, Env: cfg.Env,

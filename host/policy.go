@@ -56,6 +56,11 @@ type Policy struct {
 	// Granted none, it may import those of WithHostFuncs, not those of
 	// WithGrantedHostFuncs; granted any, only those.
 	HostFuncs []string
+	// Kernels grants the plugin the runtime's kernels named (WithKernels),
+	// or every kernel of a set named (WithKernelSet): it may launch those
+	// (ABI section 13.3), and Load refuses a module whose launcher imports
+	// name any other. Granted none, it launches none.
+	Kernels []string
 	// MemoryPages limits the guest's linear memory, in 64 KiB pages.
 	MemoryPages uint32
 	// Timeout bounds a run or a call, host calls that block included.
@@ -122,6 +127,26 @@ type Policy struct {
 	// model carries device code, so the native backend refuses them
 	// (207000) whatever this says. By default they give 207000 too.
 	AllowGuestModels bool
+	// Mounts are the host directories the guest sees (ABI section 14);
+	// none: the guest has no filesystem. See Mount.
+	Mounts []Mount
+	// MaxFileReadBytes and MaxFileWriteBytes bound the bytes an instance
+	// (a Run, or an Instance over all its calls) reads from and writes to
+	// mounted files; MaxOpenFiles the files and directories it holds open
+	// at once (the mounts themselves aside). Over a limit the WASI call
+	// fails with EFBIG (bytes; a read gets what remains first, as a short
+	// read) or EMFILE, and has no effect.
+	MaxFileReadBytes  uint64
+	MaxFileWriteBytes uint64
+	MaxOpenFiles      int
+	// MaxMountBytes bounds the size of the regular files of each writable
+	// mount, what it held before the run included (summed over their
+	// paths: a hard link counts again); a write, truncation or link that
+	// would pass it fails with ENOSPC and has no effect. 0: no bound (the
+	// write limit still bounds what a run adds). The wazero engine only:
+	// wasmtime's WASI does not tell the host how a file's size changes,
+	// so Load refuses a writable mount with MaxMountBytes there.
+	MaxMountBytes uint64
 }
 
 // Defaults of Policy's fields.
@@ -222,6 +247,9 @@ func (p Policy) withDefaults(n int) (Policy, error) {
 	if p.MaxAllocations < 0 || p.MaxRegistrations < 0 || p.MaxStreams < 0 || p.MaxEvents < 0 || p.MaxQueued < 0 || p.MaxBatchEntries < 0 || p.MaxCallbacks < 0 || p.MaxCallbackDepth < 0 {
 		return p, fmt.Errorf("policy: count limits must not be negative")
 	}
+	if err := p.mountsWithDefaults(); err != nil {
+		return p, err
+	}
 	if len(p.Devices) == 0 {
 		p.Devices = make([]int32, n)
 		for i := range p.Devices {
@@ -251,7 +279,7 @@ func (p Policy) withDefaults(n int) (Policy, error) {
 	}
 	for _, list := range [][]string{p.Allow, p.Deny} {
 		for _, name := range list {
-			if abi.Lookup(name) == nil {
+			if abi.Lookup(name) == nil && name != OperatorFamily {
 				return p, fmt.Errorf("policy: %q is not a function of ABI v%d", name, abi.Version)
 			}
 		}
@@ -276,10 +304,26 @@ func checkModels(models map[string]string) error {
 	return nil
 }
 
-// allows reports whether the policy lets a plugin import fn.
+// OperatorFamily names every function of the operator library (ABI
+// section 13.2) in Policy.Allow and Policy.Deny.
+const OperatorFamily = "aclnn*"
+
+// allows reports whether the policy lets a plugin import fn. An operator's
+// launch name (aclnnMatmul) names its aclnnMatmulGetWorkspaceSize too,
+// and OperatorFamily every operator's functions.
 func (p *Policy) allows(fn string) bool {
+	names := func(n string) bool {
+		if n == fn {
+			return true
+		}
+		f := abi.Lookup(fn)
+		if f == nil || f.Group != abi.Operator {
+			return false
+		}
+		return n == OperatorFamily || n == "aclnn"+f.Op
+	}
 	for _, d := range p.Deny {
-		if d == fn {
+		if names(d) {
 			return false
 		}
 	}
@@ -287,7 +331,7 @@ func (p *Policy) allows(fn string) bool {
 		return true
 	}
 	for _, a := range p.Allow {
-		if a == fn {
+		if names(a) {
 			return true
 		}
 	}

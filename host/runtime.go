@@ -50,8 +50,9 @@ type config struct {
 	metrics  *Metrics
 	observer Observer
 
-	hostFuncs []HostFunc // WithHostFuncs, WithGrantedHostFuncs
-	grantOnly []string   // WithGrantedHostFuncs', as module.name
+	hostFuncs []HostFunc  // WithHostFuncs, WithGrantedHostFuncs
+	grantOnly []string    // WithGrantedHostFuncs', as module.name
+	kernels   []kernelReg // WithKernels, WithKernelSet
 }
 
 // WithBackend sets the backend calls are delegated to. The caller keeps
@@ -94,11 +95,13 @@ type Runtime struct {
 	backend    acl.Backend
 	ownBackend bool
 	engine     engine.Engine
+	engineName string // WithEngine's
 	trace      func(CallRecord)
 	metrics    *Metrics
 	observer   Observer
-	sh         *sandbox.Shared // what the sessions share: regions, peers, host functions
-	grantOnly  []string        // the host functions granted only by name (WithGrantedHostFuncs)
+	sh         *sandbox.Shared    // what the sessions share: regions, peers, host functions
+	grantOnly  []string           // the host functions granted only by name (WithGrantedHostFuncs)
+	kernels    map[string]*kernel // WithKernels, WithKernelSet: by name
 
 	// mu guards closed and plugins; loads counts the Loads in progress,
 	// which Close waits for before it closes the engine they compile on.
@@ -127,9 +130,15 @@ func NewRuntime(ctx context.Context, opts ...Option) (*Runtime, error) {
 		r.backend, r.ownBackend = sim.New(), true
 	}
 	hf, err := hostFuncs(c.hostFuncs)
+	if err == nil {
+		r.kernels, err = compileKernels(c.kernels)
+	}
 	if err != nil {
 		r.closeBackend()
 		return nil, fmt.Errorf("host: %w", err)
+	}
+	for _, n := range r.Kernels() { // their launchers (ABI section 13.3)
+		hf = append(hf, sandbox.Launchers(r.kernels[n].sb)...)
 	}
 	r.sh = sandbox.NewShared(r.backend, hf)
 	newEngine, ok := engines[c.engine]
@@ -145,7 +154,7 @@ func NewRuntime(ctx context.Context, opts ...Option) (*Runtime, error) {
 		r.closeBackend()
 		return nil, fmt.Errorf("host: engine %s: %w", c.engine, err)
 	}
-	r.engine = e
+	r.engine, r.engineName = e, c.engine
 	return r, nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/internal/ociplugin/ocitest"
 )
 
 // listed is GET /v1/plugins by name.
@@ -229,4 +230,26 @@ func TestLastGoodServes(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	require.Equal(t, 2, strings.Count(logs.String(), `msg="plugin reload failed: the last good version serves on" plugin=echo`), "%s", logs.String())
+}
+
+// TestManifestMounts: a manifest of the plugin directory mounts host
+// directories relative to it; an artifact's manifest from a registry may
+// not mount any.
+func TestManifestMounts(t *testing.T) {
+	dir := plugins(t, map[string][]byte{"show": wat2wasm(t, "showcfg", "")}, nil)
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "data"), 0o755))
+	write(t, dir, "show.yaml", "name: show\nmodule: {path: show.wasm}\npolicy:\n  mounts: [data:/data]\n")
+	reg := ocitest.New(t)
+	ref := "oci://" + reg.Host + "/plugins/echo:v1"
+	push(t, pusher(t), ref, wat2wasm(t, "echo", ""), []byte("name: echo\nmodule: {path: echo.wasm}\npolicy:\n  mounts: [/:/host:rw]\n"))
+	write(t, dir, "pulled.yaml", "source: "+ref+"\n")
+	f := start(t, Config{Dir: dir})
+	ls := f.listed()
+	require.Equal(t, "ready", ls["show"].State, "%+v", ls["show"].Error)
+	f.s.mu.RLock()
+	p := f.s.plugins["show"].policy
+	f.s.mu.RUnlock()
+	require.Equal(t, []host.Mount{{HostDir: filepath.Join(dir, "data"), GuestDir: "/data"}}, p.Mounts)
+	require.Equal(t, "invalid", ls["pulled"].State)
+	require.Contains(t, ls["pulled"].Error.Message, "the artifact's manifest: policy.mounts: a plugin pulled from a registry cannot mount directories of the server's host")
 }

@@ -388,6 +388,17 @@ func (s *Server) load(ctx context.Context, name string, st stamp, src *downloade
 				problems = append(problems, fmt.Sprintf("module.sha256: %s.wasm has sha256 %x, the manifest expects %s", name, got, m.SHA256))
 			}
 		}
+		// Mounts give the plugin directories of this host: an artifact's
+		// manifest (from a registry) may not choose them; a manifest of
+		// Dir names them relative to Dir.
+		if len(m.Policy.Mounts) > 0 && st.source != "" && manName != name+".yaml" {
+			return invalid("%s: policy.mounts: a plugin pulled from a registry cannot mount directories of the server's host (the server's --mount can)", manName)
+		}
+		for i, mt := range m.Policy.Mounts {
+			if !filepath.IsAbs(mt.HostDir) {
+				m.Policy.Mounts[i].HostDir = filepath.Join(s.cfg.Dir, mt.HostDir)
+			}
+		}
 		if v.policy, err = mergePolicy(s.cfg.Policy, m.Policy, raw); err != nil {
 			return invalid("%s: %v", manName, err)
 		}

@@ -53,8 +53,11 @@ the problems and the imports as one JSON document.`,
 			if err := f.checkCompileTimeout(); err != nil {
 				return &exitError{exitHost, err}
 			}
-			p := host.Policy{Allow: f.allow, Deny: f.deny, MemoryPages: f.memoryPages, CompileTimeout: f.compileTimeout}
-			opts := []host.Option{host.WithEngine(f.engine)}
+			if err := checkKernelGrants(f.kernels); err != nil {
+				return &exitError{exitHost, err}
+			}
+			p := host.Policy{Allow: f.allow, Deny: f.deny, MemoryPages: f.memoryPages, CompileTimeout: f.compileTimeout, Kernels: f.kernels}
+			opts := append([]host.Option{host.WithEngine(f.engine)}, kernelOptions()...)
 			if f.cacheDir != "" {
 				opts = append(opts, host.WithCacheDir(f.cacheDir))
 			}

@@ -40,13 +40,18 @@ type sandboxFlags struct {
 	timeout                       time.Duration
 	compileTimeout                time.Duration
 	allow, deny                   []string
-	allowInitConfig               bool // deprecated: the default since ABI v1.2
+	kernels                       []string // kernel sets or kernels granted (kernels.go)
+	allowInitConfig               bool     // deprecated: the default since ABI v1.2
 	refuseInitConfig              bool
 	maxTableEntries               uint64
 	maxStackBytes                 string
 	plainHTTP                     bool // for plugins pulled from registries (oci://)
 	models                        []string
 	allowGuestModels              bool
+	mounts                        []string
+	maxFileRead, maxFileWrite     string
+	maxOpenFiles                  int
+	maxMountBytes                 string
 }
 
 // Values of the enum flags, for their checks, help and shell completion.
@@ -70,9 +75,11 @@ func (f *sandboxFlags) registerEngine(c *cobra.Command) {
 	fl.StringVar(&f.cacheDir, "cache-dir", "", "keep compiled modules in this directory, so later runs skip compilation (wazero; run, call and serve default to the user's cache directory's aclwasm, '' turns it off)")
 	fl.StringSliceVar(&f.allow, "allow", nil, "functions the plugin may import (default all)")
 	fl.StringSliceVar(&f.deny, "deny", nil, "functions the plugin may not import")
+	fl.StringSliceVar(&f.kernels, "kernels", nil, "kernel sets (or single kernels of them) the plugin may launch: "+strings.Join(kernelSetNames(), ", "))
 	fl.Uint32Var(&f.memoryPages, "memory-pages", host.DefaultMemoryPages, "guest linear memory limit in 64 KiB pages")
 	fl.DurationVar(&f.compileTimeout, "compile-timeout", host.DefaultCompileTimeout, "compiling the module may take this long, else it is refused")
 	completeValues(c, "engine", engineNames)
+	completeValues(c, "kernels", kernelSetNames())
 	_ = c.MarkFlagDirname("cache-dir")
 	abiNames := make([]string, len(abi.Funcs))
 	for i, fn := range abi.Funcs {
@@ -126,6 +133,12 @@ func (f *sandboxFlags) register(c *cobra.Command) {
 	fl.BoolVar(&f.refuseInitConfig, "refuse-init-config", false, "make aclInit with a configuration file's path give 100003, as before ABI v1.2 (by default it succeeds and no file is opened)")
 	fl.StringArrayVar(&f.models, "model", nil, "NAME=FILE: approve the model in FILE as NAME, which the guest loads with aclmdlLoadFromFile(NAME) (ONNX on --backend sim, .om on cann; repeatable)")
 	fl.BoolVar(&f.allowGuestModels, "allow-guest-models", false, "let the guest load models it supplies itself (aclmdlLoadFromMem; --backend sim only)")
+	fl.StringArrayVar(&f.mounts, "mount", nil, "let the guest see host directory HOSTDIR at GUESTDIR, read-only unless :rw (HOSTDIR:GUESTDIR[:rw], repeatable); without it the guest has no filesystem")
+	fl.StringVar(&f.maxFileRead, "max-file-read-bytes", "1GiB", "bytes a run may read from mounted files (a read past it fails with EFBIG)")
+	fl.StringVar(&f.maxFileWrite, "max-file-write-bytes", "256MiB", "bytes a run may write to mounted files (a write past it fails with EFBIG and writes nothing)")
+	fl.IntVar(&f.maxOpenFiles, "max-open-files", host.DefaultMaxOpenFiles, "files and directories of the mounts open at once (EMFILE above)")
+	fl.StringVar(&f.maxMountBytes, "max-mount-bytes", "0", "size of the files each writable mount may hold, what it held before included (ENOSPC above; 0: no bound; wazero only)")
+	_ = c.MarkFlagDirname("mount")
 }
 
 func (f *sandboxFlags) policy() (host.Policy, error) {
@@ -134,6 +147,10 @@ func (f *sandboxFlags) policy() (host.Policy, error) {
 		MaxEvents: f.maxEvents, MaxQueued: f.maxQueued, MaxBatchEntries: f.maxBatchEntries, MemoryPages: f.memoryPages,
 		MaxCallbacks: f.maxCallbacks, MaxCallbackDepth: f.maxCbDepth,
 		Timeout: f.timeout, CompileTimeout: f.compileTimeout, Allow: f.allow, Deny: f.deny, RefuseInitConfig: f.refuseInitConfig,
+		Kernels: f.kernels,
+	}
+	if err := checkKernelGrants(f.kernels); err != nil {
+		return p, err
 	}
 	if f.allowInitConfig && f.refuseInitConfig {
 		return p, fmt.Errorf("--allow-init-config (deprecated: the default) and --refuse-init-config contradict each other")
@@ -199,6 +216,9 @@ func (f *sandboxFlags) policy() (host.Policy, error) {
 		}
 		p.Models[name] = file
 	}
+	if err := f.mountPolicy(&p); err != nil {
+		return p, err
+	}
 	if f.deviceMap != "" {
 		for _, s := range strings.Split(f.deviceMap, ",") {
 			d, err := strconv.ParseInt(strings.TrimSpace(s), 10, 32)
@@ -209,6 +229,39 @@ func (f *sandboxFlags) policy() (host.Policy, error) {
 		}
 	}
 	return p, nil
+}
+
+// mountPolicy sets p's mounts and file limits from the flags.
+func (f *sandboxFlags) mountPolicy(p *host.Policy) error {
+	for _, s := range f.mounts {
+		m, err := host.ParseMount(s)
+		if err != nil {
+			return fmt.Errorf("--mount: %w", err)
+		}
+		p.Mounts = append(p.Mounts, m)
+	}
+	var err error
+	if p.MaxFileReadBytes, err = parseBytes(f.maxFileRead); err != nil {
+		return fmt.Errorf("--max-file-read-bytes: %w", err)
+	}
+	if p.MaxFileWriteBytes, err = parseBytes(f.maxFileWrite); err != nil {
+		return fmt.Errorf("--max-file-write-bytes: %w", err)
+	}
+	if p.MaxMountBytes, err = parseBytes(f.maxMountBytes); err != nil {
+		return fmt.Errorf("--max-mount-bytes: %w", err)
+	}
+	// 0 would silently mean the default in a Policy.
+	if p.MaxFileReadBytes == 0 {
+		return fmt.Errorf("--max-file-read-bytes %q: want more than 0 (to read no file, mount none)", f.maxFileRead)
+	}
+	if p.MaxFileWriteBytes == 0 {
+		return fmt.Errorf("--max-file-write-bytes %q: want more than 0 (to write no file, mount read-only)", f.maxFileWrite)
+	}
+	if f.maxOpenFiles < 1 {
+		return fmt.Errorf("--max-open-files %d: want at least 1", f.maxOpenFiles)
+	}
+	p.MaxOpenFiles = f.maxOpenFiles
+	return nil
 }
 
 // checkCompileTimeout refuses a --compile-timeout that is not positive: in
@@ -348,7 +401,7 @@ func (f *sandboxFlags) cache() (dir string, isDefault bool) {
 // (unsafe permissions, a read-only home) is left out with a warning on
 // stderr instead of failing the command; a --cache-dir given is an error.
 func (f *sandboxFlags) newRuntime(ctx context.Context, base []host.Option, opts ...host.Option) (*host.Runtime, error) {
-	all := append(base, opts...)
+	all := append(append(base, kernelOptions()...), opts...)
 	dir, isDefault := f.cache()
 	if dir == "" {
 		return host.NewRuntime(ctx, all...)

@@ -190,7 +190,7 @@ func TestExitCodes(t *testing.T) {
 			"load refused",
 			"import acl.aclrtFoo is not a function of ABI v1",
 			"import acl.aclrtMalloc has signature (i32, i32, i32) -> i32, ABI v1 expects (i32, i64, i32) -> i32",
-			`import env.x: module "env" is not provided`,
+			"import env.x is undefined: no kernel x for its launcher: the runtime registers no kernel of that name (granted: none)",
 		}},
 		{"denied import", []string{"run", "--deny", "aclrtGetDevice", setdev}, 125, []string{"load refused", "import acl.aclrtGetDevice is denied by the policy"}},
 		{"not in allow list", []string{"run", "--allow", "aclrtGetDevice", setdev}, 125, []string{"import acl.aclrtSetDevice is denied by the policy"}},
@@ -608,7 +608,7 @@ func TestCheck(t *testing.T) {
 	require.Equal(t, 1, r.code, r.stderr)
 	require.Equal(t, bad+": import acl.aclrtFoo is not a function of ABI v1\n"+
 		bad+": import acl.aclrtMalloc has signature (i32, i32, i32) -> i32, ABI v1 expects (i32, i64, i32) -> i32\n"+
-		bad+`: import env.x: module "env" is not provided (only "acl", "acl32", wasi_snapshot_preview1 and aclwasm)`+"\n", r.stdout)
+		bad+": import env.x is undefined: no kernel x for its launcher: the runtime registers no kernel of that name (granted: none)\n", r.stdout)
 
 	// Policy flags add their problems: every one is listed.
 	r = cli(t, "check", "--deny", "aclrtSetDevice", "--memory-pages", "1", bad)
@@ -640,7 +640,7 @@ func TestCheck(t *testing.T) {
 	require.Equal(t, "acl\taclrtFoo\t(i32) -> i32\tnot a function of ABI v1\n"+
 		"acl\taclrtMalloc\t(i32, i32, i32) -> i32\tsignature mismatch: expects (i32, i64, i32) -> i32\n"+
 		"acl\taclrtSetDevice\t(i32) -> i32\tdenied by the policy\n"+
-		"env\tx\t() -> \tunknown module\n", r.stdout)
+		"env\tx\t() -> \tno matching kernel\n", r.stdout)
 	require.Equal(t, bad+": memory needs 2 pages at start, the policy allows 1\naclwasm: refused\n", r.stderr)
 	r = cli(t, "check", "--imports", wat(t, "bytes", watBytes))
 	require.Equal(t, 0, r.code, r.stderr)

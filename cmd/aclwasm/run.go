@@ -156,7 +156,7 @@ line on stderr saying it is the guest's.`,
 }
 
 // policyFlags are the flags a manifest's policy replaces.
-var policyFlags = []string{"device-map", "device-memory", "pinned-memory", "max-allocations", "max-registrations", "max-streams", "max-events", "max-queued", "max-batch-entries", "memory-pages", "timeout", "allow", "deny", "allow-init-config", "refuse-init-config", "model", "allow-guest-models"}
+var policyFlags = []string{"device-map", "device-memory", "pinned-memory", "max-allocations", "max-registrations", "max-streams", "max-events", "max-queued", "max-batch-entries", "memory-pages", "timeout", "allow", "deny", "allow-init-config", "refuse-init-config", "model", "allow-guest-models", "mount", "max-file-read-bytes", "max-file-write-bytes", "max-open-files", "max-mount-bytes", "kernels"}
 
 // manifestRun loads the manifest of run --manifest.
 func manifestRun(cmd *cobra.Command, path string) (*host.Manifest, error) {
@@ -256,5 +256,20 @@ func printStats(w io.Writer, st host.Stats) {
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%d\t%d\t%d\n", n, fs.Calls, e, fs.Bytes["H2D"], fs.Bytes["D2H"], fs.Bytes["D2D"], fs.Bytes["H2H"], fs.Set)
 	}
 	fmt.Fprintf(tw, "total\t\t\t%d\t%d\t%d\t%d\t%d\n", st.Bytes["H2D"], st.Bytes["D2H"], st.Bytes["D2D"], st.Bytes["H2H"], st.Set)
+	tw.Flush()
+	// Compute, when there was any: launches as they executed, by function.
+	head := false
+	for _, n := range names {
+		fs := st.Funcs[n]
+		if fs.Launches == 0 {
+			continue
+		}
+		if !head {
+			fmt.Fprintln(w)
+			fmt.Fprintln(tw, "launch\truns\tfailed\ttime")
+			head = true
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", n, fs.Launches, fs.LaunchFailures, fs.Compute)
+	}
 	tw.Flush()
 }

@@ -71,6 +71,9 @@ func cSymbols(m *model) ([]byte, error) {
 	for i := range m.funcs {
 		names = append(names, m.funcs[i].Name)
 	}
+	for _, f := range m.nn { // the operator library's, declared by nn.go's headers
+		names = append(names, f.Name)
+	}
 	sort.Strings(names)
 	names = slices.Compact(names)
 
@@ -85,6 +88,9 @@ func cSymbols(m *model) ([]byte, error) {
 		"is only in a module that calls dlsym.")
 	b.l(`#include "acl.h"`)
 	for _, h := range headers {
+		b.p("#include \"%s\"\n", h)
+	}
+	for _, h := range nnHeaders() {
 		b.p("#include \"%s\"\n", h)
 	}
 	b.l("")

@@ -179,6 +179,11 @@ type Config struct {
 	Stderr      io.Writer
 	// DeterministicClocks: wazero's fake clocks and sleeps.
 	DeterministicClocks bool
+	// Mounts are the directories the guest sees (WASI preopens), in
+	// order; none: the guest has no filesystem. Files counts their I/O
+	// (not nil when there are mounts).
+	Mounts []Mount
+	Files  *Files
 }
 
 // Invoker is the session side of an instance: the host's Session satisfies

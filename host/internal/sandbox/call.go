@@ -57,6 +57,9 @@ func (s *Session) invoke(ctx context.Context, fi int, mem []byte, stack []uint64
 		t0 = time.Now()
 	}
 	err := c.run()
+	if s.kout != nil { // kernels' device prints, once a synchronize saw them done
+		s.kout.flush()
+	}
 	code := acl.CodeOf(err)
 	res := int32(code)
 	if c.ret != nil {

@@ -28,7 +28,13 @@ type HostFunc struct {
 	// embedder marks the embedder's functions (Embedder), the ones that
 	// run the embedder's code, which may call Close (InHostFunc).
 	embedder bool
+	// kernel marks a kernel's launcher (kernel.go): a typed function
+	// whose error is a status, never a trap.
+	kernel *Kernel
 }
+
+// Kernel returns the kernel h launches, nil when h is no launcher.
+func (h *HostFunc) Kernel() *Kernel { return h.kernel }
 
 // Embedder returns the host function that runs fn, an embedder's, for
 // module.name with the parameters params: fn runs marked, so that a Close
@@ -109,6 +115,9 @@ func (s *Session) invokeHost(ctx context.Context, k int, mem []byte, stack []uin
 	if h.embedder {
 		s.inHost.Add(-1)
 	}
+	if s.kout != nil {
+		s.kout.flush()
+	}
 	*c = Call{}
 	st := s.stats.hostStat(k, len(s.sh.hostFuncs), h.F.Name)
 	st.calls++
@@ -128,7 +137,12 @@ func (s *Session) invokeHost(ctx context.Context, k int, mem []byte, stack []uin
 			}
 			s.tracer.HostCall(&Traced{Func: &h.F, Index: -1, Profile: s.prof, Stack: params, Result: res, Code: code, Msg: msg, Session: s.id, Start: t0})
 		}
-		if err != nil {
+		switch {
+		case err != nil && h.kernel != nil: // a launcher's status
+			if len(h.Type.Results) > 0 {
+				stack[0] = uint64(uint32(code))
+			}
+		case err != nil:
 			panic(engine.NewHostTrap("host function " + msg))
 		}
 		return

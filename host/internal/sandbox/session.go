@@ -95,9 +95,18 @@ type Session struct {
 	resLimits map[resKey]uint32 // core limits the session set (resource.go)
 	// Notifies (notify.go): by handle, made on first use.
 	notifies map[uint32]*notifyRec
+	// The operator library's objects (tensor.go): by handle, made on
+	// first use, and the values they hold together.
+	nn       map[uint32]*nnObj
+	objElems int
 	// ABI v1.3 section 15 (stream_res.go): the stream whose core limits
 	// aclrtGetResInCurrentThread answers with, or nil.
 	useRes *streamRec
+
+	// Kernels (ABI section 13.3, kernel.go): those granted, and the
+	// device prints of launches not yet written to stdout.
+	kernels map[string]*Kernel
+	kout    *kernelOut
 }
 
 type streamRec struct {
@@ -366,8 +375,9 @@ func (s *Session) releaseDevice(ctx context.Context, dev int32, force bool) erro
 func (s *Session) Release(ctx context.Context) error {
 	defer s.flushLogs()
 	defer s.stop()
-	s.cancelCallbacks() // stream callbacks: the guest runs no more
-	idle := s.Idle()    // nothing waits: no context to follow or make
+	defer s.flushKernelOut() // what the last launches printed: their streams are done by then
+	s.cancelCallbacks()      // stream callbacks: the guest runs no more
+	idle := s.Idle()         // nothing waits: no context to follow or make
 	if !idle {
 		unwatch := context.AfterFunc(ctx, s.stop)
 		defer unwatch()

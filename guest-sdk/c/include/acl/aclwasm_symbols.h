@@ -16,6 +16,26 @@
 #include "aclwasm_host.h"
 #include "aclwasm_sys.h"
 #include "ops/acl_dvpp.h"
+#include "aclnn/acl_meta.h"
+#include "aclnn/aclnn_base.h"
+#include "aclnnop/aclnn_add.h"
+#include "aclnnop/aclnn_sub.h"
+#include "aclnnop/aclnn_mul.h"
+#include "aclnnop/aclnn_div.h"
+#include "aclnnop/aclnn_cast.h"
+#include "aclnnop/aclnn_abs.h"
+#include "aclnnop/aclnn_neg.h"
+#include "aclnnop/aclnn_exp.h"
+#include "aclnnop/aclnn_sqrt.h"
+#include "aclnnop/aclnn_relu.h"
+#include "aclnnop/aclnn_sigmoid.h"
+#include "aclnnop/aclnn_softmax.h"
+#include "aclnnop/aclnn_reduce_sum.h"
+#include "aclnnop/aclnn_mm.h"
+#include "aclnnop/aclnn_matmul.h"
+#include "aclnnop/aclnn_copy.h"
+#include "aclnnop/aclnn_fill_scalar.h"
+#include "aclnnop/aclnn_zero.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -37,9 +57,22 @@ static inline void *aclwasm_symbol_(const char *name)
 {
     static const aclwasmSymbol_ table[] = {
         {"aclAppLog", (void *)aclAppLog},
+        {"aclCreateBoolArray", (void *)aclCreateBoolArray},
         {"aclCreateDataBuffer", (void *)aclCreateDataBuffer},
+        {"aclCreateFloatArray", (void *)aclCreateFloatArray},
+        {"aclCreateIntArray", (void *)aclCreateIntArray},
+        {"aclCreateScalar", (void *)aclCreateScalar},
+        {"aclCreateTensor", (void *)aclCreateTensor},
+        {"aclCreateTensorList", (void *)aclCreateTensorList},
         {"aclDataTypeSize", (void *)aclDataTypeSize},
+        {"aclDestroyAclOpExecutor", (void *)aclDestroyAclOpExecutor},
+        {"aclDestroyBoolArray", (void *)aclDestroyBoolArray},
         {"aclDestroyDataBuffer", (void *)aclDestroyDataBuffer},
+        {"aclDestroyFloatArray", (void *)aclDestroyFloatArray},
+        {"aclDestroyIntArray", (void *)aclDestroyIntArray},
+        {"aclDestroyScalar", (void *)aclDestroyScalar},
+        {"aclDestroyTensor", (void *)aclDestroyTensor},
+        {"aclDestroyTensorList", (void *)aclDestroyTensorList},
         {"aclFinalize", (void *)aclFinalize},
         {"aclFloat16ToFloat", (void *)aclFloat16ToFloat},
         {"aclFloatToFloat16", (void *)aclFloatToFloat16},
@@ -48,9 +81,52 @@ static inline void *aclwasm_symbol_(const char *name)
         {"aclGetDataBufferSizeV2", (void *)aclGetDataBufferSizeV2},
         {"aclGetRecentErrMsg", (void *)aclGetRecentErrMsg},
         {"aclInit", (void *)aclInit},
+        {"aclSetAclOpExecutorRepeatable", (void *)aclSetAclOpExecutorRepeatable},
         {"aclUpdateDataBuffer", (void *)aclUpdateDataBuffer},
         {"acldvppFree", (void *)acldvppFree},
         {"acldvppMalloc", (void *)acldvppMalloc},
+        {"aclnnAbs", (void *)aclnnAbs},
+        {"aclnnAbsGetWorkspaceSize", (void *)aclnnAbsGetWorkspaceSize},
+        {"aclnnAdd", (void *)aclnnAdd},
+        {"aclnnAddGetWorkspaceSize", (void *)aclnnAddGetWorkspaceSize},
+        {"aclnnAdds", (void *)aclnnAdds},
+        {"aclnnAddsGetWorkspaceSize", (void *)aclnnAddsGetWorkspaceSize},
+        {"aclnnCast", (void *)aclnnCast},
+        {"aclnnCastGetWorkspaceSize", (void *)aclnnCastGetWorkspaceSize},
+        {"aclnnDiv", (void *)aclnnDiv},
+        {"aclnnDivGetWorkspaceSize", (void *)aclnnDivGetWorkspaceSize},
+        {"aclnnExp", (void *)aclnnExp},
+        {"aclnnExpGetWorkspaceSize", (void *)aclnnExpGetWorkspaceSize},
+        {"aclnnInplaceCopy", (void *)aclnnInplaceCopy},
+        {"aclnnInplaceCopyGetWorkspaceSize", (void *)aclnnInplaceCopyGetWorkspaceSize},
+        {"aclnnInplaceFillScalar", (void *)aclnnInplaceFillScalar},
+        {"aclnnInplaceFillScalarGetWorkspaceSize", (void *)aclnnInplaceFillScalarGetWorkspaceSize},
+        {"aclnnInplaceZero", (void *)aclnnInplaceZero},
+        {"aclnnInplaceZeroGetWorkspaceSize", (void *)aclnnInplaceZeroGetWorkspaceSize},
+        {"aclnnMatmul", (void *)aclnnMatmul},
+        {"aclnnMatmulGetWorkspaceSize", (void *)aclnnMatmulGetWorkspaceSize},
+        {"aclnnMm", (void *)aclnnMm},
+        {"aclnnMmGetWorkspaceSize", (void *)aclnnMmGetWorkspaceSize},
+        {"aclnnMul", (void *)aclnnMul},
+        {"aclnnMulGetWorkspaceSize", (void *)aclnnMulGetWorkspaceSize},
+        {"aclnnMuls", (void *)aclnnMuls},
+        {"aclnnMulsGetWorkspaceSize", (void *)aclnnMulsGetWorkspaceSize},
+        {"aclnnNeg", (void *)aclnnNeg},
+        {"aclnnNegGetWorkspaceSize", (void *)aclnnNegGetWorkspaceSize},
+        {"aclnnReduceSum", (void *)aclnnReduceSum},
+        {"aclnnReduceSumGetWorkspaceSize", (void *)aclnnReduceSumGetWorkspaceSize},
+        {"aclnnRelu", (void *)aclnnRelu},
+        {"aclnnReluGetWorkspaceSize", (void *)aclnnReluGetWorkspaceSize},
+        {"aclnnSigmoid", (void *)aclnnSigmoid},
+        {"aclnnSigmoidGetWorkspaceSize", (void *)aclnnSigmoidGetWorkspaceSize},
+        {"aclnnSoftmax", (void *)aclnnSoftmax},
+        {"aclnnSoftmaxGetWorkspaceSize", (void *)aclnnSoftmaxGetWorkspaceSize},
+        {"aclnnSqrt", (void *)aclnnSqrt},
+        {"aclnnSqrtGetWorkspaceSize", (void *)aclnnSqrtGetWorkspaceSize},
+        {"aclnnSub", (void *)aclnnSub},
+        {"aclnnSubGetWorkspaceSize", (void *)aclnnSubGetWorkspaceSize},
+        {"aclnnSubs", (void *)aclnnSubs},
+        {"aclnnSubsGetWorkspaceSize", (void *)aclnnSubsGetWorkspaceSize},
         {"aclrtAllocatorCreateDesc", (void *)aclrtAllocatorCreateDesc},
         {"aclrtAllocatorDestroyDesc", (void *)aclrtAllocatorDestroyDesc},
         {"aclrtAllocatorGetByStream", (void *)aclrtAllocatorGetByStream},

@@ -42,15 +42,15 @@ func wasiNow(id uint32) (uint64, bool) {
 	return 0, false
 }
 
-func (e *wasmtimeEngine) defineClocks() error {
+func (e *wasmtimeEngine) defineClocks(l *wasmtime.Linker) error {
 	i32 := wasmtime.NewValType(wasmtime.KindI32)
 	i64 := wasmtime.NewValType(wasmtime.KindI64)
 	clockTy := wasmtime.NewFuncType([]*wasmtime.ValType{i32, i64, i32}, []*wasmtime.ValType{i32})
-	if err := defineFunc(e.linker, "wasi_snapshot_preview1", "clock_time_get", clockTy, envClockTimeGet); err != nil {
+	if err := defineFunc(l, "wasi_snapshot_preview1", "clock_time_get", clockTy, envClockTimeGet); err != nil {
 		return err
 	}
 	pollTy := wasmtime.NewFuncType([]*wasmtime.ValType{i32, i32, i32, i32}, []*wasmtime.ValType{i32})
-	return defineFunc(e.linker, "wasi_snapshot_preview1", "poll_oneoff", pollTy, envPollOneoff)
+	return defineFunc(l, "wasi_snapshot_preview1", "poll_oneoff", pollTy, envPollOneoff)
 }
 
 // clockTimeGet serves clock_time_get: clock id's time to out.

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"unsafe"
@@ -26,8 +27,14 @@ import (
 type wasmtimeEngine struct {
 	eng    *wasmtime.Engine
 	linker *wasmtime.Linker
-	fuel   uint64
-	funcs  []engine.Func
+	// mountLinker is linker with the shadows of WASI's file functions,
+	// for instances with mounts; wasi holds WASI alone, tramp is the
+	// module that calls its functions for the shadows (mount.go).
+	mountLinker *wasmtime.Linker
+	wasi        *wasmtime.Linker
+	tramp       *wasmtime.Module
+	fuel        uint64
+	funcs       []engine.Func
 
 	sigs []sig // of funcs, for host calls
 
@@ -75,27 +82,44 @@ func New(_ context.Context, o engine.Options) (engine.Engine, error) {
 	cfg.SetWasmWideArithmetic(false)
 	e := &wasmtimeEngine{eng: wasmtime.NewEngineWithConfig(cfg), fuel: o.Fuel, funcs: o.Funcs, cache: map[[32]byte]*wasmtimeCompiled{}}
 	e.linker = wasmtime.NewLinker(e.eng)
-	if err := e.define(); err != nil {
+	e.mountLinker = wasmtime.NewLinker(e.eng)
+	e.wasi = wasmtime.NewLinker(e.eng)
+	err := e.define(e.linker, false)
+	if err == nil {
+		err = e.define(e.mountLinker, true)
+	}
+	if err == nil {
+		err = e.defineOriginals()
+	}
+	if err != nil {
 		e.linker.Close()
+		e.mountLinker.Close()
+		e.wasi.Close()
 		e.eng.Close()
 		return nil, err
 	}
 	return e, nil
 }
 
-// define puts WASI and the host functions in the linker.
-func (e *wasmtimeEngine) define() error {
-	if err := e.linker.DefineWasi(); err != nil {
+// define puts WASI and the host functions in l, and with files the
+// shadows of WASI's file functions (mount.go).
+func (e *wasmtimeEngine) define(l *wasmtime.Linker, files bool) error {
+	if err := l.DefineWasi(); err != nil {
 		return err
 	}
-	e.linker.AllowShadowing(true)
-	if err := e.defineStdio(); err != nil {
+	l.AllowShadowing(true)
+	if err := e.defineStdio(l); err != nil {
 		return err
 	}
-	if err := e.defineClocks(); err != nil {
+	if err := e.defineClocks(l); err != nil {
 		return err
 	}
-	return e.defineFuncs()
+	if files {
+		if err := defineFiles(l); err != nil {
+			return err
+		}
+	}
+	return e.defineFuncs(l)
 }
 
 func (e *wasmtimeEngine) Close(context.Context) error {
@@ -106,6 +130,9 @@ func (e *wasmtimeEngine) Close(context.Context) error {
 	}
 	e.mu.Unlock()
 	e.linker.Close()
+	e.mountLinker.Close()
+	e.wasi.Close()
+	e.tramp.Close()
 	e.eng.Close()
 	return nil
 }
@@ -236,7 +263,7 @@ func (m *wasmtimeCompiled) Instantiate(ctx context.Context, cfg engine.Config) (
 	w.cx, w.data = setupStore(w.store, int64(cfg.MemoryLimit))
 	setLive(w.data, w)
 	engine.LiveMemories.Add(1)
-	if m.wasi {
+	if m.wasi || len(cfg.Mounts) > 0 {
 		wc := wasmtime.NewWasiConfig()
 		wc.SetArgv(cfg.Args)
 		keys, vals := make([]string, len(cfg.Env)), make([]string, len(cfg.Env))
@@ -244,8 +271,12 @@ func (m *wasmtimeCompiled) Instantiate(ctx context.Context, cfg engine.Config) (
 			keys[i], vals[i], _ = strings.Cut(kv, "=")
 		}
 		wc.SetEnv(keys, vals)
-		// Nothing else: no preopened directory, no inherited stdio. Stdio
-		// goes through the shadowed fd_read/fd_write (wasi.go).
+		// Nothing else: the mounts alone, no inherited stdio. Stdio goes
+		// through the shadowed fd_read/fd_write (wasi.go).
+		if err := preopen(wc, cfg.Mounts); err != nil {
+			_ = w.Close(ctx)
+			return nil, err
+		}
 		w.store.SetWasi(wc)
 	}
 	var (
@@ -254,7 +285,11 @@ func (m *wasmtimeCompiled) Instantiate(ctx context.Context, cfg engine.Config) (
 		base unsafe.Pointer
 	)
 	err := w.enter(ctx, func() (err error) {
-		inst, mem, base, err = instantiate(e.linker, w.cx, m.mod, m.memName)
+		l := e.linker
+		if len(cfg.Mounts) > 0 {
+			l = e.mountLinker
+		}
+		inst, mem, base, err = instantiate(l, w.cx, m.mod, m.memName)
 		return err
 	})
 	if err = w.runError(ctx, "instantiate", err); err != nil {
@@ -266,6 +301,13 @@ func (m *wasmtimeCompiled) Instantiate(ctx context.Context, cfg engine.Config) (
 		return nil, err
 	}
 	w.inst, w.mem, w.base = inst, mem, base
+	if len(cfg.Mounts) > 0 {
+		if err := w.mountState(cfg.Mounts, cfg.Files); err != nil {
+			_ = cfg.Invoker.Release(ctx)
+			_ = w.Close(ctx)
+			return nil, fmt.Errorf("mounts: %w", err)
+		}
+	}
 	return w, nil
 }
 
@@ -294,6 +336,16 @@ type wasmtimeInstance struct {
 	stdin   io.Reader      // Config's stdio, served by fd_read and fd_write
 	stdout  io.Writer
 	stderr  io.Writer
+
+	// The mounts (mount.go), nil without: wasmtime's functions the
+	// shadows run, the limits, the fds the guest opened (path_open) and
+	// where the fds are, the roots of the mounts (closed with the store).
+	orig   [origCount]*wasmtime.Func
+	files  *engine.Files
+	open   map[uint32]bool
+	dirs   map[uint32]dirRef
+	mounts []engine.Mount
+	roots  []*os.Root
 }
 
 // startMemory returns the guest's memory before instantiation recorded it
@@ -556,5 +608,10 @@ func (w *wasmtimeInstance) Close(context.Context) error {
 	w.store.Close()
 	engine.LiveMemories.Add(-1)
 	w.store, w.inst, w.mem, w.base, w.cx = nil, nil, nil, nil, nil
-	return nil
+	var err error
+	for _, r := range w.roots {
+		err = errors.Join(err, r.Close())
+	}
+	w.roots = nil
+	return err
 }

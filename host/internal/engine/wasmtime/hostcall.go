@@ -130,26 +130,37 @@ func aclwasmHostCall(env C.uintptr_t, caller unsafe.Pointer, d C.uintptr_t, size
 	}()
 	w, mem := callerInstance(caller, uintptr(d), uint64(size), known != 0)
 	var r int32
-	switch fn := uintptr(env); fn {
-	case envFdRead, envFdWrite:
+	switch fn := uintptr(env); {
+	case fn == envFdRead || fn == envFdWrite:
 		r = wasiEBADF
 		if w != nil {
 			fd, iovs, n, out := rawI32(args, 0), rawI32(args, 1), rawI32(args, 2), rawI32(args, 3)
-			if fn == envFdWrite {
+			if fd > 2 { // not stdio: a file of wasmtime's WASI, if any (mount.go)
+				k := origFdRead
+				if fn == envFdWrite {
+					k = origFdWrite
+				}
+				r = w.dataCall(caller, mem, k, args, 4, fn == envFdWrite, fd, iovs, n, out)
+			} else if fn == envFdWrite {
 				r = w.fdWrite(mem, fd, iovs, n, out)
 			} else {
 				r = w.fdRead(mem, fd, iovs, n, out)
 			}
 		}
-	case envClockTimeGet:
+	case fn == envClockTimeGet:
 		r = wasiEINVAL
 		if w != nil {
 			r = clockTimeGet(mem, rawI32(args, 0), uint64(rawI32(args, 2)))
 		}
-	case envPollOneoff:
+	case fn == envPollOneoff:
 		r = wasiEBADF
 		if w != nil {
 			r = w.pollOneoff(mem, rawI32(args, 0), rawI32(args, 1), rawI32(args, 2), rawI32(args, 3))
+		}
+	case fn >= envFile && fn < envFile+uintptr(len(fileFuncs)):
+		r = wasiEBADF
+		if w != nil {
+			r = w.fileCall(caller, mem, int(fn-envFile), args)
 		}
 	default:
 		if w == nil { // not a store of this adapter
@@ -207,8 +218,8 @@ type sig struct {
 	wide, wideRes uint64
 }
 
-// defineFuncs puts the host functions of e.funcs in the linker.
-func (e *wasmtimeEngine) defineFuncs() error {
+// defineFuncs puts the host functions of e.funcs in l.
+func (e *wasmtimeEngine) defineFuncs(l *wasmtime.Linker) error {
 	kinds := map[engine.ValType]*wasmtime.ValType{
 		engine.I32: wasmtime.NewValType(wasmtime.KindI32),
 		engine.I64: wasmtime.NewValType(wasmtime.KindI64),
@@ -243,7 +254,7 @@ func (e *wasmtimeEngine) defineFuncs() error {
 			return fmt.Errorf("%s.%s: %w", f.Module, f.Name, err)
 		}
 		s.n, s.nres = len(params), len(results)
-		if err := defineFunc(e.linker, f.Module, f.Name, wasmtime.NewFuncType(params, results), uintptr(fi)); err != nil {
+		if err := defineFunc(l, f.Module, f.Name, wasmtime.NewFuncType(params, results), uintptr(fi)); err != nil {
 			return err
 		}
 	}

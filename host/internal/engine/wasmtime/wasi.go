@@ -17,9 +17,9 @@ import (
 // ahead of the guest. So the adapter shadows fd_read and fd_write in the
 // linker and serves fds 0, 1 and 2 from Config's reader and writers on the
 // guest's goroutine (aclwasmHostCall), as wazero does; every other fd
-// gives EBADF, as it would from wasmtime since the guest is given no file
-// or socket. The rest
-// of WASI (args, environ, random, proc_exit, ...) is wasmtime's; clocks and
+// goes to wasmtime's own function (mount.go: a file of a mount, within
+// the policy's limits), which gives EBADF where nothing is mounted. The
+// rest of WASI (args, environ, random, proc_exit, ...) is wasmtime's; clocks and
 // poll_oneoff are in clock.go. A read of a stdin that stays open
 // returns when the call's context ends (the host's stdin.go), and then, as for the
 // acl imports, the guest does not resume.
@@ -33,13 +33,13 @@ const (
 	wasiEIO    = 29
 )
 
-func (e *wasmtimeEngine) defineStdio() error {
+func (e *wasmtimeEngine) defineStdio(l *wasmtime.Linker) error {
 	i32 := wasmtime.NewValType(wasmtime.KindI32)
 	ty := wasmtime.NewFuncType([]*wasmtime.ValType{i32, i32, i32, i32}, []*wasmtime.ValType{i32})
-	if err := defineFunc(e.linker, "wasi_snapshot_preview1", "fd_read", ty, envFdRead); err != nil {
+	if err := defineFunc(l, "wasi_snapshot_preview1", "fd_read", ty, envFdRead); err != nil {
 		return err
 	}
-	return defineFunc(e.linker, "wasi_snapshot_preview1", "fd_write", ty, envFdWrite)
+	return defineFunc(l, "wasi_snapshot_preview1", "fd_write", ty, envFdWrite)
 }
 
 // iovec returns the buffer of iovec i of the array at iovs, or false if the

@@ -11,10 +11,12 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
+	"github.com/tetratelabs/wazero/experimental/sysfs"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 	"github.com/tetratelabs/wazero/sys"
 
@@ -28,6 +30,9 @@ type Engine struct {
 	cache wazero.CompilationCache
 	host  []string   // the host modules' names: a few, compared on every host call
 	disk  *diskCache // WithCacheDir's, nil without
+	// mounted maps the instances with mounts (api.Module) to their WASI
+	// call in progress (mountcalls.go).
+	mounted sync.Map
 }
 
 // New makes the engine.
@@ -56,7 +61,9 @@ func New(ctx context.Context, o engine.Options) (engine.Engine, error) {
 		WithCompilationCache(cache)
 	r := wazero.NewRuntimeWithConfig(ctx, cfg)
 	e := &Engine{rt: r, cache: cache, disk: disk}
-	if _, err := wasi_snapshot_preview1.Instantiate(ctx, r); err != nil {
+	// WASI's data and path functions are listened to for the mounts
+	// (mountcalls.go).
+	if _, err := wasi_snapshot_preview1.Instantiate(experimental.WithFunctionListenerFactory(ctx, listenerFactory{e}), r); err != nil {
 		return nil, errors.Join(err, e.Close(ctx))
 	}
 	if err := e.hostModules(ctx, o.Funcs); err != nil {
@@ -258,8 +265,24 @@ func (m *module) Instantiate(ctx context.Context, cfg engine.Config) (engine.Ins
 	if cfg.Stderr != nil {
 		mc = mc.WithStderr(cfg.Stderr)
 	}
+	var roots []*rootFS
+	var st *calls
+	if len(cfg.Mounts) > 0 {
+		st = &calls{}
+		fsc := wazero.NewFSConfig()
+		for _, mt := range cfg.Mounts {
+			r, err := newRootFS(mt, cfg.Files, st)
+			if err != nil {
+				return nil, errors.Join(fmt.Errorf("mount %s: %w", mt.GuestDir, err), closeRoots(roots))
+			}
+			roots = append(roots, r)
+			fsc = fsc.(sysfs.FSConfig).WithSysFSMount(r, mt.GuestDir)
+		}
+		mc = mc.WithFSConfig(fsc)
+	}
 	mod, err = m.e.rt.InstantiateModule(ctx, m.cm, mc)
 	if err != nil {
+		err = errors.Join(err, closeRoots(roots))
 		// No guest code has run (the host calls the start function), but
 		// wazero may have made the memory before failing (a data segment
 		// out of bounds), and drops such a module without freeing it.
@@ -271,7 +294,19 @@ func (m *module) Instantiate(ctx context.Context, cfg engine.Config) (engine.Ins
 		}
 		return nil, runError("instantiate", err)
 	}
-	return &instance{mod: mod, lm: lm, stack: m.stack}, nil
+	if st != nil {
+		m.e.mounted.Store(mod, st)
+	}
+	return &instance{e: m.e, mod: mod, lm: lm, stack: m.stack, roots: roots}, nil
+}
+
+// closeRoots closes the roots of an instance's mounts.
+func closeRoots(roots []*rootFS) error {
+	var err error
+	for _, r := range roots {
+		err = errors.Join(err, r.root.Close())
+	}
+	return err
 }
 
 // instance is one module instance. Its calls never overlap (the host
@@ -279,6 +314,8 @@ func (m *module) Instantiate(ctx context.Context, cfg engine.Config) (engine.Ins
 // reused: wazero's ExportedFunction makes a new call engine, with its own
 // stack, on every lookup.
 type instance struct {
+	e     *Engine
+	roots []*rootFS // the mounts, closed after the module
 	mod   api.Module
 	lm    *linearMemory // nil without a memory
 	funcs map[string]*export
@@ -382,6 +419,11 @@ func (i *instance) Close(ctx context.Context) error {
 	err := i.mod.Close(ctx)
 	if i.lm != nil {
 		i.lm.Free()
+	}
+	if i.roots != nil {
+		i.e.mounted.Delete(i.mod)
+		err = errors.Join(err, closeRoots(i.roots))
+		i.roots = nil
 	}
 	return err
 }

@@ -1,0 +1,368 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/bits"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/aclwasm/aclwasm/abi"
+	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/host/internal/engine"
+)
+
+// KernelModule is the import module of the kernel launchers: the host
+// renames a guest's launcher import (module "env", the launcher's symbol)
+// to it at load time, once it has bound the import to a granted kernel
+// (ABI section 13.3). Its names are "kernel/profile/form", KernelFuncName.
+const KernelModule = "aclwasm:kernel"
+
+// Kernel is a kernel the embedder registered (host.Kernel), as the
+// sandbox runs it: its declaration checked and compiled.
+type Kernel struct {
+	Name   string
+	Params []KernelParam
+	// Run runs one block of a launch: mem holds each buffer parameter's
+	// validated bytes (nil for one of extent 0), args every parameter's
+	// value as the guest passed it (scalars zero-extended).
+	Run func(ctx context.Context, b *Block) error
+	// Cost is the launch's modelled duration, nil for none.
+	Cost func(blockDim uint32, args []uint64) time.Duration
+}
+
+// KernelParam is one parameter of a kernel after blockDim and the stream.
+type KernelParam struct {
+	Name string
+	// Buffer parameters: Elem bytes an element, Extent the elements the
+	// kernel may touch (an error when the formula overflows), Write
+	// whether it may write them, Read whether it reads them.
+	Buffer      bool
+	Elem        uint64
+	Write, Read bool
+	Extent      func(blockDim uint32, args []uint64) (uint64, error)
+	ExtentText  string // the formula, for messages
+	// Scalar parameters: the wasm type the launcher passes it as.
+	Scalar engine.ValType
+}
+
+// Block is one block of a launch, what a kernel's Run sees.
+type Block struct {
+	Index, Dim uint32
+	Mem        [][]byte // by parameter: a buffer's bytes, nil for a scalar
+	Args       []uint64 // by parameter: a scalar's value, a buffer's address
+	out        *kernelOut
+}
+
+// Printf writes what the kernel prints on the device (AscendC::printf):
+// the plugin's stdout receives it when the guest next calls the host, as
+// the native runtime prints a kernel's output when its stream is
+// synchronized.
+func (b *Block) Printf(format string, args ...any) {
+	if b.out != nil {
+		b.out.printf(format, args...)
+	}
+}
+
+// kernelOut buffers the device prints of a session's kernels: stream
+// workers write, the guest's goroutine flushes into its stdout, which
+// WASI writes too and which need not be safe for concurrent use.
+type kernelOut struct {
+	pending atomic.Bool // buf holds bytes: the one load a host call pays
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	w       func([]byte)
+}
+
+// maxKernelOut bounds the device prints held between two host calls:
+// natively the print buffer of a device is bounded too (1 MiB per core by
+// default), and what does not fit is dropped.
+const maxKernelOut = 1 << 20
+
+func (o *kernelOut) printf(format string, args ...any) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.buf.Len() < maxKernelOut {
+		fmt.Fprintf(&o.buf, format, args...)
+		o.pending.Store(true)
+	}
+}
+
+// flush writes what kernels printed to the plugin's stdout.
+func (o *kernelOut) flush() {
+	if !o.pending.Load() {
+		return
+	}
+	o.mu.Lock()
+	b := bytes.Clone(o.buf.Bytes())
+	o.buf.Reset()
+	o.pending.Store(false)
+	o.mu.Unlock()
+	o.w(b)
+}
+
+// SetKernels gives the session the kernels its plugin was granted, and
+// the writer of their device prints (the plugin's stdout; nil drops them).
+func (s *Session) SetKernels(ks map[string]*Kernel, stdout func([]byte)) {
+	s.kernels = ks
+	if stdout != nil {
+		s.kout = &kernelOut{w: stdout}
+	}
+}
+
+// flushKernelOut writes the kernels' device prints, on the guest's
+// goroutine.
+func (s *Session) flushKernelOut() {
+	if s.kout != nil {
+		s.kout.flush()
+	}
+}
+
+// KernelFuncName is the name in KernelModule of kernel's launcher in
+// profile prof, returning an i32 (status) or nothing (void, as the
+// launchers of the CANN examples).
+func KernelFuncName(kernel string, prof abi.Profile, status bool) string {
+	form := "void"
+	if status {
+		form = "status"
+	}
+	return kernel + "/" + prof.Module() + "/" + form
+}
+
+// LauncherType is the wasm type of k's launcher in profile prof: blockDim
+// (i32), the stream (a pointer, i32), then each parameter (a buffer as a
+// device address of the profile, a scalar by its type), returning an i32
+// status or nothing.
+func LauncherType(k *Kernel, prof abi.Profile, status bool) engine.FuncType {
+	t := engine.FuncType{Params: []engine.ValType{engine.I32, engine.I32}}
+	for _, p := range k.Params {
+		switch {
+		case p.Buffer && prof == abi.Native32:
+			t.Params = append(t.Params, engine.I32)
+		case p.Buffer:
+			t.Params = append(t.Params, engine.I64)
+		default:
+			t.Params = append(t.Params, p.Scalar)
+		}
+	}
+	if status {
+		t.Results = []engine.ValType{engine.I32}
+	}
+	return t
+}
+
+// Launchers returns the host functions of k's launchers: one per profile
+// and result form.
+func Launchers(k *Kernel) []*HostFunc {
+	var out []*HostFunc
+	for _, prof := range abi.Profiles {
+		for _, status := range []bool{false, true} {
+			t := LauncherType(k, prof, status)
+			f := abi.Func{Name: k.Name, Group: "kernel", Params: []abi.Param{{Name: "blockDim", Type: abi.I32}, {Name: "stream", Type: abi.Handle}}}
+			for _, p := range k.Params {
+				ty := abi.I32
+				if p.Buffer || p.Scalar.Is64() {
+					ty = abi.U64
+				}
+				f.Params = append(f.Params, abi.Param{Name: p.Name, Type: ty})
+			}
+			out = append(out, &HostFunc{
+				Module: KernelModule, Name: KernelFuncName(k.Name, prof, status), F: f, Type: &t,
+				Typed:  func(c *Call) error { return c.launchKernel(k, prof, status) },
+				kernel: k,
+			})
+		}
+	}
+	return out
+}
+
+// launchKernel runs a launcher's call: the launch queued, or its error
+// reported. A launcher that returns a status gets the code; a void one,
+// as a native <<<>>> launch, leaves the error for the next synchronize of
+// its stream (and aclrtGetLastError).
+func (c *Call) launchKernel(k *Kernel, prof abi.Profile, status bool) error {
+	args := c.args[:2+len(k.Params)]
+	if prof == abi.Native32 { // i32s: the upper halves are undefined
+		for i, p := range k.Params {
+			if p.Buffer || !p.Scalar.Is64() {
+				args[2+i] = uint64(uint32(args[2+i]))
+			}
+		}
+	}
+	if c.s.kernels[k.Name] != k { // the load check binds only granted kernels
+		return c.kernelErr(k, nil, status, acl.Errorf(acl.ErrRTParamInvalid, "kernel %s is not granted to the plugin", k.Name))
+	}
+	st, err := c.stream(uint32(args[1]))
+	if err != nil {
+		return c.kernelErr(k, nil, status, err)
+	}
+	return c.kernelErr(k, st, status, c.queueKernel(k, st, args))
+}
+
+// kernelErr reports a launch's error: as the call's status, or recorded
+// and failing its stream at the next synchronize when the launcher
+// returns none.
+func (c *Call) kernelErr(k *Kernel, st *streamRec, status bool, err error) error {
+	if err == nil {
+		if status {
+			c.args[0] = 0
+		}
+		return nil
+	}
+	if status {
+		return err // invokeHost records it and writes its code
+	}
+	c.s.noteErr(k.Name+": "+acl.MessageOf(err), err)
+	if st != nil {
+		_ = c.s.b.LaunchHostFunc(st.h, func() error { return &fault{err} })
+	}
+	return nil
+}
+
+// queueKernel validates a launch as ABI section 13.1 says and queues it on
+// st: blockDim within the session's core limit, every buffer's declared
+// extent inside one live device allocation of the session with the
+// access it needs, the queue's limit.
+func (c *Call) queueKernel(k *Kernel, st *streamRec, args []uint64) error {
+	comp, ok := c.s.b.(acl.Computer)
+	if !ok {
+		return acl.Errorf(acl.ErrRTFeatureNotSupport, "this backend runs no registered kernels (the simulator does)")
+	}
+	blockDim := uint32(args[0])
+	limit, err := c.resLimit(c.s.dev, acl.DevResCubeCore)
+	if err != nil {
+		return err
+	}
+	if blockDim == 0 || blockDim > limit {
+		return acl.Errorf(acl.ErrRTParamInvalid, "%s: blockDim %d is out of range: from 1 to the device's %d cores (aclrtGetDeviceResLimit)", k.Name, blockDim, limit)
+	}
+	vals := args[2:]
+	l := &acl.Launch{Name: k.Name}
+	type held struct {
+		a          *alloc
+		addr, n    uint64
+		param, reg int
+	}
+	var hs []held
+	for i, p := range k.Params {
+		if !p.Buffer {
+			continue
+		}
+		elems, err := p.Extent(blockDim, vals)
+		if err != nil {
+			return acl.Errorf(acl.ErrRTParamInvalid, "%s: %s: extent %s: %v", k.Name, p.Name, p.ExtentText, err)
+		}
+		hi, n := bits.Mul64(elems, p.Elem)
+		if hi != 0 {
+			return acl.Errorf(acl.ErrRTParamInvalid, "%s: %s: extent %s = %d elements of %d bytes overflows", k.Name, p.Name, p.ExtentText, elems, p.Elem)
+		}
+		if n == 0 {
+			continue
+		}
+		addr := vals[i]
+		if addr == 0 {
+			return acl.Errorf(acl.ErrInvalidParam, "%s: %s is NULL", k.Name, p.Name)
+		}
+		if addr%p.Elem != 0 {
+			return acl.Errorf(acl.ErrRTParamInvalid, "%s: %s %#x is not aligned to its %d-byte elements", k.Name, p.Name, addr, p.Elem)
+		}
+		sp, err := c.s.resolveDevice(k.Name+": "+p.Name, addr, n)
+		if err == nil && p.Write {
+			err = sp.writable(k.Name+": "+p.Name, addr, n)
+		}
+		if err != nil {
+			return err
+		}
+		hs = append(hs, held{a: sp.a, addr: addr, n: n, param: i, reg: len(l.Regions)})
+		l.Regions = append(l.Regions, acl.Region{Ptr: sp.buf.Dev, N: n, Write: p.Write})
+	}
+	if err := c.enqueueKernel(st); err != nil {
+		return err
+	}
+	s := c.s
+	vals = append([]uint64(nil), vals...)
+	// Again when it executes, in stream order: a buffer freed or a lease
+	// revoked in between fails the launch before it touches anything.
+	l.Check = func() error {
+		s.mu.RLock()
+		defer s.mu.RUnlock()
+		for _, h := range hs {
+			if a := s.as.find(h.addr); a != h.a || h.n > a.end()-h.addr {
+				return &fault{acl.Errorf(acl.ErrRTParamInvalid, "%s: %s [%#x, +%d) was freed before the kernel ran", k.Name, k.Params[h.param].Name, h.addr, h.n)}
+			}
+		}
+		return nil
+	}
+	out := s.kout
+	np := len(k.Params)
+	l.Run = func(ctx context.Context, mem [][]byte) error {
+		bufs := make([][]byte, np)
+		for _, h := range hs {
+			bufs[h.param] = mem[h.reg]
+		}
+		return RunBlocks(ctx, k, blockDim, bufs, vals, out)
+	}
+	if k.Cost != nil {
+		l.Cost = k.Cost(blockDim, vals)
+	}
+	return be(comp.Compute(st.h, l))
+}
+
+// RunBlocks runs a launch of k: its blocks in order, on the buffers mem
+// and the arguments args (by parameter), the device prints to out (nil:
+// dropped). The first block that fails ends it with its error.
+func RunBlocks(ctx context.Context, k *Kernel, blockDim uint32, mem [][]byte, args []uint64, out *kernelOut) error {
+	b := &Block{Dim: blockDim, Mem: mem, Args: args, out: out}
+	for i := range blockDim {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		b.Index = i
+		if err := runBlock(ctx, k, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runBlock runs one block, its panic or error the launch's fault.
+func runBlock(ctx context.Context, k *Kernel, b *Block) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &fault{acl.Errorf(acl.ErrRTAicoreException, "kernel %s failed on the device: block %d of %d panicked: %v", k.Name, b.Index, b.Dim, r)}
+		}
+	}()
+	err = k.Run(ctx, b)
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
+		return err
+	}
+	var ce *acl.CallError
+	if errors.As(err, &ce) {
+		return &fault{acl.Errorf(ce.Code, "kernel %s failed on the device: block %d of %d: %s", k.Name, b.Index, b.Dim, ce.Msg)}
+	}
+	return &fault{acl.Errorf(acl.ErrRTAicoreException, "kernel %s failed on the device: block %d of %d: %v", k.Name, b.Index, b.Dim, strings.TrimSpace(err.Error()))}
+}
+
+// enqueueKernel is enqueue for a launch, which no ABI function index
+// counts in the metrics.
+func (c *Call) enqueueKernel(st *streamRec) error {
+	if st.queued >= c.s.policy.MaxQueued {
+		n, err := c.s.b.Pending(st.h)
+		if err != nil {
+			return be(err)
+		}
+		if n >= c.s.policy.MaxQueued {
+			return acl.Errorf(acl.ErrRTOverLimit, "the stream already has %d queued operations, the policy's limit", n)
+		}
+		st.queued = n
+	}
+	st.queued++
+	return nil
+}

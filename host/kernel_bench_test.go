@@ -1,0 +1,132 @@
+package host_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/aclwasm/aclwasm/abi"
+	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/kernels/basic"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
+)
+
+// The kernel benchmarks: the overhead of launching a one-block kernel that
+// does nothing (queued on the default stream, run on its worker, a
+// synchronize every 1024 launches) against a call of an embedder's host
+// function that does nothing; and basic's AddF32 of 1 M float32 (launch,
+// run, synchronize) against the same loop in plain Go.
+
+const kernelBenchWAT = `(module
+  (import "acl" "aclrtSetDevice" (func $setDevice (param i32) (result i32)))
+  (import "acl" "aclrtSynchronizeDevice" (func $sync (result i32)))
+  (import "bench" "nop" (func $nop (param i32 i32) (result i32)))
+  (import "env" "Nop" (func $Nop (param i32 i32)))
+  (import "env" "AddF32" (func $AddF32 (param i32 i32 i64 i64 i64 i32) (result i32)))
+  (memory (export "memory") 1)
+  (func (export "setdev") (result i32) (call $setDevice (i32.const 0)))
+  (func (export "nop_loop") (param $iters i32) (result i32) (local $r i32)
+    (block $done (loop $l
+      (local.set $r (call $nop (i32.const 0x100) (i32.const 64)))
+      (br_if $done (local.get $r))
+      (local.set $iters (i32.sub (local.get $iters) (i32.const 1)))
+      (br_if $l (local.get $iters))))
+    (local.get $r))
+  (func (export "launch_loop") (param $iters i32) (result i32) (local $r i32)
+    (block $done (loop $l
+      (call $Nop (i32.const 1) (i32.const 0))
+      (if (i32.eqz (i32.and (local.get $iters) (i32.const 1023)))
+        (then (local.set $r (call $sync)) (br_if $done (local.get $r))))
+      (local.set $iters (i32.sub (local.get $iters) (i32.const 1)))
+      (br_if $l (local.get $iters))))
+    (if (i32.eqz (local.get $r)) (then (local.set $r (call $sync))))
+    (local.get $r))
+  (func (export "add") (param i64 i64 i64 i32) (result i32) (local $r i32)
+    (local.set $r (call $AddF32 (i32.const 1) (i32.const 0) (local.get 0) (local.get 1) (local.get 2) (local.get 3)))
+    (if (i32.eqz (local.get $r)) (then (local.set $r (call $sync))))
+    (local.get $r)))
+`
+
+func kernelBench(b *testing.B) (*host.Instance, *host.Runtime) {
+	b.Helper()
+	ctx := context.Background()
+	nopKernel := host.Kernel{Name: "Nop", Run: func(context.Context, *host.KernelBlock) error { return nil }}
+	nopFunc := host.HostFunc{Module: "bench", Name: "nop", Params: []abi.Param{{Name: "ptr", Type: abi.Gptr}, {Name: "n", Type: abi.I32}},
+		Fn: func(*host.HostCall) (int32, error) { return 0, nil }}
+	rt, err := host.NewRuntime(ctx, host.WithEngine(testsupport.Engine()), host.WithHostFuncs(nopFunc),
+		host.WithKernels(nopKernel), host.WithKernelSet(basic.Set, basic.Kernels()...))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { rt.Close(ctx) })
+	pl, err := rt.Load(ctx, testsupport.WAT(b, kernelBenchWAT), host.Policy{Kernels: []string{"Nop", basic.Set}, Timeout: host.NoTimeout})
+	if err != nil {
+		b.Fatal(err)
+	}
+	inst, err := pl.Instantiate(ctx, host.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { inst.Close(ctx) })
+	if res, err := inst.Call(ctx, "setdev"); err != nil || res[0] != 0 {
+		b.Fatal(res, err)
+	}
+	return inst, rt
+}
+
+func loop(b *testing.B, inst *host.Instance, export string) {
+	b.ReportAllocs()
+	b.ResetTimer()
+	res, err := inst.Call(context.Background(), export, uint64(max(b.N, 1)))
+	if err != nil || res[0] != 0 {
+		b.Fatal(res, err)
+	}
+}
+
+func BenchmarkKernelLaunchOneBlock(b *testing.B) {
+	inst, _ := kernelBench(b)
+	loop(b, inst, "launch_loop")
+}
+
+func BenchmarkKernelNoopImport(b *testing.B) {
+	inst, _ := kernelBench(b)
+	loop(b, inst, "nop_loop")
+}
+
+const addN = 1 << 20
+
+func BenchmarkKernelAddF32(b *testing.B) {
+	inst, rt := kernelBench(b)
+	ctx := context.Background()
+	var addrs [3]uint64
+	for i := range addrs {
+		p, err := rt.Backend().Malloc(0, 4*addN, acl.MemMallocHugeFirst)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { rt.Backend().Free(ctx, p) })
+		l, err := inst.Lend(p, 4*addN, host.LendOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		addrs[i] = l.Addr()
+	}
+	b.SetBytes(3 * 4 * addN)
+	b.ResetTimer()
+	for range b.N {
+		res, err := inst.Call(ctx, "add", addrs[0], addrs[1], addrs[2], addN)
+		if err != nil || res[0] != 0 {
+			b.Fatal(res, err)
+		}
+	}
+}
+
+func BenchmarkGoAddF32(b *testing.B) {
+	x, y, z := make([]float32, addN), make([]float32, addN), make([]float32, addN)
+	b.SetBytes(3 * 4 * addN)
+	for range b.N {
+		for i := range z {
+			z[i] = x[i] + y[i]
+		}
+	}
+}
