@@ -18,6 +18,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/aclwasm/aclwasm/host/internal/sandbox"
+	"github.com/aclwasm/aclwasm/internal/confschema"
 )
 
 // Manifest describes a plugin in a file: its module, its policy, and the
@@ -129,7 +130,18 @@ type manifestFile struct {
 }
 
 // ParseManifest parses a manifest; a relative module path stays relative.
+// The manifest is checked against its JSON Schema first
+// (internal/confschema/manifest.schema.json, the one editors use), whose
+// errors name the field and its line; the strict decoding and the checks
+// that follow refuse what a schema cannot say.
 func ParseManifest(data []byte) (*Manifest, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	if err := confschema.Manifest.Validate(&doc); err != nil {
+		return nil, err
+	}
 	var f manifestFile
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -298,8 +310,11 @@ func (m *Manifest) Config() Config {
 }
 
 // Load reads the manifest's module, checks its hash if the manifest gives
-// one, and loads it into rt with the manifest's policy.
-func (m *Manifest) Load(ctx context.Context, rt *Runtime) (*Plugin, error) {
+// one, and loads it into rt with the manifest's policy, named by the
+// manifest's name in metrics and run records (LoadName(m.Name), so that a
+// plugin has one name throughout: argv[0], logs, metrics). opts come
+// after that name: another LoadName among them overrides it.
+func (m *Manifest) Load(ctx context.Context, rt *Runtime, opts ...LoadOption) (*Plugin, error) {
 	wasm, err := os.ReadFile(m.Path)
 	if err != nil {
 		return nil, fmt.Errorf("host: manifest %s: module.path: %w", m.Name, err)
@@ -309,7 +324,7 @@ func (m *Manifest) Load(ctx context.Context, rt *Runtime) (*Plugin, error) {
 			return nil, &LoadError{Problems: []string{fmt.Sprintf("module.sha256: %s has sha256 %x, the manifest expects %s", m.Path, got, m.SHA256)}}
 		}
 	}
-	pl, err := rt.Load(ctx, wasm, m.Policy)
+	pl, err := rt.Load(ctx, wasm, m.Policy, append([]LoadOption{LoadName(m.Name)}, opts...)...)
 	if err != nil {
 		return nil, fmt.Errorf("plugin %s: %w", m.Name, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
 )
 
@@ -105,41 +107,41 @@ serve: {max_concurrent: 3, export: process, reuse_instances: true}
 
 func TestManifestErrors(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
-		{"name: a\nmodule: {path: x.wasm}\nbogus: 1\n", "line 3: field bogus not found in type the manifest"},
-		{"name: a\nmodule: {path: x.wasm, sha: 1}\n", "field sha not found"},
-		{"module: {path: x.wasm}\n", "name: missing"},
-		{"name: a\n", "module.path: missing"},
-		{"name: a\nmodule: {path: x.wasm, sha256: abc}\n", `module.sha256: "abc" is not 64 hex digits`},
+		{"name: a\nmodule: {path: x.wasm}\nbogus: 1\n", "bogus (line 3): no such field (have: args, config, env, module, name, policy, serve)"},
+		{"name: a\nmodule: {path: x.wasm, sha: 1}\n", "module.sha (line 2): no such field (have: path, sha256)"},
+		{"module: {path: x.wasm}\n", "name (line 1): missing"},
+		{"name: a\n", "module (line 1): missing"},
+		{"name: a\nmodule: {path: x.wasm, sha256: abc}\n", `module.sha256 (line 2): "abc" is not 64 hex digits`},
 		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  max_stream: 3\n", "policy.max_stream (line 4): no such field (have: allow, allow_guest_models, allow_init_config, compile_timeout, deny, device_memory, devices,"},
 		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  MaxStreams: 3\n", "policy.MaxStreams (line 4): no such field"},
-		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  max_streams: many\n", "policy.max_streams (line 4): line 4: cannot unmarshal !!str `many` into int"},
+		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  max_streams: many\n", "policy.max_streams (line 4): want an integer, not a string"},
 		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  timeout: 30\n", `policy.timeout (line 4): "30" is not a duration`},
 		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  device_memory: 1TB\n", `policy.device_memory (line 4): "1TB" is not a byte count`},
 		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  timeout: 1s\n  timeout: 2s\n", "policy.timeout (line 5): given twice"},
-		{"name: a\nmodule: {path: x.wasm}\npolicy: [1]\n", "policy (line 3): want a mapping"},
-		{"name: a\nmodule: {path: x.wasm}\nserve: {max_concurent: 3}\n", "line 3: field max_concurent not found"},
-		{"name: a\nmodule: {path: x.wasm}\nserve: {max_concurrent: -1}\n", "serve.max_concurrent: -1: want at least 1"},
-		{"name: a\nmodule: {path: x.wasm}\nserve: {export: _start}\n", `serve.export: "_start"`},
-		{"name: a\nmodule: {path: x.wasm}\nserve:\n  reuse_instances: always\n", "line 4: cannot unmarshal !!str `always` into bool"},
-		{"name: a\nmodule: {path: x.wasm}\nenv: {\"A=B\": x}\n", "env.A=B: a key must be nonempty"},
+		{"name: a\nmodule: {path: x.wasm}\npolicy: [1]\n", "policy (line 3): want a mapping, not a list"},
+		{"name: a\nmodule: {path: x.wasm}\nserve: {max_concurent: 3}\n", "serve.max_concurent (line 3): no such field (have: export, max_concurrent, reuse_instances)"},
+		{"name: a\nmodule: {path: x.wasm}\nserve: {max_concurrent: -1}\n", "serve.max_concurrent (line 3): minimum: got -1, want 0"},
+		{"name: a\nmodule: {path: x.wasm}\nserve: {export: _start}\n", `serve.export (line 3): "_start" is not a reactor's export (not _start)`},
+		{"name: a\nmodule: {path: x.wasm}\nserve:\n  reuse_instances: always\n", "serve.reuse_instances (line 4): want true or false, not a string"},
+		{"name: a\nmodule: {path: x.wasm}\nenv: {\"A=B\": x}\n", "env.A=B (line 3): want a nonempty name without '=' or NUL"},
 		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  models: {\"\": a.onnx}\n", "policy.models (line 4): an empty model name"},
 		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  models: {a: \"\"}\n", `policy.models (line 4): model "a": no file`},
 		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  models: {\"a\\0b\": a.onnx}\n", "a name must not contain NUL"},
-		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  models: [a.onnx]\n", "policy.models (line 4): line 4: cannot unmarshal !!seq into map[string]string"},
-		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  models: {a: {file: a.onnx}}\n", "policy.models (line 4): line 4: cannot unmarshal !!map into string"},
-		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  models: {a: x.onnx, a: y.onnx}\n", `mapping key "a" already defined`},
-		{"name: a\nmodule: {path: x.wasm}\nconfig: {k: " + strings.Repeat("x", maxVarLen+1) + "}\n", "config.k: 65537 bytes, at most 65536"},
-		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  mounts: data:/data\n", "policy.mounts (line 4): want a sequence of mounts"},
+		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  models: [a.onnx]\n", "policy.models (line 4): want a mapping, not a list"},
+		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  models: {a: {file: a.onnx}}\n", "policy.models.a (line 4): want a string, not a mapping"},
+		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  models: {a: x.onnx, a: y.onnx}\n", "policy.models.a (line 4): given twice"},
+		{"name: a\nmodule: {path: x.wasm}\nconfig: {k: " + strings.Repeat("x", maxVarLen+1) + "}\n", "config.k (line 3): maxLength: got 65,537, want 65,536"},
+		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  mounts: data:/data\n", "policy.mounts (line 4): want a list, not a string"},
 		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  mounts:\n    - data\n", `policy.mounts (line 5): [0] (line 5): mount "data": want HOSTDIR:GUESTDIR[:rw]`},
 		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  mounts:\n    - a:/b\n    - data:data\n", `policy.mounts (line 5): [1] (line 6): mount "data:data": guest directory "data" must be an absolute, clean path`},
 		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  mounts:\n    - :/data\n", `[0] (line 5): mount ":/data": no host directory`},
 		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  mounts:\n    - {host_dir: d, guest_dir: /d, rw: true}\n", "[0] (line 5): rw: no such field (have: host_dir, guest_dir, writable)"},
 		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  mounts:\n    - {guest_dir: /d}\n", "[0] (line 5): host_dir: missing"},
 		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  mounts:\n    - {host_dir: d, guest_dir: /d/}\n", `[0] (line 5): mount: guest_dir "/d/" must be an absolute, clean path`},
-		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  mounts:\n    - {host_dir: d, guest_dir: /d, writable: yes please}\n", "[0] (line 5): writable: yaml: unmarshal errors"},
+		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  mounts:\n    - {host_dir: d, guest_dir: /d, writable: yes please}\n", "policy.mounts[0].writable (line 5): want true or false, not a string"},
 		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  mounts:\n    - {host_dir: d, host_dir: e, guest_dir: /d}\n", "host_dir"},
-		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  mounts:\n    - [d, /d]\n", "[0] (line 5): want HOSTDIR:GUESTDIR[:rw] or a mapping"},
-		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  max_open_files: some\n", "policy.max_open_files (line 4): line 4: cannot unmarshal !!str `some` into int"},
+		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  mounts:\n    - [d, /d]\n", "policy.mounts[0] (line 5): want a string or a mapping, not a list"},
+		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  max_open_files: some\n", "policy.max_open_files (line 4): want an integer, not a string"},
 	} {
 		_, err := ParseManifest([]byte(tc.src))
 		require.ErrorContains(t, err, tc.want, "%s", tc.src)
@@ -212,4 +214,46 @@ func TestManifestLoad(t *testing.T) {
 	require.Equal(t, int32(100000), call("badkey"))
 	require.Equal(t, int32(100000), call("read", 0xfffe, 8))
 	require.Contains(t, inst.Session().LastError(), "aclwasm.config_read: buf [0xfffe, +3) is outside guest memory")
+}
+
+// TestManifestLoadName: a manifest-loaded plugin is named by the
+// manifest in metrics (runs, refusals) and run records, as LoadName
+// names a plugin that Runtime.Load loads.
+func TestManifestLoadName(t *testing.T) {
+	ctx := context.Background()
+	m := newMetrics(t)
+	var seen nameObserver
+	rt := newRuntime(t, WithMetrics(m), WithObserver(&seen))
+	dir := t.TempDir()
+	write := func(policy string) *Manifest {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "p.wasm"), wat2wasm(t, fmt.Sprintf(roundtripWAT, 0)), 0o644))
+		p := filepath.Join(dir, "m.yaml")
+		require.NoError(t, os.WriteFile(p, []byte("name: pre\nmodule: {path: p.wasm}\npolicy: {"+policy+"}\n"), 0o644))
+		man, err := LoadManifest(p)
+		require.NoError(t, err)
+		return man
+	}
+	runs := func(plugin, out string) float64 { return testutil.ToFloat64(m.m.Runs.WithLabelValues(plugin, out)) }
+
+	pl, err := write("").Load(ctx, rt)
+	require.NoError(t, err)
+	defer pl.Close(ctx)
+	res, err := pl.Run(ctx, Config{})
+	require.NoError(t, err)
+	require.Zero(t, res.ExitCode)
+	require.Equal(t, 1.0, runs("pre", "ok"), "the run is counted under the manifest's name")
+	require.Zero(t, runs("", "ok"), "never under no name")
+	require.Equal(t, nameObserver{"pre"}, seen, "the run record names the plugin")
+
+	_, err = write("deny: [aclrtMemcpy]").Load(ctx, rt)
+	require.ErrorIs(t, err, ErrLoad)
+	require.Equal(t, 1.0, runs("pre", "refused"), "a refusal too")
+}
+
+// nameObserver records the plugin name of each run that begins.
+type nameObserver []string
+
+func (o *nameObserver) Begin(_ context.Context, ri RunInfo) RunObserver {
+	*o = append(*o, ri.Plugin)
+	return nil
 }

@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/aclwasm/aclwasm/internal/confschema"
 )
 
 // Admin actions an access rule may grant (AccessRule.Admin); AdminAll
@@ -157,11 +159,33 @@ func ParseServerConfig(data []byte) (*ServerConfig, error) {
 	names := map[string]bool{}
 	for i, r := range c.Access {
 		if names[r.Name] {
-			return nil, fmt.Errorf("access[%d].name: %q: another rule has that name", i, r.Name)
+			return nil, fmt.Errorf("access[%d].name (line %d): %q: another rule has that name", i, nameLine(root, i), r.Name)
 		}
 		names[r.Name] = true
 	}
+	// The file's JSON Schema, the one editors and the Helm chart use
+	// (internal/confschema/serve.schema.json), must accept what the
+	// decoder does: a file it refuses is refused here too.
+	if err := confschema.Serve.Validate(root); err != nil {
+		return nil, err
+	}
 	return c, nil
+}
+
+// nameLine is the line of rule i's name in the file whose root is root.
+func nameLine(root *yaml.Node, i int) int {
+	for k := 0; k+1 < len(root.Content); k += 2 {
+		if root.Content[k].Value == "access" && i < len(root.Content[k+1].Content) {
+			r := root.Content[k+1].Content[i]
+			for j := 0; j+1 < len(r.Content); j += 2 {
+				if r.Content[j].Value == "name" {
+					return r.Content[j+1].Line
+				}
+			}
+			return r.Line
+		}
+	}
+	return root.Line
 }
 
 // fields decodes mapping n (at path at) key by key with the decoder of
@@ -247,6 +271,9 @@ func parseRule(n *yaml.Node, at string) (AccessRule, error) {
 			})
 		},
 		"subjects": func(v *yaml.Node, at string) error {
+			if err := splitSubjects(v, at); err != nil {
+				return err
+			}
 			return strs(v, at, &r.Subjects, func(s string) error {
 				d, err := parseDN(s)
 				if err != nil {
@@ -284,6 +311,43 @@ func parseRule(n *yaml.Node, at string) (AccessRule, error) {
 		return r, fmt.Errorf("%s (line %d): rule %q has neither plugins nor admin: it grants nothing", at, n.Line, r.Name)
 	}
 	return r, nil
+}
+
+// splitSubjects refuses a flow list whose unquoted entries are pieces of
+// one distinguished name: YAML splits [CN=ops,O=example] at its comma
+// into the subjects CN=ops and O=example, each of which would be matched
+// on its own, so that the rule would name neither the certificate meant
+// nor only it. Two neighbouring unquoted single-RDN entries of a flow
+// list are taken for such a split; quoted entries, and those of a block
+// list (where a plain scalar keeps its commas), are never split.
+func splitSubjects(n *yaml.Node, at string) error {
+	if n.Kind != yaml.SequenceNode || n.Style&yaml.FlowStyle == 0 {
+		return nil
+	}
+	piece := func(e *yaml.Node) bool {
+		if e.Kind != yaml.ScalarNode || e.Style != 0 || e.Tag != "!!str" {
+			return false
+		}
+		d, err := parseDN(e.Value)
+		return err == nil && len(d) == 1
+	}
+	for i := 0; i+1 < len(n.Content); i++ {
+		if !piece(n.Content[i]) || !piece(n.Content[i+1]) {
+			continue
+		}
+		j := i + 2
+		for j < len(n.Content) && piece(n.Content[j]) {
+			j++
+		}
+		var parts []string
+		for _, e := range n.Content[i:j] {
+			parts = append(parts, e.Value)
+		}
+		whole := strings.Join(parts, ",")
+		return fmt.Errorf("%s[%d] (line %d): the unquoted entries %s are one distinguished name that YAML's flow list split at its commas: quote it, %s: [%q] (or quote each entry to mean several subjects)",
+			at, i, n.Content[i].Line, strings.Join(parts, " "), at[strings.LastIndex(at, ".")+1:], whole)
+	}
+	return nil
 }
 
 // grant is what one identity may do: the union of the rules that match

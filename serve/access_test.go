@@ -100,9 +100,11 @@ func TestServerConfigStrict(t *testing.T) {
 		{"bad admin action", "access:\n  - name: a\n    tokens: [\"" + h + "\"]\n    admin: [reload, restart]\n", `access[0].admin[1] (line 4): "restart" is no admin action (have: list, metrics, reload, or *)`},
 		{"bad plugin", "access:\n  - name: a\n    tokens: [\"" + h + "\"]\n    plugins: [a/b]\n", `access[0].plugins[0] (line 4): "a/b" is no plugin name`},
 		{"bad subject", "access:\n  - name: a\n    subjects: [client-a]\n    plugins: [x]\n", `access[0].subjects[0] (line 3): "client-a" is no distinguished name`},
+		{"split subject", "access:\n  - name: a\n    subjects: [CN=ops,O=example]\n    plugins: [x]\n", `access[0].subjects[0] (line 3): the unquoted entries CN=ops O=example are one distinguished name that YAML's flow list split at its commas: quote it, subjects: ["CN=ops,O=example"]`},
+		{"split subject, spaced", "access:\n  - name: a\n    subjects: [\"CN=a,O=x\", CN=ops, OU=web, O=example]\n    plugins: [x]\n", `access[0].subjects[1] (line 3): the unquoted entries CN=ops OU=web O=example are one distinguished name that YAML's flow list split at its commas: quote it, subjects: ["CN=ops,OU=web,O=example"]`},
 		{"no name", "access:\n  - tokens: [\"" + h + "\"]\n    plugins: [x]\n", "access[0].name (line 2): missing"},
 		{"empty name", "access:\n  - name: \"\"\n", "access[0].name (line 2): want a nonempty string"},
-		{"duplicate name", "access:\n  - {name: a, tokens: [\"" + h + "\"], plugins: [x]}\n  - {name: a, tokens: [\"" + h + "\"], plugins: [y]}\n", `access[1].name: "a": another rule has that name`},
+		{"duplicate name", "access:\n  - {name: a, tokens: [\"" + h + "\"], plugins: [x]}\n  - {name: a, tokens: [\"" + h + "\"], plugins: [y]}\n", `access[1].name (line 3): "a": another rule has that name`},
 		{"field twice", "access:\n  - name: a\n    plugins: [x]\n    plugins: [y]\n", "access[0].plugins (line 4): given twice"},
 		{"nobody", "access:\n  - name: a\n    plugins: [x]\n", `access[0] (line 2): rule "a" has neither tokens nor subjects`},
 		{"nothing granted", "access:\n  - name: a\n    tokens: [\"" + h + "\"]\n", `access[0] (line 2): rule "a" has neither plugins nor admin`},
@@ -454,4 +456,22 @@ func TestAccessSpellings(t *testing.T) {
 	}
 	require.Equal(t, 200, f.do("GET", "/health%7a", "", nil).status, "a probe in any spelling is a probe")
 	require.Equal(t, 200, f.do("GET", "/%72eadyz", "", nil).status)
+}
+
+// TestServerConfigSubjectForms: the forms of a subject list that keep a
+// DN whole parse; only an unquoted flow list that splits one is refused
+// (TestServerConfigStrict).
+func TestServerConfigSubjectForms(t *testing.T) {
+	for _, list := range []string{
+		`["CN=ops,O=example", "CN=dev,O=example"]`,
+		"\n      - CN=ops,O=example\n      - CN=dev,O=example",
+		`['CN=ops,O=example', 'CN=dev,O=example']`,
+	} {
+		c, err := ParseServerConfig([]byte("access:\n  - name: a\n    plugins: [x]\n    subjects: " + list + "\n"))
+		require.NoError(t, err, list)
+		require.Equal(t, []string{"CN=ops,O=example", "CN=dev,O=example"}, c.Access[0].Subjects, list)
+	}
+	c, err := ParseServerConfig([]byte("access:\n  - name: a\n    plugins: [x]\n    subjects: [CN=ops, \"O=example\"]\n"))
+	require.NoError(t, err, "one unquoted RDN beside a quoted one: two subjects meant")
+	require.Equal(t, []string{"CN=ops", "O=example"}, c.Access[0].Subjects)
 }

@@ -175,19 +175,22 @@ func statFile(path string) fileStamp {
 // they run; a reload retires it, and it closes its [host.Plugin] when the
 // last request holding it ends.
 type version struct {
-	name   string
-	stamp  stamp
-	digest string // of the module and its sidecar
-	pl     *host.Plugin
-	fail   *apiError // why the version cannot run (pl is nil), without the directory's path
-	detail error     // the full error behind fail, for the log only
-	policy host.Policy
-	argv0  string // the manifest's name, or the plugin's
-	args   []string
-	env    []string
-	vars   map[string]string // the manifest's config
-	export string            // a reactor's export; "" for a command
-	sem    chan struct{}     // runs at once
+	name  string
+	stamp stamp
+	// digest is the version: "sha256:" and the hex SHA-256 of the
+	// module's bytes followed by its manifest's (or sidecar's), if any;
+	// module is the module's alone (what module.sha256 pins).
+	digest, module string
+	pl             *host.Plugin
+	fail           *apiError // why the version cannot run (pl is nil), without the directory's path
+	detail         error     // the full error behind fail, for the log only
+	policy         host.Policy
+	argv0          string // the manifest's name, or the plugin's
+	args           []string
+	env            []string
+	vars           map[string]string // the manifest's config
+	export         string            // a reactor's export; "" for a command
+	sem            chan struct{}     // runs at once
 	// pool keeps a reactor's instances between requests when it reuses
 	// them (reuse.go), logs routes their records to the request each
 	// runs; both nil when every request gets a fresh instance.
@@ -432,7 +435,9 @@ func (s *Server) load(ctx context.Context, name string, st stamp, src *downloade
 		}
 		v.env = append(append([]string(nil), s.cfg.Env...), sc.Env...)
 	}
-	v.digest = hex.EncodeToString(h.Sum(nil)[:6])
+	v.digest = "sha256:" + hex.EncodeToString(h.Sum(nil))
+	mod := sha256.Sum256(wasm)
+	v.module = "sha256:" + hex.EncodeToString(mod[:])
 	v.sem = make(chan struct{}, conc)
 	if problems != nil {
 		v.fail = &apiError{status: http.StatusUnprocessableEntity, Code: "load_refused", Message: "the module was refused at load time", Problems: problems}

@@ -102,6 +102,13 @@
 // then the listener closes, new requests get 503 shutting_down, and at
 // the end of the grace period the runs still going are cancelled.
 //
+// A plugin's version is a digest: "sha256:" and the hex SHA-256 of its
+// module's bytes followed by its manifest's (or sidecar's) if it has one,
+// so that a change to either is a new version. Answers name it in
+// X-Aclwasm-Plugin-Version; GET /v1/plugins lists it with the module's
+// own digest (module: "sha256:<hex>", as sha256sum prints it) and, for a
+// plugin pulled from a registry, the OCI manifest digest (digest).
+//
 // How a request ends (every failure has a JSON body {"code", "message",
 // "plugin", ...}; the plugin's version is in X-Aclwasm-Plugin-Version):
 //
@@ -646,8 +653,15 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 
 // PluginInfo describes one plugin in GET /v1/plugins.
 type PluginInfo struct {
-	Name    string `json:"name"`
+	Name string `json:"name"`
+	// Version is the version serving, as X-Aclwasm-Plugin-Version gives
+	// it: "sha256:" and the hex SHA-256 of the module's bytes followed by
+	// those of its manifest (NAME.yaml, or a source's manifest) if it has
+	// one, so that any change to either is a new version. Module is the
+	// module's own digest, "sha256:" and the hex SHA-256 of its bytes (as
+	// sha256sum prints it and a manifest's module.sha256 pins it).
 	Version string `json:"version"`
+	Module  string `json:"module,omitempty"`
 	// State is "ready"; "stale": the version serving is the last good
 	// one, newer files failed to load (Error says why); or "refused" (the
 	// module) or "invalid" (its files): the plugin answers with Error.
@@ -675,7 +689,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 	s.mu.RLock()
 	out := make([]PluginInfo, 0, len(s.plugins))
 	for _, v := range s.plugins {
-		pi := PluginInfo{Name: v.name, Version: v.digest, State: v.state(), Error: v.fail, MaxConcurrent: cap(v.sem), InFlight: v.inFlight(),
+		pi := PluginInfo{Name: v.name, Version: v.digest, Module: v.module, State: v.state(), Error: v.fail, MaxConcurrent: cap(v.sem), InFlight: v.inFlight(),
 			ReuseInstances: v.pool != nil}
 		if v.fail == nil {
 			pi.Timeout = v.pl.Policy().Timeout.String()

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -248,7 +250,22 @@ func TestStatuses(t *testing.T) {
 		require.Equal(t, 200, r.status, "%v", r)
 		require.Equal(t, "echo:hello", string(r.body))
 		require.Equal(t, "0", r.header.Get("X-Aclwasm-Exit-Code"))
-		require.Len(t, r.header.Get("X-Aclwasm-Plugin-Version"), 12)
+		// The version is a digest: of the module alone, without a manifest.
+		sum := sha256.Sum256(wat2wasm(t, "echo", ""))
+		require.Equal(t, "sha256:"+hex.EncodeToString(sum[:]), r.header.Get("X-Aclwasm-Plugin-Version"))
+		info := f.listed()["echo"]
+		require.Equal(t, "sha256:"+hex.EncodeToString(sum[:]), info.Version)
+		require.Equal(t, info.Version, info.Module)
+		require.Empty(t, info.Digest, "no OCI digest for a file")
+	})
+	t.Run("version with a sidecar", func(t *testing.T) {
+		r := f.do("POST", "/v1/plugins/upper-elsewhere", "", []byte("hi")) // not servable: a failure names its version too
+		wasm := wat2wasm(t, "upper", "")
+		mod, ver := sha256.Sum256(wasm), sha256.Sum256(append(wasm, `{"export": "process"}`...))
+		require.Equal(t, "sha256:"+hex.EncodeToString(ver[:]), r.header.Get("X-Aclwasm-Plugin-Version"), "the module then its sidecar")
+		info := f.listed()["upper-elsewhere"]
+		require.Equal(t, "sha256:"+hex.EncodeToString(ver[:]), info.Version)
+		require.Equal(t, "sha256:"+hex.EncodeToString(mod[:]), info.Module)
 	})
 	for _, tc := range []struct {
 		name, method, path, token string

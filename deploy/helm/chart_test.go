@@ -575,6 +575,11 @@ func TestChartRefuses(t *testing.T) {
 		{"plugin name", "plugins: {manifests: {'../x': {}}}", "'../x' does not match", false},
 		{"oci source", "plugins: {oci: [{name: p, source: 'https://registry/p:1'}]}", "source", false},
 		{"oci manifest with source", "plugins: {oci: [{name: p, source: 'oci://r/p:1', manifest: {source: 'oci://r/q:1'}}]}", "manifest", false},
+		{"manifest policy typo", "plugins: {manifests: {p: {module: {path: p.wasm}, policy: {timout: 1s}}}}", "timout", false},
+		{"manifest byte count", "plugins: {manifests: {p: {module: {path: p.wasm}, policy: {device_memory: 1TB}}}}", "device_memory", false},
+		{"oci manifest field", "plugins: {oci: [{name: p, source: 'oci://r/p:1', manifest: {serve: {max_concurent: 2}}}]}", "max_concurent", false},
+		{"config token", "config: {access: [{name: a, tokens: [hunter2], plugins: ['*']}]}", "tokens", false},
+		{"config field", "config: {clients: [{name: a}]}", "clients", false},
 		{"not PEM", "tls: {enabled: true, cert: hello, key: world}", "cert", false},
 		{"digest", "image: {digest: latest}", "digest", false},
 		{"extra arg", "server: {extraArgs: ['; rm -rf /']}", "extraArgs", false},
@@ -583,7 +588,7 @@ func TestChartRefuses(t *testing.T) {
 		{"memory limit", "resources: {limits: {memory: 4.5Gi}}", `resources.limits.memory "4.5Gi": set server.maxGuestMemory`, true},
 		{"TLS without certificate", "tls: {enabled: true}", "give tls.existingSecret, or tls.cert and tls.key", true},
 		{"client CA missing", "tls: {enabled: true, verifyClients: true, cert: '-----BEGIN CERTIFICATE-----', key: '-----BEGIN PRIVATE KEY-----'}", "give tls.ca", true},
-		{"plugin twice", "plugins: {manifests: {p: {}}, oci: [{name: p, source: 'oci://r/p:1'}]}", "p is both in manifests and in oci", true},
+		{"plugin twice", "plugins: {manifests: {p: {module: {path: p.wasm}}}, oci: [{name: p, source: 'oci://r/p:1'}]}", "p is both in manifests and in oci", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			vals := map[string]any{}
