@@ -56,6 +56,7 @@ policy:
   max_stack_bytes: 1MiB
   models: {classifier: cnn.onnx, edges: /models/edge.onnx}
   allow_guest_models: true
+  check_async: true
   mounts:
     - data:/data
     - {host_dir: /abs/out, guest_dir: /out, writable: true}
@@ -86,6 +87,7 @@ serve: {max_concurrent: 3, export: process, reuse_instances: true}
 			MaxTableEntries: 8, MaxStackBytes: 1 << 20,
 			Models:           map[string]string{"classifier": filepath.Join(dir, "cnn.onnx"), "edges": "/models/edge.onnx"},
 			AllowGuestModels: true,
+			CheckAsync:       true,
 			Mounts: []Mount{
 				{HostDir: filepath.Join(dir, "data"), GuestDir: "/data"},
 				{HostDir: "/abs/out", GuestDir: "/out", Writable: true},
@@ -112,7 +114,7 @@ func TestManifestErrors(t *testing.T) {
 		{"module: {path: x.wasm}\n", "name (line 1): missing"},
 		{"name: a\n", "module (line 1): missing"},
 		{"name: a\nmodule: {path: x.wasm, sha256: abc}\n", `module.sha256 (line 2): "abc" is not 64 hex digits`},
-		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  max_stream: 3\n", "policy.max_stream (line 4): no such field (have: allow, allow_guest_models, allow_init_config, compile_timeout, deny, device_memory, devices,"},
+		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  max_stream: 3\n", "policy.max_stream (line 4): no such field (have: allow, allow_guest_models, allow_init_config, check_async, compile_timeout, deny, device_memory, devices,"},
 		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  MaxStreams: 3\n", "policy.MaxStreams (line 4): no such field"},
 		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  max_streams: many\n", "policy.max_streams (line 4): want an integer, not a string"},
 		{"name: a\nmodule: {path: x.wasm}\npolicy:\n  timeout: 30\n", `policy.timeout (line 4): "30" is not a duration`},
