@@ -117,9 +117,9 @@ func asyncPluginOf(t *testing.T, src string, p Policy, opts ...Option) *Plugin {
 }
 
 // asyncCase instantiates pl, sets it up with the device buffer holding
-// 0x11, 0x12, ... and calls export, returning the byte it read, the error
-// and the instance's guest memory.
-func asyncCase(t *testing.T, pl *Plugin, export string) (int, error, []byte) {
+// 0x11, 0x12, ... and calls export, returning the byte it read, the
+// instance's guest memory and the error.
+func asyncCase(t *testing.T, pl *Plugin, export string) (int, []byte, error) {
 	t.Helper()
 	ctx := context.Background()
 	inst, err := pl.Instantiate(ctx, Config{})
@@ -133,7 +133,7 @@ func asyncCase(t *testing.T, pl *Plugin, export string) (int, error, []byte) {
 	require.NoError(t, err)
 	res, err := inst.Call(ctx, export)
 	require.NotNil(t, res, "%s: %v", export, err)
-	return int(uint32(res[0])), err, inst.inst.Memory()
+	return int(uint32(res[0])), inst.inst.Memory(), err
 }
 
 // TestCheckAsyncCovered checks that in the checking mode a copy into
@@ -144,7 +144,7 @@ func TestCheckAsyncCovered(t *testing.T) {
 	for export, want := range map[string]int{"streamsync": 0x11, "devsync": 0x11, "eventsync": 0x11, "crosswait": 0x11,
 		"streamquery": 0x11, "eventquery": 0x11, "srcafter": 0, "reuse": 0x77} {
 		t.Run(export, func(t *testing.T) {
-			got, err, _ := asyncCase(t, pl, export)
+			got, _, err := asyncCase(t, pl, export)
 			require.NoError(t, err)
 			require.Equal(t, want, got, "the copy has landed")
 		})
@@ -164,7 +164,7 @@ func TestCheckAsyncUnwaited(t *testing.T) {
 	} {
 		for _, export := range []string{"nosync", "wrongsync", "eventbefore", "unregister"} {
 			t.Run(tc.name+"/"+export, func(t *testing.T) {
-				got, err, mem := asyncCase(t, tc.pl, export)
+				got, mem, err := asyncCase(t, tc.pl, export)
 				if export == "unregister" { // landed by the unregistration, but not waited for
 					require.Equal(t, 0x11, got)
 				} else {
@@ -207,7 +207,7 @@ func TestCheckAsyncTrap(t *testing.T) {
 // between the enqueue and the synchronize is reported.
 func TestCheckAsyncSourceChanged(t *testing.T) {
 	pl := asyncPlugin(t, Policy{CheckAsync: true})
-	_, err, _ := asyncCase(t, pl, "srcchange")
+	_, _, err := asyncCase(t, pl, "srcchange")
 	var ae *AsyncError
 	require.ErrorAs(t, err, &ae)
 	require.Len(t, ae.Findings, 1)
@@ -224,7 +224,7 @@ func TestCheckAsyncSourceChanged(t *testing.T) {
 func TestCheckAsyncOff(t *testing.T) {
 	pl := asyncPlugin(t, Policy{})
 	for _, export := range []string{"nosync", "srcchange"} {
-		_, err, mem := asyncCase(t, pl, export)
+		_, mem, err := asyncCase(t, pl, export)
 		require.NoError(t, err, export)
 		require.NotEqual(t, byte(0xCD), mem[0x1000], export)
 	}

@@ -1,7 +1,6 @@
 package aclnn
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -160,5 +159,3 @@ func scalarOK(name string, s *ScalarArg) error {
 	return nil
 }
 
-// describe returns a short form of t for messages.
-func describe(t *TensorArg) string { return fmt.Sprintf("%s%s", t.Type, dimsString(t.Dims)) }
