@@ -158,4 +158,3 @@ func scalarOK(name string, s *ScalarArg) error {
 	}
 	return nil
 }
-
