@@ -106,7 +106,7 @@ func TestServeMaxGuestMemory(t *testing.T) {
 	mod := wat(t, "small", `(module
   (import "aclwasm" "output_write" (func $write (param i32 i32) (result i32)))
   (memory (export "memory") 1)
-  (func (export "handle") (result i32) (call $write (i32.const 0) (i32.const 1))))`)
+  (func (export "handle") (result i32) (call $write (i32.const 16) (i32.const 1))))`)
 	dir := t.TempDir()
 	b, err := os.ReadFile(mod)
 	require.NoError(t, err)
