@@ -196,6 +196,12 @@ const (
 	Stream     Group = "stream"
 	Event      Group = "event"
 	Context    Group = "context"
+	// Tensor is the operator library's objects (ABI section 13.2):
+	// tensors, scalars, arrays, tensor lists and executors.
+	Tensor Group = "tensor"
+	// Operator is the operator library's functions, two per row of
+	// aclnn.Ops (operator.go).
+	Operator Group = "operator"
 )
 
 // Param is one parameter of a host function: its name and wire type, and
@@ -310,6 +316,21 @@ const (
 	// StreamConfig is aclrtStreamConfigHandle (ABI v1.3 section 15): its
 	// pointer and sizes are 8 bytes in the wide profile, 4 in acl32.
 	StreamConfig
+	// The operator library's objects (ABI section 13.2), a fifth kind of
+	// handle: aclTensor, aclScalar, aclIntArray, aclFloatArray,
+	// aclBoolArray, aclTensorList and aclOpExecutor.
+	TensorHandle
+	ScalarHandle
+	IntArrayHandle
+	FloatArrayHandle
+	BoolArrayHandle
+	TensorListHandle
+	ExecutorHandle
+	// Bool is a C bool, one byte in guest memory (aclCreateBoolArray's).
+	Bool
+	// DataValue is a value of the aclDataType another parameter names,
+	// its size's bytes (aclCreateScalar's value).
+	DataValue
 	kindEnd
 )
 
@@ -319,6 +340,9 @@ var kindNames = [...]string{
 	CString: "string", Bytes: "bytes", GuestFunc: "func", UserData: "userdata", Reserved: "reserved",
 	PtrAttributes: "aclrtPtrAttributes", MemcpyBatchAttr: "aclrtMemcpyBatchAttr", ErrorInfo: "aclrtErrorInfo",
 	StreamConfig: "aclrtStreamConfigHandle",
+	TensorHandle: "aclTensor", ScalarHandle: "aclScalar", IntArrayHandle: "aclIntArray", FloatArrayHandle: "aclFloatArray",
+	BoolArrayHandle: "aclBoolArray", TensorListHandle: "aclTensorList", ExecutorHandle: "aclOpExecutor",
+	Bool: "bool", DataValue: "value",
 }
 
 // String returns the kind's name: "int", "stream", "aclrtPtrAttributes".
@@ -329,8 +353,30 @@ func (k Kind) String() string {
 	return fmt.Sprintf("Kind(%d)", k)
 }
 
+// MarshalText implements encoding.TextMarshaler, for a Func's Result in
+// the JSON form of the table.
+func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (k *Kind) UnmarshalText(b []byte) error {
+	for c := Int; c < kindEnd; c++ {
+		if string(b) == c.String() {
+			*k = c
+			return nil
+		}
+	}
+	return fmt.Errorf("abi: %q is not a kind", b)
+}
+
 // IsHandle reports whether k is one of the handle kinds.
-func (k Kind) IsHandle() bool { return k >= StreamHandle && k <= NotifyHandle }
+func (k Kind) IsHandle() bool {
+	return k >= StreamHandle && k <= NotifyHandle || k.IsObject()
+}
+
+// IsObject reports whether k is one of the operator library's object
+// handles (aclTensor ... aclOpExecutor), whose native type is a pointer
+// to a struct of the name String gives.
+func (k Kind) IsObject() bool { return k >= TensorHandle && k <= ExecutorHandle }
 
 // IsStruct reports whether k is one of the structs.
 func (k Kind) IsStruct() bool { return k >= PtrAttributes && k <= StreamConfig }
@@ -357,13 +403,31 @@ func (q Param) len(n string) Param    { q.Len = n; return q }
 func (q Param) native(t string) Param { q.Native = t; return q }
 func (q Param) always() Param         { q.Dir = OutAlways; return q }
 
-// Func is one host function of the ABI. Every function returns an i32
-// aclError, except aclGetRecentErrMsg, which returns the message length.
+// Func is one host function of the ABI. Every function returns an i32:
+// an aclError, except aclGetRecentErrMsg, which returns the message
+// length, and the functions whose Result names a handle kind.
 type Func struct {
 	Name   string  `json:"name"`
 	Group  Group   `json:"group"`
 	Params []Param `json:"params"`
 	Doc    string  `json:"doc"`
+	// Result, when set, is the handle kind the function returns in place
+	// of an aclError (aclCreateTensor returns an aclTensor*: a handle on
+	// the wire, 0 for NULL, the error in aclGetRecentErrMsg).
+	Result Kind `json:"result,omitempty"`
+	// Op is the operator a function of Group Operator runs (its name in
+	// aclnn.Ops), and Launch tells aclnnXxx from aclnnXxxGetWorkspaceSize.
+	Op     string `json:"op,omitempty"`
+	Launch bool   `json:"launch,omitempty"`
+}
+
+// ResultName returns what the function returns, as ABI.md writes it:
+// "i32", or "handle" for a function whose Result is a handle.
+func (f *Func) ResultName() string {
+	if f.Result != 0 {
+		return "handle"
+	}
+	return "i32"
 }
 
 // Signature returns the wasm signature in the wide profile, such as
@@ -393,8 +457,9 @@ func (f *Func) Index() int {
 // Funcs is the import table, in the order of ABI.md section 5, then the
 // functions of sections 10 and 12. Each parameter is described as
 // [Param] says; a new function is one row here and its implementation in
-// the sandbox.
-var Funcs = []Func{
+// the sandbox. The operator library's objects (tensor.go) and functions,
+// derived from aclnn.Ops (operator.go), follow.
+var Funcs = append(append([]Func{
 	{Name: "aclrtMemcpy", Group: Memcpy, Params: []Param{addr("dst"), size("destMax"), addr("src").native("const void *"), size("count"), enum("kind", memcpyKind)},
 		Doc: "Copies count bytes from src to dst synchronously; the direction comes from the addresses."},
 	{Name: "aclrtMemcpyAsync", Group: Memcpy, Params: []Param{addr("dst"), size("destMax"), addr("src").native("const void *"), size("count"), enum("kind", memcpyKind), handle("stream", StreamHandle)},
@@ -607,7 +672,7 @@ var Funcs = []Func{
 		Doc: "aclrtStreamStop for any stream of the current context, NULL naming its default stream."},
 	{Name: "aclrtRegStreamStateCallback", Group: Stream, Params: []Param{in("regName", CString), in("callback", UserData).native("aclrtStreamStateCallback"), in("args", UserData)},
 		Doc: "With callback NULL, unregisters regName; a callback gives 207000: the sandbox cannot call a stream state callback."},
-}
+}, tensorFuncs...), opFuncs()...)
 
 var index = func() map[string]int {
 	m := make(map[string]int, len(Funcs))

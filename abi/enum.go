@@ -99,4 +99,5 @@ var (
 var Enums = []*Enum{
 	memcpyKind, memLocationType, memMallocPolicy, memAttr, streamStatus, eventRecordedStatus,
 	hostRegisterType, runMode, lastErrLevel, devResLimitType, eventWaitStatus, streamFlag,
+	dataType, format, // the operator library's (tensor.go)
 }

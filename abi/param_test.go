@@ -50,6 +50,10 @@ func described(f *Func, q Param) error {
 			if q.Dir != In {
 				return fmt.Errorf("a %s is read, never written", q.Kind)
 			}
+		case Bool, DataValue:
+			if q.Dir != In {
+				return fmt.Errorf("a %s is read, never written", q.Kind)
+			}
 		case Bytes:
 			if q.Len == "" {
 				return fmt.Errorf("a byte buffer names its length parameter (Len)")
@@ -57,7 +61,7 @@ func described(f *Func, q Param) error {
 		}
 		if q.Len != "" {
 			i := slices.IndexFunc(f.Params, func(p Param) bool { return p.Name == q.Len })
-			if i < 0 || f.Params[i].Type != Size && f.Params[i].Type != I32 {
+			if i < 0 || f.Params[i].Type != Size && f.Params[i].Type != I32 && f.Params[i].Type != U64 {
 				return fmt.Errorf("Len %q names no size or i32 parameter of %s", q.Len, f.Name)
 			}
 		}

@@ -50,6 +50,9 @@ const (
 	ErrNNParamInvalid    Error = 161002 // ACLNN_ERR_PARAM_INVALID: shape, dtype, format
 	ErrNNRuntime         Error = 361001 // ACLNN_ERR_RUNTIME_ERROR
 	ErrNNInner           Error = 561000 // ACLNN_ERR_INNER
+	// The operator library's code for a NULL executor
+	// (aclSetAclOpExecutorRepeatable, aclDestroyAclOpExecutor).
+	ErrNNInnerNullptr Error = 561103 // ACLNN_ERR_INNER_NULLPTR
 )
 
 // goNames are the Go names of the constants above, for GoString.
@@ -87,6 +90,7 @@ var goNames = map[Error]string{
 	ErrNNParamInvalid:              "ErrNNParamInvalid",
 	ErrNNRuntime:                   "ErrNNRuntime",
 	ErrNNInner:                     "ErrNNInner",
+	ErrNNInnerNullptr:              "ErrNNInnerNullptr",
 }
 
 // Name returns the native name of the code, such as "ACL_ERROR_RT_PARAM_INVALID",

@@ -26,6 +26,7 @@ var defined = []Error{
 	ErrHostMemoryAlreadyRegistered, ErrHostMemoryNotRegistered,
 	ErrRTDevSetup,                                                                        // ABI v1.2 section 12
 	ErrRTAicoreException, ErrNNParamNullptr, ErrNNParamInvalid, ErrNNRuntime, ErrNNInner, // compute
+	ErrNNInnerNullptr, // the operator library's objects
 }
 
 func TestErrorString(t *testing.T) {

@@ -251,7 +251,7 @@ func (p Policy) withDefaults(n int) (Policy, error) {
 	}
 	for _, list := range [][]string{p.Allow, p.Deny} {
 		for _, name := range list {
-			if abi.Lookup(name) == nil {
+			if abi.Lookup(name) == nil && name != OperatorFamily {
 				return p, fmt.Errorf("policy: %q is not a function of ABI v%d", name, abi.Version)
 			}
 		}
@@ -276,10 +276,26 @@ func checkModels(models map[string]string) error {
 	return nil
 }
 
-// allows reports whether the policy lets a plugin import fn.
+// OperatorFamily names every function of the operator library (ABI
+// section 13.2) in Policy.Allow and Policy.Deny.
+const OperatorFamily = "aclnn*"
+
+// allows reports whether the policy lets a plugin import fn. An operator's
+// launch name (aclnnMatmul) names its aclnnMatmulGetWorkspaceSize too,
+// and OperatorFamily every operator's functions.
 func (p *Policy) allows(fn string) bool {
+	names := func(n string) bool {
+		if n == fn {
+			return true
+		}
+		f := abi.Lookup(fn)
+		if f == nil || f.Group != abi.Operator {
+			return false
+		}
+		return n == OperatorFamily || n == "aclnn"+f.Op
+	}
 	for _, d := range p.Deny {
-		if d == fn {
+		if names(d) {
 			return false
 		}
 	}
@@ -287,7 +303,7 @@ func (p *Policy) allows(fn string) bool {
 		return true
 	}
 	for _, a := range p.Allow {
-		if a == fn {
+		if names(a) {
 			return true
 		}
 	}

@@ -78,13 +78,19 @@ type FuncStats struct {
 	Errors map[acl.Error]uint64
 	Bytes  map[string]uint64 // by direction
 	Set    uint64            // bytes set (Stats.Set)
+	// Launches counts the compute a launch function (an operator's
+	// aclnnXxx) queued that executed, LaunchFailures those that failed
+	// when they did, Compute the time they ran.
+	Launches, LaunchFailures uint64
+	Compute                  time.Duration
 }
 
 // stats returns the statistics of a session's counts.
 func stats(counts []sandbox.FuncCount) Stats {
 	out := Stats{Funcs: map[string]FuncStats{}, Bytes: map[string]uint64{}}
 	for _, c := range counts {
-		fs := FuncStats{Calls: c.Calls, Errors: map[acl.Error]uint64{}, Bytes: map[string]uint64{}}
+		fs := FuncStats{Calls: c.Calls, Errors: map[acl.Error]uint64{}, Bytes: map[string]uint64{},
+			Launches: c.Launches, LaunchFailures: c.LaunchFailures, Compute: c.Compute}
 		for code, k := range c.Errors {
 			fs.Errors[code] = k
 		}

@@ -257,4 +257,19 @@ func printStats(w io.Writer, st host.Stats) {
 	}
 	fmt.Fprintf(tw, "total\t\t\t%d\t%d\t%d\t%d\t%d\n", st.Bytes["H2D"], st.Bytes["D2H"], st.Bytes["D2D"], st.Bytes["H2H"], st.Set)
 	tw.Flush()
+	// Compute, when there was any: launches as they executed, by function.
+	head := false
+	for _, n := range names {
+		fs := st.Funcs[n]
+		if fs.Launches == 0 {
+			continue
+		}
+		if !head {
+			fmt.Fprintln(w)
+			fmt.Fprintln(tw, "launch\truns\tfailed\ttime")
+			head = true
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", n, fs.Launches, fs.LaunchFailures, fs.Compute)
+	}
+	tw.Flush()
 }

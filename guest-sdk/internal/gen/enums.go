@@ -72,7 +72,7 @@ func (e *Enum) prefix() string {
 func Enums() ([]Enum, error) {
 	var out []Enum
 	for _, ae := range abi.Enums {
-		if ae.Macros {
+		if ae.Macros || handWritten[ae.C] {
 			continue
 		}
 		if !strings.HasPrefix(ae.C, "aclrt") {
@@ -86,6 +86,11 @@ func Enums() ([]Enum, error) {
 	}
 	return out, nil
 }
+
+// handWritten are the enums of the ABI that the SDKs declare themselves:
+// aclDataType with their float16 helpers (aclwasm_sys.h, fp16.go, ...),
+// aclFormat in the C SDK's aclnn/acl_meta.h (nn.go).
+var handWritten = map[string]bool{"aclDataType": true, "aclFormat": true}
 
 // Code is one native aclError value.
 type Code struct {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"go/format"
+	"slices"
 	"sort"
 	"strings"
 
@@ -20,6 +21,10 @@ type model struct {
 	funcs []Func
 	enums []Enum
 	codes []Code
+	// nn is the operator library's functions (abi.Tensor and
+	// abi.Operator groups): the C SDK declares them in their own headers
+	// (nn.go); the other SDKs do not have them yet.
+	nn []*abi.Func
 }
 
 func load() (*model, error) {
@@ -27,6 +32,14 @@ func load() (*model, error) {
 	if err != nil {
 		return nil, err
 	}
+	var nn []*abi.Func
+	fs = slices.DeleteFunc(fs, func(f Func) bool {
+		if f.Group == abi.Tensor || f.Group == abi.Operator {
+			nn = append(nn, f.Func)
+			return true
+		}
+		return false
+	})
 	es, err := Enums()
 	if err != nil {
 		return nil, err
@@ -35,7 +48,7 @@ func load() (*model, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &model{funcs: fs, enums: es, codes: cs}, nil
+	return &model{funcs: fs, enums: es, codes: cs, nn: nn}, nil
 }
 
 // Files returns every generated file, keyed by its path relative to the
@@ -46,7 +59,7 @@ func Files() (map[string][]byte, error) {
 		return nil, err
 	}
 	out := map[string][]byte{}
-	for _, g := range []func(*model, map[string][]byte) error{genC, genRust, genGo, genAS} {
+	for _, g := range []func(*model, map[string][]byte) error{genC, genNN, genRust, genGo, genAS} {
 		if err := g(m, out); err != nil {
 			return nil, err
 		}

@@ -30,6 +30,9 @@ func TestSemsTravelAsTheirWireType(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range fs {
+		if f.Group == abi.Tensor || f.Group == abi.Operator {
+			continue // nn.go declares them from the table itself
+		}
 		for _, p := range f.Params {
 			if w := p.Sem.Wire(); w != p.Type {
 				t.Errorf("%s.%s is %s in the ABI table, but its class %d travels as %s", f.Name, p.Name, p.Type, p.Sem, w)

@@ -167,6 +167,10 @@ func Funcs() ([]Func, error) {
 	for i := range abi.Funcs {
 		af := &abi.Funcs[i]
 		f := Func{Func: af, Params: make([]Param, len(af.Params))}
+		if af.Group == abi.Tensor || af.Group == abi.Operator {
+			out = append(out, f) // declared from the table by nn.go, unclassified
+			continue
+		}
 		for j, p := range af.Params {
 			s, err := semOf(af, p)
 			if err != nil {

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"math/bits"
 	"sync/atomic"
+	"time"
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
@@ -30,6 +31,11 @@ type fnStat struct {
 	own   [5]uint64 // bytes counted by the calls themselves (by direction, then SetSlot): no atomic on the call path
 	bytes [5]atomic.Uint64
 	errs  map[acl.Error]uint64
+	// Launches of compute this function queued (operator.go), counted on
+	// stream workers as they execute: those that ran, those that failed
+	// there, and the time they ran.
+	ran, runFailed atomic.Uint64
+	runNs          atomic.Int64
 }
 
 // hostCount counts the calls of a host function outside module "acl".
@@ -95,6 +101,11 @@ type FuncCount struct {
 	Calls  uint64
 	Errors map[acl.Error]uint64
 	Bytes  [5]uint64
+	// Launches is the compute the function queued that executed (an
+	// operator's launches), LaunchFailures those of them that failed
+	// there, Compute the time they ran.
+	Launches, LaunchFailures uint64
+	Compute                  time.Duration
 }
 
 // Counts returns the session's counts of every function it called, those
@@ -106,7 +117,8 @@ func (s *Session) Counts() []FuncCount {
 		if f == nil || f.calls == 0 {
 			continue
 		}
-		fc := FuncCount{Name: abi.Funcs[i].Name, Calls: f.calls, Errors: f.errs}
+		fc := FuncCount{Name: abi.Funcs[i].Name, Calls: f.calls, Errors: f.errs,
+			Launches: f.ran.Load(), LaunchFailures: f.runFailed.Load(), Compute: time.Duration(f.runNs.Load())}
 		for d := range f.bytes {
 			fc.Bytes[d] = f.own[d] + f.bytes[d].Load()
 		}

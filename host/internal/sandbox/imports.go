@@ -117,6 +117,34 @@ var imports = func() []importFn {
 		"aclrtStreamAbort":            streamAbort,
 		"aclrtRegStreamStateCallback": regStreamStateCallback,
 	}
+	// ABI v1.3 section 13.2: the operator library's objects (tensor.go)
+	// and, for each row of aclnn.Ops, its two functions (operator.go).
+	for name, fn := range map[string]importFn{
+		"aclCreateTensor":               createTensor,
+		"aclDestroyTensor":              destroyObj(abi.TensorHandle),
+		"aclCreateScalar":               createScalar,
+		"aclDestroyScalar":              destroyObj(abi.ScalarHandle),
+		"aclCreateIntArray":             createArray(abi.IntArrayHandle, 8),
+		"aclDestroyIntArray":            destroyObj(abi.IntArrayHandle),
+		"aclCreateFloatArray":           createArray(abi.FloatArrayHandle, 4),
+		"aclDestroyFloatArray":          destroyObj(abi.FloatArrayHandle),
+		"aclCreateBoolArray":            createArray(abi.BoolArrayHandle, 1),
+		"aclDestroyBoolArray":           destroyObj(abi.BoolArrayHandle),
+		"aclCreateTensorList":           createArray(abi.TensorListHandle, 4),
+		"aclDestroyTensorList":          destroyObj(abi.TensorListHandle),
+		"aclSetAclOpExecutorRepeatable": setRepeatable,
+		"aclDestroyAclOpExecutor":       destroyExecutor,
+	} {
+		byName[name] = fn
+	}
+	for _, f := range abi.Funcs {
+		if f.Group == abi.Operator {
+			byName[f.Name] = getWorkspaceSize
+			if f.Launch {
+				byName[f.Name] = runOp
+			}
+		}
+	}
 	fns := make([]importFn, len(abi.Funcs))
 	for i, f := range abi.Funcs {
 		fn, ok := byName[f.Name]

@@ -17,8 +17,11 @@ import (
 type Metrics struct {
 	Calls, Errs, Bytes, Queued, Runs *prometheus.CounterVec
 	Latency                          *prometheus.HistogramVec
-	Sessions, Allocated              *prometheus.GaugeVec
-	Registered                       prometheus.Gauge
+	// Compute times the launches of compute (an operator's) as they
+	// execute, by plugin, function and outcome (ok, failed); nil: none.
+	Compute             *prometheus.HistogramVec
+	Sessions, Allocated *prometheus.GaugeVec
+	Registered          prometheus.Gauge
 
 	mu      sync.Mutex
 	plugins map[string]*PluginMetrics
@@ -104,6 +107,18 @@ func (m *Metrics) Refused(name string) {
 	if m != nil {
 		m.Runs.WithLabelValues(name, "refused").Inc()
 	}
+}
+
+// computeMetrics records a launch of function fi that ran for d.
+func (s *Session) computeMetrics(fi int, d time.Duration, failed bool) {
+	if s.ms.pm == nil || s.ms.pm.m.Compute == nil {
+		return
+	}
+	outcome := "ok"
+	if failed {
+		outcome = "failed"
+	}
+	s.ms.pm.m.Compute.WithLabelValues(s.ms.pm.name, abi.Funcs[fi].Name, outcome).Observe(d.Seconds())
 }
 
 // sessionMetrics is a session's part: its plugin's series, and the memory

@@ -98,6 +98,10 @@ type Session struct {
 	// ABI v1.3 section 15 (stream_res.go): the stream whose core limits
 	// aclrtGetResInCurrentThread answers with, or nil.
 	useRes *streamRec
+	// The operator library's objects (tensor.go): by handle, made on
+	// first use, and the values they hold together.
+	nn       map[uint32]*nnObj
+	objElems int
 }
 
 type streamRec struct {

@@ -1,0 +1,260 @@
+package host
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/acl"
+)
+
+// Scratch for the operator tests' out-parameters.
+const (
+	nnWS = 0x2400 // uint64_t workspaceSize
+	nnEx = 0x2408 // aclOpExecutor *
+)
+
+// putF32s writes float32 values to guest memory at off.
+func (h *harness) putF32s(off uint32, vs ...float32) {
+	for i, v := range vs {
+		le.PutUint32(h.mem()[off+uint32(4*i):], math.Float32bits(v))
+	}
+}
+
+// f32s reads n float32 values at off.
+func (h *harness) f32s(off uint32, n int) []float32 {
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = math.Float32frombits(le.Uint32(h.mem()[off+uint32(4*i):]))
+	}
+	return v
+}
+
+// f32Tensor allocates device memory, copies vs into it and returns the
+// address and a 1-D float tensor over it.
+func (h *harness) f32Tensor(vs ...float32) (dev, t uint64) {
+	h.t.Helper()
+	dev = h.malloc(uint64(4 * len(vs)))
+	if len(vs) > 0 {
+		h.putF32s(data, vs...)
+		h.ok("aclrtMemcpy", dev, uint64(4*len(vs)), data, uint64(4*len(vs)), uint64(acl.MemcpyHostToDevice))
+	}
+	t = h.tensor(acl.DTFloat, dev, int64(len(vs)))
+	require.NotZero(h.t, t, h.inst.Session().LastError())
+	return dev, t
+}
+
+// scalar creates a float scalar.
+func (h *harness) scalar(v float32) uint64 {
+	h.t.Helper()
+	h.putF32s(nnValues, v)
+	s := uint64(uint32(h.call("aclCreateScalar", nnValues, uint64(acl.DTFloat))))
+	require.NotZero(h.t, s)
+	return s
+}
+
+// deviceF32s copies n floats back from dev.
+func (h *harness) deviceF32s(dev uint64, n int) []float32 {
+	h.t.Helper()
+	h.ok("aclrtMemcpy", data2, uint64(4*n), dev, uint64(4*n), uint64(acl.MemcpyDeviceToHost))
+	return h.f32s(data2, n)
+}
+
+// addPlan is aclnnAddGetWorkspaceSize over 4-element tensors: the
+// executor, the out buffer.
+type addPlan struct{ ex, out uint64 }
+
+func (h *harness) planAdd(alpha float32) addPlan {
+	h.t.Helper()
+	_, a := h.f32Tensor(1, 2, 3, 4)
+	_, b := h.f32Tensor(10, 20, 30, 40)
+	out, o := h.f32Tensor(0, 0, 0, 0)
+	h.ok("aclnnAddGetWorkspaceSize", a, b, h.scalar(alpha), o, nnWS, nnEx)
+	return addPlan{ex: uint64(h.u32(nnEx)), out: out}
+}
+
+// TestOperatorAdd: the two phases run Add on the stream; the executor is
+// single-use.
+func TestOperatorAdd(t *testing.T) {
+	nnProfiles(t, func(t *testing.T, h *harness) {
+		p := h.planAdd(0.5)
+		require.Zero(t, h.u64(nnWS))
+		require.NotZero(t, p.ex)
+		s := h.stream()
+		h.ok("aclnnAdd", 0, 0, p.ex, s)
+		h.ok("aclrtSynchronizeStream", s)
+		want := make([]float32, 4)
+		for i := range want { // the reference, in float64 then rounded
+			want[i] = float32(float64(i+1) + 0.5*float64(10*(i+1)))
+		}
+		require.Equal(t, want, h.deviceF32s(p.out, 4))
+		msg := h.code(acl.ErrNNInner, "aclnnAdd", 0, 0, p.ex, s)
+		require.Contains(t, msg, "already run")
+
+		// The default stream, and the trace names the tensors.
+		p = h.planAdd(1)
+		h.ok("aclnnAdd", 0, 0, p.ex, 0)
+		h.ok("aclrtSynchronizeStream", 0)
+		require.Equal(t, []float32{11, 22, 33, 44}, h.deviceF32s(p.out, 4))
+		last := h.log[len(h.log)-3] // aclnnAdd, then the synchronize and the copy
+		require.Equal(t, "aclnnAdd", last.Func.Name)
+		require.Contains(t, last.Msg, "self ACL_FLOAT[4]@0x")
+	})
+}
+
+// TestOperatorRepeatable: a repeatable executor runs until destroyed.
+func TestOperatorRepeatable(t *testing.T) {
+	nnProfiles(t, func(t *testing.T, h *harness) {
+		p := h.planAdd(1)
+		h.ok("aclSetAclOpExecutorRepeatable", p.ex)
+		h.ok("aclnnAdd", 0, 0, p.ex, 0)
+		h.ok("aclnnAdd", 0, 0, p.ex, 0)
+		h.ok("aclrtSynchronizeStream", 0)
+		require.Equal(t, []float32{11, 22, 33, 44}, h.deviceF32s(p.out, 4))
+		h.ok("aclDestroyAclOpExecutor", p.ex)
+		h.code(acl.ErrNNInner, "aclnnAdd", 0, 0, p.ex, 0)
+		h.code(acl.ErrNNInner, "aclDestroyAclOpExecutor", p.ex)
+	})
+}
+
+// TestOperatorArgs: NULLs, objects of the wrong kind, executors of
+// another operator, workspaces outside memory, with the library's codes
+// and nothing queued.
+func TestOperatorArgs(t *testing.T) {
+	nnProfiles(t, func(t *testing.T, h *harness) {
+		_, a := h.f32Tensor(1, 2, 3, 4)
+		_, b := h.f32Tensor(1, 2, 3, 4)
+		out, o := h.f32Tensor(7, 7, 7, 7)
+		al := h.scalar(1)
+		require.Contains(t, h.code(acl.ErrNNParamNullptr, "aclnnAddGetWorkspaceSize", 0, b, al, o, nnWS, nnEx), "self is NULL")
+		require.Contains(t, h.code(acl.ErrNNParamNullptr, "aclnnAddGetWorkspaceSize", a, b, al, o, 0, nnEx), "workspaceSize is NULL")
+		require.Contains(t, h.code(acl.ErrNNParamNullptr, "aclnnAddGetWorkspaceSize", a, b, al, o, nnWS, 0), "executor is NULL")
+		require.Contains(t, h.code(acl.ErrNNParamInvalid, "aclnnAddGetWorkspaceSize", a, al, al, o, nnWS, nnEx), "not an aclTensor")
+		require.Contains(t, h.code(acl.ErrNNParamInvalid, "aclnnAddGetWorkspaceSize", a, b, al, 0xFFFF, nnWS, nnEx), "unknown or destroyed")
+
+		h.ok("aclnnMulGetWorkspaceSize", a, b, o, nnWS, nnEx)
+		mul := uint64(h.u32(nnEx))
+		require.Contains(t, h.code(acl.ErrNNInner, "aclnnAdd", 0, 0, mul, 0), "aclnnMulGetWorkspaceSize")
+		require.Contains(t, h.code(acl.ErrNNParamNullptr, "aclnnMul", 0, 0, 0, 0), "executor is NULL")
+		require.Contains(t, h.code(acl.ErrNNParamNullptr, "aclnnMul", 0, 64, mul, 0), "workspace is NULL")
+		require.Contains(t, h.code(acl.ErrNNParamInvalid, "aclnnMul", data, 64, mul, 0), "is guest memory")
+		require.Contains(t, h.code(acl.ErrNNParamInvalid, "aclnnMul", out, 64, mul, 0), "crosses the end")
+		require.Contains(t, h.code(acl.ErrRTInvalidHandle, "aclnnMul", 0, 0, mul, 0xFFFF), "stream")
+		// None of those queued anything, nor used the executor up.
+		h.ok("aclrtSynchronizeStream", 0)
+		require.Equal(t, []float32{7, 7, 7, 7}, h.deviceF32s(out, 4))
+		h.ok("aclnnMul", out, 16, mul, 0) // a workspace inside an allocation is fine
+		h.ok("aclrtSynchronizeStream", 0)
+		require.Equal(t, []float32{1, 4, 9, 16}, h.deviceF32s(out, 4))
+	})
+}
+
+// TestOperatorFreedStorage: a tensor whose memory was freed after
+// aclnnXxxGetWorkspaceSize fails the launch (161002), nothing queued.
+func TestOperatorFreedStorage(t *testing.T) {
+	nnProfiles(t, func(t *testing.T, h *harness) {
+		p := h.planAdd(1)
+		h.ok("aclrtFree", p.out)
+		require.Contains(t, h.code(acl.ErrNNParamInvalid, "aclnnAdd", 0, 0, p.ex, 0), "out's storage")
+		h.ok("aclrtSynchronizeStream", 0)
+	})
+}
+
+// TestOperatorReadOnlyLease: a tensor over memory the host lent
+// read-only may be read, never written.
+func TestOperatorReadOnlyLease(t *testing.T) {
+	h := newHarness(t, Policy{})
+	p, _ := lent(t, h.rt, 4096)
+	l, err := h.inst.Lend(p, 4096, LendOptions{ReadOnly: true})
+	require.NoError(t, err)
+	h.ok("aclrtSetDevice", 0)
+	ro := h.tensor(acl.DTFloat, l.Addr(), 4)
+	require.NotZero(t, ro)
+	out, o := h.f32Tensor(0, 0, 0, 0)
+	h.ok("aclnnMulGetWorkspaceSize", ro, ro, o, nnWS, nnEx)
+	h.ok("aclnnMul", 0, 0, uint64(h.u32(nnEx)), 0) // reading it is fine
+	h.ok("aclrtSynchronizeStream", 0)
+	_ = out
+	h.ok("aclnnMulGetWorkspaceSize", o, o, ro, nnWS, nnEx)
+	require.Contains(t, h.code(acl.ErrNNParamInvalid, "aclnnMul", 0, 0, uint64(h.u32(nnEx)), 0), "read-only")
+}
+
+// TestOperatorForce: a launch queued behind a gate is cancelled by
+// aclrtDestroyStreamForce and touches nothing.
+func TestOperatorForce(t *testing.T) {
+	nnProfiles(t, func(t *testing.T, h *harness) {
+		s := h.stream()
+		h.gate(s)
+		p := h.planAdd(1)
+		h.ok("aclnnAdd", 0, 0, p.ex, s)
+		h.ok("aclrtDestroyStreamForce", s)
+		require.Equal(t, []float32{0, 0, 0, 0}, h.deviceF32s(p.out, 4))
+	})
+}
+
+// TestOperatorQueueLimit: launches count against MaxQueued.
+func TestOperatorQueueLimit(t *testing.T) {
+	h := newHarness(t, Policy{MaxQueued: 1})
+	h.ok("aclrtSetDevice", 0)
+	s := h.stream()
+	h.gate(s)
+	p := h.planAdd(1)
+	h.ok("aclSetAclOpExecutorRepeatable", p.ex)
+	h.code(acl.ErrRTOverLimit, "aclnnAdd", 0, 0, p.ex, s)
+}
+
+// TestOperatorDeny: an operator is denied by its launch name (both of its
+// functions) or with the whole library by aclnn*; the rest stays granted.
+func TestOperatorDeny(t *testing.T) {
+	rt := newRuntime(t)
+	imp := func(name string) string {
+		return `(module (import "acl" "` + name + `" (func (param ` + strings.Repeat("i32 ", 6) + `) (result i32))))`
+	}
+	ws := `(module (import "acl" "aclnnMulGetWorkspaceSize" (func (param i32 i32 i32 i32 i32) (result i32))))`
+	for _, tc := range []struct {
+		wat   string
+		deny  []string
+		allow []string
+		want  string // "" loads
+	}{
+		{ws, []string{"aclnnMul"}, nil, "acl.aclnnMulGetWorkspaceSize is denied by the policy"},
+		{ws, []string{OperatorFamily}, nil, "acl.aclnnMulGetWorkspaceSize is denied by the policy"},
+		{ws, []string{"aclnnAdd"}, nil, ""},
+		{ws, nil, []string{"aclnnMul"}, ""},
+		{ws, nil, []string{"aclnnAdd"}, "is denied"},
+		{imp("aclnnAddGetWorkspaceSize"), []string{"aclnnAddGetWorkspaceSize"}, nil, "is denied by the policy"},
+	} {
+		pl, err := rt.Load(context.Background(), wat2wasm(t, tc.wat), Policy{Deny: tc.deny, Allow: tc.allow})
+		if tc.want == "" {
+			require.NoError(t, err, "deny %v allow %v", tc.deny, tc.allow)
+			require.NoError(t, pl.Close(context.Background()))
+			continue
+		}
+		require.ErrorIs(t, err, ErrLoad)
+		require.ErrorContains(t, err, tc.want, "deny %v allow %v", tc.deny, tc.allow)
+	}
+	_, err := rt.Load(context.Background(), wat2wasm(t, `(module)`), Policy{Deny: []string{"aclnn"}})
+	require.ErrorContains(t, err, `"aclnn" is not a function`)
+}
+
+// TestOperatorAccounting: a launch counts as a call when queued, and in
+// the statistics and the metrics when it has executed.
+func TestOperatorAccounting(t *testing.T) {
+	m := newMetrics(t)
+	h := newHarness(t, Policy{}, WithMetrics(m))
+	h.ok("aclrtSetDevice", 0)
+	p := h.planAdd(1)
+	h.ok("aclnnAdd", 0, 0, p.ex, 0)
+	h.ok("aclrtSynchronizeStream", 0)
+	st := h.inst.Session().Stats().Funcs["aclnnAdd"]
+	require.Equal(t, uint64(1), st.Calls)
+	require.Equal(t, uint64(1), st.Launches)
+	require.Zero(t, st.LaunchFailures)
+	require.Zero(t, h.inst.Session().Stats().Funcs["aclnnAddGetWorkspaceSize"].Launches)
+	require.Equal(t, 1, testutil.CollectAndCount(m.m.Compute))
+	require.True(t, m.m.Compute.DeleteLabelValues("", "aclnnAdd", "ok"), "one ok launch of aclnnAdd")
+}
