@@ -331,6 +331,14 @@ const (
 	// DataValue is a value of the aclDataType another parameter names,
 	// its size's bytes (aclCreateScalar's value).
 	DataValue
+	// The model objects (ABI section 13.4), handles of the same fifth kind:
+	// aclmdlDesc, aclmdlDataset and aclDataBuffer.
+	ModelDescHandle
+	DatasetHandle
+	DataBufferHandle
+	// IODims is the struct aclmdlIODims: acl.IODimsSize bytes in both
+	// profiles.
+	IODims
 	kindEnd
 )
 
@@ -343,6 +351,8 @@ var kindNames = [...]string{
 	TensorHandle: "aclTensor", ScalarHandle: "aclScalar", IntArrayHandle: "aclIntArray", FloatArrayHandle: "aclFloatArray",
 	BoolArrayHandle: "aclBoolArray", TensorListHandle: "aclTensorList", ExecutorHandle: "aclOpExecutor",
 	Bool: "bool", DataValue: "value",
+	ModelDescHandle: "aclmdlDesc", DatasetHandle: "aclmdlDataset", DataBufferHandle: "aclDataBuffer",
+	IODims: "aclmdlIODims",
 }
 
 // String returns the kind's name: "int", "stream", "aclrtPtrAttributes".
@@ -370,8 +380,13 @@ func (k *Kind) UnmarshalText(b []byte) error {
 
 // IsHandle reports whether k is one of the handle kinds.
 func (k Kind) IsHandle() bool {
-	return k >= StreamHandle && k <= NotifyHandle || k.IsObject()
+	return k >= StreamHandle && k <= NotifyHandle || k.IsObject() || k.IsModelObject()
 }
+
+// IsModelObject reports whether k is one of the model objects (aclmdlDesc,
+// aclmdlDataset, aclDataBuffer), whose native type is a pointer to a
+// struct of the name String gives.
+func (k Kind) IsModelObject() bool { return k >= ModelDescHandle && k <= DataBufferHandle }
 
 // IsObject reports whether k is one of the operator library's object
 // handles (aclTensor ... aclOpExecutor), whose native type is a pointer
@@ -379,7 +394,7 @@ func (k Kind) IsHandle() bool {
 func (k Kind) IsObject() bool { return k >= TensorHandle && k <= ExecutorHandle }
 
 // IsStruct reports whether k is one of the structs.
-func (k Kind) IsStruct() bool { return k >= PtrAttributes && k <= StreamConfig }
+func (k Kind) IsStruct() bool { return k >= PtrAttributes && k <= StreamConfig || k == IODims }
 
 // The table's parameters, built so that each row reads like its prototype.
 
@@ -413,7 +428,9 @@ type Func struct {
 	Doc    string  `json:"doc"`
 	// Result, when set, is the handle kind the function returns in place
 	// of an aclError (aclCreateTensor returns an aclTensor*: a handle on
-	// the wire, 0 for NULL, the error in aclGetRecentErrMsg).
+	// the wire, 0 for NULL, the error in aclGetRecentErrMsg), or a value
+	// kind: Uint for a size_t (aclmdlGetNumInputs; 0 on an error, as
+	// natively), Int for an enum (aclmdlGetInputFormat).
 	Result Kind `json:"result,omitempty"`
 	// Op is the operator a function of Group Operator runs (its name in
 	// aclnn.Ops), and Launch tells aclnnXxx from aclnnXxxGetWorkspaceSize.
@@ -422,10 +439,14 @@ type Func struct {
 }
 
 // ResultName returns what the function returns, as ABI.md writes it:
-// "i32", or "handle" for a function whose Result is a handle.
+// "i32", "handle" for a function whose Result is a handle, "size" for a
+// size_t.
 func (f *Func) ResultName() string {
-	if f.Result != 0 {
+	switch {
+	case f.Result.IsHandle():
 		return "handle"
+	case f.Result == Uint:
+		return "size" // a size_t: 32 bits in both profiles' C, saturated
 	}
 	return "i32"
 }
@@ -672,7 +693,7 @@ var Funcs = append(append([]Func{
 		Doc: "aclrtStreamStop for any stream of the current context, NULL naming its default stream."},
 	{Name: "aclrtRegStreamStateCallback", Group: Stream, Params: []Param{in("regName", CString), in("callback", UserData).native("aclrtStreamStateCallback"), in("args", UserData)},
 		Doc: "With callback NULL, unregisters regName; a callback gives 207000: the sandbox cannot call a stream state callback."},
-}, tensorFuncs...), opFuncs()...)
+}, tensorFuncs...), append(mdlFuncs[:len(mdlFuncs):len(mdlFuncs)], opFuncs()...)...)
 
 var index = func() map[string]int {
 	m := make(map[string]int, len(Funcs))

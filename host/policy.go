@@ -319,6 +319,7 @@ func (p *Policy) limits() sandbox.Limits {
 		MaxBatchEntries: p.MaxBatchEntries, MaxCallBytes: p.MaxCallBytes,
 		MemoryPages: p.MemoryPages, RefuseInitConfig: p.RefuseInitConfig,
 		MaxCallbacks: p.MaxCallbacks, MaxCallbackDepth: p.MaxCallbackDepth,
+		Models: p.Models, AllowGuestModels: p.AllowGuestModels,
 	}
 }
 

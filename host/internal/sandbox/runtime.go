@@ -82,4 +82,9 @@ type Limits struct {
 	RefuseInitConfig bool
 	MaxCallbackDepth int
 	MaxCallbacks     int
+	// Models approves models by name (model.go); AllowGuestModels lets
+	// aclmdlLoadFromMem* load a guest's bytes on a backend that runs
+	// models itself.
+	Models           map[string]string
+	AllowGuestModels bool
 }

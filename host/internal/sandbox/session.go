@@ -102,6 +102,11 @@ type Session struct {
 	// first use, and the values they hold together.
 	nn       map[uint32]*nnObj
 	objElems int
+	// Models (model.go): loaded models by id, and the model objects
+	// (descriptions, datasets, data buffers) by handle.
+	mdls    map[uint32]*mdlRec
+	mdlNext uint32
+	mobjs   map[uint32]*mdlObj
 }
 
 type streamRec struct {

@@ -1,0 +1,145 @@
+package host
+
+import (
+	"context"
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/abi"
+	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/acl/sim/model"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
+)
+
+// Guest scratch for the model tests: a model name, an aclmdlIODims.
+const (
+	mdlName = 0x2000
+	mdlDims = 0x2400
+)
+
+func (h *harness) putStr(off uint32, s string) uint64 {
+	copy(h.mem()[off:], s)
+	h.mem()[off+uint32(len(s))] = 0
+	return uint64(off)
+}
+
+// mdlProfiles runs f on a harness of each profile whose policy approves
+// the test model "mlp".
+func mdlProfiles(t *testing.T, f func(t *testing.T, h *harness, file string)) {
+	dir := testsupport.Models(t)
+	file := filepath.Join(dir, "mlp.onnx")
+	for _, prof := range abi.Profiles {
+		t.Run(prof.Module(), func(t *testing.T) {
+			h := newHarnessIn(t, prof, Policy{Models: map[string]string{"mlp": file}})
+			h.ok("aclrtSetDevice", 0)
+			f(t, h, file)
+		})
+	}
+}
+
+// load loads the approved model name and returns its id.
+func (h *harness) load(name string) uint64 {
+	h.t.Helper()
+	h.ok("aclmdlLoadFromFile", h.putStr(mdlName, name), outA)
+	return uint64(h.u32(outA))
+}
+
+// dataset makes a dataset of data buffers over (addr, size) pairs.
+func (h *harness) dataset(bufs ...uint64) uint64 {
+	h.t.Helper()
+	ds := uint64(uint32(h.call("aclmdlCreateDataset")))
+	require.NotZero(h.t, ds)
+	for i := 0; i < len(bufs); i += 2 {
+		db := uint64(uint32(h.call("aclCreateDataBuffer", bufs[i], bufs[i+1])))
+		require.NotZero(h.t, db)
+		h.ok("aclmdlAddDatasetBuffer", ds, db)
+	}
+	return ds
+}
+
+// TestModelLoadAndDescribe: approved names only, with the native codes;
+// the description answers as the model declares its inputs and outputs.
+func TestModelLoadAndDescribe(t *testing.T) {
+	mdlProfiles(t, func(t *testing.T, h *harness, file string) {
+		h.code(acl.ErrInvalidParam, "aclmdlLoadFromFile", 0, outA)
+		msg := h.code(acl.ErrGEModelPathInvalid, "aclmdlLoadFromFile", h.putStr(mdlName, file), outA) // a path: not a name
+		require.Contains(t, msg, "not a model the host approved")
+		h.code(acl.ErrInvalidParam, "aclmdlLoadFromFile", h.putStr(mdlName, "mlp"), 0)
+		h.code(acl.ErrRTFeatureNotSupport, "aclmdlLoadFromMem", mdlName, 4, outA) // AllowGuestModels unset
+		id := h.load("mlp")
+		require.NotEqual(t, id, h.load("mlp"), "ids are never reused")
+
+		d := uint64(uint32(h.call("aclmdlCreateDesc")))
+		require.NotZero(t, d)
+		require.Zero(t, h.call("aclmdlGetNumInputs", d)) // empty: 0
+		h.code(acl.ErrGEModelIDInvalid, "aclmdlGetDesc", d, 999)
+		h.code(acl.ErrInvalidParam, "aclmdlGetDesc", 0, id)
+		h.ok("aclmdlGetDesc", d, id)
+		require.EqualValues(t, 1, h.call("aclmdlGetNumInputs", d))
+		require.EqualValues(t, 2, h.call("aclmdlGetNumOutputs", d))
+		require.EqualValues(t, 8*4, h.call("aclmdlGetInputSizeByIndex", d, 0))
+		require.EqualValues(t, 4*4, h.call("aclmdlGetOutputSizeByIndex", d, 1))
+		require.Zero(t, h.call("aclmdlGetInputSizeByIndex", d, 1)) // past the inputs
+		require.EqualValues(t, acl.DTFloat, h.call("aclmdlGetInputDataType", d, 0))
+		require.EqualValues(t, -1, h.call("aclmdlGetOutputDataType", d, 5))
+		require.EqualValues(t, acl.FormatND, h.call("aclmdlGetInputFormat", d, 0))
+		require.EqualValues(t, 5, h.call("aclmdlGetOutputNameByIndex", d, 1, mdlName, 64))
+		require.Equal(t, "probs\x00", string(h.mem()[mdlName:mdlName+6]))
+		h.ok("aclmdlGetOutputDims", d, 0, mdlDims)
+		require.Equal(t, "logits\x00", string(h.mem()[mdlDims:mdlDims+7]))
+		require.EqualValues(t, 2, h.mem()[mdlDims+acl.MaxTensorNameLen])
+		h.ok("aclmdlGetInputIndexByName", d, h.putStr(mdlName, "x"), outA)
+		require.Zero(t, h.word(outA))
+		h.code(acl.ErrInvalidParam, "aclmdlGetInputIndexByName", d, h.putStr(mdlName, "y"), outA)
+
+		h.ok("aclmdlUnload", id)
+		h.code(acl.ErrGEModelIDInvalid, "aclmdlUnload", id)
+		h.ok("aclmdlDestroyDesc", d)
+		h.code(acl.ErrInvalidParam, "aclmdlDestroyDesc", d)
+	})
+}
+
+// TestModelExecute: a model runs on device buffers in stream order and
+// writes what the library computes directly; datasets are checked
+// against the model's sizes and the session's allocations at queue time
+// and again when the model runs.
+func TestModelExecute(t *testing.T) {
+	mdlProfiles(t, func(t *testing.T, h *harness, file string) {
+		m, err := model.Load(file)
+		require.NoError(t, err)
+		defer m.Close()
+		in := make([]byte, 32)
+		for i := range 8 {
+			le.PutUint32(in[4*i:], math.Float32bits(float32(i)/4-1))
+		}
+		want := [][]byte{make([]byte, 16), make([]byte, 16)}
+		require.NoError(t, m.Run(context.Background(), [][]byte{in}, want))
+
+		id := h.load("mlp")
+		x, y, z := h.malloc(32), h.malloc(16), h.malloc(16)
+		copy(h.mem()[0x3000:], in)
+		h.ok("aclrtMemcpy", x, 32, 0x3000, 32, uint64(acl.HostToDevice))
+		input, output := h.dataset(x, 32), h.dataset(y, 16, z, 16)
+		h.code(acl.ErrGEModelIDInvalid, "aclmdlExecute", 999, input, output)
+		h.code(acl.ErrInvalidParam, "aclmdlExecute", id, output, input) // counts differ
+		h.code(acl.ErrInvalidParam, "aclmdlExecute", id, input, h.dataset(y, 8, z, 16))
+		h.code(acl.ErrInvalidParam, "aclmdlExecute", id, h.dataset(0x3000, 32), output) // guest memory
+		h.ok("aclmdlExecute", id, input, output)
+		h.ok("aclrtMemcpy", 0x3100, 16, y, 16, uint64(acl.DeviceToHost))
+		h.ok("aclrtMemcpy", 0x3200, 16, z, 16, uint64(acl.DeviceToHost))
+		require.Equal(t, want[0], h.mem()[0x3100:0x3110])
+		require.Equal(t, want[1], h.mem()[0x3200:0x3210])
+
+		// Freed between queue and execution: the stream fails with 507011.
+		s := h.stream()
+		h.ok("aclrtMemcpyAsync", 0x3100, 16, y, 16, uint64(acl.DeviceToHost), s)
+		h.ok("aclmdlExecuteAsync", id, input, output, s)
+		h.ok("aclrtFree", z)
+		msg := h.code(acl.ErrRTModelExecute, "aclrtSynchronizeStream", s)
+		require.Contains(t, msg, "did not run")
+		h.code(acl.ErrInvalidParam, "aclmdlExecuteAsync", id, input, output, s) // freed now: refused at queue time
+	})
+}
