@@ -332,13 +332,15 @@ const (
 	// its size's bytes (aclCreateScalar's value).
 	DataValue
 	// The model objects (ABI section 13.4), handles of the same fifth kind:
-	// aclmdlDesc, aclmdlDataset and aclDataBuffer.
+	// aclmdlDesc and aclmdlDataset.
 	ModelDescHandle
 	DatasetHandle
-	DataBufferHandle
 	// IODims is the struct aclmdlIODims: acl.IODimsSize bytes in both
 	// profiles.
 	IODims
+	// DataBuffer is the guest's aclDataBuffer {data, size}: an address and
+	// a size of the profile's width each.
+	DataBuffer
 	kindEnd
 )
 
@@ -351,8 +353,8 @@ var kindNames = [...]string{
 	TensorHandle: "aclTensor", ScalarHandle: "aclScalar", IntArrayHandle: "aclIntArray", FloatArrayHandle: "aclFloatArray",
 	BoolArrayHandle: "aclBoolArray", TensorListHandle: "aclTensorList", ExecutorHandle: "aclOpExecutor",
 	Bool: "bool", DataValue: "value",
-	ModelDescHandle: "aclmdlDesc", DatasetHandle: "aclmdlDataset", DataBufferHandle: "aclDataBuffer",
-	IODims: "aclmdlIODims",
+	ModelDescHandle: "aclmdlDesc", DatasetHandle: "aclmdlDataset",
+	IODims: "aclmdlIODims", DataBuffer: "aclDataBuffer",
 }
 
 // String returns the kind's name: "int", "stream", "aclrtPtrAttributes".
@@ -384,9 +386,9 @@ func (k Kind) IsHandle() bool {
 }
 
 // IsModelObject reports whether k is one of the model objects (aclmdlDesc,
-// aclmdlDataset, aclDataBuffer), whose native type is a pointer to a
-// struct of the name String gives.
-func (k Kind) IsModelObject() bool { return k >= ModelDescHandle && k <= DataBufferHandle }
+// aclmdlDataset), whose native type is a pointer to a struct of the name
+// String gives.
+func (k Kind) IsModelObject() bool { return k >= ModelDescHandle && k <= DatasetHandle }
 
 // IsObject reports whether k is one of the operator library's object
 // handles (aclTensor ... aclOpExecutor), whose native type is a pointer
@@ -394,7 +396,9 @@ func (k Kind) IsModelObject() bool { return k >= ModelDescHandle && k <= DataBuf
 func (k Kind) IsObject() bool { return k >= TensorHandle && k <= ExecutorHandle }
 
 // IsStruct reports whether k is one of the structs.
-func (k Kind) IsStruct() bool { return k >= PtrAttributes && k <= StreamConfig || k == IODims }
+func (k Kind) IsStruct() bool {
+	return k >= PtrAttributes && k <= StreamConfig || k == IODims || k == DataBuffer
+}
 
 // The table's parameters, built so that each row reads like its prototype.
 
@@ -447,6 +451,8 @@ func (f *Func) ResultName() string {
 		return "handle"
 	case f.Result == Uint:
 		return "size" // a size_t: 32 bits in both profiles' C, saturated
+	case f.Result == DataBuffer:
+		return "gptr" // the guest's own pointer, handed back
 	}
 	return "i32"
 }

@@ -1,12 +1,13 @@
 package abi
 
-// Model is the group of the aclmdl functions (ABI section 13.4) and of
-// acl_base.h's data buffers that datasets hold.
+// Model is the group of the aclmdl functions (ABI section 13.4).
 const Model Group = "model"
 
 // The aclmdl functions of acl/acl_mdl.h with their native signatures. A
-// model id is a uint32_t; descriptions, datasets and data buffers are
-// handles; a size_t result is an i32 (a wasm32 size_t). A function that
+// model id is a uint32_t; descriptions and datasets are handles; a data
+// buffer is the guest's own aclDataBuffer (the C SDK's functions of
+// acl_base.h make it: {data, size}, 16 bytes wide, 8 in acl32), which a
+// dataset refers to by its guest address; a size_t result is an i32 (a wasm32 size_t). A function that
 // natively returns a const char * (aclmdlGetInputNameByIndex) takes a
 // buffer and its size on the wire and returns the name's length; the C
 // SDK wraps it into the native signature.
@@ -59,22 +60,14 @@ var mdlFuncs = []Func{
 		Doc: "Creates an empty dataset."},
 	{Name: "aclmdlDestroyDataset", Group: Model, Params: []Param{handle("dataset", DatasetHandle).native("const aclmdlDataset *")},
 		Doc: "Destroys a dataset; its data buffers are the caller's to destroy, as natively."},
-	{Name: "aclmdlAddDatasetBuffer", Group: Model, Params: []Param{handle("dataset", DatasetHandle), handle("dataBuffer", DataBufferHandle)},
-		Doc: "Appends a data buffer to a dataset."},
+	{Name: "aclmdlAddDatasetBuffer", Group: Model, Params: []Param{handle("dataset", DatasetHandle), in("dataBuffer", DataBuffer).native("aclDataBuffer *")},
+		Doc: "Appends a data buffer (the guest's aclDataBuffer, read when the dataset is executed) to a dataset."},
 	{Name: "aclmdlGetDatasetNumBuffers", Group: Model, Result: Uint, Params: []Param{handle("dataset", DatasetHandle).native("const aclmdlDataset *")},
 		Doc: "Returns the number of buffers of a dataset (0 for NULL)."},
-	{Name: "aclmdlGetDatasetBuffer", Group: Model, Result: DataBufferHandle, Params: []Param{handle("dataset", DatasetHandle).native("const aclmdlDataset *"), size("index")},
+	{Name: "aclmdlGetDatasetBuffer", Group: Model, Result: DataBuffer, Params: []Param{handle("dataset", DatasetHandle).native("const aclmdlDataset *"), size("index")},
 		Doc: "Returns buffer index of a dataset (NULL for NULL or a bad index)."},
 	{Name: "aclmdlExecute", Group: Model, Params: []Param{u32("modelId"), handle("input", DatasetHandle).native("const aclmdlDataset *"), handle("output", DatasetHandle)},
 		Doc: "Runs a model on the current context's default stream and waits for it."},
 	{Name: "aclmdlExecuteAsync", Group: Model, Params: []Param{u32("modelId"), handle("input", DatasetHandle).native("const aclmdlDataset *"), handle("output", DatasetHandle), handle("stream", StreamHandle)},
 		Doc: "Queues a model's execution on a stream, every buffer checked against the model's sizes and the session's allocations now and when it runs."},
-	{Name: "aclCreateDataBuffer", Group: Model, Result: DataBufferHandle, Params: []Param{addr("data"), size("size")},
-		Doc: "Creates a data buffer: size bytes of device memory at data (checked when a dataset holding it is executed)."},
-	{Name: "aclDestroyDataBuffer", Group: Model, Params: []Param{handle("dataBuffer", DataBufferHandle).native("const aclDataBuffer *")},
-		Doc: "Destroys a data buffer."},
-	{Name: "aclGetDataBufferAddr", Group: Model, Params: []Param{handle("dataBuffer", DataBufferHandle).native("const aclDataBuffer *"), outOf("addr", Addr)},
-		Doc: "Writes a data buffer's address (NULL for NULL): natively its result, here an out-parameter the C SDK returns."},
-	{Name: "aclGetDataBufferSizeV2", Group: Model, Params: []Param{handle("dataBuffer", DataBufferHandle).native("const aclDataBuffer *"), outOf("size", Size)},
-		Doc: "Writes a data buffer's size (0 for NULL): natively its result, here an out-parameter the C SDK returns."},
 }

@@ -18,6 +18,7 @@ import (
 const (
 	mdlName = 0x2000
 	mdlDims = 0x2400
+	mdlBufs = 0x2a00 // data buffers, 16 bytes apart
 )
 
 func (h *harness) putStr(off uint32, s string) uint64 {
@@ -47,16 +48,34 @@ func (h *harness) load(name string) uint64 {
 	return uint64(h.u32(outA))
 }
 
+// dataBuffer writes an aclDataBuffer {data, size} as the C SDK lays it
+// out (two words of the profile) in guest scratch and returns its address.
+func (h *harness) dataBuffer(addr, n uint64) uint64 {
+	h.t.Helper()
+	k := le.Uint32(h.mem()[mdlBufs-4:]) // the next slot, kept in guest scratch
+	le.PutUint32(h.mem()[mdlBufs-4:], k+1)
+	p := mdlBufs + 16*k
+	if h.prof == abi.Native32 {
+		le.PutUint32(h.mem()[p:], uint32(addr))
+		le.PutUint32(h.mem()[p+4:], uint32(n))
+	} else {
+		le.PutUint64(h.mem()[p:], addr)
+		le.PutUint64(h.mem()[p+8:], n)
+	}
+	return uint64(p)
+}
+
 // dataset makes a dataset of data buffers over (addr, size) pairs.
 func (h *harness) dataset(bufs ...uint64) uint64 {
 	h.t.Helper()
 	ds := uint64(uint32(h.call("aclmdlCreateDataset")))
 	require.NotZero(h.t, ds)
 	for i := 0; i < len(bufs); i += 2 {
-		db := uint64(uint32(h.call("aclCreateDataBuffer", bufs[i], bufs[i+1])))
-		require.NotZero(h.t, db)
+		db := h.dataBuffer(bufs[i], bufs[i+1])
 		h.ok("aclmdlAddDatasetBuffer", ds, db)
+		require.EqualValues(h.t, db, uint32(h.call("aclmdlGetDatasetBuffer", ds, uint64(i/2))))
 	}
+	require.EqualValues(h.t, len(bufs)/2, h.call("aclmdlGetDatasetNumBuffers", ds))
 	return ds
 }
 
@@ -127,6 +146,9 @@ func TestModelExecute(t *testing.T) {
 		h.code(acl.ErrInvalidParam, "aclmdlExecute", id, output, input) // counts differ
 		h.code(acl.ErrInvalidParam, "aclmdlExecute", id, input, h.dataset(y, 8, z, 16))
 		h.code(acl.ErrInvalidParam, "aclmdlExecute", id, h.dataset(0x3000, 32), output) // guest memory
+		h.code(acl.ErrInvalidParam, "aclmdlAddDatasetBuffer", input, 0)
+		h.code(acl.ErrInvalidParam, "aclmdlAddDatasetBuffer", 0, h.dataBuffer(x, 32))
+		require.Zero(t, h.call("aclmdlGetDatasetBuffer", input, 1)) // past the buffers: NULL
 		h.ok("aclmdlExecute", id, input, output)
 		h.ok("aclrtMemcpy", 0x3100, 16, y, 16, uint64(acl.DeviceToHost))
 		h.ok("aclrtMemcpy", 0x3200, 16, z, 16, uint64(acl.DeviceToHost))

@@ -168,10 +168,6 @@ var imports = func() []importFn {
 		"aclmdlGetDatasetBuffer":     datasetBuffer,
 		"aclmdlExecute":              execute(true),
 		"aclmdlExecuteAsync":         execute(false),
-		"aclCreateDataBuffer":        createDataBuffer,
-		"aclDestroyDataBuffer":       destroyMobj(abi.DataBufferHandle),
-		"aclGetDataBufferAddr":       dataBufferField(false),
-		"aclGetDataBufferSizeV2":     dataBufferField(true),
 	} {
 		byName[name] = fn
 	}

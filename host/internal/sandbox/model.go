@@ -244,8 +244,8 @@ func createMobj(k abi.Kind) importFn {
 	}
 }
 
-// destroyMobj is aclmdlDestroyDesc, aclmdlDestroyDataset and
-// aclDestroyDataBuffer.
+// destroyMobj is aclmdlDestroyDesc and aclmdlDestroyDataset; a dataset's
+// data buffers are the guest's, as natively.
 func destroyMobj(k abi.Kind) importFn {
 	return func(c *Call) error {
 		if _, err := c.mobj(0, k); err != nil {
@@ -433,50 +433,16 @@ func inputIndexByName(c *Call) error {
 	return acl.Errorf(acl.ErrInvalidParam, "the model has no input named %q", name)
 }
 
-// createDataBuffer is aclCreateDataBuffer(data, size): the memory is
-// checked when a dataset holding the buffer is executed, as natively
-// a data buffer is only a pointer and a size.
-func createDataBuffer(c *Call) error {
-	c.returns(0)
-	h, err := c.newMobj(&mdlObj{kind: abi.DataBufferHandle, addr: c.u64(0), n: c.u64(1)})
-	if err != nil {
-		return err
-	}
-	c.returns(h)
-	return nil
-}
-
-// dataBufferField is aclGetDataBufferAddr and aclGetDataBufferSizeV2:
-// NULL writes 0, as natively NULL returns NULL and 0.
-func dataBufferField(size bool) importFn {
-	return func(c *Call) error {
-		out, err := c.outWord(1)
-		if err != nil {
-			return err
-		}
-		v := uint64(0)
-		if c.u32(0) != 0 {
-			o, err := c.mobj(0, abi.DataBufferHandle)
-			if err != nil {
-				return err
-			}
-			v = o.addr
-			if size {
-				v = o.n
-			}
-		}
-		putWord(out, v)
-		return nil
-	}
-}
-
 // addDatasetBuffer is aclmdlAddDatasetBuffer(dataset, dataBuffer).
 func addDatasetBuffer(c *Call) error {
 	ds, err := c.mobj(0, abi.DatasetHandle)
 	if err != nil {
 		return err
 	}
-	if _, err := c.mobj(1, abi.DataBufferHandle); err != nil {
+	if c.u32(1) == 0 {
+		return acl.Errorf(acl.ErrInvalidParam, "dataBuffer is NULL")
+	}
+	if _, err := c.guest("dataBuffer", c.u32(1), c.s.dataBufferSize()); err != nil {
 		return err
 	}
 	ds.bufs = append(ds.bufs, c.u32(1))
@@ -510,6 +476,27 @@ func datasetBuffer(c *Call) error {
 	return nil
 }
 
+// dataBufferSize is the bytes of the guest's aclDataBuffer {data, size}:
+// two words of the profile.
+func (s *Session) dataBufferSize() uint64 {
+	if s.prof == abi.Native32 {
+		return 8
+	}
+	return 16
+}
+
+// dataBuffer reads the guest's aclDataBuffer at p, as it is now.
+func (c *Call) dataBuffer(p uint32) (addr, n uint64, err error) {
+	b, err := c.guest("dataBuffer", p, c.s.dataBufferSize())
+	if err != nil {
+		return 0, 0, err
+	}
+	if len(b) == 8 {
+		return uint64(le.Uint32(b)), uint64(le.Uint32(b[4:])), nil
+	}
+	return le.Uint64(b), le.Uint64(b[8:]), nil
+}
+
 // mdlBuf is one buffer of an execution: its data buffer's address and
 // size, the bytes the model reads or writes there, and whether it is an
 // output.
@@ -536,16 +523,16 @@ func (c *Call) execBufs(r *mdlRec) ([]mdlBuf, error) {
 		if len(ds.bufs) != len(ios) {
 			return nil, acl.Errorf(acl.ErrInvalidParam, "the %s dataset holds %d buffers; model %q has %d %s", ioWord(output)[:len(ioWord(output))-1], len(ds.bufs), r.name, len(ios), ioWord(output))
 		}
-		for i, h := range ds.bufs {
-			db, ok := c.s.mobjs[h]
+		for i, p := range ds.bufs {
 			what := fmt.Sprintf("%s %d (%q)", ioWord(output)[:len(ioWord(output))-1], i, ios[i].Name)
-			if !ok {
-				return nil, acl.Errorf(acl.ErrInvalidParam, "%s: its data buffer %d was destroyed", what, h)
+			addr, n, err := c.dataBuffer(p)
+			if err != nil {
+				return nil, acl.Errorf(acl.ErrInvalidParam, "%s: %s", what, acl.MessageOf(err))
 			}
-			if db.n < ios[i].Size {
-				return nil, acl.Errorf(acl.ErrInvalidParam, "%s: the data buffer holds %d bytes; the model's is %d", what, db.n, ios[i].Size)
+			if n < ios[i].Size {
+				return nil, acl.Errorf(acl.ErrInvalidParam, "%s: the data buffer holds %d bytes; the model's is %d", what, n, ios[i].Size)
 			}
-			bufs = append(bufs, mdlBuf{what: what, addr: db.addr, n: ios[i].Size, write: output})
+			bufs = append(bufs, mdlBuf{what: what, addr: addr, n: ios[i].Size, write: output})
 		}
 	}
 	return bufs, nil
