@@ -3,8 +3,9 @@
  *
  * aclnnop/aclnn_matmul.h: aclnnMatmul, as the native header of the same name declares them.
  *
- * Matmul: out = self · other with torch.matmul's rules: 1-D operands are a
- * row or a column, batch dims broadcast; the cube accumulates in float32.
+ * Matmul: out = self · other with torch.matmul's rules (1-D operands are a
+ * row or a column, batch dims broadcast), accumulated in float32; cubeMathType
+ * as for Mm.
  */
 #ifndef ACLWASM_ACLNNOP_ACLNN_MATMUL_H_
 #define ACLWASM_ACLNNOP_ACLNN_MATMUL_H_

@@ -3,8 +3,8 @@
  *
  * aclnnop/aclnn_mm.h: aclnnMm, as the native header of the same name declares them.
  *
- * Mm: out = self · mat2 for 2-D self [m, k] and mat2 [k, n]; the cube
- * accumulates in float32, cubeMathType as natively.
+ * Mm: out = self · mat2 for 2-D self [m, k] and mat2 [k, n], accumulated in
+ * float32; cubeMathType 1 and 3 compute float32 as HF32, 2 as float16.
  */
 #ifndef ACLWASM_ACLNNOP_ACLNN_MM_H_
 #define ACLWASM_ACLNNOP_ACLNN_MM_H_
