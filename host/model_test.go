@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"math"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -36,9 +37,24 @@ func mdlProfiles(t *testing.T, f func(t *testing.T, h *harness, file string)) {
 		t.Run(prof.Module(), func(t *testing.T) {
 			h := newHarnessIn(t, prof, Policy{Models: map[string]string{"mlp": file}})
 			h.ok("aclrtSetDevice", 0)
+			if h.nativeRefuses() {
+				return
+			}
 			f(t, h, file)
 		})
 	}
+}
+
+// nativeRefuses reports whether the harness's backend runs no models (the
+// native backend, not supported yet): then it checks that loading one
+// gives 207000 with the reason, and the caller's test ends there.
+func (h *harness) nativeRefuses() bool {
+	h.t.Helper()
+	if _, ok := h.inst.s.s.Backend().(acl.Computer); ok {
+		return false
+	}
+	require.Contains(h.t, h.code(acl.ErrRTFeatureNotSupport, "aclmdlLoadFromFile", h.putStr(mdlName, "mlp"), outA), "does not run models yet")
+	return true
 }
 
 // load loads the approved model name and returns its id.
@@ -155,13 +171,90 @@ func TestModelExecute(t *testing.T) {
 		require.Equal(t, want[0], h.mem()[0x3100:0x3110])
 		require.Equal(t, want[1], h.mem()[0x3200:0x3210])
 
-		// Freed between queue and execution: the stream fails with 507011.
-		s := h.stream()
-		h.ok("aclrtMemcpyAsync", 0x3100, 16, y, 16, uint64(acl.DeviceToHost), s)
-		h.ok("aclmdlExecuteAsync", id, input, output, s)
+		// Freed: refused when queued, nothing queued.
 		h.ok("aclrtFree", z)
-		msg := h.code(acl.ErrRTModelExecute, "aclrtSynchronizeStream", s)
-		require.Contains(t, msg, "did not run")
-		h.code(acl.ErrInvalidParam, "aclmdlExecuteAsync", id, input, output, s) // freed now: refused at queue time
+		require.Contains(t, h.code(acl.ErrInvalidParam, "aclmdlExecute", id, input, output), "output 1")
+		h.ok("aclrtSynchronizeStream", 0)
 	})
+}
+
+// TestModelQueued: an execution queued behind a gate counts against
+// MaxQueued, survives aclmdlUnload of its model (it runs, and writes its
+// outputs, when the gate opens), and is cancelled by
+// aclrtDestroyStreamForce without touching anything.
+func TestModelQueued(t *testing.T) {
+	file := filepath.Join(testsupport.Models(t), "mlp.onnx")
+	for _, prof := range abi.Profiles {
+		t.Run(prof.Module(), func(t *testing.T) {
+			h := newHarnessIn(t, prof, Policy{Models: map[string]string{"mlp": file}, MaxQueued: 2}) // the gate holds one
+			h.ok("aclrtSetDevice", 0)
+			if h.nativeRefuses() {
+				return
+			}
+			id := h.load("mlp")
+			x, y, z := h.malloc(32), h.malloc(16), h.malloc(16)
+			input, output := h.dataset(x, 32), h.dataset(y, 16, z, 16)
+
+			s := h.stream()
+			open := h.gate(s)
+			h.ok("aclmdlExecuteAsync", id, input, output, s)
+			h.code(acl.ErrRTOverLimit, "aclmdlExecuteAsync", id, input, output, s) // MaxQueued
+			h.ok("aclmdlUnload", id)
+			h.code(acl.ErrGEModelIDInvalid, "aclmdlExecuteAsync", id, input, output, s)
+			open()
+			h.ok("aclrtSynchronizeStream", s)
+			h.ok("aclrtMemcpy", 0x3200, 16, z, 16, uint64(acl.DeviceToHost))
+			var sum float32
+			for i := range 4 {
+				sum += math.Float32frombits(le.Uint32(h.mem()[0x3200+4*i:]))
+			}
+			require.InDelta(t, 1, sum, 1e-5, "the softmax ran after the unload")
+
+			// Force: cancelled, nothing written.
+			id = h.load("mlp")
+			h.ok("aclrtMemset", z, 16, 0, 16)
+			s = h.stream()
+			h.gate(s)
+			h.ok("aclmdlExecuteAsync", id, input, output, s)
+			h.ok("aclrtDestroyStreamForce", s)
+			h.ok("aclrtMemcpy", 0x3200, 16, z, 16, uint64(acl.DeviceToHost))
+			require.Equal(t, make([]byte, 16), h.mem()[0x3200:0x3210])
+		})
+	}
+}
+
+// TestModelReadOnlyLease: a model may read memory the host lent
+// read-only, never write its outputs there.
+func TestModelReadOnlyLease(t *testing.T) {
+	file := filepath.Join(testsupport.Models(t), "mlp.onnx")
+	h := newHarness(t, Policy{Models: map[string]string{"mlp": file}})
+	p, _ := lent(t, h.rt, 4096)
+	l, err := h.inst.Lend(p, 4096, LendOptions{ReadOnly: true})
+	require.NoError(t, err)
+	h.ok("aclrtSetDevice", 0)
+	if h.nativeRefuses() {
+		return
+	}
+	id := h.load("mlp")
+	x, y, z := h.malloc(32), h.malloc(16), h.malloc(16)
+	h.ok("aclmdlExecute", id, h.dataset(l.Addr(), 32), h.dataset(y, 16, z, 16))
+	require.Contains(t, h.code(acl.ErrInvalidParam, "aclmdlExecute", id, h.dataset(x, 32), h.dataset(l.Addr(), 16, z, 16)), "read-only")
+}
+
+// TestModelGuestBytes: aclmdlLoadFromMem parses a guest's ONNX bytes only
+// where the policy allows guest models.
+func TestModelGuestBytes(t *testing.T) {
+	file := filepath.Join(testsupport.Models(t), "mlp.onnx")
+	b, err := os.ReadFile(file)
+	require.NoError(t, err)
+	h := newHarness(t, Policy{AllowGuestModels: true})
+	h.ok("aclrtSetDevice", 0)
+	copy(h.mem()[0x10000:], b)
+	if _, ok := h.inst.s.s.Backend().(acl.Computer); !ok { // never on the native backend
+		h.code(acl.ErrRTFeatureNotSupport, "aclmdlLoadFromMem", 0x10000, uint64(len(b)), outA)
+		return
+	}
+	h.ok("aclmdlLoadFromMem", 0x10000, uint64(len(b)), outA)
+	h.code(acl.ErrGEParamInvalid, "aclmdlLoadFromMem", 0x10000, 16, outA) // not a model
+	h.code(acl.ErrInvalidParam, "aclmdlLoadFromMem", 0, 16, outA)
 }
