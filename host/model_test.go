@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -257,4 +258,28 @@ func TestModelGuestBytes(t *testing.T) {
 	h.ok("aclmdlLoadFromMem", 0x10000, uint64(len(b)), outA)
 	h.code(acl.ErrGEParamInvalid, "aclmdlLoadFromMem", 0x10000, 16, outA) // not a model
 	h.code(acl.ErrInvalidParam, "aclmdlLoadFromMem", 0, 16, outA)
+}
+
+// TestModelCache: an approved model is loaded once per runtime, shared by
+// every load of the same unchanged file, and loaded again when the file
+// changes.
+func TestModelCache(t *testing.T) {
+	dir := testsupport.Models(t)
+	mlp, cnn := filepath.Join(dir, "mlp.onnx"), filepath.Join(dir, "cnn.onnx")
+	h := newHarness(t, Policy{Models: map[string]string{"mlp": mlp, "cnn": cnn}})
+	h.ok("aclrtSetDevice", 0)
+	if h.nativeRefuses() {
+		return
+	}
+	require.Zero(t, h.rt.sh.CachedModels())
+	a := h.load("mlp")
+	require.NotEqual(t, a, h.load("mlp"))
+	require.Equal(t, 1, h.rt.sh.CachedModels(), "the same file is loaded once")
+	h.load("cnn")
+	require.Equal(t, 2, h.rt.sh.CachedModels())
+	later := time.Now().Add(time.Hour)
+	require.NoError(t, os.Chtimes(mlp, later, later))
+	h.load("mlp")
+	require.Equal(t, 2, h.rt.sh.CachedModels(), "a changed file replaces its model")
+	h.ok("aclmdlUnload", a) // the old model stays usable by whoever holds it
 }

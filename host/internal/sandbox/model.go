@@ -145,7 +145,7 @@ func loadFromFile(withMem bool) importFn {
 		if err := c.runsModels(); err != nil {
 			return err
 		}
-		m, err := model.Load(file)
+		m, err := c.s.sh.loadModel(file)
 		if err != nil {
 			return acl.Errorf(acl.ErrGEModelPathInvalid, "model %q could not be loaded: %v", name, err)
 		}

@@ -22,6 +22,8 @@ type Shared struct {
 
 	peerMu sync.Mutex
 	peers  map[[2]int32]int // sessions that enabled each physical pair
+
+	models modelCache // approved models, loaded once (model_cache.go)
 }
 
 // NewShared returns the shared state of the sessions of a runtime on
