@@ -336,6 +336,16 @@ const (
 	// DataValue is a value of the aclDataType another parameter names,
 	// its size's bytes (aclCreateScalar's value).
 	DataValue
+	// The model objects (ABI section 13.4), handles of the same fifth kind:
+	// aclmdlDesc and aclmdlDataset.
+	ModelDescHandle
+	DatasetHandle
+	// IODims is the struct aclmdlIODims: acl.IODimsSize bytes in both
+	// profiles.
+	IODims
+	// DataBuffer is the guest's aclDataBuffer {data, size}: an address and
+	// a size of the profile's width each.
+	DataBuffer
 	kindEnd
 )
 
@@ -349,6 +359,8 @@ var kindNames = [...]string{
 	TensorHandle: "aclTensor", ScalarHandle: "aclScalar", IntArrayHandle: "aclIntArray", FloatArrayHandle: "aclFloatArray",
 	BoolArrayHandle: "aclBoolArray", TensorListHandle: "aclTensorList", ExecutorHandle: "aclOpExecutor",
 	Bool: "bool", DataValue: "value",
+	ModelDescHandle: "aclmdlDesc", DatasetHandle: "aclmdlDataset",
+	IODims: "aclmdlIODims", DataBuffer: "aclDataBuffer",
 }
 
 // String returns the kind's name: "int", "stream", "aclrtPtrAttributes".
@@ -376,8 +388,13 @@ func (k *Kind) UnmarshalText(b []byte) error {
 
 // IsHandle reports whether k is one of the handle kinds.
 func (k Kind) IsHandle() bool {
-	return k >= StreamHandle && k <= NotifyHandle || k.IsObject()
+	return k >= StreamHandle && k <= NotifyHandle || k.IsObject() || k.IsModelObject()
 }
+
+// IsModelObject reports whether k is one of the model objects (aclmdlDesc,
+// aclmdlDataset), whose native type is a pointer to a struct of the name
+// String gives.
+func (k Kind) IsModelObject() bool { return k >= ModelDescHandle && k <= DatasetHandle }
 
 // IsObject reports whether k is one of the operator library's object
 // handles (aclTensor ... aclOpExecutor), whose native type is a pointer
@@ -385,7 +402,9 @@ func (k Kind) IsHandle() bool {
 func (k Kind) IsObject() bool { return k >= TensorHandle && k <= ExecutorHandle }
 
 // IsStruct reports whether k is one of the structs.
-func (k Kind) IsStruct() bool { return k >= PtrAttributes && k <= RandomTask }
+func (k Kind) IsStruct() bool {
+	return k >= PtrAttributes && k <= RandomTask || k == IODims || k == DataBuffer
+}
 
 // The table's parameters, built so that each row reads like its prototype.
 
@@ -419,7 +438,9 @@ type Func struct {
 	Doc    string  `json:"doc"`
 	// Result, when set, is the handle kind the function returns in place
 	// of an aclError (aclCreateTensor returns an aclTensor*: a handle on
-	// the wire, 0 for NULL, the error in aclGetRecentErrMsg).
+	// the wire, 0 for NULL, the error in aclGetRecentErrMsg), or a value
+	// kind: Uint for a size_t (aclmdlGetNumInputs; 0 on an error, as
+	// natively), Int for an enum (aclmdlGetInputFormat).
 	Result Kind `json:"result,omitempty"`
 	// Op is the operator a function of Group Operator runs (its name in
 	// aclnn.Ops), and Launch tells aclnnXxx from aclnnXxxGetWorkspaceSize.
@@ -428,10 +449,16 @@ type Func struct {
 }
 
 // ResultName returns what the function returns, as ABI.md writes it:
-// "i32", or "handle" for a function whose Result is a handle.
+// "i32", "handle" for a function whose Result is a handle, "size" for a
+// size_t.
 func (f *Func) ResultName() string {
-	if f.Result != 0 {
+	switch {
+	case f.Result.IsHandle():
 		return "handle"
+	case f.Result == Uint:
+		return "size" // a size_t: 32 bits in both profiles' C, saturated
+	case f.Result == DataBuffer:
+		return "gptr" // the guest's own pointer, handed back
 	}
 	return "i32"
 }
@@ -709,7 +736,7 @@ var Funcs = append(append([]Func{
 		Doc: "Queues on stream the combining of count bytes of device memory at src into dst, element by element, with SUM, MAX or MIN for the aclDataType type (float, float16, bfloat16, int4/8/16/32, uint8/16/32); EQUAL gives 207000."},
 	{Name: "aclrtRandomNumAsync", Group: Memset, Params: []Param{in("taskInfo", RandomTask).native("const aclrtRandomNumTaskInfo *"), handle("stream", StreamHandle), in("reserve", Reserved)},
 		Doc: "Queues on stream the filling of taskInfo's result with randomNum numbers of its distribution (dropout bitmask, uniform, normal, truncated normal), drawn from the session's own generator."},
-}, tensorFuncs...), opFuncs()...)
+}, tensorFuncs...), append(mdlFuncs[:len(mdlFuncs):len(mdlFuncs)], opFuncs()...)...)
 
 var index = func() map[string]int {
 	m := make(map[string]int, len(Funcs))

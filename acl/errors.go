@@ -53,6 +53,13 @@ const (
 	// The operator library's code for a NULL executor
 	// (aclSetAclOpExecutorRepeatable, aclDestroyAclOpExecutor).
 	ErrNNInnerNullptr Error = 561103 // ACLNN_ERR_INNER_NULLPTR
+	// ABI v1.3 section 13.4, models: the graph engine's codes
+	// (ge_error_codes.h) and the runtime's for a failed execution.
+	ErrGEParamInvalid         Error = 145000 // ACL_ERROR_GE_PARAM_INVALID
+	ErrGEModelPathInvalid     Error = 145002 // ACL_ERROR_GE_EXEC_MODEL_PATH_INVALID: no model of that name
+	ErrGEModelIDInvalid       Error = 145003 // ACL_ERROR_GE_EXEC_MODEL_ID_INVALID: no model of that id
+	ErrGEModelDataSizeInvalid Error = 145006 // ACL_ERROR_GE_EXEC_MODEL_DATA_SIZE_INVALID
+	ErrRTModelExecute         Error = 507011 // ACL_ERROR_RT_MODEL_EXECUTE: a model failed when it ran
 )
 
 // goNames are the Go names of the constants above, for GoString.
@@ -91,6 +98,11 @@ var goNames = map[Error]string{
 	ErrNNRuntime:                   "ErrNNRuntime",
 	ErrNNInner:                     "ErrNNInner",
 	ErrNNInnerNullptr:              "ErrNNInnerNullptr",
+	ErrGEParamInvalid:              "ErrGEParamInvalid",
+	ErrGEModelPathInvalid:          "ErrGEModelPathInvalid",
+	ErrGEModelIDInvalid:            "ErrGEModelIDInvalid",
+	ErrGEModelDataSizeInvalid:      "ErrGEModelDataSizeInvalid",
+	ErrRTModelExecute:              "ErrRTModelExecute",
 }
 
 // Name returns the native name of the code, such as "ACL_ERROR_RT_PARAM_INVALID",

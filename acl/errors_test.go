@@ -26,7 +26,8 @@ var defined = []Error{
 	ErrHostMemoryAlreadyRegistered, ErrHostMemoryNotRegistered,
 	ErrRTDevSetup,                                                                        // ABI v1.2 section 12
 	ErrRTAicoreException, ErrNNParamNullptr, ErrNNParamInvalid, ErrNNRuntime, ErrNNInner, // compute
-	ErrNNInnerNullptr, // the operator library's objects
+	ErrNNInnerNullptr,                                                                                           // the operator library's objects
+	ErrGEParamInvalid, ErrGEModelPathInvalid, ErrGEModelIDInvalid, ErrGEModelDataSizeInvalid, ErrRTModelExecute, // models
 }
 
 func TestErrorString(t *testing.T) {

@@ -364,6 +364,7 @@ func (p *Policy) limits() sandbox.Limits {
 		MemoryPages: p.MemoryPages, RefuseInitConfig: p.RefuseInitConfig,
 		MaxCallbacks: p.MaxCallbacks, MaxCallbackDepth: p.MaxCallbackDepth,
 		CheckAsync: p.CheckAsync,
+		Models:     p.Models, AllowGuestModels: p.AllowGuestModels,
 	}
 }
 

@@ -99,6 +99,10 @@ const (
 	ErrRTInvalidSymbol                Code = 107043 // ACL_ERROR_RT_INVALID_SYMBOL
 	ErrRTInvalidDeviceFunction        Code = 107044 // ACL_ERROR_RT_INVALID_DEVICE_FUNCTION
 	ErrRTSubACLGraphIsCapturing       Code = 107045 // ACL_ERROR_RT_SUB_ACLGRAPH_IS_CAPTURING
+	ErrGEParamInvalid                 Code = 145000 // ACL_ERROR_GE_PARAM_INVALID
+	ErrGEExecModelPathInvalid         Code = 145002 // ACL_ERROR_GE_EXEC_MODEL_PATH_INVALID
+	ErrGEExecModelIDInvalid           Code = 145003 // ACL_ERROR_GE_EXEC_MODEL_ID_INVALID
+	ErrGEExecModelDataSizeInvalid     Code = 145006 // ACL_ERROR_GE_EXEC_MODEL_DATA_SIZE_INVALID
 	ErrProfRepeatSubscribe            Code = 148046 // ACL_ERROR_PROF_REPEAT_SUBSCRIBE
 	ErrProfAPIConflict                Code = 148047 // ACL_ERROR_PROF_API_CONFLICT
 	ErrInvalidMaxOpQueueNumConfig     Code = 148048 // ACL_ERROR_INVALID_MAX_OPQUEUE_NUM_CONFIG
@@ -422,6 +426,14 @@ func (c Code) Name() string {
 		return "ACL_ERROR_RT_INVALID_DEVICE_FUNCTION"
 	case ErrRTSubACLGraphIsCapturing:
 		return "ACL_ERROR_RT_SUB_ACLGRAPH_IS_CAPTURING"
+	case ErrGEParamInvalid:
+		return "ACL_ERROR_GE_PARAM_INVALID"
+	case ErrGEExecModelPathInvalid:
+		return "ACL_ERROR_GE_EXEC_MODEL_PATH_INVALID"
+	case ErrGEExecModelIDInvalid:
+		return "ACL_ERROR_GE_EXEC_MODEL_ID_INVALID"
+	case ErrGEExecModelDataSizeInvalid:
+		return "ACL_ERROR_GE_EXEC_MODEL_DATA_SIZE_INVALID"
 	case ErrProfRepeatSubscribe:
 		return "ACL_ERROR_PROF_REPEAT_SUBSCRIBE"
 	case ErrProfAPIConflict:

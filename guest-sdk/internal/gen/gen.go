@@ -25,6 +25,9 @@ type model struct {
 	// abi.Operator groups): the C SDK declares them in their own headers
 	// (nn.go); the other SDKs do not have them yet.
 	nn []*abi.Func
+	// mdl is the model functions (abi.Model): the C SDK declares them in
+	// acl/acl_mdl.h (mdl.go).
+	mdl []*abi.Func
 }
 
 func load() (*model, error) {
@@ -32,8 +35,12 @@ func load() (*model, error) {
 	if err != nil {
 		return nil, err
 	}
-	var nn []*abi.Func
+	var nn, mdl []*abi.Func
 	fs = slices.DeleteFunc(fs, func(f Func) bool {
+		if f.Group == abi.Model {
+			mdl = append(mdl, f.Func)
+			return true
+		}
 		if f.Group == abi.Tensor || f.Group == abi.Operator {
 			nn = append(nn, f.Func)
 			return true
@@ -48,7 +55,7 @@ func load() (*model, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &model{funcs: fs, enums: es, codes: cs, nn: nn}, nil
+	return &model{funcs: fs, enums: es, codes: cs, nn: nn, mdl: mdl}, nil
 }
 
 // Files returns every generated file, keyed by its path relative to the
@@ -59,7 +66,7 @@ func Files() (map[string][]byte, error) {
 		return nil, err
 	}
 	out := map[string][]byte{}
-	for _, g := range []func(*model, map[string][]byte) error{genC, genNN, genRust, genGo, genAS} {
+	for _, g := range []func(*model, map[string][]byte) error{genC, genNN, genMdl, genRust, genGo, genAS} {
 		if err := g(m, out); err != nil {
 			return nil, err
 		}

@@ -176,7 +176,7 @@ func Funcs() ([]Func, error) {
 	for i := range abi.Funcs {
 		af := &abi.Funcs[i]
 		f := Func{Func: af, Params: make([]Param, len(af.Params))}
-		if af.Group == abi.Tensor || af.Group == abi.Operator {
+		if af.Group == abi.Tensor || af.Group == abi.Operator || af.Group == abi.Model {
 			out = append(out, f) // declared from the table by nn.go, unclassified
 			continue
 		}

@@ -153,6 +153,40 @@ var imports = func() []importFn {
 	} {
 		byName[name] = fn
 	}
+	// ABI v1.3 section 13.4: models (model.go).
+	for name, fn := range map[string]importFn{
+		"aclmdlLoadFromFile":         loadFromFile(false),
+		"aclmdlLoadFromFileWithMem":  loadFromFile(true),
+		"aclmdlQuerySize":            querySize,
+		"aclmdlLoadFromMem":          loadFromMem(false),
+		"aclmdlLoadFromMemWithMem":   loadFromMem(true),
+		"aclmdlUnload":               unload,
+		"aclmdlCreateDesc":           createMobj(abi.ModelDescHandle),
+		"aclmdlDestroyDesc":          destroyMobj(abi.ModelDescHandle),
+		"aclmdlGetDesc":              getDesc,
+		"aclmdlGetNumInputs":         numIOs(false),
+		"aclmdlGetNumOutputs":        numIOs(true),
+		"aclmdlGetInputSizeByIndex":  ioSize(false),
+		"aclmdlGetOutputSizeByIndex": ioSize(true),
+		"aclmdlGetInputDims":         ioDims(false),
+		"aclmdlGetOutputDims":        ioDims(true),
+		"aclmdlGetInputNameByIndex":  ioName(false),
+		"aclmdlGetOutputNameByIndex": ioName(true),
+		"aclmdlGetInputDataType":     ioEnum(false, false),
+		"aclmdlGetOutputDataType":    ioEnum(true, false),
+		"aclmdlGetInputFormat":       ioEnum(false, true),
+		"aclmdlGetOutputFormat":      ioEnum(true, true),
+		"aclmdlGetInputIndexByName":  inputIndexByName,
+		"aclmdlCreateDataset":        createMobj(abi.DatasetHandle),
+		"aclmdlDestroyDataset":       destroyMobj(abi.DatasetHandle),
+		"aclmdlAddDatasetBuffer":     addDatasetBuffer,
+		"aclmdlGetDatasetNumBuffers": datasetNumBuffers,
+		"aclmdlGetDatasetBuffer":     datasetBuffer,
+		"aclmdlExecute":              execute(true),
+		"aclmdlExecuteAsync":         execute(false),
+	} {
+		byName[name] = fn
+	}
 	for _, f := range abi.Funcs {
 		if f.Group == abi.Operator {
 			byName[f.Name] = getWorkspaceSize

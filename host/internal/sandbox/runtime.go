@@ -22,6 +22,8 @@ type Shared struct {
 
 	peerMu sync.Mutex
 	peers  map[[2]int32]int // sessions that enabled each physical pair
+
+	models modelCache // approved models, loaded once (model_cache.go)
 }
 
 // NewShared returns the shared state of the sessions of a runtime on
@@ -84,4 +86,9 @@ type Limits struct {
 	MaxCallbacks     int
 	// CheckAsync turns on the checking mode (asynccheck.go).
 	CheckAsync bool
+	// Models approves models by name (model.go); AllowGuestModels lets
+	// aclmdlLoadFromMem* load a guest's bytes on a backend that runs
+	// models itself.
+	Models           map[string]string
+	AllowGuestModels bool
 }

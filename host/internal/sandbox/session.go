@@ -113,6 +113,11 @@ type Session struct {
 	kout    *kernelOut
 	// ck is the checking mode's state (asynccheck.go); nil when it is off.
 	ck *asyncCheck
+	// Models (model.go): loaded models by id, and the model objects
+	// (descriptions, datasets, data buffers) by handle.
+	mdls    map[uint32]*mdlRec
+	mdlNext uint32
+	mobjs   map[uint32]*mdlObj
 }
 
 type streamRec struct {

@@ -12,6 +12,7 @@
 #define ACLWASM_SYMBOLS_H_
 
 #include "acl.h"
+#include "acl_mdl.h"
 #include "acl_rt_allocator.h"
 #include "aclwasm_host.h"
 #include "aclwasm_sys.h"
@@ -86,6 +87,35 @@ static inline void *aclwasm_symbol_(const char *name)
         {"aclUpdateDataBuffer", (void *)aclUpdateDataBuffer},
         {"acldvppFree", (void *)acldvppFree},
         {"acldvppMalloc", (void *)acldvppMalloc},
+        {"aclmdlAddDatasetBuffer", (void *)aclmdlAddDatasetBuffer},
+        {"aclmdlCreateDataset", (void *)aclmdlCreateDataset},
+        {"aclmdlCreateDesc", (void *)aclmdlCreateDesc},
+        {"aclmdlDestroyDataset", (void *)aclmdlDestroyDataset},
+        {"aclmdlDestroyDesc", (void *)aclmdlDestroyDesc},
+        {"aclmdlExecute", (void *)aclmdlExecute},
+        {"aclmdlExecuteAsync", (void *)aclmdlExecuteAsync},
+        {"aclmdlGetDatasetBuffer", (void *)aclmdlGetDatasetBuffer},
+        {"aclmdlGetDatasetNumBuffers", (void *)aclmdlGetDatasetNumBuffers},
+        {"aclmdlGetDesc", (void *)aclmdlGetDesc},
+        {"aclmdlGetInputDataType", (void *)aclmdlGetInputDataType},
+        {"aclmdlGetInputDims", (void *)aclmdlGetInputDims},
+        {"aclmdlGetInputFormat", (void *)aclmdlGetInputFormat},
+        {"aclmdlGetInputIndexByName", (void *)aclmdlGetInputIndexByName},
+        {"aclmdlGetInputNameByIndex", (void *)aclmdlGetInputNameByIndex},
+        {"aclmdlGetInputSizeByIndex", (void *)aclmdlGetInputSizeByIndex},
+        {"aclmdlGetNumInputs", (void *)aclmdlGetNumInputs},
+        {"aclmdlGetNumOutputs", (void *)aclmdlGetNumOutputs},
+        {"aclmdlGetOutputDataType", (void *)aclmdlGetOutputDataType},
+        {"aclmdlGetOutputDims", (void *)aclmdlGetOutputDims},
+        {"aclmdlGetOutputFormat", (void *)aclmdlGetOutputFormat},
+        {"aclmdlGetOutputNameByIndex", (void *)aclmdlGetOutputNameByIndex},
+        {"aclmdlGetOutputSizeByIndex", (void *)aclmdlGetOutputSizeByIndex},
+        {"aclmdlLoadFromFile", (void *)aclmdlLoadFromFile},
+        {"aclmdlLoadFromFileWithMem", (void *)aclmdlLoadFromFileWithMem},
+        {"aclmdlLoadFromMem", (void *)aclmdlLoadFromMem},
+        {"aclmdlLoadFromMemWithMem", (void *)aclmdlLoadFromMemWithMem},
+        {"aclmdlQuerySize", (void *)aclmdlQuerySize},
+        {"aclmdlUnload", (void *)aclmdlUnload},
         {"aclnnAbs", (void *)aclnnAbs},
         {"aclnnAbsGetWorkspaceSize", (void *)aclnnAbsGetWorkspaceSize},
         {"aclnnAdd", (void *)aclnnAdd},

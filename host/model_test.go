@@ -1,0 +1,286 @@
+package host
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/abi"
+	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/acl/sim/model"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
+)
+
+// Guest scratch for the model tests: a model name, an aclmdlIODims.
+const (
+	mdlName = 0x2000
+	mdlDims = 0x2400
+	mdlBufs = 0x2a00 // data buffers, 16 bytes apart
+)
+
+// cstr writes s and a NUL at off (putStr) and returns off as an
+// argument.
+func (h *harness) cstr(off uint32, s string) uint64 {
+	h.putStr(off, s)
+	return uint64(off)
+}
+
+// mdlProfiles runs f on a harness of each profile whose policy approves
+// the test model "mlp".
+func mdlProfiles(t *testing.T, f func(t *testing.T, h *harness, file string)) {
+	dir := testsupport.Models(t)
+	file := filepath.Join(dir, "mlp.onnx")
+	for _, prof := range abi.Profiles {
+		t.Run(prof.Module(), func(t *testing.T) {
+			h := newHarnessIn(t, prof, Policy{Models: map[string]string{"mlp": file}})
+			h.ok("aclrtSetDevice", 0)
+			if h.nativeRefuses() {
+				return
+			}
+			f(t, h, file)
+		})
+	}
+}
+
+// nativeRefuses reports whether the harness's backend runs no models (the
+// native backend, not supported yet): then it checks that loading one
+// gives 207000 with the reason, and the caller's test ends there.
+func (h *harness) nativeRefuses() bool {
+	h.t.Helper()
+	if _, ok := h.inst.s.s.Backend().(acl.Computer); ok {
+		return false
+	}
+	require.Contains(h.t, h.code(acl.ErrRTFeatureNotSupport, "aclmdlLoadFromFile", h.cstr(mdlName, "mlp"), outA), "does not run models yet")
+	return true
+}
+
+// load loads the approved model name and returns its id.
+func (h *harness) load(name string) uint64 {
+	h.t.Helper()
+	h.ok("aclmdlLoadFromFile", h.cstr(mdlName, name), outA)
+	return uint64(h.u32(outA))
+}
+
+// dataBuffer writes an aclDataBuffer {data, size} as the C SDK lays it
+// out (two words of the profile) in guest scratch and returns its address.
+func (h *harness) dataBuffer(addr, n uint64) uint64 {
+	h.t.Helper()
+	k := le.Uint32(h.mem()[mdlBufs-4:]) // the next slot, kept in guest scratch
+	le.PutUint32(h.mem()[mdlBufs-4:], k+1)
+	p := mdlBufs + 16*k
+	if h.prof == abi.Native32 {
+		le.PutUint32(h.mem()[p:], uint32(addr))
+		le.PutUint32(h.mem()[p+4:], uint32(n))
+	} else {
+		le.PutUint64(h.mem()[p:], addr)
+		le.PutUint64(h.mem()[p+8:], n)
+	}
+	return uint64(p)
+}
+
+// dataset makes a dataset of data buffers over (addr, size) pairs.
+func (h *harness) dataset(bufs ...uint64) uint64 {
+	h.t.Helper()
+	ds := uint64(uint32(h.call("aclmdlCreateDataset")))
+	require.NotZero(h.t, ds)
+	for i := 0; i < len(bufs); i += 2 {
+		db := h.dataBuffer(bufs[i], bufs[i+1])
+		h.ok("aclmdlAddDatasetBuffer", ds, db)
+		require.EqualValues(h.t, db, uint32(h.call("aclmdlGetDatasetBuffer", ds, uint64(i/2))))
+	}
+	require.EqualValues(h.t, len(bufs)/2, h.call("aclmdlGetDatasetNumBuffers", ds))
+	return ds
+}
+
+// TestModelLoadAndDescribe: approved names only, with the native codes;
+// the description answers as the model declares its inputs and outputs.
+func TestModelLoadAndDescribe(t *testing.T) {
+	mdlProfiles(t, func(t *testing.T, h *harness, file string) {
+		h.code(acl.ErrInvalidParam, "aclmdlLoadFromFile", 0, outA)
+		msg := h.code(acl.ErrGEModelPathInvalid, "aclmdlLoadFromFile", h.cstr(mdlName, file), outA) // a path: not a name
+		require.Contains(t, msg, "not a model the host approved")
+		h.code(acl.ErrInvalidParam, "aclmdlLoadFromFile", h.cstr(mdlName, "mlp"), 0)
+		h.code(acl.ErrRTFeatureNotSupport, "aclmdlLoadFromMem", mdlName, 4, outA) // AllowGuestModels unset
+		id := h.load("mlp")
+		require.NotEqual(t, id, h.load("mlp"), "ids are never reused")
+
+		d := uint64(uint32(h.call("aclmdlCreateDesc")))
+		require.NotZero(t, d)
+		require.Zero(t, h.call("aclmdlGetNumInputs", d)) // empty: 0
+		h.code(acl.ErrGEModelIDInvalid, "aclmdlGetDesc", d, 999)
+		h.code(acl.ErrInvalidParam, "aclmdlGetDesc", 0, id)
+		h.ok("aclmdlGetDesc", d, id)
+		require.EqualValues(t, 1, h.call("aclmdlGetNumInputs", d))
+		require.EqualValues(t, 2, h.call("aclmdlGetNumOutputs", d))
+		require.EqualValues(t, 8*4, h.call("aclmdlGetInputSizeByIndex", d, 0))
+		require.EqualValues(t, 4*4, h.call("aclmdlGetOutputSizeByIndex", d, 1))
+		require.Zero(t, h.call("aclmdlGetInputSizeByIndex", d, 1)) // past the inputs
+		require.EqualValues(t, acl.DTFloat, h.call("aclmdlGetInputDataType", d, 0))
+		require.EqualValues(t, -1, h.call("aclmdlGetOutputDataType", d, 5))
+		require.EqualValues(t, acl.FormatND, h.call("aclmdlGetInputFormat", d, 0))
+		require.EqualValues(t, 5, h.call("aclmdlGetOutputNameByIndex", d, 1, mdlName, 64))
+		require.Equal(t, "probs\x00", string(h.mem()[mdlName:mdlName+6]))
+		h.ok("aclmdlGetOutputDims", d, 0, mdlDims)
+		require.Equal(t, "logits\x00", string(h.mem()[mdlDims:mdlDims+7]))
+		require.EqualValues(t, 2, h.mem()[mdlDims+acl.MaxTensorNameLen])
+		h.ok("aclmdlGetInputIndexByName", d, h.cstr(mdlName, "x"), outA)
+		require.Zero(t, h.word(outA))
+		h.code(acl.ErrInvalidParam, "aclmdlGetInputIndexByName", d, h.cstr(mdlName, "y"), outA)
+
+		h.ok("aclmdlUnload", id)
+		h.code(acl.ErrGEModelIDInvalid, "aclmdlUnload", id)
+		h.ok("aclmdlDestroyDesc", d)
+		h.code(acl.ErrInvalidParam, "aclmdlDestroyDesc", d)
+	})
+}
+
+// TestModelExecute: a model runs on device buffers in stream order and
+// writes what the library computes directly; datasets are checked
+// against the model's sizes and the session's allocations at queue time
+// and again when the model runs.
+func TestModelExecute(t *testing.T) {
+	mdlProfiles(t, func(t *testing.T, h *harness, file string) {
+		m, err := model.Load(file)
+		require.NoError(t, err)
+		defer m.Close()
+		in := make([]byte, 32)
+		for i := range 8 {
+			le.PutUint32(in[4*i:], math.Float32bits(float32(i)/4-1))
+		}
+		want := [][]byte{make([]byte, 16), make([]byte, 16)}
+		require.NoError(t, m.Run(context.Background(), [][]byte{in}, want))
+
+		id := h.load("mlp")
+		x, y, z := h.malloc(32), h.malloc(16), h.malloc(16)
+		copy(h.mem()[0x3000:], in)
+		h.ok("aclrtMemcpy", x, 32, 0x3000, 32, uint64(acl.HostToDevice))
+		input, output := h.dataset(x, 32), h.dataset(y, 16, z, 16)
+		h.code(acl.ErrGEModelIDInvalid, "aclmdlExecute", 999, input, output)
+		h.code(acl.ErrInvalidParam, "aclmdlExecute", id, output, input) // counts differ
+		h.code(acl.ErrInvalidParam, "aclmdlExecute", id, input, h.dataset(y, 8, z, 16))
+		h.code(acl.ErrInvalidParam, "aclmdlExecute", id, h.dataset(0x3000, 32), output) // guest memory
+		h.code(acl.ErrInvalidParam, "aclmdlAddDatasetBuffer", input, 0)
+		h.code(acl.ErrInvalidParam, "aclmdlAddDatasetBuffer", 0, h.dataBuffer(x, 32))
+		require.Zero(t, h.call("aclmdlGetDatasetBuffer", input, 1)) // past the buffers: NULL
+		h.ok("aclmdlExecute", id, input, output)
+		h.ok("aclrtMemcpy", 0x3100, 16, y, 16, uint64(acl.DeviceToHost))
+		h.ok("aclrtMemcpy", 0x3200, 16, z, 16, uint64(acl.DeviceToHost))
+		require.Equal(t, want[0], h.mem()[0x3100:0x3110])
+		require.Equal(t, want[1], h.mem()[0x3200:0x3210])
+
+		// Freed: refused when queued, nothing queued.
+		h.ok("aclrtFree", z)
+		require.Contains(t, h.code(acl.ErrInvalidParam, "aclmdlExecute", id, input, output), "output 1")
+		h.ok("aclrtSynchronizeStream", 0)
+	})
+}
+
+// TestModelQueued: an execution queued behind a gate counts against
+// MaxQueued, survives aclmdlUnload of its model (it runs, and writes its
+// outputs, when the gate opens), and is cancelled by
+// aclrtDestroyStreamForce without touching anything.
+func TestModelQueued(t *testing.T) {
+	file := filepath.Join(testsupport.Models(t), "mlp.onnx")
+	for _, prof := range abi.Profiles {
+		t.Run(prof.Module(), func(t *testing.T) {
+			h := newHarnessIn(t, prof, Policy{Models: map[string]string{"mlp": file}, MaxQueued: 2}) // the gate holds one
+			h.ok("aclrtSetDevice", 0)
+			if h.nativeRefuses() {
+				return
+			}
+			id := h.load("mlp")
+			x, y, z := h.malloc(32), h.malloc(16), h.malloc(16)
+			input, output := h.dataset(x, 32), h.dataset(y, 16, z, 16)
+
+			s := h.stream()
+			open := h.gate(s)
+			h.ok("aclmdlExecuteAsync", id, input, output, s)
+			h.code(acl.ErrRTOverLimit, "aclmdlExecuteAsync", id, input, output, s) // MaxQueued
+			h.ok("aclmdlUnload", id)
+			h.code(acl.ErrGEModelIDInvalid, "aclmdlExecuteAsync", id, input, output, s)
+			open()
+			h.ok("aclrtSynchronizeStream", s)
+			h.ok("aclrtMemcpy", 0x3200, 16, z, 16, uint64(acl.DeviceToHost))
+			var sum float32
+			for i := range 4 {
+				sum += math.Float32frombits(le.Uint32(h.mem()[0x3200+4*i:]))
+			}
+			require.InDelta(t, 1, sum, 1e-5, "the softmax ran after the unload")
+
+			// Force: cancelled, nothing written.
+			id = h.load("mlp")
+			h.ok("aclrtMemset", z, 16, 0, 16)
+			s = h.stream()
+			h.gate(s)
+			h.ok("aclmdlExecuteAsync", id, input, output, s)
+			h.ok("aclrtDestroyStreamForce", s)
+			h.ok("aclrtMemcpy", 0x3200, 16, z, 16, uint64(acl.DeviceToHost))
+			require.Equal(t, make([]byte, 16), h.mem()[0x3200:0x3210])
+		})
+	}
+}
+
+// TestModelReadOnlyLease: a model may read memory the host lent
+// read-only, never write its outputs there.
+func TestModelReadOnlyLease(t *testing.T) {
+	file := filepath.Join(testsupport.Models(t), "mlp.onnx")
+	h := newHarness(t, Policy{Models: map[string]string{"mlp": file}})
+	p, _ := lent(t, h.rt, 4096)
+	l, err := h.inst.Lend(p, 4096, LendOptions{ReadOnly: true})
+	require.NoError(t, err)
+	h.ok("aclrtSetDevice", 0)
+	if h.nativeRefuses() {
+		return
+	}
+	id := h.load("mlp")
+	x, y, z := h.malloc(32), h.malloc(16), h.malloc(16)
+	h.ok("aclmdlExecute", id, h.dataset(l.Addr(), 32), h.dataset(y, 16, z, 16))
+	require.Contains(t, h.code(acl.ErrInvalidParam, "aclmdlExecute", id, h.dataset(x, 32), h.dataset(l.Addr(), 16, z, 16)), "read-only")
+}
+
+// TestModelGuestBytes: aclmdlLoadFromMem parses a guest's ONNX bytes only
+// where the policy allows guest models.
+func TestModelGuestBytes(t *testing.T) {
+	file := filepath.Join(testsupport.Models(t), "mlp.onnx")
+	b, err := os.ReadFile(file)
+	require.NoError(t, err)
+	h := newHarness(t, Policy{AllowGuestModels: true})
+	h.ok("aclrtSetDevice", 0)
+	copy(h.mem()[0x10000:], b)
+	if _, ok := h.inst.s.s.Backend().(acl.Computer); !ok { // never on the native backend
+		h.code(acl.ErrRTFeatureNotSupport, "aclmdlLoadFromMem", 0x10000, uint64(len(b)), outA)
+		return
+	}
+	h.ok("aclmdlLoadFromMem", 0x10000, uint64(len(b)), outA)
+	h.code(acl.ErrGEParamInvalid, "aclmdlLoadFromMem", 0x10000, 16, outA) // not a model
+	h.code(acl.ErrInvalidParam, "aclmdlLoadFromMem", 0, 16, outA)
+}
+
+// TestModelCache: an approved model is loaded once per runtime, shared by
+// every load of the same unchanged file, and loaded again when the file
+// changes.
+func TestModelCache(t *testing.T) {
+	dir := testsupport.Models(t)
+	mlp, cnn := filepath.Join(dir, "mlp.onnx"), filepath.Join(dir, "cnn.onnx")
+	h := newHarness(t, Policy{Models: map[string]string{"mlp": mlp, "cnn": cnn}})
+	h.ok("aclrtSetDevice", 0)
+	if h.nativeRefuses() {
+		return
+	}
+	require.Zero(t, h.rt.sh.CachedModels())
+	a := h.load("mlp")
+	require.NotEqual(t, a, h.load("mlp"))
+	require.Equal(t, 1, h.rt.sh.CachedModels(), "the same file is loaded once")
+	h.load("cnn")
+	require.Equal(t, 2, h.rt.sh.CachedModels())
+	later := time.Now().Add(time.Hour)
+	require.NoError(t, os.Chtimes(mlp, later, later))
+	h.load("mlp")
+	require.Equal(t, 2, h.rt.sh.CachedModels(), "a changed file replaces its model")
+	h.ok("aclmdlUnload", a) // the old model stays usable by whoever holds it
+}
