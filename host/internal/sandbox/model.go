@@ -22,13 +22,11 @@ type mdlRec struct {
 	m    *model.Model
 }
 
-// mdlObj is a model description, a dataset or a data buffer.
+// mdlObj is a model description or a dataset.
 type mdlObj struct {
 	kind abi.Kind
 	desc *mdlRec  // a description: the model it describes (nil: empty)
-	bufs []uint32 // a dataset: its data buffers, by handle
-	addr uint64   // a data buffer: its device address
-	n    uint64   // and its size
+	bufs []uint32 // a dataset: its data buffers (the guest's aclDataBuffer pointers)
 }
 
 // newMobj gives o a handle.
