@@ -278,7 +278,7 @@ func TestGuestExitCodes(t *testing.T) {
 	for _, tc := range []struct {
 		exit, code int
 		host       string // the host's meaning of the code, said on stderr
-	}{{0, 0, ""}, {1, 1, ""}, {123, 123, ""}, {124, 124, "timeout (124)"}, {125, 125, "load refusal (125)"},
+	}{{0, 0, ""}, {1, 1, ""}, {123, 123, "check-async findings (123)"}, {124, 124, "timeout (124)"}, {125, 125, "load refusal (125)"},
 		{126, 126, "host error (126)"}, {127, 127, ""}, {130, 130, "interruption (130)"}, {134, 134, "trap (134)"},
 		{255, 255, ""}, {256, 255, ""}, {512, 255, ""}, {65536, 255, ""}, {0x7fffffff, 255, ""}} {
 		t.Run(fmt.Sprint(tc.exit), func(t *testing.T) {
