@@ -100,15 +100,15 @@ for _ in $(seq 600); do
 done
 expect 200 "" GET /readyz
 expect 200 "" GET /v1/plugins
-grep -q '"name":"echo","version":"[0-9a-f]*","state":"ready"' "$WORK/body" || die "listing: $(cat "$WORK/body")"
-grep -q '"name":"badimport","version":"[0-9a-f]*","state":"refused"' "$WORK/body" || die "listing: $(cat "$WORK/body")"
+grep -q '"name":"echo","version":"sha256:[0-9a-f]*","module":"sha256:[0-9a-f]*","state":"ready"' "$WORK/body" || die "listing: $(cat "$WORK/body")"
+grep -q '"name":"badimport","version":"sha256:[0-9a-f]*","module":"sha256:[0-9a-f]*","state":"refused"' "$WORK/body" || die "listing: $(cat "$WORK/body")"
 
 head -c 5000 /dev/urandom >"$WORK/in"
 expect 200 "" POST /v1/plugins/echo --data-binary "@$WORK/in"
 { printf 'echo:'; cat "$WORK/in"; } | cmp -s - "$WORK/body" || die "echo: the body is not the input echoed"
 [[ "$(header x-aclwasm-exit-code)" == 0 ]] || die "echo: exit code header $(header x-aclwasm-exit-code)"
-expect 200 "" POST /v1/plugins/exit3
-[[ "$(header x-aclwasm-exit-code)" == 3 && "$(cat "$WORK/body")" == bye ]] || die "exit3: $(cat "$WORK/headers")"
+expect 502 "" POST /v1/plugins/exit3
+[[ "$(header x-aclwasm-exit-code)" == 3 ]] && grep -q '"code":"plugin_failed"' "$WORK/body" || die "exit3: $(cat "$WORK/headers")"
 expect 200 "" POST /v1/plugins/forged-addr
 grep -q "hostile forged-addr: contained" "$WORK/body" || die "forged-addr: $(tail -3 "$WORK/body")"
 expect 200 "" POST /v1/plugins/upper --data-binary "Hello, reactor"
@@ -119,9 +119,9 @@ say "forged-addr.json: read, deprecated (logged once)"
 
 # Request ids: the client's is kept, one is made otherwise; both are on the
 # request's log records, whose durations are strings.
-expect 200 "" POST /v1/plugins/exit3 -H "X-Request-Id: serve-test-41"
+expect 502 "" POST /v1/plugins/exit3 -H "X-Request-Id: serve-test-41"
 [[ "$(header x-request-id)" == serve-test-41 ]] || die "X-Request-Id: $(header x-request-id), want serve-test-41"
-grep '"request_id":"serve-test-41"' "$LOG" | grep -q '"msg":"request".*"outcome":"nonzero"' || die "no request record with the client's id"
+grep '"request_id":"serve-test-41"' "$LOG" | grep -q '"msg":"request".*"outcome":"plugin_failed"' || die "no request record with the client's id"
 grep '"request_id":"serve-test-41"' "$LOG" | grep -q '"duration":"[0-9.]*[mµn]*s"' || die "the duration is no string: $(grep serve-test-41 "$LOG")"
 expect 200 "" GET /healthz
 [[ "$(header x-request-id)" =~ ^[0-9a-f]{32}$ ]] || die "made X-Request-Id: $(header x-request-id)"
@@ -188,7 +188,7 @@ seq 256 | xargs -P 16 -I{} bash -c '
 # Hot reload: replace echo by exit3 (atomically); the poll picks it up.
 cp "$DIR/exit3.wasm" "$DIR/echo.tmp" && mv "$DIR/echo.tmp" "$DIR/echo.wasm"
 for _ in $(seq 300); do
-	[[ "$(req POST /v1/plugins/echo)" == 200 && "$(header x-aclwasm-exit-code)" == 3 ]] && break
+	[[ "$(req POST /v1/plugins/echo)" == 502 && "$(header x-aclwasm-exit-code)" == 3 ]] && break
 	sleep 0.1
 done
 [[ "$(header x-aclwasm-exit-code)" == 3 ]] || die "hot reload: echo.wasm replaced, still $(cat "$WORK/body")"
@@ -199,10 +199,10 @@ say "hot reload: echo.wasm replaced, the new module answers"
 printf 'name: upper\nmodule: {path: upper.wasm}\npolicy: {max_stream: 3}\n' >"$DIR/upper.yaml.tmp" && mv "$DIR/upper.yaml.tmp" "$DIR/upper.yaml"
 for _ in $(seq 300); do
 	req GET /v1/plugins >/dev/null
-	grep -q '"name":"upper","version":"[0-9a-f]*","state":"stale"' "$WORK/body" && break
+	grep -q '"name":"upper","version":"sha256:[0-9a-f]*","module":"sha256:[0-9a-f]*","state":"stale"' "$WORK/body" && break
 	sleep 0.1
 done
-grep -q '"name":"upper","version":"[0-9a-f]*","state":"stale","error":{"code":"plugin_invalid","message":"upper.yaml: policy.max_stream (line 3): no such field' "$WORK/body" ||
+grep -q '"name":"upper","version":"sha256:[0-9a-f]*","module":"sha256:[0-9a-f]*","state":"stale","error":{"code":"plugin_invalid","message":"upper.yaml: policy.max_stream (line 3): no such field' "$WORK/body" ||
 	die "a bad manifest: listing $(cat "$WORK/body")"
 ! grep -qF "$DIR" "$WORK/body" || die "the listing shows the plugin directory"
 expect 200 "" POST /v1/plugins/upper --data-binary "still"
