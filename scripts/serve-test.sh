@@ -216,7 +216,7 @@ for series in 'aclwasm_calls_total{function="aclrtMemcpy",plugin="echo"}' \
 	'aclwasm_runs_total{outcome="timeout",plugin="spin"}' \
 	'aclwasm_call_errors_total{code="107000",function="aclrtMemcpy",plugin="forged-addr"}' \
 	'aclwasm_http_requests_total{outcome="ok",plugin="echo",status="200"}' \
-	'aclwasm_http_requests_total{outcome="nonzero",plugin="exit3",status="200"}' \
+	'aclwasm_http_requests_total{outcome="plugin_failed",plugin="exit3",status="502"}' \
 	'aclwasm_http_requests_total{outcome="trap",plugin="trap",status="502"}' \
 	'aclwasm_plugin_state{plugin="echo",state="ready"}' \
 	'aclwasm_plugin_load_failures_total{plugin="upper"}' \
