@@ -247,7 +247,7 @@ for _ in $(seq 300); do
 done
 expect 503 shutting_down GET /readyz
 expect 200 "" GET /healthz
-expect 200 "" POST /v1/plugins/exit3
+expect 502 "" POST /v1/plugins/exit3
 say "SIGTERM: not ready, still serving while a request is in flight"
 wait "$HANG" || die "the request in flight: curl failed"
 [[ "$(cat "$WORK/hang.status")" == 503 ]] && grep -q '"code":"shutting_down"' "$WORK/hang.body" ||
