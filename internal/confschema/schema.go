@@ -38,8 +38,8 @@ var (
 
 // The schemas, compiled once.
 var (
-	Manifest = mustCompile("manifest.schema.json", manifestJSON)
-	Serve    = mustCompile("serve.schema.json", serveJSON)
+	Manifest = mustCompile("https://aclwasm.invalid/manifest.schema.json", manifestJSON) // absolute: a relative name is resolved against the working directory, which a chroot may lack
+	Serve    = mustCompile("https://aclwasm.invalid/serve.schema.json", serveJSON)
 )
 
 // Schema is a compiled JSON Schema and its source, whose annotations
