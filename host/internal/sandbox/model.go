@@ -603,7 +603,7 @@ func execute(sync bool) importFn {
 			}
 			s.computeMetrics(fi, d, err != nil)
 		}
-		deadline, hasDL := c.ctx.Deadline()
+		bounds := c.launchBounds()
 		l := &acl.Launch{
 			Name:    "model " + name,
 			Regions: regions,
@@ -625,14 +625,8 @@ func execute(sync bool) importFn {
 				return err
 			},
 			Run: func(ctx context.Context, mem [][]byte) error {
-				ctx, cancel := context.WithCancel(ctx)
+				ctx, cancel := bounds(ctx)
 				defer cancel()
-				defer context.AfterFunc(s.halt, cancel)()
-				if hasDL {
-					var stop context.CancelFunc
-					ctx, stop = context.WithDeadline(ctx, deadline)
-					defer stop()
-				}
 				t0 := time.Now()
 				err := m.Run(ctx, mem[:nin], mem[nin:])
 				if err != nil {

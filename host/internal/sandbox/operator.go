@@ -298,7 +298,7 @@ func runOp(c *Call) error {
 	// The run's time limit, read now: the call's context is the
 	// instance's, re-armed by its next call, and must not be followed
 	// once this one has returned.
-	deadline, hasDL := c.ctx.Deadline()
+	bounds := c.launchBounds()
 	l := &acl.Launch{
 		Name:    name,
 		Regions: regions,
@@ -322,14 +322,8 @@ func runOp(c *Call) error {
 		Run: func(ctx context.Context, mem [][]byte) error {
 			// Stopped by the stream's cancellation (ctx), the end of the
 			// session (s.halt) and the run's time limit.
-			ctx, cancel := context.WithCancel(ctx)
+			ctx, cancel := bounds(ctx)
 			defer cancel()
-			defer context.AfterFunc(s.halt, cancel)()
-			if hasDL {
-				var stop context.CancelFunc
-				ctx, stop = context.WithDeadline(ctx, deadline)
-				defer stop()
-			}
 			t0 := time.Now()
 			err := ex.run(ctx, mem[len(mem)-ex.stored():])
 			done(time.Since(t0), err)
