@@ -113,6 +113,8 @@ type Backend struct {
 
 	// Notifies (notify.go), guarded by mu; made on first use.
 	notifies map[acl.Notify]*notify
+
+	kern kernels // loaded kernel binaries and their functions (kernel.go)
 }
 
 // device is the binding of one device: its default context, once bound.
@@ -458,6 +460,7 @@ func (b *Backend) Close() error {
 			s.stopReporter(false)
 		}
 	}
+	keep(b.unloadKernels()) // kernel.go: no launch is left to run
 	forgetHostCalls(func(hc *hostCall) bool { return hc.b == b })
 	for _, p := range pins {
 		keep(b.unregister(p))
