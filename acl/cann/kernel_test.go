@@ -134,7 +134,7 @@ func TestKernelTimeoutOnDevice(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, b.DestroyStream(ctx, st)) })
 	require.NoError(t, b.LaunchKernel(st, &acl.Launch{Name: "Spin", Kernel: &acl.KernelCall{Func: spin, BlockDim: 1, Timeout: 50 * time.Millisecond}}))
-	require.ErrorIs(t, b.SynchronizeStream(ctx, st, -1), acl.Error(507014), "ACL_ERROR_RT_AICORE_TIMEOUT")
+	require.ErrorIs(t, b.SynchronizeStream(ctx, st, -1), acl.ErrRTAicoreTimeout)
 }
 
 func TestKernelLoadErrors(t *testing.T) {
