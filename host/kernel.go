@@ -52,9 +52,17 @@ type Kernel struct {
 	// (WithSimTiming), beyond the device's launch overhead; unset, a
 	// launch takes the time its blocks really ran.
 	Cost func(a *KernelArgs) time.Duration
-	// Binary and Entry name the kernel's device binary and its entry, for
-	// the native backend, which loads it itself; the simulator ignores
-	// them.
+	// Binary and Entry name the kernel's device binary and its entry (""
+	// is Name), for the native backend: when a plugin granted the kernel
+	// is loaded, the host loads the binary with aclrtBinaryLoadFromFile and
+	// the entry with aclrtBinaryGetFunction (Load fails, naming the
+	// kernel, when either fails), launches it with
+	// aclrtLaunchKernelWithConfig on its arguments packed by the
+	// declaration (a buffer as the native address of its validated
+	// extent), and unloads it when the plugin is closed. The simulator
+	// ignores them, and the native backend refuses a launch of a kernel
+	// without a Binary with 207000. The embedder answers for the binary
+	// keeping to the declaration: the device does not check it.
 	Binary, Entry string
 }
 
@@ -282,6 +290,9 @@ func compileKernel(d Kernel) (*kernel, error) {
 	if d.Run == nil {
 		return bad("Run is nil: the simulator needs an implementation")
 	}
+	if d.Entry != "" && d.Binary == "" {
+		return bad("Entry %q without a Binary", d.Entry)
+	}
 	if len(d.Params) > 14 { // the engines' host functions take 16 values
 		return bad("%d parameters, at most 14", len(d.Params))
 	}
@@ -303,7 +314,7 @@ func compileKernel(d Kernel) (*kernel, error) {
 			if p.Extent != "" {
 				return bad("scalar %s has an extent: only a buffer (with an Access) has one", p.Name)
 			}
-			sp.Scalar = t
+			sp.Scalar, sp.Size = t, int(p.Type.Size())
 			continue
 		}
 		if p.Access > ReadWrite {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -18,9 +19,31 @@ import (
 	"github.com/aclwasm/aclwasm/acl/sim"
 )
 
+// standinKernels is the stand-in's kernel binary, which names C versions
+// of the test kernels that have one (acl/cann/testdata/standin): the
+// native backend runs those over the stand-in, the simulator their Run.
+var standinKernels = func() string {
+	p, err := filepath.Abs("../acl/cann/testdata/standin/kernels.txt")
+	if err != nil {
+		panic(err)
+	}
+	return p
+}()
+
 // testKernels are the kernels of these tests: small, each doing one
 // thing a conformance case needs.
 func testKernels() []Kernel {
+	ks := testKernelsSim()
+	for i := range ks {
+		switch ks[i].Name {
+		case "Inc", "Fill", "Copy", "Panic", "Fault", "Spin":
+			ks[i].Binary = standinKernels
+		}
+	}
+	return ks
+}
+
+func testKernelsSim() []Kernel {
 	return []Kernel{
 		{
 			Name:   "Inc",
@@ -291,6 +314,13 @@ func TestKernelFaults(t *testing.T) {
 			require.Zero(t, h.kcall(k, 2, s))
 			h.code(acl.ErrRTAicoreException, "aclrtSynchronizeStream", s)
 			msg := h.recentMsg()
+			if h.binaries() { // natively the runtime reports only the code
+				require.Contains(t, msg, "a kernel failed on the device (ACL_ERROR_RT_AICORE_EXCEPTION): one launched on the stream since its last synchronize ("+k+")")
+				h.ok("aclrtSynchronizeStream", s)
+				h.kcall("Inc", 1, s, h.malloc(4))
+				h.ok("aclrtSynchronizeStream", s)
+				return
+			}
 			require.Contains(t, msg, "kernel "+k+" failed on the device: block 0 of 2")
 		})
 	}
@@ -314,7 +344,7 @@ func TestKernelPrint(t *testing.T) {
 	var out syncBuffer
 	h := kernelHarness(t, abi.Wide, allTestKernels, &out, wideLaunchers)
 	h.ok("aclrtSetDevice", 0)
-	if !h.runsKernels("Panic", 2) {
+	if !h.runsKernels("Panic", 2) || h.refusedNatively("Print", 2) {
 		return
 	}
 	s := h.stream()
@@ -337,7 +367,7 @@ func TestKernelRevokedBeforeRun(t *testing.T) {
 	p.Kernels = append(p.Kernels[:len(p.Kernels):len(p.Kernels)], "Gate")
 	h := kernelHarness(t, abi.Wide, p, nil, append(wideLaunchers, launcher{sym: "Gate", params: "i32 i32"}), WithKernels(g))
 	h.ok("aclrtSetDevice", 0)
-	if !h.runsKernels("Panic", 2) {
+	if !h.runsKernels("Panic", 2) || h.refusedNatively("Gate", 2) {
 		return
 	}
 	ptr, err := h.rt.Backend().Malloc(0, 64, acl.MemMallocHugeFirst)
@@ -571,12 +601,15 @@ func TestKernelCost(t *testing.T) {
 	require.Less(t, ms, float32(3001))
 }
 
-// runsKernels reports whether the harness's backend runs kernels. On one
-// that does not (the native backend until it loads kernel binaries) it
-// checks instead that a launch says so with 207000.
+// runsKernels reports whether the harness's backend runs kernels: Go
+// compute, or kernel binaries (the native backend). On one that runs
+// neither it checks instead that a launch says so with 207000.
 func (h *harness) runsKernels(sym string, nargs int) bool {
 	h.t.Helper()
 	if _, ok := h.rt.Backend().(acl.Computer); ok {
+		return true
+	}
+	if h.binaries() {
 		return true
 	}
 	s := h.stream()
@@ -584,4 +617,26 @@ func (h *harness) runsKernels(sym string, nargs int) bool {
 	h.code(acl.ErrRTFeatureNotSupport, "aclrtSynchronizeStream", s)
 	require.Contains(h.t, h.recentMsg(), "this backend runs no registered kernels")
 	return false
+}
+
+// binaries reports whether the harness's backend runs kernel binaries
+// (the native backend), not the kernels' Go implementations.
+func (h *harness) binaries() bool {
+	_, ok := h.rt.Backend().(acl.KernelRunner)
+	return ok
+}
+
+// refusedNatively checks, on the native backend, that a launch of sym (a
+// kernel without a binary) is refused with 207000, and reports whether it
+// was: the test's Go-only part then ends.
+func (h *harness) refusedNatively(sym string, nargs int) bool {
+	h.t.Helper()
+	if !h.binaries() {
+		return false
+	}
+	s := h.stream()
+	h.kcall(sym, append([]uint64{1, s}, make([]uint64, nargs-2)...)...)
+	h.code(acl.ErrRTFeatureNotSupport, "aclrtSynchronizeStream", s)
+	require.Contains(h.t, h.recentMsg(), "kernel "+sym+" has no native binary (host.Kernel.Binary)")
+	return true
 }

@@ -3,9 +3,11 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/bits"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -46,8 +48,10 @@ type KernelParam struct {
 	Write, Read bool
 	Extent      func(blockDim uint32, args []uint64) (uint64, error)
 	ExtentText  string // the formula, for messages
-	// Scalar parameters: the wasm type the launcher passes it as.
+	// Scalar parameters: the wasm type the launcher passes it as, and its
+	// native size in bytes, as a native kernel receives it.
 	Scalar engine.ValType
+	Size   int
 }
 
 // Block is one block of a launch, what a kernel's Run sees.
@@ -113,6 +117,11 @@ func (s *Session) SetKernels(ks map[string]*Kernel, stdout func([]byte)) {
 		s.kout = &kernelOut{w: stdout}
 	}
 }
+
+// SetKernelFuncs gives the session the native functions of its granted
+// kernels, by kernel name, for a backend that runs kernel binaries
+// (acl.KernelRunner): the host loaded them with its plugin.
+func (s *Session) SetKernelFuncs(fs map[string]acl.KernelFunc) { s.kfuncs = fs }
 
 // flushKernelOut writes the kernels' device prints, on the guest's
 // goroutine.
@@ -228,8 +237,16 @@ func (c *Call) kernelErr(k *Kernel, st *streamRec, status bool, err error) error
 // extent inside one live device allocation of the session with the
 // access it needs, the queue's limit.
 func (c *Call) queueKernel(k *Kernel, st *streamRec, args []uint64) error {
-	comp, ok := c.s.b.(acl.Computer)
-	if !ok {
+	comp, isComp := c.s.b.(acl.Computer)
+	kr, isNative := c.s.b.(acl.KernelRunner)
+	var fn acl.KernelFunc
+	switch {
+	case isNative:
+		var ok bool
+		if fn, ok = c.s.kfuncs[k.Name]; !ok {
+			return acl.Errorf(acl.ErrRTFeatureNotSupport, "kernel %s has no native binary (host.Kernel.Binary): the %s backend runs only kernel binaries", k.Name, c.s.b.Name())
+		}
+	case !isComp:
 		return acl.Errorf(acl.ErrRTFeatureNotSupport, "this backend runs no registered kernels (the simulator does)")
 	}
 	blockDim := uint32(args[0])
@@ -248,6 +265,16 @@ func (c *Call) queueKernel(k *Kernel, st *streamRec, args []uint64) error {
 		param, reg int
 	}
 	var hs []held
+	hs2regs := func(hs []held, n int) []int { // by parameter: its region, -1 for none
+		regs := make([]int, n)
+		for i := range regs {
+			regs[i] = -1
+		}
+		for _, h := range hs {
+			regs[h.param] = h.reg
+		}
+		return regs
+	}
 	for i, p := range k.Params {
 		if !p.Buffer {
 			continue
@@ -283,6 +310,16 @@ func (c *Call) queueKernel(k *Kernel, st *streamRec, args []uint64) error {
 	if err := c.enqueueKernel(st); err != nil {
 		return err
 	}
+	if isNative {
+		l.Kernel = nativeCall(k, fn, blockDim, vals, hs2regs(hs, len(k.Params)), c.ctx)
+		if err := kr.LaunchKernel(st.h, l); err != nil {
+			return be(err)
+		}
+		if len(st.kernels) < maxFaultNames && !slices.Contains(st.kernels, k.Name) {
+			st.kernels = append(st.kernels, k.Name)
+		}
+		return nil
+	}
 	s := c.s
 	vals = append([]uint64(nil), vals...)
 	// Again when it executes, in stream order: a buffer freed or a lease
@@ -310,6 +347,59 @@ func (c *Call) queueKernel(k *Kernel, st *streamRec, args []uint64) error {
 		l.Cost = k.Cost(blockDim, vals)
 	}
 	return be(comp.Compute(st.h, l))
+}
+
+// maxFaultNames bounds the kernel names a stream keeps for the message of
+// a device fault (synced).
+const maxFaultNames = 8
+
+// synced is err, what a synchronize of st returned, with a device fault's
+// message naming the native kernels launched on st since its last
+// synchronize (the native runtime reports only the code); a synchronize
+// that finished forgets them.
+func (s *Session) synced(st *streamRec, err error) error {
+	code := acl.CodeOf(err)
+	switch {
+	case err == nil:
+	case code == acl.ErrRTAicoreException || code == acl.ErrRTAicoreTimeout:
+		if len(st.kernels) > 0 {
+			err = &fault{acl.Errorf(code, "a kernel failed on the device (%s): one launched on the stream since its last synchronize (%s)", code.Name(), strings.Join(st.kernels, ", "))}
+		}
+	default:
+		return err // not finished: a timeout, an interruption
+	}
+	st.kernels = st.kernels[:0]
+	return err
+}
+
+// deviceGrace is how long after the run's deadline a native launch's
+// device timeout falls.
+const deviceGrace = time.Second
+
+// nativeCall is a launch of k as its native function fn receives it: a
+// buffer as its validated region (regs, by parameter; a buffer of extent 0
+// as NULL, which the kernel may not touch), a scalar as its native bytes,
+// and the run's time left (plus deviceGrace) as the launch's timeout on
+// the device.
+func nativeCall(k *Kernel, fn acl.KernelFunc, blockDim uint32, vals []uint64, regs []int, ctx context.Context) *acl.KernelCall {
+	kc := &acl.KernelCall{Func: fn, BlockDim: blockDim, Args: make([]acl.KernelArg, len(k.Params))}
+	for i, p := range k.Params {
+		switch {
+		case p.Buffer && regs[i] >= 0:
+			kc.Args[i] = acl.KernelArg{Region: regs[i]}
+		case p.Buffer:
+			kc.Args[i] = acl.KernelArg{Region: -1, Value: make([]byte, 8)}
+		default:
+			kc.Args[i] = acl.KernelArg{Region: -1, Value: binary.LittleEndian.AppendUint64(nil, vals[i])[:p.Size]}
+		}
+	}
+	// The host's own deadline ends the run first; the device's stops a
+	// kernel still running a grace later (a forced destruction of its
+	// stream need not stop a running kernel natively).
+	if dl, ok := ctx.Deadline(); ok {
+		kc.Timeout = max(time.Until(dl), 0) + deviceGrace
+	}
+	return kc
 }
 
 // RunBlocks runs a launch of k: its blocks in order, on the buffers mem

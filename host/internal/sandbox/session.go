@@ -111,6 +111,7 @@ type Session struct {
 	// device prints of launches not yet written to stdout.
 	kernels map[string]*Kernel
 	kout    *kernelOut
+	kfuncs  map[string]acl.KernelFunc // the granted kernels' native functions (acl.KernelRunner)
 	// ck is the checking mode's state (asynccheck.go); nil when it is off.
 	ck *asyncCheck
 	// Models (model.go): loaded models by id, and the model objects
@@ -140,6 +141,7 @@ type streamRec struct {
 	// the session's pending count when the stream is destroyed.
 	cbQueued atomic.Int64
 	res      coreLimits // aclrtSetStreamResLimit's (stream_res.go)
+	kernels  []string   // native kernels launched since its last synchronize (kernel.go's synced)
 }
 
 type eventRec struct {
@@ -257,7 +259,7 @@ func (s *Session) syncStreams(ctx context.Context, dev int32, timeoutMs int32) e
 		if timeoutMs >= 0 {
 			ms = max(int32(time.Until(deadline)/time.Millisecond), 1) // 0 is not a timeout natively
 		}
-		if err := s.b.SynchronizeStream(ctx, st.h, ms); err != nil && first == nil {
+		if err := s.synced(st, s.b.SynchronizeStream(ctx, st.h, ms)); err != nil && first == nil {
 			first = err
 		}
 	}
