@@ -132,6 +132,12 @@ func kernelGuestWAT(prof abi.Profile, ls ...launcher) string {
 // registered and p granting them; out receives the plugin's stdout.
 func kernelHarness(t *testing.T, prof abi.Profile, p Policy, out *syncBuffer, ls []launcher, opts ...Option) *harness {
 	t.Helper()
+	return kernelHarnessOf(t, prof, p, out, wat2wasm(t, kernelGuestWAT(prof, ls...)), opts...)
+}
+
+// kernelHarnessOf is kernelHarness over wasm, a kernelGuestWAT built.
+func kernelHarnessOf(t *testing.T, prof abi.Profile, p Policy, out *syncBuffer, wasm []byte, opts ...Option) *harness {
+	t.Helper()
 	h := &harness{t: t, prof: prof}
 	ctx := context.Background()
 	opts = append(append(testBackend(t), WithEngine(testEngine), WithKernels(testKernels()...)), opts...)
@@ -139,7 +145,7 @@ func kernelHarness(t *testing.T, prof abi.Profile, p Policy, out *syncBuffer, ls
 	require.NoError(t, err)
 	h.rt = rt
 	t.Cleanup(func() { require.NoError(t, rt.Close(ctx)) })
-	pl, err := rt.Load(ctx, wat2wasm(t, kernelGuestWAT(prof, ls...)), p)
+	pl, err := rt.Load(ctx, wasm, p)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, pl.Close(ctx)) })
 	cfg := Config{}
