@@ -2,6 +2,7 @@ package host
 
 import (
 	"bytes"
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -40,9 +41,25 @@ var fuzzLaunchers = map[abi.Profile][]launcher{
 // allocation or stream the input did not make and keep; and the native
 // backend's binaries go with the plugin.
 func FuzzKernel(f *testing.F) {
-	mods := map[abi.Profile][]byte{}
+	// One runtime and plugin per profile for every input, each input an
+	// instance of its own: a runtime and a compilation per input would
+	// leave the fuzzer a few inputs a minute.
+	ctx := context.Background()
+	base := standinBinaries(f)
+	rt, err := NewRuntime(ctx, append(testBackend(f), WithEngine(testEngine), WithKernels(testKernels()...))...)
+	require.NoError(f, err)
+	plugins := map[abi.Profile]*Plugin{}
+	f.Cleanup(func() {
+		for _, pl := range plugins {
+			require.NoError(f, pl.Close(ctx))
+		}
+		require.Equal(f, base, standinBinaries(f), "the plugins' kernel binaries are unloaded with them")
+		require.NoError(f, rt.Close(ctx))
+	})
 	for prof, ls := range fuzzLaunchers {
-		mods[prof] = wat2wasm(f, kernelGuestWAT(prof, ls...))
+		pl, err := rt.Load(ctx, wat2wasm(f, kernelGuestWAT(prof, ls...)), allTestKernels)
+		require.NoError(f, err)
+		plugins[prof] = pl
 	}
 	f.Add([]byte{0, 0, 1, 0, 3, 10, 0, 1, 1, 1, 3, 20, 2, 7, 4, 0})
 	f.Add([]byte{0x80, 0, 2, 4, 1, 3, 30, 1, 4, 1, 0, 3, 5, 2, 2, 3, 40, 3, 100, 200, 4, 1})
@@ -53,11 +70,10 @@ func FuzzKernel(f *testing.F) {
 		if len(in) > 0 && in[0]&0x80 != 0 {
 			prof = abi.Native32
 		}
-		base := standinBinaries(t)
-		t.Cleanup(func() { // after the harness's own: the plugin is closed
-			require.Equal(t, base, standinBinaries(t), "the plugin's kernel binaries are unloaded with it")
-		})
-		h := kernelHarnessOf(t, prof, allTestKernels, nil, mods[prof])
+		inst, err := plugins[prof].Instantiate(ctx, Config{})
+		require.NoError(t, err)
+		t.Cleanup(func() { require.NoError(t, inst.Close(ctx)) })
+		h := &harness{t: t, prof: prof, rt: rt, inst: inst}
 		h.ok("aclrtSetDevice", 0)
 		const n, canary = 256, 512
 		g1 := h.malloc(canary)

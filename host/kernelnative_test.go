@@ -14,7 +14,7 @@ import (
 
 // standinBinaries is how many kernel binaries the stand-in holds; -1 off
 // the native backend.
-func standinBinaries(t *testing.T) int64 {
+func standinBinaries(t testing.TB) int64 {
 	t.Helper()
 	lib := testsupport.NativeLib()
 	if lib == "" {
