@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/abi"
@@ -645,4 +646,43 @@ func (h *harness) refusedNatively(sym string, nargs int) bool {
 	h.code(acl.ErrRTFeatureNotSupport, "aclrtSynchronizeStream", s)
 	require.Contains(h.t, h.recentMsg(), "kernel "+sym+" has no native binary (host.Kernel.Binary)")
 	return true
+}
+
+// TestKernelAccounting: a kernel's launches count in the statistics and
+// the metrics by its name when they have executed (on a backend that runs
+// kernel binaries, when queued: the runtime fails and times streams), and
+// the trace names it with its arguments, buffers as addresses.
+func TestKernelAccounting(t *testing.T) {
+	m := newMetrics(t)
+	var mu sync.Mutex
+	var recs []string
+	h := kernelHarness(t, abi.Wide, allTestKernels, nil, wideLaunchers, WithMetrics(m), WithTrace(func(r CallRecord) {
+		mu.Lock()
+		recs = append(recs, r.String())
+		mu.Unlock()
+	}))
+	h.ok("aclrtSetDevice", 0)
+	a := h.malloc(256)
+	s := h.stream()
+	require.Zero(t, h.kcall("Fill", 2, s, a, 100, 7))
+	require.Zero(t, h.kcall("Fill", 1, s, a, 10, 8))
+	h.kcall("Fault", 3, s)
+	h.code(acl.ErrRTAicoreException, "aclrtSynchronizeStream", s)
+	mu.Lock()
+	require.Contains(t, recs, fmt.Sprintf("Fill(blockDim=2, stream=%d, dst=%#x, n=100, v=7) = 0", s, a))
+	mu.Unlock()
+	st := h.inst.Session().Stats().Funcs
+	require.Equal(t, uint64(2), st["Fill"].Calls)
+	require.Equal(t, uint64(2), st["Fill"].Launches)
+	require.Zero(t, st["Fill"].LaunchFailures)
+	require.Equal(t, uint64(1), st["Fault"].Launches)
+	if h.binaries() {
+		require.Zero(t, st["Fault"].LaunchFailures, "natively a fault fails the stream, not a launch")
+		require.Zero(t, testutil.CollectAndCount(m.m.Compute), "natively launches are not timed")
+		return
+	}
+	require.Equal(t, uint64(1), st["Fault"].LaunchFailures)
+	require.Equal(t, 2, testutil.CollectAndCount(m.m.Compute), "one series per kernel and outcome")
+	require.True(t, m.m.Compute.DeleteLabelValues("", "Fill", "ok"))
+	require.True(t, m.m.Compute.DeleteLabelValues("", "Fault", "failed"))
 }

@@ -41,7 +41,7 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Help:    "Duration of host calls, by plugin and ABI function.",
 			Buckets: prometheus.ExponentialBuckets(1e-6, 4, 11)}, fn),
 		Compute: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "aclwasm_compute_duration_seconds",
-			Help:    "Launches of compute (the operator library's) as they executed, by plugin, ABI function and outcome (ok, failed): their count, and the time they ran.",
+			Help:    "Launches of compute (the operator library's, registered kernels') as they executed, by plugin, function (an ABI function or a kernel's name) and outcome (ok, failed): their count, and the time they ran.",
 			Buckets: prometheus.ExponentialBuckets(1e-6, 4, 11)}, append(fn, "outcome")),
 		Runs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "aclwasm_runs_total",
 			Help: "How runs (Plugin.Run), reactor calls (Instance.Call) and loads ended: ok, exit (nonzero exit code), trap, timeout, canceled, error (host error), refused (load refused)."}, []string{"plugin", "outcome"}),

@@ -174,7 +174,10 @@ func Launchers(k *Kernel) []*HostFunc {
 			f := abi.Func{Name: k.Name, Group: "kernel", Params: []abi.Param{{Name: "blockDim", Type: abi.I32}, {Name: "stream", Type: abi.Handle}}}
 			for _, p := range k.Params {
 				ty := abi.I32
-				if p.Buffer || p.Scalar.Is64() {
+				switch {
+				case p.Buffer: // a device address: the trace shows it in hex
+					ty = abi.Addr
+				case p.Scalar.Is64():
 					ty = abi.U64
 				}
 				f.Params = append(f.Params, abi.Param{Name: p.Name, Type: ty})
@@ -315,12 +318,14 @@ func (c *Call) queueKernel(k *Kernel, st *streamRec, args []uint64) error {
 		if err := kr.LaunchKernel(st.h, l); err != nil {
 			return be(err)
 		}
+		c.s.launchCount(k.Name).ran.Add(1) // natively counted as queued: the runtime times and fails streams, not launches
 		if len(st.kernels) < maxFaultNames && !slices.Contains(st.kernels, k.Name) {
 			st.kernels = append(st.kernels, k.Name)
 		}
 		return nil
 	}
 	s := c.s
+	lc := s.launchCount(k.Name)
 	vals = append([]uint64(nil), vals...)
 	// Again when it executes, in stream order: a buffer freed or a lease
 	// revoked in between fails the launch before it touches anything.
@@ -329,7 +334,9 @@ func (c *Call) queueKernel(k *Kernel, st *streamRec, args []uint64) error {
 		defer s.mu.RUnlock()
 		for _, h := range hs {
 			if a := s.as.find(h.addr); a != h.a || h.n > a.end()-h.addr {
-				return &fault{acl.Errorf(acl.ErrRTParamInvalid, "%s: %s [%#x, +%d) was freed before the kernel ran", k.Name, k.Params[h.param].Name, h.addr, h.n)}
+				err := &fault{acl.Errorf(acl.ErrRTParamInvalid, "%s: %s [%#x, +%d) was freed before the kernel ran", k.Name, k.Params[h.param].Name, h.addr, h.n)}
+				s.kernelRan(lc, k.Name, 0, err)
+				return err
 			}
 		}
 		return nil
@@ -341,7 +348,10 @@ func (c *Call) queueKernel(k *Kernel, st *streamRec, args []uint64) error {
 		for _, h := range hs {
 			bufs[h.param] = mem[h.reg]
 		}
-		return RunBlocks(ctx, k, blockDim, bufs, vals, out)
+		t0 := time.Now()
+		err := RunBlocks(ctx, k, blockDim, bufs, vals, out)
+		s.kernelRan(lc, k.Name, time.Since(t0), err)
+		return err
 	}
 	if k.Cost != nil {
 		l.Cost = k.Cost(blockDim, vals)
@@ -455,4 +465,38 @@ func (c *Call) enqueueKernel(st *streamRec) error {
 	}
 	st.queued++
 	return nil
+}
+
+// launchCount counts the launches of one kernel in a session: made on the
+// guest's goroutine at the kernel's first launch, counted on stream
+// workers as launches execute (Counts, the metrics).
+type launchCount struct {
+	ran, failed atomic.Uint64
+	ns          atomic.Int64
+}
+
+// launchCount returns the counters of kernel name, made at its first
+// launch. Call it on the guest's goroutine.
+func (s *Session) launchCount(name string) *launchCount {
+	lc := s.klaunch[name]
+	if lc == nil {
+		if s.klaunch == nil {
+			s.klaunch = map[string]*launchCount{}
+		}
+		lc = &launchCount{}
+		s.klaunch[name] = lc
+	}
+	return lc
+}
+
+// kernelRan counts a launch of kernel name that executed for d (0: it
+// did not run) and ended with err, in the session's counts and the
+// metrics (the compute series, by the kernel's name).
+func (s *Session) kernelRan(lc *launchCount, name string, d time.Duration, err error) {
+	lc.ran.Add(1)
+	lc.ns.Add(int64(d))
+	if err != nil {
+		lc.failed.Add(1)
+	}
+	s.computeMetricsOf(name, d, err != nil)
 }

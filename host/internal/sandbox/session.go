@@ -112,6 +112,7 @@ type Session struct {
 	kernels map[string]*Kernel
 	kout    *kernelOut
 	kfuncs  map[string]acl.KernelFunc // the granted kernels' native functions (acl.KernelRunner)
+	klaunch map[string]*launchCount   // launches by kernel name (kernel.go)
 	// ck is the checking mode's state (asynccheck.go); nil when it is off.
 	ck *asyncCheck
 	// Models (model.go): loaded models by id, and the model objects
