@@ -25,7 +25,8 @@ var defined = []Error{
 	ErrRTEventNotComplete, ErrRTStreamSyncTimeout, ErrRTEventSyncTimeout,
 	ErrHostMemoryAlreadyRegistered, ErrHostMemoryNotRegistered,
 	ErrRTDevSetup,                                                                        // ABI v1.2 section 12
-	ErrRTAicoreException, ErrRTAicoreTimeout, ErrNNParamNullptr, ErrNNParamInvalid, ErrNNRuntime, ErrNNInner, // compute
+	ErrRTAicoreException, ErrNNParamNullptr, ErrNNParamInvalid, ErrNNRuntime, ErrNNInner, // compute
+	ErrRTAicoreTimeout,                                                                                          // kernels
 	ErrNNInnerNullptr,                                                                                           // the operator library's objects
 	ErrGEParamInvalid, ErrGEModelPathInvalid, ErrGEModelIDInvalid, ErrGEModelDataSizeInvalid, ErrRTModelExecute, // models
 }
