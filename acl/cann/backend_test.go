@@ -350,7 +350,10 @@ func TestOptionalSymbols(t *testing.T) {
 			"aclrtGetSocName", "aclrtCheckArchCompatibility", "aclGetCannAttribute", "aclrtGetDeviceInfo",
 			"aclrtGetDeviceCapability", "aclrtQueryDeviceStatus",
 			"aclrtNotifyBatchReset",
-			"aclrtReduceAsync"}, b.MissingSymbols())
+			"aclrtReduceAsync",
+			// kernels (kernel.go)
+			"aclrtBinaryLoadFromFile", "aclrtBinaryGetFunction", "aclrtBinaryUnLoad", "aclrtKernelArgsInit",
+			"aclrtKernelArgsAppend", "aclrtKernelArgsFinalize", "aclrtLaunchKernelWithConfig"}, b.MissingSymbols())
 		p, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
 		require.NoError(t, err)
 		st, err := b.CreateStream(0)
