@@ -117,7 +117,8 @@ unit-cann: standin
 # The stand-in native libraries (acl/cann/testdata/standin): libascendcl.so,
 # and beside it the operator library as the toolkit lays it out,
 # libnnopbase.so (tensors and their relatives) and libopapi.so (the
-# operators, linking both, found through its $ORIGIN).
+# operators, linking libnnopbase.so through its $ORIGIN and finding
+# libascendcl.so beside it).
 STANDIN_SRC := acl/cann/testdata/standin
 STANDIN := build/standin/libascendcl.so
 STANDIN_BASE := build/standin/libnnopbase.so
@@ -135,7 +136,7 @@ $(STANDIN_BASE): $(STANDIN_SRC)/nnopbase.c $(STANDIN_SRC)/nn.h
 	$(STANDIN_CC) -o $@ $<
 
 $(STANDIN_OPS): $(STANDIN_SRC)/opapi.c $(STANDIN_SRC)/nn.h $(STANDIN) $(STANDIN_BASE)
-	$(STANDIN_CC) -o $@ $< -L$(@D) -lnnopbase -lascendcl -Wl,-rpath,'$$ORIGIN'
+	$(STANDIN_CC) -o $@ $< -L$(@D) -lnnopbase -Wl,-rpath,'$$ORIGIN' -ldl -lpthread
 
 # aclwasm serve on 127.0.0.1, checked with curl: statuses, parallel
 # requests, hot reload, /metrics, SIGTERM (the Go tests of serve/ run in unit).

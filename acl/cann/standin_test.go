@@ -102,7 +102,8 @@ func buildStandins(dir string) error {
 
 // buildOpLibrary builds the stand-in operator library beside the full
 // stand-in, as the toolkit lays it out: libnnopbase.so and libopapi.so,
-// which links both and finds them through its $ORIGIN. The other
+// which links libnnopbase.so through its $ORIGIN and finds the
+// libascendcl.so beside it. The other
 // variants have none: their backends run no operators.
 func buildOpLibrary(gcc, dir string) error {
 	src, err := filepath.Abs("testdata/standin")
@@ -111,7 +112,7 @@ func buildOpLibrary(gcc, dir string) error {
 	}
 	for _, args := range [][]string{
 		{"-o", filepath.Join(dir, "libnnopbase.so"), filepath.Join(src, "nnopbase.c")},
-		{"-o", filepath.Join(dir, "libopapi.so"), filepath.Join(src, "opapi.c"), "-L" + dir, "-lnnopbase", "-lascendcl", "-Wl,-rpath,$ORIGIN"},
+		{"-o", filepath.Join(dir, "libopapi.so"), filepath.Join(src, "opapi.c"), "-L" + dir, "-lnnopbase", "-Wl,-rpath,$ORIGIN", "-ldl", "-lpthread"},
 	} {
 		args = append([]string{"-shared", "-fPIC", "-O2", "-fvisibility=hidden", "-Wall"}, args...)
 		if msg, err := exec.Command(gcc, args...).CombinedOutput(); err != nil {

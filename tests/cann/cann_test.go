@@ -44,7 +44,7 @@ func TestMain(m *testing.M) {
 		for _, args := range [][]string{
 			{"-o", lib, filepath.Join(src, "standin.c"), "-lpthread"},
 			{"-o", filepath.Join(dir, "libnnopbase.so"), filepath.Join(src, "nnopbase.c")},
-			{"-o", filepath.Join(dir, "libopapi.so"), filepath.Join(src, "opapi.c"), "-L" + dir, "-lnnopbase", "-lascendcl", "-Wl,-rpath,$ORIGIN"},
+			{"-o", filepath.Join(dir, "libopapi.so"), filepath.Join(src, "opapi.c"), "-L" + dir, "-lnnopbase", "-Wl,-rpath,$ORIGIN", "-ldl", "-lpthread"},
 		} {
 			args = append([]string{"-shared", "-fPIC", "-O2", "-fvisibility=hidden"}, args...)
 			if out, err := exec.Command(gcc, args...).CombinedOutput(); err != nil {

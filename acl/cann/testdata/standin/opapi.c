@@ -18,19 +18,58 @@
  * none is caught. Other operators are not exported: a caller asking for
  * one finds no symbol, as with a library built without it.
  *
- * Build (beside the stand-in libascendcl.so and libnnopbase.so, which it
- * links as the native library does):
+ * Build (beside the stand-in libascendcl.so and libnnopbase.so; it links
+ * libnnopbase.so as the native library does, and finds libascendcl.so's
+ * kernel launch by path, see find_launch):
  *   gcc -shared -fPIC -O2 -fvisibility=hidden -o libopapi.so opapi.c \
- *       -L. -lnnopbase -lascendcl -Wl,-rpath,'$ORIGIN'
+ *       -L. -lnnopbase -Wl,-rpath,'$ORIGIN' -ldl -lpthread
  */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nn.h"
 
 /* The stand-in runtime's kernel launch (standin.c). */
-extern int aclwasmStandinLaunch(aclrtStream stream, int (*kfn)(void *), void *karg, void (*kfree)(void *),
-                                void *const *bufs, const size_t *sizes, size_t n);
+typedef int (*launch_fn)(aclrtStream stream, int (*kfn)(void *), void *karg, void (*kfree)(void *), void *const *bufs,
+                         const size_t *sizes, size_t n);
+static launch_fn launch;
+static pthread_once_t launch_once = PTHREAD_ONCE_INIT;
+
+/* find_launch finds aclwasmStandinLaunch in the libascendcl.so beside
+ * this library, which the backend has loaded. The native library links
+ * libascendcl.so by name; the stand-in looks it up by path instead, so
+ * that the loader never learns "libascendcl.so" as a name of the stand-in
+ * (it would then answer a later dlopen by that bare name, which tests of
+ * the library search rely on failing). */
+static void find_launch(void)
+{
+    Dl_info info;
+    char path[PATH_MAX];
+    if (!dladdr((void *)find_launch, &info) || !info.dli_fname)
+        return;
+    const char *slash = strrchr(info.dli_fname, '/');
+    int dir = slash ? (int)(slash - info.dli_fname) : 0;
+    snprintf(path, sizeof path, "%.*s%slibascendcl.so", dir, info.dli_fname, slash ? "/" : "");
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    if (h)
+        launch = (launch_fn)dlsym(h, "aclwasmStandinLaunch");
+}
+
+static int aclwasmStandinLaunch(aclrtStream stream, int (*kfn)(void *), void *karg, void (*kfree)(void *),
+                                void *const *bufs, const size_t *sizes, size_t n)
+{
+    pthread_once(&launch_once, find_launch);
+    if (!launch) {
+        kfree(karg);
+        return NN_ERR_INNER;
+    }
+    return launch(stream, kfn, karg, kfree, bufs, sizes, n);
+}
 
 enum { OP_ADD, OP_MULS, OP_CAST, OP_REDUCE_SUM, OP_MM };
 
