@@ -217,3 +217,18 @@ func TestOpLibraryPath(t *testing.T) {
 	require.True(t, b.Supports("aclnnCast"))
 	require.NoError(t, b.Close())
 }
+
+// TestComputeOpFloatAttribute: a float attribute between an object and an
+// integer reaches the library in its floating-point register (the
+// stand-in's StandinScale: out = self * scale + k).
+func TestComputeOpFloatAttribute(t *testing.T) {
+	r := newOpRig(t)
+	x, o := r.put(1, -2, 0.5), r.put(0, 0, 0)
+	require.NoError(t, r.b.ComputeOp(r.s, &acl.Launch{Name: "aclnnStandinScale",
+		Regions: []acl.Region{{Ptr: x, N: 12}, {Ptr: o, N: 12, Write: true}},
+		Op: &acl.OpCall{Name: "StandinScale", Args: []acl.OpArg{
+			tensor(acl.DTFloat, 0, 3), {Kind: acl.ArgFloat, Float: 2.5}, {Kind: acl.ArgInt64, Int: -7}, tensor(acl.DTFloat, 1, 3),
+		}}}))
+	require.NoError(t, r.b.SynchronizeStream(context.Background(), r.s, -1))
+	require.Equal(t, []float32{1*2.5 - 7, -2*2.5 - 7, 0.5*2.5 - 7}, r.f32s(o, 3))
+}

@@ -15,8 +15,9 @@
  *
  * ReduceSum asks for a workspace (its accumulators, 8 bytes per output
  * element) and computes in it, so that a caller that gives too little or
- * none is caught. Other operators are not exported: a caller asking for
- * one finds no symbol, as with a library built without it.
+ * none is caught. StandinScale, no native operator, takes a float
+ * attribute. Other operators are not exported: a caller asking for one
+ * finds no symbol, as with a library built without it.
  *
  * Build (beside the stand-in libascendcl.so and libnnopbase.so; it links
  * libnnopbase.so as the native library does, and finds libascendcl.so's
@@ -71,7 +72,7 @@ static int aclwasmStandinLaunch(aclrtStream stream, int (*kfn)(void *), void *ka
     return launch(stream, kfn, karg, kfree, bufs, sizes, n);
 }
 
-enum { OP_ADD, OP_MULS, OP_CAST, OP_REDUCE_SUM, OP_MM };
+enum { OP_ADD, OP_MULS, OP_CAST, OP_REDUCE_SUM, OP_MM, OP_SCALE };
 
 /* job is what an executor runs: the operator and its own copy of the
  * arguments, tensors first (inputs, then the output last). */
@@ -79,7 +80,8 @@ struct job {
     int op;
     int nt;
     aclTensor t[3];
-    float alpha, scalar; /* Add's alpha, Muls's other */
+    float alpha, scalar; /* Add's alpha, Muls's other, StandinScale's scale */
+    int64_t k;           /* StandinScale's k */
     int reduce[8];       /* ReduceSum: which of self's dims it sums */
     int keep;
     uint64_t ws;    /* the workspace it asked for */
@@ -204,6 +206,11 @@ static int kernel(void *arg)
     case OP_MULS:
         do
             put(out, idx, (float)get(&j->t[0], idx) * j->scalar);
+        while (next(idx, out->dims, out->ndim));
+        return 0;
+    case OP_SCALE:
+        do
+            put(out, idx, (float)get(&j->t[0], idx) * j->scalar + (float)j->k);
         while (next(idx, out->dims, out->ndim));
         return 0;
     case OP_CAST:
@@ -396,6 +403,23 @@ EXPORT aclnnStatus aclnnMmGetWorkspaceSize(const aclTensor *self, const aclTenso
     return finish(new_job(OP_MM, 3, ts), workspaceSize, executor);
 }
 
+/* StandinScale is no native operator: out = self * scale + k, float32,
+ * whose float attribute between an object and an integer shows that a
+ * caller passes it in a floating-point register, as the C ABI does
+ * (natively e.g. a double eps). */
+EXPORT aclnnStatus aclnnStandinScaleGetWorkspaceSize(const aclTensor *self, float scale, int64_t k, aclTensor *out,
+                                                     uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    if (!self || !out || !workspaceSize || !executor)
+        return NN_ERR_PARAM_NULLPTR;
+    if (self->dtype != DT_FLOAT || out->dtype != DT_FLOAT || !tensor_ok(self) || !same_dims(self, out))
+        return NN_ERR_PARAM_INVALID;
+    const aclTensor *ts[] = {self, out};
+    struct job *j = new_job(OP_SCALE, 2, ts);
+    j->scalar = scale, j->k = k;
+    return finish(j, workspaceSize, executor);
+}
+
 static void job_free(void *arg) { free(arg); }
 
 /* storage is the bytes of t's storage. */
@@ -454,4 +478,9 @@ EXPORT aclnnStatus aclnnReduceSum(void *workspace, uint64_t workspaceSize, aclOp
 EXPORT aclnnStatus aclnnMm(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream)
 {
     return run(OP_MM, workspace, workspaceSize, executor, stream);
+}
+
+EXPORT aclnnStatus aclnnStandinScale(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream)
+{
+    return run(OP_SCALE, workspace, workspaceSize, executor, stream);
 }
