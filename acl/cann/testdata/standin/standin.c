@@ -342,6 +342,7 @@ struct stream {
     int stop_on_fail; /* ACL_STOP_ON_FAILURE */
     int devuse;       /* created with ACL_STREAM_DEVICE_USE_ONLY */
     uint32_t res[2];  /* aclrtSetStreamResLimit's, where resset */
+    uint32_t ovsw;    /* aclrtSetStreamOverflowSwitch's */
     int resset[2];
     int subscribed;
     uint64_t sub_tid;
@@ -3051,6 +3052,43 @@ EXPORT aclError aclrtReduceAsync(void *dst, const void *src, uint64_t count, int
     LOG(rc, "aclrtReduceAsync(dst=0x%" PRIxPTR ", src=0x%" PRIxPTR ", count=%" PRIu64 ", kind=%d, type=%d, stream=0x%" PRIxPTR
             ", reserve=0x%" PRIxPTR,
         P(dst), P(src), count, kind, type, P(stream), P(reserve));
+    return rc;
+}
+#endif
+
+#ifndef OLD_RUNTIME
+/* The stream overflow switch (ABI v1.3 section 15), in the native order:
+ * the flag (0 or 1) or the NULL out-parameter in the ACL layer, then the
+ * handle, the current context and the stream's context. */
+EXPORT aclError aclrtSetStreamOverflowSwitch(aclrtStream stream, uint32_t flag)
+{
+    pthread_mutex_lock(&mu);
+    struct stream *s = NULL;
+    aclError rc = OK;
+    if (flag > 1)
+        rc = INVALID_PARAM;
+    else if (stream && !find_stream(stream))
+        rc = RT_INVALID_HANDLE;
+    else if ((rc = get_stream(stream, &s)) == OK)
+        s->ovsw = flag;
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtSetStreamOverflowSwitch(stream=0x%" PRIxPTR ", flag=%u", P(stream), flag);
+    return rc;
+}
+
+EXPORT aclError aclrtGetStreamOverflowSwitch(aclrtStream stream, uint32_t *flag)
+{
+    pthread_mutex_lock(&mu);
+    struct stream *s = NULL;
+    aclError rc = OK;
+    if (!flag)
+        rc = INVALID_PARAM;
+    else if (stream && !find_stream(stream))
+        rc = RT_INVALID_HANDLE;
+    else if ((rc = get_stream(stream, &s)) == OK)
+        *flag = s->ovsw;
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtGetStreamOverflowSwitch(stream=0x%" PRIxPTR ", flag=0x%" PRIxPTR, P(stream), P(flag));
     return rc;
 }
 #endif
