@@ -97,6 +97,7 @@ enum {
     RT_CONTEXT_NULL = 107002,
     RT_STREAM_CONTEXT = 107003,
     RT_EVENT_TIMESTAMP_INVALID = 107006,
+    RT_STREAM_ABORT = 107023,
     RT_ADDR_UNALIGNED = 107008,
     RT_STREAM_SUBSCRIBE = 107011,
     RT_THREAD_SUBSCRIBE = 107012,
@@ -280,6 +281,11 @@ struct event {
     uint64_t enq, done;
     uint64_t rst; /* enq when aclrtResetEvent was last called: waits queued since wait for the next record */
     double t_ms;
+    /* The record a forced destruction of its stream cancelled, if the
+     * latest that ended: it ends the event without a timestamp, and the
+     * next synchronize reports the abort once (abort_unread). */
+    uint64_t aborted;
+    int abort_unread;
 };
 
 enum { T_COPY, T_COPY2D, T_SET, T_BATCH, T_RECORD, T_WAIT, T_DESC, T_OFFSET, T_CALLBACK, T_SET32, T_RESET,
@@ -803,6 +809,19 @@ static void free_task(struct task *t)
     free(t);
 }
 
+/* cancel_task ends a task a forced destruction drops without running
+ * it: an event record still ends its event, as cancelled (waiters of the
+ * event must not wait for a record that will never run). Called with mu
+ * held. */
+static void cancel_task(struct task *t)
+{
+    if (t->op == T_RECORD && t->seq > t->ev->done) {
+        t->ev->done = t->seq;
+        t->ev->aborted = t->seq;
+        t->ev->abort_unread = 1;
+    }
+}
+
 static void *worker(void *arg)
 {
     struct stream *s = arg;
@@ -817,7 +836,11 @@ static void *worker(void *arg)
         /* In ACL_STOP_ON_FAILURE mode, after an error only event records
          * run (reporting it) until a synchronize takes the error. */
         int stopped = s->stop_on_fail && s->err != OK && t->op != T_RECORD;
-        aclError rc = s->cancel || stopped ? OK : run_task(s, t);
+        aclError rc = OK;
+        if (s->cancel)
+            cancel_task(t);
+        else if (!stopped)
+            rc = run_task(s, t);
         s->head = t->next;
         if (!s->head)
             s->tail = NULL;
@@ -863,6 +886,7 @@ static void stop_stream(struct stream *s, int cancel)
         s->queued = s->head ? 1 : 0;
         while (t) {
             struct task *n = t->next;
+            cancel_task(t);
             free_task(t);
             t = n;
         }
@@ -1867,6 +1891,10 @@ static aclError sync_event(aclrtEvent event, int timeout)
                 break;
             }
         }
+        if (rc == OK && e->done >= target && e->aborted == e->done && e->abort_unread) {
+            rc = RT_STREAM_ABORT; /* the record was cancelled with its stream's work */
+            e->abort_unread = 0;
+        }
     }
     pthread_mutex_unlock(&mu);
     return rc;
@@ -1916,8 +1944,8 @@ EXPORT aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEve
         rc = RT_INVALID_HANDLE;
     else if (a->enq == 0 || b->enq == 0)
         rc = RT_INTERNAL_ERROR; /* natively "no recorder": never recorded, on every chip */
-    else if (a->done == 0 || b->done == 0)
-        rc = RT_EVENT_TIMESTAMP_INVALID;
+    else if (a->done == 0 || b->done == 0 || a->aborted == a->done || b->aborted == b->done)
+        rc = RT_EVENT_TIMESTAMP_INVALID; /* never ran, or cancelled */
     else if (a->done < a->enq || b->done < b->enq)
         rc = RT_EVENT_NOT_COMPLETE;
     else
@@ -2848,8 +2876,8 @@ EXPORT aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp)
         rc = RT_INVALID_HANDLE;
     else if (e->enq == 0)
         rc = RT_INTERNAL_ERROR; /* natively "no recorder" */
-    else if (e->done == 0 || e->done < e->enq)
-        rc = RT_EVENT_TIMESTAMP_INVALID; /* the record has not run: no valid timestamp (a reset keeps it) */
+    else if (e->done == 0 || e->done < e->enq || e->aborted == e->done)
+        rc = RT_EVENT_TIMESTAMP_INVALID; /* the record has not run or was cancelled: no valid timestamp (a reset keeps it) */
     else
         *timestamp = (uint64_t)(e->t_ms * 1e3);
     pthread_mutex_unlock(&mu);
