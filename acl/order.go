@@ -914,7 +914,7 @@ var Order = []FuncOrder{
 		{"taskInfo", "taskInfo NULL, or not inside guest memory", ErrInvalidParam, LayerACL, Native, "kernel.cpp:659"},
 		{"type", "a data type outside the ACL layer's random map (int32, int64, uint32, uint64, bfloat16, float16, float)", ErrInvalidParam, LayerACL, Native, "kernel.cpp:660-671 (map: kernel.cpp:26-31)"},
 		{"writeback", "the runtime's own code for the type is written over taskInfo->dataType, whatever follows", Success, LayerACL, Native, "kernel.cpp:672-673"},
-		{"feature", "a backend that cannot generate random numbers (natively a chip without the random generator task)", ErrRTFeatureNotSupport, LayerEntry, Sandbox, "(sandbox; natively api_c_kernel.cc:207-209)"},
+		{"feature", "a backend that cannot generate random numbers (a library without aclrtRandomNumAsync; natively a chip without the random generator task)", ErrRTFeatureNotSupport, LayerEntry, Sandbox, "(sandbox: acl.Backend.Supports; natively api_c_kernel.cc:207-209)"},
 		{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Native, "api_c_kernel.cc:213"},
 		{"reserve", "reserve not NULL", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:7117-7118"},
 		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:8385-8386"},
