@@ -351,7 +351,8 @@ func TestOptionalSymbols(t *testing.T) {
 			"aclrtGetDeviceCapability", "aclrtQueryDeviceStatus",
 			"aclrtNotifyBatchReset",
 			"aclrtReduceAsync",
-			"aclrtSetStreamOverflowSwitch", "aclrtGetStreamOverflowSwitch"}, b.MissingSymbols())
+			"aclrtSetStreamOverflowSwitch", "aclrtGetStreamOverflowSwitch",
+			"aclrtRandomNumAsync"}, b.MissingSymbols())
 		p, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
 		require.NoError(t, err)
 		st, err := b.CreateStream(0)

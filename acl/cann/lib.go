@@ -127,6 +127,8 @@ type api struct {
 	// ABI v1.3 section 15: the stream overflow switch (overflow.go).
 	aclrtSetStreamOverflowSwitch func(stream uintptr, flag uint32) int32
 	aclrtGetStreamOverflowSwitch func(stream uintptr, flag *uint32) int32
+	// ABI v1.3 section 15: random numbers (random.go).
+	aclrtRandomNumAsync func(taskInfo unsafe.Pointer, stream, reserve uintptr) int32
 }
 
 // symbol names one native function and where to bind it.
@@ -231,6 +233,8 @@ func (a *api) symbols() []symbol {
 		// ABI v1.3 section 15: the stream overflow switch.
 		{"aclrtSetStreamOverflowSwitch", &a.aclrtSetStreamOverflowSwitch, false},
 		{"aclrtGetStreamOverflowSwitch", &a.aclrtGetStreamOverflowSwitch, false},
+		// ABI v1.3 section 15: random numbers.
+		{"aclrtRandomNumAsync", &a.aclrtRandomNumAsync, false},
 	}
 }
 
