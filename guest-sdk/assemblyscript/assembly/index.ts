@@ -56,6 +56,7 @@ export * from "./codes";
 export * from "./types";
 export * from "./fp16";
 export { nn } from "./nn_ops";
+export { basic, cannexamples } from "./kernels";
 
 // ---- errors ----
 

@@ -11,16 +11,8 @@
 //   npx asc examples/compute.ts -O3 --runtime stub --use abort= --exportStart _start -o compute.wasm
 import {
   appLog, LogLevel, setDevice, DeviceBuffer, Stream, lastError, AclError, DataType, Tensor, Scalar,
-  Model, Dataset, nn, launched, ACL_SUCCESS, ACLNN_ERR_PARAM_INVALID, ACL_ERROR_GE_EXEC_MODEL_PATH_INVALID,
+  Model, Dataset, nn, basic, ACL_SUCCESS, ACLNN_ERR_PARAM_INVALID, ACL_ERROR_GE_EXEC_MODEL_PATH_INVALID,
 } from "../assembly";
-
-// The launcher of the basic set's AddF32 (c = a + b over n floats): an
-// import from "env" named as the kernel, which the host binds when it
-// loads the module. Device buffers are addresses (u64), the kernel's
-// ACL_UINT32 scalar a u32; the result is the launch's code.
-// @ts-ignore: decorator
-@external("env", "AddF32")
-declare function AddF32(blockDim: u32, stream: u32, a: u64, b: u64, c: u64, n: u32): i32;
 
 const FILE = "examples/compute.ts";
 
@@ -122,7 +114,7 @@ must(t3.destroy() | ta.destroy() | tb.destroy() | tc.destroy() | one.destroy(), 
 
 // A kernel the host registers: the same sum by AddF32.
 must(c.fill(0), "fill");
-must(launched("AddF32", AddF32(1, stream.handle, a.ptr, b.ptr, c.ptr, 4)), "AddF32");
+must(basic.AddF32(1, stream, a.ptr, b.ptr, c.ptr, 4), "AddF32");
 must(stream.synchronize(), "synchronize");
 sum = get(c, 4);
 check(same(sum, want), "AddF32");

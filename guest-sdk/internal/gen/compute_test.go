@@ -65,3 +65,31 @@ func TestComputeWireRejectsAnUnknownParam(t *testing.T) {
 		t.Fatalf("computeWire = %v, want an error naming aclFrob's x", err)
 	}
 }
+
+// TestEveryKernelInEverySDK: each kernel of the sets the CLI links has a
+// launcher in every SDK, imported from "env" under the kernel's name.
+func TestEveryKernelInEverySDK(t *testing.T) {
+	files, err := Files()
+	if err != nil {
+		t.Fatal(err)
+	}
+	has := func(path, s string) {
+		t.Helper()
+		if !strings.Contains(string(files[path]), s) {
+			t.Errorf("%s lacks %q", path, s)
+		}
+	}
+	for _, set := range kernelSets() {
+		if len(set.kernels) == 0 {
+			t.Fatalf("set %s has no kernels", set.name)
+		}
+		for _, k := range set.kernels {
+			has("rust/src/kernels.rs", fmt.Sprintf("pub fn %s(", k.Name))
+			has("go/acl/kernels/"+set.ident+"/imports_wasip1.go", fmt.Sprintf("//go:wasmimport env %s\n", k.Name))
+			has("go/acl/kernels/"+set.ident+"/imports_other.go", fmt.Sprintf("func launch%s(", goExported(k.Name)))
+			has("go/acl/kernels/"+set.ident+"/launchers.go", fmt.Sprintf("func %s(blockDim uint32, s acl.Stream", goExported(k.Name)))
+			has("assemblyscript/assembly/kernels.ts", fmt.Sprintf("@external(\"env\", %q)\ndeclare function %s_%s_(", k.Name, set.ident, k.Name))
+			has("assemblyscript/assembly/kernels.ts", fmt.Sprintf("  export function %s(blockDim: u32, stream: Stream", k.Name))
+		}
+	}
+}

@@ -10,13 +10,9 @@
 //!   RUSTC=/usr/bin/rustc /usr/bin/cargo build --offline --release --target wasm32-wasi --example compute
 //! Output: target/wasm32-wasi/release/examples/compute.wasm (a WASI command).
 
+use aclwasm::kernels::basic::AddF32;
 use aclwasm::model::{DataBuffer, Dataset, Model};
-use aclwasm::{codes, nn, Addr, DataType, DeviceBuffer, Result, Stream};
-
-aclwasm::kernel! {
-    /// The `basic` set's AddF32: c = a + b over n floats.
-    fn AddF32(a: Addr, b: Addr, c: Addr, n: u32);
-}
+use aclwasm::{codes, nn, DataType, DeviceBuffer, Result, Stream};
 
 fn fail(what: &str) -> ! {
     println!("check failed: {}", what);

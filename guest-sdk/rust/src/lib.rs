@@ -16,7 +16,7 @@
 //! - compute the host approves (ABI section 13): [`nn`], tensors over device
 //!   buffers and the operator library (one function per operator, generated
 //!   from the host's table); [`kernel!`], launchers of kernels the host
-//!   registers; [`model`], models the host approves, run on datasets of
+//!   registers, and [`kernels`], those of the sets the CLI links; [`model`], models the host approves, run on datasets of
 //!   device buffers;
 //! - [`io`]: the host's bytes-in, bytes-out convention (module `aclwasm`):
 //!   [`input`], [`output`] and [`config`] for exports the host calls with
@@ -54,6 +54,7 @@ extern crate std;
 pub mod callback;
 pub mod codes;
 pub mod io;
+pub mod kernels;
 pub mod model;
 pub mod nn;
 pub mod sys;

@@ -24,17 +24,10 @@ import (
 	"strings"
 
 	"github.com/aclwasm/aclwasm/guest-sdk/go/acl"
+	"github.com/aclwasm/aclwasm/guest-sdk/go/acl/kernels/basic"
 	"github.com/aclwasm/aclwasm/guest-sdk/go/acl/model"
 	"github.com/aclwasm/aclwasm/guest-sdk/go/acl/nn"
 )
-
-// addF32 is the launcher of the basic set's AddF32 (c = a + b over n
-// floats): an import from "env" named as the kernel, which the host binds
-// when it loads the module. Device buffers are addresses (uint64), the
-// kernel's ACL_UINT32 scalar a uint32; the result is the launch's code.
-//
-//go:wasmimport env AddF32
-func addF32(blockDim, stream uint32, a, b, c uint64, n uint32) int32
 
 func main() {
 	if err := run(); err != nil {
@@ -147,7 +140,7 @@ func run() error {
 	if err := c.Fill(0); err != nil {
 		return err
 	}
-	if err := acl.Check("AddF32", addF32(1, uint32(s), uint64(a.Ptr()), uint64(b.Ptr()), uint64(c.Ptr()), 4)); err != nil {
+	if err := basic.AddF32(1, s, a.Ptr(), b.Ptr(), c.Ptr(), 4); err != nil {
 		return err
 	}
 	if err := s.Synchronize(); err != nil {
