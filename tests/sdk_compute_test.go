@@ -19,7 +19,9 @@ import (
 
 // computeGuests compute through each SDK's API (ABI section 13): two
 // tensors added by the operator library, and a call with shapes that do
-// not broadcast refused by its first phase; the same sum by the basic
+// not broadcast refused by its first phase; an operator of each kind of
+// argument (Mm's int8, ReduceSum's int array, bool and data type,
+// Softmax's negative int64, Cast, InplaceZero) over [[1, 2], [3, 4]]; the same sum by the basic
 // set's AddF32 through a kernel launcher; the test model mlp run
 // synchronously and on a stream. Each checks its sums itself and prints
 // (the AssemblyScript one, which has no WASI, logs through aclAppLog) what
@@ -52,6 +54,7 @@ func TestSDKCompute(t *testing.T) {
 	want := strings.Join([]string{
 		"add: 11 22 33 44",
 		"bad shapes: 161002 ACLNN_ERR_PARAM_INVALID",
+		"ops: mm 7 10 15 22, sum 17 37, softmax 0.5 0.5, cast 7 10 15 22",
 		"kernel: 11 22 33 44",
 		"unapproved: 145002",
 		logits,

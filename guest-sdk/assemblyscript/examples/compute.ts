@@ -10,7 +10,7 @@
 // Build (from guest-sdk/assemblyscript, after npm ci):
 //   npx asc examples/compute.ts -O3 --runtime stub --use abort= --exportStart _start -o compute.wasm
 import {
-  appLog, LogLevel, setDevice, DeviceBuffer, Stream, lastError, AclError, DataType, Tensor, Scalar,
+  appLog, LogLevel, setDevice, DeviceBuffer, Stream, lastError, AclError, DataType, Tensor, Scalar, IntArray,
   Model, Dataset, nn, basic, ACL_SUCCESS, ACLNN_ERR_PARAM_INVALID, ACL_ERROR_GE_EXEC_MODEL_PATH_INVALID,
 } from "../assembly";
 
@@ -111,6 +111,34 @@ check(bad == ACLNN_ERR_PARAM_INVALID && e !== null && changetype<AclError>(e).fu
   changetype<AclError>(e).message.length > 0, "add of [4] and [3] is refused");
 say("bad shapes: " + bad.toString() + " " + changetype<AclError>(e).name);
 must(t3.destroy() | ta.destroy() | tb.destroy() | tc.destroy() | one.destroy(), "destroy");
+
+// Every kind of operator argument: Mm (an int8), ReduceSum (an int array, a
+// bool, a data type), InplaceZero, Softmax (a negative int64) and Cast, over
+// x = [[1, 2], [3, 4]].
+const mb = buffer(16), r = buffer(8), z = buffer(8), sm = buffer(8), ib = buffer(16);
+const tx = changetype<Tensor>(Tensor.create(a, DataType.FLOAT, [2, 2]));
+const tm = changetype<Tensor>(Tensor.create(mb, DataType.FLOAT, [2, 2]));
+const tr = changetype<Tensor>(Tensor.create(r, DataType.FLOAT, [2, 1]));
+const tz = changetype<Tensor>(Tensor.create(z, DataType.FLOAT, [1, 2]));
+const tsm = changetype<Tensor>(Tensor.create(sm, DataType.FLOAT, [1, 2]));
+const ti = changetype<Tensor>(Tensor.create(ib, DataType.INT32, [4]));
+const tmv = changetype<Tensor>(Tensor.create(mb, DataType.FLOAT, [4]));
+check(tx !== null && tm !== null && tr !== null && tz !== null && tsm !== null && ti !== null && tmv !== null, "Tensor.create");
+const axes = changetype<IntArray>(IntArray.create([1]));
+must(nn.mm(tx, tx, tm, 1, stream), "nn.mm");
+must(nn.reduceSum(tm, axes, true, DataType.FLOAT, tr, stream), "nn.reduceSum");
+must(z.fill(0xff), "fill");
+must(nn.inplaceZero(tz, stream), "nn.inplaceZero");
+must(nn.softmax(tz, -1, tsm, stream), "nn.softmax");
+must(nn.cast(tmv, DataType.INT32, ti, stream), "nn.cast");
+must(stream.synchronize(), "synchronize");
+const ints = new Uint8Array(16);
+must(ib.read(0, ints), "read");
+let castS = "";
+for (let k = 0; k < 4; k++) castS += (k > 0 ? " " : "") + load<i32>(ints.dataStart + <usize>(4 * k)).toString();
+say("ops: mm " + show(get(mb, 4), 0) + ", sum " + show(get(r, 2), 0) + ", softmax " + show(get(sm, 2), 1) + ", cast " + castS);
+must(tx.destroy() | tm.destroy() | tr.destroy() | tz.destroy() | tsm.destroy() | ti.destroy() | tmv.destroy() | axes.destroy(), "destroy");
+must(mb.free() | r.free() | z.free() | sm.free() | ib.free(), "free");
 
 // A kernel the host registers: the same sum by AddF32.
 must(c.fill(0), "fill");

@@ -64,6 +64,31 @@ fn run() -> Result<()> {
         }
     }
 
+    // Every kind of operator argument: Mm (an int8), ReduceSum (an int
+    // array, a bool, a data type), InplaceZero, Softmax (a negative int64)
+    // and Cast, over x = [[1, 2], [3, 4]].
+    {
+        let m = DeviceBuffer::new(16)?;
+        let (r, z, sm, i) = (DeviceBuffer::new(8)?, DeviceBuffer::new(8)?, DeviceBuffer::new(8)?, DeviceBuffer::new(16)?);
+        let x = nn::Tensor::new(&a, DataType::FLOAT, &[2, 2])?;
+        let tm = nn::Tensor::new(&m, DataType::FLOAT, &[2, 2])?;
+        let tr = nn::Tensor::new(&r, DataType::FLOAT, &[2, 1])?;
+        let (tz, tsm) = (nn::Tensor::new(&z, DataType::FLOAT, &[1, 2])?, nn::Tensor::new(&sm, DataType::FLOAT, &[1, 2])?);
+        let ti = nn::Tensor::new(&i, DataType::INT32, &[4])?;
+        let tmv = nn::Tensor::new(&m, DataType::FLOAT, &[4])?;
+        nn::mm(&x, &x, &tm, 1, &stream)?;
+        nn::reduce_sum(&tm, &nn::IntArray::new(&[1])?, true, DataType::FLOAT, &tr, &stream)?;
+        z.fill(0xff)?;
+        nn::inplace_zero(&tz, &stream)?;
+        nn::softmax(&tz, -1, &tsm, &stream)?;
+        nn::cast(&tmv, DataType::INT32, &ti, &stream)?;
+        stream.synchronize()?;
+        let mut ib = [0u8; 16];
+        i.read(0, &mut ib)?;
+        let ints: Vec<String> = ib.chunks_exact(4).map(|w| i32::from_le_bytes([w[0], w[1], w[2], w[3]]).to_string()).collect();
+        println!("ops: mm {}, sum {}, softmax {}, cast {}", show(&get(&m, 4)?, 0), show(&get(&r, 2)?, 0), show(&get(&sm, 2)?, 1), ints.join(" "));
+    }
+
     // A kernel the host registers: the same sum by AddF32.
     c.fill(0)?;
     AddF32(1, &stream, a.addr(), b.addr(), c.addr(), 4)?;

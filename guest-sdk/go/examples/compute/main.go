@@ -136,6 +136,13 @@ func run() error {
 	}
 	fmt.Println("bad shapes:", int32(e.Code), e.Name())
 
+	// Every kind of operator argument: Mm (an int8), ReduceSum (an int
+	// array, a bool, a data type), InplaceZero, Softmax (a negative int64)
+	// and Cast, over x = [[1, 2], [3, 4]].
+	if err := ops(a, s); err != nil {
+		return err
+	}
+
 	// A kernel the host registers: the same sum by AddF32.
 	if err := c.Fill(0); err != nil {
 		return err
@@ -222,4 +229,73 @@ func run() error {
 	fmt.Println("logits:", show(l, 4))
 	fmt.Println("probs:", show(p, 4))
 	return errors.Join(in.Destroy(), out.Destroy(), m.Unload())
+}
+
+// ops runs an operator of each kind of argument over a = [[1, 2], [3, 4]]
+// and prints the results.
+func ops(a *acl.DeviceBuffer, s acl.Stream) (err error) {
+	var bufs []*acl.DeviceBuffer
+	var objs []interface{ Destroy() error }
+	defer func() {
+		for _, o := range objs {
+			err = errors.Join(err, o.Destroy())
+		}
+		for _, b := range bufs {
+			err = errors.Join(err, b.Free())
+		}
+	}()
+	buf := func(n uint64) *acl.DeviceBuffer {
+		b, e := acl.NewDeviceBuffer(n)
+		err = errors.Join(err, e)
+		if b != nil {
+			bufs = append(bufs, b)
+		}
+		return b
+	}
+	tensor := func(b *acl.DeviceBuffer, dt acl.DataType, dims ...int64) *nn.Tensor {
+		if b == nil {
+			return nil
+		}
+		t, e := nn.NewTensor(b, dt, dims...)
+		err = errors.Join(err, e)
+		if t != nil {
+			objs = append(objs, t)
+		}
+		return t
+	}
+	m, r, z, sm, i := buf(16), buf(8), buf(8), buf(8), buf(16)
+	x, tm, tr := tensor(a, acl.DTFloat, 2, 2), tensor(m, acl.DTFloat, 2, 2), tensor(r, acl.DTFloat, 2, 1)
+	tz, tsm, ti, tmv := tensor(z, acl.DTFloat, 1, 2), tensor(sm, acl.DTFloat, 1, 2), tensor(i, acl.DTInt32, 4), tensor(m, acl.DTFloat, 4)
+	if err != nil {
+		return err
+	}
+	dims, err := nn.NewIntArray(1)
+	if err != nil {
+		return err
+	}
+	objs = append(objs, dims)
+	if err := errors.Join(
+		nn.Mm(x, x, tm, 1, s),
+		nn.ReduceSum(tm, dims, true, acl.DTFloat, tr, s),
+		z.Fill(0xff),
+		nn.InplaceZero(tz, s),
+		nn.Softmax(tz, -1, tsm, s),
+		nn.Cast(tmv, acl.DTInt32, ti, s),
+		s.Synchronize(),
+	); err != nil {
+		return err
+	}
+	mv, err1 := get(m, 4)
+	rv, err2 := get(r, 2)
+	sv, err3 := get(sm, 2)
+	ib := make([]byte, 16)
+	if err := errors.Join(err1, err2, err3, i.Read(0, ib)); err != nil {
+		return err
+	}
+	ints := make([]string, 4)
+	for k := range ints {
+		ints[k] = fmt.Sprint(int32(binary.LittleEndian.Uint32(ib[4*k:])))
+	}
+	fmt.Printf("ops: mm %s, sum %s, softmax %s, cast %s\n", show(mv, 0), show(rv, 0), show(sv, 1), strings.Join(ints, " "))
+	return nil
 }
