@@ -91,6 +91,13 @@ func TestSDKCompute(t *testing.T) {
 			after, _, err := b.MemInfo(0, 0)
 			require.NoError(t, err)
 			require.Equal(t, free, after, "the guest's device memory is freed")
+
+			// Without the basic kernels granted, the launcher binds to
+			// nothing and the module is refused, naming the kernel.
+			_, err = rt.Load(ctx, guest(t, name), testCompile(host.Policy{Models: policy.Models}))
+			var le *host.LoadError
+			require.ErrorAs(t, err, &le)
+			require.Contains(t, err.Error(), "import env.AddF32 is undefined: no kernel AddF32 for its launcher: it is not granted to the plugin")
 		})
 	}
 }
