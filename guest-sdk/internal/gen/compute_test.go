@@ -93,3 +93,27 @@ func TestEveryKernelInEverySDK(t *testing.T) {
 		}
 	}
 }
+
+// TestComputeNames: the names each SDK gives operators, kernels and raw
+// compute imports.
+func TestComputeNames(t *testing.T) {
+	for _, c := range []struct {
+		fn       func(string) string
+		in, want string
+	}{
+		{snake, "ReduceSum", "reduce_sum"},
+		{snake, "InplaceFillScalar", "inplace_fill_scalar"},
+		{snake, "cubeMathType", "cube_math_type"},
+		{snake, "Mm", "mm"},
+		{lowerFirst, "InplaceZero", "inplaceZero"},
+		{goExported, "hello_world", "HelloWorld"},
+		{goExported, "WriteDo", "WriteDo"},
+		{GoComputeName, "aclnnAddGetWorkspaceSize", "NNAddGetWorkspaceSize"},
+		{GoComputeName, "aclmdlExecuteAsync", "MdlExecuteAsync"},
+		{GoComputeName, "aclCreateTensor", "CreateTensor"},
+	} {
+		if got := c.fn(c.in); got != c.want {
+			t.Errorf("%s: got %q, want %q", c.in, got, c.want)
+		}
+	}
+}
