@@ -353,7 +353,9 @@ func TestOptionalSymbols(t *testing.T) {
 			"aclrtReduceAsync",
 			// kernels (kernel.go)
 			"aclrtBinaryLoadFromFile", "aclrtBinaryGetFunction", "aclrtBinaryUnLoad", "aclrtKernelArgsInit",
-			"aclrtKernelArgsAppend", "aclrtKernelArgsFinalize", "aclrtLaunchKernelWithConfig"}, b.MissingSymbols())
+			"aclrtKernelArgsAppend", "aclrtKernelArgsFinalize", "aclrtLaunchKernelWithConfig",
+			"aclrtSetStreamOverflowSwitch", "aclrtGetStreamOverflowSwitch",
+			"aclrtRandomNumAsync"}, b.MissingSymbols())
 		p, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
 		require.NoError(t, err)
 		st, err := b.CreateStream(0)

@@ -134,6 +134,11 @@ type api struct {
 	aclrtKernelArgsAppend       func(argsHandle uintptr, param unsafe.Pointer, paramSize uint64, paramHandle *uintptr) int32
 	aclrtKernelArgsFinalize     func(argsHandle uintptr) int32
 	aclrtLaunchKernelWithConfig func(funcHandle uintptr, numBlocks uint32, stream uintptr, cfg unsafe.Pointer, argsHandle, reserve uintptr) int32
+	// ABI v1.3 section 15: the stream overflow switch (overflow.go).
+	aclrtSetStreamOverflowSwitch func(stream uintptr, flag uint32) int32
+	aclrtGetStreamOverflowSwitch func(stream uintptr, flag *uint32) int32
+	// ABI v1.3 section 15: random numbers (random.go).
+	aclrtRandomNumAsync func(taskInfo unsafe.Pointer, stream, reserve uintptr) int32
 }
 
 // symbol names one native function and where to bind it.
@@ -243,6 +248,11 @@ func (a *api) symbols() []symbol {
 		{"aclrtKernelArgsAppend", &a.aclrtKernelArgsAppend, false},
 		{"aclrtKernelArgsFinalize", &a.aclrtKernelArgsFinalize, false},
 		{"aclrtLaunchKernelWithConfig", &a.aclrtLaunchKernelWithConfig, false},
+		// ABI v1.3 section 15: the stream overflow switch.
+		{"aclrtSetStreamOverflowSwitch", &a.aclrtSetStreamOverflowSwitch, false},
+		{"aclrtGetStreamOverflowSwitch", &a.aclrtGetStreamOverflowSwitch, false},
+		// ABI v1.3 section 15: random numbers.
+		{"aclrtRandomNumAsync", &a.aclrtRandomNumAsync, false},
 	}
 }
 
