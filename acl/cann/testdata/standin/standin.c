@@ -3581,6 +3581,8 @@ EXPORT void aclwasmStandinKernelStats(int64_t *out)
     out[0] = (int64_t)nkbins;
     pthread_mutex_unlock(&mu);
 }
+#endif
+
 /* ---- the operator library's kernels (ABI v1.3 section 13.2) ----
  *
  * The stand-in operator library (opapi.c, libopapi.so) queues an
