@@ -26,7 +26,10 @@ func Packages(root string) (map[string]Installation, error) {
 		return nil, fmt.Errorf("dpkg-query -W: %w (%s)", err, stderrOf(err))
 	}
 	pkgs := map[string]Installation{}
-	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+	for _, l := range strings.Split(string(out), "\n") {
+		if l == "" {
+			continue
+		}
 		f := strings.Split(l, "\t")
 		if len(f) != 5 {
 			return nil, fmt.Errorf("dpkg-query -W: line %q", l)
@@ -48,10 +51,10 @@ func Problems(root string, own []string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(pkgs) == 0 {
-		return []string{"no package in the dpkg database"}, nil
-	}
 	var problems []string
+	if len(pkgs) == 0 {
+		problems = append(problems, "no package in the dpkg database")
+	}
 	for _, p := range pkgs {
 		if p.Status != "ii" {
 			problems = append(problems, fmt.Sprintf("package %s: status %q, not ii", p.Package, p.Status))
