@@ -284,16 +284,21 @@ func (t *tree) addDpkgDatabase(pkgs []*debPackage) error {
 			para.Set("Conffiles", cf.String())
 		}
 		writeParagraph(&status, para)
-		t.file(info+"/"+p.infoName()+".list", []byte(strings.Join(p.files, "\n")+"\n"), 0o644)
+		if err := t.own(info+"/"+p.infoName()+".list", []byte(strings.Join(p.files, "\n")+"\n"), 0o644); err != nil {
+			return err
+		}
 		if p.md5sums != nil {
-			t.file(info+"/"+p.infoName()+".md5sums", p.md5sums, 0o644)
+			if err := t.own(info+"/"+p.infoName()+".md5sums", p.md5sums, 0o644); err != nil {
+				return err
+			}
 		}
 	}
-	t.file(strings.TrimPrefix(DpkgStatus, "/"), status.Bytes(), 0o644)
+	if err := t.own(strings.TrimPrefix(DpkgStatus, "/"), status.Bytes(), 0o644); err != nil {
+		return err
+	}
 	// The database's layout: 1 names a Multi-Arch: same package's files
 	// NAME:ARCH (without it dpkg looks for NAME.list).
-	t.file(info+"/format", []byte("1\n"), 0o644)
-	return nil
+	return t.own(info+"/format", []byte("1\n"), 0o644)
 }
 
 // writeParagraph writes a deb822 paragraph: a multi-line value's lines

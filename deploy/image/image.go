@@ -60,8 +60,8 @@ const (
 	CACertsPath = "/etc/ssl/certs/ca-certificates.crt"
 )
 
-// DefaultDlopenLibs are the libraries a dynamically linked CLI gets
-// besides its own dependencies: those libascendcl.so, a C++ library that
+// DefaultDlopenLibs are the libraries the packages must hold for a
+// dynamically linked CLI besides its own dependencies: those libascendcl.so, a C++ library that
 // the native backend opens at run time, needs from the system.
 var DefaultDlopenLibs = []string{"libstdc++.so.6", "libgcc_s.so.1", "libm.so.6", "librt.so.1"}
 
@@ -89,8 +89,8 @@ type Options struct {
 	Created time.Time
 	// Port is the TCP port the default command listens on, and exposes.
 	Port int
-	// DlopenLibs are added, with their dependencies, for a dynamically
-	// linked binary (DefaultDlopenLibs when nil).
+	// DlopenLibs must be in the packages, with their dependencies, for a
+	// dynamically linked binary (DefaultDlopenLibs when nil).
 	DlopenLibs []string
 }
 
@@ -415,7 +415,8 @@ func (t *tree) symlink(name, target string) {
 	t.entries[name] = h
 }
 
-// own adds a file of the image's own, which no package may hold.
+// own adds a file of the image's own (its dpkg database too), which no
+// package may hold.
 func (t *tree) own(name string, data []byte, mode int64) error {
 	if _, ok := t.entries[name]; ok {
 		return fmt.Errorf("image: /%s is the image's own and also in package %s", name, t.owner[name])

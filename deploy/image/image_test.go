@@ -273,6 +273,9 @@ func TestRefusals(t *testing.T) {
 		{"a package with the image's own file", Platform{OS: "linux", Architecture: "amd64", Binary: amd,
 			Debs: with(pkg(debtest.Package{Name: "passwd", Files: map[string]debtest.File{"/etc/passwd": {Data: []byte("root:x:0:0::/:/bin/sh\n")}}}))},
 			nil, "/etc/passwd is the image's own and also in package passwd"},
+		{"a package with a dpkg database", Platform{OS: "linux", Architecture: "amd64", Binary: amd,
+			Debs: with(pkg(debtest.Package{Name: "dpkg", Files: map[string]debtest.File{"/var/lib/dpkg/status": {Data: []byte("")}}}))},
+			nil, "/var/lib/dpkg/status is the image's own and also in package dpkg"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := o
