@@ -118,7 +118,7 @@ type KernelArgs struct {
 
 // Int returns integer scalar parameter i (in declaration order), sign- or
 // zero-extended by its type.
-func (a *KernelArgs) Int(i int) int64 { return scalarInt(a.k.decl.Params[i].Type, a.args[i]) }
+func (a *KernelArgs) Int(i int) int64 { return a.k.decl.Params[i].Type.Wrap(int64(a.args[i])) }
 
 // Uint returns integer scalar parameter i as unsigned: Int's bits.
 func (a *KernelArgs) Uint(i int) uint64 { return uint64(a.Int(i)) }
@@ -225,26 +225,6 @@ func intScalar(t acl.DataType) bool {
 	return false
 }
 
-// scalarInt returns v, a scalar of integer type t as the launcher passed
-// it, sign- or zero-extended.
-func scalarInt(t acl.DataType, v uint64) int64 {
-	switch t {
-	case acl.DTInt8:
-		return int64(int8(v))
-	case acl.DTUint8:
-		return int64(uint8(v))
-	case acl.DTInt16:
-		return int64(int16(v))
-	case acl.DTUint16:
-		return int64(uint16(v))
-	case acl.DTInt32:
-		return int64(int32(v))
-	case acl.DTUint32:
-		return int64(uint32(v))
-	}
-	return int64(v)
-}
-
 // compileKernels checks the declarations and makes their sandbox forms.
 func compileKernels(regs []kernelReg) (map[string]*kernel, error) {
 	out := map[string]*kernel{}
@@ -331,7 +311,7 @@ func compileKernel(d Kernel) (*kernel, error) {
 		params := d.Params
 		sp.Extent = func(blockDim uint32, args []uint64) (uint64, error) {
 			return e.eval(blockDim, func(j int) (uint64, error) {
-				v := scalarInt(params[j].Type, args[j])
+				v := params[j].Type.Wrap(int64(args[j]))
 				if v < 0 {
 					return 0, fmt.Errorf("%s is %d", params[j].Name, v)
 				}
