@@ -25,7 +25,7 @@ var defined = []Error{
 	ErrRTEventNotComplete, ErrRTStreamSyncTimeout, ErrRTEventSyncTimeout,
 	ErrHostMemoryAlreadyRegistered, ErrHostMemoryNotRegistered,
 	ErrRTDevSetup,                                                                        // ABI v1.2 section 12
-	ErrRTAicoreException, ErrNNParamNullptr, ErrNNParamInvalid, ErrNNRuntime, ErrNNInner, // compute
+	ErrRTAicoreException, ErrRTAicoreTimeout, ErrNNParamNullptr, ErrNNParamInvalid, ErrNNRuntime, ErrNNInner, // compute
 	ErrNNInnerNullptr,                                                                                           // the operator library's objects
 	ErrGEParamInvalid, ErrGEModelPathInvalid, ErrGEModelIDInvalid, ErrGEModelDataSizeInvalid, ErrRTModelExecute, // models
 }

@@ -553,6 +553,30 @@ func TestKernelTimeout(t *testing.T) {
 	require.ErrorIs(t, err, ErrTimeout)
 }
 
+// TestKernelStoppedByRunDeadline checks that a launch is bounded by the
+// deadline of the run that queued it, not only by the end of the session:
+// the launching call's deadline passes while the session lives on, and a
+// later synchronize (with no deadline of its own but a watchdog) returns
+// because the kernel was stopped, with the launch's failure.
+func TestKernelStoppedByRunDeadline(t *testing.T) {
+	h := kernelHarness(t, abi.Wide, Policy{Kernels: []string{"Spin"}}, nil, []launcher{{sym: "Spin", params: "i32 i32"}})
+	h.ok("aclrtSetDevice", 0)
+	if !h.runsKernels("Spin", 2) {
+		return
+	}
+	s := h.stream()
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err := h.inst.Call(ctx, "k_Spin", 1, s)
+	require.NoError(t, err)
+	watchdog, stop := context.WithTimeout(context.Background(), time.Minute)
+	defer stop()
+	res, err := h.inst.Call(watchdog, "aclrtSynchronizeStream", s)
+	require.NoError(t, err, "the kernel outlived the deadline of the run that launched it")
+	require.Equal(t, uint64(acl.ErrRTAicoreTimeout), res[0], "a kernel stopped by its deadline fails its stream")
+	require.Contains(t, h.inst.Session().LastError(), "kernel Spin was stopped at the run's time limit")
+}
+
 func TestKernelCost(t *testing.T) {
 	b := sim.New(sim.WithTiming())
 	t.Cleanup(func() { b.Close() })

@@ -299,12 +299,21 @@ func (c *Call) queueKernel(k *Kernel, st *streamRec, args []uint64) error {
 	}
 	out := s.kout
 	np := len(k.Params)
+	bounds := c.launchBounds()
 	l.Run = func(ctx context.Context, mem [][]byte) error {
+		// Stopped by the stream's cancellation (ctx), the end of the
+		// session and the run's time limit, as operators and models are.
+		ctx, cancel := bounds(ctx)
+		defer cancel()
 		bufs := make([][]byte, np)
 		for _, h := range hs {
 			bufs[h.param] = mem[h.reg]
 		}
-		return RunBlocks(ctx, k, blockDim, bufs, vals, out)
+		err := RunBlocks(ctx, k, blockDim, bufs, vals, out)
+		if errors.Is(err, context.DeadlineExceeded) && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return &fault{acl.Errorf(acl.ErrRTAicoreTimeout, "kernel %s was stopped at the run's time limit", k.Name)}
+		}
+		return err
 	}
 	if k.Cost != nil {
 		l.Cost = k.Cost(blockDim, vals)
