@@ -346,6 +346,18 @@ const (
 	// DataBuffer is the guest's aclDataBuffer {data, size}: an address and
 	// a size of the profile's width each.
 	DataBuffer
+	// The kernel API's objects (ABI section 13.3), handles of the fifth
+	// kind: aclrtBinHandle, aclrtFuncHandle, aclrtArgsHandle and
+	// aclrtParamHandle (void * natively, 4 bytes on wasm32).
+	BinHandle
+	FuncHandle
+	ArgsHandle
+	ParamHandle
+	// BinaryLoadOptions and LaunchKernelCfg are the structs
+	// aclrtBinaryLoadOptions and aclrtLaunchKernelCfg: {pointer to an
+	// array of 20-byte entries, size_t count}, 16 bytes wide, 8 in acl32.
+	BinaryLoadOptions
+	LaunchKernelCfg
 	kindEnd
 )
 
@@ -361,6 +373,8 @@ var kindNames = [...]string{
 	Bool: "bool", DataValue: "value",
 	ModelDescHandle: "aclmdlDesc", DatasetHandle: "aclmdlDataset",
 	IODims: "aclmdlIODims", DataBuffer: "aclDataBuffer",
+	BinHandle: "aclrtBinHandle", FuncHandle: "aclrtFuncHandle", ArgsHandle: "aclrtArgsHandle", ParamHandle: "aclrtParamHandle",
+	BinaryLoadOptions: "aclrtBinaryLoadOptions", LaunchKernelCfg: "aclrtLaunchKernelCfg",
 }
 
 // String returns the kind's name: "int", "stream", "aclrtPtrAttributes".
@@ -388,8 +402,13 @@ func (k *Kind) UnmarshalText(b []byte) error {
 
 // IsHandle reports whether k is one of the handle kinds.
 func (k Kind) IsHandle() bool {
-	return k >= StreamHandle && k <= NotifyHandle || k.IsObject() || k.IsModelObject()
+	return k >= StreamHandle && k <= NotifyHandle || k.IsObject() || k.IsModelObject() || k.IsKernelObject()
 }
+
+// IsKernelObject reports whether k is one of the kernel API's objects
+// (aclrtBinHandle ... aclrtParamHandle), whose native type is a void *
+// typedef of the name String gives.
+func (k Kind) IsKernelObject() bool { return k >= BinHandle && k <= ParamHandle }
 
 // IsModelObject reports whether k is one of the model objects (aclmdlDesc,
 // aclmdlDataset), whose native type is a pointer to a struct of the name
@@ -403,7 +422,7 @@ func (k Kind) IsObject() bool { return k >= TensorHandle && k <= ExecutorHandle 
 
 // IsStruct reports whether k is one of the structs.
 func (k Kind) IsStruct() bool {
-	return k >= PtrAttributes && k <= RandomTask || k == IODims || k == DataBuffer
+	return k >= PtrAttributes && k <= RandomTask || k == IODims || k == DataBuffer || k == BinaryLoadOptions || k == LaunchKernelCfg
 }
 
 // The table's parameters, built so that each row reads like its prototype.
@@ -736,7 +755,7 @@ var Funcs = append(append([]Func{
 		Doc: "Queues on stream the combining of count bytes of device memory at src into dst, element by element, with SUM, MAX or MIN for the aclDataType type (float, float16, bfloat16, int4/8/16/32, uint8/16/32); EQUAL gives 207000."},
 	{Name: "aclrtRandomNumAsync", Group: Memset, Params: []Param{in("taskInfo", RandomTask).native("const aclrtRandomNumTaskInfo *"), handle("stream", StreamHandle), in("reserve", Reserved)},
 		Doc: "Queues on stream the filling of taskInfo's result with randomNum numbers of its distribution (dropout bitmask, uniform, normal, truncated normal), drawn from the session's own generator."},
-}, tensorFuncs...), append(mdlFuncs[:len(mdlFuncs):len(mdlFuncs)], opFuncs()...)...)
+}, tensorFuncs...), append(append(mdlFuncs[:len(mdlFuncs):len(mdlFuncs)], kernelFuncs...), opFuncs()...)...)
 
 var index = func() map[string]int {
 	m := make(map[string]int, len(Funcs))

@@ -52,9 +52,13 @@ type Kernel struct {
 	// (WithSimTiming), beyond the device's launch overhead; unset, a
 	// launch takes the time its blocks really ran.
 	Cost func(a *KernelArgs) time.Duration
-	// Binary and Entry name the kernel's device binary and its entry, for
-	// the native backend, which loads it itself; the simulator ignores
-	// them.
+	// Binary and Entry name the kernel's device binary and its entry. The
+	// native backend loads the binary itself; a guest's
+	// aclrtBinaryLoadFromFile names it by its file name (the last element
+	// of the path) and gets the granted kernels that declare it, on every
+	// backend, and aclrtBinaryGetFunctionByEntry finds a kernel by an
+	// Entry that is a decimal number (natively the tiling key). A kernel
+	// with no Binary is launched through its launcher only.
 	Binary, Entry string
 }
 
@@ -266,7 +270,7 @@ func compileKernel(d Kernel) (*kernel, error) {
 		return bad("%d parameters, at most 14", len(d.Params))
 	}
 	k := &kernel{decl: d}
-	sk := &sandbox.Kernel{Name: d.Name, Params: make([]sandbox.KernelParam, len(d.Params))}
+	sk := &sandbox.Kernel{Name: d.Name, Params: make([]sandbox.KernelParam, len(d.Params)), Binary: d.Binary, Entry: d.Entry}
 	seen := map[string]bool{"blockDim": true, "stream": true}
 	for i, p := range d.Params {
 		if !cIdent(p.Name) || seen[p.Name] {
@@ -283,7 +287,7 @@ func compileKernel(d Kernel) (*kernel, error) {
 			if p.Extent != "" {
 				return bad("scalar %s has an extent: only a buffer (with an Access) has one", p.Name)
 			}
-			sp.Scalar = t
+			sp.Scalar, sp.Size = t, p.Type.Size()
 			continue
 		}
 		if p.Access > ReadWrite {
