@@ -355,7 +355,9 @@ const (
 	ParamHandle
 	// BinaryLoadOptions and LaunchKernelCfg are the structs
 	// aclrtBinaryLoadOptions and aclrtLaunchKernelCfg: {pointer to an
-	// array of 20-byte entries, size_t count}, 16 bytes wide, 8 in acl32.
+	// array of 20-byte entries in guest memory, size_t count}, 8 bytes in
+	// both profiles (wasm32's pointer and size_t: nothing in them is a
+	// device address or a device size).
 	BinaryLoadOptions
 	LaunchKernelCfg
 	kindEnd

@@ -547,10 +547,18 @@ func TestKernelTimeout(t *testing.T) {
 	}
 	s := h.stream()
 	h.kcall("Spin", 1, s)
-	// The run's timeout ends the wait, and the session's end stops the
-	// kernel (the cleanup's Close would hang otherwise).
-	_, err := h.inst.Call(context.Background(), "aclrtSynchronizeStream", s)
-	require.ErrorIs(t, err, ErrTimeout)
+	// Each call here is a run of its own, with its own time limit. The
+	// kernel stops at the limit of the run that launched it (507014 at the
+	// synchronize), which comes first unless the synchronize's own run
+	// ends sooner (then ErrTimeout): either way nothing hangs, and the
+	// session's end finds the kernel stopped (the cleanup's Close would
+	// hang otherwise).
+	res, err := h.inst.Call(context.Background(), "aclrtSynchronizeStream", s)
+	if err != nil {
+		require.ErrorIs(t, err, ErrTimeout)
+		return
+	}
+	require.Equal(t, uint64(acl.ErrRTAicoreTimeout), res[0], h.inst.Session().LastError())
 }
 
 // TestKernelStoppedByRunDeadline checks that a launch is bounded by the

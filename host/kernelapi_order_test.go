@@ -43,8 +43,8 @@ func (h *harness) fillKobjs(fn uint64) {
 
 // putOptions writes an aclrtBinaryLoadOptions at kStruct whose array, at
 // kAttrs, holds the option {typ, v}; arr 0 writes a NULL array.
-func (h *harness) putOptions(arr uint64, typ, v uint32) {
-	h.putU64s(kStruct, arr, 1)
+func (h *harness) putOptions(arr, typ, v uint32) {
+	h.putCfg(arr, 1)
 	binary.LittleEndian.PutUint32(h.mem()[kAttrs:], typ)
 	binary.LittleEndian.PutUint32(h.mem()[kAttrs+4:], v)
 }
@@ -315,26 +315,26 @@ var kernelAPIOrderCases = map[string]map[string]orderCase{
 		"final": {run: func(h *harness) acl.Error {
 			k, e := kapiOn(h)
 			args := k.handleOut("aclrtKernelArgsInit", e.fn, outA)
-			k.putU64s(kStruct, 0, 1) // a bad cfg, too
+			k.putCfg(0, 1) // a bad cfg, too
 			return k.rc("aclrtLaunchKernelWithConfig", e.fn, 1, e.s, kStruct, args, 0)
 		}},
 		"cfg": {run: func(h *harness) acl.Error {
 			k, e := kapiOn(h)
 			for _, a := range [][2]uint32{{1, 2}, {5, 2}, {6, 2}, {9, 2}} {
-				k.putU64s(kStruct, kAttrs, 1)
+				k.putCfg(kAttrs, 1)
 				binary.LittleEndian.PutUint32(k.mem()[kAttrs:], a[0])
 				binary.LittleEndian.PutUint32(k.mem()[kAttrs+4:], a[1])
 				if rc := k.rc("aclrtLaunchKernelWithConfig", e.fn, 1, e.s, kStruct, e.args, 0); rc != acl.ErrRTParamInvalid {
 					return rc
 				}
 			}
-			k.putU64s(kStruct, kAttrs, 2) // both timeouts
+			k.putCfg(kAttrs, 2) // both timeouts
 			binary.LittleEndian.PutUint32(k.mem()[kAttrs:], 7)
 			binary.LittleEndian.PutUint32(k.mem()[kAttrs+20:], 8)
 			if rc := k.rc("aclrtLaunchKernelWithConfig", e.fn, 1, e.s, kStruct, e.args, 0); rc != acl.ErrRTParamInvalid {
 				return rc
 			}
-			k.putU64s(kStruct, 0, 1)
+			k.putCfg(0, 1)
 			return k.rc("aclrtLaunchKernelWithConfig", e.fn, 1, e.s, kStruct, e.args, 0)
 		}},
 		"context": {run: func(h *harness) acl.Error {

@@ -135,6 +135,13 @@ func (h *harness) launch(k kapi, blocks, s, args uint64) acl.Error {
 	return h.rc("aclrtLaunchKernelWithConfig", k.fn, blocks, s, 0, args, 0)
 }
 
+// putCfg writes an aclrtLaunchKernelCfg or aclrtBinaryLoadOptions at
+// kStruct: {array, count}, 4 bytes each in both profiles.
+func (h *harness) putCfg(arr, n uint32) {
+	binary.LittleEndian.PutUint32(h.mem()[kStruct:], arr)
+	binary.LittleEndian.PutUint32(h.mem()[kStruct+4:], n)
+}
+
 // devF32s writes float32s to device memory at dev.
 func (h *harness) devF32s(dev uint64, vs ...float32) {
 	h.t.Helper()
@@ -289,7 +296,7 @@ func TestKernelAPILaunchTimeout(t *testing.T) {
 	args := h.handleOut("aclrtKernelArgsInit", spin, outA)
 	h.ok("aclrtKernelArgsFinalize", args)
 	// {attrs, numAttrs} and one attribute: TIMEOUT_US, 1000 us.
-	h.putU64s(kStruct, kAttrs, 1)
+	h.putCfg(kAttrs, 1)
 	binary.LittleEndian.PutUint32(h.mem()[kAttrs:], 8)
 	binary.LittleEndian.PutUint64(h.mem()[kAttrs+4:], 1000)
 	require.Zero(t, h.rc("aclrtLaunchKernelWithConfig", spin, 1, k.s, kStruct, args, 0))

@@ -56,8 +56,12 @@ func cKernel(b *buf, m *model) error {
 		"    uint16_t timeout;", "    aclrtTimeoutUs timeoutUs;", "    uint8_t enableProfiling;", "    uint32_t rsv[4];", "} aclrtLaunchKernelAttrValue;", "")
 	b.l("typedef struct aclrtLaunchKernelAttr {", "    aclrtLaunchKernelAttrId id;", "    aclrtLaunchKernelAttrValue value;", "} aclrtLaunchKernelAttr;", "")
 	b.l("typedef struct aclrtLaunchKernelCfg {", "    aclrtLaunchKernelAttr *attrs;", "    size_t numAttrs;", "} aclrtLaunchKernelCfg;", "")
+	// The two configurations hold a guest pointer and a count: wasm32's
+	// 8 bytes in both profiles (no device address or size in them).
 	b.l("ACLWASM_STATIC_ASSERT(sizeof(aclrtBinaryLoadOption) == 20, \"native layout\");",
-		"ACLWASM_STATIC_ASSERT(sizeof(aclrtLaunchKernelAttr) == 20, \"native layout\");", "")
+		"ACLWASM_STATIC_ASSERT(sizeof(aclrtLaunchKernelAttr) == 20, \"native layout\");",
+		"ACLWASM_STATIC_ASSERT(sizeof(aclrtBinaryLoadOptions) == 8, \"wasm32 layout, both profiles\");",
+		"ACLWASM_STATIC_ASSERT(sizeof(aclrtLaunchKernelCfg) == 8, \"wasm32 layout, both profiles\");", "")
 	for _, f := range m.kern {
 		for _, wide := range []bool{false, true} {
 			module := abi.Module32

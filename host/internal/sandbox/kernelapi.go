@@ -175,12 +175,11 @@ func (c *Call) loadOptions(i int) error {
 	if ptr == 0 {
 		return nil
 	}
-	w := c.s.prof.Width(abi.Addr)
-	b, err := c.guest("options", ptr, 2*w)
+	b, err := c.guest("options", ptr, 8) // {options, numOpt}: guest memory's pointer and size_t, in both profiles
 	if err != nil {
 		return err
 	}
-	arr, n := wordAt(b, 0, w), wordAt(b, w, w)
+	arr, n := uint64(le.Uint32(b)), uint64(le.Uint32(b[4:]))
 	if arr == 0 {
 		return acl.Errorf(acl.ErrRTParamInvalid, "options is not NULL but options->options is NULL")
 	}
@@ -208,14 +207,6 @@ func (c *Call) loadOptions(i int) error {
 		}
 	}
 	return nil
-}
-
-// wordAt reads a w-byte little-endian word at off.
-func wordAt(b []byte, off, w uint64) uint64 {
-	if w == 4 {
-		return uint64(le.Uint32(b[off:]))
-	}
-	return le.Uint64(b[off:])
 }
 
 // binaryLoadFromFile is aclrtBinaryLoadFromFile(binPath, options, binHandle).
@@ -481,12 +472,11 @@ func (c *Call) launchCfg(i int) (time.Duration, error) {
 	if ptr == 0 {
 		return 0, nil
 	}
-	w := c.s.prof.Width(abi.Addr)
-	b, err := c.guest("cfg", ptr, 2*w)
+	b, err := c.guest("cfg", ptr, 8) // {attrs, numAttrs}: guest memory's pointer and size_t, in both profiles
 	if err != nil {
 		return 0, err
 	}
-	arr, n := wordAt(b, 0, w), wordAt(b, w, w)
+	arr, n := uint64(le.Uint32(b)), uint64(le.Uint32(b[4:]))
 	if arr == 0 {
 		return 0, acl.Errorf(acl.ErrRTParamInvalid, "cfg->attrs is NULL")
 	}

@@ -2631,6 +2631,8 @@ typedef struct aclrtLaunchKernelCfg {
 
 ACLWASM_STATIC_ASSERT(sizeof(aclrtBinaryLoadOption) == 20, "native layout");
 ACLWASM_STATIC_ASSERT(sizeof(aclrtLaunchKernelAttr) == 20, "native layout");
+ACLWASM_STATIC_ASSERT(sizeof(aclrtBinaryLoadOptions) == 8, "wasm32 layout, both profiles");
+ACLWASM_STATIC_ASSERT(sizeof(aclrtLaunchKernelCfg) == 8, "wasm32 layout, both profiles");
 
 /**
  * Loads the kernel binary the host approved under the name binPath (no file
