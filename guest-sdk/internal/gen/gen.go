@@ -79,6 +79,9 @@ func Files() (map[string][]byte, error) {
 			return nil, err
 		}
 	}
+	if err := genKernels(out); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
