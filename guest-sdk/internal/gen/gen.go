@@ -30,7 +30,7 @@ type model struct {
 	mdl []*abi.Func
 	// kern is the runtime's kernel API (abi.Kernel): the C SDK declares
 	// it in acl/acl_rt.h with the native types the table names
-	// (kernel.go); the other SDKs do not have it yet.
+	// (kernelapi.go); the other SDKs do not have it yet.
 	kern []*abi.Func
 }
 

@@ -31,7 +31,7 @@ func TestSemsTravelAsTheirWireType(t *testing.T) {
 	}
 	for _, f := range fs {
 		if f.Group == abi.Tensor || f.Group == abi.Operator || f.Group == abi.Model || f.Group == abi.Kernel {
-			continue // nn.go, mdl.go and kernel.go declare them from the table itself
+			continue // nn.go, mdl.go and kernelapi.go declare them from the table itself
 		}
 		for _, p := range f.Params {
 			if w := p.Sem.Wire(); w != p.Type {

@@ -15,8 +15,8 @@ import (
 // uint64_t). Every parameter of the group names its native C type in the
 // table.
 
-// kernelType is a parameter's C type in profile wide or the native layout.
-func kernelType(f *abi.Func, q abi.Param, wide bool) (string, error) {
+// kernelAPIType is a parameter's C type in profile wide or the native layout.
+func kernelAPIType(f *abi.Func, q abi.Param, wide bool) (string, error) {
 	switch {
 	case q.Native == "":
 		return "", fmt.Errorf("gen: %s parameter %s names no native C type in abi/kernel.go", f.Name, q.Name)
@@ -74,7 +74,7 @@ func cKernel(b *buf, m *model) error {
 			}
 			ps := make([]string, len(f.Params))
 			for i, q := range f.Params {
-				t, err := kernelType(f, q, wide)
+				t, err := kernelAPIType(f, q, wide)
 				if err != nil {
 					return err
 				}
