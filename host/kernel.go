@@ -52,17 +52,21 @@ type Kernel struct {
 	// (WithSimTiming), beyond the device's launch overhead; unset, a
 	// launch takes the time its blocks really ran.
 	Cost func(a *KernelArgs) time.Duration
-	// Binary and Entry name the kernel's device binary and its entry (""
-	// is Name), for the native backend: when a plugin granted the kernel
-	// is loaded, the host loads the binary with aclrtBinaryLoadFromFile and
-	// the entry with aclrtBinaryGetFunction (Load fails, naming the
-	// kernel, when either fails), launches it with
-	// aclrtLaunchKernelWithConfig on its arguments packed by the
-	// declaration (a buffer as the native address of its validated
-	// extent), and unloads it when the plugin is closed. The simulator
-	// ignores them, and the native backend refuses a launch of a kernel
-	// without a Binary with 207000. The embedder answers for the binary
-	// keeping to the declaration: the device does not check it.
+	// Binary and Entry name the kernel's device binary and its entry. The
+	// native backend loads the binary itself: when a plugin granted the
+	// kernel is loaded, the host loads it with aclrtBinaryLoadFromFile and
+	// the kernel's function with aclrtBinaryGetFunction by Entry (by Name
+	// when Entry is "" or a decimal number); Load fails, naming the kernel,
+	// when either fails. Launches are made with aclrtLaunchKernelWithConfig
+	// on the arguments packed by the declaration (a buffer as the native
+	// address of its validated extent), and the binary is unloaded when the
+	// plugin is closed; the native backend refuses a launch of a kernel
+	// without a Binary with 207000. A guest's aclrtBinaryLoadFromFile names
+	// the binary by its file name (the last element of the path) and gets
+	// the granted kernels that declare it, on every backend, and
+	// aclrtBinaryGetFunctionByEntry finds a kernel by an Entry that is a
+	// decimal number (natively the tiling key). The embedder answers for
+	// the binary keeping to the declaration: the device does not check it.
 	Binary, Entry string
 }
 
@@ -126,7 +130,7 @@ type KernelArgs struct {
 
 // Int returns integer scalar parameter i (in declaration order), sign- or
 // zero-extended by its type.
-func (a *KernelArgs) Int(i int) int64 { return scalarInt(a.k.decl.Params[i].Type, a.args[i]) }
+func (a *KernelArgs) Int(i int) int64 { return a.k.decl.Params[i].Type.Wrap(int64(a.args[i])) }
 
 // Uint returns integer scalar parameter i as unsigned: Int's bits.
 func (a *KernelArgs) Uint(i int) uint64 { return uint64(a.Int(i)) }
@@ -233,26 +237,6 @@ func intScalar(t acl.DataType) bool {
 	return false
 }
 
-// scalarInt returns v, a scalar of integer type t as the launcher passed
-// it, sign- or zero-extended.
-func scalarInt(t acl.DataType, v uint64) int64 {
-	switch t {
-	case acl.DTInt8:
-		return int64(int8(v))
-	case acl.DTUint8:
-		return int64(uint8(v))
-	case acl.DTInt16:
-		return int64(int16(v))
-	case acl.DTUint16:
-		return int64(uint16(v))
-	case acl.DTInt32:
-		return int64(int32(v))
-	case acl.DTUint32:
-		return int64(uint32(v))
-	}
-	return int64(v)
-}
-
 // compileKernels checks the declarations and makes their sandbox forms.
 func compileKernels(regs []kernelReg) (map[string]*kernel, error) {
 	out := map[string]*kernel{}
@@ -297,7 +281,7 @@ func compileKernel(d Kernel) (*kernel, error) {
 		return bad("%d parameters, at most 14", len(d.Params))
 	}
 	k := &kernel{decl: d}
-	sk := &sandbox.Kernel{Name: d.Name, Params: make([]sandbox.KernelParam, len(d.Params))}
+	sk := &sandbox.Kernel{Name: d.Name, Params: make([]sandbox.KernelParam, len(d.Params)), Binary: d.Binary, Entry: d.Entry}
 	seen := map[string]bool{"blockDim": true, "stream": true}
 	for i, p := range d.Params {
 		if !cIdent(p.Name) || seen[p.Name] {
@@ -314,7 +298,7 @@ func compileKernel(d Kernel) (*kernel, error) {
 			if p.Extent != "" {
 				return bad("scalar %s has an extent: only a buffer (with an Access) has one", p.Name)
 			}
-			sp.Scalar, sp.Size = t, int(p.Type.Size())
+			sp.Scalar, sp.Size = t, p.Type.Size()
 			continue
 		}
 		if p.Access > ReadWrite {
@@ -342,7 +326,7 @@ func compileKernel(d Kernel) (*kernel, error) {
 		params := d.Params
 		sp.Extent = func(blockDim uint32, args []uint64) (uint64, error) {
 			return e.eval(blockDim, func(j int) (uint64, error) {
-				v := scalarInt(params[j].Type, args[j])
+				v := params[j].Type.Wrap(int64(args[j]))
 				if v < 0 {
 					return 0, fmt.Errorf("%s is %d", params[j].Name, v)
 				}

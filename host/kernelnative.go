@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 
 	"github.com/aclwasm/aclwasm/acl"
 )
@@ -46,7 +47,7 @@ func (r *Runtime) loadNativeKernels(granted map[string]*kernel) (*nativeKernels,
 			nk.bins = append(nk.bins, bin)
 		}
 		entry := d.Entry
-		if entry == "" {
+		if _, err := strconv.ParseUint(entry, 10, 64); entry == "" || err == nil { // a tiling key names no function
 			entry = d.Name
 		}
 		f, err := kr.KernelFunction(bin, entry)

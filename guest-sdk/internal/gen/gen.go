@@ -28,6 +28,10 @@ type model struct {
 	// mdl is the model functions (abi.Model): the C SDK declares them in
 	// acl/acl_mdl.h (mdl.go).
 	mdl []*abi.Func
+	// kern is the runtime's kernel API (abi.Kernel): the C SDK declares
+	// it in acl/acl_rt.h with the native types the table names
+	// (kernelapi.go); the other SDKs do not have it yet.
+	kern []*abi.Func
 }
 
 func load() (*model, error) {
@@ -35,8 +39,12 @@ func load() (*model, error) {
 	if err != nil {
 		return nil, err
 	}
-	var nn, mdl []*abi.Func
+	var nn, mdl, kern []*abi.Func
 	fs = slices.DeleteFunc(fs, func(f Func) bool {
+		if f.Group == abi.Kernel {
+			kern = append(kern, f.Func)
+			return true
+		}
 		if f.Group == abi.Model {
 			mdl = append(mdl, f.Func)
 			return true
@@ -55,7 +63,7 @@ func load() (*model, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &model{funcs: fs, enums: es, codes: cs, nn: nn, mdl: mdl}, nil
+	return &model{funcs: fs, enums: es, codes: cs, nn: nn, mdl: mdl, kern: kern}, nil
 }
 
 // Files returns every generated file, keyed by its path relative to the

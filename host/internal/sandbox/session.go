@@ -116,6 +116,9 @@ type Session struct {
 	kout    *kernelOut
 	kfuncs  map[string]acl.KernelFunc // the granted kernels' native functions (acl.KernelRunner)
 	klaunch map[string]*launchCount   // launches by kernel name (kernel.go)
+	// kobjs are the kernel API's binaries, functions, argument lists and
+	// parameters by handle (kernelapi.go).
+	kobjs map[uint32]*kobj
 	// ck is the checking mode's state (asynccheck.go); nil when it is off.
 	ck *asyncCheck
 	// Models (model.go): loaded models by id, and the model objects
