@@ -336,7 +336,9 @@ func runOp(c *Call) error {
 	if !ex.repeat {
 		s.dropObj(exh)
 	}
-	c.note = ex.describe()
+	if s.tracer != nil { // the note is the trace's alone: no formatting per launch without one
+		c.note = ex.describe()
+	}
 	return nil
 }
 
