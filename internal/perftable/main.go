@@ -90,6 +90,8 @@ var goals = []goal{
 	{id: "15", bench: "Goal15KernelAdd", unit: "x-loop", what: "`basic` AddF32 of 1 M float32 (launch, run, synchronize)", floor: "the same addition, a plain Go loop", want: target{"<=", 1.5}},
 	{id: "16", bench: "Goal16ModelExec", unit: "x-direct", what: "`aclmdlExecute` of a small CNN on device buffers, throughput", floor: "the same model run directly by the ONNX library", want: target{">=", 0.9}},
 	{id: "16", bench: "Goal16ModelLoad", unit: "x-uncached", what: "`aclmdlLoadFromFile` with the model in the runtime's cache", floor: "its first load in a fresh runtime (runtime and plugin included)", ref: true},
+	{id: "peer", bench: "PeerHostFunc", unit: "x-extism", what: "an embedder's host function, no payload, guest loop (bench/peers)", floor: "Extism's Go SDK, same wazero, the same loop", want: target{"<=", 1}},
+	{id: "peer", bench: "PeerEcho", unit: "x-extism", what: "bytes echoed through a plugin call (`CallBytesTo`, reused buffer)", floor: "Extism's `Plugin.Call`, its kernel's 8-byte copies", want: target{"<=", 1}},
 }
 
 // samples are one benchmark's values of one metric on one engine.
@@ -117,7 +119,8 @@ func main() {
 	writeTable(os.Stdout, engines, vals)
 }
 
-// read adds the ratio metrics of the Goal benchmarks in file to vals.
+// read adds the ratio metrics of the Goal and Peer benchmarks in file to
+// vals.
 func read(engine, file string, vals map[key][]float64) error {
 	f, err := os.Open(file)
 	if err != nil {
@@ -133,7 +136,7 @@ func read(engine, file string, vals map[key][]float64) error {
 		// The name without "Benchmark" and GOMAXPROCS, sub-benchmarks kept.
 		name, parts := res.Name.Parts()
 		base := strings.TrimPrefix(string(name), "Benchmark")
-		if !strings.HasPrefix(base, "Goal") {
+		if !strings.HasPrefix(base, "Goal") && !strings.HasPrefix(base, "Peer") {
 			continue
 		}
 		for _, p := range parts {
