@@ -29,6 +29,8 @@
 #   files                        tests/conformance/files.c (file I/O over mounts, through wasi-libc)
 #   <sample>                     every directory under samples/ but include/ (see below)
 #                                (samples/notify-pipeline: C++ without -fno-exceptions, by its build.sh)
+#                                (samples/edge-classify: C in the native layout, a command that
+#                                also exports "classify", by its build.sh)
 #
 # Samples: a directory samples/NAME is built by its own build.sh when it has
 # one, run as `bash build.sh` in that directory with OUT (the output
