@@ -113,7 +113,13 @@ func Parse(b []byte) (m *Model, err error) {
 		}
 		m.out = append(m.out, io)
 	}
-	be, err := simplego.New("")
+	// Operations in order on the caller's goroutine: the library runs
+	// them on worker goroutines by default, where an operation that
+	// panics on its data (an integer division by a zero the guest wrote)
+	// ends the process; on the caller's it becomes Run's error. Operations
+	// that split their own work (matrix products, convolutions) still use
+	// the workers.
+	be, err := simplego.New("ops_sequential")
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}
