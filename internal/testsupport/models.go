@@ -1,6 +1,7 @@
 package testsupport
 
 import (
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -17,12 +18,21 @@ func ModelGenerator() string {
 
 // Models writes the test models into a new temporary directory and
 // returns it. It needs Debian's python3-onnx (scripts/install-toolchains.sh
-// installs it); without it the test fails and says so. Debian installs
-// the package for its own /usr/bin/python3, which a python3 earlier on
-// PATH (pyenv, a virtualenv) may not see, so that one is tried second.
+// installs it); without it the test fails and says so.
 func Models(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
+	if err := WriteModels(dir); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// WriteModels writes the test models into dir, for tests that share one
+// set between many cases (and remove dir themselves). Debian installs
+// python3-onnx for its own /usr/bin/python3, which a python3 earlier on
+// PATH (pyenv, a virtualenv) may not see, so that one is tried second.
+func WriteModels(dir string) error {
 	var tried []string
 	for _, py := range []string{"python3", "/usr/bin/python3"} {
 		path, err := exec.LookPath(py)
@@ -35,10 +45,9 @@ func Models(t testing.TB) string {
 			continue
 		}
 		if out, err := exec.Command(path, ModelGenerator(), dir).CombinedOutput(); err != nil {
-			t.Fatalf("%s %s: %v\n%s", path, ModelGenerator(), err, out)
+			return fmt.Errorf("%s %s: %v\n%s", path, ModelGenerator(), err, out)
 		}
-		return dir
+		return nil
 	}
-	t.Fatalf("the test models need python3 with onnx and numpy (Debian: python3-onnx; run scripts/install-toolchains.sh): %q", tried)
-	return ""
+	return fmt.Errorf("the test models need python3 with onnx and numpy (Debian: python3-onnx; run scripts/install-toolchains.sh): %q", tried)
 }
