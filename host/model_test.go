@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/abi"
@@ -287,6 +288,73 @@ func TestModelCache(t *testing.T) {
 	h.load("mlp")
 	require.Equal(t, 2, h.rt.sh.CachedModels(), "a changed file replaces its model")
 	h.ok("aclmdlUnload", a) // the old model stays usable by whoever holds it
+}
+
+// TestModelReports: the runtime reports each model it holds compiled
+// (Runtime.Models: its weights, what compiling it took, its loads and
+// executions over every session), and the metrics count loads and
+// executions by model name, a cached load apart from a compiled one and a
+// failed execution apart from one that ran.
+func TestModelReports(t *testing.T) {
+	dir := testsupport.Models(t)
+	mlp, div := filepath.Join(dir, "mlp.onnx"), filepath.Join(dir, "divide.onnx")
+	reg := prometheus.NewRegistry()
+	m, err := NewMetrics(reg)
+	require.NoError(t, err)
+	h := newHarness(t, Policy{Models: map[string]string{"mlp": mlp, "div": div}}, WithMetrics(m))
+	h.ok("aclrtSetDevice", 0)
+	if h.nativeRefuses() {
+		return
+	}
+	require.Empty(t, h.rt.Models())
+	e := h.mdlExec()
+	h.load("mlp")
+	h.ok("aclmdlExecute", e.id, e.input, e.output)
+	h.ok("aclmdlExecuteAsync", e.id, e.input, e.output, 0)
+	h.ok("aclrtSynchronizeStream", 0)
+	d := h.load("div")
+	a, b, q := h.malloc(16), h.malloc(16), h.malloc(16)
+	h.ok("aclrtMemset", b, 16, 0, 16)
+	h.code(acl.ErrRTModelExecute, "aclmdlExecute", d, h.dataset(a, 16, b, 16), h.dataset(q, 16))
+
+	ms := h.rt.Models()
+	require.Len(t, ms, 2)
+	require.Equal(t, div, ms[0].Path)
+	require.Equal(t, mlp, ms[1].Path)
+	st, err := os.Stat(mlp)
+	require.NoError(t, err)
+	require.Equal(t, st.Size(), ms[1].Size)
+	require.EqualValues(t, 4*(8*16+16+16*4+4), ms[1].WeightBytes)
+	require.Positive(t, ms[1].LoadTime)
+	require.EqualValues(t, 2, ms[1].Loads)
+	require.EqualValues(t, 2, ms[1].Executions)
+	require.Zero(t, ms[1].Failures)
+	require.Positive(t, ms[1].ExecTime)
+	require.EqualValues(t, 1, ms[0].Executions)
+	require.EqualValues(t, 1, ms[0].Failures)
+
+	// The samples of each histogram series, by its model and source or
+	// outcome label.
+	mfs, err := reg.Gather()
+	require.NoError(t, err)
+	samples := map[string]uint64{}
+	for _, mf := range mfs {
+		for _, s := range mf.GetMetric() {
+			k := mf.GetName()
+			for _, l := range s.GetLabel() {
+				if l.GetName() != "plugin" {
+					k += " " + l.GetValue()
+				}
+			}
+			samples[k] = s.GetHistogram().GetSampleCount()
+		}
+	}
+	require.EqualValues(t, 1, samples["aclwasm_model_load_duration_seconds mlp file"])
+	require.EqualValues(t, 1, samples["aclwasm_model_load_duration_seconds mlp cache"])
+	require.EqualValues(t, 1, samples["aclwasm_model_load_duration_seconds div file"])
+	require.EqualValues(t, 2, samples["aclwasm_model_execution_duration_seconds mlp ok"])
+	require.EqualValues(t, 1, samples["aclwasm_model_execution_duration_seconds div failed"])
+	require.NotContains(t, samples, "aclwasm_model_execution_duration_seconds mlp failed")
 }
 
 // TestModelExecutionTimeCheck: a dataset's buffer taken away between

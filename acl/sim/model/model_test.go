@@ -305,3 +305,17 @@ func TestRunFailsAtExecution(t *testing.T) {
 		t.Errorf("divide = %v, want %v", got, want)
 	}
 }
+
+// TestWeightBytes: a model reports its initializers' bytes.
+func TestWeightBytes(t *testing.T) {
+	dir := testsupport.Models(t)
+	for name, want := range map[string]uint64{
+		"mlp":    4 * (8*16 + 16 + 16*4 + 4),
+		"cnn":    4 * (16*3*3*3 + 16 + 32*16*3*3 + 32 + 10*32*16*16 + 10),
+		"divide": 0,
+	} {
+		if got := load(t, dir, name).WeightBytes(); got != want {
+			t.Errorf("%s: WeightBytes = %d, want %d", name, got, want)
+		}
+	}
+}

@@ -20,6 +20,7 @@ import (
 type mdlRec struct {
 	name string
 	m    *model.Model
+	cm   *cachedModel // an approved model's entry in the runtime's cache; nil for a guest's
 }
 
 // mdlObj is a model description or a dataset.
@@ -94,12 +95,12 @@ func approvedNames(m map[string]string) string {
 
 // addModel gives m the session's next model id and writes it to
 // parameter 1.
-func (c *Call) addModel(name string, m *model.Model, out []byte) error {
+func (c *Call) addModel(name string, m *model.Model, cm *cachedModel, out []byte) error {
 	c.s.mdlNext++
 	if c.s.mdls == nil {
 		c.s.mdls = map[uint32]*mdlRec{}
 	}
-	c.s.mdls[c.s.mdlNext] = &mdlRec{name: name, m: m}
+	c.s.mdls[c.s.mdlNext] = &mdlRec{name: name, m: m, cm: cm}
 	le.PutUint32(out, c.s.mdlNext)
 	c.note = fmt.Sprintf("model %q is id %d", name, c.s.mdlNext)
 	return nil
@@ -143,11 +144,13 @@ func loadFromFile(withMem bool) importFn {
 		if err := c.runsModels(); err != nil {
 			return err
 		}
-		m, err := c.s.sh.loadModel(file)
+		t0 := time.Now()
+		cm, cached, err := c.s.sh.loadModel(file)
 		if err != nil {
 			return acl.Errorf(acl.ErrGEModelDataSizeInvalid, "model %q could not be loaded: %v", name, err)
 		}
-		return c.addModel(name, m, out)
+		c.s.modelLoadMetrics(name, time.Since(t0), cached)
+		return c.addModel(name, cm.m, cm, out)
 	}
 }
 
@@ -182,9 +185,14 @@ func loadFromMem(withMem bool) importFn {
 		if err != nil {
 			return acl.Errorf(acl.ErrGEModelDataSizeInvalid, "the model's %d bytes are not a model the simulator runs: %v", n, err)
 		}
-		return c.addModel("(guest model)", m, out)
+		c.s.modelLoadMetrics(guestModel, 0, false)
+		return c.addModel(guestModel, m, nil, out)
 	}
 }
+
+// guestModel is the name of a model from guest memory, in messages and
+// metrics.
+const guestModel = "(guest model)"
 
 // querySize is aclmdlQuerySize(fileName, workSize, weightSize): the
 // simulator keeps a model in host memory and needs none of the guest's.
@@ -633,7 +641,7 @@ func execute(sync bool) importFn {
 				nin++
 			}
 		}
-		s, fi, st0, m, name := c.s, c.fi, c.s.stats.of(c.fi), r.m, r.name
+		s, fi, st0, m, name, cm := c.s, c.fi, c.s.stats.of(c.fi), r.m, r.name, r.cm
 		done := func(d time.Duration, err error) {
 			st0.ran.Add(1)
 			st0.runNs.Add(int64(d))
@@ -641,6 +649,10 @@ func execute(sync bool) importFn {
 				st0.runFailed.Add(1)
 			}
 			s.computeMetrics(fi, d, err != nil)
+			s.modelRunMetrics(name, d, err != nil)
+			if cm != nil {
+				cm.ran(d, err != nil)
+			}
 		}
 		bounds := c.launchBounds()
 		l := &acl.Launch{
