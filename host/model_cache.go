@@ -37,3 +37,10 @@ func (r *Runtime) Models() []ModelInfo {
 	}
 	return out
 }
+
+// RefreshModels compiles again, now, each model the runtime holds whose
+// file changed since it was compiled (a later load would compile it
+// then), and returns the files it compiled. A file that fails (gone, or
+// no longer a model) is in the error; the old version stays with the
+// sessions that loaded it, and loads fail as they would have.
+func (r *Runtime) RefreshModels() ([]string, error) { return r.sh.RefreshModels() }

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"context"
 	"encoding/binary"
 	"os"
 	"path/filepath"
@@ -29,7 +30,8 @@ const mdlReactor = `(module
 // file get one compiled model, shared: the server compiles it at the
 // first load of either and /v1/plugins reports it loaded for both, with
 // its weights and the loads of both; a changed file shows as changed and
-// is compiled again at the next load, replacing the old one.
+// is compiled again at the next load, or at the next reload (the poll's),
+// replacing the old one.
 func TestModelsShared(t *testing.T) {
 	mod := wat2wasm(t, "", mdlReactor)
 	dir := plugins(t, map[string][]byte{"a": mod, "b": mod, "none": mod}, nil)
@@ -71,11 +73,24 @@ func TestModelsShared(t *testing.T) {
 	later := time.Now().Add(time.Hour)
 	require.NoError(t, os.Chtimes(file, later, later))
 	require.Equal(t, "changed", f.listed()["b"].Models[0].State)
-	require.Zero(t, code("b"))
+	require.Zero(t, code("b")) // compiled again at the load
 	require.Len(t, f.rt.Models(), 1, "the changed file's model replaces the old one")
 	ms := f.listed()["a"].Models
 	require.Equal(t, "loaded", ms[0].State)
 	require.EqualValues(t, 1, ms[0].Loads, "compiled again")
+
+	// A reload (the poll's, or the admin's) compiles a changed model
+	// before any request loads it.
+	later = later.Add(time.Hour)
+	require.NoError(t, os.Chtimes(file, later, later))
+	rep, err := f.s.Reload(context.Background())
+	require.NoError(t, err)
+	require.Empty(t, rep.Changed, "the plugins themselves did not change")
+	ms = f.listed()["a"].Models
+	require.Equal(t, "loaded", ms[0].State)
+	require.Zero(t, ms[0].Loads, "compiled by the reload, loaded by no guest yet")
+	require.Zero(t, code("a"))
+	require.EqualValues(t, 1, f.listed()["b"].Models[0].Loads)
 
 	require.NoError(t, os.Remove(file))
 	require.Equal(t, "missing", f.listed()["a"].Models[0].State)

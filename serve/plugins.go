@@ -626,6 +626,12 @@ func (s *Server) startReload(force bool) (ReloadReport, []*load, error) {
 		more, err = s.startLoads(&rep, found, isSource, true, force)
 		started = append(started, more...)
 	}
+	// Models whose files changed are compiled again now, not at the next
+	// request's load (the runtime's cache holds only models some plugin
+	// loaded).
+	if done, merr := s.cfg.Runtime.RefreshModels(); len(done) > 0 || merr != nil {
+		s.log.Info("models compiled again: their files changed", "models", len(done), "error", merr)
+	}
 	sort.Strings(rep.Added)
 	sort.Strings(rep.Changed)
 	sort.Strings(rep.Removed)

@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"sort"
 	"sync"
@@ -119,4 +121,35 @@ func (sh *Shared) ModelCache() []CachedModel {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
+}
+
+// RefreshModels compiles again each model whose file changed since it
+// was compiled, so that the next load finds it ready, and returns the
+// paths it compiled and, joined, the failures (a file gone or no longer a
+// model keeps its old version for the sessions that hold it; a load then
+// fails as it would have).
+func (sh *Shared) RefreshModels() ([]string, error) {
+	sh.models.mu.Lock()
+	var stale []string
+	for k := range sh.models.m {
+		if st, err := os.Stat(k.path); err == nil && (st.Size() != k.size || !st.ModTime().Equal(k.mtime)) {
+			stale = append(stale, k.path)
+		}
+	}
+	sh.models.mu.Unlock()
+	sort.Strings(stale)
+	var done []string
+	var errs []error
+	for _, p := range stale {
+		cm, cached, err := sh.loadModel(p)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("model %s: %w", p, err))
+			continue
+		}
+		cm.loads.Add(^uint64(0)) // loaded by no guest: loadModel counted one
+		if !cached {
+			done = append(done, p)
+		}
+	}
+	return done, errors.Join(errs...)
 }
