@@ -5,7 +5,7 @@ GO ?= go
 comma := ,
 WASM_OUT := build/wasm
 
-.PHONY: demo test tools guests check vet unit unit-wasmtime unit-cann bench bench-baseline perf-table serve-bench fuzz soak clean serve-test deploy-test image
+.PHONY: demo test tools guests check vet unit unit-wasmtime unit-cann standin bench bench-baseline perf-table serve-bench fuzz soak clean serve-test deploy-test image
 
 # The main job: the roundtrip sample (a Go plugin) on the simulated device.
 demo:
@@ -109,11 +109,34 @@ unit-wasmtime:
 	ACLWASM_TEST_ENGINE=wasmtime $(GO) test -race -count=1 -timeout 30m -tags wasmtime ./host/... ./serve/ ./tests/... ./examples/...
 
 # The sandbox's guest tests again, delegating to the native backend over the
-# stand-in libascendcl.so (a C library with the native ABI; no NPU here).
-unit-cann:
-	mkdir -p build/standin
-	gcc -shared -fPIC -O2 -fvisibility=hidden -o build/standin/libascendcl.so acl/cann/testdata/standin/standin.c -lpthread
-	ACLWASM_TEST_ACL_LIB=$(CURDIR)/build/standin/libascendcl.so $(GO) test -race -count=1 -timeout 30m ./host/ ./examples/...
+# stand-in libascendcl.so and operator library (C libraries with the native
+# ABI; no NPU here).
+unit-cann: standin
+	ACLWASM_TEST_ACL_LIB=$(CURDIR)/$(STANDIN) ACLWASM_TEST_OPAPI_LIB=$(CURDIR)/$(STANDIN_OPS) $(GO) test -race -count=1 -timeout 30m ./host/ ./examples/...
+
+# The stand-in native libraries (acl/cann/testdata/standin): libascendcl.so,
+# and beside it the operator library as the toolkit lays it out,
+# libnnopbase.so (tensors and their relatives) and libopapi.so (the
+# operators, linking libnnopbase.so through its $ORIGIN and finding
+# libascendcl.so beside it).
+STANDIN_SRC := acl/cann/testdata/standin
+STANDIN := build/standin/libascendcl.so
+STANDIN_BASE := build/standin/libnnopbase.so
+STANDIN_OPS := build/standin/libopapi.so
+STANDIN_CC := gcc -shared -fPIC -O2 -fvisibility=hidden
+
+standin: $(STANDIN) $(STANDIN_OPS)
+
+$(STANDIN): $(STANDIN_SRC)/standin.c
+	mkdir -p $(@D)
+	$(STANDIN_CC) -o $@ $< -lpthread
+
+$(STANDIN_BASE): $(STANDIN_SRC)/nnopbase.c $(STANDIN_SRC)/nn.h
+	mkdir -p $(@D)
+	$(STANDIN_CC) -o $@ $<
+
+$(STANDIN_OPS): $(STANDIN_SRC)/opapi.c $(STANDIN_SRC)/nn.h $(STANDIN) $(STANDIN_BASE)
+	$(STANDIN_CC) -o $@ $< -L$(@D) -lnnopbase -Wl,-rpath,'$$ORIGIN' -ldl -lpthread
 
 # aclwasm serve on 127.0.0.1, checked with curl: statuses, parallel
 # requests, hot reload, /metrics, SIGTERM (the Go tests of serve/ run in unit).
@@ -162,13 +185,7 @@ serve-bench:
 # on the simulator, and wazero on the native backend over the stand-in.
 FUZZTIME ?= 30s
 FUZZ_TARGETS := FuzzImports FuzzCopies FuzzBatches Fuzz2D FuzzDescriptors FuzzMemory FuzzStreams FuzzDevice FuzzLend FuzzCacheEntry FuzzPrepare FuzzCallbacks
-STANDIN := build/standin/libascendcl.so
-
-$(STANDIN): acl/cann/testdata/standin/standin.c
-	mkdir -p $(@D)
-	gcc -shared -fPIC -O2 -fvisibility=hidden -o $@ $< -lpthread
-
-fuzz: $(STANDIN)
+fuzz: standin
 	for t in $(FUZZ_TARGETS); do $(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) ./host/ || exit 1; done
 	$(GO) test -run '^$$' -fuzz '^FuzzRewrites$$' -fuzztime $(FUZZTIME) ./host/internal/module/
 	$(GO) test -run '^$$' -fuzz '^FuzzServeRequest$$' -fuzztime $(FUZZTIME) ./serve/

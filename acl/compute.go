@@ -41,6 +41,13 @@ type Launch struct {
 	// Cost is the launch's modelled duration for the timing model, beyond
 	// the device's launch overhead; 0 takes the time Run really ran.
 	Cost time.Duration
+
+	// Op, set for a launch of the operator library, describes it as the
+	// call a native program makes, for a backend that replays it through
+	// the node's own library instead of running Run (an [OpComputer]):
+	// the operator and its arguments in the native order, each tensor's
+	// storage being one of Regions.
+	Op *OpCall
 }
 
 // Computer is the role of a backend that runs Go compute on its device
@@ -53,4 +60,92 @@ type Computer interface {
 	// allocations are held until l has run, so a Free waits for it, as
 	// for a queued copy.
 	Compute(s Stream, l *Launch) error
+}
+
+// OpComputer is the role of a backend that runs the operator library's
+// launches through the node's own operator library rather than Go code
+// (the native backend). Computer stays the role of Go compute (operators,
+// kernels, models); an OpComputer serves only launches whose Op is set.
+type OpComputer interface {
+	// ComputeOp queues l, whose Op is set, on s, with the rules of
+	// [Computer.Compute]: each Region in one live allocation, held until
+	// l has run; l.Check runs when l executes, in stream order, before
+	// anything is touched. A library without the operator library, or
+	// without l's operator, gives [ErrRTFeatureNotSupport] and queues
+	// nothing ([Backend.Supports] answers for "aclnn"+Op.Name).
+	ComputeOp(s Stream, l *Launch) error
+}
+
+// OpCall is one call of the operator library: aclnn<Name>GetWorkspaceSize
+// with Args then workspaceSize and executor, and aclnn<Name> with a
+// workspace of the size it asked for, on the launch's stream. It is
+// derived from the operator's row of the table (package aclnn), so that a
+// backend replays any operator without code of its own.
+type OpCall struct {
+	// Name is the operator: "Add" names aclnnAddGetWorkspaceSize and
+	// aclnnAdd.
+	Name string
+	// Args are aclnn<Name>GetWorkspaceSize's parameters before
+	// workspaceSize and executor, in the native order.
+	Args []OpArg
+	// Ran, when set, is told once the call has executed: how long it ran
+	// and its error (nil on success), for the accounting; it returns the
+	// error the launch fails its stream with (err itself, or err in words
+	// for the guest). It is not told of a launch whose Check failed (Check
+	// accounts for it) or that was cancelled before it ran.
+	Ran func(d time.Duration, err error) error
+}
+
+// OpArgKind is the native C type of one operator argument.
+type OpArgKind uint8
+
+// The argument kinds. The object kinds are created by the backend for
+// the call (aclCreateTensor, ...) and destroyed after it.
+const (
+	ArgNull       OpArgKind = iota // NULL: an optional object not given
+	ArgTensor                      // aclTensor*: Tensors[0]
+	ArgTensorList                  // aclTensorList*: Tensors
+	ArgScalar                      // aclScalar*: Scalar
+	ArgIntArray                    // aclIntArray*: Ints
+	ArgFloatArray                  // aclFloatArray*: Floats
+	ArgBoolArray                   // aclBoolArray*: Bools
+	ArgInt64                       // int64_t: Int
+	ArgInt8                        // int8_t: Int
+	ArgBool                        // bool: Int (0 or 1)
+	ArgDType                       // aclDataType (a C enum, int32): Int
+	ArgFloat                       // float, passed in a floating-point register: Float
+)
+
+// OpArg is one argument of an [OpCall]; the fields of its Kind are set.
+type OpArg struct {
+	Kind    OpArgKind
+	Tensors []OpTensor
+	Scalar  OpScalar
+	Ints    []int64
+	Floats  []float32
+	Bools   []bool
+	Int     int64
+	Float   float32
+}
+
+// OpTensor is an aclTensor as aclCreateTensor describes it, over the
+// storage of one Region of its launch.
+type OpTensor struct {
+	Type    DataType
+	Format  Format
+	Dims    []int64 // the view's dims
+	Strides []int64 // the view's strides, in elements
+	Offset  int64   // the view's offset into the storage, in elements
+	Storage []int64 // the storage dims
+	// Region is the index in the launch's Regions of the storage, whose
+	// Ptr is tensorData; -1 for a tensor without storage bytes (an empty
+	// tensor), whose tensorData is NULL.
+	Region int
+}
+
+// OpScalar is an aclScalar: a value of a data type, its little-endian
+// bytes as aclCreateScalar reads them.
+type OpScalar struct {
+	Type DataType
+	Bits [8]byte
 }

@@ -27,9 +27,9 @@ func testBackend(t testing.TB) []Option {
 	if lib == "" {
 		return nil
 	}
-	b, err := cann.Open(lib)
+	b, err := cann.Open(lib, cann.WithOpLibrary(testsupport.OpLib()))
 	if err != nil {
-		t.Fatalf("ACLWASM_TEST_ACL_LIB=%s: %v", lib, err)
+		t.Fatalf("ACLWASM_TEST_ACL_LIB=%s ACLWASM_TEST_OPAPI_LIB=%s: %v", lib, testsupport.OpLib(), err)
 	}
 	t.Cleanup(func() { b.Close() })
 	return []Option{WithBackend(b)}

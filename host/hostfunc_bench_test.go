@@ -9,6 +9,8 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/aclwasm/aclwasm/abi"
+
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // The goal benchmarks of the embedder's host functions (goals 11 and 12):
@@ -147,9 +149,9 @@ func benchHostFunc(b *testing.B, loop string) {
 			return res[0]
 		})
 	}
-	f, r := measure(b, 1000, floor, run)
+	f, r := testsupport.Measure(b, 1000, floor, run)
 	b.ReportMetric(r/f, "x-bare")
-	b.ReportMetric(allocsPer(1, func(int) { run(10000) })/10000, "allocs/call")
+	b.ReportMetric(testsupport.AllocsPer(1, func(int) { run(10000) })/10000, "allocs/call")
 }
 
 // BenchmarkGoal11HostFunc (goal 11): an embedder's host function that does
@@ -219,9 +221,9 @@ func BenchmarkGoal13Echo1MiB(b *testing.B) {
 			out = append(out[:0], guest...)
 		}
 	}
-	f, r := measure(b, 4, echo(true), echo(false))
-	c, r2 := measure(b, 4, copyInOut, echo(false)) // last: measure resets the metrics
+	f, r := testsupport.Measure(b, 4, echo(true), echo(false))
+	c, r2 := testsupport.Measure(b, 4, copyInOut, echo(false)) // last: measure resets the metrics
 	b.ReportMetric(r/f, "x-fresh")
 	b.ReportMetric(r2/c, "x-copy")
-	b.ReportMetric(allocsPer(10, echo(false)), "allocs/call")
+	b.ReportMetric(testsupport.AllocsPer(10, echo(false)), "allocs/call")
 }

@@ -602,3 +602,57 @@ func TestDeadlineDuringStartReleasesMemory(t *testing.T) {
 		require.Equal(t, live, engine.LiveMemories.Load(), "guest memories still live after runs with a %v timeout", d)
 	}
 }
+
+// TestMemoryReuse: a run's linear memory may be a reservation an earlier
+// run released (wazero keeps them for the next instance), and no byte of
+// an earlier run is visible in it: each run checks that its memory, and
+// what it grows into, reads zero beyond its data segment, then writes
+// every byte, alternately touching more than the in-place clearing covers
+// and less.
+func TestMemoryReuse(t *testing.T) {
+	const wat = `(module
+  (memory (export "memory") 1)
+  (data (i32.const 0x100) "seed")
+  ;; $zero traps unless [from, to) reads zero outside the data segment
+  ;; and the byte after it, which the test may set.
+  (func $zero (param $from i32) (param $to i32)
+    (block $done (loop $l
+      (br_if $done (i32.ge_u (local.get $from) (local.get $to)))
+      (if (i32.and (i32.ne (i32.load8_u (local.get $from)) (i32.const 0))
+                   (i32.or (i32.lt_u (local.get $from) (i32.const 0x100)) (i32.ge_u (local.get $from) (i32.const 0x105))))
+        (then unreachable))
+      (local.set $from (i32.add (local.get $from) (i32.const 1)))
+      (br $l))))
+  (func (export "_start")
+    (local $pages i32)
+    (call $zero (i32.const 0) (i32.const 0x10000))
+    (if (i32.ne (i32.load (i32.const 0x100)) (i32.const 0x64656573)) (then unreachable)) ;; "seed"
+    ;; grow by 2 or 20 pages, as the byte after the segment says
+    (local.set $pages (select (i32.const 20) (i32.const 2) (i32.load8_u (i32.const 0x104))))
+    (drop (memory.grow (local.get $pages)))
+    (call $zero (i32.const 0x10000) (i32.mul (i32.add (local.get $pages) (i32.const 1)) (i32.const 0x10000)))
+    (memory.fill (i32.const 0) (i32.const 0xab) (i32.mul (i32.add (local.get $pages) (i32.const 1)) (i32.const 0x10000)))))
+`
+	rt := newRuntime(t)
+	pl := load(t, rt, wat2wasm(t, wat), Policy{MemoryPages: 64})
+	reused, live := engine.ReusedMemories.Load(), engine.LiveMemories.Load()
+	for i := range 8 {
+		// The byte at 0x104 picks the growth; a run sees it zero, so an
+		// instance (not a run) sets it first for every other run.
+		inst, err := pl.Instantiate(context.Background(), Config{})
+		require.NoError(t, err)
+		if i%2 == 1 {
+			inst.inst.Memory()[0x104] = 1
+		}
+		_, err = inst.Call(context.Background(), "_start")
+		require.NoError(t, err, "run %d saw a byte of an earlier run", i)
+		require.NoError(t, inst.Close(context.Background()))
+		res, err := pl.Run(context.Background(), Config{})
+		require.NoError(t, err, "run %d saw a byte of an earlier run", i)
+		require.Zero(t, res.ExitCode)
+	}
+	require.Equal(t, live, engine.LiveMemories.Load(), "every guest memory was released")
+	if testEngine == "wazero" { // wasmtime makes its own memories
+		require.GreaterOrEqual(t, engine.ReusedMemories.Load()-reused, int64(15), "the runs after the first reused its reservation")
+	}
+}

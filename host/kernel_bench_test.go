@@ -11,11 +11,11 @@ import (
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
-// The kernel benchmarks: the overhead of launching a one-block kernel that
-// does nothing (queued on the default stream, run on its worker, a
-// synchronize every 1024 launches) against a call of an embedder's host
-// function that does nothing; and basic's AddF32 of 1 M float32 (launch,
-// run, synchronize) against the same loop in plain Go.
+// The kernel goals of the performance table: the overhead of launching a
+// one-block kernel that does nothing (queued on the default stream, run on
+// its worker, a synchronize every 1024 launches) against a call of an
+// embedder's host function that does nothing; and basic's AddF32 of 1 M
+// float32 (launch, run, synchronize) against the same loop in plain Go.
 
 const kernelBenchWAT = `(module
   (import "acl" "aclrtSetDevice" (func $setDevice (param i32) (result i32)))
@@ -74,28 +74,35 @@ func kernelBench(b *testing.B) (*host.Instance, *host.Runtime) {
 	return inst, rt
 }
 
-func loop(b *testing.B, inst *host.Instance, export string) {
-	b.ReportAllocs()
-	b.ResetTimer()
-	res, err := inst.Call(context.Background(), export, uint64(max(b.N, 1)))
-	if err != nil || res[0] != 0 {
-		b.Fatal(res, err)
+// loop returns n iterations of a guest loop export in calls of at most
+// 1<<16.
+func loop(b *testing.B, inst *host.Instance, export string) func(n int) {
+	return func(n int) {
+		for done := 0; done < n; done += 1 << 16 {
+			res, err := inst.Call(context.Background(), export, uint64(min(1<<16, n-done)))
+			if err != nil || res[0] != 0 {
+				b.Fatal(res, err)
+			}
+		}
 	}
 }
 
-func BenchmarkKernelLaunchOneBlock(b *testing.B) {
+// BenchmarkGoal15KernelLaunch (kernels): a one-block launch of a kernel
+// that does nothing, against a call of an embedder's host function that
+// does nothing, each in a guest loop. x-floor: the launch over the call
+// (goal: <= 2).
+func BenchmarkGoal15KernelLaunch(b *testing.B) {
 	inst, _ := kernelBench(b)
-	loop(b, inst, "launch_loop")
-}
-
-func BenchmarkKernelNoopImport(b *testing.B) {
-	inst, _ := kernelBench(b)
-	loop(b, inst, "nop_loop")
+	f, r := testsupport.Measure(b, 1024, loop(b, inst, "nop_loop"), loop(b, inst, "launch_loop"))
+	b.ReportMetric(r/f, "x-floor")
 }
 
 const addN = 1 << 20
 
-func BenchmarkKernelAddF32(b *testing.B) {
+// BenchmarkGoal15KernelAdd (kernels): basic's AddF32 of 1 M float32
+// (launch, run, synchronize) against the same addition in a plain Go
+// loop. x-loop: the launch over the loop (goal: <= 1.5).
+func BenchmarkGoal15KernelAdd(b *testing.B) {
 	inst, rt := kernelBench(b)
 	ctx := context.Background()
 	var addrs [3]uint64
@@ -111,22 +118,22 @@ func BenchmarkKernelAddF32(b *testing.B) {
 		}
 		addrs[i] = l.Addr()
 	}
-	b.SetBytes(3 * 4 * addN)
-	b.ResetTimer()
-	for range b.N {
-		res, err := inst.Call(ctx, "add", addrs[0], addrs[1], addrs[2], addN)
-		if err != nil || res[0] != 0 {
-			b.Fatal(res, err)
+	launch := func(n int) {
+		for range n {
+			res, err := inst.Call(ctx, "add", addrs[0], addrs[1], addrs[2], addN)
+			if err != nil || res[0] != 0 {
+				b.Fatal(res, err)
+			}
 		}
 	}
-}
-
-func BenchmarkGoAddF32(b *testing.B) {
 	x, y, z := make([]float32, addN), make([]float32, addN), make([]float32, addN)
-	b.SetBytes(3 * 4 * addN)
-	for range b.N {
-		for i := range z {
-			z[i] = x[i] + y[i]
+	goLoop := func(n int) {
+		for range n {
+			for i := range z {
+				z[i] = x[i] + y[i]
+			}
 		}
 	}
+	f, r := testsupport.Measure(b, 1, goLoop, launch)
+	b.ReportMetric(r/f, "x-loop")
 }

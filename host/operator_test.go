@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
@@ -65,14 +66,19 @@ func (h *harness) deviceF32s(dev uint64, n int) []float32 {
 }
 
 // computes reports whether the session's backend runs the operator
-// library (the simulator); on another (the native backend for now) a
-// launch gives 207000, which it checks with the launch's arguments.
+// launch (the simulator; the native backend when its operator library
+// exports the operator); on another a launch gives 207000, which it
+// checks with the launch's arguments.
 func (h *harness) computes(launch string, args ...uint64) bool {
 	h.t.Helper()
-	if _, ok := h.inst.s.s.Backend().(acl.Computer); ok {
+	b := h.inst.s.s.Backend()
+	if _, ok := b.(acl.Computer); ok {
 		return true
 	}
-	require.Contains(h.t, h.code(acl.ErrRTFeatureNotSupport, launch, args...), "does not run the operator library")
+	if _, ok := b.(acl.OpComputer); ok && b.Supports(launch) {
+		return true
+	}
+	require.Contains(h.t, h.code(acl.ErrRTFeatureNotSupport, launch, args...), "operator library")
 	return false
 }
 
@@ -182,6 +188,60 @@ func TestOperatorFreedStorage(t *testing.T) {
 		h.ok("aclrtFree", p.out)
 		require.Contains(t, h.code(acl.ErrNNParamInvalid, "aclnnAdd", 0, 0, p.ex, 0), "out's storage")
 		h.ok("aclrtSynchronizeStream", 0)
+	})
+}
+
+// TestOperatorFreedBeforeExecution: an input freed between the launch's
+// queueing and its execution (ABI section 13.1): aclrtFree takes the
+// allocation out of the session at once and then waits for the queued
+// work that uses it, as for a queued copy; the launch, checked again when
+// it executes, fails its stream at the next synchronize and writes
+// nothing. A gate the test opens holds the stream until the Free is
+// waiting.
+func TestOperatorFreedBeforeExecution(t *testing.T) {
+	nnProfiles(t, func(t *testing.T, h *harness) {
+		s := h.stream()
+		open := h.gate(s)
+		in, a := h.f32Tensor(1, 2, 3, 4)
+		_, b := h.f32Tensor(10, 20, 30, 40)
+		out, o := h.f32Tensor(0, 0, 0, 0)
+		h.ok("aclnnAddGetWorkspaceSize", a, b, h.scalar(1), o, nnWS, nnEx)
+		ex := uint64(h.u32(nnEx))
+		if !h.computes("aclnnAdd", 0, 0, ex, s) {
+			return
+		}
+		h.ok("aclnnAdd", 0, 0, ex, s)
+		freed := make(chan acl.Error, 1)
+		go func() {
+			res, err := h.inst.Call(context.Background(), "aclrtFree", in)
+			if err != nil {
+				freed <- acl.ErrRTInternal
+				return
+			}
+			freed <- acl.Error(int32(uint32(res[0])))
+		}()
+		sess := h.inst.s.s
+		for i := 0; sess.Allocated(in); i++ { // a watchdog, not a timing
+			require.Less(t, i, 10000, "aclrtFree never took the allocation out")
+			time.Sleep(time.Millisecond)
+		}
+		select {
+		case code := <-freed:
+			t.Fatalf("aclrtFree returned %v before the queued launch that uses the memory ran", code)
+		default:
+		}
+		open()
+		select {
+		case code := <-freed:
+			require.Equal(t, acl.Success, code)
+		case <-time.After(time.Minute):
+			t.Fatal("aclrtFree still waits after the stream ran")
+		}
+		msg := h.code(acl.ErrRTAicoreException, "aclrtSynchronizeStream", s)
+		require.Contains(t, msg, "aclnnAdd did not run, and touched nothing")
+		require.Contains(t, msg, "self's storage")
+		h.ok("aclrtSynchronizeStream", s) // the error was reported once
+		require.Equal(t, []float32{0, 0, 0, 0}, h.deviceF32s(out, 4))
 	})
 }
 

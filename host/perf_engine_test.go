@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // The engine-side goal benchmarks of the performance issue (#14): goal 4
@@ -152,7 +154,7 @@ func BenchmarkGoal4Call(b *testing.B) {
 		}
 	}
 	sideBySide(b, "x-bare", 1000, floor, call)
-	b.ReportMetric(allocsPer(1000, func(n int) {
+	b.ReportMetric(testsupport.AllocsPer(1000, func(n int) {
 		for range n {
 			call()
 		}

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // The goal benchmarks of large copies across sessions and of large
@@ -67,8 +69,8 @@ func benchScalingCopy(b *testing.B, g int, size uint64, iters int) {
 	}
 	// The reference first: measure resets the timer, and b.N is chosen
 	// for the second.
-	hf, hr := measure(b, 1, copies(heap), run)
-	f, r := measure(b, 1, copies(bufs), run)
+	hf, hr := testsupport.Measure(b, 1, copies(heap), run)
+	f, r := testsupport.Measure(b, 1, copies(bufs), run)
 	b.ReportMetric(f/r, "x-copy")
 	b.ReportMetric(hf/hr, "x-heap")
 }
@@ -116,8 +118,8 @@ func BenchmarkGoal10Large64MiB(b *testing.B) {
 		}
 	}
 	bench := func(b *testing.B, run func(n int)) {
-		gf, gr := measure(b, 1, guest, run) // the reference first: see benchScalingCopy
-		f, r := measure(b, 1, copyFloor(size), run)
+		gf, gr := testsupport.Measure(b, 1, guest, run) // the reference first: see benchScalingCopy
+		f, r := testsupport.Measure(b, 1, copyFloor(size), run)
 		b.ReportMetric(f/r, "x-copy")
 		b.ReportMetric(gf/gr, "x-guest")
 	}

@@ -6,13 +6,14 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/aclwasm/aclwasm/acl"
+
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // The goal benchmarks of the performance issue (#14): each runs the
@@ -94,39 +95,6 @@ func wazeroFloor(b *testing.B, wasm []byte) func(name string, args ...uint64) ui
 		}
 		return res[0]
 	}
-}
-
-// measure runs floor and run over b.N operations each, alternating in
-// rounds of at most round operations, and returns the time per operation
-// of each: the two are measured side by side, so that a load on the
-// machine weighs on both alike. ns/op is the two together; the metrics
-// ns/call (run) and floor-ns/op (floor) are each alone.
-func measure(b *testing.B, round int, floor, run func(n int)) (f, r float64) {
-	b.ReportAllocs()
-	b.ResetTimer() // the setup before is not an operation
-	var tf, tr time.Duration
-	for done := 0; done < b.N; done += round {
-		k := min(round, b.N-done)
-		t := time.Now()
-		floor(k)
-		t1 := time.Now()
-		run(k)
-		tr += time.Since(t1)
-		tf += t1.Sub(t)
-	}
-	f, r = float64(tf.Nanoseconds())/float64(b.N), float64(tr.Nanoseconds())/float64(b.N)
-	b.ReportMetric(f, "floor-ns/op")
-	b.ReportMetric(r, "ns/call")
-	return f, r
-}
-
-// allocsPer returns the heap allocations of one run(1), over runs runs.
-func allocsPer(runs int, run func(n int)) float64 {
-	var m0, m1 runtime.MemStats
-	runtime.ReadMemStats(&m0)
-	run(runs)
-	runtime.ReadMemStats(&m1)
-	return float64(m1.Mallocs-m0.Mallocs) / float64(runs)
 }
 
 // loops runs n guest iterations in calls of at most iters, call(k) running
@@ -234,9 +202,9 @@ func (h *goalHarness) syncCopies(b *testing.B, src, size uint64, iters int) func
 func BenchmarkGoal1SmallCopy(b *testing.B) {
 	h := newGoal(b, 4, 64)
 	run := h.syncCopies(b, data, 64, 1000)
-	f, r := measure(b, 1000, noopImport(b), run)
+	f, r := testsupport.Measure(b, 1000, noopImport(b), run)
 	b.ReportMetric(r/f, "x-floor")
-	b.ReportMetric(allocsPer(1, func(int) { run(10000) })/10000, "allocs/call")
+	b.ReportMetric(testsupport.AllocsPer(1, func(int) { run(10000) })/10000, "allocs/call")
 }
 
 // BenchmarkGoal2Copy4KiB (goal 2): a 4 KiB synchronous aclrtMemcpy H2D
@@ -246,7 +214,7 @@ func BenchmarkGoal2Copy4KiB(b *testing.B) {
 	const size = 4 << 10
 	h := newGoal(b, 4, size)
 	noop, cp := noopImport(b), copyFloor(size)
-	f, r := measure(b, 1000, func(n int) { noop(n); cp(n) }, h.syncCopies(b, data, size, 1000))
+	f, r := testsupport.Measure(b, 1000, func(n int) { noop(n); cp(n) }, h.syncCopies(b, data, size, 1000))
 	b.ReportMetric(r/f, "x-floor")
 }
 
@@ -284,7 +252,7 @@ func BenchmarkGoal3AsyncLarge(b *testing.B) {
 	const size = 1 << 20
 	h := newGoal(b, 32, size)
 	st := h.asyncSetup(b, 0x10000, size)
-	f, r := measure(b, 256, copyFloor(size), h.asyncPairs(b, 0x10000, size, st, 256))
+	f, r := testsupport.Measure(b, 256, copyFloor(size), h.asyncPairs(b, 0x10000, size, st, 256))
 	b.ReportMetric(f/r, "x-copy")
 }
 
@@ -295,7 +263,7 @@ func BenchmarkGoal3AsyncLarge(b *testing.B) {
 func BenchmarkGoal3AsyncSmall(b *testing.B) {
 	h := newGoal(b, 4, 64)
 	st := h.asyncSetup(b, 0x10000, 64)
-	f, r := measure(b, 1000, h.syncCopies(b, data, 64, 1000), h.asyncPairs(b, 0x10000, 64, st, 1000))
+	f, r := testsupport.Measure(b, 1000, h.syncCopies(b, data, 64, 1000), h.asyncPairs(b, 0x10000, 64, st, 1000))
 	b.ReportMetric(r/f, "x-sync")
 }
 
@@ -335,10 +303,10 @@ func benchBatch(b *testing.B, size uint64) {
 			return h.bcall(b, "batch_loop", dsts, srcs, sizes, num, attrs, idx, fail, uint64(k))
 		})
 	}
-	f, r := measure(b, 1, loop, batch)
+	f, r := testsupport.Measure(b, 1, loop, batch)
 	b.ReportMetric(f/r, "x-loop")
 	// 64 batches in one guest call: the call's own allocations aside.
-	b.ReportMetric(allocsPer(64, batch)/num, "allocs/entry")
+	b.ReportMetric(testsupport.AllocsPer(64, batch)/num, "allocs/entry")
 }
 
 func BenchmarkGoal5Batch4KiB(b *testing.B) { benchBatch(b, 4<<10) }
@@ -365,9 +333,9 @@ func benchScaling(b *testing.B, size uint64, iters int) {
 	// resets the benchmark's timer, and the sessions' figures are the ones
 	// b.N is chosen for).
 	c1, cn := parallelCopies(1, size), parallelCopies(sessions, size)
-	cf, cr := measure(b, 1, func(n int) { c1(n * per) }, func(n int) { cn(n * per) })
+	cf, cr := testsupport.Measure(b, 1, func(n int) { c1(n * per) }, func(n int) { cn(n * per) })
 	one := hs[0].syncCopies(b, 0x10000, size, iters)
-	f, r := measure(b, 1, func(n int) { one(n * per) }, func(n int) {
+	f, r := testsupport.Measure(b, 1, func(n int) { one(n * per) }, func(n int) {
 		n *= per
 		var next atomic.Int64
 		var wg sync.WaitGroup
@@ -432,6 +400,6 @@ func BenchmarkGoal8SmallCopyD2D(b *testing.B) {
 	run := func(n int) {
 		loops(b, n, 1000, func(k int) uint64 { return h.bcall(b, "memcpy_loop", h.dev, h.dev+4<<10, 64, 3, uint64(k)) })
 	}
-	f, r := measure(b, 1000, noopImport(b), run)
+	f, r := testsupport.Measure(b, 1000, noopImport(b), run)
 	b.ReportMetric(r/f, "x-floor")
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/bytecodealliance/wasmtime-go/v39"
 	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 func init() {
@@ -77,6 +79,6 @@ func BenchmarkGoal3WasmtimeAsyncSmall(b *testing.B) {
 	b.Cleanup(func() { pl.Close(ctx) })
 	h := newGoalHarness(b, rt, pl, 64)
 	st := h.asyncSetup(b, 0x10000, 64)
-	f, r := measure(b, 1000, h.syncCopies(b, data, 64, 1000), h.asyncPairs(b, 0x10000, 64, st, 1000))
+	f, r := testsupport.Measure(b, 1000, h.syncCopies(b, data, 64, 1000), h.asyncPairs(b, 0x10000, 64, st, 1000))
 	b.ReportMetric(r/f, "x-sync")
 }

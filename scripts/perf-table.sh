@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs the goal benchmarks of the performance issue (BenchmarkGoal* in
-# host/) on wazero and on wasmtime, then prints the README's performance
-# table (internal/perftable): each goal as a ratio to its floor measured
-# in the same run, its target, met or not, per engine.
+# host/) on wazero and on wasmtime, and the peers' (bench/peers) on wazero,
+# then prints the README's performance table (internal/perftable): each
+# goal as a ratio to its floor measured in the same run, its target, met
+# or not, per engine.
 #
 #   BENCHFLAGS='-benchtime 1s -count 6' bash scripts/perf-table.sh
 #
@@ -15,6 +16,9 @@ out=build/perf
 mkdir -p "$out"
 # shellcheck disable=SC2086 # BENCHFLAGS is a list of flags
 $GO test -run '^$' -timeout 60m -bench '^BenchmarkGoal' $BENCHFLAGS ./host/ | tee "$out/wazero.txt"
+# The peers (Extism's Go SDK on wazero), from their own module: wazero rows.
+# shellcheck disable=SC2086
+(cd bench/peers && $GO test -run '^$' -timeout 60m -bench '^BenchmarkPeer' $BENCHFLAGS ./...) | tee -a "$out/wazero.txt"
 # shellcheck disable=SC2086
 ACLWASM_TEST_ENGINE=wasmtime $GO test -tags wasmtime -run '^$' -timeout 60m -bench '^BenchmarkGoal' $BENCHFLAGS ./host/ | tee "$out/wasmtime.txt"
 $GO run ./internal/perftable wazero="$out/wazero.txt" wasmtime="$out/wasmtime.txt" | tee "$out/table.md"

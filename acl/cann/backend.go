@@ -113,6 +113,13 @@ type Backend struct {
 
 	// Notifies (notify.go), guarded by mu; made on first use.
 	notifies map[acl.Notify]*notify
+
+	// The operator library (oplib.go): nil when none was found; the
+	// backend's own stream per device that runs operators, made on
+	// first use and guarded by opMu.
+	ops       *opLibrary
+	opMu      sync.Mutex
+	opStreams map[int32]uintptr
 }
 
 // device is the binding of one device: its default context, once bound.
@@ -137,8 +144,19 @@ var _ acl.Backend = (*Backend)(nil)
 //
 // The first backend of the process calls aclInit; the last one closed calls
 // aclFinalize if aclInit was ours. Devices are bound on first use.
-func Open(path string) (*Backend, error) {
+//
+// The operator library (libopapi.so and libnnopbase.so) is found as
+// [WithOpLibrary] says; without one the backend runs no operators.
+func Open(path string, opts ...Option) (*Backend, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	lib, err := load(path)
+	if err != nil {
+		return nil, err
+	}
+	ops, err := loadOps(o.opLib, lib.path)
 	if err != nil {
 		return nil, err
 	}
@@ -148,6 +166,7 @@ func Open(path string) (*Backend, error) {
 	b := &Backend{
 		lib:     lib,
 		api:     &lib.api,
+		ops:     ops,
 		pins:    map[acl.HostPin]*pin{},
 		streams: map[acl.Stream]*stream{},
 		events:  map[acl.Event]*event{},
@@ -176,8 +195,13 @@ func (b *Backend) MissingSymbols() []string { return append([]string(nil), b.lib
 
 // Supports implements [acl.Backend]: whether the library exports fn, and
 // the node's driver has not refused it (driverFeatures). fn may also be
-// [acl.DeviceOnlyNotify].
+// [acl.DeviceOnlyNotify], or an operator's function ("aclnnAdd",
+// "aclnnAddGetWorkspaceSize"): whether the operator library is loaded and
+// exports both of the operator's functions.
 func (b *Backend) Supports(fn string) bool {
+	if opName(fn) != "" {
+		return b.supportsOp(fn)
+	}
 	_, refused := b.refused.Load(fn)
 	return !refused && !slices.Contains(b.lib.missing, fn)
 }
@@ -459,6 +483,7 @@ func (b *Backend) Close() error {
 		}
 	}
 	forgetHostCalls(func(hc *hostCall) bool { return hc.b == b })
+	keep(b.closeOps()) // idle: the streams whose callbacks used them are gone or drained
 	for _, p := range pins {
 		keep(b.unregister(p))
 		p.unpin()

@@ -220,17 +220,18 @@ func (b *Backend) OnComplete(h acl.Stream, fn func()) error {
 }
 
 // launch queues fn as a blocking callback on the stream h, counted by
-// Pending if counted.
-func (b *Backend) launch(h acl.Stream, fn func() error, counted bool) error {
+// Pending if counted. reqs are the memory fn uses: each must be live now,
+// and Free and HostUnregister wait for the stream until fn has run.
+func (b *Backend) launch(h acl.Stream, fn func() error, counted bool, reqs ...req) error {
 	if err := b.enter(); err != nil {
 		return err
 	}
 	defer b.exit()
-	s, _, err := b.acquire(h)
+	s, sides, err := b.acquire(h, reqs...)
 	if err != nil {
 		return err
 	}
-	defer b.done(s, nil)
+	defer b.done(s, sides)
 	s.mu.Lock()
 	_, err = b.reporterLocked(s)
 	s.mu.Unlock()
@@ -238,7 +239,7 @@ func (b *Backend) launch(h acl.Stream, fn func() error, counted bool) error {
 		return err
 	}
 	id := uintptr(nextCall.Add(1))
-	err = b.submitOp(s, nil, false, counted, "aclrtLaunchCallback", func(stream uintptr) int32 {
+	err = b.submitOp(s, sides, false, counted, "aclrtLaunchCallback", func(stream uintptr) int32 {
 		// submit holds s.mu: the callback's number is the next one.
 		hostCalls.Store(id, &hostCall{b: b, s: s, seq: s.seq + 1, fn: fn})
 		return b.api.aclrtLaunchCallback(callbackPtr, id, callbackBlock, stream)

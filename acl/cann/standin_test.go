@@ -97,6 +97,28 @@ func buildStandins(dir string) error {
 		}
 		libPaths[variant] = out
 	}
+	return buildOpLibrary(gcc, filepath.Dir(libPaths[full]))
+}
+
+// buildOpLibrary builds the stand-in operator library beside the full
+// stand-in, as the toolkit lays it out: libnnopbase.so and libopapi.so,
+// which links libnnopbase.so through its $ORIGIN and finds the
+// libascendcl.so beside it. The other
+// variants have none: their backends run no operators.
+func buildOpLibrary(gcc, dir string) error {
+	src, err := filepath.Abs("testdata/standin")
+	if err != nil {
+		return err
+	}
+	for _, args := range [][]string{
+		{"-o", filepath.Join(dir, "libnnopbase.so"), filepath.Join(src, "nnopbase.c")},
+		{"-o", filepath.Join(dir, "libopapi.so"), filepath.Join(src, "opapi.c"), "-L" + dir, "-lnnopbase", "-Wl,-rpath,$ORIGIN", "-ldl", "-lpthread"},
+	} {
+		args = append([]string{"-shared", "-fPIC", "-O2", "-fvisibility=hidden", "-Wall"}, args...)
+		if msg, err := exec.Command(gcc, args...).CombinedOutput(); err != nil {
+			return fmt.Errorf("building the stand-in operator library: %v\n%s", err, msg)
+		}
+	}
 	return nil
 }
 

@@ -84,6 +84,14 @@ var goals = []goal{
 	{id: "12", bench: "Goal12HostFunc64B", unit: "allocs/call", what: "the same, allocations", floor: "per host call (the guest call's own spread over its 1000)", want: target{"<=", 0.01}},
 	{id: "13", bench: "Goal13Echo1MiB", unit: "x-fresh", what: "`CallBytesTo` 1 MiB echo into a reused buffer", floor: "`CallBytes` into a fresh slice (the issue's 0.6 ms over its 0.76 ms)", want: target{"<=", 0.79}},
 	{id: "13", bench: "Goal13Echo1MiB", unit: "x-copy", what: "`CallBytesTo` 1 MiB echo into a reused buffer", floor: "`copy()` of the bytes in and out", ref: true},
+	{id: "14", bench: "Goal14OpAdd", unit: "x-loop", what: "`aclnnAdd` of 1 M float32 on the simulator (launch, run, synchronize)", floor: "the same addition, a plain Go loop", want: target{"<=", 2}},
+	{id: "14", bench: "Goal14OpLaunch", unit: "x-floor", what: "`aclnnAdd` of 64 float32, one launch in a guest loop", floor: "no-op import, aclrtMemcpy's signature", ref: true},
+	{id: "15", bench: "Goal15KernelLaunch", unit: "x-floor", what: "one-block launch of a kernel that does nothing, guest loop", floor: "an embedder's host function that does nothing", want: target{"<=", 2}},
+	{id: "15", bench: "Goal15KernelAdd", unit: "x-loop", what: "`basic` AddF32 of 1 M float32 (launch, run, synchronize)", floor: "the same addition, a plain Go loop", want: target{"<=", 1.5}},
+	{id: "16", bench: "Goal16ModelExec", unit: "x-direct", what: "`aclmdlExecute` of a small CNN on device buffers, throughput", floor: "the same model run directly by the ONNX library", want: target{">=", 0.9}},
+	{id: "16", bench: "Goal16ModelLoad", unit: "x-uncached", what: "`aclmdlLoadFromFile` with the model in the runtime's cache", floor: "its first load in a fresh runtime (runtime and plugin included)", ref: true},
+	{id: "peer", bench: "PeerHostFunc", unit: "x-extism", what: "an embedder's host function, no payload, guest loop (bench/peers)", floor: "Extism's Go SDK, same wazero, the same loop", want: target{"<=", 1}},
+	{id: "peer", bench: "PeerEcho", unit: "x-extism", what: "bytes echoed through a plugin call (`CallBytesTo`, reused buffer)", floor: "Extism's `Plugin.Call`, its kernel's 8-byte copies", want: target{"<=", 1}},
 }
 
 // samples are one benchmark's values of one metric on one engine.
@@ -111,7 +119,8 @@ func main() {
 	writeTable(os.Stdout, engines, vals)
 }
 
-// read adds the ratio metrics of the Goal benchmarks in file to vals.
+// read adds the ratio metrics of the Goal and Peer benchmarks in file to
+// vals.
 func read(engine, file string, vals map[key][]float64) error {
 	f, err := os.Open(file)
 	if err != nil {
@@ -127,7 +136,7 @@ func read(engine, file string, vals map[key][]float64) error {
 		// The name without "Benchmark" and GOMAXPROCS, sub-benchmarks kept.
 		name, parts := res.Name.Parts()
 		base := strings.TrimPrefix(string(name), "Benchmark")
-		if !strings.HasPrefix(base, "Goal") {
+		if !strings.HasPrefix(base, "Goal") && !strings.HasPrefix(base, "Peer") {
 			continue
 		}
 		for _, p := range parts {

@@ -29,6 +29,11 @@ func Engine() string {
 // it names none.
 func NativeLib() string { return os.Getenv("ACLWASM_TEST_ACL_LIB") }
 
+// OpLib returns the operator library (libopapi.so) that
+// ACLWASM_TEST_OPAPI_LIB names for that backend; "" leaves it to the
+// backend's search, which looks beside the libascendcl.so first.
+func OpLib() string { return os.Getenv("ACLWASM_TEST_OPAPI_LIB") }
+
 // GuestDir returns the directory the built guests are in:
 // $ACLWASM_GUEST_DIR when set, else build/wasm at the module root (where
 // scripts/build-guests.sh writes them).

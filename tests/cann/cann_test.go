@@ -38,10 +38,19 @@ func TestMain(m *testing.M) {
 			return 1
 		}
 		lib = filepath.Join(dir, "libascendcl.so")
-		src := filepath.Join("..", "..", "acl", "cann", "testdata", "standin", "standin.c")
-		if out, err := exec.Command(gcc, "-shared", "-fPIC", "-O2", "-fvisibility=hidden", "-o", lib, src, "-lpthread").CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "building the stand-in: %v\n%s", err, out)
-			return 1
+		src := filepath.Join("..", "..", "acl", "cann", "testdata", "standin")
+		// libascendcl.so, then the operator library beside it as the
+		// toolkit lays it out (Makefile: standin).
+		for _, args := range [][]string{
+			{"-o", lib, filepath.Join(src, "standin.c"), "-lpthread"},
+			{"-o", filepath.Join(dir, "libnnopbase.so"), filepath.Join(src, "nnopbase.c")},
+			{"-o", filepath.Join(dir, "libopapi.so"), filepath.Join(src, "opapi.c"), "-L" + dir, "-lnnopbase", "-Wl,-rpath,$ORIGIN", "-ldl", "-lpthread"},
+		} {
+			args = append([]string{"-shared", "-fPIC", "-O2", "-fvisibility=hidden"}, args...)
+			if out, err := exec.Command(gcc, args...).CombinedOutput(); err != nil {
+				fmt.Fprintf(os.Stderr, "building the stand-in: %v\n%s", err, out)
+				return 1
+			}
 		}
 		return m.Run()
 	}()

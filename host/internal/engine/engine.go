@@ -262,5 +262,10 @@ func (e *Done) Error() string { return e.Call + ": context done" }
 // a run or an instance releases its memory.
 var LiveMemories atomic.Int64
 
+// ReusedMemories counts the guest memories made from a reservation an
+// earlier instance released (wazero's pool), so that tests can prove the
+// reuse they check for leftovers.
+var ReusedMemories atomic.Int64
+
 // MemoryBytes returns the bytes of a linear memory limit of pages pages.
 func MemoryBytes(pages uint32) uint64 { return uint64(pages) << 16 }

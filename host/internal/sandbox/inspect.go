@@ -60,6 +60,15 @@ func (s *Session) QueuedOn(addr uint64) int {
 	return a.queued.n
 }
 
+// Allocated reports whether device address addr is inside one of the
+// session's allocations, as stream workers see the table (under s.mu):
+// a test watches a Free take an allocation out while the Free waits.
+func (s *Session) Allocated(addr uint64) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.as.find(addr) != nil
+}
+
 // ZeroDescKey makes the key of the session's descriptor MACs all zeros,
 // so that descriptors are the same bytes in every session.
 func (s *Session) ZeroDescKey() { s.descKey = [32]byte{} }

@@ -694,7 +694,9 @@ func execute(sync bool) importFn {
 		if err := comp.Compute(st.h, l); err != nil {
 			return be(err)
 		}
-		c.note = fmt.Sprintf("model %q, %d buffers", name, len(bufs))
+		if c.s.tracer != nil {
+			c.note = fmt.Sprintf("model %q, %d buffers", name, len(bufs))
+		}
 		if sync {
 			return be(c.s.b.SynchronizeStream(c.ctx, st.h, -1))
 		}

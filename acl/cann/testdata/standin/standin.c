@@ -284,7 +284,8 @@ struct event {
 
 enum { T_COPY, T_COPY2D, T_SET, T_BATCH, T_RECORD, T_WAIT, T_DESC, T_OFFSET, T_CALLBACK, T_SET32, T_RESET,
        T_NRECORD, T_NWAIT /* notifies (ABI v1.2 section 12) */,
-       T_REDUCE /* aclrtReduceAsync (ABI v1.3 section 15) */ };
+       T_REDUCE /* aclrtReduceAsync (ABI v1.3 section 15) */,
+       T_KERNEL /* the operator library's kernels (aclwasmStandinLaunch) */ };
 
 /* A notify: a flag set by a record in stream order, which a wait waits
  * for and clears. */
@@ -327,6 +328,9 @@ struct task {
     void *ud;
     int block;
     struct notify *nt; /* T_NRECORD, T_NWAIT */
+    aclError (*kfn)(void *); /* T_KERNEL: the kernel, its argument and its release; dsts/sizes its buffers */
+    void *karg;
+    void (*kfree)(void *);
     struct task *next;
 };
 
@@ -780,6 +784,11 @@ static aclError run_task(struct stream *s, struct task *t)
         free(r);
         return OK;
     }
+    case T_KERNEL:
+        for (size_t i = 0; i < t->count; i++)
+            if (!still_valid(t->dsts[i], t->sizes[i], LOC_DEVICE))
+                return RT_DRV_INTERNAL_ERROR;
+        return t->kfn(t->karg);
     case T_OFFSET: {
         if (!in_dev(t->dslot, sizeof(void *)) || !in_dev(t->sslot, sizeof(void *)))
             return RT_DRV_INTERNAL_ERROR;
@@ -796,6 +805,8 @@ static aclError run_task(struct stream *s, struct task *t)
 
 static void free_task(struct task *t)
 {
+    if (t->kfree)
+        t->kfree(t->karg);
     free(t->dsts);
     free(t->srcs);
     free(t->sizes);
@@ -3054,3 +3065,40 @@ EXPORT aclError aclrtReduceAsync(void *dst, const void *src, uint64_t count, int
     return rc;
 }
 #endif
+
+/* ---- the operator library's kernels (ABI v1.3 section 13.2) ----
+ *
+ * The stand-in operator library (opapi.c, libopapi.so) queues an
+ * operator's computation on a stream as the real library queues its
+ * kernels through the runtime: aclwasmStandinLaunch takes the kernel, its
+ * argument (released with kfree once the task is done or dropped), and
+ * the n device buffers it touches, each of which must lie in one
+ * allocation when it is queued and again when it runs (a buffer freed in
+ * between fails the stream with ACL_ERROR_RT_DRV_INTERNAL_ERROR and the
+ * kernel does not run). The kernel runs on the stream's worker in stream
+ * order, and its code fails the stream. */
+EXPORT aclError aclwasmStandinLaunch(aclrtStream stream, aclError (*kfn)(void *), void *karg, void (*kfree)(void *),
+                                     void *const *bufs, const size_t *sizes, size_t n)
+{
+    pthread_mutex_lock(&mu);
+    struct stream *s = NULL;
+    aclError rc = kfn ? get_stream(stream, &s) : INVALID_PARAM;
+    for (size_t i = 0; rc == OK && i < n; i++)
+        if (sizes[i] && !in_dev(bufs[i], sizes[i]))
+            rc = RT_PARAM_INVALID;
+    if (rc == OK) {
+        struct task *t = new_task(T_KERNEL);
+        t->kfn = kfn, t->karg = karg, t->kfree = kfree, t->count = n;
+        t->dsts = calloc(n ? n : 1, sizeof *t->dsts);
+        t->sizes = calloc(n ? n : 1, sizeof *t->sizes);
+        if (!t->dsts || !t->sizes)
+            abort();
+        memcpy(t->dsts, bufs, n * sizeof *bufs);
+        memcpy(t->sizes, sizes, n * sizeof *sizes);
+        enqueue(s, t); /* a stream stopped meanwhile drops it, releasing karg */
+    } else if (kfree)
+        kfree(karg);
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclwasmStandinLaunch(stream=0x%" PRIxPTR ", buffers=%zu", P(stream), n);
+    return rc;
+}

@@ -17,19 +17,23 @@ type linearMemory struct {
 	mu    sync.Mutex
 	res   []byte // the whole reservation
 	heap  bool   // res is Go memory (the mapping failed): the GC releases it
-	size  uint64 // current length
+	size  uint64 // current length: what the guest could have touched
 	refs  int    // engine + session
 	freed bool   // the engine has let go
 	max   uint64
+	pool  *memPool // where the reservation goes when released
 }
 
-// newLinearMemory reserves max bytes. The engine and the session each hold
-// a reference; the reservation is released when both have let go.
-func newLinearMemory(max uint64) *linearMemory {
-	m := &linearMemory{max: max, refs: 2}
-	var err error
-	if m.res, err = reserve(max); err != nil {
-		m.res, m.heap = make([]byte, max), true // Go does not move heap objects either
+// newLinearMemory reserves max bytes, reusing one of pool's when it has
+// one of that size. The engine and the session each hold a reference; the
+// reservation is released (to pool, or unmapped) when both have let go.
+func newLinearMemory(pool *memPool, max uint64) *linearMemory {
+	m := &linearMemory{max: max, refs: 2, pool: pool}
+	if m.res = pool.get(max); m.res == nil {
+		var err error
+		if m.res, err = reserve(max); err != nil {
+			m.res, m.heap = make([]byte, max), true // Go does not move heap objects either
+		}
 	}
 	engine.LiveMemories.Add(1)
 	return m
@@ -61,17 +65,91 @@ func (m *linearMemory) Free() {
 	}
 }
 
-// Release drops one reference and unmaps the reservation with the last:
-// the session's (engine.Invoker.Hold), after its streams stopped.
+// Release drops one reference and, with the last (the session's:
+// engine.Invoker.Hold, after its streams stopped), gives the reservation
+// to the pool, or unmaps it where the pool keeps no more.
 func (m *linearMemory) Release() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.refs--
 	if m.refs == 0 && m.res != nil {
-		if !m.heap {
+		if !m.heap && !m.pool.put(m.res, m.size) {
 			unreserve(m.res)
 		}
 		m.res = nil
 		engine.LiveMemories.Add(-1)
 	}
+}
+
+// memPool keeps reservations released by ended instances for the next
+// ones of the same maximum size: a command plugin run per request (serve,
+// Plugin.Run) would otherwise map and unmap its whole reservation each
+// time. A reservation enters the pool zeroed: the bytes the guest could
+// reach (its final size, since wasm memory only grows) are cleared,
+// nothing beyond, which no view ever covered. The pool is bounded in
+// count and unmaps what it holds when the engine closes.
+type memPool struct {
+	mu     sync.Mutex
+	free   map[uint64][][]byte // by length
+	n      int
+	closed bool
+}
+
+// poolMax bounds the reservations one engine keeps: address space only
+// where their touched pages were returned to the kernel (scrub), at most
+// scrubInPlace bytes resident each otherwise.
+const poolMax = 16
+
+// get returns a zeroed reservation of n bytes, or nil.
+func (p *memPool) get(n uint64) []byte {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	rs := p.free[n]
+	if len(rs) == 0 {
+		return nil
+	}
+	r := rs[len(rs)-1]
+	p.free[n] = rs[:len(rs)-1]
+	p.n--
+	engine.ReusedMemories.Add(1)
+	return r
+}
+
+// put zeroes the first touched bytes of r and keeps it, or reports that
+// the pool is full or closed (the caller unmaps r).
+func (p *memPool) put(r []byte, touched uint64) bool {
+	p.mu.Lock()
+	full := p.closed || p.n >= poolMax
+	if !full {
+		p.n++ // reserve the slot; scrub outside the lock
+	}
+	p.mu.Unlock()
+	if full {
+		return false
+	}
+	scrub(r[:touched])
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		p.n--
+		return false
+	}
+	if p.free == nil {
+		p.free = map[uint64][][]byte{}
+	}
+	p.free[uint64(len(r))] = append(p.free[uint64(len(r))], r)
+	return true
+}
+
+// close unmaps what the pool holds; later puts are refused.
+func (p *memPool) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.closed = true
+	for _, rs := range p.free {
+		for _, r := range rs {
+			unreserve(r)
+		}
+	}
+	p.free, p.n = nil, 0
 }

@@ -33,6 +33,7 @@ type Engine struct {
 	// mounted maps the instances with mounts (api.Module) to their WASI
 	// call in progress (mountcalls.go).
 	mounted sync.Map
+	mems    memPool // released guest memories, for the next instances
 }
 
 // New makes the engine.
@@ -161,6 +162,7 @@ func memoryOf(mod api.Module) []byte {
 // directory.
 func (e *Engine) Close(ctx context.Context) error {
 	err := errors.Join(e.rt.Close(ctx), e.cache.Close(ctx))
+	e.mems.close()
 	if e.disk != nil {
 		err = errors.Join(err, e.disk.close())
 	}
@@ -230,7 +232,7 @@ func (m *module) Close(ctx context.Context) error { return m.cm.Close(ctx) }
 func (m *module) Instantiate(ctx context.Context, cfg engine.Config) (engine.Instance, error) {
 	var lm *linearMemory
 	ctx = experimental.WithMemoryAllocator(ctx, experimental.MemoryAllocatorFunc(func(_, max uint64) experimental.LinearMemory {
-		lm = newLinearMemory(min(max, cfg.MemoryLimit))
+		lm = newLinearMemory(&m.e.mems, min(max, cfg.MemoryLimit))
 		cfg.Invoker.Hold(lm)
 		return lm
 	}))
