@@ -736,6 +736,19 @@ var Funcs = append(append([]Func{
 		Doc: "Queues on stream the combining of count bytes of device memory at src into dst, element by element, with SUM, MAX or MIN for the aclDataType type (float, float16, bfloat16, int4/8/16/32, uint8/16/32); EQUAL gives 207000."},
 	{Name: "aclrtRandomNumAsync", Group: Memset, Params: []Param{in("taskInfo", RandomTask).native("const aclrtRandomNumTaskInfo *"), handle("stream", StreamHandle), in("reserve", Reserved)},
 		Doc: "Queues on stream the filling of taskInfo's result with randomNum numbers of its distribution (dropout bitmask, uniform, normal, truncated normal), drawn from the session's own generator."},
+	// ABI v1.3 section 15: saturation mode and overflow status (overflow.go of the sandbox).
+	{Name: "aclrtSetDeviceSatMode", Group: Device, Params: []Param{enum("mode", floatOverflowMode)},
+		Doc: "Sets the session's saturation mode, what a float result out of range becomes in the compute it queues from now on: the largest finite value (SATURATION) or Inf/NaN (INFNAN); a mode the chip lacks gives 207000."},
+	{Name: "aclrtGetDeviceSatMode", Group: Device, Params: []Param{outEnum("mode", floatOverflowMode)},
+		Doc: "Writes the session's saturation mode as an aclrtFloatOverflowMode (the chip's starting mode until aclrtSetDeviceSatMode)."},
+	{Name: "aclrtSetStreamOverflowSwitch", Group: Stream, Params: []Param{handle("stream", StreamHandle), u32("flag")},
+		Doc: "Turns the stream's per-task overflow reporting on (1) or off (0); NULL names the current context's default stream."},
+	{Name: "aclrtGetStreamOverflowSwitch", Group: Stream, Params: []Param{handle("stream", StreamHandle), out("flag", Uint)},
+		Doc: "Writes, as a uint32, the stream's overflow switch: 1 on, 0 off (the default)."},
+	{Name: "aclrtGetOverflowStatus", Group: Device, Params: []Param{addr("outputAddr"), size("outputSize"), handle("stream", StreamHandle)},
+		Doc: "Queues on stream the writing of the session's overflow status to the 64 bytes of device memory at outputAddr: a uint32 1 at its start if compute overflowed since the last reset, else 0; the rest zero."},
+	{Name: "aclrtResetOverflowStatus", Group: Device, Params: []Param{handle("stream", StreamHandle)},
+		Doc: "Queues on stream the clearing of the session's overflow status."},
 }, tensorFuncs...), append(mdlFuncs[:len(mdlFuncs):len(mdlFuncs)], opFuncs()...)...)
 
 var index = func() map[string]int {

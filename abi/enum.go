@@ -95,6 +95,8 @@ var (
 		acl.DeviceStatusNormal, acl.DeviceStatusAbnormal, acl.DeviceStatusEnd)
 	reduceKind = newEnum("aclrtReduceKind", "How aclrtReduceAsync combines each source element into its destination.",
 		acl.ReduceSum, acl.ReduceMax, acl.ReduceMin, acl.ReduceEqual)
+	floatOverflowMode = newEnum("aclrtFloatOverflowMode", "What a float result out of range becomes on the device (aclrtSetDeviceSatMode).",
+		acl.OverflowSaturation, acl.OverflowInfNan, acl.OverflowUndef)
 	streamFlag = func() *Enum {
 		e := newEnum("", "The flags of aclrtCreateStreamWithConfig (ACL_STREAM_*).",
 			acl.StreamFastLaunch, acl.StreamFastSync, acl.StreamPersistent, acl.StreamHuge,
@@ -111,5 +113,6 @@ var Enums = []*Enum{
 	hostRegisterType, runMode, lastErrLevel, devResLimitType, eventWaitStatus, streamFlag,
 	dataType, format, // the operator library's (tensor.go)
 	cannAttr, devAttr, devFeatureType, deviceStatus, // ABI v1.3 section 15
-	reduceKind, // ABI v1.3 section 15: reduce and random
+	reduceKind,        // ABI v1.3 section 15: reduce and random
+	floatOverflowMode, // ABI v1.3 section 15: saturation mode and overflow status
 }

@@ -914,7 +914,7 @@ var Order = []FuncOrder{
 		{"taskInfo", "taskInfo NULL, or not inside guest memory", ErrInvalidParam, LayerACL, Native, "kernel.cpp:659"},
 		{"type", "a data type outside the ACL layer's random map (int32, int64, uint32, uint64, bfloat16, float16, float)", ErrInvalidParam, LayerACL, Native, "kernel.cpp:660-671 (map: kernel.cpp:26-31)"},
 		{"writeback", "the runtime's own code for the type is written over taskInfo->dataType, whatever follows", Success, LayerACL, Native, "kernel.cpp:672-673"},
-		{"feature", "a backend that cannot generate random numbers (natively a chip without the random generator task)", ErrRTFeatureNotSupport, LayerEntry, Sandbox, "(sandbox; natively api_c_kernel.cc:207-209)"},
+		{"feature", "a backend that cannot generate random numbers (a library without aclrtRandomNumAsync; natively a chip without the random generator task)", ErrRTFeatureNotSupport, LayerEntry, Sandbox, "(sandbox: acl.Backend.Supports; natively api_c_kernel.cc:207-209)"},
 		{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Native, "api_c_kernel.cc:213"},
 		{"reserve", "reserve not NULL", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:7117-7118"},
 		{"context", "no current device", ErrRTContextNull, LayerContext, Native, "api_impl.cc:8385-8386"},
@@ -987,6 +987,43 @@ var Order = []FuncOrder{
 	{"aclmdlGetDatasetBuffer", mdlValue("dataset", "model_om2.cpp:939-948", true)},
 	{"aclmdlExecute", mdlExecute(false)},
 	{"aclmdlExecuteAsync", mdlExecute(true)},
+
+	// ABI v1.3 section 15: saturation mode and overflow status.
+	{"aclrtSetDeviceSatMode", []Step{
+		{"feature", "a mode in [SATURATION, INFNAN] the chip does not support (the 950 has INF/NAN mode only)", ErrRTFeatureNotSupport, LayerEntry, Native, "api_c.cc:3150-3159 (supportOverflowMode: config/950/dev_info_reg.cc:186)"},
+		{"mode", "mode outside [SATURATION, INFNAN] (0 to 1)", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:5994-5997"},
+	}},
+	{"aclrtGetDeviceSatMode", []Step{
+		{"null", "mode NULL", ErrInvalidParam, LayerACL, Native, "device.cpp:235"},
+	}},
+	{"aclrtSetStreamOverflowSwitch", []Step{
+		{"flag", "flag neither 0 nor 1", ErrInvalidParam, LayerACL, Native, "stream.cpp:279"},
+		{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Native, "api_c_stream.cc:564"},
+		{"context", "no current context (NULL names its default stream)", ErrRTContextNull, LayerContext, Native, "api_impl.cc:6962-6963"},
+		{"streamctx", "stream of another device or context", ErrRTStreamContext, LayerContext, Native, "api_impl.cc:6967-6968"},
+	}},
+	{"aclrtGetStreamOverflowSwitch", []Step{
+		{"null", "flag NULL", ErrInvalidParam, LayerACL, Native, "stream.cpp:270"},
+		{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Native, "api_c_stream.cc:575"},
+		{"context", "no current context (NULL names its default stream)", ErrRTContextNull, LayerContext, Native, "api_impl.cc:6974-6975"},
+		{"streamctx", "stream of another device or context", ErrRTStreamContext, LayerContext, Native, "api_impl.cc:6978-6980"},
+	}},
+	{"aclrtGetOverflowStatus", []Step{
+		{"null", "outputAddr NULL", ErrInvalidParam, LayerACL, Native, "device.cpp:255"},
+		{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:3541"},
+		{"size", "outputSize other than 64", ErrRTParamInvalid, LayerRange, Native, "api_error.cc:6197-6199 (OVERFLOW_OUTPUT_SIZE: task_base.hpp:49)"},
+		{"context", "no current context (NULL names its default stream)", ErrRTContextNull, LayerContext, Native, "api_impl.cc:7104-7105"},
+		{"streamctx", "stream of another device or context", ErrRTStreamContext, LayerContext, Native, "api_impl.cc:7113-7115"},
+		{"range", "the 64 bytes at outputAddr not inside one live device allocation of the session (natively a device-to-device copy of the status), or in a read-only lease", ErrRTParamInvalid, LayerExec, Sandbox, "(sandbox; natively the copy of api_impl.cc:7121-7123)"},
+		{"queue", "more queued operations than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
+	}},
+	{"aclrtResetOverflowStatus", []Step{
+		{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:3566"},
+		{"nostream", "NULL stream with no current context: the chips that clear the status per stream find no stream to clear it on", ErrRTParamInvalid, LayerRange, Native, "api_c.cc:3572-3573 -> api_error.cc:5148-5150 (runtime.cc:6019-6022)"},
+		{"context", "an explicit stream with no current context", ErrRTContextNull, LayerContext, Native, "api_impl.cc:6061-6062"},
+		{"streamctx", "stream of another device or context", ErrRTStreamContext, LayerContext, Native, "api_impl.cc:6069-6070"},
+		{"queue", "more queued operations than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
+	}},
 }
 
 // Step lists of the model family (ABI section 13.4).

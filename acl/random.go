@@ -223,3 +223,43 @@ func putInt(b []byte, t DataType, v uint64) {
 	}
 	binary.LittleEndian.PutUint64(b, v)
 }
+
+// Bytes encodes the task as aclrtRandomNumTaskInfo with pointers of ptr
+// bytes (RandomTaskSize(ptr) bytes, little-endian, reserved bytes zero):
+// the inverse of RandomTaskOf, for a backend that hands the task to a
+// native library.
+func (t RandomTask) Bytes(ptr int) []byte {
+	le := binary.LittleEndian
+	b := make([]byte, RandomTaskSize(ptr))
+	param := func(o int, p RandomParam) {
+		b[o], b[o+9] = p.IsAddr, p.Size
+		copy(b[o+1:o+9], p.Value[:])
+	}
+	word := func(o int, v uint64) {
+		if ptr == 4 {
+			le.PutUint32(b[o:], uint32(v))
+			return
+		}
+		le.PutUint64(b[o:], v)
+	}
+	le.PutUint32(b[0:], uint32(t.DataType))
+	le.PutUint32(b[4:], uint32(t.Func))
+	param(8, t.P1)
+	param(24, t.P2)
+	word(40, t.ParaAddr)
+	word(40+ptr, t.Result)
+	word(40+2*ptr, t.Counter)
+	param(40+3*ptr, t.Seed)
+	param(56+3*ptr, t.Num)
+	return b
+}
+
+// RandomGenerator is the role of a backend that generates random numbers
+// natively (the native backend, with the node's aclrtRandomNumAsync); the
+// simulator generates them as a [Launch] on a [Computer]. RandomNumAsync
+// queues task on s; its ParaAddr (0 or 16 bytes), Result
+// (RandomResultSize bytes) and Counter (16 bytes) are the backend's
+// addresses, which the caller has validated with the native checks.
+type RandomGenerator interface {
+	RandomNumAsync(task RandomTask, s Stream) error
+}

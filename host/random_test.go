@@ -217,7 +217,8 @@ var randomOrderCases = map[string]orderCase{
 }
 
 // simHarness returns h, or where h's backend does not generate random
-// numbers (the native backend, which gives 207000 at the "feature" step),
+// numbers (a native library without aclrtRandomNumAsync: 207000 at the
+// "feature" step),
 // a harness of the case's own over the simulator with policy p (the case's), so that
 // the later steps are checked on the simulator in every configuration.
 func simHarness(h *harness, p Policy) *harness {
@@ -232,11 +233,14 @@ func simHarness(h *harness, p Policy) *harness {
 	return h2
 }
 
-// generates reports whether the harness's backend generates random numbers
-// (the simulator; the native backend does not yet, and gives 207000).
+// generates reports whether the harness's backend generates random numbers:
+// the simulator, and the native backend where its library has
+// aclrtRandomNumAsync (else 207000).
 func (h *harness) generates() bool {
-	_, ok := h.inst.s.s.Backend().(acl.Computer)
-	return ok
+	b := h.inst.s.s.Backend()
+	_, comp := b.(acl.Computer)
+	_, gen := b.(acl.RandomGenerator)
+	return comp || gen && b.Supports("aclrtRandomNumAsync")
 }
 
 // draw runs task t on the default stream and returns the result's bytes.

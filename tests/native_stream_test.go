@@ -77,3 +77,36 @@ unregister: 0
 no name: 100000
 streams: OK
 `
+
+// TestNativeOverflow runs tests/native/overflow.c (the native layout,
+// module acl32; the wide profile's are host's TestOverflowStatus): the
+// saturation mode and overflow status of ABI v1.3 section 15 as a native
+// program checks its compute for overflow.
+func TestNativeOverflow(t *testing.T) {
+	sb := newSandbox(t)
+	pl, err := sb.rt.Load(context.Background(), buildNative(t, t.TempDir(), "overflow.c"), testCompile(host.Policy{}))
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, pl.Close(context.Background())) })
+	o := mustRun(t, pl, "overflow")
+	require.Equal(t, nativeOverflowWant, o.stdout, "%v", o)
+}
+
+var nativeOverflowWant = `starting mode: 1
+mode NULL: 100000
+mode 2: 107000
+status before aclrtSetDevice: 107002
+size 8: 107000
+NULL output: 100000
+no compute: 0
+1 + 2 = 3, status 0
+max + max is inf: 1, status 1
+after reset: 0
+mode: 0
+saturated: 1, status 1
+after reset on the default stream: 0
+switch: 0
+switch on: 1
+switch 2: 100000
+switch NULL: 100000
+overflow: OK
+`

@@ -350,6 +350,32 @@ var streamConfigTests = []test{
 		require.NoError(e, e.b.DestroyStreamForce(s))
 	}},
 
+	{"DestroyStreamForceCancelsRecord", func(e *env) {
+		// A record that a forced destruction cancels still ends its
+		// event: a synchronize returns (the stream's work was aborted)
+		// instead of waiting for a record that will never run, and the
+		// event has no timestamp.
+		s := e.stream(0)
+		ev := e.event(0)
+		release := e.gate(s)
+		require.NoError(e, e.b.RecordEvent(ev, s))
+		done := goErr(func() error { return e.b.DestroyStreamForce(s) })
+		e.notYet(done, "DestroyStreamForce (it must wait for the running operation)")
+		release()
+		require.NoError(e, e.recv(done, "DestroyStreamForce"))
+		ctx, cancel := context.WithCancel(e.ctx)
+		defer cancel() // a hang ends with the test
+		code(e, e.recv(goErr(func() error { return e.b.SynchronizeEvent(ctx, ev, -1) }), "SynchronizeEvent of the cancelled record"), acl.ErrRTStreamAbort)
+		st, err := e.b.QueryEvent(ev)
+		require.NoError(e, err)
+		require.Equal(e, acl.EventRecordedStatusComplete, st, "the cancelled record ended")
+		_, err = e.b.EventTimestamp(ev)
+		if !e.lacks(err, "aclrtEventGetTimestamp") {
+			code(e, err, acl.ErrRTEventTimestampInvalid, "a cancelled record has no timestamp")
+		}
+		require.NoError(e, e.recv(goErr(func() error { return e.b.SynchronizeEvent(ctx, ev, -1) }), "SynchronizeEvent again"), "the abort is reported once")
+	}},
+
 	{"CreateStreamWithConfig", func(e *env) {
 		p := e.malloc(0, 64)
 		for _, flags := range []acl.StreamFlag{0, acl.StreamFastLaunch | acl.StreamFastSync, acl.StreamPersistent} {

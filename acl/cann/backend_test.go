@@ -350,7 +350,9 @@ func TestOptionalSymbols(t *testing.T) {
 			"aclrtGetSocName", "aclrtCheckArchCompatibility", "aclGetCannAttribute", "aclrtGetDeviceInfo",
 			"aclrtGetDeviceCapability", "aclrtQueryDeviceStatus",
 			"aclrtNotifyBatchReset",
-			"aclrtReduceAsync"}, b.MissingSymbols())
+			"aclrtReduceAsync",
+			"aclrtSetStreamOverflowSwitch", "aclrtGetStreamOverflowSwitch",
+			"aclrtRandomNumAsync"}, b.MissingSymbols())
 		p, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
 		require.NoError(t, err)
 		st, err := b.CreateStream(0)

@@ -124,6 +124,11 @@ type api struct {
 	aclrtNotifyBatchReset func(notifies *uintptr, num uint64) int32
 	// ABI v1.3 section 15: reduce and random (reduce.go, random.go).
 	aclrtReduceAsync func(dst, src uintptr, count uint64, kind, typ int32, stream, reserve uintptr) int32
+	// ABI v1.3 section 15: the stream overflow switch (overflow.go).
+	aclrtSetStreamOverflowSwitch func(stream uintptr, flag uint32) int32
+	aclrtGetStreamOverflowSwitch func(stream uintptr, flag *uint32) int32
+	// ABI v1.3 section 15: random numbers (random.go).
+	aclrtRandomNumAsync func(taskInfo unsafe.Pointer, stream, reserve uintptr) int32
 }
 
 // symbol names one native function and where to bind it.
@@ -225,6 +230,11 @@ func (a *api) symbols() []symbol {
 		{"aclrtNotifyBatchReset", &a.aclrtNotifyBatchReset, false},
 		// ABI v1.3 section 15: reduce and random.
 		{"aclrtReduceAsync", &a.aclrtReduceAsync, false},
+		// ABI v1.3 section 15: the stream overflow switch.
+		{"aclrtSetStreamOverflowSwitch", &a.aclrtSetStreamOverflowSwitch, false},
+		{"aclrtGetStreamOverflowSwitch", &a.aclrtGetStreamOverflowSwitch, false},
+		// ABI v1.3 section 15: random numbers.
+		{"aclrtRandomNumAsync", &a.aclrtRandomNumAsync, false},
 	}
 }
 

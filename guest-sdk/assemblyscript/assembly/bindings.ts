@@ -1099,3 +1099,64 @@ export declare function aclrtReduceAsync(dst: u64, src: u64, count: u64, kind: i
 @external("acl", "aclrtRandomNumAsync")
 export declare function aclrtRandomNumAsync(taskInfo: usize, stream: u32, reserve: usize): i32;
 
+/**
+ * Sets the session's saturation mode, what a float result out of range becomes
+ * in the compute it queues from now on: the largest finite value (SATURATION)
+ * or Inf/NaN (INFNAN); a mode the chip lacks gives 207000.
+ *
+ * Wire: aclrtSetDeviceSatMode(mode i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtSetDeviceSatMode")
+export declare function aclrtSetDeviceSatMode(mode: i32): i32;
+
+/**
+ * Writes the session's saturation mode as an aclrtFloatOverflowMode (the
+ * chip's starting mode until aclrtSetDeviceSatMode).
+ *
+ * Wire: aclrtGetDeviceSatMode(mode gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtGetDeviceSatMode")
+export declare function aclrtGetDeviceSatMode(mode: usize): i32;
+
+/**
+ * Turns the stream's per-task overflow reporting on (1) or off (0); NULL names
+ * the current context's default stream.
+ *
+ * Wire: aclrtSetStreamOverflowSwitch(stream handle, flag i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtSetStreamOverflowSwitch")
+export declare function aclrtSetStreamOverflowSwitch(stream: u32, flag: u32): i32;
+
+/**
+ * Writes, as a uint32, the stream's overflow switch: 1 on, 0 off (the
+ * default).
+ *
+ * Wire: aclrtGetStreamOverflowSwitch(stream handle, flag gptr) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtGetStreamOverflowSwitch")
+export declare function aclrtGetStreamOverflowSwitch(stream: u32, flag: usize): i32;
+
+/**
+ * Queues on stream the writing of the session's overflow status to the 64
+ * bytes of device memory at outputAddr: a uint32 1 at its start if compute
+ * overflowed since the last reset, else 0; the rest zero.
+ *
+ * Wire: aclrtGetOverflowStatus(outputAddr addr, outputSize size, stream handle) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtGetOverflowStatus")
+export declare function aclrtGetOverflowStatus(outputAddr: u64, outputSize: u64, stream: u32): i32;
+
+/**
+ * Queues on stream the clearing of the session's overflow status.
+ *
+ * Wire: aclrtResetOverflowStatus(stream handle) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclrtResetOverflowStatus")
+export declare function aclrtResetOverflowStatus(stream: u32): i32;
+

@@ -296,6 +296,18 @@ export enum ReduceKind {
   EQUAL = 13,
 }
 
+/**
+ * What a float result out of range becomes on the device (aclrtSetDeviceSatMode) (aclrtFloatOverflowMode).
+ */
+export enum FloatOverflowMode {
+  /** ACL_RT_OVERFLOW_MODE_SATURATION */
+  SATURATION = 0,
+  /** ACL_RT_OVERFLOW_MODE_INFNAN */
+  INFNAN = 1,
+  /** ACL_RT_OVERFLOW_MODE_UNDEF */
+  UNDEF = 2,
+}
+
 /** Size of aclrtMemLocation {u32 id; u32 type}. */
 export const MEM_LOCATION_SIZE: i32 = 8;
 /** Size of aclrtMemcpyBatchAttr {aclrtMemLocation dstLoc; aclrtMemLocation srcLoc; u8 rsv[16]}. */

@@ -559,6 +559,31 @@ func (v ReduceKind) String() string {
 	return "aclrtReduceKind(" + strconv.FormatInt(int64(v), 10) + ")"
 }
 
+// FloatOverflowMode is the native aclrtFloatOverflowMode. What a float result
+// out of range becomes on the device (aclrtSetDeviceSatMode).
+type FloatOverflowMode int32
+
+// The native aclrtFloatOverflowMode values.
+const (
+	FloatOverflowModeSaturation FloatOverflowMode = 0 // ACL_RT_OVERFLOW_MODE_SATURATION
+	FloatOverflowModeInfnan     FloatOverflowMode = 1 // ACL_RT_OVERFLOW_MODE_INFNAN
+	FloatOverflowModeUndef      FloatOverflowMode = 2 // ACL_RT_OVERFLOW_MODE_UNDEF
+)
+
+// String returns the native name, or "aclrtFloatOverflowMode" followed by the number in
+// parentheses for other values.
+func (v FloatOverflowMode) String() string {
+	switch v {
+	case FloatOverflowModeSaturation:
+		return "ACL_RT_OVERFLOW_MODE_SATURATION"
+	case FloatOverflowModeInfnan:
+		return "ACL_RT_OVERFLOW_MODE_INFNAN"
+	case FloatOverflowModeUndef:
+		return "ACL_RT_OVERFLOW_MODE_UNDEF"
+	}
+	return "aclrtFloatOverflowMode(" + strconv.FormatInt(int64(v), 10) + ")"
+}
+
 // MemLocation is aclrtMemLocation: where memory lives, a device (or NUMA) id
 // and a location type. 8 bytes, the native layout.
 type MemLocation struct {

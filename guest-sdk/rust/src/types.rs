@@ -566,6 +566,31 @@ impl ReduceKind {
     }
 }
 
+/// What a float result out of range becomes on the device (aclrtSetDeviceSatMode) (`aclrtFloatOverflowMode`).
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct FloatOverflowMode(pub i32);
+
+impl FloatOverflowMode {
+    /// `ACL_RT_OVERFLOW_MODE_SATURATION`
+    pub const SATURATION: FloatOverflowMode = FloatOverflowMode(0);
+    /// `ACL_RT_OVERFLOW_MODE_INFNAN`
+    pub const INFNAN: FloatOverflowMode = FloatOverflowMode(1);
+    /// `ACL_RT_OVERFLOW_MODE_UNDEF`
+    pub const UNDEF: FloatOverflowMode = FloatOverflowMode(2);
+
+    /// Returns the native name of the value, or `None` for a value the
+    /// native enum does not define.
+    pub fn name(self) -> Option<&'static str> {
+        match self.0 {
+            0 => Some("ACL_RT_OVERFLOW_MODE_SATURATION"),
+            1 => Some("ACL_RT_OVERFLOW_MODE_INFNAN"),
+            2 => Some("ACL_RT_OVERFLOW_MODE_UNDEF"),
+            _ => None,
+        }
+    }
+}
+
 /// Where memory lives: a device (or NUMA) id and a location type
 /// (`aclrtMemLocation`, 8 bytes).
 #[repr(C)]

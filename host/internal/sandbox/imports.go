@@ -132,6 +132,13 @@ var imports = func() []importFn {
 		// ABI v1.3 section 15: reduce and random (reduce.go, random.go).
 		"aclrtReduceAsync":    reduceAsync,
 		"aclrtRandomNumAsync": randomNumAsync,
+		// ABI v1.3 section 15: saturation mode and overflow status (overflow.go).
+		"aclrtSetDeviceSatMode":        setDeviceSatMode,
+		"aclrtGetDeviceSatMode":        getDeviceSatMode,
+		"aclrtSetStreamOverflowSwitch": setStreamOverflowSwitch,
+		"aclrtGetStreamOverflowSwitch": getStreamOverflowSwitch,
+		"aclrtGetOverflowStatus":       getOverflowStatus,
+		"aclrtResetOverflowStatus":     resetOverflowStatus,
 	}
 	// ABI v1.3 section 13.2: the operator library's objects (tensor.go)
 	// and, for each row of aclnn.Ops, its two functions (operator.go).

@@ -310,6 +310,7 @@ func runOp(c *Call) error {
 	// instance's, re-armed by its next call, and must not be followed
 	// once this one has returned.
 	bounds := c.launchBounds()
+	saturate := s.satMode() == acl.OverflowSaturation // the mode when queued
 	l := &acl.Launch{
 		Name:    name,
 		Regions: regions,
@@ -336,7 +337,11 @@ func runOp(c *Call) error {
 			ctx, cancel := bounds(ctx)
 			defer cancel()
 			t0 := time.Now()
-			err := ex.run(ctx, mem[len(mem)-ex.stored():])
+			stored := mem[len(mem)-ex.stored():]
+			err := ex.run(ctx, stored)
+			if err == nil {
+				ex.overflow(s, stored, saturate)
+			}
 			done(time.Since(t0), err)
 			return err
 		},
@@ -370,6 +375,22 @@ func runOp(c *Call) error {
 		c.note = ex.describe()
 	}
 	return nil
+}
+
+// overflow looks at what the operator wrote (the storage of each tensor
+// it writes, mem as run passes it) for the session's overflow status,
+// and saturates it in saturation mode (overflow.go).
+func (ex *executor) overflow(s *Session, mem [][]byte, saturate bool) {
+	k := 0
+	for _, t := range ex.tensors {
+		if t.n == 0 {
+			continue
+		}
+		if t.write {
+			s.noteOverflow(t.arg.Type, mem[k], saturate)
+		}
+		k++
+	}
 }
 
 // stored counts the tensors with storage: the regions after the

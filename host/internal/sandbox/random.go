@@ -42,7 +42,11 @@ func (s *Session) taskSeed() (seed [32]byte) {
 // section 15), checked in the native order (acl.Order). The numbers come
 // from the session's own generator, not the task's seed and counter: the
 // device's Philox sequence is not reproduced. The simulator fills the
-// result as a launch (acl.Computer).
+// result as a launch (acl.Computer); the native backend
+// (acl.RandomGenerator) queues the node's own task with the translated
+// addresses and, in place of the guest's seed, one drawn from the
+// session's generator, so that its numbers too are the session's own and
+// repeat with deterministic clocks.
 func randomNumAsync(c *Call) error {
 	ptr := int(c.s.prof.Width(abi.Addr))
 	b, err := c.guest("taskInfo", c.u32(0), uint64(acl.RandomTaskSize(ptr))) // taskInfo
@@ -58,8 +62,9 @@ func randomNumAsync(c *Call) error {
 	// code written over the ACL one (kernel.cpp:672-673): the guest sees it.
 	binary.LittleEndian.PutUint32(b, uint32(rt)) // writeback
 	comp, isComp := c.s.b.(acl.Computer)
-	if !isComp { // feature
-		return acl.Errorf(acl.ErrRTFeatureNotSupport, "the %s backend cannot generate random numbers", c.s.b.Name())
+	gen, isGen := c.s.b.(acl.RandomGenerator)
+	if !isComp && (!isGen || !c.s.b.Supports("aclrtRandomNumAsync")) { // feature
+		return acl.Errorf(acl.ErrRTFeatureNotSupport, "the %s backend cannot generate random numbers (its library lacks aclrtRandomNumAsync)", c.s.b.Name())
 	}
 	st, err := c.streamHandle(c.u32(1)) // stream
 	if err != nil {
@@ -134,7 +139,8 @@ func randomNumAsync(c *Call) error {
 			return err
 		}
 	}
-	if _, err := c.s.resolveDevice("randomCounterAddr", task.Counter, 16); err != nil {
+	ctr, err := c.s.resolveDevice("randomCounterAddr", task.Counter, 16)
+	if err != nil {
 		return err
 	}
 	if err := c.budget(size); err != nil { // bytes
@@ -161,14 +167,27 @@ func randomNumAsync(c *Call) error {
 		return nil
 	}
 	seed := c.s.taskSeed()
-	err = comp.Compute(st.h, &acl.Launch{
-		Name:    "aclrtRandomNumAsync",
-		Regions: []acl.Region{{Ptr: res.buf.Dev, N: size, Write: true}},
-		Run: func(_ context.Context, mem [][]byte) error {
-			acl.RandomFill(task, rand.New(rand.NewChaCha8(seed)), mem[0])
-			return nil
-		},
-	})
+	if isComp {
+		err = comp.Compute(st.h, &acl.Launch{
+			Name:    "aclrtRandomNumAsync",
+			Regions: []acl.Region{{Ptr: res.buf.Dev, N: size, Write: true}},
+			Run: func(_ context.Context, mem [][]byte) error {
+				acl.RandomFill(task, rand.New(rand.NewChaCha8(seed)), mem[0])
+				return nil
+			},
+		})
+	} else {
+		nt := task
+		nt.Result = uint64(res.buf.Dev)
+		nt.ParaAddr = 0
+		if task.ParaAddr != 0 {
+			nt.ParaAddr = uint64(para.buf.Dev)
+		}
+		nt.Counter = uint64(ctr.buf.Dev)
+		nt.Seed = acl.RandomParam{Size: 8}
+		copy(nt.Seed.Value[:], seed[:8])
+		err = gen.RandomNumAsync(nt, st.h)
+	}
 	if err := be(err); err != nil {
 		return err
 	}

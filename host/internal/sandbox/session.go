@@ -106,6 +106,9 @@ type Session struct {
 	// ABI v1.3 section 15 (random.go): the generator aclrtRandomNumAsync
 	// draws each task's seed from; nil until first use.
 	rng *mrand.Rand
+	// ABI v1.3 section 15 (overflow.go): the saturation mode and the
+	// overflow status, the session's as the process's natively.
+	ov overflowState
 
 	// Kernels (ABI section 13.3, kernel.go): those granted, and the
 	// device prints of launches not yet written to stdout.
@@ -140,6 +143,7 @@ type streamRec struct {
 	// the session's pending count when the stream is destroyed.
 	cbQueued atomic.Int64
 	res      coreLimits // aclrtSetStreamResLimit's (stream_res.go)
+	ovSwitch bool       // aclrtSetStreamOverflowSwitch's (overflow.go)
 }
 
 type eventRec struct {

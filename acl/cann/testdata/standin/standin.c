@@ -97,6 +97,7 @@ enum {
     RT_CONTEXT_NULL = 107002,
     RT_STREAM_CONTEXT = 107003,
     RT_EVENT_TIMESTAMP_INVALID = 107006,
+    RT_STREAM_ABORT = 107023,
     RT_ADDR_UNALIGNED = 107008,
     RT_STREAM_SUBSCRIBE = 107011,
     RT_THREAD_SUBSCRIBE = 107012,
@@ -280,12 +281,18 @@ struct event {
     uint64_t enq, done;
     uint64_t rst; /* enq when aclrtResetEvent was last called: waits queued since wait for the next record */
     double t_ms;
+    /* The record a forced destruction of its stream cancelled, if the
+     * latest that ended: it ends the event without a timestamp, and the
+     * next synchronize reports the abort once (abort_unread). */
+    uint64_t aborted;
+    int abort_unread;
 };
 
 enum { T_COPY, T_COPY2D, T_SET, T_BATCH, T_RECORD, T_WAIT, T_DESC, T_OFFSET, T_CALLBACK, T_SET32, T_RESET,
        T_NRECORD, T_NWAIT /* notifies (ABI v1.2 section 12) */,
        T_REDUCE /* aclrtReduceAsync (ABI v1.3 section 15) */,
-       T_KERNEL /* the operator library's kernels (aclwasmStandinLaunch) */ };
+       T_KERNEL /* the operator library's kernels (aclwasmStandinLaunch) */,
+       T_RANDOM /* aclrtRandomNumAsync (ABI v1.3 section 15) */ };
 
 /* A notify: a flag set by a record in stream order, which a wait waits
  * for and clears. */
@@ -331,6 +338,7 @@ struct task {
     aclError (*kfn)(void *); /* T_KERNEL: the kernel, its argument and its release; dsts/sizes its buffers */
     void *karg;
     void (*kfree)(void *);
+    uint64_t rnd[4];   /* T_RANDOM: first parameter, second, count, seed */
     struct task *next;
 };
 
@@ -346,6 +354,7 @@ struct stream {
     int stop_on_fail; /* ACL_STOP_ON_FAILURE */
     int devuse;       /* created with ACL_STREAM_DEVICE_USE_ONLY */
     uint32_t res[2];  /* aclrtSetStreamResLimit's, where resset */
+    uint32_t ovsw;    /* aclrtSetStreamOverflowSwitch's */
     int resset[2];
     int subscribed;
     uint64_t sub_tid;
@@ -533,6 +542,10 @@ static void set_chunked(struct stream *s, char *dst, int v, size_t n)
     }
 }
 
+#ifndef OLD_RUNTIME
+static void random_run(struct task *t);
+#endif
+
 /* aclrtReduceAsync's arithmetic (ABI v1.3 section 15), written apart from
  * the host's Go: floats combine in float (the 16-bit formats through
  * _Float16 and bfloat16 bit arithmetic, rounding to nearest even), MAX and
@@ -690,6 +703,13 @@ static aclError run_task(struct stream *s, struct task *t)
         if (!still_valid(t->dst, t->n, LOC_DEVICE) || !still_valid(t->src, t->n, LOC_DEVICE))
             return RT_DRV_INTERNAL_ERROR;
         return reduce_run(t->dst, t->src, t->n, t->value, (int)t->count);
+#ifndef OLD_RUNTIME
+    case T_RANDOM:
+        if (!still_valid(t->dst, t->n, LOC_DEVICE))
+            return RT_DRV_INTERNAL_ERROR;
+        random_run(t);
+        return OK;
+#endif
     case T_SET:
         if (!still_valid(t->dst, t->n, t->dst_loc))
             return RT_DRV_INTERNAL_ERROR;
@@ -813,6 +833,19 @@ static void free_task(struct task *t)
     free(t);
 }
 
+/* cancel_task ends a task a forced destruction drops without running
+ * it: an event record still ends its event, as cancelled (waiters of the
+ * event must not wait for a record that will never run). Called with mu
+ * held. */
+static void cancel_task(struct task *t)
+{
+    if (t->op == T_RECORD && t->seq > t->ev->done) {
+        t->ev->done = t->seq;
+        t->ev->aborted = t->seq;
+        t->ev->abort_unread = 1;
+    }
+}
+
 static void *worker(void *arg)
 {
     struct stream *s = arg;
@@ -827,7 +860,11 @@ static void *worker(void *arg)
         /* In ACL_STOP_ON_FAILURE mode, after an error only event records
          * run (reporting it) until a synchronize takes the error. */
         int stopped = s->stop_on_fail && s->err != OK && t->op != T_RECORD;
-        aclError rc = s->cancel || stopped ? OK : run_task(s, t);
+        aclError rc = OK;
+        if (s->cancel)
+            cancel_task(t);
+        else if (!stopped)
+            rc = run_task(s, t);
         s->head = t->next;
         if (!s->head)
             s->tail = NULL;
@@ -873,6 +910,7 @@ static void stop_stream(struct stream *s, int cancel)
         s->queued = s->head ? 1 : 0;
         while (t) {
             struct task *n = t->next;
+            cancel_task(t);
             free_task(t);
             t = n;
         }
@@ -1877,6 +1915,10 @@ static aclError sync_event(aclrtEvent event, int timeout)
                 break;
             }
         }
+        if (rc == OK && e->done >= target && e->aborted == e->done && e->abort_unread) {
+            rc = RT_STREAM_ABORT; /* the record was cancelled with its stream's work */
+            e->abort_unread = 0;
+        }
     }
     pthread_mutex_unlock(&mu);
     return rc;
@@ -1926,8 +1968,8 @@ EXPORT aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEve
         rc = RT_INVALID_HANDLE;
     else if (a->enq == 0 || b->enq == 0)
         rc = RT_INTERNAL_ERROR; /* natively "no recorder": never recorded, on every chip */
-    else if (a->done == 0 || b->done == 0)
-        rc = RT_EVENT_TIMESTAMP_INVALID;
+    else if (a->done == 0 || b->done == 0 || a->aborted == a->done || b->aborted == b->done)
+        rc = RT_EVENT_TIMESTAMP_INVALID; /* never ran, or cancelled */
     else if (a->done < a->enq || b->done < b->enq)
         rc = RT_EVENT_NOT_COMPLETE;
     else
@@ -2858,8 +2900,8 @@ EXPORT aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp)
         rc = RT_INVALID_HANDLE;
     else if (e->enq == 0)
         rc = RT_INTERNAL_ERROR; /* natively "no recorder" */
-    else if (e->done == 0 || e->done < e->enq)
-        rc = RT_EVENT_TIMESTAMP_INVALID; /* the record has not run: no valid timestamp (a reset keeps it) */
+    else if (e->done == 0 || e->done < e->enq || e->aborted == e->done)
+        rc = RT_EVENT_TIMESTAMP_INVALID; /* the record has not run or was cancelled: no valid timestamp (a reset keeps it) */
     else
         *timestamp = (uint64_t)(e->t_ms * 1e3);
     pthread_mutex_unlock(&mu);
@@ -3102,3 +3144,236 @@ EXPORT aclError aclwasmStandinLaunch(aclrtStream stream, aclError (*kfn)(void *)
     LOG(rc, "aclwasmStandinLaunch(stream=0x%" PRIxPTR ", buffers=%zu", P(stream), n);
     return rc;
 }
+
+#ifndef OLD_RUNTIME
+/* The stream overflow switch (ABI v1.3 section 15), in the native order:
+ * the flag (0 or 1) or the NULL out-parameter in the ACL layer, then the
+ * handle, the current context and the stream's context. */
+EXPORT aclError aclrtSetStreamOverflowSwitch(aclrtStream stream, uint32_t flag)
+{
+    pthread_mutex_lock(&mu);
+    struct stream *s = NULL;
+    aclError rc = OK;
+    if (flag > 1)
+        rc = INVALID_PARAM;
+    else if (stream && !find_stream(stream))
+        rc = RT_INVALID_HANDLE;
+    else if ((rc = get_stream(stream, &s)) == OK)
+        s->ovsw = flag;
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtSetStreamOverflowSwitch(stream=0x%" PRIxPTR ", flag=%u", P(stream), flag);
+    return rc;
+}
+
+EXPORT aclError aclrtGetStreamOverflowSwitch(aclrtStream stream, uint32_t *flag)
+{
+    pthread_mutex_lock(&mu);
+    struct stream *s = NULL;
+    aclError rc = OK;
+    if (!flag)
+        rc = INVALID_PARAM;
+    else if (stream && !find_stream(stream))
+        rc = RT_INVALID_HANDLE;
+    else if ((rc = get_stream(stream, &s)) == OK)
+        *flag = s->ovsw;
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtGetStreamOverflowSwitch(stream=0x%" PRIxPTR ", flag=0x%" PRIxPTR, P(stream), P(flag));
+    return rc;
+}
+#endif
+
+#ifndef OLD_RUNTIME
+/* aclrtRandomNumAsync (ABI v1.3 section 15): the task is read in the
+ * native layout of a 64-bit host (aclrtRandomNumTaskInfo, 104 bytes:
+ * dataType; funcType and two aclrtRandomParaInfo; randomParaAddr,
+ * randomResultAddr, randomCounterAddr; randomSeed; randomNum; rsv), with
+ * the native checks in order. The numbers are the stand-in's own, not the
+ * device's Philox sequence: splitmix64 seeded from the seed (the counter
+ * is checked, not read), so a task repeats exactly for the same seed; normal
+ * numbers are the sum of twelve uniform ones. */
+enum { RF_DROPOUT = 0, RF_UNIFORM = 1, RF_NORMAL = 2, RF_TRUNC = 3 };
+enum { DT_INT64 = 9, DT_UINT64 = 10 };
+
+static int random_rt_type(int32_t t)
+{
+    switch (t) {
+    case DT_INT32: return 0;
+    case DT_INT64: return 1;
+    case DT_UINT32: return 2;
+    case DT_UINT64: return 3;
+    case DT_BF16: return 4;
+    case DT_FLOAT16: return 5;
+    case DT_FLOAT: return 6;
+    }
+    return -1;
+}
+
+static size_t random_size(int32_t t)
+{
+    switch (t) {
+    case DT_INT64: case DT_UINT64: return 8;
+    case DT_FLOAT16: case DT_BF16: return 2;
+    }
+    return 4;
+}
+
+static int random_float(int32_t t) { return t == DT_FLOAT || t == DT_FLOAT16 || t == DT_BF16; }
+
+/* param_ok is the runtime's check of one aclrtRandomParaInfo at p. */
+static int param_ok(const unsigned char *p, unsigned max)
+{
+    return p[0] <= 1 && p[9] >= 1 && p[9] <= max;
+}
+
+static uint64_t param_bits(const unsigned char *p)
+{
+    uint64_t v = 0;
+    memcpy(&v, p + 1, p[9] <= 8 ? p[9] : 8);
+    return v;
+}
+
+static double as_float(int32_t t, uint64_t v)
+{
+    if (t == DT_FLOAT16) {
+        _Float16 h;
+        uint16_t b = (uint16_t)v;
+        memcpy(&h, &b, 2);
+        return (double)h;
+    }
+    if (t == DT_BF16)
+        return bf2f((uint16_t)v);
+    float f;
+    uint32_t b = (uint32_t)v;
+    memcpy(&f, &b, 4);
+    return f;
+}
+
+static void put_float(char *out, int32_t t, double v)
+{
+    if (t == DT_FLOAT16) {
+        _Float16 h = (_Float16)(float)v;
+        memcpy(out, &h, 2);
+    } else if (t == DT_BF16) {
+        uint16_t b = f2bf((float)v);
+        memcpy(out, &b, 2);
+    } else {
+        float f = (float)v;
+        memcpy(out, &f, 4);
+    }
+}
+
+static uint64_t splitmix(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static double unit(uint64_t *x) { return (double)(splitmix(x) >> 11) / 9007199254740992.0; }
+
+/* gauss is a standard normal number, approximately: the sum of twelve
+ * uniform ones less 6 (mean 0, variance 1; no libm needed). */
+static double gauss(uint64_t *x)
+{
+    double z = -6;
+    for (int i = 0; i < 12; i++)
+        z += unit(x);
+    return z;
+}
+
+static void random_run(struct task *t)
+{
+    int32_t dt = (int32_t)t->count;
+    int fn = t->value;
+    uint64_t x = t->rnd[3], n = t->rnd[2];
+    size_t w = random_size(dt);
+    if (fn == RF_DROPOUT) {
+        double keep = 1 - as_float(dt, t->rnd[0]);
+        memset(t->dst, 0, t->n);
+        for (uint64_t i = 0; i < n; i++)
+            if (unit(&x) < keep)
+                t->dst[i / 8] |= (char)(1u << (i % 8));
+        return;
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        char *out = t->dst + i * w;
+        if (fn == RF_UNIFORM && !random_float(dt)) {
+            uint64_t lo = t->rnd[0], hi = t->rnd[1], v = lo;
+            int sgn = dt == DT_INT32 || dt == DT_INT64;
+            if (dt == DT_INT32 || dt == DT_UINT32)
+                lo = sgn ? (uint64_t)(int64_t)(int32_t)lo : (uint32_t)lo, hi = sgn ? (uint64_t)(int64_t)(int32_t)hi : (uint32_t)hi;
+            if (sgn ? (int64_t)hi > (int64_t)lo : hi > lo)
+                v = lo + splitmix(&x) % (hi - lo);
+            memcpy(out, &v, w);
+            continue;
+        }
+        double a = as_float(dt, t->rnd[0]), b = as_float(dt, t->rnd[1]), v;
+        if (fn == RF_UNIFORM)
+            v = a + unit(&x) * (b - a);
+        else {
+            double z = gauss(&x);
+            while (fn == RF_TRUNC && (z < -2 || z > 2))
+                z = gauss(&x);
+            v = a + b * z;
+        }
+        put_float(out, dt, v);
+    }
+}
+
+EXPORT aclError aclrtRandomNumAsync(const void *taskInfo, aclrtStream stream, void *reserve)
+{
+    pthread_mutex_lock(&mu);
+    const unsigned char *b = taskInfo;
+    struct stream *s = NULL;
+    aclError rc = OK;
+    int32_t dt = 0, fn = 0;
+    char *para = NULL, *res = NULL, *ctr = NULL;
+    if (b) {
+        memcpy(&dt, b, 4);
+        memcpy(&fn, b + 4, 4);
+        memcpy(&para, b + 40, 8);
+        memcpy(&res, b + 48, 8);
+        memcpy(&ctr, b + 56, 8);
+    }
+    size_t w = random_size(dt);
+    if (!b || random_rt_type(dt) < 0)
+        rc = INVALID_PARAM;
+    else if (stream && !find_stream(stream))
+        rc = RT_INVALID_HANDLE;
+    else if (reserve)
+        rc = RT_PARAM_INVALID;
+    else if ((rc = get_stream(stream, &s)) != OK)
+        ;
+    else if (fn < RF_DROPOUT || fn > RF_TRUNC || (!random_float(dt) && fn != RF_UNIFORM) || !ctr || !res ||
+             !param_ok(b + 64, 8) || !param_ok(b + 80, 8))
+        rc = RT_PARAM_INVALID;
+    else if (!param_ok(b + 8, b[8] == 1 ? 8 : (unsigned)w) ||
+             (fn != RF_DROPOUT && !param_ok(b + 24, b[24] == 1 ? 8 : (unsigned)w)))
+        rc = RT_PARAM_INVALID;
+    else if (b[8] || (fn != RF_DROPOUT && b[24]) || b[64] || b[80])
+        rc = RT_FEATURE_NOT_SUPPORT; /* values by address: not the stand-in's */
+    else {
+        uint64_t n = param_bits(b + 80);
+        size_t size = fn == RF_DROPOUT ? (size_t)((n + 7) / 8) : (size_t)n * w;
+        if (!in_dev(res, size) || !in_dev(ctr, 16) || (para && !in_dev(para, 16)))
+            rc = RT_PARAM_INVALID;
+        else {
+            uint64_t p1 = param_bits(b + 8), p2 = fn == RF_DROPOUT ? 0 : param_bits(b + 24);
+            if (para) { /* the runtime writes the parameters there before queueing */
+                memcpy(para, &p1, 8);
+                memcpy(para + 8, &p2, 8);
+            }
+            struct task *t = new_task(T_RANDOM);
+            t->dst = res, t->n = size, t->value = fn, t->count = (size_t)dt;
+            t->rnd[0] = p1, t->rnd[1] = p2, t->rnd[2] = n, t->rnd[3] = param_bits(b + 64);
+            enqueue(s, t);
+        }
+    }
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtRandomNumAsync(taskInfo=0x%" PRIxPTR ", dataType=%d, funcType=%d, randomResultAddr=0x%" PRIxPTR
+            ", stream=0x%" PRIxPTR ", reserve=0x%" PRIxPTR,
+        P(taskInfo), dt, fn, P(res), P(stream), P(reserve));
+    return rc;
+}
+#endif

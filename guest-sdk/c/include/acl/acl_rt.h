@@ -222,6 +222,15 @@ typedef enum aclrtReduceKind {
 } aclrtReduceKind;
 
 /**
+ * What a float result out of range becomes on the device (aclrtSetDeviceSatMode).
+ */
+typedef enum aclrtFloatOverflowMode {
+    ACL_RT_OVERFLOW_MODE_SATURATION = 0,
+    ACL_RT_OVERFLOW_MODE_INFNAN = 1,
+    ACL_RT_OVERFLOW_MODE_UNDEF = 2,
+} aclrtFloatOverflowMode;
+
+/**
  * Where memory lives: a device (or NUMA) id and a location type. 8 bytes.
  */
 typedef struct aclrtMemLocation {
@@ -1381,6 +1390,67 @@ aclError aclrtReduceAsync(void *dst, const void *src, uint64_t count, aclrtReduc
 __attribute__((import_module("acl32"), import_name("aclrtRandomNumAsync")))
 aclError aclrtRandomNumAsync(const aclrtRandomNumTaskInfo *taskInfo, aclrtStream stream, void *reserve);
 
+/* ---- device ---- */
+
+/**
+ * Sets the session's saturation mode, what a float result out of range becomes
+ * in the compute it queues from now on: the largest finite value (SATURATION)
+ * or Inf/NaN (INFNAN); a mode the chip lacks gives 207000.
+ *
+ * Wire (acl32): aclrtSetDeviceSatMode(mode i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtSetDeviceSatMode")))
+aclError aclrtSetDeviceSatMode(aclrtFloatOverflowMode mode);
+
+/**
+ * Writes the session's saturation mode as an aclrtFloatOverflowMode (the
+ * chip's starting mode until aclrtSetDeviceSatMode).
+ *
+ * Wire (acl32): aclrtGetDeviceSatMode(mode i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetDeviceSatMode")))
+aclError aclrtGetDeviceSatMode(aclrtFloatOverflowMode *mode);
+
+/* ---- stream ---- */
+
+/**
+ * Turns the stream's per-task overflow reporting on (1) or off (0); NULL names
+ * the current context's default stream.
+ *
+ * Wire (acl32): aclrtSetStreamOverflowSwitch(stream i32, flag i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtSetStreamOverflowSwitch")))
+aclError aclrtSetStreamOverflowSwitch(aclrtStream stream, uint32_t flag);
+
+/**
+ * Writes, as a uint32, the stream's overflow switch: 1 on, 0 off (the
+ * default).
+ *
+ * Wire (acl32): aclrtGetStreamOverflowSwitch(stream i32, flag i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetStreamOverflowSwitch")))
+aclError aclrtGetStreamOverflowSwitch(aclrtStream stream, uint32_t *flag);
+
+/* ---- device ---- */
+
+/**
+ * Queues on stream the writing of the session's overflow status to the 64
+ * bytes of device memory at outputAddr: a uint32 1 at its start if compute
+ * overflowed since the last reset, else 0; the rest zero.
+ *
+ * Wire (acl32): aclrtGetOverflowStatus(outputAddr i32, outputSize i32, stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetOverflowStatus")))
+aclError aclrtGetOverflowStatus(void *outputAddr, size_t outputSize, aclrtStream stream);
+
+/**
+ * Queues on stream the clearing of the session's overflow status.
+ *
+ * Wire (acl32): aclrtResetOverflowStatus(stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtResetOverflowStatus")))
+aclError aclrtResetOverflowStatus(aclrtStream stream);
+
 #else /* ACLWASM_WIDE */
 
 /* The wide profile: aclrtPtr addresses and uint64_t sizes over the "acl" imports. */
@@ -2539,6 +2609,82 @@ static inline aclError aclrtReduceAsync(aclrtPtr dst, aclrtPtr src, uint64_t cou
 static inline aclError aclrtRandomNumAsync(const aclrtRandomNumTaskInfo *taskInfo, aclrtStream stream, void *reserve)
 {
     return (aclError)aclwasm_raw_aclrtRandomNumAsync(taskInfo, (uint32_t)(uintptr_t)stream, reserve);
+}
+
+/* ---- device ---- */
+
+/**
+ * Sets the session's saturation mode, what a float result out of range becomes
+ * in the compute it queues from now on: the largest finite value (SATURATION)
+ * or Inf/NaN (INFNAN); a mode the chip lacks gives 207000.
+ *
+ * Wire: aclrtSetDeviceSatMode(mode i32) -> i32
+ */
+static inline aclError aclrtSetDeviceSatMode(aclrtFloatOverflowMode mode)
+{
+    return (aclError)aclwasm_raw_aclrtSetDeviceSatMode((int32_t)mode);
+}
+
+/**
+ * Writes the session's saturation mode as an aclrtFloatOverflowMode (the
+ * chip's starting mode until aclrtSetDeviceSatMode).
+ *
+ * Wire: aclrtGetDeviceSatMode(mode gptr) -> i32
+ */
+static inline aclError aclrtGetDeviceSatMode(aclrtFloatOverflowMode *mode)
+{
+    return (aclError)aclwasm_raw_aclrtGetDeviceSatMode(mode);
+}
+
+/* ---- stream ---- */
+
+/**
+ * Turns the stream's per-task overflow reporting on (1) or off (0); NULL names
+ * the current context's default stream.
+ *
+ * Wire: aclrtSetStreamOverflowSwitch(stream handle, flag i32) -> i32
+ */
+static inline aclError aclrtSetStreamOverflowSwitch(aclrtStream stream, uint32_t flag)
+{
+    return (aclError)aclwasm_raw_aclrtSetStreamOverflowSwitch((uint32_t)(uintptr_t)stream, (int32_t)flag);
+}
+
+/**
+ * Writes, as a uint32, the stream's overflow switch: 1 on, 0 off (the
+ * default).
+ *
+ * Wire: aclrtGetStreamOverflowSwitch(stream handle, flag gptr) -> i32
+ */
+static inline aclError aclrtGetStreamOverflowSwitch(aclrtStream stream, uint32_t *flag)
+{
+    return (aclError)aclwasm_raw_aclrtGetStreamOverflowSwitch((uint32_t)(uintptr_t)stream, flag);
+}
+
+/* ---- device ---- */
+
+/**
+ * Queues on stream the writing of the session's overflow status to the 64
+ * bytes of device memory at outputAddr: a uint32 1 at its start if compute
+ * overflowed since the last reset, else 0; the rest zero.
+ *
+ * Wire: aclrtGetOverflowStatus(outputAddr addr, outputSize size, stream handle) -> i32
+ */
+static inline aclError aclrtGetOverflowStatus(aclrtPtr outputAddr, uint64_t outputSize, aclrtStream stream)
+{
+    return (aclError)aclwasm_raw_aclrtGetOverflowStatus(outputAddr, outputSize, (uint32_t)(uintptr_t)stream);
+}
+#ifndef __cplusplus
+#define aclrtGetOverflowStatus(outputAddr, outputSize, stream) aclrtGetOverflowStatus(ACLWASM_ADDR_(outputAddr, "aclrtGetOverflowStatus: outputAddr:"), outputSize, stream)
+#endif
+
+/**
+ * Queues on stream the clearing of the session's overflow status.
+ *
+ * Wire: aclrtResetOverflowStatus(stream handle) -> i32
+ */
+static inline aclError aclrtResetOverflowStatus(aclrtStream stream)
+{
+    return (aclError)aclwasm_raw_aclrtResetOverflowStatus((uint32_t)(uintptr_t)stream);
 }
 
 #endif /* ACLWASM_WIDE */

@@ -1000,6 +1000,61 @@ int32_t aclwasm_raw_aclrtReduceAsync(uint64_t dst, uint64_t src, uint64_t count,
 __attribute__((import_module("acl"), import_name("aclrtRandomNumAsync")))
 int32_t aclwasm_raw_aclrtRandomNumAsync(const void *taskInfo, uint32_t stream, void *reserve);
 
+/**
+ * Sets the session's saturation mode, what a float result out of range becomes
+ * in the compute it queues from now on: the largest finite value (SATURATION)
+ * or Inf/NaN (INFNAN); a mode the chip lacks gives 207000.
+ *
+ * Wire: aclrtSetDeviceSatMode(mode i32) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtSetDeviceSatMode")))
+int32_t aclwasm_raw_aclrtSetDeviceSatMode(int32_t mode);
+
+/**
+ * Writes the session's saturation mode as an aclrtFloatOverflowMode (the
+ * chip's starting mode until aclrtSetDeviceSatMode).
+ *
+ * Wire: aclrtGetDeviceSatMode(mode gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtGetDeviceSatMode")))
+int32_t aclwasm_raw_aclrtGetDeviceSatMode(void *mode);
+
+/**
+ * Turns the stream's per-task overflow reporting on (1) or off (0); NULL names
+ * the current context's default stream.
+ *
+ * Wire: aclrtSetStreamOverflowSwitch(stream handle, flag i32) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtSetStreamOverflowSwitch")))
+int32_t aclwasm_raw_aclrtSetStreamOverflowSwitch(uint32_t stream, int32_t flag);
+
+/**
+ * Writes, as a uint32, the stream's overflow switch: 1 on, 0 off (the
+ * default).
+ *
+ * Wire: aclrtGetStreamOverflowSwitch(stream handle, flag gptr) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtGetStreamOverflowSwitch")))
+int32_t aclwasm_raw_aclrtGetStreamOverflowSwitch(uint32_t stream, void *flag);
+
+/**
+ * Queues on stream the writing of the session's overflow status to the 64
+ * bytes of device memory at outputAddr: a uint32 1 at its start if compute
+ * overflowed since the last reset, else 0; the rest zero.
+ *
+ * Wire: aclrtGetOverflowStatus(outputAddr addr, outputSize size, stream handle) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtGetOverflowStatus")))
+int32_t aclwasm_raw_aclrtGetOverflowStatus(uint64_t outputAddr, uint64_t outputSize, uint32_t stream);
+
+/**
+ * Queues on stream the clearing of the session's overflow status.
+ *
+ * Wire: aclrtResetOverflowStatus(stream handle) -> i32
+ */
+__attribute__((import_module("acl"), import_name("aclrtResetOverflowStatus")))
+int32_t aclwasm_raw_aclrtResetOverflowStatus(uint32_t stream);
+
 #else /* the native layout: acl32 */
 
 /**
@@ -1982,6 +2037,61 @@ int32_t aclwasm_raw_aclrtReduceAsync(uint32_t dst, uint32_t src, uint64_t count,
  */
 __attribute__((import_module("acl32"), import_name("aclrtRandomNumAsync")))
 int32_t aclwasm_raw_aclrtRandomNumAsync(const void *taskInfo, uint32_t stream, void *reserve);
+
+/**
+ * Sets the session's saturation mode, what a float result out of range becomes
+ * in the compute it queues from now on: the largest finite value (SATURATION)
+ * or Inf/NaN (INFNAN); a mode the chip lacks gives 207000.
+ *
+ * Wire: aclrtSetDeviceSatMode(mode i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtSetDeviceSatMode")))
+int32_t aclwasm_raw_aclrtSetDeviceSatMode(int32_t mode);
+
+/**
+ * Writes the session's saturation mode as an aclrtFloatOverflowMode (the
+ * chip's starting mode until aclrtSetDeviceSatMode).
+ *
+ * Wire: aclrtGetDeviceSatMode(mode i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetDeviceSatMode")))
+int32_t aclwasm_raw_aclrtGetDeviceSatMode(void *mode);
+
+/**
+ * Turns the stream's per-task overflow reporting on (1) or off (0); NULL names
+ * the current context's default stream.
+ *
+ * Wire: aclrtSetStreamOverflowSwitch(stream i32, flag i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtSetStreamOverflowSwitch")))
+int32_t aclwasm_raw_aclrtSetStreamOverflowSwitch(uint32_t stream, int32_t flag);
+
+/**
+ * Writes, as a uint32, the stream's overflow switch: 1 on, 0 off (the
+ * default).
+ *
+ * Wire: aclrtGetStreamOverflowSwitch(stream i32, flag i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetStreamOverflowSwitch")))
+int32_t aclwasm_raw_aclrtGetStreamOverflowSwitch(uint32_t stream, void *flag);
+
+/**
+ * Queues on stream the writing of the session's overflow status to the 64
+ * bytes of device memory at outputAddr: a uint32 1 at its start if compute
+ * overflowed since the last reset, else 0; the rest zero.
+ *
+ * Wire: aclrtGetOverflowStatus(outputAddr i32, outputSize i32, stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtGetOverflowStatus")))
+int32_t aclwasm_raw_aclrtGetOverflowStatus(uint32_t outputAddr, uint32_t outputSize, uint32_t stream);
+
+/**
+ * Queues on stream the clearing of the session's overflow status.
+ *
+ * Wire: aclrtResetOverflowStatus(stream i32) -> i32
+ */
+__attribute__((import_module("acl32"), import_name("aclrtResetOverflowStatus")))
+int32_t aclwasm_raw_aclrtResetOverflowStatus(uint32_t stream);
 
 #endif /* ACLWASM_WIDE */
 

@@ -389,3 +389,21 @@ func ReduceAsync(_ uint64, _ uint64, _ uint64, _ int32, _ int32, _ uint32, _ uns
 
 // RandomNumAsync fails outside a wasip1 guest (see NotWasip1).
 func RandomNumAsync(_ unsafe.Pointer, _ uint32, _ unsafe.Pointer) int32 { return notSupported }
+
+// SetDeviceSatMode fails outside a wasip1 guest (see NotWasip1).
+func SetDeviceSatMode(_ int32) int32 { return notSupported }
+
+// GetDeviceSatMode fails outside a wasip1 guest (see NotWasip1).
+func GetDeviceSatMode(_ unsafe.Pointer) int32 { return notSupported }
+
+// SetStreamOverflowSwitch fails outside a wasip1 guest (see NotWasip1).
+func SetStreamOverflowSwitch(_ uint32, _ uint32) int32 { return notSupported }
+
+// GetStreamOverflowSwitch fails outside a wasip1 guest (see NotWasip1).
+func GetStreamOverflowSwitch(_ uint32, _ unsafe.Pointer) int32 { return notSupported }
+
+// GetOverflowStatus fails outside a wasip1 guest (see NotWasip1).
+func GetOverflowStatus(_ uint64, _ uint64, _ uint32) int32 { return notSupported }
+
+// ResetOverflowStatus fails outside a wasip1 guest (see NotWasip1).
+func ResetOverflowStatus(_ uint32) int32 { return notSupported }

@@ -1058,3 +1058,63 @@ func ReduceAsync(dst uint64, src uint64, count uint64, kind int32, typ int32, st
 //go:wasmimport acl aclrtRandomNumAsync
 //go:noescape
 func RandomNumAsync(taskInfo unsafe.Pointer, stream uint32, reserve unsafe.Pointer) int32
+
+// SetDeviceSatMode is aclrtSetDeviceSatMode: Sets the session's saturation
+// mode, what a float result out of range becomes in the compute it queues from
+// now on: the largest finite value (SATURATION) or Inf/NaN (INFNAN); a mode
+// the chip lacks gives 207000.
+//
+// Wire: aclrtSetDeviceSatMode(mode i32) -> i32
+//
+//go:wasmimport acl aclrtSetDeviceSatMode
+//go:noescape
+func SetDeviceSatMode(mode int32) int32
+
+// GetDeviceSatMode is aclrtGetDeviceSatMode: Writes the session's saturation
+// mode as an aclrtFloatOverflowMode (the chip's starting mode until
+// aclrtSetDeviceSatMode).
+//
+// Wire: aclrtGetDeviceSatMode(mode gptr) -> i32
+//
+//go:wasmimport acl aclrtGetDeviceSatMode
+//go:noescape
+func GetDeviceSatMode(mode unsafe.Pointer) int32
+
+// SetStreamOverflowSwitch is aclrtSetStreamOverflowSwitch: Turns the stream's
+// per-task overflow reporting on (1) or off (0); NULL names the current
+// context's default stream.
+//
+// Wire: aclrtSetStreamOverflowSwitch(stream handle, flag i32) -> i32
+//
+//go:wasmimport acl aclrtSetStreamOverflowSwitch
+//go:noescape
+func SetStreamOverflowSwitch(stream uint32, flag uint32) int32
+
+// GetStreamOverflowSwitch is aclrtGetStreamOverflowSwitch: Writes, as a
+// uint32, the stream's overflow switch: 1 on, 0 off (the default).
+//
+// Wire: aclrtGetStreamOverflowSwitch(stream handle, flag gptr) -> i32
+//
+//go:wasmimport acl aclrtGetStreamOverflowSwitch
+//go:noescape
+func GetStreamOverflowSwitch(stream uint32, flag unsafe.Pointer) int32
+
+// GetOverflowStatus is aclrtGetOverflowStatus: Queues on stream the writing of
+// the session's overflow status to the 64 bytes of device memory at
+// outputAddr: a uint32 1 at its start if compute overflowed since the last
+// reset, else 0; the rest zero.
+//
+// Wire: aclrtGetOverflowStatus(outputAddr addr, outputSize size, stream handle) -> i32
+//
+//go:wasmimport acl aclrtGetOverflowStatus
+//go:noescape
+func GetOverflowStatus(outputAddr uint64, outputSize uint64, stream uint32) int32
+
+// ResetOverflowStatus is aclrtResetOverflowStatus: Queues on stream the
+// clearing of the session's overflow status.
+//
+// Wire: aclrtResetOverflowStatus(stream handle) -> i32
+//
+//go:wasmimport acl aclrtResetOverflowStatus
+//go:noescape
+func ResetOverflowStatus(stream uint32) int32
