@@ -42,7 +42,7 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Help:    "Duration of host calls, by plugin and ABI function.",
 			Buckets: prometheus.ExponentialBuckets(1e-6, 4, 11)}, fn),
 		Compute: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "aclwasm_compute_duration_seconds",
-			Help:    "Launches of compute (the operator library's) as they executed, by plugin, ABI function and outcome (ok, failed): their count, and the time they ran.",
+			Help:    "Launches of compute (the operator library's, registered kernels') as they executed, by plugin, function (an ABI function or a kernel's name) and outcome (ok, failed): their count, and the time they ran.",
 			Buckets: prometheus.ExponentialBuckets(1e-6, 4, 11)}, append(fn, "outcome")),
 		ModelLoad: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "aclwasm_model_load_duration_seconds",
 			Help:    "Loads of approved models (aclmdlLoadFromFile), by plugin, model name and source (file: compiled from its file; cache: the runtime's compiled copy): their count, and the time they took.",

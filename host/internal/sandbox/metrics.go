@@ -116,6 +116,12 @@ func (m *Metrics) Refused(name string) {
 
 // computeMetrics records a launch of function fi that ran for d.
 func (s *Session) computeMetrics(fi int, d time.Duration, failed bool) {
+	s.computeMetricsOf(abi.Funcs[fi].Name, d, failed)
+}
+
+// computeMetricsOf records a launch named name (an ABI function, a
+// kernel) that ran for d.
+func (s *Session) computeMetricsOf(name string, d time.Duration, failed bool) {
 	if s.ms.pm == nil || s.ms.pm.m.Compute == nil {
 		return
 	}
@@ -123,7 +129,7 @@ func (s *Session) computeMetrics(fi int, d time.Duration, failed bool) {
 	if failed {
 		outcome = "failed"
 	}
-	s.ms.pm.m.Compute.WithLabelValues(s.ms.pm.name, abi.Funcs[fi].Name, outcome).Observe(d.Seconds())
+	s.ms.pm.m.Compute.WithLabelValues(s.ms.pm.name, name, outcome).Observe(d.Seconds())
 }
 
 // modelLoadMetrics records a load of model name that took d, compiled
