@@ -28,6 +28,7 @@ package abi
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -346,6 +347,13 @@ const (
 	// DataBuffer is the guest's aclDataBuffer {data, size}: an address and
 	// a size of the profile's width each.
 	DataBuffer
+	// StampHandle is a profiling stamp (ABI v1.3 section 15, natively a
+	// void *), a handle of the same fifth kind.
+	StampHandle
+	// EventAttributes is the struct aclprofEventAttributes: the host reads
+	// its first 8 bytes (version, size, messageType), the same in both
+	// profiles.
+	EventAttributes
 	kindEnd
 )
 
@@ -361,6 +369,7 @@ var kindNames = [...]string{
 	Bool: "bool", DataValue: "value",
 	ModelDescHandle: "aclmdlDesc", DatasetHandle: "aclmdlDataset",
 	IODims: "aclmdlIODims", DataBuffer: "aclDataBuffer",
+	StampHandle: "aclprofStamp", EventAttributes: "aclprofEventAttributes",
 }
 
 // String returns the kind's name: "int", "stream", "aclrtPtrAttributes".
@@ -388,7 +397,7 @@ func (k *Kind) UnmarshalText(b []byte) error {
 
 // IsHandle reports whether k is one of the handle kinds.
 func (k Kind) IsHandle() bool {
-	return k >= StreamHandle && k <= NotifyHandle || k.IsObject() || k.IsModelObject()
+	return k >= StreamHandle && k <= NotifyHandle || k.IsObject() || k.IsModelObject() || k == StampHandle
 }
 
 // IsModelObject reports whether k is one of the model objects (aclmdlDesc,
@@ -403,7 +412,7 @@ func (k Kind) IsObject() bool { return k >= TensorHandle && k <= ExecutorHandle 
 
 // IsStruct reports whether k is one of the structs.
 func (k Kind) IsStruct() bool {
-	return k >= PtrAttributes && k <= RandomTask || k == IODims || k == DataBuffer
+	return k >= PtrAttributes && k <= RandomTask || k == IODims || k == DataBuffer || k == EventAttributes
 }
 
 // The table's parameters, built so that each row reads like its prototype.
@@ -749,7 +758,7 @@ var Funcs = append(append([]Func{
 		Doc: "Queues on stream the writing of the session's overflow status to the 64 bytes of device memory at outputAddr: a uint32 1 at its start if compute overflowed since the last reset, else 0; the rest zero."},
 	{Name: "aclrtResetOverflowStatus", Group: Device, Params: []Param{handle("stream", StreamHandle)},
 		Doc: "Queues on stream the clearing of the session's overflow status."},
-}, tensorFuncs...), append(mdlFuncs[:len(mdlFuncs):len(mdlFuncs)], opFuncs()...)...)
+}, tensorFuncs...), slices.Concat(mdlFuncs, profFuncs, opFuncs())...)
 
 var index = func() map[string]int {
 	m := make(map[string]int, len(Funcs))

@@ -28,6 +28,9 @@ type model struct {
 	// mdl is the model functions (abi.Model): the C SDK declares them in
 	// acl/acl_mdl.h (mdl.go).
 	mdl []*abi.Func
+	// prof is the profiling markers (abi.Prof): the C SDK declares them
+	// in acl/acl_prof.h (prof.go).
+	prof []*abi.Func
 }
 
 func load() (*model, error) {
@@ -35,8 +38,12 @@ func load() (*model, error) {
 	if err != nil {
 		return nil, err
 	}
-	var nn, mdl []*abi.Func
+	var nn, mdl, prof []*abi.Func
 	fs = slices.DeleteFunc(fs, func(f Func) bool {
+		if f.Group == abi.Prof {
+			prof = append(prof, f.Func)
+			return true
+		}
 		if f.Group == abi.Model {
 			mdl = append(mdl, f.Func)
 			return true
@@ -55,7 +62,7 @@ func load() (*model, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &model{funcs: fs, enums: es, codes: cs, nn: nn, mdl: mdl}, nil
+	return &model{funcs: fs, enums: es, codes: cs, nn: nn, mdl: mdl, prof: prof}, nil
 }
 
 // Files returns every generated file, keyed by its path relative to the
@@ -66,7 +73,7 @@ func Files() (map[string][]byte, error) {
 		return nil, err
 	}
 	out := map[string][]byte{}
-	for _, g := range []func(*model, map[string][]byte) error{genC, genNN, genMdl, genRust, genGo, genAS} {
+	for _, g := range []func(*model, map[string][]byte) error{genC, genNN, genMdl, genProf, genRust, genGo, genAS} {
 		if err := g(m, out); err != nil {
 			return nil, err
 		}
