@@ -87,22 +87,27 @@ deploy-test:
 	cd deploy && $(GO) vet ./... && $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./... && $(GO) test -race -count=1 -timeout 30m ./...
 
 # The container image, built by deploy/cmd/mkimage without a Docker daemon
-# or a base image, into build/image/aclwasm.tar (docker load, podman load);
+# or a base image, into build/image/aclwasm.tar (docker load, podman load),
+# with its SBOM beside it (build/image/aclwasm.cdx.json, CycloneDX);
 # PUSH=REGISTRY/REPO:TAG pushes it too (the Docker config's credentials).
-# IMAGE_PLATFORMS=linux/amd64,linux/arm64... builds each; all but the
-# machine's own need SYSROOT_arm64=DIR (or _amd64): that architecture's C
-# library (docs/DEPLOY.md). The tar holds the first; a push of several is
-# an index.
+# The image carries whole Debian 12 packages, IMAGE_DEBS (deploy/image's
+# Packages; a test keeps the two equal), downloaded for each platform by
+# scripts/image-debs.sh (apt-get download) into build/image/debs/ARCH,
+# unless DEBS_ARCH=DIR gives a directory of their .deb files.
+# IMAGE_PLATFORMS=linux/amd64,linux/arm64... builds each; the tar holds
+# the first; a push of several is an index (docs/DEPLOY.md).
 IMAGE_VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 IMAGE_PLATFORMS ?= linux/$(shell $(GO) env GOARCH)
+IMAGE_DEBS = base-files ca-certificates gcc-12-base libc6 libgcc-s1 libstdc++6
 image:
 	mkdir -p build/image
 	for p in $(subst $(comma), ,$(IMAGE_PLATFORMS)); do \
 		CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build -trimpath -buildvcs=auto -o build/image/aclwasm-$${p%/*}-$${p#*/} ./cmd/aclwasm || exit 1; \
 	done
+	$(foreach p,$(subst $(comma), ,$(IMAGE_PLATFORMS)),$(if $(DEBS_$(notdir $(p))),,bash scripts/image-debs.sh build/image/debs/$(notdir $(p)) $(notdir $(p)) $(IMAGE_DEBS) &&)) true
 	cd deploy && SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct) $(GO) run ./cmd/mkimage \
-		$(foreach p,$(subst $(comma), ,$(IMAGE_PLATFORMS)),-binary $(p)=../build/image/aclwasm-$(subst /,-,$(p)) $(if $(SYSROOT_$(notdir $(p))),-sysroot $(p)=$(abspath $(SYSROOT_$(notdir $(p)))))) \
-		-version $(IMAGE_VERSION) -revision $$(git rev-parse HEAD) -out ../build/image/aclwasm.tar $(if $(PUSH),-push $(PUSH))
+		$(foreach p,$(subst $(comma), ,$(IMAGE_PLATFORMS)),-binary $(p)=../build/image/aclwasm-$(subst /,-,$(p)) -debs $(p)=$(abspath $(or $(DEBS_$(notdir $(p))),build/image/debs/$(notdir $(p))))) \
+		-version $(IMAGE_VERSION) -revision $$(git rev-parse HEAD) -out ../build/image/aclwasm.tar -sbom ../build/image/aclwasm.cdx.json $(if $(PUSH),-push $(PUSH))
 
 # Every test that runs guests, again on the second engine (cgo).
 unit-wasmtime:

@@ -347,6 +347,20 @@ const (
 	// DataBuffer is the guest's aclDataBuffer {data, size}: an address and
 	// a size of the profile's width each.
 	DataBuffer
+	// The kernel API's objects (ABI section 13.3), handles of the fifth
+	// kind: aclrtBinHandle, aclrtFuncHandle, aclrtArgsHandle and
+	// aclrtParamHandle (void * natively, 4 bytes on wasm32).
+	BinHandle
+	FuncHandle
+	ArgsHandle
+	ParamHandle
+	// BinaryLoadOptions and LaunchKernelCfg are the structs
+	// aclrtBinaryLoadOptions and aclrtLaunchKernelCfg: {pointer to an
+	// array of 20-byte entries in guest memory, size_t count}, 8 bytes in
+	// both profiles (wasm32's pointer and size_t: nothing in them is a
+	// device address or a device size).
+	BinaryLoadOptions
+	LaunchKernelCfg
 	// StampHandle is a profiling stamp (ABI v1.3 section 15, natively a
 	// void *), a handle of the same fifth kind.
 	StampHandle
@@ -369,6 +383,8 @@ var kindNames = [...]string{
 	Bool: "bool", DataValue: "value",
 	ModelDescHandle: "aclmdlDesc", DatasetHandle: "aclmdlDataset",
 	IODims: "aclmdlIODims", DataBuffer: "aclDataBuffer",
+	BinHandle: "aclrtBinHandle", FuncHandle: "aclrtFuncHandle", ArgsHandle: "aclrtArgsHandle", ParamHandle: "aclrtParamHandle",
+	BinaryLoadOptions: "aclrtBinaryLoadOptions", LaunchKernelCfg: "aclrtLaunchKernelCfg",
 	StampHandle: "aclprofStamp", EventAttributes: "aclprofEventAttributes",
 }
 
@@ -397,8 +413,13 @@ func (k *Kind) UnmarshalText(b []byte) error {
 
 // IsHandle reports whether k is one of the handle kinds.
 func (k Kind) IsHandle() bool {
-	return k >= StreamHandle && k <= NotifyHandle || k.IsObject() || k.IsModelObject() || k == StampHandle
+	return k >= StreamHandle && k <= NotifyHandle || k.IsObject() || k.IsModelObject() || k.IsKernelObject() || k == StampHandle
 }
+
+// IsKernelObject reports whether k is one of the kernel API's objects
+// (aclrtBinHandle ... aclrtParamHandle), whose native type is a void *
+// typedef of the name String gives.
+func (k Kind) IsKernelObject() bool { return k >= BinHandle && k <= ParamHandle }
 
 // IsModelObject reports whether k is one of the model objects (aclmdlDesc,
 // aclmdlDataset), whose native type is a pointer to a struct of the name
@@ -412,7 +433,7 @@ func (k Kind) IsObject() bool { return k >= TensorHandle && k <= ExecutorHandle 
 
 // IsStruct reports whether k is one of the structs.
 func (k Kind) IsStruct() bool {
-	return k >= PtrAttributes && k <= RandomTask || k == IODims || k == DataBuffer || k == EventAttributes
+	return k >= PtrAttributes && k <= RandomTask || k == IODims || k == DataBuffer || k == BinaryLoadOptions || k == LaunchKernelCfg || k == EventAttributes
 }
 
 // The table's parameters, built so that each row reads like its prototype.
@@ -758,7 +779,7 @@ var Funcs = append(append([]Func{
 		Doc: "Queues on stream the writing of the session's overflow status to the 64 bytes of device memory at outputAddr: a uint32 1 at its start if compute overflowed since the last reset, else 0; the rest zero."},
 	{Name: "aclrtResetOverflowStatus", Group: Device, Params: []Param{handle("stream", StreamHandle)},
 		Doc: "Queues on stream the clearing of the session's overflow status."},
-}, tensorFuncs...), slices.Concat(mdlFuncs, profFuncs, opFuncs())...)
+}, tensorFuncs...), slices.Concat(mdlFuncs, kernelFuncs, profFuncs, opFuncs())...)
 
 var index = func() map[string]int {
 	m := make(map[string]int, len(Funcs))

@@ -89,6 +89,35 @@ func (t DataType) Size() uint64 {
 	return 8
 }
 
+// Wrap returns the value an integer element of type t holds when v is
+// stored into it: v's low bits, sign-extended for a signed type and
+// zero-extended for an unsigned one; ACL_BOOL holds 0 or 1 (any nonzero v
+// is 1). Other types (64-bit, floating) return v unchanged. The operator
+// library's integer arithmetic and the kernels' scalar arguments read
+// integers through it, so both widen a value as the device's types do.
+func (t DataType) Wrap(v int64) int64 {
+	switch t {
+	case DTInt8:
+		return int64(int8(v))
+	case DTUint8:
+		return int64(uint8(v))
+	case DTInt16:
+		return int64(int16(v))
+	case DTUint16:
+		return int64(uint16(v))
+	case DTInt32:
+		return int64(int32(v))
+	case DTUint32:
+		return int64(uint32(v))
+	case DTBool:
+		if v != 0 {
+			return 1
+		}
+		return 0
+	}
+	return v
+}
+
 // Format is aclFormat: the memory layout a tensor declares. The operator
 // library computes on ND (and the layouts that are ND in memory: NCHW,
 // NHWC, NCDHW, NDHWC, NC, NCL, HWCN); the private layouts (NC1HWC0,

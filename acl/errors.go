@@ -46,6 +46,7 @@ const (
 	// ABI v1.3 section 13, compute: a launch that faults on the device, and
 	// the operator library's own codes (op_errno.h).
 	ErrRTAicoreException Error = 507015 // ACL_ERROR_RT_AICORE_EXCEPTION: a launch failed when it ran
+	ErrRTAicoreTimeout   Error = 507014 // ACL_ERROR_RT_AICORE_TIMEOUT: a kernel stopped at its time limit
 	ErrNNParamNullptr    Error = 161001 // ACLNN_ERR_PARAM_NULLPTR
 	ErrNNParamInvalid    Error = 161002 // ACLNN_ERR_PARAM_INVALID: shape, dtype, format
 	ErrNNRuntime         Error = 361001 // ACLNN_ERR_RUNTIME_ERROR
@@ -93,6 +94,7 @@ var goNames = map[Error]string{
 	ErrHostMemoryNotRegistered:     "ErrHostMemoryNotRegistered",
 	ErrRTDevSetup:                  "ErrRTDevSetup",
 	ErrRTAicoreException:           "ErrRTAicoreException",
+	ErrRTAicoreTimeout:             "ErrRTAicoreTimeout",
 	ErrNNParamNullptr:              "ErrNNParamNullptr",
 	ErrNNParamInvalid:              "ErrNNParamInvalid",
 	ErrNNRuntime:                   "ErrNNRuntime",

@@ -24,8 +24,8 @@ var defined = []Error{
 	ErrRTMemoryAllocation, ErrRTOverLimit, ErrRTInternal, ErrRTStreamNotComplete,
 	ErrRTEventNotComplete, ErrRTStreamSyncTimeout, ErrRTEventSyncTimeout,
 	ErrHostMemoryAlreadyRegistered, ErrHostMemoryNotRegistered,
-	ErrRTDevSetup,                                                                        // ABI v1.2 section 12
-	ErrRTAicoreException, ErrNNParamNullptr, ErrNNParamInvalid, ErrNNRuntime, ErrNNInner, // compute
+	ErrRTDevSetup,                                                                                            // ABI v1.2 section 12
+	ErrRTAicoreException, ErrRTAicoreTimeout, ErrNNParamNullptr, ErrNNParamInvalid, ErrNNRuntime, ErrNNInner, // compute
 	ErrNNInnerNullptr,                                                                                           // the operator library's objects
 	ErrGEParamInvalid, ErrGEModelPathInvalid, ErrGEModelIDInvalid, ErrGEModelDataSizeInvalid, ErrRTModelExecute, // models
 }

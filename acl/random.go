@@ -1,6 +1,7 @@
 package acl
 
 import (
+	"context"
 	"encoding/binary"
 	"math"
 	"math/rand/v2"
@@ -135,8 +136,10 @@ func RandomResultSize(f RandomFunc, t DataType, n uint64) (uint64, bool) {
 // [min, max) (integers: min..max-1, or min when max <= min); normal ones
 // are mean + stddev * N(0, 1), truncated ones redrawn until within two
 // standard deviations of the mean. The 16-bit floats round to nearest
-// even. The caller has checked the type against the function.
-func RandomFill(task RandomTask, rng *rand.Rand, out []byte) {
+// even. The caller has checked the type against the function. It stops
+// with ctx's error once ctx is done (the stream cancelled, the run's time
+// up), leaving out partly written.
+func RandomFill(ctx context.Context, task RandomTask, rng *rand.Rand, out []byte) error {
 	t := task.DataType
 	p1, p2 := task.P1.Bits(), task.P2.Bits()
 	switch task.Func {
@@ -145,11 +148,14 @@ func RandomFill(task RandomTask, rng *rand.Rand, out []byte) {
 		clear(out)
 		n := task.Num.Bits()
 		for i := uint64(0); i < n; i++ {
+			if err := poll(ctx, int(i)); err != nil {
+				return err
+			}
 			if rng.Float64() >= ratio {
 				out[i/8] |= 1 << (i % 8)
 			}
 		}
-		return
+		return nil
 	case RandomUniform:
 		switch t {
 		case DTInt32, DTInt64:
@@ -158,6 +164,9 @@ func RandomFill(task RandomTask, rng *rand.Rand, out []byte) {
 				lo, hi = int64(int32(p1)), int64(int32(p2))
 			}
 			for i := 0; i < len(out); i += int(t.Size()) {
+				if err := poll(ctx, i); err != nil {
+					return err
+				}
 				v := lo
 				if hi > lo {
 					v = lo + int64(rng.Uint64N(uint64(hi-lo)))
@@ -170,6 +179,9 @@ func RandomFill(task RandomTask, rng *rand.Rand, out []byte) {
 				lo, hi = uint64(uint32(p1)), uint64(uint32(p2))
 			}
 			for i := 0; i < len(out); i += int(t.Size()) {
+				if err := poll(ctx, i); err != nil {
+					return err
+				}
 				v := lo
 				if hi > lo {
 					v = lo + rng.Uint64N(hi-lo)
@@ -179,12 +191,18 @@ func RandomFill(task RandomTask, rng *rand.Rand, out []byte) {
 		default:
 			lo, hi := randomFloat(t, p1), randomFloat(t, p2)
 			for i := 0; i < len(out); i += int(t.Size()) {
+				if err := poll(ctx, i); err != nil {
+					return err
+				}
 				putFloat(out[i:], t, lo+(hi-lo)*rng.Float64())
 			}
 		}
 	case RandomNormal, RandomTruncNormal:
 		mean, sd := randomFloat(t, p1), randomFloat(t, p2)
 		for i := 0; i < len(out); i += int(t.Size()) {
+			if err := poll(ctx, i); err != nil {
+				return err
+			}
 			z := rng.NormFloat64()
 			for task.Func == RandomTruncNormal && math.Abs(z) > 2 {
 				z = rng.NormFloat64()
@@ -192,6 +210,17 @@ func RandomFill(task RandomTask, rng *rand.Rand, out []byte) {
 			putFloat(out[i:], t, mean+sd*z)
 		}
 	}
+	return nil
+}
+
+// poll returns ctx's error at every 64 Ki-th step i of a device task's
+// loop: often enough that a cancelled task stops at once, rarely enough
+// to cost nothing.
+func poll(ctx context.Context, i int) error {
+	if i&(1<<16-1) != 0 {
+		return nil
+	}
+	return ctx.Err()
 }
 
 // randomFloat reads a parameter's bits as a value of float type t.

@@ -1,6 +1,7 @@
 package acl
 
 import (
+	"context"
 	"encoding/binary"
 	"math"
 	"unsafe"
@@ -77,8 +78,9 @@ func reduceWidth(t DataType) int {
 // changes, so the two may overlap. Floats combine in float32 (the 16-bit
 // formats round back to nearest even), MAX and MIN propagate NaN, and
 // integer sums wrap around. INT4 holds two signed elements per byte, the
-// low nibble first.
-func Reduce(k ReduceKind, t DataType, dst, src []byte) {
+// low nibble first. It stops with ctx's error once ctx is done (the
+// stream cancelled, the run's time up), leaving dst partly combined.
+func Reduce(ctx context.Context, k ReduceKind, t DataType, dst, src []byte) error {
 	if overlaps(dst, src) {
 		src = append([]byte(nil), src...)
 	}
@@ -89,6 +91,9 @@ func Reduce(k ReduceKind, t DataType, dst, src []byte) {
 	}
 	le := binary.LittleEndian
 	for i := 0; i < n; i += max(w, 1) {
+		if err := poll(ctx, i); err != nil {
+			return err
+		}
 		switch t {
 		case DTFloat:
 			le.PutUint32(dst[i:], math.Float32bits(combineF(k, math.Float32frombits(le.Uint32(dst[i:])), math.Float32frombits(le.Uint32(src[i:])))))
@@ -114,6 +119,7 @@ func Reduce(k ReduceKind, t DataType, dst, src []byte) {
 			dst[i] = byte(lo&0xf) | byte(hi&0xf)<<4
 		}
 	}
+	return nil
 }
 
 // nibble returns the signed 4-bit value in the low nibble of b.

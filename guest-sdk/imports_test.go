@@ -11,6 +11,10 @@ import (
 	"testing"
 
 	"github.com/aclwasm/aclwasm/abi"
+	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/kernels/basic"
+	"github.com/aclwasm/aclwasm/host/kernels/cannexamples"
 )
 
 // TestBuiltGuestImports checks every module that scripts/build-guests.sh
@@ -138,10 +142,17 @@ func TestImportCheckProfiles(t *testing.T) {
 // checkImports returns one line per import the ABI does not allow: each
 // import from "acl" or "acl32" must be a function of the table with its
 // signature in that profile, a module imports from one of the two only, and
-// from at least one.
+// from at least one; an import from "env" must be a kernel launcher
+// (checkLauncher).
 func checkImports(imps []wasmImport, freestanding bool) []string {
 	var probs []string
 	used := map[abi.Profile]bool{}
+	modProf := abi.Wide
+	for _, im := range imps {
+		if p, ok := abi.ProfileOf(im.Module); ok {
+			modProf = p
+		}
+	}
 	for _, im := range imps {
 		prof, isACL := abi.ProfileOf(im.Module)
 		switch {
@@ -172,6 +183,10 @@ func checkImports(imps []wasmImport, freestanding bool) []string {
 			if got, want := im.Sig, f.Signature(); got != want {
 				probs = append(probs, fmt.Sprintf("%s.%s has signature %s, want %s", im.Module, im.Name, got, want))
 			}
+		case im.Module == "env" && im.Kind == 0:
+			if p := checkLauncher(im, modProf); p != "" {
+				probs = append(probs, p)
+			}
 		case im.Module == "wasi_snapshot_preview1" && !freestanding:
 			if im.Kind != 0 {
 				probs = append(probs, fmt.Sprintf("%s.%s is not a function import", im.Module, im.Name))
@@ -196,6 +211,81 @@ type wasmImport struct {
 	Module, Name string
 	Kind         byte   // 0 function, 1 table, 2 memory, 3 global, 4 tag
 	Sig          string // for functions: "(i64, i32) -> i32", as abi.Func.Signature writes it
+}
+
+// TestImportCheckLaunchers: a launcher import of a kernel of the CLI's
+// sets passes with the wire types of its declaration in the module's
+// profile, and fails with others or under a name no set has.
+func TestImportCheckLaunchers(t *testing.T) {
+	const i32, i64 = 0x7f, 0x7e
+	bin := buildModule(
+		[][2][]byte{{{i32}, {i32}}, {{i32, i32, i64, i64, i64, i32}, {i32}}, {{i32, i32, i32, i32, i32, i32}, nil}},
+		[]testImport{{"acl", "aclrtSetDevice", 0}, {"env", "AddF32", 1}, {"env", "MulF32", 2}, {"env", "NoSuchKernel", 1}},
+	)
+	imps, err := readImports(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	probs := strings.Join(checkImports(imps, false), "\n")
+	for _, want := range []string{
+		"env.MulF32 has signature (i32, i32, i32, i32, i32, i32) -> (), but kernel MulF32 is launched as (i32, i32, i64, i64, i64, i32) -> i32 (or -> ())",
+		`env.NoSuchKernel: import from module "env" that is no kernel launcher`,
+	} {
+		if !strings.Contains(probs, want) {
+			t.Errorf("problems do not mention %q:\n%s", want, probs)
+		}
+	}
+	if strings.Contains(probs, "AddF32") {
+		t.Errorf("a correct launcher was reported:\n%s", probs)
+	}
+}
+
+// cliKernels are the kernels of the sets the CLI links (--kernels), by
+// name: the launchers a built guest may import from "env".
+var cliKernels = func() map[string]host.Kernel {
+	m := map[string]host.Kernel{}
+	for _, k := range append(basic.Kernels(), cannexamples.Kernels()...) {
+		m[k.Name] = k
+	}
+	return m
+}()
+
+// checkLauncher checks an import from "env", a kernel launcher (ABI
+// section 13.3): a C-named launcher of a kernel of the CLI's sets, with
+// the wasm type the host binds it by in profile prof (blockDim and the
+// stream as i32, a buffer as an address of the profile, a scalar by its
+// type; an i32 status or nothing). The host's own binding (host.Load)
+// decides for C++ names, which are left to it.
+func checkLauncher(im wasmImport, prof abi.Profile) string {
+	if strings.HasPrefix(im.Name, "_Z") {
+		return ""
+	}
+	k, ok := cliKernels[im.Name]
+	if !ok {
+		return fmt.Sprintf("env.%s: import from module \"env\" that is no kernel launcher of the CLI's kernel sets", im.Name)
+	}
+	ps := []string{"i32", "i32"}
+	for _, p := range k.Params {
+		switch {
+		case p.Access != 0 && prof == abi.Native32:
+			ps = append(ps, "i32")
+		case p.Access != 0:
+			ps = append(ps, "i64")
+		case p.Type == acl.DTInt64 || p.Type == acl.DTUint64:
+			ps = append(ps, "i64")
+		case p.Type == acl.DTFloat:
+			ps = append(ps, "f32")
+		case p.Type == acl.DTDouble:
+			ps = append(ps, "f64")
+		default:
+			ps = append(ps, "i32")
+		}
+	}
+	sig := "(" + strings.Join(ps, ", ") + ")"
+	if im.Sig != sig+" -> i32" && im.Sig != sig+" -> ()" {
+		return fmt.Sprintf("env.%s has signature %s, but kernel %s is launched as %s -> i32 (or -> ())", im.Name, im.Sig, k.Name, sig)
+	}
+	return ""
 }
 
 // readImports parses a wasm binary's type and import sections.

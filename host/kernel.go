@@ -52,9 +52,13 @@ type Kernel struct {
 	// (WithSimTiming), beyond the device's launch overhead; unset, a
 	// launch takes the time its blocks really ran.
 	Cost func(a *KernelArgs) time.Duration
-	// Binary and Entry name the kernel's device binary and its entry, for
-	// the native backend, which loads it itself; the simulator ignores
-	// them.
+	// Binary and Entry name the kernel's device binary and its entry. The
+	// native backend loads the binary itself; a guest's
+	// aclrtBinaryLoadFromFile names it by its file name (the last element
+	// of the path) and gets the granted kernels that declare it, on every
+	// backend, and aclrtBinaryGetFunctionByEntry finds a kernel by an
+	// Entry that is a decimal number (natively the tiling key). A kernel
+	// with no Binary is launched through its launcher only.
 	Binary, Entry string
 }
 
@@ -118,7 +122,7 @@ type KernelArgs struct {
 
 // Int returns integer scalar parameter i (in declaration order), sign- or
 // zero-extended by its type.
-func (a *KernelArgs) Int(i int) int64 { return scalarInt(a.k.decl.Params[i].Type, a.args[i]) }
+func (a *KernelArgs) Int(i int) int64 { return a.k.decl.Params[i].Type.Wrap(int64(a.args[i])) }
 
 // Uint returns integer scalar parameter i as unsigned: Int's bits.
 func (a *KernelArgs) Uint(i int) uint64 { return uint64(a.Int(i)) }
@@ -225,26 +229,6 @@ func intScalar(t acl.DataType) bool {
 	return false
 }
 
-// scalarInt returns v, a scalar of integer type t as the launcher passed
-// it, sign- or zero-extended.
-func scalarInt(t acl.DataType, v uint64) int64 {
-	switch t {
-	case acl.DTInt8:
-		return int64(int8(v))
-	case acl.DTUint8:
-		return int64(uint8(v))
-	case acl.DTInt16:
-		return int64(int16(v))
-	case acl.DTUint16:
-		return int64(uint16(v))
-	case acl.DTInt32:
-		return int64(int32(v))
-	case acl.DTUint32:
-		return int64(uint32(v))
-	}
-	return int64(v)
-}
-
 // compileKernels checks the declarations and makes their sandbox forms.
 func compileKernels(regs []kernelReg) (map[string]*kernel, error) {
 	out := map[string]*kernel{}
@@ -286,7 +270,7 @@ func compileKernel(d Kernel) (*kernel, error) {
 		return bad("%d parameters, at most 14", len(d.Params))
 	}
 	k := &kernel{decl: d}
-	sk := &sandbox.Kernel{Name: d.Name, Params: make([]sandbox.KernelParam, len(d.Params))}
+	sk := &sandbox.Kernel{Name: d.Name, Params: make([]sandbox.KernelParam, len(d.Params)), Binary: d.Binary, Entry: d.Entry}
 	seen := map[string]bool{"blockDim": true, "stream": true}
 	for i, p := range d.Params {
 		if !cIdent(p.Name) || seen[p.Name] {
@@ -303,7 +287,7 @@ func compileKernel(d Kernel) (*kernel, error) {
 			if p.Extent != "" {
 				return bad("scalar %s has an extent: only a buffer (with an Access) has one", p.Name)
 			}
-			sp.Scalar = t
+			sp.Scalar, sp.Size = t, p.Type.Size()
 			continue
 		}
 		if p.Access > ReadWrite {
@@ -331,7 +315,7 @@ func compileKernel(d Kernel) (*kernel, error) {
 		params := d.Params
 		sp.Extent = func(blockDim uint32, args []uint64) (uint64, error) {
 			return e.eval(blockDim, func(j int) (uint64, error) {
-				v := scalarInt(params[j].Type, args[j])
+				v := params[j].Type.Wrap(int64(args[j]))
 				if v < 0 {
 					return 0, fmt.Errorf("%s is %d", params[j].Name, v)
 				}

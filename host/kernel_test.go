@@ -547,10 +547,42 @@ func TestKernelTimeout(t *testing.T) {
 	}
 	s := h.stream()
 	h.kcall("Spin", 1, s)
-	// The run's timeout ends the wait, and the session's end stops the
-	// kernel (the cleanup's Close would hang otherwise).
-	_, err := h.inst.Call(context.Background(), "aclrtSynchronizeStream", s)
-	require.ErrorIs(t, err, ErrTimeout)
+	// Each call here is a run of its own, with its own time limit. The
+	// kernel stops at the limit of the run that launched it (507014 at the
+	// synchronize), which comes first unless the synchronize's own run
+	// ends sooner (then ErrTimeout): either way nothing hangs, and the
+	// session's end finds the kernel stopped (the cleanup's Close would
+	// hang otherwise).
+	res, err := h.inst.Call(context.Background(), "aclrtSynchronizeStream", s)
+	if err != nil {
+		require.ErrorIs(t, err, ErrTimeout)
+		return
+	}
+	require.Equal(t, uint64(acl.ErrRTAicoreTimeout), res[0], h.inst.Session().LastError())
+}
+
+// TestKernelStoppedByRunDeadline checks that a launch is bounded by the
+// deadline of the run that queued it, not only by the end of the session:
+// the launching call's deadline passes while the session lives on, and a
+// later synchronize (with no deadline of its own but a watchdog) returns
+// because the kernel was stopped, with the launch's failure.
+func TestKernelStoppedByRunDeadline(t *testing.T) {
+	h := kernelHarness(t, abi.Wide, Policy{Kernels: []string{"Spin"}}, nil, []launcher{{sym: "Spin", params: "i32 i32"}})
+	h.ok("aclrtSetDevice", 0)
+	if !h.runsKernels("Spin", 2) {
+		return
+	}
+	s := h.stream()
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err := h.inst.Call(ctx, "k_Spin", 1, s)
+	require.NoError(t, err)
+	watchdog, stop := context.WithTimeout(context.Background(), time.Minute)
+	defer stop()
+	res, err := h.inst.Call(watchdog, "aclrtSynchronizeStream", s)
+	require.NoError(t, err, "the kernel outlived the deadline of the run that launched it")
+	require.Equal(t, uint64(acl.ErrRTAicoreTimeout), res[0], "a kernel stopped by its deadline fails its stream")
+	require.Contains(t, h.inst.Session().LastError(), "kernel Spin was stopped at the run's time limit")
 }
 
 func TestKernelCost(t *testing.T) {

@@ -11,14 +11,19 @@
 #                                copy.c in the native layout (module acl32); and the
 #                                SDK header checks of guest-sdk/c/tests (both profiles, C and C++)
 #   rust-copy, rust-nostd,       guest-sdk/rust/examples (and the crate's unit tests, run natively)
-#   rust-bytes, rust-runtime, rust-callback (with the crate's callbacks feature)
+#   rust-bytes, rust-runtime, rust-callback (with the crate's callbacks feature),
+#   rust-compute
 #   go-copy, go-reactor,         guest-sdk/go/examples
-#   go-bytes, go-runtime, go-callback (imports acl/callback, the dispatcher export)
+#   go-bytes, go-runtime, go-callback (imports acl/callback, the dispatcher export),
+#   go-compute
 #   as-copy, as-bytes,           guest-sdk/assemblyscript/examples
-#   as-runtime, as-callback (re-exports assembly/callback's dispatcher)
+#   as-runtime, as-callback (re-exports assembly/callback's dispatcher),
+#   as-compute
 #   (*-bytes: the same reactor of the bytes-in, bytes-out convention in each
 #   language, which tests/bytes_test.go runs; *-runtime: the runtime functions beyond copies
-#   through each SDK, which tests/sdk_runtime_test.go runs)
+#   through each SDK, which tests/sdk_runtime_test.go runs; *-compute: tensors and an
+#   operator, a kernel launcher and an approved model through each SDK, which
+#   tests/sdk_compute_test.go runs)
 #   conformance, conformance32   tests/conformance/conformance.c (the ABI conformance program),
 #                                built in the wide profile and in the native layout (acl32)
 #   files                        tests/conformance/files.c (file I/O over mounts, through wasi-libc)
@@ -157,10 +162,11 @@ build_rust() {
 	need wasm-ld "the Rust examples"
 	"$RUSTC_BIN" --print target-list | grep -x wasm32-wasi >/dev/null ||
 		die "$RUSTC_BIN has no wasm32-wasi target (install libstd-rust-dev-wasm32); run scripts/install-toolchains.sh"
-	say "Rust: rust-copy, rust-nostd, rust-bytes, rust-runtime, rust-callback"
+	say "Rust: rust-copy, rust-nostd, rust-bytes, rust-runtime, rust-callback, rust-compute"
 	local dir="$ROOT/guest-sdk/rust"
 	cargo_build "$dir" --target wasm32-wasi --example copy
 	cargo_build "$dir" --target wasm32-wasi --example runtime
+	cargo_build "$dir" --target wasm32-wasi --example compute
 	cargo_build "$dir" --target wasm32-wasi --features callbacks --example callback
 	cargo_build "$dir" --target wasm32-unknown-unknown --no-default-features --example nostd
 	# A reactor with std but no WASI (see the example's comment).
@@ -173,18 +179,20 @@ build_rust() {
 	cp "$dir/target/wasm32-unknown-unknown/release/examples/bytes.wasm" "$OUT/rust-bytes.wasm"
 	cp "$dir/target/wasm32-wasi/release/examples/runtime.wasm" "$OUT/rust-runtime.wasm"
 	cp "$dir/target/wasm32-wasi/release/examples/callback.wasm" "$OUT/rust-callback.wasm"
+	cp "$dir/target/wasm32-wasi/release/examples/compute.wasm" "$OUT/rust-compute.wasm"
 	freestanding rust-nostd.wasm
 	freestanding rust-bytes.wasm
 }
 
 build_go() {
 	need "$GO" "the Go examples"
-	say "Go: go-copy, go-reactor, go-bytes, go-runtime, go-callback"
+	say "Go: go-copy, go-reactor, go-bytes, go-runtime, go-callback, go-compute"
 	(cd "$ROOT" && GOOS=wasip1 GOARCH=wasm "$GO" build -o "$OUT/go-copy.wasm" github.com/aclwasm/aclwasm/guest-sdk/go/examples/copy)
 	(cd "$ROOT" && GOOS=wasip1 GOARCH=wasm "$GO" build -buildmode=c-shared -o "$OUT/go-reactor.wasm" github.com/aclwasm/aclwasm/guest-sdk/go/examples/reactor)
 	(cd "$ROOT" && GOOS=wasip1 GOARCH=wasm "$GO" build -buildmode=c-shared -o "$OUT/go-bytes.wasm" github.com/aclwasm/aclwasm/guest-sdk/go/examples/bytes)
 	(cd "$ROOT" && GOOS=wasip1 GOARCH=wasm "$GO" build -o "$OUT/go-runtime.wasm" github.com/aclwasm/aclwasm/guest-sdk/go/examples/runtime)
 	(cd "$ROOT" && GOOS=wasip1 GOARCH=wasm "$GO" build -o "$OUT/go-callback.wasm" github.com/aclwasm/aclwasm/guest-sdk/go/examples/callback)
+	(cd "$ROOT" && GOOS=wasip1 GOARCH=wasm "$GO" build -o "$OUT/go-compute.wasm" github.com/aclwasm/aclwasm/guest-sdk/go/examples/compute)
 }
 
 # asc_in DIR: the asc of DIR's node_modules.
@@ -201,10 +209,11 @@ AS_FLAGS=(-O3 --runtime stub --use abort= --exportStart _start)
 build_as() {
 	local dir="$ROOT/guest-sdk/assemblyscript" asc
 	asc="$(asc_in "$dir")"
-	say "AssemblyScript: as-copy, as-bytes, as-runtime, as-callback"
+	say "AssemblyScript: as-copy, as-bytes, as-runtime, as-callback, as-compute"
 	(cd "$dir" && "$asc" examples/copy.ts "${AS_FLAGS[@]}" -o "$OUT/as-copy.wasm")
 	(cd "$dir" && "$asc" examples/runtime.ts "${AS_FLAGS[@]}" -o "$OUT/as-runtime.wasm")
 	(cd "$dir" && "$asc" examples/callback.ts "${AS_FLAGS[@]}" -o "$OUT/as-callback.wasm")
+	(cd "$dir" && "$asc" examples/compute.ts "${AS_FLAGS[@]}" -o "$OUT/as-compute.wasm")
 	# A reactor serving many calls: a collecting runtime, top-level code as
 	# _initialize (see the example's comment).
 	(cd "$dir" && "$asc" examples/bytes.ts -O3 --runtime incremental --use abort= --exportStart _initialize -o "$OUT/as-bytes.wasm")
@@ -212,6 +221,7 @@ build_as() {
 	freestanding as-bytes.wasm
 	freestanding as-runtime.wasm
 	freestanding as-callback.wasm
+	freestanding as-compute.wasm
 }
 
 build_sample() { # DIR

@@ -33,8 +33,9 @@ say() { echo "install-toolchains: $*"; }
 #                                 Rust guests (Debian's rustc has the wasm32 targets)
 #   gcc                           cgo and native test helpers
 #   curl                          scripts/serve-test.sh (make serve-test)
-#   ca-certificates               make image: the image's CA bundle (/etc/ssl/certs/ca-certificates.crt);
-#                                 its C library comes from libc6, libstdc++6, libgcc-s1 (always installed)
+#   ca-certificates               the deploy tests pack it, with the always installed base-files, libc6,
+#                                 libstdc++6, libgcc-s1 and gcc-12-base, into the test image's packages
+#                                 (dpkg-deb); make image downloads the same packages (apt-get download)
 #   nodejs, npm                   AssemblyScript guests
 #   python3-onnx, python3-numpy   the ONNX models the tests write (acl/sim/model/testdata/genmodels.py)
 #                                 and the outputs numpy computes for them

@@ -55,6 +55,19 @@ func TestKernelPrograms(t *testing.T) {
 		o := mustRun(t, load(t, "kernels/basic.c", host.Policy{Kernels: []string{basic.Set}}), "basic")
 		require.Equal(t, "mul then casts: 16 16\nprefix sum: 1 3 500500\nhistogram: 200 200 0\noverrun: 107000\ndone\n", o.stdout)
 	})
+	t.Run("kernel API", func(t *testing.T) {
+		o := mustRun(t, load(t, "kernels/api.c", host.Policy{Kernels: []string{cannexamples.Set}}), "api")
+		require.Equal(t, ""+
+			"add_custom: 0 of 16384 wrong\n"+
+			"LoadFromData: 207000\n"+
+			"unapproved binary: 107000\n"+
+			"kernel of another binary: 107000\n"+
+			"placeholder: 207000\n"+
+			"one element short: 107000\n"+
+			"blockDim 0: 100000\n"+
+			"after unload: 107017\n"+
+			"done\n", o.stdout)
+	})
 	t.Run("ungranted", func(t *testing.T) {
 		_, err := rt.Load(ctx, buildNative(t, dir, "kernels/kernels.cpp", "-Wl,--allow-undefined"), testCompile(host.Policy{Kernels: []string{basic.Set}}))
 		var le *host.LoadError

@@ -51,7 +51,7 @@ func convert(ctx context.Context, src *TensorArg, via acl.DataType, dst *TensorA
 		return scatterF(ctx, dst, v)
 	}
 	for i := range iv {
-		iv[i] = wrapI(via, iv[i])
+		iv[i] = via.Wrap(iv[i])
 	}
 	return scatterI(ctx, dst, iv)
 }

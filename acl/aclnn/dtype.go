@@ -190,26 +190,6 @@ func storeI(t acl.DataType, b []byte, o int64, v int64) {
 	}
 }
 
-// wrapI wraps v to the width of the integer type t.
-func wrapI(t acl.DataType, v int64) int64 {
-	switch t {
-	case acl.DTInt8:
-		return int64(int8(v))
-	case acl.DTUint8:
-		return int64(uint8(v))
-	case acl.DTInt16:
-		return int64(int16(v))
-	case acl.DTInt32:
-		return int64(int32(v))
-	case acl.DTBool:
-		if v != 0 {
-			return 1
-		}
-		return 0
-	}
-	return v
-}
-
 // scalarF returns the value of s as float32 (its own type converted to
 // nearest).
 func scalarF(s *ScalarArg) float32 {

@@ -89,7 +89,7 @@ func elementwise(ctx context.Context, p acl.DataType, ar arith, x *TensorArg, y 
 		if b != nil {
 			bv = b[i]
 		}
-		a[i] = wrapI(p, ar.i(wrapI(p, a[i]), wrapI(p, bv)))
+		a[i] = p.Wrap(ar.i(p.Wrap(a[i]), p.Wrap(bv)))
 	}
 	return scatterI(ctx, out, a)
 }
@@ -266,7 +266,7 @@ func scalarIn(s *ScalarArg, p acl.DataType) (float32, int64) {
 	if isFloat(p) {
 		return roundF(p, scalarF(s)), 0
 	}
-	return 0, wrapI(p, scalarI(s))
+	return 0, p.Wrap(scalarI(s))
 }
 
 // axpyTypes are the promoted types for which Add and Adds (sub false) or
@@ -325,7 +325,7 @@ func addArith(alpha *ScalarArg, p acl.DataType, sub bool) arith {
 		af := roundF(p, scalarF(alpha)) * sign
 		return arith{
 			f: func(a, b float32) float32 { return a + roundF(p, af*b) },
-			i: func(a, b int64) int64 { return a + wrapI(p, wrapI(p, ai)*b) },
+			i: func(a, b int64) int64 { return a + p.Wrap(p.Wrap(ai)*b) },
 		}
 	}
 	af := scalarF(alpha) * sign

@@ -165,7 +165,7 @@ var opReduceSum = &Op{
 			}
 			acc := make([]int64, n)
 			for i, x := range v {
-				acc[dst[i]] = wrapI(dt, acc[dst[i]]+castFI(dt, x))
+				acc[dst[i]] = dt.Wrap(acc[dst[i]] + castFI(dt, x))
 			}
 			return scatterI(ctx, out, acc)
 		}
@@ -176,10 +176,10 @@ var opReduceSum = &Op{
 		acc := make([]int64, n)
 		for i, x := range v {
 			if dt == acl.DTBool { // ReduceAny
-				acc[dst[i]] |= wrapI(acl.DTBool, x)
+				acc[dst[i]] |= acl.DTBool.Wrap(x)
 				continue
 			}
-			acc[dst[i]] = wrapI(dt, acc[dst[i]]+wrapI(dt, x))
+			acc[dst[i]] = dt.Wrap(acc[dst[i]] + dt.Wrap(x))
 		}
 		return scatterI(ctx, out, acc)
 	},

@@ -1,20 +1,25 @@
 // Package image builds the container image of aclwasm without a Docker
-// daemon and without a base image: one layer holding the CLI, the CA
-// certificates, a passwd and group naming the non-root user 65532, and,
-// when the binary is dynamically linked, the C library it and the ACL
-// runtime it loads need. It writes the image as a tarball that both
-// `docker load` and `podman load` read, and pushes it, or an index of
-// several platforms, to a registry.
+// daemon and without a base image: one layer holding the CLI, a passwd
+// and group naming the non-root user 65532, and whole Debian packages
+// (Packages: the C library, the C++ runtime, the CA certificates,
+// base-files), unpacked from their .deb files as dpkg would unpack them,
+// with dpkg's database (DpkgStatus, DpkgInfo) and their copyright files,
+// so that scanners (syft, trivy, grype) and `dpkg-query --admindir` see
+// every package and own every file they carry. The CA bundle is made from
+// the ca-certificates package as update-ca-certificates makes it. A
+// CycloneDX SBOM at SBOMPath lists the CLI's Go modules (its embedded
+// build information) and the packages. It writes the image as a tarball
+// that both `docker load` and `podman load` read, and pushes it, or an
+// index of several platforms, to a registry.
 //
 // Why a C library at all: the native backend (acl/cann) loads
 // libascendcl.so with purego, whose dynamic imports make even a
 // CGO_ENABLED=0 build of the CLI a dynamically linked executable
 // (PT_INTERP /lib64/ld-linux-x86-64.so.2, NEEDED libc.so.6). Without the
 // loader and libc in the image it would not start, and libascendcl.so,
-// a C++ library, needs libstdc++ and libgcc_s besides. They are copied
-// from a sysroot (the build machine's / by default), like the CA
-// certificates; a static binary gets none of them. No shell or other
-// program is added.
+// a C++ library, needs libstdc++ and libgcc_s besides. The build checks
+// that they all resolve in the packages' files. No shell or other
+// program is added, and no maintainer script is run.
 package image
 
 import (
@@ -26,7 +31,6 @@ import (
 	"io"
 	"os"
 	"path"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -56,8 +60,8 @@ const (
 	CACertsPath = "/etc/ssl/certs/ca-certificates.crt"
 )
 
-// DefaultDlopenLibs are the libraries a dynamically linked CLI gets
-// besides its own dependencies: those libascendcl.so, a C++ library that
+// DefaultDlopenLibs are the libraries the packages must hold for a
+// dynamically linked CLI besides its own dependencies: those libascendcl.so, a C++ library that
 // the native backend opens at run time, needs from the system.
 var DefaultDlopenLibs = []string{"libstdc++.so.6", "libgcc_s.so.1", "libm.so.6", "librt.so.1"}
 
@@ -67,10 +71,9 @@ type Platform struct {
 	OS, Architecture string
 	// Binary is the path of the CLI built for the platform.
 	Binary string
-	// Sysroot is the root the C library is copied from when Binary is
-	// dynamically linked: "/" for the build machine's own architecture,
-	// or a directory laid out as the target's root.
-	Sysroot string
+	// Debs are the .deb files of the Debian packages the image carries
+	// (Packages, for the platform's architecture or "all").
+	Debs []string
 }
 
 // String is the platform as docker's --platform writes it.
@@ -86,10 +89,8 @@ type Options struct {
 	Created time.Time
 	// Port is the TCP port the default command listens on, and exposes.
 	Port int
-	// CACerts is the CA bundle copied to CACertsPath.
-	CACerts string
-	// DlopenLibs are added, with their dependencies, for a dynamically
-	// linked binary (DefaultDlopenLibs when nil).
+	// DlopenLibs must be in the packages, with their dependencies, for a
+	// dynamically linked binary (DefaultDlopenLibs when nil).
 	DlopenLibs []string
 }
 
@@ -120,7 +121,7 @@ func (o Options) Labels() map[string]string {
 // check refuses options an image cannot be built from.
 func (o Options) check() error {
 	var missing []string
-	for name, v := range map[string]string{"version": o.Version, "revision": o.Revision, "source": o.Source, "licenses": o.Licenses, "CA certificates": o.CACerts} {
+	for name, v := range map[string]string{"version": o.Version, "revision": o.Revision, "source": o.Source, "licenses": o.Licenses} {
 		if v == "" {
 			missing = append(missing, name)
 		}
@@ -227,29 +228,68 @@ func buildLayer(p Platform, o Options) (v1.Layer, error) {
 	if f.Machine != m.machine {
 		return nil, fmt.Errorf("image: %s is for %s, not %s", p.Binary, f.Machine, p)
 	}
+	if len(p.Debs) == 0 {
+		return nil, fmt.Errorf("image: no Debian packages given for %s (%s)", p, strings.Join(Packages, ", "))
+	}
 	fs := newTree(o.Created)
+	var pkgs []*debPackage
+	for _, d := range p.Debs {
+		pk, err := fs.addDeb(d, p.Architecture)
+		if err != nil {
+			return nil, fmt.Errorf("image: %w", err)
+		}
+		pkgs = append(pkgs, pk)
+	}
+	sort.Slice(pkgs, func(i, j int) bool { return pkgs[i].name < pkgs[j].name })
+	if err := fs.readCopyright(pkgs); err != nil {
+		return nil, fmt.Errorf("image: %w", err)
+	}
+	distro, distroVersion, err := fs.osRelease()
+	if err != nil {
+		return nil, fmt.Errorf("image: %w", err)
+	}
+	if err := checkLibraries(fs, f, p, m.machine, m.multiarch, o.DlopenLibs, pkgs); err != nil {
+		return nil, err
+	}
+	certs, err := fs.caBundle()
+	if err != nil {
+		return nil, fmt.Errorf("image: %w", err)
+	}
+	bom, err := sbom(bin, p, o, pkgs, distro, distroVersion)
+	if err != nil {
+		return nil, fmt.Errorf("image: SBOM: %w", err)
+	}
+	// The image's own files: no package may hold one of them.
+	for _, f := range []struct {
+		name string
+		data []byte
+		mode int64
+	}{
+		{Entrypoint, bin, 0o755},
+		{"/etc/passwd", fmt.Appendf(nil, "root:x:0:0:root:/root:/sbin/nologin\n%s:x:%d:%d:%s:%s:/sbin/nologin\n", UserName, UID, GID, UserName, HomeDir), 0o644},
+		{"/etc/group", fmt.Appendf(nil, "root:x:0:\n%s:x:%d:\n", UserName, GID), 0o644},
+		// Go's resolver reads it for the order of /etc/hosts and DNS.
+		{"/etc/nsswitch.conf", []byte("hosts: files dns\n"), 0o644},
+		{CACertsPath, certs, 0o644},
+		{SBOMPath, bom, 0o644},
+	} {
+		if err := fs.own(strings.TrimPrefix(f.name, "/"), f.data, f.mode); err != nil {
+			return nil, err
+		}
+	}
+	if err := fs.addDpkgDatabase(pkgs); err != nil {
+		return nil, fmt.Errorf("image: %w", err)
+	}
+	// Directories the image needs, where no package made them.
 	for _, d := range []struct {
 		path string
 		mode int64
 		uid  int
-	}{{"etc", 0o755, 0}, {"etc/ssl", 0o755, 0}, {"etc/ssl/certs", 0o755, 0}, {"home", 0o755, 0}, {strings.TrimPrefix(HomeDir, "/"), 0o700, UID}, {strings.TrimPrefix(PluginDir, "/"), 0o755, 0}, {"tmp", 0o1777, 0}} {
+	}{{"home", 0o755, 0}, {strings.TrimPrefix(HomeDir, "/"), 0o700, UID}, {strings.TrimPrefix(PluginDir, "/"), 0o755, 0}, {"tmp", 0o1777, 0}} {
+		if h, ok := fs.entries[d.path]; ok && h.Typeflag != tar.TypeDir {
+			return nil, fmt.Errorf("image: /%s is not a directory in package %s", d.path, fs.owner[d.path])
+		}
 		fs.dir(d.path, d.mode, d.uid)
-	}
-	fs.file(strings.TrimPrefix(Entrypoint, "/"), bin, 0o755)
-	fs.file("etc/passwd", fmt.Appendf(nil, "root:x:0:0:root:/root:/sbin/nologin\n%s:x:%d:%d:%s:%s:/sbin/nologin\n", UserName, UID, GID, UserName, HomeDir), 0o644)
-	fs.file("etc/group", fmt.Appendf(nil, "root:x:0:\n%s:x:%d:\n", UserName, GID), 0o644)
-	// Go's resolver reads it for the order of /etc/hosts and DNS.
-	fs.file("etc/nsswitch.conf", []byte("hosts: files dns\n"), 0o644)
-	certs, err := os.ReadFile(o.CACerts)
-	if err != nil {
-		return nil, fmt.Errorf("image: CA certificates (Debian package ca-certificates): %w", err)
-	}
-	if !bytes.Contains(certs, []byte("-----BEGIN CERTIFICATE-----")) {
-		return nil, fmt.Errorf("image: %s holds no PEM certificate", o.CACerts)
-	}
-	fs.file(strings.TrimPrefix(CACertsPath, "/"), certs, 0o644)
-	if err := addLibraries(fs, f, p, m.machine, m.multiarch, o.DlopenLibs); err != nil {
-		return nil, err
 	}
 	data, err := fs.tar()
 	if err != nil {
@@ -260,10 +300,11 @@ func buildLayer(p Platform, o Options) (v1.Layer, error) {
 	}, tarball.WithMediaType(types.OCILayer))
 }
 
-// addLibraries adds the program interpreter of a dynamically linked
-// executable, and the closure of its NEEDED libraries and of extra, as
-// they lie under the platform's sysroot (symbolic links kept).
-func addLibraries(fs *tree, f *elf.File, p Platform, machine elf.Machine, multiarch string, extra []string) error {
+// checkLibraries checks that the program interpreter of a dynamically
+// linked executable, and the closure of its NEEDED libraries and of
+// extra, resolve in the tree, which holds the packages' files: the
+// image carries no library that is not a package's.
+func checkLibraries(fs *tree, f *elf.File, p Platform, machine elf.Machine, multiarch string, extra []string, pkgs []*debPackage) error {
 	var interp string
 	for _, prog := range f.Progs {
 		if prog.Type == elf.PT_INTERP {
@@ -275,13 +316,14 @@ func addLibraries(fs *tree, f *elf.File, p Platform, machine elf.Machine, multia
 		}
 	}
 	if interp == "" {
-		return nil // static: nothing to add
+		return nil // static: nothing to check
 	}
-	if p.Sysroot == "" {
-		return fmt.Errorf("image: %s is dynamically linked (%s) and no sysroot is given for %s", p.Binary, interp, p)
+	var names []string
+	for _, pk := range pkgs {
+		names = append(names, pk.name)
 	}
-	if err := fs.copyPath(p.Sysroot, interp); err != nil {
-		return fmt.Errorf("image: the program interpreter: %w", err)
+	if _, err := fs.resolve(interp); err != nil {
+		return fmt.Errorf("image: %s is dynamically linked and its program interpreter %s is in none of the packages given for %s (%s): %w", p.Binary, interp, p, strings.Join(names, ", "), err)
 	}
 	dirs := []string{"/lib/" + multiarch, "/usr/lib/" + multiarch, "/lib64", "/usr/lib64", "/lib", "/usr/lib"}
 	needed, err := f.ImportedLibraries()
@@ -297,27 +339,26 @@ func addLibraries(fs *tree, f *elf.File, p Platform, machine elf.Machine, multia
 			continue
 		}
 		seen[name] = true
-		found := ""
+		found := false
 		for _, d := range dirs {
-			lf, err := elf.Open(filepath.Join(p.Sysroot, d, name))
+			at, err := fs.resolve(path.Join(d, name))
 			if err != nil {
 				continue
 			}
-			ok := lf.Machine == machine
-			more, err := lf.ImportedLibraries()
-			lf.Close()
-			if !ok || err != nil {
+			lf, err := elf.NewFile(bytes.NewReader(fs.data[at]))
+			if err != nil || lf.Machine != machine {
 				continue
 			}
-			found = path.Join(d, name)
+			more, err := lf.ImportedLibraries()
+			if err != nil {
+				continue
+			}
+			found = true
 			queue = append(queue, more...)
 			break
 		}
-		if found == "" {
-			return fmt.Errorf("image: %s (for %s) is in none of %s under %s", name, p, strings.Join(dirs, ", "), p.Sysroot)
-		}
-		if err := fs.copyPath(p.Sysroot, found); err != nil {
-			return err
+		if !found {
+			return fmt.Errorf("image: %s (for %s) is in none of %s in the packages given (%s)", name, p, strings.Join(dirs, ", "), strings.Join(names, ", "))
 		}
 	}
 	return nil
@@ -328,10 +369,14 @@ type tree struct {
 	at      time.Time
 	entries map[string]*tar.Header
 	data    map[string][]byte
+	// owner is the package each path that is not a directory comes from.
+	owner map[string]string
+	// packages are the versions of the packages added, by name.
+	packages map[string]string
 }
 
 func newTree(at time.Time) *tree {
-	return &tree{at: at.UTC(), entries: map[string]*tar.Header{}, data: map[string][]byte{}}
+	return &tree{at: at.UTC(), entries: map[string]*tar.Header{}, data: map[string][]byte{}, owner: map[string]string{}, packages: map[string]string{}}
 }
 
 func (t *tree) header(name string, typ byte, mode int64, uid int) *tar.Header {
@@ -370,50 +415,47 @@ func (t *tree) symlink(name, target string) {
 	t.entries[name] = h
 }
 
-// copyPath adds the file at the absolute path p under root, each
-// symbolic link on the way (in a directory or the file itself) as a link,
-// and the file it resolves to, so that the image resolves p as root does.
-func (t *tree) copyPath(root, p string) error {
-	for hops := 0; ; hops++ {
-		if hops > 40 {
-			return fmt.Errorf("%s: too many symbolic links", p)
-		}
-		parts := strings.Split(strings.Trim(path.Clean(p), "/"), "/")
+// own adds a file of the image's own (its dpkg database too), which no
+// package may hold.
+func (t *tree) own(name string, data []byte, mode int64) error {
+	if _, ok := t.entries[name]; ok {
+		return fmt.Errorf("image: /%s is the image's own and also in package %s", name, t.owner[name])
+	}
+	t.file(name, data, mode)
+	return nil
+}
+
+// resolve follows the absolute or root-relative path p through the
+// tree's directories and symbolic links, as the container's kernel
+// would, to a regular file, and returns that file's name.
+func (t *tree) resolve(p string) (string, error) {
+	orig := p
+	for hops := 0; hops <= 40; hops++ {
+		parts := strings.Split(strings.Trim(path.Clean("/"+p), "/"), "/")
 		next := ""
 	walk:
 		for i := range parts {
 			cur := path.Join(parts[:i+1]...)
-			fi, err := os.Lstat(filepath.Join(root, cur))
-			if err != nil {
-				return err
-			}
-			switch last := i == len(parts)-1; {
-			case fi.Mode()&os.ModeSymlink != 0:
-				target, err := os.Readlink(filepath.Join(root, cur))
-				if err != nil {
-					return err
-				}
-				t.symlink(cur, target)
+			h, ok := t.entries[cur]
+			switch {
+			case !ok:
+				return "", fmt.Errorf("%s: /%s is not in the image", orig, cur)
+			case h.Typeflag == tar.TypeSymlink:
+				target := h.Linkname
 				if !path.IsAbs(target) {
 					target = path.Join("/", path.Dir(cur), target)
 				}
 				next = path.Join(append([]string{target}, parts[i+1:]...)...)
 				break walk
-			case fi.IsDir() && !last:
-				t.dir(cur, 0o755, 0)
-			case fi.Mode().IsRegular() && last:
-				data, err := os.ReadFile(filepath.Join(root, cur))
-				if err != nil {
-					return err
-				}
-				t.file(cur, data, int64(fi.Mode().Perm()&0o755))
-				return nil
-			default:
-				return fmt.Errorf("%s: %s is not a regular file, directory or link", p, cur)
+			case i == len(parts)-1 && h.Typeflag == tar.TypeReg:
+				return cur, nil
+			case i == len(parts)-1 || h.Typeflag != tar.TypeDir:
+				return "", fmt.Errorf("%s: /%s is not a regular file or directory", orig, cur)
 			}
 		}
 		p = next
 	}
+	return "", fmt.Errorf("%s: too many symbolic links", orig)
 }
 
 // tar returns the layer's tar, entries sorted so that a directory comes

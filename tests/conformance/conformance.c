@@ -1280,6 +1280,92 @@ static void notifies_and_events_v12(void)
     OK(aclrtDestroyStream(w));
 }
 
+/* The runtime's kernel API (ABI section 13.3) under the default policy,
+ * which grants no kernel: the ACL layer's NULL checks (100000), handles of
+ * no binary, function or argument list (107017), names of binaries the host
+ * did not approve (107000, as a missing file natively), guest-supplied
+ * binaries (207000). tests/kernels_test.go and the host's tests launch
+ * granted kernels. */
+static void kernel_api(void)
+{
+    section("kernel API: aclrtBinaryLoadFromFile ... aclrtLaunchKernelWithConfig (ABI 13.3)");
+    aclrtStream s = NULL;
+    aclrtEvent ev = NULL;
+    OK(aclrtCreateStream(&s));
+    OK(aclrtCreateEvent(&ev));
+    aclrtPtr dev = 0;
+    OK(aclrtMalloc(&dev, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    aclrtBinHandle bin = NULL, bogusBin = (aclrtBinHandle)(uintptr_t)0x7777u;
+    aclrtFuncHandle fn = NULL, bogusFn = (aclrtFuncHandle)(uintptr_t)0x7778u;
+    aclrtArgsHandle args = NULL, bogusArgs = (aclrtArgsHandle)(uintptr_t)0x7779u;
+    aclrtParamHandle p = NULL, bogusParam = (aclrtParamHandle)(uintptr_t)0x777au;
+    static const unsigned char elf[] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0};
+    uint32_t x = 1;
+
+    EXPECT(aclrtBinaryLoadFromFile(NULL, NULL, &bin), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtBinaryLoadFromFile("kernel.o", NULL, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtBinaryLoadFromFile("kernel.o", NULL, (aclrtBinHandle *)BAD_GPTR), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtBinaryLoadFromFile("kernel.o", NULL, &bin), ACL_ERROR_RT_PARAM_INVALID);
+    CHECK(bin == NULL);
+    CHECK(strstr(aclGetRecentErrMsg(), "approved") != NULL);
+    aclrtBinaryLoadOptions noArray = {.options = NULL, .numOpt = 1};
+    EXPECT(aclrtBinaryLoadFromFile("kernel.o", &noArray, &bin), ACL_ERROR_RT_PARAM_INVALID);
+    aclrtBinaryLoadOption magic = {.type = ACL_RT_BINARY_LOAD_OPT_MAGIC, .value = {.magic = ACL_RT_BINARY_LOAD_OPT_MAGIC}};
+    aclrtBinaryLoadOptions withMagic = {.options = &magic, .numOpt = 1};
+    EXPECT(aclrtBinaryLoadFromFile("kernel.o", &withMagic, &bin), ACL_ERROR_RT_PARAM_INVALID);
+
+    EXPECT(aclrtBinaryLoadFromData(NULL, sizeof elf, NULL, &bin), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtBinaryLoadFromData(elf, sizeof elf, NULL, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtBinaryLoadFromData(elf, sizeof elf, NULL, &bin), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    CHECK(strstr(aclGetRecentErrMsg(), "device code the guest supplies") != NULL);
+
+    EXPECT(aclrtBinaryGetFunction(NULL, "add_custom", &fn), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtBinaryGetFunction(bogusBin, NULL, &fn), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtBinaryGetFunction(bogusBin, "add_custom", NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtBinaryGetFunction(bogusBin, "add_custom", &fn), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtBinaryGetFunction((aclrtBinHandle)s, "add_custom", &fn), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtBinaryGetFunctionByEntry(NULL, 0, &fn), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtBinaryGetFunctionByEntry(bogusBin, 0, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtBinaryGetFunctionByEntry((aclrtBinHandle)ev, 0, &fn), ACL_ERROR_RT_INVALID_HANDLE);
+
+    EXPECT(aclrtKernelArgsInit(NULL, &args), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtKernelArgsInit(bogusFn, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtKernelArgsInit(bogusFn, &args), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtKernelArgsAppend(NULL, &x, sizeof x, &p), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtKernelArgsAppend(bogusArgs, NULL, sizeof x, &p), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtKernelArgsAppend(bogusArgs, &x, 0, &p), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtKernelArgsAppend(bogusArgs, &x, sizeof x, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtKernelArgsAppend(bogusArgs, &x, sizeof x, &p), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtKernelArgsAppendPlaceHolder(NULL, &p), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtKernelArgsAppendPlaceHolder(bogusArgs, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtKernelArgsAppendPlaceHolder(bogusArgs, &p), ACL_ERROR_RT_INVALID_HANDLE);
+    aclrtPtr buf = 0;
+    EXPECT(aclrtKernelArgsGetPlaceHolderBuffer(NULL, bogusParam, 4, &buf), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtKernelArgsGetPlaceHolderBuffer(bogusArgs, NULL, 4, &buf), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtKernelArgsGetPlaceHolderBuffer(bogusArgs, bogusParam, 0, &buf), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtKernelArgsGetPlaceHolderBuffer(bogusArgs, bogusParam, 4, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtKernelArgsGetPlaceHolderBuffer(bogusArgs, bogusParam, 4, &buf), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtKernelArgsFinalize(NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtKernelArgsFinalize(bogusArgs), ACL_ERROR_RT_INVALID_HANDLE);
+
+    EXPECT(aclrtLaunchKernelWithConfig(NULL, 1, s, NULL, bogusArgs, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtLaunchKernelWithConfig(bogusFn, 0, s, NULL, bogusArgs, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtLaunchKernelWithConfig(bogusFn, 1, s, NULL, NULL, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtLaunchKernelWithConfig(bogusFn, 1, s, NULL, bogusArgs, hbuf), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtLaunchKernelWithConfig(bogusFn, 1, s, NULL, bogusArgs, NULL), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtLaunchKernelWithConfig((aclrtFuncHandle)s, 1, s, NULL, bogusArgs, NULL), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtLaunchKernel(NULL, 1, dev, 8, s), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtLaunchKernel(bogusFn, 1, 0, 8, s), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtLaunchKernel(bogusFn, 1, dev, 8, s), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtBinaryUnLoad(NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtBinaryUnLoad(bogusBin), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtBinaryUnLoad((aclrtBinHandle)ev), ACL_ERROR_RT_INVALID_HANDLE);
+
+    OK(aclrtFree(dev));
+    OK(aclrtDestroyEvent(ev));
+    OK(aclrtDestroyStream(s));
+}
+
 /* Sandbox quotas (ABI section 6): byte quotas 207001, count limits 207012. */
 static void limits(void)
 {
@@ -1483,6 +1569,7 @@ int main(void)
     streams();
     events();
     notifies_and_events_v12();
+    kernel_api();
     limits();
     sdk_functions();
     reset_device();

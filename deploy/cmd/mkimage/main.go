@@ -3,13 +3,16 @@
 // pulling a base image, writes it as a tar that `docker load` and
 // `podman load` read, and optionally pushes it:
 //
-//	mkimage -binary linux/amd64=build/image/aclwasm-linux-amd64 \
+//	mkimage -binary linux/amd64=build/image/aclwasm-linux-amd64 -debs linux/amd64=build/image/debs/amd64 \
 //	  -version v0.1.0 -revision $(git rev-parse HEAD) -out build/image/aclwasm.tar \
-//	  [-binary linux/arm64=PATH -sysroot linux/arm64=DIR] [-push registry/repo:tag]
+//	  [-sbom build/image/aclwasm.cdx.json] [-binary linux/arm64=PATH -debs linux/arm64=DIR] [-push registry/repo:tag]
 //
-// The tar holds the first -binary's platform; -push pushes that image, or
-// an OCI index of every platform when there are several. Credentials come
-// from the Docker config, as for `docker push`. `make image` runs it.
+// Each platform's -debs directory holds the .deb files of the Debian
+// packages its image carries (image.Packages; `make image` downloads
+// them with apt-get download). The tar holds the first -binary's
+// platform, and -sbom gets that image's SBOM; -push pushes that image,
+// or an OCI index of every platform when there are several. Credentials
+// come from the Docker config, as for `docker push`. `make image` runs it.
 package main
 
 import (
@@ -21,7 +24,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -79,10 +81,11 @@ func (p *platformValues) Set(v string) error {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("mkimage", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var bins, sysroots platformValues
+	var bins, debs platformValues
 	fs.Var(&bins, "binary", "OS/ARCH=PATH of the CLI built for the platform (repeatable; the first is the one in -out)")
-	fs.Var(&sysroots, "sysroot", "OS/ARCH=DIR the C library of a dynamically linked CLI is copied from (default / for the build machine's own platform)")
+	fs.Var(&debs, "debs", "OS/ARCH=DIR of the .deb files of the Debian packages the platform's image carries ("+strings.Join(image.Packages, ", ")+")")
 	out := fs.String("out", "build/image/aclwasm.tar", "the tar to write (OCI layout and docker-archive in one); empty: none")
+	sbomOut := fs.String("sbom", "", "write the SBOM of the tar's image (CycloneDX JSON, as in the image at "+image.SBOMPath+") here")
 	tag := fs.String("tag", "", "the name the tar loads as (default aclwasm:VERSION)")
 	push := fs.String("push", "", "push the image (an index for several platforms) to this reference")
 	o := image.Options{}
@@ -90,7 +93,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.Revision, "revision", "", "the VCS revision label (git rev-parse HEAD)")
 	fs.StringVar(&o.Source, "source", "https://github.com/aclwasm/aclwasm", "the source label")
 	fs.StringVar(&o.Licenses, "licenses", "Apache-2.0", "the licenses label (SPDX expression)")
-	fs.StringVar(&o.CACerts, "ca-certs", "/etc/ssl/certs/ca-certificates.crt", "the CA bundle to copy in (Debian package ca-certificates)")
 	fs.IntVar(&o.Port, "port", 8080, "the port the default command listens on and the image exposes")
 	created := fs.String("created", os.Getenv("SOURCE_DATE_EPOCH"), "creation time and files' mtime, in Unix seconds (default $SOURCE_DATE_EPOCH, else 0)")
 	if err := fs.Parse(args); err != nil {
@@ -113,15 +115,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var ps []image.Platform
 	for _, k := range bins.keys {
 		os_, arch, _ := strings.Cut(k, "/")
-		p := image.Platform{OS: os_, Architecture: arch, Binary: bins.values[k], Sysroot: sysroots.values[k]}
-		if p.Sysroot == "" && os_ == runtime.GOOS && arch == runtime.GOARCH {
-			p.Sysroot = "/"
+		dir, ok := debs.values[k]
+		if !ok {
+			return fmt.Errorf("no -debs for %s: the directory of its Debian packages (%s)", k, strings.Join(image.Packages, ", "))
 		}
-		ps = append(ps, p)
+		files, err := filepath.Glob(filepath.Join(dir, "*.deb"))
+		if err != nil {
+			return err
+		}
+		if len(files) == 0 {
+			return fmt.Errorf("-debs %s: no .deb file in %s", k, dir)
+		}
+		ps = append(ps, image.Platform{OS: os_, Architecture: arch, Binary: bins.values[k], Debs: files})
 	}
-	for _, k := range sysroots.keys {
+	for _, k := range debs.keys {
 		if _, ok := bins.values[k]; !ok {
-			return fmt.Errorf("-sysroot %s: no -binary for that platform", k)
+			return fmt.Errorf("-debs %s: no -binary for that platform", k)
 		}
 	}
 	img, err := image.Build(ps[0], o)
@@ -129,7 +138,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	// Every platform is built, pushed or not, so that one that cannot be
-	// (no sysroot, a missing library) fails the build.
+	// (no packages, a missing library) fails the build.
 	var idx v1.ImageIndex
 	if len(ps) > 1 {
 		if idx, err = image.BuildIndex(ps, o); err != nil {
@@ -144,7 +153,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("-tag: %w", err)
 		}
-		if err := writeTar(*out, img, ref, o.Created); err != nil {
+		if err := writeFile(*out, func(f *os.File) error { return image.WriteTar(f, img, ref, o.Created) }); err != nil {
 			return err
 		}
 		d, err := img.Digest()
@@ -152,6 +161,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		fmt.Fprintf(stdout, "%s: %s %s (docker load -i %s)\n", *out, ps[0], d, *out)
+	}
+	if *sbomOut != "" {
+		b, err := image.ReadSBOM(img)
+		if err != nil {
+			return err
+		}
+		if err := writeFile(*sbomOut, func(f *os.File) error { _, err := f.Write(b); return err }); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s: the SBOM of %s (CycloneDX)\n", *sbomOut, ps[0])
 	}
 	if *push == "" {
 		return nil
@@ -176,10 +195,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// writeTar writes the tar next to its final path and renames it, so that
-// a failed build leaves no half-written tar behind.
-func writeTar(path string, img v1.Image, ref name.Tag, at time.Time) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), ".mkimage-*.tar")
+// writeFile writes a file next to its final path and renames it, so
+// that a failed build leaves no half-written tar or SBOM behind.
+func writeFile(path string, write func(*os.File) error) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), ".mkimage-*")
 	if err != nil {
 		return err
 	}
@@ -189,7 +208,7 @@ func writeTar(path string, img v1.Image, ref name.Tag, at time.Time) (err error)
 			os.Remove(f.Name())
 		}
 	}()
-	if err = image.WriteTar(f, img, ref, at); err != nil {
+	if err = write(f); err != nil {
 		return err
 	}
 	if err = f.Chmod(0o644); err != nil {

@@ -16,19 +16,25 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"sort"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	cdx "github.com/CycloneDX/cyclonedx-go"
+	securejoin "github.com/cyphar/filepath-securejoin"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/validate"
+	"github.com/package-url/packageurl-go"
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/deploy/image"
+	"github.com/aclwasm/aclwasm/deploy/internal/debtest"
 	"github.com/aclwasm/aclwasm/deploy/internal/podtest"
+	"github.com/aclwasm/aclwasm/deploy/internal/sbomtest"
 )
 
 // repoRoot is the main module's root, from this package's directory.
@@ -53,15 +59,22 @@ func buildCLI(t *testing.T) string {
 func TestImage(t *testing.T) {
 	bin := buildCLI(t)
 	dir := t.TempDir()
+	// The machine's own packages, packed again (make image downloads
+	// the same packages' current .deb files).
+	debs := filepath.Join(dir, "debs")
+	require.NoError(t, os.Mkdir(debs, 0o755))
+	debtest.Installed(t, debs, image.Packages...)
 	tarPath := filepath.Join(dir, "aclwasm.tar")
+	sbomPath := filepath.Join(dir, "aclwasm.cdx.json")
 	var stdout, stderr bytes.Buffer
 	platform := "linux/" + runtime.GOARCH
 	err := run(context.Background(), []string{
-		"-binary", platform + "=" + bin, "-out", tarPath, "-version", "v1.2.3-test",
+		"-binary", platform + "=" + bin, "-debs", platform + "=" + debs, "-out", tarPath, "-sbom", sbomPath, "-version", "v1.2.3-test",
 		"-revision", "0123456789abcdef", "-created", "1700000000", "-tag", "example.com/acl/aclwasm:v1.2.3-test",
 	}, &stdout, &stderr)
 	require.NoError(t, err, "stderr: %s", stderr.String())
 	require.Contains(t, stdout.String(), platform+" sha256:")
+	require.Contains(t, stdout.String(), sbomPath+": the SBOM of "+platform)
 
 	// The OCI layout half: index.json names the image with its tag.
 	layoutDir := filepath.Join(dir, "layout")
@@ -121,7 +134,8 @@ func TestImage(t *testing.T) {
 	root := filepath.Join(dir, "root")
 	files := extractLayer(t, rc, root)
 	require.NoError(t, rc.Close())
-	checkFiles(t, files, bin)
+	checkFiles(t, files, root, bin)
+	checkPackages(t, root, img, sbomPath, bin)
 	checkRuns(t, root)
 	checkDefaultCommand(t, img, filepath.Join(dir, "contract"))
 }
@@ -151,10 +165,54 @@ func checkDefaultCommand(t *testing.T, img v1.Image, dir string) {
 	srv.Stop(t)
 }
 
+// checkPackages checks the image's Debian packages with dpkg's own
+// tools: the packages of image.Packages, each installed, with a
+// copyright file, owning every file the image carries but its own, each
+// file as its package shipped it; and the SBOM beside the tar: the
+// image's, listing the CLI's modules as `go version -m` does and each
+// package.
+func checkPackages(t *testing.T, root string, img v1.Image, sbomPath, bin string) {
+	t.Helper()
+	pkgs, err := debtest.Packages(root)
+	require.NoError(t, err)
+	var names []string
+	for n, p := range pkgs {
+		names = append(names, n)
+		require.Equal(t, "ii", p.Status, n)
+	}
+	sort.Strings(names)
+	require.Equal(t, image.Packages, names)
+	problems, err := debtest.Problems(root, []string{image.Entrypoint, "/etc/passwd", "/etc/group", "/etc/nsswitch.conf", image.CACertsPath, image.SBOMPath})
+	require.NoError(t, err)
+	require.Empty(t, problems)
+
+	beside, err := os.ReadFile(sbomPath)
+	require.NoError(t, err)
+	inside, err := os.ReadFile(filepath.Join(root, image.SBOMPath))
+	require.NoError(t, err)
+	require.Equal(t, string(inside), string(beside), "the SBOM beside the tar is the image's")
+	bom := new(cdx.BOM)
+	require.NoError(t, cdx.NewBOMDecoder(bytes.NewReader(beside), cdx.BOMFileFormatJSON).Decode(bom))
+	sbomtest.CheckModules(t, bom, bin)
+	purls := map[string]bool{}
+	for _, c := range *bom.Components {
+		purls[c.PackageURL] = true
+	}
+	for n, p := range pkgs {
+		purl := packageurl.NewPackageURL(packageurl.TypeDebian, "debian", n, p.Version, packageurl.QualifiersFromMap(map[string]string{"arch": p.Architecture, "distro": "debian-12"}), "").ToString()
+		found := false
+		for u := range purls {
+			found = found || strings.HasPrefix(u, purl)
+		}
+		require.True(t, found, "%s is not in the SBOM", purl)
+	}
+}
+
 // checkFiles checks the layer's entries: the CLI and the user's files
-// with their modes, no shell, nothing but the CLI and shared libraries
-// executable, nothing writable by others but /tmp.
-func checkFiles(t *testing.T, files map[string]*tar.Header, bin string) {
+// with their modes, no shell, nothing executable but the CLI, shared
+// libraries and the packages' files, none of the image's own entries
+// writable by others but /tmp.
+func checkFiles(t *testing.T, files map[string]*tar.Header, root, bin string) {
 	t.Helper()
 	cli := files["aclwasm"]
 	require.NotNil(t, cli, "/aclwasm")
@@ -172,15 +230,29 @@ func checkFiles(t *testing.T, files map[string]*tar.Header, bin string) {
 	require.Equal(t, 65532, home.Uid)
 	require.Equal(t, 65532, home.Gid)
 	require.EqualValues(t, 0o1777, files["tmp"].Mode&0o7777)
+	// The packages' files, as their lists in the image name them.
+	listed := map[string]bool{}
+	for name := range files {
+		if strings.HasPrefix(name, "var/lib/dpkg/info/") && strings.HasSuffix(name, ".list") {
+			b, err := os.ReadFile(filepath.Join(root, name))
+			require.NoError(t, err)
+			for _, l := range strings.Split(string(b), "\n") {
+				listed[strings.TrimPrefix(l, "/")] = true
+			}
+		}
+	}
 	for name, h := range files {
 		base := path.Base(name)
 		for _, sh := range []string{"sh", "bash", "dash", "ash", "zsh", "busybox", "env"} {
 			require.NotEqual(t, sh, base, "%s: the image has no shell", name)
 		}
-		if h.Typeflag == tar.TypeReg && h.Mode&0o111 != 0 && name != "aclwasm" {
-			require.Contains(t, base, ".so", "%s: only the CLI and shared libraries are executable", name)
+		if h.Typeflag == tar.TypeReg && h.Mode&0o111 != 0 && name != "aclwasm" && !strings.Contains(base, ".so") {
+			require.True(t, listed[name], "%s: only the CLI, shared libraries and the packages' files are executable", name)
 		}
-		if h.Typeflag != tar.TypeSymlink && name != "tmp" {
+		// A package's entries have the modes Debian gives them
+		// (/var/local is root:staff 2775); the image's own, none
+		// writable by others but /tmp.
+		if h.Typeflag != tar.TypeSymlink && !listed[name] && name != "tmp" {
 			require.Zero(t, h.Mode&0o022, "%s: mode %o is writable by group or others", name, h.Mode)
 		}
 	}
@@ -199,13 +271,21 @@ func checkRuns(t *testing.T, root string) {
 		return err
 	}))
 	require.NotEmpty(t, loader, "the image has the CLI's program interpreter (the CLI is dynamically linked through purego)")
-	out, err := exec.Command(loader, "--inhibit-cache", "--library-path", libdir, filepath.Join(root, "aclwasm"), "--version").CombinedOutput()
+	// The loader's system search path: /lib/MULTIARCH, /usr/lib/MULTIARCH.
+	libPath := libdir + ":" + filepath.Join(root, "usr/lib", filepath.Base(libdir))
+	out, err := exec.Command(loader, "--inhibit-cache", "--library-path", libPath, filepath.Join(root, "aclwasm"), "--version").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	require.True(t, strings.HasPrefix(string(out), "aclwasm "), "%s", out)
 	// The libraries the native backend's libascendcl.so needs resolve in
 	// the image alone.
 	for _, lib := range image.DefaultDlopenLibs {
-		out, err := exec.Command(loader, "--inhibit-cache", "--library-path", libdir, "--list", filepath.Join(libdir, lib)).CombinedOutput()
+		at, err := securejoin.SecureJoin(root, "/lib/"+filepath.Base(libdir)+"/"+lib)
+		require.NoError(t, err)
+		if _, err := os.Stat(at); err != nil {
+			at, err = securejoin.SecureJoin(root, "/usr/lib/"+filepath.Base(libdir)+"/"+lib)
+			require.NoError(t, err)
+		}
+		out, err := exec.Command(loader, "--inhibit-cache", "--library-path", libPath, "--list", at).CombinedOutput()
 		require.NoError(t, err, "%s: %s", lib, out)
 		require.NotContains(t, string(out), "not found", lib)
 		for _, line := range strings.Split(string(out), "\n") {
@@ -362,6 +442,21 @@ func extractLayer(t *testing.T, r io.Reader, dir string) map[string]*tar.Header 
 	return files
 }
 
+// staticHello builds a small static Go program for the machine.
+func staticHello(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/hello\n\ngo 1.26\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() { println(\"hello\") }\n"), 0o644))
+	out := filepath.Join(dir, "hello")
+	c := exec.Command("go", "build", "-trimpath", "-o", out, ".")
+	c.Dir = dir
+	c.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=")
+	b, err := c.CombinedOutput()
+	require.NoError(t, err, "%s", b)
+	return out
+}
+
 // TestRunRefuses: mkimage's usage errors, and a platform that cannot be
 // built failing the command even with no push, leaving no tar behind.
 func TestRunRefuses(t *testing.T) {
@@ -369,6 +464,11 @@ func TestRunRefuses(t *testing.T) {
 	require.NoError(t, err)
 	out := filepath.Join(t.TempDir(), "aclwasm.tar")
 	base := []string{"-version", "v1", "-revision", "r", "-out", out}
+	debs := t.TempDir()
+	debtest.Minimal(t, debs, runtime.GOARCH)
+	own := "linux/" + runtime.GOARCH
+	other := map[string]string{"amd64": "linux/arm64", "arm64": "linux/amd64"}[runtime.GOARCH]
+	hello := staticHello(t)
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -377,11 +477,14 @@ func TestRunRefuses(t *testing.T) {
 		{"no binary", nil, "no -binary given"},
 		{"binary without platform", []string{"-binary", self}, "want OS/ARCH=VALUE"},
 		{"binary twice", []string{"-binary", "linux/amd64=" + self, "-binary", "linux/amd64=" + self}, "linux/amd64 is given twice"},
-		{"sysroot without binary", []string{"-binary", "linux/" + runtime.GOARCH + "=" + self, "-sysroot", "linux/riscv64=/"}, "-sysroot linux/riscv64: no -binary"},
-		{"created", []string{"-binary", "linux/" + runtime.GOARCH + "=" + self, "-created", "yesterday"}, "want Unix seconds"},
-		{"argument", []string{"-binary", "linux/" + runtime.GOARCH + "=" + self, "extra"}, "unexpected arguments"},
-		// This test binary is for one of the two: the other one fails.
-		{"a platform that cannot be built", []string{"-binary", "linux/amd64=" + self, "-binary", "linux/arm64=" + self}, "is for EM_"},
+		{"debs without binary", []string{"-binary", own + "=" + self, "-debs", own + "=" + debs, "-debs", "linux/riscv64=" + debs}, "-debs linux/riscv64: no -binary"},
+		{"no debs", []string{"-binary", own + "=" + self}, "no -debs for " + own + ": the directory of its Debian packages (base-files, "},
+		{"no deb in debs", []string{"-binary", own + "=" + self, "-debs", own + "=" + t.TempDir()}, "no .deb file in"},
+		{"created", []string{"-binary", own + "=" + self, "-debs", own + "=" + debs, "-created", "yesterday"}, "want Unix seconds"},
+		{"argument", []string{"-binary", own + "=" + self, "extra"}, "unexpected arguments"},
+		// The first platform builds; the second, whose binary is for the
+		// first's architecture, does not.
+		{"a platform that cannot be built", []string{"-binary", own + "=" + hello, "-binary", other + "=" + hello, "-debs", own + "=" + debs, "-debs", other + "=" + debs}, "is for EM_"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer

@@ -39,10 +39,12 @@ import (
 	"testing"
 	"time"
 
+	securejoin "github.com/cyphar/filepath-securejoin"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/deploy/image"
+	"github.com/aclwasm/aclwasm/deploy/internal/debtest"
 )
 
 // Image is an image as a container runtime sees it: its extracted root
@@ -79,12 +81,14 @@ func BuildCLI(repoRoot, dir string) (string, error) {
 }
 
 // BuildImage builds the image of bin with package image (as mkimage does,
-// the C library from this machine) and extracts it into dir.
+// from this machine's installed packages, packed again by debtest) and
+// extracts it into dir.
 func BuildImage(t testing.TB, bin, dir string) Image {
 	t.Helper()
-	img, err := image.Build(image.Platform{OS: "linux", Architecture: runtime.GOARCH, Binary: bin, Sysroot: "/"}, image.Options{
+	debs := debtest.Installed(t, t.TempDir(), image.Packages...)
+	img, err := image.Build(image.Platform{OS: "linux", Architecture: runtime.GOARCH, Binary: bin, Debs: debs}, image.Options{
 		Version: "v0.0.0-contract", Revision: "contract", Source: "https://github.com/aclwasm/aclwasm", Licenses: "Apache-2.0",
-		Created: time.Unix(1700000000, 0), Port: 8080, CACerts: image.CACertsPath,
+		Created: time.Unix(1700000000, 0), Port: 8080,
 	})
 	require.NoError(t, err)
 	return FromImage(t, img, dir)
@@ -263,7 +267,11 @@ func Start(t testing.TB, img Image, c Container) *Server {
 				libPath = append(libPath, filepath.Join(img.Root, d))
 			}
 		}
-		name = m.path(interp)
+		// The loader as the image resolves it: its links (lib64's is
+		// absolute) followed inside the image's root, not on this machine.
+		if name, err = securejoin.SecureJoin(img.Root, interp); err != nil {
+			t.Fatalf("%s: %v", interp, err)
+		}
 		args = append([]string{"--inhibit-cache", "--library-path", strings.Join(libPath, ":"), bin}, args...)
 	}
 	s.cmd = exec.Command(name, args...)

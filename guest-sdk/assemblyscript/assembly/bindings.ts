@@ -1160,3 +1160,831 @@ export declare function aclrtGetOverflowStatus(outputAddr: u64, outputSize: u64,
 @external("acl", "aclrtResetOverflowStatus")
 export declare function aclrtResetOverflowStatus(stream: u32): i32;
 
+/**
+ * Creates a tensor: a view (dims, strides and offset in elements) of storage
+ * dims x element size bytes at tensorData, which must lie in one live
+ * allocation; NULL with the reason in aclGetRecentErrMsg.
+ *
+ * Wire: aclCreateTensor(i32, i64, i32, i32, i64, i32, i32, i64, i64) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclCreateTensor")
+export declare function aclCreateTensor(viewDims: usize, viewDimsNum: u64, dataType: i32, stride: usize, offset: i64, format: i32, storageDims: usize, storageDimsNum: u64, tensorData: u64): u32;
+
+/**
+ * Destroys a tensor (NULL: nothing); executors made from it keep what they
+ * need.
+ *
+ * Wire: aclDestroyTensor(i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclDestroyTensor")
+export declare function aclDestroyTensor(tensor: u32): i32;
+
+/**
+ * Creates a scalar of dataType from the value's bytes; NULL value gives NULL.
+ *
+ * Wire: aclCreateScalar(i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclCreateScalar")
+export declare function aclCreateScalar(value: usize, dataType: i32): u32;
+
+/**
+ * Destroys a scalar (NULL: nothing).
+ *
+ * Wire: aclDestroyScalar(i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclDestroyScalar")
+export declare function aclDestroyScalar(scalar: u32): i32;
+
+/**
+ * Creates an array of size int64_t values (dims, axes).
+ *
+ * Wire: aclCreateIntArray(i32, i64) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclCreateIntArray")
+export declare function aclCreateIntArray(value: usize, size: u64): u32;
+
+/**
+ * Destroys an int array (NULL: nothing).
+ *
+ * Wire: aclDestroyIntArray(i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclDestroyIntArray")
+export declare function aclDestroyIntArray(array: u32): i32;
+
+/**
+ * Creates an array of size floats.
+ *
+ * Wire: aclCreateFloatArray(i32, i64) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclCreateFloatArray")
+export declare function aclCreateFloatArray(value: usize, size: u64): u32;
+
+/**
+ * Destroys a float array (NULL: nothing).
+ *
+ * Wire: aclDestroyFloatArray(i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclDestroyFloatArray")
+export declare function aclDestroyFloatArray(array: u32): i32;
+
+/**
+ * Creates an array of size bools (one byte each).
+ *
+ * Wire: aclCreateBoolArray(i32, i64) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclCreateBoolArray")
+export declare function aclCreateBoolArray(value: usize, size: u64): u32;
+
+/**
+ * Destroys a bool array (NULL: nothing).
+ *
+ * Wire: aclDestroyBoolArray(i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclDestroyBoolArray")
+export declare function aclDestroyBoolArray(array: u32): i32;
+
+/**
+ * Creates a list of size tensors (handles); the list refers to them, so
+ * destroy them only with it.
+ *
+ * Wire: aclCreateTensorList(i32, i64) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclCreateTensorList")
+export declare function aclCreateTensorList(value: usize, size: u64): u32;
+
+/**
+ * Destroys a tensor list and the tensors in it, as natively (NULL: nothing).
+ *
+ * Wire: aclDestroyTensorList(i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclDestroyTensorList")
+export declare function aclDestroyTensorList(array: u32): i32;
+
+/**
+ * Lets an executor run more than once, until aclDestroyAclOpExecutor.
+ *
+ * Wire: aclSetAclOpExecutorRepeatable(i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclSetAclOpExecutorRepeatable")
+export declare function aclSetAclOpExecutorRepeatable(executor: u32): i32;
+
+/**
+ * Destroys an executor made repeatable (a single-use one goes with its run).
+ *
+ * Wire: aclDestroyAclOpExecutor(i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclDestroyAclOpExecutor")
+export declare function aclDestroyAclOpExecutor(executor: u32): i32;
+
+/**
+ * Checks the arguments of Add as the operator library does, then writes its
+ * workspace size and a single-use executor.
+ *
+ * Wire: aclnnAddGetWorkspaceSize(i32, i32, i32, i32, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclnnAddGetWorkspaceSize")
+export declare function aclnnAddGetWorkspaceSize(self: u32, other: u32, alpha: u32, out: u32, workspaceSize: usize, executor: usize): i32;
+
+/**
+ * Queues Add on stream with the executor aclnnAddGetWorkspaceSize made; its
+ * tensors and the workspace are checked again here and when it runs.
+ *
+ * Wire: aclnnAdd(i64, i64, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclnnAdd")
+export declare function aclnnAdd(workspace: u64, workspaceSize: u64, executor: u32, stream: u32): i32;
+
+/**
+ * Checks the arguments of Adds as the operator library does, then writes its
+ * workspace size and a single-use executor.
+ *
+ * Wire: aclnnAddsGetWorkspaceSize(i32, i32, i32, i32, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclnnAddsGetWorkspaceSize")
+export declare function aclnnAddsGetWorkspaceSize(self: u32, other: u32, alpha: u32, out: u32, workspaceSize: usize, executor: usize): i32;
+
+/**
+ * Queues Adds on stream with the executor aclnnAddsGetWorkspaceSize made; its
+ * tensors and the workspace are checked again here and when it runs.
+ *
+ * Wire: aclnnAdds(i64, i64, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclnnAdds")
+export declare function aclnnAdds(workspace: u64, workspaceSize: u64, executor: u32, stream: u32): i32;
+
+/**
+ * Checks the arguments of Sub as the operator library does, then writes its
+ * workspace size and a single-use executor.
+ *
+ * Wire: aclnnSubGetWorkspaceSize(i32, i32, i32, i32, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclnnSubGetWorkspaceSize")
+export declare function aclnnSubGetWorkspaceSize(self: u32, other: u32, alpha: u32, out: u32, workspaceSize: usize, executor: usize): i32;
+
+/**
+ * Queues Sub on stream with the executor aclnnSubGetWorkspaceSize made; its
+ * tensors and the workspace are checked again here and when it runs.
+ *
+ * Wire: aclnnSub(i64, i64, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclnnSub")
+export declare function aclnnSub(workspace: u64, workspaceSize: u64, executor: u32, stream: u32): i32;
+
+/**
+ * Checks the arguments of Subs as the operator library does, then writes its
+ * workspace size and a single-use executor.
+ *
+ * Wire: aclnnSubsGetWorkspaceSize(i32, i32, i32, i32, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclnnSubsGetWorkspaceSize")
+export declare function aclnnSubsGetWorkspaceSize(self: u32, other: u32, alpha: u32, out: u32, workspaceSize: usize, executor: usize): i32;
+
+/**
+ * Queues Subs on stream with the executor aclnnSubsGetWorkspaceSize made; its
+ * tensors and the workspace are checked again here and when it runs.
+ *
+ * Wire: aclnnSubs(i64, i64, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclnnSubs")
+export declare function aclnnSubs(workspace: u64, workspaceSize: u64, executor: u32, stream: u32): i32;
+
+/**
+ * Checks the arguments of Mul as the operator library does, then writes its
+ * workspace size and a single-use executor.
+ *
+ * Wire: aclnnMulGetWorkspaceSize(i32, i32, i32, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclnnMulGetWorkspaceSize")
+export declare function aclnnMulGetWorkspaceSize(self: u32, other: u32, out: u32, workspaceSize: usize, executor: usize): i32;
+
+/**
+ * Queues Mul on stream with the executor aclnnMulGetWorkspaceSize made; its
+ * tensors and the workspace are checked again here and when it runs.
+ *
+ * Wire: aclnnMul(i64, i64, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclnnMul")
+export declare function aclnnMul(workspace: u64, workspaceSize: u64, executor: u32, stream: u32): i32;
+
+/**
+ * Checks the arguments of Muls as the operator library does, then writes its
+ * workspace size and a single-use executor.
+ *
+ * Wire: aclnnMulsGetWorkspaceSize(i32, i32, i32, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclnnMulsGetWorkspaceSize")
+export declare function aclnnMulsGetWorkspaceSize(self: u32, other: u32, out: u32, workspaceSize: usize, executor: usize): i32;
+
+/**
+ * Queues Muls on stream with the executor aclnnMulsGetWorkspaceSize made; its
+ * tensors and the workspace are checked again here and when it runs.
+ *
+ * Wire: aclnnMuls(i64, i64, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclnnMuls")
+export declare function aclnnMuls(workspace: u64, workspaceSize: u64, executor: u32, stream: u32): i32;
+
+/**
+ * Checks the arguments of Div as the operator library does, then writes its
+ * workspace size and a single-use executor.
+ *
+ * Wire: aclnnDivGetWorkspaceSize(i32, i32, i32, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclnnDivGetWorkspaceSize")
+export declare function aclnnDivGetWorkspaceSize(self: u32, other: u32, out: u32, workspaceSize: usize, executor: usize): i32;
+
+/**
+ * Queues Div on stream with the executor aclnnDivGetWorkspaceSize made; its
+ * tensors and the workspace are checked again here and when it runs.
+ *
+ * Wire: aclnnDiv(i64, i64, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclnnDiv")
+export declare function aclnnDiv(workspace: u64, workspaceSize: u64, executor: u32, stream: u32): i32;
+
+/**
+ * Checks the arguments of Cast as the operator library does, then writes its
+ * workspace size and a single-use executor.
+ *
+ * Wire: aclnnCastGetWorkspaceSize(i32, i32, i32, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclnnCastGetWorkspaceSize")
+export declare function aclnnCastGetWorkspaceSize(self: u32, dtype: i32, out: u32, workspaceSize: usize, executor: usize): i32;
+
+/**
+ * Queues Cast on stream with the executor aclnnCastGetWorkspaceSize made; its
+ * tensors and the workspace are checked again here and when it runs.
+ *
+ * Wire: aclnnCast(i64, i64, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclnnCast")
+export declare function aclnnCast(workspace: u64, workspaceSize: u64, executor: u32, stream: u32): i32;
+
+/**
+ * Checks the arguments of Abs as the operator library does, then writes its
+ * workspace size and a single-use executor.
+ *
+ * Wire: aclnnAbsGetWorkspaceSize(i32, i32, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclnnAbsGetWorkspaceSize")
+export declare function aclnnAbsGetWorkspaceSize(self: u32, out: u32, workspaceSize: usize, executor: usize): i32;
+
+/**
+ * Queues Abs on stream with the executor aclnnAbsGetWorkspaceSize made; its
+ * tensors and the workspace are checked again here and when it runs.
+ *
+ * Wire: aclnnAbs(i64, i64, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclnnAbs")
+export declare function aclnnAbs(workspace: u64, workspaceSize: u64, executor: u32, stream: u32): i32;
+
+/**
+ * Checks the arguments of Neg as the operator library does, then writes its
+ * workspace size and a single-use executor.
+ *
+ * Wire: aclnnNegGetWorkspaceSize(i32, i32, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclnnNegGetWorkspaceSize")
+export declare function aclnnNegGetWorkspaceSize(self: u32, out: u32, workspaceSize: usize, executor: usize): i32;
+
+/**
+ * Queues Neg on stream with the executor aclnnNegGetWorkspaceSize made; its
+ * tensors and the workspace are checked again here and when it runs.
+ *
+ * Wire: aclnnNeg(i64, i64, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclnnNeg")
+export declare function aclnnNeg(workspace: u64, workspaceSize: u64, executor: u32, stream: u32): i32;
+
+/**
+ * Checks the arguments of Exp as the operator library does, then writes its
+ * workspace size and a single-use executor.
+ *
+ * Wire: aclnnExpGetWorkspaceSize(i32, i32, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclnnExpGetWorkspaceSize")
+export declare function aclnnExpGetWorkspaceSize(self: u32, out: u32, workspaceSize: usize, executor: usize): i32;
+
+/**
+ * Queues Exp on stream with the executor aclnnExpGetWorkspaceSize made; its
+ * tensors and the workspace are checked again here and when it runs.
+ *
+ * Wire: aclnnExp(i64, i64, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclnnExp")
+export declare function aclnnExp(workspace: u64, workspaceSize: u64, executor: u32, stream: u32): i32;
+
+/**
+ * Checks the arguments of Sqrt as the operator library does, then writes its
+ * workspace size and a single-use executor.
+ *
+ * Wire: aclnnSqrtGetWorkspaceSize(i32, i32, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclnnSqrtGetWorkspaceSize")
+export declare function aclnnSqrtGetWorkspaceSize(self: u32, out: u32, workspaceSize: usize, executor: usize): i32;
+
+/**
+ * Queues Sqrt on stream with the executor aclnnSqrtGetWorkspaceSize made; its
+ * tensors and the workspace are checked again here and when it runs.
+ *
+ * Wire: aclnnSqrt(i64, i64, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclnnSqrt")
+export declare function aclnnSqrt(workspace: u64, workspaceSize: u64, executor: u32, stream: u32): i32;
+
+/**
+ * Checks the arguments of Relu as the operator library does, then writes its
+ * workspace size and a single-use executor.
+ *
+ * Wire: aclnnReluGetWorkspaceSize(i32, i32, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclnnReluGetWorkspaceSize")
+export declare function aclnnReluGetWorkspaceSize(self: u32, out: u32, workspaceSize: usize, executor: usize): i32;
+
+/**
+ * Queues Relu on stream with the executor aclnnReluGetWorkspaceSize made; its
+ * tensors and the workspace are checked again here and when it runs.
+ *
+ * Wire: aclnnRelu(i64, i64, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclnnRelu")
+export declare function aclnnRelu(workspace: u64, workspaceSize: u64, executor: u32, stream: u32): i32;
+
+/**
+ * Checks the arguments of Sigmoid as the operator library does, then writes
+ * its workspace size and a single-use executor.
+ *
+ * Wire: aclnnSigmoidGetWorkspaceSize(i32, i32, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclnnSigmoidGetWorkspaceSize")
+export declare function aclnnSigmoidGetWorkspaceSize(self: u32, out: u32, workspaceSize: usize, executor: usize): i32;
+
+/**
+ * Queues Sigmoid on stream with the executor aclnnSigmoidGetWorkspaceSize
+ * made; its tensors and the workspace are checked again here and when it runs.
+ *
+ * Wire: aclnnSigmoid(i64, i64, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclnnSigmoid")
+export declare function aclnnSigmoid(workspace: u64, workspaceSize: u64, executor: u32, stream: u32): i32;
+
+/**
+ * Checks the arguments of Softmax as the operator library does, then writes
+ * its workspace size and a single-use executor.
+ *
+ * Wire: aclnnSoftmaxGetWorkspaceSize(i32, i64, i32, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclnnSoftmaxGetWorkspaceSize")
+export declare function aclnnSoftmaxGetWorkspaceSize(self: u32, dim: i64, out: u32, workspaceSize: usize, executor: usize): i32;
+
+/**
+ * Queues Softmax on stream with the executor aclnnSoftmaxGetWorkspaceSize
+ * made; its tensors and the workspace are checked again here and when it runs.
+ *
+ * Wire: aclnnSoftmax(i64, i64, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclnnSoftmax")
+export declare function aclnnSoftmax(workspace: u64, workspaceSize: u64, executor: u32, stream: u32): i32;
+
+/**
+ * Checks the arguments of ReduceSum as the operator library does, then writes
+ * its workspace size and a single-use executor.
+ *
+ * Wire: aclnnReduceSumGetWorkspaceSize(i32, i32, i32, i32, i32, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclnnReduceSumGetWorkspaceSize")
+export declare function aclnnReduceSumGetWorkspaceSize(self: u32, dim: u32, keepDims: i32, dtype: i32, out: u32, workspaceSize: usize, executor: usize): i32;
+
+/**
+ * Queues ReduceSum on stream with the executor aclnnReduceSumGetWorkspaceSize
+ * made; its tensors and the workspace are checked again here and when it runs.
+ *
+ * Wire: aclnnReduceSum(i64, i64, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclnnReduceSum")
+export declare function aclnnReduceSum(workspace: u64, workspaceSize: u64, executor: u32, stream: u32): i32;
+
+/**
+ * Checks the arguments of Mm as the operator library does, then writes its
+ * workspace size and a single-use executor.
+ *
+ * Wire: aclnnMmGetWorkspaceSize(i32, i32, i32, i32, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclnnMmGetWorkspaceSize")
+export declare function aclnnMmGetWorkspaceSize(self: u32, mat2: u32, out: u32, cubeMathType: i32, workspaceSize: usize, executor: usize): i32;
+
+/**
+ * Queues Mm on stream with the executor aclnnMmGetWorkspaceSize made; its
+ * tensors and the workspace are checked again here and when it runs.
+ *
+ * Wire: aclnnMm(i64, i64, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclnnMm")
+export declare function aclnnMm(workspace: u64, workspaceSize: u64, executor: u32, stream: u32): i32;
+
+/**
+ * Checks the arguments of Matmul as the operator library does, then writes its
+ * workspace size and a single-use executor.
+ *
+ * Wire: aclnnMatmulGetWorkspaceSize(i32, i32, i32, i32, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclnnMatmulGetWorkspaceSize")
+export declare function aclnnMatmulGetWorkspaceSize(self: u32, other: u32, out: u32, cubeMathType: i32, workspaceSize: usize, executor: usize): i32;
+
+/**
+ * Queues Matmul on stream with the executor aclnnMatmulGetWorkspaceSize made;
+ * its tensors and the workspace are checked again here and when it runs.
+ *
+ * Wire: aclnnMatmul(i64, i64, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclnnMatmul")
+export declare function aclnnMatmul(workspace: u64, workspaceSize: u64, executor: u32, stream: u32): i32;
+
+/**
+ * Checks the arguments of InplaceCopy as the operator library does, then
+ * writes its workspace size and a single-use executor.
+ *
+ * Wire: aclnnInplaceCopyGetWorkspaceSize(i32, i32, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclnnInplaceCopyGetWorkspaceSize")
+export declare function aclnnInplaceCopyGetWorkspaceSize(selfRef: u32, src: u32, workspaceSize: usize, executor: usize): i32;
+
+/**
+ * Queues InplaceCopy on stream with the executor
+ * aclnnInplaceCopyGetWorkspaceSize made; its tensors and the workspace are
+ * checked again here and when it runs.
+ *
+ * Wire: aclnnInplaceCopy(i64, i64, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclnnInplaceCopy")
+export declare function aclnnInplaceCopy(workspace: u64, workspaceSize: u64, executor: u32, stream: u32): i32;
+
+/**
+ * Checks the arguments of InplaceFillScalar as the operator library does, then
+ * writes its workspace size and a single-use executor.
+ *
+ * Wire: aclnnInplaceFillScalarGetWorkspaceSize(i32, i32, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclnnInplaceFillScalarGetWorkspaceSize")
+export declare function aclnnInplaceFillScalarGetWorkspaceSize(selfRef: u32, value: u32, workspaceSize: usize, executor: usize): i32;
+
+/**
+ * Queues InplaceFillScalar on stream with the executor
+ * aclnnInplaceFillScalarGetWorkspaceSize made; its tensors and the workspace
+ * are checked again here and when it runs.
+ *
+ * Wire: aclnnInplaceFillScalar(i64, i64, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclnnInplaceFillScalar")
+export declare function aclnnInplaceFillScalar(workspace: u64, workspaceSize: u64, executor: u32, stream: u32): i32;
+
+/**
+ * Checks the arguments of InplaceZero as the operator library does, then
+ * writes its workspace size and a single-use executor.
+ *
+ * Wire: aclnnInplaceZeroGetWorkspaceSize(i32, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclnnInplaceZeroGetWorkspaceSize")
+export declare function aclnnInplaceZeroGetWorkspaceSize(selfRef: u32, workspaceSize: usize, executor: usize): i32;
+
+/**
+ * Queues InplaceZero on stream with the executor
+ * aclnnInplaceZeroGetWorkspaceSize made; its tensors and the workspace are
+ * checked again here and when it runs.
+ *
+ * Wire: aclnnInplaceZero(i64, i64, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclnnInplaceZero")
+export declare function aclnnInplaceZero(workspace: u64, workspaceSize: u64, executor: u32, stream: u32): i32;
+
+/**
+ * Loads the model the embedder approved under the name modelPath (no file the
+ * guest names is opened) and writes its id.
+ *
+ * Wire: aclmdlLoadFromFile(i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclmdlLoadFromFile")
+export declare function aclmdlLoadFromFile(modelPath: usize, modelId: usize): i32;
+
+/**
+ * aclmdlLoadFromFile with the guest's work and weight memory, each NULL or
+ * inside one live device allocation of the session.
+ *
+ * Wire: aclmdlLoadFromFileWithMem(i32, i32, i64, i64, i64, i64) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclmdlLoadFromFileWithMem")
+export declare function aclmdlLoadFromFileWithMem(modelPath: usize, modelId: usize, workPtr: u64, workSize: u64, weightPtr: u64, weightSize: u64): i32;
+
+/**
+ * Writes the work and weight memory an approved model needs (0 and 0 on the
+ * simulator, which keeps a model in host memory).
+ *
+ * Wire: aclmdlQuerySize(i32, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclmdlQuerySize")
+export declare function aclmdlQuerySize(fileName: usize, workSize: usize, weightSize: usize): i32;
+
+/**
+ * Loads a model from guest memory: 207000 unless the policy allows guest
+ * models (never on the native backend).
+ *
+ * Wire: aclmdlLoadFromMem(i32, i64, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclmdlLoadFromMem")
+export declare function aclmdlLoadFromMem(model: usize, modelSize: u64, modelId: usize): i32;
+
+/**
+ * aclmdlLoadFromMem with the guest's work and weight memory.
+ *
+ * Wire: aclmdlLoadFromMemWithMem(i32, i64, i32, i64, i64, i64, i64) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclmdlLoadFromMemWithMem")
+export declare function aclmdlLoadFromMemWithMem(model: usize, modelSize: u64, modelId: usize, workPtr: u64, workSize: u64, weightPtr: u64, weightSize: u64): i32;
+
+/**
+ * Unloads a model; executions already queued finish first.
+ *
+ * Wire: aclmdlUnload(i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclmdlUnload")
+export declare function aclmdlUnload(modelId: u32): i32;
+
+/**
+ * Creates an empty model description.
+ *
+ * Wire: aclmdlCreateDesc() -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclmdlCreateDesc")
+export declare function aclmdlCreateDesc(): u32;
+
+/**
+ * Destroys a model description.
+ *
+ * Wire: aclmdlDestroyDesc(i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclmdlDestroyDesc")
+export declare function aclmdlDestroyDesc(modelDesc: u32): i32;
+
+/**
+ * Fills a description with the inputs and outputs of a loaded model.
+ *
+ * Wire: aclmdlGetDesc(i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclmdlGetDesc")
+export declare function aclmdlGetDesc(modelDesc: u32, modelId: u32): i32;
+
+/**
+ * Returns the number of inputs (0 for NULL).
+ *
+ * Wire: aclmdlGetNumInputs(i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclmdlGetNumInputs")
+export declare function aclmdlGetNumInputs(modelDesc: u32): u32;
+
+/**
+ * Returns the number of outputs (0 for NULL).
+ *
+ * Wire: aclmdlGetNumOutputs(i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclmdlGetNumOutputs")
+export declare function aclmdlGetNumOutputs(modelDesc: u32): u32;
+
+/**
+ * Returns the bytes of input index (0 for NULL or an index past the inputs).
+ *
+ * Wire: aclmdlGetInputSizeByIndex(i32, i64) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclmdlGetInputSizeByIndex")
+export declare function aclmdlGetInputSizeByIndex(modelDesc: u32, index: u64): u32;
+
+/**
+ * Returns the bytes of output index (0 for NULL or an index past the outputs).
+ *
+ * Wire: aclmdlGetOutputSizeByIndex(i32, i64) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclmdlGetOutputSizeByIndex")
+export declare function aclmdlGetOutputSizeByIndex(modelDesc: u32, index: u64): u32;
+
+/**
+ * Writes the name and dims of input index as an aclmdlIODims (1160 bytes in
+ * both profiles).
+ *
+ * Wire: aclmdlGetInputDims(i32, i64, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclmdlGetInputDims")
+export declare function aclmdlGetInputDims(modelDesc: u32, index: u64, dims: usize): i32;
+
+/**
+ * Writes the name and dims of output index as an aclmdlIODims.
+ *
+ * Wire: aclmdlGetOutputDims(i32, i64, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclmdlGetOutputDims")
+export declare function aclmdlGetOutputDims(modelDesc: u32, index: u64, dims: usize): i32;
+
+/**
+ * Returns the length of input index's name (0: none) and writes it with its
+ * NUL into name, nameLen bytes at most; the C SDK returns it as the native
+ * const char *.
+ *
+ * Wire: aclmdlGetInputNameByIndex(i32, i64, i32, i64) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclmdlGetInputNameByIndex")
+export declare function aclmdlGetInputNameByIndex(modelDesc: u32, index: u64, name: usize, nameLen: u64): u32;
+
+/**
+ * aclmdlGetInputNameByIndex for an output.
+ *
+ * Wire: aclmdlGetOutputNameByIndex(i32, i64, i32, i64) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclmdlGetOutputNameByIndex")
+export declare function aclmdlGetOutputNameByIndex(modelDesc: u32, index: u64, name: usize, nameLen: u64): u32;
+
+/**
+ * Returns the aclDataType of input index (ACL_DT_UNDEFINED, -1, for NULL or an
+ * index past the inputs).
+ *
+ * Wire: aclmdlGetInputDataType(i32, i64) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclmdlGetInputDataType")
+export declare function aclmdlGetInputDataType(modelDesc: u32, index: u64): i32;
+
+/**
+ * Returns the aclDataType of output index (ACL_DT_UNDEFINED for NULL or a bad
+ * index).
+ *
+ * Wire: aclmdlGetOutputDataType(i32, i64) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclmdlGetOutputDataType")
+export declare function aclmdlGetOutputDataType(modelDesc: u32, index: u64): i32;
+
+/**
+ * Returns the aclFormat of input index (ACL_FORMAT_UNDEFINED, -1, for NULL or
+ * a bad index).
+ *
+ * Wire: aclmdlGetInputFormat(i32, i64) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclmdlGetInputFormat")
+export declare function aclmdlGetInputFormat(modelDesc: u32, index: u64): i32;
+
+/**
+ * Returns the aclFormat of output index (ACL_FORMAT_UNDEFINED for NULL or a
+ * bad index).
+ *
+ * Wire: aclmdlGetOutputFormat(i32, i64) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclmdlGetOutputFormat")
+export declare function aclmdlGetOutputFormat(modelDesc: u32, index: u64): i32;
+
+/**
+ * Writes the index of the input of that name.
+ *
+ * Wire: aclmdlGetInputIndexByName(i32, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclmdlGetInputIndexByName")
+export declare function aclmdlGetInputIndexByName(modelDesc: u32, name: usize, index: usize): i32;
+
+/**
+ * Creates an empty dataset.
+ *
+ * Wire: aclmdlCreateDataset() -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclmdlCreateDataset")
+export declare function aclmdlCreateDataset(): u32;
+
+/**
+ * Destroys a dataset; its data buffers are the caller's to destroy, as
+ * natively.
+ *
+ * Wire: aclmdlDestroyDataset(i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclmdlDestroyDataset")
+export declare function aclmdlDestroyDataset(dataset: u32): i32;
+
+/**
+ * Appends a data buffer (the guest's aclDataBuffer, read when the dataset is
+ * executed) to a dataset.
+ *
+ * Wire: aclmdlAddDatasetBuffer(i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclmdlAddDatasetBuffer")
+export declare function aclmdlAddDatasetBuffer(dataset: u32, dataBuffer: usize): i32;
+
+/**
+ * Returns the number of buffers of a dataset (0 for NULL).
+ *
+ * Wire: aclmdlGetDatasetNumBuffers(i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclmdlGetDatasetNumBuffers")
+export declare function aclmdlGetDatasetNumBuffers(dataset: u32): u32;
+
+/**
+ * Returns buffer index of a dataset (NULL for NULL or a bad index).
+ *
+ * Wire: aclmdlGetDatasetBuffer(i32, i64) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclmdlGetDatasetBuffer")
+export declare function aclmdlGetDatasetBuffer(dataset: u32, index: u64): u32;
+
+/**
+ * Runs a model on the current context's default stream and waits for it.
+ *
+ * Wire: aclmdlExecute(i32, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclmdlExecute")
+export declare function aclmdlExecute(modelId: u32, input: u32, output: u32): i32;
+
+/**
+ * Queues a model's execution on a stream, every buffer checked against the
+ * model's sizes and the session's allocations now and when it runs.
+ *
+ * Wire: aclmdlExecuteAsync(i32, i32, i32, i32) -> i32
+ */
+// @ts-ignore: decorator
+@external("acl", "aclmdlExecuteAsync")
+export declare function aclmdlExecuteAsync(modelId: u32, input: u32, output: u32, stream: u32): i32;
+

@@ -33,9 +33,18 @@ import {
   aclrtResetDeviceForce, aclrtDestroyStreamForce, aclrtCreateContext, aclrtDestroyContext,
   aclrtSetCurrentContext, aclrtGetCurrentContext, aclrtGetRunMode, aclrtSetStreamFailureMode,
   aclrtMemsetD32, aclrtMemsetD32Async, aclrtResetEvent, aclAppLog,
+  aclCreateTensor, aclDestroyTensor, aclCreateScalar, aclDestroyScalar, aclCreateIntArray,
+  aclDestroyIntArray, aclCreateFloatArray, aclDestroyFloatArray, aclCreateBoolArray,
+  aclDestroyBoolArray, aclCreateTensorList, aclDestroyTensorList,
+  aclmdlLoadFromFile, aclmdlUnload, aclmdlCreateDesc, aclmdlDestroyDesc, aclmdlGetDesc,
+  aclmdlGetNumInputs, aclmdlGetNumOutputs, aclmdlGetInputSizeByIndex, aclmdlGetOutputSizeByIndex,
+  aclmdlCreateDataset, aclmdlDestroyDataset, aclmdlAddDatasetBuffer, aclmdlExecute, aclmdlExecuteAsync,
 } from "./bindings";
 import { aclwasm_input_len, aclwasm_input_read, aclwasm_output_write, aclwasm_config_read, aclwasm_error_set } from "./io";
-import { errorName, ACL_SUCCESS, ACL_ERROR_INVALID_PARAM } from "./codes";
+import {
+  errorName, ACL_SUCCESS, ACL_ERROR_INVALID_PARAM, ACL_ERROR_FAILURE, ACLNN_ERR_INNER_NULLPTR, ACLNN_ERR_PARAM_INVALID,
+} from "./codes";
+import { DataType } from "./fp16";
 import {
   MemcpyKind, MemAttr, MemMallocPolicy, HostRegisterType, MemLocationType,
   MEMCPY_BATCH_ATTR_SIZE, PTR_ATTRIBUTES_SIZE,
@@ -46,6 +55,8 @@ export * from "./io";
 export * from "./codes";
 export * from "./types";
 export * from "./fp16";
+export { nn } from "./nn_ops";
+export { basic, cannexamples } from "./kernels";
 
 // ---- errors ----
 
@@ -843,4 +854,332 @@ export function processReport(timeoutMs: i32): i32 {
 /** aclrtUnSubscribeReport: unbinds stream from the thread subscribeReport named. */
 export function unsubscribeReport(threadId: u64, stream: Stream): i32 {
   return check("aclrtUnSubscribeReport", aclrtUnSubscribeReport(threadId, stream.handle));
+}
+
+// ---- compute (ABI section 13) ----
+//
+// The host's operator library: a Tensor over device memory, the other
+// objects operators take (Scalar, IntArray, FloatArray, BoolArray,
+// TensorList), and one function per operator in the namespace nn
+// (nn.add, nn.softmax, ...; nn_ops.ts, generated from the host's operator
+// table). Each operator function runs aclnnXxxGetWorkspaceSize, allocates
+// the workspace it asks for, queues aclnnXxx on the stream and returns the
+// native code; lastError() names the phase that failed, with the host's
+// message. A creation that returns NULL records ACLNN_ERR_INNER_NULLPTR
+// (natively it has no code) with the host's message. Objects are handles
+// of the sandbox: destroy() them when done.
+
+/** The native aclFormat of a tensor's layout. */
+export enum Format {
+  /** ACL_FORMAT_NCHW */
+  NCHW = 0,
+  /** ACL_FORMAT_NHWC */
+  NHWC = 1,
+  /** ACL_FORMAT_ND: any number of dims, row-major. */
+  ND = 2,
+}
+
+/** The most dims a tensor has in the operator library. */
+export const MAX_DIMS: i32 = 25;
+
+function created(fn: string, h: u32): u32 {
+  if (h == 0) check(fn, ACLNN_ERR_INNER_NULLPTR);
+  return h;
+}
+
+/** An aclTensor: a data type and a view of storage in one device allocation. */
+export class Tensor {
+  private constructor(public readonly handle: u32) {}
+
+  /**
+   * A contiguous row-major tensor of dims over the start of buf (format
+   * ND); null on failure. The host checks that it fits in the buffer.
+   */
+  static create(buf: DeviceBuffer, dtype: DataType, dims: i64[]): Tensor | null {
+    if (dims.length > MAX_DIMS) {
+      check("aclCreateTensor", ACLNN_ERR_PARAM_INVALID);
+      return null;
+    }
+    const strides = new Array<i64>(dims.length);
+    let s: i64 = 1;
+    for (let i = dims.length - 1; i >= 0; i--) {
+      strides[i] = s;
+      s *= dims[i];
+    }
+    return Tensor.createAt(buf.ptr, dtype, dims, strides, 0, Format.ND, dims);
+  }
+
+  /**
+   * A tensor of any view, as aclCreateTensor takes it: dims and strides
+   * (elements) from offset elements into storage of storageDims at data,
+   * which must lie in one live device allocation; null on failure.
+   */
+  static createAt(data: u64, dtype: DataType, dims: i64[], strides: i64[], offset: i64, format: Format, storageDims: i64[]): Tensor | null {
+    if (strides.length != dims.length) {
+      check("aclCreateTensor", ACLNN_ERR_PARAM_INVALID);
+      return null;
+    }
+    const h = created("aclCreateTensor", aclCreateTensor(dims.dataStart, <u64>dims.length, <i32>dtype, strides.dataStart,
+      offset, <i32>format, storageDims.dataStart, <u64>storageDims.length, data));
+    return h == 0 ? null : new Tensor(h);
+  }
+
+  /** aclDestroyTensor. */
+  destroy(): i32 {
+    return check("aclDestroyTensor", aclDestroyTensor(this.handle));
+  }
+}
+
+const scalarScratch = memory.data(8);
+
+/** An aclScalar: one value of a data type. */
+export class Scalar {
+  private constructor(public readonly handle: u32) {}
+
+  /** A scalar of dtype from the bytes at value (dtype's size); null on failure. */
+  static fromBytes(value: usize, dtype: DataType): Scalar | null {
+    const h = created("aclCreateScalar", aclCreateScalar(value, <i32>dtype));
+    return h == 0 ? null : new Scalar(h);
+  }
+
+  /** A float32 scalar; null on failure. */
+  static fromF32(v: f32): Scalar | null {
+    store<f32>(scalarScratch, v);
+    return Scalar.fromBytes(scalarScratch, DataType.FLOAT);
+  }
+
+  /** An int32 scalar; null on failure. */
+  static fromI32(v: i32): Scalar | null {
+    store<i32>(scalarScratch, v);
+    return Scalar.fromBytes(scalarScratch, DataType.INT32);
+  }
+
+  /** An int64 scalar; null on failure. */
+  static fromI64(v: i64): Scalar | null {
+    store<i64>(scalarScratch, v);
+    return Scalar.fromBytes(scalarScratch, DataType.INT64);
+  }
+
+  /** A float16 scalar from its bits; null on failure. */
+  static fromF16Bits(v: u16): Scalar | null {
+    store<u16>(scalarScratch, v);
+    return Scalar.fromBytes(scalarScratch, DataType.FLOAT16);
+  }
+
+  /** aclDestroyScalar. */
+  destroy(): i32 {
+    return check("aclDestroyScalar", aclDestroyScalar(this.handle));
+  }
+}
+
+/** An aclIntArray (dims, axes). */
+export class IntArray {
+  private constructor(public readonly handle: u32) {}
+
+  /** Copies v into a new array; null on failure. */
+  static create(v: i64[]): IntArray | null {
+    const h = created("aclCreateIntArray", aclCreateIntArray(v.dataStart, <u64>v.length));
+    return h == 0 ? null : new IntArray(h);
+  }
+
+  /** aclDestroyIntArray. */
+  destroy(): i32 {
+    return check("aclDestroyIntArray", aclDestroyIntArray(this.handle));
+  }
+}
+
+/** An aclFloatArray. */
+export class FloatArray {
+  private constructor(public readonly handle: u32) {}
+
+  /** Copies v into a new array; null on failure. */
+  static create(v: f32[]): FloatArray | null {
+    const h = created("aclCreateFloatArray", aclCreateFloatArray(v.dataStart, <u64>v.length));
+    return h == 0 ? null : new FloatArray(h);
+  }
+
+  /** aclDestroyFloatArray. */
+  destroy(): i32 {
+    return check("aclDestroyFloatArray", aclDestroyFloatArray(this.handle));
+  }
+}
+
+/** An aclBoolArray (one byte per bool). */
+export class BoolArray {
+  private constructor(public readonly handle: u32) {}
+
+  /** Copies v into a new array; null on failure. */
+  static create(v: bool[]): BoolArray | null {
+    const h = created("aclCreateBoolArray", aclCreateBoolArray(v.dataStart, <u64>v.length));
+    return h == 0 ? null : new BoolArray(h);
+  }
+
+  /** aclDestroyBoolArray. */
+  destroy(): i32 {
+    return check("aclDestroyBoolArray", aclDestroyBoolArray(this.handle));
+  }
+}
+
+/** An aclTensorList. As natively, the list owns its tensors: destroying it destroys them. */
+export class TensorList {
+  private constructor(public readonly handle: u32) {}
+
+  /** A list of ts, which it owns from now on; null on failure. */
+  static create(ts: Tensor[]): TensorList | null {
+    const hs = new StaticArray<u32>(ts.length);
+    for (let i = 0; i < ts.length; i++) hs[i] = ts[i].handle;
+    const h = created("aclCreateTensorList", aclCreateTensorList(changetype<usize>(hs), <u64>ts.length));
+    return h == 0 ? null : new TensorList(h);
+  }
+
+  /** aclDestroyTensorList. */
+  destroy(): i32 {
+    return check("aclDestroyTensorList", aclDestroyTensorList(this.handle));
+  }
+}
+
+/** The workspace size an operator's first phase writes (for nn_ops.ts). */
+export const nnOut64 = memory.data(8);
+/** The executor an operator's first phase writes (for nn_ops.ts). */
+export const nnOut32 = memory.data(4);
+
+/** Records a failed phase of an operator (for nn_ops.ts). */
+export function nnCheck(fn: string, code: i32): i32 {
+  return check(fn, code);
+}
+
+/**
+ * The second phase of every operator (for nn_ops.ts): a workspace of size
+ * bytes (none for 0), then run(workspace, size, executor, stream). The
+ * workspace is freed on return, which waits for the queued operator that
+ * uses it.
+ */
+export function nnLaunch(fn: string, size: u64, executor: u32, stream: Stream, run: (w: u64, n: u64, e: u32, s: u32) => i32): i32 {
+  let ws: DeviceBuffer | null = null;
+  if (size > 0) {
+    ws = DeviceBuffer.alloc(size);
+    if (ws === null) return lastCode;
+  }
+  const r = check(fn, run(ws === null ? 0 : changetype<DeviceBuffer>(ws).ptr, size, executor, stream.handle));
+  if (ws !== null) changetype<DeviceBuffer>(ws).free();
+  return r;
+}
+
+/**
+ * The result of a kernel launcher (an import from "env" named as a kernel
+ * the host registers, bound when the host loads the module; see the
+ * README): records a failure under the kernel's name for lastError(), and
+ * returns code.
+ */
+export function launched(kernel: string, code: i32): i32 {
+  return check(kernel, code);
+}
+
+/**
+ * A model the host approved (aclmdlLoadFromFile of its approved name) and
+ * its description.
+ */
+export class Model {
+  private constructor(public readonly id: u32, private desc: u32) {}
+
+  /**
+   * Loads the model the embedder approved as name (no file is opened; a
+   * name that is not approved gives ACL_ERROR_GE_EXEC_MODEL_PATH_INVALID);
+   * null on failure.
+   */
+  static load(name: string): Model | null {
+    const path = String.UTF8.encode(name, true);
+    if (check("aclmdlLoadFromFile", aclmdlLoadFromFile(changetype<usize>(path), out64)) != 0) return null;
+    const id = load<u32>(out64);
+    const desc = aclmdlCreateDesc();
+    const m = new Model(id, desc);
+    if (desc == 0) {
+      check("aclmdlCreateDesc", ACL_ERROR_FAILURE);
+      m.unload();
+      return null;
+    }
+    if (check("aclmdlGetDesc", aclmdlGetDesc(desc, id)) != 0) {
+      const code = lastCode;
+      m.unload();
+      lastCode = code;
+      lastFunc = "aclmdlGetDesc";
+      return null;
+    }
+    return m;
+  }
+
+  /** The number of inputs. */
+  get numInputs(): i32 {
+    return <i32>aclmdlGetNumInputs(this.desc);
+  }
+
+  /** The number of outputs. */
+  get numOutputs(): i32 {
+    return <i32>aclmdlGetNumOutputs(this.desc);
+  }
+
+  /** The bytes of input i (0 past the inputs). */
+  inputSize(i: i32): u64 {
+    return <u64>aclmdlGetInputSizeByIndex(this.desc, <u64>i);
+  }
+
+  /** The bytes of output i (0 past the outputs). */
+  outputSize(i: i32): u64 {
+    return <u64>aclmdlGetOutputSizeByIndex(this.desc, <u64>i);
+  }
+
+  /** Runs the model on input into output and waits for it (aclmdlExecute). */
+  execute(input: Dataset, output: Dataset): i32 {
+    return check("aclmdlExecute", aclmdlExecute(this.id, input.handle, output.handle));
+  }
+
+  /** Queues the model's execution on stream (aclmdlExecuteAsync). */
+  executeAsync(input: Dataset, output: Dataset, stream: Stream): i32 {
+    return check("aclmdlExecuteAsync", aclmdlExecuteAsync(this.id, input.handle, output.handle, stream.handle));
+  }
+
+  /** Destroys the description and unloads the model (aclmdlUnload). */
+  unload(): i32 {
+    if (this.desc != 0) {
+      aclmdlDestroyDesc(this.desc);
+      this.desc = 0;
+    }
+    return check("aclmdlUnload", aclmdlUnload(this.id));
+  }
+}
+
+/**
+ * An aclmdlDataset: a model's inputs or outputs, in order, each all of a
+ * device buffer. The host reads its aclDataBuffers ({data, size}, 16 bytes)
+ * at each execution; the Dataset keeps them.
+ */
+export class Dataset {
+  private constructor(public readonly handle: u32, private bufs: StaticArray<u64>) {}
+
+  /** A dataset of bufs, in order; null on failure. */
+  static create(bufs: DeviceBuffer[]): Dataset | null {
+    const h = aclmdlCreateDataset();
+    if (h == 0) {
+      check("aclmdlCreateDataset", ACL_ERROR_FAILURE);
+      return null;
+    }
+    const d = new Dataset(h, new StaticArray<u64>(2 * bufs.length));
+    for (let i = 0; i < bufs.length; i++) {
+      d.bufs[2 * i] = bufs[i].ptr;
+      d.bufs[2 * i + 1] = bufs[i].size;
+      if (check("aclmdlAddDatasetBuffer", aclmdlAddDatasetBuffer(h, changetype<usize>(d.bufs) + <usize>(16 * i))) != 0) {
+        const code = lastCode;
+        d.destroy();
+        lastCode = code;
+        lastFunc = "aclmdlAddDatasetBuffer";
+        return null;
+      }
+    }
+    return d;
+  }
+
+  /** aclmdlDestroyDataset. */
+  destroy(): i32 {
+    return check("aclmdlDestroyDataset", aclmdlDestroyDataset(this.handle));
+  }
 }

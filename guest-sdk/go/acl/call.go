@@ -6,6 +6,12 @@ import (
 	"github.com/aclwasm/aclwasm/guest-sdk/go/acl/raw"
 )
 
+// Check turns the code a call of fn returned into an error: nil for 0,
+// else an *Error with the code and the host's message, read now. It is for
+// calls the package does not wrap: raw imports, and the launchers of kernels
+// the host registers (imports from "env", see the README).
+func Check(fn string, code int32) error { return check(fn, code) }
+
 // check turns a returned code into an error.
 func check(fn string, code int32) error {
 	if code == 0 {

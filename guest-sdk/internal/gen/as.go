@@ -43,13 +43,22 @@ func asDoc(b *buf, indent string, lines ...string) {
 }
 
 func genAS(m *model, out map[string][]byte) error {
-	out["assemblyscript/assembly/bindings.ts"] = asBindings(m)
+	b, err := asBindings(m)
+	if err != nil {
+		return err
+	}
+	ops, err := asOps(m)
+	if err != nil {
+		return err
+	}
+	out["assemblyscript/assembly/bindings.ts"] = b
+	out["assemblyscript/assembly/nn_ops.ts"] = ops
 	out["assemblyscript/assembly/codes.ts"] = asCodes(m)
 	out["assemblyscript/assembly/types.ts"] = asTypes(m)
 	return nil
 }
 
-func asBindings(m *model) []byte {
+func asBindings(m *model) ([]byte, error) {
 	var b buf
 	b.l("// "+header("")[1:], "",
 		"// The raw imports of the guest ABI with their exact wire types: addresses",
@@ -70,7 +79,10 @@ func asBindings(m *model) []byte {
 		}
 		b.p("// @ts-ignore: decorator\n@external(%q, %q)\nexport declare function %s(%s): i32;\n\n", abi.Module, f.Name, f.Name, strings.Join(ps, ", "))
 	}
-	return b.Bytes()
+	if err := asComputeBindings(m, &b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
 
 func asCodes(m *model) []byte {

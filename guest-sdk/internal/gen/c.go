@@ -855,6 +855,9 @@ func cRT(m *model) ([]byte, error) {
 	if err := cFuncs(&b, m, func(f *Func) bool { return f.Group != abi.Runtime }); err != nil {
 		return nil, err
 	}
+	if err := cKernel(&b, m); err != nil {
+		return nil, err
+	}
 	cEndExternC(&b)
 	b.l(`#include "aclwasm_host.h"`, "")
 	cClose(&b, g, false)

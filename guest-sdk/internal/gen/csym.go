@@ -71,7 +71,7 @@ func cSymbols(m *model) ([]byte, error) {
 	for i := range m.funcs {
 		names = append(names, m.funcs[i].Name)
 	}
-	for _, f := range slices.Concat(m.nn, m.mdl, m.prof) { // the operator library's (nn.go's headers), acl_mdl.h's and acl_prof.h's
+	for _, f := range slices.Concat(m.nn, m.mdl, m.kern, m.prof) { // the operator library's (nn.go's headers), acl_mdl.h's, the kernel API's and acl_prof.h's
 		names = append(names, f.Name)
 	}
 	sort.Strings(names)

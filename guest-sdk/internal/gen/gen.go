@@ -28,6 +28,10 @@ type model struct {
 	// mdl is the model functions (abi.Model): the C SDK declares them in
 	// acl/acl_mdl.h (mdl.go).
 	mdl []*abi.Func
+	// kern is the runtime's kernel API (abi.Kernel): the C SDK declares
+	// it in acl/acl_rt.h with the native types the table names
+	// (kernelapi.go); the other SDKs do not have it yet.
+	kern []*abi.Func
 	// prof is the profiling markers (abi.Prof): the C SDK declares them
 	// in acl/acl_prof.h (prof.go).
 	prof []*abi.Func
@@ -38,8 +42,12 @@ func load() (*model, error) {
 	if err != nil {
 		return nil, err
 	}
-	var nn, mdl, prof []*abi.Func
+	var nn, mdl, kern, prof []*abi.Func
 	fs = slices.DeleteFunc(fs, func(f Func) bool {
+		if f.Group == abi.Kernel {
+			kern = append(kern, f.Func)
+			return true
+		}
 		if f.Group == abi.Prof {
 			prof = append(prof, f.Func)
 			return true
@@ -62,7 +70,7 @@ func load() (*model, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &model{funcs: fs, enums: es, codes: cs, nn: nn, mdl: mdl, prof: prof}, nil
+	return &model{funcs: fs, enums: es, codes: cs, nn: nn, mdl: mdl, kern: kern, prof: prof}, nil
 }
 
 // Files returns every generated file, keyed by its path relative to the
@@ -77,6 +85,9 @@ func Files() (map[string][]byte, error) {
 		if err := g(m, out); err != nil {
 			return nil, err
 		}
+	}
+	if err := genKernels(out); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

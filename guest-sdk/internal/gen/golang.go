@@ -81,9 +81,22 @@ func goDoc(b *buf, indent string, lines ...string) {
 }
 
 func genGo(m *model, out map[string][]byte) error {
+	raw, err := goRaw(m)
+	if err != nil {
+		return err
+	}
+	other, err := goRawOther(m)
+	if err != nil {
+		return err
+	}
+	ops, err := goOps(m)
+	if err != nil {
+		return err
+	}
 	files := map[string][]byte{
-		"go/acl/raw/raw_wasip1.go": goRaw(m),
-		"go/acl/raw/raw_other.go":  goRawOther(m),
+		"go/acl/raw/raw_wasip1.go": raw,
+		"go/acl/raw/raw_other.go":  other,
+		"go/acl/nn/ops.go":         ops,
 		"go/acl/codes.go":          goCodes(m),
 		"go/acl/types.go":          goTypes(m),
 	}
@@ -97,7 +110,7 @@ func genGo(m *model, out map[string][]byte) error {
 	return nil
 }
 
-func goRaw(m *model) []byte {
+func goRaw(m *model) ([]byte, error) {
 	var b buf
 	b.l(header("//"), "", "//go:build wasip1", "", "package raw", "", `import "unsafe"`, "")
 	for i := range m.funcs {
@@ -118,13 +131,16 @@ func goRaw(m *model) []byte {
 		}
 		b.p("//\n//go:wasmimport %s %s\n//go:noescape\nfunc %s(%s) int32\n\n", abi.Module, f.Name, name, strings.Join(ps, ", "))
 	}
-	return b.Bytes()
+	if err := goComputeRaw(m, &b, true); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
 
 // goRawOther declares every import of goRaw for the other GOOSes, with
 // the same signature, failing: code using the SDK builds, vets and
 // documents itself everywhere.
-func goRawOther(m *model) []byte {
+func goRawOther(m *model) ([]byte, error) {
 	var b buf
 	b.l(header("//"), "", "//go:build !wasip1", "", "package raw", "", `import "unsafe"`, "",
 		"// The imports exist only in a WebAssembly guest (GOOS=wasip1 GOARCH=wasm).",
@@ -158,7 +174,10 @@ func goRawOther(m *model) []byte {
 		b.p("// %s fails outside a wasip1 guest (see NotWasip1).\n", name)
 		b.p("func %s(%s) int32 { return notSupported }\n\n", name, strings.Join(ps, ", "))
 	}
-	return b.Bytes()
+	if err := goComputeRaw(m, &b, false); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
 
 func goCodes(m *model) []byte {

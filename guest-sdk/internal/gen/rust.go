@@ -51,13 +51,22 @@ func rustDoc(b *buf, indent string, lines ...string) {
 }
 
 func genRust(m *model, out map[string][]byte) error {
-	out["rust/src/sys.rs"] = rustSys(m)
+	sys, err := rustSys(m)
+	if err != nil {
+		return err
+	}
+	ops, err := rustOps(m)
+	if err != nil {
+		return err
+	}
+	out["rust/src/sys.rs"] = sys
+	out["rust/src/nn/ops.rs"] = ops
 	out["rust/src/types.rs"] = rustTypes(m)
 	out["rust/src/codes.rs"] = rustCodes(m)
 	return nil
 }
 
-func rustSys(m *model) []byte {
+func rustSys(m *model) ([]byte, error) {
 	var b buf
 	b.l(header("//"), "",
 		"//! The raw imports of the guest ABI, with their exact wire types: addresses",
@@ -93,7 +102,10 @@ func rustSys(m *model) []byte {
 		}
 	}
 	b.l("}")
-	return b.Bytes()
+	if err := rustComputeSys(m, &b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
 
 func rustTypes(m *model) []byte {

@@ -13,6 +13,11 @@
 //!   ([`DeviceBuffer`], freed on drop), pinned guest memory ([`PinnedBuffer`]
 //!   with `std`, [`PinnedSlice`] always), [`Stream`] and [`Event`] (destroyed on
 //!   drop), and the copy functions;
+//! - compute the host approves (ABI section 13): [`nn`], tensors over device
+//!   buffers and the operator library (one function per operator, generated
+//!   from the host's table); [`kernel!`], launchers of kernels the host
+//!   registers, and [`kernels`], those of the sets the CLI links; [`model`], models the host approves, run on datasets of
+//!   device buffers;
 //! - [`io`]: the host's bytes-in, bytes-out convention (module `aclwasm`):
 //!   [`input`], [`output`] and [`config`] for exports the host calls with
 //!   `host.Instance.CallBytes`.
@@ -49,6 +54,9 @@ extern crate std;
 pub mod callback;
 pub mod codes;
 pub mod io;
+pub mod kernels;
+pub mod model;
+pub mod nn;
 pub mod sys;
 pub mod types;
 
@@ -59,6 +67,7 @@ mod device;
 mod error;
 mod event;
 mod fp16;
+mod kernel;
 mod log;
 mod memory;
 mod pinned;
@@ -73,6 +82,7 @@ pub use error::{recent_error_message, recent_error_message_into, AclError, Resul
 pub use event::Event;
 pub use fp16::{DataType, Float16};
 pub use log::{app_log, app_log_fmt, LogLevel, MAX_LOG_STRING};
+pub use kernel::{kernel_status, KernelArg};
 pub use io::{config_into, fail, input_len, output, read_input};
 #[cfg(feature = "std")]
 pub use io::{config, config_bytes, input};

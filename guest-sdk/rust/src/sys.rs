@@ -810,3 +810,579 @@ extern "C" {
     #[link_name = "aclrtResetOverflowStatus"]
     pub fn aclrtResetOverflowStatus(stream: u32) -> i32;
 }
+
+// The compute imports of ABI section 13: the operator library's objects and
+// operators (two per operator: `aclnnXxxGetWorkspaceSize`, `aclnnXxx`) and the
+// models. Object pointers are handles (`u32`, 0 for NULL); functions that
+// natively return a pointer or a count return it in place of a code.
+#[link(wasm_import_module = "acl")]
+extern "C" {
+    /// Creates a tensor: a view (dims, strides and offset in elements) of storage dims
+    /// x element size bytes at tensorData, which must lie in one live allocation; NULL
+    /// with the reason in aclGetRecentErrMsg.
+    ///
+    /// Wire: `aclCreateTensor(i32, i64, i32, i32, i64, i32, i32, i64, i64) -> i32`
+    #[link_name = "aclCreateTensor"]
+    pub fn aclCreateTensor(view_dims: *const i64, view_dims_num: u64, data_type: i32, stride: *const i64, offset: i64, format: i32, storage_dims: *const i64, storage_dims_num: u64, tensor_data: u64) -> u32;
+
+    /// Destroys a tensor (NULL: nothing); executors made from it keep what they need.
+    ///
+    /// Wire: `aclDestroyTensor(i32) -> i32`
+    #[link_name = "aclDestroyTensor"]
+    pub fn aclDestroyTensor(tensor: u32) -> i32;
+
+    /// Creates a scalar of dataType from the value's bytes; NULL value gives NULL.
+    ///
+    /// Wire: `aclCreateScalar(i32, i32) -> i32`
+    #[link_name = "aclCreateScalar"]
+    pub fn aclCreateScalar(value: *const u8, data_type: i32) -> u32;
+
+    /// Destroys a scalar (NULL: nothing).
+    ///
+    /// Wire: `aclDestroyScalar(i32) -> i32`
+    #[link_name = "aclDestroyScalar"]
+    pub fn aclDestroyScalar(scalar: u32) -> i32;
+
+    /// Creates an array of size int64_t values (dims, axes).
+    ///
+    /// Wire: `aclCreateIntArray(i32, i64) -> i32`
+    #[link_name = "aclCreateIntArray"]
+    pub fn aclCreateIntArray(value: *const i64, size: u64) -> u32;
+
+    /// Destroys an int array (NULL: nothing).
+    ///
+    /// Wire: `aclDestroyIntArray(i32) -> i32`
+    #[link_name = "aclDestroyIntArray"]
+    pub fn aclDestroyIntArray(array: u32) -> i32;
+
+    /// Creates an array of size floats.
+    ///
+    /// Wire: `aclCreateFloatArray(i32, i64) -> i32`
+    #[link_name = "aclCreateFloatArray"]
+    pub fn aclCreateFloatArray(value: *const f32, size: u64) -> u32;
+
+    /// Destroys a float array (NULL: nothing).
+    ///
+    /// Wire: `aclDestroyFloatArray(i32) -> i32`
+    #[link_name = "aclDestroyFloatArray"]
+    pub fn aclDestroyFloatArray(array: u32) -> i32;
+
+    /// Creates an array of size bools (one byte each).
+    ///
+    /// Wire: `aclCreateBoolArray(i32, i64) -> i32`
+    #[link_name = "aclCreateBoolArray"]
+    pub fn aclCreateBoolArray(value: *const u8, size: u64) -> u32;
+
+    /// Destroys a bool array (NULL: nothing).
+    ///
+    /// Wire: `aclDestroyBoolArray(i32) -> i32`
+    #[link_name = "aclDestroyBoolArray"]
+    pub fn aclDestroyBoolArray(array: u32) -> i32;
+
+    /// Creates a list of size tensors (handles); the list refers to them, so destroy
+    /// them only with it.
+    ///
+    /// Wire: `aclCreateTensorList(i32, i64) -> i32`
+    #[link_name = "aclCreateTensorList"]
+    pub fn aclCreateTensorList(value: *const u32, size: u64) -> u32;
+
+    /// Destroys a tensor list and the tensors in it, as natively (NULL: nothing).
+    ///
+    /// Wire: `aclDestroyTensorList(i32) -> i32`
+    #[link_name = "aclDestroyTensorList"]
+    pub fn aclDestroyTensorList(array: u32) -> i32;
+
+    /// Lets an executor run more than once, until aclDestroyAclOpExecutor.
+    ///
+    /// Wire: `aclSetAclOpExecutorRepeatable(i32) -> i32`
+    #[link_name = "aclSetAclOpExecutorRepeatable"]
+    pub fn aclSetAclOpExecutorRepeatable(executor: u32) -> i32;
+
+    /// Destroys an executor made repeatable (a single-use one goes with its run).
+    ///
+    /// Wire: `aclDestroyAclOpExecutor(i32) -> i32`
+    #[link_name = "aclDestroyAclOpExecutor"]
+    pub fn aclDestroyAclOpExecutor(executor: u32) -> i32;
+
+    /// Checks the arguments of Add as the operator library does, then writes its
+    /// workspace size and a single-use executor.
+    ///
+    /// Wire: `aclnnAddGetWorkspaceSize(i32, i32, i32, i32, i32, i32) -> i32`
+    #[link_name = "aclnnAddGetWorkspaceSize"]
+    pub fn aclnnAddGetWorkspaceSize(self_: u32, other: u32, alpha: u32, out: u32, workspace_size: *mut u64, executor: *mut u32) -> i32;
+
+    /// Queues Add on stream with the executor aclnnAddGetWorkspaceSize made; its
+    /// tensors and the workspace are checked again here and when it runs.
+    ///
+    /// Wire: `aclnnAdd(i64, i64, i32, i32) -> i32`
+    #[link_name = "aclnnAdd"]
+    pub fn aclnnAdd(workspace: u64, workspace_size: u64, executor: u32, stream: u32) -> i32;
+
+    /// Checks the arguments of Adds as the operator library does, then writes its
+    /// workspace size and a single-use executor.
+    ///
+    /// Wire: `aclnnAddsGetWorkspaceSize(i32, i32, i32, i32, i32, i32) -> i32`
+    #[link_name = "aclnnAddsGetWorkspaceSize"]
+    pub fn aclnnAddsGetWorkspaceSize(self_: u32, other: u32, alpha: u32, out: u32, workspace_size: *mut u64, executor: *mut u32) -> i32;
+
+    /// Queues Adds on stream with the executor aclnnAddsGetWorkspaceSize made; its
+    /// tensors and the workspace are checked again here and when it runs.
+    ///
+    /// Wire: `aclnnAdds(i64, i64, i32, i32) -> i32`
+    #[link_name = "aclnnAdds"]
+    pub fn aclnnAdds(workspace: u64, workspace_size: u64, executor: u32, stream: u32) -> i32;
+
+    /// Checks the arguments of Sub as the operator library does, then writes its
+    /// workspace size and a single-use executor.
+    ///
+    /// Wire: `aclnnSubGetWorkspaceSize(i32, i32, i32, i32, i32, i32) -> i32`
+    #[link_name = "aclnnSubGetWorkspaceSize"]
+    pub fn aclnnSubGetWorkspaceSize(self_: u32, other: u32, alpha: u32, out: u32, workspace_size: *mut u64, executor: *mut u32) -> i32;
+
+    /// Queues Sub on stream with the executor aclnnSubGetWorkspaceSize made; its
+    /// tensors and the workspace are checked again here and when it runs.
+    ///
+    /// Wire: `aclnnSub(i64, i64, i32, i32) -> i32`
+    #[link_name = "aclnnSub"]
+    pub fn aclnnSub(workspace: u64, workspace_size: u64, executor: u32, stream: u32) -> i32;
+
+    /// Checks the arguments of Subs as the operator library does, then writes its
+    /// workspace size and a single-use executor.
+    ///
+    /// Wire: `aclnnSubsGetWorkspaceSize(i32, i32, i32, i32, i32, i32) -> i32`
+    #[link_name = "aclnnSubsGetWorkspaceSize"]
+    pub fn aclnnSubsGetWorkspaceSize(self_: u32, other: u32, alpha: u32, out: u32, workspace_size: *mut u64, executor: *mut u32) -> i32;
+
+    /// Queues Subs on stream with the executor aclnnSubsGetWorkspaceSize made; its
+    /// tensors and the workspace are checked again here and when it runs.
+    ///
+    /// Wire: `aclnnSubs(i64, i64, i32, i32) -> i32`
+    #[link_name = "aclnnSubs"]
+    pub fn aclnnSubs(workspace: u64, workspace_size: u64, executor: u32, stream: u32) -> i32;
+
+    /// Checks the arguments of Mul as the operator library does, then writes its
+    /// workspace size and a single-use executor.
+    ///
+    /// Wire: `aclnnMulGetWorkspaceSize(i32, i32, i32, i32, i32) -> i32`
+    #[link_name = "aclnnMulGetWorkspaceSize"]
+    pub fn aclnnMulGetWorkspaceSize(self_: u32, other: u32, out: u32, workspace_size: *mut u64, executor: *mut u32) -> i32;
+
+    /// Queues Mul on stream with the executor aclnnMulGetWorkspaceSize made; its
+    /// tensors and the workspace are checked again here and when it runs.
+    ///
+    /// Wire: `aclnnMul(i64, i64, i32, i32) -> i32`
+    #[link_name = "aclnnMul"]
+    pub fn aclnnMul(workspace: u64, workspace_size: u64, executor: u32, stream: u32) -> i32;
+
+    /// Checks the arguments of Muls as the operator library does, then writes its
+    /// workspace size and a single-use executor.
+    ///
+    /// Wire: `aclnnMulsGetWorkspaceSize(i32, i32, i32, i32, i32) -> i32`
+    #[link_name = "aclnnMulsGetWorkspaceSize"]
+    pub fn aclnnMulsGetWorkspaceSize(self_: u32, other: u32, out: u32, workspace_size: *mut u64, executor: *mut u32) -> i32;
+
+    /// Queues Muls on stream with the executor aclnnMulsGetWorkspaceSize made; its
+    /// tensors and the workspace are checked again here and when it runs.
+    ///
+    /// Wire: `aclnnMuls(i64, i64, i32, i32) -> i32`
+    #[link_name = "aclnnMuls"]
+    pub fn aclnnMuls(workspace: u64, workspace_size: u64, executor: u32, stream: u32) -> i32;
+
+    /// Checks the arguments of Div as the operator library does, then writes its
+    /// workspace size and a single-use executor.
+    ///
+    /// Wire: `aclnnDivGetWorkspaceSize(i32, i32, i32, i32, i32) -> i32`
+    #[link_name = "aclnnDivGetWorkspaceSize"]
+    pub fn aclnnDivGetWorkspaceSize(self_: u32, other: u32, out: u32, workspace_size: *mut u64, executor: *mut u32) -> i32;
+
+    /// Queues Div on stream with the executor aclnnDivGetWorkspaceSize made; its
+    /// tensors and the workspace are checked again here and when it runs.
+    ///
+    /// Wire: `aclnnDiv(i64, i64, i32, i32) -> i32`
+    #[link_name = "aclnnDiv"]
+    pub fn aclnnDiv(workspace: u64, workspace_size: u64, executor: u32, stream: u32) -> i32;
+
+    /// Checks the arguments of Cast as the operator library does, then writes its
+    /// workspace size and a single-use executor.
+    ///
+    /// Wire: `aclnnCastGetWorkspaceSize(i32, i32, i32, i32, i32) -> i32`
+    #[link_name = "aclnnCastGetWorkspaceSize"]
+    pub fn aclnnCastGetWorkspaceSize(self_: u32, dtype: i32, out: u32, workspace_size: *mut u64, executor: *mut u32) -> i32;
+
+    /// Queues Cast on stream with the executor aclnnCastGetWorkspaceSize made; its
+    /// tensors and the workspace are checked again here and when it runs.
+    ///
+    /// Wire: `aclnnCast(i64, i64, i32, i32) -> i32`
+    #[link_name = "aclnnCast"]
+    pub fn aclnnCast(workspace: u64, workspace_size: u64, executor: u32, stream: u32) -> i32;
+
+    /// Checks the arguments of Abs as the operator library does, then writes its
+    /// workspace size and a single-use executor.
+    ///
+    /// Wire: `aclnnAbsGetWorkspaceSize(i32, i32, i32, i32) -> i32`
+    #[link_name = "aclnnAbsGetWorkspaceSize"]
+    pub fn aclnnAbsGetWorkspaceSize(self_: u32, out: u32, workspace_size: *mut u64, executor: *mut u32) -> i32;
+
+    /// Queues Abs on stream with the executor aclnnAbsGetWorkspaceSize made; its
+    /// tensors and the workspace are checked again here and when it runs.
+    ///
+    /// Wire: `aclnnAbs(i64, i64, i32, i32) -> i32`
+    #[link_name = "aclnnAbs"]
+    pub fn aclnnAbs(workspace: u64, workspace_size: u64, executor: u32, stream: u32) -> i32;
+
+    /// Checks the arguments of Neg as the operator library does, then writes its
+    /// workspace size and a single-use executor.
+    ///
+    /// Wire: `aclnnNegGetWorkspaceSize(i32, i32, i32, i32) -> i32`
+    #[link_name = "aclnnNegGetWorkspaceSize"]
+    pub fn aclnnNegGetWorkspaceSize(self_: u32, out: u32, workspace_size: *mut u64, executor: *mut u32) -> i32;
+
+    /// Queues Neg on stream with the executor aclnnNegGetWorkspaceSize made; its
+    /// tensors and the workspace are checked again here and when it runs.
+    ///
+    /// Wire: `aclnnNeg(i64, i64, i32, i32) -> i32`
+    #[link_name = "aclnnNeg"]
+    pub fn aclnnNeg(workspace: u64, workspace_size: u64, executor: u32, stream: u32) -> i32;
+
+    /// Checks the arguments of Exp as the operator library does, then writes its
+    /// workspace size and a single-use executor.
+    ///
+    /// Wire: `aclnnExpGetWorkspaceSize(i32, i32, i32, i32) -> i32`
+    #[link_name = "aclnnExpGetWorkspaceSize"]
+    pub fn aclnnExpGetWorkspaceSize(self_: u32, out: u32, workspace_size: *mut u64, executor: *mut u32) -> i32;
+
+    /// Queues Exp on stream with the executor aclnnExpGetWorkspaceSize made; its
+    /// tensors and the workspace are checked again here and when it runs.
+    ///
+    /// Wire: `aclnnExp(i64, i64, i32, i32) -> i32`
+    #[link_name = "aclnnExp"]
+    pub fn aclnnExp(workspace: u64, workspace_size: u64, executor: u32, stream: u32) -> i32;
+
+    /// Checks the arguments of Sqrt as the operator library does, then writes its
+    /// workspace size and a single-use executor.
+    ///
+    /// Wire: `aclnnSqrtGetWorkspaceSize(i32, i32, i32, i32) -> i32`
+    #[link_name = "aclnnSqrtGetWorkspaceSize"]
+    pub fn aclnnSqrtGetWorkspaceSize(self_: u32, out: u32, workspace_size: *mut u64, executor: *mut u32) -> i32;
+
+    /// Queues Sqrt on stream with the executor aclnnSqrtGetWorkspaceSize made; its
+    /// tensors and the workspace are checked again here and when it runs.
+    ///
+    /// Wire: `aclnnSqrt(i64, i64, i32, i32) -> i32`
+    #[link_name = "aclnnSqrt"]
+    pub fn aclnnSqrt(workspace: u64, workspace_size: u64, executor: u32, stream: u32) -> i32;
+
+    /// Checks the arguments of Relu as the operator library does, then writes its
+    /// workspace size and a single-use executor.
+    ///
+    /// Wire: `aclnnReluGetWorkspaceSize(i32, i32, i32, i32) -> i32`
+    #[link_name = "aclnnReluGetWorkspaceSize"]
+    pub fn aclnnReluGetWorkspaceSize(self_: u32, out: u32, workspace_size: *mut u64, executor: *mut u32) -> i32;
+
+    /// Queues Relu on stream with the executor aclnnReluGetWorkspaceSize made; its
+    /// tensors and the workspace are checked again here and when it runs.
+    ///
+    /// Wire: `aclnnRelu(i64, i64, i32, i32) -> i32`
+    #[link_name = "aclnnRelu"]
+    pub fn aclnnRelu(workspace: u64, workspace_size: u64, executor: u32, stream: u32) -> i32;
+
+    /// Checks the arguments of Sigmoid as the operator library does, then writes its
+    /// workspace size and a single-use executor.
+    ///
+    /// Wire: `aclnnSigmoidGetWorkspaceSize(i32, i32, i32, i32) -> i32`
+    #[link_name = "aclnnSigmoidGetWorkspaceSize"]
+    pub fn aclnnSigmoidGetWorkspaceSize(self_: u32, out: u32, workspace_size: *mut u64, executor: *mut u32) -> i32;
+
+    /// Queues Sigmoid on stream with the executor aclnnSigmoidGetWorkspaceSize made;
+    /// its tensors and the workspace are checked again here and when it runs.
+    ///
+    /// Wire: `aclnnSigmoid(i64, i64, i32, i32) -> i32`
+    #[link_name = "aclnnSigmoid"]
+    pub fn aclnnSigmoid(workspace: u64, workspace_size: u64, executor: u32, stream: u32) -> i32;
+
+    /// Checks the arguments of Softmax as the operator library does, then writes its
+    /// workspace size and a single-use executor.
+    ///
+    /// Wire: `aclnnSoftmaxGetWorkspaceSize(i32, i64, i32, i32, i32) -> i32`
+    #[link_name = "aclnnSoftmaxGetWorkspaceSize"]
+    pub fn aclnnSoftmaxGetWorkspaceSize(self_: u32, dim: i64, out: u32, workspace_size: *mut u64, executor: *mut u32) -> i32;
+
+    /// Queues Softmax on stream with the executor aclnnSoftmaxGetWorkspaceSize made;
+    /// its tensors and the workspace are checked again here and when it runs.
+    ///
+    /// Wire: `aclnnSoftmax(i64, i64, i32, i32) -> i32`
+    #[link_name = "aclnnSoftmax"]
+    pub fn aclnnSoftmax(workspace: u64, workspace_size: u64, executor: u32, stream: u32) -> i32;
+
+    /// Checks the arguments of ReduceSum as the operator library does, then writes its
+    /// workspace size and a single-use executor.
+    ///
+    /// Wire: `aclnnReduceSumGetWorkspaceSize(i32, i32, i32, i32, i32, i32, i32) -> i32`
+    #[link_name = "aclnnReduceSumGetWorkspaceSize"]
+    pub fn aclnnReduceSumGetWorkspaceSize(self_: u32, dim: u32, keep_dims: i32, dtype: i32, out: u32, workspace_size: *mut u64, executor: *mut u32) -> i32;
+
+    /// Queues ReduceSum on stream with the executor aclnnReduceSumGetWorkspaceSize
+    /// made; its tensors and the workspace are checked again here and when it runs.
+    ///
+    /// Wire: `aclnnReduceSum(i64, i64, i32, i32) -> i32`
+    #[link_name = "aclnnReduceSum"]
+    pub fn aclnnReduceSum(workspace: u64, workspace_size: u64, executor: u32, stream: u32) -> i32;
+
+    /// Checks the arguments of Mm as the operator library does, then writes its
+    /// workspace size and a single-use executor.
+    ///
+    /// Wire: `aclnnMmGetWorkspaceSize(i32, i32, i32, i32, i32, i32) -> i32`
+    #[link_name = "aclnnMmGetWorkspaceSize"]
+    pub fn aclnnMmGetWorkspaceSize(self_: u32, mat2: u32, out: u32, cube_math_type: i32, workspace_size: *mut u64, executor: *mut u32) -> i32;
+
+    /// Queues Mm on stream with the executor aclnnMmGetWorkspaceSize made; its tensors
+    /// and the workspace are checked again here and when it runs.
+    ///
+    /// Wire: `aclnnMm(i64, i64, i32, i32) -> i32`
+    #[link_name = "aclnnMm"]
+    pub fn aclnnMm(workspace: u64, workspace_size: u64, executor: u32, stream: u32) -> i32;
+
+    /// Checks the arguments of Matmul as the operator library does, then writes its
+    /// workspace size and a single-use executor.
+    ///
+    /// Wire: `aclnnMatmulGetWorkspaceSize(i32, i32, i32, i32, i32, i32) -> i32`
+    #[link_name = "aclnnMatmulGetWorkspaceSize"]
+    pub fn aclnnMatmulGetWorkspaceSize(self_: u32, other: u32, out: u32, cube_math_type: i32, workspace_size: *mut u64, executor: *mut u32) -> i32;
+
+    /// Queues Matmul on stream with the executor aclnnMatmulGetWorkspaceSize made; its
+    /// tensors and the workspace are checked again here and when it runs.
+    ///
+    /// Wire: `aclnnMatmul(i64, i64, i32, i32) -> i32`
+    #[link_name = "aclnnMatmul"]
+    pub fn aclnnMatmul(workspace: u64, workspace_size: u64, executor: u32, stream: u32) -> i32;
+
+    /// Checks the arguments of InplaceCopy as the operator library does, then writes
+    /// its workspace size and a single-use executor.
+    ///
+    /// Wire: `aclnnInplaceCopyGetWorkspaceSize(i32, i32, i32, i32) -> i32`
+    #[link_name = "aclnnInplaceCopyGetWorkspaceSize"]
+    pub fn aclnnInplaceCopyGetWorkspaceSize(self_ref: u32, src: u32, workspace_size: *mut u64, executor: *mut u32) -> i32;
+
+    /// Queues InplaceCopy on stream with the executor aclnnInplaceCopyGetWorkspaceSize
+    /// made; its tensors and the workspace are checked again here and when it runs.
+    ///
+    /// Wire: `aclnnInplaceCopy(i64, i64, i32, i32) -> i32`
+    #[link_name = "aclnnInplaceCopy"]
+    pub fn aclnnInplaceCopy(workspace: u64, workspace_size: u64, executor: u32, stream: u32) -> i32;
+
+    /// Checks the arguments of InplaceFillScalar as the operator library does, then
+    /// writes its workspace size and a single-use executor.
+    ///
+    /// Wire: `aclnnInplaceFillScalarGetWorkspaceSize(i32, i32, i32, i32) -> i32`
+    #[link_name = "aclnnInplaceFillScalarGetWorkspaceSize"]
+    pub fn aclnnInplaceFillScalarGetWorkspaceSize(self_ref: u32, value: u32, workspace_size: *mut u64, executor: *mut u32) -> i32;
+
+    /// Queues InplaceFillScalar on stream with the executor
+    /// aclnnInplaceFillScalarGetWorkspaceSize made; its tensors and the workspace are
+    /// checked again here and when it runs.
+    ///
+    /// Wire: `aclnnInplaceFillScalar(i64, i64, i32, i32) -> i32`
+    #[link_name = "aclnnInplaceFillScalar"]
+    pub fn aclnnInplaceFillScalar(workspace: u64, workspace_size: u64, executor: u32, stream: u32) -> i32;
+
+    /// Checks the arguments of InplaceZero as the operator library does, then writes
+    /// its workspace size and a single-use executor.
+    ///
+    /// Wire: `aclnnInplaceZeroGetWorkspaceSize(i32, i32, i32) -> i32`
+    #[link_name = "aclnnInplaceZeroGetWorkspaceSize"]
+    pub fn aclnnInplaceZeroGetWorkspaceSize(self_ref: u32, workspace_size: *mut u64, executor: *mut u32) -> i32;
+
+    /// Queues InplaceZero on stream with the executor aclnnInplaceZeroGetWorkspaceSize
+    /// made; its tensors and the workspace are checked again here and when it runs.
+    ///
+    /// Wire: `aclnnInplaceZero(i64, i64, i32, i32) -> i32`
+    #[link_name = "aclnnInplaceZero"]
+    pub fn aclnnInplaceZero(workspace: u64, workspace_size: u64, executor: u32, stream: u32) -> i32;
+
+    /// Loads the model the embedder approved under the name modelPath (no file the
+    /// guest names is opened) and writes its id.
+    ///
+    /// Wire: `aclmdlLoadFromFile(i32, i32) -> i32`
+    #[link_name = "aclmdlLoadFromFile"]
+    pub fn aclmdlLoadFromFile(model_path: *const u8, model_id: *mut u32) -> i32;
+
+    /// aclmdlLoadFromFile with the guest's work and weight memory, each NULL or inside
+    /// one live device allocation of the session.
+    ///
+    /// Wire: `aclmdlLoadFromFileWithMem(i32, i32, i64, i64, i64, i64) -> i32`
+    #[link_name = "aclmdlLoadFromFileWithMem"]
+    pub fn aclmdlLoadFromFileWithMem(model_path: *const u8, model_id: *mut u32, work_ptr: u64, work_size: u64, weight_ptr: u64, weight_size: u64) -> i32;
+
+    /// Writes the work and weight memory an approved model needs (0 and 0 on the
+    /// simulator, which keeps a model in host memory).
+    ///
+    /// Wire: `aclmdlQuerySize(i32, i32, i32) -> i32`
+    #[link_name = "aclmdlQuerySize"]
+    pub fn aclmdlQuerySize(file_name: *const u8, work_size: *mut u64, weight_size: *mut u64) -> i32;
+
+    /// Loads a model from guest memory: 207000 unless the policy allows guest models
+    /// (never on the native backend).
+    ///
+    /// Wire: `aclmdlLoadFromMem(i32, i64, i32) -> i32`
+    #[link_name = "aclmdlLoadFromMem"]
+    pub fn aclmdlLoadFromMem(model: *const u8, model_size: u64, model_id: *mut u32) -> i32;
+
+    /// aclmdlLoadFromMem with the guest's work and weight memory.
+    ///
+    /// Wire: `aclmdlLoadFromMemWithMem(i32, i64, i32, i64, i64, i64, i64) -> i32`
+    #[link_name = "aclmdlLoadFromMemWithMem"]
+    pub fn aclmdlLoadFromMemWithMem(model: *const u8, model_size: u64, model_id: *mut u32, work_ptr: u64, work_size: u64, weight_ptr: u64, weight_size: u64) -> i32;
+
+    /// Unloads a model; executions already queued finish first.
+    ///
+    /// Wire: `aclmdlUnload(i32) -> i32`
+    #[link_name = "aclmdlUnload"]
+    pub fn aclmdlUnload(model_id: u32) -> i32;
+
+    /// Creates an empty model description.
+    ///
+    /// Wire: `aclmdlCreateDesc() -> i32`
+    #[link_name = "aclmdlCreateDesc"]
+    pub fn aclmdlCreateDesc() -> u32;
+
+    /// Destroys a model description.
+    ///
+    /// Wire: `aclmdlDestroyDesc(i32) -> i32`
+    #[link_name = "aclmdlDestroyDesc"]
+    pub fn aclmdlDestroyDesc(model_desc: u32) -> i32;
+
+    /// Fills a description with the inputs and outputs of a loaded model.
+    ///
+    /// Wire: `aclmdlGetDesc(i32, i32) -> i32`
+    #[link_name = "aclmdlGetDesc"]
+    pub fn aclmdlGetDesc(model_desc: u32, model_id: u32) -> i32;
+
+    /// Returns the number of inputs (0 for NULL).
+    ///
+    /// Wire: `aclmdlGetNumInputs(i32) -> i32`
+    #[link_name = "aclmdlGetNumInputs"]
+    pub fn aclmdlGetNumInputs(model_desc: u32) -> u32;
+
+    /// Returns the number of outputs (0 for NULL).
+    ///
+    /// Wire: `aclmdlGetNumOutputs(i32) -> i32`
+    #[link_name = "aclmdlGetNumOutputs"]
+    pub fn aclmdlGetNumOutputs(model_desc: u32) -> u32;
+
+    /// Returns the bytes of input index (0 for NULL or an index past the inputs).
+    ///
+    /// Wire: `aclmdlGetInputSizeByIndex(i32, i64) -> i32`
+    #[link_name = "aclmdlGetInputSizeByIndex"]
+    pub fn aclmdlGetInputSizeByIndex(model_desc: u32, index: u64) -> u32;
+
+    /// Returns the bytes of output index (0 for NULL or an index past the outputs).
+    ///
+    /// Wire: `aclmdlGetOutputSizeByIndex(i32, i64) -> i32`
+    #[link_name = "aclmdlGetOutputSizeByIndex"]
+    pub fn aclmdlGetOutputSizeByIndex(model_desc: u32, index: u64) -> u32;
+
+    /// Writes the name and dims of input index as an aclmdlIODims (1160 bytes in both
+    /// profiles).
+    ///
+    /// Wire: `aclmdlGetInputDims(i32, i64, i32) -> i32`
+    #[link_name = "aclmdlGetInputDims"]
+    pub fn aclmdlGetInputDims(model_desc: u32, index: u64, dims: *mut u8) -> i32;
+
+    /// Writes the name and dims of output index as an aclmdlIODims.
+    ///
+    /// Wire: `aclmdlGetOutputDims(i32, i64, i32) -> i32`
+    #[link_name = "aclmdlGetOutputDims"]
+    pub fn aclmdlGetOutputDims(model_desc: u32, index: u64, dims: *mut u8) -> i32;
+
+    /// Returns the length of input index's name (0: none) and writes it with its NUL
+    /// into name, nameLen bytes at most; the C SDK returns it as the native const char
+    /// *.
+    ///
+    /// Wire: `aclmdlGetInputNameByIndex(i32, i64, i32, i64) -> i32`
+    #[link_name = "aclmdlGetInputNameByIndex"]
+    pub fn aclmdlGetInputNameByIndex(model_desc: u32, index: u64, name: *mut u8, name_len: u64) -> u32;
+
+    /// aclmdlGetInputNameByIndex for an output.
+    ///
+    /// Wire: `aclmdlGetOutputNameByIndex(i32, i64, i32, i64) -> i32`
+    #[link_name = "aclmdlGetOutputNameByIndex"]
+    pub fn aclmdlGetOutputNameByIndex(model_desc: u32, index: u64, name: *mut u8, name_len: u64) -> u32;
+
+    /// Returns the aclDataType of input index (ACL_DT_UNDEFINED, -1, for NULL or an
+    /// index past the inputs).
+    ///
+    /// Wire: `aclmdlGetInputDataType(i32, i64) -> i32`
+    #[link_name = "aclmdlGetInputDataType"]
+    pub fn aclmdlGetInputDataType(model_desc: u32, index: u64) -> i32;
+
+    /// Returns the aclDataType of output index (ACL_DT_UNDEFINED for NULL or a bad
+    /// index).
+    ///
+    /// Wire: `aclmdlGetOutputDataType(i32, i64) -> i32`
+    #[link_name = "aclmdlGetOutputDataType"]
+    pub fn aclmdlGetOutputDataType(model_desc: u32, index: u64) -> i32;
+
+    /// Returns the aclFormat of input index (ACL_FORMAT_UNDEFINED, -1, for NULL or a
+    /// bad index).
+    ///
+    /// Wire: `aclmdlGetInputFormat(i32, i64) -> i32`
+    #[link_name = "aclmdlGetInputFormat"]
+    pub fn aclmdlGetInputFormat(model_desc: u32, index: u64) -> i32;
+
+    /// Returns the aclFormat of output index (ACL_FORMAT_UNDEFINED for NULL or a bad
+    /// index).
+    ///
+    /// Wire: `aclmdlGetOutputFormat(i32, i64) -> i32`
+    #[link_name = "aclmdlGetOutputFormat"]
+    pub fn aclmdlGetOutputFormat(model_desc: u32, index: u64) -> i32;
+
+    /// Writes the index of the input of that name.
+    ///
+    /// Wire: `aclmdlGetInputIndexByName(i32, i32, i32) -> i32`
+    #[link_name = "aclmdlGetInputIndexByName"]
+    pub fn aclmdlGetInputIndexByName(model_desc: u32, name: *const u8, index: *mut u64) -> i32;
+
+    /// Creates an empty dataset.
+    ///
+    /// Wire: `aclmdlCreateDataset() -> i32`
+    #[link_name = "aclmdlCreateDataset"]
+    pub fn aclmdlCreateDataset() -> u32;
+
+    /// Destroys a dataset; its data buffers are the caller's to destroy, as natively.
+    ///
+    /// Wire: `aclmdlDestroyDataset(i32) -> i32`
+    #[link_name = "aclmdlDestroyDataset"]
+    pub fn aclmdlDestroyDataset(dataset: u32) -> i32;
+
+    /// Appends a data buffer (the guest's aclDataBuffer, read when the dataset is
+    /// executed) to a dataset.
+    ///
+    /// Wire: `aclmdlAddDatasetBuffer(i32, i32) -> i32`
+    #[link_name = "aclmdlAddDatasetBuffer"]
+    pub fn aclmdlAddDatasetBuffer(dataset: u32, data_buffer: *const u8) -> i32;
+
+    /// Returns the number of buffers of a dataset (0 for NULL).
+    ///
+    /// Wire: `aclmdlGetDatasetNumBuffers(i32) -> i32`
+    #[link_name = "aclmdlGetDatasetNumBuffers"]
+    pub fn aclmdlGetDatasetNumBuffers(dataset: u32) -> u32;
+
+    /// Returns buffer index of a dataset (NULL for NULL or a bad index).
+    ///
+    /// Wire: `aclmdlGetDatasetBuffer(i32, i64) -> i32`
+    #[link_name = "aclmdlGetDatasetBuffer"]
+    pub fn aclmdlGetDatasetBuffer(dataset: u32, index: u64) -> u32;
+
+    /// Runs a model on the current context's default stream and waits for it.
+    ///
+    /// Wire: `aclmdlExecute(i32, i32, i32) -> i32`
+    #[link_name = "aclmdlExecute"]
+    pub fn aclmdlExecute(model_id: u32, input: u32, output: u32) -> i32;
+
+    /// Queues a model's execution on a stream, every buffer checked against the model's
+    /// sizes and the session's allocations now and when it runs.
+    ///
+    /// Wire: `aclmdlExecuteAsync(i32, i32, i32, i32) -> i32`
+    #[link_name = "aclmdlExecuteAsync"]
+    pub fn aclmdlExecuteAsync(model_id: u32, input: u32, output: u32, stream: u32) -> i32;
+}

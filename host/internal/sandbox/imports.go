@@ -206,6 +206,23 @@ var imports = func() []importFn {
 	} {
 		byName[name] = fn
 	}
+	// ABI v1.3 section 13.3: the runtime's kernel API (kernelapi.go).
+	for name, fn := range map[string]importFn{
+		"aclrtBinaryLoadFromFile":             binaryLoadFromFile,
+		"aclrtBinaryLoadFromData":             binaryLoadFromData,
+		"aclrtBinaryGetFunction":              binaryGetFunction(false),
+		"aclrtBinaryGetFunctionByEntry":       binaryGetFunction(true),
+		"aclrtKernelArgsInit":                 kernelArgsInit,
+		"aclrtKernelArgsAppend":               kernelArgsAppend,
+		"aclrtKernelArgsAppendPlaceHolder":    kernelArgsAppendPlaceHolder,
+		"aclrtKernelArgsGetPlaceHolderBuffer": kernelArgsGetPlaceHolderBuffer,
+		"aclrtKernelArgsFinalize":             kernelArgsFinalize,
+		"aclrtLaunchKernelWithConfig":         launchKernelWithConfig,
+		"aclrtLaunchKernel":                   launchKernelPacked,
+		"aclrtBinaryUnLoad":                   binaryUnLoad,
+	} {
+		byName[name] = fn
+	}
 	for _, f := range abi.Funcs {
 		if f.Group == abi.Operator {
 			byName[f.Name] = getWorkspaceSize

@@ -27,6 +27,9 @@ const KernelModule = "aclwasm:kernel"
 type Kernel struct {
 	Name   string
 	Params []KernelParam
+	// Binary and Entry are the declared binary and entry: the kernel API
+	// (kernelapi.go) finds the kernel by them.
+	Binary, Entry string
 	// Run runs one block of a launch: mem holds each buffer parameter's
 	// validated bytes (nil for one of extent 0), args every parameter's
 	// value as the guest passed it (scalars zero-extended).
@@ -46,8 +49,10 @@ type KernelParam struct {
 	Write, Read bool
 	Extent      func(blockDim uint32, args []uint64) (uint64, error)
 	ExtentText  string // the formula, for messages
-	// Scalar parameters: the wasm type the launcher passes it as.
+	// Scalar parameters: the wasm type the launcher passes it as, and
+	// its native size, which the kernel API's arguments must have.
 	Scalar engine.ValType
+	Size   uint64
 }
 
 // Block is one block of a launch, what a kernel's Run sees.
@@ -200,7 +205,7 @@ func (c *Call) launchKernel(k *Kernel, prof abi.Profile, status bool) error {
 	if err != nil {
 		return c.kernelErr(k, nil, status, err)
 	}
-	return c.kernelErr(k, st, status, c.queueKernel(k, st, args))
+	return c.kernelErr(k, st, status, c.queueKernel(k, st, args, 0))
 }
 
 // kernelErr reports a launch's error: as the call's status, or recorded
@@ -226,8 +231,11 @@ func (c *Call) kernelErr(k *Kernel, st *streamRec, status bool, err error) error
 // queueKernel validates a launch as ABI section 13.1 says and queues it on
 // st: blockDim within the session's core limit, every buffer's declared
 // extent inside one live device allocation of the session with the
-// access it needs, the queue's limit.
-func (c *Call) queueKernel(k *Kernel, st *streamRec, args []uint64) error {
+// access it needs, the queue's limit. args are blockDim, the stream and
+// each parameter's value; timeout, when not 0, bounds the launch's run
+// (aclrtLaunchKernelWithConfig's attribute). Both guest surfaces, the
+// launchers and the kernel API, launch through it.
+func (c *Call) queueKernel(k *Kernel, st *streamRec, args []uint64, timeout time.Duration) error {
 	comp, ok := c.s.b.(acl.Computer)
 	if !ok {
 		return acl.Errorf(acl.ErrRTFeatureNotSupport, "this backend runs no registered kernels (the simulator does)")
@@ -299,12 +307,32 @@ func (c *Call) queueKernel(k *Kernel, st *streamRec, args []uint64) error {
 	}
 	out := s.kout
 	np := len(k.Params)
+	bounds := c.launchBounds()
 	l.Run = func(ctx context.Context, mem [][]byte) error {
+		// Stopped by the stream's cancellation (ctx), the end of the
+		// session and the run's time limit, as operators and models are.
+		ctx, cancel := bounds(ctx)
+		defer cancel()
+		run := ctx
+		if timeout > 0 {
+			var stop context.CancelFunc
+			run, stop = context.WithTimeout(ctx, timeout)
+			defer stop()
+		}
 		bufs := make([][]byte, np)
 		for _, h := range hs {
 			bufs[h.param] = mem[h.reg]
 		}
-		return RunBlocks(ctx, k, blockDim, bufs, vals, out)
+		err := RunBlocks(run, k, blockDim, bufs, vals, out)
+		switch {
+		case !errors.Is(err, context.DeadlineExceeded):
+			return err
+		case errors.Is(ctx.Err(), context.DeadlineExceeded):
+			return &fault{acl.Errorf(acl.ErrRTAicoreTimeout, "kernel %s was stopped at the run's time limit", k.Name)}
+		case ctx.Err() == nil && errors.Is(run.Err(), context.DeadlineExceeded):
+			return &fault{acl.Errorf(acl.ErrRTAicoreTimeout, "kernel %s ran past its launch's timeout of %v and was stopped", k.Name, timeout)}
+		}
+		return err
 	}
 	if k.Cost != nil {
 		l.Cost = k.Cost(blockDim, vals)

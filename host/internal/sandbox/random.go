@@ -168,12 +168,14 @@ func randomNumAsync(c *Call) error {
 	}
 	seed := c.s.taskSeed()
 	if isComp {
+		bounds := c.launchBounds()
 		err = comp.Compute(st.h, &acl.Launch{
 			Name:    "aclrtRandomNumAsync",
 			Regions: []acl.Region{{Ptr: res.buf.Dev, N: size, Write: true}},
-			Run: func(_ context.Context, mem [][]byte) error {
-				acl.RandomFill(task, rand.New(rand.NewChaCha8(seed)), mem[0])
-				return nil
+			Run: func(ctx context.Context, mem [][]byte) error {
+				ctx, cancel := bounds(ctx)
+				defer cancel()
+				return acl.RandomFill(ctx, task, rand.New(rand.NewChaCha8(seed)), mem[0])
 			},
 		})
 	} else {

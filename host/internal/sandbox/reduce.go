@@ -80,12 +80,14 @@ func reduceAsync(c *Call) error {
 		return err
 	}
 	if isComp {
+		bounds := c.launchBounds()
 		err = comp.Compute(st.h, &acl.Launch{
 			Name:    "aclrtReduceAsync",
 			Regions: []acl.Region{{Ptr: d.buf.Dev, N: n, Write: true}, {Ptr: s.buf.Dev, N: n}},
-			Run: func(_ context.Context, mem [][]byte) error {
-				acl.Reduce(k, t, mem[0], mem[1])
-				return nil
+			Run: func(ctx context.Context, mem [][]byte) error {
+				ctx, cancel := bounds(ctx)
+				defer cancel()
+				return acl.Reduce(ctx, k, t, mem[0], mem[1])
 			},
 		})
 	} else {

@@ -117,6 +117,9 @@ type Session struct {
 	// device prints of launches not yet written to stdout.
 	kernels map[string]*Kernel
 	kout    *kernelOut
+	// kobjs are the kernel API's binaries, functions, argument lists and
+	// parameters by handle (kernelapi.go).
+	kobjs map[uint32]*kobj
 	// ck is the checking mode's state (asynccheck.go); nil when it is off.
 	ck *asyncCheck
 	// Models (model.go): loaded models by id, and the model objects

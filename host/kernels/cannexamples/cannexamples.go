@@ -78,6 +78,9 @@ func Kernels() []host.Kernel {
 				host.Buffer("z", acl.DTFloat16, host.Write, "blockDim * 2048"),
 			},
 			Run: addCustom,
+			// The binary of the runtime's kernel API example, which a
+			// program loads by name (aclrtBinaryLoadFromFile).
+			Binary: "ascendc_kernels_simple.o",
 		},
 		{Name: "hello_world", Run: helloWorld},
 	}

@@ -2689,6 +2689,245 @@ static inline aclError aclrtResetOverflowStatus(aclrtStream stream)
 
 #endif /* ACLWASM_WIDE */
 
+/**
+ * The kernel API's objects, as natively: opaque handles of the sandbox.
+ */
+typedef void *aclrtBinHandle;
+typedef void *aclrtFuncHandle;
+typedef void *aclrtArgsHandle;
+typedef void *aclrtParamHandle;
+
+/**
+ * The options of aclrtBinaryLoadFromFile, as natively (20 bytes each).
+ */
+typedef enum aclrtBinaryLoadOptionType {
+    ACL_RT_BINARY_LOAD_OPT_LAZY_LOAD = 1,
+    ACL_RT_BINARY_LOAD_OPT_LAZY_MAGIC = 2,
+    ACL_RT_BINARY_LOAD_OPT_MAGIC = 2,
+    ACL_RT_BINARY_LOAD_OPT_CPU_KERNEL_MODE = 3,
+} aclrtBinaryLoadOptionType;
+
+typedef union aclrtBinaryLoadOptionValue {
+    uint32_t isLazyLoad;
+    uint32_t magic;
+    int32_t cpuKernelMode;
+    uint32_t rsv[4];
+} aclrtBinaryLoadOptionValue;
+
+typedef struct {
+    aclrtBinaryLoadOptionType type;
+    aclrtBinaryLoadOptionValue value;
+} aclrtBinaryLoadOption;
+
+typedef struct aclrtBinaryLoadOptions {
+    aclrtBinaryLoadOption *options;
+    size_t numOpt;
+} aclrtBinaryLoadOptions;
+
+/**
+ * The attributes of aclrtLaunchKernelWithConfig, as natively (20 bytes each).
+ * ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT (seconds) and _TIMEOUT_US bound the launch.
+ */
+typedef enum aclrtLaunchKernelAttrId {
+    ACL_RT_LAUNCH_KERNEL_ATTR_SCHEM_MODE = 1,
+    ACL_RT_LAUNCH_KERNEL_ATTR_LOCAL_MEMORY_SIZE = 2,
+    ACL_RT_LAUNCH_KERNEL_ATTR_DYN_UBUF_SIZE = 2,
+    ACL_RT_LAUNCH_KERNEL_ATTR_ENGINE_TYPE = 3,
+    ACL_RT_LAUNCH_KERNEL_ATTR_BLOCKDIM_OFFSET = 4,
+    ACL_RT_LAUNCH_KERNEL_ATTR_BLOCK_TASK_PREFETCH = 5,
+    ACL_RT_LAUNCH_KERNEL_ATTR_DATA_DUMP = 6,
+    ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT = 7,
+    ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT_US = 8,
+    ACL_RT_LAUNCH_KERNEL_ATTR_ENABLE_PROFILING = 9,
+} aclrtLaunchKernelAttrId;
+
+typedef enum {
+    ACL_RT_ENGINE_TYPE_AIC = 0,
+    ACL_RT_ENGINE_TYPE_AIV,
+} aclrtEngineType;
+
+typedef struct {
+    uint32_t timeoutLow;
+    uint32_t timeoutHigh;
+} aclrtTimeoutUs;
+
+typedef union aclrtLaunchKernelAttrValue {
+    uint8_t schemMode;
+    uint32_t localMemorySize;
+    uint32_t dynUBufSize;
+    aclrtEngineType engineType;
+    uint32_t blockDimOffset;
+    uint8_t isBlockTaskPrefetch;
+    uint8_t isDataDump;
+    uint16_t timeout;
+    aclrtTimeoutUs timeoutUs;
+    uint8_t enableProfiling;
+    uint32_t rsv[4];
+} aclrtLaunchKernelAttrValue;
+
+typedef struct aclrtLaunchKernelAttr {
+    aclrtLaunchKernelAttrId id;
+    aclrtLaunchKernelAttrValue value;
+} aclrtLaunchKernelAttr;
+
+typedef struct aclrtLaunchKernelCfg {
+    aclrtLaunchKernelAttr *attrs;
+    size_t numAttrs;
+} aclrtLaunchKernelCfg;
+
+ACLWASM_STATIC_ASSERT(sizeof(aclrtBinaryLoadOption) == 20, "native layout");
+ACLWASM_STATIC_ASSERT(sizeof(aclrtLaunchKernelAttr) == 20, "native layout");
+ACLWASM_STATIC_ASSERT(sizeof(aclrtBinaryLoadOptions) == 8, "wasm32 layout, both profiles");
+ACLWASM_STATIC_ASSERT(sizeof(aclrtLaunchKernelCfg) == 8, "wasm32 layout, both profiles");
+
+/**
+ * Loads the kernel binary the host approved under the name binPath (no file
+ * the guest names is opened) and writes its handle; any other name gives
+ * 107000, as a missing file does natively.
+ */
+#ifndef ACLWASM_WIDE
+__attribute__((import_module("acl32"), import_name("aclrtBinaryLoadFromFile")))
+aclError aclrtBinaryLoadFromFile(const char *binPath, aclrtBinaryLoadOptions *options, aclrtBinHandle *binHandle);
+#else
+__attribute__((import_module("acl"), import_name("aclrtBinaryLoadFromFile")))
+aclError aclrtBinaryLoadFromFile(const char *binPath, aclrtBinaryLoadOptions *options, aclrtBinHandle *binHandle);
+#endif
+
+/**
+ * Refused with 207000: it would run device code the guest supplies, which the
+ * sandbox never does.
+ */
+#ifndef ACLWASM_WIDE
+__attribute__((import_module("acl32"), import_name("aclrtBinaryLoadFromData")))
+aclError aclrtBinaryLoadFromData(const void *data, size_t length, const aclrtBinaryLoadOptions *options, aclrtBinHandle *binHandle);
+#else
+__attribute__((import_module("acl"), import_name("aclrtBinaryLoadFromData")))
+aclError aclrtBinaryLoadFromData(const void *data, uint64_t length, const aclrtBinaryLoadOptions *options, aclrtBinHandle *binHandle);
+#endif
+
+/**
+ * Writes the handle of the binary's kernel of that name (a kernel granted to
+ * the plugin); another name gives 107000.
+ */
+#ifndef ACLWASM_WIDE
+__attribute__((import_module("acl32"), import_name("aclrtBinaryGetFunction")))
+aclError aclrtBinaryGetFunction(const aclrtBinHandle binHandle, const char *kernelName, aclrtFuncHandle *funcHandle);
+#else
+__attribute__((import_module("acl"), import_name("aclrtBinaryGetFunction")))
+aclError aclrtBinaryGetFunction(const aclrtBinHandle binHandle, const char *kernelName, aclrtFuncHandle *funcHandle);
+#endif
+
+/**
+ * Writes the handle of the binary's kernel whose declared entry is the number
+ * funcEntry; none gives 107000.
+ */
+#ifndef ACLWASM_WIDE
+__attribute__((import_module("acl32"), import_name("aclrtBinaryGetFunctionByEntry")))
+aclError aclrtBinaryGetFunctionByEntry(aclrtBinHandle binHandle, uint64_t funcEntry, aclrtFuncHandle *funcHandle);
+#else
+__attribute__((import_module("acl"), import_name("aclrtBinaryGetFunctionByEntry")))
+aclError aclrtBinaryGetFunctionByEntry(aclrtBinHandle binHandle, uint64_t funcEntry, aclrtFuncHandle *funcHandle);
+#endif
+
+/**
+ * Writes the handle of a new, empty argument list for the kernel.
+ */
+#ifndef ACLWASM_WIDE
+__attribute__((import_module("acl32"), import_name("aclrtKernelArgsInit")))
+aclError aclrtKernelArgsInit(aclrtFuncHandle funcHandle, aclrtArgsHandle *argsHandle);
+#else
+__attribute__((import_module("acl"), import_name("aclrtKernelArgsInit")))
+aclError aclrtKernelArgsInit(aclrtFuncHandle funcHandle, aclrtArgsHandle *argsHandle);
+#endif
+
+/**
+ * Appends paramSize bytes read from guest memory at param (a device address as
+ * the profile writes it, or a scalar's value) and writes the parameter's
+ * handle; read by the kernel's declaration at launch.
+ */
+#ifndef ACLWASM_WIDE
+__attribute__((import_module("acl32"), import_name("aclrtKernelArgsAppend")))
+aclError aclrtKernelArgsAppend(aclrtArgsHandle argsHandle, void *param, size_t paramSize, aclrtParamHandle *paramHandle);
+#else
+__attribute__((import_module("acl"), import_name("aclrtKernelArgsAppend")))
+aclError aclrtKernelArgsAppend(aclrtArgsHandle argsHandle, void *param, uint64_t paramSize, aclrtParamHandle *paramHandle);
+#endif
+
+/**
+ * Checks as natively, then gives 207000: a placeholder's data would live in
+ * memory the host hands the guest, which it cannot; append a device buffer's
+ * address instead.
+ */
+#ifndef ACLWASM_WIDE
+__attribute__((import_module("acl32"), import_name("aclrtKernelArgsAppendPlaceHolder")))
+aclError aclrtKernelArgsAppendPlaceHolder(aclrtArgsHandle argsHandle, aclrtParamHandle *paramHandle);
+#else
+__attribute__((import_module("acl"), import_name("aclrtKernelArgsAppendPlaceHolder")))
+aclError aclrtKernelArgsAppendPlaceHolder(aclrtArgsHandle argsHandle, aclrtParamHandle *paramHandle);
+#endif
+
+/**
+ * Checks as natively; a parameter that is not a placeholder (all are) gives
+ * 107000.
+ */
+#ifndef ACLWASM_WIDE
+__attribute__((import_module("acl32"), import_name("aclrtKernelArgsGetPlaceHolderBuffer")))
+aclError aclrtKernelArgsGetPlaceHolderBuffer(aclrtArgsHandle argsHandle, aclrtParamHandle paramHandle, size_t dataSize, void **bufferAddr);
+#else
+__attribute__((import_module("acl"), import_name("aclrtKernelArgsGetPlaceHolderBuffer")))
+aclError aclrtKernelArgsGetPlaceHolderBuffer(aclrtArgsHandle argsHandle, aclrtParamHandle paramHandle, uint64_t dataSize, aclrtPtr *bufferAddr);
+#endif
+
+/**
+ * Marks the argument list complete: it can be launched, and no more appended
+ * to.
+ */
+#ifndef ACLWASM_WIDE
+__attribute__((import_module("acl32"), import_name("aclrtKernelArgsFinalize")))
+aclError aclrtKernelArgsFinalize(aclrtArgsHandle argsHandle);
+#else
+__attribute__((import_module("acl"), import_name("aclrtKernelArgsFinalize")))
+aclError aclrtKernelArgsFinalize(aclrtArgsHandle argsHandle);
+#endif
+
+/**
+ * Queues the kernel on stream with numBlocks blocks and a finalized argument
+ * list, checked against its declaration (count and sizes, every buffer's
+ * extent in one live allocation); cfg's timeout bounds it.
+ */
+#ifndef ACLWASM_WIDE
+__attribute__((import_module("acl32"), import_name("aclrtLaunchKernelWithConfig")))
+aclError aclrtLaunchKernelWithConfig(aclrtFuncHandle funcHandle, uint32_t numBlocks, aclrtStream stream, aclrtLaunchKernelCfg *cfg, aclrtArgsHandle argsHandle, void *reserve);
+#else
+__attribute__((import_module("acl"), import_name("aclrtLaunchKernelWithConfig")))
+aclError aclrtLaunchKernelWithConfig(aclrtFuncHandle funcHandle, uint32_t numBlocks, aclrtStream stream, aclrtLaunchKernelCfg *cfg, aclrtArgsHandle argsHandle, void *reserve);
+#endif
+
+/**
+ * Queues the kernel with the packed arguments in device memory at argsData
+ * (argsSize bytes, read when the launch is queued), checked as
+ * aclrtLaunchKernelWithConfig checks them.
+ */
+#ifndef ACLWASM_WIDE
+__attribute__((import_module("acl32"), import_name("aclrtLaunchKernel")))
+aclError aclrtLaunchKernel(aclrtFuncHandle funcHandle, uint32_t numBlocks, const void *argsData, size_t argsSize, aclrtStream stream);
+#else
+__attribute__((import_module("acl"), import_name("aclrtLaunchKernel")))
+aclError aclrtLaunchKernel(aclrtFuncHandle funcHandle, uint32_t numBlocks, aclrtPtr argsData, uint64_t argsSize, aclrtStream stream);
+#endif
+
+/**
+ * Unloads a binary: its function handles, and argument lists made from them,
+ * are no longer valid (launches already queued run).
+ */
+#ifndef ACLWASM_WIDE
+__attribute__((import_module("acl32"), import_name("aclrtBinaryUnLoad")))
+aclError aclrtBinaryUnLoad(aclrtBinHandle binHandle);
+#else
+__attribute__((import_module("acl"), import_name("aclrtBinaryUnLoad")))
+aclError aclrtBinaryUnLoad(aclrtBinHandle binHandle);
+#endif
+
 #ifdef __cplusplus
 }
 #endif

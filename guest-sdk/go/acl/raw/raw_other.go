@@ -407,3 +407,306 @@ func GetOverflowStatus(_ uint64, _ uint64, _ uint32) int32 { return notSupported
 
 // ResetOverflowStatus fails outside a wasip1 guest (see NotWasip1).
 func ResetOverflowStatus(_ uint32) int32 { return notSupported }
+
+// CreateTensor returns 0 (NULL) outside a wasip1 guest.
+func CreateTensor(_ unsafe.Pointer, _ uint64, _ int32, _ unsafe.Pointer, _ int64, _ int32, _ unsafe.Pointer, _ uint64, _ uint64) uint32 {
+	return 0
+}
+
+// DestroyTensor fails outside a wasip1 guest (see NotWasip1).
+func DestroyTensor(_ uint32) int32 { return notSupported }
+
+// CreateScalar returns 0 (NULL) outside a wasip1 guest.
+func CreateScalar(_ unsafe.Pointer, _ int32) uint32 { return 0 }
+
+// DestroyScalar fails outside a wasip1 guest (see NotWasip1).
+func DestroyScalar(_ uint32) int32 { return notSupported }
+
+// CreateIntArray returns 0 (NULL) outside a wasip1 guest.
+func CreateIntArray(_ unsafe.Pointer, _ uint64) uint32 { return 0 }
+
+// DestroyIntArray fails outside a wasip1 guest (see NotWasip1).
+func DestroyIntArray(_ uint32) int32 { return notSupported }
+
+// CreateFloatArray returns 0 (NULL) outside a wasip1 guest.
+func CreateFloatArray(_ unsafe.Pointer, _ uint64) uint32 { return 0 }
+
+// DestroyFloatArray fails outside a wasip1 guest (see NotWasip1).
+func DestroyFloatArray(_ uint32) int32 { return notSupported }
+
+// CreateBoolArray returns 0 (NULL) outside a wasip1 guest.
+func CreateBoolArray(_ unsafe.Pointer, _ uint64) uint32 { return 0 }
+
+// DestroyBoolArray fails outside a wasip1 guest (see NotWasip1).
+func DestroyBoolArray(_ uint32) int32 { return notSupported }
+
+// CreateTensorList returns 0 (NULL) outside a wasip1 guest.
+func CreateTensorList(_ unsafe.Pointer, _ uint64) uint32 { return 0 }
+
+// DestroyTensorList fails outside a wasip1 guest (see NotWasip1).
+func DestroyTensorList(_ uint32) int32 { return notSupported }
+
+// SetAclOpExecutorRepeatable fails outside a wasip1 guest (see NotWasip1).
+func SetAclOpExecutorRepeatable(_ uint32) int32 { return notSupported }
+
+// DestroyAclOpExecutor fails outside a wasip1 guest (see NotWasip1).
+func DestroyAclOpExecutor(_ uint32) int32 { return notSupported }
+
+// NNAddGetWorkspaceSize fails outside a wasip1 guest (see NotWasip1).
+func NNAddGetWorkspaceSize(_ uint32, _ uint32, _ uint32, _ uint32, _ unsafe.Pointer, _ unsafe.Pointer) int32 {
+	return notSupported
+}
+
+// NNAdd fails outside a wasip1 guest (see NotWasip1).
+func NNAdd(_ uint64, _ uint64, _ uint32, _ uint32) int32 { return notSupported }
+
+// NNAddsGetWorkspaceSize fails outside a wasip1 guest (see NotWasip1).
+func NNAddsGetWorkspaceSize(_ uint32, _ uint32, _ uint32, _ uint32, _ unsafe.Pointer, _ unsafe.Pointer) int32 {
+	return notSupported
+}
+
+// NNAdds fails outside a wasip1 guest (see NotWasip1).
+func NNAdds(_ uint64, _ uint64, _ uint32, _ uint32) int32 { return notSupported }
+
+// NNSubGetWorkspaceSize fails outside a wasip1 guest (see NotWasip1).
+func NNSubGetWorkspaceSize(_ uint32, _ uint32, _ uint32, _ uint32, _ unsafe.Pointer, _ unsafe.Pointer) int32 {
+	return notSupported
+}
+
+// NNSub fails outside a wasip1 guest (see NotWasip1).
+func NNSub(_ uint64, _ uint64, _ uint32, _ uint32) int32 { return notSupported }
+
+// NNSubsGetWorkspaceSize fails outside a wasip1 guest (see NotWasip1).
+func NNSubsGetWorkspaceSize(_ uint32, _ uint32, _ uint32, _ uint32, _ unsafe.Pointer, _ unsafe.Pointer) int32 {
+	return notSupported
+}
+
+// NNSubs fails outside a wasip1 guest (see NotWasip1).
+func NNSubs(_ uint64, _ uint64, _ uint32, _ uint32) int32 { return notSupported }
+
+// NNMulGetWorkspaceSize fails outside a wasip1 guest (see NotWasip1).
+func NNMulGetWorkspaceSize(_ uint32, _ uint32, _ uint32, _ unsafe.Pointer, _ unsafe.Pointer) int32 {
+	return notSupported
+}
+
+// NNMul fails outside a wasip1 guest (see NotWasip1).
+func NNMul(_ uint64, _ uint64, _ uint32, _ uint32) int32 { return notSupported }
+
+// NNMulsGetWorkspaceSize fails outside a wasip1 guest (see NotWasip1).
+func NNMulsGetWorkspaceSize(_ uint32, _ uint32, _ uint32, _ unsafe.Pointer, _ unsafe.Pointer) int32 {
+	return notSupported
+}
+
+// NNMuls fails outside a wasip1 guest (see NotWasip1).
+func NNMuls(_ uint64, _ uint64, _ uint32, _ uint32) int32 { return notSupported }
+
+// NNDivGetWorkspaceSize fails outside a wasip1 guest (see NotWasip1).
+func NNDivGetWorkspaceSize(_ uint32, _ uint32, _ uint32, _ unsafe.Pointer, _ unsafe.Pointer) int32 {
+	return notSupported
+}
+
+// NNDiv fails outside a wasip1 guest (see NotWasip1).
+func NNDiv(_ uint64, _ uint64, _ uint32, _ uint32) int32 { return notSupported }
+
+// NNCastGetWorkspaceSize fails outside a wasip1 guest (see NotWasip1).
+func NNCastGetWorkspaceSize(_ uint32, _ int32, _ uint32, _ unsafe.Pointer, _ unsafe.Pointer) int32 {
+	return notSupported
+}
+
+// NNCast fails outside a wasip1 guest (see NotWasip1).
+func NNCast(_ uint64, _ uint64, _ uint32, _ uint32) int32 { return notSupported }
+
+// NNAbsGetWorkspaceSize fails outside a wasip1 guest (see NotWasip1).
+func NNAbsGetWorkspaceSize(_ uint32, _ uint32, _ unsafe.Pointer, _ unsafe.Pointer) int32 {
+	return notSupported
+}
+
+// NNAbs fails outside a wasip1 guest (see NotWasip1).
+func NNAbs(_ uint64, _ uint64, _ uint32, _ uint32) int32 { return notSupported }
+
+// NNNegGetWorkspaceSize fails outside a wasip1 guest (see NotWasip1).
+func NNNegGetWorkspaceSize(_ uint32, _ uint32, _ unsafe.Pointer, _ unsafe.Pointer) int32 {
+	return notSupported
+}
+
+// NNNeg fails outside a wasip1 guest (see NotWasip1).
+func NNNeg(_ uint64, _ uint64, _ uint32, _ uint32) int32 { return notSupported }
+
+// NNExpGetWorkspaceSize fails outside a wasip1 guest (see NotWasip1).
+func NNExpGetWorkspaceSize(_ uint32, _ uint32, _ unsafe.Pointer, _ unsafe.Pointer) int32 {
+	return notSupported
+}
+
+// NNExp fails outside a wasip1 guest (see NotWasip1).
+func NNExp(_ uint64, _ uint64, _ uint32, _ uint32) int32 { return notSupported }
+
+// NNSqrtGetWorkspaceSize fails outside a wasip1 guest (see NotWasip1).
+func NNSqrtGetWorkspaceSize(_ uint32, _ uint32, _ unsafe.Pointer, _ unsafe.Pointer) int32 {
+	return notSupported
+}
+
+// NNSqrt fails outside a wasip1 guest (see NotWasip1).
+func NNSqrt(_ uint64, _ uint64, _ uint32, _ uint32) int32 { return notSupported }
+
+// NNReluGetWorkspaceSize fails outside a wasip1 guest (see NotWasip1).
+func NNReluGetWorkspaceSize(_ uint32, _ uint32, _ unsafe.Pointer, _ unsafe.Pointer) int32 {
+	return notSupported
+}
+
+// NNRelu fails outside a wasip1 guest (see NotWasip1).
+func NNRelu(_ uint64, _ uint64, _ uint32, _ uint32) int32 { return notSupported }
+
+// NNSigmoidGetWorkspaceSize fails outside a wasip1 guest (see NotWasip1).
+func NNSigmoidGetWorkspaceSize(_ uint32, _ uint32, _ unsafe.Pointer, _ unsafe.Pointer) int32 {
+	return notSupported
+}
+
+// NNSigmoid fails outside a wasip1 guest (see NotWasip1).
+func NNSigmoid(_ uint64, _ uint64, _ uint32, _ uint32) int32 { return notSupported }
+
+// NNSoftmaxGetWorkspaceSize fails outside a wasip1 guest (see NotWasip1).
+func NNSoftmaxGetWorkspaceSize(_ uint32, _ int64, _ uint32, _ unsafe.Pointer, _ unsafe.Pointer) int32 {
+	return notSupported
+}
+
+// NNSoftmax fails outside a wasip1 guest (see NotWasip1).
+func NNSoftmax(_ uint64, _ uint64, _ uint32, _ uint32) int32 { return notSupported }
+
+// NNReduceSumGetWorkspaceSize fails outside a wasip1 guest (see NotWasip1).
+func NNReduceSumGetWorkspaceSize(_ uint32, _ uint32, _ int32, _ int32, _ uint32, _ unsafe.Pointer, _ unsafe.Pointer) int32 {
+	return notSupported
+}
+
+// NNReduceSum fails outside a wasip1 guest (see NotWasip1).
+func NNReduceSum(_ uint64, _ uint64, _ uint32, _ uint32) int32 { return notSupported }
+
+// NNMmGetWorkspaceSize fails outside a wasip1 guest (see NotWasip1).
+func NNMmGetWorkspaceSize(_ uint32, _ uint32, _ uint32, _ int32, _ unsafe.Pointer, _ unsafe.Pointer) int32 {
+	return notSupported
+}
+
+// NNMm fails outside a wasip1 guest (see NotWasip1).
+func NNMm(_ uint64, _ uint64, _ uint32, _ uint32) int32 { return notSupported }
+
+// NNMatmulGetWorkspaceSize fails outside a wasip1 guest (see NotWasip1).
+func NNMatmulGetWorkspaceSize(_ uint32, _ uint32, _ uint32, _ int32, _ unsafe.Pointer, _ unsafe.Pointer) int32 {
+	return notSupported
+}
+
+// NNMatmul fails outside a wasip1 guest (see NotWasip1).
+func NNMatmul(_ uint64, _ uint64, _ uint32, _ uint32) int32 { return notSupported }
+
+// NNInplaceCopyGetWorkspaceSize fails outside a wasip1 guest (see NotWasip1).
+func NNInplaceCopyGetWorkspaceSize(_ uint32, _ uint32, _ unsafe.Pointer, _ unsafe.Pointer) int32 {
+	return notSupported
+}
+
+// NNInplaceCopy fails outside a wasip1 guest (see NotWasip1).
+func NNInplaceCopy(_ uint64, _ uint64, _ uint32, _ uint32) int32 { return notSupported }
+
+// NNInplaceFillScalarGetWorkspaceSize fails outside a wasip1 guest (see NotWasip1).
+func NNInplaceFillScalarGetWorkspaceSize(_ uint32, _ uint32, _ unsafe.Pointer, _ unsafe.Pointer) int32 {
+	return notSupported
+}
+
+// NNInplaceFillScalar fails outside a wasip1 guest (see NotWasip1).
+func NNInplaceFillScalar(_ uint64, _ uint64, _ uint32, _ uint32) int32 { return notSupported }
+
+// NNInplaceZeroGetWorkspaceSize fails outside a wasip1 guest (see NotWasip1).
+func NNInplaceZeroGetWorkspaceSize(_ uint32, _ unsafe.Pointer, _ unsafe.Pointer) int32 {
+	return notSupported
+}
+
+// NNInplaceZero fails outside a wasip1 guest (see NotWasip1).
+func NNInplaceZero(_ uint64, _ uint64, _ uint32, _ uint32) int32 { return notSupported }
+
+// MdlLoadFromFile fails outside a wasip1 guest (see NotWasip1).
+func MdlLoadFromFile(_ unsafe.Pointer, _ unsafe.Pointer) int32 { return notSupported }
+
+// MdlLoadFromFileWithMem fails outside a wasip1 guest (see NotWasip1).
+func MdlLoadFromFileWithMem(_ unsafe.Pointer, _ unsafe.Pointer, _ uint64, _ uint64, _ uint64, _ uint64) int32 {
+	return notSupported
+}
+
+// MdlQuerySize fails outside a wasip1 guest (see NotWasip1).
+func MdlQuerySize(_ unsafe.Pointer, _ unsafe.Pointer, _ unsafe.Pointer) int32 { return notSupported }
+
+// MdlLoadFromMem fails outside a wasip1 guest (see NotWasip1).
+func MdlLoadFromMem(_ unsafe.Pointer, _ uint64, _ unsafe.Pointer) int32 { return notSupported }
+
+// MdlLoadFromMemWithMem fails outside a wasip1 guest (see NotWasip1).
+func MdlLoadFromMemWithMem(_ unsafe.Pointer, _ uint64, _ unsafe.Pointer, _ uint64, _ uint64, _ uint64, _ uint64) int32 {
+	return notSupported
+}
+
+// MdlUnload fails outside a wasip1 guest (see NotWasip1).
+func MdlUnload(_ uint32) int32 { return notSupported }
+
+// MdlCreateDesc returns 0 (NULL) outside a wasip1 guest.
+func MdlCreateDesc() uint32 { return 0 }
+
+// MdlDestroyDesc fails outside a wasip1 guest (see NotWasip1).
+func MdlDestroyDesc(_ uint32) int32 { return notSupported }
+
+// MdlGetDesc fails outside a wasip1 guest (see NotWasip1).
+func MdlGetDesc(_ uint32, _ uint32) int32 { return notSupported }
+
+// MdlGetNumInputs returns 0 (NULL) outside a wasip1 guest.
+func MdlGetNumInputs(_ uint32) uint32 { return 0 }
+
+// MdlGetNumOutputs returns 0 (NULL) outside a wasip1 guest.
+func MdlGetNumOutputs(_ uint32) uint32 { return 0 }
+
+// MdlGetInputSizeByIndex returns 0 (NULL) outside a wasip1 guest.
+func MdlGetInputSizeByIndex(_ uint32, _ uint64) uint32 { return 0 }
+
+// MdlGetOutputSizeByIndex returns 0 (NULL) outside a wasip1 guest.
+func MdlGetOutputSizeByIndex(_ uint32, _ uint64) uint32 { return 0 }
+
+// MdlGetInputDims fails outside a wasip1 guest (see NotWasip1).
+func MdlGetInputDims(_ uint32, _ uint64, _ unsafe.Pointer) int32 { return notSupported }
+
+// MdlGetOutputDims fails outside a wasip1 guest (see NotWasip1).
+func MdlGetOutputDims(_ uint32, _ uint64, _ unsafe.Pointer) int32 { return notSupported }
+
+// MdlGetInputNameByIndex returns 0 (NULL) outside a wasip1 guest.
+func MdlGetInputNameByIndex(_ uint32, _ uint64, _ unsafe.Pointer, _ uint64) uint32 { return 0 }
+
+// MdlGetOutputNameByIndex returns 0 (NULL) outside a wasip1 guest.
+func MdlGetOutputNameByIndex(_ uint32, _ uint64, _ unsafe.Pointer, _ uint64) uint32 { return 0 }
+
+// MdlGetInputDataType fails outside a wasip1 guest (see NotWasip1).
+func MdlGetInputDataType(_ uint32, _ uint64) int32 { return notSupported }
+
+// MdlGetOutputDataType fails outside a wasip1 guest (see NotWasip1).
+func MdlGetOutputDataType(_ uint32, _ uint64) int32 { return notSupported }
+
+// MdlGetInputFormat fails outside a wasip1 guest (see NotWasip1).
+func MdlGetInputFormat(_ uint32, _ uint64) int32 { return notSupported }
+
+// MdlGetOutputFormat fails outside a wasip1 guest (see NotWasip1).
+func MdlGetOutputFormat(_ uint32, _ uint64) int32 { return notSupported }
+
+// MdlGetInputIndexByName fails outside a wasip1 guest (see NotWasip1).
+func MdlGetInputIndexByName(_ uint32, _ unsafe.Pointer, _ unsafe.Pointer) int32 { return notSupported }
+
+// MdlCreateDataset returns 0 (NULL) outside a wasip1 guest.
+func MdlCreateDataset() uint32 { return 0 }
+
+// MdlDestroyDataset fails outside a wasip1 guest (see NotWasip1).
+func MdlDestroyDataset(_ uint32) int32 { return notSupported }
+
+// MdlAddDatasetBuffer fails outside a wasip1 guest (see NotWasip1).
+func MdlAddDatasetBuffer(_ uint32, _ unsafe.Pointer) int32 { return notSupported }
+
+// MdlGetDatasetNumBuffers returns 0 (NULL) outside a wasip1 guest.
+func MdlGetDatasetNumBuffers(_ uint32) uint32 { return 0 }
+
+// MdlGetDatasetBuffer returns 0 (NULL) outside a wasip1 guest.
+func MdlGetDatasetBuffer(_ uint32, _ uint64) uint32 { return 0 }
+
+// MdlExecute fails outside a wasip1 guest (see NotWasip1).
+func MdlExecute(_ uint32, _ uint32, _ uint32) int32 { return notSupported }
+
+// MdlExecuteAsync fails outside a wasip1 guest (see NotWasip1).
+func MdlExecuteAsync(_ uint32, _ uint32, _ uint32, _ uint32) int32 { return notSupported }

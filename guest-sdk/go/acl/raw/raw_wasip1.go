@@ -1118,3 +1118,813 @@ func GetOverflowStatus(outputAddr uint64, outputSize uint64, stream uint32) int3
 //go:wasmimport acl aclrtResetOverflowStatus
 //go:noescape
 func ResetOverflowStatus(stream uint32) int32
+
+// CreateTensor is aclCreateTensor: Creates a tensor: a view (dims, strides and
+// offset in elements) of storage dims x element size bytes at tensorData,
+// which must lie in one live allocation; NULL with the reason in
+// aclGetRecentErrMsg.
+//
+// Wire: aclCreateTensor(i32, i64, i32, i32, i64, i32, i32, i64, i64) -> i32
+//
+//go:wasmimport acl aclCreateTensor
+//go:noescape
+func CreateTensor(viewDims unsafe.Pointer, viewDimsNum uint64, dataType int32, stride unsafe.Pointer, offset int64, format int32, storageDims unsafe.Pointer, storageDimsNum uint64, tensorData uint64) uint32
+
+// DestroyTensor is aclDestroyTensor: Destroys a tensor (NULL: nothing);
+// executors made from it keep what they need.
+//
+// Wire: aclDestroyTensor(i32) -> i32
+//
+//go:wasmimport acl aclDestroyTensor
+//go:noescape
+func DestroyTensor(tensor uint32) int32
+
+// CreateScalar is aclCreateScalar: Creates a scalar of dataType from the
+// value's bytes; NULL value gives NULL.
+//
+// Wire: aclCreateScalar(i32, i32) -> i32
+//
+//go:wasmimport acl aclCreateScalar
+//go:noescape
+func CreateScalar(value unsafe.Pointer, dataType int32) uint32
+
+// DestroyScalar is aclDestroyScalar: Destroys a scalar (NULL: nothing).
+//
+// Wire: aclDestroyScalar(i32) -> i32
+//
+//go:wasmimport acl aclDestroyScalar
+//go:noescape
+func DestroyScalar(scalar uint32) int32
+
+// CreateIntArray is aclCreateIntArray: Creates an array of size int64_t values
+// (dims, axes).
+//
+// Wire: aclCreateIntArray(i32, i64) -> i32
+//
+//go:wasmimport acl aclCreateIntArray
+//go:noescape
+func CreateIntArray(value unsafe.Pointer, size uint64) uint32
+
+// DestroyIntArray is aclDestroyIntArray: Destroys an int array (NULL:
+// nothing).
+//
+// Wire: aclDestroyIntArray(i32) -> i32
+//
+//go:wasmimport acl aclDestroyIntArray
+//go:noescape
+func DestroyIntArray(array uint32) int32
+
+// CreateFloatArray is aclCreateFloatArray: Creates an array of size floats.
+//
+// Wire: aclCreateFloatArray(i32, i64) -> i32
+//
+//go:wasmimport acl aclCreateFloatArray
+//go:noescape
+func CreateFloatArray(value unsafe.Pointer, size uint64) uint32
+
+// DestroyFloatArray is aclDestroyFloatArray: Destroys a float array (NULL:
+// nothing).
+//
+// Wire: aclDestroyFloatArray(i32) -> i32
+//
+//go:wasmimport acl aclDestroyFloatArray
+//go:noescape
+func DestroyFloatArray(array uint32) int32
+
+// CreateBoolArray is aclCreateBoolArray: Creates an array of size bools (one
+// byte each).
+//
+// Wire: aclCreateBoolArray(i32, i64) -> i32
+//
+//go:wasmimport acl aclCreateBoolArray
+//go:noescape
+func CreateBoolArray(value unsafe.Pointer, size uint64) uint32
+
+// DestroyBoolArray is aclDestroyBoolArray: Destroys a bool array (NULL:
+// nothing).
+//
+// Wire: aclDestroyBoolArray(i32) -> i32
+//
+//go:wasmimport acl aclDestroyBoolArray
+//go:noescape
+func DestroyBoolArray(array uint32) int32
+
+// CreateTensorList is aclCreateTensorList: Creates a list of size tensors
+// (handles); the list refers to them, so destroy them only with it.
+//
+// Wire: aclCreateTensorList(i32, i64) -> i32
+//
+//go:wasmimport acl aclCreateTensorList
+//go:noescape
+func CreateTensorList(value unsafe.Pointer, size uint64) uint32
+
+// DestroyTensorList is aclDestroyTensorList: Destroys a tensor list and the
+// tensors in it, as natively (NULL: nothing).
+//
+// Wire: aclDestroyTensorList(i32) -> i32
+//
+//go:wasmimport acl aclDestroyTensorList
+//go:noescape
+func DestroyTensorList(array uint32) int32
+
+// SetAclOpExecutorRepeatable is aclSetAclOpExecutorRepeatable: Lets an
+// executor run more than once, until aclDestroyAclOpExecutor.
+//
+// Wire: aclSetAclOpExecutorRepeatable(i32) -> i32
+//
+//go:wasmimport acl aclSetAclOpExecutorRepeatable
+//go:noescape
+func SetAclOpExecutorRepeatable(executor uint32) int32
+
+// DestroyAclOpExecutor is aclDestroyAclOpExecutor: Destroys an executor made
+// repeatable (a single-use one goes with its run).
+//
+// Wire: aclDestroyAclOpExecutor(i32) -> i32
+//
+//go:wasmimport acl aclDestroyAclOpExecutor
+//go:noescape
+func DestroyAclOpExecutor(executor uint32) int32
+
+// NNAddGetWorkspaceSize is aclnnAddGetWorkspaceSize: Checks the arguments of
+// Add as the operator library does, then writes its workspace size and a
+// single-use executor.
+//
+// Wire: aclnnAddGetWorkspaceSize(i32, i32, i32, i32, i32, i32) -> i32
+//
+//go:wasmimport acl aclnnAddGetWorkspaceSize
+//go:noescape
+func NNAddGetWorkspaceSize(self uint32, other uint32, alpha uint32, out uint32, workspaceSize unsafe.Pointer, executor unsafe.Pointer) int32
+
+// NNAdd is aclnnAdd: Queues Add on stream with the executor
+// aclnnAddGetWorkspaceSize made; its tensors and the workspace are checked
+// again here and when it runs.
+//
+// Wire: aclnnAdd(i64, i64, i32, i32) -> i32
+//
+//go:wasmimport acl aclnnAdd
+//go:noescape
+func NNAdd(workspace uint64, workspaceSize uint64, executor uint32, stream uint32) int32
+
+// NNAddsGetWorkspaceSize is aclnnAddsGetWorkspaceSize: Checks the arguments of
+// Adds as the operator library does, then writes its workspace size and a
+// single-use executor.
+//
+// Wire: aclnnAddsGetWorkspaceSize(i32, i32, i32, i32, i32, i32) -> i32
+//
+//go:wasmimport acl aclnnAddsGetWorkspaceSize
+//go:noescape
+func NNAddsGetWorkspaceSize(self uint32, other uint32, alpha uint32, out uint32, workspaceSize unsafe.Pointer, executor unsafe.Pointer) int32
+
+// NNAdds is aclnnAdds: Queues Adds on stream with the executor
+// aclnnAddsGetWorkspaceSize made; its tensors and the workspace are checked
+// again here and when it runs.
+//
+// Wire: aclnnAdds(i64, i64, i32, i32) -> i32
+//
+//go:wasmimport acl aclnnAdds
+//go:noescape
+func NNAdds(workspace uint64, workspaceSize uint64, executor uint32, stream uint32) int32
+
+// NNSubGetWorkspaceSize is aclnnSubGetWorkspaceSize: Checks the arguments of
+// Sub as the operator library does, then writes its workspace size and a
+// single-use executor.
+//
+// Wire: aclnnSubGetWorkspaceSize(i32, i32, i32, i32, i32, i32) -> i32
+//
+//go:wasmimport acl aclnnSubGetWorkspaceSize
+//go:noescape
+func NNSubGetWorkspaceSize(self uint32, other uint32, alpha uint32, out uint32, workspaceSize unsafe.Pointer, executor unsafe.Pointer) int32
+
+// NNSub is aclnnSub: Queues Sub on stream with the executor
+// aclnnSubGetWorkspaceSize made; its tensors and the workspace are checked
+// again here and when it runs.
+//
+// Wire: aclnnSub(i64, i64, i32, i32) -> i32
+//
+//go:wasmimport acl aclnnSub
+//go:noescape
+func NNSub(workspace uint64, workspaceSize uint64, executor uint32, stream uint32) int32
+
+// NNSubsGetWorkspaceSize is aclnnSubsGetWorkspaceSize: Checks the arguments of
+// Subs as the operator library does, then writes its workspace size and a
+// single-use executor.
+//
+// Wire: aclnnSubsGetWorkspaceSize(i32, i32, i32, i32, i32, i32) -> i32
+//
+//go:wasmimport acl aclnnSubsGetWorkspaceSize
+//go:noescape
+func NNSubsGetWorkspaceSize(self uint32, other uint32, alpha uint32, out uint32, workspaceSize unsafe.Pointer, executor unsafe.Pointer) int32
+
+// NNSubs is aclnnSubs: Queues Subs on stream with the executor
+// aclnnSubsGetWorkspaceSize made; its tensors and the workspace are checked
+// again here and when it runs.
+//
+// Wire: aclnnSubs(i64, i64, i32, i32) -> i32
+//
+//go:wasmimport acl aclnnSubs
+//go:noescape
+func NNSubs(workspace uint64, workspaceSize uint64, executor uint32, stream uint32) int32
+
+// NNMulGetWorkspaceSize is aclnnMulGetWorkspaceSize: Checks the arguments of
+// Mul as the operator library does, then writes its workspace size and a
+// single-use executor.
+//
+// Wire: aclnnMulGetWorkspaceSize(i32, i32, i32, i32, i32) -> i32
+//
+//go:wasmimport acl aclnnMulGetWorkspaceSize
+//go:noescape
+func NNMulGetWorkspaceSize(self uint32, other uint32, out uint32, workspaceSize unsafe.Pointer, executor unsafe.Pointer) int32
+
+// NNMul is aclnnMul: Queues Mul on stream with the executor
+// aclnnMulGetWorkspaceSize made; its tensors and the workspace are checked
+// again here and when it runs.
+//
+// Wire: aclnnMul(i64, i64, i32, i32) -> i32
+//
+//go:wasmimport acl aclnnMul
+//go:noescape
+func NNMul(workspace uint64, workspaceSize uint64, executor uint32, stream uint32) int32
+
+// NNMulsGetWorkspaceSize is aclnnMulsGetWorkspaceSize: Checks the arguments of
+// Muls as the operator library does, then writes its workspace size and a
+// single-use executor.
+//
+// Wire: aclnnMulsGetWorkspaceSize(i32, i32, i32, i32, i32) -> i32
+//
+//go:wasmimport acl aclnnMulsGetWorkspaceSize
+//go:noescape
+func NNMulsGetWorkspaceSize(self uint32, other uint32, out uint32, workspaceSize unsafe.Pointer, executor unsafe.Pointer) int32
+
+// NNMuls is aclnnMuls: Queues Muls on stream with the executor
+// aclnnMulsGetWorkspaceSize made; its tensors and the workspace are checked
+// again here and when it runs.
+//
+// Wire: aclnnMuls(i64, i64, i32, i32) -> i32
+//
+//go:wasmimport acl aclnnMuls
+//go:noescape
+func NNMuls(workspace uint64, workspaceSize uint64, executor uint32, stream uint32) int32
+
+// NNDivGetWorkspaceSize is aclnnDivGetWorkspaceSize: Checks the arguments of
+// Div as the operator library does, then writes its workspace size and a
+// single-use executor.
+//
+// Wire: aclnnDivGetWorkspaceSize(i32, i32, i32, i32, i32) -> i32
+//
+//go:wasmimport acl aclnnDivGetWorkspaceSize
+//go:noescape
+func NNDivGetWorkspaceSize(self uint32, other uint32, out uint32, workspaceSize unsafe.Pointer, executor unsafe.Pointer) int32
+
+// NNDiv is aclnnDiv: Queues Div on stream with the executor
+// aclnnDivGetWorkspaceSize made; its tensors and the workspace are checked
+// again here and when it runs.
+//
+// Wire: aclnnDiv(i64, i64, i32, i32) -> i32
+//
+//go:wasmimport acl aclnnDiv
+//go:noescape
+func NNDiv(workspace uint64, workspaceSize uint64, executor uint32, stream uint32) int32
+
+// NNCastGetWorkspaceSize is aclnnCastGetWorkspaceSize: Checks the arguments of
+// Cast as the operator library does, then writes its workspace size and a
+// single-use executor.
+//
+// Wire: aclnnCastGetWorkspaceSize(i32, i32, i32, i32, i32) -> i32
+//
+//go:wasmimport acl aclnnCastGetWorkspaceSize
+//go:noescape
+func NNCastGetWorkspaceSize(self uint32, dtype int32, out uint32, workspaceSize unsafe.Pointer, executor unsafe.Pointer) int32
+
+// NNCast is aclnnCast: Queues Cast on stream with the executor
+// aclnnCastGetWorkspaceSize made; its tensors and the workspace are checked
+// again here and when it runs.
+//
+// Wire: aclnnCast(i64, i64, i32, i32) -> i32
+//
+//go:wasmimport acl aclnnCast
+//go:noescape
+func NNCast(workspace uint64, workspaceSize uint64, executor uint32, stream uint32) int32
+
+// NNAbsGetWorkspaceSize is aclnnAbsGetWorkspaceSize: Checks the arguments of
+// Abs as the operator library does, then writes its workspace size and a
+// single-use executor.
+//
+// Wire: aclnnAbsGetWorkspaceSize(i32, i32, i32, i32) -> i32
+//
+//go:wasmimport acl aclnnAbsGetWorkspaceSize
+//go:noescape
+func NNAbsGetWorkspaceSize(self uint32, out uint32, workspaceSize unsafe.Pointer, executor unsafe.Pointer) int32
+
+// NNAbs is aclnnAbs: Queues Abs on stream with the executor
+// aclnnAbsGetWorkspaceSize made; its tensors and the workspace are checked
+// again here and when it runs.
+//
+// Wire: aclnnAbs(i64, i64, i32, i32) -> i32
+//
+//go:wasmimport acl aclnnAbs
+//go:noescape
+func NNAbs(workspace uint64, workspaceSize uint64, executor uint32, stream uint32) int32
+
+// NNNegGetWorkspaceSize is aclnnNegGetWorkspaceSize: Checks the arguments of
+// Neg as the operator library does, then writes its workspace size and a
+// single-use executor.
+//
+// Wire: aclnnNegGetWorkspaceSize(i32, i32, i32, i32) -> i32
+//
+//go:wasmimport acl aclnnNegGetWorkspaceSize
+//go:noescape
+func NNNegGetWorkspaceSize(self uint32, out uint32, workspaceSize unsafe.Pointer, executor unsafe.Pointer) int32
+
+// NNNeg is aclnnNeg: Queues Neg on stream with the executor
+// aclnnNegGetWorkspaceSize made; its tensors and the workspace are checked
+// again here and when it runs.
+//
+// Wire: aclnnNeg(i64, i64, i32, i32) -> i32
+//
+//go:wasmimport acl aclnnNeg
+//go:noescape
+func NNNeg(workspace uint64, workspaceSize uint64, executor uint32, stream uint32) int32
+
+// NNExpGetWorkspaceSize is aclnnExpGetWorkspaceSize: Checks the arguments of
+// Exp as the operator library does, then writes its workspace size and a
+// single-use executor.
+//
+// Wire: aclnnExpGetWorkspaceSize(i32, i32, i32, i32) -> i32
+//
+//go:wasmimport acl aclnnExpGetWorkspaceSize
+//go:noescape
+func NNExpGetWorkspaceSize(self uint32, out uint32, workspaceSize unsafe.Pointer, executor unsafe.Pointer) int32
+
+// NNExp is aclnnExp: Queues Exp on stream with the executor
+// aclnnExpGetWorkspaceSize made; its tensors and the workspace are checked
+// again here and when it runs.
+//
+// Wire: aclnnExp(i64, i64, i32, i32) -> i32
+//
+//go:wasmimport acl aclnnExp
+//go:noescape
+func NNExp(workspace uint64, workspaceSize uint64, executor uint32, stream uint32) int32
+
+// NNSqrtGetWorkspaceSize is aclnnSqrtGetWorkspaceSize: Checks the arguments of
+// Sqrt as the operator library does, then writes its workspace size and a
+// single-use executor.
+//
+// Wire: aclnnSqrtGetWorkspaceSize(i32, i32, i32, i32) -> i32
+//
+//go:wasmimport acl aclnnSqrtGetWorkspaceSize
+//go:noescape
+func NNSqrtGetWorkspaceSize(self uint32, out uint32, workspaceSize unsafe.Pointer, executor unsafe.Pointer) int32
+
+// NNSqrt is aclnnSqrt: Queues Sqrt on stream with the executor
+// aclnnSqrtGetWorkspaceSize made; its tensors and the workspace are checked
+// again here and when it runs.
+//
+// Wire: aclnnSqrt(i64, i64, i32, i32) -> i32
+//
+//go:wasmimport acl aclnnSqrt
+//go:noescape
+func NNSqrt(workspace uint64, workspaceSize uint64, executor uint32, stream uint32) int32
+
+// NNReluGetWorkspaceSize is aclnnReluGetWorkspaceSize: Checks the arguments of
+// Relu as the operator library does, then writes its workspace size and a
+// single-use executor.
+//
+// Wire: aclnnReluGetWorkspaceSize(i32, i32, i32, i32) -> i32
+//
+//go:wasmimport acl aclnnReluGetWorkspaceSize
+//go:noescape
+func NNReluGetWorkspaceSize(self uint32, out uint32, workspaceSize unsafe.Pointer, executor unsafe.Pointer) int32
+
+// NNRelu is aclnnRelu: Queues Relu on stream with the executor
+// aclnnReluGetWorkspaceSize made; its tensors and the workspace are checked
+// again here and when it runs.
+//
+// Wire: aclnnRelu(i64, i64, i32, i32) -> i32
+//
+//go:wasmimport acl aclnnRelu
+//go:noescape
+func NNRelu(workspace uint64, workspaceSize uint64, executor uint32, stream uint32) int32
+
+// NNSigmoidGetWorkspaceSize is aclnnSigmoidGetWorkspaceSize: Checks the
+// arguments of Sigmoid as the operator library does, then writes its workspace
+// size and a single-use executor.
+//
+// Wire: aclnnSigmoidGetWorkspaceSize(i32, i32, i32, i32) -> i32
+//
+//go:wasmimport acl aclnnSigmoidGetWorkspaceSize
+//go:noescape
+func NNSigmoidGetWorkspaceSize(self uint32, out uint32, workspaceSize unsafe.Pointer, executor unsafe.Pointer) int32
+
+// NNSigmoid is aclnnSigmoid: Queues Sigmoid on stream with the executor
+// aclnnSigmoidGetWorkspaceSize made; its tensors and the workspace are checked
+// again here and when it runs.
+//
+// Wire: aclnnSigmoid(i64, i64, i32, i32) -> i32
+//
+//go:wasmimport acl aclnnSigmoid
+//go:noescape
+func NNSigmoid(workspace uint64, workspaceSize uint64, executor uint32, stream uint32) int32
+
+// NNSoftmaxGetWorkspaceSize is aclnnSoftmaxGetWorkspaceSize: Checks the
+// arguments of Softmax as the operator library does, then writes its workspace
+// size and a single-use executor.
+//
+// Wire: aclnnSoftmaxGetWorkspaceSize(i32, i64, i32, i32, i32) -> i32
+//
+//go:wasmimport acl aclnnSoftmaxGetWorkspaceSize
+//go:noescape
+func NNSoftmaxGetWorkspaceSize(self uint32, dim int64, out uint32, workspaceSize unsafe.Pointer, executor unsafe.Pointer) int32
+
+// NNSoftmax is aclnnSoftmax: Queues Softmax on stream with the executor
+// aclnnSoftmaxGetWorkspaceSize made; its tensors and the workspace are checked
+// again here and when it runs.
+//
+// Wire: aclnnSoftmax(i64, i64, i32, i32) -> i32
+//
+//go:wasmimport acl aclnnSoftmax
+//go:noescape
+func NNSoftmax(workspace uint64, workspaceSize uint64, executor uint32, stream uint32) int32
+
+// NNReduceSumGetWorkspaceSize is aclnnReduceSumGetWorkspaceSize: Checks the
+// arguments of ReduceSum as the operator library does, then writes its
+// workspace size and a single-use executor.
+//
+// Wire: aclnnReduceSumGetWorkspaceSize(i32, i32, i32, i32, i32, i32, i32) -> i32
+//
+//go:wasmimport acl aclnnReduceSumGetWorkspaceSize
+//go:noescape
+func NNReduceSumGetWorkspaceSize(self uint32, dim uint32, keepDims int32, dtype int32, out uint32, workspaceSize unsafe.Pointer, executor unsafe.Pointer) int32
+
+// NNReduceSum is aclnnReduceSum: Queues ReduceSum on stream with the executor
+// aclnnReduceSumGetWorkspaceSize made; its tensors and the workspace are
+// checked again here and when it runs.
+//
+// Wire: aclnnReduceSum(i64, i64, i32, i32) -> i32
+//
+//go:wasmimport acl aclnnReduceSum
+//go:noescape
+func NNReduceSum(workspace uint64, workspaceSize uint64, executor uint32, stream uint32) int32
+
+// NNMmGetWorkspaceSize is aclnnMmGetWorkspaceSize: Checks the arguments of Mm
+// as the operator library does, then writes its workspace size and a
+// single-use executor.
+//
+// Wire: aclnnMmGetWorkspaceSize(i32, i32, i32, i32, i32, i32) -> i32
+//
+//go:wasmimport acl aclnnMmGetWorkspaceSize
+//go:noescape
+func NNMmGetWorkspaceSize(self uint32, mat2 uint32, out uint32, cubeMathType int32, workspaceSize unsafe.Pointer, executor unsafe.Pointer) int32
+
+// NNMm is aclnnMm: Queues Mm on stream with the executor
+// aclnnMmGetWorkspaceSize made; its tensors and the workspace are checked
+// again here and when it runs.
+//
+// Wire: aclnnMm(i64, i64, i32, i32) -> i32
+//
+//go:wasmimport acl aclnnMm
+//go:noescape
+func NNMm(workspace uint64, workspaceSize uint64, executor uint32, stream uint32) int32
+
+// NNMatmulGetWorkspaceSize is aclnnMatmulGetWorkspaceSize: Checks the
+// arguments of Matmul as the operator library does, then writes its workspace
+// size and a single-use executor.
+//
+// Wire: aclnnMatmulGetWorkspaceSize(i32, i32, i32, i32, i32, i32) -> i32
+//
+//go:wasmimport acl aclnnMatmulGetWorkspaceSize
+//go:noescape
+func NNMatmulGetWorkspaceSize(self uint32, other uint32, out uint32, cubeMathType int32, workspaceSize unsafe.Pointer, executor unsafe.Pointer) int32
+
+// NNMatmul is aclnnMatmul: Queues Matmul on stream with the executor
+// aclnnMatmulGetWorkspaceSize made; its tensors and the workspace are checked
+// again here and when it runs.
+//
+// Wire: aclnnMatmul(i64, i64, i32, i32) -> i32
+//
+//go:wasmimport acl aclnnMatmul
+//go:noescape
+func NNMatmul(workspace uint64, workspaceSize uint64, executor uint32, stream uint32) int32
+
+// NNInplaceCopyGetWorkspaceSize is aclnnInplaceCopyGetWorkspaceSize: Checks
+// the arguments of InplaceCopy as the operator library does, then writes its
+// workspace size and a single-use executor.
+//
+// Wire: aclnnInplaceCopyGetWorkspaceSize(i32, i32, i32, i32) -> i32
+//
+//go:wasmimport acl aclnnInplaceCopyGetWorkspaceSize
+//go:noescape
+func NNInplaceCopyGetWorkspaceSize(selfRef uint32, src uint32, workspaceSize unsafe.Pointer, executor unsafe.Pointer) int32
+
+// NNInplaceCopy is aclnnInplaceCopy: Queues InplaceCopy on stream with the
+// executor aclnnInplaceCopyGetWorkspaceSize made; its tensors and the
+// workspace are checked again here and when it runs.
+//
+// Wire: aclnnInplaceCopy(i64, i64, i32, i32) -> i32
+//
+//go:wasmimport acl aclnnInplaceCopy
+//go:noescape
+func NNInplaceCopy(workspace uint64, workspaceSize uint64, executor uint32, stream uint32) int32
+
+// NNInplaceFillScalarGetWorkspaceSize is
+// aclnnInplaceFillScalarGetWorkspaceSize: Checks the arguments of
+// InplaceFillScalar as the operator library does, then writes its workspace
+// size and a single-use executor.
+//
+// Wire: aclnnInplaceFillScalarGetWorkspaceSize(i32, i32, i32, i32) -> i32
+//
+//go:wasmimport acl aclnnInplaceFillScalarGetWorkspaceSize
+//go:noescape
+func NNInplaceFillScalarGetWorkspaceSize(selfRef uint32, value uint32, workspaceSize unsafe.Pointer, executor unsafe.Pointer) int32
+
+// NNInplaceFillScalar is aclnnInplaceFillScalar: Queues InplaceFillScalar on
+// stream with the executor aclnnInplaceFillScalarGetWorkspaceSize made; its
+// tensors and the workspace are checked again here and when it runs.
+//
+// Wire: aclnnInplaceFillScalar(i64, i64, i32, i32) -> i32
+//
+//go:wasmimport acl aclnnInplaceFillScalar
+//go:noescape
+func NNInplaceFillScalar(workspace uint64, workspaceSize uint64, executor uint32, stream uint32) int32
+
+// NNInplaceZeroGetWorkspaceSize is aclnnInplaceZeroGetWorkspaceSize: Checks
+// the arguments of InplaceZero as the operator library does, then writes its
+// workspace size and a single-use executor.
+//
+// Wire: aclnnInplaceZeroGetWorkspaceSize(i32, i32, i32) -> i32
+//
+//go:wasmimport acl aclnnInplaceZeroGetWorkspaceSize
+//go:noescape
+func NNInplaceZeroGetWorkspaceSize(selfRef uint32, workspaceSize unsafe.Pointer, executor unsafe.Pointer) int32
+
+// NNInplaceZero is aclnnInplaceZero: Queues InplaceZero on stream with the
+// executor aclnnInplaceZeroGetWorkspaceSize made; its tensors and the
+// workspace are checked again here and when it runs.
+//
+// Wire: aclnnInplaceZero(i64, i64, i32, i32) -> i32
+//
+//go:wasmimport acl aclnnInplaceZero
+//go:noescape
+func NNInplaceZero(workspace uint64, workspaceSize uint64, executor uint32, stream uint32) int32
+
+// MdlLoadFromFile is aclmdlLoadFromFile: Loads the model the embedder approved
+// under the name modelPath (no file the guest names is opened) and writes its
+// id.
+//
+// Wire: aclmdlLoadFromFile(i32, i32) -> i32
+//
+//go:wasmimport acl aclmdlLoadFromFile
+//go:noescape
+func MdlLoadFromFile(modelPath unsafe.Pointer, modelId unsafe.Pointer) int32
+
+// MdlLoadFromFileWithMem is aclmdlLoadFromFileWithMem: aclmdlLoadFromFile with
+// the guest's work and weight memory, each NULL or inside one live device
+// allocation of the session.
+//
+// Wire: aclmdlLoadFromFileWithMem(i32, i32, i64, i64, i64, i64) -> i32
+//
+//go:wasmimport acl aclmdlLoadFromFileWithMem
+//go:noescape
+func MdlLoadFromFileWithMem(modelPath unsafe.Pointer, modelId unsafe.Pointer, workPtr uint64, workSize uint64, weightPtr uint64, weightSize uint64) int32
+
+// MdlQuerySize is aclmdlQuerySize: Writes the work and weight memory an
+// approved model needs (0 and 0 on the simulator, which keeps a model in host
+// memory).
+//
+// Wire: aclmdlQuerySize(i32, i32, i32) -> i32
+//
+//go:wasmimport acl aclmdlQuerySize
+//go:noescape
+func MdlQuerySize(fileName unsafe.Pointer, workSize unsafe.Pointer, weightSize unsafe.Pointer) int32
+
+// MdlLoadFromMem is aclmdlLoadFromMem: Loads a model from guest memory: 207000
+// unless the policy allows guest models (never on the native backend).
+//
+// Wire: aclmdlLoadFromMem(i32, i64, i32) -> i32
+//
+//go:wasmimport acl aclmdlLoadFromMem
+//go:noescape
+func MdlLoadFromMem(model unsafe.Pointer, modelSize uint64, modelId unsafe.Pointer) int32
+
+// MdlLoadFromMemWithMem is aclmdlLoadFromMemWithMem: aclmdlLoadFromMem with
+// the guest's work and weight memory.
+//
+// Wire: aclmdlLoadFromMemWithMem(i32, i64, i32, i64, i64, i64, i64) -> i32
+//
+//go:wasmimport acl aclmdlLoadFromMemWithMem
+//go:noescape
+func MdlLoadFromMemWithMem(model unsafe.Pointer, modelSize uint64, modelId unsafe.Pointer, workPtr uint64, workSize uint64, weightPtr uint64, weightSize uint64) int32
+
+// MdlUnload is aclmdlUnload: Unloads a model; executions already queued finish
+// first.
+//
+// Wire: aclmdlUnload(i32) -> i32
+//
+//go:wasmimport acl aclmdlUnload
+//go:noescape
+func MdlUnload(modelId uint32) int32
+
+// MdlCreateDesc is aclmdlCreateDesc: Creates an empty model description.
+//
+// Wire: aclmdlCreateDesc() -> i32
+//
+//go:wasmimport acl aclmdlCreateDesc
+//go:noescape
+func MdlCreateDesc() uint32
+
+// MdlDestroyDesc is aclmdlDestroyDesc: Destroys a model description.
+//
+// Wire: aclmdlDestroyDesc(i32) -> i32
+//
+//go:wasmimport acl aclmdlDestroyDesc
+//go:noescape
+func MdlDestroyDesc(modelDesc uint32) int32
+
+// MdlGetDesc is aclmdlGetDesc: Fills a description with the inputs and outputs
+// of a loaded model.
+//
+// Wire: aclmdlGetDesc(i32, i32) -> i32
+//
+//go:wasmimport acl aclmdlGetDesc
+//go:noescape
+func MdlGetDesc(modelDesc uint32, modelId uint32) int32
+
+// MdlGetNumInputs is aclmdlGetNumInputs: Returns the number of inputs (0 for
+// NULL).
+//
+// Wire: aclmdlGetNumInputs(i32) -> i32
+//
+//go:wasmimport acl aclmdlGetNumInputs
+//go:noescape
+func MdlGetNumInputs(modelDesc uint32) uint32
+
+// MdlGetNumOutputs is aclmdlGetNumOutputs: Returns the number of outputs (0
+// for NULL).
+//
+// Wire: aclmdlGetNumOutputs(i32) -> i32
+//
+//go:wasmimport acl aclmdlGetNumOutputs
+//go:noescape
+func MdlGetNumOutputs(modelDesc uint32) uint32
+
+// MdlGetInputSizeByIndex is aclmdlGetInputSizeByIndex: Returns the bytes of
+// input index (0 for NULL or an index past the inputs).
+//
+// Wire: aclmdlGetInputSizeByIndex(i32, i64) -> i32
+//
+//go:wasmimport acl aclmdlGetInputSizeByIndex
+//go:noescape
+func MdlGetInputSizeByIndex(modelDesc uint32, index uint64) uint32
+
+// MdlGetOutputSizeByIndex is aclmdlGetOutputSizeByIndex: Returns the bytes of
+// output index (0 for NULL or an index past the outputs).
+//
+// Wire: aclmdlGetOutputSizeByIndex(i32, i64) -> i32
+//
+//go:wasmimport acl aclmdlGetOutputSizeByIndex
+//go:noescape
+func MdlGetOutputSizeByIndex(modelDesc uint32, index uint64) uint32
+
+// MdlGetInputDims is aclmdlGetInputDims: Writes the name and dims of input
+// index as an aclmdlIODims (1160 bytes in both profiles).
+//
+// Wire: aclmdlGetInputDims(i32, i64, i32) -> i32
+//
+//go:wasmimport acl aclmdlGetInputDims
+//go:noescape
+func MdlGetInputDims(modelDesc uint32, index uint64, dims unsafe.Pointer) int32
+
+// MdlGetOutputDims is aclmdlGetOutputDims: Writes the name and dims of output
+// index as an aclmdlIODims.
+//
+// Wire: aclmdlGetOutputDims(i32, i64, i32) -> i32
+//
+//go:wasmimport acl aclmdlGetOutputDims
+//go:noescape
+func MdlGetOutputDims(modelDesc uint32, index uint64, dims unsafe.Pointer) int32
+
+// MdlGetInputNameByIndex is aclmdlGetInputNameByIndex: Returns the length of
+// input index's name (0: none) and writes it with its NUL into name, nameLen
+// bytes at most; the C SDK returns it as the native const char *.
+//
+// Wire: aclmdlGetInputNameByIndex(i32, i64, i32, i64) -> i32
+//
+//go:wasmimport acl aclmdlGetInputNameByIndex
+//go:noescape
+func MdlGetInputNameByIndex(modelDesc uint32, index uint64, name unsafe.Pointer, nameLen uint64) uint32
+
+// MdlGetOutputNameByIndex is aclmdlGetOutputNameByIndex:
+// aclmdlGetInputNameByIndex for an output.
+//
+// Wire: aclmdlGetOutputNameByIndex(i32, i64, i32, i64) -> i32
+//
+//go:wasmimport acl aclmdlGetOutputNameByIndex
+//go:noescape
+func MdlGetOutputNameByIndex(modelDesc uint32, index uint64, name unsafe.Pointer, nameLen uint64) uint32
+
+// MdlGetInputDataType is aclmdlGetInputDataType: Returns the aclDataType of
+// input index (ACL_DT_UNDEFINED, -1, for NULL or an index past the inputs).
+//
+// Wire: aclmdlGetInputDataType(i32, i64) -> i32
+//
+//go:wasmimport acl aclmdlGetInputDataType
+//go:noescape
+func MdlGetInputDataType(modelDesc uint32, index uint64) int32
+
+// MdlGetOutputDataType is aclmdlGetOutputDataType: Returns the aclDataType of
+// output index (ACL_DT_UNDEFINED for NULL or a bad index).
+//
+// Wire: aclmdlGetOutputDataType(i32, i64) -> i32
+//
+//go:wasmimport acl aclmdlGetOutputDataType
+//go:noescape
+func MdlGetOutputDataType(modelDesc uint32, index uint64) int32
+
+// MdlGetInputFormat is aclmdlGetInputFormat: Returns the aclFormat of input
+// index (ACL_FORMAT_UNDEFINED, -1, for NULL or a bad index).
+//
+// Wire: aclmdlGetInputFormat(i32, i64) -> i32
+//
+//go:wasmimport acl aclmdlGetInputFormat
+//go:noescape
+func MdlGetInputFormat(modelDesc uint32, index uint64) int32
+
+// MdlGetOutputFormat is aclmdlGetOutputFormat: Returns the aclFormat of output
+// index (ACL_FORMAT_UNDEFINED for NULL or a bad index).
+//
+// Wire: aclmdlGetOutputFormat(i32, i64) -> i32
+//
+//go:wasmimport acl aclmdlGetOutputFormat
+//go:noescape
+func MdlGetOutputFormat(modelDesc uint32, index uint64) int32
+
+// MdlGetInputIndexByName is aclmdlGetInputIndexByName: Writes the index of the
+// input of that name.
+//
+// Wire: aclmdlGetInputIndexByName(i32, i32, i32) -> i32
+//
+//go:wasmimport acl aclmdlGetInputIndexByName
+//go:noescape
+func MdlGetInputIndexByName(modelDesc uint32, name unsafe.Pointer, index unsafe.Pointer) int32
+
+// MdlCreateDataset is aclmdlCreateDataset: Creates an empty dataset.
+//
+// Wire: aclmdlCreateDataset() -> i32
+//
+//go:wasmimport acl aclmdlCreateDataset
+//go:noescape
+func MdlCreateDataset() uint32
+
+// MdlDestroyDataset is aclmdlDestroyDataset: Destroys a dataset; its data
+// buffers are the caller's to destroy, as natively.
+//
+// Wire: aclmdlDestroyDataset(i32) -> i32
+//
+//go:wasmimport acl aclmdlDestroyDataset
+//go:noescape
+func MdlDestroyDataset(dataset uint32) int32
+
+// MdlAddDatasetBuffer is aclmdlAddDatasetBuffer: Appends a data buffer (the
+// guest's aclDataBuffer, read when the dataset is executed) to a dataset.
+//
+// Wire: aclmdlAddDatasetBuffer(i32, i32) -> i32
+//
+//go:wasmimport acl aclmdlAddDatasetBuffer
+//go:noescape
+func MdlAddDatasetBuffer(dataset uint32, dataBuffer unsafe.Pointer) int32
+
+// MdlGetDatasetNumBuffers is aclmdlGetDatasetNumBuffers: Returns the number of
+// buffers of a dataset (0 for NULL).
+//
+// Wire: aclmdlGetDatasetNumBuffers(i32) -> i32
+//
+//go:wasmimport acl aclmdlGetDatasetNumBuffers
+//go:noescape
+func MdlGetDatasetNumBuffers(dataset uint32) uint32
+
+// MdlGetDatasetBuffer is aclmdlGetDatasetBuffer: Returns buffer index of a
+// dataset (NULL for NULL or a bad index).
+//
+// Wire: aclmdlGetDatasetBuffer(i32, i64) -> i32
+//
+//go:wasmimport acl aclmdlGetDatasetBuffer
+//go:noescape
+func MdlGetDatasetBuffer(dataset uint32, index uint64) uint32
+
+// MdlExecute is aclmdlExecute: Runs a model on the current context's default
+// stream and waits for it.
+//
+// Wire: aclmdlExecute(i32, i32, i32) -> i32
+//
+//go:wasmimport acl aclmdlExecute
+//go:noescape
+func MdlExecute(modelId uint32, input uint32, output uint32) int32
+
+// MdlExecuteAsync is aclmdlExecuteAsync: Queues a model's execution on a
+// stream, every buffer checked against the model's sizes and the session's
+// allocations now and when it runs.
+//
+// Wire: aclmdlExecuteAsync(i32, i32, i32, i32) -> i32
+//
+//go:wasmimport acl aclmdlExecuteAsync
+//go:noescape
+func MdlExecuteAsync(modelId uint32, input uint32, output uint32, stream uint32) int32
