@@ -41,6 +41,11 @@ type Launch struct {
 	// Cost is the launch's modelled duration for the timing model, beyond
 	// the device's launch overhead; 0 takes the time Run really ran.
 	Cost time.Duration
+	// Kernel, when set, is the launch as a native kernel binary runs it,
+	// for a backend that runs device code (the native backend, which
+	// ignores Run): a registered kernel whose declaration names a binary
+	// the backend loaded ([KernelRunner]). The simulator ignores it.
+	Kernel *KernelCall
 
 	// Op, set for a launch of the operator library, describes it as the
 	// call a native program makes, for a backend that replays it through
@@ -48,6 +53,59 @@ type Launch struct {
 	// the operator and its arguments in the native order, each tensor's
 	// storage being one of Regions.
 	Op *OpCall
+}
+
+// KernelCall is a launch of a kernel function of a loaded binary: what
+// aclrtLaunchKernelWithConfig needs, with every address a Region.
+type KernelCall struct {
+	// Func is the kernel's function ([KernelRunner.KernelFunction]).
+	Func KernelFunc
+	// BlockDim is the launch's block count.
+	BlockDim uint32
+	// Args are the kernel's arguments in its parameter order, each
+	// appended as aclrtKernelArgsAppend appends one.
+	Args []KernelArg
+	// Timeout, when positive, bounds the launch on the device (the
+	// launch's ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT_US).
+	Timeout time.Duration
+}
+
+// KernelArg is one argument of a [KernelCall]: a device buffer, appended
+// as the 8-byte device address of Launch.Regions[Region] (the backend
+// resolves it, so no caller's value reaches the device as an address), or,
+// with Region -1, Value's bytes (a scalar in its native size and byte
+// order, or 8 zero bytes for a buffer the kernel may not touch).
+type KernelArg struct {
+	Region int
+	Value  []byte
+}
+
+// KernelBinary is a kernel binary a [KernelRunner] loaded.
+type KernelBinary uint64
+
+// KernelFunc is a kernel function of a loaded [KernelBinary].
+type KernelFunc uint64
+
+// KernelRunner is the optional interface of a backend that runs native
+// kernel binaries (the native backend, with aclrtBinaryLoadFromFile and
+// aclrtLaunchKernelWithConfig): the host loads the binaries of the kernels
+// a plugin is granted when it loads the plugin, launches them with
+// LaunchKernel, and unloads them when it closes the plugin. It is apart
+// from [Computer], whose backends run Go compute (Launch.Run).
+type KernelRunner interface {
+	// LoadKernelBinary loads the kernel binary at path, a file the
+	// embedder approved.
+	LoadKernelBinary(path string) (KernelBinary, error)
+	// KernelFunction returns the function of bin named entry.
+	KernelFunction(bin KernelBinary, entry string) (KernelFunc, error)
+	// UnloadKernelBinary unloads bin; its functions are invalid after.
+	UnloadKernelBinary(bin KernelBinary) error
+	// LaunchKernel queues l, which has a Kernel, on s. Each Region must lie
+	// in one live allocation of the stream's device (else
+	// [ErrRTParamInvalid], nothing queued); the allocations are held until
+	// l has run, so a Free waits for it. A kernel that faults fails the
+	// stream at its next synchronize, as natively.
+	LaunchKernel(s Stream, l *Launch) error
 }
 
 // Computer is the role of a backend that runs Go compute on its device

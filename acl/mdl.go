@@ -2,6 +2,12 @@ package acl
 
 import "fmt"
 
+// ErrGEFailure is ACL_ERROR_GE_FAILURE: what the graph engine's failed
+// assertions become at the ACL layer, among them a model input or output
+// buffer too small for the model (davinci_model.cc's CheckUserAndModelSize
+// under GE_ASSERT_TRUE).
+const ErrGEFailure Error = 500002
+
 // Limits and sizes of acl_mdl.h (ABI section 13.4).
 const (
 	MaxDimCount      = 128  // ACL_MAX_DIM_CNT: dims of one model input or output

@@ -1043,6 +1043,63 @@ var Order = []FuncOrder{
 		{"binHandle", "binHandle NULL", ErrInvalidParam, LayerACL, Native, "kernel.cpp:86"},
 		{"handle", "binHandle unknown, already unloaded or of another kind", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:3345"},
 	}},
+
+	// ABI v1.3 section 13.4: models (model.go's family). The native
+	// locations are in hicann/ge (commit ffdcbc9): acl_model_router.cpp,
+	// model.cpp, model_om2.cpp and model_common.cpp are
+	// api/acl/acl_model/model/; om2_model_executor.cc is runtime/om2/;
+	// model_parser_base.cc is base/common/helper/; model_manager.cc and
+	// davinci_model.cc are runtime/v1/graph/load/model_manager/. Functions
+	// that return a value instead of an aclError (the counts, sizes, names,
+	// types and formats, NULL handles) return the native failure value; the
+	// step's code is the one the recent error message and the statistics
+	// carry.
+	{"aclmdlLoadFromFile", mdlLoadFile(false)},
+	{"aclmdlLoadFromFileWithMem", mdlLoadFile(true)},
+	{"aclmdlQuerySize", append(mdlPath("fileName"),
+		Step{"null", "workSize or weightSize NULL, or not inside guest memory", ErrInvalidParam, LayerACL, Native, "ge model.cpp:1795-1796"},
+	)},
+	{"aclmdlLoadFromMem", mdlLoadMem(false)},
+	{"aclmdlLoadFromMemWithMem", mdlLoadMem(true)},
+	{"aclmdlUnload", []Step{
+		{"id", "modelId not a model this session loaded (or already unloaded)", ErrGEModelIDInvalid, LayerExec, Native, "ge model_manager.cc:892-894"},
+	}},
+	{"aclmdlCreateDesc", []Step{
+		{"handles", "the session has used up its handles (2^32-1 of every kind together): NULL", ErrRTOverLimit, LayerACL, Sandbox, "(sandbox; natively new of the struct, model_om2.cpp:710)"},
+	}},
+	{"aclmdlDestroyDesc", mdlObject("modelDesc", "model_om2.cpp:714")},
+	{"aclmdlGetDesc", append(mdlObject("modelDesc", "model.cpp:937"),
+		Step{"id", "modelId not a model this session loaded; the description is cleared first", ErrGEModelIDInvalid, LayerExec, Native, "ge model.cpp:938, 951-956"},
+	)},
+	{"aclmdlGetNumInputs", mdlValue("modelDesc", "model_om2.cpp:862-864", false)},
+	{"aclmdlGetNumOutputs", mdlValue("modelDesc", "model_om2.cpp:870-872", false)},
+	{"aclmdlGetInputSizeByIndex", mdlValue("modelDesc", "model_om2.cpp:878-881", true)},
+	{"aclmdlGetOutputSizeByIndex", mdlValue("modelDesc", "model_om2.cpp:888-891", true)},
+	{"aclmdlGetInputDims", mdlDims("model_om2.cpp:1557-1558")},
+	{"aclmdlGetOutputDims", mdlDims("model_om2.cpp:1570-1571")},
+	{"aclmdlGetInputNameByIndex", mdlName("model_om2.cpp:1696-1702")},
+	{"aclmdlGetOutputNameByIndex", mdlName("model_om2.cpp:1708-1714")},
+	{"aclmdlGetInputDataType", mdlValue("modelDesc", "model_om2.cpp:1744-1750, 572-581", true)},
+	{"aclmdlGetOutputDataType", mdlValue("modelDesc", "model_om2.cpp:1756-1762, 572-581", true)},
+	{"aclmdlGetInputFormat", mdlValue("modelDesc", "model_om2.cpp:1720-1726, 561-569", true)},
+	{"aclmdlGetOutputFormat", mdlValue("modelDesc", "model_om2.cpp:1732-1738, 561-569", true)},
+	{"aclmdlGetInputIndexByName", append(mdlObject("modelDesc", "model_om2.cpp:1768"),
+		Step{"name", "name NULL, or not a NUL-terminated string in guest memory", ErrInvalidParam, LayerACL, Native, "ge model_om2.cpp:1769"},
+		Step{"index", "index NULL, or not inside guest memory", ErrInvalidParam, LayerACL, Native, "ge model_om2.cpp:1770"},
+		Step{"found", "no input of that name (an empty description has none)", ErrInvalidParam, LayerACL, Native, "ge model_om2.cpp:587-597"},
+	)},
+	{"aclmdlCreateDataset", []Step{
+		{"handles", "the session has used up its handles: NULL", ErrRTOverLimit, LayerACL, Sandbox, "(sandbox; natively new of the struct, model_om2.cpp:907)"},
+	}},
+	{"aclmdlDestroyDataset", mdlObject("dataset", "model_om2.cpp:911")},
+	{"aclmdlAddDatasetBuffer", append(mdlObject("dataset", "model_om2.cpp:920"),
+		Step{"buffer", "dataBuffer NULL, or its aclDataBuffer not inside guest memory", ErrInvalidParam, LayerACL, Native, "ge model_om2.cpp:921"},
+	)},
+	{"aclmdlGetDatasetNumBuffers", mdlValue("dataset", "model_om2.cpp:928-934", false)},
+	{"aclmdlGetDatasetBuffer", mdlValue("dataset", "model_om2.cpp:939-948", true)},
+	{"aclmdlExecute", mdlExecute(false)},
+	{"aclmdlExecuteAsync", mdlExecute(true)},
+
 	// ABI v1.3 section 15: saturation mode and overflow status.
 	{"aclrtSetDeviceSatMode", []Step{
 		{"feature", "a mode in [SATURATION, INFNAN] the chip does not support (the 950 has INF/NAN mode only)", ErrRTFeatureNotSupport, LayerEntry, Native, "api_c.cc:3150-3159 (supportOverflowMode: config/950/dev_info_reg.cc:186)"},
@@ -1129,6 +1186,95 @@ var Order = []FuncOrder{
 		{"none", "no aclprofRangePushEx before", ErrInvalidParam, LayerACL, Native, "prof_tx_plugin.cpp:184-187"},
 	}},
 }
+
+// Step lists of the model family (ABI section 13.4).
+var (
+	// mdlPath is the check of an approved model's name: NULL in the
+	// router, then the file the name resolves to.
+	mdlPath = func(name string) []Step {
+		return []Step{
+			{"path", name + " NULL", ErrInvalidParam, LayerACL, Native, "ge acl_model_router.cpp:37-40"},
+			{"string", name + " not a NUL-terminated string in guest memory", ErrInvalidParam, LayerACL, Sandbox, "(sandbox)"},
+			{"name", name + " not the name of a model the host approved (no file the guest names is opened; natively a path that does not resolve)", ErrGEModelPathInvalid, LayerACL, Native, "ge om2_model_executor.cc:1714-1722"},
+		}
+	}
+	mdlLoadFile = func(withMem bool) []Step {
+		s := append(mdlPath("modelPath"),
+			Step{"id", "modelId NULL, or not inside guest memory", ErrInvalidParam, LayerACL, Native, "ge model.cpp:1306 (WithMem: 1329)"})
+		if withMem {
+			s = append(s, Step{"mem", "workPtr or weightPtr neither NULL nor inside one live device allocation of the session (for workSize or weightSize bytes, at least 1)", ErrInvalidParam, LayerACL, Sandbox, "(sandbox; natively passed to the loader)"})
+		}
+		return append(s,
+			Step{"feature", "a backend that runs no models (the native backend: not yet)", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox)"},
+			Step{"load", "the approved file is not a model the backend runs", ErrGEModelDataSizeInvalid, LayerExec, Native, "ge model_parser_base.cc:119-129 (an invalid om file)"},
+		)
+	}
+	mdlLoadMem = func(withMem bool) []Step {
+		s := []Step{
+			{"null", "model NULL or modelSize 0", ErrInvalidParam, LayerACL, Native, "ge acl_model_router.cpp:52-55"},
+			{"id", "modelId NULL, or not inside guest memory", ErrInvalidParam, LayerACL, Native, "ge model.cpp:1352 (WithMem: 1560)"},
+			{"policy", "the policy does not allow models from guest memory (AllowGuestModels; never on the native backend)", ErrRTFeatureNotSupport, LayerACL, Sandbox, "(sandbox)"},
+			{"feature", "a backend that runs no models", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox)"},
+			{"range", "[model, model+modelSize) not inside guest memory", ErrInvalidParam, LayerACL, Sandbox, "(sandbox)"},
+		}
+		if withMem {
+			s = append(s, Step{"mem", "workPtr or weightPtr neither NULL nor inside one live device allocation of the session", ErrInvalidParam, LayerACL, Sandbox, "(sandbox; natively passed to the loader)"})
+		}
+		return append(s, Step{"parse", "the bytes are not a model the backend runs", ErrGEModelDataSizeInvalid, LayerExec, Native, "ge model_parser_base.cc:119-129 (an invalid om file)"})
+	}
+	// mdlObject is the check of a description or dataset parameter.
+	mdlObject = func(name, native string) []Step {
+		return []Step{
+			{"null", name + " NULL", ErrInvalidParam, LayerACL, Native, "ge " + native},
+			{"handle", name + " not one of the session's (unknown, destroyed, or a handle of another kind)", ErrInvalidParam, LayerACL, Sandbox, "(sandbox; natively a dangling pointer)"},
+		}
+	}
+	// mdlValue is the checks of a function that returns a value: 0 (or
+	// ACL_DT_UNDEFINED, ACL_FORMAT_UNDEFINED, NULL) on a failure.
+	mdlValue = func(name, native string, index bool) []Step {
+		s := mdlObject(name, native)
+		s[0].Check += ": the native failure value"
+		if index {
+			s = append(s, Step{"index", "index past the inputs, outputs or buffers (an empty description has none): the native failure value", ErrInvalidParam, LayerACL, Native, "ge " + native})
+		}
+		return s
+	}
+	mdlDims = func(native string) []Step {
+		return append(mdlObject("modelDesc", native),
+			Step{"dims", "dims NULL", ErrInvalidParam, LayerACL, Native, "ge " + native},
+			Step{"index", "index past the inputs or outputs (an empty description has none)", ErrInvalidParam, LayerACL, Native, "ge model_common.cpp:441-448"},
+			Step{"range", "dims (an aclmdlIODims) not inside guest memory", ErrInvalidParam, LayerACL, Sandbox, "(sandbox)"},
+		)
+	}
+	mdlName = func(native string) []Step {
+		return append(mdlValue("modelDesc", native, true),
+			Step{"range", "name not NULL, nameLen not 0, and [name, name+nameLen) not inside guest memory: length 0", ErrInvalidParam, LayerACL, Sandbox, "(sandbox: the ABI's form of the native const char * result)"},
+		)
+	}
+	mdlExecute = func(async bool) []Step {
+		s := []Step{
+			{"null", "input or output NULL", ErrInvalidParam, LayerACL, Native, "ge model.cpp:718-719"},
+			{"dataset", "input or output not a dataset of the session (unknown, destroyed, or a handle of another kind)", ErrInvalidParam, LayerACL, Sandbox, "(sandbox; natively a dangling pointer)"},
+			{"id", "modelId not a model this session loaded (or unloaded)", ErrGEModelIDInvalid, LayerExec, Native, "ge model_manager.cc:1785-1786"},
+			{"count", "a dataset holds another number of buffers than the model has inputs or outputs", ErrGEParamInvalid, LayerExec, Native, "ge davinci_model.cc:7098-7112"},
+			{"small", "a data buffer more than 64 bytes smaller than the model's input or output (natively a device allocation has that much padding)", ErrGEFailure, LayerExec, Native, "ge davinci_model.cc:6587-6602 (GE_ASSERT_TRUE: FAILED, ACL_ERROR_GE_FAILURE)"},
+			{"range", "a buffer's data NULL, or [data, data+the model's size) not inside one live device allocation of the session; an output in a read-only lease", ErrInvalidParam, LayerExec, Sandbox, "(sandbox; natively a device fault, or for aclmdlExecute a NULL output allocated by the runtime)"},
+		}
+		if async {
+			s = append(s, Step{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:1710 (rtModelExecute)"})
+		}
+		s = append(s,
+			Step{"context", "no current device", ErrRTContextNull, LayerContext, Sandbox, "(sandbox; natively the model's own context)"})
+		if async {
+			s = append(s, Step{"streamctx", "stream of another device or context", ErrRTStreamContext, LayerContext, Sandbox, "(sandbox; natively the model's own context)"})
+		}
+		s = append(s, Step{"queue", "more queued operations than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"})
+		if !async {
+			s = append(s, Step{"fails", "the model fails as it runs (the ONNX runtime's error): the call returns it; nothing is written", ErrRTModelExecute, LayerExec, Driver, "(device: the model's task fails; model_ri.cpp aclmdlRIExecute)"})
+		}
+		return s
+	}
+)
 
 // UnrecordedSteps lists, by function and step, the failures whose code is
 // of the runtime family (x07xxx) that natively leave the thread's last

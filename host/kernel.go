@@ -53,12 +53,20 @@ type Kernel struct {
 	// launch takes the time its blocks really ran.
 	Cost func(a *KernelArgs) time.Duration
 	// Binary and Entry name the kernel's device binary and its entry. The
-	// native backend loads the binary itself; a guest's
-	// aclrtBinaryLoadFromFile names it by its file name (the last element
-	// of the path) and gets the granted kernels that declare it, on every
-	// backend, and aclrtBinaryGetFunctionByEntry finds a kernel by an
-	// Entry that is a decimal number (natively the tiling key). A kernel
-	// with no Binary is launched through its launcher only.
+	// native backend loads the binary itself: when a plugin granted the
+	// kernel is loaded, the host loads it with aclrtBinaryLoadFromFile and
+	// the kernel's function with aclrtBinaryGetFunction by Entry (by Name
+	// when Entry is "" or a decimal number); Load fails, naming the kernel,
+	// when either fails. Launches are made with aclrtLaunchKernelWithConfig
+	// on the arguments packed by the declaration (a buffer as the native
+	// address of its validated extent), and the binary is unloaded when the
+	// plugin is closed; the native backend refuses a launch of a kernel
+	// without a Binary with 207000. A guest's aclrtBinaryLoadFromFile names
+	// the binary by its file name (the last element of the path) and gets
+	// the granted kernels that declare it, on every backend, and
+	// aclrtBinaryGetFunctionByEntry finds a kernel by an Entry that is a
+	// decimal number (natively the tiling key). The embedder answers for
+	// the binary keeping to the declaration: the device does not check it.
 	Binary, Entry string
 }
 
@@ -265,6 +273,9 @@ func compileKernel(d Kernel) (*kernel, error) {
 	}
 	if d.Run == nil {
 		return bad("Run is nil: the simulator needs an implementation")
+	}
+	if d.Entry != "" && d.Binary == "" {
+		return bad("Entry %q without a Binary", d.Entry)
 	}
 	if len(d.Params) > 14 { // the engines' host functions take 16 values
 		return bad("%d parameters, at most 14", len(d.Params))

@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/abi"
@@ -18,9 +20,31 @@ import (
 	"github.com/aclwasm/aclwasm/acl/sim"
 )
 
+// standinKernels is the stand-in's kernel binary, which names C versions
+// of the test kernels that have one (acl/cann/testdata/standin): the
+// native backend runs those over the stand-in, the simulator their Run.
+var standinKernels = func() string {
+	p, err := filepath.Abs("../acl/cann/testdata/standin/kernels.txt")
+	if err != nil {
+		panic(err)
+	}
+	return p
+}()
+
 // testKernels are the kernels of these tests: small, each doing one
 // thing a conformance case needs.
 func testKernels() []Kernel {
+	ks := testKernelsSim()
+	for i := range ks {
+		switch ks[i].Name {
+		case "Inc", "Fill", "Copy", "Panic", "Fault", "Spin":
+			ks[i].Binary = standinKernels
+		}
+	}
+	return ks
+}
+
+func testKernelsSim() []Kernel {
 	return []Kernel{
 		{
 			Name:   "Inc",
@@ -109,6 +133,12 @@ func kernelGuestWAT(prof abi.Profile, ls ...launcher) string {
 // registered and p granting them; out receives the plugin's stdout.
 func kernelHarness(t *testing.T, prof abi.Profile, p Policy, out *syncBuffer, ls []launcher, opts ...Option) *harness {
 	t.Helper()
+	return kernelHarnessOf(t, prof, p, out, wat2wasm(t, kernelGuestWAT(prof, ls...)), opts...)
+}
+
+// kernelHarnessOf is kernelHarness over wasm, a kernelGuestWAT built.
+func kernelHarnessOf(t *testing.T, prof abi.Profile, p Policy, out *syncBuffer, wasm []byte, opts ...Option) *harness {
+	t.Helper()
 	h := &harness{t: t, prof: prof}
 	ctx := context.Background()
 	opts = append(append(testBackend(t), WithEngine(testEngine), WithKernels(testKernels()...)), opts...)
@@ -116,7 +146,7 @@ func kernelHarness(t *testing.T, prof abi.Profile, p Policy, out *syncBuffer, ls
 	require.NoError(t, err)
 	h.rt = rt
 	t.Cleanup(func() { require.NoError(t, rt.Close(ctx)) })
-	pl, err := rt.Load(ctx, wat2wasm(t, kernelGuestWAT(prof, ls...)), p)
+	pl, err := rt.Load(ctx, wasm, p)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, pl.Close(ctx)) })
 	cfg := Config{}
@@ -291,6 +321,13 @@ func TestKernelFaults(t *testing.T) {
 			require.Zero(t, h.kcall(k, 2, s))
 			h.code(acl.ErrRTAicoreException, "aclrtSynchronizeStream", s)
 			msg := h.recentMsg()
+			if h.binaries() { // natively the runtime reports only the code
+				require.Contains(t, msg, "a kernel failed on the device (ACL_ERROR_RT_AICORE_EXCEPTION): one launched on the stream since its last synchronize ("+k+")")
+				h.ok("aclrtSynchronizeStream", s)
+				h.kcall("Inc", 1, s, h.malloc(4))
+				h.ok("aclrtSynchronizeStream", s)
+				return
+			}
 			require.Contains(t, msg, "kernel "+k+" failed on the device: block 0 of 2")
 		})
 	}
@@ -314,7 +351,7 @@ func TestKernelPrint(t *testing.T) {
 	var out syncBuffer
 	h := kernelHarness(t, abi.Wide, allTestKernels, &out, wideLaunchers)
 	h.ok("aclrtSetDevice", 0)
-	if !h.runsKernels("Panic", 2) {
+	if !h.runsKernels("Panic", 2) || h.refusedNatively("Print", 2) {
 		return
 	}
 	s := h.stream()
@@ -337,7 +374,7 @@ func TestKernelRevokedBeforeRun(t *testing.T) {
 	p.Kernels = append(p.Kernels[:len(p.Kernels):len(p.Kernels)], "Gate")
 	h := kernelHarness(t, abi.Wide, p, nil, append(wideLaunchers, launcher{sym: "Gate", params: "i32 i32"}), WithKernels(g))
 	h.ok("aclrtSetDevice", 0)
-	if !h.runsKernels("Panic", 2) {
+	if !h.runsKernels("Panic", 2) || h.refusedNatively("Gate", 2) {
 		return
 	}
 	ptr, err := h.rt.Backend().Malloc(0, 64, acl.MemMallocHugeFirst)
@@ -582,6 +619,10 @@ func TestKernelStoppedByRunDeadline(t *testing.T) {
 	res, err := h.inst.Call(watchdog, "aclrtSynchronizeStream", s)
 	require.NoError(t, err, "the kernel outlived the deadline of the run that launched it")
 	require.Equal(t, uint64(acl.ErrRTAicoreTimeout), res[0], "a kernel stopped by its deadline fails its stream")
+	if h.binaries() { // the device's timeout (the run's time left and deviceGrace) stopped it
+		require.Contains(t, h.inst.Session().LastError(), "a kernel failed on the device (ACL_ERROR_RT_AICORE_TIMEOUT): one launched on the stream since its last synchronize (Spin)")
+		return
+	}
 	require.Contains(t, h.inst.Session().LastError(), "kernel Spin was stopped at the run's time limit")
 }
 
@@ -603,12 +644,15 @@ func TestKernelCost(t *testing.T) {
 	require.Less(t, ms, float32(3001))
 }
 
-// runsKernels reports whether the harness's backend runs kernels. On one
-// that does not (the native backend until it loads kernel binaries) it
-// checks instead that a launch says so with 207000.
+// runsKernels reports whether the harness's backend runs kernels: Go
+// compute, or kernel binaries (the native backend). On one that runs
+// neither it checks instead that a launch says so with 207000.
 func (h *harness) runsKernels(sym string, nargs int) bool {
 	h.t.Helper()
 	if _, ok := h.rt.Backend().(acl.Computer); ok {
+		return true
+	}
+	if h.binaries() {
 		return true
 	}
 	s := h.stream()
@@ -616,4 +660,65 @@ func (h *harness) runsKernels(sym string, nargs int) bool {
 	h.code(acl.ErrRTFeatureNotSupport, "aclrtSynchronizeStream", s)
 	require.Contains(h.t, h.recentMsg(), "this backend runs no registered kernels")
 	return false
+}
+
+// binaries reports whether the harness's backend runs kernel binaries
+// (the native backend), not the kernels' Go implementations.
+func (h *harness) binaries() bool {
+	_, ok := h.rt.Backend().(acl.KernelRunner)
+	return ok
+}
+
+// refusedNatively checks, on the native backend, that a launch of sym (a
+// kernel without a binary) is refused with 207000, and reports whether it
+// was: the test's Go-only part then ends.
+func (h *harness) refusedNatively(sym string, nargs int) bool {
+	h.t.Helper()
+	if !h.binaries() {
+		return false
+	}
+	s := h.stream()
+	h.kcall(sym, append([]uint64{1, s}, make([]uint64, nargs-2)...)...)
+	h.code(acl.ErrRTFeatureNotSupport, "aclrtSynchronizeStream", s)
+	require.Contains(h.t, h.recentMsg(), "kernel "+sym+" has no native binary (host.Kernel.Binary)")
+	return true
+}
+
+// TestKernelAccounting: a kernel's launches count in the statistics and
+// the metrics by its name when they have executed (on a backend that runs
+// kernel binaries, when queued: the runtime fails and times streams), and
+// the trace names it with its arguments, buffers as addresses.
+func TestKernelAccounting(t *testing.T) {
+	m := newMetrics(t)
+	var mu sync.Mutex
+	var recs []string
+	h := kernelHarness(t, abi.Wide, allTestKernels, nil, wideLaunchers, WithMetrics(m), WithTrace(func(r CallRecord) {
+		mu.Lock()
+		recs = append(recs, r.String())
+		mu.Unlock()
+	}))
+	h.ok("aclrtSetDevice", 0)
+	a := h.malloc(256)
+	s := h.stream()
+	require.Zero(t, h.kcall("Fill", 2, s, a, 100, 7))
+	require.Zero(t, h.kcall("Fill", 1, s, a, 10, 8))
+	h.kcall("Fault", 3, s)
+	h.code(acl.ErrRTAicoreException, "aclrtSynchronizeStream", s)
+	mu.Lock()
+	require.Contains(t, recs, fmt.Sprintf("Fill(blockDim=2, stream=%d, dst=%#x, n=100, v=7) = 0", s, a))
+	mu.Unlock()
+	st := h.inst.Session().Stats().Funcs
+	require.Equal(t, uint64(2), st["Fill"].Calls)
+	require.Equal(t, uint64(2), st["Fill"].Launches)
+	require.Zero(t, st["Fill"].LaunchFailures)
+	require.Equal(t, uint64(1), st["Fault"].Launches)
+	if h.binaries() {
+		require.Zero(t, st["Fault"].LaunchFailures, "natively a fault fails the stream, not a launch")
+		require.Zero(t, testutil.CollectAndCount(m.m.Compute), "natively launches are not timed")
+		return
+	}
+	require.Equal(t, uint64(1), st["Fault"].LaunchFailures)
+	require.Equal(t, 2, testutil.CollectAndCount(m.m.Compute), "one series per kernel and outcome")
+	require.True(t, m.m.Compute.DeleteLabelValues("", "Fill", "ok"))
+	require.True(t, m.m.Compute.DeleteLabelValues("", "Fault", "failed"))
 }

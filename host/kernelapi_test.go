@@ -11,6 +11,7 @@ import (
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/acl/sim"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // The runtime's kernel API (ABI section 13.3): a guest loads a binary the
@@ -312,6 +313,17 @@ func TestKernelAPILaunchTimeout(t *testing.T) {
 // ACLWASM_TEST_ACL_LIB) answers 207000 at launch where it runs no
 // registered kernels, and runs them where it does.
 func TestKernelAPINativeBackend(t *testing.T) {
+	if opts := testBackend(t); len(opts) > 0 { // a backend that runs kernel binaries loads them with the plugin
+		ctx := context.Background()
+		rt, err := NewRuntime(ctx, append(opts, WithEngine(testEngine), WithKernels(apiKernels()...))...)
+		require.NoError(t, err)
+		defer func() { require.NoError(t, rt.Close(ctx)) }()
+		if _, ok := rt.Backend().(acl.KernelRunner); ok {
+			_, err = rt.Load(ctx, testsupport.Proxy(abi.Wide, 4), apiPolicy)
+			require.ErrorContains(t, err, "host: kernel add_custom: loading its binary out/add_custom.o: ")
+			return
+		}
+	}
 	h := newHarness(t, apiPolicy, WithKernels(apiKernels()...))
 	k := h.setupKapi(8)
 	_, computes := h.rt.Backend().(acl.Computer)

@@ -19,7 +19,16 @@ import (
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { goleak.VerifyTestMain(cleanupM{m}) }
+
+// cleanupM removes what the tests share across cases (the test models)
+// once they have run.
+type cleanupM struct{ *testing.M }
+
+func (m cleanupM) Run() int {
+	defer removeSharedModels()
+	return m.M.Run()
+}
 
 // roundtripWAT is a command guest: H2D, D2D, D2H of 4 KiB through two
 // device buffers, then it compares and exits with 0 (equal) or 1. With

@@ -65,7 +65,12 @@ func (r *Runtime) Load(ctx context.Context, wasm []byte, p Policy, opts ...LoadO
 		r.metrics.refused(lc.name)
 		return nil, &LoadError{Problems: probs}
 	}
-	pl := &Plugin{rt: r, mod: mod, start: em.Start, policy: p, kernels: sandboxKernels(kernels), profile: profileOf(imps), name: lc.name, exports: module.FuncExports(wasm), m: r.metrics.plugin(lc.name), live: map[*Instance]struct{}{}}
+	nk, err := r.loadNativeKernels(kernels) // kernelnative.go
+	if err != nil {
+		mod.Close(ctx)
+		return nil, fmt.Errorf("host: %w", err)
+	}
+	pl := &Plugin{rt: r, mod: mod, start: em.Start, policy: p, kernels: sandboxKernels(kernels), native: nk, profile: profileOf(imps), name: lc.name, exports: module.FuncExports(wasm), m: r.metrics.plugin(lc.name), live: map[*Instance]struct{}{}}
 	r.mu.Lock()
 	r.plugins[pl] = struct{}{} // Close waits for this Load: it cannot have begun its sweep
 	r.mu.Unlock()

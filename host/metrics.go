@@ -10,10 +10,11 @@ import (
 
 // Metrics are Prometheus metrics of every session of the runtimes given
 // them with WithMetrics: host calls, their errors and latency, bytes moved,
-// queued operations, compute launches and their time, live sessions, device memory and pinned memory held,
+// queued operations, compute launches and their time, model loads and
+// executions by model name, live sessions, device memory and pinned memory held,
 // and how runs ended. Labels are bounded: the plugin's name (LoadName),
-// the ABI function, the error code, the direction, the physical device and
-// the outcome; never a session.
+// the ABI function, the error code, the direction, the physical device,
+// the model name the policy approved and the outcome; never a session.
 //
 // The per-call cost when enabled is two clock reads, a few atomic adds and
 // no allocation: a plugin resolves each function's series once, on its
@@ -41,8 +42,14 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Help:    "Duration of host calls, by plugin and ABI function.",
 			Buckets: prometheus.ExponentialBuckets(1e-6, 4, 11)}, fn),
 		Compute: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "aclwasm_compute_duration_seconds",
-			Help:    "Launches of compute (the operator library's) as they executed, by plugin, ABI function and outcome (ok, failed): their count, and the time they ran.",
+			Help:    "Launches of compute (the operator library's, registered kernels') as they executed, by plugin, function (an ABI function or a kernel's name) and outcome (ok, failed): their count, and the time they ran.",
 			Buckets: prometheus.ExponentialBuckets(1e-6, 4, 11)}, append(fn, "outcome")),
+		ModelLoad: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "aclwasm_model_load_duration_seconds",
+			Help:    "Loads of approved models (aclmdlLoadFromFile), by plugin, model name and source (file: compiled from its file; cache: the runtime's compiled copy): their count, and the time they took.",
+			Buckets: prometheus.ExponentialBuckets(1e-6, 4, 13)}, []string{"plugin", "model", "source"}),
+		ModelRun: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "aclwasm_model_execution_duration_seconds",
+			Help:    "Executions of models (aclmdlExecute, aclmdlExecuteAsync) as they ran, by plugin, model name and outcome (ok, failed): their count, and the time they ran.",
+			Buckets: prometheus.ExponentialBuckets(1e-6, 4, 13)}, []string{"plugin", "model", "outcome"}),
 		Runs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "aclwasm_runs_total",
 			Help: "How runs (Plugin.Run), reactor calls (Instance.Call) and loads ended: ok, exit (nonzero exit code), trap, timeout, canceled, error (host error), refused (load refused)."}, []string{"plugin", "outcome"}),
 		Sessions: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "aclwasm_sessions",
@@ -52,7 +59,7 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		Registered: prometheus.NewGauge(prometheus.GaugeOpts{Name: "aclwasm_registered_bytes",
 			Help: "Guest memory registered (pinned) by live sessions."}),
 	}
-	for _, c := range []prometheus.Collector{m.Calls, m.Errs, m.Bytes, m.Queued, m.Latency, m.Compute, m.Runs, m.Sessions, m.Allocated, m.Registered} {
+	for _, c := range []prometheus.Collector{m.Calls, m.Errs, m.Bytes, m.Queued, m.Latency, m.Compute, m.ModelLoad, m.ModelRun, m.Runs, m.Sessions, m.Allocated, m.Registered} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

@@ -24,6 +24,7 @@ type Plugin struct {
 	start   string // the export the start function was moved to (module.HoistStart), "" if none
 	policy  Policy
 	kernels map[string]*sandbox.Kernel // those granted (Policy.Kernels)
+	native  *nativeKernels             // their native functions, on a backend that runs kernel binaries
 	profile abi.Profile                // the ABI profile the module imports: acl or acl32
 	name    string                     // LoadName
 	exports []string                   // function exports, in the module's order
@@ -68,7 +69,7 @@ func (p *Plugin) Close(ctx context.Context) error {
 	p.rt.mu.Lock()
 	delete(p.rt.plugins, p)
 	p.rt.mu.Unlock()
-	return errors.Join(append(errs, p.mod.Close(ctx))...)
+	return errors.Join(append(errs, p.mod.Close(ctx), p.native.unload())...)
 }
 
 // inHostFunc reports whether the caller runs inside a host function of
@@ -259,6 +260,9 @@ func (p *Plugin) instantiate(ctx context.Context, cfg Config, ro RunObserver, d 
 			out = func(b []byte) { _, _ = w.Write(b) }
 		}
 		ss.SetKernels(p.kernels, out)
+		if p.native != nil {
+			ss.SetKernelFuncs(p.native.funcs)
+		}
 	}
 	cfg.Stdin, i.stdin = sandbox.NewStdin(cfg.Stdin)
 	i.cc.Inv = ss.Invoker()

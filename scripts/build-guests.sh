@@ -26,9 +26,12 @@
 #   tests/sdk_compute_test.go runs)
 #   conformance, conformance32   tests/conformance/conformance.c (the ABI conformance program),
 #                                built in the wide profile and in the native layout (acl32)
+#   models, models32             tests/conformance/models.c (models the host approves, both profiles)
 #   files                        tests/conformance/files.c (file I/O over mounts, through wasi-libc)
 #   <sample>                     every directory under samples/ but include/ (see below)
 #                                (samples/notify-pipeline: C++ without -fno-exceptions, by its build.sh)
+#                                (samples/edge-classify: C in the native layout, a command that
+#                                also exports "classify", by its build.sh)
 #
 # Samples: a directory samples/NAME is built by its own build.sh when it has
 # one, run as `bash build.sh` in that directory with OUT (the output
@@ -146,6 +149,9 @@ build_conformance() {
 	say "C: conformance (wide profile), conformance32 (native layout)"
 	clang --target=wasm32-wasi "${C_FLAGS[@]}" "${C_WIDE[@]}" -o "$OUT/conformance.wasm" "$ROOT/tests/conformance/conformance.c"
 	clang --target=wasm32-wasi "${C_FLAGS[@]}" -o "$OUT/conformance32.wasm" "$ROOT/tests/conformance/conformance.c"
+	say "C: models (models the host approves: aclmdl), both profiles"
+	clang --target=wasm32-wasi "${C_FLAGS[@]}" "${C_WIDE[@]}" -o "$OUT/models.wasm" "$ROOT/tests/conformance/models.c"
+	clang --target=wasm32-wasi "${C_FLAGS[@]}" -o "$OUT/models32.wasm" "$ROOT/tests/conformance/models.c"
 	say "C: files (file I/O over mounts through wasi-libc)"
 	clang --target=wasm32-wasi "${C_FLAGS[@]}" -o "$OUT/files.wasm" "$ROOT/tests/conformance/files.c"
 }

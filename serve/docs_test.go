@@ -20,7 +20,7 @@ func TestServingDocManifest(t *testing.T) {
 	doc, err := os.ReadFile(filepath.Join("..", "docs", "SERVING.md"))
 	require.NoError(t, err)
 	blocks := yamlBlocks(t, doc)
-	require.Len(t, blocks, 3, "the manifest, the kept-instances manifest, the server configuration file")
+	require.Len(t, blocks, 4, "the manifest, the kept-instances manifest, the models manifest, the server configuration file")
 	m, err := host.ParseManifest(blocks[0][1])
 	require.NoError(t, err)
 	no, yes := false, true
@@ -39,6 +39,11 @@ func TestServingDocManifest(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, host.ServeManifest{MaxConcurrent: 8, ReuseInstances: &yes}, m.Serve)
 	require.Equal(t, m.Name+".wasm", m.Path)
+
+	m, err = host.ParseManifest(blocks[2][1])
+	require.NoError(t, err)
+	require.Equal(t, map[string]string{"classifier": "models/cnn.onnx"}, m.Policy.Models)
+	require.Equal(t, m.Name+".wasm", m.Path)
 }
 
 func yamlBlocks(t *testing.T, doc []byte) [][][]byte {
@@ -53,8 +58,8 @@ func TestServingDocAccess(t *testing.T) {
 	doc, err := os.ReadFile(filepath.Join("..", "docs", "SERVING.md"))
 	require.NoError(t, err)
 	blocks := yamlBlocks(t, doc)
-	require.Len(t, blocks, 3)
-	c, err := ParseServerConfig(blocks[2][1])
+	require.Len(t, blocks, 4)
+	c, err := ParseServerConfig(blocks[3][1])
 	require.NoError(t, err)
 	require.Equal(t, "team-a", c.byToken("s3cret").who())
 	require.Equal(t, "ops", c.byToken("token-a").who())
@@ -62,7 +67,7 @@ func TestServingDocAccess(t *testing.T) {
 
 	dir := plugins(t, map[string][]byte{"echo": wat2wasm(t, "echo", ""), "upper": wat2wasm(t, "upper", "")}, nil)
 	path := filepath.Join(t.TempDir(), "serve.yaml")
-	require.NoError(t, os.WriteFile(path, blocks[2][1], 0o644))
+	require.NoError(t, os.WriteFile(path, blocks[3][1], 0o644))
 	f := start(t, Config{Dir: dir, ConfigFile: path})
 	js := regexp.MustCompile("(?s)```json\n(.*?)```").FindSubmatch(doc)
 	require.NotNil(t, js)

@@ -399,6 +399,15 @@ func (s *Server) load(ctx context.Context, name string, st stamp, src *downloade
 				m.Policy.Mounts[i].HostDir = filepath.Join(s.cfg.Dir, mt.HostDir)
 			}
 		}
+		// Models are files of this host too, named as mounts are.
+		if len(m.Policy.Models) > 0 && st.source != "" && manName != name+".yaml" {
+			return invalid("%s: policy.models: a plugin pulled from a registry cannot approve files of the server's host as models (a manifest NAME.yaml next to it can)", manName)
+		}
+		for n, file := range m.Policy.Models {
+			if !filepath.IsAbs(file) {
+				m.Policy.Models[n] = filepath.Join(s.cfg.Dir, file)
+			}
+		}
 		if v.policy, err = mergePolicy(s.cfg.Policy, m.Policy, raw); err != nil {
 			return invalid("%s: %v", manName, err)
 		}
@@ -616,6 +625,12 @@ func (s *Server) startReload(force bool) (ReloadReport, []*load, error) {
 		var more []*load
 		more, err = s.startLoads(&rep, found, isSource, true, force)
 		started = append(started, more...)
+	}
+	// Models whose files changed are compiled again now, not at the next
+	// request's load (the runtime's cache holds only models some plugin
+	// loaded).
+	if done, merr := s.cfg.Runtime.RefreshModels(); len(done) > 0 || merr != nil {
+		s.log.Info("models compiled again: their files changed", "models", len(done), "error", merr)
 	}
 	sort.Strings(rep.Added)
 	sort.Strings(rep.Changed)

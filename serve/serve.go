@@ -181,6 +181,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"runtime"
 	"sort"
 	"strconv"
@@ -683,9 +684,63 @@ type PluginInfo struct {
 	// did not resolve, its download failed): the polls try it again
 	// after Retry.After.
 	Retry *RetryInfo `json:"retry,omitempty"`
+	// Models are the models its manifest approves, by name.
+	Models []ModelInfo `json:"models,omitempty"`
+}
+
+// ModelInfo describes a model a plugin's manifest approves, in GET
+// /v1/plugins. The server compiles a model file once, at the first load
+// of any plugin granted it, and shares it read-only between the plugins
+// and instances that load it; a file changed since is compiled again at
+// its next load, and executions in progress keep the version they
+// loaded.
+type ModelInfo struct {
+	Name string `json:"name"`
+	// State is "loaded" (compiled, as the file is now), "not_loaded" (no
+	// guest has loaded it yet), "changed" (the file changed since it was
+	// compiled: the next load compiles it again) or "missing" (the file
+	// is gone: loads fail with 145006 until it is back).
+	State string `json:"state"`
+	// WeightBytes is the host memory its weights hold (shared by every
+	// plugin granted the same file); LoadMs what compiling it took.
+	WeightBytes uint64  `json:"weight_bytes,omitempty"`
+	LoadMs      float64 `json:"load_ms,omitempty"`
+	// Loads, Executions and Failures count, over every plugin that uses
+	// the compiled model, the guests' loads and the executions.
+	Loads      uint64 `json:"loads,omitempty"`
+	Executions uint64 `json:"executions,omitempty"`
+	Failures   uint64 `json:"failures,omitempty"`
+}
+
+// models describes the models of policy p, from the runtime's compiled
+// models cm (by path).
+func models(p host.Policy, cm map[string]host.ModelInfo) []ModelInfo {
+	var out []ModelInfo
+	for name, file := range p.Models {
+		mi := ModelInfo{Name: name, State: "not_loaded"}
+		if c, ok := cm[file]; ok {
+			mi.State = "loaded"
+			mi.WeightBytes, mi.LoadMs = c.WeightBytes, float64(c.LoadTime.Microseconds())/1000
+			mi.Loads, mi.Executions, mi.Failures = c.Loads, c.Executions, c.Failures
+			if st, err := os.Stat(file); err != nil {
+				mi.State = "missing"
+			} else if st.Size() != c.Size || !st.ModTime().Equal(c.ModTime) {
+				mi.State = "changed"
+			}
+		} else if _, err := os.Stat(file); err != nil {
+			mi.State = "missing"
+		}
+		out = append(out, mi)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }
 
 func (s *Server) list(w http.ResponseWriter, r *http.Request) {
+	cm := map[string]host.ModelInfo{}
+	for _, m := range s.cfg.Runtime.Models() {
+		cm[m.Path] = m
+	}
 	s.mu.RLock()
 	out := make([]PluginInfo, 0, len(s.plugins))
 	for _, v := range s.plugins {
@@ -693,6 +748,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 			ReuseInstances: v.pool != nil}
 		if v.fail == nil {
 			pi.Timeout = v.pl.Policy().Timeout.String()
+			pi.Models = models(v.pl.Policy(), cm)
 		}
 		if f := s.failed[v.name]; f != nil {
 			pi.State, pi.Error = "stale", f.fail

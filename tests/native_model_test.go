@@ -35,7 +35,7 @@ output 1: probs, 16 bytes
 index of x: 0
 logits: 0.2673 0.1254 0.9331 -0.3637
 probs: 0.2301 0.1997 0.4478 0.1224
-too small: 100000
+past its allocation: 100000
 unload again: 145003
 done
 `

@@ -114,6 +114,7 @@ type Backend struct {
 	// Notifies (notify.go), guarded by mu; made on first use.
 	notifies map[acl.Notify]*notify
 
+	kern kernels // loaded kernel binaries and their functions (kernel.go)
 	// The operator library (oplib.go): nil when none was found; the
 	// backend's own stream per device that runs operators, made on
 	// first use and guarded by opMu.
@@ -482,6 +483,7 @@ func (b *Backend) Close() error {
 			s.stopReporter(false)
 		}
 	}
+	keep(b.unloadKernels()) // kernel.go: no launch is left to run
 	forgetHostCalls(func(hc *hostCall) bool { return hc.b == b })
 	keep(b.closeOps()) // idle: the streams whose callbacks used them are gone or drained
 	for _, p := range pins {

@@ -351,6 +351,9 @@ func TestOptionalSymbols(t *testing.T) {
 			"aclrtGetDeviceCapability", "aclrtQueryDeviceStatus",
 			"aclrtNotifyBatchReset",
 			"aclrtReduceAsync",
+			// kernels (kernel.go)
+			"aclrtBinaryLoadFromFile", "aclrtBinaryGetFunction", "aclrtBinaryUnLoad", "aclrtKernelArgsInit",
+			"aclrtKernelArgsAppend", "aclrtKernelArgsFinalize", "aclrtLaunchKernelWithConfig",
 			"aclrtSetStreamOverflowSwitch", "aclrtGetStreamOverflowSwitch",
 			"aclrtRandomNumAsync"}, b.MissingSymbols())
 		p, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)

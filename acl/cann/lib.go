@@ -124,6 +124,16 @@ type api struct {
 	aclrtNotifyBatchReset func(notifies *uintptr, num uint64) int32
 	// ABI v1.3 section 15: reduce and random (reduce.go, random.go).
 	aclrtReduceAsync func(dst, src uintptr, count uint64, kind, typ int32, stream, reserve uintptr) int32
+
+	// ABI v1.3 section 13.3: kernel binaries the host loads and launches
+	// (kernel.go).
+	aclrtBinaryLoadFromFile     func(binPath string, options uintptr, binHandle *uintptr) int32
+	aclrtBinaryGetFunction      func(binHandle uintptr, kernelName string, funcHandle *uintptr) int32
+	aclrtBinaryUnLoad           func(binHandle uintptr) int32
+	aclrtKernelArgsInit         func(funcHandle uintptr, argsHandle *uintptr) int32
+	aclrtKernelArgsAppend       func(argsHandle uintptr, param unsafe.Pointer, paramSize uint64, paramHandle *uintptr) int32
+	aclrtKernelArgsFinalize     func(argsHandle uintptr) int32
+	aclrtLaunchKernelWithConfig func(funcHandle uintptr, numBlocks uint32, stream uintptr, cfg unsafe.Pointer, argsHandle, reserve uintptr) int32
 	// ABI v1.3 section 15: the stream overflow switch (overflow.go).
 	aclrtSetStreamOverflowSwitch func(stream uintptr, flag uint32) int32
 	aclrtGetStreamOverflowSwitch func(stream uintptr, flag *uint32) int32
@@ -230,6 +240,14 @@ func (a *api) symbols() []symbol {
 		{"aclrtNotifyBatchReset", &a.aclrtNotifyBatchReset, false},
 		// ABI v1.3 section 15: reduce and random.
 		{"aclrtReduceAsync", &a.aclrtReduceAsync, false},
+		// ABI v1.3 section 13.3: kernels.
+		{"aclrtBinaryLoadFromFile", &a.aclrtBinaryLoadFromFile, false},
+		{"aclrtBinaryGetFunction", &a.aclrtBinaryGetFunction, false},
+		{"aclrtBinaryUnLoad", &a.aclrtBinaryUnLoad, false},
+		{"aclrtKernelArgsInit", &a.aclrtKernelArgsInit, false},
+		{"aclrtKernelArgsAppend", &a.aclrtKernelArgsAppend, false},
+		{"aclrtKernelArgsFinalize", &a.aclrtKernelArgsFinalize, false},
+		{"aclrtLaunchKernelWithConfig", &a.aclrtLaunchKernelWithConfig, false},
 		// ABI v1.3 section 15: the stream overflow switch.
 		{"aclrtSetStreamOverflowSwitch", &a.aclrtSetStreamOverflowSwitch, false},
 		{"aclrtGetStreamOverflowSwitch", &a.aclrtGetStreamOverflowSwitch, false},

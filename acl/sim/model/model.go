@@ -49,6 +49,7 @@ type IO struct {
 // Run may be called from several goroutines at once.
 type Model struct {
 	in, out []IO
+	weights uint64
 	exec    *mlctx.Exec
 	backend backends.Backend
 
@@ -93,6 +94,7 @@ func Parse(b []byte) (m *Model, err error) {
 	inits := map[string]bool{}
 	for _, t := range om.Proto.Graph.GetInitializer() {
 		inits[t.GetName()] = true
+		m.weights += weightBytes(t.GetDims(), onnxSizes[t.GetDataType()])
 	}
 	names, shapes := om.Inputs()
 	for i, n := range names {
@@ -113,7 +115,13 @@ func Parse(b []byte) (m *Model, err error) {
 		}
 		m.out = append(m.out, io)
 	}
-	be, err := simplego.New("")
+	// Operations in order on the caller's goroutine: the library runs
+	// them on worker goroutines by default, where an operation that
+	// panics on its data (an integer division by a zero the guest wrote)
+	// ends the process; on the caller's it becomes Run's error. Operations
+	// that split their own work (matrix products, convolutions) still use
+	// the workers.
+	be, err := simplego.New("ops_sequential")
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}
@@ -149,6 +157,31 @@ func Parse(b []byte) (m *Model, err error) {
 		return nil, fmt.Errorf("model: %w", err)
 	}
 	return m, nil
+}
+
+// WeightBytes is the size of the model's weights (its initializers, at
+// their element types): what a loaded model holds beyond the library's
+// working buffers.
+func (m *Model) WeightBytes() uint64 { return m.weights }
+
+// onnxSizes are the element sizes of ONNX's TensorProto.DataType values
+// (onnx.proto: FLOAT 1 ... BFLOAT16 16); strings and unknown types count 0.
+var onnxSizes = map[int32]uint64{1: 4, 2: 1, 3: 1, 4: 2, 5: 2, 6: 4, 7: 8, 9: 1, 10: 2, 11: 8, 12: 4, 13: 8, 14: 8, 15: 16, 16: 2}
+
+// weightBytes is the size of a tensor of dims of elements of size bytes,
+// saturated.
+func weightBytes(dims []int64, size uint64) uint64 {
+	n := size
+	for _, d := range dims {
+		if d < 0 {
+			return 0
+		}
+		if d != 0 && n > ^uint64(0)/uint64(d) {
+			return ^uint64(0)
+		}
+		n *= uint64(d)
+	}
+	return n
 }
 
 // Inputs describes the model's inputs, in the graph's order.

@@ -277,3 +277,45 @@ func TestRunConcurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestRunFailsAtExecution: a model that fails as it runs (an integer
+// division by a divisor the caller passes as 0) returns the runtime's
+// error and leaves its outputs untouched; the host goes on, and the same
+// model runs a good input afterwards. (The library runs a graph's
+// operations on worker goroutines by default, where such a failure is
+// an unrecovered panic that ends the process: the model runs them in
+// order on the caller's.)
+func TestRunFailsAtExecution(t *testing.T) {
+	dir := testsupport.Models(t)
+	m := load(t, dir, "divide")
+	a, b := read(t, dir, "divide.in0.bin"), read(t, dir, "divide.in1.bin")
+	zero := make([]byte, len(b))
+	copy(zero, b)
+	binary.LittleEndian.PutUint32(zero[4:], 0)
+	out := []byte("untouched untouc")
+	err := m.Run(context.Background(), [][]byte{a, zero}, [][]byte{out})
+	if err == nil || !strings.Contains(err.Error(), "integer divide by zero") {
+		t.Fatalf("Run with a zero divisor = %v, want the division's error", err)
+	}
+	if string(out) != "untouched untouc" {
+		t.Errorf("a failed run wrote its output: %q", out)
+	}
+	got := run(t, dir, m, "divide")[0]
+	if want := read(t, dir, "divide.want0.bin"); !slices.Equal(got, want) {
+		t.Errorf("divide = %v, want %v", got, want)
+	}
+}
+
+// TestWeightBytes: a model reports its initializers' bytes.
+func TestWeightBytes(t *testing.T) {
+	dir := testsupport.Models(t)
+	for name, want := range map[string]uint64{
+		"mlp":    4 * (8*16 + 16 + 16*4 + 4),
+		"cnn":    4 * (16*3*3*3 + 16 + 32*16*3*3 + 32 + 10*32*16*16 + 10),
+		"divide": 0,
+	} {
+		if got := load(t, dir, name).WeightBytes(); got != want {
+			t.Errorf("%s: WeightBytes = %d, want %d", name, got, want)
+		}
+	}
+}

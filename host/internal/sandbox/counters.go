@@ -102,8 +102,9 @@ type FuncCount struct {
 	Errors map[acl.Error]uint64
 	Bytes  [5]uint64
 	// Launches is the compute the function queued that executed (an
-	// operator's launches), LaunchFailures those of them that failed
-	// there, Compute the time they ran.
+	// operator's launches, a kernel launcher's: on a backend that runs
+	// kernel binaries, those queued), LaunchFailures those of them that
+	// failed there, Compute the time they ran.
 	Launches, LaunchFailures uint64
 	Compute                  time.Duration
 }
@@ -125,7 +126,11 @@ func (s *Session) Counts() []FuncCount {
 		out = append(out, fc)
 	}
 	for name, h := range st.host {
-		out = append(out, FuncCount{Name: name, Calls: h.calls, Errors: h.errs})
+		fc := FuncCount{Name: name, Calls: h.calls, Errors: h.errs}
+		if lc := s.klaunch[name]; lc != nil { // a kernel's launcher
+			fc.Launches, fc.LaunchFailures, fc.Compute = lc.ran.Load(), lc.failed.Load(), time.Duration(lc.ns.Load())
+		}
+		out = append(out, fc)
 	}
 	return out
 }

@@ -3,9 +3,11 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/bits"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -119,6 +121,11 @@ func (s *Session) SetKernels(ks map[string]*Kernel, stdout func([]byte)) {
 	}
 }
 
+// SetKernelFuncs gives the session the native functions of its granted
+// kernels, by kernel name, for a backend that runs kernel binaries
+// (acl.KernelRunner): the host loaded them with its plugin.
+func (s *Session) SetKernelFuncs(fs map[string]acl.KernelFunc) { s.kfuncs = fs }
+
 // flushKernelOut writes the kernels' device prints, on the guest's
 // goroutine.
 func (s *Session) flushKernelOut() {
@@ -170,7 +177,10 @@ func Launchers(k *Kernel) []*HostFunc {
 			f := abi.Func{Name: k.Name, Group: "kernel", Params: []abi.Param{{Name: "blockDim", Type: abi.I32}, {Name: "stream", Type: abi.Handle}}}
 			for _, p := range k.Params {
 				ty := abi.I32
-				if p.Buffer || p.Scalar.Is64() {
+				switch {
+				case p.Buffer: // a device address: the trace shows it in hex
+					ty = abi.Addr
+				case p.Scalar.Is64():
 					ty = abi.U64
 				}
 				f.Params = append(f.Params, abi.Param{Name: p.Name, Type: ty})
@@ -236,8 +246,16 @@ func (c *Call) kernelErr(k *Kernel, st *streamRec, status bool, err error) error
 // (aclrtLaunchKernelWithConfig's attribute). Both guest surfaces, the
 // launchers and the kernel API, launch through it.
 func (c *Call) queueKernel(k *Kernel, st *streamRec, args []uint64, timeout time.Duration) error {
-	comp, ok := c.s.b.(acl.Computer)
-	if !ok {
+	comp, isComp := c.s.b.(acl.Computer)
+	kr, isNative := c.s.b.(acl.KernelRunner)
+	var fn acl.KernelFunc
+	switch {
+	case isNative:
+		var ok bool
+		if fn, ok = c.s.kfuncs[k.Name]; !ok {
+			return acl.Errorf(acl.ErrRTFeatureNotSupport, "kernel %s has no native binary (host.Kernel.Binary): the %s backend runs only kernel binaries", k.Name, c.s.b.Name())
+		}
+	case !isComp:
 		return acl.Errorf(acl.ErrRTFeatureNotSupport, "this backend runs no registered kernels (the simulator does)")
 	}
 	blockDim := uint32(args[0])
@@ -256,6 +274,16 @@ func (c *Call) queueKernel(k *Kernel, st *streamRec, args []uint64, timeout time
 		param, reg int
 	}
 	var hs []held
+	hs2regs := func(hs []held, n int) []int { // by parameter: its region, -1 for none
+		regs := make([]int, n)
+		for i := range regs {
+			regs[i] = -1
+		}
+		for _, h := range hs {
+			regs[h.param] = h.reg
+		}
+		return regs
+	}
 	for i, p := range k.Params {
 		if !p.Buffer {
 			continue
@@ -291,7 +319,22 @@ func (c *Call) queueKernel(k *Kernel, st *streamRec, args []uint64, timeout time
 	if err := c.enqueueKernel(st); err != nil {
 		return err
 	}
+	if isNative {
+		l.Kernel = nativeCall(k, fn, blockDim, vals, hs2regs(hs, len(k.Params)), c.ctx)
+		if timeout > 0 && (l.Kernel.Timeout == 0 || timeout < l.Kernel.Timeout) { // the launch's own
+			l.Kernel.Timeout = timeout
+		}
+		if err := kr.LaunchKernel(st.h, l); err != nil {
+			return be(err)
+		}
+		c.s.launchCount(k.Name).ran.Add(1) // natively counted as queued: the runtime times and fails streams, not launches
+		if len(st.kernels) < maxFaultNames && !slices.Contains(st.kernels, k.Name) {
+			st.kernels = append(st.kernels, k.Name)
+		}
+		return nil
+	}
 	s := c.s
+	lc := s.launchCount(k.Name)
 	vals = append([]uint64(nil), vals...)
 	// Again when it executes, in stream order: a buffer freed or a lease
 	// revoked in between fails the launch before it touches anything.
@@ -300,7 +343,9 @@ func (c *Call) queueKernel(k *Kernel, st *streamRec, args []uint64, timeout time
 		defer s.mu.RUnlock()
 		for _, h := range hs {
 			if a := s.as.find(h.addr); a != h.a || h.n > a.end()-h.addr {
-				return &fault{acl.Errorf(acl.ErrRTParamInvalid, "%s: %s [%#x, +%d) was freed before the kernel ran", k.Name, k.Params[h.param].Name, h.addr, h.n)}
+				err := &fault{acl.Errorf(acl.ErrRTParamInvalid, "%s: %s [%#x, +%d) was freed before the kernel ran", k.Name, k.Params[h.param].Name, h.addr, h.n)}
+				s.kernelRan(lc, k.Name, 0, err)
+				return err
 			}
 		}
 		return nil
@@ -323,21 +368,75 @@ func (c *Call) queueKernel(k *Kernel, st *streamRec, args []uint64, timeout time
 		for _, h := range hs {
 			bufs[h.param] = mem[h.reg]
 		}
+		t0 := time.Now()
 		err := RunBlocks(run, k, blockDim, bufs, vals, out)
 		switch {
 		case !errors.Is(err, context.DeadlineExceeded):
-			return err
 		case errors.Is(ctx.Err(), context.DeadlineExceeded):
-			return &fault{acl.Errorf(acl.ErrRTAicoreTimeout, "kernel %s was stopped at the run's time limit", k.Name)}
+			err = &fault{acl.Errorf(acl.ErrRTAicoreTimeout, "kernel %s was stopped at the run's time limit", k.Name)}
 		case ctx.Err() == nil && errors.Is(run.Err(), context.DeadlineExceeded):
-			return &fault{acl.Errorf(acl.ErrRTAicoreTimeout, "kernel %s ran past its launch's timeout of %v and was stopped", k.Name, timeout)}
+			err = &fault{acl.Errorf(acl.ErrRTAicoreTimeout, "kernel %s ran past its launch's timeout of %v and was stopped", k.Name, timeout)}
 		}
+		s.kernelRan(lc, k.Name, time.Since(t0), err)
 		return err
 	}
 	if k.Cost != nil {
 		l.Cost = k.Cost(blockDim, vals)
 	}
 	return be(comp.Compute(st.h, l))
+}
+
+// maxFaultNames bounds the kernel names a stream keeps for the message of
+// a device fault (synced).
+const maxFaultNames = 8
+
+// synced is err, what a synchronize of st returned, with a device fault's
+// message naming the native kernels launched on st since its last
+// synchronize (the native runtime reports only the code); a synchronize
+// that finished forgets them.
+func (s *Session) synced(st *streamRec, err error) error {
+	code := acl.CodeOf(err)
+	switch {
+	case err == nil:
+	case code == acl.ErrRTAicoreException || code == acl.ErrRTAicoreTimeout:
+		if len(st.kernels) > 0 {
+			err = &fault{acl.Errorf(code, "a kernel failed on the device (%s): one launched on the stream since its last synchronize (%s)", code.Name(), strings.Join(st.kernels, ", "))}
+		}
+	default:
+		return err // not finished: a timeout, an interruption
+	}
+	st.kernels = st.kernels[:0]
+	return err
+}
+
+// deviceGrace is how long after the run's deadline a native launch's
+// device timeout falls.
+const deviceGrace = time.Second
+
+// nativeCall is a launch of k as its native function fn receives it: a
+// buffer as its validated region (regs, by parameter; a buffer of extent 0
+// as NULL, which the kernel may not touch), a scalar as its native bytes,
+// and the run's time left (plus deviceGrace) as the launch's timeout on
+// the device.
+func nativeCall(k *Kernel, fn acl.KernelFunc, blockDim uint32, vals []uint64, regs []int, ctx context.Context) *acl.KernelCall {
+	kc := &acl.KernelCall{Func: fn, BlockDim: blockDim, Args: make([]acl.KernelArg, len(k.Params))}
+	for i, p := range k.Params {
+		switch {
+		case p.Buffer && regs[i] >= 0:
+			kc.Args[i] = acl.KernelArg{Region: regs[i]}
+		case p.Buffer:
+			kc.Args[i] = acl.KernelArg{Region: -1, Value: make([]byte, 8)}
+		default:
+			kc.Args[i] = acl.KernelArg{Region: -1, Value: binary.LittleEndian.AppendUint64(nil, vals[i])[:p.Size]}
+		}
+	}
+	// The host's own deadline ends the run first; the device's stops a
+	// kernel still running a grace later (a forced destruction of its
+	// stream need not stop a running kernel natively).
+	if dl, ok := ctx.Deadline(); ok {
+		kc.Timeout = max(time.Until(dl), 0) + deviceGrace
+	}
+	return kc
 }
 
 // RunBlocks runs a launch of k: its blocks in order, on the buffers mem
@@ -393,4 +492,38 @@ func (c *Call) enqueueKernel(st *streamRec) error {
 	}
 	st.queued++
 	return nil
+}
+
+// launchCount counts the launches of one kernel in a session: made on the
+// guest's goroutine at the kernel's first launch, counted on stream
+// workers as launches execute (Counts, the metrics).
+type launchCount struct {
+	ran, failed atomic.Uint64
+	ns          atomic.Int64
+}
+
+// launchCount returns the counters of kernel name, made at its first
+// launch. Call it on the guest's goroutine.
+func (s *Session) launchCount(name string) *launchCount {
+	lc := s.klaunch[name]
+	if lc == nil {
+		if s.klaunch == nil {
+			s.klaunch = map[string]*launchCount{}
+		}
+		lc = &launchCount{}
+		s.klaunch[name] = lc
+	}
+	return lc
+}
+
+// kernelRan counts a launch of kernel name that executed for d (0: it
+// did not run) and ended with err, in the session's counts and the
+// metrics (the compute series, by the kernel's name).
+func (s *Session) kernelRan(lc *launchCount, name string, d time.Duration, err error) {
+	lc.ran.Add(1)
+	lc.ns.Add(int64(d))
+	if err != nil {
+		lc.failed.Add(1)
+	}
+	s.computeMetricsOf(name, d, err != nil)
 }

@@ -19,7 +19,12 @@ type Metrics struct {
 	Latency                          *prometheus.HistogramVec
 	// Compute times the launches of compute (an operator's) as they
 	// execute, by plugin, function and outcome (ok, failed); nil: none.
-	Compute             *prometheus.HistogramVec
+	Compute *prometheus.HistogramVec
+	// ModelLoad times the loads of models by plugin, model name and
+	// source (file: compiled from its file; cache: the runtime's copy);
+	// ModelRun their executions by plugin, model name and outcome. nil:
+	// none.
+	ModelLoad, ModelRun *prometheus.HistogramVec
 	Sessions, Allocated *prometheus.GaugeVec
 	Registered          prometheus.Gauge
 
@@ -111,6 +116,12 @@ func (m *Metrics) Refused(name string) {
 
 // computeMetrics records a launch of function fi that ran for d.
 func (s *Session) computeMetrics(fi int, d time.Duration, failed bool) {
+	s.computeMetricsOf(abi.Funcs[fi].Name, d, failed)
+}
+
+// computeMetricsOf records a launch named name (an ABI function, a
+// kernel) that ran for d.
+func (s *Session) computeMetricsOf(name string, d time.Duration, failed bool) {
 	if s.ms.pm == nil || s.ms.pm.m.Compute == nil {
 		return
 	}
@@ -118,7 +129,32 @@ func (s *Session) computeMetrics(fi int, d time.Duration, failed bool) {
 	if failed {
 		outcome = "failed"
 	}
-	s.ms.pm.m.Compute.WithLabelValues(s.ms.pm.name, abi.Funcs[fi].Name, outcome).Observe(d.Seconds())
+	s.ms.pm.m.Compute.WithLabelValues(s.ms.pm.name, name, outcome).Observe(d.Seconds())
+}
+
+// modelLoadMetrics records a load of model name that took d, compiled
+// from its file or found in the runtime's cache.
+func (s *Session) modelLoadMetrics(name string, d time.Duration, cached bool) {
+	if s.ms.pm == nil || s.ms.pm.m.ModelLoad == nil {
+		return
+	}
+	source := "file"
+	if cached {
+		source = "cache"
+	}
+	s.ms.pm.m.ModelLoad.WithLabelValues(s.ms.pm.name, name, source).Observe(d.Seconds())
+}
+
+// modelRunMetrics records an execution of model name that ran for d.
+func (s *Session) modelRunMetrics(name string, d time.Duration, failed bool) {
+	if s.ms.pm == nil || s.ms.pm.m.ModelRun == nil {
+		return
+	}
+	outcome := "ok"
+	if failed {
+		outcome = "failed"
+	}
+	s.ms.pm.m.ModelRun.WithLabelValues(s.ms.pm.name, name, outcome).Observe(d.Seconds())
 }
 
 // sessionMetrics is a session's part: its plugin's series, and the memory

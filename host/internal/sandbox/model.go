@@ -20,6 +20,7 @@ import (
 type mdlRec struct {
 	name string
 	m    *model.Model
+	cm   *cachedModel // an approved model's entry in the runtime's cache; nil for a guest's
 }
 
 // mdlObj is a model description or a dataset.
@@ -94,12 +95,12 @@ func approvedNames(m map[string]string) string {
 
 // addModel gives m the session's next model id and writes it to
 // parameter 1.
-func (c *Call) addModel(name string, m *model.Model, out []byte) error {
+func (c *Call) addModel(name string, m *model.Model, cm *cachedModel, out []byte) error {
 	c.s.mdlNext++
 	if c.s.mdls == nil {
 		c.s.mdls = map[uint32]*mdlRec{}
 	}
-	c.s.mdls[c.s.mdlNext] = &mdlRec{name: name, m: m}
+	c.s.mdls[c.s.mdlNext] = &mdlRec{name: name, m: m, cm: cm}
 	le.PutUint32(out, c.s.mdlNext)
 	c.note = fmt.Sprintf("model %q is id %d", name, c.s.mdlNext)
 	return nil
@@ -143,11 +144,13 @@ func loadFromFile(withMem bool) importFn {
 		if err := c.runsModels(); err != nil {
 			return err
 		}
-		m, err := c.s.sh.loadModel(file)
+		t0 := time.Now()
+		cm, cached, err := c.s.sh.loadModel(file)
 		if err != nil {
-			return acl.Errorf(acl.ErrGEModelPathInvalid, "model %q could not be loaded: %v", name, err)
+			return acl.Errorf(acl.ErrGEModelDataSizeInvalid, "model %q could not be loaded: %v", name, err)
 		}
-		return c.addModel(name, m, out)
+		c.s.modelLoadMetrics(name, time.Since(t0), cached)
+		return c.addModel(name, cm.m, cm, out)
 	}
 }
 
@@ -159,8 +162,9 @@ func loadFromMem(withMem bool) importFn {
 		if c.u32(0) == 0 || n == 0 {
 			return acl.Errorf(acl.ErrInvalidParam, "model is NULL or modelSize is 0")
 		}
-		if c.u32(2) == 0 {
-			return acl.Errorf(acl.ErrInvalidParam, "modelId is NULL")
+		out, err := c.out(2, 4)
+		if err != nil {
+			return err
 		}
 		if !c.s.policy.AllowGuestModels {
 			return acl.Errorf(acl.ErrRTFeatureNotSupport, "the policy does not allow models from guest memory (AllowGuestModels); load a model the host approved with aclmdlLoadFromFile")
@@ -172,10 +176,6 @@ func loadFromMem(withMem bool) importFn {
 		if err != nil {
 			return err
 		}
-		out, err := c.out(2, 4)
-		if err != nil {
-			return err
-		}
 		if withMem {
 			if err := c.memArgs(3); err != nil {
 				return err
@@ -183,11 +183,16 @@ func loadFromMem(withMem bool) importFn {
 		}
 		m, err := model.Parse(b)
 		if err != nil {
-			return acl.Errorf(acl.ErrGEParamInvalid, "the model's %d bytes are not a model the simulator runs: %v", n, err)
+			return acl.Errorf(acl.ErrGEModelDataSizeInvalid, "the model's %d bytes are not a model the simulator runs: %v", n, err)
 		}
-		return c.addModel("(guest model)", m, out)
+		c.s.modelLoadMetrics(guestModel, 0, false)
+		return c.addModel(guestModel, m, nil, out)
 	}
 }
+
+// guestModel is the name of a model from guest memory, in messages and
+// metrics.
+const guestModel = "(guest model)"
 
 // querySize is aclmdlQuerySize(fileName, workSize, weightSize): the
 // simulator keeps a model in host memory and needs none of the guest's.
@@ -269,20 +274,25 @@ func getDesc(c *Call) error {
 	return nil
 }
 
-// ios returns the inputs or the outputs a description holds; a NULL,
-// foreign or empty description gives none, with the reason.
+// ios returns the inputs or the outputs a description holds: none for an
+// empty one (natively a description aclmdlGetDesc never filled), an
+// error for a NULL or foreign one.
 func (c *Call) ios(output bool) ([]model.IO, error) {
 	d, err := c.mobj(0, abi.ModelDescHandle)
 	if err != nil {
 		return nil, err
 	}
-	if d.desc == nil {
-		return nil, acl.Errorf(acl.ErrInvalidParam, "modelDesc %d describes no model (aclmdlGetDesc first)", c.u32(0))
+	return d.ios(output), nil
+}
+
+func (o *mdlObj) ios(output bool) []model.IO {
+	switch {
+	case o.desc == nil:
+		return nil
+	case output:
+		return o.desc.m.Outputs()
 	}
-	if output {
-		return d.desc.m.Outputs(), nil
-	}
-	return d.desc.m.Inputs(), nil
+	return o.desc.m.Inputs()
 }
 
 // io returns input or output index (parameter 1) of the description.
@@ -291,7 +301,15 @@ func (c *Call) io(output bool) (model.IO, error) {
 	if err != nil {
 		return model.IO{}, err
 	}
+	return c.index(ios, output)
+}
+
+// index returns element index (parameter 1) of ios.
+func (c *Call) index(ios []model.IO, output bool) (model.IO, error) {
 	i := c.u64(1)
+	if len(ios) == 0 {
+		return model.IO{}, acl.Errorf(acl.ErrInvalidParam, "index %d: modelDesc %d describes no %s (an empty description: aclmdlGetDesc fills it)", i, c.u32(0), ioWord(output))
+	}
 	if i >= uint64(len(ios)) {
 		return model.IO{}, acl.Errorf(acl.ErrInvalidParam, "index %d is past the model's %d %s", i, len(ios), ioWord(output))
 	}
@@ -337,10 +355,14 @@ func ioSize(output bool) importFn {
 // ioDims is aclmdlGetInputDims and aclmdlGetOutputDims(modelDesc, index, dims).
 func ioDims(output bool) importFn {
 	return func(c *Call) error {
+		ios, err := c.ios(output)
+		if err != nil {
+			return err
+		}
 		if c.u32(2) == 0 {
 			return acl.Errorf(acl.ErrInvalidParam, "dims is NULL")
 		}
-		io, err := c.io(output)
+		io, err := c.index(ios, output)
 		if err != nil {
 			return err
 		}
@@ -407,9 +429,6 @@ func ioEnum(output, format bool) importFn {
 
 // inputIndexByName is aclmdlGetInputIndexByName(modelDesc, name, index).
 func inputIndexByName(c *Call) error {
-	if c.u32(1) == 0 || c.u32(2) == 0 {
-		return acl.Errorf(acl.ErrInvalidParam, "name or index is NULL")
-	}
 	ios, err := c.ios(false)
 	if err != nil {
 		return err
@@ -505,32 +524,53 @@ type mdlBuf struct {
 	write bool
 }
 
+// ioSlack is how many bytes a data buffer may be smaller than the model's
+// input or output: natively the graph engine allows for a device
+// allocation's padding (davinci_model.cc: kDataMemAlignSizeCompare). The
+// sandbox still checks the model's whole size against one allocation.
+const ioSlack = 64
+
+// datasets resolves the input and output datasets (parameters 1 and 2)
+// in the native order: both NULL checks, then the handles.
+func (c *Call) datasets() (in, out *mdlObj, err error) {
+	if c.u32(1) == 0 || c.u32(2) == 0 {
+		return nil, nil, acl.Errorf(acl.ErrInvalidParam, "input or output is NULL")
+	}
+	if in, err = c.mobj(1, abi.DatasetHandle); err != nil {
+		return nil, nil, err
+	}
+	if out, err = c.mobj(2, abi.DatasetHandle); err != nil {
+		return nil, nil, err
+	}
+	return in, out, nil
+}
+
 // execBufs resolves the datasets of an execution against the model: one
-// buffer per input and output, each at least the declared size.
-func (c *Call) execBufs(r *mdlRec) ([]mdlBuf, error) {
+// buffer per input and output (145000 otherwise, both counts first, as
+// the graph engine checks them), each at most ioSlack bytes smaller than
+// the model's (500002, the graph engine's failed assertion). A buffer
+// covers the model's whole size.
+func (c *Call) execBufs(r *mdlRec, dss [2]*mdlObj) ([]mdlBuf, error) {
+	ioss := [2][]model.IO{r.m.Inputs(), r.m.Outputs()}
+	for k, ds := range dss {
+		if ios := ioss[k]; len(ds.bufs) != len(ios) {
+			word := ioWord(k == 1)
+			return nil, acl.Errorf(acl.ErrGEParamInvalid, "the %s dataset holds %d buffers; model %q has %d %s", word[:len(word)-1], len(ds.bufs), r.name, len(ios), word)
+		}
+	}
 	var bufs []mdlBuf
-	for k, output := range []bool{false, true} {
-		ds, err := c.mobj(1+k, abi.DatasetHandle)
-		if err != nil {
-			return nil, err
-		}
-		ios := r.m.Inputs()
-		if output {
-			ios = r.m.Outputs()
-		}
-		if len(ds.bufs) != len(ios) {
-			return nil, acl.Errorf(acl.ErrInvalidParam, "the %s dataset holds %d buffers; model %q has %d %s", ioWord(output)[:len(ioWord(output))-1], len(ds.bufs), r.name, len(ios), ioWord(output))
-		}
+	for k, ds := range dss {
+		ios, word := ioss[k], ioWord(k == 1)
 		for i, p := range ds.bufs {
-			what := fmt.Sprintf("%s %d (%q)", ioWord(output)[:len(ioWord(output))-1], i, ios[i].Name)
+			what := fmt.Sprintf("%s %d (%q)", word[:len(word)-1], i, ios[i].Name)
 			addr, n, err := c.dataBuffer(p)
 			if err != nil {
 				return nil, acl.Errorf(acl.ErrInvalidParam, "%s: %s", what, acl.MessageOf(err))
 			}
-			if n < ios[i].Size {
-				return nil, acl.Errorf(acl.ErrInvalidParam, "%s: the data buffer holds %d bytes; the model's is %d", what, n, ios[i].Size)
+			if n < ios[i].Size && ios[i].Size-n > ioSlack {
+				return nil, acl.Errorf(acl.ErrGEFailure, "%s: the data buffer holds %d bytes; the model's is %d (at most %d fewer are accepted)", what, n, ios[i].Size, ioSlack)
 			}
-			bufs = append(bufs, mdlBuf{what: what, addr: addr, n: ios[i].Size, write: output})
+			bufs = append(bufs, mdlBuf{what: what, addr: addr, n: ios[i].Size, write: k == 1})
 		}
 	}
 	return bufs, nil
@@ -542,6 +582,9 @@ func (c *Call) execBufs(r *mdlRec) ([]mdlBuf, error) {
 func (s *Session) resolveBufs(bufs []mdlBuf) ([]acl.DevPtr, error) {
 	ptrs := make([]acl.DevPtr, len(bufs))
 	for i, b := range bufs {
+		if b.addr == 0 {
+			return nil, fmt.Errorf("%s: its data is NULL (the sandbox allocates no buffer for a model)", b.what)
+		}
 		sp, err := s.resolveDevice(b.what, b.addr, b.n)
 		if err == nil && b.write {
 			err = sp.writable(b.what, b.addr, b.n)
@@ -559,11 +602,15 @@ func (s *Session) resolveBufs(bufs []mdlBuf) ([]acl.DevPtr, error) {
 // context's default stream, waited for.
 func execute(sync bool) importFn {
 	return func(c *Call) error {
+		in, out, err := c.datasets()
+		if err != nil {
+			return err
+		}
 		r, err := c.modelOf(c.u32(0))
 		if err != nil {
 			return err
 		}
-		bufs, err := c.execBufs(r)
+		bufs, err := c.execBufs(r, [2]*mdlObj{in, out})
 		if err != nil {
 			return err
 		}
@@ -594,7 +641,7 @@ func execute(sync bool) importFn {
 				nin++
 			}
 		}
-		s, fi, st0, m, name := c.s, c.fi, c.s.stats.of(c.fi), r.m, r.name
+		s, fi, st0, m, name, cm := c.s, c.fi, c.s.stats.of(c.fi), r.m, r.name, r.cm
 		done := func(d time.Duration, err error) {
 			st0.ran.Add(1)
 			st0.runNs.Add(int64(d))
@@ -602,6 +649,10 @@ func execute(sync bool) importFn {
 				st0.runFailed.Add(1)
 			}
 			s.computeMetrics(fi, d, err != nil)
+			s.modelRunMetrics(name, d, err != nil)
+			if cm != nil {
+				cm.ran(d, err != nil)
+			}
 		}
 		bounds := c.launchBounds()
 		l := &acl.Launch{
@@ -629,8 +680,12 @@ func execute(sync bool) importFn {
 				defer cancel()
 				t0 := time.Now()
 				err := m.Run(ctx, mem[:nin], mem[nin:])
-				if err != nil {
-					err = acl.Errorf(acl.ErrRTModelExecute, "model %q failed: %v", name, err)
+				switch {
+				case err == nil:
+				case ctx.Err() != nil: // cancelled or out of time: the stream's own code
+					err = fmt.Errorf("model %q interrupted: %w", name, ctx.Err())
+				default: // the recent error message names the model and why (ABI section 13.1)
+					err = &fault{acl.Errorf(acl.ErrRTModelExecute, "model %q failed as it ran, and wrote nothing: %v", name, err)}
 				}
 				done(time.Since(t0), err)
 				return err

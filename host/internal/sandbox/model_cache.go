@@ -1,8 +1,12 @@
 package sandbox
 
 import (
+	"errors"
+	"fmt"
 	"os"
+	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aclwasm/aclwasm/acl/sim/model"
@@ -16,7 +20,7 @@ import (
 // hold it.
 type modelCache struct {
 	mu sync.Mutex // held across a load: one compilation per file at a time
-	m  map[modelKey]*model.Model
+	m  map[modelKey]*cachedModel
 }
 
 type modelKey struct {
@@ -25,34 +29,59 @@ type modelKey struct {
 	mtime time.Time
 }
 
+// cachedModel is a model of the cache and what it cost and did.
+type cachedModel struct {
+	m        *model.Model
+	load     time.Duration // the compilation
+	loads    atomic.Uint64 // aclmdlLoadFromFile calls that got it
+	runs     atomic.Uint64 // executions, those that failed, their time
+	failed   atomic.Uint64
+	runNs    atomic.Int64
+	loadedAt time.Time
+}
+
+// ran counts an execution of the model that took d.
+func (cm *cachedModel) ran(d time.Duration, failed bool) {
+	cm.runs.Add(1)
+	cm.runNs.Add(int64(d))
+	if failed {
+		cm.failed.Add(1)
+	}
+}
+
 // loadModel returns the model in the file at path, from the cache when
-// the file has not changed since it was loaded.
-func (sh *Shared) loadModel(path string) (*model.Model, error) {
+// the file has not changed since it was loaded, and whether the cache had
+// it.
+func (sh *Shared) loadModel(path string) (*cachedModel, bool, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	k := modelKey{path, st.Size(), st.ModTime()}
 	c := &sh.models
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if m, ok := c.m[k]; ok {
-		return m, nil
+	if cm, ok := c.m[k]; ok {
+		cm.loads.Add(1)
+		return cm, true, nil
 	}
+	t0 := time.Now()
 	m, err := model.Load(path)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
+	cm := &cachedModel{m: m, load: time.Since(t0), loadedAt: t0}
+	cm.loads.Add(1)
 	if c.m == nil {
-		c.m = map[modelKey]*model.Model{}
+		c.m = map[modelKey]*cachedModel{}
 	}
 	for old := range c.m {
 		if old.path == path { // the file changed: its old model goes with its last session
 			delete(c.m, old)
 		}
 	}
-	c.m[k] = m
-	return m, nil
+	c.m[k] = cm
+	return cm, false, nil
 }
 
 // CachedModels is the number of models the cache holds.
@@ -60,4 +89,67 @@ func (sh *Shared) CachedModels() int {
 	sh.models.mu.Lock()
 	defer sh.models.mu.Unlock()
 	return len(sh.models.m)
+}
+
+// CachedModel describes a model of the runtime's cache.
+type CachedModel struct {
+	Path string
+	// Size and ModTime are the file's when it was loaded.
+	Size    int64
+	ModTime time.Time
+	// WeightBytes is what the model holds in host memory beyond the
+	// library's working buffers: its weights.
+	WeightBytes uint64
+	// LoadTime is what compiling it took; LoadedAt when that began.
+	LoadTime time.Duration
+	LoadedAt time.Time
+	// Loads counts the aclmdlLoadFromFile calls that got the model;
+	// Executions, Failures and ExecTime its executions over every session.
+	Loads, Executions, Failures uint64
+	ExecTime                    time.Duration
+}
+
+// ModelCache describes the models the cache holds, by path.
+func (sh *Shared) ModelCache() []CachedModel {
+	sh.models.mu.Lock()
+	defer sh.models.mu.Unlock()
+	out := make([]CachedModel, 0, len(sh.models.m))
+	for k, cm := range sh.models.m {
+		out = append(out, CachedModel{Path: k.path, Size: k.size, ModTime: k.mtime, WeightBytes: cm.m.WeightBytes(),
+			LoadTime: cm.load, LoadedAt: cm.loadedAt, Loads: cm.loads.Load(),
+			Executions: cm.runs.Load(), Failures: cm.failed.Load(), ExecTime: time.Duration(cm.runNs.Load())})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// RefreshModels compiles again each model whose file changed since it
+// was compiled, so that the next load finds it ready, and returns the
+// paths it compiled and, joined, the failures (a file gone or no longer a
+// model keeps its old version for the sessions that hold it; a load then
+// fails as it would have).
+func (sh *Shared) RefreshModels() ([]string, error) {
+	sh.models.mu.Lock()
+	var stale []string
+	for k := range sh.models.m {
+		if st, err := os.Stat(k.path); err == nil && (st.Size() != k.size || !st.ModTime().Equal(k.mtime)) {
+			stale = append(stale, k.path)
+		}
+	}
+	sh.models.mu.Unlock()
+	sort.Strings(stale)
+	var done []string
+	var errs []error
+	for _, p := range stale {
+		cm, cached, err := sh.loadModel(p)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("model %s: %w", p, err))
+			continue
+		}
+		cm.loads.Add(^uint64(0)) // loaded by no guest: loadModel counted one
+		if !cached {
+			done = append(done, p)
+		}
+	}
+	return done, errors.Join(errs...)
 }

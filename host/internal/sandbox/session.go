@@ -117,6 +117,8 @@ type Session struct {
 	// device prints of launches not yet written to stdout.
 	kernels map[string]*Kernel
 	kout    *kernelOut
+	kfuncs  map[string]acl.KernelFunc // the granted kernels' native functions (acl.KernelRunner)
+	klaunch map[string]*launchCount   // launches by kernel name (kernel.go)
 	// kobjs are the kernel API's binaries, functions, argument lists and
 	// parameters by handle (kernelapi.go).
 	kobjs map[uint32]*kobj
@@ -149,6 +151,7 @@ type streamRec struct {
 	// the session's pending count when the stream is destroyed.
 	cbQueued atomic.Int64
 	res      coreLimits // aclrtSetStreamResLimit's (stream_res.go)
+	kernels  []string   // native kernels launched since its last synchronize (kernel.go's synced)
 	ovSwitch bool       // aclrtSetStreamOverflowSwitch's (overflow.go)
 }
 
@@ -267,7 +270,7 @@ func (s *Session) syncStreams(ctx context.Context, dev int32, timeoutMs int32) e
 		if timeoutMs >= 0 {
 			ms = max(int32(time.Until(deadline)/time.Millisecond), 1) // 0 is not a timeout natively
 		}
-		if err := s.b.SynchronizeStream(ctx, st.h, ms); err != nil && first == nil {
+		if err := s.synced(st, s.b.SynchronizeStream(ctx, st.h, ms)); err != nil && first == nil {
 			first = err
 		}
 	}

@@ -97,7 +97,7 @@ func synchronizeStream(c *Call) error {
 	if st, err = c.bindStream(st); err != nil { // context
 		return err
 	}
-	return be(c.s.b.SynchronizeStream(c.ctx, st.h, -1))
+	return be(c.s.synced(st, c.s.b.SynchronizeStream(c.ctx, st.h, -1)))
 }
 
 // synchronizeStreamWithTimeout is aclrtSynchronizeStreamWithTimeout(stream, timeoutMs).
@@ -116,7 +116,7 @@ func synchronizeStreamWithTimeout(c *Call) error {
 	if st, err = c.bindStream(st); err != nil { // context (another device's stream is waited for, as natively)
 		return err
 	}
-	return be(c.s.b.SynchronizeStream(c.ctx, st.h, ms))
+	return be(c.s.synced(st, c.s.b.SynchronizeStream(c.ctx, st.h, ms)))
 }
 
 // streamQuery is aclrtStreamQuery(stream, status).

@@ -19,6 +19,7 @@ import (
 
 	"github.com/aclwasm/aclwasm/acl/sim"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -60,6 +61,11 @@ func defaultPolicy() host.Policy {
 
 func plugin(t *testing.T, wasm []byte) (*host.Plugin, context.Context) {
 	t.Helper()
+	return pluginWith(t, wasm, defaultPolicy())
+}
+
+func pluginWith(t *testing.T, wasm []byte, pol host.Policy) (*host.Plugin, context.Context) {
+	t.Helper()
 	ctx := context.Background()
 	b := sim.New(sim.WithDevices(2))
 	t.Cleanup(func() { b.Close() })
@@ -68,7 +74,7 @@ func plugin(t *testing.T, wasm []byte) (*host.Plugin, context.Context) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { rt.Close(ctx) })
-	p, err := rt.Load(ctx, wasm, defaultPolicy())
+	p, err := rt.Load(ctx, wasm, pol)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +85,12 @@ func plugin(t *testing.T, wasm []byte) (*host.Plugin, context.Context) {
 // run runs a command module and returns its stdout and stderr.
 func run(t *testing.T, name string) (string, string) {
 	t.Helper()
-	p, ctx := plugin(t, load(t, name))
+	return runWith(t, name, defaultPolicy())
+}
+
+func runWith(t *testing.T, name string, pol host.Policy) (string, string) {
+	t.Helper()
+	p, ctx := pluginWith(t, load(t, name), pol)
 	var stdout, stderr bytes.Buffer
 	res, err := p.Run(ctx, host.Config{Args: []string{name}, Stdout: &stdout, Stderr: &stderr})
 	if err != nil {
@@ -99,21 +110,46 @@ func TestConformance(t *testing.T) {
 	for _, name := range []string{"conformance.wasm", "conformance32.wasm"} {
 		t.Run(name, func(t *testing.T) {
 			out, _ := run(t, name)
-			for _, line := range strings.Split(out, "\n") {
-				if strings.HasPrefix(line, "FAIL") {
-					t.Error(line)
-				}
-			}
-			m := summary.FindStringSubmatch(out)
-			if m == nil {
-				t.Fatalf("no summary line in the output:\n%s", out)
-			}
-			if m[2] != "0" || m[1] == "0" {
-				t.Errorf("conformance: %s passed, %s failed", m[1], m[2])
-			}
-			t.Logf("conformance: %s checks passed", m[1])
+			checkSummary(t, out)
 		})
 	}
+}
+
+// TestConformanceModels runs the models' conformance program
+// (models.c) in both profiles, with the default policy approving the test
+// models by name.
+func TestConformanceModels(t *testing.T) {
+	dir := testsupport.Models(t)
+	pol := defaultPolicy()
+	pol.Models = map[string]string{}
+	for _, n := range []string{"mlp", "cnn", "divide"} {
+		pol.Models[n] = filepath.Join(dir, n+".onnx")
+	}
+	for _, name := range []string{"models.wasm", "models32.wasm"} {
+		t.Run(name, func(t *testing.T) {
+			out, _ := runWith(t, name, pol)
+			checkSummary(t, out)
+		})
+	}
+}
+
+// checkSummary fails on every FAIL line of a conformance program's output
+// and on a summary line with failures or no passes.
+func checkSummary(t *testing.T, out string) {
+	t.Helper()
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "FAIL") {
+			t.Error(line)
+		}
+	}
+	m := summary.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no summary line in the output:\n%s", out)
+	}
+	if m[2] != "0" || m[1] == "0" {
+		t.Errorf("conformance: %s passed, %s failed", m[1], m[2])
+	}
+	t.Logf("conformance: %s checks passed", m[1])
 }
 
 func TestSDKExamples(t *testing.T) {

@@ -293,6 +293,8 @@ enum { T_COPY, T_COPY2D, T_SET, T_BATCH, T_RECORD, T_WAIT, T_DESC, T_OFFSET, T_C
        T_REDUCE /* aclrtReduceAsync (ABI v1.3 section 15) */,
        T_KERNEL /* the operator library's kernels (aclwasmStandinLaunch) */,
        T_RANDOM /* aclrtRandomNumAsync (ABI v1.3 section 15) */ };
+enum { T_LAUNCH = 100 /* aclrtLaunchKernelWithConfig (ABI v1.3 section 13.3) */ };
+struct kfunc;
 
 /* A notify: a flag set by a record in stream order, which a wait waits
  * for and clears. */
@@ -335,6 +337,13 @@ struct task {
     void *ud;
     int block;
     struct notify *nt; /* T_NRECORD, T_NWAIT */
+    /* T_LAUNCH (kernels, ABI v1.3 section 13.3): the function, a copy of
+     * the finalized arguments, the block count, the launch's timeout. */
+    const struct kfunc *kf;
+    char *kargs;
+    size_t kargsz;
+    uint32_t kdim;
+    uint64_t ktimeout_us;
     aclError (*kfn)(void *); /* T_KERNEL: the kernel, its argument and its release; dsts/sizes its buffers */
     void *karg;
     void (*kfree)(void *);
@@ -678,9 +687,17 @@ static aclError reduce_run(char *dst, const char *src0, size_t n, int k, int t)
     return OK;
 }
 
+#ifndef OLD_RUNTIME
+static aclError run_kernel(struct stream *s, struct task *t); /* kernels */
+#endif
+
 static aclError run_task(struct stream *s, struct task *t)
 {
     switch (t->op) {
+#ifndef OLD_RUNTIME
+    case T_LAUNCH:
+        return run_kernel(s, t);
+#endif
     case T_COPY:
         if (!still_valid(t->dst, t->n, t->dst_loc) || !still_valid(t->src, t->n, t->src_loc))
             return RT_DRV_INTERNAL_ERROR;
@@ -825,6 +842,7 @@ static aclError run_task(struct stream *s, struct task *t)
 
 static void free_task(struct task *t)
 {
+    free(t->kargs);
     if (t->kfree)
         t->kfree(t->karg);
     free(t->dsts);
@@ -3105,6 +3123,463 @@ EXPORT aclError aclrtReduceAsync(void *dst, const void *src, uint64_t count, int
             ", reserve=0x%" PRIxPTR,
         P(dst), P(src), count, kind, type, P(stream), P(reserve));
     return rc;
+}
+#endif
+
+/* ---- kernels (ABI v1.3 section 13.3), in the native check order
+ * (src/acl/aclrt_impl/kernel.cpp, then the runtime's api_impl.cc) ----
+ *
+ * A "kernel binary" here is a text file naming C functions of the
+ * stand-in's own registry (kregistry below), not device code:
+ *
+ *     aclwasm-standin-kernels
+ *     # comment
+ *     SYMBOL FUNCTION
+ *
+ * aclrtBinaryGetFunction looks SYMBOL up; a launch runs FUNCTION once per
+ * block on the stream's worker, on the arguments packed as the runtime
+ * packs those of an AI core kernel (each aclrtKernelArgsAppend at the next
+ * multiple of 8 bytes). A function that returns an error fails its stream
+ * with it at the next synchronize, as a kernel that faults on the device
+ * does (ACL_ERROR_RT_AICORE_EXCEPTION). The functions trust their
+ * arguments, as a device does: the caller is what the tests check. */
+#ifndef OLD_RUNTIME
+enum { AICORE_TIMEOUT = 507014, AICORE_EXCEPTION = 507015 };
+#define KARGS_MAX 1024u /* bytes of arguments */
+#define KPARAMS_MAX 64u
+
+struct kblock {
+    uint32_t block, dim;
+    const char *args;
+    size_t argsz;
+    const int *cancel; /* the stream's, read without mu */
+    double deadline;   /* now_ms() after which the launch has timed out; 0 none */
+};
+
+typedef aclError (*kernel_fn)(const struct kblock *k);
+
+/* kslot returns the argument at slot i (byte offset 8*i) as n bytes, or
+ * NULL when the arguments are too short: a launch packed wrongly. */
+static const void *kslot(const struct kblock *k, size_t i, size_t n)
+{
+    return 8 * i + n <= k->argsz ? k->args + 8 * i : NULL;
+}
+
+static void *kptr(const struct kblock *k, size_t i)
+{
+    const void *p = kslot(k, i, 8);
+    uint64_t v = 0;
+    if (p)
+        memcpy(&v, p, 8);
+    return (void *)(uintptr_t)v;
+}
+
+static uint32_t ku32(const struct kblock *k, size_t i)
+{
+    uint32_t v = 0;
+    const void *p = kslot(k, i, 4);
+    if (p)
+        memcpy(&v, p, 4);
+    return v;
+}
+
+/* chunk is block b's part of n elements split in dim contiguous parts. */
+static void chunk(const struct kblock *k, uint32_t n, uint64_t *lo, uint64_t *hi)
+{
+    *lo = (uint64_t)n * k->block / k->dim;
+    *hi = (uint64_t)n * (k->block + 1) / k->dim;
+}
+
+/* x[block] += 1 (uint32 x[blockDim]) */
+static aclError k_inc_u32(const struct kblock *k)
+{
+    if (k->argsz != 8)
+        return AICORE_EXCEPTION;
+    ((uint32_t *)kptr(k, 0))[k->block]++;
+    return OK;
+}
+
+/* dst[0..n) = v, by block 0 (uint8 dst, uint32 n, uint8 v) */
+static aclError k_fill_u8(const struct kblock *k)
+{
+    if (k->argsz != 17)
+        return AICORE_EXCEPTION;
+    uint8_t v;
+    memcpy(&v, kslot(k, 2, 1), 1);
+    if (k->block == 0)
+        memset(kptr(k, 0), v, ku32(k, 1));
+    return OK;
+}
+
+/* dst[0..n) = src[0..n), by block 0 (uint8 src, uint8 dst, uint32 n) */
+static aclError k_copy_u8(const struct kblock *k)
+{
+    if (k->argsz != 20)
+        return AICORE_EXCEPTION;
+    if (k->block == 0)
+        memmove(kptr(k, 1), kptr(k, 0), ku32(k, 2));
+    return OK;
+}
+
+/* a kernel that faults, as an illegal access does on the device */
+static aclError k_fault(const struct kblock *k)
+{
+    (void)k;
+    return AICORE_EXCEPTION;
+}
+
+/* a kernel that runs until its stream's work is cancelled or the launch
+ * times out */
+static aclError k_spin(const struct kblock *k)
+{
+    while (!__atomic_load_n(k->cancel, __ATOMIC_RELAXED)) {
+        if (k->deadline > 0 && now_ms() >= k->deadline)
+            return AICORE_TIMEOUT;
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    return OK;
+}
+
+/* basic's FillF32: dst[i] = value over block's chunk (float dst, uint32 n, float value) */
+static aclError k_fill_f32(const struct kblock *k)
+{
+    if (k->argsz != 20)
+        return AICORE_EXCEPTION;
+    float v, *dst = kptr(k, 0);
+    memcpy(&v, kslot(k, 2, 4), 4);
+    uint64_t lo, hi;
+    chunk(k, ku32(k, 1), &lo, &hi);
+    for (uint64_t i = lo; i < hi; i++)
+        dst[i] = v;
+    return OK;
+}
+
+/* basic's AddF32: c = a + b over block's chunk (float a, b, c, uint32 n) */
+static aclError k_add_f32(const struct kblock *k)
+{
+    if (k->argsz != 28)
+        return AICORE_EXCEPTION;
+    const float *a = kptr(k, 0), *b = kptr(k, 1);
+    float *c = kptr(k, 2);
+    uint64_t lo, hi;
+    chunk(k, ku32(k, 3), &lo, &hi);
+    for (uint64_t i = lo; i < hi; i++)
+        c[i] = a[i] + b[i];
+    return OK;
+}
+
+static const struct kfunc {
+    const char *name;
+    kernel_fn fn;
+} kregistry[] = {
+    {"standin_inc_u32", k_inc_u32}, {"standin_fill_u8", k_fill_u8}, {"standin_copy_u8", k_copy_u8},
+    {"standin_fault", k_fault},     {"standin_spin", k_spin},       {"standin_fill_f32", k_fill_f32},
+    {"standin_add_f32", k_add_f32},
+};
+
+/* A loaded binary: its symbols, each bound to a registry entry. Functions
+ * are the binary's entries, valid while it is loaded. */
+struct kentry {
+    char sym[128];
+    const struct kfunc *kf;
+    struct kbin *bin;
+};
+
+struct kbin {
+    int dead;
+    size_t n;
+    struct kentry e[KPARAMS_MAX];
+};
+static struct kbin **kbins;
+static size_t nkbins, capkbins;
+
+/* The arguments handle: one per thread, re-initialized by each
+ * aclrtKernelArgsInit, as the runtime's (ApiImpl::KernelArgsInit). */
+struct kargs {
+    struct kentry *fn;
+    int finalized;
+    size_t n, size;
+    char buf[KARGS_MAX];
+};
+static __thread struct kargs targs;
+
+static struct kbin *find_kbin(void *h)
+{
+    for (size_t i = 0; i < nkbins; i++)
+        if (kbins[i] == h && !kbins[i]->dead)
+            return kbins[i];
+    return NULL;
+}
+
+static struct kentry *find_kfunc(void *h)
+{
+    for (size_t i = 0; i < nkbins; i++) {
+        struct kbin *b = kbins[i];
+        if (!b->dead && (char *)h >= (char *)b->e && (char *)h < (char *)(b->e + b->n) &&
+            ((char *)h - (char *)b->e) % sizeof(struct kentry) == 0)
+            return h;
+    }
+    return NULL;
+}
+
+/* parse_kbin reads a binary file; 0 when it is not one. */
+static int parse_kbin(const char *path, struct kbin *b)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    char line[512];
+    int ok = fgets(line, sizeof line, f) && strcmp(line, "aclwasm-standin-kernels\n") == 0;
+    while (ok && fgets(line, sizeof line, f)) {
+        char sym[128], fn[128];
+        if (line[0] == '#' || line[0] == '\n')
+            continue;
+        if (sscanf(line, "%127s %127s", sym, fn) != 2 || b->n == KPARAMS_MAX) {
+            ok = 0;
+            break;
+        }
+        const struct kfunc *kf = NULL;
+        for (size_t i = 0; i < sizeof kregistry / sizeof kregistry[0]; i++)
+            if (strcmp(kregistry[i].name, fn) == 0)
+                kf = &kregistry[i];
+        if (!kf) {
+            ok = 0;
+            break;
+        }
+        strcpy(b->e[b->n].sym, sym);
+        b->e[b->n].kf = kf;
+        b->e[b->n].bin = b;
+        b->n++;
+    }
+    fclose(f);
+    return ok;
+}
+
+/* aclrtBinaryLoadFromFile: binPath, binHandle (100000); a missing or
+ * invalid file (107000, RT_ERROR_INVALID_VALUE). Options are ignored. */
+EXPORT aclError aclrtBinaryLoadFromFile(const char *binPath, void *options, void **binHandle)
+{
+    aclError rc = OK;
+    struct kbin *b = NULL;
+    if (!binPath || !binHandle)
+        rc = INVALID_PARAM;
+    else if (!(b = calloc(1, sizeof *b)))
+        abort();
+    else if (!parse_kbin(binPath, b)) {
+        free(b);
+        rc = RT_PARAM_INVALID;
+    } else {
+        pthread_mutex_lock(&mu);
+        PUSH(kbins, nkbins, capkbins, b);
+        pthread_mutex_unlock(&mu);
+        *binHandle = b;
+    }
+    LOG(rc, "aclrtBinaryLoadFromFile(binPath=%s, options=0x%" PRIxPTR ", binHandle=0x%" PRIxPTR, binPath ? binPath : "NULL",
+        P(options), P(binHandle));
+    return rc;
+}
+
+/* aclrtBinaryGetFunction: binHandle, kernelName, funcHandle (100000); the
+ * handle (107017); a name the binary lacks (107000). */
+EXPORT aclError aclrtBinaryGetFunction(void *binHandle, const char *kernelName, void **funcHandle)
+{
+    aclError rc = OK;
+    pthread_mutex_lock(&mu);
+    struct kbin *b = NULL;
+    if (!binHandle || !kernelName || !funcHandle)
+        rc = INVALID_PARAM;
+    else if (!(b = find_kbin(binHandle)))
+        rc = RT_INVALID_HANDLE;
+    else {
+        rc = RT_PARAM_INVALID;
+        for (size_t i = 0; i < b->n; i++)
+            if (strcmp(b->e[i].sym, kernelName) == 0) {
+                *funcHandle = &b->e[i];
+                rc = OK;
+            }
+    }
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtBinaryGetFunction(binHandle=0x%" PRIxPTR ", kernelName=%s, funcHandle=0x%" PRIxPTR, P(binHandle),
+        kernelName ? kernelName : "NULL", P(funcHandle));
+    return rc;
+}
+
+/* aclrtBinaryUnLoad: binHandle (100000), the handle (107017). */
+EXPORT aclError aclrtBinaryUnLoad(void *binHandle)
+{
+    aclError rc = OK;
+    pthread_mutex_lock(&mu);
+    struct kbin *b = NULL;
+    if (!binHandle)
+        rc = INVALID_PARAM;
+    else if (!(b = find_kbin(binHandle)))
+        rc = RT_INVALID_HANDLE;
+    else {
+        b->dead = 1;
+        for (size_t i = 0; i < nkbins; i++)
+            if (kbins[i] == b) {
+                kbins[i] = kbins[--nkbins];
+                break;
+            }
+        bury(b); /* a queued launch may still name its functions */
+    }
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtBinaryUnLoad(binHandle=0x%" PRIxPTR, P(binHandle));
+    return rc;
+}
+
+/* aclrtKernelArgsInit: funcHandle, argsHandle (100000), the function
+ * (107017). */
+EXPORT aclError aclrtKernelArgsInit(void *funcHandle, void **argsHandle)
+{
+    aclError rc = OK;
+    pthread_mutex_lock(&mu);
+    struct kentry *fn = NULL;
+    if (!funcHandle || !argsHandle)
+        rc = INVALID_PARAM;
+    else if (!(fn = find_kfunc(funcHandle)))
+        rc = RT_INVALID_HANDLE;
+    else {
+        targs.fn = fn;
+        targs.finalized = 0;
+        targs.n = targs.size = 0;
+        *argsHandle = &targs;
+    }
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtKernelArgsInit(funcHandle=0x%" PRIxPTR ", argsHandle=0x%" PRIxPTR, P(funcHandle), P(argsHandle));
+    return rc;
+}
+
+/* aclrtKernelArgsAppend: argsHandle, param, paramSize 0, paramHandle
+ * (100000); a handle not this thread's (107017); after Finalize (207000);
+ * too many or too large (107000). The log line shows the bytes. */
+EXPORT aclError aclrtKernelArgsAppend(void *argsHandle, void *param, size_t paramSize, void **paramHandle)
+{
+    aclError rc = OK;
+    size_t off = (targs.size + 7) & ~(size_t)7;
+    if (!argsHandle || !param || !paramSize || !paramHandle)
+        rc = INVALID_PARAM;
+    else if (argsHandle != &targs || !targs.fn)
+        rc = RT_INVALID_HANDLE;
+    else if (targs.finalized)
+        rc = RT_FEATURE_NOT_SUPPORT;
+    else if (targs.n + 1 > KPARAMS_MAX || paramSize > KARGS_MAX - off || off > KARGS_MAX)
+        rc = RT_PARAM_INVALID;
+    else {
+        memset(targs.buf + targs.size, 0, off - targs.size);
+        memcpy(targs.buf + off, param, paramSize);
+        targs.size = off + paramSize;
+        *paramHandle = targs.buf + off;
+        targs.n++;
+    }
+    struct line l = {0};
+    lputf(&l, "aclrtKernelArgsAppend(argsHandle=0x%" PRIxPTR ", param=0x%" PRIxPTR ", paramSize=%zu, paramHandle=0x%" PRIxPTR,
+          P(argsHandle), P(param), paramSize, P(paramHandle));
+    if (rc == OK) {
+        lputf(&l, ", bytes=");
+        for (size_t i = 0; i < paramSize; i++)
+            lputf(&l, "%02x", (unsigned char)((char *)param)[i]);
+    }
+    lend(&l, rc);
+    return rc;
+}
+
+/* aclrtKernelArgsFinalize: argsHandle (100000), not this thread's
+ * (107017). */
+EXPORT aclError aclrtKernelArgsFinalize(void *argsHandle)
+{
+    aclError rc = OK;
+    if (!argsHandle)
+        rc = INVALID_PARAM;
+    else if (argsHandle != &targs || !targs.fn)
+        rc = RT_INVALID_HANDLE;
+    else
+        targs.finalized = 1;
+    LOG(rc, "aclrtKernelArgsFinalize(argsHandle=0x%" PRIxPTR, P(argsHandle));
+    return rc;
+}
+
+typedef struct {
+    int32_t id;
+    union {
+        uint16_t timeout; /* s */
+        struct {
+            uint32_t lo, hi;
+        } timeoutUs;
+        uint32_t rsv[4];
+    } value;
+} klaunch_attr;
+_Static_assert(sizeof(klaunch_attr) == 20, "aclrtLaunchKernelAttr is 20 bytes");
+
+typedef struct {
+    klaunch_attr *attrs;
+    size_t numAttrs;
+} klaunch_cfg;
+
+/* aclrtLaunchKernelWithConfig: funcHandle, numBlocks 0, argsHandle, a
+ * reserve (100000); the stream (context 107002, handle 107017, device
+ * 107003); the function and arguments (107017; not finalized 107000). */
+EXPORT aclError aclrtLaunchKernelWithConfig(void *funcHandle, uint32_t numBlocks, aclrtStream stream, klaunch_cfg *cfg,
+                                            void *argsHandle, void *reserve)
+{
+    aclError rc = OK;
+    pthread_mutex_lock(&mu);
+    struct stream *s = NULL;
+    struct kentry *fn = NULL;
+    uint64_t tus = 0;
+    if (!funcHandle || !numBlocks || !argsHandle || reserve)
+        rc = INVALID_PARAM;
+    else if ((rc = get_stream(stream, &s)) != OK)
+        ;
+    else if (!(fn = find_kfunc(funcHandle)) || argsHandle != &targs || targs.fn != fn)
+        rc = RT_INVALID_HANDLE;
+    else if (!targs.finalized)
+        rc = RT_PARAM_INVALID;
+    else {
+        for (size_t i = 0; cfg && i < cfg->numAttrs; i++) {
+            if (cfg->attrs[i].id == 7)
+                tus = (uint64_t)cfg->attrs[i].value.timeout * 1000000u;
+            else if (cfg->attrs[i].id == 8)
+                tus = (uint64_t)cfg->attrs[i].value.timeoutUs.hi << 32 | cfg->attrs[i].value.timeoutUs.lo;
+        }
+        struct task *t = new_task(T_LAUNCH);
+        t->kf = fn->kf, t->kdim = numBlocks, t->ktimeout_us = tus, t->kargsz = targs.size;
+        if (!(t->kargs = malloc(targs.size ? targs.size : 1)))
+            abort();
+        memcpy(t->kargs, targs.buf, targs.size);
+        enqueue(s, t);
+    }
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtLaunchKernelWithConfig(funcHandle=0x%" PRIxPTR ", numBlocks=%u, stream=0x%" PRIxPTR ", timeoutUs=%" PRIu64
+            ", argsHandle=0x%" PRIxPTR ", reserve=0x%" PRIxPTR,
+        P(funcHandle), numBlocks, P(stream), tus, P(argsHandle), P(reserve));
+    return rc;
+}
+
+/* run_kernel runs a launch's blocks in order with mu released, as a
+ * device runs them without the host, stopping at a cancel. */
+static aclError run_kernel(struct stream *s, struct task *t)
+{
+    struct kblock k = {.dim = t->kdim, .args = t->kargs, .argsz = t->kargsz, .cancel = &s->cancel};
+    if (t->ktimeout_us)
+        k.deadline = now_ms() + (double)t->ktimeout_us / 1e3;
+    aclError rc = OK;
+    pthread_mutex_unlock(&mu);
+    for (uint32_t b = 0; b < t->kdim && rc == OK && !__atomic_load_n(&s->cancel, __ATOMIC_RELAXED); b++) {
+        k.block = b;
+        rc = t->kf->fn(&k);
+    }
+    pthread_mutex_lock(&mu);
+    return rc;
+}
+
+/* aclwasmStandinKernelStats fills out[0] with the binaries loaded. */
+EXPORT void aclwasmStandinKernelStats(int64_t *out)
+{
+    pthread_mutex_lock(&mu);
+    out[0] = (int64_t)nkbins;
+    pthread_mutex_unlock(&mu);
 }
 #endif
 

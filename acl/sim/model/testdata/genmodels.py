@@ -180,6 +180,18 @@ def scale(out):
          [x], [(x.astype(np.float64) * s).astype(np.float32)])
 
 
+def divide(out):
+    """Integer division: a model that fails as it runs when a divisor is
+    0 (the runtime's error, never the host's). Its generated input has
+    no zero divisor."""
+    a = np.array([[7, -9, 100, 3]], dtype=np.int32)
+    b = np.array([[2, 4, -7, 3]], dtype=np.int32)
+    nodes = [helper.make_node("Div", ["a", "b"], ["q"])]
+    q = np.trunc(a.astype(np.float64) / b).astype(np.int32)  # ONNX integer Div truncates
+    save(out, "divide", nodes, [vinfo("a", TensorProto.INT32, a.shape), vinfo("b", TensorProto.INT32, b.shape)],
+         [vinfo("q", TensorProto.INT32, q.shape)], [], [a, b], [q])
+
+
 def refused(out):
     """Models a runner must refuse at load, each with one flaw: a dynamic
     batch dimension, an operator (HardSigmoid) the runtime lacks, and an
@@ -208,7 +220,7 @@ def main():
     if len(sys.argv) != 2:
         sys.exit("usage: genmodels.py OUTDIR")
     out = sys.argv[1]
-    for make in (mlp, cnn, cnnpool, edge, scale, refused):
+    for make in (mlp, cnn, cnnpool, edge, scale, divide, refused):
         make(out)
 
 
