@@ -28,6 +28,7 @@ package abi
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -360,6 +361,13 @@ const (
 	// device address or a device size).
 	BinaryLoadOptions
 	LaunchKernelCfg
+	// StampHandle is a profiling stamp (ABI v1.3 section 15, natively a
+	// void *), a handle of the same fifth kind.
+	StampHandle
+	// EventAttributes is the struct aclprofEventAttributes: the host reads
+	// its first 8 bytes (version, size, messageType), the same in both
+	// profiles.
+	EventAttributes
 	kindEnd
 )
 
@@ -377,6 +385,7 @@ var kindNames = [...]string{
 	IODims: "aclmdlIODims", DataBuffer: "aclDataBuffer",
 	BinHandle: "aclrtBinHandle", FuncHandle: "aclrtFuncHandle", ArgsHandle: "aclrtArgsHandle", ParamHandle: "aclrtParamHandle",
 	BinaryLoadOptions: "aclrtBinaryLoadOptions", LaunchKernelCfg: "aclrtLaunchKernelCfg",
+	StampHandle: "aclprofStamp", EventAttributes: "aclprofEventAttributes",
 }
 
 // String returns the kind's name: "int", "stream", "aclrtPtrAttributes".
@@ -404,7 +413,7 @@ func (k *Kind) UnmarshalText(b []byte) error {
 
 // IsHandle reports whether k is one of the handle kinds.
 func (k Kind) IsHandle() bool {
-	return k >= StreamHandle && k <= NotifyHandle || k.IsObject() || k.IsModelObject() || k.IsKernelObject()
+	return k >= StreamHandle && k <= NotifyHandle || k.IsObject() || k.IsModelObject() || k.IsKernelObject() || k == StampHandle
 }
 
 // IsKernelObject reports whether k is one of the kernel API's objects
@@ -424,7 +433,7 @@ func (k Kind) IsObject() bool { return k >= TensorHandle && k <= ExecutorHandle 
 
 // IsStruct reports whether k is one of the structs.
 func (k Kind) IsStruct() bool {
-	return k >= PtrAttributes && k <= RandomTask || k == IODims || k == DataBuffer || k == BinaryLoadOptions || k == LaunchKernelCfg
+	return k >= PtrAttributes && k <= RandomTask || k == IODims || k == DataBuffer || k == BinaryLoadOptions || k == LaunchKernelCfg || k == EventAttributes
 }
 
 // The table's parameters, built so that each row reads like its prototype.
@@ -770,7 +779,7 @@ var Funcs = append(append([]Func{
 		Doc: "Queues on stream the writing of the session's overflow status to the 64 bytes of device memory at outputAddr: a uint32 1 at its start if compute overflowed since the last reset, else 0; the rest zero."},
 	{Name: "aclrtResetOverflowStatus", Group: Device, Params: []Param{handle("stream", StreamHandle)},
 		Doc: "Queues on stream the clearing of the session's overflow status."},
-}, tensorFuncs...), append(append(mdlFuncs[:len(mdlFuncs):len(mdlFuncs)], kernelFuncs...), opFuncs()...)...)
+}, tensorFuncs...), slices.Concat(mdlFuncs, kernelFuncs, profFuncs, opFuncs())...)
 
 var index = func() map[string]int {
 	m := make(map[string]int, len(Funcs))

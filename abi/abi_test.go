@@ -355,7 +355,7 @@ func TestLookupAndIndex(t *testing.T) {
 }
 
 func TestTableWellFormed(t *testing.T) {
-	groups := map[Group]bool{Memcpy: true, Batch: true, Memcpy2D: true, Descriptor: true, Memset: true, Runtime: true, Device: true, Memory: true, Stream: true, Event: true, Context: true, Tensor: true, Operator: true, Model: true, Kernel: true}
+	groups := map[Group]bool{Memcpy: true, Batch: true, Memcpy2D: true, Descriptor: true, Memset: true, Runtime: true, Device: true, Memory: true, Stream: true, Event: true, Context: true, Tensor: true, Operator: true, Model: true, Kernel: true, Prof: true}
 	for _, f := range Funcs {
 		require.True(t, groups[f.Group], "%s: group %q", f.Name, f.Group)
 		require.NotEmpty(t, f.Doc, f.Name)

@@ -1136,6 +1136,55 @@ var Order = []FuncOrder{
 		{"streamctx", "stream of another device or context", ErrRTStreamContext, LayerContext, Native, "api_impl.cc:6069-6070"},
 		{"queue", "more queued operations than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"},
 	}},
+
+	// The profiling markers of acl/acl_prof.h (ABI v1.3 section 15): the
+	// profiler's own checks (hicann/runtime src/dfx/msprof/collector/dvvp:
+	// msproftx_adaptor.cpp, msprof_tx_manager.cpp, prof_stamp_pool.cpp,
+	// prof_tx_plugin.cpp), as a process whose profiler has the markers on.
+	{"aclprofCreateStamp", []Step{
+		{"pool", "the session already holds 100 stamps (NULL returned)", ErrProfFailed, LayerExec, Native, "prof_stamp_pool.cpp:98-101"},
+	}},
+	{"aclprofDestroyStamp", []Step{
+		{"null", "stamp NULL (recorded; the function returns void)", ErrInvalidParam, LayerACL, Native, "msproftx_adaptor.cpp:49-52"},
+		{"stamp", "stamp not one the session holds (as NULL)", ErrInvalidParam, LayerACL, Sandbox, "(sandbox)"},
+	}},
+	{"aclprofSetStampTraceMessage", []Step{
+		{"null", "stamp NULL", ErrProfFailed, LayerACL, Native, "msprof_tx_manager.cpp:183-189"},
+		{"stamp", "stamp not one the session holds (as NULL)", ErrProfFailed, LayerACL, Sandbox, "(sandbox)"},
+		{"len", "msgLen 128 or more", ErrProfFailed, LayerRange, Native, "msprof_tx_manager.cpp:191-198"},
+		{"msg", "msg NULL (the copy fails)", ErrProfFailed, LayerExec, Native, "msprof_tx_manager.cpp:200-204"},
+	}},
+	{"aclprofMark", []Step{
+		{"null", "stamp NULL", ErrProfFailed, LayerACL, Native, "msprof_tx_manager.cpp:217-222"},
+		{"stamp", "stamp not one the session holds (as NULL)", ErrProfFailed, LayerACL, Sandbox, "(sandbox)"},
+	}},
+	{"aclprofMarkEx", []Step{
+		{"null", "msg or stream NULL, or msgLen not strlen(msg)", ErrProfFailed, LayerACL, Native, "msprof_tx_manager.cpp:235-241"},
+		{"len", "msgLen outside 1 to 127", ErrProfFailed, LayerRange, Native, "msprof_tx_manager.cpp:242-244"},
+		{"stream", "stream not a live stream of the session (the profiler's stream task fails)", ErrProfFailed, LayerExec, Native, "msprof_tx_manager.cpp:254-256"},
+	}},
+	{"aclprofPush", []Step{
+		{"null", "stamp NULL", ErrInvalidParam, LayerACL, Native, "msproftx_adaptor.cpp:122-124"},
+		{"stamp", "stamp not one the session holds (as NULL)", ErrInvalidParam, LayerACL, Sandbox, "(sandbox)"},
+	}},
+	{"aclprofPop", []Step{
+		{"empty", "nothing pushed", ErrProfFailed, LayerExec, Native, "msprof_tx_manager.cpp:308-315 (prof_stamp_pool.cpp:161-164)"},
+	}},
+	{"aclprofRangeStart", []Step{
+		{"null", "stamp NULL", ErrInvalidParam, LayerACL, Native, "msproftx_adaptor.cpp:146-148"},
+		{"stamp", "stamp not one the session holds (as NULL)", ErrInvalidParam, LayerACL, Sandbox, "(sandbox)"},
+		{"rangeid", "rangeId NULL", ErrInvalidParam, LayerACL, Native, "msproftx_adaptor.cpp:149-151"},
+	}},
+	{"aclprofRangeStop", []Step{
+		{"id", "no live stamp of that id was started", ErrProfFailed, LayerExec, Native, "msprof_tx_manager.cpp:362-369 (prof_stamp_pool.cpp:171-182)"},
+	}},
+	{"aclprofRangePushEx", []Step{
+		{"null", "attr NULL", ErrInvalidParam, LayerACL, Native, "prof_tx_plugin.cpp:169-172"},
+		{"type", "attr's messageType not 0 (tensor information)", ErrProfFailed, LayerRange, Native, "prof_tx_plugin.cpp:173-176"},
+	}},
+	{"aclprofRangePop", []Step{
+		{"none", "no aclprofRangePushEx before", ErrInvalidParam, LayerACL, Native, "prof_tx_plugin.cpp:184-187"},
+	}},
 }
 
 // Step lists of the model family (ABI section 13.4).

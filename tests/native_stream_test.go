@@ -2,10 +2,13 @@ package tests
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/acl/sim"
 	"github.com/aclwasm/aclwasm/host"
 )
 
@@ -109,4 +112,47 @@ switch on: 1
 switch 2: 100000
 switch NULL: 100000
 overflow: OK
+`
+
+// TestNativeProf runs tests/native/prof.c (module acl32; the wide
+// profile's are host's TestProfMarkers): the profiling markers of
+// acl/acl_prof.h as a native program sets them, and the trace shows the
+// ranges, in order.
+func TestNativeProf(t *testing.T) {
+	ctx := context.Background()
+	var notes []string
+	b := sim.New()
+	t.Cleanup(func() { b.Close() }) // after the runtime's
+	rt, err := host.NewRuntime(ctx, host.WithBackend(b), host.WithEngine(engine), host.WithTrace(func(r host.CallRecord) {
+		if strings.HasPrefix(r.Func.Name, "aclprof") && r.Code == acl.Success && r.Msg != "" {
+			notes = append(notes, r.Msg)
+		}
+	}))
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, rt.Close(ctx)) })
+	pl, err := rt.Load(ctx, buildNative(t, t.TempDir(), "prof.c"), testCompile(host.Policy{}))
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, pl.Close(ctx)) })
+	o := mustRun(t, pl, "prof")
+	require.Equal(t, nativeProfWant, o.stdout, "%v", o)
+	require.Len(t, notes, 10, "%q", notes)
+	require.Equal(t, []string{`mark "train step"`, `push "train step"`, `push "h2d copy"`, `pop "h2d copy"`, `pop "train step"`,
+		`range 1 "h2d copy" started`, `range 1 "h2d copy" stopped`}, notes[:7])
+	require.Regexp(t, `^mark "copy queued" on stream \d+$`, notes[7])
+	require.Equal(t, []string{"range pushed (version 1)", "range popped"}, notes[8:])
+}
+
+var nativeProfWant = `stamps: 1
+pop with nothing pushed: -1
+range id: 1
+stop of an unknown id: -1
+start without rangeId: 100000
+markEx with a wrong length: -1
+markEx without a stream: -1
+message of 128 bytes: -1
+range pop before any push: 100000
+range push of another message type: -1
+range push NULL: 100000
+mark NULL: -1, push NULL: 100000
+prof: OK
 `

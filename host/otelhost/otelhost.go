@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/host"
 )
@@ -63,8 +64,14 @@ type span struct {
 	sp  trace.Span
 }
 
-// HostCall implements host.RunObserver.
+// HostCall implements host.RunObserver. A profiling marker of
+// acl/acl_prof.h (ABI v1.3 section 15) is also an event of the run's
+// span, named by its trace note ("range 3 \"step\" stopped"), whatever
+// the threshold: markers are what a program asks to see.
 func (s *span) HostCall(r host.CallRecord) {
+	if r.Func.Group == abi.Prof && r.Code == acl.Success && r.Msg != "" {
+		s.sp.AddEvent(r.Msg, trace.WithTimestamp(r.Start), trace.WithAttributes(KeyFunc.String(r.Func.Name)))
+	}
 	if r.Duration < s.o.min {
 		return
 	}

@@ -57,6 +57,12 @@ func wat2wasm(t *testing.T, src string) []byte {
 // names, traced into an in-memory exporter.
 func setup(t *testing.T, threshold time.Duration) (*sdktrace.TracerProvider, *tracetest.InMemoryExporter, *host.Plugin) {
 	t.Helper()
+	return setupWAT(t, threshold, guestWAT)
+}
+
+// setupWAT is setup with the guest src.
+func setupWAT(t *testing.T, threshold time.Duration, src string) (*sdktrace.TracerProvider, *tracetest.InMemoryExporter, *host.Plugin) {
+	t.Helper()
 	ctx := context.Background()
 	engine := os.Getenv("ACLWASM_TEST_ENGINE")
 	if engine == "" {
@@ -68,7 +74,7 @@ func setup(t *testing.T, threshold time.Duration) (*sdktrace.TracerProvider, *tr
 	rt, err := host.NewRuntime(ctx, host.WithEngine(engine), host.WithHostFuncs(slow), otelhost.Option(tp, threshold))
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, rt.Close(ctx)) })
-	pl, err := rt.Load(ctx, wat2wasm(t, guestWAT), host.Policy{}, host.LoadName("g"))
+	pl, err := rt.Load(ctx, wat2wasm(t, src), host.Policy{}, host.LoadName("g"))
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, pl.Close(ctx)) })
 	return tp, exp, pl
@@ -173,4 +179,36 @@ func TestCallSpans(t *testing.T) {
 	require.Equal(t, "trap", attrs(boom)["aclwasm.outcome"])
 	require.Equal(t, codes.Error, boom.Status.Code)
 	require.NotEmpty(t, boom.Events, "the error is recorded")
+}
+
+// markerWAT creates a stamp, marks it, pushes and pops it, and pops once
+// more with nothing pushed (a failure: no event).
+const markerWAT = `(module
+  (import "acl" "aclprofCreateStamp" (func $create (result i32)))
+  (import "acl" "aclprofMark" (func $mark (param i32) (result i32)))
+  (import "acl" "aclprofPush" (func $push (param i32) (result i32)))
+  (import "acl" "aclprofPop" (func $pop (result i32)))
+  (memory (export "memory") 1)
+  (func (export "_start") (local $s i32)
+    (local.set $s (call $create))
+    (drop (call $mark (local.get $s)))
+    (drop (call $push (local.get $s)))
+    (drop (call $pop))
+    (drop (call $pop))))`
+
+// TestMarkerEvents: the profiling markers are events of the run's span,
+// in call order, even under a threshold that makes no call span; a
+// failed marker is none.
+func TestMarkerEvents(t *testing.T) {
+	_, exp, pl := setupWAT(t, time.Hour, markerWAT)
+	res, err := pl.Run(context.Background(), host.Config{})
+	require.NoError(t, err)
+	require.Zero(t, res.ExitCode)
+	run := byName(t, exp.GetSpans(), "aclwasm _start")
+	var names []string
+	for _, e := range run.Events {
+		names = append(names, e.Name)
+	}
+	require.Equal(t, []string{`mark ""`, `push ""`, `pop ""`}, names)
+	require.Len(t, exp.GetSpans(), 1, "no call span under the threshold")
 }

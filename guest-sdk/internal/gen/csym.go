@@ -71,7 +71,7 @@ func cSymbols(m *model) ([]byte, error) {
 	for i := range m.funcs {
 		names = append(names, m.funcs[i].Name)
 	}
-	for _, f := range slices.Concat(m.nn, m.mdl, m.kern) { // the operator library's (nn.go's headers), acl_mdl.h's and the kernel API's
+	for _, f := range slices.Concat(m.nn, m.mdl, m.kern, m.prof) { // the operator library's (nn.go's headers), acl_mdl.h's, the kernel API's and acl_prof.h's
 		names = append(names, f.Name)
 	}
 	sort.Strings(names)
@@ -86,7 +86,7 @@ func cSymbols(m *model) ([]byte, error) {
 		"runtime's functions in a native program. Every function of the ABI table",
 		"and every SDK function of the hand-written headers is listed; the table",
 		"is only in a module that calls dlsym.")
-	b.l(`#include "acl.h"`, `#include "acl_mdl.h"`)
+	b.l(`#include "acl.h"`, `#include "acl_mdl.h"`, `#include "acl_prof.h"`)
 	for _, h := range headers {
 		b.p("#include \"%s\"\n", h)
 	}

@@ -32,6 +32,9 @@ type model struct {
 	// it in acl/acl_rt.h with the native types the table names
 	// (kernelapi.go); the other SDKs do not have it yet.
 	kern []*abi.Func
+	// prof is the profiling markers (abi.Prof): the C SDK declares them
+	// in acl/acl_prof.h (prof.go).
+	prof []*abi.Func
 }
 
 func load() (*model, error) {
@@ -39,10 +42,14 @@ func load() (*model, error) {
 	if err != nil {
 		return nil, err
 	}
-	var nn, mdl, kern []*abi.Func
+	var nn, mdl, kern, prof []*abi.Func
 	fs = slices.DeleteFunc(fs, func(f Func) bool {
 		if f.Group == abi.Kernel {
 			kern = append(kern, f.Func)
+			return true
+		}
+		if f.Group == abi.Prof {
+			prof = append(prof, f.Func)
 			return true
 		}
 		if f.Group == abi.Model {
@@ -63,7 +70,7 @@ func load() (*model, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &model{funcs: fs, enums: es, codes: cs, nn: nn, mdl: mdl, kern: kern}, nil
+	return &model{funcs: fs, enums: es, codes: cs, nn: nn, mdl: mdl, kern: kern, prof: prof}, nil
 }
 
 // Files returns every generated file, keyed by its path relative to the
@@ -74,7 +81,7 @@ func Files() (map[string][]byte, error) {
 		return nil, err
 	}
 	out := map[string][]byte{}
-	for _, g := range []func(*model, map[string][]byte) error{genC, genNN, genMdl, genRust, genGo, genAS} {
+	for _, g := range []func(*model, map[string][]byte) error{genC, genNN, genMdl, genProf, genRust, genGo, genAS} {
 		if err := g(m, out); err != nil {
 			return nil, err
 		}

@@ -30,8 +30,8 @@ func TestSemsTravelAsTheirWireType(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range fs {
-		if f.Group == abi.Tensor || f.Group == abi.Operator || f.Group == abi.Model || f.Group == abi.Kernel {
-			continue // nn.go, mdl.go and kernelapi.go declare them from the table itself
+		if f.Group == abi.Tensor || f.Group == abi.Operator || f.Group == abi.Model || f.Group == abi.Kernel || f.Group == abi.Prof {
+			continue // nn.go, mdl.go, kernelapi.go and prof.go declare them from the table itself
 		}
 		for _, p := range f.Params {
 			if w := p.Sem.Wire(); w != p.Type {

@@ -113,6 +113,8 @@ func mdlResult(f *abi.Func) string {
 		return "aclDataType"
 	case f.Result == abi.DataBuffer:
 		return "aclDataBuffer *"
+	case f.Result == abi.StampHandle: // acl_prof.h's (prof.go): a void *, as natively
+		return "void *"
 	case f.Result != 0:
 		return f.Result.String() + " *"
 	}

@@ -176,8 +176,8 @@ func Funcs() ([]Func, error) {
 	for i := range abi.Funcs {
 		af := &abi.Funcs[i]
 		f := Func{Func: af, Params: make([]Param, len(af.Params))}
-		if af.Group == abi.Tensor || af.Group == abi.Operator || af.Group == abi.Model || af.Group == abi.Kernel {
-			out = append(out, f) // declared from the table by nn.go, mdl.go and kernelapi.go, unclassified
+		if af.Group == abi.Tensor || af.Group == abi.Operator || af.Group == abi.Model || af.Group == abi.Kernel || af.Group == abi.Prof {
+			out = append(out, f) // declared from the table by nn.go, mdl.go, kernelapi.go and prof.go, unclassified
 			continue
 		}
 		for j, p := range af.Params {

@@ -139,6 +139,18 @@ var imports = func() []importFn {
 		"aclrtGetStreamOverflowSwitch": getStreamOverflowSwitch,
 		"aclrtGetOverflowStatus":       getOverflowStatus,
 		"aclrtResetOverflowStatus":     resetOverflowStatus,
+		// ABI v1.3 section 15: the profiling markers of acl/acl_prof.h (prof.go).
+		"aclprofCreateStamp":          createStamp,
+		"aclprofDestroyStamp":         destroyStamp,
+		"aclprofSetStampTraceMessage": setStampTraceMessage,
+		"aclprofMark":                 profMark,
+		"aclprofMarkEx":               profMarkEx,
+		"aclprofPush":                 profPush,
+		"aclprofPop":                  profPop,
+		"aclprofRangeStart":           rangeStart,
+		"aclprofRangeStop":            rangeStop,
+		"aclprofRangePushEx":          rangePushEx,
+		"aclprofRangePop":             rangePop,
 	}
 	// ABI v1.3 section 13.2: the operator library's objects (tensor.go)
 	// and, for each row of aclnn.Ops, its two functions (operator.go).

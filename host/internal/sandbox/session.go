@@ -109,6 +109,9 @@ type Session struct {
 	// ABI v1.3 section 15 (overflow.go): the saturation mode and the
 	// overflow status, the session's as the process's natively.
 	ov overflowState
+	// ABI v1.3 section 15 (prof.go): the profiling markers' stamps,
+	// stack and latest range attributes.
+	pf profState
 
 	// Kernels (ABI section 13.3, kernel.go): those granted, and the
 	// device prints of launches not yet written to stdout.

@@ -13,6 +13,7 @@
 
 #include "acl.h"
 #include "acl_mdl.h"
+#include "acl_prof.h"
 #include "acl_rt_allocator.h"
 #include "aclwasm_host.h"
 #include "aclwasm_sys.h"
@@ -158,6 +159,17 @@ static inline void *aclwasm_symbol_(const char *name)
         {"aclnnSubGetWorkspaceSize", (void *)aclnnSubGetWorkspaceSize},
         {"aclnnSubs", (void *)aclnnSubs},
         {"aclnnSubsGetWorkspaceSize", (void *)aclnnSubsGetWorkspaceSize},
+        {"aclprofCreateStamp", (void *)aclprofCreateStamp},
+        {"aclprofDestroyStamp", (void *)aclprofDestroyStamp},
+        {"aclprofMark", (void *)aclprofMark},
+        {"aclprofMarkEx", (void *)aclprofMarkEx},
+        {"aclprofPop", (void *)aclprofPop},
+        {"aclprofPush", (void *)aclprofPush},
+        {"aclprofRangePop", (void *)aclprofRangePop},
+        {"aclprofRangePushEx", (void *)aclprofRangePushEx},
+        {"aclprofRangeStart", (void *)aclprofRangeStart},
+        {"aclprofRangeStop", (void *)aclprofRangeStop},
+        {"aclprofSetStampTraceMessage", (void *)aclprofSetStampTraceMessage},
         {"aclrtAllocatorCreateDesc", (void *)aclrtAllocatorCreateDesc},
         {"aclrtAllocatorDestroyDesc", (void *)aclrtAllocatorDestroyDesc},
         {"aclrtAllocatorGetByStream", (void *)aclrtAllocatorGetByStream},

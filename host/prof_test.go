@@ -1,0 +1,167 @@
+package host
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/acl"
+)
+
+// The profiling markers of acl/acl_prof.h (ABI v1.3 section 15).
+
+// stamp creates a profiling stamp with message msg ("" for none).
+func (h *harness) stamp(msg string) uint64 {
+	h.t.Helper()
+	s := uint64(uint32(h.call("aclprofCreateStamp")))
+	require.NotZero(h.t, s, "aclprofCreateStamp: %s", h.inst.Session().LastError())
+	if msg != "" {
+		copy(h.mem()[data2:], msg)
+		h.ok("aclprofSetStampTraceMessage", s, data2, uint64(len(msg)))
+	}
+	return s
+}
+
+// eventAttrs writes aclprofEventAttributes {version 1, size, messageType}
+// at data and returns its address.
+func (h *harness) eventAttrs(messageType uint32) uint64 {
+	m := h.mem()
+	le.PutUint16(m[data:], 1)
+	le.PutUint16(m[data+2:], 16)
+	le.PutUint32(m[data+4:], messageType)
+	return data
+}
+
+func init() {
+	const gone = 999 // a handle the session never made
+	orderCases["aclprofCreateStamp"] = map[string]orderCase{
+		"pool": {run: func(h *harness) acl.Error {
+			for range acl.StampPoolSize {
+				h.stamp("")
+			}
+			require.Zero(h.t, h.call("aclprofCreateStamp"), "the pool holds 100")
+			return h.log[len(h.log)-1].Code // NULL returned, the code traced
+		}},
+	}
+	orderCases["aclprofDestroyStamp"] = map[string]orderCase{
+		"null":  {run: func(h *harness) acl.Error { return h.rc("aclprofDestroyStamp", 0) }},
+		"stamp": {run: func(h *harness) acl.Error { return h.rc("aclprofDestroyStamp", gone) }},
+	}
+	orderCases["aclprofSetStampTraceMessage"] = map[string]orderCase{
+		"null":  {run: func(h *harness) acl.Error { return h.rc("aclprofSetStampTraceMessage", 0, 0, 200) }},
+		"stamp": {run: func(h *harness) acl.Error { return h.rc("aclprofSetStampTraceMessage", gone, 0, 200) }},
+		"len":   {run: func(h *harness) acl.Error { return h.rc("aclprofSetStampTraceMessage", h.stamp(""), 0, 128) }},
+		"msg":   {run: func(h *harness) acl.Error { return h.rc("aclprofSetStampTraceMessage", h.stamp(""), 0, 127) }},
+	}
+	orderCases["aclprofMark"] = map[string]orderCase{
+		"null":  {run: func(h *harness) acl.Error { return h.rc("aclprofMark", 0) }},
+		"stamp": {run: func(h *harness) acl.Error { return h.rc("aclprofMark", gone) }},
+	}
+	orderCases["aclprofMarkEx"] = map[string]orderCase{
+		"null": {run: func(h *harness) acl.Error {
+			// msgLen is not strlen(msg), and too long: the first check decides.
+			return h.rc("aclprofMarkEx", h.cstr(data, strings.Repeat("m", 200)), 3, gone)
+		}},
+		"len": {run: func(h *harness) acl.Error {
+			return h.rc("aclprofMarkEx", h.cstr(data, strings.Repeat("m", 128)), 128, gone)
+		}},
+		"stream": {run: func(h *harness) acl.Error { return h.rc("aclprofMarkEx", h.cstr(data, "m"), 1, gone) }},
+	}
+	orderCases["aclprofPush"] = map[string]orderCase{
+		"null":  {run: func(h *harness) acl.Error { return h.rc("aclprofPush", 0) }},
+		"stamp": {run: func(h *harness) acl.Error { return h.rc("aclprofPush", gone) }},
+	}
+	orderCases["aclprofPop"] = map[string]orderCase{
+		"empty": {run: func(h *harness) acl.Error {
+			h.ok("aclprofPush", h.stamp("a"))
+			h.ok("aclprofPop")
+			return h.rc("aclprofPop")
+		}},
+	}
+	orderCases["aclprofRangeStart"] = map[string]orderCase{
+		"null":    {run: func(h *harness) acl.Error { return h.rc("aclprofRangeStart", 0, 0) }},
+		"stamp":   {run: func(h *harness) acl.Error { return h.rc("aclprofRangeStart", gone, 0) }},
+		"rangeid": {run: func(h *harness) acl.Error { return h.rc("aclprofRangeStart", h.stamp(""), 0) }},
+	}
+	orderCases["aclprofRangeStop"] = map[string]orderCase{
+		"id": {run: func(h *harness) acl.Error {
+			h.stamp("never started") // id 0, live but not started
+			return h.rc("aclprofRangeStop", 0)
+		}},
+	}
+	orderCases["aclprofRangePushEx"] = map[string]orderCase{
+		"null": {run: func(h *harness) acl.Error { return h.rc("aclprofRangePushEx", 0) }},
+		"type": {run: func(h *harness) acl.Error { return h.rc("aclprofRangePushEx", h.eventAttrs(1)) }},
+	}
+	orderCases["aclprofRangePop"] = map[string]orderCase{
+		"none": {run: func(h *harness) acl.Error { return h.rc("aclprofRangePop") }},
+	}
+}
+
+// itoa formats a handle as the trace does.
+func itoa(v uint64) string { return strconv.FormatUint(v, 10) }
+
+// TestProfMarkers: the markers succeed in both profiles with no device
+// (no profiler, nothing of the backend) and each is a note of the trace:
+// marks, push and pop, ranges started and stopped, a range with event
+// attributes, in call order.
+func TestProfMarkers(t *testing.T) {
+	nnProfiles(t, func(t *testing.T, h *harness) {
+		s := h.stream()
+		a, b := h.stamp("step"), h.stamp("inner\x00ignored")
+		h.ok("aclprofMark", a)
+		h.ok("aclprofPush", a)
+		h.ok("aclprofPush", b)
+		h.ok("aclprofPop")
+		h.ok("aclprofPop")
+		h.ok("aclprofRangeStart", b, outA)
+		require.Equal(t, uint32(1), h.u32(outA), "a range id is the stamp's place in the pool")
+		h.ok("aclprofRangeStop", 1)
+		h.ok("aclprofMarkEx", h.cstr(data, "copy done"), 9, s)
+		h.ok("aclprofRangePushEx", h.eventAttrs(0))
+		h.ok("aclprofRangePop")
+		h.ok("aclprofRangePop") // natively the attributes stay
+		h.call("aclprofDestroyStamp", a)
+		require.Empty(t, h.inst.Session().LastError())
+		h.code(acl.ErrProfFailed, "aclprofMark", a)
+		h.ok("aclprofRangeStop", 1) // b lives: a stop does not end a range
+
+		var notes []string
+		for _, r := range h.log {
+			if strings.HasPrefix(r.Func.Name, "aclprof") && r.Code == acl.Success && r.Msg != "" {
+				notes = append(notes, r.Msg)
+			}
+		}
+		require.Equal(t, []string{
+			`mark "step"`, `push "step"`, `push "inner"`, `pop "inner"`, `pop "step"`,
+			`range 1 "inner" started`, `range 1 "inner" stopped`,
+			`mark "copy done" on stream ` + itoa(s),
+			"range pushed (version 1)", "range popped", "range popped",
+			`range 1 "inner" stopped`,
+		}, notes)
+		for _, r := range h.log {
+			if r.Func.Name == "aclprofMark" && r.Code == acl.Success {
+				require.Equal(t, `aclprofMark(stamp=`+itoa(a)+`) = 0 (mark "step")`, r.String())
+			}
+		}
+	})
+}
+
+// TestProfStampPool: a session holds at most 100 stamps; a destroyed
+// one's place is taken by the next, whose range id it is.
+func TestProfStampPool(t *testing.T) {
+	h := newHarness(t, Policy{})
+	var ss []uint64
+	for range acl.StampPoolSize {
+		ss = append(ss, h.stamp(""))
+	}
+	require.Zero(t, h.call("aclprofCreateStamp"))
+	require.Contains(t, h.inst.Session().LastError(), "100 stamps")
+	h.call("aclprofDestroyStamp", ss[42])
+	n := h.stamp("again")
+	h.ok("aclprofRangeStart", n, outA)
+	require.Equal(t, uint32(42), h.u32(outA))
+	h.code(acl.ErrProfFailed, "aclprofRangeStop", 100)
+}
