@@ -141,7 +141,7 @@ $(STANDIN_BASE): $(STANDIN_SRC)/nnopbase.c $(STANDIN_SRC)/nn.h
 	$(STANDIN_CC) -o $@ $<
 
 $(STANDIN_OPS): $(STANDIN_SRC)/opapi.c $(STANDIN_SRC)/nn.h $(STANDIN) $(STANDIN_BASE)
-	$(STANDIN_CC) -o $@ $< -L$(@D) -lnnopbase -Wl,-rpath,'$$ORIGIN' -ldl -lpthread
+	$(STANDIN_CC) -o $@ $< -L$(@D) -lnnopbase -Wl,-rpath,'$$ORIGIN' -ldl -lpthread -lm
 
 # aclwasm serve on 127.0.0.1, checked with curl: statuses, parallel
 # requests, hot reload, /metrics, SIGTERM (the Go tests of serve/ run in unit).

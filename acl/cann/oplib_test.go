@@ -190,10 +190,11 @@ func TestComputeOpFailures(t *testing.T) {
 
 	require.True(t, r.b.Supports("aclnnAdd"))
 	require.True(t, r.b.Supports("aclnnMmGetWorkspaceSize"))
-	require.False(t, r.b.Supports("aclnnSoftmax"))
-	err = r.b.ComputeOp(r.s, &acl.Launch{Name: "aclnnSoftmax", Regions: regions[2:], Op: &acl.OpCall{Name: "Softmax"}})
+	// LayerNorm, a native operator the stand-in library does not have.
+	require.False(t, r.b.Supports("aclnnLayerNorm"))
+	err = r.b.ComputeOp(r.s, &acl.Launch{Name: "aclnnLayerNorm", Regions: regions[2:], Op: &acl.OpCall{Name: "LayerNorm"}})
 	require.ErrorIs(t, err, acl.ErrRTFeatureNotSupport)
-	require.ErrorContains(t, err, "does not export aclnnSoftmax")
+	require.ErrorContains(t, err, "does not export aclnnLayerNorm")
 
 	old, _ := open(t, older) // no operator library beside it
 	require.False(t, old.Supports("aclnnAdd"))

@@ -112,7 +112,7 @@ func buildOpLibrary(gcc, dir string) error {
 	}
 	for _, args := range [][]string{
 		{"-o", filepath.Join(dir, "libnnopbase.so"), filepath.Join(src, "nnopbase.c")},
-		{"-o", filepath.Join(dir, "libopapi.so"), filepath.Join(src, "opapi.c"), "-L" + dir, "-lnnopbase", "-Wl,-rpath,$ORIGIN", "-ldl", "-lpthread"},
+		{"-o", filepath.Join(dir, "libopapi.so"), filepath.Join(src, "opapi.c"), "-L" + dir, "-lnnopbase", "-Wl,-rpath,$ORIGIN", "-ldl", "-lpthread", "-lm"},
 	} {
 		args = append([]string{"-shared", "-fPIC", "-O2", "-fvisibility=hidden", "-Wall"}, args...)
 		if msg, err := exec.Command(gcc, args...).CombinedOutput(); err != nil {

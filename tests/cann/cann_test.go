@@ -23,7 +23,10 @@ import (
 	"github.com/aclwasm/aclwasm/host"
 )
 
-var lib string // the stand-in, built once
+var (
+	lib          string // the stand-in, built once
+	libNoSoftmax string // the same, its operator library without Softmax
+)
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "aclwasm-standin")
@@ -40,12 +43,22 @@ func TestMain(m *testing.M) {
 		lib = filepath.Join(dir, "libascendcl.so")
 		src := filepath.Join("..", "..", "acl", "cann", "testdata", "standin")
 		// libascendcl.so, then the operator library beside it as the
-		// toolkit lays it out (Makefile: standin).
-		for _, args := range [][]string{
-			{"-o", lib, filepath.Join(src, "standin.c"), "-lpthread"},
-			{"-o", filepath.Join(dir, "libnnopbase.so"), filepath.Join(src, "nnopbase.c")},
-			{"-o", filepath.Join(dir, "libopapi.so"), filepath.Join(src, "opapi.c"), "-L" + dir, "-lnnopbase", "-Wl,-rpath,$ORIGIN", "-ldl", "-lpthread"},
-		} {
+		// toolkit lays it out (Makefile: standin); in a directory of its
+		// own, the same with an operator library built without Softmax.
+		partial := filepath.Join(dir, "nosoftmax")
+		libNoSoftmax = filepath.Join(partial, "libascendcl.so")
+		if err := os.Mkdir(partial, 0o755); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		var builds [][]string
+		for _, d := range []struct{ dir, flag string }{{dir, "-UNO_SOFTMAX"}, {partial, "-DNO_SOFTMAX"}} {
+			builds = append(builds,
+				[]string{"-o", filepath.Join(d.dir, "libascendcl.so"), filepath.Join(src, "standin.c"), "-lpthread"},
+				[]string{"-o", filepath.Join(d.dir, "libnnopbase.so"), filepath.Join(src, "nnopbase.c")},
+				[]string{"-o", filepath.Join(d.dir, "libopapi.so"), d.flag, filepath.Join(src, "opapi.c"), "-L" + d.dir, "-lnnopbase", "-Wl,-rpath,$ORIGIN", "-ldl", "-lpthread", "-lm"})
+		}
+		for _, args := range builds {
 			args = append([]string{"-shared", "-fPIC", "-O2", "-fvisibility=hidden"}, args...)
 			if out, err := exec.Command(gcc, args...).CombinedOutput(); err != nil {
 				fmt.Fprintf(os.Stderr, "building the stand-in: %v\n%s", err, out)

@@ -2,8 +2,10 @@
  * opapi.c: a stand-in for libopapi.so, the operator library, for testing
  * package cann's operator launches without an Ascend NPU. It computes a
  * few operators in C, written apart from the simulator's Go, so that tests
- * compare the two: Add, Muls, Cast, ReduceSum and Mm, each in the
- * library's two-phase form with the native signatures:
+ * compare the two: every operator of the simulator's table (acl/aclnn),
+ * each in the library's two-phase form with the native signatures, on
+ * fewer data types than natively (float32; Cast and the in-place ones
+ * also float16 and int32):
  *
  *   aclnnXxxGetWorkspaceSize(args..., uint64_t *workspaceSize, aclOpExecutor **executor)
  *     checks NULLs (161001), data types and shapes (161002), and makes a
@@ -16,18 +18,19 @@
  * ReduceSum asks for a workspace (its accumulators, 8 bytes per output
  * element) and computes in it, so that a caller that gives too little or
  * none is caught. StandinScale, no native operator, takes a float
- * attribute. Other operators are not exported: a caller asking for one
+ * attribute. -DNO_SOFTMAX leaves out Softmax: a caller asking for it
  * finds no symbol, as with a library built without it.
  *
  * Build (beside the stand-in libascendcl.so and libnnopbase.so; it links
  * libnnopbase.so as the native library does, and finds libascendcl.so's
  * kernel launch by path, see find_launch):
  *   gcc -shared -fPIC -O2 -fvisibility=hidden -o libopapi.so opapi.c \
- *       -L. -lnnopbase -Wl,-rpath,'$ORIGIN' -ldl -lpthread
+ *       -L. -lnnopbase -Wl,-rpath,'$ORIGIN' -ldl -lpthread -lm
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <limits.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,7 +75,13 @@ static int aclwasmStandinLaunch(aclrtStream stream, int (*kfn)(void *), void *ka
     return launch(stream, kfn, karg, kfree, bufs, sizes, n);
 }
 
-enum { OP_ADD, OP_MULS, OP_CAST, OP_REDUCE_SUM, OP_MM, OP_SCALE };
+enum {
+    OP_ADD, OP_MULS, OP_CAST, OP_REDUCE_SUM, OP_MM, OP_SCALE,
+    /* The rest of the operator table: elementwise, then the others. */
+    OP_SUB, OP_MUL, OP_DIV, OP_ADDS, OP_SUBS,
+    OP_ABS, OP_NEG, OP_EXP, OP_SQRT, OP_RELU, OP_SIGMOID,
+    OP_SOFTMAX, OP_MATMUL, OP_COPY, OP_FILL, OP_ZERO,
+};
 
 /* job is what an executor runs: the operator and its own copy of the
  * arguments, tensors first (inputs, then the output last). */
@@ -81,7 +90,8 @@ struct job {
     int nt;
     aclTensor t[3];
     float alpha, scalar; /* Add's alpha, Muls's other, StandinScale's scale */
-    int64_t k;           /* StandinScale's k */
+    double fill;         /* InplaceFillScalar's value */
+    int64_t k;           /* StandinScale's k, Softmax's dim */
     int reduce[8];       /* ReduceSum: which of self's dims it sums */
     int keep;
     uint64_t ws;    /* the workspace it asked for */
@@ -187,6 +197,51 @@ static void bidx(const aclTensor *t, const int64_t *idx, uint64_t n, int64_t *ou
         out[j] = t->dims[j] == 1 ? 0 : idx[j + n - t->ndim];
 }
 
+/* binop is a float32 arithmetic operator on x and y, with Add's and
+ * Sub's alpha: alpha 1 a plain sum or difference, otherwise alpha*y
+ * rounded to float32 on its own before the sum (the device's Axpy). */
+static float binop(int op, float x, float y, float alpha)
+{
+    switch (op) {
+    case OP_ADD:
+    case OP_ADDS:
+        return alpha == 1 ? x + y : x + (float)(alpha * y);
+    case OP_SUB:
+    case OP_SUBS:
+        return alpha == 1 ? x - y : x + (float)(-alpha * y);
+    case OP_MUL:
+    case OP_MULS:
+        return x * y;
+    case OP_DIV:
+        return x / y;
+    }
+    return 0;
+}
+
+/* unop is a float32 operator of one value; the transcendental ones
+ * compute in double and round once to float. */
+static float unop(int op, float x)
+{
+    switch (op) {
+    case OP_ABS:
+        return fabsf(x);
+    case OP_NEG:
+        return -x;
+    case OP_EXP:
+        return (float)exp((double)x);
+    case OP_SQRT:
+        return sqrtf(x);
+    case OP_RELU:
+        return x > 0 || x != x ? x : 0; /* NaN passes, -0 becomes +0 */
+    case OP_SIGMOID:
+        return (float)(1 / (1 + exp(-(double)x)));
+    }
+    return 0;
+}
+
+static void softmax(const struct job *j);
+static void matmul(const struct job *j);
+
 static int kernel(void *arg)
 {
     struct job *j = arg;
@@ -196,16 +251,48 @@ static int kernel(void *arg)
         return 0;
     switch (j->op) {
     case OP_ADD:
+    case OP_SUB:
+    case OP_MUL:
+    case OP_DIV:
         do {
             bidx(&j->t[0], idx, out->ndim, a);
             bidx(&j->t[1], idx, out->ndim, b);
-            float x = (float)get(&j->t[0], a), y = (float)get(&j->t[1], b);
-            put(out, idx, j->alpha == 1 ? x + y : x + (float)(j->alpha * y));
+            put(out, idx, binop(j->op, (float)get(&j->t[0], a), (float)get(&j->t[1], b), j->alpha));
         } while (next(idx, out->dims, out->ndim));
         return 0;
+    case OP_ADDS:
+    case OP_SUBS:
     case OP_MULS:
         do
-            put(out, idx, (float)get(&j->t[0], idx) * j->scalar);
+            put(out, idx, binop(j->op, (float)get(&j->t[0], idx), j->scalar, j->alpha));
+        while (next(idx, out->dims, out->ndim));
+        return 0;
+    case OP_ABS:
+    case OP_NEG:
+    case OP_EXP:
+    case OP_SQRT:
+    case OP_RELU:
+    case OP_SIGMOID:
+        do
+            put(out, idx, unop(j->op, (float)get(&j->t[0], idx)));
+        while (next(idx, out->dims, out->ndim));
+        return 0;
+    case OP_SOFTMAX:
+        softmax(j);
+        return 0;
+    case OP_MATMUL:
+        matmul(j);
+        return 0;
+    case OP_COPY: /* selfRef = src broadcast, converted */
+        do {
+            bidx(&j->t[0], idx, out->ndim, a);
+            put(out, idx, get(&j->t[0], a));
+        } while (next(idx, out->dims, out->ndim));
+        return 0;
+    case OP_FILL:
+    case OP_ZERO:
+        do
+            put(out, idx, out->dtype == DT_INT32 ? j->fill : (float)j->fill);
         while (next(idx, out->dims, out->ndim));
         return 0;
     case OP_SCALE:
@@ -253,6 +340,79 @@ static int kernel(void *arg)
     }
     }
     return NN_ERR_INNER;
+}
+
+/* softmax is out = exp(x - max) / sum(exp(x - max)) along dim k, in
+ * double, each result rounded once to float. */
+static void softmax(const struct job *j)
+{
+    const aclTensor *self = &j->t[0], *out = &j->t[1];
+    int64_t rows[8], idx[8] = {0};
+    uint64_t n = self->ndim;
+    int64_t d = n ? j->k : 0, l = n ? self->dims[d] : 1;
+    memcpy(rows, self->dims, n * sizeof *rows);
+    if (n)
+        rows[d] = 1;
+    do {
+        double m = -INFINITY, sum = 0;
+        for (int64_t i = 0; i < l; i++) {
+            if (n)
+                idx[d] = i;
+            m = fmax(m, get(self, idx));
+        }
+        for (int64_t i = 0; i < l; i++) {
+            if (n)
+                idx[d] = i;
+            sum += exp(get(self, idx) - m);
+        }
+        for (int64_t i = 0; i < l; i++) {
+            if (n)
+                idx[d] = i;
+            put(out, idx, (float)(exp(get(self, idx) - m) / sum));
+        }
+        if (n)
+            idx[d] = 0;
+    } while (next(idx, rows, n));
+}
+
+/* matmul is torch.matmul over float32 in float32: a 1-D self is a row,
+ * a 1-D other a column (their dim dropped from out), the batch dims
+ * (all but the last two) broadcast. The products accumulate in order of
+ * k, as Mm's. */
+static void matmul(const struct job *j)
+{
+    const aclTensor *x = &j->t[0], *y = &j->t[1], *out = &j->t[2];
+    uint64_t nx = x->ndim, ny = y->ndim, nb = out->ndim - (nx > 1) - (ny > 1);
+    int64_t m = nx > 1 ? x->dims[nx - 2] : 1, k = x->dims[nx - 1], n = ny > 1 ? y->dims[ny - 1] : 1;
+    int64_t bidx[8] = {0}, xi[8], yi[8], oi[8];
+    do {
+        /* The batch index in x and y: right-aligned, size-1 dims at 0. */
+        for (uint64_t i = 0; nx > 2 && i < nx - 2; i++)
+            xi[i] = x->dims[i] == 1 ? 0 : bidx[i + nb - (nx - 2)];
+        for (uint64_t i = 0; ny > 2 && i < ny - 2; i++)
+            yi[i] = y->dims[i] == 1 ? 0 : bidx[i + nb - (ny - 2)];
+        memcpy(oi, bidx, nb * sizeof *oi);
+        for (int64_t r = 0; r < m; r++)
+            for (int64_t c = 0; c < n; c++) {
+                float s = 0;
+                for (int64_t p = 0; p < k; p++) {
+                    if (nx > 1)
+                        xi[nx - 2] = r;
+                    xi[nx - 1] = p;
+                    if (ny > 1)
+                        yi[ny - 2] = p, yi[ny - 1] = c;
+                    else
+                        yi[0] = p;
+                    s += (float)get(x, xi) * (float)get(y, yi);
+                }
+                uint64_t o = nb;
+                if (nx > 1)
+                    oi[o++] = r;
+                if (ny > 1)
+                    oi[o++] = c;
+                put(out, oi, s);
+            }
+    } while (next(bidx, out->dims, nb));
 }
 
 static float scalar_f(const aclScalar *s)
@@ -304,42 +464,116 @@ static int same_dims(const aclTensor *a, const aclTensor *b)
     return a->ndim == b->ndim && !memcmp(a->dims, b->dims, a->ndim * sizeof *a->dims);
 }
 
-EXPORT aclnnStatus aclnnAddGetWorkspaceSize(const aclTensor *self, const aclTensor *other, const aclScalar *alpha,
-                                            aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor)
+/* broadcast_ok: out has the broadcast shape of self and other. */
+static int broadcast_ok(const aclTensor *self, const aclTensor *other, const aclTensor *out)
 {
-    if (!self || !other || !alpha || !out || !workspaceSize || !executor)
-        return NN_ERR_PARAM_NULLPTR;
-    if (self->dtype != DT_FLOAT || other->dtype != DT_FLOAT || out->dtype != DT_FLOAT || !tensor_ok(self) ||
-        !tensor_ok(other) || !tensor_ok(out))
-        return NN_ERR_PARAM_INVALID;
-    /* Broadcasting: out has the broadcast shape of self and other. */
     for (uint64_t k = 0; k < out->ndim; k++) {
         int64_t d = out->dims[out->ndim - 1 - k];
         for (int s = 0; s < 2; s++) {
             const aclTensor *t = s ? other : self;
             if (k < t->ndim && t->dims[t->ndim - 1 - k] != d && t->dims[t->ndim - 1 - k] != 1)
-                return NN_ERR_PARAM_INVALID;
+                return 0;
         }
     }
-    if (self->ndim > out->ndim || other->ndim > out->ndim)
+    return self->ndim <= out->ndim && other->ndim <= out->ndim;
+}
+
+/* binary is the GetWorkspaceSize of a float32 operator of two tensors
+ * with broadcasting (alpha NULL where it has none). */
+static aclnnStatus binary(int op, const aclTensor *self, const aclTensor *other, const aclScalar *alpha, int hasAlpha,
+                          aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    if (!self || !other || (hasAlpha && !alpha) || !out || !workspaceSize || !executor)
+        return NN_ERR_PARAM_NULLPTR;
+    if (self->dtype != DT_FLOAT || other->dtype != DT_FLOAT || out->dtype != DT_FLOAT || !tensor_ok(self) ||
+        !tensor_ok(other) || !tensor_ok(out) || !broadcast_ok(self, other, out))
         return NN_ERR_PARAM_INVALID;
     const aclTensor *ts[] = {self, other, out};
-    struct job *j = new_job(OP_ADD, 3, ts);
-    j->alpha = scalar_f(alpha);
+    struct job *j = new_job(op, 3, ts);
+    j->alpha = hasAlpha ? scalar_f(alpha) : 1;
     return finish(j, workspaceSize, executor);
 }
 
-EXPORT aclnnStatus aclnnMulsGetWorkspaceSize(const aclTensor *self, const aclScalar *other, aclTensor *out,
-                                             uint64_t *workspaceSize, aclOpExecutor **executor)
+/* scalar is the GetWorkspaceSize of a float32 operator of a tensor and
+ * a scalar (alpha NULL where it has none). */
+static aclnnStatus scalar(int op, const aclTensor *self, const aclScalar *other, const aclScalar *alpha, int hasAlpha,
+                          aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor)
 {
-    if (!self || !other || !out || !workspaceSize || !executor)
+    if (!self || !other || (hasAlpha && !alpha) || !out || !workspaceSize || !executor)
         return NN_ERR_PARAM_NULLPTR;
     if (self->dtype != DT_FLOAT || out->dtype != DT_FLOAT || !tensor_ok(self) || !same_dims(self, out))
         return NN_ERR_PARAM_INVALID;
     const aclTensor *ts[] = {self, out};
-    struct job *j = new_job(OP_MULS, 2, ts);
+    struct job *j = new_job(op, 2, ts);
     j->scalar = scalar_f(other);
+    j->alpha = hasAlpha ? scalar_f(alpha) : 1;
     return finish(j, workspaceSize, executor);
+}
+
+/* unary is the GetWorkspaceSize of a float32 operator of one tensor. */
+static aclnnStatus unary(int op, const aclTensor *self, aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    if (!self || !out || !workspaceSize || !executor)
+        return NN_ERR_PARAM_NULLPTR;
+    if (self->dtype != DT_FLOAT || out->dtype != DT_FLOAT || !tensor_ok(self) || !same_dims(self, out))
+        return NN_ERR_PARAM_INVALID;
+    const aclTensor *ts[] = {self, out};
+    return finish(new_job(op, 2, ts), workspaceSize, executor);
+}
+
+EXPORT aclnnStatus aclnnAddGetWorkspaceSize(const aclTensor *self, const aclTensor *other, const aclScalar *alpha,
+                                            aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    return binary(OP_ADD, self, other, alpha, 1, out, workspaceSize, executor);
+}
+
+EXPORT aclnnStatus aclnnSubGetWorkspaceSize(const aclTensor *self, const aclTensor *other, const aclScalar *alpha,
+                                            aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    return binary(OP_SUB, self, other, alpha, 1, out, workspaceSize, executor);
+}
+
+EXPORT aclnnStatus aclnnMulGetWorkspaceSize(const aclTensor *self, const aclTensor *other, aclTensor *out,
+                                            uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    return binary(OP_MUL, self, other, NULL, 0, out, workspaceSize, executor);
+}
+
+EXPORT aclnnStatus aclnnDivGetWorkspaceSize(const aclTensor *self, const aclTensor *other, aclTensor *out,
+                                            uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    return binary(OP_DIV, self, other, NULL, 0, out, workspaceSize, executor);
+}
+
+EXPORT aclnnStatus aclnnAddsGetWorkspaceSize(const aclTensor *self, const aclScalar *other, const aclScalar *alpha,
+                                             aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    return scalar(OP_ADDS, self, other, alpha, 1, out, workspaceSize, executor);
+}
+
+EXPORT aclnnStatus aclnnSubsGetWorkspaceSize(const aclTensor *self, const aclScalar *other, const aclScalar *alpha,
+                                             aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    return scalar(OP_SUBS, self, other, alpha, 1, out, workspaceSize, executor);
+}
+
+#define UNARY(Name, OP)                                                                                              \
+    EXPORT aclnnStatus aclnn##Name##GetWorkspaceSize(const aclTensor *self, aclTensor *out, uint64_t *workspaceSize, \
+                                                     aclOpExecutor **executor)                                       \
+    {                                                                                                                \
+        return unary(OP, self, out, workspaceSize, executor);                                                        \
+    }
+UNARY(Abs, OP_ABS)
+UNARY(Neg, OP_NEG)
+UNARY(Exp, OP_EXP)
+UNARY(Sqrt, OP_SQRT)
+UNARY(Relu, OP_RELU)
+UNARY(Sigmoid, OP_SIGMOID)
+
+EXPORT aclnnStatus aclnnMulsGetWorkspaceSize(const aclTensor *self, const aclScalar *other, aclTensor *out,
+                                             uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    return scalar(OP_MULS, self, other, NULL, 0, out, workspaceSize, executor);
 }
 
 EXPORT aclnnStatus aclnnCastGetWorkspaceSize(const aclTensor *self, int dtype, aclTensor *out, uint64_t *workspaceSize,
@@ -401,6 +635,99 @@ EXPORT aclnnStatus aclnnMmGetWorkspaceSize(const aclTensor *self, const aclTenso
         return NN_ERR_PARAM_INVALID;
     const aclTensor *ts[] = {self, mat2, out};
     return finish(new_job(OP_MM, 3, ts), workspaceSize, executor);
+}
+
+#ifndef NO_SOFTMAX
+EXPORT aclnnStatus aclnnSoftmaxGetWorkspaceSize(const aclTensor *self, int64_t dim, aclTensor *out,
+                                                uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    if (!self || !out || !workspaceSize || !executor)
+        return NN_ERR_PARAM_NULLPTR;
+    int64_t rank = self->ndim ? (int64_t)self->ndim : 1;
+    if (self->dtype != DT_FLOAT || out->dtype != DT_FLOAT || !tensor_ok(self) || !same_dims(self, out) ||
+        dim >= rank || dim < -rank)
+        return NN_ERR_PARAM_INVALID;
+    const aclTensor *ts[] = {self, out};
+    struct job *j = new_job(OP_SOFTMAX, 2, ts);
+    j->k = dim < 0 ? dim + rank : dim;
+    return finish(j, workspaceSize, executor);
+}
+#endif
+
+EXPORT aclnnStatus aclnnMatmulGetWorkspaceSize(const aclTensor *self, const aclTensor *other, aclTensor *out,
+                                               int8_t cubeMathType, uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    (void)cubeMathType;
+    if (!self || !other || !out || !workspaceSize || !executor)
+        return NN_ERR_PARAM_NULLPTR;
+    uint64_t nx = self->ndim, ny = other->ndim;
+    if (self->dtype != DT_FLOAT || other->dtype != DT_FLOAT || out->dtype != DT_FLOAT || nx == 0 || ny == 0 ||
+        nx > 6 || ny > 6 || !tensor_ok(out))
+        return NN_ERR_PARAM_INVALID;
+    if (self->dims[nx - 1] != other->dims[ny > 1 ? ny - 2 : 0])
+        return NN_ERR_PARAM_INVALID;
+    /* out's shape: the broadcast batch dims, then m (a 2-D self), then n
+     * (a 2-D other). */
+    uint64_t bx = nx > 2 ? nx - 2 : 0, by = ny > 2 ? ny - 2 : 0, nb = bx > by ? bx : by;
+    int64_t want[8];
+    for (uint64_t k = 0; k < nb; k++) {
+        int64_t a = k < bx ? self->dims[bx - 1 - k] : 1, b = k < by ? other->dims[by - 1 - k] : 1;
+        if (a != b && a != 1 && b != 1)
+            return NN_ERR_PARAM_INVALID;
+        want[nb - 1 - k] = a == 1 ? b : a;
+    }
+    uint64_t nw = nb;
+    if (nx > 1)
+        want[nw++] = self->dims[nx - 2];
+    if (ny > 1)
+        want[nw++] = other->dims[ny - 1];
+    if (nw != out->ndim || memcmp(want, out->dims, nw * sizeof *want))
+        return NN_ERR_PARAM_INVALID;
+    const aclTensor *ts[] = {self, other, out};
+    return finish(new_job(OP_MATMUL, 3, ts), workspaceSize, executor);
+}
+
+/* The in-place operators: float32, float16 and int32, a conversion to
+ * int32 only from int32 (as Cast's). */
+static int store_ok(int dt) { return dt == DT_FLOAT || dt == DT_FLOAT16 || dt == DT_INT32; }
+
+EXPORT aclnnStatus aclnnInplaceCopyGetWorkspaceSize(aclTensor *selfRef, const aclTensor *src, uint64_t *workspaceSize,
+                                                    aclOpExecutor **executor)
+{
+    if (!selfRef || !src || !workspaceSize || !executor)
+        return NN_ERR_PARAM_NULLPTR;
+    if (!store_ok(selfRef->dtype) || !store_ok(src->dtype) || (selfRef->dtype == DT_INT32 && src->dtype != DT_INT32) ||
+        !tensor_ok(selfRef) || !tensor_ok(src) || !broadcast_ok(src, src, selfRef))
+        return NN_ERR_PARAM_INVALID;
+    const aclTensor *ts[] = {src, selfRef};
+    return finish(new_job(OP_COPY, 2, ts), workspaceSize, executor);
+}
+
+EXPORT aclnnStatus aclnnInplaceFillScalarGetWorkspaceSize(aclTensor *selfRef, const aclScalar *value,
+                                                          uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    if (!selfRef || !value || !workspaceSize || !executor)
+        return NN_ERR_PARAM_NULLPTR;
+    if (!store_ok(selfRef->dtype) || !tensor_ok(selfRef) || (value->dtype != DT_FLOAT && value->dtype != DT_INT32) ||
+        (selfRef->dtype == DT_INT32 && value->dtype != DT_INT32))
+        return NN_ERR_PARAM_INVALID;
+    const aclTensor *ts[] = {selfRef};
+    struct job *j = new_job(OP_FILL, 1, ts);
+    int32_t i;
+    memcpy(&i, value->bits, 4);
+    j->fill = value->dtype == DT_INT32 ? i : scalar_f(value);
+    return finish(j, workspaceSize, executor);
+}
+
+EXPORT aclnnStatus aclnnInplaceZeroGetWorkspaceSize(aclTensor *selfRef, uint64_t *workspaceSize,
+                                                    aclOpExecutor **executor)
+{
+    if (!selfRef || !workspaceSize || !executor)
+        return NN_ERR_PARAM_NULLPTR;
+    if (!store_ok(selfRef->dtype) || !tensor_ok(selfRef))
+        return NN_ERR_PARAM_INVALID;
+    const aclTensor *ts[] = {selfRef};
+    return finish(new_job(OP_ZERO, 1, ts), workspaceSize, executor);
 }
 
 /* StandinScale is no native operator: out = self * scale + k, float32,
@@ -483,4 +810,86 @@ EXPORT aclnnStatus aclnnMm(void *workspace, uint64_t workspaceSize, aclOpExecuto
 EXPORT aclnnStatus aclnnStandinScale(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream)
 {
     return run(OP_SCALE, workspace, workspaceSize, executor, stream);
+}
+
+EXPORT aclnnStatus aclnnSub(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream)
+{
+    return run(OP_SUB, workspace, workspaceSize, executor, stream);
+}
+
+EXPORT aclnnStatus aclnnMul(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream)
+{
+    return run(OP_MUL, workspace, workspaceSize, executor, stream);
+}
+
+EXPORT aclnnStatus aclnnDiv(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream)
+{
+    return run(OP_DIV, workspace, workspaceSize, executor, stream);
+}
+
+EXPORT aclnnStatus aclnnAdds(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream)
+{
+    return run(OP_ADDS, workspace, workspaceSize, executor, stream);
+}
+
+EXPORT aclnnStatus aclnnSubs(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream)
+{
+    return run(OP_SUBS, workspace, workspaceSize, executor, stream);
+}
+
+EXPORT aclnnStatus aclnnAbs(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream)
+{
+    return run(OP_ABS, workspace, workspaceSize, executor, stream);
+}
+
+EXPORT aclnnStatus aclnnNeg(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream)
+{
+    return run(OP_NEG, workspace, workspaceSize, executor, stream);
+}
+
+EXPORT aclnnStatus aclnnExp(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream)
+{
+    return run(OP_EXP, workspace, workspaceSize, executor, stream);
+}
+
+EXPORT aclnnStatus aclnnSqrt(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream)
+{
+    return run(OP_SQRT, workspace, workspaceSize, executor, stream);
+}
+
+EXPORT aclnnStatus aclnnRelu(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream)
+{
+    return run(OP_RELU, workspace, workspaceSize, executor, stream);
+}
+
+EXPORT aclnnStatus aclnnSigmoid(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream)
+{
+    return run(OP_SIGMOID, workspace, workspaceSize, executor, stream);
+}
+
+#ifndef NO_SOFTMAX
+EXPORT aclnnStatus aclnnSoftmax(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream)
+{
+    return run(OP_SOFTMAX, workspace, workspaceSize, executor, stream);
+}
+#endif
+
+EXPORT aclnnStatus aclnnMatmul(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream)
+{
+    return run(OP_MATMUL, workspace, workspaceSize, executor, stream);
+}
+
+EXPORT aclnnStatus aclnnInplaceCopy(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream)
+{
+    return run(OP_COPY, workspace, workspaceSize, executor, stream);
+}
+
+EXPORT aclnnStatus aclnnInplaceFillScalar(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream)
+{
+    return run(OP_FILL, workspace, workspaceSize, executor, stream);
+}
+
+EXPORT aclnnStatus aclnnInplaceZero(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream)
+{
+    return run(OP_ZERO, workspace, workspaceSize, executor, stream);
 }
