@@ -316,7 +316,7 @@ func TestStatuses(t *testing.T) {
 	})
 	t.Run("refusal names each problem", func(t *testing.T) {
 		e := f.do("POST", "/v1/plugins/badimport", "", nil).err(t)
-		require.Equal(t, []string{"import acl.aclrtLaunchKernel is not a function of ABI v1"}, e.Problems)
+		require.Equal(t, []string{"import acl.aclopExecuteV2 is not a function of ABI v1"}, e.Problems)
 		e = f.do("POST", "/v1/plugins/denied", "", nil).err(t)
 		require.Equal(t, []string{"import acl.aclrtMemcpy is denied by the policy"}, e.Problems)
 	})
