@@ -3,14 +3,17 @@ package host
 import (
 	"context"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ebitengine/purego"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // Scratch for the operator tests' out-parameters.
@@ -350,4 +353,124 @@ func TestOperatorAccounting(t *testing.T) {
 	require.Zero(t, h.inst.Session().Stats().Funcs["aclnnAddGetWorkspaceSize"].Launches)
 	require.Equal(t, 1, testutil.CollectAndCount(m.m.Compute))
 	require.True(t, m.m.Compute.DeleteLabelValues("", "aclnnAdd", "ok"), "one ok launch of aclnnAdd")
+}
+
+// standinStall returns the stand-in operator library's test hook that
+// makes the next n operators stall on the device until their stream's
+// work is cancelled (aclwasmStandinStallOps, acl/cann/testdata/standin),
+// or nil off the stand-in: no other backend can hold an operator
+// running. The test's end releases any stalled operator, so that a
+// failure does not hang the cleanup.
+func standinStall(t *testing.T) func(n int32) {
+	t.Helper()
+	lib := testsupport.NativeLib()
+	if lib == "" {
+		return nil
+	}
+	ops := testsupport.OpLib()
+	if ops == "" {
+		ops = filepath.Join(filepath.Dir(lib), "libopapi.so")
+	}
+	h, err := purego.Dlopen(ops, purego.RTLD_NOW|purego.RTLD_LOCAL)
+	require.NoError(t, err)
+	sym, err := purego.Dlsym(h, "aclwasmStandinStallOps")
+	if err != nil || sym == 0 {
+		return nil
+	}
+	var stall func(n int32)
+	purego.RegisterFunc(&stall, sym)
+	t.Cleanup(func() { stall(0) })
+	return stall
+}
+
+// TestOperatorStoppedByRunDeadline: an operator launch is bounded by the
+// deadline of the run that queued it (ABI section 13.1), on both
+// backends. Queued behind a gate until that deadline has passed, it does
+// not run and fails its stream with 507014, writing nothing; running on
+// the device when the deadline passes (the stand-in's stalled operator),
+// it is stopped: the run ends at its deadline, the stream fails with
+// 507014, nothing is written, and the session releases everything.
+func TestOperatorStoppedByRunDeadline(t *testing.T) {
+	launch := func(h *harness, ex, s uint64) context.Context {
+		h.t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		h.t.Cleanup(cancel)
+		res, err := h.inst.Call(ctx, "aclnnAdd", 0, 0, ex, s)
+		require.NoError(h.t, err)
+		require.Zero(h.t, res[0], h.inst.Session().LastError())
+		return ctx
+	}
+	// synced is the code of a synchronize of s under a generous watchdog.
+	synced := func(h *harness, s uint64) acl.Error {
+		h.t.Helper()
+		watchdog, stop := context.WithTimeout(context.Background(), time.Minute)
+		defer stop()
+		res, err := h.inst.Call(watchdog, "aclrtSynchronizeStream", s)
+		require.NoError(h.t, err, "the operator outlived the deadline of the run that launched it")
+		return acl.Error(int32(uint32(res[0])))
+	}
+
+	t.Run("queued", func(t *testing.T) {
+		h := newHarness(t, Policy{})
+		h.ok("aclrtSetDevice", 0)
+		s := h.stream()
+		open := h.gate(s)
+		p := h.planAdd(1)
+		if !h.computes("aclnnAdd", 0, 0, p.ex, s) {
+			return
+		}
+		ctx := launch(h, p.ex, s)
+		<-ctx.Done() // the run's deadline passes with the launch still queued
+		open()
+		require.Equal(t, acl.ErrRTAicoreTimeout, synced(h, s))
+		require.Contains(t, h.recentMsg(), "aclnnAdd did not run, and touched nothing: the run's time limit passed before its stream reached it")
+		require.Equal(t, []float32{0, 0, 0, 0}, h.deviceF32s(p.out, 4))
+		st := h.inst.Session().Stats().Funcs["aclnnAdd"]
+		require.Equal(t, uint64(1), st.Launches)
+		require.Equal(t, uint64(1), st.LaunchFailures)
+	})
+
+	t.Run("running", func(t *testing.T) {
+		stall := standinStall(t)
+		if stall == nil {
+			return // only the stand-in holds an operator running on the device
+		}
+		h := newHarness(t, Policy{})
+		h.ok("aclrtSetDevice", 0)
+		b := h.rt.Backend()
+		free, _, err := b.MemInfo(0, acl.HBMMem)
+		require.NoError(t, err)
+		s := h.stream()
+		p := h.planAdd(1)
+		stall(1)
+		launch(h, p.ex, s)
+		require.Equal(t, acl.ErrRTAicoreTimeout, synced(h, s))
+		require.Contains(t, h.recentMsg(), "aclnnAdd was stopped: the run's time limit passed while it ran")
+		require.Equal(t, acl.Success, synced(h, s), "the failure was reported once")
+		require.Equal(t, []float32{0, 0, 0, 0}, h.deviceF32s(p.out, 4), "the stalled operator wrote nothing")
+		st := h.inst.Session().Stats().Funcs["aclnnAdd"]
+		require.Equal(t, uint64(1), st.LaunchFailures)
+
+		// The stream takes new work.
+		p = h.planAdd(1)
+		h.ok("aclnnAdd", 0, 0, p.ex, s)
+		h.ok("aclrtSynchronizeStream", s)
+		require.Equal(t, []float32{11, 22, 33, 44}, h.deviceF32s(p.out, 4))
+
+		// A run that waits for a stalled operator ends at its deadline
+		// (which ends the instance), and the session releases everything.
+		p = h.planAdd(1)
+		stall(1)
+		ctx := launch(h, p.ex, s)
+		res, err := h.inst.Call(ctx, "aclrtSynchronizeStream", s)
+		if err == nil { // the stream's failure came first
+			require.Equal(t, uint64(acl.ErrRTAicoreTimeout), res[0])
+		} else {
+			require.ErrorIs(t, err, context.DeadlineExceeded)
+		}
+		require.NoError(t, h.inst.Close(context.Background()))
+		after, _, err := b.MemInfo(0, acl.HBMMem)
+		require.NoError(t, err)
+		require.Equal(t, free, after, "the session released its device memory")
+	})
 }
