@@ -355,17 +355,17 @@ func TestOperatorAccounting(t *testing.T) {
 	require.True(t, m.m.Compute.DeleteLabelValues("", "aclnnAdd", "ok"), "one ok launch of aclnnAdd")
 }
 
-// standinStall returns the stand-in operator library's test hook that
-// makes the next n operators stall on the device until their stream's
-// work is cancelled (aclwasmStandinStallOps, acl/cann/testdata/standin),
-// or nil off the stand-in: no other backend can hold an operator
-// running. The test's end releases any stalled operator, so that a
-// failure does not hang the cleanup.
-func standinStall(t *testing.T) func(n int32) {
+// standinStall returns the stand-in operator library's test hooks
+// (acl/cann/testdata/standin/opapi.c): stall makes the next n operators
+// stall on the device until their stream's work is cancelled, stalled
+// is how many are stalled now; nil, nil off the stand-in: no other
+// backend can hold an operator running. The test's end releases any
+// stalled operator, so that a failure does not hang the cleanup.
+func standinStall(t *testing.T) (stall func(n int32), stalled func() int32) {
 	t.Helper()
 	lib := testsupport.NativeLib()
 	if lib == "" {
-		return nil
+		return nil, nil
 	}
 	ops := testsupport.OpLib()
 	if ops == "" {
@@ -375,12 +375,12 @@ func standinStall(t *testing.T) func(n int32) {
 	require.NoError(t, err)
 	sym, err := purego.Dlsym(h, "aclwasmStandinStallOps")
 	if err != nil || sym == 0 {
-		return nil
+		return nil, nil
 	}
-	var stall func(n int32)
 	purego.RegisterFunc(&stall, sym)
+	purego.RegisterLibFunc(&stalled, h, "aclwasmStandinStalled")
 	t.Cleanup(func() { stall(0) })
-	return stall
+	return stall, stalled
 }
 
 // TestOperatorStoppedByRunDeadline: an operator launch is bounded by the
@@ -391,9 +391,9 @@ func standinStall(t *testing.T) func(n int32) {
 // it is stopped: the run ends at its deadline, the stream fails with
 // 507014, nothing is written, and the session releases everything.
 func TestOperatorStoppedByRunDeadline(t *testing.T) {
-	launch := func(h *harness, ex, s uint64) context.Context {
+	launch := func(h *harness, ex, s uint64, limit time.Duration) context.Context {
 		h.t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		ctx, cancel := context.WithTimeout(context.Background(), limit)
 		h.t.Cleanup(cancel)
 		res, err := h.inst.Call(ctx, "aclnnAdd", 0, 0, ex, s)
 		require.NoError(h.t, err)
@@ -419,7 +419,7 @@ func TestOperatorStoppedByRunDeadline(t *testing.T) {
 		if !h.computes("aclnnAdd", 0, 0, p.ex, s) {
 			return
 		}
-		ctx := launch(h, p.ex, s)
+		ctx := launch(h, p.ex, s, 500*time.Millisecond)
 		<-ctx.Done() // the run's deadline passes with the launch still queued
 		open()
 		require.Equal(t, acl.ErrRTAicoreTimeout, synced(h, s))
@@ -431,7 +431,7 @@ func TestOperatorStoppedByRunDeadline(t *testing.T) {
 	})
 
 	t.Run("running", func(t *testing.T) {
-		stall := standinStall(t)
+		stall, stalled := standinStall(t)
 		if stall == nil {
 			return // only the stand-in holds an operator running on the device
 		}
@@ -442,8 +442,20 @@ func TestOperatorStoppedByRunDeadline(t *testing.T) {
 		require.NoError(t, err)
 		s := h.stream()
 		p := h.planAdd(1)
-		stall(1)
-		launch(h, p.ex, s)
+		// running launches the stalling operator in a run with a time
+		// limit far enough that it starts first (a slow machine fails
+		// the test, saying so, rather than testing the queued case).
+		running := func() context.Context {
+			stall(1)
+			ctx := launch(h, p.ex, s, 3*time.Second)
+			for i := 0; stalled() == 0; i++ { // a watchdog, not a timing
+				require.Less(t, i, 3000, "the operator never started")
+				time.Sleep(time.Millisecond)
+			}
+			require.NoError(t, ctx.Err(), "the machine was too slow: the operator started after the run's time limit")
+			return ctx
+		}
+		running()
 		require.Equal(t, acl.ErrRTAicoreTimeout, synced(h, s))
 		require.Contains(t, h.recentMsg(), "aclnnAdd was stopped: the run's time limit passed while it ran")
 		require.Equal(t, acl.Success, synced(h, s), "the failure was reported once")
@@ -460,8 +472,7 @@ func TestOperatorStoppedByRunDeadline(t *testing.T) {
 		// A run that waits for a stalled operator ends at its deadline
 		// (which ends the instance), and the session releases everything.
 		p = h.planAdd(1)
-		stall(1)
-		ctx := launch(h, p.ex, s)
+		ctx := running()
 		res, err := h.inst.Call(ctx, "aclrtSynchronizeStream", s)
 		if err == nil { // the stream's failure came first
 			require.Equal(t, uint64(acl.ErrRTAicoreTimeout), res[0])
@@ -472,5 +483,57 @@ func TestOperatorStoppedByRunDeadline(t *testing.T) {
 		after, _, err := b.MemInfo(0, acl.HBMMem)
 		require.NoError(t, err)
 		require.Equal(t, free, after, "the session released its device memory")
+	})
+}
+
+// TestOperatorLibraryDecides: where the host's checks let a launch pass
+// by design and the node's operator library refuses it, the library's
+// code and message reach the guest. Add of int32 tensors is in the
+// table, so aclnnAddGetWorkspaceSize and aclnnAdd succeed; the
+// simulator computes it, and the stand-in library, which adds float32
+// only, refuses it when it executes (its GetWorkspaceSize returns
+// ACLNN_ERR_PARAM_INVALID): the stream fails with 161002 and
+// aclGetRecentErrMsg says which call of the library refused.
+func TestOperatorLibraryDecides(t *testing.T) {
+	nnProfiles(t, func(t *testing.T, h *harness) {
+		i32 := func(vs ...int32) (dev, t uint64) {
+			dev = h.malloc(uint64(4 * len(vs)))
+			for i, v := range vs {
+				le.PutUint32(h.mem()[data+uint32(4*i):], uint32(v))
+			}
+			h.ok("aclrtMemcpy", dev, uint64(4*len(vs)), data, uint64(4*len(vs)), uint64(acl.MemcpyHostToDevice))
+			return dev, h.tensor(acl.DTInt32, dev, int64(len(vs)))
+		}
+		_, a := i32(1, 2, 3, 4)
+		_, b := i32(10, 20, 30, 40)
+		out, o := i32(7, 7, 7, 7)
+		le.PutUint32(h.mem()[nnValues:], 2)
+		alpha := uint64(uint32(h.call("aclCreateScalar", nnValues, uint64(acl.DTInt32))))
+		require.NotZero(t, alpha)
+		h.ok("aclnnAddGetWorkspaceSize", a, b, alpha, o, nnWS, nnEx)
+		ex := uint64(h.u32(nnEx))
+		if !h.computes("aclnnAdd", 0, 0, ex, 0) {
+			return
+		}
+		h.ok("aclnnAdd", 0, 0, ex, 0)
+		result := func() []int32 {
+			h.ok("aclrtMemcpy", data2, 16, out, 16, uint64(acl.MemcpyDeviceToHost))
+			got := make([]int32, 4)
+			for i := range got {
+				got[i] = int32(le.Uint32(h.mem()[data2+uint32(4*i):]))
+			}
+			return got
+		}
+		if _, ok := h.rt.Backend().(acl.Computer); ok { // the simulator computes it
+			h.ok("aclrtSynchronizeStream", 0)
+			require.Equal(t, []int32{21, 42, 63, 84}, result())
+			return
+		}
+		msg := h.code(acl.ErrNNParamInvalid, "aclrtSynchronizeStream", 0)
+		require.Contains(t, msg, "aclnnAdd failed on the device: aclnnAddGetWorkspaceSize returned 161002")
+		require.Contains(t, h.recentMsg(), "aclnnAddGetWorkspaceSize returned 161002")
+		require.Equal(t, []int32{7, 7, 7, 7}, result(), "the refused launch wrote nothing")
+		st := h.inst.Session().Stats().Funcs["aclnnAdd"]
+		require.Equal(t, uint64(1), st.LaunchFailures)
 	})
 }

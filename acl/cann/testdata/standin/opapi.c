@@ -252,9 +252,12 @@ static void matmul(const struct job *j);
  * ends without an error. No native library has it: the tests of the
  * run's time limit (host/operator_test.go) use it to hold an operator
  * running on the device, and release it with aclwasmStandinStallOps(0)
- * at their end so that a failing test does not hang. */
-static int stalls;
+ * at their end so that a failing test does not hang.
+ * aclwasmStandinStalled() is how many operators are stalled now. */
+static int stalls, stalled;
 static unsigned stall_gen;
+
+EXPORT int aclwasmStandinStalled(void) { return __atomic_load_n(&stalled, __ATOMIC_SEQ_CST); }
 
 EXPORT void aclwasmStandinStallOps(int n)
 {
@@ -282,10 +285,12 @@ static int kernel(void *arg, const int *cancel)
 {
     unsigned gen = stall();
     if (gen) {
+        __atomic_add_fetch(&stalled, 1, __ATOMIC_SEQ_CST);
         while (!__atomic_load_n(cancel, __ATOMIC_RELAXED) && __atomic_load_n(&stall_gen, __ATOMIC_SEQ_CST) + 1 == gen) {
             struct timespec ts = {0, 1000000};
             nanosleep(&ts, NULL);
         }
+        __atomic_sub_fetch(&stalled, 1, __ATOMIC_SEQ_CST);
         return 0;
     }
     return compute(arg);
