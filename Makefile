@@ -171,7 +171,7 @@ bench-baseline:
 # The performance goals (BenchmarkGoal* in host/) on both engines, printed
 # as the README's performance table (into build/perf/table.md).
 perf-table:
-	GO=$(GO) BENCHFLAGS='$(BENCHFLAGS)' bash scripts/perf-table.sh
+	GO=$(GO) BENCHFLAGS='$(BENCHFLAGS)' SERVE_BENCHFLAGS='$(SERVE_BENCHFLAGS)' bash scripts/perf-table.sh
 
 # The goal benchmarks of BASE (a commit) and of the working tree, in
 # alternating rounds on this machine, printed as two tables (into
