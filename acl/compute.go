@@ -130,7 +130,7 @@ type OpComputer interface {
 	// l has run; l.Check runs when l executes, in stream order, before
 	// anything is touched. A library without the operator library, or
 	// without l's operator, gives [ErrRTFeatureNotSupport] and queues
-	// nothing ([Backend.Supports] answers for "aclnn"+Op.Name).
+	// nothing ([Runtime.Supports] answers for "aclnn"+Op.Name).
 	ComputeOp(s Stream, l *Launch) error
 }
 
