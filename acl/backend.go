@@ -67,9 +67,8 @@ type Copy struct {
 // documented with the native functions it serves. Every backend implements
 // every method; one it cannot serve (a native library without the
 // function) returns [ErrRTFeatureNotSupport], and [Runtime.Supports] says
-// so beforehand. What a backend may or may not promise, it states through
-// the optional interfaces [Zeroer] and [PeerRule], which a wrapper of a
-// backend must forward.
+// so beforehand. The optional roles a backend plays, and what it may or
+// may not promise, it reports through [Runtime.Traits].
 //
 // Device ids are physical. Operations that may block take a context; when
 // the context is done they give up waiting and return its error. The
@@ -120,6 +119,9 @@ type Runtime interface {
 	// where a refusal must come before other checks or before any effect
 	// (aclrtResetDeviceForce must not release half a device).
 	Supports(fn string) bool
+	// Traits returns the backend's optional roles and promises, the same
+	// value at every call.
+	Traits() Traits
 	// Close waits for or cancels all queued work and releases everything.
 	Close() error
 }
@@ -388,31 +390,25 @@ type Notifier interface {
 	ResetNotify(n Notify) error
 }
 
-// DeviceRegisterer is an optional interface of a Backend whose host
-// registrations belong to a device, as native ones do: aclrtHostRegister
-// registers for the device of the caller's current context
-// (api_impl.cc:2557-2566). HostRegisterOn registers b for dev, and
+// DeviceRegisterer is the optional role ([Traits.DeviceRegisterer]) of a
+// backend whose host registrations belong to a device, as native ones do:
+// aclrtHostRegister registers for the device of the caller's current
+// context (api_impl.cc:2557-2566). HostRegisterOn registers b for dev, and
 // HostUnregister undoes it for the same device. The sandbox registers for
-// the session's current device; a Backend without it (the simulator)
+// the session's current device; a backend without it (the simulator)
 // registers memory for every device alike.
 type DeviceRegisterer interface {
 	HostRegisterOn(dev int32, b []byte, typ HostRegisterType) (HostPin, error)
 }
 
-// Zeroer is an optional interface of a Backend: whether Malloc returns
-// memory that reads as zeros. The native runtime does not promise it, so
-// device memory another session freed could otherwise be read back by the
-// next one; the sandbox clears new allocations of a backend without it
-// (or whose ZeroesAllocations reports false) before the guest sees them.
+// Zeroer is the optional interface Traits.ZeroesAllocations replaces; it
+// stays until the fault-injecting wrapper forwards Traits.
 type Zeroer interface {
 	ZeroesAllocations() bool
 }
 
-// PeerRule is an optional interface of a Backend: whether a copy between
-// two devices needs EnablePeerAccess first on this hardware. Peer access
-// is process-wide in a backend, so the sandbox applies the rule itself, per
-// session. A Backend without it is taken to need it, as Atlas A2 and the
-// Ascend 950 do.
+// PeerRule is the optional interface Traits.PeerAccessImplicit replaces;
+// it stays until the fault-injecting wrapper forwards Traits.
 type PeerRule interface {
 	PeerAccessRequired() bool
 }
