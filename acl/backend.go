@@ -401,18 +401,6 @@ type DeviceRegisterer interface {
 	HostRegisterOn(dev int32, b []byte, typ HostRegisterType) (HostPin, error)
 }
 
-// Zeroer is the optional interface Traits.ZeroesAllocations replaces; it
-// stays until the fault-injecting wrapper forwards Traits.
-type Zeroer interface {
-	ZeroesAllocations() bool
-}
-
-// PeerRule is the optional interface Traits.PeerAccessImplicit replaces;
-// it stays until the fault-injecting wrapper forwards Traits.
-type PeerRule interface {
-	PeerAccessRequired() bool
-}
-
 // MaxOpTimeoutSteps is how many intervals an operator timeout may be: a
 // longer one is cut to it, and 0 asks for it (the native documentation
 // of aclrtGetOpTimeOutInterval).
