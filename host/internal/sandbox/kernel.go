@@ -246,8 +246,9 @@ func (c *Call) kernelErr(k *Kernel, st *streamRec, status bool, err error) error
 // (aclrtLaunchKernelWithConfig's attribute). Both guest surfaces, the
 // launchers and the kernel API, launch through it.
 func (c *Call) queueKernel(k *Kernel, st *streamRec, args []uint64, timeout time.Duration) error {
-	comp, isComp := c.s.b.(acl.Computer)
-	kr, isNative := c.s.b.(acl.KernelRunner)
+	t := c.s.b.Traits()
+	comp, kr := t.Computer, t.KernelRunner
+	isComp, isNative := comp != nil, kr != nil
 	var fn acl.KernelFunc
 	switch {
 	case isNative:

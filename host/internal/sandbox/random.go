@@ -61,8 +61,9 @@ func randomNumAsync(c *Call) error {
 	// The ACL layer hands the runtime the caller's task with its own type
 	// code written over the ACL one (kernel.cpp:672-673): the guest sees it.
 	binary.LittleEndian.PutUint32(b, uint32(rt)) // writeback
-	comp, isComp := c.s.b.(acl.Computer)
-	gen, isGen := c.s.b.(acl.RandomGenerator)
+	t := c.s.b.Traits()
+	comp, gen := t.Computer, t.RandomGenerator
+	isComp, isGen := comp != nil, gen != nil
 	if !isComp && (!isGen || !c.s.b.Supports("aclrtRandomNumAsync")) { // feature
 		return acl.Errorf(acl.ErrRTFeatureNotSupport, "the %s backend cannot generate random numbers (its library lacks aclrtRandomNumAsync)", c.s.b.Name())
 	}
