@@ -14,15 +14,6 @@ import (
 // clocks: its random numbers repeat from run to run.
 var deterministicSeed = [32]byte{'a', 'c', 'l', 'w', 'a', 's', 'm', ' ', 'r', 'a', 'n', 'd', 'o', 'm'}
 
-// SetDeterministic seeds the session's generator (aclrtRandomNumAsync) with
-// a fixed seed when det is set, as the guest's clocks are then fixed too;
-// otherwise it is seeded from the host's entropy on first use.
-func (s *Session) SetDeterministic(det bool) {
-	if det {
-		s.rng = rand.New(rand.NewChaCha8(deterministicSeed))
-	}
-}
-
 // taskSeed draws the seed of one random task from the session's
 // generator. It is drawn when the task is queued, in the guest's call
 // order, so tasks on streams that run in any order still repeat.
