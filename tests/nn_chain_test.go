@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/acl"
-	"github.com/aclwasm/aclwasm/acl/cann"
 	"github.com/aclwasm/aclwasm/acl/sim"
 	"github.com/aclwasm/aclwasm/host"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
@@ -52,28 +51,23 @@ func nnChainWant() string {
 // library (ACLWASM_TEST_OPAPI_LIB, or the one beside it): the output is
 // the same, checked against the chain computed here.
 func TestNNChain(t *testing.T) {
-	backends := []struct {
+	type backend struct {
 		name string
 		b    acl.Backend
-	}{{"sim", sim.New()}}
-	if lib := testsupport.NativeLib(); lib != "" {
-		b, err := cann.Open(lib, cann.WithOpLibrary(testsupport.OpLib()))
-		require.NoError(t, err, "ACLWASM_TEST_ACL_LIB=%s ACLWASM_TEST_OPAPI_LIB=%s", lib, testsupport.OpLib())
-		backends = append(backends, struct {
-			name string
-			b    acl.Backend
-		}{"native", b})
 	}
-	wasm := guest(t, "nn-chain")
+	sb := sim.New()
+	t.Cleanup(func() { require.NoError(t, sb.Close()) })
+	backends := []backend{{"sim", sb}}
+	if b := testsupport.Native(t); b != nil { // closed when the test ends
+		backends = append(backends, backend{"native", b})
+	}
+	wasm := testsupport.Guest(t, "nn-chain")
 	ctx := context.Background()
 	for _, bk := range backends {
 		t.Run(bk.name, func(t *testing.T) {
 			rt, err := host.NewRuntime(ctx, host.WithBackend(bk.b), host.WithEngine(engine))
 			require.NoError(t, err)
-			t.Cleanup(func() {
-				require.NoError(t, rt.Close(ctx))
-				require.NoError(t, bk.b.Close())
-			})
+			t.Cleanup(func() { require.NoError(t, rt.Close(ctx)) })
 			base := backendFree(t, bk.b)
 			pl, err := rt.Load(ctx, wasm, testCompile(host.Policy{}))
 			require.NoError(t, err)
