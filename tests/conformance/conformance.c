@@ -2159,6 +2159,26 @@ static void v13_prof(void)
     /* Natively a pop after the first push always passes its check (prof_tx_plugin.cpp:184-187). */
     OK(aclprofRangePop());
 
+    /* aclprofStr2Id: the profiler's double hash (hash_data.cpp:72-84), the same id for the same string;
+       the empty string UINT64_MAX with no error (prof_impl_inner_api.cpp:80-85); a string outside guest
+       memory 100000 on the wire (natively followed), UINT64_MAX from the SDK. */
+    uint64_t sid = 0;
+    CHECK(aclprofStr2Id("MatMul") == 7090398782807627396ULL);
+    CHECK(aclprofStr2Id("MatMul") == aclprofStr2Id("MatMul") && aclprofStr2Id("Add") != aclprofStr2Id("MatMul"));
+    (void)aclGetRecentErrMsg();
+    CHECK(aclprofStr2Id("") == UINT64_MAX && aclGetRecentErrMsg() == NULL);
+    OK(aclwasm_imp_aclprofStr2Id_("", &sid));
+    CHECK(sid == UINT64_MAX);
+    OK(aclwasm_imp_aclprofStr2Id_("a", &sid));
+    CHECK(sid == 416611827809ULL);
+    CHECK(aclprofStr2Id(NULL) == UINT64_MAX && aclGetRecentErrMsg() != NULL);
+    sid = 7;
+    EXPECT(aclwasm_imp_aclprofStr2Id_(NULL, &sid), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclwasm_imp_aclprofStr2Id_(BAD_GPTR, &sid), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclwasm_imp_aclprofStr2Id_("a", NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclwasm_imp_aclprofStr2Id_("a", straddling_gptr(8)), ACL_ERROR_INVALID_PARAM);
+    CHECK(sid == 7);
+
     /* A pool of 100 stamps (prof_stamp_pool.h:25): the 101st is NULL; a destroyed one frees its place. */
     static void *many[110];
     int k = 0;
