@@ -25,9 +25,10 @@ type Session struct {
 	sh     *Shared
 	policy Limits
 	b      acl.Backend
-	region uint64      // the device address region (Runtime.regions)
-	prof   abi.Profile // the module's import profile: acl or acl32
-	freed  bool        // release has returned the region
+	sc     acl.SmallCopier // b's small copies, nil if it has none (smallcopy.go)
+	region uint64          // the device address region (Runtime.regions)
+	prof   abi.Profile     // the module's import profile: acl or acl32
+	freed  bool            // release has returned the region
 
 	mu sync.RWMutex // guards as for stream workers; the guest goroutine writes under it
 	as addrSpace
@@ -190,6 +191,7 @@ func New(sh *Shared, p Limits, prof abi.Profile) (*Session, error) {
 		primary: map[int32]*ctxRec{},
 		peers:   map[[2]int32]bool{},
 	}
+	s.sc, _ = sh.b.(acl.SmallCopier)
 	if prof == abi.Native32 {
 		s.as = newWindowSpace(engine.MemoryBytes(p.MemoryPages))
 	}
