@@ -262,13 +262,14 @@ func (p *Plugin) instantiate(ctx context.Context, cfg Config, ro RunObserver, d 
 	p.mu.Unlock()
 	sess.observe(ro)
 	cfg.Stdin, i.stdin = sandbox.NewStdin(cfg.Stdin)
-	i.cc.Inv = ss.Invoker()
+	i.cc.Bind = engine.Binding{Invoker: ss.Invoker()}
 	cctx, err := i.arm(ctx, d, "instantiate")
 	if err == nil {
 		mounts, files := p.policy.engineMounts()
 		i.inst, err = p.mod.Instantiate(cctx, engine.Config{
 			Mounts: mounts, Files: files,
 			Invoker:     ss.Invoker(),
+			Binding:     &i.cc.Bind,
 			MemoryLimit: engine.MemoryBytes(p.policy.MemoryPages),
 			Args:        cfg.Args, Env: cfg.Env,
 			Stdin: cfg.Stdin, Stdout: cfg.Stdout, Stderr: cfg.Stderr,

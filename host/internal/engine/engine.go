@@ -171,7 +171,11 @@ type Import struct {
 
 // Config is what an instance is made with.
 type Config struct {
-	Invoker     Invoker
+	Invoker Invoker
+	// Binding is what the instance's call contexts carry (InvokerKey),
+	// Binding.Invoker being Invoker; the adapter may set its Guest. Nil:
+	// the adapter finds the instance its own way.
+	Binding     *Binding
 	MemoryLimit uint64 // bytes the linear memory may grow to
 	Args, Env   []string
 	Stdin       io.Reader
@@ -223,10 +227,19 @@ type Releaser interface{ Release() }
 // guest call carries its session.
 type InvokerKey struct{}
 
-// InvokerFrom returns the Invoker of ctx, nil if none.
-func InvokerFrom(ctx context.Context) Invoker {
-	inv, _ := ctx.Value(InvokerKey{}).(Invoker)
-	return inv
+// Binding is the value of InvokerKey: the session, and the adapter's own
+// state for the instance, set once when the instance is made, so that a
+// host function shared by every instance finds both in one lookup (wazero:
+// the guest's memory, instead of asking the module for it on every call).
+type Binding struct {
+	Invoker
+	Guest any // the adapter's, nil until it sets it (Config.Binding)
+}
+
+// BindingFrom returns the Binding of ctx, nil if none.
+func BindingFrom(ctx context.Context) *Binding {
+	b, _ := ctx.Value(InvokerKey{}).(*Binding)
+	return b
 }
 
 // HostTrap, as an Invoker's panic, traps the guest with Msg as the

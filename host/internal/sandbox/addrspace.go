@@ -36,6 +36,7 @@ type alloc struct {
 	queued     queued
 	lease      *Lease // lent by the embedder (lend.go): never freed by the host
 	readOnly   bool   // lent read-only: no guest write may touch it
+	rg         any    // the backend's handle on it (acl.SmallCopier), once a small copy asked
 }
 
 func (a *alloc) end() uint64 { return a.base + a.size }

@@ -22,6 +22,9 @@ type Call struct {
 	args []uint64 // parameters as the engine passes them, i32s zero-extended by invoke
 	ret  *int32   // overrides the returned value (aclGetRecentErrMsg, aclrtGetSocName)
 	note string   // a successful call's remark for the trace (aclInit's ignored file)
+	// small are copySmall's two sides: passed by pointer to the backend,
+	// which would move them to the heap as locals.
+	small [2]acl.Buf
 }
 
 // importFn is the implementation of one import. It returns nil or an error

@@ -26,7 +26,7 @@ import (
 // timer's and the parent's callbacks of an earlier call may still run late
 // and are recognized as stale.
 type CallCtx struct {
-	Inv engine.Invoker // the session, for the engines (engine.InvokerKey)
+	Bind engine.Binding // the session, for the engines (engine.InvokerKey)
 
 	// ended and doneCh are err != nil and done, read without mu: every
 	// host call asks (the engines after each, the backends' waits).
@@ -179,7 +179,10 @@ func (c *CallCtx) Err() error {
 // caller's values otherwise.
 func (c *CallCtx) Value(key any) any {
 	if _, ok := key.(engine.InvokerKey); ok {
-		return c.Inv
+		if c.Bind.Invoker == nil {
+			return nil
+		}
+		return &c.Bind
 	}
 	c.mu.Lock()
 	p := c.parent

@@ -2,6 +2,7 @@ package wazero
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/aclwasm/aclwasm/host/internal/engine"
 )
@@ -22,6 +23,10 @@ type linearMemory struct {
 	freed bool   // the engine has let go
 	max   uint64
 	pool  *memPool // where the reservation goes when released
+	// view is the guest's memory as wazero last sized it (Reallocate),
+	// what the host functions pass on without asking the module; nil
+	// once released.
+	view atomic.Pointer[[]byte]
 }
 
 // newLinearMemory reserves max bytes, reusing one of pool's when it has
@@ -48,7 +53,17 @@ func (m *linearMemory) Reallocate(size uint64) []byte {
 		return nil
 	}
 	m.size = size
-	return m.res[:size:size]
+	v := m.res[:size:size]
+	m.view.Store(&v)
+	return v
+}
+
+// bytes returns the guest's memory now: what Reallocate last returned.
+func (m *linearMemory) bytes() []byte {
+	if v := m.view.Load(); v != nil {
+		return *v
+	}
+	return nil
 }
 
 // Free implements experimental.LinearMemory for the engine's reference.
@@ -77,6 +92,7 @@ func (m *linearMemory) Release() {
 			unreserve(m.res)
 		}
 		m.res = nil
+		m.view.Store(nil)
 		engine.LiveMemories.Add(-1)
 	}
 }

@@ -112,12 +112,18 @@ func (e *Engine) hostModules(ctx context.Context, funcs []engine.Func) error {
 // context and the guest's memory.
 func (e *Engine) hostFunc(fi int) api.GoModuleFunc {
 	return func(ctx context.Context, mod api.Module, stack []uint64) {
-		inv := engine.InvokerFrom(ctx)
-		if inv == nil { // only reachable by calling a guest outside the host's API
+		b := engine.BindingFrom(ctx)
+		if b == nil { // only reachable by calling a guest outside the host's API
 			stack[0] = uint64(uint32(int32(500000)))
 			return
 		}
-		inv.Invoke(ctx, fi, e.guestMemory(mod), stack)
+		var mem []byte
+		if g, ok := b.Guest.(*guest); ok && g.mod == mod {
+			mem = g.memory()
+		} else {
+			mem = e.guestMemory(mod)
+		}
+		b.Invoke(ctx, fi, mem, stack)
 		if err := ctx.Err(); err != nil {
 			// The call's context ended while the import blocked: the
 			// guest must not resume. This is how proc_exit stops it.
@@ -139,6 +145,23 @@ func valueTypes(ts []engine.ValType) []api.ValueType {
 	return out
 }
 
+// guest is an instance as its host functions see it (engine.Binding's
+// Guest): the module, to recognize its calls, and its memory.
+type guest struct {
+	mod api.Module
+	lm  *linearMemory // nil without a memory
+}
+
+// memory returns the guest's memory now.
+func (g *guest) memory() []byte {
+	if g.lm != nil {
+		return g.lm.bytes()
+	}
+	return memoryOf(g.mod)
+}
+
+// guestMemory is the memory of the module mod, which called a host
+// function outside an instance's binding.
 func (e *Engine) guestMemory(mod api.Module) []byte {
 	if slices.Contains(e.host, mod.Name()) {
 		// A guest that re-exports an import, called from the host: wazero
@@ -298,6 +321,9 @@ func (m *module) Instantiate(ctx context.Context, cfg engine.Config) (engine.Ins
 	}
 	if st != nil {
 		m.e.mounted.Store(mod, st)
+	}
+	if cfg.Binding != nil {
+		cfg.Binding.Guest = &guest{mod: mod, lm: lm}
 	}
 	return &instance{e: m.e, mod: mod, lm: lm, stack: m.stack, roots: roots}, nil
 }

@@ -1,0 +1,76 @@
+package host
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/acl/sim"
+)
+
+// countingSim is the simulator counting how each copy reached it.
+type countingSim struct {
+	*sim.Backend
+	memcpys, smalls atomic.Int32
+}
+
+func (b *countingSim) Memcpy(ctx context.Context, dst, src acl.Buf, n uint64) error {
+	b.memcpys.Add(1)
+	return b.Backend.Memcpy(ctx, dst, src, n)
+}
+
+func (b *countingSim) CopySmall(ctx context.Context, dst *acl.Buf, dr any, src *acl.Buf, sr any, n uint64) (bool, error) {
+	done, err := b.Backend.CopySmall(ctx, dst, dr, src, sr, n)
+	if done {
+		b.smalls.Add(1)
+	}
+	return done, err
+}
+
+// TestSmallCopyResolvedOnce: a small aclrtMemcpy H2D, D2H and D2D that
+// passes its checks reaches the backend with the allocations the session
+// resolved (acl.SmallCopier), with the bytes right, no allocation of its
+// own, and anything else still goes through Memcpy with its errors: a
+// freed allocation, a copy from registered memory.
+func TestSmallCopyResolvedOnce(t *testing.T) {
+	b := &countingSim{Backend: sim.New()}
+	t.Cleanup(func() { b.Close() })
+	h := newHarness(t, Policy{}, WithBackend(b))
+	h.ok("aclrtSetDevice", 0)
+	dev := h.malloc(4096)
+	want := h.fill(data, 64, 3)
+	h.ok("aclrtMemcpy", dev, 64, data, 64, uint64(acl.MemcpyHostToDevice))
+	h.ok("aclrtMemcpy", dev+1024, 64, dev, 64, uint64(acl.MemcpyDeviceToDevice))
+	h.ok("aclrtMemcpy", data2, 64, dev+1024, 64, uint64(acl.MemcpyDeviceToHost))
+	require.Equal(t, want, h.mem()[data2:data2+64])
+	require.EqualValues(t, 3, b.smalls.Load(), "small copies")
+	require.Zero(t, b.memcpys.Load(), "copies through Memcpy")
+
+	// No allocation beyond the call's own (Instance.Call's result), which
+	// aclrtGetDevice has too.
+	call := func(name string, args ...uint64) func() {
+		return func() {
+			if res, err := h.inst.Call(context.Background(), name, args...); err != nil || res[0] != 0 {
+				t.Fatalf("%s = %v, %v", name, res, err)
+			}
+		}
+	}
+	floor := testing.AllocsPerRun(100, call("aclrtGetDevice", outA))
+	require.LessOrEqual(t, testing.AllocsPerRun(100, call("aclrtMemcpy", dev+64, 64, dev, 64, uint64(acl.MemcpyDeviceToDevice))), floor)
+	require.LessOrEqual(t, testing.AllocsPerRun(100, call("aclrtMemcpy", dev, 64, data, 64, uint64(acl.MemcpyHostToDevice))), floor)
+
+	// Registered guest memory: Memcpy's path.
+	b.memcpys.Store(0)
+	h.ok("aclrtHostRegister", data, 4096, 0, outB)
+	h.ok("aclrtMemcpy", dev, 64, data, 64, uint64(acl.MemcpyHostToDevice))
+	require.EqualValues(t, 1, b.memcpys.Load())
+	h.ok("aclrtHostUnregister", data)
+
+	// Freed: the error is Memcpy's path's, as before.
+	h.ok("aclrtFree", dev)
+	msg := h.code(acl.ErrRTParamInvalid, "aclrtMemcpy", dev, 64, data, 64, uint64(acl.MemcpyHostToDevice))
+	require.Contains(t, msg, "not in guest memory or a live device allocation")
+}
