@@ -117,7 +117,7 @@ unit-wasmtime:
 # stand-in libascendcl.so and operator library (C libraries with the native
 # ABI; no NPU here).
 unit-cann: standin
-	ACLWASM_TEST_ACL_LIB=$(CURDIR)/$(STANDIN) ACLWASM_TEST_OPAPI_LIB=$(CURDIR)/$(STANDIN_OPS) $(GO) test -race -count=1 -timeout 30m ./host/ ./examples/...
+	ACLWASM_TEST_ACL_LIB=$(CURDIR)/$(STANDIN) ACLWASM_TEST_OPAPI_LIB=$(CURDIR)/$(STANDIN_OPS) $(GO) test -race -count=1 -timeout 30m ./host/ ./host/internal/sandbox/ ./examples/...
 
 # The stand-in native libraries (acl/cann/testdata/standin): libascendcl.so,
 # and beside it the operator library as the toolkit lays it out,

@@ -1,0 +1,157 @@
+package sandbox_test
+
+import (
+	"context"
+	"encoding/binary"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/aclwasm/aclwasm/abi"
+	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/acl/cann"
+	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/sandbox"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
+)
+
+// The tests of this package's imports drive them as a guest does, through
+// the embedding API (package host) and the proxy guest, as wazero's WASI
+// tests drive its imports through its runtime; sandbox.Peek and
+// export_test.go show them what that API keeps inside.
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// testEngine is the engine the guest tests run on: wazero, or the one
+// named by ACLWASM_TEST_ENGINE (CI runs the suite once per engine).
+var testEngine = testsupport.Engine()
+
+// testBackend returns the backend options of the guest tests: the default
+// simulator, or the native backend over the library ACLWASM_TEST_ACL_LIB
+// names (CI points it at the stand-in libascendcl.so of acl/cann).
+func testBackend(t testing.TB) []host.Option {
+	lib := testsupport.NativeLib()
+	if lib == "" {
+		return nil
+	}
+	b, err := cann.Open(lib, cann.WithOpLibrary(testsupport.OpLib()))
+	if err != nil {
+		t.Fatalf("ACLWASM_TEST_ACL_LIB=%s ACLWASM_TEST_OPAPI_LIB=%s: %v", lib, testsupport.OpLib(), err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return []host.Option{host.WithBackend(b)}
+}
+
+// harness is one reactor instance of the proxy guest (testsupport.Proxy),
+// whose exports call the imports with any arguments.
+type harness struct {
+	t    *testing.T
+	rt   *host.Runtime
+	inst *host.Instance
+	log  []host.CallRecord
+	prof abi.Profile
+}
+
+var proxyCache = map[string][]byte{}
+
+func newHarness(t *testing.T, p host.Policy, opts ...host.Option) *harness {
+	t.Helper()
+	return newHarnessIn(t, abi.Wide, p, opts...)
+}
+
+// newHarnessIn is newHarness with the proxy guest importing from the
+// module of profile prof.
+func newHarnessIn(t *testing.T, prof abi.Profile, p host.Policy, opts ...host.Option) *harness {
+	t.Helper()
+	return newHarnessCfg(t, prof, p, host.Config{}, opts...)
+}
+
+// newHarnessCfg is newHarnessIn with the instance made with cfg.
+func newHarnessCfg(t *testing.T, prof abi.Profile, p host.Policy, cfg host.Config, opts ...host.Option) *harness {
+	t.Helper()
+	h := &harness{t: t, prof: prof}
+	ctx := context.Background()
+	opts = append(append(testBackend(t), host.WithEngine(testEngine), host.WithTrace(func(r host.CallRecord) { h.log = append(h.log, r) })), opts...)
+	rt, err := host.NewRuntime(ctx, opts...)
+	require.NoError(t, err)
+	h.rt = rt
+	key := "" // the wide proxy, which other tests load too
+	if prof != abi.Wide {
+		key = prof.Module()
+	}
+	wasm, ok := proxyCache[key]
+	if !ok {
+		wasm = testsupport.Proxy(prof, 4)
+		proxyCache[key] = wasm
+	}
+	pl, err := rt.Load(ctx, wasm, p)
+	require.NoError(t, err)
+	inst, err := pl.Instantiate(ctx, cfg)
+	require.NoError(t, err)
+	h.inst = inst
+	t.Cleanup(func() {
+		require.NoError(t, inst.Close(ctx))
+		require.NoError(t, pl.Close(ctx))
+		require.NoError(t, rt.Close(ctx))
+	})
+	return h
+}
+
+// shared returns what the sessions of the harness's runtime share.
+func (h *harness) shared() *sandbox.Shared { _, sh, _ := sandbox.Peek(h.rt); return sh }
+
+// call calls import name through the guest and returns its i32 result.
+func (h *harness) call(name string, args ...uint64) int32 {
+	h.t.Helper()
+	res, err := h.inst.Call(context.Background(), name, args...)
+	require.NoError(h.t, err, name)
+	return int32(uint32(res[0]))
+}
+
+// ok calls and requires success.
+func (h *harness) ok(name string, args ...uint64) {
+	h.t.Helper()
+	require.Zero(h.t, h.call(name, args...), "%s: %s", name, h.inst.Session().LastError())
+}
+
+// code calls and requires the native error code, returning the message.
+func (h *harness) code(want acl.Error, name string, args ...uint64) string {
+	h.t.Helper()
+	got := acl.Error(h.call(name, args...))
+	msg := h.inst.Session().LastError()
+	require.Equal(h.t, want, got, "%s: %s", name, msg)
+	return msg
+}
+
+// mem returns the guest's linear memory as the engine holds it now:
+// writes to it are the guest's.
+func (h *harness) mem() []byte { _, _, m := sandbox.Peek(h.inst); return m }
+
+func (h *harness) u64(off uint32) uint64 { return binary.LittleEndian.Uint64(h.mem()[off:]) }
+func (h *harness) u32(off uint32) uint32 { return binary.LittleEndian.Uint32(h.mem()[off:]) }
+
+// Scratch addresses in guest memory used by the tests.
+const (
+	outA  = 0x100
+	outB  = 0x108
+	outC  = 0x110
+	data  = 0x1000
+	data2 = 0x9000
+)
+
+// word reads an address or size out-parameter: 8 bytes in the wide
+// profile, 4 in acl32.
+func (h *harness) word(off uint32) uint64 {
+	if h.prof == abi.Native32 {
+		return uint64(h.u32(off))
+	}
+	return h.u64(off)
+}
+
+// malloc allocates n device bytes on the current device.
+func (h *harness) malloc(n uint64) uint64 {
+	h.t.Helper()
+	h.ok("aclrtMalloc", outA, n, 0)
+	return h.word(outA)
+}
