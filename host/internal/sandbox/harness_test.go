@@ -53,6 +53,11 @@ type harness struct {
 	prof abi.Profile
 }
 
+var le = binary.LittleEndian
+
+// wat2wasm compiles WebAssembly text (testsupport.WAT).
+func wat2wasm(t testing.TB, src string) []byte { t.Helper(); return testsupport.WAT(t, src) }
+
 var proxyCache = map[string][]byte{}
 
 func newHarness(t *testing.T, p host.Policy, opts ...host.Option) *harness {
@@ -98,6 +103,10 @@ func newHarnessCfg(t *testing.T, prof abi.Profile, p host.Policy, cfg host.Confi
 	return h
 }
 
+// memOf returns the linear memory of inst as the engine holds it now:
+// writes to it are the guest's.
+func memOf(inst *host.Instance) []byte { _, _, m := sandbox.Peek(inst); return m }
+
 // shared returns what the sessions of the harness's runtime share.
 func (h *harness) shared() *sandbox.Shared { _, sh, _ := sandbox.Peek(h.rt); return sh }
 
@@ -124,9 +133,8 @@ func (h *harness) code(want acl.Error, name string, args ...uint64) string {
 	return msg
 }
 
-// mem returns the guest's linear memory as the engine holds it now:
-// writes to it are the guest's.
-func (h *harness) mem() []byte { _, _, m := sandbox.Peek(h.inst); return m }
+// mem returns the guest's linear memory (memOf).
+func (h *harness) mem() []byte { return memOf(h.inst) }
 
 func (h *harness) u64(off uint32) uint64 { return binary.LittleEndian.Uint64(h.mem()[off:]) }
 func (h *harness) u32(off uint32) uint32 { return binary.LittleEndian.Uint32(h.mem()[off:]) }
