@@ -3,6 +3,7 @@ package sandbox_test
 import (
 	"context"
 	"encoding/binary"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -51,6 +52,7 @@ type harness struct {
 	inst *host.Instance
 	log  []host.CallRecord
 	prof abi.Profile
+	peer *harness // the harness of the case's own that bareHarness made, if any
 }
 
 var le = binary.LittleEndian
@@ -103,6 +105,9 @@ func newHarnessCfg(t *testing.T, prof abi.Profile, p host.Policy, cfg host.Confi
 	return h
 }
 
+// sessOf returns the session of inst.
+func sessOf(inst *host.Instance) *sandbox.Session { s, _, _ := sandbox.Peek(inst); return s }
+
 // memOf returns the linear memory of inst as the engine holds it now:
 // writes to it are the guest's.
 func memOf(inst *host.Instance) []byte { _, _, m := sandbox.Peek(inst); return m }
@@ -139,6 +144,12 @@ func (h *harness) mem() []byte { return memOf(h.inst) }
 func (h *harness) u64(off uint32) uint64 { return binary.LittleEndian.Uint64(h.mem()[off:]) }
 func (h *harness) u32(off uint32) uint32 { return binary.LittleEndian.Uint32(h.mem()[off:]) }
 
+func (h *harness) putU64s(off uint32, vs ...uint64) {
+	for i, v := range vs {
+		binary.LittleEndian.PutUint64(h.mem()[off+uint32(8*i):], v)
+	}
+}
+
 // Scratch addresses in guest memory used by the tests.
 const (
 	outA  = 0x100
@@ -157,9 +168,109 @@ func (h *harness) word(off uint32) uint64 {
 	return h.u64(off)
 }
 
+// putWords writes an array of addresses or sizes as the profile lays it
+// out: 8-byte elements in the wide profile, 4-byte ones in acl32.
+func (h *harness) putWords(off uint32, vs ...uint64) {
+	if h.prof != abi.Native32 {
+		h.putU64s(off, vs...)
+		return
+	}
+	for i, v := range vs {
+		binary.LittleEndian.PutUint32(h.mem()[off+uint32(4*i):], uint32(v))
+	}
+}
+
 // malloc allocates n device bytes on the current device.
 func (h *harness) malloc(n uint64) uint64 {
 	h.t.Helper()
 	h.ok("aclrtMalloc", outA, n, 0)
 	return h.word(outA)
+}
+
+func (h *harness) stream() uint64 {
+	h.t.Helper()
+	h.ok("aclrtCreateStream", outA)
+	return uint64(h.u32(outA))
+}
+
+func (h *harness) event() uint64 {
+	h.t.Helper()
+	h.ok("aclrtCreateEvent", outA)
+	return uint64(h.u32(outA))
+}
+
+func (h *harness) fill(off uint32, n int, seed byte) []byte {
+	b := h.mem()[off : off+uint32(n)]
+	for i := range b {
+		b[i] = seed + byte(i*7)
+	}
+	return append([]byte(nil), b...)
+}
+
+const sizeMax = math.MaxUint64
+
+// newRuntime is a runtime on the test engine and backend, closed at the
+// test's end.
+func newRuntime(t *testing.T, opts ...host.Option) *host.Runtime {
+	t.Helper()
+	rt, err := host.NewRuntime(context.Background(), append(append(testBackend(t), host.WithEngine(testEngine)), opts...)...)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, rt.Close(context.Background())) })
+	return rt
+}
+
+// load loads wasm under p, closed at the test's end.
+func load(t *testing.T, rt *host.Runtime, wasm []byte, p host.Policy) *host.Plugin {
+	t.Helper()
+	pl, err := rt.Load(context.Background(), wasm, p)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, pl.Close(context.Background())) })
+	return pl
+}
+
+// batchArgs lays out a batch in guest memory and returns the pointers.
+type batchArgs struct{ dsts, destMaxs, srcs, sizes, attrs, idx, fail uint64 }
+
+// Arrays are laid out as the harness's profile has them: 8-byte elements,
+// 4-byte ones in acl32.
+func (h *harness) batch(dsts, srcs, sizes []uint64, attrs []acl.MemcpyBatchAttr, idx []uint64) batchArgs {
+	const base = 0x20000
+	n, w := uint64(len(dsts)), uint64(8)
+	if h.prof == abi.Native32 {
+		w = 4
+	}
+	b := batchArgs{dsts: base, destMaxs: base + w*n, srcs: base + 2*w*n, sizes: base + 3*w*n, attrs: base + 4*w*n}
+	b.idx = b.attrs + uint64(32*len(attrs))
+	b.fail = b.idx + w*uint64(len(idx))
+	h.putWords(uint32(b.dsts), dsts...)
+	h.putWords(uint32(b.destMaxs), sizes...)
+	h.putWords(uint32(b.srcs), srcs...)
+	h.putWords(uint32(b.sizes), sizes...)
+	for i, a := range attrs {
+		a.Encode(h.mem()[b.attrs+uint64(32*i):])
+	}
+	h.putWords(uint32(b.idx), idx...)
+	h.putU64s(uint32(b.fail), 12345)
+	return b
+}
+
+func h2d(dev uint32) acl.MemcpyBatchAttr {
+	return acl.MemcpyBatchAttr{DstLoc: acl.MemLocation{ID: dev, Type: acl.MemLocationDevice}, SrcLoc: acl.MemLocation{Type: acl.MemLocationHost}}
+}
+
+// cstr writes s and a NUL at off in guest memory and returns off.
+func (h *harness) cstr(off uint32, s string) uint64 {
+	h.putStr(off, s)
+	return uint64(off)
+}
+
+// nnProfiles runs f on a harness of each profile, device 0 current.
+func nnProfiles(t *testing.T, f func(t *testing.T, h *harness)) {
+	for _, prof := range abi.Profiles {
+		t.Run(prof.Module(), func(t *testing.T) {
+			h := newHarnessIn(t, prof, host.Policy{})
+			h.ok("aclrtSetDevice", 0)
+			f(t, h)
+		})
+	}
 }
