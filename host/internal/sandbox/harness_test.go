@@ -274,3 +274,12 @@ func nnProfiles(t *testing.T, f func(t *testing.T, h *harness)) {
 		})
 	}
 }
+
+// watParamsIn is the WebAssembly text of f's parameters in profile prof.
+func watParamsIn(prof abi.Profile, f *abi.Func) string {
+	var s string
+	for _, p := range f.Params {
+		s += " " + prof.Wasm(p.Type)
+	}
+	return s
+}
