@@ -239,8 +239,8 @@ func simHarness(h *harness, p host.Policy) *harness {
 // aclrtRandomNumAsync (else 207000).
 func (h *harness) generates() bool {
 	b := sessOf(h.inst).Backend()
-	_, comp := b.(acl.Computer)
-	_, gen := b.(acl.RandomGenerator)
+	comp := b.Traits().Computer != nil
+	gen := b.Traits().RandomGenerator != nil
 	return comp || gen && b.Supports("aclrtRandomNumAsync")
 }
 
