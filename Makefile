@@ -119,7 +119,7 @@ unit-wasmtime:
 # when ACLWASM_TEST_ACL_LIB names one (NATIVE_SAMPLES), on both engines.
 NATIVE_SAMPLES := ^(TestNNChain|TestSampleNotifyPipeline|TestNativeSection12Backends)$$
 unit-cann: standin
-	ACLWASM_TEST_ACL_LIB=$(CURDIR)/$(STANDIN) ACLWASM_TEST_OPAPI_LIB=$(CURDIR)/$(STANDIN_OPS) $(GO) test -race -count=1 -timeout 30m ./host/ ./examples/...
+	ACLWASM_TEST_ACL_LIB=$(CURDIR)/$(STANDIN) ACLWASM_TEST_OPAPI_LIB=$(CURDIR)/$(STANDIN_OPS) $(GO) test -race -count=1 -timeout 30m ./host/ ./host/internal/sandbox/ ./examples/...
 	ACLWASM_TEST_ACL_LIB=$(CURDIR)/$(STANDIN) ACLWASM_TEST_OPAPI_LIB=$(CURDIR)/$(STANDIN_OPS) $(GO) test -race -count=1 -timeout 30m -run '$(NATIVE_SAMPLES)' ./tests/
 	ACLWASM_TEST_ENGINE=wasmtime ACLWASM_TEST_ACL_LIB=$(CURDIR)/$(STANDIN) ACLWASM_TEST_OPAPI_LIB=$(CURDIR)/$(STANDIN_OPS) $(GO) test -race -count=1 -timeout 30m -tags wasmtime -run '$(NATIVE_SAMPLES)' ./tests/
 
@@ -200,9 +200,10 @@ serve-bench:
 # FuzzDifferential runs last with every configuration: wazero and wasmtime
 # on the simulator, and wazero on the native backend over the stand-in.
 FUZZTIME ?= 30s
-FUZZ_TARGETS := FuzzImports FuzzCopies FuzzBatches Fuzz2D FuzzDescriptors FuzzMemory FuzzStreams FuzzDevice FuzzLend FuzzCacheEntry FuzzPrepare FuzzCallbacks FuzzNN FuzzKernel
+FUZZ_TARGETS := FuzzImports FuzzCopies FuzzBatches Fuzz2D FuzzDescriptors FuzzMemory FuzzStreams FuzzDevice FuzzLend FuzzCacheEntry FuzzPrepare FuzzNN FuzzKernel
 fuzz: standin
 	for t in $(FUZZ_TARGETS); do $(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) ./host/ || exit 1; done
+	$(GO) test -run '^$$' -fuzz '^FuzzCallbacks$$' -fuzztime $(FUZZTIME) ./host/internal/sandbox/
 	$(GO) test -run '^$$' -fuzz '^FuzzRewrites$$' -fuzztime $(FUZZTIME) ./host/internal/module/
 	$(GO) test -run '^$$' -fuzz '^FuzzServeRequest$$' -fuzztime $(FUZZTIME) ./serve/
 	$(GO) test -run '^$$' -fuzz '^FuzzAccessRoute$$' -fuzztime $(FUZZTIME) ./serve/

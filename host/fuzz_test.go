@@ -321,3 +321,8 @@ func (r *reader) arg(t abi.Type, addrs, ptrs []uint64) uint64 {
 	}
 	return uint64(r.u32())
 }
+
+// msTimeout are the functions of ABI v1.2 section 12 whose parameter
+// "timeout" is in milliseconds, which the fuzz targets' untimed families
+// lengthen as they do timeoutMs.
+var msTimeout = map[string]bool{"aclrtWaitAndResetNotify": true, "aclrtSynchronizeEventWithTimeout": true}

@@ -131,9 +131,6 @@ func (s *Session) Invoke(ctx context.Context, fi int, mem []byte, stack []uint64
 	s.invoke(ctx, fi, mem, stack)
 }
 
-// LimitRegions cuts the runtime's device address regions to n.
-func (sh *Shared) LimitRegions(n uint64) { sh.regions.n = n }
-
 // Recount makes the session's count of what is queued on its stream h
 // (0: the default stream) the backend's (acl.Backend.Pending), after a
 // test queued work there behind the session's back.

@@ -1,4 +1,4 @@
-package host
+package sandbox_test
 
 import (
 	"testing"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/host"
 )
 
 // aclrtStreamWaitEventWithTimeout (ABI v1.3 section 15).
@@ -69,7 +70,7 @@ func init() {
 			require.Equal(h.t, acl.Success, b.rc(fn, 0, ev, 0), "no limit: the plain wait")
 			return b.rc(fn, 0, ev, 10)
 		}},
-		"queue": {policy: Policy{MaxQueued: 1}, run: func(h *harness) acl.Error {
+		"queue": {policy: host.Policy{MaxQueued: 1}, run: func(h *harness) acl.Error {
 			e := setupOrder(h)
 			ev := h.event() // reset after its record: a wait is queued
 			h.ok("aclrtRecordEvent", ev, 0)
@@ -96,7 +97,7 @@ func init() {
 func TestStreamWaitEventWithTimeout(t *testing.T) {
 	for _, prof := range abi.Profiles {
 		t.Run(prof.Module(), func(t *testing.T) {
-			h := newHarnessIn(t, prof, Policy{})
+			h := newHarnessIn(t, prof, host.Policy{})
 			h.ok("aclrtSetDevice", 0)
 			ev, w := h.waitable(), h.stream()
 			dev := h.malloc(64)

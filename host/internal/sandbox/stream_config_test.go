@@ -1,4 +1,4 @@
-package host
+package sandbox_test
 
 import (
 	"encoding/binary"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/host"
 )
 
 // The configured streams and stream getters of ABI v1.3 section 15.
@@ -57,7 +58,7 @@ var streamConfigOrderCases = map[string]map[string]orderCase{
 			return h.rc("aclrtCreateStreamV2", outA, h.putStreamConfig(data, acl.StreamConfig{Flag: 0x21})) // no device too
 		}},
 		"context": {run: func(h *harness) acl.Error { return h.rc("aclrtCreateStreamV2", outA, 0) }},
-		"count": {policy: Policy{MaxStreams: 1}, run: func(h *harness) acl.Error {
+		"count": {policy: host.Policy{MaxStreams: 1}, run: func(h *harness) acl.Error {
 			h.ok("aclrtSetDevice", 0)
 			h.ok("aclrtCreateStreamV2", outA, 0)
 			return h.rc("aclrtCreateStreamV2", outA, 0)
@@ -129,7 +130,7 @@ var streamConfigOrderCases = map[string]map[string]orderCase{
 func TestStreamConfig(t *testing.T) {
 	for _, prof := range abi.Profiles {
 		t.Run(prof.String(), func(t *testing.T) {
-			h := newHarnessIn(t, prof, Policy{})
+			h := newHarnessIn(t, prof, host.Policy{})
 			h.ok("aclrtSetDevice", 1)
 			h.ok("aclrtCreateStreamV2", outA, h.putStreamConfig(data, acl.StreamConfig{Flag: uint64(acl.StreamFastLaunch | acl.StreamHuge), Priority: 5}))
 			s := uint64(h.u32(outA))

@@ -1,4 +1,4 @@
-package host
+package sandbox_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/acl/sim"
+	"github.com/aclwasm/aclwasm/host"
 )
 
 // callbackWAT is a guest with stream callbacks (ABI section 12): the
@@ -94,22 +95,22 @@ const (
 // cbGuest is one instance of callbackWAT with device 0 set.
 type cbGuest struct {
 	t    *testing.T
-	inst *Instance
+	inst *host.Instance
 }
 
 // newCBGuest instantiates callbackWAT under p, on the test backend or the
 // given options' backend.
-func newCBGuest(t *testing.T, p Policy, opts ...Option) *cbGuest {
+func newCBGuest(t *testing.T, p host.Policy, opts ...host.Option) *cbGuest {
 	t.Helper()
 	ctx := context.Background()
 	if len(opts) == 0 {
 		opts = testBackend(t)
 	}
-	rt, err := NewRuntime(ctx, append(opts, WithEngine(testEngine))...)
+	rt, err := host.NewRuntime(ctx, append(opts, host.WithEngine(testEngine))...)
 	require.NoError(t, err)
 	pl, err := rt.Load(ctx, wat2wasm(t, callbackWAT), p)
 	require.NoError(t, err)
-	inst, err := pl.Instantiate(ctx, Config{})
+	inst, err := pl.Instantiate(ctx, host.Config{})
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		require.NoError(t, inst.Close(ctx))
@@ -143,17 +144,17 @@ func (g *cbGuest) ok(name string, args ...uint64) {
 
 func (g *cbGuest) stream() uint64 {
 	g.ok("aclrtCreateStream", 64)
-	return uint64(le.Uint32(g.inst.inst.Memory()[64:]))
+	return uint64(le.Uint32(memOf(g.inst)[64:]))
 }
 
 func (g *cbGuest) malloc(n uint64) uint64 {
 	g.ok("aclrtMalloc", 72, n, 0)
-	return le.Uint64(g.inst.inst.Memory()[72:])
+	return le.Uint64(memOf(g.inst)[72:])
 }
 
 // log returns what the callbacks logged so far.
 func (g *cbGuest) log() []uint32 {
-	m := g.inst.inst.Memory()
+	m := memOf(g.inst)
 	n := le.Uint32(m[1024:])
 	out := make([]uint32, n)
 	for i := range out {
@@ -169,23 +170,23 @@ func (g *cbGuest) log() []uint32 {
 func TestLaunchHostFuncOrder(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		opts func(t *testing.T) []Option
+		opts func(t *testing.T) []host.Option
 	}{
-		{"default", func(t *testing.T) []Option { return testBackend(t) }},
-		{"timing", func(t *testing.T) []Option {
+		{"default", func(t *testing.T) []host.Option { return testBackend(t) }},
+		{"timing", func(t *testing.T) []host.Option {
 			b := sim.New(sim.WithTiming())
 			t.Cleanup(func() { b.Close() })
-			return []Option{WithBackend(b)}
+			return []host.Option{host.WithBackend(b)}
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.name == "timing" && len(testBackend(t)) > 0 {
 				t.Skip("the simulator's timing model: the default backend run covers the native one")
 			}
-			g := newCBGuest(t, Policy{}, tc.opts(t)...)
+			g := newCBGuest(t, host.Policy{}, tc.opts(t)...)
 			s1, s2 := g.stream(), g.stream()
 			d := g.malloc(4096)
-			mem := g.inst.inst.Memory()
+			mem := memOf(g.inst)
 			le.PutUint64(mem[8:], d)
 
 			// A memset, the callback that copies the buffer back, a memset
@@ -201,12 +202,12 @@ func TestLaunchHostFuncOrder(t *testing.T) {
 			require.Subset(t, log, []uint32{1, 200, 3})
 			require.Less(t, indexOf(log, 1), indexOf(log, 200))
 			require.Less(t, indexOf(log, 200), indexOf(log, 3))
-			require.Equal(t, []byte{0xab, 0xab, 0xab, 0xab}, g.inst.inst.Memory()[512:516])
+			require.Equal(t, []byte{0xab, 0xab, 0xab, 0xab}, memOf(g.inst)[512:516])
 			g.ok("aclrtSynchronizeStream", s2)
 			require.Contains(t, g.log(), uint32(2))
 			// The memset after the callback ran after it.
 			g.ok("aclrtMemcpy", 600, 4, d, 4, 2)
-			require.Equal(t, []byte{0x11, 0x11, 0x11, 0x11}, g.inst.inst.Memory()[600:604])
+			require.Equal(t, []byte{0x11, 0x11, 0x11, 0x11}, memOf(g.inst)[600:604])
 
 			// A callback launching one; one synchronizing another stream
 			// whose callback then runs inside it.
@@ -248,7 +249,7 @@ func indexOf(s []uint32, v uint32) int {
 // TestLaunchHostFuncNextCall: a callback that became due while the guest
 // ran runs at the start of its next host call, whatever the call.
 func TestLaunchHostFuncNextCall(t *testing.T) {
-	g := newCBGuest(t, Policy{})
+	g := newCBGuest(t, host.Policy{})
 	s := g.stream()
 	g.ok("aclrtLaunchHostFunc", s, cbRecord, 9)
 	deadline := time.Now().Add(time.Minute) // a watchdog, not a timing assertion
@@ -262,7 +263,7 @@ func TestLaunchHostFuncNextCall(t *testing.T) {
 
 // TestLaunchHostFuncChecks: the native checks, in order.
 func TestLaunchHostFuncChecks(t *testing.T) {
-	g := newCBGuest(t, Policy{})
+	g := newCBGuest(t, host.Policy{})
 	s := g.stream()
 	require.Equal(t, int32(acl.ErrRTInvalidHandle), g.code("aclrtLaunchHostFunc", 999, 0, 0), "stream before fn")
 	require.Equal(t, int32(acl.ErrRTParamInvalid), g.code("aclrtLaunchHostFunc", s, 0, 0))
@@ -276,7 +277,7 @@ func TestLaunchHostFuncChecks(t *testing.T) {
 // after them, and nothing leaks.
 func TestLaunchHostFuncTraps(t *testing.T) {
 	for _, fn := range []uint64{cbTrap, 100, cbWrongType} {
-		g := newCBGuest(t, Policy{})
+		g := newCBGuest(t, host.Policy{})
 		s := g.stream()
 		g.ok("aclrtLaunchHostFunc", s, fn, 0)
 		// The callback runs at the start of this call if it is due by
@@ -285,9 +286,9 @@ func TestLaunchHostFuncTraps(t *testing.T) {
 		if err == nil {
 			_, err = g.call("aclrtSynchronizeStream", s)
 		}
-		var te *TrapError
+		var te *host.TrapError
 		require.True(t, errors.As(err, &te), "fn %d: %v", fn, err)
-		require.ErrorIs(t, err, ErrTrap) // the instance is finished: its memory is gone
+		require.ErrorIs(t, err, host.ErrTrap) // the instance is finished: its memory is gone
 		t.Log(err)
 	}
 }
@@ -295,11 +296,11 @@ func TestLaunchHostFuncTraps(t *testing.T) {
 // TestLaunchHostFuncTimeout: a callback that never returns is stopped by
 // the run's timeout.
 func TestLaunchHostFuncTimeout(t *testing.T) {
-	g := newCBGuest(t, Policy{Timeout: 200 * time.Millisecond})
+	g := newCBGuest(t, host.Policy{Timeout: 200 * time.Millisecond})
 	s := g.stream()
 	g.ok("aclrtLaunchHostFunc", s, cbSpin, 0)
 	_, err := g.call("aclrtSynchronizeStream", s)
-	require.ErrorIs(t, err, ErrTimeout)
+	require.ErrorIs(t, err, host.ErrTimeout)
 }
 
 // TestLaunchHostFuncPendingAtEnd: callbacks still queued when the
@@ -307,13 +308,13 @@ func TestLaunchHostFuncTimeout(t *testing.T) {
 // is left (TestMain's goleak).
 func TestLaunchHostFuncPendingAtEnd(t *testing.T) {
 	ctx := context.Background()
-	rt, err := NewRuntime(ctx, append(testBackend(t), WithEngine(testEngine))...)
+	rt, err := host.NewRuntime(ctx, append(testBackend(t), host.WithEngine(testEngine))...)
 	require.NoError(t, err)
 	defer rt.Close(ctx)
-	pl, err := rt.Load(ctx, wat2wasm(t, callbackWAT), Policy{})
+	pl, err := rt.Load(ctx, wat2wasm(t, callbackWAT), host.Policy{})
 	require.NoError(t, err)
 	defer pl.Close(ctx)
-	inst, err := pl.Instantiate(ctx, Config{})
+	inst, err := pl.Instantiate(ctx, host.Config{})
 	require.NoError(t, err)
 	g := &cbGuest{t: t, inst: inst}
 	g.ok("aclrtSetDevice", 0)
@@ -333,12 +334,12 @@ func TestLaunchHostFuncPendingAtEnd(t *testing.T) {
 // time, naming the SDK option.
 func TestLaunchHostFuncNeedsDispatcher(t *testing.T) {
 	ctx := context.Background()
-	rt, err := NewRuntime(ctx, WithEngine(testEngine))
+	rt, err := host.NewRuntime(ctx, host.WithEngine(testEngine))
 	require.NoError(t, err)
 	defer rt.Close(ctx)
 	for _, mod := range []string{"acl", "acl32"} {
-		_, err = rt.Load(ctx, wat2wasm(t, `(module (import "`+mod+`" "aclrtLaunchHostFunc" (func (param i32 i32 i32) (result i32))) (memory 1))`), Policy{})
-		var le *LoadError
+		_, err = rt.Load(ctx, wat2wasm(t, `(module (import "`+mod+`" "aclrtLaunchHostFunc" (func (param i32 i32 i32) (result i32))) (memory 1))`), host.Policy{})
+		var le *host.LoadError
 		require.True(t, errors.As(err, &le), "%v", err)
 		require.ErrorContains(t, err, mod+".aclrtLaunchHostFunc needs the export aclwasm_dispatch_callback")
 		require.ErrorContains(t, err, "C/C++: the SDK's acl/acl.h exports it unless ACLWASM_NO_CALLBACKS is defined")
@@ -353,23 +354,23 @@ func TestLaunchHostFuncNeedsDispatcher(t *testing.T) {
 func TestLaunchCallback(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		opts func(t *testing.T) []Option
+		opts func(t *testing.T) []host.Option
 	}{
-		{"default", func(t *testing.T) []Option { return testBackend(t) }},
-		{"timing", func(t *testing.T) []Option {
+		{"default", func(t *testing.T) []host.Option { return testBackend(t) }},
+		{"timing", func(t *testing.T) []host.Option {
 			b := sim.New(sim.WithTiming())
 			t.Cleanup(func() { b.Close() })
-			return []Option{WithBackend(b)}
+			return []host.Option{host.WithBackend(b)}
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.name == "timing" && len(testBackend(t)) > 0 {
 				t.Skip("the simulator's timing model: the default backend run covers the native one")
 			}
-			g := newCBGuest(t, Policy{}, tc.opts(t)...)
+			g := newCBGuest(t, host.Policy{}, tc.opts(t)...)
 			s, other := g.stream(), g.stream()
 			d := g.malloc(4096)
-			le.PutUint64(g.inst.inst.Memory()[8:], d)
+			le.PutUint64(memOf(g.inst)[8:], d)
 
 			require.Equal(t, int32(107012), g.code("aclrtProcessReport", 10), "no stream bound")
 			require.Equal(t, int32(107015), g.code("aclrtLaunchCallback", cbRecord, 1, 1, s), "not bound")
@@ -390,10 +391,10 @@ func TestLaunchCallback(t *testing.T) {
 				g.ok("aclrtProcessReport", 60000) // runs at least one
 			}
 			require.Equal(t, []uint32{200, 8}, g.log()[n:])
-			require.Equal(t, []byte{0xcd, 0xcd, 0xcd, 0xcd}, g.inst.inst.Memory()[512:516])
+			require.Equal(t, []byte{0xcd, 0xcd, 0xcd, 0xcd}, memOf(g.inst)[512:516])
 			g.ok("aclrtSynchronizeStream", s)
 			g.ok("aclrtMemcpy", 600, 4, d, 4, 2)
-			require.Equal(t, []byte{0x22, 0x22, 0x22, 0x22}, g.inst.inst.Memory()[600:604])
+			require.Equal(t, []byte{0x22, 0x22, 0x22, 0x22}, memOf(g.inst)[600:604])
 			require.Equal(t, int32(507012), g.code("aclrtProcessReport", 20), "nothing due")
 
 			// A blocking wait runs them too.
@@ -414,7 +415,7 @@ func TestLaunchCallback(t *testing.T) {
 // backend's optional roles (acl.Traits): a reduce computes, on either
 // backend, as it did before the subscription.
 func TestCallbacksKeepRoles(t *testing.T) {
-	h := newHarness(t, Policy{})
+	h := newHarness(t, host.Policy{})
 	h.ok("aclrtSetDevice", 0)
 	s := h.stream()
 	h.ok("aclrtSubscribeReport", 1, s)

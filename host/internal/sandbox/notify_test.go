@@ -1,4 +1,4 @@
-package host
+package sandbox_test
 
 import (
 	"testing"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/host"
 )
 
 // notify creates a notify on the current device (ABI v1.2 section 12).
@@ -27,7 +28,7 @@ func (h *harness) streamReady(s uint64) bool {
 // stream (no 107000, unlike an event) until a record on another stream
 // runs; the work queued behind the wait then runs.
 func TestNotifyRecordReleasesWait(t *testing.T) {
-	h := newHarness(t, Policy{})
+	h := newHarness(t, host.Policy{})
 	h.ok("aclrtSetDevice", 0)
 	n, w := h.notify(), h.stream()
 	dev := h.malloc(64)
@@ -45,7 +46,7 @@ func TestNotifyRecordReleasesWait(t *testing.T) {
 // TestNotifyWaitResets: a wait consumes the record it waited for, so a
 // second wait times out; several records before one wait count once.
 func TestNotifyWaitResets(t *testing.T) {
-	h := newHarness(t, Policy{})
+	h := newHarness(t, host.Policy{})
 	h.ok("aclrtSetDevice", 0)
 	n, w := h.notify(), h.stream()
 	h.ok("aclrtRecordNotify", n, 0)
@@ -66,7 +67,7 @@ func TestNotifyWaitResets(t *testing.T) {
 // TestNotifyWaitForeverFollowsOpWaitTimeout: UINT32_MAX is the native
 // plain wait, which the session's aclrtSetOpWaitTimeout bounds.
 func TestNotifyWaitForeverFollowsOpWaitTimeout(t *testing.T) {
-	h := newHarness(t, Policy{})
+	h := newHarness(t, host.Policy{})
 	h.ok("aclrtSetDevice", 0)
 	n, w := h.notify(), h.stream()
 	h.ok("aclrtSetOpWaitTimeout", 1)
@@ -77,7 +78,7 @@ func TestNotifyWaitForeverFollowsOpWaitTimeout(t *testing.T) {
 // TestNotifyHandles: notifies are a typed handle of their own, never
 // reused; a handle of another type is refused both ways with 107017.
 func TestNotifyHandles(t *testing.T) {
-	h := newHarness(t, Policy{})
+	h := newHarness(t, host.Policy{})
 	h.ok("aclrtSetDevice", 0)
 	n, s, ev := h.notify(), h.stream(), h.event()
 	require.NotZero(t, n)
@@ -107,7 +108,7 @@ func TestNotifyHandles(t *testing.T) {
 // TestNotifyID: a notify's id is its handle's number, unique in the
 // session and never reused.
 func TestNotifyID(t *testing.T) {
-	h := newHarness(t, Policy{})
+	h := newHarness(t, host.Policy{})
 	h.ok("aclrtSetDevice", 0)
 	a, b := h.notify(), h.notify()
 	h.ok("aclrtGetNotifyId", b, outB)
@@ -121,7 +122,7 @@ func TestNotifyID(t *testing.T) {
 // TestNotifyCreateChecks: the flag, the current device and the count
 // limit (MaxEvents, counted apart from events).
 func TestNotifyCreateChecks(t *testing.T) {
-	h := newHarness(t, Policy{MaxEvents: 2})
+	h := newHarness(t, host.Policy{MaxEvents: 2})
 	h.code(acl.ErrInvalidParam, "aclrtCreateNotify", 0, 0)
 	require.Contains(t, h.code(acl.ErrRTParamInvalid, "aclrtCreateNotify", outA, 2), "flag")
 	h.code(acl.ErrRTContextNull, "aclrtCreateNotify", outA, 0)
@@ -138,7 +139,7 @@ func TestNotifyCreateChecks(t *testing.T) {
 // first, and a wait nobody records never ends, as natively); the
 // session's end releases the rest, waits included.
 func TestNotifyReleasedWithDevice(t *testing.T) {
-	h := newHarness(t, Policy{})
+	h := newHarness(t, host.Policy{})
 	h.ok("aclrtSetDevice", 0)
 	n, w := h.notify(), h.stream()
 	h.ok("aclrtWaitAndResetNotify", n, w, 0) // never recorded
@@ -153,7 +154,7 @@ func TestNotifyReleasedWithDevice(t *testing.T) {
 
 // TestNotifyAcl32: the acl32 profile has the same functions.
 func TestNotifyAcl32(t *testing.T) {
-	h := newHarnessIn(t, abi.Native32, Policy{})
+	h := newHarnessIn(t, abi.Native32, host.Policy{})
 	h.ok("aclrtSetDevice", 0)
 	n, w := h.notify(), h.stream()
 	h.ok("aclrtRecordNotify", n, w)
@@ -162,8 +163,3 @@ func TestNotifyAcl32(t *testing.T) {
 	h.ok("aclrtGetNotifyId", n, outB)
 	require.Equal(t, uint32(n), h.u32(outB))
 }
-
-// msTimeout are the functions of ABI v1.2 section 12 whose parameter
-// "timeout" is in milliseconds, which the fuzz targets' untimed families
-// lengthen as they do timeoutMs.
-var msTimeout = map[string]bool{"aclrtWaitAndResetNotify": true, "aclrtSynchronizeEventWithTimeout": true}

@@ -1,4 +1,4 @@
-package host
+package sandbox_test
 
 import (
 	"testing"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/host"
 )
 
 // The per-stream core limits of ABI v1.3 section 15.
@@ -120,7 +121,7 @@ var streamResOrderCases = map[string]map[string]orderCase{
 func TestStreamResLimit(t *testing.T) {
 	for _, prof := range abi.Profiles {
 		t.Run(prof.String(), func(t *testing.T) {
-			h := newHarnessIn(t, prof, Policy{})
+			h := newHarnessIn(t, prof, host.Policy{})
 			h.ok("aclrtSetDevice", 1)
 			s1 := h.stream()
 			h.ok("aclrtSetDevice", 0)

@@ -1,4 +1,4 @@
-package host
+package sandbox_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/host"
 )
 
 // TestRegionsNeverShared: two live sessions never get the same device
@@ -16,17 +17,17 @@ import (
 // The pool is cut to a few regions so that a full turn is quick.
 func TestRegionsNeverShared(t *testing.T) {
 	const n = 4
-	h := newHarness(t, Policy{})
-	h.rt.sh.LimitRegions(n)
+	h := newHarness(t, host.Policy{})
+	h.shared().LimitRegions(n)
 	h.ok("aclrtSetDevice", 0)
 	first := h.malloc(64)
 
 	ctx := context.Background()
-	pl, err := h.rt.Load(ctx, proxyCache[""], Policy{})
+	pl, err := h.rt.Load(ctx, proxyCache[""], host.Policy{})
 	require.NoError(t, err)
 	defer pl.Close(ctx)
 	for range 2 * n { // past the wrap, twice
-		inst, err := pl.Instantiate(ctx, Config{})
+		inst, err := pl.Instantiate(ctx, host.Config{})
 		require.NoError(t, err)
 		other := &harness{t: t, rt: h.rt, inst: inst}
 		other.ok("aclrtSetDevice", 0)
@@ -36,16 +37,16 @@ func TestRegionsNeverShared(t *testing.T) {
 	}
 
 	// Every region held: one more session is refused, until one ends.
-	var live []*Instance
+	var live []*host.Instance
 	for range n - 1 {
-		inst, err := pl.Instantiate(ctx, Config{})
+		inst, err := pl.Instantiate(ctx, host.Config{})
 		require.NoError(t, err)
 		live = append(live, inst)
 	}
-	_, err = pl.Instantiate(ctx, Config{})
+	_, err = pl.Instantiate(ctx, host.Config{})
 	require.ErrorContains(t, err, "sessions are live")
 	require.NoError(t, live[0].Close(ctx))
-	inst, err := pl.Instantiate(ctx, Config{})
+	inst, err := pl.Instantiate(ctx, host.Config{})
 	require.NoError(t, err)
 	for _, i := range append(live[1:], inst) {
 		require.NoError(t, i.Close(ctx))

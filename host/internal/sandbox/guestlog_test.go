@@ -1,4 +1,4 @@
-package host
+package sandbox_test
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/host"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
@@ -34,11 +35,11 @@ const logWAT = `(module
 
 func TestGuestLogs(t *testing.T) {
 	ctx := context.Background()
-	var recs []CallRecord
-	rt := newRuntime(t, WithTrace(func(r CallRecord) { recs = append(recs, r) }))
-	pl := load(t, rt, wat2wasm(t, logWAT), Policy{})
+	var recs []host.CallRecord
+	rt := newRuntime(t, host.WithTrace(func(r host.CallRecord) { recs = append(recs, r) }))
+	pl := load(t, rt, wat2wasm(t, logWAT), host.Policy{})
 	var c testsupport.Logs
-	res, err := pl.Run(ctx, Config{Name: "pre", Logger: slog.New(slog.NewJSONHandler(&c, nil))})
+	res, err := pl.Run(ctx, host.Config{Name: "pre", Logger: slog.New(slog.NewJSONHandler(&c, nil))})
 	require.NoError(t, err)
 	require.Zero(t, res.ExitCode)
 	got := c.Records(t)
@@ -60,7 +61,7 @@ func TestGuestLogs(t *testing.T) {
 	// A given Stdout wins; two runs have two sessions.
 	var out bytes.Buffer
 	c.Reset()
-	_, err = pl.Run(ctx, Config{Args: []string{"argv0"}, Stdout: &out, Logger: slog.New(slog.NewJSONHandler(&c, nil))})
+	_, err = pl.Run(ctx, host.Config{Args: []string{"argv0"}, Stdout: &out, Logger: slog.New(slog.NewJSONHandler(&c, nil))})
 	require.NoError(t, err)
 	require.Equal(t, "hello\nworld\n", out.String())
 	got = c.Records(t)
@@ -70,17 +71,17 @@ func TestGuestLogs(t *testing.T) {
 }
 
 // logHarness is a harness whose instance logs to a JSON handler at Debug.
-func logHarness(t *testing.T, p Policy, name string) (*harness, *testsupport.Logs) {
+func logHarness(t *testing.T, p host.Policy, name string) (*harness, *testsupport.Logs) {
 	t.Helper()
 	h := &harness{t: t}
 	ctx := context.Background()
-	rt, err := NewRuntime(ctx, append(testBackend(t), WithEngine(testEngine))...)
+	rt, err := host.NewRuntime(ctx, append(testBackend(t), host.WithEngine(testEngine))...)
 	require.NoError(t, err)
 	h.rt = rt
 	pl, err := rt.Load(ctx, testsupport.Proxy(abi.Wide, 4), p)
 	require.NoError(t, err)
 	var c testsupport.Logs
-	inst, err := pl.Instantiate(ctx, Config{Name: name, Logger: slog.New(slog.NewJSONHandler(&c, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	inst, err := pl.Instantiate(ctx, host.Config{Name: name, Logger: slog.New(slog.NewJSONHandler(&c, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	require.NoError(t, err)
 	h.inst = inst
 	t.Cleanup(func() {
@@ -95,7 +96,7 @@ func logHarness(t *testing.T, p Policy, name string) (*harness, *testsupport.Log
 // with its level mapped, the plugin's name, the session and func, file and
 // line; bad input gives 100000 with a precise message and logs nothing.
 func TestAppLog(t *testing.T) {
-	h, c := logHarness(t, Policy{}, "pre")
+	h, c := logHarness(t, host.Policy{}, "pre")
 	sid := float64(h.inst.Session().ID())
 	copy(h.mem()[data:], "main\x00pre.c\x00hello, log\x00")
 	fn, file, msg := uint64(data), uint64(data+5), uint64(data+11)
@@ -141,7 +142,7 @@ func TestAppLog(t *testing.T) {
 // TestAppLogWithoutLogger: without Config.Logger the strings are still
 // checked, and nothing else happens.
 func TestAppLogWithoutLogger(t *testing.T) {
-	h := newHarness(t, Policy{})
+	h := newHarness(t, host.Policy{})
 	copy(h.mem()[data:], "m\x00")
 	h.ok("aclAppLog", 0, 0, 0, 1, data)
 	h.code(acl.ErrInvalidParam, "aclAppLog", 0, 0, 0, 1, 0)

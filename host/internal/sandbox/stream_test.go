@@ -1,4 +1,4 @@
-package host
+package sandbox_test
 
 import (
 	"bytes"
@@ -7,13 +7,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/host"
 )
 
 // TestDestroyStreamForce: queued work that has not started never runs, its
 // bytes are not counted, and the session's budget of batch entries comes
 // back.
 func TestDestroyStreamForce(t *testing.T) {
-	h := newHarness(t, Policy{})
+	h := newHarness(t, host.Policy{})
 	h.ok("aclrtSetDevice", 0)
 	src := h.malloc(64)
 	h.fill(data2, 64, 5)
@@ -35,7 +36,7 @@ func TestDestroyStreamForce(t *testing.T) {
 // TestCreateStreamWithConfig: flags without a meaning in the sandbox are
 // accepted, and the trace names them.
 func TestCreateStreamWithConfig(t *testing.T) {
-	h := newHarness(t, Policy{})
+	h := newHarness(t, host.Policy{})
 	h.ok("aclrtSetDevice", 0)
 	h.ok("aclrtCreateStreamWithConfig", outA, 3, 0x9)
 	s := uint64(h.u32(outA))
@@ -52,7 +53,7 @@ func TestCreateStreamWithConfig(t *testing.T) {
 // stream's later operations fail without effect (their bytes uncounted)
 // until a synchronize takes the error; then the stream runs again.
 func TestStopOnFailure(t *testing.T) {
-	h := newHarness(t, Policy{})
+	h := newHarness(t, host.Policy{})
 	h.ok("aclrtSetDevice", 0)
 	s, dst := h.stream(), h.malloc(64)
 	h.ok("aclrtSetStreamFailureMode", s, 1)

@@ -1,4 +1,4 @@
-package host
+package sandbox_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/host"
 )
 
 // The error state and resource queries of ABI v1.2 section 12.
@@ -132,7 +133,7 @@ var errstateOrderCases = map[string]map[string]orderCase{
 	"aclrtGetStreamAvailableNum": {
 		"null":    {run: func(h *harness) acl.Error { return h.rc("aclrtGetStreamAvailableNum", 0) }}, // no device too
 		"context": {run: func(h *harness) acl.Error { return h.rc("aclrtGetStreamAvailableNum", outA) }},
-		"policy": {policy: Policy{MaxStreams: 3}, run: func(h *harness) acl.Error {
+		"policy": {policy: host.Policy{MaxStreams: 3}, run: func(h *harness) acl.Error {
 			avail := func() uint32 { h.ok("aclrtGetStreamAvailableNum", outA); return h.u32(outA) }
 			h.ok("aclrtSetDevice", 0)
 			require.Equal(h.t, uint32(3), avail())
@@ -153,7 +154,7 @@ var errstateOrderCases = map[string]map[string]orderCase{
 // TestLastErrorPerSession: a session reads its own failures only, an
 // asynchronous one included (at the synchronize that reports it).
 func TestLastErrorPerSession(t *testing.T) {
-	h, other := newHarness(t, Policy{}), newHarness(t, Policy{})
+	h, other := newHarness(t, host.Policy{}), newHarness(t, host.Policy{})
 	other.code(acl.ErrRTInvalidDeviceID, "aclrtSetDevice", 99)
 	require.Equal(t, acl.Success, h.rc("aclrtPeekAtLastError", 0), "another session's failure")
 	require.Equal(t, acl.ErrRTInvalidDeviceID, other.rc("aclrtPeekAtLastError", 0))
@@ -178,7 +179,7 @@ func TestLastErrorPerSession(t *testing.T) {
 // wide profile: the native layouts of 4- and 8-byte pointers.
 func TestErrorVerbose32(t *testing.T) {
 	for _, prof := range []abi.Profile{abi.Wide, abi.Native32} {
-		h := newHarnessIn(t, prof, Policy{})
+		h := newHarnessIn(t, prof, host.Policy{})
 		end := uint64(len(h.mem()))
 		size := uint64(acl.ErrorInfoSize)
 		if prof == abi.Native32 {
@@ -192,7 +193,7 @@ func TestErrorVerbose32(t *testing.T) {
 // TestDeviceResLimit: a session's core limit binds its own view only, may
 // be lowered and raised back, never above the device's count.
 func TestDeviceResLimit(t *testing.T) {
-	h, other := newHarness(t, Policy{}), newHarness(t, Policy{})
+	h, other := newHarness(t, host.Policy{}), newHarness(t, host.Policy{})
 	h.ok("aclrtSetDevice", 0)
 	other.ok("aclrtSetDevice", 0)
 	get := func(h *harness, dev, typ uint64) uint32 {
@@ -228,7 +229,7 @@ func TestDeviceResLimit(t *testing.T) {
 // TestInitConfigLog: the plugin's log says that aclInit ignored its
 // configuration file.
 func TestInitConfigLog(t *testing.T) {
-	h, c := logHarness(t, Policy{}, "cfg")
+	h, c := logHarness(t, host.Policy{}, "cfg")
 	copy(h.mem()[data:], "./acl.json\x00")
 	h.ok("aclInit", data)
 	require.Equal(t, []map[string]any{{
@@ -249,17 +250,17 @@ func TestInitConfigManifest(t *testing.T) {
 		{"{allow_init_config: true}", acl.Success},
 		{"{refuse_init_config: true}", acl.ErrInvalidFile},
 	} {
-		m, err := ParseManifest([]byte("name: a\nmodule: {path: x.wasm}\npolicy: " + tc.policy + "\n"))
+		m, err := host.ParseManifest([]byte("name: a\nmodule: {path: x.wasm}\npolicy: " + tc.policy + "\n"))
 		require.NoError(t, err)
 		h := newHarness(t, m.Policy)
 		copy(h.mem()[data:], "./acl.json\x00")
 		require.Equal(t, tc.want, h.rc("aclInit", data), tc.policy)
 	}
 
-	m, err := ParseManifest([]byte("name: a\nmodule: {path: x.wasm}\npolicy: {allow_init_config: true, refuse_init_config: true}\n"))
+	m, err := host.ParseManifest([]byte("name: a\nmodule: {path: x.wasm}\npolicy: {allow_init_config: true, refuse_init_config: true}\n"))
 	require.NoError(t, err)
 	ctx := context.Background()
-	rt, err := NewRuntime(ctx, append(testBackend(t), WithEngine(testEngine))...)
+	rt, err := host.NewRuntime(ctx, append(testBackend(t), host.WithEngine(testEngine))...)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, rt.Close(ctx)) })
 	_, err = rt.Load(ctx, wat2wasm(t, `(module (memory (export "memory") 1) (func (export "_start")))`), m.Policy)

@@ -1,4 +1,4 @@
-package host
+package sandbox_test
 
 import (
 	"encoding/binary"
@@ -8,13 +8,14 @@ import (
 
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/acl/sim"
+	"github.com/aclwasm/aclwasm/host"
 )
 
 // TestSynchronizeEventWithTimeout: a completed record synchronizes within
 // any timeout; one held behind a gate times out with 507047 and is waited
 // for once the gate opens; an event never recorded returns at once.
 func TestSynchronizeEventWithTimeout(t *testing.T) {
-	h := newHarness(t, Policy{})
+	h := newHarness(t, host.Policy{})
 	h.ok("aclrtSetDevice", 0)
 	s, ev := h.stream(), h.event()
 	h.ok("aclrtSynchronizeEventWithTimeout", ev, 1) // never recorded
@@ -35,7 +36,7 @@ func TestSynchronizeEventWithTimeout(t *testing.T) {
 // its first record (507000 before, as natively); the count of available
 // events is what the policy still allows the session.
 func TestEventIDAndAvailNum(t *testing.T) {
-	h := newHarness(t, Policy{MaxEvents: 3})
+	h := newHarness(t, host.Policy{MaxEvents: 3})
 	h.code(acl.ErrRTContextNull, "aclrtGetEventAvailNum", outB)
 	h.ok("aclrtSetDevice", 0)
 	h.ok("aclrtGetEventAvailNum", outB)
@@ -64,7 +65,7 @@ func TestEventIDAndAvailNum(t *testing.T) {
 // it. Once recorded, a new-mode event is waited for as any other. One
 // without ACL_EVENT_SYNC has no wait task: a wait gives 207000.
 func TestEventNewMode(t *testing.T) {
-	h := newHarness(t, Policy{})
+	h := newHarness(t, host.Policy{})
 	h.ok("aclrtSetDevice", 0)
 	s := h.stream()
 	h.code(acl.ErrRTFeatureNotSupport, "aclrtStreamWaitEvent", s, h.eventEx(8)) // ACL_EVENT_TIME_LINE
@@ -83,7 +84,7 @@ func TestEventNewMode(t *testing.T) {
 
 // TestCreateEventExWithFlagChecks: the flags the runtime takes and refuses.
 func TestCreateEventExWithFlagChecks(t *testing.T) {
-	h := newHarness(t, Policy{})
+	h := newHarness(t, host.Policy{})
 	for _, f := range []uint64{0, 0x10, 0x20, 0x11, 0x41, 0x30, 0x80, 0x81} {
 		h.code(acl.ErrRTParamInvalid, "aclrtCreateEventExWithFlag", outA, f)
 	}
@@ -99,7 +100,7 @@ func TestCreateEventExWithFlagChecks(t *testing.T) {
 // records later ones; an event never recorded gives 507000, one whose
 // record has not completed 107006; a reset keeps the timestamp.
 func TestEventGetTimestamp(t *testing.T) {
-	h := newHarness(t, Policy{})
+	h := newHarness(t, host.Policy{})
 	h.ok("aclrtSetDevice", 0)
 	s, ev := h.stream(), h.event()
 	h.code(acl.ErrRTInternal, "aclrtEventGetTimestamp", ev, outB)
@@ -162,7 +163,7 @@ func init() {
 		require.Equal(h.t, acl.EventWaitStatusComplete, h.waitStatus(e.ev), "a wait on a completed record queues nothing")
 		return code
 	}}
-	ow["queue"] = orderCase{policy: Policy{MaxQueued: 1}, run: func(h *harness) acl.Error {
+	ow["queue"] = orderCase{policy: host.Policy{MaxQueued: 1}, run: func(h *harness) acl.Error {
 		e := setupOrder(h)
 		ev := h.event() // reset after its record: a wait is queued
 		h.ok("aclrtRecordEvent", ev, 0)
@@ -231,7 +232,7 @@ func init() {
 			"context": {run: func(h *harness) acl.Error {
 				return h.rc("aclrtCreateEventExWithFlag", outA, 1)
 			}},
-			"count": {policy: Policy{MaxEvents: 1}, run: func(h *harness) acl.Error {
+			"count": {policy: host.Policy{MaxEvents: 1}, run: func(h *harness) acl.Error {
 				h.ok("aclrtSetDevice", 0)
 				h.event()
 				return h.rc("aclrtCreateEventExWithFlag", outA, 1)
@@ -243,7 +244,7 @@ func init() {
 			"feature": {run: func(h *harness) acl.Error {
 				s := sim.New()
 				h.t.Cleanup(func() { s.Close() })
-				b := newHarness(h.t, Policy{}, WithBackend(noTimestamps{s}))
+				b := newHarness(h.t, host.Policy{}, host.WithBackend(noTimestamps{s}))
 				b.ok("aclrtSetDevice", 0)
 				return b.rc("aclrtEventGetTimestamp", b.event(), outB) // never recorded either
 			}},
@@ -278,7 +279,7 @@ func (h *harness) waitStatus(ev uint64) acl.EventWaitStatus {
 // destruction counts as finished; waits on several streams are all
 // needed.
 func TestQueryEventWaitStatus(t *testing.T) {
-	h := newHarness(t, Policy{})
+	h := newHarness(t, host.Policy{})
 	h.ok("aclrtSetDevice", 0)
 	rec, s, s2, ev := h.stream(), h.stream(), h.stream(), h.event()
 	require.Equal(t, acl.EventWaitStatusComplete, h.waitStatus(ev)) // never waited on
@@ -347,7 +348,7 @@ func TestQueryEventWaitStatus(t *testing.T) {
 
 	// No device need be current.
 	h.ok("aclrtResetDevice", 0)
-	n := newHarness(t, Policy{})
+	n := newHarness(t, host.Policy{})
 	n.code(acl.ErrRTInvalidHandle, "aclrtQueryEventWaitStatus", 5, outB)
 }
 

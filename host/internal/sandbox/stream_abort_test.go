@@ -1,4 +1,4 @@
-package host
+package sandbox_test
 
 import (
 	"testing"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/host"
 )
 
 // Stopping and aborting a stream's work, and stream state callbacks (ABI
@@ -82,7 +83,7 @@ func TestStreamAbort(t *testing.T) {
 	for _, prof := range abi.Profiles {
 		for _, fn := range []string{"aclrtStreamAbort", "aclrtStreamStop"} {
 			t.Run(prof.String()+"/"+fn, func(t *testing.T) {
-				h := newHarnessIn(t, prof, Policy{})
+				h := newHarnessIn(t, prof, host.Policy{})
 				h.ok("aclrtSetDevice", 0)
 				h.ok("aclrtCreateStreamWithConfig", outA, 3, uint64(acl.StreamFastLaunch))
 				s := uint64(h.u32(outA))
@@ -130,7 +131,7 @@ func TestStreamAbort(t *testing.T) {
 // TestRegStreamStateCallback: the refusal says why, and a NULL callback
 // unregisters.
 func TestRegStreamStateCallback(t *testing.T) {
-	h := newHarness(t, Policy{})
+	h := newHarness(t, host.Policy{})
 	copy(h.mem()[data:], "mine\x00")
 	require.Equal(t, `aclrtRegStreamStateCallback: regName "mine": the sandbox cannot call a stream state callback (the guest's callback dispatcher runs void(void *) functions only); nothing is registered`,
 		h.code(acl.ErrRTFeatureNotSupport, "aclrtRegStreamStateCallback", data, 7, 0))

@@ -1,4 +1,4 @@
-package host
+package sandbox_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/host"
 )
 
 // actWAT is a guest whose one callback (table index 1) does what the
@@ -127,24 +128,24 @@ const (
 // actGuest is one instance of actWAT with device 0 set.
 type actGuest struct {
 	t       testing.TB
-	pl      *Plugin
-	inst    *Instance
+	pl      *host.Plugin
+	inst    *host.Instance
 	started chan struct{} // a token per callback run, while there is room
 }
 
 // newActGuest loads actWAT under p on the test backend and instantiates it.
-func newActGuest(t testing.TB, p Policy) *actGuest {
+func newActGuest(t testing.TB, p host.Policy) *actGuest {
 	t.Helper()
 	ctx := context.Background()
 	g := &actGuest{t: t, started: make(chan struct{}, 1)}
-	started := HostFunc{Module: "test", Name: "started", Fn: func(*HostCall) (int32, error) {
+	started := host.HostFunc{Module: "test", Name: "started", Fn: func(*host.HostCall) (int32, error) {
 		select {
 		case g.started <- struct{}{}:
 		default:
 		}
 		return 0, nil
 	}}
-	rt, err := NewRuntime(ctx, append(testBackend(t), WithEngine(testEngine), WithHostFuncs(started))...)
+	rt, err := host.NewRuntime(ctx, append(testBackend(t), host.WithEngine(testEngine), host.WithHostFuncs(started))...)
 	require.NoError(t, err)
 	pl, err := rt.Load(ctx, wat2wasm(t, actWAT), p)
 	require.NoError(t, err)
@@ -161,7 +162,7 @@ func newActGuest(t testing.TB, p Policy) *actGuest {
 func (g *actGuest) instantiate() {
 	g.t.Helper()
 	ctx := context.Background()
-	inst, err := g.pl.Instantiate(ctx, Config{})
+	inst, err := g.pl.Instantiate(ctx, host.Config{})
 	require.NoError(g.t, err)
 	g.t.Cleanup(func() { _ = inst.Close(ctx) })
 	g.inst = inst
@@ -207,12 +208,12 @@ func (g *actGuest) ok(name string, args ...uint64) {
 
 func (g *actGuest) stream() uint64 {
 	g.ok("aclrtCreateStream", 64)
-	return uint64(le.Uint32(g.inst.inst.Memory()[64:]))
+	return uint64(le.Uint32(memOf(g.inst)[64:]))
 }
 
 // record writes the record op, st, x at address a, returned.
 func (g *actGuest) record(a uint32, op, st, x uint64) uint64 {
-	m := g.inst.inst.Memory()
+	m := memOf(g.inst)
 	le.PutUint32(m[a:], uint32(op))
 	le.PutUint32(m[a+4:], uint32(st))
 	le.PutUint32(m[a+8:], uint32(x))
@@ -221,7 +222,7 @@ func (g *actGuest) record(a uint32, op, st, x uint64) uint64 {
 
 // log returns what the callbacks logged (the last 8192 values at most).
 func (g *actGuest) log() []int32 {
-	m := g.inst.inst.Memory()
+	m := memOf(g.inst)
 	n := min(le.Uint32(m[0x7ffc:]), 0x2000)
 	out := make([]int32, n)
 	for i := range out {
@@ -235,7 +236,7 @@ func (g *actGuest) log() []int32 {
 func (g *actGuest) waitDue(n int) {
 	g.t.Helper()
 	deadline := time.Now().Add(time.Minute)
-	for g.inst.s.s.CallbacksDue() < n {
+	for sessOf(g.inst).CallbacksDue() < n {
 		require.True(g.t, time.Now().Before(deadline), "%d callbacks never became due", n)
 		time.Sleep(time.Millisecond)
 	}
@@ -249,10 +250,10 @@ func (g *actGuest) waitDue(n int) {
 // stack).
 func TestCallbackDepth(t *testing.T) {
 	for _, depth := range []int{0, 3} { // the default, and a policy's
-		g := newActGuest(t, Policy{MaxCallbackDepth: depth, Timeout: 10 * time.Second})
+		g := newActGuest(t, host.Policy{MaxCallbackDepth: depth, Timeout: 10 * time.Second})
 		want := depth
 		if want == 0 {
-			want = DefaultMaxCallbackDepth
+			want = host.DefaultMaxCallbackDepth
 		}
 		s := g.stream()
 		g.ok("aclrtSubscribeReport", 1, s)
@@ -288,7 +289,7 @@ func TestCallbackDepth(t *testing.T) {
 func TestCallbackUnwindText(t *testing.T) {
 	msgs := map[int]string{}
 	for _, depth := range []int{1, 12} {
-		g := newActGuest(t, Policy{MaxCallbackDepth: 16})
+		g := newActGuest(t, host.Policy{MaxCallbackDepth: 16})
 		s := g.stream()
 		g.ok("aclrtSubscribeReport", 1, s)
 		// A chain of depth-1 relaunching records, then one that traps.
@@ -299,7 +300,7 @@ func TestCallbackUnwindText(t *testing.T) {
 		g.record(uint32(0x100+16*(depth-1)), opTrap, 0, 0)
 		g.ok("aclrtLaunchCallback", 1, 0x100, 0, s)
 		_, err := g.callWithin("aclrtProcessReport", waitForever)
-		var te *TrapError
+		var te *host.TrapError
 		require.True(t, errors.As(err, &te), "depth %d: %v", depth, err)
 		msgs[depth] = fmt.Sprintf("%s %v", err, te.Frames)
 	}
@@ -314,7 +315,7 @@ func TestCallbackUnwindText(t *testing.T) {
 func TestCallbackForceWhileDue(t *testing.T) {
 	for _, fn := range []string{"aclrtDestroyStreamForce", "aclrtResetDeviceForce"} {
 		t.Run(fn, func(t *testing.T) {
-			g := newActGuest(t, Policy{Timeout: 10 * time.Second})
+			g := newActGuest(t, host.Policy{Timeout: 10 * time.Second})
 			s := g.stream()
 			g.ok("aclrtSubscribeReport", 1, s)
 			g.ok("aclrtLaunchCallback", 1, g.record(0x100, opRecord, 0, 0), 1, s) // ACL_CALLBACK_BLOCK
@@ -343,12 +344,12 @@ func TestCallbackForceWhileDue(t *testing.T) {
 // timeout and Instance.Close).
 func TestCallbackSelfDestroy(t *testing.T) {
 	for _, op := range []uint64{opDestroy, opDestroyForce, opSync} {
-		g := newActGuest(t, Policy{Timeout: 2 * time.Second})
+		g := newActGuest(t, host.Policy{Timeout: 2 * time.Second})
 		s := g.stream()
 		g.ok("aclrtSubscribeReport", 1, s)
 		g.ok("aclrtLaunchCallback", 1, g.record(0x100, op, s, 0), 1, s)
 		_, err := g.callWithin("aclrtProcessReport", waitForever)
-		require.ErrorIs(t, err, ErrTimeout, "op %d", op)
+		require.ErrorIs(t, err, host.ErrTimeout, "op %d", op)
 	}
 }
 
@@ -357,7 +358,7 @@ func TestCallbackSelfDestroy(t *testing.T) {
 // and Close releases the instance (both hung).
 func TestCallbackCloseDuringSelfDestroy(t *testing.T) {
 	for _, op := range []uint64{opDestroy, opDestroyForce} {
-		g := newActGuest(t, Policy{Timeout: NoTimeout})
+		g := newActGuest(t, host.Policy{Timeout: host.NoTimeout})
 		s := g.stream()
 		g.ok("aclrtSubscribeReport", 1, s)
 		g.ok("aclrtLaunchCallback", 1, g.record(0x100, op, s, 0), 1, s)
@@ -375,7 +376,7 @@ func TestCallbackCloseDuringSelfDestroy(t *testing.T) {
 		case <-time.After(time.Minute):
 			t.Fatalf("op %d: Close has not returned after a minute", op)
 		}
-		require.ErrorIs(t, <-errs, ErrClosed)
+		require.ErrorIs(t, <-errs, host.ErrClosed)
 	}
 }
 
@@ -385,7 +386,7 @@ func TestCallbackCloseDuringSelfDestroy(t *testing.T) {
 // before they became due, gives the room back.
 func TestCallbackPendingLimit(t *testing.T) {
 	const limit = 64
-	g := newActGuest(t, Policy{MaxCallbacks: limit})
+	g := newActGuest(t, host.Policy{MaxCallbacks: limit})
 	s := g.stream()
 	g.ok("aclrtSubscribeReport", 1, s)
 	rec := g.record(0x100, opRecord, 0, 0)
@@ -421,7 +422,7 @@ func TestCallbackPendingLimit(t *testing.T) {
 // callbacks ran nothing, silently).
 func TestDispatcherType(t *testing.T) {
 	ctx := context.Background()
-	rt, err := NewRuntime(ctx, WithEngine(testEngine))
+	rt, err := host.NewRuntime(ctx, host.WithEngine(testEngine))
 	require.NoError(t, err)
 	defer rt.Close(ctx)
 	for sig, want := range map[string]string{
@@ -431,14 +432,14 @@ func TestDispatcherType(t *testing.T) {
 		"(param i64 i32)":                          "(i64, i32) -> ()",
 	} {
 		_, err = rt.Load(ctx, wat2wasm(t, `(module (import "acl" "aclrtLaunchHostFunc" (func (param i32 i32 i32) (result i32)))
-  (memory 1) (func (export "aclwasm_dispatch_callback") `+sig+`))`), Policy{})
-		var le *LoadError
+  (memory 1) (func (export "aclwasm_dispatch_callback") `+sig+`))`), host.Policy{})
+		var le *host.LoadError
 		require.True(t, errors.As(err, &le), "%s: %v", sig, err)
 		require.ErrorContains(t, err, "export aclwasm_dispatch_callback has type "+want+": the host calls it as (fn i32, userData i32) -> ()")
 	}
 	// The right type loads.
 	pl, err := rt.Load(ctx, wat2wasm(t, `(module (import "acl" "aclrtLaunchHostFunc" (func (param i32 i32 i32) (result i32)))
-  (memory 1) (func (export "aclwasm_dispatch_callback") (param i32 i32)))`), Policy{})
+  (memory 1) (func (export "aclwasm_dispatch_callback") (param i32 i32)))`), host.Policy{})
 	require.NoError(t, err)
 	require.NoError(t, pl.Close(ctx))
 }

@@ -1,4 +1,4 @@
-package host
+package sandbox_test
 
 import (
 	"encoding/binary"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/host"
 )
 
 // aclrtReduceAsync of ABI v1.3 section 15.
@@ -59,7 +60,7 @@ var reduceOrderCases = map[string]orderCase{
 		require.Equal(h.t, acl.ErrRTAddrUnaligned, h.reduce(e.dev+2, e.dev2, 4, sum, f32, 0), "dst")
 		return h.reduce(e.dev, e.dev2+2, 4, sum, acl.DTInt32, 0)
 	}},
-	"bytes": {policy: Policy{MaxCallBytes: 8}, run: func(h *harness) acl.Error {
+	"bytes": {policy: host.Policy{MaxCallBytes: 8}, run: func(h *harness) acl.Error {
 		e := setupOrder(h)
 		return h.reduce(e.dev, e.dev2, 12, sum, f32, 0)
 	}},
@@ -68,7 +69,7 @@ var reduceOrderCases = map[string]orderCase{
 		p := b.malloc(64)
 		return b.reduce(p, p+32, 4, sum, f32, 0)
 	}},
-	"queue": {policy: Policy{MaxQueued: 2}, run: func(h *harness) acl.Error {
+	"queue": {policy: host.Policy{MaxQueued: 2}, run: func(h *harness) acl.Error {
 		e := setupOrder(h)
 		release := h.gate(e.s)
 		defer release()
@@ -191,7 +192,7 @@ func TestReduceAsync(t *testing.T) {
 	}
 	cases = append(cases, tc{acl.ReduceSum, acl.DTFloat, 64, 8}, tc{acl.ReduceSum, acl.DTInt32, 64, -8})
 	for _, prof := range []abi.Profile{abi.Wide, abi.Native32} {
-		h := newHarnessIn(t, prof, Policy{})
+		h := newHarnessIn(t, prof, host.Policy{})
 		h.ok("aclrtSetDevice", 0)
 		s := h.stream()
 		for _, c := range cases {
@@ -235,7 +236,7 @@ func TestReduceAsync(t *testing.T) {
 // TestReduceKindsAndTypes refuses every type the native map lacks with
 // 100000 and accepts every one it has.
 func TestReduceKindsAndTypes(t *testing.T) {
-	h := newHarness(t, Policy{})
+	h := newHarness(t, host.Policy{})
 	h.ok("aclrtSetDevice", 0)
 	a, b := h.malloc(64), h.malloc(64)
 	for dt := acl.DataType(-1); dt <= 41; dt++ {

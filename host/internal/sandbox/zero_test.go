@@ -1,4 +1,4 @@
-package host
+package sandbox_test
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/acl/sim"
+	"github.com/aclwasm/aclwasm/host"
 )
 
 // dirtyBackend is a simulator whose allocations hold what an earlier user
@@ -43,7 +44,7 @@ func TestNewAllocationsReadZero(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Cleanup(func() { tc.b.Close() }) // after the harness closes its session
-			h := newHarness(t, Policy{}, WithBackend(tc.b))
+			h := newHarness(t, host.Policy{}, host.WithBackend(tc.b))
 			h.ok("aclrtSetDevice", 0)
 			const n = 4096
 			p := h.malloc(n)

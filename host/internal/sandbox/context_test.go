@@ -1,4 +1,4 @@
-package host
+package sandbox_test
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/acl/sim"
+	"github.com/aclwasm/aclwasm/host"
 )
 
 // plainHarness is a harness over a simulator seen through bare: a
@@ -15,7 +16,7 @@ import (
 func plainHarness(t *testing.T) *harness {
 	b := sim.New()
 	t.Cleanup(func() { b.Close() })
-	return newHarness(t, Policy{}, WithBackend(bare{b}))
+	return newHarness(t, host.Policy{}, host.WithBackend(bare{b}))
 }
 
 func init() {
@@ -62,7 +63,7 @@ var contextOrderCases = map[string]map[string]orderCase{
 	"aclrtCreateContext": {
 		"null":   {run: func(h *harness) acl.Error { return h.rc("aclrtCreateContext", 0, 9) }},
 		"device": {run: func(h *harness) acl.Error { return h.rc("aclrtCreateContext", outA, 9) }},
-		"count": {policy: Policy{MaxStreams: 1}, run: func(h *harness) acl.Error {
+		"count": {policy: host.Policy{MaxStreams: 1}, run: func(h *harness) acl.Error {
 			h.ok("aclrtSetDevice", 0) // the default context does not count
 			h.ok("aclrtCreateContext", outA, 0)
 			return h.rc("aclrtCreateContext", outA, 1)
@@ -128,7 +129,7 @@ var contextOrderCases = map[string]map[string]orderCase{
 		}},
 		"flags":   {run: func(h *harness) acl.Error { return h.rc("aclrtCreateStreamWithConfig", outA, 0, 0x21) }}, // no device
 		"context": {run: func(h *harness) acl.Error { return h.rc("aclrtCreateStreamWithConfig", outA, 0, 0x3) }},
-		"count": {policy: Policy{MaxStreams: 1}, run: func(h *harness) acl.Error {
+		"count": {policy: host.Policy{MaxStreams: 1}, run: func(h *harness) acl.Error {
 			h.ok("aclrtSetDevice", 0)
 			h.stream()
 			return h.rc("aclrtCreateStreamWithConfig", outA, 0, 1)
@@ -181,7 +182,7 @@ var contextOrderCases = map[string]map[string]orderCase{
 // its own, current at once; NULL streams target the current context's
 // default stream, and a stream of another context is refused (107003).
 func TestContexts(t *testing.T) {
-	h := newHarness(t, Policy{})
+	h := newHarness(t, host.Policy{})
 	h.ok("aclrtSetDevice", 0)
 	h.ok("aclrtGetCurrentContext", outA)
 	def0 := uint64(h.u32(outA))
@@ -251,7 +252,7 @@ func TestContexts(t *testing.T) {
 
 // TestContextsForeign: another session's context handle is unknown here.
 func TestContextsForeign(t *testing.T) {
-	a, b := newHarness(t, Policy{}), newHarness(t, Policy{})
+	a, b := newHarness(t, host.Policy{}), newHarness(t, host.Policy{})
 	a.ok("aclrtCreateContext", outA, 0)
 	cx := uint64(a.u32(outA))
 	b.ok("aclrtSetDevice", 1)
@@ -266,7 +267,7 @@ func TestContextsForeign(t *testing.T) {
 // cancelled, not awaited, even work that could never complete, and what
 // the device held is released.
 func TestResetDeviceForce(t *testing.T) {
-	h := newHarness(t, Policy{})
+	h := newHarness(t, host.Policy{})
 	h.ok("aclrtSetDevice", 0)
 	src := h.malloc(64)
 	h.fill(data2, 64, 5)
@@ -287,7 +288,7 @@ func TestResetDeviceForce(t *testing.T) {
 
 // TestGetRunMode: the simulator is ACL_HOST.
 func TestGetRunMode(t *testing.T) {
-	h := newHarness(t, Policy{})
+	h := newHarness(t, host.Policy{})
 	h.ok("aclrtGetRunMode", outA)
 	require.Equal(t, uint32(acl.RunModeHost), h.u32(outA))
 	require.Contains(t, plainHarness(t).code(acl.ErrRTFeatureNotSupport, "aclrtGetRunMode", outA), "does not report a run mode")
@@ -296,7 +297,7 @@ func TestGetRunMode(t *testing.T) {
 // TestSec10Messages: the exact code and message of bad input to the
 // section 10 functions this file covers.
 func TestSec10Messages(t *testing.T) {
-	h := newHarness(t, Policy{})
+	h := newHarness(t, host.Policy{})
 	for _, tc := range []struct {
 		name string
 		args []uint64

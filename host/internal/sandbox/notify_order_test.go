@@ -1,8 +1,9 @@
-package host
+package sandbox_test
 
 import (
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/acl/sim"
+	"github.com/aclwasm/aclwasm/host"
 )
 
 // isNotifyFn reports whether fn is one of the native notify functions
@@ -22,7 +23,7 @@ func noNotifyHarness(h *harness) (b *harness, n uint64) {
 	s := sim.New()
 	h.t.Cleanup(func() { s.Close() })
 	flip := &switchable{Backend: s, on: true}
-	b = newHarness(h.t, Policy{}, WithBackend(flip))
+	b = newHarness(h.t, host.Policy{}, host.WithBackend(flip))
 	b.ok("aclrtSetDevice", 0)
 	n = b.notify()
 	flip.on = false
@@ -54,7 +55,7 @@ func init() {
 				b, _ := noNotifyHarness(h)
 				return b.rc("aclrtCreateNotify", outA, 0)
 			}},
-			"count": {policy: Policy{MaxEvents: 1}, run: func(h *harness) acl.Error {
+			"count": {policy: host.Policy{MaxEvents: 1}, run: func(h *harness) acl.Error {
 				h.ok("aclrtSetDevice", 0)
 				h.notify()
 				return h.rc("aclrtCreateNotify", outA, 0)
@@ -124,7 +125,7 @@ func notifyStreamCases(fn string) map[string]orderCase {
 			b, n := noNotifyHarness(h)
 			return call(b, n, 0)
 		}},
-		"queue": {policy: Policy{MaxQueued: 1}, run: func(h *harness) acl.Error {
+		"queue": {policy: host.Policy{MaxQueued: 1}, run: func(h *harness) acl.Error {
 			e := setupOrder(h)
 			n := h.notify()
 			release := h.gate(e.s)

@@ -1,4 +1,4 @@
-package host
+package sandbox_test
 
 import (
 	"encoding/binary"
@@ -11,6 +11,7 @@ import (
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/acl/sim"
+	"github.com/aclwasm/aclwasm/host"
 )
 
 // aclrtRandomNumAsync of ABI v1.3 section 15.
@@ -115,30 +116,30 @@ var randomOrderCases = map[string]orderCase{
 		return bareHarness(h).random(rtask{dt: acl.DTFloat}, 999)
 	}},
 	"stream": {run: func(h *harness) acl.Error {
-		h = simHarness(h, Policy{})
+		h = simHarness(h, host.Policy{})
 		return h.random(rtask{dt: acl.DTFloat, fn: 99}, 999)
 	}},
 	"reserve": {run: func(h *harness) acl.Error {
-		h = simHarness(h, Policy{})
+		h = simHarness(h, host.Policy{})
 		h.putTask(rtask{dt: acl.DTFloat})
 		return h.rc("aclrtRandomNumAsync", taskAt, 0, 8)
 	}},
 	"context": {run: func(h *harness) acl.Error {
-		h = simHarness(h, Policy{})
+		h = simHarness(h, host.Policy{})
 		return h.random(rtask{dt: acl.DTFloat, fn: 99}, 0)
 	}},
 	"streamctx": {run: func(h *harness) acl.Error {
-		h = simHarness(h, Policy{})
+		h = simHarness(h, host.Policy{})
 		e := setupOrder(h)
 		return h.random(rtask{dt: acl.DTFloat, fn: 99}, e.s1)
 	}},
 	"func": {run: func(h *harness) acl.Error {
-		h = simHarness(h, Policy{})
+		h = simHarness(h, host.Policy{})
 		e := setupOrder(h)
 		return h.random(rtask{dt: acl.DTFloat, fn: 4}, e.s)
 	}},
 	"functype": {run: func(h *harness) acl.Error {
-		h = simHarness(h, Policy{})
+		h = simHarness(h, host.Policy{})
 		e := setupOrder(h)
 		t := uniform(e)
 		t.dt, t.fn = acl.DTInt32, acl.RandomNormal
@@ -146,35 +147,35 @@ var randomOrderCases = map[string]orderCase{
 		return h.randomSays(t, "dataType")
 	}},
 	"counter": {run: func(h *harness) acl.Error {
-		h = simHarness(h, Policy{})
+		h = simHarness(h, host.Policy{})
 		e := setupOrder(h)
 		t := uniform(e)
 		t.counter, t.result = 0, 0
 		return h.randomSays(t, "randomCounterAddr")
 	}},
 	"result": {run: func(h *harness) acl.Error {
-		h = simHarness(h, Policy{})
+		h = simHarness(h, host.Policy{})
 		e := setupOrder(h)
 		t := uniform(e)
 		t.result, t.seedSize = 0, 9
 		return h.randomSays(t, "randomResultAddr")
 	}},
 	"seed": {run: func(h *harness) acl.Error {
-		h = simHarness(h, Policy{})
+		h = simHarness(h, host.Policy{})
 		e := setupOrder(h)
 		t := uniform(e)
 		t.seedSize, t.numSize = 9, 9
 		return h.randomSays(t, "randomSeed")
 	}},
 	"num": {run: func(h *harness) acl.Error {
-		h = simHarness(h, Policy{})
+		h = simHarness(h, host.Policy{})
 		e := setupOrder(h)
 		t := uniform(e)
 		t.numSize, t.size1 = 9, 9
 		return h.randomSays(t, "randomNum")
 	}},
 	"params": {run: func(h *harness) acl.Error {
-		h = simHarness(h, Policy{})
+		h = simHarness(h, host.Policy{})
 		e := setupOrder(h)
 		t := uniform(e)
 		t.size2 = 5 // max: more than a float's 4 bytes
@@ -184,14 +185,14 @@ var randomOrderCases = map[string]orderCase{
 		return h.randomSays(t, "mean")
 	}},
 	"addr": {run: func(h *harness) acl.Error {
-		h = simHarness(h, Policy{})
+		h = simHarness(h, host.Policy{})
 		e := setupOrder(h)
 		t := uniform(e)
 		t.isAddr = 1
 		return h.random(t, 0)
 	}},
 	"range": {run: func(h *harness) acl.Error {
-		h = simHarness(h, Policy{})
+		h = simHarness(h, host.Policy{})
 		e := setupOrder(h)
 		t := uniform(e)
 		t.num = 1025 // 4100 bytes: past the 4096-byte allocation
@@ -201,13 +202,13 @@ var randomOrderCases = map[string]orderCase{
 		t.para, t.counter = 0, e.dev2+4088
 		return h.random(t, 0)
 	}},
-	"bytes": {policy: Policy{MaxCallBytes: 8}, run: func(h *harness) acl.Error {
-		h = simHarness(h, Policy{MaxCallBytes: 8})
+	"bytes": {policy: host.Policy{MaxCallBytes: 8}, run: func(h *harness) acl.Error {
+		h = simHarness(h, host.Policy{MaxCallBytes: 8})
 		e := setupOrder(h)
 		return h.random(uniform(e), 0)
 	}},
-	"queue": {policy: Policy{MaxQueued: 2}, run: func(h *harness) acl.Error {
-		h = simHarness(h, Policy{MaxQueued: 2})
+	"queue": {policy: host.Policy{MaxQueued: 2}, run: func(h *harness) acl.Error {
+		h = simHarness(h, host.Policy{MaxQueued: 2})
 		e := setupOrder(h)
 		release := h.gate(e.s)
 		defer release()
@@ -221,14 +222,14 @@ var randomOrderCases = map[string]orderCase{
 // "feature" step),
 // a harness of the case's own over the simulator with policy p (the case's), so that
 // the later steps are checked on the simulator in every configuration.
-func simHarness(h *harness, p Policy) *harness {
+func simHarness(h *harness, p host.Policy) *harness {
 	h.t.Helper()
 	if h.generates() {
 		return h
 	}
 	b := sim.New()
 	h.t.Cleanup(func() { b.Close() })
-	h2 := newHarnessCfg(h.t, h.prof, p, Config{}, WithBackend(b))
+	h2 := newHarnessCfg(h.t, h.prof, p, host.Config{}, host.WithBackend(b))
 	h.peer = h2
 	return h2
 }
@@ -237,7 +238,7 @@ func simHarness(h *harness, p Policy) *harness {
 // the simulator, and the native backend where its library has
 // aclrtRandomNumAsync (else 207000).
 func (h *harness) generates() bool {
-	b := h.inst.s.s.Backend()
+	b := sessOf(h.inst).Backend()
 	comp := b.Traits().Computer != nil
 	gen := b.Traits().RandomGenerator != nil
 	return comp || gen && b.Supports("aclrtRandomNumAsync")
@@ -258,7 +259,7 @@ func (h *harness) draw(t rtask, n int) []byte {
 func TestRandomNumAsync(t *testing.T) {
 	const n = 4096
 	for _, prof := range []abi.Profile{abi.Wide, abi.Native32} {
-		h := newHarnessIn(t, prof, Policy{})
+		h := newHarnessIn(t, prof, host.Policy{})
 		h.ok("aclrtSetDevice", 0)
 		res, ctr, para := h.malloc(8*n), h.malloc(16), h.malloc(16)
 		if !h.generates() {
@@ -337,7 +338,7 @@ func TestRandomNumAsync(t *testing.T) {
 // same numbers; without them two sessions differ.
 func TestRandomNumAsyncRepeats(t *testing.T) {
 	run := func(det bool) []byte {
-		h := newHarnessCfg(t, abi.Wide, Policy{}, Config{DeterministicClocks: det})
+		h := newHarnessCfg(t, abi.Wide, host.Policy{}, host.Config{DeterministicClocks: det})
 		h.ok("aclrtSetDevice", 0)
 		res, ctr := h.malloc(64), h.malloc(16)
 		if !h.generates() {

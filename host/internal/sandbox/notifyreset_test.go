@@ -1,4 +1,4 @@
-package host
+package sandbox_test
 
 import (
 	"testing"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/host"
 )
 
 // aclrtNotifyBatchReset (ABI v1.3 section 15).
@@ -22,7 +23,7 @@ func (h *harness) putHandles(off uint32, hs ...uint64) {
 // operation that fails when it runs.
 func (h *harness) failDefault() {
 	h.t.Helper()
-	sess := h.inst.s.s
+	sess := sessOf(h.inst)
 	st, _, err := sess.Stream(0)
 	require.NoError(h.t, err)
 	require.NoError(h.t, sess.Backend().LaunchHostFunc(st, func() error {
@@ -119,7 +120,7 @@ func init() {
 func TestNotifyBatchReset(t *testing.T) {
 	for _, prof := range abi.Profiles {
 		t.Run(prof.Module(), func(t *testing.T) {
-			h := newHarnessIn(t, prof, Policy{})
+			h := newHarnessIn(t, prof, host.Policy{})
 			h.ok("aclrtSetDevice", 0)
 			ns := []uint64{h.notify(), h.notify(), h.notify()}
 			for _, n := range ns {

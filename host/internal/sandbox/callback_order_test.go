@@ -1,6 +1,9 @@
-package host
+package sandbox_test
 
-import "github.com/aclwasm/aclwasm/acl"
+import (
+	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/host"
+)
 
 // The check-order cases of the stream callbacks (ABI section 12), kept
 // apart from orderCases' literal.
@@ -13,7 +16,7 @@ func init() {
 			e := setupOrder(h)
 			return h.rc("aclrtLaunchHostFunc", e.s1, 1, 0)
 		}},
-		"queued": {policy: Policy{MaxQueued: 1}, run: func(h *harness) acl.Error {
+		"queued": {policy: host.Policy{MaxQueued: 1}, run: func(h *harness) acl.Error {
 			h.ok("aclrtSetDevice", 0)
 			s := h.stream()
 			h.gate(s) // one operation pending
@@ -74,7 +77,7 @@ func init() {
 			h.ok("aclrtSetDevice", 0)
 			return h.rc("aclrtLaunchCallback", 1, 0, 1, 0)
 		}},
-		"queued": {policy: Policy{MaxQueued: 1}, run: func(h *harness) acl.Error {
+		"queued": {policy: host.Policy{MaxQueued: 1}, run: func(h *harness) acl.Error {
 			h.ok("aclrtSetDevice", 0)
 			s := h.stream()
 			h.ok("aclrtSubscribeReport", 1, s)
@@ -93,7 +96,7 @@ func init() {
 		"depth": {run: func(h *harness) acl.Error {
 			// A guest whose callbacks run: the proxy's run nothing. The
 			// callback's aclrtProcessReport would expire too.
-			g := newActGuest(h.t, Policy{MaxCallbackDepth: 1})
+			g := newActGuest(h.t, host.Policy{MaxCallbackDepth: 1})
 			s := g.stream()
 			g.ok("aclrtSubscribeReport", 1, s)
 			g.ok("aclrtLaunchCallback", 1, g.record(0x100, opProcess, 0, 10), 1, s)

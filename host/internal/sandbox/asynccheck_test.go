@@ -1,4 +1,4 @@
-package host
+package sandbox_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/abi"
+	"github.com/aclwasm/aclwasm/host"
 )
 
 // asyncWAT is a guest whose exports each make one asynchronous mistake, or
@@ -100,15 +101,15 @@ func asyncWAT(extra string) string {
 }
 
 // asyncPlugin loads asyncWAT with policy p and runtime options opts.
-func asyncPlugin(t *testing.T, p Policy, opts ...Option) *Plugin {
+func asyncPlugin(t *testing.T, p host.Policy, opts ...host.Option) *host.Plugin {
 	return asyncPluginOf(t, asyncWAT(""), p, opts...)
 }
 
 // asyncPluginOf loads the module src (WebAssembly text).
-func asyncPluginOf(t *testing.T, src string, p Policy, opts ...Option) *Plugin {
+func asyncPluginOf(t *testing.T, src string, p host.Policy, opts ...host.Option) *host.Plugin {
 	t.Helper()
 	ctx := context.Background()
-	rt, err := NewRuntime(ctx, append(append(testBackend(t), WithEngine(testEngine)), opts...)...)
+	rt, err := host.NewRuntime(ctx, append(append(testBackend(t), host.WithEngine(testEngine)), opts...)...)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, rt.Close(ctx)) })
 	pl, err := rt.Load(ctx, wat2wasm(t, src), p)
@@ -119,13 +120,13 @@ func asyncPluginOf(t *testing.T, src string, p Policy, opts ...Option) *Plugin {
 // asyncCase instantiates pl, sets it up with the device buffer holding
 // 0x11, 0x12, ... and calls export, returning the byte it read, the
 // instance's guest memory and the error.
-func asyncCase(t *testing.T, pl *Plugin, export string) (int, []byte, error) {
+func asyncCase(t *testing.T, pl *host.Plugin, export string) (int, []byte, error) {
 	t.Helper()
 	ctx := context.Background()
-	inst, err := pl.Instantiate(ctx, Config{})
+	inst, err := pl.Instantiate(ctx, host.Config{})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, inst.Close(ctx)) })
-	mem := inst.inst.Memory()
+	mem := memOf(inst)
 	for i := range 64 {
 		mem[0x3000+i] = 0x11 + byte(i)
 	}
@@ -133,14 +134,14 @@ func asyncCase(t *testing.T, pl *Plugin, export string) (int, []byte, error) {
 	require.NoError(t, err)
 	res, err := inst.Call(ctx, export)
 	require.NotNil(t, res, "%s: %v", export, err)
-	return int(uint32(res[0])), inst.inst.Memory(), err
+	return int(uint32(res[0])), memOf(inst), err
 }
 
 // TestCheckAsyncCovered checks that in the checking mode a copy into
 // registered memory lands when, and only when, something the guest does
 // covers it: each way of waiting reads the data, with no finding.
 func TestCheckAsyncCovered(t *testing.T) {
-	pl := asyncPlugin(t, Policy{CheckAsync: true})
+	pl := asyncPlugin(t, host.Policy{CheckAsync: true})
 	for export, want := range map[string]int{"streamsync": 0x11, "devsync": 0x11, "eventsync": 0x11, "crosswait": 0x11,
 		"streamquery": 0x11, "eventquery": 0x11, "srcafter": 0, "reuse": 0x77} {
 		t.Run(export, func(t *testing.T) {
@@ -157,10 +158,10 @@ func TestCheckAsyncCovered(t *testing.T) {
 func TestCheckAsyncUnwaited(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		pl   *Plugin
+		pl   *host.Plugin
 	}{
-		{"policy", asyncPlugin(t, Policy{CheckAsync: true})},
-		{"runtime", asyncPlugin(t, Policy{}, WithCheckAsync())},
+		{"policy", asyncPlugin(t, host.Policy{CheckAsync: true})},
+		{"runtime", asyncPlugin(t, host.Policy{}, host.WithCheckAsync())},
 	} {
 		for _, export := range []string{"nosync", "wrongsync", "eventbefore", "unregister"} {
 			t.Run(tc.name+"/"+export, func(t *testing.T) {
@@ -170,12 +171,12 @@ func TestCheckAsyncUnwaited(t *testing.T) {
 				} else {
 					require.Equal(t, 0xCD, got, "the guest read the poison")
 				}
-				var ae *AsyncError
+				var ae *host.AsyncError
 				require.ErrorAs(t, err, &ae)
 				require.Equal(t, export, ae.Export)
 				require.Len(t, ae.Findings, 1)
 				f := ae.Findings[0]
-				require.Equal(t, AsyncUnwaited, f.Kind)
+				require.Equal(t, host.AsyncUnwaited, f.Kind)
 				require.True(t, strings.HasPrefix(f.Call, "aclrtMemcpyAsync(dst=0x1000, destMax=64, src=0x"), f.Call)
 				require.True(t, strings.HasSuffix(f.Call, ", count=64, kind=ACL_MEMCPY_DEVICE_TO_HOST, stream="+fmt.Sprint(le.Uint32(mem[0x110:]))+")"), f.Call)
 				require.Contains(t, err.Error(), "never waited for: aclrtMemcpyAsync(dst=0x1000")
@@ -190,28 +191,28 @@ func TestCheckAsyncUnwaited(t *testing.T) {
 // gets the finding that explains it joined to the trap.
 func TestCheckAsyncTrap(t *testing.T) {
 	ctx := context.Background()
-	pl := asyncPlugin(t, Policy{CheckAsync: true})
-	inst, err := pl.Instantiate(ctx, Config{})
+	pl := asyncPlugin(t, host.Policy{CheckAsync: true})
+	inst, err := pl.Instantiate(ctx, host.Config{})
 	require.NoError(t, err)
 	_, err = inst.Call(ctx, "setup")
 	require.NoError(t, err)
 	_, err = inst.Call(ctx, "checked")
-	require.ErrorIs(t, err, ErrTrap)
-	var ae *AsyncError
+	require.ErrorIs(t, err, host.ErrTrap)
+	var ae *host.AsyncError
 	require.ErrorAs(t, err, &ae)
-	require.Equal(t, AsyncUnwaited, ae.Findings[0].Kind)
+	require.Equal(t, host.AsyncUnwaited, ae.Findings[0].Kind)
 	require.NoError(t, inst.Close(ctx))
 }
 
 // TestCheckAsyncSourceChanged checks that a registered source written
 // between the enqueue and the synchronize is reported.
 func TestCheckAsyncSourceChanged(t *testing.T) {
-	pl := asyncPlugin(t, Policy{CheckAsync: true})
+	pl := asyncPlugin(t, host.Policy{CheckAsync: true})
 	_, _, err := asyncCase(t, pl, "srcchange")
-	var ae *AsyncError
+	var ae *host.AsyncError
 	require.ErrorAs(t, err, &ae)
 	require.Len(t, ae.Findings, 1)
-	require.Equal(t, AsyncSourceChanged, ae.Findings[0].Kind)
+	require.Equal(t, host.AsyncSourceChanged, ae.Findings[0].Kind)
 	require.Contains(t, ae.Findings[0].Call, "aclrtMemcpyAsync(dst=0x")
 	require.Contains(t, ae.Findings[0].Call, "src=0x1010, count=64, kind=ACL_MEMCPY_HOST_TO_DEVICE")
 	require.Contains(t, ae.Findings[0].Detail, "first at byte 2 of 64")
@@ -222,7 +223,7 @@ func TestCheckAsyncSourceChanged(t *testing.T) {
 // landed by the time it reads (which is why the mode exists), and nothing
 // is reported.
 func TestCheckAsyncOff(t *testing.T) {
-	pl := asyncPlugin(t, Policy{})
+	pl := asyncPlugin(t, host.Policy{})
 	for _, export := range []string{"nosync", "srcchange"} {
 		_, mem, err := asyncCase(t, pl, export)
 		require.NoError(t, err, export)
@@ -235,9 +236,9 @@ func TestCheckAsyncOff(t *testing.T) {
 func TestCheckAsyncRun(t *testing.T) {
 	wasi := `(import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))`
 	src := strings.Replace(asyncWAT(`(func (export "_start") (call $setup) (drop (call $nosync)) (call $exit (i32.const 3)))`), "(module\n", "(module\n"+wasi+"\n", 1)
-	pl := asyncPluginOf(t, src, Policy{CheckAsync: true})
-	res, err := pl.Run(context.Background(), Config{})
-	var ae *AsyncError
+	pl := asyncPluginOf(t, src, host.Policy{CheckAsync: true})
+	res, err := pl.Run(context.Background(), host.Config{})
+	var ae *host.AsyncError
 	require.ErrorAs(t, err, &ae)
 	require.Equal(t, "_start", ae.Export)
 	require.Len(t, ae.Findings, 1)

@@ -1,4 +1,4 @@
-package host
+package sandbox_test
 
 import (
 	"context"
@@ -9,12 +9,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/host"
 )
 
 // fuzzCallbackPolicy keeps an input short: a wait that never ends (a
 // callback waiting for its own stream) ends at the timeout, and the
 // limits are reached within an input.
-var fuzzCallbackPolicy = Policy{Timeout: time.Second, MaxCallbacks: 32, MaxCallbackDepth: 4}
+var fuzzCallbackPolicy = host.Policy{Timeout: time.Second, MaxCallbacks: 32, MaxCallbackDepth: 4}
 
 // The steps of FuzzCallbacks' inputs: a step byte, a stream and a record
 // (a byte each), then for stepRecord the record's op and x (a byte each).
@@ -61,9 +62,9 @@ func FuzzCallbacks(f *testing.F) {
 }
 
 // playCallbacks plays one input of FuzzCallbacks on a new instance of pl.
-func playCallbacks(t *testing.T, pl *Plugin, data []byte) {
+func playCallbacks(t *testing.T, pl *host.Plugin, data []byte) {
 	ctx := context.Background()
-	inst, err := pl.Instantiate(ctx, Config{})
+	inst, err := pl.Instantiate(ctx, host.Config{})
 	require.NoError(t, err)
 	defer func() { require.NoError(t, inst.Close(ctx)) }()
 	g := &actGuest{t: t, pl: pl, inst: inst}
@@ -108,15 +109,31 @@ func playCallbacks(t *testing.T, pl *Plugin, data []byte) {
 		}
 		code, err := g.callWithin(name, args...)
 		if err != nil {
-			require.True(t, errors.Is(err, ErrTrap) || errors.Is(err, ErrTimeout), "%s%v: %v", name, args, err)
+			require.True(t, errors.Is(err, host.ErrTrap) || errors.Is(err, host.ErrTimeout), "%s%v: %v", name, args, err)
 			return // the run ended: so did the instance
 		}
 		require.NotEqual(t, int32(acl.ErrInternal), code, "%s%v hit a host bug: %s", name, args, inst.Session().LastError())
 		switch {
 		case name == "aclrtCreateStream" && code == 0:
-			streams = append(streams, uint64(le.Uint32(inst.inst.Memory()[64:])))
+			streams = append(streams, uint64(le.Uint32(memOf(inst)[64:])))
 		case name == "aclrtResetDeviceForce" && code == 0:
 			g.ok("aclrtSetDevice", 0)
 		}
 	}
+}
+
+// reader hands out fuzz bytes; past the end it gives zeros.
+type reader struct {
+	b []byte
+	i int
+}
+
+func (r *reader) done() bool { return r.i >= len(r.b) }
+
+func (r *reader) byte() byte {
+	if r.i >= len(r.b) {
+		return 0
+	}
+	r.i++
+	return r.b[r.i-1]
 }

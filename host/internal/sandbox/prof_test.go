@@ -1,4 +1,4 @@
-package host
+package sandbox_test
 
 import (
 	"strconv"
@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/host"
 )
 
 // The profiling markers of acl/acl_prof.h (ABI v1.3 section 15).
@@ -166,7 +167,7 @@ func TestProfMarkers(t *testing.T) {
 // TestProfStampPool: a session holds at most 100 stamps; a destroyed
 // one's place is taken by the next, whose range id it is.
 func TestProfStampPool(t *testing.T) {
-	h := newHarness(t, Policy{})
+	h := newHarness(t, host.Policy{})
 	var ss []uint64
 	for range acl.StampPoolSize {
 		ss = append(ss, h.stamp(""))

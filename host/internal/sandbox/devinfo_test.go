@@ -1,4 +1,4 @@
-package host
+package sandbox_test
 
 import (
 	"testing"
@@ -8,6 +8,7 @@ import (
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/acl/sim"
+	"github.com/aclwasm/aclwasm/host"
 )
 
 // The device and product queries of ABI v1.3 section 15.
@@ -28,7 +29,7 @@ func (h *harness) putStr(off uint32, s string) {
 // native reports whether the harness runs on the native backend (the
 // stand-in library), whose answers differ from the simulator's where the
 // sandbox passes the library's through.
-func (h *harness) native() bool { return h.inst.s.s.Backend().Name() == "cann" }
+func (h *harness) native() bool { return sessOf(h.inst).Backend().Name() == "cann" }
 
 // The device attributes of Atlas A2 (Ascend910B1) that both the simulator
 // and the stand-in report.
@@ -148,8 +149,8 @@ var devinfoOrderCases = map[string]map[string]orderCase{
 		"memory": {run: func(h *harness) acl.Error {
 			b := bareHarness(h)
 			code := b.rc("aclrtGetDeviceInfo", 0, devAttrMem, outA)
-			require.Equal(h.t, uint64(DefaultDeviceMemory), b.u64(outA), "the session's quota")
-			h2 := newHarness(h.t, Policy{DeviceMemory: 3 << 20})
+			require.Equal(h.t, uint64(host.DefaultDeviceMemory), b.u64(outA), "the session's quota")
+			h2 := newHarness(h.t, host.Policy{DeviceMemory: 3 << 20})
 			h2.ok("aclrtGetDeviceInfo", 1, devAttrMem, outA)
 			require.Equal(h.t, uint64(3<<20), h2.u64(outA))
 			return code
@@ -216,7 +217,7 @@ var devinfoOrderCases = map[string]map[string]orderCase{
 			return h.rc("aclrtResetDeviceResLimit", 1)
 		}},
 		"reset": {run: func(h *harness) acl.Error {
-			other := newHarness(h.t, Policy{})
+			other := newHarness(h.t, host.Policy{})
 			for _, x := range []*harness{h, other} {
 				x.ok("aclrtSetDevice", 1)
 				x.ok("aclrtSetDevice", 0)
@@ -258,7 +259,7 @@ func TestDeviceInfo(t *testing.T) {
 	}
 	for _, prof := range abi.Profiles {
 		t.Run(prof.Module(), func(t *testing.T) {
-			h := newHarnessIn(t, prof, Policy{DeviceMemory: 5 << 20})
+			h := newHarnessIn(t, prof, host.Policy{DeviceMemory: 5 << 20})
 			for a, v := range want {
 				h.putU64s(outA, 0x5a5a5a5a5a5a5a5a)
 				h.ok("aclrtGetDeviceInfo", 1, uint64(a), outA)
@@ -284,7 +285,7 @@ func TestDeviceInfoPerChip(t *testing.T) {
 		t.Run(tc.chip.String(), func(t *testing.T) {
 			b := sim.New(sim.WithChip(tc.chip))
 			t.Cleanup(func() { b.Close() })
-			h := newHarness(t, Policy{}, WithBackend(b))
+			h := newHarness(t, host.Policy{}, host.WithBackend(b))
 			get := func(a acl.DevAttr) uint64 {
 				h.ok("aclrtGetDeviceInfo", 0, uint64(a), outA)
 				return h.u64(outA)
@@ -308,7 +309,7 @@ func TestDeviceInfoPerChip(t *testing.T) {
 func TestSocName(t *testing.T) {
 	for _, prof := range abi.Profiles {
 		t.Run(prof.Module(), func(t *testing.T) {
-			h := newHarnessIn(t, prof, Policy{})
+			h := newHarnessIn(t, prof, host.Policy{})
 			const soc = "Ascend910B1"
 			n := int32(len(soc))
 			require.Equal(t, n, h.call("aclrtGetSocName", 0, 0), "a length query")
@@ -332,7 +333,7 @@ func TestSocName(t *testing.T) {
 func TestDeviceQueries32(t *testing.T) {
 	for _, prof := range abi.Profiles {
 		t.Run(prof.Module(), func(t *testing.T) {
-			h := newHarnessIn(t, prof, Policy{})
+			h := newHarnessIn(t, prof, host.Policy{})
 			h.ok("aclGetCannAttribute", uint64(acl.CannAttrBF16), outA)
 			require.Equal(t, uint32(1), h.u32(outA))
 			h.putStr(data, "Ascend910B2")
