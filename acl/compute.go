@@ -2,6 +2,8 @@ package acl
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 )
 
@@ -98,8 +100,9 @@ type KernelBinary uint64
 // KernelFunc is a kernel function of a loaded [KernelBinary].
 type KernelFunc uint64
 
-// KernelRunner is the optional interface of a backend that runs native
-// kernel binaries (the native backend, with aclrtBinaryLoadFromFile and
+// KernelRunner is the optional role ([Traits.KernelRunner]) of a backend
+// that runs native kernel binaries (the native backend, with
+// aclrtBinaryLoadFromFile, aclrtBinaryGetFunction, aclrtBinaryUnLoad and
 // aclrtLaunchKernelWithConfig): the host loads the binaries of the kernels
 // a plugin is granted when it loads the plugin, launches them with
 // LaunchKernel, and unloads them when it closes the plugin. It is apart
@@ -120,10 +123,13 @@ type KernelRunner interface {
 	LaunchKernel(s Stream, l *Launch) error
 }
 
-// Computer is the role of a backend that runs Go compute on its device
-// memory, in stream order: the simulator, where operators, registered
-// kernels and models are Go code. The native backend serves the same
-// launches through the node's own libraries instead.
+// Computer is the optional role ([Traits.Computer]) of a backend that runs
+// Go compute on its device memory, in stream order: the simulator, where
+// operators (aclnn*), registered kernels (aclrtLaunchKernel*), models
+// (aclmdlExecute*), random numbers (aclrtRandomNumAsync), reduces
+// (aclrtReduceAsync) and overflow reads (aclrtGetOverflowStatus) are Go
+// code. The native backend serves the same launches through the node's
+// own libraries instead.
 type Computer interface {
 	// Compute queues l on s. Each Region must lie in one live allocation
 	// of the backend (else [ErrRTParamInvalid], nothing queued); the
@@ -132,8 +138,9 @@ type Computer interface {
 	Compute(s Stream, l *Launch) error
 }
 
-// OpComputer is the role of a backend that runs the operator library's
-// launches through the node's own operator library rather than Go code
+// OpComputer is the optional role ([Traits.OpComputer]) of a backend that
+// runs the operator library's launches (aclnn<Op>GetWorkspaceSize, then
+// aclnn<Op>) through the node's own operator library rather than Go code
 // (the native backend). Computer stays the role of Go compute (operators,
 // kernels, models); an OpComputer serves only launches whose Op is set.
 type OpComputer interface {
@@ -142,7 +149,7 @@ type OpComputer interface {
 	// l has run; l.Check runs when l executes, in stream order, before
 	// anything is touched. A library without the operator library, or
 	// without l's operator, gives [ErrRTFeatureNotSupport] and queues
-	// nothing ([Backend.Supports] answers for "aclnn"+Op.Name).
+	// nothing ([Runtime.Supports] answers for "aclnn"+Op.Name).
 	ComputeOp(s Stream, l *Launch) error
 }
 
@@ -164,6 +171,15 @@ type OpCall struct {
 	// for the guest). It is not told of a launch whose Check failed (Check
 	// accounts for it) or that was cancelled before it ran.
 	Ran func(d time.Duration, err error) error
+	// Bound, when set, bounds the call as the sandbox bounds every launch
+	// (ABI section 13.1: the run's time limit, the end of the session):
+	// the backend derives the call's context from its own with it when
+	// the stream reaches the call. A call whose context is done by then
+	// does not run; one running when it is done is stopped on the device
+	// (aclrtStreamAbort where the runtime has it) and waited for, so that
+	// nothing touches the regions once the launch has ended. Either way
+	// Ran is told an error that wraps the context's.
+	Bound func(ctx context.Context) (context.Context, context.CancelFunc)
 }
 
 // OpArgKind is the native C type of one operator argument.
@@ -219,3 +235,29 @@ type OpScalar struct {
 	Type DataType
 	Bits [8]byte
 }
+
+// LaunchStopped is the error of a launch that its bounds ended (ABI
+// section 13.1; [OpCall.Bound]): cause is the context's error. At the
+// run's time limit it is [ErrRTAicoreTimeout], as for a kernel the
+// device stops; when the session ends or the stream's work is cancelled,
+// [ErrRTStreamAbort]. ran says whether the launch had started; one that
+// had not touched nothing.
+func LaunchStopped(name string, ran bool, cause error) error {
+	code, why := ErrRTStreamAbort, "its stream's work was cancelled"
+	if errors.Is(cause, context.DeadlineExceeded) {
+		code, why = ErrRTAicoreTimeout, "the run's time limit passed"
+	}
+	msg := fmt.Sprintf("%s was stopped: %s while it ran", name, why)
+	if !ran {
+		msg = fmt.Sprintf("%s did not run, and touched nothing: %s before its stream reached it", name, why)
+	}
+	return &StoppedError{&CallError{Code: code, Msg: msg}}
+}
+
+// StoppedError is a launch its bounds ended ([LaunchStopped]), told
+// apart from one that failed on its own. It does not wrap the context's
+// error: the launch's stream fails, not the call that reads its error.
+type StoppedError struct{ Err *CallError }
+
+func (e *StoppedError) Error() string { return e.Err.Error() }
+func (e *StoppedError) Unwrap() error { return e.Err }

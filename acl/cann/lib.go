@@ -139,6 +139,9 @@ type api struct {
 	aclrtGetStreamOverflowSwitch func(stream uintptr, flag *uint32) int32
 	// ABI v1.3 section 15: random numbers (random.go).
 	aclrtRandomNumAsync func(taskInfo unsafe.Pointer, stream, reserve uintptr) int32
+	// ABI v1.3 section 13.1: operators stopped at the run's time limit
+	// (oplib.go).
+	aclrtStreamAbort func(stream uintptr) int32
 }
 
 // symbol names one native function and where to bind it.
@@ -253,6 +256,8 @@ func (a *api) symbols() []symbol {
 		{"aclrtGetStreamOverflowSwitch", &a.aclrtGetStreamOverflowSwitch, false},
 		// ABI v1.3 section 15: random numbers.
 		{"aclrtRandomNumAsync", &a.aclrtRandomNumAsync, false},
+		// ABI v1.3 section 13.1: stopping operators.
+		{"aclrtStreamAbort", &a.aclrtStreamAbort, false},
 	}
 }
 

@@ -59,7 +59,7 @@ func (c *Call) mobj(i int, k abi.Kind) (*mdlObj, error) {
 
 // runsModels reports whether the backend runs models.
 func (c *Call) runsModels() error {
-	if _, ok := c.s.b.(acl.Computer); !ok {
+	if c.s.b.Traits().Computer == nil {
 		return acl.Errorf(acl.ErrRTFeatureNotSupport, "the %s backend does not run models yet", c.s.b.Name())
 	}
 	return nil
@@ -626,8 +626,8 @@ func execute(sync bool) importFn {
 		if err != nil {
 			return err
 		}
-		comp, ok := c.s.b.(acl.Computer)
-		if !ok {
+		comp := c.s.b.Traits().Computer
+		if comp == nil {
 			return acl.Errorf(acl.ErrRTFeatureNotSupport, "the %s backend does not run models yet", c.s.b.Name())
 		}
 		if err := c.enqueue(st); err != nil {
