@@ -40,9 +40,21 @@ type Launch struct {
 	// error or a panic fails the stream with the launch's code
 	// ([ErrRTAicoreException] unless the error carries one).
 	Run func(ctx context.Context, mem [][]byte) error
+	// Done, when set, is called at most once, when the backend holds the
+	// Launch no more: it ran, was dropped, or failed to queue. The caller
+	// may then reuse the Launch and what Check and Run hold; it touches
+	// none of it after Compute, whose answer does not say whether Done
+	// was called. A backend may leave it uncalled (to the collector).
+	Done func()
 	// Cost is the launch's modelled duration for the timing model, beyond
 	// the device's launch overhead; 0 takes the time Run really ran.
 	Cost time.Duration
+	// Quick says Run is short and never waits (a kernel declared
+	// host.Kernel.Quick): a backend may run a launch of few bytes on the
+	// caller's goroutine when its stream is idle, in stream order and with
+	// the same effects, rather than hand it to the stream's worker, which
+	// costs more than such a computation.
+	Quick bool
 	// Kernel, when set, is the launch as a native kernel binary runs it,
 	// for a backend that runs device code (the native backend, which
 	// ignores Run): a registered kernel whose declaration names a binary

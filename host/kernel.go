@@ -48,6 +48,15 @@ type Kernel struct {
 	// kernel that faults on the device does; an acl error (acl.Errorf)
 	// gives its own code.
 	Run func(ctx context.Context, b *KernelBlock) error
+	// Quick declares that Run is short and never waits (no sleep, no
+	// channel, no lock of the embedder's, no print whose order matters):
+	// on the simulator, a launch of at most 64 KiB of buffers on an idle
+	// stream then runs on the guest's own call, in stream order and with
+	// the same effects and failures, instead of being handed to the
+	// stream's worker, which costs more than such a kernel's work. The
+	// launch call returns once it has run: a kernel that may block must
+	// not declare it, or the guest blocks with it.
+	Quick bool
 	// Cost, when set, is a launch's duration in the timing model
 	// (WithSimTiming), beyond the device's launch overhead; unset, a
 	// launch takes the time its blocks really ran.
@@ -143,7 +152,8 @@ func (a *KernelArgs) Float(i int) float64 {
 	return float64(math.Float32frombits(uint32(a.args[i])))
 }
 
-// KernelBlock is one block of a launch: what a kernel's Run works on.
+// KernelBlock is one block of a launch: what a kernel's Run works on. It
+// is valid until Run returns: the host reuses it for later launches.
 type KernelBlock struct {
 	KernelArgs
 	b *sandbox.Block
@@ -281,7 +291,7 @@ func compileKernel(d Kernel) (*kernel, error) {
 		return bad("%d parameters, at most 14", len(d.Params))
 	}
 	k := &kernel{decl: d}
-	sk := &sandbox.Kernel{Name: d.Name, Params: make([]sandbox.KernelParam, len(d.Params)), Binary: d.Binary, Entry: d.Entry}
+	sk := &sandbox.Kernel{Name: d.Name, Params: make([]sandbox.KernelParam, len(d.Params)), Binary: d.Binary, Entry: d.Entry, Quick: d.Quick}
 	seen := map[string]bool{"blockDim": true, "stream": true}
 	for i, p := range d.Params {
 		if !cIdent(p.Name) || seen[p.Name] {
@@ -336,7 +346,15 @@ func compileKernel(d Kernel) (*kernel, error) {
 	}
 	run := d.Run
 	sk.Run = func(ctx context.Context, b *sandbox.Block) error {
-		return run(ctx, &KernelBlock{KernelArgs: KernelArgs{BlockDim: b.Dim, k: k, args: b.Args}, b: b})
+		// The view is made once and kept in b, which the sandbox reuses
+		// from block to block and from launch to launch.
+		kb, _ := b.User.(*KernelBlock)
+		if kb == nil {
+			kb = &KernelBlock{b: b}
+			b.User = kb
+		}
+		kb.KernelArgs = KernelArgs{BlockDim: b.Dim, k: k, args: b.Args}
+		return run(ctx, kb)
 	}
 	if cost := d.Cost; cost != nil {
 		sk.Cost = func(blockDim uint32, args []uint64) time.Duration {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/aclwasm/aclwasm/acl"
@@ -15,7 +16,17 @@ import (
 type launch struct {
 	l     *acl.Launch
 	spans []span
+	// For a launch of up to launchInline regions, the spans, the
+	// allocations and the bytes its run locks and passes, without
+	// allocations of their own.
+	spanBuf  [launchInline]span
+	allocBuf [launchInline]*alloc
+	memBuf   [launchInline][]byte
 }
+
+// launchInline is the regions a launch holds without an allocation of
+// their own.
+const launchInline = 4
 
 // Compute implements [acl.Computer]: l runs on the stream's worker once the
 // work queued before it has, with the data locks of its allocations held.
@@ -27,7 +38,8 @@ func (b *Backend) Compute(h acl.Stream, l *acl.Launch) error {
 	if err != nil {
 		return err
 	}
-	x := &launch{l: l, spans: make([]span, 0, len(l.Regions))}
+	x := launches.Get().(*launch)
+	x.l, x.spans = l, x.spanBuf[:0]
 	if err := b.hold(x); err != nil {
 		x.release()
 		return err
@@ -36,7 +48,33 @@ func (b *Backend) Compute(h acl.Stream, l *acl.Launch) error {
 	if b.clk != nil {
 		o.v = &vop{kind: vHost}
 	}
+	if l.Quick && x.few() && b.clk == nil {
+		if run, _, ok := s.claim(); ok {
+			// The stream is idle: the launch runs here, as its worker would
+			// run it at once (asyncSmall does the same for small copies),
+			// without the hand-off to the worker and back.
+			var err error
+			if run { // a stopped stream's operations fail without effect
+				err = s.exec(&o)
+			}
+			o.release()
+			s.finish(err)
+			return nil
+		}
+	}
 	return s.pushNow(o)
+}
+
+// few reports whether the launch's regions hold at most smallAsync bytes,
+// the most a quick launch runs on the caller's goroutine.
+func (x *launch) few() bool {
+	var n uint64
+	for _, r := range x.l.Regions {
+		if n += r.N; r.N > smallAsync || n > smallAsync {
+			return false
+		}
+	}
+	return true
 }
 
 // hold resolves and references every region of x's launch.
@@ -59,9 +97,21 @@ func (b *Backend) hold(x *launch) error {
 	return nil
 }
 
+// launches are launch records to reuse: a launch of a quick kernel costs
+// a few hundred nanoseconds, and allocating its record half as much again.
+var launches = sync.Pool{New: func() any { return new(launch) }}
+
+// release drops the references x holds, once it has run, been dropped or
+// failed to queue, and recycles it: nothing refers to it after.
 func (x *launch) release() {
 	for _, s := range x.spans {
 		s.release()
+	}
+	done := x.l.Done
+	*x = launch{}
+	launches.Put(x)
+	if done != nil {
+		done()
 	}
 }
 
@@ -72,7 +122,7 @@ func (x *launch) cost() time.Duration { return x.l.Cost }
 // run locks each allocation once, in id order (two regions may share one,
 // and copies take the same locks in the same order), and runs the
 // computation on the regions' bytes.
-func (x *launch) run(_ *stream, _ [2]span, stop halt) (err error) {
+func (x *launch) run(st *stream, _ [2]span, stop halt) (err error) {
 	l := x.l
 	if err := stop.err(); err != nil {
 		return err
@@ -82,7 +132,7 @@ func (x *launch) run(_ *stream, _ [2]span, stop halt) (err error) {
 			return err
 		}
 	}
-	allocs := make([]*alloc, 0, len(x.spans))
+	allocs := x.allocBuf[:0]
 	for _, s := range x.spans {
 		allocs = append(allocs, s.a)
 	}
@@ -99,11 +149,15 @@ func (x *launch) run(_ *stream, _ [2]span, stop halt) (err error) {
 			err = acl.Errorf(acl.ErrRTAicoreException, "%s failed on the device: it panicked: %v", l.Name, r)
 		}
 	}()
-	mem := make([][]byte, len(x.spans))
+	mem := x.memBuf[:0]
 	for i, s := range x.spans {
-		mem[i] = s.bytes(l.Regions[i].N)
+		mem = append(mem, s.bytes(l.Regions[i].N))
 	}
-	if err := l.Run(haltCtx{stop}, mem); err != nil {
+	var ctx context.Context = &st.hctx // the worker's: boxing a haltCtx allocates
+	if stop.ctx != nil || stop.done != st.abort {
+		ctx = haltCtx{stop}
+	}
+	if err := l.Run(ctx, mem); err != nil {
 		return launchErr(l.Name, err)
 	}
 	return nil

@@ -5,6 +5,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"runtime"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -97,25 +100,29 @@ func TestComputeFailuresFailTheStream(t *testing.T) {
 	require.NoError(t, err)
 	p, err := b.Malloc(0, 16, acl.MemMallocHugeFirst)
 	require.NoError(t, err)
-	run := func(f func(context.Context, [][]byte) error) *acl.Launch {
-		return &acl.Launch{Name: "k", Regions: []acl.Region{{Ptr: p, N: 16, Write: true}}, Run: f}
-	}
-	for _, tc := range []struct {
-		name string
-		l    *acl.Launch
-		code acl.Error
-	}{
-		{"panic", run(func(context.Context, [][]byte) error { panic("boom") }), acl.ErrRTAicoreException},
-		{"plain error", run(func(context.Context, [][]byte) error { return errors.New("bad") }), acl.ErrRTAicoreException},
-		{"coded error", run(func(context.Context, [][]byte) error { return acl.Errorf(acl.ErrNNRuntime, "x") }), acl.ErrNNRuntime},
-		{"check", &acl.Launch{Name: "k", Regions: []acl.Region{{Ptr: p, N: 1}}, Check: func() error {
-			return acl.Errorf(acl.ErrRTParamInvalid, "freed")
-		}, Run: func(_ context.Context, m [][]byte) error { m[0][0] = 1; return nil }}, acl.ErrRTParamInvalid},
-	} {
-		require.NoError(t, b.Compute(s, tc.l), tc.name)
-		err := b.SynchronizeStream(t.Context(), s, -1)
-		require.ErrorIs(t, err, tc.code, tc.name)
-		require.NoError(t, b.SynchronizeStream(t.Context(), s, -1), "%s: a synchronize clears it", tc.name)
+	// Each as a quick launch too, which runs in the call on the idle
+	// stream: it fails the stream the same way.
+	for _, quick := range []bool{false, true} {
+		run := func(f func(context.Context, [][]byte) error) *acl.Launch {
+			return &acl.Launch{Name: "k", Regions: []acl.Region{{Ptr: p, N: 16, Write: true}}, Run: f, Quick: quick}
+		}
+		for _, tc := range []struct {
+			name string
+			l    *acl.Launch
+			code acl.Error
+		}{
+			{"panic", run(func(context.Context, [][]byte) error { panic("boom") }), acl.ErrRTAicoreException},
+			{"plain error", run(func(context.Context, [][]byte) error { return errors.New("bad") }), acl.ErrRTAicoreException},
+			{"coded error", run(func(context.Context, [][]byte) error { return acl.Errorf(acl.ErrNNRuntime, "x") }), acl.ErrNNRuntime},
+			{"check", &acl.Launch{Name: "k", Regions: []acl.Region{{Ptr: p, N: 1}}, Check: func() error {
+				return acl.Errorf(acl.ErrRTParamInvalid, "freed")
+			}, Run: func(_ context.Context, m [][]byte) error { m[0][0] = 1; return nil }, Quick: quick}, acl.ErrRTParamInvalid},
+		} {
+			require.NoError(t, b.Compute(s, tc.l), tc.name)
+			err := b.SynchronizeStream(t.Context(), s, -1)
+			require.ErrorIs(t, err, tc.code, "%s, quick %v", tc.name, quick)
+			require.NoError(t, b.SynchronizeStream(t.Context(), s, -1), "%s: a synchronize clears it", tc.name)
+		}
 	}
 	out := make([]byte, 1)
 	require.NoError(t, b.Memcpy(t.Context(), acl.Host(out, 0), acl.Device(p), 1))
@@ -144,4 +151,108 @@ func TestComputeHoldsItsMemoryAndStopsWhenCancelled(t *testing.T) {
 	require.NoError(t, b.DestroyStreamForce(s))
 	require.ErrorIs(t, <-stopped, context.Canceled)
 	require.NoError(t, <-freed)
+}
+
+// onCaller reports whether the goroutine running it is the test's own (a
+// launch run in the call) rather than a stream's worker.
+func onCaller(test string) bool {
+	buf := make([]byte, 16<<10)
+	return strings.Contains(string(buf[:runtime.Stack(buf, false)]), "sim_test."+test+"(") // its own frame, not a closure's
+}
+
+// TestComputeQuickRunsInline: a quick launch of at most 64 KiB on an idle
+// stream runs in the call, done when Compute returns, without waking the
+// stream's worker; behind queued work, with more bytes, not quick, or on
+// a stopped stream it is the worker's (or fails without effect), in
+// stream order as before.
+func TestComputeQuickRunsInline(t *testing.T) {
+	b := newSim(t)
+	ctx := t.Context()
+	s, err := b.CreateStream(0)
+	require.NoError(t, err)
+	p, err := b.Malloc(0, 128<<10, acl.MemMallocHugeFirst)
+	require.NoError(t, err)
+	var inline, ran atomic.Int32
+	launch := func(n uint64, quick bool) *acl.Launch {
+		return &acl.Launch{Name: "inc", Quick: quick, Regions: []acl.Region{{Ptr: p, N: n, Write: true}},
+			Run: func(_ context.Context, m [][]byte) error {
+				if onCaller("TestComputeQuickRunsInline") {
+					inline.Add(1)
+				}
+				ran.Add(1)
+				m[0][0]++
+				return nil
+			}}
+	}
+	byte0 := func() byte {
+		out := make([]byte, 1)
+		require.NoError(t, b.Memcpy(ctx, acl.Host(out, 0), acl.Device(p), 1))
+		return out[0]
+	}
+	require.NoError(t, b.LaunchHostFunc(s, func() error { return nil })) // the worker has started and waits again
+	require.NoError(t, b.SynchronizeStream(ctx, s, -1))
+	wakes := sim.Wakes(b, s)
+	for range 50 {
+		require.NoError(t, b.Compute(s, launch(64<<10, true)))
+		runtime.Gosched() // a worker woken for nothing runs now, and counts
+	}
+	require.Equal(t, int32(50), inline.Load(), "quick launches on an idle stream run in the call")
+	require.Equal(t, byte(50), byte0(), "done when Compute returns")
+	require.Equal(t, wakes, sim.Wakes(b, s), "worker wake-ups for launches run inline")
+
+	inline.Store(0)
+	release := gate(t, b, s)
+	require.NoError(t, b.Compute(s, launch(8, true))) // behind the gate
+	require.Equal(t, byte(50), byte0(), "queued behind the gate")
+	release()
+	require.NoError(t, b.Compute(s, launch(64<<10+1, true)))
+	require.NoError(t, b.Compute(s, launch(8, false)))
+	require.NoError(t, b.SynchronizeStream(ctx, s, -1))
+	require.Equal(t, byte(53), byte0())
+	require.Zero(t, inline.Load(), "behind queued work, past 64 KiB or not quick: the worker's")
+
+	// On a stream stopped by a failure, a quick launch fails without
+	// effect, as any operation there.
+	require.NoError(t, b.SetStreamFailureMode(s, acl.StopOnFailure))
+	require.NoError(t, b.Compute(s, &acl.Launch{Name: "fail", Quick: true, Run: func(context.Context, [][]byte) error { return errors.New("fault") }}))
+	ran.Store(0)
+	require.NoError(t, b.Compute(s, launch(8, true)))
+	require.ErrorIs(t, b.SynchronizeStream(ctx, s, -1), acl.ErrRTAicoreException)
+	require.Zero(t, ran.Load(), "a stopped stream's launch did not run")
+	require.Equal(t, byte(53), byte0())
+}
+
+// TestComputeDone: a launch's Done is called once, when the simulator is
+// done with it: after it ran (in the call or on the worker), when it is
+// dropped by a forced destruction, or when its regions are refused.
+func TestComputeDone(t *testing.T) {
+	b := newSim(t)
+	s, err := b.CreateStream(0)
+	require.NoError(t, err)
+	p, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
+	require.NoError(t, err)
+	var done atomic.Int32
+	launch := func(n uint64, quick bool) *acl.Launch {
+		return &acl.Launch{Name: "k", Quick: quick, Regions: []acl.Region{{Ptr: p, N: n}},
+			Run:  func(context.Context, [][]byte) error { return nil },
+			Done: func() { done.Add(1) }}
+	}
+	require.NoError(t, b.Compute(s, launch(8, true)))
+	require.Equal(t, int32(1), done.Load(), "run in the call")
+	require.NoError(t, b.Compute(s, launch(8, false)))
+	require.NoError(t, b.SynchronizeStream(t.Context(), s, -1))
+	require.Equal(t, int32(2), done.Load(), "run on the worker")
+	require.ErrorIs(t, b.Compute(s, launch(128, true)), acl.ErrRTParamInvalid)
+	require.Equal(t, int32(3), done.Load(), "refused")
+	started := make(chan struct{})
+	require.NoError(t, b.Compute(s, &acl.Launch{Name: "wait", Run: func(ctx context.Context, _ [][]byte) error {
+		close(started)
+		<-ctx.Done() // until the forced destruction
+		return ctx.Err()
+	}}))
+	<-started
+	require.NoError(t, b.Compute(s, launch(8, true)))
+	require.Equal(t, int32(3), done.Load(), "queued")
+	require.NoError(t, b.DestroyStreamForce(s))
+	require.Equal(t, int32(4), done.Load(), "dropped")
 }

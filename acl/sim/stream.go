@@ -136,6 +136,7 @@ type stream struct {
 
 	aborted bool
 	abort   chan struct{} // closed when queued work is cancelled: a running wait gives up
+	hctx    haltCtx       // the halt of the worker's operations (abort), as a context
 	exited  chan struct{} // closed when the worker returns
 }
 
@@ -154,6 +155,7 @@ var (
 func (b *Backend) newStreamLocked(d *device) *stream {
 	s := &stream{h: acl.Stream(b.nextH.Add(1)), dev: d, b: b, abort: make(chan struct{}), exited: make(chan struct{})}
 	s.cond.L = &s.mu
+	s.hctx = haltCtx{halt{done: s.abort}}
 	if b.clk != nil {
 		s.vs = &vstream{}
 	}

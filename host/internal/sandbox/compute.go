@@ -1,22 +1,143 @@
 package sandbox
 
-import "context"
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+)
 
-// launchBounds returns how a compute launch queued by the call in progress
-// bounds its Run: by the stream's cancellation (the ctx Run receives), the
-// end of the session (s.halt) and the run's time limit. The limit is read
-// now, at queue time: the call's own context is re-armed for the guest's
-// next call and must not be held by queued work.
+// bounds is what bounds the Run of a compute launch queued by a call: the
+// stream's cancellation (the ctx Run receives), the end of the session
+// (halt) and the run's time limit. The limit is read when the launch is
+// queued: the call's own context is re-armed for the guest's next call and
+// must not be held by queued work.
+type bounds struct {
+	halt     context.Context
+	deadline time.Time // zero: no limit
+}
+
+// bounds returns the bounds of a launch the call in progress queues.
+func (c *Call) bounds() bounds {
+	dl, _ := c.ctx.Deadline()
+	return bounds{halt: c.s.halt, deadline: dl}
+}
+
+// launchBounds returns bounds as a function of Run's context, for the
+// launches that bound a context of their own.
 func (c *Call) launchBounds() func(ctx context.Context) (context.Context, context.CancelFunc) {
-	s := c.s
-	deadline, hasDL := c.ctx.Deadline()
+	b := c.bounds()
 	return func(ctx context.Context) (context.Context, context.CancelFunc) {
-		ctx, cancel := context.WithCancel(ctx)
-		stopHalt := context.AfterFunc(s.halt, cancel)
-		if !hasDL {
-			return ctx, func() { stopHalt(); cancel() }
-		}
-		ctx, stop := context.WithDeadline(ctx, deadline)
-		return ctx, func() { stop(); stopHalt(); cancel() }
+		bc := &boundCtx{}
+		b.set(bc, ctx, 0)
+		return bc, bc.release
 	}
+}
+
+// set makes bc the context of a Run that received ctx, also bounded by
+// timeout when it is positive (a launch's own timeout, from now).
+func (b bounds) set(bc *boundCtx, ctx context.Context, timeout time.Duration) {
+	bc.parent, bc.halt, bc.deadline = ctx, b.halt, b.deadline
+	if timeout > 0 {
+		bc.own = time.Now().Add(timeout)
+	}
+}
+
+// boundCtx is the context of a launch's Run: done when the stream's work
+// is cancelled (parent), the session ends (halt), the run's deadline
+// passes or the launch's own timeout does. Err answers by looking at each,
+// which costs nothing per launch; the channel Done returns, and the
+// goroutine and timers behind it, are made only when a computation asks
+// for it (one that waits rather than one that computes): a launch made
+// each of them with context.WithCancel, AfterFunc and WithDeadline, three
+// contexts and a goroutine, where the launch itself is a few hundred
+// nanoseconds.
+type boundCtx struct {
+	parent, halt context.Context
+	deadline     time.Time // the run's, zero for none
+	own          time.Time // the launch's own, zero for none
+	mu           sync.Mutex
+	lazy         atomic.Pointer[lazyDone]
+}
+
+// lazyDone is a boundCtx's Done made on demand: a context done when it is.
+type lazyDone struct {
+	ctx  context.Context
+	stop func()
+}
+
+// Deadline is the earlier of the run's and the launch's.
+func (c *boundCtx) Deadline() (time.Time, bool) {
+	d := c.deadline
+	if d.IsZero() || !c.own.IsZero() && c.own.Before(d) {
+		d = c.own
+	}
+	return d, !d.IsZero()
+}
+
+// Value is the parent's.
+func (c *boundCtx) Value(key any) any { return c.parent.Value(key) }
+
+// Err is context.Canceled once the stream's work is cancelled or the
+// session ends, context.DeadlineExceeded once a deadline passes.
+func (c *boundCtx) Err() error {
+	if l := c.lazy.Load(); l != nil { // agree with the channel Done made
+		return l.ctx.Err()
+	}
+	return c.now()
+}
+
+// now is Err before Done is made.
+func (c *boundCtx) now() error {
+	if err := c.parent.Err(); err != nil {
+		return err
+	}
+	if c.halt.Err() != nil {
+		return context.Canceled
+	}
+	if d, ok := c.Deadline(); ok && !time.Now().Before(d) {
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
+// Done makes, at its first call, a context done when c is.
+func (c *boundCtx) Done() <-chan struct{} {
+	if l := c.lazy.Load(); l != nil {
+		return l.ctx.Done()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if l := c.lazy.Load(); l != nil {
+		return l.ctx.Done()
+	}
+	ctx, cancel := context.WithCancel(c.parent)
+	stopHalt := context.AfterFunc(c.halt, cancel)
+	stop := func() { stopHalt(); cancel() }
+	if c.halt.Err() != nil { // AfterFunc cancels in a goroutine of its own
+		cancel()
+	}
+	if d, ok := c.Deadline(); ok {
+		var stopDL context.CancelFunc
+		ctx, stopDL = context.WithDeadline(ctx, d)
+		stop = func() { stopDL(); stopHalt(); cancel() }
+	}
+	c.lazy.Store(&lazyDone{ctx: ctx, stop: stop})
+	return ctx.Done()
+}
+
+// release frees what Done made, once Run has returned.
+func (c *boundCtx) release() {
+	if l := c.lazy.Load(); l != nil {
+		l.stop()
+	}
+}
+
+// expired reports which deadline a computation that ended with
+// context.DeadlineExceeded met: the run's, or the launch's own.
+func (c *boundCtx) expired() (run, own bool) {
+	now := time.Now()
+	run = !c.deadline.IsZero() && !now.Before(c.deadline)
+	own = !c.own.IsZero() && !now.Before(c.own)
+	return run, own
 }

@@ -36,6 +36,8 @@ type Kernel struct {
 	// validated bytes (nil for one of extent 0), args every parameter's
 	// value as the guest passed it (scalars zero-extended).
 	Run func(ctx context.Context, b *Block) error
+	// Quick is the declaration's (acl.Launch.Quick).
+	Quick bool
 	// Cost is the launch's modelled duration, nil for none.
 	Cost func(blockDim uint32, args []uint64) time.Duration
 }
@@ -62,7 +64,10 @@ type Block struct {
 	Index, Dim uint32
 	Mem        [][]byte // by parameter: a buffer's bytes, nil for a scalar
 	Args       []uint64 // by parameter: a scalar's value, a buffer's address
-	out        *kernelOut
+	// User is the embedder's, kept from block to block of a launch (the
+	// view package host makes of it once).
+	User any
+	out  *kernelOut
 }
 
 // Printf writes what the kernel prints on the device (AscendC::printf):
@@ -254,23 +259,17 @@ func (c *Call) queueKernel(k *Kernel, st *streamRec, args []uint64, timeout time
 		return acl.Errorf(acl.ErrRTParamInvalid, "%s: blockDim %d is out of range: from 1 to the device's %d cores (aclrtGetDeviceResLimit)", k.Name, blockDim, limit)
 	}
 	vals := args[2:]
-	l := &acl.Launch{Name: k.Name}
-	type held struct {
-		a          *alloc
-		addr, n    uint64
-		param, reg int
-	}
-	var hs []held
-	hs2regs := func(hs []held, n int) []int { // by parameter: its region, -1 for none
-		regs := make([]int, n)
-		for i := range regs {
-			regs[i] = -1
+	kl := newKernelLaunch()
+	passed := false // to a backend, which then owns kl
+	defer func() {
+		if !passed {
+			kl.recycle()
 		}
-		for _, h := range hs {
-			regs[h.param] = h.reg
-		}
-		return regs
-	}
+	}()
+	kl.s, kl.k, kl.blockDim, kl.timeout = c.s, k, blockDim, timeout
+	l := &kl.l
+	l.Name, l.Quick, l.Regions = k.Name, k.Quick, l.Regions[:0]
+	kl.hs = kl.hs[:0]
 	for i, p := range k.Params {
 		if !p.Buffer {
 			continue
@@ -300,17 +299,25 @@ func (c *Call) queueKernel(k *Kernel, st *streamRec, args []uint64, timeout time
 		if err != nil {
 			return err
 		}
-		hs = append(hs, held{a: sp.a, addr: addr, n: n, param: i, reg: len(l.Regions)})
+		kl.hs = append(kl.hs, held{a: sp.a, addr: addr, n: n, param: i, reg: len(l.Regions)})
 		l.Regions = append(l.Regions, acl.Region{Ptr: sp.buf.Dev, N: n, Write: p.Write})
 	}
 	if err := c.enqueueKernel(st); err != nil {
 		return err
 	}
 	if isNative {
-		l.Kernel = nativeCall(k, fn, blockDim, vals, hs2regs(hs, len(k.Params)), c.ctx)
+		regs := make([]int, len(k.Params)) // by parameter: its region, -1 for none
+		for i := range regs {
+			regs[i] = -1
+		}
+		for _, h := range kl.hs {
+			regs[h.param] = h.reg
+		}
+		l.Kernel = nativeCall(k, fn, blockDim, vals, regs, c.ctx)
 		if timeout > 0 && (l.Kernel.Timeout == 0 || timeout < l.Kernel.Timeout) { // the launch's own
 			l.Kernel.Timeout = timeout
 		}
+		passed = true // never recycled: the native backend calls no Done
 		if err := kr.LaunchKernel(st.h, l); err != nil {
 			return be(err)
 		}
@@ -320,58 +327,122 @@ func (c *Call) queueKernel(k *Kernel, st *streamRec, args []uint64, timeout time
 		}
 		return nil
 	}
-	s := c.s
-	lc := s.launchCount(k.Name)
-	vals = append([]uint64(nil), vals...)
-	// Again when it executes, in stream order: a buffer freed or a lease
-	// revoked in between fails the launch before it touches anything.
-	l.Check = func() error {
-		s.mu.RLock()
-		defer s.mu.RUnlock()
-		for _, h := range hs {
-			if a := s.as.find(h.addr); a != h.a || h.n > a.end()-h.addr {
-				err := &fault{acl.Errorf(acl.ErrRTParamInvalid, "%s: %s [%#x, +%d) was freed before the kernel ran", k.Name, k.Params[h.param].Name, h.addr, h.n)}
-				s.kernelRan(lc, k.Name, 0, err)
-				return err
-			}
-		}
-		return nil
-	}
-	out := s.kout
-	np := len(k.Params)
-	bounds := c.launchBounds()
-	l.Run = func(ctx context.Context, mem [][]byte) error {
-		// Stopped by the stream's cancellation (ctx), the end of the
-		// session and the run's time limit, as operators and models are.
-		ctx, cancel := bounds(ctx)
-		defer cancel()
-		run := ctx
-		if timeout > 0 {
-			var stop context.CancelFunc
-			run, stop = context.WithTimeout(ctx, timeout)
-			defer stop()
-		}
-		bufs := make([][]byte, np)
-		for _, h := range hs {
-			bufs[h.param] = mem[h.reg]
-		}
-		t0 := time.Now()
-		err := RunBlocks(run, k, blockDim, bufs, vals, out)
-		switch {
-		case !errors.Is(err, context.DeadlineExceeded):
-		case errors.Is(ctx.Err(), context.DeadlineExceeded):
-			err = &fault{acl.Errorf(acl.ErrRTAicoreTimeout, "kernel %s was stopped at the run's time limit", k.Name)}
-		case ctx.Err() == nil && errors.Is(run.Err(), context.DeadlineExceeded):
-			err = &fault{acl.Errorf(acl.ErrRTAicoreTimeout, "kernel %s ran past its launch's timeout of %v and was stopped", k.Name, timeout)}
-		}
-		s.kernelRan(lc, k.Name, time.Since(t0), err)
-		return err
-	}
+	kl.lc = c.s.launchCount(k.Name)
+	kl.vals = append(kl.vals[:0], vals...) // the call's arguments are reused
+	kl.bufs = slices.Grow(kl.bufs[:0], len(vals))[:len(vals)]
+	kl.bounds = c.bounds()
+	kl.blk = Block{Dim: blockDim, Mem: kl.bufs, Args: kl.vals, User: kl.blk.User, out: c.s.kout}
 	if k.Cost != nil {
-		l.Cost = k.Cost(blockDim, vals)
+		l.Cost = k.Cost(blockDim, kl.vals)
 	}
+	passed = true // the simulator calls Done, which recycles kl
 	return be(comp.Compute(st.h, l))
 }
+
+// kernelLaunches are kernel launches to reuse: a launch of a quick kernel
+// costs a few hundred nanoseconds, and allocating its record, its
+// functions and its buffers as much again, and more in the collector.
+var kernelLaunches sync.Pool
+
+// newKernelLaunch returns a pooled launch, or a new one.
+func newKernelLaunch() *kernelLaunch {
+	if kl, ok := kernelLaunches.Get().(*kernelLaunch); ok {
+		return kl
+	}
+	kl := &kernelLaunch{}
+	kl.l.Check, kl.l.Run, kl.l.Done = kl.check, kl.run, kl.recycle
+	return kl
+}
+
+// recycle clears kl, keeping its functions and the room of its slices,
+// and pools it. Nothing may refer to it after: its backend is done with
+// it, and its kernel's Run has returned.
+func (kl *kernelLaunch) recycle() {
+	clear(kl.hs) // references to allocations and memory
+	clear(kl.bufs)
+	*kl = kernelLaunch{
+		l:  acl.Launch{Check: kl.l.Check, Run: kl.l.Run, Done: kl.l.Done, Regions: kl.l.Regions[:0]},
+		hs: kl.hs[:0], vals: kl.vals[:0], bufs: kl.bufs[:0],
+		blk: Block{User: kl.blk.User},
+	}
+	kernelLaunches.Put(kl)
+}
+
+// kernelLaunch is a launch of a registered kernel on the simulator, from
+// its queueing to its run.
+type kernelLaunch struct {
+	l        acl.Launch
+	s        *Session
+	k        *Kernel
+	lc       *launchCount
+	blockDim uint32
+	timeout  time.Duration // the launch's own, 0 for none
+	bounds   bounds
+	hs       []held   // its buffers, as validated when queued
+	vals     []uint64 // by parameter: a scalar's value, a buffer's address
+	bufs     [][]byte // by parameter: a buffer's bytes when it runs
+	// bc is Run's context, not kept with kl: a kernel may hand it to
+	// goroutines of the context package that look at it after Run.
+	bc *boundCtx
+	// blk is the block its kernel sees; its User, the embedder's view of
+	// it, is kept from launch to launch.
+	blk Block
+}
+
+// held is one buffer of a launch: its extent in allocation a, the
+// parameter it is and its region in the launch.
+type held struct {
+	a          *alloc
+	addr, n    uint64
+	param, reg int
+}
+
+// check validates the launch's buffers again when it executes, in stream
+// order: a buffer freed or a lease revoked in between fails the launch
+// before it touches anything.
+func (kl *kernelLaunch) check() error {
+	s := kl.s
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, h := range kl.hs {
+		if a := s.as.find(h.addr); a != h.a || h.n > a.end()-h.addr {
+			err := &fault{acl.Errorf(acl.ErrRTParamInvalid, "%s: %s [%#x, +%d) was freed before the kernel ran", kl.k.Name, kl.k.Params[h.param].Name, h.addr, h.n)}
+			s.kernelRan(kl.lc, kl.k.Name, 0, err)
+			return err
+		}
+	}
+	return nil
+}
+
+// run runs the launch's blocks, stopped by the stream's cancellation
+// (ctx), the end of the session, the run's time limit and the launch's
+// own timeout.
+func (kl *kernelLaunch) run(ctx context.Context, mem [][]byte) error {
+	k, s := kl.k, kl.s
+	kl.bc = &boundCtx{}
+	kl.bounds.set(kl.bc, ctx, kl.timeout)
+	defer kl.bc.release()
+	for _, h := range kl.hs {
+		kl.bufs[h.param] = mem[h.reg]
+	}
+	t0 := time.Since(epoch)
+	err := runBlocks(kl.bc, k, &kl.blk)
+	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil && s.halt.Err() == nil {
+		switch run, own := kl.bc.expired(); {
+		case run:
+			err = &fault{acl.Errorf(acl.ErrRTAicoreTimeout, "kernel %s was stopped at the run's time limit", k.Name)}
+		case own:
+			err = &fault{acl.Errorf(acl.ErrRTAicoreTimeout, "kernel %s ran past its launch's timeout of %v and was stopped", k.Name, kl.timeout)}
+		}
+	}
+	s.kernelRan(kl.lc, k.Name, time.Since(epoch)-t0, err)
+	return err
+}
+
+// epoch is a time that launches are timed from: time.Since(epoch) reads
+// only the monotonic clock, where time.Now reads the wall clock too, and
+// reading a clock is a good part of a quick launch.
+var epoch = time.Now()
 
 // maxFaultNames bounds the kernel names a stream keeps for the message of
 // a device fault (synced).
@@ -430,8 +501,12 @@ func nativeCall(k *Kernel, fn acl.KernelFunc, blockDim uint32, vals []uint64, re
 // and the arguments args (by parameter), the device prints to out (nil:
 // dropped). The first block that fails ends it with its error.
 func RunBlocks(ctx context.Context, k *Kernel, blockDim uint32, mem [][]byte, args []uint64, out *kernelOut) error {
-	b := &Block{Dim: blockDim, Mem: mem, Args: args, out: out}
-	for i := range blockDim {
+	return runBlocks(ctx, k, &Block{Dim: blockDim, Mem: mem, Args: args, out: out})
+}
+
+// runBlocks runs b.Dim blocks of k on b.
+func runBlocks(ctx context.Context, k *Kernel, b *Block) error {
+	for i := range b.Dim {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

@@ -3,7 +3,9 @@
 // scale, axpy, elementwise add and multiply, casts between float16 and
 // float32, prefix sum and histogram. Each splits its n elements into
 // blockDim contiguous chunks, one per block, as an Ascend C kernel splits
-// its data over its cores; the result does not depend on blockDim.
+// its data over its cores; the result does not depend on blockDim. All
+// are Quick (host.Kernel.Quick): a launch on few bytes runs in the
+// guest's call on the simulator.
 //
 // Their launchers, as a C guest declares them (acl32 profile):
 //
@@ -34,7 +36,8 @@ const Set = "basic"
 func Kernels() []host.Kernel {
 	return []host.Kernel{
 		{
-			Name: "FillF32",
+			Name:  "FillF32",
+			Quick: true,
 			Params: []host.KernelParam{
 				host.Buffer("dst", acl.DTFloat, host.Write, "n"),
 				host.Scalar("n", acl.DTUint32),
@@ -43,7 +46,8 @@ func Kernels() []host.Kernel {
 			Run: fill,
 		},
 		{
-			Name: "ScaleF32",
+			Name:  "ScaleF32",
+			Quick: true,
 			Params: []host.KernelParam{
 				host.Buffer("x", acl.DTFloat, host.Read, "n"),
 				host.Buffer("y", acl.DTFloat, host.Write, "n"),
@@ -53,7 +57,8 @@ func Kernels() []host.Kernel {
 			Run: scale,
 		},
 		{
-			Name: "AxpyF32",
+			Name:  "AxpyF32",
+			Quick: true,
 			Params: []host.KernelParam{
 				host.Buffer("x", acl.DTFloat, host.Read, "n"),
 				host.Buffer("y", acl.DTFloat, host.ReadWrite, "n"),
@@ -64,6 +69,7 @@ func Kernels() []host.Kernel {
 		},
 		{
 			Name:   "AddF32",
+			Quick:  true,
 			Params: binaryParams(),
 			Run: binary(func(a, b, c []float32) {
 				for i := range c {
@@ -73,6 +79,7 @@ func Kernels() []host.Kernel {
 		},
 		{
 			Name:   "MulF32",
+			Quick:  true,
 			Params: binaryParams(),
 			Run: binary(func(a, b, c []float32) {
 				for i := range c {
@@ -81,7 +88,8 @@ func Kernels() []host.Kernel {
 			}),
 		},
 		{
-			Name: "CastF16F32",
+			Name:  "CastF16F32",
+			Quick: true,
 			Params: []host.KernelParam{
 				host.Buffer("src", acl.DTFloat16, host.Read, "n"),
 				host.Buffer("dst", acl.DTFloat, host.Write, "n"),
@@ -90,7 +98,8 @@ func Kernels() []host.Kernel {
 			Run: castF16F32,
 		},
 		{
-			Name: "CastF32F16",
+			Name:  "CastF32F16",
+			Quick: true,
 			Params: []host.KernelParam{
 				host.Buffer("src", acl.DTFloat, host.Read, "n"),
 				host.Buffer("dst", acl.DTFloat16, host.Write, "n"),
@@ -99,7 +108,8 @@ func Kernels() []host.Kernel {
 			Run: castF32F16,
 		},
 		{
-			Name: "PrefixSumI32",
+			Name:  "PrefixSumI32",
+			Quick: true,
 			Params: []host.KernelParam{
 				host.Buffer("src", acl.DTInt32, host.Read, "n"),
 				host.Buffer("dst", acl.DTInt32, host.Write, "n"),
@@ -108,7 +118,8 @@ func Kernels() []host.Kernel {
 			Run: prefixSum,
 		},
 		{
-			Name: "HistogramU8",
+			Name:  "HistogramU8",
+			Quick: true,
 			Params: []host.KernelParam{
 				host.Buffer("src", acl.DTUint8, host.Read, "n"),
 				host.Buffer("hist", acl.DTUint32, host.ReadWrite, "256"),

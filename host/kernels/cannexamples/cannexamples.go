@@ -42,10 +42,10 @@ func Kernels() []host.Kernel {
 		return []host.KernelParam{host.Buffer(name, acl.DTUint32, a, "blockDim")}
 	}
 	return []host.Kernel{
-		{Name: "EasyOP", Params: perBlock("x", host.ReadWrite), Run: easyOP},
-		{Name: "ErrorOP", Run: errorOP},
+		{Name: "EasyOP", Quick: true, Params: perBlock("x", host.ReadWrite), Run: easyOP},
+		{Name: "ErrorOP", Quick: true, Run: errorOP},
 		{Name: "LongOP", Params: perBlock("x", host.ReadWrite), Run: longOP, Cost: func(*host.KernelArgs) time.Duration { return LongOPCost }},
-		{Name: "ShortOP", Params: perBlock("x", host.ReadWrite), Run: shortOP},
+		{Name: "ShortOP", Quick: true, Params: perBlock("x", host.ReadWrite), Run: shortOP},
 		{
 			Name: "WriteDo",
 			Params: []host.KernelParam{
@@ -61,7 +61,8 @@ func Kernels() []host.Kernel {
 		},
 		{Name: "PrintDo", Run: printDo},
 		{
-			Name: "AddDo",
+			Name:  "AddDo",
+			Quick: true,
 			Params: []host.KernelParam{
 				host.Buffer("srcA", acl.DTFloat, host.Read, "totalSize"),
 				host.Buffer("srcB", acl.DTFloat, host.Read, "totalSize"),
@@ -71,7 +72,8 @@ func Kernels() []host.Kernel {
 			Run: addDo,
 		},
 		{
-			Name: "add_custom",
+			Name:  "add_custom",
+			Quick: true,
 			Params: []host.KernelParam{
 				host.Buffer("x", acl.DTFloat16, host.Read, "blockDim * 2048"),
 				host.Buffer("y", acl.DTFloat16, host.Read, "blockDim * 2048"),
