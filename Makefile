@@ -5,7 +5,7 @@ GO ?= go
 comma := ,
 WASM_OUT := build/wasm
 
-.PHONY: demo test tools guests check vet unit unit-wasmtime unit-cann standin bench bench-baseline perf-table serve-bench fuzz soak clean serve-test deploy-test image
+.PHONY: demo test tools guests check vet unit unit-wasmtime unit-cann standin bench bench-baseline perf-table perf-compare serve-bench fuzz soak clean serve-test deploy-test image
 
 # The main job: the roundtrip sample (a Go plugin) on the simulated device.
 demo:
@@ -171,7 +171,14 @@ bench-baseline:
 # The performance goals (BenchmarkGoal* in host/) on both engines, printed
 # as the README's performance table (into build/perf/table.md).
 perf-table:
-	GO=$(GO) BENCHFLAGS='$(BENCHFLAGS)' bash scripts/perf-table.sh
+	GO=$(GO) BENCHFLAGS='$(BENCHFLAGS)' SERVE_BENCHFLAGS='$(SERVE_BENCHFLAGS)' bash scripts/perf-table.sh
+
+# The goal benchmarks of BASE (a commit) and of the working tree, in
+# alternating rounds on this machine, printed as two tables (into
+# build/perf/compare.md): the before and after of a change.
+BASE ?= HEAD~1
+perf-compare:
+	GO=$(GO) bash scripts/perf-compare.sh $(BASE)
 
 # serve's benchmarks (serve/bench_test.go): echo through serve against a
 # bare net/http + wazero floor at 1, 16 and 64 clients, HTTP and HTTPS, and

@@ -11,7 +11,9 @@ const Prof Group = "prof"
 // (natively a void * from the profiler's pool of 100). aclprofDestroyStamp
 // returns void natively: on the wire it returns the aclError its checks
 // give (recorded for aclGetRecentErrMsg and the trace), which the C SDK
-// drops.
+// drops. aclprofStr2Id returns the id natively: on the wire it writes it
+// to an out-parameter and returns the aclError, and the C SDK returns the
+// id (UINT64_MAX on an error).
 var profFuncs = []Func{
 	{Name: "aclprofCreateStamp", Group: Prof, Result: StampHandle, Params: []Param{},
 		Doc: "Creates a stamp (NULL when the session has 100, as the native pool)."},
@@ -31,6 +33,8 @@ var profFuncs = []Func{
 		Doc: "Starts the stamp's range and writes its id."},
 	{Name: "aclprofRangeStop", Group: Prof, Params: []Param{u32("rangeId")},
 		Doc: "Records the range rangeId (a started stamp's) in the trace."},
+	{Name: "aclprofStr2Id", Group: Prof, Params: []Param{in("message", CString), outOf("id", U64).native("uint64_t *")},
+		Doc: "Writes the id the profiler gives message (its hash; UINT64_MAX for the empty string), for aclprofTensorInfo's opNameId and opTypeId; natively uint64_t aclprofStr2Id(const char *message), which the C SDK declares."},
 	{Name: "aclprofRangePushEx", Group: Prof, Params: []Param{in("attr", EventAttributes).native("aclprofEventAttributes *")},
 		Doc: "Starts a range with event attributes (messageType 0, tensor information)."},
 	{Name: "aclprofRangePop", Group: Prof, Params: []Param{},

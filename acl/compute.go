@@ -92,8 +92,9 @@ type KernelBinary uint64
 // KernelFunc is a kernel function of a loaded [KernelBinary].
 type KernelFunc uint64
 
-// KernelRunner is the optional interface of a backend that runs native
-// kernel binaries (the native backend, with aclrtBinaryLoadFromFile and
+// KernelRunner is the optional role ([Traits.KernelRunner]) of a backend
+// that runs native kernel binaries (the native backend, with
+// aclrtBinaryLoadFromFile, aclrtBinaryGetFunction, aclrtBinaryUnLoad and
 // aclrtLaunchKernelWithConfig): the host loads the binaries of the kernels
 // a plugin is granted when it loads the plugin, launches them with
 // LaunchKernel, and unloads them when it closes the plugin. It is apart
@@ -114,10 +115,13 @@ type KernelRunner interface {
 	LaunchKernel(s Stream, l *Launch) error
 }
 
-// Computer is the role of a backend that runs Go compute on its device
-// memory, in stream order: the simulator, where operators, registered
-// kernels and models are Go code. The native backend serves the same
-// launches through the node's own libraries instead.
+// Computer is the optional role ([Traits.Computer]) of a backend that runs
+// Go compute on its device memory, in stream order: the simulator, where
+// operators (aclnn*), registered kernels (aclrtLaunchKernel*), models
+// (aclmdlExecute*), random numbers (aclrtRandomNumAsync), reduces
+// (aclrtReduceAsync) and overflow reads (aclrtGetOverflowStatus) are Go
+// code. The native backend serves the same launches through the node's
+// own libraries instead.
 type Computer interface {
 	// Compute queues l on s. Each Region must lie in one live allocation
 	// of the backend (else [ErrRTParamInvalid], nothing queued); the
@@ -126,8 +130,9 @@ type Computer interface {
 	Compute(s Stream, l *Launch) error
 }
 
-// OpComputer is the role of a backend that runs the operator library's
-// launches through the node's own operator library rather than Go code
+// OpComputer is the optional role ([Traits.OpComputer]) of a backend that
+// runs the operator library's launches (aclnn<Op>GetWorkspaceSize, then
+// aclnn<Op>) through the node's own operator library rather than Go code
 // (the native backend). Computer stays the role of Go compute (operators,
 // kernels, models); an OpComputer serves only launches whose Op is set.
 type OpComputer interface {
@@ -136,7 +141,7 @@ type OpComputer interface {
 	// l has run; l.Check runs when l executes, in stream order, before
 	// anything is touched. A library without the operator library, or
 	// without l's operator, gives [ErrRTFeatureNotSupport] and queues
-	// nothing ([Backend.Supports] answers for "aclnn"+Op.Name).
+	// nothing ([Runtime.Supports] answers for "aclnn"+Op.Name).
 	ComputeOp(s Stream, l *Launch) error
 }
 

@@ -15,12 +15,15 @@
 // own) and the embedder that picks a backend. What is exported is what one
 // of them needs:
 //
-//   - [Backend], its handle and buffer types ([DevPtr], [HostPin], [Stream],
-//     [Event], [Buf], [Copy], [Device], [Host]) and its optional interfaces
-//     ([Completer], [Zeroer], [PeerRule], [MemsetD32er], [EventResetter],
-//     [TimedWaiter], [OpTimeouts], [StreamForcer], [StreamConfigurer],
-//     [FailureModer], [RunModer]): what a backend implements and the sandbox
-//     calls.
+//   - [Backend], the sum of its roles ([Runtime], [DeviceController],
+//     [DeviceQuerier], [Allocator], [Copier], [BatchCopier], [DescCopier],
+//     [Memsetter], [Streamer], [HostFuncLauncher], [EventRecorder],
+//     [Notifier]), its handle and buffer types ([DevPtr], [HostPin],
+//     [Stream], [Event], [Buf], [Copy], [Device], [Host]) and the [Traits]
+//     it reports: its promises and its optional roles ([DeviceRegisterer],
+//     [StreamResLimiter], [OverflowSwitcher], [Computer], [OpComputer],
+//     [KernelRunner], [RandomGenerator], [Reducer]). What a backend
+//     implements and the sandbox calls.
 //   - [Error] with every native code, [CallError], [Errorf], [CodeOf],
 //     [MessageOf] and [Codes]: backends return native codes, the sandbox hands
 //     them to the guest, and the guest SDK generators emit their constants

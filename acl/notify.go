@@ -12,7 +12,7 @@ const (
 	NotifyDeviceUseOnly uint64 = 0x1
 )
 
-// DeviceOnlyNotify names, for [Backend.Supports], notifies created with
+// DeviceOnlyNotify names, for [Runtime.Supports], notifies created with
 // ACL_NOTIFY_DEVICE_USE_ONLY, which a node's driver may lack while it has
 // the others.
 const DeviceOnlyNotify = "aclrtCreateNotify(ACL_NOTIFY_DEVICE_USE_ONLY)"

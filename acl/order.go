@@ -1178,6 +1178,12 @@ var Order = []FuncOrder{
 	{"aclprofRangeStop", []Step{
 		{"id", "no live stamp of that id was started", ErrProfFailed, LayerExec, Native, "msprof_tx_manager.cpp:362-369 (prof_stamp_pool.cpp:171-182)"},
 	}},
+	{"aclprofStr2Id", []Step{
+		{"null", "message NULL or not a NUL-terminated string in guest memory (natively strlen(message) follows it)", ErrInvalidParam, LayerACL, Sandbox, "(sandbox; natively prof_acl_core.cpp:145)"},
+		{"out", "the id's 8 bytes not inside guest memory (the wire's out-parameter; the C SDK returns the id)", ErrInvalidParam, LayerACL, Sandbox, "(sandbox)"},
+		{"empty", "message the empty string: id UINT64_MAX, no error recorded (natively only logged)", Success, LayerExec, Native, "prof_impl_inner_api.cpp:80-85"},
+		{"hash", "the profiler's double hash of message: 32-bit hashes of step 29 (upper half) and 131, each byte a signed char as on x86_64", Success, LayerExec, Native, "hash_data.cpp:72-84 (msprofiler_adaptor.cpp:222-225, hash_data.cpp:115-128)"},
+	}},
 	{"aclprofRangePushEx", []Step{
 		{"null", "attr NULL", ErrInvalidParam, LayerACL, Native, "prof_tx_plugin.cpp:169-172"},
 		{"type", "attr's messageType not 0 (tensor information)", ErrProfFailed, LayerRange, Native, "prof_tx_plugin.cpp:173-176"},

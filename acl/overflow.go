@@ -119,10 +119,10 @@ func ScanOverflow(t DataType, b []byte, saturate bool) bool {
 	return found
 }
 
-// OverflowSwitcher is the role of a backend whose streams keep the
-// runtime's per-stream overflow switch (aclrtSetStreamOverflowSwitch):
-// the native backend, where the node's runtime reports the overflows of
-// a switched-on stream's tasks. A backend without it (the simulator)
+// OverflowSwitcher is the optional role ([Traits.OverflowSwitcher]) of a
+// backend whose streams keep the runtime's per-stream overflow switch
+// (aclrtSetStreamOverflowSwitch): the native backend, where the node's
+// runtime reports the overflows of a switched-on stream's tasks. A backend without it (the simulator)
 // leaves the switch to the sandbox's record.
 type OverflowSwitcher interface {
 	// SetStreamOverflowSwitch turns s's overflow switch on or off.

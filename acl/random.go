@@ -283,12 +283,13 @@ func (t RandomTask) Bytes(ptr int) []byte {
 	return b
 }
 
-// RandomGenerator is the role of a backend that generates random numbers
-// natively (the native backend, with the node's aclrtRandomNumAsync); the
-// simulator generates them as a [Launch] on a [Computer]. RandomNumAsync
-// queues task on s; its ParaAddr (0 or 16 bytes), Result
-// (RandomResultSize bytes) and Counter (16 bytes) are the backend's
-// addresses, which the caller has validated with the native checks.
+// RandomGenerator is the optional role ([Traits.RandomGenerator]) of a
+// backend that generates random numbers natively (the native backend,
+// with the node's aclrtRandomNumAsync); the simulator generates them as a
+// [Launch] on a [Computer]. RandomNumAsync queues task on s; its
+// ParaAddr (0 or 16 bytes), Result (RandomResultSize bytes) and Counter
+// (16 bytes) are the backend's addresses, which the caller has validated
+// with the native checks.
 type RandomGenerator interface {
 	RandomNumAsync(task RandomTask, s Stream) error
 }

@@ -159,11 +159,12 @@ func overlaps(a, b []byte) bool {
 	return pa < pb+uintptr(len(b)) && pb < pa+uintptr(len(a))
 }
 
-// Reducer is an optional interface of a Backend that serves
-// aclrtReduceAsync itself (the native backend); the sandbox computes a
-// reduce as a [Launch] on a [Computer] otherwise. ReduceAsync queues on s
-// the combining of count bytes at src into dst with k for type t; the
-// caller has applied the native checks and validated both ranges.
+// Reducer is the optional role ([Traits.Reducer]) of a backend that
+// serves aclrtReduceAsync itself (the native backend); the sandbox
+// computes a reduce as a [Launch] on a [Computer] otherwise. ReduceAsync
+// queues on s the combining of count bytes at src into dst with k for
+// type t; the caller has applied the native checks and validated both
+// ranges.
 type Reducer interface {
 	ReduceAsync(dst, src DevPtr, count uint64, k ReduceKind, t DataType, s Stream) error
 }

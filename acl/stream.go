@@ -106,10 +106,10 @@ const (
 	StreamStatusReserved StreamStatus = 0xFFFF
 )
 
-// StreamResLimiter is an optional interface of a Backend whose streams
-// carry core limits of their own (aclrtSetStreamResLimit,
-// aclrtResetStreamResLimit): a session's stream is its own, so a limit set
-// on it binds nobody else, unlike a device's. The sandbox keeps the
+// StreamResLimiter is the optional role ([Traits.StreamResLimiter]) of a
+// backend whose streams carry core limits of their own
+// (aclrtSetStreamResLimit, aclrtResetStreamResLimit): a session's stream
+// is its own, so a limit set on it binds nobody else, unlike a device's. The sandbox keeps the
 // session's view of the limits itself and passes them down where the
 // backend implements this and Supports the native function, so work the
 // native runtime runs on the stream obeys them too. The caller has applied

@@ -15,6 +15,7 @@ import (
 	"github.com/aclwasm/aclwasm/host"
 	"github.com/aclwasm/aclwasm/host/kernels/basic"
 	"github.com/aclwasm/aclwasm/host/kernels/cannexamples"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // TestBuiltGuestImports checks every module that scripts/build-guests.sh
@@ -29,10 +30,7 @@ import (
 //
 // Without built modules the test fails, naming the command that builds them.
 func TestBuiltGuestImports(t *testing.T) {
-	dir := os.Getenv("ACLWASM_GUEST_DIR")
-	if dir == "" {
-		dir = filepath.Join("..", "build", "wasm")
-	}
+	dir := testsupport.GuestDir()
 	mods, _ := filepath.Glob(filepath.Join(dir, "*.wasm"))
 	if len(mods) == 0 {
 		t.Fatalf("no modules in %s: build the guests first (make guests, or scripts/build-guests.sh)", dir)

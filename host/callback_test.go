@@ -407,3 +407,27 @@ func TestLaunchCallback(t *testing.T) {
 		})
 	}
 }
+
+// TestCallbacksKeepRoles: once a session subscribed a stream to report
+// callbacks (from then on its blocking waits run the callbacks that
+// become due, through a wrapper of its backend), it still reaches the
+// backend's optional roles (acl.Traits): a reduce computes, on either
+// backend, as it did before the subscription.
+func TestCallbacksKeepRoles(t *testing.T) {
+	h := newHarness(t, Policy{})
+	h.ok("aclrtSetDevice", 0)
+	s := h.stream()
+	h.ok("aclrtSubscribeReport", 1, s)
+	const n = 64
+	src, dst := h.malloc(n), h.malloc(n)
+	srcB, dstB := reduceData(acl.DTInt32, n, 1), reduceData(acl.DTInt32, n, 2)
+	copy(h.mem()[data:], srcB)
+	h.ok("aclrtMemcpy", src, n, data, n, 1)
+	copy(h.mem()[data:], dstB)
+	h.ok("aclrtMemcpy", dst, n, data, n, 1)
+	require.Equal(t, acl.Success, h.reduce(dst, src, n, acl.ReduceSum, acl.DTInt32, s), h.inst.Session().LastError())
+	h.ok("aclrtSynchronizeStream", s)
+	h.ok("aclrtMemcpy", data, n, dst, n, 2)
+	require.Equal(t, refReduce(t, acl.ReduceSum, acl.DTInt32, dstB, srcB), h.mem()[data:data+n])
+	h.ok("aclrtUnSubscribeReport", 1, s)
+}

@@ -649,7 +649,7 @@ func TestKernelCost(t *testing.T) {
 // neither it checks instead that a launch says so with 207000.
 func (h *harness) runsKernels(sym string, nargs int) bool {
 	h.t.Helper()
-	if _, ok := h.rt.Backend().(acl.Computer); ok {
+	if h.rt.Backend().Traits().Computer != nil {
 		return true
 	}
 	if h.binaries() {
@@ -665,7 +665,7 @@ func (h *harness) runsKernels(sym string, nargs int) bool {
 // binaries reports whether the harness's backend runs kernel binaries
 // (the native backend), not the kernels' Go implementations.
 func (h *harness) binaries() bool {
-	_, ok := h.rt.Backend().(acl.KernelRunner)
+	ok := h.rt.Backend().Traits().KernelRunner != nil
 	return ok
 }
 

@@ -22,8 +22,8 @@ type nativeKernels struct {
 // one, each file once, and their entries; nil when the backend runs no
 // kernel binaries. An error names the kernel, and nothing stays loaded.
 func (r *Runtime) loadNativeKernels(granted map[string]*kernel) (*nativeKernels, error) {
-	kr, ok := r.backend.(acl.KernelRunner)
-	if !ok {
+	kr := r.backend.Traits().KernelRunner
+	if kr == nil {
 		return nil, nil
 	}
 	nk := &nativeKernels{kr: kr, funcs: map[string]acl.KernelFunc{}}

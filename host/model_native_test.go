@@ -65,7 +65,7 @@ func TestModelOffline(t *testing.T) {
 		t.Run(prof.Module(), func(t *testing.T) {
 			h := newHarnessIn(t, prof, Policy{Models: models, MaxQueued: 4})
 			h.ok("aclrtSetDevice", 0)
-			if _, ok := h.inst.s.s.Backend().(acl.ModelRunner); !ok {
+			if h.inst.s.s.Backend().Traits().ModelRunner == nil {
 				msg := h.code(acl.ErrGEModelDataSizeInvalid, "aclmdlLoadFromFile", h.cstr(mdlName, "affine"), outA)
 				require.Contains(t, msg, "is an offline model (.om); the simulator runs ONNX models")
 				return
@@ -167,7 +167,7 @@ func TestModelQuota(t *testing.T) {
 	h := newHarness(t, Policy{Models: models})
 	h.ok("aclrtSetDevice", 0)
 	name := "mlp"
-	if _, ok := h.inst.s.s.Backend().(acl.ModelRunner); ok {
+	if h.inst.s.s.Backend().Traits().ModelRunner != nil {
 		name = "affine"
 	}
 	free := h.freeQuota()
@@ -182,7 +182,7 @@ func TestModelQuota(t *testing.T) {
 	q.ok("aclrtSetDevice", 0)
 	require.Contains(t, q.code(acl.ErrRTMemoryAllocation, "aclmdlLoadFromFile", q.cstr(mdlName, name), outA), "exceed the free device memory quota")
 	require.Equal(t, need-1, q.freeQuota(), "nothing counted")
-	if _, ok := h.inst.s.s.Backend().(acl.ModelRunner); ok {
+	if h.inst.s.s.Backend().Traits().ModelRunner != nil {
 		require.Zero(t, standinModels(t), "nothing loaded")
 	}
 }

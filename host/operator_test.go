@@ -72,10 +72,10 @@ func (h *harness) deviceF32s(dev uint64, n int) []float32 {
 func (h *harness) computes(launch string, args ...uint64) bool {
 	h.t.Helper()
 	b := h.inst.s.s.Backend()
-	if _, ok := b.(acl.Computer); ok {
+	if b.Traits().Computer != nil {
 		return true
 	}
-	if _, ok := b.(acl.OpComputer); ok && b.Supports(launch) {
+	if b.Traits().OpComputer != nil && b.Supports(launch) {
 		return true
 	}
 	require.Contains(h.t, h.code(acl.ErrRTFeatureNotSupport, launch, args...), "operator library")

@@ -1108,9 +1108,12 @@ func TestDescSizePerChip(t *testing.T) {
 // bare is a backend over a native library without the optional functions
 // (acl.Backend.Supports false for each; the methods that call them return
 // 207000): the sandbox must refuse what needs them with 207000 in its
-// place in the check order, never do nothing. It states neither
-// acl.Zeroer nor acl.PeerRule.
+// place in the check order, never do nothing. It has no optional role
+// and makes no promise (acl.Traits).
 type bare struct{ acl.Backend }
+
+// Traits implements acl.Runtime: none.
+func (bare) Traits() acl.Traits { return acl.Traits{} }
 
 // Supports implements acl.Backend: a library of the required functions only.
 func (bare) Supports(fn string) bool {

@@ -229,12 +229,27 @@ func (p *Plugin) instantiate(ctx context.Context, cfg Config, ro RunObserver, d 
 	}
 	lim := p.policy.limits()
 	lim.CheckAsync = lim.CheckAsync || p.rt.checkAsync
-	ss, err := sandbox.New(p.rt.sh, lim, p.profile)
+	name := cfg.Name
+	if name == "" && len(cfg.Args) > 0 {
+		name = cfg.Args[0]
+	}
+	sess := &Session{rt: p.rt}
+	sc := sandbox.Config{
+		Shared: p.rt.sh, Limits: lim, Profile: p.profile,
+		Owner: sess, Metrics: p.m, Vars: cfg.Vars,
+		Deterministic: cfg.DeterministicClocks, // aclrtRandomNumAsync repeats too
+		Logger:        cfg.Logger, Name: name, Stdout: cfg.Stdout, Stderr: cfg.Stderr,
+		Kernels: p.kernels,
+	}
+	if p.native != nil {
+		sc.KernelFuncs = p.native.funcs
+	}
+	ss, err := sandbox.New(sc)
 	if err != nil {
 		return nil, err
 	}
-	sess := &Session{s: ss, rt: p.rt}
-	ss.SetOwner(sess)
+	sess.s = ss
+	cfg.Stdout, cfg.Stderr = ss.Output()
 	i := &Instance{p: p, s: sess}
 	i.callMu.Lock()
 	p.mu.Lock()
@@ -245,25 +260,7 @@ func (p *Plugin) instantiate(ctx context.Context, cfg Config, ro RunObserver, d 
 	}
 	p.live[i] = struct{}{}
 	p.mu.Unlock()
-	ss.StartMetrics(p.m)
 	sess.observe(ro)
-	ss.SetVars(cfg.Vars)
-	ss.SetDeterministic(cfg.DeterministicClocks) // aclrtRandomNumAsync repeats too
-	name := cfg.Name
-	if name == "" && len(cfg.Args) > 0 {
-		name = cfg.Args[0]
-	}
-	ss.SetupLog(cfg.Logger, name, &cfg.Stdout, &cfg.Stderr)
-	if len(p.kernels) > 0 {
-		var out func([]byte)
-		if w := cfg.Stdout; w != nil {
-			out = func(b []byte) { _, _ = w.Write(b) }
-		}
-		ss.SetKernels(p.kernels, out)
-		if p.native != nil {
-			ss.SetKernelFuncs(p.native.funcs)
-		}
-	}
 	cfg.Stdin, i.stdin = sandbox.NewStdin(cfg.Stdin)
 	i.cc.Inv = ss.Invoker()
 	cctx, err := i.arm(ctx, d, "instantiate")

@@ -91,6 +91,20 @@ func init() {
 			return h.rc("aclprofRangeStop", 0)
 		}},
 	}
+	orderCases["aclprofStr2Id"] = map[string]orderCase{
+		"null": {run: func(h *harness) acl.Error { return h.rc("aclprofStr2Id", 0, outA) }},
+		"out":  {run: func(h *harness) acl.Error { return h.rc("aclprofStr2Id", h.cstr(data, "m"), 0) }},
+		"empty": {run: func(h *harness) acl.Error {
+			rc := h.rc("aclprofStr2Id", h.cstr(data, ""), outA)
+			require.Equal(h.t, acl.StrIDNone, h.u64(outA))
+			return rc
+		}},
+		"hash": {run: func(h *harness) acl.Error {
+			rc := h.rc("aclprofStr2Id", h.cstr(data, "MatMul"), outA)
+			require.Equal(h.t, acl.StrID("MatMul"), h.u64(outA))
+			return rc
+		}},
+	}
 	orderCases["aclprofRangePushEx"] = map[string]orderCase{
 		"null": {run: func(h *harness) acl.Error { return h.rc("aclprofRangePushEx", 0) }},
 		"type": {run: func(h *harness) acl.Error { return h.rc("aclprofRangePushEx", h.eventAttrs(1)) }},
@@ -164,4 +178,39 @@ func TestProfStampPool(t *testing.T) {
 	h.ok("aclprofRangeStart", n, outA)
 	require.Equal(t, uint32(42), h.u32(outA))
 	h.code(acl.ErrProfFailed, "aclprofRangeStop", 100)
+}
+
+// TestProfStr2Id: aclprofStr2Id writes the profiler's id of a string in
+// both profiles (8 bytes either way), the same id each time and another
+// for another string, UINT64_MAX for the empty string with no error
+// recorded, and nothing for a message outside guest memory; a success is
+// a note of the trace.
+func TestProfStr2Id(t *testing.T) {
+	nnProfiles(t, func(t *testing.T, h *harness) {
+		h.ok("aclprofStr2Id", h.cstr(data, "MatMul"), outA)
+		id := h.u64(outA)
+		require.Equal(t, uint64(7090398782807627396), id, "the native double hash of \"MatMul\"")
+		h.ok("aclprofStr2Id", h.cstr(data, "MatMul"), outA)
+		require.Equal(t, id, h.u64(outA))
+		h.ok("aclprofStr2Id", h.cstr(data, "Add"), outA)
+		require.NotEqual(t, id, h.u64(outA))
+		h.ok("aclprofStr2Id", h.cstr(data, ""), outA)
+		require.Equal(t, acl.StrIDNone, h.u64(outA))
+		require.Empty(t, h.inst.Session().LastError(), "the empty string is no error")
+
+		le.PutUint64(h.mem()[outA:], 7)
+		h.code(acl.ErrInvalidParam, "aclprofStr2Id", uint64(len(h.mem())), outA)
+		require.Contains(t, h.inst.Session().LastError(), "message")
+		h.code(acl.ErrInvalidParam, "aclprofStr2Id", h.cstr(data, "Add"), uint64(len(h.mem())-4))
+		require.Equal(t, uint64(7), h.u64(outA), "a failed call writes nothing")
+
+		var notes []string
+		for _, r := range h.log {
+			if r.Func.Name == "aclprofStr2Id" && r.Code == acl.Success {
+				notes = append(notes, r.Msg)
+			}
+		}
+		require.Equal(t, `id 7090398782807627396 of "MatMul"`, notes[0])
+		require.Equal(t, `id 18446744073709551615 of ""`, notes[3])
+	})
 }

@@ -238,8 +238,8 @@ func simHarness(h *harness, p Policy) *harness {
 // aclrtRandomNumAsync (else 207000).
 func (h *harness) generates() bool {
 	b := h.inst.s.s.Backend()
-	_, comp := b.(acl.Computer)
-	_, gen := b.(acl.RandomGenerator)
+	comp := b.Traits().Computer != nil
+	gen := b.Traits().RandomGenerator != nil
 	return comp || gen && b.Supports("aclrtRandomNumAsync")
 }
 

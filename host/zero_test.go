@@ -13,9 +13,15 @@ import (
 
 // dirtyBackend is a simulator whose allocations hold what an earlier user
 // left there, as native device memory does: Malloc fills them with 0xA5.
-// It embeds the interface, not the simulator, so that the simulator's
-// acl.Zeroer does not show through.
 type dirtyBackend struct{ acl.Backend }
+
+// Traits implements acl.Runtime: the simulator's, less its promise of
+// zeroed allocations.
+func (b dirtyBackend) Traits() acl.Traits {
+	t := b.Backend.Traits()
+	t.ZeroesAllocations = false
+	return t
+}
 
 func (b dirtyBackend) Malloc(dev int32, size uint64, p acl.MemMallocPolicy) (acl.DevPtr, error) {
 	ptr, err := b.Backend.Malloc(dev, size, p)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the goal benchmarks of the performance issue (BenchmarkGoal* in
-# host/) on wazero and on wasmtime, and the peers' (bench/peers) on wazero,
+# host/) on wazero and on wasmtime, the peers' (bench/peers) and serve's
+# against a bare server (serve/) on wazero,
 # then prints the README's performance table (internal/perftable): each
 # goal as a ratio to its floor measured in the same run, its target, met
 # or not, per engine.
@@ -12,6 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
 BENCHFLAGS=${BENCHFLAGS:--benchtime 1s -count 6}
+SERVE_BENCHFLAGS=${SERVE_BENCHFLAGS:--benchtime 2000x -count 3}
 out=build/perf
 mkdir -p "$out"
 # shellcheck disable=SC2086 # BENCHFLAGS is a list of flags
@@ -19,6 +21,11 @@ $GO test -run '^$' -timeout 60m -bench '^BenchmarkGoal' $BENCHFLAGS ./host/ | te
 # The peers (Extism's Go SDK on wazero), from their own module: wazero rows.
 # shellcheck disable=SC2086
 (cd bench/peers && $GO test -run '^$' -timeout 60m -bench '^BenchmarkPeer' $BENCHFLAGS ./...) | tee -a "$out/wazero.txt"
+# serve against a bare net/http + wazero server, and idle pooled instances
+# against bare wazero ones (serve/bench_test.go; scripts/serve-bench.sh
+# prints them all, the reactor rows too): wazero rows.
+# shellcheck disable=SC2086
+$GO test -run '^$' -timeout 60m -bench '^BenchmarkServe(Echo|IdleMemory)$' $SERVE_BENCHFLAGS ./serve/ | tee -a "$out/wazero.txt"
 # shellcheck disable=SC2086
 ACLWASM_TEST_ENGINE=wasmtime $GO test -tags wasmtime -run '^$' -timeout 60m -bench '^BenchmarkGoal' $BENCHFLAGS ./host/ | tee "$out/wasmtime.txt"
 $GO run ./internal/perftable wazero="$out/wazero.txt" wasmtime="$out/wasmtime.txt" | tee "$out/table.md"

@@ -42,8 +42,8 @@ function row(what, serve, floor, ratio, op, want, ref,    met) {
 function echo(b, what, w) {
 	gsub(/\//, ", ", w)
 	what = what " " w
-	row(what ": throughput", sprintf("%.0f req/s", m(b, "req/s")), sprintf("%.0f req/s", m(b, "floor-req/s")), m(b, "x-floor-req/s"), ">=", 0.8, 0)
-	row(what ": p99 latency", ms(m(b, "p99-ns")), ms(m(b, "floor-p99-ns")), m(b, "x-floor-p99"), "<=", 2, 0)
+	row(what ": throughput", sprintf("%.0f req/s", m(b, "req/s")), sprintf("%.0f req/s", m(b, "floor-req/s")), m(b, "x-floor-req/s"), ">=", 1, 0)
+	row(what ": p99 latency", ms(m(b, "p99-ns")), ms(m(b, "floor-p99-ns")), m(b, "x-floor-p99"), "<=", 1.2, 0)
 	row(what ": p50 latency", ms(m(b, "p50-ns")), ms(m(b, "floor-p50-ns")), m(b, "x-floor-p50"), "", 0, 1)
 }
 /^BenchmarkServe/ {
@@ -72,9 +72,9 @@ END {
 		}
 		if (has(b, "x-bare-mem")) {
 			if (has(b, "pooled-rss-B/inst"))
-				row("idle pooled instance, resident memory", sprintf("%.1f KiB", m(b, "pooled-rss-B/inst") / 1024), sprintf("%.1f KiB", m(b, "bare-rss-B/inst") / 1024), m(b, "x-bare-mem"), "<=", 1.5, 0)
+				row("idle pooled instance, resident memory", sprintf("%.1f KiB", m(b, "pooled-rss-B/inst") / 1024), sprintf("%.1f KiB", m(b, "bare-rss-B/inst") / 1024), m(b, "x-bare-mem"), "<=", 1.3, 0)
 			else
-				row("idle pooled instance, heap in use", sprintf("%.1f KiB", m(b, "pooled-heap-B/inst") / 1024), sprintf("%.1f KiB", m(b, "bare-heap-B/inst") / 1024), m(b, "x-bare-mem"), "<=", 1.5, 0)
+				row("idle pooled instance, heap in use", sprintf("%.1f KiB", m(b, "pooled-heap-B/inst") / 1024), sprintf("%.1f KiB", m(b, "bare-heap-B/inst") / 1024), m(b, "x-bare-mem"), "<=", 1.3, 0)
 			row("idle pooled instance, Go heap in use", sprintf("%.1f KiB", m(b, "pooled-heap-B/inst") / 1024), sprintf("%.1f KiB", m(b, "bare-heap-B/inst") / 1024), m(b, "x-bare-heap"), "", 0, 1)
 		}
 	}

@@ -255,7 +255,7 @@ func TestAccessStatuses(t *testing.T) {
 
 	// The request's records name the client; refusals are logged.
 	var ran, refused bool
-	for _, rec := range log.records(t) {
+	for _, rec := range log.Records(t) {
 		switch {
 		case rec["msg"] == "request" && rec["plugin"] == "echo" && rec["client"] == "team-a":
 			ran = true

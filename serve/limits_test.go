@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // watchdog bounds each wait on the server in these tests: far below the
@@ -278,9 +280,8 @@ func TestNoDirectoryInAnswers(t *testing.T) {
 	dir := plugins(t, map[string][]byte{"echo": wat2wasm(t, "echo", ""), "unreadable": wat2wasm(t, "echo", ""),
 		"typo": wat2wasm(t, "echo", ""), "badimport": wat2wasm(t, "badimport", "")}, map[string]string{"typo": `{"max_stream": 1}`})
 	require.NoError(t, os.Mkdir(dir+"/unreadable.json", 0o755)) // reading it fails, with its path
-	var logs strings.Builder
-	var logMu sync.Mutex
-	f := start(t, Config{Dir: dir, AdminToken: "tok", Logger: newTestLogger(&logs, &logMu)})
+	var logs testsupport.Logs
+	f := start(t, Config{Dir: dir, AdminToken: "tok", Logger: newTestLogger(&logs)})
 	var bodies []string
 	for _, q := range []struct{ method, path, token string }{
 		{"GET", "/v1/plugins", ""}, {"POST", "/v1/plugins/echo", ""}, {"POST", "/v1/plugins/unreadable", ""},
@@ -302,24 +303,10 @@ func TestNoDirectoryInAnswers(t *testing.T) {
 	for _, b := range bodies {
 		require.NotContains(t, b, dir, "an answer shows the plugin directory")
 	}
-	logMu.Lock()
-	defer logMu.Unlock()
 	require.Contains(t, logs.String(), dir+"/unreadable.json", "the log keeps the path")
 }
 
-// lockedWriter serializes the writes of the server's goroutines to a log
-// the test reads.
-type lockedWriter struct {
-	mu *sync.Mutex
-	w  io.Writer
-}
-
-func (l lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
-func newTestLogger(w io.Writer, mu *sync.Mutex) *slog.Logger {
-	return slog.New(slog.NewTextHandler(lockedWriter{mu, w}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+// newTestLogger is a server logger in text at level Debug writing to l.
+func newTestLogger(l *testsupport.Logs) *slog.Logger {
+	return slog.New(slog.NewTextHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 
 	"github.com/aclwasm/aclwasm/host"
 	"github.com/aclwasm/aclwasm/internal/ociplugin/ocitest"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // listed is GET /v1/plugins by name.
@@ -125,9 +125,8 @@ func TestManifestErrorsNamed(t *testing.T) {
 func TestJSONSidecarDeprecated(t *testing.T) {
 	dir := plugins(t, map[string][]byte{"old": wat2wasm(t, "showcfg", ""), "other": wat2wasm(t, "echo", "")},
 		map[string]string{"old": `{"args": ["x"], "env": ["E=1"], "timeout": "2s"}`, "other": `{}`})
-	var logs strings.Builder
-	var mu sync.Mutex
-	f := start(t, Config{Dir: dir, Logger: newTestLogger(&logs, &mu)})
+	var logs testsupport.Logs
+	f := start(t, Config{Dir: dir, Logger: newTestLogger(&logs)})
 	r := f.do("POST", "/v1/plugins/old", "", nil)
 	require.Equal(t, 200, r.status, "%v", r)
 	require.Equal(t, "old\x00x\x00|E=1\x00|", string(r.body))
@@ -141,8 +140,6 @@ func TestJSONSidecarDeprecated(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"old"}, rep.Changed)
 	require.Equal(t, "old\x00y\x00||", string(f.do("POST", "/v1/plugins/old", "", nil).body))
-	mu.Lock()
-	defer mu.Unlock()
 	require.Equal(t, 1, strings.Count(logs.String(), "deprecated: the JSON sidecar old.json"), "%s", logs.String())
 	require.Equal(t, 1, strings.Count(logs.String(), "deprecated: the JSON sidecar other.json"), "%s", logs.String())
 }
@@ -155,9 +152,8 @@ func TestJSONSidecarDeprecated(t *testing.T) {
 func TestLastGoodServes(t *testing.T) {
 	dir := plugins(t, map[string][]byte{"echo": wat2wasm(t, "echo", ""), "fresh": []byte("\x00asm junk")}, nil)
 	write(t, dir, "echo.yaml", "name: echo\nmodule: {path: echo.wasm}\n")
-	var logs strings.Builder
-	var mu sync.Mutex
-	f := start(t, Config{Dir: dir, Logger: newTestLogger(&logs, &mu)})
+	var logs testsupport.Logs
+	f := start(t, Config{Dir: dir, Logger: newTestLogger(&logs)})
 	good := f.do("POST", "/v1/plugins/echo", "", []byte("x"))
 	require.Equal(t, "echo:x", string(good.body))
 	version := good.header.Get("X-Aclwasm-Plugin-Version")
@@ -227,8 +223,6 @@ func TestLastGoodServes(t *testing.T) {
 	require.Equal(t, 422, f.do("POST", "/v1/plugins/fresh", "", nil).status)
 	require.Equal(t, "refused", f.listed()["fresh"].State)
 
-	mu.Lock()
-	defer mu.Unlock()
 	require.Equal(t, 2, strings.Count(logs.String(), `msg="plugin reload failed: the last good version serves on" plugin=echo`), "%s", logs.String())
 }
 

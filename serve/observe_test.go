@@ -1,9 +1,7 @@
 package serve
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
@@ -20,40 +18,21 @@ import (
 
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/acl/sim"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // jsonLog is a server log in JSON, one record a line, that the test
 // reads while the server writes.
-type jsonLog struct {
-	mu  sync.Mutex
-	buf strings.Builder
-}
+type jsonLog struct{ testsupport.Logs }
 
 func (l *jsonLog) logger() *slog.Logger {
-	return slog.New(slog.NewJSONHandler(lockedWriter{&l.mu, &l.buf}, &slog.HandlerOptions{Level: slog.LevelDebug}))
-}
-
-// records are the log's records so far.
-func (l *jsonLog) records(t *testing.T) []map[string]any {
-	t.Helper()
-	l.mu.Lock()
-	text := l.buf.String()
-	l.mu.Unlock()
-	var out []map[string]any
-	sc := bufio.NewScanner(strings.NewReader(text))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var rec map[string]any
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &rec), "%s", sc.Text())
-		out = append(out, rec)
-	}
-	return out
+	return slog.New(slog.NewJSONHandler(&l.Logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
 // of are the records with request id id.
 func (l *jsonLog) of(t *testing.T, id string) []map[string]any {
 	var out []map[string]any
-	for _, rec := range l.records(t) {
+	for _, rec := range l.Records(t) {
 		if rec["request_id"] == id {
 			out = append(out, rec)
 		}
@@ -155,7 +134,7 @@ func TestRequestIDs(t *testing.T) {
 		seen[id] = true
 	}
 	// No record of a request lacks its id.
-	for _, rec := range log.records(t) {
+	for _, rec := range log.Records(t) {
 		if rec["msg"] == "request" || rec["msg"] == "plugin stderr" || rec["msg"] == "tile cache is full" {
 			require.NotEmpty(t, rec["request_id"], "%v", rec)
 		}

@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/aclwasm/aclwasm/host"
 	"github.com/aclwasm/aclwasm/internal/ociplugin"
 	"github.com/aclwasm/aclwasm/internal/ociplugin/ocitest"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // pusher is a client that publishes plugins to the test's registries.
@@ -183,9 +183,8 @@ func TestOCIRegistryDown(t *testing.T) {
 	d1 := push(t, pc, ref, wat2wasm(t, "echo", ""), nil)
 	dir := plugins(t, nil, nil)
 	write(t, dir, "echo.yaml", "source: "+ref+"\n")
-	var logs strings.Builder
-	var mu sync.Mutex
-	f := start(t, Config{Dir: dir, Logger: newTestLogger(&logs, &mu), OCI: OCIConfig{ResolveTimeout: 5 * time.Second}})
+	var logs testsupport.Logs
+	f := start(t, Config{Dir: dir, Logger: newTestLogger(&logs), OCI: OCIConfig{ResolveTimeout: 5 * time.Second}})
 	reg.Close()
 	pc.CloseIdleConnections()
 	for range 3 {
@@ -198,9 +197,7 @@ func TestOCIRegistryDown(t *testing.T) {
 	require.Contains(t, pi.Error.Message, "resolve "+ref)
 	require.Equal(t, d1, pi.Digest)
 	require.Equal(t, "echo:x", string(f.do("POST", "/v1/plugins/echo", "", []byte("x")).body))
-	mu.Lock()
 	require.Equal(t, 1, strings.Count(logs.String(), "plugin source does not resolve"), "%s", logs.String())
-	mu.Unlock()
 
 	// A new plugin from the gone registry has no version to serve.
 	write(t, dir, "other.yaml", "source: oci://"+reg.Host+"/plugins/other:v1\n")
@@ -394,9 +391,8 @@ func TestOCIDownloadBackoff(t *testing.T) {
 	d1 := push(t, pc, ref, wat2wasm(t, "echo", ""), nil)
 	dir := plugins(t, nil, nil)
 	write(t, dir, "echo.yaml", "source: "+ref+"\n")
-	var logs strings.Builder
-	var mu sync.Mutex
-	f := start(t, Config{Dir: dir, Logger: newTestLogger(&logs, &mu), OCI: OCIConfig{RetryBackoff: time.Hour, RetryBackoffMax: 2 * time.Hour}})
+	var logs testsupport.Logs
+	f := start(t, Config{Dir: dir, Logger: newTestLogger(&logs), OCI: OCIConfig{RetryBackoff: time.Hour, RetryBackoffMax: 2 * time.Hour}})
 	require.Equal(t, d1, f.listed()["echo"].Digest)
 
 	next := echoSaying(t, "NEXT:")
@@ -423,9 +419,7 @@ func TestOCIDownloadBackoff(t *testing.T) {
 		require.Equal(t, 1, gets(), "a poll tried the failed download again within its backoff")
 		require.Equal(t, "echo:x", string(f.do("POST", "/v1/plugins/echo", "", []byte("x")).body))
 	}
-	mu.Lock()
 	require.Contains(t, logs.String(), `msg="plugin source failed: the polls try it again after a backoff" plugin=echo stage=download failures=1 retry_in=1h0m0s`)
-	mu.Unlock()
 
 	_, err := f.s.Reload(context.Background())
 	require.NoError(t, err)

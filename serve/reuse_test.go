@@ -103,12 +103,12 @@ func TestReuseKeepsState(t *testing.T) {
 		}
 	}
 	require.Equal(t, uint32(4), count(t, call("counter", "")), "kept after a nonzero status")
-	for _, rec := range log.records(t) {
+	for _, rec := range log.Records(t) {
 		if rec["msg"] == "counter warned" || rec["msg"] == "plugin stderr" {
 			require.Equal(t, id, rec["request_id"], "a record of the guest's in another request: %v", rec)
 		}
 	}
-	for _, rec := range log.records(t) {
+	for _, rec := range log.Records(t) {
 		if rec["msg"] == "plugin loaded" && rec["plugin"] == "counter" {
 			require.Equal(t, true, rec["reuse_instances"])
 		}
@@ -324,15 +324,15 @@ func TestLogRouter(t *testing.T) {
 	stderr.Warn("after")
 
 	require.Equal(t, "during the", buf.String(), "the request's stderr, capped")
-	recs := req.records(t)
+	recs := req.Records(t)
 	require.Len(t, recs, 1)
 	require.Equal(t, "applog", recs[0]["msg"])
 	require.Equal(t, "r-1", recs[0]["request_id"])
 	require.Equal(t, "p", recs[0]["plugin"])
 	require.Equal(t, 7.0, recs[0]["session"])
 	require.Equal(t, map[string]any{"line": 3.0}, recs[0]["g"])
-	require.Equal(t, []string{"before", "not mine", "after"}, msgs(server.records(t)))
-	for _, rec := range server.records(t) {
+	require.Equal(t, []string{"before", "not mine", "after"}, msgs(server.Records(t)))
+	for _, rec := range server.Records(t) {
 		require.NotContains(t, rec, "request_id")
 	}
 }

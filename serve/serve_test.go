@@ -15,7 +15,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -31,53 +30,22 @@ import (
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/acl/sim"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // engine is wazero, or the one ACLWASM_TEST_ENGINE names (wasmtime needs
 // -tags wasmtime).
-var engine = func() string {
-	if e := os.Getenv("ACLWASM_TEST_ENGINE"); e != "" {
-		return e
-	}
-	return "wazero"
-}()
+var engine = testsupport.Engine()
 
 // wat2wasm compiles testdata/NAME.wat, or src when NAME is empty.
 func wat2wasm(t testing.TB, name, src string) []byte {
 	t.Helper()
-	tool, err := exec.LookPath("wat2wasm")
-	if err != nil {
-		t.Fatalf("wat2wasm (wabt) is required: run scripts/install-toolchains.sh: %v", err)
-	}
-	in := filepath.Join("testdata", name+".wat")
 	if name == "" {
-		in = filepath.Join(t.TempDir(), "m.wat")
-		require.NoError(t, os.WriteFile(in, []byte(src), 0o644))
+		return testsupport.WAT(t, src)
 	}
-	out := filepath.Join(t.TempDir(), "m.wasm")
-	if b, err := exec.Command(tool, in, "-o", out).CombinedOutput(); err != nil {
-		t.Fatalf("wat2wasm %s: %v\n%s", in, err, b)
-	}
-	b, err := os.ReadFile(out)
-	require.NoError(t, err)
-	return b
-}
-
-// guest reads a module scripts/build-guests.sh built.
-func guest(t testing.TB, name string) []byte {
-	t.Helper()
-	dir := os.Getenv("ACLWASM_GUEST_DIR")
-	if dir == "" {
-		dir = filepath.Join("..", "build", "wasm")
-	}
-	b, err := os.ReadFile(filepath.Join(dir, name+".wasm"))
-	if errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("build/wasm/%s.wasm is missing: run make guests (scripts/build-guests.sh)", name)
-	}
-	require.NoError(t, err)
-	return b
+	return testsupport.WATFile(t, filepath.Join("testdata", name+".wat"))
 }
 
 // plugins writes a plugin directory: name -> module, and name -> sidecar.
@@ -425,7 +393,7 @@ func TestHotReload(t *testing.T) {
 // is cancelled when it ends; its request gets 503, and the session it
 // held is released (the fixture checks the device accounting).
 func TestShutdownCancelsAfterGrace(t *testing.T) {
-	dir := plugins(t, map[string][]byte{"hang": guest(t, "hostile"), "echo": wat2wasm(t, "echo", "")},
+	dir := plugins(t, map[string][]byte{"hang": testsupport.Guest(t, "hostile"), "echo": wat2wasm(t, "echo", "")},
 		map[string]string{"hang": `{"args": ["hang"], "timeout": "10m"}`})
 	f := start(t, Config{Dir: dir})
 	entered := make(chan struct{})
@@ -478,7 +446,7 @@ const hostileQuota = `{"args": ["quota"], "device_memory": 1048576, "pinned_memo
 // at its limit), /metrics shows the host's series, and at shutdown every
 // session is released.
 func TestLoad(t *testing.T) {
-	hostile := guest(t, "hostile")
+	hostile := testsupport.Guest(t, "hostile")
 	dir := plugins(t, map[string][]byte{
 		"echo": wat2wasm(t, "echo", ""), "exit3": wat2wasm(t, "exit3", ""), "trap": wat2wasm(t, "trap", ""),
 		"upper": wat2wasm(t, "upper", ""), "forged-addr": hostile, "quota": hostile, "hostile-trap": hostile, "spin": hostile, "hang": hostile,

@@ -274,7 +274,7 @@ func TestMutualTLS(t *testing.T) {
 			// net/http logs the failed handshake as it closes the
 			// connection: maybe after the client read the alert.
 			require.Eventually(t, func() bool {
-				for _, rec := range log.records(t) {
+				for _, rec := range log.Records(t) {
 					if m, _ := rec["msg"].(string); strings.Contains(m, "TLS handshake error") && strings.Contains(m, tc.log) {
 						return true
 					}
@@ -297,7 +297,7 @@ func TestMutualTLS(t *testing.T) {
 		require.Equal(t, 200, r.status, "%s without a client certificate", probe)
 	}
 	ok := 0
-	for _, rec := range log.records(t) {
+	for _, rec := range log.Records(t) {
 		if rec["msg"] == "request" && rec["plugin"] == "echo" {
 			ok++
 		}
@@ -384,7 +384,7 @@ func TestTLSCertReload(t *testing.T) {
 	writeFile(t, p.certFile, third.certPEM) // the key is still second's
 	require.Equal(t, second.serial, served(), "a key that does not match keeps the pair in use")
 	failures := 0
-	for _, rec := range log.records(t) {
+	for _, rec := range log.Records(t) {
 		if rec["msg"] == "TLS certificate reload failed: the certificate in use is kept" {
 			failures++
 		}

@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -30,6 +29,7 @@ import (
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/acl/sim"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // TestMain checks for leaked goroutines once every test has run and the
@@ -50,31 +50,7 @@ func (r mainRun) Run() int {
 }
 
 // engine is the wasm engine the tests run on.
-var engine = func() string {
-	if e := os.Getenv("ACLWASM_TEST_ENGINE"); e != "" {
-		return e
-	}
-	return "wazero"
-}()
-
-// guestDir is where the built modules are.
-func guestDir() string {
-	if d := os.Getenv("ACLWASM_GUEST_DIR"); d != "" {
-		return d
-	}
-	return filepath.Join("..", "build", "wasm")
-}
-
-// guest reads build/wasm/NAME.wasm, or fails the test saying how to build it.
-func guest(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(guestDir(), name+".wasm"))
-	if errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("build/wasm/%s.wasm is missing: run make guests (scripts/build-guests.sh)", name)
-	}
-	require.NoError(t, err)
-	return b
-}
+var engine = testsupport.Engine()
 
 // sandbox is a runtime on its own simulated device.
 type sandbox struct {
@@ -151,7 +127,7 @@ func testCompile(p host.Policy) host.Policy {
 // load compiles build/wasm/NAME.wasm with policy p; the test closes it.
 func (s *sandbox) load(t testing.TB, name string, p host.Policy) *host.Plugin {
 	t.Helper()
-	pl, err := s.rt.Load(context.Background(), guest(t, name), testCompile(p))
+	pl, err := s.rt.Load(context.Background(), testsupport.Guest(t, name), testCompile(p))
 	require.NoError(t, err, name)
 	t.Cleanup(func() { require.NoError(t, pl.Close(context.Background())) })
 	return pl
@@ -166,7 +142,7 @@ func (s *sandbox) plugin(t testing.TB, name string) *host.Plugin {
 	if pl, ok := s.cached[name]; ok {
 		return pl
 	}
-	pl, err := s.rt.Load(context.Background(), guest(t, name), testCompile(host.Policy{}))
+	pl, err := s.rt.Load(context.Background(), testsupport.Guest(t, name), testCompile(host.Policy{}))
 	require.NoError(t, err, name)
 	s.cached[name] = pl
 	return pl

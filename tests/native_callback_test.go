@@ -13,6 +13,7 @@ import (
 
 	"github.com/aclwasm/aclwasm/acl/sim"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // TestNativeCallbacks: tests/native/callback.c, stream callbacks as native
@@ -70,7 +71,7 @@ func TestNativeCallbacks(t *testing.T) {
 // its dispatcher export runs a host function and a report callback.
 func TestRustCallbacks(t *testing.T) {
 	sb := newSandbox(t)
-	pl, err := sb.rt.Load(context.Background(), guest(t, "rust-callback"), testCompile(host.Policy{Timeout: time.Minute}))
+	pl, err := sb.rt.Load(context.Background(), testsupport.Guest(t, "rust-callback"), testCompile(host.Policy{Timeout: time.Minute}))
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, pl.Close(context.Background())) })
 	o := mustRun(t, pl, "rust-callback")
@@ -85,7 +86,7 @@ func TestRustCallbacks(t *testing.T) {
 // the command's synchronize and ProcessReport.
 func TestGoCallbacks(t *testing.T) {
 	sb := newSandbox(t)
-	pl, err := sb.rt.Load(context.Background(), guest(t, "go-callback"), testCompile(host.Policy{Timeout: time.Minute}))
+	pl, err := sb.rt.Load(context.Background(), testsupport.Guest(t, "go-callback"), testCompile(host.Policy{Timeout: time.Minute}))
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, pl.Close(context.Background())) })
 	o := mustRun(t, pl, "go-callback")
@@ -100,7 +101,7 @@ func TestGoCallbacks(t *testing.T) {
 // entry file re-exports from assembly/callback.ts.
 func TestASCallbacks(t *testing.T) {
 	sb := newSandbox(t)
-	pl, err := sb.rt.Load(context.Background(), guest(t, "as-callback"), testCompile(host.Policy{Timeout: time.Minute}))
+	pl, err := sb.rt.Load(context.Background(), testsupport.Guest(t, "as-callback"), testCompile(host.Policy{Timeout: time.Minute}))
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, pl.Close(context.Background())) })
 	var logs bytes.Buffer

@@ -135,11 +135,12 @@ func TestNativeProf(t *testing.T) {
 	t.Cleanup(func() { require.NoError(t, pl.Close(ctx)) })
 	o := mustRun(t, pl, "prof")
 	require.Equal(t, nativeProfWant, o.stdout, "%v", o)
-	require.Len(t, notes, 10, "%q", notes)
+	require.Len(t, notes, 13, "%q", notes)
 	require.Equal(t, []string{`mark "train step"`, `push "train step"`, `push "h2d copy"`, `pop "h2d copy"`, `pop "train step"`,
 		`range 1 "h2d copy" started`, `range 1 "h2d copy" stopped`}, notes[:7])
 	require.Regexp(t, `^mark "copy queued" on stream \d+$`, notes[7])
-	require.Equal(t, []string{"range pushed (version 1)", "range popped"}, notes[8:])
+	require.Equal(t, []string{`id 7090398782807627396 of "MatMul"`, `id 7090398782807627396 of "MatMul"`, `id 18446744073709551615 of ""`,
+		"range pushed (version 1)", "range popped"}, notes[8:])
 }
 
 var nativeProfWant = `stamps: 1
@@ -151,6 +152,8 @@ markEx with a wrong length: -1
 markEx without a stream: -1
 message of 128 bytes: -1
 range pop before any push: 100000
+op name id: 7090398782807627396, the same again: 1
+id of the empty string: 18446744073709551615
 range push of another message type: -1
 range push NULL: 100000
 mark NULL: -1, push NULL: 100000

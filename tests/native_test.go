@@ -16,8 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/acl"
-	"github.com/aclwasm/aclwasm/acl/cann"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // The native-style programs of tests/native: C and C++ written the way
@@ -511,19 +511,14 @@ errstate: OK
 // stand-in in CI), when it names one: the output is the simulator's, code
 // for code.
 func TestNativeSection12Backends(t *testing.T) {
-	lib := os.Getenv("ACLWASM_TEST_ACL_LIB")
-	if lib == "" {
+	b := testsupport.Native(t) // closed when the test ends
+	if b == nil {
 		t.Skip("ACLWASM_TEST_ACL_LIB names no libascendcl.so")
 	}
-	b, err := cann.Open(lib)
-	require.NoError(t, err, "ACLWASM_TEST_ACL_LIB=%s", lib)
 	ctx := context.Background()
 	rt, err := host.NewRuntime(ctx, host.WithBackend(b), host.WithEngine(engine))
 	require.NoError(t, err)
-	t.Cleanup(func() {
-		require.NoError(t, rt.Close(ctx))
-		require.NoError(t, b.Close())
-	})
+	t.Cleanup(func() { require.NoError(t, rt.Close(ctx)) })
 	dir := t.TempDir()
 	for _, tc := range []struct{ src, want string }{
 		{"notify.c", nativeNotifyWant}, {"events.c", nativeEventsWant}, {"errstate.c", nativeErrstateWant},

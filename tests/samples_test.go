@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -18,9 +17,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/acl"
-	"github.com/aclwasm/aclwasm/acl/cann"
 	"github.com/aclwasm/aclwasm/acl/sim"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // noErrors fails if any host call of the run failed.
@@ -503,21 +502,19 @@ func TestSampleNotifyPipeline(t *testing.T) {
 		b    acl.Backend
 	}
 	backends := []backend{{"sim", sim.New()}, {"sim-timing", sim.New(sim.WithTiming())}}
-	if lib := os.Getenv("ACLWASM_TEST_ACL_LIB"); lib != "" {
-		b, err := cann.Open(lib)
-		require.NoError(t, err, "ACLWASM_TEST_ACL_LIB=%s", lib)
+	for _, bk := range backends {
+		t.Cleanup(func() { require.NoError(t, bk.b.Close()) })
+	}
+	if b := testsupport.Native(t); b != nil { // closed when the test ends
 		backends = append(backends, backend{"native", b})
 	}
-	wasm := guest(t, "notify-pipeline")
+	wasm := testsupport.Guest(t, "notify-pipeline")
 	ctx := context.Background()
 	for _, bk := range backends {
 		t.Run(bk.name, func(t *testing.T) {
 			rt, err := host.NewRuntime(ctx, host.WithBackend(bk.b), host.WithEngine(engine))
 			require.NoError(t, err)
-			t.Cleanup(func() {
-				require.NoError(t, rt.Close(ctx))
-				require.NoError(t, bk.b.Close())
-			})
+			t.Cleanup(func() { require.NoError(t, rt.Close(ctx)) })
 			pl, err := rt.Load(ctx, wasm, testCompile(host.Policy{Timeout: time.Minute}))
 			require.NoError(t, err)
 			t.Cleanup(func() { require.NoError(t, pl.Close(ctx)) })

@@ -66,7 +66,7 @@ func TestSDKCompute(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			free, _, err := b.MemInfo(0, 0)
 			require.NoError(t, err)
-			pl, err := rt.Load(ctx, guest(t, name), policy)
+			pl, err := rt.Load(ctx, testsupport.Guest(t, name), policy)
 			require.NoError(t, err)
 			t.Cleanup(func() { require.NoError(t, pl.Close(ctx)) })
 			var logs, stdout, stderr bytes.Buffer
@@ -94,7 +94,7 @@ func TestSDKCompute(t *testing.T) {
 
 			// Without the basic kernels granted, the launcher binds to
 			// nothing and the module is refused, naming the kernel.
-			_, err = rt.Load(ctx, guest(t, name), testCompile(host.Policy{Models: policy.Models}))
+			_, err = rt.Load(ctx, testsupport.Guest(t, name), testCompile(host.Policy{Models: policy.Models}))
 			var le *host.LoadError
 			require.ErrorAs(t, err, &le)
 			require.Contains(t, err.Error(), "import env.AddF32 is undefined: no kernel AddF32 for its launcher: it is not granted to the plugin")

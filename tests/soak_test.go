@@ -1,14 +1,11 @@
 package tests
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"runtime"
 	"runtime/debug"
@@ -23,6 +20,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // TestSoak runs SOAK_SESSIONS workers (default 256, 64 under the race
@@ -225,7 +223,7 @@ func loadGood(t *testing.T, sb *sandbox) *host.Plugin { return loadWAT(t, sb, go
 // loadWAT compiles a WAT module with policy p; the test closes it.
 func loadWAT(t *testing.T, sb *sandbox, wat string, p host.Policy) *host.Plugin {
 	t.Helper()
-	pl, err := sb.rt.Load(context.Background(), watToWasm(t, wat), testCompile(p))
+	pl, err := sb.rt.Load(context.Background(), testsupport.WAT(t, wat), testCompile(p))
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, pl.Close(context.Background())) })
 	return pl
@@ -309,23 +307,6 @@ func envInt(t *testing.T, name string, def int) int {
 	require.NoError(t, err, name)
 	require.Positive(t, n, name)
 	return n
-}
-
-// watToWasm compiles WebAssembly text with wabt's wat2wasm (installed by
-// scripts/install-toolchains.sh); a missing tool fails the test.
-func watToWasm(t *testing.T, src string) []byte {
-	t.Helper()
-	tool, err := exec.LookPath("wat2wasm")
-	require.NoError(t, err, "wat2wasm (wabt) is required: run scripts/install-toolchains.sh")
-	dir := t.TempDir()
-	in := filepath.Join(dir, "m.wat")
-	require.NoError(t, os.WriteFile(in, []byte(src), 0o644))
-	var stderr bytes.Buffer
-	cmd := exec.Command(tool, in, "--output=-")
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	require.NoError(t, err, "wat2wasm: %s", stderr.String())
-	return out
 }
 
 // The acl imports the soak's WAT modules use.

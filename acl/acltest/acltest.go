@@ -35,6 +35,7 @@ func Run(t *testing.T, newBackend func(t *testing.T) acl.Backend) {
 		resourceTests, notifyTests, eventTimestampTests, // ABI v1.2 section 12
 		devinfoTests, notifyResetTests, // ABI v1.3 section 15
 		contentionTests,
+		traitsTests,
 	}
 	for _, g := range groups {
 		for _, c := range g {

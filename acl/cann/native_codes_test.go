@@ -148,16 +148,16 @@ func TestStandinNativeCodes(t *testing.T) {
 	}
 }
 
-// TestFaultyKeepsInterfaces: internal/faulty's wrapper of the native backend
-// implements exactly its optional interfaces (none: it promises neither
-// zeroed allocations nor a peer rule) and forwards what it supports, so that
-// fault-injection tests over the stand-in run the host code that production
-// runs.
-func TestFaultyKeepsInterfaces(t *testing.T) {
+// TestFaultyKeepsTraits: internal/faulty's wrapper of the native backend
+// reports exactly its traits (its native roles; it promises neither zeroed
+// allocations nor copies without peer access) and forwards what it
+// supports, so that fault-injection tests over the stand-in run the host
+// code that production runs.
+func TestFaultyKeepsTraits(t *testing.T) {
 	b, _ := open(t, full)
 	w := faulty.Wrap(b)
-	require.Equal(t, faulty.Interfaces(b), faulty.Interfaces(w))
-	require.Empty(t, faulty.Interfaces(b))
+	require.Equal(t, faulty.Roles(b), faulty.Roles(w))
+	require.Equal(t, []string{"DeviceRegisterer", "StreamResLimiter", "OverflowSwitcher", "OpComputer", "KernelRunner", "RandomGenerator", "Reducer"}, faulty.Roles(b))
 	for _, fn := range []string{"aclrtDestroyStreamForce", "aclrtMemsetD32", "aclrtNoSuchFunction"} {
 		require.Equal(t, b.Supports(fn), w.Supports(fn), fn)
 	}

@@ -151,11 +151,7 @@ type Backend struct {
 	notifies table[notify]
 }
 
-var (
-	_ acl.Backend  = (*Backend)(nil)
-	_ acl.Zeroer   = (*Backend)(nil)
-	_ acl.PeerRule = (*Backend)(nil)
-)
+var _ acl.Backend = (*Backend)(nil)
 
 // New returns a simulator with the options applied. Its default streams'
 // workers run until Close.

@@ -16,23 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/internal/edgeref"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
-
-// builtGuest is build/wasm/NAME.wasm (or ACLWASM_GUEST_DIR's), or fails
-// the test saying how to build it.
-func builtGuest(t *testing.T, name string) string {
-	t.Helper()
-	dir := os.Getenv("ACLWASM_GUEST_DIR")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "build", "wasm")
-	}
-	path, err := filepath.Abs(filepath.Join(dir, name+".wasm"))
-	require.NoError(t, err)
-	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("%s is missing: run make guests (scripts/build-guests.sh): %v", path, err)
-	}
-	return path
-}
 
 // TestEdgeClassifyCLI runs samples/edge-classify as its README says, with
 // the model its train.py trains: aclwasm run with --model and the images
@@ -43,7 +28,7 @@ func builtGuest(t *testing.T, name string) string {
 // Every answer is checked against internal/edgeref's: the same
 // pre-processing in Go and the model run directly through onnx-gomlx.
 func TestEdgeClassifyCLI(t *testing.T) {
-	wasm := builtGuest(t, "edge-classify")
+	wasm := testsupport.GuestPath(t, "edge-classify")
 	dir := edgeref.Train(t)
 	model := filepath.Join(dir, "shapes.onnx")
 	images := filepath.Join(dir, "images")

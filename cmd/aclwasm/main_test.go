@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/abi"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // bin is the CLI, built once by TestMain.
@@ -91,17 +92,11 @@ func cliEnv(t *testing.T, env []string, args ...string) result {
 // returns the .wasm path. A missing wat2wasm fails the test.
 func wat(t *testing.T, name, src string) string {
 	t.Helper()
-	w2w, err := exec.LookPath("wat2wasm")
-	if err != nil {
-		t.Fatalf("wat2wasm (wabt) is not on PATH: the CLI tests compile their guests with it; install wabt (apt-get install wabt): %v", err)
-	}
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, name+".wat"), filepath.Join(dir, name+".wasm")
 	require.NoError(t, os.WriteFile(in, []byte(src), 0o644))
 	// --debug-names: a name section, so that trap backtraces name functions.
-	if b, err := exec.Command(w2w, "--debug-names", in, "-o", out).CombinedOutput(); err != nil {
-		t.Fatalf("wat2wasm %s: %v\n%s", name, err, b)
-	}
+	testsupport.CompileWAT(t, in, out, "--debug-names")
 	return out
 }
 

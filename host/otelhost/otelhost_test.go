@@ -2,9 +2,6 @@ package otelhost_test
 
 import (
 	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -16,6 +13,7 @@ import (
 
 	"github.com/aclwasm/aclwasm/host"
 	"github.com/aclwasm/aclwasm/host/otelhost"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -40,19 +38,6 @@ var slow = host.HostFunc{Module: "test", Name: "slow", Fn: func(*host.HostCall) 
 	return 0, nil
 }}
 
-func wat2wasm(t *testing.T, src string) []byte {
-	t.Helper()
-	tool, err := exec.LookPath("wat2wasm")
-	require.NoError(t, err, "wat2wasm (wabt) is required: run scripts/install-toolchains.sh")
-	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "m.wat"), []byte(src), 0o644))
-	out, err := exec.Command(tool, filepath.Join(dir, "m.wat"), "-o", filepath.Join(dir, "m.wasm")).CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	b, err := os.ReadFile(filepath.Join(dir, "m.wasm"))
-	require.NoError(t, err)
-	return b
-}
-
 // setup loads the guest, named "g", on the engine ACLWASM_TEST_ENGINE
 // names, traced into an in-memory exporter.
 func setup(t *testing.T, threshold time.Duration) (*sdktrace.TracerProvider, *tracetest.InMemoryExporter, *host.Plugin) {
@@ -64,17 +49,13 @@ func setup(t *testing.T, threshold time.Duration) (*sdktrace.TracerProvider, *tr
 func setupWAT(t *testing.T, threshold time.Duration, src string) (*sdktrace.TracerProvider, *tracetest.InMemoryExporter, *host.Plugin) {
 	t.Helper()
 	ctx := context.Background()
-	engine := os.Getenv("ACLWASM_TEST_ENGINE")
-	if engine == "" {
-		engine = "wazero"
-	}
 	exp := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
 	t.Cleanup(func() { require.NoError(t, tp.Shutdown(ctx)) })
-	rt, err := host.NewRuntime(ctx, host.WithEngine(engine), host.WithHostFuncs(slow), otelhost.Option(tp, threshold))
+	rt, err := host.NewRuntime(ctx, host.WithEngine(testsupport.Engine()), host.WithHostFuncs(slow), otelhost.Option(tp, threshold))
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, rt.Close(ctx)) })
-	pl, err := rt.Load(ctx, wat2wasm(t, src), host.Policy{}, host.LoadName("g"))
+	pl, err := rt.Load(ctx, testsupport.WAT(t, src), host.Policy{}, host.LoadName("g"))
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, pl.Close(ctx)) })
 	return tp, exp, pl

@@ -15,8 +15,9 @@
 // The package is internal: tests of acl/cann and of host (host/faults_test.go)
 // use it, and it lives at the module's root so that both may import it. It
 // exports [Wrap] and the [Faulty] it returns, [Injected] (an error to inject
-// when any will do) and [Interfaces] (the optional interfaces a backend
-// implements, which the tests compare before and after Wrap).
+// when any will do) and [Roles] (the optional roles and promises a backend
+// reports in its acl.Traits, which the tests compare before and after
+// Wrap).
 package faulty
 
 import (
@@ -27,9 +28,9 @@ import (
 	"github.com/aclwasm/aclwasm/acl"
 )
 
-// wrapper is an [acl.Backend] that fails the calls it is told to, with none
-// of the optional interfaces (Wrap adds those of the wrapped backend). It
-// is safe for concurrent use.
+// wrapper is an [acl.Backend] that fails the calls it is told to. It
+// reports the Traits of the backend it wraps, so that it needs no type per
+// combination of optional roles. It is safe for concurrent use.
 type wrapper struct {
 	acl.Backend
 
@@ -55,24 +56,39 @@ type Faulty interface {
 	Unfired() int
 }
 
-// Wrap returns b wrapped. It fails nothing until told to, and it
-// implements exactly the optional interfaces of acl ([acl.Zeroer],
-// [acl.PeerRule]) that b implements, forwarding them to b: the sandbox
-// takes different paths for a backend with and without each, so a wrapper
-// with other interfaces than b would test other host code than b's.
+// Wrap returns b wrapped. It fails nothing until told to, and it reports
+// b's optional roles and promises ([acl.Traits]): the sandbox takes
+// different paths for a backend with and without each, so a wrapper with
+// other traits than b would test other host code than b's.
 func Wrap(b acl.Backend) Faulty {
-	core := &wrapper{Backend: b, calls: map[string]int{}}
-	z, hasZ := b.(acl.Zeroer)
-	p, hasP := b.(acl.PeerRule)
-	switch {
-	case hasZ && hasP:
-		return &plainZP{core, zeroer{z}, peerRule{p}}
-	case hasZ:
-		return &plainZ{core, zeroer{z}}
-	case hasP:
-		return &plainP{core, peerRule{p}}
+	return &wrapper{Backend: b, calls: map[string]int{}}
+}
+
+// Traits implements [acl.Runtime]: b's, with its DeviceRegisterer (if any)
+// failing as HostRegister does, since the sandbox registers through it
+// in HostRegister's place (both are aclrtHostRegister). The other roles
+// are b's own: no fault is injected into them.
+func (b *wrapper) Traits() acl.Traits {
+	t := b.Backend.Traits()
+	if t.DeviceRegisterer != nil {
+		t.DeviceRegisterer = registerer{b, t.DeviceRegisterer}
 	}
-	return core
+	return t
+}
+
+// registerer is a wrapped backend's [acl.DeviceRegisterer].
+type registerer struct {
+	b *wrapper
+	r acl.DeviceRegisterer
+}
+
+// HostRegisterOn implements [acl.DeviceRegisterer]; its calls count, and
+// fail, as HostRegister's.
+func (r registerer) HostRegisterOn(dev int32, buf []byte, typ acl.HostRegisterType) (acl.HostPin, error) {
+	if err := r.b.fail("HostRegister"); err != nil {
+		return 0, err
+	}
+	return r.r.HostRegisterOn(dev, buf, typ)
 }
 
 // Injected is the error the tests inject when any will do: a runtime

@@ -60,48 +60,80 @@ func TestMisuse(t *testing.T) {
 	require.Panics(t, func() { b.FailCall("Nope", 1, faulty.Injected) })
 	require.Panics(t, func() { b.FailCall("Malloc", 0, faulty.Injected) })
 	require.Panics(t, func() { b.FailExec("Malloc", 1, errors.New("x")) })
-	require.Equal(t, inner.PeerAccessRequired(), b.(acl.PeerRule).PeerAccessRequired(), "the wrapped backend's peer rule")
+	require.Equal(t, inner.Traits(), b.Traits(), "the wrapped backend's traits")
 }
 
-// bare has none of the optional interfaces; zeroOnly and peerOnly one each.
+// bare has no optional role and makes no promise; zeroOnly and peerOnly
+// make one promise each, and computes plays one role.
 type (
 	bare     struct{ acl.Backend }
-	zeroOnly struct {
-		acl.Backend
-		acl.Zeroer
-	}
-	peerOnly struct {
-		acl.Backend
-		acl.PeerRule
-	}
+	zeroOnly struct{ acl.Backend }
+	peerOnly struct{ acl.Backend }
+	computes struct{ acl.Backend }
 )
 
-// TestWrapInterfaces: a wrapped backend implements exactly the optional
-// interfaces of the one it wraps, so that the sandbox takes the same paths
-// over both, and forwards every method of acl.Backend it does not inject
-// faults into. (The native backend's case is in acl/cann, which builds
-// the stand-in.)
-func TestWrapInterfaces(t *testing.T) {
+func (bare) Traits() acl.Traits     { return acl.Traits{} }
+func (zeroOnly) Traits() acl.Traits { return acl.Traits{ZeroesAllocations: true} }
+func (peerOnly) Traits() acl.Traits { return acl.Traits{PeerAccessImplicit: true} }
+func (c computes) Traits() acl.Traits {
+	return acl.Traits{Computer: c.Backend.Traits().Computer}
+}
+
+// registers plays the optional role DeviceRegisterer, with the
+// simulator's HostRegister for every device.
+type registers struct{ acl.Backend }
+
+func (r registers) Traits() acl.Traits { return acl.Traits{DeviceRegisterer: r} }
+
+func (r registers) HostRegisterOn(_ int32, b []byte, typ acl.HostRegisterType) (acl.HostPin, error) {
+	return r.HostRegister(b, typ)
+}
+
+// TestWrapTraits: a wrapped backend reports exactly the traits of the one
+// it wraps, so that the sandbox takes the same paths over both, and
+// forwards every method of acl.Backend it does not inject faults into.
+// (The native backend's case is in acl/cann, which builds the stand-in.)
+func TestWrapTraits(t *testing.T) {
 	s := sim.New()
 	defer s.Close()
 	for name, inner := range map[string]acl.Backend{
 		"sim":       s,
 		"sim 950":   sim.New(sim.WithChip(sim.Ascend950)),
+		"sim A3":    sim.New(sim.WithChip(sim.AtlasA3)),
 		"bare":      bare{s},
-		"zero only": zeroOnly{s, s},
-		"peer only": peerOnly{s, s},
+		"zero only": zeroOnly{s},
+		"peer only": peerOnly{s},
+		"computes":  computes{s},
 	} {
 		b := faulty.Wrap(inner)
-		require.Equal(t, faulty.Interfaces(inner), faulty.Interfaces(b), name)
-		if z, ok := inner.(acl.Zeroer); ok {
-			require.Equal(t, z.ZeroesAllocations(), b.(acl.Zeroer).ZeroesAllocations(), name)
-		}
+		require.Equal(t, faulty.Roles(inner), faulty.Roles(b), name)
+		require.Equal(t, inner.Traits(), b.Traits(), name)
 		require.Equal(t, inner.Supports("aclrtDestroyStreamForce"), b.Supports("aclrtDestroyStreamForce"), name)
 		iv, err := b.OpTimeoutInterval()
 		require.NoError(t, err, name)
 		want, _ := inner.OpTimeoutInterval()
 		require.Equal(t, want, iv, name)
 	}
-	require.Equal(t, []string{"Zeroer", "PeerRule"}, faulty.Interfaces(s), "the simulator states both")
-	require.Empty(t, faulty.Interfaces(bare{}))
+	require.Equal(t, []string{"ZeroesAllocations", "Computer"}, faulty.Roles(s), "the simulator of an Atlas A2")
+	require.Equal(t, []string{"ZeroesAllocations", "PeerAccessImplicit", "Computer"}, faulty.Roles(sim.New(sim.WithChip(sim.AtlasA3))), "the simulator of an Atlas A3")
+	require.Empty(t, faulty.Roles(bare{}))
+}
+
+// TestWrapRegisterer: a wrapped backend's DeviceRegisterer fails as its
+// HostRegister does, the one call the sandbox makes in its place.
+func TestWrapRegisterer(t *testing.T) {
+	s := sim.New()
+	defer s.Close()
+	b := faulty.Wrap(registers{s})
+	require.Equal(t, []string{"DeviceRegisterer"}, faulty.Roles(b))
+	r := b.Traits().DeviceRegisterer
+	b.FailCall("HostRegister", 2, faulty.Injected)
+	buf := make([]byte, 4096)
+	pin, err := r.HostRegisterOn(1, buf[:2048], acl.HostRegisterMapped)
+	require.NoError(t, err)
+	_, err = r.HostRegisterOn(1, buf[2048:], acl.HostRegisterMapped)
+	require.ErrorIs(t, err, acl.ErrRTInternal, "the second registration fails")
+	require.Equal(t, 2, b.Calls("HostRegister"))
+	require.Zero(t, b.Unfired())
+	require.NoError(t, b.HostUnregister(context.Background(), pin))
 }

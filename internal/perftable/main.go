@@ -90,6 +90,10 @@ var goals = []goal{
 	{id: "15", bench: "Goal15KernelAdd", unit: "x-loop", what: "`basic` AddF32 of 1 M float32 (launch, run, synchronize)", floor: "the same addition, a plain Go loop", want: target{"<=", 1.5}},
 	{id: "16", bench: "Goal16ModelExec", unit: "x-direct", what: "`aclmdlExecute` of a small CNN on device buffers, throughput", floor: "the same model run directly by the ONNX library", want: target{">=", 0.9}},
 	{id: "16", bench: "Goal16ModelLoad", unit: "x-uncached", what: "`aclmdlLoadFromFile` with the model in the runtime's cache", floor: "its first load in a fresh runtime (runtime and plugin included)", ref: true},
+	{id: "serve", bench: "ServeEcho", unit: "x-floor-req/s", what: "`aclwasm serve`, command plugin (a new instance per request), throughput", floor: "bare net/http + wazero, pre-instantiated, same guest (serve/bench_test.go)", want: target{">=", 1}},
+	{id: "serve", bench: "ServeEcho", unit: "x-floor-p99", what: "`aclwasm serve`, command plugin, p99 latency", floor: "the same bare server", want: target{"<=", 1.2}},
+	{id: "serve", bench: "ServeIdleMemory", unit: "x-bare-mem", what: "idle pooled instance of a tiny module, resident memory", floor: "bare wazero instance of the same module", want: target{"<=", 1.3}},
+	{id: "serve", bench: "ServeIdleMemory", unit: "x-bare-heap", what: "idle pooled instance of a tiny module, Go heap", floor: "bare wazero instance of the same module", want: target{"<=", 1.3}},
 	{id: "peer", bench: "PeerHostFunc", unit: "x-extism", what: "an embedder's host function, no payload, guest loop (bench/peers)", floor: "Extism's Go SDK, same wazero, the same loop", want: target{"<=", 1}},
 	{id: "peer", bench: "PeerEcho", unit: "x-extism", what: "bytes echoed through a plugin call (`CallBytesTo`, reused buffer)", floor: "Extism's `Plugin.Call`, its kernel's 8-byte copies", want: target{"<=", 1}},
 }
@@ -119,7 +123,7 @@ func main() {
 	writeTable(os.Stdout, engines, vals)
 }
 
-// read adds the ratio metrics of the Goal and Peer benchmarks in file to
+// read adds the ratio metrics of the Goal, Peer and Serve benchmarks in file to
 // vals.
 func read(engine, file string, vals map[key][]float64) error {
 	f, err := os.Open(file)
@@ -136,7 +140,7 @@ func read(engine, file string, vals map[key][]float64) error {
 		// The name without "Benchmark" and GOMAXPROCS, sub-benchmarks kept.
 		name, parts := res.Name.Parts()
 		base := strings.TrimPrefix(string(name), "Benchmark")
-		if !strings.HasPrefix(base, "Goal") && !strings.HasPrefix(base, "Peer") {
+		if !strings.HasPrefix(base, "Goal") && !strings.HasPrefix(base, "Peer") && !strings.HasPrefix(base, "Serve") {
 			continue
 		}
 		for _, p := range parts {

@@ -4,14 +4,17 @@
 // import of the ABI so that tests drive the imports from Go with any
 // arguments, exactly as a guest would.
 //
-// The package exports Engine, NativeLib, GuestDir, Proxy, WAT and Logs. It imports
+// The package exports Engine, NativeLib, OpLib, Native, GuestDir, Guest,
+// GuestPath, Proxy, WAT, WATFile, CompileWAT, Python and Logs. It imports
 // nothing of the host, so that package host's own tests can use it.
 package testsupport
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
+	"testing"
 )
 
 // Engine returns the engine the tests run on: wazero, or the one
@@ -43,4 +46,31 @@ func GuestDir() string {
 	}
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..", "build", "wasm")
+}
+
+// Guest returns the built guest NAME.wasm of [GuestDir], or fails the
+// test saying how to build it.
+func Guest(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(GuestPath(t, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// GuestPath returns the absolute path of the built guest NAME.wasm of
+// [GuestDir], or fails the test saying how to build it.
+func GuestPath(t testing.TB, name string) string {
+	t.Helper()
+	path, err := filepath.Abs(filepath.Join(GuestDir(), name+".wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("%s is missing: run make guests (scripts/build-guests.sh)", path)
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

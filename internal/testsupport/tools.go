@@ -16,23 +16,39 @@ import (
 // run. The import tests need none: their guest is [Proxy].
 func WAT(t testing.TB, src string) []byte {
 	t.Helper()
-	tool, err := exec.LookPath("wat2wasm")
-	if err != nil {
-		t.Fatalf("wat2wasm (wabt) is required: run scripts/install-toolchains.sh: %v", err)
-	}
-	dir := t.TempDir()
-	in, out := filepath.Join(dir, "m.wat"), filepath.Join(dir, "m.wasm")
+	in := filepath.Join(t.TempDir(), "m.wat")
 	if err := os.WriteFile(in, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if b, err := exec.Command(tool, in, "-o", out).CombinedOutput(); err != nil {
-		t.Fatalf("wat2wasm: %v\n%s\n%s", err, b, src)
-	}
+	return WATFile(t, in)
+}
+
+// WATFile compiles the WebAssembly text file path, as [WAT] does.
+func WATFile(t testing.TB, path string) []byte {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "m.wasm")
+	CompileWAT(t, path, out)
 	b, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// CompileWAT runs wat2wasm on the text file in, writing the module to out,
+// with the further flags (such as --debug-names); a missing tool or a
+// failed compile fails the test, showing what wat2wasm said.
+func CompileWAT(t testing.TB, in, out string, flags ...string) {
+	t.Helper()
+	tool, err := exec.LookPath("wat2wasm")
+	if err != nil {
+		t.Fatalf("wat2wasm (wabt) is required: run scripts/install-toolchains.sh: %v", err)
+	}
+	args := append(append([]string{}, flags...), in, "-o", out)
+	if b, err := exec.Command(tool, args...).CombinedOutput(); err != nil {
+		src, _ := os.ReadFile(in)
+		t.Fatalf("wat2wasm %s: %v\n%s\n%s", in, err, b, src)
+	}
 }
 
 // Logs collects the records of a JSON slog handler (slog.NewJSONHandler
@@ -49,13 +65,17 @@ func (l *Logs) Write(p []byte) (int, error) {
 	return l.buf.Write(p)
 }
 
-// Records returns every record written so far, decoded, without its time.
+// Records returns every record written so far, decoded, without its time
+// (none before the first).
 func (l *Logs) Records(t testing.TB) []map[string]any {
 	t.Helper()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var out []map[string]any
 	for _, line := range strings.Split(strings.TrimSpace(l.buf.String()), "\n") {
+		if line == "" { // nothing written yet
+			continue
+		}
 		var m map[string]any
 		if err := json.Unmarshal([]byte(line), &m); err != nil {
 			t.Fatalf("a log record that is not JSON: %v: %q", err, line)

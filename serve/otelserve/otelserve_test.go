@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,32 +22,17 @@ import (
 	"github.com/aclwasm/aclwasm/host"
 	"github.com/aclwasm/aclwasm/host/otelhost"
 	"github.com/aclwasm/aclwasm/internal/otlptest"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 	"github.com/aclwasm/aclwasm/serve"
 	"github.com/aclwasm/aclwasm/serve/otelserve"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// engine is wazero, or the one ACLWASM_TEST_ENGINE names (wasmtime needs
-// -tags wasmtime).
-var engine = func() string {
-	if e := os.Getenv("ACLWASM_TEST_ENGINE"); e != "" {
-		return e
-	}
-	return "wazero"
-}()
-
 // wat2wasm compiles serve's testdata/NAME.wat.
 func wat2wasm(t *testing.T, name string) []byte {
 	t.Helper()
-	tool, err := exec.LookPath("wat2wasm")
-	require.NoError(t, err, "wat2wasm (wabt) is required: run scripts/install-toolchains.sh")
-	out := filepath.Join(t.TempDir(), name+".wasm")
-	b, err := exec.Command(tool, filepath.Join("..", "testdata", name+".wat"), "-o", out).CombinedOutput()
-	require.NoError(t, err, "%s", b)
-	wasm, err := os.ReadFile(out)
-	require.NoError(t, err)
-	return wasm
+	return testsupport.WATFile(t, filepath.Join("..", "testdata", name+".wat"))
 }
 
 // TestRequestSpans: a server traced with otelserve and otelhost, exporting
@@ -64,7 +48,7 @@ func TestRequestSpans(t *testing.T) {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp, sdktrace.WithBatchTimeout(50*time.Millisecond)))
 	defer func() { require.NoError(t, tp.Shutdown(ctx)) }()
 
-	rt, err := host.NewRuntime(ctx, host.WithEngine(engine), otelhost.Option(tp, 0))
+	rt, err := host.NewRuntime(ctx, host.WithEngine(testsupport.Engine()), otelhost.Option(tp, 0))
 	require.NoError(t, err)
 	defer rt.Close(ctx)
 	dir := t.TempDir()
@@ -178,7 +162,7 @@ func TestRequestID(t *testing.T) {
 	sr := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
 	defer func() { require.NoError(t, tp.Shutdown(ctx)) }()
-	rt, err := host.NewRuntime(ctx, host.WithEngine(engine))
+	rt, err := host.NewRuntime(ctx, host.WithEngine(testsupport.Engine()))
 	require.NoError(t, err)
 	defer rt.Close(ctx)
 	dir := t.TempDir()

@@ -21,6 +21,7 @@ import (
 
 	"github.com/aclwasm/aclwasm/acl/cann"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 var (
@@ -97,19 +98,12 @@ func callLog(t *testing.T) []string {
 	return out
 }
 
-func engine() string {
-	if e := os.Getenv("ACLWASM_TEST_ENGINE"); e != "" {
-		return e
-	}
-	return "wazero"
-}
-
 func runtime(t *testing.T) *host.Runtime {
 	t.Helper()
 	b, err := cann.Open(lib)
 	require.NoError(t, err)
 	ctx := context.Background()
-	rt, err := host.NewRuntime(ctx, host.WithBackend(b), host.WithEngine(engine()))
+	rt, err := host.NewRuntime(ctx, host.WithBackend(b), host.WithEngine(testsupport.Engine()))
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		require.NoError(t, rt.Close(ctx))
@@ -118,26 +112,12 @@ func runtime(t *testing.T) *host.Runtime {
 	return rt
 }
 
-func wat2wasm(t *testing.T, src string) []byte {
-	t.Helper()
-	tool, err := exec.LookPath("wat2wasm")
-	require.NoError(t, err, "wat2wasm (wabt) is required: run scripts/install-toolchains.sh")
-	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "m.wat"), []byte(src), 0o644))
-	out, err := exec.Command(tool, filepath.Join(dir, "m.wat"), "-o", filepath.Join(dir, "m.wasm")).CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	b, err := os.ReadFile(filepath.Join(dir, "m.wasm"))
-	require.NoError(t, err)
-	return b
-}
-
 // TestConformanceOnNativeBackend runs the ABI v1 conformance program with
 // every call delegated to the native C ABI.
 func TestConformanceOnNativeBackend(t *testing.T) {
 	for _, name := range []string{"conformance.wasm", "conformance32.wasm"} { // wide, acl32
 		t.Run(name, func(t *testing.T) {
-			wasm, err := os.ReadFile(filepath.Join("..", "..", "build", "wasm", name))
-			require.NoError(t, err, "build the guests first: make guests")
+			wasm := testsupport.Guest(t, strings.TrimSuffix(name, ".wasm"))
 			rt := runtime(t)
 			ctx := context.Background()
 			pl, err := rt.Load(ctx, wasm, host.Policy{})
@@ -182,7 +162,7 @@ const guest = `(module
 func TestRejectedCallsMakeNoNativeCall(t *testing.T) {
 	rt := runtime(t)
 	ctx := context.Background()
-	pl, err := rt.Load(ctx, wat2wasm(t, guest), host.Policy{})
+	pl, err := rt.Load(ctx, testsupport.WAT(t, guest), host.Policy{})
 	require.NoError(t, err)
 	defer pl.Close(ctx)
 	inst, err := pl.Instantiate(ctx, host.Config{})
@@ -215,8 +195,7 @@ func TestRejectedCallsMakeNoNativeCall(t *testing.T) {
 // host expects, the forced stream destruction must reach the native library
 // as the native one, and every native allocation must be freed.
 func TestCppSampleOnNativeBackend(t *testing.T) {
-	wasm, err := os.ReadFile(filepath.Join("..", "..", "build", "wasm", "cpp-memory.wasm"))
-	require.NoError(t, err, "build the guests first: make guests")
+	wasm := testsupport.Guest(t, "cpp-memory")
 	rt := runtime(t)
 	ctx := context.Background()
 	pl, err := rt.Load(ctx, wasm, host.Policy{})

@@ -17,6 +17,7 @@ import (
 	"github.com/aclwasm/aclwasm/acl/sim"
 	"github.com/aclwasm/aclwasm/host"
 	"github.com/aclwasm/aclwasm/host/kernels/basic"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // kernelGuest fills a and b with FillF32, adds them into c with AddF32 (a
@@ -89,9 +90,9 @@ func loadedBinaries(t *testing.T) int64 {
 // from the binary the host loads): same output, same codes.
 func TestKernelsDifferential(t *testing.T) {
 	ctx := context.Background()
-	wasm := wat2wasm(t, kernelGuest)
+	wasm := testsupport.WAT(t, kernelGuest)
 	run := func(b acl.Backend) []byte {
-		rt, err := host.NewRuntime(ctx, host.WithBackend(b), host.WithEngine(engine()), host.WithKernels(kernelSet(t)...))
+		rt, err := host.NewRuntime(ctx, host.WithBackend(b), host.WithEngine(testsupport.Engine()), host.WithKernels(kernelSet(t)...))
 		require.NoError(t, err)
 		defer func() { require.NoError(t, rt.Close(ctx)) }()
 		pl, err := rt.Load(ctx, wasm, host.Policy{Kernels: []string{"FillF32", "AddF32", "Boom"}})

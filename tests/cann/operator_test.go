@@ -36,7 +36,7 @@ type nnGuest struct {
 func newNNGuest(t *testing.T, opts ...host.Option) *nnGuest {
 	t.Helper()
 	ctx := context.Background()
-	rt, err := host.NewRuntime(ctx, append([]host.Option{host.WithEngine(engine())}, opts...)...)
+	rt, err := host.NewRuntime(ctx, append([]host.Option{host.WithEngine(testsupport.Engine())}, opts...)...)
 	require.NoError(t, err)
 	pl, err := rt.Load(ctx, testsupport.Proxy(abi.Wide, 4), host.Policy{})
 	require.NoError(t, err)

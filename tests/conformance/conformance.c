@@ -33,6 +33,9 @@
 #include <string.h>
 
 #include <acl/acl.h>
+#include <acl/acl_prof.h>
+
+#include "check.h"
 
 /* ---- the profile ---- */
 
@@ -73,52 +76,6 @@ typedef size_t wsize;
 #define HUGE_SIZE ((wsize)0xF0000000u)
 #define MAX_ADDR UINTPTR_MAX
 #endif
-
-/* ---- reporting ---- */
-
-static int passed, failed;
-
-static void report(int ok, int line, const char *what, const char *detail)
-{
-    if (ok) {
-        passed++;
-        printf("ok   %4d %s\n", line, what);
-    } else {
-        failed++;
-        printf("FAIL %4d %s: %s\n", line, what, detail);
-    }
-}
-
-static void expect_code(int line, const char *what, aclError got, aclError want)
-{
-    char detail[600];
-    if (got == want) {
-        report(1, line, what, "");
-        return;
-    }
-    snprintf(detail, sizeof detail, "got %s (%d), want %s (%d); message: %s", aclErrorName(got), got,
-             aclErrorName(want), want, aclGetRecentErrMsg());
-    report(0, line, what, detail);
-}
-
-static void expect_true(int line, const char *what, int cond)
-{
-    report(cond, line, what, "condition is false");
-}
-
-/* EXPECT(call, code): the call returns exactly code. */
-#define EXPECT(call, want) expect_code(__LINE__, #call " == " #want, (call), (want))
-/* OK(call): the call succeeds. */
-#define OK(call) expect_code(__LINE__, #call, (call), ACL_SUCCESS)
-/* CHECK(cond): a value check. */
-#define CHECK(cond) expect_true(__LINE__, #cond, (cond))
-/* FAILS(call): the call returns some error (the ABI does not fix which). */
-#define FAILS(call) expect_true(__LINE__, #call " != ACL_SUCCESS", (call) != ACL_SUCCESS)
-
-static void section(const char *name)
-{
-    printf("== %s\n", name);
-}
 
 /* ---- fixtures ---- */
 
@@ -167,6 +124,8 @@ static uint32_t device_count;
 
 /* ---- sections ---- */
 
+static void v13_before_set_device(void);
+
 /* Native: every device call without a current context gives 107002 (api_impl.cc, CONTEXT_NULL -> errcode_manage.cc:218). */
 static void before_set_device(void)
 {
@@ -178,6 +137,7 @@ static void before_set_device(void)
     CHECK(p == 0);
     aclrtStream s = NULL;
     EXPECT(aclrtCreateStream(&s), ACL_ERROR_RT_CONTEXT_NULL);
+    v13_before_set_device();
 }
 
 /* Native: aclInit twice 100002, aclFinalize twice 100037, aclrtGetVersion NULL outs 100000 (acl.cpp aclrtGetVersionImpl). */
@@ -1521,6 +1481,722 @@ static void sdk_functions(void)
     EXPECT(aclrtFreeHostWithDevSync(h), ACL_ERROR_HOST_MEMORY_NOT_REGISTERED);
 }
 
+/* ---- ABI v1.3 section 15: runtime functions programs call ---- */
+
+/* The profiler's PROFILING_FAILED (error_code.h:21), which most marker
+   functions of acl/acl_prof.h return; it has no ACL_ERROR_* name. */
+#define PROF_FAILED ((aclError)-1)
+
+/* A handle no object has. */
+#define BAD_STREAM ((aclrtStream)(uintptr_t)0x7777)
+#define BAD_STAMP ((void *)(uintptr_t)0x7777)
+
+/* Section 15 without a current context: the context steps of
+   docs/check-order.md (api_impl.cc), and the queries that need none. */
+static void v13_before_set_device(void)
+{
+    section("v1.3 before aclrtSetDevice: context steps of section 15");
+    uint32_t v = 7;
+    int32_t id = -1;
+    aclrtStream s = NULL;
+    /* A NULL stream names the default stream, which needs a context. */
+    EXPECT(aclrtGetStreamResLimit(NULL, ACL_RT_DEV_RES_CUBE_CORE, &v), ACL_ERROR_RT_CONTEXT_NULL);
+    EXPECT(aclrtSetStreamResLimit(NULL, ACL_RT_DEV_RES_CUBE_CORE, 1), ACL_ERROR_RT_CONTEXT_NULL);
+    EXPECT(aclrtResetStreamResLimit(NULL), ACL_ERROR_RT_CONTEXT_NULL);
+    EXPECT(aclrtUseStreamResInCurrentThread(NULL), ACL_ERROR_RT_CONTEXT_NULL);
+    EXPECT(aclrtUnuseStreamResInCurrentThread(NULL), ACL_ERROR_RT_CONTEXT_NULL);
+    EXPECT(aclrtCreateStreamV2(&s, NULL), ACL_ERROR_RT_CONTEXT_NULL);
+    CHECK(s == NULL);
+    EXPECT(aclrtStreamGetPriority(NULL, &v), ACL_ERROR_RT_CONTEXT_NULL);
+    EXPECT(aclrtStreamGetFlags(NULL, &v), ACL_ERROR_RT_CONTEXT_NULL);
+    EXPECT(aclrtStreamGetId(NULL, &id), ACL_ERROR_RT_CONTEXT_NULL);
+    /* Stop refuses NULL before the context (api_error.cc:6595-6596); Abort
+       finds no default stream to name (api_error.cc:6602-6603). */
+    EXPECT(aclrtStreamStop(NULL), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtStreamAbort(NULL), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtSetStreamOverflowSwitch(NULL, 1), ACL_ERROR_RT_CONTEXT_NULL);
+    EXPECT(aclrtGetStreamOverflowSwitch(NULL, &v), ACL_ERROR_RT_CONTEXT_NULL);
+    EXPECT(aclrtGetOverflowStatus(FORGED_DEVICE, 64, NULL), ACL_ERROR_RT_CONTEXT_NULL);
+    /* The chips that clear the status per stream find none (api_c.cc:3572-3573). */
+    EXPECT(aclrtResetOverflowStatus(NULL), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtReduceAsync(FORGED_DEVICE, FORGED_DEVICE, 64, ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM, ACL_FLOAT, NULL, NULL),
+           ACL_ERROR_RT_CONTEXT_NULL);
+    aclrtRandomNumTaskInfo t;
+    memset(&t, 0, sizeof t);
+    t.dataType = ACL_FLOAT;
+    EXPECT(aclrtRandomNumAsync(&t, NULL, NULL), ACL_ERROR_RT_CONTEXT_NULL);
+    /* A device the session never set (api_impl.cc:7854-7855). */
+    EXPECT(aclrtResetDeviceResLimit(0), ACL_ERROR_RT_DEV_SETUP_ERROR);
+    /* The device queries need no current device. */
+    aclrtDeviceStatus st = ACL_RT_DEVICE_STATUS_END;
+    OK(aclrtQueryDeviceStatus(0, &st));
+    CHECK(st == ACL_RT_DEVICE_STATUS_NORMAL);
+    int32_t cap = -1;
+    OK(aclrtGetDeviceCapability(0, ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV, &cap));
+    CHECK(cap == 0 || cap == 1);
+    const char *soc = aclrtGetSocName();
+    CHECK(soc != NULL);
+    int32_t compat = -1;
+    if (soc != NULL) {
+        OK(aclrtCheckArchCompatibility(soc, &compat));
+        CHECK(compat == 1);
+    }
+}
+
+/* Native: per-stream core limits api_c_stream.cc:749-793, api_error.cc:6798-6811, api_impl.cc:7934-8044;
+   aclrtCreateStreamV2 stream.c:132-144; getters stream.cpp:188-298, api_impl.cc:1789-1837. */
+static void v13_streams(void)
+{
+    section("v1.3: per-stream core limits, aclrtCreateStreamV2 and the stream getters");
+    aclrtStream s = NULL, c = NULL, d = NULL;
+    aclrtEvent e = NULL;
+    OK(aclrtCreateStream(&s));
+    OK(aclrtCreateEvent(&e));
+
+    uint32_t v = 0, dev = 0, t = 0;
+    EXPECT(aclrtGetStreamResLimit(BAD_STREAM, (aclrtDevResLimitType)5, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtGetStreamResLimit(s, ACL_RT_DEV_RES_CUBE_CORE, straddling_gptr(4)), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtGetStreamResLimit(BAD_STREAM, (aclrtDevResLimitType)5, &v), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtGetStreamResLimit((aclrtStream)e, ACL_RT_DEV_RES_CUBE_CORE, &v), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtGetStreamResLimit(s, (aclrtDevResLimitType)2, &v), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtSetStreamResLimit(BAD_STREAM, (aclrtDevResLimitType)2, 1), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtSetStreamResLimit(s, (aclrtDevResLimitType)2, 1), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtResetStreamResLimit(BAD_STREAM), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtResetStreamResLimit((aclrtStream)e), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtUseStreamResInCurrentThread(BAD_STREAM), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtUnuseStreamResInCurrentThread(BAD_STREAM), ACL_ERROR_RT_INVALID_HANDLE);
+    int64_t cores = 0;
+    aclError rc = aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_CUBE_CORE, &dev);
+    if (rc == ACL_ERROR_RT_FEATURE_NOT_SUPPORT) {
+        /* A backend that does not report its cores. */
+        EXPECT(aclrtGetStreamResLimit(s, ACL_RT_DEV_RES_CUBE_CORE, &v), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+        EXPECT(aclrtSetStreamResLimit(s, ACL_RT_DEV_RES_CUBE_CORE, 1), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    } else {
+        OK(rc);
+        OK(aclrtGetDeviceInfo(0, ACL_DEV_ATTR_CUBE_CORE_NUM, &cores));
+        CHECK(dev >= 2 && cores >= dev);
+        /* Without a limit of its own a stream answers with its device's. */
+        OK(aclrtGetStreamResLimit(s, ACL_RT_DEV_RES_CUBE_CORE, &v));
+        CHECK(v == dev);
+        OK(aclrtGetStreamResLimit(NULL, ACL_RT_DEV_RES_CUBE_CORE, &v));
+        CHECK(v == dev);
+        /* Bounded by the device's cores, not by the session's device limit (api_impl.cc:7934-7943). */
+        EXPECT(aclrtSetStreamResLimit(s, ACL_RT_DEV_RES_CUBE_CORE, (uint32_t)cores + 1), ACL_ERROR_RT_PARAM_INVALID);
+        OK(aclrtGetStreamResLimit(s, ACL_RT_DEV_RES_CUBE_CORE, &v));
+        CHECK(v == dev);
+        OK(aclrtSetStreamResLimit(s, ACL_RT_DEV_RES_CUBE_CORE, dev - 1));
+        OK(aclrtGetStreamResLimit(s, ACL_RT_DEV_RES_CUBE_CORE, &v));
+        CHECK(v == dev - 1);
+        /* The thread answers with the stream in use; another stream's Unuse changes nothing. */
+        OK(aclrtUseStreamResInCurrentThread(s));
+        OK(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_CUBE_CORE, &t));
+        CHECK(t == dev - 1);
+        OK(aclrtUnuseStreamResInCurrentThread(NULL));
+        OK(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_CUBE_CORE, &t));
+        CHECK(t == dev - 1);
+        OK(aclrtUnuseStreamResInCurrentThread(s));
+        OK(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_CUBE_CORE, &t));
+        CHECK(t == dev);
+        OK(aclrtResetStreamResLimit(s));
+        OK(aclrtGetStreamResLimit(s, ACL_RT_DEV_RES_CUBE_CORE, &v));
+        CHECK(v == dev);
+    }
+
+    /* aclrtCreateStreamV2 and the configuration handle. */
+    EXPECT(aclrtCreateStreamV2(NULL, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtCreateStreamV2(straddling_gptr(4), NULL), ACL_ERROR_INVALID_PARAM);
+    aclrtStreamConfigHandle *cfg = aclrtCreateStreamConfigHandle();
+    CHECK(cfg != NULL);
+    EXPECT(aclrtCreateStreamV2(&c, straddling_gptr(sizeof *cfg)), ACL_ERROR_INVALID_PARAM);
+    uint32_t prio = 8;
+    size_t flag = ACL_STREAM_DEVICE_USE_ONLY | ACL_STREAM_FAST_LAUNCH;
+    /* The SDK's aclrtSetStreamConfigOpt checks as the native library does (stream.c). */
+    EXPECT(aclrtSetStreamConfigOpt(cfg, ACL_RT_STREAM_PRIORITY, &prio, sizeof prio), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtSetStreamConfigOpt(NULL, ACL_RT_STREAM_PRIORITY, &prio, sizeof prio), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtSetStreamConfigOpt(cfg, ACL_RT_STREAM_PRIORITY, NULL, sizeof prio), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtSetStreamConfigOpt(cfg, ACL_RT_STREAM_PRIORITY, &prio, 2), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtSetStreamConfigOpt(cfg, (aclrtStreamConfigAttr)4, &prio, sizeof prio), ACL_ERROR_INVALID_PARAM);
+    prio = 3;
+    OK(aclrtSetStreamConfigOpt(cfg, ACL_RT_STREAM_PRIORITY, &prio, sizeof prio));
+    OK(aclrtSetStreamConfigOpt(cfg, ACL_RT_STREAM_FLAG, &flag, sizeof flag));
+    /* DEVICE_USE_ONLY with another flag: 107000, no stream. */
+    EXPECT(aclrtCreateStreamV2(&c, cfg), ACL_ERROR_RT_PARAM_INVALID);
+    CHECK(c == NULL);
+    flag = ACL_STREAM_FAST_LAUNCH;
+    OK(aclrtSetStreamConfigOpt(cfg, ACL_RT_STREAM_FLAG, &flag, sizeof flag));
+    OK(aclrtCreateStreamV2(&c, cfg));
+    OK(aclrtDestroyStreamConfigHandle(cfg));
+    EXPECT(aclrtDestroyStreamConfigHandle(NULL), ACL_ERROR_INVALID_PARAM);
+    OK(aclrtCreateStreamV2(&d, NULL));
+    CHECK(c != NULL && d != NULL && c != d);
+
+    uint32_t p = 99, f = 99;
+    int32_t id = -1, id2 = -1, id0 = -1;
+    OK(aclrtStreamGetPriority(c, &p));
+    CHECK(p == 3);
+    OK(aclrtStreamGetFlags(c, &f));
+    CHECK(f == ACL_STREAM_FAST_LAUNCH);
+    OK(aclrtStreamGetPriority(d, &p));
+    OK(aclrtStreamGetFlags(d, &f));
+    CHECK(p == 0 && f == 0);
+    p = f = 99;
+    OK(aclrtStreamGetPriority(NULL, &p));
+    OK(aclrtStreamGetFlags(NULL, &f));
+    CHECK(p == 0 && f == 0);
+    OK(aclrtStreamGetId(c, &id));
+    OK(aclrtStreamGetId(d, &id2));
+    OK(aclrtStreamGetId(NULL, &id0));
+    CHECK(id != id2 && id != id0 && id2 != id0);
+    EXPECT(aclrtStreamGetPriority(c, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtStreamGetFlags(c, straddling_gptr(4)), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtStreamGetId(c, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtStreamGetPriority(BAD_STREAM, &p), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtStreamGetFlags((aclrtStream)e, &f), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtStreamGetId(BAD_STREAM, &id), ACL_ERROR_RT_INVALID_HANDLE);
+
+    /* Stop and abort (api_c.cc:4183, api_c_stream.cc:648): the stream takes new work after them. */
+    EXPECT(aclrtStreamStop(BAD_STREAM), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtStreamStop((aclrtStream)e), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtStreamStop(NULL), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtStreamAbort(BAD_STREAM), ACL_ERROR_RT_INVALID_HANDLE);
+    aclrtPtr a = 0;
+    OK(aclrtMalloc(&a, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtMemsetAsync(a, 64, 3, 64, c));
+    OK(aclrtSynchronizeStream(c));
+    OK(aclrtStreamStop(c));
+    OK(aclrtStreamAbort(c));
+    OK(aclrtStreamAbort(NULL));
+    OK(aclrtMemsetAsync(a, 64, 5, 64, c));
+    OK(aclrtSynchronizeStream(c));
+    OK(peek(a, 64));
+    CHECK(all_equal(scratch, 64, 5));
+    OK(aclrtFree(a));
+
+    /* Stream state callbacks (callback.cpp:218): NULL unregisters, a callback the sandbox cannot call. */
+    EXPECT(aclrtRegStreamStateCallback(NULL, NULL, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtRegStreamStateCallback(BAD_GPTR, NULL, NULL), ACL_ERROR_INVALID_PARAM);
+    OK(aclrtRegStreamStateCallback("never-registered", NULL, NULL));
+    EXPECT(aclrtRegStreamStateCallback("mine", (void *)hbuf, NULL), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    OK(aclrtRegStreamStateCallback("mine", NULL, NULL));
+
+    OK(aclrtDestroyStream(c));
+    OK(aclrtDestroyStream(d));
+    OK(aclrtDestroyStream(s));
+    OK(aclrtDestroyEvent(e));
+    EXPECT(aclrtStreamGetId(c, &id), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtGetStreamResLimit(c, ACL_RT_DEV_RES_CUBE_CORE, &v), ACL_ERROR_RT_INVALID_HANDLE);
+}
+
+/* Native: acl.cpp:1345, cann_info_utils.cpp:111-116, api_error.cc:5052-5059, api_c_device.cc:517-555,
+   device.cpp:206-326, api_error.cc:4905-4914, 6527-6535, 6767-6774, 7914-7928. */
+static void v13_devices(void)
+{
+    section("v1.3: device and product queries");
+    int32_t v = -1;
+    EXPECT(aclGetCannAttribute(ACL_CANN_ATTR_BF16, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclGetCannAttribute(ACL_CANN_ATTR_BF16, straddling_gptr(4)), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclGetCannAttribute((aclCannAttr)3, &v), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclGetCannAttribute(ACL_CANN_ATTR_UNDEFINED, &v), ACL_ERROR_INVALID_PARAM);
+    const aclCannAttr *list = NULL;
+    size_t n = 99;
+    OK(aclGetCannAttributeList(&list, &n));
+    CHECK(n <= 3 && (n == 0 || list != NULL));
+    for (size_t i = 0; i < n && i < 3; i++) {
+        v = -1;
+        OK(aclGetCannAttribute(list[i], &v));
+        CHECK(v == 1);
+    }
+    EXPECT(aclGetCannAttributeList(NULL, &n), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclGetCannAttributeList(&list, NULL), ACL_ERROR_INVALID_PARAM);
+
+    char soc[128] = {0};
+    const char *name = aclrtGetSocName();
+    CHECK(name != NULL && strlen(name) > 0 && strlen(name) < sizeof soc);
+    if (name != NULL) {
+        strncpy(soc, name, sizeof soc - 1);
+    }
+    /* The import returns the full length and writes bufLen-1 bytes and a NUL. */
+    char small[4];
+    memset(small, 'x', sizeof small);
+    CHECK(aclwasm_raw_aclrtGetSocName(small, (int32_t)sizeof small) == (int32_t)strlen(soc));
+    CHECK(small[3] == '\0' && strncmp(small, soc, 3) == 0);
+    CHECK(aclwasm_raw_aclrtGetSocName(BAD_GPTR, 16) == (int32_t)strlen(soc));
+    int32_t compat = -1;
+    EXPECT(aclrtCheckArchCompatibility(NULL, &compat), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtCheckArchCompatibility(soc, NULL), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtCheckArchCompatibility("", &compat), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtCheckArchCompatibility("NoSuchSoc", &compat), ACL_ERROR_RT_PARAM_INVALID);
+    CHECK(compat == -1);
+    OK(aclrtCheckArchCompatibility(soc, &compat));
+    CHECK(compat == 1);
+
+    EXPECT(aclrtGetDeviceCapability(0, ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtGetDeviceCapability(0, (aclrtDevFeatureType)-1, &v), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtGetDeviceCapability(0, (aclrtDevFeatureType)20002, &v), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtGetDeviceCapability(0, (aclrtDevFeatureType)10001, &v), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtGetDeviceCapability(0, (aclrtDevFeatureType)7, &v), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtGetDeviceCapability((int32_t)device_count, ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV, &v),
+           ACL_ERROR_RT_INVALID_DEVICEID);
+    v = -1;
+    OK(aclrtGetDeviceCapability(0, ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV, &v));
+    CHECK(v == 0 || v == 1);
+
+    int64_t i64 = -1;
+    EXPECT(aclrtGetDeviceInfo(0, ACL_DEV_ATTR_CUBE_CORE_NUM, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtGetDeviceInfo(0, ACL_DEV_ATTR_CUBE_CORE_NUM, straddling_gptr(8)), ACL_ERROR_INVALID_PARAM);
+    /* Another device id than aclrtGetDeviceCapability's: 107000 (api_error.cc:7914-7917). */
+    EXPECT(aclrtGetDeviceInfo(device_count, ACL_DEV_ATTR_CUBE_CORE_NUM, &i64), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtGetDeviceInfo(0, (aclrtDevAttr)0x7777, &i64), ACL_ERROR_RT_PARAM_INVALID);
+    OK(aclrtGetDeviceInfo(0, ACL_DEV_ATTR_CUBE_CORE_NUM, &i64));
+    CHECK(i64 > 0);
+    wsize freeb = 0, total = 0;
+    OK(aclrtGetMemInfo(ACL_HBM_MEM, &freeb, &total));
+    OK(aclrtGetDeviceInfo(0, ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE, &i64));
+    CHECK((uint64_t)i64 == (uint64_t)total);
+    /* What locates the machine is the session's own view. */
+    OK(aclrtGetDeviceInfo(0, ACL_DEV_ATTR_SMP_ID, &i64));
+    CHECK(i64 == 0);
+    OK(aclrtGetDeviceInfo(device_count - 1, ACL_DEV_ATTR_PHY_CHIP_ID, &i64));
+    CHECK(i64 == (int64_t)device_count - 1);
+
+    aclrtDeviceStatus st = ACL_RT_DEVICE_STATUS_END;
+    EXPECT(aclrtQueryDeviceStatus(0, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtQueryDeviceStatus((int32_t)device_count, &st), ACL_ERROR_RT_INVALID_DEVICEID);
+    EXPECT(aclrtQueryDeviceStatus(-1, &st), ACL_ERROR_RT_INVALID_DEVICEID);
+    OK(aclrtQueryDeviceStatus(0, &st));
+    CHECK(st == ACL_RT_DEVICE_STATUS_NORMAL);
+
+    aclrtUtilizationInfo u;
+    memset(&u, 0x5a, sizeof u);
+    u.utilizationExtend = NULL;
+    EXPECT(aclrtGetDeviceUtilizationRate(0, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtGetDeviceUtilizationRate(0, straddling_gptr(sizeof u)), ACL_ERROR_INVALID_PARAM);
+    u.utilizationExtend = (aclrtUtilizationExtendInfo *)hbuf;
+    EXPECT(aclrtGetDeviceUtilizationRate(0, &u), ACL_ERROR_INVALID_PARAM);
+    u.utilizationExtend = NULL;
+    OK(aclrtGetDeviceUtilizationRate(0, &u));
+    CHECK(u.cubeUtilization == -1 && u.vectorUtilization == -1 && u.aicpuUtilization == -1 &&
+          u.memoryUtilization == -1);
+
+    int32_t least = -9, greatest = -9;
+    OK(aclrtDeviceGetStreamPriorityRange(&least, &greatest));
+    CHECK(least == 7 && greatest == 0);
+    OK(aclrtDeviceGetStreamPriorityRange(NULL, NULL));
+    EXPECT(aclrtDeviceGetStreamPriorityRange(BAD_GPTR, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtDeviceGetStreamPriorityRange(&least, straddling_gptr(4)), ACL_ERROR_INVALID_PARAM);
+
+    EXPECT(aclrtResetDeviceResLimit(-1), ACL_ERROR_RT_INVALID_DEVICEID);
+    EXPECT(aclrtResetDeviceResLimit((int32_t)device_count), ACL_ERROR_RT_INVALID_DEVICEID);
+    uint32_t lim = 0, lim2 = 0;
+    if (aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, &lim) == ACL_SUCCESS && lim > 1) {
+        OK(aclrtSetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, lim - 1));
+        OK(aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, &lim2));
+        CHECK(lim2 == lim - 1);
+        OK(aclrtResetDeviceResLimit(0));
+        OK(aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, &lim2));
+        CHECK(lim2 == lim);
+    } else {
+        OK(aclrtResetDeviceResLimit(0));
+    }
+}
+
+/* Native: notify.cpp:87, api_c_event.cc:163-175, api_error.cc:4398; event.cpp:448, api_c_stream.cc:394-410,
+   api_error.cc:1400-1416, event.cc:607-729. */
+static void v13_notifies_and_waits(void)
+{
+    section("v1.3: aclrtNotifyBatchReset, aclrtStreamWaitEventWithTimeout");
+    aclrtStream s = NULL, s2 = NULL;
+    aclrtNotify n1 = NULL, n2 = NULL;
+    OK(aclrtCreateStream(&s));
+    OK(aclrtCreateStream(&s2));
+    OK(aclrtCreateNotify(&n1, ACL_NOTIFY_DEFAULT));
+    OK(aclrtCreateNotify(&n2, ACL_NOTIFY_DEFAULT));
+    static aclrtNotify arr[2];
+    arr[0] = n1;
+    arr[1] = n2;
+    EXPECT(aclrtNotifyBatchReset(NULL, 1), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtNotifyBatchReset(arr, 0), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtNotifyBatchReset((aclrtNotify *)straddling_gptr(8), 2), ACL_ERROR_INVALID_PARAM);
+    aclError rc = aclrtNotifyBatchReset(arr, 2);
+    if (rc == ACL_ERROR_RT_FEATURE_NOT_SUPPORT) {
+        /* A backend without notify resets (an older TS firmware natively): every call refused alike. */
+        EXPECT(aclrtNotifyBatchReset(arr, 1), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    } else {
+        OK(rc);
+        arr[0] = (aclrtNotify)BAD_STREAM;
+        EXPECT(aclrtNotifyBatchReset(arr, 2), ACL_ERROR_RT_INVALID_HANDLE);
+        arr[0] = (aclrtNotify)s;
+        EXPECT(aclrtNotifyBatchReset(arr, 2), ACL_ERROR_RT_INVALID_HANDLE);
+        arr[0] = NULL;
+        EXPECT(aclrtNotifyBatchReset(arr, 2), ACL_ERROR_RT_PARAM_INVALID);
+        arr[0] = n1;
+        arr[1] = (aclrtNotify)BAD_STREAM;
+        EXPECT(aclrtNotifyBatchReset(arr, 2), ACL_ERROR_RT_INVALID_HANDLE);
+        arr[1] = NULL;
+        EXPECT(aclrtNotifyBatchReset(arr, 2), ACL_ERROR_RT_PARAM_INVALID);
+        arr[1] = n2;
+        OK(aclrtNotifyBatchReset(arr, 1));
+        OK(aclrtNotifyBatchReset(arr, 2));
+    }
+
+    aclrtEvent e = NULL, tl = NULL, nm = NULL;
+    OK(aclrtCreateEvent(&e));
+    OK(aclrtCreateEventExWithFlag(&tl, ACL_EVENT_TIME_LINE));
+    OK(aclrtCreateEventExWithFlag(&nm, ACL_EVENT_SYNC));
+    EXPECT(aclrtStreamWaitEventWithTimeout(s, e, -1), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtStreamWaitEventWithTimeout(BAD_STREAM, e, 0), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtStreamWaitEventWithTimeout((aclrtStream)e, e, 0), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtStreamWaitEventWithTimeout(s, (aclrtEvent)s2, 0), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtStreamWaitEventWithTimeout(s, NULL, 0), ACL_ERROR_RT_PARAM_INVALID);
+    /* A TIME_LINE event has no wait task (api_error.cc:1414-1416). */
+    EXPECT(aclrtStreamWaitEventWithTimeout(s, tl, 0), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    /* A default-mode event never recorded: 107000; the new mode's succeeds with nothing queued. */
+    EXPECT(aclrtStreamWaitEventWithTimeout(s, e, 0), ACL_ERROR_RT_PARAM_INVALID);
+    OK(aclrtStreamWaitEventWithTimeout(s, nm, 0));
+    OK(aclrtSynchronizeStream(s));
+    OK(aclrtRecordEvent(e, s2));
+    OK(aclrtSynchronizeStream(s2));
+    OK(aclrtStreamWaitEventWithTimeout(s, e, 0));
+    OK(aclrtStreamWaitEventWithTimeout(NULL, e, 0));
+    OK(aclrtSynchronizeStream(s));
+    OK(aclrtSynchronizeStream(NULL));
+
+    OK(aclrtDestroyEvent(e));
+    OK(aclrtDestroyEvent(tl));
+    OK(aclrtDestroyEvent(nm));
+    OK(aclrtDestroyNotify(n1));
+    OK(aclrtDestroyNotify(n2));
+    OK(aclrtDestroyStream(s));
+    OK(aclrtDestroyStream(s2));
+}
+
+static float fbuf[64], fbuf2[64];
+
+/* Native: memory.cpp:1470-1485, api_c_standard_soc.cc:423, api_error.cc:2897-2907, memory_stars.cc:51-107;
+   kernel.cpp:659-673, api_c_kernel.cc:213, api_error.cc:7117-7118, random_num_task.cc:398-470. */
+static void v13_reduce_and_random(void)
+{
+    section("v1.3: aclrtReduceAsync, aclrtRandomNumAsync");
+    aclrtStream s = NULL;
+    aclrtEvent e = NULL;
+    aclrtPtr a = 0, b = 0;
+    OK(aclrtCreateStream(&s));
+    OK(aclrtCreateEvent(&e));
+    OK(aclrtMalloc(&a, 256, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtMalloc(&b, 256, ACL_MEM_MALLOC_HUGE_FIRST));
+    for (int i = 0; i < 64; i++) {
+        fbuf[i] = (float)i;
+        fbuf2[i] = (float)(40 - i);
+    }
+    OK(aclrtMemcpy(a, 256, aclPtr(fbuf), 256, ACL_MEMCPY_HOST_TO_DEVICE));
+    OK(aclrtMemcpy(b, 256, aclPtr(fbuf2), 256, ACL_MEMCPY_HOST_TO_DEVICE));
+    const aclrtReduceKind SUM = ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM;
+    EXPECT(aclrtReduceAsync(0, a, 256, SUM, ACL_FLOAT, s, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtReduceAsync(b, 0, 256, SUM, ACL_FLOAT, s, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtReduceAsync(b, a, 256, SUM, ACL_FLOAT, s, hbuf), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtReduceAsync(b, a, 256, SUM, ACL_DOUBLE, s, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtReduceAsync(b, a, 256, SUM, ACL_FLOAT, BAD_STREAM, NULL), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtReduceAsync(b, a, 256, SUM, ACL_FLOAT, (aclrtStream)e, NULL), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtReduceAsync(b, a, 0, SUM, ACL_FLOAT, s, NULL), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtReduceAsync(b, a, 256, (aclrtReduceKind)9, ACL_FLOAT, s, NULL), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtReduceAsync(b, a, 256, (aclrtReduceKind)14, ACL_FLOAT, s, NULL), ACL_ERROR_RT_PARAM_INVALID);
+#ifdef ACLWASM_WIDE /* a 32-bit size_t cannot say more than 4 GiB */
+    EXPECT(aclrtReduceAsync(b, a, ((uint64_t)1 << 32) + 4, SUM, ACL_FLOAT, s, NULL), ACL_ERROR_RT_PARAM_INVALID);
+#endif
+    /* Device memory only, inside one allocation; a guest buffer is not one. */
+    EXPECT(aclrtReduceAsync(FORGED_DEVICE, a, 256, SUM, ACL_FLOAT, s, NULL), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtReduceAsync(b, aclPtr(fbuf), 256, SUM, ACL_FLOAT, s, NULL), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtReduceAsync(b, a, 260, SUM, ACL_FLOAT, s, NULL), ACL_ERROR_RT_PARAM_INVALID);
+    /* 4-byte elements at a 2-byte offset (memory_stars.cc:104-107). */
+    EXPECT(aclrtReduceAsync(ADDR(AINT(b) + 2), a, 64, SUM, ACL_FLOAT, s, NULL), ACL_ERROR_RT_ADDR_UNALIGNED);
+    aclError rc = aclrtReduceAsync(b, a, 256, SUM, ACL_FLOAT, s, NULL);
+    if (rc == ACL_ERROR_RT_FEATURE_NOT_SUPPORT) {
+        /* A backend that can neither compute nor reduce natively. */
+        EXPECT(aclrtReduceAsync(b, a, 256, ACL_RT_MEMCPY_SDMA_AUTOMATIC_MAX, ACL_FLOAT, s, NULL),
+               ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    } else {
+        OK(rc);
+        OK(aclrtSynchronizeStream(s));
+        OK(aclrtMemcpy(aclPtr(fbuf2), 256, b, 256, ACL_MEMCPY_DEVICE_TO_HOST));
+        int sum = 1;
+        for (int i = 0; i < 64; i++) {
+            sum &= fbuf2[i] == 40.0f;
+        }
+        CHECK(sum);
+        /* MAX of a (0..63) into b (all 40): 40 up to i = 40, i beyond. */
+        OK(aclrtReduceAsync(b, a, 256, ACL_RT_MEMCPY_SDMA_AUTOMATIC_MAX, ACL_FLOAT, s, NULL));
+        OK(aclrtReduceAsync(a, b, 128, ACL_RT_MEMCPY_SDMA_AUTOMATIC_MIN, ACL_FLOAT, s, NULL));
+        OK(aclrtSynchronizeStream(s));
+        OK(aclrtMemcpy(aclPtr(fbuf2), 256, b, 256, ACL_MEMCPY_DEVICE_TO_HOST));
+        OK(aclrtMemcpy(aclPtr(fbuf), 256, a, 256, ACL_MEMCPY_DEVICE_TO_HOST));
+        int ok = 1;
+        for (int i = 0; i < 64; i++) {
+            ok &= fbuf2[i] == (i > 40 ? (float)i : 40.0f);
+            ok &= fbuf[i] == (float)i; /* min(i, max(i, 40)) for the first 32, untouched after */
+        }
+        CHECK(ok);
+    }
+    /* EQUAL compares on STARS chips only (memory_stars.cc:51-57). */
+    EXPECT(aclrtReduceAsync(b, a, 256, ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL, ACL_FLOAT, s, NULL),
+           ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+
+    /* aclrtRandomNumAsync: 16 uniform floats in [0, 1). */
+    aclrtPtr r = 0, counter = 0;
+    OK(aclrtMalloc(&r, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtMalloc(&counter, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    static aclrtRandomNumTaskInfo t, good;
+    memset(&good, 0, sizeof good);
+    good.dataType = ACL_FLOAT;
+    good.randomNumFuncParaInfo.funcType = ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS;
+    float lo = 0.0f, hi = 1.0f;
+    aclrtRandomParaInfo *pmin = &good.randomNumFuncParaInfo.paramInfo.uniformDisInfo.min;
+    aclrtRandomParaInfo *pmax = &good.randomNumFuncParaInfo.paramInfo.uniformDisInfo.max;
+    memcpy(pmin->valueOrAddr, &lo, 4);
+    pmin->size = 4;
+    memcpy(pmax->valueOrAddr, &hi, 4);
+    pmax->size = 4;
+    good.randomResultAddr = r;
+    good.randomCounterAddr = counter;
+    uint64_t seed = 42, num = 16;
+    memcpy(good.randomSeed.valueOrAddr, &seed, 8);
+    good.randomSeed.size = 8;
+    memcpy(good.randomNum.valueOrAddr, &num, 8);
+    good.randomNum.size = 8;
+#define RANDOM_CASE(edit, want)          \
+    do {                                 \
+        t = good;                        \
+        edit;                            \
+        EXPECT(aclrtRandomNumAsync(&t, s, NULL), want); \
+    } while (0)
+    EXPECT(aclrtRandomNumAsync(NULL, s, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtRandomNumAsync(straddling_gptr(sizeof t), s, NULL), ACL_ERROR_INVALID_PARAM);
+    RANDOM_CASE(t.dataType = ACL_DOUBLE, ACL_ERROR_INVALID_PARAM);
+    t = good;
+    rc = aclrtRandomNumAsync(&t, s, NULL);
+    if (rc == ACL_ERROR_RT_FEATURE_NOT_SUPPORT) {
+        /* A backend that cannot generate random numbers. */
+        RANDOM_CASE((void)0, ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    } else {
+        OK(rc);
+        /* The ACL layer writes the runtime's code for the type over dataType (kernel.cpp:672-673). */
+        CHECK(t.dataType != ACL_FLOAT);
+        OK(aclrtSynchronizeStream(s));
+        OK(aclrtMemcpy(aclPtr(fbuf), 64, r, 64, ACL_MEMCPY_DEVICE_TO_HOST));
+        int in = 1, same = 1;
+        for (int i = 0; i < 16; i++) {
+            in &= fbuf[i] >= 0.0f && fbuf[i] < 1.0f;
+            same &= fbuf[i] == fbuf[0];
+        }
+        CHECK(in && !same);
+        t = good;
+        EXPECT(aclrtRandomNumAsync(&t, BAD_STREAM, NULL), ACL_ERROR_RT_INVALID_HANDLE);
+        t = good;
+        EXPECT(aclrtRandomNumAsync(&t, s, hbuf), ACL_ERROR_RT_PARAM_INVALID);
+        RANDOM_CASE(t.randomNumFuncParaInfo.funcType = (aclrtRandomNumFuncType)4, ACL_ERROR_RT_PARAM_INVALID);
+        RANDOM_CASE((t.dataType = ACL_INT32, t.randomNumFuncParaInfo.funcType = ACL_RT_RANDOM_NUM_FUNC_TYPE_NORMAL_DIS),
+                    ACL_ERROR_RT_PARAM_INVALID);
+        RANDOM_CASE(t.randomCounterAddr = 0, ACL_ERROR_RT_PARAM_INVALID);
+        RANDOM_CASE(t.randomResultAddr = 0, ACL_ERROR_RT_PARAM_INVALID);
+        RANDOM_CASE(t.randomSeed.isAddr = 2, ACL_ERROR_RT_PARAM_INVALID);
+        RANDOM_CASE(t.randomSeed.size = 9, ACL_ERROR_RT_PARAM_INVALID);
+        RANDOM_CASE(t.randomNum.size = 0, ACL_ERROR_RT_PARAM_INVALID);
+        RANDOM_CASE(t.randomNumFuncParaInfo.paramInfo.uniformDisInfo.max.size = 5, ACL_ERROR_RT_PARAM_INVALID);
+        /* Parameters by address: the sandbox takes values only. */
+        RANDOM_CASE(t.randomSeed.isAddr = 1, ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+        /* The result must be inside one allocation: 16 floats are 64 bytes. */
+        RANDOM_CASE(t.randomResultAddr = FORGED_DEVICE, ACL_ERROR_RT_PARAM_INVALID);
+        RANDOM_CASE(num = 17; memcpy(t.randomNum.valueOrAddr, &num, 8), ACL_ERROR_RT_PARAM_INVALID);
+    }
+#undef RANDOM_CASE
+    OK(aclrtSynchronizeStream(s));
+    OK(aclrtFree(r));
+    OK(aclrtFree(counter));
+    OK(aclrtFree(a));
+    OK(aclrtFree(b));
+    OK(aclrtDestroyEvent(e));
+    OK(aclrtDestroyStream(s));
+}
+
+/* Native: device.cpp:235-255, api_error.cc:5994-5997, 6197-6199; stream.cpp:270-279, api_c_stream.cc:564-575,
+   api_c.cc:3541-3573. */
+static void v13_overflow(void)
+{
+    section("v1.3: saturation mode and overflow status");
+    aclrtStream s = NULL;
+    aclrtEvent e = NULL;
+    OK(aclrtCreateStream(&s));
+    OK(aclrtCreateEvent(&e));
+    aclrtFloatOverflowMode m = ACL_RT_OVERFLOW_MODE_UNDEF;
+    EXPECT(aclrtGetDeviceSatMode(NULL), ACL_ERROR_INVALID_PARAM);
+    OK(aclrtGetDeviceSatMode(&m));
+    CHECK(m == ACL_RT_OVERFLOW_MODE_SATURATION || m == ACL_RT_OVERFLOW_MODE_INFNAN);
+    EXPECT(aclrtSetDeviceSatMode(ACL_RT_OVERFLOW_MODE_UNDEF), ACL_ERROR_RT_PARAM_INVALID);
+    OK(aclrtSetDeviceSatMode(m));
+    aclrtFloatOverflowMode m2 = ACL_RT_OVERFLOW_MODE_UNDEF;
+    OK(aclrtGetDeviceSatMode(&m2));
+    CHECK(m2 == m);
+
+    uint32_t flag = 7;
+    EXPECT(aclrtSetStreamOverflowSwitch(s, 2), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtSetStreamOverflowSwitch(BAD_STREAM, 1), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtSetStreamOverflowSwitch((aclrtStream)e, 1), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtGetStreamOverflowSwitch(s, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtGetStreamOverflowSwitch(BAD_STREAM, &flag), ACL_ERROR_RT_INVALID_HANDLE);
+    OK(aclrtGetStreamOverflowSwitch(s, &flag));
+    CHECK(flag == 0);
+    OK(aclrtSetStreamOverflowSwitch(s, 1));
+    OK(aclrtGetStreamOverflowSwitch(s, &flag));
+    CHECK(flag == 1);
+    OK(aclrtGetStreamOverflowSwitch(NULL, &flag));
+    CHECK(flag == 0);
+    OK(aclrtSetStreamOverflowSwitch(s, 0));
+    OK(aclrtGetStreamOverflowSwitch(s, &flag));
+    CHECK(flag == 0);
+
+    aclrtPtr o = 0;
+    OK(aclrtMalloc(&o, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    EXPECT(aclrtGetOverflowStatus(0, 64, s), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtGetOverflowStatus(o, 64, BAD_STREAM), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtGetOverflowStatus(o, 32, s), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtGetOverflowStatus(FORGED_DEVICE, 64, s), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtGetOverflowStatus(aclPtr(hbuf), 64, s), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtResetOverflowStatus(BAD_STREAM), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtResetOverflowStatus((aclrtStream)e), ACL_ERROR_RT_INVALID_HANDLE);
+    OK(aclrtMemset(o, 64, 0xAB, 64));
+    OK(aclrtResetOverflowStatus(s));
+    OK(aclrtGetOverflowStatus(o, 64, s));
+    OK(aclrtSynchronizeStream(s));
+    OK(peek(o, 64));
+    CHECK(all_equal(scratch, 64, 0));
+    OK(aclrtResetOverflowStatus(NULL));
+    OK(aclrtSynchronizeStream(NULL));
+    OK(aclrtFree(o));
+    OK(aclrtDestroyEvent(e));
+    OK(aclrtDestroyStream(s));
+}
+
+/* Native: msproftx_adaptor.cpp:49-151, msprof_tx_manager.cpp:183-369, prof_stamp_pool.cpp:98-182,
+   prof_tx_plugin.cpp:169-187. No profiler runs: the host records each marker in its trace. */
+static void v13_prof(void)
+{
+    section("v1.3: the profiling markers of acl/acl_prof.h");
+    aclrtStream s = NULL;
+    OK(aclrtCreateStream(&s));
+    void *st = aclprofCreateStamp();
+    CHECK(st != NULL);
+    /* aclprofDestroyStamp returns void: a failure is only recorded. */
+    (void)aclGetRecentErrMsg();
+    aclprofDestroyStamp(NULL);
+    CHECK(aclGetRecentErrMsg() != NULL);
+    aclprofDestroyStamp(BAD_STAMP);
+    CHECK(aclGetRecentErrMsg() != NULL);
+
+    EXPECT(aclprofSetStampTraceMessage(NULL, "m", 1), PROF_FAILED);
+    EXPECT(aclprofSetStampTraceMessage(BAD_STAMP, "m", 1), PROF_FAILED);
+    EXPECT(aclprofSetStampTraceMessage(st, "m", 128), PROF_FAILED);
+    EXPECT(aclprofSetStampTraceMessage(st, NULL, 1), PROF_FAILED);
+    OK(aclprofSetStampTraceMessage(st, "step", 4));
+    OK(aclprofSetStampTraceMessage(st, "step", 127));
+    EXPECT(aclprofMark(NULL), PROF_FAILED);
+    EXPECT(aclprofMark(BAD_STAMP), PROF_FAILED);
+    OK(aclprofMark(st));
+
+    static char longmsg[200];
+    memset(longmsg, 'x', sizeof longmsg - 1);
+    EXPECT(aclprofMarkEx(NULL, 1, s), PROF_FAILED);
+    EXPECT(aclprofMarkEx("ab", 1, s), PROF_FAILED);
+    EXPECT(aclprofMarkEx("ab", 2, NULL), PROF_FAILED);
+    EXPECT(aclprofMarkEx(longmsg, strlen(longmsg), s), PROF_FAILED);
+    EXPECT(aclprofMarkEx("", 0, s), PROF_FAILED);
+    EXPECT(aclprofMarkEx("ab", 2, BAD_STREAM), PROF_FAILED);
+    /* The sandbox's rule for a string outside guest memory (ABI section 6). */
+    EXPECT(aclprofMarkEx(BAD_GPTR, 2, s), ACL_ERROR_INVALID_PARAM);
+    longmsg[127] = '\0';
+    OK(aclprofMarkEx(longmsg, 127, s));
+    OK(aclprofMarkEx("ab", 2, s));
+
+    EXPECT(aclprofPush(NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclprofPush(BAD_STAMP), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclprofPop(), PROF_FAILED);
+    OK(aclprofPush(st));
+    OK(aclprofPush(st));
+    OK(aclprofPop());
+    OK(aclprofPop());
+    EXPECT(aclprofPop(), PROF_FAILED);
+
+    uint32_t id = 7777;
+    EXPECT(aclprofRangeStart(NULL, &id), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclprofRangeStart(BAD_STAMP, &id), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclprofRangeStart(st, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclprofRangeStart(st, straddling_gptr(4)), ACL_ERROR_INVALID_PARAM);
+    CHECK(id == 7777);
+    OK(aclprofRangeStart(st, &id));
+    CHECK(id < 100);
+    OK(aclprofRangeStop(id));
+    EXPECT(aclprofRangeStop(100), PROF_FAILED);
+    EXPECT(aclprofRangeStop(id == 0 ? 1 : 0), PROF_FAILED);
+
+    static aclprofTensor pt = {0, 2, 0, 1, {16}};
+    static aclprofTensorInfo info;
+    info.opNameId = 7;
+    info.tensorNum = 1;
+    info.blockNums = 1;
+    info.stream = s;
+    info.tensors = &pt;
+    static aclprofEventAttributes attr;
+    attr.version = ACL_PROF_EVENT_ATTR_VERSION;
+    attr.size = sizeof attr;
+    attr.messageType = ACL_PROF_MESSAGE_TYPE_TENSOR_INFO;
+    attr.message.tensorInfo = &info;
+    EXPECT(aclprofRangePop(), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclprofRangePushEx(NULL), ACL_ERROR_INVALID_PARAM);
+    attr.messageType = 1;
+    EXPECT(aclprofRangePushEx(&attr), PROF_FAILED);
+    EXPECT(aclprofRangePop(), ACL_ERROR_INVALID_PARAM);
+    attr.messageType = ACL_PROF_MESSAGE_TYPE_TENSOR_INFO;
+    OK(aclprofRangePushEx(&attr));
+    OK(aclprofRangePop());
+    /* Natively a pop after the first push always passes its check (prof_tx_plugin.cpp:184-187). */
+    OK(aclprofRangePop());
+
+    /* aclprofStr2Id: the profiler's double hash (hash_data.cpp:72-84), the same id for the same string;
+       the empty string UINT64_MAX with no error (prof_impl_inner_api.cpp:80-85); a string outside guest
+       memory 100000 on the wire (natively followed), UINT64_MAX from the SDK. */
+    uint64_t sid = 0;
+    CHECK(aclprofStr2Id("MatMul") == 7090398782807627396ULL);
+    CHECK(aclprofStr2Id("MatMul") == aclprofStr2Id("MatMul") && aclprofStr2Id("Add") != aclprofStr2Id("MatMul"));
+    (void)aclGetRecentErrMsg();
+    CHECK(aclprofStr2Id("") == UINT64_MAX && aclGetRecentErrMsg() == NULL);
+    OK(aclwasm_imp_aclprofStr2Id_("", &sid));
+    CHECK(sid == UINT64_MAX);
+    OK(aclwasm_imp_aclprofStr2Id_("a", &sid));
+    CHECK(sid == 416611827809ULL);
+    CHECK(aclprofStr2Id(NULL) == UINT64_MAX && aclGetRecentErrMsg() != NULL);
+    sid = 7;
+    EXPECT(aclwasm_imp_aclprofStr2Id_(NULL, &sid), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclwasm_imp_aclprofStr2Id_(BAD_GPTR, &sid), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclwasm_imp_aclprofStr2Id_("a", NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclwasm_imp_aclprofStr2Id_("a", straddling_gptr(8)), ACL_ERROR_INVALID_PARAM);
+    CHECK(sid == 7);
+
+    /* A pool of 100 stamps (prof_stamp_pool.h:25): the 101st is NULL; a destroyed one frees its place. */
+    static void *many[110];
+    int k = 0;
+    while (k < 110 && (many[k] = aclprofCreateStamp()) != NULL) {
+        k++;
+    }
+    CHECK(k == 99);
+    aclprofDestroyStamp(many[0]);
+    many[0] = aclprofCreateStamp();
+    CHECK(many[0] != NULL && aclprofCreateStamp() == NULL);
+    while (k > 0) {
+        aclprofDestroyStamp(many[--k]);
+    }
+    aclprofDestroyStamp(st);
+    EXPECT(aclprofMark(st), PROF_FAILED);
+    OK(aclrtDestroyStream(s));
+}
+
 /* Native: aclrtResetDevice releases the streams, events and memory of its context (device.cpp aclrtResetDeviceImpl). */
 static void reset_device(void)
 {
@@ -1570,10 +2246,15 @@ int main(void)
     events();
     notifies_and_events_v12();
     kernel_api();
+    v13_streams();
+    v13_devices();
+    v13_notifies_and_waits();
+    v13_reduce_and_random();
+    v13_overflow();
+    v13_prof();
     limits();
     sdk_functions();
     reset_device();
     finalize();
-    printf("conformance: %d passed, %d failed\n", passed, failed);
-    return failed != 0;
+    return summary();
 }

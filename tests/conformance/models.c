@@ -23,6 +23,8 @@
 #include <acl/acl.h>
 #include <acl/acl_mdl.h>
 
+#include "check.h"
+
 #ifdef ACLWASM_WIDE
 #define PROFILE "acl (wide)"
 /* A device address no allocation can have (device addresses are 64-byte aligned). */
@@ -38,43 +40,12 @@
 #define AT(p, k) ((void *)((char *)(p) + (k)))
 #endif
 
-static int passed, failed;
-
-static void report(int ok, int line, const char *what, const char *detail)
-{
-    if (ok) {
-        passed++;
-        printf("ok   %4d %s\n", line, what);
-    } else {
-        failed++;
-        printf("FAIL %4d %s: %s\n", line, what, detail);
-    }
-}
-
-static void expect_code(int line, const char *what, aclError got, aclError want)
-{
-    char detail[600];
-    if (got == want) {
-        report(1, line, what, "");
-        return;
-    }
-    snprintf(detail, sizeof detail, "got %s (%d), want %s (%d); message: %s", aclErrorName(got), got,
-             aclErrorName(want), want, aclGetRecentErrMsg());
-    report(0, line, what, detail);
-}
-
-#define EXPECT(call, want) expect_code(__LINE__, #call " == " #want, (call), (want))
-#define OK(call) expect_code(__LINE__, #call, (call), ACL_SUCCESS)
-#define CHECK(cond) report((cond), __LINE__, #cond, "condition is false")
-
 /* The graph engine's codes (ge_error_codes.h) and ACL_ERROR_GE_FAILURE. */
 #define GE_PARAM_INVALID 145000
 #define GE_MODEL_PATH_INVALID 145002
 #define GE_MODEL_ID_INVALID 145003
 #define GE_MODEL_DATA_SIZE_INVALID 145006
 #define GE_FAILURE 500002
-
-static void section(const char *name) { printf("== %s\n", name); }
 
 /* A gptr whose bytes are not inside guest memory. */
 #define BAD_GPTR ((void *)(uintptr_t)0xFFFFFFF0u)
@@ -311,6 +282,5 @@ int main(void)
     loads();
     descriptions();
     executions();
-    printf("conformance: %d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return summary();
 }

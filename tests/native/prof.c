@@ -1,9 +1,9 @@
 /* The profiling markers of acl/acl_prof.h as native CANN programs set them
  * around their work (msproftx): a stamp with a message, a mark, nested
  * push and pop, a range started and stopped by id, a mark on a stream, a
- * range with event attributes, and the native codes of the bad calls.
- * No profiler runs: the host records the markers in its trace. Prints one
- * line per step. */
+ * range with event attributes naming its operator by aclprofStr2Id's id,
+ * and the native codes of the bad calls. No profiler runs: the host
+ * records the markers in its trace. Prints one line per step. */
 #include <acl/acl.h>
 #include <acl/acl_prof.h>
 #include <stdio.h>
@@ -55,8 +55,12 @@ int main(void)
     printf("message of 128 bytes: %d\n", aclprofSetStampTraceMessage(step, long_msg, 128));
 
     printf("range pop before any push: %d\n", aclprofRangePop());
+    /* The tensor information names its operator by the profiler's ids. */
+    uint64_t op = aclprofStr2Id("MatMul");
+    printf("op name id: %llu, the same again: %d\n", (unsigned long long)op, aclprofStr2Id("MatMul") == op);
+    printf("id of the empty string: %llu\n", (unsigned long long)aclprofStr2Id(""));
     aclprofTensor t = {0, 2, 0, 1, {16}};
-    aclprofTensorInfo info = {7, 0, 0, 1, 0, 1, s, &t};
+    aclprofTensorInfo info = {op, op, 0, 1, 0, 1, s, &t};
     aclprofEventAttributes attr = {ACL_PROF_EVENT_ATTR_VERSION, sizeof attr, ACL_PROF_MESSAGE_TYPE_TENSOR_INFO, {&info}};
     CHECK(aclprofRangePushEx(&attr));
     CHECK(aclprofRangePop());

@@ -1,6 +1,9 @@
 package gen
 
-import "bytes"
+import (
+	"bytes"
+	"fmt"
+)
 
 // The C SDK's acl/acl_prof.h (ABI v1.3 section 15): the profiling markers,
 // laid out as the native header so that programs that mark their work
@@ -8,12 +11,17 @@ import "bytes"
 // as mdl.go declares a model function (an import under the SDK's own name,
 // a static inline function of the native name). A stamp is a void *, as
 // natively; aclprofDestroyStamp returns void natively, so its function
-// drops the code the wire returns.
+// drops the code the wire returns; aclprofStr2Id returns the id natively,
+// so its function returns what the wire wrote (UINT64_MAX on an error).
 
 const profHeader = "c/include/acl/acl_prof.h"
 
 // profVoid lists the functions whose native result is void.
 var profVoid = map[string]bool{"aclprofDestroyStamp": true}
+
+// profID lists the functions whose native result is the id the wire
+// writes to its last parameter.
+var profID = map[string]bool{"aclprofStr2Id": true}
 
 // genProf writes acl/acl_prof.h.
 func genProf(m *model, out map[string][]byte) error {
@@ -67,9 +75,39 @@ func genProf(m *model, out map[string][]byte) error {
 			s = bytes.Replace(s, []byte("static inline aclError "+f.Name+"("), []byte("static inline void "+f.Name+"("), 1)
 			s = bytes.Replace(s, []byte("    return aclwasm_imp_"+f.Name+"_("), []byte("    (void)aclwasm_imp_"+f.Name+"_("), 1)
 		}
+		if profID[f.Name] {
+			r, err := profIDFunc(s, f.Name)
+			if err != nil {
+				return err
+			}
+			s = r
+		}
 		b.Write(s)
 	}
 	cClose(&b, g, true)
 	out[profHeader] = b.Bytes()
 	return nil
+}
+
+// profIDFunc replaces the static inline function of name in decl (as
+// mdlDecl writes it) with one of the native signature, uint64_t
+// name(const char *message), over the wire's out-parameter.
+func profIDFunc(decl []byte, name string) ([]byte, error) {
+	head := []byte("static inline aclError " + name + "(")
+	i := bytes.Index(decl, head)
+	if i < 0 {
+		return nil, fmt.Errorf("gen: %s: no static inline function to replace", name)
+	}
+	j := bytes.Index(decl[i:], []byte("\n}\n"))
+	if j < 0 {
+		return nil, fmt.Errorf("gen: %s: unterminated function", name)
+	}
+	var b buf
+	b.Write(decl[:i])
+	b.p("static inline uint64_t %s(const char *message)\n{\n", name)
+	b.l("    uint64_t id = UINT64_MAX;")
+	b.p("    return aclwasm_imp_%s_(message, &id) == ACL_SUCCESS ? id : UINT64_MAX;\n", name)
+	b.l("}")
+	b.Write(decl[i+j+3:])
+	return b.Bytes(), nil
 }

@@ -184,7 +184,7 @@ func (c *Call) checkedCopy(st *streamRec, d, s *span, dstAt, srcAt, n uint64, di
 func (s *Session) registerShadow(b []byte) (acl.HostPin, error) {
 	var h acl.HostPin
 	var err error
-	if dr, ok := s.b.(acl.DeviceRegisterer); ok {
+	if dr := s.b.Traits().DeviceRegisterer; dr != nil {
 		h, err = dr.HostRegisterOn(s.phys(s.dev), b, acl.HostRegisterMapped)
 	} else {
 		h, err = s.b.HostRegister(b, acl.HostRegisterMapped)

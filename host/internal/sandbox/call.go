@@ -19,7 +19,7 @@ type Call struct {
 	s    *Session
 	fi   int
 	mem  []byte   // the guest's linear memory, valid for this call
-	args []uint64 // parameters as the engine passes them (i32 zero-extended)
+	args []uint64 // parameters as the engine passes them, i32s zero-extended by invoke
 	ret  *int32   // overrides the returned value (aclGetRecentErrMsg, aclrtGetSocName)
 	note string   // a successful call's remark for the trace (aclInit's ignored file)
 }
@@ -42,14 +42,12 @@ func (s *Session) invoke(ctx context.Context, fi int, mem []byte, stack []uint64
 	// copied in 16-byte moves that stall on the 8-byte stores before them.
 	c.ctx, c.s, c.fi, c.mem, c.args, c.ret = ctx, s, fi, mem, stack, nil
 	st := s.stats.of(fi) // made at the function's first call
-	if s.prof == abi.Native32 {
-		// acl32 addresses and sizes are i32, whose upper 32 bits are
-		// undefined on the stack: clear them, as accessors and traces
-		// read them as 64-bit values.
-		for m, i := narrow32[fi], 0; m != 0; m, i = m>>1, i+1 {
-			if m&1 != 0 {
-				stack[i] = uint64(uint32(stack[i]))
-			}
+	// Parameters that travel as an i32 have undefined upper 32 bits on
+	// the stack (a compiled engine leaves what the register held): clear
+	// them, as accessors and traces read them as 64-bit values.
+	for m, i := narrow[s.prof][fi], 0; m != 0; m, i = m>>1, i+1 {
+		if m&1 != 0 {
+			stack[i] = uint64(uint32(stack[i]))
 		}
 	}
 	var t0 time.Time
@@ -89,22 +87,26 @@ func (s *Session) invoke(ctx context.Context, fi int, mem []byte, stack []uint64
 	stack[0] = uint64(uint32(res))
 }
 
-// narrow32 has, per function, bit i set when parameter i travels as an
-// i32 in acl32: what invoke clears the upper half of, without walking the
-// table on every call.
-var narrow32 = func() []uint64 {
-	m := make([]uint64, len(abi.Funcs))
-	for fi, f := range abi.Funcs {
-		if len(f.Params) > 64 {
-			panic("host: " + f.Name + " has more than 64 parameters")
-		}
-		for i, p := range f.Params {
-			if !abi.Native32.Is64(p.Type) {
-				m[fi] |= 1 << i
+// narrow has, per profile and function, bit i set when parameter i
+// travels as an i32: what invoke clears the upper half of, without walking
+// the table on every call.
+var narrow = func() [2][]uint64 {
+	var n [2][]uint64
+	for _, prof := range []abi.Profile{abi.Wide, abi.Native32} {
+		m := make([]uint64, len(abi.Funcs))
+		for fi, f := range abi.Funcs {
+			if len(f.Params) > 64 {
+				panic("host: " + f.Name + " has more than 64 parameters")
+			}
+			for i, p := range f.Params {
+				if !prof.Is64(p.Type) {
+					m[fi] |= 1 << i
+				}
 			}
 		}
+		n[prof] = m
 	}
-	return m
+	return n
 }()
 
 func (c *Call) run() (err error) {

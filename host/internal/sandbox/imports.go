@@ -149,6 +149,7 @@ var imports = func() []importFn {
 		"aclprofPop":                  profPop,
 		"aclprofRangeStart":           rangeStart,
 		"aclprofRangeStop":            rangeStop,
+		"aclprofStr2Id":               profStr2Id,
 		"aclprofRangePushEx":          rangePushEx,
 		"aclprofRangePop":             rangePop,
 	}

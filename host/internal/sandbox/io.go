@@ -27,9 +27,6 @@ const MaxVarLen = 64 << 10
 // ends the bytes call.
 func (s *Session) SetIO(io *IO) { s.io = io }
 
-// SetVars gives the guest the variables config_read reads.
-func (s *Session) SetVars(v map[string]string) { s.vars = v }
-
 // guestMessage is the message error_set keeps of msg: valid UTF-8, at
 // most abi.MaxErrorLen bytes, cut at a rune boundary.
 func guestMessage(msg []byte) string {

@@ -112,20 +112,6 @@ func (o *kernelOut) flush() {
 	o.w(b)
 }
 
-// SetKernels gives the session the kernels its plugin was granted, and
-// the writer of their device prints (the plugin's stdout; nil drops them).
-func (s *Session) SetKernels(ks map[string]*Kernel, stdout func([]byte)) {
-	s.kernels = ks
-	if stdout != nil {
-		s.kout = &kernelOut{w: stdout}
-	}
-}
-
-// SetKernelFuncs gives the session the native functions of its granted
-// kernels, by kernel name, for a backend that runs kernel binaries
-// (acl.KernelRunner): the host loaded them with its plugin.
-func (s *Session) SetKernelFuncs(fs map[string]acl.KernelFunc) { s.kfuncs = fs }
-
 // flushKernelOut writes the kernels' device prints, on the guest's
 // goroutine.
 func (s *Session) flushKernelOut() {
@@ -246,8 +232,9 @@ func (c *Call) kernelErr(k *Kernel, st *streamRec, status bool, err error) error
 // (aclrtLaunchKernelWithConfig's attribute). Both guest surfaces, the
 // launchers and the kernel API, launch through it.
 func (c *Call) queueKernel(k *Kernel, st *streamRec, args []uint64, timeout time.Duration) error {
-	comp, isComp := c.s.b.(acl.Computer)
-	kr, isNative := c.s.b.(acl.KernelRunner)
+	t := c.s.b.Traits()
+	comp, kr := t.Computer, t.KernelRunner
+	isComp, isNative := comp != nil, kr != nil
 	var fn acl.KernelFunc
 	switch {
 	case isNative:

@@ -59,27 +59,32 @@ func (w *logWriter) flush() {
 	}
 }
 
-// SetupLog routes the guest's stdout (level Info) and stderr (level
-// Warn), where *stdout and *stderr are nil, to logger, with the attributes
+// setupLog routes the guest's stdout (level Info) and stderr (level
+// Warn), where the Config left them nil, to logger, with the attributes
 // plugin (name), session and stream; aclAppLog's records go to it with
 // plugin and session (applog.go). A nil logger changes nothing.
-func (s *Session) SetupLog(logger *slog.Logger, name string, stdout, stderr *io.Writer) {
+func (s *Session) setupLog(logger *slog.Logger, name string) {
 	if logger == nil {
 		return
 	}
 	l := logger.With("plugin", name, "session", s.id)
 	s.appLog = l
-	if *stdout == nil {
+	if s.stdout == nil {
 		w := &logWriter{l: l.With("stream", "stdout"), level: slog.LevelInfo}
-		*stdout = w
+		s.stdout = w
 		s.logs = append(s.logs, w)
 	}
-	if *stderr == nil {
+	if s.stderr == nil {
 		w := &logWriter{l: l.With("stream", "stderr"), level: slog.LevelWarn}
-		*stderr = w
+		s.stderr = w
 		s.logs = append(s.logs, w)
 	}
 }
+
+// Output returns the writers of the guest's stdout and stderr: the
+// Config's, or where it left one nil and gave a Logger, the session's
+// writer to the log.
+func (s *Session) Output() (stdout, stderr io.Writer) { return s.stdout, s.stderr }
 
 // flushLogs logs the last unterminated lines of the guest's output.
 func (s *Session) flushLogs() {

@@ -123,7 +123,7 @@ func hostRegister(c *Call) error {
 		return acl.Errorf(acl.ErrRTMemoryAllocation, "size %d exceeds the free pinned memory quota: %d of %d bytes registered", size, s.pinned, s.policy.PinnedMemory)
 	}
 	var h acl.HostPin
-	if dr, ok := s.b.(acl.DeviceRegisterer); ok {
+	if dr := s.b.Traits().DeviceRegisterer; dr != nil {
 		// Natively the registration is for the current context's device.
 		h, err = dr.HostRegisterOn(s.phys(s.dev), c.mem[ptr:end:end], typ)
 	} else {

@@ -166,9 +166,8 @@ type sessionMetrics struct {
 	ended  bool
 }
 
-// StartMetrics attaches the session to its plugin's series (nil: none).
-// Call it before the guest runs.
-func (s *Session) StartMetrics(pm *PluginMetrics) {
+// startMetrics attaches the session to its plugin's series (nil: none).
+func (s *Session) startMetrics(pm *PluginMetrics) {
 	if pm == nil {
 		return
 	}

@@ -73,10 +73,11 @@ func (c *Call) mobj(i int, k abi.Kind) (*mdlObj, error) {
 // guest memory) only on one that runs Go compute, since a native model
 // carries device code.
 func (c *Call) runsModels(guest bool) error {
-	if _, ok := c.s.b.(acl.Computer); ok {
+	t := c.s.b.Traits()
+	if t.Computer != nil {
 		return nil
 	}
-	if _, ok := c.s.b.(acl.ModelRunner); ok && !guest {
+	if t.ModelRunner != nil && !guest {
 		return nil
 	}
 	if guest {
@@ -195,7 +196,7 @@ func loadFromFile(withMem bool) importFn {
 		if err := c.runsModels(false); err != nil {
 			return err
 		}
-		if nr, ok := c.s.b.(acl.ModelRunner); ok {
+		if nr := c.s.b.Traits().ModelRunner; nr != nil {
 			return c.loadNative(nr, name, file, out)
 		}
 		if err := modelKind(false, name, file); err != nil {
@@ -360,7 +361,7 @@ func querySize(c *Call) error {
 		}
 	}
 	var work, weight uint64
-	if nr, ok := c.s.b.(acl.ModelRunner); ok {
+	if nr := c.s.b.Traits().ModelRunner; nr != nil {
 		if err := modelKind(true, name, file); err != nil {
 			return err
 		}
@@ -785,8 +786,8 @@ func execute(sync bool) importFn {
 		if err != nil {
 			return err
 		}
-		comp, isComp := c.s.b.(acl.Computer)
-		if !isComp && r.nr == nil {
+		comp := c.s.b.Traits().Computer
+		if comp == nil && r.nr == nil {
 			return acl.Errorf(acl.ErrRTFeatureNotSupport, "the %s backend does not run models", c.s.b.Name())
 		}
 		if err := c.enqueue(st); err != nil {

@@ -283,8 +283,9 @@ func runOp(c *Call) error {
 	}
 	// Go compute (the simulator) runs the row's arithmetic; the native
 	// backend replays the call through the node's operator library.
-	comp, isComp := c.s.b.(acl.Computer)
-	opc, isOpc := c.s.b.(acl.OpComputer)
+	t := c.s.b.Traits()
+	comp, opc := t.Computer, t.OpComputer
+	isComp, isOpc := comp != nil, opc != nil
 	switch {
 	case isComp && op.Run != nil:
 	case isOpc && !isComp:

@@ -104,7 +104,7 @@ func setStreamOverflowSwitch(c *Call) error {
 	if err := c.streamCtx(st); err != nil { // streamctx
 		return err
 	}
-	if sw, ok := c.s.b.(acl.OverflowSwitcher); ok {
+	if sw := c.s.b.Traits().OverflowSwitcher; sw != nil {
 		if !c.s.b.Supports("aclrtSetStreamOverflowSwitch") {
 			return acl.Errorf(acl.ErrRTFeatureNotSupport, "the %s backend's library lacks aclrtSetStreamOverflowSwitch", c.s.b.Name())
 		}
@@ -178,7 +178,7 @@ func getOverflowStatus(c *Call) error {
 	if err := c.enqueue(st); err != nil { // queue
 		return err
 	}
-	if comp, ok := c.s.b.(acl.Computer); ok {
+	if comp := c.s.b.Traits().Computer; comp != nil {
 		s := c.s
 		err = comp.Compute(st.h, &acl.Launch{
 			Name:    "aclrtGetOverflowStatus",

@@ -219,6 +219,28 @@ func rangeStop(c *Call) error {
 	return nil
 }
 
+// profStr2Id is aclprofStr2Id(message, id): the profiler's hash of
+// message (acl.StrID) written to id. Natively the function returns the id
+// and takes strlen(message) first (prof_acl_core.cpp:145), so a NULL
+// message crashes the process: the sandbox answers 100000 as for any
+// string outside guest memory, and the C SDK returns UINT64_MAX. The
+// empty string succeeds with UINT64_MAX, as natively, where the profiler
+// only logs it.
+func profStr2Id(c *Call) error {
+	m, err := c.cstring("message", c.u32(0))
+	if err != nil {
+		return err
+	}
+	out, err := c.out(1, 8)
+	if err != nil {
+		return err
+	}
+	id := acl.StrID(m)
+	le.PutUint64(out, id)
+	c.note = "id " + strconv.FormatUint(id, 10) + " of " + quoted(m)
+	return nil
+}
+
 // eventAttrHead is the bytes of aclprofEventAttributes the host reads:
 // version and size (uint16 each) and messageType (uint32), the same in
 // both profiles.

@@ -14,15 +14,6 @@ import (
 // clocks: its random numbers repeat from run to run.
 var deterministicSeed = [32]byte{'a', 'c', 'l', 'w', 'a', 's', 'm', ' ', 'r', 'a', 'n', 'd', 'o', 'm'}
 
-// SetDeterministic seeds the session's generator (aclrtRandomNumAsync) with
-// a fixed seed when det is set, as the guest's clocks are then fixed too;
-// otherwise it is seeded from the host's entropy on first use.
-func (s *Session) SetDeterministic(det bool) {
-	if det {
-		s.rng = rand.New(rand.NewChaCha8(deterministicSeed))
-	}
-}
-
 // taskSeed draws the seed of one random task from the session's
 // generator. It is drawn when the task is queued, in the guest's call
 // order, so tasks on streams that run in any order still repeat.
@@ -61,8 +52,9 @@ func randomNumAsync(c *Call) error {
 	// The ACL layer hands the runtime the caller's task with its own type
 	// code written over the ACL one (kernel.cpp:672-673): the guest sees it.
 	binary.LittleEndian.PutUint32(b, uint32(rt)) // writeback
-	comp, isComp := c.s.b.(acl.Computer)
-	gen, isGen := c.s.b.(acl.RandomGenerator)
+	t := c.s.b.Traits()
+	comp, gen := t.Computer, t.RandomGenerator
+	isComp, isGen := comp != nil, gen != nil
 	if !isComp && (!isGen || !c.s.b.Supports("aclrtRandomNumAsync")) { // feature
 		return acl.Errorf(acl.ErrRTFeatureNotSupport, "the %s backend cannot generate random numbers (its library lacks aclrtRandomNumAsync)", c.s.b.Name())
 	}

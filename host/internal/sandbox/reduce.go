@@ -71,8 +71,9 @@ func reduceAsync(c *Call) error {
 	if err := c.budget(n); err != nil { // bytes
 		return err
 	}
-	comp, isComp := c.s.b.(acl.Computer)
-	red, isRed := c.s.b.(acl.Reducer)
+	tr := c.s.b.Traits()
+	comp, red := tr.Computer, tr.Reducer
+	isComp, isRed := comp != nil, red != nil
 	if !isComp && (!isRed || !c.s.b.Supports("aclrtReduceAsync")) { // feature
 		return acl.Errorf(acl.ErrRTFeatureNotSupport, "the %s backend cannot reduce (its library lacks aclrtReduceAsync)", c.s.b.Name())
 	}

@@ -14,10 +14,10 @@ type Shared struct {
 	hostFuncs []*HostFunc
 	regions   regionPool
 	// peerRequired: copies between devices need peer access enabled first
-	// (acl.PeerRule; true unless the backend says otherwise).
+	// (true unless the backend's Traits say otherwise).
 	peerRequired bool
-	// zeroed: new allocations read as zeros (acl.Zeroer), so the session
-	// need not clear them.
+	// zeroed: new allocations read as zeros (Traits.ZeroesAllocations), so
+	// the session need not clear them.
 	zeroed bool
 
 	peerMu sync.Mutex
@@ -29,14 +29,8 @@ type Shared struct {
 // NewShared returns the shared state of the sessions of a runtime on
 // backend b, with the host functions hf (IOFuncs's and the embedder's).
 func NewShared(b acl.Backend, hf []*HostFunc) *Shared {
-	sh := &Shared{b: b, hostFuncs: hf, peers: map[[2]int32]int{}, peerRequired: true}
-	if pr, ok := b.(acl.PeerRule); ok {
-		sh.peerRequired = pr.PeerAccessRequired()
-	}
-	if z, ok := b.(acl.Zeroer); ok {
-		sh.zeroed = z.ZeroesAllocations()
-	}
-	return sh
+	t := b.Traits()
+	return &Shared{b: b, hostFuncs: hf, peers: map[[2]int32]int{}, peerRequired: !t.PeerAccessImplicit, zeroed: t.ZeroesAllocations}
 }
 
 // HostFuncs returns the runtime's host functions, in the order of their

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	mrand "math/rand/v2"
 	"sync"
@@ -16,114 +17,82 @@ import (
 	"github.com/aclwasm/aclwasm/host/internal/engine"
 )
 
-// Session is the state of one plugin instance: its address space, its
-// stream and event handles, its policy, its statistics and its most recent
-// error message. Host calls of one instance come from one goroutine; stream
-// workers read the address space (descriptor and offset copies), so
-// mutations take mu.
+// Session is the state of one plugin instance, made by New from a Config
+// and grouped into parts by who touches them: what never changes after
+// New (fixed), the memory the guest holds and its accounting (memState),
+// the guest's objects by handle (handles), its device, contexts and
+// runtime settings (devState), the host call in flight (callState), its
+// error state (errState), what observes its calls (observe) and what it
+// shares with stream workers (workState). The parts are embedded, so
+// their fields read as the session's own. Host calls of one instance come
+// from one goroutine, the guest's: unless its part says otherwise, a
+// field is that goroutine's alone, and the embedder reads it only between
+// the instance's calls.
 type Session struct {
-	sh     *Shared
-	policy Limits
-	b      acl.Backend
-	region uint64      // the device address region (Runtime.regions)
-	prof   abi.Profile // the module's import profile: acl or acl32
-	freed  bool        // release has returned the region
+	fixed
+	memState
+	handles
+	devState
+	callState
+	errState
+	observe
+	workState
+}
 
-	mu sync.RWMutex // guards as for stream workers; the guest goroutine writes under it
-	as addrSpace
+// fixed is what New sets from the Config and nothing changes after: any
+// goroutine may read it without a lock (a test hook of inspect.go aside,
+// which runs before the guest does).
+type fixed struct {
+	sh      *Shared
+	policy  Limits
+	b       acl.Backend
+	prof    abi.Profile       // the module's import profile: acl or acl32
+	id      uint64            // ID
+	descKey [32]byte          // the key of the session's descriptor MACs (desc.go)
+	owner   any               // Config.Owner
+	vars    map[string]string // Config.Vars, for aclwasm.config_read
+	logs    []*logWriter      // Config.Logger's writers, flushed at release
+	appLog  *slog.Logger      // Config.Logger with plugin and session, for aclAppLog; nil without one
+	stdout  io.Writer         // the guest's stdout and stderr (Output)
+	stderr  io.Writer
+	// Kernels (ABI section 13.3, kernel.go): those granted, their native
+	// functions (acl.KernelRunner), and the device prints of launches not
+	// yet written to stdout (kernelOut has its own lock).
+	kernels map[string]*Kernel
+	kfuncs  map[string]acl.KernelFunc
+	kout    *kernelOut
+}
 
-	dev        int32    // current guest device, -1 before aclrtSetDevice
-	held       []uint64 // device bytes charged, per guest device
-	pinned     uint64   // registered bytes
-	nextHandle uint32   // handles are never reused
+// memState is the device memory the session holds and its accounting.
+// The guest's goroutine alone writes it; stream workers read the address
+// space (descriptor and offset copies), so the guest's goroutine changes
+// as under mu, and workers read it under mu.RLock.
+type memState struct {
+	mu      sync.RWMutex
+	as      addrSpace
+	region  uint64          // the device address region (Runtime.regions)
+	freed   bool            // release has returned the region
+	held    []uint64        // device bytes charged, per guest device
+	pinned  uint64          // registered bytes
+	lent    int             // uncharged leases in as.allocs (LendOptions.Charge)
+	zombies []acl.DevPtr    // frees that could not wait; retried at release
+	mem     engine.Releaser // the guest memory's reservation, on wazero (engine.Invoker.Hold)
+}
+
+// handles is the guest's objects by handle, made on first use: the guest's
+// goroutine alone touches them. Handles are never reused.
+type handles struct {
+	nextHandle uint32
 	streams    map[uint32]*streamRec
 	events     map[uint32]*eventRec
-	ctxs       map[uint32]*ctxRec // contexts, default ones included (context.go)
-	primary    map[int32]*ctxRec  // the default context of each guest device
-	deadCtxs   map[uint32]bool    // handles of destroyed contexts (context.go)
-	cur        *ctxRec            // the current context while dev >= 0
-	peers      map[[2]int32]bool  // peer access this session enabled (guest ids)
-	zombies    []acl.DevPtr       // frees that could not wait; retried at release
-	descKey    [32]byte
-	// halt is the context of the host's own work on stream workers
-	// (descriptor and offset copies): release cancels it once its own
-	// context is done, so that a running copy stops between chunks
-	// instead of holding the release up.
-	halt context.Context
-	stop context.CancelFunc
-	// batchEntries counts the entries of queued asynchronous batches that
-	// have not run yet (Policy.MaxBatchEntries); workers decrement it.
-	batchEntries atomic.Int64
-	inited       bool
-	finalized    bool
-
-	call    Call // the host call in flight (see invoke)
-	lastErr string
-	// guestMsg is what the guest said with error_set about why its call
-	// fails (io.go).
-	guestMsg string
-	msgRead  bool // aclGetRecentErrMsg has returned lastErr whole (errstate.go)
-	// inHost counts the embedder's host functions in flight for the
-	// session (invokeHost): Close called from one must not wait for the
-	// call it is part of (InHostFunc).
-	inHost atomic.Int32
-	// hostArgs keeps a typed host function's parameters for its trace,
-	// which its results overwrite on the stack; made when first needed.
-	hostArgs []uint64
-	stats    stats
-	tracer   Tracer            // nil when nothing traces the session's calls
-	mem      engine.Releaser   // the guest memory's reservation, on wazero (engine.Invoker.Hold)
-	io       *IO               // the bytes call in progress, or nil
-	owner    any               // SetOwner
-	ms       sessionMetrics    // see metrics.go
-	vars     map[string]string // Config.Vars, for aclwasm.config_read
-	id       uint64            // ID
-	logs     []*logWriter      // Config.Logger's writers, flushed at release
-	appLog   *slog.Logger      // Config.Logger with plugin and session, for aclAppLog; nil without one
-	opWait   uint32            // aclrtSetOpWaitTimeout, seconds; 0: no limit
-	opExec   uint64            // the operator execute timeout in effect, µs; 0: never set (the maximum)
-	lent     int               // uncharged leases in as.allocs (LendOptions.Charge)
-	// batchBuf is the entries of the synchronous batch in flight, kept
-	// between calls so that a batch allocates nothing (batch.go).
-	batchBuf []acl.Copy
-	// Stream callbacks (callback.go): nil until the first launch, and the
-	// way to run the guest's callbacks (SetDispatcher).
-	cb         *callbacks
-	cbDispatch Dispatcher
-
-	// ABI v1.2 section 12, error state and resource queries.
-	lastCode  acl.Error         // the last error (errstate.go); 0 when none
-	resLimits map[resKey]uint32 // core limits the session set (resource.go)
-	// Notifies (notify.go): by handle, made on first use.
-	notifies map[uint32]*notifyRec
-	// The operator library's objects (tensor.go): by handle, made on
-	// first use, and the values they hold together.
+	notifies   map[uint32]*notifyRec // notify.go
+	// The operator library's objects (tensor.go), and the values they
+	// hold together.
 	nn       map[uint32]*nnObj
 	objElems int
-	// ABI v1.3 section 15 (stream_res.go): the stream whose core limits
-	// aclrtGetResInCurrentThread answers with, or nil.
-	useRes *streamRec
-	// ABI v1.3 section 15 (random.go): the generator aclrtRandomNumAsync
-	// draws each task's seed from; nil until first use.
-	rng *mrand.Rand
-	// ABI v1.3 section 15 (overflow.go): the saturation mode and the
-	// overflow status, the session's as the process's natively.
-	ov overflowState
-	// ABI v1.3 section 15 (prof.go): the profiling markers' stamps,
-	// stack and latest range attributes.
-	pf profState
-
-	// Kernels (ABI section 13.3, kernel.go): those granted, and the
-	// device prints of launches not yet written to stdout.
-	kernels map[string]*Kernel
-	kout    *kernelOut
-	kfuncs  map[string]acl.KernelFunc // the granted kernels' native functions (acl.KernelRunner)
-	klaunch map[string]*launchCount   // launches by kernel name (kernel.go)
 	// kobjs are the kernel API's binaries, functions, argument lists and
-	// parameters by handle (kernelapi.go).
+	// parameters (kernelapi.go).
 	kobjs map[uint32]*kobj
-	// ck is the checking mode's state (asynccheck.go); nil when it is off.
-	ck *asyncCheck
 	// Models (model.go): loaded models by id, and the model objects
 	// (descriptions, datasets, data buffers) by handle.
 	mdls    map[uint32]*mdlRec
@@ -132,6 +101,97 @@ type Session struct {
 	mobjs   map[uint32]*mdlObj
 }
 
+// devState is the guest's current device and contexts, and the runtime
+// settings it changed, the session's as the process's natively: the
+// guest's goroutine alone touches it.
+type devState struct {
+	dev       int32              // current guest device, -1 before aclrtSetDevice
+	cur       *ctxRec            // the current context while dev >= 0
+	ctxs      map[uint32]*ctxRec // contexts, default ones included (context.go)
+	primary   map[int32]*ctxRec  // the default context of each guest device
+	deadCtxs  map[uint32]bool    // handles of destroyed contexts (context.go)
+	peers     map[[2]int32]bool  // peer access this session enabled (guest ids)
+	inited    bool               // runtime_imports.go
+	finalized bool
+	opWait    uint32 // aclrtSetOpWaitTimeout, seconds; 0: no limit
+	opExec    uint64 // the operator execute timeout in effect, µs; 0: never set (the maximum)
+	// ABI v1.2 section 12: core limits the session set (resource.go).
+	resLimits map[resKey]uint32
+	// ABI v1.3 section 15 (stream_res.go): the stream whose core limits
+	// aclrtGetResInCurrentThread answers with, or nil.
+	useRes *streamRec
+	// ABI v1.3 section 15 (overflow.go): the saturation mode and the
+	// overflow status.
+	ov overflowState
+	// ABI v1.3 section 15 (prof.go): the profiling markers' stamps,
+	// stack and latest range attributes.
+	pf profState
+	// ABI v1.3 section 15 (random.go): the generator aclrtRandomNumAsync
+	// draws each task's seed from; nil until first use, unless
+	// Config.Deterministic seeded it.
+	rng *mrand.Rand
+}
+
+// callState is the host call in flight and what it keeps between calls.
+// The guest's goroutine alone touches it, but for inHost.
+type callState struct {
+	call Call // the host call in flight (see invoke)
+	io   *IO  // the bytes call in progress, or nil (SetIO, between calls)
+	// inHost counts the embedder's host functions in flight for the
+	// session (invokeHost): Close called from one must not wait for the
+	// call it is part of (InHostFunc). Atomic: any goroutine reads it.
+	inHost atomic.Int32
+	// hostArgs keeps a typed host function's parameters for its trace,
+	// which its results overwrite on the stack; made when first needed.
+	hostArgs []uint64
+	// batchBuf is the entries of the synchronous batch in flight, kept
+	// between calls so that a batch allocates nothing (batch.go).
+	batchBuf []acl.Copy
+}
+
+// errState is the session's error state (errstate.go), which
+// aclGetRecentErrMsg and aclrtGetLastError report: the guest's goroutine
+// writes it; the embedder reads it between calls (LastError).
+type errState struct {
+	lastErr  string
+	lastCode acl.Error // the last error; 0 when none
+	// guestMsg is what the guest said with error_set about why its call
+	// fails (io.go).
+	guestMsg string
+	msgRead  bool // aclGetRecentErrMsg has returned lastErr whole
+}
+
+// observe is what counts and follows the session's calls: the guest's
+// goroutine writes it; the embedder reads the counts between calls
+// (Counts) and changes the tracer between calls (SetTracer).
+type observe struct {
+	stats   stats
+	tracer  Tracer                  // nil when nothing traces the session's calls
+	ms      sessionMetrics          // see metrics.go; ms.pm is Config.Metrics
+	klaunch map[string]*launchCount // launches by kernel name (kernel.go; atomic counters)
+}
+
+// workState is what the session shares with its stream workers: each
+// field says how it is shared.
+type workState struct {
+	// halt is the context of the host's own work on stream workers
+	// (descriptor and offset copies): release cancels it once its own
+	// context is done, so that a running copy stops between chunks
+	// instead of holding the release up. Set by New.
+	halt context.Context
+	stop context.CancelFunc
+	// batchEntries counts the entries of queued asynchronous batches that
+	// have not run yet (Policy.MaxBatchEntries); workers decrement it.
+	batchEntries atomic.Int64
+	// Stream callbacks (callback.go): nil until the first launch (the
+	// callbacks have their own lock), and the way to run the guest's
+	// callbacks (SetDispatcher, once the instance exists).
+	cb         *callbacks
+	cbDispatch Dispatcher
+	// ck is the checking mode's state (asynccheck.go); nil when it is off.
+	// The guest's goroutine alone touches it.
+	ck *asyncCheck
+}
 type streamRec struct {
 	h     acl.Stream
 	dev   int32
@@ -166,32 +226,56 @@ type eventRec struct {
 	waits    eventWaits // aclrtStreamWaitEvent's waits not yet known finished (event.go)
 }
 
-// New returns a session of the runtime sh with the limits p for a module
-// of profile prof, holding a device address region of its own until its
+// Config is what a session is made of (New): its runtime, its limits and
+// module, and what its embedder gives it.
+type Config struct {
+	Shared  *Shared     // the runtime
+	Limits  Limits      // the plugin's policy
+	Profile abi.Profile // the module's import profile: acl or acl32
+	// Owner is the embedder's view of the session (host.Session), for
+	// the host functions that ask for it (Owner).
+	Owner   any
+	Metrics *PluginMetrics    // the plugin's series; nil: none
+	Vars    map[string]string // for aclwasm.config_read
+	// Deterministic seeds the generator of aclrtRandomNumAsync with a
+	// fixed seed, as the guest's clocks are then fixed too; otherwise it
+	// is seeded from the host's entropy on first use.
+	Deterministic bool
+	// Logger, when not nil, receives the guest's stdout (level Info) and
+	// stderr (level Warn) where Stdout and Stderr are nil, with the
+	// attributes plugin (Name), session and stream, and aclAppLog's
+	// records with plugin and session (applog.go).
+	Logger         *slog.Logger
+	Name           string
+	Stdout, Stderr io.Writer
+	// Kernels are those the plugin was granted; their device prints go to
+	// the guest's stdout (Output; none: they are dropped).
+	Kernels map[string]*Kernel
+	// KernelFuncs are the native functions of the granted kernels, by
+	// kernel name, for a backend that runs kernel binaries
+	// (acl.KernelRunner): the host loaded them with its plugin.
+	KernelFuncs map[string]acl.KernelFunc
+}
+
+// New returns a session of c.Shared with c.Limits for a module of profile
+// c.Profile, holding a device address region of its own until its
 // release. An acl32 session's device addresses are instead 32-bit values
 // in a window above the largest guest memory the limits allow (ABI
 // section 9).
-func New(sh *Shared, p Limits, prof abi.Profile) (*Session, error) {
+func New(c Config) (*Session, error) {
+	sh, p := c.Shared, c.Limits
 	region, ok := sh.regions.get()
 	if !ok {
 		return nil, fmt.Errorf("host: %d sessions are live, as many as there are device address regions: release one first", regions)
 	}
 	s := &Session{
-		sh:      sh,
-		policy:  p,
-		b:       sh.b,
-		region:  region,
-		prof:    prof,
-		as:      newAddrSpace(region),
-		dev:     -1,
-		held:    make([]uint64, len(p.Devices)),
-		streams: map[uint32]*streamRec{},
-		events:  map[uint32]*eventRec{},
-		ctxs:    map[uint32]*ctxRec{},
-		primary: map[int32]*ctxRec{},
-		peers:   map[[2]int32]bool{},
+		fixed: fixed{sh: sh, policy: p, b: sh.b, prof: c.Profile, owner: c.Owner, vars: c.Vars,
+			id: sessionIDs.Add(1), stdout: c.Stdout, stderr: c.Stderr},
+		memState: memState{region: region, as: newAddrSpace(region), held: make([]uint64, len(p.Devices))},
+		handles:  handles{streams: map[uint32]*streamRec{}, events: map[uint32]*eventRec{}},
+		devState: devState{dev: -1, ctxs: map[uint32]*ctxRec{}, primary: map[int32]*ctxRec{}, peers: map[[2]int32]bool{}},
 	}
-	if prof == abi.Native32 {
+	if c.Profile == abi.Native32 {
 		s.as = newWindowSpace(engine.MemoryBytes(p.MemoryPages))
 	}
 	if p.CheckAsync {
@@ -199,7 +283,17 @@ func New(sh *Shared, p Limits, prof abi.Profile) (*Session, error) {
 	}
 	s.halt, s.stop = context.WithCancel(context.Background())
 	_, _ = rand.Read(s.descKey[:])
-	s.id = sessionIDs.Add(1)
+	if c.Deterministic {
+		s.rng = mrand.New(mrand.NewChaCha8(deterministicSeed))
+	}
+	s.setupLog(c.Logger, c.Name)
+	if len(c.Kernels) > 0 {
+		s.kernels, s.kfuncs = c.Kernels, c.KernelFuncs
+		if w := s.stdout; w != nil {
+			s.kout = &kernelOut{w: func(b []byte) { _, _ = w.Write(b) }}
+		}
+	}
+	s.startMetrics(c.Metrics)
 	return s, nil
 }
 
@@ -457,9 +551,5 @@ func (s *Session) Idle() bool {
 	return len(s.streams) == 0 && len(s.events) == 0 && len(s.notifies) == 0 && len(s.as.allocs) == 0 && len(s.as.pins) == 0 && len(s.zombies) == 0
 }
 
-// SetOwner records v as the session's owner (the embedder's view of it,
-// host.Session), for the host functions that ask for it.
-func (s *Session) SetOwner(v any) { s.owner = v }
-
-// Owner returns what SetOwner recorded.
+// Owner returns Config.Owner.
 func (s *Session) Owner() any { return s.owner }

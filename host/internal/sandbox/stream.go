@@ -342,7 +342,7 @@ func (c *Call) configure(h acl.Stream, st *streamRec) error {
 			return err
 		}
 	}
-	if l, ok := b.(acl.StreamResLimiter); ok && b.Supports("aclrtSetStreamResLimit") {
+	if l := b.Traits().StreamResLimiter; l != nil && b.Supports("aclrtSetStreamResLimit") {
 		for t := range acl.DevResTypes {
 			if st.res.set[t] {
 				if err := l.SetStreamResLimit(h, acl.DevResLimitType(t), st.res.v[t]); err != nil {

@@ -71,7 +71,7 @@ func setStreamResLimit(c *Call) error {
 	if v > total { // value
 		return acl.Errorf(acl.ErrRTParamInvalid, "value %d is above the %d cores of type %s that device %d has", v, total, t, st.dev)
 	}
-	if l, ok := c.s.b.(acl.StreamResLimiter); ok && c.s.b.Supports("aclrtSetStreamResLimit") {
+	if l := c.s.b.Traits().StreamResLimiter; l != nil && c.s.b.Supports("aclrtSetStreamResLimit") {
 		if err := l.SetStreamResLimit(st.h, t, v); err != nil {
 			return be(err)
 		}
@@ -86,7 +86,7 @@ func resetStreamResLimit(c *Call) error {
 	if err != nil {
 		return err
 	}
-	if l, ok := c.s.b.(acl.StreamResLimiter); ok && c.s.b.Supports("aclrtResetStreamResLimit") {
+	if l := c.s.b.Traits().StreamResLimiter; l != nil && c.s.b.Supports("aclrtResetStreamResLimit") {
 		if err := l.ResetStreamResLimit(st.h); err != nil {
 			return be(err)
 		}

@@ -9,7 +9,6 @@ package run
 import (
 	"bytes"
 	"context"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -23,30 +22,6 @@ import (
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-// engine is the engine the guests run on.
-func engine() string {
-	if e := os.Getenv("ACLWASM_TEST_ENGINE"); e != "" {
-		return e
-	}
-	return "wazero"
-}
-
-func guestDir() string {
-	if d := os.Getenv("ACLWASM_GUEST_DIR"); d != "" {
-		return d
-	}
-	return filepath.Join("..", "..", "..", "build", "wasm")
-}
-
-func load(t *testing.T, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(guestDir(), name))
-	if err != nil {
-		t.Fatalf("%v: build the guests first (make guests, or scripts/build-guests.sh)", err)
-	}
-	return b
-}
 
 // defaultPolicy is the policy `aclwasm run` uses without flags, which the
 // conformance program's limit checks assume.
@@ -69,7 +44,7 @@ func pluginWith(t *testing.T, wasm []byte, pol host.Policy) (*host.Plugin, conte
 	ctx := context.Background()
 	b := sim.New(sim.WithDevices(2))
 	t.Cleanup(func() { b.Close() })
-	rt, err := host.NewRuntime(ctx, host.WithBackend(b), host.WithEngine(engine()))
+	rt, err := host.NewRuntime(ctx, host.WithBackend(b), host.WithEngine(testsupport.Engine()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +65,7 @@ func run(t *testing.T, name string) (string, string) {
 
 func runWith(t *testing.T, name string, pol host.Policy) (string, string) {
 	t.Helper()
-	p, ctx := pluginWith(t, load(t, name), pol)
+	p, ctx := pluginWith(t, testsupport.Guest(t, strings.TrimSuffix(name, ".wasm")), pol)
 	var stdout, stderr bytes.Buffer
 	res, err := p.Run(ctx, host.Config{Args: []string{name}, Stdout: &stdout, Stderr: &stderr})
 	if err != nil {
@@ -162,7 +137,7 @@ func TestSDKExamples(t *testing.T) {
 		})
 	}
 	t.Run("go-reactor", func(t *testing.T) {
-		p, ctx := plugin(t, load(t, "go-reactor.wasm"))
+		p, ctx := plugin(t, testsupport.Guest(t, "go-reactor"))
 		inst, err := p.Instantiate(ctx, host.Config{})
 		if err != nil {
 			t.Fatal(err)

@@ -209,6 +209,25 @@ static inline aclError aclprofRangeStop(uint32_t rangeId)
 }
 
 #ifndef ACLWASM_WIDE
+__attribute__((import_module("acl32"), import_name("aclprofStr2Id")))
+aclError aclwasm_imp_aclprofStr2Id_(const char *message, uint64_t *id);
+#else
+__attribute__((import_module("acl"), import_name("aclprofStr2Id")))
+aclError aclwasm_imp_aclprofStr2Id_(const char *message, uint64_t *id);
+#endif
+
+/**
+ * Writes the id the profiler gives message (its hash; UINT64_MAX for the empty
+ * string), for aclprofTensorInfo's opNameId and opTypeId; natively uint64_t
+ * aclprofStr2Id(const char *message), which the C SDK declares.
+ */
+static inline uint64_t aclprofStr2Id(const char *message)
+{
+    uint64_t id = UINT64_MAX;
+    return aclwasm_imp_aclprofStr2Id_(message, &id) == ACL_SUCCESS ? id : UINT64_MAX;
+}
+
+#ifndef ACLWASM_WIDE
 __attribute__((import_module("acl32"), import_name("aclprofRangePushEx")))
 aclError aclwasm_imp_aclprofRangePushEx_(aclprofEventAttributes *attr);
 #else

@@ -170,6 +170,7 @@ static inline void *aclwasm_symbol_(const char *name)
         {"aclprofRangeStart", (void *)aclprofRangeStart},
         {"aclprofRangeStop", (void *)aclprofRangeStop},
         {"aclprofSetStampTraceMessage", (void *)aclprofSetStampTraceMessage},
+        {"aclprofStr2Id", (void *)aclprofStr2Id},
         {"aclrtAllocatorCreateDesc", (void *)aclrtAllocatorCreateDesc},
         {"aclrtAllocatorDestroyDesc", (void *)aclrtAllocatorDestroyDesc},
         {"aclrtAllocatorGetByStream", (void *)aclrtAllocatorGetByStream},
