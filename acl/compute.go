@@ -2,6 +2,8 @@ package acl
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 )
 
@@ -163,6 +165,15 @@ type OpCall struct {
 	// for the guest). It is not told of a launch whose Check failed (Check
 	// accounts for it) or that was cancelled before it ran.
 	Ran func(d time.Duration, err error) error
+	// Bound, when set, bounds the call as the sandbox bounds every launch
+	// (ABI section 13.1: the run's time limit, the end of the session):
+	// the backend derives the call's context from its own with it when
+	// the stream reaches the call. A call whose context is done by then
+	// does not run; one running when it is done is stopped on the device
+	// (aclrtStreamAbort where the runtime has it) and waited for, so that
+	// nothing touches the regions once the launch has ended. Either way
+	// Ran is told an error that wraps the context's.
+	Bound func(ctx context.Context) (context.Context, context.CancelFunc)
 }
 
 // OpArgKind is the native C type of one operator argument.
@@ -272,3 +283,29 @@ type ModelIO struct {
 	Format Format
 	Size   uint64 // bytes
 }
+
+// LaunchStopped is the error of a launch that its bounds ended (ABI
+// section 13.1; [OpCall.Bound]): cause is the context's error. At the
+// run's time limit it is [ErrRTAicoreTimeout], as for a kernel the
+// device stops; when the session ends or the stream's work is cancelled,
+// [ErrRTStreamAbort]. ran says whether the launch had started; one that
+// had not touched nothing.
+func LaunchStopped(name string, ran bool, cause error) error {
+	code, why := ErrRTStreamAbort, "its stream's work was cancelled"
+	if errors.Is(cause, context.DeadlineExceeded) {
+		code, why = ErrRTAicoreTimeout, "the run's time limit passed"
+	}
+	msg := fmt.Sprintf("%s was stopped: %s while it ran", name, why)
+	if !ran {
+		msg = fmt.Sprintf("%s did not run, and touched nothing: %s before its stream reached it", name, why)
+	}
+	return &StoppedError{&CallError{Code: code, Msg: msg}}
+}
+
+// StoppedError is a launch its bounds ended ([LaunchStopped]), told
+// apart from one that failed on its own. It does not wrap the context's
+// error: the launch's stream fails, not the call that reads its error.
+type StoppedError struct{ Err *CallError }
+
+func (e *StoppedError) Error() string { return e.Err.Error() }
+func (e *StoppedError) Unwrap() error { return e.Err }

@@ -3,14 +3,17 @@ package host
 import (
 	"context"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ebitengine/purego"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // Scratch for the operator tests' out-parameters.
@@ -350,4 +353,187 @@ func TestOperatorAccounting(t *testing.T) {
 	require.Zero(t, h.inst.Session().Stats().Funcs["aclnnAddGetWorkspaceSize"].Launches)
 	require.Equal(t, 1, testutil.CollectAndCount(m.m.Compute))
 	require.True(t, m.m.Compute.DeleteLabelValues("", "aclnnAdd", "ok"), "one ok launch of aclnnAdd")
+}
+
+// standinStall returns the stand-in operator library's test hooks
+// (acl/cann/testdata/standin/opapi.c): stall makes the next n operators
+// stall on the device until their stream's work is cancelled, stalled
+// is how many are stalled now; nil, nil off the stand-in: no other
+// backend can hold an operator running. The test's end releases any
+// stalled operator, so that a failure does not hang the cleanup.
+func standinStall(t *testing.T) (stall func(n int32), stalled func() int32) {
+	t.Helper()
+	lib := testsupport.NativeLib()
+	if lib == "" {
+		return nil, nil
+	}
+	ops := testsupport.OpLib()
+	if ops == "" {
+		ops = filepath.Join(filepath.Dir(lib), "libopapi.so")
+	}
+	h, err := purego.Dlopen(ops, purego.RTLD_NOW|purego.RTLD_LOCAL)
+	require.NoError(t, err)
+	sym, err := purego.Dlsym(h, "aclwasmStandinStallOps")
+	if err != nil || sym == 0 {
+		return nil, nil
+	}
+	purego.RegisterFunc(&stall, sym)
+	purego.RegisterLibFunc(&stalled, h, "aclwasmStandinStalled")
+	t.Cleanup(func() { stall(0) })
+	return stall, stalled
+}
+
+// TestOperatorStoppedByRunDeadline: an operator launch is bounded by the
+// deadline of the run that queued it (ABI section 13.1), on both
+// backends. Queued behind a gate until that deadline has passed, it does
+// not run and fails its stream with 507014, writing nothing; running on
+// the device when the deadline passes (the stand-in's stalled operator),
+// it is stopped: the run ends at its deadline, the stream fails with
+// 507014, nothing is written, and the session releases everything.
+func TestOperatorStoppedByRunDeadline(t *testing.T) {
+	launch := func(h *harness, ex, s uint64, limit time.Duration) context.Context {
+		h.t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), limit)
+		h.t.Cleanup(cancel)
+		res, err := h.inst.Call(ctx, "aclnnAdd", 0, 0, ex, s)
+		require.NoError(h.t, err)
+		require.Zero(h.t, res[0], h.inst.Session().LastError())
+		return ctx
+	}
+	// synced is the code of a synchronize of s under a generous watchdog.
+	synced := func(h *harness, s uint64) acl.Error {
+		h.t.Helper()
+		watchdog, stop := context.WithTimeout(context.Background(), time.Minute)
+		defer stop()
+		res, err := h.inst.Call(watchdog, "aclrtSynchronizeStream", s)
+		require.NoError(h.t, err, "the operator outlived the deadline of the run that launched it")
+		return acl.Error(int32(uint32(res[0])))
+	}
+
+	t.Run("queued", func(t *testing.T) {
+		h := newHarness(t, Policy{})
+		h.ok("aclrtSetDevice", 0)
+		s := h.stream()
+		open := h.gate(s)
+		p := h.planAdd(1)
+		if !h.computes("aclnnAdd", 0, 0, p.ex, s) {
+			return
+		}
+		ctx := launch(h, p.ex, s, 500*time.Millisecond)
+		<-ctx.Done() // the run's deadline passes with the launch still queued
+		open()
+		require.Equal(t, acl.ErrRTAicoreTimeout, synced(h, s))
+		require.Contains(t, h.recentMsg(), "aclnnAdd did not run, and touched nothing: the run's time limit passed before its stream reached it")
+		require.Equal(t, []float32{0, 0, 0, 0}, h.deviceF32s(p.out, 4))
+		st := h.inst.Session().Stats().Funcs["aclnnAdd"]
+		require.Equal(t, uint64(1), st.Launches)
+		require.Equal(t, uint64(1), st.LaunchFailures)
+	})
+
+	t.Run("running", func(t *testing.T) {
+		stall, stalled := standinStall(t)
+		if stall == nil {
+			return // only the stand-in holds an operator running on the device
+		}
+		h := newHarness(t, Policy{})
+		h.ok("aclrtSetDevice", 0)
+		b := h.rt.Backend()
+		free, _, err := b.MemInfo(0, acl.HBMMem)
+		require.NoError(t, err)
+		s := h.stream()
+		p := h.planAdd(1)
+		// running launches the stalling operator in a run with a time
+		// limit far enough that it starts first (a slow machine fails
+		// the test, saying so, rather than testing the queued case).
+		running := func() context.Context {
+			stall(1)
+			ctx := launch(h, p.ex, s, 3*time.Second)
+			for i := 0; stalled() == 0; i++ { // a watchdog, not a timing
+				require.Less(t, i, 3000, "the operator never started")
+				time.Sleep(time.Millisecond)
+			}
+			require.NoError(t, ctx.Err(), "the machine was too slow: the operator started after the run's time limit")
+			return ctx
+		}
+		running()
+		require.Equal(t, acl.ErrRTAicoreTimeout, synced(h, s))
+		require.Contains(t, h.recentMsg(), "aclnnAdd was stopped: the run's time limit passed while it ran")
+		require.Equal(t, acl.Success, synced(h, s), "the failure was reported once")
+		require.Equal(t, []float32{0, 0, 0, 0}, h.deviceF32s(p.out, 4), "the stalled operator wrote nothing")
+		st := h.inst.Session().Stats().Funcs["aclnnAdd"]
+		require.Equal(t, uint64(1), st.LaunchFailures)
+
+		// The stream takes new work.
+		p = h.planAdd(1)
+		h.ok("aclnnAdd", 0, 0, p.ex, s)
+		h.ok("aclrtSynchronizeStream", s)
+		require.Equal(t, []float32{11, 22, 33, 44}, h.deviceF32s(p.out, 4))
+
+		// A run that waits for a stalled operator ends at its deadline
+		// (which ends the instance), and the session releases everything.
+		p = h.planAdd(1)
+		ctx := running()
+		res, err := h.inst.Call(ctx, "aclrtSynchronizeStream", s)
+		if err == nil { // the stream's failure came first
+			require.Equal(t, uint64(acl.ErrRTAicoreTimeout), res[0])
+		} else {
+			require.ErrorIs(t, err, context.DeadlineExceeded)
+		}
+		require.NoError(t, h.inst.Close(context.Background()))
+		after, _, err := b.MemInfo(0, acl.HBMMem)
+		require.NoError(t, err)
+		require.Equal(t, free, after, "the session released its device memory")
+	})
+}
+
+// TestOperatorLibraryDecides: where the host's checks let a launch pass
+// by design and the node's operator library refuses it, the library's
+// code and message reach the guest. Add of int32 tensors is in the
+// table, so aclnnAddGetWorkspaceSize and aclnnAdd succeed; the
+// simulator computes it, and the stand-in library, which adds float32
+// only, refuses it when it executes (its GetWorkspaceSize returns
+// ACLNN_ERR_PARAM_INVALID): the stream fails with 161002 and
+// aclGetRecentErrMsg says which call of the library refused.
+func TestOperatorLibraryDecides(t *testing.T) {
+	nnProfiles(t, func(t *testing.T, h *harness) {
+		i32 := func(vs ...int32) (dev, t uint64) {
+			dev = h.malloc(uint64(4 * len(vs)))
+			for i, v := range vs {
+				le.PutUint32(h.mem()[data+uint32(4*i):], uint32(v))
+			}
+			h.ok("aclrtMemcpy", dev, uint64(4*len(vs)), data, uint64(4*len(vs)), uint64(acl.MemcpyHostToDevice))
+			return dev, h.tensor(acl.DTInt32, dev, int64(len(vs)))
+		}
+		_, a := i32(1, 2, 3, 4)
+		_, b := i32(10, 20, 30, 40)
+		out, o := i32(7, 7, 7, 7)
+		le.PutUint32(h.mem()[nnValues:], 2)
+		alpha := uint64(uint32(h.call("aclCreateScalar", nnValues, uint64(acl.DTInt32))))
+		require.NotZero(t, alpha)
+		h.ok("aclnnAddGetWorkspaceSize", a, b, alpha, o, nnWS, nnEx)
+		ex := uint64(h.u32(nnEx))
+		if !h.computes("aclnnAdd", 0, 0, ex, 0) {
+			return
+		}
+		h.ok("aclnnAdd", 0, 0, ex, 0)
+		result := func() []int32 {
+			h.ok("aclrtMemcpy", data2, 16, out, 16, uint64(acl.MemcpyDeviceToHost))
+			got := make([]int32, 4)
+			for i := range got {
+				got[i] = int32(le.Uint32(h.mem()[data2+uint32(4*i):]))
+			}
+			return got
+		}
+		if h.rt.Backend().Traits().Computer != nil { // the simulator computes it
+			h.ok("aclrtSynchronizeStream", 0)
+			require.Equal(t, []int32{21, 42, 63, 84}, result())
+			return
+		}
+		msg := h.code(acl.ErrNNParamInvalid, "aclrtSynchronizeStream", 0)
+		require.Contains(t, msg, "aclnnAdd failed on the device: aclnnAddGetWorkspaceSize returned 161002")
+		require.Contains(t, h.recentMsg(), "aclnnAddGetWorkspaceSize returned 161002")
+		require.Equal(t, []int32{7, 7, 7, 7}, result(), "the refused launch wrote nothing")
+		st := h.inst.Session().Stats().Funcs["aclnnAdd"]
+		require.Equal(t, uint64(1), st.LaunchFailures)
+	})
 }

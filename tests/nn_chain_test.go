@@ -9,7 +9,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/acl/sim"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // nnChainWant is samples/nn-chain's output, computed here independently in
@@ -42,23 +45,58 @@ func nnChainWant() string {
 }
 
 // TestNNChain runs the operator-library sample: Mul, Add, ReduceSum and
-// Softmax over device tensors, each launch accounted.
+// Softmax over device tensors, each launch accounted, on the simulator
+// and, when ACLWASM_TEST_ACL_LIB names a libascendcl.so (the stand-in in
+// make unit-cann), on the native backend over it and its operator
+// library (ACLWASM_TEST_OPAPI_LIB, or the one beside it): the output is
+// the same, checked against the chain computed here.
 func TestNNChain(t *testing.T) {
-	sb := newSandbox(t)
-	base := sb.freeMem(t)
-	pl := sb.load(t, "nn-chain", host.Policy{})
-	var stdout, stderr bytes.Buffer
-	res, err := pl.Run(context.Background(), host.Config{Args: []string{"nn-chain"}, Stdout: &stdout, Stderr: &stderr})
-	require.NoError(t, err)
-	require.Zero(t, res.ExitCode, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
-	require.Equal(t, nnChainWant(), stdout.String())
-	noErrors(t, res.Stats)
-	for _, op := range []string{"aclnnMul", "aclnnAdd", "aclnnReduceSum", "aclnnSoftmax"} {
-		fs := res.Stats.Funcs[op]
-		require.Equal(t, uint64(1), fs.Calls, op)
-		require.Equal(t, uint64(1), fs.Launches, op)
-		require.Zero(t, fs.LaunchFailures, op)
+	type backend struct {
+		name string
+		b    acl.Backend
 	}
-	require.Equal(t, uint64(7), res.Stats.Funcs["aclCreateTensor"].Calls)
-	require.Equal(t, base, sb.freeMem(t), "the session released its device memory")
+	sb := sim.New()
+	t.Cleanup(func() { require.NoError(t, sb.Close()) })
+	backends := []backend{{"sim", sb}}
+	if b := testsupport.Native(t); b != nil { // closed when the test ends
+		backends = append(backends, backend{"native", b})
+	}
+	wasm := testsupport.Guest(t, "nn-chain")
+	ctx := context.Background()
+	for _, bk := range backends {
+		t.Run(bk.name, func(t *testing.T) {
+			rt, err := host.NewRuntime(ctx, host.WithBackend(bk.b), host.WithEngine(engine))
+			require.NoError(t, err)
+			t.Cleanup(func() { require.NoError(t, rt.Close(ctx)) })
+			base := backendFree(t, bk.b)
+			pl, err := rt.Load(ctx, wasm, testCompile(host.Policy{}))
+			require.NoError(t, err)
+			t.Cleanup(func() { require.NoError(t, pl.Close(ctx)) })
+			o := run(ctx, pl, "nn-chain")
+			require.NoError(t, o.err, "%v", o)
+			require.Zero(t, o.res.ExitCode, "%v", o)
+			require.Equal(t, nnChainWant(), o.stdout, "%v", o)
+			noErrors(t, o.res.Stats)
+			for _, op := range []string{"aclnnMul", "aclnnAdd", "aclnnReduceSum", "aclnnSoftmax"} {
+				fs := o.res.Stats.Funcs[op]
+				require.Equal(t, uint64(1), fs.Calls, op)
+				require.Equal(t, uint64(1), fs.Launches, op)
+				require.Zero(t, fs.LaunchFailures, op)
+			}
+			require.Equal(t, uint64(7), o.res.Stats.Funcs["aclCreateTensor"].Calls)
+			require.Equal(t, base, backendFree(t, bk.b), "the session released its device memory")
+		})
+	}
+}
+
+// backendFree is the free bytes of every device of b, as b accounts them.
+func backendFree(t testing.TB, b acl.Backend) []uint64 {
+	t.Helper()
+	var out []uint64
+	for d := 0; d < b.DeviceCount(); d++ {
+		free, _, err := b.MemInfo(int32(d), acl.HBMMem)
+		require.NoError(t, err)
+		out = append(out, free)
+	}
+	return out
 }

@@ -116,11 +116,11 @@ type Backend struct {
 
 	kern kernels // loaded kernel binaries and their functions (kernel.go)
 	// The operator library (oplib.go): nil when none was found; the
-	// backend's own stream per device that runs operators, made on
-	// first use and guarded by opMu.
+	// backend's own streams that run operators, per device, each used by
+	// one launch at a time: the pool of idle ones, guarded by opMu.
 	ops       *opLibrary
 	opMu      sync.Mutex
-	opStreams map[int32]uintptr
+	opStreams map[int32][]uintptr
 
 	mdl models // loaded offline models (model.go)
 }

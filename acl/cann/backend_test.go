@@ -355,7 +355,9 @@ func TestOptionalSymbols(t *testing.T) {
 			"aclrtBinaryLoadFromFile", "aclrtBinaryGetFunction", "aclrtBinaryUnLoad", "aclrtKernelArgsInit",
 			"aclrtKernelArgsAppend", "aclrtKernelArgsFinalize", "aclrtLaunchKernelWithConfig",
 			"aclrtSetStreamOverflowSwitch", "aclrtGetStreamOverflowSwitch",
-			"aclrtRandomNumAsync"}, b.MissingSymbols())
+			"aclrtRandomNumAsync",
+			// stopping operators (oplib.go)
+			"aclrtStreamAbort"}, b.MissingSymbols())
 		p, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
 		require.NoError(t, err)
 		st, err := b.CreateStream(0)

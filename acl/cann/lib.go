@@ -165,6 +165,9 @@ type api struct {
 	aclmdlDestroyDataset       func(ds uintptr) int32
 	aclmdlAddDatasetBuffer     func(ds, buf uintptr) int32
 	aclmdlExecuteAsync         func(modelID uint32, input, output, stream uintptr) int32
+	// ABI v1.3 section 13.1: operators stopped at the run's time limit
+	// (oplib.go).
+	aclrtStreamAbort func(stream uintptr) int32
 }
 
 // symbol names one native function and where to bind it.
@@ -304,6 +307,8 @@ func (a *api) symbols() []symbol {
 		{"aclmdlDestroyDataset", &a.aclmdlDestroyDataset, false},
 		{"aclmdlAddDatasetBuffer", &a.aclmdlAddDatasetBuffer, false},
 		{"aclmdlExecuteAsync", &a.aclmdlExecuteAsync, false},
+		// ABI v1.3 section 13.1: stopping operators.
+		{"aclrtStreamAbort", &a.aclrtStreamAbort, false},
 	}
 }
 

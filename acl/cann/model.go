@@ -212,7 +212,7 @@ func (b *Backend) unloadModels() error {
 
 // ExecuteModel implements [acl.ModelRunner]: l runs, in stream order, as
 // a blocking host callback on h that runs l.Check and then the model on
-// the device's own stream, waited for. The regions are held until it has
+// an operator stream of the device, waited for. The regions are held until it has
 // run, so a Free of their memory waits for it.
 func (b *Backend) ExecuteModel(h acl.Stream, l *acl.Launch) error {
 	if l == nil || l.Model == nil {
@@ -322,10 +322,11 @@ func (b *Backend) runModel(nm *nmodel, l *acl.Launch) (err error) {
 	if err != nil {
 		return err
 	}
-	st, err := b.opStream(dev)
+	st, err := b.takeOpStream(dev)
 	if err != nil {
 		return err
 	}
+	defer b.putOpStream(dev, st, true) // waited for below: nothing stays queued
 	if err := b.call(dev, "aclmdlExecuteAsync", func() int32 { return a.aclmdlExecuteAsync(nm.id, dss[0], dss[1], st) }); err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@
 package cann
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -34,6 +35,16 @@ import (
 // device, and waited for. The guest's stream is held meanwhile, so its
 // order is the native one; a buffer freed in between fails the launch,
 // and nothing is touched.
+//
+// The launch's bounds (OpCall.Bound: the run's time limit, the session's
+// end) hold natively too (ABI section 13.1): a launch whose bounds have
+// ended when its stream reaches it does not run, and one running when
+// they end is stopped with aclrtStreamAbort on its operator stream and
+// waited for, so that nothing touches the regions once the callback has
+// returned. Each launch has an operator stream to itself (from a pool per
+// device), so that stopping one stops no other session's operator. A
+// runtime without aclrtStreamAbort cannot stop a running operator: the
+// launch then waits for it (the device's own operator timeout bounds it).
 
 // defaultOpLib is where the CANN toolkit installs libopapi.so by default;
 // the operator library is looked for there last.
@@ -302,8 +313,18 @@ func (b *Backend) ComputeOp(h acl.Stream, l *acl.Launch) error {
 				return err
 			}
 		}
+		ctx, cancel := context.Background(), context.CancelFunc(func() {})
+		if l.Op.Bound != nil {
+			ctx, cancel = l.Op.Bound(ctx)
+		}
+		defer cancel()
 		t0 := time.Now()
-		err := b.replay(dev, l, f)
+		var err error
+		if cause := ctx.Err(); cause != nil {
+			err = acl.LaunchStopped("aclnn"+l.Op.Name, false, cause)
+		} else {
+			err = b.replay(ctx, dev, l, f)
+		}
 		if l.Op.Ran != nil {
 			err = l.Op.Ran(time.Since(t0), err)
 		}
@@ -311,11 +332,12 @@ func (b *Backend) ComputeOp(h acl.Stream, l *acl.Launch) error {
 	}, true, reqs...)
 }
 
-// replay runs l's operator call on dev's operator stream and waits for
-// it: the objects over the regions' native addresses, the workspace size,
-// a native workspace, the operator; everything it made is released
-// whatever happens.
-func (b *Backend) replay(dev int32, l *acl.Launch, f *opFuncs) (err error) {
+// replay runs l's operator call on an operator stream of dev and waits
+// for it, stopping it when ctx is done: the objects over the regions'
+// native addresses, the workspace size, a native workspace, the
+// operator; everything it made is released whatever happens, once the
+// operator has ended.
+func (b *Backend) replay(ctx context.Context, dev int32, l *acl.Launch, f *opFuncs) (err error) {
 	lib, call := b.ops, l.Op
 	o := &lib.objects
 	var undo []func()
@@ -425,10 +447,12 @@ func (b *Backend) replay(dev int32, l *acl.Launch, f *opFuncs) (err error) {
 			onDev(func() { o.aclDestroyAclOpExecutor(ex) })
 		}
 	}()
-	st, err := b.opStream(dev)
+	st, err := b.takeOpStream(dev)
 	if err != nil {
 		return err
 	}
+	keep := true // whether st goes back to the pool
+	defer func() { b.putOpStream(dev, st, keep) }()
 	var ws uintptr
 	if wsSize > 0 {
 		if err := b.call(dev, "aclrtMalloc", func() int32 { return b.api.aclrtMalloc(&ws, wsSize, uint32(acl.MemMallocHugeFirst)) }); err != nil {
@@ -449,7 +473,30 @@ func (b *Backend) replay(dev int32, l *acl.Launch, f *opFuncs) (err error) {
 		return acl.Errorf(acl.Error(rc), "aclnn%s returned %d", call.Name, rc)
 	}
 	// The operator uses the workspace and the tensors until it has run.
-	return b.call(dev, "aclrtSynchronizeStreamWithTimeout", func() int32 { return b.api.aclrtSynchronizeStreamWithTimeout(st, -1) })
+	rc, werr := b.wait(ctx, -1, acl.ErrRTStreamSyncTimeout, nil, func(ms int32) (int32, error) {
+		var rc int32
+		err := b.onDevice(dev, func() { rc = b.api.aclrtSynchronizeStreamWithTimeout(st, ms) })
+		return rc, err
+	})
+	if werr == nil {
+		return nativeErr(rc, "aclrtSynchronizeStreamWithTimeout")
+	}
+	// Ended early (ctx, or the backend closing): the operator is stopped
+	// and waited for, and its stream, aborted, is not used again.
+	keep = false
+	if abort := b.api.aclrtStreamAbort; abort != nil {
+		if e := b.call(dev, "aclrtStreamAbort", func() int32 { return abort(st) }); e != nil {
+			return e
+		}
+	}
+	// After an abort the synchronize reports ACL_ERROR_RT_STREAM_ABORT.
+	if e := b.call(dev, "aclrtSynchronizeStreamWithTimeout", func() int32 { return b.api.aclrtSynchronizeStreamWithTimeout(st, -1) }); e != nil && !errors.Is(e, acl.ErrRTStreamAbort) {
+		return e
+	}
+	if cause := ctx.Err(); cause != nil {
+		return acl.LaunchStopped("aclnn"+call.Name, true, cause)
+	}
+	return werr
 }
 
 // first returns a pointer to v's first element, nil for none.
@@ -460,32 +507,51 @@ func first[T any](v []T) *T {
 	return &v[0]
 }
 
-// opStream returns dev's operator stream, creating it on first use.
-func (b *Backend) opStream(dev int32) (uintptr, error) {
+// takeOpStream returns an operator stream of dev that no other launch
+// uses: one from the pool, or a new one.
+func (b *Backend) takeOpStream(dev int32) (uintptr, error) {
 	b.opMu.Lock()
-	defer b.opMu.Unlock()
-	if st := b.opStreams[dev]; st != 0 {
+	if free := b.opStreams[dev]; len(free) > 0 {
+		st := free[len(free)-1]
+		b.opStreams[dev] = free[:len(free)-1]
+		b.opMu.Unlock()
 		return st, nil
 	}
+	b.opMu.Unlock()
 	var st uintptr
 	if err := b.call(dev, "aclrtCreateStream", func() int32 { return b.api.aclrtCreateStream(&st) }); err != nil {
 		return 0, err
 	}
-	if b.opStreams == nil {
-		b.opStreams = map[int32]uintptr{}
-	}
-	b.opStreams[dev] = st
 	return st, nil
 }
 
-// closeOps destroys the operator streams, once the work on them is done.
+// putOpStream gives st back to dev's pool when keep, or destroys it (a
+// stream that was aborted, which holds nothing any more).
+func (b *Backend) putOpStream(dev int32, st uintptr, keep bool) {
+	if !keep {
+		// Nothing is queued on it: an error here leaves only a stream.
+		_ = b.call(dev, "aclrtDestroyStream", func() int32 { return b.api.aclrtDestroyStream(st) })
+		return
+	}
+	b.opMu.Lock()
+	defer b.opMu.Unlock()
+	if b.opStreams == nil {
+		b.opStreams = map[int32][]uintptr{}
+	}
+	b.opStreams[dev] = append(b.opStreams[dev], st)
+}
+
+// closeOps destroys the pooled operator streams, once the work on them is
+// done.
 func (b *Backend) closeOps() error {
 	b.opMu.Lock()
 	defer b.opMu.Unlock()
 	var errs []error
-	for dev, st := range b.opStreams {
-		if err := b.call(dev, "aclrtDestroyStream", func() int32 { return b.api.aclrtDestroyStream(st) }); err != nil {
-			errs = append(errs, err)
+	for dev, free := range b.opStreams {
+		for _, st := range free {
+			if err := b.call(dev, "aclrtDestroyStream", func() int32 { return b.api.aclrtDestroyStream(st) }); err != nil {
+				errs = append(errs, err)
+			}
 		}
 	}
 	b.opStreams = nil

@@ -188,6 +188,19 @@ func TestComputeOpFailures(t *testing.T) {
 	require.Contains(t, err.Error(), "aclnnAddGetWorkspaceSize returned 161002")
 	require.Equal(t, []float32{7, 7}, r.f32s(o, 2))
 
+	// A NULL where the library wants a tensor: its ACLNN_ERR_PARAM_NULLPTR.
+	// (The sandbox refuses a guest's NULLs itself, before the library.)
+	bad = append([]acl.OpArg(nil), args...)
+	bad[1] = acl.OpArg{Kind: acl.ArgNull}
+	seen = nil
+	require.NoError(t, r.b.ComputeOp(r.s, &acl.Launch{Name: "aclnnAdd", Regions: regions,
+		Op: &acl.OpCall{Name: "Add", Args: bad, Ran: func(_ time.Duration, err error) error { seen = err; return err }}}))
+	err = r.b.SynchronizeStream(ctx, r.s, -1)
+	require.ErrorIs(t, err, acl.ErrNNParamNullptr)
+	require.ErrorIs(t, seen, acl.ErrNNParamNullptr)
+	require.Contains(t, err.Error(), "aclnnAddGetWorkspaceSize returned 161001")
+	require.Equal(t, []float32{7, 7}, r.f32s(o, 2))
+
 	require.True(t, r.b.Supports("aclnnAdd"))
 	require.True(t, r.b.Supports("aclnnMmGetWorkspaceSize"))
 	// LayerNorm, a native operator the stand-in library does not have.

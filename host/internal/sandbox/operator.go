@@ -337,11 +337,18 @@ func runOp(c *Call) error {
 			// session (s.halt) and the run's time limit.
 			ctx, cancel := bounds(ctx)
 			defer cancel()
+			if err := ctx.Err(); err != nil { // stopped while queued: nothing touched
+				err = &fault{acl.LaunchStopped(name, false, err)}
+				done(0, err)
+				return err
+			}
 			t0 := time.Now()
 			stored := mem[len(mem)-ex.stored():]
 			err := ex.run(ctx, stored)
 			if err == nil {
 				ex.overflow(s, stored, saturate)
+			} else if cause := ctx.Err(); cause != nil {
+				err = &fault{acl.LaunchStopped(name, true, cause)}
 			}
 			done(time.Since(t0), err)
 			return err
@@ -356,11 +363,19 @@ func runOp(c *Call) error {
 	})
 	l.Op.Ran = func(d time.Duration, err error) error {
 		done(d, err)
-		if err != nil {
+		var stopped *acl.StoppedError
+		switch {
+		case err == nil:
+		case errors.As(err, &stopped):
+			err = &fault{stopped} // ended by its bounds, in the sandbox's own words
+		default:
 			err = &fault{acl.Errorf(acl.CodeOf(err), "%s failed on the device: %s", name, acl.MessageOf(err))}
 		}
 		return err
 	}
+	// The same bounds natively: the backend stops the operator on the
+	// device when they end.
+	l.Op.Bound = bounds
 	if isComp {
 		err = comp.Compute(st.h, l)
 	} else {

@@ -19,7 +19,9 @@
  * element) and computes in it, so that a caller that gives too little or
  * none is caught. StandinScale, no native operator, takes a float
  * attribute. -DNO_SOFTMAX leaves out Softmax: a caller asking for it
- * finds no symbol, as with a library built without it.
+ * finds no symbol, as with a library built without it. A test-only
+ * export, aclwasmStandinStallOps, makes operators stall on the device
+ * until their stream's work is cancelled (see kernel).
  *
  * Build (beside the stand-in libascendcl.so and libnnopbase.so; it links
  * libnnopbase.so as the native library does, and finds libascendcl.so's
@@ -35,11 +37,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "nn.h"
 
 /* The stand-in runtime's kernel launch (standin.c). */
-typedef int (*launch_fn)(aclrtStream stream, int (*kfn)(void *), void *karg, void (*kfree)(void *), void *const *bufs,
+typedef int (*launch_fn)(aclrtStream stream, int (*kfn)(void *, const int *), void *karg, void (*kfree)(void *), void *const *bufs,
                          const size_t *sizes, size_t n);
 static launch_fn launch;
 static pthread_once_t launch_once = PTHREAD_ONCE_INIT;
@@ -64,7 +67,7 @@ static void find_launch(void)
         launch = (launch_fn)dlsym(h, "aclwasmStandinLaunch");
 }
 
-static int aclwasmStandinLaunch(aclrtStream stream, int (*kfn)(void *), void *karg, void (*kfree)(void *),
+static int aclwasmStandinLaunch(aclrtStream stream, int (*kfn)(void *, const int *), void *karg, void (*kfree)(void *),
                                 void *const *bufs, const size_t *sizes, size_t n)
 {
     pthread_once(&launch_once, find_launch);
@@ -242,9 +245,59 @@ static float unop(int op, float x)
 static void softmax(const struct job *j);
 static void matmul(const struct job *j);
 
-static int kernel(void *arg)
+/* Test only: aclwasmStandinStallOps(n) makes the next n operators that
+ * execute stall instead of computing: each waits, touching nothing, until
+ * its stream's work is cancelled (aclrtStreamAbort, or
+ * aclrtDestroyStreamForce) or the next aclwasmStandinStallOps call, then
+ * ends without an error. No native library has it: the tests of the
+ * run's time limit (host/operator_test.go) use it to hold an operator
+ * running on the device, and release it with aclwasmStandinStallOps(0)
+ * at their end so that a failing test does not hang.
+ * aclwasmStandinStalled() is how many operators are stalled now. */
+static int stalls, stalled;
+static unsigned stall_gen;
+
+EXPORT int aclwasmStandinStalled(void) { return __atomic_load_n(&stalled, __ATOMIC_SEQ_CST); }
+
+EXPORT void aclwasmStandinStallOps(int n)
 {
-    struct job *j = arg;
+    __atomic_store_n(&stalls, n, __ATOMIC_SEQ_CST);
+    __atomic_add_fetch(&stall_gen, 1, __ATOMIC_SEQ_CST);
+}
+
+/* stall takes one stall, if any is left, and returns its generation + 1
+ * (0: none). */
+static unsigned stall(void)
+{
+    unsigned gen = __atomic_load_n(&stall_gen, __ATOMIC_SEQ_CST);
+    int n = __atomic_load_n(&stalls, __ATOMIC_SEQ_CST);
+    while (n > 0)
+        if (__atomic_compare_exchange_n(&stalls, &n, n - 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+            return gen + 1;
+    return 0;
+}
+
+static int compute(struct job *j);
+
+/* kernel is the device side of every operator: the job, on the stream's
+ * worker; cancel is the stream's cancel flag. */
+static int kernel(void *arg, const int *cancel)
+{
+    unsigned gen = stall();
+    if (gen) {
+        __atomic_add_fetch(&stalled, 1, __ATOMIC_SEQ_CST);
+        while (!__atomic_load_n(cancel, __ATOMIC_RELAXED) && __atomic_load_n(&stall_gen, __ATOMIC_SEQ_CST) + 1 == gen) {
+            struct timespec ts = {0, 1000000};
+            nanosleep(&ts, NULL);
+        }
+        __atomic_sub_fetch(&stalled, 1, __ATOMIC_SEQ_CST);
+        return 0;
+    }
+    return compute(arg);
+}
+
+static int compute(struct job *j)
+{
     aclTensor *out = &j->t[j->nt - 1];
     int64_t idx[8] = {0}, a[8], b[8];
     if (elems(out->dims, out->ndim) == 0 && j->op != OP_REDUCE_SUM)

@@ -344,7 +344,7 @@ struct task {
     size_t kargsz;
     uint32_t kdim;
     uint64_t ktimeout_us;
-    aclError (*kfn)(void *); /* T_KERNEL: the kernel, its argument and its release; dsts/sizes its buffers */
+    aclError (*kfn)(void *, const int *); /* T_KERNEL: the kernel (its argument, the stream's cancel flag), its argument and its release; dsts/sizes its buffers */
     void *karg;
     void (*kfree)(void *);
     uint64_t rnd[4];   /* T_RANDOM: first parameter, second, count, seed */
@@ -821,11 +821,17 @@ static aclError run_task(struct stream *s, struct task *t)
         free(r);
         return OK;
     }
-    case T_KERNEL:
+    case T_KERNEL: {
         for (size_t i = 0; i < t->count; i++)
             if (!still_valid(t->dsts[i], t->sizes[i], LOC_DEVICE))
                 return RT_DRV_INTERNAL_ERROR;
-        return t->kfn(t->karg);
+        /* With mu released, as a device runs kernels without the host: a
+         * kernel that loops looks at the stream's cancel flag. */
+        pthread_mutex_unlock(&mu);
+        aclError rc = t->kfn(t->karg, &s->cancel);
+        pthread_mutex_lock(&mu);
+        return rc;
+    }
     case T_OFFSET: {
         if (!in_dev(t->dslot, sizeof(void *)) || !in_dev(t->sslot, sizeof(void *)))
             return RT_DRV_INTERNAL_ERROR;
@@ -1517,6 +1523,33 @@ EXPORT aclError aclrtDestroyStreamForce(aclrtStream stream)
 {
     aclError rc = destroy_stream(stream, 1);
     LOG(rc, "aclrtDestroyStreamForce(stream=0x%" PRIxPTR, P(stream));
+    return rc;
+}
+
+/* aclrtStreamAbort: as documented natively, it stops the task running on
+ * the stream and drops those queued behind it, and the stream takes new
+ * work afterwards; a synchronize of the stream (one waiting meanwhile, or
+ * the next) returns ACL_ERROR_RT_STREAM_ABORT. NULL is refused (107000).
+ * The running task stops when it next looks at the stream's cancel flag
+ * (copies between chunks, kernels between blocks, the operator library's
+ * kernels where they loop). */
+EXPORT aclError aclrtStreamAbort(aclrtStream stream)
+{
+    pthread_mutex_lock(&mu);
+    struct stream *s = NULL;
+    aclError rc = stream ? get_stream(stream, &s) : RT_PARAM_INVALID;
+    if (rc == OK) {
+        s->cancel = 1;
+        pthread_cond_broadcast(&cv); /* waits queued on the stream look again */
+        while (s->head) /* the worker drops what has not started (cancel_task) */
+            pthread_cond_wait(&cv, &mu);
+        s->cancel = 0;
+        if (s->err == OK)
+            s->err = RT_STREAM_ABORT;
+        pthread_cond_broadcast(&cv);
+    }
+    pthread_mutex_unlock(&mu);
+    LOG(rc, "aclrtStreamAbort(stream=0x%" PRIxPTR, P(stream));
     return rc;
 }
 #endif
@@ -3593,8 +3626,10 @@ EXPORT void aclwasmStandinKernelStats(int64_t *out)
  * allocation when it is queued and again when it runs (a buffer freed in
  * between fails the stream with ACL_ERROR_RT_DRV_INTERNAL_ERROR and the
  * kernel does not run). The kernel runs on the stream's worker in stream
- * order, and its code fails the stream. */
-EXPORT aclError aclwasmStandinLaunch(aclrtStream stream, aclError (*kfn)(void *), void *karg, void (*kfree)(void *),
+ * order, without the runtime's lock, and its code fails the stream; it
+ * receives the stream's cancel flag, which a kernel that loops reads (set
+ * by aclrtStreamAbort and aclrtDestroyStreamForce). */
+EXPORT aclError aclwasmStandinLaunch(aclrtStream stream, aclError (*kfn)(void *, const int *), void *karg, void (*kfree)(void *),
                                      void *const *bufs, const size_t *sizes, size_t n)
 {
     pthread_mutex_lock(&mu);
