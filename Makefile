@@ -136,7 +136,7 @@ STANDIN_CC := gcc -shared -fPIC -O2 -fvisibility=hidden
 
 standin: $(STANDIN) $(STANDIN_OPS)
 
-$(STANDIN): $(STANDIN_SRC)/standin.c
+$(STANDIN): $(STANDIN_SRC)/standin.c $(STANDIN_SRC)/mdl.c
 	mkdir -p $(@D)
 	$(STANDIN_CC) -o $@ $< -lpthread
 

@@ -67,6 +67,12 @@ type Launch struct {
 	// the operator and its arguments in the native order, each tensor's
 	// storage being one of Regions.
 	Op *OpCall
+
+	// Model, set for an approved model's execution on a backend that runs
+	// offline models itself (a [ModelRunner]), describes it: the model and
+	// how many of Regions are its inputs (the rest are its outputs, in the
+	// model's order). Such a backend ignores Run.
+	Model *ModelCall
 }
 
 // KernelCall is a launch of a kernel function of a loaded binary: what
@@ -234,6 +240,60 @@ type OpTensor struct {
 type OpScalar struct {
 	Type DataType
 	Bits [8]byte
+}
+
+// ModelRunner is the optional interface of a backend that runs offline
+// models (.om) through the node's own runtime (aclmdlLoadFromFile,
+// aclmdlExecuteAsync over datasets of translated addresses: ABI section
+// 13.4), rather than Go compute. The sandbox loads only files the
+// embedder approved, one load per guest load, and unloads each when the
+// guest does or its session ends.
+type ModelRunner interface {
+	// QueryModel returns the device memory the model at path needs to
+	// run (work) and for its weights (aclmdlQuerySize); a library
+	// without it reports 0 and 0.
+	QueryModel(path string) (work, weight uint64, err error)
+	// LoadModel loads the model at path on dev and describes it.
+	LoadModel(dev int32, path string) (NativeModel, ModelDesc, error)
+	// UnloadModel unloads m: at once when no execution of it is queued,
+	// else once the last queued one has run or been dropped. No execution
+	// may be queued after.
+	UnloadModel(m NativeModel) error
+	// ExecuteModel queues l, whose Model is set, on s with the rules of
+	// [OpComputer.ComputeOp]: each Region in one live allocation of the
+	// stream's device, held until l has run; l.Check runs when l executes,
+	// in stream order, before anything is touched.
+	ExecuteModel(s Stream, l *Launch) error
+}
+
+// NativeModel is a model a [ModelRunner] loaded.
+type NativeModel uint64
+
+// ModelCall is an execution of a loaded native model: its inputs are the
+// launch's first Inputs regions, its outputs the others.
+type ModelCall struct {
+	Model  NativeModel
+	Inputs int
+	// Ran, when set, is told what the execution took and how it ended,
+	// and returns the error the stream holds.
+	Ran func(d time.Duration, err error) error
+}
+
+// ModelDesc describes a loaded model as aclmdlGetDesc does.
+type ModelDesc struct {
+	Inputs, Outputs []ModelIO
+	// Work and Weight are the device memory the model holds while loaded
+	// (aclmdlQuerySize).
+	Work, Weight uint64
+}
+
+// ModelIO is one input or output of a model.
+type ModelIO struct {
+	Name   string
+	Dims   []int64
+	Type   DataType
+	Format Format
+	Size   uint64 // bytes
 }
 
 // LaunchStopped is the error of a launch that its bounds ended (ABI

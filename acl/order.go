@@ -1211,8 +1211,10 @@ var (
 			s = append(s, Step{"mem", "workPtr or weightPtr neither NULL nor inside one live device allocation of the session (for workSize or weightSize bytes, at least 1)", ErrInvalidParam, LayerACL, Sandbox, "(sandbox; natively passed to the loader)"})
 		}
 		return append(s,
-			Step{"feature", "a backend that runs no models (the native backend: not yet)", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox)"},
-			Step{"load", "the approved file is not a model the backend runs", ErrGEModelDataSizeInvalid, LayerExec, Native, "ge model_parser_base.cc:119-129 (an invalid om file)"},
+			Step{"feature", "a backend that runs no models (neither Go compute nor the native model API)", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox)"},
+			Step{"load", "the approved file is not a model the backend runs (an offline model .om on the simulator, an ONNX file .onnx on the native backend, or a file that does not parse)", ErrGEModelDataSizeInvalid, LayerExec, Native, "ge model_parser_base.cc:119-129 (an invalid om file)"},
+			// Models: a loaded model's device memory counts against the session's quota.
+			Step{"memory", "the model's device memory (on the simulator its weights, unless the WithMem form gives a weightPtr; natively aclmdlQuerySize's work and weight sizes) exceeds the session's free device memory quota; natively the loader's allocation fails", ErrRTMemoryAllocation, LayerExec, Sandbox, "(sandbox; natively the loader's aclrtMalloc)"},
 		)
 	}
 	mdlLoadMem = func(withMem bool) []Step {

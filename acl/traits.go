@@ -48,4 +48,7 @@ type Traits struct {
 	RandomGenerator RandomGenerator
 	// Reducer reduces natively (aclrtReduceAsync).
 	Reducer Reducer
+	// ModelRunner loads and executes offline models through the node's
+	// runtime (aclmdlLoadFromFile, aclmdlExecuteAsync).
+	ModelRunner ModelRunner
 }

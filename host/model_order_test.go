@@ -144,6 +144,12 @@ func mdlLoadFileCases(fn string, withMem bool) map[string]orderCase {
 			require.Contains(h.t, m.inst.Session().LastError(), `model "bad" could not be loaded`)
 			return code
 		}},
+		"memory": {run: func(h *harness) acl.Error {
+			m := mdlHarness(h, Policy{DeviceMemory: 64}, true) // mlp's weights are more
+			code := call(m, m.cstr(mdlName, "mlp"), outA)
+			require.Contains(h.t, m.inst.Session().LastError(), "exceed the free device memory quota")
+			return code
+		}},
 	}
 	if withMem {
 		cases["mem"] = orderCase{run: func(h *harness) acl.Error {

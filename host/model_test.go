@@ -49,15 +49,16 @@ func mdlProfiles(t *testing.T, f func(t *testing.T, h *harness, file string)) {
 	}
 }
 
-// nativeRefuses reports whether the harness's backend runs no models (the
-// native backend, not supported yet): then it checks that loading one
-// gives 207000 with the reason, and the caller's test ends there.
+// nativeRefuses reports whether the harness's backend runs offline
+// models rather than ONNX (the native backend, whose models
+// model_native_test.go tests): then it checks that loading the ONNX model
+// "mlp" is refused with the reason, and the caller's test ends there.
 func (h *harness) nativeRefuses() bool {
 	h.t.Helper()
 	if h.inst.s.s.Backend().Traits().Computer != nil {
 		return false
 	}
-	require.Contains(h.t, h.code(acl.ErrRTFeatureNotSupport, "aclmdlLoadFromFile", h.cstr(mdlName, "mlp"), outA), "does not run models yet")
+	require.Contains(h.t, h.code(acl.ErrGEModelDataSizeInvalid, "aclmdlLoadFromFile", h.cstr(mdlName, "mlp"), outA), "is an ONNX file; the native backend runs offline models (.om)")
 	return true
 }
 
@@ -405,8 +406,8 @@ func TestModelFailsAsItRuns(t *testing.T) {
 		t.Run(prof.Module(), func(t *testing.T) {
 			h := newHarnessIn(t, prof, Policy{Models: map[string]string{"divide": file}})
 			h.ok("aclrtSetDevice", 0)
-			if h.inst.s.s.Backend().Traits().Computer == nil {
-				h.code(acl.ErrRTFeatureNotSupport, "aclmdlLoadFromFile", h.cstr(mdlName, "divide"), outA)
+			if h.inst.s.s.Backend().Traits().Computer == nil { // an ONNX model: model_native_test.go runs offline ones
+				h.code(acl.ErrGEModelDataSizeInvalid, "aclmdlLoadFromFile", h.cstr(mdlName, "divide"), outA)
 				return
 			}
 			id := h.load("divide")

@@ -205,7 +205,8 @@ func (r *Runtime) Close(ctx context.Context) error {
 	for _, p := range live {
 		errs = append(errs, p.Close(ctx))
 	}
-	r.compiles.Wait() // no Load runs now to add one
+	r.compiles.Wait()  // no Load runs now to add one
+	r.sh.CloseModels() // the sessions have ended: the compiled models go
 	return errors.Join(append(errs, r.engine.Close(ctx), r.closeBackend())...)
 }
 

@@ -121,6 +121,8 @@ type Backend struct {
 	ops       *opLibrary
 	opMu      sync.Mutex
 	opStreams map[int32][]uintptr
+
+	mdl models // loaded offline models (model.go)
 }
 
 // device is the binding of one device: its default context, once bound.
@@ -484,6 +486,7 @@ func (b *Backend) Close() error {
 		}
 	}
 	keep(b.unloadKernels()) // kernel.go: no launch is left to run
+	keep(b.unloadModels())  // model.go: likewise
 	forgetHostCalls(func(hc *hostCall) bool { return hc.b == b })
 	keep(b.closeOps()) // idle: the streams whose callbacks used them are gone or drained
 	for _, p := range pins {

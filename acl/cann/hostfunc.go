@@ -48,6 +48,16 @@ type hostCall struct {
 	s   *stream
 	seq uint64 // the stream's operation number of the callback
 	fn  func() error
+	// drop, when set, is called instead of fn when the callback will
+	// never run (its stream stopped on a failure or destroyed by force).
+	drop func()
+}
+
+// dropped calls hc.drop, if any.
+func (hc *hostCall) dropped() {
+	if hc.drop != nil {
+		hc.drop()
+	}
 }
 
 // initCallbacks makes the process's one C-callable function and finds
@@ -73,6 +83,7 @@ func hostCallback(userData uintptr) {
 	}
 	hc := v.(*hostCall)
 	if hc.s.stopped() {
+		hc.dropped()
 		return // ACL_STOP_ON_FAILURE after an error: fails without effect
 	}
 	if err := hc.run(); err != nil {
@@ -186,8 +197,10 @@ func (s *stream) stopReporter(destroyed bool) {
 // those for which drop reports true.
 func forgetHostCalls(drop func(*hostCall) bool) {
 	hostCalls.Range(func(k, v any) bool {
-		if drop(v.(*hostCall)) {
-			hostCalls.Delete(k)
+		if hc := v.(*hostCall); drop(hc) {
+			if _, ok := hostCalls.LoadAndDelete(k); ok {
+				hc.dropped()
+			}
 		}
 		return true
 	})
@@ -223,6 +236,12 @@ func (b *Backend) OnComplete(h acl.Stream, fn func()) error {
 // Pending if counted. reqs are the memory fn uses: each must be live now,
 // and Free and HostUnregister wait for the stream until fn has run.
 func (b *Backend) launch(h acl.Stream, fn func() error, counted bool, reqs ...req) error {
+	return b.launchDrop(h, fn, nil, counted, reqs...)
+}
+
+// launchDrop is launch with drop called if fn will never run (see
+// hostCall.drop); when it returns an error, neither is called.
+func (b *Backend) launchDrop(h acl.Stream, fn func() error, drop func(), counted bool, reqs ...req) error {
 	if err := b.enter(); err != nil {
 		return err
 	}
@@ -241,7 +260,7 @@ func (b *Backend) launch(h acl.Stream, fn func() error, counted bool, reqs ...re
 	id := uintptr(nextCall.Add(1))
 	err = b.submitOp(s, sides, false, counted, "aclrtLaunchCallback", func(stream uintptr) int32 {
 		// submit holds s.mu: the callback's number is the next one.
-		hostCalls.Store(id, &hostCall{b: b, s: s, seq: s.seq + 1, fn: fn})
+		hostCalls.Store(id, &hostCall{b: b, s: s, seq: s.seq + 1, fn: fn, drop: drop})
 		return b.api.aclrtLaunchCallback(callbackPtr, id, callbackBlock, stream)
 	})
 	if err != nil {

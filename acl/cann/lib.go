@@ -139,6 +139,32 @@ type api struct {
 	aclrtGetStreamOverflowSwitch func(stream uintptr, flag *uint32) int32
 	// ABI v1.3 section 15: random numbers (random.go).
 	aclrtRandomNumAsync func(taskInfo unsafe.Pointer, stream, reserve uintptr) int32
+
+	// ABI v1.3 section 13.4: offline models (model.go).
+	aclmdlQuerySize            func(fileName string, workSize, weightSize *uint64) int32
+	aclmdlLoadFromFile         func(modelPath string, modelID *uint32) int32
+	aclmdlUnload               func(modelID uint32) int32
+	aclmdlCreateDesc           func() uintptr
+	aclmdlDestroyDesc          func(desc uintptr) int32
+	aclmdlGetDesc              func(desc uintptr, modelID uint32) int32
+	aclmdlGetNumInputs         func(desc uintptr) uint64
+	aclmdlGetNumOutputs        func(desc uintptr) uint64
+	aclmdlGetInputSizeByIndex  func(desc uintptr, i uint64) uint64
+	aclmdlGetOutputSizeByIndex func(desc uintptr, i uint64) uint64
+	aclmdlGetInputDims         func(desc uintptr, i uint64, dims *ioDims) int32
+	aclmdlGetOutputDims        func(desc uintptr, i uint64, dims *ioDims) int32
+	aclmdlGetInputNameByIndex  func(desc uintptr, i uint64) string
+	aclmdlGetOutputNameByIndex func(desc uintptr, i uint64) string
+	aclmdlGetInputDataType     func(desc uintptr, i uint64) int32
+	aclmdlGetOutputDataType    func(desc uintptr, i uint64) int32
+	aclmdlGetInputFormat       func(desc uintptr, i uint64) int32
+	aclmdlGetOutputFormat      func(desc uintptr, i uint64) int32
+	aclCreateDataBuffer        func(data uintptr, size uint64) uintptr
+	aclDestroyDataBuffer       func(buf uintptr) int32
+	aclmdlCreateDataset        func() uintptr
+	aclmdlDestroyDataset       func(ds uintptr) int32
+	aclmdlAddDatasetBuffer     func(ds, buf uintptr) int32
+	aclmdlExecuteAsync         func(modelID uint32, input, output, stream uintptr) int32
 	// ABI v1.3 section 13.1: operators stopped at the run's time limit
 	// (oplib.go).
 	aclrtStreamAbort func(stream uintptr) int32
@@ -256,6 +282,31 @@ func (a *api) symbols() []symbol {
 		{"aclrtGetStreamOverflowSwitch", &a.aclrtGetStreamOverflowSwitch, false},
 		// ABI v1.3 section 15: random numbers.
 		{"aclrtRandomNumAsync", &a.aclrtRandomNumAsync, false},
+		// ABI v1.3 section 13.4: offline models.
+		{"aclmdlQuerySize", &a.aclmdlQuerySize, false},
+		{"aclmdlLoadFromFile", &a.aclmdlLoadFromFile, false},
+		{"aclmdlUnload", &a.aclmdlUnload, false},
+		{"aclmdlCreateDesc", &a.aclmdlCreateDesc, false},
+		{"aclmdlDestroyDesc", &a.aclmdlDestroyDesc, false},
+		{"aclmdlGetDesc", &a.aclmdlGetDesc, false},
+		{"aclmdlGetNumInputs", &a.aclmdlGetNumInputs, false},
+		{"aclmdlGetNumOutputs", &a.aclmdlGetNumOutputs, false},
+		{"aclmdlGetInputSizeByIndex", &a.aclmdlGetInputSizeByIndex, false},
+		{"aclmdlGetOutputSizeByIndex", &a.aclmdlGetOutputSizeByIndex, false},
+		{"aclmdlGetInputDims", &a.aclmdlGetInputDims, false},
+		{"aclmdlGetOutputDims", &a.aclmdlGetOutputDims, false},
+		{"aclmdlGetInputNameByIndex", &a.aclmdlGetInputNameByIndex, false},
+		{"aclmdlGetOutputNameByIndex", &a.aclmdlGetOutputNameByIndex, false},
+		{"aclmdlGetInputDataType", &a.aclmdlGetInputDataType, false},
+		{"aclmdlGetOutputDataType", &a.aclmdlGetOutputDataType, false},
+		{"aclmdlGetInputFormat", &a.aclmdlGetInputFormat, false},
+		{"aclmdlGetOutputFormat", &a.aclmdlGetOutputFormat, false},
+		{"aclCreateDataBuffer", &a.aclCreateDataBuffer, false},
+		{"aclDestroyDataBuffer", &a.aclDestroyDataBuffer, false},
+		{"aclmdlCreateDataset", &a.aclmdlCreateDataset, false},
+		{"aclmdlDestroyDataset", &a.aclmdlDestroyDataset, false},
+		{"aclmdlAddDatasetBuffer", &a.aclmdlAddDatasetBuffer, false},
+		{"aclmdlExecuteAsync", &a.aclmdlExecuteAsync, false},
 		// ABI v1.3 section 13.1: stopping operators.
 		{"aclrtStreamAbort", &a.aclrtStreamAbort, false},
 	}

@@ -18,5 +18,6 @@ func (b *Backend) Traits() acl.Traits {
 		KernelRunner:     b,
 		RandomGenerator:  b,
 		Reducer:          b,
+		ModelRunner:      b,
 	}
 }

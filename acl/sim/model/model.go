@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/gomlx/gomlx/backends"
@@ -57,6 +58,14 @@ type Model struct {
 	closed  bool
 	running sync.WaitGroup // executions, including those a cancelled Run left behind
 }
+
+// live counts the models compiled and not closed.
+var live atomic.Int64
+
+// Live returns how many models are compiled and not yet closed, in the
+// whole process: each holds its compiled graph until Close, so a test
+// can check that whoever loads models closes them.
+func Live() int64 { return live.Load() }
 
 // ErrClosed is returned by Run on a closed model.
 var ErrClosed = errors.New("model: closed")
@@ -156,6 +165,7 @@ func Parse(b []byte) (m *Model, err error) {
 		be.Finalize()
 		return nil, fmt.Errorf("model: %w", err)
 	}
+	live.Add(1)
 	return m, nil
 }
 
@@ -309,6 +319,7 @@ func (m *Model) Close() error {
 	}
 	m.closed = true
 	m.mu.Unlock()
+	live.Add(-1)
 	m.running.Wait()
 	m.exec.Finalize()
 	m.backend.Finalize()

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -12,15 +13,26 @@ import (
 )
 
 // Models (ABI section 13.4). A guest names a model the embedder approved
-// (Limits.Models); the sandbox opens that file and no other. Only a
-// backend that runs Go compute (acl.Computer: the simulator) runs models,
-// as ONNX through package model; elsewhere a load gives 207000.
+// (Limits.Models); the sandbox opens that file and no other. A backend
+// that runs Go compute (acl.Computer: the simulator) runs ONNX models
+// through package model; one that runs offline models itself
+// (acl.ModelRunner: the native backend) runs .om files through the node's
+// runtime, one native load per guest load. Elsewhere a load gives 207000.
+// An approved file of the other kind (by its extension: .om on the
+// simulator, .onnx on the native backend) is refused at load. A loaded
+// model's device memory counts against the session's quota until it is
+// unloaded.
 
 // mdlRec is a loaded model of the session.
 type mdlRec struct {
-	name string
-	m    *model.Model
-	cm   *cachedModel // an approved model's entry in the runtime's cache; nil for a guest's
+	name    string
+	in, out []model.IO
+	m       *model.Model    // on the simulator
+	cm      *cachedModel    // an approved model's entry in the runtime's cache; nil for a guest's
+	native  acl.NativeModel // on an acl.ModelRunner
+	nr      acl.ModelRunner
+	dev     int32  // the guest device whose quota it counts against
+	charged uint64 // device memory counted against the quota
 }
 
 // mdlObj is a model description or a dataset.
@@ -57,11 +69,45 @@ func (c *Call) mobj(i int, k abi.Kind) (*mdlObj, error) {
 	return o, nil
 }
 
-// runsModels reports whether the backend runs models.
-func (c *Call) runsModels() error {
-	if c.s.b.Traits().Computer == nil {
-		return acl.Errorf(acl.ErrRTFeatureNotSupport, "the %s backend does not run models yet", c.s.b.Name())
+// runsModels reports whether the backend runs models: guest ones (from
+// guest memory) only on one that runs Go compute, since a native model
+// carries device code.
+func (c *Call) runsModels(guest bool) error {
+	t := c.s.b.Traits()
+	if t.Computer != nil {
+		return nil
 	}
+	if t.ModelRunner != nil && !guest {
+		return nil
+	}
+	if guest {
+		return acl.Errorf(acl.ErrRTFeatureNotSupport, "the %s backend runs no models from guest memory (a model carries device code)", c.s.b.Name())
+	}
+	return acl.Errorf(acl.ErrRTFeatureNotSupport, "the %s backend does not run models", c.s.b.Name())
+}
+
+// modelKind refuses an approved file the backend does not run: an
+// offline model (.om) on a backend that runs ONNX, an ONNX file (.onnx)
+// on one that runs offline models.
+func modelKind(native bool, name, file string) error {
+	ext := strings.ToLower(filepath.Ext(file))
+	switch {
+	case native && ext == ".onnx":
+		return acl.Errorf(acl.ErrGEModelDataSizeInvalid, "model %q could not be loaded: %s is an ONNX file; the native backend runs offline models (.om)", name, file)
+	case !native && ext == ".om":
+		return acl.Errorf(acl.ErrGEModelDataSizeInvalid, "model %q could not be loaded: %s is an offline model (.om); the simulator runs ONNX models", name, file)
+	}
+	return nil
+}
+
+// charge counts n bytes of device memory for a model against the
+// session's quota on its current device.
+func (c *Call) charge(name string, n uint64) error {
+	s := c.s
+	if held := s.held[s.dev]; n > s.policy.DeviceMemory-held {
+		return acl.Errorf(acl.ErrRTMemoryAllocation, "model %q needs %d bytes of device memory, which exceed the free device memory quota: %d of %d bytes in use on device %d", name, n, held, s.policy.DeviceMemory, s.dev)
+	}
+	s.held[s.dev] += n
 	return nil
 }
 
@@ -93,14 +139,20 @@ func approvedNames(m map[string]string) string {
 	return strings.Join(ns, ", ")
 }
 
-// addModel gives m the session's next model id and writes it to
+// addModel gives r the session's next model id and writes it to
 // parameter 1.
-func (c *Call) addModel(name string, m *model.Model, cm *cachedModel, out []byte) error {
+func (c *Call) addModel(r *mdlRec, out []byte) error {
+	name := r.name
+	if r.m != nil {
+		r.in, r.out = r.m.Inputs(), r.m.Outputs()
+	}
+	r.dev = c.s.dev
+	c.s.mdlHeld = append(c.s.mdlHeld, r)
 	c.s.mdlNext++
 	if c.s.mdls == nil {
 		c.s.mdls = map[uint32]*mdlRec{}
 	}
-	c.s.mdls[c.s.mdlNext] = &mdlRec{name: name, m: m, cm: cm}
+	c.s.mdls[c.s.mdlNext] = r
 	le.PutUint32(out, c.s.mdlNext)
 	c.note = fmt.Sprintf("model %q is id %d", name, c.s.mdlNext)
 	return nil
@@ -141,7 +193,13 @@ func loadFromFile(withMem bool) importFn {
 				return err
 			}
 		}
-		if err := c.runsModels(); err != nil {
+		if err := c.runsModels(false); err != nil {
+			return err
+		}
+		if nr := c.s.b.Traits().ModelRunner; nr != nil {
+			return c.loadNative(nr, name, file, out)
+		}
+		if err := modelKind(false, name, file); err != nil {
 			return err
 		}
 		t0 := time.Now()
@@ -149,9 +207,97 @@ func loadFromFile(withMem bool) importFn {
 		if err != nil {
 			return acl.Errorf(acl.ErrGEModelDataSizeInvalid, "model %q could not be loaded: %v", name, err)
 		}
+		// The weights count against the quota, unless the WithMem form
+		// gives them the guest's own memory (already counted), as
+		// natively a NULL weightPtr has the loader allocate them.
+		var n uint64
+		if !withMem || c.u64(4) == 0 {
+			n = cm.m.WeightBytes()
+		}
+		if err := c.charge(name, n); err != nil {
+			c.s.sh.releaseModel(cm)
+			return err
+		}
 		c.s.modelLoadMetrics(name, time.Since(t0), cached)
-		return c.addModel(name, cm.m, cm, out)
+		return c.addModel(&mdlRec{name: name, m: cm.m, cm: cm, charged: n}, out)
 	}
+}
+
+// loadNative loads the approved offline model file on the native
+// backend, on the session's current device. Its work and weight memory
+// (aclmdlQuerySize) count against the quota, checked before it loads;
+// the WithMem form's guest memory is validated but not handed to the
+// runtime (memory the guest may free must not hold a loaded model), so
+// the runtime's own counts there too.
+func (c *Call) loadNative(nr acl.ModelRunner, name, file string, out []byte) error {
+	if err := modelKind(true, name, file); err != nil {
+		return err
+	}
+	t0 := time.Now()
+	work, weight, err := nr.QueryModel(file)
+	if err != nil {
+		return acl.Errorf(acl.ErrGEModelDataSizeInvalid, "model %q could not be loaded: %s", name, acl.MessageOf(err))
+	}
+	n := work + weight
+	if n < work {
+		n = ^uint64(0)
+	}
+	if err := c.charge(name, n); err != nil {
+		return err
+	}
+	m, d, err := nr.LoadModel(c.s.phys(c.s.dev), file)
+	if err != nil {
+		c.s.held[c.s.dev] -= n
+		if acl.CodeOf(err) == acl.ErrRTFeatureNotSupport {
+			return be(err)
+		}
+		return acl.Errorf(acl.ErrGEModelDataSizeInvalid, "model %q could not be loaded: %s", name, acl.MessageOf(err))
+	}
+	c.s.modelLoadMetrics(name, time.Since(t0), false)
+	r := &mdlRec{name: name, native: m, nr: nr, charged: n, in: nativeIOs(d.Inputs), out: nativeIOs(d.Outputs)}
+	return c.addModel(r, out)
+}
+
+func nativeIOs(ios []acl.ModelIO) []model.IO {
+	out := make([]model.IO, len(ios))
+	for i, io := range ios {
+		out[i] = model.IO{Name: io.Name, Dims: io.Dims, Type: io.Type, Format: io.Format, Size: io.Size}
+	}
+	return out
+}
+
+// dropModel is the unload of model r: its quota is free again and, on
+// the native backend, it is unloaded (the backend keeps it for the
+// executions still queued). A compiled model of the simulator stays
+// until the session ends, for the same reason.
+func (s *Session) dropModel(r *mdlRec) error {
+	s.held[r.dev] -= r.charged
+	r.charged = 0
+	if r.nr != nil {
+		return be(r.nr.UnloadModel(r.native))
+	}
+	return nil
+}
+
+// unloadModels unloads every model the session still holds and releases
+// the compiled ones, at its end, once no execution is left to run: a
+// cached model goes back to the cache, a guest's is closed.
+func (s *Session) unloadModels() []error {
+	var errs []error
+	for id, r := range s.mdls {
+		errs = append(errs, s.dropModel(r))
+		delete(s.mdls, id)
+	}
+	for _, r := range s.mdlHeld {
+		switch {
+		case r.cm != nil:
+			s.sh.releaseModel(r.cm)
+		case r.m != nil:
+			errs = append(errs, r.m.Close())
+		}
+	}
+	s.mdlHeld = nil
+	return errs
 }
 
 // loadFromMem is aclmdlLoadFromMem(model, modelSize, modelId) and, with
@@ -169,7 +315,7 @@ func loadFromMem(withMem bool) importFn {
 		if !c.s.policy.AllowGuestModels {
 			return acl.Errorf(acl.ErrRTFeatureNotSupport, "the policy does not allow models from guest memory (AllowGuestModels); load a model the host approved with aclmdlLoadFromFile")
 		}
-		if err := c.runsModels(); err != nil {
+		if err := c.runsModels(true); err != nil {
 			return err
 		}
 		b, err := c.guest("model", c.u32(0), n)
@@ -186,7 +332,7 @@ func loadFromMem(withMem bool) importFn {
 			return acl.Errorf(acl.ErrGEModelDataSizeInvalid, "the model's %d bytes are not a model the simulator runs: %v", n, err)
 		}
 		c.s.modelLoadMetrics(guestModel, 0, false)
-		return c.addModel(guestModel, m, nil, out)
+		return c.addModel(&mdlRec{name: guestModel, m: m}, out)
 	}
 }
 
@@ -195,9 +341,12 @@ func loadFromMem(withMem bool) importFn {
 const guestModel = "(guest model)"
 
 // querySize is aclmdlQuerySize(fileName, workSize, weightSize): the
-// simulator keeps a model in host memory and needs none of the guest's.
+// simulator keeps a model in host memory and needs none of the guest's;
+// the native backend answers what the node's runtime does for the
+// approved file.
 func querySize(c *Call) error {
-	if _, _, err := c.approved(0); err != nil {
+	name, file, err := c.approved(0)
+	if err != nil {
 		return err
 	}
 	for i := 1; i <= 2; i++ {
@@ -205,13 +354,23 @@ func querySize(c *Call) error {
 			return acl.Errorf(acl.ErrInvalidParam, "%s is NULL", abi.Funcs[c.fi].Params[i].Name)
 		}
 	}
-	for i := 1; i <= 2; i++ {
-		out, err := c.outWord(i)
-		if err != nil {
+	var outs [2][]byte
+	for i := range outs {
+		if outs[i], err = c.outWord(i + 1); err != nil {
 			return err
 		}
-		putWord(out, 0)
 	}
+	var work, weight uint64
+	if nr := c.s.b.Traits().ModelRunner; nr != nil {
+		if err := modelKind(true, name, file); err != nil {
+			return err
+		}
+		if work, weight, err = nr.QueryModel(file); err != nil {
+			return be(err)
+		}
+	}
+	putWord(outs[0], work)
+	putWord(outs[1], weight)
 	return nil
 }
 
@@ -227,11 +386,12 @@ func (c *Call) modelOf(id uint32) (*mdlRec, error) {
 // unload is aclmdlUnload(modelId): executions already queued keep the
 // model until they have run.
 func unload(c *Call) error {
-	if _, err := c.modelOf(c.u32(0)); err != nil {
+	r, err := c.modelOf(c.u32(0))
+	if err != nil {
 		return err
 	}
 	delete(c.s.mdls, c.u32(0))
-	return nil
+	return c.s.dropModel(r)
 }
 
 // createMobj is aclmdlCreateDesc and aclmdlCreateDataset.
@@ -290,9 +450,9 @@ func (o *mdlObj) ios(output bool) []model.IO {
 	case o.desc == nil:
 		return nil
 	case output:
-		return o.desc.m.Outputs()
+		return o.desc.out
 	}
-	return o.desc.m.Inputs()
+	return o.desc.in
 }
 
 // io returns input or output index (parameter 1) of the description.
@@ -551,7 +711,7 @@ func (c *Call) datasets() (in, out *mdlObj, err error) {
 // the model's (500002, the graph engine's failed assertion). A buffer
 // covers the model's whole size.
 func (c *Call) execBufs(r *mdlRec, dss [2]*mdlObj) ([]mdlBuf, error) {
-	ioss := [2][]model.IO{r.m.Inputs(), r.m.Outputs()}
+	ioss := [2][]model.IO{r.in, r.out}
 	for k, ds := range dss {
 		if ios := ioss[k]; len(ds.bufs) != len(ios) {
 			word := ioWord(k == 1)
@@ -627,8 +787,8 @@ func execute(sync bool) importFn {
 			return err
 		}
 		comp := c.s.b.Traits().Computer
-		if comp == nil {
-			return acl.Errorf(acl.ErrRTFeatureNotSupport, "the %s backend does not run models yet", c.s.b.Name())
+		if comp == nil && r.nr == nil {
+			return acl.Errorf(acl.ErrRTFeatureNotSupport, "the %s backend does not run models", c.s.b.Name())
 		}
 		if err := c.enqueue(st); err != nil {
 			return err
@@ -691,7 +851,19 @@ func execute(sync bool) importFn {
 				return err
 			},
 		}
-		if err := comp.Compute(st.h, l); err != nil {
+		if r.nr != nil { // the node's runtime runs it over the same regions
+			l.Model = &acl.ModelCall{Model: r.native, Inputs: nin, Ran: func(d time.Duration, err error) error {
+				if err != nil {
+					err = &fault{acl.Errorf(acl.CodeOf(err), "model %q failed as it ran: %s", name, acl.MessageOf(err))}
+				}
+				done(d, err)
+				return err
+			}}
+			err = r.nr.ExecuteModel(st.h, l)
+		} else {
+			err = comp.Compute(st.h, l)
+		}
+		if err != nil {
 			return be(err)
 		}
 		if c.s.tracer != nil {

@@ -17,10 +17,14 @@ import (
 // granted it (a Model runs from several goroutines at once). A model is
 // known by its file's path, size and modification time: a file changed
 // since is loaded again, and the old model stays with the sessions that
-// hold it.
+// hold it. Each session that loaded a model holds a reference to it
+// until the session ends (its queued executions may still run the model
+// after aclmdlUnload); a model the cache no longer holds (its file
+// changed, or the runtime closed) is closed once the last reference goes.
 type modelCache struct {
-	mu sync.Mutex // held across a load: one compilation per file at a time
-	m  map[modelKey]*cachedModel
+	mu     sync.Mutex // held across a load: one compilation per file at a time
+	m      map[modelKey]*cachedModel
+	closed bool // the runtime closed: nothing is cached any more
 }
 
 type modelKey struct {
@@ -38,6 +42,10 @@ type cachedModel struct {
 	failed   atomic.Uint64
 	runNs    atomic.Int64
 	loadedAt time.Time
+
+	// Guarded by the cache's mu.
+	refs    int  // sessions holding it
+	evicted bool // no longer in the cache: closed at the last release
 }
 
 // ran counts an execution of the model that took d.
@@ -61,8 +69,12 @@ func (sh *Shared) loadModel(path string) (*cachedModel, bool, error) {
 	c := &sh.models
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.closed {
+		return nil, false, errors.New("the runtime is closed")
+	}
 	if cm, ok := c.m[k]; ok {
 		cm.loads.Add(1)
+		cm.refs++
 		return cm, true, nil
 	}
 	t0 := time.Now()
@@ -70,18 +82,52 @@ func (sh *Shared) loadModel(path string) (*cachedModel, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	cm := &cachedModel{m: m, load: time.Since(t0), loadedAt: t0}
+	cm := &cachedModel{m: m, load: time.Since(t0), loadedAt: t0, refs: 1}
 	cm.loads.Add(1)
 	if c.m == nil {
 		c.m = map[modelKey]*cachedModel{}
 	}
-	for old := range c.m {
-		if old.path == path { // the file changed: its old model goes with its last session
-			delete(c.m, old)
+	for k, old := range c.m {
+		if k.path == path { // the file changed: its old model goes with its last session
+			delete(c.m, k)
+			c.evict(old)
 		}
 	}
 	c.m[k] = cm
 	return cm, false, nil
+}
+
+// evict takes cm out of the cache: closed now when no session holds it,
+// else at the last release. Called with c.mu held.
+func (c *modelCache) evict(cm *cachedModel) {
+	cm.evicted = true
+	if cm.refs == 0 {
+		_ = cm.m.Close() // never fails; waits for executions still running
+	}
+}
+
+// releaseModel drops a session's reference to cm, closing it when the
+// cache no longer holds it and this was the last.
+func (sh *Shared) releaseModel(cm *cachedModel) {
+	c := &sh.models
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cm.refs--; cm.refs == 0 && cm.evicted {
+		_ = cm.m.Close()
+	}
+}
+
+// CloseModels empties the cache when the runtime closes: each model is
+// closed now, or when the last session holding it ends. Loads fail after.
+func (sh *Shared) CloseModels() {
+	c := &sh.models
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	for k, cm := range c.m {
+		delete(c.m, k)
+		c.evict(cm)
+	}
 }
 
 // CachedModels is the number of models the cache holds.
@@ -147,6 +193,7 @@ func (sh *Shared) RefreshModels() ([]string, error) {
 			continue
 		}
 		cm.loads.Add(^uint64(0)) // loaded by no guest: loadModel counted one
+		sh.releaseModel(cm)
 		if !cached {
 			done = append(done, p)
 		}

@@ -97,6 +97,7 @@ type handles struct {
 	// Models (model.go): loaded models by id, and the model objects
 	// (descriptions, datasets, data buffers) by handle.
 	mdls    map[uint32]*mdlRec
+	mdlHeld []*mdlRec // every model loaded, unloaded or not: their compiled models are released at the end
 	mdlNext uint32
 	mobjs   map[uint32]*mdlObj
 }
@@ -509,6 +510,7 @@ func (s *Session) Release(ctx context.Context) error {
 	errs = append(errs, s.destroyEvents(-1)...)
 	errs = append(errs, s.destroyNotifies(-1)...)
 	errs = append(errs, s.destroyStreams(ctx, -1, false)...)
+	errs = append(errs, s.unloadModels()...) // after the streams: no execution is left to run
 	wait := ctx
 	if !idle {
 		var cancel context.CancelFunc

@@ -3887,3 +3887,8 @@ EXPORT aclError aclrtRandomNumAsync(const void *taskInfo, aclrtStream stream, vo
     return rc;
 }
 #endif
+
+#ifndef OLD_RUNTIME
+/* Offline models (ABI v1.3 section 13.4): the stand-in's own fixed model. */
+#include "mdl.c"
+#endif

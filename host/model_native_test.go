@@ -1,0 +1,188 @@
+package host
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ebitengine/purego"
+	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/abi"
+	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
+)
+
+// omModel writes the stand-in's offline model (acl/cann/testdata/standin/
+// mdl.c) into dir: y = 2x + 1 over n float32 (op "affine"), or one that
+// fails as it runs (op "fail"), needing work and weight bytes of device
+// memory.
+func omModel(t *testing.T, dir, op string, n int, work, weight uint64) string {
+	t.Helper()
+	p := filepath.Join(dir, op+".om")
+	body := fmt.Sprintf("aclwasm-standin-om\nn %d\nop %s\nwork %d\nweight %d\n", n, op, work, weight)
+	require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+	return p
+}
+
+// standinModels is how many models the stand-in holds loaded.
+func standinModels(t *testing.T) uint64 {
+	t.Helper()
+	h, err := purego.Dlopen(testsupport.NativeLib(), purego.RTLD_NOW|purego.RTLD_LOCAL)
+	require.NoError(t, err)
+	var f func() uint64
+	purego.RegisterLibFunc(&f, h, "aclwasmStandinModels")
+	return f()
+}
+
+// freeQuota is what aclrtGetMemInfo reports free of the session's quota.
+func (h *harness) freeQuota() uint64 {
+	h.t.Helper()
+	h.ok("aclrtGetMemInfo", 0, outA, outB)
+	return h.word(outA)
+}
+
+// TestModelOffline: on the native backend an approved offline model
+// (.om) runs through the node's own aclmdl functions: loaded by its
+// approved name only, described, executed synchronously and in stream
+// order over the guest's validated buffers, with the sandbox's dataset
+// checks first (a too-small buffer, counts); unloaded while an execution
+// is queued it stays loaded until that has run; its device memory
+// (aclmdlQuerySize) counts against the session's quota until it is
+// unloaded; an ONNX file is refused. The simulator refuses an offline
+// model, naming what it runs.
+func TestModelOffline(t *testing.T) {
+	dir := t.TempDir()
+	const n = 64 // 256 bytes: a buffer may be up to 64 bytes short, as natively
+	const work, weight = 4096, 8192
+	affine, fail := omModel(t, dir, "affine", n, work, weight), omModel(t, dir, "fail", n, 0, 0)
+	onnx := filepath.Join(dir, "net.onnx")
+	require.NoError(t, os.WriteFile(onnx, []byte("an ONNX file"), 0o644))
+	models := map[string]string{"affine": affine, "fail": fail, "net": onnx}
+	for _, prof := range abi.Profiles {
+		t.Run(prof.Module(), func(t *testing.T) {
+			h := newHarnessIn(t, prof, Policy{Models: models, MaxQueued: 4})
+			h.ok("aclrtSetDevice", 0)
+			if h.inst.s.s.Backend().Traits().ModelRunner == nil {
+				msg := h.code(acl.ErrGEModelDataSizeInvalid, "aclmdlLoadFromFile", h.cstr(mdlName, "affine"), outA)
+				require.Contains(t, msg, "is an offline model (.om); the simulator runs ONNX models")
+				return
+			}
+			base := standinModels(t)
+			require.Contains(t, h.code(acl.ErrGEModelDataSizeInvalid, "aclmdlLoadFromFile", h.cstr(mdlName, "net"), outA),
+				"is an ONNX file; the native backend runs offline models (.om)")
+			require.Contains(t, h.code(acl.ErrGEModelPathInvalid, "aclmdlLoadFromFile", h.cstr(mdlName, affine), outA), "not a model the host approved")
+			h.code(acl.ErrGEModelPathInvalid, "aclmdlLoadFromFile", h.cstr(mdlName, "other"), outA)
+			h.code(acl.ErrRTFeatureNotSupport, "aclmdlLoadFromMem", data, 16, outA) // never guest models natively
+			require.Equal(t, base, standinModels(t), "refused loads load nothing")
+
+			free := h.freeQuota()
+			id := h.load("affine")
+			require.Equal(t, base+1, standinModels(t))
+			require.Equal(t, free-work-weight, h.freeQuota(), "the model's device memory counts against the quota")
+			h.ok("aclmdlQuerySize", h.cstr(mdlName, "affine"), outA, outB)
+			require.Equal(t, [2]uint64{work, weight}, [2]uint64{h.word(outA), h.word(outB)})
+
+			d := h.desc(id)
+			require.EqualValues(t, 1, h.call("aclmdlGetNumInputs", d))
+			require.EqualValues(t, 1, h.call("aclmdlGetNumOutputs", d))
+			require.EqualValues(t, 4*n, h.call("aclmdlGetInputSizeByIndex", d, 0))
+			require.EqualValues(t, 4*n, h.call("aclmdlGetOutputSizeByIndex", d, 0))
+			require.EqualValues(t, acl.DTFloat, h.call("aclmdlGetInputDataType", d, 0))
+			require.EqualValues(t, acl.FormatND, h.call("aclmdlGetOutputFormat", d, 0))
+			h.ok("aclmdlGetInputDims", d, 0, mdlDims)
+			require.Equal(t, "x\x00", string(h.mem()[mdlDims:mdlDims+2]))
+			require.EqualValues(t, 1, h.call("aclmdlGetOutputNameByIndex", d, 0, 0x3800, 8))
+			require.Equal(t, "y\x00", string(h.mem()[0x3800:0x3802]))
+
+			x, y := h.malloc(4*n), h.malloc(4*n)
+			for i := range n {
+				le.PutUint32(h.mem()[0x3000+4*i:], math.Float32bits(float32(i)))
+			}
+			h.ok("aclrtMemcpy", x, 4*n, 0x3000, 4*n, uint64(acl.HostToDevice))
+			input, output := h.dataset(x, 4*n), h.dataset(y, 4*n)
+			readY := func() []float32 {
+				h.ok("aclrtMemcpy", 0x3100, 4*n, y, 4*n, uint64(acl.DeviceToHost))
+				out := make([]float32, n)
+				for i := range out {
+					out[i] = math.Float32frombits(le.Uint32(h.mem()[0x3100+4*i:]))
+				}
+				return out
+			}
+			want := make([]float32, n)
+			for i := range want {
+				want[i] = 2*float32(i) + 1
+			}
+
+			h.ok("aclmdlExecute", id, input, output)
+			require.Equal(t, want, readY())
+			h.ok("aclrtMemset", y, 4*n, 0, 4*n)
+			s := h.stream()
+			h.ok("aclmdlExecuteAsync", id, input, output, s)
+			h.ok("aclrtSynchronizeStream", s)
+			require.Equal(t, want, readY())
+
+			// The sandbox's checks, before the runtime sees anything.
+			h.code(acl.ErrGEFailure, "aclmdlExecuteAsync", id, input, h.dataset(y, 16), s)               // too small
+			h.code(acl.ErrGEParamInvalid, "aclmdlExecuteAsync", id, input, h.dataset(y, 4*n, x, 4*n), s) // counts
+			h.code(acl.ErrGEModelIDInvalid, "aclmdlExecuteAsync", 999, input, output, s)
+
+			// Unloaded while queued: it runs, then the model goes.
+			h.ok("aclrtMemset", y, 4*n, 0, 4*n)
+			open := h.gate(s)
+			h.ok("aclmdlExecuteAsync", id, input, output, s)
+			free = h.freeQuota()
+			h.ok("aclmdlUnload", id)
+			require.Equal(t, free+work+weight, h.freeQuota(), "unloaded: its memory is free again")
+			h.code(acl.ErrGEModelIDInvalid, "aclmdlExecuteAsync", id, input, output, s)
+			require.Equal(t, base+1, standinModels(t), "kept for the queued execution")
+			open()
+			h.ok("aclrtSynchronizeStream", s)
+			require.Equal(t, want, readY())
+			require.Equal(t, base, standinModels(t))
+
+			// A model that fails as it runs fails its stream.
+			fid := h.load("fail")
+			h.ok("aclmdlExecuteAsync", fid, input, output, s)
+			require.Contains(t, h.code(acl.ErrRTModelExecute, "aclrtSynchronizeStream", s), `model "fail" failed as it ran`)
+
+			// A freed buffer: refused when queued.
+			h.ok("aclrtFree", y)
+			h.code(acl.ErrInvalidParam, "aclmdlExecuteAsync", fid, input, output, s)
+			h.ok("aclrtSynchronizeStream", s)
+		})
+	}
+}
+
+// TestModelQuota: a loaded model's device memory counts against the
+// session's device memory quota with the native out-of-memory code, on
+// the simulator (its weights) and natively (aclmdlQuerySize's sizes),
+// and is free again when the model is unloaded or the session ends.
+func TestModelQuota(t *testing.T) {
+	dir := testsupport.Models(t)
+	om := omModel(t, t.TempDir(), "affine", 8, 1<<20, 1<<20)
+	models := map[string]string{"mlp": filepath.Join(dir, "mlp.onnx"), "affine": om}
+	h := newHarness(t, Policy{Models: models})
+	h.ok("aclrtSetDevice", 0)
+	name := "mlp"
+	if h.inst.s.s.Backend().Traits().ModelRunner != nil {
+		name = "affine"
+	}
+	free := h.freeQuota()
+	id := h.load(name)
+	need := free - h.freeQuota()
+	require.NotZero(t, need, "the model counts")
+	h.ok("aclmdlUnload", id)
+	require.Equal(t, free, h.freeQuota())
+
+	// A quota that leaves less than the model needs.
+	q := newHarness(t, Policy{DeviceMemory: need - 1, Models: models})
+	q.ok("aclrtSetDevice", 0)
+	require.Contains(t, q.code(acl.ErrRTMemoryAllocation, "aclmdlLoadFromFile", q.cstr(mdlName, name), outA), "exceed the free device memory quota")
+	require.Equal(t, need-1, q.freeQuota(), "nothing counted")
+	if h.inst.s.s.Backend().Traits().ModelRunner != nil {
+		require.Zero(t, standinModels(t), "nothing loaded")
+	}
+}
