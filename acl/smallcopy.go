@@ -2,12 +2,13 @@ package acl
 
 import "context"
 
-// SmallCopier is a Backend that copies a few bytes between device
+// SmallCopier is the role of a backend that copies a few bytes between device
 // allocations its caller has already resolved, so that a small
 // synchronous copy looks each side up once and takes at most one lock per
 // allocation: the sandbox finds the allocation of an address in its own
 // table, and keeps the backend's handle on it (Region) beside its entry.
-// It is optional; the sandbox uses Memcpy where a backend lacks it.
+// It is optional ([Traits].SmallCopier); the sandbox uses Memcpy where a
+// backend lacks it.
 type SmallCopier interface {
 	// Region returns the backend's handle on the live allocation that
 	// holds p, nil if there is none. The handle names that allocation

@@ -48,6 +48,10 @@ type Traits struct {
 	RandomGenerator RandomGenerator
 	// Reducer reduces natively (aclrtReduceAsync).
 	Reducer Reducer
+	// SmallCopier copies a few bytes between allocations the sandbox has
+	// already resolved (aclrtMemcpy of at most SmallCopyMax bytes), one
+	// lookup and one lock per allocation; without it Memcpy does.
+	SmallCopier SmallCopier
 	// ModelRunner loads and executes offline models through the node's
 	// runtime (aclmdlLoadFromFile, aclmdlExecuteAsync).
 	ModelRunner ModelRunner

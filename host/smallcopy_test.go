@@ -22,6 +22,14 @@ func (b *countingSim) Memcpy(ctx context.Context, dst, src acl.Buf, n uint64) er
 	return b.Backend.Memcpy(ctx, dst, src, n)
 }
 
+// Traits implements [acl.Runtime]: the simulator's, its small copies
+// counted here.
+func (b *countingSim) Traits() acl.Traits {
+	t := b.Backend.Traits()
+	t.SmallCopier = b
+	return t
+}
+
 func (b *countingSim) CopySmall(ctx context.Context, dst *acl.Buf, dr any, src *acl.Buf, sr any, n uint64) (bool, error) {
 	done, err := b.Backend.CopySmall(ctx, dst, dr, src, sr, n)
 	if done {

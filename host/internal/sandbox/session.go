@@ -276,7 +276,7 @@ func New(c Config) (*Session, error) {
 		handles:  handles{streams: map[uint32]*streamRec{}, events: map[uint32]*eventRec{}},
 		devState: devState{dev: -1, ctxs: map[uint32]*ctxRec{}, primary: map[int32]*ctxRec{}, peers: map[[2]int32]bool{}},
 	}
-	s.sc, _ = sh.b.(acl.SmallCopier)
+	s.sc = sh.b.Traits().SmallCopier
 	if c.Profile == abi.Native32 {
 		s.as = newWindowSpace(engine.MemoryBytes(p.MemoryPages))
 	}
