@@ -22,9 +22,12 @@ mkdir -p "$out"
 if [ -d "$wt" ]; then git worktree remove --force "$wt"; fi
 git worktree add -q --detach "$wt" "$BASE"
 trap 'git worktree remove --force "$wt"' EXIT
-# The base's goal benchmarks may read built guests: give it the working
-# tree's (guests are inputs here, not what is compared).
-[ -d build/wasm ] && export ACLWASM_GUEST_DIR=$PWD/build/wasm
+# The base's goal benchmarks read built guests (../build/wasm): give it
+# the working tree's (guests are inputs here, not what is compared).
+if [ -d build/wasm ]; then
+	export ACLWASM_GUEST_DIR=$PWD/build/wasm
+	mkdir -p "$wt/build" && ln -s "$PWD/build/wasm" "$wt/build/wasm"
+fi
 for f in base-wazero base-wasmtime head-wazero head-wasmtime; do : > "$out/$f.txt"; done
 # Each side's test binary is built once per engine and run from its
 # package directory, as go test runs it.
