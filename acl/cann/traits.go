@@ -1,3 +1,5 @@
+//go:build darwin || freebsd || linux || netbsd
+
 package cann
 
 import "github.com/aclwasm/aclwasm/acl"
