@@ -277,6 +277,10 @@ type ModelCall struct {
 	// Ran, when set, is told what the execution took and how it ended,
 	// and returns the error the stream holds.
 	Ran func(d time.Duration, err error) error
+	// Bound, when set, bounds the execution as [OpCall.Bound] bounds an
+	// operator: one whose context is done when the stream reaches it does
+	// not run, one running then is stopped on the device and waited for.
+	Bound func(ctx context.Context) (context.Context, context.CancelFunc)
 }
 
 // ModelDesc describes a loaded model as aclmdlGetDesc does.
@@ -297,7 +301,7 @@ type ModelIO struct {
 }
 
 // LaunchStopped is the error of a launch that its bounds ended (ABI
-// section 13.1; [OpCall.Bound]): cause is the context's error. At the
+// section 13.1; [OpCall.Bound], [ModelCall.Bound]): cause is the context's error. At the
 // run's time limit it is [ErrRTAicoreTimeout], as for a kernel the
 // device stops; when the session ends or the stream's work is cancelled,
 // [ErrRTStreamAbort]. ran says whether the launch had started; one that

@@ -1,11 +1,13 @@
 package host
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/ebitengine/purego"
 	"github.com/stretchr/testify/require"
@@ -16,8 +18,9 @@ import (
 )
 
 // omModel writes the stand-in's offline model (acl/cann/testdata/standin/
-// mdl.c) into dir: y = 2x + 1 over n float32 (op "affine"), or one that
-// fails as it runs (op "fail"), needing work and weight bytes of device
+// mdl.c) into dir: y = 2x + 1 over n float32 (op "affine"), one that
+// fails as it runs (op "fail") or one that runs until its stream's work
+// is cancelled (op "stall"), needing work and weight bytes of device
 // memory.
 func omModel(t *testing.T, dir, op string, n int, work, weight uint64) string {
 	t.Helper()
@@ -185,4 +188,40 @@ func TestModelQuota(t *testing.T) {
 	if h.inst.s.s.Backend().Traits().ModelRunner != nil {
 		require.Zero(t, standinModels(t), "nothing loaded")
 	}
+}
+
+// TestModelStoppedByRunDeadline: natively, an execution still running
+// when the time limit of the run that queued it passes is stopped on the
+// device (aclrtStreamAbort on its operator stream) and waited for, as an
+// operator is (ABI section 13.1): its stream fails with 507014, and the
+// model and its buffers are free afterwards. (The simulator runs a model
+// under the same bounds, as a context the ONNX library checks.)
+func TestModelStoppedByRunDeadline(t *testing.T) {
+	const n = 64
+	stall := omModel(t, t.TempDir(), "stall", n, 0, 0)
+	h := newHarness(t, Policy{Models: map[string]string{"stall": stall}})
+	h.ok("aclrtSetDevice", 0)
+	if h.inst.s.s.Backend().Traits().ModelRunner == nil {
+		return // only the stand-in holds a model running on the device
+	}
+	base := standinModels(t)
+	id := h.load("stall")
+	x, y := h.malloc(4*n), h.malloc(4*n)
+	input, output := h.dataset(x, 4*n), h.dataset(y, 4*n)
+	s := h.stream()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	res, err := h.inst.Call(ctx, "aclmdlExecuteAsync", id, input, output, s)
+	require.NoError(t, err)
+	require.Zero(t, res[0], h.inst.Session().LastError())
+	watchdog, stop := context.WithTimeout(context.Background(), time.Minute)
+	defer stop()
+	res, err = h.inst.Call(watchdog, "aclrtSynchronizeStream", s)
+	require.NoError(t, err, "the model outlived the deadline of the run that queued it")
+	require.Equal(t, acl.ErrRTAicoreTimeout, acl.Error(int32(uint32(res[0]))), h.inst.Session().LastError())
+	require.Contains(t, h.recentMsg(), "was stopped: the run's time limit passed while it ran")
+	h.ok("aclmdlUnload", id)
+	require.Equal(t, base, standinModels(t), "the stopped model unloads")
+	h.ok("aclrtFree", x)
+	h.ok("aclrtFree", y)
 }

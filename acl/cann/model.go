@@ -4,6 +4,7 @@ package cann
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"sync"
 	"time"
@@ -259,8 +260,18 @@ func (b *Backend) ExecuteModel(h acl.Stream, l *acl.Launch) error {
 				return err
 			}
 		}
+		ctx, cancel := context.Background(), context.CancelFunc(func() {})
+		if mc.Bound != nil {
+			ctx, cancel = mc.Bound(ctx)
+		}
+		defer cancel()
 		t0 := time.Now()
-		err := b.runModel(nm, l)
+		var err error
+		if cause := ctx.Err(); cause != nil {
+			err = acl.LaunchStopped(l.Name, false, cause)
+		} else {
+			err = b.runModel(ctx, nm, l)
+		}
 		if mc.Ran != nil {
 			err = mc.Ran(time.Since(t0), err)
 		}
@@ -272,9 +283,10 @@ func (b *Backend) ExecuteModel(h acl.Stream, l *acl.Launch) error {
 	return err
 }
 
-// runModel executes nm over l's regions on its device's own stream and
-// waits for it; the datasets are released whatever happens.
-func (b *Backend) runModel(nm *nmodel, l *acl.Launch) (err error) {
+// runModel executes nm over l's regions on an operator stream of its
+// device and waits for it, stopping it when ctx is done; the datasets are
+// released whatever happens, once the execution has ended.
+func (b *Backend) runModel(ctx context.Context, nm *nmodel, l *acl.Launch) (err error) {
 	a, dev := b.api, nm.dev
 	onDev := func(fn func()) {
 		if e := b.onDevice(dev, fn); e != nil && err == nil {
@@ -326,10 +338,12 @@ func (b *Backend) runModel(nm *nmodel, l *acl.Launch) (err error) {
 	if err != nil {
 		return err
 	}
-	defer b.putOpStream(dev, st, true) // waited for below: nothing stays queued
+	keep := true // whether st goes back to the pool
+	defer func() { b.putOpStream(dev, st, keep) }()
 	if err := b.call(dev, "aclmdlExecuteAsync", func() int32 { return a.aclmdlExecuteAsync(nm.id, dss[0], dss[1], st) }); err != nil {
 		return err
 	}
 	// The model uses the datasets until it has run.
-	return b.call(dev, "aclrtSynchronizeStreamWithTimeout", func() int32 { return a.aclrtSynchronizeStreamWithTimeout(st, -1) })
+	keep, err = b.waitOpStream(ctx, dev, st, l.Name)
+	return err
 }

@@ -473,30 +473,38 @@ func (b *Backend) replay(ctx context.Context, dev int32, l *acl.Launch, f *opFun
 		return acl.Errorf(acl.Error(rc), "aclnn%s returned %d", call.Name, rc)
 	}
 	// The operator uses the workspace and the tensors until it has run.
+	keep, err = b.waitOpStream(ctx, dev, st, "aclnn"+call.Name)
+	return err
+}
+
+// waitOpStream waits for the work queued on st, an operator stream of
+// dev, to end, and returns its error. When ctx ends first (its bounds, or
+// the backend closing) the work is stopped with aclrtStreamAbort where the
+// runtime has it and waited for, so that nothing touches the launch's
+// memory afterwards, and name's launch fails as stopped; st, aborted, is
+// then not to be used again (keep false).
+func (b *Backend) waitOpStream(ctx context.Context, dev int32, st uintptr, name string) (keep bool, err error) {
 	rc, werr := b.wait(ctx, -1, acl.ErrRTStreamSyncTimeout, nil, func(ms int32) (int32, error) {
 		var rc int32
 		err := b.onDevice(dev, func() { rc = b.api.aclrtSynchronizeStreamWithTimeout(st, ms) })
 		return rc, err
 	})
 	if werr == nil {
-		return nativeErr(rc, "aclrtSynchronizeStreamWithTimeout")
+		return true, nativeErr(rc, "aclrtSynchronizeStreamWithTimeout")
 	}
-	// Ended early (ctx, or the backend closing): the operator is stopped
-	// and waited for, and its stream, aborted, is not used again.
-	keep = false
 	if abort := b.api.aclrtStreamAbort; abort != nil {
 		if e := b.call(dev, "aclrtStreamAbort", func() int32 { return abort(st) }); e != nil {
-			return e
+			return false, e
 		}
 	}
 	// After an abort the synchronize reports ACL_ERROR_RT_STREAM_ABORT.
 	if e := b.call(dev, "aclrtSynchronizeStreamWithTimeout", func() int32 { return b.api.aclrtSynchronizeStreamWithTimeout(st, -1) }); e != nil && !errors.Is(e, acl.ErrRTStreamAbort) {
-		return e
+		return false, e
 	}
 	if cause := ctx.Err(); cause != nil {
-		return acl.LaunchStopped("aclnn"+call.Name, true, cause)
+		return false, acl.LaunchStopped(name, true, cause)
 	}
-	return werr
+	return false, werr
 }
 
 // first returns a pointer to v's first element, nil for none.

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -853,12 +854,17 @@ func execute(sync bool) importFn {
 		}
 		if r.nr != nil { // the node's runtime runs it over the same regions
 			l.Model = &acl.ModelCall{Model: r.native, Inputs: nin, Ran: func(d time.Duration, err error) error {
-				if err != nil {
+				var stopped *acl.StoppedError
+				switch {
+				case err == nil:
+				case errors.As(err, &stopped):
+					err = &fault{stopped} // ended by its bounds, in the sandbox's own words
+				default:
 					err = &fault{acl.Errorf(acl.CodeOf(err), "model %q failed as it ran: %s", name, acl.MessageOf(err))}
 				}
 				done(d, err)
 				return err
-			}}
+			}, Bound: bounds} // the same bounds natively: the backend stops the model on the device
 			err = r.nr.ExecuteModel(st.h, l)
 		} else {
 			err = comp.Compute(st.h, l)

@@ -5,7 +5,9 @@
  * models: a text file whose first line is the magic below, then lines
  *
  *   n N          the model's one input "x" and one output "y": N float32
- *   op affine    y = 2x + 1 (the default); "op fail" fails as it runs
+ *   op affine    y = 2x + 1 (the default); "op fail" fails as it runs;
+ *                "op stall" runs until its stream's work is cancelled
+ *                (aclrtStreamAbort), touching nothing
  *   work B       device memory the model works in (aclmdlQuerySize)
  *   weight B     device memory of its weights
  *
@@ -34,7 +36,7 @@ enum {
 struct om {
     uint32_t id;
     int dead;
-    int fail;
+    int fail, stall;
     size_t n; /* elements of x and y */
     size_t work, weight;
 };
@@ -82,7 +84,10 @@ static int om_parse(const char *path, struct om *m)
         if (sscanf(line, "%31s %63s", key, val) != 2)
             ok = -1;
         else if (strcmp(key, "op") == 0)
-            ok = strcmp(val, "affine") == 0 ? (m->fail = 0, 1) : strcmp(val, "fail") == 0 ? (m->fail = 1, 1) : -1;
+            ok = strcmp(val, "affine") == 0 ? (m->fail = 0, 1)
+                 : strcmp(val, "fail") == 0 ? (m->fail = 1, 1)
+                 : strcmp(val, "stall") == 0 ? (m->stall = 1, 1)
+                 : -1;
         else if (sscanf(val, "%llu", &v) != 1)
             ok = -1;
         else if (strcmp(key, "n") == 0 && v > 0 && v <= (1ull << 28))
@@ -287,13 +292,20 @@ struct om_run {
     float *x, *y;
 };
 
-static aclError om_exec(void *arg)
+static aclError om_exec(void *arg, const int *cancel)
 {
     struct om_run *r = arg;
     if (r->m->dead)
         return GE_MODEL_ID_INVALID;
     if (r->m->fail)
         return RT_MODEL_EXECUTE;
+    if (r->m->stall) {
+        while (!__atomic_load_n(cancel, __ATOMIC_RELAXED)) {
+            struct timespec ts = {0, 1000000};
+            nanosleep(&ts, NULL);
+        }
+        return OK;
+    }
     for (size_t i = 0; i < r->m->n; i++)
         r->y[i] = 2 * r->x[i] + 1;
     return OK;
