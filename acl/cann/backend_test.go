@@ -357,7 +357,14 @@ func TestOptionalSymbols(t *testing.T) {
 			"aclrtSetStreamOverflowSwitch", "aclrtGetStreamOverflowSwitch",
 			"aclrtRandomNumAsync",
 			// stopping operators (oplib.go)
-			"aclrtStreamAbort"}, b.MissingSymbols())
+			"aclrtStreamAbort",
+			// offline models (model.go)
+			"aclmdlQuerySize", "aclmdlLoadFromFile", "aclmdlUnload", "aclmdlCreateDesc", "aclmdlDestroyDesc", "aclmdlGetDesc",
+			"aclmdlGetNumInputs", "aclmdlGetNumOutputs", "aclmdlGetInputSizeByIndex", "aclmdlGetOutputSizeByIndex",
+			"aclmdlGetInputDims", "aclmdlGetOutputDims", "aclmdlGetInputNameByIndex", "aclmdlGetOutputNameByIndex",
+			"aclmdlGetInputDataType", "aclmdlGetOutputDataType", "aclmdlGetInputFormat", "aclmdlGetOutputFormat",
+			"aclCreateDataBuffer", "aclDestroyDataBuffer", "aclmdlCreateDataset", "aclmdlDestroyDataset",
+			"aclmdlAddDatasetBuffer", "aclmdlExecuteAsync"}, b.MissingSymbols())
 		p, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
 		require.NoError(t, err)
 		st, err := b.CreateStream(0)

@@ -157,7 +157,7 @@ func TestFaultyKeepsTraits(t *testing.T) {
 	b, _ := open(t, full)
 	w := faulty.Wrap(b)
 	require.Equal(t, faulty.Roles(b), faulty.Roles(w))
-	require.Equal(t, []string{"DeviceRegisterer", "StreamResLimiter", "OverflowSwitcher", "OpComputer", "KernelRunner", "RandomGenerator", "Reducer"}, faulty.Roles(b))
+	require.Equal(t, []string{"DeviceRegisterer", "StreamResLimiter", "OverflowSwitcher", "OpComputer", "KernelRunner", "RandomGenerator", "Reducer", "ModelRunner"}, faulty.Roles(b))
 	for _, fn := range []string{"aclrtDestroyStreamForce", "aclrtMemsetD32", "aclrtNoSuchFunction"} {
 		require.Equal(t, b.Supports(fn), w.Supports(fn), fn)
 	}
