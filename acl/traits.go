@@ -50,7 +50,9 @@ type Traits struct {
 	Reducer Reducer
 	// SmallCopier copies a few bytes between allocations the sandbox has
 	// already resolved (aclrtMemcpy of at most SmallCopyMax bytes), one
-	// lookup and one lock per allocation; without it Memcpy does.
+	// lookup and one lock per allocation; without it Memcpy does. A
+	// wrapper that intercepts Memcpy leaves it out, or its small copies
+	// would bypass the wrapper.
 	SmallCopier SmallCopier
 	// ModelRunner loads and executes offline models through the node's
 	// runtime (aclmdlLoadFromFile, aclmdlExecuteAsync).
