@@ -128,6 +128,9 @@ func (p *Pool) put(ctx context.Context, inst *Instance) error {
 	if inst.ended() {
 		return nil // ended by a trap, timeout, cancellation or Close: already released
 	}
+	if !p.cfg.Fresh {
+		inst.idle() // before it is idle: a get must not find it trimming
+	}
 	p.mu.Lock()
 	if !p.cfg.Fresh && !p.shut {
 		p.idle = append(p.idle, inst)
@@ -169,6 +172,21 @@ wait:
 		<-p.sem
 	}
 	return err
+}
+
+// idle lets the engine's instance drop what it made for calls while it
+// waits in the pool (engine.Instance.Idle: on wazero a stack of 10 KiB or
+// more per export called), so that an idle instance holds its state and
+// little else. Not while a call runs: a function of Do's that kept the
+// instance past its return broke Do's contract, and its call is left be.
+func (i *Instance) idle() {
+	if !i.callMu.TryLock() {
+		return
+	}
+	defer i.callMu.Unlock()
+	if !i.ended() {
+		i.inst.Idle()
+	}
 }
 
 // ended reports whether the instance has finished: released by a trap, a

@@ -420,6 +420,12 @@ func (i *instance) Call(ctx context.Context, name string, args ...uint64) ([]uin
 	return res, nil
 }
 
+// Idle implements engine.Instance: it drops the exports looked up, each
+// an api.Function whose call engine holds a stack of its own (10 KiB at
+// least, made by wazero at the lookup, not at the call), so that an idle
+// pooled instance holds none; the next call looks its export up again.
+func (i *instance) Idle() { i.funcs = nil }
+
 // Reenter implements engine.Instance: wazero lets a host function call
 // an export of the module that called it, on its own goroutine. A fresh
 // api.Function each time: the cached one's call engine may be the one in
