@@ -34,6 +34,12 @@ type Engine struct {
 	// call in progress (mountcalls.go).
 	mounted sync.Map
 	mems    memPool // released guest memories, for the next instances
+	// base is what every instance's configuration starts from, made once:
+	// base[0] with wazero's fake clocks, base[1] with the host's clocks
+	// and random source (its sleep is the instance's own). Each With
+	// call copies a configuration, so these save an instantiation five
+	// copies; a configuration is immutable, so instances share them.
+	base [2]wazero.ModuleConfig
 }
 
 // New makes the engine.
@@ -62,6 +68,15 @@ func New(ctx context.Context, o engine.Options) (engine.Engine, error) {
 		WithCompilationCache(cache)
 	r := wazero.NewRuntimeWithConfig(ctx, cfg)
 	e := &Engine{rt: r, cache: cache, disk: disk}
+	e.base[0] = wazero.NewModuleConfig().
+		WithName(""). // many instances of one module coexist
+		WithStartFunctions()
+	// The host's clocks, as on wasmtime. random_get from the host's
+	// generator, as on wasmtime: wazero's default is a fixed sequence, the
+	// same in every instance (a guest's hash seeds and nonces would
+	// repeat), and seeding it costs more than the rest of a small module's
+	// instantiation.
+	e.base[1] = e.base[0].WithSysWalltime().WithSysNanotime().WithRandSource(rand.Reader)
 	// WASI's data and path functions are listened to for the mounts
 	// (mountcalls.go).
 	if _, err := wasi_snapshot_preview1.Instantiate(experimental.WithFunctionListenerFactory(ctx, listenerFactory{e}), r); err != nil {
@@ -259,23 +274,21 @@ func (m *module) Instantiate(ctx context.Context, cfg engine.Config) (engine.Ins
 		cfg.Invoker.Hold(lm)
 		return lm
 	}))
-	mc := wazero.NewModuleConfig().
-		WithName(""). // many instances of one module coexist
-		WithStartFunctions().
-		WithArgs(cfg.Args...)
+	mc := m.e.base[0]
+	if !cfg.DeterministicClocks {
+		mc = m.e.base[1]
+	}
+	if len(cfg.Args) > 0 {
+		mc = mc.WithArgs(cfg.Args...)
+	}
 	var mod api.Module // the instance, once there is one
 	var err error
 	if !cfg.DeterministicClocks {
-		// The host's clocks, as on wasmtime. A sleep ends early when the
-		// call's context ends (wazero then closes the module); a start
-		// function is such a call too (the host calls it).
+		// A sleep ends early when the call's context ends (wazero then
+		// closes the module); a start function is such a call too (the
+		// host calls it).
 		stopped := func() bool { return mod == nil && ctx.Err() != nil || mod != nil && mod.IsClosed() }
-		mc = mc.WithSysWalltime().WithSysNanotime().WithNanosleep(func(ns int64) { sleep(ns, stopped) })
-		// random_get from the host's generator, as on wasmtime: wazero's
-		// default is a fixed sequence, the same in every instance (a guest's
-		// hash seeds and nonces would repeat), and seeding it costs more
-		// than the rest of a small module's instantiation.
-		mc = mc.WithRandSource(rand.Reader)
+		mc = mc.WithNanosleep(func(ns int64) { sleep(ns, stopped) })
 	}
 	for _, kv := range cfg.Env {
 		k, v, _ := strings.Cut(kv, "=")
