@@ -64,6 +64,16 @@ func SatModes(soc string) (sat, infNan bool, start FloatOverflowMode) {
 // finite value of its sign, a NaN by zero. Other types never overflow
 // here (integer results wrap); a trailing partial element is ignored.
 func ScanOverflow(t DataType, b []byte, saturate bool) bool {
+	// Almost every result is finite: a branch-free pass over 64-bit words
+	// finds whether any element is not, at memory speed (per element, the
+	// pass below costs several times the operator that wrote b), and only
+	// then does the pass below look at each element.
+	if !nonFinite(t, b) {
+		return false
+	}
+	if !saturate {
+		return true
+	}
 	found := false
 	switch t {
 	case DTFloat16, DTBFloat16:
@@ -117,6 +127,50 @@ func ScanOverflow(t DataType, b []byte, saturate bool) bool {
 		}
 	}
 	return found
+}
+
+// nonFinite reports whether b, elements of the float type t, holds an
+// Inf or a NaN. It reads b eight bytes at a time, each word as lanes of
+// the element's width: with the sign masked off, adding the smallest
+// exponent step carries into the lane's top bit exactly when the
+// exponent is all ones (an Inf or a NaN), and never across lanes (the
+// sum stays below 2^width). ORing the sums keeps that bit.
+func nonFinite(t DataType, b []byte) bool {
+	var mask, step uint64
+	switch t {
+	case DTFloat16:
+		mask, step = 0x7FFF_7FFF_7FFF_7FFF, 0x0400_0400_0400_0400
+	case DTBFloat16:
+		mask, step = 0x7FFF_7FFF_7FFF_7FFF, 0x0080_0080_0080_0080
+	case DTFloat:
+		mask, step = 0x7FFF_FFFF_7FFF_FFFF, 0x0080_0000_0080_0000
+	case DTDouble:
+		mask, step = 0x7FFF_FFFF_FFFF_FFFF, 0x0010_0000_0000_0000
+	default:
+		return false
+	}
+	top := ^mask // each lane's sign bit
+	le := binary.LittleEndian
+	var acc uint64
+	for len(b) >= 32 {
+		_ = b[31]
+		acc |= (le.Uint64(b)&mask + step) | (le.Uint64(b[8:])&mask + step) |
+			(le.Uint64(b[16:])&mask + step) | (le.Uint64(b[24:])&mask + step)
+		b = b[32:]
+	}
+	for len(b) >= 8 {
+		acc |= le.Uint64(b)&mask + step
+		b = b[8:]
+	}
+	if acc&top != 0 {
+		return true
+	}
+	// The last 0 to 7 bytes: whole elements only, zero-padded (a zero is
+	// finite) into one word.
+	size := int(t.Size())
+	var w [8]byte
+	copy(w[:], b[:len(b)/size*size])
+	return (le.Uint64(w[:])&mask+step)&top != 0
 }
 
 // OverflowSwitcher is the optional role ([Traits.OverflowSwitcher]) of a
