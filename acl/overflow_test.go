@@ -96,7 +96,7 @@ func TestScanOverflowWords(t *testing.T) {
 	}
 	for _, k := range kinds {
 		for _, n := range []int{0, 1, 3, 4, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100} {
-			for _, off := range []int{0, 1, 3} {
+			for _, off := range []int{0, 1, 2, 3, 4, 8} { // aligned words (0, 8) and not
 				buf := make([]byte, off+n*k.size+k.size-1) // a partial element after the whole ones
 				b := buf[off:]
 				for i := range n {
