@@ -83,8 +83,9 @@ unit:
 
 # The deploy module (deploy/go.mod: the image builder and the Helm chart,
 # whose dependencies stay out of the main module; ./... does not reach it).
-deploy-test:
-	cd deploy && $(GO) vet ./... && $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./... && $(GO) test -race -count=1 -timeout 30m ./...
+# staticcheck is check's binary: go run would link it again on every run.
+deploy-test: $(STATICCHECK)
+	cd deploy && $(GO) vet ./... && $(STATICCHECK) ./... && $(GO) test -race -count=1 -timeout 30m ./...
 
 # The container image, built by deploy/cmd/mkimage without a Docker daemon
 # or a base image, into build/image/aclwasm.tar (docker load, podman load),
