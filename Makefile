@@ -227,4 +227,4 @@ soak: guests
 	SOAK_DURATION=$(SOAK_DURATION) SOAK_SESSIONS=$(SOAK_SESSIONS) $(GO) test -count=1 -timeout 0 -run '^TestSoak$$' -v ./tests/
 
 clean:
-	rm -rf build
+	rm -rf build guest-sdk/c/build
