@@ -43,7 +43,10 @@ type Kernel struct {
 	// Run is the simulator's implementation: it runs once per block of a
 	// launch, with the block's index, on the stream's worker. It must
 	// return when ctx is done (the stream's work cancelled, the run's
-	// timeout). An error or a panic fails the stream with
+	// timeout). ctx, like b, is Run's own: the host reuses it for a later
+	// launch unless Run asked for its Done (what the context package starts
+	// from it, WithCancel or AfterFunc, may so outlive Run), so Run must not
+	// keep it otherwise. An error or a panic fails the stream with
 	// ACL_ERROR_RT_AICORE_EXCEPTION (507015) at its next synchronize, as a
 	// kernel that faults on the device does; an acl error (acl.Errorf)
 	// gives its own code.
