@@ -43,7 +43,10 @@ type Kernel struct {
 	// Run is the simulator's implementation: it runs once per block of a
 	// launch, with the block's index, on the stream's worker. It must
 	// return when ctx is done (the stream's work cancelled, the run's
-	// timeout). An error or a panic fails the stream with
+	// timeout). ctx, like b, is Run's own: the host reuses it for a later
+	// launch unless Run asked for its Done (what the context package starts
+	// from it, WithCancel or AfterFunc, may so outlive Run), so Run must not
+	// keep it otherwise. An error or a panic fails the stream with
 	// ACL_ERROR_RT_AICORE_EXCEPTION (507015) at its next synchronize, as a
 	// kernel that faults on the device does; an acl error (acl.Errorf)
 	// gives its own code.
@@ -189,15 +192,23 @@ func (b *KernelBlock) Uint32s(i int) []uint32 { return view[uint32](b.b.Mem[i]) 
 func (b *KernelBlock) Int64s(i int) []int64 { return view[int64](b.b.Mem[i]) }
 
 // view returns b as a slice of T, with no copy: the launch checked that
-// the buffer's address is aligned to its element size, and device memory
-// is little-endian as the hosts Go runs on here.
+// the buffer's device address is aligned to its element size, the
+// simulator's memory is as aligned as its addresses (RunKernel checks the
+// embedder's), and device memory is little-endian as the hosts Go runs on
+// here. A misaligned b, which none of them passes, panics rather than be
+// misread: the launch fails as a device fault.
 func view[T any](b []byte) []T {
 	var z T
-	n := len(b) / int(unsafe.Sizeof(z))
+	size := unsafe.Sizeof(z)
+	n := uintptr(len(b)) / size
 	if n == 0 {
 		return nil
 	}
-	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
+	p := unsafe.Pointer(unsafe.SliceData(b))
+	if uintptr(p)%size != 0 {
+		panic(fmt.Sprintf("buffer at %p is not aligned to its %d-byte elements", p, size))
+	}
+	return unsafe.Slice((*T)(p), n)
 }
 
 // kernel is a registered kernel: its declaration and the sandbox's form.

@@ -3,6 +3,7 @@ package host
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -11,6 +12,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
@@ -18,6 +20,7 @@ import (
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/acl/sim"
+	"github.com/aclwasm/aclwasm/host/internal/sandbox"
 )
 
 // standinKernels is the stand-in's kernel binary, which names C versions
@@ -721,4 +724,19 @@ func TestKernelAccounting(t *testing.T) {
 	require.Equal(t, 2, testutil.CollectAndCount(m.m.Compute), "one series per kernel and outcome")
 	require.True(t, m.m.Compute.DeleteLabelValues("", "Fill", "ok"))
 	require.True(t, m.m.Compute.DeleteLabelValues("", "Fault", "failed"))
+}
+
+// TestKernelViewAligned: a kernel's typed view of a buffer shares its
+// memory, and one of a misaligned buffer panics (a device fault when in a
+// launch) rather than reading misaligned elements.
+func TestKernelViewAligned(t *testing.T) {
+	mem := make([]uint64, 2)
+	buf := unsafe.Slice((*byte)(unsafe.Pointer(&mem[0])), 16)
+	kb := &KernelBlock{b: &sandbox.Block{Mem: [][]byte{buf, buf[4:12], buf[1:9]}}}
+	kb.Float32s(0)[1] = 1.5
+	require.Equal(t, uint32(0x3fc00000), binary.LittleEndian.Uint32(buf[4:]))
+	require.Len(t, kb.Uint32s(1), 2)
+	require.Len(t, kb.Bytes(2), 8)
+	require.PanicsWithValue(t, fmt.Sprintf("buffer at %p is not aligned to its 4-byte elements", &buf[1]), func() { kb.Float32s(2) })
+	require.Panics(t, func() { kb.Int64s(1) })
 }

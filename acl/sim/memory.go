@@ -166,7 +166,7 @@ func (b *Backend) Malloc(dev int32, size uint64, policy acl.MemMallocPolicy) (ac
 
 	// Allocate outside the lock: zeroed memory of a fresh span costs the
 	// kernel's page faults later, not a memset now.
-	mem := make([]byte, size)
+	mem := alignedBytes(size)
 
 	b.mu.RLock()
 	defer b.mu.RUnlock()
@@ -178,6 +178,16 @@ func (b *Backend) Malloc(dev int32, size uint64, policy acl.MemMallocPolicy) (ac
 	a.mem = mem
 	b.allocs.put(a.id, a)
 	return a.base, nil
+}
+
+// alignedBytes returns n zeroed bytes at an address aligned to 8, as
+// natively device memory is aligned (to far more): compute views a buffer
+// whose device address is aligned to its elements as a slice of them
+// (host.KernelBlock.Float32s), which needs the Go memory aligned alike.
+// Go aligns a []byte of a few bytes to as little as 1.
+func alignedBytes(n uint64) []byte {
+	w := make([]uint64, (n+7)/8)
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w))), n)
 }
 
 // Free implements [acl.Backend]. p must be the base of a live allocation

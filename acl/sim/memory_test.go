@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 
@@ -426,5 +427,37 @@ func TestHandlesDoNotQueue(t *testing.T) {
 			}
 		}
 		require.Equal(t, 2, failed, "each handle is destroyed once")
+	}
+}
+
+// TestAllocationsAligned: every allocation's memory, as a launch sees it,
+// is aligned to 8 bytes whatever its size, so that compute may view a
+// buffer whose device address is aligned to its elements as a slice of
+// them (Go aligns a small []byte to as little as 1).
+func TestAllocationsAligned(t *testing.T) {
+	b := sim.New()
+	t.Cleanup(func() { require.NoError(t, b.Close()) })
+	s, err := b.CreateStream(0)
+	require.NoError(t, err)
+	var ps []acl.DevPtr
+	for range 4 {
+		for size := uint64(1); size <= 16; size++ {
+			p, err := b.Malloc(0, size, acl.MemMallocHugeFirst)
+			require.NoError(t, err)
+			ps = append(ps, p)
+		}
+	}
+	for _, p := range ps {
+		var at uintptr
+		require.NoError(t, b.Compute(s, &acl.Launch{
+			Name:    "align",
+			Regions: []acl.Region{{Ptr: p, N: 1}},
+			Run: func(_ context.Context, m [][]byte) error {
+				at = uintptr(unsafe.Pointer(unsafe.SliceData(m[0])))
+				return nil
+			},
+		}))
+		require.NoError(t, b.SynchronizeStream(t.Context(), s, -1))
+		require.Zero(t, at%8, "allocation %#x is at %#x", p, at)
 	}
 }

@@ -55,8 +55,9 @@ func (c *Call) launchBounds() func(ctx context.Context) (context.Context, contex
 
 // set makes bc the context of a Run that received ctx, also bounded by
 // timeout when it is positive (a launch's own timeout, from now).
+// bc may be one a Run used before (reusable): every field is set again.
 func (b bounds) set(bc *boundCtx, ctx context.Context, timeout time.Duration) {
-	bc.parent, bc.halt, bc.deadline = ctx, b.halt, b.deadline
+	bc.parent, bc.halt, bc.deadline, bc.own = ctx, b.halt, b.deadline, time.Time{}
 	if timeout > 0 {
 		bc.own = time.Now().Add(timeout)
 	}
@@ -151,6 +152,10 @@ func (c *boundCtx) release() {
 		l.stop()
 	}
 }
+
+// reusable reports whether c may serve another Run (set) once this one
+// has returned: Done made nothing, so nothing but Run saw it.
+func (c *boundCtx) reusable() bool { return c.lazy.Load() == nil }
 
 // expired reports which deadline a computation that ended with
 // context.DeadlineExceeded met: the run's, or the launch's own.

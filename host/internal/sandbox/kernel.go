@@ -199,14 +199,15 @@ func (c *Call) launchKernel(k *Kernel, prof abi.Profile, status bool) error {
 			}
 		}
 	}
-	if c.s.kernels[k.Name] != k { // the load check binds only granted kernels
+	lc := c.s.kcount[k]
+	if lc == nil { // the load check binds only granted kernels
 		return c.kernelErr(k, nil, status, acl.Errorf(acl.ErrRTParamInvalid, "kernel %s is not granted to the plugin", k.Name))
 	}
 	st, err := c.stream(uint32(args[1]))
 	if err != nil {
 		return c.kernelErr(k, nil, status, err)
 	}
-	return c.kernelErr(k, st, status, c.queueKernel(k, st, args, 0))
+	return c.kernelErr(k, st, status, c.queueKernel(k, lc, st, args, 0))
 }
 
 // kernelErr reports a launch's error: as the call's status, or recorded
@@ -234,11 +235,11 @@ func (c *Call) kernelErr(k *Kernel, st *streamRec, status bool, err error) error
 // extent inside one live device allocation of the session with the
 // access it needs, the queue's limit. args are blockDim, the stream and
 // each parameter's value; timeout, when not 0, bounds the launch's run
-// (aclrtLaunchKernelWithConfig's attribute). Both guest surfaces, the
+// (aclrtLaunchKernelWithConfig's attribute); lc is k's counters in the
+// session (kcount), nil if it is not granted. Both guest surfaces, the
 // launchers and the kernel API, launch through it.
-func (c *Call) queueKernel(k *Kernel, st *streamRec, args []uint64, timeout time.Duration) error {
-	t := c.s.b.Traits()
-	comp, kr := t.Computer, t.KernelRunner
+func (c *Call) queueKernel(k *Kernel, lc *launchCount, st *streamRec, args []uint64, timeout time.Duration) error {
+	comp, kr := c.s.comp, c.s.kr
 	isComp, isNative := comp != nil, kr != nil
 	var fn acl.KernelFunc
 	switch {
@@ -250,8 +251,11 @@ func (c *Call) queueKernel(k *Kernel, st *streamRec, args []uint64, timeout time
 	case !isComp:
 		return acl.Errorf(acl.ErrRTFeatureNotSupport, "this backend runs no registered kernels (the simulator does)")
 	}
+	if lc == nil { // both surfaces find their kernels among those granted
+		return acl.Errorf(acl.ErrRTParamInvalid, "kernel %s is not granted to the plugin", k.Name)
+	}
 	blockDim := uint32(args[0])
-	limit, err := c.resLimit(c.s.dev, acl.DevResCubeCore)
+	limit, err := c.launchCores()
 	if err != nil {
 		return err
 	}
@@ -321,13 +325,13 @@ func (c *Call) queueKernel(k *Kernel, st *streamRec, args []uint64, timeout time
 		if err := kr.LaunchKernel(st.h, l); err != nil {
 			return be(err)
 		}
-		c.s.launchCount(k.Name).ran.Add(1) // natively counted as queued: the runtime times and fails streams, not launches
+		lc.ran.Add(1) // natively counted as queued: the runtime times and fails streams, not launches
 		if len(st.kernels) < maxFaultNames && !slices.Contains(st.kernels, k.Name) {
 			st.kernels = append(st.kernels, k.Name)
 		}
 		return nil
 	}
-	kl.lc = c.s.launchCount(k.Name)
+	kl.lc = lc
 	kl.vals = append(kl.vals[:0], vals...) // the call's arguments are reused
 	kl.bufs = slices.Grow(kl.bufs[:0], len(vals))[:len(vals)]
 	kl.bounds = c.bounds()
@@ -362,7 +366,7 @@ func (kl *kernelLaunch) recycle() {
 	clear(kl.bufs)
 	*kl = kernelLaunch{
 		l:  acl.Launch{Check: kl.l.Check, Run: kl.l.Run, Done: kl.l.Done, Regions: kl.l.Regions[:0]},
-		hs: kl.hs[:0], vals: kl.vals[:0], bufs: kl.bufs[:0],
+		hs: kl.hs[:0], vals: kl.vals[:0], bufs: kl.bufs[:0], bc: kl.bc,
 		blk: Block{User: kl.blk.User},
 	}
 	kernelLaunches.Put(kl)
@@ -381,8 +385,10 @@ type kernelLaunch struct {
 	hs       []held   // its buffers, as validated when queued
 	vals     []uint64 // by parameter: a scalar's value, a buffer's address
 	bufs     [][]byte // by parameter: a buffer's bytes when it runs
-	// bc is Run's context, not kept with kl: a kernel may hand it to
-	// goroutines of the context package that look at it after Run.
+	// bc is Run's context, kept from launch to launch while no Run asked
+	// for its Done (endCtx). Pooled, it may keep the last launch's
+	// contexts (the stream's and the session's) alive until the pool
+	// drops it, two collections at most.
 	bc *boundCtx
 	// blk is the block its kernel sees; its User, the embedder's view of
 	// it, is kept from launch to launch.
@@ -401,6 +407,9 @@ type held struct {
 // order: a buffer freed or a lease revoked in between fails the launch
 // before it touches anything.
 func (kl *kernelLaunch) check() error {
+	if len(kl.hs) == 0 { // no buffer, or every one of extent 0
+		return nil
+	}
 	s := kl.s
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -419,9 +428,11 @@ func (kl *kernelLaunch) check() error {
 // own timeout.
 func (kl *kernelLaunch) run(ctx context.Context, mem [][]byte) error {
 	k, s := kl.k, kl.s
-	kl.bc = &boundCtx{}
+	if kl.bc == nil {
+		kl.bc = &boundCtx{}
+	}
 	kl.bounds.set(kl.bc, ctx, kl.timeout)
-	defer kl.bc.release()
+	defer kl.endCtx()
 	for _, h := range kl.hs {
 		kl.bufs[h.param] = mem[h.reg]
 	}
@@ -437,6 +448,18 @@ func (kl *kernelLaunch) run(ctx context.Context, mem [][]byte) error {
 	}
 	s.kernelRan(kl.lc, k.Name, time.Since(epoch)-t0, err)
 	return err
+}
+
+// endCtx releases what Run's context made once Run has returned. The
+// context is kept with kl for its next launch, so that a launch allocates
+// none, unless Run asked for its Done: the goroutines of the context
+// package that Run started from it (WithCancel, AfterFunc) may look at it
+// after Run, so it is left to them and the collector.
+func (kl *kernelLaunch) endCtx() {
+	kl.bc.release()
+	if !kl.bc.reusable() {
+		kl.bc = nil
+	}
 }
 
 // epoch is a time that launches are timed from: time.Since(epoch) reads
@@ -539,6 +562,29 @@ func runBlock(ctx context.Context, k *Kernel, b *Block) (err error) {
 	return &fault{acl.Errorf(acl.ErrRTAicoreException, "kernel %s failed on the device: block %d of %d: %v", k.Name, b.Index, b.Dim, strings.TrimSpace(err.Error()))}
 }
 
+// launchCores is the most blocks a launch on the current device may have:
+// the session's own limit of its cube cores (aclrtSetDeviceResLimit), else
+// the device's count, which a backend reports the same at every call and
+// the session so asks for once.
+func (c *Call) launchCores() (uint32, error) {
+	s := c.s
+	if v, ok := s.resLimits[resKey{s.dev, acl.DevResCubeCore}]; ok {
+		return v, nil
+	}
+	if i := int(s.dev); i < len(s.kcores) && s.kcores[i] != 0 {
+		return s.kcores[i], nil
+	}
+	v, err := c.resLimit(s.dev, acl.DevResCubeCore)
+	if err != nil || s.dev < 0 {
+		return v, err
+	}
+	if int(s.dev) >= len(s.kcores) {
+		s.kcores = slices.Grow(s.kcores, int(s.dev)+1-len(s.kcores))[:s.dev+1]
+	}
+	s.kcores[s.dev] = v
+	return v, nil
+}
+
 // enqueueKernel is enqueue for a launch, which no ABI function index
 // counts in the metrics.
 func (c *Call) enqueueKernel(st *streamRec) error {
@@ -556,26 +602,12 @@ func (c *Call) enqueueKernel(st *streamRec) error {
 	return nil
 }
 
-// launchCount counts the launches of one kernel in a session: made on the
-// guest's goroutine at the kernel's first launch, counted on stream
-// workers as launches execute (Counts, the metrics).
+// launchCount counts the launches of one granted kernel in a session:
+// made by New, counted on stream workers as launches execute (Counts, the
+// metrics).
 type launchCount struct {
 	ran, failed atomic.Uint64
 	ns          atomic.Int64
-}
-
-// launchCount returns the counters of kernel name, made at its first
-// launch. Call it on the guest's goroutine.
-func (s *Session) launchCount(name string) *launchCount {
-	lc := s.klaunch[name]
-	if lc == nil {
-		if s.klaunch == nil {
-			s.klaunch = map[string]*launchCount{}
-		}
-		lc = &launchCount{}
-		s.klaunch[name] = lc
-	}
-	return lc
 }
 
 // kernelRan counts a launch of kernel name that executed for d (0: it

@@ -47,6 +47,8 @@ type fixed struct {
 	policy  Limits
 	b       acl.Backend
 	sc      acl.SmallCopier   // b's small copies, nil if it has none (Shared.sc, smallcopy.go)
+	comp    acl.Computer      // b's Go compute, nil if it has none (Traits, read once)
+	kr      acl.KernelRunner  // b's kernel binaries, nil if it runs none
 	prof    abi.Profile       // the module's import profile: acl or acl32
 	id      uint64            // ID
 	descKey [32]byte          // the key of the session's descriptor MACs (desc.go)
@@ -62,6 +64,11 @@ type fixed struct {
 	kernels map[string]*Kernel
 	kfuncs  map[string]acl.KernelFunc
 	kout    *kernelOut
+	// The launch counters of each granted kernel (atomic), by name for
+	// Counts and by kernel for a launch, which so finds its grant and its
+	// counters with one lookup by pointer rather than two by name.
+	klaunch map[string]*launchCount
+	kcount  map[*Kernel]*launchCount
 }
 
 // memState is the device memory the session holds and its accounting.
@@ -118,6 +125,9 @@ type devState struct {
 	opExec    uint64 // the operator execute timeout in effect, µs; 0: never set (the maximum)
 	// ABI v1.2 section 12: core limits the session set (resource.go).
 	resLimits map[resKey]uint32
+	// kcores is each guest device's cube cores as the backend reports
+	// them, 0 until a launch asked (kernel.go's launchCores).
+	kcores []uint32
 	// ABI v1.3 section 15 (stream_res.go): the stream whose core limits
 	// aclrtGetResInCurrentThread answers with, or nil.
 	useRes *streamRec
@@ -166,10 +176,9 @@ type errState struct {
 // goroutine writes it; the embedder reads the counts between calls
 // (Counts) and changes the tracer between calls (SetTracer).
 type observe struct {
-	stats   stats
-	tracer  Tracer                  // nil when nothing traces the session's calls
-	ms      sessionMetrics          // see metrics.go; ms.pm is Config.Metrics
-	klaunch map[string]*launchCount // launches by kernel name (kernel.go; atomic counters)
+	stats  stats
+	tracer Tracer         // nil when nothing traces the session's calls
+	ms     sessionMetrics // see metrics.go; ms.pm is Config.Metrics
 }
 
 // workState is what the session shares with its stream workers: each
@@ -276,7 +285,8 @@ func New(c Config) (*Session, error) {
 		handles:  handles{streams: map[uint32]*streamRec{}, events: map[uint32]*eventRec{}},
 		devState: devState{dev: -1, ctxs: map[uint32]*ctxRec{}, primary: map[int32]*ctxRec{}, peers: map[[2]int32]bool{}},
 	}
-	s.sc = sh.sc
+	t := sh.b.Traits()
+	s.sc, s.comp, s.kr = sh.sc, t.Computer, t.KernelRunner
 	if c.Profile == abi.Native32 {
 		s.as = newWindowSpace(engine.MemoryBytes(p.MemoryPages))
 	}
@@ -291,6 +301,12 @@ func New(c Config) (*Session, error) {
 	s.setupLog(c.Logger, c.Name)
 	if len(c.Kernels) > 0 {
 		s.kernels, s.kfuncs = c.Kernels, c.KernelFuncs
+		s.klaunch = make(map[string]*launchCount, len(c.Kernels))
+		s.kcount = make(map[*Kernel]*launchCount, len(c.Kernels))
+		for name, k := range c.Kernels {
+			lc := &launchCount{}
+			s.klaunch[name], s.kcount[k] = lc, lc
+		}
 		if w := s.stdout; w != nil {
 			s.kout = &kernelOut{w: func(b []byte) { _, _ = w.Write(b) }}
 		}
