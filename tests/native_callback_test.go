@@ -65,8 +65,16 @@ func TestNativeCallbacks(t *testing.T) {
 		})
 	}
 
+	// The native link line's -lascendcl finds the same archive.
+	ascend := append(nativeCflags(t), "-L", sdkLibDir(t), "-lascendcl", "-o", filepath.Join(t.TempDir(), "ascendcl.wasm"), filepath.Join("native", "callback.c"))
+	out, err := exec.Command(nativeTool(t, "clang"), ascend...).CombinedOutput()
+	require.NoError(t, err, "linked with -lascendcl:\n%s", out)
+	b, err := os.ReadFile(ascend[len(ascend)-2])
+	require.NoError(t, err)
+	require.Equal(t, wasm, b, "-lascendcl links what -laclwasm does")
+
 	cflags := append(nativeCflags(t), "-o", filepath.Join(t.TempDir(), "nolib.wasm"), filepath.Join("native", "callback.c"))
-	out, err := exec.Command(nativeTool(t, "clang"), cflags...).CombinedOutput()
+	out, err = exec.Command(nativeTool(t, "clang"), cflags...).CombinedOutput()
 	require.Error(t, err, "linked without the SDK's library:\n%s", out)
 	require.Contains(t, string(out), "undefined symbol: aclwasm_dispatch_callback")
 
@@ -75,7 +83,7 @@ func TestNativeCallbacks(t *testing.T) {
 	cflags = append(nativeCflags(t), "-Wl,--allow-undefined", "-o", lenient, filepath.Join("native", "callback.c"))
 	out, err = exec.Command(nativeTool(t, "clang"), cflags...).CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	b, err := os.ReadFile(lenient)
+	b, err = os.ReadFile(lenient)
 	require.NoError(t, err)
 	_, err = sb.rt.Load(context.Background(), b, testCompile(host.Policy{}))
 	var le *host.LoadError

@@ -70,6 +70,13 @@ func sdkLibs(t testing.TB) []string {
 	return []string{"-L", sdkLib.dir, "-laclwasm"}
 }
 
+// sdkLibDir is the directory sdkLibs built the library in.
+func sdkLibDir(t testing.TB) string {
+	t.Helper()
+	sdkLibs(t)
+	return sdkLib.dir
+}
+
 // removeSDKLib removes the directory sdkLibs built the library in.
 func removeSDKLib() error {
 	if sdkLib.dir == "" {
