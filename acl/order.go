@@ -1058,6 +1058,8 @@ var Order = []FuncOrder{
 	{"aclmdlLoadFromFileWithMem", mdlLoadFile(true)},
 	{"aclmdlQuerySize", append(mdlPath("fileName"),
 		Step{"null", "workSize or weightSize NULL, or not inside guest memory", ErrInvalidParam, LayerACL, Native, "ge model.cpp:1795-1796"},
+		// Models (native QuerySize): the file is read as a load reads it.
+		Step{"load", "the approved file is not a model the backend runs (an offline model .om on the simulator, an ONNX file .onnx on the native backend, or a file that does not parse); natively the runtime's code, 145002 for a file it cannot open", ErrGEModelDataSizeInvalid, LayerExec, Native, "ge ge_executor.cc:1213-1234 (GetMemAndWeightSize), model_parser_base.cc:119-129 (an invalid om file)"},
 	)},
 	{"aclmdlLoadFromMem", mdlLoadMem(false)},
 	{"aclmdlLoadFromMemWithMem", mdlLoadMem(true)},

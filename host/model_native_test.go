@@ -225,3 +225,67 @@ func TestModelStoppedByRunDeadline(t *testing.T) {
 	h.ok("aclrtFree", x)
 	h.ok("aclrtFree", y)
 }
+
+// TestModelQuerySize: aclmdlQuerySize reads the approved file as a load
+// reads it, on either backend: it answers the device memory a load of
+// the model counts against the quota (natively the runtime's work and
+// weight sizes; on the simulator its weights, and no guest load
+// counted), and a file that is no model the backend runs fails as the
+// load would: the other kind, a file that does not parse (145006), and
+// natively a file the runtime cannot open (145002).
+func TestModelQuerySize(t *testing.T) {
+	dir := t.TempDir()
+	onnx := filepath.Join(testsupport.Models(t), "mlp.onnx")
+	om := omModel(t, dir, "affine", 8, 4096, 8192)
+	badOM, badONNX := filepath.Join(dir, "bad.om"), filepath.Join(dir, "bad.onnx")
+	require.NoError(t, os.WriteFile(badOM, []byte("not a model"), 0o644))
+	require.NoError(t, os.WriteFile(badONNX, []byte("not a model"), 0o644))
+	models := map[string]string{"onnx": onnx, "om": om, "bad.om": badOM, "bad.onnx": badONNX,
+		"gone.om": filepath.Join(dir, "gone.om"), "gone.onnx": filepath.Join(dir, "gone.onnx")}
+	for _, n := range []string{"gone.om", "gone.onnx"} {
+		require.NoError(t, os.WriteFile(models[n], nil, 0o644))
+	}
+	h := newHarness(t, Policy{Models: models})
+	h.ok("aclrtSetDevice", 0)
+	for _, n := range []string{"gone.om", "gone.onnx"} {
+		require.NoError(t, os.Remove(models[n])) // gone since it was approved
+	}
+	query := func(want acl.Error, name string) (uint64, uint64, string) {
+		t.Helper()
+		le.PutUint64(h.mem()[outA:], 0x5a5a)
+		le.PutUint64(h.mem()[outB:], 0x5a5a)
+		msg := h.code(want, "aclmdlQuerySize", h.cstr(mdlName, name), outA, outB)
+		return h.word(outA), h.word(outB), msg
+	}
+	native := h.inst.s.s.Backend().Traits().ModelRunner != nil
+	ours, other, kind := "onnx", "om", "is an offline model (.om); the simulator runs ONNX models"
+	if native {
+		ours, other, kind = "om", "onnx", "is an ONNX file; the native backend runs offline models (.om)"
+	}
+	_, _, msg := query(acl.ErrGEModelDataSizeInvalid, other)
+	require.Contains(t, msg, kind)
+	require.Equal(t, [2]uint64{0x5a5a, 0x5a5a}, [2]uint64{h.word(outA), h.word(outB)}, "a failed query writes nothing")
+	_, _, msg = query(acl.ErrGEModelDataSizeInvalid, "bad."+ours)
+	require.Contains(t, msg, `model "bad.`+ours+`" could not be`)
+	if native {
+		_, _, msg = query(acl.ErrGEModelPathInvalid, "gone.om")
+		require.Contains(t, msg, `model "gone.om" could not be read`)
+	} else {
+		query(acl.ErrGEModelDataSizeInvalid, "gone.onnx")
+	}
+
+	work, weight, _ := query(acl.Success, ours)
+	if native {
+		require.Equal(t, [2]uint64{4096, 8192}, [2]uint64{work, weight})
+	} else {
+		require.Zero(t, work)
+		require.EqualValues(t, 4*(8*16+16+16*4+4), weight, "mlp's weights")
+		ms := h.rt.Models()
+		require.Len(t, ms, 1, "compiled for the load that follows")
+		require.Zero(t, ms[0].Loads, "no guest's load")
+	}
+	free := h.freeQuota()
+	id := h.load(ours)
+	require.Equal(t, work+weight, free-h.freeQuota(), "what the load counts against the quota")
+	h.ok("aclmdlUnload", id)
+}

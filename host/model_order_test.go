@@ -401,7 +401,13 @@ func init() {
 			}},
 			"null": {run: func(h *harness) acl.Error {
 				m := mdlHarness(h, Policy{}, true)
-				return m.rc("aclmdlQuerySize", m.cstr(mdlName, "mlp"), outA, m.end(4))
+				return m.rc("aclmdlQuerySize", m.cstr(mdlName, "bad"), outA, m.end(4)) // before the file is read
+			}},
+			"load": {run: func(h *harness) acl.Error {
+				m := mdlHarness(h, Policy{}, true)
+				code := m.rc("aclmdlQuerySize", m.cstr(mdlName, "bad"), outA, outB)
+				require.Contains(h.t, m.inst.Session().LastError(), `model "bad" could not be loaded`)
+				return code
 			}},
 		},
 		"aclmdlLoadFromMem":        mdlLoadMemCases("aclmdlLoadFromMem", false),

@@ -342,9 +342,12 @@ func loadFromMem(withMem bool) importFn {
 const guestModel = "(guest model)"
 
 // querySize is aclmdlQuerySize(fileName, workSize, weightSize): the
-// simulator keeps a model in host memory and needs none of the guest's;
-// the native backend answers what the node's runtime does for the
-// approved file.
+// device memory a load of the approved model counts against the quota,
+// read from its file as natively (a file that is no model the backend
+// runs fails as its load would). The native backend answers what the
+// node's runtime does; the simulator keeps a model in host memory and
+// counts its weights (compiled into the runtime's cache, for the load
+// that follows). A backend that runs no models answers 0 and 0.
 func querySize(c *Call) error {
 	name, file, err := c.approved(0)
 	if err != nil {
@@ -362,13 +365,28 @@ func querySize(c *Call) error {
 		}
 	}
 	var work, weight uint64
-	if nr := c.s.b.Traits().ModelRunner; nr != nil {
+	t := c.s.b.Traits()
+	switch {
+	case t.ModelRunner != nil:
 		if err := modelKind(true, name, file); err != nil {
 			return err
 		}
-		if work, weight, err = nr.QueryModel(file); err != nil {
-			return be(err)
+		if work, weight, err = t.ModelRunner.QueryModel(file); err != nil {
+			// The runtime's code: 145002 for a file it cannot open,
+			// 145006 for one that is no offline model.
+			return acl.Errorf(acl.CodeOf(err), "model %q could not be read: %s", name, acl.MessageOf(err))
 		}
+	case t.Computer != nil:
+		if err := modelKind(false, name, file); err != nil {
+			return err
+		}
+		cm, _, err := c.s.sh.loadModel(file)
+		if err != nil {
+			return acl.Errorf(acl.ErrGEModelDataSizeInvalid, "model %q could not be loaded: %v", name, err)
+		}
+		cm.loads.Add(^uint64(0)) // no guest's load: loadModel counted one
+		weight = cm.m.WeightBytes()
+		c.s.sh.releaseModel(cm)
 	}
 	putWord(outs[0], work)
 	putWord(outs[1], weight)
