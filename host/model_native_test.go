@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/ebitengine/purego"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/abi"
@@ -288,4 +290,82 @@ func TestModelQuerySize(t *testing.T) {
 	id := h.load(ours)
 	require.Equal(t, work+weight, free-h.freeQuota(), "what the load counts against the quota")
 	h.ok("aclmdlUnload", id)
+}
+
+// TestModelLoadWithMem: aclmdlLoadFromFileWithMem of an approved model
+// validates the guest's work and weight memory but, natively, does not
+// hand it to the runtime (the guest may free it while the model is
+// loaded): the runtime allocates the model's own, which counts against
+// the session's quota and the runtime's device memory gauge beyond the
+// guest's allocations, as a plain load does, until the unload; a quota
+// it does not fit refuses the load, and nothing is loaded. (On the
+// simulator a weightPtr holds the weights: nothing more counts.) Models
+// from guest memory are refused natively even where the policy allows
+// them, without a native call.
+func TestModelLoadWithMem(t *testing.T) {
+	const work, weight = 4096, 8192
+	om := omModel(t, t.TempDir(), "affine", 8, work, weight)
+	models := map[string]string{"mlp": filepath.Join(testsupport.Models(t), "mlp.onnx"), "affine": om}
+	reg := prometheus.NewRegistry()
+	m, err := NewMetrics(reg)
+	require.NoError(t, err)
+	h := newHarness(t, Policy{Models: models, AllowGuestModels: true}, WithMetrics(m))
+	h.ok("aclrtSetDevice", 0)
+	native := h.inst.s.s.Backend().Traits().ModelRunner != nil
+	name, counts := "mlp", uint64(0)
+	if native {
+		name, counts = "affine", work+weight
+	}
+	gauge := func() uint64 { return uint64(testutil.ToFloat64(m.m.Allocated.WithLabelValues("0"))) }
+	free0, held0 := h.freeQuota(), gauge()
+	wp, gp := h.malloc(work), h.malloc(weight)
+	free, held := h.freeQuota(), gauge()
+	base := uint64(0)
+	if native {
+		base = standinModels(t)
+	}
+	h.ok("aclmdlLoadFromFileWithMem", h.cstr(mdlName, name), outA, wp, work, gp, weight)
+	id := uint64(h.u32(outA))
+	require.Equal(t, counts, free-h.freeQuota(), "the session's quota")
+	require.Equal(t, counts, gauge()-held, "the runtime's device memory")
+	if native {
+		require.Equal(t, base+1, standinModels(t))
+	}
+	h.ok("aclrtFree", wp) // the guest's memory holds no part of the model
+	h.ok("aclrtFree", gp)
+	x, y := h.malloc(32), h.malloc(32)
+	if native {
+		h.ok("aclmdlExecute", id, h.dataset(x, 32), h.dataset(y, 32))
+	}
+	h.ok("aclmdlUnload", id)
+	h.ok("aclrtFree", x)
+	h.ok("aclrtFree", y)
+	require.Equal(t, free0, h.freeQuota(), "all free again")
+	require.Equal(t, held0, gauge())
+	if !native {
+		return
+	}
+	require.Equal(t, base, standinModels(t))
+
+	// Models from guest memory: never natively, whatever the policy says.
+	copy(h.mem()[data:], "aclwasm-standin-om\nn 8\n")
+	for _, fn := range []string{"aclmdlLoadFromMem", "aclmdlLoadFromMemWithMem"} {
+		args := []uint64{data, 24, outA}
+		if fn == "aclmdlLoadFromMemWithMem" {
+			args = append(args, 0, 0, 0, 0)
+		}
+		require.Contains(t, h.code(acl.ErrRTFeatureNotSupport, fn, args...), "runs no models from guest memory (a model carries device code)")
+	}
+	require.Equal(t, base, standinModels(t))
+
+	// A quota the guest's memory fits and the model's does not.
+	q := newHarness(t, Policy{Models: models, DeviceMemory: work + weight + counts - 1})
+	q.ok("aclrtSetDevice", 0)
+	wp, gp = q.malloc(work), q.malloc(weight)
+	left := q.freeQuota()
+	require.Less(t, left, counts)
+	require.Contains(t, q.code(acl.ErrRTMemoryAllocation, "aclmdlLoadFromFileWithMem", q.cstr(mdlName, name), outA, wp, work, gp, weight),
+		"exceed the free device memory quota")
+	require.Equal(t, left, q.freeQuota(), "nothing counted")
+	require.Equal(t, base, standinModels(t), "nothing loaded")
 }
