@@ -369,3 +369,62 @@ func TestModelLoadWithMem(t *testing.T) {
 	require.Equal(t, left, q.freeQuota(), "nothing counted")
 	require.Equal(t, base, standinModels(t), "nothing loaded")
 }
+
+// TestModelNativeReports: natively the runtime lists the offline models
+// the node's runtime holds loaded (Runtime.Models) as it lists compiled
+// ones: the file, the device memory of each load, what loading took, the
+// guests' loads held and its executions; one entry per file, gone with
+// its last unload.
+func TestModelNativeReports(t *testing.T) {
+	dir := t.TempDir()
+	affine, fail := omModel(t, dir, "affine", 8, 4096, 8192), omModel(t, dir, "fail", 8, 0, 64)
+	h := newHarness(t, Policy{Models: map[string]string{"affine": affine, "fail": fail}})
+	h.ok("aclrtSetDevice", 0)
+	if h.inst.s.s.Backend().Traits().ModelRunner == nil {
+		return // the simulator's list: TestModelReports
+	}
+	require.Empty(t, h.rt.Models())
+	t0 := time.Now()
+	a, b := h.load("affine"), h.load("affine")
+	x, y := h.malloc(32), h.malloc(32)
+	in, out := h.dataset(x, 32), h.dataset(y, 32)
+	h.ok("aclmdlExecute", a, in, out)
+	h.ok("aclmdlExecuteAsync", b, in, out, 0)
+	h.ok("aclrtSynchronizeStream", 0)
+	f := h.load("fail")
+	h.code(acl.ErrRTModelExecute, "aclmdlExecute", f, in, out)
+
+	ms := h.rt.Models()
+	require.Len(t, ms, 2)
+	require.Equal(t, []string{affine, fail}, []string{ms[0].Path, ms[1].Path})
+	st, err := os.Stat(affine)
+	require.NoError(t, err)
+	m := ms[0]
+	require.True(t, m.Native)
+	require.Equal(t, st.Size(), m.Size)
+	require.True(t, st.ModTime().Equal(m.ModTime))
+	require.Equal(t, [2]uint64{4096, 8192}, [2]uint64{m.WorkBytes, m.WeightBytes})
+	require.Equal(t, 2, m.Held)
+	require.EqualValues(t, 2, m.Loads)
+	require.Positive(t, m.LoadTime)
+	require.False(t, m.LoadedAt.Before(t0))
+	require.EqualValues(t, 2, m.Executions)
+	require.Zero(t, m.Failures)
+	require.Positive(t, m.ExecTime)
+	require.Equal(t, [2]uint64{0, 64}, [2]uint64{ms[1].WorkBytes, ms[1].WeightBytes})
+	require.EqualValues(t, 1, ms[1].Executions)
+	require.EqualValues(t, 1, ms[1].Failures)
+
+	h.ok("aclmdlUnload", a)
+	ms = h.rt.Models()
+	require.Len(t, ms, 2)
+	require.Equal(t, 1, ms[0].Held, "one load of affine left")
+	h.ok("aclmdlUnload", b)
+	h.ok("aclmdlUnload", f)
+	require.Empty(t, h.rt.Models(), "nothing loaded natively")
+
+	h.load("affine")
+	require.Len(t, h.rt.Models(), 1)
+	require.NoError(t, h.inst.Close(context.Background()))
+	require.Empty(t, h.rt.Models(), "the session's end unloads its models")
+}

@@ -31,6 +31,7 @@ type mdlRec struct {
 	m       *model.Model    // on the simulator
 	cm      *cachedModel    // an approved model's entry in the runtime's cache; nil for a guest's
 	native  acl.NativeModel // on an acl.ModelRunner
+	ne      *cachedModel    // natively, its entry in the runtime's list of native loads, until unloaded
 	nr      acl.ModelRunner
 	dev     int32  // the guest device whose quota it counts against
 	charged uint64 // device memory counted against the quota
@@ -254,8 +255,10 @@ func (c *Call) loadNative(nr acl.ModelRunner, name, file string, out []byte) err
 		}
 		return acl.Errorf(acl.ErrGEModelDataSizeInvalid, "model %q could not be loaded: %s", name, acl.MessageOf(err))
 	}
-	c.s.modelLoadMetrics(name, time.Since(t0), false)
-	r := &mdlRec{name: name, native: m, nr: nr, charged: n, in: nativeIOs(d.Inputs), out: nativeIOs(d.Outputs)}
+	took := time.Since(t0)
+	c.s.modelLoadMetrics(name, took, false)
+	ne := c.s.sh.nativeLoaded(file, t0, took, work, weight)
+	r := &mdlRec{name: name, native: m, nr: nr, ne: ne, charged: n, in: nativeIOs(d.Inputs), out: nativeIOs(d.Outputs)}
 	return c.addModel(r, out)
 }
 
@@ -274,6 +277,10 @@ func nativeIOs(ios []acl.ModelIO) []model.IO {
 func (s *Session) dropModel(r *mdlRec) error {
 	s.held[r.dev] -= r.charged
 	r.charged = 0
+	if r.ne != nil {
+		s.sh.nativeUnloaded(r.ne)
+		r.ne = nil
+	}
 	if r.nr != nil {
 		return be(r.nr.UnloadModel(r.native))
 	}
@@ -821,6 +828,9 @@ func execute(sync bool) importFn {
 			}
 		}
 		s, fi, st0, m, name, cm := c.s, c.fi, c.s.stats.of(c.fi), r.m, r.name, r.cm
+		if r.ne != nil {
+			cm = r.ne // counted in the runtime's list while it is loaded
+		}
 		done := func(d time.Duration, err error) {
 			st0.ran.Add(1)
 			st0.runNs.Add(int64(d))
