@@ -428,3 +428,49 @@ func TestModelNativeReports(t *testing.T) {
 	require.NoError(t, h.inst.Close(context.Background()))
 	require.Empty(t, h.rt.Models(), "the session's end unloads its models")
 }
+
+// TestModelDeviceMismatch: on either backend a model runs in the context
+// it was loaded in, as natively: executed with another device current it
+// gets 107004 (ACL_ERROR_RT_MODEL_CONTEXT) and a message naming both
+// devices, and a dataset buffer in another device's memory is refused
+// (107000, natively a device fault), before anything is queued.
+func TestModelDeviceMismatch(t *testing.T) {
+	om := omModel(t, t.TempDir(), "affine", 8, 0, 0)
+	models := map[string]string{"mlp": filepath.Join(testsupport.Models(t), "mlp.onnx"), "affine": om}
+	h := newHarness(t, Policy{Models: models})
+	h.ok("aclrtSetDevice", 0)
+	name, in, out := "mlp", []uint64{32}, []uint64{16, 16}
+	if h.inst.s.s.Backend().Traits().ModelRunner != nil {
+		name, out = "affine", []uint64{32}
+	}
+	bufs := func() (uint64, uint64) {
+		var i, o []uint64
+		for _, n := range in {
+			i = append(i, h.malloc(n), n)
+		}
+		for _, n := range out {
+			o = append(o, h.malloc(n), n)
+		}
+		return h.dataset(i...), h.dataset(o...)
+	}
+	id := h.load(name)
+	input, output := bufs()
+	h.ok("aclrtSetDevice", 1)
+	input1, output1 := bufs()
+	s1 := h.stream()
+	for _, call := range [][]uint64{{id, input, output}, {id, input, output, s1}} {
+		fn := "aclmdlExecute"
+		if len(call) == 4 {
+			fn = "aclmdlExecuteAsync"
+		}
+		msg := h.code(acl.ErrRTModelContext, fn, call...)
+		require.Contains(t, msg, fmt.Sprintf("model %q (id %d) is loaded on device 0; device 1 is current", name, id))
+		require.Contains(t, h.recentMsg(), "the model is not in the current context")
+	}
+	h.ok("aclrtSynchronizeStream", s1) // nothing was queued
+	h.ok("aclrtSetDevice", 0)
+	require.Contains(t, h.code(acl.ErrInvalidParam, "aclmdlExecute", id, input1, output), `input 0 ("x"): its memory is on device 1; the model is loaded on device 0`)
+	require.Contains(t, h.code(acl.ErrInvalidParam, "aclmdlExecuteAsync", id, input, output1, 0), "its memory is on device 1")
+	h.ok("aclmdlExecute", id, input, output)
+	h.ok("aclmdlUnload", id)
+}

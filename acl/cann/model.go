@@ -247,7 +247,7 @@ func (b *Backend) ExecuteModel(h acl.Stream, l *acl.Launch) error {
 	}
 	if nm.dev != s.dev {
 		b.mdl.mu.Unlock()
-		return acl.Errorf(acl.ErrRTParamInvalid, "%s: the model is loaded on device %d, the stream is on device %d", l.Name, nm.dev, s.dev)
+		return acl.Errorf(acl.ErrRTModelContext, "%s: the model is loaded on device %d, the stream is on device %d (the model is not in the stream's context)", l.Name, nm.dev, s.dev)
 	}
 	nm.queued++
 	b.mdl.mu.Unlock()

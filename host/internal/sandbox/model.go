@@ -763,15 +763,18 @@ func (c *Call) execBufs(r *mdlRec, dss [2]*mdlObj) ([]mdlBuf, error) {
 }
 
 // resolveBufs places each buffer in one live allocation of the session
-// (an output not lent read-only), as its launch needs it. Stream workers
-// call it under s.mu.
-func (s *Session) resolveBufs(bufs []mdlBuf) ([]acl.DevPtr, error) {
+// on device dev, the model's (an output not lent read-only), as its
+// launch needs it. Stream workers call it under s.mu.
+func (s *Session) resolveBufs(bufs []mdlBuf, dev int32) ([]acl.DevPtr, error) {
 	ptrs := make([]acl.DevPtr, len(bufs))
 	for i, b := range bufs {
 		if b.addr == 0 {
 			return nil, fmt.Errorf("%s: its data is NULL (the sandbox allocates no buffer for a model)", b.what)
 		}
 		sp, err := s.resolveDevice(b.what, b.addr, b.n)
+		if err == nil && sp.a.dev != dev {
+			err = fmt.Errorf("%s: its memory is on device %d; the model is loaded on device %d", b.what, sp.a.dev, dev)
+		}
 		if err == nil && b.write {
 			err = sp.writable(b.what, b.addr, b.n)
 		}
@@ -800,7 +803,7 @@ func execute(sync bool) importFn {
 		if err != nil {
 			return err
 		}
-		ptrs, err := c.s.resolveBufs(bufs)
+		ptrs, err := c.s.resolveBufs(bufs, r.dev)
 		if err != nil {
 			return acl.Errorf(acl.ErrInvalidParam, "%s", acl.MessageOf(err))
 		}
@@ -811,6 +814,9 @@ func execute(sync bool) importFn {
 		st, err := c.stream(sh)
 		if err != nil {
 			return err
+		}
+		if r.dev != c.s.dev { // natively the runtime's check of the model's context
+			return acl.Errorf(acl.ErrRTModelContext, "model %q (id %d) is loaded on device %d; device %d is current: the model is not in the current context", r.name, c.u32(0), r.dev, c.s.dev)
 		}
 		comp := c.s.b.Traits().Computer
 		if comp == nil && r.nr == nil {
@@ -827,7 +833,7 @@ func execute(sync bool) importFn {
 				nin++
 			}
 		}
-		s, fi, st0, m, name, cm := c.s, c.fi, c.s.stats.of(c.fi), r.m, r.name, r.cm
+		s, fi, st0, m, name, cm, dev := c.s, c.fi, c.s.stats.of(c.fi), r.m, r.name, r.cm, r.dev
 		if r.ne != nil {
 			cm = r.ne // counted in the runtime's list while it is loaded
 		}
@@ -850,7 +856,7 @@ func execute(sync bool) importFn {
 			Check: func() error {
 				s.mu.RLock()
 				defer s.mu.RUnlock()
-				now, err := s.resolveBufs(bufs)
+				now, err := s.resolveBufs(bufs, dev)
 				if err == nil {
 					for i := range now {
 						if now[i] != ptrs[i] {
