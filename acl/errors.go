@@ -26,6 +26,7 @@ const (
 	ErrRTInvalidDeviceID           Error = 107001 // ACL_ERROR_RT_INVALID_DEVICEID
 	ErrRTContextNull               Error = 107002 // ACL_ERROR_RT_CONTEXT_NULL: no aclrtSetDevice yet
 	ErrRTStreamContext             Error = 107003 // ACL_ERROR_RT_STREAM_CONTEXT
+	ErrRTModelContext              Error = 107004 // ACL_ERROR_RT_MODEL_CONTEXT: a model loaded in another context
 	ErrRTEventTimestampInvalid     Error = 107006 // ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID
 	ErrRTInvalidMemoryType         Error = 107016 // ACL_ERROR_RT_INVALID_MEMORY_TYPE
 	ErrRTInvalidHandle             Error = 107017 // ACL_ERROR_RT_INVALID_HANDLE

@@ -1058,6 +1058,8 @@ var Order = []FuncOrder{
 	{"aclmdlLoadFromFileWithMem", mdlLoadFile(true)},
 	{"aclmdlQuerySize", append(mdlPath("fileName"),
 		Step{"null", "workSize or weightSize NULL, or not inside guest memory", ErrInvalidParam, LayerACL, Native, "ge model.cpp:1795-1796"},
+		// Models (native QuerySize): the file is read as a load reads it.
+		Step{"load", "the approved file is not a model the backend runs (an offline model .om on the simulator, an ONNX file .onnx on the native backend, or a file that does not parse); natively the runtime's code, 145002 for a file it cannot open", ErrGEModelDataSizeInvalid, LayerExec, Native, "ge ge_executor.cc:1213-1234 (GetMemAndWeightSize), model_parser_base.cc:119-129 (an invalid om file)"},
 	)},
 	{"aclmdlLoadFromMem", mdlLoadMem(false)},
 	{"aclmdlLoadFromMemWithMem", mdlLoadMem(true)},
@@ -1266,7 +1268,7 @@ var (
 			{"id", "modelId not a model this session loaded (or unloaded)", ErrGEModelIDInvalid, LayerExec, Native, "ge model_manager.cc:1785-1786"},
 			{"count", "a dataset holds another number of buffers than the model has inputs or outputs", ErrGEParamInvalid, LayerExec, Native, "ge davinci_model.cc:7098-7112"},
 			{"small", "a data buffer more than 64 bytes smaller than the model's input or output (natively a device allocation has that much padding)", ErrGEFailure, LayerExec, Native, "ge davinci_model.cc:6587-6602 (GE_ASSERT_TRUE: FAILED, ACL_ERROR_GE_FAILURE)"},
-			{"range", "a buffer's data NULL, or [data, data+the model's size) not inside one live device allocation of the session; an output in a read-only lease", ErrInvalidParam, LayerExec, Sandbox, "(sandbox; natively a device fault, or for aclmdlExecute a NULL output allocated by the runtime)"},
+			{"range", "a buffer's data NULL, or [data, data+the model's size) not inside one live device allocation of the session on the model's device; an output in a read-only lease", ErrInvalidParam, LayerExec, Sandbox, "(sandbox; natively a device fault, or for aclmdlExecute a NULL output allocated by the runtime)"},
 		}
 		if async {
 			s = append(s, Step{"stream", "stream handle unknown, destroyed, or an event", ErrRTInvalidHandle, LayerEntry, Native, "api_c.cc:1710 (rtModelExecute)"})
@@ -1276,6 +1278,8 @@ var (
 		if async {
 			s = append(s, Step{"streamctx", "stream of another device or context", ErrRTStreamContext, LayerContext, Sandbox, "(sandbox; natively the model's own context)"})
 		}
+		// Models (native device checks): a model runs in the context it was loaded in.
+		s = append(s, Step{"modelctx", "the model was loaded while another device was current", ErrRTModelContext, LayerContext, Native, "api_impl.cc:4413-4421 (ModelExecute: model not in current ctx, errcode_manage.cc:178)"})
 		s = append(s, Step{"queue", "more queued operations than the policy allows", ErrRTOverLimit, LayerExec, Sandbox, "(sandbox)"})
 		if !async {
 			s = append(s, Step{"fails", "the model fails as it runs (the ONNX runtime's error): the call returns it; nothing is written", ErrRTModelExecute, LayerExec, Driver, "(device: the model's task fails; model_ri.cpp aclmdlRIExecute)"})

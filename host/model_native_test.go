@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/ebitengine/purego"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/abi"
@@ -224,4 +226,251 @@ func TestModelStoppedByRunDeadline(t *testing.T) {
 	require.Equal(t, base, standinModels(t), "the stopped model unloads")
 	h.ok("aclrtFree", x)
 	h.ok("aclrtFree", y)
+}
+
+// TestModelQuerySize: aclmdlQuerySize reads the approved file as a load
+// reads it, on either backend: it answers the device memory a load of
+// the model counts against the quota (natively the runtime's work and
+// weight sizes; on the simulator its weights, and no guest load
+// counted), and a file that is no model the backend runs fails as the
+// load would: the other kind, a file that does not parse (145006), and
+// natively a file the runtime cannot open (145002).
+func TestModelQuerySize(t *testing.T) {
+	dir := t.TempDir()
+	onnx := filepath.Join(testsupport.Models(t), "mlp.onnx")
+	om := omModel(t, dir, "affine", 8, 4096, 8192)
+	badOM, badONNX := filepath.Join(dir, "bad.om"), filepath.Join(dir, "bad.onnx")
+	require.NoError(t, os.WriteFile(badOM, []byte("not a model"), 0o644))
+	require.NoError(t, os.WriteFile(badONNX, []byte("not a model"), 0o644))
+	models := map[string]string{"onnx": onnx, "om": om, "bad.om": badOM, "bad.onnx": badONNX,
+		"gone.om": filepath.Join(dir, "gone.om"), "gone.onnx": filepath.Join(dir, "gone.onnx")}
+	for _, n := range []string{"gone.om", "gone.onnx"} {
+		require.NoError(t, os.WriteFile(models[n], nil, 0o644))
+	}
+	h := newHarness(t, Policy{Models: models})
+	h.ok("aclrtSetDevice", 0)
+	for _, n := range []string{"gone.om", "gone.onnx"} {
+		require.NoError(t, os.Remove(models[n])) // gone since it was approved
+	}
+	query := func(want acl.Error, name string) (uint64, uint64, string) {
+		t.Helper()
+		le.PutUint64(h.mem()[outA:], 0x5a5a)
+		le.PutUint64(h.mem()[outB:], 0x5a5a)
+		msg := h.code(want, "aclmdlQuerySize", h.cstr(mdlName, name), outA, outB)
+		return h.word(outA), h.word(outB), msg
+	}
+	native := h.inst.s.s.Backend().Traits().ModelRunner != nil
+	ours, other, kind := "onnx", "om", "is an offline model (.om); the simulator runs ONNX models"
+	if native {
+		ours, other, kind = "om", "onnx", "is an ONNX file; the native backend runs offline models (.om)"
+	}
+	_, _, msg := query(acl.ErrGEModelDataSizeInvalid, other)
+	require.Contains(t, msg, kind)
+	require.Equal(t, [2]uint64{0x5a5a, 0x5a5a}, [2]uint64{h.word(outA), h.word(outB)}, "a failed query writes nothing")
+	_, _, msg = query(acl.ErrGEModelDataSizeInvalid, "bad."+ours)
+	require.Contains(t, msg, `model "bad.`+ours+`" could not be`)
+	if native {
+		_, _, msg = query(acl.ErrGEModelPathInvalid, "gone.om")
+		require.Contains(t, msg, `model "gone.om" could not be read`)
+	} else {
+		query(acl.ErrGEModelDataSizeInvalid, "gone.onnx")
+	}
+
+	work, weight, _ := query(acl.Success, ours)
+	if native {
+		require.Equal(t, [2]uint64{4096, 8192}, [2]uint64{work, weight})
+	} else {
+		require.Zero(t, work)
+		require.EqualValues(t, 4*(8*16+16+16*4+4), weight, "mlp's weights")
+		ms := h.rt.Models()
+		require.Len(t, ms, 1, "compiled for the load that follows")
+		require.Zero(t, ms[0].Loads, "no guest's load")
+	}
+	free := h.freeQuota()
+	id := h.load(ours)
+	require.Equal(t, work+weight, free-h.freeQuota(), "what the load counts against the quota")
+	h.ok("aclmdlUnload", id)
+}
+
+// TestModelLoadWithMem: aclmdlLoadFromFileWithMem of an approved model
+// validates the guest's work and weight memory but, natively, does not
+// hand it to the runtime (the guest may free it while the model is
+// loaded): the runtime allocates the model's own, which counts against
+// the session's quota and the runtime's device memory gauge beyond the
+// guest's allocations, as a plain load does, until the unload; a quota
+// it does not fit refuses the load, and nothing is loaded. (On the
+// simulator a weightPtr holds the weights: nothing more counts.) Models
+// from guest memory are refused natively even where the policy allows
+// them, without a native call.
+func TestModelLoadWithMem(t *testing.T) {
+	const work, weight = 4096, 8192
+	om := omModel(t, t.TempDir(), "affine", 8, work, weight)
+	models := map[string]string{"mlp": filepath.Join(testsupport.Models(t), "mlp.onnx"), "affine": om}
+	reg := prometheus.NewRegistry()
+	m, err := NewMetrics(reg)
+	require.NoError(t, err)
+	h := newHarness(t, Policy{Models: models, AllowGuestModels: true}, WithMetrics(m))
+	h.ok("aclrtSetDevice", 0)
+	native := h.inst.s.s.Backend().Traits().ModelRunner != nil
+	name, counts := "mlp", uint64(0)
+	if native {
+		name, counts = "affine", work+weight
+	}
+	gauge := func() uint64 { return uint64(testutil.ToFloat64(m.m.Allocated.WithLabelValues("0"))) }
+	free0, held0 := h.freeQuota(), gauge()
+	wp, gp := h.malloc(work), h.malloc(weight)
+	free, held := h.freeQuota(), gauge()
+	base := uint64(0)
+	if native {
+		base = standinModels(t)
+	}
+	h.ok("aclmdlLoadFromFileWithMem", h.cstr(mdlName, name), outA, wp, work, gp, weight)
+	id := uint64(h.u32(outA))
+	require.Equal(t, counts, free-h.freeQuota(), "the session's quota")
+	require.Equal(t, counts, gauge()-held, "the runtime's device memory")
+	if native {
+		require.Equal(t, base+1, standinModels(t))
+	}
+	h.ok("aclrtFree", wp) // the guest's memory holds no part of the model
+	h.ok("aclrtFree", gp)
+	x, y := h.malloc(32), h.malloc(32)
+	if native {
+		h.ok("aclmdlExecute", id, h.dataset(x, 32), h.dataset(y, 32))
+	}
+	h.ok("aclmdlUnload", id)
+	h.ok("aclrtFree", x)
+	h.ok("aclrtFree", y)
+	require.Equal(t, free0, h.freeQuota(), "all free again")
+	require.Equal(t, held0, gauge())
+	if !native {
+		return
+	}
+	require.Equal(t, base, standinModels(t))
+
+	// Models from guest memory: never natively, whatever the policy says.
+	copy(h.mem()[data:], "aclwasm-standin-om\nn 8\n")
+	for _, fn := range []string{"aclmdlLoadFromMem", "aclmdlLoadFromMemWithMem"} {
+		args := []uint64{data, 24, outA}
+		if fn == "aclmdlLoadFromMemWithMem" {
+			args = append(args, 0, 0, 0, 0)
+		}
+		require.Contains(t, h.code(acl.ErrRTFeatureNotSupport, fn, args...), "runs no models from guest memory (a model carries device code)")
+	}
+	require.Equal(t, base, standinModels(t))
+
+	// A quota the guest's memory fits and the model's does not.
+	q := newHarness(t, Policy{Models: models, DeviceMemory: work + weight + counts - 1})
+	q.ok("aclrtSetDevice", 0)
+	wp, gp = q.malloc(work), q.malloc(weight)
+	left := q.freeQuota()
+	require.Less(t, left, counts)
+	require.Contains(t, q.code(acl.ErrRTMemoryAllocation, "aclmdlLoadFromFileWithMem", q.cstr(mdlName, name), outA, wp, work, gp, weight),
+		"exceed the free device memory quota")
+	require.Equal(t, left, q.freeQuota(), "nothing counted")
+	require.Equal(t, base, standinModels(t), "nothing loaded")
+}
+
+// TestModelNativeReports: natively the runtime lists the offline models
+// the node's runtime holds loaded (Runtime.Models) as it lists compiled
+// ones: the file, the device memory of each load, what loading took, the
+// guests' loads held and its executions; one entry per file, gone with
+// its last unload.
+func TestModelNativeReports(t *testing.T) {
+	dir := t.TempDir()
+	affine, fail := omModel(t, dir, "affine", 8, 4096, 8192), omModel(t, dir, "fail", 8, 0, 64)
+	h := newHarness(t, Policy{Models: map[string]string{"affine": affine, "fail": fail}})
+	h.ok("aclrtSetDevice", 0)
+	if h.inst.s.s.Backend().Traits().ModelRunner == nil {
+		return // the simulator's list: TestModelReports
+	}
+	require.Empty(t, h.rt.Models())
+	t0 := time.Now()
+	a, b := h.load("affine"), h.load("affine")
+	x, y := h.malloc(32), h.malloc(32)
+	in, out := h.dataset(x, 32), h.dataset(y, 32)
+	h.ok("aclmdlExecute", a, in, out)
+	h.ok("aclmdlExecuteAsync", b, in, out, 0)
+	h.ok("aclrtSynchronizeStream", 0)
+	f := h.load("fail")
+	h.code(acl.ErrRTModelExecute, "aclmdlExecute", f, in, out)
+
+	ms := h.rt.Models()
+	require.Len(t, ms, 2)
+	require.Equal(t, []string{affine, fail}, []string{ms[0].Path, ms[1].Path})
+	st, err := os.Stat(affine)
+	require.NoError(t, err)
+	m := ms[0]
+	require.True(t, m.Native)
+	require.Equal(t, st.Size(), m.Size)
+	require.True(t, st.ModTime().Equal(m.ModTime))
+	require.Equal(t, [2]uint64{4096, 8192}, [2]uint64{m.WorkBytes, m.WeightBytes})
+	require.Equal(t, 2, m.Held)
+	require.EqualValues(t, 2, m.Loads)
+	require.Positive(t, m.LoadTime)
+	require.False(t, m.LoadedAt.Before(t0))
+	require.EqualValues(t, 2, m.Executions)
+	require.Zero(t, m.Failures)
+	require.Positive(t, m.ExecTime)
+	require.Equal(t, [2]uint64{0, 64}, [2]uint64{ms[1].WorkBytes, ms[1].WeightBytes})
+	require.EqualValues(t, 1, ms[1].Executions)
+	require.EqualValues(t, 1, ms[1].Failures)
+
+	h.ok("aclmdlUnload", a)
+	ms = h.rt.Models()
+	require.Len(t, ms, 2)
+	require.Equal(t, 1, ms[0].Held, "one load of affine left")
+	h.ok("aclmdlUnload", b)
+	h.ok("aclmdlUnload", f)
+	require.Empty(t, h.rt.Models(), "nothing loaded natively")
+
+	h.load("affine")
+	require.Len(t, h.rt.Models(), 1)
+	require.NoError(t, h.inst.Close(context.Background()))
+	require.Empty(t, h.rt.Models(), "the session's end unloads its models")
+}
+
+// TestModelDeviceMismatch: on either backend a model runs in the context
+// it was loaded in, as natively: executed with another device current it
+// gets 107004 (ACL_ERROR_RT_MODEL_CONTEXT) and a message naming both
+// devices, and a dataset buffer in another device's memory is refused
+// (107000, natively a device fault), before anything is queued.
+func TestModelDeviceMismatch(t *testing.T) {
+	om := omModel(t, t.TempDir(), "affine", 8, 0, 0)
+	models := map[string]string{"mlp": filepath.Join(testsupport.Models(t), "mlp.onnx"), "affine": om}
+	h := newHarness(t, Policy{Models: models})
+	h.ok("aclrtSetDevice", 0)
+	name, in, out := "mlp", []uint64{32}, []uint64{16, 16}
+	if h.inst.s.s.Backend().Traits().ModelRunner != nil {
+		name, out = "affine", []uint64{32}
+	}
+	bufs := func() (uint64, uint64) {
+		var i, o []uint64
+		for _, n := range in {
+			i = append(i, h.malloc(n), n)
+		}
+		for _, n := range out {
+			o = append(o, h.malloc(n), n)
+		}
+		return h.dataset(i...), h.dataset(o...)
+	}
+	id := h.load(name)
+	input, output := bufs()
+	h.ok("aclrtSetDevice", 1)
+	input1, output1 := bufs()
+	s1 := h.stream()
+	for _, call := range [][]uint64{{id, input, output}, {id, input, output, s1}} {
+		fn := "aclmdlExecute"
+		if len(call) == 4 {
+			fn = "aclmdlExecuteAsync"
+		}
+		msg := h.code(acl.ErrRTModelContext, fn, call...)
+		require.Contains(t, msg, fmt.Sprintf("model %q (id %d) is loaded on device 0; device 1 is current", name, id))
+		require.Contains(t, h.recentMsg(), "the model is not in the current context")
+	}
+	h.ok("aclrtSynchronizeStream", s1) // nothing was queued
+	h.ok("aclrtSetDevice", 0)
+	require.Contains(t, h.code(acl.ErrInvalidParam, "aclmdlExecute", id, input1, output), `input 0 ("x"): its memory is on device 1; the model is loaded on device 0`)
+	require.Contains(t, h.code(acl.ErrInvalidParam, "aclmdlExecuteAsync", id, input, output1, 0), "its memory is on device 1")
+	h.ok("aclmdlExecute", id, input, output)
+	h.ok("aclmdlUnload", id)
 }

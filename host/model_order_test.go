@@ -340,6 +340,16 @@ func mdlExecCases(fn string, async bool) map[string]orderCase {
 			return call(m, e.id, e.input, e.output, 0)
 		}},
 	}
+	cases["modelctx"] = orderCase{run: func(h *harness) acl.Error {
+		m := mdlHarness(h, Policy{MaxQueued: 1}, true)
+		e := m.mdlExec()
+		m.ok("aclrtSetDevice", 1)
+		s1 := m.stream()
+		defer m.gate(s1)()                           // holds the one queued operation the policy allows
+		code := call(m, e.id, e.input, e.output, s1) // the model's buffers, on its device
+		require.Contains(h.t, m.inst.Session().LastError(), "is loaded on device 0; device 1 is current")
+		return code
+	}}
 	if async {
 		cases["stream"] = orderCase{run: func(h *harness) acl.Error {
 			m := mdlHarness(h, Policy{}, true)
@@ -401,7 +411,13 @@ func init() {
 			}},
 			"null": {run: func(h *harness) acl.Error {
 				m := mdlHarness(h, Policy{}, true)
-				return m.rc("aclmdlQuerySize", m.cstr(mdlName, "mlp"), outA, m.end(4))
+				return m.rc("aclmdlQuerySize", m.cstr(mdlName, "bad"), outA, m.end(4)) // before the file is read
+			}},
+			"load": {run: func(h *harness) acl.Error {
+				m := mdlHarness(h, Policy{}, true)
+				code := m.rc("aclmdlQuerySize", m.cstr(mdlName, "bad"), outA, outB)
+				require.Contains(h.t, m.inst.Session().LastError(), `model "bad" could not be loaded`)
+				return code
 			}},
 		},
 		"aclmdlLoadFromMem":        mdlLoadMemCases("aclmdlLoadFromMem", false),

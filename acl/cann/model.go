@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"sync"
-	"time"
 
 	"github.com/aclwasm/aclwasm/acl"
 )
@@ -226,18 +225,9 @@ func (b *Backend) ExecuteModel(h acl.Stream, l *acl.Launch) error {
 	if mc.Inputs < 0 || mc.Inputs > len(l.Regions) {
 		return acl.Errorf(acl.ErrInvalidParam, "%s: %d inputs of %d regions", l.Name, mc.Inputs, len(l.Regions))
 	}
-	reqs := make([]req, len(l.Regions))
-	for i, r := range l.Regions {
-		if r.Ptr == 0 || r.N == 0 {
-			return acl.Errorf(acl.ErrRTParamInvalid, "%s: buffer %d is NULL or empty", l.Name, i)
-		}
-		reqs[i] = req{buf: acl.Device(r.Ptr), n: r.N, write: r.Write}
-	}
-	b.mu.Lock()
-	s := b.streams[h]
-	b.mu.Unlock()
-	if s == nil {
-		return acl.Errorf(acl.ErrRTInvalidHandle, "stream %d is not a live stream of this backend", h)
+	reqs, s, err := b.launchRegions(h, l, false)
+	if err != nil {
+		return err
 	}
 	b.mdl.mu.Lock()
 	nm := b.mdl.m[mc.Model]
@@ -247,35 +237,15 @@ func (b *Backend) ExecuteModel(h acl.Stream, l *acl.Launch) error {
 	}
 	if nm.dev != s.dev {
 		b.mdl.mu.Unlock()
-		return acl.Errorf(acl.ErrRTParamInvalid, "%s: the model is loaded on device %d, the stream is on device %d", l.Name, nm.dev, s.dev)
+		return acl.Errorf(acl.ErrRTModelContext, "%s: the model is loaded on device %d, the stream is on device %d (the model is not in the stream's context)", l.Name, nm.dev, s.dev)
 	}
 	nm.queued++
 	b.mdl.mu.Unlock()
 	var once sync.Once
 	release := func() { once.Do(func() { b.releaseModel(mc.Model, nm) }) }
-	err := b.launchDrop(h, func() error {
+	err = b.launchDrop(h, func() error {
 		defer release()
-		if l.Check != nil {
-			if err := l.Check(); err != nil {
-				return err
-			}
-		}
-		ctx, cancel := context.Background(), context.CancelFunc(func() {})
-		if mc.Bound != nil {
-			ctx, cancel = mc.Bound(ctx)
-		}
-		defer cancel()
-		t0 := time.Now()
-		var err error
-		if cause := ctx.Err(); cause != nil {
-			err = acl.LaunchStopped(l.Name, false, cause)
-		} else {
-			err = b.runModel(ctx, nm, l)
-		}
-		if mc.Ran != nil {
-			err = mc.Ran(time.Since(t0), err)
-		}
-		return err
+		return runBounded(l, l.Name, mc.Bound, mc.Ran, func(ctx context.Context) error { return b.runModel(ctx, nm, l) })
 	}, release, true, reqs...)
 	if err != nil {
 		release()

@@ -223,3 +223,115 @@ func TestModelNativeMissing(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, work+weight)
 }
+
+// TestModelNativeSignatures: the stand-in's counterparts of the
+// simulator's test models (testdata/standin/*.om) describe the same
+// inputs and outputs (names, dims, types, sizes) and run: "mlp" a softmax
+// into each output, "divide" an int32 division that fails as it runs on a
+// zero divisor and then writes nothing. A file whose op cannot run over
+// its inputs and outputs is no model (145006).
+func TestModelNativeSignatures(t *testing.T) {
+	b, s := open(t, full)
+	ctx := context.Background()
+	f32 := func(n ...int64) acl.ModelIO { return acl.ModelIO{Dims: n, Type: acl.DTFloat, Format: acl.FormatND} }
+	io := func(name string, io acl.ModelIO, size uint64) acl.ModelIO { io.Name, io.Size = name, size; return io }
+	mlp, d, err := b.LoadModel(0, filepath.Join("testdata", "standin", "mlp.om"))
+	require.NoError(t, err)
+	require.Equal(t, acl.ModelDesc{
+		Inputs:  []acl.ModelIO{io("x", f32(1, 8), 32)},
+		Outputs: []acl.ModelIO{io("logits", f32(1, 4), 16), io("probs", f32(1, 4), 16)},
+		Work:    4096, Weight: 848,
+	}, d)
+	cnn, d, err := b.LoadModel(0, filepath.Join("testdata", "standin", "cnn.om"))
+	require.NoError(t, err)
+	require.Equal(t, []acl.ModelIO{io("image", f32(1, 3, 32, 32), 12288)}, d.Inputs)
+	require.Equal(t, []acl.ModelIO{io("probs", f32(1, 10), 40)}, d.Outputs)
+	require.NoError(t, b.UnloadModel(cnn))
+	div, d, err := b.LoadModel(0, filepath.Join("testdata", "standin", "divide.om"))
+	require.NoError(t, err)
+	i32 := acl.ModelIO{Dims: []int64{1, 4}, Type: acl.DTInt32, Format: acl.FormatND}
+	require.Equal(t, acl.ModelDesc{Inputs: []acl.ModelIO{io("a", i32, 16), io("b", i32, 16)}, Outputs: []acl.ModelIO{io("q", i32, 16)}}, d)
+
+	bufs := make([]acl.DevPtr, 3)
+	for i := range bufs {
+		bufs[i], err = b.Malloc(0, 32, acl.MemMallocHugeFirst)
+		require.NoError(t, err)
+	}
+	st, err := b.CreateStream(0)
+	require.NoError(t, err)
+	put := func(p acl.DevPtr, v ...uint32) {
+		host := make([]byte, 4*len(v))
+		for i, w := range v {
+			binary.LittleEndian.PutUint32(host[4*i:], w)
+		}
+		require.NoError(t, b.Memcpy(ctx, acl.Device(p), acl.Host(host, 0), uint64(len(host))))
+	}
+	get := func(p acl.DevPtr, n int) []uint32 {
+		host := make([]byte, 4*n)
+		require.NoError(t, b.Memcpy(ctx, acl.Host(host, 0), acl.Device(p), uint64(len(host))))
+		out := make([]uint32, n)
+		for i := range out {
+			out[i] = binary.LittleEndian.Uint32(host[4*i:])
+		}
+		return out
+	}
+	run := func(m acl.NativeModel, inputs int, sizes ...uint64) error {
+		l := &acl.Launch{Name: "model test", Model: &acl.ModelCall{Model: m, Inputs: inputs}}
+		for i, n := range sizes {
+			l.Regions = append(l.Regions, acl.Region{Ptr: bufs[i], N: n, Write: i >= inputs})
+		}
+		require.NoError(t, b.ExecuteModel(st, l))
+		return b.SynchronizeStream(ctx, st, -1)
+	}
+
+	x := []float32{1, 2, 3, 4, 100, 100, 100, 100}
+	var xs []uint32
+	for _, v := range x {
+		xs = append(xs, math.Float32bits(v))
+	}
+	put(bufs[0], xs...)
+	require.NoError(t, run(mlp, 1, 32, 16, 16))
+	var want []float32
+	for _, v := range x[:4] {
+		want = append(want, float32(math.Exp(float64(v-4))/(math.Exp(-3)+math.Exp(-2)+math.Exp(-1)+1)))
+	}
+	for _, p := range bufs[1:] {
+		for i, w := range get(p, 4) {
+			require.InEpsilon(t, want[i], math.Float32frombits(w), 1e-5, "output %d", i)
+		}
+	}
+
+	neg := func(v int32) uint32 { return uint32(v) }
+	put(bufs[0], 7, neg(-9), 100, 3)
+	put(bufs[1], 2, 4, neg(-7), 3)
+	require.NoError(t, run(div, 2, 16, 16, 16))
+	require.Equal(t, []uint32{3, neg(-2), neg(-14), 1}, get(bufs[2], 4), "truncated, as ONNX's integer Div")
+	put(bufs[1], 2, 0, 1, 1)
+	put(bufs[2], 9, 9, 9, 9)
+	require.ErrorIs(t, run(div, 2, 16, 16, 16), acl.ErrRTModelExecute)
+	require.Equal(t, []uint32{9, 9, 9, 9}, get(bufs[2], 4), "the failed division wrote nothing")
+
+	require.NoError(t, b.DestroyStream(ctx, st))
+	for _, p := range bufs {
+		require.NoError(t, b.Free(ctx, p))
+	}
+	require.NoError(t, b.UnloadModel(mlp))
+	require.NoError(t, b.UnloadModel(div))
+
+	for _, body := range []string{
+		"input x int32 4\noutput y int32 4\nop affine\n",      // affine runs over float32
+		"input x float 4\noutput y float 8\nop softmax\n",     // an output longer than x
+		"input a int32 4\noutput q int32 4\nop divide\n",      // divide takes two inputs
+		"input x float 1 1 1 1 1 1 1 1 1\noutput y float 1\n", // nine dims
+		"n 4\ninput z float 4\noutput y float 4\n",            // n and input lines
+		"input x float 4\n",                   // no output
+		"input x half 4\noutput y float 4\n",  // an unknown type
+		"input x float 0\noutput y float 4\n", // a zero dim
+	} {
+		p := filepath.Join(t.TempDir(), "bad.om")
+		require.NoError(t, os.WriteFile(p, []byte("aclwasm-standin-om\n"+body), 0o644))
+		_, _, err := b.LoadModel(0, p)
+		require.ErrorIs(t, err, acl.ErrGEModelDataSizeInvalid, "%q", body)
+	}
+	require.Zero(t, s.loadedModels(t))
+}

@@ -293,10 +293,28 @@ func (b *Backend) ComputeOp(h acl.Stream, l *acl.Launch) error {
 			}
 		}
 	}
+	reqs, s, err := b.launchRegions(h, l, true)
+	if err != nil {
+		return err
+	}
+	dev := s.dev
+	return b.launch(h, func() error {
+		return runBounded(l, "aclnn"+l.Op.Name, l.Op.Bound, l.Op.Ran, func(ctx context.Context) error { return b.replay(ctx, dev, l, f) })
+	}, true, reqs...)
+}
+
+// launchRegions is the prelude of an operator's or a model's launch on
+// stream h: l's regions as the requests that hold them until it has run
+// (a NULL one, or with emptyOK false an empty one, gives 107000), and
+// the stream (an unknown one 107017).
+func (b *Backend) launchRegions(h acl.Stream, l *acl.Launch, emptyOK bool) ([]req, *stream, error) {
 	reqs := make([]req, len(l.Regions))
 	for i, r := range l.Regions {
-		if r.Ptr == 0 {
-			return acl.Errorf(acl.ErrRTParamInvalid, "%s: buffer %d is NULL", l.Name, i)
+		switch {
+		case r.Ptr == 0:
+			return nil, nil, acl.Errorf(acl.ErrRTParamInvalid, "%s: buffer %d is NULL", l.Name, i)
+		case r.N == 0 && !emptyOK:
+			return nil, nil, acl.Errorf(acl.ErrRTParamInvalid, "%s: buffer %d is empty", l.Name, i)
 		}
 		reqs[i] = req{buf: acl.Device(r.Ptr), n: r.N, write: r.Write}
 	}
@@ -304,32 +322,38 @@ func (b *Backend) ComputeOp(h acl.Stream, l *acl.Launch) error {
 	s := b.streams[h]
 	b.mu.Unlock()
 	if s == nil {
-		return acl.Errorf(acl.ErrRTInvalidHandle, "stream %d is not a live stream of this backend", h)
+		return nil, nil, acl.Errorf(acl.ErrRTInvalidHandle, "stream %d is not a live stream of this backend", h)
 	}
-	dev := s.dev
-	return b.launch(h, func() error {
-		if l.Check != nil {
-			if err := l.Check(); err != nil {
-				return err
-			}
+	return reqs, s, nil
+}
+
+// runBounded is the body of an operator's or a model's stream callback:
+// l.Check, then run under bound's context (stopped at once, as name,
+// when the bounds ended before it began), its time and error reported
+// to ran, whose error it returns.
+func runBounded(l *acl.Launch, name string, bound func(context.Context) (context.Context, context.CancelFunc),
+	ran func(time.Duration, error) error, run func(context.Context) error) error {
+	if l.Check != nil {
+		if err := l.Check(); err != nil {
+			return err
 		}
-		ctx, cancel := context.Background(), context.CancelFunc(func() {})
-		if l.Op.Bound != nil {
-			ctx, cancel = l.Op.Bound(ctx)
-		}
-		defer cancel()
-		t0 := time.Now()
-		var err error
-		if cause := ctx.Err(); cause != nil {
-			err = acl.LaunchStopped("aclnn"+l.Op.Name, false, cause)
-		} else {
-			err = b.replay(ctx, dev, l, f)
-		}
-		if l.Op.Ran != nil {
-			err = l.Op.Ran(time.Since(t0), err)
-		}
-		return err
-	}, true, reqs...)
+	}
+	ctx, cancel := context.Background(), context.CancelFunc(func() {})
+	if bound != nil {
+		ctx, cancel = bound(ctx)
+	}
+	defer cancel()
+	t0 := time.Now()
+	var err error
+	if cause := ctx.Err(); cause != nil {
+		err = acl.LaunchStopped(name, false, cause)
+	} else {
+		err = run(ctx)
+	}
+	if ran != nil {
+		err = ran(time.Since(t0), err)
+	}
+	return err
 }
 
 // replay runs l's operator call on an operator stream of dev and waits

@@ -12,7 +12,10 @@
  * The host approves the test models of acl/sim/model/testdata/genmodels.py
  * under the names "mlp" (x[1,8] -> logits[1,4], probs[1,4]), "cnn"
  * (image[1,3,32,32] -> probs[1,10]) and "divide" (a[1,4] / b[1,4], int32),
- * on the simulated device (tests/conformance/run does).
+ * on the simulated device (tests/conformance/run does), and on the native
+ * backend the stand-in library's counterparts of the same names, inputs,
+ * outputs and types (the .om files of acl/cann/testdata/standin, run by
+ * tests/cann): every check holds on both.
  *
  * Build: scripts/build-guests.sh conformance (models.wasm, the wide
  * profile, and models32.wasm, the native layout).

@@ -30,6 +30,7 @@ type mdlRec struct {
 	m       *model.Model    // on the simulator
 	cm      *cachedModel    // an approved model's entry in the runtime's cache; nil for a guest's
 	native  acl.NativeModel // on an acl.ModelRunner
+	ne      *cachedModel    // natively, its entry in the runtime's list of native loads, until unloaded
 	nr      acl.ModelRunner
 	dev     int32  // the guest device whose quota it counts against
 	charged uint64 // device memory counted against the quota
@@ -253,8 +254,10 @@ func (c *Call) loadNative(nr acl.ModelRunner, name, file string, out []byte) err
 		}
 		return acl.Errorf(acl.ErrGEModelDataSizeInvalid, "model %q could not be loaded: %s", name, acl.MessageOf(err))
 	}
-	c.s.modelLoadMetrics(name, time.Since(t0), false)
-	r := &mdlRec{name: name, native: m, nr: nr, charged: n, in: nativeIOs(d.Inputs), out: nativeIOs(d.Outputs)}
+	took := time.Since(t0)
+	c.s.modelLoadMetrics(name, took, false)
+	ne := c.s.sh.nativeLoaded(file, t0, took, work, weight)
+	r := &mdlRec{name: name, native: m, nr: nr, ne: ne, charged: n, in: nativeIOs(d.Inputs), out: nativeIOs(d.Outputs)}
 	return c.addModel(r, out)
 }
 
@@ -273,6 +276,10 @@ func nativeIOs(ios []acl.ModelIO) []model.IO {
 func (s *Session) dropModel(r *mdlRec) error {
 	s.held[r.dev] -= r.charged
 	r.charged = 0
+	if r.ne != nil {
+		s.sh.nativeUnloaded(r.ne)
+		r.ne = nil
+	}
 	if r.nr != nil {
 		return be(r.nr.UnloadModel(r.native))
 	}
@@ -341,9 +348,12 @@ func loadFromMem(withMem bool) importFn {
 const guestModel = "(guest model)"
 
 // querySize is aclmdlQuerySize(fileName, workSize, weightSize): the
-// simulator keeps a model in host memory and needs none of the guest's;
-// the native backend answers what the node's runtime does for the
-// approved file.
+// device memory a load of the approved model counts against the quota,
+// read from its file as natively (a file that is no model the backend
+// runs fails as its load would). The native backend answers what the
+// node's runtime does; the simulator keeps a model in host memory and
+// counts its weights (compiled into the runtime's cache, for the load
+// that follows). A backend that runs no models answers 0 and 0.
 func querySize(c *Call) error {
 	name, file, err := c.approved(0)
 	if err != nil {
@@ -361,13 +371,28 @@ func querySize(c *Call) error {
 		}
 	}
 	var work, weight uint64
-	if nr := c.s.b.Traits().ModelRunner; nr != nil {
+	t := c.s.b.Traits()
+	switch {
+	case t.ModelRunner != nil:
 		if err := modelKind(true, name, file); err != nil {
 			return err
 		}
-		if work, weight, err = nr.QueryModel(file); err != nil {
-			return be(err)
+		if work, weight, err = t.ModelRunner.QueryModel(file); err != nil {
+			// The runtime's code: 145002 for a file it cannot open,
+			// 145006 for one that is no offline model.
+			return acl.Errorf(acl.CodeOf(err), "model %q could not be read: %s", name, acl.MessageOf(err))
 		}
+	case t.Computer != nil:
+		if err := modelKind(false, name, file); err != nil {
+			return err
+		}
+		cm, _, err := c.s.sh.loadModel(file)
+		if err != nil {
+			return acl.Errorf(acl.ErrGEModelDataSizeInvalid, "model %q could not be loaded: %v", name, err)
+		}
+		cm.loads.Add(^uint64(0)) // no guest's load: loadModel counted one
+		weight = cm.m.WeightBytes()
+		c.s.sh.releaseModel(cm)
 	}
 	putWord(outs[0], work)
 	putWord(outs[1], weight)
@@ -737,15 +762,18 @@ func (c *Call) execBufs(r *mdlRec, dss [2]*mdlObj) ([]mdlBuf, error) {
 }
 
 // resolveBufs places each buffer in one live allocation of the session
-// (an output not lent read-only), as its launch needs it. Stream workers
-// call it under s.mu.
-func (s *Session) resolveBufs(bufs []mdlBuf) ([]acl.DevPtr, error) {
+// on device dev, the model's (an output not lent read-only), as its
+// launch needs it. Stream workers call it under s.mu.
+func (s *Session) resolveBufs(bufs []mdlBuf, dev int32) ([]acl.DevPtr, error) {
 	ptrs := make([]acl.DevPtr, len(bufs))
 	for i, b := range bufs {
 		if b.addr == 0 {
 			return nil, fmt.Errorf("%s: its data is NULL (the sandbox allocates no buffer for a model)", b.what)
 		}
 		sp, err := s.resolveDevice(b.what, b.addr, b.n)
+		if err == nil && sp.a.dev != dev {
+			err = fmt.Errorf("%s: its memory is on device %d; the model is loaded on device %d", b.what, sp.a.dev, dev)
+		}
 		if err == nil && b.write {
 			err = sp.writable(b.what, b.addr, b.n)
 		}
@@ -774,7 +802,7 @@ func execute(sync bool) importFn {
 		if err != nil {
 			return err
 		}
-		ptrs, err := c.s.resolveBufs(bufs)
+		ptrs, err := c.s.resolveBufs(bufs, r.dev)
 		if err != nil {
 			return acl.Errorf(acl.ErrInvalidParam, "%s", acl.MessageOf(err))
 		}
@@ -785,6 +813,9 @@ func execute(sync bool) importFn {
 		st, err := c.stream(sh)
 		if err != nil {
 			return err
+		}
+		if r.dev != c.s.dev { // natively the runtime's check of the model's context
+			return acl.Errorf(acl.ErrRTModelContext, "model %q (id %d) is loaded on device %d; device %d is current: the model is not in the current context", r.name, c.u32(0), r.dev, c.s.dev)
 		}
 		comp := c.s.b.Traits().Computer
 		if comp == nil && r.nr == nil {
@@ -801,7 +832,10 @@ func execute(sync bool) importFn {
 				nin++
 			}
 		}
-		s, fi, st0, m, name, cm := c.s, c.fi, c.s.stats.of(c.fi), r.m, r.name, r.cm
+		s, fi, st0, m, name, cm, dev := c.s, c.fi, c.s.stats.of(c.fi), r.m, r.name, r.cm, r.dev
+		if r.ne != nil {
+			cm = r.ne // counted in the runtime's list while it is loaded
+		}
 		done := func(d time.Duration, err error) {
 			st0.ran.Add(1)
 			st0.runNs.Add(int64(d))
@@ -821,7 +855,7 @@ func execute(sync bool) importFn {
 			Check: func() error {
 				s.mu.RLock()
 				defer s.mu.RUnlock()
-				now, err := s.resolveBufs(bufs)
+				now, err := s.resolveBufs(bufs, dev)
 				if err == nil {
 					for i := range now {
 						if now[i] != ptrs[i] {

@@ -25,6 +25,13 @@ type modelCache struct {
 	mu     sync.Mutex // held across a load: one compilation per file at a time
 	m      map[modelKey]*cachedModel
 	closed bool // the runtime closed: nothing is cached any more
+
+	// native are the offline models the node's runtime holds loaded for
+	// the sessions (one native load per guest load, never shared), by
+	// file version, while at least one is loaded: listed beside the
+	// compiled ones, so that an embedder sees what models cost on either
+	// backend.
+	native map[modelKey]*cachedModel
 }
 
 type modelKey struct {
@@ -44,8 +51,13 @@ type cachedModel struct {
 	loadedAt time.Time
 
 	// Guarded by the cache's mu.
-	refs    int  // sessions holding it
+	refs    int  // sessions holding it; natively, its loads not yet unloaded
 	evicted bool // no longer in the cache: closed at the last release
+
+	// An offline model of the native backend (m is nil): the device
+	// memory each load of it holds (aclmdlQuerySize).
+	native       bool
+	work, weight uint64
 }
 
 // ran counts an execution of the model that took d.
@@ -97,6 +109,46 @@ func (sh *Shared) loadModel(path string) (*cachedModel, bool, error) {
 	return cm, false, nil
 }
 
+// nativeLoaded records a native load of the offline model at path that
+// took d from t0 and holds work and weight bytes of device memory, and
+// returns its entry, which nativeUnloaded releases.
+func (sh *Shared) nativeLoaded(path string, t0 time.Time, d time.Duration, work, weight uint64) *cachedModel {
+	k := modelKey{path: path}
+	if st, err := os.Stat(path); err == nil {
+		k.size, k.mtime = st.Size(), st.ModTime()
+	}
+	c := &sh.models
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cm := c.native[k]
+	if cm == nil {
+		cm = &cachedModel{native: true, load: d, loadedAt: t0, work: work, weight: weight}
+		if c.native == nil {
+			c.native = map[modelKey]*cachedModel{}
+		}
+		c.native[k] = cm
+	}
+	cm.refs++
+	cm.loads.Add(1)
+	return cm
+}
+
+// nativeUnloaded releases a native load nativeLoaded recorded: the entry
+// goes with the last.
+func (sh *Shared) nativeUnloaded(cm *cachedModel) {
+	c := &sh.models
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cm.refs--; cm.refs > 0 {
+		return
+	}
+	for k, v := range c.native {
+		if v == cm {
+			delete(c.native, k)
+		}
+	}
+}
+
 // evict takes cm out of the cache: closed now when no session holds it,
 // else at the last release. Called with c.mu held.
 func (c *modelCache) evict(cm *cachedModel) {
@@ -144,8 +196,13 @@ type CachedModel struct {
 	Size    int64
 	ModTime time.Time
 	// WeightBytes is what the model holds in host memory beyond the
-	// library's working buffers: its weights.
+	// library's working buffers: its weights. Natively (Native) it is the
+	// device memory of its weights and WorkBytes that of its work, for
+	// each of the Held loads the node's runtime holds now.
 	WeightBytes uint64
+	WorkBytes   uint64
+	Native      bool
+	Held        int
 	// LoadTime is what compiling it took; LoadedAt when that began.
 	LoadTime time.Duration
 	LoadedAt time.Time
@@ -159,13 +216,26 @@ type CachedModel struct {
 func (sh *Shared) ModelCache() []CachedModel {
 	sh.models.mu.Lock()
 	defer sh.models.mu.Unlock()
-	out := make([]CachedModel, 0, len(sh.models.m))
-	for k, cm := range sh.models.m {
-		out = append(out, CachedModel{Path: k.path, Size: k.size, ModTime: k.mtime, WeightBytes: cm.m.WeightBytes(),
-			LoadTime: cm.load, LoadedAt: cm.loadedAt, Loads: cm.loads.Load(),
-			Executions: cm.runs.Load(), Failures: cm.failed.Load(), ExecTime: time.Duration(cm.runNs.Load())})
+	out := make([]CachedModel, 0, len(sh.models.m)+len(sh.models.native))
+	for _, ms := range []map[modelKey]*cachedModel{sh.models.m, sh.models.native} {
+		for k, cm := range ms {
+			c := CachedModel{Path: k.path, Size: k.size, ModTime: k.mtime,
+				LoadTime: cm.load, LoadedAt: cm.loadedAt, Loads: cm.loads.Load(),
+				Executions: cm.runs.Load(), Failures: cm.failed.Load(), ExecTime: time.Duration(cm.runNs.Load())}
+			if cm.native {
+				c.WeightBytes, c.WorkBytes, c.Native, c.Held = cm.weight, cm.work, true, cm.refs
+			} else {
+				c.WeightBytes = cm.m.WeightBytes()
+			}
+			out = append(out, c)
+		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Path != out[j].Path {
+			return out[i].Path < out[j].Path
+		}
+		return out[i].LoadedAt.Before(out[j].LoadedAt)
+	})
 	return out
 }
 

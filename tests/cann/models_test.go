@@ -1,0 +1,68 @@
+package cann
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/ebitengine/purego"
+	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
+)
+
+// standinModels approves the stand-in's counterparts of the simulator's
+// test models (acl/cann/testdata/standin/*.om: the same names, inputs,
+// outputs, types and dims, run by the stand-in's fixed models), as
+// tests/conformance/run approves the ONNX ones.
+func standinModels() map[string]string {
+	dir := filepath.Join("..", "..", "acl", "cann", "testdata", "standin")
+	m := map[string]string{}
+	for _, n := range []string{"mlp", "cnn", "divide"} {
+		m[n] = filepath.Join(dir, n+".om")
+	}
+	return m
+}
+
+// TestConformanceModelsOnNativeBackend runs the models' conformance
+// program (tests/conformance/models.c) in both profiles with every model
+// call delegated to the native aclmdl functions: every argument check,
+// dataset, stream, unload and cancellation case holds as on the
+// simulator, and no model stays loaded.
+func TestConformanceModelsOnNativeBackend(t *testing.T) {
+	for _, name := range []string{"models.wasm", "models32.wasm"} { // wide, acl32
+		t.Run(name, func(t *testing.T) {
+			wasm := testsupport.Guest(t, strings.TrimSuffix(name, ".wasm"))
+			rt := runtime(t)
+			ctx := context.Background()
+			pl, err := rt.Load(ctx, wasm, host.Policy{Models: standinModels()})
+			require.NoError(t, err)
+			defer pl.Close(ctx)
+			var out bytes.Buffer
+			res, err := pl.Run(ctx, host.Config{Args: []string{"models"}, Stdout: &out})
+			require.NoError(t, err)
+			for _, l := range strings.Split(out.String(), "\n") {
+				if strings.HasPrefix(l, "FAIL") {
+					t.Error(l)
+				}
+			}
+			require.Zero(t, res.ExitCode, out.String())
+			require.Regexp(t, regexp.MustCompile(`(?m)^conformance: [1-9]\d* passed, 0 failed$`), out.String())
+			require.Zero(t, standinLoaded(t), "every model the program loaded is unloaded")
+		})
+	}
+}
+
+// standinLoaded is how many models the stand-in holds loaded.
+func standinLoaded(t *testing.T) uint64 {
+	t.Helper()
+	h, err := purego.Dlopen(lib, purego.RTLD_NOW|purego.RTLD_LOCAL)
+	require.NoError(t, err)
+	var n func() uint64
+	purego.RegisterLibFunc(&n, h, "aclwasmStandinModels")
+	return n()
+}
