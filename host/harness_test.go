@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -223,4 +224,36 @@ func (h *harness) fill(off uint32, n int, seed byte) []byte {
 		b[i] = seed + byte(i*7)
 	}
 	return append([]byte(nil), b...)
+}
+
+const sizeMax = math.MaxUint64
+
+// batchArgs lays out a batch in guest memory and returns the pointers.
+type batchArgs struct{ dsts, destMaxs, srcs, sizes, attrs, idx, fail uint64 }
+
+// Arrays are laid out as the harness's profile has them: 8-byte elements,
+// 4-byte ones in acl32.
+func (h *harness) batch(dsts, srcs, sizes []uint64, attrs []acl.MemcpyBatchAttr, idx []uint64) batchArgs {
+	const base = 0x20000
+	n, w := uint64(len(dsts)), uint64(8)
+	if h.prof == abi.Native32 {
+		w = 4
+	}
+	b := batchArgs{dsts: base, destMaxs: base + w*n, srcs: base + 2*w*n, sizes: base + 3*w*n, attrs: base + 4*w*n}
+	b.idx = b.attrs + uint64(32*len(attrs))
+	b.fail = b.idx + w*uint64(len(idx))
+	h.putWords(uint32(b.dsts), dsts...)
+	h.putWords(uint32(b.destMaxs), sizes...)
+	h.putWords(uint32(b.srcs), srcs...)
+	h.putWords(uint32(b.sizes), sizes...)
+	for i, a := range attrs {
+		a.Encode(h.mem()[b.attrs+uint64(32*i):])
+	}
+	h.putWords(uint32(b.idx), idx...)
+	h.putU64s(uint32(b.fail), 12345)
+	return b
+}
+
+func h2d(dev uint32) acl.MemcpyBatchAttr {
+	return acl.MemcpyBatchAttr{DstLoc: acl.MemLocation{ID: dev, Type: acl.MemLocationDevice}, SrcLoc: acl.MemLocation{Type: acl.MemLocationHost}}
 }

@@ -198,3 +198,15 @@ func TestTraceFollowsTheTable(t *testing.T) {
 		}
 	}
 }
+
+func TestTraceRecordsEveryCall(t *testing.T) {
+	h := newHarness(t, Policy{})
+	h.ok("aclrtSetDevice", 0)
+	h.code(acl.ErrInvalidParam, "aclrtMalloc", outA, 0, 0)
+	require.Len(t, h.log, 2)
+	require.Equal(t, "aclrtSetDevice", h.log[0].Func.Name)
+	require.Equal(t, []uint64{0}, h.log[0].Args)
+	require.Equal(t, "aclrtMalloc", h.log[1].Func.Name)
+	require.Equal(t, acl.ErrInvalidParam, h.log[1].Code)
+	require.Equal(t, "aclrtMalloc: size is 0", h.log[1].Msg)
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"math"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -283,3 +284,6 @@ func watParamsIn(prof abi.Profile, f *abi.Func) string {
 	}
 	return s
 }
+
+// hexs is v in hex without a prefix, as messages show addresses after "0x".
+func hexs(v uint64) string { return strconv.FormatUint(v, 16) }
