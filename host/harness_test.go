@@ -3,9 +3,7 @@ package host
 import (
 	"context"
 	"encoding/binary"
-	"fmt"
 	"math"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -41,43 +39,14 @@ var le = binary.LittleEndian
 // wat2wasm compiles WebAssembly text (testsupport.WAT).
 func wat2wasm(t testing.TB, src string) []byte { t.Helper(); return testsupport.WAT(t, src) }
 
-// proxyWAT is a guest that re-exports every import of the ABI under its
-// own name, plus helpers, so that tests drive the imports from Go with any
-// arguments, exactly as a guest would.
-func proxyWAT(pages int, extra string) string { return proxyWATIn(abi.Wide, pages, extra) }
+// proxyWAT is the proxy guest's text (testsupport.ProxyWAT) with extra
+// module fields.
+func proxyWAT(pages int, extra string) string { return testsupport.ProxyWAT(abi.Wide, pages, extra) }
 
 // proxyWATIn is proxyWAT importing from the module of profile prof, with
 // its wire types.
 func proxyWATIn(prof abi.Profile, pages int, extra string) string {
-	var b strings.Builder
-	b.WriteString("(module\n")
-	for _, f := range abi.Funcs {
-		fmt.Fprintf(&b, "  (import %q %q (func $%s (param%s) (result i32)))\n", prof.Module(), f.Name, f.Name, watParamsIn(prof, &f))
-	}
-	fmt.Fprintf(&b, "  (memory (export \"memory\") %d)\n", pages)
-	for _, f := range abi.Funcs {
-		fmt.Fprintf(&b, "  (func (export %q) (param%s) (result i32)", f.Name, watParamsIn(prof, &f))
-		for i := range f.Params {
-			fmt.Fprintf(&b, " local.get %d", i)
-		}
-		fmt.Fprintf(&b, " call $%s)\n", f.Name)
-	}
-	b.WriteString(`  (func (export "spin") (loop $l (br $l)))
-  (func (export "trap") unreachable)
-  (func (export "grow") (param i32) (result i32) local.get 0 memory.grow)
-  (func (export "aclwasm_dispatch_callback") (param i32 i32))
-`)
-	b.WriteString(extra)
-	b.WriteString(")\n")
-	return b.String()
-}
-
-func watParamsIn(prof abi.Profile, f *abi.Func) string {
-	var s string
-	for _, p := range f.Params {
-		s += " " + prof.Wasm(p.Type)
-	}
-	return s
+	return testsupport.ProxyWAT(prof, pages, extra)
 }
 
 // harness is one reactor instance of the proxy guest.

@@ -276,14 +276,17 @@ func nnProfiles(t *testing.T, f func(t *testing.T, h *harness)) {
 	}
 }
 
-// watParamsIn is the WebAssembly text of f's parameters in profile prof.
-func watParamsIn(prof abi.Profile, f *abi.Func) string {
-	var s string
-	for _, p := range f.Params {
-		s += " " + prof.Wasm(p.Type)
-	}
-	return s
-}
-
 // hexs is v in hex without a prefix, as messages show addresses after "0x".
 func hexs(v uint64) string { return strconv.FormatUint(v, 16) }
+
+// freeMem returns the free device memory of each device of rt's backend.
+func freeMem(t *testing.T, rt *host.Runtime) []uint64 {
+	t.Helper()
+	var out []uint64
+	for d := 0; d < rt.Backend().DeviceCount(); d++ {
+		free, _, err := rt.Backend().MemInfo(int32(d), acl.HBMMem)
+		require.NoError(t, err)
+		out = append(out, free)
+	}
+	return out
+}
