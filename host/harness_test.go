@@ -10,7 +10,6 @@ import (
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
-	"github.com/aclwasm/aclwasm/acl/cann"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
@@ -22,16 +21,10 @@ var testEngine = testsupport.Engine()
 // simulator, or the native backend over the library ACLWASM_TEST_ACL_LIB
 // names (CI points it at the stand-in libascendcl.so of acl/cann).
 func testBackend(t testing.TB) []Option {
-	lib := testsupport.NativeLib()
-	if lib == "" {
-		return nil
+	if b := testsupport.Native(t); b != nil {
+		return []Option{WithBackend(b)}
 	}
-	b, err := cann.Open(lib, cann.WithOpLibrary(testsupport.OpLib()))
-	if err != nil {
-		t.Fatalf("ACLWASM_TEST_ACL_LIB=%s ACLWASM_TEST_OPAPI_LIB=%s: %v", lib, testsupport.OpLib(), err)
-	}
-	t.Cleanup(func() { b.Close() })
-	return []Option{WithBackend(b)}
+	return nil
 }
 
 var le = binary.LittleEndian
@@ -225,4 +218,37 @@ func (h *harness) batch(dsts, srcs, sizes []uint64, attrs []acl.MemcpyBatchAttr,
 
 func h2d(dev uint32) acl.MemcpyBatchAttr {
 	return acl.MemcpyBatchAttr{DstLoc: acl.MemLocation{ID: dev, Type: acl.MemLocationDevice}, SrcLoc: acl.MemLocation{Type: acl.MemLocationHost}}
+}
+
+// Guest scratch of the operator benchmarks (compute_bench_test.go), as
+// the sandbox's operator tests lay it out: dims and storage dims of a
+// tensor, the values of arrays, and a two-phase call's out-parameters.
+const (
+	nnDims    = 0x2000
+	nnStorage = 0x2200
+	nnValues  = 0x2300
+	nnWS      = 0x2400 // uint64_t workspaceSize
+	nnEx      = 0x2408 // aclOpExecutor *
+)
+
+func (h *harness) putI64s(off uint32, vs ...int64) {
+	for i, v := range vs {
+		le.PutUint64(h.mem()[off+uint32(8*i):], uint64(v))
+	}
+}
+
+// putF32s writes float32 values at off (the kernel API's tests).
+func (h *harness) putF32s(off uint32, vs ...float32) {
+	for i, v := range vs {
+		le.PutUint32(h.mem()[off+uint32(4*i):], math.Float32bits(v))
+	}
+}
+
+// f32s reads n float32 values at off.
+func (h *harness) f32s(off uint32, n int) []float32 {
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = math.Float32frombits(le.Uint32(h.mem()[off+uint32(4*i):]))
+	}
+	return v
 }

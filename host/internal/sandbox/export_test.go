@@ -6,3 +6,7 @@ package sandbox
 
 // LimitRegions cuts the runtime's device address regions to n.
 func (sh *Shared) LimitRegions(n uint64) { sh.regions.n = n }
+
+// MaxQueued is the session's limit of operations queued on one stream:
+// the policy's, after its defaults.
+func (s *Session) MaxQueued() int { return s.policy.MaxQueued }

@@ -2,7 +2,6 @@ package sandbox_test
 
 import (
 	"bytes"
-	"os"
 	"slices"
 	"testing"
 
@@ -10,6 +9,7 @@ import (
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // FuzzDifferential plays each input on every configuration this build and
@@ -28,7 +28,7 @@ import (
 // aclrtEventElapsedTime), and finite timeouts shorter than the policy's.
 func FuzzDifferential(f *testing.F) {
 	cfgs := slices.Clone(diffConfigs)
-	if lib := os.Getenv("ACLWASM_TEST_ACL_LIB"); lib != "" {
+	if testsupport.NativeLib() != "" {
 		cfgs = append(cfgs, diffConfig{"wazero/cann", func(tb testing.TB) []host.Option { return append(testBackend(tb), host.WithEngine("wazero")) }})
 	}
 	if len(cfgs) == 1 {

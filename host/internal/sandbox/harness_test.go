@@ -12,7 +12,6 @@ import (
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
-	"github.com/aclwasm/aclwasm/acl/cann"
 	"github.com/aclwasm/aclwasm/host"
 	"github.com/aclwasm/aclwasm/host/internal/sandbox"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
@@ -33,16 +32,10 @@ var testEngine = testsupport.Engine()
 // simulator, or the native backend over the library ACLWASM_TEST_ACL_LIB
 // names (CI points it at the stand-in libascendcl.so of acl/cann).
 func testBackend(t testing.TB) []host.Option {
-	lib := testsupport.NativeLib()
-	if lib == "" {
-		return nil
+	if b := testsupport.Native(t); b != nil {
+		return []host.Option{host.WithBackend(b)}
 	}
-	b, err := cann.Open(lib, cann.WithOpLibrary(testsupport.OpLib()))
-	if err != nil {
-		t.Fatalf("ACLWASM_TEST_ACL_LIB=%s ACLWASM_TEST_OPAPI_LIB=%s: %v", lib, testsupport.OpLib(), err)
-	}
-	t.Cleanup(func() { b.Close() })
-	return []host.Option{host.WithBackend(b)}
+	return nil
 }
 
 // harness is one reactor instance of the proxy guest (testsupport.Proxy),
@@ -289,4 +282,15 @@ func freeMem(t *testing.T, rt *host.Runtime) []uint64 {
 		out = append(out, free)
 	}
 	return out
+}
+
+// recentMsg reads the message aclGetRecentErrMsg gives the guest ("" for
+// none).
+func (h *harness) recentMsg() string {
+	h.t.Helper()
+	n := h.call("aclGetRecentErrMsg", outC, 1024)
+	if n <= 0 {
+		return ""
+	}
+	return string(h.mem()[outC : outC+uint32(n)])
 }
