@@ -41,7 +41,7 @@ func TestTraceMasksI32Args(t *testing.T) {
 			fi := abi.Lookup(tc.name).Index()
 			require.GreaterOrEqual(t, fi, 0)
 			h.log = nil
-			s.s.Invoke(ctx, fi, h.mem(), append([]uint64(nil), tc.args...))
+			s.s.Invoker().Invoke(ctx, fi, h.mem(), append([]uint64(nil), tc.args...))
 			require.Len(t, h.log, 1)
 			require.Equal(t, tc.want, h.log[0].Args)
 			require.Regexp(t, tc.line, h.log[0].String())
