@@ -201,22 +201,24 @@ SERVE_BENCHFLAGS ?= -benchtime 2000x -count 3
 serve-bench:
 	GO=$(GO) SERVE_BENCHFLAGS='$(SERVE_BENCHFLAGS)' bash scripts/serve-bench.sh
 
-# Every fuzz target of the sandbox (host/fuzz_*_test.go, the lease ranges,
-# the compilation cache's entries, Load's rewrites, the module readers and
-# rewrites of host/internal/module) and of serve's requests and access
-# decisions, one after the other, FUZZTIME each; their seeds
-# (testdata/fuzz) run in `unit`.
+# Every fuzz target of the sandbox (host/internal/sandbox/fuzz_*_test.go:
+# the imports by family, the operator library's and the callbacks;
+# host/fuzz_*_test.go: kernel launches, the lease ranges, the compilation
+# cache's entries, Load's rewrites; the module readers and rewrites of
+# host/internal/module) and of serve's requests and access decisions, one
+# after the other, FUZZTIME each; their seeds (testdata/fuzz) run in `unit`.
 # FuzzDifferential runs last with every configuration: wazero and wasmtime
 # on the simulator, and wazero on the native backend over the stand-in.
 FUZZTIME ?= 30s
-FUZZ_TARGETS := FuzzImports FuzzCopies FuzzBatches Fuzz2D FuzzDescriptors FuzzMemory FuzzStreams FuzzDevice FuzzLend FuzzCacheEntry FuzzPrepare FuzzNN FuzzKernel
+FUZZ_SANDBOX := FuzzImports FuzzCopies FuzzBatches Fuzz2D FuzzDescriptors FuzzMemory FuzzStreams FuzzDevice FuzzNN FuzzCallbacks
+FUZZ_HOST := FuzzLend FuzzCacheEntry FuzzPrepare FuzzKernel
 fuzz: standin
-	for t in $(FUZZ_TARGETS); do $(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) ./host/ || exit 1; done
-	$(GO) test -run '^$$' -fuzz '^FuzzCallbacks$$' -fuzztime $(FUZZTIME) ./host/internal/sandbox/
+	for t in $(FUZZ_SANDBOX); do $(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) ./host/internal/sandbox/ || exit 1; done
+	for t in $(FUZZ_HOST); do $(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) ./host/ || exit 1; done
 	$(GO) test -run '^$$' -fuzz '^FuzzRewrites$$' -fuzztime $(FUZZTIME) ./host/internal/module/
 	$(GO) test -run '^$$' -fuzz '^FuzzServeRequest$$' -fuzztime $(FUZZTIME) ./serve/
 	$(GO) test -run '^$$' -fuzz '^FuzzAccessRoute$$' -fuzztime $(FUZZTIME) ./serve/
-	ACLWASM_TEST_ACL_LIB=$(CURDIR)/$(STANDIN) $(GO) test -tags wasmtime -run '^$$' -fuzz '^FuzzDifferential$$' -fuzztime $(FUZZTIME) ./host/
+	ACLWASM_TEST_ACL_LIB=$(CURDIR)/$(STANDIN) $(GO) test -tags wasmtime -run '^$$' -fuzz '^FuzzDifferential$$' -fuzztime $(FUZZTIME) ./host/internal/sandbox/
 
 # The soak (tests/soak_test.go): SOAK_SESSIONS concurrent workers of
 # well-behaved and hostile plugins for SOAK_DURATION; `unit` runs it for 3s.

@@ -3,15 +3,13 @@ package host
 import (
 	"context"
 	"encoding/binary"
-	"fmt"
-	"strings"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
-	"github.com/aclwasm/aclwasm/acl/cann"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
@@ -23,16 +21,10 @@ var testEngine = testsupport.Engine()
 // simulator, or the native backend over the library ACLWASM_TEST_ACL_LIB
 // names (CI points it at the stand-in libascendcl.so of acl/cann).
 func testBackend(t testing.TB) []Option {
-	lib := testsupport.NativeLib()
-	if lib == "" {
-		return nil
+	if b := testsupport.Native(t); b != nil {
+		return []Option{WithBackend(b)}
 	}
-	b, err := cann.Open(lib, cann.WithOpLibrary(testsupport.OpLib()))
-	if err != nil {
-		t.Fatalf("ACLWASM_TEST_ACL_LIB=%s ACLWASM_TEST_OPAPI_LIB=%s: %v", lib, testsupport.OpLib(), err)
-	}
-	t.Cleanup(func() { b.Close() })
-	return []Option{WithBackend(b)}
+	return nil
 }
 
 var le = binary.LittleEndian
@@ -40,43 +32,14 @@ var le = binary.LittleEndian
 // wat2wasm compiles WebAssembly text (testsupport.WAT).
 func wat2wasm(t testing.TB, src string) []byte { t.Helper(); return testsupport.WAT(t, src) }
 
-// proxyWAT is a guest that re-exports every import of the ABI under its
-// own name, plus helpers, so that tests drive the imports from Go with any
-// arguments, exactly as a guest would.
-func proxyWAT(pages int, extra string) string { return proxyWATIn(abi.Wide, pages, extra) }
+// proxyWAT is the proxy guest's text (testsupport.ProxyWAT) with extra
+// module fields.
+func proxyWAT(pages int, extra string) string { return testsupport.ProxyWAT(abi.Wide, pages, extra) }
 
 // proxyWATIn is proxyWAT importing from the module of profile prof, with
 // its wire types.
 func proxyWATIn(prof abi.Profile, pages int, extra string) string {
-	var b strings.Builder
-	b.WriteString("(module\n")
-	for _, f := range abi.Funcs {
-		fmt.Fprintf(&b, "  (import %q %q (func $%s (param%s) (result i32)))\n", prof.Module(), f.Name, f.Name, watParamsIn(prof, &f))
-	}
-	fmt.Fprintf(&b, "  (memory (export \"memory\") %d)\n", pages)
-	for _, f := range abi.Funcs {
-		fmt.Fprintf(&b, "  (func (export %q) (param%s) (result i32)", f.Name, watParamsIn(prof, &f))
-		for i := range f.Params {
-			fmt.Fprintf(&b, " local.get %d", i)
-		}
-		fmt.Fprintf(&b, " call $%s)\n", f.Name)
-	}
-	b.WriteString(`  (func (export "spin") (loop $l (br $l)))
-  (func (export "trap") unreachable)
-  (func (export "grow") (param i32) (result i32) local.get 0 memory.grow)
-  (func (export "aclwasm_dispatch_callback") (param i32 i32))
-`)
-	b.WriteString(extra)
-	b.WriteString(")\n")
-	return b.String()
-}
-
-func watParamsIn(prof abi.Profile, f *abi.Func) string {
-	var s string
-	for _, p := range f.Params {
-		s += " " + prof.Wasm(p.Type)
-	}
-	return s
+	return testsupport.ProxyWAT(prof, pages, extra)
 }
 
 // harness is one reactor instance of the proxy guest.
@@ -223,4 +186,69 @@ func (h *harness) fill(off uint32, n int, seed byte) []byte {
 		b[i] = seed + byte(i*7)
 	}
 	return append([]byte(nil), b...)
+}
+
+const sizeMax = math.MaxUint64
+
+// batchArgs lays out a batch in guest memory and returns the pointers.
+type batchArgs struct{ dsts, destMaxs, srcs, sizes, attrs, idx, fail uint64 }
+
+// Arrays are laid out as the harness's profile has them: 8-byte elements,
+// 4-byte ones in acl32.
+func (h *harness) batch(dsts, srcs, sizes []uint64, attrs []acl.MemcpyBatchAttr, idx []uint64) batchArgs {
+	const base = 0x20000
+	n, w := uint64(len(dsts)), uint64(8)
+	if h.prof == abi.Native32 {
+		w = 4
+	}
+	b := batchArgs{dsts: base, destMaxs: base + w*n, srcs: base + 2*w*n, sizes: base + 3*w*n, attrs: base + 4*w*n}
+	b.idx = b.attrs + uint64(32*len(attrs))
+	b.fail = b.idx + w*uint64(len(idx))
+	h.putWords(uint32(b.dsts), dsts...)
+	h.putWords(uint32(b.destMaxs), sizes...)
+	h.putWords(uint32(b.srcs), srcs...)
+	h.putWords(uint32(b.sizes), sizes...)
+	for i, a := range attrs {
+		a.Encode(h.mem()[b.attrs+uint64(32*i):])
+	}
+	h.putWords(uint32(b.idx), idx...)
+	h.putU64s(uint32(b.fail), 12345)
+	return b
+}
+
+func h2d(dev uint32) acl.MemcpyBatchAttr {
+	return acl.MemcpyBatchAttr{DstLoc: acl.MemLocation{ID: dev, Type: acl.MemLocationDevice}, SrcLoc: acl.MemLocation{Type: acl.MemLocationHost}}
+}
+
+// Guest scratch of the operator benchmarks (compute_bench_test.go), as
+// the sandbox's operator tests lay it out: dims and storage dims of a
+// tensor, the values of arrays, and a two-phase call's out-parameters.
+const (
+	nnDims    = 0x2000
+	nnStorage = 0x2200
+	nnValues  = 0x2300
+	nnWS      = 0x2400 // uint64_t workspaceSize
+	nnEx      = 0x2408 // aclOpExecutor *
+)
+
+func (h *harness) putI64s(off uint32, vs ...int64) {
+	for i, v := range vs {
+		le.PutUint64(h.mem()[off+uint32(8*i):], uint64(v))
+	}
+}
+
+// putF32s writes float32 values at off (the kernel API's tests).
+func (h *harness) putF32s(off uint32, vs ...float32) {
+	for i, v := range vs {
+		le.PutUint32(h.mem()[off+uint32(4*i):], math.Float32bits(v))
+	}
+}
+
+// f32s reads n float32 values at off.
+func (h *harness) f32s(off uint32, n int) []float32 {
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = math.Float32frombits(le.Uint32(h.mem()[off+uint32(4*i):]))
+	}
+	return v
 }

@@ -8,22 +8,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // lent allocates n device bytes on physical device 0 through the backend,
 // filled with a pattern, as an embedder's own model would have them.
 func lent(t *testing.T, rt *Runtime, n uint64) (acl.DevPtr, []byte) {
 	t.Helper()
-	b := rt.Backend()
-	p, err := b.Malloc(0, n, acl.MemMallocHugeFirst)
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, b.Free(context.Background(), p), "the host never frees lent memory") })
-	pat := make([]byte, n)
-	for i := range pat {
-		pat[i] = byte(i*13 + 5)
-	}
-	require.NoError(t, b.Memcpy(context.Background(), acl.Device(p), acl.Host(pat, 0), n))
-	return p, pat
+	return testsupport.Lent(t, rt.Backend(), n)
 }
 
 func devBytes(t *testing.T, rt *Runtime, p acl.DevPtr, n uint64) []byte {

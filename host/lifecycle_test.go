@@ -30,49 +30,8 @@ func (m cleanupM) Run() int {
 	return m.M.Run()
 }
 
-// roundtripWAT is a command guest: H2D, D2D, D2H of 4 KiB through two
-// device buffers, then it compares and exits with 0 (equal) or 1. With
-// queue=1 it also queues an async copy on pinned memory and exits at once
-// with code 3, leaving the work queued.
-const roundtripWAT = `(module
-  (import "acl" "aclrtSetDevice" (func $set (param i32) (result i32)))
-  (import "acl" "aclrtMalloc" (func $malloc (param i32 i64 i32) (result i32)))
-  (import "acl" "aclrtMemcpy" (func $memcpy (param i64 i64 i64 i64 i32) (result i32)))
-  (import "acl" "aclrtMemcpyAsync" (func $memcpyAsync (param i64 i64 i64 i64 i32 i32) (result i32)))
-  (import "acl" "aclrtHostRegister" (func $register (param i64 i64 i32 i32) (result i32)))
-  (import "acl" "aclrtCreateStream" (func $stream (param i32) (result i32)))
-  (import "acl" "aclrtFree" (func $free (param i64) (result i32)))
-  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
-  (memory (export "memory") 4)
-  (global $queue (mut i32) (i32.const %d))
-  (func $check (param i32) (if (local.get 0) (then (call $exit (i32.const 2)))))
-  (func (export "_start") (local $i i32) (local $a i64) (local $b i64)
-    ;; source pattern at 0x1000
-    (loop $fill
-      (i32.store8 (i32.add (i32.const 0x1000) (local.get $i)) (i32.mul (local.get $i) (i32.const 7)))
-      (local.set $i (i32.add (local.get $i) (i32.const 1)))
-      (br_if $fill (i32.lt_u (local.get $i) (i32.const 4096))))
-    (call $check (call $set (i32.const 0)))
-    (call $check (call $malloc (i32.const 16) (i64.const 4096) (i32.const 0)))
-    (call $check (call $malloc (i32.const 24) (i64.const 4096) (i32.const 0)))
-    (local.set $a (i64.load (i32.const 16)))
-    (local.set $b (i64.load (i32.const 24)))
-    (call $check (call $memcpy (local.get $a) (i64.const 4096) (i64.const 0x1000) (i64.const 4096) (i32.const 1)))
-    (call $check (call $memcpy (local.get $b) (i64.const 4096) (local.get $a) (i64.const 4096) (i32.const 3)))
-    (if (global.get $queue) (then
-      (call $check (call $register (i64.const 0x10000) (i64.const 0x10000) (i32.const 0) (i32.const 32)))
-      (call $check (call $stream (i32.const 40)))
-      (call $check (call $memcpyAsync (i64.const 0x10000) (i64.const 4096) (local.get $b) (i64.const 4096) (i32.const 2) (i32.load (i32.const 40))))
-      (call $exit (i32.const 3))))
-    (call $check (call $memcpy (i64.const 0x3000) (i64.const 4096) (local.get $b) (i64.const 4096) (i32.const 2)))
-    (call $check (call $free (local.get $a)))
-    (local.set $i (i32.const 0))
-    (loop $cmp
-      (if (i64.ne (i64.load (i32.add (i32.const 0x1000) (local.get $i))) (i64.load (i32.add (i32.const 0x3000) (local.get $i))))
-        (then (call $exit (i32.const 1))))
-      (local.set $i (i32.add (local.get $i) (i32.const 8)))
-      (br_if $cmp (i32.lt_u (local.get $i) (i32.const 4096))))))
-`
+// roundtripWAT is the command guest testsupport.RoundtripWAT.
+const roundtripWAT = testsupport.RoundtripWAT
 
 func freeMem(t *testing.T, rt *Runtime) []uint64 {
 	t.Helper()

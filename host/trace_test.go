@@ -41,7 +41,7 @@ func TestTraceMasksI32Args(t *testing.T) {
 			fi := abi.Lookup(tc.name).Index()
 			require.GreaterOrEqual(t, fi, 0)
 			h.log = nil
-			s.s.Invoke(ctx, fi, h.mem(), append([]uint64(nil), tc.args...))
+			s.s.Invoker().Invoke(ctx, fi, h.mem(), append([]uint64(nil), tc.args...))
 			require.Len(t, h.log, 1)
 			require.Equal(t, tc.want, h.log[0].Args)
 			require.Regexp(t, tc.line, h.log[0].String())
@@ -197,4 +197,16 @@ func TestTraceFollowsTheTable(t *testing.T) {
 			}
 		}
 	}
+}
+
+func TestTraceRecordsEveryCall(t *testing.T) {
+	h := newHarness(t, Policy{})
+	h.ok("aclrtSetDevice", 0)
+	h.code(acl.ErrInvalidParam, "aclrtMalloc", outA, 0, 0)
+	require.Len(t, h.log, 2)
+	require.Equal(t, "aclrtSetDevice", h.log[0].Func.Name)
+	require.Equal(t, []uint64{0}, h.log[0].Args)
+	require.Equal(t, "aclrtMalloc", h.log[1].Func.Name)
+	require.Equal(t, acl.ErrInvalidParam, h.log[1].Code)
+	require.Equal(t, "aclrtMalloc: size is 0", h.log[1].Msg)
 }

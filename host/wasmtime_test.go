@@ -82,6 +82,9 @@ func TestEpochsStopOnlyTheirOwnGuest(t *testing.T) {
 	require.GreaterOrEqual(t, longTook, 750*time.Millisecond, "the long call ran to its own timeout")
 }
 
+// diffEngines are the engines a test compares.
+var diffEngines = []string{"wazero", "wasmtime"}
+
 // TestMemoryNeverMoves: growing the guest's memory keeps its base, on both
 // engines, so views kept by async copies stay valid.
 func TestMemoryNeverMoves(t *testing.T) {

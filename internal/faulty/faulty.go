@@ -12,8 +12,9 @@
 // synchronize, leave no effect of the failed operation, and release
 // everything when the session ends.
 //
-// The package is internal: tests of acl/cann and of host (host/faults_test.go)
-// use it, and it lives at the module's root so that both may import it. It
+// The package is internal: tests of acl/cann and of the sandbox
+// (host/internal/sandbox/faults_test.go) use it, and it lives at the
+// module's root so that both may import it. It
 // exports [Wrap] and the [Faulty] it returns, [Injected] (an error to inject
 // when any will do) and [Roles] (the optional roles and promises a backend
 // reports in its acl.Traits, which the tests compare before and after

@@ -1,6 +1,9 @@
 package testsupport
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/aclwasm/aclwasm/abi"
 )
 
@@ -126,4 +129,42 @@ func uleb(b []byte, v uint64) []byte {
 		}
 		b = append(b, c|0x80)
 	}
+}
+
+// ProxyWAT is the text of the proxy guest [Proxy] makes, with extra (more
+// module fields, which may call the imports as $NAME) before its end, for
+// tests that add exports of their own; it compiles to Proxy's bytes when
+// extra is empty (the test holds the two equal).
+func ProxyWAT(prof abi.Profile, pages int, extra string) string {
+	var b strings.Builder
+	b.WriteString("(module\n")
+	for _, f := range abi.Funcs {
+		fmt.Fprintf(&b, "  (import %q %q (func $%s (param%s) (result i32)))\n", prof.Module(), f.Name, f.Name, WATParams(prof, &f))
+	}
+	fmt.Fprintf(&b, "  (memory (export \"memory\") %d)\n", pages)
+	for _, f := range abi.Funcs {
+		fmt.Fprintf(&b, "  (func (export %q) (param%s) (result i32)", f.Name, WATParams(prof, &f))
+		for i := range f.Params {
+			fmt.Fprintf(&b, " local.get %d", i)
+		}
+		fmt.Fprintf(&b, " call $%s)\n", f.Name)
+	}
+	b.WriteString(`  (func (export "spin") (loop $l (br $l)))
+  (func (export "trap") unreachable)
+  (func (export "grow") (param i32) (result i32) local.get 0 memory.grow)
+  (func (export "aclwasm_dispatch_callback") (param i32 i32))
+`)
+	b.WriteString(extra)
+	b.WriteString(")\n")
+	return b.String()
+}
+
+// WATParams is the WebAssembly text of f's parameter types in profile
+// prof, each after a space.
+func WATParams(prof abi.Profile, f *abi.Func) string {
+	var s string
+	for _, p := range f.Params {
+		s += " " + prof.Wasm(p.Type)
+	}
+	return s
 }

@@ -13,7 +13,8 @@ import (
 )
 
 // TestProxyIsTheWAT: the binary Proxy writes is the module its text
-// describes, byte for byte as wat2wasm assembles it, in both profiles.
+// describes, byte for byte as wat2wasm assembles it, in both profiles,
+// and so is ProxyWAT's text.
 func TestProxyIsTheWAT(t *testing.T) {
 	tool, err := exec.LookPath("wat2wasm")
 	if err != nil {
@@ -42,6 +43,7 @@ func TestProxyIsTheWAT(t *testing.T) {
 		want, err := os.ReadFile(out)
 		require.NoError(t, err)
 		require.Equal(t, want, Proxy(prof, 3), "profile %s", prof.Module())
+		require.Equal(t, want, WAT(t, ProxyWAT(prof, 3, "")), "profile %s: ProxyWAT", prof.Module())
 	}
 }
 

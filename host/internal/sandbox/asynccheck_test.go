@@ -3,6 +3,7 @@ package sandbox_test
 import (
 	"context"
 	"fmt"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 	"strings"
 	"testing"
 
@@ -23,7 +24,7 @@ func asyncWAT(extra string) string {
 		"aclrtCreateStream", "aclrtCreateEvent", "aclrtRecordEvent", "aclrtStreamWaitEvent", "aclrtSynchronizeEvent",
 		"aclrtSynchronizeStream", "aclrtSynchronizeDevice", "aclrtStreamQuery", "aclrtQueryEventStatus"} {
 		f := abi.Lookup(name)
-		fmt.Fprintf(&b, "  (import \"acl\" %q (func $%s (param%s) (result i32)))\n", name, name, watParamsIn(abi.Wide, f))
+		fmt.Fprintf(&b, "  (import \"acl\" %q (func $%s (param%s) (result i32)))\n", name, name, testsupport.WATParams(abi.Wide, f))
 	}
 	b.WriteString(`  (memory (export "memory") 1)
   (func $ok (param i32) (if (local.get 0) (then unreachable)))

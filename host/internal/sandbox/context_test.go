@@ -344,3 +344,11 @@ func TestSec10Messages(t *testing.T) {
 	require.Equal(t, fmt.Sprintf("aclrtSetStreamFailureMode: the stream belongs to context %d of device 0, the current context is %d", def, cx),
 		h.code(acl.ErrRTStreamContext, "aclrtSetStreamFailureMode", s2, 1))
 }
+
+func TestNoDeviceGives107002(t *testing.T) {
+	h := newHarness(t, host.Policy{})
+	h.code(acl.ErrRTContextNull, "aclrtMemcpy", data2, 8, data, 8, 0)
+	h.code(acl.ErrRTContextNull, "aclrtMalloc", outA, 8, 0)
+	h.code(acl.ErrRTContextNull, "aclrtCreateStream", outA)
+	h.code(acl.ErrRTInvalidDeviceID, "aclrtSetDevice", 7)
+}

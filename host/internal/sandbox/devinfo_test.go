@@ -29,7 +29,7 @@ func (h *harness) putStr(off uint32, s string) {
 // native reports whether the harness runs on the native backend (the
 // stand-in library), whose answers differ from the simulator's where the
 // sandbox passes the library's through.
-func (h *harness) native() bool { return sessOf(h.inst).Backend().Name() == "cann" }
+func (h *harness) native() bool { return h.rt.Backend().Name() == "cann" }
 
 // The device attributes of Atlas A2 (Ascend910B1) that both the simulator
 // and the stand-in report.

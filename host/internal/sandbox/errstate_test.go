@@ -2,6 +2,7 @@ package sandbox_test
 
 import (
 	"context"
+	"github.com/aclwasm/aclwasm/acl/sim"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -265,4 +266,28 @@ func TestInitConfigManifest(t *testing.T) {
 	t.Cleanup(func() { require.NoError(t, rt.Close(ctx)) })
 	_, err = rt.Load(ctx, wat2wasm(t, `(module (memory (export "memory") 1) (func (export "_start")))`), m.Policy)
 	require.ErrorContains(t, err, "policy: AllowInitConfig (deprecated, the default) and RefuseInitConfig contradict each other: set RefuseInitConfig alone")
+}
+
+// TestBackendMessagesStayInside: a backend's refusal reaches the guest with
+// its native code and the host's own words: no physical device ids, backend
+// handles or other sessions' usage.
+func TestBackendMessagesStayInside(t *testing.T) {
+	b := sim.New(sim.WithMemory(1 << 20))
+	t.Cleanup(func() { b.Close() })
+	h := newHarness(t, host.Policy{Devices: []int32{1, 0}, DeviceMemory: 4 << 20}, host.WithBackend(b))
+	h.ok("aclrtSetDevice", 0)
+	msg := h.code(acl.ErrRTMemoryAllocation, "aclrtMalloc", outA, 2<<20, 0)
+	require.Equal(t, "aclrtMalloc: the device is out of memory", msg)
+	h.event() // a backend handle that is not the guest's
+	e1, e2 := h.event(), h.event()
+	msg = h.code(acl.ErrRTInternal, "aclrtEventElapsedTime", outA, e1, e2)
+	require.Equal(t, "aclrtEventElapsedTime: an event has never been recorded", msg)
+	s := h.stream()
+	h.ok("aclrtRecordEvent", e1, s)
+	h.ok("aclrtSynchronizeStream", s)
+	h.gate(s)
+	h.ok("aclrtRecordEvent", e2, s)
+	h.ok("aclrtDestroyStreamForce", s) // cancels e2's record
+	msg = h.code(acl.ErrRTEventTimestampInvalid, "aclrtEventElapsedTime", outA, e1, e2)
+	require.Equal(t, "aclrtEventElapsedTime: an event has no valid timestamp (its record was cancelled)", msg)
 }

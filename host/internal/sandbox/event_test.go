@@ -2,6 +2,7 @@ package sandbox_test
 
 import (
 	"encoding/binary"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -362,4 +363,68 @@ func init() {
 			return h.rc("aclrtQueryEventWaitStatus", uint64(h.u32(outA)), outB)
 		}},
 	}
+}
+
+func TestAsyncCopiesAndEvents(t *testing.T) {
+	h := newHarness(t, host.Policy{})
+	h.ok("aclrtSetDevice", 0)
+	s := h.stream()
+	e1, e2 := h.event(), h.event()
+	a := h.malloc(1 << 16)
+	// Pinned guest memory: copies run truly asynchronously.
+	h.ok("aclrtHostRegister", data, 1<<16, 0, outB)
+	require.Equal(t, uint64(data), h.u64(outB))
+	want := h.fill(data, 1<<16, 3)
+	h.ok("aclrtRecordEvent", e1, s)
+	h.ok("aclrtMemcpyAsync", a, 1<<16, data, 1<<16, uint64(acl.MemcpyHostToDevice), s)
+	h.ok("aclrtSynchronizeStream", s)                  // guest memory is set at call time, not in stream order
+	h.ok("aclrtMemsetAsync", data, 1<<16, 0, 1<<16, s) // so the H2D must have run first
+	h.ok("aclrtMemcpyAsync", data, 1<<16, a, 1<<16, uint64(acl.MemcpyDeviceToHost), s)
+	h.ok("aclrtRecordEvent", e2, s)
+	h.ok("aclrtSynchronizeEvent", e2)
+	h.ok("aclrtQueryEventStatus", e2, outC)
+	require.Equal(t, uint32(acl.EventRecordedStatusComplete), h.u32(outC))
+	require.Equal(t, want, h.mem()[data:data+1<<16])
+	h.ok("aclrtEventElapsedTime", outC, e1, e2)
+	require.GreaterOrEqual(t, math.Float32frombits(h.u32(outC)), float32(0))
+	// The record of e2 completing does not mean the stream's worker is done
+	// with it: query after a synchronize, which does.
+	h.ok("aclrtSynchronizeStream", s)
+	h.ok("aclrtStreamQuery", s, outC)
+	require.Equal(t, uint32(acl.StreamStatusComplete), h.u32(outC))
+	h.ok("aclrtHostUnregister", data)
+	h.code(acl.ErrHostMemoryNotRegistered, "aclrtHostUnregister", data)
+	h.ok("aclrtDestroyEvent", e1)
+	h.ok("aclrtDestroyStream", s)
+}
+
+func TestHandlesAreNeverReused(t *testing.T) {
+	h := newHarness(t, host.Policy{})
+	h.ok("aclrtSetDevice", 0)
+	sessOf(h.inst).SetNextHandle(math.MaxUint32 - 1)
+	require.Equal(t, uint64(math.MaxUint32), h.event())
+	h.code(acl.ErrRTOverLimit, "aclrtCreateEvent", outA)
+	h.code(acl.ErrRTOverLimit, "aclrtCreateStream", outA)
+}
+
+// TestResetEvent: a reset event keeps its record's status, as natively,
+// and a wait queued after the reset waits for the next record.
+func TestResetEvent(t *testing.T) {
+	h := newHarness(t, host.Policy{})
+	h.ok("aclrtSetDevice", 0)
+	s, w, ev := h.stream(), h.stream(), h.event()
+	h.ok("aclrtRecordEvent", ev, s)
+	h.ok("aclrtSynchronizeStream", s)
+	h.ok("aclrtQueryEventStatus", ev, outA)
+	require.Equal(t, uint32(acl.EventRecordedStatusComplete), h.u32(outA))
+	h.ok("aclrtResetEvent", ev, s)
+	h.ok("aclrtSynchronizeStream", s)
+	h.ok("aclrtQueryEventStatus", ev, outA)
+	require.Equal(t, uint32(acl.EventRecordedStatusComplete), h.u32(outA), "as natively, a reset keeps the record's status")
+	h.ok("aclrtSetOpWaitTimeout", 1)
+	h.ok("aclrtStreamWaitEvent", w, ev)
+	h.code(acl.ErrRTWaitTimeout, "aclrtSynchronizeStream", w) // the old record does not end it
+	h.ok("aclrtStreamWaitEvent", w, ev)
+	h.ok("aclrtRecordEvent", ev, s)
+	h.ok("aclrtSynchronizeStream", w)
 }

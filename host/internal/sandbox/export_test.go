@@ -1,8 +1,90 @@
 package sandbox
 
+import (
+	"context"
+	"errors"
+
+	"github.com/aclwasm/aclwasm/abi"
+	"github.com/aclwasm/aclwasm/acl"
+)
+
 // What this package's external tests (package sandbox_test, which reach a
 // session through Peek) may look at or set up inside a session or the
 // state sessions share, beyond what the embedding API shows.
 
 // LimitRegions cuts the runtime's device address regions to n.
 func (sh *Shared) LimitRegions(n uint64) { sh.regions.n = n }
+
+// MaxQueued is the session's limit of operations queued on one stream:
+// the policy's, after its defaults.
+func (s *Session) MaxQueued() int { return s.policy.MaxQueued }
+
+// Profile returns the import profile of the session's module.
+func (s *Session) Profile() abi.Profile { return s.prof }
+
+// QueuedOn returns how many queued descriptor and offset copies hold the
+// allocation at device address addr (-1: none there).
+func (s *Session) QueuedOn(addr uint64) int {
+	a := s.as.find(addr)
+	if a == nil {
+		return -1
+	}
+	a.queued.mu.Lock()
+	defer a.queued.mu.Unlock()
+	return a.queued.n
+}
+
+// Allocated reports whether device address addr is inside one of the
+// session's allocations, as stream workers see the table (under s.mu):
+// a test watches a Free take an allocation out while the Free waits.
+func (s *Session) Allocated(addr uint64) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.as.find(addr) != nil
+}
+
+// ZeroDescKey makes the key of the session's descriptor MACs all zeros,
+// so that descriptors are the same bytes in every session.
+func (s *Session) ZeroDescKey() { s.descKey = [32]byte{} }
+
+// Settle lets the session's queued work finish: events and notifies are
+// destroyed first (which releases waits for records that will never
+// come), then every stream is synchronized.
+func (s *Session) Settle(ctx context.Context) {
+	_ = errors.Join(s.destroyEvents(-1)...)
+	_ = errors.Join(s.destroyNotifies(-1)...)
+	_ = s.syncStreams(ctx, -1, -1)
+}
+
+// DeviceBytes returns the bytes of every allocation of the session, in
+// address order.
+func (s *Session) DeviceBytes(ctx context.Context) ([]byte, error) {
+	var out []byte
+	for _, a := range s.as.allocs {
+		buf := make([]byte, a.size)
+		if err := s.b.Memcpy(ctx, acl.Host(buf, 0), acl.Device(a.ptr), a.size); err != nil {
+			return nil, err
+		}
+		out = append(out, buf...)
+	}
+	return out, nil
+}
+
+// SlotSize returns the bytes of an address slot of the session's profile.
+func (s *Session) SlotSize() uint64 { return s.slotSize() }
+
+// Counting reports whether the session has made its call counters (at
+// its first call of an acl function).
+func (s *Session) Counting() bool { return s.stats.fn != nil }
+
+// Counters returns how many acl functions the session holds counters of:
+// those it called.
+func (s *Session) Counters() int {
+	n := 0
+	for _, f := range s.stats.fn {
+		if f != nil {
+			n++
+		}
+	}
+	return n
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"math"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -11,7 +12,6 @@ import (
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
-	"github.com/aclwasm/aclwasm/acl/cann"
 	"github.com/aclwasm/aclwasm/host"
 	"github.com/aclwasm/aclwasm/host/internal/sandbox"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
@@ -32,16 +32,10 @@ var testEngine = testsupport.Engine()
 // simulator, or the native backend over the library ACLWASM_TEST_ACL_LIB
 // names (CI points it at the stand-in libascendcl.so of acl/cann).
 func testBackend(t testing.TB) []host.Option {
-	lib := testsupport.NativeLib()
-	if lib == "" {
-		return nil
+	if b := testsupport.Native(t); b != nil {
+		return []host.Option{host.WithBackend(b)}
 	}
-	b, err := cann.Open(lib, cann.WithOpLibrary(testsupport.OpLib()))
-	if err != nil {
-		t.Fatalf("ACLWASM_TEST_ACL_LIB=%s ACLWASM_TEST_OPAPI_LIB=%s: %v", lib, testsupport.OpLib(), err)
-	}
-	t.Cleanup(func() { b.Close() })
-	return []host.Option{host.WithBackend(b)}
+	return nil
 }
 
 // harness is one reactor instance of the proxy guest (testsupport.Proxy),
@@ -275,11 +269,28 @@ func nnProfiles(t *testing.T, f func(t *testing.T, h *harness)) {
 	}
 }
 
-// watParamsIn is the WebAssembly text of f's parameters in profile prof.
-func watParamsIn(prof abi.Profile, f *abi.Func) string {
-	var s string
-	for _, p := range f.Params {
-		s += " " + prof.Wasm(p.Type)
+// hexs is v in hex without a prefix, as messages show addresses after "0x".
+func hexs(v uint64) string { return strconv.FormatUint(v, 16) }
+
+// freeMem returns the free device memory of each device of rt's backend.
+func freeMem(t *testing.T, rt *host.Runtime) []uint64 {
+	t.Helper()
+	var out []uint64
+	for d := 0; d < rt.Backend().DeviceCount(); d++ {
+		free, _, err := rt.Backend().MemInfo(int32(d), acl.HBMMem)
+		require.NoError(t, err)
+		out = append(out, free)
 	}
-	return s
+	return out
+}
+
+// recentMsg reads the message aclGetRecentErrMsg gives the guest ("" for
+// none).
+func (h *harness) recentMsg() string {
+	h.t.Helper()
+	n := h.call("aclGetRecentErrMsg", outC, 1024)
+	if n <= 0 {
+		return ""
+	}
+	return string(h.mem()[outC : outC+uint32(n)])
 }

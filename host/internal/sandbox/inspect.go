@@ -1,20 +1,17 @@
 package sandbox
 
 import (
-	"context"
 	"errors"
 
-	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
 )
 
-// The methods of this file let the tests of package host, which drive
-// sessions through the embedding API, look at and set up what the API
-// does not show: a session's profile, streams, allocations and handle
-// counter. Nothing outside tests calls them.
-
-// Profile returns the import profile of the session's module.
-func (s *Session) Profile() abi.Profile { return s.prof }
+// The methods of this file let package host's tests that have not yet
+// moved beside the imports (the compute check-order cases, the model and
+// kernel tests) look at and set up what the embedding API does not show: a
+// session's backend, streams, holdings and handle counter. What only this
+// package's own tests use is in export_test.go. Nothing outside tests
+// calls them.
 
 // Backend returns the backend the session delegates to.
 func (s *Session) Backend() acl.Backend { return s.b }
@@ -48,88 +45,9 @@ func (s *Session) Holdings() (allocs, streams int) { return len(s.as.allocs), le
 // SetNextHandle makes n the last handle handed out.
 func (s *Session) SetNextHandle(n uint32) { s.nextHandle = n }
 
-// QueuedOn returns how many queued descriptor and offset copies hold the
-// allocation at device address addr (-1: none there).
-func (s *Session) QueuedOn(addr uint64) int {
-	a := s.as.find(addr)
-	if a == nil {
-		return -1
-	}
-	a.queued.mu.Lock()
-	defer a.queued.mu.Unlock()
-	return a.queued.n
-}
-
-// Allocated reports whether device address addr is inside one of the
-// session's allocations, as stream workers see the table (under s.mu):
-// a test watches a Free take an allocation out while the Free waits.
-func (s *Session) Allocated(addr uint64) bool {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.as.find(addr) != nil
-}
-
-// ZeroDescKey makes the key of the session's descriptor MACs all zeros,
-// so that descriptors are the same bytes in every session.
-func (s *Session) ZeroDescKey() { s.descKey = [32]byte{} }
-
-// Settle lets the session's queued work finish: events and notifies are
-// destroyed first (which releases waits for records that will never
-// come), then every stream is synchronized.
-func (s *Session) Settle(ctx context.Context) {
-	_ = errors.Join(s.destroyEvents(-1)...)
-	_ = errors.Join(s.destroyNotifies(-1)...)
-	_ = s.syncStreams(ctx, -1, -1)
-}
-
-// DeviceBytes returns the bytes of every allocation of the session, in
-// address order.
-func (s *Session) DeviceBytes(ctx context.Context) ([]byte, error) {
-	var out []byte
-	for _, a := range s.as.allocs {
-		buf := make([]byte, a.size)
-		if err := s.b.Memcpy(ctx, acl.Host(buf, 0), acl.Device(a.ptr), a.size); err != nil {
-			return nil, err
-		}
-		out = append(out, buf...)
-	}
-	return out, nil
-}
-
-// SlotSize returns the bytes of an address slot of the session's profile.
-func (s *Session) SlotSize() uint64 { return s.slotSize() }
-
-// Counting reports whether the session has made its call counters (at
-// its first call of an acl function).
-func (s *Session) Counting() bool { return s.stats.fn != nil }
-
-// Counters returns how many acl functions the session holds counters of:
-// those it called.
-func (s *Session) Counters() int {
-	n := 0
-	for _, f := range s.stats.fn {
-		if f != nil {
-			n++
-		}
-	}
-	return n
-}
-
 // LeaveDevice makes the session have no current device, as a context of
 // another thread would natively.
 func (s *Session) LeaveDevice() { s.dev = -1 }
-
-// ResolveDevice returns the backend buffer of the n device bytes at
-// guest address addr.
-func (s *Session) ResolveDevice(name string, addr, n uint64) (acl.Buf, error) {
-	sp, err := s.resolveDevice(name, addr, n)
-	return sp.buf, err
-}
-
-// Invoke runs import fi of module "acl" over stack, as the engines do.
-func (s *Session) Invoke(ctx context.Context, fi int, mem []byte, stack []uint64) {
-	s.invoke(ctx, fi, mem, stack)
-}
 
 // Recount makes the session's count of what is queued on its stream h
 // (0: the default stream) the backend's (acl.Backend.Pending), after a

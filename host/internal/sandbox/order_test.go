@@ -350,7 +350,7 @@ func batchCases(fn string, async, v2 bool) map[string]orderCase {
 			failIs(h, b, sizeMax)
 			st, _, err := sessOf(h.inst).Stream(uint32(e.s1))
 			require.NoError(h.t, err)
-			n, err := sessOf(h.inst).Backend().Pending(st)
+			n, err := h.rt.Backend().Pending(st)
 			require.NoError(h.t, err)
 			require.Zero(h.t, n, "nothing queued")
 			return c
@@ -826,7 +826,7 @@ var orderCases = map[string]map[string]orderCase{
 			code := h.rc("aclrtStreamWaitEvent", e.s, e.ev)
 			st, _, err := sessOf(h.inst).Stream(uint32(e.s))
 			require.NoError(h.t, err)
-			n, err := sessOf(h.inst).Backend().Pending(st)
+			n, err := h.rt.Backend().Pending(st)
 			require.NoError(h.t, err)
 			require.Zero(h.t, n, "no wait queued")
 			// Reset after a record: the wait is queued, for the next record.

@@ -238,7 +238,7 @@ func simHarness(h *harness, p host.Policy) *harness {
 // the simulator, and the native backend where its library has
 // aclrtRandomNumAsync (else 207000).
 func (h *harness) generates() bool {
-	b := sessOf(h.inst).Backend()
+	b := h.rt.Backend()
 	comp := b.Traits().Computer != nil
 	gen := b.Traits().RandomGenerator != nil
 	return comp || gen && b.Supports("aclrtRandomNumAsync")

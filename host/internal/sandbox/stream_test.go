@@ -74,3 +74,18 @@ func TestStopOnFailure(t *testing.T) {
 	require.Equal(t, bytes.Repeat([]byte{7}, 64), h.mem()[data:data+64], "the synchronize took the error: the stream runs again")
 	require.Contains(t, h.code(acl.ErrRTFeatureNotSupport, "aclrtSetStreamFailureMode", s, 0), "cannot be changed back")
 }
+
+// TestStreamWaitNeverEndingTimesOut: a synchronize with a timeout ends
+// while its stream waits for a record that never comes.
+func TestStreamWaitNeverEndingTimesOut(t *testing.T) {
+	h := newHarness(t, host.Policy{})
+	h.ok("aclrtSetDevice", 0)
+	s, ev := h.stream(), h.event()
+	h.ok("aclrtRecordEvent", ev, s)
+	h.ok("aclrtSynchronizeStream", s)
+	other := h.stream()
+	blocker := h.waitable()
+	h.ok("aclrtStreamWaitEvent", other, blocker) // waits for the next record, which never comes
+	h.ok("aclrtRecordEvent", blocker, other)     // queued behind the wait on the same stream
+	h.code(acl.ErrRTStreamSyncTimeout, "aclrtSynchronizeStreamWithTimeout", other, 20)
+}

@@ -1,17 +1,17 @@
-package host
+package sandbox_test
 
 import (
 	"bytes"
 	"context"
-	"os"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/acl"
-	"github.com/aclwasm/aclwasm/acl/cann"
 	"github.com/aclwasm/aclwasm/acl/sim"
+	"github.com/aclwasm/aclwasm/host"
 	"github.com/aclwasm/aclwasm/internal/faulty"
 )
 
@@ -22,25 +22,27 @@ import (
 // session still releases everything.
 
 // faultHarness is a proxy guest over a faulty backend.
-func faultHarness(t *testing.T, p Policy) (*harness, faulty.Faulty) {
+func faultHarness(t *testing.T, p host.Policy) (*harness, faulty.Faulty) {
 	t.Helper()
-	var inner acl.Backend
-	if lib := os.Getenv("ACLWASM_TEST_ACL_LIB"); lib != "" {
-		b, err := cann.Open(lib)
-		require.NoError(t, err, "ACLWASM_TEST_ACL_LIB=%s", lib)
-		inner = b
-	} else {
-		inner = sim.New()
+	inner := testsupport.Native(t) // closed when the test ends
+	if inner == nil {
+		inner = closed(t, sim.New())
 	}
 	return faultHarnessOn(t, p, inner)
 }
 
-// faultHarnessOn is faultHarness over inner, which it closes.
-func faultHarnessOn(t *testing.T, p Policy, inner acl.Backend) (*harness, faulty.Faulty) {
+// closed returns b, closed when the test ends, after what it backs.
+func closed(t *testing.T, b acl.Backend) acl.Backend {
+	t.Cleanup(func() { require.NoError(t, b.Close()) })
+	return b
+}
+
+// faultHarnessOn is faultHarness over inner, closed by the caller after
+// the harness (a cleanup registered first).
+func faultHarnessOn(t *testing.T, p host.Policy, inner acl.Backend) (*harness, faulty.Faulty) {
 	t.Helper()
-	t.Cleanup(func() { require.NoError(t, inner.Close()) })
 	fb := faulty.Wrap(inner)
-	h := newHarness(t, p, WithBackend(fb))
+	h := newHarness(t, p, host.WithBackend(fb))
 	base := freeMem(t, h.rt)
 	t.Cleanup(func() {
 		// newHarness's cleanup, registered before this one, runs after it:
@@ -153,7 +155,7 @@ func TestFaultAtCall(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.method, func(t *testing.T) {
-			h, fb := faultHarness(t, Policy{DeviceMemory: 1 << 16, PinnedMemory: 1 << 16, MaxStreams: 1, MaxEvents: 1})
+			h, fb := faultHarness(t, host.Policy{DeviceMemory: 1 << 16, PinnedMemory: 1 << 16, MaxStreams: 1, MaxEvents: 1})
 			h.ok("aclrtSetDevice", 0)
 			tc.run(h, fb)
 			require.Equal(t, uint64(1), h.inst.Session().Stats().Funcs[abiName(tc.method)].Errors[acl.ErrRTInternal], "the host counted the failure")
@@ -197,7 +199,7 @@ func TestFaultAtExec(t *testing.T) {
 	for method, op := range ops {
 		for _, at := range []string{"stream", "event", "device"} {
 			t.Run(method+"/"+at, func(t *testing.T) {
-				h, fb := faultHarness(t, Policy{})
+				h, fb := faultHarness(t, host.Policy{})
 				h.ok("aclrtSetDevice", 0)
 				dev := h.malloc(256)
 				h.ok("aclrtMemset", dev, 256, 0x11, 256)
@@ -241,7 +243,7 @@ func TestFaultAtExec(t *testing.T) {
 // TestFaultAtExecThenClose: a failed operation nobody synchronizes is
 // dropped with the session, which releases everything.
 func TestFaultAtExecThenClose(t *testing.T) {
-	h, fb := faultHarness(t, Policy{})
+	h, fb := faultHarness(t, host.Policy{})
 	h.ok("aclrtSetDevice", 0)
 	dev := h.malloc(4096)
 	h.ok("aclrtHostRegister", 0x10000, 0x10000, 0, outB)
@@ -260,7 +262,7 @@ func TestFaultAtExecThenClose(t *testing.T) {
 // callback's error, which the backend reports at the next synchronize but
 // which does not stop the native stream.
 func TestStopOnFailureCountsWhatRan(t *testing.T) {
-	h, fb := faultHarnessOn(t, Policy{}, sim.New())
+	h, fb := faultHarnessOn(t, host.Policy{}, closed(t, sim.New()))
 	h.ok("aclrtSetDevice", 0)
 	dev := h.malloc(4096)
 	h.ok("aclrtHostRegister", 0x10000, 0x10000, 0, outB)
@@ -293,7 +295,7 @@ func TestStopOnFailureCountsWhatRan(t *testing.T) {
 // memory reaches the backend's MemsetD32 (a wrapper without it made
 // the same call 207000).
 func TestFaultyRunsProductionPaths(t *testing.T) {
-	h, _ := faultHarness(t, Policy{})
+	h, _ := faultHarness(t, host.Policy{})
 	h.ok("aclrtSetDevice", 0)
 	p, s := h.malloc(64), h.stream()
 	h.ok("aclrtMemsetD32", p, 64, 0x01020304, 16)

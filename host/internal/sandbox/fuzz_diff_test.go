@@ -1,14 +1,15 @@
-package host
+package sandbox_test
 
 import (
 	"bytes"
-	"os"
 	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/abi"
+	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // FuzzDifferential plays each input on every configuration this build and
@@ -27,8 +28,8 @@ import (
 // aclrtEventElapsedTime), and finite timeouts shorter than the policy's.
 func FuzzDifferential(f *testing.F) {
 	cfgs := slices.Clone(diffConfigs)
-	if lib := os.Getenv("ACLWASM_TEST_ACL_LIB"); lib != "" {
-		cfgs = append(cfgs, diffConfig{"wazero/cann", func(tb testing.TB) []Option { return append(testBackend(tb), WithEngine("wazero")) }})
+	if testsupport.NativeLib() != "" {
+		cfgs = append(cfgs, diffConfig{"wazero/cann", func(tb testing.TB) []host.Option { return append(testBackend(tb), host.WithEngine("wazero")) }})
 	}
 	if len(cfgs) == 1 {
 		cfgs = append(cfgs, cfgs[0])
@@ -66,15 +67,15 @@ func diffFuncs() []int {
 // diffConfig is an engine and a backend the differential target runs on.
 type diffConfig struct {
 	name string
-	opts func(testing.TB) []Option
+	opts func(testing.TB) []host.Option
 }
 
 // diffConfigs are the configurations of this build.
-var diffConfigs = []diffConfig{{"wazero/sim", func(testing.TB) []Option { return []Option{WithEngine("wazero")} }}}
+var diffConfigs = []diffConfig{{"wazero/sim", func(testing.TB) []host.Option { return []host.Option{host.WithEngine("wazero")} }}}
 
 // diffPolicy is fuzzPolicy with queue limits no input can reach, since how
 // many operations are still queued depends on timing.
-var diffPolicy = func() Policy {
+var diffPolicy = func() host.Policy {
 	p := fuzzPolicy
 	p.MaxQueued = 8 * maxFuzzCalls
 	p.MaxBatchEntries = 1 << 30

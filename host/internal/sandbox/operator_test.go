@@ -1,7 +1,9 @@
-package host
+package sandbox_test
 
 import (
 	"context"
+	"fmt"
+	"github.com/prometheus/client_golang/prometheus"
 	"math"
 	"path/filepath"
 	"strings"
@@ -9,10 +11,10 @@ import (
 	"time"
 
 	"github.com/ebitengine/purego"
-	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/host"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
@@ -74,7 +76,7 @@ func (h *harness) deviceF32s(dev uint64, n int) []float32 {
 // checks with the launch's arguments.
 func (h *harness) computes(launch string, args ...uint64) bool {
 	h.t.Helper()
-	b := h.inst.s.s.Backend()
+	b := h.rt.Backend()
 	if b.Traits().Computer != nil {
 		return true
 	}
@@ -223,7 +225,7 @@ func TestOperatorFreedBeforeExecution(t *testing.T) {
 			}
 			freed <- acl.Error(int32(uint32(res[0])))
 		}()
-		sess := h.inst.s.s
+		sess := sessOf(h.inst)
 		for i := 0; sess.Allocated(in); i++ { // a watchdog, not a timing
 			require.Less(t, i, 10000, "aclrtFree never took the allocation out")
 			time.Sleep(time.Millisecond)
@@ -251,9 +253,9 @@ func TestOperatorFreedBeforeExecution(t *testing.T) {
 // TestOperatorReadOnlyLease: a tensor over memory the host lent
 // read-only may be read, never written.
 func TestOperatorReadOnlyLease(t *testing.T) {
-	h := newHarness(t, Policy{})
-	p, _ := lent(t, h.rt, 4096)
-	l, err := h.inst.Lend(p, 4096, LendOptions{ReadOnly: true})
+	h := newHarness(t, host.Policy{})
+	p, _ := testsupport.Lent(t, h.rt.Backend(), 4096)
+	l, err := h.inst.Lend(p, 4096, host.LendOptions{ReadOnly: true})
 	require.NoError(t, err)
 	h.ok("aclrtSetDevice", 0)
 	ro := h.tensor(acl.DTFloat, l.Addr(), 4)
@@ -288,7 +290,7 @@ func TestOperatorForce(t *testing.T) {
 
 // TestOperatorQueueLimit: launches count against MaxQueued.
 func TestOperatorQueueLimit(t *testing.T) {
-	h := newHarness(t, Policy{MaxQueued: 1})
+	h := newHarness(t, host.Policy{MaxQueued: 1})
 	h.ok("aclrtSetDevice", 0)
 	s := h.stream()
 	h.gate(s)
@@ -315,30 +317,32 @@ func TestOperatorDeny(t *testing.T) {
 		want  string // "" loads
 	}{
 		{ws, []string{"aclnnMul"}, nil, "acl.aclnnMulGetWorkspaceSize is denied by the policy"},
-		{ws, []string{OperatorFamily}, nil, "acl.aclnnMulGetWorkspaceSize is denied by the policy"},
+		{ws, []string{host.OperatorFamily}, nil, "acl.aclnnMulGetWorkspaceSize is denied by the policy"},
 		{ws, []string{"aclnnAdd"}, nil, ""},
 		{ws, nil, []string{"aclnnMul"}, ""},
 		{ws, nil, []string{"aclnnAdd"}, "is denied"},
 		{imp("aclnnAddGetWorkspaceSize"), []string{"aclnnAddGetWorkspaceSize"}, nil, "is denied by the policy"},
 	} {
-		pl, err := rt.Load(context.Background(), wat2wasm(t, tc.wat), Policy{Deny: tc.deny, Allow: tc.allow})
+		pl, err := rt.Load(context.Background(), wat2wasm(t, tc.wat), host.Policy{Deny: tc.deny, Allow: tc.allow})
 		if tc.want == "" {
 			require.NoError(t, err, "deny %v allow %v", tc.deny, tc.allow)
 			require.NoError(t, pl.Close(context.Background()))
 			continue
 		}
-		require.ErrorIs(t, err, ErrLoad)
+		require.ErrorIs(t, err, host.ErrLoad)
 		require.ErrorContains(t, err, tc.want, "deny %v allow %v", tc.deny, tc.allow)
 	}
-	_, err := rt.Load(context.Background(), wat2wasm(t, `(module)`), Policy{Deny: []string{"aclnn"}})
+	_, err := rt.Load(context.Background(), wat2wasm(t, `(module)`), host.Policy{Deny: []string{"aclnn"}})
 	require.ErrorContains(t, err, `"aclnn" is not a function`)
 }
 
 // TestOperatorAccounting: a launch counts as a call when queued, and in
 // the statistics and the metrics when it has executed.
 func TestOperatorAccounting(t *testing.T) {
-	m := newMetrics(t)
-	h := newHarness(t, Policy{}, WithMetrics(m))
+	reg := prometheus.NewRegistry()
+	m, err := host.NewMetrics(reg)
+	require.NoError(t, err)
+	h := newHarness(t, host.Policy{}, host.WithMetrics(m))
 	h.ok("aclrtSetDevice", 0)
 	p := h.planAdd(1)
 	if !h.computes("aclnnAdd", 0, 0, p.ex, 0) {
@@ -351,8 +355,22 @@ func TestOperatorAccounting(t *testing.T) {
 	require.Equal(t, uint64(1), st.Launches)
 	require.Zero(t, st.LaunchFailures)
 	require.Zero(t, h.inst.Session().Stats().Funcs["aclnnAddGetWorkspaceSize"].Launches)
-	require.Equal(t, 1, testutil.CollectAndCount(m.m.Compute))
-	require.True(t, m.m.Compute.DeleteLabelValues("", "aclnnAdd", "ok"), "one ok launch of aclnnAdd")
+	mfs, err := reg.Gather()
+	require.NoError(t, err)
+	var series []string
+	for _, mf := range mfs {
+		if mf.GetName() != "aclwasm_compute_duration_seconds" {
+			continue
+		}
+		for _, mt := range mf.GetMetric() {
+			var labels []string
+			for _, l := range mt.GetLabel() {
+				labels = append(labels, l.GetName()+"="+l.GetValue())
+			}
+			series = append(series, fmt.Sprintf("%v count=%d", labels, mt.GetHistogram().GetSampleCount()))
+		}
+	}
+	require.Equal(t, []string{"[function=aclnnAdd outcome=ok plugin=] count=1"}, series, "one ok launch of aclnnAdd")
 }
 
 // standinStall returns the stand-in operator library's test hooks
@@ -411,7 +429,7 @@ func TestOperatorStoppedByRunDeadline(t *testing.T) {
 	}
 
 	t.Run("queued", func(t *testing.T) {
-		h := newHarness(t, Policy{})
+		h := newHarness(t, host.Policy{})
 		h.ok("aclrtSetDevice", 0)
 		s := h.stream()
 		open := h.gate(s)
@@ -435,7 +453,7 @@ func TestOperatorStoppedByRunDeadline(t *testing.T) {
 		if stall == nil {
 			return // only the stand-in holds an operator running on the device
 		}
-		h := newHarness(t, Policy{})
+		h := newHarness(t, host.Policy{})
 		h.ok("aclrtSetDevice", 0)
 		b := h.rt.Backend()
 		free, _, err := b.MemInfo(0, acl.HBMMem)

@@ -1,4 +1,4 @@
-package host
+package sandbox_test
 
 import (
 	"context"
@@ -8,12 +8,13 @@ import (
 
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/acl/sim"
+	"github.com/aclwasm/aclwasm/host"
 )
 
 // TestBatchEntryNames checks that a failing batch entry is named in the
 // message ("dsts[2]"), although the names are built only for a failure.
 func TestBatchEntryNames(t *testing.T) {
-	h := newHarness(t, Policy{})
+	h := newHarness(t, host.Policy{})
 	h.ok("aclrtSetDevice", 0)
 	dev := h.malloc(256)
 	b := h.batch([]uint64{dev, dev + 64, dev + 250}, []uint64{data, data + 64, data + 128}, []uint64{64, 64, 64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
@@ -33,7 +34,7 @@ func TestBatchEntryNames(t *testing.T) {
 func TestBatchAllocatesPerCallOnly(t *testing.T) {
 	b := sim.New()
 	t.Cleanup(func() { b.Close() })
-	h := newHarness(t, Policy{}, WithBackend(b))
+	h := newHarness(t, host.Policy{}, host.WithBackend(b))
 	h.ok("aclrtSetDevice", 0)
 	const num = 512
 	dev := h.malloc(num * 16)
@@ -63,17 +64,17 @@ func TestBatchAllocatesPerCallOnly(t *testing.T) {
 // the engine's), those of each function at its own first call (10 KB for
 // every function before, held by every idle instance that made a call).
 func TestIdleSessionCosts(t *testing.T) {
-	h := newHarness(t, Policy{})
+	h := newHarness(t, host.Policy{})
 	s := h.inst.Session()
-	require.False(t, s.s.Counting(), "statistics before any call")
-	require.True(t, s.s.Idle())
+	require.False(t, sessOf(h.inst).Counting(), "statistics before any call")
+	require.True(t, sessOf(h.inst).Idle())
 	require.Empty(t, s.Stats().Funcs)
 	h.ok("aclrtSetDevice", 0)
-	require.True(t, s.s.Counting())
-	require.Equal(t, 1, s.s.Counters(), "the counters of the function called only")
+	require.True(t, sessOf(h.inst).Counting())
+	require.Equal(t, 1, sessOf(h.inst).Counters(), "the counters of the function called only")
 	h.ok("aclrtSetDevice", 0)
-	require.Equal(t, 1, s.s.Counters())
+	require.Equal(t, 1, sessOf(h.inst).Counters())
 	require.Equal(t, uint64(2), s.Stats().Funcs["aclrtSetDevice"].Calls)
 	h.malloc(64)
-	require.False(t, s.s.Idle(), "a session holding device memory")
+	require.False(t, sessOf(h.inst).Idle(), "a session holding device memory")
 }

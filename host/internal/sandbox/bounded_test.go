@@ -1,4 +1,4 @@
-package host
+package sandbox_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/host"
 )
 
 // Issue 9, bug 3: timeouts bound every host call, and a call's cost is
@@ -23,7 +24,7 @@ const (
 // The policy's timeout is generous, for the setup on a loaded machine; the
 // calls under test get a short deadline of their own (timed).
 func bigHarness(t *testing.T) *harness {
-	h := newHarness(t, Policy{Timeout: time.Minute, MaxCallBytes: 1 << 62, MemoryPages: 2048})
+	h := newHarness(t, host.Policy{Timeout: time.Minute, MaxCallBytes: 1 << 62, MemoryPages: 2048})
 	pages := (bigSrc + bigEntry + 65535) / 65536
 	require.NotEqual(t, int32(-1), h.call("grow", uint64(pages-4)), "grow the guest memory")
 	h.ok("aclrtSetDevice", 0)
@@ -70,7 +71,7 @@ func TestTimeoutStopsSyncBatch(t *testing.T) {
 	h := bigHarness(t)
 	b := h.repeat(acl.BatchSyncMaxCount, h.malloc(bigEntry))
 	err := h.timed("aclrtMemcpyBatch", b.dsts, b.destMaxs, b.srcs, b.sizes, acl.BatchSyncMaxCount, b.attrs, b.idx, 1, b.fail)
-	require.ErrorIs(t, err, ErrCanceled) // timed's own deadline, not the policy's
+	require.ErrorIs(t, err, host.ErrCanceled) // timed's own deadline, not the policy's
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 }
 
@@ -92,7 +93,7 @@ func TestTimeoutStopsRunningAsyncBatch(t *testing.T) {
 // batches summed; beyond it 207012, naming the budget, before any effect.
 func TestMaxCallBytes(t *testing.T) {
 	const budget = 4096
-	h := newHarness(t, Policy{MaxCallBytes: budget})
+	h := newHarness(t, host.Policy{MaxCallBytes: budget})
 	h.ok("aclrtSetDevice", 0)
 	d := h.malloc(2 * budget)
 	st := h.stream()
@@ -154,19 +155,19 @@ func TestStatsCountOnlyWorkThatRan(t *testing.T) {
 // over the policy's MaxQueued (the default, equal to the simulator's
 // queue depth), never a copy that blocks until the run's timeout.
 func TestQueueLimitRefuses(t *testing.T) {
-	h := newHarness(t, Policy{Timeout: time.Minute, DeviceMemory: 1 << 20})
-	limit := h.inst.p.policy.MaxQueued
+	h := newHarness(t, host.Policy{Timeout: time.Minute, DeviceMemory: 1 << 20})
+	limit := sessOf(h.inst).MaxQueued()
 	h.ok("aclrtSetDevice", 0)
 	src, dst := h.malloc(64), h.malloc(64)
 	s := h.stream()
 	// Hold the stream back with the host's own work: a host function
 	// queued ahead of the guest's copies that waits to be released.
 	release := make(chan struct{})
-	st, _, err := h.inst.s.s.Stream(uint32(s))
+	st, _, err := sessOf(h.inst).Stream(uint32(s))
 	require.NoError(t, err)
 	require.NoError(t, h.rt.Backend().LaunchHostFunc(st, func() error { <-release; return nil }))
 	// The session counts what it queued itself: tell it of the host's.
-	require.NoError(t, h.inst.s.s.Recount(uint32(s)))
+	require.NoError(t, sessOf(h.inst).Recount(uint32(s)))
 	unblocked := false
 	defer func() {
 		if !unblocked {

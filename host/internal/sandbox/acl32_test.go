@@ -1,4 +1,4 @@
-package host
+package sandbox_test
 
 import (
 	"context"
@@ -16,7 +16,9 @@ import (
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/host"
 	"github.com/aclwasm/aclwasm/host/internal/sandbox"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // The acl32 tests drive the proxy guest importing from module "acl32"
@@ -30,7 +32,7 @@ const (
 	acl32W     = acl32Pages << 16
 )
 
-func newHarness32(t *testing.T, p Policy, opts ...Option) *harness {
+func newHarness32(t *testing.T, p host.Policy, opts ...host.Option) *harness {
 	t.Helper()
 	if p.MemoryPages == 0 {
 		p.MemoryPages = acl32Pages
@@ -65,7 +67,7 @@ func (h *harness) wrote4(off uint32) uint32 {
 // signature on this engine, and none breaks the host (no trap, no
 // internal error). The scenario below checks what they do.
 func TestACL32EveryImportLinks(t *testing.T) {
-	h := newHarness32(t, Policy{})
+	h := newHarness32(t, host.Policy{})
 	for _, f := range abi.Funcs {
 		args := make([]uint64, len(f.Params))
 		res, err := h.inst.Call(context.Background(), f.Name, args...)
@@ -80,7 +82,7 @@ func TestACL32EveryImportLinks(t *testing.T) {
 // arrays, window addresses, pointer arithmetic, saturation, 0xFFFFFFFF as
 // "no failing entry", 4-byte base-address slots.
 func TestACL32Scenario(t *testing.T) {
-	h := newHarness32(t, Policy{DeviceMemory: 8 << 30, PinnedMemory: 1 << 20})
+	h := newHarness32(t, host.Policy{DeviceMemory: 8 << 30, PinnedMemory: 1 << 20})
 	ctx := context.Background()
 	h.ok("aclInit", 0)
 	h.ok("aclrtGetVersion", outA, outB, outC)
@@ -282,7 +284,7 @@ func TestACL32Scenario(t *testing.T) {
 	for _, name := range abiV1 {
 		require.True(t, called[name], "%s was not called through acl32", name)
 	}
-	require.Equal(t, abi.Native32, h.inst.s.s.Profile())
+	require.Equal(t, abi.Native32, sessOf(h.inst).Profile())
 	_ = ctx
 }
 
@@ -337,7 +339,7 @@ func TestACL32Window(t *testing.T) {
 	const w = uint64(pages) << 16 // 0xfff00000
 	const slot = 1 << 16          // 60 KiB plus the 4 KiB guard
 	const size = slot - sandbox.AllocGuard
-	h := newHarness32(t, Policy{MemoryPages: pages})
+	h := newHarness32(t, host.Policy{MemoryPages: pages})
 	h.ok("aclrtSetDevice", 0)
 	at := func(k int) uint64 { return w + uint64(k)*slot }
 
@@ -386,7 +388,7 @@ func TestACL32Window(t *testing.T) {
 // TestACL32EmptyWindow: a policy that lets guest memory fill the 32-bit
 // space leaves no window, and every allocation says so.
 func TestACL32EmptyWindow(t *testing.T) {
-	h := newHarness32(t, Policy{MemoryPages: 1 << 16})
+	h := newHarness32(t, host.Policy{MemoryPages: 1 << 16})
 	h.ok("aclrtSetDevice", 0)
 	msg := h.code(acl.ErrRTMemoryAllocation, "aclrtMalloc", outA, 64, 0)
 	require.Contains(t, msg, "does not fit in the device address window [0xffff0000, 0xffff0000)")
@@ -396,9 +398,9 @@ func TestACL32EmptyWindow(t *testing.T) {
 // address, like the guest's own allocations.
 func TestACL32Lend(t *testing.T) {
 	const pages = 1<<16 - 16
-	h := newHarness32(t, Policy{MemoryPages: pages})
-	p, pat := lent(t, h.rt, 4096)
-	l, err := h.inst.Lend(p, 4096, LendOptions{})
+	h := newHarness32(t, host.Policy{MemoryPages: pages})
+	p, pat := testsupport.Lent(t, h.rt.Backend(), 4096)
+	l, err := h.inst.Lend(p, 4096, host.LendOptions{})
 	require.NoError(t, err)
 	inWindow(t, l.Addr(), uint64(pages)<<16)
 	h.ok("aclrtSetDevice", 0)
@@ -408,8 +410,8 @@ func TestACL32Lend(t *testing.T) {
 	require.NotEqual(t, l.Addr(), own)
 	inWindow(t, own, uint64(pages)<<16)
 
-	big, _ := lent(t, h.rt, 1<<20)
-	_, err = h.inst.Lend(big, 1<<20, LendOptions{})
+	big, _ := testsupport.Lent(t, h.rt.Backend(), 1<<20)
+	_, err = h.inst.Lend(big, 1<<20, host.LendOptions{})
 	require.ErrorContains(t, err, "do not fit in the device address window [0xfff00000, 0xffff0000)")
 	require.NoError(t, l.Revoke(context.Background()))
 	h.code(acl.ErrRTParamInvalid, "aclrtMemcpy", data, 8, l.Addr(), 8, uint64(acl.MemcpyDeviceToHost))
@@ -436,15 +438,15 @@ func TestACL32LoadChecks(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			wasm := wat2wasm(t, "(module\n  "+tc.imports+"\n  (memory 1))")
-			_, err := rt.Load(ctx, wasm, Policy{})
-			var le *LoadError
+			_, err := rt.Load(ctx, wasm, host.Policy{})
+			var le *host.LoadError
 			require.ErrorAs(t, err, &le)
-			require.ErrorIs(t, err, ErrLoad)
+			require.ErrorIs(t, err, host.ErrLoad)
 			require.Equal(t, tc.want, le.Problems)
 		})
 	}
 	// One profile alone loads.
-	pl, err := rt.Load(ctx, wat2wasm(t, `(module (import "acl32" "aclrtMalloc" (func (param i32 i32 i32) (result i32))) (memory 1))`), Policy{})
+	pl, err := rt.Load(ctx, wat2wasm(t, `(module (import "acl32" "aclrtMalloc" (func (param i32 i32 i32) (result i32))) (memory 1))`), host.Policy{})
 	require.NoError(t, err)
 	require.NoError(t, pl.Close(ctx))
 }
@@ -456,7 +458,7 @@ func FuzzImports32(f *testing.F) {
 	f.Add([]byte{0, 18, 0, 0, 0, 0, 0, 0, 0, 0, 28, 1, 16, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0})
 	f.Add([]byte("\x12\x00\x1c\x01\x10\x00\x00\x00\x20\x00\x00\x00\x00\x00\x21\x02\x10\x00\x00\x00\x00\x00\x00\x00\x00"))
 	f.Add(make([]byte, 64))
-	e := newFuzzEnvIn(f, abi.Native32, fuzzPolicy, append(testBackend(f), WithEngine(testEngine)))
+	e := newFuzzEnvIn(f, abi.Native32, fuzzPolicy, append(testBackend(f), host.WithEngine(testEngine)))
 	f.Fuzz(func(t *testing.T, data []byte) { e.play(t, data, fuzzAll) })
 }
 
@@ -468,7 +470,7 @@ func FuzzDifferential32(f *testing.F) {
 	f.Add([]byte("\x03\x40\x41\x05\x42\x43\x10\x00\x80\x81\x82\x83\x84\x85\x86\x87\x88\x89\x8a\x01\x0c\x44\x45\x46\x47\x48\x49\x4a\x4b"))
 	cfgs := slices.Clone(diffConfigs)
 	if lib := os.Getenv("ACLWASM_TEST_ACL_LIB"); lib != "" {
-		cfgs = append(cfgs, diffConfig{"wazero/cann", func(tb testing.TB) []Option { return append(testBackend(tb), WithEngine("wazero")) }})
+		cfgs = append(cfgs, diffConfig{"wazero/cann", func(tb testing.TB) []host.Option { return append(testBackend(tb), host.WithEngine("wazero")) }})
 	}
 	if len(cfgs) == 1 {
 		cfgs = append(cfgs, cfgs[0])
@@ -486,54 +488,12 @@ func FuzzDifferential32(f *testing.F) {
 	})
 }
 
-// BenchmarkProfiles compares a sandboxed 64-byte aclrtMemcpy H2D called
-// from a guest loop through module acl32 with the same call through acl,
-// in the same run: "x-acl" is the acl32 cost over the wide one (the i32
-// parameters cleared on entry are all acl32 adds on this path).
-func BenchmarkProfiles(b *testing.B) {
-	const iters = 1000
-	var wide float64
-	for _, prof := range abi.Profiles {
-		b.Run(prof.Module(), func(b *testing.B) {
-			ctx := context.Background()
-			rt, err := NewRuntime(ctx, WithEngine(testEngine))
-			require.NoError(b, err)
-			defer rt.Close(ctx)
-			t := prof.Wasm(abi.Addr)
-			loop := strings.NewReplacer("i64", t).Replace(loopWAT)
-			pl, err := rt.Load(ctx, wat2wasm(b, proxyWATIn(prof, 4, loop)), Policy{MemoryPages: 4})
-			require.NoError(b, err)
-			defer pl.Close(ctx)
-			inst, err := pl.Instantiate(ctx, Config{})
-			require.NoError(b, err)
-			defer inst.Close(ctx)
-			h := &harness{inst: inst, rt: rt, prof: prof}
-			require.Zero(b, uint32(h.bcall(b, "aclrtSetDevice", 0)))
-			require.Zero(b, uint32(h.bcall(b, "aclrtMalloc", outA, 64, 0)))
-			dst := h.word(outA)
-			b.ResetTimer()
-			for i := 0; i < b.N; i += iters {
-				if r := uint32(h.bcall(b, "memcpy_loop", dst, data, 64, 1, iters)); r != 0 {
-					b.Fatalf("aclrtMemcpy = %d", r)
-				}
-			}
-			ns := float64(b.Elapsed().Nanoseconds()) / float64((b.N+iters-1)/iters*iters)
-			b.ReportMetric(ns, "ns/call")
-			if prof == abi.Wide {
-				wide = ns
-			} else if wide > 0 {
-				b.ReportMetric(ns/wide, "x-acl")
-			}
-		})
-	}
-}
-
 // TestACL32Section10 checks the section 10 imports whose acl32 wire form
 // differs from the wide one: 32-bit addresses and sizes
 // (aclrtMemsetD32[Async]), and uint64_t values that stay i64 and 8 bytes
 // (aclrtSetOpExecuteTimeOutV2, aclrtGetOpTimeOutInterval).
 func TestACL32Section10(t *testing.T) {
-	h := newHarness32(t, Policy{})
+	h := newHarness32(t, host.Policy{})
 	h.ok("aclrtSetDevice", 0)
 	a := h.malloc(64)
 	h.ok("aclrtMemsetD32", a, 64, 0x04030201, 16)
@@ -564,12 +524,10 @@ func TestACL32Section10(t *testing.T) {
 	require.NotEqual(t, uint32(0xFFFFFFFF), h.u32(outB+4), "8 bytes written")
 }
 
-func hexs(v uint64) string { return strconv.FormatUint(v, 16) }
-
 // TestMemsetD32AndOutParamsACL32: in the native layout the uint64_t out-parameters stay
 // 8 bytes, and aclrtMemsetD32 takes window addresses and 32-bit sizes.
 func TestMemsetD32AndOutParamsACL32(t *testing.T) {
-	h := newHarness32(t, Policy{})
+	h := newHarness32(t, host.Policy{})
 	h.sentinel(outA)
 	h.sentinel(outA + 8)
 	h.ok("aclrtSetDevice", 0)

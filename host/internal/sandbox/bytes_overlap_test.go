@@ -1,6 +1,8 @@
-package host
+package sandbox_test
 
 import (
+	"github.com/aclwasm/aclwasm/host"
+
 	"context"
 	"testing"
 	"time"
@@ -14,12 +16,12 @@ import (
 func TestCallBytesOverlapBusy(t *testing.T) {
 	ctx := context.Background()
 	entered, release := make(chan struct{}), make(chan struct{})
-	gate := HostFunc{Module: "test", Name: "gate", Fn: func(*HostCall) (int32, error) {
+	gate := host.HostFunc{Module: "test", Name: "gate", Fn: func(*host.HostCall) (int32, error) {
 		entered <- struct{}{}
 		<-release
 		return 0, nil
 	}}
-	rt, err := NewRuntime(ctx, append(testBackend(t), WithEngine(testEngine), WithHostFuncs(gate))...)
+	rt, err := host.NewRuntime(ctx, append(testBackend(t), host.WithEngine(testEngine), host.WithHostFuncs(gate))...)
 	require.NoError(t, err)
 	defer rt.Close(ctx)
 	pl, err := rt.Load(ctx, wat2wasm(t, `(module
@@ -32,9 +34,9 @@ func TestCallBytesOverlapBusy(t *testing.T) {
   (func (export "echo") (result i32)
     (drop (call $gate))
     (drop (call $read (i32.const 16) (call $len)))
-    (call $write (i32.const 16) (call $len))))`), Policy{Timeout: time.Minute})
+    (call $write (i32.const 16) (call $len))))`), host.Policy{Timeout: time.Minute})
 	require.NoError(t, err)
-	inst, err := pl.Instantiate(ctx, Config{})
+	inst, err := pl.Instantiate(ctx, host.Config{})
 	require.NoError(t, err)
 	defer inst.Close(ctx)
 	type res struct {
@@ -45,7 +47,7 @@ func TestCallBytesOverlapBusy(t *testing.T) {
 	go func() { out, err := inst.CallBytes(ctx, "echo", []byte("first")); first <- res{out, err} }()
 	<-entered
 	_, err = inst.CallBytes(ctx, "echo", []byte("second"))
-	require.ErrorIs(t, err, ErrBusy)
+	require.ErrorIs(t, err, host.ErrBusy)
 	close(release)
 	r := <-first
 	require.NoError(t, r.err)

@@ -1,4 +1,4 @@
-package host
+package sandbox_test
 
 import (
 	"math"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/acl/sim"
+	"github.com/aclwasm/aclwasm/host"
 )
 
 // Saturation mode and overflow status of ABI v1.3 section 15.
@@ -18,7 +19,7 @@ func init() {
 		"feature": {run: func(h *harness) acl.Error {
 			b := sim.New(sim.WithChip(sim.Ascend950))
 			h.t.Cleanup(func() { b.Close() })
-			h2 := newHarness(h.t, Policy{}, WithBackend(b))
+			h2 := newHarness(h.t, host.Policy{}, host.WithBackend(b))
 			h.peer = h2
 			require.Equal(h.t, acl.Success, h2.rc("aclrtSetDeviceSatMode", infNan), "the 950 has INF/NAN mode")
 			return h2.rc("aclrtSetDeviceSatMode", sat)
@@ -64,7 +65,7 @@ func init() {
 			require.Equal(h.t, acl.ErrRTParamInvalid, h.rc("aclrtGetOverflowStatus", e.dev+4090, 64, 0), "past the allocation")
 			return h.rc("aclrtGetOverflowStatus", e2dDst, 64, e.s)
 		}},
-		"queue": {policy: Policy{MaxQueued: 2}, run: func(h *harness) acl.Error {
+		"queue": {policy: host.Policy{MaxQueued: 2}, run: func(h *harness) acl.Error {
 			e := setupOrder(h)
 			release := h.gate(e.s)
 			defer release()
@@ -84,7 +85,7 @@ func init() {
 			e := setupOrder(h)
 			return h.rc("aclrtResetOverflowStatus", e.s1)
 		}},
-		"queue": {policy: Policy{MaxQueued: 2}, run: func(h *harness) acl.Error {
+		"queue": {policy: host.Policy{MaxQueued: 2}, run: func(h *harness) acl.Error {
 			e := setupOrder(h)
 			release := h.gate(e.s)
 			defer release()
@@ -131,7 +132,7 @@ func TestOverflowStatus(t *testing.T) {
 		require.Zero(t, h.overflowStatus(st, 0), "no compute, no overflow")
 		h.ok("aclrtGetDeviceSatMode", outA)
 		require.Equal(t, uint32(acl.OverflowInfNan), h.u32(outA), "the simulated chips start in INF/NAN mode")
-		if h.inst.s.s.Backend().Traits().Computer == nil {
+		if h.rt.Backend().Traits().Computer == nil {
 			h.ok("aclrtResetOverflowStatus", 0)
 			require.Zero(t, h.overflowStatus(st, 0))
 			return
@@ -172,12 +173,12 @@ func TestOverflowStatus(t *testing.T) {
 func TestSatModePerChip(t *testing.T) {
 	b := sim.New(sim.WithChip(sim.Ascend950))
 	t.Cleanup(func() { b.Close() })
-	h := newHarness(t, Policy{}, WithBackend(b))
+	h := newHarness(t, host.Policy{}, host.WithBackend(b))
 	h.ok("aclrtGetDeviceSatMode", outA)
 	require.Equal(t, uint32(acl.OverflowInfNan), h.u32(outA))
 	require.Contains(t, h.code(acl.ErrRTFeatureNotSupport, "aclrtSetDeviceSatMode", uint64(acl.OverflowSaturation)), "does not support")
 
-	a, c := newHarness(t, Policy{}), newHarness(t, Policy{})
+	a, c := newHarness(t, host.Policy{}), newHarness(t, host.Policy{})
 	a.ok("aclrtSetDeviceSatMode", uint64(acl.OverflowSaturation))
 	c.ok("aclrtGetDeviceSatMode", outA)
 	require.Equal(t, uint32(acl.OverflowInfNan), c.u32(outA), "another session's mode")
@@ -186,7 +187,7 @@ func TestSatModePerChip(t *testing.T) {
 // TestStreamOverflowSwitch: off until set, per stream, NULL naming the
 // current context's default stream.
 func TestStreamOverflowSwitch(t *testing.T) {
-	h := newHarness(t, Policy{})
+	h := newHarness(t, host.Policy{})
 	h.ok("aclrtSetDevice", 0)
 	s := h.stream()
 	h.ok("aclrtGetStreamOverflowSwitch", s, outA)

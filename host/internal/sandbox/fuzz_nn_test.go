@@ -1,4 +1,4 @@
-package host
+package sandbox_test
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/host"
 )
 
 // FuzzNN plays random tensor creations and operator launches (dims,
@@ -28,10 +29,10 @@ func FuzzNN(f *testing.F) {
 		if len(in) > 0 && in[0]&0x80 != 0 {
 			prof = abi.Native32
 		}
-		h := newHarnessIn(t, prof, Policy{})
+		h := newHarnessIn(t, prof, host.Policy{})
 		h.ok("aclrtSetDevice", 0)
 		computes := true
-		if h.inst.s.s.Backend().Traits().Computer == nil {
+		if h.rt.Backend().Traits().Computer == nil {
 			computes = false
 		}
 		const n, canary = 256, 512
@@ -146,6 +147,6 @@ func FuzzNN(f *testing.F) {
 			require.Equal(t, pat, append([]byte(nil), h.mem()[data2:data2+canary]...), "a canary allocation was written")
 		}
 		require.Equal(t, gpat, append([]byte(nil), h.mem()[guestCanary:guestCanary+256]...), "guest memory was written")
-		require.Equal(t, len(live), h.inst.s.s.NNObjects(), "the session holds objects the input did not make and keep")
+		require.Equal(t, len(live), sessOf(h.inst).NNObjects(), "the session holds objects the input did not make and keep")
 	})
 }

@@ -1,9 +1,10 @@
-package host
+package sandbox_test
 
 import (
 	"testing"
 
 	"github.com/aclwasm/aclwasm/abi"
+	"github.com/aclwasm/aclwasm/host"
 )
 
 // One fuzz target per import family. Each input plays on a session that
@@ -24,7 +25,7 @@ func fuzzFamilyOf(groups ...abi.Group) fuzzFamily {
 }
 
 func fuzzTarget(f *testing.F, fam fuzzFamily) {
-	e := newFuzzEnv(f, fuzzPolicy, append(testBackend(f), WithEngine(testEngine)))
+	e := newFuzzEnv(f, fuzzPolicy, append(testBackend(f), host.WithEngine(testEngine)))
 	f.Fuzz(func(t *testing.T, data []byte) { e.play(t, data, fam) })
 }
 

@@ -1,4 +1,4 @@
-package host
+package sandbox_test
 
 import (
 	"math"
@@ -6,7 +6,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/host/internal/sandbox"
 )
@@ -32,17 +31,6 @@ func (h *harness) tensor(dt acl.DataType, addr uint64, dims ...int64) uint64 {
 func (h *harness) putI64s(off uint32, vs ...int64) {
 	for i, v := range vs {
 		le.PutUint64(h.mem()[off+uint32(8*i):], uint64(v))
-	}
-}
-
-// nnProfiles runs f on a fresh harness of each profile.
-func nnProfiles(t *testing.T, f func(t *testing.T, h *harness)) {
-	for _, prof := range abi.Profiles {
-		t.Run(prof.Module(), func(t *testing.T) {
-			h := newHarnessIn(t, prof, Policy{})
-			h.ok("aclrtSetDevice", 0)
-			f(t, h)
-		})
 	}
 }
 

@@ -1,6 +1,6 @@
 //go:build wasmtime && cgo
 
-package host
+package sandbox_test
 
 import (
 	"bytes"
@@ -14,7 +14,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/engine"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // The differential tests run the same guests, driven the same way, on both
@@ -30,7 +34,7 @@ var diffEngines = []string{"wazero", "wasmtime"}
 type diffOutcome struct {
 	Calls     []diffCall
 	Returns   []int32 // what the script's calls returned, exports included
-	Stats     Stats
+	Stats     host.Stats
 	LastError string
 	FreeIn    []uint64 // per device, before Close
 	FreeAfter []uint64 // per device, after Close
@@ -50,18 +54,18 @@ func (d *dh) c(name string, args ...uint64) int32 {
 	return r
 }
 
-func runReactorDiff(t *testing.T, engine, wat string, p Policy, script func(d *dh)) diffOutcome {
+func runReactorDiff(t *testing.T, engine, wat string, p host.Policy, script func(d *dh)) diffOutcome {
 	t.Helper()
 	ctx := context.Background()
 	var out diffOutcome
-	rt, err := NewRuntime(ctx, WithEngine(engine), recordCalls(&out.Calls))
+	rt, err := host.NewRuntime(ctx, host.WithEngine(engine), recordCalls(&out.Calls))
 	require.NoError(t, err)
 	defer func() { require.NoError(t, rt.Close(ctx)) }()
 	base := freeMem(t, rt)
 	pl, err := rt.Load(ctx, wat2wasm(t, wat), p)
 	require.NoError(t, err)
 	defer func() { require.NoError(t, pl.Close(ctx)) }()
-	inst, err := pl.Instantiate(ctx, Config{})
+	inst, err := pl.Instantiate(ctx, host.Config{})
 	require.NoError(t, err)
 	d := &dh{harness: &harness{t: t, rt: rt, inst: inst}}
 	script(d)
@@ -253,10 +257,10 @@ func diffScript(d *dh) {
 }
 
 func TestDifferentialImports(t *testing.T) {
-	wat := proxyWAT(4, "")
+	wat := testsupport.ProxyWAT(abi.Wide, 4, "")
 	var outs []diffOutcome
 	for _, e := range diffEngines {
-		outs = append(outs, runReactorDiff(t, e, wat, Policy{MemoryPages: 8}, diffScript))
+		outs = append(outs, runReactorDiff(t, e, wat, host.Policy{MemoryPages: 8}, diffScript))
 	}
 	require.Greater(t, len(outs[0].Calls), 130)
 	requireSameOutcome(t, outs[0], outs[1])
@@ -265,8 +269,8 @@ func TestDifferentialImports(t *testing.T) {
 // TestDifferentialUnexportedMemory: a guest that does not export its
 // memory gets the same pointer checks and writes on both engines.
 func TestDifferentialUnexportedMemory(t *testing.T) {
-	wat := strings.Replace(proxyWAT(2, ""), `(memory (export "memory") 2)`, `(memory 2)`, 1)
-	require.NotEqual(t, proxyWAT(2, ""), wat)
+	wat := strings.Replace(testsupport.ProxyWAT(abi.Wide, 2, ""), `(memory (export "memory") 2)`, `(memory 2)`, 1)
+	require.NotEqual(t, testsupport.ProxyWAT(abi.Wide, 2, ""), wat)
 	script := func(d *dh) {
 		end := uint64(len(d.mem()))
 		d.c("aclrtGetDeviceCount", 0x300)
@@ -282,7 +286,7 @@ func TestDifferentialUnexportedMemory(t *testing.T) {
 	}
 	var outs []diffOutcome
 	for _, e := range diffEngines {
-		outs = append(outs, runReactorDiff(t, e, wat, Policy{}, script))
+		outs = append(outs, runReactorDiff(t, e, wat, host.Policy{}, script))
 	}
 	requireSameOutcome(t, outs[0], outs[1])
 	require.Equal(t, int32(2), int32(le.Uint32(outs[1].Memory[0x300:])), "the device count was written")
@@ -291,7 +295,7 @@ func TestDifferentialUnexportedMemory(t *testing.T) {
 // runOutcome is what one engine's Run of a command shows.
 type runOutcome struct {
 	ExitCode  uint32
-	Stats     Stats
+	Stats     host.Stats
 	Err       string // the error's class
 	FreeAfter []uint64
 	Stdout    string
@@ -299,12 +303,12 @@ type runOutcome struct {
 }
 
 func errClass(err error) string {
-	for _, e := range []error{ErrTrap, ErrTimeout, ErrCanceled, ErrLoad} {
+	for _, e := range []error{host.ErrTrap, host.ErrTimeout, host.ErrCanceled, host.ErrLoad} {
 		if errors.Is(err, e) {
 			return e.Error()
 		}
 	}
-	var ee *ExitError
+	var ee *host.ExitError
 	if errors.As(err, &ee) {
 		return ee.Error()
 	}
@@ -314,10 +318,10 @@ func errClass(err error) string {
 	return ""
 }
 
-func runCommandDiff(t *testing.T, engine string, wasm []byte, p Policy, cfg Config) runOutcome {
+func runCommandDiff(t *testing.T, engine string, wasm []byte, p host.Policy, cfg host.Config) runOutcome {
 	t.Helper()
 	ctx := context.Background()
-	rt, err := NewRuntime(ctx, WithEngine(engine))
+	rt, err := host.NewRuntime(ctx, host.WithEngine(engine))
 	require.NoError(t, err)
 	defer func() { require.NoError(t, rt.Close(ctx)) }()
 	base := freeMem(t, rt)
@@ -351,14 +355,14 @@ func TestDifferentialCommands(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		wat  string
-		cfg  Config
+		cfg  host.Config
 		want string // error class
 		code uint32
 	}{
-		{"roundtrip", fmt.Sprintf(roundtripWAT, 0), Config{}, "", 0},
-		{"exit with queued work", fmt.Sprintf(roundtripWAT, 1), Config{}, "", 3},
-		{"stdio", stdioWAT, Config{Args: []string{"prog", "a1"}, Env: []string{"K=V"}, Stdin: strings.NewReader("from stdin")}, "", 42},
-		{"trap in start function", startTrapWAT, Config{}, ErrTrap.Error(), 0},
+		{"roundtrip", fmt.Sprintf(testsupport.RoundtripWAT, 0), host.Config{}, "", 0},
+		{"exit with queued work", fmt.Sprintf(testsupport.RoundtripWAT, 1), host.Config{}, "", 3},
+		{"stdio", stdioWAT, host.Config{Args: []string{"prog", "a1"}, Env: []string{"K=V"}, Stdin: strings.NewReader("from stdin")}, "", 42},
+		{"trap in start function", startTrapWAT, host.Config{}, host.ErrTrap.Error(), 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			wasm := wat2wasm(t, tc.wat)
@@ -368,7 +372,7 @@ func TestDifferentialCommands(t *testing.T) {
 				if r, ok := cfg.Stdin.(*strings.Reader); ok {
 					cfg.Stdin = strings.NewReader(readAll(r))
 				}
-				outs = append(outs, runCommandDiff(t, e, wasm, Policy{}, cfg))
+				outs = append(outs, runCommandDiff(t, e, wasm, host.Policy{}, cfg))
 			}
 			require.Equal(t, outs[0], outs[1])
 			require.Equal(t, tc.want, outs[0].Err)
@@ -447,45 +451,45 @@ const startTrapWAT = `(module
 // TestDifferentialEnds: traps, timeouts, cancellation and the memory limit
 // end calls the same way on both engines.
 func TestDifferentialEnds(t *testing.T) {
-	wasm := wat2wasm(t, proxyWAT(1, `  (func (export "oob") (result i32) (i32.load (i32.const -4)))
+	wasm := wat2wasm(t, testsupport.ProxyWAT(abi.Wide, 1, `  (func (export "oob") (result i32) (i32.load (i32.const -4)))
   (func $deep (export "deep") (param i32) (result i32) (call $deep (i32.add (local.get 0) (i32.const 1))))
 `))
 	for _, e := range diffEngines {
 		t.Run(e, func(t *testing.T) {
 			ctx := context.Background()
-			rt, err := NewRuntime(ctx, WithEngine(e))
+			rt, err := host.NewRuntime(ctx, host.WithEngine(e))
 			require.NoError(t, err)
 			defer rt.Close(ctx)
-			pl, err := rt.Load(ctx, wasm, Policy{MemoryPages: 3, Timeout: 100 * time.Millisecond})
+			pl, err := rt.Load(ctx, wasm, host.Policy{MemoryPages: 3, Timeout: 100 * time.Millisecond})
 			require.NoError(t, err)
 			defer pl.Close(ctx)
 			// The traps get a policy timeout no loaded machine reaches:
 			// unwinding tens of thousands of frames under -race can take
 			// longer than the 100 ms the spins are given.
-			tpl, err := rt.Load(ctx, wasm, Policy{MemoryPages: 3, Timeout: time.Minute})
+			tpl, err := rt.Load(ctx, wasm, host.Policy{MemoryPages: 3, Timeout: time.Minute})
 			require.NoError(t, err)
 			defer tpl.Close(ctx)
-			callIn := func(pl *Plugin, name string, args ...uint64) ([]uint64, error) {
-				inst, err := pl.Instantiate(ctx, Config{})
+			callIn := func(pl *host.Plugin, name string, args ...uint64) ([]uint64, error) {
+				inst, err := pl.Instantiate(ctx, host.Config{})
 				require.NoError(t, err)
 				defer inst.Close(ctx)
 				return inst.Call(ctx, name, args...)
 			}
 			call := func(name string, args ...uint64) ([]uint64, error) { return callIn(pl, name, args...) }
 			_, err = callIn(tpl, "trap")
-			require.ErrorIs(t, err, ErrTrap)
+			require.ErrorIs(t, err, host.ErrTrap)
 			_, err = callIn(tpl, "oob") // a fault in the guard region, caught by the engine
-			require.ErrorIs(t, err, ErrTrap)
+			require.ErrorIs(t, err, host.ErrTrap)
 			_, err = callIn(tpl, "deep", 0)
-			require.ErrorIs(t, err, ErrTrap, "stack exhausted")
+			require.ErrorIs(t, err, host.ErrTrap, "stack exhausted")
 			_, err = call("spin")
-			require.ErrorIs(t, err, ErrTimeout)
+			require.ErrorIs(t, err, host.ErrTimeout)
 			cctx, cancel := context.WithCancel(ctx)
 			time.AfterFunc(20*time.Millisecond, cancel)
-			inst, err := pl.Instantiate(ctx, Config{})
+			inst, err := pl.Instantiate(ctx, host.Config{})
 			require.NoError(t, err)
 			_, err = inst.Call(cctx, "spin")
-			require.ErrorIs(t, err, ErrCanceled)
+			require.ErrorIs(t, err, host.ErrCanceled)
 			require.NoError(t, inst.Close(ctx))
 			res, err := call("grow", 2)
 			require.NoError(t, err)
@@ -494,22 +498,22 @@ func TestDifferentialEnds(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, []uint64{0xffffffff}, res, "past the policy's 3 pages")
 			_, err = call("nope")
-			require.ErrorIs(t, err, errNoExport)
+			require.ErrorIs(t, err, engine.ErrNoExport)
 			_, err = call("aclrtSetDevice")
-			require.ErrorIs(t, err, errArgs, "a wrong number of arguments is refused; the instance lives on")
+			require.ErrorIs(t, err, engine.ErrArgs, "a wrong number of arguments is refused; the instance lives on")
 
 			// A panic outside the imports' own recover (here the trace
 			// callback's) traps the guest instead of crashing the host.
-			prt, err := NewRuntime(ctx, WithEngine(e), WithTrace(func(CallRecord) { panic("boom") }))
+			prt, err := host.NewRuntime(ctx, host.WithEngine(e), host.WithTrace(func(host.CallRecord) { panic("boom") }))
 			require.NoError(t, err)
 			defer prt.Close(ctx)
-			ppl, err := prt.Load(ctx, wasm, Policy{})
+			ppl, err := prt.Load(ctx, wasm, host.Policy{})
 			require.NoError(t, err)
 			defer ppl.Close(ctx)
-			pinst, err := ppl.Instantiate(ctx, Config{})
+			pinst, err := ppl.Instantiate(ctx, host.Config{})
 			require.NoError(t, err)
 			_, err = pinst.Call(ctx, "aclrtSetDevice", 0)
-			require.ErrorIs(t, err, ErrTrap)
+			require.ErrorIs(t, err, host.ErrTrap)
 			require.ErrorContains(t, err, "boom")
 			require.NoError(t, pinst.Close(ctx))
 		})

@@ -1,4 +1,4 @@
-package host
+package sandbox_test
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/host"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
@@ -33,14 +34,14 @@ func FuzzImports(f *testing.F) {
 	f.Add([]byte{0, 18, 0, 0, 0, 0, 0, 0, 0, 0, 28, 1, 16, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0})
 	f.Add([]byte("\x12\x00\x1c\x01\x10\x00\x00\x00\x20\x00\x00\x00\x00\x00\x21\x02\x10\x00\x00\x00\x00\x00\x00\x00\x00"))
 	f.Add(make([]byte, 64))
-	e := newFuzzEnv(f, fuzzPolicy, append(testBackend(f), WithEngine(testEngine)))
+	e := newFuzzEnv(f, fuzzPolicy, append(testBackend(f), host.WithEngine(testEngine)))
 	f.Fuzz(func(t *testing.T, data []byte) { e.play(t, data, fuzzAll) })
 }
 
 // fuzzPolicy is what fuzzed sessions run under: small quotas, so that short
 // sequences reach every limit, and a short timeout for the sequences that
 // wait for a record nobody makes (of an event reset after its record).
-var fuzzPolicy = Policy{DeviceMemory: 1 << 20, MaxAllocations: 8, MaxStreams: 4, MaxEvents: 4, MaxRegistrations: 4, MaxQueued: 16, PinnedMemory: 1 << 16, Timeout: 300 * time.Millisecond}
+var fuzzPolicy = host.Policy{DeviceMemory: 1 << 20, MaxAllocations: 8, MaxStreams: 4, MaxEvents: 4, MaxRegistrations: 4, MaxQueued: 16, PinnedMemory: 1 << 16, Timeout: 300 * time.Millisecond}
 
 // maxFuzzCalls bounds the calls one input makes.
 const maxFuzzCalls = 32
@@ -75,24 +76,24 @@ func funcsOf(groups ...abi.Group) []int {
 // fuzzEnv is a runtime and the proxy guest loaded in it, kept across the
 // inputs of one fuzz target: each input gets a new session.
 type fuzzEnv struct {
-	rt    *Runtime
-	pl    *Plugin
+	rt    *host.Runtime
+	pl    *host.Plugin
 	prof  abi.Profile // the module the proxy imports from
 	calls []diffCall  // the trace of the input being played
 }
 
-func newFuzzEnv(tb testing.TB, p Policy, opts []Option) *fuzzEnv {
+func newFuzzEnv(tb testing.TB, p host.Policy, opts []host.Option) *fuzzEnv {
 	return newFuzzEnvIn(tb, abi.Wide, p, opts)
 }
 
 // newFuzzEnvIn is newFuzzEnv with the proxy importing from the module of
 // profile prof.
-func newFuzzEnvIn(tb testing.TB, prof abi.Profile, p Policy, opts []Option) *fuzzEnv {
+func newFuzzEnvIn(tb testing.TB, prof abi.Profile, p host.Policy, opts []host.Option) *fuzzEnv {
 	tb.Helper()
 	ctx := context.Background()
 	e := &fuzzEnv{prof: prof}
 	opts = append(opts, recordCalls(&e.calls))
-	rt, err := NewRuntime(ctx, opts...)
+	rt, err := host.NewRuntime(ctx, opts...)
 	require.NoError(tb, err)
 	pl, err := rt.Load(ctx, testsupport.Proxy(prof, 4), p)
 	require.NoError(tb, err)
@@ -108,7 +109,7 @@ func newFuzzEnvIn(tb testing.TB, prof abi.Profile, p Policy, opts []Option) *fuz
 type fuzzOutcome struct {
 	Calls     []diffCall
 	TimedOut  bool // a call waited past the policy's timeout, ending the instance
-	Stats     Stats
+	Stats     host.Stats
 	LastError string
 	Held      []uint64 // device bytes the session held before Close
 	Memory    []byte   // guest memory once queued work finished (nil if TimedOut)
@@ -130,13 +131,13 @@ func (e *fuzzEnv) play(t *testing.T, data []byte, fam fuzzFamily) fuzzOutcome {
 	ctx := context.Background()
 	base := freeMem(t, e.rt)
 	e.calls = nil
-	inst, err := e.pl.Instantiate(ctx, Config{})
+	inst, err := e.pl.Instantiate(ctx, host.Config{})
 	require.NoError(t, err)
 	h := &harness{t: t, rt: e.rt, inst: inst, prof: e.prof}
 	// Descriptors carry a MAC under a random key per session: a fixed one
 	// makes their bytes, which a guest may copy anywhere, the same on
 	// every configuration.
-	inst.s.s.ZeroDescKey()
+	sessOf(inst).ZeroDescKey()
 	var out fuzzOutcome
 	var addrs, ptrs []uint64
 	if fam.prepare {
@@ -169,7 +170,7 @@ func (e *fuzzEnv) play(t *testing.T, data []byte, fam fuzzFamily) fuzzOutcome {
 			binary.LittleEndian.PutUint64(h.mem()[off:], r.arg(abi.Addr, addrs, ptrs))
 		}
 		res, err := inst.Call(ctx, f.Name, args...)
-		if errors.Is(err, ErrTimeout) {
+		if errors.Is(err, host.ErrTimeout) {
 			out.TimedOut = true // a wait that never ends (for the next record of a reset event, which nobody makes)
 			break
 		}
@@ -187,9 +188,9 @@ func (e *fuzzEnv) play(t *testing.T, data []byte, fam fuzzFamily) fuzzOutcome {
 	if !out.TimedOut {
 		// Let queued work finish, so that what it wrote is settled: events
 		// first, which releases waits for records that will never come.
-		s.s.Settle(ctx)
+		sessOf(inst).Settle(ctx)
 		out.Memory = bytes.Clone(h.mem())
-		dev, err := s.s.DeviceBytes(ctx) // and the device memory the session holds
+		dev, err := sessOf(inst).DeviceBytes(ctx) // and the device memory the session holds
 		require.NoError(t, err)
 		out.Device = dev
 	}
@@ -197,7 +198,7 @@ func (e *fuzzEnv) play(t *testing.T, data []byte, fam fuzzFamily) fuzzOutcome {
 	for d, free := range freeMem(t, e.rt) {
 		out.Held = append(out.Held, base[d]-free)
 	}
-	if err := inst.Close(ctx); err != nil && !errors.Is(err, ErrTimeout) {
+	if err := inst.Close(ctx); err != nil && !errors.Is(err, host.ErrTimeout) {
 		t.Fatalf("close: %v", err)
 	}
 	if got := freeMem(t, e.rt); !slices.Equal(got, base) {
@@ -225,7 +226,7 @@ func fuzzPrepare(h *harness) (addrs, ptrs []uint64) {
 	// and offset slots (at c+0xe000: the bases a and c).
 	h.ok("aclrtGetMemcpyDescSize", uint64(acl.MemcpyInnerDeviceToDevice), outA)
 	h.ok("aclrtSetMemcpyDesc", c+0xf000, uint64(acl.MemcpyInnerDeviceToDevice), a, c+0x100, 64, 0)
-	w := h.inst.s.s.SlotSize() // 8 bytes, 4 in acl32
+	w := sessOf(h.inst).SlotSize() // 8 bytes, 4 in acl32
 	h.putWords(fzSlots, a, c)
 	h.ok("aclrtMemcpy", c+0xe000, 2*w, fzSlots, 2*w, 1)
 	// Batch arrays: two host-to-device entries and one attribute.
@@ -245,8 +246,8 @@ type diffCall struct {
 }
 
 // recordCalls traces every host call into *calls.
-func recordCalls(calls *[]diffCall) Option {
-	return WithTrace(func(r CallRecord) {
+func recordCalls(calls *[]diffCall) host.Option {
+	return host.WithTrace(func(r host.CallRecord) {
 		*calls = append(*calls, diffCall{r.Func.Name, r.Args, r.Result, r.Code, r.Msg})
 	})
 }
@@ -269,22 +270,6 @@ func requireSameMemory(t *testing.T, names [2]string, a, b []byte) {
 			t.Fatalf("guest memory differs at %#x: %s has %#x, %s has %#x", i, names[0], a[i], names[1], b[i])
 		}
 	}
-}
-
-// reader hands out fuzz bytes; past the end it gives zeros.
-type reader struct {
-	b []byte
-	i int
-}
-
-func (r *reader) done() bool { return r.i >= len(r.b) }
-
-func (r *reader) byte() byte {
-	if r.i >= len(r.b) {
-		return 0
-	}
-	r.i++
-	return r.b[r.i-1]
 }
 
 func (r *reader) u32() uint32 {
