@@ -211,3 +211,22 @@ func TestKernelFileSchemaInSync(t *testing.T) {
 	slices.Sort(acc)
 	require.Equal(t, acc, enum("access"))
 }
+
+// TestKernelFileDocs: the example of docs/EMBEDDING.md reads.
+func TestKernelFileDocs(t *testing.T) {
+	doc, err := os.ReadFile("../docs/EMBEDDING.md")
+	require.NoError(t, err)
+	_, sec, ok := strings.Cut(string(doc), "## Kernels files\n")
+	require.True(t, ok, "docs/EMBEDDING.md has no section Kernels files")
+	_, block, ok := strings.Cut(sec, "```yaml\n")
+	require.True(t, ok)
+	block, _, _ = strings.Cut(block, "```")
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "vec_add.o"), nil, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "vecops.yaml"), []byte(block), 0o644))
+	kf, err := ReadKernelFile(filepath.Join(dir, "vecops.yaml"))
+	require.NoError(t, err)
+	require.Equal(t, "vecops", kf.Set)
+	require.Len(t, kf.Kernels, 1)
+	require.Len(t, kf.Kernels[0].Params, 4)
+}
