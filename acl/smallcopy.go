@@ -1,6 +1,9 @@
 package acl
 
-import "context"
+import (
+	"context"
+	"reflect"
+)
 
 // SmallCopier is the role of a backend that copies a few bytes between device
 // allocations its caller has already resolved, so that a small
@@ -9,6 +12,14 @@ import "context"
 // table, and keeps the backend's handle on it (Region) beside its entry.
 // It is optional ([Traits].SmallCopier); the sandbox uses Memcpy where a
 // backend lacks it.
+//
+// The role is the backend itself: [SmallCopierOf] takes it only from the
+// backend value that reports it, since a small copy is that value's
+// Memcpy by another road. A wrapper that embeds a backend and forwards
+// its Traits therefore gets no small copies, and every copy reaches the
+// wrapper's Memcpy, whether or not it intercepts Memcpy; one that wants
+// the small path says so by reporting itself (its own CopySmall, or the
+// embedded one promoted).
 type SmallCopier interface {
 	// Region returns the backend's handle on the live allocation that
 	// holds p, nil if there is none. The handle names that allocation
@@ -27,3 +38,19 @@ type SmallCopier interface {
 // SmallCopyMax bounds the copies a SmallCopier takes: above it the copy
 // itself outweighs a second lookup.
 const SmallCopyMax = 64 << 10
+
+// SmallCopierOf returns b's small copies: its Traits' SmallCopier where
+// that is b itself, nil otherwise (none, or a role that an inner backend
+// reported through a wrapper's forwarded Traits).
+func SmallCopierOf(b Backend) SmallCopier {
+	sc := b.Traits().SmallCopier
+	if sc == nil {
+		return nil
+	}
+	// Interface comparison panics on equal types that are not
+	// comparable; such a value cannot be b anyway.
+	if t := reflect.TypeOf(sc); t != reflect.TypeOf(b) || !t.Comparable() || any(sc) != any(b) {
+		return nil
+	}
+	return sc
+}

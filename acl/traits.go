@@ -9,7 +9,10 @@ package acl
 // that a wrapper of a backend (one that injects faults, or runs callbacks
 // while it waits) keeps the wrapped backend's roles by embedding it, with
 // no wrapper type per combination of them; a wrapper that intercepts a
-// role's methods puts its own value in that field.
+// role's methods puts its own value in that field. SmallCopier, a road
+// around Memcpy, is the exception: it is only taken from the backend
+// that is it, so a wrapper that forwards Traits has none unless it
+// reports itself.
 type Traits struct {
 	// ZeroesAllocations: Malloc returns memory that reads as zeros. The
 	// native runtime does not promise it, so device memory another session
@@ -50,9 +53,9 @@ type Traits struct {
 	Reducer Reducer
 	// SmallCopier copies a few bytes between allocations the sandbox has
 	// already resolved (aclrtMemcpy of at most SmallCopyMax bytes), one
-	// lookup and one lock per allocation; without it Memcpy does. A
-	// wrapper that intercepts Memcpy leaves it out, or its small copies
-	// would bypass the wrapper.
+	// lookup and one lock per allocation; without it Memcpy does. It is
+	// the backend itself or ignored ([SmallCopierOf]), so that a wrapper
+	// forwarding its inner backend's Traits sees every copy in Memcpy.
 	SmallCopier SmallCopier
 	// ModelRunner loads and executes offline models through the node's
 	// runtime (aclmdlLoadFromFile, aclmdlExecuteAsync).

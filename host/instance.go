@@ -22,6 +22,7 @@ type Instance struct {
 	inst  engine.Instance
 	stdin *sandbox.Stdin // Config.Stdin, made interruptible; nil if it never blocks
 	io    *sandbox.IO    // the bytes calls' input and output, made at the first (under callMu)
+	warm  bool           // in a pool, idle: it served a call since it was last idled (Pool.mu)
 
 	// callMu is held while guest code runs (a call, the start function,
 	// _initialize, a whole Run) and while the instance finishes: Close

@@ -130,6 +130,10 @@ func (p *Pool) put(ctx context.Context, inst *Instance) error {
 	}
 	p.mu.Lock()
 	if !p.cfg.Fresh && !p.shut {
+		if len(p.sem) == 1 {
+			p.trimLocked()
+		}
+		inst.warm = true
 		p.idle = append(p.idle, inst)
 		p.mu.Unlock()
 		return nil
@@ -169,6 +173,38 @@ wait:
 		<-p.sem
 	}
 	return err
+}
+
+// trimLocked idles the idle instances that served a call since they were
+// last idled (Instance.idle), as the last call in progress returns: the
+// pool then waits for calls, and an idle instance holds its state and
+// little else. Not at every return: under load the kept instances serve
+// call after call, and each would make again what it dropped (on wazero a
+// call engine and its stack per export, per call). The instance coming
+// back is the next one a call gets (idle is last in, first out) and stays
+// warm. p.mu is held: no get can take an instance meanwhile.
+func (p *Pool) trimLocked() {
+	for _, i := range p.idle {
+		if i.warm {
+			i.idle()
+			i.warm = false
+		}
+	}
+}
+
+// idle lets the engine's instance drop what it made for calls while it
+// waits in the pool (engine.Instance.Idle: on wazero a stack of 10 KiB or
+// more per export called). Not while a call runs: a function of Do's that
+// kept the instance past its return broke Do's contract, and its call is
+// left be.
+func (i *Instance) idle() {
+	if !i.callMu.TryLock() {
+		return
+	}
+	defer i.callMu.Unlock()
+	if !i.ended() {
+		i.inst.Idle()
+	}
 }
 
 // ended reports whether the instance has finished: released by a trap, a

@@ -87,9 +87,10 @@ type FuncStats struct {
 
 // stats returns the statistics of a session's counts.
 func stats(counts []sandbox.FuncCount) Stats {
-	out := Stats{Funcs: map[string]FuncStats{}, Bytes: map[string]uint64{}}
+	// Sized up front: a command run per request makes them every time.
+	out := Stats{Funcs: make(map[string]FuncStats, len(counts)), Bytes: map[string]uint64{}}
 	for _, c := range counts {
-		fs := FuncStats{Calls: c.Calls, Errors: map[acl.Error]uint64{}, Bytes: map[string]uint64{},
+		fs := FuncStats{Calls: c.Calls, Errors: make(map[acl.Error]uint64, len(c.Errors)), Bytes: map[string]uint64{},
 			Launches: c.Launches, LaunchFailures: c.LaunchFailures, Compute: c.Compute}
 		for code, k := range c.Errors {
 			fs.Errors[code] = k

@@ -46,6 +46,8 @@
 #   *.c                          clang --target=wasm32-wasi -DACLWASM_WIDE (-mexec-model=reactor if there
 #                                is no main), with samples/include (sample.h, the C samples' shared
 #                                helpers) on the path
+#                                (C and C++ link the SDK's libaclwasm.a, built in guest-sdk/c/build
+#                                by `make -C guest-sdk/c lib`, as pkg-config's Libs say)
 #   assembly/index.ts or *.ts    asc (AssemblyScript), exporting _start
 #   *.wat                        wat2wasm
 #
@@ -79,6 +81,11 @@ freestanding() { grep -qxF "$1" "$OUT/freestanding.txt" || echo "$1" >>"$OUT/fre
 
 C_INC="$ROOT/guest-sdk/c/include"
 C_FLAGS=(-O2 -Wall -Wextra -Werror -I"$C_INC")
+# The SDK's library (libaclwasm.a: the stream callback dispatcher, which
+# wasm-ld links only into modules that launch a callback), built in the
+# tree by `make -C guest-sdk/c lib`; every C and C++ guest links it, as
+# pkg-config's Libs say (need_c_lib builds it once).
+C_LIBS=(-L"$ROOT/guest-sdk/c/build" -laclwasm)
 # The wide profile (module "acl", 64-bit aclrtPtr addresses); without it the
 # headers give the native layout (module "acl32", void * and size_t).
 C_WIDE=(-DACLWASM_WIDE)
@@ -97,6 +104,15 @@ need_clang_wasi() {
 	need clang "$1"
 	need wasm-ld "$1"
 	[[ -d /usr/include/wasm32-wasi ]] || die "missing wasi-libc (/usr/include/wasm32-wasi, needed for $1); run scripts/install-toolchains.sh"
+	need_c_lib "$1"
+}
+
+# need_c_lib WHAT: builds the SDK's libaclwasm.a (make is up to date after
+# the first time).
+need_c_lib() {
+	need make "$1"
+	need llvm-ar "the C SDK's libaclwasm.a (for $1)"
+	make -s -C "$ROOT/guest-sdk/c" lib || die "make -C guest-sdk/c lib failed (needed for $1)"
 }
 
 build_c() {
@@ -104,11 +120,11 @@ build_c() {
 	need wasm-ld "the C examples"
 	need_clang_wasi "the C examples"
 	say "C: c-copy, c-copy32 (the same source in the native layout), c-freestanding, c-bytes"
-	clang --target=wasm32-wasi "${C_FLAGS[@]}" "${C_WIDE[@]}" -mexec-model=reactor -o "$OUT/c-bytes.wasm" "$ROOT/guest-sdk/c/examples/bytes.c"
-	clang --target=wasm32-wasi "${C_FLAGS[@]}" "${C_WIDE[@]}" -o "$OUT/c-copy.wasm" "$ROOT/guest-sdk/c/examples/copy.c"
-	clang --target=wasm32-wasi "${C_FLAGS[@]}" -o "$OUT/c-copy32.wasm" "$ROOT/guest-sdk/c/examples/copy.c"
+	clang --target=wasm32-wasi "${C_FLAGS[@]}" "${C_WIDE[@]}" -mexec-model=reactor -o "$OUT/c-bytes.wasm" "$ROOT/guest-sdk/c/examples/bytes.c" "${C_LIBS[@]}"
+	clang --target=wasm32-wasi "${C_FLAGS[@]}" "${C_WIDE[@]}" -o "$OUT/c-copy.wasm" "$ROOT/guest-sdk/c/examples/copy.c" "${C_LIBS[@]}"
+	clang --target=wasm32-wasi "${C_FLAGS[@]}" -o "$OUT/c-copy32.wasm" "$ROOT/guest-sdk/c/examples/copy.c" "${C_LIBS[@]}"
 	clang --target=wasm32 "${C_FLAGS[@]}" "${C_WIDE[@]}" -nostdlib -Wl,--no-entry -o "$OUT/c-freestanding.wasm" \
-		"$ROOT/guest-sdk/c/examples/freestanding.c"
+		"$ROOT/guest-sdk/c/examples/freestanding.c" "${C_LIBS[@]}"
 	freestanding c-freestanding.wasm
 	check_c_headers
 }
@@ -147,13 +163,13 @@ check_c_headers() {
 build_conformance() {
 	need_clang_wasi "the conformance program"
 	say "C: conformance (wide profile), conformance32 (native layout)"
-	clang --target=wasm32-wasi "${C_FLAGS[@]}" "${C_WIDE[@]}" -o "$OUT/conformance.wasm" "$ROOT/tests/conformance/conformance.c"
-	clang --target=wasm32-wasi "${C_FLAGS[@]}" -o "$OUT/conformance32.wasm" "$ROOT/tests/conformance/conformance.c"
+	clang --target=wasm32-wasi "${C_FLAGS[@]}" "${C_WIDE[@]}" -o "$OUT/conformance.wasm" "$ROOT/tests/conformance/conformance.c" "${C_LIBS[@]}"
+	clang --target=wasm32-wasi "${C_FLAGS[@]}" -o "$OUT/conformance32.wasm" "$ROOT/tests/conformance/conformance.c" "${C_LIBS[@]}"
 	say "C: models (models the host approves: aclmdl), both profiles"
-	clang --target=wasm32-wasi "${C_FLAGS[@]}" "${C_WIDE[@]}" -o "$OUT/models.wasm" "$ROOT/tests/conformance/models.c"
-	clang --target=wasm32-wasi "${C_FLAGS[@]}" -o "$OUT/models32.wasm" "$ROOT/tests/conformance/models.c"
+	clang --target=wasm32-wasi "${C_FLAGS[@]}" "${C_WIDE[@]}" -o "$OUT/models.wasm" "$ROOT/tests/conformance/models.c" "${C_LIBS[@]}"
+	clang --target=wasm32-wasi "${C_FLAGS[@]}" -o "$OUT/models32.wasm" "$ROOT/tests/conformance/models.c" "${C_LIBS[@]}"
 	say "C: files (file I/O over mounts through wasi-libc)"
-	clang --target=wasm32-wasi "${C_FLAGS[@]}" -o "$OUT/files.wasm" "$ROOT/tests/conformance/files.c"
+	clang --target=wasm32-wasi "${C_FLAGS[@]}" -o "$OUT/files.wasm" "$ROOT/tests/conformance/files.c" "${C_LIBS[@]}"
 }
 
 cargo_build() { # DIR ARGS...
@@ -256,13 +272,13 @@ build_sample() { # DIR
 		[[ -d /usr/include/wasm32-wasi/c++ ]] ||
 			die "missing libc++ for wasm32 (/usr/include/wasm32-wasi/c++, needed for samples/$name); run scripts/install-toolchains.sh"
 		say "sample $name: clang++ (native layout)"
-		clang++ --target=wasm32-wasi "${CXX_FLAGS[@]}" -o "$OUT/$name.wasm" "$dir"/*.cpp
+		clang++ --target=wasm32-wasi "${CXX_FLAGS[@]}" -o "$OUT/$name.wasm" "$dir"/*.cpp "${C_LIBS[@]}"
 	elif compgen -G "$dir/*.c" >/dev/null; then
 		need_clang_wasi "samples/$name"
 		say "sample $name: clang"
 		local model=()
 		if ! grep -qsE '\bmain[[:space:]]*\(' "$dir"/*.c; then model=(-mexec-model=reactor); fi
-		clang --target=wasm32-wasi "${C_FLAGS[@]}" "${C_WIDE[@]}" -I"$ROOT/samples/include" "${model[@]}" -o "$OUT/$name.wasm" "$dir"/*.c
+		clang --target=wasm32-wasi "${C_FLAGS[@]}" "${C_WIDE[@]}" -I"$ROOT/samples/include" "${model[@]}" -o "$OUT/$name.wasm" "$dir"/*.c "${C_LIBS[@]}"
 	elif [[ -f "$dir/assembly/index.ts" ]] || compgen -G "$dir/*.ts" >/dev/null; then
 		local entry asc adir="$dir"
 		entry="$dir/assembly/index.ts"

@@ -23,6 +23,8 @@ say() { echo "install-toolchains: $*"; }
 
 # Debian packages, with what needs each:
 #   clang, lld                    C guests (freestanding wasm32) and wasm-ld for Rust
+#   llvm                          llvm-ar, which archives the C SDK's libaclwasm.a (GNU ar writes
+#                                 no symbol index for wasm objects, and wasm-ld needs one)
 #   wasi-libc, libclang-rt-14-dev-wasm32
 #                                 C guests with wasi-libc (wasm32-wasi)
 #   libc++-14-dev-wasm32, libc++abi-14-dev-wasm32
@@ -39,7 +41,7 @@ say() { echo "install-toolchains: $*"; }
 #   nodejs, npm                   AssemblyScript guests
 #   python3-onnx, python3-numpy   the ONNX models the tests write (acl/sim/model/testdata/genmodels.py)
 #                                 and the outputs numpy computes for them
-PACKAGES=(clang lld wasi-libc libclang-rt-14-dev-wasm32 libc++-14-dev-wasm32 libc++abi-14-dev-wasm32 wabt rustc cargo libstd-rust-dev-wasm32 gcc curl ca-certificates python3-onnx python3-numpy)
+PACKAGES=(clang lld llvm wasi-libc libclang-rt-14-dev-wasm32 libc++-14-dev-wasm32 libc++abi-14-dev-wasm32 wabt rustc cargo libstd-rust-dev-wasm32 gcc curl ca-certificates python3-onnx python3-numpy)
 # Node is often installed outside apt (as here); only ask apt for it when
 # there is no node/npm at all.
 if ! command -v node >/dev/null 2>&1; then PACKAGES+=(nodejs); fi
@@ -98,7 +100,7 @@ if ((CHECK_ONLY)); then
 fi
 
 # Final check: the tools the builds call must now run.
-for t in clang wasm-ld wat2wasm wasm-objdump /usr/bin/rustc /usr/bin/cargo node npm gcc; do
+for t in clang wasm-ld llvm-ar wat2wasm wasm-objdump /usr/bin/rustc /usr/bin/cargo node npm gcc; do
 	command -v "$t" >/dev/null 2>&1 || die "$t is still missing after installation"
 done
 [[ -d /usr/include/wasm32-wasi ]] || die "wasi-libc headers (/usr/include/wasm32-wasi) are missing"

@@ -345,9 +345,10 @@ const smallReactor = `(module
 const idleInstances = 64
 
 // BenchmarkServeIdleMemory: the memory per idle instance of a small
-// reactor in a host.Pool (what a pooled plugin holds between requests)
-// against a bare wazero instance of the same module, idleInstances of
-// each: the Go heap in use, and the process's resident memory, which also
+// reactor in a host.Pool after one call of its export (what a pooled
+// plugin holds between requests) against a bare wazero instance of the
+// same module after one call (its api.Function looked up, called and
+// dropped), idleInstances of each: the Go heap in use, and the process's resident memory, which also
 // counts what is mapped off the heap (the host reserves guest memory with
 // mmap; wazero's own is on the heap). x-bare-mem is the ratio of resident
 // memory where /proc/self/statm exists (Linux), else of the heap. An
@@ -384,6 +385,9 @@ func BenchmarkServeIdleMemory(b *testing.B) {
 			for i := range mods {
 				mods[i], err = bare.InstantiateModule(ctx, cm, wazero.NewModuleConfig().WithName(fmt.Sprint("small", i)))
 				require.NoError(b, err)
+				res, err := mods[i].ExportedFunction("handle").Call(context.WithValue(ctx, floorKey{}, &floorDevice{}))
+				require.NoError(b, err)
+				require.Equal(b, []uint64{0}, res)
 			}
 			return func() {
 				for _, m := range mods {
@@ -406,8 +410,9 @@ func BenchmarkServeIdleMemory(b *testing.B) {
 	}
 }
 
-// fillPool has n instances made in p and returned to it idle: n calls at
-// once, each holding its instance until all n have one.
+// fillPool has n instances made in p, each called once (export handle),
+// and returned to it idle: n calls at once, each holding its instance
+// until all n have one.
 func fillPool(b *testing.B, p *host.Pool, n int) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -416,10 +421,14 @@ func fillPool(b *testing.B, p *host.Pool, n int) {
 	errs := make(chan error, n)
 	for range n {
 		go func() {
-			errs <- p.Do(ctx, func(*host.Instance) error {
+			errs <- p.Do(ctx, func(i *host.Instance) error {
+				res, err := i.Call(ctx, "handle")
+				if err == nil && (len(res) != 1 || res[0] != 0) {
+					err = fmt.Errorf("handle returned %v", res)
+				}
 				all.Done()
 				all.Wait() // every call has its own instance: n exist
-				return nil
+				return err
 			})
 		}()
 	}

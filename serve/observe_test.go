@@ -162,14 +162,6 @@ func newGated(b *sim.Backend) *gated {
 	return &gated{Backend: b, entered: make(chan struct{}), open: make(chan struct{})}
 }
 
-// Traits implements [acl.Runtime]: the simulator's, without its small
-// copies, so that every copy comes through Memcpy's gate.
-func (g *gated) Traits() acl.Traits {
-	t := g.Backend.Traits()
-	t.SmallCopier = nil
-	return t
-}
-
 func (g *gated) Memcpy(ctx context.Context, dst, src acl.Buf, n uint64) error {
 	g.once.Do(func() { close(g.entered) })
 	select {

@@ -36,8 +36,8 @@ import (
 //     acl, host and host/otelhost; the variables it declares at its top level
 //     may go unused.
 //   - c, cpp: compiled and linked with clang/clang++ --target=wasm32-wasi
-//     against guest-sdk/c/include; words of the info string that start with
-//     -D or -m are flags (```c -DACLWASM_WIDE).
+//     against guest-sdk/c/include and the SDK's libaclwasm.a; words of the
+//     info string that start with -D or -m are flags (```c -DACLWASM_WIDE).
 //   - rust: compiled with Debian's rustc (as scripts/build-guests.sh builds)
 //     for wasm32-wasi against the SDK crate (feature std).
 //   - ts: compiled with the pinned asc, "@aclwasm/sdk" resolving to the SDK.
@@ -334,7 +334,7 @@ func checkCBlocks(t *testing.T, blocks []docBlock) {
 		}
 		src := filepath.Join(dir, fmt.Sprintf("block%d%s", i, ext))
 		require.NoError(t, os.WriteFile(src, []byte(b.code), 0o644))
-		args = append(args, "-o", src+".wasm", src)
+		args = append(append(args, "-o", src+".wasm", src), sdkLibs(t)...)
 		if out, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
 			t.Errorf("%s does not compile (%s %s): %v\n%s", b, cc, strings.Join(args, " "), err, out)
 		}

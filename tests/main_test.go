@@ -46,6 +46,12 @@ func (r mainRun) Run() int {
 			code = 1
 		}
 	}
+	if err := removeSDKLib(); err != nil {
+		fmt.Fprintln(os.Stderr, "removing the C SDK's library:", err)
+		if code == 0 {
+			code = 1
+		}
+	}
 	return code
 }
 

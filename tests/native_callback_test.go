@@ -5,6 +5,10 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,15 +23,18 @@ import (
 // TestNativeCallbacks: tests/native/callback.c, stream callbacks as native
 // programs launch them (aclrtLaunchHostFunc; aclrtLaunchCallback with
 // aclrtSubscribeReport and aclrtProcessReport), built with the native flags
-// alone (the SDK's headers export the dispatcher by default), run in stream
-// order against the copies around them, on the simulator with and without
-// its timing model; a callback that traps ends the run. The option it once
-// needed, -DACLWASM_CALLBACKS, changes nothing; with the dispatcher left out
-// (-DACLWASM_NO_CALLBACKS) Load refuses the module and says what to do.
+// alone (the SDK's include path and its library, from which the launchers
+// link the dispatcher), run in stream order against the copies around
+// them, on the simulator with and without its timing model; a callback that
+// traps ends the run. The macros that once switched the dispatcher on and
+// off (ACLWASM_CALLBACKS, ACLWASM_NO_CALLBACKS) change nothing. Without the
+// library the link fails naming the dispatcher, and a module linked
+// anyway (--allow-undefined) is refused at load, saying what to do.
 func TestNativeCallbacks(t *testing.T) {
 	dir := t.TempDir()
 	wasm := buildNative(t, dir, "callback.c")
 	require.Equal(t, wasm, buildNative(t, t.TempDir(), "callback.c", "-DACLWASM_CALLBACKS"), "-DACLWASM_CALLBACKS changes nothing")
+	require.Equal(t, wasm, buildNative(t, t.TempDir(), "callback.c", "-DACLWASM_NO_CALLBACKS"), "-DACLWASM_NO_CALLBACKS changes nothing")
 	for _, tc := range []struct {
 		name string
 		opts []sim.Option
@@ -37,6 +44,7 @@ func TestNativeCallbacks(t *testing.T) {
 			pl, err := sb.rt.Load(context.Background(), wasm, testCompile(host.Policy{Timeout: time.Minute}))
 			require.NoError(t, err)
 			t.Cleanup(func() { require.NoError(t, pl.Close(context.Background())) })
+			require.Contains(t, pl.Exports(), "aclwasm_dispatch_callback")
 
 			o := mustRun(t, pl, "callback")
 			require.Contains(t, o.stdout, "order: 1 2 3\n", "%v", o)
@@ -57,14 +65,128 @@ func TestNativeCallbacks(t *testing.T) {
 		})
 	}
 
+	cflags := append(nativeCflags(t), "-o", filepath.Join(t.TempDir(), "nolib.wasm"), filepath.Join("native", "callback.c"))
+	out, err := exec.Command(nativeTool(t, "clang"), cflags...).CombinedOutput()
+	require.Error(t, err, "linked without the SDK's library:\n%s", out)
+	require.Contains(t, string(out), "undefined symbol: aclwasm_dispatch_callback")
+
 	sb := newSandbox(t)
-	_, err := sb.rt.Load(context.Background(), buildNative(t, t.TempDir(), "callback.c", "-DACLWASM_NO_CALLBACKS"), testCompile(host.Policy{}))
+	lenient := filepath.Join(t.TempDir(), "lenient.wasm")
+	cflags = append(nativeCflags(t), "-Wl,--allow-undefined", "-o", lenient, filepath.Join("native", "callback.c"))
+	out, err = exec.Command(nativeTool(t, "clang"), cflags...).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	b, err := os.ReadFile(lenient)
+	require.NoError(t, err)
+	_, err = sb.rt.Load(context.Background(), b, testCompile(host.Policy{}))
 	var le *host.LoadError
 	require.True(t, errors.As(err, &le), "%v", err)
 	require.ErrorContains(t, err, "acl32.aclrtLaunchHostFunc needs the export aclwasm_dispatch_callback")
-	require.ErrorContains(t, err, "C/C++: the SDK's acl/acl.h exports it unless ACLWASM_NO_CALLBACKS is defined")
+	require.ErrorContains(t, err, "C/C++: link the SDK's library libaclwasm.a, as `pkg-config --libs aclwasm` says (-laclwasm)")
 	require.ErrorContains(t, err, `Go: import _ "github.com/aclwasm/aclwasm/guest-sdk/go/acl/callback"`, "the Go SDK's option")
 	require.ErrorContains(t, err, `AssemblyScript: export { aclwasm_dispatch_callback } from "@aclwasm/sdk/assembly/callback"`, "the AssemblyScript SDK's option")
+}
+
+// dispatcherFree is the native program of the dispatcher's cost: one that
+// launches no callback.
+const dispatcherFree = "events.c"
+
+// forceDispatcher links the dispatcher into a module that launches no
+// callback, as the SDK's headers did before it moved into libaclwasm.a:
+// the baseline of TestNativeDispatcherOnlyWhenLaunched and
+// BenchmarkNativeDispatcher.
+const forceDispatcher = "-Wl,--undefined=aclwasm_dispatch_callback"
+
+// TestNativeDispatcherOnlyWhenLaunched: a program that launches no
+// callback, built with the native flags (the SDK's library on the link
+// line), has no dispatcher and is smaller than with it, in both profiles,
+// as C and as C++; it runs the same either way.
+func TestNativeDispatcherOnlyWhenLaunched(t *testing.T) {
+	sb := newSandbox(t)
+	for _, tc := range []struct {
+		name  string
+		flags []string
+	}{
+		{"c", nil},
+		{"c-wide", []string{"-DACLWASM_WIDE"}},
+		{"c++", []string{"-x", "c++"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wasm := buildNative(t, t.TempDir(), dispatcherFree, tc.flags...)
+			old := buildNative(t, t.TempDir(), dispatcherFree, append(tc.flags, forceDispatcher)...)
+			require.Less(t, len(wasm), len(old), "the dispatcher costs a module that launches no callback")
+			for _, m := range []struct {
+				wasm     []byte
+				exported bool
+			}{{wasm, false}, {old, true}} {
+				pl, err := sb.rt.Load(context.Background(), m.wasm, testCompile(host.Policy{}))
+				require.NoError(t, err)
+				require.Equal(t, m.exported, slices.Contains(pl.Exports(), "aclwasm_dispatch_callback"), "%v", pl.Exports())
+				o := mustRun(t, pl, "events")
+				require.Equal(t, nativeEventsWant, o.stdout)
+				require.NoError(t, pl.Close(context.Background()))
+			}
+			t.Logf("%s: %d bytes, %d with the dispatcher", tc.name, len(wasm), len(old))
+		})
+	}
+}
+
+// BenchmarkNativeDispatcher: instantiating (and closing) a native program
+// that launches no callback, built as the SDK builds it now (no
+// dispatcher) against the same program with the dispatcher linked in, as
+// the SDK's headers did before: x-old is now/before, measured in
+// alternating rounds of the same run; bytes and bytes-old are the two
+// modules' sizes.
+func BenchmarkNativeDispatcher(b *testing.B) {
+	ctx := context.Background()
+	wasm := buildNative(b, b.TempDir(), dispatcherFree)
+	old := buildNative(b, b.TempDir(), dispatcherFree, forceDispatcher)
+	be := sim.New()
+	b.Cleanup(func() { require.NoError(b, be.Close()) })
+	rt, err := host.NewRuntime(ctx, host.WithBackend(be), host.WithEngine(engine))
+	require.NoError(b, err)
+	b.Cleanup(func() { require.NoError(b, rt.Close(ctx)) })
+	load := func(wasm []byte) func() {
+		pl, err := rt.Load(ctx, wasm, testCompile(host.Policy{}))
+		require.NoError(b, err)
+		b.Cleanup(func() { require.NoError(b, pl.Close(ctx)) })
+		return func() {
+			inst, err := pl.Instantiate(ctx, host.Config{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := inst.Close(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	now, before := load(wasm), load(old)
+	// Rounds of each in turn, the first of a round alternating, so that
+	// neither gets the warmer caches or the quieter moments.
+	const round = 10
+	var tNow, tOld time.Duration
+	timed := func(k int, f func()) time.Duration {
+		t := time.Now()
+		for range k {
+			f()
+		}
+		return time.Since(t)
+	}
+	b.ResetTimer()
+	for done, i := 0, 0; done < b.N; done, i = done+round, i+1 {
+		k := min(round, b.N-done)
+		if i%2 == 0 {
+			tOld += timed(k, before)
+			tNow += timed(k, now)
+		} else {
+			tNow += timed(k, now)
+			tOld += timed(k, before)
+		}
+	}
+	b.ReportMetric(float64(tNow.Nanoseconds())/float64(b.N), "ns/instantiate")
+	b.ReportMetric(float64(tOld.Nanoseconds())/float64(b.N), "old-ns/instantiate")
+	b.ReportMetric(float64(tNow)/float64(tOld), "x-old")
+	b.ReportMetric(float64(len(wasm)), "bytes")
+	b.ReportMetric(float64(len(old)), "bytes-old")
 }
 
 // TestRustCallbacks: the Rust SDK's callbacks feature (examples/callback.rs):

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -28,16 +29,58 @@ import (
 // (guest-sdk/c/PORTING.md), and run in the sandbox on the engine the tests
 // use (ACLWASM_TEST_ENGINE). A missing clang fails the test.
 
-// nativeFlags are the only flags a native program needs, besides -o.
-func nativeFlags(t *testing.T) []string {
+// nativeFlags are the only flags a native program needs, besides -o: the
+// target, the SDK's include path and its library, as an installed SDK's
+// pkg-config Cflags and Libs give them.
+func nativeFlags(t testing.TB) []string {
+	return append(nativeCflags(t), sdkLibs(t)...)
+}
+
+// nativeCflags are the compiler's part of nativeFlags: the target and the
+// SDK's include path.
+func nativeCflags(t testing.TB) []string {
 	inc, err := filepath.Abs(filepath.Join("..", "guest-sdk", "c", "include"))
 	require.NoError(t, err)
 	return []string{"--target=wasm32-wasi", "-I", inc}
 }
 
+// sdkLib is the C SDK's libaclwasm.a, built once per test process (by the
+// SDK's Makefile, into a directory of its own that TestMain removes).
+var sdkLib struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// sdkLibs are the link flags of the C SDK's library (pkg-config --libs
+// aclwasm, less the target): it holds the stream callback dispatcher,
+// which only modules that launch a callback link.
+func sdkLibs(t testing.TB) []string {
+	t.Helper()
+	sdkLib.once.Do(func() {
+		if sdkLib.dir, sdkLib.err = os.MkdirTemp("", "aclwasm-sdk-lib"); sdkLib.err != nil {
+			return
+		}
+		out, err := exec.Command("make", "--no-print-directory", "-s", "-C", filepath.Join("..", "guest-sdk", "c"), "lib", "BUILD="+sdkLib.dir).CombinedOutput()
+		if err != nil {
+			sdkLib.err = fmt.Errorf("make -C guest-sdk/c lib (clang for wasm32 and llvm-ar: scripts/install-toolchains.sh): %w\n%s", err, out)
+		}
+	})
+	require.NoError(t, sdkLib.err)
+	return []string{"-L", sdkLib.dir, "-laclwasm"}
+}
+
+// removeSDKLib removes the directory sdkLibs built the library in.
+func removeSDKLib() error {
+	if sdkLib.dir == "" {
+		return nil
+	}
+	return os.RemoveAll(sdkLib.dir)
+}
+
 // nativeTool is the path of clang or clang++, or fails the test saying how
 // to install it.
-func nativeTool(t *testing.T, name string) string {
+func nativeTool(t testing.TB, name string) string {
 	t.Helper()
 	p, err := exec.LookPath(name)
 	if err != nil {
@@ -48,7 +91,7 @@ func nativeTool(t *testing.T, name string) string {
 
 // buildNative compiles tests/native/SRC into dir with the native flags only
 // and returns the module.
-func buildNative(t *testing.T, dir, src string, extra ...string) []byte {
+func buildNative(t testing.TB, dir, src string, extra ...string) []byte {
 	t.Helper()
 	cc := "clang"
 	if strings.HasSuffix(src, ".cpp") {
@@ -124,7 +167,8 @@ func TestNativePrograms(t *testing.T) {
 		require.Contains(t, o.stdout, "dlopen: dynamic loading is not available in the aclwasm sandbox: link the code into the module\n", "%v", o)
 		require.Contains(t, o.stdout, "dlsym: invalid handle: only dlopen(NULL, ...) and the native runtime's libraries have one in the aclwasm sandbox\n")
 		require.Contains(t, o.stdout, "dlsym: aclrtNoSuchFunction: undefined symbol: the aclwasm sandbox looks up only the SDK's own functions by name\n")
-		require.Equal(t, "dlfcn: OK (no plugin, copied 300 bytes through dlsym, float is 4 bytes)", lastLine(o.stdout))
+		require.Equal(t, "dlfcn: OK (no plugin, copied 300 bytes and ran a callback through dlsym, float is 4 bytes)", lastLine(o.stdout))
+		require.Equal(t, uint64(1), o.res.Stats.Funcs["aclrtLaunchHostFunc"].Calls, "looked up by name: the module has the dispatcher")
 		require.Equal(t, uint64(2), o.res.Stats.Funcs["aclrtMalloc"].Calls, "aclrtMalloc and acldvppMalloc (an SDK function over it), both looked up by name, %v", o.res.Stats.Funcs)
 		require.Equal(t, uint64(2), o.res.Stats.Funcs["aclrtMemcpy"].Calls)
 		noErrors(t, o.res.Stats)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -201,34 +202,42 @@ func buildPackagedAS(t *testing.T, dir string) string {
 	return filepath.Join(plugin, "plugin.wasm")
 }
 
-// buildPackagedC installs the headers and pkg-config files with `make
-// install PREFIX=...` and compiles the bytes example (a reactor) with the
-// flags pkg-config gives for the wide profile, no -I into this tree.
+// buildPackagedC installs the headers, the library and the pkg-config files
+// with `make install PREFIX=...` and compiles the bytes example (a reactor)
+// with the flags pkg-config gives for the wide profile, no -I or -L into
+// this tree.
 func buildPackagedC(t *testing.T, dir string) string {
 	prefix := filepath.Join(dir, "prefix")
-	runIn(t, filepath.Join("..", "guest-sdk", "c"), nil, "make", "--no-print-directory", "-s", "install", "PREFIX="+prefix)
+	runIn(t, filepath.Join("..", "guest-sdk", "c"), nil, "make", "--no-print-directory", "-s", "install", "PREFIX="+prefix, "BUILD="+filepath.Join(dir, "build"))
 	for _, h := range []string{"acl/acl.h", "acl/acl_base.h", "acl/acl_rt.h", "acl/error_codes/rt_error_codes.h", "aclwasm/io.h",
 		"acl/ops/acl_dvpp.h", "acl/aclwasm_sys.h", "acl/aclwasm_cxxabi.h", "aclwasm/compat/pthread.h", "aclwasm/compat/dlfcn.h", "aclwasm/compat/signal.h"} {
 		require.FileExists(t, filepath.Join(prefix, "include", filepath.FromSlash(h)))
 	}
+	require.FileExists(t, filepath.Join(prefix, "lib", "aclwasm", "libaclwasm.a"))
 	pcEnv := []string{"PKG_CONFIG_PATH=" + filepath.Join(prefix, "lib", "pkgconfig")}
 	cflags := strings.Fields(runIn(t, dir, pcEnv, "pkg-config", "--cflags", "aclwasm-wide"))
 	require.Contains(t, cflags, "--target=wasm32-wasi")
 	require.Contains(t, cflags, "-DACLWASM_WIDE")
 	native := strings.Fields(runIn(t, dir, pcEnv, "pkg-config", "--cflags", "aclwasm"))
 	require.NotContains(t, native, "-DACLWASM_WIDE", "aclwasm.pc is the native layout")
+	libs := map[string][]string{}
+	for _, pc := range []string{"aclwasm", "aclwasm-wide"} {
+		libs[pc] = strings.Fields(runIn(t, dir, pcEnv, "pkg-config", "--libs", pc))
+		require.Contains(t, libs[pc], "-laclwasm", "%s.pc links the SDK's library", pc)
+	}
 	// The native-layout flags find the whole native surface: the DVPP
-	// header, the single-threaded pthread.h, dlfcn.h and signal.h.
-	for _, prog := range []string{"pthread.c", "dlfcn.c", "dvpp.c", "signal.c"} {
+	// header, the single-threaded pthread.h, dlfcn.h and signal.h, and the
+	// callback dispatcher in the library.
+	for _, prog := range []string{"pthread.c", "dlfcn.c", "dvpp.c", "signal.c", "callback.c"} {
 		src := filepath.Join(dir, prog)
 		copyFile(t, filepath.Join("native", prog), src)
-		runIn(t, dir, nil, "clang", append(native, "-o", src+".wasm", src)...)
+		runIn(t, dir, nil, "clang", slices.Concat(native, []string{"-o", src + ".wasm", src}, libs["aclwasm"])...)
 	}
 
 	src := filepath.Join(dir, "bytes.c")
 	copyFile(t, filepath.Join("..", "guest-sdk", "c", "examples", "bytes.c"), src)
 	out := filepath.Join(dir, "plugin.wasm")
-	runIn(t, dir, nil, "clang", append(cflags, "-O2", "-Wall", "-Werror", "-mexec-model=reactor", "-o", out, src)...)
+	runIn(t, dir, nil, "clang", slices.Concat(cflags, []string{"-O2", "-Wall", "-Werror", "-mexec-model=reactor", "-o", out, src}, libs["aclwasm-wide"])...)
 	return out
 }
 

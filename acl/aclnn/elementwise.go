@@ -119,21 +119,17 @@ func fastElementwise(ctx context.Context, p acl.DataType, ar arith, x *TensorArg
 	if p != acl.DTFloat && !half || p == acl.DTFloat && ar.fast == nil || half && ar.f == nil {
 		return false, nil
 	}
-	ts := []*TensorArg{x, out}
-	if y.t != nil {
-		ts = append(ts, y.t)
-	}
-	for _, t := range ts {
-		if t.Type != p || !contiguous(t) || !slices.Equal(t.Dims, out.Dims) {
+	// Fixed arrays, not appends: a launch's run allocates nothing here.
+	for _, t := range [...]*TensorArg{x, y.t, out} {
+		if t != nil && (t.Type != p || !contiguous(t) || !slices.Equal(t.Dims, out.Dims)) {
 			return false, nil
 		}
 	}
 	o := span(out)
-	in := []*TensorArg{x}
-	if y.t != nil {
-		in = append(in, y.t)
-	}
-	for _, t := range in {
+	for _, t := range [...]*TensorArg{x, y.t} {
+		if t == nil {
+			continue
+		}
 		if s := span(t); overlap(o, s) && !same(o, s) {
 			return false, nil
 		}

@@ -298,3 +298,28 @@ func TestDivSpecial(t *testing.T) {
 	}
 	checkValues(t, "int div", values(oi), []float64{3, -3, 0})
 }
+
+// TestFastAllocs checks that the contiguous float32 path of Add and Mul
+// allocates nothing per run: a launch of a small operator costs a few
+// microseconds, and each allocation a noticeable part of it.
+func TestFastAllocs(t *testing.T) {
+	x, y, out := tensor(acl.DTFloat, []int64{64}, nil), tensor(acl.DTFloat, []int64{64}, nil), tensor(acl.DTFloat, []int64{64}, nil)
+	ctx := context.Background()
+	for _, c := range []struct {
+		name string
+		args []Value
+	}{
+		{"Add", []Value{tv(x), tv(y), sv(scalar(acl.DTFloat, 1)), tv(out)}},
+		{"Mul", []Value{tv(x), tv(y), tv(out)}},
+	} {
+		op := Lookup(c.name)
+		n := testing.AllocsPerRun(100, func() {
+			if err := op.Run(ctx, c.args); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if n != 0 {
+			t.Errorf("%s allocates %v times per run, want none", c.name, n)
+		}
+	}
+}

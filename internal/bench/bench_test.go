@@ -73,14 +73,6 @@ func TestRun(t *testing.T) {
 // dropH2D loses every host-to-device copy, as a broken path would.
 type dropH2D struct{ acl.Backend }
 
-// Traits implements [acl.Runtime]: the wrapped backend's, without its
-// small copies, so that every copy meets the drop.
-func (d dropH2D) Traits() acl.Traits {
-	t := d.Backend.Traits()
-	t.SmallCopier = nil
-	return t
-}
-
 func (d dropH2D) Memcpy(ctx context.Context, dst, src acl.Buf, n uint64) error {
 	if dst.IsDevice() && !src.IsDevice() {
 		return nil

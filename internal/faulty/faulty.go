@@ -66,13 +66,12 @@ func Wrap(b acl.Backend) Faulty {
 
 // Traits implements [acl.Runtime]: b's, with its DeviceRegisterer (if any)
 // failing as HostRegister does, since the sandbox registers through it
-// in HostRegister's place (both are aclrtHostRegister), and without its
-// SmallCopier, so that every copy meets Memcpy's faults. The other roles
-// are b's own: no fault is injected into them.
+// in HostRegister's place (both are aclrtHostRegister). The other roles
+// are b's own: no fault is injected into them. b's SmallCopier is not the
+// wrapper, so the sandbox takes none ([acl.SmallCopierOf]) and every copy
+// meets Memcpy's faults.
 func (b *wrapper) Traits() acl.Traits {
 	t := b.Backend.Traits()
-	// Small copies go through Memcpy, whose faults they would bypass.
-	t.SmallCopier = nil
 	if t.DeviceRegisterer != nil {
 		t.DeviceRegisterer = registerer{b, t.DeviceRegisterer}
 	}

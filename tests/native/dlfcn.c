@@ -3,8 +3,8 @@
  * (in the sandbox dlopen of it fails, and dlerror says why, once); it looks
  * the runtime's functions up by name in the runtime's library, as programs
  * that load the runtime dynamically do, and does its work through them: a
- * copy through device memory and a DVPP buffer. Names the SDK does not have
- * fail, and dlerror names them. */
+ * copy through device memory and a DVPP buffer, and a stream callback. Names
+ * the SDK does not have fail, and dlerror names them. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,6 +18,15 @@ typedef aclError (*memcpyFn)(void *, size_t, const void *, size_t, aclrtMemcpyKi
 typedef aclError (*freeFn)(void *);
 typedef aclError (*dvppMallocFn)(void **, size_t);
 typedef size_t (*dataTypeSizeFn)(aclDataType);
+typedef aclError (*launchFn)(aclrtStream, aclrtHostFunc, void *);
+typedef aclError (*syncFn)(aclrtStream);
+
+/* A stream callback launched through a function dlsym found: the module
+ * links the SDK's dispatcher because it calls dlsym. */
+static void ran(void *flag)
+{
+    *(int *)flag = 1;
+}
 
 int main(void)
 {
@@ -95,10 +104,21 @@ int main(void)
         printf("the copy came back different\n");
         return 1;
     }
+    launchFn launch = (launchFn)dlsym(rt, "aclrtLaunchHostFunc");
+    syncFn sync = (syncFn)dlsym(self, "aclrtSynchronizeStream");
+    static int flag;
+    if (launch == NULL || sync == NULL) {
+        printf("dlsym of the callback functions failed: %s\n", dlerror());
+        return 1;
+    }
+    if ((ret = launch(NULL, ran, &flag)) != ACL_SUCCESS || (ret = sync(NULL)) != ACL_SUCCESS || flag != 1) {
+        printf("callback through dlsym: %s (%d), ran %d\n", aclErrorName(ret), ret, flag);
+        return 1;
+    }
     if (dlclose(rt) != 0 || dlclose(dvpp) != 0 || dlclose(self) != 0) {
         printf("dlclose of the runtime failed: %s\n", dlerror());
         return 1;
     }
-    printf("dlfcn: OK (no plugin, copied %zu bytes through dlsym, float is %zu bytes)\n", sizeof in, typeSize(ACL_FLOAT));
+    printf("dlfcn: OK (no plugin, copied %zu bytes and ran a callback through dlsym, float is %zu bytes)\n", sizeof in, typeSize(ACL_FLOAT));
     return 0;
 }

@@ -374,32 +374,37 @@ func cBase(m *model) ([]byte, error) {
 	cDoc(&b, "",
 		"A stream callback of aclrtLaunchHostFunc, as natively. On wasm32 a function",
 		"pointer is an index into the module's table: the host hands it back to the",
-		"dispatcher below, which the SDK exports.")
+		"dispatcher (aclwasm_dispatch_callback below).")
 	b.l("typedef void (*aclrtHostFunc)(void *args);", "")
 	cDoc(&b, "", "A callback of aclrtLaunchCallback, as natively (the same type).")
 	b.l("typedef void (*aclrtCallback)(void *userData);", "")
 	cDoc(&b, "", "Whether an aclrtLaunchCallback callback holds its stream's later work, as natively.")
 	b.l("typedef enum aclrtCallbackBlockType {", "    ACL_CALLBACK_NO_BLOCK,", "    ACL_CALLBACK_BLOCK,", "} aclrtCallbackBlockType;", "")
+	var launchers []string
+	for i := range m.funcs {
+		if launchesCallback(&m.funcs[i]) {
+			launchers = append(launchers, m.funcs[i].Name)
+		}
+	}
+	cDoc(&b, "", wrap("The stream callback dispatcher (ABI section 12): the host runs every stream "+
+		"callback through this export, on the module's own thread, inside one of its "+
+		"host calls, and refuses to load a module that launches a callback without "+
+		"it. The SDK's library libaclwasm.a defines it (lib/dispatch.c), not these "+
+		"headers: the functions that launch a callback ("+strings.Join(launchers, ", ")+") "+
+		"reference it, so wasm-ld takes it and its export from the library into "+
+		"exactly the modules that launch one, and a module that never does carries "+
+		"nothing. Link the library as every program does (`pkg-config --libs "+
+		"aclwasm`: -L<prefix>/lib/aclwasm -laclwasm); no compiler flag is involved "+
+		"(ACLWASM_CALLBACKS and ACLWASM_NO_CALLBACKS, which were, are no longer "+
+		"read). A program's own definition of the same name and type takes the "+
+		"library's place. The call is call_indirect: a pointer that is not a "+
+		"function of this type traps.", 76)...)
+	b.l("void aclwasm_dispatch_callback(uint32_t fn, void *userData);", "")
 	cDoc(&b, "",
-		"The stream callback dispatcher (ABI section 12): the host runs every stream",
-		"callback through it, on the module's own thread, inside one of its host",
-		"calls; it refuses to load a module that calls aclrtLaunchHostFunc or",
-		"aclrtLaunchCallback without it. Every module built with these headers exports",
-		"it (weak: one copy per module, and a program's own definition wins): no",
-		"compiler flag is needed, and ACLWASM_CALLBACKS, which was, is accepted and",
-		"changes nothing. It costs a module that never launches a callback one small",
-		"function and its export, as a header cannot tell which modules launch one",
-		"(clang keeps every export_name function and wasm-ld every export): define",
-		"ACLWASM_NO_CALLBACKS before including acl/acl.h to leave it out of such a",
-		"module. The call is call_indirect: a pointer that is not a function of this",
-		"type traps.")
-	b.l("#ifndef ACLWASM_NO_CALLBACKS",
-		`__attribute__((export_name("aclwasm_dispatch_callback"), weak))`,
-		"void aclwasm_dispatch_callback(uint32_t fn, void *userData)",
-		"{",
-		"    ((aclrtHostFunc)(uintptr_t)fn)(userData);",
-		"}",
-		"#endif", "")
+		"Used by the SDK functions that launch a callback: a reference to the",
+		"dispatcher that no optimization removes (an empty asm that takes its",
+		"address), so that the object file names it and wasm-ld links it in.")
+	b.l(`#define ACLWASM_LINK_DISPATCHER_() __asm__ volatile("" : : "r"(aclwasm_dispatch_callback))`, "")
 	cDoc(&b, "", "A notify handle (ABI v1.2): a flag set and waited for in stream order. Never dereference it.")
 	b.l("typedef void *aclrtNotify;", "")
 	cDoc(&b, "", "A device or host buffer and its size (aclCreateDataBuffer); opaque, as natively.")
@@ -617,6 +622,9 @@ func cWrapper(b *buf, f *Func) error {
 	for i, p := range f.Params {
 		args[i] = cArg(p)
 	}
+	if launchesCallback(f) {
+		b.l("    ACLWASM_LINK_DISPATCHER_();")
+	}
 	b.p("    return (aclError)%s%s(%s);\n}\n", cRawPrefix, f.Name, strings.Join(args, ", "))
 	names := make([]string, len(f.Params))
 	checked := make([]string, len(f.Params))
@@ -643,7 +651,9 @@ func cWrapper(b *buf, f *Func) error {
 	return nil
 }
 
-// cNativeDecl writes f's native declaration as its acl32 import.
+// cNativeDecl writes f's native declaration as its acl32 import, or for a
+// function that launches a callback, the SDK function over that import
+// that links the dispatcher.
 func cNativeDecl(b *buf, f *Func) error {
 	ps, err := cParams(f, cNative)
 	if err != nil {
@@ -654,10 +664,46 @@ func cNativeDecl(b *buf, f *Func) error {
 	}
 	doc := wrap(f.Doc, 76)
 	doc = append(doc, "", "Wire ("+cModule32+"): "+wireSig32(f))
+	if !launchesCallback(f) {
+		cDoc(b, "", doc...)
+		b.p("__attribute__((import_module(\"%s\"), import_name(\"%s\")))\n", cModule32, f.Name)
+		b.p("aclError %s(%s);\n\n", f.Name, ps)
+		return nil
+	}
+	doc = append(doc, "", "An SDK function over that import: it links the callback dispatcher from",
+		"libaclwasm.a (see aclwasm_dispatch_callback).")
 	cDoc(b, "", doc...)
-	b.p("__attribute__((import_module(\"%s\"), import_name(\"%s\")))\n", cModule32, f.Name)
-	b.p("aclError %s(%s);\n\n", f.Name, ps)
+	args := make([]string, len(f.Params))
+	for i, p := range f.Params {
+		args[i] = cArg32(p)
+	}
+	b.p("static inline aclError %s(%s)\n{\n    ACLWASM_LINK_DISPATCHER_();\n", f.Name, ps)
+	b.p("    return (aclError)%s%s(%s);\n}\n\n", cRawPrefix, f.Name, strings.Join(args, ", "))
 	return nil
+}
+
+// launchesCallback reports whether f takes a guest function that the host
+// later runs through the dispatcher (ABI section 12): the SDK's form of f
+// references the dispatcher, so that only modules that launch a callback
+// link it.
+func launchesCallback(f *Func) bool {
+	for _, p := range f.Params {
+		if p.Sem == HostFn {
+			return true
+		}
+	}
+	return false
+}
+
+// cArg32 converts a native-layout argument to its raw acl32 type.
+func cArg32(p Param) string {
+	switch p.Sem {
+	case Ptr, Size:
+		if !acl32Is64(p) {
+			return "(uint32_t)(uintptr_t)" + p.Name
+		}
+	}
+	return cArg(p)
 }
 
 func cEnum(b *buf, e *Enum) {

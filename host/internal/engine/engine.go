@@ -160,6 +160,11 @@ type Instance interface {
 	// adapter turns into the outer call's end of the same kind where its
 	// engine can.
 	Reenter(ctx context.Context, name string, args ...uint64) error
+	// Idle says the instance waits, without a call in progress, for a
+	// next call that may be long in coming (a pool keeps it): the adapter
+	// drops what it made for calls and makes again at the next, so that
+	// an idle instance holds only its state.
+	Idle()
 	Close(ctx context.Context) error
 }
 

@@ -34,10 +34,10 @@ const (
 )
 
 // DispatchOption is what gives a guest the dispatcher export in each SDK,
-// as load-time refusals name it. The C/C++ headers export it by default
-// (ACLWASM_NO_CALLBACKS leaves it out; ACLWASM_CALLBACKS, which it once
-// needed, changes nothing); the others need their option.
-const DispatchOption = "of its language (C/C++: the SDK's acl/acl.h exports it unless ACLWASM_NO_CALLBACKS is defined, so include it in the program and drop that macro; Rust: the aclwasm crate's feature \"callbacks\"; Go: import _ \"github.com/aclwasm/aclwasm/guest-sdk/go/acl/callback\"; AssemblyScript: export { aclwasm_dispatch_callback } from \"@aclwasm/sdk/assembly/callback\" in the entry file)"
+// as load-time refusals name it. The C/C++ SDK's library (libaclwasm.a,
+// which every program links) holds it, and the headers' callback launchers
+// pull it in; the others need their option.
+const DispatchOption = "of its language (C/C++: link the SDK's library libaclwasm.a, as `pkg-config --libs aclwasm` says (-laclwasm), from which the headers' aclrtLaunchHostFunc and aclrtLaunchCallback take it; Rust: the aclwasm crate's feature \"callbacks\"; Go: import _ \"github.com/aclwasm/aclwasm/guest-sdk/go/acl/callback\"; AssemblyScript: export { aclwasm_dispatch_callback } from \"@aclwasm/sdk/assembly/callback\" in the entry file)"
 
 // Dispatcher calls the guest's DispatchExport with fn and arg from inside
 // a host call of the same instance (engine.Instance.Reenter); an error is

@@ -342,7 +342,7 @@ func TestLaunchHostFuncNeedsDispatcher(t *testing.T) {
 		var le *host.LoadError
 		require.True(t, errors.As(err, &le), "%v", err)
 		require.ErrorContains(t, err, mod+".aclrtLaunchHostFunc needs the export aclwasm_dispatch_callback")
-		require.ErrorContains(t, err, "C/C++: the SDK's acl/acl.h exports it unless ACLWASM_NO_CALLBACKS is defined")
+		require.ErrorContains(t, err, "C/C++: link the SDK's library libaclwasm.a, as `pkg-config --libs aclwasm` says (-laclwasm)")
 	}
 }
 

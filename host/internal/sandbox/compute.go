@@ -2,10 +2,29 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/aclwasm/aclwasm/acl"
 )
+
+// nativeEnd is the stream's error for a native launch (an operator, a
+// model) whose end the backend reported to its Ran with err: nil for none;
+// a stop by the launch's bounds as the backend's *acl.StoppedError, which
+// is already in the sandbox's words; otherwise the backend's code, with
+// failed (what failed, and where) before its message.
+func nativeEnd(err error, failed string) error {
+	var stopped *acl.StoppedError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &stopped):
+		return &fault{stopped}
+	}
+	return &fault{acl.Errorf(acl.CodeOf(err), "%s: %s", failed, acl.MessageOf(err))}
+}
 
 // bounds is what bounds the Run of a compute launch queued by a call: the
 // stream's cancellation (the ctx Run receives), the end of the session

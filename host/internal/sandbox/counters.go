@@ -113,7 +113,13 @@ type FuncCount struct {
 // of module "acl" first. Call it between the session's host calls.
 func (s *Session) Counts() []FuncCount {
 	st := &s.stats
-	var out []FuncCount
+	n := len(st.host)
+	for _, f := range st.fn {
+		if f != nil && f.calls != 0 {
+			n++
+		}
+	}
+	out := make([]FuncCount, 0, n)
 	for i, f := range st.fn {
 		if f == nil || f.calls == 0 {
 			continue

@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -854,13 +853,8 @@ func execute(sync bool) importFn {
 		}
 		if r.nr != nil { // the node's runtime runs it over the same regions
 			l.Model = &acl.ModelCall{Model: r.native, Inputs: nin, Ran: func(d time.Duration, err error) error {
-				var stopped *acl.StoppedError
-				switch {
-				case err == nil:
-				case errors.As(err, &stopped):
-					err = &fault{stopped} // ended by its bounds, in the sandbox's own words
-				default:
-					err = &fault{acl.Errorf(acl.CodeOf(err), "model %q failed as it ran: %s", name, acl.MessageOf(err))}
+				if err != nil {
+					err = nativeEnd(err, fmt.Sprintf("model %q failed as it ran", name))
 				}
 				done(d, err)
 				return err

@@ -363,13 +363,8 @@ func runOp(c *Call) error {
 	})
 	l.Op.Ran = func(d time.Duration, err error) error {
 		done(d, err)
-		var stopped *acl.StoppedError
-		switch {
-		case err == nil:
-		case errors.As(err, &stopped):
-			err = &fault{stopped} // ended by its bounds, in the sandbox's own words
-		default:
-			err = &fault{acl.Errorf(acl.CodeOf(err), "%s failed on the device: %s", name, acl.MessageOf(err))}
+		if err != nil {
+			err = nativeEnd(err, name+" failed on the device")
 		}
 		return err
 	}

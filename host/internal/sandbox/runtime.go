@@ -19,6 +19,9 @@ type Shared struct {
 	// zeroed: new allocations read as zeros (Traits.ZeroesAllocations), so
 	// the session need not clear them.
 	zeroed bool
+	// sc: the backend's small copies (acl.SmallCopierOf), nil where it
+	// has none or b merely forwards an inner backend's.
+	sc acl.SmallCopier
 
 	peerMu sync.Mutex
 	peers  map[[2]int32]int // sessions that enabled each physical pair
@@ -30,7 +33,8 @@ type Shared struct {
 // backend b, with the host functions hf (IOFuncs's and the embedder's).
 func NewShared(b acl.Backend, hf []*HostFunc) *Shared {
 	t := b.Traits()
-	return &Shared{b: b, hostFuncs: hf, peers: map[[2]int32]int{}, peerRequired: !t.PeerAccessImplicit, zeroed: t.ZeroesAllocations}
+	return &Shared{b: b, hostFuncs: hf, peers: map[[2]int32]int{}, peerRequired: !t.PeerAccessImplicit, zeroed: t.ZeroesAllocations,
+		sc: acl.SmallCopierOf(b)}
 }
 
 // HostFuncs returns the runtime's host functions, in the order of their

@@ -46,7 +46,7 @@ type fixed struct {
 	sh      *Shared
 	policy  Limits
 	b       acl.Backend
-	sc      acl.SmallCopier   // b's small copies, nil if it has none (smallcopy.go)
+	sc      acl.SmallCopier   // b's small copies, nil if it has none (Shared.sc, smallcopy.go)
 	prof    abi.Profile       // the module's import profile: acl or acl32
 	id      uint64            // ID
 	descKey [32]byte          // the key of the session's descriptor MACs (desc.go)
@@ -276,7 +276,7 @@ func New(c Config) (*Session, error) {
 		handles:  handles{streams: map[uint32]*streamRec{}, events: map[uint32]*eventRec{}},
 		devState: devState{dev: -1, ctxs: map[uint32]*ctxRec{}, primary: map[int32]*ctxRec{}, peers: map[[2]int32]bool{}},
 	}
-	s.sc = sh.b.Traits().SmallCopier
+	s.sc = sh.sc
 	if c.Profile == abi.Native32 {
 		s.as = newWindowSpace(engine.MemoryBytes(p.MemoryPages))
 	}

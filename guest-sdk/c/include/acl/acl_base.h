@@ -67,7 +67,7 @@ typedef void *aclrtContext;
 /**
  * A stream callback of aclrtLaunchHostFunc, as natively. On wasm32 a function
  * pointer is an index into the module's table: the host hands it back to the
- * dispatcher below, which the SDK exports.
+ * dispatcher (aclwasm_dispatch_callback below).
  */
 typedef void (*aclrtHostFunc)(void *args);
 
@@ -86,25 +86,27 @@ typedef enum aclrtCallbackBlockType {
 
 /**
  * The stream callback dispatcher (ABI section 12): the host runs every stream
- * callback through it, on the module's own thread, inside one of its host
- * calls; it refuses to load a module that calls aclrtLaunchHostFunc or
- * aclrtLaunchCallback without it. Every module built with these headers exports
- * it (weak: one copy per module, and a program's own definition wins): no
- * compiler flag is needed, and ACLWASM_CALLBACKS, which was, is accepted and
- * changes nothing. It costs a module that never launches a callback one small
- * function and its export, as a header cannot tell which modules launch one
- * (clang keeps every export_name function and wasm-ld every export): define
- * ACLWASM_NO_CALLBACKS before including acl/acl.h to leave it out of such a
- * module. The call is call_indirect: a pointer that is not a function of this
- * type traps.
+ * callback through this export, on the module's own thread, inside one of its
+ * host calls, and refuses to load a module that launches a callback without
+ * it. The SDK's library libaclwasm.a defines it (lib/dispatch.c), not these
+ * headers: the functions that launch a callback (aclrtLaunchHostFunc,
+ * aclrtLaunchCallback) reference it, so wasm-ld takes it and its export from
+ * the library into exactly the modules that launch one, and a module that
+ * never does carries nothing. Link the library as every program does
+ * (`pkg-config --libs aclwasm`: -L<prefix>/lib/aclwasm -laclwasm); no compiler
+ * flag is involved (ACLWASM_CALLBACKS and ACLWASM_NO_CALLBACKS, which were,
+ * are no longer read). A program's own definition of the same name and type
+ * takes the library's place. The call is call_indirect: a pointer that is not
+ * a function of this type traps.
  */
-#ifndef ACLWASM_NO_CALLBACKS
-__attribute__((export_name("aclwasm_dispatch_callback"), weak))
-void aclwasm_dispatch_callback(uint32_t fn, void *userData)
-{
-    ((aclrtHostFunc)(uintptr_t)fn)(userData);
-}
-#endif
+void aclwasm_dispatch_callback(uint32_t fn, void *userData);
+
+/**
+ * Used by the SDK functions that launch a callback: a reference to the
+ * dispatcher that no optimization removes (an empty asm that takes its
+ * address), so that the object file names it and wasm-ld links it in.
+ */
+#define ACLWASM_LINK_DISPATCHER_() __asm__ volatile("" : : "r"(aclwasm_dispatch_callback))
 
 /**
  * A notify handle (ABI v1.2): a flag set and waited for in stream order. Never dereference it.

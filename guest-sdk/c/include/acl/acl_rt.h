@@ -982,9 +982,15 @@ aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode);
  * before it is done, and later work waits for it.
  *
  * Wire (acl32): aclrtLaunchHostFunc(stream i32, fn i32, args i32) -> i32
+ *
+ * An SDK function over that import: it links the callback dispatcher from
+ * libaclwasm.a (see aclwasm_dispatch_callback).
  */
-__attribute__((import_module("acl32"), import_name("aclrtLaunchHostFunc")))
-aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args);
+static inline aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args)
+{
+    ACLWASM_LINK_DISPATCHER_();
+    return (aclError)aclwasm_raw_aclrtLaunchHostFunc((uint32_t)(uintptr_t)stream, (void *)(uintptr_t)fn, args);
+}
 
 /**
  * Binds the stream to the guest's thread (any id: the guest has one thread),
@@ -1001,9 +1007,15 @@ aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream);
  * it has run.
  *
  * Wire (acl32): aclrtLaunchCallback(fn i32, userData i32, blockType i32, stream i32) -> i32
+ *
+ * An SDK function over that import: it links the callback dispatcher from
+ * libaclwasm.a (see aclwasm_dispatch_callback).
  */
-__attribute__((import_module("acl32"), import_name("aclrtLaunchCallback")))
-aclError aclrtLaunchCallback(aclrtCallback fn, void *userData, aclrtCallbackBlockType blockType, aclrtStream stream);
+static inline aclError aclrtLaunchCallback(aclrtCallback fn, void *userData, aclrtCallbackBlockType blockType, aclrtStream stream)
+{
+    ACLWASM_LINK_DISPATCHER_();
+    return (aclError)aclwasm_raw_aclrtLaunchCallback((void *)(uintptr_t)fn, userData, blockType, (uint32_t)(uintptr_t)stream);
+}
 
 /**
  * Runs the callbacks due, waiting up to timeout ms (-1: no limit) for one;
@@ -2115,6 +2127,7 @@ static inline aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mo
  */
 static inline aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args)
 {
+    ACLWASM_LINK_DISPATCHER_();
     return (aclError)aclwasm_raw_aclrtLaunchHostFunc((uint32_t)(uintptr_t)stream, (void *)(uintptr_t)fn, args);
 }
 
@@ -2138,6 +2151,7 @@ static inline aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream strea
  */
 static inline aclError aclrtLaunchCallback(aclrtHostFunc fn, void *userData, int32_t blockType, aclrtStream stream)
 {
+    ACLWASM_LINK_DISPATCHER_();
     return (aclError)aclwasm_raw_aclrtLaunchCallback((void *)(uintptr_t)fn, userData, blockType, (uint32_t)(uintptr_t)stream);
 }
 

@@ -514,6 +514,11 @@ func (w *wasmtimeInstance) Call(ctx context.Context, name string, args ...uint64
 	return out, nil
 }
 
+// Idle implements engine.Instance. It keeps the exports looked up: each
+// is a few words and its value slots (wasmtime's stack is the store's,
+// not a function's), and a lookup is a call into C.
+func (w *wasmtimeInstance) Idle() {}
+
 // Reenter implements engine.Instance: it calls the export through the
 // context of the host call in flight (w.caller), as wasmtime lets a host
 // function call into its own store. The raw values are fresh (a callback

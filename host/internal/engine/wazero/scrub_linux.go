@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"os"
 	"sync"
+	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -26,7 +28,7 @@ const scrubInPlace = 1 << 20
 // kernel with MADV_DONTNEED, after which Linux maps the zero page on the
 // next touch.
 func scrub(b []byte) {
-	if len(b) == 0 || (swapless() && clearResident(b)) {
+	if len(b) == 0 || (swap.less() && clearResident(b)) {
 		return
 	}
 	if unix.Madvise(b, unix.MADV_DONTNEED) != nil {
@@ -34,7 +36,43 @@ func scrub(b []byte) {
 	}
 }
 
-// swapless reports whether the system has no swap space now.
+// swap is the system's swap, as scrub sees it.
+var swap = &swapCheck{now: time.Now, ask: swapless}
+
+// swapCheck answers whether the system has no swap space from an answer
+// at most swapEvery old: asking the kernel cost a system call per
+// released reservation, and swap is turned on or off seldom. A scrub that
+// misses a swap turned on within the second clears resident pages only,
+// as one that asked just before swap came on always could. It is safe for
+// concurrent use; callers that find the answer stale at once may each ask.
+type swapCheck struct {
+	now  func() time.Time
+	ask  func() bool // the kernel's answer now
+	last atomic.Pointer[swapAnswer]
+}
+
+// swapAnswer is what the kernel said, and when.
+type swapAnswer struct {
+	at   time.Time
+	less bool
+}
+
+// swapEvery is how old an answer swapCheck still gives.
+const swapEvery = time.Second
+
+// less reports whether the system had no swap space at the last answer,
+// asking the kernel again where that is swapEvery old or more.
+func (c *swapCheck) less() bool {
+	now := c.now()
+	if a := c.last.Load(); a != nil && now.Sub(a.at) < swapEvery {
+		return a.less
+	}
+	a := &swapAnswer{at: now, less: c.ask()}
+	c.last.Store(a)
+	return a.less
+}
+
+// swapless reports whether the system has no swap space now (sysinfo(2)).
 func swapless() bool {
 	var si unix.Sysinfo_t
 	return unix.Sysinfo(&si) == nil && si.Totalswap == 0

@@ -2,6 +2,7 @@ package wazero
 
 import (
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/stretchr/testify/require"
@@ -56,4 +57,47 @@ func TestScrub(t *testing.T) {
 	scrub(b)
 	require.Zero(t, resident(t, b), "the pages went back to the kernel")
 	zero()
+}
+
+// TestSwapCheck: the kernel is asked about swap once, then not again
+// until its answer is swapEvery old, and the answer is the kernel's.
+func TestSwapCheck(t *testing.T) {
+	var (
+		now   = time.Unix(1000, 0)
+		asked int
+		less  = true
+	)
+	c := swapCheck{now: func() time.Time { return now }, ask: func() bool { asked++; return less }}
+	require.True(t, c.less())
+	require.Equal(t, 1, asked, "the first call asks")
+	less = false // swap turned on
+	for range 3 {
+		require.True(t, c.less(), "the answer of a moment ago")
+	}
+	now = now.Add(swapEvery - 1)
+	require.True(t, c.less())
+	require.Equal(t, 1, asked, "no question within swapEvery")
+	now = now.Add(1)
+	require.False(t, c.less(), "the kernel's new answer")
+	require.Equal(t, 2, asked, "asked again once swapEvery passed")
+	require.False(t, c.less())
+	require.Equal(t, 2, asked)
+}
+
+// TestScrubAsksSwapOnce: scrubs in a row ask the kernel about swap once.
+func TestScrubAsksSwapOnce(t *testing.T) {
+	asked := 0
+	old := swap
+	t0 := time.Now() // a clock that stands still: the scrubs are within a second
+	swap = &swapCheck{now: func() time.Time { return t0 }, ask: func() bool { asked++; return swapless() }}
+	t.Cleanup(func() { swap = old })
+	b, err := unix.Mmap(-1, 0, 64<<10, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON)
+	require.NoError(t, err)
+	defer unix.Munmap(b)
+	for i := range 4 {
+		b[i*pageSize] = 1
+		scrub(b)
+		require.Zero(t, b[i*pageSize])
+	}
+	require.Equal(t, 1, asked, "one question for the four")
 }

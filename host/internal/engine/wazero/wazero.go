@@ -34,6 +34,12 @@ type Engine struct {
 	// call in progress (mountcalls.go).
 	mounted sync.Map
 	mems    memPool // released guest memories, for the next instances
+	// base is what every instance's configuration starts from, made once:
+	// base[0] with wazero's fake clocks, base[1] with the host's clocks
+	// and random source (its sleep is the instance's own). Each With
+	// call copies a configuration, so these save an instantiation five
+	// copies; a configuration is immutable, so instances share them.
+	base [2]wazero.ModuleConfig
 }
 
 // New makes the engine.
@@ -62,6 +68,15 @@ func New(ctx context.Context, o engine.Options) (engine.Engine, error) {
 		WithCompilationCache(cache)
 	r := wazero.NewRuntimeWithConfig(ctx, cfg)
 	e := &Engine{rt: r, cache: cache, disk: disk}
+	e.base[0] = wazero.NewModuleConfig().
+		WithName(""). // many instances of one module coexist
+		WithStartFunctions()
+	// The host's clocks, as on wasmtime. random_get from the host's
+	// generator, as on wasmtime: wazero's default is a fixed sequence, the
+	// same in every instance (a guest's hash seeds and nonces would
+	// repeat), and seeding it costs more than the rest of a small module's
+	// instantiation.
+	e.base[1] = e.base[0].WithSysWalltime().WithSysNanotime().WithRandSource(rand.Reader)
 	// WASI's data and path functions are listened to for the mounts
 	// (mountcalls.go).
 	if _, err := wasi_snapshot_preview1.Instantiate(experimental.WithFunctionListenerFactory(ctx, listenerFactory{e}), r); err != nil {
@@ -259,23 +274,21 @@ func (m *module) Instantiate(ctx context.Context, cfg engine.Config) (engine.Ins
 		cfg.Invoker.Hold(lm)
 		return lm
 	}))
-	mc := wazero.NewModuleConfig().
-		WithName(""). // many instances of one module coexist
-		WithStartFunctions().
-		WithArgs(cfg.Args...)
+	mc := m.e.base[0]
+	if !cfg.DeterministicClocks {
+		mc = m.e.base[1]
+	}
+	if len(cfg.Args) > 0 {
+		mc = mc.WithArgs(cfg.Args...)
+	}
 	var mod api.Module // the instance, once there is one
 	var err error
 	if !cfg.DeterministicClocks {
-		// The host's clocks, as on wasmtime. A sleep ends early when the
-		// call's context ends (wazero then closes the module); a start
-		// function is such a call too (the host calls it).
+		// A sleep ends early when the call's context ends (wazero then
+		// closes the module); a start function is such a call too (the
+		// host calls it).
 		stopped := func() bool { return mod == nil && ctx.Err() != nil || mod != nil && mod.IsClosed() }
-		mc = mc.WithSysWalltime().WithSysNanotime().WithNanosleep(func(ns int64) { sleep(ns, stopped) })
-		// random_get from the host's generator, as on wasmtime: wazero's
-		// default is a fixed sequence, the same in every instance (a guest's
-		// hash seeds and nonces would repeat), and seeding it costs more
-		// than the rest of a small module's instantiation.
-		mc = mc.WithRandSource(rand.Reader)
+		mc = mc.WithNanosleep(func(ns int64) { sleep(ns, stopped) })
 	}
 	for _, kv := range cfg.Env {
 		k, v, _ := strings.Cut(kv, "=")
@@ -419,6 +432,12 @@ func (i *instance) Call(ctx context.Context, name string, args ...uint64) ([]uin
 	}
 	return res, nil
 }
+
+// Idle implements engine.Instance: it drops the exports looked up, each
+// an api.Function whose call engine holds a stack of its own (10 KiB at
+// least, made by wazero at the lookup, not at the call), so that an idle
+// pooled instance holds none; the next call looks its export up again.
+func (i *instance) Idle() { i.funcs = nil }
 
 // Reenter implements engine.Instance: wazero lets a host function call
 // an export of the module that called it, on its own goroutine. A fresh
