@@ -49,7 +49,10 @@ type Kernel struct {
 	// keep it otherwise. An error or a panic fails the stream with
 	// ACL_ERROR_RT_AICORE_EXCEPTION (507015) at its next synchronize, as a
 	// kernel that faults on the device does; an acl error (acl.Errorf)
-	// gives its own code.
+	// gives its own code. A kernel with a Binary may leave it nil: it then
+	// runs only on the native backend, and the simulator fails its
+	// launches with ACL_ERROR_RT_FEATURE_NOT_SUPPORT (207000), as the
+	// native backend does a launch of a kernel without a Binary.
 	Run func(ctx context.Context, b *KernelBlock) error
 	// Quick declares that Run is short and never waits (no sleep, no
 	// channel, no lock of the embedder's, no print whose order matters):
@@ -292,8 +295,8 @@ func compileKernel(d Kernel) (*kernel, error) {
 	if !cIdent(d.Name) {
 		return bad("the name must be a C identifier: the launcher's symbol")
 	}
-	if d.Run == nil {
-		return bad("Run is nil: the simulator needs an implementation")
+	if d.Run == nil && d.Binary == "" {
+		return bad("neither Run nor Binary: the kernel would run on no backend (Run on the simulator, Binary on the native backend)")
 	}
 	if d.Entry != "" && d.Binary == "" {
 		return bad("Entry %q without a Binary", d.Entry)
@@ -366,6 +369,9 @@ func compileKernel(d Kernel) (*kernel, error) {
 		}
 		kb.KernelArgs = KernelArgs{BlockDim: b.Dim, k: k, args: b.Args}
 		return run(ctx, kb)
+	}
+	if run == nil {
+		sk.Run = nil // only a native binary: the simulator refuses its launches (sandbox.queueKernel)
 	}
 	if cost := d.Cost; cost != nil {
 		sk.Cost = func(blockDim uint32, args []uint64) time.Duration {
@@ -460,6 +466,9 @@ func RunKernel(ctx context.Context, k Kernel, blockDim uint32, args ...any) (err
 	kk, err := compileKernel(k)
 	if err != nil {
 		return err
+	}
+	if k.Run == nil {
+		return fmt.Errorf("host: kernel %s has no Run: RunKernel runs the simulator's implementation, and this kernel has only a native binary", k.Name)
 	}
 	if blockDim == 0 {
 		return fmt.Errorf("host: kernel %s: blockDim 0", k.Name)

@@ -499,7 +499,7 @@ func TestKernelRegistration(t *testing.T) {
 		{Kernel{Name: "k", Run: run, Params: []KernelParam{Scalar("s", acl.DTInt32), Scalar("s", acl.DTInt32)}}, `parameter 1: name "s"`},
 		{Kernel{Name: "k", Run: run, Params: []KernelParam{Scalar("blockDim", acl.DTInt32)}}, `parameter 0: name "blockDim"`},
 		{Kernel{Name: "k-1", Run: run}, "the name must be a C identifier"},
-		{Kernel{Name: "k"}, "Run is nil"},
+		{Kernel{Name: "k"}, "neither Run nor Binary: the kernel would run on no backend"},
 	} {
 		_, err := NewRuntime(context.Background(), WithKernels(c.k))
 		require.ErrorContains(t, err, c.want)

@@ -53,11 +53,15 @@ the problems and the imports as one JSON document.`,
 			if err := f.checkCompileTimeout(); err != nil {
 				return &exitError{exitHost, err}
 			}
-			if err := checkKernelGrants(f.kernels); err != nil {
+			if err := f.checkKernelGrants(f.kernels); err != nil {
 				return &exitError{exitHost, err}
 			}
 			p := host.Policy{Allow: f.allow, Deny: f.deny, MemoryPages: f.memoryPages, CompileTimeout: f.compileTimeout, Kernels: f.kernels}
-			opts := append([]host.Option{host.WithEngine(f.engine)}, kernelOptions()...)
+			kopts, err := f.kernelOptions()
+			if err != nil {
+				return &exitError{exitHost, err}
+			}
+			opts := append([]host.Option{host.WithEngine(f.engine)}, kopts...)
 			if f.cacheDir != "" {
 				opts = append(opts, host.WithCacheDir(f.cacheDir))
 			}

@@ -41,8 +41,10 @@ type sandboxFlags struct {
 	timeout                       time.Duration
 	compileTimeout                time.Duration
 	allow, deny                   []string
-	kernels                       []string // kernel sets or kernels granted (kernels.go)
-	allowInitConfig               bool     // deprecated: the default since ABI v1.2
+	kernels                       []string           // kernel sets or kernels granted (kernels.go)
+	kernelFiles                   []string           // kernels files, each a set (kernels.go)
+	fileSets                      []*host.KernelFile // kernelFiles read, once
+	allowInitConfig               bool               // deprecated: the default since ABI v1.2
 	refuseInitConfig              bool
 	maxTableEntries               uint64
 	maxStackBytes                 string
@@ -76,11 +78,13 @@ func (f *sandboxFlags) registerEngine(c *cobra.Command) {
 	fl.StringVar(&f.cacheDir, "cache-dir", "", "keep compiled modules in this directory, so later runs skip compilation (wazero; run, call and serve default to the user's cache directory's aclwasm, '' turns it off)")
 	fl.StringSliceVar(&f.allow, "allow", nil, "functions the plugin may import (default all)")
 	fl.StringSliceVar(&f.deny, "deny", nil, "functions the plugin may not import")
-	fl.StringSliceVar(&f.kernels, "kernels", nil, "kernel sets (or single kernels of them) the plugin may launch: "+strings.Join(kernelSetNames(), ", "))
+	fl.StringSliceVar(&f.kernels, "kernels", nil, "kernel sets (or single kernels of them) the plugin may launch: "+strings.Join(kernelSetNames(), ", ")+", or the set of a --kernel-file")
+	fl.StringArrayVar(&f.kernelFiles, "kernel-file", nil, "register the kernels a kernels file declares (YAML: a set name, and each kernel's name, native binary, entry and parameters; docs/EMBEDDING.md) as its set, which --kernels or a manifest's policy.kernels grants: they run on --backend cann, and the simulator fails their launches with 207000 (repeatable)")
 	fl.Uint32Var(&f.memoryPages, "memory-pages", host.DefaultMemoryPages, "guest linear memory limit in 64 KiB pages")
 	fl.DurationVar(&f.compileTimeout, "compile-timeout", host.DefaultCompileTimeout, "compiling the module may take this long, else it is refused")
 	completeValues(c, "engine", engineNames)
 	completeValues(c, "kernels", kernelSetNames())
+	_ = c.MarkFlagFilename("kernel-file", "yaml", "yml")
 	_ = c.MarkFlagDirname("cache-dir")
 	abiNames := make([]string, len(abi.Funcs))
 	for i, fn := range abi.Funcs {
@@ -151,7 +155,7 @@ func (f *sandboxFlags) policy() (host.Policy, error) {
 		Timeout: f.timeout, CompileTimeout: f.compileTimeout, Allow: f.allow, Deny: f.deny, RefuseInitConfig: f.refuseInitConfig,
 		Kernels: f.kernels,
 	}
-	if err := checkKernelGrants(f.kernels); err != nil {
+	if err := f.checkKernelGrants(f.kernels); err != nil {
 		return p, err
 	}
 	if f.allowInitConfig && f.refuseInitConfig {
@@ -406,7 +410,11 @@ func (f *sandboxFlags) cache() (dir string, isDefault bool) {
 // (unsafe permissions, a read-only home) is left out with a warning on
 // stderr instead of failing the command; a --cache-dir given is an error.
 func (f *sandboxFlags) newRuntime(ctx context.Context, base []host.Option, opts ...host.Option) (*host.Runtime, error) {
-	all := append(append(base, kernelOptions()...), opts...)
+	kopts, err := f.kernelOptions()
+	if err != nil {
+		return nil, err
+	}
+	all := append(append(base, kopts...), opts...)
 	dir, isDefault := f.cache()
 	if dir == "" {
 		return host.NewRuntime(ctx, all...)

@@ -1,6 +1,7 @@
 // Package confschema checks aclwasm's YAML configuration files against
 // their JSON Schemas: the plugin manifest (manifest.schema.json,
-// host.ParseManifest) and the server's configuration file
+// host.ParseManifest), the kernels file (kernels.schema.json,
+// host.ReadKernelFile) and the server's configuration file
 // (serve.schema.json, serve.ParseServerConfig). The same files serve
 // editors (a yaml-language-server modeline, docs/EMBEDDING.md and
 // docs/SERVING.md) and the Helm chart's values.schema.json, so that an
@@ -34,12 +35,15 @@ var (
 	manifestJSON []byte
 	//go:embed serve.schema.json
 	serveJSON []byte
+	//go:embed kernels.schema.json
+	kernelsJSON []byte
 )
 
 // The schemas, compiled once.
 var (
 	Manifest = mustCompile("https://aclwasm.invalid/manifest.schema.json", manifestJSON) // absolute: a relative name is resolved against the working directory, which a chroot may lack
 	Serve    = mustCompile("https://aclwasm.invalid/serve.schema.json", serveJSON)
+	Kernels  = mustCompile("https://aclwasm.invalid/kernels.schema.json", kernelsJSON)
 )
 
 // Schema is a compiled JSON Schema and its source, whose annotations

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -34,7 +35,9 @@ type Kernel struct {
 	Binary, Entry string
 	// Run runs one block of a launch: mem holds each buffer parameter's
 	// validated bytes (nil for one of extent 0), args every parameter's
-	// value as the guest passed it (scalars zero-extended).
+	// value as the guest passed it (scalars zero-extended). Nil for a
+	// kernel with only a native binary, whose launches a backend that
+	// computes (the simulator) refuses.
 	Run func(ctx context.Context, b *Block) error
 	// Quick is the declaration's (acl.Launch.Quick).
 	Quick bool
@@ -250,6 +253,8 @@ func (c *Call) queueKernel(k *Kernel, lc *launchCount, st *streamRec, args []uin
 		}
 	case !isComp:
 		return acl.Errorf(acl.ErrRTFeatureNotSupport, "this backend runs no registered kernels (the simulator does)")
+	case k.Run == nil:
+		return acl.Errorf(acl.ErrRTFeatureNotSupport, "kernel %s has only a native binary (%s), no simulator implementation (host.Kernel.Run): the %s backend runs only kernels implemented in Go; the native backend runs this one", k.Name, filepath.Base(k.Binary), c.s.b.Name())
 	}
 	if lc == nil { // both surfaces find their kernels among those granted
 		return acl.Errorf(acl.ErrRTParamInvalid, "kernel %s is not granted to the plugin", k.Name)
