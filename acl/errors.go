@@ -78,6 +78,7 @@ var goNames = map[Error]string{
 	ErrRTInvalidDeviceID:           "ErrRTInvalidDeviceID",
 	ErrRTContextNull:               "ErrRTContextNull",
 	ErrRTStreamContext:             "ErrRTStreamContext",
+	ErrRTModelContext:              "ErrRTModelContext",
 	ErrRTEventTimestampInvalid:     "ErrRTEventTimestampInvalid",
 	ErrRTInvalidMemoryType:         "ErrRTInvalidMemoryType",
 	ErrRTInvalidHandle:             "ErrRTInvalidHandle",

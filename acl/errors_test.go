@@ -19,7 +19,7 @@ import (
 // defined lists every code constant of errors.go.
 var defined = []Error{
 	Success, ErrInvalidParam, ErrRepeatInitialize, ErrInvalidFile, ErrRepeatFinalize, ErrFeatureUnsupported,
-	ErrInternal, ErrRTParamInvalid, ErrRTInvalidDeviceID, ErrRTContextNull, ErrRTStreamContext,
+	ErrInternal, ErrRTParamInvalid, ErrRTInvalidDeviceID, ErrRTContextNull, ErrRTStreamContext, ErrRTModelContext,
 	ErrRTEventTimestampInvalid, ErrRTInvalidMemoryType, ErrRTInvalidHandle, ErrRTWaitTimeout, ErrRTStreamAbort, ErrRTFeatureNotSupport,
 	ErrRTMemoryAllocation, ErrRTOverLimit, ErrRTInternal, ErrRTStreamNotComplete,
 	ErrRTEventNotComplete, ErrRTStreamSyncTimeout, ErrRTEventSyncTimeout,
