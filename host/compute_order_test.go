@@ -2,7 +2,6 @@ package host
 
 import (
 	"context"
-	"encoding/binary"
 	"sync"
 	"testing"
 
@@ -15,28 +14,6 @@ import (
 // The check-order suite of the families whose tests have not moved beside
 // the sandbox yet (testsupport.HostOrderCases): the rest, and the suite's
 // history, are in host/internal/sandbox/order_test.go.
-
-// orderEnv is what most check-order cases start from: device 0 current,
-// two allocations on it and one on device 1, a registered guest range,
-// streams on both devices and an event. Guest memory at data is pinned,
-// at data2 unregistered.
-type orderEnv struct {
-	dev, dev2, d1 uint64 // device memory: two on device 0, one on device 1
-	s, s1, ev     uint64 // a stream on device 0, one on device 1, an event
-}
-
-func setupOrder(h *harness) orderEnv {
-	h.t.Helper()
-	var e orderEnv
-	h.ok("aclrtSetDevice", 1)
-	e.d1 = h.malloc(4096)
-	e.s1 = h.stream()
-	h.ok("aclrtSetDevice", 0)
-	e.dev, e.dev2 = h.malloc(4096), h.malloc(4096)
-	e.s, e.ev = h.stream(), h.event()
-	h.ok("aclrtHostRegister", data, 4096, 0, outB)
-	return e
-}
 
 // rc calls and returns the code, whatever it is.
 func (h *harness) rc(name string, args ...uint64) acl.Error { return acl.Error(h.call(name, args...)) }
@@ -138,15 +115,6 @@ func TestCheckOrder(t *testing.T) {
 	}
 }
 
-// words returns n little-endian copies of v.
-func words(v uint32, n int) []byte {
-	b := make([]byte, 4*n)
-	for i := range n {
-		binary.LittleEndian.PutUint32(b[4*i:], v)
-	}
-	return b
-}
-
 // waitable returns an event of the current device that has been recorded
 // and then reset: a wait for it is queued and lasts until its next record.
 // (Natively a wait for an event never recorded is refused, 107000.) A wait
@@ -199,7 +167,3 @@ func (h *harness) putStr(off uint32, s string) {
 // streams: the native runtime can get there (a context of another thread),
 // the sandbox's guests cannot, but the check must still sit in its place.
 func (h *harness) noDevice() { h.inst.s.s.LeaveDevice() }
-
-// e2dDst is a device address of no session: cases that must fail before
-// addresses are looked at use it.
-const e2dDst = 0xdead_0000_0000

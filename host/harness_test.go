@@ -188,8 +188,6 @@ func (h *harness) fill(off uint32, n int, seed byte) []byte {
 	return append([]byte(nil), b...)
 }
 
-const sizeMax = math.MaxUint64
-
 // batchArgs lays out a batch in guest memory and returns the pointers.
 type batchArgs struct{ dsts, destMaxs, srcs, sizes, attrs, idx, fail uint64 }
 
