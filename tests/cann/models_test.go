@@ -1,6 +1,7 @@
 package cann
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -13,10 +14,12 @@ import (
 // standinModels approves the stand-in's counterparts of the simulator's
 // test models (acl/cann/testdata/standin/*.om: the same names, inputs,
 // outputs, types and dims, run by the stand-in's fixed models), as
-// tests/conformance/run approves the ONNX ones.
-func standinModels() map[string]string {
+// tests/conformance/run approves the ONNX ones, and as "junk" an offline
+// model file that is no model.
+func standinModels(t *testing.T) map[string]string {
 	dir := filepath.Join("..", "..", "acl", "cann", "testdata", "standin")
-	m := map[string]string{}
+	m := map[string]string{"junk": filepath.Join(t.TempDir(), "junk.om")}
+	require.NoError(t, os.WriteFile(m["junk"], []byte("not a model\n"), 0o644))
 	for _, n := range []string{"mlp", "cnn", "divide"} {
 		m[n] = filepath.Join(dir, n+".om")
 	}
@@ -29,7 +32,7 @@ func standinModels() map[string]string {
 // dataset, stream, unload and cancellation case holds as on the
 // simulator, and no model stays loaded.
 func TestConformanceModelsOnNativeBackend(t *testing.T) {
-	runConformance(t, "models", host.Policy{Models: standinModels()}, func(t *testing.T) {
+	runConformance(t, "models", host.Policy{Models: standinModels(t)}, func(t *testing.T) {
 		require.Zero(t, standinLoaded(t), "every model the program loaded is unloaded")
 	})
 }
