@@ -40,12 +40,6 @@ type wasmtimeEngine struct {
 
 	mu    sync.Mutex
 	cache map[[32]byte]*wasmtimeCompiled // by the wasm's hash, until Runtime.Close
-
-	// freed holds the bases of the memories released to the pool, to
-	// count those the pool hands out again (engine.ReusedMemories): at
-	// most one per slot.
-	freedMu sync.Mutex
-	freed   map[unsafe.Pointer]struct{}
 }
 
 // wasmtimeMaxMemory is the reservation of every linear memory: all a
@@ -74,10 +68,6 @@ func New(_ context.Context, o engine.Options) (engine.Engine, error) {
 	// pages in, and memory_may_move=false turns any growth that would need a
 	// relocation into a failed memory.grow instead.
 	fixedMemory(cfg, wasmtimeMaxMemory)
-	// Instances come from a pool: a store's instance, memory and tables
-	// go back to it when the store is deleted, and the next instance
-	// reuses them, its memory zeroed (pool.go).
-	pooled(cfg, wasmtimePool)
 	// The same proposals as wazero's default (WebAssembly 2.0): what loads
 	// on one engine loads on the other. Shared memories (threads) and
 	// 64-bit memories are off in particular: the sandbox gives import
@@ -311,7 +301,6 @@ func (m *wasmtimeCompiled) Instantiate(ctx context.Context, cfg engine.Config) (
 		return nil, err
 	}
 	w.inst, w.mem, w.base = inst, mem, base
-	e.reused(base)
 	if len(cfg.Mounts) > 0 {
 		if err := w.mountState(cfg.Mounts, cfg.Files); err != nil {
 			_ = cfg.Invoker.Release(ctx)
@@ -623,7 +612,6 @@ func (w *wasmtimeInstance) Close(context.Context) error {
 	storeClosing() // before the store's data can name another store
 	w.store.Close()
 	engine.LiveMemories.Add(-1)
-	w.e.release(w.base)
 	w.store, w.inst, w.mem, w.base, w.cx = nil, nil, nil, nil, nil
 	var err error
 	for _, r := range w.roots {
