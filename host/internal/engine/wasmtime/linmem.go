@@ -10,9 +10,9 @@ package wasmtime
 // wasmtime asks for (memory_reservation and its guard), inaccessible but
 // for the memory's bytes, which never moves. When the store lets it go,
 // the bytes it ever had are cleared (the first MiB in place, the rest
-// given back to the kernel, which reads zero on the next touch) and made
-// inaccessible again, and the reservation waits in a bounded pool of the
-// process for the next memory. Wasmtime's pooling allocator would do the
+// given back to the kernel, which reads zero on the next touch), and the
+// reservation waits in a bounded pool of the process for the next memory,
+// which gets exactly its own bytes accessible. Wasmtime's pooling allocator would do the
 // same, but it reserves all its slots when the engine is made, which the
 // C API turns into an abort of the process when the mapping fails, and
 // bounds the instances alive at once.
@@ -60,12 +60,16 @@ typedef struct {
 	size_t size, mapped, capacity;
 } aclwasm_mem_t;
 
-// The released reservations, at most ACLWASM_POOL_MAX, all of one size.
+// The released reservations, at most ACLWASM_POOL_MAX, each with the
+// bytes left accessible (and zero) at its start.
 #define ACLWASM_POOL_MAX 16
 #define ACLWASM_CLEAR_IN_PLACE (1 << 20)
+typedef struct {
+	uint8_t *base;
+	size_t mapped, size;
+} aclwasm_pooled_t;
 static pthread_mutex_t aclwasm_pool_mu = PTHREAD_MUTEX_INITIALIZER;
-static uint8_t *aclwasm_pool[ACLWASM_POOL_MAX];
-static size_t aclwasm_pool_mapped[ACLWASM_POOL_MAX];
+static aclwasm_pooled_t aclwasm_pool[ACLWASM_POOL_MAX];
 static int aclwasm_pool_n;
 static atomic_ullong aclwasm_reused;
 
@@ -89,22 +93,19 @@ static wasmtime_error_t *aclwasm_mem_grow(void *env, size_t size) {
 }
 
 // aclwasm_mem_free clears what the memory ever held and pools its
-// reservation (or unmaps it when the pool is full or clearing fails).
+// reservation (or unmaps it when the pool is full or clearing fails). The
+// bytes stay accessible: taking the access away again would cost a TLB
+// shootdown on every release (a round of interrupts to every CPU the
+// process runs on, in a VM an exit each), where the next memory, most
+// often of the same size, needs none (aclwasm_mem_new).
 static void aclwasm_mem_free(void *env) {
 	aclwasm_mem_t *m = env;
 	size_t in_place = m->size < ACLWASM_CLEAR_IN_PLACE ? m->size : ACLWASM_CLEAR_IN_PLACE;
-	int ok = 1;
 	memset(m->base, 0, in_place);
-	if (m->size > in_place) {
-		ok = madvise(m->base + in_place, m->size - in_place, MADV_DONTNEED) == 0;
-	}
-	ok = ok && mprotect(m->base, m->size, PROT_NONE) == 0;
-	if (ok) {
+	if (m->size == in_place || madvise(m->base + in_place, m->size - in_place, MADV_DONTNEED) == 0) {
 		pthread_mutex_lock(&aclwasm_pool_mu);
 		if (aclwasm_pool_n < ACLWASM_POOL_MAX) {
-			aclwasm_pool[aclwasm_pool_n] = m->base;
-			aclwasm_pool_mapped[aclwasm_pool_n] = m->mapped;
-			aclwasm_pool_n++;
+			aclwasm_pool[aclwasm_pool_n++] = (aclwasm_pooled_t){m->base, m->mapped, m->size};
 			m->base = NULL;
 		}
 		pthread_mutex_unlock(&aclwasm_pool_mu);
@@ -123,29 +124,44 @@ static wasmtime_error_t *aclwasm_mem_new(void *env, const wasm_memorytype_t *ty,
 		return wasmtime_error_new("linear memory: no fixed reservation");
 	}
 	size_t mapped = reserved + guard;
-	uint8_t *base = NULL;
+	// A pooled reservation of this size, preferably one whose accessible
+	// bytes are as many as this memory's.
+	aclwasm_pooled_t p = {NULL, 0, 0};
 	pthread_mutex_lock(&aclwasm_pool_mu);
+	int pick = -1;
 	for (int i = aclwasm_pool_n - 1; i >= 0; i--) {
-		if (aclwasm_pool_mapped[i] == mapped) {
-			base = aclwasm_pool[i];
-			aclwasm_pool_n--;
-			aclwasm_pool[i] = aclwasm_pool[aclwasm_pool_n];
-			aclwasm_pool_mapped[i] = aclwasm_pool_mapped[aclwasm_pool_n];
-			break;
+		if (aclwasm_pool[i].mapped == mapped && (pick < 0 || aclwasm_pool[i].size == minimum)) {
+			pick = i;
 		}
 	}
+	if (pick >= 0) {
+		p = aclwasm_pool[pick];
+		aclwasm_pool[pick] = aclwasm_pool[--aclwasm_pool_n];
+	}
 	pthread_mutex_unlock(&aclwasm_pool_mu);
+	uint8_t *base = p.base;
+	int ok = 1;
 	if (base != NULL) {
-		atomic_fetch_add(&aclwasm_reused, 1);
+		// Exactly the memory's bytes accessible: the rest of the
+		// reservation is what traps an access out of bounds.
+		if (p.size > minimum) {
+			ok = mprotect(base + minimum, p.size - minimum, PROT_NONE) == 0;
+		} else if (p.size < minimum) {
+			ok = mprotect(base + p.size, minimum - p.size, PROT_READ | PROT_WRITE) == 0;
+		}
 	} else {
 		base = mmap(NULL, mapped, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		if (base == MAP_FAILED) {
 			return wasmtime_error_new("linear memory: cannot reserve its address space");
 		}
+		ok = minimum == 0 || mprotect(base, minimum, PROT_READ | PROT_WRITE) == 0;
 	}
-	if (minimum > 0 && mprotect(base, minimum, PROT_READ | PROT_WRITE) != 0) {
+	if (!ok) {
 		munmap(base, mapped);
-		return wasmtime_error_new("linear memory: cannot commit its initial pages");
+		return wasmtime_error_new("linear memory: cannot set its access");
+	}
+	if (p.base != NULL) {
+		atomic_fetch_add(&aclwasm_reused, 1);
 	}
 	aclwasm_mem_t *m = malloc(sizeof *m);
 	if (m == NULL) {
