@@ -38,18 +38,18 @@ func TestDecodeStrictFields(t *testing.T) {
 		A int              `yaml:"a"`
 		B []kernelParamDoc `yaml:"b"`
 	}
-	any, err := confschema.Compile("any.json", []byte(`{}`))
+	open, err := confschema.Compile("any.json", []byte(`{}`))
 	require.NoError(t, err)
-	v, root, err := decodeStrict[probeDoc]([]byte("a: 3\nb: [{name: x}]\n"), any, "the probe")
+	v, root, err := decodeStrict[probeDoc]([]byte("a: 3\nb: [{name: x}]\n"), open, "the probe")
 	require.NoError(t, err)
 	require.Equal(t, &probeDoc{A: 3, B: []kernelParamDoc{{Name: "x"}}}, v)
 	require.Equal(t, 2, nodeAt(root, "b").Line)
 
-	_, _, err = decodeStrict[probeDoc]([]byte("a: 3\nc: 1\n"), any, "the probe")
+	_, _, err = decodeStrict[probeDoc]([]byte("a: 3\nc: 1\n"), open, "the probe")
 	require.ErrorContains(t, err, "line 2: field c not found in type the probe")
-	_, _, err = decodeStrict[probeDoc]([]byte("b: [{nom: x}]\n"), any, "the probe")
+	_, _, err = decodeStrict[probeDoc]([]byte("b: [{nom: x}]\n"), open, "the probe")
 	require.ErrorContains(t, err, "line 1: field nom not found in type the probe's kernelParamDoc")
-	_, _, err = decodeStrict[probeDoc]([]byte("a: [1]\n"), any, "the probe")
+	_, _, err = decodeStrict[probeDoc]([]byte("a: [1]\n"), open, "the probe")
 	require.ErrorContains(t, err, "line 1: cannot unmarshal !!seq into int")
 	require.NotContains(t, err.Error(), "host.")
 
