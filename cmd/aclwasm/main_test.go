@@ -38,6 +38,17 @@ func mainRun(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
+	// The go commands the tests run (the CLI's build here, otel's and go
+	// list in otel_test.go) keep the machine's build cache: Go derives its
+	// default from XDG_CACHE_HOME, which is changed below, and an empty
+	// cache would compile the standard library and every dependency again
+	// on each run (minutes on a small machine).
+	gocache, err := exec.Command("go", "env", "GOCACHE").Output()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "cmd/aclwasm tests: go env GOCACHE:", err)
+		return 1
+	}
+	os.Setenv("GOCACHE", strings.TrimSpace(string(gocache)))
 	// The CLI's default compilation cache goes to the user's cache
 	// directory: the tests' is their own.
 	cacheHome = filepath.Join(dir, "cache")
