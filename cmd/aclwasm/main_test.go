@@ -954,3 +954,14 @@ func TestInterrupt(t *testing.T) {
 	require.Equal(t, "interrupted: _start: guest canceled: context canceled\n", reason)
 	require.Equal(t, []string{"1", "-", "0", "0", "0", "0", "0"}, statsTable(t, table)["aclrtSetDevice"])
 }
+
+// TestGoCommandsKeepBuildCache: the go commands the tests run (the CLI's
+// builds) use the machine's build cache, not one under the tests' own
+// XDG_CACHE_HOME, which would start empty and compile everything again.
+func TestGoCommandsKeepBuildCache(t *testing.T) {
+	out, err := exec.Command("go", "env", "GOCACHE").Output()
+	require.NoError(t, err)
+	rel, err := filepath.Rel(cacheHome, strings.TrimSpace(string(out)))
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(rel, ".."), "GOCACHE %s is under the tests' cache home %s", out, cacheHome)
+}
