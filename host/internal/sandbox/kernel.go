@@ -597,8 +597,10 @@ func runBlock(ctx context.Context, k *Kernel, b *Block) (err error) {
 // the session so asks for once.
 func (c *Call) launchCores() (uint32, error) {
 	s := c.s
-	if v, ok := s.resLimits[resKey{s.dev, acl.DevResCubeCore}]; ok {
-		return v, nil
+	if len(s.resLimits) > 0 { // most sessions set none: no lookup
+		if v, ok := s.resLimits[resKey{s.dev, acl.DevResCubeCore}]; ok {
+			return v, nil
+		}
 	}
 	if i := int(s.dev); i < len(s.kcores) && s.kcores[i] != 0 {
 		return s.kcores[i], nil
