@@ -129,7 +129,7 @@ unit-wasmtime:
 # and the CLI's --kernel-file, whose kernels only the native backend runs.
 NATIVE_SAMPLES := ^(TestNNChain|TestSampleNotifyPipeline|TestNativeSection12Backends)$$
 unit-cann: standin
-	ACLWASM_TEST_ACL_LIB=$(CURDIR)/$(STANDIN) $(GO) test -race -count=1 -timeout 30m -run '^TestKernelFile$$' ./cmd/aclwasm/
+	ACLWASM_TEST_ACL_LIB=$(CURDIR)/$(STANDIN) $(GO) test -race -count=1 -timeout 30m -run '^TestKernelFile(Serve)?$$' ./cmd/aclwasm/
 	ACLWASM_TEST_ACL_LIB=$(CURDIR)/$(STANDIN) ACLWASM_TEST_OPAPI_LIB=$(CURDIR)/$(STANDIN_OPS) $(GO) test -race -count=1 -timeout 30m ./host/ ./host/internal/sandbox/ ./examples/...
 	ACLWASM_TEST_ACL_LIB=$(CURDIR)/$(STANDIN) ACLWASM_TEST_OPAPI_LIB=$(CURDIR)/$(STANDIN_OPS) $(GO) test -race -count=1 -timeout 30m -run '$(NATIVE_SAMPLES)' ./tests/
 	ACLWASM_TEST_ENGINE=wasmtime ACLWASM_TEST_ACL_LIB=$(CURDIR)/$(STANDIN) ACLWASM_TEST_OPAPI_LIB=$(CURDIR)/$(STANDIN_OPS) $(GO) test -race -count=1 -timeout 30m -tags wasmtime -run '$(NATIVE_SAMPLES)' ./tests/
