@@ -131,29 +131,15 @@ func (c *Call) drop() {
 }
 
 func (c *Call) run() (err error) {
-	// The guard asks for a panic only when the import did not return:
-	// recover is a call into the runtime, on every call otherwise.
-	returned := false
 	defer func() {
-		if !returned {
-			err = recovered(recover(), err)
+		if r := recover(); r != nil {
+			if u, ok := r.(unwind); ok { // a callback ended the run: the engine ends the guest's
+				panic(u.err)
+			}
+			err = acl.Errorf(acl.ErrInternal, "host bug: %v", r) // no stack: the guest reads this
 		}
 	}()
-	err = imports[c.fi](c)
-	returned = true
-	return err
-}
-
-// recovered is run's error for what a panic of an import recovered, r;
-// err where there was none (runtime.Goexit).
-func recovered(r any, err error) error {
-	if r == nil {
-		return err
-	}
-	if u, ok := r.(unwind); ok { // a callback ended the run: the engine ends the guest's
-		panic(u.err)
-	}
-	return acl.Errorf(acl.ErrInternal, "host bug: %v", r) // no stack: the guest reads this
+	return imports[c.fi](c)
 }
 
 // Argument accessors, by parameter position.
