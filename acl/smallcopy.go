@@ -1,9 +1,6 @@
 package acl
 
-import (
-	"context"
-	"reflect"
-)
+import "reflect"
 
 // SmallCopier is the role of a backend that copies a few bytes between device
 // allocations its caller has already resolved, so that a small
@@ -26,13 +23,24 @@ type SmallCopier interface {
 	// for as long as it lives; it is only ever passed back to CopySmall.
 	Region(p DevPtr) any
 	// CopySmall is Memcpy of n bytes (at most SmallCopyMax) from src to
-	// dst, where the region of a device side is its handle (Region of
-	// its DevPtr; nil for a host side, pageable: no Pin). It reports
-	// false, having done nothing, for anything else (a freed or
-	// mismatched region, a timed backend, pinned memory), which the
-	// caller then gives to Memcpy for its checks and errors; true with
-	// Memcpy's error otherwise.
-	CopySmall(ctx context.Context, dst *Buf, dr any, src *Buf, sr any, n uint64) (bool, error)
+	// dst. It reports false, having done nothing, for anything it does
+	// not take so (a freed or mismatched region, host bytes too short, a
+	// timed backend), which the caller then gives to Memcpy for its
+	// checks and errors; true with Memcpy's error otherwise. It takes no
+	// context: the caller looks at its own first (Memcpy's first check),
+	// and the copy waits for nothing but the allocations' data, as
+	// Memcpy's does.
+	CopySmall(dst, src *SmallSide, n uint64) (bool, error)
+}
+
+// SmallSide is one side of a small copy: device memory at Dev in the
+// allocation whose handle is Region (SmallCopier.Region of Dev), or, with
+// Region nil, pageable host bytes (Host; never registered memory). The
+// sides travel by pointer, so that a copy's arguments fit in registers.
+type SmallSide struct {
+	Region any
+	Dev    DevPtr
+	Host   []byte
 }
 
 // SmallCopyMax bounds the copies a SmallCopier takes: above it the copy

@@ -30,8 +30,8 @@ func (b *countingSim) Traits() acl.Traits {
 	return t
 }
 
-func (b *countingSim) CopySmall(ctx context.Context, dst *acl.Buf, dr any, src *acl.Buf, sr any, n uint64) (bool, error) {
-	done, err := b.Backend.CopySmall(ctx, dst, dr, src, sr, n)
+func (b *countingSim) CopySmall(dst, src *acl.SmallSide, n uint64) (bool, error) {
+	done, err := b.Backend.CopySmall(dst, src, n)
 	if done {
 		b.smalls.Add(1)
 	}

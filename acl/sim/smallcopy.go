@@ -1,10 +1,6 @@
 package sim
 
-import (
-	"context"
-
-	"github.com/aclwasm/aclwasm/acl"
-)
+import "github.com/aclwasm/aclwasm/acl"
 
 var _ acl.SmallCopier = (*Backend)(nil)
 
@@ -20,40 +16,63 @@ func (b *Backend) Region(p acl.DevPtr) any {
 
 // CopySmall implements [acl.SmallCopier]: copySmall with the allocations
 // given, the same checks on each side (a live allocation that holds the
-// range, or pageable host bytes) and the same data locks, one for a copy
-// within one allocation or between one and host memory.
-func (b *Backend) CopySmall(ctx context.Context, dst *acl.Buf, dr any, src *acl.Buf, sr any, n uint64) (bool, error) {
-	if err := ctxErr(ctx); err != nil { // Memcpy's first check
-		return true, err
-	}
-	if n == 0 || n > acl.SmallCopyMax || b.clk != nil {
+// range, or host bytes) and the same data locks, one for a copy within one
+// allocation or between one and host memory. It runs in one frame but for
+// the copy between two allocations: calls, and the registers saved around
+// them, cost more than its checks.
+func (b *Backend) CopySmall(dst, src *acl.SmallSide, n uint64) (bool, error) {
+	if n-1 >= acl.SmallCopyMax || b.clk != nil || b.shut.Load() { // n == 0 wraps
 		return false, nil
 	}
-	w, woff, d, ok := b.regionSide(dst, dr, n)
+	w, woff, ok := b.regionOf(dst, n)
 	if !ok {
 		return false, nil
 	}
-	r, roff, s, ok := b.regionSide(src, sr, n)
-	if !ok || (w != nil && r != nil && w.dev != r.dev) || b.shut.Load() {
+	r, roff, ok := b.regionOf(src, n)
+	if !ok {
 		return false, nil
 	}
-	return true, copyLocked(w, woff, d, r, roff, s, n)
+	switch {
+	case w != nil && r != nil && w != r:
+		if w.dev != r.dev {
+			return false, nil
+		}
+		return true, copyLocked(w, woff, nil, r, roff, nil, n)
+	case w != nil: // into w, from w or host bytes
+		w.mu.Lock()
+		if w.mem == nil {
+			w.mu.Unlock()
+			return true, errFreed("dst", w)
+		}
+		s := src.Host
+		if r != nil {
+			s = w.mem[roff:]
+		}
+		copy(w.mem[woff:woff+n], s[:n])
+		w.mu.Unlock()
+	case r != nil: // from r into host bytes
+		r.mu.Lock()
+		if r.mem == nil {
+			r.mu.Unlock()
+			return true, errFreed("src", r)
+		}
+		copy(dst.Host[:n], r.mem[roff:roff+n])
+		r.mu.Unlock()
+	default:
+		copy(dst.Host[:n], src.Host[:n])
+	}
+	return true, nil
 }
 
-// regionSide is smallSide for one side of CopySmall, given its region: the
-// allocation that holds x and the offset in it, or host bytes; false for
-// anything smallSide would not take, or a region that does not hold x.
-func (b *Backend) regionSide(x *acl.Buf, rg any, n uint64) (*alloc, uint64, []byte, bool) {
-	if rg == nil {
-		if x.Host == nil || x.Dev != 0 || x.Pin != 0 || uint64(len(x.Host)) < n {
-			return nil, 0, nil, false
-		}
-		return nil, 0, x.Host[:n], true
+// regionOf is smallSide for one side of CopySmall: the allocation that
+// holds the side's range and the offset in it, or nil for host bytes;
+// false for anything smallSide would not take, or a region that does not
+// hold the range.
+func (b *Backend) regionOf(x *acl.SmallSide, n uint64) (*alloc, uint64, bool) {
+	if x.Region == nil {
+		return nil, 0, uint64(len(x.Host)) >= n
 	}
-	a, ok := rg.(*alloc)
-	if !ok || x.Host != nil || a.base != x.Dev&^acl.DevPtr(b.mask) || a.dying.Load() {
-		return nil, 0, nil, false
-	}
+	a, ok := x.Region.(*alloc)
 	off := uint64(x.Dev) & b.mask
-	return a, off, nil, off < a.size && n <= a.size-off
+	return a, off, ok && a.base == x.Dev&^acl.DevPtr(b.mask) && !a.dying.Load() && off < a.size && n <= a.size-off
 }

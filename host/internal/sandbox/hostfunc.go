@@ -224,7 +224,12 @@ type invoker Session
 func (v *invoker) Invoke(ctx context.Context, fn int, mem []byte, stack []uint64) {
 	s := (*Session)(v)
 	if fn < HostFuncBase {
-		s.invoke(ctx, fn%len(abi.Funcs), mem, stack)
+		// fn%len(abi.Funcs) without a division (an import of either
+		// profile): a division cost more than the checks of a copy.
+		for n := len(abi.Funcs); fn >= n; {
+			fn -= n
+		}
+		s.invoke(ctx, fn, mem, stack)
 		return
 	}
 	s.invokeHost(ctx, fn-HostFuncBase, mem, stack)

@@ -132,10 +132,13 @@ func (e *Engine) hostFunc(fi int) api.GoModuleFunc {
 			stack[0] = uint64(uint32(int32(500000)))
 			return
 		}
+		// The memory of the instance the binding names: its guest called,
+		// or the host called an import it re-exports (wazero then passes
+		// the host module as mod), on its behalf as wasmtime does.
 		var mem []byte
-		if g, ok := b.Guest.(*guest); ok && g.mod == mod {
+		if g, ok := b.Guest.(*guest); ok {
 			mem = g.memory()
-		} else {
+		} else { // during instantiation, before the adapter set Guest
 			mem = e.guestMemory(mod)
 		}
 		b.Invoke(ctx, fi, mem, stack)
