@@ -254,10 +254,3 @@ const (
 	mdlName = 0x2000
 	mdlBufs = 0x2a00
 )
-
-// putStr writes s and a NUL at off in guest memory.
-func (h *harness) putStr(off uint32, s string) {
-	m := h.mem()
-	copy(m[off:], s)
-	m[off+uint32(len(s))] = 0
-}
