@@ -338,7 +338,7 @@ func (m *module) Instantiate(ctx context.Context, cfg engine.Config) (engine.Ins
 	if cfg.Binding != nil {
 		cfg.Binding.Guest = &guest{mod: mod, lm: lm}
 	}
-	return &instance{e: m.e, mod: mod, lm: lm, stack: m.stack, roots: roots}, nil
+	return &instance{e: m.e, mod: mod, lm: lm, stack: m.stack, roots: roots, w: watch{closed: reach(mod)}}, nil
 }
 
 // closeRoots closes the roots of an instance's mounts.
@@ -361,6 +361,7 @@ type instance struct {
 	lm    *linearMemory // nil without a memory
 	funcs map[string]*export
 	stack string // the stack counter's export, "" if none
+	w     watch  // ends a call whose context ends (terminate.go)
 }
 
 // export is an exported function, looked up once.
@@ -412,7 +413,10 @@ func (i *instance) Call(ctx context.Context, name string, args ...uint64) ([]uin
 		return nil, fmt.Errorf("host: %s: %w: it takes %d, got %d", name, engine.ErrArgs, x.params, len(args))
 	}
 	copy(x.stack, args)
-	if err := x.fn.CallWithStack(ctx, x.stack); err != nil {
+	if err := i.call(ctx, x); err != nil {
+		if _, ok := err.(*engine.ExitError); ok { // the context was done before the call
+			return nil, err
+		}
 		err = runError(name, err)
 		if te, ok := err.(*engine.Trap); ok && i.stackExhausted() {
 			te.Reason = engine.StackLimitReason
@@ -433,6 +437,22 @@ func (i *instance) Call(ctx context.Context, name string, args ...uint64) ([]uin
 	return res, nil
 }
 
+// call calls x with its stack, stopped when ctx ends: by the instance's
+// watcher, or by wazero's (w.closed nil). It returns an
+// *engine.ExitError only when ctx was done before the call, wazero's
+// errors otherwise.
+func (i *instance) call(ctx context.Context, x *export) error {
+	if i.w.closed == nil {
+		return x.fn.CallWithStack(ctx, x.stack)
+	}
+	if err := i.w.arm(ctx, i.mod); err != nil {
+		return err
+	}
+	err := x.fn.CallWithStack(ctx, x.stack)
+	i.w.disarm(err)
+	return err
+}
+
 // Idle implements engine.Instance: it drops the exports looked up, each
 // an api.Function whose call engine holds a stack of its own (10 KiB at
 // least, made by wazero at the lookup, not at the call), so that an idle
@@ -444,7 +464,9 @@ func (i *instance) Idle() { i.funcs = nil }
 // api.Function each time: the cached one's call engine may be the one in
 // flight further up (a callback that dispatches another). The error is
 // wazero's own, so that an exit or the call's end (*sys.ExitError), once
-// panicked with from the host function, ends the outer call alike.
+// panicked with from the host function, ends the outer call alike. The
+// outer call's watcher stops it: both run in the one module, whose
+// closed word the checks read.
 func (i *instance) Reenter(ctx context.Context, name string, args ...uint64) error {
 	fn := i.mod.ExportedFunction(name)
 	if fn == nil {
@@ -463,7 +485,7 @@ func (i *instance) Reenter(ctx context.Context, name string, args ...uint64) err
 // the deadline) keeps its memory, so Close frees it here (Free is
 // idempotent).
 func (i *instance) Close(ctx context.Context) error {
-	err := i.mod.Close(ctx)
+	err := i.w.close(ctx, i.mod)
 	if i.lm != nil {
 		i.lm.Free()
 	}
