@@ -210,16 +210,16 @@ serve-bench:
 	GO=$(GO) SERVE_BENCHFLAGS='$(SERVE_BENCHFLAGS)' bash scripts/serve-bench.sh
 
 # Every fuzz target of the sandbox (host/internal/sandbox/fuzz_*_test.go:
-# the imports by family, the operator library's and the callbacks;
-# host/fuzz_*_test.go: kernel launches, the lease ranges, the compilation
+# the imports by family, the operator library's, the callbacks and kernel
+# launches; host/fuzz_*_test.go: the lease ranges, the compilation
 # cache's entries, Load's rewrites; the module readers and rewrites of
 # host/internal/module) and of serve's requests and access decisions, one
 # after the other, FUZZTIME each; their seeds (testdata/fuzz) run in `unit`.
 # FuzzDifferential runs last with every configuration: wazero and wasmtime
 # on the simulator, and wazero on the native backend over the stand-in.
 FUZZTIME ?= 30s
-FUZZ_SANDBOX := FuzzImports FuzzCopies FuzzBatches Fuzz2D FuzzDescriptors FuzzMemory FuzzStreams FuzzDevice FuzzNN FuzzCallbacks
-FUZZ_HOST := FuzzLend FuzzCacheEntry FuzzPrepare FuzzKernel
+FUZZ_SANDBOX := FuzzImports FuzzCopies FuzzBatches Fuzz2D FuzzDescriptors FuzzMemory FuzzStreams FuzzDevice FuzzNN FuzzCallbacks FuzzKernel
+FUZZ_HOST := FuzzLend FuzzCacheEntry FuzzPrepare
 fuzz: standin
 	for t in $(FUZZ_SANDBOX); do $(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) ./host/internal/sandbox/ || exit 1; done
 	for t in $(FUZZ_HOST); do $(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) ./host/ || exit 1; done

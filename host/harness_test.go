@@ -3,7 +3,6 @@ package host
 import (
 	"context"
 	"encoding/binary"
-	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -49,7 +48,6 @@ type harness struct {
 	inst *Instance
 	log  []CallRecord
 	prof abi.Profile
-	peer *harness // the harness of the case's own that bareHarness made, if any
 }
 
 var proxyCache = map[string][]byte{}
@@ -235,18 +233,24 @@ func (h *harness) putI64s(off uint32, vs ...int64) {
 	}
 }
 
-// putF32s writes float32 values at off (the kernel API's tests).
-func (h *harness) putF32s(off uint32, vs ...float32) {
-	for i, v := range vs {
-		le.PutUint32(h.mem()[off+uint32(4*i):], math.Float32bits(v))
-	}
+// waitable returns an event of the current device that has been recorded
+// and then reset: a wait for it is queued and lasts until its next record.
+// (Natively a wait for an event never recorded is refused, 107000.) A wait
+// for it followed by its record on the same stream never ends: the record
+// waits behind the wait.
+func (h *harness) waitable() uint64 {
+	h.t.Helper()
+	ev := h.event()
+	h.ok("aclrtRecordEvent", ev, 0)
+	h.ok("aclrtResetEvent", ev, 0)
+	h.ok("aclrtSynchronizeStream", 0)
+	return ev
 }
 
-// f32s reads n float32 values at off.
-func (h *harness) f32s(off uint32, n int) []float32 {
-	v := make([]float32, n)
-	for i := range v {
-		v[i] = math.Float32frombits(le.Uint32(h.mem()[off+uint32(4*i):]))
-	}
-	return v
-}
+// Guest scratch of the model benchmarks and tests: a model name, the
+// data buffers of a dataset (16 bytes apart), as package sandbox's model
+// tests lay it out.
+const (
+	mdlName = 0x2000
+	mdlBufs = 0x2a00
+)

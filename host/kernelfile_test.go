@@ -10,7 +10,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/internal/confschema"
 )
@@ -122,42 +121,6 @@ func TestReadKernelFileStrict(t *testing.T) {
 	}
 	_, err := ReadKernelFile(filepath.Join(t.TempDir(), "none.yaml"))
 	require.ErrorContains(t, err, "host: kernels file: open ")
-}
-
-// TestKernelFileLaunch: a file's kernels, granted by its set, launch on
-// the native backend (the stand-in's binary, copied beside the file and
-// named relatively), and are refused on the simulator.
-func TestKernelFileLaunch(t *testing.T) {
-	dir := t.TempDir()
-	bin, err := os.ReadFile(standinKernels)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "mine.o"), bin, 0o644))
-	path := filepath.Join(dir, "mine.yaml")
-	require.NoError(t, os.WriteFile(path, []byte(`set: mine
-kernels:
-  - name: Bump
-    binary: mine.o
-    entry: Inc
-    params:
-      - {name: x, buffer: ACL_UINT32, access: read-write, extent: blockDim}
-`), 0o644))
-	kf, err := ReadKernelFile(path)
-	require.NoError(t, err)
-	h := kernelHarness(t, abi.Wide, Policy{Kernels: []string{"mine"}}, nil, []launcher{{sym: "Bump", params: "i32 i32 i64", status: true}}, WithKernelSet(kf.Set, kf.Kernels...))
-	h.ok("aclrtSetDevice", 0)
-	x := h.malloc(16)
-	h.ok("aclrtMemset", x, 16, 0, 16)
-	s := h.stream()
-	if !h.binaries() {
-		require.Equal(t, int32(acl.ErrRTFeatureNotSupport), h.kcall("Bump", 3, s, x))
-		require.Contains(t, h.recentMsg(), "kernel Bump has only a native binary (mine.o), no simulator implementation (host.Kernel.Run): the sim backend runs only kernels implemented in Go")
-		return
-	}
-	require.Zero(t, h.kcall("Bump", 3, s, x))
-	require.Zero(t, h.kcall("Bump", 2, s, x))
-	h.ok("aclrtSynchronizeStream", s)
-	h.ok("aclrtMemcpy", outB, 16, x, 16, uint64(acl.MemcpyDeviceToHost))
-	require.Equal(t, []byte{2, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0}, h.mem()[outB:outB+16])
 }
 
 // TestKernelFileSchemaInSync: the kernels file's JSON Schema and the Go

@@ -19,16 +19,7 @@ import (
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(cleanupM{m}) }
-
-// cleanupM removes what the tests share across cases (the test models)
-// once they have run.
-type cleanupM struct{ *testing.M }
-
-func (m cleanupM) Run() int {
-	defer removeSharedModels()
-	return m.M.Run()
-}
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // roundtripWAT is the command guest testsupport.RoundtripWAT.
 const roundtripWAT = testsupport.RoundtripWAT

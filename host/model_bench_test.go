@@ -44,7 +44,7 @@ func (h *goalHarness) bok(b *testing.B, name string, args ...uint64) {
 
 // bload is aclmdlLoadFromFile of the approved name.
 func (h *goalHarness) bload(b *testing.B, name string) uint64 {
-	h.putStr(mdlName, name)
+	copy(h.mem()[mdlName:], name+"\x00")
 	h.bok(b, "aclmdlLoadFromFile", mdlName, outA)
 	return uint64(h.u32(outA))
 }

@@ -19,5 +19,6 @@
 // ([ErrPolicyTimeout], [TimeoutCause], [WithPolicyTimeout]), [Metrics]
 // and [PluginMetrics], and a few constants of the address space
 // ([AllocGuard], [WindowEnd], [DescSize], [MaxVarLen], [SetSlot],
-// [HostFuncBase]). The methods of inspect.go serve host's tests only.
+// [HostFuncBase]). What tests may look at inside a session is in
+// export_test.go, reached through [Peek].
 package sandbox

@@ -3,10 +3,12 @@ package sandbox_test
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"strconv"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
@@ -22,7 +24,16 @@ import (
 // tests drive its imports through its runtime; sandbox.Peek and
 // export_test.go show them what that API keeps inside.
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { goleak.VerifyTestMain(cleanupM{m}) }
+
+// cleanupM removes what the tests share across cases (the test models)
+// once they have run.
+type cleanupM struct{ *testing.M }
+
+func (m cleanupM) Run() int {
+	defer removeSharedModels()
+	return m.M.Run()
+}
 
 // testEngine is the engine the guest tests run on: wazero, or the one
 // named by ACLWASM_TEST_ENGINE (CI runs the suite once per engine).
@@ -293,4 +304,28 @@ func (h *harness) recentMsg() string {
 		return ""
 	}
 	return string(h.mem()[outC : outC+uint32(n)])
+}
+
+// series returns the series of metric name that reg holds, keyed by their
+// labels ("[function=aclnnAdd outcome=ok plugin=]"): a histogram's sample
+// count, a gauge's or a counter's value.
+func series(t *testing.T, reg prometheus.Gatherer, name string) map[string]float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	require.NoError(t, err)
+	out := map[string]float64{}
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, mt := range mf.GetMetric() {
+			var labels []string
+			for _, l := range mt.GetLabel() {
+				labels = append(labels, l.GetName()+"="+l.GetValue())
+			}
+			v := mt.GetGauge().GetValue() + mt.GetCounter().GetValue() + float64(mt.GetHistogram().GetSampleCount())
+			out[fmt.Sprint(labels)] = v
+		}
+	}
+	return out
 }

@@ -26,7 +26,7 @@ func (h *harness) failDefault() {
 	sess := sessOf(h.inst)
 	st, _, err := sess.Stream(0)
 	require.NoError(h.t, err)
-	require.NoError(h.t, sess.Backend().LaunchHostFunc(st, func() error {
+	require.NoError(h.t, h.rt.Backend().LaunchHostFunc(st, func() error {
 		return acl.Errorf(acl.ErrRTParamInvalid, "the test's failing operation")
 	}))
 	require.NoError(h.t, sess.Recount(0))

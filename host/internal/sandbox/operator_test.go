@@ -2,8 +2,6 @@ package sandbox_test
 
 import (
 	"context"
-	"fmt"
-	"github.com/prometheus/client_golang/prometheus"
 	"math"
 	"path/filepath"
 	"strings"
@@ -11,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ebitengine/purego"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/acl"
@@ -355,22 +354,7 @@ func TestOperatorAccounting(t *testing.T) {
 	require.Equal(t, uint64(1), st.Launches)
 	require.Zero(t, st.LaunchFailures)
 	require.Zero(t, h.inst.Session().Stats().Funcs["aclnnAddGetWorkspaceSize"].Launches)
-	mfs, err := reg.Gather()
-	require.NoError(t, err)
-	var series []string
-	for _, mf := range mfs {
-		if mf.GetName() != "aclwasm_compute_duration_seconds" {
-			continue
-		}
-		for _, mt := range mf.GetMetric() {
-			var labels []string
-			for _, l := range mt.GetLabel() {
-				labels = append(labels, l.GetName()+"="+l.GetValue())
-			}
-			series = append(series, fmt.Sprintf("%v count=%d", labels, mt.GetHistogram().GetSampleCount()))
-		}
-	}
-	require.Equal(t, []string{"[function=aclnnAdd outcome=ok plugin=] count=1"}, series, "one ok launch of aclnnAdd")
+	require.Equal(t, map[string]float64{"[function=aclnnAdd outcome=ok plugin=]": 1}, series(t, reg, "aclwasm_compute_duration_seconds"), "one ok launch of aclnnAdd")
 }
 
 // standinStall returns the stand-in operator library's test hooks

@@ -40,8 +40,8 @@ type Session struct {
 }
 
 // fixed is what New sets from the Config and nothing changes after: any
-// goroutine may read it without a lock (a test hook of inspect.go aside,
-// which runs before the guest does).
+// goroutine may read it without a lock (a test hook of export_test.go
+// aside, which runs before the guest does).
 type fixed struct {
 	sh      *Shared
 	policy  Limits

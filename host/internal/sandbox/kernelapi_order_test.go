@@ -1,4 +1,4 @@
-package host
+package sandbox_test
 
 import (
 	"encoding/binary"
@@ -6,6 +6,7 @@ import (
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/acl/sim"
+	"github.com/aclwasm/aclwasm/host"
 )
 
 func init() {
@@ -16,7 +17,7 @@ func init() {
 
 // kapiPeer makes the case's own harness with the API's kernels and makes
 // it h's peer, whose last error the check-order test reads.
-func kapiPeer(h *harness, opts ...Option) *harness {
+func kapiPeer(h *harness, opts ...host.Option) *harness {
 	h.t.Helper()
 	k := kapiHarness(h.t, abi.Wide, opts...)
 	h.peer = k
@@ -376,7 +377,7 @@ var kernelAPIOrderCases = map[string]map[string]orderCase{
 		"feature": {run: func(h *harness) acl.Error {
 			b := sim.New(sim.WithDevices(2))
 			h.t.Cleanup(func() { b.Close() })
-			k := kapiPeer(h, WithBackend(bare{b}))
+			k := kapiPeer(h, host.WithBackend(bare{b}))
 			e := k.setupKapi(8)
 			return k.launch(e, 1<<20, e.s, e.args)
 		}},
@@ -411,7 +412,7 @@ var kernelAPIOrderCases = map[string]map[string]orderCase{
 			k, e := kapiOn(h)
 			gate := k.gate(e.s)
 			defer gate()
-			for range DefaultMaxQueued {
+			for range host.DefaultMaxQueued {
 				if rc := k.launch(e, 1, e.s, e.args); rc != 0 {
 					return rc
 				}
@@ -466,7 +467,7 @@ var kernelAPIOrderCases = map[string]map[string]orderCase{
 		"feature": {run: func(h *harness) acl.Error {
 			b := sim.New(sim.WithDevices(2))
 			h.t.Cleanup(func() { b.Close() })
-			k := kapiPeer(h, WithBackend(bare{b}))
+			k := kapiPeer(h, host.WithBackend(bare{b}))
 			e := k.setupKapi(8)
 			return k.rc("aclrtLaunchKernel", e.fn, 1<<20, k.packedArgs(e, e.x, e.y, e.z+4), 28, e.s)
 		}},
@@ -483,7 +484,7 @@ var kernelAPIOrderCases = map[string]map[string]orderCase{
 			packed := k.packedArgs(e, e.x, e.y, e.z)
 			gate := k.gate(e.s)
 			defer gate()
-			for range DefaultMaxQueued {
+			for range host.DefaultMaxQueued {
 				if rc := k.rc("aclrtLaunchKernel", e.fn, 1, packed, 28, e.s); rc != 0 {
 					return rc
 				}

@@ -1,4 +1,4 @@
-package host
+package sandbox_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/acl/sim"
+	"github.com/aclwasm/aclwasm/host"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
@@ -20,17 +21,17 @@ import (
 // apiKernels are the kernels of the API tests: add_custom, spin (entries 7
 // and 8) and div in the binary out/add_custom.o, secret in secret.o, which
 // no test policy grants.
-func apiKernels() []Kernel {
-	return []Kernel{
+func apiKernels() []host.Kernel {
+	return []host.Kernel{
 		{
 			Name: "add_custom",
-			Params: []KernelParam{
-				Buffer("x", acl.DTFloat, Read, "n"),
-				Buffer("y", acl.DTFloat, Read, "n"),
-				Buffer("z", acl.DTFloat, Write, "n"),
-				Scalar("n", acl.DTUint32),
+			Params: []host.KernelParam{
+				host.Buffer("x", acl.DTFloat, host.Read, "n"),
+				host.Buffer("y", acl.DTFloat, host.Read, "n"),
+				host.Buffer("z", acl.DTFloat, host.Write, "n"),
+				host.Scalar("n", acl.DTUint32),
 			},
-			Run: func(_ context.Context, b *KernelBlock) error {
+			Run: func(_ context.Context, b *host.KernelBlock) error {
 				x, y, z := b.Float32s(0), b.Float32s(1), b.Float32s(2)
 				for i := int(b.Index()); i < len(z); i += int(b.BlockDim) {
 					z[i] = x[i] + y[i]
@@ -39,27 +40,27 @@ func apiKernels() []Kernel {
 			},
 			Binary: "out/add_custom.o", Entry: "7",
 		},
-		{Name: "spin", Run: func(ctx context.Context, _ *KernelBlock) error { <-ctx.Done(); return ctx.Err() }, Binary: "out/add_custom.o", Entry: "8"},
+		{Name: "spin", Run: func(ctx context.Context, _ *host.KernelBlock) error { <-ctx.Done(); return ctx.Err() }, Binary: "out/add_custom.o", Entry: "8"},
 		{
 			Name:   "div",
-			Params: []KernelParam{Buffer("x", acl.DTFloat, ReadWrite, "n / d"), Scalar("n", acl.DTInt32), Scalar("d", acl.DTInt32)},
-			Run:    func(context.Context, *KernelBlock) error { return nil },
+			Params: []host.KernelParam{host.Buffer("x", acl.DTFloat, host.ReadWrite, "n / d"), host.Scalar("n", acl.DTInt32), host.Scalar("d", acl.DTInt32)},
+			Run:    func(context.Context, *host.KernelBlock) error { return nil },
 			Binary: "out/add_custom.o",
 		},
-		{Name: "secret", Run: func(context.Context, *KernelBlock) error { return nil }, Binary: "secret.o"},
+		{Name: "secret", Run: func(context.Context, *host.KernelBlock) error { return nil }, Binary: "secret.o"},
 	}
 }
 
-var apiPolicy = Policy{Kernels: []string{"add_custom", "spin", "div"}}
+var apiPolicy = host.Policy{Kernels: []string{"add_custom", "spin", "div"}}
 
 // kapiHarness is a harness whose runtime has apiKernels, on a simulator of
 // two devices (the API's checks are the sandbox's, whatever the backend;
 // kapiNative checks what the configured backend answers).
-func kapiHarness(t *testing.T, prof abi.Profile, opts ...Option) *harness {
+func kapiHarness(t *testing.T, prof abi.Profile, opts ...host.Option) *harness {
 	t.Helper()
 	b := sim.New(sim.WithDevices(2))
 	t.Cleanup(func() { b.Close() })
-	return newHarnessIn(t, prof, apiPolicy, append([]Option{WithBackend(b), WithKernels(apiKernels()...)}, opts...)...)
+	return newHarnessIn(t, prof, apiPolicy, append([]host.Option{host.WithBackend(b), host.WithKernels(apiKernels()...)}, opts...)...)
 }
 
 // Scratch of the API tests in guest memory.
@@ -221,7 +222,7 @@ func TestKernelAPIExtents(t *testing.T) {
 	pl, err := h.rt.Load(ctx, proxyCache[""], apiPolicy)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, pl.Close(ctx)) })
-	other, err := pl.Instantiate(ctx, Config{})
+	other, err := pl.Instantiate(ctx, host.Config{})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, other.Close(ctx)) })
 	_, err = other.Call(ctx, "aclrtSetDevice", 0)
@@ -229,7 +230,7 @@ func TestKernelAPIExtents(t *testing.T) {
 	res, err := other.Call(ctx, "aclrtMalloc", outA, 32, 0)
 	require.NoError(t, err)
 	require.Zero(t, res[0])
-	foreign := binary.LittleEndian.Uint64(other.inst.Memory()[outA:])
+	foreign := binary.LittleEndian.Uint64(memOf(other)[outA:])
 	require.Equal(t, acl.ErrRTParamInvalid, h.launch(k, 1, k.s, h.argsFor(k.fn, k.x, k.y, foreign, 8)))
 	require.Contains(t, h.recentMsg(), "z")
 	h.ok("aclrtSynchronizeStream", k.s)
@@ -240,8 +241,8 @@ func TestKernelAPIExtents(t *testing.T) {
 func TestKernelAPIReadOnlyLease(t *testing.T) {
 	h := kapiHarness(t, abi.Wide)
 	k := h.setupKapi(8)
-	p, _ := lent(t, h.rt, 4096)
-	l, err := h.inst.Lend(p, 4096, LendOptions{ReadOnly: true})
+	p, _ := testsupport.Lent(t, h.rt.Backend(), 4096)
+	l, err := h.inst.Lend(p, 4096, host.LendOptions{ReadOnly: true})
 	require.NoError(t, err)
 	a := l.Addr()
 	require.Zero(t, h.launch(k, 1, k.s, h.argsFor(k.fn, a, k.y, k.z, 8)), h.recentMsg())
@@ -315,7 +316,7 @@ func TestKernelAPILaunchTimeout(t *testing.T) {
 func TestKernelAPINativeBackend(t *testing.T) {
 	if opts := testBackend(t); len(opts) > 0 { // a backend that runs kernel binaries loads them with the plugin
 		ctx := context.Background()
-		rt, err := NewRuntime(ctx, append(opts, WithEngine(testEngine), WithKernels(apiKernels()...))...)
+		rt, err := host.NewRuntime(ctx, append(opts, host.WithEngine(testEngine), host.WithKernels(apiKernels()...))...)
 		require.NoError(t, err)
 		defer func() { require.NoError(t, rt.Close(ctx)) }()
 		if rt.Backend().Traits().KernelRunner != nil {
@@ -324,7 +325,7 @@ func TestKernelAPINativeBackend(t *testing.T) {
 			return
 		}
 	}
-	h := newHarness(t, apiPolicy, WithKernels(apiKernels()...))
+	h := newHarness(t, apiPolicy, host.WithKernels(apiKernels()...))
 	k := h.setupKapi(8)
 	computes := h.rt.Backend().Traits().Computer != nil
 	if computes {

@@ -1,4 +1,4 @@
-package host
+package sandbox_test
 
 import (
 	"bytes"
@@ -9,26 +9,28 @@ import (
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/internal/testsupport/kerneltest"
 )
 
 // fuzzLaunchers are the launchers FuzzKernel plays, by profile: buffers
 // of several element sizes and extents (blockDim, a scalar), scalars of
 // two sizes, a status and a void form, a kernel that faults and one that
 // prints.
-var fuzzLaunchers = map[abi.Profile][]launcher{
+var fuzzLaunchers = map[abi.Profile][]kerneltest.Launcher{
 	abi.Wide: {
-		{sym: "Inc", params: "i32 i32 i64"},
-		{sym: "Fill", params: "i32 i32 i64 i32 i32", status: true},
-		{sym: "Copy", params: "i32 i32 i64 i64 i32", status: true},
-		{sym: "Fault", params: "i32 i32"},
-		{sym: "Print", params: "i32 i32"},
+		{Sym: "Inc", Params: "i32 i32 i64"},
+		{Sym: "Fill", Params: "i32 i32 i64 i32 i32", Status: true},
+		{Sym: "Copy", Params: "i32 i32 i64 i64 i32", Status: true},
+		{Sym: "Fault", Params: "i32 i32"},
+		{Sym: "Print", Params: "i32 i32"},
 	},
 	abi.Native32: {
-		{sym: "Inc", params: "i32 i32 i32", status: true},
-		{sym: "Fill", params: "i32 i32 i32 i32 i32"},
-		{sym: "Copy", params: "i32 i32 i32 i32 i32", status: true},
-		{sym: "Fault", params: "i32 i32", status: true},
-		{sym: "Print", params: "i32 i32"},
+		{Sym: "Inc", Params: "i32 i32 i32", Status: true},
+		{Sym: "Fill", Params: "i32 i32 i32 i32 i32"},
+		{Sym: "Copy", Params: "i32 i32 i32 i32 i32", Status: true},
+		{Sym: "Fault", Params: "i32 i32", Status: true},
+		{Sym: "Print", Params: "i32 i32"},
 	},
 }
 
@@ -45,19 +47,19 @@ func FuzzKernel(f *testing.F) {
 	// instance of its own: a runtime and a compilation per input would
 	// leave the fuzzer a few inputs a minute.
 	ctx := context.Background()
-	base := standinBinaries(f)
-	rt, err := NewRuntime(ctx, append(testBackend(f), WithEngine(testEngine), WithKernels(testKernels()...))...)
+	base := kerneltest.StandinBinaries(f)
+	rt, err := host.NewRuntime(ctx, append(testBackend(f), host.WithEngine(testEngine), host.WithKernels(kerneltest.Kernels()...))...)
 	require.NoError(f, err)
-	plugins := map[abi.Profile]*Plugin{}
+	plugins := map[abi.Profile]*host.Plugin{}
 	f.Cleanup(func() {
 		for _, pl := range plugins {
 			require.NoError(f, pl.Close(ctx))
 		}
-		require.Equal(f, base, standinBinaries(f), "the plugins' kernel binaries are unloaded with them")
+		require.Equal(f, base, kerneltest.StandinBinaries(f), "the plugins' kernel binaries are unloaded with them")
 		require.NoError(f, rt.Close(ctx))
 	})
 	for prof, ls := range fuzzLaunchers {
-		pl, err := rt.Load(ctx, wat2wasm(f, kernelGuestWAT(prof, ls...)), allTestKernels)
+		pl, err := rt.Load(ctx, wat2wasm(f, kerneltest.GuestWAT(prof, ls...)), kerneltest.Granted)
 		require.NoError(f, err)
 		plugins[prof] = pl
 	}
@@ -70,7 +72,7 @@ func FuzzKernel(f *testing.F) {
 		if len(in) > 0 && in[0]&0x80 != 0 {
 			prof = abi.Native32
 		}
-		inst, err := plugins[prof].Instantiate(ctx, Config{})
+		inst, err := plugins[prof].Instantiate(ctx, host.Config{})
 		require.NoError(t, err)
 		t.Cleanup(func() { require.NoError(t, inst.Close(ctx)) })
 		h := &harness{t: t, prof: prof, rt: rt, inst: inst}
@@ -129,7 +131,7 @@ func FuzzKernel(f *testing.F) {
 			case 0, 1, 2, 3: // a launch
 				l := fuzzLaunchers[prof][int(next())%len(fuzzLaunchers[prof])]
 				args := []uint64{blockDims[int(next())%len(blockDims)], stream()}
-				switch l.sym {
+				switch l.Sym {
 				case "Inc":
 					args = append(args, addr())
 				case "Fill":
@@ -137,7 +139,7 @@ func FuzzKernel(f *testing.F) {
 				case "Copy":
 					args = append(args, addr(), addr(), uint64(next())*uint64(next()%3))
 				}
-				hostBug(h.kcall(l.sym, args...), l.sym)
+				hostBug(h.kcall(l.Sym, args...), l.Sym)
 			case 4: // a synchronize
 				hostBug(h.call("aclrtSynchronizeStream", stream()), "aclrtSynchronizeStream")
 			case 5: // b freed, with launches maybe queued on it
@@ -167,7 +169,7 @@ func FuzzKernel(f *testing.F) {
 				live++
 			}
 		}
-		gotAllocs, gotStreams := h.inst.s.s.Holdings()
+		gotAllocs, gotStreams := sessOf(h.inst).Holdings()
 		require.Equal(t, allocs, gotAllocs, "the session holds allocations the input did not make and keep")
 		require.Equal(t, live, gotStreams, "the session holds streams the input did not make and keep")
 	})

@@ -1,4 +1,4 @@
-package host
+package sandbox_test
 
 import (
 	"math"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/acl/sim"
+	"github.com/aclwasm/aclwasm/host"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
@@ -53,7 +54,7 @@ func removeSharedModels() {
 // gives 207000, which the model tests check), so the model cases run on
 // one whatever the test backend is; computer false hides the
 // simulator's compute, as a backend that runs no models.
-func mdlHarness(h *harness, p Policy, computer bool) *harness {
+func mdlHarness(h *harness, p host.Policy, computer bool) *harness {
 	h.t.Helper()
 	dir := modelsDir(h.t)
 	p.Models = map[string]string{}
@@ -65,7 +66,7 @@ func mdlHarness(h *harness, p Policy, computer bool) *harness {
 	if !computer {
 		b = bare{b}
 	}
-	h2 := newHarness(h.t, p, WithBackend(b))
+	h2 := newHarness(h.t, p, host.WithBackend(b))
 	h2.ok("aclrtSetDevice", 0)
 	h.peer = h2
 	return h2
@@ -120,32 +121,32 @@ func mdlLoadFileCases(fn string, withMem bool) map[string]orderCase {
 		return h.rc(fn, append([]uint64{path, id}, append(mem, 0, 0, 0, 0)[:4]...)...)
 	}
 	cases := map[string]orderCase{
-		"path": {run: func(h *harness) acl.Error { return call(mdlHarness(h, Policy{}, true), 0, 0) }},
+		"path": {run: func(h *harness) acl.Error { return call(mdlHarness(h, host.Policy{}, true), 0, 0) }},
 		"string": {run: func(h *harness) acl.Error {
-			m := mdlHarness(h, Policy{}, true)
+			m := mdlHarness(h, host.Policy{}, true)
 			copy(m.mem()[m.end(3):], "mlp") // no NUL before the end of guest memory
 			return call(m, m.end(3), 0)
 		}},
 		"name": {run: func(h *harness) acl.Error {
-			m := mdlHarness(h, Policy{}, true)
+			m := mdlHarness(h, host.Policy{}, true)
 			return call(m, m.cstr(mdlName, filepath.Join(modelsDir(h.t), "mlp.onnx")), 0) // a path is no name; modelId NULL too
 		}},
 		"id": {run: func(h *harness) acl.Error {
-			m := mdlHarness(h, Policy{}, true)
+			m := mdlHarness(h, host.Policy{}, true)
 			return call(m, m.cstr(mdlName, "mlp"), m.end(2), 0x1234, 16) // modelId across the end; workPtr bad too
 		}},
 		"feature": {run: func(h *harness) acl.Error {
-			m := mdlHarness(h, Policy{}, false)
+			m := mdlHarness(h, host.Policy{}, false)
 			return call(m, m.cstr(mdlName, "bad"), outA) // before the file is read
 		}},
 		"load": {run: func(h *harness) acl.Error {
-			m := mdlHarness(h, Policy{}, true)
+			m := mdlHarness(h, host.Policy{}, true)
 			code := call(m, m.cstr(mdlName, "bad"), outA)
 			require.Contains(h.t, m.inst.Session().LastError(), `model "bad" could not be loaded`)
 			return code
 		}},
 		"memory": {run: func(h *harness) acl.Error {
-			m := mdlHarness(h, Policy{DeviceMemory: 64}, true) // mlp's weights are more
+			m := mdlHarness(h, host.Policy{DeviceMemory: 64}, true) // mlp's weights are more
 			code := call(m, m.cstr(mdlName, "mlp"), outA)
 			require.Contains(h.t, m.inst.Session().LastError(), "exceed the free device memory quota")
 			return code
@@ -153,7 +154,7 @@ func mdlLoadFileCases(fn string, withMem bool) map[string]orderCase {
 	}
 	if withMem {
 		cases["mem"] = orderCase{run: func(h *harness) acl.Error {
-			m := mdlHarness(h, Policy{}, false) // before the backend's feature
+			m := mdlHarness(h, host.Policy{}, false) // before the backend's feature
 			return call(m, m.cstr(mdlName, "mlp"), outA, 0, 0, 0x1234, 16)
 		}}
 	}
@@ -169,15 +170,15 @@ func mdlLoadMemCases(fn string, withMem bool) map[string]orderCase {
 		}
 		return h.rc(fn, append([]uint64{model, n, id}, append(mem, 0, 0, 0, 0)[:4]...)...)
 	}
-	guest := Policy{AllowGuestModels: true}
+	guest := host.Policy{AllowGuestModels: true}
 	cases := map[string]orderCase{
 		"null": {run: func(h *harness) acl.Error { return call(mdlHarness(h, guest, true), data, 0, 0) }},
 		"id": {run: func(h *harness) acl.Error {
-			m := mdlHarness(h, Policy{}, true) // before the policy
+			m := mdlHarness(h, host.Policy{}, true) // before the policy
 			return call(m, data, 16, m.end(2))
 		}},
 		"policy": {run: func(h *harness) acl.Error {
-			m := mdlHarness(h, Policy{}, true)
+			m := mdlHarness(h, host.Policy{}, true)
 			return call(m, m.end(8), 16, outA, 0x1234, 16) // the model across the end; workPtr bad too
 		}},
 		"feature": {run: func(h *harness) acl.Error {
@@ -246,7 +247,7 @@ func mdlValueCases(fn string, fail int32, dataset, index bool, extra ...uint64) 
 			if dataset {
 				return h.valueCode(fail, fn, with(uint64(uint32(h.call("aclmdlCreateDataset"))), 0)...)
 			}
-			m := mdlHarness(h, Policy{}, true)
+			m := mdlHarness(h, host.Policy{}, true)
 			require.Equal(h.t, fail, m.call(fn, with(m.desc(0), 0)...), "an empty description has no inputs or outputs")
 			return m.valueCode(fail, fn, with(m.desc(m.load("mlp")), 5)...)
 		}}
@@ -258,12 +259,12 @@ func mdlDimsCases(fn string) map[string]orderCase {
 	cases := mdlObjectCases(fn, false, 0, 0)
 	cases["dims"] = orderCase{run: func(h *harness) acl.Error { return h.rc(fn, h.desc(0), 5, 0) }} // index past too
 	cases["index"] = orderCase{run: func(h *harness) acl.Error {
-		m := mdlHarness(h, Policy{}, true)
+		m := mdlHarness(h, host.Policy{}, true)
 		require.Equal(h.t, acl.ErrInvalidParam, m.rc(fn, m.desc(0), 0, mdlDims), "an empty description")
 		return m.rc(fn, m.desc(m.load("mlp")), 5, m.end(8)) // dims across the end too
 	}}
 	cases["range"] = orderCase{run: func(h *harness) acl.Error {
-		m := mdlHarness(h, Policy{}, true)
+		m := mdlHarness(h, host.Policy{}, true)
 		return m.rc(fn, m.desc(m.load("mlp")), 0, m.end(acl.IODimsSize-1))
 	}}
 	return cases
@@ -272,7 +273,7 @@ func mdlDimsCases(fn string) map[string]orderCase {
 func mdlNameCases(fn string) map[string]orderCase {
 	cases := mdlValueCases(fn, 0, false, true, mdlName, 64)
 	cases["range"] = orderCase{run: func(h *harness) acl.Error {
-		m := mdlHarness(h, Policy{}, true)
+		m := mdlHarness(h, host.Policy{}, true)
 		return m.valueCode(0, fn, m.desc(m.load("mlp")), 0, m.end(2), 64)
 	}}
 	return cases
@@ -289,28 +290,28 @@ func mdlExecCases(fn string, async bool) map[string]orderCase {
 	}
 	cases := map[string]orderCase{
 		"null": {run: func(h *harness) acl.Error {
-			m := mdlHarness(h, Policy{}, true)
+			m := mdlHarness(h, host.Policy{}, true)
 			e := m.mdlExec()
 			return call(m, 999, e.input, 0, 999) // model and stream unknown too
 		}},
 		"dataset": {run: func(h *harness) acl.Error {
-			m := mdlHarness(h, Policy{}, true)
+			m := mdlHarness(h, host.Policy{}, true)
 			e := m.mdlExec()
 			return call(m, 999, e.input, m.desc(0), 999)
 		}},
 		"id": {run: func(h *harness) acl.Error {
-			m := mdlHarness(h, Policy{}, true)
+			m := mdlHarness(h, host.Policy{}, true)
 			e := m.mdlExec()
 			m.ok("aclmdlUnload", e.id)
 			return call(m, e.id, e.output, e.input, 999) // counts differ, stream unknown too
 		}},
 		"count": {run: func(h *harness) acl.Error {
-			m := mdlHarness(h, Policy{}, true)
+			m := mdlHarness(h, host.Policy{}, true)
 			e := m.mdlExec()
 			return call(m, e.id, e.input, m.dataset(e.y, 0), 999) // one output of two, and too small
 		}},
 		"small": {run: func(h *harness) acl.Error {
-			m := mdlHarness(h, Policy{}, true)
+			m := mdlHarness(h, host.Policy{}, true)
 			id := m.load("cnn")
 			x, y := m.malloc(12288), m.malloc(40)
 			m.ok("aclrtFree", y)
@@ -320,7 +321,7 @@ func mdlExecCases(fn string, async bool) map[string]orderCase {
 			return code
 		}},
 		"range": {run: func(h *harness) acl.Error {
-			m := mdlHarness(h, Policy{}, true)
+			m := mdlHarness(h, host.Policy{}, true)
 			e := m.mdlExec()
 			m.ok("aclrtFree", e.z)
 			code := call(m, e.id, e.input, e.output, 999)
@@ -328,20 +329,20 @@ func mdlExecCases(fn string, async bool) map[string]orderCase {
 			return code
 		}},
 		"context": {run: func(h *harness) acl.Error {
-			m := mdlHarness(h, Policy{}, true)
+			m := mdlHarness(h, host.Policy{}, true)
 			e := m.mdlExec()
 			m.noDevice()
 			return call(m, e.id, e.input, e.output, 0)
 		}},
 		"queue": {run: func(h *harness) acl.Error {
-			m := mdlHarness(h, Policy{MaxQueued: 1}, true)
+			m := mdlHarness(h, host.Policy{MaxQueued: 1}, true)
 			e := m.mdlExec()
 			defer m.gate(0)() // holds the one queued operation the policy allows
 			return call(m, e.id, e.input, e.output, 0)
 		}},
 	}
 	cases["modelctx"] = orderCase{run: func(h *harness) acl.Error {
-		m := mdlHarness(h, Policy{MaxQueued: 1}, true)
+		m := mdlHarness(h, host.Policy{MaxQueued: 1}, true)
 		e := m.mdlExec()
 		m.ok("aclrtSetDevice", 1)
 		s1 := m.stream()
@@ -352,13 +353,13 @@ func mdlExecCases(fn string, async bool) map[string]orderCase {
 	}}
 	if async {
 		cases["stream"] = orderCase{run: func(h *harness) acl.Error {
-			m := mdlHarness(h, Policy{}, true)
+			m := mdlHarness(h, host.Policy{}, true)
 			e := m.mdlExec()
 			m.noDevice()
 			return call(m, e.id, e.input, e.output, uint64(uint32(m.call("aclmdlCreateDataset")))) // no device too
 		}}
 		cases["streamctx"] = orderCase{run: func(h *harness) acl.Error {
-			m := mdlHarness(h, Policy{}, true)
+			m := mdlHarness(h, host.Policy{}, true)
 			e := m.mdlExec()
 			m.ok("aclrtSetDevice", 1)
 			s1 := m.stream()
@@ -367,7 +368,7 @@ func mdlExecCases(fn string, async bool) map[string]orderCase {
 		}}
 	} else {
 		cases["fails"] = orderCase{run: func(h *harness) acl.Error {
-			m := mdlHarness(h, Policy{}, true)
+			m := mdlHarness(h, host.Policy{}, true)
 			id := m.load("divide")
 			a, b, q := m.malloc(16), m.malloc(16), m.malloc(16)
 			le.PutUint32(m.mem()[data:], 7)
@@ -389,11 +390,11 @@ func mdlExecCases(fn string, async bool) map[string]orderCase {
 
 func init() {
 	handles := orderCase{run: func(h *harness) acl.Error {
-		h.inst.s.s.SetNextHandle(math.MaxUint32)
+		sessOf(h.inst).SetNextHandle(math.MaxUint32)
 		return h.valueCode(0, "aclmdlCreateDesc")
 	}}
 	datasets := orderCase{run: func(h *harness) acl.Error {
-		h.inst.s.s.SetNextHandle(math.MaxUint32)
+		sessOf(h.inst).SetNextHandle(math.MaxUint32)
 		return h.valueCode(0, "aclmdlCreateDataset")
 	}}
 	cases := map[string]map[string]orderCase{
@@ -406,15 +407,15 @@ func init() {
 				return h.rc("aclmdlQuerySize", h.end(3), 0, 0)
 			}},
 			"name": {run: func(h *harness) acl.Error {
-				m := mdlHarness(h, Policy{}, true)
+				m := mdlHarness(h, host.Policy{}, true)
 				return m.rc("aclmdlQuerySize", m.cstr(mdlName, "nope"), 0, 0)
 			}},
 			"null": {run: func(h *harness) acl.Error {
-				m := mdlHarness(h, Policy{}, true)
+				m := mdlHarness(h, host.Policy{}, true)
 				return m.rc("aclmdlQuerySize", m.cstr(mdlName, "bad"), outA, m.end(4)) // before the file is read
 			}},
 			"load": {run: func(h *harness) acl.Error {
-				m := mdlHarness(h, Policy{}, true)
+				m := mdlHarness(h, host.Policy{}, true)
 				code := m.rc("aclmdlQuerySize", m.cstr(mdlName, "bad"), outA, outB)
 				require.Contains(h.t, m.inst.Session().LastError(), `model "bad" could not be loaded`)
 				return code
@@ -424,7 +425,7 @@ func init() {
 		"aclmdlLoadFromMemWithMem": mdlLoadMemCases("aclmdlLoadFromMemWithMem", true),
 		"aclmdlUnload": {
 			"id": {run: func(h *harness) acl.Error {
-				m := mdlHarness(h, Policy{}, true)
+				m := mdlHarness(h, host.Policy{}, true)
 				id := m.load("mlp")
 				m.ok("aclmdlUnload", id)
 				return m.rc("aclmdlUnload", id)
@@ -436,7 +437,7 @@ func init() {
 		"aclmdlGetDesc": func() map[string]orderCase {
 			c := mdlObjectCases("aclmdlGetDesc", false, 999)
 			c["id"] = orderCase{run: func(h *harness) acl.Error {
-				m := mdlHarness(h, Policy{}, true)
+				m := mdlHarness(h, host.Policy{}, true)
 				d := m.desc(m.load("mlp"))
 				code := m.rc("aclmdlGetDesc", d, 999)
 				require.Zero(h.t, m.call("aclmdlGetNumInputs", d), "the description was cleared first")
@@ -463,7 +464,7 @@ func init() {
 				return h.rc("aclmdlGetInputIndexByName", h.desc(0), h.cstr(mdlName, "x"), h.end(2))
 			}}
 			c["found"] = orderCase{run: func(h *harness) acl.Error {
-				m := mdlHarness(h, Policy{}, true)
+				m := mdlHarness(h, host.Policy{}, true)
 				require.Equal(h.t, acl.ErrInvalidParam, m.rc("aclmdlGetInputIndexByName", m.desc(0), m.cstr(mdlName, "x"), outA), "an empty description")
 				return m.rc("aclmdlGetInputIndexByName", m.desc(m.load("mlp")), m.cstr(mdlName, "logits"), outA) // an output's name
 			}}

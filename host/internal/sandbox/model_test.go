@@ -1,4 +1,4 @@
-package host
+package sandbox_test
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/acl/sim/model"
+	"github.com/aclwasm/aclwasm/host"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
@@ -25,13 +26,6 @@ const (
 	mdlBufs = 0x2a00 // data buffers, 16 bytes apart
 )
 
-// cstr writes s and a NUL at off (putStr) and returns off as an
-// argument.
-func (h *harness) cstr(off uint32, s string) uint64 {
-	h.putStr(off, s)
-	return uint64(off)
-}
-
 // mdlProfiles runs f on a harness of each profile whose policy approves
 // the test model "mlp".
 func mdlProfiles(t *testing.T, f func(t *testing.T, h *harness, file string)) {
@@ -39,7 +33,7 @@ func mdlProfiles(t *testing.T, f func(t *testing.T, h *harness, file string)) {
 	file := filepath.Join(dir, "mlp.onnx")
 	for _, prof := range abi.Profiles {
 		t.Run(prof.Module(), func(t *testing.T) {
-			h := newHarnessIn(t, prof, Policy{Models: map[string]string{"mlp": file}})
+			h := newHarnessIn(t, prof, host.Policy{Models: map[string]string{"mlp": file}})
 			h.ok("aclrtSetDevice", 0)
 			if h.nativeRefuses() {
 				return
@@ -55,7 +49,7 @@ func mdlProfiles(t *testing.T, f func(t *testing.T, h *harness, file string)) {
 // "mlp" is refused with the reason, and the caller's test ends there.
 func (h *harness) nativeRefuses() bool {
 	h.t.Helper()
-	if h.inst.s.s.Backend().Traits().Computer != nil {
+	if h.rt.Backend().Traits().Computer != nil {
 		return false
 	}
 	require.Contains(h.t, h.code(acl.ErrGEModelDataSizeInvalid, "aclmdlLoadFromFile", h.cstr(mdlName, "mlp"), outA), "is an ONNX file; the native backend runs offline models (.om)")
@@ -194,7 +188,7 @@ func TestModelQueued(t *testing.T) {
 	file := filepath.Join(testsupport.Models(t), "mlp.onnx")
 	for _, prof := range abi.Profiles {
 		t.Run(prof.Module(), func(t *testing.T) {
-			h := newHarnessIn(t, prof, Policy{Models: map[string]string{"mlp": file}, MaxQueued: 2}) // the gate holds one
+			h := newHarnessIn(t, prof, host.Policy{Models: map[string]string{"mlp": file}, MaxQueued: 2}) // the gate holds one
 			h.ok("aclrtSetDevice", 0)
 			if h.nativeRefuses() {
 				return
@@ -235,9 +229,9 @@ func TestModelQueued(t *testing.T) {
 // read-only, never write its outputs there.
 func TestModelReadOnlyLease(t *testing.T) {
 	file := filepath.Join(testsupport.Models(t), "mlp.onnx")
-	h := newHarness(t, Policy{Models: map[string]string{"mlp": file}})
-	p, _ := lent(t, h.rt, 4096)
-	l, err := h.inst.Lend(p, 4096, LendOptions{ReadOnly: true})
+	h := newHarness(t, host.Policy{Models: map[string]string{"mlp": file}})
+	p, _ := testsupport.Lent(t, h.rt.Backend(), 4096)
+	l, err := h.inst.Lend(p, 4096, host.LendOptions{ReadOnly: true})
 	require.NoError(t, err)
 	h.ok("aclrtSetDevice", 0)
 	if h.nativeRefuses() {
@@ -255,10 +249,10 @@ func TestModelGuestBytes(t *testing.T) {
 	file := filepath.Join(testsupport.Models(t), "mlp.onnx")
 	b, err := os.ReadFile(file)
 	require.NoError(t, err)
-	h := newHarness(t, Policy{AllowGuestModels: true})
+	h := newHarness(t, host.Policy{AllowGuestModels: true})
 	h.ok("aclrtSetDevice", 0)
 	copy(h.mem()[0x10000:], b)
-	if h.inst.s.s.Backend().Traits().Computer == nil { // never on the native backend
+	if h.rt.Backend().Traits().Computer == nil { // never on the native backend
 		h.code(acl.ErrRTFeatureNotSupport, "aclmdlLoadFromMem", 0x10000, uint64(len(b)), outA)
 		return
 	}
@@ -273,21 +267,21 @@ func TestModelGuestBytes(t *testing.T) {
 func TestModelCache(t *testing.T) {
 	dir := testsupport.Models(t)
 	mlp, cnn := filepath.Join(dir, "mlp.onnx"), filepath.Join(dir, "cnn.onnx")
-	h := newHarness(t, Policy{Models: map[string]string{"mlp": mlp, "cnn": cnn}})
+	h := newHarness(t, host.Policy{Models: map[string]string{"mlp": mlp, "cnn": cnn}})
 	h.ok("aclrtSetDevice", 0)
 	if h.nativeRefuses() {
 		return
 	}
-	require.Zero(t, h.rt.sh.CachedModels())
+	require.Zero(t, h.shared().CachedModels())
 	a := h.load("mlp")
 	require.NotEqual(t, a, h.load("mlp"))
-	require.Equal(t, 1, h.rt.sh.CachedModels(), "the same file is loaded once")
+	require.Equal(t, 1, h.shared().CachedModels(), "the same file is loaded once")
 	h.load("cnn")
-	require.Equal(t, 2, h.rt.sh.CachedModels())
+	require.Equal(t, 2, h.shared().CachedModels())
 	later := time.Now().Add(time.Hour)
 	require.NoError(t, os.Chtimes(mlp, later, later))
 	h.load("mlp")
-	require.Equal(t, 2, h.rt.sh.CachedModels(), "a changed file replaces its model")
+	require.Equal(t, 2, h.shared().CachedModels(), "a changed file replaces its model")
 	h.ok("aclmdlUnload", a) // the old model stays usable by whoever holds it
 }
 
@@ -300,9 +294,9 @@ func TestModelReports(t *testing.T) {
 	dir := testsupport.Models(t)
 	mlp, div := filepath.Join(dir, "mlp.onnx"), filepath.Join(dir, "divide.onnx")
 	reg := prometheus.NewRegistry()
-	m, err := NewMetrics(reg)
+	m, err := host.NewMetrics(reg)
 	require.NoError(t, err)
-	h := newHarness(t, Policy{Models: map[string]string{"mlp": mlp, "div": div}}, WithMetrics(m))
+	h := newHarness(t, host.Policy{Models: map[string]string{"mlp": mlp, "div": div}}, host.WithMetrics(m))
 	h.ok("aclrtSetDevice", 0)
 	if h.nativeRefuses() {
 		return
@@ -367,8 +361,8 @@ func TestModelReports(t *testing.T) {
 // live.
 func TestModelExecutionTimeCheck(t *testing.T) {
 	mdlProfiles(t, func(t *testing.T, h *harness, file string) {
-		ptr, pat := lent(t, h.rt, 4096)
-		l, err := h.inst.Lend(ptr, 4096, LendOptions{})
+		ptr, pat := testsupport.Lent(t, h.rt.Backend(), 4096)
+		l, err := h.inst.Lend(ptr, 4096, host.LendOptions{})
 		require.NoError(t, err)
 		id := h.load("mlp")
 		x, y := h.malloc(32), h.malloc(16)
@@ -386,7 +380,9 @@ func TestModelExecutionTimeCheck(t *testing.T) {
 		require.Contains(t, msg, `output 1 ("probs")`)
 		h.ok("aclrtMemcpy", 0x3100, 16, y, 16, uint64(acl.DeviceToHost))
 		require.Equal(t, bytes.Repeat([]byte{0x5a}, 16), h.mem()[0x3100:0x3110], "the model wrote a live output")
-		require.Equal(t, pat[:16], devBytes(t, h.rt, ptr, 16), "the model wrote the revoked lease")
+		got := make([]byte, 16)
+		require.NoError(t, h.rt.Backend().Memcpy(context.Background(), acl.Host(got, 0), acl.Device(ptr), 16))
+		require.Equal(t, pat[:16], got, "the model wrote the revoked lease")
 		// The stream goes on: the execution with live buffers runs.
 		z := h.malloc(16)
 		h.ok("aclmdlExecuteAsync", id, input, h.dataset(y, 16, z, 16), s)
@@ -404,9 +400,9 @@ func TestModelFailsAsItRuns(t *testing.T) {
 	file := filepath.Join(testsupport.Models(t), "divide.onnx")
 	for _, prof := range abi.Profiles {
 		t.Run(prof.Module(), func(t *testing.T) {
-			h := newHarnessIn(t, prof, Policy{Models: map[string]string{"divide": file}})
+			h := newHarnessIn(t, prof, host.Policy{Models: map[string]string{"divide": file}})
 			h.ok("aclrtSetDevice", 0)
-			if h.inst.s.s.Backend().Traits().Computer == nil { // an ONNX model: model_native_test.go runs offline ones
+			if h.rt.Backend().Traits().Computer == nil { // an ONNX model: model_native_test.go runs offline ones
 				h.code(acl.ErrGEModelDataSizeInvalid, "aclmdlLoadFromFile", h.cstr(mdlName, "divide"), outA)
 				return
 			}

@@ -1,4 +1,4 @@
-package host
+package sandbox_test
 
 import (
 	"context"
@@ -11,11 +11,11 @@ import (
 
 	"github.com/ebitengine/purego"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/host"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
@@ -68,9 +68,9 @@ func TestModelOffline(t *testing.T) {
 	models := map[string]string{"affine": affine, "fail": fail, "net": onnx}
 	for _, prof := range abi.Profiles {
 		t.Run(prof.Module(), func(t *testing.T) {
-			h := newHarnessIn(t, prof, Policy{Models: models, MaxQueued: 4})
+			h := newHarnessIn(t, prof, host.Policy{Models: models, MaxQueued: 4})
 			h.ok("aclrtSetDevice", 0)
-			if h.inst.s.s.Backend().Traits().ModelRunner == nil {
+			if h.rt.Backend().Traits().ModelRunner == nil {
 				msg := h.code(acl.ErrGEModelDataSizeInvalid, "aclmdlLoadFromFile", h.cstr(mdlName, "affine"), outA)
 				require.Contains(t, msg, "is an offline model (.om); the simulator runs ONNX models")
 				return
@@ -169,10 +169,10 @@ func TestModelQuota(t *testing.T) {
 	dir := testsupport.Models(t)
 	om := omModel(t, t.TempDir(), "affine", 8, 1<<20, 1<<20)
 	models := map[string]string{"mlp": filepath.Join(dir, "mlp.onnx"), "affine": om}
-	h := newHarness(t, Policy{Models: models})
+	h := newHarness(t, host.Policy{Models: models})
 	h.ok("aclrtSetDevice", 0)
 	name := "mlp"
-	if h.inst.s.s.Backend().Traits().ModelRunner != nil {
+	if h.rt.Backend().Traits().ModelRunner != nil {
 		name = "affine"
 	}
 	free := h.freeQuota()
@@ -183,11 +183,11 @@ func TestModelQuota(t *testing.T) {
 	require.Equal(t, free, h.freeQuota())
 
 	// A quota that leaves less than the model needs.
-	q := newHarness(t, Policy{DeviceMemory: need - 1, Models: models})
+	q := newHarness(t, host.Policy{DeviceMemory: need - 1, Models: models})
 	q.ok("aclrtSetDevice", 0)
 	require.Contains(t, q.code(acl.ErrRTMemoryAllocation, "aclmdlLoadFromFile", q.cstr(mdlName, name), outA), "exceed the free device memory quota")
 	require.Equal(t, need-1, q.freeQuota(), "nothing counted")
-	if h.inst.s.s.Backend().Traits().ModelRunner != nil {
+	if h.rt.Backend().Traits().ModelRunner != nil {
 		require.Zero(t, standinModels(t), "nothing loaded")
 	}
 }
@@ -201,9 +201,9 @@ func TestModelQuota(t *testing.T) {
 func TestModelStoppedByRunDeadline(t *testing.T) {
 	const n = 64
 	stall := omModel(t, t.TempDir(), "stall", n, 0, 0)
-	h := newHarness(t, Policy{Models: map[string]string{"stall": stall}})
+	h := newHarness(t, host.Policy{Models: map[string]string{"stall": stall}})
 	h.ok("aclrtSetDevice", 0)
-	if h.inst.s.s.Backend().Traits().ModelRunner == nil {
+	if h.rt.Backend().Traits().ModelRunner == nil {
 		return // only the stand-in holds a model running on the device
 	}
 	base := standinModels(t)
@@ -247,7 +247,7 @@ func TestModelQuerySize(t *testing.T) {
 	for _, n := range []string{"gone.om", "gone.onnx"} {
 		require.NoError(t, os.WriteFile(models[n], nil, 0o644))
 	}
-	h := newHarness(t, Policy{Models: models})
+	h := newHarness(t, host.Policy{Models: models})
 	h.ok("aclrtSetDevice", 0)
 	for _, n := range []string{"gone.om", "gone.onnx"} {
 		require.NoError(t, os.Remove(models[n])) // gone since it was approved
@@ -259,7 +259,7 @@ func TestModelQuerySize(t *testing.T) {
 		msg := h.code(want, "aclmdlQuerySize", h.cstr(mdlName, name), outA, outB)
 		return h.word(outA), h.word(outB), msg
 	}
-	native := h.inst.s.s.Backend().Traits().ModelRunner != nil
+	native := h.rt.Backend().Traits().ModelRunner != nil
 	ours, other, kind := "onnx", "om", "is an offline model (.om); the simulator runs ONNX models"
 	if native {
 		ours, other, kind = "om", "onnx", "is an ONNX file; the native backend runs offline models (.om)"
@@ -307,16 +307,16 @@ func TestModelLoadWithMem(t *testing.T) {
 	om := omModel(t, t.TempDir(), "affine", 8, work, weight)
 	models := map[string]string{"mlp": filepath.Join(testsupport.Models(t), "mlp.onnx"), "affine": om}
 	reg := prometheus.NewRegistry()
-	m, err := NewMetrics(reg)
+	m, err := host.NewMetrics(reg)
 	require.NoError(t, err)
-	h := newHarness(t, Policy{Models: models, AllowGuestModels: true}, WithMetrics(m))
+	h := newHarness(t, host.Policy{Models: models, AllowGuestModels: true}, host.WithMetrics(m))
 	h.ok("aclrtSetDevice", 0)
-	native := h.inst.s.s.Backend().Traits().ModelRunner != nil
+	native := h.rt.Backend().Traits().ModelRunner != nil
 	name, counts := "mlp", uint64(0)
 	if native {
 		name, counts = "affine", work+weight
 	}
-	gauge := func() uint64 { return uint64(testutil.ToFloat64(m.m.Allocated.WithLabelValues("0"))) }
+	gauge := func() uint64 { return uint64(series(t, reg, "aclwasm_device_allocated_bytes")["[device=0]"]) }
 	free0, held0 := h.freeQuota(), gauge()
 	wp, gp := h.malloc(work), h.malloc(weight)
 	free, held := h.freeQuota(), gauge()
@@ -359,7 +359,7 @@ func TestModelLoadWithMem(t *testing.T) {
 	require.Equal(t, base, standinModels(t))
 
 	// A quota the guest's memory fits and the model's does not.
-	q := newHarness(t, Policy{Models: models, DeviceMemory: work + weight + counts - 1})
+	q := newHarness(t, host.Policy{Models: models, DeviceMemory: work + weight + counts - 1})
 	q.ok("aclrtSetDevice", 0)
 	wp, gp = q.malloc(work), q.malloc(weight)
 	left := q.freeQuota()
@@ -378,9 +378,9 @@ func TestModelLoadWithMem(t *testing.T) {
 func TestModelNativeReports(t *testing.T) {
 	dir := t.TempDir()
 	affine, fail := omModel(t, dir, "affine", 8, 4096, 8192), omModel(t, dir, "fail", 8, 0, 64)
-	h := newHarness(t, Policy{Models: map[string]string{"affine": affine, "fail": fail}})
+	h := newHarness(t, host.Policy{Models: map[string]string{"affine": affine, "fail": fail}})
 	h.ok("aclrtSetDevice", 0)
-	if h.inst.s.s.Backend().Traits().ModelRunner == nil {
+	if h.rt.Backend().Traits().ModelRunner == nil {
 		return // the simulator's list: TestModelReports
 	}
 	require.Empty(t, h.rt.Models())
@@ -437,10 +437,10 @@ func TestModelNativeReports(t *testing.T) {
 func TestModelDeviceMismatch(t *testing.T) {
 	om := omModel(t, t.TempDir(), "affine", 8, 0, 0)
 	models := map[string]string{"mlp": filepath.Join(testsupport.Models(t), "mlp.onnx"), "affine": om}
-	h := newHarness(t, Policy{Models: models})
+	h := newHarness(t, host.Policy{Models: models})
 	h.ok("aclrtSetDevice", 0)
 	name, in, out := "mlp", []uint64{32}, []uint64{16, 16}
-	if h.inst.s.s.Backend().Traits().ModelRunner != nil {
+	if h.rt.Backend().Traits().ModelRunner != nil {
 		name, out = "affine", []uint64{32}
 	}
 	bufs := func() (uint64, uint64) {
