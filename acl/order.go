@@ -1059,7 +1059,8 @@ var Order = []FuncOrder{
 	{"aclmdlQuerySize", append(mdlPath("fileName"),
 		Step{"null", "workSize or weightSize NULL, or not inside guest memory", ErrInvalidParam, LayerACL, Native, "ge model.cpp:1795-1796"},
 		// Models (native QuerySize): the file is read as a load reads it.
-		Step{"load", "the approved file is not a model the backend runs (an offline model .om on the simulator, an ONNX file .onnx on the native backend, or a file that does not parse); natively the runtime's code, 145002 for a file it cannot open", ErrGEModelDataSizeInvalid, LayerExec, Native, "ge ge_executor.cc:1213-1234 (GetMemAndWeightSize), model_parser_base.cc:119-129 (an invalid om file)"},
+		Step{"open", "the approved file cannot be opened (removed or made unreadable since the host approved it)", ErrGEModelPathInvalid, LayerExec, Native, "ge model_parser_base.cc:35-64 (LoadFromFile: RealPath, the length, the open)"},
+		Step{"load", "the approved file is not a model the backend runs (an offline model .om on the simulator, an ONNX file .onnx on the native backend, or a file that does not parse)", ErrGEModelDataSizeInvalid, LayerExec, Native, "ge ge_executor.cc:1213-1234 (GetMemAndWeightSize), model_parser_base.cc:119-129 (an invalid om file)"},
 	)},
 	{"aclmdlLoadFromMem", mdlLoadMem(false)},
 	{"aclmdlLoadFromMemWithMem", mdlLoadMem(true)},
@@ -1214,6 +1215,7 @@ var (
 		}
 		return append(s,
 			Step{"feature", "a backend that runs no models (neither Go compute nor the native model API)", ErrRTFeatureNotSupport, LayerExec, Sandbox, "(sandbox)"},
+			Step{"open", "the approved file cannot be opened (removed or made unreadable since the host approved it)", ErrGEModelPathInvalid, LayerExec, Native, "ge model_parser_base.cc:35-64 (LoadFromFile: RealPath, the length, the open)"},
 			Step{"load", "the approved file is not a model the backend runs (an offline model .om on the simulator, an ONNX file .onnx on the native backend, or a file that does not parse)", ErrGEModelDataSizeInvalid, LayerExec, Native, "ge model_parser_base.cc:119-129 (an invalid om file)"},
 			// Models: a loaded model's device memory counts against the session's quota.
 			Step{"memory", "the model's device memory (on the simulator its weights, unless the WithMem form gives a weightPtr; natively aclmdlQuerySize's work and weight sizes) exceeds the session's free device memory quota; natively the loader's allocation fails", ErrRTMemoryAllocation, LayerExec, Sandbox, "(sandbox; natively the loader's aclrtMalloc)"},

@@ -95,5 +95,5 @@ func TestModelsShared(t *testing.T) {
 
 	require.NoError(t, os.Remove(file))
 	require.Equal(t, "missing", f.listed()["a"].Models[0].State)
-	require.EqualValues(t, 145006, code("a"), "the file is gone")
+	require.EqualValues(t, 145002, code("a"), "the file is gone")
 }

@@ -702,7 +702,7 @@ type ModelInfo struct {
 	// a guest), "not_loaded" (no guest has loaded it yet; natively, none
 	// holds it now), "changed" (the file changed since it was compiled:
 	// the next load compiles it again) or "missing" (the file is gone:
-	// loads fail with 145006 until it is back).
+	// loads fail with 145002 until it is back).
 	State string `json:"state"`
 	// WeightBytes is the size of the model's weights. On the simulator
 	// they are in host memory, one copy for every plugin granted the

@@ -2,7 +2,10 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -85,6 +88,35 @@ func (c *Call) runsModels(guest bool) error {
 		return acl.Errorf(acl.ErrRTFeatureNotSupport, "the %s backend runs no models from guest memory (a model carries device code)", c.s.b.Name())
 	}
 	return acl.Errorf(acl.ErrRTFeatureNotSupport, "the %s backend does not run models", c.s.b.Name())
+}
+
+// opens is the open step of a load or size query of the approved model
+// name: as natively the parser opens the file before it reads a byte of
+// it (ge model_parser_base.cc:35-64), a file removed or made unreadable
+// since the host approved it fails with 145002, whatever its kind.
+func opens(name, file string) error {
+	f, err := os.Open(file)
+	if err != nil {
+		return openFailed(name, err)
+	}
+	return f.Close()
+}
+
+// openFailed is the 145002 of a model file that could not be opened.
+func openFailed(name string, err error) error {
+	return acl.Errorf(acl.ErrGEModelPathInvalid, "model %q could not be opened: %v", name, err)
+}
+
+// loadFailed is the error of a load of the approved model name that
+// failed with err after the file was opened: 145002 where the file could
+// not be read after all (removed meanwhile, or the runtime says so),
+// 145006 for a file that is no model the backend runs.
+func loadFailed(name string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) || acl.CodeOf(err) == acl.ErrGEModelPathInvalid {
+		return acl.Errorf(acl.ErrGEModelPathInvalid, "model %q could not be read: %s", name, acl.MessageOf(err))
+	}
+	return acl.Errorf(acl.ErrGEModelDataSizeInvalid, "model %q could not be loaded: %s", name, acl.MessageOf(err))
 }
 
 // modelKind refuses an approved file the backend does not run: an
@@ -197,6 +229,9 @@ func loadFromFile(withMem bool) importFn {
 		if err := c.runsModels(false); err != nil {
 			return err
 		}
+		if err := opens(name, file); err != nil {
+			return err
+		}
 		if nr := c.s.b.Traits().ModelRunner; nr != nil {
 			return c.loadNative(nr, name, file, out)
 		}
@@ -206,7 +241,7 @@ func loadFromFile(withMem bool) importFn {
 		t0 := time.Now()
 		cm, cached, err := c.s.sh.loadModel(file)
 		if err != nil {
-			return acl.Errorf(acl.ErrGEModelDataSizeInvalid, "model %q could not be loaded: %v", name, err)
+			return loadFailed(name, err)
 		}
 		// The weights count against the quota, unless the WithMem form
 		// gives them the guest's own memory (already counted), as
@@ -237,7 +272,7 @@ func (c *Call) loadNative(nr acl.ModelRunner, name, file string, out []byte) err
 	t0 := time.Now()
 	work, weight, err := nr.QueryModel(file)
 	if err != nil {
-		return acl.Errorf(acl.ErrGEModelDataSizeInvalid, "model %q could not be loaded: %s", name, acl.MessageOf(err))
+		return loadFailed(name, err)
 	}
 	n := work + weight
 	if n < work {
@@ -252,7 +287,7 @@ func (c *Call) loadNative(nr acl.ModelRunner, name, file string, out []byte) err
 		if acl.CodeOf(err) == acl.ErrRTFeatureNotSupport {
 			return be(err)
 		}
-		return acl.Errorf(acl.ErrGEModelDataSizeInvalid, "model %q could not be loaded: %s", name, acl.MessageOf(err))
+		return loadFailed(name, err)
 	}
 	took := time.Since(t0)
 	c.s.modelLoadMetrics(name, took, false)
@@ -372,15 +407,18 @@ func querySize(c *Call) error {
 	}
 	var work, weight uint64
 	t := c.s.b.Traits()
+	if t.ModelRunner != nil || t.Computer != nil {
+		if err := opens(name, file); err != nil {
+			return err
+		}
+	}
 	switch {
 	case t.ModelRunner != nil:
 		if err := modelKind(true, name, file); err != nil {
 			return err
 		}
 		if work, weight, err = t.ModelRunner.QueryModel(file); err != nil {
-			// The runtime's code: 145002 for a file it cannot open,
-			// 145006 for one that is no offline model.
-			return acl.Errorf(acl.CodeOf(err), "model %q could not be read: %s", name, acl.MessageOf(err))
+			return loadFailed(name, err)
 		}
 	case t.Computer != nil:
 		if err := modelKind(false, name, file); err != nil {
@@ -388,7 +426,7 @@ func querySize(c *Call) error {
 		}
 		cm, _, err := c.s.sh.loadModel(file)
 		if err != nil {
-			return acl.Errorf(acl.ErrGEModelDataSizeInvalid, "model %q could not be loaded: %v", name, err)
+			return loadFailed(name, err)
 		}
 		cm.loads.Add(^uint64(0)) // no guest's load: loadModel counted one
 		weight = cm.m.WeightBytes()

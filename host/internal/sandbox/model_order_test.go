@@ -66,7 +66,12 @@ func mdlHarness(h *harness, p host.Policy, computer bool) *harness {
 	if !computer {
 		b = bare{b}
 	}
+	// "gone" is approved, then removed: a load cannot open it.
+	gone := filepath.Join(h.t.TempDir(), "gone.onnx")
+	require.NoError(h.t, os.WriteFile(gone, nil, 0o644))
+	p.Models["gone"] = gone
 	h2 := newHarness(h.t, p, host.WithBackend(b))
+	require.NoError(h.t, os.Remove(gone))
 	h2.ok("aclrtSetDevice", 0)
 	h.peer = h2
 	return h2
@@ -138,6 +143,12 @@ func mdlLoadFileCases(fn string, withMem bool) map[string]orderCase {
 		"feature": {run: func(h *harness) acl.Error {
 			m := mdlHarness(h, host.Policy{}, false)
 			return call(m, m.cstr(mdlName, "bad"), outA) // before the file is read
+		}},
+		"open": {run: func(h *harness) acl.Error {
+			m := mdlHarness(h, host.Policy{}, true)
+			code := call(m, m.cstr(mdlName, "gone"), outA)
+			require.Contains(h.t, m.inst.Session().LastError(), `model "gone" could not be opened`)
+			return code
 		}},
 		"load": {run: func(h *harness) acl.Error {
 			m := mdlHarness(h, host.Policy{}, true)
@@ -413,6 +424,12 @@ func init() {
 			"null": {run: func(h *harness) acl.Error {
 				m := mdlHarness(h, host.Policy{}, true)
 				return m.rc("aclmdlQuerySize", m.cstr(mdlName, "bad"), outA, m.end(4)) // before the file is read
+			}},
+			"open": {run: func(h *harness) acl.Error {
+				m := mdlHarness(h, host.Policy{}, true)
+				code := m.rc("aclmdlQuerySize", m.cstr(mdlName, "gone"), outA, outB)
+				require.Contains(h.t, m.inst.Session().LastError(), `model "gone" could not be opened`)
+				return code
 			}},
 			"load": {run: func(h *harness) acl.Error {
 				m := mdlHarness(h, host.Policy{}, true)
