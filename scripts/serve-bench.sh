@@ -2,9 +2,8 @@
 # Runs serve's benchmarks (serve/bench_test.go) and prints their goals as a
 # markdown table: the echo command through serve (a new instance per
 # request) against a bare net/http + wazero handler that instantiates the
-# same guest per request (same memory configuration, same WASI setup), and
-# as a reference against the same handler with wazero's own guest memory;
-# in the rows after each, the echo as a reactor whose instances serve
+# same guest per request (same memory configuration, same WASI setup); in
+# the rows after each, the echo as a reactor whose instances serve
 # keeps (serve.reuse_instances) against a bare handler over
 # pre-instantiated wazero modules; at 1, 16 and 64 keep-alive clients,
 # HTTP and HTTPS; and the memory of idle pooled instances against bare
@@ -49,8 +48,6 @@ function echo(b, what, w, tput, p99) {
 	row(what ": throughput", sprintf("%.0f req/s", m(b, "req/s")), sprintf("%.0f req/s", m(b, "floor-req/s")), m(b, "x-floor-req/s"), ">=", tput, 0)
 	row(what ": p99 latency", ms(m(b, "p99-ns")), ms(m(b, "floor-p99-ns")), m(b, "x-floor-p99"), "<=", p99, 0)
 	row(what ": p50 latency", ms(m(b, "p50-ns")), ms(m(b, "floor-p50-ns")), m(b, "x-floor-p50"), "", 0, 1)
-	if (has(b, "x-wazero-req/s"))
-		row(what ": throughput, floor with wazero's own memory", sprintf("%.0f req/s", m(b, "req/s")), sprintf("%.0f req/s", m(b, "wazero-req/s")), m(b, "x-wazero-req/s"), "", 0, 1)
 }
 /^BenchmarkServe/ {
 	name = $1

@@ -10,7 +10,6 @@ import (
 	"io"
 	"log"
 	"log/slog"
-	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -64,7 +63,7 @@ var benchBody = bytes.Repeat([]byte("0123456789abcdef"), 4)
 // 16 and 64 keep-alive clients, over HTTP and HTTPS (httptest's TLS for
 // both). An operation is one request of each.
 func BenchmarkServeEcho(b *testing.B) {
-	benchEcho(b, wat2wasm(b, "echo", ""), "", newCommandFloor, map[string]floorFunc{"wazero-": newDefaultMemoryFloor})
+	benchEcho(b, wat2wasm(b, "echo", ""), "", newCommandFloor)
 }
 
 // BenchmarkServeEchoReactor is BenchmarkServeEcho with the echo reactor
@@ -73,7 +72,7 @@ func BenchmarkServeEcho(b *testing.B) {
 // a kept instance, as the floor's do (newFloorHandler: echo.wat's _start
 // called on pre-instantiated modules, the same work, the same answers).
 func BenchmarkServeEchoReactor(b *testing.B) {
-	benchEcho(b, wat2wasm(b, "echo-reactor", ""), reusedManifest, newFloorHandler, nil)
+	benchEcho(b, wat2wasm(b, "echo-reactor", ""), reusedManifest, newFloorHandler)
 }
 
 // reusedManifest is the manifest of the benchmarks' plugin echo served
@@ -106,46 +105,33 @@ func benchPolicy(tb testing.TB, s *Server) host.Policy {
 
 // benchEcho measures serve's plugin echo, the module wasm with the
 // manifest manifest ("" for none), against the floor that floor makes of
-// echo.wat (its figures prefixed "floor-", serve's over them "x-floor-"),
-// and against the reference floors of ref by their metrics' prefix
-// (serve's throughput over theirs "x-" and the prefix "req/s").
-func benchEcho(b *testing.B, wasm []byte, manifest string, floor floorFunc, ref map[string]floorFunc) {
+// echo.wat (its figures prefixed "floor-", serve's over them "x-floor-").
+func benchEcho(b *testing.B, wasm []byte, manifest string, floor floorFunc) {
 	floorWasm := wat2wasm(b, "echo", "")
-	refs := slices.Sorted(maps.Keys(ref))
 	for _, tlsOn := range []bool{false, true} {
 		for _, clients := range []int{1, 16, 64} {
 			b.Run(fmt.Sprintf("tls=%v/clients=%d", tlsOn, clients), func(b *testing.B) {
 				var fconns, sconns atomic.Int64
 				s := startBenchServer(b, map[string][]byte{"echo": wasm}, manifest, clients)
-				p := benchPolicy(b, s)
-				fsrv := newHTTPServer(floor(b, floorWasm, p, clients), tlsOn, &fconns)
+				fsrv := newHTTPServer(floor(b, floorWasm, benchPolicy(b, s), clients), tlsOn, &fconns)
 				defer fsrv.Close()
 				srv := newHTTPServer(s.Handler(), tlsOn, &sconns)
 				defer srv.Close()
 				fl, sl := newLoad(b, fsrv, clients), newLoad(b, srv, clients)
-				loads := []*loadGen{fl, sl}
-				for _, name := range refs {
-					rsrv := newHTTPServer(ref[name](b, floorWasm, p, clients), tlsOn, nil)
-					defer rsrv.Close()
-					loads = append(loads, newLoad(b, rsrv, clients))
-				}
-				// Warm all up: connections open, code paged in.
-				for _, l := range loads {
-					l.run(b, 2*clients)
-					l.lat = l.lat[:0]
-				}
+				// Warm both up: connections open, code paged in.
+				fl.run(b, 2*clients)
+				sl.run(b, 2*clients)
+				fl.lat, sl.lat = fl.lat[:0], sl.lat[:0]
 				b.ResetTimer()
-				// Rounds alternate, so that a load on the machine weighs on all alike.
+				// Rounds alternate, so that a load on the machine weighs on both alike.
 				round := max(64, 4*clients)
-				took := make([]time.Duration, len(loads))
+				var tf, ts time.Duration
 				for done := 0; done < b.N; done += round {
 					k := min(round, b.N-done)
-					for i, l := range loads {
-						took[i] += l.run(b, k)
-					}
+					tf += fl.run(b, k)
+					ts += sl.run(b, k)
 				}
 				b.StopTimer()
-				tf, ts := took[0], took[1]
 				// Keep-alive holds: about one connection per client.
 				b.ReportMetric(float64(fconns.Load()), "floor-conns")
 				b.ReportMetric(float64(sconns.Load()), "conns")
@@ -156,11 +142,6 @@ func benchEcho(b *testing.B, wasm []byte, manifest string, floor floorFunc, ref 
 				b.ReportMetric(float64(tf)/float64(ts), "x-floor-req/s") // serve's throughput / the floor's
 				b.ReportMetric(float64(sp50)/float64(fp50), "x-floor-p50")
 				b.ReportMetric(float64(sp99)/float64(fp99), "x-floor-p99")
-				for i, name := range refs {
-					l := loads[2+i]
-					report(b, name, l.lat, took[2+i])
-					b.ReportMetric(float64(took[2+i])/float64(ts), "x-"+name+"req/s")
-				}
 			})
 		}
 	}
@@ -323,26 +304,8 @@ func floorRuntime(tb testing.TB, wasm []byte, p host.Policy) (wazero.Runtime, wa
 // answer. A guest that exits with 0 ends well, as in serve. Its guest
 // memory is configured as serve's: one reservation of the policy's limit
 // per instance, reused by later instances once cleared (floorMems).
-func newCommandFloor(tb testing.TB, wasm []byte, p host.Policy, clients int) *floor {
-	mems := newFloorMems(tb, engineMemoryBytes(p))
-	return commandFloor(tb, wasm, p, func(ctx context.Context) context.Context {
-		return experimental.WithMemoryAllocator(ctx, mems)
-	})
-}
-
-// newDefaultMemoryFloor is newCommandFloor with wazero's own guest
-// memory: a Go slice made (and zeroed) per instance, the GC's to free. A
-// reference: the bare server as wazero makes it by default.
-func newDefaultMemoryFloor(tb testing.TB, wasm []byte, p host.Policy, _ int) *floor {
-	return commandFloor(tb, wasm, p, nil)
-}
-
-// engineMemoryBytes is the bytes of p's memory limit.
-func engineMemoryBytes(p host.Policy) uint64 { return uint64(p.MemoryPages) << 16 }
-
-// commandFloor is the command floor, each instantiation's context passed
-// through withMem (nil: as it is).
-func commandFloor(tb testing.TB, wasm []byte, p host.Policy, withMem func(context.Context) context.Context) *floor {
+func newCommandFloor(tb testing.TB, wasm []byte, p host.Policy, _ int) *floor {
+	mems := newFloorMems(tb, uint64(p.MemoryPages)<<16)
 	r, cm := floorRuntime(tb, wasm, p)
 	mc := wazero.NewModuleConfig().WithName("").WithStartFunctions().WithArgs("echo").
 		WithSysWalltime().WithSysNanotime().WithRandSource(rand.Reader)
@@ -360,11 +323,7 @@ func commandFloor(tb testing.TB, wasm []byte, p host.Policy, withMem func(contex
 			defer cancel()
 		}
 		var stdout, stderr bytes.Buffer
-		ictx := ctx
-		if withMem != nil {
-			ictx = withMem(ctx)
-		}
-		mod, err := r.InstantiateModule(ictx, cm, mc.WithStdin(bytes.NewReader(body)).WithStdout(&stdout).WithStderr(&stderr))
+		mod, err := r.InstantiateModule(experimental.WithMemoryAllocator(ctx, mems), cm, mc.WithStdin(bytes.NewReader(body)).WithStdout(&stdout).WithStderr(&stderr))
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadGateway)
 			return
@@ -624,8 +583,7 @@ func memNow() (heap, rss uint64) {
 // same requests, over HTTP and HTTPS, from concurrent keep-alive clients,
 // and does what its serve side does: the command floor
 // (BenchmarkServeEcho) makes an instance per request, as serve does for
-// the echo command (and so does its reference with wazero's own memory);
-// the kept-instance floor (BenchmarkServeEchoReactor)
+// the echo command; the kept-instance floor (BenchmarkServeEchoReactor)
 // makes one per client and no more, as serve keeps the echo reactor's
 // instances (a pool).
 func TestFloorAnswersAsServe(t *testing.T) {
@@ -639,22 +597,18 @@ func TestFloorAnswersAsServe(t *testing.T) {
 		cf := newCommandFloor(t, wasm, benchPolicy(t, cs), clients)
 		cfsrv := newHTTPServer(cf, tlsOn, nil)
 		defer cfsrv.Close()
-		df := newDefaultMemoryFloor(t, wasm, benchPolicy(t, cs), clients)
-		dfsrv := newHTTPServer(df, tlsOn, nil)
-		defer dfsrv.Close()
 		rs := startBenchServer(t, map[string][]byte{"echo": reactor}, reusedManifest, clients)
 		rsrv := newHTTPServer(rs.Handler(), tlsOn, nil)
 		defer rsrv.Close()
 		rf := newFloorHandler(t, wasm, benchPolicy(t, rs), clients)
 		rfsrv := newHTTPServer(rf, tlsOn, nil)
 		defer rfsrv.Close()
-		for _, srv := range []*httptest.Server{srv, cfsrv, dfsrv, rsrv, rfsrv} {
+		for _, srv := range []*httptest.Server{srv, cfsrv, rsrv, rfsrv} {
 			l := newLoad(t, srv, clients)
 			l.run(t, requests) // fails unless every answer is 200 "echo:" and the body
 			require.Len(t, l.lat, requests, l.url)
 		}
 		require.EqualValues(t, requests, cf.made.Load(), "the command floor instantiates per request")
-		require.EqualValues(t, requests, df.made.Load(), "the default-memory floor instantiates per request")
 		require.EqualValues(t, clients, rf.made.Load(), "the kept-instance floor instantiates per client")
 		require.EqualValues(t, host.DefaultMemoryPages, benchPolicy(t, cs).MemoryPages, "the floor's memory limit is serve's")
 		rs.mu.RLock()
