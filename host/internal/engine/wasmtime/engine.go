@@ -68,6 +68,9 @@ func New(_ context.Context, o engine.Options) (engine.Engine, error) {
 	// pages in, and memory_may_move=false turns any growth that would need a
 	// relocation into a failed memory.grow instead.
 	fixedMemory(cfg, wasmtimeMaxMemory)
+	// The adapter makes the memories, reusing released reservations
+	// (linmem.go).
+	ownMemories(cfg)
 	// The same proposals as wazero's default (WebAssembly 2.0): what loads
 	// on one engine loads on the other. Shared memories (threads) and
 	// 64-bit memories are off in particular: the sandbox gives import
@@ -301,6 +304,7 @@ func (m *wasmtimeCompiled) Instantiate(ctx context.Context, cfg engine.Config) (
 		return nil, err
 	}
 	w.inst, w.mem, w.base = inst, mem, base
+	countReused()
 	if len(cfg.Mounts) > 0 {
 		if err := w.mountState(cfg.Mounts, cfg.Files); err != nil {
 			_ = cfg.Invoker.Release(ctx)

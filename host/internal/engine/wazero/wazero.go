@@ -383,7 +383,7 @@ func (m *module) Instantiate(ctx context.Context, cfg engine.Config) (engine.Ins
 	if st != nil {
 		m.e.mounted.Store(mod, st)
 	}
-	i := &instance{e: m.e, mod: mod, lm: mk.lm, stack: m.stack, roots: roots, g: guest{mod: mod, lm: mk.lm}}
+	i := &instance{e: m.e, mod: mod, lm: mk.lm, stack: m.stack, roots: roots, g: guest{mod: mod, lm: mk.lm}, w: watch{closed: reach(mod)}}
 	if cfg.Binding != nil {
 		cfg.Binding.Guest = &i.g
 	}
@@ -411,6 +411,7 @@ type instance struct {
 	funcs map[string]*export
 	stack string // the stack counter's export, "" if none
 	g     guest  // engine.Binding's Guest, made with the instance
+	w     watch  // ends a call whose context ends (terminate.go)
 }
 
 // export is an exported function, looked up once.
@@ -462,7 +463,10 @@ func (i *instance) Call(ctx context.Context, name string, args ...uint64) ([]uin
 		return nil, fmt.Errorf("host: %s: %w: it takes %d, got %d", name, engine.ErrArgs, x.params, len(args))
 	}
 	copy(x.stack, args)
-	if err := x.fn.CallWithStack(ctx, x.stack); err != nil {
+	if err := i.call(ctx, x); err != nil {
+		if _, ok := err.(*engine.ExitError); ok { // the context was done before the call
+			return nil, err
+		}
 		err = runError(name, err)
 		if te, ok := err.(*engine.Trap); ok && i.stackExhausted() {
 			te.Reason = engine.StackLimitReason
@@ -483,6 +487,22 @@ func (i *instance) Call(ctx context.Context, name string, args ...uint64) ([]uin
 	return res, nil
 }
 
+// call calls x with its stack, stopped when ctx ends: by the instance's
+// watcher, or by wazero's (w.closed nil). It returns an
+// *engine.ExitError only when ctx was done before the call, wazero's
+// errors otherwise.
+func (i *instance) call(ctx context.Context, x *export) error {
+	if i.w.closed == nil {
+		return x.fn.CallWithStack(ctx, x.stack)
+	}
+	if err := i.w.arm(ctx, i.mod); err != nil {
+		return err
+	}
+	err := x.fn.CallWithStack(ctx, x.stack)
+	i.w.disarm(err)
+	return err
+}
+
 // Idle implements engine.Instance: it drops the exports looked up, each
 // an api.Function whose call engine holds a stack of its own (10 KiB at
 // least, made by wazero at the lookup, not at the call), so that an idle
@@ -494,7 +514,9 @@ func (i *instance) Idle() { i.funcs = nil }
 // api.Function each time: the cached one's call engine may be the one in
 // flight further up (a callback that dispatches another). The error is
 // wazero's own, so that an exit or the call's end (*sys.ExitError), once
-// panicked with from the host function, ends the outer call alike.
+// panicked with from the host function, ends the outer call alike. The
+// outer call's watcher stops it: both run in the one module, whose
+// closed word the checks read.
 func (i *instance) Reenter(ctx context.Context, name string, args ...uint64) error {
 	fn := i.mod.ExportedFunction(name)
 	if fn == nil {
@@ -513,7 +535,7 @@ func (i *instance) Reenter(ctx context.Context, name string, args ...uint64) err
 // the deadline) keeps its memory, so Close frees it here (Free is
 // idempotent).
 func (i *instance) Close(ctx context.Context) error {
-	err := i.mod.Close(ctx)
+	err := i.w.close(ctx, i.mod)
 	if i.lm != nil {
 		i.lm.Free()
 	}
