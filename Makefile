@@ -77,8 +77,13 @@ vet: check
 	CGO_ENABLED=0 GOOS=darwin GOARCH=arm64 $(GO) build -o /dev/null ./cmd/aclwasm
 	CGO_ENABLED=0 GOOS=windows GOARCH=amd64 $(GO) vet ./cmd/aclwasm ./acl/...
 
+# go test starts the packages in the order given, two at a time on two
+# cores: the longest go first (tests, host, cmd/aclwasm: minutes each), so
+# that the short ones fill the other core, and no long one begins near the
+# end while the other core idles. ./... does not run them again.
+UNIT_FIRST := ./tests/ ./host/ ./cmd/aclwasm/
 unit:
-	$(GO) test -race -count=1 -timeout 30m ./...
+	$(GO) test -race -count=1 -timeout 30m $(UNIT_FIRST) ./...
 	cd guest-sdk/go && $(GO) test -race -count=1 -timeout 30m ./...
 
 # The deploy module (deploy/go.mod: the image builder and the Helm chart,
@@ -114,13 +119,14 @@ image:
 # packages whose tests pick the engine (testsupport.Engine) or have files
 # of the wasmtime build tag. The others (the wazero engine's own tests, the
 # kernel sets') would run exactly as in unit, at the cost of a cgo link each.
+# The longest first, as in unit.
 ENGINE_PKGS = $(sort $(patsubst %,./%/,$(shell git grep --untracked -lE 'testsupport\.Engine\(\)|go:build.*wasmtime' -- '*_test.go' | xargs -n1 dirname)))
 # Of those, the tests that run no guest (the docs' code blocks, built with
 # their toolchains; the C SDK's headers against a libc sysroot) run in unit.
 ENGINE_FREE := ^(TestDocBlocks|TestNativeHeadersDeferToLibc)$$
 unit-wasmtime:
 	$(if $(strip $(ENGINE_PKGS)),,$(error unit-wasmtime: git grep found no package whose tests pick the engine))
-	ACLWASM_TEST_ENGINE=wasmtime $(GO) test -race -count=1 -timeout 30m -tags wasmtime -skip '$(ENGINE_FREE)' $(ENGINE_PKGS)
+	ACLWASM_TEST_ENGINE=wasmtime $(GO) test -race -count=1 -timeout 30m -tags wasmtime -skip '$(ENGINE_FREE)' $(foreach p,$(UNIT_FIRST),$(filter $(p),$(ENGINE_PKGS))) $(filter-out $(UNIT_FIRST),$(ENGINE_PKGS))
 
 # The sandbox's guest tests again, delegating to the native backend over the
 # stand-in libascendcl.so and operator library (C libraries with the native
@@ -129,7 +135,7 @@ unit-wasmtime:
 # and the CLI's --kernel-file, whose kernels only the native backend runs.
 NATIVE_SAMPLES := ^(TestNNChain|TestSampleNotifyPipeline|TestNativeSection12Backends)$$
 unit-cann: standin
-	ACLWASM_TEST_ACL_LIB=$(CURDIR)/$(STANDIN) $(GO) test -race -count=1 -timeout 30m -run '^TestKernelFile$$' ./cmd/aclwasm/
+	ACLWASM_TEST_ACL_LIB=$(CURDIR)/$(STANDIN) $(GO) test -race -count=1 -timeout 30m -run '^TestKernelFile(Serve)?$$' ./cmd/aclwasm/
 	ACLWASM_TEST_ACL_LIB=$(CURDIR)/$(STANDIN) ACLWASM_TEST_OPAPI_LIB=$(CURDIR)/$(STANDIN_OPS) $(GO) test -race -count=1 -timeout 30m ./host/ ./host/internal/sandbox/ ./examples/...
 	ACLWASM_TEST_ACL_LIB=$(CURDIR)/$(STANDIN) ACLWASM_TEST_OPAPI_LIB=$(CURDIR)/$(STANDIN_OPS) $(GO) test -race -count=1 -timeout 30m -run '$(NATIVE_SAMPLES)' ./tests/
 	ACLWASM_TEST_ENGINE=wasmtime ACLWASM_TEST_ACL_LIB=$(CURDIR)/$(STANDIN) ACLWASM_TEST_OPAPI_LIB=$(CURDIR)/$(STANDIN_OPS) $(GO) test -race -count=1 -timeout 30m -tags wasmtime -run '$(NATIVE_SAMPLES)' ./tests/

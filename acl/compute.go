@@ -53,7 +53,8 @@ type Launch struct {
 	// host.Kernel.Quick): a backend may run a launch of few bytes on the
 	// caller's goroutine when its stream is idle, in stream order and with
 	// the same effects, rather than hand it to the stream's worker, which
-	// costs more than such a computation.
+	// costs more than such a computation. The simulator holds the stream
+	// while it runs one so: Run must not call the backend on its stream.
 	Quick bool
 	// Kernel, when set, is the launch as a native kernel binary runs it,
 	// for a backend that runs device code (the native backend, which

@@ -1,10 +1,8 @@
 package host
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -85,26 +83,12 @@ func ReadKernelFile(path string) (*KernelFile, error) {
 
 // parseKernelFile parses a kernels file whose relative binaries are in dir.
 func parseKernelFile(data []byte, dir string) (*KernelFile, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	d, root, err := decodeStrict[kernelFileDoc](data, confschema.Kernels, "the kernels file")
+	if err != nil {
 		return nil, err
-	}
-	if err := confschema.Kernels.Validate(&doc); err != nil {
-		return nil, err
-	}
-	var d kernelFileDoc
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&d); err != nil {
-		return nil, errors.New(strings.ReplaceAll(err.Error(), "host.kernel", "the kernels file's kernel"))
-	}
-	var more yaml.Node
-	if err := dec.Decode(&more); !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("the file holds more than one YAML document (line %d)", more.Line)
 	}
 	// The schema reads a plain scalar (12, 1.5) as the text a string
 	// field gets, and checks no pattern on it: the names are checked here.
-	root := doc.Content[0]
 	if !setName(d.Set) {
 		return nil, fmt.Errorf("%s: %q is not a set name (letters, digits, _ . -; not starting with . or -)", fieldAt(root, "set"), d.Set)
 	}

@@ -1,7 +1,6 @@
 package host
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -133,20 +132,12 @@ type manifestFile struct {
 // The manifest is checked against its JSON Schema first
 // (internal/confschema/manifest.schema.json, the one editors use), whose
 // errors name the field and its line; the strict decoding and the checks
-// that follow refuse what a schema cannot say.
+// that follow refuse what a schema cannot say, and a second YAML document
+// in the file.
 func ParseManifest(data []byte) (*Manifest, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	f, _, err := decodeStrict[manifestFile](data, confschema.Manifest, "the manifest")
+	if err != nil {
 		return nil, err
-	}
-	if err := confschema.Manifest.Validate(&doc); err != nil {
-		return nil, err
-	}
-	var f manifestFile
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("%s", strings.ReplaceAll(err.Error(), "host.manifestFile", "the manifest"))
 	}
 	m := &Manifest{Name: f.Name, Path: f.Module.Path, SHA256: strings.ToLower(f.Module.SHA256), Args: f.Args, Env: f.Env, Vars: f.Config, Serve: f.Serve}
 	switch {

@@ -163,6 +163,7 @@ func TestRefusedBeforeBody(t *testing.T) {
 // declared length below net/http's 256 KiB drain and with a chunked body,
 // for each kind of answer given without reading the body.
 func TestTricklingBodyRefused(t *testing.T) {
+	t.Parallel() // it waits (on its server, its clients, a timeout) more than it computes
 	dir := plugins(t, map[string][]byte{"echo": wat2wasm(t, "echo", ""), "bad": wat2wasm(t, "echo", "")},
 		map[string]string{"echo": `{"max_concurrent": 1}`, "bad": `{"max_streams": 0}`})
 	f := start(t, Config{Dir: dir})
@@ -223,6 +224,7 @@ func TestTricklingBodyRefused(t *testing.T) {
 // return to 0 once the requests end; bodies of unknown length (chunked)
 // are held against the bound as they grow.
 func TestBufferedBound(t *testing.T) {
+	t.Parallel() // it waits (on its server, its clients, a timeout) more than it computes
 	dir := plugins(t, map[string][]byte{"echo": wat2wasm(t, "echo", "")}, nil)
 	f := start(t, Config{Dir: dir, MaxBody: 1 << 20, MaxBuffered: 1 << 20})
 

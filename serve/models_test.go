@@ -33,6 +33,7 @@ const mdlReactor = `(module
 // is compiled again at the next load, or at the next reload (the poll's),
 // replacing the old one.
 func TestModelsShared(t *testing.T) {
+	t.Parallel() // it waits (on its server, its clients, a timeout) more than it computes
 	mod := wat2wasm(t, "", mdlReactor)
 	dir := plugins(t, map[string][]byte{"a": mod, "b": mod, "none": mod}, nil)
 	b, err := os.ReadFile(filepath.Join(testsupport.Models(t), "mlp.onnx"))

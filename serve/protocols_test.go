@@ -180,6 +180,7 @@ func checkAnswer(t *testing.T, tc protoCase, in []byte, status int, header http.
 // client's run goes over one connection. An HTTP/1.1 refusal before the
 // body is read closes its connection instead.
 func TestProtocols(t *testing.T) {
+	t.Parallel() // it waits (on its server, its clients, a timeout) more than it computes
 	curl, err := exec.LookPath("curl")
 	require.NoError(t, err, "curl is required: run scripts/install-toolchains.sh")
 	p := newPKI(t)
@@ -209,12 +210,18 @@ func TestProtocols(t *testing.T) {
 		{"HTTP/1.1 over TLS", secure, func(p *http.Protocols) { p.SetHTTP1(true) }, true, 1, nil, "1.1"}, // curl: the plain HTTP/1.1 run
 		{"h2", secure, func(p *http.Protocols) { p.SetHTTP2(true) }, true, 2, []string{"--http2", "--cacert", p.caFile}, "2"},
 	} {
+		// The protocols at once: the server's state is the same for
+		// every request (busy held, late loading), each protocol has its
+		// own client, and an HTTP/2 refusal's wait overlaps the others.
 		t.Run(pc.name, func(t *testing.T) {
+			t.Parallel()
 			ps := new(http.Protocols)
 			pc.proto(ps)
 			tr := &http.Transport{Protocols: ps}
 			if pc.tls {
-				tr.TLSClientConfig = roots
+				// A copy each: the HTTP/2 transport adds "h2" to its
+				// config's NextProtos.
+				tr.TLSClientConfig = roots.Clone()
 			}
 			defer tr.CloseIdleConnections()
 			c := &http.Client{Transport: tr, Timeout: time.Minute}

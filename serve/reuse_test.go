@@ -153,6 +153,7 @@ func TestReuseDefault(t *testing.T) {
 // requests at once (more get 429), and its pool holds at most that many
 // instances however many requests come.
 func TestReuseConcurrencyBound(t *testing.T) {
+	t.Parallel() // it waits (on its server, its clients, a timeout) more than it computes
 	dir := plugins(t, map[string][]byte{"counter": wat2wasm(t, "counter", "")}, nil)
 	write(t, dir, "counter.yaml", reuseManifest("counter", true, "  max_concurrent: 2\n"))
 	f := start(t, Config{Dir: dir})

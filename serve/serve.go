@@ -689,24 +689,34 @@ type PluginInfo struct {
 }
 
 // ModelInfo describes a model a plugin's manifest approves, in GET
-// /v1/plugins. The server compiles a model file once, at the first load
-// of any plugin granted it, and shares it read-only between the plugins
-// and instances that load it; a file changed since is compiled again at
-// its next load, and executions in progress keep the version they
-// loaded.
+// /v1/plugins. On the simulator the server compiles a model file once,
+// at the first load of any plugin granted it, and shares it read-only
+// between the plugins and instances that load it; a file changed since
+// is compiled again at its next load, and executions in progress keep
+// the version they loaded. On the native backend each guest's load is a
+// load of the offline model by the node's runtime, never shared: the
+// model is listed while at least one guest holds it loaded.
 type ModelInfo struct {
 	Name string `json:"name"`
-	// State is "loaded" (compiled, as the file is now), "not_loaded" (no
-	// guest has loaded it yet), "changed" (the file changed since it was
-	// compiled: the next load compiles it again) or "missing" (the file
-	// is gone: loads fail with 145006 until it is back).
+	// State is "loaded" (compiled, as the file is now; natively, held by
+	// a guest), "not_loaded" (no guest has loaded it yet; natively, none
+	// holds it now), "changed" (the file changed since it was compiled:
+	// the next load compiles it again) or "missing" (the file is gone:
+	// loads fail with 145006 until it is back).
 	State string `json:"state"`
-	// WeightBytes is the host memory its weights hold (shared by every
-	// plugin granted the same file); LoadMs what compiling it took.
+	// WeightBytes is the size of the model's weights. On the simulator
+	// they are in host memory, one copy for every plugin granted the
+	// same file (each session's load still counts them against its device
+	// memory quota). On the native backend they are in device memory
+	// (aclmdlQuerySize's weight size), held by each guest's load and
+	// counted, with the model's work memory, against that session's
+	// quota. LoadMs is what compiling it took (natively, the first held
+	// load's aclmdlQuerySize and aclmdlLoadFromFile).
 	WeightBytes uint64  `json:"weight_bytes,omitempty"`
 	LoadMs      float64 `json:"load_ms,omitempty"`
 	// Loads, Executions and Failures count, over every plugin that uses
-	// the compiled model, the guests' loads and the executions.
+	// the compiled model (natively, the file since it was listed), the
+	// guests' loads and the executions.
 	Loads      uint64 `json:"loads,omitempty"`
 	Executions uint64 `json:"executions,omitempty"`
 	Failures   uint64 `json:"failures,omitempty"`

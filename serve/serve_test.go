@@ -393,6 +393,7 @@ func TestHotReload(t *testing.T) {
 // is cancelled when it ends; its request gets 503, and the session it
 // held is released (the fixture checks the device accounting).
 func TestShutdownCancelsAfterGrace(t *testing.T) {
+	t.Parallel() // it waits (on its server, its clients, a timeout) more than it computes
 	dir := plugins(t, map[string][]byte{"hang": testsupport.Guest(t, "hostile"), "echo": wat2wasm(t, "echo", "")},
 		map[string]string{"hang": `{"args": ["hang"], "timeout": "10m"}`})
 	f := start(t, Config{Dir: dir})

@@ -319,6 +319,7 @@ func TestMutualTLS(t *testing.T) {
 // second, not less: the timely client's handshake must fit in it on a
 // loaded machine too.
 func TestTLSHandshakeTimeout(t *testing.T) {
+	t.Parallel() // it waits (on its server, its clients, a timeout) more than it computes
 	p := newPKI(t)
 	dir := plugins(t, map[string][]byte{"echo": wat2wasm(t, "echo", "")}, nil)
 	f := startTLS(t, Config{Dir: dir, TLS: &TLSConfig{CertFile: p.certFile, KeyFile: p.keyFile, HandshakeTimeout: time.Second}})

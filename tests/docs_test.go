@@ -145,16 +145,28 @@ func TestDocBlocks(t *testing.T) {
 			t.Errorf("%s: language %q is not one the docs test checks", b, b.lang)
 		}
 	}
-	t.Run("go", func(t *testing.T) { checkGoBlocks(t, byLang["go"]) })
-	t.Run("c", func(t *testing.T) { checkCBlocks(t, append(byLang["c"], byLang["cpp"]...)) })
-	t.Run("rust", func(t *testing.T) { checkRustBlocks(t, byLang["rust"]) })
-	t.Run("ts", func(t *testing.T) { checkTSBlocks(t, byLang["ts"]) })
-	t.Run("sh", func(t *testing.T) { checkShBlocks(t, byLang["sh"]) })
-	t.Run("data", func(t *testing.T) {
-		for _, b := range append(append(byLang["yaml"], byLang["json"]...), byLang["toml"]...) {
-			checkDataBlock(t, b)
-		}
-	})
+	// The languages in parallel: each waits on its own toolchain's
+	// processes (go build, clang, rustc, asc), and they share nothing.
+	for _, c := range []struct {
+		lang  string
+		check func(t *testing.T)
+	}{
+		{"go", func(t *testing.T) { checkGoBlocks(t, byLang["go"]) }},
+		{"c", func(t *testing.T) { checkCBlocks(t, append(byLang["c"], byLang["cpp"]...)) }},
+		{"rust", func(t *testing.T) { checkRustBlocks(t, byLang["rust"]) }},
+		{"ts", func(t *testing.T) { checkTSBlocks(t, byLang["ts"]) }},
+		{"sh", func(t *testing.T) { checkShBlocks(t, byLang["sh"]) }},
+		{"data", func(t *testing.T) {
+			for _, b := range append(append(byLang["yaml"], byLang["json"]...), byLang["toml"]...) {
+				checkDataBlock(t, b)
+			}
+		}},
+	} {
+		t.Run(c.lang, func(t *testing.T) {
+			t.Parallel()
+			c.check(t)
+		})
+	}
 }
 
 // fragmentPrelude is what a "go fragment" block is built inside (see the

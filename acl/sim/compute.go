@@ -40,29 +40,50 @@ func (b *Backend) Compute(h acl.Stream, l *acl.Launch) error {
 	}
 	x := launches.Get().(*launch)
 	x.l, x.spans = l, x.spanBuf[:0]
-	if err := b.hold(x); err != nil {
-		x.release()
-		return err
+	// A launch without regions holds nothing: b.stream found the
+	// simulator open, as hold would.
+	if len(l.Regions) > 0 {
+		if err := b.hold(x); err != nil {
+			x.release()
+			return err
+		}
+	}
+	if l.Quick && b.clk == nil && x.few() && s.runIdle(x) {
+		return nil
 	}
 	o := op{work: x, free: x}
 	if b.clk != nil {
 		o.v = &vop{kind: vHost}
 	}
-	if l.Quick && x.few() && b.clk == nil {
-		if run, _, ok := s.claim(); ok {
-			// The stream is idle: the launch runs here, as its worker would
-			// run it at once (asyncSmall does the same for small copies),
-			// without the hand-off to the worker and back.
-			var err error
-			if run { // a stopped stream's operations fail without effect
-				err = s.exec(&o)
-			}
-			o.release()
-			s.finish(err)
-			return nil
-		}
-	}
 	return s.pushNow(o)
+}
+
+// runIdle runs x, a quick launch, on the caller's goroutine when the
+// stream is idle, as its worker would run it at once (asyncSmall does the
+// same for small copies), without the hand-off to the worker and back;
+// false, with nothing changed, when it is not (or the timing model runs).
+// It holds s.mu throughout, one lock where claim and finish take two: a
+// quick launch never waits (acl.Launch.Quick), and what it locks (its
+// allocations, the sandbox's tables) is never held by a goroutine that
+// waits for s.mu, so whoever looks at the stream meanwhile waits for it as
+// for a running op; nothing can queue behind it, so the worker need not
+// be woken after.
+func (s *stream) runIdle(x *launch) bool {
+	s.mu.Lock()
+	if s.closing || !s.idleLocked() || (s.b.depth > 0 && s.countedLocked() >= uint64(s.b.depth)) {
+		s.mu.Unlock()
+		return false
+	}
+	s.enq++
+	o := op{work: x} // x holds its spans itself
+	var err error
+	if !s.skipsLocked(&o) { // a stopped stream's operations fail without effect
+		err = s.exec(&o)
+	}
+	x.release()
+	s.finishLocked(&o, err)
+	s.mu.Unlock()
+	return true
 }
 
 // few reports whether the launch's regions hold at most smallAsync bytes,
@@ -108,7 +129,13 @@ func (x *launch) release() {
 		s.release()
 	}
 	done := x.l.Done
-	*x = launch{}
+	// Only what the launch used refers to anything: the rest of the
+	// inline room is clear already.
+	n := min(len(x.spans), launchInline)
+	clear(x.spanBuf[:n])
+	clear(x.allocBuf[:n])
+	clear(x.memBuf[:n])
+	x.l, x.spans = nil, nil
 	launches.Put(x)
 	if done != nil {
 		done()
@@ -136,8 +163,10 @@ func (x *launch) run(st *stream, _ [2]span, stop halt) (err error) {
 	for _, s := range x.spans {
 		allocs = append(allocs, s.a)
 	}
-	slices.SortFunc(allocs, func(a, b *alloc) int { return cmp.Compare(a.id, b.id) })
-	allocs = slices.Compact(allocs)
+	if len(allocs) > 1 {
+		slices.SortFunc(allocs, func(a, b *alloc) int { return cmp.Compare(a.id, b.id) })
+		allocs = slices.Compact(allocs)
+	}
 	for _, a := range allocs {
 		a.mu.Lock()
 	}

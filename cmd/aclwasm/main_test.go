@@ -38,6 +38,17 @@ func mainRun(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
+	// The go commands the tests run (the CLI's build here, otel's and go
+	// list in otel_test.go) keep the machine's build cache: Go derives its
+	// default from XDG_CACHE_HOME, which is changed below, and an empty
+	// cache would compile the standard library and every dependency again
+	// on each run (minutes on a small machine).
+	gocache, err := exec.Command("go", "env", "GOCACHE").Output()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "cmd/aclwasm tests: go env GOCACHE:", err)
+		return 1
+	}
+	os.Setenv("GOCACHE", strings.TrimSpace(string(gocache)))
 	// The CLI's default compilation cache goes to the user's cache
 	// directory: the tests' is their own.
 	cacheHome = filepath.Join(dir, "cache")
@@ -942,4 +953,15 @@ func TestInterrupt(t *testing.T) {
 	require.True(t, ok, errb.String())
 	require.Equal(t, "interrupted: _start: guest canceled: context canceled\n", reason)
 	require.Equal(t, []string{"1", "-", "0", "0", "0", "0", "0"}, statsTable(t, table)["aclrtSetDevice"])
+}
+
+// TestGoCommandsKeepBuildCache: the go commands the tests run (the CLI's
+// builds) use the machine's build cache, not one under the tests' own
+// XDG_CACHE_HOME, which would start empty and compile everything again.
+func TestGoCommandsKeepBuildCache(t *testing.T) {
+	out, err := exec.Command("go", "env", "GOCACHE").Output()
+	require.NoError(t, err)
+	rel, err := filepath.Rel(cacheHome, strings.TrimSpace(string(out)))
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(rel, ".."), "GOCACHE %s is under the tests' cache home %s", out, cacheHome)
 }

@@ -11,14 +11,19 @@ package edgeref
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"math"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/gomlx/gomlx/backends/simplego"
@@ -40,20 +45,94 @@ const Side = 16
 // Model is the approved name the sample loads its model by.
 const Model = "shapes"
 
-// Train runs samples/edge-classify/train.py into a new temporary
-// directory and returns the directory: shapes.onnx, the trained model, and
-// one example image per class, CLASS.pgm. A python3 without numpy and onnx
-// fails the test (testsupport.Python).
+// Train returns a new temporary directory holding what
+// samples/edge-classify/train.py writes: shapes.onnx, the trained model,
+// and one example image per class, CLASS.pgm. A python3 without numpy and
+// onnx fails the test (testsupport.Python).
+//
+// The training takes seconds of CPU and three test runs want its result
+// (tests, and its wasmtime run, and cmd/aclwasm), so it is trained once
+// into the repository's build directory, keyed by what determines it
+// (train.py's bytes, the python3 and its numpy and onnx: the script seeds
+// everything, so the same inputs write the same model), and copied from
+// there; where build/ cannot be written, it is trained for the test alone.
 func Train(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
 	py := testsupport.Python(t)
 	_, file, _, _ := runtime.Caller(0)
-	script := filepath.Join(filepath.Dir(file), "..", "..", "samples", "edge-classify", "train.py")
-	if out, err := exec.Command(py, script, dir).CombinedOutput(); err != nil {
-		t.Fatalf("%s %s: %v\n%s", py, script, err, out)
+	root := filepath.Join(filepath.Dir(file), "..", "..")
+	script := filepath.Join(root, "samples", "edge-classify", "train.py")
+	trainMu.Lock()
+	defer trainMu.Unlock()
+	cached, err := trained(py, script, filepath.Join(root, "build", "edgeref"))
+	var te trainError
+	if errors.As(err, &te) {
+		t.Fatal(te.err)
+	}
+	if err != nil {
+		t.Logf("edgeref: training for this test alone: %v", err)
+		if out, err := exec.Command(py, script, dir).CombinedOutput(); err != nil {
+			t.Fatalf("%s %s: %v\n%s", py, script, err, out)
+		}
+		return dir
+	}
+	if err := os.CopyFS(dir, os.DirFS(cached)); err != nil {
+		t.Fatalf("edgeref: copying the trained model from %s: %v", cached, err)
 	}
 	return dir
+}
+
+// trainError is a failure of train.py itself, which fails the test
+// (rather than one of the cache's, after which the test trains alone).
+type trainError struct{ err error }
+
+func (e trainError) Error() string { return e.err.Error() }
+
+// trainMu serializes Train within a process (another process that trains
+// at the same time is handled by the rename in trained).
+var trainMu sync.Mutex
+
+// trained returns the directory under cache that holds train.py's output
+// for py and script, running it there first when none does. The output is
+// written beside and renamed into place, so that a directory that exists
+// is whole; of two processes that train at once, the second's rename
+// fails and its copy is dropped.
+func trained(py, script, cache string) (string, error) {
+	src, err := os.ReadFile(script)
+	if err != nil {
+		return "", err
+	}
+	// The interpreter and its libraries: another numpy may round, and so
+	// train, differently.
+	vers, err := exec.Command(py, "-c", "import sys, numpy, onnx; print(sys.version, numpy.__version__, onnx.__version__)").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("%s: %v: %s", py, err, vers)
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00", py, vers)
+	h.Write(src)
+	final := filepath.Join(cache, hex.EncodeToString(h.Sum(nil))[:16])
+	if _, err := os.Stat(filepath.Join(final, "shapes.onnx")); err == nil {
+		return final, nil
+	}
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		return "", err
+	}
+	tmp, err := os.MkdirTemp(cache, "train-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp) // after a rename, nothing is there
+	if out, err := exec.Command(py, script, tmp).CombinedOutput(); err != nil {
+		return "", trainError{fmt.Errorf("%s %s: %v\n%s", py, script, err, out)}
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		if _, serr := os.Stat(filepath.Join(final, "shapes.onnx")); serr != nil {
+			return "", err
+		}
+	}
+	return final, nil
 }
 
 // Pattern is one of the model's classes drawn with its parameters, as

@@ -1,27 +1,25 @@
 package cann
 
 import (
-	"bytes"
-	"context"
+	"os"
 	"path/filepath"
-	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/ebitengine/purego"
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/host"
-	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // standinModels approves the stand-in's counterparts of the simulator's
 // test models (acl/cann/testdata/standin/*.om: the same names, inputs,
 // outputs, types and dims, run by the stand-in's fixed models), as
-// tests/conformance/run approves the ONNX ones.
-func standinModels() map[string]string {
+// tests/conformance/run approves the ONNX ones, and as "junk" an offline
+// model file that is no model.
+func standinModels(t *testing.T) map[string]string {
 	dir := filepath.Join("..", "..", "acl", "cann", "testdata", "standin")
-	m := map[string]string{}
+	m := map[string]string{"junk": filepath.Join(t.TempDir(), "junk.om")}
+	require.NoError(t, os.WriteFile(m["junk"], []byte("not a model\n"), 0o644))
 	for _, n := range []string{"mlp", "cnn", "divide"} {
 		m[n] = filepath.Join(dir, n+".om")
 	}
@@ -34,27 +32,9 @@ func standinModels() map[string]string {
 // dataset, stream, unload and cancellation case holds as on the
 // simulator, and no model stays loaded.
 func TestConformanceModelsOnNativeBackend(t *testing.T) {
-	for _, name := range []string{"models.wasm", "models32.wasm"} { // wide, acl32
-		t.Run(name, func(t *testing.T) {
-			wasm := testsupport.Guest(t, strings.TrimSuffix(name, ".wasm"))
-			rt := runtime(t)
-			ctx := context.Background()
-			pl, err := rt.Load(ctx, wasm, host.Policy{Models: standinModels()})
-			require.NoError(t, err)
-			defer pl.Close(ctx)
-			var out bytes.Buffer
-			res, err := pl.Run(ctx, host.Config{Args: []string{"models"}, Stdout: &out})
-			require.NoError(t, err)
-			for _, l := range strings.Split(out.String(), "\n") {
-				if strings.HasPrefix(l, "FAIL") {
-					t.Error(l)
-				}
-			}
-			require.Zero(t, res.ExitCode, out.String())
-			require.Regexp(t, regexp.MustCompile(`(?m)^conformance: [1-9]\d* passed, 0 failed$`), out.String())
-			require.Zero(t, standinLoaded(t), "every model the program loaded is unloaded")
-		})
-	}
+	runConformance(t, "models", host.Policy{Models: standinModels(t)}, func(t *testing.T) {
+		require.Zero(t, standinLoaded(t), "every model the program loaded is unloaded")
+	})
 }
 
 // standinLoaded is how many models the stand-in holds loaded.

@@ -12,10 +12,12 @@
  * The host approves the test models of acl/sim/model/testdata/genmodels.py
  * under the names "mlp" (x[1,8] -> logits[1,4], probs[1,4]), "cnn"
  * (image[1,3,32,32] -> probs[1,10]) and "divide" (a[1,4] / b[1,4], int32),
- * on the simulated device (tests/conformance/run does), and on the native
- * backend the stand-in library's counterparts of the same names, inputs,
- * outputs and types (the .om files of acl/cann/testdata/standin, run by
- * tests/cann): every check holds on both.
+ * and under "junk" a file of the backend's model kind that is no model,
+ * on the simulated device with two devices (tests/conformance/run does),
+ * and on the native backend the stand-in library's counterparts of the
+ * same names, inputs, outputs and types (the .om files of
+ * acl/cann/testdata/standin, run by tests/cann, two devices): every check
+ * holds on both.
  *
  * Build: scripts/build-guests.sh conformance (models.wasm, the wide
  * profile, and models32.wasm, the native layout).
@@ -110,6 +112,20 @@ static void loads(void)
     EXPECT(aclmdlQuerySize("nope", NULL, NULL), GE_MODEL_PATH_INVALID);
     EXPECT(aclmdlQuerySize("mlp", &work, NULL), ACL_ERROR_INVALID_PARAM);
     OK(aclmdlQuerySize("mlp", &work, &weight));
+    section("query size: failures write nothing");
+    size_t work0 = work, weight0 = weight;
+    work = weight = 0x5a5a;
+    EXPECT(aclmdlQuerySize("nope", &work, &weight), GE_MODEL_PATH_INVALID);        /* not approved */
+    EXPECT(aclmdlQuerySize("/etc/passwd", &work, &weight), GE_MODEL_PATH_INVALID); /* a path is no name */
+#ifndef ACLWASM_WIDE /* the wide SDK answers in its own words, then copies them (a guest fault) */
+    EXPECT(aclmdlQuerySize("mlp", BAD_GPTR, &weight), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclmdlQuerySize("mlp", &work, BAD_GPTR), ACL_ERROR_INVALID_PARAM);
+#endif
+    EXPECT(aclmdlQuerySize("junk", &work, &weight), GE_MODEL_DATA_SIZE_INVALID); /* approved, no model */
+    CHECK(work == 0x5a5a && weight == 0x5a5a);
+    EXPECT(aclmdlLoadFromFile("junk", &id), GE_MODEL_DATA_SIZE_INVALID); /* as a load reads it */
+    OK(aclmdlQuerySize("mlp", &work, &weight));
+    CHECK(work == work0 && weight == weight0); /* the same answer again */
     section("load: guest models (refused by the default policy)");
     EXPECT(aclmdlLoadFromMem(NULL, 16, &id), ACL_ERROR_INVALID_PARAM);
     EXPECT(aclmdlLoadFromMem(host, 0, &id), ACL_ERROR_INVALID_PARAM);
@@ -220,6 +236,33 @@ static void executions(void)
     OK(aclrtCreateStream(&s));
     OK(aclrtDestroyStream(s));
     EXPECT(aclmdlExecuteAsync(id, in, out, s), ACL_ERROR_RT_INVALID_HANDLE); /* destroyed */
+
+    section("execute: the model's device");
+    /* A model runs in the context it was loaded in: with another device
+       current it is refused (natively the runtime's model context check),
+       queued nowhere and writing nothing. */
+    OK(aclrtMemset(z, 16, 0x5a, 16));
+    OK(aclrtSetDevice(1));
+    aclrtPtr x1 = dev(32);
+    aclmdlDataset *in1 = dataset(1, x1, 32, 0, 0);
+    OK(aclrtCreateStream(&s));
+    EXPECT(aclmdlExecute(id, in, out), ACL_ERROR_RT_MODEL_CONTEXT);
+    EXPECT(aclmdlExecuteAsync(id, in, out, s), ACL_ERROR_RT_MODEL_CONTEXT);
+    EXPECT(aclmdlExecuteAsync(id, in, out, NULL), ACL_ERROR_RT_MODEL_CONTEXT); /* device 1's default stream */
+    OK(aclrtSynchronizeStream(s));
+    OK(aclrtSynchronizeStream(NULL));
+    OK(aclrtDestroyStream(s));
+    OK(aclrtSetDevice(0));
+    memset(host, 0, 16);
+    OK(aclrtMemcpy(HPTR(host), 16, z, 16, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(host[0] == 0x5a && host[15] == 0x5a); /* nothing written */
+    /* Back on the model's device, memory of the other device is no buffer of it. */
+    EXPECT(aclmdlExecute(id, in1, out), ACL_ERROR_INVALID_PARAM);
+    OK(aclmdlExecute(id, in, out));
+    OK(aclrtSetDevice(1));
+    OK(aclmdlDestroyDataset(in1));
+    OK(aclrtFree(x1));
+    OK(aclrtSetDevice(0));
 
     section("execute: unload while queued");
     OK(aclrtCreateStream(&opener));

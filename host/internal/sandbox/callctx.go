@@ -157,6 +157,12 @@ func (c *CallCtx) Deadline() (time.Time, bool) {
 	return c.deadline, c.hasDL
 }
 
+// callDeadline is Deadline for the armed call's own host calls, without
+// mu (a launch asks at every queueing): Arm sets the deadline before the
+// call starts, on the goroutine that runs it, and the next Arm comes only
+// after the call has returned (callMu).
+func (c *CallCtx) callDeadline() (time.Time, bool) { return c.deadline, c.hasDL }
+
 // Done implements context.Context.
 func (c *CallCtx) Done() <-chan struct{} {
 	if p := c.doneCh.Load(); p != nil {

@@ -38,7 +38,12 @@ type bounds struct {
 
 // bounds returns the bounds of a launch the call in progress queues.
 func (c *Call) bounds() bounds {
-	dl, _ := c.ctx.Deadline()
+	var dl time.Time
+	if cc, ok := c.ctx.(*CallCtx); ok {
+		dl, _ = cc.callDeadline()
+	} else {
+		dl, _ = c.ctx.Deadline()
+	}
 	return bounds{halt: c.s.halt, deadline: dl}
 }
 

@@ -134,7 +134,7 @@ func (s *Session) Counts() []FuncCount {
 	for name, h := range st.host {
 		fc := FuncCount{Name: name, Calls: h.calls, Errors: h.errs}
 		if lc := s.klaunch[name]; lc != nil { // a kernel's launcher
-			fc.Launches, fc.LaunchFailures, fc.Compute = lc.ran.Load(), lc.failed.Load(), time.Duration(lc.ns.Load())
+			fc.Launches, fc.LaunchFailures, fc.Compute = lc.launches(), lc.failed.Load(), lc.compute()
 		}
 		out = append(out, fc)
 	}

@@ -202,7 +202,7 @@ func (c *Call) launchKernel(k *Kernel, prof abi.Profile, status bool) error {
 			}
 		}
 	}
-	lc := c.s.kcount[k]
+	lc := c.s.launchCountOf(k)
 	if lc == nil { // the load check binds only granted kernels
 		return c.kernelErr(k, nil, status, acl.Errorf(acl.ErrRTParamInvalid, "kernel %s is not granted to the plugin", k.Name))
 	}
@@ -275,7 +275,7 @@ func (c *Call) queueKernel(k *Kernel, lc *launchCount, st *streamRec, args []uin
 			kl.recycle()
 		}
 	}()
-	kl.s, kl.k, kl.blockDim, kl.timeout = c.s, k, blockDim, timeout
+	kl.s, kl.k, kl.blockDim, kl.timeout, kl.bytes = c.s, k, blockDim, timeout, 0
 	l := &kl.l
 	l.Name, l.Quick, l.Regions = k.Name, k.Quick, l.Regions[:0]
 	kl.hs = kl.hs[:0]
@@ -309,6 +309,7 @@ func (c *Call) queueKernel(k *Kernel, lc *launchCount, st *streamRec, args []uin
 			return err
 		}
 		kl.hs = append(kl.hs, held{a: sp.a, addr: addr, n: n, param: i, reg: len(l.Regions)})
+		kl.bytes += n
 		l.Regions = append(l.Regions, acl.Region{Ptr: sp.buf.Dev, N: n, Write: p.Write})
 	}
 	if err := c.enqueueKernel(st); err != nil {
@@ -341,11 +342,25 @@ func (c *Call) queueKernel(k *Kernel, lc *launchCount, st *streamRec, args []uin
 	kl.bufs = slices.Grow(kl.bufs[:0], len(vals))[:len(vals)]
 	kl.bounds = c.bounds()
 	kl.blk = Block{Dim: blockDim, Mem: kl.bufs, Args: kl.vals, User: kl.blk.User, out: c.s.kout}
+	l.Cost = 0
 	if k.Cost != nil {
 		l.Cost = k.Cost(blockDim, kl.vals)
 	}
 	passed = true // the simulator calls Done, which recycles kl
 	return be(comp.Compute(st.h, l))
+}
+
+// launchCountOf returns the counters of kernel k in the session, nil if
+// it is not granted.
+func (s *Session) launchCountOf(k *Kernel) *launchCount {
+	if k == s.klast {
+		return s.klastLC
+	}
+	lc := s.kcount[k]
+	if lc != nil {
+		s.klast, s.klastLC = k, lc
+	}
+	return lc
 }
 
 // kernelLaunches are kernel launches to reuse: a launch of a quick kernel
@@ -363,17 +378,17 @@ func newKernelLaunch() *kernelLaunch {
 	return kl
 }
 
-// recycle clears kl, keeping its functions and the room of its slices,
-// and pools it. Nothing may refer to it after: its backend is done with
-// it, and its kernel's Run has returned.
+// recycle drops what kl refers to of its launch (the session, the
+// allocations, the memory), keeping its functions, its Run's context and
+// the room of its slices, and pools it; queueKernel sets every other field
+// again. Nothing may refer to it after: its backend is done with it, and
+// its kernel's Run has returned.
 func (kl *kernelLaunch) recycle() {
-	clear(kl.hs) // references to allocations and memory
+	clear(kl.hs)
 	clear(kl.bufs)
-	*kl = kernelLaunch{
-		l:  acl.Launch{Check: kl.l.Check, Run: kl.l.Run, Done: kl.l.Done, Regions: kl.l.Regions[:0]},
-		hs: kl.hs[:0], vals: kl.vals[:0], bufs: kl.bufs[:0], bc: kl.bc,
-		blk: Block{User: kl.blk.User},
-	}
+	kl.s, kl.k, kl.lc, kl.bounds = nil, nil, nil, bounds{}
+	kl.blk.Mem, kl.blk.Args, kl.blk.out = nil, nil, nil
+	kl.l.Kernel = nil
 	kernelLaunches.Put(kl)
 }
 
@@ -386,6 +401,7 @@ type kernelLaunch struct {
 	lc       *launchCount
 	blockDim uint32
 	timeout  time.Duration // the launch's own, 0 for none
+	bytes    uint64        // its buffers' extents, together
 	bounds   bounds
 	hs       []held   // its buffers, as validated when queued
 	vals     []uint64 // by parameter: a scalar's value, a buffer's address
@@ -441,7 +457,11 @@ func (kl *kernelLaunch) run(ctx context.Context, mem [][]byte) error {
 	for _, h := range kl.hs {
 		kl.bufs[h.param] = mem[h.reg]
 	}
-	t0 := time.Since(epoch)
+	sampled, timed := kl.lc.times(k.Quick && kl.bytes <= sampleMax, s.computeObserved())
+	var t0 time.Duration
+	if timed {
+		t0 = time.Since(epoch)
+	}
 	err := runBlocks(kl.bc, k, &kl.blk)
 	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil && s.halt.Err() == nil {
 		switch run, own := kl.bc.expired(); {
@@ -451,7 +471,11 @@ func (kl *kernelLaunch) run(ctx context.Context, mem [][]byte) error {
 			err = &fault{acl.Errorf(acl.ErrRTAicoreTimeout, "kernel %s ran past its launch's timeout of %v and was stopped", k.Name, kl.timeout)}
 		}
 	}
-	s.kernelRan(kl.lc, k.Name, time.Since(epoch)-t0, err)
+	var d time.Duration
+	if timed {
+		d = time.Since(epoch) - t0
+	}
+	s.kernelRanSampled(kl.lc, k.Name, sampled, timed, d, err)
 	return err
 }
 
@@ -573,8 +597,10 @@ func runBlock(ctx context.Context, k *Kernel, b *Block) (err error) {
 // the session so asks for once.
 func (c *Call) launchCores() (uint32, error) {
 	s := c.s
-	if v, ok := s.resLimits[resKey{s.dev, acl.DevResCubeCore}]; ok {
-		return v, nil
+	if len(s.resLimits) > 0 { // most sessions set none: no lookup
+		if v, ok := s.resLimits[resKey{s.dev, acl.DevResCubeCore}]; ok {
+			return v, nil
+		}
 	}
 	if i := int(s.dev); i < len(s.kcores) && s.kcores[i] != 0 {
 		return s.kcores[i], nil
@@ -610,19 +636,90 @@ func (c *Call) enqueueKernel(st *streamRec) error {
 // launchCount counts the launches of one granted kernel in a session:
 // made by New, counted on stream workers as launches execute (Counts, the
 // metrics).
+//
+// The time they ran is measured for every launch but the small ones of a
+// quick kernel (at most sampleMax bytes of buffers) while no metrics
+// observe each: reading the clock twice costs more than such a launch (100
+// to 200 ns a read on a virtual machine whose clock is not the TSC, where
+// the launch of a kernel that does little is a few hundred), so of those
+// the first timeFirst are timed and then one in timeEvery, and the time
+// of the rest is estimated from them (compute).
 type launchCount struct {
+	// ran and ns count the launches timed because they had to be, failed
+	// the failures of all.
 	ran, failed atomic.Uint64
 	ns          atomic.Int64
+	// The launches that may be sampled: how many, how many of them were
+	// timed, and their time.
+	sampled, sampledTimed atomic.Uint64
+	sampledNs             atomic.Int64
 }
+
+// launches is the count of the launches that executed.
+func (lc *launchCount) launches() uint64 { return lc.ran.Load() + lc.sampled.Load() }
+
+// Sampling of a quick kernel's launch times (launchCount).
+const (
+	timeFirst = 64 // the first launches are all timed: a short run is exact
+	timeEvery = 16 // then one in timeEvery
+	// sampleMax is the most bytes of buffers a sampled launch has: the
+	// most the simulator runs in the launch's call (acl.Launch.Quick), a
+	// launch whose own cost the clock's is close to.
+	sampleMax = 64 << 10
+)
+
+// times reports whether a launch of the kernel counted by lc may be
+// sampled (a quick kernel's, no metrics observing each launch) and
+// whether it is timed.
+func (lc *launchCount) times(quick, observed bool) (sampled, timed bool) {
+	if !quick || observed {
+		return false, true
+	}
+	n := lc.sampled.Add(1)
+	return true, n <= timeFirst || n%timeEvery == 0
+}
+
+// compute is the time the counted launches ran: that of those timed, and
+// for the launches of which one in timeEvery was timed, their count times
+// the mean of those timed.
+func (lc *launchCount) compute() time.Duration {
+	d := time.Duration(lc.ns.Load())
+	n, t, ns := lc.sampled.Load(), lc.sampledTimed.Load(), lc.sampledNs.Load()
+	if t == 0 {
+		return d
+	}
+	if n == t {
+		return d + time.Duration(ns)
+	}
+	return d + time.Duration(float64(ns)*float64(n)/float64(t))
+}
+
+// computeObserved reports whether each launch's time is observed (the
+// metrics' compute series), so that none may be sampled.
+func (s *Session) computeObserved() bool { return s.ms.pm != nil && s.ms.pm.m.Compute != nil }
 
 // kernelRan counts a launch of kernel name that executed for d (0: it
 // did not run) and ended with err, in the session's counts and the
 // metrics (the compute series, by the kernel's name).
 func (s *Session) kernelRan(lc *launchCount, name string, d time.Duration, err error) {
-	lc.ran.Add(1)
-	lc.ns.Add(int64(d))
+	s.kernelRanSampled(lc, name, false, true, d, err)
+}
+
+// kernelRanSampled is kernelRan for a launch that may have been sampled
+// (launchCount.times), and timed or not: d counts only if it was.
+func (s *Session) kernelRanSampled(lc *launchCount, name string, sampled, timed bool, d time.Duration, err error) {
+	switch {
+	case !sampled:
+		lc.ran.Add(1)
+		lc.ns.Add(int64(d))
+	case timed: // counted by times
+		lc.sampledTimed.Add(1)
+		lc.sampledNs.Add(int64(d))
+	}
 	if err != nil {
 		lc.failed.Add(1)
 	}
-	s.computeMetricsOf(name, d, err != nil)
+	if timed {
+		s.computeMetricsOf(name, d, err != nil)
+	}
 }

@@ -604,7 +604,7 @@ func (c *Call) launchByAPI(k *Kernel, st *streamRec, params [][]byte, timeout ti
 		return err
 	}
 	args := append([]uint64{c.u64(1), 0}, vals...)
-	if err := c.queueKernel(k, c.s.kcount[k], st, args, timeout); err != nil {
+	if err := c.queueKernel(k, c.s.launchCountOf(k), st, args, timeout); err != nil {
 		return err
 	}
 	c.note = fmt.Sprintf("kernel %s, %d blocks", k.Name, c.u32(1))

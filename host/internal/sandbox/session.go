@@ -71,6 +71,11 @@ type fixed struct {
 	// counters with one lookup by pointer rather than two by name.
 	klaunch map[string]*launchCount
 	kcount  map[*Kernel]*launchCount
+	// klast is the kernel of the last launch and its counters: a guest
+	// that launches one kernel in a loop finds them without the map
+	// (launchCountOf).
+	klast   *Kernel
+	klastLC *launchCount
 }
 
 // memState is the device memory the session holds and its accounting.

@@ -9,6 +9,7 @@ package run
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -92,11 +93,14 @@ func TestConformance(t *testing.T) {
 
 // TestConformanceModels runs the models' conformance program
 // (models.c) in both profiles, with the default policy approving the test
-// models by name.
+// models by name, and as "junk" an ONNX file that is no model.
 func TestConformanceModels(t *testing.T) {
 	dir := testsupport.Models(t)
 	pol := defaultPolicy()
-	pol.Models = map[string]string{}
+	pol.Models = map[string]string{"junk": filepath.Join(t.TempDir(), "junk.onnx")}
+	if err := os.WriteFile(pol.Models["junk"], []byte("not a model\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, n := range []string{"mlp", "cnn", "divide"} {
 		pol.Models[n] = filepath.Join(dir, n+".onnx")
 	}

@@ -1,0 +1,93 @@
+package sandbox
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestLaunchTimesSampled: of the small launches of a quick kernel, the
+// first timeFirst are timed, then one in timeEvery; every other launch
+// (not quick, or with metrics observing each) is timed and not sampled.
+func TestLaunchTimesSampled(t *testing.T) {
+	var lc launchCount
+	for _, c := range []struct{ quick, observed bool }{{false, false}, {false, true}, {true, true}} {
+		for range 200 {
+			sampled, timed := lc.times(c.quick, c.observed)
+			require.False(t, sampled, "%+v", c)
+			require.True(t, timed, "%+v", c)
+		}
+	}
+	var timed []uint64
+	for n := uint64(1); n <= 1000; n++ {
+		sampled, t1 := lc.times(true, false)
+		require.True(t, sampled)
+		if t1 {
+			timed = append(timed, n)
+		}
+	}
+	require.Len(t, timed, timeFirst+(1000/timeEvery-timeFirst/timeEvery)) // 64 + 58
+	require.Equal(t, uint64(timeFirst), timed[timeFirst-1])
+	require.Equal(t, []uint64{80, 96, 112}, timed[timeFirst:timeFirst+3])
+}
+
+// TestLaunchComputeEstimate: the launch count is exact; the time is that
+// of the launches timed because they had to be plus, for the sampled
+// ones, their count times the mean of those timed; exact while every
+// sampled launch was timed.
+func TestLaunchComputeEstimate(t *testing.T) {
+	s := &Session{}
+	var lc launchCount
+	run := func(quick bool, d time.Duration, err error) {
+		sampled, timed := lc.times(quick, false)
+		if !timed {
+			d = 0 // not measured
+		}
+		s.kernelRanSampled(&lc, "k", sampled, timed, d, err)
+	}
+	for range 5 {
+		run(false, 100, nil)
+	}
+	for range timeFirst {
+		run(true, 10, nil)
+	}
+	require.Equal(t, uint64(5+timeFirst), lc.launches())
+	require.Equal(t, time.Duration(500+10*timeFirst), lc.compute(), "all timed: exact")
+	for range 1000 - timeFirst {
+		run(true, 10, context.Canceled)
+	}
+	require.Equal(t, uint64(1005), lc.launches())
+	require.Equal(t, uint64(1000-timeFirst), lc.failed.Load(), "failures counted whether timed or not")
+	require.Equal(t, uint64(timeFirst+58), lc.sampledTimed.Load())
+	require.Equal(t, time.Duration(500+10*1000), lc.compute(), "1000 sampled launches of 10 ns each")
+	s.kernelRan(&lc, "k", 0, context.Canceled) // refused when it executed: did not run
+	require.Equal(t, uint64(1006), lc.launches())
+	require.Equal(t, time.Duration(500+10*1000), lc.compute())
+}
+
+// TestLaunchBoundsDeadline: a launch queued by a call is bounded by the
+// call's deadline, read from the instance's call context without its lock
+// or from any other context as it says.
+func TestLaunchBoundsDeadline(t *testing.T) {
+	s := &Session{}
+	var cc CallCtx
+	cc.Arm(context.Background(), time.Hour)
+	defer cc.End()
+	want, ok := cc.Deadline()
+	require.True(t, ok)
+	c := &Call{ctx: &cc, s: s}
+	require.Equal(t, want, c.bounds().deadline)
+
+	cc2 := CallCtx{}
+	cc2.Arm(context.Background(), -1) // no policy timeout
+	defer cc2.End()
+	c.ctx = &cc2
+	require.True(t, c.bounds().deadline.IsZero(), "no timeout: no deadline")
+
+	ctx, cancel := context.WithDeadline(context.Background(), want.Add(time.Minute))
+	defer cancel()
+	c.ctx = ctx
+	require.Equal(t, want.Add(time.Minute), c.bounds().deadline)
+}
