@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
@@ -60,6 +61,30 @@ func TestRunCommand(t *testing.T) {
 	require.Equal(t, uint32(0), res.ExitCode)
 	require.Equal(t, uint64(4096), res.Stats.Bytes["D2H"])
 	require.Equal(t, base, freeMem(t, rt), "the session released its allocation b")
+}
+
+// TestRunNoStats: Config.NoStats leaves Result.Stats empty and changes
+// nothing else: the run's answer, what it released, and the metrics,
+// which count every call as without it; the next run without it has its
+// own statistics, none of the first's.
+func TestRunNoStats(t *testing.T) {
+	ctx := context.Background()
+	m := newMetrics(t)
+	rt := newRuntime(t, WithMetrics(m))
+	base := freeMem(t, rt)
+	pl, err := rt.Load(ctx, wat2wasm(t, fmt.Sprintf(roundtripWAT, 0)), Policy{}, LoadName("rt"))
+	require.NoError(t, err)
+	defer pl.Close(ctx)
+	res, err := pl.Run(ctx, Config{NoStats: true})
+	require.NoError(t, err)
+	require.Zero(t, res.ExitCode)
+	require.Equal(t, Stats{}, res.Stats)
+	require.Equal(t, base, freeMem(t, rt), "the session released its allocation b")
+	require.Equal(t, 3.0, testutil.ToFloat64(m.m.Calls.WithLabelValues("rt", "aclrtMemcpy")), "metrics count without the statistics")
+	res, err = pl.Run(ctx, Config{})
+	require.NoError(t, err)
+	require.Equal(t, uint64(3), res.Stats.Funcs["aclrtMemcpy"].Calls, "this run's copies alone")
+	require.Equal(t, uint64(4096), res.Stats.Bytes["D2H"])
 }
 
 func TestExitWithQueuedWorkReleasesEverything(t *testing.T) {

@@ -112,6 +112,12 @@ type Config struct {
 	// stderr (level Warn) one record per line, with the attributes plugin,
 	// session and stream, for the streams Stdout and Stderr leave unset.
 	Logger *slog.Logger
+	// NoStats leaves Run's Result.Stats empty: building them (maps per
+	// function called) is a good part of a small command's run, and a
+	// caller that does not read them, such as a server running a command
+	// per request, need not pay for it. Metrics and traces still count
+	// every call.
+	NoStats bool
 }
 
 // Result is how a run ended.
@@ -121,7 +127,7 @@ type Result struct {
 	// Message is what the guest said about why it failed, with the
 	// aclwasm.error_set import ("" if it said nothing).
 	Message string
-	// Stats are the session's call statistics.
+	// Stats are the session's call statistics (none with Config.NoStats).
 	Stats Stats
 }
 
@@ -165,7 +171,9 @@ func (p *Plugin) Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	res.Message = i.s.s.GuestMessage()
 	cerr := i.finish(ctx, aborted)
-	res.Stats = i.s.Stats()
+	if !cfg.NoStats {
+		res.Stats = i.s.Stats()
+	}
 	p.ran(res.ExitCode, errors.Join(err, cerr))
 	end(ro, i.s, res.ExitCode, errors.Join(err, cerr))
 	return res, errors.Join(err, cerr)

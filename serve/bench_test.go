@@ -3,7 +3,9 @@ package serve
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -26,60 +28,96 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+	"github.com/tetratelabs/wazero/sys"
 
 	"github.com/aclwasm/aclwasm/host"
 )
 
 // The serve benchmarks measure serve against a floor run side by side in
 // the same benchmark, as host's goal benchmarks do (scripts/serve-bench.sh
-// prints them as a table with the goals): the echo plugin
-// (testdata/echo.wat, a command) through Server.Handler against a bare
-// net/http handler that calls a pre-instantiated wazero module of the same
-// guest with the same body; the same echo as a reactor whose instances
-// serve keeps (testdata/echo-reactor.wat, serve.reuse_instances) against
-// the same floor; and the heap of idle pooled instances against bare
-// wazero instances. Ratios are metrics whose unit starts with "x-".
+// prints them as a table with the goals). Each floor is a bare net/http +
+// wazero server doing the work serve does for that kind of plugin, and no
+// more:
+//   - the echo command (testdata/echo.wat) through Server.Handler, against
+//     a bare handler that instantiates the same guest for every request
+//     (newCommandFloor: the same memory limit, stdin the body, stdout and
+//     stderr captured, the host's clocks and random source, the policy's
+//     timeout), runs _start and answers its stdout;
+//   - the same echo as a reactor whose instances serve keeps
+//     (testdata/echo-reactor.wat, serve.reuse_instances), against a bare
+//     handler that calls _start on pre-instantiated modules of echo.wat
+//     (newFloorHandler): kept instances on both sides;
+//   - the heap of idle pooled instances against bare wazero instances.
+//
+// Ratios are metrics whose unit starts with "x-".
 
 // benchBody is every request's body: small, so that the figure is the
 // cost of a request, not of moving bytes.
 var benchBody = bytes.Repeat([]byte("0123456789abcdef"), 4)
 
-// BenchmarkServeEcho: requests per second and p50/p99 latency of echo
-// through serve and through the floor, at 1, 16 and 64 keep-alive
-// clients, over HTTP and HTTPS (httptest's TLS for both). An operation is
-// one request of each.
+// BenchmarkServeEcho: requests per second and p50/p99 latency of the
+// echo command through serve (a new instance per request) and through the
+// bare server that instantiates per request too (newCommandFloor), at 1,
+// 16 and 64 keep-alive clients, over HTTP and HTTPS (httptest's TLS for
+// both). An operation is one request of each.
 func BenchmarkServeEcho(b *testing.B) {
-	benchEcho(b, wat2wasm(b, "echo", ""), "")
+	benchEcho(b, wat2wasm(b, "echo", ""), "", newCommandFloor)
 }
 
 // BenchmarkServeEchoReactor is BenchmarkServeEcho with the echo reactor
 // (testdata/echo-reactor.wat: the same copies, bytes in and out through
 // module aclwasm) served with serve.reuse_instances: each request runs on
-// a kept instance, as the floor's do. The floor is echo.wat's, as in
-// BenchmarkServeEcho: the same work, the same answers.
+// a kept instance, as the floor's do (newFloorHandler: echo.wat's _start
+// called on pre-instantiated modules, the same work, the same answers).
 func BenchmarkServeEchoReactor(b *testing.B) {
-	benchEcho(b, wat2wasm(b, "echo-reactor", ""), reusedManifest)
+	benchEcho(b, wat2wasm(b, "echo-reactor", ""), reusedManifest, newFloorHandler)
 }
 
 // reusedManifest is the manifest of the benchmarks' plugin echo served
 // with kept instances.
 const reusedManifest = "name: echo\nmodule: {path: echo.wasm}\nserve: {reuse_instances: true}\n"
 
+// floorFunc makes a floor: a handler serving echo.wat (wasm) to clients
+// clients at once under policy p (the policy serve gives its plugin).
+type floorFunc func(tb testing.TB, wasm []byte, p host.Policy, clients int) *floor
+
+// floor is a bare server's handler, and how many wazero instances it
+// made: TestFloorAnswersAsServe tells with it that the command floor
+// instantiates per request and the reactor floor does not.
+type floor struct {
+	http.Handler
+	made atomic.Int64
+}
+
+// benchPolicy returns the policy s gives its plugin echo, with its
+// defaults filled in: the command floor's memory limit and timeout.
+func benchPolicy(tb testing.TB, s *Server) host.Policy {
+	tb.Helper()
+	s.mu.RLock()
+	v := s.plugins["echo"]
+	s.mu.RUnlock()
+	require.NotNil(tb, v)
+	require.Nil(tb, v.fail)
+	return v.pl.Policy()
+}
+
 // benchEcho measures serve's plugin echo, the module wasm with the
-// manifest manifest ("" for none), against the floor of echo.wat.
-func benchEcho(b *testing.B, wasm []byte, manifest string) {
+// manifest manifest ("" for none), against the floor that floor makes of
+// echo.wat (its figures prefixed "floor-", serve's over them "x-floor-").
+func benchEcho(b *testing.B, wasm []byte, manifest string, floor floorFunc) {
 	floorWasm := wat2wasm(b, "echo", "")
 	for _, tlsOn := range []bool{false, true} {
 		for _, clients := range []int{1, 16, 64} {
 			b.Run(fmt.Sprintf("tls=%v/clients=%d", tlsOn, clients), func(b *testing.B) {
 				var fconns, sconns atomic.Int64
-				floor := newHTTPServer(newFloorHandler(b, floorWasm, clients), tlsOn, &fconns)
-				defer floor.Close()
 				s := startBenchServer(b, map[string][]byte{"echo": wasm}, manifest, clients)
+				fsrv := newHTTPServer(floor(b, floorWasm, benchPolicy(b, s), clients), tlsOn, &fconns)
+				defer fsrv.Close()
 				srv := newHTTPServer(s.Handler(), tlsOn, &sconns)
 				defer srv.Close()
-				fl, sl := newLoad(b, floor, clients), newLoad(b, srv, clients)
+				fl, sl := newLoad(b, fsrv, clients), newLoad(b, srv, clients)
 				// Warm both up: connections open, code paged in.
 				fl.run(b, 2*clients)
 				sl.run(b, 2*clients)
@@ -242,18 +280,77 @@ type floorDevice struct {
 
 type floorKey struct{}
 
-// newFloorHandler is the floor: a net/http handler that runs echo.wat's
-// _start on one of clients pre-instantiated wazero modules (plain wazero
-// API: WASI preview1 and a Go host module "acl") with the request body as
-// its stdin, and answers its stdout.
-func newFloorHandler(tb testing.TB, wasm []byte, clients int) http.Handler {
+// floorRuntime is a bare wazero runtime as the floors use it: closing
+// modules when a call's context ends (serve's timeouts need it), guest
+// memory limited to p's, WASI preview1 and the host module "acl"; and
+// the compiled wasm.
+func floorRuntime(tb testing.TB, wasm []byte, p host.Policy) (wazero.Runtime, wazero.CompiledModule) {
 	ctx := context.Background()
-	r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCloseOnContextDone(true))
+	r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCloseOnContextDone(true).WithMemoryLimitPages(p.MemoryPages))
 	tb.Cleanup(func() { r.Close(ctx) })
 	wasi_snapshot_preview1.MustInstantiate(ctx, r)
 	require.NoError(tb, floorACL(ctx, r))
 	cm, err := r.CompileModule(ctx, wasm)
 	require.NoError(tb, err)
+	return r, cm
+}
+
+// newCommandFloor is the command's floor: a net/http handler that does
+// for every request what serve must do for a command, on the plain
+// wazero API: a new instance of the compiled module within the policy's
+// timeout (argv the plugin's name; stdin the request body, stdout and
+// stderr captured; the host's clocks and random source, as the host
+// gives a guest), its _start run, the instance closed, its stdout the
+// answer. A guest that exits with 0 ends well, as in serve. Its guest
+// memory is configured as serve's: one reservation of the policy's limit
+// per instance, reused by later instances once cleared (floorMems).
+func newCommandFloor(tb testing.TB, wasm []byte, p host.Policy, _ int) *floor {
+	mems := newFloorMems(tb, uint64(p.MemoryPages)<<16)
+	r, cm := floorRuntime(tb, wasm, p)
+	mc := wazero.NewModuleConfig().WithName("").WithStartFunctions().WithArgs("echo").
+		WithSysWalltime().WithSysNanotime().WithRandSource(rand.Reader)
+	f := &floor{}
+	f.Handler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, err := io.ReadAll(req.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		ctx := req.Context()
+		if p.Timeout > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, p.Timeout)
+			defer cancel()
+		}
+		var stdout, stderr bytes.Buffer
+		mod, err := r.InstantiateModule(experimental.WithMemoryAllocator(ctx, mems), cm, mc.WithStdin(bytes.NewReader(body)).WithStdout(&stdout).WithStderr(&stderr))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		f.made.Add(1)
+		defer mod.Close(context.Background())
+		_, err = mod.ExportedFunction("_start").Call(context.WithValue(ctx, floorKey{}, &floorDevice{alloc: map[uint64][]byte{}}))
+		if ee := (*sys.ExitError)(nil); errors.As(err, &ee) && ee.ExitCode() == 0 {
+			err = nil
+		}
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		w.Header().Set("Content-Type", "application/octet-stream")
+		_, _ = w.Write(stdout.Bytes())
+	})
+	return f
+}
+
+// newFloorHandler is the floor of kept instances: a net/http handler that
+// runs echo.wat's _start on one of clients pre-instantiated wazero
+// modules (plain wazero API: WASI preview1 and a Go host module "acl")
+// with the request body as its stdin, and answers its stdout.
+func newFloorHandler(tb testing.TB, wasm []byte, p host.Policy, clients int) *floor {
+	ctx := context.Background()
+	r, cm := floorRuntime(tb, wasm, p)
 	type inst struct {
 		mod    api.Module
 		start  api.Function
@@ -261,17 +358,20 @@ func newFloorHandler(tb testing.TB, wasm []byte, clients int) http.Handler {
 		stdout *bytes.Buffer
 		dev    *floorDevice
 	}
+	f := &floor{}
 	pool := make(chan *inst, clients)
 	for i := range clients {
 		in := &inst{stdin: &swapReader{}, stdout: &bytes.Buffer{}, dev: &floorDevice{alloc: map[uint64][]byte{}}}
 		// No start function: _start is called per request.
+		var err error
 		in.mod, err = r.InstantiateModule(ctx, cm, wazero.NewModuleConfig().WithName(fmt.Sprint("echo", i)).
 			WithStartFunctions().WithStdin(in.stdin).WithStdout(in.stdout))
 		require.NoError(tb, err)
+		f.made.Add(1)
 		in.start = in.mod.ExportedFunction("_start")
 		pool <- in
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	f.Handler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, err := io.ReadAll(req.Body)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
@@ -288,6 +388,7 @@ func newFloorHandler(tb testing.TB, wasm []byte, clients int) http.Handler {
 		w.Header().Set("Content-Type", "application/octet-stream")
 		_, _ = w.Write(in.stdout.Bytes())
 	})
+	return f
 }
 
 // swapReader is an instance's stdin, reset to each request's body.
@@ -478,26 +579,38 @@ func memNow() (heap, rss uint64) {
 	return m.HeapInuse, rss
 }
 
-// TestFloorAnswersAsServe: the floor of BenchmarkServeEcho gives the body
-// serve gives for the same requests, with the echo command and with the
-// echo reactor on kept instances (BenchmarkServeEchoReactor), over HTTP
-// and HTTPS, from concurrent keep-alive clients, so that they do the same
-// work; the reactor's instances are kept (a pool).
+// TestFloorAnswersAsServe: each floor gives the body serve gives for the
+// same requests, over HTTP and HTTPS, from concurrent keep-alive clients,
+// and does what its serve side does: the command floor
+// (BenchmarkServeEcho) makes an instance per request, as serve does for
+// the echo command; the kept-instance floor (BenchmarkServeEchoReactor)
+// makes one per client and no more, as serve keeps the echo reactor's
+// instances (a pool).
 func TestFloorAnswersAsServe(t *testing.T) {
 	wasm := wat2wasm(t, "echo", "")
 	reactor := wat2wasm(t, "echo-reactor", "")
+	const clients, requests = 2, 8
 	for _, tlsOn := range []bool{false, true} {
-		floor := newHTTPServer(newFloorHandler(t, wasm, 2), tlsOn, nil)
-		defer floor.Close()
-		srv := newHTTPServer(startBenchServer(t, map[string][]byte{"echo": wasm}, "", 2).Handler(), tlsOn, nil)
+		cs := startBenchServer(t, map[string][]byte{"echo": wasm}, "", clients)
+		srv := newHTTPServer(cs.Handler(), tlsOn, nil)
 		defer srv.Close()
-		rs := startBenchServer(t, map[string][]byte{"echo": reactor}, reusedManifest, 2)
+		cf := newCommandFloor(t, wasm, benchPolicy(t, cs), clients)
+		cfsrv := newHTTPServer(cf, tlsOn, nil)
+		defer cfsrv.Close()
+		rs := startBenchServer(t, map[string][]byte{"echo": reactor}, reusedManifest, clients)
 		rsrv := newHTTPServer(rs.Handler(), tlsOn, nil)
 		defer rsrv.Close()
-		for _, l := range []*loadGen{newLoad(t, floor, 2), newLoad(t, srv, 2), newLoad(t, rsrv, 2)} {
-			l.run(t, 8) // fails unless every answer is 200 "echo:" and the body
-			require.Len(t, l.lat, 8, l.url)
+		rf := newFloorHandler(t, wasm, benchPolicy(t, rs), clients)
+		rfsrv := newHTTPServer(rf, tlsOn, nil)
+		defer rfsrv.Close()
+		for _, srv := range []*httptest.Server{srv, cfsrv, rsrv, rfsrv} {
+			l := newLoad(t, srv, clients)
+			l.run(t, requests) // fails unless every answer is 200 "echo:" and the body
+			require.Len(t, l.lat, requests, l.url)
 		}
+		require.EqualValues(t, requests, cf.made.Load(), "the command floor instantiates per request")
+		require.EqualValues(t, clients, rf.made.Load(), "the kept-instance floor instantiates per client")
+		require.EqualValues(t, host.DefaultMemoryPages, benchPolicy(t, cs).MemoryPages, "the floor's memory limit is serve's")
 		rs.mu.RLock()
 		v := rs.plugins["echo"]
 		rs.mu.RUnlock()

@@ -338,3 +338,30 @@ func TestDrainDelay(t *testing.T) {
 	require.NoError(t, f.rt.Close(context.Background()))
 	require.NoError(t, f.b.Close())
 }
+
+// TestRequestRecordLevels: the request's record is Debug when it went
+// well, Info when the guest failed (its exit code), Warn for a 5xx, and a
+// logger above a level gets none of that level's (invoke makes the
+// record's attributes only for a level the logger takes).
+func TestRequestRecordLevels(t *testing.T) {
+	dir := plugins(t, map[string][]byte{
+		"hello": readFile(t, filepath.Join("..", "host", "testdata", "hello.wasm")),
+		"trap":  wat2wasm(t, "trap", ""),
+	}, nil)
+	var log jsonLog
+	f := start(t, Config{Dir: dir, Logger: slog.New(slog.NewJSONHandler(&log.Logs, &slog.HandlerOptions{Level: slog.LevelInfo}))})
+	require.Equal(t, 200, f.withID("/v1/plugins/hello", "ok-1").status)
+	require.Equal(t, 502, f.withID("/v1/plugins/trap", "trap-1").status)
+	require.Equal(t, 404, f.withID("/v1/plugins/nope", "nope-1").status)
+	for id, want := range map[string]string{"ok-1": "", "trap-1": "WARN", "nope-1": "INFO"} {
+		var got string
+		for _, rec := range log.of(t, id) {
+			if rec["msg"] == "request" {
+				require.Empty(t, got, "one request record")
+				got = rec["level"].(string)
+				require.Equal(t, id[:len(id)-2], rec["plugin"])
+			}
+		}
+		require.Equal(t, want, got, id)
+	}
+}

@@ -849,6 +849,16 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request) {
 	outcome := out.outcome()
 	s.metrics.observe(label, out.status, outcome, d)
 	traceEnd(traced, v, out, outcome)
+	level := slog.LevelDebug
+	switch {
+	case out.status >= 500:
+		level = slog.LevelWarn
+	case out.status >= 400 || out.exit != "0":
+		level = slog.LevelInfo
+	}
+	if !log.Enabled(context.Background(), level) {
+		return // the record's attributes are not made for nothing
+	}
 	attrs := []any{"plugin", name, "status", out.status, "outcome", outcome, "duration", d, "remote", r.RemoteAddr}
 	if v != nil {
 		attrs = append(attrs, "version", v.digest)
@@ -862,14 +872,7 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request) {
 	if out.err != nil && out.err.Error() != out.fail.Message { // the engine's backtrace, for the log only
 		attrs = append(attrs, "detail", s.scrub(out.err.Error()))
 	}
-	switch {
-	case out.status >= 500:
-		log.Warn("request", attrs...)
-	case out.status >= 400 || out.exit != "0":
-		log.Info("request", attrs...)
-	default:
-		log.Debug("request", attrs...)
-	}
+	log.Log(context.Background(), level, "request", attrs...)
 }
 
 // result is how a request ended: its status, the guest's exit code ("" if
@@ -948,7 +951,8 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, v *version, fail *a
 		res, err = s.callPooled(ctx, v, log, body, stdout, stderr)
 	} else {
 		cfg := host.Config{Args: append([]string{v.argv0}, v.args...), Env: v.env, Vars: v.vars, Name: v.name, Logger: log,
-			Stdin: bytes.NewReader(body), Stdout: stdout, Stderr: stderr}
+			Stdin: bytes.NewReader(body), Stdout: stdout, Stderr: stderr,
+			NoStats: true} // the answer has no use for them; metrics count the calls
 		if v.export == "" {
 			res, err = v.pl.Run(ctx, cfg)
 		} else {

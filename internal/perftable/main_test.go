@@ -31,6 +31,8 @@ BenchmarkGoal10Large64MiB/async-2        10   9 ns/op   0.96 x-copy
 BenchmarkGoal11HostFunc-2   1000   300 ns/op   1.2 x-bare   0.005 allocs/call
 BenchmarkGoal12HostFunc64B-2   1000   300 ns/op   2.4 x-bare   0.005 allocs/call
 BenchmarkOther-2            10     9 ns/op     7 x-floor
+BenchmarkServeEcho/tls=false/clients=16-2         2000  9 ns/op  1.10 x-floor-req/s  1.05 x-floor-p99
+BenchmarkServeEchoReactor/tls=false/clients=16-2  2000  9 ns/op  0.75 x-floor-req/s  1.30 x-floor-p99
 `)
 	wt := write("wasmtime.txt", `BenchmarkGoal1SmallCopy-2   1000   500 ns/op   1.3 x-floor
 `)
@@ -55,6 +57,11 @@ BenchmarkOther-2            10     9 ns/op     7 x-floor
 		"| 10 | 64 MiB D2H async + synchronize, throughput | `copy()` 64 MiB | 0.96 (0.96-0.96) | >= 0.95 | met | wazero |",
 		"| 11 | an embedder's host function, no payload, guest loop | bare host function, same signature (wazero: `api.GoModuleFunc`; wasmtime: the adapter's own) | 1.20 (1.20-1.20) | <= 1.5 | met | wazero |",
 		"| 12 | an embedder's host function reading and writing 64 B, guest loop | bare host function doing the same | 2.40 (2.40-2.40) | <= 2 | not met | wazero |",
+		"| serve | `aclwasm serve`, command plugin (a new instance per request), throughput, tls=false/clients=16 | bare net/http + wazero, a new instance per request",
+		"| 1.10 (1.10-1.10) | >= 1 | met | wazero |",
+		"| 1.05 (1.05-1.05) | <= 1.2 | met | wazero |",
+		"| serve | `aclwasm serve`, reactor on kept instances (`serve.reuse_instances`), throughput, tls=false/clients=16 | bare net/http + wazero, pre-instantiated modules of the same guest (serve/bench_test.go) | 0.75 (0.75-0.75) | >= 0.8 | not met | wazero |",
+		"| 1.30 (1.30-1.30) | <= 1.5 | met | wazero |",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in\n%s", want, out)
@@ -62,6 +69,9 @@ BenchmarkOther-2            10     9 ns/op     7 x-floor
 	}
 	if i, j := strings.Index(out, "sessions=2 "), strings.Index(out, "sessions=16 "); i < 0 || j < i {
 		t.Errorf("sessions=2 is not listed before sessions=16:\n%s", out)
+	}
+	if strings.Contains(out, "| ? | ServeEcho") {
+		t.Errorf("a serve benchmark has no row:\n%s", out)
 	}
 	if strings.Contains(out, "BenchmarkOther") || strings.Contains(out, "| Other") {
 		t.Errorf("a benchmark that is not a goal is listed:\n%s", out)

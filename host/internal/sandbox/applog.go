@@ -80,7 +80,7 @@ func appLog(c *Call) error {
 	if err != nil {
 		return err
 	}
-	if l := c.s.appLog; l != nil {
+	if l := c.s.appLogger(); l != nil {
 		l.LogAttrs(context.Background(), appLogLevels[level], msg,
 			slog.String("func", strs[0]), slog.String("file", strs[1]), slog.Uint64("line", uint64(c.u32(3))))
 	}

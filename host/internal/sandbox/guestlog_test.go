@@ -3,6 +3,7 @@ package sandbox_test
 import (
 	"bytes"
 	"context"
+	"io"
 	"log/slog"
 	"strings"
 	"testing"
@@ -73,6 +74,13 @@ func TestGuestLogs(t *testing.T) {
 // logHarness is a harness whose instance logs to a JSON handler at Debug.
 func logHarness(t *testing.T, p host.Policy, name string) (*harness, *testsupport.Logs) {
 	t.Helper()
+	return logHarnessOut(t, p, name, nil)
+}
+
+// logHarnessOut is logHarness with the guest's stdout and stderr going
+// to out (nil: to the log).
+func logHarnessOut(t *testing.T, p host.Policy, name string, out io.Writer) (*harness, *testsupport.Logs) {
+	t.Helper()
 	h := &harness{t: t}
 	ctx := context.Background()
 	rt, err := host.NewRuntime(ctx, append(testBackend(t), host.WithEngine(testEngine))...)
@@ -81,7 +89,7 @@ func logHarness(t *testing.T, p host.Policy, name string) (*harness, *testsuppor
 	pl, err := rt.Load(ctx, testsupport.Proxy(abi.Wide, 4), p)
 	require.NoError(t, err)
 	var c testsupport.Logs
-	inst, err := pl.Instantiate(ctx, host.Config{Name: name, Logger: slog.New(slog.NewJSONHandler(&c, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	inst, err := pl.Instantiate(ctx, host.Config{Name: name, Stdout: out, Stderr: out, Logger: slog.New(slog.NewJSONHandler(&c, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	require.NoError(t, err)
 	h.inst = inst
 	t.Cleanup(func() {
@@ -137,6 +145,23 @@ func TestAppLog(t *testing.T) {
 		require.Equal(t, tc.msg, h.code(acl.ErrInvalidParam, "aclAppLog", tc.args...))
 	}
 	require.Empty(t, strings.TrimSpace(c.String()), "a refused call logs nothing")
+}
+
+// TestAppLogOutputGiven: with the guest's stdout and stderr given (none
+// goes to the log, as in serve), aclAppLog's records still carry the
+// plugin's name and the session, the same in each record.
+func TestAppLogOutputGiven(t *testing.T) {
+	var out bytes.Buffer
+	h, c := logHarnessOut(t, host.Policy{}, "given", &out)
+	sid := float64(h.inst.Session().ID())
+	copy(h.mem()[data:], "hello, log\x00")
+	h.ok("aclAppLog", 1, 0, 0, 7, uint64(data))
+	h.ok("aclAppLog", 2, 0, 0, 8, uint64(data))
+	require.Equal(t, []map[string]any{
+		{"level": "INFO", "msg": "hello, log", "plugin": "given", "session": sid, "func": "", "file": "", "line": 7.0},
+		{"level": "WARN", "msg": "hello, log", "plugin": "given", "session": sid, "func": "", "file": "", "line": 8.0},
+	}, c.Records(t))
+	require.Zero(t, out.Len())
 }
 
 // TestAppLogWithoutLogger: without Config.Logger the strings are still

@@ -67,18 +67,29 @@ func (s *Session) setupLog(logger *slog.Logger, name string) {
 	if logger == nil {
 		return
 	}
-	l := logger.With("plugin", name, "session", s.id)
-	s.appLog = l
+	s.logBase, s.logName = logger, name
 	if s.stdout == nil {
-		w := &logWriter{l: l.With("stream", "stdout"), level: slog.LevelInfo}
+		w := &logWriter{l: s.appLogger().With("stream", "stdout"), level: slog.LevelInfo}
 		s.stdout = w
 		s.logs = append(s.logs, w)
 	}
 	if s.stderr == nil {
-		w := &logWriter{l: l.With("stream", "stderr"), level: slog.LevelWarn}
+		w := &logWriter{l: s.appLogger().With("stream", "stderr"), level: slog.LevelWarn}
 		s.stderr = w
 		s.logs = append(s.logs, w)
 	}
+}
+
+// appLogger returns Config.Logger with the attributes plugin and session
+// (nil without a Logger), made at its first use: a handler formats a
+// logger's attributes when it is made, which a session that logs nothing
+// (a command run per request, its output captured) need not pay for. The
+// session's host calls, its only other users, do not overlap.
+func (s *Session) appLogger() *slog.Logger {
+	if s.appLog == nil && s.logBase != nil {
+		s.appLog = s.logBase.With("plugin", s.logName, "session", s.id)
+	}
+	return s.appLog
 }
 
 // Output returns the writers of the guest's stdout and stderr: the

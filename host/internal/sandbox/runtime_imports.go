@@ -29,7 +29,7 @@ func aclInit(c *Call) error {
 				return acl.Errorf(acl.ErrInvalidFile, "configPath %q cannot be read: the sandbox grants no filesystem and the policy refuses configuration files (RefuseInitConfig); pass NULL or \"\"", path)
 			}
 			c.note = "configPath " + strconv.Quote(path) + " ignored: the sandbox opens no file"
-			if l := c.s.appLog; l != nil {
+			if l := c.s.appLogger(); l != nil {
 				l.LogAttrs(context.Background(), slog.LevelWarn, "aclInit: configuration file ignored: the sandbox opens no file and none of its options has a meaning there",
 					slog.String("configPath", path))
 			}

@@ -55,7 +55,9 @@ type fixed struct {
 	owner   any               // Config.Owner
 	vars    map[string]string // Config.Vars, for aclwasm.config_read
 	logs    []*logWriter      // Config.Logger's writers, flushed at release
-	appLog  *slog.Logger      // Config.Logger with plugin and session, for aclAppLog; nil without one
+	appLog  *slog.Logger      // Config.Logger with plugin and session, for aclAppLog; made at its first use (appLogger)
+	logBase *slog.Logger      // Config.Logger, nil without one
+	logName string            // Config.Name
 	stdout  io.Writer         // the guest's stdout and stderr (Output)
 	stderr  io.Writer
 	// Kernels (ABI section 13.3, kernel.go): those granted, their native

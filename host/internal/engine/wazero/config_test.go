@@ -24,6 +24,7 @@ func TestInstanceConfigs(t *testing.T) {
   (import "wasi_snapshot_preview1" "clock_time_get" (func $clock (param i32 i64 i32) (result i32)))
   (memory (export "memory") 1)
   (func (export "argc") (result i32) (drop (call $args (i32.const 0) (i32.const 4))) (i32.load (i32.const 0)))
+  (func (export "argbytes") (result i32) (drop (call $args (i32.const 0) (i32.const 4))) (i32.load (i32.const 4)))
   (func (export "envc") (result i32) (drop (call $env (i32.const 0) (i32.const 4))) (i32.load (i32.const 0)))
   (func (export "wall") (result i64) (drop (call $clock (i32.const 0) (i64.const 1) (i32.const 8))) (i64.load (i32.const 8))))`)
 	e, err := New(ctx, engine.Options{})
@@ -41,6 +42,13 @@ func TestInstanceConfigs(t *testing.T) {
 		{},
 		{args: []string{"one"}, env: []string{"A=1", "B=2"}},
 		{det: true},
+		// The arguments of the last instance are kept with their
+		// configuration (baseWithArgs): the same ones with the other
+		// clocks, others of the same count, and the first again.
+		{args: []string{"one"}, det: true},
+		{args: []string{"one"}},
+		{args: []string{"three"}},
+		{args: []string{"one"}},
 	} {
 		inv := &nopInvoker{}
 		inst, err := cm.Instantiate(ctx, engine.Config{Invoker: inv, MemoryLimit: 1 << 16, Args: c.args, Env: c.env, DeterministicClocks: c.det})
@@ -52,6 +60,13 @@ func TestInstanceConfigs(t *testing.T) {
 		wall, err := inst.Call(ctx, "wall")
 		require.NoError(t, err)
 		require.Equal(t, []uint64{uint64(len(c.args))}, argc, "%+v", c)
+		size := 0
+		for _, a := range c.args {
+			size += len(a) + 1
+		}
+		argbytes, err := inst.Call(ctx, "argbytes")
+		require.NoError(t, err)
+		require.Equal(t, []uint64{uint64(size)}, argbytes, "%+v", c)
 		require.Equal(t, []uint64{uint64(len(c.env))}, envc, "%+v", c)
 		if c.det {
 			require.Equal(t, fixed, wall[0], "%+v: wazero's clock", c)

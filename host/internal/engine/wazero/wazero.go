@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -244,7 +245,8 @@ func (e *Engine) Compile(ctx context.Context, m engine.Module) (engine.Compiled,
 type module struct {
 	e     *Engine
 	cm    wazero.CompiledModule
-	stack string // engine.Module.Stack
+	stack string                     // engine.Module.Stack
+	args  atomic.Pointer[argsConfig] // the last instance's arguments (baseWithArgs)
 }
 
 func (m *module) Imports() []engine.Import {
@@ -270,28 +272,73 @@ func signature(params, results []api.ValueType) string {
 
 func (m *module) Close(ctx context.Context) error { return m.cm.Close(ctx) }
 
+// making is one instantiation: the guest memory it made and the module
+// once made, which the memory allocator and the guest's sleeps use; one
+// allocation for what were a closure and a captured variable each.
+type making struct {
+	ctx   context.Context // the instantiation's
+	mems  *memPool
+	limit uint64 // engine.Config.MemoryLimit
+	inv   engine.Invoker
+	lm    *linearMemory // nil until the memory is made, and without one
+	mod   api.Module    // the instance, once there is one
+}
+
+// Allocate implements experimental.MemoryAllocator: a reservation of the
+// limit (or the module's maximum, if lower), held by the session too.
+func (k *making) Allocate(_, max uint64) experimental.LinearMemory {
+	k.lm = newLinearMemory(k.mems, min(max, k.limit))
+	k.inv.Hold(k.lm)
+	return k.lm
+}
+
+// stopped reports whether the guest's sleep must end: the instantiation's
+// context ended before there was a module, or the module is closed.
+func (k *making) stopped() bool {
+	return k.mod == nil && k.ctx.Err() != nil || k.mod != nil && k.mod.IsClosed()
+}
+
+// sleep is the guest's nanosleep: a sleep ends early when the call's
+// context ends (wazero then closes the module); a start function is such
+// a call too (the host calls it).
+func (k *making) sleep(ns int64) { sleep(ns, k.stopped) }
+
+// argsConfig is a base configuration with arguments set, kept for the
+// next instance given the same: a command run per request is given the
+// same arguments every time, and setting them copies the configuration
+// and converts each argument.
+type argsConfig struct {
+	det  bool // made from base[0]
+	args []string
+	mc   wazero.ModuleConfig
+}
+
+// baseWithArgs returns the base configuration (deterministic clocks or
+// not) with args set.
+func (m *module) baseWithArgs(det bool, args []string) wazero.ModuleConfig {
+	base := m.e.base[1]
+	if det {
+		base = m.e.base[0]
+	}
+	if len(args) == 0 {
+		return base
+	}
+	if c := m.args.Load(); c != nil && c.det == det && slices.Equal(c.args, args) {
+		return c.mc
+	}
+	c := &argsConfig{det: det, args: slices.Clone(args), mc: base.WithArgs(args...)}
+	m.args.Store(c)
+	return c.mc
+}
+
 func (m *module) Instantiate(ctx context.Context, cfg engine.Config) (engine.Instance, error) {
-	var lm *linearMemory
-	ctx = experimental.WithMemoryAllocator(ctx, experimental.MemoryAllocatorFunc(func(_, max uint64) experimental.LinearMemory {
-		lm = newLinearMemory(&m.e.mems, min(max, cfg.MemoryLimit))
-		cfg.Invoker.Hold(lm)
-		return lm
-	}))
-	mc := m.e.base[0]
-	if !cfg.DeterministicClocks {
-		mc = m.e.base[1]
-	}
-	if len(cfg.Args) > 0 {
-		mc = mc.WithArgs(cfg.Args...)
-	}
-	var mod api.Module // the instance, once there is one
+	mk := &making{mems: &m.e.mems, limit: cfg.MemoryLimit, inv: cfg.Invoker}
+	ctx = experimental.WithMemoryAllocator(ctx, mk)
+	mk.ctx = ctx
+	mc := m.baseWithArgs(cfg.DeterministicClocks, cfg.Args)
 	var err error
 	if !cfg.DeterministicClocks {
-		// A sleep ends early when the call's context ends (wazero then
-		// closes the module); a start function is such a call too (the
-		// host calls it).
-		stopped := func() bool { return mod == nil && ctx.Err() != nil || mod != nil && mod.IsClosed() }
-		mc = mc.WithNanosleep(func(ns int64) { sleep(ns, stopped) })
+		mc = mc.WithNanosleep(mk.sleep)
 	}
 	for _, kv := range cfg.Env {
 		k, v, _ := strings.Cut(kv, "=")
@@ -321,7 +368,8 @@ func (m *module) Instantiate(ctx context.Context, cfg engine.Config) (engine.Ins
 		}
 		mc = mc.WithFSConfig(fsc)
 	}
-	mod, err = m.e.rt.InstantiateModule(ctx, m.cm, mc)
+	mod, err := m.e.rt.InstantiateModule(ctx, m.cm, mc)
+	mk.mod = mod
 	if err != nil {
 		err = errors.Join(err, closeRoots(roots))
 		// No guest code has run (the host calls the start function), but
@@ -330,18 +378,19 @@ func (m *module) Instantiate(ctx context.Context, cfg engine.Config) (engine.Ins
 		if mod != nil {
 			_ = mod.Close(ctx)
 		}
-		if lm != nil {
-			lm.Free()
+		if mk.lm != nil {
+			mk.lm.Free()
 		}
 		return nil, runError("instantiate", err)
 	}
 	if st != nil {
 		m.e.mounted.Store(mod, st)
 	}
+	i := &instance{e: m.e, mod: mod, lm: mk.lm, stack: m.stack, roots: roots, g: guest{mod: mod, lm: mk.lm}, w: watch{closed: reach(mod)}}
 	if cfg.Binding != nil {
-		cfg.Binding.Guest = &guest{mod: mod, lm: lm}
+		cfg.Binding.Guest = &i.g
 	}
-	return &instance{e: m.e, mod: mod, lm: lm, stack: m.stack, roots: roots, w: watch{closed: reach(mod)}}, nil
+	return i, nil
 }
 
 // closeRoots closes the roots of an instance's mounts.
@@ -364,6 +413,7 @@ type instance struct {
 	lm    *linearMemory // nil without a memory
 	funcs map[string]*export
 	stack string // the stack counter's export, "" if none
+	g     guest  // engine.Binding's Guest, made with the instance
 	w     watch  // ends a call whose context ends (terminate.go)
 }
 
