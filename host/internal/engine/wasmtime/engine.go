@@ -329,17 +329,14 @@ type wasmtimeInstance struct {
 	stackName string          // the stack counter's export, "" if none
 	exports   map[string]bool // the module's function exports
 
-	ctx     context.Context // the call in progress: its deadline and session
-	funcs   map[string]*export
-	watch   func()         // advances the epoch when ctx ends (arm)
-	fired   chan struct{}  // closed by watch
-	stop    func() bool    // stops watch (context.AfterFunc)
-	watcher engine.Watcher // or this does (the host's call context)
-	stack   [16]uint64     // parameters of the host call in progress
-	caller  unsafe.Pointer // the wasmtime_caller_t of the host call in progress (Reenter)
-	stdin   io.Reader      // Config's stdio, served by fd_read and fd_write
-	stdout  io.Writer
-	stderr  io.Writer
+	ctx    context.Context // the call in progress: its deadline and session
+	funcs  map[string]*export
+	watch  engine.CallWatch // advances the epoch when ctx ends (arm)
+	stack  [16]uint64       // parameters of the host call in progress
+	caller unsafe.Pointer   // the wasmtime_caller_t of the host call in progress (Reenter)
+	stdin  io.Reader        // Config's stdio, served by fd_read and fd_write
+	stdout io.Writer
+	stderr io.Writer
 
 	// The mounts (mount.go), nil without: wasmtime's functions the
 	// shadows run, the limits, the fds the guest opened (path_open) and
@@ -396,36 +393,16 @@ func (w *wasmtimeInstance) arm(ctx context.Context) error {
 		}
 	}
 	setEpochDeadline(w.cx, 1)
-	if w.fired == nil {
-		w.fired = make(chan struct{})
+	if w.watch.On == nil {
+		w.watch.On = w.e.eng.IncrementEpoch
 	}
-	if w.watch == nil {
-		w.watch = func() {
-			w.e.eng.IncrementEpoch()
-			close(w.fired)
-		}
-	}
-	if wt, ok := ctx.(engine.Watcher); ok {
-		wt.Watch(&w.watch) // the host's call context: no goroutine, no allocation
-		w.watcher = wt
-	} else {
-		w.stop = context.AfterFunc(ctx, w.watch)
-	}
+	w.watch.Arm(ctx)
 	return nil
 }
 
 func (w *wasmtimeInstance) disarm() {
-	var stopped bool
-	if w.watcher != nil {
-		stopped = w.watcher.Unwatch(&w.watch)
-	} else {
-		stopped = w.stop()
-	}
-	if !stopped {
-		<-w.fired // the engine outlives no watcher
-		w.fired = nil
-	}
-	w.stop, w.watcher, w.ctx = nil, nil, nil
+	w.watch.Disarm() // after it, the engine outlives no watcher
+	w.ctx = nil
 }
 
 // export is an exported function, looked up once, and the raw values

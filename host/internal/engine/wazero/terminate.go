@@ -98,12 +98,17 @@ func exitCode(err error) (uint32, bool) {
 
 // watch is the instance's watching of its calls' contexts, made once.
 type watch struct {
-	closed  *atomic.Uint64 // the module's Closed word; nil: wazero watches
-	ctx     context.Context
-	fn      func()         // closes the module when ctx ends (arm)
-	fired   chan struct{}  // closed by fn
-	stop    func() bool    // stops fn (context.AfterFunc)
-	watcher engine.Watcher // or this does (the host's call context)
+	closed *atomic.Uint64 // the module's Closed word; nil: wazero watches
+	ctx    context.Context
+	cw     engine.CallWatch // closes the module when ctx ends (fire)
+}
+
+// fire closes the module as wazero's own watcher does, when the call's
+// context ended.
+func (w *watch) fire() {
+	if code, ok := exitCode(w.ctx.Err()); ok {
+		w.closed.CompareAndSwap(0, uint64(code)<<32|resourcesOpen)
+	}
 }
 
 // arm starts watching ctx for a call of mod. A context already done
@@ -115,23 +120,10 @@ func (w *watch) arm(ctx context.Context, mod api.Module) error {
 		return &engine.ExitError{Code: code}
 	}
 	w.ctx = ctx
-	if w.fired == nil {
-		w.fired = make(chan struct{})
+	if w.cw.On == nil {
+		w.cw.On = w.fire
 	}
-	if w.fn == nil {
-		w.fn = func() {
-			if code, ok := exitCode(w.ctx.Err()); ok {
-				w.closed.CompareAndSwap(0, uint64(code)<<32|resourcesOpen)
-			}
-			close(w.fired)
-		}
-	}
-	if wt, ok := ctx.(engine.Watcher); ok {
-		wt.Watch(&w.fn) // the host's call context: no goroutine, no allocation
-		w.watcher = wt
-	} else {
-		w.stop = context.AfterFunc(ctx, w.fn)
-	}
+	w.cw.Arm(ctx)
 	return nil
 }
 
@@ -140,20 +132,12 @@ func (w *watch) arm(ctx context.Context, mod api.Module) error {
 // last check found it open) is undone, as wazero ignores a context that
 // ends after the call: no resource was closed.
 func (w *watch) disarm(err error) {
-	var stopped bool
-	if w.watcher != nil {
-		stopped = w.watcher.Unwatch(&w.fn)
-	} else {
-		stopped = w.stop()
-	}
-	if !stopped {
-		<-w.fired // fn has set what it sets
-		w.fired = nil
+	if w.cw.Disarm() { // fire has set what it sets
 		if c := w.closed.Load(); err == nil && c&0xff == resourcesOpen {
 			w.closed.CompareAndSwap(c, 0)
 		}
 	}
-	w.stop, w.watcher, w.ctx = nil, nil, nil
+	w.ctx = nil
 }
 
 // close closes mod. A module the watcher closed is still in wazero's

@@ -1,0 +1,55 @@
+package engine
+
+import "context"
+
+// CallWatch runs an adapter's action once when the context of a guest
+// call ends before the call returns (wazero: close the module; wasmtime:
+// advance the epoch). On the host's call context (a Watcher) it registers
+// without a goroutine or an allocation; on any other context it uses
+// context.AfterFunc. Its closure and channel are made at the first Arm
+// (the channel again after it fired), so that a call makes neither.
+type CallWatch struct {
+	// On is the adapter's action, set before the first Arm.
+	On func()
+
+	fn      func()        // On, then close(fired)
+	fired   chan struct{} // closed by fn
+	stop    func() bool   // stops fn (context.AfterFunc)
+	watcher Watcher       // or this does (the host's call context)
+}
+
+// Arm starts watching ctx for the call about to start.
+func (w *CallWatch) Arm(ctx context.Context) {
+	if w.fired == nil {
+		w.fired = make(chan struct{})
+	}
+	if w.fn == nil {
+		w.fn = func() {
+			w.On()
+			close(w.fired)
+		}
+	}
+	if wt, ok := ctx.(Watcher); ok {
+		wt.Watch(&w.fn)
+		w.watcher = wt
+	} else {
+		w.stop = context.AfterFunc(ctx, w.fn)
+	}
+}
+
+// Disarm stops watching, once the call returned, and reports whether the
+// action ran; when it did, it has finished.
+func (w *CallWatch) Disarm() (fired bool) {
+	var stopped bool
+	if w.watcher != nil {
+		stopped = w.watcher.Unwatch(&w.fn)
+	} else {
+		stopped = w.stop()
+	}
+	if !stopped {
+		<-w.fired
+		w.fired = nil
+	}
+	w.stop, w.watcher = nil, nil
+	return !stopped
+}
