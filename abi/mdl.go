@@ -17,7 +17,7 @@ var mdlFuncs = []Func{
 	{Name: "aclmdlLoadFromFileWithMem", Group: Model, Params: []Param{in("modelPath", CString), out("modelId", Uint), addr("workPtr"), size("workSize"), addr("weightPtr"), size("weightSize")},
 		Doc: "aclmdlLoadFromFile with the guest's work and weight memory, each NULL or inside one live device allocation of the session."},
 	{Name: "aclmdlQuerySize", Group: Model, Params: []Param{in("fileName", CString), outOf("workSize", Size), outOf("weightSize", Size)},
-		Doc: "Writes the work and weight memory an approved model needs (0 and 0 on the simulator, which keeps a model in host memory)."},
+		Doc: "Writes the device memory a load of an approved model counts against the quota: natively the runtime's work and weight sizes; on the simulator no work memory and the weights' size."},
 	{Name: "aclmdlLoadFromMem", Group: Model, Params: []Param{in("model", Bytes).len("modelSize").native("const void *"), size("modelSize"), out("modelId", Uint)},
 		Doc: "Loads a model from guest memory: 207000 unless the policy allows guest models (never on the native backend)."},
 	{Name: "aclmdlLoadFromMemWithMem", Group: Model, Params: []Param{in("model", Bytes).len("modelSize").native("const void *"), size("modelSize"), out("modelId", Uint), addr("workPtr"), size("workSize"), addr("weightPtr"), size("weightSize")},

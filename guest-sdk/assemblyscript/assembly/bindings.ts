@@ -1734,8 +1734,9 @@ export declare function aclmdlLoadFromFile(modelPath: usize, modelId: usize): i3
 export declare function aclmdlLoadFromFileWithMem(modelPath: usize, modelId: usize, workPtr: u64, workSize: u64, weightPtr: u64, weightSize: u64): i32;
 
 /**
- * Writes the work and weight memory an approved model needs (0 and 0 on the
- * simulator, which keeps a model in host memory).
+ * Writes the device memory a load of an approved model counts against the
+ * quota: natively the runtime's work and weight sizes; on the simulator no
+ * work memory and the weights' size.
  *
  * Wire: aclmdlQuerySize(i32, i32, i32) -> i32
  */

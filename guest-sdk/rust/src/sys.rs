@@ -1213,8 +1213,9 @@ extern "C" {
     #[link_name = "aclmdlLoadFromFileWithMem"]
     pub fn aclmdlLoadFromFileWithMem(model_path: *const u8, model_id: *mut u32, work_ptr: u64, work_size: u64, weight_ptr: u64, weight_size: u64) -> i32;
 
-    /// Writes the work and weight memory an approved model needs (0 and 0 on the
-    /// simulator, which keeps a model in host memory).
+    /// Writes the device memory a load of an approved model counts against the quota:
+    /// natively the runtime's work and weight sizes; on the simulator no work memory
+    /// and the weights' size.
     ///
     /// Wire: `aclmdlQuerySize(i32, i32, i32) -> i32`
     #[link_name = "aclmdlQuerySize"]

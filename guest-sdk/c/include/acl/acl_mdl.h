@@ -106,8 +106,9 @@ aclError aclwasm_imp_aclmdlQuerySize_(const char *fileName, uint64_t *workSize, 
 #endif
 
 /**
- * Writes the work and weight memory an approved model needs (0 and 0 on the
- * simulator, which keeps a model in host memory).
+ * Writes the device memory a load of an approved model counts against the
+ * quota: natively the runtime's work and weight sizes; on the simulator no
+ * work memory and the weights' size.
  */
 static inline aclError aclmdlQuerySize(const char *fileName, size_t *workSize, size_t *weightSize)
 {

@@ -1686,9 +1686,9 @@ func MdlLoadFromFile(modelPath unsafe.Pointer, modelId unsafe.Pointer) int32
 //go:noescape
 func MdlLoadFromFileWithMem(modelPath unsafe.Pointer, modelId unsafe.Pointer, workPtr uint64, workSize uint64, weightPtr uint64, weightSize uint64) int32
 
-// MdlQuerySize is aclmdlQuerySize: Writes the work and weight memory an
-// approved model needs (0 and 0 on the simulator, which keeps a model in host
-// memory).
+// MdlQuerySize is aclmdlQuerySize: Writes the device memory a load of an
+// approved model counts against the quota: natively the runtime's work and
+// weight sizes; on the simulator no work memory and the weights' size.
 //
 // Wire: aclmdlQuerySize(i32, i32, i32) -> i32
 //
