@@ -30,12 +30,12 @@ func benchHarness(b *testing.B, pages int) (*harness, func()) {
 	require.NoError(b, err)
 	inst, err := pl.Instantiate(ctx, Config{})
 	require.NoError(b, err)
-	h := &harness{inst: inst, rt: rt}
+	h := &harness{Inst: inst, RT: rt}
 	return h, func() { inst.Close(ctx); pl.Close(ctx); rt.Close(ctx) }
 }
 
 func (h *harness) bcall(b *testing.B, name string, args ...uint64) uint64 {
-	res, err := h.inst.Call(context.Background(), name, args...)
+	res, err := h.Inst.Call(context.Background(), name, args...)
 	require.NoError(b, err)
 	return res[0]
 }
@@ -49,17 +49,17 @@ func BenchmarkSmallMemcpy(b *testing.B) {
 	defer done()
 	require.Zero(b, uint32(h.bcall(b, "aclrtSetDevice", 0)))
 	require.Zero(b, uint32(h.bcall(b, "aclrtMalloc", outA, 64, 0)))
-	dst := h.u64(outA)
+	dst := h.U64(outA)
 	const iters = 1000
 	var direct, sandboxed float64
 	b.Run("direct", func(b *testing.B) {
 		// The backend's own allocation of the same size, as the session's
 		// allocation is to the backend.
-		be := h.rt.Backend()
+		be := h.RT.Backend()
 		p, err := be.Malloc(0, 64, acl.MemMallocHugeFirst)
 		require.NoError(b, err)
 		defer func() { require.NoError(b, be.Free(context.Background(), p)) }()
-		d, src := acl.Device(p), acl.Host(h.mem()[data:data+64], 0)
+		d, src := acl.Device(p), acl.Host(h.Mem()[data:data+64], 0)
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
 			if err := be.Memcpy(b.Context(), d, src, 64); err != nil {
@@ -91,12 +91,12 @@ func BenchmarkLargeMemcpy(b *testing.B) {
 	defer done()
 	require.Zero(b, uint32(h.bcall(b, "aclrtSetDevice", 0)))
 	require.Zero(b, uint32(h.bcall(b, "aclrtMalloc", outA, n, 0)))
-	dst := h.u64(outA)
+	dst := h.U64(outA)
 	var base float64
 	// Touch every page first on both sides: untouched pages read as the
 	// kernel's shared zero page and would flatter either side.
-	for i := range h.mem()[0x10000 : 0x10000+n] {
-		h.mem()[0x10000+i] = byte(i)
+	for i := range h.Mem()[0x10000 : 0x10000+n] {
+		h.Mem()[0x10000+i] = byte(i)
 	}
 	require.Zero(b, uint32(h.bcall(b, "memcpy_loop", dst, 0x10000, n, 1, 1)))
 	b.Run("copy", func(b *testing.B) {

@@ -67,11 +67,11 @@ func TestNoTimeout(t *testing.T) {
 	pl := load(t, rt, testsupport.Proxy(abi.Wide, 1), Policy{Timeout: NoTimeout})
 	inst, err := pl.Instantiate(context.Background(), Config{})
 	require.NoError(t, err)
-	h := &harness{t: t, rt: rt, inst: inst}
-	h.ok("aclrtSetDevice", 0)
-	s := h.stream()
-	dev := h.malloc(4096)
-	h.ok("aclrtMemsetAsync", dev, 4096, 7, 4096, s) // queued: Close finishes it
+	h := &harness{T: t, RT: rt, Inst: inst}
+	h.OK("aclrtSetDevice", 0)
+	s := h.Stream()
+	dev := h.Malloc(4096)
+	h.OK("aclrtMemsetAsync", dev, 4096, 7, 4096, s) // queued: Close finishes it
 	require.NoError(t, inst.Close(context.Background()))
 
 	_, err = rt.Load(context.Background(), testsupport.Proxy(abi.Wide, 1), Policy{Timeout: -2 * time.Second})

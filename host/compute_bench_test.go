@@ -44,34 +44,34 @@ func addBench(b *testing.B, n int64) (run func(k int)) {
 	h := newGoalHarness(b, rt, pl, 1)
 	ok := func(name string, args ...uint64) {
 		if r := uint32(h.bcall(b, name, args...)); r != 0 {
-			b.Fatalf("%s = %d: %s", name, r, h.inst.Session().LastError())
+			b.Fatalf("%s = %d: %s", name, r, h.Inst.Session().LastError())
 		}
 	}
 	handle := func(name string, args ...uint64) uint64 {
 		v := uint64(uint32(h.bcall(b, name, args...)))
 		if v == 0 {
-			b.Fatalf("%s: NULL: %s", name, h.inst.Session().LastError())
+			b.Fatalf("%s: NULL: %s", name, h.Inst.Session().LastError())
 		}
 		return v
 	}
-	h.putI64s(nnDims, n)
-	h.putI64s(nnStorage, n)
+	h.PutI64s(nnDims, n)
+	h.PutI64s(nnStorage, n)
 	var ts [3]uint64
 	for i := range ts {
 		ok("aclrtMalloc", outA, uint64(4*n), 0)
-		dev := h.u64(outA)
+		dev := h.U64(outA)
 		// 0x3f3f3f3f: 0.747..., a normal float, so that no input is a
 		// denormal or zero.
 		ok("aclrtMemset", dev, uint64(4*n), 0x3f, uint64(4*n))
 		ts[i] = handle("aclCreateTensor", nnDims, 1, uint64(acl.DTFloat), 0, 0, uint64(acl.FormatND), nnStorage, 1, dev)
 	}
-	le.PutUint32(h.mem()[nnValues:], math.Float32bits(1))
+	le.PutUint32(h.Mem()[nnValues:], math.Float32bits(1))
 	alpha := handle("aclCreateScalar", nnValues, uint64(acl.DTFloat))
 	ok("aclnnAddGetWorkspaceSize", ts[0], ts[1], alpha, ts[2], nnWS, nnEx)
-	ex := uint64(h.u32(nnEx))
+	ex := uint64(h.U32(nnEx))
 	ok("aclSetAclOpExecutorRepeatable", ex)
 	ok("aclrtCreateStream", outC)
-	s := uint64(h.u32(outC))
+	s := uint64(h.U32(outC))
 	return func(k int) {
 		loops(b, k, 1<<16, func(k int) uint64 { return h.bcall(b, "op_loop", ex, s, uint64(k)) })
 	}

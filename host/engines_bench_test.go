@@ -28,7 +28,7 @@ func BenchmarkEngines(b *testing.B) {
 			defer done()
 			require.Zero(b, uint32(h.bcall(b, "aclrtSetDevice", 0)))
 			require.Zero(b, uint32(h.bcall(b, "aclrtMalloc", outA, 64, 0)))
-			dst := h.u64(outA)
+			dst := h.U64(outA)
 			const iters = 1000
 			b.ResetTimer()
 			for i := 0; i < b.N; i += iters {
@@ -48,8 +48,8 @@ func BenchmarkEngines(b *testing.B) {
 			defer done()
 			require.Zero(b, uint32(h.bcall(b, "aclrtSetDevice", 0)))
 			require.Zero(b, uint32(h.bcall(b, "aclrtMalloc", outA, n, 0)))
-			dst := h.u64(outA)
-			mem := h.mem()
+			dst := h.U64(outA)
+			mem := h.Mem()
 			for i := range mem[0x10000 : 0x10000+n] { // commit the pages first
 				mem[0x10000+i] = byte(i)
 			}
@@ -113,7 +113,7 @@ func benchHarnessOn(b *testing.B, engine string, pages int) (*harness, func()) {
 	require.NoError(b, err)
 	inst, err := pl.Instantiate(ctx, Config{})
 	require.NoError(b, err)
-	h := &harness{inst: inst, rt: rt}
+	h := &harness{Inst: inst, RT: rt}
 	return h, func() { inst.Close(ctx); pl.Close(ctx); rt.Close(ctx) }
 }
 

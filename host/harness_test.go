@@ -43,11 +43,11 @@ func proxyWATIn(prof abi.Profile, pages int, extra string) string {
 
 // harness is one reactor instance of the proxy guest.
 type harness struct {
-	t    *testing.T
-	rt   *Runtime
-	inst *Instance
-	log  []CallRecord
-	prof abi.Profile
+	T    *testing.T
+	RT   *Runtime
+	Inst *Instance
+	Log  []CallRecord
+	Prof abi.Profile
 }
 
 var proxyCache = map[string][]byte{}
@@ -67,12 +67,12 @@ func newHarnessIn(t *testing.T, prof abi.Profile, p Policy, opts ...Option) *har
 // newHarnessCfg is newHarnessIn with the instance made with cfg.
 func newHarnessCfg(t *testing.T, prof abi.Profile, p Policy, cfg Config, opts ...Option) *harness {
 	t.Helper()
-	h := &harness{t: t, prof: prof}
+	h := &harness{T: t, Prof: prof}
 	ctx := context.Background()
-	opts = append(append(testBackend(t), WithEngine(testEngine), WithTrace(func(r CallRecord) { h.log = append(h.log, r) })), opts...)
+	opts = append(append(testBackend(t), WithEngine(testEngine), WithTrace(func(r CallRecord) { h.Log = append(h.Log, r) })), opts...)
 	rt, err := NewRuntime(ctx, opts...)
 	require.NoError(t, err)
-	h.rt = rt
+	h.RT = rt
 	key := "" // the wide proxy, which other tests load too
 	if prof != abi.Wide {
 		key = prof.Module()
@@ -86,7 +86,7 @@ func newHarnessCfg(t *testing.T, prof abi.Profile, p Policy, cfg Config, opts ..
 	require.NoError(t, err)
 	inst, err := pl.Instantiate(ctx, cfg)
 	require.NoError(t, err)
-	h.inst = inst
+	h.Inst = inst
 	t.Cleanup(func() {
 		require.NoError(t, inst.Close(ctx))
 		require.NoError(t, pl.Close(ctx))
@@ -96,36 +96,36 @@ func newHarnessCfg(t *testing.T, prof abi.Profile, p Policy, cfg Config, opts ..
 }
 
 // call calls import name through the guest and returns its i32 result.
-func (h *harness) call(name string, args ...uint64) int32 {
-	h.t.Helper()
-	res, err := h.inst.Call(context.Background(), name, args...)
-	require.NoError(h.t, err, name)
+func (h *harness) Call(name string, args ...uint64) int32 {
+	h.T.Helper()
+	res, err := h.Inst.Call(context.Background(), name, args...)
+	require.NoError(h.T, err, name)
 	return int32(uint32(res[0]))
 }
 
 // ok calls and requires success.
-func (h *harness) ok(name string, args ...uint64) {
-	h.t.Helper()
-	require.Zero(h.t, h.call(name, args...), "%s: %s", name, h.inst.Session().LastError())
+func (h *harness) OK(name string, args ...uint64) {
+	h.T.Helper()
+	require.Zero(h.T, h.Call(name, args...), "%s: %s", name, h.Inst.Session().LastError())
 }
 
 // code calls and requires the native error code, returning the message.
-func (h *harness) code(want acl.Error, name string, args ...uint64) string {
-	h.t.Helper()
-	got := acl.Error(h.call(name, args...))
-	msg := h.inst.Session().LastError()
-	require.Equal(h.t, want, got, "%s: %s", name, msg)
+func (h *harness) Code(want acl.Error, name string, args ...uint64) string {
+	h.T.Helper()
+	got := acl.Error(h.Call(name, args...))
+	msg := h.Inst.Session().LastError()
+	require.Equal(h.T, want, got, "%s: %s", name, msg)
 	return msg
 }
 
-func (h *harness) mem() []byte { return h.inst.inst.Memory() }
+func (h *harness) Mem() []byte { return h.Inst.inst.Memory() }
 
-func (h *harness) u64(off uint32) uint64 { return binary.LittleEndian.Uint64(h.mem()[off:]) }
-func (h *harness) u32(off uint32) uint32 { return binary.LittleEndian.Uint32(h.mem()[off:]) }
+func (h *harness) U64(off uint32) uint64 { return binary.LittleEndian.Uint64(h.Mem()[off:]) }
+func (h *harness) U32(off uint32) uint32 { return binary.LittleEndian.Uint32(h.Mem()[off:]) }
 
-func (h *harness) putU64s(off uint32, vs ...uint64) {
+func (h *harness) PutU64s(off uint32, vs ...uint64) {
 	for i, v := range vs {
-		binary.LittleEndian.PutUint64(h.mem()[off+uint32(8*i):], v)
+		binary.LittleEndian.PutUint64(h.Mem()[off+uint32(8*i):], v)
 	}
 }
 
@@ -140,46 +140,46 @@ const (
 
 // word reads an address or size out-parameter: 8 bytes in the wide
 // profile, 4 in acl32.
-func (h *harness) word(off uint32) uint64 {
-	if h.prof == abi.Native32 {
-		return uint64(h.u32(off))
+func (h *harness) Word(off uint32) uint64 {
+	if h.Prof == abi.Native32 {
+		return uint64(h.U32(off))
 	}
-	return h.u64(off)
+	return h.U64(off)
 }
 
 // putWords writes an array of addresses or sizes as the profile lays it
 // out: 8-byte elements in the wide profile, 4-byte ones in acl32.
-func (h *harness) putWords(off uint32, vs ...uint64) {
-	if h.prof != abi.Native32 {
-		h.putU64s(off, vs...)
+func (h *harness) PutWords(off uint32, vs ...uint64) {
+	if h.Prof != abi.Native32 {
+		h.PutU64s(off, vs...)
 		return
 	}
 	for i, v := range vs {
-		binary.LittleEndian.PutUint32(h.mem()[off+uint32(4*i):], uint32(v))
+		binary.LittleEndian.PutUint32(h.Mem()[off+uint32(4*i):], uint32(v))
 	}
 }
 
 // malloc allocates n device bytes on the current device.
-func (h *harness) malloc(n uint64) uint64 {
-	h.t.Helper()
-	h.ok("aclrtMalloc", outA, n, 0)
-	return h.word(outA)
+func (h *harness) Malloc(n uint64) uint64 {
+	h.T.Helper()
+	h.OK("aclrtMalloc", outA, n, 0)
+	return h.Word(outA)
 }
 
-func (h *harness) stream() uint64 {
-	h.t.Helper()
-	h.ok("aclrtCreateStream", outA)
-	return uint64(h.u32(outA))
+func (h *harness) Stream() uint64 {
+	h.T.Helper()
+	h.OK("aclrtCreateStream", outA)
+	return uint64(h.U32(outA))
 }
 
-func (h *harness) event() uint64 {
-	h.t.Helper()
-	h.ok("aclrtCreateEvent", outA)
-	return uint64(h.u32(outA))
+func (h *harness) Event() uint64 {
+	h.T.Helper()
+	h.OK("aclrtCreateEvent", outA)
+	return uint64(h.U32(outA))
 }
 
-func (h *harness) fill(off uint32, n int, seed byte) []byte {
-	b := h.mem()[off : off+uint32(n)]
+func (h *harness) Fill(off uint32, n int, seed byte) []byte {
+	b := h.Mem()[off : off+uint32(n)]
 	for i := range b {
 		b[i] = seed + byte(i*7)
 	}
@@ -187,28 +187,28 @@ func (h *harness) fill(off uint32, n int, seed byte) []byte {
 }
 
 // batchArgs lays out a batch in guest memory and returns the pointers.
-type batchArgs struct{ dsts, destMaxs, srcs, sizes, attrs, idx, fail uint64 }
+type batchArgs struct{ Dsts, DestMaxs, Srcs, Sizes, Attrs, Idx, Fail uint64 }
 
 // Arrays are laid out as the harness's profile has them: 8-byte elements,
 // 4-byte ones in acl32.
-func (h *harness) batch(dsts, srcs, sizes []uint64, attrs []acl.MemcpyBatchAttr, idx []uint64) batchArgs {
+func (h *harness) Batch(dsts, srcs, sizes []uint64, attrs []acl.MemcpyBatchAttr, idx []uint64) batchArgs {
 	const base = 0x20000
 	n, w := uint64(len(dsts)), uint64(8)
-	if h.prof == abi.Native32 {
+	if h.Prof == abi.Native32 {
 		w = 4
 	}
-	b := batchArgs{dsts: base, destMaxs: base + w*n, srcs: base + 2*w*n, sizes: base + 3*w*n, attrs: base + 4*w*n}
-	b.idx = b.attrs + uint64(32*len(attrs))
-	b.fail = b.idx + w*uint64(len(idx))
-	h.putWords(uint32(b.dsts), dsts...)
-	h.putWords(uint32(b.destMaxs), sizes...)
-	h.putWords(uint32(b.srcs), srcs...)
-	h.putWords(uint32(b.sizes), sizes...)
+	b := batchArgs{Dsts: base, DestMaxs: base + w*n, Srcs: base + 2*w*n, Sizes: base + 3*w*n, Attrs: base + 4*w*n}
+	b.Idx = b.Attrs + uint64(32*len(attrs))
+	b.Fail = b.Idx + w*uint64(len(idx))
+	h.PutWords(uint32(b.Dsts), dsts...)
+	h.PutWords(uint32(b.DestMaxs), sizes...)
+	h.PutWords(uint32(b.Srcs), srcs...)
+	h.PutWords(uint32(b.Sizes), sizes...)
 	for i, a := range attrs {
-		a.Encode(h.mem()[b.attrs+uint64(32*i):])
+		a.Encode(h.Mem()[b.Attrs+uint64(32*i):])
 	}
-	h.putWords(uint32(b.idx), idx...)
-	h.putU64s(uint32(b.fail), 12345)
+	h.PutWords(uint32(b.Idx), idx...)
+	h.PutU64s(uint32(b.Fail), 12345)
 	return b
 }
 
@@ -227,9 +227,9 @@ const (
 	nnEx      = 0x2408 // aclOpExecutor *
 )
 
-func (h *harness) putI64s(off uint32, vs ...int64) {
+func (h *harness) PutI64s(off uint32, vs ...int64) {
 	for i, v := range vs {
-		le.PutUint64(h.mem()[off+uint32(8*i):], uint64(v))
+		le.PutUint64(h.Mem()[off+uint32(8*i):], uint64(v))
 	}
 }
 
@@ -238,12 +238,12 @@ func (h *harness) putI64s(off uint32, vs ...int64) {
 // (Natively a wait for an event never recorded is refused, 107000.) A wait
 // for it followed by its record on the same stream never ends: the record
 // waits behind the wait.
-func (h *harness) waitable() uint64 {
-	h.t.Helper()
-	ev := h.event()
-	h.ok("aclrtRecordEvent", ev, 0)
-	h.ok("aclrtResetEvent", ev, 0)
-	h.ok("aclrtSynchronizeStream", 0)
+func (h *harness) Waitable() uint64 {
+	h.T.Helper()
+	ev := h.Event()
+	h.OK("aclrtRecordEvent", ev, 0)
+	h.OK("aclrtResetEvent", ev, 0)
+	h.OK("aclrtSynchronizeStream", 0)
 	return ev
 }
 

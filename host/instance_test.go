@@ -216,9 +216,9 @@ func TestReactorExitEndsInstance(t *testing.T) {
 	for _, code := range []uint64{0, 5} {
 		inst, err := pl.Instantiate(context.Background(), Config{})
 		require.NoError(t, err)
-		h := &harness{t: t, rt: rt, inst: inst}
-		h.ok("aclrtSetDevice", 0)
-		h.malloc(1 << 20)
+		h := &harness{T: t, RT: rt, Inst: inst}
+		h.OK("aclrtSetDevice", 0)
+		h.Malloc(1 << 20)
 		_, err = inst.Call(context.Background(), "quit", code)
 		var ee *ExitError
 		require.ErrorAs(t, err, &ee)
@@ -346,11 +346,11 @@ func TestCloseDuringCall(t *testing.T) {
 	wasm := testsupport.Proxy(abi.Wide, 4)
 	// blocked makes a call of h block in aclrtSynchronizeStream.
 	blocked := func(h *harness) (string, []uint64) {
-		h.ok("aclrtSetDevice", 0)
-		h.malloc(4096)
-		s, ev := h.stream(), h.waitable()
-		h.ok("aclrtStreamWaitEvent", s, ev) // for its next record, which is queued behind the wait
-		h.ok("aclrtRecordEvent", ev, s)
+		h.OK("aclrtSetDevice", 0)
+		h.Malloc(4096)
+		s, ev := h.Stream(), h.Waitable()
+		h.OK("aclrtStreamWaitEvent", s, ev) // for its next record, which is queued behind the wait
+		h.OK("aclrtRecordEvent", ev, s)
 		return "aclrtSynchronizeStream", []uint64{s}
 	}
 	spin := func(*harness) (string, []uint64) { return "spin", nil }
@@ -370,7 +370,7 @@ func TestCloseDuringCall(t *testing.T) {
 			defer pl.Close(context.Background())
 			inst, err := pl.Instantiate(context.Background(), Config{})
 			require.NoError(t, err)
-			h := &harness{t: t, rt: rt, inst: inst}
+			h := &harness{T: t, RT: rt, Inst: inst}
 			name, args := tc.call(h)
 			ended := make(chan error, 1)
 			go func() {

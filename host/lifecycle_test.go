@@ -103,13 +103,13 @@ func TestTrapMidWorkReleasesEverything(t *testing.T) {
 	pl := load(t, rt, testsupport.Proxy(abi.Wide, 4), Policy{})
 	inst, err := pl.Instantiate(context.Background(), Config{})
 	require.NoError(t, err)
-	h := &harness{t: t, rt: rt, inst: inst}
-	h.ok("aclrtSetDevice", 0)
-	s := h.stream()
-	a := h.malloc(1 << 20)
-	h.ok("aclrtHostRegister", 0x10000, 1<<17, 0, outB)
+	h := &harness{T: t, RT: rt, Inst: inst}
+	h.OK("aclrtSetDevice", 0)
+	s := h.Stream()
+	a := h.Malloc(1 << 20)
+	h.OK("aclrtHostRegister", 0x10000, 1<<17, 0, outB)
 	for i := 0; i < 32; i++ {
-		h.ok("aclrtMemcpyAsync", a, 1<<17, 0x10000, 1<<17, 1, s)
+		h.OK("aclrtMemcpyAsync", a, 1<<17, 0x10000, 1<<17, 1, s)
 	}
 	_, err = inst.Call(context.Background(), "trap")
 	require.ErrorIs(t, err, ErrTrap)
@@ -135,12 +135,12 @@ func TestTimeoutInterruptsBlockingHostCall(t *testing.T) {
 	pl := load(t, rt, testsupport.Proxy(abi.Wide, 1), Policy{Timeout: 300 * time.Millisecond})
 	inst, err := pl.Instantiate(context.Background(), Config{})
 	require.NoError(t, err)
-	h := &harness{t: t, rt: rt, inst: inst}
-	h.ok("aclrtSetDevice", 0)
-	s, ev := h.stream(), h.waitable()
-	h.malloc(64)
-	h.ok("aclrtStreamWaitEvent", s, ev) // for its next record, queued behind the wait
-	h.ok("aclrtRecordEvent", ev, s)
+	h := &harness{T: t, RT: rt, Inst: inst}
+	h.OK("aclrtSetDevice", 0)
+	s, ev := h.Stream(), h.Waitable()
+	h.Malloc(64)
+	h.OK("aclrtStreamWaitEvent", s, ev) // for its next record, queued behind the wait
+	h.OK("aclrtRecordEvent", ev, s)
 	_, err = inst.Call(context.Background(), "aclrtSynchronizeStream", s)
 	require.ErrorIs(t, err, ErrTimeout)
 	require.Equal(t, base, freeMem(t, rt), "the wait was cancelled and everything released")
@@ -199,17 +199,17 @@ func TestSessionsAreIsolated(t *testing.T) {
 		inst, err := pl.Instantiate(context.Background(), Config{})
 		require.NoError(t, err)
 		t.Cleanup(func() { inst.Close(context.Background()) })
-		hs[i] = &harness{t: t, rt: rt, inst: inst}
-		hs[i].ok("aclrtSetDevice", 0)
+		hs[i] = &harness{T: t, RT: rt, Inst: inst}
+		hs[i].OK("aclrtSetDevice", 0)
 	}
-	a := hs[0].malloc(64)
-	s := hs[0].stream()
-	hs[1].malloc(64)
-	hs[1].code(acl.ErrRTParamInvalid, "aclrtMemcpy", a, 8, data, 8, 1)
-	hs[1].code(acl.ErrRTParamInvalid, "aclrtFree", a)
-	hs[1].code(acl.ErrRTInvalidHandle, "aclrtSynchronizeStream", s)
-	hs[1].ok("aclrtGetMemInfo", 0, outB, outC)
-	require.Equal(t, uint64(DefaultDeviceMemory-96), hs[1].u64(outB), "only its own allocation counts")
+	a := hs[0].Malloc(64)
+	s := hs[0].Stream()
+	hs[1].Malloc(64)
+	hs[1].Code(acl.ErrRTParamInvalid, "aclrtMemcpy", a, 8, data, 8, 1)
+	hs[1].Code(acl.ErrRTParamInvalid, "aclrtFree", a)
+	hs[1].Code(acl.ErrRTInvalidHandle, "aclrtSynchronizeStream", s)
+	hs[1].OK("aclrtGetMemInfo", 0, outB, outC)
+	require.Equal(t, uint64(DefaultDeviceMemory-96), hs[1].U64(outB), "only its own allocation counts")
 }
 
 func TestConcurrentSessions(t *testing.T) {
@@ -291,14 +291,14 @@ func TestCloseWithCrossDeviceWork(t *testing.T) {
 	pl := load(t, rt, testsupport.Proxy(abi.Wide, 4), Policy{Timeout: time.Second})
 	inst, err := pl.Instantiate(context.Background(), Config{})
 	require.NoError(t, err)
-	h := &harness{t: t, rt: rt, inst: inst}
-	h.ok("aclrtSetDevice", 0)
-	a0 := h.malloc(4096)
-	h.ok("aclrtHostRegister", data, 4096, 0, outB)
-	h.ok("aclrtSetDevice", 1)
-	s1, e1 := h.stream(), h.waitable()
-	h.ok("aclrtStreamWaitEvent", s1, e1) // for a record that never comes
-	h.ok("aclrtMemcpyAsync", a0, 4096, data, 4096, 1, s1)
+	h := &harness{T: t, RT: rt, Inst: inst}
+	h.OK("aclrtSetDevice", 0)
+	a0 := h.Malloc(4096)
+	h.OK("aclrtHostRegister", data, 4096, 0, outB)
+	h.OK("aclrtSetDevice", 1)
+	s1, e1 := h.Stream(), h.Waitable()
+	h.OK("aclrtStreamWaitEvent", s1, e1) // for a record that never comes
+	h.OK("aclrtMemcpyAsync", a0, 4096, data, 4096, 1, s1)
 	done := make(chan error, 1)
 	go func() { done <- inst.Close(context.Background()) }()
 	select {
@@ -321,16 +321,16 @@ func TestPeerAccessIsPerSession(t *testing.T) {
 		inst, err := pl.Instantiate(context.Background(), Config{})
 		require.NoError(t, err)
 		t.Cleanup(func() { inst.Close(context.Background()) })
-		hs[i] = &harness{t: t, rt: rt, inst: inst}
+		hs[i] = &harness{T: t, RT: rt, Inst: inst}
 		for dev := range 2 {
-			hs[i].ok("aclrtSetDevice", uint64(dev))
-			bufs[i][dev] = hs[i].malloc(64)
+			hs[i].OK("aclrtSetDevice", uint64(dev))
+			bufs[i][dev] = hs[i].Malloc(64)
 		}
 	}
 	a, b := hs[0], hs[1]
-	a.ok("aclrtDeviceEnablePeerAccess", 0, 0) // from device 1 to device 0
-	a.ok("aclrtMemcpy", bufs[0][0], 64, bufs[0][1], 64, 3)
-	msg := b.code(acl.ErrRTParamInvalid, "aclrtMemcpy", bufs[1][0], 64, bufs[1][1], 64, 3)
+	a.OK("aclrtDeviceEnablePeerAccess", 0, 0) // from device 1 to device 0
+	a.OK("aclrtMemcpy", bufs[0][0], 64, bufs[0][1], 64, 3)
+	msg := b.Code(acl.ErrRTParamInvalid, "aclrtMemcpy", bufs[1][0], 64, bufs[1][1], 64, 3)
 	require.Contains(t, msg, "enable peer access")
 }
 

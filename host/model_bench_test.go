@@ -38,15 +38,15 @@ func mdlBench(b *testing.B, dir string) *goalHarness {
 
 func (h *goalHarness) bok(b *testing.B, name string, args ...uint64) {
 	if r := uint32(h.bcall(b, name, args...)); r != 0 {
-		b.Fatalf("%s = %d: %s", name, r, h.inst.Session().LastError())
+		b.Fatalf("%s = %d: %s", name, r, h.Inst.Session().LastError())
 	}
 }
 
 // bload is aclmdlLoadFromFile of the approved name.
 func (h *goalHarness) bload(b *testing.B, name string) uint64 {
-	copy(h.mem()[mdlName:], name+"\x00")
+	copy(h.Mem()[mdlName:], name+"\x00")
 	h.bok(b, "aclmdlLoadFromFile", mdlName, outA)
-	return uint64(h.u32(outA))
+	return uint64(h.U32(outA))
 }
 
 // bdataset makes a dataset of one new device buffer per size, filled with
@@ -55,15 +55,15 @@ func (h *goalHarness) bdataset(b *testing.B, slot *uint32, sizes []uint64, data 
 	ds = uint64(uint32(h.bcall(b, "aclmdlCreateDataset")))
 	for i, n := range sizes {
 		h.bok(b, "aclrtMalloc", outA, n, 0)
-		dev := h.u64(outA)
+		dev := h.U64(outA)
 		if i < len(data) {
-			copy(h.mem()[0x4000:], data[i])
+			copy(h.Mem()[0x4000:], data[i])
 			h.bok(b, "aclrtMemcpy", dev, n, 0x4000, n, uint64(acl.HostToDevice))
 		}
 		db := uint64(mdlBufs + 16**slot) // aclDataBuffer {data, size}, wide
 		*slot++
-		le.PutUint64(h.mem()[db:], dev)
-		le.PutUint64(h.mem()[db+8:], n)
+		le.PutUint64(h.Mem()[db:], dev)
+		le.PutUint64(h.Mem()[db+8:], n)
 		h.bok(b, "aclmdlAddDatasetBuffer", ds, db)
 		devs = append(devs, dev)
 	}
@@ -111,7 +111,7 @@ func BenchmarkGoal16ModelExec(b *testing.B) {
 	sandboxed(1)
 	h.bok(b, "aclrtMemcpy", 0x5000, outSizes[0], devs[0], outSizes[0], uint64(acl.DeviceToHost))
 	direct(1)
-	if string(h.mem()[0x5000:0x5000+outSizes[0]]) != string(out[0]) {
+	if string(h.Mem()[0x5000:0x5000+outSizes[0]]) != string(out[0]) {
 		b.Fatal("the sandbox's output differs from the library's")
 	}
 	f, r := testsupport.Measure(b, 1, direct, sandboxed)

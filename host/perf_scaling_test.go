@@ -41,7 +41,7 @@ func benchScalingCopy(b *testing.B, g int, size uint64, iters int) {
 	for i := range hs {
 		hs[i] = newGoalHarness(b, rt, pl, size)
 		// dst: Go memory, as the simulator allocates device memory.
-		bufs[i] = [2][]byte{make([]byte, size), hs[i].mem()[scalingSrc : scalingSrc+size]}
+		bufs[i] = [2][]byte{make([]byte, size), hs[i].Mem()[scalingSrc : scalingSrc+size]}
 		copy(bufs[i][0], bufs[i][1])
 		heap[i] = [2][]byte{make([]byte, size), make([]byte, size)}
 		copy(heap[i][0], bufs[i][1])
@@ -61,7 +61,7 @@ func benchScalingCopy(b *testing.B, g int, size uint64, iters int) {
 		n *= per
 		spread(g, n, iters, func(i, k int) {
 			h := hs[i]
-			res, err := h.inst.Call(context.Background(), "memcpy_loop", h.dev, scalingSrc, size, 1, uint64(k))
+			res, err := h.Inst.Call(context.Background(), "memcpy_loop", h.dev, scalingSrc, size, 1, uint64(k))
 			if err != nil || res[0] != 0 {
 				b.Errorf("memcpy_loop = %v, %v", res, err)
 			}
@@ -109,7 +109,7 @@ func BenchmarkGoal10Large64MiB(b *testing.B) {
 	// zero page, which stays in the caches and would flatter the copies.
 	require.Zero(b, uint32(h.bcall(b, "aclrtMemcpy", h.dev, size, dst, size, 1)))
 	st := h.asyncSetup(b, dst, size)
-	into := h.mem()[dst : dst+size]
+	into := h.Mem()[dst : dst+size]
 	from := make([]byte, size)
 	copy(from, into)
 	guest := func(n int) {

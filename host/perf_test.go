@@ -158,13 +158,13 @@ func newGoalHarness(b *testing.B, rt *Runtime, pl *Plugin, devBytes uint64) *goa
 	inst, err := pl.Instantiate(ctx, Config{})
 	require.NoError(b, err)
 	b.Cleanup(func() { inst.Close(ctx) })
-	h := &goalHarness{harness: &harness{inst: inst, rt: rt}}
+	h := &goalHarness{harness: &harness{Inst: inst, RT: rt}}
 	require.Zero(b, uint32(h.bcall(b, "aclrtSetDevice", 0)))
 	require.Zero(b, uint32(h.bcall(b, "aclrtMalloc", outA, devBytes, 0)))
-	h.dev = h.u64(outA)
+	h.dev = h.U64(outA)
 	// Commit every page of guest memory: untouched pages read as the
 	// kernel's zero page and would flatter the copies.
-	mem := h.mem()
+	mem := h.Mem()
 	for i := range mem {
 		mem[i] = byte(i)
 	}
@@ -223,7 +223,7 @@ func BenchmarkGoal2Copy4KiB(b *testing.B) {
 func (h *goalHarness) asyncSetup(b *testing.B, src, size uint64) (stream uint64) {
 	require.Zero(b, uint32(h.bcall(b, "aclrtHostRegister", src, size, 0, outB)))
 	require.Zero(b, uint32(h.bcall(b, "aclrtCreateStream", outC)))
-	return uint64(h.u32(outC))
+	return uint64(h.U32(outC))
 }
 
 // asyncPairs returns n pairs of aclrtMemcpyAsync H2D of size bytes from src
@@ -276,12 +276,12 @@ func (h *goalHarness) batchLayout(arrays uint32, src uint64, num int, size uint6
 	attrs = uint64(arrays) + 24*uint64(num)
 	idx, fail = attrs+acl.MemcpyBatchAttrSize, attrs+acl.MemcpyBatchAttrSize+8
 	for i := range num {
-		h.putU64s(uint32(dsts)+8*uint32(i), h.dev+uint64(i)*size)
-		h.putU64s(uint32(srcs)+8*uint32(i), src+uint64(i)*size)
-		h.putU64s(uint32(sizes)+8*uint32(i), size)
+		h.PutU64s(uint32(dsts)+8*uint32(i), h.dev+uint64(i)*size)
+		h.PutU64s(uint32(srcs)+8*uint32(i), src+uint64(i)*size)
+		h.PutU64s(uint32(sizes)+8*uint32(i), size)
 	}
-	h2d(0).Encode(h.mem()[attrs:])
-	h.putU64s(uint32(idx), 0)
+	h2d(0).Encode(h.Mem()[attrs:])
+	h.PutU64s(uint32(idx), 0)
 	return
 }
 
@@ -346,7 +346,7 @@ func benchScaling(b *testing.B, size uint64, iters int) {
 					if k >= n {
 						return
 					}
-					res, err := h.inst.Call(context.Background(), "memcpy_loop", h.dev, 0x10000, size, 1, uint64(min(iters, n-k)))
+					res, err := h.Inst.Call(context.Background(), "memcpy_loop", h.dev, 0x10000, size, 1, uint64(min(iters, n-k)))
 					if err != nil || res[0] != 0 {
 						b.Errorf("memcpy_loop = %v, %v", res, err)
 						return

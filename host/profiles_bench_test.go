@@ -31,10 +31,10 @@ func BenchmarkProfiles(b *testing.B) {
 			inst, err := pl.Instantiate(ctx, Config{})
 			require.NoError(b, err)
 			defer inst.Close(ctx)
-			h := &harness{inst: inst, rt: rt, prof: prof}
+			h := &harness{Inst: inst, RT: rt, Prof: prof}
 			require.Zero(b, uint32(h.bcall(b, "aclrtSetDevice", 0)))
 			require.Zero(b, uint32(h.bcall(b, "aclrtMalloc", outA, 64, 0)))
-			dst := h.word(outA)
+			dst := h.Word(outA)
 			b.ResetTimer()
 			for i := 0; i < b.N; i += iters {
 				if r := uint32(h.bcall(b, "memcpy_loop", dst, data, 64, 1, iters)); r != 0 {

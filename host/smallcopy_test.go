@@ -47,13 +47,13 @@ func TestSmallCopyResolvedOnce(t *testing.T) {
 	b := &countingSim{Backend: sim.New()}
 	t.Cleanup(func() { b.Close() })
 	h := newHarness(t, Policy{}, WithBackend(b))
-	h.ok("aclrtSetDevice", 0)
-	dev := h.malloc(4096)
-	want := h.fill(data, 64, 3)
-	h.ok("aclrtMemcpy", dev, 64, data, 64, uint64(acl.MemcpyHostToDevice))
-	h.ok("aclrtMemcpy", dev+1024, 64, dev, 64, uint64(acl.MemcpyDeviceToDevice))
-	h.ok("aclrtMemcpy", data2, 64, dev+1024, 64, uint64(acl.MemcpyDeviceToHost))
-	require.Equal(t, want, h.mem()[data2:data2+64])
+	h.OK("aclrtSetDevice", 0)
+	dev := h.Malloc(4096)
+	want := h.Fill(data, 64, 3)
+	h.OK("aclrtMemcpy", dev, 64, data, 64, uint64(acl.MemcpyHostToDevice))
+	h.OK("aclrtMemcpy", dev+1024, 64, dev, 64, uint64(acl.MemcpyDeviceToDevice))
+	h.OK("aclrtMemcpy", data2, 64, dev+1024, 64, uint64(acl.MemcpyDeviceToHost))
+	require.Equal(t, want, h.Mem()[data2:data2+64])
 	require.EqualValues(t, 3, b.smalls.Load(), "small copies")
 	require.Zero(t, b.memcpys.Load(), "copies through Memcpy")
 
@@ -61,7 +61,7 @@ func TestSmallCopyResolvedOnce(t *testing.T) {
 	// aclrtGetDevice has too.
 	call := func(name string, args ...uint64) func() {
 		return func() {
-			if res, err := h.inst.Call(context.Background(), name, args...); err != nil || res[0] != 0 {
+			if res, err := h.Inst.Call(context.Background(), name, args...); err != nil || res[0] != 0 {
 				t.Fatalf("%s = %v, %v", name, res, err)
 			}
 		}
@@ -72,13 +72,13 @@ func TestSmallCopyResolvedOnce(t *testing.T) {
 
 	// Registered guest memory: Memcpy's path.
 	b.memcpys.Store(0)
-	h.ok("aclrtHostRegister", data, 4096, 0, outB)
-	h.ok("aclrtMemcpy", dev, 64, data, 64, uint64(acl.MemcpyHostToDevice))
+	h.OK("aclrtHostRegister", data, 4096, 0, outB)
+	h.OK("aclrtMemcpy", dev, 64, data, 64, uint64(acl.MemcpyHostToDevice))
 	require.EqualValues(t, 1, b.memcpys.Load())
-	h.ok("aclrtHostUnregister", data)
+	h.OK("aclrtHostUnregister", data)
 
 	// Freed: the error is Memcpy's path's, as before.
-	h.ok("aclrtFree", dev)
-	msg := h.code(acl.ErrRTParamInvalid, "aclrtMemcpy", dev, 64, data, 64, uint64(acl.MemcpyHostToDevice))
+	h.OK("aclrtFree", dev)
+	msg := h.Code(acl.ErrRTParamInvalid, "aclrtMemcpy", dev, 64, data, 64, uint64(acl.MemcpyHostToDevice))
 	require.Contains(t, msg, "not in guest memory or a live device allocation")
 }

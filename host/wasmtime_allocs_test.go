@@ -32,7 +32,7 @@ func TestWasmtimeAllocs(t *testing.T) {
 		inst, err := pl.Instantiate(ctx, Config{})
 		require.NoError(t, err)
 		defer inst.Close(ctx)
-		h := &harness{inst: inst, rt: rt}
+		h := &harness{Inst: inst, RT: rt}
 		call := func(name string, args ...uint64) {
 			res, err := inst.Call(ctx, name, args...)
 			if err != nil || res[0] != 0 {
@@ -41,7 +41,7 @@ func TestWasmtimeAllocs(t *testing.T) {
 		}
 		call("aclrtSetDevice", 0)
 		call("aclrtMalloc", outA, 1<<16, 0)
-		dev := h.u64(outA)
+		dev := h.U64(outA)
 		// A guest loop of 64-byte H2D copies: one Instance.Call (its
 		// result slice is the caller's) of 1 and of 1000 host calls.
 		loop := func(iters uint64) float64 {

@@ -75,20 +75,20 @@ func FuzzKernel(f *testing.F) {
 		inst, err := plugins[prof].Instantiate(ctx, host.Config{})
 		require.NoError(t, err)
 		t.Cleanup(func() { require.NoError(t, inst.Close(ctx)) })
-		h := &harness{t: t, prof: prof, rt: rt, inst: inst}
-		h.ok("aclrtSetDevice", 0)
+		h := &harness{T: t, Prof: prof, RT: rt, Inst: inst}
+		h.OK("aclrtSetDevice", 0)
 		const n, canary = 256, 512
-		g1 := h.malloc(canary)
-		a := h.malloc(n)
-		b := h.malloc(64)
-		g2 := h.malloc(canary)
-		pat := h.fill(data, canary, 0x5A)
+		g1 := h.Malloc(canary)
+		a := h.Malloc(n)
+		b := h.Malloc(64)
+		g2 := h.Malloc(canary)
+		pat := h.Fill(data, canary, 0x5A)
 		for _, g := range []uint64{g1, g2} {
-			h.ok("aclrtMemcpy", g, canary, data, canary, uint64(acl.MemcpyHostToDevice))
+			h.OK("aclrtMemcpy", g, canary, data, canary, uint64(acl.MemcpyHostToDevice))
 		}
 		const guestCanary = 0x3000
-		gpat := h.fill(guestCanary, 256, 0xA5)
-		allocs, streams := 4, map[int]uint64{1: h.stream(), 2: h.stream()}
+		gpat := h.Fill(guestCanary, 256, 0xA5)
+		allocs, streams := 4, map[int]uint64{1: h.Stream(), 2: h.Stream()}
 
 		next := func() byte {
 			if len(in) == 0 {
@@ -99,7 +99,7 @@ func FuzzKernel(f *testing.F) {
 			return c
 		}
 		hostBug := func(code int32, what string) {
-			require.NotEqual(t, int32(acl.ErrInternal), code, "%s: host bug: %s", what, h.inst.Session().LastError())
+			require.NotEqual(t, int32(acl.ErrInternal), code, "%s: host bug: %s", what, h.Inst.Session().LastError())
 		}
 		stream := func() uint64 {
 			switch k := int(next() % 4); k {
@@ -141,35 +141,35 @@ func FuzzKernel(f *testing.F) {
 				}
 				hostBug(h.kcall(l.Sym, args...), l.Sym)
 			case 4: // a synchronize
-				hostBug(h.call("aclrtSynchronizeStream", stream()), "aclrtSynchronizeStream")
+				hostBug(h.Call("aclrtSynchronizeStream", stream()), "aclrtSynchronizeStream")
 			case 5: // b freed, with launches maybe queued on it
 				if b != 0 {
-					h.ok("aclrtFree", b)
+					h.OK("aclrtFree", b)
 					b, allocs = 0, allocs-1
 				}
 			case 6: // a stream destroyed with its work cancelled
 				k := 1 + int(next()%2)
 				if st := streams[k]; st != 0 {
-					h.ok("aclrtDestroyStreamForce", st)
+					h.OK("aclrtDestroyStreamForce", st)
 					streams[k] = 0
 				}
 			case 7: // a synchronize of everything
-				hostBug(h.call("aclrtSynchronizeDevice"), "aclrtSynchronizeDevice")
+				hostBug(h.Call("aclrtSynchronizeDevice"), "aclrtSynchronizeDevice")
 			}
 		}
-		hostBug(h.call("aclrtSynchronizeDevice"), "aclrtSynchronizeDevice")
+		hostBug(h.Call("aclrtSynchronizeDevice"), "aclrtSynchronizeDevice")
 		for _, g := range []uint64{g1, g2} {
-			h.ok("aclrtMemcpy", data2, canary, g, canary, uint64(acl.MemcpyDeviceToHost))
-			require.Equal(t, pat, append([]byte(nil), h.mem()[data2:data2+canary]...), "a canary allocation was written")
+			h.OK("aclrtMemcpy", data2, canary, g, canary, uint64(acl.MemcpyDeviceToHost))
+			require.Equal(t, pat, append([]byte(nil), h.Mem()[data2:data2+canary]...), "a canary allocation was written")
 		}
-		require.Equal(t, gpat, append([]byte(nil), h.mem()[guestCanary:guestCanary+256]...), "guest memory was written")
+		require.Equal(t, gpat, append([]byte(nil), h.Mem()[guestCanary:guestCanary+256]...), "guest memory was written")
 		live := 0
 		for _, st := range streams {
 			if st != 0 {
 				live++
 			}
 		}
-		gotAllocs, gotStreams := sessOf(h.inst).Holdings()
+		gotAllocs, gotStreams := sessOf(h.Inst).Holdings()
 		require.Equal(t, allocs, gotAllocs, "the session holds allocations the input did not make and keep")
 		require.Equal(t, live, gotStreams, "the session holds streams the input did not make and keep")
 	})

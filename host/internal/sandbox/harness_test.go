@@ -52,11 +52,11 @@ func testBackend(t testing.TB) []host.Option {
 // harness is one reactor instance of the proxy guest (testsupport.Proxy),
 // whose exports call the imports with any arguments.
 type harness struct {
-	t    *testing.T
-	rt   *host.Runtime
-	inst *host.Instance
-	log  []host.CallRecord
-	prof abi.Profile
+	T    *testing.T
+	RT   *host.Runtime
+	Inst *host.Instance
+	Log  []host.CallRecord
+	Prof abi.Profile
 	peer *harness // the harness of the case's own that bareHarness made, if any
 }
 
@@ -82,12 +82,12 @@ func newHarnessIn(t *testing.T, prof abi.Profile, p host.Policy, opts ...host.Op
 // newHarnessCfg is newHarnessIn with the instance made with cfg.
 func newHarnessCfg(t *testing.T, prof abi.Profile, p host.Policy, cfg host.Config, opts ...host.Option) *harness {
 	t.Helper()
-	h := &harness{t: t, prof: prof}
+	h := &harness{T: t, Prof: prof}
 	ctx := context.Background()
-	opts = append(append(testBackend(t), host.WithEngine(testEngine), host.WithTrace(func(r host.CallRecord) { h.log = append(h.log, r) })), opts...)
+	opts = append(append(testBackend(t), host.WithEngine(testEngine), host.WithTrace(func(r host.CallRecord) { h.Log = append(h.Log, r) })), opts...)
 	rt, err := host.NewRuntime(ctx, opts...)
 	require.NoError(t, err)
-	h.rt = rt
+	h.RT = rt
 	key := "" // the wide proxy, which other tests load too
 	if prof != abi.Wide {
 		key = prof.Module()
@@ -101,7 +101,7 @@ func newHarnessCfg(t *testing.T, prof abi.Profile, p host.Policy, cfg host.Confi
 	require.NoError(t, err)
 	inst, err := pl.Instantiate(ctx, cfg)
 	require.NoError(t, err)
-	h.inst = inst
+	h.Inst = inst
 	t.Cleanup(func() {
 		require.NoError(t, inst.Close(ctx))
 		require.NoError(t, pl.Close(ctx))
@@ -118,40 +118,40 @@ func sessOf(inst *host.Instance) *sandbox.Session { s, _, _ := sandbox.Peek(inst
 func memOf(inst *host.Instance) []byte { _, _, m := sandbox.Peek(inst); return m }
 
 // shared returns what the sessions of the harness's runtime share.
-func (h *harness) shared() *sandbox.Shared { _, sh, _ := sandbox.Peek(h.rt); return sh }
+func (h *harness) shared() *sandbox.Shared { _, sh, _ := sandbox.Peek(h.RT); return sh }
 
 // call calls import name through the guest and returns its i32 result.
-func (h *harness) call(name string, args ...uint64) int32 {
-	h.t.Helper()
-	res, err := h.inst.Call(context.Background(), name, args...)
-	require.NoError(h.t, err, name)
+func (h *harness) Call(name string, args ...uint64) int32 {
+	h.T.Helper()
+	res, err := h.Inst.Call(context.Background(), name, args...)
+	require.NoError(h.T, err, name)
 	return int32(uint32(res[0]))
 }
 
 // ok calls and requires success.
-func (h *harness) ok(name string, args ...uint64) {
-	h.t.Helper()
-	require.Zero(h.t, h.call(name, args...), "%s: %s", name, h.inst.Session().LastError())
+func (h *harness) OK(name string, args ...uint64) {
+	h.T.Helper()
+	require.Zero(h.T, h.Call(name, args...), "%s: %s", name, h.Inst.Session().LastError())
 }
 
 // code calls and requires the native error code, returning the message.
-func (h *harness) code(want acl.Error, name string, args ...uint64) string {
-	h.t.Helper()
-	got := acl.Error(h.call(name, args...))
-	msg := h.inst.Session().LastError()
-	require.Equal(h.t, want, got, "%s: %s", name, msg)
+func (h *harness) Code(want acl.Error, name string, args ...uint64) string {
+	h.T.Helper()
+	got := acl.Error(h.Call(name, args...))
+	msg := h.Inst.Session().LastError()
+	require.Equal(h.T, want, got, "%s: %s", name, msg)
 	return msg
 }
 
 // mem returns the guest's linear memory (memOf).
-func (h *harness) mem() []byte { return memOf(h.inst) }
+func (h *harness) Mem() []byte { return memOf(h.Inst) }
 
-func (h *harness) u64(off uint32) uint64 { return binary.LittleEndian.Uint64(h.mem()[off:]) }
-func (h *harness) u32(off uint32) uint32 { return binary.LittleEndian.Uint32(h.mem()[off:]) }
+func (h *harness) U64(off uint32) uint64 { return binary.LittleEndian.Uint64(h.Mem()[off:]) }
+func (h *harness) U32(off uint32) uint32 { return binary.LittleEndian.Uint32(h.Mem()[off:]) }
 
-func (h *harness) putU64s(off uint32, vs ...uint64) {
+func (h *harness) PutU64s(off uint32, vs ...uint64) {
 	for i, v := range vs {
-		binary.LittleEndian.PutUint64(h.mem()[off+uint32(8*i):], v)
+		binary.LittleEndian.PutUint64(h.Mem()[off+uint32(8*i):], v)
 	}
 }
 
@@ -166,46 +166,46 @@ const (
 
 // word reads an address or size out-parameter: 8 bytes in the wide
 // profile, 4 in acl32.
-func (h *harness) word(off uint32) uint64 {
-	if h.prof == abi.Native32 {
-		return uint64(h.u32(off))
+func (h *harness) Word(off uint32) uint64 {
+	if h.Prof == abi.Native32 {
+		return uint64(h.U32(off))
 	}
-	return h.u64(off)
+	return h.U64(off)
 }
 
 // putWords writes an array of addresses or sizes as the profile lays it
 // out: 8-byte elements in the wide profile, 4-byte ones in acl32.
-func (h *harness) putWords(off uint32, vs ...uint64) {
-	if h.prof != abi.Native32 {
-		h.putU64s(off, vs...)
+func (h *harness) PutWords(off uint32, vs ...uint64) {
+	if h.Prof != abi.Native32 {
+		h.PutU64s(off, vs...)
 		return
 	}
 	for i, v := range vs {
-		binary.LittleEndian.PutUint32(h.mem()[off+uint32(4*i):], uint32(v))
+		binary.LittleEndian.PutUint32(h.Mem()[off+uint32(4*i):], uint32(v))
 	}
 }
 
 // malloc allocates n device bytes on the current device.
-func (h *harness) malloc(n uint64) uint64 {
-	h.t.Helper()
-	h.ok("aclrtMalloc", outA, n, 0)
-	return h.word(outA)
+func (h *harness) Malloc(n uint64) uint64 {
+	h.T.Helper()
+	h.OK("aclrtMalloc", outA, n, 0)
+	return h.Word(outA)
 }
 
-func (h *harness) stream() uint64 {
-	h.t.Helper()
-	h.ok("aclrtCreateStream", outA)
-	return uint64(h.u32(outA))
+func (h *harness) Stream() uint64 {
+	h.T.Helper()
+	h.OK("aclrtCreateStream", outA)
+	return uint64(h.U32(outA))
 }
 
-func (h *harness) event() uint64 {
-	h.t.Helper()
-	h.ok("aclrtCreateEvent", outA)
-	return uint64(h.u32(outA))
+func (h *harness) Event() uint64 {
+	h.T.Helper()
+	h.OK("aclrtCreateEvent", outA)
+	return uint64(h.U32(outA))
 }
 
-func (h *harness) fill(off uint32, n int, seed byte) []byte {
-	b := h.mem()[off : off+uint32(n)]
+func (h *harness) Fill(off uint32, n int, seed byte) []byte {
+	b := h.Mem()[off : off+uint32(n)]
 	for i := range b {
 		b[i] = seed + byte(i*7)
 	}
@@ -234,28 +234,28 @@ func load(t *testing.T, rt *host.Runtime, wasm []byte, p host.Policy) *host.Plug
 }
 
 // batchArgs lays out a batch in guest memory and returns the pointers.
-type batchArgs struct{ dsts, destMaxs, srcs, sizes, attrs, idx, fail uint64 }
+type batchArgs struct{ Dsts, DestMaxs, Srcs, Sizes, Attrs, Idx, Fail uint64 }
 
 // Arrays are laid out as the harness's profile has them: 8-byte elements,
 // 4-byte ones in acl32.
-func (h *harness) batch(dsts, srcs, sizes []uint64, attrs []acl.MemcpyBatchAttr, idx []uint64) batchArgs {
+func (h *harness) Batch(dsts, srcs, sizes []uint64, attrs []acl.MemcpyBatchAttr, idx []uint64) batchArgs {
 	const base = 0x20000
 	n, w := uint64(len(dsts)), uint64(8)
-	if h.prof == abi.Native32 {
+	if h.Prof == abi.Native32 {
 		w = 4
 	}
-	b := batchArgs{dsts: base, destMaxs: base + w*n, srcs: base + 2*w*n, sizes: base + 3*w*n, attrs: base + 4*w*n}
-	b.idx = b.attrs + uint64(32*len(attrs))
-	b.fail = b.idx + w*uint64(len(idx))
-	h.putWords(uint32(b.dsts), dsts...)
-	h.putWords(uint32(b.destMaxs), sizes...)
-	h.putWords(uint32(b.srcs), srcs...)
-	h.putWords(uint32(b.sizes), sizes...)
+	b := batchArgs{Dsts: base, DestMaxs: base + w*n, Srcs: base + 2*w*n, Sizes: base + 3*w*n, Attrs: base + 4*w*n}
+	b.Idx = b.Attrs + uint64(32*len(attrs))
+	b.Fail = b.Idx + w*uint64(len(idx))
+	h.PutWords(uint32(b.Dsts), dsts...)
+	h.PutWords(uint32(b.DestMaxs), sizes...)
+	h.PutWords(uint32(b.Srcs), srcs...)
+	h.PutWords(uint32(b.Sizes), sizes...)
 	for i, a := range attrs {
-		a.Encode(h.mem()[b.attrs+uint64(32*i):])
+		a.Encode(h.Mem()[b.Attrs+uint64(32*i):])
 	}
-	h.putWords(uint32(b.idx), idx...)
-	h.putU64s(uint32(b.fail), 12345)
+	h.PutWords(uint32(b.Idx), idx...)
+	h.PutU64s(uint32(b.Fail), 12345)
 	return b
 }
 
@@ -264,8 +264,8 @@ func h2d(dev uint32) acl.MemcpyBatchAttr {
 }
 
 // cstr writes s and a NUL at off in guest memory and returns off.
-func (h *harness) cstr(off uint32, s string) uint64 {
-	h.putStr(off, s)
+func (h *harness) CStr(off uint32, s string) uint64 {
+	h.PutStr(off, s)
 	return uint64(off)
 }
 
@@ -274,7 +274,7 @@ func nnProfiles(t *testing.T, f func(t *testing.T, h *harness)) {
 	for _, prof := range abi.Profiles {
 		t.Run(prof.Module(), func(t *testing.T) {
 			h := newHarnessIn(t, prof, host.Policy{})
-			h.ok("aclrtSetDevice", 0)
+			h.OK("aclrtSetDevice", 0)
 			f(t, h)
 		})
 	}
@@ -297,13 +297,13 @@ func freeMem(t *testing.T, rt *host.Runtime) []uint64 {
 
 // recentMsg reads the message aclGetRecentErrMsg gives the guest ("" for
 // none).
-func (h *harness) recentMsg() string {
-	h.t.Helper()
-	n := h.call("aclGetRecentErrMsg", outC, 1024)
+func (h *harness) RecentMsg() string {
+	h.T.Helper()
+	n := h.Call("aclGetRecentErrMsg", outC, 1024)
 	if n <= 0 {
 		return ""
 	}
-	return string(h.mem()[outC : outC+uint32(n)])
+	return string(h.Mem()[outC : outC+uint32(n)])
 }
 
 // series returns the series of metric name that reg holds, keyed by their
