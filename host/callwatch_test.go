@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // TestCallNoAllocs: on wazero, Instance.Call of an empty export allocates
@@ -22,7 +24,7 @@ func TestCallNoAllocs(t *testing.T) {
 	rt, err := NewRuntime(ctx)
 	require.NoError(t, err)
 	defer rt.Close(ctx)
-	wasm := wat2wasm(t, `(module
+	wasm := testsupport.WAT(t, `(module
   (memory (export "memory") 1)
   (func (export "empty"))
   (func (export "spin") (loop (br 0))))`)

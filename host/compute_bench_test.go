@@ -1,11 +1,24 @@
-package host
+package host_test
 
 import (
 	"math"
 	"testing"
 
+	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/host"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
+)
+
+// Guest scratch of the operator benchmarks, as package sandbox's operator
+// tests lay it out: dims and storage dims of a tensor, the values of
+// arrays, and a two-phase call's out-parameters.
+const (
+	nnDims    = 0x2000
+	nnStorage = 0x2200
+	nnValues  = 0x2300
+	nnWS      = 0x2400 // uint64_t workspaceSize
+	nnEx      = 0x2408 // aclOpExecutor *
 )
 
 // The operator goals of the performance table: an elementwise Add of 1 M
@@ -31,24 +44,24 @@ const opLoop = `  (func (export "op_loop") (param $ex i32) (param $stream i32) (
 // repeatable executor, and returns the launches: run(k) queues k and
 // waits for them.
 func addBench(b *testing.B, n int64) (run func(k int)) {
-	rt, err := NewRuntime(b.Context(), WithEngine(testEngine))
+	rt, err := host.NewRuntime(b.Context(), host.WithEngine(testsupport.Engine()))
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { rt.Close(b.Context()) })
-	pl, err := rt.Load(b.Context(), cachedWasm(b, proxyWAT(4, opLoop)), Policy{DeviceMemory: 1 << 30, Timeout: NoTimeout})
+	pl, err := rt.Load(b.Context(), testsupport.CachedWAT(b, testsupport.ProxyWAT(abi.Wide, 4, opLoop)), host.Policy{DeviceMemory: 1 << 30, Timeout: host.NoTimeout})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { pl.Close(b.Context()) })
 	h := newGoalHarness(b, rt, pl, 1)
 	ok := func(name string, args ...uint64) {
-		if r := uint32(h.bcall(b, name, args...)); r != 0 {
+		if r := uint32(h.Result(b, name, args...)); r != 0 {
 			b.Fatalf("%s = %d: %s", name, r, h.Inst.Session().LastError())
 		}
 	}
 	handle := func(name string, args ...uint64) uint64 {
-		v := uint64(uint32(h.bcall(b, name, args...)))
+		v := uint64(uint32(h.Result(b, name, args...)))
 		if v == 0 {
 			b.Fatalf("%s: NULL: %s", name, h.Inst.Session().LastError())
 		}
@@ -73,7 +86,7 @@ func addBench(b *testing.B, n int64) (run func(k int)) {
 	ok("aclrtCreateStream", outC)
 	s := uint64(h.U32(outC))
 	return func(k int) {
-		loops(b, k, 1<<16, func(k int) uint64 { return h.bcall(b, "op_loop", ex, s, uint64(k)) })
+		testsupport.Loops(b, k, 1<<16, func(k int) uint64 { return h.Result(b, "op_loop", ex, s, uint64(k)) })
 	}
 }
 

@@ -1,4 +1,4 @@
-package host
+package host_test
 
 import (
 	"context"
@@ -8,17 +8,19 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // lent allocates n device bytes on physical device 0 through the backend,
 // filled with a pattern, as an embedder's own model would have them.
-func lent(t *testing.T, rt *Runtime, n uint64) (acl.DevPtr, []byte) {
+func lent(t *testing.T, rt *host.Runtime, n uint64) (acl.DevPtr, []byte) {
 	t.Helper()
 	return testsupport.Lent(t, rt.Backend(), n)
 }
 
-func devBytes(t *testing.T, rt *Runtime, p acl.DevPtr, n uint64) []byte {
+func devBytes(t *testing.T, rt *host.Runtime, p acl.DevPtr, n uint64) []byte {
 	t.Helper()
 	out := make([]byte, n)
 	require.NoError(t, rt.Backend().Memcpy(context.Background(), acl.Host(out, 0), acl.Device(p), n))
@@ -26,10 +28,10 @@ func devBytes(t *testing.T, rt *Runtime, p acl.DevPtr, n uint64) []byte {
 }
 
 func TestLendReadWrite(t *testing.T) {
-	h := newHarness(t, Policy{})
+	h := proxytest.New(t, host.Policy{})
 	ctx := context.Background()
 	p, pat := lent(t, h.RT, 4096)
-	l, err := h.Inst.Lend(p, 4096, LendOptions{})
+	l, err := h.Inst.Lend(p, 4096, host.LendOptions{})
 	require.NoError(t, err)
 	a := l.Addr()
 	h.OK("aclrtSetDevice", 0)
@@ -63,9 +65,9 @@ func TestLendReadWrite(t *testing.T) {
 // TestLendReadOnly: no path writes into a read-only lease, and a refused
 // write changes nothing.
 func TestLendReadOnly(t *testing.T) {
-	h := newHarness(t, Policy{})
+	h := proxytest.New(t, host.Policy{})
 	p, pat := lent(t, h.RT, 4096)
-	l, err := h.Inst.Lend(p, 4096, LendOptions{ReadOnly: true})
+	l, err := h.Inst.Lend(p, 4096, host.LendOptions{ReadOnly: true})
 	require.NoError(t, err)
 	a := l.Addr()
 	h.OK("aclrtSetDevice", 0)
@@ -104,7 +106,7 @@ func TestLendReadOnly(t *testing.T) {
 	}
 	require.Equal(t, pat, devBytes(t, h.RT, p, 4096), "nothing was written")
 	// A batch with one entry into it fails as a whole.
-	b := h.Batch([]uint64{own, a}, []uint64{data2, data2}, []uint64{64, 64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+	b := h.Batch([]uint64{own, a}, []uint64{data2, data2}, []uint64{64, 64}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
 	require.Equal(t, int32(acl.ErrRTParamInvalid), h.Call("aclrtMemcpyBatch", b.Dsts, b.DestMaxs, b.Srcs, b.Sizes, 2, b.Attrs, b.Idx, 1, b.Fail))
 	require.Equal(t, uint64(1), h.U64(uint32(b.Fail)), "entry 1 failed")
 	require.Contains(t, h.Inst.Session().LastError(), "lent read-only")
@@ -115,10 +117,10 @@ func TestLendReadOnly(t *testing.T) {
 // an event nobody recorded yet holds Revoke up; once it ran, Revoke
 // returns and the copy saw the lent data.
 func TestLendRevokeWaitsForQueuedWork(t *testing.T) {
-	h := newHarness(t, Policy{})
+	h := proxytest.New(t, host.Policy{})
 	ctx := context.Background()
 	p, _ := lent(t, h.RT, 4096)
-	l, err := h.Inst.Lend(p, 4096, LendOptions{ReadOnly: true})
+	l, err := h.Inst.Lend(p, 4096, host.LendOptions{ReadOnly: true})
 	require.NoError(t, err)
 	h.OK("aclrtSetDevice", 0)
 	own := h.Malloc(4096)
@@ -141,11 +143,11 @@ func TestLendRevokeWaitsForQueuedWork(t *testing.T) {
 }
 
 func TestLendQuota(t *testing.T) {
-	h := newHarness(t, Policy{DeviceMemory: 1 << 20, MaxAllocations: 2})
+	h := proxytest.New(t, host.Policy{DeviceMemory: 1 << 20, MaxAllocations: 2})
 	p, _ := lent(t, h.RT, 1<<20)
 	h.OK("aclrtSetDevice", 0)
 	// Uncharged: the guest still has its whole quota and allocation count.
-	l, err := h.Inst.Lend(p, 1<<20, LendOptions{})
+	l, err := h.Inst.Lend(p, 1<<20, host.LendOptions{})
 	require.NoError(t, err)
 	h.OK("aclrtGetMemInfo", 0, outA, outB)
 	require.Equal(t, uint64(1<<20), h.U64(outA))
@@ -154,27 +156,27 @@ func TestLendQuota(t *testing.T) {
 	require.NoError(t, l.Revoke(context.Background()))
 
 	// Charged: it counts as an allocation of the session.
-	_, err = h.Inst.Lend(p, 1<<20, LendOptions{Charge: true})
+	_, err = h.Inst.Lend(p, 1<<20, host.LendOptions{Charge: true})
 	require.ErrorContains(t, err, "the session holds 2 allocations, the policy's limit")
-	h2 := newHarness(t, Policy{DeviceMemory: 1 << 20})
+	h2 := proxytest.New(t, host.Policy{DeviceMemory: 1 << 20})
 	h2.OK("aclrtSetDevice", 0)
 	p2, _ := lent(t, h2.RT, 1<<20)
-	l2, err := h2.Inst.Lend(p2, 64<<10, LendOptions{Charge: true})
+	l2, err := h2.Inst.Lend(p2, 64<<10, host.LendOptions{Charge: true})
 	require.NoError(t, err)
 	h2.OK("aclrtGetMemInfo", 0, outA, outB)
 	require.Less(t, h2.U64(outA), uint64(1<<20-64<<10+1))
-	_, err = h2.Inst.Lend(p2, 1<<20, LendOptions{Charge: true})
+	_, err = h2.Inst.Lend(p2, 1<<20, host.LendOptions{Charge: true})
 	require.ErrorContains(t, err, "exceed the session's free quota")
 	require.NoError(t, l2.Revoke(context.Background()))
 	h2.OK("aclrtGetMemInfo", 0, outA, outB)
 	require.Equal(t, uint64(1<<20), h2.U64(outA), "revoking gives the quota back")
 
 	// Bad lends.
-	_, err = h.Inst.Lend(p, 0, LendOptions{})
+	_, err = h.Inst.Lend(p, 0, host.LendOptions{})
 	require.ErrorContains(t, err, "size is 0")
-	_, err = h.Inst.Lend(p, 2<<20, LendOptions{})
+	_, err = h.Inst.Lend(p, 2<<20, host.LendOptions{})
 	require.ErrorContains(t, err, "crosses the end of the 1048576-byte allocation")
-	_, err = h.Inst.Lend(12345, 16, LendOptions{})
+	_, err = h.Inst.Lend(12345, 16, host.LendOptions{})
 	require.ErrorContains(t, err, "not device memory of the backend")
 }
 
@@ -182,23 +184,23 @@ func TestLendQuota(t *testing.T) {
 // freeing the embedder's memory (lent's cleanup frees it, once); a reset
 // of the device by the guest keeps the lease.
 func TestLendEndsWithInstance(t *testing.T) {
-	h := newHarness(t, Policy{})
+	h := proxytest.New(t, host.Policy{})
 	ctx := context.Background()
 	p, _ := lent(t, h.RT, 4096)
-	l, err := h.Inst.Lend(p, 4096, LendOptions{})
+	l, err := h.Inst.Lend(p, 4096, host.LendOptions{})
 	require.NoError(t, err)
 	h.OK("aclrtSetDevice", 0)
 	h.OK("aclrtResetDevice", 0)
 	h.OK("aclrtSetDevice", 0)
 	h.OK("aclrtMemcpy", data, 16, l.Addr(), 16, uint64(acl.MemcpyDeviceToHost))
-	inst2, err := h.Inst.p.Instantiate(ctx, Config{})
+	inst2, err := h.Plugin.Instantiate(ctx, host.Config{})
 	require.NoError(t, err)
-	l2, err := inst2.Lend(p, 4096, LendOptions{}) // lent to two sessions at once
+	l2, err := inst2.Lend(p, 4096, host.LendOptions{}) // lent to two sessions at once
 	require.NoError(t, err)
 	require.NoError(t, inst2.Close(ctx))
 	require.NoError(t, l2.Revoke(ctx), "ended with its instance")
 	h.OK("aclrtMemcpy", data, 16, l.Addr(), 16, uint64(acl.MemcpyDeviceToHost))
-	_, err = inst2.Lend(p, 16, LendOptions{})
+	_, err = inst2.Lend(p, 16, host.LendOptions{})
 	require.ErrorContains(t, err, "instance is closed")
 }
 
@@ -208,7 +210,7 @@ func TestLendEndsWithInstance(t *testing.T) {
 // allocation no import reaches a byte outside it: not the rest of that
 // allocation, not the allocation behind it.
 func TestLendInsideOneAllocation(t *testing.T) {
-	h := newHarness(t, Policy{})
+	h := proxytest.New(t, host.Policy{})
 	pa, patA := lent(t, h.RT, 4096)
 	pb, patB := lent(t, h.RT, 4096)
 	lo, hi := pa, pb
@@ -224,14 +226,14 @@ func TestLendInsideOneAllocation(t *testing.T) {
 		{lo + 4000, 200}, // past its end
 		{lo, 4097},
 	} {
-		_, err := h.Inst.Lend(r.ptr, r.size, LendOptions{})
+		_, err := h.Inst.Lend(r.ptr, r.size, host.LendOptions{})
 		require.Error(t, err, "[%#x, +%d)", r.ptr, r.size)
 	}
-	_, err := h.Inst.Lend(lo+4096, 16, LendOptions{})
+	_, err := h.Inst.Lend(lo+4096, 16, host.LendOptions{})
 	require.Error(t, err, "past the allocation: no device memory")
 
 	// A lease of the middle 1 KiB of A.
-	l, err := h.Inst.Lend(pa+1024, 1024, LendOptions{})
+	l, err := h.Inst.Lend(pa+1024, 1024, host.LendOptions{})
 	require.NoError(t, err)
 	a := l.Addr()
 	h.OK("aclrtSetDevice", 0)
@@ -276,7 +278,7 @@ func TestLendInsideOneAllocation(t *testing.T) {
 	}
 	// Batches, synchronous and asynchronous, with one entry over the end.
 	for _, name := range []string{"aclrtMemcpyBatch", "aclrtMemcpyBatchAsync"} {
-		b := h.Batch([]uint64{own, a + end - 16}, []uint64{data2, data2}, []uint64{64, 64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+		b := h.Batch([]uint64{own, a + end - 16}, []uint64{data2, data2}, []uint64{64, 64}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
 		args := []uint64{b.Dsts, b.DestMaxs, b.Srcs, b.Sizes, 2, b.Attrs, b.Idx, 1, b.Fail}
 		if name == "aclrtMemcpyBatchAsync" {
 			args = append(args, s)
@@ -305,11 +307,11 @@ func FuzzLend(f *testing.F) {
 	f.Add(int64(1<<35), uint64(16), uint64(0), uint64(1), false)
 	f.Fuzz(func(t *testing.T, off int64, size, gOff, n uint64, write bool) {
 		size, gOff, n = size%(3<<12), gOff%(3<<12), n%(3<<12)
-		h := newHarness(t, Policy{})
+		h := proxytest.New(t, host.Policy{})
 		pa, patA := lent(t, h.RT, 4096)
 		pb, patB := lent(t, h.RT, 4096)
 		ptr := pa + acl.DevPtr(off)
-		l, err := h.Inst.Lend(ptr, size, LendOptions{})
+		l, err := h.Inst.Lend(ptr, size, host.LendOptions{})
 		if err != nil {
 			return
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/host/internal/engine"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // hostMemory is what the host has taken so far: the bytes the Go heap has
@@ -85,7 +86,7 @@ func TestTableGrowBounded(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := measureHost(t)
-			pl := load(t, rt, wat2wasm(t, fmt.Sprintf(tableGrowWAT, tc.limits)), Policy{MemoryPages: 16, MaxTableEntries: tc.policy})
+			pl := load(t, rt, testsupport.WAT(t, fmt.Sprintf(tableGrowWAT, tc.limits)), Policy{MemoryPages: 16, MaxTableEntries: tc.policy})
 			inst, err := pl.Instantiate(context.Background(), Config{})
 			require.NoError(t, err)
 			defer inst.Close(context.Background())
@@ -101,10 +102,10 @@ func TestTableGrowBounded(t *testing.T) {
 // than the policy allows is refused at load time, saying so.
 func TestTableMinimumRefused(t *testing.T) {
 	rt := newRuntime(t)
-	_, err := rt.Load(context.Background(), wat2wasm(t, fmt.Sprintf(tableGrowWAT, "600 700")), Policy{MaxTableEntries: 500})
+	_, err := rt.Load(context.Background(), testsupport.WAT(t, fmt.Sprintf(tableGrowWAT, "600 700")), Policy{MaxTableEntries: 500})
 	require.ErrorIs(t, err, ErrLoad)
 	require.ErrorContains(t, err, "tables need 600 entries at start, the policy allows 500 (MaxTableEntries)")
-	_, err = rt.Load(context.Background(), wat2wasm(t, fmt.Sprintf(tableGrowWAT, "500")), Policy{MaxTableEntries: 500})
+	_, err = rt.Load(context.Background(), testsupport.WAT(t, fmt.Sprintf(tableGrowWAT, "500")), Policy{MaxTableEntries: 500})
 	require.NoError(t, err, "exactly the policy's entries at start load")
 }
 
@@ -132,7 +133,7 @@ func recurseWAT(bigValues int) string {
 // stack of up to 400 MB.
 func TestStackLimit(t *testing.T) {
 	rt := newRuntime(t)
-	wasm := wat2wasm(t, recurseWAT(2000))
+	wasm := testsupport.WAT(t, recurseWAT(2000))
 	for _, fn := range []string{"small", "big"} {
 		for _, limit := range []uint64{0, 256 << 10} {
 			t.Run(fmt.Sprintf("%s/%d", fn, limit), func(t *testing.T) {
@@ -217,7 +218,7 @@ func exitsSum(n uint32) uint32 {
 // limit; and a deep but bounded recursion runs within the default limit.
 func TestStackLimitBalanced(t *testing.T) {
 	rt := newRuntime(t)
-	wasm := wat2wasm(t, exitsWAT)
+	wasm := testsupport.WAT(t, exitsWAT)
 	pl := load(t, rt, wasm, Policy{MemoryPages: 16, MaxStackBytes: 4096})
 	inst, err := pl.Instantiate(context.Background(), Config{})
 	require.NoError(t, err)
@@ -277,7 +278,7 @@ func BenchmarkStackCount(b *testing.B) {
 	rt, err := NewRuntime(ctx, WithEngine(testEngine))
 	require.NoError(b, err)
 	defer rt.Close(ctx)
-	raw := wat2wasm(b, fibWAT)
+	raw := testsupport.WAT(b, fibWAT)
 	p, err := Policy{}.withDefaults(1)
 	require.NoError(b, err)
 	counted, probs := prepare(raw, &p)
@@ -307,7 +308,7 @@ func BenchmarkStackCount(b *testing.B) {
 // make a module the engine accepts into one it refuses.
 func FuzzPrepare(f *testing.F) {
 	for _, src := range []string{exitsWAT, fibWAT, recurseWAT(3), fmt.Sprintf(tableGrowWAT, "1 5")} {
-		f.Add(wat2wasm(f, src))
+		f.Add(testsupport.WAT(f, src))
 	}
 	f.Add(namedTrapModule("deep", evilName))
 	ctx := context.Background()
@@ -365,7 +366,7 @@ func rawResults(t *testing.T, rt *Runtime, wasm []byte, fn string, args ...uint6
 // module as it is computes.
 func TestStackCountImmediates(t *testing.T) {
 	rt := newRuntime(t)
-	wasm := wat2wasm(t, `(module
+	wasm := testsupport.WAT(t, `(module
   (memory (export "memory") 1)
   (data (i32.const 0) "\0b\0f\0b\0f")
   (func $nop)

@@ -1,4 +1,4 @@
-package host
+package host_test
 
 import (
 	"context"
@@ -107,7 +107,7 @@ func BenchmarkGoal10Large64MiB(b *testing.B) {
 	h := newGoal(b, int((dst+size)>>16)+1, size)
 	// Write the device memory: pages never written read as the kernel's
 	// zero page, which stays in the caches and would flatter the copies.
-	require.Zero(b, uint32(h.bcall(b, "aclrtMemcpy", h.dev, size, dst, size, 1)))
+	require.Zero(b, uint32(h.Result(b, "aclrtMemcpy", h.dev, size, dst, size, 1)))
 	st := h.asyncSetup(b, dst, size)
 	into := h.Mem()[dst : dst+size]
 	from := make([]byte, size)
@@ -126,7 +126,7 @@ func BenchmarkGoal10Large64MiB(b *testing.B) {
 	b.Run("async", func(b *testing.B) { bench(b, h.asyncPairsKind(b, dst, h.dev, size, 2, st, 4)) })
 	b.Run("sync", func(b *testing.B) {
 		bench(b, func(n int) {
-			loops(b, n, 4, func(k int) uint64 { return h.bcall(b, "memcpy_loop", dst, h.dev, size, 2, uint64(k)) })
+			testsupport.Loops(b, n, 4, func(k int) uint64 { return h.Result(b, "memcpy_loop", dst, h.dev, size, 2, uint64(k)) })
 		})
 	})
 }

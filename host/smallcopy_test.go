@@ -1,4 +1,4 @@
-package host
+package host_test
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/acl/sim"
+	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 )
 
 // countingSim is the simulator counting how each copy reached it.
@@ -46,7 +48,7 @@ func (b *countingSim) CopySmall(dst, src *acl.SmallSide, n uint64) (bool, error)
 func TestSmallCopyResolvedOnce(t *testing.T) {
 	b := &countingSim{Backend: sim.New()}
 	t.Cleanup(func() { b.Close() })
-	h := newHarness(t, Policy{}, WithBackend(b))
+	h := proxytest.New(t, host.Policy{}, host.WithBackend(b))
 	h.OK("aclrtSetDevice", 0)
 	dev := h.Malloc(4096)
 	want := h.Fill(data, 64, 3)

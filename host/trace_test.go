@@ -1,8 +1,7 @@
-package host
+package host_test
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"regexp"
 	"strings"
@@ -12,6 +11,8 @@ import (
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 )
 
 // TestTraceMasksI32Args: wazero passes an i32 parameter to a host function
@@ -20,8 +21,7 @@ import (
 // handle 1). The trace records the values the guest passed, as the
 // imports read them: i32 wire types masked to 32 bits.
 func TestTraceMasksI32Args(t *testing.T) {
-	h := newHarness(t, Policy{})
-	s := h.Inst.Session()
+	h := proxytest.New(t, host.Policy{})
 	ctx := context.Background()
 	const junk = 0x221e_0000_0000
 	for _, tc := range []struct {
@@ -41,7 +41,7 @@ func TestTraceMasksI32Args(t *testing.T) {
 			fi := abi.Lookup(tc.name).Index()
 			require.GreaterOrEqual(t, fi, 0)
 			h.Log = nil
-			s.s.Invoker().Invoke(ctx, fi, h.Mem(), append([]uint64(nil), tc.args...))
+			proxytest.Session(h.Inst).Invoker().Invoke(ctx, fi, h.Mem(), append([]uint64(nil), tc.args...))
 			require.Len(t, h.Log, 1)
 			require.Equal(t, tc.want, h.Log[0].Args)
 			require.Regexp(t, tc.line, h.Log[0].String())
@@ -57,7 +57,7 @@ func TestTraceMasksI32Args(t *testing.T) {
 func TestTraceOutsAndEnums(t *testing.T) {
 	for _, prof := range []abi.Profile{abi.Wide, abi.Native32} {
 		t.Run(prof.Module(), func(t *testing.T) {
-			h := newHarnessIn(t, prof, Policy{})
+			h := proxytest.NewIn(t, prof, host.Policy{})
 			last := func() string {
 				t.Helper()
 				require.NotEmpty(t, h.Log)
@@ -113,7 +113,7 @@ func TestTraceOutsAndEnums(t *testing.T) {
 func TestTraceBatch(t *testing.T) {
 	for _, prof := range []abi.Profile{abi.Wide, abi.Native32} {
 		t.Run(prof.Module(), func(t *testing.T) {
-			h := newHarnessIn(t, prof, Policy{})
+			h := proxytest.NewIn(t, prof, host.Policy{})
 			h.OK("aclrtSetDevice", 0)
 			dev := h.Malloc(4096)
 			acl.MemcpyBatchAttr{DstLoc: acl.MemLocation{Type: acl.MemLocationDevice}, SrcLoc: acl.MemLocation{Type: acl.MemLocationHost}}.Encode(h.Mem()[0x600:])
@@ -132,75 +132,20 @@ func TestTraceBatch(t *testing.T) {
 			h.Call("aclrtMemcpyBatch", 0x200, 0x300, 0x400, 0x500, 2, 0x600, 0x700, 1, outA)
 			require.Regexp(t, `^aclrtMemcpyBatch\(.*, `+regexp.QuoteMeta(attrs)+`, attrsIndexes=0x700, numAttrs=1, failIndex=0x100 -> `+fmt.Sprint(h.Word(outA))+`\) = [1-9]\d* `, h.Log[len(h.Log)-1].String())
 
-			// Attributes beyond the first maxTraceAttrs are left out.
-			for k := range maxTraceAttrs + 1 {
+			// Attributes beyond the first MaxTraceAttrs are left out.
+			for k := range host.MaxTraceAttrs + 1 {
 				acl.MemcpyBatchAttr{}.Encode(h.Mem()[0x800+k*acl.MemcpyBatchAttrSize:])
 			}
-			h.Call("aclrtMemcpyBatchV2", 0x200, 0x300, 0x400, 0x500, 2, 0x800, 0x700, maxTraceAttrs+1)
+			h.Call("aclrtMemcpyBatchV2", 0x200, 0x300, 0x400, 0x500, 2, 0x800, 0x700, host.MaxTraceAttrs+1)
 			line := h.Log[len(h.Log)-1].String()
-			require.Equal(t, maxTraceAttrs, strings.Count(line, "{dstLoc="), line)
+			require.Equal(t, host.MaxTraceAttrs, strings.Count(line, "{dstLoc="), line)
 			require.Contains(t, line, "}, ...], attrsIndexes=")
 		})
 	}
 }
 
-// TestTraceFollowsTheTable: the trace renders every function from its
-// parameters' descriptions in abi.Funcs, with nothing of its own keyed by
-// name: each out-parameter that holds one value shows it (failIndex even
-// on failure), each enum parameter shows the header's name.
-func TestTraceFollowsTheTable(t *testing.T) {
-	mem := make([]byte, 0x1000)
-	for k := 0; k+8 <= len(mem); k += 8 {
-		binary.LittleEndian.PutUint64(mem[k:], 1)
-	}
-	for fi := range abi.Funcs {
-		f := &abi.Funcs[fi]
-		stack := make([]uint64, len(f.Params))
-		var want, always []int
-		for i, p := range f.Params {
-			stack[i] = 1
-			if p.Type == abi.Gptr {
-				stack[i] = uint64(0x100 + 0x40*i)
-				if p.Dir != abi.In && p.Len == "" && !p.Kind.IsStruct() {
-					want = append(want, i)
-					if p.Dir == abi.OutAlways {
-						always = append(always, i)
-					}
-				}
-			}
-		}
-		for _, code := range []acl.Error{acl.Success, acl.ErrInvalidParam} {
-			outs := traceOuts(fi, abi.Wide, mem, stack, code)
-			var got []int
-			for _, o := range outs {
-				got = append(got, o.Param)
-				require.EqualValues(t, 1, o.Value, "%s.%s", f.Name, f.Params[o.Param].Name)
-			}
-			if code == acl.Success {
-				require.Equal(t, want, got, "%s: out-parameters shown", f.Name)
-			} else {
-				require.Equal(t, always, got, "%s: out-parameters shown on failure", f.Name)
-			}
-			line := CallRecord{Func: f, Args: traceArgs(f, stack), Result: int32(code), Code: code, Outs: outs}.String()
-			for _, p := range f.Params {
-				if p.Enum == nil {
-					continue
-				}
-				switch {
-				case p.Enum.Macros: // flags: the number, then their names
-					require.Contains(t, line, p.Name+"=1 ("+p.Enum.Name(1)+")", "%s.%s", f.Name, p.Name)
-				case p.Type != abi.Gptr:
-					require.Contains(t, line, p.Name+"="+p.Enum.Name(1), "%s.%s", f.Name, p.Name)
-				case code == acl.Success:
-					require.Regexp(t, p.Name+`=0x[0-9a-f]+ -> `+p.Enum.Name(1), line, "%s.%s", f.Name, p.Name)
-				}
-			}
-		}
-	}
-}
-
 func TestTraceRecordsEveryCall(t *testing.T) {
-	h := newHarness(t, Policy{})
+	h := proxytest.New(t, host.Policy{})
 	h.OK("aclrtSetDevice", 0)
 	h.Code(acl.ErrInvalidParam, "aclrtMalloc", outA, 0, 0)
 	require.Len(t, h.Log, 2)

@@ -44,3 +44,30 @@ const RoundtripWAT = `(module
       (local.set $i (i32.add (local.get $i) (i32.const 8)))
       (br_if $cmp (i32.lt_u (local.get $i) (i32.const 4096))))))
 `
+
+// SmallWAT is the small module of the performance goals 4 and 7: one
+// page, one acl import, an empty export.
+const SmallWAT = `(module
+  (import "acl" "aclrtMemcpy" (func $aclrtMemcpy (param i64 i64 i64 i64 i32) (result i32)))
+  (memory (export "memory") 1)
+  (func (export "empty")))
+`
+
+// SpinWAT is a module without imports whose export "empty" returns at
+// once and "spin" loops until the engine stops it.
+const SpinWAT = `(module
+  (memory (export "memory") 1)
+  (func (export "empty"))
+  (func (export "spin") (loop (br 0))))`
+
+// MemcpyLoopWAT is a module field for ProxyWAT: an export memcpy_loop
+// that calls aclrtMemcpy iters times from inside the guest, so that a
+// benchmark measures the host call, not Go-to-wasm entry.
+const MemcpyLoopWAT = `  (func (export "memcpy_loop") (param $dst i64) (param $src i64) (param $n i64) (param $kind i32) (param $iters i32) (result i32) (local $r i32)
+    (block $done (loop $l
+      (local.set $r (call $aclrtMemcpy (local.get $dst) (local.get $n) (local.get $src) (local.get $n) (local.get $kind)))
+      (br_if $done (local.get $r))
+      (local.set $iters (i32.sub (local.get $iters) (i32.const 1)))
+      (br_if $l (local.get $iters))))
+    (local.get $r))
+`

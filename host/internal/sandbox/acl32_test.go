@@ -17,6 +17,7 @@ import (
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 	"github.com/aclwasm/aclwasm/host/internal/sandbox"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
@@ -284,7 +285,7 @@ func TestACL32Scenario(t *testing.T) {
 	for _, name := range abiV1 {
 		require.True(t, called[name], "%s was not called through acl32", name)
 	}
-	require.Equal(t, abi.Native32, sessOf(h.Inst).Profile())
+	require.Equal(t, abi.Native32, proxytest.Session(h.Inst).Profile())
 	_ = ctx
 }
 
@@ -313,17 +314,17 @@ func bytesOf(b byte, n int) []byte {
 
 // batch32 lays out an H2D batch with 4-byte arrays (one attribute for
 // every entry) and a failIndex holding the sentinel.
-func (h *harness) batch32(dsts, srcs, sizes []uint64) batchArgs {
+func (h *harness) batch32(dsts, srcs, sizes []uint64) proxytest.BatchArgs {
 	const base = 0x20000
 	n := uint64(len(dsts))
-	b := batchArgs{Dsts: base, DestMaxs: base + 4*n, Srcs: base + 8*n, Sizes: base + 12*n, Attrs: base + 16*n}
+	b := proxytest.BatchArgs{Dsts: base, DestMaxs: base + 4*n, Srcs: base + 8*n, Sizes: base + 12*n, Attrs: base + 16*n}
 	b.Idx = b.Attrs + 32
 	b.Fail = b.Idx + 8
 	h.PutWords(uint32(b.Dsts), dsts...)
 	h.PutWords(uint32(b.DestMaxs), sizes...)
 	h.PutWords(uint32(b.Srcs), srcs...)
 	h.PutWords(uint32(b.Sizes), sizes...)
-	h2d(0).Encode(h.Mem()[b.Attrs:])
+	proxytest.H2D(0).Encode(h.Mem()[b.Attrs:])
 	h.PutWords(uint32(b.Idx), 0)
 	h.sentinel(uint32(b.Fail))
 	return b
@@ -420,7 +421,7 @@ func TestACL32Lend(t *testing.T) {
 // TestACL32LoadChecks: a module imports from "acl" or "acl32", never both;
 // an acl32 import with the wide signature is refused with the acl32 one.
 func TestACL32LoadChecks(t *testing.T) {
-	rt := newRuntime(t)
+	rt := proxytest.Runtime(t)
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name, imports string
@@ -437,7 +438,7 @@ func TestACL32LoadChecks(t *testing.T) {
 			[]string{"import acl32.aclrtMallocHost is not a function of ABI v1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			wasm := wat2wasm(t, "(module\n  "+tc.imports+"\n  (memory 1))")
+			wasm := testsupport.WAT(t, "(module\n  "+tc.imports+"\n  (memory 1))")
 			_, err := rt.Load(ctx, wasm, host.Policy{})
 			var le *host.LoadError
 			require.ErrorAs(t, err, &le)
@@ -446,7 +447,7 @@ func TestACL32LoadChecks(t *testing.T) {
 		})
 	}
 	// One profile alone loads.
-	pl, err := rt.Load(ctx, wat2wasm(t, `(module (import "acl32" "aclrtMalloc" (func (param i32 i32 i32) (result i32))) (memory 1))`), host.Policy{})
+	pl, err := rt.Load(ctx, testsupport.WAT(t, `(module (import "acl32" "aclrtMalloc" (func (param i32 i32 i32) (result i32))) (memory 1))`), host.Policy{})
 	require.NoError(t, err)
 	require.NoError(t, pl.Close(ctx))
 }
@@ -458,7 +459,7 @@ func FuzzImports32(f *testing.F) {
 	f.Add([]byte{0, 18, 0, 0, 0, 0, 0, 0, 0, 0, 28, 1, 16, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0})
 	f.Add([]byte("\x12\x00\x1c\x01\x10\x00\x00\x00\x20\x00\x00\x00\x00\x00\x21\x02\x10\x00\x00\x00\x00\x00\x00\x00\x00"))
 	f.Add(make([]byte, 64))
-	e := newFuzzEnvIn(f, abi.Native32, fuzzPolicy, append(testBackend(f), host.WithEngine(testEngine)))
+	e := newFuzzEnvIn(f, abi.Native32, fuzzPolicy, append(proxytest.Backend(f), host.WithEngine(testEngine)))
 	f.Fuzz(func(t *testing.T, data []byte) { e.play(t, data, fuzzAll) })
 }
 
@@ -470,7 +471,7 @@ func FuzzDifferential32(f *testing.F) {
 	f.Add([]byte("\x03\x40\x41\x05\x42\x43\x10\x00\x80\x81\x82\x83\x84\x85\x86\x87\x88\x89\x8a\x01\x0c\x44\x45\x46\x47\x48\x49\x4a\x4b"))
 	cfgs := slices.Clone(diffConfigs)
 	if lib := os.Getenv("ACLWASM_TEST_ACL_LIB"); lib != "" {
-		cfgs = append(cfgs, diffConfig{"wazero/cann", func(tb testing.TB) []host.Option { return append(testBackend(tb), host.WithEngine("wazero")) }})
+		cfgs = append(cfgs, diffConfig{"wazero/cann", func(tb testing.TB) []host.Option { return append(proxytest.Backend(tb), host.WithEngine("wazero")) }})
 	}
 	if len(cfgs) == 1 {
 		cfgs = append(cfgs, cfgs[0])

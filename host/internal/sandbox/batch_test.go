@@ -7,6 +7,7 @@ import (
 
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 )
 
 func TestBatch(t *testing.T) {
@@ -14,7 +15,7 @@ func TestBatch(t *testing.T) {
 	h.OK("aclrtSetDevice", 0)
 	rows := [3]uint64{h.Malloc(64), h.Malloc(64), h.Malloc(64)}
 	want := h.Fill(data, 192, 5)
-	b := h.Batch(rows[:], []uint64{data + 128, data, data + 64}, []uint64{64, 64, 64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+	b := h.Batch(rows[:], []uint64{data + 128, data, data + 64}, []uint64{64, 64, 64}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
 	h.OK("aclrtMemcpyBatch", b.Dsts, b.DestMaxs, b.Srcs, b.Sizes, 3, b.Attrs, b.Idx, 1, b.Fail)
 	require.Equal(t, uint64(sizeMax), h.U64(uint32(b.Fail)))
 	for i, src := range []int{128, 0, 64} {
@@ -26,14 +27,14 @@ func TestBatch(t *testing.T) {
 	for i := range rows {
 		h.OK("aclrtMemset", rows[i], 64, 0, 64)
 	}
-	b = h.Batch([]uint64{rows[0], rows[1] + 32, rows[2]}, []uint64{data, data, data}, []uint64{64, 64, 64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+	b = h.Batch([]uint64{rows[0], rows[1] + 32, rows[2]}, []uint64{data, data, data}, []uint64{64, 64, 64}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
 	h.Code(acl.ErrRTParamInvalid, "aclrtMemcpyBatch", b.Dsts, b.DestMaxs, b.Srcs, b.Sizes, 3, b.Attrs, b.Idx, 1, b.Fail)
 	require.Equal(t, uint64(1), h.U64(uint32(b.Fail)))
 	h.OK("aclrtMemcpy", data2, 64, rows[0], 64, 2)
 	require.Equal(t, make([]byte, 64), h.Mem()[data2:data2+64], "entry 0 must not have run")
 
 	// Location mismatch: the attribute says device 1.
-	b = h.Batch(rows[:1], []uint64{data}, []uint64{64}, []acl.MemcpyBatchAttr{h2d(1)}, []uint64{0})
+	b = h.Batch(rows[:1], []uint64{data}, []uint64{64}, []acl.MemcpyBatchAttr{proxytest.H2D(1)}, []uint64{0})
 	h.Code(acl.ErrRTParamInvalid, "aclrtMemcpyBatch", b.Dsts, b.DestMaxs, b.Srcs, b.Sizes, 1, b.Attrs, b.Idx, 1, b.Fail)
 	require.Equal(t, uint64(0), h.U64(uint32(b.Fail)))
 
@@ -44,10 +45,10 @@ func TestBatch(t *testing.T) {
 	require.Contains(t, msg, "only H2D and D2H")
 
 	// ACL-layer checks leave failIndex alone; all-zero sizes succeed with SIZE_MAX.
-	b = h.Batch(rows[:1], []uint64{data}, []uint64{0}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+	b = h.Batch(rows[:1], []uint64{data}, []uint64{0}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
 	h.OK("aclrtMemcpyBatch", b.Dsts, b.DestMaxs, b.Srcs, b.Sizes, 1, b.Attrs, b.Idx, 1, b.Fail)
 	require.Equal(t, uint64(sizeMax), h.U64(uint32(b.Fail)))
-	b = h.Batch(rows[:1], []uint64{data}, []uint64{64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+	b = h.Batch(rows[:1], []uint64{data}, []uint64{64}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
 	h.Code(acl.ErrInvalidParam, "aclrtMemcpyBatch", b.Dsts, b.DestMaxs, b.Srcs, b.Sizes, 1, b.Attrs, b.Idx, 1, 0)
 	h.Code(acl.ErrInvalidParam, "aclrtMemcpyBatch", b.Dsts, b.DestMaxs, b.Srcs, 0, 1, b.Attrs, b.Idx, 1, b.Fail)
 	h.Code(acl.ErrInvalidParam, "aclrtMemcpyBatch", b.Dsts, b.DestMaxs, b.Srcs, b.Sizes, 0, b.Attrs, b.Idx, 1, b.Fail)
@@ -80,7 +81,7 @@ func TestBatchEntriesBudget(t *testing.T) {
 	h.OK("aclrtSetDevice", 0)
 	h.OK("aclrtHostRegister", data, 128, 0, outB) // pinned: the batch is really queued
 	rows := []uint64{h.Malloc(64), h.Malloc(64)}
-	b := h.Batch(rows, []uint64{data, data + 64}, []uint64{64, 64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+	b := h.Batch(rows, []uint64{data, data + 64}, []uint64{64, 64}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
 	s, gate, other := h.Stream(), h.Waitable(), h.Stream()
 	h.OK("aclrtStreamWaitEvent", s, gate)
 	h.OK("aclrtMemcpyBatchAsync", b.Dsts, b.DestMaxs, b.Srcs, b.Sizes, 2, b.Attrs, b.Idx, 1, b.Fail, s)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 )
 
 // Issue 9, bug 3: timeouts bound every host call, and a call's cost is
@@ -33,12 +34,12 @@ func bigHarness(t *testing.T) *harness {
 
 // repeat lays out a batch of n entries that each copy bigEntry bytes from
 // bigSrc to dst.
-func (h *harness) repeat(n int, dst uint64) batchArgs {
+func (h *harness) repeat(n int, dst uint64) proxytest.BatchArgs {
 	dsts, srcs, sizes := make([]uint64, n), make([]uint64, n), make([]uint64, n)
 	for i := range n {
 		dsts[i], srcs[i], sizes[i] = dst, bigSrc, bigEntry
 	}
-	return h.Batch(dsts, srcs, sizes, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+	return h.Batch(dsts, srcs, sizes, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
 }
 
 // timed calls the export name with a deadline of a second and fails the
@@ -110,7 +111,7 @@ func TestMaxCallBytes(t *testing.T) {
 	over("aclrtMemsetAsync", d, budget+1, 7, budget+1, st)
 	over("aclrtMemcpy2d", d, 1024, data, 1024, 1024, 5, 1)
 	over("aclrtMemcpy2dAsync", d, 1024, data, 1024, 1024, 5, 1, st)
-	b := h.Batch([]uint64{d, d + budget}, []uint64{data, data}, []uint64{budget, 1}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+	b := h.Batch([]uint64{d, d + budget}, []uint64{data, data}, []uint64{budget, 1}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
 	over("aclrtMemcpyBatch", b.Dsts, b.DestMaxs, b.Srcs, b.Sizes, 2, b.Attrs, b.Idx, 1, b.Fail)
 	require.Equal(t, acl.FailIndexNone, h.U64(uint32(b.Fail)), "no entry failed")
 	over("aclrtMemcpyBatchAsync", b.Dsts, b.DestMaxs, b.Srcs, b.Sizes, 2, b.Attrs, b.Idx, 1, b.Fail, st)
@@ -120,7 +121,7 @@ func TestMaxCallBytes(t *testing.T) {
 	require.Equal(t, uint64(budget), h.Inst.Session().Stats().Bytes["H2D"], "only the first copy moved bytes")
 
 	// Sizes that overflow 64 bits when summed are over any budget.
-	huge := h.Batch([]uint64{d, d}, []uint64{data, data}, []uint64{1 << 63, 1 << 63}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+	huge := h.Batch([]uint64{d, d}, []uint64{data, data}, []uint64{1 << 63, 1 << 63}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
 	h.Code(acl.ErrRTOverLimit, "aclrtMemcpyBatch", huge.Dsts, huge.DestMaxs, huge.Srcs, huge.Sizes, 2, huge.Attrs, huge.Idx, 1, huge.Fail)
 }
 
@@ -156,18 +157,18 @@ func TestStatsCountOnlyWorkThatRan(t *testing.T) {
 // queue depth), never a copy that blocks until the run's timeout.
 func TestQueueLimitRefuses(t *testing.T) {
 	h := newHarness(t, host.Policy{Timeout: time.Minute, DeviceMemory: 1 << 20})
-	limit := sessOf(h.Inst).MaxQueued()
+	limit := proxytest.Session(h.Inst).MaxQueued()
 	h.OK("aclrtSetDevice", 0)
 	src, dst := h.Malloc(64), h.Malloc(64)
 	s := h.Stream()
 	// Hold the stream back with the host's own work: a host function
 	// queued ahead of the guest's copies that waits to be released.
 	release := make(chan struct{})
-	st, _, err := sessOf(h.Inst).Stream(uint32(s))
+	st, _, err := proxytest.Session(h.Inst).Stream(uint32(s))
 	require.NoError(t, err)
 	require.NoError(t, h.RT.Backend().LaunchHostFunc(st, func() error { <-release; return nil }))
 	// The session counts what it queued itself: tell it of the host's.
-	require.NoError(t, sessOf(h.Inst).Recount(uint32(s)))
+	require.NoError(t, proxytest.Session(h.Inst).Recount(uint32(s)))
 	unblocked := false
 	defer func() {
 		if !unblocked {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 	"github.com/aclwasm/aclwasm/host/internal/sandbox"
 )
 
@@ -94,7 +95,7 @@ func TestFreeWaitsForQueuedDescriptorCopies(t *testing.T) {
 	s, other, gate := h.Stream(), h.Stream(), h.Waitable()
 	h.OK("aclrtStreamWaitEvent", s, gate) // s runs the copy only after gate's next record
 	h.OK("aclrtMemcpyAsyncWithDesc", desc, 6, s)
-	require.Equal(t, 1, sessOf(h.Inst).QueuedOn(desc), "the queued copy holds its descriptor")
+	require.Equal(t, 1, proxytest.Session(h.Inst).QueuedOn(desc), "the queued copy holds its descriptor")
 	h.OK("aclrtRecordEvent", gate, other)
 	h.OK("aclrtFree", desc) // must wait for the copy, not make it fail
 	h.OK("aclrtSynchronizeStream", s)

@@ -19,13 +19,6 @@ func init() {
 	}
 }
 
-// putStr writes s and a NUL at off in guest memory.
-func (h *harness) PutStr(off uint32, s string) {
-	m := h.Mem()
-	copy(m[off:], s)
-	m[off+uint32(len(s))] = 0
-}
-
 // native reports whether the harness runs on the native backend (the
 // stand-in library), whose answers differ from the simulator's where the
 // sandbox passes the library's through.

@@ -18,6 +18,7 @@ import (
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/host"
 	"github.com/aclwasm/aclwasm/host/internal/engine"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
@@ -61,21 +62,21 @@ func runReactorDiff(t *testing.T, engine, wat string, p host.Policy, script func
 	rt, err := host.NewRuntime(ctx, host.WithEngine(engine), recordCalls(&out.Calls))
 	require.NoError(t, err)
 	defer func() { require.NoError(t, rt.Close(ctx)) }()
-	base := freeMem(t, rt)
-	pl, err := rt.Load(ctx, wat2wasm(t, wat), p)
+	base := proxytest.FreeMem(t, rt)
+	pl, err := rt.Load(ctx, testsupport.WAT(t, wat), p)
 	require.NoError(t, err)
 	defer func() { require.NoError(t, pl.Close(ctx)) }()
 	inst, err := pl.Instantiate(ctx, host.Config{})
 	require.NoError(t, err)
-	d := &dh{harness: &harness{T: t, RT: rt, Inst: inst}}
+	d := &dh{harness: &harness{Harness: &proxytest.Harness{T: t, RT: rt, Inst: inst}}}
 	script(d)
 	out.Returns = d.returns
 	out.Stats = inst.Session().Stats()
 	out.LastError = inst.Session().LastError()
-	out.FreeIn = freeMem(t, rt)
+	out.FreeIn = proxytest.FreeMem(t, rt)
 	out.Memory = bytes.Clone(d.Mem())
 	require.NoError(t, inst.Close(ctx))
-	out.FreeAfter = freeMem(t, rt)
+	out.FreeAfter = proxytest.FreeMem(t, rt)
 	require.Equal(t, base, out.FreeAfter, "%s: the session released everything", engine)
 	return out
 }
@@ -188,7 +189,7 @@ func diffScript(d *dh) {
 	d.c("aclrtMemcpy2d", small, 4, a, 4, 4, 4, 3)
 	d.c("aclrtMemcpy2dAsync", small, 4, a, 4, 4, 4, 3, s)
 	// Batches.
-	bt := d.Batch([]uint64{a, small}, []uint64{data + 128, data}, []uint64{64, 64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+	bt := d.Batch([]uint64{a, small}, []uint64{data + 128, data}, []uint64{64, 64}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
 	d.c("aclrtMemcpyBatch", bt.Dsts, bt.DestMaxs, bt.Srcs, bt.Sizes, 2, bt.Attrs, bt.Idx, 1, bt.Fail)
 	d.c("aclrtMemcpyBatchAsync", bt.Dsts, bt.DestMaxs, bt.Srcs, bt.Sizes, 2, bt.Attrs, bt.Idx, 1, bt.Fail, s)
 	d.c("aclrtMemcpyBatchV2", bt.Dsts, bt.DestMaxs, bt.Srcs, bt.Sizes, 2, bt.Attrs, bt.Idx, 1)
@@ -196,9 +197,9 @@ func diffScript(d *dh) {
 	d.c("aclrtMemcpyBatch", bt.Dsts, bt.DestMaxs, bt.Srcs, bt.Sizes, 2, bt.Attrs, bt.Idx, 1, 0)
 	d.c("aclrtMemcpyBatch", bt.Dsts, bt.DestMaxs, bt.Srcs, bt.Sizes, 1<<40, bt.Attrs, bt.Idx, 1, bt.Fail)
 	d.c("aclrtMemcpyBatch", bt.Dsts, bt.DestMaxs, bt.Srcs, end-8, 2, bt.Attrs, bt.Idx, 1, bt.Fail)
-	bt = d.Batch([]uint64{a, small + 32}, []uint64{data, data}, []uint64{64, 64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+	bt = d.Batch([]uint64{a, small + 32}, []uint64{data, data}, []uint64{64, 64}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
 	d.c("aclrtMemcpyBatch", bt.Dsts, bt.DestMaxs, bt.Srcs, bt.Sizes, 2, bt.Attrs, bt.Idx, 1, bt.Fail)
-	bt = d.Batch([]uint64{a}, []uint64{data}, []uint64{64}, []acl.MemcpyBatchAttr{h2d(1)}, []uint64{0})
+	bt = d.Batch([]uint64{a}, []uint64{data}, []uint64{64}, []acl.MemcpyBatchAttr{proxytest.H2D(1)}, []uint64{0})
 	d.c("aclrtMemcpyBatch", bt.Dsts, bt.DestMaxs, bt.Srcs, bt.Sizes, 1, bt.Attrs, bt.Idx, 1, bt.Fail)
 	// Descriptors and offset copies (descriptor bytes are keyed per session:
 	// they are never copied back to guest memory here).
@@ -324,7 +325,7 @@ func runCommandDiff(t *testing.T, engine string, wasm []byte, p host.Policy, cfg
 	rt, err := host.NewRuntime(ctx, host.WithEngine(engine))
 	require.NoError(t, err)
 	defer func() { require.NoError(t, rt.Close(ctx)) }()
-	base := freeMem(t, rt)
+	base := proxytest.FreeMem(t, rt)
 	pl, err := rt.Load(ctx, wasm, p)
 	require.NoError(t, err)
 	defer func() { require.NoError(t, pl.Close(ctx)) }()
@@ -336,7 +337,7 @@ func runCommandDiff(t *testing.T, engine string, wasm []byte, p host.Policy, cfg
 		cfg.Stderr = &stderr
 	}
 	res, err := pl.Run(ctx, cfg)
-	out := runOutcome{ExitCode: res.ExitCode, Stats: res.Stats, Err: errClass(err), FreeAfter: freeMem(t, rt), Stdout: stdout.String(), Stderr: stderr.String()}
+	out := runOutcome{ExitCode: res.ExitCode, Stats: res.Stats, Err: errClass(err), FreeAfter: proxytest.FreeMem(t, rt), Stdout: stdout.String(), Stderr: stderr.String()}
 	if err != nil {
 		// A run that ends abnormally cancels its queued copies not yet
 		// started, and bytes count when they move: how many moved first is
@@ -365,7 +366,7 @@ func TestDifferentialCommands(t *testing.T) {
 		{"trap in start function", startTrapWAT, host.Config{}, host.ErrTrap.Error(), 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			wasm := wat2wasm(t, tc.wat)
+			wasm := testsupport.WAT(t, tc.wat)
 			var outs []runOutcome
 			for _, e := range diffEngines {
 				cfg := tc.cfg
@@ -451,7 +452,7 @@ const startTrapWAT = `(module
 // TestDifferentialEnds: traps, timeouts, cancellation and the memory limit
 // end calls the same way on both engines.
 func TestDifferentialEnds(t *testing.T) {
-	wasm := wat2wasm(t, testsupport.ProxyWAT(abi.Wide, 1, `  (func (export "oob") (result i32) (i32.load (i32.const -4)))
+	wasm := testsupport.WAT(t, testsupport.ProxyWAT(abi.Wide, 1, `  (func (export "oob") (result i32) (i32.load (i32.const -4)))
   (func $deep (export "deep") (param i32) (result i32) (call $deep (i32.add (local.get 0) (i32.const 1))))
 `))
 	for _, e := range diffEngines {

@@ -2,14 +2,16 @@ package sandbox_test
 
 import (
 	"context"
-	"github.com/aclwasm/aclwasm/acl/sim"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/acl/sim"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // The error state and resource queries of ABI v1.2 section 12.
@@ -261,10 +263,10 @@ func TestInitConfigManifest(t *testing.T) {
 	m, err := host.ParseManifest([]byte("name: a\nmodule: {path: x.wasm}\npolicy: {allow_init_config: true, refuse_init_config: true}\n"))
 	require.NoError(t, err)
 	ctx := context.Background()
-	rt, err := host.NewRuntime(ctx, append(testBackend(t), host.WithEngine(testEngine))...)
+	rt, err := host.NewRuntime(ctx, append(proxytest.Backend(t), host.WithEngine(testEngine))...)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, rt.Close(ctx)) })
-	_, err = rt.Load(ctx, wat2wasm(t, `(module (memory (export "memory") 1) (func (export "_start")))`), m.Policy)
+	_, err = rt.Load(ctx, testsupport.WAT(t, `(module (memory (export "memory") 1) (func (export "_start")))`), m.Policy)
 	require.ErrorContains(t, err, "policy: AllowInitConfig (deprecated, the default) and RefuseInitConfig contradict each other: set RefuseInitConfig alone")
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/acl/sim"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 )
 
 // TestSynchronizeEventWithTimeout: a completed record synchronizes within
@@ -401,7 +402,7 @@ func TestAsyncCopiesAndEvents(t *testing.T) {
 func TestHandlesAreNeverReused(t *testing.T) {
 	h := newHarness(t, host.Policy{})
 	h.OK("aclrtSetDevice", 0)
-	sessOf(h.Inst).SetNextHandle(math.MaxUint32 - 1)
+	proxytest.Session(h.Inst).SetNextHandle(math.MaxUint32 - 1)
 	require.Equal(t, uint64(math.MaxUint32), h.Event())
 	h.Code(acl.ErrRTOverLimit, "aclrtCreateEvent", outA)
 	h.Code(acl.ErrRTOverLimit, "aclrtCreateStream", outA)

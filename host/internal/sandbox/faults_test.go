@@ -3,7 +3,6 @@ package sandbox_test
 import (
 	"bytes"
 	"context"
-	"github.com/aclwasm/aclwasm/internal/testsupport"
 	"runtime"
 	"testing"
 
@@ -12,7 +11,9 @@ import (
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/acl/sim"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 	"github.com/aclwasm/aclwasm/internal/faulty"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // The runtime's own failures, injected by acl/faulty around the test
@@ -43,12 +44,12 @@ func faultHarnessOn(t *testing.T, p host.Policy, inner acl.Backend) (*harness, f
 	t.Helper()
 	fb := faulty.Wrap(inner)
 	h := newHarness(t, p, host.WithBackend(fb))
-	base := freeMem(t, h.RT)
+	base := proxytest.FreeMem(t, h.RT)
 	t.Cleanup(func() {
 		// newHarness's cleanup, registered before this one, runs after it:
 		// close the instance here to check the accounting.
 		require.NoError(t, h.Inst.Close(context.Background()))
-		require.Equal(t, base, freeMem(t, h.RT), "the session released everything")
+		require.Equal(t, base, proxytest.FreeMem(t, h.RT), "the session released everything")
 		require.Zero(t, fb.Unfired(), "every fault asked for was injected")
 	})
 	return h, fb
@@ -103,7 +104,7 @@ func TestFaultAtCall(t *testing.T) {
 			h.OK("aclrtMemset", rows[0], 64, 1, 64)
 			h.OK("aclrtMemset", rows[1], 64, 1, 64)
 			h.Fill(data, 128, 5)
-			bt := h.Batch(rows, []uint64{data, data + 64}, []uint64{64, 64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+			bt := h.Batch(rows, []uint64{data, data + 64}, []uint64{64, 64}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
 			fb.FailCall("MemcpyBatch", 1, faulty.Injected)
 			h.Code(acl.ErrRTInternal, "aclrtMemcpyBatch", bt.Dsts, bt.DestMaxs, bt.Srcs, bt.Sizes, 2, bt.Attrs, bt.Idx, 1, bt.Fail)
 			for _, r := range rows {
@@ -192,7 +193,7 @@ func TestFaultAtExec(t *testing.T) {
 			h.OK("aclrtMemcpy2dAsync", dev, 16, pinned+0x1000, 32, 16, 16, 1, s)
 		},
 		"MemcpyBatchAsync": func(h *harness, dev, s uint64) {
-			bt := h.Batch([]uint64{dev, dev + 128}, []uint64{pinned + 0x1000, pinned + 0x1100}, []uint64{128, 128}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+			bt := h.Batch([]uint64{dev, dev + 128}, []uint64{pinned + 0x1000, pinned + 0x1100}, []uint64{128, 128}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
 			h.OK("aclrtMemcpyBatchAsync", bt.Dsts, bt.DestMaxs, bt.Srcs, bt.Sizes, 2, bt.Attrs, bt.Idx, 1, bt.Fail, s)
 		},
 	}

@@ -10,6 +10,8 @@ import (
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 	"github.com/aclwasm/aclwasm/internal/testsupport/kerneltest"
 )
 
@@ -48,7 +50,7 @@ func FuzzKernel(f *testing.F) {
 	// leave the fuzzer a few inputs a minute.
 	ctx := context.Background()
 	base := kerneltest.StandinBinaries(f)
-	rt, err := host.NewRuntime(ctx, append(testBackend(f), host.WithEngine(testEngine), host.WithKernels(kerneltest.Kernels()...))...)
+	rt, err := host.NewRuntime(ctx, append(proxytest.Backend(f), host.WithEngine(testEngine), host.WithKernels(kerneltest.Kernels()...))...)
 	require.NoError(f, err)
 	plugins := map[abi.Profile]*host.Plugin{}
 	f.Cleanup(func() {
@@ -59,7 +61,7 @@ func FuzzKernel(f *testing.F) {
 		require.NoError(f, rt.Close(ctx))
 	})
 	for prof, ls := range fuzzLaunchers {
-		pl, err := rt.Load(ctx, wat2wasm(f, kerneltest.GuestWAT(prof, ls...)), kerneltest.Granted)
+		pl, err := rt.Load(ctx, testsupport.WAT(f, kerneltest.GuestWAT(prof, ls...)), kerneltest.Granted)
 		require.NoError(f, err)
 		plugins[prof] = pl
 	}
@@ -75,7 +77,7 @@ func FuzzKernel(f *testing.F) {
 		inst, err := plugins[prof].Instantiate(ctx, host.Config{})
 		require.NoError(t, err)
 		t.Cleanup(func() { require.NoError(t, inst.Close(ctx)) })
-		h := &harness{T: t, Prof: prof, RT: rt, Inst: inst}
+		h := &harness{Harness: &proxytest.Harness{T: t, Prof: prof, RT: rt, Inst: inst}}
 		h.OK("aclrtSetDevice", 0)
 		const n, canary = 256, 512
 		g1 := h.Malloc(canary)
@@ -169,7 +171,7 @@ func FuzzKernel(f *testing.F) {
 				live++
 			}
 		}
-		gotAllocs, gotStreams := sessOf(h.Inst).Holdings()
+		gotAllocs, gotStreams := proxytest.Session(h.Inst).Holdings()
 		require.Equal(t, allocs, gotAllocs, "the session holds allocations the input did not make and keep")
 		require.Equal(t, live, gotStreams, "the session holds streams the input did not make and keep")
 	})

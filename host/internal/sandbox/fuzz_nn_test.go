@@ -9,6 +9,7 @@ import (
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 )
 
 // FuzzNN plays random tensor creations and operator launches (dims,
@@ -147,6 +148,6 @@ func FuzzNN(f *testing.F) {
 			require.Equal(t, pat, append([]byte(nil), h.Mem()[data2:data2+canary]...), "a canary allocation was written")
 		}
 		require.Equal(t, gpat, append([]byte(nil), h.Mem()[guestCanary:guestCanary+256]...), "guest memory was written")
-		require.Equal(t, len(live), sessOf(h.Inst).NNObjects(), "the session holds objects the input did not make and keep")
+		require.Equal(t, len(live), proxytest.Session(h.Inst).NNObjects(), "the session holds objects the input did not make and keep")
 	})
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
@@ -34,7 +35,7 @@ func FuzzImports(f *testing.F) {
 	f.Add([]byte{0, 18, 0, 0, 0, 0, 0, 0, 0, 0, 28, 1, 16, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0})
 	f.Add([]byte("\x12\x00\x1c\x01\x10\x00\x00\x00\x20\x00\x00\x00\x00\x00\x21\x02\x10\x00\x00\x00\x00\x00\x00\x00\x00"))
 	f.Add(make([]byte, 64))
-	e := newFuzzEnv(f, fuzzPolicy, append(testBackend(f), host.WithEngine(testEngine)))
+	e := newFuzzEnv(f, fuzzPolicy, append(proxytest.Backend(f), host.WithEngine(testEngine)))
 	f.Fuzz(func(t *testing.T, data []byte) { e.play(t, data, fuzzAll) })
 }
 
@@ -120,7 +121,7 @@ type fuzzOutcome struct {
 const (
 	fzPinned = 0x10000 // a registered range of fzPinLen bytes
 	fzPinLen = 0x8000
-	fzBatch  = 0x20000 // batch arrays of two entries (batchArgs)
+	fzBatch  = 0x20000 // batch arrays of two entries (proxytest.BatchArgs)
 	fzSlots  = 0x3000  // guest copy of the offset slots
 )
 
@@ -129,15 +130,15 @@ const (
 func (e *fuzzEnv) play(t *testing.T, data []byte, fam fuzzFamily) fuzzOutcome {
 	t.Helper()
 	ctx := context.Background()
-	base := freeMem(t, e.rt)
+	base := proxytest.FreeMem(t, e.rt)
 	e.calls = nil
 	inst, err := e.pl.Instantiate(ctx, host.Config{})
 	require.NoError(t, err)
-	h := &harness{T: t, RT: e.rt, Inst: inst, Prof: e.prof}
+	h := &harness{Harness: &proxytest.Harness{T: t, RT: e.rt, Inst: inst, Prof: e.prof}}
 	// Descriptors carry a MAC under a random key per session: a fixed one
 	// makes their bytes, which a guest may copy anywhere, the same on
 	// every configuration.
-	sessOf(inst).ZeroDescKey()
+	proxytest.Session(inst).ZeroDescKey()
 	var out fuzzOutcome
 	var addrs, ptrs []uint64
 	if fam.prepare {
@@ -188,20 +189,20 @@ func (e *fuzzEnv) play(t *testing.T, data []byte, fam fuzzFamily) fuzzOutcome {
 	if !out.TimedOut {
 		// Let queued work finish, so that what it wrote is settled: events
 		// first, which releases waits for records that will never come.
-		sessOf(inst).Settle(ctx)
+		proxytest.Session(inst).Settle(ctx)
 		out.Memory = bytes.Clone(h.Mem())
-		dev, err := sessOf(inst).DeviceBytes(ctx) // and the device memory the session holds
+		dev, err := proxytest.Session(inst).DeviceBytes(ctx) // and the device memory the session holds
 		require.NoError(t, err)
 		out.Device = dev
 	}
 	out.Stats, out.LastError = s.Stats(), s.LastError()
-	for d, free := range freeMem(t, e.rt) {
+	for d, free := range proxytest.FreeMem(t, e.rt) {
 		out.Held = append(out.Held, base[d]-free)
 	}
 	if err := inst.Close(ctx); err != nil && !errors.Is(err, host.ErrTimeout) {
 		t.Fatalf("close: %v", err)
 	}
-	if got := freeMem(t, e.rt); !slices.Equal(got, base) {
+	if got := proxytest.FreeMem(t, e.rt); !slices.Equal(got, base) {
 		t.Fatalf("free device memory %v after close, %v before", got, base)
 	}
 	out.Calls = e.calls
@@ -226,11 +227,11 @@ func fuzzPrepare(h *harness) (addrs, ptrs []uint64) {
 	// and offset slots (at c+0xe000: the bases a and c).
 	h.OK("aclrtGetMemcpyDescSize", uint64(acl.MemcpyInnerDeviceToDevice), outA)
 	h.OK("aclrtSetMemcpyDesc", c+0xf000, uint64(acl.MemcpyInnerDeviceToDevice), a, c+0x100, 64, 0)
-	w := sessOf(h.Inst).SlotSize() // 8 bytes, 4 in acl32
+	w := proxytest.Session(h.Inst).SlotSize() // 8 bytes, 4 in acl32
 	h.PutWords(fzSlots, a, c)
 	h.OK("aclrtMemcpy", c+0xe000, 2*w, fzSlots, 2*w, 1)
 	// Batch arrays: two host-to-device entries and one attribute.
-	bt := h.Batch([]uint64{a + 64, c + 0x200}, []uint64{data, fzPinned}, []uint64{64, 128}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+	bt := h.Batch([]uint64{a + 64, c + 0x200}, []uint64{data, fzPinned}, []uint64{64, 128}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
 	addrs = []uint64{a, b, c, other, c + 0xe000, c + 0xe000 + w, c + 0xf000}
 	ptrs = []uint64{bt.Dsts, bt.DestMaxs, bt.Srcs, bt.Sizes, bt.Attrs, bt.Idx, bt.Fail, outA, fzSlots}
 	return addrs, ptrs

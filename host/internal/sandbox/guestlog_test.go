@@ -13,6 +13,7 @@ import (
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
@@ -37,8 +38,8 @@ const logWAT = `(module
 func TestGuestLogs(t *testing.T) {
 	ctx := context.Background()
 	var recs []host.CallRecord
-	rt := newRuntime(t, host.WithTrace(func(r host.CallRecord) { recs = append(recs, r) }))
-	pl := load(t, rt, wat2wasm(t, logWAT), host.Policy{})
+	rt := proxytest.Runtime(t, host.WithTrace(func(r host.CallRecord) { recs = append(recs, r) }))
+	pl := proxytest.Load(t, rt, testsupport.WAT(t, logWAT), host.Policy{})
 	var c testsupport.Logs
 	res, err := pl.Run(ctx, host.Config{Name: "pre", Logger: slog.New(slog.NewJSONHandler(&c, nil))})
 	require.NoError(t, err)
@@ -81,9 +82,9 @@ func logHarness(t *testing.T, p host.Policy, name string) (*harness, *testsuppor
 // to out (nil: to the log).
 func logHarnessOut(t *testing.T, p host.Policy, name string, out io.Writer) (*harness, *testsupport.Logs) {
 	t.Helper()
-	h := &harness{T: t}
+	h := &harness{Harness: &proxytest.Harness{T: t}}
 	ctx := context.Background()
-	rt, err := host.NewRuntime(ctx, append(testBackend(t), host.WithEngine(testEngine))...)
+	rt, err := host.NewRuntime(ctx, append(proxytest.Backend(t), host.WithEngine(testEngine))...)
 	require.NoError(t, err)
 	h.RT = rt
 	pl, err := rt.Load(ctx, testsupport.Proxy(abi.Wide, 4), p)

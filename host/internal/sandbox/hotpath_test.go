@@ -9,6 +9,7 @@ import (
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/acl/sim"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 )
 
 // TestBatchEntryNames checks that a failing batch entry is named in the
@@ -17,11 +18,11 @@ func TestBatchEntryNames(t *testing.T) {
 	h := newHarness(t, host.Policy{})
 	h.OK("aclrtSetDevice", 0)
 	dev := h.Malloc(256)
-	b := h.Batch([]uint64{dev, dev + 64, dev + 250}, []uint64{data, data + 64, data + 128}, []uint64{64, 64, 64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+	b := h.Batch([]uint64{dev, dev + 64, dev + 250}, []uint64{data, data + 64, data + 128}, []uint64{64, 64, 64}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
 	msg := h.Code(acl.ErrRTParamInvalid, "aclrtMemcpyBatch", b.Dsts, b.DestMaxs, b.Srcs, b.Sizes, 3, b.Attrs, b.Idx, 1, b.Fail)
 	require.Contains(t, msg, "dsts[2]")
 	require.Equal(t, uint64(2), h.U64(uint32(b.Fail)))
-	b = h.Batch([]uint64{dev, dev + 64}, []uint64{data, 1 << 31}, []uint64{64, 64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+	b = h.Batch([]uint64{dev, dev + 64}, []uint64{data, 1 << 31}, []uint64{64, 64}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
 	msg = h.Code(acl.ErrRTParamInvalid, "aclrtMemcpyBatch", b.Dsts, b.DestMaxs, b.Srcs, b.Sizes, 2, b.Attrs, b.Idx, 1, b.Fail)
 	require.Contains(t, msg, "srcs[1]")
 }
@@ -43,7 +44,7 @@ func TestBatchAllocatesPerCallOnly(t *testing.T) {
 		dsts[i], srcs[i], sizes[i] = dev+uint64(16*i), data+uint64(16*i), 16
 	}
 	allocs := func(n uint64) float64 {
-		b := h.Batch(dsts, srcs, sizes, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+		b := h.Batch(dsts, srcs, sizes, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
 		return testing.AllocsPerRun(20, func() {
 			res, err := h.Inst.Call(context.Background(), "aclrtMemcpyBatch", b.Dsts, b.DestMaxs, b.Srcs, b.Sizes, n, b.Attrs, b.Idx, 1, b.Fail)
 			if err != nil || res[0] != 0 {
@@ -66,15 +67,15 @@ func TestBatchAllocatesPerCallOnly(t *testing.T) {
 func TestIdleSessionCosts(t *testing.T) {
 	h := newHarness(t, host.Policy{})
 	s := h.Inst.Session()
-	require.False(t, sessOf(h.Inst).Counting(), "statistics before any call")
-	require.True(t, sessOf(h.Inst).Idle())
+	require.False(t, proxytest.Session(h.Inst).Counting(), "statistics before any call")
+	require.True(t, proxytest.Session(h.Inst).Idle())
 	require.Empty(t, s.Stats().Funcs)
 	h.OK("aclrtSetDevice", 0)
-	require.True(t, sessOf(h.Inst).Counting())
-	require.Equal(t, 1, sessOf(h.Inst).Counters(), "the counters of the function called only")
+	require.True(t, proxytest.Session(h.Inst).Counting())
+	require.Equal(t, 1, proxytest.Session(h.Inst).Counters(), "the counters of the function called only")
 	h.OK("aclrtSetDevice", 0)
-	require.Equal(t, 1, sessOf(h.Inst).Counters())
+	require.Equal(t, 1, proxytest.Session(h.Inst).Counters())
 	require.Equal(t, uint64(2), s.Stats().Funcs["aclrtSetDevice"].Calls)
 	h.Malloc(64)
-	require.False(t, sessOf(h.Inst).Idle(), "a session holding device memory")
+	require.False(t, proxytest.Session(h.Inst).Idle(), "a session holding device memory")
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/acl/sim"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 	"github.com/aclwasm/aclwasm/internal/testsupport/kerneltest"
 )
@@ -27,8 +28,8 @@ import (
 // them; out receives the plugin's stdout.
 func kernelHarness(t *testing.T, prof abi.Profile, p host.Policy, out *testsupport.Logs, ls []kerneltest.Launcher, opts ...host.Option) *harness {
 	t.Helper()
-	h := &harness{T: t, Prof: prof, RT: kerneltest.Runtime(t, opts...)}
-	wasm := wat2wasm(t, kerneltest.GuestWAT(prof, ls...))
+	h := &harness{Harness: &proxytest.Harness{T: t, Prof: prof, RT: kerneltest.Runtime(t, opts...)}}
+	wasm := testsupport.WAT(t, kerneltest.GuestWAT(prof, ls...))
 	ctx := context.Background()
 	pl, err := h.RT.Load(ctx, wasm, p)
 	require.NoError(t, err)

@@ -12,6 +12,7 @@ import (
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/acl/sim"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
@@ -219,7 +220,7 @@ func TestKernelAPIExtents(t *testing.T) {
 	// Another session's allocation (of the same runtime) is not one of
 	// this session's.
 	ctx := context.Background()
-	pl, err := h.RT.Load(ctx, proxyCache[""], apiPolicy)
+	pl, err := h.RT.Load(ctx, proxytest.Proxy(abi.Wide), apiPolicy)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, pl.Close(ctx)) })
 	other, err := pl.Instantiate(ctx, host.Config{})
@@ -230,7 +231,7 @@ func TestKernelAPIExtents(t *testing.T) {
 	res, err := other.Call(ctx, "aclrtMalloc", outA, 32, 0)
 	require.NoError(t, err)
 	require.Zero(t, res[0])
-	foreign := binary.LittleEndian.Uint64(memOf(other)[outA:])
+	foreign := binary.LittleEndian.Uint64(proxytest.Mem(other)[outA:])
 	require.Equal(t, acl.ErrRTParamInvalid, h.launch(k, 1, k.s, h.argsFor(k.fn, k.x, k.y, foreign, 8)))
 	require.Contains(t, h.RecentMsg(), "z")
 	h.OK("aclrtSynchronizeStream", k.s)
@@ -314,7 +315,7 @@ func TestKernelAPILaunchTimeout(t *testing.T) {
 // ACLWASM_TEST_ACL_LIB) answers 207000 at launch where it runs no
 // registered kernels, and runs them where it does.
 func TestKernelAPINativeBackend(t *testing.T) {
-	if opts := testBackend(t); len(opts) > 0 { // a backend that runs kernel binaries loads them with the plugin
+	if opts := proxytest.Backend(t); len(opts) > 0 { // a backend that runs kernel binaries loads them with the plugin
 		ctx := context.Background()
 		rt, err := host.NewRuntime(ctx, append(opts, host.WithEngine(testEngine), host.WithKernels(apiKernels()...))...)
 		require.NoError(t, err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 )
 
 func TestFreedAddressIsGone(t *testing.T) {
@@ -34,7 +35,7 @@ func TestOutParamOutsideGuestMemory(t *testing.T) {
 	h.Code(acl.ErrInvalidParam, "aclrtGetDeviceCount", end-3)
 	h.Code(acl.ErrInvalidParam, "aclrtGetVersion", outA, outB, end)
 	// Nothing was allocated by the failed calls.
-	allocs, streams := sessOf(h.Inst).Holdings()
+	allocs, streams := proxytest.Session(h.Inst).Holdings()
 	require.Zero(t, allocs)
 	require.Zero(t, streams)
 }

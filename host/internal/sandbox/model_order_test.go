@@ -12,6 +12,7 @@ import (
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/acl/sim"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
@@ -401,11 +402,11 @@ func mdlExecCases(fn string, async bool) map[string]orderCase {
 
 func init() {
 	handles := orderCase{run: func(h *harness) acl.Error {
-		sessOf(h.Inst).SetNextHandle(math.MaxUint32)
+		proxytest.Session(h.Inst).SetNextHandle(math.MaxUint32)
 		return h.valueCode(0, "aclmdlCreateDesc")
 	}}
 	datasets := orderCase{run: func(h *harness) acl.Error {
-		sessOf(h.Inst).SetNextHandle(math.MaxUint32)
+		proxytest.Session(h.Inst).SetNextHandle(math.MaxUint32)
 		return h.valueCode(0, "aclmdlCreateDataset")
 	}}
 	cases := map[string]map[string]orderCase{

@@ -8,6 +8,7 @@ import (
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 )
 
 // aclrtNotifyBatchReset (ABI v1.3 section 15).
@@ -23,7 +24,7 @@ func (h *harness) putHandles(off uint32, hs ...uint64) {
 // operation that fails when it runs.
 func (h *harness) failDefault() {
 	h.T.Helper()
-	sess := sessOf(h.Inst)
+	sess := proxytest.Session(h.Inst)
 	st, _, err := sess.Stream(0)
 	require.NoError(h.T, err)
 	require.NoError(h.T, h.RT.Backend().LaunchHostFunc(st, func() error {

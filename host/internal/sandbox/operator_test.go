@@ -14,6 +14,7 @@ import (
 
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
@@ -224,7 +225,7 @@ func TestOperatorFreedBeforeExecution(t *testing.T) {
 			}
 			freed <- acl.Error(int32(uint32(res[0])))
 		}()
-		sess := sessOf(h.Inst)
+		sess := proxytest.Session(h.Inst)
 		for i := 0; sess.Allocated(in); i++ { // a watchdog, not a timing
 			require.Less(t, i, 10000, "aclrtFree never took the allocation out")
 			time.Sleep(time.Millisecond)
@@ -304,7 +305,7 @@ func TestOperatorQueueLimit(t *testing.T) {
 // TestOperatorDeny: an operator is denied by its launch name (both of its
 // functions) or with the whole library by aclnn*; the rest stays granted.
 func TestOperatorDeny(t *testing.T) {
-	rt := newRuntime(t)
+	rt := proxytest.Runtime(t)
 	imp := func(name string) string {
 		return `(module (import "acl" "` + name + `" (func (param ` + strings.Repeat("i32 ", 6) + `) (result i32))))`
 	}
@@ -322,7 +323,7 @@ func TestOperatorDeny(t *testing.T) {
 		{ws, nil, []string{"aclnnAdd"}, "is denied"},
 		{imp("aclnnAddGetWorkspaceSize"), []string{"aclnnAddGetWorkspaceSize"}, nil, "is denied by the policy"},
 	} {
-		pl, err := rt.Load(context.Background(), wat2wasm(t, tc.wat), host.Policy{Deny: tc.deny, Allow: tc.allow})
+		pl, err := rt.Load(context.Background(), testsupport.WAT(t, tc.wat), host.Policy{Deny: tc.deny, Allow: tc.allow})
 		if tc.want == "" {
 			require.NoError(t, err, "deny %v allow %v", tc.deny, tc.allow)
 			require.NoError(t, pl.Close(context.Background()))
@@ -331,7 +332,7 @@ func TestOperatorDeny(t *testing.T) {
 		require.ErrorIs(t, err, host.ErrLoad)
 		require.ErrorContains(t, err, tc.want, "deny %v allow %v", tc.deny, tc.allow)
 	}
-	_, err := rt.Load(context.Background(), wat2wasm(t, `(module)`), host.Policy{Deny: []string{"aclnn"}})
+	_, err := rt.Load(context.Background(), testsupport.WAT(t, `(module)`), host.Policy{Deny: []string{"aclnn"}})
 	require.ErrorContains(t, err, `"aclnn" is not a function`)
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/acl/sim"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 )
 
 // orderEnv is what most check-order cases start from: device 0 current,
@@ -49,7 +50,7 @@ func (h *harness) rc(name string, args ...uint64) acl.Error { return acl.Error(h
 // natively that wait is refused.
 func (h *harness) gate(s uint64) func() {
 	h.T.Helper()
-	sess := sessOf(h.Inst)
+	sess := proxytest.Session(h.Inst)
 	st, dev, err := sess.Stream(uint32(s))
 	require.NoError(h.T, err, "gate: stream %d is not one of the session's", s)
 	b := h.RT.Backend()
@@ -71,20 +72,6 @@ func (h *harness) gate(s uint64) func() {
 	// The session counts what it queued itself: tell it of the wait.
 	require.NoError(h.T, sess.Recount(uint32(s)))
 	return release
-}
-
-// waitable returns an event of the current device that has been recorded
-// and then reset: a wait for it is queued and lasts until its next record.
-// (Natively a wait for an event never recorded is refused, 107000.) A wait
-// for it followed by its record on the same stream never ends: the record
-// waits behind the wait.
-func (h *harness) Waitable() uint64 {
-	h.T.Helper()
-	ev := h.Event()
-	h.OK("aclrtRecordEvent", ev, 0)
-	h.OK("aclrtResetEvent", ev, 0)
-	h.OK("aclrtSynchronizeStream", 0)
-	return ev
 }
 
 // otherDeviceWait holds device 1's stream e.s1 with a copy queued behind
@@ -133,7 +120,7 @@ func (h *harness) keepsStream(e orderEnv, s uint64, destroy func() acl.Error) ac
 // noDevice makes the session have no current device while it keeps its
 // streams: the native runtime can get there (a context of another thread),
 // the sandbox's guests cannot, but the check must still sit in its place.
-func (h *harness) noDevice() { sessOf(h.Inst).LeaveDevice() }
+func (h *harness) noDevice() { proxytest.Session(h.Inst).LeaveDevice() }
 
 // failOn queues on s an operation that fails when it executes: a copy
 // with a descriptor that was never set.
@@ -228,7 +215,7 @@ func memcpyAsyncCases(fn string) map[string]orderCase {
 
 // batchCases are the cases of the batch copies.
 func batchCases(fn string, async, v2 bool) map[string]orderCase {
-	call := func(h *harness, b batchArgs, num, numAttrs, fail, stream uint64) acl.Error {
+	call := func(h *harness, b proxytest.BatchArgs, num, numAttrs, fail, stream uint64) acl.Error {
 		args := []uint64{b.Dsts, b.DestMaxs, b.Srcs, b.Sizes, num, b.Attrs, b.Idx, numAttrs}
 		if !v2 {
 			args = append(args, fail)
@@ -239,14 +226,14 @@ func batchCases(fn string, async, v2 bool) map[string]orderCase {
 		return h.rc(fn, args...)
 	}
 	// failIs checks failIndex (the non-V2 forms only).
-	failIs := func(h *harness, b batchArgs, want uint64) {
+	failIs := func(h *harness, b proxytest.BatchArgs, want uint64) {
 		if !v2 {
 			require.Equal(h.T, want, h.U64(uint32(b.Fail)), "failIndex")
 		}
 	}
 	d2h := acl.MemcpyBatchAttr{DstLoc: acl.MemLocation{Type: acl.MemLocationHost}, SrcLoc: acl.MemLocation{Type: acl.MemLocationDevice}}
-	two := func(h *harness, e orderEnv) batchArgs {
-		return h.Batch([]uint64{e.dev, e.dev2}, []uint64{data, data + 64}, []uint64{64, 64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+	two := func(h *harness, e orderEnv) proxytest.BatchArgs {
+		return h.Batch([]uint64{e.dev, e.dev2}, []uint64{data, data + 64}, []uint64{64, 64}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
 	}
 	cases := map[string]orderCase{
 		"sizes": {run: func(h *harness) acl.Error {
@@ -260,53 +247,53 @@ func batchCases(fn string, async, v2 bool) map[string]orderCase {
 			return c
 		}},
 		"arrays": {run: func(h *harness) acl.Error {
-			b := h.Batch([]uint64{data}, []uint64{data}, []uint64{8}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+			b := h.Batch([]uint64{data}, []uint64{data}, []uint64{8}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
 			b.Dsts = 0
 			c := call(h, b, 1, 1, b.Fail, 999)
 			failIs(h, b, 12345)
 			return c
 		}},
 		"destMaxs": {run: func(h *harness) acl.Error {
-			b := h.Batch([]uint64{data}, []uint64{data}, []uint64{8}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+			b := h.Batch([]uint64{data}, []uint64{data}, []uint64{8}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
 			h.PutU64s(uint32(b.DestMaxs), 7)
 			c := call(h, b, 1, 1, b.Fail, 999)
 			failIs(h, b, 12345)
 			return c
 		}},
 		"rsv": {run: func(h *harness) acl.Error {
-			b := h.Batch([]uint64{data}, []uint64{data}, []uint64{8}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+			b := h.Batch([]uint64{data}, []uint64{data}, []uint64{8}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
 			h.Mem()[b.Attrs+31] = 1
 			c := call(h, b, 1, 1, b.Fail, 999)
 			failIs(h, b, 12345)
 			return c
 		}},
 		"shape": {run: func(h *harness) acl.Error {
-			b := h.Batch([]uint64{data}, []uint64{data}, []uint64{8}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{1})
+			b := h.Batch([]uint64{data}, []uint64{data}, []uint64{8}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{1})
 			c := call(h, b, 1, 1, b.Fail, 0) // no device: the shape comes first
 			failIs(h, b, sizeMax)
 			return c
 		}},
 		"context": {run: func(h *harness) acl.Error {
-			b := h.Batch([]uint64{data}, []uint64{data}, []uint64{8}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+			b := h.Batch([]uint64{data}, []uint64{data}, []uint64{8}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
 			return call(h, b, 1, 1, b.Fail, 0)
 		}},
 		"bytes": {policy: host.Policy{MaxCallBytes: 100}, run: func(h *harness) acl.Error {
 			e := setupOrder(h)
-			b := h.Batch([]uint64{e.dev, 0}, []uint64{data, data}, []uint64{64, 64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0}) // a NULL entry too
+			b := h.Batch([]uint64{e.dev, 0}, []uint64{data, data}, []uint64{64, 64}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0}) // a NULL entry too
 			c := call(h, b, 2, 1, b.Fail, e.s)
 			failIs(h, b, sizeMax)
 			return c
 		}},
 		"entrynull": {run: func(h *harness) acl.Error {
 			e := setupOrder(h)
-			b := h.Batch([]uint64{e.dev, 0}, []uint64{data, data}, []uint64{64, 64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+			b := h.Batch([]uint64{e.dev, 0}, []uint64{data, data}, []uint64{64, 64}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
 			c := call(h, b, 2, 1, b.Fail, e.s)
 			failIs(h, b, 1)
 			return c
 		}},
 		"entryrange": {run: func(h *harness) acl.Error {
 			e := setupOrder(h)
-			b := h.Batch([]uint64{e.dev, 0xdead_0000_0000}, []uint64{data, data}, []uint64{64, 64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+			b := h.Batch([]uint64{e.dev, 0xdead_0000_0000}, []uint64{data, data}, []uint64{64, 64}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
 			c := call(h, b, 2, 1, b.Fail, e.s)
 			failIs(h, b, 1)
 			return c
@@ -337,7 +324,7 @@ func batchCases(fn string, async, v2 bool) map[string]orderCase {
 	if async {
 		cases["stream"] = orderCase{run: func(h *harness) acl.Error {
 			e := setupOrder(h)
-			b := h.Batch([]uint64{e.dev}, []uint64{data}, []uint64{64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{1}) // bad shape too
+			b := h.Batch([]uint64{e.dev}, []uint64{data}, []uint64{64}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{1}) // bad shape too
 			c := call(h, b, 1, 1, b.Fail, e.ev)
 			failIs(h, b, 12345)
 			return c
@@ -347,7 +334,7 @@ func batchCases(fn string, async, v2 bool) map[string]orderCase {
 			b := two(h, e)
 			c := call(h, b, 2, 1, b.Fail, e.s1)
 			failIs(h, b, sizeMax)
-			st, _, err := sessOf(h.Inst).Stream(uint32(e.s1))
+			st, _, err := proxytest.Session(h.Inst).Stream(uint32(e.s1))
 			require.NoError(h.T, err)
 			n, err := h.RT.Backend().Pending(st)
 			require.NoError(h.T, err)
@@ -357,7 +344,7 @@ func batchCases(fn string, async, v2 bool) map[string]orderCase {
 		cases["unregistered"] = orderCase{run: func(h *harness) acl.Error {
 			e := setupOrder(h)
 			want := h.Fill(data2, 64, 3)
-			b := h.Batch([]uint64{e.dev}, []uint64{data2}, []uint64{64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+			b := h.Batch([]uint64{e.dev}, []uint64{data2}, []uint64{64}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
 			c := call(h, b, 1, 1, b.Fail, e.s1) // device 1's stream, device 0 current
 			failIs(h, b, sizeMax)
 			h.OK("aclrtMemcpy", data2, 64, e.dev, 64, 2)
@@ -371,7 +358,7 @@ func batchCases(fn string, async, v2 bool) map[string]orderCase {
 		}}
 		cases["entrysize"] = orderCase{run: func(h *harness) acl.Error {
 			e := setupOrder(h)
-			b := h.Batch([]uint64{e.dev, 0}, []uint64{data, data}, []uint64{64, 0}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+			b := h.Batch([]uint64{e.dev, 0}, []uint64{data, data}, []uint64{64, 0}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
 			c := call(h, b, 2, 1, b.Fail, e.s)
 			failIs(h, b, 1)
 			return c
@@ -387,7 +374,7 @@ func batchCases(fn string, async, v2 bool) map[string]orderCase {
 		cases["atomic"] = orderCase{run: func(h *harness) acl.Error {
 			e := setupOrder(h)
 			h.Fill(data, 64, 9)
-			b := h.Batch([]uint64{e.dev, e.dev2 + 4090}, []uint64{data, data}, []uint64{64, 64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+			b := h.Batch([]uint64{e.dev, e.dev2 + 4090}, []uint64{data, data}, []uint64{64, 64}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
 			c := call(h, b, 2, 1, b.Fail, e.s)
 			h.OK("aclrtSynchronizeStream", e.s)
 			h.OK("aclrtMemcpy", data2, 64, e.dev, 64, 2)
@@ -398,7 +385,7 @@ func batchCases(fn string, async, v2 bool) map[string]orderCase {
 		// A synchronous batch checks copies of 0 bytes like the others.
 		cases["entryrange"] = orderCase{run: func(h *harness) acl.Error {
 			e := setupOrder(h)
-			b := h.Batch([]uint64{e.dev, 0xdead_0000_0000}, []uint64{data, data}, []uint64{64, 0}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+			b := h.Batch([]uint64{e.dev, 0xdead_0000_0000}, []uint64{data, data}, []uint64{64, 0}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
 			c := call(h, b, 2, 1, b.Fail, 0)
 			failIs(h, b, 1)
 			return c
@@ -823,7 +810,7 @@ var orderCases = map[string]map[string]orderCase{
 		"unrecorded": {run: func(h *harness) acl.Error {
 			e := setupOrder(h)
 			code := h.rc("aclrtStreamWaitEvent", e.s, e.ev)
-			st, _, err := sessOf(h.Inst).Stream(uint32(e.s))
+			st, _, err := proxytest.Session(h.Inst).Stream(uint32(e.s))
 			require.NoError(h.T, err)
 			n, err := h.RT.Backend().Pending(st)
 			require.NoError(h.T, err)

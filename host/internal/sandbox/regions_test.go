@@ -6,8 +6,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 )
 
 // TestRegionsNeverShared: two live sessions never get the same device
@@ -23,13 +25,13 @@ func TestRegionsNeverShared(t *testing.T) {
 	first := h.Malloc(64)
 
 	ctx := context.Background()
-	pl, err := h.RT.Load(ctx, proxyCache[""], host.Policy{})
+	pl, err := h.RT.Load(ctx, proxytest.Proxy(abi.Wide), host.Policy{})
 	require.NoError(t, err)
 	defer pl.Close(ctx)
 	for range 2 * n { // past the wrap, twice
 		inst, err := pl.Instantiate(ctx, host.Config{})
 		require.NoError(t, err)
-		other := &harness{T: t, RT: h.RT, Inst: inst}
+		other := &harness{Harness: &proxytest.Harness{T: t, RT: h.RT, Inst: inst}}
 		other.OK("aclrtSetDevice", 0)
 		require.NotEqual(t, first, other.Malloc(64), "two live sessions were given the same device address")
 		other.Code(acl.ErrRTParamInvalid, "aclrtMemcpy", first, 8, data, 8, 1) // the first session's

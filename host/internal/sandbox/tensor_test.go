@@ -28,12 +28,6 @@ func (h *harness) tensor(dt acl.DataType, addr uint64, dims ...int64) uint64 {
 	return uint64(uint32(h.Call("aclCreateTensor", nnDims, uint64(len(dims)), uint64(dt), 0, 0, uint64(acl.FormatND), nnStorage, uint64(len(dims)), addr)))
 }
 
-func (h *harness) PutI64s(off uint32, vs ...int64) {
-	for i, v := range vs {
-		le.PutUint64(h.Mem()[off+uint32(8*i):], uint64(v))
-	}
-}
-
 // nullWith requires that the last call returned NULL with a message
 // containing each of want.
 func (h *harness) nullWith(got uint64, want ...string) {
