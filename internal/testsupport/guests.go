@@ -1,5 +1,10 @@
 package testsupport
 
+import (
+	"testing"
+	"time"
+)
+
 // RoundtripWAT is a command guest: H2D, D2D, D2H of 4 KiB through two
 // device buffers, then it compares and exits with 0 (equal) or 1. With
 // queue=1 it also queues an async copy on pinned memory and exits at once
@@ -71,3 +76,20 @@ const MemcpyLoopWAT = `  (func (export "memcpy_loop") (param $dst i64) (param $s
       (br_if $l (local.get $iters))))
     (local.get $r))
 `
+
+// Stopped runs call, which a guest that never returns by itself makes
+// (SpinWAT's spin), on another goroutine and returns its error: the
+// engine must stop it. It fails t if the call has not returned in a
+// minute: a watchdog on a hang, not a bound on how soon.
+func Stopped(t testing.TB, call func() error) error {
+	t.Helper()
+	res := make(chan error, 1)
+	go func() { res <- call() }()
+	select {
+	case err := <-res:
+		return err
+	case <-time.After(time.Minute):
+		t.Fatal("a spinning guest was not stopped in a minute")
+		return nil
+	}
+}
