@@ -45,6 +45,20 @@ func kernelHarness(t *testing.T, prof abi.Profile, p host.Policy, out *testsuppo
 	return h
 }
 
+// kernelReady is the set-up most kernel tests start from: a harness over
+// the wide launchers of every test kernel, all granted (out receiving the
+// plugin's stdout), device 0 current. Where the backend runs no kernels
+// it checks that a launch says so and returns nil: the test ends.
+func kernelReady(t *testing.T, out *testsupport.Logs) *harness {
+	t.Helper()
+	h := kernelHarness(t, abi.Wide, kerneltest.Granted, out, kerneltest.Wide)
+	h.OK("aclrtSetDevice", 0)
+	if !h.runsKernels("Panic", 2) {
+		return nil
+	}
+	return h
+}
+
 // kcall calls a launcher through the guest; a status launcher's result is
 // returned, a void one's is 0.
 func (h *harness) kcall(sym string, args ...uint64) int32 {
@@ -58,9 +72,8 @@ func (h *harness) kcall(sym string, args ...uint64) int32 {
 }
 
 func TestKernelLaunch(t *testing.T) {
-	h := kernelHarness(t, abi.Wide, kerneltest.Granted, nil, kerneltest.Wide)
-	h.OK("aclrtSetDevice", 0)
-	if !h.runsKernels("Panic", 2) {
+	h := kernelReady(t, nil)
+	if h == nil {
 		return
 	}
 	x := h.Malloc(64)
@@ -84,9 +97,8 @@ func TestKernelLaunch(t *testing.T) {
 }
 
 func TestKernelExtents(t *testing.T) {
-	h := kernelHarness(t, abi.Wide, kerneltest.Granted, nil, kerneltest.Wide)
-	h.OK("aclrtSetDevice", 0)
-	if !h.runsKernels("Panic", 2) {
+	h := kernelReady(t, nil)
+	if h == nil {
 		return
 	}
 	a := h.Malloc(100)
@@ -113,9 +125,8 @@ func TestKernelExtents(t *testing.T) {
 }
 
 func TestKernelBlockDim(t *testing.T) {
-	h := kernelHarness(t, abi.Wide, kerneltest.Granted, nil, kerneltest.Wide)
-	h.OK("aclrtSetDevice", 0)
-	if !h.runsKernels("Panic", 2) {
+	h := kernelReady(t, nil)
+	if h == nil {
 		return
 	}
 	a := h.Malloc(4096)
@@ -135,9 +146,8 @@ func TestKernelBlockDim(t *testing.T) {
 }
 
 func TestKernelReadOnlyLease(t *testing.T) {
-	h := kernelHarness(t, abi.Wide, kerneltest.Granted, nil, kerneltest.Wide)
-	h.OK("aclrtSetDevice", 0)
-	if !h.runsKernels("Panic", 2) {
+	h := kernelReady(t, nil)
+	if h == nil {
 		return
 	}
 	ptr, err := h.RT.Backend().Malloc(0, 64, acl.MemMallocHugeFirst)
@@ -156,9 +166,8 @@ func TestKernelReadOnlyLease(t *testing.T) {
 func TestKernelFaults(t *testing.T) {
 	for _, k := range []string{"Panic", "Fault"} {
 		t.Run(k, func(t *testing.T) {
-			h := kernelHarness(t, abi.Wide, kerneltest.Granted, nil, kerneltest.Wide)
-			h.OK("aclrtSetDevice", 0)
-			if !h.runsKernels("Panic", 2) {
+			h := kernelReady(t, nil)
+			if h == nil {
 				return
 			}
 			s := h.Stream()
@@ -178,9 +187,8 @@ func TestKernelFaults(t *testing.T) {
 }
 
 func TestKernelVoidLaunchErrorAtSync(t *testing.T) {
-	h := kernelHarness(t, abi.Wide, kerneltest.Granted, nil, kerneltest.Wide)
-	h.OK("aclrtSetDevice", 0)
-	if !h.runsKernels("Panic", 2) {
+	h := kernelReady(t, nil)
+	if h == nil {
 		return
 	}
 	s := h.Stream()
@@ -193,9 +201,8 @@ func TestKernelVoidLaunchErrorAtSync(t *testing.T) {
 
 func TestKernelPrint(t *testing.T) {
 	var out testsupport.Logs
-	h := kernelHarness(t, abi.Wide, kerneltest.Granted, &out, kerneltest.Wide)
-	h.OK("aclrtSetDevice", 0)
-	if !h.runsKernels("Panic", 2) || h.refusedNatively("Print", 2) {
+	h := kernelReady(t, &out)
+	if h == nil || h.refusedNatively("Print", 2) {
 		return
 	}
 	s := h.Stream()
@@ -241,9 +248,8 @@ func TestKernelRevokedBeforeRun(t *testing.T) {
 }
 
 func TestKernelStreamOrder(t *testing.T) {
-	h := kernelHarness(t, abi.Wide, kerneltest.Granted, nil, kerneltest.Wide)
-	h.OK("aclrtSetDevice", 0)
-	if !h.runsKernels("Panic", 2) {
+	h := kernelReady(t, nil)
+	if h == nil {
 		return
 	}
 	a, b, c := h.Malloc(64), h.Malloc(64), h.Malloc(64)
@@ -276,9 +282,8 @@ func TestKernelACL32(t *testing.T) {
 }
 
 func TestKernelForceCancel(t *testing.T) {
-	h := kernelHarness(t, abi.Wide, kerneltest.Granted, nil, kerneltest.Wide)
-	h.OK("aclrtSetDevice", 0)
-	if !h.runsKernels("Panic", 2) {
+	h := kernelReady(t, nil)
+	if h == nil {
 		return
 	}
 	s := h.Stream()
