@@ -56,7 +56,11 @@ func (b *Backend) Compute(h acl.Stream, l *acl.Launch) error {
 	if quick && len(l.Regions) > 0 && x.few() && s.runIdle(l, x) {
 		return nil
 	}
-	o := op{work: x, free: x}
+	// A synchronizing caller may run a quick launch it waits for, as a
+	// small copy: it would wait for it anyway, and a worker it hands off
+	// to and is woken by costs it two goroutine switches, often across
+	// cores (or threads, where the host calls run on a locked thread).
+	o := op{work: x, free: x, late: quick}
 	if b.clk != nil {
 		o.v = &vop{kind: vHost}
 	}
