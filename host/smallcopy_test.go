@@ -44,11 +44,24 @@ func (b *countingSim) CopySmall(dst, src *acl.SmallSide, n uint64) (bool, error)
 // passes its checks reaches the backend with the allocations the session
 // resolved (acl.SmallCopier), with the bytes right, no allocation of its
 // own, and anything else still goes through Memcpy with its errors: a
-// freed allocation, a copy from registered memory.
+// freed allocation, a copy from registered memory. Traced, every call
+// takes invoke's general way; untraced, a small copy takes its one pass
+// where the engine allows it (memcpyFast, on wasmtime).
 func TestSmallCopyResolvedOnce(t *testing.T) {
-	b := &countingSim{Backend: sim.New()}
-	t.Cleanup(func() { b.Close() })
-	h := newHarness(t, Policy{}, WithBackend(b))
+	for _, traced := range []bool{true, false} {
+		t.Run(map[bool]string{true: "traced", false: "untraced"}[traced], func(t *testing.T) {
+			b := &countingSim{Backend: sim.New()}
+			t.Cleanup(func() { b.Close() })
+			if traced {
+				smallCopies(t, newHarness(t, Policy{}, WithBackend(b)), b)
+			} else {
+				smallCopies(t, newUntracedHarness(t, abi.Wide, WithBackend(b)), b)
+			}
+		})
+	}
+}
+
+func smallCopies(t *testing.T, h *harness, b *countingSim) {
 	h.ok("aclrtSetDevice", 0)
 	dev := h.malloc(4096)
 	want := h.fill(data, 64, 3)
