@@ -76,6 +76,8 @@ type fixed struct {
 	// (launchCountOf).
 	klast   *Kernel
 	klastLC *launchCount
+	// kown is the session's own launch record (takeLaunch).
+	kown *kernelLaunch
 }
 
 // memState is the device memory the session holds and its accounting.
