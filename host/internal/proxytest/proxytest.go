@@ -100,8 +100,8 @@ func Proxy(prof abi.Profile) []byte {
 }
 
 // New is a harness of the wide profile's proxy under p, on a runtime with
-// opts after the test engine, backend and a trace into Log; all is
-// closed at the test's end.
+// opts after the test engine, backend and a trace into Log (NewUntraced:
+// none); all is closed at the test's end.
 func New(t *testing.T, p host.Policy, opts ...host.Option) *Harness {
 	t.Helper()
 	return NewIn(t, abi.Wide, p, opts...)
@@ -117,9 +117,25 @@ func NewIn(t *testing.T, prof abi.Profile, p host.Policy, opts ...host.Option) *
 // NewCfg is NewIn with the instance made with cfg.
 func NewCfg(t *testing.T, prof abi.Profile, p host.Policy, cfg host.Config, opts ...host.Option) *Harness {
 	t.Helper()
+	return newHarness(t, prof, p, cfg, true, opts...)
+}
+
+// NewUntraced is NewIn without the trace (Log stays empty): a session
+// that nothing follows, whose calls may take the ways the trace rules
+// out (a small copy's one pass).
+func NewUntraced(t *testing.T, prof abi.Profile, p host.Policy, opts ...host.Option) *Harness {
+	t.Helper()
+	return newHarness(t, prof, p, host.Config{}, false, opts...)
+}
+
+func newHarness(t *testing.T, prof abi.Profile, p host.Policy, cfg host.Config, traced bool, opts ...host.Option) *Harness {
+	t.Helper()
 	h := &Harness{T: t, Prof: prof}
 	ctx := context.Background()
-	h.RT = Runtime(t, append([]host.Option{host.WithTrace(func(r host.CallRecord) { h.Log = append(h.Log, r) })}, opts...)...)
+	if traced {
+		opts = append([]host.Option{host.WithTrace(func(r host.CallRecord) { h.Log = append(h.Log, r) })}, opts...)
+	}
+	h.RT = Runtime(t, opts...)
 	h.Plugin = Load(t, h.RT, Proxy(prof), p)
 	inst, err := h.Plugin.Instantiate(ctx, cfg)
 	require.NoError(t, err)
