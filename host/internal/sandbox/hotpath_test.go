@@ -78,3 +78,24 @@ func TestIdleSessionCosts(t *testing.T) {
 	h.malloc(64)
 	require.False(t, sessOf(h.inst).Idle(), "a session holding device memory")
 }
+
+// TestSessionMadeOnUse: a new session makes none of its handle and
+// context maps, and its counters in chunks: a command run per request
+// that sets a device, copies and frees (echo's calls) pays for the two
+// maps of its context and one chunk of counters, not a map per kind of
+// handle nor a pointer per function of the ABI.
+func TestSessionMadeOnUse(t *testing.T) {
+	h := newHarness(t, host.Policy{})
+	ss := sessOf(h.inst)
+	require.Zero(t, ss.Maps(), "no map before the first handle")
+	h.ok("aclrtSetDevice", 0)
+	require.Equal(t, 2, ss.Maps(), "the contexts and the device's default one")
+	dev := h.malloc(64)
+	h.ok("aclrtMemcpy", dev, 64, dev, 64, uint64(acl.MemcpyDeviceToDevice))
+	h.ok("aclrtFree", dev)
+	require.Equal(t, 2, ss.Maps())
+	require.Equal(t, 4, ss.Counters())
+	require.Equal(t, 1, ss.CounterChunks(), "the four functions' counters share a chunk")
+	h.ok("aclrtCreateStream", 0x40)
+	require.Equal(t, 3, ss.Maps(), "streams made at the first stream")
+}
