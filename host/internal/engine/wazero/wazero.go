@@ -410,15 +410,17 @@ type instance struct {
 	e     *Engine
 	roots []*rootFS // the mounts, closed after the module
 	mod   api.Module
-	lm    *linearMemory // nil without a memory
-	funcs map[string]*export
-	stack string // the stack counter's export, "" if none
-	g     guest  // engine.Binding's Guest, made with the instance
-	w     watch  // ends a call whose context ends (terminate.go)
+	lm    *linearMemory      // nil without a memory
+	first *export            // the first export looked up: a command's _start needs no map
+	funcs map[string]*export // the others
+	stack string             // the stack counter's export, "" if none
+	g     guest              // engine.Binding's Guest, made with the instance
+	w     watch              // ends a call whose context ends (terminate.go)
 }
 
 // export is an exported function, looked up once.
 type export struct {
+	name    string
 	fn      api.Function
 	params  int
 	results []api.ValueType
@@ -426,6 +428,9 @@ type export struct {
 }
 
 func (i *instance) export(name string) *export {
+	if x := i.first; x != nil && x.name == name {
+		return x
+	}
 	if x, ok := i.funcs[name]; ok {
 		return x
 	}
@@ -434,8 +439,12 @@ func (i *instance) export(name string) *export {
 		return nil // not cached: a typo must not grow the map
 	}
 	d := fn.Definition()
-	x := &export{fn: fn, params: len(d.ParamTypes()), results: d.ResultTypes()}
+	x := &export{name: name, fn: fn, params: len(d.ParamTypes()), results: d.ResultTypes()}
 	x.stack = make([]uint64, max(x.params, len(x.results)))
+	if i.first == nil {
+		i.first = x
+		return x
+	}
 	if i.funcs == nil {
 		i.funcs = map[string]*export{}
 	}
@@ -510,7 +519,7 @@ func (i *instance) call(ctx context.Context, x *export) error {
 // an api.Function whose call engine holds a stack of its own (10 KiB at
 // least, made by wazero at the lookup, not at the call), so that an idle
 // pooled instance holds none; the next call looks its export up again.
-func (i *instance) Idle() { i.funcs = nil }
+func (i *instance) Idle() { i.first, i.funcs = nil, nil }
 
 // Reenter implements engine.Instance: wazero lets a host function call
 // an export of the module that called it, on its own goroutine. A fresh
