@@ -34,7 +34,10 @@ type Engine struct {
 	// mounted maps the instances with mounts (api.Module) to their WASI
 	// call in progress (mountcalls.go).
 	mounted sync.Map
-	mems    memPool // released guest memories, for the next instances
+	// nmounted counts mounted's entries: while there are none (no
+	// instance has mounts), a WASI call's listener asks no map.
+	nmounted atomic.Int64
+	mems     memPool // released guest memories, for the next instances
 	// base is what every instance's configuration starts from, made once:
 	// base[0] with wazero's fake clocks, base[1] with the host's clocks
 	// and random source (its sleep is the instance's own). Each With
@@ -385,6 +388,7 @@ func (m *module) Instantiate(ctx context.Context, cfg engine.Config) (engine.Ins
 	}
 	if st != nil {
 		m.e.mounted.Store(mod, st)
+		m.e.nmounted.Add(1)
 	}
 	i := &instance{e: m.e, mod: mod, lm: mk.lm, stack: m.stack, roots: roots, g: guest{mod: mod, lm: mk.lm}, w: watch{closed: reach(mod)}}
 	if cfg.Binding != nil {
@@ -553,6 +557,7 @@ func (i *instance) Close(ctx context.Context) error {
 	}
 	if i.roots != nil {
 		i.e.mounted.Delete(i.mod)
+		i.e.nmounted.Add(-1)
 		err = errors.Join(err, closeRoots(i.roots))
 		i.roots = nil
 	}
