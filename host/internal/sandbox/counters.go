@@ -24,6 +24,7 @@ const SetSlot = 4
 // stream workers, when they execute.
 type stats struct {
 	fn    [statChunks]*[statChunk]*fnStat // by index in abi.Funcs (at), chunks nil until a call of one of theirs
+	spare []fnStat                        // counters made ahead for the next functions called: statSlab at a time
 	host  map[string]*hostCount           // functions outside module "acl", by module.name
 	hostK []*hostCount                    // the same by index in Shared.hostFuncs: no map access per call
 }
@@ -40,6 +41,9 @@ func init() {
 		panic("host: stats.fn holds the counters of fewer functions than abi.Funcs has: raise statChunks")
 	}
 }
+
+// statSlab is how many functions' counters are made in one allocation.
+const statSlab = 4
 
 // at returns the counters of acl function fi, which its first call made.
 func (st *stats) at(fi int) *fnStat { return st.fn[fi/statChunk][fi%statChunk] }
@@ -102,7 +106,11 @@ func (st *stats) of(fi int) *fnStat {
 		c = new([statChunk]*fnStat)
 		st.fn[fi/statChunk] = c
 	}
-	f := new(fnStat)
+	if len(st.spare) == 0 {
+		st.spare = make([]fnStat, statSlab)
+	}
+	f := &st.spare[0]
+	st.spare = st.spare[1:]
 	c[fi%statChunk] = f
 	return f
 }
