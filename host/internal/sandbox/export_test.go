@@ -98,6 +98,9 @@ func (s *Session) CounterChunks() int {
 	return n
 }
 
+// Profiling reports whether the session made its profiling state.
+func (s *Session) Profiling() bool { return s.pf != nil }
+
 // Maps returns how many of the session's handle and context maps exist.
 func (s *Session) Maps() int {
 	n := 0

@@ -85,10 +85,9 @@ type fixed struct {
 type memState struct {
 	mu      sync.RWMutex
 	as      addrSpace
-	region  uint64   // the device address region (Runtime.regions)
-	freed   bool     // release has returned the region
-	held    []uint64 // device bytes charged, per guest device: heldIn for a few devices
-	heldIn  [4]uint64
+	region  uint64          // the device address region (Runtime.regions)
+	freed   bool            // release has returned the region
+	held    []uint64        // device bytes charged, per guest device
 	pinned  uint64          // registered bytes
 	lent    int             // uncharged leases in as.allocs (LendOptions.Charge)
 	zombies []acl.DevPtr    // frees that could not wait; retried at release
@@ -146,8 +145,8 @@ type devState struct {
 	// overflow status.
 	ov overflowState
 	// ABI v1.3 section 15 (prof.go): the profiling markers' stamps,
-	// stack and latest range attributes.
-	pf profState
+	// stack and latest range attributes; nil until first use (profs).
+	pf *profState
 	// ABI v1.3 section 15 (random.go): the generator aclrtRandomNumAsync
 	// draws each task's seed from; nil until first use, unless
 	// Config.Deterministic seeded it.
@@ -312,11 +311,9 @@ func New(c Config) (*Session, error) {
 		memState: memState{region: region, as: newAddrSpace(region)},
 		devState: devState{dev: -1},
 	}
-	if n := len(p.Devices); n <= len(s.heldIn) {
-		s.held = s.heldIn[:n:n] // no allocation of its own
-	} else {
-		s.held = make([]uint64, n)
-	}
+	// A tiny allocation of its own: inline, the charges would take the
+	// session past 1.5 KiB, the next size of allocation.
+	s.held = make([]uint64, len(p.Devices))
 	t := sh.b.Traits()
 	s.sc, s.comp, s.kr = sh.sc, t.Computer, t.KernelRunner
 	if c.Profile == abi.Native32 {
