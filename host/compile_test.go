@@ -142,6 +142,35 @@ func TestCompileLimits(t *testing.T) {
 	})
 }
 
+// TestDecodeBombs: a module declaring a length longer than its bytes (a
+// vector of 2^32 tables in 45 bytes, for which wazero asks 80 GiB, a fatal
+// error of the process) is refused before any engine reads it, raw or
+// prepared, by Load and Check alike.
+func TestDecodeBombs(t *testing.T) {
+	ctx := context.Background()
+	rt := newRuntime(t)
+	rt.engine = noCompile{rt.engine, t}
+	for _, c := range []struct {
+		name, want string
+		wasm       []byte
+	}{
+		{"tables", "table section: entries 2559648324, more than the 3 bytes left to hold it (malformed)",
+			[]byte("\x00asm\x01\x00\x00\x00\x01\x06\x01`\x00\x02\x7f\x7f\x03\x02\x01\x00\x04\b\xc4\xc4\xc4\xc4\t\a\x01\x00A\x00\v\x01\x00\n\b\x01\x06\x00A\x01A\x02\x01")},
+		{"parameters", "type section: parameters 223949412, more than the 0 bytes left to hold it (malformed)",
+			[]byte("\x00asm\x01\x00\x00\x00\x01\x06\x01`\xe4\xe4\xe4j\v\x00")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := rt.Load(ctx, c.wasm, Policy{})
+			var le *LoadError
+			require.ErrorAs(t, err, &le)
+			require.Equal(t, []string{c.want}, le.Problems)
+			probs, err := rt.Check(ctx, c.wasm, Policy{})
+			require.NoError(t, err)
+			require.Equal(t, le.Problems, probs)
+		})
+	}
+}
+
 // TestCompileLimitsSamples: the real plugins stay within the limits (and
 // far: see each maximum in the log), and a bomb just within them loads.
 func TestCompileLimitsSamples(t *testing.T) {

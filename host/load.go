@@ -228,8 +228,13 @@ func (r *Runtime) Imports(ctx context.Context, wasm []byte, p Policy, opts ...Lo
 }
 
 // compileChecked compiles wasm prepared for any engine (prepare) once it
-// is within the policy's compile limits; a refusal is a *LoadError.
+// is within the policy's compile limits and declares no length longer
+// than its bytes (which wazero would allocate before reading: a decode
+// bomb); a refusal is a *LoadError.
 func (r *Runtime) compileChecked(ctx context.Context, wasm []byte, mi module.Info, p *Policy) (engine.Compiled, engine.Module, error) {
+	if probs := module.Lengths(wasm); len(probs) > 0 {
+		return nil, engine.Module{}, &LoadError{Problems: probs}
+	}
 	if probs := module.CompileLimits(len(wasm), mi.Code, p.compileLimits()); len(probs) > 0 {
 		return nil, engine.Module{}, &LoadError{Problems: probs}
 	}
