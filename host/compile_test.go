@@ -171,6 +171,28 @@ func TestDecodeBombs(t *testing.T) {
 	}
 }
 
+// TestDecodeBombNames: a name section declaring 2^32 local names (128 GiB
+// asked of wazero) is dropped, as the engines ignore it: the module
+// loads, and one that the policy refuses is refused with the policy's
+// problem, not compiled raw with it.
+func TestDecodeBombNames(t *testing.T) {
+	ctx := context.Background()
+	rt := newRuntime(t)
+	names := append([]byte("\x00\x0e\x04name\x02\x07\x01\x00"), 0xff, 0xff, 0xff, 0xff, 0x0f) // one function, 2^32-1 local names
+	wasm := append(wat2wasm(t, fmt.Sprintf(tableGrowWAT, "600 700")), names...)
+	pl, err := rt.Load(ctx, wasm, Policy{MaxTableEntries: 600})
+	require.NoError(t, err)
+	require.NoError(t, pl.Close(ctx))
+	_, err = rt.Load(ctx, wasm, Policy{MaxTableEntries: 500})
+	require.ErrorContains(t, err, "tables need 600 entries at start, the policy allows 500 (MaxTableEntries)")
+	// A name section one byte short of its local names' count, which
+	// wazero reads on past the section's end: refused.
+	cut := append(wasm[:len(wasm)-len(names)], names...)
+	cut[len(cut)-len(names)+1]--
+	_, err = rt.Load(ctx, cut, Policy{MaxTableEntries: 600})
+	require.ErrorContains(t, err, "custom section: local names 4294967295, more than the 0 bytes left to hold it (malformed)")
+}
+
 // TestCompileLimitsSamples: the real plugins stay within the limits (and
 // far: see each maximum in the log), and a bomb just within them loads.
 func TestCompileLimitsSamples(t *testing.T) {

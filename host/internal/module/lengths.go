@@ -12,7 +12,9 @@ import "fmt"
 // declares before reading the elements: a module of 45 bytes declaring
 // 2^32 tables makes it ask for 80 GiB, a fatal error of the whole host
 // process, which no recover stops. The walk stops, with no problem, at
-// the first thing it does not know (the engine's validation decides).
+// the first thing it does not know (the engine's validation decides). The
+// engines ignore a malformed name section, which SanitizeNames drops:
+// the host checks the lengths of a module's sanitized bytes.
 func Lengths(wasm []byte) []string {
 	if len(wasm) < 8 || string(wasm[:4]) != "\x00asm" {
 		return nil
@@ -31,7 +33,9 @@ func Lengths(wasm []byte) []string {
 			}
 			return nil
 		}
-		l := lengthReader{r: byteReader{b: r.take(size)}, sec: id}
+		rest := r.b
+		body := r.take(size)
+		l := lengthReader{rest: rest, r: byteReader{b: body}, after: len(r.b), sec: id}
 		l.section()
 		prob = l.prob
 	}
@@ -47,9 +51,11 @@ var sectionNames = [...]string{"custom", "type", "import", "function", "table", 
 // lengthReader walks one section for Lengths: prob is its first problem,
 // and a read that fails otherwise (r.bad) ends the walk.
 type lengthReader struct {
-	r    byteReader
-	sec  byte
-	prob string
+	r     byteReader
+	rest  []byte // the module's bytes from the section's body on
+	after int    // how many of them follow the section
+	sec   byte
+	prob  string
 }
 
 // n reads a length of what and reports whether it fits the bytes left.
@@ -91,10 +97,10 @@ func (l *lengthReader) each(what string, f func() bool) bool {
 func (l *lengthReader) section() {
 	r := &l.r
 	switch l.sec {
-	case 0: // custom: its name, and the name section's vectors
+	case 0: // custom: its name, and the name section's lengths
 		n, ok := l.n("name length")
 		if ok && string(r.take(n)) == "name" {
-			l.names()
+			l.names(l.rest[len(l.rest)-len(r.b)-l.after:], uint64(len(r.b)))
 		}
 	case 1:
 		l.each("function types", func() bool {
@@ -195,17 +201,20 @@ func (l *lengthReader) element() bool {
 	return l.each("element expressions", func() bool { return skipConstExpr(r) })
 }
 
-// names reads the name section's subsections of names wazero decodes: the
-// module's, the functions' and the locals'.
-func (l *lengthReader) names() {
-	for !l.r.done() && l.prob == "" {
-		id := l.r.byte()
-		sub := lengthReader{r: byteReader{b: l.r.take(l.r.uleb())}, sec: l.sec}
-		if l.r.bad {
-			return
-		}
-		r := &sub.r
-		name := func() bool { r.uleb(); return sub.bytes("name length") }
+// names walks a name section's subsections of names as wazero does: while
+// the section's size, limit, lasts (its arithmetic wrapping as wazero's),
+// each read from the bytes that follow it whatever its declared size, up
+// to the module's end, rest: so a name section cut short by its section or
+// by the module's end is read as wazero reads it.
+func (l *lengthReader) names(rest []byte, limit uint64) {
+	sub := lengthReader{r: byteReader{b: rest}, sec: l.sec}
+	r := &sub.r
+	name := func() bool { r.uleb(); return sub.bytes("name length") }
+	for limit > 0 && !r.done() && sub.prob == "" {
+		id := r.byte()
+		before := len(r.b)
+		size := r.uleb()
+		limit -= 1 + uint64(before-len(r.b))
 		switch id {
 		case 0:
 			sub.bytes("module name length")
@@ -213,7 +222,21 @@ func (l *lengthReader) names() {
 			sub.each("function names", name)
 		case 2:
 			sub.each("functions' local names", func() bool { r.uleb(); return sub.each("local names", name) })
+		default:
+			r.take(size)
 		}
-		l.prob = sub.prob
+		limit -= size
 	}
+	l.prob = sub.prob
+}
+
+// localNames checks the lengths of a name section's local names
+// (subsection 2), which wazero allocates before reading: sanitizeNameSection
+// drops a section with a problem, as the engines ignore it.
+func localNames(sub []byte) bool {
+	l := lengthReader{r: byteReader{b: sub}}
+	r := &l.r
+	name := func() bool { r.uleb(); return l.bytes("name length") }
+	l.each("functions' local names", func() bool { r.uleb(); return l.each("local names", name) })
+	return l.prob == ""
 }
