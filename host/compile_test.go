@@ -154,9 +154,11 @@ func TestDecodeBombs(t *testing.T) {
 		name, want string
 		wasm       []byte
 	}{
-		{"tables", "table section: entries 2559648324, more than the 3 bytes left to hold it (malformed)",
+		{"tables", "table section: entries 2559648324, more than the 18 bytes left in the module (malformed)",
 			[]byte("\x00asm\x01\x00\x00\x00\x01\x06\x01`\x00\x02\x7f\x7f\x03\x02\x01\x00\x04\b\xc4\xc4\xc4\xc4\t\a\x01\x00A\x00\v\x01\x00\n\b\x01\x06\x00A\x01A\x02\x01")},
-		{"parameters", "type section: parameters 223949412, more than the 0 bytes left to hold it (malformed)",
+		{"count past its section", "function section: entries 3153588191, more than the 1 bytes left in the module (malformed)",
+			[]byte("\x00asm\x01\x00\x00\x00\x01\x06\x01`\x01\x7f\x01\x7f\x03\x02\xdf\xdf\xdf\xdf\vi")},
+		{"parameters", "type section: parameters 223949412, more than the 2 bytes left in the module (malformed)",
 			[]byte("\x00asm\x01\x00\x00\x00\x01\x06\x01`\xe4\xe4\xe4j\v\x00")},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -190,7 +192,7 @@ func TestDecodeBombNames(t *testing.T) {
 	cut := append(wasm[:len(wasm)-len(names)], names...)
 	cut[len(cut)-len(names)+1]--
 	_, err = rt.Load(ctx, cut, Policy{MaxTableEntries: 600})
-	require.ErrorContains(t, err, "custom section: local names 4294967295, more than the 0 bytes left to hold it (malformed)")
+	require.ErrorContains(t, err, "custom section: local names 4294967295, more than the 0 bytes left in the module (malformed)")
 }
 
 // TestCompileLimitsSamples: the real plugins stay within the limits (and

@@ -3,7 +3,8 @@ package module
 import "fmt"
 
 // Lengths returns the problem of a module that declares a length longer
-// than the bytes left to hold it: a vector of a section's entries, of a
+// than the bytes left in it (as wazero reads them: a section's entries on
+// past its end): a vector of a section's entries, of a
 // function type's parameters or results, of an element or data segment,
 // of a code body's local declarations or of the name section's names, or
 // a name's, a code body's or a custom section's bytes. Such a module is
@@ -27,17 +28,15 @@ func Lengths(wasm []byte) []string {
 		if r.bad {
 			return nil
 		}
-		if size > uint64(len(r.b)) {
-			if id == 0 { // wazero allocates a custom section's size
-				return []string{fmt.Sprintf("custom section: size %d, more than the %d bytes left in the module (malformed)", size, len(r.b))}
-			}
-			return nil
+		if id == 0 && size > uint64(len(r.b)) { // wazero allocates a custom section's size
+			return []string{fmt.Sprintf("custom section: size %d, more than the %d bytes left in the module (malformed)", size, len(r.b))}
 		}
-		rest := r.b
-		body := r.take(size)
-		l := lengthReader{rest: rest, r: byteReader{b: body}, after: len(r.b), sec: id}
+		// wazero reads a section's entries on from its body, past its
+		// end if they go on, and checks its size only after.
+		l := lengthReader{r: byteReader{b: r.b}, size: size, sec: id}
 		l.section()
 		prob = l.prob
+		r.take(size)
 	}
 	if prob == "" {
 		return nil
@@ -51,11 +50,10 @@ var sectionNames = [...]string{"custom", "type", "import", "function", "table", 
 // lengthReader walks one section for Lengths: prob is its first problem,
 // and a read that fails otherwise (r.bad) ends the walk.
 type lengthReader struct {
-	r     byteReader
-	rest  []byte // the module's bytes from the section's body on
-	after int    // how many of them follow the section
-	sec   byte
-	prob  string
+	r    byteReader // the module's bytes from the section's body on
+	size uint64     // the section's declared size
+	sec  byte
+	prob string
 }
 
 // n reads a length of what and reports whether it fits the bytes left.
@@ -69,7 +67,7 @@ func (l *lengthReader) n(what string) (uint64, bool) {
 		if int(l.sec) < len(sectionNames) {
 			name = sectionNames[l.sec] + " section"
 		}
-		l.prob = fmt.Sprintf("%s: %s %d, more than the %d bytes left to hold it (malformed)", name, what, n, len(l.r.b))
+		l.prob = fmt.Sprintf("%s: %s %d, more than the %d bytes left in the module (malformed)", name, what, n, len(l.r.b))
 		return 0, false
 	}
 	return n, true
@@ -98,9 +96,10 @@ func (l *lengthReader) section() {
 	r := &l.r
 	switch l.sec {
 	case 0: // custom: its name, and the name section's lengths
+		before := len(r.b)
 		n, ok := l.n("name length")
-		if ok && string(r.take(n)) == "name" {
-			l.names(l.rest[len(l.rest)-len(r.b)-l.after:], uint64(len(r.b)))
+		if ok && string(r.take(n)) == "name" && uint64(before-len(r.b)) <= l.size {
+			l.names(l.size - uint64(before-len(r.b)))
 		}
 	case 1:
 		l.each("function types", func() bool {
@@ -202,32 +201,29 @@ func (l *lengthReader) element() bool {
 }
 
 // names walks a name section's subsections of names as wazero does: while
-// the section's size, limit, lasts (its arithmetic wrapping as wazero's),
-// each read from the bytes that follow it whatever its declared size, up
-// to the module's end, rest: so a name section cut short by its section or
-// by the module's end is read as wazero reads it.
-func (l *lengthReader) names(rest []byte, limit uint64) {
-	sub := lengthReader{r: byteReader{b: rest}, sec: l.sec}
-	r := &sub.r
-	name := func() bool { r.uleb(); return sub.bytes("name length") }
-	for limit > 0 && !r.done() && sub.prob == "" {
+// the section's size left, limit, lasts (its arithmetic wrapping as
+// wazero's), each read from the bytes that follow whatever its declared
+// size, up to the module's end.
+func (l *lengthReader) names(limit uint64) {
+	r := &l.r
+	name := func() bool { r.uleb(); return l.bytes("name length") }
+	for limit > 0 && !r.done() && l.prob == "" {
 		id := r.byte()
 		before := len(r.b)
 		size := r.uleb()
 		limit -= 1 + uint64(before-len(r.b))
 		switch id {
 		case 0:
-			sub.bytes("module name length")
+			l.bytes("module name length")
 		case 1:
-			sub.each("function names", name)
+			l.each("function names", name)
 		case 2:
-			sub.each("functions' local names", func() bool { r.uleb(); return sub.each("local names", name) })
+			l.each("functions' local names", func() bool { r.uleb(); return l.each("local names", name) })
 		default:
 			r.take(size)
 		}
 		limit -= size
 	}
-	l.prob = sub.prob
 }
 
 // localNames checks the lengths of a name section's local names
