@@ -56,6 +56,12 @@ type Launch struct {
 	// costs more than such a computation. The simulator holds the stream
 	// while it runs one so: Run must not call the backend on its stream.
 	Quick bool
+	// InCall is set by a backend that runs a Quick launch within Compute,
+	// on the caller's goroutine, before it runs Check, Run and Done
+	// there; the caller clears it before Compute. Check, Run and Done so
+	// tell that they run on the caller's goroutine, where they may touch
+	// what only that goroutine touches without synchronizing.
+	InCall bool
 	// Kernel, when set, is the launch as a native kernel binary runs it,
 	// for a backend that runs device code (the native backend, which
 	// ignores Run): a registered kernel whose declaration names a binary

@@ -7,8 +7,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/acl/sim"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // countingSim is the simulator counting how each copy reached it.
@@ -42,11 +44,24 @@ func (b *countingSim) CopySmall(dst, src *acl.SmallSide, n uint64) (bool, error)
 // passes its checks reaches the backend with the allocations the session
 // resolved (acl.SmallCopier), with the bytes right, no allocation of its
 // own, and anything else still goes through Memcpy with its errors: a
-// freed allocation, a copy from registered memory.
+// freed allocation, a copy from registered memory. Traced, every call
+// takes invoke's general way; untraced, a small copy takes its one pass
+// where the engine allows it (memcpyFast, on wasmtime).
 func TestSmallCopyResolvedOnce(t *testing.T) {
-	b := &countingSim{Backend: sim.New()}
-	t.Cleanup(func() { b.Close() })
-	h := newHarness(t, Policy{}, WithBackend(b))
+	for _, traced := range []bool{true, false} {
+		t.Run(map[bool]string{true: "traced", false: "untraced"}[traced], func(t *testing.T) {
+			b := &countingSim{Backend: sim.New()}
+			t.Cleanup(func() { b.Close() })
+			if traced {
+				smallCopies(t, newHarness(t, Policy{}, WithBackend(b)), b)
+			} else {
+				smallCopies(t, newUntracedHarness(t, abi.Wide, WithBackend(b)), b)
+			}
+		})
+	}
+}
+
+func smallCopies(t *testing.T, h *harness, b *countingSim) {
 	h.ok("aclrtSetDevice", 0)
 	dev := h.malloc(4096)
 	want := h.fill(data, 64, 3)
@@ -81,4 +96,77 @@ func TestSmallCopyResolvedOnce(t *testing.T) {
 	h.ok("aclrtFree", dev)
 	msg := h.code(acl.ErrRTParamInvalid, "aclrtMemcpy", dev, 64, data, 64, uint64(acl.MemcpyHostToDevice))
 	require.Contains(t, msg, "not in guest memory or a live device allocation")
+}
+
+// newUntracedHarness is newHarnessIn without the trace, which makes
+// every call take invoke's general way: the harness of what a session
+// that nothing follows does.
+func newUntracedHarness(t *testing.T, prof abi.Profile, opts ...Option) *harness {
+	ctx := context.Background()
+	rt, err := NewRuntime(ctx, append(append(testBackend(t), WithEngine(testEngine)), opts...)...)
+	require.NoError(t, err)
+	pl, err := rt.Load(ctx, testsupport.Proxy(prof, 4), Policy{})
+	require.NoError(t, err)
+	inst, err := pl.Instantiate(ctx, Config{})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		require.NoError(t, inst.Close(ctx))
+		require.NoError(t, pl.Close(ctx))
+		require.NoError(t, rt.Close(ctx))
+	})
+	return &harness{t: t, rt: rt, inst: inst, prof: prof}
+}
+
+// panickingSim is the simulator whose small copies panic while panics is
+// above zero: a host bug on the small path.
+type panickingSim struct {
+	*sim.Backend
+	panics atomic.Int32
+}
+
+func (b *panickingSim) Traits() acl.Traits {
+	t := b.Backend.Traits()
+	t.SmallCopier = b
+	return t
+}
+
+func (b *panickingSim) CopySmall(dst, src *acl.SmallSide, n uint64) (bool, error) {
+	if b.panics.Add(-1) >= 0 {
+		panic("the small path's bug")
+	}
+	return b.Backend.CopySmall(dst, src, n)
+}
+
+// TestSmallCopyHostBug: a panic on the small path of aclrtMemcpy (which
+// on wasmtime has no recover of its own: the adapter's hands the panic
+// back to the session, engine.Recoverer) fails the call with
+// ACL_ERROR_INTERNAL_ERROR and its message, counted as the call's error,
+// as any import's host bug does; the guest goes on, and the copies after
+// it are done and counted, bytes included.
+func TestSmallCopyHostBug(t *testing.T) {
+	for _, prof := range []string{"wide", "acl32"} {
+		t.Run(prof, func(t *testing.T) {
+			b := &panickingSim{Backend: sim.New()}
+			t.Cleanup(func() { b.Close() })
+			p := abi.Wide
+			if prof == "acl32" {
+				p = abi.Native32
+			}
+			h := newUntracedHarness(t, p, WithBackend(b))
+			h.ok("aclrtSetDevice", 0)
+			dev := h.malloc(4096)
+			want := h.fill(data, 64, 7)
+			b.panics.Store(1)
+			msg := h.code(acl.ErrInternal, "aclrtMemcpy", dev, 64, data, 64, uint64(acl.MemcpyHostToDevice))
+			require.Equal(t, "aclrtMemcpy: host bug: the small path's bug", msg)
+			h.ok("aclrtMemcpy", dev, 64, data, 64, uint64(acl.MemcpyHostToDevice))
+			h.ok("aclrtMemcpy", dev+1024, 64, dev, 64, uint64(acl.MemcpyDeviceToDevice))
+			h.ok("aclrtMemcpy", data2, 64, dev+1024, 64, uint64(acl.MemcpyDeviceToHost))
+			require.Equal(t, want, h.mem()[data2:data2+64])
+			st := h.inst.Session().Stats().Funcs["aclrtMemcpy"]
+			require.Equal(t, uint64(4), st.Calls)
+			require.Equal(t, map[acl.Error]uint64{acl.ErrInternal: 1}, st.Errors)
+			require.Equal(t, map[string]uint64{"H2D": 64, "D2D": 64, "D2H": 64}, st.Bytes)
+		})
+	}
 }

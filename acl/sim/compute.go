@@ -38,49 +38,65 @@ func (b *Backend) Compute(h acl.Stream, l *acl.Launch) error {
 	if err != nil {
 		return err
 	}
+	quick := l.Quick && b.clk == nil
+	// A quick launch without regions holds nothing (b.stream found the
+	// simulator open, as hold would): on an idle stream it runs without
+	// a record.
+	if quick && len(l.Regions) == 0 && s.runIdle(l, nil) {
+		return nil
+	}
 	x := launches.Get().(*launch)
 	x.l, x.spans = l, x.spanBuf[:0]
-	// A launch without regions holds nothing: b.stream found the
-	// simulator open, as hold would.
 	if len(l.Regions) > 0 {
 		if err := b.hold(x); err != nil {
 			x.release()
 			return err
 		}
 	}
-	if l.Quick && b.clk == nil && x.few() && s.runIdle(x) {
+	if quick && len(l.Regions) > 0 && x.few() && s.runIdle(l, x) {
 		return nil
 	}
-	o := op{work: x, free: x}
+	// A synchronizing caller may run a quick launch it waits for, as a
+	// small copy: it would wait for it anyway, and a worker it hands off
+	// to and is woken by costs it two goroutine switches, often across
+	// cores (or threads, where the host calls run on a locked thread).
+	o := op{work: x, free: x, late: quick}
 	if b.clk != nil {
 		o.v = &vop{kind: vHost}
 	}
 	return s.pushNow(o)
 }
 
-// runIdle runs x, a quick launch, on the caller's goroutine when the
+// runIdle runs l, a quick launch, on the caller's goroutine when the
 // stream is idle, as its worker would run it at once (asyncSmall does the
 // same for small copies), without the hand-off to the worker and back;
 // false, with nothing changed, when it is not (or the timing model runs).
+// x is l's record holding its spans, nil for a launch without regions.
 // It holds s.mu throughout, one lock where claim and finish take two: a
 // quick launch never waits (acl.Launch.Quick), and what it locks (its
 // allocations, the sandbox's tables) is never held by a goroutine that
 // waits for s.mu, so whoever looks at the stream meanwhile waits for it as
 // for a running op; nothing can queue behind it, so the worker need not
-// be woken after.
-func (s *stream) runIdle(x *launch) bool {
+// be woken after. The stream is not closing, so its work is not cancelled
+// (close sets both under s.mu): the worker's look at its halt is moot.
+func (s *stream) runIdle(l *acl.Launch, x *launch) bool {
 	s.mu.Lock()
 	if s.closing || !s.idleLocked() || (s.b.depth > 0 && s.countedLocked() >= uint64(s.b.depth)) {
 		s.mu.Unlock()
 		return false
 	}
 	s.enq++
-	o := op{work: x} // x holds its spans itself
+	l.InCall = true
+	var o op // a launch: neither a mark nor a record
 	var err error
 	if !s.skipsLocked(&o) { // a stopped stream's operations fail without effect
-		err = s.exec(&o)
+		err = exec(l, x, &s.hctx)
 	}
-	x.release()
+	if x != nil {
+		x.release()
+	} else if l.Done != nil {
+		l.Done()
+	}
 	s.finishLocked(&o, err)
 	s.mu.Unlock()
 	return true
@@ -146,30 +162,29 @@ func (x *launch) release() {
 // time it really ran).
 func (x *launch) cost() time.Duration { return x.l.Cost }
 
-// run locks each allocation once, in id order (two regions may share one,
-// and copies take the same locks in the same order), and runs the
-// computation on the regions' bytes.
-func (x *launch) run(st *stream, _ [2]span, stop halt) (err error) {
-	l := x.l
+// run runs the launch on the stream's worker, unless the stream's work
+// was cancelled, with the worker's halt as Run's context (or the
+// synchronous caller's).
+func (x *launch) run(st *stream, _ [2]span, stop halt) error {
 	if err := stop.err(); err != nil {
 		return err
 	}
-	if l.Check != nil {
-		if err := l.Check(); err != nil {
-			return err
-		}
+	var ctx context.Context = &st.hctx // the worker's: boxing a haltCtx allocates
+	if stop.ctx != nil || stop.done != st.abort {
+		ctx = haltCtx{stop}
 	}
-	allocs := x.allocBuf[:0]
-	for _, s := range x.spans {
-		allocs = append(allocs, s.a)
-	}
-	if len(allocs) > 1 {
-		slices.SortFunc(allocs, func(a, b *alloc) int { return cmp.Compare(a.id, b.id) })
-		allocs = slices.Compact(allocs)
-	}
-	for _, a := range allocs {
-		a.mu.Lock()
-	}
+	return exec(x.l, x, ctx)
+}
+
+// noMem is the bytes of a launch without regions.
+var noMem = [][]byte{}
+
+// exec runs l, held by x (nil: l has no regions), with context ctx: its
+// Check, then Run on its regions' bytes with each allocation locked once,
+// in id order (two regions may share one, and copies take the same locks
+// in the same order). A panic fails the launch as a device fault.
+func exec(l *acl.Launch, x *launch, ctx context.Context) (err error) {
+	var allocs []*alloc
 	defer func() {
 		for _, a := range allocs {
 			a.mu.Unlock()
@@ -178,13 +193,29 @@ func (x *launch) run(st *stream, _ [2]span, stop halt) (err error) {
 			err = acl.Errorf(acl.ErrRTAicoreException, "%s failed on the device: it panicked: %v", l.Name, r)
 		}
 	}()
-	mem := x.memBuf[:0]
-	for i, s := range x.spans {
-		mem = append(mem, s.bytes(l.Regions[i].N))
+	if l.Check != nil {
+		if err := l.Check(); err != nil {
+			return err
+		}
 	}
-	var ctx context.Context = &st.hctx // the worker's: boxing a haltCtx allocates
-	if stop.ctx != nil || stop.done != st.abort {
-		ctx = haltCtx{stop}
+	mem := noMem
+	if x != nil && len(x.spans) > 0 {
+		as := x.allocBuf[:0]
+		for _, s := range x.spans {
+			as = append(as, s.a)
+		}
+		if len(as) > 1 {
+			slices.SortFunc(as, func(a, b *alloc) int { return cmp.Compare(a.id, b.id) })
+			as = slices.Compact(as)
+		}
+		for _, a := range as {
+			a.mu.Lock()
+		}
+		allocs = as
+		mem = x.memBuf[:0]
+		for i, s := range x.spans {
+			mem = append(mem, s.bytes(l.Regions[i].N))
+		}
 	}
 	if err := l.Run(ctx, mem); err != nil {
 		return launchErr(l.Name, err)

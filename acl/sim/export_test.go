@@ -53,3 +53,6 @@ func HoldShared(b *Backend) (release func()) {
 	b.mu.RLock()
 	return b.mu.RUnlock
 }
+
+// SmallAsync is the most bytes a quick launch runs in its call.
+const SmallAsync = smallAsync

@@ -5,10 +5,12 @@ import (
 	"runtime"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/acl/sim"
 )
 
 // TestComputeInlineHoldsStream: a quick launch run in the call holds its
@@ -104,4 +106,107 @@ func TestComputeNoRegionsClosed(t *testing.T) {
 	require.NoError(t, b.Close())
 	require.ErrorIs(t, b.Compute(s, l()), acl.ErrRTContextNull)
 	require.Equal(t, int32(1), ran.Load())
+}
+
+// TestComputeInCall: a quick launch that runs in its call, with regions or
+// without, is marked InCall before its Check, Run and Done see it; one
+// queued behind other work, or not quick, is not. A panic in one run in
+// the call fails the stream as on the worker, which goes on.
+func TestComputeInCall(t *testing.T) {
+	b := newSim(t)
+	s, err := b.CreateStream(0)
+	require.NoError(t, err)
+	p, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
+	require.NoError(t, err)
+	type seen struct{ check, run, done bool }
+	launch := func(quick bool, regions int, got *seen) *acl.Launch {
+		l := &acl.Launch{Name: "k", Quick: quick}
+		for range regions {
+			l.Regions = append(l.Regions, acl.Region{Ptr: p, N: 64})
+		}
+		l.Check = func() error { got.check = l.InCall; return nil }
+		l.Run = func(context.Context, [][]byte) error { got.run = l.InCall; return nil }
+		l.Done = func() { got.done = l.InCall }
+		return l
+	}
+	for _, regions := range []int{0, 1} {
+		var got seen
+		require.NoError(t, b.Compute(s, launch(true, regions, &got)))
+		require.Equal(t, seen{true, true, true}, got, "quick, idle stream, %d regions: ran in the call", regions)
+		got = seen{}
+		require.NoError(t, b.Compute(s, launch(false, regions, &got)))
+		require.NoError(t, b.SynchronizeStream(t.Context(), s, -1))
+		require.Equal(t, seen{}, got, "not quick: on the worker")
+	}
+	release := make(chan struct{})
+	require.NoError(t, b.Compute(s, &acl.Launch{Name: "block", Run: func(context.Context, [][]byte) error { <-release; return nil }}))
+	got := seen{true, true, true}
+	require.NoError(t, b.Compute(s, launch(true, 0, &got)))
+	close(release)
+	require.NoError(t, b.SynchronizeStream(t.Context(), s, -1))
+	require.Equal(t, seen{}, got, "queued behind other work: on the worker")
+
+	require.NoError(t, b.Compute(s, &acl.Launch{Name: "bug", Quick: true, Run: func(context.Context, [][]byte) error { panic("kernel bug") }}))
+	err = b.SynchronizeStream(t.Context(), s, -1)
+	require.ErrorIs(t, err, acl.ErrRTAicoreException)
+	require.ErrorContains(t, err, "bug failed on the device: it panicked: kernel bug")
+	var again seen
+	require.NoError(t, b.Compute(s, launch(true, 0, &again)))
+	require.Equal(t, seen{true, true, true}, again, "the stream goes on")
+}
+
+// TestComputeQuickLargeQueued: a quick launch too large to run in its
+// call is queued, not run by Compute, even on an idle stream (a
+// synchronizing caller may run it, as the worker would); a Force-cancel
+// stops it wherever it runs, and the stream's worker or caller goes on.
+func TestComputeQuickLargeQueued(t *testing.T) {
+	b := newSim(t)
+	s, err := b.CreateStream(0)
+	require.NoError(t, err)
+	p, err := b.Malloc(0, 2*sim.SmallAsync, acl.MemMallocHugeFirst)
+	require.NoError(t, err)
+	started, release := make(chan struct{}), make(chan struct{})
+	l := &acl.Launch{Name: "large", Quick: true, Regions: []acl.Region{{Ptr: p, N: 2 * sim.SmallAsync, Write: true}},
+		Run: func(context.Context, [][]byte) error {
+			close(started)
+			<-release
+			return nil
+		}}
+	queued := make(chan error, 1)
+	go func() { queued <- b.Compute(s, l) }()
+	select {
+	case <-time.After(time.Minute):
+		t.Fatal("Compute ran the launch in its call")
+	case err := <-queued:
+		require.NoError(t, err)
+	}
+	select {
+	case <-time.After(time.Minute):
+		t.Fatal("the launch never ran")
+	case <-started:
+	}
+	close(release)
+	require.NoError(t, b.SynchronizeStream(t.Context(), s, -1))
+
+	for range 20 { // whoever runs it, the synchronizing caller or the worker
+		running := make(chan struct{})
+		require.NoError(t, b.Compute(s, &acl.Launch{Name: "spin", Quick: true, Regions: []acl.Region{{Ptr: p, N: 2 * sim.SmallAsync}},
+			Run: func(ctx context.Context, _ [][]byte) error {
+				close(running)
+				<-ctx.Done()
+				return ctx.Err()
+			}}))
+		synced := make(chan error, 1)
+		go func() { synced <- b.SynchronizeStream(context.Background(), s, -1) }()
+		<-running
+		require.NoError(t, b.DestroyStreamForce(s))
+		select {
+		case <-time.After(time.Minute):
+			t.Fatal("the cancelled launch never stopped")
+		case err := <-synced:
+			require.Error(t, err)
+		}
+		s, err = b.CreateStream(0)
+		require.NoError(t, err)
+	}
 }

@@ -22,6 +22,10 @@ type op struct {
 	// steal marks a copy of at most one chunk, or an OnComplete mark: a
 	// caller that synchronizes the stream may run it itself (see steal).
 	steal bool
+	// late marks a quick launch too large to run in its call (Compute): a
+	// caller that synchronizes the stream may run it too, but enqueue
+	// never runs it in its call.
+	late bool
 }
 
 // small is work that reports its bytes, so that a copy of at most one
@@ -249,8 +253,9 @@ func (s *stream) finishLocked(o *op, err error) {
 }
 
 // steal runs on the caller's goroutine the ops a synchronize waits for, as
-// long as they are copies of at most one chunk (or OnComplete marks) at the
-// head of the queue and the worker is not running one. Handing a small copy to the worker
+// long as they are copies of at most one chunk, OnComplete marks or quick
+// launches (late) at the head of the queue and the worker is not running
+// one. Handing a small copy to the worker
 // and waiting to be woken costs far more than the copy (two goroutine
 // switches, often across cores), and a caller that synchronizes waits for
 // it anyway. The op runs exactly as on the worker (in stream order, one at
@@ -258,7 +263,7 @@ func (s *stream) finishLocked(o *op, err error) {
 // nothing else can tell. Not with the timing model, whose worker paces
 // each op. s.mu is held.
 func (s *stream) steal(ctx context.Context, target uint64) {
-	for s.done < target && !s.running && !s.stop && s.head < len(s.q) && s.q[s.head].steal && s.b.clk == nil && ctxErr(ctx) == nil {
+	for s.done < target && !s.running && !s.stop && s.head < len(s.q) && (s.q[s.head].steal || s.q[s.head].late) && s.b.clk == nil && ctxErr(ctx) == nil {
 		o := s.popLocked()
 		skip := s.skipsLocked(&o)
 		s.mu.Unlock()

@@ -214,6 +214,20 @@ type Invoker interface {
 	Release(ctx context.Context) error
 }
 
+// Recoverer is an Invoker that may leave the panics of some of its own
+// calls to an adapter that recovers every host call's panic anyway
+// (wasmtime's: a panic cannot unwind through its frames), rather than
+// pay for a recover of its own on the way of a call. Such an adapter
+// calls Recovering once, before the instance's first host call, and hands
+// Recover each panic of an Invoke with that call's stack: Recover ends
+// the call as its own recover would have (the result left on stack) and
+// reports true, or reports false for a panic it leaves to the adapter.
+type Recoverer interface {
+	Invoker
+	Recovering()
+	Recover(r any, stack []uint64) bool
+}
+
 // Watcher is what the host's call contexts offer the engines besides
 // context.Context: context.AfterFunc without its allocations. Watch runs
 // *f on a goroutine of its own once the context is done (at once if it

@@ -70,9 +70,7 @@ func (s *Session) invoke(ctx context.Context, fi int, mem []byte, stack []uint64
 	var code acl.Error
 	var msg string
 	if err != nil {
-		code = acl.CodeOf(err)
-		msg = abi.Funcs[fi].Name + ": " + acl.MessageOf(err)
-		s.noteErr(msg, err)
+		code, msg = s.failed(fi, err)
 	} else {
 		msg = c.note
 	}
@@ -92,6 +90,14 @@ func (s *Session) invoke(ctx context.Context, fi int, mem []byte, stack []uint64
 		s.callMetrics(fi, code, t0)
 	}
 	stack[0] = uint64(uint32(res))
+}
+
+// failed records err as the recent error of a call of import fi, and
+// returns its code and message.
+func (s *Session) failed(fi int, err error) (acl.Error, string) {
+	msg := abi.Funcs[fi].Name + ": " + acl.MessageOf(err)
+	s.noteErr(msg, err)
+	return acl.CodeOf(err), msg
 }
 
 // narrow has, per profile and function, bit i set when parameter i

@@ -37,14 +37,16 @@ type bounds struct {
 }
 
 // bounds returns the bounds of a launch the call in progress queues.
-func (c *Call) bounds() bounds {
-	var dl time.Time
+func (c *Call) bounds() bounds { return bounds{halt: c.s.halt, deadline: c.runDeadline()} }
+
+// runDeadline is the run's deadline, zero for none.
+func (c *Call) runDeadline() time.Time {
 	if cc, ok := c.ctx.(*CallCtx); ok {
-		dl, _ = cc.callDeadline()
-	} else {
-		dl, _ = c.ctx.Deadline()
+		dl, _ := cc.callDeadline()
+		return dl
 	}
-	return bounds{halt: c.s.halt, deadline: dl}
+	dl, _ := c.ctx.Deadline()
+	return dl
 }
 
 // launchBounds returns bounds as a function of Run's context, for the

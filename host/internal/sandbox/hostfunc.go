@@ -229,10 +229,30 @@ func (v *invoker) Invoke(ctx context.Context, fn int, mem []byte, stack []uint64
 		for n := len(abi.Funcs); fn >= n; {
 			fn -= n
 		}
+		if fn == memcpyFI && s.recovers && s.sc != nil && s.plain() && s.memcpyFast(ctx, mem, stack) {
+			return
+		}
 		s.invoke(ctx, fn, mem, stack)
 		return
 	}
 	s.invokeHost(ctx, fn-HostFuncBase, mem, stack)
+}
+
+// Recovering implements engine.Recoverer: the engine recovers the panics
+// of host calls, so memcpyFast may run without a recover of its own.
+func (v *invoker) Recovering() { v.recovers = true }
+
+// Recover implements engine.Recoverer: a panic of memcpyFast is a host
+// bug, which fails the call with ACL_ERROR_INTERNAL_ERROR as Call.run
+// makes of one; any other is the engine's.
+func (v *invoker) Recover(r any, stack []uint64) bool {
+	s := (*Session)(v)
+	if !s.inFast {
+		return false
+	}
+	s.inFast = false
+	s.copyEnded(s.stats.of(memcpyFI), acl.Errorf(acl.ErrInternal, "host bug: %v", r), stack)
+	return true
 }
 
 func (v *invoker) Hold(m engine.Releaser) { v.mem = m }

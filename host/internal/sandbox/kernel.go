@@ -268,16 +268,21 @@ func (c *Call) queueKernel(k *Kernel, lc *launchCount, st *streamRec, args []uin
 		return acl.Errorf(acl.ErrRTParamInvalid, "%s: blockDim %d is out of range: from 1 to the device's %d cores (aclrtGetDeviceResLimit)", k.Name, blockDim, limit)
 	}
 	vals := args[2:]
-	kl := newKernelLaunch()
+	var kl *kernelLaunch
+	if isNative { // never recycled: the native backend calls no Done
+		kl = newKernelLaunch()
+	} else {
+		kl = c.s.takeLaunch()
+	}
 	passed := false // to a backend, which then owns kl
 	defer func() {
 		if !passed {
-			kl.recycle()
+			kl.unused()
 		}
 	}()
 	kl.s, kl.k, kl.blockDim, kl.timeout, kl.bytes = c.s, k, blockDim, timeout, 0
 	l := &kl.l
-	l.Name, l.Quick, l.Regions = k.Name, k.Quick, l.Regions[:0]
+	l.Name, l.Quick, l.Regions, l.InCall = k.Name, k.Quick, l.Regions[:0], false
 	kl.hs = kl.hs[:0]
 	for i, p := range k.Params {
 		if !p.Buffer {
@@ -340,14 +345,18 @@ func (c *Call) queueKernel(k *Kernel, lc *launchCount, st *streamRec, args []uin
 	kl.lc = lc
 	kl.vals = append(kl.vals[:0], vals...) // the call's arguments are reused
 	kl.bufs = slices.Grow(kl.bufs[:0], len(vals))[:len(vals)]
-	kl.bounds = c.bounds()
+	kl.deadline = c.runDeadline()
 	kl.blk = Block{Dim: blockDim, Mem: kl.bufs, Args: kl.vals, User: kl.blk.User, out: c.s.kout}
 	l.Cost = 0
 	if k.Cost != nil {
 		l.Cost = k.Cost(blockDim, kl.vals)
 	}
 	passed = true // the simulator calls Done, which recycles kl
-	return be(comp.Compute(st.h, l))
+	err = comp.Compute(st.h, l)
+	if kl.own && !l.InCall { // held by the backend until its Done
+		kl.queued = true
+	}
+	return be(err)
 }
 
 // launchCountOf returns the counters of kernel k in the session, nil if
@@ -361,6 +370,29 @@ func (s *Session) launchCountOf(k *Kernel) *launchCount {
 		s.klast, s.klastLC = k, lc
 	}
 	return lc
+}
+
+// takeLaunch returns a record for a launch on a backend that computes:
+// the session's own when no queued launch holds it, else a pooled one.
+// The guest's goroutine alone takes it. A quick launch that ran in its
+// call (acl.Launch.InCall) is done with it when Compute returns, without
+// an atomic operation; one the backend queued gives it back at its Done,
+// on the stream's worker (back).
+func (s *Session) takeLaunch() *kernelLaunch {
+	kl := s.kown
+	switch {
+	case kl == nil:
+		kl = newKernelLaunch()
+		kl.own = true
+		s.kown = kl
+	case kl.queued:
+		if !kl.back.Load() {
+			return newKernelLaunch()
+		}
+		kl.queued = false
+		kl.back.Store(false)
+	}
+	return kl
 }
 
 // kernelLaunches are kernel launches to reuse: a launch of a quick kernel
@@ -378,18 +410,42 @@ func newKernelLaunch() *kernelLaunch {
 	return kl
 }
 
-// recycle drops what kl refers to of its launch (the session, the
-// allocations, the memory), keeping its functions, its Run's context and
-// the room of its slices, and pools it; queueKernel sets every other field
-// again. Nothing may refer to it after: its backend is done with it, and
-// its kernel's Run has returned.
+// recycle is kl's Done: it drops what kl refers to of its launch (the
+// session, the allocations, the memory), keeping its functions, its Run's
+// context and the room of its slices, and pools it; queueKernel sets every
+// other field again. The session's own record keeps what is the
+// session's, and is given back (takeLaunch). Nothing may refer to it
+// after: its backend is done with it, and its kernel's Run has returned.
 func (kl *kernelLaunch) recycle() {
-	clear(kl.hs)
-	clear(kl.bufs)
-	kl.s, kl.k, kl.lc, kl.bounds = nil, nil, nil, bounds{}
+	if kl.own { // the session's: what it refers to is the session's
+		kl.drop()
+		if !kl.l.InCall {
+			kl.back.Store(true)
+		}
+		return
+	}
+	kl.unused()
+}
+
+// unused recycles kl, which no backend holds: its launch failed before
+// it was queued.
+func (kl *kernelLaunch) unused() {
+	kl.drop()
+	if kl.own {
+		return
+	}
+	kl.s, kl.k, kl.lc = nil, nil, nil
 	kl.blk.Mem, kl.blk.Args, kl.blk.out = nil, nil, nil
 	kl.l.Kernel = nil
 	kernelLaunches.Put(kl)
+}
+
+// drop drops the bytes and allocations of kl's buffers.
+func (kl *kernelLaunch) drop() {
+	if len(kl.hs) > 0 {
+		clear(kl.hs)
+		clear(kl.bufs)
+	}
 }
 
 // kernelLaunch is a launch of a registered kernel on the simulator, from
@@ -402,10 +458,10 @@ type kernelLaunch struct {
 	blockDim uint32
 	timeout  time.Duration // the launch's own, 0 for none
 	bytes    uint64        // its buffers' extents, together
-	bounds   bounds
-	hs       []held   // its buffers, as validated when queued
-	vals     []uint64 // by parameter: a scalar's value, a buffer's address
-	bufs     [][]byte // by parameter: a buffer's bytes when it runs
+	deadline time.Time     // the run's, zero for none (Call.runDeadline)
+	hs       []held        // its buffers, as validated when queued
+	vals     []uint64      // by parameter: a scalar's value, a buffer's address
+	bufs     [][]byte      // by parameter: a buffer's bytes when it runs
 	// bc is Run's context, kept from launch to launch while no Run asked
 	// for its Done (endCtx). Pooled, it may keep the last launch's
 	// contexts (the stream's and the session's) alive until the pool
@@ -414,6 +470,12 @@ type kernelLaunch struct {
 	// blk is the block its kernel sees; its User, the embedder's view of
 	// it, is kept from launch to launch.
 	blk Block
+	// own marks the session's own record (takeLaunch), never pooled;
+	// queued, that a backend queued its last launch (the guest's
+	// goroutine alone reads and writes it), and back that the launch's
+	// Done gave it back since.
+	own, queued bool
+	back        atomic.Bool
 }
 
 // held is one buffer of a launch: its extent in allocation a, the
@@ -452,12 +514,12 @@ func (kl *kernelLaunch) run(ctx context.Context, mem [][]byte) error {
 	if kl.bc == nil {
 		kl.bc = &boundCtx{}
 	}
-	kl.bounds.set(kl.bc, ctx, kl.timeout)
+	bounds{halt: s.halt, deadline: kl.deadline}.set(kl.bc, ctx, kl.timeout)
 	defer kl.endCtx()
 	for _, h := range kl.hs {
 		kl.bufs[h.param] = mem[h.reg]
 	}
-	sampled, timed := kl.lc.times(k.Quick && kl.bytes <= sampleMax, s.computeObserved())
+	sampled, timed := kl.lc.times(k.Quick && kl.bytes <= sampleMax, s.computeObserved(), kl.l.InCall)
 	var t0 time.Duration
 	if timed {
 		t0 = time.Since(epoch)
@@ -653,10 +715,15 @@ type launchCount struct {
 	// timed, and their time.
 	sampled, sampledTimed atomic.Uint64
 	sampledNs             atomic.Int64
+	// inCall counts the launches that may be sampled and ran in their
+	// call, on the guest's goroutine (acl.Launch.InCall), which alone
+	// writes it: a launch so counted takes no atomic operation. Counts
+	// reads it between host calls.
+	inCall uint64
 }
 
 // launches is the count of the launches that executed.
-func (lc *launchCount) launches() uint64 { return lc.ran.Load() + lc.sampled.Load() }
+func (lc *launchCount) launches() uint64 { return lc.ran.Load() + lc.sampled.Load() + lc.inCall }
 
 // Sampling of a quick kernel's launch times (launchCount).
 const (
@@ -670,12 +737,19 @@ const (
 
 // times reports whether a launch of the kernel counted by lc may be
 // sampled (a quick kernel's, no metrics observing each launch) and
-// whether it is timed.
-func (lc *launchCount) times(quick, observed bool) (sampled, timed bool) {
+// whether it is timed. inCall says it runs in its call, on the guest's
+// goroutine (lc.inCall).
+func (lc *launchCount) times(quick, observed, inCall bool) (sampled, timed bool) {
 	if !quick || observed {
 		return false, true
 	}
-	n := lc.sampled.Add(1)
+	var n uint64
+	if inCall {
+		lc.inCall++
+		n = lc.inCall
+	} else {
+		n = lc.sampled.Add(1)
+	}
 	return true, n <= timeFirst || n%timeEvery == 0
 }
 
@@ -684,7 +758,7 @@ func (lc *launchCount) times(quick, observed bool) (sampled, timed bool) {
 // the mean of those timed.
 func (lc *launchCount) compute() time.Duration {
 	d := time.Duration(lc.ns.Load())
-	n, t, ns := lc.sampled.Load(), lc.sampledTimed.Load(), lc.sampledNs.Load()
+	n, t, ns := lc.sampled.Load()+lc.inCall, lc.sampledTimed.Load(), lc.sampledNs.Load()
 	if t == 0 {
 		return d
 	}

@@ -76,6 +76,8 @@ type fixed struct {
 	// (launchCountOf).
 	klast   *Kernel
 	klastLC *launchCount
+	// kown is the session's own launch record (takeLaunch).
+	kown *kernelLaunch
 }
 
 // memState is the device memory the session holds and its accounting.
@@ -155,6 +157,10 @@ type devState struct {
 type callState struct {
 	call Call // the host call in flight (see invoke)
 	io   *IO  // the bytes call in progress, or nil (SetIO, between calls)
+	// recovers: the engine recovers the panics of memcpyFast, which has
+	// no recover of its own (engine.Recoverer); inFast: memcpyFast is in
+	// flight, so a panic the engine recovers is its own.
+	recovers, inFast bool
 	// inHost counts the embedder's host functions in flight for the
 	// session (invokeHost): Close called from one must not wait for the
 	// call it is part of (InHostFunc). Atomic: any goroutine reads it.

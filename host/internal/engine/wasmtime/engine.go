@@ -260,6 +260,10 @@ func (m *wasmtimeCompiled) Instantiate(ctx context.Context, cfg engine.Config) (
 	}
 	e := m.e
 	w := &wasmtimeInstance{e: e, inv: cfg.Invoker, memName: m.memName, stackName: m.stackName, exports: m.funcs, stdin: cfg.Stdin, stdout: cfg.Stdout, stderr: cfg.Stderr}
+	if rc, ok := cfg.Invoker.(engine.Recoverer); ok { // aclwasmHostCall recovers every host call's panic
+		rc.Recovering()
+		w.rec = rc
+	}
 	w.store = wasmtime.NewStoreWithData(e.eng, w)
 	// The policy's memory limit: growing past it makes memory.grow return
 	// -1, as on wazero. One memory, as the sandbox knows only one.
@@ -319,6 +323,7 @@ func (m *wasmtimeCompiled) Instantiate(ctx context.Context, cfg engine.Config) (
 type wasmtimeInstance struct {
 	e         *wasmtimeEngine
 	inv       engine.Invoker
+	rec       engine.Recoverer // inv, if it leaves panics to the adapter (aclwasmHostCall)
 	store     *wasmtime.Store
 	data      uintptr        // the store's data (setupStore)
 	cx        unsafe.Pointer // the store's C context

@@ -112,6 +112,13 @@ func aclwasmHostCall(env C.uintptr_t, caller unsafe.Pointer, d C.uintptr_t, size
 		if r := recover(); r != nil {
 			if w != nil && uintptr(env) < envFdRead {
 				w.caller = prev
+				if w.rec != nil && w.rec.Recover(r, w.stack[:]) { // the session ended the call itself
+					w.results(int(env), args)
+					if w.ended(env) {
+						trap = w.interruptTrap()
+					}
+					return
+				}
 			}
 			if e, ok := r.(*callError); ok { // a callback the host call ran (Reenter) trapped or exited
 				msg := engine.WasmtimeTrap("", e.msg).Reason // the outer trap gets its own backtrace
@@ -172,15 +179,26 @@ func aclwasmHostCall(env C.uintptr_t, caller unsafe.Pointer, d C.uintptr_t, size
 		w.hostCall(mem, int(fn), args)
 		w.caller = prev
 	}
-	if w != nil && w.ctx != nil && w.ctx.Err() != nil && uintptr(env) != envClockTimeGet {
+	if w != nil && w.ended(env) {
 		// The call's context ended while the function blocked: the guest
 		// must not resume (runError reports the timeout).
-		return newTrap("interrupted: " + w.ctx.Err().Error())
+		return w.interruptTrap()
 	}
 	if uintptr(env) >= envFdRead || w == nil {
 		*(*uint64)(args) = uint64(uint32(r))
 	}
 	return nil
+}
+
+// ended reports whether the context of host function env's call has
+// ended (clock_time_get, which never blocks, aside).
+func (w *wasmtimeInstance) ended(env C.uintptr_t) bool {
+	return w.ctx != nil && w.ctx.Err() != nil && uintptr(env) != envClockTimeGet
+}
+
+// interruptTrap is the trap of a call whose context ended (ended).
+func (w *wasmtimeInstance) interruptTrap() unsafe.Pointer {
+	return newTrap("interrupted: " + w.ctx.Err().Error())
 }
 
 // hostCall runs host function fi: raw values in, the engine-neutral stack
@@ -201,11 +219,18 @@ func (w *wasmtimeInstance) hostCall(mem []byte, fi int, args unsafe.Pointer) {
 		ctx = context.Background()
 	}
 	w.inv.Invoke(ctx, fi, mem, stack)
+	w.results(fi, args)
+}
+
+// results puts the results of host function fi from w.stack in args as
+// raw values.
+func (w *wasmtimeInstance) results(fi int, args unsafe.Pointer) {
+	f := &w.e.sigs[fi]
 	for k := range f.nres {
 		if f.wideRes&(1<<k) != 0 {
-			*(*uint64)(raw(args, k)) = stack[k]
+			*(*uint64)(raw(args, k)) = w.stack[k]
 		} else {
-			*(*uint64)(raw(args, k)) = uint64(uint32(stack[k]))
+			*(*uint64)(raw(args, k)) = uint64(uint32(w.stack[k]))
 		}
 	}
 }
