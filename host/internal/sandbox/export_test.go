@@ -138,6 +138,10 @@ func (s *Session) stream(h uint32) (*streamRec, error) {
 // the session holds.
 func (s *Session) Holdings() (allocs, streams int) { return len(s.as.allocs), len(s.streams) }
 
+// KernelObjects returns how many objects of the kernel API (binaries,
+// functions, argument lists and parameters) the session holds.
+func (s *Session) KernelObjects() int { return len(s.kobjs) }
+
 // SetNextHandle makes n the last handle handed out.
 func (s *Session) SetNextHandle(n uint32) { s.nextHandle = n }
 
