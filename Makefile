@@ -215,10 +215,12 @@ serve-bench:
 # cache's entries, Load's rewrites; the module readers and rewrites of
 # host/internal/module) and of serve's requests and access decisions, one
 # after the other, FUZZTIME each; their seeds (testdata/fuzz) run in `unit`.
-# FuzzDifferential runs last with every configuration: wazero and wasmtime
-# on the simulator, and wazero on the native backend over the stand-in.
+# FuzzOps fuzzes the operator table (acl/aclnn). FuzzDifferential and
+# FuzzDifferential32 (the acl32 profile) run last with every configuration:
+# wazero and wasmtime on the simulator, and wazero on the native backend
+# over the stand-in.
 FUZZTIME ?= 30s
-FUZZ_SANDBOX := FuzzImports FuzzCopies FuzzBatches Fuzz2D FuzzDescriptors FuzzMemory FuzzStreams FuzzDevice FuzzNN FuzzCallbacks FuzzKernel
+FUZZ_SANDBOX := FuzzImports FuzzImports32 FuzzCopies FuzzBatches Fuzz2D FuzzDescriptors FuzzMemory FuzzStreams FuzzDevice FuzzNN FuzzCallbacks FuzzKernel
 FUZZ_HOST := FuzzLend FuzzCacheEntry FuzzPrepare
 fuzz: standin
 	for t in $(FUZZ_SANDBOX); do $(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) ./host/internal/sandbox/ || exit 1; done
@@ -226,7 +228,8 @@ fuzz: standin
 	$(GO) test -run '^$$' -fuzz '^FuzzRewrites$$' -fuzztime $(FUZZTIME) ./host/internal/module/
 	$(GO) test -run '^$$' -fuzz '^FuzzServeRequest$$' -fuzztime $(FUZZTIME) ./serve/
 	$(GO) test -run '^$$' -fuzz '^FuzzAccessRoute$$' -fuzztime $(FUZZTIME) ./serve/
-	ACLWASM_TEST_ACL_LIB=$(CURDIR)/$(STANDIN) $(GO) test -tags wasmtime -run '^$$' -fuzz '^FuzzDifferential$$' -fuzztime $(FUZZTIME) ./host/internal/sandbox/
+	$(GO) test -run '^$$' -fuzz '^FuzzOps$$' -fuzztime $(FUZZTIME) ./acl/aclnn/
+	for t in FuzzDifferential FuzzDifferential32; do ACLWASM_TEST_ACL_LIB=$(CURDIR)/$(STANDIN) $(GO) test -tags wasmtime -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) ./host/internal/sandbox/ || exit 1; done
 
 # The soak (tests/soak_test.go): SOAK_SESSIONS concurrent workers of
 # well-behaved and hostile plugins for SOAK_DURATION; `unit` runs it for 3s.

@@ -143,6 +143,59 @@ func TestCompileLimits(t *testing.T) {
 	})
 }
 
+// TestDecodeBombs: a module declaring a length longer than its bytes (a
+// vector of 2^32 tables in 45 bytes, for which wazero asks 80 GiB, a fatal
+// error of the process) is refused before any engine reads it, raw or
+// prepared, by Load and Check alike.
+func TestDecodeBombs(t *testing.T) {
+	ctx := context.Background()
+	rt := newRuntime(t)
+	rt.engine = noCompile{rt.engine, t}
+	for _, c := range []struct {
+		name, want string
+		wasm       []byte
+	}{
+		{"tables", "table section: entries 2559648324, more than the 18 bytes left in the module (malformed)",
+			[]byte("\x00asm\x01\x00\x00\x00\x01\x06\x01`\x00\x02\x7f\x7f\x03\x02\x01\x00\x04\b\xc4\xc4\xc4\xc4\t\a\x01\x00A\x00\v\x01\x00\n\b\x01\x06\x00A\x01A\x02\x01")},
+		{"count past its section", "function section: entries 3153588191, more than the 1 bytes left in the module (malformed)",
+			[]byte("\x00asm\x01\x00\x00\x00\x01\x06\x01`\x01\x7f\x01\x7f\x03\x02\xdf\xdf\xdf\xdf\vi")},
+		{"parameters", "type section: parameters 223949412, more than the 2 bytes left in the module (malformed)",
+			[]byte("\x00asm\x01\x00\x00\x00\x01\x06\x01`\xe4\xe4\xe4j\v\x00")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := rt.Load(ctx, c.wasm, Policy{})
+			var le *LoadError
+			require.ErrorAs(t, err, &le)
+			require.Equal(t, []string{c.want}, le.Problems)
+			probs, err := rt.Check(ctx, c.wasm, Policy{})
+			require.NoError(t, err)
+			require.Equal(t, le.Problems, probs)
+		})
+	}
+}
+
+// TestDecodeBombNames: a name section declaring 2^32 local names (128 GiB
+// asked of wazero) is dropped, as the engines ignore it: the module
+// loads, and one that the policy refuses is refused with the policy's
+// problem, not compiled raw with it.
+func TestDecodeBombNames(t *testing.T) {
+	ctx := context.Background()
+	rt := newRuntime(t)
+	names := append([]byte("\x00\x0e\x04name\x02\x07\x01\x00"), 0xff, 0xff, 0xff, 0xff, 0x0f) // one function, 2^32-1 local names
+	wasm := append(testsupport.WAT(t, fmt.Sprintf(tableGrowWAT, "600 700")), names...)
+	pl, err := rt.Load(ctx, wasm, Policy{MaxTableEntries: 600})
+	require.NoError(t, err)
+	require.NoError(t, pl.Close(ctx))
+	_, err = rt.Load(ctx, wasm, Policy{MaxTableEntries: 500})
+	require.ErrorContains(t, err, "tables need 600 entries at start, the policy allows 500 (MaxTableEntries)")
+	// A name section one byte short of its local names' count, which
+	// wazero reads on past the section's end: refused.
+	cut := append(wasm[:len(wasm)-len(names)], names...)
+	cut[len(cut)-len(names)+1]--
+	_, err = rt.Load(ctx, cut, Policy{MaxTableEntries: 600})
+	require.ErrorContains(t, err, "custom section: local names 4294967295, more than the 0 bytes left in the module (malformed)")
+}
+
 // TestCompileLimitsSamples: the real plugins stay within the limits (and
 // far: see each maximum in the log), and a bomb just within them loads.
 func TestCompileLimitsSamples(t *testing.T) {

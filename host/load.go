@@ -136,7 +136,7 @@ func compileDone(ctx, cctx context.Context, timeout time.Duration) error {
 // does: a module prepare could not rewrite is most often invalid, and
 // the engine's validation says precisely why; else probs, prepare's.
 func (r *Runtime) compileProblems(ctx context.Context, wasm []byte, probs []string, timeout time.Duration) []string {
-	mod, err := r.compile(ctx, engine.Module{Wasm: wasm}, timeout)
+	mod, err := r.compile(ctx, engine.Module{Wasm: module.SanitizeNames(wasm)}, timeout) // a name section whose lengths wazero would allocate dropped
 	var le *LoadError
 	switch {
 	case errors.As(err, &le):
@@ -228,8 +228,13 @@ func (r *Runtime) Imports(ctx context.Context, wasm []byte, p Policy, opts ...Lo
 }
 
 // compileChecked compiles wasm prepared for any engine (prepare) once it
-// is within the policy's compile limits; a refusal is a *LoadError.
+// is within the policy's compile limits and declares no length longer
+// than its bytes (which wazero would allocate before reading: a decode
+// bomb); a refusal is a *LoadError.
 func (r *Runtime) compileChecked(ctx context.Context, wasm []byte, mi module.Info, p *Policy) (engine.Compiled, engine.Module, error) {
+	if probs := module.Lengths(module.SanitizeNames(wasm)); len(probs) > 0 { // a name section the engines ignore dropped first
+		return nil, engine.Module{}, &LoadError{Problems: probs}
+	}
 	if probs := module.CompileLimits(len(wasm), mi.Code, p.compileLimits()); len(probs) > 0 {
 		return nil, engine.Module{}, &LoadError{Problems: probs}
 	}

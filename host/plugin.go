@@ -155,10 +155,11 @@ func (p *Plugin) Run(ctx context.Context, cfg Config) (Result, error) {
 	if err == nil {
 		_, err = i.exec(ctx, NoTimeout, "_start", "_start")
 	}
-	var ee *ExitError
 	res := Result{}
-	if errors.As(err, &ee) {
-		res.ExitCode, err = ee.Code, nil
+	if err != nil { // errors.As's target escapes: none for a run that ends well
+		if code, ok := exitCode(err); ok {
+			res.ExitCode, err = code, nil
+		}
 	}
 	aborted := err != nil
 	switch { // the checking mode's findings, where the guest ended by itself
@@ -241,7 +242,12 @@ func (p *Plugin) instantiate(ctx context.Context, cfg Config, ro RunObserver, d 
 	if name == "" && len(cfg.Args) > 0 {
 		name = cfg.Args[0]
 	}
-	sess := &Session{rt: p.rt}
+	// The instance and its session in one allocation: they live as long.
+	both := &struct {
+		i Instance
+		s Session
+	}{s: Session{rt: p.rt}}
+	sess := &both.s
 	sc := sandbox.Config{
 		Shared: p.rt.sh, Limits: lim, Profile: p.profile,
 		Owner: sess, Metrics: p.m, Vars: cfg.Vars,
@@ -258,7 +264,8 @@ func (p *Plugin) instantiate(ctx context.Context, cfg Config, ro RunObserver, d 
 	}
 	sess.s = ss
 	cfg.Stdout, cfg.Stderr = ss.Output()
-	i := &Instance{p: p, s: sess}
+	i := &both.i
+	i.p, i.s = p, sess
 	i.callMu.Lock()
 	p.mu.Lock()
 	if p.closed {
@@ -313,4 +320,13 @@ func (p *Plugin) forget(i *Instance) {
 	p.mu.Lock()
 	delete(p.live, i)
 	p.mu.Unlock()
+}
+
+// exitCode returns the code of the *ExitError err is or wraps.
+func exitCode(err error) (uint32, bool) {
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return ee.Code, true
+	}
+	return 0, false
 }

@@ -187,6 +187,9 @@ type version struct {
 	policy         host.Policy
 	argv0          string // the manifest's name, or the plugin's
 	args           []string
+	once           sync.Once // makes argvAll and digestHdr
+	argvAll        []string  // argv0 and args (argv)
+	digestHdr      []string  // {digest}, the value of X-Aclwasm-Plugin-Version (setShared)
 	env            []string
 	vars           map[string]string // the manifest's config
 	export         string            // a reactor's export; "" for a command
@@ -211,6 +214,21 @@ type version struct {
 	refs    int
 	retired bool
 	closed  func() // called once pl is closed
+}
+
+// argv is the guest's argv: argv0 and args, made once, shared by the
+// version's runs (nothing changes a Config's Args).
+func (v *version) argv() []string {
+	v.made()
+	return v.argvAll
+}
+
+// made makes what the version's requests share, once it is set up.
+func (v *version) made() {
+	v.once.Do(func() {
+		v.argvAll = append([]string{v.argv0}, v.args...)
+		v.digestHdr = []string{v.digest}
+	})
 }
 
 func (v *version) acquire() {

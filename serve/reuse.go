@@ -39,7 +39,7 @@ func (s *Server) reuses(manifest *bool) bool {
 func (s *Server) newPool(v *version, pl *host.Plugin) error {
 	v.logs = &logRouter{fallback: s.log, live: map[uint64]*requestLog{}}
 	p, err := pl.NewPool(host.PoolConfig{Size: cap(v.sem), Config: host.Config{
-		Args: append([]string{v.argv0}, v.args...), Env: v.env, Vars: v.vars, Name: v.name,
+		Args: v.argv(), Env: v.env, Vars: v.vars, Name: v.name,
 		Stdout: io.Discard, Logger: slog.New(v.logs)}})
 	if err != nil {
 		return err

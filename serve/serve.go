@@ -910,7 +910,8 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, v *version, fail *a
 		}
 		return refuse(w, r, fail)
 	}
-	w.Header().Set("X-Aclwasm-Plugin-Version", v.digest)
+	v.made()
+	setShared(w.Header(), "X-Aclwasm-Plugin-Version", v.digestHdr)
 	if v.fail != nil {
 		e := *v.fail
 		e.Plugin = v.name
@@ -943,15 +944,20 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, v *version, fail *a
 	if s.testHookRun != nil {
 		s.testHookRun(v.name)
 	}
-	stdout := &capped{max: s.cfg.MaxOutput}
-	stderr := &capped{max: 4 << 10, quiet: true}
+	// The guest's streams in one allocation.
+	std := &struct {
+		out, err capped
+		in       bytes.Reader
+	}{out: capped{max: s.cfg.MaxOutput}, err: capped{max: 4 << 10, quiet: true}}
+	stdout, stderr := &std.out, &std.err
 	var res host.Result
 	var err error
 	if v.pool != nil { // a kept instance: its Config was made with the pool
 		res, err = s.callPooled(ctx, v, log, body, stdout, stderr)
 	} else {
-		cfg := host.Config{Args: append([]string{v.argv0}, v.args...), Env: v.env, Vars: v.vars, Name: v.name, Logger: log,
-			Stdin: bytes.NewReader(body), Stdout: stdout, Stderr: stderr,
+		std.in.Reset(body)
+		cfg := host.Config{Args: v.argv(), Env: v.env, Vars: v.vars, Name: v.name, Logger: log,
+			Stdin: &std.in, Stdout: stdout, Stderr: stderr,
 			NoStats: true} // the answer has no use for them; metrics count the calls
 		if v.export == "" {
 			res, err = v.pl.Run(ctx, cfg)
@@ -979,8 +985,9 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, v *version, fail *a
 		fail.Plugin = v.name
 		return result{status: writeErr(w, r, fail), exit: code, fail: fail}
 	case err == nil:
-		w.Header().Set("X-Aclwasm-Exit-Code", "0")
-		w.Header().Set("Content-Type", "application/octet-stream")
+		h := w.Header()
+		setShared(h, "X-Aclwasm-Exit-Code", exitZero)
+		setShared(h, "Content-Type", octetStream)
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write(stdout.Bytes())
 		return result{status: http.StatusOK, exit: "0"}
@@ -1052,6 +1059,21 @@ func writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(append(b, '\n'))
+}
+
+// Header values that every successful answer shares (setShared).
+var (
+	exitZero    = []string{"0"}
+	octetStream = []string{"application/octet-stream"}
+)
+
+// setShared sets header key (in canonical form) to vals, a slice that
+// answers share rather than one made per answer as Header.Set makes:
+// net/http only reads a handler's header values (it copies the header when
+// the answer is written), and an Add of another value to a slice of
+// length 1 = capacity copies it first.
+func setShared(h http.Header, key string, vals []string) {
+	h[key] = vals
 }
 
 // firstLine drops an engine's wasm stack trace from an error.

@@ -14,6 +14,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -682,4 +683,40 @@ func TestPluginFailedReason(t *testing.T) {
 		require.Equal(t, "9", r.header.Get("X-Aclwasm-Exit-Code"))
 		require.Equal(t, apiError{Code: "plugin_failed", Message: "no model named resnet", Plugin: "why", ExitCode: 9}, r.err(t), "reuse %v", reuse)
 	}
+}
+
+// TestSharedHeaderValues: the values every successful answer shares
+// (setShared: the plugin version, exit code 0, the content type) are set
+// under their canonical keys, and a handler around serve's that adds to
+// one of them changes that answer only.
+func TestSharedHeaderValues(t *testing.T) {
+	s := startBenchServer(t, map[string][]byte{"echo": wat2wasm(t, "echo", "")}, "", 1)
+	h := s.Handler()
+	version := benchVersion(t, s)
+	answer := func(add bool) http.Header {
+		req := httptest.NewRequest(http.MethodPost, "/v1/plugins/echo", bytes.NewReader([]byte("hi")))
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		require.Equal(t, http.StatusOK, w.Code, w.Body.String())
+		require.Equal(t, "echo:hi", w.Body.String())
+		if add {
+			w.Header().Add("X-Aclwasm-Exit-Code", "1")
+			w.Header().Add("X-Aclwasm-Plugin-Version", "other")
+		}
+		return w.Result().Header
+	}
+	for _, add := range []bool{true, false, false} {
+		hd := answer(add)
+		for key, want := range map[string]string{"X-Aclwasm-Plugin-Version": version, "X-Aclwasm-Exit-Code": "0", "Content-Type": "application/octet-stream"} {
+			require.Equal(t, http.CanonicalHeaderKey(key), key)
+			require.Equal(t, []string{want}, hd[key], "%s (added to the answer before: %v)", key, add)
+		}
+	}
+}
+
+// benchVersion is the digest of s's plugin echo.
+func benchVersion(tb testing.TB, s *Server) string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.plugins["echo"].digest
 }

@@ -17,6 +17,10 @@
 //     limits ([Limits], the fields of the host's Policy of the same
 //     names: this package cannot import the host), because no engine
 //     can stop a compilation in progress.
+//   - [Lengths] refuses a module that declares a length longer than its
+//     bytes (a vector of 2^32 tables in 45 bytes): wazero allocates what
+//     a length declares before reading it, and an allocation that large
+//     is a fatal error of the whole process (a decode bomb).
 //   - [BoundTables], [SanitizeNames], [BoundStack], [MemoryExport] and
 //     [HoistStart] are the rewrites, in the order the host applies them:
 //     tables given a maximum (table.grow stops at the policy), names made

@@ -15,8 +15,10 @@ import (
 // are idempotent too (of an invalid one they need not be: an export
 // section with bytes after its entries reads once), and it stays one
 // wazero accepts after the rewrites the host applies, in the host's order
-// (when none refuses it). Package host's FuzzPrepare checks the same on
-// the host's engines.
+// (when none refuses it). Lengths never panics either, and a module it
+// refuses goes to no engine (wazero would allocate what it declares, as
+// the host's Load never lets it). Package host's FuzzPrepare checks the
+// same on the host's engines.
 func FuzzRewrites(f *testing.F) {
 	for _, src := range []string{
 		`(module (memory 1) (func $s) (start $s) (func (export "f") (param i32) (result i32) (call $s) (local.get 0)))`,
@@ -66,7 +68,7 @@ func FuzzRewrites(f *testing.F) {
 		}
 		require.Equal(t, in, wasm, "the rewrites leave their input as it is")
 
-		if !readable || !valid(wasm) {
+		if !readable || len(Lengths(wasm)) > 0 || !valid(wasm) {
 			return
 		}
 		if again, probs := BoundTables(tables, 100); len(probs) == 0 {
@@ -84,6 +86,7 @@ func FuzzRewrites(f *testing.F) {
 		}
 		bin, _ = MemoryExport(bin)
 		bin, _ = HoistStart(bin)
+		require.Empty(t, Lengths(bin), "the rewrites declare no length past their bytes")
 		require.True(t, valid(bin), "the module validates as it is, but not rewritten")
 	})
 }

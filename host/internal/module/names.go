@@ -128,6 +128,11 @@ func sanitizeNameSection(b []byte) ([]byte, bool) {
 			if sr.bad || len(sr.b) != 0 {
 				return nil, true
 			}
+		case 2: // local names: kept, unless a length overruns (wazero would allocate it)
+			if !localNames(sub) {
+				return nil, true
+			}
+			nb = sub
 		default:
 			nb = sub
 		}

@@ -114,3 +114,31 @@ func TestShortName(t *testing.T) {
 	require.True(t, strings.HasPrefix(escaped, strings.Repeat(`\x00`, (MaxNameBytes-3)/4)))
 	require.True(t, strings.HasSuffix(escaped, "..."))
 }
+
+// TestSanitizeNamesLengths: a name section declaring a length past its
+// bytes (which wazero would allocate before reading it: 2^32 local names
+// ask for 128 GiB) is dropped, the engines ignoring it; well-formed local
+// names are kept.
+func TestSanitizeNamesLengths(t *testing.T) {
+	huge := []byte{0xff, 0xff, 0xff, 0xff, 0x0f}
+	for _, c := range []struct {
+		name string
+		id   byte
+		sub  []byte
+	}{
+		{"module name", 0, huge},
+		{"function names", 1, huge},
+		{"functions' local names", 2, huge},
+		{"one function's local names", 2, append([]byte{1, 0}, huge...)},
+		{"a local name", 2, append([]byte{1, 0, 1, 0}, huge...)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := namedModule("mod", []string{"a"})
+			m = append(m, nameSection(appendSection(nil, c.id, c.sub))...)
+			require.Equal(t, namedModule("mod", []string{"a"}), SanitizeNames(m), "the section is dropped")
+		})
+	}
+	ok := nameSection(appendSection(nil, 2, []byte{1, 0, 1, 0, 1, 'x'}))
+	m := append(namedModule("mod", []string{"a"}), ok...)
+	require.Equal(t, m, SanitizeNames(m), "well-formed local names are kept")
+}

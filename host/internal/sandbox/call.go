@@ -492,7 +492,7 @@ func be(err error) error {
 // it needs no atomic, as fnStat.calls.
 func (c *Call) moved(d acl.Direction, n uint64) {
 	s := c.s
-	s.stats.fn[c.fi].own[d] += n
+	s.stats.at(c.fi).own[d] += n
 	if s.ms.pm != nil && n != 0 {
 		s.movedMetrics(c.fi, d, n)
 	}
@@ -501,7 +501,7 @@ func (c *Call) moved(d acl.Direction, n uint64) {
 // countBytes counts n bytes moved in direction d by function fi, in the
 // statistics and the metrics. Stream workers call it too.
 func (s *Session) countBytes(fi int, d acl.Direction, n uint64) {
-	s.stats.fn[fi].bytes[d].Add(n)
+	s.stats.at(fi).bytes[d].Add(n)
 	if s.ms.pm != nil && n != 0 {
 		s.movedMetrics(fi, d, n)
 	}

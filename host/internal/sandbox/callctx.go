@@ -30,8 +30,11 @@ type CallCtx struct {
 
 	// ended and doneCh are err != nil and done, read without mu: every
 	// host call asks (the engines after each, the backends' waits).
+	// doneCh holds a chan struct{}: an atomic.Value stores a channel as
+	// is, where an atomic.Pointer would need the channel variable moved
+	// to the heap, an allocation per armed instance.
 	ended  atomic.Bool
-	doneCh atomic.Pointer[chan struct{}]
+	doneCh atomic.Value
 
 	mu         sync.Mutex
 	parent     context.Context // the armed call's; nil between calls
@@ -53,7 +56,7 @@ func (c *CallCtx) Arm(parent context.Context, d time.Duration) {
 	if c.done == nil || c.err != nil {
 		ch := make(chan struct{})
 		c.done = ch
-		c.doneCh.Store(&ch) // not &c.done: Done reads it without mu
+		c.doneCh.Store(ch) // not c.done: Done reads it without mu
 	}
 	c.err, c.cause = nil, nil
 	c.ended.Store(false)
@@ -165,8 +168,8 @@ func (c *CallCtx) callDeadline() (time.Time, bool) { return c.deadline, c.hasDL 
 
 // Done implements context.Context.
 func (c *CallCtx) Done() <-chan struct{} {
-	if p := c.doneCh.Load(); p != nil {
-		return *p
+	if ch, ok := c.doneCh.Load().(chan struct{}); ok {
+		return ch
 	}
 	return nil // never armed
 }

@@ -29,8 +29,14 @@ func (s *Session) newContext(dev int32, primary bool) (*ctxRec, error) {
 		return nil, err
 	}
 	cx := &ctxRec{h: h, dev: dev, primary: primary}
+	if s.ctxs == nil {
+		s.ctxs = map[uint32]*ctxRec{}
+	}
 	s.ctxs[h] = cx
 	if primary {
+		if s.primary == nil {
+			s.primary = map[int32]*ctxRec{}
+		}
 		s.primary[dev] = cx
 	}
 	return cx, nil
@@ -38,17 +44,23 @@ func (s *Session) newContext(dev int32, primary bool) (*ctxRec, error) {
 
 // dropContexts forgets the contexts of guest device dev (every device when
 // dev < 0), whose streams are gone: aclrtResetDevice and the session's end.
-// The current one goes too, leaving no current device.
+// The current one goes too, leaving no current device. At the session's
+// end (dev < 0) no handle is asked about again: the destroyed ones are not
+// remembered.
 func (s *Session) dropContexts(dev int32) {
+	if dev < 0 {
+		s.ctxs, s.primary, s.cur, s.dev = nil, nil, nil, -1
+		return
+	}
 	for _, cx := range s.ctxs {
-		if dev < 0 || cx.dev == dev {
+		if cx.dev == dev {
 			s.forgetContext(cx)
 			if cx.primary {
 				delete(s.primary, cx.dev)
 			}
 		}
 	}
-	if dev < 0 || s.dev == dev { // the current context is on dev
+	if s.dev == dev { // the current context is on dev
 		s.cur, s.dev = nil, -1
 	}
 }

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"iter"
 	"math/bits"
 	"sync/atomic"
 	"time"
@@ -14,16 +15,38 @@ import (
 const SetSlot = 4
 
 // stats is the hot-path form of the statistics (host.Stats): counters
-// indexed by function, so that a call costs a load and two increments and
-// no map access unless it fails. Each function's are made at its first
-// call: an idle session holds only those of the functions it called.
-// Bytes are atomic: descriptor and offset copies count theirs on stream
-// workers, when they execute.
+// indexed by function, so that a call costs two loads and two increments
+// and no map access unless it fails. Each function's are made at its first
+// call, in chunks of statChunk functions: an idle session holds only those
+// of the functions it called, and a session that calls a few (a command
+// run per request) one or two chunks, not a pointer per function of the
+// ABI. Bytes are atomic: descriptor and offset copies count theirs on
+// stream workers, when they execute.
 type stats struct {
-	fn    []*fnStat             // by index in abi.Funcs; nil until the session's first acl call
-	host  map[string]*hostCount // functions outside module "acl", by module.name
-	hostK []*hostCount          // the same by index in Shared.hostFuncs: no map access per call
+	fn    [statChunks]*[statChunk]*fnStat // by index in abi.Funcs (at), chunks nil until a call of one of theirs
+	spare []fnStat                        // counters made ahead for the next functions called: statSlab at a time
+	host  map[string]*hostCount           // functions outside module "acl", by module.name
+	hostK []*hostCount                    // the same by index in Shared.hostFuncs: no map access per call
 }
+
+// The chunks of stats.fn: statChunks of statChunk functions hold every
+// function of module "acl" (checked at init).
+const (
+	statChunk  = 32
+	statChunks = 16
+)
+
+func init() {
+	if len(abi.Funcs) > statChunks*statChunk {
+		panic("host: stats.fn holds the counters of fewer functions than abi.Funcs has: raise statChunks")
+	}
+}
+
+// statSlab is how many functions' counters are made in one allocation.
+const statSlab = 4
+
+// at returns the counters of acl function fi, which its first call made.
+func (st *stats) at(fi int) *fnStat { return st.fn[fi/statChunk][fi%statChunk] }
 
 // fnStat counts the calls of one acl function.
 type fnStat struct {
@@ -74,16 +97,39 @@ func (hc *hostCount) fail(code acl.Error) {
 // (Session.invoke). Stream workers count bytes into those of a function
 // whose call queued the work, so made before.
 func (st *stats) of(fi int) *fnStat {
-	if st.fn != nil {
-		if f := st.fn[fi]; f != nil {
+	c := st.fn[fi/statChunk]
+	if c != nil {
+		if f := c[fi%statChunk]; f != nil {
 			return f
 		}
 	} else {
-		st.fn = make([]*fnStat, len(abi.Funcs))
+		c = new([statChunk]*fnStat)
+		st.fn[fi/statChunk] = c
 	}
-	f := new(fnStat)
-	st.fn[fi] = f
+	if len(st.spare) == 0 {
+		st.spare = make([]fnStat, statSlab)
+	}
+	f := &st.spare[0]
+	st.spare = st.spare[1:]
+	c[fi%statChunk] = f
 	return f
+}
+
+// all yields the counters of every acl function called, by index in
+// abi.Funcs, in its order.
+func (st *stats) all() iter.Seq2[int, *fnStat] {
+	return func(yield func(int, *fnStat) bool) {
+		for k, c := range st.fn {
+			if c == nil {
+				continue
+			}
+			for j, f := range c {
+				if f != nil && !yield(k*statChunk+j, f) {
+					return
+				}
+			}
+		}
+	}
 }
 
 func (f *fnStat) fail(code acl.Error) {
@@ -114,14 +160,14 @@ type FuncCount struct {
 func (s *Session) Counts() []FuncCount {
 	st := &s.stats
 	n := len(st.host)
-	for _, f := range st.fn {
-		if f != nil && f.calls != 0 {
+	for _, f := range st.all() {
+		if f.calls != 0 {
 			n++
 		}
 	}
 	out := make([]FuncCount, 0, n)
-	for i, f := range st.fn {
-		if f == nil || f.calls == 0 {
+	for i, f := range st.all() {
+		if f.calls == 0 {
 			continue
 		}
 		fc := FuncCount{Name: abi.Funcs[i].Name, Calls: f.calls, Errors: f.errs,
@@ -179,11 +225,11 @@ func (c *Call) ran(st *streamRec) bool {
 func (c *Call) set(st *streamRec, n uint64) {
 	if st != nil && !c.ran(st) {
 		s, fi := c.s, c.fi
-		f := s.stats.fn[fi]
+		f := s.stats.at(fi)
 		_ = c.s.b.OnComplete(st.h, func() { f.bytes[SetSlot].Add(n) })
 		return
 	}
-	c.s.stats.fn[c.fi].own[SetSlot] += n
+	c.s.stats.at(c.fi).own[SetSlot] += n
 }
 
 // budget fails with 207012 when one call would move (or set) more than the

@@ -153,6 +153,9 @@ func deviceEnablePeerAccess(c *Call) error {
 	if err := c.s.sh.peerAcquire(c.s.phys(c.s.dev), c.s.phys(peer)); err != nil {
 		return be(err)
 	}
+	if c.s.peers == nil {
+		c.s.peers = map[[2]int32]bool{}
+	}
 	c.s.peers[key] = true
 	return nil
 }

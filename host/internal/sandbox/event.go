@@ -15,7 +15,7 @@ func createEvent(c *Call) error {
 		if err != nil {
 			return be(err)
 		}
-		s.events[id] = &eventRec{h: h, dev: s.dev}
+		s.addEvent(id, &eventRec{h: h, dev: s.dev})
 		return nil
 	})
 }
@@ -295,7 +295,7 @@ func createEventExWithFlag(c *Call) error {
 	if err != nil {
 		return be(err)
 	}
-	s.events[id] = &eventRec{h: h, dev: s.dev, newMode: true, flag: c.u32(1)}
+	s.addEvent(id, &eventRec{h: h, dev: s.dev, newMode: true, flag: c.u32(1)})
 	le.PutUint32(out, id)
 	return nil
 }

@@ -75,14 +75,37 @@ func (s *Session) SlotSize() uint64 { return s.slotSize() }
 
 // Counting reports whether the session has made its call counters (at
 // its first call of an acl function).
-func (s *Session) Counting() bool { return s.stats.fn != nil }
+func (s *Session) Counting() bool { return s.stats.fn != [statChunks]*[statChunk]*fnStat{} }
 
 // Counters returns how many acl functions the session holds counters of:
 // those it called.
 func (s *Session) Counters() int {
 	n := 0
-	for _, f := range s.stats.fn {
-		if f != nil {
+	for range s.stats.all() {
+		n++
+	}
+	return n
+}
+
+// CounterChunks returns how many chunks of counters the session made.
+func (s *Session) CounterChunks() int {
+	n := 0
+	for _, c := range s.stats.fn {
+		if c != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// Profiling reports whether the session made its profiling state.
+func (s *Session) Profiling() bool { return s.pf != nil }
+
+// Maps returns how many of the session's handle and context maps exist.
+func (s *Session) Maps() int {
+	n := 0
+	for _, made := range []bool{s.streams != nil, s.events != nil, s.ctxs != nil, s.primary != nil, s.peers != nil, s.deadCtxs != nil} {
+		if made {
 			n++
 		}
 	}
@@ -114,6 +137,10 @@ func (s *Session) stream(h uint32) (*streamRec, error) {
 // Holdings returns how many allocations (leases included) and streams
 // the session holds.
 func (s *Session) Holdings() (allocs, streams int) { return len(s.as.allocs), len(s.streams) }
+
+// KernelObjects returns how many objects of the kernel API (binaries,
+// functions, argument lists and parameters) the session holds.
+func (s *Session) KernelObjects() int { return len(s.kobjs) }
 
 // SetNextHandle makes n the last handle handed out.
 func (s *Session) SetNextHandle(n uint32) { s.nextHandle = n }

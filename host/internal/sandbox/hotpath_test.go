@@ -3,6 +3,7 @@ package sandbox_test
 import (
 	"context"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/aclwasm/aclwasm/acl/sim"
 	"github.com/aclwasm/aclwasm/host"
 	"github.com/aclwasm/aclwasm/host/internal/proxytest"
+	"github.com/aclwasm/aclwasm/host/internal/sandbox"
 )
 
 // TestBatchEntryNames checks that a failing batch entry is named in the
@@ -78,4 +80,31 @@ func TestIdleSessionCosts(t *testing.T) {
 	require.Equal(t, uint64(2), s.Stats().Funcs["aclrtSetDevice"].Calls)
 	h.Malloc(64)
 	require.False(t, proxytest.Session(h.Inst).Idle(), "a session holding device memory")
+}
+
+// TestSessionMadeOnUse: a new session makes none of its handle and
+// context maps, and its counters in chunks: a command run per request
+// that sets a device, copies and frees (echo's calls) pays for the two
+// maps of its context and one chunk of counters, not a map per kind of
+// handle nor a pointer per function of the ABI.
+func TestSessionMadeOnUse(t *testing.T) {
+	h := newHarness(t, host.Policy{})
+	ss := proxytest.Session(h.Inst)
+	require.Zero(t, ss.Maps(), "no map before the first handle")
+	h.OK("aclrtSetDevice", 0)
+	require.Equal(t, 2, ss.Maps(), "the contexts and the device's default one")
+	dev := h.Malloc(64)
+	h.OK("aclrtMemcpy", dev, 64, dev, 64, uint64(acl.MemcpyDeviceToDevice))
+	h.OK("aclrtFree", dev)
+	require.Equal(t, 2, ss.Maps())
+	require.Equal(t, 4, ss.Counters())
+	require.Equal(t, 1, ss.CounterChunks(), "the four functions' counters share a chunk")
+	h.OK("aclrtCreateStream", 0x40)
+	require.Equal(t, 3, ss.Maps(), "streams made at the first stream")
+	require.False(t, ss.Profiling(), "no profiling state without a profiling call")
+	// The session's own allocation stays in the 1.5 KiB size class: the
+	// next is 1.75 KiB, paid by every run. A part that most sessions never
+	// use goes behind a pointer made on first use, as the profiling
+	// state's slots do.
+	require.LessOrEqual(t, unsafe.Sizeof(sandbox.Session{}), uintptr(1536))
 }

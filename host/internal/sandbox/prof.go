@@ -32,6 +32,15 @@ type profState struct {
 	pushed bool
 }
 
+// profs returns the session's profiling state, made at its first use:
+// most sessions never profile, and its slots are a quarter of a session.
+func (s *Session) profs() *profState {
+	if s.pf == nil {
+		s.pf = &profState{}
+	}
+	return s.pf
+}
+
 // maxStampStack bounds aclprofPush's stack (natively bounded by memory):
 // a guest that pushes without popping fails rather than grows the host.
 const maxStampStack = 1 << 16
@@ -47,7 +56,7 @@ func (c *Call) stampOf(i int, code acl.Error) (*stamp, error) {
 	if h == 0 {
 		return nil, acl.Errorf(code, "stamp is NULL")
 	}
-	st, ok := c.s.pf.stamps[h]
+	st, ok := c.s.profs().stamps[h]
 	if !ok {
 		return nil, acl.Errorf(code, "stamp %d is not a stamp of this session (unknown or destroyed)", h)
 	}
@@ -58,7 +67,7 @@ func (c *Call) stampOf(i int, code acl.Error) (*stamp, error) {
 // (prof_stamp_pool.cpp:98-101).
 func createStamp(c *Call) error {
 	c.returns(0)
-	p := &c.s.pf
+	p := c.s.profs()
 	id := -1
 	for k, h := range p.slots {
 		if h == 0 {
@@ -89,8 +98,8 @@ func destroyStamp(c *Call) error {
 	if err != nil {
 		return err
 	}
-	delete(c.s.pf.stamps, c.u32(0))
-	c.s.pf.slots[st.id] = 0
+	delete(c.s.profs().stamps, c.u32(0))
+	c.s.profs().slots[st.id] = 0
 	return nil
 }
 
@@ -161,7 +170,7 @@ func profPush(c *Call) error {
 	if err != nil {
 		return err
 	}
-	p := &c.s.pf
+	p := c.s.profs()
 	if len(p.stack) >= maxStampStack {
 		return acl.Errorf(acl.ErrProfFailed, "%d stamps are pushed and not popped, the sandbox's limit", maxStampStack)
 	}
@@ -172,7 +181,7 @@ func profPush(c *Call) error {
 
 // profPop is aclprofPop(): the latest pushed stamp's range.
 func profPop(c *Call) error {
-	p := &c.s.pf
+	p := c.s.profs()
 	if len(p.stack) == 0 {
 		return acl.Errorf(acl.ErrProfFailed, "nothing is pushed (aclprofPush)")
 	}
@@ -210,7 +219,7 @@ func rangeStop(c *Call) error {
 	id := c.u32(0)
 	var st *stamp
 	if id < acl.StampPoolSize {
-		st = c.s.pf.stamps[c.s.pf.slots[id]]
+		st = c.s.profs().stamps[c.s.profs().slots[id]]
 	}
 	if st == nil || !st.started {
 		return acl.Errorf(acl.ErrProfFailed, "rangeId %d names no started stamp (aclprofRangeStart)", id)
@@ -258,14 +267,14 @@ func rangePushEx(c *Call) error {
 	if t := le.Uint32(b[4:]); t != 0 {
 		return acl.Errorf(acl.ErrProfFailed, "attr's messageType %d is not ACL_PROF_MESSAGE_TYPE_TENSOR_INFO (0)", t)
 	}
-	c.s.pf.pushed = true
+	c.s.profs().pushed = true
 	c.note = "range pushed (version " + strconv.Itoa(int(le.Uint16(b))) + ")"
 	return nil
 }
 
 // rangePop is aclprofRangePop() (prof_tx_plugin.cpp:184-187).
 func rangePop(c *Call) error {
-	if !c.s.pf.pushed {
+	if !c.s.profs().pushed {
 		return acl.Errorf(acl.ErrInvalidParam, "no range was pushed (aclprofRangePushEx)")
 	}
 	c.note = "range popped"

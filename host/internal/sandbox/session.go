@@ -96,8 +96,10 @@ type memState struct {
 	mem     engine.Releaser // the guest memory's reservation, on wazero (engine.Invoker.Hold)
 }
 
-// handles is the guest's objects by handle, made on first use: the guest's
-// goroutine alone touches them. Handles are never reused.
+// handles is the guest's objects by handle, each map made at its first
+// entry (a command run per request that makes no stream or event pays
+// for none): the guest's goroutine alone touches them. Handles are never
+// reused.
 type handles struct {
 	nextHandle uint32
 	streams    map[uint32]*streamRec
@@ -120,7 +122,8 @@ type handles struct {
 
 // devState is the guest's current device and contexts, and the runtime
 // settings it changed, the session's as the process's natively: the
-// guest's goroutine alone touches it.
+// guest's goroutine alone touches it. Its maps are made at their first
+// entry.
 type devState struct {
 	dev       int32              // current guest device, -1 before aclrtSetDevice
 	cur       *ctxRec            // the current context while dev >= 0
@@ -144,8 +147,8 @@ type devState struct {
 	// overflow status.
 	ov overflowState
 	// ABI v1.3 section 15 (prof.go): the profiling markers' stamps,
-	// stack and latest range attributes.
-	pf profState
+	// stack and latest range attributes; nil until first use (profs).
+	pf *profState
 	// ABI v1.3 section 15 (random.go): the generator aclrtRandomNumAsync
 	// draws each task's seed from; nil until first use, unless
 	// Config.Deterministic seeded it.
@@ -215,6 +218,23 @@ type workState struct {
 	// The guest's goroutine alone touches it.
 	ck *asyncCheck
 }
+
+// addStream records stream id.
+func (h *handles) addStream(id uint32, st *streamRec) {
+	if h.streams == nil {
+		h.streams = map[uint32]*streamRec{}
+	}
+	h.streams[id] = st
+}
+
+// addEvent records event id.
+func (h *handles) addEvent(id uint32, ev *eventRec) {
+	if h.events == nil {
+		h.events = map[uint32]*eventRec{}
+	}
+	h.events[id] = ev
+}
+
 type streamRec struct {
 	h     acl.Stream
 	dev   int32
@@ -294,10 +314,12 @@ func New(c Config) (*Session, error) {
 	s := &Session{
 		fixed: fixed{sh: sh, policy: p, b: sh.b, prof: c.Profile, owner: c.Owner, vars: c.Vars,
 			id: sessionIDs.Add(1), stdout: c.Stdout, stderr: c.Stderr},
-		memState: memState{region: region, as: newAddrSpace(region), held: make([]uint64, len(p.Devices))},
-		handles:  handles{streams: map[uint32]*streamRec{}, events: map[uint32]*eventRec{}},
-		devState: devState{dev: -1, ctxs: map[uint32]*ctxRec{}, primary: map[int32]*ctxRec{}, peers: map[[2]int32]bool{}},
+		memState: memState{region: region, as: newAddrSpace(region)},
+		devState: devState{dev: -1},
 	}
+	// A tiny allocation of its own: inline, the charges would take the
+	// session past 1.5 KiB, the next size of allocation.
+	s.held = make([]uint64, len(p.Devices))
 	t := sh.b.Traits()
 	s.sc, s.comp, s.kr = sh.sc, t.Computer, t.KernelRunner
 	if c.Profile == abi.Native32 {

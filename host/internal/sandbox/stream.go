@@ -14,7 +14,7 @@ func createStream(c *Call) error {
 		if err != nil {
 			return be(err)
 		}
-		s.streams[id] = &streamRec{h: h, dev: s.dev, ctx: s.cur}
+		s.addStream(id, &streamRec{h: h, dev: s.dev, ctx: s.cur})
 		return nil
 	})
 }
@@ -172,7 +172,7 @@ func (c *Call) createConfigured(prio uint32, flags acl.StreamFlag) error {
 		if err != nil {
 			return be(err)
 		}
-		s.streams[id] = &streamRec{h: h, dev: s.dev, ctx: s.cur, flags: flags, prio: acl.StreamPriority(prio)}
+		s.addStream(id, &streamRec{h: h, dev: s.dev, ctx: s.cur, flags: flags, prio: acl.StreamPriority(prio)})
 		return nil
 	})
 }

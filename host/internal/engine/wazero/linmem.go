@@ -23,10 +23,13 @@ type linearMemory struct {
 	freed bool   // the engine has let go
 	max   uint64
 	pool  *memPool // where the reservation goes when released
-	// view is the guest's memory as wazero last sized it (Reallocate),
-	// what the host functions pass on without asking the module; nil
-	// once released.
-	view atomic.Pointer[[]byte]
+	// The guest's memory as wazero last sized it (Reallocate), what the
+	// host functions pass on without asking the module: base[:view-1],
+	// none (0) before the first Reallocate and once released. base is
+	// the reservation, never changed: a length is all that a Reallocate
+	// stores, where a slice would be an allocation.
+	base []byte
+	view atomic.Uint64
 }
 
 // newLinearMemory reserves max bytes, reusing one of pool's when it has
@@ -40,6 +43,7 @@ func newLinearMemory(pool *memPool, max uint64) *linearMemory {
 			m.res, m.heap = make([]byte, max), true // Go does not move heap objects either
 		}
 	}
+	m.base = m.res
 	engine.LiveMemories.Add(1)
 	return m
 }
@@ -53,15 +57,14 @@ func (m *linearMemory) Reallocate(size uint64) []byte {
 		return nil
 	}
 	m.size = size
-	v := m.res[:size:size]
-	m.view.Store(&v)
-	return v
+	m.view.Store(size + 1)
+	return m.res[:size:size]
 }
 
 // bytes returns the guest's memory now: what Reallocate last returned.
 func (m *linearMemory) bytes() []byte {
-	if v := m.view.Load(); v != nil {
-		return *v
+	if n := m.view.Load(); n != 0 {
+		return m.base[: n-1 : n-1]
 	}
 	return nil
 }
@@ -92,7 +95,7 @@ func (m *linearMemory) Release() {
 			unreserve(m.res)
 		}
 		m.res = nil
-		m.view.Store(nil)
+		m.view.Store(0)
 		engine.LiveMemories.Add(-1)
 	}
 }

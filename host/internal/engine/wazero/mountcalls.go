@@ -83,6 +83,9 @@ type mountListener struct {
 }
 
 func (l *mountListener) state(mod api.Module) *calls {
+	if l.e.nmounted.Load() == 0 { // the instance's own entry is made before its first call
+		return nil
+	}
 	c, _ := l.e.mounted.Load(mod)
 	st, _ := c.(*calls)
 	return st

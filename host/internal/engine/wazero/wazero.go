@@ -34,7 +34,10 @@ type Engine struct {
 	// mounted maps the instances with mounts (api.Module) to their WASI
 	// call in progress (mountcalls.go).
 	mounted sync.Map
-	mems    memPool // released guest memories, for the next instances
+	// nmounted counts mounted's entries: while there are none (no
+	// instance has mounts), a WASI call's listener asks no map.
+	nmounted atomic.Int64
+	mems     memPool // released guest memories, for the next instances
 	// base is what every instance's configuration starts from, made once:
 	// base[0] with wazero's fake clocks, base[1] with the host's clocks
 	// and random source (its sleep is the instance's own). Each With
@@ -385,6 +388,7 @@ func (m *module) Instantiate(ctx context.Context, cfg engine.Config) (engine.Ins
 	}
 	if st != nil {
 		m.e.mounted.Store(mod, st)
+		m.e.nmounted.Add(1)
 	}
 	i := &instance{e: m.e, mod: mod, lm: mk.lm, stack: m.stack, roots: roots, g: guest{mod: mod, lm: mk.lm}, w: watch{closed: reach(mod)}}
 	if cfg.Binding != nil {
@@ -410,15 +414,17 @@ type instance struct {
 	e     *Engine
 	roots []*rootFS // the mounts, closed after the module
 	mod   api.Module
-	lm    *linearMemory // nil without a memory
-	funcs map[string]*export
-	stack string // the stack counter's export, "" if none
-	g     guest  // engine.Binding's Guest, made with the instance
-	w     watch  // ends a call whose context ends (terminate.go)
+	lm    *linearMemory      // nil without a memory
+	first *export            // the first export looked up: a command's _start needs no map
+	funcs map[string]*export // the others
+	stack string             // the stack counter's export, "" if none
+	g     guest              // engine.Binding's Guest, made with the instance
+	w     watch              // ends a call whose context ends (terminate.go)
 }
 
 // export is an exported function, looked up once.
 type export struct {
+	name    string
 	fn      api.Function
 	params  int
 	results []api.ValueType
@@ -426,6 +432,9 @@ type export struct {
 }
 
 func (i *instance) export(name string) *export {
+	if x := i.first; x != nil && x.name == name {
+		return x
+	}
 	if x, ok := i.funcs[name]; ok {
 		return x
 	}
@@ -434,8 +443,12 @@ func (i *instance) export(name string) *export {
 		return nil // not cached: a typo must not grow the map
 	}
 	d := fn.Definition()
-	x := &export{fn: fn, params: len(d.ParamTypes()), results: d.ResultTypes()}
+	x := &export{name: name, fn: fn, params: len(d.ParamTypes()), results: d.ResultTypes()}
 	x.stack = make([]uint64, max(x.params, len(x.results)))
+	if i.first == nil {
+		i.first = x
+		return x
+	}
 	if i.funcs == nil {
 		i.funcs = map[string]*export{}
 	}
@@ -510,7 +523,7 @@ func (i *instance) call(ctx context.Context, x *export) error {
 // an api.Function whose call engine holds a stack of its own (10 KiB at
 // least, made by wazero at the lookup, not at the call), so that an idle
 // pooled instance holds none; the next call looks its export up again.
-func (i *instance) Idle() { i.funcs = nil }
+func (i *instance) Idle() { i.first, i.funcs = nil, nil }
 
 // Reenter implements engine.Instance: wazero lets a host function call
 // an export of the module that called it, on its own goroutine. A fresh
@@ -544,6 +557,7 @@ func (i *instance) Close(ctx context.Context) error {
 	}
 	if i.roots != nil {
 		i.e.mounted.Delete(i.mod)
+		i.e.nmounted.Add(-1)
 		err = errors.Join(err, closeRoots(i.roots))
 		i.roots = nil
 	}

@@ -1,0 +1,75 @@
+//go:build unix
+
+package serve
+
+import (
+	"bytes"
+	"net/http"
+	"net/http/httptest"
+	"syscall"
+	"testing"
+)
+
+// BenchmarkEchoHandlerCPU (not one of scripts/serve-bench.sh's
+// BenchmarkServe*): the CPU time per request of serve's
+// handler for the echo command and of the command floor's
+// (newCommandFloor), each called in the benchmark's process without a
+// connection, in alternating rounds of 100 requests, measured with
+// getrusage (the process's user and system time, its garbage collection
+// included). On a machine that other work loads, wall-clock ratios over
+// connections (BenchmarkServeEcho) swing with the load; the CPU the
+// process spends per request does far less. x-floor-cpu is serve's over
+// the floor's; nop-cpu-ns is what a handler that echoes the body costs
+// with the same request and recorder, which both figures include.
+func BenchmarkEchoHandlerCPU(b *testing.B) {
+	wasm := wat2wasm(b, "echo", "")
+	s := startBenchServer(b, map[string][]byte{"echo": wasm}, "", 1)
+	floor := newCommandFloor(b, wasm, benchPolicy(b, s), 1)
+	nop := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var buf bytes.Buffer
+		_, _ = buf.ReadFrom(r.Body)
+		w.Header().Set("Content-Type", "application/octet-stream")
+		_, _ = w.Write(buf.Bytes())
+	})
+	want := append([]byte("echo:"), benchBody...)
+	serve := func(h http.Handler, check bool) {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/v1/plugins/echo", bytes.NewReader(benchBody)))
+		if check && (w.Code != http.StatusOK || !bytes.Equal(w.Body.Bytes(), want)) {
+			b.Fatalf("status %d, body %q", w.Code, w.Body.Bytes())
+		}
+	}
+	hs := []http.Handler{floor, s.Handler(), nop}
+	for range 100 { // warm up
+		for k, h := range hs {
+			serve(h, k < 2)
+		}
+	}
+	const round = 100
+	var spent [3]int64
+	b.ResetTimer()
+	for done := 0; done < b.N; done += round {
+		for k, h := range hs {
+			t := cpuTime(b)
+			for range round {
+				serve(h, k < 2)
+			}
+			spent[k] += cpuTime(b) - t
+		}
+	}
+	b.StopTimer()
+	n := float64(b.N)
+	b.ReportMetric(float64(spent[0])/n, "floor-cpu-ns")
+	b.ReportMetric(float64(spent[1])/n, "cpu-ns")
+	b.ReportMetric(float64(spent[2])/n, "nop-cpu-ns")
+	b.ReportMetric(float64(spent[1])/float64(spent[0]), "x-floor-cpu")
+}
+
+// cpuTime is the process's user and system time so far, in nanoseconds.
+func cpuTime(tb testing.TB) int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		tb.Fatal(err)
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}
