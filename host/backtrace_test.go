@@ -13,6 +13,7 @@ import (
 
 	"github.com/aclwasm/aclwasm/host/internal/engine"
 	"github.com/aclwasm/aclwasm/host/internal/module"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // namedTrapModule builds a module whose export "deep" (function 0, named
@@ -150,7 +151,7 @@ func TestTrapParseBounded(t *testing.T) {
 func TestLoadProblemsEscaped(t *testing.T) {
 	rt := newRuntime(t)
 	for _, mod := range []string{"acl", "wasi_snapshot_preview1", "evil\x1b[2J\r\nFAKE"} {
-		wasm := wat2wasm(t, `(module (import "`+watEscape(mod)+`" "`+watEscape(evilName)+`" (func)))`)
+		wasm := testsupport.WAT(t, `(module (import "`+watEscape(mod)+`" "`+watEscape(evilName)+`" (func)))`)
 		_, err := rt.Load(context.Background(), wasm, Policy{})
 		var le *LoadError
 		require.ErrorAs(t, err, &le, mod)

@@ -1,4 +1,4 @@
-package host
+package host_test
 
 import (
 	"context"
@@ -8,36 +8,21 @@ import (
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
-// loopWAT adds an export that calls aclrtMemcpy iters times from inside the
-// guest, so that a benchmark measures the host call, not Go-to-wasm entry.
-const loopWAT = `  (func (export "memcpy_loop") (param $dst i64) (param $src i64) (param $n i64) (param $kind i32) (param $iters i32) (result i32) (local $r i32)
-    (block $done (loop $l
-      (local.set $r (call $aclrtMemcpy (local.get $dst) (local.get $n) (local.get $src) (local.get $n) (local.get $kind)))
-      (br_if $done (local.get $r))
-      (local.set $iters (i32.sub (local.get $iters) (i32.const 1)))
-      (br_if $l (local.get $iters))))
-    (local.get $r))
-`
-
-func benchHarness(b *testing.B, pages int) (*harness, func()) {
+func benchHarness(b *testing.B, pages int) (*proxytest.Harness, func()) {
 	ctx := context.Background()
-	rt, err := NewRuntime(ctx, WithEngine(testEngine))
+	rt, err := host.NewRuntime(ctx, host.WithEngine(testsupport.Engine()))
 	require.NoError(b, err)
-	pl, err := rt.Load(ctx, wat2wasm(b, proxyWAT(pages, loopWAT)), Policy{MemoryPages: uint32(pages), DeviceMemory: 1 << 30})
+	pl, err := rt.Load(ctx, testsupport.WAT(b, testsupport.ProxyWAT(abi.Wide, pages, testsupport.MemcpyLoopWAT)), host.Policy{MemoryPages: uint32(pages), DeviceMemory: 1 << 30})
 	require.NoError(b, err)
-	inst, err := pl.Instantiate(ctx, Config{})
+	inst, err := pl.Instantiate(ctx, host.Config{})
 	require.NoError(b, err)
-	h := &harness{inst: inst, rt: rt}
+	h := &proxytest.Harness{Inst: inst, RT: rt}
 	return h, func() { inst.Close(ctx); pl.Close(ctx); rt.Close(ctx) }
-}
-
-func (h *harness) bcall(b *testing.B, name string, args ...uint64) uint64 {
-	res, err := h.inst.Call(context.Background(), name, args...)
-	require.NoError(b, err)
-	return res[0]
 }
 
 // BenchmarkSmallMemcpy compares a sandboxed 64-byte aclrtMemcpy H2D (a
@@ -47,19 +32,19 @@ func (h *harness) bcall(b *testing.B, name string, args ...uint64) uint64 {
 func BenchmarkSmallMemcpy(b *testing.B) {
 	h, done := benchHarness(b, 4)
 	defer done()
-	require.Zero(b, uint32(h.bcall(b, "aclrtSetDevice", 0)))
-	require.Zero(b, uint32(h.bcall(b, "aclrtMalloc", outA, 64, 0)))
-	dst := h.u64(outA)
+	require.Zero(b, uint32(h.Result(b, "aclrtSetDevice", 0)))
+	require.Zero(b, uint32(h.Result(b, "aclrtMalloc", outA, 64, 0)))
+	dst := h.U64(outA)
 	const iters = 1000
 	var direct, sandboxed float64
 	b.Run("direct", func(b *testing.B) {
 		// The backend's own allocation of the same size, as the session's
 		// allocation is to the backend.
-		be := h.rt.Backend()
+		be := h.RT.Backend()
 		p, err := be.Malloc(0, 64, acl.MemMallocHugeFirst)
 		require.NoError(b, err)
 		defer func() { require.NoError(b, be.Free(context.Background(), p)) }()
-		d, src := acl.Device(p), acl.Host(h.mem()[data:data+64], 0)
+		d, src := acl.Device(p), acl.Host(h.Mem()[data:data+64], 0)
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
 			if err := be.Memcpy(b.Context(), d, src, 64); err != nil {
@@ -70,7 +55,7 @@ func BenchmarkSmallMemcpy(b *testing.B) {
 	})
 	b.Run("sandboxed", func(b *testing.B) {
 		for i := 0; i < b.N; i += iters {
-			if r := uint32(h.bcall(b, "memcpy_loop", dst, data, 64, 1, iters)); r != 0 {
+			if r := uint32(h.Result(b, "memcpy_loop", dst, data, 64, 1, iters)); r != 0 {
 				b.Fatalf("aclrtMemcpy = %d", r)
 			}
 		}
@@ -89,16 +74,16 @@ func BenchmarkLargeMemcpy(b *testing.B) {
 	const n = 64 << 20
 	h, done := benchHarness(b, 2048) // 128 MiB of guest memory
 	defer done()
-	require.Zero(b, uint32(h.bcall(b, "aclrtSetDevice", 0)))
-	require.Zero(b, uint32(h.bcall(b, "aclrtMalloc", outA, n, 0)))
-	dst := h.u64(outA)
+	require.Zero(b, uint32(h.Result(b, "aclrtSetDevice", 0)))
+	require.Zero(b, uint32(h.Result(b, "aclrtMalloc", outA, n, 0)))
+	dst := h.U64(outA)
 	var base float64
 	// Touch every page first on both sides: untouched pages read as the
 	// kernel's shared zero page and would flatter either side.
-	for i := range h.mem()[0x10000 : 0x10000+n] {
-		h.mem()[0x10000+i] = byte(i)
+	for i := range h.Mem()[0x10000 : 0x10000+n] {
+		h.Mem()[0x10000+i] = byte(i)
 	}
-	require.Zero(b, uint32(h.bcall(b, "memcpy_loop", dst, 0x10000, n, 1, 1)))
+	require.Zero(b, uint32(h.Result(b, "memcpy_loop", dst, 0x10000, n, 1, 1)))
 	b.Run("copy", func(b *testing.B) {
 		src, dstb := make([]byte, n), make([]byte, n)
 		for i := range src {
@@ -115,7 +100,7 @@ func BenchmarkLargeMemcpy(b *testing.B) {
 	b.Run("sandboxed", func(b *testing.B) {
 		b.SetBytes(n)
 		for i := 0; i < b.N; i++ {
-			if r := uint32(h.bcall(b, "memcpy_loop", dst, 0x10000, n, 1, 1)); r != 0 {
+			if r := uint32(h.Result(b, "memcpy_loop", dst, 0x10000, n, 1, 1)); r != 0 {
 				b.Fatalf("aclrtMemcpy = %d", r)
 			}
 		}
@@ -130,15 +115,15 @@ func BenchmarkLargeMemcpy(b *testing.B) {
 // with the module already compiled (the runtime's compilation cache warm).
 func BenchmarkInstantiate(b *testing.B) {
 	ctx := context.Background()
-	rt, err := NewRuntime(ctx, WithEngine(testEngine))
+	rt, err := host.NewRuntime(ctx, host.WithEngine(testsupport.Engine()))
 	require.NoError(b, err)
 	defer rt.Close(ctx)
-	pl, err := rt.Load(ctx, testsupport.Proxy(abi.Wide, 4), Policy{})
+	pl, err := rt.Load(ctx, testsupport.Proxy(abi.Wide, 4), host.Policy{})
 	require.NoError(b, err)
 	defer pl.Close(ctx)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		inst, err := pl.Instantiate(ctx, Config{})
+		inst, err := pl.Instantiate(ctx, host.Config{})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // bytesWAT is a guest of the bytes convention: upper reads its input at
@@ -58,7 +59,7 @@ func bytesInstance(t *testing.T, src string, opts ...Option) (*Runtime, *Instanc
 	ctx := context.Background()
 	rt, err := NewRuntime(ctx, append(append(testBackend(t), WithEngine(testEngine)), opts...)...)
 	require.NoError(t, err)
-	pl, err := rt.Load(ctx, wat2wasm(t, src), Policy{MemoryPages: 2})
+	pl, err := rt.Load(ctx, testsupport.WAT(t, src), Policy{MemoryPages: 2})
 	require.NoError(t, err)
 	inst, err := pl.Instantiate(ctx, Config{})
 	require.NoError(t, err)
@@ -346,7 +347,7 @@ func TestHostFuncLoadChecks(t *testing.T) {
 		{`(module (import "aclwasm" "input_len" (func (result i64))))`, "import aclwasm.input_len has signature () -> i64"},
 		{`(module (import "nope" "f" (func)))`, `module "nope" is not provided (only "acl", "acl32", wasi_snapshot_preview1 and aclwasm, env)`},
 	} {
-		probs, err := rt.Check(ctx, wat2wasm(t, tc.src), Policy{})
+		probs, err := rt.Check(ctx, testsupport.WAT(t, tc.src), Policy{})
 		require.NoError(t, err)
 		require.Len(t, probs, 1)
 		require.Contains(t, probs[0], tc.want)
@@ -355,7 +356,7 @@ func TestHostFuncLoadChecks(t *testing.T) {
 	rt2, err := NewRuntime(ctx, WithEngine(testEngine))
 	require.NoError(t, err)
 	defer rt2.Close(ctx)
-	probs, err := rt2.Check(ctx, wat2wasm(t, hostFuncWAT), Policy{})
+	probs, err := rt2.Check(ctx, testsupport.WAT(t, hostFuncWAT), Policy{})
 	require.NoError(t, err)
 	require.Len(t, probs, 1)
 	require.Contains(t, probs[0], `module "env" is not provided`)
@@ -439,7 +440,7 @@ func TestPoolCallBytesTo(t *testing.T) {
 	rt, err := NewRuntime(ctx, append(testBackend(t), WithEngine(testEngine))...)
 	require.NoError(t, err)
 	defer rt.Close(ctx)
-	pl, err := rt.Load(ctx, wat2wasm(t, bytesWAT), Policy{MemoryPages: 2})
+	pl, err := rt.Load(ctx, testsupport.WAT(t, bytesWAT), Policy{MemoryPages: 2})
 	require.NoError(t, err)
 	defer pl.Close(ctx)
 	pool, err := pl.NewPool(PoolConfig{Size: 1})
@@ -514,7 +515,7 @@ func TestErrorSet(t *testing.T) {
 	}
 
 	// A command's reason comes with its exit code.
-	pl, err := rt.Load(ctx, wat2wasm(t, src), Policy{MemoryPages: 2})
+	pl, err := rt.Load(ctx, testsupport.WAT(t, src), Policy{MemoryPages: 2})
 	require.NoError(t, err)
 	res, err := pl.Run(ctx, Config{})
 	require.NoError(t, err)

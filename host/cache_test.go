@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/host/internal/engine/wazero"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // The on-disk compilation cache (WithCacheDir, wazero): every entry is
@@ -96,7 +97,7 @@ func primed(t testing.TB, wasm []byte, code uint32) string {
 func TestCacheEntryUsed(t *testing.T) {
 	skipUnlessWazero(t)
 	t.Setenv("TMPDIR", t.TempDir()) // where the staging directories go
-	wasm := wat2wasm(t, fmt.Sprintf(exitWAT, 7))
+	wasm := testsupport.WAT(t, fmt.Sprintf(exitWAT, 7))
 	dir := primed(t, wasm, 7)
 	fi, err := os.Stat(dir)
 	require.NoError(t, err)
@@ -116,8 +117,8 @@ func TestCacheEntryUsed(t *testing.T) {
 // one (the next run hits).
 func TestCacheBadEntry(t *testing.T) {
 	skipUnlessWazero(t)
-	wasm := wat2wasm(t, fmt.Sprintf(exitWAT, 7))
-	other := wat2wasm(t, fmt.Sprintf(exitWAT, 9))
+	wasm := testsupport.WAT(t, fmt.Sprintf(exitWAT, 7))
+	other := testsupport.WAT(t, fmt.Sprintf(exitWAT, 9))
 	for _, c := range []struct {
 		name string
 		bad  func(t *testing.T, dir, path string, b []byte)
@@ -194,7 +195,7 @@ func TestCacheBadEntry(t *testing.T) {
 // verification and are replaced.
 func TestCacheKeyFile(t *testing.T) {
 	skipUnlessWazero(t)
-	wasm := wat2wasm(t, fmt.Sprintf(exitWAT, 7))
+	wasm := testsupport.WAT(t, fmt.Sprintf(exitWAT, 7))
 	for name, bad := range map[string]func(path string) error{
 		"missing": os.Remove,
 		"garbled": func(path string) error { return os.WriteFile(path, []byte("short"), 0o600) },
@@ -222,7 +223,7 @@ func TestCacheKeyFile(t *testing.T) {
 func TestCacheUnsafeDir(t *testing.T) {
 	skipUnlessWazero(t)
 	ctx := context.Background()
-	wasm := wat2wasm(t, fmt.Sprintf(exitWAT, 7))
+	wasm := testsupport.WAT(t, fmt.Sprintf(exitWAT, 7))
 	for _, c := range []struct {
 		name, want string
 		chmod      func(dir string) error
@@ -263,7 +264,7 @@ func TestCacheConcurrentMisses(t *testing.T) {
 	const n = 4
 	mods := make([][]byte, n)
 	for i := range mods {
-		mods[i] = wat2wasm(t, fmt.Sprintf(exitWAT, 10+i))
+		mods[i] = testsupport.WAT(t, fmt.Sprintf(exitWAT, 10+i))
 	}
 	dir := filepath.Join(t.TempDir(), "cache")
 	rt, err := NewRuntime(ctx, WithCacheDir(dir))
@@ -299,7 +300,7 @@ func TestCacheConcurrentMisses(t *testing.T) {
 // code, and only the unchanged entry is used.
 func FuzzCacheEntry(f *testing.F) {
 	skipUnlessWazero(f)
-	wasm := wat2wasm(f, fmt.Sprintf(exitWAT, 7))
+	wasm := testsupport.WAT(f, fmt.Sprintf(exitWAT, 7))
 	dir := primed(f, wasm, 7)
 	path, entry := onlyEntry(f, dir)
 	key, err := os.ReadFile(filepath.Join(dir, "key"))

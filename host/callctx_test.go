@@ -1,4 +1,4 @@
-package host
+package host_test
 
 import (
 	"context"
@@ -8,6 +8,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+
+	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/engine"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // TestCallAllocs: Instance.Call of an empty export allocates nothing of
@@ -22,7 +26,7 @@ import (
 // allocates per call itself.
 func TestCallAllocs(t *testing.T) {
 	ctx := context.Background()
-	wasm := wat2wasm(t, smallWAT)
+	wasm := testsupport.WAT(t, testsupport.SmallWAT)
 	bareCall := func(watch bool) float64 {
 		r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCloseOnContextDone(watch))
 		defer r.Close(ctx)
@@ -43,23 +47,23 @@ func TestCallAllocs(t *testing.T) {
 	require.Zero(t, bareCall(false), "allocations per call of the bare engine without its context watcher")
 	bare := bareCall(true)
 
-	rt, err := NewRuntime(ctx)
+	rt, err := host.NewRuntime(ctx)
 	require.NoError(t, err)
 	defer rt.Close(ctx)
 	got, inst := emptyCallAllocs(t, rt)
 	require.LessOrEqual(t, got, bare, "allocations per call: the sandbox's over the bare engine's (its context watcher's)")
 	_, err = inst.Call(ctx, "nope")
-	require.True(t, errors.Is(err, errNoExport))
+	require.True(t, errors.Is(err, engine.ErrNoExport))
 }
 
 // emptyCallAllocs returns the allocations of one Instance.Call of
-// smallWAT's empty export on rt, and the instance, closed with the test.
-func emptyCallAllocs(t *testing.T, rt *Runtime) (float64, *Instance) {
+// testsupport.SmallWAT's empty export on rt, and the instance, closed with the test.
+func emptyCallAllocs(t *testing.T, rt *host.Runtime) (float64, *host.Instance) {
 	ctx := context.Background()
-	pl, err := rt.Load(ctx, wat2wasm(t, smallWAT), Policy{})
+	pl, err := rt.Load(ctx, testsupport.WAT(t, testsupport.SmallWAT), host.Policy{})
 	require.NoError(t, err)
 	t.Cleanup(func() { pl.Close(ctx) })
-	inst, err := pl.Instantiate(ctx, Config{})
+	inst, err := pl.Instantiate(ctx, host.Config{})
 	require.NoError(t, err)
 	t.Cleanup(func() { inst.Close(ctx) })
 	return testing.AllocsPerRun(100, func() {

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // TestCallNoAllocs: on wazero, Instance.Call of an empty export allocates
@@ -22,10 +24,7 @@ func TestCallNoAllocs(t *testing.T) {
 	rt, err := NewRuntime(ctx)
 	require.NoError(t, err)
 	defer rt.Close(ctx)
-	wasm := wat2wasm(t, `(module
-  (memory (export "memory") 1)
-  (func (export "empty"))
-  (func (export "spin") (loop (br 0))))`)
+	wasm := testsupport.WAT(t, testsupport.SpinWAT)
 	timed, err := rt.Load(ctx, wasm, Policy{Timeout: 50 * time.Millisecond})
 	require.NoError(t, err)
 	defer timed.Close(ctx)
@@ -40,18 +39,7 @@ func TestCallNoAllocs(t *testing.T) {
 	}
 	// spin calls spin and returns its error, or fails the test on a hang.
 	spin := func(ctx context.Context, inst *Instance) error {
-		res := make(chan error, 1)
-		go func() {
-			_, err := inst.Call(ctx, "spin")
-			res <- err
-		}()
-		select {
-		case err := <-res:
-			return err
-		case <-time.After(time.Minute):
-			t.Fatal("a spinning guest was not stopped in a minute")
-			return nil
-		}
+		return testsupport.Stopped(t, func() error { _, err := inst.Call(ctx, "spin"); return err })
 	}
 
 	inst := instance(timed)

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // watClock's measure(ns) reads the monotonic clock, sleeps ns nanoseconds
@@ -38,7 +40,7 @@ func measureClocks(t *testing.T, p Policy, cfg Config, sleep time.Duration) (mon
 	rt, err := NewRuntime(ctx, append(testBackend(t), WithEngine(testEngine))...)
 	require.NoError(t, err)
 	defer rt.Close(ctx)
-	pl, err := rt.Load(ctx, wat2wasm(t, watClock), p)
+	pl, err := rt.Load(ctx, testsupport.WAT(t, watClock), p)
 	require.NoError(t, err)
 	defer pl.Close(ctx)
 	inst, err := pl.Instantiate(ctx, cfg)
@@ -103,7 +105,7 @@ const watRandom = `(module
 func TestRandomGet(t *testing.T) {
 	ctx := context.Background()
 	rt := newRuntime(t)
-	pl := load(t, rt, wat2wasm(t, watRandom), Policy{})
+	pl := load(t, rt, testsupport.WAT(t, watRandom), Policy{})
 	draw := func(cfg Config) [2]uint64 {
 		inst, err := pl.Instantiate(ctx, cfg)
 		require.NoError(t, err)

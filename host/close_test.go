@@ -1,4 +1,4 @@
-package host
+package host_test
 
 import (
 	"context"
@@ -8,6 +8,10 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // closeWAT is a command and a reactor in one module: each export reports
@@ -23,11 +27,11 @@ const closeWAT = `(module
 
 // closeFuncs returns the host functions of closeWAT: started signals on
 // the channel it returns, block waits for its call's context.
-func closeFuncs() ([]HostFunc, chan struct{}) {
+func closeFuncs() ([]host.HostFunc, chan struct{}) {
 	started := make(chan struct{}, 16)
-	return []HostFunc{
-		{Module: "test", Name: "started", Fn: func(*HostCall) (int32, error) { started <- struct{}{}; return 0, nil }},
-		{Module: "test", Name: "block", Fn: func(c *HostCall) (int32, error) { <-c.Context().Done(); return 0, nil }},
+	return []host.HostFunc{
+		{Module: "test", Name: "started", Fn: func(*host.HostCall) (int32, error) { started <- struct{}{}; return 0, nil }},
+		{Module: "test", Name: "block", Fn: func(c *host.HostCall) (int32, error) { <-c.Context().Done(); return 0, nil }},
 	}, started
 }
 
@@ -38,20 +42,20 @@ func closeFuncs() ([]HostFunc, chan struct{}) {
 func TestRuntimeCloseDuringCalls(t *testing.T) {
 	ctx := context.Background()
 	fns, started := closeFuncs()
-	rt, err := NewRuntime(ctx, append(testBackend(t), WithEngine(testEngine), WithHostFuncs(fns...))...)
+	rt, err := host.NewRuntime(ctx, append(proxytest.Backend(t), host.WithEngine(testsupport.Engine()), host.WithHostFuncs(fns...))...)
 	require.NoError(t, err)
-	wasm := wat2wasm(t, closeWAT)
+	wasm := testsupport.WAT(t, closeWAT)
 	const timeout = 3 * time.Second
-	pl, err := rt.Load(ctx, wasm, Policy{Timeout: timeout})
+	pl, err := rt.Load(ctx, wasm, host.Policy{Timeout: timeout})
 	require.NoError(t, err)
-	spin, err := pl.Instantiate(ctx, Config{})
+	spin, err := pl.Instantiate(ctx, host.Config{})
 	require.NoError(t, err)
-	wait, err := pl.Instantiate(ctx, Config{})
+	wait, err := pl.Instantiate(ctx, host.Config{})
 	require.NoError(t, err)
 
 	errs := make(chan error, 3)
 	go func() {
-		res, err := pl.Run(ctx, Config{})
+		res, err := pl.Run(ctx, host.Config{})
 		require.Zero(t, res.ExitCode)
 		errs <- err
 	}()
@@ -64,26 +68,26 @@ func TestRuntimeCloseDuringCalls(t *testing.T) {
 	require.NoError(t, rt.Close(ctx))
 	for range 3 {
 		err := <-errs
-		require.ErrorIs(t, err, ErrClosed)
-		var ee *ExitError
+		require.ErrorIs(t, err, host.ErrClosed)
+		var ee *host.ExitError
 		require.False(t, errors.As(err, &ee), "not an exit: %v", err)
-		require.NotErrorIs(t, err, ErrTrap)
-		require.NotErrorIs(t, err, ErrTimeout)
+		require.NotErrorIs(t, err, host.ErrTrap)
+		require.NotErrorIs(t, err, host.ErrTimeout)
 	}
 	// Past the calls' timeouts: a timer of theirs firing now must find
 	// nothing to touch.
 	time.Sleep(timeout - time.Since(t0) + 200*time.Millisecond)
 
-	_, err = rt.Load(ctx, wasm, Policy{})
-	require.ErrorIs(t, err, ErrClosed)
-	require.NotErrorIs(t, err, ErrLoad)
-	_, err = pl.Run(ctx, Config{})
-	require.ErrorIs(t, err, ErrClosed)
-	_, err = pl.Instantiate(ctx, Config{})
-	require.ErrorIs(t, err, ErrClosed)
-	require.NotErrorIs(t, err, ErrTrap)
+	_, err = rt.Load(ctx, wasm, host.Policy{})
+	require.ErrorIs(t, err, host.ErrClosed)
+	require.NotErrorIs(t, err, host.ErrLoad)
+	_, err = pl.Run(ctx, host.Config{})
+	require.ErrorIs(t, err, host.ErrClosed)
+	_, err = pl.Instantiate(ctx, host.Config{})
+	require.ErrorIs(t, err, host.ErrClosed)
+	require.NotErrorIs(t, err, host.ErrTrap)
 	_, err = spin.Call(ctx, "spin")
-	require.ErrorIs(t, err, ErrClosed)
+	require.ErrorIs(t, err, host.ErrClosed)
 	require.NoError(t, rt.Close(ctx), "twice")
 }
 
@@ -92,25 +96,25 @@ func TestRuntimeCloseDuringCalls(t *testing.T) {
 // the plugin or the runtime from there is refused, and closes nothing.
 func TestCloseFromHostFunc(t *testing.T) {
 	ctx := context.Background()
-	var inst *Instance
-	var pl *Plugin
-	var rt *Runtime
+	var inst *host.Instance
+	var pl *host.Plugin
+	var rt *host.Runtime
 	var pluginErr, runtimeErr, instErr error
-	fns := []HostFunc{
-		{Module: "test", Name: "started", Fn: func(*HostCall) (int32, error) {
+	fns := []host.HostFunc{
+		{Module: "test", Name: "started", Fn: func(*host.HostCall) (int32, error) {
 			pluginErr = pl.Close(ctx)
 			runtimeErr = rt.Close(ctx)
 			instErr = inst.Close(ctx)
 			return 0, nil
 		}},
-		{Module: "test", Name: "block", Fn: func(*HostCall) (int32, error) { return 0, nil }},
+		{Module: "test", Name: "block", Fn: func(*host.HostCall) (int32, error) { return 0, nil }},
 	}
-	rt, err := NewRuntime(ctx, append(testBackend(t), WithEngine(testEngine), WithHostFuncs(fns...))...)
+	rt, err := host.NewRuntime(ctx, append(proxytest.Backend(t), host.WithEngine(testsupport.Engine()), host.WithHostFuncs(fns...))...)
 	require.NoError(t, err)
 	defer rt.Close(ctx)
-	pl, err = rt.Load(ctx, wat2wasm(t, closeWAT), Policy{Timeout: time.Minute})
+	pl, err = rt.Load(ctx, testsupport.WAT(t, closeWAT), host.Policy{Timeout: time.Minute})
 	require.NoError(t, err)
-	inst, err = pl.Instantiate(ctx, Config{})
+	inst, err = pl.Instantiate(ctx, host.Config{})
 	require.NoError(t, err)
 	done := make(chan error, 1)
 	go func() { _, err := inst.Call(ctx, "spin"); done <- err }()
@@ -119,14 +123,14 @@ func TestCloseFromHostFunc(t *testing.T) {
 	case <-time.After(time.Minute): // a watchdog, not a timing assertion
 		t.Fatal("Instance.Close from its own host function deadlocked")
 	}
-	require.ErrorIs(t, err, ErrClosed, "the call ends as closed")
+	require.ErrorIs(t, err, host.ErrClosed, "the call ends as closed")
 	require.NoError(t, instErr)
-	require.ErrorIs(t, pluginErr, ErrBusy)
-	require.ErrorIs(t, runtimeErr, ErrBusy)
+	require.ErrorIs(t, pluginErr, host.ErrBusy)
+	require.ErrorIs(t, runtimeErr, host.ErrBusy)
 	_, err = inst.Call(ctx, "spin")
-	require.ErrorIs(t, err, ErrClosed)
+	require.ErrorIs(t, err, host.ErrClosed)
 	// The plugin and runtime were left open: they still work.
-	i2, err := pl.Instantiate(ctx, Config{})
+	i2, err := pl.Instantiate(ctx, host.Config{})
 	require.NoError(t, err)
 	require.NoError(t, i2.Close(ctx))
 }
@@ -144,9 +148,9 @@ func TestCloseWaitsForHostFunc(t *testing.T) {
 	// call before block starts, and nothing would be waited for).
 	inBlock, release, closed := make(chan struct{}, 1), make(chan struct{}), make(chan struct{})
 	var returned atomic.Bool
-	fns := []HostFunc{
-		{Module: "test", Name: "started", Fn: func(*HostCall) (int32, error) { return 0, nil }},
-		{Module: "test", Name: "block", Fn: func(c *HostCall) (int32, error) {
+	fns := []host.HostFunc{
+		{Module: "test", Name: "started", Fn: func(*host.HostCall) (int32, error) { return 0, nil }},
+		{Module: "test", Name: "block", Fn: func(c *host.HostCall) (int32, error) {
 			inBlock <- struct{}{}
 			<-c.Context().Done()
 			<-release
@@ -154,12 +158,12 @@ func TestCloseWaitsForHostFunc(t *testing.T) {
 			return 0, nil
 		}},
 	}
-	rt, err := NewRuntime(ctx, append(testBackend(t), WithEngine(testEngine), WithHostFuncs(fns...))...)
+	rt, err := host.NewRuntime(ctx, append(proxytest.Backend(t), host.WithEngine(testsupport.Engine()), host.WithHostFuncs(fns...))...)
 	require.NoError(t, err)
 	defer rt.Close(ctx)
-	pl, err := rt.Load(ctx, wat2wasm(t, closeWAT), Policy{Timeout: time.Minute})
+	pl, err := rt.Load(ctx, testsupport.WAT(t, closeWAT), host.Policy{Timeout: time.Minute})
 	require.NoError(t, err)
-	inst, err := pl.Instantiate(ctx, Config{})
+	inst, err := pl.Instantiate(ctx, host.Config{})
 	require.NoError(t, err)
 	done := make(chan error, 1)
 	go func() { _, err := inst.Call(ctx, "wait"); done <- err }()
@@ -174,5 +178,5 @@ func TestCloseWaitsForHostFunc(t *testing.T) {
 	require.NoError(t, inst.Close(ctx))
 	require.True(t, returned.Load(), "Close returned before the host function did")
 	close(closed)
-	require.ErrorIs(t, <-done, ErrClosed)
+	require.ErrorIs(t, <-done, host.ErrClosed)
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/aclwasm/aclwasm/host/internal/engine"
 	"github.com/aclwasm/aclwasm/host/internal/module"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // Compile bombs: modules written here byte by byte (no wabt), each a few
@@ -181,7 +182,7 @@ func TestDecodeBombNames(t *testing.T) {
 	ctx := context.Background()
 	rt := newRuntime(t)
 	names := append([]byte("\x00\x0e\x04name\x02\x07\x01\x00"), 0xff, 0xff, 0xff, 0xff, 0x0f) // one function, 2^32-1 local names
-	wasm := append(wat2wasm(t, fmt.Sprintf(tableGrowWAT, "600 700")), names...)
+	wasm := append(testsupport.WAT(t, fmt.Sprintf(tableGrowWAT, "600 700")), names...)
 	pl, err := rt.Load(ctx, wasm, Policy{MaxTableEntries: 600})
 	require.NoError(t, err)
 	require.NoError(t, pl.Close(ctx))
@@ -267,7 +268,7 @@ func waitCompiles(t *testing.T, rt *Runtime) {
 // context ends, while the compilation goes on; that one's module is
 // closed when it finishes.
 func TestCompileTimeout(t *testing.T) {
-	wasm := wat2wasm(t, fmt.Sprintf(exitWAT, 7))
+	wasm := testsupport.WAT(t, fmt.Sprintf(exitWAT, 7))
 	for _, c := range []struct {
 		name string
 		load func(rt *Runtime, started chan struct{}) error
@@ -320,7 +321,7 @@ func TestCompileAbandonedClose(t *testing.T) {
 	require.NoError(t, err)
 	g := &gatedEngine{Engine: rt.engine, started: make(chan struct{}, 1), release: make(chan struct{})}
 	rt.engine = g
-	_, err = rt.Load(ctx, wat2wasm(t, fmt.Sprintf(exitWAT, 7)), Policy{CompileTimeout: time.Millisecond})
+	_, err = rt.Load(ctx, testsupport.WAT(t, fmt.Sprintf(exitWAT, 7)), Policy{CompileTimeout: time.Millisecond})
 	require.ErrorIs(t, err, ErrLoad)
 	<-g.started
 	closed := make(chan error)

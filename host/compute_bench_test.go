@@ -1,11 +1,24 @@
-package host
+package host_test
 
 import (
 	"math"
 	"testing"
 
+	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/host"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
+)
+
+// Guest scratch of the operator benchmarks, as package sandbox's operator
+// tests lay it out: dims and storage dims of a tensor, the values of
+// arrays, and a two-phase call's out-parameters.
+const (
+	nnDims    = 0x2000
+	nnStorage = 0x2200
+	nnValues  = 0x2300
+	nnWS      = 0x2400 // uint64_t workspaceSize
+	nnEx      = 0x2408 // aclOpExecutor *
 )
 
 // The operator goals of the performance table: an elementwise Add of 1 M
@@ -31,49 +44,49 @@ const opLoop = `  (func (export "op_loop") (param $ex i32) (param $stream i32) (
 // repeatable executor, and returns the launches: run(k) queues k and
 // waits for them.
 func addBench(b *testing.B, n int64) (run func(k int)) {
-	rt, err := NewRuntime(b.Context(), WithEngine(testEngine))
+	rt, err := host.NewRuntime(b.Context(), host.WithEngine(testsupport.Engine()))
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { rt.Close(b.Context()) })
-	pl, err := rt.Load(b.Context(), cachedWasm(b, proxyWAT(4, opLoop)), Policy{DeviceMemory: 1 << 30, Timeout: NoTimeout})
+	pl, err := rt.Load(b.Context(), testsupport.CachedWAT(b, testsupport.ProxyWAT(abi.Wide, 4, opLoop)), host.Policy{DeviceMemory: 1 << 30, Timeout: host.NoTimeout})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { pl.Close(b.Context()) })
 	h := newGoalHarness(b, rt, pl, 1)
 	ok := func(name string, args ...uint64) {
-		if r := uint32(h.bcall(b, name, args...)); r != 0 {
-			b.Fatalf("%s = %d: %s", name, r, h.inst.Session().LastError())
+		if r := uint32(h.Result(b, name, args...)); r != 0 {
+			b.Fatalf("%s = %d: %s", name, r, h.Inst.Session().LastError())
 		}
 	}
 	handle := func(name string, args ...uint64) uint64 {
-		v := uint64(uint32(h.bcall(b, name, args...)))
+		v := uint64(uint32(h.Result(b, name, args...)))
 		if v == 0 {
-			b.Fatalf("%s: NULL: %s", name, h.inst.Session().LastError())
+			b.Fatalf("%s: NULL: %s", name, h.Inst.Session().LastError())
 		}
 		return v
 	}
-	h.putI64s(nnDims, n)
-	h.putI64s(nnStorage, n)
+	h.PutI64s(nnDims, n)
+	h.PutI64s(nnStorage, n)
 	var ts [3]uint64
 	for i := range ts {
 		ok("aclrtMalloc", outA, uint64(4*n), 0)
-		dev := h.u64(outA)
+		dev := h.U64(outA)
 		// 0x3f3f3f3f: 0.747..., a normal float, so that no input is a
 		// denormal or zero.
 		ok("aclrtMemset", dev, uint64(4*n), 0x3f, uint64(4*n))
 		ts[i] = handle("aclCreateTensor", nnDims, 1, uint64(acl.DTFloat), 0, 0, uint64(acl.FormatND), nnStorage, 1, dev)
 	}
-	le.PutUint32(h.mem()[nnValues:], math.Float32bits(1))
+	le.PutUint32(h.Mem()[nnValues:], math.Float32bits(1))
 	alpha := handle("aclCreateScalar", nnValues, uint64(acl.DTFloat))
 	ok("aclnnAddGetWorkspaceSize", ts[0], ts[1], alpha, ts[2], nnWS, nnEx)
-	ex := uint64(h.u32(nnEx))
+	ex := uint64(h.U32(nnEx))
 	ok("aclSetAclOpExecutorRepeatable", ex)
 	ok("aclrtCreateStream", outC)
-	s := uint64(h.u32(outC))
+	s := uint64(h.U32(outC))
 	return func(k int) {
-		loops(b, k, 1<<16, func(k int) uint64 { return h.bcall(b, "op_loop", ex, s, uint64(k)) })
+		testsupport.Loops(b, k, 1<<16, func(k int) uint64 { return h.Result(b, "op_loop", ex, s, uint64(k)) })
 	}
 }
 

@@ -1,6 +1,6 @@
 //go:build wasmtime && cgo
 
-package host
+package host_test
 
 import (
 	"context"
@@ -8,6 +8,11 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/abi"
+	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // BenchmarkEngines runs the same guests on wazero, then wasmtime, in one
@@ -26,13 +31,13 @@ func BenchmarkEngines(b *testing.B) {
 		perEngine(b, func(b *testing.B, engine string) float64 {
 			h, done := benchHarnessOn(b, engine, 4)
 			defer done()
-			require.Zero(b, uint32(h.bcall(b, "aclrtSetDevice", 0)))
-			require.Zero(b, uint32(h.bcall(b, "aclrtMalloc", outA, 64, 0)))
-			dst := h.u64(outA)
+			require.Zero(b, uint32(h.Result(b, "aclrtSetDevice", 0)))
+			require.Zero(b, uint32(h.Result(b, "aclrtMalloc", outA, 64, 0)))
+			dst := h.U64(outA)
 			const iters = 1000
 			b.ResetTimer()
 			for i := 0; i < b.N; i += iters {
-				if r := uint32(h.bcall(b, "memcpy_loop", dst, data, 64, 1, iters)); r != 0 {
+				if r := uint32(h.Result(b, "memcpy_loop", dst, data, 64, 1, iters)); r != 0 {
 					b.Fatalf("aclrtMemcpy = %d", r)
 				}
 			}
@@ -46,25 +51,25 @@ func BenchmarkEngines(b *testing.B) {
 		perEngine(b, func(b *testing.B, engine string) float64 {
 			h, done := benchHarnessOn(b, engine, 2048)
 			defer done()
-			require.Zero(b, uint32(h.bcall(b, "aclrtSetDevice", 0)))
-			require.Zero(b, uint32(h.bcall(b, "aclrtMalloc", outA, n, 0)))
-			dst := h.u64(outA)
-			mem := h.mem()
+			require.Zero(b, uint32(h.Result(b, "aclrtSetDevice", 0)))
+			require.Zero(b, uint32(h.Result(b, "aclrtMalloc", outA, n, 0)))
+			dst := h.U64(outA)
+			mem := h.Mem()
 			for i := range mem[0x10000 : 0x10000+n] { // commit the pages first
 				mem[0x10000+i] = byte(i)
 			}
-			require.Zero(b, uint32(h.bcall(b, "memcpy_loop", dst, 0x10000, n, 1, 1)))
+			require.Zero(b, uint32(h.Result(b, "memcpy_loop", dst, 0x10000, n, 1, 1)))
 			b.SetBytes(n)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if r := uint32(h.bcall(b, "memcpy_loop", dst, 0x10000, n, 1, 1)); r != 0 {
+				if r := uint32(h.Result(b, "memcpy_loop", dst, 0x10000, n, 1, 1)); r != 0 {
 					b.Fatalf("aclrtMemcpy = %d", r)
 				}
 			}
 			return float64(b.Elapsed().Nanoseconds()) / float64(b.N)
 		})
 	})
-	wasm := wat2wasm(b, proxyWAT(4, loopWAT))
+	wasm := testsupport.WAT(b, testsupport.ProxyWAT(abi.Wide, 4, testsupport.MemcpyLoopWAT))
 	b.Run("instantiate-cold", func(b *testing.B) {
 		perEngine(b, func(b *testing.B, engine string) float64 {
 			rt := benchRuntime(b, engine)
@@ -93,7 +98,7 @@ func BenchmarkEngines(b *testing.B) {
 // its time per operation, and the wasmtime one is reported over wazero's.
 func perEngine(b *testing.B, fn func(b *testing.B, engine string) float64) {
 	var base float64
-	for _, e := range diffEngines {
+	for _, e := range []string{"wazero", "wasmtime"} {
 		b.Run(e, func(b *testing.B) {
 			per := fn(b, e)
 			if e == "wazero" {
@@ -105,32 +110,32 @@ func perEngine(b *testing.B, fn func(b *testing.B, engine string) float64) {
 	}
 }
 
-func benchHarnessOn(b *testing.B, engine string, pages int) (*harness, func()) {
+func benchHarnessOn(b *testing.B, engine string, pages int) (*proxytest.Harness, func()) {
 	ctx := context.Background()
-	rt, err := NewRuntime(ctx, WithEngine(engine))
+	rt, err := host.NewRuntime(ctx, host.WithEngine(engine))
 	require.NoError(b, err)
-	pl, err := rt.Load(ctx, wat2wasm(b, proxyWAT(pages, loopWAT)), Policy{MemoryPages: uint32(pages), DeviceMemory: 1 << 30})
+	pl, err := rt.Load(ctx, testsupport.WAT(b, testsupport.ProxyWAT(abi.Wide, pages, testsupport.MemcpyLoopWAT)), host.Policy{MemoryPages: uint32(pages), DeviceMemory: 1 << 30})
 	require.NoError(b, err)
-	inst, err := pl.Instantiate(ctx, Config{})
+	inst, err := pl.Instantiate(ctx, host.Config{})
 	require.NoError(b, err)
-	h := &harness{inst: inst, rt: rt}
+	h := &proxytest.Harness{Inst: inst, RT: rt}
 	return h, func() { inst.Close(ctx); pl.Close(ctx); rt.Close(ctx) }
 }
 
-func benchRuntime(b *testing.B, engine string) *Runtime {
-	rt, err := NewRuntime(context.Background(), WithEngine(engine))
+func benchRuntime(b *testing.B, engine string) *host.Runtime {
+	rt, err := host.NewRuntime(context.Background(), host.WithEngine(engine))
 	require.NoError(b, err)
 	b.Cleanup(func() { rt.Close(context.Background()) })
 	return rt
 }
 
-func loadInstantiateClose(b *testing.B, rt *Runtime, wasm []byte) {
+func loadInstantiateClose(b *testing.B, rt *host.Runtime, wasm []byte) {
 	ctx := context.Background()
-	pl, err := rt.Load(ctx, wasm, Policy{})
+	pl, err := rt.Load(ctx, wasm, host.Policy{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	inst, err := pl.Instantiate(ctx, Config{})
+	inst, err := pl.Instantiate(ctx, host.Config{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // TestPluginExports: the function exports in the module's order, without
@@ -14,7 +16,7 @@ func TestPluginExports(t *testing.T) {
 	rt, err := NewRuntime(ctx, append(testBackend(t), WithEngine(testEngine))...)
 	require.NoError(t, err)
 	defer rt.Close(ctx)
-	wasm := wat2wasm(t, `(module
+	wasm := testsupport.WAT(t, `(module
   (memory (export "memory") 1)
   (func $init)
   (func (export "b"))

@@ -1,4 +1,4 @@
-package host
+package host_test
 
 import (
 	"context"
@@ -9,7 +9,8 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/aclwasm/aclwasm/abi"
-
+	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
@@ -48,10 +49,10 @@ const hostLoopWAT = `(module
 var hostBenchParams = []abi.Param{{Name: "ptr", Type: abi.Gptr}, {Name: "n", Type: abi.I32}}
 
 // hostBenchFuncs are bench.nop and bench.rw as the embedder writes them.
-func hostBenchFuncs() []HostFunc {
-	return []HostFunc{
-		{Module: "bench", Name: "nop", Params: hostBenchParams, Fn: func(*HostCall) (int32, error) { return 0, nil }},
-		{Module: "bench", Name: "rw", Params: hostBenchParams, Fn: func(c *HostCall) (int32, error) {
+func hostBenchFuncs() []host.HostFunc {
+	return []host.HostFunc{
+		{Module: "bench", Name: "nop", Params: hostBenchParams, Fn: func(*host.HostCall) (int32, error) { return 0, nil }},
+		{Module: "bench", Name: "rw", Params: hostBenchParams, Fn: func(c *host.HostCall) (int32, error) {
 			ptr, n := uint32(c.Arg(0)), uint32(c.Arg(1))
 			src, err := c.View(ptr, n)
 			if err != nil {
@@ -123,25 +124,25 @@ func wazeroHostFloor(b *testing.B, wasm []byte) func(name string, args ...uint64
 // the sandboxed call's heap allocations.
 func benchHostFunc(b *testing.B, loop string) {
 	ctx := context.Background()
-	wasm := cachedWasm(b, hostLoopWAT)
-	mk, ok := hostFloors[testEngine]
+	wasm := testsupport.CachedWAT(b, hostLoopWAT)
+	mk, ok := hostFloors[testsupport.Engine()]
 	if !ok {
-		b.Fatalf("no host-function floor for engine %q (wasmtime needs -tags wasmtime)", testEngine)
+		b.Fatalf("no host-function floor for engine %q (wasmtime needs -tags wasmtime)", testsupport.Engine())
 	}
 	bare := mk(b, wasm)
-	rt, err := NewRuntime(ctx, WithEngine(testEngine), WithHostFuncs(hostBenchFuncs()...))
+	rt, err := host.NewRuntime(ctx, host.WithEngine(testsupport.Engine()), host.WithHostFuncs(hostBenchFuncs()...))
 	require.NoError(b, err)
 	b.Cleanup(func() { rt.Close(ctx) })
-	pl, err := rt.Load(ctx, wasm, Policy{MemoryPages: 1})
+	pl, err := rt.Load(ctx, wasm, host.Policy{MemoryPages: 1})
 	require.NoError(b, err)
-	inst, err := pl.Instantiate(ctx, Config{})
+	inst, err := pl.Instantiate(ctx, host.Config{})
 	require.NoError(b, err)
 	b.Cleanup(func() { inst.Close(ctx) })
 	floor := func(n int) {
-		loops(b, n, 1000, func(k int) uint64 { return bare(loop, uint64(k)) })
+		testsupport.Loops(b, n, 1000, func(k int) uint64 { return bare(loop, uint64(k)) })
 	}
 	run := func(n int) {
-		loops(b, n, 1000, func(k int) uint64 {
+		testsupport.Loops(b, n, 1000, func(k int) uint64 {
 			res, err := inst.Call(ctx, loop, uint64(k))
 			if err != nil {
 				b.Fatal(err)
@@ -187,12 +188,12 @@ const echoWAT = `(module
 func BenchmarkGoal13Echo1MiB(b *testing.B) {
 	const size = 1 << 20
 	ctx := context.Background()
-	rt, err := NewRuntime(ctx, WithEngine(testEngine))
+	rt, err := host.NewRuntime(ctx, host.WithEngine(testsupport.Engine()))
 	require.NoError(b, err)
 	b.Cleanup(func() { rt.Close(ctx) })
-	pl, err := rt.Load(ctx, cachedWasm(b, echoWAT), Policy{MemoryPages: 17})
+	pl, err := rt.Load(ctx, testsupport.CachedWAT(b, echoWAT), host.Policy{MemoryPages: 17})
 	require.NoError(b, err)
-	inst, err := pl.Instantiate(ctx, Config{})
+	inst, err := pl.Instantiate(ctx, host.Config{})
 	require.NoError(b, err)
 	b.Cleanup(func() { inst.Close(ctx) })
 	in, guest, out := make([]byte, size), make([]byte, size), make([]byte, 0, size)
@@ -226,4 +227,36 @@ func BenchmarkGoal13Echo1MiB(b *testing.B) {
 	b.ReportMetric(r/f, "x-fresh")
 	b.ReportMetric(r2/c, "x-copy")
 	b.ReportMetric(testsupport.AllocsPer(10, echo(false)), "allocs/call")
+}
+
+// TestHostFuncAllocs: the embedder's host function path allocates nothing
+// per call, with View reading and writing guest memory: a guest loop of
+// 1000 calls allocates only what its own Instance.Call does.
+func TestHostFuncAllocs(t *testing.T) {
+	ctx := context.Background()
+	rt, err := host.NewRuntime(ctx, append(proxytest.Backend(t), host.WithEngine(testsupport.Engine()), host.WithHostFuncs(hostBenchFuncs()...))...)
+	require.NoError(t, err)
+	defer rt.Close(ctx)
+	pl, err := rt.Load(ctx, testsupport.WAT(t, hostLoopWAT), host.Policy{MemoryPages: 1})
+	require.NoError(t, err)
+	inst, err := pl.Instantiate(ctx, host.Config{})
+	require.NoError(t, err)
+	defer inst.Close(ctx)
+	in := make([]byte, 64)
+	for i := range in {
+		in[i] = byte(i + 1)
+	}
+	require.NoError(t, inst.WriteMemory(0x100, in))
+	for _, loop := range []string{"nop_loop", "rw_loop"} {
+		allocs := testing.AllocsPerRun(10, func() {
+			res, err := inst.Call(ctx, loop, 1000)
+			if err != nil || res[0] != 0 {
+				t.Fatalf("%s = %v, %v", loop, res, err)
+			}
+		})
+		require.Less(t, allocs, 50.0, "%s: allocations of 1000 host calls", loop)
+	}
+	out, err := inst.ReadMemory(0x140, 64)
+	require.NoError(t, err)
+	require.Equal(t, in, out, "rw copied the 64 bytes")
 }

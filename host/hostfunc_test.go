@@ -11,39 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
-
-// TestHostFuncAllocs: the embedder's host function path allocates nothing
-// per call, with View reading and writing guest memory: a guest loop of
-// 1000 calls allocates only what its own Instance.Call does.
-func TestHostFuncAllocs(t *testing.T) {
-	ctx := context.Background()
-	rt, err := NewRuntime(ctx, append(testBackend(t), WithEngine(testEngine), WithHostFuncs(hostBenchFuncs()...))...)
-	require.NoError(t, err)
-	defer rt.Close(ctx)
-	pl, err := rt.Load(ctx, wat2wasm(t, hostLoopWAT), Policy{MemoryPages: 1})
-	require.NoError(t, err)
-	inst, err := pl.Instantiate(ctx, Config{})
-	require.NoError(t, err)
-	defer inst.Close(ctx)
-	in := make([]byte, 64)
-	for i := range in {
-		in[i] = byte(i + 1)
-	}
-	require.NoError(t, inst.WriteMemory(0x100, in))
-	for _, loop := range []string{"nop_loop", "rw_loop"} {
-		allocs := testing.AllocsPerRun(10, func() {
-			res, err := inst.Call(ctx, loop, 1000)
-			if err != nil || res[0] != 0 {
-				t.Fatalf("%s = %v, %v", loop, res, err)
-			}
-		})
-		require.Less(t, allocs, 50.0, "%s: allocations of 1000 host calls", loop)
-	}
-	out, err := inst.ReadMemory(0x140, 64)
-	require.NoError(t, err)
-	require.Equal(t, in, out, "rw copied the 64 bytes")
-}
 
 // typedWAT imports host functions of NewHostFunc's form: env.mix of
 // every value type with four results, env.store with none, env.fail.
@@ -143,10 +112,10 @@ func TestHostFuncTypedChecks(t *testing.T) {
 	rt, err := NewRuntime(ctx, WithEngine(testEngine), WithHostFuncs(typedFuncs(&stored)...))
 	require.NoError(t, err)
 	defer rt.Close(ctx)
-	probs, err := rt.Check(ctx, wat2wasm(t, `(module (import "env" "mix" (func (param i32 i64 f32 f32) (result f64 i32 i64 f32))))`), Policy{})
+	probs, err := rt.Check(ctx, testsupport.WAT(t, `(module (import "env" "mix" (func (param i32 i64 f32 f32) (result f64 i32 i64 f32))))`), Policy{})
 	require.NoError(t, err)
 	require.Equal(t, []string{"import env.mix has signature (i32, i64, f32, f32) -> f64, i32, i64, f32, the host function has (i32, i64, f32, f64) -> f64, i32, i64, f32"}, probs)
-	probs, err = rt.Check(ctx, wat2wasm(t, `(module (import "env" "store" (func (param f64) (result i32))))`), Policy{})
+	probs, err = rt.Check(ctx, testsupport.WAT(t, `(module (import "env" "store" (func (param f64) (result i32))))`), Policy{})
 	require.NoError(t, err)
 	require.Equal(t, []string{"import env.store has signature (f64) -> i32, the host function has (f64) -> "}, probs)
 
@@ -179,8 +148,8 @@ func TestHostFuncGrants(t *testing.T) {
 	rt, err := NewRuntime(ctx, WithEngine(testEngine), WithHostFuncs(sumFunc()), WithGrantedHostFuncs(fns...))
 	require.NoError(t, err)
 	defer rt.Close(ctx)
-	mixer := wat2wasm(t, `(module (import "env" "mix" (func (param i32 i64 f32 f64) (result f64 i32 i64 f32))) (import "env" "sum" (func (param i32 i32 i32) (result i32))))`)
-	summer := wat2wasm(t, `(module (import "env" "sum" (func (param i32 i32 i32) (result i32))))`)
+	mixer := testsupport.WAT(t, `(module (import "env" "mix" (func (param i32 i64 f32 f64) (result f64 i32 i64 f32))) (import "env" "sum" (func (param i32 i32 i32) (result i32))))`)
+	summer := testsupport.WAT(t, `(module (import "env" "sum" (func (param i32 i32 i32) (result i32))))`)
 	denied := func(name string) string {
 		return "import env." + name + " is denied: not granted to the plugin (Policy.HostFuncs, LoadHostFuncs)"
 	}
@@ -211,7 +180,7 @@ func TestHostFuncGrants(t *testing.T) {
 	}
 
 	// A granted function runs.
-	pl, err := rt.Load(ctx, wat2wasm(t, typedWAT), Policy{HostFuncs: []string{"env.*"}})
+	pl, err := rt.Load(ctx, testsupport.WAT(t, typedWAT), Policy{HostFuncs: []string{"env.*"}})
 	require.NoError(t, err)
 	defer pl.Close(ctx)
 	inst, err := pl.Instantiate(ctx, Config{})

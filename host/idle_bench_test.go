@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // BenchmarkIdleInstance: the Go heap an idle pooled instance of a tiny
@@ -16,7 +18,7 @@ import (
 func BenchmarkIdleInstance(b *testing.B) {
 	const n = 64
 	ctx := context.Background()
-	wasm := wat2wasm(b, `(module
+	wasm := testsupport.WAT(b, `(module
   (import "acl" "aclrtSetDevice" (func $set (param i32) (result i32)))
   (memory (export "memory") 1)
   (func (export "handle") (result i32) (call $set (i32.const 0))))`)

@@ -1,4 +1,4 @@
-package host
+package host_test
 
 import (
 	"context"
@@ -6,20 +6,17 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"sort"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"github.com/tetratelabs/wazero"
-	"github.com/tetratelabs/wazero/api"
-	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/host"
 	"github.com/aclwasm/aclwasm/host/internal/engine"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
@@ -45,7 +42,7 @@ func guard[T any](t *testing.T, what string, fn func() T) T {
 }
 
 type runEnd struct {
-	res Result
+	res host.Result
 	err error
 }
 
@@ -72,24 +69,24 @@ const startExitWAT = `(module
 // is released. It used to panic on wazero for code 0 (a nil instance) and
 // be reported as a trap ("no instance") on wasmtime.
 func TestStartFunctionExit(t *testing.T) {
-	rt := newRuntime(t)
-	base := freeMem(t, rt)
+	rt := proxytest.Runtime(t)
+	base := proxytest.FreeMem(t, rt)
 	for _, code := range []uint32{0, 3} {
 		t.Run(fmt.Sprint(code), func(t *testing.T) {
-			pl := load(t, rt, wat2wasm(t, fmt.Sprintf(startExitWAT, code)), Policy{})
-			res, err := pl.Run(context.Background(), Config{})
+			pl := proxytest.Load(t, rt, testsupport.WAT(t, fmt.Sprintf(startExitWAT, code)), host.Policy{})
+			res, err := pl.Run(context.Background(), host.Config{})
 			require.NoError(t, err)
 			require.Equal(t, code, res.ExitCode, "the start function's code, not _start's")
 			require.Equal(t, uint64(1), res.Stats.Funcs["aclrtMalloc"].Calls)
-			require.Equal(t, base, freeMem(t, rt))
+			require.Equal(t, base, proxytest.FreeMem(t, rt))
 
-			inst, err := pl.Instantiate(context.Background(), Config{})
+			inst, err := pl.Instantiate(context.Background(), host.Config{})
 			require.Nil(t, inst)
-			var ee *ExitError
+			var ee *host.ExitError
 			require.ErrorAs(t, err, &ee)
 			require.Equal(t, code, ee.Code)
 			require.ErrorContains(t, err, "start function")
-			require.Equal(t, base, freeMem(t, rt))
+			require.Equal(t, base, proxytest.FreeMem(t, rt))
 		})
 	}
 }
@@ -113,30 +110,30 @@ func TestFailedInstantiationReleasesEverything(t *testing.T) {
   (start $init)
   (func (export "_start")))
 `
-	rt := newRuntime(t)
-	base, live := freeMem(t, rt), engine.LiveMemories.Load()
+	rt := proxytest.Runtime(t)
+	base, live := proxytest.FreeMem(t, rt), engine.LiveMemories.Load()
 	for _, tc := range []struct {
 		name, wat string
 		want      error
 	}{
-		{"trap", fmt.Sprintf(startWAT, "unreachable"), ErrTrap},
-		{"exit", fmt.Sprintf(startWAT, "(call $exit (i32.const 7))"), &ExitError{Code: 7}},
-		{"timeout", fmt.Sprintf(startWAT, "(loop $l (br $l))"), ErrTimeout},
-		{"data out of bounds", `(module (memory 1) (data (i32.const 65535) "ab") (func (export "_start")))`, ErrTrap},
+		{"trap", fmt.Sprintf(startWAT, "unreachable"), host.ErrTrap},
+		{"exit", fmt.Sprintf(startWAT, "(call $exit (i32.const 7))"), &host.ExitError{Code: 7}},
+		{"timeout", fmt.Sprintf(startWAT, "(loop $l (br $l))"), host.ErrTimeout},
+		{"data out of bounds", `(module (memory 1) (data (i32.const 65535) "ab") (func (export "_start")))`, host.ErrTrap},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			pl := load(t, rt, wat2wasm(t, tc.wat), Policy{Timeout: 200 * time.Millisecond})
+			pl := proxytest.Load(t, rt, testsupport.WAT(t, tc.wat), host.Policy{Timeout: 200 * time.Millisecond})
 			for range 4 {
-				inst, err := pl.Instantiate(context.Background(), Config{})
+				inst, err := pl.Instantiate(context.Background(), host.Config{})
 				require.Nil(t, inst)
-				var ee *ExitError
+				var ee *host.ExitError
 				if errors.As(tc.want, &ee) {
 					require.ErrorAs(t, err, &ee)
 					require.Equal(t, uint32(7), ee.Code)
 				} else {
 					require.ErrorIs(t, err, tc.want)
 				}
-				res, err := pl.Run(context.Background(), Config{})
+				res, err := pl.Run(context.Background(), host.Config{})
 				if ee != nil {
 					require.NoError(t, err)
 					require.Equal(t, uint32(7), res.ExitCode)
@@ -145,7 +142,7 @@ func TestFailedInstantiationReleasesEverything(t *testing.T) {
 				}
 			}
 			require.Equal(t, live, engine.LiveMemories.Load(), "every guest memory was released")
-			require.Equal(t, base, freeMem(t, rt))
+			require.Equal(t, base, proxytest.FreeMem(t, rt))
 		})
 	}
 }
@@ -154,8 +151,8 @@ func TestFailedInstantiationReleasesEverything(t *testing.T) {
 // (it was reported as exit code 4026531839 on wazero), whether the guest
 // spins or blocks in a host call.
 func TestStartFunctionTimeout(t *testing.T) {
-	rt := newRuntime(t)
-	base := freeMem(t, rt)
+	rt := proxytest.Runtime(t)
+	base := proxytest.FreeMem(t, rt)
 	for _, tc := range []struct{ name, body string }{
 		{"spin", "(loop $l (br $l))"},
 		{"blocked in a host call", `
@@ -181,19 +178,19 @@ func TestStartFunctionTimeout(t *testing.T) {
   (func $init (drop (call $set (i32.const 0))) ` + tc.body + `)
   (start $init)
   (func (export "_start")))`
-			pl := load(t, rt, wat2wasm(t, wat), Policy{Timeout: 200 * time.Millisecond})
+			pl := proxytest.Load(t, rt, testsupport.WAT(t, wat), host.Policy{Timeout: 200 * time.Millisecond})
 			end := guard(t, "Run", func() runEnd {
-				res, err := pl.Run(context.Background(), Config{})
+				res, err := pl.Run(context.Background(), host.Config{})
 				return runEnd{res, err}
 			})
-			require.ErrorIs(t, end.err, ErrTimeout)
+			require.ErrorIs(t, end.err, host.ErrTimeout)
 			require.Zero(t, end.res.ExitCode)
 			err := guard(t, "Instantiate", func() error {
-				_, err := pl.Instantiate(context.Background(), Config{})
+				_, err := pl.Instantiate(context.Background(), host.Config{})
 				return err
 			})
-			require.ErrorIs(t, err, ErrTimeout)
-			require.Equal(t, base, freeMem(t, rt))
+			require.ErrorIs(t, err, host.ErrTimeout)
+			require.Equal(t, base, proxytest.FreeMem(t, rt))
 		})
 	}
 }
@@ -203,29 +200,29 @@ func TestStartFunctionTimeout(t *testing.T) {
 // released and later calls fail with ErrClosed. On wazero it used to
 // return no results and no error, call after call, its device memory held.
 func TestReactorExitEndsInstance(t *testing.T) {
-	rt := newRuntime(t)
-	base := freeMem(t, rt)
-	pl := load(t, rt, wat2wasm(t, `(module
+	rt := proxytest.Runtime(t)
+	base := proxytest.FreeMem(t, rt)
+	pl := proxytest.Load(t, rt, testsupport.WAT(t, `(module
   (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
   (import "acl" "aclrtSetDevice" (func $set (param i32) (result i32)))
   (import "acl" "aclrtMalloc" (func $malloc (param i32 i64 i32) (result i32)))
   (memory (export "memory") 1)
   (func (export "aclrtSetDevice") (param i32) (result i32) (call $set (local.get 0)))
   (func (export "aclrtMalloc") (param i32 i64 i32) (result i32) (call $malloc (local.get 0) (local.get 1) (local.get 2)))
-  (func (export "quit") (param i32) (call $exit (local.get 0))))`), Policy{})
+  (func (export "quit") (param i32) (call $exit (local.get 0))))`), host.Policy{})
 	for _, code := range []uint64{0, 5} {
-		inst, err := pl.Instantiate(context.Background(), Config{})
+		inst, err := pl.Instantiate(context.Background(), host.Config{})
 		require.NoError(t, err)
-		h := &harness{t: t, rt: rt, inst: inst}
-		h.ok("aclrtSetDevice", 0)
-		h.malloc(1 << 20)
+		h := &proxytest.Harness{T: t, RT: rt, Inst: inst}
+		h.OK("aclrtSetDevice", 0)
+		h.Malloc(1 << 20)
 		_, err = inst.Call(context.Background(), "quit", code)
-		var ee *ExitError
+		var ee *host.ExitError
 		require.ErrorAs(t, err, &ee)
 		require.Equal(t, uint32(code), ee.Code)
-		require.Equal(t, base, freeMem(t, rt), "the session was released")
+		require.Equal(t, base, proxytest.FreeMem(t, rt), "the session was released")
 		_, err = inst.Call(context.Background(), "aclrtSetDevice", 0)
-		require.ErrorIs(t, err, ErrClosed)
+		require.ErrorIs(t, err, host.ErrClosed)
 		require.NoError(t, inst.Close(context.Background()))
 	}
 }
@@ -234,7 +231,7 @@ func TestReactorExitEndsInstance(t *testing.T) {
 // load time like those of "acl": they used to pass and fail to link at
 // instantiation, as a trap.
 func TestWASIImportsChecked(t *testing.T) {
-	rt := newRuntime(t)
+	rt := proxytest.Runtime(t)
 	for _, tc := range []struct{ name, wat, want string }{
 		{"unknown function", `(module (import "wasi_snapshot_preview1" "nonexistent_fn" (func)))`,
 			"import wasi_snapshot_preview1.nonexistent_fn is not a function of WASI preview1"},
@@ -244,53 +241,11 @@ func TestWASIImportsChecked(t *testing.T) {
 			"WASI preview1 expects (i32) -> "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := rt.Load(context.Background(), wat2wasm(t, tc.wat), Policy{})
-			require.ErrorIs(t, err, ErrLoad)
+			_, err := rt.Load(context.Background(), testsupport.WAT(t, tc.wat), host.Policy{})
+			require.ErrorIs(t, err, host.ErrLoad)
 			require.ErrorContains(t, err, tc.want)
 		})
 	}
-}
-
-// TestWASITable: the table Load checks WASI imports against is what the
-// engines provide: a module importing every function of it instantiates,
-// and it is exactly wazero's WASI.
-func TestWASITable(t *testing.T) {
-	names := make([]string, 0, len(wasiFuncs))
-	for n := range wasiFuncs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	var b strings.Builder
-	b.WriteString("(module\n")
-	for _, n := range names {
-		params, results, _ := strings.Cut(strings.TrimPrefix(wasiFuncs[n], "("), ") -> ")
-		fmt.Fprintf(&b, "  (import %q %q (func (param %s) (result %s)))\n", wasiModule, n,
-			strings.ReplaceAll(params, ",", ""), results)
-	}
-	b.WriteString("  (memory (export \"memory\") 1))\n")
-	rt := newRuntime(t)
-	pl := load(t, rt, wat2wasm(t, b.String()), Policy{})
-	inst, err := pl.Instantiate(context.Background(), Config{})
-	require.NoError(t, err, "%s provides every function of the table", testEngine)
-	require.NoError(t, inst.Close(context.Background()))
-
-	ctx := context.Background()
-	r := wazero.NewRuntime(ctx)
-	defer r.Close(ctx)
-	wasi_snapshot_preview1.MustInstantiate(ctx, r)
-	got := map[string]string{}
-	for n, d := range r.Module(wasiModule).ExportedFunctionDefinitions() {
-		ts := make([]string, len(d.ParamTypes()))
-		for i, t := range d.ParamTypes() {
-			ts[i] = api.ValueTypeName(t)
-		}
-		rs := make([]string, len(d.ResultTypes()))
-		for i, t := range d.ResultTypes() {
-			rs[i] = api.ValueTypeName(t)
-		}
-		got[n] = "(" + strings.Join(ts, ", ") + ") -> " + strings.Join(rs, ", ")
-	}
-	require.Equal(t, got, wasiFuncs)
 }
 
 // TestBlockingWASIHonorsTimeout: the policy's timeout ends a guest blocked
@@ -312,25 +267,25 @@ func TestBlockingWASIHonorsTimeout(t *testing.T) {
     (i32.store8 (i32.const 8) (i32.const 0))             ;; clock
     (i64.store (i32.const 24) (i64.const 3600000000000)) ;; 1 h, relative
     (loop $l (drop (call $poll (i32.const 0) (i32.const 64) (i32.const 1) (i32.const 128))) (br $l))))`
-	rt := newRuntime(t)
+	rt := proxytest.Runtime(t)
 	for _, tc := range []struct{ name, wat string }{{"fd_read", readWAT}, {"poll_oneoff", pollWAT}} {
 		t.Run(tc.name, func(t *testing.T) {
-			pl := load(t, rt, wat2wasm(t, tc.wat), Policy{Timeout: 200 * time.Millisecond})
+			pl := proxytest.Load(t, rt, testsupport.WAT(t, tc.wat), host.Policy{Timeout: 200 * time.Millisecond})
 			pr, pw := io.Pipe()
 			defer pw.Close() // lets the read blocked in the background return
 			end := guard(t, "Run", func() runEnd {
-				res, err := pl.Run(context.Background(), Config{Stdin: pr})
+				res, err := pl.Run(context.Background(), host.Config{Stdin: pr})
 				return runEnd{res, err}
 			})
-			require.ErrorIs(t, end.err, ErrTimeout)
+			require.ErrorIs(t, end.err, host.ErrTimeout)
 
-			inst, err := pl.Instantiate(context.Background(), Config{Stdin: pr})
+			inst, err := pl.Instantiate(context.Background(), host.Config{Stdin: pr})
 			require.NoError(t, err)
 			err = guard(t, "Call", func() error {
 				_, err := inst.Call(context.Background(), "_start")
 				return err
 			})
-			require.ErrorIs(t, err, ErrTimeout)
+			require.ErrorIs(t, err, host.ErrTimeout)
 			require.NoError(t, inst.Close(context.Background()))
 		})
 	}
@@ -341,22 +296,22 @@ func TestBlockingWASIHonorsTimeout(t *testing.T) {
 // then releases; the call ends with ErrCanceled and ErrClosed. It once
 // crashed in wasmtime_store_delete.
 func TestCloseDuringCall(t *testing.T) {
-	rt := newRuntime(t)
-	base := freeMem(t, rt)
+	rt := proxytest.Runtime(t)
+	base := proxytest.FreeMem(t, rt)
 	wasm := testsupport.Proxy(abi.Wide, 4)
 	// blocked makes a call of h block in aclrtSynchronizeStream.
-	blocked := func(h *harness) (string, []uint64) {
-		h.ok("aclrtSetDevice", 0)
-		h.malloc(4096)
-		s, ev := h.stream(), h.waitable()
-		h.ok("aclrtStreamWaitEvent", s, ev) // for its next record, which is queued behind the wait
-		h.ok("aclrtRecordEvent", ev, s)
+	blocked := func(h *proxytest.Harness) (string, []uint64) {
+		h.OK("aclrtSetDevice", 0)
+		h.Malloc(4096)
+		s, ev := h.Stream(), h.Waitable()
+		h.OK("aclrtStreamWaitEvent", s, ev) // for its next record, which is queued behind the wait
+		h.OK("aclrtRecordEvent", ev, s)
 		return "aclrtSynchronizeStream", []uint64{s}
 	}
-	spin := func(*harness) (string, []uint64) { return "spin", nil }
+	spin := func(*proxytest.Harness) (string, []uint64) { return "spin", nil }
 	for _, tc := range []struct {
 		name   string
-		call   func(*harness) (string, []uint64)
+		call   func(*proxytest.Harness) (string, []uint64)
 		plugin bool // close the plugin, not the instance
 	}{
 		{"spin", spin, false},
@@ -365,12 +320,12 @@ func TestCloseDuringCall(t *testing.T) {
 		{"plugin blocked", blocked, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			pl, err := rt.Load(context.Background(), wasm, Policy{})
+			pl, err := rt.Load(context.Background(), wasm, host.Policy{})
 			require.NoError(t, err)
 			defer pl.Close(context.Background())
-			inst, err := pl.Instantiate(context.Background(), Config{})
+			inst, err := pl.Instantiate(context.Background(), host.Config{})
 			require.NoError(t, err)
-			h := &harness{t: t, rt: rt, inst: inst}
+			h := &proxytest.Harness{T: t, RT: rt, Inst: inst}
 			name, args := tc.call(h)
 			ended := make(chan error, 1)
 			go func() {
@@ -386,43 +341,40 @@ func TestCloseDuringCall(t *testing.T) {
 			})
 			require.NoError(t, closed)
 			err = <-ended // Close returned after the call did
-			require.ErrorIs(t, err, ErrCanceled)
-			require.ErrorIs(t, err, ErrClosed)
-			require.Equal(t, base, freeMem(t, rt))
+			require.ErrorIs(t, err, host.ErrCanceled)
+			require.ErrorIs(t, err, host.ErrClosed)
+			require.Equal(t, base, proxytest.FreeMem(t, rt))
 			_, err = inst.Call(context.Background(), "spin")
-			require.ErrorIs(t, err, ErrClosed)
+			require.ErrorIs(t, err, host.ErrClosed)
 			require.NoError(t, inst.Close(context.Background()))
 		})
 	}
 
 	t.Run("plugin during a run", func(t *testing.T) {
-		pl, err := rt.Load(context.Background(), wat2wasm(t, `(module (memory 1) (func (export "_start") (loop $l (br $l))))`), Policy{})
+		pl, err := rt.Load(context.Background(), testsupport.WAT(t, `(module (memory 1) (func (export "_start") (loop $l (br $l))))`), host.Policy{})
 		require.NoError(t, err)
 		ended := make(chan error, 1)
 		go func() {
-			_, err := pl.Run(context.Background(), Config{})
+			_, err := pl.Run(context.Background(), host.Config{})
 			ended <- err
 		}()
 		for {
-			pl.mu.Lock()
-			n := len(pl.live)
-			pl.mu.Unlock()
-			if n > 0 {
+			if pl.Live() > 0 {
 				break
 			}
 			time.Sleep(time.Millisecond)
 		}
 		require.NoError(t, guard(t, "Plugin.Close", func() error { return pl.Close(context.Background()) }))
 		err = <-ended // cancelled in _start, or refused before it
-		require.ErrorIs(t, err, ErrClosed)
-		_, err = pl.Run(context.Background(), Config{})
-		require.ErrorIs(t, err, ErrClosed)
+		require.ErrorIs(t, err, host.ErrClosed)
+		_, err = pl.Run(context.Background(), host.Config{})
+		require.ErrorIs(t, err, host.ErrClosed)
 	})
 }
 
 // waitBusy waits until inst has a call in progress (armed: Close would
 // cancel it), failing if the call ended instead.
-func waitBusy(t *testing.T, inst *Instance, ended chan error) {
+func waitBusy(t *testing.T, inst *host.Instance, ended chan error) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
@@ -431,10 +383,7 @@ func waitBusy(t *testing.T, inst *Instance, ended chan error) {
 			t.Fatalf("the call ended at once: %v", err)
 		default:
 		}
-		inst.mu.Lock()
-		armed := inst.armed
-		inst.mu.Unlock()
-		if armed {
+		if inst.Armed() {
 			return
 		}
 		time.Sleep(time.Millisecond)
@@ -444,10 +393,10 @@ func waitBusy(t *testing.T, inst *Instance, ended chan error) {
 
 // proxyOnDevice0 instantiates the proxy guest with device 0 set; the
 // instance is closed when the test ends.
-func proxyOnDevice0(t *testing.T, rt *Runtime) *Instance {
+func proxyOnDevice0(t *testing.T, rt *host.Runtime) *host.Instance {
 	t.Helper()
-	pl := load(t, rt, testsupport.Proxy(abi.Wide, 1), Policy{})
-	inst, err := pl.Instantiate(context.Background(), Config{})
+	pl := proxytest.Load(t, rt, testsupport.Proxy(abi.Wide, 1), host.Policy{})
+	inst, err := pl.Instantiate(context.Background(), host.Config{})
 	require.NoError(t, err)
 	t.Cleanup(func() { inst.Close(context.Background()) })
 	_, err = inst.Call(context.Background(), "aclrtSetDevice", 0)
@@ -459,7 +408,7 @@ func proxyOnDevice0(t *testing.T, rt *Runtime) *Instance {
 // once are refused with ErrBusy instead of racing on the instance (run
 // with -race); the instance stays usable.
 func TestOverlappingCalls(t *testing.T) {
-	rt := newRuntime(t)
+	rt := proxytest.Runtime(t)
 	inst := proxyOnDevice0(t, rt)
 	var (
 		wg         sync.WaitGroup
@@ -477,7 +426,7 @@ func TestOverlappingCalls(t *testing.T) {
 				switch {
 				case err == nil && len(res) == 1 && res[0] == 0:
 					ok++
-				case errors.Is(err, ErrBusy):
+				case errors.Is(err, host.ErrBusy):
 					busy++
 				default:
 					unexpected = append(unexpected, fmt.Errorf("%v %v", res, err))
@@ -498,12 +447,12 @@ func TestOverlappingCalls(t *testing.T) {
 // host calling it gets the import's result (it used to trap on wazero on a
 // nil pointer dereference in the adapter, recovered by wazero).
 func TestReexportedImport(t *testing.T) {
-	rt := newRuntime(t)
-	pl := load(t, rt, wat2wasm(t, `(module
+	rt := proxytest.Runtime(t)
+	pl := proxytest.Load(t, rt, testsupport.WAT(t, `(module
   (import "acl" "aclrtSetDevice" (func (param i32) (result i32)))
   (memory (export "memory") 1)
-  (export "aclrtSetDevice" (func 0)))`), Policy{})
-	inst, err := pl.Instantiate(context.Background(), Config{})
+  (export "aclrtSetDevice" (func 0)))`), host.Policy{})
+	inst, err := pl.Instantiate(context.Background(), host.Config{})
 	require.NoError(t, err)
 	defer inst.Close(context.Background())
 	res, err := inst.Call(context.Background(), "aclrtSetDevice", 0)
@@ -517,12 +466,12 @@ func TestReexportedImport(t *testing.T) {
 // with ErrClosed once the instance has ended (Revoke: nil, the lease ended
 // with it). go test -race fails this test without the guard.
 func TestEmbedderOpsDuringCall(t *testing.T) {
-	rt := newRuntime(t)
+	rt := proxytest.Runtime(t)
 	inst := proxyOnDevice0(t, rt)
 	ptr, err := rt.Backend().Malloc(0, 64, acl.MemMallocHugeFirst)
 	require.NoError(t, err)
 	defer rt.Backend().Free(context.Background(), ptr)
-	lease, err := inst.Lend(ptr, 64, LendOptions{})
+	lease, err := inst.Lend(ptr, 64, host.LendOptions{})
 	require.NoError(t, err)
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -530,7 +479,7 @@ func TestEmbedderOpsDuringCall(t *testing.T) {
 	go func() {
 		for { // the polling below may hold the instance as the call starts
 			_, err := inst.Call(ctx, "spin")
-			if !errors.Is(err, ErrBusy) {
+			if !errors.Is(err, host.ErrBusy) {
 				done <- err
 				return
 			}
@@ -540,13 +489,13 @@ func TestEmbedderOpsDuringCall(t *testing.T) {
 	ops := map[string]func() error{
 		"ReadMemory":  func() error { _, err := inst.ReadMemory(0, 8); return err },
 		"WriteMemory": func() error { return inst.WriteMemory(0, []byte{1}) },
-		"Lend":        func() error { _, err := inst.Lend(ptr, 64, LendOptions{}); return err },
+		"Lend":        func() error { _, err := inst.Lend(ptr, 64, host.LendOptions{}); return err },
 		"Revoke":      func() error { return lease.Revoke(context.Background()) },
 	}
 	// Until the spin has started, an op may still get in first.
 	for deadline := time.Now().Add(time.Minute); ; {
 		err := ops["ReadMemory"]()
-		if errors.Is(err, ErrBusy) {
+		if errors.Is(err, host.ErrBusy) {
 			break
 		}
 		select {
@@ -558,16 +507,16 @@ func TestEmbedderOpsDuringCall(t *testing.T) {
 		runtime.Gosched()
 	}
 	for name, op := range ops {
-		require.ErrorIs(t, op(), ErrBusy, name)
+		require.ErrorIs(t, op(), host.ErrBusy, name)
 	}
 	cancel()
-	require.ErrorIs(t, <-done, ErrCanceled)
+	require.ErrorIs(t, <-done, host.ErrCanceled)
 	for name, op := range ops {
 		if name == "Revoke" {
 			require.NoError(t, op(), name)
 			continue
 		}
-		require.ErrorIs(t, op(), ErrClosed, name)
+		require.ErrorIs(t, op(), host.ErrClosed, name)
 	}
 }
 
@@ -589,15 +538,15 @@ func TestDeadlineDuringStartReleasesMemory(t *testing.T) {
     (call $exit (i32.const 7)))
   (start $init)
   (func (export "_start")))`
-	rt := newRuntime(t)
+	rt := proxytest.Runtime(t)
 	live := engine.LiveMemories.Load()
 	for _, d := range []time.Duration{100 * time.Microsecond, 300 * time.Microsecond, time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond} {
-		pl := load(t, rt, wat2wasm(t, wat), Policy{Timeout: d})
+		pl := proxytest.Load(t, rt, testsupport.WAT(t, wat), host.Policy{Timeout: d})
 		for range 10 {
-			if inst, err := pl.Instantiate(context.Background(), Config{}); err == nil {
+			if inst, err := pl.Instantiate(context.Background(), host.Config{}); err == nil {
 				require.NoError(t, inst.Close(context.Background()))
 			}
-			_, _ = pl.Run(context.Background(), Config{}) // an exit or a timeout, depending on the race
+			_, _ = pl.Run(context.Background(), host.Config{}) // an exit or a timeout, depending on the race
 		}
 		require.Equal(t, live, engine.LiveMemories.Load(), "guest memories still live after runs with a %v timeout", d)
 	}
@@ -633,26 +582,26 @@ func TestMemoryReuse(t *testing.T) {
     (call $zero (i32.const 0x10000) (i32.mul (i32.add (local.get $pages) (i32.const 1)) (i32.const 0x10000)))
     (memory.fill (i32.const 0) (i32.const 0xab) (i32.mul (i32.add (local.get $pages) (i32.const 1)) (i32.const 0x10000)))))
 `
-	rt := newRuntime(t)
-	pl := load(t, rt, wat2wasm(t, wat), Policy{MemoryPages: 64})
+	rt := proxytest.Runtime(t)
+	pl := proxytest.Load(t, rt, testsupport.WAT(t, wat), host.Policy{MemoryPages: 64})
 	reused, live := engine.ReusedMemories.Load(), engine.LiveMemories.Load()
 	for i := range 8 {
 		// The byte at 0x104 picks the growth; a run sees it zero, so an
 		// instance (not a run) sets it first for every other run.
-		inst, err := pl.Instantiate(context.Background(), Config{})
+		inst, err := pl.Instantiate(context.Background(), host.Config{})
 		require.NoError(t, err)
 		if i%2 == 1 {
-			inst.inst.Memory()[0x104] = 1
+			proxytest.Mem(inst)[0x104] = 1
 		}
 		_, err = inst.Call(context.Background(), "_start")
 		require.NoError(t, err, "run %d saw a byte of an earlier run", i)
 		require.NoError(t, inst.Close(context.Background()))
-		res, err := pl.Run(context.Background(), Config{})
+		res, err := pl.Run(context.Background(), host.Config{})
 		require.NoError(t, err, "run %d saw a byte of an earlier run", i)
 		require.Zero(t, res.ExitCode)
 	}
 	require.Equal(t, live, engine.LiveMemories.Load(), "every guest memory was released")
-	if testEngine == "wazero" { // wasmtime makes its own memories
+	if testsupport.Engine() == "wazero" { // wasmtime makes its own memories
 		require.GreaterOrEqual(t, engine.ReusedMemories.Load()-reused, int64(15), "the runs after the first reused its reservation")
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/aclwasm/aclwasm/host/internal/engine"
 	"github.com/aclwasm/aclwasm/host/internal/module"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // hostMemory is what the host has taken so far: the bytes the Go heap has
@@ -86,7 +87,7 @@ func TestTableGrowBounded(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := measureHost(t)
-			pl := load(t, rt, wat2wasm(t, fmt.Sprintf(tableGrowWAT, tc.limits)), Policy{MemoryPages: 16, MaxTableEntries: tc.policy})
+			pl := load(t, rt, testsupport.WAT(t, fmt.Sprintf(tableGrowWAT, tc.limits)), Policy{MemoryPages: 16, MaxTableEntries: tc.policy})
 			inst, err := pl.Instantiate(context.Background(), Config{})
 			require.NoError(t, err)
 			defer inst.Close(context.Background())
@@ -102,10 +103,10 @@ func TestTableGrowBounded(t *testing.T) {
 // than the policy allows is refused at load time, saying so.
 func TestTableMinimumRefused(t *testing.T) {
 	rt := newRuntime(t)
-	_, err := rt.Load(context.Background(), wat2wasm(t, fmt.Sprintf(tableGrowWAT, "600 700")), Policy{MaxTableEntries: 500})
+	_, err := rt.Load(context.Background(), testsupport.WAT(t, fmt.Sprintf(tableGrowWAT, "600 700")), Policy{MaxTableEntries: 500})
 	require.ErrorIs(t, err, ErrLoad)
 	require.ErrorContains(t, err, "tables need 600 entries at start, the policy allows 500 (MaxTableEntries)")
-	_, err = rt.Load(context.Background(), wat2wasm(t, fmt.Sprintf(tableGrowWAT, "500")), Policy{MaxTableEntries: 500})
+	_, err = rt.Load(context.Background(), testsupport.WAT(t, fmt.Sprintf(tableGrowWAT, "500")), Policy{MaxTableEntries: 500})
 	require.NoError(t, err, "exactly the policy's entries at start load")
 }
 
@@ -133,7 +134,7 @@ func recurseWAT(bigValues int) string {
 // stack of up to 400 MB.
 func TestStackLimit(t *testing.T) {
 	rt := newRuntime(t)
-	wasm := wat2wasm(t, recurseWAT(2000))
+	wasm := testsupport.WAT(t, recurseWAT(2000))
 	for _, fn := range []string{"small", "big"} {
 		for _, limit := range []uint64{0, 256 << 10} {
 			t.Run(fmt.Sprintf("%s/%d", fn, limit), func(t *testing.T) {
@@ -218,7 +219,7 @@ func exitsSum(n uint32) uint32 {
 // limit; and a deep but bounded recursion runs within the default limit.
 func TestStackLimitBalanced(t *testing.T) {
 	rt := newRuntime(t)
-	wasm := wat2wasm(t, exitsWAT)
+	wasm := testsupport.WAT(t, exitsWAT)
 	pl := load(t, rt, wasm, Policy{MemoryPages: 16, MaxStackBytes: 4096})
 	inst, err := pl.Instantiate(context.Background(), Config{})
 	require.NoError(t, err)
@@ -278,7 +279,7 @@ func BenchmarkStackCount(b *testing.B) {
 	rt, err := NewRuntime(ctx, WithEngine(testEngine))
 	require.NoError(b, err)
 	defer rt.Close(ctx)
-	raw := wat2wasm(b, fibWAT)
+	raw := testsupport.WAT(b, fibWAT)
 	p, err := Policy{}.withDefaults(1)
 	require.NoError(b, err)
 	counted, probs := prepare(raw, &p)
@@ -309,7 +310,7 @@ func BenchmarkStackCount(b *testing.B) {
 // lengths module.Lengths refuses goes to no engine, as in Load.
 func FuzzPrepare(f *testing.F) {
 	for _, src := range []string{exitsWAT, fibWAT, recurseWAT(3), fmt.Sprintf(tableGrowWAT, "1 5")} {
-		f.Add(wat2wasm(f, src))
+		f.Add(testsupport.WAT(f, src))
 	}
 	f.Add(namedTrapModule("deep", evilName))
 	ctx := context.Background()
@@ -370,7 +371,7 @@ func rawResults(t *testing.T, rt *Runtime, wasm []byte, fn string, args ...uint6
 // module as it is computes.
 func TestStackCountImmediates(t *testing.T) {
 	rt := newRuntime(t)
-	wasm := wat2wasm(t, `(module
+	wasm := testsupport.WAT(t, `(module
   (memory (export "memory") 1)
   (data (i32.const 0) "\0b\0f\0b\0f")
   (func $nop)

@@ -3,9 +3,17 @@ package host
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sort"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // importsWAT imports one function of each status Imports reports, and a
@@ -30,7 +38,7 @@ const importsWAT = `(module
 func TestImports(t *testing.T) {
 	ctx := context.Background()
 	rt := newRuntime(t)
-	wasm := wat2wasm(t, importsWAT)
+	wasm := testsupport.WAT(t, importsWAT)
 	p := Policy{Deny: []string{"aclrtResetDevice"}}
 	sts, err := rt.Imports(ctx, wasm, p)
 	require.NoError(t, err)
@@ -77,7 +85,7 @@ func TestImportsGrants(t *testing.T) {
 	ctx := context.Background()
 	var stored float64
 	rt := newRuntime(t, WithGrantedHostFuncs(typedFuncs(&stored)...))
-	wasm := wat2wasm(t, `(module (import "env" "mix" (func (param i32 i64 f32 f64) (result f64 i32 i64 f32))))`)
+	wasm := testsupport.WAT(t, `(module (import "env" "mix" (func (param i32 i64 f32 f64) (result f64 i32 i64 f32))))`)
 	sts, err := rt.Imports(ctx, wasm, Policy{})
 	require.NoError(t, err)
 	require.Len(t, sts, 1)
@@ -87,4 +95,46 @@ func TestImportsGrants(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "host function", sts[0].Status)
 	require.Empty(t, sts[0].Problem)
+}
+
+// TestWASITable: the table Load checks WASI imports against is what the
+// engines provide: a module importing every function of it instantiates,
+// and it is exactly wazero's WASI.
+func TestWASITable(t *testing.T) {
+	names := make([]string, 0, len(wasiFuncs))
+	for n := range wasiFuncs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	b.WriteString("(module\n")
+	for _, n := range names {
+		params, results, _ := strings.Cut(strings.TrimPrefix(wasiFuncs[n], "("), ") -> ")
+		fmt.Fprintf(&b, "  (import %q %q (func (param %s) (result %s)))\n", wasiModule, n,
+			strings.ReplaceAll(params, ",", ""), results)
+	}
+	b.WriteString("  (memory (export \"memory\") 1))\n")
+	rt := newRuntime(t)
+	pl := load(t, rt, testsupport.WAT(t, b.String()), Policy{})
+	inst, err := pl.Instantiate(context.Background(), Config{})
+	require.NoError(t, err, "%s provides every function of the table", testEngine)
+	require.NoError(t, inst.Close(context.Background()))
+
+	ctx := context.Background()
+	r := wazero.NewRuntime(ctx)
+	defer r.Close(ctx)
+	wasi_snapshot_preview1.MustInstantiate(ctx, r)
+	got := map[string]string{}
+	for n, d := range r.Module(wasiModule).ExportedFunctionDefinitions() {
+		ts := make([]string, len(d.ParamTypes()))
+		for i, t := range d.ParamTypes() {
+			ts[i] = api.ValueTypeName(t)
+		}
+		rs := make([]string, len(d.ResultTypes()))
+		for i, t := range d.ResultTypes() {
+			rs[i] = api.ValueTypeName(t)
+		}
+		got[n] = "(" + strings.Join(ts, ", ") + ") -> " + strings.Join(rs, ", ")
+	}
+	require.Equal(t, got, wasiFuncs)
 }

@@ -12,8 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 func TestManifest(t *testing.T) {
@@ -160,7 +163,7 @@ func TestManifestErrors(t *testing.T) {
 // guest through aclwasm.config_read, bounds-checked.
 func TestManifestLoad(t *testing.T) {
 	ctx := context.Background()
-	wasm := wat2wasm(t, `(module
+	wasm := testsupport.WAT(t, `(module
   (import "aclwasm" "config_read" (func $cfg (param i32 i32 i32 i32) (result i32)))
   (memory (export "memory") 1)
   (data (i32.const 0x10) "scale")
@@ -223,12 +226,13 @@ func TestManifestLoad(t *testing.T) {
 // names a plugin that Runtime.Load loads.
 func TestManifestLoadName(t *testing.T) {
 	ctx := context.Background()
-	m := newMetrics(t)
+	m, err := NewMetrics(prometheus.NewRegistry())
+	require.NoError(t, err)
 	var seen nameObserver
 	rt := newRuntime(t, WithMetrics(m), WithObserver(&seen))
 	dir := t.TempDir()
 	write := func(policy string) *Manifest {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, "p.wasm"), wat2wasm(t, fmt.Sprintf(roundtripWAT, 0)), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "p.wasm"), testsupport.WAT(t, fmt.Sprintf(testsupport.RoundtripWAT, 0)), 0o644))
 		p := filepath.Join(dir, "m.yaml")
 		require.NoError(t, os.WriteFile(p, []byte("name: pre\nmodule: {path: p.wasm}\npolicy: {"+policy+"}\n"), 0o644))
 		man, err := LoadManifest(p)

@@ -7,6 +7,8 @@ import (
 	"unsafe"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // TestMemoryKeptResident: an instance made after a run released its
@@ -17,7 +19,7 @@ import (
 // engines: wazero's pool of reservations, wasmtime's pooling allocator.
 func TestMemoryKeptResident(t *testing.T) {
 	rt := newRuntime(t)
-	pl := load(t, rt, wat2wasm(t, touchWAT), Policy{MemoryPages: 4096})
+	pl := load(t, rt, testsupport.WAT(t, touchWAT), Policy{MemoryPages: 4096})
 	for i := range 4 {
 		res, err := pl.Run(context.Background(), Config{}) // writes 2 pages
 		require.NoError(t, err)

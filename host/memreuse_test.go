@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/host/internal/engine"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // touchWAT is a command that checks that its memory reads zero beyond
@@ -49,7 +50,7 @@ const touchWAT = `(module
 // and more, up to 5 MiB.
 func TestMemoryReusedClean(t *testing.T) {
 	rt := newRuntime(t)
-	pl := load(t, rt, wat2wasm(t, touchWAT), Policy{MemoryPages: 4096})
+	pl := load(t, rt, testsupport.WAT(t, touchWAT), Policy{MemoryPages: 4096})
 	reused, live := engine.ReusedMemories.Load(), engine.LiveMemories.Load()
 	const runs = 8
 	for i := range runs {
@@ -83,7 +84,7 @@ func BenchmarkRunTouch1MiB(b *testing.B) {
 	rt, err := NewRuntime(ctx, WithEngine(testEngine))
 	require.NoError(b, err)
 	defer rt.Close(ctx)
-	pl, err := rt.Load(ctx, wat2wasm(b, `(module
+	pl, err := rt.Load(ctx, testsupport.WAT(b, `(module
   (memory (export "memory") 1)
   (func (export "_start")
     (drop (memory.grow (i32.const 15)))

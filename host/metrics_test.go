@@ -31,7 +31,7 @@ func TestMetrics(t *testing.T) {
 	runs := func(plugin, out string) float64 { return testutil.ToFloat64(m.m.Runs.WithLabelValues(plugin, out)) }
 
 	// A command: two H2D/D2D copies and one D2H, 4096 bytes each.
-	pl, err := rt.Load(ctx, wat2wasm(t, fmt.Sprintf(roundtripWAT, 0)), Policy{}, LoadName("rt"))
+	pl, err := rt.Load(ctx, testsupport.WAT(t, fmt.Sprintf(testsupport.RoundtripWAT, 0)), Policy{}, LoadName("rt"))
 	require.NoError(t, err)
 	defer pl.Close(ctx)
 	res, err := pl.Run(ctx, Config{})
@@ -47,7 +47,7 @@ func TestMetrics(t *testing.T) {
 	require.Equal(t, 0.0, testutil.ToFloat64(m.m.Sessions.WithLabelValues("rt")))
 
 	// The same module queueing a copy, then exiting 3 with it queued.
-	pl2, err := rt.Load(ctx, wat2wasm(t, fmt.Sprintf(roundtripWAT, 1)), Policy{}, LoadName("rt"))
+	pl2, err := rt.Load(ctx, testsupport.WAT(t, fmt.Sprintf(testsupport.RoundtripWAT, 1)), Policy{}, LoadName("rt"))
 	require.NoError(t, err)
 	defer pl2.Close(ctx)
 	res, err = pl2.Run(ctx, Config{})
@@ -71,7 +71,7 @@ func TestMetrics(t *testing.T) {
 	for _, c := range []struct {
 		fn   string
 		args []uint64
-	}{{"aclrtSetDevice", []uint64{1}}, {"aclrtMalloc", []uint64{outA, 1000, 0}}, {"aclrtMalloc", []uint64{outA, 0, 0}}} {
+	}{{"aclrtSetDevice", []uint64{1}}, {"aclrtMalloc", []uint64{testsupport.OutA, 1000, 0}}, {"aclrtMalloc", []uint64{testsupport.OutA, 0, 0}}} {
 		_, err := inst.Call(ctx, c.fn, c.args...)
 		require.NoError(t, err)
 	}
@@ -90,7 +90,7 @@ func TestMetrics(t *testing.T) {
 	require.ErrorIs(t, err, ErrTimeout)
 	require.Equal(t, 1.0, runs("proxy", "timeout"))
 
-	_, err = rt.Load(ctx, wat2wasm(t, `(module (import "acl" "nope" (func)))`), Policy{}, LoadName("bad"))
+	_, err = rt.Load(ctx, testsupport.WAT(t, `(module (import "acl" "nope" (func)))`), Policy{}, LoadName("bad"))
 	require.ErrorIs(t, err, ErrLoad)
 	require.Equal(t, 1.0, runs("bad", "refused"))
 
@@ -110,7 +110,7 @@ func TestMetricsNoAllocPerCall(t *testing.T) {
 	ctx := context.Background()
 	allocs := func(opts ...Option) float64 {
 		rt := newRuntime(t, opts...)
-		pl := load(t, rt, wat2wasm(t, proxyWAT(4, loopWAT)), Policy{})
+		pl := load(t, rt, testsupport.WAT(t, testsupport.ProxyWAT(abi.Wide, 4, testsupport.MemcpyLoopWAT)), Policy{})
 		inst, err := pl.Instantiate(ctx, Config{})
 		require.NoError(t, err)
 		defer inst.Close(ctx)
@@ -120,9 +120,9 @@ func TestMetricsNoAllocPerCall(t *testing.T) {
 			require.Zero(t, res[0], "%s: %s", name, inst.Session().LastError())
 		}
 		call("aclrtSetDevice", 0)
-		call("aclrtMalloc", outA, 64, 0)
-		dst := le.Uint64(inst.inst.Memory()[outA:])
-		loop := func() { call("memcpy_loop", dst, data, 64, 1, 1000) }
+		call("aclrtMalloc", testsupport.OutA, 64, 0)
+		dst := le.Uint64(inst.inst.Memory()[testsupport.OutA:])
+		loop := func() { call("memcpy_loop", dst, testsupport.Data, 64, 1, 1000) }
 		loop() // resolves the series
 		return testing.AllocsPerRun(10, loop)
 	}

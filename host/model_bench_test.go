@@ -1,4 +1,4 @@
-package host
+package host_test
 
 import (
 	"context"
@@ -6,9 +6,19 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/acl/sim/model"
+	"github.com/aclwasm/aclwasm/host"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
+)
+
+// Guest scratch of the model benchmarks and tests: a model name, the
+// data buffers of a dataset (16 bytes apart), as package sandbox's model
+// tests lay it out.
+const (
+	mdlName = 0x2000
+	mdlBufs = 0x2a00
 )
 
 // The model goals of the performance table: a model's execution through
@@ -19,7 +29,7 @@ import (
 // mdlBench is the proxy guest on device 0 of a runtime whose policy
 // approves the test models of dir by their names.
 func mdlBench(b *testing.B, dir string) *goalHarness {
-	rt, err := NewRuntime(b.Context(), WithEngine(testEngine))
+	rt, err := host.NewRuntime(b.Context(), host.WithEngine(testsupport.Engine()))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -28,7 +38,7 @@ func mdlBench(b *testing.B, dir string) *goalHarness {
 	for _, name := range []string{"mlp", "cnn"} {
 		models[name] = filepath.Join(dir, name+".onnx")
 	}
-	pl, err := rt.Load(b.Context(), cachedWasm(b, proxyWAT(4, "")), Policy{Models: models, DeviceMemory: 1 << 30, Timeout: NoTimeout})
+	pl, err := rt.Load(b.Context(), testsupport.CachedWAT(b, testsupport.ProxyWAT(abi.Wide, 4, "")), host.Policy{Models: models, DeviceMemory: 1 << 30, Timeout: host.NoTimeout})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -37,33 +47,33 @@ func mdlBench(b *testing.B, dir string) *goalHarness {
 }
 
 func (h *goalHarness) bok(b *testing.B, name string, args ...uint64) {
-	if r := uint32(h.bcall(b, name, args...)); r != 0 {
-		b.Fatalf("%s = %d: %s", name, r, h.inst.Session().LastError())
+	if r := uint32(h.Result(b, name, args...)); r != 0 {
+		b.Fatalf("%s = %d: %s", name, r, h.Inst.Session().LastError())
 	}
 }
 
 // bload is aclmdlLoadFromFile of the approved name.
 func (h *goalHarness) bload(b *testing.B, name string) uint64 {
-	copy(h.mem()[mdlName:], name+"\x00")
+	copy(h.Mem()[mdlName:], name+"\x00")
 	h.bok(b, "aclmdlLoadFromFile", mdlName, outA)
-	return uint64(h.u32(outA))
+	return uint64(h.U32(outA))
 }
 
 // bdataset makes a dataset of one new device buffer per size, filled with
 // data[i] where given, and returns it with the buffers' addresses.
 func (h *goalHarness) bdataset(b *testing.B, slot *uint32, sizes []uint64, data [][]byte) (ds uint64, devs []uint64) {
-	ds = uint64(uint32(h.bcall(b, "aclmdlCreateDataset")))
+	ds = uint64(uint32(h.Result(b, "aclmdlCreateDataset")))
 	for i, n := range sizes {
 		h.bok(b, "aclrtMalloc", outA, n, 0)
-		dev := h.u64(outA)
+		dev := h.U64(outA)
 		if i < len(data) {
-			copy(h.mem()[0x4000:], data[i])
+			copy(h.Mem()[0x4000:], data[i])
 			h.bok(b, "aclrtMemcpy", dev, n, 0x4000, n, uint64(acl.HostToDevice))
 		}
 		db := uint64(mdlBufs + 16**slot) // aclDataBuffer {data, size}, wide
 		*slot++
-		le.PutUint64(h.mem()[db:], dev)
-		le.PutUint64(h.mem()[db+8:], n)
+		le.PutUint64(h.Mem()[db:], dev)
+		le.PutUint64(h.Mem()[db+8:], n)
 		h.bok(b, "aclmdlAddDatasetBuffer", ds, db)
 		devs = append(devs, dev)
 	}
@@ -111,7 +121,7 @@ func BenchmarkGoal16ModelExec(b *testing.B) {
 	sandboxed(1)
 	h.bok(b, "aclrtMemcpy", 0x5000, outSizes[0], devs[0], outSizes[0], uint64(acl.DeviceToHost))
 	direct(1)
-	if string(h.mem()[0x5000:0x5000+outSizes[0]]) != string(out[0]) {
+	if string(h.Mem()[0x5000:0x5000+outSizes[0]]) != string(out[0]) {
 		b.Fatal("the sandbox's output differs from the library's")
 	}
 	f, r := testsupport.Measure(b, 1, direct, sandboxed)

@@ -1,4 +1,4 @@
-package host
+package host_test
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl/sim"
 	"github.com/aclwasm/aclwasm/acl/sim/model"
+	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
@@ -25,13 +27,13 @@ func TestModelCacheCloses(t *testing.T) {
 	mlp := filepath.Join(testsupport.Models(t), "mlp.onnx")
 	b := sim.New()
 	defer b.Close()
-	rt, err := NewRuntime(ctx, WithBackend(b), WithEngine(testEngine))
+	rt, err := host.NewRuntime(ctx, host.WithBackend(b), host.WithEngine(testsupport.Engine()))
 	require.NoError(t, err)
 	defer rt.Close(ctx)
-	pl, err := rt.Load(ctx, testsupport.Proxy(abi.Wide, 4), Policy{Models: map[string]string{"mlp": mlp}})
+	pl, err := rt.Load(ctx, testsupport.Proxy(abi.Wide, 4), host.Policy{Models: map[string]string{"mlp": mlp}})
 	require.NoError(t, err)
-	start := func() *Instance {
-		inst, err := pl.Instantiate(ctx, Config{})
+	start := func() *host.Instance {
+		inst, err := pl.Instantiate(ctx, host.Config{})
 		require.NoError(t, err)
 		call := func(name string, args ...uint64) {
 			res, err := inst.Call(ctx, name, args...)
@@ -39,8 +41,8 @@ func TestModelCacheCloses(t *testing.T) {
 			require.Zero(t, int32(res[0]), "%s: %s", name, inst.Session().LastError())
 		}
 		call("aclrtSetDevice", 0)
-		copy(inst.inst.Memory()[mdlName:], "mlp\x00")
-		call("aclmdlLoadFromFile", mdlName, outA)
+		copy(proxytest.Mem(inst)[mdlName:], "mlp\x00")
+		call("aclmdlLoadFromFile", mdlName, testsupport.OutA)
 		return inst
 	}
 

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // TestPolicyModels: approved models must be nameable by a guest and be
@@ -38,8 +40,8 @@ func TestPolicyModels(t *testing.T) {
 	require.False(t, p.AllowGuestModels, "guest models are refused by default")
 
 	rt := newRuntime(t)
-	_, err = rt.Load(context.Background(), wat2wasm(t, `(module)`), Policy{Models: map[string]string{"cnn": filepath.Join(dir, "none.onnx")}})
+	_, err = rt.Load(context.Background(), testsupport.WAT(t, `(module)`), Policy{Models: map[string]string{"cnn": filepath.Join(dir, "none.onnx")}})
 	require.ErrorContains(t, err, `host: policy: Models["cnn"]`)
-	_, err = rt.Load(context.Background(), wat2wasm(t, `(module)`), Policy{Models: map[string]string{"cnn": file}})
+	_, err = rt.Load(context.Background(), testsupport.WAT(t, `(module)`), Policy{Models: map[string]string{"cnn": file}})
 	require.NoError(t, err)
 }

@@ -84,7 +84,7 @@ type fsGuest struct {
 func newFSGuest(t *testing.T, p Policy) *fsGuest {
 	t.Helper()
 	rt := newRuntime(t)
-	pl := load(t, rt, wat2wasm(t, fsWAT), p)
+	pl := load(t, rt, testsupport.WAT(t, fsWAT), p)
 	in, err := pl.Instantiate(context.Background(), Config{})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, in.Close(context.Background())) })
@@ -435,11 +435,11 @@ func TestMountSizeLimit(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "old"), []byte(strings.Repeat("o", 40)), 0o644))
 	p := Policy{Mounts: []Mount{{HostDir: dir, GuestDir: "/d", Writable: true}}, MaxMountBytes: 100}
 	if testEngine == "wasmtime" {
-		_, err := newRuntime(t).Load(context.Background(), wat2wasm(t, fsWAT), p)
+		_, err := newRuntime(t).Load(context.Background(), testsupport.WAT(t, fsWAT), p)
 		require.ErrorIs(t, err, ErrMount)
 		require.ErrorContains(t, err, "MaxMountBytes needs the wazero engine")
 		p.Mounts[0].Writable = false // a read-only mount cannot grow: nothing to enforce
-		_, err = newRuntime(t).Load(context.Background(), wat2wasm(t, fsWAT), p)
+		_, err = newRuntime(t).Load(context.Background(), testsupport.WAT(t, fsWAT), p)
 		require.NoError(t, err)
 		return
 	}
@@ -484,7 +484,7 @@ func TestMountPolicyChecks(t *testing.T) {
 	file := filepath.Join(dir, "file")
 	require.NoError(t, os.WriteFile(file, nil, 0o644))
 	rt := newRuntime(t)
-	wasm := wat2wasm(t, fsWAT)
+	wasm := testsupport.WAT(t, fsWAT)
 	for _, c := range []struct {
 		mounts []Mount
 		want   string

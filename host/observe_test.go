@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // recorder is an Observer that keeps what it saw.
@@ -42,7 +44,7 @@ func TestObserver(t *testing.T) {
 	ctx := context.Background()
 	rec := &recorder{}
 	rt := newRuntime(t, WithObserver(rec))
-	pl, err := rt.Load(ctx, wat2wasm(t, observeWAT), Policy{}, LoadName("obs"))
+	pl, err := rt.Load(ctx, testsupport.WAT(t, observeWAT), Policy{}, LoadName("obs"))
 	require.NoError(t, err)
 	defer pl.Close(ctx)
 

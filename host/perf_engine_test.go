@@ -1,4 +1,4 @@
-package host
+package host_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 
+	"github.com/aclwasm/aclwasm/host"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
@@ -22,14 +23,6 @@ import (
 // the ratio as a metric whose unit starts with "x-" (see
 // perf_test.go and internal/perftable). ns/op is floor and run
 // together; ns/call is the sandboxed path alone.
-
-// smallWAT is the small module of goals 4 and 7: one page, one acl import,
-// an empty export.
-const smallWAT = `(module
-  (import "acl" "aclrtMemcpy" (func $aclrtMemcpy (param i64 i64 i64 i64 i32) (result i32)))
-  (memory (export "memory") 1)
-  (func (export "empty")))
-`
 
 // bareEngine is an engine without the sandbox, configured as the sandbox
 // configures it, whose acl.aclrtMemcpy import does nothing.
@@ -117,22 +110,22 @@ func sideBySide(b *testing.B, unit string, round int, floor, run func()) {
 }
 
 func egBare(b *testing.B) bareEngine {
-	e, ok := bareEngines[testEngine]
+	e, ok := bareEngines[testsupport.Engine()]
 	if !ok {
-		b.Fatalf("no bare %s engine in this build (wasmtime needs -tags wasmtime)", testEngine)
+		b.Fatalf("no bare %s engine in this build (wasmtime needs -tags wasmtime)", testsupport.Engine())
 	}
 	return e
 }
 
-func egRuntime(b *testing.B) *Runtime {
-	rt, err := NewRuntime(context.Background(), WithEngine(testEngine))
+func egRuntime(b *testing.B) *host.Runtime {
+	rt, err := host.NewRuntime(context.Background(), host.WithEngine(testsupport.Engine()))
 	require.NoError(b, err)
 	b.Cleanup(func() { rt.Close(context.Background()) })
 	return rt
 }
 
-func egPlugin(b *testing.B, rt *Runtime, wasm []byte) *Plugin {
-	pl, err := rt.Load(context.Background(), wasm, Policy{})
+func egPlugin(b *testing.B, rt *host.Runtime, wasm []byte) *host.Plugin {
+	pl, err := rt.Load(context.Background(), wasm, host.Policy{})
 	require.NoError(b, err)
 	b.Cleanup(func() { pl.Close(context.Background()) })
 	return pl
@@ -143,9 +136,9 @@ func egPlugin(b *testing.B, rt *Runtime, wasm []byte) *Plugin {
 // <= 2), with its allocations per call (goal 0).
 func BenchmarkGoal4Call(b *testing.B) {
 	ctx := context.Background()
-	wasm := wat2wasm(b, smallWAT)
+	wasm := testsupport.WAT(b, testsupport.SmallWAT)
 	floor := egBare(b).call(b, wasm, "empty")
-	inst, err := egPlugin(b, egRuntime(b), wasm).Instantiate(ctx, Config{})
+	inst, err := egPlugin(b, egRuntime(b), wasm).Instantiate(ctx, host.Config{})
 	require.NoError(b, err)
 	defer inst.Close(ctx)
 	call := func() {
@@ -168,11 +161,11 @@ func BenchmarkGoal4Call(b *testing.B) {
 // <= 1.5).
 func BenchmarkGoal7Instantiate(b *testing.B) {
 	ctx := context.Background()
-	wasm := wat2wasm(b, smallWAT)
+	wasm := testsupport.WAT(b, testsupport.SmallWAT)
 	floor := egBare(b).instantiate(b, wasm)
 	pl := egPlugin(b, egRuntime(b), wasm)
 	sideBySide(b, "x-bare", 10, floor, func() {
-		inst, err := pl.Instantiate(ctx, Config{})
+		inst, err := pl.Instantiate(ctx, host.Config{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -193,14 +186,14 @@ func BenchmarkGoal7Pool(b *testing.B) {
 	wasm, err := os.ReadFile("../build/wasm/go-reactor.wasm")
 	require.NoError(b, err, "the Go reactor guest is built by: bash scripts/build-guests.sh go")
 	pl := egPlugin(b, egRuntime(b), wasm)
-	call := func(i *Instance) {
+	call := func(i *host.Instance) {
 		res, err := i.Call(ctx, "roundtrip", 64)
 		if err != nil || res[0] != 0 {
 			b.Fatalf("roundtrip = %v, %v", res, err)
 		}
 	}
 	fresh := func() {
-		inst, err := pl.Instantiate(ctx, Config{})
+		inst, err := pl.Instantiate(ctx, host.Config{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -215,11 +208,11 @@ func BenchmarkGoal7Pool(b *testing.B) {
 		fresh()
 	}
 	inst := time.Since(t).Nanoseconds() / fresher
-	held, err := pl.Instantiate(ctx, Config{})
+	held, err := pl.Instantiate(ctx, host.Config{})
 	require.NoError(b, err)
 	defer held.Close(ctx)
 	call(held) // as the pool's instance below, called once before
-	pool, err := pl.NewPool(PoolConfig{Size: 1})
+	pool, err := pl.NewPool(host.PoolConfig{Size: 1})
 	require.NoError(b, err)
 	defer pool.Close(ctx)
 	_, err = pool.Call(ctx, "roundtrip", 64) // the pool's instance, made once

@@ -1,6 +1,6 @@
 //go:build wasmtime && cgo
 
-package host
+package host_test
 
 import (
 	"context"

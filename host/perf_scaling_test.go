@@ -1,4 +1,4 @@
-package host
+package host_test
 
 import (
 	"context"
@@ -41,7 +41,7 @@ func benchScalingCopy(b *testing.B, g int, size uint64, iters int) {
 	for i := range hs {
 		hs[i] = newGoalHarness(b, rt, pl, size)
 		// dst: Go memory, as the simulator allocates device memory.
-		bufs[i] = [2][]byte{make([]byte, size), hs[i].mem()[scalingSrc : scalingSrc+size]}
+		bufs[i] = [2][]byte{make([]byte, size), hs[i].Mem()[scalingSrc : scalingSrc+size]}
 		copy(bufs[i][0], bufs[i][1])
 		heap[i] = [2][]byte{make([]byte, size), make([]byte, size)}
 		copy(heap[i][0], bufs[i][1])
@@ -61,7 +61,7 @@ func benchScalingCopy(b *testing.B, g int, size uint64, iters int) {
 		n *= per
 		spread(g, n, iters, func(i, k int) {
 			h := hs[i]
-			res, err := h.inst.Call(context.Background(), "memcpy_loop", h.dev, scalingSrc, size, 1, uint64(k))
+			res, err := h.Inst.Call(context.Background(), "memcpy_loop", h.dev, scalingSrc, size, 1, uint64(k))
 			if err != nil || res[0] != 0 {
 				b.Errorf("memcpy_loop = %v, %v", res, err)
 			}
@@ -107,9 +107,9 @@ func BenchmarkGoal10Large64MiB(b *testing.B) {
 	h := newGoal(b, int((dst+size)>>16)+1, size)
 	// Write the device memory: pages never written read as the kernel's
 	// zero page, which stays in the caches and would flatter the copies.
-	require.Zero(b, uint32(h.bcall(b, "aclrtMemcpy", h.dev, size, dst, size, 1)))
+	require.Zero(b, uint32(h.Result(b, "aclrtMemcpy", h.dev, size, dst, size, 1)))
 	st := h.asyncSetup(b, dst, size)
-	into := h.mem()[dst : dst+size]
+	into := h.Mem()[dst : dst+size]
 	from := make([]byte, size)
 	copy(from, into)
 	guest := func(n int) {
@@ -126,7 +126,7 @@ func BenchmarkGoal10Large64MiB(b *testing.B) {
 	b.Run("async", func(b *testing.B) { bench(b, h.asyncPairsKind(b, dst, h.dev, size, 2, st, 4)) })
 	b.Run("sync", func(b *testing.B) {
 		bench(b, func(n int) {
-			loops(b, n, 4, func(k int) uint64 { return h.bcall(b, "memcpy_loop", dst, h.dev, size, 2, uint64(k)) })
+			testsupport.Loops(b, n, 4, func(k int) uint64 { return h.Result(b, "memcpy_loop", dst, h.dev, size, 2, uint64(k)) })
 		})
 	})
 }

@@ -1,4 +1,4 @@
-package host
+package host_test
 
 import (
 	"context"
@@ -11,8 +11,10 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 
+	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
-
+	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
@@ -25,8 +27,8 @@ import (
 // of the host call, not of entering the guest from Go.
 
 // goalLoops are the guest loops of the goal benchmarks, over the proxy
-// guest's imports. memcpy_loop (loopWAT) is the synchronous copy.
-const goalLoops = loopWAT + `  (func (export "async_loop") (param $dst i64) (param $src i64) (param $n i64) (param $kind i32) (param $stream i32) (param $iters i32) (result i32) (local $r i32)
+// guest's imports. memcpy_loop (testsupport.MemcpyLoopWAT) is the synchronous copy.
+const goalLoops = testsupport.MemcpyLoopWAT + `  (func (export "async_loop") (param $dst i64) (param $src i64) (param $n i64) (param $kind i32) (param $stream i32) (param $iters i32) (result i32) (local $r i32)
     (block $done (loop $l
       (local.set $r (call $aclrtMemcpyAsync (local.get $dst) (local.get $n) (local.get $src) (local.get $n) (local.get $kind) (local.get $stream)))
       (br_if $done (local.get $r))
@@ -65,7 +67,7 @@ const goalLoops = loopWAT + `  (func (export "async_loop") (param $dst i64) (par
 const floorWAT = `(module
   (import "acl" "aclrtMemcpy" (func $aclrtMemcpy (param i64 i64 i64 i64 i32) (result i32)))
   (memory (export "memory") 1)
-` + loopWAT + ")\n"
+` + testsupport.MemcpyLoopWAT + ")\n"
 
 // floorEngines builds, per engine, a bare runtime of that engine (the
 // sandbox's engine settings, no sandbox) whose aclrtMemcpy import does
@@ -97,38 +99,17 @@ func wazeroFloor(b *testing.B, wasm []byte) func(name string, args ...uint64) ui
 	}
 }
 
-// loops runs n guest iterations in calls of at most iters, call(k) running
-// k of them.
-func loops(b *testing.B, n, iters int, call func(k int) uint64) {
-	for done := 0; done < n; done += iters {
-		if r := call(min(iters, n-done)); r != 0 {
-			b.Fatalf("guest loop = %d", r)
-		}
-	}
-}
-
-var wasmCache sync.Map // WAT source -> wasm, across a benchmark's runs
-
-func cachedWasm(b *testing.B, wat string) []byte {
-	if w, ok := wasmCache.Load(wat); ok {
-		return w.([]byte)
-	}
-	w := wat2wasm(b, wat)
-	wasmCache.Store(wat, w)
-	return w
-}
-
 // noopImport returns the floor of one host call: n iterations of the same
 // guest loop over a no-op import of aclrtMemcpy's signature, on the bare
 // engine.
 func noopImport(b *testing.B) func(n int) {
-	mk, ok := floorEngines[testEngine]
+	mk, ok := floorEngines[testsupport.Engine()]
 	if !ok {
-		b.Fatalf("no floor for engine %q (wasmtime needs -tags wasmtime)", testEngine)
+		b.Fatalf("no floor for engine %q (wasmtime needs -tags wasmtime)", testsupport.Engine())
 	}
-	call := mk(b, cachedWasm(b, floorWAT))
+	call := mk(b, testsupport.CachedWAT(b, floorWAT))
 	return func(n int) {
-		loops(b, n, 1000, func(k int) uint64 { return call("memcpy_loop", 0x100, 0x200, 64, 1, uint64(k)) })
+		testsupport.Loops(b, n, 1000, func(k int) uint64 { return call("memcpy_loop", 0x100, 0x200, 64, 1, uint64(k)) })
 	}
 }
 
@@ -149,34 +130,34 @@ func copyFloor(size int) func(n int) {
 // goalHarness is the proxy guest with goalLoops, on device 0, with a
 // device allocation at dev.
 type goalHarness struct {
-	*harness
+	*proxytest.Harness
 	dev uint64
 }
 
-func newGoalHarness(b *testing.B, rt *Runtime, pl *Plugin, devBytes uint64) *goalHarness {
+func newGoalHarness(b *testing.B, rt *host.Runtime, pl *host.Plugin, devBytes uint64) *goalHarness {
 	ctx := context.Background()
-	inst, err := pl.Instantiate(ctx, Config{})
+	inst, err := pl.Instantiate(ctx, host.Config{})
 	require.NoError(b, err)
 	b.Cleanup(func() { inst.Close(ctx) })
-	h := &goalHarness{harness: &harness{inst: inst, rt: rt}}
-	require.Zero(b, uint32(h.bcall(b, "aclrtSetDevice", 0)))
-	require.Zero(b, uint32(h.bcall(b, "aclrtMalloc", outA, devBytes, 0)))
-	h.dev = h.u64(outA)
+	h := &goalHarness{Harness: &proxytest.Harness{Inst: inst, RT: rt}}
+	require.Zero(b, uint32(h.Result(b, "aclrtSetDevice", 0)))
+	require.Zero(b, uint32(h.Result(b, "aclrtMalloc", outA, devBytes, 0)))
+	h.dev = h.U64(outA)
 	// Commit every page of guest memory: untouched pages read as the
 	// kernel's zero page and would flatter the copies.
-	mem := h.mem()
+	mem := h.Mem()
 	for i := range mem {
 		mem[i] = byte(i)
 	}
 	return h
 }
 
-func goalPlugin(b *testing.B, pages int) (*Runtime, *Plugin) {
+func goalPlugin(b *testing.B, pages int) (*host.Runtime, *host.Plugin) {
 	ctx := context.Background()
-	rt, err := NewRuntime(ctx, WithEngine(testEngine))
+	rt, err := host.NewRuntime(ctx, host.WithEngine(testsupport.Engine()))
 	require.NoError(b, err)
 	b.Cleanup(func() { rt.Close(ctx) })
-	pl, err := rt.Load(ctx, cachedWasm(b, proxyWAT(pages, goalLoops)), Policy{MemoryPages: uint32(pages), DeviceMemory: 1 << 30, MaxCallBytes: 1 << 40})
+	pl, err := rt.Load(ctx, testsupport.CachedWAT(b, testsupport.ProxyWAT(abi.Wide, pages, goalLoops)), host.Policy{MemoryPages: uint32(pages), DeviceMemory: 1 << 30, MaxCallBytes: 1 << 40})
 	require.NoError(b, err)
 	b.Cleanup(func() { pl.Close(ctx) })
 	return rt, pl
@@ -191,7 +172,7 @@ func newGoal(b *testing.B, pages int, devBytes uint64) *goalHarness {
 // guest's src, in guest loops of iters.
 func (h *goalHarness) syncCopies(b *testing.B, src, size uint64, iters int) func(n int) {
 	return func(n int) {
-		loops(b, n, iters, func(k int) uint64 { return h.bcall(b, "memcpy_loop", h.dev, src, size, 1, uint64(k)) })
+		testsupport.Loops(b, n, iters, func(k int) uint64 { return h.Result(b, "memcpy_loop", h.dev, src, size, 1, uint64(k)) })
 	}
 }
 
@@ -221,9 +202,9 @@ func BenchmarkGoal2Copy4KiB(b *testing.B) {
 // asyncSetup registers size bytes of guest memory at src, so that the
 // copies are queued rather than run by the caller, and creates a stream.
 func (h *goalHarness) asyncSetup(b *testing.B, src, size uint64) (stream uint64) {
-	require.Zero(b, uint32(h.bcall(b, "aclrtHostRegister", src, size, 0, outB)))
-	require.Zero(b, uint32(h.bcall(b, "aclrtCreateStream", outC)))
-	return uint64(h.u32(outC))
+	require.Zero(b, uint32(h.Result(b, "aclrtHostRegister", src, size, 0, outB)))
+	require.Zero(b, uint32(h.Result(b, "aclrtCreateStream", outC)))
+	return uint64(h.U32(outC))
 }
 
 // asyncPairs returns n pairs of aclrtMemcpyAsync H2D of size bytes from src
@@ -236,7 +217,7 @@ func (h *goalHarness) asyncPairs(b *testing.B, src, size, st uint64, iters int) 
 // asyncPairsKind is asyncPairs from src to dst with the kind given.
 func (h *goalHarness) asyncPairsKind(b *testing.B, dst, src, size, kind, st uint64, iters int) func(n int) {
 	return func(n int) {
-		loops(b, n, iters, func(k int) uint64 { return h.bcall(b, "async_loop", dst, src, size, kind, st, uint64(k)) })
+		testsupport.Loops(b, n, iters, func(k int) uint64 { return h.Result(b, "async_loop", dst, src, size, kind, st, uint64(k)) })
 	}
 }
 
@@ -276,12 +257,12 @@ func (h *goalHarness) batchLayout(arrays uint32, src uint64, num int, size uint6
 	attrs = uint64(arrays) + 24*uint64(num)
 	idx, fail = attrs+acl.MemcpyBatchAttrSize, attrs+acl.MemcpyBatchAttrSize+8
 	for i := range num {
-		h.putU64s(uint32(dsts)+8*uint32(i), h.dev+uint64(i)*size)
-		h.putU64s(uint32(srcs)+8*uint32(i), src+uint64(i)*size)
-		h.putU64s(uint32(sizes)+8*uint32(i), size)
+		h.PutU64s(uint32(dsts)+8*uint32(i), h.dev+uint64(i)*size)
+		h.PutU64s(uint32(srcs)+8*uint32(i), src+uint64(i)*size)
+		h.PutU64s(uint32(sizes)+8*uint32(i), size)
 	}
-	h2d(0).Encode(h.mem()[attrs:])
-	h.putU64s(uint32(idx), 0)
+	proxytest.H2D(0).Encode(h.Mem()[attrs:])
+	h.PutU64s(uint32(idx), 0)
 	return
 }
 
@@ -296,11 +277,11 @@ func benchBatch(b *testing.B, size uint64) {
 	h := newGoal(b, int((src+num*size)>>16)+1, num*size)
 	dsts, srcs, sizes, attrs, idx, fail := h.batchLayout(arrays, src, num, size)
 	loop := func(n int) {
-		loops(b, n, 8, func(k int) uint64 { return h.bcall(b, "copies_loop", dsts, srcs, sizes, num, 1, uint64(k)) })
+		testsupport.Loops(b, n, 8, func(k int) uint64 { return h.Result(b, "copies_loop", dsts, srcs, sizes, num, 1, uint64(k)) })
 	}
 	batch := func(n int) {
-		loops(b, n, 8, func(k int) uint64 {
-			return h.bcall(b, "batch_loop", dsts, srcs, sizes, num, attrs, idx, fail, uint64(k))
+		testsupport.Loops(b, n, 8, func(k int) uint64 {
+			return h.Result(b, "batch_loop", dsts, srcs, sizes, num, attrs, idx, fail, uint64(k))
 		})
 	}
 	f, r := testsupport.Measure(b, 1, loop, batch)
@@ -346,7 +327,7 @@ func benchScaling(b *testing.B, size uint64, iters int) {
 					if k >= n {
 						return
 					}
-					res, err := h.inst.Call(context.Background(), "memcpy_loop", h.dev, 0x10000, size, 1, uint64(min(iters, n-k)))
+					res, err := h.Inst.Call(context.Background(), "memcpy_loop", h.dev, 0x10000, size, 1, uint64(min(iters, n-k)))
 					if err != nil || res[0] != 0 {
 						b.Errorf("memcpy_loop = %v, %v", res, err)
 						return
@@ -398,7 +379,7 @@ func BenchmarkGoal6Scaling64B(b *testing.B)  { benchScaling(b, 64, 1000) }
 func BenchmarkGoal8SmallCopyD2D(b *testing.B) {
 	h := newGoal(b, 4, 8<<10)
 	run := func(n int) {
-		loops(b, n, 1000, func(k int) uint64 { return h.bcall(b, "memcpy_loop", h.dev, h.dev+4<<10, 64, 3, uint64(k)) })
+		testsupport.Loops(b, n, 1000, func(k int) uint64 { return h.Result(b, "memcpy_loop", h.dev, h.dev+4<<10, 64, 3, uint64(k)) })
 	}
 	f, r := testsupport.Measure(b, 1000, noopImport(b), run)
 	b.ReportMetric(r/f, "x-floor")

@@ -1,6 +1,6 @@
 //go:build wasmtime && cgo
 
-package host
+package host_test
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"github.com/bytecodealliance/wasmtime-go/v39"
 	"github.com/stretchr/testify/require"
 
+	"github.com/aclwasm/aclwasm/abi"
+	"github.com/aclwasm/aclwasm/host"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
@@ -71,10 +73,10 @@ func bareWasmtimeInstantiate(b *testing.B, wasm []byte) func() {
 // per pair.
 func BenchmarkGoal3WasmtimeAsyncSmall(b *testing.B) {
 	ctx := context.Background()
-	rt, err := NewRuntime(ctx, WithEngine("wasmtime"))
+	rt, err := host.NewRuntime(ctx, host.WithEngine("wasmtime"))
 	require.NoError(b, err)
 	b.Cleanup(func() { rt.Close(ctx) })
-	pl, err := rt.Load(ctx, cachedWasm(b, proxyWAT(4, goalLoops)), Policy{MemoryPages: 4, DeviceMemory: 1 << 30})
+	pl, err := rt.Load(ctx, testsupport.CachedWAT(b, testsupport.ProxyWAT(abi.Wide, 4, goalLoops)), host.Policy{MemoryPages: 4, DeviceMemory: 1 << 30})
 	require.NoError(b, err)
 	b.Cleanup(func() { pl.Close(ctx) })
 	h := newGoalHarness(b, rt, pl, 64)

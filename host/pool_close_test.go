@@ -1,4 +1,4 @@
-package host
+package host_test
 
 import (
 	"context"
@@ -7,18 +7,22 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // closedPlugin loads closeWAT (close_test.go) on a runtime of its own,
 // closed at the end of the test.
-func closedPlugin(t *testing.T) (*Runtime, *Plugin, chan struct{}) {
+func closedPlugin(t *testing.T) (*host.Runtime, *host.Plugin, chan struct{}) {
 	t.Helper()
 	ctx := context.Background()
 	fns, started := closeFuncs()
-	rt, err := NewRuntime(ctx, append(testBackend(t), WithEngine(testEngine), WithHostFuncs(fns...))...)
+	rt, err := host.NewRuntime(ctx, append(proxytest.Backend(t), host.WithEngine(testsupport.Engine()), host.WithHostFuncs(fns...))...)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, rt.Close(ctx)) })
-	pl, err := rt.Load(ctx, wat2wasm(t, closeWAT), Policy{Timeout: time.Minute})
+	pl, err := rt.Load(ctx, testsupport.WAT(t, closeWAT), host.Policy{Timeout: time.Minute})
 	require.NoError(t, err)
 	return rt, pl, started
 }
@@ -28,20 +32,20 @@ func closedPlugin(t *testing.T) (*Runtime, *Plugin, chan struct{}) {
 // load.
 func requireClosed(t *testing.T, err error, what string) {
 	t.Helper()
-	require.ErrorIs(t, err, ErrClosed, what)
-	var ee *ExitError
+	require.ErrorIs(t, err, host.ErrClosed, what)
+	var ee *host.ExitError
 	require.False(t, errors.As(err, &ee), "%s: not an exit: %v", what, err)
-	require.NotErrorIs(t, err, ErrTrap, what)
-	require.NotErrorIs(t, err, ErrTimeout, what)
-	require.NotErrorIs(t, err, ErrLoad, what)
+	require.NotErrorIs(t, err, host.ErrTrap, what)
+	require.NotErrorIs(t, err, host.ErrTimeout, what)
+	require.NotErrorIs(t, err, host.ErrLoad, what)
 }
 
 // poolOps are every way of calling through a pool.
-func poolOps(ctx context.Context, p *Pool) map[string]error {
+func poolOps(ctx context.Context, p *host.Pool) map[string]error {
 	_, call := p.Call(ctx, "wait")
-	_, bytes := p.CallBytes(ctx, "wait", []byte("x"), MaxOutput(16))
+	_, bytes := p.CallBytes(ctx, "wait", []byte("x"), host.MaxOutput(16))
 	return map[string]error{
-		"Do":        p.Do(ctx, func(*Instance) error { return nil }),
+		"Do":        p.Do(ctx, func(*host.Instance) error { return nil }),
 		"Call":      call,
 		"CallBytes": bytes,
 	}
@@ -52,14 +56,14 @@ func poolOps(ctx context.Context, p *Pool) map[string]error {
 func TestPoolCloseErrClosed(t *testing.T) {
 	ctx := context.Background()
 	_, pl, _ := closedPlugin(t)
-	p, err := pl.NewPool(PoolConfig{Size: 2})
+	p, err := pl.NewPool(host.PoolConfig{Size: 2})
 	require.NoError(t, err)
-	var idle *Instance
-	require.NoError(t, p.Do(ctx, func(i *Instance) error { idle = i; return nil }))
+	var idle *host.Instance
+	require.NoError(t, p.Do(ctx, func(i *host.Instance) error { idle = i; return nil }))
 	require.NoError(t, p.Close(ctx))
 	for op, err := range poolOps(ctx, p) {
 		requireClosed(t, err, op)
-		require.ErrorIs(t, err, ErrPoolClosed, op)
+		require.ErrorIs(t, err, host.ErrPoolClosed, op)
 	}
 	_, err = idle.Call(ctx, "wait")
 	requireClosed(t, err, "the idle instance")
@@ -72,10 +76,10 @@ func TestPoolCloseErrClosed(t *testing.T) {
 func TestPoolPluginClose(t *testing.T) {
 	ctx := context.Background()
 	_, pl, started := closedPlugin(t)
-	p, err := pl.NewPool(PoolConfig{Size: 2})
+	p, err := pl.NewPool(host.PoolConfig{Size: 2})
 	require.NoError(t, err)
 	// One idle instance, one busy.
-	require.NoError(t, p.Do(ctx, func(*Instance) error { return nil }))
+	require.NoError(t, p.Do(ctx, func(*host.Instance) error { return nil }))
 	inflight := make(chan error, 1)
 	go func() { _, err := p.CallBytes(ctx, "wait", nil); inflight <- err }()
 	<-started
@@ -98,7 +102,7 @@ func TestPoolPluginClose(t *testing.T) {
 func TestPoolCloseDuringCall(t *testing.T) {
 	ctx := context.Background()
 	_, pl, started := closedPlugin(t)
-	p, err := pl.NewPool(PoolConfig{Size: 1})
+	p, err := pl.NewPool(host.PoolConfig{Size: 1})
 	require.NoError(t, err)
 	inflight := make(chan error, 1)
 	go func() { _, err := p.Call(ctx, "wait"); inflight <- err }()
@@ -135,12 +139,12 @@ func TestInstantiateRacesPluginClose(t *testing.T) {
 	for w := range workers {
 		go func() {
 			if w == 0 { // a run that spins until Close stops it
-				_, err := pl.Run(ctx, Config{})
+				_, err := pl.Run(ctx, host.Config{})
 				errs <- err
 				return
 			}
 			for range rounds {
-				inst, err := pl.Instantiate(ctx, Config{})
+				inst, err := pl.Instantiate(ctx, host.Config{})
 				if err != nil {
 					errs <- err
 					return
@@ -151,7 +155,7 @@ func TestInstantiateRacesPluginClose(t *testing.T) {
 				}
 			}
 			// Still open after its rounds: wait in a call for Close.
-			inst, err := pl.Instantiate(ctx, Config{})
+			inst, err := pl.Instantiate(ctx, host.Config{})
 			if err == nil {
 				_, err = inst.Call(ctx, "wait")
 			}
@@ -163,9 +167,9 @@ func TestInstantiateRacesPluginClose(t *testing.T) {
 	for range workers {
 		requireClosed(t, <-errs, "racing Close")
 	}
-	_, err := pl.Instantiate(ctx, Config{})
+	_, err := pl.Instantiate(ctx, host.Config{})
 	requireClosed(t, err, "Instantiate after Close")
-	_, err = pl.Run(ctx, Config{})
+	_, err = pl.Run(ctx, host.Config{})
 	requireClosed(t, err, "Run after Close")
 }
 
@@ -175,10 +179,10 @@ func TestInstantiateRacesPluginClose(t *testing.T) {
 func TestInstanceOpsAfterPluginClose(t *testing.T) {
 	ctx := context.Background()
 	rt, pl, _ := closedPlugin(t)
-	inst, err := pl.Instantiate(ctx, Config{})
+	inst, err := pl.Instantiate(ctx, host.Config{})
 	require.NoError(t, err)
 	ptr, _ := lent(t, rt, 4096)
-	l, err := inst.Lend(ptr, 4096, LendOptions{})
+	l, err := inst.Lend(ptr, 4096, host.LendOptions{})
 	require.NoError(t, err)
 	require.NotZero(t, inst.MemorySize())
 	require.NoError(t, pl.Close(ctx))
@@ -187,7 +191,7 @@ func TestInstanceOpsAfterPluginClose(t *testing.T) {
 	requireClosed(t, err, "Call")
 	_, err = inst.CallBytes(ctx, "wait", nil)
 	requireClosed(t, err, "CallBytes")
-	_, err = inst.Lend(ptr, 4096, LendOptions{})
+	_, err = inst.Lend(ptr, 4096, host.LendOptions{})
 	requireClosed(t, err, "Lend")
 	_, err = inst.ReadMemory(0, 1)
 	requireClosed(t, err, "ReadMemory")

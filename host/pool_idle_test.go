@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/host/internal/engine"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // idleSpy counts the Idle calls its engine instance gets.
@@ -40,7 +41,7 @@ func spyCall(t *testing.T, i *Instance, want uint64) *idleSpy {
 // call). A Fresh pool, which keeps nothing, idles nothing.
 func TestPoolIdlesKeptInstances(t *testing.T) {
 	ctx := context.Background()
-	pl := load(t, newRuntime(t), wat2wasm(t, `(module
+	pl := load(t, newRuntime(t), testsupport.WAT(t, `(module
   (memory (export "memory") 1)
   (global $n (mut i32) (i32.const 0))
   (func (export "next") (result i32)

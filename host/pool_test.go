@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // poolWAT: upper is the bytes export of bytesWAT; who calls env.who,
@@ -60,7 +62,7 @@ func newPoolPlugin(t *testing.T, rig *poolRig) *Plugin {
 	}}
 	rt, err := NewRuntime(ctx, append(testBackend(t), WithEngine(testEngine), WithHostFuncs(who))...)
 	require.NoError(t, err)
-	pl, err := rt.Load(ctx, wat2wasm(t, poolWAT), Policy{MemoryPages: 2})
+	pl, err := rt.Load(ctx, testsupport.WAT(t, poolWAT), Policy{MemoryPages: 2})
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		require.NoError(t, pl.Close(ctx))

@@ -1,4 +1,4 @@
-package host
+package host_test
 
 import (
 	"context"
@@ -8,6 +8,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/abi"
+	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // BenchmarkProfiles compares a sandboxed 64-byte aclrtMemcpy H2D called
@@ -20,24 +23,24 @@ func BenchmarkProfiles(b *testing.B) {
 	for _, prof := range abi.Profiles {
 		b.Run(prof.Module(), func(b *testing.B) {
 			ctx := context.Background()
-			rt, err := NewRuntime(ctx, WithEngine(testEngine))
+			rt, err := host.NewRuntime(ctx, host.WithEngine(testsupport.Engine()))
 			require.NoError(b, err)
 			defer rt.Close(ctx)
 			t := prof.Wasm(abi.Addr)
-			loop := strings.NewReplacer("i64", t).Replace(loopWAT)
-			pl, err := rt.Load(ctx, wat2wasm(b, proxyWATIn(prof, 4, loop)), Policy{MemoryPages: 4})
+			loop := strings.NewReplacer("i64", t).Replace(testsupport.MemcpyLoopWAT)
+			pl, err := rt.Load(ctx, testsupport.WAT(b, testsupport.ProxyWAT(prof, 4, loop)), host.Policy{MemoryPages: 4})
 			require.NoError(b, err)
 			defer pl.Close(ctx)
-			inst, err := pl.Instantiate(ctx, Config{})
+			inst, err := pl.Instantiate(ctx, host.Config{})
 			require.NoError(b, err)
 			defer inst.Close(ctx)
-			h := &harness{inst: inst, rt: rt, prof: prof}
-			require.Zero(b, uint32(h.bcall(b, "aclrtSetDevice", 0)))
-			require.Zero(b, uint32(h.bcall(b, "aclrtMalloc", outA, 64, 0)))
-			dst := h.word(outA)
+			h := &proxytest.Harness{Inst: inst, RT: rt, Prof: prof}
+			require.Zero(b, uint32(h.Result(b, "aclrtSetDevice", 0)))
+			require.Zero(b, uint32(h.Result(b, "aclrtMalloc", outA, 64, 0)))
+			dst := h.Word(outA)
 			b.ResetTimer()
 			for i := 0; i < b.N; i += iters {
-				if r := uint32(h.bcall(b, "memcpy_loop", dst, data, 64, 1, iters)); r != 0 {
+				if r := uint32(h.Result(b, "memcpy_loop", dst, data, 64, 1, iters)); r != 0 {
 					b.Fatalf("aclrtMemcpy = %d", r)
 				}
 			}

@@ -1,4 +1,4 @@
-package host
+package host_test
 
 import (
 	"context"
@@ -10,7 +10,8 @@ import (
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/acl/sim"
-	"github.com/aclwasm/aclwasm/internal/testsupport"
+	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 )
 
 // countingSim is the simulator counting how each copy reached it.
@@ -53,22 +54,22 @@ func TestSmallCopyResolvedOnce(t *testing.T) {
 			b := &countingSim{Backend: sim.New()}
 			t.Cleanup(func() { b.Close() })
 			if traced {
-				smallCopies(t, newHarness(t, Policy{}, WithBackend(b)), b)
+				smallCopies(t, proxytest.New(t, host.Policy{}, host.WithBackend(b)), b)
 			} else {
-				smallCopies(t, newUntracedHarness(t, abi.Wide, WithBackend(b)), b)
+				smallCopies(t, proxytest.NewUntraced(t, abi.Wide, host.Policy{}, host.WithBackend(b)), b)
 			}
 		})
 	}
 }
 
-func smallCopies(t *testing.T, h *harness, b *countingSim) {
-	h.ok("aclrtSetDevice", 0)
-	dev := h.malloc(4096)
-	want := h.fill(data, 64, 3)
-	h.ok("aclrtMemcpy", dev, 64, data, 64, uint64(acl.MemcpyHostToDevice))
-	h.ok("aclrtMemcpy", dev+1024, 64, dev, 64, uint64(acl.MemcpyDeviceToDevice))
-	h.ok("aclrtMemcpy", data2, 64, dev+1024, 64, uint64(acl.MemcpyDeviceToHost))
-	require.Equal(t, want, h.mem()[data2:data2+64])
+func smallCopies(t *testing.T, h *proxytest.Harness, b *countingSim) {
+	h.OK("aclrtSetDevice", 0)
+	dev := h.Malloc(4096)
+	want := h.Fill(data, 64, 3)
+	h.OK("aclrtMemcpy", dev, 64, data, 64, uint64(acl.MemcpyHostToDevice))
+	h.OK("aclrtMemcpy", dev+1024, 64, dev, 64, uint64(acl.MemcpyDeviceToDevice))
+	h.OK("aclrtMemcpy", data2, 64, dev+1024, 64, uint64(acl.MemcpyDeviceToHost))
+	require.Equal(t, want, h.Mem()[data2:data2+64])
 	require.EqualValues(t, 3, b.smalls.Load(), "small copies")
 	require.Zero(t, b.memcpys.Load(), "copies through Memcpy")
 
@@ -76,7 +77,7 @@ func smallCopies(t *testing.T, h *harness, b *countingSim) {
 	// aclrtGetDevice has too.
 	call := func(name string, args ...uint64) func() {
 		return func() {
-			if res, err := h.inst.Call(context.Background(), name, args...); err != nil || res[0] != 0 {
+			if res, err := h.Inst.Call(context.Background(), name, args...); err != nil || res[0] != 0 {
 				t.Fatalf("%s = %v, %v", name, res, err)
 			}
 		}
@@ -87,34 +88,15 @@ func smallCopies(t *testing.T, h *harness, b *countingSim) {
 
 	// Registered guest memory: Memcpy's path.
 	b.memcpys.Store(0)
-	h.ok("aclrtHostRegister", data, 4096, 0, outB)
-	h.ok("aclrtMemcpy", dev, 64, data, 64, uint64(acl.MemcpyHostToDevice))
+	h.OK("aclrtHostRegister", data, 4096, 0, outB)
+	h.OK("aclrtMemcpy", dev, 64, data, 64, uint64(acl.MemcpyHostToDevice))
 	require.EqualValues(t, 1, b.memcpys.Load())
-	h.ok("aclrtHostUnregister", data)
+	h.OK("aclrtHostUnregister", data)
 
 	// Freed: the error is Memcpy's path's, as before.
-	h.ok("aclrtFree", dev)
-	msg := h.code(acl.ErrRTParamInvalid, "aclrtMemcpy", dev, 64, data, 64, uint64(acl.MemcpyHostToDevice))
+	h.OK("aclrtFree", dev)
+	msg := h.Code(acl.ErrRTParamInvalid, "aclrtMemcpy", dev, 64, data, 64, uint64(acl.MemcpyHostToDevice))
 	require.Contains(t, msg, "not in guest memory or a live device allocation")
-}
-
-// newUntracedHarness is newHarnessIn without the trace, which makes
-// every call take invoke's general way: the harness of what a session
-// that nothing follows does.
-func newUntracedHarness(t *testing.T, prof abi.Profile, opts ...Option) *harness {
-	ctx := context.Background()
-	rt, err := NewRuntime(ctx, append(append(testBackend(t), WithEngine(testEngine)), opts...)...)
-	require.NoError(t, err)
-	pl, err := rt.Load(ctx, testsupport.Proxy(prof, 4), Policy{})
-	require.NoError(t, err)
-	inst, err := pl.Instantiate(ctx, Config{})
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		require.NoError(t, inst.Close(ctx))
-		require.NoError(t, pl.Close(ctx))
-		require.NoError(t, rt.Close(ctx))
-	})
-	return &harness{t: t, rt: rt, inst: inst, prof: prof}
 }
 
 // panickingSim is the simulator whose small copies panic while panics is
@@ -152,18 +134,18 @@ func TestSmallCopyHostBug(t *testing.T) {
 			if prof == "acl32" {
 				p = abi.Native32
 			}
-			h := newUntracedHarness(t, p, WithBackend(b))
-			h.ok("aclrtSetDevice", 0)
-			dev := h.malloc(4096)
-			want := h.fill(data, 64, 7)
+			h := proxytest.NewUntraced(t, p, host.Policy{}, host.WithBackend(b))
+			h.OK("aclrtSetDevice", 0)
+			dev := h.Malloc(4096)
+			want := h.Fill(data, 64, 7)
 			b.panics.Store(1)
-			msg := h.code(acl.ErrInternal, "aclrtMemcpy", dev, 64, data, 64, uint64(acl.MemcpyHostToDevice))
+			msg := h.Code(acl.ErrInternal, "aclrtMemcpy", dev, 64, data, 64, uint64(acl.MemcpyHostToDevice))
 			require.Equal(t, "aclrtMemcpy: host bug: the small path's bug", msg)
-			h.ok("aclrtMemcpy", dev, 64, data, 64, uint64(acl.MemcpyHostToDevice))
-			h.ok("aclrtMemcpy", dev+1024, 64, dev, 64, uint64(acl.MemcpyDeviceToDevice))
-			h.ok("aclrtMemcpy", data2, 64, dev+1024, 64, uint64(acl.MemcpyDeviceToHost))
-			require.Equal(t, want, h.mem()[data2:data2+64])
-			st := h.inst.Session().Stats().Funcs["aclrtMemcpy"]
+			h.OK("aclrtMemcpy", dev, 64, data, 64, uint64(acl.MemcpyHostToDevice))
+			h.OK("aclrtMemcpy", dev+1024, 64, dev, 64, uint64(acl.MemcpyDeviceToDevice))
+			h.OK("aclrtMemcpy", data2, 64, dev+1024, 64, uint64(acl.MemcpyDeviceToHost))
+			require.Equal(t, want, h.Mem()[data2:data2+64])
+			st := h.Inst.Session().Stats().Funcs["aclrtMemcpy"]
 			require.Equal(t, uint64(4), st.Calls)
 			require.Equal(t, map[acl.Error]uint64{acl.ErrInternal: 1}, st.Errors)
 			require.Equal(t, map[string]uint64{"H2D": 64, "D2D": 64, "D2H": 64}, st.Bytes)

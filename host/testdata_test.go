@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // TestTestdataWasmMatchesWat: each committed testdata/*.wasm is what its
@@ -20,6 +22,6 @@ func TestTestdataWasmMatchesWat(t *testing.T) {
 		require.NoError(t, err)
 		bin, err := os.ReadFile(strings.TrimSuffix(w, ".wat") + ".wasm")
 		require.NoError(t, err)
-		require.Equal(t, wat2wasm(t, string(src)), bin, "%s is stale: rebuild it with wat2wasm", w)
+		require.Equal(t, testsupport.WAT(t, string(src)), bin, "%s is stale: rebuild it with wat2wasm", w)
 	}
 }

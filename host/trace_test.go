@@ -1,8 +1,7 @@
-package host
+package host_test
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"regexp"
 	"strings"
@@ -12,6 +11,8 @@ import (
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 )
 
 // TestTraceMasksI32Args: wazero passes an i32 parameter to a host function
@@ -20,8 +21,7 @@ import (
 // handle 1). The trace records the values the guest passed, as the
 // imports read them: i32 wire types masked to 32 bits.
 func TestTraceMasksI32Args(t *testing.T) {
-	h := newHarness(t, Policy{})
-	s := h.inst.Session()
+	h := proxytest.New(t, host.Policy{})
 	ctx := context.Background()
 	const junk = 0x221e_0000_0000
 	for _, tc := range []struct {
@@ -40,11 +40,11 @@ func TestTraceMasksI32Args(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			fi := abi.Lookup(tc.name).Index()
 			require.GreaterOrEqual(t, fi, 0)
-			h.log = nil
-			s.s.Invoker().Invoke(ctx, fi, h.mem(), append([]uint64(nil), tc.args...))
-			require.Len(t, h.log, 1)
-			require.Equal(t, tc.want, h.log[0].Args)
-			require.Regexp(t, tc.line, h.log[0].String())
+			h.Log = nil
+			proxytest.Session(h.Inst).Invoker().Invoke(ctx, fi, h.Mem(), append([]uint64(nil), tc.args...))
+			require.Len(t, h.Log, 1)
+			require.Equal(t, tc.want, h.Log[0].Args)
+			require.Regexp(t, tc.line, h.Log[0].String())
 		})
 	}
 }
@@ -57,52 +57,52 @@ func TestTraceMasksI32Args(t *testing.T) {
 func TestTraceOutsAndEnums(t *testing.T) {
 	for _, prof := range []abi.Profile{abi.Wide, abi.Native32} {
 		t.Run(prof.Module(), func(t *testing.T) {
-			h := newHarnessIn(t, prof, Policy{})
+			h := proxytest.NewIn(t, prof, host.Policy{})
 			last := func() string {
 				t.Helper()
-				require.NotEmpty(t, h.log)
-				return h.log[len(h.log)-1].String()
+				require.NotEmpty(t, h.Log)
+				return h.Log[len(h.Log)-1].String()
 			}
-			h.ok("aclrtSetDevice", 0)
-			h.ok("aclrtGetDevice", outA)
+			h.OK("aclrtSetDevice", 0)
+			h.OK("aclrtGetDevice", outA)
 			require.Equal(t, "aclrtGetDevice(deviceId=0x100 -> 0) = 0", last())
-			h.ok("aclrtGetDeviceCount", outA)
-			require.Equal(t, fmt.Sprintf("aclrtGetDeviceCount(count=0x100 -> %d) = 0", h.u32(outA)), last())
+			h.OK("aclrtGetDeviceCount", outA)
+			require.Equal(t, fmt.Sprintf("aclrtGetDeviceCount(count=0x100 -> %d) = 0", h.U32(outA)), last())
 
-			dev := h.malloc(4096)
+			dev := h.Malloc(4096)
 			require.Equal(t, fmt.Sprintf("aclrtMalloc(devPtr=0x100 -> %#x, size=4096, policy=ACL_MEM_MALLOC_HUGE_FIRST) = 0", dev), last())
-			h.putWords(outA, 0)
-			h.code(acl.ErrInvalidParam, "aclrtMalloc", outA, 0, 0x1002|0x40000)
+			h.PutWords(outA, 0)
+			h.Code(acl.ErrInvalidParam, "aclrtMalloc", outA, 0, 0x1002|0x40000)
 			require.Regexp(t, `^aclrtMalloc\(devPtr=0x100, size=0, policy=ACL_MEM_MALLOC_NORMAL_ONLY\|ACL_MEM_TYPE_HIGH_BAND_WIDTH\|0x40000\) = 100000 ACL_ERROR_INVALID_PARAM: `, last())
 
-			h.ok("aclrtMemcpy", dev, 64, data, 64, uint64(acl.MemcpyHostToDevice))
+			h.OK("aclrtMemcpy", dev, 64, data, 64, uint64(acl.MemcpyHostToDevice))
 			require.Equal(t, fmt.Sprintf("aclrtMemcpy(dst=%#x, destMax=64, src=0x1000, count=64, kind=ACL_MEMCPY_HOST_TO_DEVICE) = 0", dev), last())
-			h.call("aclrtMemcpy", dev, 64, data, 64, 99)
+			h.Call("aclrtMemcpy", dev, 64, data, 64, 99)
 			require.Regexp(t, `^aclrtMemcpy\(.*, kind=aclrtMemcpyKind\(99\)\) = [1-9]`, last())
 
-			h.ok("aclrtCreateStream", outA)
-			st := uint64(h.u32(outA))
+			h.OK("aclrtCreateStream", outA)
+			st := uint64(h.U32(outA))
 			require.Equal(t, fmt.Sprintf("aclrtCreateStream(stream=0x100 -> %d) = 0", st), last())
-			h.ok("aclrtStreamQuery", st, outB)
+			h.OK("aclrtStreamQuery", st, outB)
 			require.Equal(t, fmt.Sprintf("aclrtStreamQuery(stream=%d, status=0x108 -> ACL_STREAM_STATUS_COMPLETE) = 0", st), last())
 
-			h.ok("aclrtGetMemInfo", uint64(acl.HBMMem), outA, outB)
-			require.Equal(t, fmt.Sprintf("aclrtGetMemInfo(attr=ACL_HBM_MEM, free=0x100 -> %d, total=0x108 -> %d) = 0", h.word(outA), h.word(outB)), last())
-			h.call("aclrtGetMemInfo", 77, outA, outB)
+			h.OK("aclrtGetMemInfo", uint64(acl.HBMMem), outA, outB)
+			require.Equal(t, fmt.Sprintf("aclrtGetMemInfo(attr=ACL_HBM_MEM, free=0x100 -> %d, total=0x108 -> %d) = 0", h.Word(outA), h.Word(outB)), last())
+			h.Call("aclrtGetMemInfo", 77, outA, outB)
 			require.Regexp(t, `^aclrtGetMemInfo\(attr=aclrtMemAttr\(77\), free=0x100, total=0x108\) = [1-9]`, last())
 
-			h.ok("aclrtGetRunMode", outA)
+			h.OK("aclrtGetRunMode", outA)
 			require.Equal(t, "aclrtGetRunMode(runMode=0x100 -> ACL_HOST) = 0", last())
-			h.ok("aclrtHostRegister", data, 4096, 0, outA)
-			require.Equal(t, fmt.Sprintf("aclrtHostRegister(ptr=0x1000, size=4096, type=ACL_HOST_REGISTER_MAPPED, devPtr=0x100 -> %#x) = 0", h.word(outA)), last())
-			h.call("aclrtHostRegister", data2, 4096, 4|8|1, outA)
+			h.OK("aclrtHostRegister", data, 4096, 0, outA)
+			require.Equal(t, fmt.Sprintf("aclrtHostRegister(ptr=0x1000, size=4096, type=ACL_HOST_REGISTER_MAPPED, devPtr=0x100 -> %#x) = 0", h.Word(outA)), last())
+			h.Call("aclrtHostRegister", data2, 4096, 4|8|1, outA)
 			require.Regexp(t, `^aclrtHostRegister\(ptr=0x9000, size=4096, type=ACL_HOST_REGISTER_IOMEMORY\|ACL_HOST_REGISTER_READONLY\|0x1, devPtr=0x100\) = [1-9]`, last())
 
 			// An out-parameter outside guest memory fails the call and
 			// shows nothing written.
-			h.call("aclrtGetDevice", 0xffff_fff0)
+			h.Call("aclrtGetDevice", 0xffff_fff0)
 			require.Regexp(t, `^aclrtGetDevice\(deviceId=0xfffffff0\) = 100000 `, last())
-			require.Empty(t, h.log[len(h.log)-1].Outs)
+			require.Empty(t, h.Log[len(h.Log)-1].Outs)
 		})
 	}
 }
@@ -113,100 +113,45 @@ func TestTraceOutsAndEnums(t *testing.T) {
 func TestTraceBatch(t *testing.T) {
 	for _, prof := range []abi.Profile{abi.Wide, abi.Native32} {
 		t.Run(prof.Module(), func(t *testing.T) {
-			h := newHarnessIn(t, prof, Policy{})
-			h.ok("aclrtSetDevice", 0)
-			dev := h.malloc(4096)
-			acl.MemcpyBatchAttr{DstLoc: acl.MemLocation{Type: acl.MemLocationDevice}, SrcLoc: acl.MemLocation{Type: acl.MemLocationHost}}.Encode(h.mem()[0x600:])
-			h.putWords(0x700, 0)
-			h.putWords(0x200, dev, dev+64)
-			h.putWords(0x300, 64, 64)
-			h.putWords(0x400, data, data+64)
-			h.putWords(0x500, 64, 64)
-			h.ok("aclrtMemcpyBatch", 0x200, 0x300, 0x400, 0x500, 2, 0x600, 0x700, 1, outA)
+			h := proxytest.NewIn(t, prof, host.Policy{})
+			h.OK("aclrtSetDevice", 0)
+			dev := h.Malloc(4096)
+			acl.MemcpyBatchAttr{DstLoc: acl.MemLocation{Type: acl.MemLocationDevice}, SrcLoc: acl.MemLocation{Type: acl.MemLocationHost}}.Encode(h.Mem()[0x600:])
+			h.PutWords(0x700, 0)
+			h.PutWords(0x200, dev, dev+64)
+			h.PutWords(0x300, 64, 64)
+			h.PutWords(0x400, data, data+64)
+			h.PutWords(0x500, 64, 64)
+			h.OK("aclrtMemcpyBatch", 0x200, 0x300, 0x400, 0x500, 2, 0x600, 0x700, 1, outA)
 			const attrs = "attrs=0x600 [{dstLoc={id=0, type=ACL_MEM_LOCATION_TYPE_DEVICE}, srcLoc={id=0, type=ACL_MEM_LOCATION_TYPE_HOST}}]"
-			require.Equal(t, fmt.Sprintf("aclrtMemcpyBatch(dsts=0x200, destMaxs=0x300, srcs=0x400, sizes=0x500, numBatches=2, %s, attrsIndexes=0x700, numAttrs=1, failIndex=0x100 -> %d) = 0", attrs, h.word(outA)),
-				h.log[len(h.log)-1].String())
+			require.Equal(t, fmt.Sprintf("aclrtMemcpyBatch(dsts=0x200, destMaxs=0x300, srcs=0x400, sizes=0x500, numBatches=2, %s, attrsIndexes=0x700, numAttrs=1, failIndex=0x100 -> %d) = 0", attrs, h.Word(outA)),
+				h.Log[len(h.Log)-1].String())
 
 			// The second entry past the end of the allocation.
-			h.putWords(0x200, dev, dev+4090)
-			h.call("aclrtMemcpyBatch", 0x200, 0x300, 0x400, 0x500, 2, 0x600, 0x700, 1, outA)
-			require.Regexp(t, `^aclrtMemcpyBatch\(.*, `+regexp.QuoteMeta(attrs)+`, attrsIndexes=0x700, numAttrs=1, failIndex=0x100 -> `+fmt.Sprint(h.word(outA))+`\) = [1-9]\d* `, h.log[len(h.log)-1].String())
+			h.PutWords(0x200, dev, dev+4090)
+			h.Call("aclrtMemcpyBatch", 0x200, 0x300, 0x400, 0x500, 2, 0x600, 0x700, 1, outA)
+			require.Regexp(t, `^aclrtMemcpyBatch\(.*, `+regexp.QuoteMeta(attrs)+`, attrsIndexes=0x700, numAttrs=1, failIndex=0x100 -> `+fmt.Sprint(h.Word(outA))+`\) = [1-9]\d* `, h.Log[len(h.Log)-1].String())
 
-			// Attributes beyond the first maxTraceAttrs are left out.
-			for k := range maxTraceAttrs + 1 {
-				acl.MemcpyBatchAttr{}.Encode(h.mem()[0x800+k*acl.MemcpyBatchAttrSize:])
+			// Attributes beyond the first MaxTraceAttrs are left out.
+			for k := range host.MaxTraceAttrs + 1 {
+				acl.MemcpyBatchAttr{}.Encode(h.Mem()[0x800+k*acl.MemcpyBatchAttrSize:])
 			}
-			h.call("aclrtMemcpyBatchV2", 0x200, 0x300, 0x400, 0x500, 2, 0x800, 0x700, maxTraceAttrs+1)
-			line := h.log[len(h.log)-1].String()
-			require.Equal(t, maxTraceAttrs, strings.Count(line, "{dstLoc="), line)
+			h.Call("aclrtMemcpyBatchV2", 0x200, 0x300, 0x400, 0x500, 2, 0x800, 0x700, host.MaxTraceAttrs+1)
+			line := h.Log[len(h.Log)-1].String()
+			require.Equal(t, host.MaxTraceAttrs, strings.Count(line, "{dstLoc="), line)
 			require.Contains(t, line, "}, ...], attrsIndexes=")
 		})
 	}
 }
 
-// TestTraceFollowsTheTable: the trace renders every function from its
-// parameters' descriptions in abi.Funcs, with nothing of its own keyed by
-// name: each out-parameter that holds one value shows it (failIndex even
-// on failure), each enum parameter shows the header's name.
-func TestTraceFollowsTheTable(t *testing.T) {
-	mem := make([]byte, 0x1000)
-	for k := 0; k+8 <= len(mem); k += 8 {
-		binary.LittleEndian.PutUint64(mem[k:], 1)
-	}
-	for fi := range abi.Funcs {
-		f := &abi.Funcs[fi]
-		stack := make([]uint64, len(f.Params))
-		var want, always []int
-		for i, p := range f.Params {
-			stack[i] = 1
-			if p.Type == abi.Gptr {
-				stack[i] = uint64(0x100 + 0x40*i)
-				if p.Dir != abi.In && p.Len == "" && !p.Kind.IsStruct() {
-					want = append(want, i)
-					if p.Dir == abi.OutAlways {
-						always = append(always, i)
-					}
-				}
-			}
-		}
-		for _, code := range []acl.Error{acl.Success, acl.ErrInvalidParam} {
-			outs := traceOuts(fi, abi.Wide, mem, stack, code)
-			var got []int
-			for _, o := range outs {
-				got = append(got, o.Param)
-				require.EqualValues(t, 1, o.Value, "%s.%s", f.Name, f.Params[o.Param].Name)
-			}
-			if code == acl.Success {
-				require.Equal(t, want, got, "%s: out-parameters shown", f.Name)
-			} else {
-				require.Equal(t, always, got, "%s: out-parameters shown on failure", f.Name)
-			}
-			line := CallRecord{Func: f, Args: traceArgs(f, stack), Result: int32(code), Code: code, Outs: outs}.String()
-			for _, p := range f.Params {
-				if p.Enum == nil {
-					continue
-				}
-				switch {
-				case p.Enum.Macros: // flags: the number, then their names
-					require.Contains(t, line, p.Name+"=1 ("+p.Enum.Name(1)+")", "%s.%s", f.Name, p.Name)
-				case p.Type != abi.Gptr:
-					require.Contains(t, line, p.Name+"="+p.Enum.Name(1), "%s.%s", f.Name, p.Name)
-				case code == acl.Success:
-					require.Regexp(t, p.Name+`=0x[0-9a-f]+ -> `+p.Enum.Name(1), line, "%s.%s", f.Name, p.Name)
-				}
-			}
-		}
-	}
-}
-
 func TestTraceRecordsEveryCall(t *testing.T) {
-	h := newHarness(t, Policy{})
-	h.ok("aclrtSetDevice", 0)
-	h.code(acl.ErrInvalidParam, "aclrtMalloc", outA, 0, 0)
-	require.Len(t, h.log, 2)
-	require.Equal(t, "aclrtSetDevice", h.log[0].Func.Name)
-	require.Equal(t, []uint64{0}, h.log[0].Args)
-	require.Equal(t, "aclrtMalloc", h.log[1].Func.Name)
-	require.Equal(t, acl.ErrInvalidParam, h.log[1].Code)
-	require.Equal(t, "aclrtMalloc: size is 0", h.log[1].Msg)
+	h := proxytest.New(t, host.Policy{})
+	h.OK("aclrtSetDevice", 0)
+	h.Code(acl.ErrInvalidParam, "aclrtMalloc", outA, 0, 0)
+	require.Len(t, h.Log, 2)
+	require.Equal(t, "aclrtSetDevice", h.Log[0].Func.Name)
+	require.Equal(t, []uint64{0}, h.Log[0].Args)
+	require.Equal(t, "aclrtMalloc", h.Log[1].Func.Name)
+	require.Equal(t, acl.ErrInvalidParam, h.Log[1].Code)
+	require.Equal(t, "aclrtMalloc: size is 0", h.Log[1].Msg)
 }

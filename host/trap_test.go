@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/host/internal/engine"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // Messages as the engines write them (wazero v1.12, wasmtime v39).
@@ -69,7 +70,7 @@ func TestTrapBacktrace(t *testing.T) {
 	defer rt.Close(ctx)
 	// wat2wasm writes no name section: a custom one, hand-encoded, names
 	// functions 0 and 1 (the import is function 0).
-	wasm := wat2wasm(t, `(module
+	wasm := testsupport.WAT(t, `(module
   (import "acl" "aclrtSetDevice" (func $setdev (param i32) (result i32)))
   (memory (export "memory") 1)
   (func $inner (param i32) (result i32) (i32.div_s (i32.const 1) (local.get 0)))

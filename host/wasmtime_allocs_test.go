@@ -1,12 +1,17 @@
 //go:build wasmtime && cgo
 
-package host
+package host_test
 
 import (
 	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/abi"
+	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // TestWasmtimeAllocs pins what the wasmtime adapter's unchecked calls buy
@@ -16,7 +21,7 @@ import (
 // results (6 allocations per aclrtMemcpy), its Func.Call 5 per call.
 func TestWasmtimeAllocs(t *testing.T) {
 	ctx := context.Background()
-	rt, err := NewRuntime(ctx, WithEngine("wasmtime"))
+	rt, err := host.NewRuntime(ctx, host.WithEngine("wasmtime"))
 	require.NoError(t, err)
 	t.Cleanup(func() { rt.Close(ctx) })
 
@@ -26,13 +31,13 @@ func TestWasmtimeAllocs(t *testing.T) {
 	})
 
 	t.Run("host calls", func(t *testing.T) {
-		pl, err := rt.Load(ctx, wat2wasm(t, proxyWAT(4, loopWAT)), Policy{MemoryPages: 4, DeviceMemory: 1 << 20})
+		pl, err := rt.Load(ctx, testsupport.WAT(t, testsupport.ProxyWAT(abi.Wide, 4, testsupport.MemcpyLoopWAT)), host.Policy{MemoryPages: 4, DeviceMemory: 1 << 20})
 		require.NoError(t, err)
 		defer pl.Close(ctx)
-		inst, err := pl.Instantiate(ctx, Config{})
+		inst, err := pl.Instantiate(ctx, host.Config{})
 		require.NoError(t, err)
 		defer inst.Close(ctx)
-		h := &harness{inst: inst, rt: rt}
+		h := &proxytest.Harness{Inst: inst, RT: rt}
 		call := func(name string, args ...uint64) {
 			res, err := inst.Call(ctx, name, args...)
 			if err != nil || res[0] != 0 {
@@ -41,7 +46,7 @@ func TestWasmtimeAllocs(t *testing.T) {
 		}
 		call("aclrtSetDevice", 0)
 		call("aclrtMalloc", outA, 1<<16, 0)
-		dev := h.u64(outA)
+		dev := h.U64(outA)
 		// A guest loop of 64-byte H2D copies: one Instance.Call (its
 		// result slice is the caller's) of 1 and of 1000 host calls.
 		loop := func(iters uint64) float64 {

@@ -25,7 +25,7 @@ const fuelWAT = `(module
 
 func TestFuel(t *testing.T) {
 	rt := newRuntimeOn(t, "wasmtime", WithFuel(100_000))
-	pl := load(t, rt, wat2wasm(t, fuelWAT), Policy{})
+	pl := load(t, rt, testsupport.WAT(t, fuelWAT), Policy{})
 	inst, err := pl.Instantiate(context.Background(), Config{})
 	require.NoError(t, err)
 	// Each call gets the whole budget: three calls of 10000 iterations
@@ -115,7 +115,7 @@ func TestMemoryNeverMoves(t *testing.T) {
 func TestWasmtimeSignature(t *testing.T) {
 	rt := newRuntimeOn(t, "wasmtime")
 	wat := `(module (import "acl" "aclrtMemcpy" (func (param f32 f64 v128 i32 externref) (result funcref))))`
-	_, err := rt.Load(context.Background(), wat2wasm(t, wat), Policy{})
+	_, err := rt.Load(context.Background(), testsupport.WAT(t, wat), Policy{})
 	require.ErrorContains(t, err, "has signature (f32, f64, v128, i32, externref) -> funcref, ABI v1 expects")
 }
 
@@ -129,7 +129,7 @@ func TestWasmtimeCallerMemory(t *testing.T) {
 	require.NoError(t, err)
 	defer rt.Close(ctx)
 	load := func(pages int) *Plugin {
-		pl, err := rt.Load(ctx, wat2wasm(t, proxyWAT(pages, "")), Policy{MemoryPages: 8})
+		pl, err := rt.Load(ctx, testsupport.WAT(t, testsupport.ProxyWAT(abi.Wide, pages, "")), Policy{MemoryPages: 8})
 		require.NoError(t, err)
 		t.Cleanup(func() { pl.Close(ctx) })
 		return pl

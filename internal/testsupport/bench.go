@@ -39,3 +39,13 @@ func AllocsPer(runs int, run func(n int)) float64 {
 	runtime.ReadMemStats(&m1)
 	return float64(m1.Mallocs-m0.Mallocs) / float64(runs)
 }
+
+// Loops runs n guest iterations in calls of at most iters, call(k) running
+// k of them.
+func Loops(b *testing.B, n, iters int, call func(k int) uint64) {
+	for done := 0; done < n; done += iters {
+		if r := call(min(iters, n-done)); r != 0 {
+			b.Fatalf("guest loop = %d", r)
+		}
+	}
+}

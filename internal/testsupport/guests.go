@@ -1,5 +1,10 @@
 package testsupport
 
+import (
+	"testing"
+	"time"
+)
+
 // RoundtripWAT is a command guest: H2D, D2D, D2H of 4 KiB through two
 // device buffers, then it compares and exits with 0 (equal) or 1. With
 // queue=1 it also queues an async copy on pinned memory and exits at once
@@ -44,3 +49,47 @@ const RoundtripWAT = `(module
       (local.set $i (i32.add (local.get $i) (i32.const 8)))
       (br_if $cmp (i32.lt_u (local.get $i) (i32.const 4096))))))
 `
+
+// SmallWAT is the small module of the performance goals 4 and 7: one
+// page, one acl import, an empty export.
+const SmallWAT = `(module
+  (import "acl" "aclrtMemcpy" (func $aclrtMemcpy (param i64 i64 i64 i64 i32) (result i32)))
+  (memory (export "memory") 1)
+  (func (export "empty")))
+`
+
+// SpinWAT is a module without imports whose export "empty" returns at
+// once and "spin" loops until the engine stops it.
+const SpinWAT = `(module
+  (memory (export "memory") 1)
+  (func (export "empty"))
+  (func (export "spin") (loop (br 0))))`
+
+// MemcpyLoopWAT is a module field for ProxyWAT: an export memcpy_loop
+// that calls aclrtMemcpy iters times from inside the guest, so that a
+// benchmark measures the host call, not Go-to-wasm entry.
+const MemcpyLoopWAT = `  (func (export "memcpy_loop") (param $dst i64) (param $src i64) (param $n i64) (param $kind i32) (param $iters i32) (result i32) (local $r i32)
+    (block $done (loop $l
+      (local.set $r (call $aclrtMemcpy (local.get $dst) (local.get $n) (local.get $src) (local.get $n) (local.get $kind)))
+      (br_if $done (local.get $r))
+      (local.set $iters (i32.sub (local.get $iters) (i32.const 1)))
+      (br_if $l (local.get $iters))))
+    (local.get $r))
+`
+
+// Stopped runs call, which a guest that never returns by itself makes
+// (SpinWAT's spin), on another goroutine and returns its error: the
+// engine must stop it. It fails t if the call has not returned in a
+// minute: a watchdog on a hang, not a bound on how soon.
+func Stopped(t testing.TB, call func() error) error {
+	t.Helper()
+	res := make(chan error, 1)
+	go func() { res <- call() }()
+	select {
+	case err := <-res:
+		return err
+	case <-time.After(time.Minute):
+		t.Fatal("a spinning guest was not stopped in a minute")
+		return nil
+	}
+}

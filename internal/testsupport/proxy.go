@@ -7,6 +7,16 @@ import (
 	"github.com/aclwasm/aclwasm/abi"
 )
 
+// Scratch addresses in the proxy guest's memory that the tests which
+// drive it (host/internal/proxytest) use: out-parameters and data.
+const (
+	OutA  = 0x100
+	OutB  = 0x108
+	OutC  = 0x110
+	Data  = 0x1000
+	Data2 = 0x9000
+)
+
 // Proxy returns the proxy guest of profile prof with pages pages of
 // memory, exported as "memory": it imports every function of the ABI from
 // prof's module and exports a function of the same name and signature

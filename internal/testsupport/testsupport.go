@@ -5,9 +5,10 @@
 // arguments, exactly as a guest would.
 //
 // The package exports Engine, NativeLib, OpLib, Native, GuestDir, Guest,
-// GuestPath, Proxy, ProxyWAT, WATParams, RoundtripWAT, WAT, WATFile,
-// CompileWAT, Python and Logs. It imports nothing of the host, so that
-// package host's own tests can use it.
+// GuestPath, Proxy, ProxyWAT, WATParams, RoundtripWAT, SmallWAT, SpinWAT, Stopped, CachedWAT, OutA to Data2 (scratch addresses),
+// MemcpyLoopWAT,
+// WAT, WATFile, CompileWAT, Python and Logs. It imports nothing of the
+// host, so that package host's own tests can use it.
 package testsupport
 
 import (

@@ -23,6 +23,20 @@ func WAT(t testing.TB, src string) []byte {
 	return WATFile(t, in)
 }
 
+var watCache sync.Map // WAT source -> wasm
+
+// CachedWAT is WAT compiling src once per test binary: for benchmarks,
+// which run their function several times.
+func CachedWAT(t testing.TB, src string) []byte {
+	t.Helper()
+	if w, ok := watCache.Load(src); ok {
+		return w.([]byte)
+	}
+	w := WAT(t, src)
+	watCache.Store(src, w)
+	return w
+}
+
 // WATFile compiles the WebAssembly text file path, as [WAT] does.
 func WATFile(t testing.TB, path string) []byte {
 	t.Helper()

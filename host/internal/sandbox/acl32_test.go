@@ -17,6 +17,7 @@ import (
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 	"github.com/aclwasm/aclwasm/host/internal/sandbox"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
@@ -52,14 +53,14 @@ func inWindow(t *testing.T, a uint64, w uint64) {
 // sentinel fills 8 bytes at off with 0xEE, so that a test sees how many
 // bytes an out-parameter got.
 func (h *harness) sentinel(off uint32) {
-	copy(h.mem()[off:off+8], []byte{0xEE, 0xEE, 0xEE, 0xEE, 0xEE, 0xEE, 0xEE, 0xEE})
+	copy(h.Mem()[off:off+8], []byte{0xEE, 0xEE, 0xEE, 0xEE, 0xEE, 0xEE, 0xEE, 0xEE})
 }
 
 // wrote4 requires that the out-parameter at off got exactly 4 bytes.
 func (h *harness) wrote4(off uint32) uint32 {
-	h.t.Helper()
-	require.Equal(h.t, []byte{0xEE, 0xEE, 0xEE, 0xEE}, h.mem()[off+4:off+8], "an acl32 out-parameter is 4 bytes")
-	return h.u32(off)
+	h.T.Helper()
+	require.Equal(h.T, []byte{0xEE, 0xEE, 0xEE, 0xEE}, h.Mem()[off+4:off+8], "an acl32 out-parameter is 4 bytes")
+	return h.U32(off)
 }
 
 // TestACL32EveryImportLinks calls every function of the table through its
@@ -70,11 +71,11 @@ func TestACL32EveryImportLinks(t *testing.T) {
 	h := newHarness32(t, host.Policy{})
 	for _, f := range abi.Funcs {
 		args := make([]uint64, len(f.Params))
-		res, err := h.inst.Call(context.Background(), f.Name, args...)
+		res, err := h.Inst.Call(context.Background(), f.Name, args...)
 		require.NoError(t, err, f.Name)
-		require.NotEqual(t, int32(acl.ErrInternal), int32(uint32(res[0])), "%s: %s", f.Name, h.inst.Session().LastError())
+		require.NotEqual(t, int32(acl.ErrInternal), int32(uint32(res[0])), "%s: %s", f.Name, h.Inst.Session().LastError())
 	}
-	require.Len(t, h.log, len(abi.Funcs))
+	require.Len(t, h.Log, len(abi.Funcs))
 }
 
 // TestACL32Scenario runs every import of ABI v1 through its acl32 wire
@@ -84,196 +85,196 @@ func TestACL32EveryImportLinks(t *testing.T) {
 func TestACL32Scenario(t *testing.T) {
 	h := newHarness32(t, host.Policy{DeviceMemory: 8 << 30, PinnedMemory: 1 << 20})
 	ctx := context.Background()
-	h.ok("aclInit", 0)
-	h.ok("aclrtGetVersion", outA, outB, outC)
-	require.Equal(t, []uint32{1, 17, 0}, []uint32{h.u32(outA), h.u32(outB), h.u32(outC)})
-	h.ok("aclrtGetDeviceCount", outA)
-	ndev := h.u32(outA)
-	h.ok("aclrtSetDevice", 0)
-	h.ok("aclrtGetDevice", outA)
-	require.Equal(t, uint32(0), h.u32(outA))
+	h.OK("aclInit", 0)
+	h.OK("aclrtGetVersion", outA, outB, outC)
+	require.Equal(t, []uint32{1, 17, 0}, []uint32{h.U32(outA), h.U32(outB), h.U32(outC)})
+	h.OK("aclrtGetDeviceCount", outA)
+	ndev := h.U32(outA)
+	h.OK("aclrtSetDevice", 0)
+	h.OK("aclrtGetDevice", outA)
+	require.Equal(t, uint32(0), h.U32(outA))
 
 	// Malloc writes a 4-byte window address.
 	h.sentinel(outA)
-	h.ok("aclrtMalloc", outA, 4096, 0)
+	h.OK("aclrtMalloc", outA, 4096, 0)
 	a := uint64(h.wrote4(outA))
 	inWindow(t, a, acl32W)
-	b := h.malloc(4096)
+	b := h.Malloc(4096)
 	inWindow(t, b, acl32W)
 	require.GreaterOrEqual(t, b, a+4096+sandbox.AllocGuard, "a guard gap after each allocation")
 
 	// Copies with 32-bit addresses and sizes; pointer arithmetic inside an
 	// allocation.
-	want := h.fill(data, 4096, 1)
-	h.ok("aclrtMemcpy", a, 4096, data, 4096, uint64(acl.MemcpyHostToDevice))
-	h.ok("aclrtMemcpy", b+100, 200, a+100, 200, uint64(acl.MemcpyDeviceToDevice))
-	h.ok("aclrtMemcpy", data2, 200, b+100, 200, uint64(acl.MemcpyDeviceToHost))
-	require.Equal(t, want[100:300], h.mem()[data2:data2+200])
+	want := h.Fill(data, 4096, 1)
+	h.OK("aclrtMemcpy", a, 4096, data, 4096, uint64(acl.MemcpyHostToDevice))
+	h.OK("aclrtMemcpy", b+100, 200, a+100, 200, uint64(acl.MemcpyDeviceToDevice))
+	h.OK("aclrtMemcpy", data2, 200, b+100, 200, uint64(acl.MemcpyDeviceToHost))
+	require.Equal(t, want[100:300], h.Mem()[data2:data2+200])
 
 	// Guest memory grows up to M (the policy's limit), never into the
 	// window: its last bytes and the window's first are distinct memory.
-	require.Equal(t, int32(4), h.call("grow", acl32Pages-4))
-	require.Equal(t, int32(-1), h.call("grow", 1), "the policy's limit")
-	h.fill(acl32W-8, 8, 9)
-	h.ok("aclrtMemcpy", a, 8, acl32W-8, 8, uint64(acl.MemcpyHostToDevice))
-	h.ok("aclrtMemcpy", data2, 8, a, 8, uint64(acl.MemcpyDeviceToHost))
-	require.Equal(t, h.mem()[acl32W-8:acl32W], h.mem()[data2:data2+8])
-	h.code(acl.ErrRTParamInvalid, "aclrtMemcpy", a, 16, acl32W-8, 16, uint64(acl.MemcpyHostToDevice))
-	h.ok("aclrtMemcpy", a, 4096, data, 4096, uint64(acl.MemcpyHostToDevice))
+	require.Equal(t, int32(4), h.Call("grow", acl32Pages-4))
+	require.Equal(t, int32(-1), h.Call("grow", 1), "the policy's limit")
+	h.Fill(acl32W-8, 8, 9)
+	h.OK("aclrtMemcpy", a, 8, acl32W-8, 8, uint64(acl.MemcpyHostToDevice))
+	h.OK("aclrtMemcpy", data2, 8, a, 8, uint64(acl.MemcpyDeviceToHost))
+	require.Equal(t, h.Mem()[acl32W-8:acl32W], h.Mem()[data2:data2+8])
+	h.Code(acl.ErrRTParamInvalid, "aclrtMemcpy", a, 16, acl32W-8, 16, uint64(acl.MemcpyHostToDevice))
+	h.OK("aclrtMemcpy", a, 4096, data, 4096, uint64(acl.MemcpyHostToDevice))
 
 	// A range straddling the end of guest memory, or above the window, is
 	// neither guest nor device memory.
-	msg := h.code(acl.ErrRTParamInvalid, "aclrtMemcpy", a, 8, acl32W-4, 8, 1)
+	msg := h.Code(acl.ErrRTParamInvalid, "aclrtMemcpy", a, 8, acl32W-4, 8, 1)
 	require.Contains(t, msg, "src [0xffffc, +8) is outside guest memory (1048576 bytes)")
-	h.ok("aclrtPointerGetAttributes", acl32W-64, outA)
-	require.Equal(t, uint32(acl.MemLocationUnregistered), h.u32(outA+4), "guest memory up to W")
-	h.code(acl.ErrRTParamInvalid, "aclrtPointerGetAttributes", sandbox.WindowEnd+16, outA)
-	msg = h.code(acl.ErrRTParamInvalid, "aclrtMemcpy", sandbox.WindowEnd+16, 8, data, 8, 1)
+	h.OK("aclrtPointerGetAttributes", acl32W-64, outA)
+	require.Equal(t, uint32(acl.MemLocationUnregistered), h.U32(outA+4), "guest memory up to W")
+	h.Code(acl.ErrRTParamInvalid, "aclrtPointerGetAttributes", sandbox.WindowEnd+16, outA)
+	msg = h.Code(acl.ErrRTParamInvalid, "aclrtMemcpy", sandbox.WindowEnd+16, 8, data, 8, 1)
 	require.Contains(t, msg, "dst 0xffff0010 is not in guest memory or a live device allocation")
 
 	// Streams, events, async copies, memset.
-	s := h.stream()
-	e1, e2 := h.event(), h.event()
+	s := h.Stream()
+	e1, e2 := h.Event(), h.Event()
 	h.sentinel(outB)
-	h.ok("aclrtHostRegister", data, 4096, 0, outB)
+	h.OK("aclrtHostRegister", data, 4096, 0, outB)
 	require.Equal(t, uint32(data), h.wrote4(outB), "devPtr of a registration is 4 bytes")
-	h.ok("aclrtRecordEvent", e1, s)
-	h.ok("aclrtMemcpyAsync", a, 4096, data, 4096, uint64(acl.MemcpyHostToDevice), s)
-	h.ok("aclrtMemcpyAsyncWithCondition", b, 4096, a, 4096, uint64(acl.MemcpyDeviceToDevice), s)
-	h.ok("aclrtMemsetAsync", a, 4096, 0x5a, 16, s)
-	h.ok("aclrtRecordEvent", e2, s)
-	h.ok("aclrtStreamWaitEvent", s, e2)
-	h.ok("aclrtSynchronizeEvent", e2)
-	h.ok("aclrtQueryEventStatus", e2, outC)
-	require.Equal(t, uint32(acl.EventRecordedStatusComplete), h.u32(outC))
-	h.ok("aclrtEventElapsedTime", outC, e1, e2)
-	h.ok("aclrtSynchronizeStream", s)
-	h.ok("aclrtSynchronizeStreamWithTimeout", s, 1000)
-	h.ok("aclrtStreamQuery", s, outC)
-	require.Equal(t, uint32(acl.StreamStatusComplete), h.u32(outC))
-	h.ok("aclrtMemcpy", data2, 32, a, 32, uint64(acl.MemcpyDeviceToHost))
-	require.Equal(t, append(bytesOf(0x5a, 16), want[16:32]...), h.mem()[data2:data2+32])
-	h.ok("aclrtMemset", b, 4096, 0x11, 8)
-	h.ok("aclrtMemcpy", data2, 8, b, 8, uint64(acl.MemcpyDeviceToHost))
-	require.Equal(t, bytesOf(0x11, 8), h.mem()[data2:data2+8])
-	h.ok("aclrtHostUnregister", data)
+	h.OK("aclrtRecordEvent", e1, s)
+	h.OK("aclrtMemcpyAsync", a, 4096, data, 4096, uint64(acl.MemcpyHostToDevice), s)
+	h.OK("aclrtMemcpyAsyncWithCondition", b, 4096, a, 4096, uint64(acl.MemcpyDeviceToDevice), s)
+	h.OK("aclrtMemsetAsync", a, 4096, 0x5a, 16, s)
+	h.OK("aclrtRecordEvent", e2, s)
+	h.OK("aclrtStreamWaitEvent", s, e2)
+	h.OK("aclrtSynchronizeEvent", e2)
+	h.OK("aclrtQueryEventStatus", e2, outC)
+	require.Equal(t, uint32(acl.EventRecordedStatusComplete), h.U32(outC))
+	h.OK("aclrtEventElapsedTime", outC, e1, e2)
+	h.OK("aclrtSynchronizeStream", s)
+	h.OK("aclrtSynchronizeStreamWithTimeout", s, 1000)
+	h.OK("aclrtStreamQuery", s, outC)
+	require.Equal(t, uint32(acl.StreamStatusComplete), h.U32(outC))
+	h.OK("aclrtMemcpy", data2, 32, a, 32, uint64(acl.MemcpyDeviceToHost))
+	require.Equal(t, append(bytesOf(0x5a, 16), want[16:32]...), h.Mem()[data2:data2+32])
+	h.OK("aclrtMemset", b, 4096, 0x11, 8)
+	h.OK("aclrtMemcpy", data2, 8, b, 8, uint64(acl.MemcpyDeviceToHost))
+	require.Equal(t, bytesOf(0x11, 8), h.Mem()[data2:data2+8])
+	h.OK("aclrtHostUnregister", data)
 
 	// 2D copies: rows of 16 bytes, 32 apart.
-	h.ok("aclrtMemcpy2d", a, 16, data, 32, 16, 4, uint64(acl.MemcpyHostToDevice))
-	h.ok("aclrtMemcpy2dAsync", data2, 32, a, 16, 16, 4, uint64(acl.MemcpyDeviceToHost), s)
-	h.ok("aclrtSynchronizeStream", s)
+	h.OK("aclrtMemcpy2d", a, 16, data, 32, 16, 4, uint64(acl.MemcpyHostToDevice))
+	h.OK("aclrtMemcpy2dAsync", data2, 32, a, 16, 16, 4, uint64(acl.MemcpyDeviceToHost), s)
+	h.OK("aclrtSynchronizeStream", s)
 	for r := 0; r < 4; r++ {
-		require.Equal(t, want[32*r:32*r+16], h.mem()[data2+32*r:data2+32*r+16], "row %d", r)
+		require.Equal(t, want[32*r:32*r+16], h.Mem()[data2+32*r:data2+32*r+16], "row %d", r)
 	}
 
 	// Pointer attributes of a window address.
-	h.ok("aclrtPointerGetAttributes", b+8, outA)
-	require.Equal(t, uint32(acl.MemLocationDevice), h.u32(outA+4))
+	h.OK("aclrtPointerGetAttributes", b+8, outA)
+	require.Equal(t, uint32(acl.MemLocationDevice), h.U32(outA+4))
 
 	// GetMemInfo: 4-byte sizes, saturated at 0xFFFFFFFF (the quota is 8 GiB).
 	h.sentinel(outA)
 	h.sentinel(outB)
-	h.ok("aclrtGetMemInfo", 0, outA, outB)
+	h.OK("aclrtGetMemInfo", 0, outA, outB)
 	require.Equal(t, uint32(math.MaxUint32), h.wrote4(outA))
 	require.Equal(t, uint32(math.MaxUint32), h.wrote4(outB))
 
 	// Descriptors: a 4-byte size; the descriptor stays opaque bytes.
 	h.sentinel(outA)
-	h.ok("aclrtGetMemcpyDescSize", 6, outA)
+	h.OK("aclrtGetMemcpyDescSize", 6, outA)
 	size := uint64(h.wrote4(outA))
 	require.Equal(t, uint64(acl.DescSizeA2), size)
-	desc := h.malloc(size)
-	h.ok("aclrtMemset", b, 4096, 0, 4096)
-	h.ok("aclrtSetMemcpyDesc", desc, 6, a+64, b+128, 256, 0)
-	h.ok("aclrtMemcpyAsyncWithDesc", desc, 6, s)
-	h.ok("aclrtSynchronizeStream", s)
-	h.ok("aclrtMemcpy", data2, 256, b+128, 256, uint64(acl.MemcpyDeviceToHost))
-	require.Equal(t, want[64:320], h.mem()[data2:data2+256])
+	desc := h.Malloc(size)
+	h.OK("aclrtMemset", b, 4096, 0, 4096)
+	h.OK("aclrtSetMemcpyDesc", desc, 6, a+64, b+128, 256, 0)
+	h.OK("aclrtMemcpyAsyncWithDesc", desc, 6, s)
+	h.OK("aclrtSynchronizeStream", s)
+	h.OK("aclrtMemcpy", data2, 256, b+128, 256, uint64(acl.MemcpyDeviceToHost))
+	require.Equal(t, want[64:320], h.Mem()[data2:data2+256])
 
 	// Offset copies: the base-address slots are 4-byte void* in device
 	// memory, read as window addresses when the copy runs.
-	slots := h.malloc(8)
-	binary.LittleEndian.PutUint32(h.mem()[data2:], uint32(b))
-	binary.LittleEndian.PutUint32(h.mem()[data2+4:], uint32(a))
-	h.ok("aclrtMemcpy", slots, 8, data2, 8, uint64(acl.MemcpyHostToDevice))
-	h.ok("aclrtMemcpy", a, 4096, data, 4096, uint64(acl.MemcpyHostToDevice))
-	h.ok("aclrtMemset", b, 4096, 0, 4096)
-	h.ok("aclrtMemcpyAsyncWithOffset", slots, 4096, 16, slots+4, 64, 32, 6, s)
-	h.ok("aclrtSynchronizeStream", s)
-	h.ok("aclrtMemcpy", data2, 96, b, 96, uint64(acl.MemcpyDeviceToHost))
-	require.Equal(t, want[32:96], h.mem()[data2+16:data2+80])
+	slots := h.Malloc(8)
+	binary.LittleEndian.PutUint32(h.Mem()[data2:], uint32(b))
+	binary.LittleEndian.PutUint32(h.Mem()[data2+4:], uint32(a))
+	h.OK("aclrtMemcpy", slots, 8, data2, 8, uint64(acl.MemcpyHostToDevice))
+	h.OK("aclrtMemcpy", a, 4096, data, 4096, uint64(acl.MemcpyHostToDevice))
+	h.OK("aclrtMemset", b, 4096, 0, 4096)
+	h.OK("aclrtMemcpyAsyncWithOffset", slots, 4096, 16, slots+4, 64, 32, 6, s)
+	h.OK("aclrtSynchronizeStream", s)
+	h.OK("aclrtMemcpy", data2, 96, b, 96, uint64(acl.MemcpyDeviceToHost))
+	require.Equal(t, want[32:96], h.Mem()[data2+16:data2+80])
 	// A slot of 4 bytes at the allocation's last 4 bytes is whole.
-	h.ok("aclrtMemcpyAsyncWithOffset", slots+4, 4096, 0, slots, 8, 0, 6, s)
-	h.ok("aclrtSynchronizeStream", s)
+	h.OK("aclrtMemcpyAsyncWithOffset", slots+4, 4096, 0, slots, 8, 0, 6, s)
+	h.OK("aclrtSynchronizeStream", s)
 	// A stale slot (freed memory) fails when the copy executes, in 32-bit terms.
-	stale := h.malloc(64)
-	h.ok("aclrtFree", stale)
-	binary.LittleEndian.PutUint32(h.mem()[data2:], uint32(stale))
-	h.ok("aclrtMemcpy", slots, 4, data2, 4, uint64(acl.MemcpyHostToDevice))
-	h.ok("aclrtMemcpyAsyncWithOffset", slots, 4096, 0, slots+4, 8, 0, 6, s)
-	msg = h.code(acl.ErrRTParamInvalid, "aclrtSynchronizeStream", s)
+	stale := h.Malloc(64)
+	h.OK("aclrtFree", stale)
+	binary.LittleEndian.PutUint32(h.Mem()[data2:], uint32(stale))
+	h.OK("aclrtMemcpy", slots, 4, data2, 4, uint64(acl.MemcpyHostToDevice))
+	h.OK("aclrtMemcpyAsyncWithOffset", slots, 4096, 0, slots+4, 8, 0, 6, s)
+	msg = h.Code(acl.ErrRTParamInvalid, "aclrtSynchronizeStream", s)
 	require.Contains(t, msg, fmt.Sprintf("dstAddr %#x is not in guest memory or a live device allocation", stale))
 
 	// Batches: 4-byte arrays, failIndex 4 bytes, 0xFFFFFFFF for none.
 	for _, name := range []string{"aclrtMemcpyBatch", "aclrtMemcpyBatchAsync", "aclrtMemcpyBatchV2", "aclrtMemcpyBatchAsyncV2"} {
-		h.ok("aclrtMemset", a, 4096, 0, 4096)
+		h.OK("aclrtMemset", a, 4096, 0, 4096)
 		ba := h.batch32([]uint64{a, a + 64 + 1}, []uint64{data + 128, data}, []uint64{64, 32})
-		args := []uint64{ba.dsts, ba.destMaxs, ba.srcs, ba.sizes, 2, ba.attrs, ba.idx, 1}
+		args := []uint64{ba.Dsts, ba.DestMaxs, ba.Srcs, ba.Sizes, 2, ba.Attrs, ba.Idx, 1}
 		hasFail := !strings.HasSuffix(name, "V2")
 		if hasFail {
-			args = append(args, ba.fail)
+			args = append(args, ba.Fail)
 		}
 		if strings.Contains(name, "Async") {
 			args = append(args, s)
 		}
-		h.ok(name, args...)
-		h.ok("aclrtSynchronizeStream", s)
+		h.OK(name, args...)
+		h.OK("aclrtSynchronizeStream", s)
 		if hasFail {
-			require.Equal(t, uint32(math.MaxUint32), h.wrote4(uint32(ba.fail)), name)
+			require.Equal(t, uint32(math.MaxUint32), h.wrote4(uint32(ba.Fail)), name)
 		}
-		h.ok("aclrtMemcpy", data2, 128, a, 128, uint64(acl.MemcpyDeviceToHost))
-		require.Equal(t, want[128:192], h.mem()[data2:data2+64], name)
-		require.Equal(t, want[0:32], h.mem()[data2+65:data2+97], name)
+		h.OK("aclrtMemcpy", data2, 128, a, 128, uint64(acl.MemcpyDeviceToHost))
+		require.Equal(t, want[128:192], h.Mem()[data2:data2+64], name)
+		require.Equal(t, want[0:32], h.Mem()[data2+65:data2+97], name)
 		if hasFail {
 			// Entry 1 crosses the allocation's end: failIndex names it, 4 bytes.
 			ba = h.batch32([]uint64{a, a + 4096 - 8}, []uint64{data, data}, []uint64{8, 16})
-			args[0], args[1], args[2], args[3], args[8] = ba.dsts, ba.destMaxs, ba.srcs, ba.sizes, ba.fail
-			msg := h.code(acl.ErrRTParamInvalid, name, args...)
-			require.Equal(t, uint32(1), h.wrote4(uint32(ba.fail)), name)
+			args[0], args[1], args[2], args[3], args[8] = ba.Dsts, ba.DestMaxs, ba.Srcs, ba.Sizes, ba.Fail
+			msg := h.Code(acl.ErrRTParamInvalid, name, args...)
+			require.Equal(t, uint32(1), h.wrote4(uint32(ba.Fail)), name)
 			require.Contains(t, msg, fmt.Sprintf("dsts[1] [%#x, +16) crosses the end of the allocation [%#x, %#x)", a+4096-8, a, a+4096))
 		}
 	}
 
 	// Peers, device synchronize, the error message, the end.
 	if ndev >= 2 {
-		h.ok("aclrtDeviceCanAccessPeer", outA, 0, 1)
-		h.ok("aclrtDeviceEnablePeerAccess", 1, 0)
-		h.ok("aclrtDeviceDisablePeerAccess", 1)
+		h.OK("aclrtDeviceCanAccessPeer", outA, 0, 1)
+		h.OK("aclrtDeviceEnablePeerAccess", 1, 0)
+		h.OK("aclrtDeviceDisablePeerAccess", 1)
 	} else {
-		h.code(acl.ErrRTInvalidDeviceID, "aclrtDeviceCanAccessPeer", outA, 0, 1)
-		h.code(acl.ErrRTInvalidDeviceID, "aclrtDeviceEnablePeerAccess", 1, 0)
-		h.code(acl.ErrRTInvalidDeviceID, "aclrtDeviceDisablePeerAccess", 1)
+		h.Code(acl.ErrRTInvalidDeviceID, "aclrtDeviceCanAccessPeer", outA, 0, 1)
+		h.Code(acl.ErrRTInvalidDeviceID, "aclrtDeviceEnablePeerAccess", 1, 0)
+		h.Code(acl.ErrRTInvalidDeviceID, "aclrtDeviceDisablePeerAccess", 1)
 	}
-	h.ok("aclrtSynchronizeDevice")
-	h.ok("aclrtSynchronizeDeviceWithTimeout", 1000)
-	msg = h.code(acl.ErrRTParamInvalid, "aclrtFree", a+8)
+	h.OK("aclrtSynchronizeDevice")
+	h.OK("aclrtSynchronizeDeviceWithTimeout", 1000)
+	msg = h.Code(acl.ErrRTParamInvalid, "aclrtFree", a+8)
 	want32 := fmt.Sprintf("devPtr %#x is inside the allocation at %#x, not its base", a+8, a)
 	require.Contains(t, msg, want32)
-	n := h.call("aclGetRecentErrMsg", data2, 512)
-	require.Equal(t, msg, string(h.mem()[data2:data2+uint32(n)]))
-	h.ok("aclrtDestroyEvent", e1)
-	h.ok("aclrtDestroyEvent", e2)
-	h.ok("aclrtDestroyStream", s)
-	h.ok("aclrtFree", a)
-	h.ok("aclrtFree", b)
-	h.ok("aclrtResetDevice", 0)
-	h.ok("aclFinalize")
+	n := h.Call("aclGetRecentErrMsg", data2, 512)
+	require.Equal(t, msg, string(h.Mem()[data2:data2+uint32(n)]))
+	h.OK("aclrtDestroyEvent", e1)
+	h.OK("aclrtDestroyEvent", e2)
+	h.OK("aclrtDestroyStream", s)
+	h.OK("aclrtFree", a)
+	h.OK("aclrtFree", b)
+	h.OK("aclrtResetDevice", 0)
+	h.OK("aclFinalize")
 
 	// Every function of ABI v1 ran through its acl32 form; every address
 	// in a message or a trace line is a 32-bit one.
 	called := map[string]bool{}
 	hex := regexp.MustCompile(`0x[0-9a-f]+`)
-	for _, r := range h.log {
+	for _, r := range h.Log {
 		called[r.Func.Name] = true
 		for _, x := range hex.FindAllString(r.String(), -1) {
 			v, err := strconv.ParseUint(x[2:], 16, 64)
@@ -284,7 +285,7 @@ func TestACL32Scenario(t *testing.T) {
 	for _, name := range abiV1 {
 		require.True(t, called[name], "%s was not called through acl32", name)
 	}
-	require.Equal(t, abi.Native32, sessOf(h.inst).Profile())
+	require.Equal(t, abi.Native32, proxytest.Session(h.Inst).Profile())
 	_ = ctx
 }
 
@@ -313,19 +314,19 @@ func bytesOf(b byte, n int) []byte {
 
 // batch32 lays out an H2D batch with 4-byte arrays (one attribute for
 // every entry) and a failIndex holding the sentinel.
-func (h *harness) batch32(dsts, srcs, sizes []uint64) batchArgs {
+func (h *harness) batch32(dsts, srcs, sizes []uint64) proxytest.BatchArgs {
 	const base = 0x20000
 	n := uint64(len(dsts))
-	b := batchArgs{dsts: base, destMaxs: base + 4*n, srcs: base + 8*n, sizes: base + 12*n, attrs: base + 16*n}
-	b.idx = b.attrs + 32
-	b.fail = b.idx + 8
-	h.putWords(uint32(b.dsts), dsts...)
-	h.putWords(uint32(b.destMaxs), sizes...)
-	h.putWords(uint32(b.srcs), srcs...)
-	h.putWords(uint32(b.sizes), sizes...)
-	h2d(0).Encode(h.mem()[b.attrs:])
-	h.putWords(uint32(b.idx), 0)
-	h.sentinel(uint32(b.fail))
+	b := proxytest.BatchArgs{Dsts: base, DestMaxs: base + 4*n, Srcs: base + 8*n, Sizes: base + 12*n, Attrs: base + 16*n}
+	b.Idx = b.Attrs + 32
+	b.Fail = b.Idx + 8
+	h.PutWords(uint32(b.Dsts), dsts...)
+	h.PutWords(uint32(b.DestMaxs), sizes...)
+	h.PutWords(uint32(b.Srcs), srcs...)
+	h.PutWords(uint32(b.Sizes), sizes...)
+	proxytest.H2D(0).Encode(h.Mem()[b.Attrs:])
+	h.PutWords(uint32(b.Idx), 0)
+	h.sentinel(uint32(b.Fail))
 	return b
 }
 
@@ -340,57 +341,57 @@ func TestACL32Window(t *testing.T) {
 	const slot = 1 << 16          // 60 KiB plus the 4 KiB guard
 	const size = slot - sandbox.AllocGuard
 	h := newHarness32(t, host.Policy{MemoryPages: pages})
-	h.ok("aclrtSetDevice", 0)
+	h.OK("aclrtSetDevice", 0)
 	at := func(k int) uint64 { return w + uint64(k)*slot }
 
-	x0 := h.malloc(size)
+	x0 := h.Malloc(size)
 	require.Equal(t, at(0), x0)
-	h.ok("aclrtFree", x0)
+	h.OK("aclrtFree", x0)
 	var got []uint64
 	for k := 1; k < 15; k++ {
-		a := h.malloc(size)
+		a := h.Malloc(size)
 		inWindow(t, a, w)
 		got = append(got, a)
 		// The freed range is not reused while never-used room is left, so
 		// the stale pointer is caught.
-		msg := h.code(acl.ErrRTParamInvalid, "aclrtMemcpy", x0, 8, data, 8, 1)
+		msg := h.Code(acl.ErrRTParamInvalid, "aclrtMemcpy", x0, 8, data, 8, 1)
 		require.Contains(t, msg, fmt.Sprintf("dst %#x is not in guest memory or a live device allocation", x0))
 	}
 	for k, a := range got {
 		require.Equal(t, at(k+1), a)
 	}
 	// The never-used room is gone: the freed range comes back.
-	require.Equal(t, x0, h.malloc(size))
+	require.Equal(t, x0, h.Malloc(size))
 
 	// The longest freed first.
-	h.ok("aclrtFree", at(5))
-	h.ok("aclrtFree", at(3))
-	require.Equal(t, at(5), h.malloc(size))
-	require.Equal(t, at(3), h.malloc(size))
+	h.OK("aclrtFree", at(5))
+	h.OK("aclrtFree", at(3))
+	require.Equal(t, at(5), h.Malloc(size))
+	require.Equal(t, at(3), h.Malloc(size))
 
 	// Full: 207001, naming the window.
-	msg := h.code(acl.ErrRTMemoryAllocation, "aclrtMalloc", outA, 64, 0)
+	msg := h.Code(acl.ErrRTMemoryAllocation, "aclrtMalloc", outA, 64, 0)
 	require.Contains(t, msg, "size 64 does not fit in the device address window [0xfff00000, 0xffff0000) of this acl32 session")
 	require.NotContains(t, msg, "0x1000000", "no wide address")
 
 	// Two adjacent freed ranges hold a request neither holds alone.
-	h.ok("aclrtFree", at(8))
-	h.ok("aclrtFree", at(12))
-	h.ok("aclrtFree", at(7))
-	require.Equal(t, at(7), h.malloc(2*slot-sandbox.AllocGuard))
-	require.Equal(t, at(12), h.malloc(size), "the one left")
+	h.OK("aclrtFree", at(8))
+	h.OK("aclrtFree", at(12))
+	h.OK("aclrtFree", at(7))
+	require.Equal(t, at(7), h.Malloc(2*slot-sandbox.AllocGuard))
+	require.Equal(t, at(12), h.Malloc(size), "the one left")
 
 	// Larger than the window.
-	h.code(acl.ErrRTMemoryAllocation, "aclrtMalloc", outA, 1<<20, 0)
-	h.code(acl.ErrRTMemoryAllocation, "aclrtMalloc", outA, math.MaxUint32, 0)
+	h.Code(acl.ErrRTMemoryAllocation, "aclrtMalloc", outA, 1<<20, 0)
+	h.Code(acl.ErrRTMemoryAllocation, "aclrtMalloc", outA, math.MaxUint32, 0)
 }
 
 // TestACL32EmptyWindow: a policy that lets guest memory fill the 32-bit
 // space leaves no window, and every allocation says so.
 func TestACL32EmptyWindow(t *testing.T) {
 	h := newHarness32(t, host.Policy{MemoryPages: 1 << 16})
-	h.ok("aclrtSetDevice", 0)
-	msg := h.code(acl.ErrRTMemoryAllocation, "aclrtMalloc", outA, 64, 0)
+	h.OK("aclrtSetDevice", 0)
+	msg := h.Code(acl.ErrRTMemoryAllocation, "aclrtMalloc", outA, 64, 0)
 	require.Contains(t, msg, "does not fit in the device address window [0xffff0000, 0xffff0000)")
 }
 
@@ -399,28 +400,28 @@ func TestACL32EmptyWindow(t *testing.T) {
 func TestACL32Lend(t *testing.T) {
 	const pages = 1<<16 - 16
 	h := newHarness32(t, host.Policy{MemoryPages: pages})
-	p, pat := testsupport.Lent(t, h.rt.Backend(), 4096)
-	l, err := h.inst.Lend(p, 4096, host.LendOptions{})
+	p, pat := testsupport.Lent(t, h.RT.Backend(), 4096)
+	l, err := h.Inst.Lend(p, 4096, host.LendOptions{})
 	require.NoError(t, err)
 	inWindow(t, l.Addr(), uint64(pages)<<16)
-	h.ok("aclrtSetDevice", 0)
-	h.ok("aclrtMemcpy", data, 4096, l.Addr()+16, 4080, uint64(acl.MemcpyDeviceToHost))
-	require.Equal(t, pat[16:], h.mem()[data:data+4080])
-	own := h.malloc(64)
+	h.OK("aclrtSetDevice", 0)
+	h.OK("aclrtMemcpy", data, 4096, l.Addr()+16, 4080, uint64(acl.MemcpyDeviceToHost))
+	require.Equal(t, pat[16:], h.Mem()[data:data+4080])
+	own := h.Malloc(64)
 	require.NotEqual(t, l.Addr(), own)
 	inWindow(t, own, uint64(pages)<<16)
 
-	big, _ := testsupport.Lent(t, h.rt.Backend(), 1<<20)
-	_, err = h.inst.Lend(big, 1<<20, host.LendOptions{})
+	big, _ := testsupport.Lent(t, h.RT.Backend(), 1<<20)
+	_, err = h.Inst.Lend(big, 1<<20, host.LendOptions{})
 	require.ErrorContains(t, err, "do not fit in the device address window [0xfff00000, 0xffff0000)")
 	require.NoError(t, l.Revoke(context.Background()))
-	h.code(acl.ErrRTParamInvalid, "aclrtMemcpy", data, 8, l.Addr(), 8, uint64(acl.MemcpyDeviceToHost))
+	h.Code(acl.ErrRTParamInvalid, "aclrtMemcpy", data, 8, l.Addr(), 8, uint64(acl.MemcpyDeviceToHost))
 }
 
 // TestACL32LoadChecks: a module imports from "acl" or "acl32", never both;
 // an acl32 import with the wide signature is refused with the acl32 one.
 func TestACL32LoadChecks(t *testing.T) {
-	rt := newRuntime(t)
+	rt := proxytest.Runtime(t)
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name, imports string
@@ -437,7 +438,7 @@ func TestACL32LoadChecks(t *testing.T) {
 			[]string{"import acl32.aclrtMallocHost is not a function of ABI v1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			wasm := wat2wasm(t, "(module\n  "+tc.imports+"\n  (memory 1))")
+			wasm := testsupport.WAT(t, "(module\n  "+tc.imports+"\n  (memory 1))")
 			_, err := rt.Load(ctx, wasm, host.Policy{})
 			var le *host.LoadError
 			require.ErrorAs(t, err, &le)
@@ -446,7 +447,7 @@ func TestACL32LoadChecks(t *testing.T) {
 		})
 	}
 	// One profile alone loads.
-	pl, err := rt.Load(ctx, wat2wasm(t, `(module (import "acl32" "aclrtMalloc" (func (param i32 i32 i32) (result i32))) (memory 1))`), host.Policy{})
+	pl, err := rt.Load(ctx, testsupport.WAT(t, `(module (import "acl32" "aclrtMalloc" (func (param i32 i32 i32) (result i32))) (memory 1))`), host.Policy{})
 	require.NoError(t, err)
 	require.NoError(t, pl.Close(ctx))
 }
@@ -458,7 +459,7 @@ func FuzzImports32(f *testing.F) {
 	f.Add([]byte{0, 18, 0, 0, 0, 0, 0, 0, 0, 0, 28, 1, 16, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0})
 	f.Add([]byte("\x12\x00\x1c\x01\x10\x00\x00\x00\x20\x00\x00\x00\x00\x00\x21\x02\x10\x00\x00\x00\x00\x00\x00\x00\x00"))
 	f.Add(make([]byte, 64))
-	e := newFuzzEnvIn(f, abi.Native32, fuzzPolicy, append(testBackend(f), host.WithEngine(testEngine)))
+	e := newFuzzEnvIn(f, abi.Native32, fuzzPolicy, append(proxytest.Backend(f), host.WithEngine(testEngine)))
 	f.Fuzz(func(t *testing.T, data []byte) { e.play(t, data, fuzzAll) })
 }
 
@@ -470,7 +471,7 @@ func FuzzDifferential32(f *testing.F) {
 	f.Add([]byte("\x03\x40\x41\x05\x42\x43\x10\x00\x80\x81\x82\x83\x84\x85\x86\x87\x88\x89\x8a\x01\x0c\x44\x45\x46\x47\x48\x49\x4a\x4b"))
 	cfgs := slices.Clone(diffConfigs)
 	if lib := os.Getenv("ACLWASM_TEST_ACL_LIB"); lib != "" {
-		cfgs = append(cfgs, diffConfig{"wazero/cann", func(tb testing.TB) []host.Option { return append(testBackend(tb), host.WithEngine("wazero")) }})
+		cfgs = append(cfgs, diffConfig{"wazero/cann", func(tb testing.TB) []host.Option { return append(proxytest.Backend(tb), host.WithEngine("wazero")) }})
 	}
 	if len(cfgs) == 1 {
 		cfgs = append(cfgs, cfgs[0])
@@ -494,34 +495,34 @@ func FuzzDifferential32(f *testing.F) {
 // (aclrtSetOpExecuteTimeOutV2, aclrtGetOpTimeOutInterval).
 func TestACL32Section10(t *testing.T) {
 	h := newHarness32(t, host.Policy{})
-	h.ok("aclrtSetDevice", 0)
-	a := h.malloc(64)
-	h.ok("aclrtMemsetD32", a, 64, 0x04030201, 16)
-	h.ok("aclrtMemcpy", data2, 64, a, 64, uint64(acl.MemcpyDeviceToHost))
+	h.OK("aclrtSetDevice", 0)
+	a := h.Malloc(64)
+	h.OK("aclrtMemsetD32", a, 64, 0x04030201, 16)
+	h.OK("aclrtMemcpy", data2, 64, a, 64, uint64(acl.MemcpyDeviceToHost))
 	for i := uint32(0); i < 16; i++ {
-		require.Equal(t, uint32(0x04030201), h.u32(data2+4*i))
+		require.Equal(t, uint32(0x04030201), h.U32(data2+4*i))
 	}
-	s := h.stream()
-	h.ok("aclrtMemsetD32Async", a+32, 32, 0xAABBCCDD, 8, s)
-	h.ok("aclrtSynchronizeStream", s)
-	h.ok("aclrtMemcpy", data2, 64, a, 64, uint64(acl.MemcpyDeviceToHost))
-	require.Equal(t, uint32(0x04030201), h.u32(data2+28))
-	require.Equal(t, uint32(0xAABBCCDD), h.u32(data2+32))
-	msg := h.code(acl.ErrRTParamInvalid, "aclrtMemsetD32", a+60, 8, 0, 2)
+	s := h.Stream()
+	h.OK("aclrtMemsetD32Async", a+32, 32, 0xAABBCCDD, 8, s)
+	h.OK("aclrtSynchronizeStream", s)
+	h.OK("aclrtMemcpy", data2, 64, a, 64, uint64(acl.MemcpyDeviceToHost))
+	require.Equal(t, uint32(0x04030201), h.U32(data2+28))
+	require.Equal(t, uint32(0xAABBCCDD), h.U32(data2+32))
+	msg := h.Code(acl.ErrRTParamInvalid, "aclrtMemsetD32", a+60, 8, 0, 2)
 	require.Contains(t, msg, fmt.Sprintf("%#x", a+60), "a 32-bit address in the message")
 
 	// uint64_t out-parameters are 8 bytes in acl32 too.
-	h.putU64s(outA, ^uint64(0))
-	h.ok("aclrtSetOpExecuteTimeOutV2", 0, outA) // 0: the most the hardware takes
-	most := h.u64(outA)
+	h.PutU64s(outA, ^uint64(0))
+	h.OK("aclrtSetOpExecuteTimeOutV2", 0, outA) // 0: the most the hardware takes
+	most := h.U64(outA)
 	require.NotEqual(t, ^uint64(0), most, "8 bytes written")
 	// 2^32 + 1 s in microseconds is above the most, so it gives the most;
 	// cut to 32 bits it would be 1 s.
-	h.ok("aclrtSetOpExecuteTimeOutV2", 1<<32+1e6, outA)
-	require.Equal(t, most, h.u64(outA), "the i64 timeout was cut to 32 bits")
-	h.putU64s(outB, ^uint64(0))
-	h.ok("aclrtGetOpTimeOutInterval", outB)
-	require.NotEqual(t, uint32(0xFFFFFFFF), h.u32(outB+4), "8 bytes written")
+	h.OK("aclrtSetOpExecuteTimeOutV2", 1<<32+1e6, outA)
+	require.Equal(t, most, h.U64(outA), "the i64 timeout was cut to 32 bits")
+	h.PutU64s(outB, ^uint64(0))
+	h.OK("aclrtGetOpTimeOutInterval", outB)
+	require.NotEqual(t, uint32(0xFFFFFFFF), h.U32(outB+4), "8 bytes written")
 }
 
 // TestMemsetD32AndOutParamsACL32: in the native layout the uint64_t out-parameters stay
@@ -530,24 +531,24 @@ func TestMemsetD32AndOutParamsACL32(t *testing.T) {
 	h := newHarness32(t, host.Policy{})
 	h.sentinel(outA)
 	h.sentinel(outA + 8)
-	h.ok("aclrtSetDevice", 0)
-	h.ok("aclrtGetOpTimeOutInterval", outA)
-	require.Equal(t, uint64(4294967), h.u64(outA), "8 bytes in both profiles")
-	require.Equal(t, []byte{0xEE, 0xEE, 0xEE, 0xEE}, h.mem()[outA+8:outA+12])
-	h.ok("aclrtSetOpExecuteTimeOutV2", 1, outA)
-	require.Equal(t, uint64(4294967), h.u64(outA))
+	h.OK("aclrtSetDevice", 0)
+	h.OK("aclrtGetOpTimeOutInterval", outA)
+	require.Equal(t, uint64(4294967), h.U64(outA), "8 bytes in both profiles")
+	require.Equal(t, []byte{0xEE, 0xEE, 0xEE, 0xEE}, h.Mem()[outA+8:outA+12])
+	h.OK("aclrtSetOpExecuteTimeOutV2", 1, outA)
+	require.Equal(t, uint64(4294967), h.U64(outA))
 	h.sentinel(outA)
-	h.ok("aclrtGetOpExecuteTimeout", outA)
+	h.OK("aclrtGetOpExecuteTimeout", outA)
 	require.Equal(t, uint32(4294), h.wrote4(outA))
 
-	h.ok("aclrtSetDevice", 0)
+	h.OK("aclrtSetDevice", 0)
 	h.sentinel(outA)
-	h.ok("aclrtMalloc", outA, 64, 0)
+	h.OK("aclrtMalloc", outA, 64, 0)
 	p := uint64(h.wrote4(outA))
 	inWindow(t, p, acl32W)
-	h.ok("aclrtMemsetD32", p, 64, 0x0badf00d, 16)
-	h.ok("aclrtMemcpy", data, 64, p, 64, 2)
-	require.Equal(t, words(0x0badf00d, 16), h.mem()[data:data+64])
-	msg := h.code(acl.ErrRTParamInvalid, "aclrtMemsetD32", p+4, 64, 1, 16)
+	h.OK("aclrtMemsetD32", p, 64, 0x0badf00d, 16)
+	h.OK("aclrtMemcpy", data, 64, p, 64, 2)
+	require.Equal(t, words(0x0badf00d, 16), h.Mem()[data:data+64])
+	msg := h.Code(acl.ErrRTParamInvalid, "aclrtMemsetD32", p+4, 64, 1, 16)
 	require.Equal(t, "aclrtMemsetD32: ptr [0x"+hexs(p+4)+", +64) crosses the end of the allocation [0x"+hexs(p)+", 0x"+hexs(p+64)+")", msg, "window addresses, as the guest sees them")
 }

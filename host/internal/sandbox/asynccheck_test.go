@@ -3,7 +3,6 @@ package sandbox_test
 import (
 	"context"
 	"fmt"
-	"github.com/aclwasm/aclwasm/internal/testsupport"
 	"strings"
 	"testing"
 
@@ -11,6 +10,8 @@ import (
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // asyncWAT is a guest whose exports each make one asynchronous mistake, or
@@ -110,10 +111,10 @@ func asyncPlugin(t *testing.T, p host.Policy, opts ...host.Option) *host.Plugin 
 func asyncPluginOf(t *testing.T, src string, p host.Policy, opts ...host.Option) *host.Plugin {
 	t.Helper()
 	ctx := context.Background()
-	rt, err := host.NewRuntime(ctx, append(append(testBackend(t), host.WithEngine(testEngine)), opts...)...)
+	rt, err := host.NewRuntime(ctx, append(append(proxytest.Backend(t), host.WithEngine(testEngine)), opts...)...)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, rt.Close(ctx)) })
-	pl, err := rt.Load(ctx, wat2wasm(t, src), p)
+	pl, err := rt.Load(ctx, testsupport.WAT(t, src), p)
 	require.NoError(t, err)
 	return pl
 }
@@ -127,7 +128,7 @@ func asyncCase(t *testing.T, pl *host.Plugin, export string) (int, []byte, error
 	inst, err := pl.Instantiate(ctx, host.Config{})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, inst.Close(ctx)) })
-	mem := memOf(inst)
+	mem := proxytest.Mem(inst)
 	for i := range 64 {
 		mem[0x3000+i] = 0x11 + byte(i)
 	}
@@ -135,7 +136,7 @@ func asyncCase(t *testing.T, pl *host.Plugin, export string) (int, []byte, error
 	require.NoError(t, err)
 	res, err := inst.Call(ctx, export)
 	require.NotNil(t, res, "%s: %v", export, err)
-	return int(uint32(res[0])), memOf(inst), err
+	return int(uint32(res[0])), proxytest.Mem(inst), err
 }
 
 // TestCheckAsyncCovered checks that in the checking mode a copy into

@@ -9,6 +9,7 @@ import (
 
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 )
 
 // Issue 9, bug 3: timeouts bound every host call, and a call's cost is
@@ -26,19 +27,19 @@ const (
 func bigHarness(t *testing.T) *harness {
 	h := newHarness(t, host.Policy{Timeout: time.Minute, MaxCallBytes: 1 << 62, MemoryPages: 2048})
 	pages := (bigSrc + bigEntry + 65535) / 65536
-	require.NotEqual(t, int32(-1), h.call("grow", uint64(pages-4)), "grow the guest memory")
-	h.ok("aclrtSetDevice", 0)
+	require.NotEqual(t, int32(-1), h.Call("grow", uint64(pages-4)), "grow the guest memory")
+	h.OK("aclrtSetDevice", 0)
 	return h
 }
 
 // repeat lays out a batch of n entries that each copy bigEntry bytes from
 // bigSrc to dst.
-func (h *harness) repeat(n int, dst uint64) batchArgs {
+func (h *harness) repeat(n int, dst uint64) proxytest.BatchArgs {
 	dsts, srcs, sizes := make([]uint64, n), make([]uint64, n), make([]uint64, n)
 	for i := range n {
 		dsts[i], srcs[i], sizes[i] = dst, bigSrc, bigEntry
 	}
-	return h.batch(dsts, srcs, sizes, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+	return h.Batch(dsts, srcs, sizes, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
 }
 
 // timed calls the export name with a deadline of a second and fails the
@@ -47,19 +48,19 @@ func (h *harness) repeat(n int, dst uint64) batchArgs {
 // copies below move terabytes). A deadline ends the instance: its session
 // is released before Call returns.
 func (h *harness) timed(name string, args ...uint64) error {
-	h.t.Helper()
+	h.T.Helper()
 	done := make(chan error, 1)
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
-		_, err := h.inst.Call(ctx, name, args...)
+		_, err := h.Inst.Call(ctx, name, args...)
 		done <- err
 	}()
 	select {
 	case err := <-done:
 		return err
 	case <-time.After(time.Minute):
-		h.t.Fatalf("%s (and the release) still running a minute after its deadline", name)
+		h.T.Fatalf("%s (and the release) still running a minute after its deadline", name)
 		return nil
 	}
 }
@@ -69,8 +70,8 @@ func (h *harness) timed(name string, args ...uint64) error {
 // and succeed; it now stops between chunks and the call times out.
 func TestTimeoutStopsSyncBatch(t *testing.T) {
 	h := bigHarness(t)
-	b := h.repeat(acl.BatchSyncMaxCount, h.malloc(bigEntry))
-	err := h.timed("aclrtMemcpyBatch", b.dsts, b.destMaxs, b.srcs, b.sizes, acl.BatchSyncMaxCount, b.attrs, b.idx, 1, b.fail)
+	b := h.repeat(acl.BatchSyncMaxCount, h.Malloc(bigEntry))
+	err := h.timed("aclrtMemcpyBatch", b.Dsts, b.DestMaxs, b.Srcs, b.Sizes, acl.BatchSyncMaxCount, b.Attrs, b.Idx, 1, b.Fail)
 	require.ErrorIs(t, err, host.ErrCanceled) // timed's own deadline, not the policy's
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 }
@@ -80,12 +81,12 @@ func TestTimeoutStopsSyncBatch(t *testing.T) {
 // stops it between chunks. The batch moves 4 TiB: minutes of copying.
 func TestTimeoutStopsRunningAsyncBatch(t *testing.T) {
 	h := bigHarness(t)
-	dst := h.malloc(bigEntry)
-	h.ok("aclrtHostRegister", bigSrc, bigEntry, 0, outB)
-	st := h.stream()
+	dst := h.Malloc(bigEntry)
+	h.OK("aclrtHostRegister", bigSrc, bigEntry, 0, outB)
+	st := h.Stream()
 	const n = 1 << 16
 	b := h.repeat(n, dst)
-	h.ok("aclrtMemcpyBatchAsync", b.dsts, b.destMaxs, b.srcs, b.sizes, n, b.attrs, b.idx, 1, b.fail, st)
+	h.OK("aclrtMemcpyBatchAsync", b.Dsts, b.DestMaxs, b.Srcs, b.Sizes, n, b.Attrs, b.Idx, 1, b.Fail, st)
 	require.ErrorIs(t, h.timed("aclrtSynchronizeStream", st), context.DeadlineExceeded) // timed's deadline: ErrCanceled
 }
 
@@ -94,14 +95,14 @@ func TestTimeoutStopsRunningAsyncBatch(t *testing.T) {
 func TestMaxCallBytes(t *testing.T) {
 	const budget = 4096
 	h := newHarness(t, host.Policy{MaxCallBytes: budget})
-	h.ok("aclrtSetDevice", 0)
-	d := h.malloc(2 * budget)
-	st := h.stream()
-	h.ok("aclrtHostRegister", data, 2*budget, 0, outB)
-	h.ok("aclrtMemcpy", d, budget, data, budget, 1)
+	h.OK("aclrtSetDevice", 0)
+	d := h.Malloc(2 * budget)
+	st := h.Stream()
+	h.OK("aclrtHostRegister", data, 2*budget, 0, outB)
+	h.OK("aclrtMemcpy", d, budget, data, budget, 1)
 	over := func(name string, args ...uint64) {
 		t.Helper()
-		msg := h.code(acl.ErrRTOverLimit, name, args...)
+		msg := h.Code(acl.ErrRTOverLimit, name, args...)
 		require.Contains(t, msg, "4096 bytes per call (MaxCallBytes)", name)
 	}
 	over("aclrtMemcpy", d, budget+1, data, budget+1, 1)
@@ -110,18 +111,18 @@ func TestMaxCallBytes(t *testing.T) {
 	over("aclrtMemsetAsync", d, budget+1, 7, budget+1, st)
 	over("aclrtMemcpy2d", d, 1024, data, 1024, 1024, 5, 1)
 	over("aclrtMemcpy2dAsync", d, 1024, data, 1024, 1024, 5, 1, st)
-	b := h.batch([]uint64{d, d + budget}, []uint64{data, data}, []uint64{budget, 1}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
-	over("aclrtMemcpyBatch", b.dsts, b.destMaxs, b.srcs, b.sizes, 2, b.attrs, b.idx, 1, b.fail)
-	require.Equal(t, acl.FailIndexNone, h.u64(uint32(b.fail)), "no entry failed")
-	over("aclrtMemcpyBatchAsync", b.dsts, b.destMaxs, b.srcs, b.sizes, 2, b.attrs, b.idx, 1, b.fail, st)
-	over("aclrtMemcpyBatchV2", b.dsts, b.destMaxs, b.srcs, b.sizes, 2, b.attrs, b.idx, 1)
-	over("aclrtMemcpyBatchAsyncV2", b.dsts, b.destMaxs, b.srcs, b.sizes, 2, b.attrs, b.idx, 1, st)
-	h.ok("aclrtSynchronizeStream", st)
-	require.Equal(t, uint64(budget), h.inst.Session().Stats().Bytes["H2D"], "only the first copy moved bytes")
+	b := h.Batch([]uint64{d, d + budget}, []uint64{data, data}, []uint64{budget, 1}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
+	over("aclrtMemcpyBatch", b.Dsts, b.DestMaxs, b.Srcs, b.Sizes, 2, b.Attrs, b.Idx, 1, b.Fail)
+	require.Equal(t, acl.FailIndexNone, h.U64(uint32(b.Fail)), "no entry failed")
+	over("aclrtMemcpyBatchAsync", b.Dsts, b.DestMaxs, b.Srcs, b.Sizes, 2, b.Attrs, b.Idx, 1, b.Fail, st)
+	over("aclrtMemcpyBatchV2", b.Dsts, b.DestMaxs, b.Srcs, b.Sizes, 2, b.Attrs, b.Idx, 1)
+	over("aclrtMemcpyBatchAsyncV2", b.Dsts, b.DestMaxs, b.Srcs, b.Sizes, 2, b.Attrs, b.Idx, 1, st)
+	h.OK("aclrtSynchronizeStream", st)
+	require.Equal(t, uint64(budget), h.Inst.Session().Stats().Bytes["H2D"], "only the first copy moved bytes")
 
 	// Sizes that overflow 64 bits when summed are over any budget.
-	huge := h.batch([]uint64{d, d}, []uint64{data, data}, []uint64{1 << 63, 1 << 63}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
-	h.code(acl.ErrRTOverLimit, "aclrtMemcpyBatch", huge.dsts, huge.destMaxs, huge.srcs, huge.sizes, 2, huge.attrs, huge.idx, 1, huge.fail)
+	huge := h.Batch([]uint64{d, d}, []uint64{data, data}, []uint64{1 << 63, 1 << 63}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
+	h.Code(acl.ErrRTOverLimit, "aclrtMemcpyBatch", huge.Dsts, huge.DestMaxs, huge.Srcs, huge.Sizes, 2, huge.Attrs, huge.Idx, 1, huge.Fail)
 }
 
 // TestStatsCountOnlyWorkThatRan: bytes are counted when they move. 64
@@ -130,22 +131,22 @@ func TestMaxCallBytes(t *testing.T) {
 // bug 10).
 func TestStatsCountOnlyWorkThatRan(t *testing.T) {
 	h := bigHarness(t)
-	dst := h.malloc(bigEntry)
-	h.ok("aclrtHostRegister", bigSrc, bigEntry, 0, outB)
-	st := h.stream()
-	h.ok("aclrtMemcpyAsync", dst, 1<<20, bigSrc, 1<<20, 1, st)
-	h.ok("aclrtSynchronizeStream", st)
-	require.Equal(t, uint64(1<<20), h.inst.Session().Stats().Bytes["H2D"], "a copy that ran is counted")
+	dst := h.Malloc(bigEntry)
+	h.OK("aclrtHostRegister", bigSrc, bigEntry, 0, outB)
+	st := h.Stream()
+	h.OK("aclrtMemcpyAsync", dst, 1<<20, bigSrc, 1<<20, 1, st)
+	h.OK("aclrtSynchronizeStream", st)
+	require.Equal(t, uint64(1<<20), h.Inst.Session().Stats().Bytes["H2D"], "a copy that ran is counted")
 
 	const n = 1 << 16 // 4 TiB: the stream stays busy past the timeout
 	b := h.repeat(n, dst)
-	h.ok("aclrtMemcpyBatchAsync", b.dsts, b.destMaxs, b.srcs, b.sizes, n, b.attrs, b.idx, 1, b.fail, st)
+	h.OK("aclrtMemcpyBatchAsync", b.Dsts, b.DestMaxs, b.Srcs, b.Sizes, n, b.Attrs, b.Idx, 1, b.Fail, st)
 	for range 64 {
-		h.ok("aclrtMemcpyAsync", dst, 1<<20, bigSrc, 1<<20, 1, st)
+		h.OK("aclrtMemcpyAsync", dst, 1<<20, bigSrc, 1<<20, 1, st)
 	}
-	h.ok("aclrtMemcpy2dAsync", dst, 1024, bigSrc, 1024, 1024, 1024, 1, st)
+	h.OK("aclrtMemcpy2dAsync", dst, 1024, bigSrc, 1024, 1024, 1024, 1, st)
 	require.ErrorIs(t, h.timed("aclrtSynchronizeStream", st), context.DeadlineExceeded) // timed's deadline: ErrCanceled
-	stats := h.inst.Session().Stats()
+	stats := h.Inst.Session().Stats()
 	require.Equal(t, map[string]uint64{"H2D": 1 << 20}, stats.Bytes, "only the first copy ran")
 	require.Equal(t, uint64(65), stats.Funcs["aclrtMemcpyAsync"].Calls)
 }
@@ -156,18 +157,18 @@ func TestStatsCountOnlyWorkThatRan(t *testing.T) {
 // queue depth), never a copy that blocks until the run's timeout.
 func TestQueueLimitRefuses(t *testing.T) {
 	h := newHarness(t, host.Policy{Timeout: time.Minute, DeviceMemory: 1 << 20})
-	limit := sessOf(h.inst).MaxQueued()
-	h.ok("aclrtSetDevice", 0)
-	src, dst := h.malloc(64), h.malloc(64)
-	s := h.stream()
+	limit := proxytest.Session(h.Inst).MaxQueued()
+	h.OK("aclrtSetDevice", 0)
+	src, dst := h.Malloc(64), h.Malloc(64)
+	s := h.Stream()
 	// Hold the stream back with the host's own work: a host function
 	// queued ahead of the guest's copies that waits to be released.
 	release := make(chan struct{})
-	st, _, err := sessOf(h.inst).Stream(uint32(s))
+	st, _, err := proxytest.Session(h.Inst).Stream(uint32(s))
 	require.NoError(t, err)
-	require.NoError(t, h.rt.Backend().LaunchHostFunc(st, func() error { <-release; return nil }))
+	require.NoError(t, h.RT.Backend().LaunchHostFunc(st, func() error { <-release; return nil }))
 	// The session counts what it queued itself: tell it of the host's.
-	require.NoError(t, sessOf(h.inst).Recount(uint32(s)))
+	require.NoError(t, proxytest.Session(h.Inst).Recount(uint32(s)))
 	unblocked := false
 	defer func() {
 		if !unblocked {
@@ -176,20 +177,20 @@ func TestQueueLimitRefuses(t *testing.T) {
 	}()
 	n := 0
 	for ; n < limit+1; n++ {
-		res, err := h.inst.Call(context.Background(), "aclrtMemcpyAsync", dst, 64, src, 64, uint64(acl.MemcpyDeviceToDevice), s)
+		res, err := h.Inst.Call(context.Background(), "aclrtMemcpyAsync", dst, 64, src, 64, uint64(acl.MemcpyDeviceToDevice), s)
 		require.NoError(t, err, "copy %d: the call must not block until the timeout", n+1)
 		if res[0] != 0 {
-			require.Equal(t, uint64(acl.ErrRTOverLimit), res[0], "copy %d: %s", n+1, h.inst.Session().LastError())
+			require.Equal(t, uint64(acl.ErrRTOverLimit), res[0], "copy %d: %s", n+1, h.Inst.Session().LastError())
 			break
 		}
 	}
 	// The backend counts the host function too: the guest's share of the
 	// queue ends one copy short of the limit, or at it.
-	require.GreaterOrEqual(t, n, limit-1, "refused early: %s", h.inst.Session().LastError())
-	require.Contains(t, h.inst.Session().LastError(), "the policy's limit")
+	require.GreaterOrEqual(t, n, limit-1, "refused early: %s", h.Inst.Session().LastError())
+	require.Contains(t, h.Inst.Session().LastError(), "the policy's limit")
 	close(release)
 	unblocked = true
-	h.ok("aclrtSynchronizeStream", s)
-	h.ok("aclrtMemcpyAsync", dst, 64, src, 64, uint64(acl.MemcpyDeviceToDevice), s)
-	h.ok("aclrtSynchronizeStream", s)
+	h.OK("aclrtSynchronizeStream", s)
+	h.OK("aclrtMemcpyAsync", dst, 64, src, 64, uint64(acl.MemcpyDeviceToDevice), s)
+	h.OK("aclrtSynchronizeStream", s)
 }

@@ -1,13 +1,15 @@
 package sandbox_test
 
 import (
-	"github.com/aclwasm/aclwasm/host"
-
 	"context"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // TestCallBytesOverlapBusy: a CallBytes overlapping a running one is
@@ -21,10 +23,10 @@ func TestCallBytesOverlapBusy(t *testing.T) {
 		<-release
 		return 0, nil
 	}}
-	rt, err := host.NewRuntime(ctx, append(testBackend(t), host.WithEngine(testEngine), host.WithHostFuncs(gate))...)
+	rt, err := host.NewRuntime(ctx, append(proxytest.Backend(t), host.WithEngine(testEngine), host.WithHostFuncs(gate))...)
 	require.NoError(t, err)
 	defer rt.Close(ctx)
-	pl, err := rt.Load(ctx, wat2wasm(t, `(module
+	pl, err := rt.Load(ctx, testsupport.WAT(t, `(module
   (import "test" "gate" (func $gate (result i32)))
   (import "aclwasm" "input_len" (func $len (result i32)))
   (import "aclwasm" "input_read" (func $read (param i32 i32) (result i32)))

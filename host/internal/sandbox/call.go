@@ -125,7 +125,9 @@ var narrow = func() [2][]uint64 {
 // drop lets go of what the call referred to (the guest's memory, the
 // context, the arguments), for the next call to set again: only what was
 // set, since clearing the whole value, its small copy's sides included,
-// cost a small copy a tenth of the sandbox's time.
+// cost a small copy a tenth of the sandbox's time. A field added to Call
+// and not here fails TestCallDropClearsEveryField, which says which
+// fields stay and why.
 func (c *Call) drop() {
 	c.ctx, c.mem, c.args, c.ret = nil, nil, nil, nil
 	if c.note != "" {

@@ -11,6 +11,8 @@ import (
 
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // actWAT is a guest whose one callback (table index 1) does what the
@@ -145,9 +147,9 @@ func newActGuest(t testing.TB, p host.Policy) *actGuest {
 		}
 		return 0, nil
 	}}
-	rt, err := host.NewRuntime(ctx, append(testBackend(t), host.WithEngine(testEngine), host.WithHostFuncs(started))...)
+	rt, err := host.NewRuntime(ctx, append(proxytest.Backend(t), host.WithEngine(testEngine), host.WithHostFuncs(started))...)
 	require.NoError(t, err)
-	pl, err := rt.Load(ctx, wat2wasm(t, actWAT), p)
+	pl, err := rt.Load(ctx, testsupport.WAT(t, actWAT), p)
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		require.NoError(t, pl.Close(ctx))
@@ -208,12 +210,12 @@ func (g *actGuest) ok(name string, args ...uint64) {
 
 func (g *actGuest) stream() uint64 {
 	g.ok("aclrtCreateStream", 64)
-	return uint64(le.Uint32(memOf(g.inst)[64:]))
+	return uint64(le.Uint32(proxytest.Mem(g.inst)[64:]))
 }
 
 // record writes the record op, st, x at address a, returned.
 func (g *actGuest) record(a uint32, op, st, x uint64) uint64 {
-	m := memOf(g.inst)
+	m := proxytest.Mem(g.inst)
 	le.PutUint32(m[a:], uint32(op))
 	le.PutUint32(m[a+4:], uint32(st))
 	le.PutUint32(m[a+8:], uint32(x))
@@ -222,7 +224,7 @@ func (g *actGuest) record(a uint32, op, st, x uint64) uint64 {
 
 // log returns what the callbacks logged (the last 8192 values at most).
 func (g *actGuest) log() []int32 {
-	m := memOf(g.inst)
+	m := proxytest.Mem(g.inst)
 	n := min(le.Uint32(m[0x7ffc:]), 0x2000)
 	out := make([]int32, n)
 	for i := range out {
@@ -236,7 +238,7 @@ func (g *actGuest) log() []int32 {
 func (g *actGuest) waitDue(n int) {
 	g.t.Helper()
 	deadline := time.Now().Add(time.Minute)
-	for sessOf(g.inst).CallbacksDue() < n {
+	for proxytest.Session(g.inst).CallbacksDue() < n {
 		require.True(g.t, time.Now().Before(deadline), "%d callbacks never became due", n)
 		time.Sleep(time.Millisecond)
 	}
@@ -431,14 +433,14 @@ func TestDispatcherType(t *testing.T) {
 		"(param i32 i32) (result i32) i32.const 0": "(i32, i32) -> (i32)",
 		"(param i64 i32)":                          "(i64, i32) -> ()",
 	} {
-		_, err = rt.Load(ctx, wat2wasm(t, `(module (import "acl" "aclrtLaunchHostFunc" (func (param i32 i32 i32) (result i32)))
+		_, err = rt.Load(ctx, testsupport.WAT(t, `(module (import "acl" "aclrtLaunchHostFunc" (func (param i32 i32 i32) (result i32)))
   (memory 1) (func (export "aclwasm_dispatch_callback") `+sig+`))`), host.Policy{})
 		var le *host.LoadError
 		require.True(t, errors.As(err, &le), "%s: %v", sig, err)
 		require.ErrorContains(t, err, "export aclwasm_dispatch_callback has type "+want+": the host calls it as (fn i32, userData i32) -> ()")
 	}
 	// The right type loads.
-	pl, err := rt.Load(ctx, wat2wasm(t, `(module (import "acl" "aclrtLaunchHostFunc" (func (param i32 i32 i32) (result i32)))
+	pl, err := rt.Load(ctx, testsupport.WAT(t, `(module (import "acl" "aclrtLaunchHostFunc" (func (param i32 i32 i32) (result i32)))
   (memory 1) (func (export "aclwasm_dispatch_callback") (param i32 i32)))`), host.Policy{})
 	require.NoError(t, err)
 	require.NoError(t, pl.Close(ctx))

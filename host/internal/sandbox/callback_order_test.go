@@ -17,18 +17,18 @@ func init() {
 			return h.rc("aclrtLaunchHostFunc", e.s1, 1, 0)
 		}},
 		"queued": {policy: host.Policy{MaxQueued: 1}, run: func(h *harness) acl.Error {
-			h.ok("aclrtSetDevice", 0)
-			s := h.stream()
+			h.OK("aclrtSetDevice", 0)
+			s := h.Stream()
 			h.gate(s) // one operation pending
 			return h.rc("aclrtLaunchHostFunc", s, 1, 0)
 		}},
 		"badfn": {run: func(h *harness) acl.Error {
-			h.ok("aclrtSetDevice", 0)
+			h.OK("aclrtSetDevice", 0)
 			return h.rc("aclrtLaunchHostFunc", 0, 100000, 0) // the proxy's dispatcher runs nothing
 		}},
 		"subscribed": {run: func(h *harness) acl.Error {
 			e := setupOrder(h)
-			h.ok("aclrtSubscribeReport", 1, e.s1)
+			h.OK("aclrtSubscribeReport", 1, e.s1)
 			return h.rc("aclrtLaunchHostFunc", e.s1, 1, 0) // a stream of another device too
 		}},
 	}
@@ -36,14 +36,14 @@ func init() {
 		"stream":  {run: func(h *harness) acl.Error { return h.rc("aclrtSubscribeReport", 1, 999) }},
 		"context": {run: func(h *harness) acl.Error { return h.rc("aclrtSubscribeReport", 1, 0) }},
 		"runtime": {run: func(h *harness) acl.Error {
-			h.ok("aclrtSetDevice", 0)
-			s := h.stream()
-			h.ok("aclrtLaunchHostFunc", s, 1, 0)
+			h.OK("aclrtSetDevice", 0)
+			s := h.Stream()
+			h.OK("aclrtLaunchHostFunc", s, 1, 0)
 			return h.rc("aclrtSubscribeReport", 1, s)
 		}},
 		"subscribed": {run: func(h *harness) acl.Error {
-			h.ok("aclrtSetDevice", 0)
-			h.ok("aclrtSubscribeReport", 1, 0)
+			h.OK("aclrtSetDevice", 0)
+			h.OK("aclrtSubscribeReport", 1, 0)
 			return h.rc("aclrtSubscribeReport", 2, 0)
 		}},
 		"explicitctx": {run: func(h *harness) acl.Error {
@@ -53,8 +53,8 @@ func init() {
 		}},
 		"thread": {run: func(h *harness) acl.Error {
 			e := setupOrder(h)
-			h.ok("aclrtSubscribeReport", 1, e.s)
-			h.ok("aclrtSubscribeReport", 1, h.stream()) // the same device: one thread serves both
+			h.OK("aclrtSubscribeReport", 1, e.s)
+			h.OK("aclrtSubscribeReport", 1, h.Stream()) // the same device: one thread serves both
 			return h.rc("aclrtSubscribeReport", 1, e.s1)
 		}},
 	}
@@ -63,9 +63,9 @@ func init() {
 		"stream":    {run: func(h *harness) acl.Error { return h.rc("aclrtLaunchCallback", 0, 0, 1, 999) }},
 		"fn":        {run: func(h *harness) acl.Error { return h.rc("aclrtLaunchCallback", 0, 0, 1, 0) }}, // no device either
 		"runtime": {run: func(h *harness) acl.Error {
-			h.ok("aclrtSetDevice", 0)
-			s := h.stream()
-			h.ok("aclrtLaunchHostFunc", s, 1, 0)
+			h.OK("aclrtSetDevice", 0)
+			s := h.Stream()
+			h.OK("aclrtLaunchHostFunc", s, 1, 0)
 			return h.rc("aclrtLaunchCallback", 1, 0, 1, s)
 		}},
 		"context": {run: func(h *harness) acl.Error { return h.rc("aclrtLaunchCallback", 1, 0, 1, 0) }},
@@ -74,13 +74,13 @@ func init() {
 			return h.rc("aclrtLaunchCallback", 1, 0, 1, e.s1) // not bound either
 		}},
 		"subscribed": {run: func(h *harness) acl.Error {
-			h.ok("aclrtSetDevice", 0)
+			h.OK("aclrtSetDevice", 0)
 			return h.rc("aclrtLaunchCallback", 1, 0, 1, 0)
 		}},
 		"queued": {policy: host.Policy{MaxQueued: 1}, run: func(h *harness) acl.Error {
-			h.ok("aclrtSetDevice", 0)
-			s := h.stream()
-			h.ok("aclrtSubscribeReport", 1, s)
+			h.OK("aclrtSetDevice", 0)
+			s := h.Stream()
+			h.OK("aclrtSubscribeReport", 1, s)
 			h.gate(s)
 			return h.rc("aclrtLaunchCallback", 1, 0, 1, s)
 		}},
@@ -89,14 +89,14 @@ func init() {
 		"timeout": {run: func(h *harness) acl.Error { return h.rc("aclrtProcessReport", 0) }},
 		"thread":  {run: func(h *harness) acl.Error { return h.rc("aclrtProcessReport", 10) }},
 		"expire": {run: func(h *harness) acl.Error {
-			h.ok("aclrtSetDevice", 0)
-			h.ok("aclrtSubscribeReport", 1, 0)
+			h.OK("aclrtSetDevice", 0)
+			h.OK("aclrtSubscribeReport", 1, 0)
 			return h.rc("aclrtProcessReport", 10)
 		}},
 		"depth": {run: func(h *harness) acl.Error {
 			// A guest whose callbacks run: the proxy's run nothing. The
 			// callback's aclrtProcessReport would expire too.
-			g := newActGuest(h.t, host.Policy{MaxCallbackDepth: 1})
+			g := newActGuest(h.T, host.Policy{MaxCallbackDepth: 1})
 			s := g.stream()
 			g.ok("aclrtSubscribeReport", 1, s)
 			g.ok("aclrtLaunchCallback", 1, g.record(0x100, opProcess, 0, 10), 1, s)
@@ -107,10 +107,10 @@ func init() {
 	orderCases["aclrtUnSubscribeReport"] = map[string]orderCase{
 		"stream":     {run: func(h *harness) acl.Error { return h.rc("aclrtUnSubscribeReport", 1, 999) }},
 		"context":    {run: func(h *harness) acl.Error { return h.rc("aclrtUnSubscribeReport", 1, 0) }},
-		"subscribed": {run: func(h *harness) acl.Error { h.ok("aclrtSetDevice", 0); return h.rc("aclrtUnSubscribeReport", 1, 0) }},
+		"subscribed": {run: func(h *harness) acl.Error { h.OK("aclrtSetDevice", 0); return h.rc("aclrtUnSubscribeReport", 1, 0) }},
 		"thread": {run: func(h *harness) acl.Error {
-			h.ok("aclrtSetDevice", 0)
-			h.ok("aclrtSubscribeReport", 1, 0)
+			h.OK("aclrtSetDevice", 0)
+			h.OK("aclrtSubscribeReport", 1, 0)
 			return h.rc("aclrtUnSubscribeReport", 2, 0)
 		}},
 	}

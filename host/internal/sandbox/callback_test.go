@@ -11,6 +11,8 @@ import (
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/acl/sim"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // callbackWAT is a guest with stream callbacks (ABI section 12): the
@@ -104,11 +106,11 @@ func newCBGuest(t *testing.T, p host.Policy, opts ...host.Option) *cbGuest {
 	t.Helper()
 	ctx := context.Background()
 	if len(opts) == 0 {
-		opts = testBackend(t)
+		opts = proxytest.Backend(t)
 	}
 	rt, err := host.NewRuntime(ctx, append(opts, host.WithEngine(testEngine))...)
 	require.NoError(t, err)
-	pl, err := rt.Load(ctx, wat2wasm(t, callbackWAT), p)
+	pl, err := rt.Load(ctx, testsupport.WAT(t, callbackWAT), p)
 	require.NoError(t, err)
 	inst, err := pl.Instantiate(ctx, host.Config{})
 	require.NoError(t, err)
@@ -144,17 +146,17 @@ func (g *cbGuest) ok(name string, args ...uint64) {
 
 func (g *cbGuest) stream() uint64 {
 	g.ok("aclrtCreateStream", 64)
-	return uint64(le.Uint32(memOf(g.inst)[64:]))
+	return uint64(le.Uint32(proxytest.Mem(g.inst)[64:]))
 }
 
 func (g *cbGuest) malloc(n uint64) uint64 {
 	g.ok("aclrtMalloc", 72, n, 0)
-	return le.Uint64(memOf(g.inst)[72:])
+	return le.Uint64(proxytest.Mem(g.inst)[72:])
 }
 
 // log returns what the callbacks logged so far.
 func (g *cbGuest) log() []uint32 {
-	m := memOf(g.inst)
+	m := proxytest.Mem(g.inst)
 	n := le.Uint32(m[1024:])
 	out := make([]uint32, n)
 	for i := range out {
@@ -172,7 +174,7 @@ func TestLaunchHostFuncOrder(t *testing.T) {
 		name string
 		opts func(t *testing.T) []host.Option
 	}{
-		{"default", func(t *testing.T) []host.Option { return testBackend(t) }},
+		{"default", func(t *testing.T) []host.Option { return proxytest.Backend(t) }},
 		{"timing", func(t *testing.T) []host.Option {
 			b := sim.New(sim.WithTiming())
 			t.Cleanup(func() { b.Close() })
@@ -180,13 +182,13 @@ func TestLaunchHostFuncOrder(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.name == "timing" && len(testBackend(t)) > 0 {
+			if tc.name == "timing" && len(proxytest.Backend(t)) > 0 {
 				t.Skip("the simulator's timing model: the default backend run covers the native one")
 			}
 			g := newCBGuest(t, host.Policy{}, tc.opts(t)...)
 			s1, s2 := g.stream(), g.stream()
 			d := g.malloc(4096)
-			mem := memOf(g.inst)
+			mem := proxytest.Mem(g.inst)
 			le.PutUint64(mem[8:], d)
 
 			// A memset, the callback that copies the buffer back, a memset
@@ -202,12 +204,12 @@ func TestLaunchHostFuncOrder(t *testing.T) {
 			require.Subset(t, log, []uint32{1, 200, 3})
 			require.Less(t, indexOf(log, 1), indexOf(log, 200))
 			require.Less(t, indexOf(log, 200), indexOf(log, 3))
-			require.Equal(t, []byte{0xab, 0xab, 0xab, 0xab}, memOf(g.inst)[512:516])
+			require.Equal(t, []byte{0xab, 0xab, 0xab, 0xab}, proxytest.Mem(g.inst)[512:516])
 			g.ok("aclrtSynchronizeStream", s2)
 			require.Contains(t, g.log(), uint32(2))
 			// The memset after the callback ran after it.
 			g.ok("aclrtMemcpy", 600, 4, d, 4, 2)
-			require.Equal(t, []byte{0x11, 0x11, 0x11, 0x11}, memOf(g.inst)[600:604])
+			require.Equal(t, []byte{0x11, 0x11, 0x11, 0x11}, proxytest.Mem(g.inst)[600:604])
 
 			// A callback launching one; one synchronizing another stream
 			// whose callback then runs inside it.
@@ -308,10 +310,10 @@ func TestLaunchHostFuncTimeout(t *testing.T) {
 // is left (TestMain's goleak).
 func TestLaunchHostFuncPendingAtEnd(t *testing.T) {
 	ctx := context.Background()
-	rt, err := host.NewRuntime(ctx, append(testBackend(t), host.WithEngine(testEngine))...)
+	rt, err := host.NewRuntime(ctx, append(proxytest.Backend(t), host.WithEngine(testEngine))...)
 	require.NoError(t, err)
 	defer rt.Close(ctx)
-	pl, err := rt.Load(ctx, wat2wasm(t, callbackWAT), host.Policy{})
+	pl, err := rt.Load(ctx, testsupport.WAT(t, callbackWAT), host.Policy{})
 	require.NoError(t, err)
 	defer pl.Close(ctx)
 	inst, err := pl.Instantiate(ctx, host.Config{})
@@ -338,7 +340,7 @@ func TestLaunchHostFuncNeedsDispatcher(t *testing.T) {
 	require.NoError(t, err)
 	defer rt.Close(ctx)
 	for _, mod := range []string{"acl", "acl32"} {
-		_, err = rt.Load(ctx, wat2wasm(t, `(module (import "`+mod+`" "aclrtLaunchHostFunc" (func (param i32 i32 i32) (result i32))) (memory 1))`), host.Policy{})
+		_, err = rt.Load(ctx, testsupport.WAT(t, `(module (import "`+mod+`" "aclrtLaunchHostFunc" (func (param i32 i32 i32) (result i32))) (memory 1))`), host.Policy{})
 		var le *host.LoadError
 		require.True(t, errors.As(err, &le), "%v", err)
 		require.ErrorContains(t, err, mod+".aclrtLaunchHostFunc needs the export aclwasm_dispatch_callback")
@@ -356,7 +358,7 @@ func TestLaunchCallback(t *testing.T) {
 		name string
 		opts func(t *testing.T) []host.Option
 	}{
-		{"default", func(t *testing.T) []host.Option { return testBackend(t) }},
+		{"default", func(t *testing.T) []host.Option { return proxytest.Backend(t) }},
 		{"timing", func(t *testing.T) []host.Option {
 			b := sim.New(sim.WithTiming())
 			t.Cleanup(func() { b.Close() })
@@ -364,13 +366,13 @@ func TestLaunchCallback(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.name == "timing" && len(testBackend(t)) > 0 {
+			if tc.name == "timing" && len(proxytest.Backend(t)) > 0 {
 				t.Skip("the simulator's timing model: the default backend run covers the native one")
 			}
 			g := newCBGuest(t, host.Policy{}, tc.opts(t)...)
 			s, other := g.stream(), g.stream()
 			d := g.malloc(4096)
-			le.PutUint64(memOf(g.inst)[8:], d)
+			le.PutUint64(proxytest.Mem(g.inst)[8:], d)
 
 			require.Equal(t, int32(107012), g.code("aclrtProcessReport", 10), "no stream bound")
 			require.Equal(t, int32(107015), g.code("aclrtLaunchCallback", cbRecord, 1, 1, s), "not bound")
@@ -391,10 +393,10 @@ func TestLaunchCallback(t *testing.T) {
 				g.ok("aclrtProcessReport", 60000) // runs at least one
 			}
 			require.Equal(t, []uint32{200, 8}, g.log()[n:])
-			require.Equal(t, []byte{0xcd, 0xcd, 0xcd, 0xcd}, memOf(g.inst)[512:516])
+			require.Equal(t, []byte{0xcd, 0xcd, 0xcd, 0xcd}, proxytest.Mem(g.inst)[512:516])
 			g.ok("aclrtSynchronizeStream", s)
 			g.ok("aclrtMemcpy", 600, 4, d, 4, 2)
-			require.Equal(t, []byte{0x22, 0x22, 0x22, 0x22}, memOf(g.inst)[600:604])
+			require.Equal(t, []byte{0x22, 0x22, 0x22, 0x22}, proxytest.Mem(g.inst)[600:604])
 			require.Equal(t, int32(507012), g.code("aclrtProcessReport", 20), "nothing due")
 
 			// A blocking wait runs them too.
@@ -416,19 +418,19 @@ func TestLaunchCallback(t *testing.T) {
 // backend, as it did before the subscription.
 func TestCallbacksKeepRoles(t *testing.T) {
 	h := newHarness(t, host.Policy{})
-	h.ok("aclrtSetDevice", 0)
-	s := h.stream()
-	h.ok("aclrtSubscribeReport", 1, s)
+	h.OK("aclrtSetDevice", 0)
+	s := h.Stream()
+	h.OK("aclrtSubscribeReport", 1, s)
 	const n = 64
-	src, dst := h.malloc(n), h.malloc(n)
+	src, dst := h.Malloc(n), h.Malloc(n)
 	srcB, dstB := reduceData(acl.DTInt32, n, 1), reduceData(acl.DTInt32, n, 2)
-	copy(h.mem()[data:], srcB)
-	h.ok("aclrtMemcpy", src, n, data, n, 1)
-	copy(h.mem()[data:], dstB)
-	h.ok("aclrtMemcpy", dst, n, data, n, 1)
-	require.Equal(t, acl.Success, h.reduce(dst, src, n, acl.ReduceSum, acl.DTInt32, s), h.inst.Session().LastError())
-	h.ok("aclrtSynchronizeStream", s)
-	h.ok("aclrtMemcpy", data, n, dst, n, 2)
-	require.Equal(t, refReduce(t, acl.ReduceSum, acl.DTInt32, dstB, srcB), h.mem()[data:data+n])
-	h.ok("aclrtUnSubscribeReport", 1, s)
+	copy(h.Mem()[data:], srcB)
+	h.OK("aclrtMemcpy", src, n, data, n, 1)
+	copy(h.Mem()[data:], dstB)
+	h.OK("aclrtMemcpy", dst, n, data, n, 1)
+	require.Equal(t, acl.Success, h.reduce(dst, src, n, acl.ReduceSum, acl.DTInt32, s), h.Inst.Session().LastError())
+	h.OK("aclrtSynchronizeStream", s)
+	h.OK("aclrtMemcpy", data, n, dst, n, 2)
+	require.Equal(t, refReduce(t, acl.ReduceSum, acl.DTInt32, dstB, srcB), h.Mem()[data:data+n])
+	h.OK("aclrtUnSubscribeReport", 1, s)
 }

@@ -12,14 +12,14 @@ import (
 
 func TestMemcpyRoundTrip(t *testing.T) {
 	h := newHarness(t, host.Policy{})
-	h.ok("aclrtSetDevice", 0)
-	a, b := h.malloc(4096), h.malloc(4096)
-	want := h.fill(data, 4096, 1)
-	h.ok("aclrtMemcpy", a, 4096, data, 4096, uint64(acl.MemcpyHostToDevice))
-	h.ok("aclrtMemcpy", b, 4096, a, 4096, uint64(acl.MemcpyDeviceToDevice))
-	h.ok("aclrtMemcpy", data2, 4096, b, 4096, uint64(acl.MemcpyDeviceToHost))
-	require.Equal(t, want, h.mem()[data2:data2+4096])
-	st := h.inst.Session().Stats()
+	h.OK("aclrtSetDevice", 0)
+	a, b := h.Malloc(4096), h.Malloc(4096)
+	want := h.Fill(data, 4096, 1)
+	h.OK("aclrtMemcpy", a, 4096, data, 4096, uint64(acl.MemcpyHostToDevice))
+	h.OK("aclrtMemcpy", b, 4096, a, 4096, uint64(acl.MemcpyDeviceToDevice))
+	h.OK("aclrtMemcpy", data2, 4096, b, 4096, uint64(acl.MemcpyDeviceToHost))
+	require.Equal(t, want, h.Mem()[data2:data2+4096])
+	st := h.Inst.Session().Stats()
 	require.Equal(t, map[string]uint64{"H2D": 4096, "D2D": 4096, "D2H": 4096}, st.Bytes)
 	require.Equal(t, uint64(3), st.Funcs["aclrtMemcpy"].Calls)
 }
@@ -50,9 +50,9 @@ func TestMemcpyChecks(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, host.Policy{})
-			h.ok("aclrtSetDevice", 0)
-			e := env{dev: h.malloc(4096), small: h.malloc(64)}
-			msg := h.code(tc.want, "aclrtMemcpy", tc.args(e)...)
+			h.OK("aclrtSetDevice", 0)
+			e := env{dev: h.Malloc(4096), small: h.Malloc(64)}
+			msg := h.Code(tc.want, "aclrtMemcpy", tc.args(e)...)
 			require.Contains(t, msg, tc.msg)
 		})
 	}
@@ -60,47 +60,47 @@ func TestMemcpyChecks(t *testing.T) {
 
 func TestAsyncRules(t *testing.T) {
 	h := newHarness(t, host.Policy{})
-	h.ok("aclrtSetDevice", 0)
-	s, ev := h.stream(), h.event()
-	a := h.malloc(64)
-	h.code(acl.ErrRTFeatureNotSupport, "aclrtMemcpyAsync", data2, 8, data, 8, 0, s)
-	h.code(acl.ErrRTInvalidHandle, "aclrtMemcpyAsync", a, 8, data, 8, 1, ev)
-	h.code(acl.ErrRTInvalidHandle, "aclrtMemcpyAsync", a, 8, data, 8, 1, 999)
-	h.code(acl.ErrRTInvalidHandle, "aclrtRecordEvent", s, s)
-	h.code(acl.ErrInvalidParam, "aclrtDestroyStream", 0)
+	h.OK("aclrtSetDevice", 0)
+	s, ev := h.Stream(), h.Event()
+	a := h.Malloc(64)
+	h.Code(acl.ErrRTFeatureNotSupport, "aclrtMemcpyAsync", data2, 8, data, 8, 0, s)
+	h.Code(acl.ErrRTInvalidHandle, "aclrtMemcpyAsync", a, 8, data, 8, 1, ev)
+	h.Code(acl.ErrRTInvalidHandle, "aclrtMemcpyAsync", a, 8, data, 8, 1, 999)
+	h.Code(acl.ErrRTInvalidHandle, "aclrtRecordEvent", s, s)
+	h.Code(acl.ErrInvalidParam, "aclrtDestroyStream", 0)
 	// Unregistered guest memory: the async copy completes before returning.
-	want := h.fill(data, 8, 9)
-	h.ok("aclrtMemcpyAsync", a, 8, data, 8, 1, 0)
-	h.ok("aclrtMemcpyAsync", data2, 8, a, 8, 2, 0)
-	require.Equal(t, want, h.mem()[data2:data2+8])
-	h.ok("aclrtSynchronizeDevice")
-	h.code(acl.ErrRTParamInvalid, "aclrtSynchronizeStreamWithTimeout", s, uint64(uint32(math.MaxUint32-1)))
-	h.code(acl.ErrRTParamInvalid, "aclrtSynchronizeStreamWithTimeout", s, 0) // natively 0 is refused
-	h.code(acl.ErrRTParamInvalid, "aclrtSynchronizeDeviceWithTimeout", 0)
-	h.ok("aclrtSynchronizeStreamWithTimeout", s, 1)
-	h.ok("aclrtSynchronizeDeviceWithTimeout", uint64(math.MaxUint32))
+	want := h.Fill(data, 8, 9)
+	h.OK("aclrtMemcpyAsync", a, 8, data, 8, 1, 0)
+	h.OK("aclrtMemcpyAsync", data2, 8, a, 8, 2, 0)
+	require.Equal(t, want, h.Mem()[data2:data2+8])
+	h.OK("aclrtSynchronizeDevice")
+	h.Code(acl.ErrRTParamInvalid, "aclrtSynchronizeStreamWithTimeout", s, uint64(uint32(math.MaxUint32-1)))
+	h.Code(acl.ErrRTParamInvalid, "aclrtSynchronizeStreamWithTimeout", s, 0) // natively 0 is refused
+	h.Code(acl.ErrRTParamInvalid, "aclrtSynchronizeDeviceWithTimeout", 0)
+	h.OK("aclrtSynchronizeStreamWithTimeout", s, 1)
+	h.OK("aclrtSynchronizeDeviceWithTimeout", uint64(math.MaxUint32))
 }
 
 func TestMemcpy2D(t *testing.T) {
 	h := newHarness(t, host.Policy{})
-	h.ok("aclrtSetDevice", 0)
+	h.OK("aclrtSetDevice", 0)
 	// A 16x8 image with 4x4 tiles: copy the tile at (x=4, y=2) to the device.
-	img := h.fill(data, 16*8, 1)
-	a := h.malloc(16)
-	h.ok("aclrtMemcpy2d", a, 4, data+2*16+4, 16, 4, 4, uint64(acl.MemcpyHostToDevice))
-	h.ok("aclrtMemcpy", data2, 16, a, 16, 2)
+	img := h.Fill(data, 16*8, 1)
+	a := h.Malloc(16)
+	h.OK("aclrtMemcpy2d", a, 4, data+2*16+4, 16, 4, 4, uint64(acl.MemcpyHostToDevice))
+	h.OK("aclrtMemcpy", data2, 16, a, 16, 2)
 	for r := 0; r < 4; r++ {
-		require.Equal(t, img[(2+r)*16+4:(2+r)*16+8], h.mem()[data2+4*r:data2+4*r+4])
+		require.Equal(t, img[(2+r)*16+4:(2+r)*16+8], h.Mem()[data2+4*r:data2+4*r+4])
 	}
-	b := h.malloc(16)
-	h.code(acl.ErrRTFeatureNotSupport, "aclrtMemcpy2d", b, 4, a, 4, 4, 4, uint64(acl.MemcpyDeviceToDevice))
-	s := h.stream()
-	h.ok("aclrtMemcpy2dAsync", b, 4, a, 4, 4, 4, uint64(acl.MemcpyDeviceToDevice), s)
-	h.ok("aclrtSynchronizeStream", s)
-	h.code(acl.ErrInvalidParam, "aclrtMemcpy2d", a, 3, data, 16, 4, 4, 1)
-	h.code(acl.ErrInvalidParam, "aclrtMemcpy2d", a, 4, data, 16, 4, 4, 0)
-	h.code(acl.ErrRTParamInvalid, "aclrtMemcpy2d", a, 4, data, 16, 4, acl.Memcpy2DMaxHeight+1, 1)
-	h.code(acl.ErrRTParamInvalid, "aclrtMemcpy2d", a, 4, data, 16, 4, 5, 1) // 4*4+4 > 16
-	h.code(acl.ErrRTParamInvalid, "aclrtMemcpy2d", a, sizeMax/2, data, 16, 4, 4, 1)
-	h.ok("aclrtMemcpy2d", 0, 0, 0, 0, 0, 4, 99)
+	b := h.Malloc(16)
+	h.Code(acl.ErrRTFeatureNotSupport, "aclrtMemcpy2d", b, 4, a, 4, 4, 4, uint64(acl.MemcpyDeviceToDevice))
+	s := h.Stream()
+	h.OK("aclrtMemcpy2dAsync", b, 4, a, 4, 4, 4, uint64(acl.MemcpyDeviceToDevice), s)
+	h.OK("aclrtSynchronizeStream", s)
+	h.Code(acl.ErrInvalidParam, "aclrtMemcpy2d", a, 3, data, 16, 4, 4, 1)
+	h.Code(acl.ErrInvalidParam, "aclrtMemcpy2d", a, 4, data, 16, 4, 4, 0)
+	h.Code(acl.ErrRTParamInvalid, "aclrtMemcpy2d", a, 4, data, 16, 4, acl.Memcpy2DMaxHeight+1, 1)
+	h.Code(acl.ErrRTParamInvalid, "aclrtMemcpy2d", a, 4, data, 16, 4, 5, 1) // 4*4+4 > 16
+	h.Code(acl.ErrRTParamInvalid, "aclrtMemcpy2d", a, sizeMax/2, data, 16, 4, 4, 1)
+	h.OK("aclrtMemcpy2d", 0, 0, 0, 0, 0, 4, 99)
 }

@@ -19,17 +19,10 @@ func init() {
 	}
 }
 
-// putStr writes s and a NUL at off in guest memory.
-func (h *harness) putStr(off uint32, s string) {
-	m := h.mem()
-	copy(m[off:], s)
-	m[off+uint32(len(s))] = 0
-}
-
 // native reports whether the harness runs on the native backend (the
 // stand-in library), whose answers differ from the simulator's where the
 // sandbox passes the library's through.
-func (h *harness) native() bool { return h.rt.Backend().Name() == "cann" }
+func (h *harness) native() bool { return h.RT.Backend().Name() == "cann" }
 
 // The device attributes of Atlas A2 (Ascend910B1) that both the simulator
 // and the stand-in report.
@@ -50,49 +43,49 @@ var devinfoOrderCases = map[string]map[string]orderCase{
 	"aclGetCannAttribute": {
 		"null": {run: func(h *harness) acl.Error { return h.rc("aclGetCannAttribute", 7, 0) }}, // bad attribute too
 		"attr": {run: func(h *harness) acl.Error {
-			require.Equal(h.t, acl.ErrInvalidParam, h.rc("aclGetCannAttribute", 1<<32-1, outA), "UNDEFINED is no attribute")
+			require.Equal(h.T, acl.ErrInvalidParam, h.rc("aclGetCannAttribute", 1<<32-1, outA), "UNDEFINED is no attribute")
 			return bareHarness(h).rc("aclGetCannAttribute", 3, outA) // before the backend is asked
 		}},
 		"feature": {run: func(h *harness) acl.Error { return bareHarness(h).rc("aclGetCannAttribute", 1, outA) }},
 		"value": {run: func(h *harness) acl.Error {
 			for a, want := range map[acl.CannAttr]uint32{acl.CannAttrInfNaN: 1, acl.CannAttrBF16: 1, acl.CannAttrJITCompile: 0} {
-				le.PutUint32(h.mem()[outA:], 0x5a5a)
-				h.ok("aclGetCannAttribute", uint64(a), outA) // no device needed
-				require.Equal(h.t, want, h.u32(outA), "%s", a)
+				le.PutUint32(h.Mem()[outA:], 0x5a5a)
+				h.OK("aclGetCannAttribute", uint64(a), outA) // no device needed
+				require.Equal(h.T, want, h.U32(outA), "%s", a)
 			}
 			return acl.Success
 		}},
 	},
 	"aclrtCheckArchCompatibility": {
 		"null": {run: func(h *harness) acl.Error {
-			require.Equal(h.t, acl.ErrRTParamInvalid, h.rc("aclrtCheckArchCompatibility", 0, outA), "socVersion NULL")
-			end := uint64(len(h.mem()))
-			h.mem()[end-1] = 'A'
-			require.Equal(h.t, acl.ErrRTParamInvalid, h.rc("aclrtCheckArchCompatibility", end-1, outA), "no NUL before the end of guest memory")
-			h.putStr(data, "")
+			require.Equal(h.T, acl.ErrRTParamInvalid, h.rc("aclrtCheckArchCompatibility", 0, outA), "socVersion NULL")
+			end := uint64(len(h.Mem()))
+			h.Mem()[end-1] = 'A'
+			require.Equal(h.T, acl.ErrRTParamInvalid, h.rc("aclrtCheckArchCompatibility", end-1, outA), "no NUL before the end of guest memory")
+			h.PutStr(data, "")
 			return h.rc("aclrtCheckArchCompatibility", data, 0) // canCompatible NULL, before the empty name
 		}},
 		"empty": {run: func(h *harness) acl.Error {
-			h.putStr(data, "")
+			h.PutStr(data, "")
 			return bareHarness(h).rc("aclrtCheckArchCompatibility", data, outA)
 		}},
 		"feature": {run: func(h *harness) acl.Error {
 			b := bareHarness(h)
-			b.putStr(data, "NoSuchSoc")
+			b.PutStr(data, "NoSuchSoc")
 			return b.rc("aclrtCheckArchCompatibility", data, outA)
 		}},
 		"soc": {run: func(h *harness) acl.Error {
-			h.putStr(data, "Ascend910B99")
-			le.PutUint32(h.mem()[outA:], 0x5a5a)
+			h.PutStr(data, "Ascend910B99")
+			le.PutUint32(h.Mem()[outA:], 0x5a5a)
 			code := h.rc("aclrtCheckArchCompatibility", data, outA)
-			require.Equal(h.t, uint32(0x5a5a), h.u32(outA), "untouched")
+			require.Equal(h.T, uint32(0x5a5a), h.U32(outA), "untouched")
 			return code
 		}},
 		"value": {run: func(h *harness) acl.Error {
 			for soc, want := range map[string]uint32{"Ascend910B1": 1, "Ascend910B3": 1, "Ascend910_9391": 1, "Ascend950PR_9579": 0, "Ascend310P3": 0, "Ascend910B": 0} {
-				h.putStr(data, soc)
-				h.ok("aclrtCheckArchCompatibility", data, outA) // no device needed
-				require.Equal(h.t, want, h.u32(outA), "%s", soc)
+				h.PutStr(data, soc)
+				h.OK("aclrtCheckArchCompatibility", data, outA) // no device needed
+				require.Equal(h.T, want, h.U32(outA), "%s", soc)
 			}
 			return acl.Success
 		}},
@@ -103,7 +96,7 @@ var devinfoOrderCases = map[string]map[string]orderCase{
 		"unknown":  {run: func(h *harness) acl.Error { return h.rc("aclrtGetDeviceCapability", 99, 0, outA) }},
 		"internal": {run: func(h *harness) acl.Error { return h.rc("aclrtGetDeviceCapability", 99, 10001, outA) }},
 		"device": {run: func(h *harness) acl.Error {
-			require.Equal(h.t, acl.ErrRTInvalidDeviceID, h.rc("aclrtGetDeviceCapability", 1<<32-1, featureTask, outA))
+			require.Equal(h.T, acl.ErrRTInvalidDeviceID, h.rc("aclrtGetDeviceCapability", 1<<32-1, featureTask, outA))
 			return bareHarness(h).rc("aclrtGetDeviceCapability", 2, featureTask, outA)
 		}},
 		"feature": {run: func(h *harness) acl.Error { return bareHarness(h).rc("aclrtGetDeviceCapability", 0, featureTask, outA) }},
@@ -112,47 +105,47 @@ var devinfoOrderCases = map[string]map[string]orderCase{
 			if h.native() {
 				want = uint32(acl.FeatureSupported) // the stand-in's device has them: the answer is the library's
 			}
-			le.PutUint32(h.mem()[outA:], 0x5a5a)
-			h.ok("aclrtGetDeviceCapability", 1, featureTask, outA) // no current device needed
-			require.Equal(h.t, want, h.u32(outA))
-			h.ok("aclrtGetDeviceCapability", 0, uint64(acl.FeatureMemQEventCrossDev), outA)
-			require.Equal(h.t, uint32(acl.FeatureNotSupported), h.u32(outA), "no memory queues")
+			le.PutUint32(h.Mem()[outA:], 0x5a5a)
+			h.OK("aclrtGetDeviceCapability", 1, featureTask, outA) // no current device needed
+			require.Equal(h.T, want, h.U32(outA))
+			h.OK("aclrtGetDeviceCapability", 0, uint64(acl.FeatureMemQEventCrossDev), outA)
+			require.Equal(h.T, uint32(acl.FeatureNotSupported), h.U32(outA), "no memory queues")
 			return acl.Success
 		}},
 	},
 	"aclrtGetDeviceInfo": {
 		"null": {run: func(h *harness) acl.Error {
-			end := uint64(len(h.mem()))
-			require.Equal(h.t, acl.ErrInvalidParam, h.rc("aclrtGetDeviceInfo", 0, devAttrCube, end-7), "8 bytes in both profiles")
+			end := uint64(len(h.Mem()))
+			require.Equal(h.T, acl.ErrInvalidParam, h.rc("aclrtGetDeviceInfo", 0, devAttrCube, end-7), "8 bytes in both profiles")
 			return h.rc("aclrtGetDeviceInfo", 99, 9999, 0) // bad device and attribute too
 		}},
 		"device": {run: func(h *harness) acl.Error {
-			require.Equal(h.t, acl.ErrRTParamInvalid, h.rc("aclrtGetDeviceInfo", 1<<32-1, 9999, outA))
+			require.Equal(h.T, acl.ErrRTParamInvalid, h.rc("aclrtGetDeviceInfo", 1<<32-1, 9999, outA))
 			return h.rc("aclrtGetDeviceInfo", 2, 9999, outA) // not 107001
 		}},
 		"attr": {run: func(h *harness) acl.Error {
-			require.Equal(h.t, acl.ErrRTParamInvalid, h.rc("aclrtGetDeviceInfo", 0, 0, outA))
+			require.Equal(h.T, acl.ErrRTParamInvalid, h.rc("aclrtGetDeviceInfo", 0, 0, outA))
 			return bareHarness(h).rc("aclrtGetDeviceInfo", 0, 103, outA) // before the backend is asked
 		}},
 		"identity": {run: func(h *harness) acl.Error {
 			b := bareHarness(h) // answered by the sandbox, whatever the library
-			b.putU64s(outA, 0x5a5a)
+			b.PutU64s(outA, 0x5a5a)
 			code := b.rc("aclrtGetDeviceInfo", 1, devAttrChipID, outA)
-			require.Equal(h.t, uint64(1), b.u64(outA), "the guest's device id")
+			require.Equal(h.T, uint64(1), b.U64(outA), "the guest's device id")
 			for _, a := range []acl.DevAttr{acl.DevAttrSMPID, acl.DevAttrSuperPodDeviceID, acl.DevAttrSuperPodServerID, acl.DevAttrSuperPodID, acl.DevAttrMainboardID} {
-				b.putU64s(outA, 0x5a5a)
-				b.ok("aclrtGetDeviceInfo", 0, uint64(a), outA)
-				require.Zero(h.t, b.u64(outA), "%s", a)
+				b.PutU64s(outA, 0x5a5a)
+				b.OK("aclrtGetDeviceInfo", 0, uint64(a), outA)
+				require.Zero(h.T, b.U64(outA), "%s", a)
 			}
 			return code
 		}},
 		"memory": {run: func(h *harness) acl.Error {
 			b := bareHarness(h)
 			code := b.rc("aclrtGetDeviceInfo", 0, devAttrMem, outA)
-			require.Equal(h.t, uint64(host.DefaultDeviceMemory), b.u64(outA), "the session's quota")
-			h2 := newHarness(h.t, host.Policy{DeviceMemory: 3 << 20})
-			h2.ok("aclrtGetDeviceInfo", 1, devAttrMem, outA)
-			require.Equal(h.t, uint64(3<<20), h2.u64(outA))
+			require.Equal(h.T, uint64(host.DefaultDeviceMemory), b.U64(outA), "the session's quota")
+			h2 := newHarness(h.T, host.Policy{DeviceMemory: 3 << 20})
+			h2.OK("aclrtGetDeviceInfo", 1, devAttrMem, outA)
+			require.Equal(h.T, uint64(3<<20), h2.U64(outA))
 			return code
 		}},
 		"feature": {run: func(h *harness) acl.Error { return bareHarness(h).rc("aclrtGetDeviceInfo", 0, devAttrCube, outA) }},
@@ -160,52 +153,52 @@ var devinfoOrderCases = map[string]map[string]orderCase{
 	"aclrtQueryDeviceStatus": {
 		"null": {run: func(h *harness) acl.Error { return h.rc("aclrtQueryDeviceStatus", 99, 0) }},
 		"device": {run: func(h *harness) acl.Error {
-			require.Equal(h.t, acl.ErrRTInvalidDeviceID, h.rc("aclrtQueryDeviceStatus", 1<<32-1, outA))
+			require.Equal(h.T, acl.ErrRTInvalidDeviceID, h.rc("aclrtQueryDeviceStatus", 1<<32-1, outA))
 			return bareHarness(h).rc("aclrtQueryDeviceStatus", 2, outA)
 		}},
 		"feature": {run: func(h *harness) acl.Error { return bareHarness(h).rc("aclrtQueryDeviceStatus", 0, outA) }},
 		"value": {run: func(h *harness) acl.Error {
-			le.PutUint32(h.mem()[outA:], 0x5a5a)
+			le.PutUint32(h.Mem()[outA:], 0x5a5a)
 			code := h.rc("aclrtQueryDeviceStatus", 1, outA) // no current device needed
-			require.Equal(h.t, uint32(acl.DeviceStatusNormal), h.u32(outA))
+			require.Equal(h.T, uint32(acl.DeviceStatusNormal), h.U32(outA))
 			return code
 		}},
 	},
 	"aclrtGetDeviceUtilizationRate": {
 		"null": {run: func(h *harness) acl.Error {
-			end := uint64(len(h.mem()))
-			require.Equal(h.t, acl.ErrInvalidParam, h.rc("aclrtGetDeviceUtilizationRate", 0, end-acl.UtilizationInfoSize32+1), "the struct runs past guest memory")
+			end := uint64(len(h.Mem()))
+			require.Equal(h.T, acl.ErrInvalidParam, h.rc("aclrtGetDeviceUtilizationRate", 0, end-acl.UtilizationInfoSize32+1), "the struct runs past guest memory")
 			return h.rc("aclrtGetDeviceUtilizationRate", 0, 0)
 		}},
 		"extend": {run: func(h *harness) acl.Error {
 			h.fillGuest(data, acl.UtilizationInfoSize32, 0x11)
 			code := h.rc("aclrtGetDeviceUtilizationRate", 0, data)
-			require.Equal(h.t, words(0x11111111, 5), h.mem()[data:data+acl.UtilizationInfoSize32], "nothing written")
+			require.Equal(h.T, words(0x11111111, 5), h.Mem()[data:data+acl.UtilizationInfoSize32], "nothing written")
 			return code
 		}},
 		"value": {run: func(h *harness) acl.Error {
 			h.fillGuest(data, acl.UtilizationInfoSize32, 0x11)
-			le.PutUint32(h.mem()[data+acl.UtilizationExtendOff:], 0)
+			le.PutUint32(h.Mem()[data+acl.UtilizationExtendOff:], 0)
 			code := h.rc("aclrtGetDeviceUtilizationRate", 99, data) // any device, as natively
-			require.Equal(h.t, append(words(0xFFFFFFFF, 4), 0, 0, 0, 0), h.mem()[data:data+acl.UtilizationInfoSize32], "-1 for every unit; the reserved pointer stays NULL")
+			require.Equal(h.T, append(words(0xFFFFFFFF, 4), 0, 0, 0, 0), h.Mem()[data:data+acl.UtilizationInfoSize32], "-1 for every unit; the reserved pointer stays NULL")
 			return code
 		}},
 	},
 	"aclrtDeviceGetStreamPriorityRange": {
 		"range": {run: func(h *harness) acl.Error {
-			end := uint64(len(h.mem()))
-			le.PutUint32(h.mem()[outA:], 0x5a5a)
+			end := uint64(len(h.Mem()))
+			le.PutUint32(h.Mem()[outA:], 0x5a5a)
 			code := h.rc("aclrtDeviceGetStreamPriorityRange", outA, end-3)
-			require.Equal(h.t, uint32(0x5a5a), h.u32(outA), "nothing written")
+			require.Equal(h.T, uint32(0x5a5a), h.U32(outA), "nothing written")
 			return code
 		}},
 		"value": {run: func(h *harness) acl.Error {
-			h.ok("aclrtDeviceGetStreamPriorityRange", outA, outB) // no device needed
-			require.Equal(h.t, []uint32{7, 0}, []uint32{h.u32(outA), h.u32(outB)})
-			le.PutUint32(h.mem()[outA:], 0x5a5a)
-			h.ok("aclrtDeviceGetStreamPriorityRange", 0, outB)
-			h.ok("aclrtDeviceGetStreamPriorityRange", outA, 0)
-			require.Equal(h.t, uint32(7), h.u32(outA))
+			h.OK("aclrtDeviceGetStreamPriorityRange", outA, outB) // no device needed
+			require.Equal(h.T, []uint32{7, 0}, []uint32{h.U32(outA), h.U32(outB)})
+			le.PutUint32(h.Mem()[outA:], 0x5a5a)
+			h.OK("aclrtDeviceGetStreamPriorityRange", 0, outB)
+			h.OK("aclrtDeviceGetStreamPriorityRange", outA, 0)
+			require.Equal(h.T, uint32(7), h.U32(outA))
 			return h.rc("aclrtDeviceGetStreamPriorityRange", 0, 0)
 		}},
 	},
@@ -213,26 +206,26 @@ var devinfoOrderCases = map[string]map[string]orderCase{
 		"negative": {run: func(h *harness) acl.Error { return h.rc("aclrtResetDeviceResLimit", 1<<32-1) }},
 		"device":   {run: func(h *harness) acl.Error { return h.rc("aclrtResetDeviceResLimit", 2) }},
 		"unset": {run: func(h *harness) acl.Error {
-			h.ok("aclrtSetDevice", 0)
+			h.OK("aclrtSetDevice", 0)
 			return h.rc("aclrtResetDeviceResLimit", 1)
 		}},
 		"reset": {run: func(h *harness) acl.Error {
-			other := newHarness(h.t, host.Policy{})
+			other := newHarness(h.T, host.Policy{})
 			for _, x := range []*harness{h, other} {
-				x.ok("aclrtSetDevice", 1)
-				x.ok("aclrtSetDevice", 0)
-				x.ok("aclrtSetDeviceResLimit", 0, 0, 3)
-				x.ok("aclrtSetDeviceResLimit", 0, 1, 5)
-				x.ok("aclrtSetDeviceResLimit", 1, 0, 7)
+				x.OK("aclrtSetDevice", 1)
+				x.OK("aclrtSetDevice", 0)
+				x.OK("aclrtSetDeviceResLimit", 0, 0, 3)
+				x.OK("aclrtSetDeviceResLimit", 0, 1, 5)
+				x.OK("aclrtSetDeviceResLimit", 1, 0, 7)
 			}
 			code := h.rc("aclrtResetDeviceResLimit", 0)
 			get := func(x *harness, dev, typ uint64) uint32 {
-				x.ok("aclrtGetDeviceResLimit", dev, typ, outA)
-				return x.u32(outA)
+				x.OK("aclrtGetDeviceResLimit", dev, typ, outA)
+				return x.U32(outA)
 			}
-			require.Equal(h.t, []uint32{cubeCores, vectorCores, 7}, []uint32{get(h, 0, 0), get(h, 0, 1), get(h, 1, 0)}, "device 0's limits are the device's counts again; device 1 keeps its own")
-			require.Equal(h.t, []uint32{3, 5}, []uint32{get(other, 0, 0), get(other, 0, 1)}, "another session's limits")
-			h.ok("aclrtResetDeviceResLimit", 0) // twice is fine
+			require.Equal(h.T, []uint32{cubeCores, vectorCores, 7}, []uint32{get(h, 0, 0), get(h, 0, 1), get(h, 1, 0)}, "device 0's limits are the device's counts again; device 1 keeps its own")
+			require.Equal(h.T, []uint32{3, 5}, []uint32{get(other, 0, 0), get(other, 0, 1)}, "another session's limits")
+			h.OK("aclrtResetDeviceResLimit", 0) // twice is fine
 			return code
 		}},
 	},
@@ -261,12 +254,12 @@ func TestDeviceInfo(t *testing.T) {
 		t.Run(prof.Module(), func(t *testing.T) {
 			h := newHarnessIn(t, prof, host.Policy{DeviceMemory: 5 << 20})
 			for a, v := range want {
-				h.putU64s(outA, 0x5a5a5a5a5a5a5a5a)
-				h.ok("aclrtGetDeviceInfo", 1, uint64(a), outA)
-				require.Equal(t, v, h.u64(outA), "%s", a)
+				h.PutU64s(outA, 0x5a5a5a5a5a5a5a5a)
+				h.OK("aclrtGetDeviceInfo", 1, uint64(a), outA)
+				require.Equal(t, v, h.U64(outA), "%s", a)
 			}
-			require.Equal(t, "aclrtGetDeviceInfo: attr 103 is not an aclrtDevAttr", h.code(acl.ErrRTParamInvalid, "aclrtGetDeviceInfo", 0, 103, outA))
-			require.Equal(t, "aclrtGetDeviceInfo: deviceId 2 does not exist: this session sees 2 devices", h.code(acl.ErrRTParamInvalid, "aclrtGetDeviceInfo", 2, devAttrCube, outA))
+			require.Equal(t, "aclrtGetDeviceInfo: attr 103 is not an aclrtDevAttr", h.Code(acl.ErrRTParamInvalid, "aclrtGetDeviceInfo", 0, 103, outA))
+			require.Equal(t, "aclrtGetDeviceInfo: deviceId 2 does not exist: this session sees 2 devices", h.Code(acl.ErrRTParamInvalid, "aclrtGetDeviceInfo", 2, devAttrCube, outA))
 		})
 	}
 }
@@ -287,19 +280,19 @@ func TestDeviceInfoPerChip(t *testing.T) {
 			t.Cleanup(func() { b.Close() })
 			h := newHarness(t, host.Policy{}, host.WithBackend(b))
 			get := func(a acl.DevAttr) uint64 {
-				h.ok("aclrtGetDeviceInfo", 0, uint64(a), outA)
-				return h.u64(outA)
+				h.OK("aclrtGetDeviceInfo", 0, uint64(a), outA)
+				return h.U64(outA)
 			}
 			require.Equal(t, []uint64{tc.cube, 2 * tc.cube, tc.warp, tc.arch, tc.aic},
 				[]uint64{get(acl.DevAttrCubeCoreNum), get(acl.DevAttrVectorCoreNum), get(acl.DevAttrWarpSize), get(acl.DevAttrNPUArch), get(acl.DevAttrAICPUCoreNum)})
-			h.ok("aclrtSetDevice", 0)
-			h.ok("aclrtGetDeviceResLimit", 0, 0, outA)
-			require.Equal(t, uint32(tc.cube), h.u32(outA), "the core limit agrees with the chip")
-			require.Equal(t, int32(len(tc.soc)), h.call("aclrtGetSocName", data, 128))
-			require.Equal(t, tc.soc, string(h.mem()[data:data+uint64(len(tc.soc))]))
-			h.putStr(data2, "Ascend950DT_9591")
-			h.ok("aclrtCheckArchCompatibility", data2, outA)
-			require.Equal(t, tc.arch == 3510, h.u32(outA) == 1, "compatible with another 950 only on a 950")
+			h.OK("aclrtSetDevice", 0)
+			h.OK("aclrtGetDeviceResLimit", 0, 0, outA)
+			require.Equal(t, uint32(tc.cube), h.U32(outA), "the core limit agrees with the chip")
+			require.Equal(t, int32(len(tc.soc)), h.Call("aclrtGetSocName", data, 128))
+			require.Equal(t, tc.soc, string(h.Mem()[data:data+uint64(len(tc.soc))]))
+			h.PutStr(data2, "Ascend950DT_9591")
+			h.OK("aclrtCheckArchCompatibility", data2, outA)
+			require.Equal(t, tc.arch == 3510, h.U32(outA) == 1, "compatible with another 950 only on a 950")
 		})
 	}
 }
@@ -312,18 +305,18 @@ func TestSocName(t *testing.T) {
 			h := newHarnessIn(t, prof, host.Policy{})
 			const soc = "Ascend910B1"
 			n := int32(len(soc))
-			require.Equal(t, n, h.call("aclrtGetSocName", 0, 0), "a length query")
+			require.Equal(t, n, h.Call("aclrtGetSocName", 0, 0), "a length query")
 			h.fillGuest(data, 32, 0xaa)
-			require.Equal(t, n, h.call("aclrtGetSocName", data, 32))
-			require.Equal(t, soc+"\x00", string(h.mem()[data:data+uint64(n)+1]))
+			require.Equal(t, n, h.Call("aclrtGetSocName", data, 32))
+			require.Equal(t, soc+"\x00", string(h.Mem()[data:data+uint64(n)+1]))
 			h.fillGuest(data, 32, 0xaa)
-			require.Equal(t, n, h.call("aclrtGetSocName", data, 5), "truncated")
-			require.Equal(t, "Asce\x00\xaa", string(h.mem()[data:data+6]))
-			end := uint64(len(h.mem()))
-			require.Equal(t, n, h.call("aclrtGetSocName", end-2, 32), "a buffer past guest memory gets nothing")
+			require.Equal(t, n, h.Call("aclrtGetSocName", data, 5), "truncated")
+			require.Equal(t, "Asce\x00\xaa", string(h.Mem()[data:data+6]))
+			end := uint64(len(h.Mem()))
+			require.Equal(t, n, h.Call("aclrtGetSocName", end-2, 32), "a buffer past guest memory gets nothing")
 			require.Equal(t, acl.Success, h.rc("aclrtPeekAtLastError", 0))
-			require.Empty(t, h.inst.Session().LastError())
-			require.Equal(t, int32(0), bareHarness(h).call("aclrtGetSocName", data, 32), "a library without it: NULL")
+			require.Empty(t, h.Inst.Session().LastError())
+			require.Equal(t, int32(0), bareHarness(h).Call("aclrtGetSocName", data, 32), "a library without it: NULL")
 		})
 	}
 }
@@ -334,21 +327,21 @@ func TestDeviceQueries32(t *testing.T) {
 	for _, prof := range abi.Profiles {
 		t.Run(prof.Module(), func(t *testing.T) {
 			h := newHarnessIn(t, prof, host.Policy{})
-			h.ok("aclGetCannAttribute", uint64(acl.CannAttrBF16), outA)
-			require.Equal(t, uint32(1), h.u32(outA))
-			h.putStr(data, "Ascend910B2")
-			h.ok("aclrtCheckArchCompatibility", data, outA)
-			require.Equal(t, uint32(1), h.u32(outA))
-			h.ok("aclrtQueryDeviceStatus", 0, outA)
-			require.Equal(t, uint32(0), h.u32(outA))
-			h.ok("aclrtDeviceGetStreamPriorityRange", outA, outB)
-			require.Equal(t, []uint32{7, 0}, []uint32{h.u32(outA), h.u32(outB)})
+			h.OK("aclGetCannAttribute", uint64(acl.CannAttrBF16), outA)
+			require.Equal(t, uint32(1), h.U32(outA))
+			h.PutStr(data, "Ascend910B2")
+			h.OK("aclrtCheckArchCompatibility", data, outA)
+			require.Equal(t, uint32(1), h.U32(outA))
+			h.OK("aclrtQueryDeviceStatus", 0, outA)
+			require.Equal(t, uint32(0), h.U32(outA))
+			h.OK("aclrtDeviceGetStreamPriorityRange", outA, outB)
+			require.Equal(t, []uint32{7, 0}, []uint32{h.U32(outA), h.U32(outB)})
 			h.fillGuest(data, acl.UtilizationInfoSize32, 0)
-			h.ok("aclrtGetDeviceUtilizationRate", 0, data)
-			require.Equal(t, words(0xFFFFFFFF, 4), h.mem()[data:data+16])
-			h.ok("aclrtGetDeviceCapability", 0, uint64(acl.FeatureMemQEventCrossDev), outA)
-			h.ok("aclrtSetDevice", 0)
-			h.ok("aclrtResetDeviceResLimit", 0)
+			h.OK("aclrtGetDeviceUtilizationRate", 0, data)
+			require.Equal(t, words(0xFFFFFFFF, 4), h.Mem()[data:data+16])
+			h.OK("aclrtGetDeviceCapability", 0, uint64(acl.FeatureMemQEventCrossDev), outA)
+			h.OK("aclrtSetDevice", 0)
+			h.OK("aclrtResetDeviceResLimit", 0)
 		})
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/host"
 	"github.com/aclwasm/aclwasm/host/internal/engine"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
@@ -48,8 +49,8 @@ type dh struct {
 }
 
 func (d *dh) c(name string, args ...uint64) int32 {
-	d.t.Helper()
-	r := d.call(name, args...)
+	d.T.Helper()
+	r := d.Call(name, args...)
 	d.returns = append(d.returns, r)
 	return r
 }
@@ -61,21 +62,21 @@ func runReactorDiff(t *testing.T, engine, wat string, p host.Policy, script func
 	rt, err := host.NewRuntime(ctx, host.WithEngine(engine), recordCalls(&out.Calls))
 	require.NoError(t, err)
 	defer func() { require.NoError(t, rt.Close(ctx)) }()
-	base := freeMem(t, rt)
-	pl, err := rt.Load(ctx, wat2wasm(t, wat), p)
+	base := proxytest.FreeMem(t, rt)
+	pl, err := rt.Load(ctx, testsupport.WAT(t, wat), p)
 	require.NoError(t, err)
 	defer func() { require.NoError(t, pl.Close(ctx)) }()
 	inst, err := pl.Instantiate(ctx, host.Config{})
 	require.NoError(t, err)
-	d := &dh{harness: &harness{t: t, rt: rt, inst: inst}}
+	d := &dh{harness: &harness{Harness: &proxytest.Harness{T: t, RT: rt, Inst: inst}}}
 	script(d)
 	out.Returns = d.returns
 	out.Stats = inst.Session().Stats()
 	out.LastError = inst.Session().LastError()
-	out.FreeIn = freeMem(t, rt)
-	out.Memory = bytes.Clone(d.mem())
+	out.FreeIn = proxytest.FreeMem(t, rt)
+	out.Memory = bytes.Clone(d.Mem())
 	require.NoError(t, inst.Close(ctx))
-	out.FreeAfter = freeMem(t, rt)
+	out.FreeAfter = proxytest.FreeMem(t, rt)
 	require.Equal(t, base, out.FreeAfter, "%s: the session released everything", engine)
 	return out
 }
@@ -94,7 +95,7 @@ func requireSameOutcome(t *testing.T, a, b diffOutcome) {
 // diffScript calls every import family, valid and invalid, the proxy guest
 // with 4 pages (growing to 6 on the way).
 func diffScript(d *dh) {
-	end := uint64(len(d.mem()))
+	end := uint64(len(d.Mem()))
 	// Runtime functions.
 	d.c("aclInit", 0)
 	d.c("aclInit", 0)
@@ -108,16 +109,16 @@ func diffScript(d *dh) {
 	d.c("aclrtSetDevice", 7)
 	d.c("aclrtSetDevice", 1)
 	d.c("aclrtGetDevice", outA)
-	b := d.malloc(4096)
+	b := d.Malloc(4096)
 	d.c("aclrtSetDevice", 0)
 	d.c("aclrtDeviceCanAccessPeer", outA, 0, 1)
 	d.c("aclrtDeviceCanAccessPeer", outA, 1, 1)
-	a, small := d.malloc(4096), d.malloc(64)
+	a, small := d.Malloc(4096), d.Malloc(64)
 	d.c("aclrtMemcpy", a, 4096, b, 4096, 3)
 	d.c("aclrtDeviceEnablePeerAccess", 1, 1)
 	d.c("aclrtDeviceEnablePeerAccess", 1, 0)
 	// Synchronous copies.
-	d.fill(data, 4096, 1)
+	d.Fill(data, 4096, 1)
 	d.c("aclrtMemcpy", a, 4096, data, 4096, 1)
 	d.c("aclrtMemcpy", b, 4096, a, 4096, 3)
 	d.c("aclrtMemcpy", data2, 4096, b, 4096, 2)
@@ -150,8 +151,8 @@ func diffScript(d *dh) {
 	d.c("aclrtHostRegister", end-8, 64, 0, outB)
 	d.c("aclrtHostRegister", 0, 64, 0, outB)
 	// Streams, events, async copies on pinned memory, memset.
-	s, e1, e2 := d.stream(), d.event(), d.event()
-	d.fill(0x10000, 4096, 2)
+	s, e1, e2 := d.Stream(), d.Event(), d.Event()
+	d.Fill(0x10000, 4096, 2)
 	d.c("aclrtRecordEvent", e1, s)
 	d.c("aclrtMemcpyAsync", a, 4096, 0x10000, 4096, 1, s)
 	d.c("aclrtSynchronizeStream", s) // guest memory is set at call time: the copy must have read it first
@@ -163,7 +164,7 @@ func diffScript(d *dh) {
 	d.c("aclrtQueryEventStatus", e2, outC)
 	d.c("aclrtEventElapsedTime", 0, e1, e2)
 	d.c("aclrtEventElapsedTime", outC, e1, e2)
-	d.putU64s(outC, 0) // a duration: not comparable
+	d.PutU64s(outC, 0) // a duration: not comparable
 	d.c("aclrtStreamQuery", s, outC)
 	d.c("aclrtSynchronizeStream", s)
 	d.c("aclrtSynchronizeStreamWithTimeout", s, 1000)
@@ -188,23 +189,23 @@ func diffScript(d *dh) {
 	d.c("aclrtMemcpy2d", small, 4, a, 4, 4, 4, 3)
 	d.c("aclrtMemcpy2dAsync", small, 4, a, 4, 4, 4, 3, s)
 	// Batches.
-	bt := d.batch([]uint64{a, small}, []uint64{data + 128, data}, []uint64{64, 64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
-	d.c("aclrtMemcpyBatch", bt.dsts, bt.destMaxs, bt.srcs, bt.sizes, 2, bt.attrs, bt.idx, 1, bt.fail)
-	d.c("aclrtMemcpyBatchAsync", bt.dsts, bt.destMaxs, bt.srcs, bt.sizes, 2, bt.attrs, bt.idx, 1, bt.fail, s)
-	d.c("aclrtMemcpyBatchV2", bt.dsts, bt.destMaxs, bt.srcs, bt.sizes, 2, bt.attrs, bt.idx, 1)
-	d.c("aclrtMemcpyBatchAsyncV2", bt.dsts, bt.destMaxs, bt.srcs, bt.sizes, 2, bt.attrs, bt.idx, 1, s)
-	d.c("aclrtMemcpyBatch", bt.dsts, bt.destMaxs, bt.srcs, bt.sizes, 2, bt.attrs, bt.idx, 1, 0)
-	d.c("aclrtMemcpyBatch", bt.dsts, bt.destMaxs, bt.srcs, bt.sizes, 1<<40, bt.attrs, bt.idx, 1, bt.fail)
-	d.c("aclrtMemcpyBatch", bt.dsts, bt.destMaxs, bt.srcs, end-8, 2, bt.attrs, bt.idx, 1, bt.fail)
-	bt = d.batch([]uint64{a, small + 32}, []uint64{data, data}, []uint64{64, 64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
-	d.c("aclrtMemcpyBatch", bt.dsts, bt.destMaxs, bt.srcs, bt.sizes, 2, bt.attrs, bt.idx, 1, bt.fail)
-	bt = d.batch([]uint64{a}, []uint64{data}, []uint64{64}, []acl.MemcpyBatchAttr{h2d(1)}, []uint64{0})
-	d.c("aclrtMemcpyBatch", bt.dsts, bt.destMaxs, bt.srcs, bt.sizes, 1, bt.attrs, bt.idx, 1, bt.fail)
+	bt := d.Batch([]uint64{a, small}, []uint64{data + 128, data}, []uint64{64, 64}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
+	d.c("aclrtMemcpyBatch", bt.Dsts, bt.DestMaxs, bt.Srcs, bt.Sizes, 2, bt.Attrs, bt.Idx, 1, bt.Fail)
+	d.c("aclrtMemcpyBatchAsync", bt.Dsts, bt.DestMaxs, bt.Srcs, bt.Sizes, 2, bt.Attrs, bt.Idx, 1, bt.Fail, s)
+	d.c("aclrtMemcpyBatchV2", bt.Dsts, bt.DestMaxs, bt.Srcs, bt.Sizes, 2, bt.Attrs, bt.Idx, 1)
+	d.c("aclrtMemcpyBatchAsyncV2", bt.Dsts, bt.DestMaxs, bt.Srcs, bt.Sizes, 2, bt.Attrs, bt.Idx, 1, s)
+	d.c("aclrtMemcpyBatch", bt.Dsts, bt.DestMaxs, bt.Srcs, bt.Sizes, 2, bt.Attrs, bt.Idx, 1, 0)
+	d.c("aclrtMemcpyBatch", bt.Dsts, bt.DestMaxs, bt.Srcs, bt.Sizes, 1<<40, bt.Attrs, bt.Idx, 1, bt.Fail)
+	d.c("aclrtMemcpyBatch", bt.Dsts, bt.DestMaxs, bt.Srcs, end-8, 2, bt.Attrs, bt.Idx, 1, bt.Fail)
+	bt = d.Batch([]uint64{a, small + 32}, []uint64{data, data}, []uint64{64, 64}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
+	d.c("aclrtMemcpyBatch", bt.Dsts, bt.DestMaxs, bt.Srcs, bt.Sizes, 2, bt.Attrs, bt.Idx, 1, bt.Fail)
+	bt = d.Batch([]uint64{a}, []uint64{data}, []uint64{64}, []acl.MemcpyBatchAttr{proxytest.H2D(1)}, []uint64{0})
+	d.c("aclrtMemcpyBatch", bt.Dsts, bt.DestMaxs, bt.Srcs, bt.Sizes, 1, bt.Attrs, bt.Idx, 1, bt.Fail)
 	// Descriptors and offset copies (descriptor bytes are keyed per session:
 	// they are never copied back to guest memory here).
 	d.c("aclrtGetMemcpyDescSize", 3, outA)
 	d.c("aclrtGetMemcpyDescSize", 6, outA)
-	desc := d.malloc(d.u64(outA))
+	desc := d.Malloc(d.U64(outA))
 	d.c("aclrtSetMemcpyDesc", desc, 6, a, small, 64, outA)
 	d.c("aclrtSetMemcpyDesc", data, 6, a, small, 64, 0)
 	d.c("aclrtSetMemcpyDesc", desc, 6, a, small, 65, 0)
@@ -212,8 +213,8 @@ func diffScript(d *dh) {
 	d.c("aclrtMemcpyAsyncWithDesc", desc, 6, 0)
 	d.c("aclrtMemcpyAsyncWithDesc", desc, 6, s)
 	d.c("aclrtMemcpyAsyncWithDesc", desc+8, 6, s)
-	slots := d.malloc(16)
-	d.putU64s(0x3000, small, a)
+	slots := d.Malloc(16)
+	d.PutU64s(0x3000, small, a)
 	d.c("aclrtMemcpy", slots, 16, 0x3000, 16, 1)
 	d.c("aclrtMemcpyAsyncWithOffset", slots, 64, 0, slots+8, 32, 16, 6, s)
 	d.c("aclrtMemcpyAsyncWithOffset", slots, 64, 0, slots+8, 32, 16, 3, s)
@@ -227,7 +228,7 @@ func diffScript(d *dh) {
 	d.c("aclrtMemcpy", a, 8, data, 8, math.MaxUint32)
 	// Growing the memory: the new pages are guest memory at once.
 	d.c("grow", 2)
-	end = uint64(len(d.mem()))
+	end = uint64(len(d.Mem()))
 	d.c("aclrtMemcpy", end-64, 64, a, 64, 2)
 	d.c("aclrtMemcpy", end-32, 64, a, 64, 2)
 	d.c("aclrtHostRegister", end-4096, 4096, 0, outB)
@@ -272,12 +273,12 @@ func TestDifferentialUnexportedMemory(t *testing.T) {
 	wat := strings.Replace(testsupport.ProxyWAT(abi.Wide, 2, ""), `(memory (export "memory") 2)`, `(memory 2)`, 1)
 	require.NotEqual(t, testsupport.ProxyWAT(abi.Wide, 2, ""), wat)
 	script := func(d *dh) {
-		end := uint64(len(d.mem()))
+		end := uint64(len(d.Mem()))
 		d.c("aclrtGetDeviceCount", 0x300)
 		d.c("aclrtGetDeviceCount", end-2)
 		d.c("aclrtSetDevice", 0)
-		a := d.malloc(256)
-		d.fill(data, 256, 4)
+		a := d.Malloc(256)
+		d.Fill(data, 256, 4)
 		d.c("aclrtMemcpy", a, 256, data, 256, 1)
 		d.c("aclrtMemcpy", data2, 256, a, 256, 2)
 		d.c("aclrtMemcpy", end-16, 256, a, 256, 2)
@@ -324,7 +325,7 @@ func runCommandDiff(t *testing.T, engine string, wasm []byte, p host.Policy, cfg
 	rt, err := host.NewRuntime(ctx, host.WithEngine(engine))
 	require.NoError(t, err)
 	defer func() { require.NoError(t, rt.Close(ctx)) }()
-	base := freeMem(t, rt)
+	base := proxytest.FreeMem(t, rt)
 	pl, err := rt.Load(ctx, wasm, p)
 	require.NoError(t, err)
 	defer func() { require.NoError(t, pl.Close(ctx)) }()
@@ -336,7 +337,7 @@ func runCommandDiff(t *testing.T, engine string, wasm []byte, p host.Policy, cfg
 		cfg.Stderr = &stderr
 	}
 	res, err := pl.Run(ctx, cfg)
-	out := runOutcome{ExitCode: res.ExitCode, Stats: res.Stats, Err: errClass(err), FreeAfter: freeMem(t, rt), Stdout: stdout.String(), Stderr: stderr.String()}
+	out := runOutcome{ExitCode: res.ExitCode, Stats: res.Stats, Err: errClass(err), FreeAfter: proxytest.FreeMem(t, rt), Stdout: stdout.String(), Stderr: stderr.String()}
 	if err != nil {
 		// A run that ends abnormally cancels its queued copies not yet
 		// started, and bytes count when they move: how many moved first is
@@ -365,7 +366,7 @@ func TestDifferentialCommands(t *testing.T) {
 		{"trap in start function", startTrapWAT, host.Config{}, host.ErrTrap.Error(), 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			wasm := wat2wasm(t, tc.wat)
+			wasm := testsupport.WAT(t, tc.wat)
 			var outs []runOutcome
 			for _, e := range diffEngines {
 				cfg := tc.cfg
@@ -451,7 +452,7 @@ const startTrapWAT = `(module
 // TestDifferentialEnds: traps, timeouts, cancellation and the memory limit
 // end calls the same way on both engines.
 func TestDifferentialEnds(t *testing.T) {
-	wasm := wat2wasm(t, testsupport.ProxyWAT(abi.Wide, 1, `  (func (export "oob") (result i32) (i32.load (i32.const -4)))
+	wasm := testsupport.WAT(t, testsupport.ProxyWAT(abi.Wide, 1, `  (func (export "oob") (result i32) (i32.load (i32.const -4)))
   (func $deep (export "deep") (param i32) (result i32) (call $deep (i32.add (local.get 0) (i32.const 1))))
 `))
 	for _, e := range diffEngines {

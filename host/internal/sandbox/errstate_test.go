@@ -2,14 +2,16 @@ package sandbox_test
 
 import (
 	"context"
-	"github.com/aclwasm/aclwasm/acl/sim"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
+	"github.com/aclwasm/aclwasm/acl/sim"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // The error state and resource queries of ABI v1.2 section 12.
@@ -28,7 +30,7 @@ func (bare) DeviceResLimit(int32, acl.DevResLimitType) (uint32, error) {
 
 // fillGuest sets n bytes of guest memory at off to b.
 func (h *harness) fillGuest(off uint64, n int, b byte) {
-	m := h.mem()[off : off+uint64(n)]
+	m := h.Mem()[off : off+uint64(n)]
 	for i := range m {
 		m[i] = b
 	}
@@ -40,63 +42,63 @@ const cubeCores, vectorCores = 24, 48
 var errstateOrderCases = map[string]map[string]orderCase{
 	"aclrtGetLastError": {
 		"level": {run: func(h *harness) acl.Error {
-			h.code(acl.ErrRTInvalidDeviceID, "aclrtSetDevice", 99)
+			h.Code(acl.ErrRTInvalidDeviceID, "aclrtSetDevice", 99)
 			code := h.rc("aclrtGetLastError", 1)
-			require.Equal(h.t, acl.ErrRTInvalidDeviceID, h.rc("aclrtPeekAtLastError", 0), "a refused level neither clears nor replaces the last error")
+			require.Equal(h.T, acl.ErrRTInvalidDeviceID, h.rc("aclrtPeekAtLastError", 0), "a refused level neither clears nor replaces the last error")
 			return code
 		}},
 		"read": {run: func(h *harness) acl.Error {
-			require.Equal(h.t, acl.Success, h.rc("aclrtGetLastError", 0), "none yet")
-			h.code(acl.ErrRTInvalidDeviceID, "aclrtSetDevice", 99)
-			h.code(acl.ErrInvalidParam, "aclrtMalloc", 0, 64, 0) // the ACL layer's: not recorded
-			require.Equal(h.t, acl.ErrRTInvalidDeviceID, h.rc("aclrtGetLastError", 0))
+			require.Equal(h.T, acl.Success, h.rc("aclrtGetLastError", 0), "none yet")
+			h.Code(acl.ErrRTInvalidDeviceID, "aclrtSetDevice", 99)
+			h.Code(acl.ErrInvalidParam, "aclrtMalloc", 0, 64, 0) // the ACL layer's: not recorded
+			require.Equal(h.T, acl.ErrRTInvalidDeviceID, h.rc("aclrtGetLastError", 0))
 			return h.rc("aclrtGetLastError", 0) // cleared
 		}},
 	},
 	"aclrtPeekAtLastError": {
 		"level": {run: func(h *harness) acl.Error { return h.rc("aclrtPeekAtLastError", 1<<32-1) }},
 		"read": {run: func(h *harness) acl.Error {
-			h.ok("aclrtSetDevice", 0)
-			h.code(acl.ErrRTInvalidHandle, "aclrtSynchronizeStream", 999)
-			require.Equal(h.t, acl.ErrRTInvalidHandle, h.rc("aclrtPeekAtLastError", 0))
-			require.Equal(h.t, acl.ErrRTInvalidHandle, h.rc("aclrtPeekAtLastError", 0), "kept")
-			require.Equal(h.t, acl.ErrRTInvalidHandle, h.rc("aclrtGetLastError", 0))
+			h.OK("aclrtSetDevice", 0)
+			h.Code(acl.ErrRTInvalidHandle, "aclrtSynchronizeStream", 999)
+			require.Equal(h.T, acl.ErrRTInvalidHandle, h.rc("aclrtPeekAtLastError", 0))
+			require.Equal(h.T, acl.ErrRTInvalidHandle, h.rc("aclrtPeekAtLastError", 0), "kept")
+			require.Equal(h.T, acl.ErrRTInvalidHandle, h.rc("aclrtGetLastError", 0))
 			return h.rc("aclrtPeekAtLastError", 0)
 		}},
 	},
 	"aclrtGetErrorVerbose": {
 		"null": {run: func(h *harness) acl.Error {
-			end := uint64(len(h.mem()))
-			require.Equal(h.t, acl.ErrInvalidParam, h.rc("aclrtGetErrorVerbose", 0, end-acl.ErrorInfoSize+1), "the struct runs past guest memory")
+			end := uint64(len(h.Mem()))
+			require.Equal(h.T, acl.ErrInvalidParam, h.rc("aclrtGetErrorVerbose", 0, end-acl.ErrorInfoSize+1), "the struct runs past guest memory")
 			return h.rc("aclrtGetErrorVerbose", 99, 0) // bad device too
 		}},
 		"feature": {run: func(h *harness) acl.Error { return bareHarness(h).rc("aclrtGetErrorVerbose", 99, data) }},
 		"device": {run: func(h *harness) acl.Error {
-			require.Equal(h.t, acl.ErrRTInvalidDeviceID, h.rc("aclrtGetErrorVerbose", 1<<32-1, data))
+			require.Equal(h.T, acl.ErrRTInvalidDeviceID, h.rc("aclrtGetErrorVerbose", 1<<32-1, data))
 			return h.rc("aclrtGetErrorVerbose", 2, data)
 		}},
 		"none": {run: func(h *harness) acl.Error {
 			h.fillGuest(data, acl.ErrorInfoSize, 0xaa)
 			code := h.rc("aclrtGetErrorVerbose", 1, data) // no current device needed
-			m := h.mem()[data:]
-			require.Equal(h.t, []byte{0, 0, 0xaa, 0xaa, 0, 0, 0, 0, 0, 0, 0, 0, 0xaa}, m[:13], "tryRepair, hasDetail, errorType, aicoreErrType written; reserved and the rest of the union untouched")
+			m := h.Mem()[data:]
+			require.Equal(h.T, []byte{0, 0, 0xaa, 0xaa, 0, 0, 0, 0, 0, 0, 0, 0, 0xaa}, m[:13], "tryRepair, hasDetail, errorType, aicoreErrType written; reserved and the rest of the union untouched")
 			return code
 		}},
 	},
 	"aclrtCtxGetCurrentDefaultStream": {
 		"null": {run: func(h *harness) acl.Error { return h.rc("aclrtCtxGetCurrentDefaultStream", 0) }}, // no context too
 		"context": {run: func(h *harness) acl.Error {
-			le.PutUint32(h.mem()[outA:], 0x5a5a)
+			le.PutUint32(h.Mem()[outA:], 0x5a5a)
 			code := h.rc("aclrtCtxGetCurrentDefaultStream", outA)
-			require.Equal(h.t, uint32(0x5a5a), h.u32(outA), "untouched")
+			require.Equal(h.T, uint32(0x5a5a), h.U32(outA), "untouched")
 			return code
 		}},
 		"handle": {run: func(h *harness) acl.Error {
-			h.ok("aclrtSetDevice", 0)
-			le.PutUint32(h.mem()[outA:], 0x5a5a)
+			h.OK("aclrtSetDevice", 0)
+			le.PutUint32(h.Mem()[outA:], 0x5a5a)
 			code := h.rc("aclrtCtxGetCurrentDefaultStream", outA)
-			require.Equal(h.t, uint32(0), h.u32(outA), "NULL names the default stream")
-			h.ok("aclrtSynchronizeStream", uint64(h.u32(outA)))
+			require.Equal(h.T, uint32(0), h.U32(outA), "NULL names the default stream")
+			h.OK("aclrtSynchronizeStream", uint64(h.U32(outA)))
 			return code
 		}},
 	},
@@ -112,7 +114,7 @@ var errstateOrderCases = map[string]map[string]orderCase{
 		"type":     {run: func(h *harness) acl.Error { return h.rc("aclrtGetDeviceResLimit", 99, 7, outA) }},      // bad device too
 		"device":   {run: func(h *harness) acl.Error { return h.rc("aclrtGetDeviceResLimit", 99, 0, outA) }},
 		"unset": {run: func(h *harness) acl.Error {
-			h.ok("aclrtSetDevice", 0)
+			h.OK("aclrtSetDevice", 0)
 			return h.rc("aclrtGetDeviceResLimit", 1, 0, outA)
 		}},
 		"feature": {run: func(h *harness) acl.Error { return bareHarness(h).rc("aclrtGetDeviceResLimit", 0, 0, outA) }},
@@ -124,10 +126,10 @@ var errstateOrderCases = map[string]map[string]orderCase{
 		"unset":    {run: func(h *harness) acl.Error { return h.rc("aclrtSetDeviceResLimit", 1, 0, 999) }},
 		"feature":  {run: func(h *harness) acl.Error { return bareHarness(h).rc("aclrtSetDeviceResLimit", 0, 0, 999) }},
 		"value": {run: func(h *harness) acl.Error {
-			h.ok("aclrtSetDevice", 0)
+			h.OK("aclrtSetDevice", 0)
 			code := h.rc("aclrtSetDeviceResLimit", 0, 0, cubeCores+1)
-			h.ok("aclrtGetDeviceResLimit", 0, 0, outA)
-			require.Equal(h.t, uint32(cubeCores), h.u32(outA), "not set")
+			h.OK("aclrtGetDeviceResLimit", 0, 0, outA)
+			require.Equal(h.T, uint32(cubeCores), h.U32(outA), "not set")
 			return code
 		}},
 	},
@@ -135,18 +137,18 @@ var errstateOrderCases = map[string]map[string]orderCase{
 		"null":    {run: func(h *harness) acl.Error { return h.rc("aclrtGetStreamAvailableNum", 0) }}, // no device too
 		"context": {run: func(h *harness) acl.Error { return h.rc("aclrtGetStreamAvailableNum", outA) }},
 		"policy": {policy: host.Policy{MaxStreams: 3}, run: func(h *harness) acl.Error {
-			avail := func() uint32 { h.ok("aclrtGetStreamAvailableNum", outA); return h.u32(outA) }
-			h.ok("aclrtSetDevice", 0)
-			require.Equal(h.t, uint32(3), avail())
-			s := h.stream()
-			require.Equal(h.t, uint32(2), avail())
-			h.ok("aclrtSetDevice", 1)
-			h.stream()
-			require.Equal(h.t, uint32(1), avail(), "streams of every device count")
-			h.ok("aclrtCreateContext", outB, 1)
-			require.Equal(h.t, uint32(1), avail(), "a context's default stream does not")
-			h.ok("aclrtSetDevice", 0)
-			h.ok("aclrtDestroyStream", s)
+			avail := func() uint32 { h.OK("aclrtGetStreamAvailableNum", outA); return h.U32(outA) }
+			h.OK("aclrtSetDevice", 0)
+			require.Equal(h.T, uint32(3), avail())
+			s := h.Stream()
+			require.Equal(h.T, uint32(2), avail())
+			h.OK("aclrtSetDevice", 1)
+			h.Stream()
+			require.Equal(h.T, uint32(1), avail(), "streams of every device count")
+			h.OK("aclrtCreateContext", outB, 1)
+			require.Equal(h.T, uint32(1), avail(), "a context's default stream does not")
+			h.OK("aclrtSetDevice", 0)
+			h.OK("aclrtDestroyStream", s)
 			return h.rc("aclrtGetStreamAvailableNum", outA)
 		}},
 	},
@@ -156,7 +158,7 @@ var errstateOrderCases = map[string]map[string]orderCase{
 // asynchronous one included (at the synchronize that reports it).
 func TestLastErrorPerSession(t *testing.T) {
 	h, other := newHarness(t, host.Policy{}), newHarness(t, host.Policy{})
-	other.code(acl.ErrRTInvalidDeviceID, "aclrtSetDevice", 99)
+	other.Code(acl.ErrRTInvalidDeviceID, "aclrtSetDevice", 99)
 	require.Equal(t, acl.Success, h.rc("aclrtPeekAtLastError", 0), "another session's failure")
 	require.Equal(t, acl.ErrRTInvalidDeviceID, other.rc("aclrtPeekAtLastError", 0))
 
@@ -168,9 +170,9 @@ func TestLastErrorPerSession(t *testing.T) {
 	require.Equal(t, acl.Success, h.rc("aclrtGetLastError", 0))
 
 	// The trace shows the code as the call's result, not as its failure.
-	h.code(acl.ErrRTInvalidHandle, "aclrtSynchronizeStream", 999)
-	h.call("aclrtGetLastError", 0)
-	last := h.log[len(h.log)-1]
+	h.Code(acl.ErrRTInvalidHandle, "aclrtSynchronizeStream", 999)
+	h.Call("aclrtGetLastError", 0)
+	last := h.Log[len(h.Log)-1]
 	require.Equal(t, int32(acl.ErrRTInvalidHandle), last.Result)
 	require.Equal(t, acl.Success, last.Code)
 	require.Equal(t, "aclrtGetLastError(level=ACL_RT_THREAD_LEVEL) = 107017", last.String())
@@ -181,13 +183,13 @@ func TestLastErrorPerSession(t *testing.T) {
 func TestErrorVerbose32(t *testing.T) {
 	for _, prof := range []abi.Profile{abi.Wide, abi.Native32} {
 		h := newHarnessIn(t, prof, host.Policy{})
-		end := uint64(len(h.mem()))
+		end := uint64(len(h.Mem()))
 		size := uint64(acl.ErrorInfoSize)
 		if prof == abi.Native32 {
 			size = acl.ErrorInfoSize32
 		}
-		h.ok("aclrtGetErrorVerbose", 0, end-size)
-		h.code(acl.ErrInvalidParam, "aclrtGetErrorVerbose", 0, end-size+1)
+		h.OK("aclrtGetErrorVerbose", 0, end-size)
+		h.Code(acl.ErrInvalidParam, "aclrtGetErrorVerbose", 0, end-size+1)
 	}
 }
 
@@ -195,47 +197,47 @@ func TestErrorVerbose32(t *testing.T) {
 // be lowered and raised back, never above the device's count.
 func TestDeviceResLimit(t *testing.T) {
 	h, other := newHarness(t, host.Policy{}), newHarness(t, host.Policy{})
-	h.ok("aclrtSetDevice", 0)
-	other.ok("aclrtSetDevice", 0)
+	h.OK("aclrtSetDevice", 0)
+	other.OK("aclrtSetDevice", 0)
 	get := func(h *harness, dev, typ uint64) uint32 {
-		h.ok("aclrtGetDeviceResLimit", dev, typ, outA)
-		return h.u32(outA)
+		h.OK("aclrtGetDeviceResLimit", dev, typ, outA)
+		return h.U32(outA)
 	}
 	cur := func(h *harness, typ uint64) uint32 {
-		h.ok("aclrtGetResInCurrentThread", typ, outA)
-		return h.u32(outA)
+		h.OK("aclrtGetResInCurrentThread", typ, outA)
+		return h.U32(outA)
 	}
 	require.Equal(t, uint32(cubeCores), get(h, 0, 0))
 	require.Equal(t, uint32(vectorCores), get(h, 0, 1))
-	h.ok("aclrtSetDeviceResLimit", 0, 0, 10)
+	h.OK("aclrtSetDeviceResLimit", 0, 0, 10)
 	require.Equal(t, uint32(10), get(h, 0, 0))
 	require.Equal(t, uint32(10), cur(h, 0))
 	require.Equal(t, uint32(vectorCores), cur(h, 1), "the other type keeps its count")
 	require.Equal(t, uint32(cubeCores), get(other, 0, 0), "another session's view")
 	require.Equal(t, uint32(cubeCores), cur(other, 0))
 	require.Equal(t, `aclrtSetDeviceResLimit: value 49 is above the 48 cores of type ACL_RT_DEV_RES_VECTOR_CORE that device 0 has`,
-		h.code(acl.ErrRTParamInvalid, "aclrtSetDeviceResLimit", 0, 1, vectorCores+1))
-	h.ok("aclrtSetDeviceResLimit", 0, 0, cubeCores) // back up to the device's count
+		h.Code(acl.ErrRTParamInvalid, "aclrtSetDeviceResLimit", 0, 1, vectorCores+1))
+	h.OK("aclrtSetDeviceResLimit", 0, 0, cubeCores) // back up to the device's count
 	require.Equal(t, uint32(cubeCores), cur(h, 0))
-	h.ok("aclrtSetDevice", 1)
+	h.OK("aclrtSetDevice", 1)
 	require.Equal(t, uint32(cubeCores), cur(h, 0), "device 1 has its own")
 	require.Equal(t, `aclrtGetDeviceResLimit: type 2 is not an aclrtDevResLimitType: ACL_RT_DEV_RES_CUBE_CORE (0) or ACL_RT_DEV_RES_VECTOR_CORE (1)`,
-		h.code(acl.ErrRTParamInvalid, "aclrtGetDeviceResLimit", 0, 2, outA))
+		h.Code(acl.ErrRTParamInvalid, "aclrtGetDeviceResLimit", 0, 2, outA))
 	require.Equal(t, `aclrtGetDeviceResLimit: device 1 has not been set in this session: call aclrtSetDevice(1) first`,
-		other.code(acl.ErrRTDevSetup, "aclrtGetDeviceResLimit", 1, 0, outA))
-	h.ok("aclrtResetDevice", 1)
-	h.code(acl.ErrRTDevSetup, "aclrtGetDeviceResLimit", 1, 0, outA)
+		other.Code(acl.ErrRTDevSetup, "aclrtGetDeviceResLimit", 1, 0, outA))
+	h.OK("aclrtResetDevice", 1)
+	h.Code(acl.ErrRTDevSetup, "aclrtGetDeviceResLimit", 1, 0, outA)
 }
 
 // TestInitConfigLog: the plugin's log says that aclInit ignored its
 // configuration file.
 func TestInitConfigLog(t *testing.T) {
 	h, c := logHarness(t, host.Policy{}, "cfg")
-	copy(h.mem()[data:], "./acl.json\x00")
-	h.ok("aclInit", data)
+	copy(h.Mem()[data:], "./acl.json\x00")
+	h.OK("aclInit", data)
 	require.Equal(t, []map[string]any{{
 		"level": "WARN", "msg": "aclInit: configuration file ignored: the sandbox opens no file and none of its options has a meaning there",
-		"plugin": "cfg", "session": float64(h.inst.Session().ID()), "configPath": "./acl.json",
+		"plugin": "cfg", "session": float64(h.Inst.Session().ID()), "configPath": "./acl.json",
 	}}, c.Records(t))
 }
 
@@ -254,17 +256,17 @@ func TestInitConfigManifest(t *testing.T) {
 		m, err := host.ParseManifest([]byte("name: a\nmodule: {path: x.wasm}\npolicy: " + tc.policy + "\n"))
 		require.NoError(t, err)
 		h := newHarness(t, m.Policy)
-		copy(h.mem()[data:], "./acl.json\x00")
+		copy(h.Mem()[data:], "./acl.json\x00")
 		require.Equal(t, tc.want, h.rc("aclInit", data), tc.policy)
 	}
 
 	m, err := host.ParseManifest([]byte("name: a\nmodule: {path: x.wasm}\npolicy: {allow_init_config: true, refuse_init_config: true}\n"))
 	require.NoError(t, err)
 	ctx := context.Background()
-	rt, err := host.NewRuntime(ctx, append(testBackend(t), host.WithEngine(testEngine))...)
+	rt, err := host.NewRuntime(ctx, append(proxytest.Backend(t), host.WithEngine(testEngine))...)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, rt.Close(ctx)) })
-	_, err = rt.Load(ctx, wat2wasm(t, `(module (memory (export "memory") 1) (func (export "_start")))`), m.Policy)
+	_, err = rt.Load(ctx, testsupport.WAT(t, `(module (memory (export "memory") 1) (func (export "_start")))`), m.Policy)
 	require.ErrorContains(t, err, "policy: AllowInitConfig (deprecated, the default) and RefuseInitConfig contradict each other: set RefuseInitConfig alone")
 }
 
@@ -275,19 +277,19 @@ func TestBackendMessagesStayInside(t *testing.T) {
 	b := sim.New(sim.WithMemory(1 << 20))
 	t.Cleanup(func() { b.Close() })
 	h := newHarness(t, host.Policy{Devices: []int32{1, 0}, DeviceMemory: 4 << 20}, host.WithBackend(b))
-	h.ok("aclrtSetDevice", 0)
-	msg := h.code(acl.ErrRTMemoryAllocation, "aclrtMalloc", outA, 2<<20, 0)
+	h.OK("aclrtSetDevice", 0)
+	msg := h.Code(acl.ErrRTMemoryAllocation, "aclrtMalloc", outA, 2<<20, 0)
 	require.Equal(t, "aclrtMalloc: the device is out of memory", msg)
-	h.event() // a backend handle that is not the guest's
-	e1, e2 := h.event(), h.event()
-	msg = h.code(acl.ErrRTInternal, "aclrtEventElapsedTime", outA, e1, e2)
+	h.Event() // a backend handle that is not the guest's
+	e1, e2 := h.Event(), h.Event()
+	msg = h.Code(acl.ErrRTInternal, "aclrtEventElapsedTime", outA, e1, e2)
 	require.Equal(t, "aclrtEventElapsedTime: an event has never been recorded", msg)
-	s := h.stream()
-	h.ok("aclrtRecordEvent", e1, s)
-	h.ok("aclrtSynchronizeStream", s)
+	s := h.Stream()
+	h.OK("aclrtRecordEvent", e1, s)
+	h.OK("aclrtSynchronizeStream", s)
 	h.gate(s)
-	h.ok("aclrtRecordEvent", e2, s)
-	h.ok("aclrtDestroyStreamForce", s) // cancels e2's record
-	msg = h.code(acl.ErrRTEventTimestampInvalid, "aclrtEventElapsedTime", outA, e1, e2)
+	h.OK("aclrtRecordEvent", e2, s)
+	h.OK("aclrtDestroyStreamForce", s) // cancels e2's record
+	msg = h.Code(acl.ErrRTEventTimestampInvalid, "aclrtEventElapsedTime", outA, e1, e2)
 	require.Equal(t, "aclrtEventElapsedTime: an event has no valid timestamp (its record was cancelled)", msg)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 )
 
 // fuzzCallbackPolicy keeps an input short: a wait that never ends (a
@@ -115,7 +116,7 @@ func playCallbacks(t *testing.T, pl *host.Plugin, data []byte) {
 		require.NotEqual(t, int32(acl.ErrInternal), code, "%s%v hit a host bug: %s", name, args, inst.Session().LastError())
 		switch {
 		case name == "aclrtCreateStream" && code == 0:
-			streams = append(streams, uint64(le.Uint32(memOf(inst)[64:])))
+			streams = append(streams, uint64(le.Uint32(proxytest.Mem(inst)[64:])))
 		case name == "aclrtResetDeviceForce" && code == 0:
 			g.ok("aclrtSetDevice", 0)
 		}

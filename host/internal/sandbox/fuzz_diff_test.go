@@ -9,6 +9,7 @@ import (
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
@@ -29,7 +30,7 @@ import (
 func FuzzDifferential(f *testing.F) {
 	cfgs := slices.Clone(diffConfigs)
 	if testsupport.NativeLib() != "" {
-		cfgs = append(cfgs, diffConfig{"wazero/cann", func(tb testing.TB) []host.Option { return append(testBackend(tb), host.WithEngine("wazero")) }})
+		cfgs = append(cfgs, diffConfig{"wazero/cann", func(tb testing.TB) []host.Option { return append(proxytest.Backend(tb), host.WithEngine("wazero")) }})
 	}
 	if len(cfgs) == 1 {
 		cfgs = append(cfgs, cfgs[0])

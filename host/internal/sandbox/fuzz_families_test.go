@@ -5,6 +5,7 @@ import (
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 )
 
 // One fuzz target per import family. Each input plays on a session that
@@ -25,7 +26,7 @@ func fuzzFamilyOf(groups ...abi.Group) fuzzFamily {
 }
 
 func fuzzTarget(f *testing.F, fam fuzzFamily) {
-	e := newFuzzEnv(f, fuzzPolicy, append(testBackend(f), host.WithEngine(testEngine)))
+	e := newFuzzEnv(f, fuzzPolicy, append(proxytest.Backend(f), host.WithEngine(testEngine)))
 	f.Fuzz(func(t *testing.T, data []byte) { e.play(t, data, fam) })
 }
 

@@ -12,6 +12,8 @@ import (
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 	"github.com/aclwasm/aclwasm/internal/testsupport/kerneltest"
 )
 
@@ -54,7 +56,7 @@ func FuzzKernel(f *testing.F) {
 	// leave the fuzzer a few inputs a minute.
 	ctx := context.Background()
 	base := kerneltest.StandinBinaries(f)
-	rt, err := host.NewRuntime(ctx, append(testBackend(f), host.WithEngine(testEngine), host.WithKernels(kerneltest.Kernels()...))...)
+	rt, err := host.NewRuntime(ctx, append(proxytest.Backend(f), host.WithEngine(testEngine), host.WithKernels(kerneltest.Kernels()...))...)
 	require.NoError(f, err)
 	plugins := map[abi.Profile]*host.Plugin{}
 	f.Cleanup(func() {
@@ -65,7 +67,7 @@ func FuzzKernel(f *testing.F) {
 		require.NoError(f, rt.Close(ctx))
 	})
 	for prof, ls := range fuzzLaunchers {
-		pl, err := rt.Load(ctx, wat2wasm(f, kerneltest.GuestWAT(prof, ls...)), kerneltest.Granted)
+		pl, err := rt.Load(ctx, testsupport.WAT(f, kerneltest.GuestWAT(prof, ls...)), kerneltest.Granted)
 		require.NoError(f, err)
 		plugins[prof] = pl
 	}
@@ -102,27 +104,27 @@ func FuzzKernel(f *testing.F) {
 		if len(in) > 0 && in[0]&0x80 != 0 {
 			prof = abi.Native32
 		}
-		base := freeMem(t, rt)
+		base := proxytest.FreeMem(t, rt)
 		inst, err := plugins[prof].Instantiate(ctx, host.Config{})
 		require.NoError(t, err)
 		t.Cleanup(func() {
 			require.NoError(t, inst.Close(ctx))
-			require.Equal(t, base, freeMem(t, rt), "free device memory after the session closed")
+			require.Equal(t, base, proxytest.FreeMem(t, rt), "free device memory after the session closed")
 		})
-		h := &harness{t: t, prof: prof, rt: rt, inst: inst}
-		h.ok("aclrtSetDevice", 0)
+		h := &harness{Harness: &proxytest.Harness{T: t, Prof: prof, RT: rt, Inst: inst}}
+		h.OK("aclrtSetDevice", 0)
 		const n, canary = 256, 512
-		g1 := h.malloc(canary)
-		a := h.malloc(n)
-		b := h.malloc(64)
-		g2 := h.malloc(canary)
-		pat := h.fill(data, canary, 0x5A)
+		g1 := h.Malloc(canary)
+		a := h.Malloc(n)
+		b := h.Malloc(64)
+		g2 := h.Malloc(canary)
+		pat := h.Fill(data, canary, 0x5A)
 		for _, g := range []uint64{g1, g2} {
-			h.ok("aclrtMemcpy", g, canary, data, canary, uint64(acl.MemcpyHostToDevice))
+			h.OK("aclrtMemcpy", g, canary, data, canary, uint64(acl.MemcpyHostToDevice))
 		}
 		const guestCanary = 0x3000
-		gpat := h.fill(guestCanary, 256, 0xA5)
-		allocs, streams := 4, map[int]uint64{1: h.stream(), 2: h.stream()}
+		gpat := h.Fill(guestCanary, 256, 0xA5)
+		allocs, streams := 4, map[int]uint64{1: h.Stream(), 2: h.Stream()}
 
 		next := func() byte {
 			if len(in) == 0 {
@@ -133,7 +135,7 @@ func FuzzKernel(f *testing.F) {
 			return c
 		}
 		hostBug := func(code int32, what string) {
-			require.NotEqual(t, int32(acl.ErrInternal), code, "%s: host bug: %s", what, h.inst.Session().LastError())
+			require.NotEqual(t, int32(acl.ErrInternal), code, "%s: host bug: %s", what, h.Inst.Session().LastError())
 		}
 		stream := func() uint64 {
 			switch k := int(next() % 4); k {
@@ -190,7 +192,7 @@ func FuzzKernel(f *testing.F) {
 			if next()%4 != 0 {
 				return 0
 			}
-			m := h.mem()
+			m := h.Mem()
 			le.PutUint32(m[kOpts:], kArr)
 			le.PutUint32(m[kOpts+4:], uint32(next()%3))
 			for i := range 2 {
@@ -220,47 +222,47 @@ func FuzzKernel(f *testing.F) {
 				}
 				hostBug(h.kcall(l.Sym, args...), l.Sym)
 			case 4: // a synchronize
-				hostBug(h.call("aclrtSynchronizeStream", stream()), "aclrtSynchronizeStream")
+				hostBug(h.Call("aclrtSynchronizeStream", stream()), "aclrtSynchronizeStream")
 			case 5: // b freed, with launches maybe queued on it
 				if b != 0 {
-					h.ok("aclrtFree", b)
+					h.OK("aclrtFree", b)
 					b, allocs = 0, allocs-1
 				}
 			case 6: // a stream destroyed with its work cancelled
 				k := 1 + int(next()%2)
 				if st := streams[k]; st != 0 {
-					h.ok("aclrtDestroyStreamForce", st)
+					h.OK("aclrtDestroyStreamForce", st)
 					streams[k] = 0
 				}
 			case 7: // a synchronize of everything
-				hostBug(h.call("aclrtSynchronizeDevice"), "aclrtSynchronizeDevice")
+				hostBug(h.Call("aclrtSynchronizeDevice"), "aclrtSynchronizeDevice")
 			case 8: // a binary loaded by name, or from data (refused)
-				h.putStr(kName, []string{"kernels.txt", "out/kernels.txt", "nosuch.o", ""}[next()%4])
+				h.PutStr(kName, []string{"kernels.txt", "out/kernels.txt", "nosuch.o", ""}[next()%4])
 				if next()%5 == 4 {
-					code := h.call("aclrtBinaryLoadFromData", kName, 16, 0, outA)
+					code := h.Call("aclrtBinaryLoadFromData", kName, 16, 0, outA)
 					hostBug(code, "aclrtBinaryLoadFromData")
 					require.NotZero(t, code, "aclrtBinaryLoadFromData loads nothing")
 					break
 				}
-				code := h.call("aclrtBinaryLoadFromFile", kName, cfg(), outA)
+				code := h.Call("aclrtBinaryLoadFromFile", kName, cfg(), outA)
 				hostBug(code, "aclrtBinaryLoadFromFile")
 				if code == 0 {
-					bins[uint64(h.u32(outA))] = map[string]uint64{}
+					bins[uint64(h.U32(outA))] = map[string]uint64{}
 				}
 			case 9: // a kernel's function, by name or by entry
 				bin, name := pickKey(bins, next()), kernelNames[int(next())%len(kernelNames)]
-				h.putStr(kName, name)
+				h.PutStr(kName, name)
 				fn, code := "aclrtBinaryGetFunction", int32(0)
 				if next()%5 == 4 {
 					fn = "aclrtBinaryGetFunctionByEntry"
-					code = h.call(fn, bin, uint64(next()), outA)
+					code = h.Call(fn, bin, uint64(next()), outA)
 				} else {
-					code = h.call(fn, bin, kName, outA)
+					code = h.Call(fn, bin, kName, outA)
 				}
 				hostBug(code, fn)
 				if code == 0 {
 					require.Contains(t, bins, bin, "%s took binary %d, which the input does not hold", fn, bin)
-					f := uint64(h.u32(outA))
+					f := uint64(h.U32(outA))
 					if old, ok := bins[bin][name]; ok {
 						require.Equal(t, old, f, "a kernel's function handle is the same every time")
 					}
@@ -270,56 +272,56 @@ func FuzzKernel(f *testing.F) {
 				switch next() % 5 {
 				case 0:
 					f := pickKey(fns, next())
-					code := h.call("aclrtKernelArgsInit", f, outA)
+					code := h.Call("aclrtKernelArgsInit", f, outA)
 					hostBug(code, "aclrtKernelArgsInit")
 					if code == 0 {
 						require.Contains(t, fns, f, "aclrtKernelArgsInit took function %d, which the input does not hold", f)
-						argls[uint64(h.u32(outA))] = f
+						argls[uint64(h.U32(outA))] = f
 					}
 				case 1:
 					args := pickKey(argls, next())
 					v, size := value(), []uint64{width, 4, 1, 8, 0, uint64(next())}[next()%6]
-					clear(h.mem()[kParam : kParam+256])
-					le.PutUint64(h.mem()[kParam:], v)
+					clear(h.Mem()[kParam : kParam+256])
+					le.PutUint64(h.Mem()[kParam:], v)
 					param := uint64(kParam)
 					if next()%8 == 0 {
 						param = 0xFFFFFFF8 // past guest memory
 					}
-					code := h.call("aclrtKernelArgsAppend", args, param, size, outA)
+					code := h.Call("aclrtKernelArgsAppend", args, param, size, outA)
 					hostBug(code, "aclrtKernelArgsAppend")
 					if code == 0 {
 						require.Contains(t, argls, args, "aclrtKernelArgsAppend took argument list %d, which the input does not hold", args)
-						params[uint64(h.u32(outA))] = args
+						params[uint64(h.U32(outA))] = args
 					}
 				case 2:
-					hostBug(h.call("aclrtKernelArgsFinalize", pickKey(argls, next())), "aclrtKernelArgsFinalize")
+					hostBug(h.Call("aclrtKernelArgsFinalize", pickKey(argls, next())), "aclrtKernelArgsFinalize")
 				case 3:
-					hostBug(h.call("aclrtKernelArgsAppendPlaceHolder", pickKey(argls, next()), outA), "aclrtKernelArgsAppendPlaceHolder")
+					hostBug(h.Call("aclrtKernelArgsAppendPlaceHolder", pickKey(argls, next()), outA), "aclrtKernelArgsAppendPlaceHolder")
 				case 4:
-					hostBug(h.call("aclrtKernelArgsGetPlaceHolderBuffer", pickKey(argls, next()), pickKey(params, next()), uint64(next()), outA), "aclrtKernelArgsGetPlaceHolderBuffer")
+					hostBug(h.Call("aclrtKernelArgsGetPlaceHolderBuffer", pickKey(argls, next()), pickKey(params, next()), uint64(next()), outA), "aclrtKernelArgsGetPlaceHolderBuffer")
 				}
 			case 11: // an API launch, with a configuration or packed, or an unload
 				switch next() % 4 {
 				case 0, 1:
-					code := h.call("aclrtLaunchKernelWithConfig", pickKey(fns, next()), blockDims[int(next())%len(blockDims)], stream(), cfg(), pickKey(argls, next()), 0)
+					code := h.Call("aclrtLaunchKernelWithConfig", pickKey(fns, next()), blockDims[int(next())%len(blockDims)], stream(), cfg(), pickKey(argls, next()), 0)
 					hostBug(code, "aclrtLaunchKernelWithConfig")
 				case 2: // the arguments packed in a's last 32 bytes, each at an 8-byte offset
-					m := h.mem()[kPack : kPack+32]
+					m := h.Mem()[kPack : kPack+32]
 					le.PutUint64(m, addr())
 					le.PutUint64(m[8:], value())
 					le.PutUint64(m[16:], value())
 					le.PutUint64(m[24:], value())
-					hostBug(h.call("aclrtMemcpy", a+n-32, 32, kPack, 32, uint64(acl.MemcpyHostToDevice)), "aclrtMemcpy")
+					hostBug(h.Call("aclrtMemcpy", a+n-32, 32, kPack, 32, uint64(acl.MemcpyHostToDevice)), "aclrtMemcpy")
 					packed := a + n - 32
 					if next()%4 == 0 {
 						packed = addr()
 					}
 					size := []uint64{4, 8, 17, 20, 24, uint64(next())}[next()%6]
-					code := h.call("aclrtLaunchKernel", pickKey(fns, next()), blockDims[int(next())%len(blockDims)], packed, size, stream())
+					code := h.Call("aclrtLaunchKernel", pickKey(fns, next()), blockDims[int(next())%len(blockDims)], packed, size, stream())
 					hostBug(code, "aclrtLaunchKernel")
 				case 3:
 					bin := pickKey(bins, next())
-					code := h.call("aclrtBinaryUnLoad", bin)
+					code := h.Call("aclrtBinaryUnLoad", bin)
 					hostBug(code, "aclrtBinaryUnLoad")
 					if code == 0 {
 						unload(bin)
@@ -327,21 +329,21 @@ func FuzzKernel(f *testing.F) {
 				}
 			}
 			held := len(bins) + len(fns) + len(argls) + len(params)
-			require.Equal(t, held, sessOf(h.inst).KernelObjects(), "step %d: the session holds kernel API objects the input did not make and keep", steps)
+			require.Equal(t, held, proxytest.Session(h.Inst).KernelObjects(), "step %d: the session holds kernel API objects the input did not make and keep", steps)
 		}
-		hostBug(h.call("aclrtSynchronizeDevice"), "aclrtSynchronizeDevice")
+		hostBug(h.Call("aclrtSynchronizeDevice"), "aclrtSynchronizeDevice")
 		for _, g := range []uint64{g1, g2} {
-			h.ok("aclrtMemcpy", data2, canary, g, canary, uint64(acl.MemcpyDeviceToHost))
-			require.Equal(t, pat, append([]byte(nil), h.mem()[data2:data2+canary]...), "a canary allocation was written")
+			h.OK("aclrtMemcpy", data2, canary, g, canary, uint64(acl.MemcpyDeviceToHost))
+			require.Equal(t, pat, append([]byte(nil), h.Mem()[data2:data2+canary]...), "a canary allocation was written")
 		}
-		require.Equal(t, gpat, append([]byte(nil), h.mem()[guestCanary:guestCanary+256]...), "guest memory was written")
+		require.Equal(t, gpat, append([]byte(nil), h.Mem()[guestCanary:guestCanary+256]...), "guest memory was written")
 		live := 0
 		for _, st := range streams {
 			if st != 0 {
 				live++
 			}
 		}
-		gotAllocs, gotStreams := sessOf(h.inst).Holdings()
+		gotAllocs, gotStreams := proxytest.Session(h.Inst).Holdings()
 		require.Equal(t, allocs, gotAllocs, "the session holds allocations the input did not make and keep")
 		require.Equal(t, live, gotStreams, "the session holds streams the input did not make and keep")
 	})

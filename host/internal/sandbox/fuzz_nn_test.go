@@ -9,6 +9,7 @@ import (
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 )
 
 // FuzzNN plays random tensor creations and operator launches (dims,
@@ -30,21 +31,21 @@ func FuzzNN(f *testing.F) {
 			prof = abi.Native32
 		}
 		h := newHarnessIn(t, prof, host.Policy{})
-		h.ok("aclrtSetDevice", 0)
+		h.OK("aclrtSetDevice", 0)
 		computes := true
-		if h.rt.Backend().Traits().Computer == nil {
+		if h.RT.Backend().Traits().Computer == nil {
 			computes = false
 		}
 		const n, canary = 256, 512
-		g1 := h.malloc(canary)
-		a := h.malloc(n)
-		g2 := h.malloc(canary)
-		pat := h.fill(data, canary, 0x5A)
+		g1 := h.Malloc(canary)
+		a := h.Malloc(n)
+		g2 := h.Malloc(canary)
+		pat := h.Fill(data, canary, 0x5A)
 		for _, g := range []uint64{g1, g2} {
-			h.ok("aclrtMemcpy", g, canary, data, canary, uint64(acl.MemcpyHostToDevice))
+			h.OK("aclrtMemcpy", g, canary, data, canary, uint64(acl.MemcpyHostToDevice))
 		}
 		const guestCanary = 0x3000
-		gpat := h.fill(guestCanary, 256, 0xA5)
+		gpat := h.Fill(guestCanary, 256, 0xA5)
 
 		next := func() byte {
 			if len(in) == 0 {
@@ -67,7 +68,7 @@ func FuzzNN(f *testing.F) {
 		}
 		dtypes := []acl.DataType{acl.DTFloat, acl.DTFloat16, acl.DTInt32, acl.DTInt8, acl.DTBFloat16, acl.DTInt64}
 		host := func(code int32, name string) {
-			require.NotEqual(t, int32(acl.ErrInternal), code, "%s: host bug: %s", name, h.inst.Session().LastError())
+			require.NotEqual(t, int32(acl.ErrInternal), code, "%s: host bug: %s", name, h.Inst.Session().LastError())
 		}
 		for steps := 0; len(in) > 0 && steps < 64; steps++ {
 			switch next() % 5 {
@@ -81,19 +82,19 @@ func FuzzNN(f *testing.F) {
 				for i := range storage {
 					storage[i] = int64(next() % 9)
 				}
-				h.putI64s(nnDims, dims...)
-				h.putI64s(nnStorage, storage...)
+				h.PutI64s(nnDims, dims...)
+				h.PutI64s(nnStorage, storage...)
 				var st uint64
 				if next()%2 == 0 {
 					for i := range dims {
-						h.putI64s(nnStrides+uint32(8*i), int64(next()%5)-1)
+						h.PutI64s(nnStrides+uint32(8*i), int64(next()%5)-1)
 					}
 					st = nnStrides
 				}
 				dt := dtypes[int(next())%len(dtypes)]
 				off := int64(next()%8) - 2
 				addr := a + uint64(int64(next())-64)
-				rc := h.call("aclCreateTensor", nnDims, uint64(nd), uint64(dt), st, uint64(off), uint64(acl.FormatND), nnStorage, uint64(len(storage)), addr)
+				rc := h.Call("aclCreateTensor", nnDims, uint64(nd), uint64(dt), st, uint64(off), uint64(acl.FormatND), nnStorage, uint64(len(storage)), addr)
 				host(rc, "aclCreateTensor")
 				if rc != 0 {
 					tensors = append(tensors, uint64(uint32(rc)))
@@ -101,7 +102,7 @@ func FuzzNN(f *testing.F) {
 				}
 			case 1: // a destruction
 				x := pick()
-				rc := h.call("aclDestroyTensor", x)
+				rc := h.Call("aclDestroyTensor", x)
 				host(rc, "aclDestroyTensor")
 				if rc == 0 {
 					delete(live, x)
@@ -119,34 +120,34 @@ func FuzzNN(f *testing.F) {
 				default:
 					ws, run, args = "aclnnSoftmaxGetWorkspaceSize", "aclnnSoftmax", []uint64{pick(), uint64(int64(next()%4) - 2), pick()}
 				}
-				rc := h.call(ws, append(args, nnWS, nnEx)...)
+				rc := h.Call(ws, append(args, nnWS, nnEx)...)
 				host(rc, ws)
 				if rc != 0 {
 					continue
 				}
-				ex := uint64(h.u32(nnEx))
+				ex := uint64(h.U32(nnEx))
 				live[ex] = true
 				if !computes {
 					continue
 				}
-				rc = h.call(run, 0, 0, ex, 0)
+				rc = h.Call(run, 0, 0, ex, 0)
 				host(rc, run)
 				if rc == 0 || next()%2 == 0 {
 					delete(live, ex) // launched: single-use
 					if rc != 0 {
-						h.ok("aclDestroyAclOpExecutor", ex)
+						h.OK("aclDestroyAclOpExecutor", ex)
 					}
 				}
 			}
 		}
-		rc := h.call("aclrtSynchronizeStream", 0)
+		rc := h.Call("aclrtSynchronizeStream", 0)
 		host(rc, "aclrtSynchronizeStream")
 
 		for _, g := range []uint64{g1, g2} {
-			h.ok("aclrtMemcpy", data2, canary, g, canary, uint64(acl.MemcpyDeviceToHost))
-			require.Equal(t, pat, append([]byte(nil), h.mem()[data2:data2+canary]...), "a canary allocation was written")
+			h.OK("aclrtMemcpy", data2, canary, g, canary, uint64(acl.MemcpyDeviceToHost))
+			require.Equal(t, pat, append([]byte(nil), h.Mem()[data2:data2+canary]...), "a canary allocation was written")
 		}
-		require.Equal(t, gpat, append([]byte(nil), h.mem()[guestCanary:guestCanary+256]...), "guest memory was written")
-		require.Equal(t, len(live), sessOf(h.inst).NNObjects(), "the session holds objects the input did not make and keep")
+		require.Equal(t, gpat, append([]byte(nil), h.Mem()[guestCanary:guestCanary+256]...), "guest memory was written")
+		require.Equal(t, len(live), proxytest.Session(h.Inst).NNObjects(), "the session holds objects the input did not make and keep")
 	})
 }

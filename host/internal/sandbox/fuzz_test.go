@@ -14,6 +14,7 @@ import (
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
@@ -34,7 +35,7 @@ func FuzzImports(f *testing.F) {
 	f.Add([]byte{0, 18, 0, 0, 0, 0, 0, 0, 0, 0, 28, 1, 16, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0})
 	f.Add([]byte("\x12\x00\x1c\x01\x10\x00\x00\x00\x20\x00\x00\x00\x00\x00\x21\x02\x10\x00\x00\x00\x00\x00\x00\x00\x00"))
 	f.Add(make([]byte, 64))
-	e := newFuzzEnv(f, fuzzPolicy, append(testBackend(f), host.WithEngine(testEngine)))
+	e := newFuzzEnv(f, fuzzPolicy, append(proxytest.Backend(f), host.WithEngine(testEngine)))
 	f.Fuzz(func(t *testing.T, data []byte) { e.play(t, data, fuzzAll) })
 }
 
@@ -120,7 +121,7 @@ type fuzzOutcome struct {
 const (
 	fzPinned = 0x10000 // a registered range of fzPinLen bytes
 	fzPinLen = 0x8000
-	fzBatch  = 0x20000 // batch arrays of two entries (batchArgs)
+	fzBatch  = 0x20000 // batch arrays of two entries (proxytest.BatchArgs)
 	fzSlots  = 0x3000  // guest copy of the offset slots
 )
 
@@ -129,15 +130,15 @@ const (
 func (e *fuzzEnv) play(t *testing.T, data []byte, fam fuzzFamily) fuzzOutcome {
 	t.Helper()
 	ctx := context.Background()
-	base := freeMem(t, e.rt)
+	base := proxytest.FreeMem(t, e.rt)
 	e.calls = nil
 	inst, err := e.pl.Instantiate(ctx, host.Config{})
 	require.NoError(t, err)
-	h := &harness{t: t, rt: e.rt, inst: inst, prof: e.prof}
+	h := &harness{Harness: &proxytest.Harness{T: t, RT: e.rt, Inst: inst, Prof: e.prof}}
 	// Descriptors carry a MAC under a random key per session: a fixed one
 	// makes their bytes, which a guest may copy anywhere, the same on
 	// every configuration.
-	sessOf(inst).ZeroDescKey()
+	proxytest.Session(inst).ZeroDescKey()
 	var out fuzzOutcome
 	var addrs, ptrs []uint64
 	if fam.prepare {
@@ -161,13 +162,13 @@ func (e *fuzzEnv) play(t *testing.T, data []byte, fam fuzzFamily) fuzzOutcome {
 			}
 		}
 		if r.byte()&1 == 0 { // scribble on guest memory now and then
-			off := r.u32() % uint32(len(h.mem())-8)
+			off := r.u32() % uint32(len(h.Mem())-8)
 			if len(ptrs) > 0 {
 				if s := r.byte(); s < 64 { // on the prepared arrays
 					off = uint32(ptrs[int(s)%len(ptrs)]) + uint32(s&0x18)
 				}
 			}
-			binary.LittleEndian.PutUint64(h.mem()[off:], r.arg(abi.Addr, addrs, ptrs))
+			binary.LittleEndian.PutUint64(h.Mem()[off:], r.arg(abi.Addr, addrs, ptrs))
 		}
 		res, err := inst.Call(ctx, f.Name, args...)
 		if errors.Is(err, host.ErrTimeout) {
@@ -180,28 +181,28 @@ func (e *fuzzEnv) play(t *testing.T, data []byte, fam fuzzFamily) fuzzOutcome {
 		if code := acl.Error(int32(uint32(res[0]))); code == acl.ErrInternal && f.Name != "aclGetRecentErrMsg" {
 			t.Fatalf("%s%v hit a host bug: %s", f.Name, args, inst.Session().LastError())
 		}
-		if f.Name == "aclrtMalloc" && res[0] == 0 && uint32(args[0]) < uint32(len(h.mem())-8) {
-			addrs = append(addrs, h.word(uint32(args[0])))
+		if f.Name == "aclrtMalloc" && res[0] == 0 && uint32(args[0]) < uint32(len(h.Mem())-8) {
+			addrs = append(addrs, h.Word(uint32(args[0])))
 		}
 	}
 	s := inst.Session()
 	if !out.TimedOut {
 		// Let queued work finish, so that what it wrote is settled: events
 		// first, which releases waits for records that will never come.
-		sessOf(inst).Settle(ctx)
-		out.Memory = bytes.Clone(h.mem())
-		dev, err := sessOf(inst).DeviceBytes(ctx) // and the device memory the session holds
+		proxytest.Session(inst).Settle(ctx)
+		out.Memory = bytes.Clone(h.Mem())
+		dev, err := proxytest.Session(inst).DeviceBytes(ctx) // and the device memory the session holds
 		require.NoError(t, err)
 		out.Device = dev
 	}
 	out.Stats, out.LastError = s.Stats(), s.LastError()
-	for d, free := range freeMem(t, e.rt) {
+	for d, free := range proxytest.FreeMem(t, e.rt) {
 		out.Held = append(out.Held, base[d]-free)
 	}
 	if err := inst.Close(ctx); err != nil && !errors.Is(err, host.ErrTimeout) {
 		t.Fatalf("close: %v", err)
 	}
-	if got := freeMem(t, e.rt); !slices.Equal(got, base) {
+	if got := proxytest.FreeMem(t, e.rt); !slices.Equal(got, base) {
 		t.Fatalf("free device memory %v after close, %v before", got, base)
 	}
 	out.Calls = e.calls
@@ -211,28 +212,28 @@ func (e *fuzzEnv) play(t *testing.T, data []byte, fam fuzzFamily) fuzzOutcome {
 // fuzzPrepare readies a session for the family targets and returns the
 // device addresses it allocated and the guest addresses of what it laid out.
 func fuzzPrepare(h *harness) (addrs, ptrs []uint64) {
-	h.ok("aclrtSetDevice", 1)
-	other := h.malloc(4096) // on device 1, for peer copies
-	h.ok("aclrtSetDevice", 0)
-	a, b, c := h.malloc(4096), h.malloc(64), h.malloc(1<<16)
-	h.fill(data, 0x2000, 3)
-	h.fill(fzPinned, fzPinLen, 9)
-	h.ok("aclrtHostRegister", fzPinned, fzPinLen, 0, outB)
-	h.ok("aclrtMemcpy", a, 4096, data, 4096, 1)
-	h.ok("aclrtMemcpy", c, 4096, data+4096, 4096, 1)
-	h.stream()
-	h.event()
+	h.OK("aclrtSetDevice", 1)
+	other := h.Malloc(4096) // on device 1, for peer copies
+	h.OK("aclrtSetDevice", 0)
+	a, b, c := h.Malloc(4096), h.Malloc(64), h.Malloc(1<<16)
+	h.Fill(data, 0x2000, 3)
+	h.Fill(fzPinned, fzPinLen, 9)
+	h.OK("aclrtHostRegister", fzPinned, fzPinLen, 0, outB)
+	h.OK("aclrtMemcpy", a, 4096, data, 4096, 1)
+	h.OK("aclrtMemcpy", c, 4096, data+4096, 4096, 1)
+	h.Stream()
+	h.Event()
 	// A genuine descriptor (at c+0xf000: a copy of 64 bytes from a to c+0x100)
 	// and offset slots (at c+0xe000: the bases a and c).
-	h.ok("aclrtGetMemcpyDescSize", uint64(acl.MemcpyInnerDeviceToDevice), outA)
-	h.ok("aclrtSetMemcpyDesc", c+0xf000, uint64(acl.MemcpyInnerDeviceToDevice), a, c+0x100, 64, 0)
-	w := sessOf(h.inst).SlotSize() // 8 bytes, 4 in acl32
-	h.putWords(fzSlots, a, c)
-	h.ok("aclrtMemcpy", c+0xe000, 2*w, fzSlots, 2*w, 1)
+	h.OK("aclrtGetMemcpyDescSize", uint64(acl.MemcpyInnerDeviceToDevice), outA)
+	h.OK("aclrtSetMemcpyDesc", c+0xf000, uint64(acl.MemcpyInnerDeviceToDevice), a, c+0x100, 64, 0)
+	w := proxytest.Session(h.Inst).SlotSize() // 8 bytes, 4 in acl32
+	h.PutWords(fzSlots, a, c)
+	h.OK("aclrtMemcpy", c+0xe000, 2*w, fzSlots, 2*w, 1)
 	// Batch arrays: two host-to-device entries and one attribute.
-	bt := h.batch([]uint64{a + 64, c + 0x200}, []uint64{data, fzPinned}, []uint64{64, 128}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+	bt := h.Batch([]uint64{a + 64, c + 0x200}, []uint64{data, fzPinned}, []uint64{64, 128}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
 	addrs = []uint64{a, b, c, other, c + 0xe000, c + 0xe000 + w, c + 0xf000}
-	ptrs = []uint64{bt.dsts, bt.destMaxs, bt.srcs, bt.sizes, bt.attrs, bt.idx, bt.fail, outA, fzSlots}
+	ptrs = []uint64{bt.Dsts, bt.DestMaxs, bt.Srcs, bt.Sizes, bt.Attrs, bt.Idx, bt.Fail, outA, fzSlots}
 	return addrs, ptrs
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
@@ -37,8 +38,8 @@ const logWAT = `(module
 func TestGuestLogs(t *testing.T) {
 	ctx := context.Background()
 	var recs []host.CallRecord
-	rt := newRuntime(t, host.WithTrace(func(r host.CallRecord) { recs = append(recs, r) }))
-	pl := load(t, rt, wat2wasm(t, logWAT), host.Policy{})
+	rt := proxytest.Runtime(t, host.WithTrace(func(r host.CallRecord) { recs = append(recs, r) }))
+	pl := proxytest.Load(t, rt, testsupport.WAT(t, logWAT), host.Policy{})
 	var c testsupport.Logs
 	res, err := pl.Run(ctx, host.Config{Name: "pre", Logger: slog.New(slog.NewJSONHandler(&c, nil))})
 	require.NoError(t, err)
@@ -81,17 +82,17 @@ func logHarness(t *testing.T, p host.Policy, name string) (*harness, *testsuppor
 // to out (nil: to the log).
 func logHarnessOut(t *testing.T, p host.Policy, name string, out io.Writer) (*harness, *testsupport.Logs) {
 	t.Helper()
-	h := &harness{t: t}
+	h := &harness{Harness: &proxytest.Harness{T: t}}
 	ctx := context.Background()
-	rt, err := host.NewRuntime(ctx, append(testBackend(t), host.WithEngine(testEngine))...)
+	rt, err := host.NewRuntime(ctx, append(proxytest.Backend(t), host.WithEngine(testEngine))...)
 	require.NoError(t, err)
-	h.rt = rt
+	h.RT = rt
 	pl, err := rt.Load(ctx, testsupport.Proxy(abi.Wide, 4), p)
 	require.NoError(t, err)
 	var c testsupport.Logs
 	inst, err := pl.Instantiate(ctx, host.Config{Name: name, Stdout: out, Stderr: out, Logger: slog.New(slog.NewJSONHandler(&c, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	require.NoError(t, err)
-	h.inst = inst
+	h.Inst = inst
 	t.Cleanup(func() {
 		require.NoError(t, inst.Close(ctx))
 		require.NoError(t, pl.Close(ctx))
@@ -105,13 +106,13 @@ func logHarnessOut(t *testing.T, p host.Policy, name string, out io.Writer) (*ha
 // line; bad input gives 100000 with a precise message and logs nothing.
 func TestAppLog(t *testing.T) {
 	h, c := logHarness(t, host.Policy{}, "pre")
-	sid := float64(h.inst.Session().ID())
-	copy(h.mem()[data:], "main\x00pre.c\x00hello, log\x00")
+	sid := float64(h.Inst.Session().ID())
+	copy(h.Mem()[data:], "main\x00pre.c\x00hello, log\x00")
 	fn, file, msg := uint64(data), uint64(data+5), uint64(data+11)
 	for level := range 4 {
-		h.ok("aclAppLog", uint64(level), fn, file, uint64(40+level), msg)
+		h.OK("aclAppLog", uint64(level), fn, file, uint64(40+level), msg)
 	}
-	h.ok("aclAppLog", 1, 0, 0, 7, msg) // func and file may be NULL
+	h.OK("aclAppLog", 1, 0, 0, 7, msg) // func and file may be NULL
 	require.Equal(t, []map[string]any{
 		{"level": "DEBUG", "msg": "hello, log", "plugin": "pre", "session": sid, "func": "main", "file": "pre.c", "line": 40.0},
 		{"level": "INFO", "msg": "hello, log", "plugin": "pre", "session": sid, "func": "main", "file": "pre.c", "line": 41.0},
@@ -122,14 +123,14 @@ func TestAppLog(t *testing.T) {
 
 	// A string of 4095 bytes and its NUL is the longest.
 	long := uint64(0x10000)
-	copy(h.mem()[long:], strings.Repeat("x", 4095)+"\x00")
+	copy(h.Mem()[long:], strings.Repeat("x", 4095)+"\x00")
 	c.Reset()
-	h.ok("aclAppLog", 2, 0, 0, 1, long)
+	h.OK("aclAppLog", 2, 0, 0, 1, long)
 	require.Equal(t, strings.Repeat("x", 4095), c.Records(t)[0]["msg"])
 
-	end := uint64(len(h.mem()))
-	copy(h.mem()[end-3:], "abc")
-	h.mem()[long+4095] = 'x' // no NUL within 4096 bytes
+	end := uint64(len(h.Mem()))
+	copy(h.Mem()[end-3:], "abc")
+	h.Mem()[long+4095] = 'x' // no NUL within 4096 bytes
 	c.Reset()
 	for _, tc := range []struct {
 		args []uint64
@@ -142,7 +143,7 @@ func TestAppLog(t *testing.T) {
 		{[]uint64{1, fn, file, 1, long}, "aclAppLog: msg at 0x10000 is longer than 4095 bytes: no NUL within 4096 bytes"},
 		{[]uint64{1, fn, file, 1, 0}, "aclAppLog: msg is NULL"},
 	} {
-		require.Equal(t, tc.msg, h.code(acl.ErrInvalidParam, "aclAppLog", tc.args...))
+		require.Equal(t, tc.msg, h.Code(acl.ErrInvalidParam, "aclAppLog", tc.args...))
 	}
 	require.Empty(t, strings.TrimSpace(c.String()), "a refused call logs nothing")
 }
@@ -153,10 +154,10 @@ func TestAppLog(t *testing.T) {
 func TestAppLogOutputGiven(t *testing.T) {
 	var out bytes.Buffer
 	h, c := logHarnessOut(t, host.Policy{}, "given", &out)
-	sid := float64(h.inst.Session().ID())
-	copy(h.mem()[data:], "hello, log\x00")
-	h.ok("aclAppLog", 1, 0, 0, 7, uint64(data))
-	h.ok("aclAppLog", 2, 0, 0, 8, uint64(data))
+	sid := float64(h.Inst.Session().ID())
+	copy(h.Mem()[data:], "hello, log\x00")
+	h.OK("aclAppLog", 1, 0, 0, 7, uint64(data))
+	h.OK("aclAppLog", 2, 0, 0, 8, uint64(data))
 	require.Equal(t, []map[string]any{
 		{"level": "INFO", "msg": "hello, log", "plugin": "given", "session": sid, "func": "", "file": "", "line": 7.0},
 		{"level": "WARN", "msg": "hello, log", "plugin": "given", "session": sid, "func": "", "file": "", "line": 8.0},
@@ -168,7 +169,7 @@ func TestAppLogOutputGiven(t *testing.T) {
 // checked, and nothing else happens.
 func TestAppLogWithoutLogger(t *testing.T) {
 	h := newHarness(t, host.Policy{})
-	copy(h.mem()[data:], "m\x00")
-	h.ok("aclAppLog", 0, 0, 0, 1, data)
-	h.code(acl.ErrInvalidParam, "aclAppLog", 0, 0, 0, 1, 0)
+	copy(h.Mem()[data:], "m\x00")
+	h.OK("aclAppLog", 0, 0, 0, 1, data)
+	h.Code(acl.ErrInvalidParam, "aclAppLog", 0, 0, 0, 1, 0)
 }

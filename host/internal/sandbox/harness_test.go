@@ -1,7 +1,6 @@
 package sandbox_test
 
 import (
-	"context"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -13,8 +12,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/aclwasm/aclwasm/abi"
-	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 	"github.com/aclwasm/aclwasm/host/internal/sandbox"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
@@ -39,242 +38,53 @@ func (m cleanupM) Run() int {
 // named by ACLWASM_TEST_ENGINE (CI runs the suite once per engine).
 var testEngine = testsupport.Engine()
 
-// testBackend returns the backend options of the guest tests: the default
-// simulator, or the native backend over the library ACLWASM_TEST_ACL_LIB
-// names (CI points it at the stand-in libascendcl.so of acl/cann).
-func testBackend(t testing.TB) []host.Option {
-	if b := testsupport.Native(t); b != nil {
-		return []host.Option{host.WithBackend(b)}
-	}
-	return nil
-}
-
-// harness is one reactor instance of the proxy guest (testsupport.Proxy),
-// whose exports call the imports with any arguments.
+// harness is one reactor instance of the proxy guest (proxytest.Harness),
+// with the helpers of this package's tests as its methods.
 type harness struct {
-	t    *testing.T
-	rt   *host.Runtime
-	inst *host.Instance
-	log  []host.CallRecord
-	prof abi.Profile
+	*proxytest.Harness
 	peer *harness // the harness of the case's own that bareHarness made, if any
 }
 
 var le = binary.LittleEndian
 
-// wat2wasm compiles WebAssembly text (testsupport.WAT).
-func wat2wasm(t testing.TB, src string) []byte { t.Helper(); return testsupport.WAT(t, src) }
-
-var proxyCache = map[string][]byte{}
-
-func newHarness(t *testing.T, p host.Policy, opts ...host.Option) *harness {
-	t.Helper()
-	return newHarnessIn(t, abi.Wide, p, opts...)
-}
-
-// newHarnessIn is newHarness with the proxy guest importing from the
-// module of profile prof.
-func newHarnessIn(t *testing.T, prof abi.Profile, p host.Policy, opts ...host.Option) *harness {
-	t.Helper()
-	return newHarnessCfg(t, prof, p, host.Config{}, opts...)
-}
-
-// newHarnessCfg is newHarnessIn with the instance made with cfg.
-func newHarnessCfg(t *testing.T, prof abi.Profile, p host.Policy, cfg host.Config, opts ...host.Option) *harness {
-	t.Helper()
-	h := &harness{t: t, prof: prof}
-	ctx := context.Background()
-	opts = append(append(testBackend(t), host.WithEngine(testEngine), host.WithTrace(func(r host.CallRecord) { h.log = append(h.log, r) })), opts...)
-	rt, err := host.NewRuntime(ctx, opts...)
-	require.NoError(t, err)
-	h.rt = rt
-	key := "" // the wide proxy, which other tests load too
-	if prof != abi.Wide {
-		key = prof.Module()
-	}
-	wasm, ok := proxyCache[key]
-	if !ok {
-		wasm = testsupport.Proxy(prof, 4)
-		proxyCache[key] = wasm
-	}
-	pl, err := rt.Load(ctx, wasm, p)
-	require.NoError(t, err)
-	inst, err := pl.Instantiate(ctx, cfg)
-	require.NoError(t, err)
-	h.inst = inst
-	t.Cleanup(func() {
-		require.NoError(t, inst.Close(ctx))
-		require.NoError(t, pl.Close(ctx))
-		require.NoError(t, rt.Close(ctx))
-	})
-	return h
-}
-
-// sessOf returns the session of inst.
-func sessOf(inst *host.Instance) *sandbox.Session { s, _, _ := sandbox.Peek(inst); return s }
-
-// memOf returns the linear memory of inst as the engine holds it now:
-// writes to it are the guest's.
-func memOf(inst *host.Instance) []byte { _, _, m := sandbox.Peek(inst); return m }
-
-// shared returns what the sessions of the harness's runtime share.
-func (h *harness) shared() *sandbox.Shared { _, sh, _ := sandbox.Peek(h.rt); return sh }
-
-// call calls import name through the guest and returns its i32 result.
-func (h *harness) call(name string, args ...uint64) int32 {
-	h.t.Helper()
-	res, err := h.inst.Call(context.Background(), name, args...)
-	require.NoError(h.t, err, name)
-	return int32(uint32(res[0]))
-}
-
-// ok calls and requires success.
-func (h *harness) ok(name string, args ...uint64) {
-	h.t.Helper()
-	require.Zero(h.t, h.call(name, args...), "%s: %s", name, h.inst.Session().LastError())
-}
-
-// code calls and requires the native error code, returning the message.
-func (h *harness) code(want acl.Error, name string, args ...uint64) string {
-	h.t.Helper()
-	got := acl.Error(h.call(name, args...))
-	msg := h.inst.Session().LastError()
-	require.Equal(h.t, want, got, "%s: %s", name, msg)
-	return msg
-}
-
-// mem returns the guest's linear memory (memOf).
-func (h *harness) mem() []byte { return memOf(h.inst) }
-
-func (h *harness) u64(off uint32) uint64 { return binary.LittleEndian.Uint64(h.mem()[off:]) }
-func (h *harness) u32(off uint32) uint32 { return binary.LittleEndian.Uint32(h.mem()[off:]) }
-
-func (h *harness) putU64s(off uint32, vs ...uint64) {
-	for i, v := range vs {
-		binary.LittleEndian.PutUint64(h.mem()[off+uint32(8*i):], v)
-	}
-}
-
-// Scratch addresses in guest memory used by the tests.
+// Scratch addresses in guest memory (testsupport's).
 const (
-	outA  = 0x100
-	outB  = 0x108
-	outC  = 0x110
-	data  = 0x1000
-	data2 = 0x9000
+	outA  = testsupport.OutA
+	outB  = testsupport.OutB
+	outC  = testsupport.OutC
+	data  = testsupport.Data
+	data2 = testsupport.Data2
 )
 
-// word reads an address or size out-parameter: 8 bytes in the wide
-// profile, 4 in acl32.
-func (h *harness) word(off uint32) uint64 {
-	if h.prof == abi.Native32 {
-		return uint64(h.u32(off))
-	}
-	return h.u64(off)
+// newHarness is proxytest.New as this package's harness.
+func newHarness(t *testing.T, p host.Policy, opts ...host.Option) *harness {
+	t.Helper()
+	return &harness{Harness: proxytest.New(t, p, opts...)}
 }
 
-// putWords writes an array of addresses or sizes as the profile lays it
-// out: 8-byte elements in the wide profile, 4-byte ones in acl32.
-func (h *harness) putWords(off uint32, vs ...uint64) {
-	if h.prof != abi.Native32 {
-		h.putU64s(off, vs...)
-		return
-	}
-	for i, v := range vs {
-		binary.LittleEndian.PutUint32(h.mem()[off+uint32(4*i):], uint32(v))
-	}
+// newHarnessIn is proxytest.NewIn as this package's harness.
+func newHarnessIn(t *testing.T, prof abi.Profile, p host.Policy, opts ...host.Option) *harness {
+	t.Helper()
+	return &harness{Harness: proxytest.NewIn(t, prof, p, opts...)}
 }
 
-// malloc allocates n device bytes on the current device.
-func (h *harness) malloc(n uint64) uint64 {
-	h.t.Helper()
-	h.ok("aclrtMalloc", outA, n, 0)
-	return h.word(outA)
+// newHarnessCfg is proxytest.NewCfg as this package's harness.
+func newHarnessCfg(t *testing.T, prof abi.Profile, p host.Policy, cfg host.Config, opts ...host.Option) *harness {
+	t.Helper()
+	return &harness{Harness: proxytest.NewCfg(t, prof, p, cfg, opts...)}
 }
 
-func (h *harness) stream() uint64 {
-	h.t.Helper()
-	h.ok("aclrtCreateStream", outA)
-	return uint64(h.u32(outA))
-}
-
-func (h *harness) event() uint64 {
-	h.t.Helper()
-	h.ok("aclrtCreateEvent", outA)
-	return uint64(h.u32(outA))
-}
-
-func (h *harness) fill(off uint32, n int, seed byte) []byte {
-	b := h.mem()[off : off+uint32(n)]
-	for i := range b {
-		b[i] = seed + byte(i*7)
-	}
-	return append([]byte(nil), b...)
-}
+// shared returns what the sessions of the harness's runtime share.
+func (h *harness) shared() *sandbox.Shared { _, sh, _ := sandbox.Peek(h.RT); return sh }
 
 const sizeMax = math.MaxUint64
-
-// newRuntime is a runtime on the test engine and backend, closed at the
-// test's end.
-func newRuntime(t *testing.T, opts ...host.Option) *host.Runtime {
-	t.Helper()
-	rt, err := host.NewRuntime(context.Background(), append(append(testBackend(t), host.WithEngine(testEngine)), opts...)...)
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, rt.Close(context.Background())) })
-	return rt
-}
-
-// load loads wasm under p, closed at the test's end.
-func load(t *testing.T, rt *host.Runtime, wasm []byte, p host.Policy) *host.Plugin {
-	t.Helper()
-	pl, err := rt.Load(context.Background(), wasm, p)
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, pl.Close(context.Background())) })
-	return pl
-}
-
-// batchArgs lays out a batch in guest memory and returns the pointers.
-type batchArgs struct{ dsts, destMaxs, srcs, sizes, attrs, idx, fail uint64 }
-
-// Arrays are laid out as the harness's profile has them: 8-byte elements,
-// 4-byte ones in acl32.
-func (h *harness) batch(dsts, srcs, sizes []uint64, attrs []acl.MemcpyBatchAttr, idx []uint64) batchArgs {
-	const base = 0x20000
-	n, w := uint64(len(dsts)), uint64(8)
-	if h.prof == abi.Native32 {
-		w = 4
-	}
-	b := batchArgs{dsts: base, destMaxs: base + w*n, srcs: base + 2*w*n, sizes: base + 3*w*n, attrs: base + 4*w*n}
-	b.idx = b.attrs + uint64(32*len(attrs))
-	b.fail = b.idx + w*uint64(len(idx))
-	h.putWords(uint32(b.dsts), dsts...)
-	h.putWords(uint32(b.destMaxs), sizes...)
-	h.putWords(uint32(b.srcs), srcs...)
-	h.putWords(uint32(b.sizes), sizes...)
-	for i, a := range attrs {
-		a.Encode(h.mem()[b.attrs+uint64(32*i):])
-	}
-	h.putWords(uint32(b.idx), idx...)
-	h.putU64s(uint32(b.fail), 12345)
-	return b
-}
-
-func h2d(dev uint32) acl.MemcpyBatchAttr {
-	return acl.MemcpyBatchAttr{DstLoc: acl.MemLocation{ID: dev, Type: acl.MemLocationDevice}, SrcLoc: acl.MemLocation{Type: acl.MemLocationHost}}
-}
-
-// cstr writes s and a NUL at off in guest memory and returns off.
-func (h *harness) cstr(off uint32, s string) uint64 {
-	h.putStr(off, s)
-	return uint64(off)
-}
 
 // nnProfiles runs f on a harness of each profile, device 0 current.
 func nnProfiles(t *testing.T, f func(t *testing.T, h *harness)) {
 	for _, prof := range abi.Profiles {
 		t.Run(prof.Module(), func(t *testing.T) {
 			h := newHarnessIn(t, prof, host.Policy{})
-			h.ok("aclrtSetDevice", 0)
+			h.OK("aclrtSetDevice", 0)
 			f(t, h)
 		})
 	}
@@ -282,29 +92,6 @@ func nnProfiles(t *testing.T, f func(t *testing.T, h *harness)) {
 
 // hexs is v in hex without a prefix, as messages show addresses after "0x".
 func hexs(v uint64) string { return strconv.FormatUint(v, 16) }
-
-// freeMem returns the free device memory of each device of rt's backend.
-func freeMem(t *testing.T, rt *host.Runtime) []uint64 {
-	t.Helper()
-	var out []uint64
-	for d := 0; d < rt.Backend().DeviceCount(); d++ {
-		free, _, err := rt.Backend().MemInfo(int32(d), acl.HBMMem)
-		require.NoError(t, err)
-		out = append(out, free)
-	}
-	return out
-}
-
-// recentMsg reads the message aclGetRecentErrMsg gives the guest ("" for
-// none).
-func (h *harness) recentMsg() string {
-	h.t.Helper()
-	n := h.call("aclGetRecentErrMsg", outC, 1024)
-	if n <= 0 {
-		return ""
-	}
-	return string(h.mem()[outC : outC+uint32(n)])
-}
 
 // series returns the series of metric name that reg holds, keyed by their
 // labels ("[function=aclnnAdd outcome=ok plugin=]"): a histogram's sample

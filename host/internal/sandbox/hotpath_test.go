@@ -10,6 +10,7 @@ import (
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/acl/sim"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 	"github.com/aclwasm/aclwasm/host/internal/sandbox"
 )
 
@@ -17,14 +18,14 @@ import (
 // message ("dsts[2]"), although the names are built only for a failure.
 func TestBatchEntryNames(t *testing.T) {
 	h := newHarness(t, host.Policy{})
-	h.ok("aclrtSetDevice", 0)
-	dev := h.malloc(256)
-	b := h.batch([]uint64{dev, dev + 64, dev + 250}, []uint64{data, data + 64, data + 128}, []uint64{64, 64, 64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
-	msg := h.code(acl.ErrRTParamInvalid, "aclrtMemcpyBatch", b.dsts, b.destMaxs, b.srcs, b.sizes, 3, b.attrs, b.idx, 1, b.fail)
+	h.OK("aclrtSetDevice", 0)
+	dev := h.Malloc(256)
+	b := h.Batch([]uint64{dev, dev + 64, dev + 250}, []uint64{data, data + 64, data + 128}, []uint64{64, 64, 64}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
+	msg := h.Code(acl.ErrRTParamInvalid, "aclrtMemcpyBatch", b.Dsts, b.DestMaxs, b.Srcs, b.Sizes, 3, b.Attrs, b.Idx, 1, b.Fail)
 	require.Contains(t, msg, "dsts[2]")
-	require.Equal(t, uint64(2), h.u64(uint32(b.fail)))
-	b = h.batch([]uint64{dev, dev + 64}, []uint64{data, 1 << 31}, []uint64{64, 64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
-	msg = h.code(acl.ErrRTParamInvalid, "aclrtMemcpyBatch", b.dsts, b.destMaxs, b.srcs, b.sizes, 2, b.attrs, b.idx, 1, b.fail)
+	require.Equal(t, uint64(2), h.U64(uint32(b.Fail)))
+	b = h.Batch([]uint64{dev, dev + 64}, []uint64{data, 1 << 31}, []uint64{64, 64}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
+	msg = h.Code(acl.ErrRTParamInvalid, "aclrtMemcpyBatch", b.Dsts, b.DestMaxs, b.Srcs, b.Sizes, 2, b.Attrs, b.Idx, 1, b.Fail)
 	require.Contains(t, msg, "srcs[1]")
 }
 
@@ -37,19 +38,19 @@ func TestBatchAllocatesPerCallOnly(t *testing.T) {
 	b := sim.New()
 	t.Cleanup(func() { b.Close() })
 	h := newHarness(t, host.Policy{}, host.WithBackend(b))
-	h.ok("aclrtSetDevice", 0)
+	h.OK("aclrtSetDevice", 0)
 	const num = 512
-	dev := h.malloc(num * 16)
+	dev := h.Malloc(num * 16)
 	dsts, srcs, sizes := make([]uint64, num), make([]uint64, num), make([]uint64, num)
 	for i := range num {
 		dsts[i], srcs[i], sizes[i] = dev+uint64(16*i), data+uint64(16*i), 16
 	}
 	allocs := func(n uint64) float64 {
-		b := h.batch(dsts, srcs, sizes, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+		b := h.Batch(dsts, srcs, sizes, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
 		return testing.AllocsPerRun(20, func() {
-			res, err := h.inst.Call(context.Background(), "aclrtMemcpyBatch", b.dsts, b.destMaxs, b.srcs, b.sizes, n, b.attrs, b.idx, 1, b.fail)
+			res, err := h.Inst.Call(context.Background(), "aclrtMemcpyBatch", b.Dsts, b.DestMaxs, b.Srcs, b.Sizes, n, b.Attrs, b.Idx, 1, b.Fail)
 			if err != nil || res[0] != 0 {
-				t.Fatalf("aclrtMemcpyBatch = %v, %v: %s", res, err, h.inst.Session().LastError())
+				t.Fatalf("aclrtMemcpyBatch = %v, %v: %s", res, err, h.Inst.Session().LastError())
 			}
 		})
 	}
@@ -67,18 +68,18 @@ func TestBatchAllocatesPerCallOnly(t *testing.T) {
 // every function before, held by every idle instance that made a call).
 func TestIdleSessionCosts(t *testing.T) {
 	h := newHarness(t, host.Policy{})
-	s := h.inst.Session()
-	require.False(t, sessOf(h.inst).Counting(), "statistics before any call")
-	require.True(t, sessOf(h.inst).Idle())
+	s := h.Inst.Session()
+	require.False(t, proxytest.Session(h.Inst).Counting(), "statistics before any call")
+	require.True(t, proxytest.Session(h.Inst).Idle())
 	require.Empty(t, s.Stats().Funcs)
-	h.ok("aclrtSetDevice", 0)
-	require.True(t, sessOf(h.inst).Counting())
-	require.Equal(t, 1, sessOf(h.inst).Counters(), "the counters of the function called only")
-	h.ok("aclrtSetDevice", 0)
-	require.Equal(t, 1, sessOf(h.inst).Counters())
+	h.OK("aclrtSetDevice", 0)
+	require.True(t, proxytest.Session(h.Inst).Counting())
+	require.Equal(t, 1, proxytest.Session(h.Inst).Counters(), "the counters of the function called only")
+	h.OK("aclrtSetDevice", 0)
+	require.Equal(t, 1, proxytest.Session(h.Inst).Counters())
 	require.Equal(t, uint64(2), s.Stats().Funcs["aclrtSetDevice"].Calls)
-	h.malloc(64)
-	require.False(t, sessOf(h.inst).Idle(), "a session holding device memory")
+	h.Malloc(64)
+	require.False(t, proxytest.Session(h.Inst).Idle(), "a session holding device memory")
 }
 
 // TestSessionMadeOnUse: a new session makes none of its handle and
@@ -88,17 +89,17 @@ func TestIdleSessionCosts(t *testing.T) {
 // handle nor a pointer per function of the ABI.
 func TestSessionMadeOnUse(t *testing.T) {
 	h := newHarness(t, host.Policy{})
-	ss := sessOf(h.inst)
+	ss := proxytest.Session(h.Inst)
 	require.Zero(t, ss.Maps(), "no map before the first handle")
-	h.ok("aclrtSetDevice", 0)
+	h.OK("aclrtSetDevice", 0)
 	require.Equal(t, 2, ss.Maps(), "the contexts and the device's default one")
-	dev := h.malloc(64)
-	h.ok("aclrtMemcpy", dev, 64, dev, 64, uint64(acl.MemcpyDeviceToDevice))
-	h.ok("aclrtFree", dev)
+	dev := h.Malloc(64)
+	h.OK("aclrtMemcpy", dev, 64, dev, 64, uint64(acl.MemcpyDeviceToDevice))
+	h.OK("aclrtFree", dev)
 	require.Equal(t, 2, ss.Maps())
 	require.Equal(t, 4, ss.Counters())
 	require.Equal(t, 1, ss.CounterChunks(), "the four functions' counters share a chunk")
-	h.ok("aclrtCreateStream", 0x40)
+	h.OK("aclrtCreateStream", 0x40)
 	require.Equal(t, 3, ss.Maps(), "streams made at the first stream")
 	require.False(t, ss.Profiling(), "no profiling state without a profiling call")
 	// The session's own allocation stays in the 1.5 KiB size class: the

@@ -18,6 +18,7 @@ import (
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/acl/sim"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 	"github.com/aclwasm/aclwasm/internal/testsupport/kerneltest"
 )
@@ -27,10 +28,10 @@ import (
 // them; out receives the plugin's stdout.
 func kernelHarness(t *testing.T, prof abi.Profile, p host.Policy, out *testsupport.Logs, ls []kerneltest.Launcher, opts ...host.Option) *harness {
 	t.Helper()
-	h := &harness{t: t, prof: prof, rt: kerneltest.Runtime(t, opts...)}
-	wasm := wat2wasm(t, kerneltest.GuestWAT(prof, ls...))
+	h := &harness{Harness: &proxytest.Harness{T: t, Prof: prof, RT: kerneltest.Runtime(t, opts...)}}
+	wasm := testsupport.WAT(t, kerneltest.GuestWAT(prof, ls...))
 	ctx := context.Background()
-	pl, err := h.rt.Load(ctx, wasm, p)
+	pl, err := h.RT.Load(ctx, wasm, p)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, pl.Close(ctx)) })
 	cfg := host.Config{}
@@ -39,17 +40,31 @@ func kernelHarness(t *testing.T, prof abi.Profile, p host.Policy, out *testsuppo
 	}
 	inst, err := pl.Instantiate(ctx, cfg)
 	require.NoError(t, err)
-	h.inst = inst
+	h.Inst = inst
 	t.Cleanup(func() { require.NoError(t, inst.Close(ctx)) })
+	return h
+}
+
+// kernelReady is the set-up most kernel tests start from: a harness over
+// the wide launchers of every test kernel, all granted (out receiving the
+// plugin's stdout), device 0 current. Where the backend runs no kernels
+// it checks that a launch says so and returns nil: the test ends.
+func kernelReady(t *testing.T, out *testsupport.Logs) *harness {
+	t.Helper()
+	h := kernelHarness(t, abi.Wide, kerneltest.Granted, out, kerneltest.Wide)
+	h.OK("aclrtSetDevice", 0)
+	if !h.runsKernels("Panic", 2) {
+		return nil
+	}
 	return h
 }
 
 // kcall calls a launcher through the guest; a status launcher's result is
 // returned, a void one's is 0.
 func (h *harness) kcall(sym string, args ...uint64) int32 {
-	h.t.Helper()
-	res, err := h.inst.Call(context.Background(), "k_"+sym, args...)
-	require.NoError(h.t, err, sym)
+	h.T.Helper()
+	res, err := h.Inst.Call(context.Background(), "k_"+sym, args...)
+	require.NoError(h.T, err, sym)
 	if len(res) == 0 {
 		return 0
 	}
@@ -57,118 +72,113 @@ func (h *harness) kcall(sym string, args ...uint64) int32 {
 }
 
 func TestKernelLaunch(t *testing.T) {
-	h := kernelHarness(t, abi.Wide, kerneltest.Granted, nil, kerneltest.Wide)
-	h.ok("aclrtSetDevice", 0)
-	if !h.runsKernels("Panic", 2) {
+	h := kernelReady(t, nil)
+	if h == nil {
 		return
 	}
-	x := h.malloc(64)
-	h.ok("aclrtMemset", x, 64, 0, 64)
-	s := h.stream()
+	x := h.Malloc(64)
+	h.OK("aclrtMemset", x, 64, 0, 64)
+	s := h.Stream()
 	for range 3 {
 		h.kcall("Inc", 4, s, x)
 	}
-	h.ok("aclrtSynchronizeStream", s)
-	h.ok("aclrtMemcpy", outA, 16, x, 16, uint64(acl.MemcpyDeviceToHost))
-	require.Equal(t, []byte{3, 0, 0, 0, 3, 0, 0, 0, 3, 0, 0, 0, 3, 0, 0, 0}, h.mem()[outA:outA+16])
-	require.Equal(t, uint32(0), h.u32(outA+16), "blockDim 4 touches 4 elements")
+	h.OK("aclrtSynchronizeStream", s)
+	h.OK("aclrtMemcpy", outA, 16, x, 16, uint64(acl.MemcpyDeviceToHost))
+	require.Equal(t, []byte{3, 0, 0, 0, 3, 0, 0, 0, 3, 0, 0, 0, 3, 0, 0, 0}, h.Mem()[outA:outA+16])
+	require.Equal(t, uint32(0), h.U32(outA+16), "blockDim 4 touches 4 elements")
 
 	// Fill then Copy in stream order, with statuses.
-	src, dst := h.malloc(256), h.malloc(256)
+	src, dst := h.Malloc(256), h.Malloc(256)
 	require.Zero(t, h.kcall("Fill", 1, s, src, 256, 0xab))
 	require.Zero(t, h.kcall("Copy", 2, s, src, dst, 256))
-	h.ok("aclrtSynchronizeStream", s)
-	h.ok("aclrtMemcpy", outA, 256, dst, 256, uint64(acl.MemcpyDeviceToHost))
-	require.Equal(t, bytes.Repeat([]byte{0xab}, 256), h.mem()[outA:outA+256])
+	h.OK("aclrtSynchronizeStream", s)
+	h.OK("aclrtMemcpy", outA, 256, dst, 256, uint64(acl.MemcpyDeviceToHost))
+	require.Equal(t, bytes.Repeat([]byte{0xab}, 256), h.Mem()[outA:outA+256])
 }
 
 func TestKernelExtents(t *testing.T) {
-	h := kernelHarness(t, abi.Wide, kerneltest.Granted, nil, kerneltest.Wide)
-	h.ok("aclrtSetDevice", 0)
-	if !h.runsKernels("Panic", 2) {
+	h := kernelReady(t, nil)
+	if h == nil {
 		return
 	}
-	a := h.malloc(100)
-	s := h.stream()
+	a := h.Malloc(100)
+	s := h.Stream()
 	// Exactly at the allocation's end, then one byte past it.
 	require.Zero(t, h.kcall("Fill", 1, s, a, 100, 1))
 	require.Zero(t, h.kcall("Fill", 1, s, a+99, 1, 2))
 	require.Equal(t, int32(acl.ErrRTParamInvalid), h.kcall("Fill", 1, s, a, 101, 3))
-	require.Contains(t, h.recentMsg(), "crosses the end of the allocation")
+	require.Contains(t, h.RecentMsg(), "crosses the end of the allocation")
 	require.Equal(t, int32(acl.ErrRTParamInvalid), h.kcall("Fill", 1, s, a+1, 100, 3))
 	// Guest memory, a freed and a forged buffer.
 	require.Equal(t, int32(acl.ErrRTParamInvalid), h.kcall("Fill", 1, s, outA, 4, 3))
-	require.Contains(t, h.recentMsg(), "is guest memory")
-	b := h.malloc(16)
-	h.ok("aclrtFree", b)
+	require.Contains(t, h.RecentMsg(), "is guest memory")
+	b := h.Malloc(16)
+	h.OK("aclrtFree", b)
 	require.Equal(t, int32(acl.ErrRTParamInvalid), h.kcall("Fill", 1, s, b, 4, 3))
 	require.Equal(t, int32(acl.ErrRTParamInvalid), h.kcall("Fill", 1, s, 1<<60, 4, 3))
 	require.Equal(t, int32(acl.ErrInvalidParam), h.kcall("Fill", 1, s, 0, 4, 3))
 	// Extent 0: nothing to validate, nothing touched.
 	require.Zero(t, h.kcall("Fill", 1, s, 0, 0, 3))
-	h.ok("aclrtSynchronizeStream", s)
-	h.ok("aclrtMemcpy", outA, 100, a, 100, uint64(acl.MemcpyDeviceToHost))
-	require.Equal(t, append(bytes.Repeat([]byte{1}, 99), 2), h.mem()[outA:outA+100], "the refused launches touched nothing")
+	h.OK("aclrtSynchronizeStream", s)
+	h.OK("aclrtMemcpy", outA, 100, a, 100, uint64(acl.MemcpyDeviceToHost))
+	require.Equal(t, append(bytes.Repeat([]byte{1}, 99), 2), h.Mem()[outA:outA+100], "the refused launches touched nothing")
 }
 
 func TestKernelBlockDim(t *testing.T) {
-	h := kernelHarness(t, abi.Wide, kerneltest.Granted, nil, kerneltest.Wide)
-	h.ok("aclrtSetDevice", 0)
-	if !h.runsKernels("Panic", 2) {
+	h := kernelReady(t, nil)
+	if h == nil {
 		return
 	}
-	a := h.malloc(4096)
-	s := h.stream()
+	a := h.Malloc(4096)
+	s := h.Stream()
 	require.Equal(t, int32(acl.ErrRTParamInvalid), h.kcall("Fill", 0, s, a, 4, 1))
-	require.Contains(t, h.recentMsg(), "blockDim 0 is out of range")
-	h.ok("aclrtGetDeviceResLimit", 0, uint64(acl.DevResCubeCore), outB)
-	limit := uint64(h.u32(outB))
+	require.Contains(t, h.RecentMsg(), "blockDim 0 is out of range")
+	h.OK("aclrtGetDeviceResLimit", 0, uint64(acl.DevResCubeCore), outB)
+	limit := uint64(h.U32(outB))
 	require.NotZero(t, limit)
 	require.Zero(t, h.kcall("Fill", limit, s, a, 4, 1))
 	require.Equal(t, int32(acl.ErrRTParamInvalid), h.kcall("Fill", limit+1, s, a, 4, 1))
 	// A session's lower limit binds it.
-	h.ok("aclrtSetDeviceResLimit", 0, uint64(acl.DevResCubeCore), 2)
+	h.OK("aclrtSetDeviceResLimit", 0, uint64(acl.DevResCubeCore), 2)
 	require.Equal(t, int32(acl.ErrRTParamInvalid), h.kcall("Fill", 3, s, a, 4, 1))
 	require.Zero(t, h.kcall("Fill", 2, s, a, 4, 1))
-	h.ok("aclrtSynchronizeStream", s)
+	h.OK("aclrtSynchronizeStream", s)
 }
 
 func TestKernelReadOnlyLease(t *testing.T) {
-	h := kernelHarness(t, abi.Wide, kerneltest.Granted, nil, kerneltest.Wide)
-	h.ok("aclrtSetDevice", 0)
-	if !h.runsKernels("Panic", 2) {
+	h := kernelReady(t, nil)
+	if h == nil {
 		return
 	}
-	ptr, err := h.rt.Backend().Malloc(0, 64, acl.MemMallocHugeFirst)
+	ptr, err := h.RT.Backend().Malloc(0, 64, acl.MemMallocHugeFirst)
 	require.NoError(t, err)
-	t.Cleanup(func() { _ = h.rt.Backend().Free(context.Background(), ptr) })
-	l, err := h.inst.Lend(ptr, 64, host.LendOptions{ReadOnly: true})
+	t.Cleanup(func() { _ = h.RT.Backend().Free(context.Background(), ptr) })
+	l, err := h.Inst.Lend(ptr, 64, host.LendOptions{ReadOnly: true})
 	require.NoError(t, err)
-	dst := h.malloc(64)
-	s := h.stream()
+	dst := h.Malloc(64)
+	s := h.Stream()
 	require.Equal(t, int32(acl.ErrRTParamInvalid), h.kcall("Fill", 1, s, l.Addr(), 64, 1), "a read-only lease is never written")
 	require.Zero(t, h.kcall("Copy", 1, s, l.Addr(), dst, 64), "but it may be read")
-	h.ok("aclrtSynchronizeStream", s)
+	h.OK("aclrtSynchronizeStream", s)
 	require.NoError(t, l.Revoke(context.Background()))
 }
 
 func TestKernelFaults(t *testing.T) {
 	for _, k := range []string{"Panic", "Fault"} {
 		t.Run(k, func(t *testing.T) {
-			h := kernelHarness(t, abi.Wide, kerneltest.Granted, nil, kerneltest.Wide)
-			h.ok("aclrtSetDevice", 0)
-			if !h.runsKernels("Panic", 2) {
+			h := kernelReady(t, nil)
+			if h == nil {
 				return
 			}
-			s := h.stream()
+			s := h.Stream()
 			require.Zero(t, h.kcall(k, 2, s))
-			h.code(acl.ErrRTAicoreException, "aclrtSynchronizeStream", s)
-			msg := h.recentMsg()
+			h.Code(acl.ErrRTAicoreException, "aclrtSynchronizeStream", s)
+			msg := h.RecentMsg()
 			if h.binaries() { // natively the runtime reports only the code
 				require.Contains(t, msg, "a kernel failed on the device (ACL_ERROR_RT_AICORE_EXCEPTION): one launched on the stream since its last synchronize ("+k+")")
-				h.ok("aclrtSynchronizeStream", s)
-				h.kcall("Inc", 1, s, h.malloc(4))
-				h.ok("aclrtSynchronizeStream", s)
+				h.OK("aclrtSynchronizeStream", s)
+				h.kcall("Inc", 1, s, h.Malloc(4))
+				h.OK("aclrtSynchronizeStream", s)
 				return
 			}
 			require.Contains(t, msg, "kernel "+k+" failed on the device: block 0 of 2")
@@ -177,29 +187,27 @@ func TestKernelFaults(t *testing.T) {
 }
 
 func TestKernelVoidLaunchErrorAtSync(t *testing.T) {
-	h := kernelHarness(t, abi.Wide, kerneltest.Granted, nil, kerneltest.Wide)
-	h.ok("aclrtSetDevice", 0)
-	if !h.runsKernels("Panic", 2) {
+	h := kernelReady(t, nil)
+	if h == nil {
 		return
 	}
-	s := h.stream()
+	s := h.Stream()
 	h.kcall("Inc", 1, s, 1<<60) // a void launcher: its error waits for the synchronize
-	require.Contains(t, h.recentMsg(), "Inc: x")
-	h.code(acl.ErrRTParamInvalid, "aclrtSynchronizeStream", s)
-	require.Contains(t, h.recentMsg(), "is not in guest memory or a live device allocation")
-	h.ok("aclrtSynchronizeStream", s)
+	require.Contains(t, h.RecentMsg(), "Inc: x")
+	h.Code(acl.ErrRTParamInvalid, "aclrtSynchronizeStream", s)
+	require.Contains(t, h.RecentMsg(), "is not in guest memory or a live device allocation")
+	h.OK("aclrtSynchronizeStream", s)
 }
 
 func TestKernelPrint(t *testing.T) {
 	var out testsupport.Logs
-	h := kernelHarness(t, abi.Wide, kerneltest.Granted, &out, kerneltest.Wide)
-	h.ok("aclrtSetDevice", 0)
-	if !h.runsKernels("Panic", 2) || h.refusedNatively("Print", 2) {
+	h := kernelReady(t, &out)
+	if h == nil || h.refusedNatively("Print", 2) {
 		return
 	}
-	s := h.stream()
+	s := h.Stream()
 	h.kcall("Print", 3, s)
-	h.ok("aclrtSynchronizeStream", s)
+	h.OK("aclrtSynchronizeStream", s)
 	require.Equal(t, "block 0 of 3\nblock 1 of 3\nblock 2 of 3\n", out.String())
 }
 
@@ -216,84 +224,82 @@ func TestKernelRevokedBeforeRun(t *testing.T) {
 	p := kerneltest.Granted
 	p.Kernels = append(p.Kernels[:len(p.Kernels):len(p.Kernels)], "Gate")
 	h := kernelHarness(t, abi.Wide, p, nil, append(kerneltest.Wide, kerneltest.Launcher{Sym: "Gate", Params: "i32 i32"}), host.WithKernels(g))
-	h.ok("aclrtSetDevice", 0)
+	h.OK("aclrtSetDevice", 0)
 	if !h.runsKernels("Panic", 2) || h.refusedNatively("Gate", 2) {
 		return
 	}
-	ptr, err := h.rt.Backend().Malloc(0, 64, acl.MemMallocHugeFirst)
+	ptr, err := h.RT.Backend().Malloc(0, 64, acl.MemMallocHugeFirst)
 	require.NoError(t, err)
-	l, err := h.inst.Lend(ptr, 64, host.LendOptions{})
+	l, err := h.Inst.Lend(ptr, 64, host.LendOptions{})
 	require.NoError(t, err)
-	s := h.stream()
+	s := h.Stream()
 	h.kcall("Gate", 1, s)
 	h.kcall("Inc", 1, s, l.Addr()) // valid now: queued behind the gate
 	done, cancel := context.WithCancel(context.Background())
 	cancel() // Revoke takes the lease out of the table, then gives up waiting
 	require.Error(t, l.Revoke(done))
 	close(gate)
-	h.code(acl.ErrRTParamInvalid, "aclrtSynchronizeStream", s)
-	require.Contains(t, h.recentMsg(), "was freed before the kernel ran")
+	h.Code(acl.ErrRTParamInvalid, "aclrtSynchronizeStream", s)
+	require.Contains(t, h.RecentMsg(), "was freed before the kernel ran")
 	var b [4]byte
-	require.NoError(t, h.rt.Backend().Memcpy(context.Background(), acl.Host(b[:], 0), acl.Device(ptr), 4))
+	require.NoError(t, h.RT.Backend().Memcpy(context.Background(), acl.Host(b[:], 0), acl.Device(ptr), 4))
 	require.Equal(t, [4]byte{}, b, "the launch touched nothing")
-	require.NoError(t, h.rt.Backend().Free(context.Background(), ptr))
+	require.NoError(t, h.RT.Backend().Free(context.Background(), ptr))
 }
 
 func TestKernelStreamOrder(t *testing.T) {
-	h := kernelHarness(t, abi.Wide, kerneltest.Granted, nil, kerneltest.Wide)
-	h.ok("aclrtSetDevice", 0)
-	if !h.runsKernels("Panic", 2) {
+	h := kernelReady(t, nil)
+	if h == nil {
 		return
 	}
-	a, b, c := h.malloc(64), h.malloc(64), h.malloc(64)
-	s1, s2 := h.stream(), h.stream()
-	ev := h.event()
+	a, b, c := h.Malloc(64), h.Malloc(64), h.Malloc(64)
+	s1, s2 := h.Stream(), h.Stream()
+	ev := h.Event()
 	// s1: fill a, copy a to b; s2 waits for it, then copies b to c by kernel.
 	require.Zero(t, h.kcall("Fill", 1, s1, a, 64, 7))
-	h.ok("aclrtMemcpyAsync", b, 64, a, 64, uint64(acl.MemcpyDeviceToDevice), s1)
-	h.ok("aclrtRecordEvent", ev, s1)
-	h.ok("aclrtStreamWaitEvent", s2, ev)
+	h.OK("aclrtMemcpyAsync", b, 64, a, 64, uint64(acl.MemcpyDeviceToDevice), s1)
+	h.OK("aclrtRecordEvent", ev, s1)
+	h.OK("aclrtStreamWaitEvent", s2, ev)
 	require.Zero(t, h.kcall("Copy", 1, s2, b, c, 64))
-	h.ok("aclrtMemcpyAsync", outA, 64, c, 64, uint64(acl.MemcpyDeviceToHost), s2)
-	h.ok("aclrtSynchronizeStream", s2)
-	require.Equal(t, bytes.Repeat([]byte{7}, 64), h.mem()[outA:outA+64])
+	h.OK("aclrtMemcpyAsync", outA, 64, c, 64, uint64(acl.MemcpyDeviceToHost), s2)
+	h.OK("aclrtSynchronizeStream", s2)
+	require.Equal(t, bytes.Repeat([]byte{7}, 64), h.Mem()[outA:outA+64])
 }
 
 func TestKernelACL32(t *testing.T) {
 	h := kernelHarness(t, abi.Native32, kerneltest.Granted, nil, []kerneltest.Launcher{{Sym: "_Z3IncjPvPj", Params: "i32 i32 i32"}})
-	h.ok("aclrtSetDevice", 0)
+	h.OK("aclrtSetDevice", 0)
 	if !h.runsKernels("_Z3IncjPvPj", 3) {
 		return
 	}
-	x := h.malloc(16)
+	x := h.Malloc(16)
 	require.Less(t, x, uint64(1)<<32)
-	h.ok("aclrtMemset", x, 16, 0, 16)
+	h.OK("aclrtMemset", x, 16, 0, 16)
 	h.kcall("_Z3IncjPvPj", 2, 0, x) // the default stream
-	h.ok("aclrtSynchronizeDevice")
-	h.ok("aclrtMemcpy", outA, 16, x, 16, uint64(acl.MemcpyDeviceToHost))
-	require.Equal(t, []uint32{1, 1, 0, 0}, []uint32{h.u32(outA), h.u32(outA + 4), h.u32(outA + 8), h.u32(outA + 12)})
+	h.OK("aclrtSynchronizeDevice")
+	h.OK("aclrtMemcpy", outA, 16, x, 16, uint64(acl.MemcpyDeviceToHost))
+	require.Equal(t, []uint32{1, 1, 0, 0}, []uint32{h.U32(outA), h.U32(outA + 4), h.U32(outA + 8), h.U32(outA + 12)})
 }
 
 func TestKernelForceCancel(t *testing.T) {
-	h := kernelHarness(t, abi.Wide, kerneltest.Granted, nil, kerneltest.Wide)
-	h.ok("aclrtSetDevice", 0)
-	if !h.runsKernels("Panic", 2) {
+	h := kernelReady(t, nil)
+	if h == nil {
 		return
 	}
-	s := h.stream()
+	s := h.Stream()
 	h.kcall("Spin", 1, s) // runs until its stream's work is cancelled
 	h.kcall("Spin", 1, s)
-	h.ok("aclrtDestroyStreamForce", s)
-	h.ok("aclrtSynchronizeDevice")
+	h.OK("aclrtDestroyStreamForce", s)
+	h.OK("aclrtSynchronizeDevice")
 }
 
 func TestKernelTimeout(t *testing.T) {
 	h := kernelHarness(t, abi.Wide, host.Policy{Kernels: []string{"Spin"}, Timeout: 300 * time.Millisecond}, nil, []kerneltest.Launcher{{Sym: "Spin", Params: "i32 i32"}})
-	h.ok("aclrtSetDevice", 0)
+	h.OK("aclrtSetDevice", 0)
 	if !h.runsKernels("Spin", 2) {
 		return
 	}
-	s := h.stream()
+	s := h.Stream()
 	h.kcall("Spin", 1, s)
 	// Each call here is a run of its own, with its own time limit. The
 	// kernel stops at the limit of the run that launched it (507014 at the
@@ -301,12 +307,12 @@ func TestKernelTimeout(t *testing.T) {
 	// ends sooner (then ErrTimeout): either way nothing hangs, and the
 	// session's end finds the kernel stopped (the cleanup's Close would
 	// hang otherwise).
-	res, err := h.inst.Call(context.Background(), "aclrtSynchronizeStream", s)
+	res, err := h.Inst.Call(context.Background(), "aclrtSynchronizeStream", s)
 	if err != nil {
 		require.ErrorIs(t, err, host.ErrTimeout)
 		return
 	}
-	require.Equal(t, uint64(acl.ErrRTAicoreTimeout), res[0], h.inst.Session().LastError())
+	require.Equal(t, uint64(acl.ErrRTAicoreTimeout), res[0], h.Inst.Session().LastError())
 }
 
 // TestKernelStoppedByRunDeadline checks that a launch is bounded by the
@@ -316,41 +322,41 @@ func TestKernelTimeout(t *testing.T) {
 // because the kernel was stopped, with the launch's failure.
 func TestKernelStoppedByRunDeadline(t *testing.T) {
 	h := kernelHarness(t, abi.Wide, host.Policy{Kernels: []string{"Spin"}}, nil, []kerneltest.Launcher{{Sym: "Spin", Params: "i32 i32"}})
-	h.ok("aclrtSetDevice", 0)
+	h.OK("aclrtSetDevice", 0)
 	if !h.runsKernels("Spin", 2) {
 		return
 	}
-	s := h.stream()
+	s := h.Stream()
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	_, err := h.inst.Call(ctx, "k_Spin", 1, s)
+	_, err := h.Inst.Call(ctx, "k_Spin", 1, s)
 	require.NoError(t, err)
 	watchdog, stop := context.WithTimeout(context.Background(), time.Minute)
 	defer stop()
-	res, err := h.inst.Call(watchdog, "aclrtSynchronizeStream", s)
+	res, err := h.Inst.Call(watchdog, "aclrtSynchronizeStream", s)
 	require.NoError(t, err, "the kernel outlived the deadline of the run that launched it")
 	require.Equal(t, uint64(acl.ErrRTAicoreTimeout), res[0], "a kernel stopped by its deadline fails its stream")
 	if h.binaries() { // the device's timeout (the run's time left and deviceGrace) stopped it
-		require.Contains(t, h.inst.Session().LastError(), "a kernel failed on the device (ACL_ERROR_RT_AICORE_TIMEOUT): one launched on the stream since its last synchronize (Spin)")
+		require.Contains(t, h.Inst.Session().LastError(), "a kernel failed on the device (ACL_ERROR_RT_AICORE_TIMEOUT): one launched on the stream since its last synchronize (Spin)")
 		return
 	}
-	require.Contains(t, h.inst.Session().LastError(), "kernel Spin was stopped at the run's time limit")
+	require.Contains(t, h.Inst.Session().LastError(), "kernel Spin was stopped at the run's time limit")
 }
 
 func TestKernelCost(t *testing.T) {
 	b := sim.New(sim.WithTiming())
 	t.Cleanup(func() { b.Close() })
 	h := kernelHarness(t, abi.Wide, kerneltest.Granted, nil, []kerneltest.Launcher{{Sym: "Slow", Params: "i32 i32 i64"}}, host.WithBackend(b))
-	h.ok("aclrtSetDevice", 0)
-	x := h.malloc(64)
-	s := h.stream()
-	start, end := h.event(), h.event()
-	h.ok("aclrtRecordEvent", start, s)
+	h.OK("aclrtSetDevice", 0)
+	x := h.Malloc(64)
+	s := h.Stream()
+	start, end := h.Event(), h.Event()
+	h.OK("aclrtRecordEvent", start, s)
 	h.kcall("Slow", 3, s, x)
-	h.ok("aclrtRecordEvent", end, s)
-	h.ok("aclrtSynchronizeStream", s)
-	h.ok("aclrtEventElapsedTime", outA, start, end)
-	ms := math.Float32frombits(h.u32(outA))
+	h.OK("aclrtRecordEvent", end, s)
+	h.OK("aclrtSynchronizeStream", s)
+	h.OK("aclrtEventElapsedTime", outA, start, end)
+	ms := math.Float32frombits(h.U32(outA))
 	require.GreaterOrEqual(t, ms, float32(3000), "the declared cost: a second a block")
 	require.Less(t, ms, float32(3001))
 }
@@ -359,24 +365,24 @@ func TestKernelCost(t *testing.T) {
 // compute, or kernel binaries (the native backend). On one that runs
 // neither it checks instead that a launch says so with 207000.
 func (h *harness) runsKernels(sym string, nargs int) bool {
-	h.t.Helper()
-	if h.rt.Backend().Traits().Computer != nil {
+	h.T.Helper()
+	if h.RT.Backend().Traits().Computer != nil {
 		return true
 	}
 	if h.binaries() {
 		return true
 	}
-	s := h.stream()
+	s := h.Stream()
 	h.kcall(sym, append([]uint64{1, s}, make([]uint64, nargs-2)...)...)
-	h.code(acl.ErrRTFeatureNotSupport, "aclrtSynchronizeStream", s)
-	require.Contains(h.t, h.recentMsg(), "this backend runs no registered kernels")
+	h.Code(acl.ErrRTFeatureNotSupport, "aclrtSynchronizeStream", s)
+	require.Contains(h.T, h.RecentMsg(), "this backend runs no registered kernels")
 	return false
 }
 
 // binaries reports whether the harness's backend runs kernel binaries
 // (the native backend), not the kernels' Go implementations.
 func (h *harness) binaries() bool {
-	ok := h.rt.Backend().Traits().KernelRunner != nil
+	ok := h.RT.Backend().Traits().KernelRunner != nil
 	return ok
 }
 
@@ -384,14 +390,14 @@ func (h *harness) binaries() bool {
 // kernel without a binary) is refused with 207000, and reports whether it
 // was: the test's Go-only part then ends.
 func (h *harness) refusedNatively(sym string, nargs int) bool {
-	h.t.Helper()
+	h.T.Helper()
 	if !h.binaries() {
 		return false
 	}
-	s := h.stream()
+	s := h.Stream()
 	h.kcall(sym, append([]uint64{1, s}, make([]uint64, nargs-2)...)...)
-	h.code(acl.ErrRTFeatureNotSupport, "aclrtSynchronizeStream", s)
-	require.Contains(h.t, h.recentMsg(), "kernel "+sym+" has no native binary (host.Kernel.Binary)")
+	h.Code(acl.ErrRTFeatureNotSupport, "aclrtSynchronizeStream", s)
+	require.Contains(h.T, h.RecentMsg(), "kernel "+sym+" has no native binary (host.Kernel.Binary)")
 	return true
 }
 
@@ -410,17 +416,17 @@ func TestKernelAccounting(t *testing.T) {
 		recs = append(recs, r.String())
 		mu.Unlock()
 	}))
-	h.ok("aclrtSetDevice", 0)
-	a := h.malloc(256)
-	s := h.stream()
+	h.OK("aclrtSetDevice", 0)
+	a := h.Malloc(256)
+	s := h.Stream()
 	require.Zero(t, h.kcall("Fill", 2, s, a, 100, 7))
 	require.Zero(t, h.kcall("Fill", 1, s, a, 10, 8))
 	h.kcall("Fault", 3, s)
-	h.code(acl.ErrRTAicoreException, "aclrtSynchronizeStream", s)
+	h.Code(acl.ErrRTAicoreException, "aclrtSynchronizeStream", s)
 	mu.Lock()
 	require.Contains(t, recs, fmt.Sprintf("Fill(blockDim=2, stream=%d, dst=%#x, n=100, v=7) = 0", s, a))
 	mu.Unlock()
-	st := h.inst.Session().Stats().Funcs
+	st := h.Inst.Session().Stats().Funcs
 	require.Equal(t, uint64(2), st["Fill"].Calls)
 	require.Equal(t, uint64(2), st["Fill"].Launches)
 	require.Zero(t, st["Fill"].LaunchFailures)
@@ -457,43 +463,43 @@ func nativeOnlyKernels() []host.Kernel {
 func TestKernelNativeOnly(t *testing.T) {
 	ls := []kerneltest.Launcher{{Sym: "NInc", Params: "i32 i32 i64"}, {Sym: "NFill", Params: "i32 i32 i64 i32 i32", Status: true}}
 	h := kernelHarness(t, abi.Wide, host.Policy{Kernels: []string{"NInc", "NFill"}}, nil, ls, host.WithKernels(nativeOnlyKernels()...))
-	h.ok("aclrtSetDevice", 0)
-	x, a := h.malloc(16), h.malloc(16)
-	h.ok("aclrtMemset", x, 16, 0, 16)
-	h.ok("aclrtMemset", a, 16, 0, 16)
-	s := h.stream()
+	h.OK("aclrtSetDevice", 0)
+	x, a := h.Malloc(16), h.Malloc(16)
+	h.OK("aclrtMemset", x, 16, 0, 16)
+	h.OK("aclrtMemset", a, 16, 0, 16)
+	s := h.Stream()
 	// The kernel API: the binary holds them, and a function is found.
-	h.putStr(kBinName, filepath.Base(kerneltest.StandinBinary))
-	h.putStr(kFnName, "NInc")
+	h.PutStr(kBinName, filepath.Base(kerneltest.StandinBinary))
+	h.PutStr(kFnName, "NInc")
 	bin := h.handleOut("aclrtBinaryLoadFromFile", kBinName, 0, outA)
 	fn := h.handleOut("aclrtBinaryGetFunction", bin, kFnName, outA)
 	args := h.handleOut("aclrtKernelArgsInit", fn, outA)
 	require.Zero(t, h.appendArg(args, x, 8))
-	h.ok("aclrtKernelArgsFinalize", args)
+	h.OK("aclrtKernelArgsFinalize", args)
 
 	if h.binaries() {
 		h.kcall("NInc", 2, s, x)
 		require.Zero(t, h.kcall("NFill", 1, s, a, 3, 7))
 		require.Zero(t, h.rc("aclrtLaunchKernelWithConfig", fn, 1, s, 0, args, 0))
-		h.ok("aclrtSynchronizeStream", s)
-		h.ok("aclrtMemcpy", outB, 8, x, 8, uint64(acl.MemcpyDeviceToHost))
-		require.Equal(t, []byte{2, 0, 0, 0, 1, 0, 0, 0}, h.mem()[outB:outB+8])
-		h.ok("aclrtMemcpy", outB, 4, a, 4, uint64(acl.MemcpyDeviceToHost))
-		require.Equal(t, []byte{7, 7, 7, 0}, h.mem()[outB:outB+4])
+		h.OK("aclrtSynchronizeStream", s)
+		h.OK("aclrtMemcpy", outB, 8, x, 8, uint64(acl.MemcpyDeviceToHost))
+		require.Equal(t, []byte{2, 0, 0, 0, 1, 0, 0, 0}, h.Mem()[outB:outB+8])
+		h.OK("aclrtMemcpy", outB, 4, a, 4, uint64(acl.MemcpyDeviceToHost))
+		require.Equal(t, []byte{7, 7, 7, 0}, h.Mem()[outB:outB+4])
 		return
 	}
 	const msg = "has only a native binary (kernels.txt), no simulator implementation (host.Kernel.Run): the sim backend runs only kernels implemented in Go"
 	require.Equal(t, int32(acl.ErrRTFeatureNotSupport), h.kcall("NFill", 1, s, a, 3, 7))
-	require.Contains(t, h.recentMsg(), "kernel NFill "+msg)
+	require.Contains(t, h.RecentMsg(), "kernel NFill "+msg)
 	require.Equal(t, int(acl.ErrRTFeatureNotSupport), int(h.rc("aclrtLaunchKernelWithConfig", fn, 1, s, 0, args, 0)))
-	require.Contains(t, h.recentMsg(), "kernel NInc "+msg)
+	require.Contains(t, h.RecentMsg(), "kernel NInc "+msg)
 	h.kcall("NInc", 2, s, x) // void: the stream fails at its synchronize
-	h.code(acl.ErrRTFeatureNotSupport, "aclrtSynchronizeStream", s)
-	require.Contains(t, h.recentMsg(), "kernel NInc "+msg)
-	h.ok("aclrtMemcpy", outB, 16, x, 16, uint64(acl.MemcpyDeviceToHost))
-	require.Equal(t, make([]byte, 16), h.mem()[outB:outB+16], "nothing touched")
-	h.ok("aclrtMemcpy", outB, 16, a, 16, uint64(acl.MemcpyDeviceToHost))
-	require.Equal(t, make([]byte, 16), h.mem()[outB:outB+16], "nothing touched")
+	h.Code(acl.ErrRTFeatureNotSupport, "aclrtSynchronizeStream", s)
+	require.Contains(t, h.RecentMsg(), "kernel NInc "+msg)
+	h.OK("aclrtMemcpy", outB, 16, x, 16, uint64(acl.MemcpyDeviceToHost))
+	require.Equal(t, make([]byte, 16), h.Mem()[outB:outB+16], "nothing touched")
+	h.OK("aclrtMemcpy", outB, 16, a, 16, uint64(acl.MemcpyDeviceToHost))
+	require.Equal(t, make([]byte, 16), h.Mem()[outB:outB+16], "nothing touched")
 
 	err := host.RunKernel(context.Background(), nativeOnlyKernels()[0], 1, make([]byte, 4))
 	require.ErrorContains(t, err, "host: kernel NInc has no Run: RunKernel runs the simulator's implementation")
@@ -519,18 +525,18 @@ kernels:
 	kf, err := host.ReadKernelFile(path)
 	require.NoError(t, err)
 	h := kernelHarness(t, abi.Wide, host.Policy{Kernels: []string{"mine"}}, nil, []kerneltest.Launcher{{Sym: "Bump", Params: "i32 i32 i64", Status: true}}, host.WithKernelSet(kf.Set, kf.Kernels...))
-	h.ok("aclrtSetDevice", 0)
-	x := h.malloc(16)
-	h.ok("aclrtMemset", x, 16, 0, 16)
-	s := h.stream()
+	h.OK("aclrtSetDevice", 0)
+	x := h.Malloc(16)
+	h.OK("aclrtMemset", x, 16, 0, 16)
+	s := h.Stream()
 	if !h.binaries() {
 		require.Equal(t, int32(acl.ErrRTFeatureNotSupport), h.kcall("Bump", 3, s, x))
-		require.Contains(t, h.recentMsg(), "kernel Bump has only a native binary (mine.o), no simulator implementation (host.Kernel.Run): the sim backend runs only kernels implemented in Go")
+		require.Contains(t, h.RecentMsg(), "kernel Bump has only a native binary (mine.o), no simulator implementation (host.Kernel.Run): the sim backend runs only kernels implemented in Go")
 		return
 	}
 	require.Zero(t, h.kcall("Bump", 3, s, x))
 	require.Zero(t, h.kcall("Bump", 2, s, x))
-	h.ok("aclrtSynchronizeStream", s)
-	h.ok("aclrtMemcpy", outB, 16, x, 16, uint64(acl.MemcpyDeviceToHost))
-	require.Equal(t, []byte{2, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0}, h.mem()[outB:outB+16])
+	h.OK("aclrtSynchronizeStream", s)
+	h.OK("aclrtMemcpy", outB, 16, x, 16, uint64(acl.MemcpyDeviceToHost))
+	require.Equal(t, []byte{2, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0}, h.Mem()[outB:outB+16])
 }

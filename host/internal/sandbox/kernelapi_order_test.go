@@ -18,8 +18,8 @@ func init() {
 // kapiPeer makes the case's own harness with the API's kernels and makes
 // it h's peer, whose last error the check-order test reads.
 func kapiPeer(h *harness, opts ...host.Option) *harness {
-	h.t.Helper()
-	k := kapiHarness(h.t, abi.Wide, opts...)
+	h.T.Helper()
+	k := kapiHarness(h.T, abi.Wide, opts...)
 	h.peer = k
 	return k
 }
@@ -33,21 +33,21 @@ func kapiOn(h *harness) (*harness, kapi) {
 // fillKobjs makes kernel API objects until the session's limit, with
 // argument lists of fn.
 func (h *harness) fillKobjs(fn uint64) {
-	h.t.Helper()
+	h.T.Helper()
 	for range 1 << 13 {
 		if h.rc("aclrtKernelArgsInit", fn, outA) != 0 {
 			return
 		}
 	}
-	h.t.Fatal("no limit on kernel API objects")
+	h.T.Fatal("no limit on kernel API objects")
 }
 
 // putOptions writes an aclrtBinaryLoadOptions at kStruct whose array, at
 // kAttrs, holds the option {typ, v}; arr 0 writes a NULL array.
 func (h *harness) putOptions(arr, typ, v uint32) {
 	h.putCfg(arr, 1)
-	binary.LittleEndian.PutUint32(h.mem()[kAttrs:], typ)
-	binary.LittleEndian.PutUint32(h.mem()[kAttrs+4:], v)
+	binary.LittleEndian.PutUint32(h.Mem()[kAttrs:], typ)
+	binary.LittleEndian.PutUint32(h.Mem()[kAttrs+4:], v)
 }
 
 // kernelAPIOrderCases are the check-order cases of the kernel API: each
@@ -57,13 +57,13 @@ var kernelAPIOrderCases = map[string]map[string]orderCase{
 		"binPath": {run: func(h *harness) acl.Error { return kapiPeer(h).rc("aclrtBinaryLoadFromFile", 0, 1, 0) }},
 		"binHandle": {run: func(h *harness) acl.Error {
 			k := kapiPeer(h)
-			k.putStr(kBinName, "nosuch.o")
+			k.PutStr(kBinName, "nosuch.o")
 			k.putOptions(0, 9, 0)
 			return k.rc("aclrtBinaryLoadFromFile", kBinName, kStruct, 0)
 		}},
 		"options": {run: func(h *harness) acl.Error {
 			k := kapiPeer(h)
-			k.putStr(kBinName, "nosuch.o") // the options are parsed before the file is looked for
+			k.PutStr(kBinName, "nosuch.o") // the options are parsed before the file is looked for
 			for _, o := range [][2]uint32{{1, 2}, {2, 0x43554245}, {3, 1}, {9, 0}} {
 				k.putOptions(kAttrs, o[0], o[1])
 				if rc := k.rc("aclrtBinaryLoadFromFile", kBinName, kStruct, outA); rc != acl.ErrRTParamInvalid {
@@ -75,7 +75,7 @@ var kernelAPIOrderCases = map[string]map[string]orderCase{
 		}},
 		"file": {run: func(h *harness) acl.Error {
 			k := kapiPeer(h)
-			k.putStr(kBinName, "secret.o") // registered, not granted
+			k.PutStr(kBinName, "secret.o") // registered, not granted
 			k.putOptions(kAttrs, 1, 1)     // a valid option
 			return k.rc("aclrtBinaryLoadFromFile", kBinName, kStruct, outA)
 		}},
@@ -128,7 +128,7 @@ var kernelAPIOrderCases = map[string]map[string]orderCase{
 		}},
 		"handle": {run: func(h *harness) acl.Error {
 			k, e := kapiOn(h)
-			k.ok("aclrtBinaryUnLoad", e.bin)
+			k.OK("aclrtBinaryUnLoad", e.bin)
 			return k.rc("aclrtBinaryGetFunctionByEntry", e.bin, 99, outA)
 		}},
 		"name": {run: func(h *harness) acl.Error {
@@ -203,7 +203,7 @@ var kernelAPIOrderCases = map[string]map[string]orderCase{
 		"guest": {run: func(h *harness) acl.Error {
 			k, e := kapiOn(h)
 			args := k.handleOut("aclrtKernelArgsInit", e.fn, outA)
-			end := uint64(len(k.mem()))
+			end := uint64(len(k.Mem()))
 			return k.rc("aclrtKernelArgsAppend", args, end-4, 8, outB)
 		}},
 		"limit": {run: func(h *harness) acl.Error {
@@ -273,7 +273,7 @@ var kernelAPIOrderCases = map[string]map[string]orderCase{
 			if rc := k.appendArg(args, 1, 4); rc != 0 {
 				return rc
 			}
-			return k.rc("aclrtKernelArgsGetPlaceHolderBuffer", args, uint64(k.u32(outB)), 4, outA)
+			return k.rc("aclrtKernelArgsGetPlaceHolderBuffer", args, uint64(k.U32(outB)), 4, outA)
 		}},
 	},
 	"aclrtKernelArgsFinalize": {
@@ -323,15 +323,15 @@ var kernelAPIOrderCases = map[string]map[string]orderCase{
 			k, e := kapiOn(h)
 			for _, a := range [][2]uint32{{1, 2}, {5, 2}, {6, 2}, {9, 2}} {
 				k.putCfg(kAttrs, 1)
-				binary.LittleEndian.PutUint32(k.mem()[kAttrs:], a[0])
-				binary.LittleEndian.PutUint32(k.mem()[kAttrs+4:], a[1])
+				binary.LittleEndian.PutUint32(k.Mem()[kAttrs:], a[0])
+				binary.LittleEndian.PutUint32(k.Mem()[kAttrs+4:], a[1])
 				if rc := k.rc("aclrtLaunchKernelWithConfig", e.fn, 1, e.s, kStruct, e.args, 0); rc != acl.ErrRTParamInvalid {
 					return rc
 				}
 			}
 			k.putCfg(kAttrs, 2) // both timeouts
-			binary.LittleEndian.PutUint32(k.mem()[kAttrs:], 7)
-			binary.LittleEndian.PutUint32(k.mem()[kAttrs+20:], 8)
+			binary.LittleEndian.PutUint32(k.Mem()[kAttrs:], 7)
+			binary.LittleEndian.PutUint32(k.Mem()[kAttrs+20:], 8)
 			if rc := k.rc("aclrtLaunchKernelWithConfig", e.fn, 1, e.s, kStruct, e.args, 0); rc != acl.ErrRTParamInvalid {
 				return rc
 			}
@@ -340,28 +340,28 @@ var kernelAPIOrderCases = map[string]map[string]orderCase{
 		}},
 		"context": {run: func(h *harness) acl.Error {
 			k := kapiPeer(h)
-			k.putStr(kBinName, "add_custom.o")
-			k.putStr(kFnName, "add_custom")
+			k.PutStr(kBinName, "add_custom.o")
+			k.PutStr(kFnName, "add_custom")
 			bin := k.handleOut("aclrtBinaryLoadFromFile", kBinName, 0, outA)
 			fn := k.handleOut("aclrtBinaryGetFunction", bin, kFnName, outA)
 			args := k.handleOut("aclrtKernelArgsInit", fn, outA)
-			k.ok("aclrtKernelArgsFinalize", args) // no arguments: wrong, too
+			k.OK("aclrtKernelArgsFinalize", args) // no arguments: wrong, too
 			return k.rc("aclrtLaunchKernelWithConfig", fn, 1, 0, 0, args, 0)
 		}},
 		"streamctx": {run: func(h *harness) acl.Error {
 			k, e := kapiOn(h)
-			k.ok("aclrtSetDevice", 1)
-			s1 := k.stream()
-			k.ok("aclrtSetDevice", 0)
+			k.OK("aclrtSetDevice", 1)
+			s1 := k.Stream()
+			k.OK("aclrtSetDevice", 0)
 			args := k.handleOut("aclrtKernelArgsInit", e.fn, outA)
-			k.ok("aclrtKernelArgsFinalize", args)
+			k.OK("aclrtKernelArgsFinalize", args)
 			return k.rc("aclrtLaunchKernelWithConfig", e.fn, 1, s1, 0, args, 0)
 		}},
 		"argc": {run: func(h *harness) acl.Error {
 			k, e := kapiOn(h)
 			args := k.handleOut("aclrtKernelArgsInit", e.fn, outA)
 			k.appendArg(args, e.x, 8)
-			k.ok("aclrtKernelArgsFinalize", args)
+			k.OK("aclrtKernelArgsFinalize", args)
 			return k.launch(e, 1<<20, e.s, args) // and too many blocks
 		}},
 		"argsize": {run: func(h *harness) acl.Error {
@@ -371,12 +371,12 @@ var kernelAPIOrderCases = map[string]map[string]orderCase{
 				k.appendArg(args, a, 8)
 			}
 			k.appendArg(args, 8, 8) // n is a uint32: 4 bytes
-			k.ok("aclrtKernelArgsFinalize", args)
+			k.OK("aclrtKernelArgsFinalize", args)
 			return k.launch(e, 1<<20, e.s, args)
 		}},
 		"feature": {run: func(h *harness) acl.Error {
 			b := sim.New(sim.WithDevices(2))
-			h.t.Cleanup(func() { b.Close() })
+			h.T.Cleanup(func() { b.Close() })
 			k := kapiPeer(h, host.WithBackend(bare{b}))
 			e := k.setupKapi(8)
 			return k.launch(e, 1<<20, e.s, e.args)
@@ -387,13 +387,13 @@ var kernelAPIOrderCases = map[string]map[string]orderCase{
 		}},
 		"extent": {run: func(h *harness) acl.Error {
 			k, e := kapiOn(h)
-			k.putStr(kFnName, "div")
+			k.PutStr(kFnName, "div")
 			div := k.handleOut("aclrtBinaryGetFunction", e.bin, kFnName, outA)
 			args := k.handleOut("aclrtKernelArgsInit", div, outA)
 			k.appendArg(args, 0, 8) // x NULL, too
 			k.appendArg(args, 8, 4)
 			k.appendArg(args, 0, 4) // n / 0
-			k.ok("aclrtKernelArgsFinalize", args)
+			k.OK("aclrtKernelArgsFinalize", args)
 			return k.rc("aclrtLaunchKernelWithConfig", div, 1, e.s, 0, args, 0)
 		}},
 		"null": {run: func(h *harness) acl.Error {
@@ -452,21 +452,21 @@ var kernelAPIOrderCases = map[string]map[string]orderCase{
 		}},
 		"context": {run: func(h *harness) acl.Error {
 			k, e := kapiOn(h)
-			k.ok("aclrtSetDevice", 1)
+			k.OK("aclrtSetDevice", 1)
 			packed := k.packedArgs(e, e.x, e.y, e.z+4) // on device 1, which stays
-			k.ok("aclrtSetDevice", 0)
-			k.ok("aclrtResetDevice", 0)
+			k.OK("aclrtSetDevice", 0)
+			k.OK("aclrtResetDevice", 0)
 			return k.rc("aclrtLaunchKernel", e.fn, 1, packed, 28, 0)
 		}},
 		"streamctx": {run: func(h *harness) acl.Error {
 			k, e := kapiOn(h)
 			packed := k.packedArgs(e, e.x, e.y, e.z+4)
-			k.ok("aclrtSetDevice", 1)
+			k.OK("aclrtSetDevice", 1)
 			return k.rc("aclrtLaunchKernel", e.fn, 1, packed, 28, e.s)
 		}},
 		"feature": {run: func(h *harness) acl.Error {
 			b := sim.New(sim.WithDevices(2))
-			h.t.Cleanup(func() { b.Close() })
+			h.T.Cleanup(func() { b.Close() })
 			k := kapiPeer(h, host.WithBackend(bare{b}))
 			e := k.setupKapi(8)
 			return k.rc("aclrtLaunchKernel", e.fn, 1<<20, k.packedArgs(e, e.x, e.y, e.z+4), 28, e.s)
@@ -496,7 +496,7 @@ var kernelAPIOrderCases = map[string]map[string]orderCase{
 		"binHandle": {run: func(h *harness) acl.Error { return kapiPeer(h).rc("aclrtBinaryUnLoad", 0) }},
 		"handle": {run: func(h *harness) acl.Error {
 			k, e := kapiOn(h)
-			k.ok("aclrtBinaryUnLoad", e.bin)
+			k.OK("aclrtBinaryUnLoad", e.bin)
 			return k.rc("aclrtBinaryUnLoad", e.bin)
 		}},
 	},
@@ -505,14 +505,14 @@ var kernelAPIOrderCases = map[string]map[string]orderCase{
 // packedArgs writes add_custom's arguments packed for aclrtLaunchKernel
 // (x, y, z at 0, 8, 16, n at 24) into device memory and returns it.
 func (h *harness) packedArgs(e kapi, x, y, z uint64) uint64 {
-	h.t.Helper()
-	dev := h.malloc(32)
+	h.T.Helper()
+	dev := h.Malloc(32)
 	var b [28]byte
 	binary.LittleEndian.PutUint64(b[0:], x)
 	binary.LittleEndian.PutUint64(b[8:], y)
 	binary.LittleEndian.PutUint64(b[16:], z)
 	binary.LittleEndian.PutUint32(b[24:], uint32(e.n))
-	copy(h.mem()[kPacked:], b[:])
-	h.ok("aclrtMemcpy", dev, 28, kPacked, 28, uint64(acl.MemcpyHostToDevice))
+	copy(h.Mem()[kPacked:], b[:])
+	h.OK("aclrtMemcpy", dev, 28, kPacked, 28, uint64(acl.MemcpyHostToDevice))
 	return dev
 }

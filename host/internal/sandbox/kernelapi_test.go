@@ -12,6 +12,7 @@ import (
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/acl/sim"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
@@ -85,15 +86,15 @@ type kapi struct {
 }
 
 func (h *harness) setupKapi(n uint64) kapi {
-	h.t.Helper()
-	h.putStr(kBinName, "add_custom.o")
-	h.putStr(kFnName, "add_custom")
-	h.putStr(kBadName, "nosuch")
-	h.putStr(kSpinName, "spin")
-	h.ok("aclrtSetDevice", 0)
+	h.T.Helper()
+	h.PutStr(kBinName, "add_custom.o")
+	h.PutStr(kFnName, "add_custom")
+	h.PutStr(kBadName, "nosuch")
+	h.PutStr(kSpinName, "spin")
+	h.OK("aclrtSetDevice", 0)
 	k := kapi{n: n}
-	k.x, k.y, k.z = h.malloc(4*n), h.malloc(4*n), h.malloc(4*n)
-	k.s = h.stream()
+	k.x, k.y, k.z = h.Malloc(4*n), h.Malloc(4*n), h.Malloc(4*n)
+	k.s = h.Stream()
 	k.bin = h.handleOut("aclrtBinaryLoadFromFile", kBinName, 0, outA)
 	k.fn = h.handleOut("aclrtBinaryGetFunction", k.bin, kFnName, outA)
 	k.args = h.argsFor(k.fn, k.x, k.y, k.z, n)
@@ -102,33 +103,33 @@ func (h *harness) setupKapi(n uint64) kapi {
 
 // handleOut calls name, which writes a handle to outA, and returns it.
 func (h *harness) handleOut(name string, args ...uint64) uint64 {
-	h.t.Helper()
-	h.ok(name, args...)
-	return uint64(h.u32(outA))
+	h.T.Helper()
+	h.OK(name, args...)
+	return uint64(h.U32(outA))
 }
 
 // appendArg appends the size bytes of v (little-endian) to args.
 func (h *harness) appendArg(args, v, size uint64) acl.Error {
-	h.t.Helper()
+	h.T.Helper()
 	var b [8]byte
 	binary.LittleEndian.PutUint64(b[:], v)
-	copy(h.mem()[kParam:], b[:size])
+	copy(h.Mem()[kParam:], b[:size])
 	return h.rc("aclrtKernelArgsAppend", args, kParam, size, outB)
 }
 
 // argsFor makes a finalized argument list of add_custom's arguments.
 func (h *harness) argsFor(fn, x, y, z, n uint64) uint64 {
-	h.t.Helper()
+	h.T.Helper()
 	args := h.handleOut("aclrtKernelArgsInit", fn, outA)
 	w := uint64(8)
-	if h.prof == abi.Native32 {
+	if h.Prof == abi.Native32 {
 		w = 4
 	}
 	for _, a := range []uint64{x, y, z} {
-		require.Zero(h.t, h.appendArg(args, a, w))
+		require.Zero(h.T, h.appendArg(args, a, w))
 	}
-	require.Zero(h.t, h.appendArg(args, n, 4))
-	h.ok("aclrtKernelArgsFinalize", args)
+	require.Zero(h.T, h.appendArg(args, n, 4))
+	h.OK("aclrtKernelArgsFinalize", args)
 	return args
 }
 
@@ -140,21 +141,21 @@ func (h *harness) launch(k kapi, blocks, s, args uint64) acl.Error {
 // putCfg writes an aclrtLaunchKernelCfg or aclrtBinaryLoadOptions at
 // kStruct: {array, count}, 4 bytes each in both profiles.
 func (h *harness) putCfg(arr, n uint32) {
-	binary.LittleEndian.PutUint32(h.mem()[kStruct:], arr)
-	binary.LittleEndian.PutUint32(h.mem()[kStruct+4:], n)
+	binary.LittleEndian.PutUint32(h.Mem()[kStruct:], arr)
+	binary.LittleEndian.PutUint32(h.Mem()[kStruct+4:], n)
 }
 
 // devF32s writes float32s to device memory at dev.
 func (h *harness) devF32s(dev uint64, vs ...float32) {
-	h.t.Helper()
+	h.T.Helper()
 	h.putF32s(data2, vs...)
-	h.ok("aclrtMemcpy", dev, uint64(4*len(vs)), data2, uint64(4*len(vs)), uint64(acl.MemcpyHostToDevice))
+	h.OK("aclrtMemcpy", dev, uint64(4*len(vs)), data2, uint64(4*len(vs)), uint64(acl.MemcpyHostToDevice))
 }
 
 // getF32s reads n float32s of device memory at dev.
 func (h *harness) getF32s(dev uint64, n int) []float32 {
-	h.t.Helper()
-	h.ok("aclrtMemcpy", data2, uint64(4*n), dev, uint64(4*n), uint64(acl.MemcpyDeviceToHost))
+	h.T.Helper()
+	h.OK("aclrtMemcpy", data2, uint64(4*n), dev, uint64(4*n), uint64(acl.MemcpyDeviceToHost))
 	return h.f32s(data2, n)
 }
 
@@ -166,30 +167,30 @@ func TestKernelAPILaunch(t *testing.T) {
 			h.devF32s(k.x, 1, 2, 3, 4, 5, 6, 7, 8)
 			h.devF32s(k.y, 10, 20, 30, 40, 50, 60, 70, 80)
 			require.Zero(t, h.launch(k, 3, k.s, k.args))
-			h.ok("aclrtSynchronizeStream", k.s)
+			h.OK("aclrtSynchronizeStream", k.s)
 			require.Equal(t, []float32{11, 22, 33, 44, 55, 66, 77, 88}, h.getF32s(k.z, 8))
 			// The same kernel by its entry, the same function handle.
-			h.ok("aclrtBinaryGetFunctionByEntry", k.bin, 7, outA)
-			require.Equal(t, k.fn, uint64(h.u32(outA)))
+			h.OK("aclrtBinaryGetFunctionByEntry", k.bin, 7, outA)
+			require.Equal(t, k.fn, uint64(h.U32(outA)))
 			// aclrtLaunchKernel: the arguments packed in device memory, each
 			// at an 8-byte aligned offset (a 4-byte acl32 address in the
 			// first half of its slot).
 			h.devF32s(k.y, 1, 1, 1, 1, 1, 1, 1, 1)
-			packed := h.malloc(64)
+			packed := h.Malloc(64)
 			var b [32]byte
 			for i, a := range []uint64{k.x, k.y, k.z} {
 				binary.LittleEndian.PutUint64(b[8*i:], a) // 4-byte addresses fit their 8-byte slots
 			}
 			binary.LittleEndian.PutUint32(b[24:], 8)
-			copy(h.mem()[kPacked:], b[:])
-			h.ok("aclrtMemcpy", packed, 28, kPacked, 28, uint64(acl.MemcpyHostToDevice))
+			copy(h.Mem()[kPacked:], b[:])
+			h.OK("aclrtMemcpy", packed, 28, kPacked, 28, uint64(acl.MemcpyHostToDevice))
 			require.Zero(t, h.rc("aclrtLaunchKernel", k.fn, 2, packed, 28, k.s))
-			h.ok("aclrtSynchronizeStream", k.s)
+			h.OK("aclrtSynchronizeStream", k.s)
 			require.Equal(t, []float32{2, 3, 4, 5, 6, 7, 8, 9}, h.getF32s(k.z, 8))
 			// Unloading invalidates the binary's handles.
-			h.ok("aclrtBinaryUnLoad", k.bin)
-			h.code(acl.ErrRTInvalidHandle, "aclrtLaunchKernelWithConfig", k.fn, 1, k.s, 0, k.args, 0)
-			h.code(acl.ErrRTInvalidHandle, "aclrtBinaryUnLoad", k.bin)
+			h.OK("aclrtBinaryUnLoad", k.bin)
+			h.Code(acl.ErrRTInvalidHandle, "aclrtLaunchKernelWithConfig", k.fn, 1, k.s, 0, k.args, 0)
+			h.Code(acl.ErrRTInvalidHandle, "aclrtBinaryUnLoad", k.bin)
 		})
 	}
 }
@@ -201,25 +202,25 @@ func TestKernelAPIExtents(t *testing.T) {
 	h := kapiHarness(t, abi.Wide)
 	k := h.setupKapi(8)
 	// z's 32 bytes end exactly at the end of an allocation of 36: fine.
-	at := h.malloc(36)
+	at := h.Malloc(36)
 	require.Zero(t, h.launch(k, 1, k.s, h.argsFor(k.fn, k.x, k.y, at+4, 8)))
-	h.ok("aclrtSynchronizeStream", k.s)
+	h.OK("aclrtSynchronizeStream", k.s)
 	// One byte further (an allocation of 35): 107000, nothing queued.
-	short := h.malloc(35)
+	short := h.Malloc(35)
 	require.Equal(t, acl.ErrRTParamInvalid, h.launch(k, 1, k.s, h.argsFor(k.fn, k.x, k.y, short+4, 8)))
-	require.Contains(t, h.recentMsg(), "crosses the end of the allocation")
+	require.Contains(t, h.RecentMsg(), "crosses the end of the allocation")
 	// Guest memory, forged and freed addresses.
 	for _, z := range []uint64{data, 1 << 40} {
 		require.Equal(t, acl.ErrRTParamInvalid, h.launch(k, 1, k.s, h.argsFor(k.fn, k.x, k.y, z, 8)), "%#x", z)
 	}
-	gone := h.malloc(32)
+	gone := h.Malloc(32)
 	freed := h.argsFor(k.fn, k.x, k.y, gone, 8)
-	h.ok("aclrtFree", gone)
+	h.OK("aclrtFree", gone)
 	require.Equal(t, acl.ErrRTParamInvalid, h.launch(k, 1, k.s, freed))
 	// Another session's allocation (of the same runtime) is not one of
 	// this session's.
 	ctx := context.Background()
-	pl, err := h.rt.Load(ctx, proxyCache[""], apiPolicy)
+	pl, err := h.RT.Load(ctx, proxytest.Proxy(abi.Wide), apiPolicy)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, pl.Close(ctx)) })
 	other, err := pl.Instantiate(ctx, host.Config{})
@@ -230,10 +231,10 @@ func TestKernelAPIExtents(t *testing.T) {
 	res, err := other.Call(ctx, "aclrtMalloc", outA, 32, 0)
 	require.NoError(t, err)
 	require.Zero(t, res[0])
-	foreign := binary.LittleEndian.Uint64(memOf(other)[outA:])
+	foreign := binary.LittleEndian.Uint64(proxytest.Mem(other)[outA:])
 	require.Equal(t, acl.ErrRTParamInvalid, h.launch(k, 1, k.s, h.argsFor(k.fn, k.x, k.y, foreign, 8)))
-	require.Contains(t, h.recentMsg(), "z")
-	h.ok("aclrtSynchronizeStream", k.s)
+	require.Contains(t, h.RecentMsg(), "z")
+	h.OK("aclrtSynchronizeStream", k.s)
 }
 
 // TestKernelAPIReadOnlyLease: a read-only lease may be read by a kernel,
@@ -241,27 +242,27 @@ func TestKernelAPIExtents(t *testing.T) {
 func TestKernelAPIReadOnlyLease(t *testing.T) {
 	h := kapiHarness(t, abi.Wide)
 	k := h.setupKapi(8)
-	p, _ := testsupport.Lent(t, h.rt.Backend(), 4096)
-	l, err := h.inst.Lend(p, 4096, host.LendOptions{ReadOnly: true})
+	p, _ := testsupport.Lent(t, h.RT.Backend(), 4096)
+	l, err := h.Inst.Lend(p, 4096, host.LendOptions{ReadOnly: true})
 	require.NoError(t, err)
 	a := l.Addr()
-	require.Zero(t, h.launch(k, 1, k.s, h.argsFor(k.fn, a, k.y, k.z, 8)), h.recentMsg())
+	require.Zero(t, h.launch(k, 1, k.s, h.argsFor(k.fn, a, k.y, k.z, 8)), h.RecentMsg())
 	require.Equal(t, acl.ErrRTParamInvalid, h.launch(k, 1, k.s, h.argsFor(k.fn, k.x, k.y, a, 8)))
-	require.Contains(t, h.recentMsg(), "read-only")
-	h.ok("aclrtSynchronizeStream", k.s)
+	require.Contains(t, h.RecentMsg(), "read-only")
+	h.OK("aclrtSynchronizeStream", k.s)
 }
 
 // TestKernelAPIBlocks: numBlocks from 1 to the session's core limit.
 func TestKernelAPIBlocks(t *testing.T) {
 	h := kapiHarness(t, abi.Wide)
 	k := h.setupKapi(8)
-	h.ok("aclrtGetDeviceResLimit", 0, uint64(acl.DevResCubeCore), outC)
-	limit := uint64(h.u32(outC))
+	h.OK("aclrtGetDeviceResLimit", 0, uint64(acl.DevResCubeCore), outC)
+	limit := uint64(h.U32(outC))
 	require.Zero(t, h.launch(k, limit, k.s, k.args))
 	require.Equal(t, acl.ErrRTParamInvalid, h.launch(k, limit+1, k.s, k.args))
-	require.Contains(t, h.recentMsg(), "blockDim")
+	require.Contains(t, h.RecentMsg(), "blockDim")
 	require.Equal(t, acl.ErrInvalidParam, h.launch(k, 0, k.s, k.args))
-	h.ok("aclrtSynchronizeStream", k.s)
+	h.OK("aclrtSynchronizeStream", k.s)
 }
 
 // TestKernelAPIUngranted: a binary whose kernels the plugin was not
@@ -269,24 +270,24 @@ func TestKernelAPIBlocks(t *testing.T) {
 func TestKernelAPIUngranted(t *testing.T) {
 	h := kapiHarness(t, abi.Wide)
 	for _, name := range []string{"secret.o", "nosuch.o", "", "/etc/passwd", "../out/"} {
-		h.putStr(kBinName, name)
-		h.code(acl.ErrRTParamInvalid, "aclrtBinaryLoadFromFile", kBinName, 0, outA)
-		require.Contains(t, h.recentMsg(), "approved: \"add_custom.o\"", name)
+		h.PutStr(kBinName, name)
+		h.Code(acl.ErrRTParamInvalid, "aclrtBinaryLoadFromFile", kBinName, 0, outA)
+		require.Contains(t, h.RecentMsg(), "approved: \"add_custom.o\"", name)
 	}
 	// Any directory names the binary by its file name.
-	h.putStr(kBinName, "./out/fatbin/add_custom.o")
-	h.ok("aclrtBinaryLoadFromFile", kBinName, 0, outA)
-	bin := uint64(h.u32(outA))
-	h.putStr(kFnName, "secret")
-	h.code(acl.ErrRTParamInvalid, "aclrtBinaryGetFunction", bin, kFnName, outA)
+	h.PutStr(kBinName, "./out/fatbin/add_custom.o")
+	h.OK("aclrtBinaryLoadFromFile", kBinName, 0, outA)
+	bin := uint64(h.U32(outA))
+	h.PutStr(kFnName, "secret")
+	h.Code(acl.ErrRTParamInvalid, "aclrtBinaryGetFunction", bin, kFnName, outA)
 }
 
 // TestKernelAPILoadFromData: guest-supplied device code is refused.
 func TestKernelAPILoadFromData(t *testing.T) {
 	h := kapiHarness(t, abi.Wide)
-	copy(h.mem()[data:], "\x7fELF not run")
-	h.code(acl.ErrRTFeatureNotSupport, "aclrtBinaryLoadFromData", data, 12, 0, outA)
-	require.Contains(t, h.recentMsg(), "device code the guest supplies")
+	copy(h.Mem()[data:], "\x7fELF not run")
+	h.Code(acl.ErrRTFeatureNotSupport, "aclrtBinaryLoadFromData", data, 12, 0, outA)
+	require.Contains(t, h.RecentMsg(), "device code the guest supplies")
 }
 
 // TestKernelAPILaunchTimeout: cfg's timeout attribute stops a kernel that
@@ -296,25 +297,25 @@ func TestKernelAPILaunchTimeout(t *testing.T) {
 	k := h.setupKapi(8)
 	spin := h.handleOut("aclrtBinaryGetFunction", k.bin, kSpinName, outA)
 	args := h.handleOut("aclrtKernelArgsInit", spin, outA)
-	h.ok("aclrtKernelArgsFinalize", args)
+	h.OK("aclrtKernelArgsFinalize", args)
 	// {attrs, numAttrs} and one attribute: TIMEOUT_US, 1000 us.
 	h.putCfg(kAttrs, 1)
-	binary.LittleEndian.PutUint32(h.mem()[kAttrs:], 8)
-	binary.LittleEndian.PutUint64(h.mem()[kAttrs+4:], 1000)
+	binary.LittleEndian.PutUint32(h.Mem()[kAttrs:], 8)
+	binary.LittleEndian.PutUint64(h.Mem()[kAttrs+4:], 1000)
 	require.Zero(t, h.rc("aclrtLaunchKernelWithConfig", spin, 1, k.s, kStruct, args, 0))
 	watchdog, stop := context.WithTimeout(context.Background(), time.Minute)
 	defer stop()
-	res, err := h.inst.Call(watchdog, "aclrtSynchronizeStream", k.s)
+	res, err := h.Inst.Call(watchdog, "aclrtSynchronizeStream", k.s)
 	require.NoError(t, err, "the kernel outlived its launch's timeout")
 	require.Equal(t, uint64(acl.ErrRTAicoreTimeout), res[0])
-	require.Contains(t, h.inst.Session().LastError(), "ran past its launch's timeout")
+	require.Contains(t, h.Inst.Session().LastError(), "ran past its launch's timeout")
 }
 
 // TestKernelAPINativeBackend: the configured backend (the stand-in under
 // ACLWASM_TEST_ACL_LIB) answers 207000 at launch where it runs no
 // registered kernels, and runs them where it does.
 func TestKernelAPINativeBackend(t *testing.T) {
-	if opts := testBackend(t); len(opts) > 0 { // a backend that runs kernel binaries loads them with the plugin
+	if opts := proxytest.Backend(t); len(opts) > 0 { // a backend that runs kernel binaries loads them with the plugin
 		ctx := context.Background()
 		rt, err := host.NewRuntime(ctx, append(opts, host.WithEngine(testEngine), host.WithKernels(apiKernels()...))...)
 		require.NoError(t, err)
@@ -327,12 +328,12 @@ func TestKernelAPINativeBackend(t *testing.T) {
 	}
 	h := newHarness(t, apiPolicy, host.WithKernels(apiKernels()...))
 	k := h.setupKapi(8)
-	computes := h.rt.Backend().Traits().Computer != nil
+	computes := h.RT.Backend().Traits().Computer != nil
 	if computes {
 		require.Zero(t, h.launch(k, 1, k.s, k.args))
-		h.ok("aclrtSynchronizeStream", k.s)
+		h.OK("aclrtSynchronizeStream", k.s)
 		return
 	}
 	require.Equal(t, acl.ErrRTFeatureNotSupport, h.launch(k, 1, k.s, k.args))
-	require.Contains(t, h.recentMsg(), "runs no registered kernels")
+	require.Contains(t, h.RecentMsg(), "runs no registered kernels")
 }

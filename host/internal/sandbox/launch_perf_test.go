@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // launchPairWAT launches kernels A and B in turn, n times each, then
@@ -47,7 +48,7 @@ func launchPair(t *testing.T, n int, m *host.Metrics) (host.Stats, int64) {
 	rt, err := host.NewRuntime(ctx, opts...)
 	require.NoError(t, err)
 	defer rt.Close(ctx)
-	pl, err := rt.Load(ctx, wat2wasm(t, launchPairWAT), host.Policy{Kernels: []string{"A", "B"}, Timeout: host.NoTimeout})
+	pl, err := rt.Load(ctx, testsupport.WAT(t, launchPairWAT), host.Policy{Kernels: []string{"A", "B"}, Timeout: host.NoTimeout})
 	require.NoError(t, err)
 	inst, err := pl.Instantiate(ctx, host.Config{})
 	require.NoError(t, err)

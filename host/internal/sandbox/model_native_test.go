@@ -44,9 +44,9 @@ func standinModels(t *testing.T) uint64 {
 
 // freeQuota is what aclrtGetMemInfo reports free of the session's quota.
 func (h *harness) freeQuota() uint64 {
-	h.t.Helper()
-	h.ok("aclrtGetMemInfo", 0, outA, outB)
-	return h.word(outA)
+	h.T.Helper()
+	h.OK("aclrtGetMemInfo", 0, outA, outB)
+	return h.Word(outA)
 }
 
 // TestModelOffline: on the native backend an approved offline model
@@ -69,50 +69,50 @@ func TestModelOffline(t *testing.T) {
 	for _, prof := range abi.Profiles {
 		t.Run(prof.Module(), func(t *testing.T) {
 			h := newHarnessIn(t, prof, host.Policy{Models: models, MaxQueued: 4})
-			h.ok("aclrtSetDevice", 0)
-			if h.rt.Backend().Traits().ModelRunner == nil {
-				msg := h.code(acl.ErrGEModelDataSizeInvalid, "aclmdlLoadFromFile", h.cstr(mdlName, "affine"), outA)
+			h.OK("aclrtSetDevice", 0)
+			if h.RT.Backend().Traits().ModelRunner == nil {
+				msg := h.Code(acl.ErrGEModelDataSizeInvalid, "aclmdlLoadFromFile", h.CStr(mdlName, "affine"), outA)
 				require.Contains(t, msg, "is an offline model (.om); the simulator runs ONNX models")
 				return
 			}
 			base := standinModels(t)
-			require.Contains(t, h.code(acl.ErrGEModelDataSizeInvalid, "aclmdlLoadFromFile", h.cstr(mdlName, "net"), outA),
+			require.Contains(t, h.Code(acl.ErrGEModelDataSizeInvalid, "aclmdlLoadFromFile", h.CStr(mdlName, "net"), outA),
 				"is an ONNX file; the native backend runs offline models (.om)")
-			require.Contains(t, h.code(acl.ErrGEModelPathInvalid, "aclmdlLoadFromFile", h.cstr(mdlName, affine), outA), "not a model the host approved")
-			h.code(acl.ErrGEModelPathInvalid, "aclmdlLoadFromFile", h.cstr(mdlName, "other"), outA)
-			h.code(acl.ErrRTFeatureNotSupport, "aclmdlLoadFromMem", data, 16, outA) // never guest models natively
+			require.Contains(t, h.Code(acl.ErrGEModelPathInvalid, "aclmdlLoadFromFile", h.CStr(mdlName, affine), outA), "not a model the host approved")
+			h.Code(acl.ErrGEModelPathInvalid, "aclmdlLoadFromFile", h.CStr(mdlName, "other"), outA)
+			h.Code(acl.ErrRTFeatureNotSupport, "aclmdlLoadFromMem", data, 16, outA) // never guest models natively
 			require.Equal(t, base, standinModels(t), "refused loads load nothing")
 
 			free := h.freeQuota()
 			id := h.load("affine")
 			require.Equal(t, base+1, standinModels(t))
 			require.Equal(t, free-work-weight, h.freeQuota(), "the model's device memory counts against the quota")
-			h.ok("aclmdlQuerySize", h.cstr(mdlName, "affine"), outA, outB)
-			require.Equal(t, [2]uint64{work, weight}, [2]uint64{h.word(outA), h.word(outB)})
+			h.OK("aclmdlQuerySize", h.CStr(mdlName, "affine"), outA, outB)
+			require.Equal(t, [2]uint64{work, weight}, [2]uint64{h.Word(outA), h.Word(outB)})
 
 			d := h.desc(id)
-			require.EqualValues(t, 1, h.call("aclmdlGetNumInputs", d))
-			require.EqualValues(t, 1, h.call("aclmdlGetNumOutputs", d))
-			require.EqualValues(t, 4*n, h.call("aclmdlGetInputSizeByIndex", d, 0))
-			require.EqualValues(t, 4*n, h.call("aclmdlGetOutputSizeByIndex", d, 0))
-			require.EqualValues(t, acl.DTFloat, h.call("aclmdlGetInputDataType", d, 0))
-			require.EqualValues(t, acl.FormatND, h.call("aclmdlGetOutputFormat", d, 0))
-			h.ok("aclmdlGetInputDims", d, 0, mdlDims)
-			require.Equal(t, "x\x00", string(h.mem()[mdlDims:mdlDims+2]))
-			require.EqualValues(t, 1, h.call("aclmdlGetOutputNameByIndex", d, 0, 0x3800, 8))
-			require.Equal(t, "y\x00", string(h.mem()[0x3800:0x3802]))
+			require.EqualValues(t, 1, h.Call("aclmdlGetNumInputs", d))
+			require.EqualValues(t, 1, h.Call("aclmdlGetNumOutputs", d))
+			require.EqualValues(t, 4*n, h.Call("aclmdlGetInputSizeByIndex", d, 0))
+			require.EqualValues(t, 4*n, h.Call("aclmdlGetOutputSizeByIndex", d, 0))
+			require.EqualValues(t, acl.DTFloat, h.Call("aclmdlGetInputDataType", d, 0))
+			require.EqualValues(t, acl.FormatND, h.Call("aclmdlGetOutputFormat", d, 0))
+			h.OK("aclmdlGetInputDims", d, 0, mdlDims)
+			require.Equal(t, "x\x00", string(h.Mem()[mdlDims:mdlDims+2]))
+			require.EqualValues(t, 1, h.Call("aclmdlGetOutputNameByIndex", d, 0, 0x3800, 8))
+			require.Equal(t, "y\x00", string(h.Mem()[0x3800:0x3802]))
 
-			x, y := h.malloc(4*n), h.malloc(4*n)
+			x, y := h.Malloc(4*n), h.Malloc(4*n)
 			for i := range n {
-				le.PutUint32(h.mem()[0x3000+4*i:], math.Float32bits(float32(i)))
+				le.PutUint32(h.Mem()[0x3000+4*i:], math.Float32bits(float32(i)))
 			}
-			h.ok("aclrtMemcpy", x, 4*n, 0x3000, 4*n, uint64(acl.HostToDevice))
+			h.OK("aclrtMemcpy", x, 4*n, 0x3000, 4*n, uint64(acl.HostToDevice))
 			input, output := h.dataset(x, 4*n), h.dataset(y, 4*n)
 			readY := func() []float32 {
-				h.ok("aclrtMemcpy", 0x3100, 4*n, y, 4*n, uint64(acl.DeviceToHost))
+				h.OK("aclrtMemcpy", 0x3100, 4*n, y, 4*n, uint64(acl.DeviceToHost))
 				out := make([]float32, n)
 				for i := range out {
-					out[i] = math.Float32frombits(le.Uint32(h.mem()[0x3100+4*i:]))
+					out[i] = math.Float32frombits(le.Uint32(h.Mem()[0x3100+4*i:]))
 				}
 				return out
 			}
@@ -121,42 +121,42 @@ func TestModelOffline(t *testing.T) {
 				want[i] = 2*float32(i) + 1
 			}
 
-			h.ok("aclmdlExecute", id, input, output)
+			h.OK("aclmdlExecute", id, input, output)
 			require.Equal(t, want, readY())
-			h.ok("aclrtMemset", y, 4*n, 0, 4*n)
-			s := h.stream()
-			h.ok("aclmdlExecuteAsync", id, input, output, s)
-			h.ok("aclrtSynchronizeStream", s)
+			h.OK("aclrtMemset", y, 4*n, 0, 4*n)
+			s := h.Stream()
+			h.OK("aclmdlExecuteAsync", id, input, output, s)
+			h.OK("aclrtSynchronizeStream", s)
 			require.Equal(t, want, readY())
 
 			// The sandbox's checks, before the runtime sees anything.
-			h.code(acl.ErrGEFailure, "aclmdlExecuteAsync", id, input, h.dataset(y, 16), s)               // too small
-			h.code(acl.ErrGEParamInvalid, "aclmdlExecuteAsync", id, input, h.dataset(y, 4*n, x, 4*n), s) // counts
-			h.code(acl.ErrGEModelIDInvalid, "aclmdlExecuteAsync", 999, input, output, s)
+			h.Code(acl.ErrGEFailure, "aclmdlExecuteAsync", id, input, h.dataset(y, 16), s)               // too small
+			h.Code(acl.ErrGEParamInvalid, "aclmdlExecuteAsync", id, input, h.dataset(y, 4*n, x, 4*n), s) // counts
+			h.Code(acl.ErrGEModelIDInvalid, "aclmdlExecuteAsync", 999, input, output, s)
 
 			// Unloaded while queued: it runs, then the model goes.
-			h.ok("aclrtMemset", y, 4*n, 0, 4*n)
+			h.OK("aclrtMemset", y, 4*n, 0, 4*n)
 			open := h.gate(s)
-			h.ok("aclmdlExecuteAsync", id, input, output, s)
+			h.OK("aclmdlExecuteAsync", id, input, output, s)
 			free = h.freeQuota()
-			h.ok("aclmdlUnload", id)
+			h.OK("aclmdlUnload", id)
 			require.Equal(t, free+work+weight, h.freeQuota(), "unloaded: its memory is free again")
-			h.code(acl.ErrGEModelIDInvalid, "aclmdlExecuteAsync", id, input, output, s)
+			h.Code(acl.ErrGEModelIDInvalid, "aclmdlExecuteAsync", id, input, output, s)
 			require.Equal(t, base+1, standinModels(t), "kept for the queued execution")
 			open()
-			h.ok("aclrtSynchronizeStream", s)
+			h.OK("aclrtSynchronizeStream", s)
 			require.Equal(t, want, readY())
 			require.Equal(t, base, standinModels(t))
 
 			// A model that fails as it runs fails its stream.
 			fid := h.load("fail")
-			h.ok("aclmdlExecuteAsync", fid, input, output, s)
-			require.Contains(t, h.code(acl.ErrRTModelExecute, "aclrtSynchronizeStream", s), `model "fail" failed as it ran`)
+			h.OK("aclmdlExecuteAsync", fid, input, output, s)
+			require.Contains(t, h.Code(acl.ErrRTModelExecute, "aclrtSynchronizeStream", s), `model "fail" failed as it ran`)
 
 			// A freed buffer: refused when queued.
-			h.ok("aclrtFree", y)
-			h.code(acl.ErrInvalidParam, "aclmdlExecuteAsync", fid, input, output, s)
-			h.ok("aclrtSynchronizeStream", s)
+			h.OK("aclrtFree", y)
+			h.Code(acl.ErrInvalidParam, "aclmdlExecuteAsync", fid, input, output, s)
+			h.OK("aclrtSynchronizeStream", s)
 		})
 	}
 }
@@ -170,24 +170,24 @@ func TestModelQuota(t *testing.T) {
 	om := omModel(t, t.TempDir(), "affine", 8, 1<<20, 1<<20)
 	models := map[string]string{"mlp": filepath.Join(dir, "mlp.onnx"), "affine": om}
 	h := newHarness(t, host.Policy{Models: models})
-	h.ok("aclrtSetDevice", 0)
+	h.OK("aclrtSetDevice", 0)
 	name := "mlp"
-	if h.rt.Backend().Traits().ModelRunner != nil {
+	if h.RT.Backend().Traits().ModelRunner != nil {
 		name = "affine"
 	}
 	free := h.freeQuota()
 	id := h.load(name)
 	need := free - h.freeQuota()
 	require.NotZero(t, need, "the model counts")
-	h.ok("aclmdlUnload", id)
+	h.OK("aclmdlUnload", id)
 	require.Equal(t, free, h.freeQuota())
 
 	// A quota that leaves less than the model needs.
 	q := newHarness(t, host.Policy{DeviceMemory: need - 1, Models: models})
-	q.ok("aclrtSetDevice", 0)
-	require.Contains(t, q.code(acl.ErrRTMemoryAllocation, "aclmdlLoadFromFile", q.cstr(mdlName, name), outA), "exceed the free device memory quota")
+	q.OK("aclrtSetDevice", 0)
+	require.Contains(t, q.Code(acl.ErrRTMemoryAllocation, "aclmdlLoadFromFile", q.CStr(mdlName, name), outA), "exceed the free device memory quota")
 	require.Equal(t, need-1, q.freeQuota(), "nothing counted")
-	if h.rt.Backend().Traits().ModelRunner != nil {
+	if h.RT.Backend().Traits().ModelRunner != nil {
 		require.Zero(t, standinModels(t), "nothing loaded")
 	}
 }
@@ -202,30 +202,30 @@ func TestModelStoppedByRunDeadline(t *testing.T) {
 	const n = 64
 	stall := omModel(t, t.TempDir(), "stall", n, 0, 0)
 	h := newHarness(t, host.Policy{Models: map[string]string{"stall": stall}})
-	h.ok("aclrtSetDevice", 0)
-	if h.rt.Backend().Traits().ModelRunner == nil {
+	h.OK("aclrtSetDevice", 0)
+	if h.RT.Backend().Traits().ModelRunner == nil {
 		return // only the stand-in holds a model running on the device
 	}
 	base := standinModels(t)
 	id := h.load("stall")
-	x, y := h.malloc(4*n), h.malloc(4*n)
+	x, y := h.Malloc(4*n), h.Malloc(4*n)
 	input, output := h.dataset(x, 4*n), h.dataset(y, 4*n)
-	s := h.stream()
+	s := h.Stream()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	res, err := h.inst.Call(ctx, "aclmdlExecuteAsync", id, input, output, s)
+	res, err := h.Inst.Call(ctx, "aclmdlExecuteAsync", id, input, output, s)
 	require.NoError(t, err)
-	require.Zero(t, res[0], h.inst.Session().LastError())
+	require.Zero(t, res[0], h.Inst.Session().LastError())
 	watchdog, stop := context.WithTimeout(context.Background(), time.Minute)
 	defer stop()
-	res, err = h.inst.Call(watchdog, "aclrtSynchronizeStream", s)
+	res, err = h.Inst.Call(watchdog, "aclrtSynchronizeStream", s)
 	require.NoError(t, err, "the model outlived the deadline of the run that queued it")
-	require.Equal(t, acl.ErrRTAicoreTimeout, acl.Error(int32(uint32(res[0]))), h.inst.Session().LastError())
-	require.Contains(t, h.recentMsg(), "was stopped: the run's time limit passed while it ran")
-	h.ok("aclmdlUnload", id)
+	require.Equal(t, acl.ErrRTAicoreTimeout, acl.Error(int32(uint32(res[0]))), h.Inst.Session().LastError())
+	require.Contains(t, h.RecentMsg(), "was stopped: the run's time limit passed while it ran")
+	h.OK("aclmdlUnload", id)
 	require.Equal(t, base, standinModels(t), "the stopped model unloads")
-	h.ok("aclrtFree", x)
-	h.ok("aclrtFree", y)
+	h.OK("aclrtFree", x)
+	h.OK("aclrtFree", y)
 }
 
 // TestModelQuerySize: aclmdlQuerySize reads the approved file as a load
@@ -248,25 +248,25 @@ func TestModelQuerySize(t *testing.T) {
 		require.NoError(t, os.WriteFile(models[n], nil, 0o644))
 	}
 	h := newHarness(t, host.Policy{Models: models})
-	h.ok("aclrtSetDevice", 0)
+	h.OK("aclrtSetDevice", 0)
 	for _, n := range []string{"gone.om", "gone.onnx"} {
 		require.NoError(t, os.Remove(models[n])) // gone since it was approved
 	}
 	query := func(want acl.Error, name string) (uint64, uint64, string) {
 		t.Helper()
-		le.PutUint64(h.mem()[outA:], 0x5a5a)
-		le.PutUint64(h.mem()[outB:], 0x5a5a)
-		msg := h.code(want, "aclmdlQuerySize", h.cstr(mdlName, name), outA, outB)
-		return h.word(outA), h.word(outB), msg
+		le.PutUint64(h.Mem()[outA:], 0x5a5a)
+		le.PutUint64(h.Mem()[outB:], 0x5a5a)
+		msg := h.Code(want, "aclmdlQuerySize", h.CStr(mdlName, name), outA, outB)
+		return h.Word(outA), h.Word(outB), msg
 	}
-	native := h.rt.Backend().Traits().ModelRunner != nil
+	native := h.RT.Backend().Traits().ModelRunner != nil
 	ours, other, kind := "onnx", "om", "is an offline model (.om); the simulator runs ONNX models"
 	if native {
 		ours, other, kind = "om", "onnx", "is an ONNX file; the native backend runs offline models (.om)"
 	}
 	_, _, msg := query(acl.ErrGEModelDataSizeInvalid, other)
 	require.Contains(t, msg, kind)
-	require.Equal(t, [2]uint64{0x5a5a, 0x5a5a}, [2]uint64{h.word(outA), h.word(outB)}, "a failed query writes nothing")
+	require.Equal(t, [2]uint64{0x5a5a, 0x5a5a}, [2]uint64{h.Word(outA), h.Word(outB)}, "a failed query writes nothing")
 	_, _, msg = query(acl.ErrGEModelDataSizeInvalid, "bad."+ours)
 	require.Contains(t, msg, `model "bad.`+ours+`" could not be`)
 	for _, n := range []string{"gone.om", "gone.onnx"} { // either kind: the open comes first
@@ -280,14 +280,14 @@ func TestModelQuerySize(t *testing.T) {
 	} else {
 		require.Zero(t, work)
 		require.EqualValues(t, 4*(8*16+16+16*4+4), weight, "mlp's weights")
-		ms := h.rt.Models()
+		ms := h.RT.Models()
 		require.Len(t, ms, 1, "compiled for the load that follows")
 		require.Zero(t, ms[0].Loads, "no guest's load")
 	}
 	free := h.freeQuota()
 	id := h.load(ours)
 	require.Equal(t, work+weight, free-h.freeQuota(), "what the load counts against the quota")
-	h.ok("aclmdlUnload", id)
+	h.OK("aclmdlUnload", id)
 }
 
 // TestModelLoadWithMem: aclmdlLoadFromFileWithMem of an approved model
@@ -308,36 +308,36 @@ func TestModelLoadWithMem(t *testing.T) {
 	m, err := host.NewMetrics(reg)
 	require.NoError(t, err)
 	h := newHarness(t, host.Policy{Models: models, AllowGuestModels: true}, host.WithMetrics(m))
-	h.ok("aclrtSetDevice", 0)
-	native := h.rt.Backend().Traits().ModelRunner != nil
+	h.OK("aclrtSetDevice", 0)
+	native := h.RT.Backend().Traits().ModelRunner != nil
 	name, counts := "mlp", uint64(0)
 	if native {
 		name, counts = "affine", work+weight
 	}
 	gauge := func() uint64 { return uint64(series(t, reg, "aclwasm_device_allocated_bytes")["[device=0]"]) }
 	free0, held0 := h.freeQuota(), gauge()
-	wp, gp := h.malloc(work), h.malloc(weight)
+	wp, gp := h.Malloc(work), h.Malloc(weight)
 	free, held := h.freeQuota(), gauge()
 	base := uint64(0)
 	if native {
 		base = standinModels(t)
 	}
-	h.ok("aclmdlLoadFromFileWithMem", h.cstr(mdlName, name), outA, wp, work, gp, weight)
-	id := uint64(h.u32(outA))
+	h.OK("aclmdlLoadFromFileWithMem", h.CStr(mdlName, name), outA, wp, work, gp, weight)
+	id := uint64(h.U32(outA))
 	require.Equal(t, counts, free-h.freeQuota(), "the session's quota")
 	require.Equal(t, counts, gauge()-held, "the runtime's device memory")
 	if native {
 		require.Equal(t, base+1, standinModels(t))
 	}
-	h.ok("aclrtFree", wp) // the guest's memory holds no part of the model
-	h.ok("aclrtFree", gp)
-	x, y := h.malloc(32), h.malloc(32)
+	h.OK("aclrtFree", wp) // the guest's memory holds no part of the model
+	h.OK("aclrtFree", gp)
+	x, y := h.Malloc(32), h.Malloc(32)
 	if native {
-		h.ok("aclmdlExecute", id, h.dataset(x, 32), h.dataset(y, 32))
+		h.OK("aclmdlExecute", id, h.dataset(x, 32), h.dataset(y, 32))
 	}
-	h.ok("aclmdlUnload", id)
-	h.ok("aclrtFree", x)
-	h.ok("aclrtFree", y)
+	h.OK("aclmdlUnload", id)
+	h.OK("aclrtFree", x)
+	h.OK("aclrtFree", y)
 	require.Equal(t, free0, h.freeQuota(), "all free again")
 	require.Equal(t, held0, gauge())
 	if !native {
@@ -346,23 +346,23 @@ func TestModelLoadWithMem(t *testing.T) {
 	require.Equal(t, base, standinModels(t))
 
 	// Models from guest memory: never natively, whatever the policy says.
-	copy(h.mem()[data:], "aclwasm-standin-om\nn 8\n")
+	copy(h.Mem()[data:], "aclwasm-standin-om\nn 8\n")
 	for _, fn := range []string{"aclmdlLoadFromMem", "aclmdlLoadFromMemWithMem"} {
 		args := []uint64{data, 24, outA}
 		if fn == "aclmdlLoadFromMemWithMem" {
 			args = append(args, 0, 0, 0, 0)
 		}
-		require.Contains(t, h.code(acl.ErrRTFeatureNotSupport, fn, args...), "runs no models from guest memory (a model carries device code)")
+		require.Contains(t, h.Code(acl.ErrRTFeatureNotSupport, fn, args...), "runs no models from guest memory (a model carries device code)")
 	}
 	require.Equal(t, base, standinModels(t))
 
 	// A quota the guest's memory fits and the model's does not.
 	q := newHarness(t, host.Policy{Models: models, DeviceMemory: work + weight + counts - 1})
-	q.ok("aclrtSetDevice", 0)
-	wp, gp = q.malloc(work), q.malloc(weight)
+	q.OK("aclrtSetDevice", 0)
+	wp, gp = q.Malloc(work), q.Malloc(weight)
 	left := q.freeQuota()
 	require.Less(t, left, counts)
-	require.Contains(t, q.code(acl.ErrRTMemoryAllocation, "aclmdlLoadFromFileWithMem", q.cstr(mdlName, name), outA, wp, work, gp, weight),
+	require.Contains(t, q.Code(acl.ErrRTMemoryAllocation, "aclmdlLoadFromFileWithMem", q.CStr(mdlName, name), outA, wp, work, gp, weight),
 		"exceed the free device memory quota")
 	require.Equal(t, left, q.freeQuota(), "nothing counted")
 	require.Equal(t, base, standinModels(t), "nothing loaded")
@@ -377,22 +377,22 @@ func TestModelNativeReports(t *testing.T) {
 	dir := t.TempDir()
 	affine, fail := omModel(t, dir, "affine", 8, 4096, 8192), omModel(t, dir, "fail", 8, 0, 64)
 	h := newHarness(t, host.Policy{Models: map[string]string{"affine": affine, "fail": fail}})
-	h.ok("aclrtSetDevice", 0)
-	if h.rt.Backend().Traits().ModelRunner == nil {
+	h.OK("aclrtSetDevice", 0)
+	if h.RT.Backend().Traits().ModelRunner == nil {
 		return // the simulator's list: TestModelReports
 	}
-	require.Empty(t, h.rt.Models())
+	require.Empty(t, h.RT.Models())
 	t0 := time.Now()
 	a, b := h.load("affine"), h.load("affine")
-	x, y := h.malloc(32), h.malloc(32)
+	x, y := h.Malloc(32), h.Malloc(32)
 	in, out := h.dataset(x, 32), h.dataset(y, 32)
-	h.ok("aclmdlExecute", a, in, out)
-	h.ok("aclmdlExecuteAsync", b, in, out, 0)
-	h.ok("aclrtSynchronizeStream", 0)
+	h.OK("aclmdlExecute", a, in, out)
+	h.OK("aclmdlExecuteAsync", b, in, out, 0)
+	h.OK("aclrtSynchronizeStream", 0)
 	f := h.load("fail")
-	h.code(acl.ErrRTModelExecute, "aclmdlExecute", f, in, out)
+	h.Code(acl.ErrRTModelExecute, "aclmdlExecute", f, in, out)
 
-	ms := h.rt.Models()
+	ms := h.RT.Models()
 	require.Len(t, ms, 2)
 	require.Equal(t, []string{affine, fail}, []string{ms[0].Path, ms[1].Path})
 	st, err := os.Stat(affine)
@@ -413,18 +413,18 @@ func TestModelNativeReports(t *testing.T) {
 	require.EqualValues(t, 1, ms[1].Executions)
 	require.EqualValues(t, 1, ms[1].Failures)
 
-	h.ok("aclmdlUnload", a)
-	ms = h.rt.Models()
+	h.OK("aclmdlUnload", a)
+	ms = h.RT.Models()
 	require.Len(t, ms, 2)
 	require.Equal(t, 1, ms[0].Held, "one load of affine left")
-	h.ok("aclmdlUnload", b)
-	h.ok("aclmdlUnload", f)
-	require.Empty(t, h.rt.Models(), "nothing loaded natively")
+	h.OK("aclmdlUnload", b)
+	h.OK("aclmdlUnload", f)
+	require.Empty(t, h.RT.Models(), "nothing loaded natively")
 
 	h.load("affine")
-	require.Len(t, h.rt.Models(), 1)
-	require.NoError(t, h.inst.Close(context.Background()))
-	require.Empty(t, h.rt.Models(), "the session's end unloads its models")
+	require.Len(t, h.RT.Models(), 1)
+	require.NoError(t, h.Inst.Close(context.Background()))
+	require.Empty(t, h.RT.Models(), "the session's end unloads its models")
 }
 
 // TestModelDeviceMismatch: on either backend a model runs in the context
@@ -436,39 +436,39 @@ func TestModelDeviceMismatch(t *testing.T) {
 	om := omModel(t, t.TempDir(), "affine", 8, 0, 0)
 	models := map[string]string{"mlp": filepath.Join(testsupport.Models(t), "mlp.onnx"), "affine": om}
 	h := newHarness(t, host.Policy{Models: models})
-	h.ok("aclrtSetDevice", 0)
+	h.OK("aclrtSetDevice", 0)
 	name, in, out := "mlp", []uint64{32}, []uint64{16, 16}
-	if h.rt.Backend().Traits().ModelRunner != nil {
+	if h.RT.Backend().Traits().ModelRunner != nil {
 		name, out = "affine", []uint64{32}
 	}
 	bufs := func() (uint64, uint64) {
 		var i, o []uint64
 		for _, n := range in {
-			i = append(i, h.malloc(n), n)
+			i = append(i, h.Malloc(n), n)
 		}
 		for _, n := range out {
-			o = append(o, h.malloc(n), n)
+			o = append(o, h.Malloc(n), n)
 		}
 		return h.dataset(i...), h.dataset(o...)
 	}
 	id := h.load(name)
 	input, output := bufs()
-	h.ok("aclrtSetDevice", 1)
+	h.OK("aclrtSetDevice", 1)
 	input1, output1 := bufs()
-	s1 := h.stream()
+	s1 := h.Stream()
 	for _, call := range [][]uint64{{id, input, output}, {id, input, output, s1}} {
 		fn := "aclmdlExecute"
 		if len(call) == 4 {
 			fn = "aclmdlExecuteAsync"
 		}
-		msg := h.code(acl.ErrRTModelContext, fn, call...)
+		msg := h.Code(acl.ErrRTModelContext, fn, call...)
 		require.Contains(t, msg, fmt.Sprintf("model %q (id %d) is loaded on device 0; device 1 is current", name, id))
-		require.Contains(t, h.recentMsg(), "the model is not in the current context")
+		require.Contains(t, h.RecentMsg(), "the model is not in the current context")
 	}
-	h.ok("aclrtSynchronizeStream", s1) // nothing was queued
-	h.ok("aclrtSetDevice", 0)
-	require.Contains(t, h.code(acl.ErrInvalidParam, "aclmdlExecute", id, input1, output), `input 0 ("x"): its memory is on device 1; the model is loaded on device 0`)
-	require.Contains(t, h.code(acl.ErrInvalidParam, "aclmdlExecuteAsync", id, input, output1, 0), "its memory is on device 1")
-	h.ok("aclmdlExecute", id, input, output)
-	h.ok("aclmdlUnload", id)
+	h.OK("aclrtSynchronizeStream", s1) // nothing was queued
+	h.OK("aclrtSetDevice", 0)
+	require.Contains(t, h.Code(acl.ErrInvalidParam, "aclmdlExecute", id, input1, output), `input 0 ("x"): its memory is on device 1; the model is loaded on device 0`)
+	require.Contains(t, h.Code(acl.ErrInvalidParam, "aclmdlExecuteAsync", id, input, output1, 0), "its memory is on device 1")
+	h.OK("aclmdlExecute", id, input, output)
+	h.OK("aclmdlUnload", id)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/acl/sim"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
@@ -55,24 +56,24 @@ func removeSharedModels() {
 // one whatever the test backend is; computer false hides the
 // simulator's compute, as a backend that runs no models.
 func mdlHarness(h *harness, p host.Policy, computer bool) *harness {
-	h.t.Helper()
-	dir := modelsDir(h.t)
+	h.T.Helper()
+	dir := modelsDir(h.T)
 	p.Models = map[string]string{}
 	for _, n := range []string{"mlp", "cnn", "divide", "bad"} {
 		p.Models[n] = filepath.Join(dir, n+".onnx")
 	}
 	var b acl.Backend = sim.New(sim.WithDevices(2))
-	h.t.Cleanup(func() { b.Close() })
+	h.T.Cleanup(func() { b.Close() })
 	if !computer {
 		b = bare{b}
 	}
 	// "gone" is approved, then removed: a load cannot open it.
-	gone := filepath.Join(h.t.TempDir(), "gone.onnx")
-	require.NoError(h.t, os.WriteFile(gone, nil, 0o644))
+	gone := filepath.Join(h.T.TempDir(), "gone.onnx")
+	require.NoError(h.T, os.WriteFile(gone, nil, 0o644))
 	p.Models["gone"] = gone
-	h2 := newHarness(h.t, p, host.WithBackend(b))
-	require.NoError(h.t, os.Remove(gone))
-	h2.ok("aclrtSetDevice", 0)
+	h2 := newHarness(h.T, p, host.WithBackend(b))
+	require.NoError(h.T, os.Remove(gone))
+	h2.OK("aclrtSetDevice", 0)
 	h.peer = h2
 	return h2
 }
@@ -82,24 +83,24 @@ func mdlHarness(h *harness, p host.Policy, computer bool) *harness {
 // failure carries (the recent error message's, the statistics'), or
 // Success.
 func (h *harness) valueCode(want int32, name string, args ...uint64) acl.Error {
-	h.t.Helper()
-	require.Equal(h.t, want, h.call(name, args...), "%s: the native failure value", name)
-	return h.log[len(h.log)-1].Code
+	h.T.Helper()
+	require.Equal(h.T, want, h.Call(name, args...), "%s: the native failure value", name)
+	return h.Log[len(h.Log)-1].Code
 }
 
 // desc returns a description of model id (0: an empty one).
 func (h *harness) desc(id uint64) uint64 {
-	h.t.Helper()
-	d := uint64(uint32(h.call("aclmdlCreateDesc")))
-	require.NotZero(h.t, d)
+	h.T.Helper()
+	d := uint64(uint32(h.Call("aclmdlCreateDesc")))
+	require.NotZero(h.T, d)
 	if id != 0 {
-		h.ok("aclmdlGetDesc", d, id)
+		h.OK("aclmdlGetDesc", d, id)
 	}
 	return d
 }
 
 // end is an address n bytes before the end of guest memory.
-func (h *harness) end(n int) uint64 { return uint64(len(h.mem()) - n) }
+func (h *harness) end(n int) uint64 { return uint64(len(h.Mem()) - n) }
 
 // mdlExec is what the execute cases start from: model mlp loaded, an
 // input dataset over x and an output dataset over y and z.
@@ -108,10 +109,10 @@ type mdlExec struct {
 }
 
 func (h *harness) mdlExec() mdlExec {
-	h.t.Helper()
+	h.T.Helper()
 	var e mdlExec
 	e.id = h.load("mlp")
-	e.x, e.y, e.z = h.malloc(32), h.malloc(16), h.malloc(16)
+	e.x, e.y, e.z = h.Malloc(32), h.Malloc(16), h.Malloc(16)
 	e.input, e.output = h.dataset(e.x, 32), h.dataset(e.y, 16, e.z, 16)
 	return e
 }
@@ -129,44 +130,44 @@ func mdlLoadFileCases(fn string, withMem bool) map[string]orderCase {
 		"path": {run: func(h *harness) acl.Error { return call(mdlHarness(h, host.Policy{}, true), 0, 0) }},
 		"string": {run: func(h *harness) acl.Error {
 			m := mdlHarness(h, host.Policy{}, true)
-			copy(m.mem()[m.end(3):], "mlp") // no NUL before the end of guest memory
+			copy(m.Mem()[m.end(3):], "mlp") // no NUL before the end of guest memory
 			return call(m, m.end(3), 0)
 		}},
 		"name": {run: func(h *harness) acl.Error {
 			m := mdlHarness(h, host.Policy{}, true)
-			return call(m, m.cstr(mdlName, filepath.Join(modelsDir(h.t), "mlp.onnx")), 0) // a path is no name; modelId NULL too
+			return call(m, m.CStr(mdlName, filepath.Join(modelsDir(h.T), "mlp.onnx")), 0) // a path is no name; modelId NULL too
 		}},
 		"id": {run: func(h *harness) acl.Error {
 			m := mdlHarness(h, host.Policy{}, true)
-			return call(m, m.cstr(mdlName, "mlp"), m.end(2), 0x1234, 16) // modelId across the end; workPtr bad too
+			return call(m, m.CStr(mdlName, "mlp"), m.end(2), 0x1234, 16) // modelId across the end; workPtr bad too
 		}},
 		"feature": {run: func(h *harness) acl.Error {
 			m := mdlHarness(h, host.Policy{}, false)
-			return call(m, m.cstr(mdlName, "bad"), outA) // before the file is read
+			return call(m, m.CStr(mdlName, "bad"), outA) // before the file is read
 		}},
 		"open": {run: func(h *harness) acl.Error {
 			m := mdlHarness(h, host.Policy{}, true)
-			code := call(m, m.cstr(mdlName, "gone"), outA)
-			require.Contains(h.t, m.inst.Session().LastError(), `model "gone" could not be opened`)
+			code := call(m, m.CStr(mdlName, "gone"), outA)
+			require.Contains(h.T, m.Inst.Session().LastError(), `model "gone" could not be opened`)
 			return code
 		}},
 		"load": {run: func(h *harness) acl.Error {
 			m := mdlHarness(h, host.Policy{}, true)
-			code := call(m, m.cstr(mdlName, "bad"), outA)
-			require.Contains(h.t, m.inst.Session().LastError(), `model "bad" could not be loaded`)
+			code := call(m, m.CStr(mdlName, "bad"), outA)
+			require.Contains(h.T, m.Inst.Session().LastError(), `model "bad" could not be loaded`)
 			return code
 		}},
 		"memory": {run: func(h *harness) acl.Error {
 			m := mdlHarness(h, host.Policy{DeviceMemory: 64}, true) // mlp's weights are more
-			code := call(m, m.cstr(mdlName, "mlp"), outA)
-			require.Contains(h.t, m.inst.Session().LastError(), "exceed the free device memory quota")
+			code := call(m, m.CStr(mdlName, "mlp"), outA)
+			require.Contains(h.T, m.Inst.Session().LastError(), "exceed the free device memory quota")
 			return code
 		}},
 	}
 	if withMem {
 		cases["mem"] = orderCase{run: func(h *harness) acl.Error {
 			m := mdlHarness(h, host.Policy{}, false) // before the backend's feature
-			return call(m, m.cstr(mdlName, "mlp"), outA, 0, 0, 0x1234, 16)
+			return call(m, m.CStr(mdlName, "mlp"), outA, 0, 0, 0x1234, 16)
 		}}
 	}
 	return cases
@@ -202,14 +203,14 @@ func mdlLoadMemCases(fn string, withMem bool) map[string]orderCase {
 		}},
 		"parse": {run: func(h *harness) acl.Error {
 			m := mdlHarness(h, guest, true)
-			copy(m.mem()[data:], "not a model, 16")
+			copy(m.Mem()[data:], "not a model, 16")
 			return call(m, data, 16, outA)
 		}},
 	}
 	if withMem {
 		cases["mem"] = orderCase{run: func(h *harness) acl.Error {
 			m := mdlHarness(h, guest, true)
-			copy(m.mem()[data:], "not a model, 16")
+			copy(m.Mem()[data:], "not a model, 16")
 			return call(m, data, 16, outA, 0, 0, 0x1234, 16)
 		}}
 	}
@@ -227,7 +228,7 @@ func mdlObjectCases(fn string, dataset bool, args ...uint64) map[string]orderCas
 			if dataset {
 				other = "aclmdlCreateDesc"
 			}
-			return h.rc(fn, append([]uint64{uint64(uint32(h.call(other)))}, args...)...)
+			return h.rc(fn, append([]uint64{uint64(uint32(h.Call(other)))}, args...)...)
 		}},
 	}
 }
@@ -250,16 +251,16 @@ func mdlValueCases(fn string, fail int32, dataset, index bool, extra ...uint64) 
 			if dataset {
 				other = "aclmdlCreateDesc"
 			}
-			return h.valueCode(fail, fn, append([]uint64{uint64(uint32(h.call(other)))}, args...)...)
+			return h.valueCode(fail, fn, append([]uint64{uint64(uint32(h.Call(other)))}, args...)...)
 		}},
 	}
 	if index {
 		cases["index"] = orderCase{run: func(h *harness) acl.Error {
 			if dataset {
-				return h.valueCode(fail, fn, with(uint64(uint32(h.call("aclmdlCreateDataset"))), 0)...)
+				return h.valueCode(fail, fn, with(uint64(uint32(h.Call("aclmdlCreateDataset"))), 0)...)
 			}
 			m := mdlHarness(h, host.Policy{}, true)
-			require.Equal(h.t, fail, m.call(fn, with(m.desc(0), 0)...), "an empty description has no inputs or outputs")
+			require.Equal(h.T, fail, m.Call(fn, with(m.desc(0), 0)...), "an empty description has no inputs or outputs")
 			return m.valueCode(fail, fn, with(m.desc(m.load("mlp")), 5)...)
 		}}
 	}
@@ -271,7 +272,7 @@ func mdlDimsCases(fn string) map[string]orderCase {
 	cases["dims"] = orderCase{run: func(h *harness) acl.Error { return h.rc(fn, h.desc(0), 5, 0) }} // index past too
 	cases["index"] = orderCase{run: func(h *harness) acl.Error {
 		m := mdlHarness(h, host.Policy{}, true)
-		require.Equal(h.t, acl.ErrInvalidParam, m.rc(fn, m.desc(0), 0, mdlDims), "an empty description")
+		require.Equal(h.T, acl.ErrInvalidParam, m.rc(fn, m.desc(0), 0, mdlDims), "an empty description")
 		return m.rc(fn, m.desc(m.load("mlp")), 5, m.end(8)) // dims across the end too
 	}}
 	cases["range"] = orderCase{run: func(h *harness) acl.Error {
@@ -313,7 +314,7 @@ func mdlExecCases(fn string, async bool) map[string]orderCase {
 		"id": {run: func(h *harness) acl.Error {
 			m := mdlHarness(h, host.Policy{}, true)
 			e := m.mdlExec()
-			m.ok("aclmdlUnload", e.id)
+			m.OK("aclmdlUnload", e.id)
 			return call(m, e.id, e.output, e.input, 999) // counts differ, stream unknown too
 		}},
 		"count": {run: func(h *harness) acl.Error {
@@ -324,19 +325,19 @@ func mdlExecCases(fn string, async bool) map[string]orderCase {
 		"small": {run: func(h *harness) acl.Error {
 			m := mdlHarness(h, host.Policy{}, true)
 			id := m.load("cnn")
-			x, y := m.malloc(12288), m.malloc(40)
-			m.ok("aclrtFree", y)
+			x, y := m.Malloc(12288), m.Malloc(40)
+			m.OK("aclrtFree", y)
 			in, out := m.dataset(x, 12288-65), m.dataset(y, 40) // 65 bytes short; the output freed, stream unknown too
 			code := call(m, id, in, out, 999)
-			require.Contains(h.t, m.inst.Session().LastError(), "input 0 (\"image\"): the data buffer holds 12223 bytes")
+			require.Contains(h.T, m.Inst.Session().LastError(), "input 0 (\"image\"): the data buffer holds 12223 bytes")
 			return code
 		}},
 		"range": {run: func(h *harness) acl.Error {
 			m := mdlHarness(h, host.Policy{}, true)
 			e := m.mdlExec()
-			m.ok("aclrtFree", e.z)
+			m.OK("aclrtFree", e.z)
 			code := call(m, e.id, e.input, e.output, 999)
-			require.Contains(h.t, m.inst.Session().LastError(), "output 1")
+			require.Contains(h.T, m.Inst.Session().LastError(), "output 1")
 			return code
 		}},
 		"context": {run: func(h *harness) acl.Error {
@@ -355,11 +356,11 @@ func mdlExecCases(fn string, async bool) map[string]orderCase {
 	cases["modelctx"] = orderCase{run: func(h *harness) acl.Error {
 		m := mdlHarness(h, host.Policy{MaxQueued: 1}, true)
 		e := m.mdlExec()
-		m.ok("aclrtSetDevice", 1)
-		s1 := m.stream()
+		m.OK("aclrtSetDevice", 1)
+		s1 := m.Stream()
 		defer m.gate(s1)()                           // holds the one queued operation the policy allows
 		code := call(m, e.id, e.input, e.output, s1) // the model's buffers, on its device
-		require.Contains(h.t, m.inst.Session().LastError(), "is loaded on device 0; device 1 is current")
+		require.Contains(h.T, m.Inst.Session().LastError(), "is loaded on device 0; device 1 is current")
 		return code
 	}}
 	if async {
@@ -367,31 +368,31 @@ func mdlExecCases(fn string, async bool) map[string]orderCase {
 			m := mdlHarness(h, host.Policy{}, true)
 			e := m.mdlExec()
 			m.noDevice()
-			return call(m, e.id, e.input, e.output, uint64(uint32(m.call("aclmdlCreateDataset")))) // no device too
+			return call(m, e.id, e.input, e.output, uint64(uint32(m.Call("aclmdlCreateDataset")))) // no device too
 		}}
 		cases["streamctx"] = orderCase{run: func(h *harness) acl.Error {
 			m := mdlHarness(h, host.Policy{}, true)
 			e := m.mdlExec()
-			m.ok("aclrtSetDevice", 1)
-			s1 := m.stream()
-			m.ok("aclrtSetDevice", 0)
+			m.OK("aclrtSetDevice", 1)
+			s1 := m.Stream()
+			m.OK("aclrtSetDevice", 0)
 			return call(m, e.id, e.input, e.output, s1)
 		}}
 	} else {
 		cases["fails"] = orderCase{run: func(h *harness) acl.Error {
 			m := mdlHarness(h, host.Policy{}, true)
 			id := m.load("divide")
-			a, b, q := m.malloc(16), m.malloc(16), m.malloc(16)
-			le.PutUint32(m.mem()[data:], 7)
-			m.ok("aclrtMemcpy", a, 16, data, 16, uint64(acl.HostToDevice))
-			m.ok("aclrtMemset", b, 16, 0, 16) // every divisor 0
-			m.ok("aclrtMemset", q, 16, 0x5a, 16)
+			a, b, q := m.Malloc(16), m.Malloc(16), m.Malloc(16)
+			le.PutUint32(m.Mem()[data:], 7)
+			m.OK("aclrtMemcpy", a, 16, data, 16, uint64(acl.HostToDevice))
+			m.OK("aclrtMemset", b, 16, 0, 16) // every divisor 0
+			m.OK("aclrtMemset", q, 16, 0x5a, 16)
 			code := call(m, id, m.dataset(a, 16, b, 16), m.dataset(q, 16), 0)
-			require.Contains(h.t, m.inst.Session().LastError(), `model "divide" failed as it ran`)
-			require.Contains(h.t, m.inst.Session().LastError(), "integer divide by zero")
-			m.ok("aclrtMemcpy", data2, 16, q, 16, uint64(acl.DeviceToHost))
+			require.Contains(h.T, m.Inst.Session().LastError(), `model "divide" failed as it ran`)
+			require.Contains(h.T, m.Inst.Session().LastError(), "integer divide by zero")
+			m.OK("aclrtMemcpy", data2, 16, q, 16, uint64(acl.DeviceToHost))
 			for i := range 16 {
-				require.EqualValues(h.t, 0x5a, m.mem()[data2+i], "the failed model wrote its output")
+				require.EqualValues(h.T, 0x5a, m.Mem()[data2+i], "the failed model wrote its output")
 			}
 			return code
 		}}
@@ -401,11 +402,11 @@ func mdlExecCases(fn string, async bool) map[string]orderCase {
 
 func init() {
 	handles := orderCase{run: func(h *harness) acl.Error {
-		sessOf(h.inst).SetNextHandle(math.MaxUint32)
+		proxytest.Session(h.Inst).SetNextHandle(math.MaxUint32)
 		return h.valueCode(0, "aclmdlCreateDesc")
 	}}
 	datasets := orderCase{run: func(h *harness) acl.Error {
-		sessOf(h.inst).SetNextHandle(math.MaxUint32)
+		proxytest.Session(h.Inst).SetNextHandle(math.MaxUint32)
 		return h.valueCode(0, "aclmdlCreateDataset")
 	}}
 	cases := map[string]map[string]orderCase{
@@ -414,27 +415,27 @@ func init() {
 		"aclmdlQuerySize": {
 			"path": {run: func(h *harness) acl.Error { return h.rc("aclmdlQuerySize", 0, 0, 0) }},
 			"string": {run: func(h *harness) acl.Error {
-				copy(h.mem()[h.end(3):], "mlp")
+				copy(h.Mem()[h.end(3):], "mlp")
 				return h.rc("aclmdlQuerySize", h.end(3), 0, 0)
 			}},
 			"name": {run: func(h *harness) acl.Error {
 				m := mdlHarness(h, host.Policy{}, true)
-				return m.rc("aclmdlQuerySize", m.cstr(mdlName, "nope"), 0, 0)
+				return m.rc("aclmdlQuerySize", m.CStr(mdlName, "nope"), 0, 0)
 			}},
 			"null": {run: func(h *harness) acl.Error {
 				m := mdlHarness(h, host.Policy{}, true)
-				return m.rc("aclmdlQuerySize", m.cstr(mdlName, "bad"), outA, m.end(4)) // before the file is read
+				return m.rc("aclmdlQuerySize", m.CStr(mdlName, "bad"), outA, m.end(4)) // before the file is read
 			}},
 			"open": {run: func(h *harness) acl.Error {
 				m := mdlHarness(h, host.Policy{}, true)
-				code := m.rc("aclmdlQuerySize", m.cstr(mdlName, "gone"), outA, outB)
-				require.Contains(h.t, m.inst.Session().LastError(), `model "gone" could not be opened`)
+				code := m.rc("aclmdlQuerySize", m.CStr(mdlName, "gone"), outA, outB)
+				require.Contains(h.T, m.Inst.Session().LastError(), `model "gone" could not be opened`)
 				return code
 			}},
 			"load": {run: func(h *harness) acl.Error {
 				m := mdlHarness(h, host.Policy{}, true)
-				code := m.rc("aclmdlQuerySize", m.cstr(mdlName, "bad"), outA, outB)
-				require.Contains(h.t, m.inst.Session().LastError(), `model "bad" could not be loaded`)
+				code := m.rc("aclmdlQuerySize", m.CStr(mdlName, "bad"), outA, outB)
+				require.Contains(h.T, m.Inst.Session().LastError(), `model "bad" could not be loaded`)
 				return code
 			}},
 		},
@@ -444,7 +445,7 @@ func init() {
 			"id": {run: func(h *harness) acl.Error {
 				m := mdlHarness(h, host.Policy{}, true)
 				id := m.load("mlp")
-				m.ok("aclmdlUnload", id)
+				m.OK("aclmdlUnload", id)
 				return m.rc("aclmdlUnload", id)
 			}},
 		},
@@ -457,7 +458,7 @@ func init() {
 				m := mdlHarness(h, host.Policy{}, true)
 				d := m.desc(m.load("mlp"))
 				code := m.rc("aclmdlGetDesc", d, 999)
-				require.Zero(h.t, m.call("aclmdlGetNumInputs", d), "the description was cleared first")
+				require.Zero(h.T, m.Call("aclmdlGetNumInputs", d), "the description was cleared first")
 				return code
 			}}
 			return c
@@ -478,12 +479,12 @@ func init() {
 			c := mdlObjectCases("aclmdlGetInputIndexByName", false, 0, 0)
 			c["name"] = orderCase{run: func(h *harness) acl.Error { return h.rc("aclmdlGetInputIndexByName", h.desc(0), 0, 0) }}
 			c["index"] = orderCase{run: func(h *harness) acl.Error {
-				return h.rc("aclmdlGetInputIndexByName", h.desc(0), h.cstr(mdlName, "x"), h.end(2))
+				return h.rc("aclmdlGetInputIndexByName", h.desc(0), h.CStr(mdlName, "x"), h.end(2))
 			}}
 			c["found"] = orderCase{run: func(h *harness) acl.Error {
 				m := mdlHarness(h, host.Policy{}, true)
-				require.Equal(h.t, acl.ErrInvalidParam, m.rc("aclmdlGetInputIndexByName", m.desc(0), m.cstr(mdlName, "x"), outA), "an empty description")
-				return m.rc("aclmdlGetInputIndexByName", m.desc(m.load("mlp")), m.cstr(mdlName, "logits"), outA) // an output's name
+				require.Equal(h.T, acl.ErrInvalidParam, m.rc("aclmdlGetInputIndexByName", m.desc(0), m.CStr(mdlName, "x"), outA), "an empty description")
+				return m.rc("aclmdlGetInputIndexByName", m.desc(m.load("mlp")), m.CStr(mdlName, "logits"), outA) // an output's name
 			}}
 			return c
 		}(),
@@ -491,8 +492,8 @@ func init() {
 		"aclmdlAddDatasetBuffer": func() map[string]orderCase {
 			c := mdlObjectCases("aclmdlAddDatasetBuffer", true, 0)
 			c["buffer"] = orderCase{run: func(h *harness) acl.Error {
-				ds := uint64(uint32(h.call("aclmdlCreateDataset")))
-				require.Equal(h.t, acl.ErrInvalidParam, h.rc("aclmdlAddDatasetBuffer", ds, 0))
+				ds := uint64(uint32(h.Call("aclmdlCreateDataset")))
+				require.Equal(h.T, acl.ErrInvalidParam, h.rc("aclmdlAddDatasetBuffer", ds, 0))
 				return h.rc("aclmdlAddDatasetBuffer", ds, h.end(4)) // the aclDataBuffer across the end
 			}}
 			return c

@@ -34,7 +34,7 @@ func mdlProfiles(t *testing.T, f func(t *testing.T, h *harness, file string)) {
 	for _, prof := range abi.Profiles {
 		t.Run(prof.Module(), func(t *testing.T) {
 			h := newHarnessIn(t, prof, host.Policy{Models: map[string]string{"mlp": file}})
-			h.ok("aclrtSetDevice", 0)
+			h.OK("aclrtSetDevice", 0)
 			if h.nativeRefuses() {
 				return
 			}
@@ -48,49 +48,49 @@ func mdlProfiles(t *testing.T, f func(t *testing.T, h *harness, file string)) {
 // model_native_test.go tests): then it checks that loading the ONNX model
 // "mlp" is refused with the reason, and the caller's test ends there.
 func (h *harness) nativeRefuses() bool {
-	h.t.Helper()
-	if h.rt.Backend().Traits().Computer != nil {
+	h.T.Helper()
+	if h.RT.Backend().Traits().Computer != nil {
 		return false
 	}
-	require.Contains(h.t, h.code(acl.ErrGEModelDataSizeInvalid, "aclmdlLoadFromFile", h.cstr(mdlName, "mlp"), outA), "is an ONNX file; the native backend runs offline models (.om)")
+	require.Contains(h.T, h.Code(acl.ErrGEModelDataSizeInvalid, "aclmdlLoadFromFile", h.CStr(mdlName, "mlp"), outA), "is an ONNX file; the native backend runs offline models (.om)")
 	return true
 }
 
 // load loads the approved model name and returns its id.
 func (h *harness) load(name string) uint64 {
-	h.t.Helper()
-	h.ok("aclmdlLoadFromFile", h.cstr(mdlName, name), outA)
-	return uint64(h.u32(outA))
+	h.T.Helper()
+	h.OK("aclmdlLoadFromFile", h.CStr(mdlName, name), outA)
+	return uint64(h.U32(outA))
 }
 
 // dataBuffer writes an aclDataBuffer {data, size} as the C SDK lays it
 // out (two words of the profile) in guest scratch and returns its address.
 func (h *harness) dataBuffer(addr, n uint64) uint64 {
-	h.t.Helper()
-	k := le.Uint32(h.mem()[mdlBufs-4:]) // the next slot, kept in guest scratch
-	le.PutUint32(h.mem()[mdlBufs-4:], k+1)
+	h.T.Helper()
+	k := le.Uint32(h.Mem()[mdlBufs-4:]) // the next slot, kept in guest scratch
+	le.PutUint32(h.Mem()[mdlBufs-4:], k+1)
 	p := mdlBufs + 16*k
-	if h.prof == abi.Native32 {
-		le.PutUint32(h.mem()[p:], uint32(addr))
-		le.PutUint32(h.mem()[p+4:], uint32(n))
+	if h.Prof == abi.Native32 {
+		le.PutUint32(h.Mem()[p:], uint32(addr))
+		le.PutUint32(h.Mem()[p+4:], uint32(n))
 	} else {
-		le.PutUint64(h.mem()[p:], addr)
-		le.PutUint64(h.mem()[p+8:], n)
+		le.PutUint64(h.Mem()[p:], addr)
+		le.PutUint64(h.Mem()[p+8:], n)
 	}
 	return uint64(p)
 }
 
 // dataset makes a dataset of data buffers over (addr, size) pairs.
 func (h *harness) dataset(bufs ...uint64) uint64 {
-	h.t.Helper()
-	ds := uint64(uint32(h.call("aclmdlCreateDataset")))
-	require.NotZero(h.t, ds)
+	h.T.Helper()
+	ds := uint64(uint32(h.Call("aclmdlCreateDataset")))
+	require.NotZero(h.T, ds)
 	for i := 0; i < len(bufs); i += 2 {
 		db := h.dataBuffer(bufs[i], bufs[i+1])
-		h.ok("aclmdlAddDatasetBuffer", ds, db)
-		require.EqualValues(h.t, db, uint32(h.call("aclmdlGetDatasetBuffer", ds, uint64(i/2))))
+		h.OK("aclmdlAddDatasetBuffer", ds, db)
+		require.EqualValues(h.T, db, uint32(h.Call("aclmdlGetDatasetBuffer", ds, uint64(i/2))))
 	}
-	require.EqualValues(h.t, len(bufs)/2, h.call("aclmdlGetDatasetNumBuffers", ds))
+	require.EqualValues(h.T, len(bufs)/2, h.Call("aclmdlGetDatasetNumBuffers", ds))
 	return ds
 }
 
@@ -98,41 +98,41 @@ func (h *harness) dataset(bufs ...uint64) uint64 {
 // the description answers as the model declares its inputs and outputs.
 func TestModelLoadAndDescribe(t *testing.T) {
 	mdlProfiles(t, func(t *testing.T, h *harness, file string) {
-		h.code(acl.ErrInvalidParam, "aclmdlLoadFromFile", 0, outA)
-		msg := h.code(acl.ErrGEModelPathInvalid, "aclmdlLoadFromFile", h.cstr(mdlName, file), outA) // a path: not a name
+		h.Code(acl.ErrInvalidParam, "aclmdlLoadFromFile", 0, outA)
+		msg := h.Code(acl.ErrGEModelPathInvalid, "aclmdlLoadFromFile", h.CStr(mdlName, file), outA) // a path: not a name
 		require.Contains(t, msg, "not a model the host approved")
-		h.code(acl.ErrInvalidParam, "aclmdlLoadFromFile", h.cstr(mdlName, "mlp"), 0)
-		h.code(acl.ErrRTFeatureNotSupport, "aclmdlLoadFromMem", mdlName, 4, outA) // AllowGuestModels unset
+		h.Code(acl.ErrInvalidParam, "aclmdlLoadFromFile", h.CStr(mdlName, "mlp"), 0)
+		h.Code(acl.ErrRTFeatureNotSupport, "aclmdlLoadFromMem", mdlName, 4, outA) // AllowGuestModels unset
 		id := h.load("mlp")
 		require.NotEqual(t, id, h.load("mlp"), "ids are never reused")
 
-		d := uint64(uint32(h.call("aclmdlCreateDesc")))
+		d := uint64(uint32(h.Call("aclmdlCreateDesc")))
 		require.NotZero(t, d)
-		require.Zero(t, h.call("aclmdlGetNumInputs", d)) // empty: 0
-		h.code(acl.ErrGEModelIDInvalid, "aclmdlGetDesc", d, 999)
-		h.code(acl.ErrInvalidParam, "aclmdlGetDesc", 0, id)
-		h.ok("aclmdlGetDesc", d, id)
-		require.EqualValues(t, 1, h.call("aclmdlGetNumInputs", d))
-		require.EqualValues(t, 2, h.call("aclmdlGetNumOutputs", d))
-		require.EqualValues(t, 8*4, h.call("aclmdlGetInputSizeByIndex", d, 0))
-		require.EqualValues(t, 4*4, h.call("aclmdlGetOutputSizeByIndex", d, 1))
-		require.Zero(t, h.call("aclmdlGetInputSizeByIndex", d, 1)) // past the inputs
-		require.EqualValues(t, acl.DTFloat, h.call("aclmdlGetInputDataType", d, 0))
-		require.EqualValues(t, -1, h.call("aclmdlGetOutputDataType", d, 5))
-		require.EqualValues(t, acl.FormatND, h.call("aclmdlGetInputFormat", d, 0))
-		require.EqualValues(t, 5, h.call("aclmdlGetOutputNameByIndex", d, 1, mdlName, 64))
-		require.Equal(t, "probs\x00", string(h.mem()[mdlName:mdlName+6]))
-		h.ok("aclmdlGetOutputDims", d, 0, mdlDims)
-		require.Equal(t, "logits\x00", string(h.mem()[mdlDims:mdlDims+7]))
-		require.EqualValues(t, 2, h.mem()[mdlDims+acl.MaxTensorNameLen])
-		h.ok("aclmdlGetInputIndexByName", d, h.cstr(mdlName, "x"), outA)
-		require.Zero(t, h.word(outA))
-		h.code(acl.ErrInvalidParam, "aclmdlGetInputIndexByName", d, h.cstr(mdlName, "y"), outA)
+		require.Zero(t, h.Call("aclmdlGetNumInputs", d)) // empty: 0
+		h.Code(acl.ErrGEModelIDInvalid, "aclmdlGetDesc", d, 999)
+		h.Code(acl.ErrInvalidParam, "aclmdlGetDesc", 0, id)
+		h.OK("aclmdlGetDesc", d, id)
+		require.EqualValues(t, 1, h.Call("aclmdlGetNumInputs", d))
+		require.EqualValues(t, 2, h.Call("aclmdlGetNumOutputs", d))
+		require.EqualValues(t, 8*4, h.Call("aclmdlGetInputSizeByIndex", d, 0))
+		require.EqualValues(t, 4*4, h.Call("aclmdlGetOutputSizeByIndex", d, 1))
+		require.Zero(t, h.Call("aclmdlGetInputSizeByIndex", d, 1)) // past the inputs
+		require.EqualValues(t, acl.DTFloat, h.Call("aclmdlGetInputDataType", d, 0))
+		require.EqualValues(t, -1, h.Call("aclmdlGetOutputDataType", d, 5))
+		require.EqualValues(t, acl.FormatND, h.Call("aclmdlGetInputFormat", d, 0))
+		require.EqualValues(t, 5, h.Call("aclmdlGetOutputNameByIndex", d, 1, mdlName, 64))
+		require.Equal(t, "probs\x00", string(h.Mem()[mdlName:mdlName+6]))
+		h.OK("aclmdlGetOutputDims", d, 0, mdlDims)
+		require.Equal(t, "logits\x00", string(h.Mem()[mdlDims:mdlDims+7]))
+		require.EqualValues(t, 2, h.Mem()[mdlDims+acl.MaxTensorNameLen])
+		h.OK("aclmdlGetInputIndexByName", d, h.CStr(mdlName, "x"), outA)
+		require.Zero(t, h.Word(outA))
+		h.Code(acl.ErrInvalidParam, "aclmdlGetInputIndexByName", d, h.CStr(mdlName, "y"), outA)
 
-		h.ok("aclmdlUnload", id)
-		h.code(acl.ErrGEModelIDInvalid, "aclmdlUnload", id)
-		h.ok("aclmdlDestroyDesc", d)
-		h.code(acl.ErrInvalidParam, "aclmdlDestroyDesc", d)
+		h.OK("aclmdlUnload", id)
+		h.Code(acl.ErrGEModelIDInvalid, "aclmdlUnload", id)
+		h.OK("aclmdlDestroyDesc", d)
+		h.Code(acl.ErrInvalidParam, "aclmdlDestroyDesc", d)
 	})
 }
 
@@ -153,30 +153,30 @@ func TestModelExecute(t *testing.T) {
 		require.NoError(t, m.Run(context.Background(), [][]byte{in}, want))
 
 		id := h.load("mlp")
-		x, y, z := h.malloc(32), h.malloc(16), h.malloc(16)
-		copy(h.mem()[0x3000:], in)
-		h.ok("aclrtMemcpy", x, 32, 0x3000, 32, uint64(acl.HostToDevice))
+		x, y, z := h.Malloc(32), h.Malloc(16), h.Malloc(16)
+		copy(h.Mem()[0x3000:], in)
+		h.OK("aclrtMemcpy", x, 32, 0x3000, 32, uint64(acl.HostToDevice))
 		input, output := h.dataset(x, 32), h.dataset(y, 16, z, 16)
-		h.code(acl.ErrGEModelIDInvalid, "aclmdlExecute", 999, input, output)
-		h.code(acl.ErrGEParamInvalid, "aclmdlExecute", id, output, input) // counts differ
+		h.Code(acl.ErrGEModelIDInvalid, "aclmdlExecute", 999, input, output)
+		h.Code(acl.ErrGEParamInvalid, "aclmdlExecute", id, output, input) // counts differ
 		// 8 bytes short: accepted, as natively (within the graph engine's
 		// 64 bytes); the model's 16 bytes at y lie in y's allocation.
-		h.ok("aclmdlExecute", id, input, h.dataset(y, 8, z, 16))
-		h.code(acl.ErrInvalidParam, "aclmdlExecute", id, input, h.dataset(y+8, 8, z, 16)) // the model's 16 bytes leave y's allocation
-		h.code(acl.ErrInvalidParam, "aclmdlExecute", id, h.dataset(0x3000, 32), output)   // guest memory
-		h.code(acl.ErrInvalidParam, "aclmdlAddDatasetBuffer", input, 0)
-		h.code(acl.ErrInvalidParam, "aclmdlAddDatasetBuffer", 0, h.dataBuffer(x, 32))
-		require.Zero(t, h.call("aclmdlGetDatasetBuffer", input, 1)) // past the buffers: NULL
-		h.ok("aclmdlExecute", id, input, output)
-		h.ok("aclrtMemcpy", 0x3100, 16, y, 16, uint64(acl.DeviceToHost))
-		h.ok("aclrtMemcpy", 0x3200, 16, z, 16, uint64(acl.DeviceToHost))
-		require.Equal(t, want[0], h.mem()[0x3100:0x3110])
-		require.Equal(t, want[1], h.mem()[0x3200:0x3210])
+		h.OK("aclmdlExecute", id, input, h.dataset(y, 8, z, 16))
+		h.Code(acl.ErrInvalidParam, "aclmdlExecute", id, input, h.dataset(y+8, 8, z, 16)) // the model's 16 bytes leave y's allocation
+		h.Code(acl.ErrInvalidParam, "aclmdlExecute", id, h.dataset(0x3000, 32), output)   // guest memory
+		h.Code(acl.ErrInvalidParam, "aclmdlAddDatasetBuffer", input, 0)
+		h.Code(acl.ErrInvalidParam, "aclmdlAddDatasetBuffer", 0, h.dataBuffer(x, 32))
+		require.Zero(t, h.Call("aclmdlGetDatasetBuffer", input, 1)) // past the buffers: NULL
+		h.OK("aclmdlExecute", id, input, output)
+		h.OK("aclrtMemcpy", 0x3100, 16, y, 16, uint64(acl.DeviceToHost))
+		h.OK("aclrtMemcpy", 0x3200, 16, z, 16, uint64(acl.DeviceToHost))
+		require.Equal(t, want[0], h.Mem()[0x3100:0x3110])
+		require.Equal(t, want[1], h.Mem()[0x3200:0x3210])
 
 		// Freed: refused when queued, nothing queued.
-		h.ok("aclrtFree", z)
-		require.Contains(t, h.code(acl.ErrInvalidParam, "aclmdlExecute", id, input, output), "output 1")
-		h.ok("aclrtSynchronizeStream", 0)
+		h.OK("aclrtFree", z)
+		require.Contains(t, h.Code(acl.ErrInvalidParam, "aclmdlExecute", id, input, output), "output 1")
+		h.OK("aclrtSynchronizeStream", 0)
 	})
 }
 
@@ -189,38 +189,38 @@ func TestModelQueued(t *testing.T) {
 	for _, prof := range abi.Profiles {
 		t.Run(prof.Module(), func(t *testing.T) {
 			h := newHarnessIn(t, prof, host.Policy{Models: map[string]string{"mlp": file}, MaxQueued: 2}) // the gate holds one
-			h.ok("aclrtSetDevice", 0)
+			h.OK("aclrtSetDevice", 0)
 			if h.nativeRefuses() {
 				return
 			}
 			id := h.load("mlp")
-			x, y, z := h.malloc(32), h.malloc(16), h.malloc(16)
+			x, y, z := h.Malloc(32), h.Malloc(16), h.Malloc(16)
 			input, output := h.dataset(x, 32), h.dataset(y, 16, z, 16)
 
-			s := h.stream()
+			s := h.Stream()
 			open := h.gate(s)
-			h.ok("aclmdlExecuteAsync", id, input, output, s)
-			h.code(acl.ErrRTOverLimit, "aclmdlExecuteAsync", id, input, output, s) // MaxQueued
-			h.ok("aclmdlUnload", id)
-			h.code(acl.ErrGEModelIDInvalid, "aclmdlExecuteAsync", id, input, output, s)
+			h.OK("aclmdlExecuteAsync", id, input, output, s)
+			h.Code(acl.ErrRTOverLimit, "aclmdlExecuteAsync", id, input, output, s) // MaxQueued
+			h.OK("aclmdlUnload", id)
+			h.Code(acl.ErrGEModelIDInvalid, "aclmdlExecuteAsync", id, input, output, s)
 			open()
-			h.ok("aclrtSynchronizeStream", s)
-			h.ok("aclrtMemcpy", 0x3200, 16, z, 16, uint64(acl.DeviceToHost))
+			h.OK("aclrtSynchronizeStream", s)
+			h.OK("aclrtMemcpy", 0x3200, 16, z, 16, uint64(acl.DeviceToHost))
 			var sum float32
 			for i := range 4 {
-				sum += math.Float32frombits(le.Uint32(h.mem()[0x3200+4*i:]))
+				sum += math.Float32frombits(le.Uint32(h.Mem()[0x3200+4*i:]))
 			}
 			require.InDelta(t, 1, sum, 1e-5, "the softmax ran after the unload")
 
 			// Force: cancelled, nothing written.
 			id = h.load("mlp")
-			h.ok("aclrtMemset", z, 16, 0, 16)
-			s = h.stream()
+			h.OK("aclrtMemset", z, 16, 0, 16)
+			s = h.Stream()
 			h.gate(s)
-			h.ok("aclmdlExecuteAsync", id, input, output, s)
-			h.ok("aclrtDestroyStreamForce", s)
-			h.ok("aclrtMemcpy", 0x3200, 16, z, 16, uint64(acl.DeviceToHost))
-			require.Equal(t, make([]byte, 16), h.mem()[0x3200:0x3210])
+			h.OK("aclmdlExecuteAsync", id, input, output, s)
+			h.OK("aclrtDestroyStreamForce", s)
+			h.OK("aclrtMemcpy", 0x3200, 16, z, 16, uint64(acl.DeviceToHost))
+			require.Equal(t, make([]byte, 16), h.Mem()[0x3200:0x3210])
 		})
 	}
 }
@@ -230,17 +230,17 @@ func TestModelQueued(t *testing.T) {
 func TestModelReadOnlyLease(t *testing.T) {
 	file := filepath.Join(testsupport.Models(t), "mlp.onnx")
 	h := newHarness(t, host.Policy{Models: map[string]string{"mlp": file}})
-	p, _ := testsupport.Lent(t, h.rt.Backend(), 4096)
-	l, err := h.inst.Lend(p, 4096, host.LendOptions{ReadOnly: true})
+	p, _ := testsupport.Lent(t, h.RT.Backend(), 4096)
+	l, err := h.Inst.Lend(p, 4096, host.LendOptions{ReadOnly: true})
 	require.NoError(t, err)
-	h.ok("aclrtSetDevice", 0)
+	h.OK("aclrtSetDevice", 0)
 	if h.nativeRefuses() {
 		return
 	}
 	id := h.load("mlp")
-	x, y, z := h.malloc(32), h.malloc(16), h.malloc(16)
-	h.ok("aclmdlExecute", id, h.dataset(l.Addr(), 32), h.dataset(y, 16, z, 16))
-	require.Contains(t, h.code(acl.ErrInvalidParam, "aclmdlExecute", id, h.dataset(x, 32), h.dataset(l.Addr(), 16, z, 16)), "read-only")
+	x, y, z := h.Malloc(32), h.Malloc(16), h.Malloc(16)
+	h.OK("aclmdlExecute", id, h.dataset(l.Addr(), 32), h.dataset(y, 16, z, 16))
+	require.Contains(t, h.Code(acl.ErrInvalidParam, "aclmdlExecute", id, h.dataset(x, 32), h.dataset(l.Addr(), 16, z, 16)), "read-only")
 }
 
 // TestModelGuestBytes: aclmdlLoadFromMem parses a guest's ONNX bytes only
@@ -250,15 +250,15 @@ func TestModelGuestBytes(t *testing.T) {
 	b, err := os.ReadFile(file)
 	require.NoError(t, err)
 	h := newHarness(t, host.Policy{AllowGuestModels: true})
-	h.ok("aclrtSetDevice", 0)
-	copy(h.mem()[0x10000:], b)
-	if h.rt.Backend().Traits().Computer == nil { // never on the native backend
-		h.code(acl.ErrRTFeatureNotSupport, "aclmdlLoadFromMem", 0x10000, uint64(len(b)), outA)
+	h.OK("aclrtSetDevice", 0)
+	copy(h.Mem()[0x10000:], b)
+	if h.RT.Backend().Traits().Computer == nil { // never on the native backend
+		h.Code(acl.ErrRTFeatureNotSupport, "aclmdlLoadFromMem", 0x10000, uint64(len(b)), outA)
 		return
 	}
-	h.ok("aclmdlLoadFromMem", 0x10000, uint64(len(b)), outA)
-	h.code(acl.ErrGEModelDataSizeInvalid, "aclmdlLoadFromMem", 0x10000, 16, outA) // not a model
-	h.code(acl.ErrInvalidParam, "aclmdlLoadFromMem", 0, 16, outA)
+	h.OK("aclmdlLoadFromMem", 0x10000, uint64(len(b)), outA)
+	h.Code(acl.ErrGEModelDataSizeInvalid, "aclmdlLoadFromMem", 0x10000, 16, outA) // not a model
+	h.Code(acl.ErrInvalidParam, "aclmdlLoadFromMem", 0, 16, outA)
 }
 
 // TestModelCache: an approved model is loaded once per runtime, shared by
@@ -268,7 +268,7 @@ func TestModelCache(t *testing.T) {
 	dir := testsupport.Models(t)
 	mlp, cnn := filepath.Join(dir, "mlp.onnx"), filepath.Join(dir, "cnn.onnx")
 	h := newHarness(t, host.Policy{Models: map[string]string{"mlp": mlp, "cnn": cnn}})
-	h.ok("aclrtSetDevice", 0)
+	h.OK("aclrtSetDevice", 0)
 	if h.nativeRefuses() {
 		return
 	}
@@ -282,7 +282,7 @@ func TestModelCache(t *testing.T) {
 	require.NoError(t, os.Chtimes(mlp, later, later))
 	h.load("mlp")
 	require.Equal(t, 2, h.shared().CachedModels(), "a changed file replaces its model")
-	h.ok("aclmdlUnload", a) // the old model stays usable by whoever holds it
+	h.OK("aclmdlUnload", a) // the old model stays usable by whoever holds it
 }
 
 // TestModelReports: the runtime reports each model it holds compiled
@@ -297,22 +297,22 @@ func TestModelReports(t *testing.T) {
 	m, err := host.NewMetrics(reg)
 	require.NoError(t, err)
 	h := newHarness(t, host.Policy{Models: map[string]string{"mlp": mlp, "div": div}}, host.WithMetrics(m))
-	h.ok("aclrtSetDevice", 0)
+	h.OK("aclrtSetDevice", 0)
 	if h.nativeRefuses() {
 		return
 	}
-	require.Empty(t, h.rt.Models())
+	require.Empty(t, h.RT.Models())
 	e := h.mdlExec()
 	h.load("mlp")
-	h.ok("aclmdlExecute", e.id, e.input, e.output)
-	h.ok("aclmdlExecuteAsync", e.id, e.input, e.output, 0)
-	h.ok("aclrtSynchronizeStream", 0)
+	h.OK("aclmdlExecute", e.id, e.input, e.output)
+	h.OK("aclmdlExecuteAsync", e.id, e.input, e.output, 0)
+	h.OK("aclrtSynchronizeStream", 0)
 	d := h.load("div")
-	a, b, q := h.malloc(16), h.malloc(16), h.malloc(16)
-	h.ok("aclrtMemset", b, 16, 0, 16)
-	h.code(acl.ErrRTModelExecute, "aclmdlExecute", d, h.dataset(a, 16, b, 16), h.dataset(q, 16))
+	a, b, q := h.Malloc(16), h.Malloc(16), h.Malloc(16)
+	h.OK("aclrtMemset", b, 16, 0, 16)
+	h.Code(acl.ErrRTModelExecute, "aclmdlExecute", d, h.dataset(a, 16, b, 16), h.dataset(q, 16))
 
-	ms := h.rt.Models()
+	ms := h.RT.Models()
 	require.Len(t, ms, 2)
 	require.Equal(t, div, ms[0].Path)
 	require.Equal(t, mlp, ms[1].Path)
@@ -361,32 +361,32 @@ func TestModelReports(t *testing.T) {
 // live.
 func TestModelExecutionTimeCheck(t *testing.T) {
 	mdlProfiles(t, func(t *testing.T, h *harness, file string) {
-		ptr, pat := testsupport.Lent(t, h.rt.Backend(), 4096)
-		l, err := h.inst.Lend(ptr, 4096, host.LendOptions{})
+		ptr, pat := testsupport.Lent(t, h.RT.Backend(), 4096)
+		l, err := h.Inst.Lend(ptr, 4096, host.LendOptions{})
 		require.NoError(t, err)
 		id := h.load("mlp")
-		x, y := h.malloc(32), h.malloc(16)
+		x, y := h.Malloc(32), h.Malloc(16)
 		input, output := h.dataset(x, 32), h.dataset(y, 16, l.Addr(), 16)
-		h.ok("aclrtMemset", y, 16, 0x5a, 16)
-		s := h.stream()
+		h.OK("aclrtMemset", y, 16, 0x5a, 16)
+		s := h.Stream()
 		open := h.gate(s)
-		h.ok("aclmdlExecuteAsync", id, input, output, s) // valid now
+		h.OK("aclmdlExecuteAsync", id, input, output, s) // valid now
 		done, cancel := context.WithCancel(context.Background())
 		cancel() // Revoke takes the lease out of the table, then gives up waiting for the stream
 		require.Error(t, l.Revoke(done))
 		open()
-		msg := h.code(acl.ErrRTModelExecute, "aclrtSynchronizeStream", s)
+		msg := h.Code(acl.ErrRTModelExecute, "aclrtSynchronizeStream", s)
 		require.Contains(t, msg, `model "mlp" did not run, and touched nothing`)
 		require.Contains(t, msg, `output 1 ("probs")`)
-		h.ok("aclrtMemcpy", 0x3100, 16, y, 16, uint64(acl.DeviceToHost))
-		require.Equal(t, bytes.Repeat([]byte{0x5a}, 16), h.mem()[0x3100:0x3110], "the model wrote a live output")
+		h.OK("aclrtMemcpy", 0x3100, 16, y, 16, uint64(acl.DeviceToHost))
+		require.Equal(t, bytes.Repeat([]byte{0x5a}, 16), h.Mem()[0x3100:0x3110], "the model wrote a live output")
 		got := make([]byte, 16)
-		require.NoError(t, h.rt.Backend().Memcpy(context.Background(), acl.Host(got, 0), acl.Device(ptr), 16))
+		require.NoError(t, h.RT.Backend().Memcpy(context.Background(), acl.Host(got, 0), acl.Device(ptr), 16))
 		require.Equal(t, pat[:16], got, "the model wrote the revoked lease")
 		// The stream goes on: the execution with live buffers runs.
-		z := h.malloc(16)
-		h.ok("aclmdlExecuteAsync", id, input, h.dataset(y, 16, z, 16), s)
-		h.ok("aclrtSynchronizeStream", s)
+		z := h.Malloc(16)
+		h.OK("aclmdlExecuteAsync", id, input, h.dataset(y, 16, z, 16), s)
+		h.OK("aclrtSynchronizeStream", s)
 	})
 }
 
@@ -401,38 +401,38 @@ func TestModelFailsAsItRuns(t *testing.T) {
 	for _, prof := range abi.Profiles {
 		t.Run(prof.Module(), func(t *testing.T) {
 			h := newHarnessIn(t, prof, host.Policy{Models: map[string]string{"divide": file}})
-			h.ok("aclrtSetDevice", 0)
-			if h.rt.Backend().Traits().Computer == nil { // an ONNX model: model_native_test.go runs offline ones
-				h.code(acl.ErrGEModelDataSizeInvalid, "aclmdlLoadFromFile", h.cstr(mdlName, "divide"), outA)
+			h.OK("aclrtSetDevice", 0)
+			if h.RT.Backend().Traits().Computer == nil { // an ONNX model: model_native_test.go runs offline ones
+				h.Code(acl.ErrGEModelDataSizeInvalid, "aclmdlLoadFromFile", h.CStr(mdlName, "divide"), outA)
 				return
 			}
 			id := h.load("divide")
-			a, b, q := h.malloc(16), h.malloc(16), h.malloc(16)
+			a, b, q := h.Malloc(16), h.Malloc(16), h.Malloc(16)
 			for i, v := range []int32{7, -9, 100, 3} {
-				le.PutUint32(h.mem()[0x3000+4*i:], uint32(v))
+				le.PutUint32(h.Mem()[0x3000+4*i:], uint32(v))
 			}
-			h.ok("aclrtMemcpy", a, 16, 0x3000, 16, uint64(acl.HostToDevice))
-			h.ok("aclrtMemset", b, 16, 0, 16) // every divisor 0
-			h.ok("aclrtMemset", q, 16, 0x5a, 16)
+			h.OK("aclrtMemcpy", a, 16, 0x3000, 16, uint64(acl.HostToDevice))
+			h.OK("aclrtMemset", b, 16, 0, 16) // every divisor 0
+			h.OK("aclrtMemset", q, 16, 0x5a, 16)
 			in, out := h.dataset(a, 16, b, 16), h.dataset(q, 16)
-			s := h.stream()
-			h.ok("aclmdlExecuteAsync", id, in, out, s)
-			msg := h.code(acl.ErrRTModelExecute, "aclrtSynchronizeStream", s)
+			s := h.Stream()
+			h.OK("aclmdlExecuteAsync", id, in, out, s)
+			msg := h.Code(acl.ErrRTModelExecute, "aclrtSynchronizeStream", s)
 			require.Contains(t, msg, `model "divide" failed as it ran, and wrote nothing`)
 			require.Contains(t, msg, "integer divide by zero")
-			h.ok("aclrtMemcpy", 0x3100, 16, q, 16, uint64(acl.DeviceToHost))
-			require.Equal(t, bytes.Repeat([]byte{0x5a}, 16), h.mem()[0x3100:0x3110])
+			h.OK("aclrtMemcpy", 0x3100, 16, q, 16, uint64(acl.DeviceToHost))
+			require.Equal(t, bytes.Repeat([]byte{0x5a}, 16), h.Mem()[0x3100:0x3110])
 
 			for i, v := range []int32{2, 4, -7, 3} {
-				le.PutUint32(h.mem()[0x3000+4*i:], uint32(v))
+				le.PutUint32(h.Mem()[0x3000+4*i:], uint32(v))
 			}
-			h.ok("aclrtMemcpy", b, 16, 0x3000, 16, uint64(acl.HostToDevice))
-			h.ok("aclmdlExecuteAsync", id, in, out, s)
-			h.ok("aclrtSynchronizeStream", s)
-			h.ok("aclrtMemcpy", 0x3100, 16, q, 16, uint64(acl.DeviceToHost))
+			h.OK("aclrtMemcpy", b, 16, 0x3000, 16, uint64(acl.HostToDevice))
+			h.OK("aclmdlExecuteAsync", id, in, out, s)
+			h.OK("aclrtSynchronizeStream", s)
+			h.OK("aclrtMemcpy", 0x3100, 16, q, 16, uint64(acl.DeviceToHost))
 			var got []int32
 			for i := range 4 {
-				got = append(got, int32(le.Uint32(h.mem()[0x3100+4*i:])))
+				got = append(got, int32(le.Uint32(h.Mem()[0x3100+4*i:])))
 			}
 			require.Equal(t, []int32{3, -2, -14, 1}, got, "ONNX integer Div truncates")
 		})

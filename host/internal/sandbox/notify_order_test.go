@@ -19,12 +19,12 @@ func isNotifyFn(fn string) bool {
 // noNotifyHarness is a harness on a simulator without notifies, device 0
 // current; n is a notify made behind its back (for record and wait).
 func noNotifyHarness(h *harness) (b *harness, n uint64) {
-	h.t.Helper()
+	h.T.Helper()
 	s := sim.New()
-	h.t.Cleanup(func() { s.Close() })
+	h.T.Cleanup(func() { s.Close() })
 	flip := &switchable{Backend: s, on: true}
-	b = newHarness(h.t, host.Policy{}, host.WithBackend(flip))
-	b.ok("aclrtSetDevice", 0)
+	b = newHarness(h.T, host.Policy{}, host.WithBackend(flip))
+	b.OK("aclrtSetDevice", 0)
 	n = b.notify()
 	flip.on = false
 	return b, n
@@ -56,7 +56,7 @@ func init() {
 				return b.rc("aclrtCreateNotify", outA, 0)
 			}},
 			"count": {policy: host.Policy{MaxEvents: 1}, run: func(h *harness) acl.Error {
-				h.ok("aclrtSetDevice", 0)
+				h.OK("aclrtSetDevice", 0)
 				h.notify()
 				return h.rc("aclrtCreateNotify", outA, 0)
 			}},
@@ -65,12 +65,12 @@ func init() {
 			"null":   {run: func(h *harness) acl.Error { return h.rc("aclrtDestroyNotify", 0) }},
 			"notify": {run: func(h *harness) acl.Error { return h.rc("aclrtDestroyNotify", setupOrder(h).ev) }},
 			"context": {run: func(h *harness) acl.Error {
-				h.ok("aclrtSetDevice", 0)
+				h.OK("aclrtSetDevice", 0)
 				n := h.notify()
 				h.noDevice()
 				code := h.rc("aclrtDestroyNotify", n)
-				h.ok("aclrtSetDevice", 0)
-				h.ok("aclrtGetNotifyId", n, outB) // not destroyed
+				h.OK("aclrtSetDevice", 0)
+				h.OK("aclrtGetNotifyId", n, outB) // not destroyed
 				return code
 			}},
 		},
@@ -78,12 +78,12 @@ func init() {
 		"aclrtWaitAndResetNotify": notifyStreamCases("aclrtWaitAndResetNotify"),
 		"aclrtGetNotifyId": {
 			"null": {run: func(h *harness) acl.Error {
-				h.ok("aclrtSetDevice", 0)
+				h.OK("aclrtSetDevice", 0)
 				return h.rc("aclrtGetNotifyId", h.notify(), 0) // notifyId NULL: the notify checked first
 			}},
 			"notify": {run: func(h *harness) acl.Error { return h.rc("aclrtGetNotifyId", setupOrder(h).s, outB) }},
 			"context": {run: func(h *harness) acl.Error {
-				h.ok("aclrtSetDevice", 0)
+				h.OK("aclrtSetDevice", 0)
 				n := h.notify()
 				h.noDevice()
 				return h.rc("aclrtGetNotifyId", n, outB)

@@ -8,6 +8,7 @@ import (
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 )
 
 // aclrtNotifyBatchReset (ABI v1.3 section 15).
@@ -15,21 +16,21 @@ import (
 // putHandles writes an array of 4-byte handles at off.
 func (h *harness) putHandles(off uint32, hs ...uint64) {
 	for i, v := range hs {
-		le.PutUint32(h.mem()[off+uint32(4*i):], uint32(v))
+		le.PutUint32(h.Mem()[off+uint32(4*i):], uint32(v))
 	}
 }
 
 // failDefault queues on the current context's default stream an
 // operation that fails when it runs.
 func (h *harness) failDefault() {
-	h.t.Helper()
-	sess := sessOf(h.inst)
+	h.T.Helper()
+	sess := proxytest.Session(h.Inst)
 	st, _, err := sess.Stream(0)
-	require.NoError(h.t, err)
-	require.NoError(h.t, h.rt.Backend().LaunchHostFunc(st, func() error {
+	require.NoError(h.T, err)
+	require.NoError(h.T, h.RT.Backend().LaunchHostFunc(st, func() error {
 		return acl.Errorf(acl.ErrRTParamInvalid, "the test's failing operation")
 	}))
-	require.NoError(h.t, sess.Recount(0))
+	require.NoError(h.T, sess.Recount(0))
 }
 
 func init() {
@@ -38,13 +39,13 @@ func init() {
 	orderCases[fn] = map[string]orderCase{
 		"null": {run: func(h *harness) acl.Error { return h.rc(fn, 0, 0) }},
 		"num": {run: func(h *harness) acl.Error {
-			if h.prof == abi.Wide {
-				require.Equal(h.t, acl.ErrRTParamInvalid, h.rc(fn, data, 1<<32), "2^32 is 0 as a uint32_t")
+			if h.Prof == abi.Wide {
+				require.Equal(h.T, acl.ErrRTParamInvalid, h.rc(fn, data, 1<<32), "2^32 is 0 as a uint32_t")
 			}
-			return h.rc(fn, uint64(len(h.mem())), 0) // the array outside guest memory too
+			return h.rc(fn, uint64(len(h.Mem())), 0) // the array outside guest memory too
 		}},
 		"range": {run: func(h *harness) acl.Error {
-			return bareHarness(h).rc(fn, uint64(len(h.mem()))-4, 2) // before the backend is asked
+			return bareHarness(h).rc(fn, uint64(len(h.Mem()))-4, 2) // before the backend is asked
 		}},
 		"feature": {run: func(h *harness) acl.Error {
 			b := bareHarness(h)
@@ -64,52 +65,52 @@ func init() {
 			return h.rc(fn, data, 1) // before the context
 		}},
 		"context": {run: func(h *harness) acl.Error {
-			h.ok("aclrtSetDevice", 0)
+			h.OK("aclrtSetDevice", 0)
 			n := h.notify()
 			h.noDevice()
 			h.putHandles(data, n, 999)
 			return h.rc(fn, data, 2) // a bad entry later
 		}},
 		"later": {run: func(h *harness) acl.Error {
-			h.ok("aclrtSetDevice", 0)
+			h.OK("aclrtSetDevice", 0)
 			n := h.notify()
-			h.ok("aclrtRecordNotify", n, 0)
-			h.ok("aclrtSynchronizeStream", 0)
+			h.OK("aclrtRecordNotify", n, 0)
+			h.OK("aclrtSynchronizeStream", 0)
 			h.putHandles(data, n, 0)
-			require.Equal(h.t, acl.ErrRTParamInvalid, h.rc(fn, data, 2), "a NULL entry later")
+			require.Equal(h.T, acl.ErrRTParamInvalid, h.rc(fn, data, 2), "a NULL entry later")
 			h.putHandles(data, n, 999)
 			code := h.rc(fn, data, 2)
-			s := h.stream()
-			h.ok("aclrtWaitAndResetNotify", n, s, 0)
-			h.ok("aclrtSynchronizeStream", s) // still set: the first entry was not reset
+			s := h.Stream()
+			h.OK("aclrtWaitAndResetNotify", n, s, 0)
+			h.OK("aclrtSynchronizeStream", s) // still set: the first entry was not reset
 			return code
 		}},
 		"stream": {run: func(h *harness) acl.Error {
-			h.ok("aclrtSetDevice", 0)
+			h.OK("aclrtSetDevice", 0)
 			n := h.notify()
-			h.ok("aclrtRecordNotify", n, 0)
-			h.ok("aclrtSynchronizeStream", 0)
+			h.OK("aclrtRecordNotify", n, 0)
+			h.OK("aclrtSynchronizeStream", 0)
 			h.failDefault()
 			h.putHandles(data, n)
 			code := h.rc(fn, data, 1)
-			s := h.stream()
-			h.ok("aclrtWaitAndResetNotify", n, s, 0)
-			h.ok("aclrtSynchronizeStream", s) // still set
+			s := h.Stream()
+			h.OK("aclrtWaitAndResetNotify", n, s, 0)
+			h.OK("aclrtSynchronizeStream", s) // still set
 			return code
 		}},
 		"reset": {run: func(h *harness) acl.Error {
-			h.ok("aclrtSetDevice", 0)
+			h.OK("aclrtSetDevice", 0)
 			n1, n2 := h.notify(), h.notify()
-			h.ok("aclrtRecordNotify", n1, 0)
-			h.ok("aclrtRecordNotify", n2, 0) // queued on the default stream: the reset runs after them
+			h.OK("aclrtRecordNotify", n1, 0)
+			h.OK("aclrtRecordNotify", n2, 0) // queued on the default stream: the reset runs after them
 			h.putHandles(data, n1, n2)
 			code := h.rc(fn, data, 2)
-			s := h.stream()
-			h.ok("aclrtWaitAndResetNotify", n1, s, 1)
-			h.code(acl.ErrRTWaitTimeout, "aclrtSynchronizeStream", s) // cleared: the wait expires
-			h.ok("aclrtRecordNotify", n2, 0)
-			h.ok("aclrtWaitAndResetNotify", n2, s, 0)
-			h.ok("aclrtSynchronizeStream", s) // a record after the reset releases a wait
+			s := h.Stream()
+			h.OK("aclrtWaitAndResetNotify", n1, s, 1)
+			h.Code(acl.ErrRTWaitTimeout, "aclrtSynchronizeStream", s) // cleared: the wait expires
+			h.OK("aclrtRecordNotify", n2, 0)
+			h.OK("aclrtWaitAndResetNotify", n2, s, 0)
+			h.OK("aclrtSynchronizeStream", s) // a record after the reset releases a wait
 			return code
 		}},
 	}
@@ -121,21 +122,21 @@ func TestNotifyBatchReset(t *testing.T) {
 	for _, prof := range abi.Profiles {
 		t.Run(prof.Module(), func(t *testing.T) {
 			h := newHarnessIn(t, prof, host.Policy{})
-			h.ok("aclrtSetDevice", 0)
+			h.OK("aclrtSetDevice", 0)
 			ns := []uint64{h.notify(), h.notify(), h.notify()}
 			for _, n := range ns {
-				h.ok("aclrtRecordNotify", n, 0)
+				h.OK("aclrtRecordNotify", n, 0)
 			}
 			h.putHandles(data, ns...)
-			h.ok("aclrtNotifyBatchReset", data, 2) // the first two
-			s := h.stream()
-			h.ok("aclrtWaitAndResetNotify", ns[2], s, 0)
-			h.ok("aclrtSynchronizeStream", s) // the third is still set
+			h.OK("aclrtNotifyBatchReset", data, 2) // the first two
+			s := h.Stream()
+			h.OK("aclrtWaitAndResetNotify", ns[2], s, 0)
+			h.OK("aclrtSynchronizeStream", s) // the third is still set
 			for _, n := range ns[:2] {
-				h.ok("aclrtWaitAndResetNotify", n, s, 1)
-				h.code(acl.ErrRTWaitTimeout, "aclrtSynchronizeStream", s)
+				h.OK("aclrtWaitAndResetNotify", n, s, 1)
+				h.Code(acl.ErrRTWaitTimeout, "aclrtSynchronizeStream", s)
 			}
-			h.ok("aclrtNotifyBatchReset", data, 3) // clearing clear notifies is fine
+			h.OK("aclrtNotifyBatchReset", data, 3) // clearing clear notifies is fine
 		})
 	}
 }

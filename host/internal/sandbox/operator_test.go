@@ -14,6 +14,7 @@ import (
 
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
@@ -26,7 +27,7 @@ const (
 // putF32s writes float32 values to guest memory at off.
 func (h *harness) putF32s(off uint32, vs ...float32) {
 	for i, v := range vs {
-		le.PutUint32(h.mem()[off+uint32(4*i):], math.Float32bits(v))
+		le.PutUint32(h.Mem()[off+uint32(4*i):], math.Float32bits(v))
 	}
 }
 
@@ -34,7 +35,7 @@ func (h *harness) putF32s(off uint32, vs ...float32) {
 func (h *harness) f32s(off uint32, n int) []float32 {
 	v := make([]float32, n)
 	for i := range v {
-		v[i] = math.Float32frombits(le.Uint32(h.mem()[off+uint32(4*i):]))
+		v[i] = math.Float32frombits(le.Uint32(h.Mem()[off+uint32(4*i):]))
 	}
 	return v
 }
@@ -42,30 +43,30 @@ func (h *harness) f32s(off uint32, n int) []float32 {
 // f32Tensor allocates device memory, copies vs into it and returns the
 // address and a 1-D float tensor over it.
 func (h *harness) f32Tensor(vs ...float32) (dev, t uint64) {
-	h.t.Helper()
-	dev = h.malloc(uint64(4 * len(vs)))
+	h.T.Helper()
+	dev = h.Malloc(uint64(4 * len(vs)))
 	if len(vs) > 0 {
 		h.putF32s(data, vs...)
-		h.ok("aclrtMemcpy", dev, uint64(4*len(vs)), data, uint64(4*len(vs)), uint64(acl.MemcpyHostToDevice))
+		h.OK("aclrtMemcpy", dev, uint64(4*len(vs)), data, uint64(4*len(vs)), uint64(acl.MemcpyHostToDevice))
 	}
 	t = h.tensor(acl.DTFloat, dev, int64(len(vs)))
-	require.NotZero(h.t, t, h.inst.Session().LastError())
+	require.NotZero(h.T, t, h.Inst.Session().LastError())
 	return dev, t
 }
 
 // scalar creates a float scalar.
 func (h *harness) scalar(v float32) uint64 {
-	h.t.Helper()
+	h.T.Helper()
 	h.putF32s(nnValues, v)
-	s := uint64(uint32(h.call("aclCreateScalar", nnValues, uint64(acl.DTFloat))))
-	require.NotZero(h.t, s)
+	s := uint64(uint32(h.Call("aclCreateScalar", nnValues, uint64(acl.DTFloat))))
+	require.NotZero(h.T, s)
 	return s
 }
 
 // deviceF32s copies n floats back from dev.
 func (h *harness) deviceF32s(dev uint64, n int) []float32 {
-	h.t.Helper()
-	h.ok("aclrtMemcpy", data2, uint64(4*n), dev, uint64(4*n), uint64(acl.MemcpyDeviceToHost))
+	h.T.Helper()
+	h.OK("aclrtMemcpy", data2, uint64(4*n), dev, uint64(4*n), uint64(acl.MemcpyDeviceToHost))
 	return h.f32s(data2, n)
 }
 
@@ -74,15 +75,15 @@ func (h *harness) deviceF32s(dev uint64, n int) []float32 {
 // exports the operator); on another a launch gives 207000, which it
 // checks with the launch's arguments.
 func (h *harness) computes(launch string, args ...uint64) bool {
-	h.t.Helper()
-	b := h.rt.Backend()
+	h.T.Helper()
+	b := h.RT.Backend()
 	if b.Traits().Computer != nil {
 		return true
 	}
 	if b.Traits().OpComputer != nil && b.Supports(launch) {
 		return true
 	}
-	require.Contains(h.t, h.code(acl.ErrRTFeatureNotSupport, launch, args...), "operator library")
+	require.Contains(h.T, h.Code(acl.ErrRTFeatureNotSupport, launch, args...), "operator library")
 	return false
 }
 
@@ -91,12 +92,12 @@ func (h *harness) computes(launch string, args ...uint64) bool {
 type addPlan struct{ ex, out uint64 }
 
 func (h *harness) planAdd(alpha float32) addPlan {
-	h.t.Helper()
+	h.T.Helper()
 	_, a := h.f32Tensor(1, 2, 3, 4)
 	_, b := h.f32Tensor(10, 20, 30, 40)
 	out, o := h.f32Tensor(0, 0, 0, 0)
-	h.ok("aclnnAddGetWorkspaceSize", a, b, h.scalar(alpha), o, nnWS, nnEx)
-	return addPlan{ex: uint64(h.u32(nnEx)), out: out}
+	h.OK("aclnnAddGetWorkspaceSize", a, b, h.scalar(alpha), o, nnWS, nnEx)
+	return addPlan{ex: uint64(h.U32(nnEx)), out: out}
 }
 
 // TestOperatorAdd: the two phases run Add on the stream; the executor is
@@ -104,28 +105,28 @@ func (h *harness) planAdd(alpha float32) addPlan {
 func TestOperatorAdd(t *testing.T) {
 	nnProfiles(t, func(t *testing.T, h *harness) {
 		p := h.planAdd(0.5)
-		require.Zero(t, h.u64(nnWS))
+		require.Zero(t, h.U64(nnWS))
 		require.NotZero(t, p.ex)
-		s := h.stream()
+		s := h.Stream()
 		if !h.computes("aclnnAdd", 0, 0, p.ex, s) {
 			return
 		}
-		h.ok("aclnnAdd", 0, 0, p.ex, s)
-		h.ok("aclrtSynchronizeStream", s)
+		h.OK("aclnnAdd", 0, 0, p.ex, s)
+		h.OK("aclrtSynchronizeStream", s)
 		want := make([]float32, 4)
 		for i := range want { // the reference, in float64 then rounded
 			want[i] = float32(float64(i+1) + 0.5*float64(10*(i+1)))
 		}
 		require.Equal(t, want, h.deviceF32s(p.out, 4))
-		msg := h.code(acl.ErrNNInner, "aclnnAdd", 0, 0, p.ex, s)
+		msg := h.Code(acl.ErrNNInner, "aclnnAdd", 0, 0, p.ex, s)
 		require.Contains(t, msg, "already run")
 
 		// The default stream, and the trace names the tensors.
 		p = h.planAdd(1)
-		h.ok("aclnnAdd", 0, 0, p.ex, 0)
-		h.ok("aclrtSynchronizeStream", 0)
+		h.OK("aclnnAdd", 0, 0, p.ex, 0)
+		h.OK("aclrtSynchronizeStream", 0)
 		require.Equal(t, []float32{11, 22, 33, 44}, h.deviceF32s(p.out, 4))
-		last := h.log[len(h.log)-3] // aclnnAdd, then the synchronize and the copy
+		last := h.Log[len(h.Log)-3] // aclnnAdd, then the synchronize and the copy
 		require.Equal(t, "aclnnAdd", last.Func.Name)
 		require.Contains(t, last.Msg, "self ACL_FLOAT[4]@0x")
 	})
@@ -135,17 +136,17 @@ func TestOperatorAdd(t *testing.T) {
 func TestOperatorRepeatable(t *testing.T) {
 	nnProfiles(t, func(t *testing.T, h *harness) {
 		p := h.planAdd(1)
-		h.ok("aclSetAclOpExecutorRepeatable", p.ex)
+		h.OK("aclSetAclOpExecutorRepeatable", p.ex)
 		if !h.computes("aclnnAdd", 0, 0, p.ex, 0) {
 			return
 		}
-		h.ok("aclnnAdd", 0, 0, p.ex, 0)
-		h.ok("aclnnAdd", 0, 0, p.ex, 0)
-		h.ok("aclrtSynchronizeStream", 0)
+		h.OK("aclnnAdd", 0, 0, p.ex, 0)
+		h.OK("aclnnAdd", 0, 0, p.ex, 0)
+		h.OK("aclrtSynchronizeStream", 0)
 		require.Equal(t, []float32{11, 22, 33, 44}, h.deviceF32s(p.out, 4))
-		h.ok("aclDestroyAclOpExecutor", p.ex)
-		h.code(acl.ErrNNInner, "aclnnAdd", 0, 0, p.ex, 0)
-		h.code(acl.ErrNNInner, "aclDestroyAclOpExecutor", p.ex)
+		h.OK("aclDestroyAclOpExecutor", p.ex)
+		h.Code(acl.ErrNNInner, "aclnnAdd", 0, 0, p.ex, 0)
+		h.Code(acl.ErrNNInner, "aclDestroyAclOpExecutor", p.ex)
 	})
 }
 
@@ -158,28 +159,28 @@ func TestOperatorArgs(t *testing.T) {
 		_, b := h.f32Tensor(1, 2, 3, 4)
 		out, o := h.f32Tensor(7, 7, 7, 7)
 		al := h.scalar(1)
-		require.Contains(t, h.code(acl.ErrNNParamNullptr, "aclnnAddGetWorkspaceSize", 0, b, al, o, nnWS, nnEx), "self is NULL")
-		require.Contains(t, h.code(acl.ErrNNParamNullptr, "aclnnAddGetWorkspaceSize", a, b, al, o, 0, nnEx), "workspaceSize is NULL")
-		require.Contains(t, h.code(acl.ErrNNParamNullptr, "aclnnAddGetWorkspaceSize", a, b, al, o, nnWS, 0), "executor is NULL")
-		require.Contains(t, h.code(acl.ErrNNParamInvalid, "aclnnAddGetWorkspaceSize", a, al, al, o, nnWS, nnEx), "not an aclTensor")
-		require.Contains(t, h.code(acl.ErrNNParamInvalid, "aclnnAddGetWorkspaceSize", a, b, al, 0xFFFF, nnWS, nnEx), "unknown or destroyed")
+		require.Contains(t, h.Code(acl.ErrNNParamNullptr, "aclnnAddGetWorkspaceSize", 0, b, al, o, nnWS, nnEx), "self is NULL")
+		require.Contains(t, h.Code(acl.ErrNNParamNullptr, "aclnnAddGetWorkspaceSize", a, b, al, o, 0, nnEx), "workspaceSize is NULL")
+		require.Contains(t, h.Code(acl.ErrNNParamNullptr, "aclnnAddGetWorkspaceSize", a, b, al, o, nnWS, 0), "executor is NULL")
+		require.Contains(t, h.Code(acl.ErrNNParamInvalid, "aclnnAddGetWorkspaceSize", a, al, al, o, nnWS, nnEx), "not an aclTensor")
+		require.Contains(t, h.Code(acl.ErrNNParamInvalid, "aclnnAddGetWorkspaceSize", a, b, al, 0xFFFF, nnWS, nnEx), "unknown or destroyed")
 
-		h.ok("aclnnMulGetWorkspaceSize", a, b, o, nnWS, nnEx)
-		mul := uint64(h.u32(nnEx))
-		require.Contains(t, h.code(acl.ErrNNInner, "aclnnAdd", 0, 0, mul, 0), "aclnnMulGetWorkspaceSize")
-		require.Contains(t, h.code(acl.ErrNNParamNullptr, "aclnnMul", 0, 0, 0, 0), "executor is NULL")
-		require.Contains(t, h.code(acl.ErrNNParamNullptr, "aclnnMul", 0, 64, mul, 0), "workspace is NULL")
-		require.Contains(t, h.code(acl.ErrNNParamInvalid, "aclnnMul", data, 64, mul, 0), "is guest memory")
-		require.Contains(t, h.code(acl.ErrNNParamInvalid, "aclnnMul", out, 64, mul, 0), "crosses the end")
-		require.Contains(t, h.code(acl.ErrRTInvalidHandle, "aclnnMul", 0, 0, mul, 0xFFFF), "stream")
+		h.OK("aclnnMulGetWorkspaceSize", a, b, o, nnWS, nnEx)
+		mul := uint64(h.U32(nnEx))
+		require.Contains(t, h.Code(acl.ErrNNInner, "aclnnAdd", 0, 0, mul, 0), "aclnnMulGetWorkspaceSize")
+		require.Contains(t, h.Code(acl.ErrNNParamNullptr, "aclnnMul", 0, 0, 0, 0), "executor is NULL")
+		require.Contains(t, h.Code(acl.ErrNNParamNullptr, "aclnnMul", 0, 64, mul, 0), "workspace is NULL")
+		require.Contains(t, h.Code(acl.ErrNNParamInvalid, "aclnnMul", data, 64, mul, 0), "is guest memory")
+		require.Contains(t, h.Code(acl.ErrNNParamInvalid, "aclnnMul", out, 64, mul, 0), "crosses the end")
+		require.Contains(t, h.Code(acl.ErrRTInvalidHandle, "aclnnMul", 0, 0, mul, 0xFFFF), "stream")
 		if !h.computes("aclnnMul", out, 16, mul, 0) {
 			return
 		}
 		// None of those queued anything, nor used the executor up.
-		h.ok("aclrtSynchronizeStream", 0)
+		h.OK("aclrtSynchronizeStream", 0)
 		require.Equal(t, []float32{7, 7, 7, 7}, h.deviceF32s(out, 4))
-		h.ok("aclnnMul", out, 16, mul, 0) // a workspace inside an allocation is fine
-		h.ok("aclrtSynchronizeStream", 0)
+		h.OK("aclnnMul", out, 16, mul, 0) // a workspace inside an allocation is fine
+		h.OK("aclrtSynchronizeStream", 0)
 		require.Equal(t, []float32{1, 4, 9, 16}, h.deviceF32s(out, 4))
 	})
 }
@@ -189,9 +190,9 @@ func TestOperatorArgs(t *testing.T) {
 func TestOperatorFreedStorage(t *testing.T) {
 	nnProfiles(t, func(t *testing.T, h *harness) {
 		p := h.planAdd(1)
-		h.ok("aclrtFree", p.out)
-		require.Contains(t, h.code(acl.ErrNNParamInvalid, "aclnnAdd", 0, 0, p.ex, 0), "out's storage")
-		h.ok("aclrtSynchronizeStream", 0)
+		h.OK("aclrtFree", p.out)
+		require.Contains(t, h.Code(acl.ErrNNParamInvalid, "aclnnAdd", 0, 0, p.ex, 0), "out's storage")
+		h.OK("aclrtSynchronizeStream", 0)
 	})
 }
 
@@ -204,27 +205,27 @@ func TestOperatorFreedStorage(t *testing.T) {
 // waiting.
 func TestOperatorFreedBeforeExecution(t *testing.T) {
 	nnProfiles(t, func(t *testing.T, h *harness) {
-		s := h.stream()
+		s := h.Stream()
 		open := h.gate(s)
 		in, a := h.f32Tensor(1, 2, 3, 4)
 		_, b := h.f32Tensor(10, 20, 30, 40)
 		out, o := h.f32Tensor(0, 0, 0, 0)
-		h.ok("aclnnAddGetWorkspaceSize", a, b, h.scalar(1), o, nnWS, nnEx)
-		ex := uint64(h.u32(nnEx))
+		h.OK("aclnnAddGetWorkspaceSize", a, b, h.scalar(1), o, nnWS, nnEx)
+		ex := uint64(h.U32(nnEx))
 		if !h.computes("aclnnAdd", 0, 0, ex, s) {
 			return
 		}
-		h.ok("aclnnAdd", 0, 0, ex, s)
+		h.OK("aclnnAdd", 0, 0, ex, s)
 		freed := make(chan acl.Error, 1)
 		go func() {
-			res, err := h.inst.Call(context.Background(), "aclrtFree", in)
+			res, err := h.Inst.Call(context.Background(), "aclrtFree", in)
 			if err != nil {
 				freed <- acl.ErrRTInternal
 				return
 			}
 			freed <- acl.Error(int32(uint32(res[0])))
 		}()
-		sess := sessOf(h.inst)
+		sess := proxytest.Session(h.Inst)
 		for i := 0; sess.Allocated(in); i++ { // a watchdog, not a timing
 			require.Less(t, i, 10000, "aclrtFree never took the allocation out")
 			time.Sleep(time.Millisecond)
@@ -241,10 +242,10 @@ func TestOperatorFreedBeforeExecution(t *testing.T) {
 		case <-time.After(time.Minute):
 			t.Fatal("aclrtFree still waits after the stream ran")
 		}
-		msg := h.code(acl.ErrRTAicoreException, "aclrtSynchronizeStream", s)
+		msg := h.Code(acl.ErrRTAicoreException, "aclrtSynchronizeStream", s)
 		require.Contains(t, msg, "aclnnAdd did not run, and touched nothing")
 		require.Contains(t, msg, "self's storage")
-		h.ok("aclrtSynchronizeStream", s) // the error was reported once
+		h.OK("aclrtSynchronizeStream", s) // the error was reported once
 		require.Equal(t, []float32{0, 0, 0, 0}, h.deviceF32s(out, 4))
 	})
 }
@@ -253,36 +254,36 @@ func TestOperatorFreedBeforeExecution(t *testing.T) {
 // read-only may be read, never written.
 func TestOperatorReadOnlyLease(t *testing.T) {
 	h := newHarness(t, host.Policy{})
-	p, _ := testsupport.Lent(t, h.rt.Backend(), 4096)
-	l, err := h.inst.Lend(p, 4096, host.LendOptions{ReadOnly: true})
+	p, _ := testsupport.Lent(t, h.RT.Backend(), 4096)
+	l, err := h.Inst.Lend(p, 4096, host.LendOptions{ReadOnly: true})
 	require.NoError(t, err)
-	h.ok("aclrtSetDevice", 0)
+	h.OK("aclrtSetDevice", 0)
 	ro := h.tensor(acl.DTFloat, l.Addr(), 4)
 	require.NotZero(t, ro)
 	out, o := h.f32Tensor(0, 0, 0, 0)
-	h.ok("aclnnMulGetWorkspaceSize", ro, ro, o, nnWS, nnEx)
-	if !h.computes("aclnnMul", 0, 0, uint64(h.u32(nnEx)), 0) {
+	h.OK("aclnnMulGetWorkspaceSize", ro, ro, o, nnWS, nnEx)
+	if !h.computes("aclnnMul", 0, 0, uint64(h.U32(nnEx)), 0) {
 		return
 	}
-	h.ok("aclnnMul", 0, 0, uint64(h.u32(nnEx)), 0) // reading it is fine
-	h.ok("aclrtSynchronizeStream", 0)
+	h.OK("aclnnMul", 0, 0, uint64(h.U32(nnEx)), 0) // reading it is fine
+	h.OK("aclrtSynchronizeStream", 0)
 	_ = out
-	h.ok("aclnnMulGetWorkspaceSize", o, o, ro, nnWS, nnEx)
-	require.Contains(t, h.code(acl.ErrNNParamInvalid, "aclnnMul", 0, 0, uint64(h.u32(nnEx)), 0), "read-only")
+	h.OK("aclnnMulGetWorkspaceSize", o, o, ro, nnWS, nnEx)
+	require.Contains(t, h.Code(acl.ErrNNParamInvalid, "aclnnMul", 0, 0, uint64(h.U32(nnEx)), 0), "read-only")
 }
 
 // TestOperatorForce: a launch queued behind a gate is cancelled by
 // aclrtDestroyStreamForce and touches nothing.
 func TestOperatorForce(t *testing.T) {
 	nnProfiles(t, func(t *testing.T, h *harness) {
-		s := h.stream()
+		s := h.Stream()
 		h.gate(s)
 		p := h.planAdd(1)
 		if !h.computes("aclnnAdd", 0, 0, p.ex, s) {
 			return
 		}
-		h.ok("aclnnAdd", 0, 0, p.ex, s)
-		h.ok("aclrtDestroyStreamForce", s)
+		h.OK("aclnnAdd", 0, 0, p.ex, s)
+		h.OK("aclrtDestroyStreamForce", s)
 		require.Equal(t, []float32{0, 0, 0, 0}, h.deviceF32s(p.out, 4))
 	})
 }
@@ -290,21 +291,21 @@ func TestOperatorForce(t *testing.T) {
 // TestOperatorQueueLimit: launches count against MaxQueued.
 func TestOperatorQueueLimit(t *testing.T) {
 	h := newHarness(t, host.Policy{MaxQueued: 1})
-	h.ok("aclrtSetDevice", 0)
-	s := h.stream()
+	h.OK("aclrtSetDevice", 0)
+	s := h.Stream()
 	h.gate(s)
 	p := h.planAdd(1)
-	h.ok("aclSetAclOpExecutorRepeatable", p.ex)
+	h.OK("aclSetAclOpExecutorRepeatable", p.ex)
 	if !h.computes("aclnnAdd", 0, 0, p.ex, s) {
 		return
 	}
-	h.code(acl.ErrRTOverLimit, "aclnnAdd", 0, 0, p.ex, s)
+	h.Code(acl.ErrRTOverLimit, "aclnnAdd", 0, 0, p.ex, s)
 }
 
 // TestOperatorDeny: an operator is denied by its launch name (both of its
 // functions) or with the whole library by aclnn*; the rest stays granted.
 func TestOperatorDeny(t *testing.T) {
-	rt := newRuntime(t)
+	rt := proxytest.Runtime(t)
 	imp := func(name string) string {
 		return `(module (import "acl" "` + name + `" (func (param ` + strings.Repeat("i32 ", 6) + `) (result i32))))`
 	}
@@ -322,7 +323,7 @@ func TestOperatorDeny(t *testing.T) {
 		{ws, nil, []string{"aclnnAdd"}, "is denied"},
 		{imp("aclnnAddGetWorkspaceSize"), []string{"aclnnAddGetWorkspaceSize"}, nil, "is denied by the policy"},
 	} {
-		pl, err := rt.Load(context.Background(), wat2wasm(t, tc.wat), host.Policy{Deny: tc.deny, Allow: tc.allow})
+		pl, err := rt.Load(context.Background(), testsupport.WAT(t, tc.wat), host.Policy{Deny: tc.deny, Allow: tc.allow})
 		if tc.want == "" {
 			require.NoError(t, err, "deny %v allow %v", tc.deny, tc.allow)
 			require.NoError(t, pl.Close(context.Background()))
@@ -331,7 +332,7 @@ func TestOperatorDeny(t *testing.T) {
 		require.ErrorIs(t, err, host.ErrLoad)
 		require.ErrorContains(t, err, tc.want, "deny %v allow %v", tc.deny, tc.allow)
 	}
-	_, err := rt.Load(context.Background(), wat2wasm(t, `(module)`), host.Policy{Deny: []string{"aclnn"}})
+	_, err := rt.Load(context.Background(), testsupport.WAT(t, `(module)`), host.Policy{Deny: []string{"aclnn"}})
 	require.ErrorContains(t, err, `"aclnn" is not a function`)
 }
 
@@ -342,18 +343,18 @@ func TestOperatorAccounting(t *testing.T) {
 	m, err := host.NewMetrics(reg)
 	require.NoError(t, err)
 	h := newHarness(t, host.Policy{}, host.WithMetrics(m))
-	h.ok("aclrtSetDevice", 0)
+	h.OK("aclrtSetDevice", 0)
 	p := h.planAdd(1)
 	if !h.computes("aclnnAdd", 0, 0, p.ex, 0) {
 		return
 	}
-	h.ok("aclnnAdd", 0, 0, p.ex, 0)
-	h.ok("aclrtSynchronizeStream", 0)
-	st := h.inst.Session().Stats().Funcs["aclnnAdd"]
+	h.OK("aclnnAdd", 0, 0, p.ex, 0)
+	h.OK("aclrtSynchronizeStream", 0)
+	st := h.Inst.Session().Stats().Funcs["aclnnAdd"]
 	require.Equal(t, uint64(1), st.Calls)
 	require.Equal(t, uint64(1), st.Launches)
 	require.Zero(t, st.LaunchFailures)
-	require.Zero(t, h.inst.Session().Stats().Funcs["aclnnAddGetWorkspaceSize"].Launches)
+	require.Zero(t, h.Inst.Session().Stats().Funcs["aclnnAddGetWorkspaceSize"].Launches)
 	require.Equal(t, map[string]float64{"[function=aclnnAdd outcome=ok plugin=]": 1}, series(t, reg, "aclwasm_compute_duration_seconds"), "one ok launch of aclnnAdd")
 }
 
@@ -394,28 +395,28 @@ func standinStall(t *testing.T) (stall func(n int32), stalled func() int32) {
 // 507014, nothing is written, and the session releases everything.
 func TestOperatorStoppedByRunDeadline(t *testing.T) {
 	launch := func(h *harness, ex, s uint64, limit time.Duration) context.Context {
-		h.t.Helper()
+		h.T.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), limit)
-		h.t.Cleanup(cancel)
-		res, err := h.inst.Call(ctx, "aclnnAdd", 0, 0, ex, s)
-		require.NoError(h.t, err)
-		require.Zero(h.t, res[0], h.inst.Session().LastError())
+		h.T.Cleanup(cancel)
+		res, err := h.Inst.Call(ctx, "aclnnAdd", 0, 0, ex, s)
+		require.NoError(h.T, err)
+		require.Zero(h.T, res[0], h.Inst.Session().LastError())
 		return ctx
 	}
 	// synced is the code of a synchronize of s under a generous watchdog.
 	synced := func(h *harness, s uint64) acl.Error {
-		h.t.Helper()
+		h.T.Helper()
 		watchdog, stop := context.WithTimeout(context.Background(), time.Minute)
 		defer stop()
-		res, err := h.inst.Call(watchdog, "aclrtSynchronizeStream", s)
-		require.NoError(h.t, err, "the operator outlived the deadline of the run that launched it")
+		res, err := h.Inst.Call(watchdog, "aclrtSynchronizeStream", s)
+		require.NoError(h.T, err, "the operator outlived the deadline of the run that launched it")
 		return acl.Error(int32(uint32(res[0])))
 	}
 
 	t.Run("queued", func(t *testing.T) {
 		h := newHarness(t, host.Policy{})
-		h.ok("aclrtSetDevice", 0)
-		s := h.stream()
+		h.OK("aclrtSetDevice", 0)
+		s := h.Stream()
 		open := h.gate(s)
 		p := h.planAdd(1)
 		if !h.computes("aclnnAdd", 0, 0, p.ex, s) {
@@ -425,9 +426,9 @@ func TestOperatorStoppedByRunDeadline(t *testing.T) {
 		<-ctx.Done() // the run's deadline passes with the launch still queued
 		open()
 		require.Equal(t, acl.ErrRTAicoreTimeout, synced(h, s))
-		require.Contains(t, h.recentMsg(), "aclnnAdd did not run, and touched nothing: the run's time limit passed before its stream reached it")
+		require.Contains(t, h.RecentMsg(), "aclnnAdd did not run, and touched nothing: the run's time limit passed before its stream reached it")
 		require.Equal(t, []float32{0, 0, 0, 0}, h.deviceF32s(p.out, 4))
-		st := h.inst.Session().Stats().Funcs["aclnnAdd"]
+		st := h.Inst.Session().Stats().Funcs["aclnnAdd"]
 		require.Equal(t, uint64(1), st.Launches)
 		require.Equal(t, uint64(1), st.LaunchFailures)
 	})
@@ -438,11 +439,11 @@ func TestOperatorStoppedByRunDeadline(t *testing.T) {
 			return // only the stand-in holds an operator running on the device
 		}
 		h := newHarness(t, host.Policy{})
-		h.ok("aclrtSetDevice", 0)
-		b := h.rt.Backend()
+		h.OK("aclrtSetDevice", 0)
+		b := h.RT.Backend()
 		free, _, err := b.MemInfo(0, acl.HBMMem)
 		require.NoError(t, err)
-		s := h.stream()
+		s := h.Stream()
 		p := h.planAdd(1)
 		// running launches the stalling operator in a run with a time
 		// limit far enough that it starts first (a slow machine fails
@@ -459,29 +460,29 @@ func TestOperatorStoppedByRunDeadline(t *testing.T) {
 		}
 		running()
 		require.Equal(t, acl.ErrRTAicoreTimeout, synced(h, s))
-		require.Contains(t, h.recentMsg(), "aclnnAdd was stopped: the run's time limit passed while it ran")
+		require.Contains(t, h.RecentMsg(), "aclnnAdd was stopped: the run's time limit passed while it ran")
 		require.Equal(t, acl.Success, synced(h, s), "the failure was reported once")
 		require.Equal(t, []float32{0, 0, 0, 0}, h.deviceF32s(p.out, 4), "the stalled operator wrote nothing")
-		st := h.inst.Session().Stats().Funcs["aclnnAdd"]
+		st := h.Inst.Session().Stats().Funcs["aclnnAdd"]
 		require.Equal(t, uint64(1), st.LaunchFailures)
 
 		// The stream takes new work.
 		p = h.planAdd(1)
-		h.ok("aclnnAdd", 0, 0, p.ex, s)
-		h.ok("aclrtSynchronizeStream", s)
+		h.OK("aclnnAdd", 0, 0, p.ex, s)
+		h.OK("aclrtSynchronizeStream", s)
 		require.Equal(t, []float32{11, 22, 33, 44}, h.deviceF32s(p.out, 4))
 
 		// A run that waits for a stalled operator ends at its deadline
 		// (which ends the instance), and the session releases everything.
 		p = h.planAdd(1)
 		ctx := running()
-		res, err := h.inst.Call(ctx, "aclrtSynchronizeStream", s)
+		res, err := h.Inst.Call(ctx, "aclrtSynchronizeStream", s)
 		if err == nil { // the stream's failure came first
 			require.Equal(t, uint64(acl.ErrRTAicoreTimeout), res[0])
 		} else {
 			require.ErrorIs(t, err, context.DeadlineExceeded)
 		}
-		require.NoError(t, h.inst.Close(context.Background()))
+		require.NoError(t, h.Inst.Close(context.Background()))
 		after, _, err := b.MemInfo(0, acl.HBMMem)
 		require.NoError(t, err)
 		require.Equal(t, free, after, "the session released its device memory")
@@ -499,43 +500,43 @@ func TestOperatorStoppedByRunDeadline(t *testing.T) {
 func TestOperatorLibraryDecides(t *testing.T) {
 	nnProfiles(t, func(t *testing.T, h *harness) {
 		i32 := func(vs ...int32) (dev, t uint64) {
-			dev = h.malloc(uint64(4 * len(vs)))
+			dev = h.Malloc(uint64(4 * len(vs)))
 			for i, v := range vs {
-				le.PutUint32(h.mem()[data+uint32(4*i):], uint32(v))
+				le.PutUint32(h.Mem()[data+uint32(4*i):], uint32(v))
 			}
-			h.ok("aclrtMemcpy", dev, uint64(4*len(vs)), data, uint64(4*len(vs)), uint64(acl.MemcpyHostToDevice))
+			h.OK("aclrtMemcpy", dev, uint64(4*len(vs)), data, uint64(4*len(vs)), uint64(acl.MemcpyHostToDevice))
 			return dev, h.tensor(acl.DTInt32, dev, int64(len(vs)))
 		}
 		_, a := i32(1, 2, 3, 4)
 		_, b := i32(10, 20, 30, 40)
 		out, o := i32(7, 7, 7, 7)
-		le.PutUint32(h.mem()[nnValues:], 2)
-		alpha := uint64(uint32(h.call("aclCreateScalar", nnValues, uint64(acl.DTInt32))))
+		le.PutUint32(h.Mem()[nnValues:], 2)
+		alpha := uint64(uint32(h.Call("aclCreateScalar", nnValues, uint64(acl.DTInt32))))
 		require.NotZero(t, alpha)
-		h.ok("aclnnAddGetWorkspaceSize", a, b, alpha, o, nnWS, nnEx)
-		ex := uint64(h.u32(nnEx))
+		h.OK("aclnnAddGetWorkspaceSize", a, b, alpha, o, nnWS, nnEx)
+		ex := uint64(h.U32(nnEx))
 		if !h.computes("aclnnAdd", 0, 0, ex, 0) {
 			return
 		}
-		h.ok("aclnnAdd", 0, 0, ex, 0)
+		h.OK("aclnnAdd", 0, 0, ex, 0)
 		result := func() []int32 {
-			h.ok("aclrtMemcpy", data2, 16, out, 16, uint64(acl.MemcpyDeviceToHost))
+			h.OK("aclrtMemcpy", data2, 16, out, 16, uint64(acl.MemcpyDeviceToHost))
 			got := make([]int32, 4)
 			for i := range got {
-				got[i] = int32(le.Uint32(h.mem()[data2+uint32(4*i):]))
+				got[i] = int32(le.Uint32(h.Mem()[data2+uint32(4*i):]))
 			}
 			return got
 		}
-		if h.rt.Backend().Traits().Computer != nil { // the simulator computes it
-			h.ok("aclrtSynchronizeStream", 0)
+		if h.RT.Backend().Traits().Computer != nil { // the simulator computes it
+			h.OK("aclrtSynchronizeStream", 0)
 			require.Equal(t, []int32{21, 42, 63, 84}, result())
 			return
 		}
-		msg := h.code(acl.ErrNNParamInvalid, "aclrtSynchronizeStream", 0)
+		msg := h.Code(acl.ErrNNParamInvalid, "aclrtSynchronizeStream", 0)
 		require.Contains(t, msg, "aclnnAdd failed on the device: aclnnAddGetWorkspaceSize returned 161002")
-		require.Contains(t, h.recentMsg(), "aclnnAddGetWorkspaceSize returned 161002")
+		require.Contains(t, h.RecentMsg(), "aclnnAddGetWorkspaceSize returned 161002")
 		require.Equal(t, []int32{7, 7, 7, 7}, result(), "the refused launch wrote nothing")
-		st := h.inst.Session().Stats().Funcs["aclnnAdd"]
+		st := h.Inst.Session().Stats().Funcs["aclnnAdd"]
 		require.Equal(t, uint64(1), st.LaunchFailures)
 	})
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/acl/sim"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 )
 
 // orderEnv is what most check-order cases start from: device 0 current,
@@ -25,20 +26,20 @@ type orderEnv struct {
 }
 
 func setupOrder(h *harness) orderEnv {
-	h.t.Helper()
+	h.T.Helper()
 	var e orderEnv
-	h.ok("aclrtSetDevice", 1)
-	e.d1 = h.malloc(4096)
-	e.s1 = h.stream()
-	h.ok("aclrtSetDevice", 0)
-	e.dev, e.dev2 = h.malloc(4096), h.malloc(4096)
-	e.s, e.ev = h.stream(), h.event()
-	h.ok("aclrtHostRegister", data, 4096, 0, outB)
+	h.OK("aclrtSetDevice", 1)
+	e.d1 = h.Malloc(4096)
+	e.s1 = h.Stream()
+	h.OK("aclrtSetDevice", 0)
+	e.dev, e.dev2 = h.Malloc(4096), h.Malloc(4096)
+	e.s, e.ev = h.Stream(), h.Event()
+	h.OK("aclrtHostRegister", data, 4096, 0, outB)
 	return e
 }
 
 // rc calls and returns the code, whatever it is.
-func (h *harness) rc(name string, args ...uint64) acl.Error { return acl.Error(h.call(name, args...)) }
+func (h *harness) rc(name string, args ...uint64) acl.Error { return acl.Error(h.Call(name, args...)) }
 
 // gate blocks stream s (0: the current context's default stream) until
 // the returned function runs, or the test ends. s waits for an event
@@ -48,43 +49,29 @@ func (h *harness) rc(name string, args ...uint64) acl.Error { return acl.Error(h
 // function cannot be). A wait on an event nobody records would not do:
 // natively that wait is refused.
 func (h *harness) gate(s uint64) func() {
-	h.t.Helper()
-	sess := sessOf(h.inst)
+	h.T.Helper()
+	sess := proxytest.Session(h.Inst)
 	st, dev, err := sess.Stream(uint32(s))
-	require.NoError(h.t, err, "gate: stream %d is not one of the session's", s)
-	b := h.rt.Backend()
+	require.NoError(h.T, err, "gate: stream %d is not one of the session's", s)
+	b := h.RT.Backend()
 	hold, err := b.CreateStream(dev)
-	require.NoError(h.t, err)
+	require.NoError(h.T, err)
 	ev, err := b.CreateEvent(dev)
-	require.NoError(h.t, err)
+	require.NoError(h.T, err)
 	open := make(chan struct{})
 	var once sync.Once
 	release := func() { once.Do(func() { close(open) }) }
-	h.t.Cleanup(func() {
+	h.T.Cleanup(func() {
 		release()
-		require.NoError(h.t, b.DestroyStream(context.Background(), hold))
-		require.NoError(h.t, b.DestroyEvent(ev))
+		require.NoError(h.T, b.DestroyStream(context.Background(), hold))
+		require.NoError(h.T, b.DestroyEvent(ev))
 	})
-	require.NoError(h.t, b.LaunchHostFunc(hold, func() error { <-open; return nil }))
-	require.NoError(h.t, b.RecordEvent(ev, hold))
-	require.NoError(h.t, b.StreamWaitEvent(st, ev))
+	require.NoError(h.T, b.LaunchHostFunc(hold, func() error { <-open; return nil }))
+	require.NoError(h.T, b.RecordEvent(ev, hold))
+	require.NoError(h.T, b.StreamWaitEvent(st, ev))
 	// The session counts what it queued itself: tell it of the wait.
-	require.NoError(h.t, sess.Recount(uint32(s)))
+	require.NoError(h.T, sess.Recount(uint32(s)))
 	return release
-}
-
-// waitable returns an event of the current device that has been recorded
-// and then reset: a wait for it is queued and lasts until its next record.
-// (Natively a wait for an event never recorded is refused, 107000.) A wait
-// for it followed by its record on the same stream never ends: the record
-// waits behind the wait.
-func (h *harness) waitable() uint64 {
-	h.t.Helper()
-	ev := h.event()
-	h.ok("aclrtRecordEvent", ev, 0)
-	h.ok("aclrtResetEvent", ev, 0)
-	h.ok("aclrtSynchronizeStream", 0)
-	return ev
 }
 
 // otherDeviceWait holds device 1's stream e.s1 with a copy queued behind
@@ -92,17 +79,17 @@ func (h *harness) waitable() uint64 {
 // on another goroutine: it must not return before the hold ends, and once
 // it has, the copy must be done.
 func (h *harness) otherDeviceWait(e orderEnv, wait func() acl.Error) acl.Error {
-	h.t.Helper()
-	h.ok("aclrtSetDevice", 1)
-	want := h.fill(data, 64, 5) // registered: the copy is queued
+	h.T.Helper()
+	h.OK("aclrtSetDevice", 1)
+	want := h.Fill(data, 64, 5) // registered: the copy is queued
 	release := h.gate(e.s1)
-	h.ok("aclrtMemcpyAsync", e.d1, 64, data, 64, 1, e.s1)
-	h.ok("aclrtSetDevice", 0)
+	h.OK("aclrtMemcpyAsync", e.d1, 64, data, 64, 1, e.s1)
+	h.OK("aclrtSetDevice", 0)
 	done := make(chan acl.Error, 1)
 	go func() { done <- wait() }()
 	select {
 	case code := <-done:
-		h.t.Fatalf("the synchronize returned %d while the stream was held", code)
+		h.T.Fatalf("the synchronize returned %d while the stream was held", code)
 	case <-time.After(30 * time.Millisecond):
 	}
 	release()
@@ -110,37 +97,37 @@ func (h *harness) otherDeviceWait(e orderEnv, wait func() acl.Error) acl.Error {
 	select {
 	case code = <-done:
 	case <-time.After(10 * time.Second):
-		h.t.Fatal("the synchronize did not return once the stream was released")
+		h.T.Fatal("the synchronize did not return once the stream was released")
 	}
-	h.ok("aclrtSetDevice", 1)
-	h.ok("aclrtMemcpy", data2, 64, e.d1, 64, 2)
-	require.Equal(h.t, want, h.mem()[data2:data2+64], "the copy ran before the synchronize returned")
+	h.OK("aclrtSetDevice", 1)
+	h.OK("aclrtMemcpy", data2, 64, e.d1, 64, 2)
+	require.Equal(h.T, want, h.Mem()[data2:data2+64], "the copy ran before the synchronize returned")
 	return code
 }
 
 // keepsStream runs destroy, a refused destroy of s (device 0 current), and
 // checks that s still works on its own device.
 func (h *harness) keepsStream(e orderEnv, s uint64, destroy func() acl.Error) acl.Error {
-	h.t.Helper()
+	h.T.Helper()
 	code := destroy()
-	h.ok("aclrtSetDevice", 1)
-	h.ok("aclrtMemsetAsync", e.d1, 64, 7, 64, s)
-	h.ok("aclrtSynchronizeStream", s)
-	h.ok("aclrtDestroyStream", s)
+	h.OK("aclrtSetDevice", 1)
+	h.OK("aclrtMemsetAsync", e.d1, 64, 7, 64, s)
+	h.OK("aclrtSynchronizeStream", s)
+	h.OK("aclrtDestroyStream", s)
 	return code
 }
 
 // noDevice makes the session have no current device while it keeps its
 // streams: the native runtime can get there (a context of another thread),
 // the sandbox's guests cannot, but the check must still sit in its place.
-func (h *harness) noDevice() { sessOf(h.inst).LeaveDevice() }
+func (h *harness) noDevice() { proxytest.Session(h.Inst).LeaveDevice() }
 
 // failOn queues on s an operation that fails when it executes: a copy
 // with a descriptor that was never set.
 func (h *harness) failOn(s uint64) {
-	h.t.Helper()
-	desc := h.malloc(64)
-	h.ok("aclrtMemcpyAsyncWithDesc", desc, 6, s)
+	h.T.Helper()
+	desc := h.Malloc(64)
+	h.OK("aclrtMemcpyAsyncWithDesc", desc, 6, s)
 }
 
 // orderCase is one step's case: run makes a call that the step decides
@@ -177,8 +164,8 @@ func memcpyAsyncCases(fn string) map[string]orderCase {
 		}},
 		"kindloc": {run: func(h *harness) acl.Error {
 			e := setupOrder(h)
-			require.Equal(h.t, acl.Success, h.rc(fn, e.dev, 8, data, 8, 2, e.s), "pinned host and device memory correct the kind")
-			require.Equal(h.t, acl.Success, h.rc(fn, e.dev, 8, data2, 8, 4, e.s), "DEFAULT takes the direction from the addresses")
+			require.Equal(h.T, acl.Success, h.rc(fn, e.dev, 8, data, 8, 2, e.s), "pinned host and device memory correct the kind")
+			require.Equal(h.T, acl.Success, h.rc(fn, e.dev, 8, data2, 8, 4, e.s), "DEFAULT takes the direction from the addresses")
 			return h.rc(fn, e.dev, 8, data2, 8, 2, e.s) // unregistered to device: D2H is not allowed
 		}},
 		"h2h": {run: func(h *harness) acl.Error {
@@ -195,17 +182,17 @@ func memcpyAsyncCases(fn string) map[string]orderCase {
 		}},
 		"pageable": {run: func(h *harness) acl.Error {
 			e := setupOrder(h)
-			want := h.fill(data2, 64, 3)
+			want := h.Fill(data2, 64, 3)
 			h.failOn(e.s)
-			copy(h.mem()[data2:], make([]byte, 64))
+			copy(h.Mem()[data2:], make([]byte, 64))
 			// The stream's pending error is the result; nothing is copied.
-			require.Equal(h.t, acl.ErrRTParamInvalid, h.rc(fn, data2, 64, e.dev, 64, 2, e.s))
-			h.fill(data2, 64, 3)
-			h.ok(fn, e.dev, 64, data2, 64, 1, e.s)
-			copy(h.mem()[data2:], make([]byte, 64))
+			require.Equal(h.T, acl.ErrRTParamInvalid, h.rc(fn, data2, 64, e.dev, 64, 2, e.s))
+			h.Fill(data2, 64, 3)
+			h.OK(fn, e.dev, 64, data2, 64, 1, e.s)
+			copy(h.Mem()[data2:], make([]byte, 64))
 			// A stream of another device is not checked on this path.
 			code := h.rc(fn, data2, 64, e.dev, 64, 2, e.s1)
-			require.Equal(h.t, want, h.mem()[data2:data2+64], "copied before returning")
+			require.Equal(h.T, want, h.Mem()[data2:data2+64], "copied before returning")
 			return code
 		}},
 		"streamctx": {run: func(h *harness) acl.Error {
@@ -220,7 +207,7 @@ func memcpyAsyncCases(fn string) map[string]orderCase {
 			e := setupOrder(h)
 			release := h.gate(e.s)
 			defer release()
-			h.ok(fn, e.dev, 8, data, 8, 1, e.s)
+			h.OK(fn, e.dev, 8, data, 8, 1, e.s)
 			return h.rc(fn, e.dev, 8, data, 8, 1, e.s)
 		}},
 	}
@@ -228,8 +215,8 @@ func memcpyAsyncCases(fn string) map[string]orderCase {
 
 // batchCases are the cases of the batch copies.
 func batchCases(fn string, async, v2 bool) map[string]orderCase {
-	call := func(h *harness, b batchArgs, num, numAttrs, fail, stream uint64) acl.Error {
-		args := []uint64{b.dsts, b.destMaxs, b.srcs, b.sizes, num, b.attrs, b.idx, numAttrs}
+	call := func(h *harness, b proxytest.BatchArgs, num, numAttrs, fail, stream uint64) acl.Error {
+		args := []uint64{b.Dsts, b.DestMaxs, b.Srcs, b.Sizes, num, b.Attrs, b.Idx, numAttrs}
 		if !v2 {
 			args = append(args, fail)
 		}
@@ -239,140 +226,140 @@ func batchCases(fn string, async, v2 bool) map[string]orderCase {
 		return h.rc(fn, args...)
 	}
 	// failIs checks failIndex (the non-V2 forms only).
-	failIs := func(h *harness, b batchArgs, want uint64) {
+	failIs := func(h *harness, b proxytest.BatchArgs, want uint64) {
 		if !v2 {
-			require.Equal(h.t, want, h.u64(uint32(b.fail)), "failIndex")
+			require.Equal(h.T, want, h.U64(uint32(b.Fail)), "failIndex")
 		}
 	}
 	d2h := acl.MemcpyBatchAttr{DstLoc: acl.MemLocation{Type: acl.MemLocationHost}, SrcLoc: acl.MemLocation{Type: acl.MemLocationDevice}}
-	two := func(h *harness, e orderEnv) batchArgs {
-		return h.batch([]uint64{e.dev, e.dev2}, []uint64{data, data + 64}, []uint64{64, 64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
+	two := func(h *harness, e orderEnv) proxytest.BatchArgs {
+		return h.Batch([]uint64{e.dev, e.dev2}, []uint64{data, data + 64}, []uint64{64, 64}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
 	}
 	cases := map[string]orderCase{
 		"sizes": {run: func(h *harness) acl.Error {
-			b := h.batch([]uint64{data}, []uint64{data}, []uint64{8}, nil, nil)
-			return call(h, b, 0, 0, b.fail, 999) // numBatches 0; attrs and stream bad too
+			b := h.Batch([]uint64{data}, []uint64{data}, []uint64{8}, nil, nil)
+			return call(h, b, 0, 0, b.Fail, 999) // numBatches 0; attrs and stream bad too
 		}},
 		"zero": {run: func(h *harness) acl.Error {
-			b := h.batch([]uint64{0}, []uint64{0}, []uint64{0}, nil, nil)
-			c := call(h, b, 1, 0, b.fail, 999)
+			b := h.Batch([]uint64{0}, []uint64{0}, []uint64{0}, nil, nil)
+			c := call(h, b, 1, 0, b.Fail, 999)
 			failIs(h, b, sizeMax)
 			return c
 		}},
 		"arrays": {run: func(h *harness) acl.Error {
-			b := h.batch([]uint64{data}, []uint64{data}, []uint64{8}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
-			b.dsts = 0
-			c := call(h, b, 1, 1, b.fail, 999)
+			b := h.Batch([]uint64{data}, []uint64{data}, []uint64{8}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
+			b.Dsts = 0
+			c := call(h, b, 1, 1, b.Fail, 999)
 			failIs(h, b, 12345)
 			return c
 		}},
 		"destMaxs": {run: func(h *harness) acl.Error {
-			b := h.batch([]uint64{data}, []uint64{data}, []uint64{8}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
-			h.putU64s(uint32(b.destMaxs), 7)
-			c := call(h, b, 1, 1, b.fail, 999)
+			b := h.Batch([]uint64{data}, []uint64{data}, []uint64{8}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
+			h.PutU64s(uint32(b.DestMaxs), 7)
+			c := call(h, b, 1, 1, b.Fail, 999)
 			failIs(h, b, 12345)
 			return c
 		}},
 		"rsv": {run: func(h *harness) acl.Error {
-			b := h.batch([]uint64{data}, []uint64{data}, []uint64{8}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
-			h.mem()[b.attrs+31] = 1
-			c := call(h, b, 1, 1, b.fail, 999)
+			b := h.Batch([]uint64{data}, []uint64{data}, []uint64{8}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
+			h.Mem()[b.Attrs+31] = 1
+			c := call(h, b, 1, 1, b.Fail, 999)
 			failIs(h, b, 12345)
 			return c
 		}},
 		"shape": {run: func(h *harness) acl.Error {
-			b := h.batch([]uint64{data}, []uint64{data}, []uint64{8}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{1})
-			c := call(h, b, 1, 1, b.fail, 0) // no device: the shape comes first
+			b := h.Batch([]uint64{data}, []uint64{data}, []uint64{8}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{1})
+			c := call(h, b, 1, 1, b.Fail, 0) // no device: the shape comes first
 			failIs(h, b, sizeMax)
 			return c
 		}},
 		"context": {run: func(h *harness) acl.Error {
-			b := h.batch([]uint64{data}, []uint64{data}, []uint64{8}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
-			return call(h, b, 1, 1, b.fail, 0)
+			b := h.Batch([]uint64{data}, []uint64{data}, []uint64{8}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
+			return call(h, b, 1, 1, b.Fail, 0)
 		}},
 		"bytes": {policy: host.Policy{MaxCallBytes: 100}, run: func(h *harness) acl.Error {
 			e := setupOrder(h)
-			b := h.batch([]uint64{e.dev, 0}, []uint64{data, data}, []uint64{64, 64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0}) // a NULL entry too
-			c := call(h, b, 2, 1, b.fail, e.s)
+			b := h.Batch([]uint64{e.dev, 0}, []uint64{data, data}, []uint64{64, 64}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0}) // a NULL entry too
+			c := call(h, b, 2, 1, b.Fail, e.s)
 			failIs(h, b, sizeMax)
 			return c
 		}},
 		"entrynull": {run: func(h *harness) acl.Error {
 			e := setupOrder(h)
-			b := h.batch([]uint64{e.dev, 0}, []uint64{data, data}, []uint64{64, 64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
-			c := call(h, b, 2, 1, b.fail, e.s)
+			b := h.Batch([]uint64{e.dev, 0}, []uint64{data, data}, []uint64{64, 64}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
+			c := call(h, b, 2, 1, b.Fail, e.s)
 			failIs(h, b, 1)
 			return c
 		}},
 		"entryrange": {run: func(h *harness) acl.Error {
 			e := setupOrder(h)
-			b := h.batch([]uint64{e.dev, 0xdead_0000_0000}, []uint64{data, data}, []uint64{64, 64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
-			c := call(h, b, 2, 1, b.fail, e.s)
+			b := h.Batch([]uint64{e.dev, 0xdead_0000_0000}, []uint64{data, data}, []uint64{64, 64}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
+			c := call(h, b, 2, 1, b.Fail, e.s)
 			failIs(h, b, 1)
 			return c
 		}},
 		"entryloc": {run: func(h *harness) acl.Error {
 			e := setupOrder(h)
 			unreg := acl.MemcpyBatchAttr{DstLoc: acl.MemLocation{Type: acl.MemLocationDevice}, SrcLoc: acl.MemLocation{Type: acl.MemLocationUnregistered}}
-			b := h.batch([]uint64{e.dev}, []uint64{data2}, []uint64{64}, []acl.MemcpyBatchAttr{unreg}, []uint64{0})
-			c := call(h, b, 1, 1, b.fail, e.s)
+			b := h.Batch([]uint64{e.dev}, []uint64{data2}, []uint64{64}, []acl.MemcpyBatchAttr{unreg}, []uint64{0})
+			c := call(h, b, 1, 1, b.Fail, e.s)
 			failIs(h, b, 0)
 			return c
 		}},
 		"entrydir": {run: func(h *harness) acl.Error {
 			e := setupOrder(h)
-			b := h.batch([]uint64{data2, e.dev}, []uint64{e.dev, e.dev2}, []uint64{64, 64}, []acl.MemcpyBatchAttr{d2h, {DstLoc: acl.MemLocation{Type: acl.MemLocationDevice}, SrcLoc: acl.MemLocation{Type: acl.MemLocationDevice}}}, []uint64{0, 1})
-			c := call(h, b, 2, 2, b.fail, e.s)
+			b := h.Batch([]uint64{data2, e.dev}, []uint64{e.dev, e.dev2}, []uint64{64, 64}, []acl.MemcpyBatchAttr{d2h, {DstLoc: acl.MemLocation{Type: acl.MemLocationDevice}, SrcLoc: acl.MemLocation{Type: acl.MemLocationDevice}}}, []uint64{0, 1})
+			c := call(h, b, 2, 2, b.Fail, e.s)
 			failIs(h, b, 1)
 			return c
 		}},
 	}
 	if !v2 {
 		cases["failnull"] = orderCase{run: func(h *harness) acl.Error {
-			b := h.batch([]uint64{data}, []uint64{data}, []uint64{8}, nil, nil)
-			b.sizes = 0
+			b := h.Batch([]uint64{data}, []uint64{data}, []uint64{8}, nil, nil)
+			b.Sizes = 0
 			return call(h, b, 1, 0, 0, 999)
 		}}
 	}
 	if async {
 		cases["stream"] = orderCase{run: func(h *harness) acl.Error {
 			e := setupOrder(h)
-			b := h.batch([]uint64{e.dev}, []uint64{data}, []uint64{64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{1}) // bad shape too
-			c := call(h, b, 1, 1, b.fail, e.ev)
+			b := h.Batch([]uint64{e.dev}, []uint64{data}, []uint64{64}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{1}) // bad shape too
+			c := call(h, b, 1, 1, b.Fail, e.ev)
 			failIs(h, b, 12345)
 			return c
 		}}
 		cases["streamctx"] = orderCase{run: func(h *harness) acl.Error {
 			e := setupOrder(h)
 			b := two(h, e)
-			c := call(h, b, 2, 1, b.fail, e.s1)
+			c := call(h, b, 2, 1, b.Fail, e.s1)
 			failIs(h, b, sizeMax)
-			st, _, err := sessOf(h.inst).Stream(uint32(e.s1))
-			require.NoError(h.t, err)
-			n, err := h.rt.Backend().Pending(st)
-			require.NoError(h.t, err)
-			require.Zero(h.t, n, "nothing queued")
+			st, _, err := proxytest.Session(h.Inst).Stream(uint32(e.s1))
+			require.NoError(h.T, err)
+			n, err := h.RT.Backend().Pending(st)
+			require.NoError(h.T, err)
+			require.Zero(h.T, n, "nothing queued")
 			return c
 		}}
 		cases["unregistered"] = orderCase{run: func(h *harness) acl.Error {
 			e := setupOrder(h)
-			want := h.fill(data2, 64, 3)
-			b := h.batch([]uint64{e.dev}, []uint64{data2}, []uint64{64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
-			c := call(h, b, 1, 1, b.fail, e.s1) // device 1's stream, device 0 current
+			want := h.Fill(data2, 64, 3)
+			b := h.Batch([]uint64{e.dev}, []uint64{data2}, []uint64{64}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
+			c := call(h, b, 1, 1, b.Fail, e.s1) // device 1's stream, device 0 current
 			failIs(h, b, sizeMax)
-			h.ok("aclrtMemcpy", data2, 64, e.dev, 64, 2)
-			require.Equal(h.t, want, h.mem()[data2:data2+64], "copied before the call returned")
+			h.OK("aclrtMemcpy", data2, 64, e.dev, 64, 2)
+			require.Equal(h.T, want, h.Mem()[data2:data2+64], "copied before the call returned")
 			return c
 		}}
 		cases["budget"] = orderCase{policy: host.Policy{MaxBatchEntries: 1}, run: func(h *harness) acl.Error {
 			e := setupOrder(h)
 			b := two(h, e)
-			return call(h, b, 2, 1, b.fail, e.s)
+			return call(h, b, 2, 1, b.Fail, e.s)
 		}}
 		cases["entrysize"] = orderCase{run: func(h *harness) acl.Error {
 			e := setupOrder(h)
-			b := h.batch([]uint64{e.dev, 0}, []uint64{data, data}, []uint64{64, 0}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
-			c := call(h, b, 2, 1, b.fail, e.s)
+			b := h.Batch([]uint64{e.dev, 0}, []uint64{data, data}, []uint64{64, 0}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
+			c := call(h, b, 2, 1, b.Fail, e.s)
 			failIs(h, b, 1)
 			return c
 		}}
@@ -381,25 +368,25 @@ func batchCases(fn string, async, v2 bool) map[string]orderCase {
 			release := h.gate(e.s)
 			defer release()
 			b := two(h, e)
-			require.Equal(h.t, acl.Success, call(h, b, 2, 1, b.fail, e.s))
-			return call(h, b, 2, 1, b.fail, e.s)
+			require.Equal(h.T, acl.Success, call(h, b, 2, 1, b.Fail, e.s))
+			return call(h, b, 2, 1, b.Fail, e.s)
 		}}
 		cases["atomic"] = orderCase{run: func(h *harness) acl.Error {
 			e := setupOrder(h)
-			h.fill(data, 64, 9)
-			b := h.batch([]uint64{e.dev, e.dev2 + 4090}, []uint64{data, data}, []uint64{64, 64}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
-			c := call(h, b, 2, 1, b.fail, e.s)
-			h.ok("aclrtSynchronizeStream", e.s)
-			h.ok("aclrtMemcpy", data2, 64, e.dev, 64, 2)
-			require.Equal(h.t, make([]byte, 64), h.mem()[data2:data2+64], "copy 0 must not have run")
+			h.Fill(data, 64, 9)
+			b := h.Batch([]uint64{e.dev, e.dev2 + 4090}, []uint64{data, data}, []uint64{64, 64}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
+			c := call(h, b, 2, 1, b.Fail, e.s)
+			h.OK("aclrtSynchronizeStream", e.s)
+			h.OK("aclrtMemcpy", data2, 64, e.dev, 64, 2)
+			require.Equal(h.T, make([]byte, 64), h.Mem()[data2:data2+64], "copy 0 must not have run")
 			return c
 		}}
 	} else {
 		// A synchronous batch checks copies of 0 bytes like the others.
 		cases["entryrange"] = orderCase{run: func(h *harness) acl.Error {
 			e := setupOrder(h)
-			b := h.batch([]uint64{e.dev, 0xdead_0000_0000}, []uint64{data, data}, []uint64{64, 0}, []acl.MemcpyBatchAttr{h2d(0)}, []uint64{0})
-			c := call(h, b, 2, 1, b.fail, 0)
+			b := h.Batch([]uint64{e.dev, 0xdead_0000_0000}, []uint64{data, data}, []uint64{64, 0}, []acl.MemcpyBatchAttr{proxytest.H2D(0)}, []uint64{0})
+			c := call(h, b, 2, 1, b.Fail, 0)
 			failIs(h, b, 1)
 			return c
 		}}
@@ -444,9 +431,9 @@ func memcpy2dCases(fn string, async bool) map[string]orderCase {
 		}},
 		"kindloc": {run: func(h *harness) acl.Error {
 			e := setupOrder(h)
-			require.Equal(h.t, acl.Success, c(h, e.s, e.dev, 16, data, 16, 8, 4, 2), "pinned host and device memory correct the kind")
+			require.Equal(h.T, acl.Success, c(h, e.s, e.dev, 16, data, 16, 8, 4, 2), "pinned host and device memory correct the kind")
 			if !async {
-				require.Equal(h.t, acl.ErrRTParamInvalid, c(h, 0, e.dev, 16, e.dev2, 16, 8, 4, 1), "device to device is not a synchronous 2D direction")
+				require.Equal(h.T, acl.ErrRTParamInvalid, c(h, 0, e.dev, 16, e.dev2, 16, 8, 4, 1), "device to device is not a synchronous 2D direction")
 			}
 			return c(h, e.s, e.dev, 16, data2, 16, 8, 4, 2) // unregistered to device: D2H is not allowed
 		}},
@@ -472,12 +459,12 @@ func memcpy2dCases(fn string, async bool) map[string]orderCase {
 	cases["pageable"] = orderCase{run: func(h *harness) acl.Error {
 		e := setupOrder(h)
 		h.failOn(e.s)
-		require.Equal(h.t, acl.ErrRTParamInvalid, c(h, e.s, data2, 16, e.dev, 16, 8, 4, 2), "the stream's pending error")
-		want := h.fill(data2, 64, 5)
-		h.ok(fn, e.dev, 16, data2, 16, 16, 4, 1, e.s)
-		copy(h.mem()[data2:], make([]byte, 64))
+		require.Equal(h.T, acl.ErrRTParamInvalid, c(h, e.s, data2, 16, e.dev, 16, 8, 4, 2), "the stream's pending error")
+		want := h.Fill(data2, 64, 5)
+		h.OK(fn, e.dev, 16, data2, 16, 16, 4, 1, e.s)
+		copy(h.Mem()[data2:], make([]byte, 64))
 		code := c(h, e.s1, data2, 16, e.dev, 16, 16, 4, 2)
-		require.Equal(h.t, want, h.mem()[data2:data2+64], "copied before returning")
+		require.Equal(h.T, want, h.Mem()[data2:data2+64], "copied before returning")
 		return code
 	}}
 	cases["streamctx"] = orderCase{run: func(h *harness) acl.Error {
@@ -488,7 +475,7 @@ func memcpy2dCases(fn string, async bool) map[string]orderCase {
 		e := setupOrder(h)
 		release := h.gate(e.s)
 		defer release()
-		h.ok(fn, e.dev, 16, data, 16, 8, 4, 1, e.s)
+		h.OK(fn, e.dev, 16, data, 16, 8, 4, 1, e.s)
 		return c(h, e.s, e.dev, 16, data, 16, 8, 4, 1)
 	}}
 	return cases
@@ -535,10 +522,10 @@ func memsetCases(fn string, async bool) map[string]orderCase {
 			defer release()
 			// Registered and unregistered guest memory alike are set before
 			// the call returns, even behind a blocked stream, of either device.
-			require.Equal(h.t, acl.Success, c(h, e.s, data, 64, 0x1ab, 64))
-			require.Equal(h.t, bytes.Repeat([]byte{0xab}, 64), h.mem()[data:data+64])
+			require.Equal(h.T, acl.Success, c(h, e.s, data, 64, 0x1ab, 64))
+			require.Equal(h.T, bytes.Repeat([]byte{0xab}, 64), h.Mem()[data:data+64])
 			code := c(h, e.s1, data2, 64, 0xcd, 64)
-			require.Equal(h.t, bytes.Repeat([]byte{0xcd}, 64), h.mem()[data2:data2+64])
+			require.Equal(h.T, bytes.Repeat([]byte{0xcd}, 64), h.Mem()[data2:data2+64])
 			return code
 		}},
 	}
@@ -552,7 +539,7 @@ func memsetCases(fn string, async bool) map[string]orderCase {
 			e := setupOrder(h)
 			release := h.gate(e.s)
 			defer release()
-			h.ok(fn, e.dev, 8, 0, 8, e.s)
+			h.OK(fn, e.dev, 8, 0, 8, e.s)
 			return c(h, e.s, e.dev, 8, 0, 8)
 		}}
 	}
@@ -581,10 +568,10 @@ var orderCases = map[string]map[string]orderCase{
 		}},
 		"direction": {run: func(h *harness) acl.Error {
 			e := setupOrder(h)
-			want := h.fill(data2, 64, 1)
+			want := h.Fill(data2, 64, 1)
 			code := h.rc("aclrtMemcpy", e.dev, 64, data2, 64, 2) // kind says D2H; the addresses say H2D
-			h.ok("aclrtMemcpy", data2+64, 64, e.dev, 64, 0)
-			require.Equal(h.t, want, h.mem()[data2+64:data2+128])
+			h.OK("aclrtMemcpy", data2+64, 64, e.dev, 64, 0)
+			require.Equal(h.T, want, h.Mem()[data2+64:data2+128])
 			return code
 		}},
 	},
@@ -602,7 +589,7 @@ var orderCases = map[string]map[string]orderCase{
 		"feature": {run: func(h *harness) acl.Error { return h.rc("aclrtGetMemcpyDescSize", 3, outA) }},
 		"size": {run: func(h *harness) acl.Error {
 			code := h.rc("aclrtGetMemcpyDescSize", k6, outA)
-			require.Equal(h.t, uint64(acl.DescSizeA2), h.u64(outA))
+			require.Equal(h.T, uint64(acl.DescSizeA2), h.U64(outA))
 			return code
 		}},
 	},
@@ -665,17 +652,17 @@ var orderCases = map[string]map[string]orderCase{
 			e := setupOrder(h)
 			release := h.gate(e.s)
 			defer release()
-			h.ok("aclrtMemcpyAsyncWithDesc", e.dev, k6, e.s)
+			h.OK("aclrtMemcpyAsyncWithDesc", e.dev, k6, e.s)
 			return h.rc("aclrtMemcpyAsyncWithDesc", e.dev, k6, e.s)
 		}},
 		"exec": {run: func(h *harness) acl.Error {
 			e := setupOrder(h)
-			h.ok("aclrtSetMemcpyDesc", e.dev, k6, e.dev2, e.dev2+64, 64, 0)
+			h.OK("aclrtSetMemcpyDesc", e.dev, k6, e.dev2, e.dev2+64, 64, 0)
 			// Tamper with the MAC: flip one of its bytes (a constant could
 			// be the byte already, 1 in 256 with a random session key).
-			h.ok("aclrtMemcpy", data2, 1, e.dev+20, 1, 2)
-			h.ok("aclrtMemset", e.dev+20, 1, uint64(^h.mem()[data2]), 1)
-			h.ok("aclrtMemcpyAsyncWithDesc", e.dev, k6, e.s)
+			h.OK("aclrtMemcpy", data2, 1, e.dev+20, 1, 2)
+			h.OK("aclrtMemset", e.dev+20, 1, uint64(^h.Mem()[data2]), 1)
+			h.OK("aclrtMemcpyAsyncWithDesc", e.dev, k6, e.s)
 			return h.rc("aclrtSynchronizeStream", e.s)
 		}},
 	},
@@ -706,7 +693,7 @@ var orderCases = map[string]map[string]orderCase{
 			e := setupOrder(h)
 			release := h.gate(e.s)
 			defer release()
-			h.ok("aclrtMemcpyAsyncWithOffset", e.dev, 8, 0, e.dev2, 8, 0, k6, e.s)
+			h.OK("aclrtMemcpyAsyncWithOffset", e.dev, 8, 0, e.dev2, 8, 0, k6, e.s)
 			return h.rc("aclrtMemcpyAsyncWithOffset", e.dev, 8, 0, e.dev2, 8, 0, k6, e.s)
 		}},
 	},
@@ -719,12 +706,12 @@ var orderCases = map[string]map[string]orderCase{
 		"overflow": {run: func(h *harness) acl.Error { return h.rc("aclrtMalloc", outA, sizeMax-63, 0) }},
 		"context":  {run: func(h *harness) acl.Error { return h.rc("aclrtMalloc", outA, 64, 0) }},
 		"count": {policy: host.Policy{MaxAllocations: 1}, run: func(h *harness) acl.Error {
-			h.ok("aclrtSetDevice", 0)
-			h.malloc(64)
+			h.OK("aclrtSetDevice", 0)
+			h.Malloc(64)
 			return h.rc("aclrtMalloc", outA, 64, 0)
 		}},
 		"quota": {policy: host.Policy{DeviceMemory: 4096}, run: func(h *harness) acl.Error {
-			h.ok("aclrtSetDevice", 0)
+			h.OK("aclrtSetDevice", 0)
 			return h.rc("aclrtMalloc", outA, 4096, 0)
 		}},
 	},
@@ -740,8 +727,8 @@ var orderCases = map[string]map[string]orderCase{
 		"type":    {run: func(h *harness) acl.Error { return h.rc("aclrtHostRegister", 1<<32, 64, 3, outB) }},
 		"context": {run: func(h *harness) acl.Error { return h.rc("aclrtHostRegister", 1<<32, 64, 12, outB) }},
 		"range": {run: func(h *harness) acl.Error {
-			h.ok("aclrtSetDevice", 0)
-			h.ok("aclrtHostRegister", data, 64, 12, outB) // IOMEMORY|READONLY
+			h.OK("aclrtSetDevice", 0)
+			h.OK("aclrtHostRegister", data, 64, 12, outB) // IOMEMORY|READONLY
 			return h.rc("aclrtHostRegister", 1<<32, 64, 0, outB)
 		}},
 		"overlap": {run: func(h *harness) acl.Error {
@@ -823,24 +810,24 @@ var orderCases = map[string]map[string]orderCase{
 		"unrecorded": {run: func(h *harness) acl.Error {
 			e := setupOrder(h)
 			code := h.rc("aclrtStreamWaitEvent", e.s, e.ev)
-			st, _, err := sessOf(h.inst).Stream(uint32(e.s))
-			require.NoError(h.t, err)
-			n, err := h.rt.Backend().Pending(st)
-			require.NoError(h.t, err)
-			require.Zero(h.t, n, "no wait queued")
+			st, _, err := proxytest.Session(h.Inst).Stream(uint32(e.s))
+			require.NoError(h.T, err)
+			n, err := h.RT.Backend().Pending(st)
+			require.NoError(h.T, err)
+			require.Zero(h.T, n, "no wait queued")
 			// Reset after a record: the wait is queued, for the next record.
-			h.ok("aclrtRecordEvent", e.ev, e.s)
-			h.ok("aclrtResetEvent", e.ev, e.s)
-			h.ok("aclrtSynchronizeStream", e.s)
-			other := h.stream()
-			h.ok("aclrtStreamWaitEvent", other, e.ev)
-			h.ok("aclrtRecordEvent", e.ev, e.s)
-			h.ok("aclrtSynchronizeStream", other)
+			h.OK("aclrtRecordEvent", e.ev, e.s)
+			h.OK("aclrtResetEvent", e.ev, e.s)
+			h.OK("aclrtSynchronizeStream", e.s)
+			other := h.Stream()
+			h.OK("aclrtStreamWaitEvent", other, e.ev)
+			h.OK("aclrtRecordEvent", e.ev, e.s)
+			h.OK("aclrtSynchronizeStream", other)
 			return code
 		}},
 		"queue": {policy: host.Policy{MaxQueued: 1}, run: func(h *harness) acl.Error {
 			e := setupOrder(h)
-			h.ok("aclrtRecordEvent", e.ev, e.s)
+			h.OK("aclrtRecordEvent", e.ev, e.s)
 			h.gate(e.s)
 			return h.rc("aclrtStreamWaitEvent", e.s, e.ev)
 		}},
@@ -874,15 +861,15 @@ var orderCases = map[string]map[string]orderCase{
 	"aclrtDeviceDisablePeerAccess": {
 		"context": {run: func(h *harness) acl.Error { return h.rc("aclrtDeviceDisablePeerAccess", 7) }},
 		"self": {run: func(h *harness) acl.Error {
-			h.ok("aclrtSetDevice", 1)
+			h.OK("aclrtSetDevice", 1)
 			return h.rc("aclrtDeviceDisablePeerAccess", 1)
 		}},
 		"device": {run: func(h *harness) acl.Error {
-			h.ok("aclrtSetDevice", 1)
+			h.OK("aclrtSetDevice", 1)
 			return h.rc("aclrtDeviceDisablePeerAccess", 7)
 		}},
 		"enabled": {run: func(h *harness) acl.Error {
-			h.ok("aclrtSetDevice", 1)
+			h.OK("aclrtSetDevice", 1)
 			return h.rc("aclrtDeviceDisablePeerAccess", 0)
 		}},
 	},
@@ -894,9 +881,9 @@ var orderCases = map[string]map[string]orderCase{
 		"release": {run: func(h *harness) acl.Error {
 			e := setupOrder(h)
 			h.failOn(e.s)
-			require.Equal(h.t, acl.ErrRTParamInvalid, h.rc("aclrtResetDevice", 0), "the queued work's error")
-			require.Equal(h.t, acl.ErrRTInvalidHandle, h.rc("aclrtSynchronizeStream", e.s), "the stream is gone")
-			h.ok("aclrtSetDevice", 0)
+			require.Equal(h.T, acl.ErrRTParamInvalid, h.rc("aclrtResetDevice", 0), "the queued work's error")
+			require.Equal(h.T, acl.ErrRTInvalidHandle, h.rc("aclrtSynchronizeStream", e.s), "the stream is gone")
+			h.OK("aclrtSetDevice", 0)
 			return h.rc("aclrtResetDevice", 0)
 		}},
 	},
@@ -914,8 +901,8 @@ var orderCases = map[string]map[string]orderCase{
 		"null":    {run: func(h *harness) acl.Error { return h.rc("aclrtCreateStream", 0) }},
 		"context": {run: func(h *harness) acl.Error { return h.rc("aclrtCreateStream", outA) }},
 		"count": {policy: host.Policy{MaxStreams: 1}, run: func(h *harness) acl.Error {
-			h.ok("aclrtSetDevice", 0)
-			h.stream()
+			h.OK("aclrtSetDevice", 0)
+			h.Stream()
 			return h.rc("aclrtCreateStream", outA)
 		}},
 	},
@@ -946,14 +933,14 @@ var orderCases = map[string]map[string]orderCase{
 		"otherctx": {run: func(h *harness) acl.Error {
 			e := setupOrder(h)
 			release := h.gate(e.s1)
-			require.Equal(h.t, acl.Success, h.rc("aclrtStreamQuery", e.s1, outA))
-			require.Equal(h.t, uint32(acl.StreamStatusNotReady), h.u32(outA), "device 1's stream is held")
+			require.Equal(h.T, acl.Success, h.rc("aclrtStreamQuery", e.s1, outA))
+			require.Equal(h.T, uint32(acl.StreamStatusNotReady), h.U32(outA), "device 1's stream is held")
 			release()
-			h.ok("aclrtSetDevice", 1)
-			h.ok("aclrtSynchronizeStream", e.s1)
-			h.ok("aclrtSetDevice", 0)
+			h.OK("aclrtSetDevice", 1)
+			h.OK("aclrtSynchronizeStream", e.s1)
+			h.OK("aclrtSetDevice", 0)
 			code := h.rc("aclrtStreamQuery", e.s1, outA)
-			require.Equal(h.t, uint32(acl.StreamStatusComplete), h.u32(outA))
+			require.Equal(h.T, uint32(acl.StreamStatusComplete), h.U32(outA))
 			return code
 		}},
 	},
@@ -961,8 +948,8 @@ var orderCases = map[string]map[string]orderCase{
 		"null":    {run: func(h *harness) acl.Error { return h.rc("aclrtCreateEvent", 0) }},
 		"context": {run: func(h *harness) acl.Error { return h.rc("aclrtCreateEvent", outA) }},
 		"count": {policy: host.Policy{MaxEvents: 1}, run: func(h *harness) acl.Error {
-			h.ok("aclrtSetDevice", 0)
-			h.event()
+			h.OK("aclrtSetDevice", 0)
+			h.Event()
 			return h.rc("aclrtCreateEvent", outA)
 		}},
 	},
@@ -976,7 +963,7 @@ var orderCases = map[string]map[string]orderCase{
 	},
 	"aclrtQueryEventStatus": {
 		"null": {run: func(h *harness) acl.Error {
-			require.Equal(h.t, acl.ErrInvalidParam, h.rc("aclrtQueryEventStatus", 999, 0), "status NULL before the handle")
+			require.Equal(h.T, acl.ErrInvalidParam, h.rc("aclrtQueryEventStatus", 999, 0), "status NULL before the handle")
 			return h.rc("aclrtQueryEventStatus", 0, outA)
 		}},
 		"event": {run: func(h *harness) acl.Error { return h.rc("aclrtQueryEventStatus", 999, outA) }},
@@ -989,36 +976,36 @@ var orderCases = map[string]map[string]orderCase{
 		}},
 		"never": {run: func(h *harness) acl.Error {
 			e := setupOrder(h)
-			h.ok("aclrtRecordEvent", e.ev, e.s)
-			h.ok("aclrtSynchronizeStream", e.s)
-			never := h.event()
-			h.putU64s(outC, 0x5a5a)
+			h.OK("aclrtRecordEvent", e.ev, e.s)
+			h.OK("aclrtSynchronizeStream", e.s)
+			never := h.Event()
+			h.PutU64s(outC, 0x5a5a)
 			code := h.rc("aclrtEventElapsedTime", outC, e.ev, never)
-			require.Equal(h.t, uint64(0x5a5a), h.u64(outC), "ms untouched")
+			require.Equal(h.T, uint64(0x5a5a), h.U64(outC), "ms untouched")
 			return code
 		}},
 		"timestamp": {run: func(h *harness) acl.Error {
 			e := setupOrder(h)
-			h.ok("aclrtRecordEvent", e.ev, e.s)
-			h.ok("aclrtResetEvent", e.ev, e.s)
-			h.ok("aclrtSynchronizeStream", e.s)
+			h.OK("aclrtRecordEvent", e.ev, e.s)
+			h.OK("aclrtResetEvent", e.ev, e.s)
+			h.OK("aclrtSynchronizeStream", e.s)
 			return h.rc("aclrtEventElapsedTime", outA, e.ev, e.ev)
 		}},
 	},
 	"aclInit": {
 		"repeat": {run: func(h *harness) acl.Error {
-			h.ok("aclInit", 0)
-			copy(h.mem()[data:], "x.json\x00")
+			h.OK("aclInit", 0)
+			copy(h.Mem()[data:], "x.json\x00")
 			return h.rc("aclInit", data)
 		}},
 		"file": {policy: host.Policy{RefuseInitConfig: true}, run: func(h *harness) acl.Error {
-			copy(h.mem()[data:], "x.json\x00")
+			copy(h.Mem()[data:], "x.json\x00")
 			return h.rc("aclInit", data)
 		}},
 	},
 	"aclFinalize": {
 		"repeat": {run: func(h *harness) acl.Error {
-			h.ok("aclFinalize")
+			h.OK("aclFinalize")
 			return h.rc("aclFinalize")
 		}},
 	},
@@ -1029,11 +1016,11 @@ var orderCases = map[string]map[string]orderCase{
 		"flags":   {run: func(h *harness) acl.Error { return h.rc("aclrtDeviceEnablePeerAccess", 7, 1) }},
 		"context": {run: func(h *harness) acl.Error { return h.rc("aclrtDeviceEnablePeerAccess", 7, 0) }},
 		"self": {run: func(h *harness) acl.Error {
-			h.ok("aclrtSetDevice", 1)
+			h.OK("aclrtSetDevice", 1)
 			return h.rc("aclrtDeviceEnablePeerAccess", 1, 0)
 		}},
 		"device": {run: func(h *harness) acl.Error {
-			h.ok("aclrtSetDevice", 1)
+			h.OK("aclrtSetDevice", 1)
 			return h.rc("aclrtDeviceEnablePeerAccess", 7, 0)
 		}},
 	},
@@ -1059,7 +1046,7 @@ func TestCheckOrder(t *testing.T) {
 			t.Run(fo.Func+"/"+st.ID, func(t *testing.T) {
 				h := newHarness(t, tc.policy)
 				got := tc.run(h)
-				require.Equal(t, st.Code, got, "%s: %s\nmessage: %s", st.ID, st.Check, h.inst.Session().LastError())
+				require.Equal(t, st.Code, got, "%s: %s\nmessage: %s", st.ID, st.Check, h.Inst.Session().LastError())
 				// The last error as the native call path records it (the
 				// sandbox's own steps may run on a harness of their own).
 				_, quiet := acl.UnrecordedSteps[fo.Func][st.ID]
@@ -1092,18 +1079,18 @@ func TestDescSizePerChip(t *testing.T) {
 	b := sim.New(sim.WithChip(sim.Ascend950))
 	t.Cleanup(func() { b.Close() })
 	h := newHarness(t, host.Policy{}, host.WithBackend(b))
-	h.ok("aclrtSetDevice", 0)
-	h.ok("aclrtGetMemcpyDescSize", k6, outA)
-	require.Equal(t, uint64(acl.DescSize950), h.u64(outA))
-	descs, src, dst := h.malloc(2*acl.DescSize950), h.malloc(64), h.malloc(64)
-	want := h.fill(data, 64, 4)
-	h.ok("aclrtMemcpy", src, 64, data, 64, 1)
-	h.ok("aclrtSetMemcpyDesc", descs+acl.DescSize950, k6, src, dst, 64, 0)
-	s := h.stream()
-	h.ok("aclrtMemcpyAsyncWithDesc", descs+acl.DescSize950, k6, s)
-	h.ok("aclrtSynchronizeStream", s)
-	h.ok("aclrtMemcpy", data2, 64, dst, 64, 2)
-	require.Equal(t, want, h.mem()[data2:data2+64])
+	h.OK("aclrtSetDevice", 0)
+	h.OK("aclrtGetMemcpyDescSize", k6, outA)
+	require.Equal(t, uint64(acl.DescSize950), h.U64(outA))
+	descs, src, dst := h.Malloc(2*acl.DescSize950), h.Malloc(64), h.Malloc(64)
+	want := h.Fill(data, 64, 4)
+	h.OK("aclrtMemcpy", src, 64, data, 64, 1)
+	h.OK("aclrtSetMemcpyDesc", descs+acl.DescSize950, k6, src, dst, 64, 0)
+	s := h.Stream()
+	h.OK("aclrtMemcpyAsyncWithDesc", descs+acl.DescSize950, k6, s)
+	h.OK("aclrtSynchronizeStream", s)
+	h.OK("aclrtMemcpy", data2, 64, dst, 64, 2)
+	require.Equal(t, want, h.Mem()[data2:data2+64])
 }
 
 // bare is a backend over a native library without the optional functions
@@ -1135,11 +1122,11 @@ var bareLacks = map[string]bool{}
 
 // bareHarness is a harness on a bare simulator, device 0 current.
 func bareHarness(h *harness) *harness {
-	h.t.Helper()
+	h.T.Helper()
 	b := sim.New()
-	h.t.Cleanup(func() { b.Close() })
-	h2 := newHarness(h.t, host.Policy{}, host.WithBackend(bare{b}))
-	h2.ok("aclrtSetDevice", 0)
+	h.T.Cleanup(func() { b.Close() })
+	h2 := newHarness(h.T, host.Policy{}, host.WithBackend(bare{b}))
+	h2.OK("aclrtSetDevice", 0)
 	h.peer = h2
 	return h2
 }
@@ -1164,21 +1151,21 @@ func memsetD32Cases(fn string, async bool) map[string]orderCase {
 	cases := map[string]orderCase{
 		"count0": {run: func(h *harness) acl.Error {
 			e := setupOrder(h)
-			h.ok("aclrtDestroyStream", e.s)
+			h.OK("aclrtDestroyStream", e.s)
 			h.noDevice()
 			return c(h, e.s, 0, 0, 0, 0) // NULL, a destroyed stream and no device too
 		}},
 		"null":  {run: func(h *harness) acl.Error { return c(h, 999, 0, 4, 0, 1) }},
 		"align": {run: func(h *harness) acl.Error { return c(h, 999, data+1, 0, 0, 1) }}, // memSize too small too
 		"memSize": {run: func(h *harness) acl.Error {
-			require.Equal(h.t, acl.ErrInvalidParam, c(h, 999, data, 15, 0, 4), "one byte short")
-			require.Equal(h.t, acl.ErrInvalidParam, c(h, 999, data, ^uint64(0), 0, 1<<62), "a byte count that overflows")
+			require.Equal(h.T, acl.ErrInvalidParam, c(h, 999, data, 15, 0, 4), "one byte short")
+			require.Equal(h.T, acl.ErrInvalidParam, c(h, 999, data, ^uint64(0), 0, 1<<62), "a byte count that overflows")
 			return c(h, 999, e2dDst, 4, 0, 2) // no device, a bad stream, an address the query refuses too
 		}},
 		"unregistered": {run: func(h *harness) acl.Error {
-			want := h.fill(data2, 8, 1)
+			want := h.Fill(data2, 8, 1)
 			code := c(h, 999, data2, 8, 0, 2) // no device and a bad stream too
-			require.Equal(h.t, want, h.mem()[data2:data2+8], "nothing set")
+			require.Equal(h.T, want, h.Mem()[data2:data2+8], "nothing set")
 			return code
 		}},
 		"attr": {run: func(h *harness) acl.Error { return c(h, 999, e2dDst, 8, 0, 2) }}, // no device and a bad stream too
@@ -1201,18 +1188,18 @@ func memsetD32Cases(fn string, async bool) map[string]orderCase {
 			defer release()
 			// Registered guest memory is set before the call returns, even
 			// behind a blocked stream, of either device.
-			require.Equal(h.t, acl.Success, c(h, e.s, data, 64, 0x01020304, 16))
-			require.Equal(h.t, words(0x01020304, 16), h.mem()[data:data+64])
+			require.Equal(h.T, acl.Success, c(h, e.s, data, 64, 0x01020304, 16))
+			require.Equal(h.T, words(0x01020304, 16), h.Mem()[data:data+64])
 			code := c(h, e.s1, data+64, 64, 0xfffffffe, 15)
-			require.Equal(h.t, append(words(0xfffffffe, 15), 0), h.mem()[data+64:data+64+61], "15 words, the byte after untouched")
+			require.Equal(h.T, append(words(0xfffffffe, 15), 0), h.Mem()[data+64:data+64+61], "15 words, the byte after untouched")
 			return code
 		}},
 		"feature": {run: func(h *harness) acl.Error {
 			b := bareHarness(h)
-			p, s := b.malloc(64), b.stream()
-			b.ok("aclrtHostRegister", data, 4096, 0, outB)
+			p, s := b.Malloc(64), b.Stream()
+			b.OK("aclrtHostRegister", data, 4096, 0, outB)
 			c(b, s, data, 64, 7, 16) // registered guest memory needs no backend
-			require.Equal(h.t, words(7, 16), b.mem()[data:data+64])
+			require.Equal(h.T, words(7, 16), b.Mem()[data:data+64])
 			return c(b, s, p, 64, 7, 16)
 		}},
 	}
@@ -1230,7 +1217,7 @@ func memsetD32Cases(fn string, async bool) map[string]orderCase {
 			e := setupOrder(h)
 			release := h.gate(e.s)
 			defer release()
-			h.ok(fn, e.dev, 8, 0, 2, e.s)
+			h.OK(fn, e.dev, 8, 0, 2, e.s)
 			return c(h, e.s, e.dev, 8, 0, 2)
 		}}
 	}
@@ -1259,7 +1246,7 @@ func init() {
 			}},
 			"feature": {run: func(h *harness) acl.Error {
 				b := bareHarness(h)
-				return b.rc("aclrtResetEvent", b.event(), 0)
+				return b.rc("aclrtResetEvent", b.Event(), 0)
 			}},
 			"queue": {policy: host.Policy{MaxQueued: 1}, run: func(h *harness) acl.Error {
 				e := setupOrder(h)
@@ -1279,41 +1266,41 @@ func init() {
 			}},
 			"keep": {run: func(h *harness) acl.Error {
 				e := setupOrder(h)
-				start := h.event()
-				h.ok("aclrtRecordEvent", start, e.s)
-				h.ok("aclrtRecordEvent", e.ev, e.s)
-				h.ok("aclrtSynchronizeStream", e.s)
-				h.ok("aclrtEventGetTimestamp", e.ev, outB)
-				ts := h.u64(outB)
-				h.ok("aclrtEventElapsedTime", outA, start, e.ev)
-				ms := h.u32(outA)
+				start := h.Event()
+				h.OK("aclrtRecordEvent", start, e.s)
+				h.OK("aclrtRecordEvent", e.ev, e.s)
+				h.OK("aclrtSynchronizeStream", e.s)
+				h.OK("aclrtEventGetTimestamp", e.ev, outB)
+				ts := h.U64(outB)
+				h.OK("aclrtEventElapsedTime", outA, start, e.ev)
+				ms := h.U32(outA)
 				code := h.rc("aclrtResetEvent", e.ev, e.s)
-				h.ok("aclrtSynchronizeStream", e.s)
-				h.ok("aclrtEventGetTimestamp", e.ev, outB)
-				require.Equal(h.t, ts, h.u64(outB), "the timestamp of the record before the reset")
-				h.ok("aclrtEventElapsedTime", outA, start, e.ev)
-				require.Equal(h.t, ms, h.u32(outA), "the elapsed time of the record before the reset")
-				h.ok("aclrtQueryEventStatus", e.ev, outC)
-				require.Equal(h.t, acl.EventRecordedStatusComplete, acl.EventRecordedStatus(h.u32(outC)))
+				h.OK("aclrtSynchronizeStream", e.s)
+				h.OK("aclrtEventGetTimestamp", e.ev, outB)
+				require.Equal(h.T, ts, h.U64(outB), "the timestamp of the record before the reset")
+				h.OK("aclrtEventElapsedTime", outA, start, e.ev)
+				require.Equal(h.T, ms, h.U32(outA), "the elapsed time of the record before the reset")
+				h.OK("aclrtQueryEventStatus", e.ev, outC)
+				require.Equal(h.T, acl.EventRecordedStatusComplete, acl.EventRecordedStatus(h.U32(outC)))
 				// A wait queued after the reset waits for the next record.
-				other := h.stream()
-				h.ok("aclrtStreamWaitEvent", other, e.ev)
-				require.Equal(h.t, acl.EventWaitStatusNotReady, h.waitStatus(e.ev))
-				h.ok("aclrtRecordEvent", e.ev, e.s)
-				h.ok("aclrtSynchronizeStream", other)
+				other := h.Stream()
+				h.OK("aclrtStreamWaitEvent", other, e.ev)
+				require.Equal(h.T, acl.EventWaitStatusNotReady, h.waitStatus(e.ev))
+				h.OK("aclrtRecordEvent", e.ev, e.s)
+				h.OK("aclrtSynchronizeStream", other)
 				return code
 			}},
 		},
 		"aclrtSetOpWaitTimeout": {
 			"feature": {run: func(h *harness) acl.Error {
 				b := bareHarness(h)
-				b.ok("aclrtSetOpWaitTimeout", 0) // no limit needs nothing
+				b.OK("aclrtSetOpWaitTimeout", 0) // no limit needs nothing
 				return b.rc("aclrtSetOpWaitTimeout", 1)
 			}},
 			"expire": {run: func(h *harness) acl.Error {
 				e := setupOrder(h)
-				h.ok("aclrtSetOpWaitTimeout", 1)
-				h.ok("aclrtStreamWaitEvent", e.s, h.waitable()) // for a record that never comes
+				h.OK("aclrtSetOpWaitTimeout", 1)
+				h.OK("aclrtStreamWaitEvent", e.s, h.Waitable()) // for a record that never comes
 				return h.rc("aclrtSynchronizeStream", e.s)
 			}},
 		},
@@ -1323,19 +1310,19 @@ func init() {
 		"aclrtSetOpExecuteTimeOutV2": {
 			"null": {run: func(h *harness) acl.Error { return h.rc("aclrtSetOpExecuteTimeOutV2", 5, 0) }}, // no device too
 			"context": {run: func(h *harness) acl.Error {
-				h.putU64s(outA, 0x5a5a)
+				h.PutU64s(outA, 0x5a5a)
 				code := h.rc("aclrtSetOpExecuteTimeOutV2", 5, outA)
-				require.Equal(h.t, uint64(0x5a5a), h.u64(outA), "actualTimeout untouched")
-				h.ok("aclrtSetDevice", 0)
-				h.ok("aclrtGetOpExecuteTimeout", outA)
-				require.Equal(h.t, uint32(254*4294967/1000), h.u32(outA), "the timeout was not set")
+				require.Equal(h.T, uint64(0x5a5a), h.U64(outA), "actualTimeout untouched")
+				h.OK("aclrtSetDevice", 0)
+				h.OK("aclrtGetOpExecuteTimeout", outA)
+				require.Equal(h.T, uint32(254*4294967/1000), h.U32(outA), "the timeout was not set")
 				return code
 			}},
 			"feature": {run: func(h *harness) acl.Error { return bareHarness(h).rc("aclrtSetOpExecuteTimeOutV2", 5, outA) }},
 			"actual": {run: func(h *harness) acl.Error {
-				h.ok("aclrtSetDevice", 0)
+				h.OK("aclrtSetDevice", 0)
 				code := h.rc("aclrtSetOpExecuteTimeOutV2", 5, outA)
-				require.Equal(h.t, uint64(4294967), h.u64(outA), "rounded up to one interval")
+				require.Equal(h.T, uint64(4294967), h.U64(outA), "rounded up to one interval")
 				return code
 			}},
 		},
@@ -1346,9 +1333,9 @@ func init() {
 		"aclrtGetOpTimeOutInterval": {
 			"null": {run: func(h *harness) acl.Error { return h.rc("aclrtGetOpTimeOutInterval", 0) }}, // no device too
 			"context": {run: func(h *harness) acl.Error {
-				h.putU64s(outA, 0x5a5a)
+				h.PutU64s(outA, 0x5a5a)
 				code := h.rc("aclrtGetOpTimeOutInterval", outA)
-				require.Equal(h.t, uint64(0x5a5a), h.u64(outA), "interval untouched")
+				require.Equal(h.T, uint64(0x5a5a), h.U64(outA), "interval untouched")
 				return code
 			}},
 			"feature": {run: func(h *harness) acl.Error { return bareHarness(h).rc("aclrtGetOpTimeOutInterval", outA) }},
@@ -1356,7 +1343,7 @@ func init() {
 		"aclAppLog": {
 			"level": {run: func(h *harness) acl.Error { return h.rc("aclAppLog", 4, 7, 7, 1, 0) }}, // bad strings too
 			"strings": {run: func(h *harness) acl.Error {
-				copy(h.mem()[data:], "main\x00")
+				copy(h.Mem()[data:], "main\x00")
 				return h.rc("aclAppLog", 1, data, 1<<30, 1, 0) // file outside guest memory; msg NULL too
 			}},
 			"msg": {run: func(h *harness) acl.Error { return h.rc("aclAppLog", 3, 0, 0, 1, 0) }},
@@ -1365,12 +1352,12 @@ func init() {
 		orderCases[fn] = cases
 	}
 	orderCases["aclInit"]["string"] = orderCase{run: func(h *harness) acl.Error {
-		n := len(h.mem())
-		copy(h.mem()[n-3:], "abc") // no NUL before the end of guest memory
+		n := len(h.Mem())
+		copy(h.Mem()[n-3:], "abc") // no NUL before the end of guest memory
 		return h.rc("aclInit", uint64(n-3))
 	}}
 	orderCases["aclInit"]["ignored"] = orderCase{run: func(h *harness) acl.Error {
-		copy(h.mem()[data:], "./acl.json\x00")
+		copy(h.Mem()[data:], "./acl.json\x00")
 		return h.rc("aclInit", data)
 	}}
 }

@@ -15,12 +15,12 @@ import (
 
 // stamp creates a profiling stamp with message msg ("" for none).
 func (h *harness) stamp(msg string) uint64 {
-	h.t.Helper()
-	s := uint64(uint32(h.call("aclprofCreateStamp")))
-	require.NotZero(h.t, s, "aclprofCreateStamp: %s", h.inst.Session().LastError())
+	h.T.Helper()
+	s := uint64(uint32(h.Call("aclprofCreateStamp")))
+	require.NotZero(h.T, s, "aclprofCreateStamp: %s", h.Inst.Session().LastError())
 	if msg != "" {
-		copy(h.mem()[data2:], msg)
-		h.ok("aclprofSetStampTraceMessage", s, data2, uint64(len(msg)))
+		copy(h.Mem()[data2:], msg)
+		h.OK("aclprofSetStampTraceMessage", s, data2, uint64(len(msg)))
 	}
 	return s
 }
@@ -28,7 +28,7 @@ func (h *harness) stamp(msg string) uint64 {
 // eventAttrs writes aclprofEventAttributes {version 1, size, messageType}
 // at data and returns its address.
 func (h *harness) eventAttrs(messageType uint32) uint64 {
-	m := h.mem()
+	m := h.Mem()
 	le.PutUint16(m[data:], 1)
 	le.PutUint16(m[data+2:], 16)
 	le.PutUint32(m[data+4:], messageType)
@@ -42,8 +42,8 @@ func init() {
 			for range acl.StampPoolSize {
 				h.stamp("")
 			}
-			require.Zero(h.t, h.call("aclprofCreateStamp"), "the pool holds 100")
-			return h.log[len(h.log)-1].Code // NULL returned, the code traced
+			require.Zero(h.T, h.Call("aclprofCreateStamp"), "the pool holds 100")
+			return h.Log[len(h.Log)-1].Code // NULL returned, the code traced
 		}},
 	}
 	orderCases["aclprofDestroyStamp"] = map[string]orderCase{
@@ -63,12 +63,12 @@ func init() {
 	orderCases["aclprofMarkEx"] = map[string]orderCase{
 		"null": {run: func(h *harness) acl.Error {
 			// msgLen is not strlen(msg), and too long: the first check decides.
-			return h.rc("aclprofMarkEx", h.cstr(data, strings.Repeat("m", 200)), 3, gone)
+			return h.rc("aclprofMarkEx", h.CStr(data, strings.Repeat("m", 200)), 3, gone)
 		}},
 		"len": {run: func(h *harness) acl.Error {
-			return h.rc("aclprofMarkEx", h.cstr(data, strings.Repeat("m", 128)), 128, gone)
+			return h.rc("aclprofMarkEx", h.CStr(data, strings.Repeat("m", 128)), 128, gone)
 		}},
-		"stream": {run: func(h *harness) acl.Error { return h.rc("aclprofMarkEx", h.cstr(data, "m"), 1, gone) }},
+		"stream": {run: func(h *harness) acl.Error { return h.rc("aclprofMarkEx", h.CStr(data, "m"), 1, gone) }},
 	}
 	orderCases["aclprofPush"] = map[string]orderCase{
 		"null":  {run: func(h *harness) acl.Error { return h.rc("aclprofPush", 0) }},
@@ -76,8 +76,8 @@ func init() {
 	}
 	orderCases["aclprofPop"] = map[string]orderCase{
 		"empty": {run: func(h *harness) acl.Error {
-			h.ok("aclprofPush", h.stamp("a"))
-			h.ok("aclprofPop")
+			h.OK("aclprofPush", h.stamp("a"))
+			h.OK("aclprofPop")
 			return h.rc("aclprofPop")
 		}},
 	}
@@ -94,15 +94,15 @@ func init() {
 	}
 	orderCases["aclprofStr2Id"] = map[string]orderCase{
 		"null": {run: func(h *harness) acl.Error { return h.rc("aclprofStr2Id", 0, outA) }},
-		"out":  {run: func(h *harness) acl.Error { return h.rc("aclprofStr2Id", h.cstr(data, "m"), 0) }},
+		"out":  {run: func(h *harness) acl.Error { return h.rc("aclprofStr2Id", h.CStr(data, "m"), 0) }},
 		"empty": {run: func(h *harness) acl.Error {
-			rc := h.rc("aclprofStr2Id", h.cstr(data, ""), outA)
-			require.Equal(h.t, acl.StrIDNone, h.u64(outA))
+			rc := h.rc("aclprofStr2Id", h.CStr(data, ""), outA)
+			require.Equal(h.T, acl.StrIDNone, h.U64(outA))
 			return rc
 		}},
 		"hash": {run: func(h *harness) acl.Error {
-			rc := h.rc("aclprofStr2Id", h.cstr(data, "MatMul"), outA)
-			require.Equal(h.t, acl.StrID("MatMul"), h.u64(outA))
+			rc := h.rc("aclprofStr2Id", h.CStr(data, "MatMul"), outA)
+			require.Equal(h.T, acl.StrID("MatMul"), h.U64(outA))
 			return rc
 		}},
 	}
@@ -124,27 +124,27 @@ func itoa(v uint64) string { return strconv.FormatUint(v, 10) }
 // attributes, in call order.
 func TestProfMarkers(t *testing.T) {
 	nnProfiles(t, func(t *testing.T, h *harness) {
-		s := h.stream()
+		s := h.Stream()
 		a, b := h.stamp("step"), h.stamp("inner\x00ignored")
-		h.ok("aclprofMark", a)
-		h.ok("aclprofPush", a)
-		h.ok("aclprofPush", b)
-		h.ok("aclprofPop")
-		h.ok("aclprofPop")
-		h.ok("aclprofRangeStart", b, outA)
-		require.Equal(t, uint32(1), h.u32(outA), "a range id is the stamp's place in the pool")
-		h.ok("aclprofRangeStop", 1)
-		h.ok("aclprofMarkEx", h.cstr(data, "copy done"), 9, s)
-		h.ok("aclprofRangePushEx", h.eventAttrs(0))
-		h.ok("aclprofRangePop")
-		h.ok("aclprofRangePop") // natively the attributes stay
-		h.call("aclprofDestroyStamp", a)
-		require.Empty(t, h.inst.Session().LastError())
-		h.code(acl.ErrProfFailed, "aclprofMark", a)
-		h.ok("aclprofRangeStop", 1) // b lives: a stop does not end a range
+		h.OK("aclprofMark", a)
+		h.OK("aclprofPush", a)
+		h.OK("aclprofPush", b)
+		h.OK("aclprofPop")
+		h.OK("aclprofPop")
+		h.OK("aclprofRangeStart", b, outA)
+		require.Equal(t, uint32(1), h.U32(outA), "a range id is the stamp's place in the pool")
+		h.OK("aclprofRangeStop", 1)
+		h.OK("aclprofMarkEx", h.CStr(data, "copy done"), 9, s)
+		h.OK("aclprofRangePushEx", h.eventAttrs(0))
+		h.OK("aclprofRangePop")
+		h.OK("aclprofRangePop") // natively the attributes stay
+		h.Call("aclprofDestroyStamp", a)
+		require.Empty(t, h.Inst.Session().LastError())
+		h.Code(acl.ErrProfFailed, "aclprofMark", a)
+		h.OK("aclprofRangeStop", 1) // b lives: a stop does not end a range
 
 		var notes []string
-		for _, r := range h.log {
+		for _, r := range h.Log {
 			if strings.HasPrefix(r.Func.Name, "aclprof") && r.Code == acl.Success && r.Msg != "" {
 				notes = append(notes, r.Msg)
 			}
@@ -156,7 +156,7 @@ func TestProfMarkers(t *testing.T) {
 			"range pushed (version 1)", "range popped", "range popped",
 			`range 1 "inner" stopped`,
 		}, notes)
-		for _, r := range h.log {
+		for _, r := range h.Log {
 			if r.Func.Name == "aclprofMark" && r.Code == acl.Success {
 				require.Equal(t, `aclprofMark(stamp=`+itoa(a)+`) = 0 (mark "step")`, r.String())
 			}
@@ -172,13 +172,13 @@ func TestProfStampPool(t *testing.T) {
 	for range acl.StampPoolSize {
 		ss = append(ss, h.stamp(""))
 	}
-	require.Zero(t, h.call("aclprofCreateStamp"))
-	require.Contains(t, h.inst.Session().LastError(), "100 stamps")
-	h.call("aclprofDestroyStamp", ss[42])
+	require.Zero(t, h.Call("aclprofCreateStamp"))
+	require.Contains(t, h.Inst.Session().LastError(), "100 stamps")
+	h.Call("aclprofDestroyStamp", ss[42])
 	n := h.stamp("again")
-	h.ok("aclprofRangeStart", n, outA)
-	require.Equal(t, uint32(42), h.u32(outA))
-	h.code(acl.ErrProfFailed, "aclprofRangeStop", 100)
+	h.OK("aclprofRangeStart", n, outA)
+	require.Equal(t, uint32(42), h.U32(outA))
+	h.Code(acl.ErrProfFailed, "aclprofRangeStop", 100)
 }
 
 // TestProfStr2Id: aclprofStr2Id writes the profiler's id of a string in
@@ -188,25 +188,25 @@ func TestProfStampPool(t *testing.T) {
 // a note of the trace.
 func TestProfStr2Id(t *testing.T) {
 	nnProfiles(t, func(t *testing.T, h *harness) {
-		h.ok("aclprofStr2Id", h.cstr(data, "MatMul"), outA)
-		id := h.u64(outA)
+		h.OK("aclprofStr2Id", h.CStr(data, "MatMul"), outA)
+		id := h.U64(outA)
 		require.Equal(t, uint64(7090398782807627396), id, "the native double hash of \"MatMul\"")
-		h.ok("aclprofStr2Id", h.cstr(data, "MatMul"), outA)
-		require.Equal(t, id, h.u64(outA))
-		h.ok("aclprofStr2Id", h.cstr(data, "Add"), outA)
-		require.NotEqual(t, id, h.u64(outA))
-		h.ok("aclprofStr2Id", h.cstr(data, ""), outA)
-		require.Equal(t, acl.StrIDNone, h.u64(outA))
-		require.Empty(t, h.inst.Session().LastError(), "the empty string is no error")
+		h.OK("aclprofStr2Id", h.CStr(data, "MatMul"), outA)
+		require.Equal(t, id, h.U64(outA))
+		h.OK("aclprofStr2Id", h.CStr(data, "Add"), outA)
+		require.NotEqual(t, id, h.U64(outA))
+		h.OK("aclprofStr2Id", h.CStr(data, ""), outA)
+		require.Equal(t, acl.StrIDNone, h.U64(outA))
+		require.Empty(t, h.Inst.Session().LastError(), "the empty string is no error")
 
-		le.PutUint64(h.mem()[outA:], 7)
-		h.code(acl.ErrInvalidParam, "aclprofStr2Id", uint64(len(h.mem())), outA)
-		require.Contains(t, h.inst.Session().LastError(), "message")
-		h.code(acl.ErrInvalidParam, "aclprofStr2Id", h.cstr(data, "Add"), uint64(len(h.mem())-4))
-		require.Equal(t, uint64(7), h.u64(outA), "a failed call writes nothing")
+		le.PutUint64(h.Mem()[outA:], 7)
+		h.Code(acl.ErrInvalidParam, "aclprofStr2Id", uint64(len(h.Mem())), outA)
+		require.Contains(t, h.Inst.Session().LastError(), "message")
+		h.Code(acl.ErrInvalidParam, "aclprofStr2Id", h.CStr(data, "Add"), uint64(len(h.Mem())-4))
+		require.Equal(t, uint64(7), h.U64(outA), "a failed call writes nothing")
 
 		var notes []string
-		for _, r := range h.log {
+		for _, r := range h.Log {
 			if r.Func.Name == "aclprofStr2Id" && r.Code == acl.Success {
 				notes = append(notes, r.Msg)
 			}

@@ -34,8 +34,8 @@ type rtask struct {
 
 // put writes t at taskAt in the profile's layout.
 func (h *harness) putTask(t rtask) {
-	ptr := int(h.prof.Width(abi.Addr))
-	b := h.mem()[taskAt : taskAt+acl.RandomTaskSize(ptr)]
+	ptr := int(h.Prof.Width(abi.Addr))
+	b := h.Mem()[taskAt : taskAt+acl.RandomTaskSize(ptr)]
 	clear(b)
 	le := binary.LittleEndian
 	le.PutUint32(b[0:], uint32(t.dt))
@@ -84,9 +84,9 @@ var neg5 = func() uint64 { v := int64(-5); return uint64(v) }()
 // randomSays runs t on the default stream and requires the message to
 // name what failed (several steps share 107000).
 func (h *harness) randomSays(t rtask, what string) acl.Error {
-	h.t.Helper()
+	h.T.Helper()
 	code := h.random(t, 0)
-	require.Contains(h.t, h.inst.Session().LastError(), what)
+	require.Contains(h.T, h.Inst.Session().LastError(), what)
 	return code
 }
 
@@ -102,13 +102,13 @@ var randomOrderCases = map[string]orderCase{
 	"type":     {run: func(h *harness) acl.Error { return h.random(rtask{dt: acl.DTInt8}, 999) }},
 	"writeback": {run: func(h *harness) acl.Error {
 		code := h.random(rtask{dt: acl.DTFloat16, fn: 99}, 999)
-		require.Equal(h.t, uint32(5), h.u32(taskAt), "RT_RANDOM_NUM_DATATYPE_FP16 over ACL_FLOAT16")
+		require.Equal(h.T, uint32(5), h.U32(taskAt), "RT_RANDOM_NUM_DATATYPE_FP16 over ACL_FLOAT16")
 		// The same task again: 5 is ACL_INT16 now, which the map lacks.
-		require.Equal(h.t, acl.ErrInvalidParam, h.rc("aclrtRandomNumAsync", taskAt, 999, 0))
+		require.Equal(h.T, acl.ErrInvalidParam, h.rc("aclrtRandomNumAsync", taskAt, 999, 0))
 		if h.generates() {
-			require.Equal(h.t, acl.ErrRTInvalidHandle, code)
+			require.Equal(h.T, acl.ErrRTInvalidHandle, code)
 		} else {
-			require.Equal(h.t, acl.ErrRTFeatureNotSupport, code, "the native backend: after the writeback")
+			require.Equal(h.T, acl.ErrRTFeatureNotSupport, code, "the native backend: after the writeback")
 		}
 		return acl.Success
 	}},
@@ -179,7 +179,7 @@ var randomOrderCases = map[string]orderCase{
 		e := setupOrder(h)
 		t := uniform(e)
 		t.size2 = 5 // max: more than a float's 4 bytes
-		require.Equal(h.t, acl.ErrRTParamInvalid, h.randomSays(t, "max"))
+		require.Equal(h.T, acl.ErrRTParamInvalid, h.randomSays(t, "max"))
 		t.dt, t.fn, t.p1, t.p2 = acl.DTFloat16, acl.RandomNormal, 0, 0x3c00
 		t.size1, t.size2 = 3, 3 // more than a float16's 2 bytes: mean first
 		return h.randomSays(t, "mean")
@@ -196,9 +196,9 @@ var randomOrderCases = map[string]orderCase{
 		e := setupOrder(h)
 		t := uniform(e)
 		t.num = 1025 // 4100 bytes: past the 4096-byte allocation
-		require.Equal(h.t, acl.ErrRTParamInvalid, h.random(t, 0))
+		require.Equal(h.T, acl.ErrRTParamInvalid, h.random(t, 0))
 		t.num, t.para = 4, data
-		require.Equal(h.t, acl.ErrRTParamInvalid, h.random(t, 0), "randomParaAddr in guest memory")
+		require.Equal(h.T, acl.ErrRTParamInvalid, h.random(t, 0), "randomParaAddr in guest memory")
 		t.para, t.counter = 0, e.dev2+4088
 		return h.random(t, 0)
 	}},
@@ -212,7 +212,7 @@ var randomOrderCases = map[string]orderCase{
 		e := setupOrder(h)
 		release := h.gate(e.s)
 		defer release()
-		require.Equal(h.t, acl.Success, h.random(uniform(e), e.s))
+		require.Equal(h.T, acl.Success, h.random(uniform(e), e.s))
 		return h.random(uniform(e), e.s)
 	}},
 }
@@ -223,13 +223,13 @@ var randomOrderCases = map[string]orderCase{
 // a harness of the case's own over the simulator with policy p (the case's), so that
 // the later steps are checked on the simulator in every configuration.
 func simHarness(h *harness, p host.Policy) *harness {
-	h.t.Helper()
+	h.T.Helper()
 	if h.generates() {
 		return h
 	}
 	b := sim.New()
-	h.t.Cleanup(func() { b.Close() })
-	h2 := newHarnessCfg(h.t, h.prof, p, host.Config{}, host.WithBackend(b))
+	h.T.Cleanup(func() { b.Close() })
+	h2 := newHarnessCfg(h.T, h.Prof, p, host.Config{}, host.WithBackend(b))
 	h.peer = h2
 	return h2
 }
@@ -238,7 +238,7 @@ func simHarness(h *harness, p host.Policy) *harness {
 // the simulator, and the native backend where its library has
 // aclrtRandomNumAsync (else 207000).
 func (h *harness) generates() bool {
-	b := h.rt.Backend()
+	b := h.RT.Backend()
 	comp := b.Traits().Computer != nil
 	gen := b.Traits().RandomGenerator != nil
 	return comp || gen && b.Supports("aclrtRandomNumAsync")
@@ -246,11 +246,11 @@ func (h *harness) generates() bool {
 
 // draw runs task t on the default stream and returns the result's bytes.
 func (h *harness) draw(t rtask, n int) []byte {
-	h.t.Helper()
-	require.Equal(h.t, acl.Success, h.random(t, 0), h.inst.Session().LastError())
-	h.ok("aclrtSynchronizeStream", 0)
-	h.ok("aclrtMemcpy", data, uint64(n), t.result, uint64(n), 2)
-	return append([]byte(nil), h.mem()[data:data+uint32(n)]...)
+	h.T.Helper()
+	require.Equal(h.T, acl.Success, h.random(t, 0), h.Inst.Session().LastError())
+	h.OK("aclrtSynchronizeStream", 0)
+	h.OK("aclrtMemcpy", data, uint64(n), t.result, uint64(n), 2)
+	return append([]byte(nil), h.Mem()[data:data+uint32(n)]...)
 }
 
 // TestRandomNumAsync checks each distribution's range and moments loosely
@@ -260,8 +260,8 @@ func TestRandomNumAsync(t *testing.T) {
 	const n = 4096
 	for _, prof := range []abi.Profile{abi.Wide, abi.Native32} {
 		h := newHarnessIn(t, prof, host.Policy{})
-		h.ok("aclrtSetDevice", 0)
-		res, ctr, para := h.malloc(8*n), h.malloc(16), h.malloc(16)
+		h.OK("aclrtSetDevice", 0)
+		res, ctr, para := h.Malloc(8*n), h.Malloc(16), h.Malloc(16)
 		if !h.generates() {
 			require.Equal(t, acl.ErrRTFeatureNotSupport, h.random(rtask{dt: acl.DTFloat, fn: acl.RandomUniform, result: res, counter: ctr, num: n}, 0))
 			continue
@@ -290,9 +290,9 @@ func TestRandomNumAsync(t *testing.T) {
 		require.InDelta(t, 8/math.Sqrt(12), sd, 0.2)
 		require.GreaterOrEqual(t, lo, -2.0)
 		require.LessOrEqual(t, hi, 6.0)
-		h.ok("aclrtMemcpy", data, 16, para, 16, 2)
-		require.Equal(t, f32bits(-2), h.u64(data), "the runtime writes the parameters to randomParaAddr")
-		require.Equal(t, f32bits(6), h.u64(data+8))
+		h.OK("aclrtMemcpy", data, 16, para, 16, 2)
+		require.Equal(t, f32bits(-2), h.U64(data), "the runtime writes the parameters to randomParaAddr")
+		require.Equal(t, f32bits(6), h.U64(data+8))
 		// Uniform int64 in [-5, 5): every value, none outside.
 		b = h.draw(rtask{dt: acl.DTInt64, fn: acl.RandomUniform, p1: neg5, p2: 5, result: res, counter: ctr, num: n}, 8*n)
 		seen := map[int64]int{}
@@ -339,16 +339,16 @@ func TestRandomNumAsync(t *testing.T) {
 func TestRandomNumAsyncRepeats(t *testing.T) {
 	run := func(det bool) []byte {
 		h := newHarnessCfg(t, abi.Wide, host.Policy{}, host.Config{DeterministicClocks: det})
-		h.ok("aclrtSetDevice", 0)
-		res, ctr := h.malloc(64), h.malloc(16)
+		h.OK("aclrtSetDevice", 0)
+		res, ctr := h.Malloc(64), h.Malloc(16)
 		if !h.generates() {
 			return nil
 		}
 		task := rtask{dt: acl.DTUint32, fn: acl.RandomUniform, p1: 0, p2: math.MaxUint32, result: res, counter: ctr, num: 8}
 		a := h.draw(task, 32)
-		s := h.stream()
+		s := h.Stream()
 		require.Equal(t, acl.Success, h.random(task, s))
-		h.ok("aclrtSynchronizeStream", s)
+		h.OK("aclrtSynchronizeStream", s)
 		return append(a, h.draw(task, 32)...)
 	}
 	a, b := run(false), run(false)

@@ -35,8 +35,8 @@ var reduceOrderCases = map[string]orderCase{
 	"count0":  {run: func(h *harness) acl.Error { return h.reduce(e2dDst, e2dDst, 0, 99, f32, 0) }},
 	"kind":    {run: func(h *harness) acl.Error { return h.reduce(e2dDst, e2dDst, 4, 9, f32, 0) }},
 	"sum4g": {run: func(h *harness) acl.Error {
-		require.Equal(h.t, acl.ErrRTContextNull, h.reduce(e2dDst, e2dDst, acl.MaxReduceSum, sum, f32, 0), "4 GiB is allowed")
-		require.Equal(h.t, acl.ErrRTContextNull, h.reduce(e2dDst, e2dDst, acl.MaxReduceSum+1, acl.ReduceMax, f32, 0), "MAX has no limit")
+		require.Equal(h.T, acl.ErrRTContextNull, h.reduce(e2dDst, e2dDst, acl.MaxReduceSum, sum, f32, 0), "4 GiB is allowed")
+		require.Equal(h.T, acl.ErrRTContextNull, h.reduce(e2dDst, e2dDst, acl.MaxReduceSum+1, acl.ReduceMax, f32, 0), "MAX has no limit")
 		return h.reduce(e2dDst, e2dDst, acl.MaxReduceSum+1, sum, f32, 0)
 	}},
 	"context": {run: func(h *harness) acl.Error { return h.reduce(e2dDst, e2dDst, 4, sum, f32, 0) }},
@@ -50,14 +50,14 @@ var reduceOrderCases = map[string]orderCase{
 	}},
 	"range": {run: func(h *harness) acl.Error {
 		e := setupOrder(h)
-		require.Equal(h.t, acl.ErrRTParamInvalid, h.reduce(e.dev, data, 4, sum, f32, 0), "guest memory as src")
-		require.Equal(h.t, acl.ErrRTParamInvalid, h.reduce(e.dev, e.dev2+4090, 8, sum, f32, 0), "src past its allocation")
+		require.Equal(h.T, acl.ErrRTParamInvalid, h.reduce(e.dev, data, 4, sum, f32, 0), "guest memory as src")
+		require.Equal(h.T, acl.ErrRTParamInvalid, h.reduce(e.dev, e.dev2+4090, 8, sum, f32, 0), "src past its allocation")
 		return h.reduce(e2dDst, e.dev, 4, sum, f32, 0)
 	}},
 	"align": {run: func(h *harness) acl.Error {
 		e := setupOrder(h)
-		require.Equal(h.t, acl.Success, h.reduce(e.dev+2, e.dev2+2, 4, sum, acl.DTFloat16, 0), "2 bytes is enough for float16")
-		require.Equal(h.t, acl.ErrRTAddrUnaligned, h.reduce(e.dev+2, e.dev2, 4, sum, f32, 0), "dst")
+		require.Equal(h.T, acl.Success, h.reduce(e.dev+2, e.dev2+2, 4, sum, acl.DTFloat16, 0), "2 bytes is enough for float16")
+		require.Equal(h.T, acl.ErrRTAddrUnaligned, h.reduce(e.dev+2, e.dev2, 4, sum, f32, 0), "dst")
 		return h.reduce(e.dev, e.dev2+2, 4, sum, acl.DTInt32, 0)
 	}},
 	"bytes": {policy: host.Policy{MaxCallBytes: 8}, run: func(h *harness) acl.Error {
@@ -66,14 +66,14 @@ var reduceOrderCases = map[string]orderCase{
 	}},
 	"feature": {run: func(h *harness) acl.Error {
 		b := bareHarness(h)
-		p := b.malloc(64)
+		p := b.Malloc(64)
 		return b.reduce(p, p+32, 4, sum, f32, 0)
 	}},
 	"queue": {policy: host.Policy{MaxQueued: 2}, run: func(h *harness) acl.Error {
 		e := setupOrder(h)
 		release := h.gate(e.s)
 		defer release()
-		require.Equal(h.t, acl.Success, h.reduce(e.dev, e.dev2, 4, sum, f32, e.s))
+		require.Equal(h.T, acl.Success, h.reduce(e.dev, e.dev2, 4, sum, f32, e.s))
 		return h.reduce(e.dev, e.dev2, 4, sum, f32, e.s)
 	}},
 }
@@ -193,43 +193,43 @@ func TestReduceAsync(t *testing.T) {
 	cases = append(cases, tc{acl.ReduceSum, acl.DTFloat, 64, 8}, tc{acl.ReduceSum, acl.DTInt32, 64, -8})
 	for _, prof := range []abi.Profile{abi.Wide, abi.Native32} {
 		h := newHarnessIn(t, prof, host.Policy{})
-		h.ok("aclrtSetDevice", 0)
-		s := h.stream()
+		h.OK("aclrtSetDevice", 0)
+		s := h.Stream()
 		for _, c := range cases {
 			srcB, dstB := reduceData(c.dt, c.n, 1), reduceData(c.dt, c.n, 2)
 			var dst, src uint64
-			base := h.malloc(uint64(c.n + 64))
+			base := h.Malloc(uint64(c.n + 64))
 			if c.overlap != 0 {
 				src = base + 16
 				dst = uint64(int64(src) + int64(c.overlap))
 				// One buffer: dst's view is what src's bytes leave there.
 				all := reduceData(c.dt, c.n+64, 3)
-				copy(h.mem()[data:], all)
-				h.ok("aclrtMemcpy", base, uint64(c.n+64), data, uint64(c.n+64), 1)
+				copy(h.Mem()[data:], all)
+				h.OK("aclrtMemcpy", base, uint64(c.n+64), data, uint64(c.n+64), 1)
 				srcB = append([]byte(nil), all[16:16+c.n]...)
 				dstB = append([]byte(nil), all[int(dst-base):int(dst-base)+c.n]...)
 			} else {
-				src, dst = base, h.malloc(uint64(c.n))
-				copy(h.mem()[data:], srcB)
-				h.ok("aclrtMemcpy", src, uint64(c.n), data, uint64(c.n), 1)
-				copy(h.mem()[data:], dstB)
-				h.ok("aclrtMemcpy", dst, uint64(c.n), data, uint64(c.n), 1)
+				src, dst = base, h.Malloc(uint64(c.n))
+				copy(h.Mem()[data:], srcB)
+				h.OK("aclrtMemcpy", src, uint64(c.n), data, uint64(c.n), 1)
+				copy(h.Mem()[data:], dstB)
+				h.OK("aclrtMemcpy", dst, uint64(c.n), data, uint64(c.n), 1)
 			}
-			require.Equal(t, acl.Success, h.reduce(dst, src, uint64(c.n), c.k, c.dt, s), "%v %v %d: %s", c.k, c.dt, c.n, h.inst.Session().LastError())
-			h.ok("aclrtSynchronizeStream", s)
-			h.ok("aclrtMemcpy", data, uint64(c.n), dst, uint64(c.n), 2)
+			require.Equal(t, acl.Success, h.reduce(dst, src, uint64(c.n), c.k, c.dt, s), "%v %v %d: %s", c.k, c.dt, c.n, h.Inst.Session().LastError())
+			h.OK("aclrtSynchronizeStream", s)
+			h.OK("aclrtMemcpy", data, uint64(c.n), dst, uint64(c.n), 2)
 			want := refReduce(t, c.k, c.dt, dstB, srcB)
-			require.Equal(t, want, h.mem()[data:data+uint32(c.n)], "%s: %v %v %d bytes, overlap %d", prof.Module(), c.k, c.dt, c.n, c.overlap)
+			require.Equal(t, want, h.Mem()[data:data+uint32(c.n)], "%s: %v %v %d bytes, overlap %d", prof.Module(), c.k, c.dt, c.n, c.overlap)
 		}
 		// src == dst: each element combined with itself.
-		p := h.malloc(16)
-		copy(h.mem()[data:], reduceData(acl.DTInt32, 16, 4))
-		h.ok("aclrtMemcpy", p, 16, data, 16, 1)
-		want := refReduce(t, acl.ReduceSum, acl.DTInt32, h.mem()[data:data+16], h.mem()[data:data+16])
+		p := h.Malloc(16)
+		copy(h.Mem()[data:], reduceData(acl.DTInt32, 16, 4))
+		h.OK("aclrtMemcpy", p, 16, data, 16, 1)
+		want := refReduce(t, acl.ReduceSum, acl.DTInt32, h.Mem()[data:data+16], h.Mem()[data:data+16])
 		require.Equal(t, acl.Success, h.reduce(p, p, 16, acl.ReduceSum, acl.DTInt32, 0))
-		h.ok("aclrtSynchronizeStream", 0)
-		h.ok("aclrtMemcpy", data, 16, p, 16, 2)
-		require.Equal(t, want, h.mem()[data:data+16])
+		h.OK("aclrtSynchronizeStream", 0)
+		h.OK("aclrtMemcpy", data, 16, p, 16, 2)
+		require.Equal(t, want, h.Mem()[data:data+16])
 	}
 }
 
@@ -237,8 +237,8 @@ func TestReduceAsync(t *testing.T) {
 // 100000 and accepts every one it has.
 func TestReduceKindsAndTypes(t *testing.T) {
 	h := newHarness(t, host.Policy{})
-	h.ok("aclrtSetDevice", 0)
-	a, b := h.malloc(64), h.malloc(64)
+	h.OK("aclrtSetDevice", 0)
+	a, b := h.Malloc(64), h.Malloc(64)
 	for dt := acl.DataType(-1); dt <= 41; dt++ {
 		want := acl.ErrInvalidParam
 		for _, ok := range acl.ReduceTypes {
@@ -251,5 +251,5 @@ func TestReduceKindsAndTypes(t *testing.T) {
 	for _, k := range []acl.ReduceKind{0, 9, 14, -1} {
 		require.Equal(t, acl.ErrRTParamInvalid, h.reduce(a, b, 16, k, acl.DTFloat, 0), "%v", k)
 	}
-	h.ok("aclrtSynchronizeStream", 0)
+	h.OK("aclrtSynchronizeStream", 0)
 }

@@ -6,8 +6,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 )
 
 // TestRegionsNeverShared: two live sessions never get the same device
@@ -19,20 +21,20 @@ func TestRegionsNeverShared(t *testing.T) {
 	const n = 4
 	h := newHarness(t, host.Policy{})
 	h.shared().LimitRegions(n)
-	h.ok("aclrtSetDevice", 0)
-	first := h.malloc(64)
+	h.OK("aclrtSetDevice", 0)
+	first := h.Malloc(64)
 
 	ctx := context.Background()
-	pl, err := h.rt.Load(ctx, proxyCache[""], host.Policy{})
+	pl, err := h.RT.Load(ctx, proxytest.Proxy(abi.Wide), host.Policy{})
 	require.NoError(t, err)
 	defer pl.Close(ctx)
 	for range 2 * n { // past the wrap, twice
 		inst, err := pl.Instantiate(ctx, host.Config{})
 		require.NoError(t, err)
-		other := &harness{t: t, rt: h.rt, inst: inst}
-		other.ok("aclrtSetDevice", 0)
-		require.NotEqual(t, first, other.malloc(64), "two live sessions were given the same device address")
-		other.code(acl.ErrRTParamInvalid, "aclrtMemcpy", first, 8, data, 8, 1) // the first session's
+		other := &harness{Harness: &proxytest.Harness{T: t, RT: h.RT, Inst: inst}}
+		other.OK("aclrtSetDevice", 0)
+		require.NotEqual(t, first, other.Malloc(64), "two live sessions were given the same device address")
+		other.Code(acl.ErrRTParamInvalid, "aclrtMemcpy", first, 8, data, 8, 1) // the first session's
 		require.NoError(t, inst.Close(ctx))
 	}
 

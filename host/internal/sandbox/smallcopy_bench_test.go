@@ -9,6 +9,7 @@ import (
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
 	"github.com/aclwasm/aclwasm/host/internal/sandbox"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
@@ -31,7 +32,7 @@ type invoker interface {
 
 func newInvokeHarness(tb testing.TB) *invokeHarness {
 	ctx := context.Background()
-	rt, err := host.NewRuntime(ctx, append(testBackend(tb), host.WithEngine(testEngine))...)
+	rt, err := host.NewRuntime(ctx, append(proxytest.Backend(tb), host.WithEngine(testEngine))...)
 	require.NoError(tb, err)
 	tb.Cleanup(func() { rt.Close(ctx) })
 	pl, err := rt.Load(ctx, testsupport.Proxy(abi.Wide, 4), host.Policy{})
@@ -39,8 +40,8 @@ func newInvokeHarness(tb testing.TB) *invokeHarness {
 	inst, err := pl.Instantiate(ctx, host.Config{})
 	require.NoError(tb, err)
 	tb.Cleanup(func() { inst.Close(ctx) })
-	s := sessOf(inst)
-	h := &invokeHarness{inv: s.Invoker(), s: s, mem: memOf(inst)}
+	s := proxytest.Session(inst)
+	h := &invokeHarness{inv: s.Invoker(), s: s, mem: proxytest.Mem(inst)}
 	require.Zero(tb, h.call("aclrtSetDevice", 0))
 	require.Zero(tb, h.call("aclrtMalloc", outA, 8<<10, 0))
 	h.dev = le.Uint64(h.mem[outA:])

@@ -9,6 +9,8 @@ import (
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/host/internal/proxytest"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // TestReexportedImportMemory: an import the guest re-exports, called by
@@ -17,8 +19,8 @@ import (
 // and its adapter takes the memory of the instance the call's binding
 // names, as wasmtime's takes its store's.
 func TestReexportedImportMemory(t *testing.T) {
-	rt := newRuntime(t)
-	pl := load(t, rt, wat2wasm(t, `(module
+	rt := proxytest.Runtime(t)
+	pl := proxytest.Load(t, rt, testsupport.WAT(t, `(module
   (import "acl" "aclrtSetDevice" (func (param i32) (result i32)))
   (import "acl" "aclrtGetDevice" (func (param i32) (result i32)))
   (memory (export "memory") 1)
@@ -31,12 +33,12 @@ func TestReexportedImportMemory(t *testing.T) {
 	res, err := inst.Call(ctx, "aclrtSetDevice", 0)
 	require.NoError(t, err)
 	require.Equal(t, []uint64{0}, res)
-	mem := memOf(inst)
+	mem := proxytest.Mem(inst)
 	copy(mem[outA:], []byte{0xff, 0xff, 0xff, 0xff})
 	res, err = inst.Call(ctx, "aclrtGetDevice", outA)
 	require.NoError(t, err)
 	require.Equal(t, []uint64{0}, res, inst.Session().LastError())
-	require.Equal(t, []byte{0, 0, 0, 0}, memOf(inst)[outA:outA+4])
+	require.Equal(t, []byte{0, 0, 0, 0}, proxytest.Mem(inst)[outA:outA+4])
 }
 
 // TestSmallCopyEndedContext: a small aclrtMemcpy in a call whose context

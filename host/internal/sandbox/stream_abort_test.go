@@ -29,7 +29,7 @@ func stopCases(fn string) map[string]orderCase {
 		}},
 		"feature": {run: func(h *harness) acl.Error {
 			b := bareHarness(h)
-			return b.rc(fn, b.stream())
+			return b.rc(fn, b.Stream())
 		}},
 		"streamctx": {run: func(h *harness) acl.Error {
 			e := setupOrder(h)
@@ -38,11 +38,11 @@ func stopCases(fn string) map[string]orderCase {
 		"cancel": {run: func(h *harness) acl.Error {
 			e := setupOrder(h)
 			h.gate(e.s)
-			h.ok("aclrtMemsetAsync", e.dev, 64, 7, 64, e.s)
+			h.OK("aclrtMemsetAsync", e.dev, 64, 7, 64, e.s)
 			code := h.rc(fn, e.s)
-			h.ok("aclrtSynchronizeStream", e.s)
-			h.ok("aclrtMemcpy", data, 64, e.dev, 64, 2)
-			require.Equal(h.t, make([]byte, 64), h.mem()[data:data+64], "the memset was cancelled")
+			h.OK("aclrtSynchronizeStream", e.s)
+			h.OK("aclrtMemcpy", data, 64, e.dev, 64, 2)
+			require.Equal(h.T, make([]byte, 64), h.Mem()[data:data+64], "the memset was cancelled")
 			return code
 		}},
 	}
@@ -52,7 +52,7 @@ var streamAbortOrderCases = map[string]map[string]orderCase{
 	"aclrtStreamStop": func() map[string]orderCase {
 		m := stopCases("aclrtStreamStop")
 		m["null"] = orderCase{run: func(h *harness) acl.Error {
-			h.ok("aclrtSetDevice", 0)
+			h.OK("aclrtSetDevice", 0)
 			return h.rc("aclrtStreamStop", 0) // even with a current context
 		}}
 		return m
@@ -65,11 +65,11 @@ var streamAbortOrderCases = map[string]map[string]orderCase{
 	"aclrtRegStreamStateCallback": {
 		"null": {run: func(h *harness) acl.Error { return h.rc("aclrtRegStreamStateCallback", 0, 1, 0) }},
 		"unregister": {run: func(h *harness) acl.Error {
-			copy(h.mem()[data:], "mine\x00")
+			copy(h.Mem()[data:], "mine\x00")
 			return h.rc("aclrtRegStreamStateCallback", data, 0, 0)
 		}},
 		"callback": {run: func(h *harness) acl.Error {
-			copy(h.mem()[data:], "mine\x00")
+			copy(h.Mem()[data:], "mine\x00")
 			return h.rc("aclrtRegStreamStateCallback", data, 1, 0)
 		}},
 	},
@@ -84,45 +84,45 @@ func TestStreamAbort(t *testing.T) {
 		for _, fn := range []string{"aclrtStreamAbort", "aclrtStreamStop"} {
 			t.Run(prof.String()+"/"+fn, func(t *testing.T) {
 				h := newHarnessIn(t, prof, host.Policy{})
-				h.ok("aclrtSetDevice", 0)
-				h.ok("aclrtCreateStreamWithConfig", outA, 3, uint64(acl.StreamFastLaunch))
-				s := uint64(h.u32(outA))
-				h.ok("aclrtSetStreamFailureMode", s, uint64(acl.StopOnFailure))
-				h.ok("aclrtSetStreamResLimit", s, 0, 5)
-				h.ok("aclrtUseStreamResInCurrentThread", s)
-				dev := h.malloc(64)
-				ev := h.event()
+				h.OK("aclrtSetDevice", 0)
+				h.OK("aclrtCreateStreamWithConfig", outA, 3, uint64(acl.StreamFastLaunch))
+				s := uint64(h.U32(outA))
+				h.OK("aclrtSetStreamFailureMode", s, uint64(acl.StopOnFailure))
+				h.OK("aclrtSetStreamResLimit", s, 0, 5)
+				h.OK("aclrtUseStreamResInCurrentThread", s)
+				dev := h.Malloc(64)
+				ev := h.Event()
 				release := h.gate(s)
-				h.ok("aclrtMemsetAsync", dev, 64, 7, 64, s)
-				h.ok(fn, s)
+				h.OK("aclrtMemsetAsync", dev, 64, 7, 64, s)
+				h.OK(fn, s)
 				release()
-				h.ok("aclrtSynchronizeStream", s)
-				h.ok("aclrtMemcpy", data, 64, dev, 64, 2)
-				require.Equal(t, make([]byte, 64), h.mem()[data:data+64], "the memset was cancelled")
+				h.OK("aclrtSynchronizeStream", s)
+				h.OK("aclrtMemcpy", data, 64, dev, 64, 2)
+				require.Equal(t, make([]byte, 64), h.Mem()[data:data+64], "the memset was cancelled")
 
 				p, f := h.streamInfo(s)
 				require.Equal(t, [2]uint32{3, uint32(acl.StreamFastLaunch)}, [2]uint32{p, f})
 				require.Equal(t, uint32(5), h.streamLimit(s, 0))
 				require.Equal(t, uint32(5), h.threadLimit(0), "still the stream in use")
-				h.ok("aclrtMemsetAsync", dev, 64, 9, 64, s)
-				h.ok("aclrtRecordEvent", ev, s)
-				h.ok("aclrtSynchronizeStream", s)
-				h.ok("aclrtSynchronizeEvent", ev)
-				h.ok("aclrtMemcpy", data, 64, dev, 64, 2)
-				require.Equal(t, words(0x09090909, 16), h.mem()[data:data+64], "the stream takes new work")
-				h.ok("aclrtSetStreamFailureMode", s, uint64(acl.StopOnFailure)) // the same mode: kept
+				h.OK("aclrtMemsetAsync", dev, 64, 9, 64, s)
+				h.OK("aclrtRecordEvent", ev, s)
+				h.OK("aclrtSynchronizeStream", s)
+				h.OK("aclrtSynchronizeEvent", ev)
+				h.OK("aclrtMemcpy", data, 64, dev, 64, 2)
+				require.Equal(t, words(0x09090909, 16), h.Mem()[data:data+64], "the stream takes new work")
+				h.OK("aclrtSetStreamFailureMode", s, uint64(acl.StopOnFailure)) // the same mode: kept
 				require.Equal(t, acl.ErrRTFeatureNotSupport, h.rc("aclrtSetStreamFailureMode", s, uint64(acl.ContinueOnFailure)), "still stop-on-failure")
 
 				if fn == "aclrtStreamAbort" { // the default stream, by NULL
 					release := h.gate(0)
-					h.ok("aclrtMemsetAsync", dev, 64, 1, 64, 0)
-					h.ok(fn, 0)
+					h.OK("aclrtMemsetAsync", dev, 64, 1, 64, 0)
+					h.OK(fn, 0)
 					release()
-					h.ok("aclrtSynchronizeStream", 0)
-					h.ok("aclrtMemcpy", data, 64, dev, 64, 2)
-					require.Equal(t, words(0x09090909, 16), h.mem()[data:data+64])
+					h.OK("aclrtSynchronizeStream", 0)
+					h.OK("aclrtMemcpy", data, 64, dev, 64, 2)
+					require.Equal(t, words(0x09090909, 16), h.Mem()[data:data+64])
 				}
-				h.ok("aclrtDestroyStream", s)
+				h.OK("aclrtDestroyStream", s)
 			})
 		}
 	}
@@ -132,12 +132,12 @@ func TestStreamAbort(t *testing.T) {
 // unregisters.
 func TestRegStreamStateCallback(t *testing.T) {
 	h := newHarness(t, host.Policy{})
-	copy(h.mem()[data:], "mine\x00")
+	copy(h.Mem()[data:], "mine\x00")
 	require.Equal(t, `aclrtRegStreamStateCallback: regName "mine": the sandbox cannot call a stream state callback (the guest's callback dispatcher runs void(void *) functions only); nothing is registered`,
-		h.code(acl.ErrRTFeatureNotSupport, "aclrtRegStreamStateCallback", data, 7, 0))
-	h.ok("aclrtRegStreamStateCallback", data, 0, 0)
-	require.Equal(t, `regName "mine" unregistered: no stream state callback is registered in the sandbox`, h.log[len(h.log)-1].Msg)
-	end := len(h.mem())
-	copy(h.mem()[end-2:], "ab")
-	h.code(acl.ErrInvalidParam, "aclrtRegStreamStateCallback", uint64(end-2), 0, 0) // no NUL inside guest memory
+		h.Code(acl.ErrRTFeatureNotSupport, "aclrtRegStreamStateCallback", data, 7, 0))
+	h.OK("aclrtRegStreamStateCallback", data, 0, 0)
+	require.Equal(t, `regName "mine" unregistered: no stream state callback is registered in the sandbox`, h.Log[len(h.Log)-1].Msg)
+	end := len(h.Mem())
+	copy(h.Mem()[end-2:], "ab")
+	h.Code(acl.ErrInvalidParam, "aclrtRegStreamStateCallback", uint64(end-2), 0, 0) // no NUL inside guest memory
 }

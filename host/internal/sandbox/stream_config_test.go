@@ -22,9 +22,9 @@ func init() {
 // putStreamConfig writes an aclrtStreamConfigHandle at off in the
 // profile's layout and returns off.
 func (h *harness) putStreamConfig(off uint32, c acl.StreamConfig) uint64 {
-	m := h.mem()[off:]
+	m := h.Mem()[off:]
 	ptr := 8
-	if h.prof == abi.Native32 {
+	if h.Prof == abi.Native32 {
 		ptr = 4
 	}
 	clear(m[:acl.StreamConfigSize(ptr)])
@@ -41,26 +41,26 @@ func (h *harness) putStreamConfig(off uint32, c acl.StreamConfig) uint64 {
 
 // streamInfo reads a stream's priority and flags.
 func (h *harness) streamInfo(s uint64) (prio, flags uint32) {
-	h.t.Helper()
-	h.ok("aclrtStreamGetPriority", s, outB)
-	h.ok("aclrtStreamGetFlags", s, outC)
-	return h.u32(outB), h.u32(outC)
+	h.T.Helper()
+	h.OK("aclrtStreamGetPriority", s, outB)
+	h.OK("aclrtStreamGetFlags", s, outC)
+	return h.U32(outB), h.U32(outC)
 }
 
 var streamConfigOrderCases = map[string]map[string]orderCase{
 	"aclrtCreateStreamV2": {
-		"null": {run: func(h *harness) acl.Error { return h.rc("aclrtCreateStreamV2", 0, uint64(len(h.mem()))-8) }},
+		"null": {run: func(h *harness) acl.Error { return h.rc("aclrtCreateStreamV2", 0, uint64(len(h.Mem()))-8) }},
 		"handle": {run: func(h *harness) acl.Error {
-			require.Equal(h.t, acl.ErrInvalidParam, h.rc("aclrtCreateStreamV2", outA, uint64(len(h.mem()))-31), "one byte short")
-			return h.rc("aclrtCreateStreamV2", outA, uint64(len(h.mem()))-8) // no device too
+			require.Equal(h.T, acl.ErrInvalidParam, h.rc("aclrtCreateStreamV2", outA, uint64(len(h.Mem()))-31), "one byte short")
+			return h.rc("aclrtCreateStreamV2", outA, uint64(len(h.Mem()))-8) // no device too
 		}},
 		"flags": {run: func(h *harness) acl.Error {
 			return h.rc("aclrtCreateStreamV2", outA, h.putStreamConfig(data, acl.StreamConfig{Flag: 0x21})) // no device too
 		}},
 		"context": {run: func(h *harness) acl.Error { return h.rc("aclrtCreateStreamV2", outA, 0) }},
 		"count": {policy: host.Policy{MaxStreams: 1}, run: func(h *harness) acl.Error {
-			h.ok("aclrtSetDevice", 0)
-			h.ok("aclrtCreateStreamV2", outA, 0)
+			h.OK("aclrtSetDevice", 0)
+			h.OK("aclrtCreateStreamV2", outA, 0)
 			return h.rc("aclrtCreateStreamV2", outA, 0)
 		}},
 	},
@@ -68,22 +68,22 @@ var streamConfigOrderCases = map[string]map[string]orderCase{
 		"null":   {run: func(h *harness) acl.Error { return h.rc("aclrtStreamGetPriority", 999, 0) }},
 		"stream": {run: func(h *harness) acl.Error { return h.rc("aclrtStreamGetPriority", 999, outA) }},
 		"context": {run: func(h *harness) acl.Error {
-			h.ok("aclrtSetDevice", 0)
-			s := h.stream()
+			h.OK("aclrtSetDevice", 0)
+			s := h.Stream()
 			h.noDevice()
 			return h.rc("aclrtStreamGetPriority", s, outA)
 		}},
 		"read": {run: func(h *harness) acl.Error {
-			h.ok("aclrtSetDevice", 0)
+			h.OK("aclrtSetDevice", 0)
 			for _, tc := range []struct{ prio, want uint32 }{{3, 3}, {9, 7}, {1<<32 - 1, 0}} {
-				h.ok("aclrtCreateStreamWithConfig", outA, uint64(tc.prio), 0)
-				p, _ := h.streamInfo(uint64(h.u32(outA)))
-				require.Equal(h.t, tc.want, p, "priority %d", tc.prio)
+				h.OK("aclrtCreateStreamWithConfig", outA, uint64(tc.prio), 0)
+				p, _ := h.streamInfo(uint64(h.U32(outA)))
+				require.Equal(h.T, tc.want, p, "priority %d", tc.prio)
 			}
-			p, _ := h.streamInfo(h.stream())
-			require.Zero(h.t, p, "aclrtCreateStream's")
+			p, _ := h.streamInfo(h.Stream())
+			require.Zero(h.T, p, "aclrtCreateStream's")
 			code := h.rc("aclrtStreamGetPriority", 0, outA)
-			require.Zero(h.t, h.u32(outA), "the default stream's")
+			require.Zero(h.T, h.U32(outA), "the default stream's")
 			return code
 		}},
 	},
@@ -91,18 +91,18 @@ var streamConfigOrderCases = map[string]map[string]orderCase{
 		"null":   {run: func(h *harness) acl.Error { return h.rc("aclrtStreamGetFlags", 999, 0) }},
 		"stream": {run: func(h *harness) acl.Error { return h.rc("aclrtStreamGetFlags", 999, outA) }},
 		"context": {run: func(h *harness) acl.Error {
-			h.ok("aclrtSetDevice", 0)
-			s := h.stream()
+			h.OK("aclrtSetDevice", 0)
+			s := h.Stream()
 			h.noDevice()
 			return h.rc("aclrtStreamGetFlags", s, outA)
 		}},
 		"read": {run: func(h *harness) acl.Error {
-			h.ok("aclrtSetDevice", 0)
-			h.ok("aclrtCreateStreamWithConfig", outA, 0, 0x103) // an unknown bit, dropped
-			code := h.rc("aclrtStreamGetFlags", uint64(h.u32(outA)), outB)
-			require.Equal(h.t, uint32(acl.StreamFastLaunch|acl.StreamFastSync), h.u32(outB))
-			h.ok("aclrtStreamGetFlags", 0, outB)
-			require.Zero(h.t, h.u32(outB), "the default stream's")
+			h.OK("aclrtSetDevice", 0)
+			h.OK("aclrtCreateStreamWithConfig", outA, 0, 0x103) // an unknown bit, dropped
+			code := h.rc("aclrtStreamGetFlags", uint64(h.U32(outA)), outB)
+			require.Equal(h.T, uint32(acl.StreamFastLaunch|acl.StreamFastSync), h.U32(outB))
+			h.OK("aclrtStreamGetFlags", 0, outB)
+			require.Zero(h.T, h.U32(outB), "the default stream's")
 			return code
 		}},
 	},
@@ -111,14 +111,14 @@ var streamConfigOrderCases = map[string]map[string]orderCase{
 		"stream":  {run: func(h *harness) acl.Error { return h.rc("aclrtStreamGetId", 999, outA) }},
 		"context": {run: func(h *harness) acl.Error { return h.rc("aclrtStreamGetId", 0, outA) }},
 		"id": {run: func(h *harness) acl.Error {
-			h.ok("aclrtSetDevice", 0)
-			s := h.stream()
-			h.ok("aclrtGetCurrentContext", outC)
-			h.ok("aclrtStreamGetId", 0, outB)
-			require.Equal(h.t, h.u32(outC), h.u32(outB), "the default stream: its context's number")
+			h.OK("aclrtSetDevice", 0)
+			s := h.Stream()
+			h.OK("aclrtGetCurrentContext", outC)
+			h.OK("aclrtStreamGetId", 0, outB)
+			require.Equal(h.T, h.U32(outC), h.U32(outB), "the default stream: its context's number")
 			h.noDevice()
 			code := h.rc("aclrtStreamGetId", s, outA) // no context needed
-			require.Equal(h.t, uint32(s), h.u32(outA))
+			require.Equal(h.T, uint32(s), h.U32(outA))
 			return code
 		}},
 	},
@@ -131,32 +131,32 @@ func TestStreamConfig(t *testing.T) {
 	for _, prof := range abi.Profiles {
 		t.Run(prof.String(), func(t *testing.T) {
 			h := newHarnessIn(t, prof, host.Policy{})
-			h.ok("aclrtSetDevice", 1)
-			h.ok("aclrtCreateStreamV2", outA, h.putStreamConfig(data, acl.StreamConfig{Flag: uint64(acl.StreamFastLaunch | acl.StreamHuge), Priority: 5}))
-			s := uint64(h.u32(outA))
+			h.OK("aclrtSetDevice", 1)
+			h.OK("aclrtCreateStreamV2", outA, h.putStreamConfig(data, acl.StreamConfig{Flag: uint64(acl.StreamFastLaunch | acl.StreamHuge), Priority: 5}))
+			s := uint64(h.U32(outA))
 			p, f := h.streamInfo(s)
 			require.Equal(t, uint32(5), p)
 			require.Equal(t, uint32(acl.StreamFastLaunch|acl.StreamHuge), f)
-			h.ok("aclrtSetDevice", 0)
+			h.OK("aclrtSetDevice", 0)
 			p, f = h.streamInfo(s) // another device's stream
 			require.Equal(t, [2]uint32{5, uint32(acl.StreamFastLaunch | acl.StreamHuge)}, [2]uint32{p, f})
 
-			h.ok("aclrtCreateStreamV2", outA, h.putStreamConfig(data, acl.StreamConfig{WorkPtr: 0x4000, WorkSize: 256, Flag: 1 << 40, Priority: 12}))
-			last := h.log[len(h.log)-1]
+			h.OK("aclrtCreateStreamV2", outA, h.putStreamConfig(data, acl.StreamConfig{WorkPtr: 0x4000, WorkSize: 256, Flag: 1 << 40, Priority: 12}))
+			last := h.Log[len(h.Log)-1]
 			require.Equal(t, "work area 0x4000 (256 bytes) unused: no model runs in the sandbox", last.Msg)
-			s2 := uint64(h.u32(outA))
+			s2 := uint64(h.U32(outA))
 			p, f = h.streamInfo(s2)
 			require.Equal(t, [2]uint32{7, 0}, [2]uint32{p, f}, "priority clamped; flag bits past the six dropped")
-			h.ok("aclrtMemsetAsync", h.malloc(64), 64, 1, 64, s2) // a stream like any other
-			h.ok("aclrtSynchronizeStream", s2)
+			h.OK("aclrtMemsetAsync", h.Malloc(64), 64, 1, 64, s2) // a stream like any other
+			h.OK("aclrtSynchronizeStream", s2)
 
-			h.ok("aclrtCreateStreamV2", outA, 0) // NULL: defaults
-			p, f = h.streamInfo(uint64(h.u32(outA)))
+			h.OK("aclrtCreateStreamV2", outA, 0) // NULL: defaults
+			p, f = h.streamInfo(uint64(h.U32(outA)))
 			require.Equal(t, [2]uint32{0, 0}, [2]uint32{p, f})
 			require.Equal(t, "aclrtCreateStreamV2: flag ACL_STREAM_FAST_LAUNCH|ACL_STREAM_DEVICE_USE_ONLY: ACL_STREAM_DEVICE_USE_ONLY cannot be combined with other flags",
-				h.code(acl.ErrRTParamInvalid, "aclrtCreateStreamV2", outA, h.putStreamConfig(data, acl.StreamConfig{Flag: 0x21})))
-			h.ok("aclrtStreamGetId", s2, outB)
-			require.Equal(t, uint32(s2), h.u32(outB))
+				h.Code(acl.ErrRTParamInvalid, "aclrtCreateStreamV2", outA, h.putStreamConfig(data, acl.StreamConfig{Flag: 0x21})))
+			h.OK("aclrtStreamGetId", s2, outB)
+			require.Equal(t, uint32(s2), h.U32(outB))
 		})
 	}
 }

@@ -47,45 +47,45 @@ func init() {
 		}},
 		"unrecorded": {run: func(h *harness) acl.Error {
 			b := bareHarness(h) // before the backend's timed waits are asked for
-			return b.rc(fn, 0, b.event(), 10)
+			return b.rc(fn, 0, b.Event(), 10)
 		}},
 		"done": {run: func(h *harness) acl.Error {
 			e := setupOrder(h)
-			h.ok("aclrtRecordEvent", e.ev, e.s)
-			h.ok("aclrtSynchronizeStream", e.s)
-			other := h.stream()
+			h.OK("aclrtRecordEvent", e.ev, e.s)
+			h.OK("aclrtSynchronizeStream", e.s)
+			other := h.Stream()
 			release := h.gate(other)
 			defer release()
 			code := h.rc(fn, other, e.ev, 10)
-			require.Equal(h.t, acl.EventWaitStatusComplete, h.waitStatus(e.ev), "a wait on a completed record queues nothing")
+			require.Equal(h.T, acl.EventWaitStatusComplete, h.waitStatus(e.ev), "a wait on a completed record queues nothing")
 			return code
 		}},
 		"feature": {run: func(h *harness) acl.Error {
 			b := bareHarness(h)
-			s := b.stream()
+			s := b.Stream()
 			release := b.gate(s)
 			defer release()
-			ev := b.event()
-			b.ok("aclrtRecordEvent", ev, s) // pending: a wait for it is queued
-			require.Equal(h.t, acl.Success, b.rc(fn, 0, ev, 0), "no limit: the plain wait")
+			ev := b.Event()
+			b.OK("aclrtRecordEvent", ev, s) // pending: a wait for it is queued
+			require.Equal(h.T, acl.Success, b.rc(fn, 0, ev, 0), "no limit: the plain wait")
 			return b.rc(fn, 0, ev, 10)
 		}},
 		"queue": {policy: host.Policy{MaxQueued: 1}, run: func(h *harness) acl.Error {
 			e := setupOrder(h)
-			ev := h.event() // reset after its record: a wait is queued
-			h.ok("aclrtRecordEvent", ev, 0)
-			h.ok("aclrtSynchronizeStream", 0)
-			h.ok("aclrtResetEvent", ev, 0)
-			h.ok("aclrtSynchronizeStream", 0)
+			ev := h.Event() // reset after its record: a wait is queued
+			h.OK("aclrtRecordEvent", ev, 0)
+			h.OK("aclrtSynchronizeStream", 0)
+			h.OK("aclrtResetEvent", ev, 0)
+			h.OK("aclrtSynchronizeStream", 0)
 			release := h.gate(e.s)
 			defer release()
 			return h.rc(fn, e.s, ev, 10)
 		}},
 		"expire": {run: func(h *harness) acl.Error {
-			h.ok("aclrtSetDevice", 0)
-			ev := h.waitable() // never recorded again: the wait can only expire
-			s := h.stream()
-			h.ok(fn, s, ev, 1)
+			h.OK("aclrtSetDevice", 0)
+			ev := h.Waitable() // never recorded again: the wait can only expire
+			s := h.Stream()
+			h.OK(fn, s, ev, 1)
 			return h.rc("aclrtSynchronizeStream", s)
 		}},
 	}
@@ -98,24 +98,24 @@ func TestStreamWaitEventWithTimeout(t *testing.T) {
 	for _, prof := range abi.Profiles {
 		t.Run(prof.Module(), func(t *testing.T) {
 			h := newHarnessIn(t, prof, host.Policy{})
-			h.ok("aclrtSetDevice", 0)
-			ev, w := h.waitable(), h.stream()
-			dev := h.malloc(64)
-			want := h.fill(data, 64, 7)
-			h.ok("aclrtHostRegister", data, 64, 0, outB)
-			h.ok("aclrtStreamWaitEventWithTimeout", w, ev, 60_000) // a generous limit: the record comes first
-			h.ok("aclrtMemcpyAsync", dev, 64, data, 64, 1, w)
+			h.OK("aclrtSetDevice", 0)
+			ev, w := h.Waitable(), h.Stream()
+			dev := h.Malloc(64)
+			want := h.Fill(data, 64, 7)
+			h.OK("aclrtHostRegister", data, 64, 0, outB)
+			h.OK("aclrtStreamWaitEventWithTimeout", w, ev, 60_000) // a generous limit: the record comes first
+			h.OK("aclrtMemcpyAsync", dev, 64, data, 64, 1, w)
 			require.False(t, h.streamReady(w), "the wait holds its stream until the record")
-			h.ok("aclrtRecordEvent", ev, 0)
-			h.ok("aclrtSynchronizeStream", w)
-			h.ok("aclrtMemcpy", data2, 64, dev, 64, 2)
-			require.Equal(t, want, h.mem()[data2:data2+64])
+			h.OK("aclrtRecordEvent", ev, 0)
+			h.OK("aclrtSynchronizeStream", w)
+			h.OK("aclrtMemcpy", data2, 64, dev, 64, 2)
+			require.Equal(t, want, h.Mem()[data2:data2+64])
 
-			ev2 := h.waitable()
-			h.ok("aclrtStreamWaitEventWithTimeout", w, ev2, 1)
-			h.code(acl.ErrRTWaitTimeout, "aclrtSynchronizeStream", w)
-			h.ok("aclrtMemsetAsync", dev, 64, 1, 64, w)
-			h.ok("aclrtSynchronizeStream", w) // the error was reported once
+			ev2 := h.Waitable()
+			h.OK("aclrtStreamWaitEventWithTimeout", w, ev2, 1)
+			h.Code(acl.ErrRTWaitTimeout, "aclrtSynchronizeStream", w)
+			h.OK("aclrtMemsetAsync", dev, 64, 1, 64, w)
+			h.OK("aclrtSynchronizeStream", w) // the error was reported once
 		})
 	}
 }

@@ -45,12 +45,12 @@ func TestNewAllocationsReadZero(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Cleanup(func() { tc.b.Close() }) // after the harness closes its session
 			h := newHarness(t, host.Policy{}, host.WithBackend(tc.b))
-			h.ok("aclrtSetDevice", 0)
+			h.OK("aclrtSetDevice", 0)
 			const n = 4096
-			p := h.malloc(n)
-			h.fill(data, n, 7)
-			h.ok("aclrtMemcpy", data, n, p, n, 2)
-			require.True(t, bytes.Equal(make([]byte, n), h.mem()[data:data+n]), "a new allocation must read as zeros")
+			p := h.Malloc(n)
+			h.Fill(data, n, 7)
+			h.OK("aclrtMemcpy", data, n, p, n, 2)
+			require.True(t, bytes.Equal(make([]byte, n), h.Mem()[data:data+n]), "a new allocation must read as zeros")
 		})
 	}
 }

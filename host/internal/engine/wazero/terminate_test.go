@@ -17,19 +17,14 @@ import (
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
-const spinWAT = `(module
-  (memory (export "memory") 1)
-  (func (export "empty"))
-  (func (export "spin") (loop (br 0))))`
-
-// newSpin compiles spinWAT and returns an instance maker; all is closed
+// newSpin compiles testsupport.SpinWAT and returns an instance maker; all is closed
 // with the test.
 func newSpin(t *testing.T) func() *instance {
 	ctx := context.Background()
 	e, err := New(ctx, engine.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, e.Close(ctx)) })
-	cm, err := e.Compile(ctx, engine.Module{Wasm: testsupport.WAT(t, spinWAT)})
+	cm, err := e.Compile(ctx, engine.Module{Wasm: testsupport.WAT(t, testsupport.SpinWAT)})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, cm.Close(ctx)) })
 	return func() *instance {
@@ -67,18 +62,7 @@ func TestWatchStopsSpinningGuest(t *testing.T) {
 	before := storeModules(t, first.mod)
 
 	wait := func(ctx context.Context, i *instance) error {
-		res := make(chan error, 1)
-		go func() {
-			_, err := i.Call(ctx, "spin")
-			res <- err
-		}()
-		select {
-		case err := <-res:
-			return err
-		case <-time.After(time.Minute):
-			t.Fatal("a spinning guest was not stopped in a minute")
-			return nil
-		}
+		return testsupport.Stopped(t, func() error { _, err := i.Call(ctx, "spin"); return err })
 	}
 	var closed []*instance
 	for _, tc := range []struct {
