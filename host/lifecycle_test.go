@@ -38,14 +38,6 @@ const (
 
 var le = binary.LittleEndian
 
-func load(t *testing.T, rt *host.Runtime, wasm []byte, p host.Policy) *host.Plugin {
-	t.Helper()
-	pl, err := rt.Load(context.Background(), wasm, p)
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, pl.Close(context.Background())) })
-	return pl
-}
-
 func TestRunCommand(t *testing.T) {
 	rt := proxytest.Runtime(t)
 	base := proxytest.FreeMem(t, rt)
