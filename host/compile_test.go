@@ -151,23 +151,13 @@ func TestDecodeBombs(t *testing.T) {
 	ctx := context.Background()
 	rt := newRuntime(t)
 	rt.engine = noCompile{rt.engine, t}
-	for _, c := range []struct {
-		name, want string
-		wasm       []byte
-	}{
-		{"tables", "table section: entries 2559648324, more than the 18 bytes left in the module (malformed)",
-			[]byte("\x00asm\x01\x00\x00\x00\x01\x06\x01`\x00\x02\x7f\x7f\x03\x02\x01\x00\x04\b\xc4\xc4\xc4\xc4\t\a\x01\x00A\x00\v\x01\x00\n\b\x01\x06\x00A\x01A\x02\x01")},
-		{"count past its section", "function section: entries 3153588191, more than the 1 bytes left in the module (malformed)",
-			[]byte("\x00asm\x01\x00\x00\x00\x01\x06\x01`\x01\x7f\x01\x7f\x03\x02\xdf\xdf\xdf\xdf\vi")},
-		{"parameters", "type section: parameters 223949412, more than the 2 bytes left in the module (malformed)",
-			[]byte("\x00asm\x01\x00\x00\x00\x01\x06\x01`\xe4\xe4\xe4j\v\x00")},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			_, err := rt.Load(ctx, c.wasm, Policy{})
+	for _, c := range testsupport.DecodeBombs {
+		t.Run(c.Name, func(t *testing.T) {
+			_, err := rt.Load(ctx, c.Wasm, Policy{})
 			var le *LoadError
 			require.ErrorAs(t, err, &le)
-			require.Equal(t, []string{c.want}, le.Problems)
-			probs, err := rt.Check(ctx, c.wasm, Policy{})
+			require.Equal(t, []string{c.Problem}, le.Problems)
+			probs, err := rt.Check(ctx, c.Wasm, Policy{})
 			require.NoError(t, err)
 			require.Equal(t, le.Problems, probs)
 		})

@@ -65,11 +65,7 @@ func TestSmallCopyResolvedOnce(t *testing.T) {
 func smallCopies(t *testing.T, h *proxytest.Harness, b *countingSim) {
 	h.OK("aclrtSetDevice", 0)
 	dev := h.Malloc(4096)
-	want := h.Fill(data, 64, 3)
-	h.OK("aclrtMemcpy", dev, 64, data, 64, uint64(acl.MemcpyHostToDevice))
-	h.OK("aclrtMemcpy", dev+1024, 64, dev, 64, uint64(acl.MemcpyDeviceToDevice))
-	h.OK("aclrtMemcpy", data2, 64, dev+1024, 64, uint64(acl.MemcpyDeviceToHost))
-	require.Equal(t, want, h.Mem()[data2:data2+64])
+	h.RoundTrip(dev, 64, 3)
 	require.EqualValues(t, 3, b.smalls.Load(), "small copies")
 	require.Zero(t, b.memcpys.Load(), "copies through Memcpy")
 
@@ -137,14 +133,10 @@ func TestSmallCopyHostBug(t *testing.T) {
 			h := proxytest.NewUntraced(t, p, host.Policy{}, host.WithBackend(b))
 			h.OK("aclrtSetDevice", 0)
 			dev := h.Malloc(4096)
-			want := h.Fill(data, 64, 7)
 			b.panics.Store(1)
 			msg := h.Code(acl.ErrInternal, "aclrtMemcpy", dev, 64, data, 64, uint64(acl.MemcpyHostToDevice))
 			require.Equal(t, "aclrtMemcpy: host bug: the small path's bug", msg)
-			h.OK("aclrtMemcpy", dev, 64, data, 64, uint64(acl.MemcpyHostToDevice))
-			h.OK("aclrtMemcpy", dev+1024, 64, dev, 64, uint64(acl.MemcpyDeviceToDevice))
-			h.OK("aclrtMemcpy", data2, 64, dev+1024, 64, uint64(acl.MemcpyDeviceToHost))
-			require.Equal(t, want, h.Mem()[data2:data2+64])
+			h.RoundTrip(dev, 64, 7)
 			st := h.Inst.Session().Stats().Funcs["aclrtMemcpy"]
 			require.Equal(t, uint64(4), st.Calls)
 			require.Equal(t, map[acl.Error]uint64{acl.ErrInternal: 1}, st.Errors)

@@ -262,6 +262,19 @@ func (h *Harness) Malloc(n uint64) uint64 {
 	return h.Word(testsupport.OutA)
 }
 
+// RoundTrip copies n bytes of a pattern (Fill's, seed) from the guest's
+// Data area to device memory, from there within the device (at dev+1024)
+// and back to Data2, each by aclrtMemcpy, and checks the bytes arrived.
+// The device buffer dev must hold 1024+n bytes.
+func (h *Harness) RoundTrip(dev uint64, n int, seed byte) {
+	h.T.Helper()
+	want := h.Fill(testsupport.Data, n, seed)
+	h.OK("aclrtMemcpy", dev, uint64(n), testsupport.Data, uint64(n), uint64(acl.MemcpyHostToDevice))
+	h.OK("aclrtMemcpy", dev+1024, uint64(n), dev, uint64(n), uint64(acl.MemcpyDeviceToDevice))
+	h.OK("aclrtMemcpy", testsupport.Data2, uint64(n), dev+1024, uint64(n), uint64(acl.MemcpyDeviceToHost))
+	require.Equal(h.T, want, h.Mem()[testsupport.Data2:testsupport.Data2+uint32(n)])
+}
+
 // Stream creates a stream of the current device.
 func (h *Harness) Stream() uint64 {
 	h.T.Helper()
