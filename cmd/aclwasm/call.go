@@ -96,33 +96,17 @@ printed).`,
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			path := ""
+			var path string
 			if m != nil {
 				path = m.Path
 			} else {
 				path = args[0]
 			}
-			if err := f.checkNames(); err != nil {
-				return err
-			}
-			wasm, p, rt, done, desc, err := f.sandbox(ctx, path, opts...)
+			pl, done, err := f.loadPlugin(ctx, m, path, stats, stderr, opts...)
 			if err != nil {
 				return err
 			}
 			defer done()
-			if stats {
-				fmt.Fprintln(stderr, desc)
-			}
-			var pl *host.Plugin
-			if m != nil {
-				pl, err = m.Load(ctx, rt)
-			} else {
-				pl, err = rt.Load(ctx, wasm, p)
-			}
-			if err != nil {
-				return classify(err)
-			}
-			defer pl.Close(ctx)
 			if err := hasExport(pl, path, export); err != nil {
 				return err
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -308,6 +309,36 @@ func (f *sandboxFlags) sandbox(ctx context.Context, path string, opts ...host.Op
 		return fail(err)
 	}
 	return wasm, p, rt, func() { rt.Close(ctx); b.Close() }, desc, nil
+}
+
+// loadPlugin opens the sandbox for the plugin at path, or for the one
+// the manifest m describes (its path and policy), and loads it; with
+// stats it first prints the engine and backend to w. done closes the
+// plugin, the runtime and the backend. Load errors are classified.
+func (f *sandboxFlags) loadPlugin(ctx context.Context, m *host.Manifest, path string, stats bool, w io.Writer, opts ...host.Option) (pl *host.Plugin, done func(), err error) {
+	if m != nil {
+		path = m.Path
+	}
+	if err := f.checkNames(); err != nil {
+		return nil, nil, err
+	}
+	wasm, p, rt, closeRT, desc, err := f.sandbox(ctx, path, opts...)
+	if err != nil {
+		return nil, nil, err
+	}
+	if stats {
+		fmt.Fprintln(w, desc)
+	}
+	if m != nil {
+		pl, err = m.Load(ctx, rt)
+	} else {
+		pl, err = rt.Load(ctx, wasm, p)
+	}
+	if err != nil {
+		closeRT()
+		return nil, nil, classify(err)
+	}
+	return pl, func() { pl.Close(ctx); closeRT() }, nil
 }
 
 // openBackend returns the backend the flags select, and a description of

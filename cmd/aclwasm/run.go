@@ -89,31 +89,11 @@ stderr saying it is the guest's.`,
 			// released and the statistics printed, then the exit is 130.
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			path := args[0]
-			if m != nil {
-				path = m.Path
-			}
-			if err := f.checkNames(); err != nil {
-				return err
-			}
-			wasm, p, rt, done, desc, err := f.sandbox(ctx, path, opts...)
+			pl, done, err := f.loadPlugin(ctx, m, args[0], stats, stderr, opts...)
 			if err != nil {
 				return err
 			}
 			defer done()
-			if stats {
-				fmt.Fprintln(stderr, desc)
-			}
-			var pl *host.Plugin
-			if m != nil {
-				pl, err = m.Load(ctx, rt)
-			} else {
-				pl, err = rt.Load(ctx, wasm, p)
-			}
-			if err != nil {
-				return classify(err)
-			}
-			defer pl.Close(ctx)
 			if names := pl.Exports(); invoke == "" && !slices.Contains(names, "_start") {
 				return &exitError{exitHost, fmt.Errorf("%s has no _start, so it is not a command: call one of its exported functions with --invoke NAME (it exports: %s)", args[0], listNames(names))}
 			}
