@@ -58,8 +58,11 @@ check: $(STATICCHECK)
 	cd guest-sdk/go && GOOS=wasip1 GOARCH=wasm $(GO) vet ./... && \
 		GOOS=wasip1 GOARCH=wasm $(STATICCHECK) ./acl/... && \
 		GOOS=wasip1 GOARCH=wasm $(STATICCHECK) -checks inherit,-U1000 ./examples/...
-	# The SDKs' generated binding layers (guest-sdk/generate.go).
-	$(GO) generate ./guest-sdk
+	# The files generated from the ABI table: the SDKs' binding layers
+	# (guest-sdk/generate.go), the signature blocks of docs/ABI.md
+	# (abi/internal/specgen) and the sandbox's import table
+	# (host/internal/sandbox/internal/importgen).
+	$(GO) generate ./guest-sdk ./abi ./host/internal/sandbox
 	@bash scripts/tree-state.sh > build/check-after.txt; \
 	if ! cmp -s build/check-before.txt build/check-after.txt; then \
 		diff build/check-before.txt build/check-after.txt | sed -n 's/^[<>] \([^ ]*\) .*/\1/p' | sort -u; \
