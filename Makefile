@@ -5,7 +5,7 @@ GO ?= go
 comma := ,
 WASM_OUT := build/wasm
 
-.PHONY: demo test tools guests check vet unit unit-wasmtime unit-cann standin bench bench-baseline perf-table perf-compare serve-bench fuzz soak clean serve-test deploy-test image
+.PHONY: demo test tools guests check generate vet unit unit-wasmtime unit-cann standin bench bench-baseline perf-table perf-compare serve-bench fuzz soak clean serve-test deploy-test image
 
 # The main job: the roundtrip sample (a Go plugin) on the simulated device.
 demo:
@@ -58,14 +58,23 @@ check: $(STATICCHECK)
 	cd guest-sdk/go && GOOS=wasip1 GOARCH=wasm $(GO) vet ./... && \
 		GOOS=wasip1 GOARCH=wasm $(STATICCHECK) ./acl/... && \
 		GOOS=wasip1 GOARCH=wasm $(STATICCHECK) -checks inherit,-U1000 ./examples/...
-	# The SDKs' generated binding layers (guest-sdk/generate.go).
-	$(GO) generate ./guest-sdk
+	# The files derived from the tables (make generate).
+	$(MAKE) --no-print-directory generate
 	@bash scripts/tree-state.sh > build/check-after.txt; \
 	if ! cmp -s build/check-before.txt build/check-after.txt; then \
 		diff build/check-before.txt build/check-after.txt | sed -n 's/^[<>] \([^ ]*\) .*/\1/p' | sort -u; \
 		echo 'check: the steps above rewrote the files listed (a stale generated file or an untidy go.mod or go.sum): commit the result'; exit 1; \
 	fi
 	@if [ -n "$${CI:-}" ]; then git diff --exit-code && test -z "$$(git status --porcelain)" || { git status --short; echo 'check (CI): the tree differs from the commit'; exit 1; }; fi
+
+# The files derived from the tables abi.Funcs and acl.Order: the sandbox's
+# import table (host/internal/sandbox/internal/importgen), the signature
+# blocks of docs/ABI.md (abi/internal/specgen), the SDKs' binding layers
+# (guest-sdk/generate.go) and docs/check-order.md. The sandbox's table
+# first: the SDK generator builds the sandbox.
+generate:
+	$(GO) generate ./host/internal/sandbox ./abi ./guest-sdk
+	$(GO) test ./acl -run TestCheckOrderDoc -count=1 -update
 
 # check, then the builds CI ships: no cgo, the otel CLI, and the CLI for
 # Windows and macOS (the native backend is linux/darwin only, acl/cann is

@@ -1,5 +1,8 @@
 package abi
 
+// The signature blocks of docs/ABI.md are rendered from Funcs too.
+//go:generate go run ./internal/specgen
+
 import (
 	"encoding/json"
 	"fmt"
