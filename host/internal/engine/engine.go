@@ -216,8 +216,9 @@ type Invoker interface {
 
 // Recoverer is an Invoker that may leave the panics of some of its own
 // calls to an adapter that recovers every host call's panic anyway
-// (wasmtime's: a panic cannot unwind through its frames), rather than
-// pay for a recover of its own on the way of a call. Such an adapter
+// (wasmtime's, as a panic cannot unwind through its frames; wazero's, one
+// deferred recover per host call), rather than pay for a recover of its
+// own on the way of a call. Such an adapter
 // calls Recovering once, before the instance's first host call, and hands
 // Recover each panic of an Invoke with that call's stack: Recover ends
 // the call as its own recover would have (the result left on stack) and

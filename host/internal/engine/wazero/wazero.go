@@ -145,16 +145,33 @@ func (e *Engine) hostFunc(fi int) api.GoModuleFunc {
 		} else { // during instantiation, before the adapter set Guest
 			mem = e.guestMemory(mod)
 		}
-		b.Invoke(ctx, fi, mem, stack)
-		if err := ctx.Err(); err != nil {
-			// The call's context ended while the import blocked: the
-			// guest must not resume. This is how proc_exit stops it.
-			code := sys.ExitCodeContextCanceled
-			if errors.Is(err, context.DeadlineExceeded) {
-				code = sys.ExitCodeDeadlineExceeded
+		// The Invoker's panics are recovered here for a Recoverer (see
+		// Instantiate), which ends the call itself; any other, and any
+		// the Invoker leaves, goes on to wazero, which fails the guest's
+		// call with it. Without a panic this costs a deferred call.
+		defer func() {
+			if r := recover(); r != nil {
+				if rc, ok := b.Invoker.(engine.Recoverer); !ok || !rc.Recover(r, stack) {
+					panic(r)
+				}
+				exitIfEnded(ctx)
 			}
-			panic(sys.NewExitError(code))
+		}()
+		b.Invoke(ctx, fi, mem, stack)
+		exitIfEnded(ctx)
+	}
+}
+
+// exitIfEnded stops the guest after a host call if the call's context
+// ended while the import blocked: the guest must not resume. This is how
+// proc_exit stops it.
+func exitIfEnded(ctx context.Context) {
+	if err := ctx.Err(); err != nil {
+		code := sys.ExitCodeContextCanceled
+		if errors.Is(err, context.DeadlineExceeded) {
+			code = sys.ExitCodeDeadlineExceeded
 		}
+		panic(sys.NewExitError(code))
 	}
 }
 
@@ -336,6 +353,9 @@ func (m *module) baseWithArgs(det bool, args []string) wazero.ModuleConfig {
 
 func (m *module) Instantiate(ctx context.Context, cfg engine.Config) (engine.Instance, error) {
 	mk := &making{mems: &m.e.mems, limit: cfg.MemoryLimit, inv: cfg.Invoker}
+	if rc, ok := cfg.Invoker.(engine.Recoverer); ok { // hostFunc recovers every host call's panic
+		rc.Recovering()
+	}
 	ctx = experimental.WithMemoryAllocator(ctx, mk)
 	mk.ctx = ctx
 	mc := m.baseWithArgs(cfg.DeterministicClocks, cfg.Args)
