@@ -50,20 +50,27 @@ func (v *recoverInvoker) Recover(r any, stack []uint64) bool {
 
 const recoverWAT = `(module
   (import "acl" "aclrtMemcpy" (func $m (param i64 i64 i64 i64 i32) (result i32)))
+  (import "acl" "guarded" (func $g (param i64 i64 i64 i64 i32) (result i32)))
   (memory (export "memory") 1)
   (func (export "copy") (param $kind i32) (result i32)
-    (call $m (i64.const 11) (i64.const 64) (i64.const 0) (i64.const 64) (local.get $kind))))`
+    (call $m (i64.const 11) (i64.const 64) (i64.const 0) (i64.const 64) (local.get $kind)))
+  (func (export "guarded") (param $kind i32) (result i32)
+    (call $g (i64.const 11) (i64.const 64) (i64.const 0) (i64.const 64) (local.get $kind))))`
 
 // TestHostFuncRecover: for a session that is an engine.Recoverer, the
 // adapter calls Recovering when it makes the instance, before any host
-// call, and hands each panic of a host call to Recover with the call's
-// stack: one Recover ends leaves its result to the guest, which goes on;
-// one it leaves fails the guest's call with the panic, as wazero fails
-// it for any other session (zeroInvoker's panics are not recovered).
+// call, and hands each panic of a function marked Unguarded to Recover
+// with the call's stack: one Recover ends leaves its result to the guest,
+// which goes on; one it leaves fails the guest's call with the panic, as
+// wazero fails it for any other function (which pays no deferred
+// recover) and any other session.
 func TestHostFuncRecover(t *testing.T) {
 	ctx := context.Background()
-	f := engine.Func{Module: "acl", Name: "aclrtMemcpy", Params: []abi.Param{{Type: abi.Addr}, {Type: abi.Size}, {Type: abi.Addr}, {Type: abi.Size}, {Type: abi.I32}}, Profile: abi.Wide}
-	e, err := New(ctx, engine.Options{Funcs: []engine.Func{f}})
+	params := []abi.Param{{Type: abi.Addr}, {Type: abi.Size}, {Type: abi.Addr}, {Type: abi.Size}, {Type: abi.I32}}
+	e, err := New(ctx, engine.Options{Funcs: []engine.Func{
+		{Module: "acl", Name: "aclrtMemcpy", Params: params, Profile: abi.Wide, Unguarded: true},
+		{Module: "acl", Name: "guarded", Params: params, Profile: abi.Wide},
+	}})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, e.Close(ctx)) })
 	c, err := e.Compile(ctx, engine.Module{Wasm: testsupport.WAT(t, recoverWAT), Memory: "memory"})
@@ -92,10 +99,14 @@ func TestHostFuncRecover(t *testing.T) {
 	require.ErrorContains(t, err, "other (recovered by wazero)")
 	require.Equal(t, []any{"mine", "other"}, inv.recovered)
 
+	_, err = inst.Call(cctx, "guarded", 1)
+	require.ErrorContains(t, err, "mine (recovered by wazero)", "a function not marked Unguarded")
+	require.Len(t, inv.recovered, 2)
+
 	res, err = inst.Call(cctx, "copy", 0)
 	require.NoError(t, err, "the instance goes on")
 	require.Equal(t, []uint64{0}, res)
-	require.Equal(t, 4, inv.calls)
+	require.Equal(t, 5, inv.calls)
 	require.False(t, inv.early)
 
 	// A session that is no Recoverer: its panic fails the call.
