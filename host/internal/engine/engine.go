@@ -222,11 +222,12 @@ type Invoker interface {
 // calls to an adapter that recovers every host call's panic anyway
 // (wasmtime's, as a panic cannot unwind through its frames; wazero's for
 // the functions marked Func.Unguarded), rather than pay for a recover of
-// its own on the way of a call. Such an adapter
-// calls Recovering once, before the instance's first host call, and hands
-// Recover each panic of an Invoke with that call's stack: Recover ends
-// the call as its own recover would have (the result left on stack) and
-// reports true, or reports false for a panic it leaves to the adapter.
+// its own on the way of a call. Such an adapter calls Recovering once,
+// before the instance's first host call, and hands Recover each panic of
+// an Invoke (of an Unguarded function, at least) with that call's stack:
+// Recover ends the call as its own recover would have (the result left on
+// stack) and reports true, or reports false for a panic it leaves to the
+// adapter.
 type Recoverer interface {
 	Invoker
 	Recovering()
