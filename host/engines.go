@@ -37,7 +37,7 @@ func engineFuncs(hf []*sandbox.HostFunc) []engine.Func {
 	out := make([]engine.Func, 0, sandbox.HostFuncBase+len(hf))
 	for _, prof := range abi.Profiles {
 		for i := range abi.Funcs {
-			out = append(out, engine.Func{Module: prof.Module(), Name: abi.Funcs[i].Name, Params: abi.Funcs[i].Params, Profile: prof})
+			out = append(out, engine.Func{Module: prof.Module(), Name: abi.Funcs[i].Name, Params: abi.Funcs[i].Params, Profile: prof, Unguarded: sandbox.Unguarded(i)})
 		}
 	}
 	for _, h := range hf {

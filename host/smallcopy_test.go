@@ -47,7 +47,7 @@ func (b *countingSim) CopySmall(dst, src *acl.SmallSide, n uint64) (bool, error)
 // own, and anything else still goes through Memcpy with its errors: a
 // freed allocation, a copy from registered memory. Traced, every call
 // takes invoke's general way; untraced, a small copy takes its one pass
-// where the engine allows it (memcpyFast, on wasmtime).
+// (memcpyFast).
 func TestSmallCopyResolvedOnce(t *testing.T) {
 	for _, traced := range []bool{true, false} {
 		t.Run(map[bool]string{true: "traced", false: "untraced"}[traced], func(t *testing.T) {
@@ -116,8 +116,8 @@ func (b *panickingSim) CopySmall(dst, src *acl.SmallSide, n uint64) (bool, error
 }
 
 // TestSmallCopyHostBug: a panic on the small path of aclrtMemcpy (which
-// on wasmtime has no recover of its own: the adapter's hands the panic
-// back to the session, engine.Recoverer) fails the call with
+// has no recover of its own: the engine adapter's hands the panic back to
+// the session, engine.Recoverer) fails the call with
 // ACL_ERROR_INTERNAL_ERROR and its message, counted as the call's error,
 // as any import's host bug does; the guest goes on, and the copies after
 // it are done and counted, bytes included.

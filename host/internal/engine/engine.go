@@ -42,6 +42,10 @@ type Func struct {
 	// Type, when not nil, is the function's wasm type, and Params only
 	// names its parameters (when there are as many).
 	Type *FuncType
+	// Unguarded: a Recoverer may leave this function's panics to the
+	// adapter (see Recoverer); an adapter that does not recover every
+	// host call's panic anyway recovers this function's.
+	Unguarded bool
 }
 
 // ValType is a wasm value type, by its binary encoding.
@@ -216,12 +220,14 @@ type Invoker interface {
 
 // Recoverer is an Invoker that may leave the panics of some of its own
 // calls to an adapter that recovers every host call's panic anyway
-// (wasmtime's: a panic cannot unwind through its frames), rather than
-// pay for a recover of its own on the way of a call. Such an adapter
-// calls Recovering once, before the instance's first host call, and hands
-// Recover each panic of an Invoke with that call's stack: Recover ends
-// the call as its own recover would have (the result left on stack) and
-// reports true, or reports false for a panic it leaves to the adapter.
+// (wasmtime's, as a panic cannot unwind through its frames; wazero's for
+// the functions marked Func.Unguarded), rather than pay for a recover of
+// its own on the way of a call. Such an adapter calls Recovering once,
+// before the instance's first host call, and hands Recover each panic of
+// an Invoke (of an Unguarded function, at least) with that call's stack:
+// Recover ends the call as its own recover would have (the result left on
+// stack) and reports true, or reports false for a panic it leaves to the
+// adapter.
 type Recoverer interface {
 	Invoker
 	Recovering()

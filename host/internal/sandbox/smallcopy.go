@@ -47,6 +47,11 @@ func (c *Call) copySmall(dst, destMax, src, n uint64, kind acl.MemcpyKind) (bool
 // memcpyFI is aclrtMemcpy's index in abi.Funcs.
 var memcpyFI = abi.Lookup("aclrtMemcpy").Index()
 
+// Unguarded reports whether the session may leave the panics of import
+// fi (an index in abi.Funcs) to the engine (engine.Func.Unguarded):
+// memcpyFast's, aclrtMemcpy's.
+func Unguarded(fi int) bool { return fi == memcpyFI }
+
 // plain reports whether nothing follows the session's calls but its
 // statistics: no tracer, metrics, stream callbacks, checking mode or
 // kernel prints, the steps of invoke that memcpyFast leaves out.

@@ -106,7 +106,11 @@ func (e *Engine) hostModules(ctx context.Context, funcs []engine.Func) error {
 			e.host = append(e.host, f.Module)
 		}
 		t := f.Types()
-		fb := b.NewFunctionBuilder().WithGoModuleFunction(e.hostFunc(fi), valueTypes(t.Params), valueTypes(t.Results))
+		fn := e.hostFunc(fi)
+		if f.Unguarded {
+			fn = e.recoveringHostFunc(fi)
+		}
+		fb := b.NewFunctionBuilder().WithGoModuleFunction(fn, valueTypes(t.Params), valueTypes(t.Results))
 		if len(f.Params) == len(t.Params) {
 			names := make([]string, len(f.Params))
 			for k, p := range f.Params {
@@ -147,15 +151,55 @@ func (e *Engine) hostFunc(fi int) api.GoModuleFunc {
 		}
 		b.Invoke(ctx, fi, mem, stack)
 		if err := ctx.Err(); err != nil {
-			// The call's context ended while the import blocked: the
-			// guest must not resume. This is how proc_exit stops it.
-			code := sys.ExitCodeContextCanceled
-			if errors.Is(err, context.DeadlineExceeded) {
-				code = sys.ExitCodeDeadlineExceeded
-			}
-			panic(sys.NewExitError(code))
+			exit(err)
 		}
 	}
+}
+
+// recoveringHostFunc is hostFunc for a function marked
+// engine.Func.Unguarded: it hands the panics of a Recoverer's Invoke to
+// Recover, which ends the call itself; any other, and any Recover leaves,
+// goes on to wazero, which fails the guest's call with it. Only these
+// functions pay for the deferred recover (a few ns per call).
+func (e *Engine) recoveringHostFunc(fi int) api.GoModuleFunc {
+	return func(ctx context.Context, mod api.Module, stack []uint64) {
+		b := engine.BindingFrom(ctx)
+		if b == nil {
+			stack[0] = uint64(uint32(int32(500000)))
+			return
+		}
+		var mem []byte
+		if g, ok := b.Guest.(*guest); ok {
+			mem = g.memory()
+		} else {
+			mem = e.guestMemory(mod)
+		}
+		defer func() {
+			if r := recover(); r != nil {
+				if rc, ok := b.Invoker.(engine.Recoverer); !ok || !rc.Recover(r, stack) {
+					panic(r)
+				}
+				if err := ctx.Err(); err != nil {
+					exit(err)
+				}
+			}
+		}()
+		b.Invoke(ctx, fi, mem, stack)
+		if err := ctx.Err(); err != nil {
+			exit(err)
+		}
+	}
+}
+
+// exit stops the guest after a host call whose context ended (err) while
+// the import blocked: the guest must not resume. This is how proc_exit
+// stops it.
+func exit(err error) {
+	code := sys.ExitCodeContextCanceled
+	if errors.Is(err, context.DeadlineExceeded) {
+		code = sys.ExitCodeDeadlineExceeded
+	}
+	panic(sys.NewExitError(code))
 }
 
 // valueTypes returns ts as wazero's value types (the same encoding).
@@ -336,6 +380,9 @@ func (m *module) baseWithArgs(det bool, args []string) wazero.ModuleConfig {
 
 func (m *module) Instantiate(ctx context.Context, cfg engine.Config) (engine.Instance, error) {
 	mk := &making{mems: &m.e.mems, limit: cfg.MemoryLimit, inv: cfg.Invoker}
+	if rc, ok := cfg.Invoker.(engine.Recoverer); ok { // hostFunc recovers every host call's panic
+		rc.Recovering()
+	}
 	ctx = experimental.WithMemoryAllocator(ctx, mk)
 	mk.ctx = ctx
 	mc := m.baseWithArgs(cfg.DeterministicClocks, cfg.Args)
