@@ -543,11 +543,12 @@ kernels:
 }
 
 // recheckPanicSim is the simulator whose launches' recheck
-// (acl.Launch.Check, the sandbox's) panics while panics is above zero: a
-// host bug, not the kernel's.
+// (acl.Launch.Check, the sandbox's) panics while panics is above zero,
+// and whose Compute panics while computes is: host bugs, not the
+// kernel's.
 type recheckPanicSim struct {
 	*sim.Backend
-	panics atomic.Int32
+	panics, computes atomic.Int32
 }
 
 func (b *recheckPanicSim) Traits() acl.Traits {
@@ -557,6 +558,9 @@ func (b *recheckPanicSim) Traits() acl.Traits {
 }
 
 func (b *recheckPanicSim) Compute(h acl.Stream, l *acl.Launch) error {
+	if b.computes.Add(-1) >= 0 {
+		panic("the backend's bug")
+	}
 	if b.panics.Add(-1) >= 0 {
 		check := l.Check
 		l.Check = func() error {
@@ -598,4 +602,45 @@ func TestKernelRecheckHostBug(t *testing.T) {
 	}
 	h.OK("aclrtMemcpy", outA, 8, x, 8, uint64(acl.MemcpyDeviceToHost))
 	require.Equal(t, []uint32{2, 2}, []uint32{h.U32(outA), h.U32(outA + 4)}, "only the launches after the bug ran")
+}
+
+// TestKernelLaunchHostBug: a panic while a launcher's call queues its
+// launch (here the backend's) fails the call with ACL_ERROR_INTERNAL_ERROR
+// and a host bug's message, counted as the launcher's error: a status
+// launcher returns the code, a void one leaves it to aclGetRecentErrMsg.
+// The guest goes on, and the launches after it run. A plain session's
+// launch takes the fast path, whose panic the engine recovers on wasmtime
+// (engine.Recoverer); a traced session's takes invokeHost.
+func TestKernelLaunchHostBug(t *testing.T) {
+	for _, traced := range []bool{false, true} {
+		t.Run(fmt.Sprintf("traced=%v", traced), func(t *testing.T) {
+			b := &recheckPanicSim{Backend: sim.New()}
+			t.Cleanup(func() { b.Close() })
+			opts := []host.Option{host.WithBackend(b)}
+			if traced {
+				opts = append(opts, host.WithTrace(func(host.CallRecord) {}))
+			}
+			h := kernelHarness(t, abi.Wide, kerneltest.Granted, nil, kerneltest.Wide, opts...)
+			h.OK("aclrtSetDevice", 0)
+			x := h.Malloc(64)
+			h.OK("aclrtMemset", x, 64, 0, 64)
+			s := h.Stream()
+			b.computes.Store(1)
+			require.Equal(t, int32(acl.ErrInternal), h.kcall("Fill", 1, s, x, 64, 7))
+			require.Equal(t, "Fill: host bug: the backend's bug", h.Inst.Session().LastError())
+			b.computes.Store(1)
+			h.kcall("Inc", 1, s, x)
+			require.Equal(t, "Inc: host bug: the backend's bug", h.RecentMsg())
+			require.Zero(t, h.kcall("Fill", 1, s, x, 64, 7))
+			h.kcall("Inc", 2, s, x)
+			h.OK("aclrtSynchronizeStream", s)
+			h.OK("aclrtMemcpy", outA, 8, x, 8, uint64(acl.MemcpyDeviceToHost))
+			require.Equal(t, []uint32{0x07070708, 0x07070708}, []uint32{h.U32(outA), h.U32(outA + 4)})
+			st := h.Inst.Session().Stats().Funcs
+			for _, k := range []string{"Fill", "Inc"} {
+				require.Equal(t, uint64(2), st[k].Calls, k)
+				require.Equal(t, map[acl.Error]uint64{acl.ErrInternal: 1}, st[k].Errors, k)
+			}
+		})
+	}
 }
