@@ -367,7 +367,9 @@ func compileKernel(d Kernel) (*kernel, error) {
 			kb = &KernelBlock{b: b}
 			b.User = kb
 		}
-		kb.KernelArgs = KernelArgs{BlockDim: b.Dim, k: k, args: b.Args}
+		// Field by field: a composite literal is built on the stack and
+		// copied in 16-byte moves that stall on the stores before them.
+		kb.BlockDim, kb.k, kb.args = b.Dim, k, b.Args
 		return run(ctx, kb)
 	}
 	if run == nil {

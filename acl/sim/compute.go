@@ -182,14 +182,24 @@ var noMem = [][]byte{}
 // exec runs l, held by x (nil: l has no regions), with context ctx: its
 // Check, then Run on its regions' bytes with each allocation locked once,
 // in id order (two regions may share one, and copies take the same locks
-// in the same order). A panic fails the launch as a device fault.
+// in the same order). A panic in Run fails the launch as a device fault;
+// one before it (in Check, the caller's, or the simulator's own set-up)
+// is a host bug, ACL_ERROR_INTERNAL_ERROR, as a panic in any other
+// operation of the stream is (stream.exec). One guard tells the two by
+// running, set as Run starts: a quick launch run in its call so takes
+// one deferred call.
 func exec(l *acl.Launch, x *launch, ctx context.Context) (err error) {
 	var allocs []*alloc
+	running := false
 	defer func() {
 		for _, a := range allocs {
 			a.mu.Unlock()
 		}
 		if r := recover(); r != nil {
+			if !running {
+				err = acl.Errorf(acl.ErrInternal, "host bug: %s: the launch's check panicked: %v", l.Name, r)
+				return
+			}
 			err = acl.Errorf(acl.ErrRTAicoreException, "%s failed on the device: it panicked: %v", l.Name, r)
 		}
 	}()
@@ -217,6 +227,7 @@ func exec(l *acl.Launch, x *launch, ctx context.Context) (err error) {
 			mem = append(mem, s.bytes(l.Regions[i].N))
 		}
 	}
+	running = true
 	if err := l.Run(ctx, mem); err != nil {
 		return launchErr(l.Name, err)
 	}

@@ -155,6 +155,39 @@ func TestComputeInCall(t *testing.T) {
 	require.Equal(t, seen{true, true, true}, again, "the stream goes on")
 }
 
+// TestComputeCheckHostBug: a panic in a launch's Check (the caller's
+// recheck, a host bug) fails its stream with ACL_ERROR_INTERNAL_ERROR and
+// a host bug's message, not as a device fault of its kernel, wherever it
+// runs: in the call (quick, with regions or without: Check and Run under
+// one guard), or on the worker; Run is not called, and the stream goes
+// on.
+func TestComputeCheckHostBug(t *testing.T) {
+	b := newSim(t)
+	s, err := b.CreateStream(0)
+	require.NoError(t, err)
+	p, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
+	require.NoError(t, err)
+	for _, c := range []struct {
+		quick   bool
+		regions int
+	}{{true, 0}, {true, 1}, {false, 0}, {false, 1}} {
+		l := &acl.Launch{Name: "k", Quick: c.quick, Check: func() error { panic("the check's bug") },
+			Run: func(context.Context, [][]byte) error { panic("ran after its check panicked") }}
+		for range c.regions {
+			l.Regions = append(l.Regions, acl.Region{Ptr: p, N: 64, Write: true})
+		}
+		require.NoError(t, b.Compute(s, l))
+		err = b.SynchronizeStream(t.Context(), s, -1)
+		require.ErrorIs(t, err, acl.ErrInternal, "%+v", c)
+		require.ErrorContains(t, err, "host bug: k: the launch's check panicked: the check's bug", "%+v", c)
+		var ran bool
+		require.NoError(t, b.Compute(s, &acl.Launch{Name: "after", Quick: c.quick, Regions: l.Regions,
+			Run: func(context.Context, [][]byte) error { ran = true; return nil }}))
+		require.NoError(t, b.SynchronizeStream(t.Context(), s, -1), "%+v", c)
+		require.True(t, ran, "%+v: the stream goes on", c)
+	}
+}
+
 // TestComputeQuickLargeQueued: a quick launch too large to run in its
 // call is queued, not run by Compute, even on an idle stream (a
 // synchronizing caller may run it, as the worker would); a Force-cancel

@@ -119,16 +119,9 @@ func (s *Session) invokeHost(ctx context.Context, k int, mem []byte, stack []uin
 		s.kout.flush()
 	}
 	*c = Call{}
-	st := s.stats.hostStat(k, len(s.sh.hostFuncs), h.F.Name)
-	st.calls++
-	var code acl.Error
-	var msg string
+	code, msg := s.hostEnded(k, h, err)
 	if err != nil {
-		code = acl.CodeOf(err)
 		res = int32(code)
-		msg = h.F.Name + ": " + acl.MessageOf(err)
-		s.lastErr, s.msgRead = msg, false
-		st.fail(code)
 	}
 	if h.Typed != nil {
 		if s.tracer != nil {
@@ -151,6 +144,54 @@ func (s *Session) invokeHost(ctx context.Context, k int, mem []byte, stack []uin
 		s.tracer.HostCall(&Traced{Func: &h.F, Index: -1, Profile: s.prof, Stack: stack, Result: res, Code: code, Msg: msg, Session: s.id, Start: t0})
 	}
 	stack[0] = uint64(uint32(res))
+}
+
+// hostEnded counts the end of host function k, h, with its error (nil:
+// success) in the statistics and the session's last error: its code and
+// message, 0 and "" for a success.
+func (s *Session) hostEnded(k int, h *HostFunc, err error) (acl.Error, string) {
+	st := s.stats.hostStat(k, len(s.sh.hostFuncs), h.F.Name)
+	st.calls++
+	if err == nil {
+		return 0, ""
+	}
+	code := acl.CodeOf(err)
+	msg := h.F.Name + ": " + acl.MessageOf(err)
+	s.lastErr, s.msgRead = msg, false
+	st.fail(code)
+	return code, msg
+}
+
+// launchFast is invokeHost for launcher k, h, of a plain session
+// (Session.plain): the launch run and counted, its status set, as
+// invokeHost does, without the steps that only observers need (the trace
+// and the kernel prints, which a plain session has none of) and, on an
+// engine that recovers the panics of host calls (engine.Recoverer),
+// without a recover of its own: Recover then fails the call with
+// ACL_ERROR_INTERNAL_ERROR, as runHost does. A launcher is not the
+// embedder's function (invokeHost marks none in flight). Those steps cost
+// a launch of a kernel that does little as much as its stream's lock.
+func (s *Session) launchFast(ctx context.Context, k int, h *HostFunc, mem []byte, stack []uint64) {
+	c := &s.call
+	c.ctx, c.s, c.fi, c.mem, c.args = ctx, s, -1, mem, stack
+	var err error
+	if s.recovers {
+		s.inLaunch = k + 1
+		err = h.Typed(c)
+		s.inLaunch = 0
+	} else {
+		_, err = c.runHost(h)
+	}
+	s.launchEnded(k, h, err, stack)
+}
+
+// launchEnded ends launchFast's call of launcher k, h, with err, as
+// invokeHost ends a launcher's call.
+func (s *Session) launchEnded(k int, h *HostFunc, err error, stack []uint64) {
+	s.call.drop()
+	if code, _ := s.hostEnded(k, h, err); err != nil && len(h.Type.Results) > 0 {
+		stack[0] = uint64(uint32(code))
+	}
 }
 
 // runHost runs h's function, a panic made an internal error. Its frame
@@ -235,7 +276,12 @@ func (v *invoker) Invoke(ctx context.Context, fn int, mem []byte, stack []uint64
 		s.invoke(ctx, fn, mem, stack)
 		return
 	}
-	s.invokeHost(ctx, fn-HostFuncBase, mem, stack)
+	k := fn - HostFuncBase
+	if h := s.sh.hostFuncs[k]; h.kernel != nil && s.plain() {
+		s.launchFast(ctx, k, h, mem, stack)
+		return
+	}
+	s.invokeHost(ctx, k, mem, stack)
 }
 
 // Recovering implements engine.Recoverer: the engine recovers the panics
@@ -247,6 +293,11 @@ func (v *invoker) Recovering() { v.recovers = true }
 // makes of one; any other is the engine's.
 func (v *invoker) Recover(r any, stack []uint64) bool {
 	s := (*Session)(v)
+	if k := s.inLaunch - 1; k >= 0 { // launchFast's
+		s.inLaunch = 0
+		s.launchEnded(k, s.sh.hostFuncs[k], acl.Errorf(acl.ErrInternal, "host bug: %v", r), stack)
+		return true
+	}
 	if !s.inFast {
 		return false
 	}

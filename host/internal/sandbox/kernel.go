@@ -346,7 +346,10 @@ func (c *Call) queueKernel(k *Kernel, lc *launchCount, st *streamRec, args []uin
 	kl.vals = append(kl.vals[:0], vals...) // the call's arguments are reused
 	kl.bufs = slices.Grow(kl.bufs[:0], len(vals))[:len(vals)]
 	kl.deadline = c.runDeadline()
-	kl.blk = Block{Dim: blockDim, Mem: kl.bufs, Args: kl.vals, User: kl.blk.User, out: c.s.kout}
+	// Field by field, User kept: a composite literal is built on the
+	// stack and copied in 16-byte moves that stall on the stores before.
+	b := &kl.blk
+	b.Index, b.Dim, b.Mem, b.Args, b.out = 0, blockDim, kl.bufs, kl.vals, c.s.kout
 	l.Cost = 0
 	if k.Cost != nil {
 		l.Cost = k.Cost(blockDim, kl.vals)
@@ -514,7 +517,7 @@ func (kl *kernelLaunch) run(ctx context.Context, mem [][]byte) error {
 	if kl.bc == nil {
 		kl.bc = &boundCtx{}
 	}
-	bounds{halt: s.halt, deadline: kl.deadline}.set(kl.bc, ctx, kl.timeout)
+	kl.bc.bind(ctx, s.halt, kl.deadline, kl.timeout) // the launch's bounds
 	defer kl.endCtx()
 	for _, h := range kl.hs {
 		kl.bufs[h.param] = mem[h.reg]
@@ -525,7 +528,7 @@ func (kl *kernelLaunch) run(ctx context.Context, mem [][]byte) error {
 		t0 = time.Since(epoch)
 	}
 	err := runBlocks(kl.bc, k, &kl.blk)
-	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil && s.halt.Err() == nil {
+	if err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil && s.halt.Err() == nil {
 		switch run, own := kl.bc.expired(); {
 		case run:
 			err = &fault{acl.Errorf(acl.ErrRTAicoreTimeout, "kernel %s was stopped at the run's time limit", k.Name)}

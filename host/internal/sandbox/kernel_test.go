@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -539,4 +540,107 @@ kernels:
 	h.OK("aclrtSynchronizeStream", s)
 	h.OK("aclrtMemcpy", outB, 16, x, 16, uint64(acl.MemcpyDeviceToHost))
 	require.Equal(t, []byte{2, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0}, h.Mem()[outB:outB+16])
+}
+
+// recheckPanicSim is the simulator whose launches' recheck
+// (acl.Launch.Check, the sandbox's) panics while panics is above zero,
+// and whose Compute panics while computes is: host bugs, not the
+// kernel's.
+type recheckPanicSim struct {
+	*sim.Backend
+	panics, computes atomic.Int32
+}
+
+func (b *recheckPanicSim) Traits() acl.Traits {
+	t := b.Backend.Traits()
+	t.Computer = b
+	return t
+}
+
+func (b *recheckPanicSim) Compute(h acl.Stream, l *acl.Launch) error {
+	if b.computes.Add(-1) >= 0 {
+		panic("the backend's bug")
+	}
+	if b.panics.Add(-1) >= 0 {
+		check := l.Check
+		l.Check = func() error {
+			l.Check = check // the launch record is reused
+			panic("the recheck's bug")
+		}
+	}
+	return b.Backend.Compute(h, l)
+}
+
+// TestKernelRecheckHostBug: a panic in the sandbox's recheck of a launch's
+// buffers as it runs is a host bug, ACL_ERROR_INTERNAL_ERROR at the
+// stream's synchronize, not a device fault of the kernel:
+// for a quick launch run in its call on an idle stream (its check and the
+// kernel's run under one guard) and for one the stream's worker runs; the
+// kernel did not run, and the launches after it do.
+func TestKernelRecheckHostBug(t *testing.T) {
+	b := &recheckPanicSim{Backend: sim.New()}
+	t.Cleanup(func() { b.Close() })
+	q := host.Kernel{Name: "QInc", Quick: true, Params: []host.KernelParam{host.Buffer("x", acl.DTUint32, host.ReadWrite, "blockDim")},
+		Run: func(_ context.Context, b *host.KernelBlock) error {
+			b.Uint32s(0)[b.Index()]++
+			return nil
+		}}
+	p := host.Policy{Kernels: []string{"Inc", "QInc"}}
+	ls := []kerneltest.Launcher{{Sym: "Inc", Params: "i32 i32 i64"}, {Sym: "QInc", Params: "i32 i32 i64"}}
+	h := kernelHarness(t, abi.Wide, p, nil, ls, host.WithKernels(q), host.WithBackend(b))
+	h.OK("aclrtSetDevice", 0)
+	x := h.Malloc(16)
+	h.OK("aclrtMemset", x, 16, 0, 16)
+	s := h.Stream()
+	for _, k := range []string{"QInc", "Inc"} {
+		b.panics.Store(1)
+		h.kcall(k, 1, s, x)
+		h.Code(acl.ErrInternal, "aclrtSynchronizeStream", s)
+		require.Equal(t, "aclrtSynchronizeStream: the runtime failed (ACL_ERROR_INTERNAL_ERROR)", h.RecentMsg(), k) // the simulator's message is the host's (be)
+		h.kcall(k, 2, s, x)
+		h.OK("aclrtSynchronizeStream", s)
+	}
+	h.OK("aclrtMemcpy", outA, 8, x, 8, uint64(acl.MemcpyDeviceToHost))
+	require.Equal(t, []uint32{2, 2}, []uint32{h.U32(outA), h.U32(outA + 4)}, "only the launches after the bug ran")
+}
+
+// TestKernelLaunchHostBug: a panic while a launcher's call queues its
+// launch (here the backend's) fails the call with ACL_ERROR_INTERNAL_ERROR
+// and a host bug's message, counted as the launcher's error: a status
+// launcher returns the code, a void one leaves it to aclGetRecentErrMsg.
+// The guest goes on, and the launches after it run. A plain session's
+// launch takes the fast path, whose panic the engine recovers on wasmtime
+// (engine.Recoverer); a traced session's takes invokeHost.
+func TestKernelLaunchHostBug(t *testing.T) {
+	for _, traced := range []bool{false, true} {
+		t.Run(fmt.Sprintf("traced=%v", traced), func(t *testing.T) {
+			b := &recheckPanicSim{Backend: sim.New()}
+			t.Cleanup(func() { b.Close() })
+			opts := []host.Option{host.WithBackend(b)}
+			if traced {
+				opts = append(opts, host.WithTrace(func(host.CallRecord) {}))
+			}
+			h := kernelHarness(t, abi.Wide, kerneltest.Granted, nil, kerneltest.Wide, opts...)
+			h.OK("aclrtSetDevice", 0)
+			x := h.Malloc(64)
+			h.OK("aclrtMemset", x, 64, 0, 64)
+			s := h.Stream()
+			b.computes.Store(1)
+			require.Equal(t, int32(acl.ErrInternal), h.kcall("Fill", 1, s, x, 64, 7))
+			require.Equal(t, "Fill: host bug: the backend's bug", h.Inst.Session().LastError())
+			b.computes.Store(1)
+			h.kcall("Inc", 1, s, x)
+			require.Equal(t, "Inc: host bug: the backend's bug", h.RecentMsg())
+			require.Zero(t, h.kcall("Fill", 1, s, x, 64, 7))
+			h.kcall("Inc", 2, s, x)
+			h.OK("aclrtSynchronizeStream", s)
+			h.OK("aclrtMemcpy", outA, 8, x, 8, uint64(acl.MemcpyDeviceToHost))
+			require.Equal(t, []uint32{0x07070708, 0x07070708}, []uint32{h.U32(outA), h.U32(outA + 4)})
+			st := h.Inst.Session().Stats().Funcs
+			for _, k := range []string{"Fill", "Inc"} {
+				require.Equal(t, uint64(2), st[k].Calls, k)
+				require.Equal(t, map[acl.Error]uint64{acl.ErrInternal: 1}, st[k].Errors, k)
+			}
+		})
+	}
 }

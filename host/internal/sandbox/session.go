@@ -164,6 +164,10 @@ type callState struct {
 	// no recover of its own (engine.Recoverer); inFast: memcpyFast is in
 	// flight, so a panic the engine recovers is its own.
 	recovers, inFast bool
+	// inLaunch is 1 + the index (Shared.HostFuncs) of the launcher
+	// launchFast runs without a recover of its own, 0 for none: a panic
+	// the engine recovers is then that launch's.
+	inLaunch int
 	// inHost counts the embedder's host functions in flight for the
 	// session (invokeHost): Close called from one must not wait for the
 	// call it is part of (InHostFunc). Atomic: any goroutine reads it.
