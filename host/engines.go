@@ -41,7 +41,7 @@ func engineFuncs(hf []*sandbox.HostFunc) []engine.Func {
 		}
 	}
 	for _, h := range hf {
-		out = append(out, engine.Func{Module: h.Module, Name: h.Name, Params: h.F.Params, Type: h.Type})
+		out = append(out, engine.Func{Module: h.Module, Name: h.Name, Params: h.F.Params, Type: h.Type, Unguarded: h.Unguarded()})
 	}
 	return out
 }

@@ -36,6 +36,11 @@ type HostFunc struct {
 // Kernel returns the kernel h launches, nil when h is no launcher.
 func (h *HostFunc) Kernel() *Kernel { return h.kernel }
 
+// Unguarded reports whether the session may leave h's panics to the
+// engine (engine.Func.Unguarded): a launcher's, which launchFast runs
+// without a recover of its own where the engine recovers.
+func (h *HostFunc) Unguarded() bool { return h.kernel != nil }
+
 // Embedder returns the host function that runs fn, an embedder's, for
 // module.name with the parameters params: fn runs marked, so that a Close
 // from fn itself can tell (InHostFunc).

@@ -49,7 +49,8 @@ var memcpyFI = abi.Lookup("aclrtMemcpy").Index()
 
 // Unguarded reports whether the session may leave the panics of import
 // fi (an index in abi.Funcs) to the engine (engine.Func.Unguarded):
-// memcpyFast's, aclrtMemcpy's.
+// memcpyFast's, aclrtMemcpy's. Of the host functions, a kernel's
+// launcher's (launchFast) are: HostFunc.Unguarded.
 func Unguarded(fi int) bool { return fi == memcpyFI }
 
 // plain reports whether nothing follows the session's calls but its
