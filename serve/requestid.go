@@ -69,16 +69,30 @@ func (s *Server) logFor(r *http.Request) *slog.Logger {
 // active counts the requests that hold a plugin version; idle is closed
 // while there are none, so that Shutdown can wait for the count to reach
 // zero while new requests still come in (a sync.WaitGroup may not be
-// added to while it is waited on at zero).
+// added to while it is waited on at zero). It also holds the runs in
+// progress (follow), so that Shutdown can cancel them at the end of its
+// grace period (cancel): a run is cancelled through the lock that
+// counts its request, not by a follower of a server-wide context of its
+// own (context.AfterFunc: two allocations, and that context's lock twice,
+// per request).
 type active struct {
-	mu   sync.Mutex
-	n    int
-	idle chan struct{}
+	mu       sync.Mutex
+	n        int
+	idle     chan struct{}
+	runs     runLink // a ring of the runs in progress
+	canceled bool    // cancel was called: every run from here on is cancelled
+}
+
+// runLink is a run in progress, linked in active's ring while it runs.
+type runLink struct {
+	prev, next *runLink
+	cancel     context.CancelFunc
 }
 
 func newActive() *active {
 	a := &active{idle: make(chan struct{})}
 	close(a.idle)
+	a.runs.prev, a.runs.next = &a.runs, &a.runs
 	return a
 }
 
@@ -98,6 +112,39 @@ func (a *active) done() {
 		close(a.idle)
 	}
 	a.mu.Unlock()
+}
+
+// follow links l, whose cancel ends a run's context, until unfollow;
+// once cancel has been called, it calls l.cancel at once.
+func (a *active) follow(l *runLink) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.canceled {
+		l.cancel()
+		return
+	}
+	l.prev, l.next = a.runs.prev, &a.runs
+	l.prev.next, a.runs.prev = l, l
+}
+
+// unfollow unlinks l (a run that ended).
+func (a *active) unfollow(l *runLink) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if l.next != nil {
+		l.prev.next, l.next.prev = l.next, l.prev
+		l.prev, l.next = nil, nil
+	}
+}
+
+// cancel cancels the runs in progress and every run that follows later.
+func (a *active) cancel() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.canceled = true
+	for l := a.runs.next; l != &a.runs; l = l.next {
+		l.cancel()
+	}
 }
 
 // zero is closed once no request is active (now, or when the last of

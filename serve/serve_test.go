@@ -720,3 +720,26 @@ func benchVersion(tb testing.TB, s *Server) string {
 	defer s.mu.RUnlock()
 	return s.plugins["echo"].digest
 }
+
+// TestActiveCancel: active.cancel cancels the runs that follow it, not
+// those that ended (unfollow), and a run that follows after it is
+// cancelled at once.
+func TestActiveCancel(t *testing.T) {
+	a := newActive()
+	var ended [3]bool
+	links := make([]*runLink, 3)
+	for k := range links {
+		links[k] = &runLink{cancel: func() { ended[k] = true }}
+		a.follow(links[k])
+	}
+	a.unfollow(links[1])
+	a.unfollow(links[1]) // once only
+	a.cancel()
+	require.Equal(t, [3]bool{true, false, true}, ended)
+	late := false
+	a.follow(&runLink{cancel: func() { late = true }})
+	require.True(t, late, "a run that follows after cancel is cancelled at once")
+	a.unfollow(links[0])
+	a.unfollow(links[2])
+	require.Same(t, &a.runs, a.runs.next, "the ring is empty")
+}
