@@ -94,5 +94,9 @@ func TestRunAllocs(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	require.LessOrEqual(t, got, 38.0, "allocations per Run")
+	want := 38.0
+	if raceEnabled {
+		want = 44 // the race detector's pools drop records
+	}
+	require.LessOrEqual(t, got, want, "allocations per Run")
 }
