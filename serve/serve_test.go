@@ -743,3 +743,32 @@ func TestActiveCancel(t *testing.T) {
 	a.unfollow(links[2])
 	require.Same(t, &a.runs, a.runs.next, "the ring is empty")
 }
+
+// TestActiveZero: zero is closed while no request is active and once the
+// last active one ends; counting requests in and out allocates nothing.
+func TestActiveZero(t *testing.T) {
+	a := newActive()
+	closed := func(c <-chan struct{}) bool {
+		select {
+		case <-c:
+			return true
+		default:
+			return false
+		}
+	}
+	require.True(t, closed(a.zero()))
+	a.add()
+	a.add()
+	z := a.zero()
+	require.False(t, closed(z))
+	a.done()
+	require.False(t, closed(z))
+	require.False(t, closed(a.zero()))
+	a.done()
+	require.True(t, closed(z), "closed when the last active request ends")
+	require.True(t, closed(a.zero()))
+	a.add()
+	require.False(t, closed(a.zero()), "a new request: not zero again")
+	a.done()
+	require.Zero(t, testing.AllocsPerRun(100, func() { a.add(); a.done() }))
+}
