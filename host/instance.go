@@ -109,11 +109,31 @@ func (i *Instance) exec(ctx context.Context, d time.Duration, name, label string
 	if err != nil {
 		return nil, err
 	}
+	res, err := i.invoke(cctx, name, args...)
+	return res, i.disarm(cctx, label, engineErr(cctx, err))
+}
+
+// execArmed is exec within a call already armed (a Run's: its call
+// context stays armed from the instantiation to _start's end, so that a
+// run arms it once); the caller holds callMu and disarms it.
+func (i *Instance) execArmed(name, label string) ([]uint64, error) {
+	i.mu.Lock()
+	closed := i.closing || i.done
+	i.mu.Unlock()
+	if closed {
+		return nil, fmt.Errorf("host: call %s: instance is %w", label, ErrClosed)
+	}
+	res, err := i.invoke(&i.cc, name)
+	return res, i.settle(&i.cc, label, engineErr(&i.cc, err), false)
+}
+
+// invoke calls the guest's export name under the armed call context cctx.
+func (i *Instance) invoke(cctx context.Context, name string, args ...uint64) ([]uint64, error) {
 	i.s.s.ClearGuestMessage() // error_set speaks for the call it is made in
 	i.stdin.Watch(cctx)
 	res, err := i.inst.Call(cctx, name, args...)
 	i.stdin.Unwatch()
-	return res, i.disarm(cctx, label, engineErr(cctx, err))
+	return res, err
 }
 
 // arm refuses a call once the instance is closing, or returns the call's
@@ -133,10 +153,16 @@ func (i *Instance) arm(ctx context.Context, d time.Duration, label string) (cont
 // disarm ends the call armed for ctx and classifies its error (ctxErr),
 // saying so when Close cancelled it.
 func (i *Instance) disarm(ctx context.Context, label string, err error) error {
+	return i.settle(ctx, label, err, true)
+}
+
+// settle classifies the error of a call armed for ctx (ctxErr), saying
+// so when Close cancelled it, and ends the armed call if end.
+func (i *Instance) settle(ctx context.Context, label string, err error, end bool) error {
 	err = ctxErr(ctx, label, err)
 	i.mu.Lock()
 	defer i.mu.Unlock()
-	if i.armed {
+	if end && i.armed {
 		i.cc.End()
 		i.armed = false
 	}
@@ -144,6 +170,16 @@ func (i *Instance) disarm(ctx context.Context, label string, err error) error {
 		err = fmt.Errorf("%w: the instance was %w during the call", err, ErrClosed)
 	}
 	return err
+}
+
+// end ends the armed call, if any.
+func (i *Instance) end() {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.armed {
+		i.cc.End()
+		i.armed = false
+	}
 }
 
 // Close ends the instance and releases its session: queued work is

@@ -140,20 +140,26 @@ type Result struct {
 // ErrTrap, ErrTimeout or ErrCanceled. Either way the session and the
 // guest's memory have been released when Run returns.
 func (p *Plugin) Run(ctx context.Context, cfg Config) (Result, error) {
-	ctx, cancel := sandbox.WithPolicyTimeout(ctx, p.policy.Timeout)
-	defer cancel()
+	// The instance's call context, armed once with the policy's timeout,
+	// bounds the whole run: the instantiation, the start function, _start
+	// and the checking mode's findings (no context, timer and follower of
+	// ctx of the run's own, and no second arming).
+	var deadline time.Time
+	if d := p.policy.Timeout; d >= 0 {
+		deadline = time.Now().Add(d)
+	}
 	ro := p.begin(ctx, "_start")
-	i, err := p.instantiate(ctx, cfg, ro, NoTimeout)
+	i, err := p.instantiate(ctx, cfg, ro, p.policy.Timeout, true)
 	if err != nil {
 		end(ro, nil, 0, err)
 		return Result{}, err
 	}
 	defer i.callMu.Unlock()
 	if start := p.start; start != "" {
-		_, err = i.exec(ctx, NoTimeout, start, "start function")
+		_, err = i.execArmed(start, "start function")
 	}
 	if err == nil {
-		_, err = i.exec(ctx, NoTimeout, "_start", "_start")
+		_, err = i.execArmed("_start", "_start")
 	}
 	res := Result{}
 	if err != nil { // errors.As's target escapes: none for a run that ends well
@@ -164,13 +170,21 @@ func (p *Plugin) Run(ctx context.Context, cfg Config) (Result, error) {
 	aborted := err != nil
 	switch { // the checking mode's findings, where the guest ended by itself
 	case !aborted:
-		err = i.asyncErr(ctx, "_start")
+		err = i.asyncErr(&i.cc, "_start")
 	case errors.Is(err, ErrTrap):
-		if aerr := i.asyncErr(ctx, "_start"); aerr != nil {
+		if aerr := i.asyncErr(&i.cc, "_start"); aerr != nil {
 			err = errors.Join(err, aerr) // often why it trapped
 		}
 	}
+	i.end()
 	res.Message = i.s.s.GuestMessage()
+	if !deadline.IsZero() && !i.s.s.Idle() {
+		// Queued work is finished within what is left of the run's
+		// timeout, as the rest of the run was.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadlineCause(ctx, deadline, sandbox.TimeoutCause(p.policy.Timeout))
+		defer cancel()
+	}
 	cerr := i.finish(ctx, aborted)
 	if !cfg.NoStats {
 		res.Stats = i.s.Stats()
@@ -199,7 +213,7 @@ func (p *Plugin) Instantiate(ctx context.Context, cfg Config) (*Instance, error)
 		d = NoTimeout
 	}
 	ro := p.begin(ctx, "_initialize")
-	i, err := p.instantiate(ctx, cfg, ro, d)
+	i, err := p.instantiate(ctx, cfg, ro, d, false)
 	if err != nil {
 		end(ro, nil, 0, err)
 		return nil, err
@@ -229,8 +243,9 @@ func (p *Plugin) Instantiate(ctx context.Context, cfg Config) (*Instance, error)
 // instantiate makes the engine's instance in a new session, within the
 // timeout d (NoTimeout: ctx's deadline alone). It returns the Instance
 // with callMu held, registered with the plugin so that Plugin.Close can
-// stop it. The session reports its host calls to ro (nil: none).
-func (p *Plugin) instantiate(ctx context.Context, cfg Config, ro RunObserver, d time.Duration) (*Instance, error) {
+// stop it; with keep, its call context still armed (Run's: it disarms
+// it). The session reports its host calls to ro (nil: none).
+func (p *Plugin) instantiate(ctx context.Context, cfg Config, ro RunObserver, d time.Duration, keep bool) (*Instance, error) {
 	for _, kv := range cfg.Env {
 		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" || strings.ContainsRune(kv, 0) {
 			return nil, fmt.Errorf("host: Config.Env entry %q is not KEY=VALUE", kv)
@@ -298,7 +313,10 @@ func (p *Plugin) instantiate(ctx context.Context, cfg Config, ro RunObserver, d 
 				return inst.Reenter(ctx, sandbox.DispatchExport, uint64(fn), uint64(arg))
 			})
 		}
-		err = i.disarm(cctx, "instantiate", engineErr(cctx, err))
+		err = i.settle(cctx, "instantiate", engineErr(cctx, err), !keep)
+		if err != nil && keep {
+			i.end()
+		}
 	}
 	if err != nil {
 		if i.inst == nil { // the engine released what it made

@@ -165,18 +165,19 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, plugin string)
 		}
 		return &apiError{status: http.StatusBadRequest, Code: "bad_request", Plugin: plugin, Message: "reading the request body: " + err.Error()}
 	}
-	rd := http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
 	if n := r.ContentLength; n >= 0 { // the caller refused n > MaxBody
 		if !s.buf.reserve(n) {
 			return nil, 0, full()
 		}
+		// net/http ends the body at its declared length: no limit to add.
 		body := make([]byte, n)
-		if _, err := io.ReadFull(rd, body); err != nil {
+		if _, err := io.ReadFull(r.Body, body); err != nil {
 			s.buf.release(n)
 			return nil, 0, failed(err)
 		}
 		return body, n, nil
 	}
+	rd := http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
 	var body []byte
 	var held int64
 	for {

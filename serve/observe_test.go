@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"net/http/httptrace"
 	"os"
 	"path/filepath"
@@ -364,4 +365,44 @@ func TestRequestRecordLevels(t *testing.T) {
 		}
 		require.Equal(t, want, got, id)
 	}
+}
+
+// TestRequestLoggerAsWith: a request's logger (withRequestID) writes what
+// the server's logger With("request_id", id) writes, the id first, under
+// the server's own groups and attributes, with attributes and groups of
+// the request's added after it; and the response carries the id, the
+// client's when sane, a made one (32 hex digits) otherwise.
+func TestRequestLoggerAsWith(t *testing.T) {
+	var got, want strings.Builder
+	base := func(b *strings.Builder) *slog.Logger {
+		return slog.New(slog.NewTextHandler(b, &slog.HandlerOptions{Level: slog.LevelDebug})).WithGroup("srv").With("k", 1)
+	}
+	s := &Server{log: base(&got)}
+	var ids []string
+	h := s.withRequestID(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := w.Header().Get(RequestIDHeader)
+		ids = append(ids, id)
+		l, wl := s.logFor(r), base(&want).With("request_id", id)
+		for _, pair := range [][2]*slog.Logger{{l, wl}, {l.With("a", 2), wl.With("a", 2)}, {l.WithGroup("g").With("b", 3), wl.WithGroup("g").With("b", 3)}} {
+			for _, lg := range pair {
+				lg.Info("msg", "x", 1, "y", "z", "p", 1, "q", 2, "r", 3, "s", 4)
+				require.True(t, lg.Enabled(context.Background(), slog.LevelDebug))
+			}
+		}
+	}))
+	for _, id := range []string{"client-id", "", "bad id"} {
+		req, err := http.NewRequest("POST", "http://x/", nil)
+		require.NoError(t, err)
+		if id != "" {
+			req.Header.Set(RequestIDHeader, id)
+		}
+		h.ServeHTTP(httptest.NewRecorder(), req)
+	}
+	require.Equal(t, "client-id", ids[0])
+	require.Regexp(t, "^[0-9a-f]{32}$", ids[1])
+	require.Regexp(t, "^[0-9a-f]{32}$", ids[2])
+	require.NotEqual(t, ids[1], ids[2])
+	stamp := regexp.MustCompile(`time=\S+ `)
+	require.Equal(t, stamp.ReplaceAllString(want.String(), ""), stamp.ReplaceAllString(got.String(), ""))
+	require.Contains(t, got.String(), "srv.request_id=client-id srv.x=1")
 }

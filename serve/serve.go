@@ -328,8 +328,9 @@ type Server struct {
 	loadCtx     context.Context
 	cancelLoads context.CancelFunc
 
-	// runs is the parent of every run's context: Shutdown cancels it when
-	// its grace period ends.
+	// runs is done once Shutdown, at the end of its grace period, cancels
+	// the runs in progress (active.cancel): a run cancelled then answers
+	// shutting_down.
 	runs       context.Context
 	cancelRuns context.CancelFunc
 	stopPoll   chan struct{}
@@ -563,7 +564,8 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if graceErr != nil {
 		s.log.Warn("grace period over: cancelling runs in flight", "error", graceErr)
 	}
-	s.cancelRuns()
+	s.cancelRuns() // first: a run cancelled now sees it (shutting_down)
+	s.active.cancel()
 	<-idle
 	if hs != nil && graceErr != nil {
 		// The handlers have returned; their responses (503) are written
@@ -932,9 +934,18 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, v *version, fail *a
 		return refuse(w, r, fail)
 	}
 	defer s.buf.release(held)
+	// The guest's streams and the run's link (cancelled by Shutdown at
+	// the end of its grace period) in one allocation.
+	std := &struct {
+		out, err capped
+		in       bytes.Reader
+		run      runLink
+	}{out: capped{max: s.cfg.MaxOutput}, err: capped{max: 4 << 10, quiet: true}}
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	defer context.AfterFunc(s.runs, cancel)()
+	std.run.cancel = cancel
+	s.active.follow(&std.run)
+	defer s.active.unfollow(&std.run)
 	done, fail := v.mem.enter(ctx)
 	if fail != nil {
 		w.Header().Set("Retry-After", "1")
@@ -944,11 +955,6 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, v *version, fail *a
 	if s.testHookRun != nil {
 		s.testHookRun(v.name)
 	}
-	// The guest's streams in one allocation.
-	std := &struct {
-		out, err capped
-		in       bytes.Reader
-	}{out: capped{max: s.cfg.MaxOutput}, err: capped{max: 4 << 10, quiet: true}}
 	stdout, stderr := &std.out, &std.err
 	var res host.Result
 	var err error

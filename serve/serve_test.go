@@ -720,3 +720,55 @@ func benchVersion(tb testing.TB, s *Server) string {
 	defer s.mu.RUnlock()
 	return s.plugins["echo"].digest
 }
+
+// TestActiveCancel: active.cancel cancels the runs that follow it, not
+// those that ended (unfollow), and a run that follows after it is
+// cancelled at once.
+func TestActiveCancel(t *testing.T) {
+	a := newActive()
+	var ended [3]bool
+	links := make([]*runLink, 3)
+	for k := range links {
+		links[k] = &runLink{cancel: func() { ended[k] = true }}
+		a.follow(links[k])
+	}
+	a.unfollow(links[1])
+	a.unfollow(links[1]) // once only
+	a.cancel()
+	require.Equal(t, [3]bool{true, false, true}, ended)
+	late := false
+	a.follow(&runLink{cancel: func() { late = true }})
+	require.True(t, late, "a run that follows after cancel is cancelled at once")
+	a.unfollow(links[0])
+	a.unfollow(links[2])
+	require.Same(t, &a.runs, a.runs.next, "the ring is empty")
+}
+
+// TestActiveZero: zero is closed while no request is active and once the
+// last active one ends; counting requests in and out allocates nothing.
+func TestActiveZero(t *testing.T) {
+	a := newActive()
+	closed := func(c <-chan struct{}) bool {
+		select {
+		case <-c:
+			return true
+		default:
+			return false
+		}
+	}
+	require.True(t, closed(a.zero()))
+	a.add()
+	a.add()
+	z := a.zero()
+	require.False(t, closed(z))
+	a.done()
+	require.False(t, closed(z))
+	require.False(t, closed(a.zero()))
+	a.done()
+	require.True(t, closed(z), "closed when the last active request ends")
+	require.True(t, closed(a.zero()))
+	a.add()
+	require.False(t, closed(a.zero()), "a new request: not zero again")
+	a.done()
+	require.Zero(t, testing.AllocsPerRun(100, func() { a.add(); a.done() }))
+}

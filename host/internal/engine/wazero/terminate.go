@@ -55,11 +55,11 @@ func reach(mod api.Module) *atomic.Uint64 {
 		return nil
 	}
 	m := v.Elem()
-	closed := m.FieldByName("Closed")
+	closed := fieldByName(m, "Closed")
 	if !closed.IsValid() || closed.Type() != reflect.TypeFor[atomic.Uint64]() {
 		return nil
 	}
-	me := m.FieldByName("Engine") // wasm.ModuleEngine: *wazevo.moduleEngine
+	me := fieldByName(m, "Engine") // wasm.ModuleEngine: *wazevo.moduleEngine
 	if !me.IsValid() || me.Kind() != reflect.Interface || me.IsNil() {
 		return nil
 	}
@@ -67,11 +67,11 @@ func reach(mod api.Module) *atomic.Uint64 {
 	if me.Kind() != reflect.Pointer || me.IsNil() || me.Elem().Kind() != reflect.Struct {
 		return nil
 	}
-	cm := me.Elem().FieldByName("parent") // *wazevo.compiledModule
+	cm := fieldByName(me.Elem(), "parent") // *wazevo.compiledModule
 	if !cm.IsValid() || cm.Kind() != reflect.Pointer || cm.IsNil() || cm.Elem().Kind() != reflect.Struct {
 		return nil
 	}
-	et := cm.Elem().FieldByName("ensureTermination")
+	et := fieldByName(cm.Elem(), "ensureTermination")
 	if !et.IsValid() || et.Kind() != reflect.Bool {
 		return nil
 	}
@@ -82,6 +82,46 @@ func reach(mod api.Module) *atomic.Uint64 {
 	}
 	reachMu.Unlock()
 	return (*atomic.Uint64)(unsafe.Pointer(closed.UnsafeAddr()))
+}
+
+// fieldKey names a field of a struct type.
+type fieldKey struct {
+	t    reflect.Type
+	name string
+}
+
+// fields caches the indices of the fields reach looks up (-1: no direct
+// field of that name): reflect's FieldByName compares the names of the
+// fields at every lookup, four per instance.
+var fields struct {
+	mu  sync.RWMutex
+	idx map[fieldKey]int
+}
+
+// fieldByName is v.FieldByName(name) for a field of v's struct itself
+// (not one promoted from an embedded struct), its index looked up once
+// per type; the zero Value when v has no such field.
+func fieldByName(v reflect.Value, name string) reflect.Value {
+	k := fieldKey{v.Type(), name}
+	fields.mu.RLock()
+	i, ok := fields.idx[k]
+	fields.mu.RUnlock()
+	if !ok {
+		i = -1
+		if f, found := k.t.FieldByName(name); found && len(f.Index) == 1 {
+			i = f.Index[0]
+		}
+		fields.mu.Lock()
+		if fields.idx == nil {
+			fields.idx = map[fieldKey]int{}
+		}
+		fields.idx[k] = i
+		fields.mu.Unlock()
+	}
+	if i < 0 {
+		return reflect.Value{}
+	}
+	return v.Field(i)
 }
 
 // exitCode is the exit code wazero closes a module with when the

@@ -134,3 +134,24 @@ func TestWatchAfterReturn(t *testing.T) {
 	_, err = i.Call(context.Background(), "empty")
 	require.NoError(t, err)
 }
+
+// TestFieldByName: the cached lookup finds what reflect's FieldByName
+// finds for a struct's own fields, again from the cache, and nothing for
+// a missing field or one promoted from an embedded struct (reach reads
+// wazero's own fields only).
+func TestFieldByName(t *testing.T) {
+	type inner struct{ Promoted int }
+	type outer struct {
+		inner
+		A int
+		b string
+	}
+	v := reflect.ValueOf(&outer{A: 7, b: "x"}).Elem()
+	for range 2 { // the second time from the cache
+		require.Equal(t, 7, int(fieldByName(v, "A").Int()))
+		require.Equal(t, "x", fieldByName(v, "b").String())
+		require.False(t, fieldByName(v, "missing").IsValid())
+		require.False(t, fieldByName(v, "Promoted").IsValid())
+	}
+	require.Zero(t, testing.AllocsPerRun(100, func() { fieldByName(v, "A") }))
+}
