@@ -73,6 +73,12 @@ func (st *stats) hostStat(k, n int, name string) *hostCount {
 	if k < len(st.hostK) && st.hostK[k] != nil {
 		return st.hostK[k]
 	}
+	return st.newHostStat(k, n, name)
+}
+
+// newHostStat is hostStat's first call for host function k, apart so
+// that the lookup inlines into the host call's path.
+func (st *stats) newHostStat(k, n int, name string) *hostCount {
 	if st.host == nil {
 		st.host = map[string]*hostCount{}
 	}

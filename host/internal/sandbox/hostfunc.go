@@ -98,8 +98,7 @@ func (c *Call) Guest(name string, ptr uint32, n uint64) ([]byte, error) { return
 // the same recording of the message, statistics and trace, the same
 // recovery of a panic. A typed function's error traps the guest, after
 // it was recorded.
-func (s *Session) invokeHost(ctx context.Context, k int, mem []byte, stack []uint64) {
-	h := s.sh.hostFuncs[k]
+func (s *Session) invokeHost(ctx context.Context, k int, h *HostFunc, mem []byte, stack []uint64) {
 	c := &s.call
 	c.ctx, c.s, c.fi, c.mem, c.args, c.ret, c.note = ctx, s, -1, mem, stack, nil, ""
 	var t0 time.Time
@@ -160,6 +159,11 @@ func (s *Session) hostEnded(k int, h *HostFunc, err error) (acl.Error, string) {
 	if err == nil {
 		return 0, ""
 	}
+	return s.hostFailed(h, st, err)
+}
+
+// hostFailed is hostEnded's failure, apart so that its success inlines.
+func (s *Session) hostFailed(h *HostFunc, st *hostCount, err error) (acl.Error, string) {
 	code := acl.CodeOf(err)
 	msg := h.F.Name + ": " + acl.MessageOf(err)
 	s.lastErr, s.msgRead = msg, false
@@ -282,11 +286,12 @@ func (v *invoker) Invoke(ctx context.Context, fn int, mem []byte, stack []uint64
 		return
 	}
 	k := fn - HostFuncBase
-	if h := s.sh.hostFuncs[k]; h.kernel != nil && s.plain() {
+	h := s.sh.hostFuncs[k]
+	if h.kernel != nil && s.plain() {
 		s.launchFast(ctx, k, h, mem, stack)
 		return
 	}
-	s.invokeHost(ctx, k, mem, stack)
+	s.invokeHost(ctx, k, h, mem, stack)
 }
 
 // Recovering implements engine.Recoverer: the engine recovers the panics
