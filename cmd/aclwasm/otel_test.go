@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -184,10 +185,12 @@ func TestOtelEndpoint(t *testing.T) {
 	const traceID, parent = "0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331"
 	client := &http.Client{Timeout: 10 * time.Second}
 	var resp *http.Response
+	var id string              // the answered request's: each 503 has a span of its own
 	for i := 0; i < 100; i++ { // the plugin compiles: 503 loading meanwhile
 		req, err := http.NewRequest("POST", url+"/v1/plugins/trace", strings.NewReader("x"))
 		require.NoError(t, err)
-		req.Header.Set("X-Request-Id", "otlp-req")
+		id = "otlp-req-" + strconv.Itoa(i)
+		req.Header.Set("X-Request-Id", id)
 		req.Header.Set("traceparent", "00-"+traceID+"-"+parent+"-01")
 		resp, err = client.Do(req)
 		require.NoError(t, err)
@@ -208,7 +211,7 @@ func TestOtelEndpoint(t *testing.T) {
 	spans, _ = rc.Spans()
 	var reqSpan otlptest.Span
 	for _, s := range spans {
-		if s.Attrs["aclwasm.request_id"] == "otlp-req" {
+		if s.Attrs["aclwasm.request_id"] == id {
 			require.Empty(t, reqSpan.SpanID, "one span per request")
 			reqSpan = s
 		}
