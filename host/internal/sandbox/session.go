@@ -160,9 +160,10 @@ type devState struct {
 type callState struct {
 	call Call // the host call in flight (see invoke)
 	io   *IO  // the bytes call in progress, or nil (SetIO, between calls)
-	// recovers: the engine recovers the panics of memcpyFast, which has
-	// no recover of its own (engine.Recoverer); inFast: memcpyFast is in
-	// flight, so a panic the engine recovers is its own.
+	// recovers: the engine recovers the panics of memcpyFast and
+	// launchFast, which have no recover of their own (engine.Recoverer);
+	// inFast: memcpyFast is in flight, so a panic the engine recovers is
+	// its own.
 	recovers, inFast bool
 	// inLaunch is 1 + the index (Shared.HostFuncs) of the launcher
 	// launchFast runs without a recover of its own, 0 for none: a panic

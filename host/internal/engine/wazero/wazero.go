@@ -380,7 +380,7 @@ func (m *module) baseWithArgs(det bool, args []string) wazero.ModuleConfig {
 
 func (m *module) Instantiate(ctx context.Context, cfg engine.Config) (engine.Instance, error) {
 	mk := &making{mems: &m.e.mems, limit: cfg.MemoryLimit, inv: cfg.Invoker}
-	if rc, ok := cfg.Invoker.(engine.Recoverer); ok { // hostFunc recovers every host call's panic
+	if rc, ok := cfg.Invoker.(engine.Recoverer); ok { // recoveringHostFunc recovers the Unguarded functions' panics
 		rc.Recovering()
 	}
 	ctx = experimental.WithMemoryAllocator(ctx, mk)
