@@ -642,7 +642,11 @@ func TestQuantiles(t *testing.T) {
 // request (118 against 67) before a Run armed its call context once, the
 // run's cancellation went through the registry of active requests, the
 // request's logger was made lazily and a body of known length was read
-// without a limit reader; 34 after.
+// without a limit reader; 34 after; 30 once the call context made its
+// done channel only when asked for and kept its first watchers in place,
+// the engines' call watch waited on a WaitGroup instead of a channel and
+// guard's record of the body was part of the request's context (97
+// against 67-68: the floor's count moves by one from run to run).
 func TestEchoAllocsOverFloor(t *testing.T) {
 	if engine != "wazero" {
 		t.Skipf("the floor is wazero's: ACLWASM_TEST_ENGINE=%s allocates as its engine does", engine)
@@ -661,9 +665,9 @@ func TestEchoAllocsOverFloor(t *testing.T) {
 		})
 	}
 	f, got := allocs(floor), allocs(s.Handler())
-	most := 34.0
+	most := 30.0
 	if raceEnabled {
-		most = 40 // the race detector's pools drop records
+		most = 36 // the race detector's pools drop records
 	}
 	require.LessOrEqual(t, got-f, most, "serve's allocations per request (%v) over the floor's (%v)", got, f)
 }

@@ -77,7 +77,12 @@ func guard(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var tb *trackedBody
 		if r.ContentLength != 0 && r.Body != nil && r.Body != http.NoBody {
-			tb = &trackedBody{ReadCloser: r.Body, want: r.ContentLength}
+			if rc, ok := r.Context().(*requestCtx); ok {
+				tb = &rc.body // in the request's one allocation (withRequestID)
+			} else {
+				tb = new(trackedBody)
+			}
+			*tb = trackedBody{ReadCloser: r.Body, want: r.ContentLength}
 			// r is net/http's own request: it looks at its Body once the
 			// handler returns, to close a large unread body early and
 			// delay the close of the connection so that the client reads

@@ -67,13 +67,14 @@ func (s *Server) withRequestID(h http.Handler) http.Handler {
 // requestCtx is a request's context with its logger (logKey), and what
 // the logger and the response's id header are made of, in one allocation
 // (a context.WithValue, a Logger.With, the id and its header value were
-// six).
+// six), and guard's record of the body.
 type requestCtx struct {
 	context.Context
 	log  slog.Logger
 	h    idHandler
 	ids  [1]string
 	made [32]byte // a made id's bytes
+	body trackedBody
 }
 
 func (c *requestCtx) Value(key any) any {

@@ -1,34 +1,37 @@
 package engine
 
-import "context"
+import (
+	"context"
+	"sync"
+)
 
 // CallWatch runs an adapter's action once when the context of a guest
 // call ends before the call returns (wazero: close the module; wasmtime:
 // advance the epoch). On the host's call context (a Watcher) it registers
 // without a goroutine or an allocation; on any other context it uses
-// context.AfterFunc. Its closure and channel are made at the first Arm
-// (the channel again after it fired), so that a call makes neither.
+// context.AfterFunc. Its closure is made at the first Arm, so that a
+// call makes none; Disarm waits for an action that started on a
+// WaitGroup, not a channel (one allocation per instance fewer, where each
+// request of serve has an instance of its own).
 type CallWatch struct {
 	// On is the adapter's action, set before the first Arm.
 	On func()
 
-	fn      func()        // On, then close(fired)
-	fired   chan struct{} // closed by fn
-	stop    func() bool   // stops fn (context.AfterFunc)
-	watcher Watcher       // or this does (the host's call context)
+	fn      func()         // On, then armed.Done
+	armed   sync.WaitGroup // one from Arm until fn has run or was stopped
+	stop    func() bool    // stops fn (context.AfterFunc)
+	watcher Watcher        // or this does (the host's call context)
 }
 
 // Arm starts watching ctx for the call about to start.
 func (w *CallWatch) Arm(ctx context.Context) {
-	if w.fired == nil {
-		w.fired = make(chan struct{})
-	}
 	if w.fn == nil {
 		w.fn = func() {
 			w.On()
-			close(w.fired)
+			w.armed.Done()
 		}
 	}
+	w.armed.Add(1)
 	if wt, ok := ctx.(Watcher); ok {
 		wt.Watch(&w.fn)
 		w.watcher = wt
@@ -46,9 +49,10 @@ func (w *CallWatch) Disarm() (fired bool) {
 	} else {
 		stopped = w.stop()
 	}
-	if !stopped {
-		<-w.fired
-		w.fired = nil
+	if stopped {
+		w.armed.Done()
+	} else {
+		w.armed.Wait() // fn has started: it ends soon
 	}
 	w.stop, w.watcher = nil, nil
 	return !stopped

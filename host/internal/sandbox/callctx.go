@@ -36,27 +36,32 @@ type CallCtx struct {
 	ended  atomic.Bool
 	doneCh atomic.Value
 
-	mu         sync.Mutex
-	parent     context.Context // the armed call's; nil between calls
-	done       chan struct{}   // closed when the call's context ends; replaced then
+	mu     sync.Mutex
+	parent context.Context // the armed call's; nil between calls
+	// done is closed when the call's context ends, and replaced then. It
+	// is made by the first Done, not by Arm: a call that nobody waits on
+	// (the engines ask ended, and follow the call with Watch) makes no
+	// channel, an allocation per instance where each request has its own.
+	done       chan struct{}
+	armed      bool // Arm has been called: Done makes done from here on
 	err, cause error
 	deadline   time.Time
 	hasDL      bool
 	timer      *time.Timer   // the policy's timeout, made once, reset per call
 	limit      time.Duration // the policy's timeout of the armed call, for its error
 	stopParent func() bool   // stops following a cancelable parent
-	afters     []*func()
+	afters     []*func()     // in aftersBuf while it fits: a call has one watcher (the engine's)
+	aftersBuf  [2]*func()
 }
 
 // Arm starts a call under parent, bounded by the policy's timeout d
 // (NoTimeout: none). The caller holds the instance's callMu and mu.
 func (c *CallCtx) Arm(parent context.Context, d time.Duration) {
 	c.mu.Lock()
-	c.parent = parent
-	if c.done == nil || c.err != nil {
-		ch := make(chan struct{})
-		c.done = ch
-		c.doneCh.Store(ch) // not c.done: Done reads it without mu
+	c.parent, c.armed = parent, true
+	if c.err != nil { // the last call's done is closed: the next Done makes one
+		c.done = nil
+		c.doneCh.Store((chan struct{})(nil))
 	}
 	c.err, c.cause = nil, nil
 	c.ended.Store(false)
@@ -136,9 +141,15 @@ func (c *CallCtx) Cancel(err, cause error) {
 	}
 	c.err, c.cause = err, cause
 	c.ended.Store(true)
-	close(c.done)
-	afters := c.afters
+	if c.done == nil {
+		c.done = closedChan
+		c.doneCh.Store(closedChan)
+	} else {
+		close(c.done)
+	}
+	afters := slices.Clone(c.afters) // aftersBuf is the next call's
 	c.afters = nil
+	clear(c.aftersBuf[:])
 	c.mu.Unlock()
 	for _, f := range afters {
 		go (*f)()
@@ -168,11 +179,24 @@ func (c *CallCtx) callDeadline() (time.Time, bool) { return c.deadline, c.hasDL 
 
 // Done implements context.Context.
 func (c *CallCtx) Done() <-chan struct{} {
-	if ch, ok := c.doneCh.Load().(chan struct{}); ok {
+	if ch, _ := c.doneCh.Load().(chan struct{}); ch != nil {
 		return ch
 	}
-	return nil // never armed
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.done == nil && c.armed {
+		c.done = make(chan struct{})
+		c.doneCh.Store(c.done) // Done reads it without mu
+	}
+	return c.done // nil if never armed
 }
+
+// closedChan is the done of a call cancelled before anyone asked for it.
+var closedChan = func() chan struct{} {
+	ch := make(chan struct{})
+	close(ch)
+	return ch
+}()
 
 // Err implements context.Context.
 func (c *CallCtx) Err() error {
@@ -220,6 +244,9 @@ func (c *CallCtx) Watch(f *func()) {
 		c.mu.Unlock()
 		go (*f)()
 		return
+	}
+	if c.afters == nil {
+		c.afters = c.aftersBuf[:0]
 	}
 	c.afters = append(c.afters, f)
 	c.mu.Unlock()

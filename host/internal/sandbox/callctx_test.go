@@ -81,6 +81,61 @@ func TestCallCtx(t *testing.T) {
 		c.Cancel(context.Canceled, context.Canceled) // between calls: nothing
 		require.NoError(t, c.Err())
 	})
+	t.Run("done is made when asked for", func(t *testing.T) {
+		var c CallCtx
+		require.Nil(t, c.Done(), "never armed")
+		c.Arm(context.Background(), time.Duration(-1))
+		require.Nil(t, c.done, "a call nobody waits on makes no channel")
+		c.End()
+		c.Arm(context.Background(), time.Duration(-1))
+		c.Cancel(context.Canceled, context.Canceled) // before anyone asked
+		waitDone(t, &c)
+		c.End()
+		c.Arm(context.Background(), time.Duration(-1))
+		done := c.Done()
+		require.NotNil(t, done)
+		select {
+		case <-done:
+			t.Fatal("the next call's context is done")
+		default:
+		}
+		require.Equal(t, done, c.Done(), "one channel per call")
+		c.Cancel(context.Canceled, context.Canceled)
+		<-done // closed by the cancel
+		c.End()
+	})
+	t.Run("a call allocates nothing of its own", func(t *testing.T) {
+		f := func() {}
+		var c *CallCtx
+		n := testing.AllocsPerRun(100, func() {
+			c = &CallCtx{} // a new instance's, as each request's in serve
+			c.Arm(context.Background(), time.Duration(-1))
+			c.Watch(&f) // the engine's watcher
+			require.True(t, c.Unwatch(&f))
+			c.End()
+		})
+		require.Equal(t, 1.0, n, "the CallCtx alone: no done channel, no slice of watchers")
+	})
+	t.Run("watchers past the first ones", func(t *testing.T) {
+		var c CallCtx
+		c.Arm(context.Background(), time.Duration(-1))
+		ran := make(chan int, 3)
+		fs := make([]func(), 3)
+		for k := range fs {
+			fs[k] = func() { ran <- k }
+			c.Watch(&fs[k])
+		}
+		require.True(t, c.Unwatch(&fs[1]))
+		c.Cancel(context.Canceled, context.Canceled)
+		got := []int{<-ran, <-ran}
+		require.ElementsMatch(t, []int{0, 2}, got, "the watchers still watching ran")
+		c.End()
+		c.Arm(context.Background(), time.Duration(-1))
+		c.Watch(&fs[1])
+		require.True(t, c.Unwatch(&fs[1]), "the next call watches afresh")
+		c.End()
+		require.Empty(t, ran)
+	})
 	t.Run("values", func(t *testing.T) {
 		type key struct{}
 		var c CallCtx

@@ -387,8 +387,7 @@ func (w *wasmtimeInstance) enter(ctx context.Context, fn func() error) error {
 }
 
 // arm and disarm are enter's halves, for the calls of exports, which make
-// no closure: the watcher and its channel are the instance's, made once
-// (the channel again after it fired).
+// no closure: the watcher is the instance's, its closure made once.
 func (w *wasmtimeInstance) arm(ctx context.Context) error {
 	w.ctx = ctx
 	if w.e.fuel > 0 {
