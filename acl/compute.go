@@ -40,6 +40,11 @@ type Launch struct {
 	// error or a panic fails the stream with the launch's code
 	// ([ErrRTAicoreException] unless the error carries one).
 	Run func(ctx context.Context, mem [][]byte) error
+	// Recovers says Run recovers its own panics, making each its error
+	// as a backend would (a device fault): a backend may call it without
+	// a guard of its own, which costs a quick launch a good part of its
+	// run. A panic in Check stays the backend's to recover.
+	Recovers bool
 	// Done, when set, is called at most once, when the backend holds the
 	// Launch no more: it ran, was dropped, or failed to queue. The caller
 	// may then reuse the Launch and what Check and Run hold; it touches
