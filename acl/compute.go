@@ -40,6 +40,11 @@ type Launch struct {
 	// error or a panic fails the stream with the launch's code
 	// ([ErrRTAicoreException] unless the error carries one).
 	Run func(ctx context.Context, mem [][]byte) error
+	// Recovers says Run recovers its own panics, each made its error as
+	// a backend would make it (a device fault): a backend may then call
+	// Run without a guard of its own, which a quick launch would pay for
+	// twice. A panic in Check stays the backend's to recover.
+	Recovers bool
 	// Done, when set, is called at most once, when the backend holds the
 	// Launch no more: it ran, was dropped, or failed to queue. The caller
 	// may then reuse the Launch and what Check and Run hold; it touches

@@ -160,7 +160,8 @@ func TestComputeInCall(t *testing.T) {
 // a host bug's message, not as a device fault of its kernel, wherever it
 // runs: in the call (quick, with regions or without: Check and Run under
 // one guard), or on the worker; Run is not called, and the stream goes
-// on.
+// on. A launch whose Run recovers its own panics (acl.Launch.Recovers)
+// keeps the guard of its Check.
 func TestComputeCheckHostBug(t *testing.T) {
 	b := newSim(t)
 	s, err := b.CreateStream(0)
@@ -168,10 +169,10 @@ func TestComputeCheckHostBug(t *testing.T) {
 	p, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
 	require.NoError(t, err)
 	for _, c := range []struct {
-		quick   bool
-		regions int
-	}{{true, 0}, {true, 1}, {false, 0}, {false, 1}} {
-		l := &acl.Launch{Name: "k", Quick: c.quick, Check: func() error { panic("the check's bug") },
+		quick, recovers bool
+		regions         int
+	}{{true, false, 0}, {true, false, 1}, {false, false, 0}, {false, false, 1}, {true, true, 0}, {false, true, 0}} {
+		l := &acl.Launch{Name: "k", Quick: c.quick, Recovers: c.recovers, Check: func() error { panic("the check's bug") },
 			Run: func(context.Context, [][]byte) error { panic("ran after its check panicked") }}
 		for range c.regions {
 			l.Regions = append(l.Regions, acl.Region{Ptr: p, N: 64, Write: true})

@@ -317,6 +317,12 @@ func (c *Call) queueKernel(k *Kernel, lc *launchCount, st *streamRec, args []uin
 		kl.bytes += n
 		l.Regions = append(l.Regions, acl.Region{Ptr: sp.buf.Dev, N: n, Write: p.Write})
 	}
+	// A launch without buffers has nothing to check again: no Check,
+	// which the backend would call for nothing.
+	l.Check = nil
+	if len(kl.hs) > 0 {
+		l.Check = kl.recheck
+	}
 	if err := c.enqueueKernel(st); err != nil {
 		return err
 	}
@@ -409,7 +415,8 @@ func newKernelLaunch() *kernelLaunch {
 		return kl
 	}
 	kl := &kernelLaunch{}
-	kl.l.Check, kl.l.Run, kl.l.Done = kl.check, kl.run, kl.recycle
+	kl.recheck = kl.check
+	kl.l.Run, kl.l.Done, kl.l.Recovers = kl.run, kl.recycle, true
 	return kl
 }
 
@@ -465,6 +472,7 @@ type kernelLaunch struct {
 	hs       []held        // its buffers, as validated when queued
 	vals     []uint64      // by parameter: a scalar's value, a buffer's address
 	bufs     [][]byte      // by parameter: a buffer's bytes when it runs
+	recheck  func() error  // check, made once: l.Check of a launch with buffers
 	// bc is Run's context, kept from launch to launch while no Run asked
 	// for its Done (endCtx). Pooled, it may keep the last launch's
 	// contexts (the stream's and the session's) alive until the pool
@@ -493,9 +501,6 @@ type held struct {
 // order: a buffer freed or a lease revoked in between fails the launch
 // before it touches anything.
 func (kl *kernelLaunch) check() error {
-	if len(kl.hs) == 0 { // no buffer, or every one of extent 0
-		return nil
-	}
 	s := kl.s
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -512,22 +517,48 @@ func (kl *kernelLaunch) check() error {
 // run runs the launch's blocks, stopped by the stream's cancellation
 // (ctx), the end of the session, the run's time limit and the launch's
 // own timeout.
-func (kl *kernelLaunch) run(ctx context.Context, mem [][]byte) error {
+func (kl *kernelLaunch) run(ctx context.Context, mem [][]byte) (err error) {
 	k, s := kl.k, kl.s
 	if kl.bc == nil {
 		kl.bc = &boundCtx{}
 	}
 	kl.bc.bind(ctx, s.halt, kl.deadline, kl.timeout) // the launch's bounds
-	defer kl.endCtx()
+	// One deferred call releases Run's context and recovers every panic
+	// of Run (acl.Launch.Recovers): a block's is the launch's fault as
+	// runBlocks makes of one, counted as the launch's end; any other a
+	// device fault, as a backend makes of a panic in Run. A guard of each
+	// block and the backend's own besides cost a quick launch two
+	// deferred calls more.
+	var sampled, timed, inBlocks bool
+	var t0 time.Duration
+	defer func() {
+		if r := recover(); r != nil {
+			if inBlocks {
+				err = kl.ended(ctx, blockPanicked(k, &kl.blk, r), sampled, timed, t0)
+			} else {
+				err = acl.Errorf(acl.ErrRTAicoreException, "%s failed on the device: it panicked: %v", k.Name, r)
+			}
+		}
+		kl.endCtx()
+	}()
 	for _, h := range kl.hs {
 		kl.bufs[h.param] = mem[h.reg]
 	}
-	sampled, timed := kl.lc.times(k.Quick && kl.bytes <= sampleMax, s.computeObserved(), kl.l.InCall)
-	var t0 time.Duration
+	sampled, timed = kl.lc.times(k.Quick && kl.bytes <= sampleMax, s.computeObserved(), kl.l.InCall)
 	if timed {
 		t0 = time.Since(epoch)
 	}
-	err := runBlocks(kl.bc, k, &kl.blk)
+	inBlocks = true
+	err = blocksOf(kl.bc, k, &kl.blk)
+	inBlocks = false
+	return kl.ended(ctx, err, sampled, timed, t0)
+}
+
+// ended counts the end of the launch's run with err, its blocks' error,
+// which a stop at a deadline the kernel met becomes the launch's timeout;
+// sampled, timed and t0 are what run measured it by.
+func (kl *kernelLaunch) ended(ctx context.Context, err error, sampled, timed bool, t0 time.Duration) error {
+	k, s := kl.k, kl.s
 	if err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil && s.halt.Err() == nil {
 		switch run, own := kl.bc.expired(); {
 		case run:
@@ -621,8 +652,20 @@ func RunBlocks(ctx context.Context, k *Kernel, blockDim uint32, mem [][]byte, ar
 	return runBlocks(ctx, k, &Block{Dim: blockDim, Mem: mem, Args: args, out: out})
 }
 
-// runBlocks runs b.Dim blocks of k on b.
-func runBlocks(ctx context.Context, k *Kernel, b *Block) error {
+// runBlocks runs b.Dim blocks of k on b, a block's panic the launch's
+// fault.
+func runBlocks(ctx context.Context, k *Kernel, b *Block) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = blockPanicked(k, b, r)
+		}
+	}()
+	return blocksOf(ctx, k, b)
+}
+
+// blocksOf is runBlocks whose caller recovers a block's panic
+// (blockPanicked).
+func blocksOf(ctx context.Context, k *Kernel, b *Block) error {
 	for i := range b.Dim {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -635,14 +678,14 @@ func runBlocks(ctx context.Context, k *Kernel, b *Block) error {
 	return nil
 }
 
-// runBlock runs one block, its panic or error the launch's fault.
-func runBlock(ctx context.Context, k *Kernel, b *Block) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = &fault{acl.Errorf(acl.ErrRTAicoreException, "kernel %s failed on the device: block %d of %d panicked: %v", k.Name, b.Index, b.Dim, r)}
-		}
-	}()
-	err = k.Run(ctx, b)
+// blockPanicked is the launch's fault for the panic r of block b.Index.
+func blockPanicked(k *Kernel, b *Block, r any) error {
+	return &fault{acl.Errorf(acl.ErrRTAicoreException, "kernel %s failed on the device: block %d of %d panicked: %v", k.Name, b.Index, b.Dim, r)}
+}
+
+// runBlock runs one block, its error the launch's fault.
+func runBlock(ctx context.Context, k *Kernel, b *Block) error {
+	err := k.Run(ctx, b)
 	switch {
 	case err == nil:
 		return nil

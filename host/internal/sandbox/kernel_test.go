@@ -644,3 +644,52 @@ func TestKernelLaunchHostBug(t *testing.T) {
 		})
 	}
 }
+
+// TestKernelBlockPanic: a block's panic fails its launch as a device
+// fault naming the block, counted as the launch's failure; the blocks
+// before it ran, those after it did not, and the stream and the kernel go
+// on. For a quick launch, which the simulator runs in its call on an idle
+// stream without a guard of its own (the launch recovers its panics,
+// acl.Launch.Recovers), one the stream's worker runs, and a quick one
+// with a buffer, which the simulator checks again as it runs.
+func TestKernelBlockPanic(t *testing.T) {
+	b := sim.New()
+	t.Cleanup(func() { b.Close() })
+	ran := map[string]*[3]atomic.Int32{}
+	kernel := func(name string, quick bool, params ...host.KernelParam) host.Kernel {
+		ran[name] = new([3]atomic.Int32)
+		return host.Kernel{Name: name, Quick: quick, Params: params, Run: func(_ context.Context, b *host.KernelBlock) error {
+			ran[name][b.Index()].Add(1)
+			if b.BlockDim == 3 && b.Index() == 1 {
+				panic("block bug")
+			}
+			return nil
+		}}
+	}
+	ks := []host.Kernel{
+		kernel("QPanic", true), kernel("WPanic", false),
+		kernel("BPanic", true, host.Buffer("x", acl.DTUint32, host.ReadWrite, "blockDim")),
+	}
+	ls := []kerneltest.Launcher{{Sym: "QPanic", Params: "i32 i32"}, {Sym: "WPanic", Params: "i32 i32"}, {Sym: "BPanic", Params: "i32 i32 i64"}}
+	h := kernelHarness(t, abi.Wide, host.Policy{Kernels: []string{"QPanic", "WPanic", "BPanic"}}, nil, ls, host.WithKernels(ks...), host.WithBackend(b))
+	h.OK("aclrtSetDevice", 0)
+	x := h.Malloc(16)
+	s := h.Stream()
+	for _, k := range []string{"QPanic", "WPanic", "BPanic"} {
+		args := func(blockDim uint64) []uint64 {
+			if k == "BPanic" {
+				return []uint64{blockDim, s, x}
+			}
+			return []uint64{blockDim, s}
+		}
+		h.kcall(k, args(3)...)
+		h.Code(acl.ErrRTAicoreException, "aclrtSynchronizeStream", s)
+		require.Contains(t, h.RecentMsg(), "kernel "+k+" failed on the device: block 1 of 3 panicked: block bug", k)
+		h.kcall(k, args(2)...)
+		h.OK("aclrtSynchronizeStream", s)
+		require.Equal(t, []int32{2, 2, 0}, []int32{ran[k][0].Load(), ran[k][1].Load(), ran[k][2].Load()}, k)
+		st := h.Inst.Session().Stats().Funcs[k]
+		require.Equal(t, uint64(2), st.Launches, k)
+		require.Equal(t, uint64(1), st.LaunchFailures, k)
+	}
+}
