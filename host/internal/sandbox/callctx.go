@@ -47,7 +47,7 @@ type CallCtx struct {
 	err, cause error
 	deadline   time.Time
 	hasDL      bool
-	timer      *time.Timer   // the policy's timeout, made once, reset per call
+	timer      *policyTimer  // the policy's timeout of the armed call, nil without one
 	limit      time.Duration // the policy's timeout of the armed call, for its error
 	stopParent func() bool   // stops following a cancelable parent
 	afters     []*func()     // in aftersBuf while it fits: a call has one watcher (the engine's)
@@ -57,6 +57,7 @@ type CallCtx struct {
 // Arm starts a call under parent, bounded by the policy's timeout d
 // (NoTimeout: none). The caller holds the instance's callMu and mu.
 func (c *CallCtx) Arm(parent context.Context, d time.Duration) {
+	c.stopTimer() // an earlier call not ended
 	c.mu.Lock()
 	c.parent, c.armed = parent, true
 	if c.err != nil { // the last call's done is closed: the next Done makes one
@@ -80,20 +81,57 @@ func (c *CallCtx) Arm(parent context.Context, d time.Duration) {
 		c.mu.Lock()
 		c.limit = d
 		c.mu.Unlock()
-		if c.timer == nil {
-			c.timer = time.AfterFunc(d, c.expire)
-		} else {
-			c.timer.Reset(d)
-		}
+		pt := policyTimers.Get().(*policyTimer)
+		pt.c.Store(c)
+		c.timer = pt
+		pt.t.Reset(d)
+	}
+}
+
+// policyTimer is the timer of a policy's timeout, shared by the call
+// contexts of a process in turn (policyTimers): where each request has an
+// instance of its own, a timer per instance was an allocation and a
+// closure of its own. c is the call context it is armed for.
+type policyTimer struct {
+	t *time.Timer
+	c atomic.Pointer[CallCtx]
+}
+
+// policyTimers holds the stopped timers: one goes back only once Stop
+// prevented its callback, so that a timer taken again never runs a call
+// context's expire for an earlier one. A timer whose callback started is
+// left to that call context (and the garbage collector).
+var policyTimers = sync.Pool{New: func() any {
+	pt := &policyTimer{}
+	pt.t = time.AfterFunc(time.Hour, pt.fire)
+	pt.t.Stop()
+	return pt
+}}
+
+func (pt *policyTimer) fire() {
+	if c := pt.c.Load(); c != nil {
+		c.expire()
+	}
+}
+
+// stopTimer stops the armed call's timer, if any, returning it to
+// policyTimers when its callback will not run.
+func (c *CallCtx) stopTimer() {
+	pt := c.timer
+	if pt == nil {
+		return
+	}
+	c.timer = nil
+	if pt.t.Stop() {
+		pt.c.Store(nil)
+		policyTimers.Put(pt)
 	}
 }
 
 // End ends the armed call. Contexts derived from it and still following
 // it are cancelled, as they were when each call had a context of its own.
 func (c *CallCtx) End() {
-	if c.timer != nil {
-		c.timer.Stop()
-	}
+	c.stopTimer()
 	if c.stopParent != nil {
 		c.stopParent()
 		c.stopParent = nil

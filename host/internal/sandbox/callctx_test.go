@@ -116,6 +116,41 @@ func TestCallCtx(t *testing.T) {
 		})
 		require.Equal(t, 1.0, n, "the CallCtx alone: no done channel, no slice of watchers")
 	})
+	t.Run("a timeout makes no timer of its own", func(t *testing.T) {
+		var c *CallCtx
+		n := testing.AllocsPerRun(100, func() {
+			c = &CallCtx{}
+			c.Arm(context.Background(), time.Hour)
+			c.End()
+		})
+		most := 1.0 // the CallCtx alone: the timer is a pooled one
+		if raceEnabled {
+			most = 2 // the race detector's pools drop a quarter of what is put back
+		}
+		require.LessOrEqual(t, n, most)
+	})
+	t.Run("pooled timers end only their own call", func(t *testing.T) {
+		var a, b CallCtx
+		for range 100 {
+			a.Arm(context.Background(), time.Hour)
+			a.End() // its timer goes back, stopped: b may take it
+			b.Arm(context.Background(), time.Millisecond)
+			a.Arm(context.Background(), time.Duration(-1))
+			waitDone(t, &b)
+			require.ErrorIs(t, b.Cause(), ErrPolicyTimeout)
+			require.Equal(t, "the policy's timeout of 1ms expired", b.Cause().Error())
+			b.End()
+			require.NoError(t, a.Err(), "a's call has no timeout")
+			a.End()
+		}
+		a.Arm(context.Background(), time.Millisecond)
+		b.Arm(context.Background(), time.Hour)
+		waitDone(t, &a)
+		time.Sleep(2 * time.Millisecond) // a timer that fired is not shared
+		require.NoError(t, b.Err())
+		a.End()
+		b.End()
+	})
 	t.Run("watchers past the first ones", func(t *testing.T) {
 		var c CallCtx
 		c.Arm(context.Background(), time.Duration(-1))
