@@ -47,7 +47,12 @@ type CallCtx struct {
 	err, cause error
 	deadline   time.Time
 	hasDL      bool
-	timer      *policyTimer  // the policy's timeout of the armed call, nil without one
+	// timer is the policy's timeout, taken from policyTimers at the first
+	// call with one and kept until Release, reset per call; timerSet: it
+	// is set for the armed call; timerRan: a callback of it has started.
+	timer      *policyTimer
+	timerSet   bool
+	timerRan   bool
 	limit      time.Duration // the policy's timeout of the armed call, for its error
 	stopParent func() bool   // stops following a cancelable parent
 	afters     []*func()     // in aftersBuf while it fits: a call has one watcher (the engine's)
@@ -81,10 +86,12 @@ func (c *CallCtx) Arm(parent context.Context, d time.Duration) {
 		c.mu.Lock()
 		c.limit = d
 		c.mu.Unlock()
-		pt := policyTimers.Get().(*policyTimer)
-		pt.c.Store(c)
-		c.timer = pt
-		pt.t.Reset(d)
+		if c.timer == nil {
+			c.timer = policyTimers.Get().(*policyTimer)
+			c.timer.c.Store(c)
+		}
+		c.timer.t.Reset(d)
+		c.timerSet = true
 	}
 }
 
@@ -97,10 +104,11 @@ type policyTimer struct {
 	c atomic.Pointer[CallCtx]
 }
 
-// policyTimers holds the stopped timers: one goes back only once Stop
-// prevented its callback, so that a timer taken again never runs a call
-// context's expire for an earlier one. A timer whose callback started is
-// left to that call context (and the garbage collector).
+// policyTimers holds the stopped timers of released call contexts: one
+// goes back only if Stop prevented every callback of its call context's
+// calls, so that a timer taken again never runs a call context's expire
+// for an earlier one. A timer whose callback started is left to its call
+// context (and the garbage collector).
 var policyTimers = sync.Pool{New: func() any {
 	pt := &policyTimer{}
 	pt.t = time.AfterFunc(time.Hour, pt.fire)
@@ -114,18 +122,27 @@ func (pt *policyTimer) fire() {
 	}
 }
 
-// stopTimer stops the armed call's timer, if any, returning it to
-// policyTimers when its callback will not run.
+// stopTimer stops the armed call's timer, if set, noting whether its
+// callback has started.
 func (c *CallCtx) stopTimer() {
-	pt := c.timer
-	if pt == nil {
-		return
+	if c.timerSet {
+		c.timerSet = false
+		if !c.timer.t.Stop() {
+			c.timerRan = true
+		}
 	}
-	c.timer = nil
-	if pt.t.Stop() {
+}
+
+// Release gives the call context's timer back for other call contexts:
+// its instance makes no more calls. The caller holds the instance's
+// callMu.
+func (c *CallCtx) Release() {
+	c.stopTimer()
+	if pt := c.timer; pt != nil && !c.timerRan {
 		pt.c.Store(nil)
 		policyTimers.Put(pt)
 	}
+	c.timer = nil
 }
 
 // End ends the armed call. Contexts derived from it and still following
