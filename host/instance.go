@@ -221,6 +221,7 @@ func (i *Instance) finish(ctx context.Context, abort bool) error {
 	}
 	i.done = true
 	i.mu.Unlock()
+	i.cc.Release() // no call follows: its timer may serve another instance
 	defer i.p.forget(i)
 	if i.s.s.Idle() { // nothing to wait for: no deadline to bound the waits
 		return errors.Join(i.s.s.Release(ctx), i.inst.Close(context.WithoutCancel(ctx)))

@@ -47,7 +47,12 @@ type CallCtx struct {
 	err, cause error
 	deadline   time.Time
 	hasDL      bool
-	timer      *time.Timer   // the policy's timeout, made once, reset per call
+	// timer is the policy's timeout, taken from policyTimers at the first
+	// call with one and kept until Release, reset per call; timerSet: it
+	// is set for the armed call; timerRan: a callback of it has started.
+	timer      *policyTimer
+	timerSet   bool
+	timerRan   bool
 	limit      time.Duration // the policy's timeout of the armed call, for its error
 	stopParent func() bool   // stops following a cancelable parent
 	afters     []*func()     // in aftersBuf while it fits: a call has one watcher (the engine's)
@@ -57,6 +62,7 @@ type CallCtx struct {
 // Arm starts a call under parent, bounded by the policy's timeout d
 // (NoTimeout: none). The caller holds the instance's callMu and mu.
 func (c *CallCtx) Arm(parent context.Context, d time.Duration) {
+	c.stopTimer() // an earlier call not ended
 	c.mu.Lock()
 	c.parent, c.armed = parent, true
 	if c.err != nil { // the last call's done is closed: the next Done makes one
@@ -81,19 +87,68 @@ func (c *CallCtx) Arm(parent context.Context, d time.Duration) {
 		c.limit = d
 		c.mu.Unlock()
 		if c.timer == nil {
-			c.timer = time.AfterFunc(d, c.expire)
-		} else {
-			c.timer.Reset(d)
+			c.timer = policyTimers.Get().(*policyTimer)
+			c.timer.c.Store(c)
+		}
+		c.timer.t.Reset(d)
+		c.timerSet = true
+	}
+}
+
+// policyTimer is the timer of a policy's timeout, shared by the call
+// contexts of a process in turn (policyTimers): where each request has an
+// instance of its own, a timer per instance was an allocation and a
+// closure of its own. c is the call context it is armed for.
+type policyTimer struct {
+	t *time.Timer
+	c atomic.Pointer[CallCtx]
+}
+
+// policyTimers holds the stopped timers of released call contexts: one
+// goes back only if Stop prevented every callback of its call context's
+// calls, so that a timer taken again never runs a call context's expire
+// for an earlier one. A timer whose callback started is left to its call
+// context (and the garbage collector).
+var policyTimers = sync.Pool{New: func() any {
+	pt := &policyTimer{}
+	pt.t = time.AfterFunc(time.Hour, pt.fire)
+	pt.t.Stop()
+	return pt
+}}
+
+func (pt *policyTimer) fire() {
+	if c := pt.c.Load(); c != nil {
+		c.expire()
+	}
+}
+
+// stopTimer stops the armed call's timer, if set, noting whether its
+// callback has started.
+func (c *CallCtx) stopTimer() {
+	if c.timerSet {
+		c.timerSet = false
+		if !c.timer.t.Stop() {
+			c.timerRan = true
 		}
 	}
+}
+
+// Release gives the call context's timer back for other call contexts:
+// its instance makes no more calls. The caller holds the instance's
+// callMu.
+func (c *CallCtx) Release() {
+	c.stopTimer()
+	if pt := c.timer; pt != nil && !c.timerRan {
+		pt.c.Store(nil)
+		policyTimers.Put(pt)
+	}
+	c.timer = nil
 }
 
 // End ends the armed call. Contexts derived from it and still following
 // it are cancelled, as they were when each call had a context of its own.
 func (c *CallCtx) End() {
-	if c.timer != nil {
-		c.timer.Stop()
-	}
+	c.stopTimer()
 	if c.stopParent != nil {
 		c.stopParent()
 		c.stopParent = nil

@@ -2,7 +2,9 @@ package sandbox
 
 import (
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
+	"sync/atomic"
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/acl"
@@ -25,8 +27,32 @@ const (
 	descBody = 16 // bytes the MAC covers
 )
 
+// descKey is a session's key of its descriptor MACs: 256 random bits,
+// drawn at the session's first descriptor (made or checked), not when the
+// session is made. Few sessions use descriptors, and serve makes a
+// session per request; the key is the same fresh, secret, per-session
+// key either way, so a forgery still succeeds with probability 2^-128
+// and a descriptor of one session fails in another. A pointer, not the
+// key in place: the session stays within its allocation's size class.
+type descKey struct{ p atomic.Pointer[[32]byte] }
+
+// key returns the key, drawing it first if needed: a descriptor is
+// checked where its copy executes, on the stream's goroutine, so two
+// goroutines may draw one at once, and the first stored wins.
+func (d *descKey) key() []byte {
+	if k := d.p.Load(); k != nil {
+		return k[:]
+	}
+	k := new([32]byte)
+	_, _ = rand.Read(k[:])
+	if !d.p.CompareAndSwap(nil, k) {
+		k = d.p.Load()
+	}
+	return k[:]
+}
+
 func (s *Session) descMAC(body []byte) []byte {
-	m := hmac.New(sha256.New, s.descKey[:])
+	m := hmac.New(sha256.New, s.descKey.key())
 	m.Write(body)
 	return m.Sum(nil)[:DescSize-descBody]
 }

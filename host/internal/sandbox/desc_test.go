@@ -102,3 +102,36 @@ func TestFreeWaitsForQueuedDescriptorCopies(t *testing.T) {
 	h.OK("aclrtMemcpy", data2, 64, dst, 64, 2)
 	require.Equal(t, want, h.Mem()[data2:data2+64])
 }
+
+// TestDescriptorKeyPerSession pins what the MAC's key protects: a session
+// draws a key of its own at its first descriptor, none before, and a
+// descriptor's bytes carried into another session fail there when they
+// execute, though the offsets they name are valid in both.
+func TestDescriptorKeyPerSession(t *testing.T) {
+	a, b := newHarness(t, host.Policy{}), newHarness(t, host.Policy{})
+	sa, sb := proxytest.Session(a.Inst), proxytest.Session(b.Inst)
+	for _, h := range []*harness{a, b} {
+		h.OK("aclrtSetDevice", 0)
+		h.OK("aclrtGetMemcpyDescSize", 6, outA)
+	}
+	size := a.U64(outA)
+	require.False(t, sa.DescKeyDrawn(), "a session without descriptors drew a key")
+	descA, srcA, dstA := a.Malloc(size), a.Malloc(256), a.Malloc(256)
+	descB, srcB, dstB := b.Malloc(size), b.Malloc(256), b.Malloc(256)
+	require.Equal(t, srcA-descA, srcB-descB) // the same layout: the same offsets in both
+	require.Equal(t, dstA-descA, dstB-descB)
+	a.OK("aclrtSetMemcpyDesc", descA, 6, srcA, dstA, 256, 0)
+	require.True(t, sa.DescKeyDrawn())
+	require.False(t, sb.DescKeyDrawn())
+	a.OK("aclrtMemcpy", data, size, descA, size, 2)
+	copy(b.Mem()[data:data+size], a.Mem()[data:data+size])
+	b.OK("aclrtMemcpy", descB, size, data, size, 1)
+	s := b.Stream()
+	b.OK("aclrtMemcpyAsyncWithDesc", descB, 6, s)
+	require.Contains(t, b.Code(acl.ErrRTParamInvalid, "aclrtSynchronizeStream", s), "tampered")
+	require.True(t, sb.DescKeyDrawn(), "checking a descriptor draws the key")
+	// B's own descriptor of the same copy works in B.
+	b.OK("aclrtSetMemcpyDesc", descB, 6, srcB, dstB, 256, 0)
+	b.OK("aclrtMemcpyAsyncWithDesc", descB, 6, s)
+	b.OK("aclrtSynchronizeStream", s)
+}

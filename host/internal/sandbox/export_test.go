@@ -45,7 +45,10 @@ func (s *Session) Allocated(addr uint64) bool {
 
 // ZeroDescKey makes the key of the session's descriptor MACs all zeros,
 // so that descriptors are the same bytes in every session.
-func (s *Session) ZeroDescKey() { s.descKey = [32]byte{} }
+func (s *Session) ZeroDescKey() { s.descKey.p.Store(new([32]byte)) }
+
+// DescKeyDrawn reports whether the session has drawn its descriptor key.
+func (s *Session) DescKeyDrawn() bool { return s.descKey.p.Load() != nil }
 
 // Settle lets the session's queued work finish: events and notifies are
 // destroyed first (which releases waits for records that will never

@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -51,7 +50,7 @@ type fixed struct {
 	kr      acl.KernelRunner  // b's kernel binaries, nil if it runs none
 	prof    abi.Profile       // the module's import profile: acl or acl32
 	id      uint64            // ID
-	descKey [32]byte          // the key of the session's descriptor MACs (desc.go)
+	descKey descKey           // the key of the session's descriptor MACs (desc.go), drawn at its first use
 	owner   any               // Config.Owner
 	vars    map[string]string // Config.Vars, for aclwasm.config_read
 	logs    []*logWriter      // Config.Logger's writers, flushed at release
@@ -334,7 +333,6 @@ func New(c Config) (*Session, error) {
 		s.ck = newAsyncCheck()
 	}
 	s.halt, s.stop = context.WithCancel(context.Background())
-	_, _ = rand.Read(s.descKey[:])
 	if c.Deterministic {
 		s.rng = mrand.New(mrand.NewChaCha8(deterministicSeed))
 	}
