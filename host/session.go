@@ -82,7 +82,7 @@ type FuncStats struct {
 	// aclnnXxx) queued that executed, LaunchFailures those that failed
 	// when they did, Compute the time they ran. Of the launches of a
 	// quick kernel on at most 64 KiB past its first 64 in the session,
-	// without metrics, one in 16 is timed and Compute estimates the rest
+	// without metrics, one in 64 is timed and Compute estimates the rest
 	// from those: timing each would cost more than such a launch.
 	Launches, LaunchFailures uint64
 	Compute                  time.Duration

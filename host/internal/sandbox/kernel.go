@@ -774,7 +774,7 @@ func (lc *launchCount) launches() uint64 { return lc.ran.Load() + lc.sampled.Loa
 // Sampling of a quick kernel's launch times (launchCount).
 const (
 	timeFirst = 64 // the first launches are all timed: a short run is exact
-	timeEvery = 16 // then one in timeEvery
+	timeEvery = 64 // then one in timeEvery
 	// sampleMax is the most bytes of buffers a sampled launch has: the
 	// most the simulator runs in the launch's call (acl.Launch.Quick), a
 	// launch whose own cost the clock's is close to.

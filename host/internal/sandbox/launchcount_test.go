@@ -30,9 +30,10 @@ func TestLaunchTimesSampled(t *testing.T) {
 				timed = append(timed, n)
 			}
 		}
-		require.Len(t, timed, timeFirst+(1000/timeEvery-timeFirst/timeEvery), "in call: %v", inCall) // 64 + 58
+		require.Len(t, timed, timeFirst+(1000/timeEvery-timeFirst/timeEvery), "in call: %v", inCall) // 64 + 14
 		require.Equal(t, uint64(timeFirst), timed[timeFirst-1])
-		require.Equal(t, []uint64{80, 96, 112}, timed[timeFirst:timeFirst+3])
+		next := uint64(timeFirst/timeEvery+1) * timeEvery // the first multiple of timeEvery past timeFirst
+		require.Equal(t, []uint64{next, next + timeEvery, next + 2*timeEvery}, timed[timeFirst:timeFirst+3])
 		require.Equal(t, uint64(1000), lc.launches(), "sampled launches counted, in call: %v", inCall)
 	}
 }
@@ -66,7 +67,7 @@ func TestLaunchComputeEstimate(t *testing.T) {
 	}
 	require.Equal(t, uint64(1005), lc.launches())
 	require.Equal(t, uint64(1000-timeFirst), lc.failed.Load(), "failures counted whether timed or not")
-	require.Equal(t, uint64(2*timeFirst+(1000-2*timeFirst)/timeEvery), lc.sampledTimed.Load(), "the first of each, then one in timeEvery of each")
+	require.Equal(t, uint64(2*(timeFirst+500/timeEvery-timeFirst/timeEvery)), lc.sampledTimed.Load(), "of each count's 500, the first, then one in timeEvery")
 	require.Equal(t, time.Duration(500+10*1000), lc.compute(), "1000 sampled launches of 10 ns each")
 	s.kernelRan(&lc, "k", 0, context.Canceled) // refused when it executed: did not run
 	require.Equal(t, uint64(1006), lc.launches())
