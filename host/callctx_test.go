@@ -97,7 +97,7 @@ func TestRunAllocs(t *testing.T) {
 		}
 	})
 	want := 32.0
-	if raceEnabled {
+	if testsupport.Race {
 		want = 38 // the race detector's pools drop records
 	}
 	require.LessOrEqual(t, got, want, "allocations per Run")

@@ -112,7 +112,7 @@ func TestKernelLaunchAllocs(t *testing.T) {
 	launches(1 << 10) // the first launch fills the pools
 	n := testsupport.AllocsPer(1<<14, launches)
 	want := 0.01 // a synchronize every 1024 launches
-	if raceEnabled {
+	if testsupport.Race {
 		want = 4 // the race detector's pools drop records
 	}
 	require.Less(t, n, want, "allocations per launch")

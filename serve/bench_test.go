@@ -33,6 +33,7 @@ import (
 	"github.com/tetratelabs/wazero/sys"
 
 	"github.com/aclwasm/aclwasm/host"
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // The serve benchmarks measure serve against a floor run side by side in
@@ -668,7 +669,7 @@ func TestEchoAllocsOverFloor(t *testing.T) {
 	}
 	f, got := allocs(floor), allocs(s.Handler())
 	most := 27.0
-	if raceEnabled {
+	if testsupport.Race {
 		most = 33 // the race detector's pools drop records
 	}
 	require.LessOrEqual(t, got-f, most, "serve's allocations per request (%v) over the floor's (%v)", got, f)

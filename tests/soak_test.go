@@ -33,7 +33,7 @@ import (
 func TestSoak(t *testing.T) {
 	dur := envDuration(t, "SOAK_DURATION", 3*time.Second)
 	workers := 256
-	if raceEnabled {
+	if testsupport.Race {
 		workers = 64
 	}
 	workers = envInt(t, "SOAK_SESSIONS", workers)

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // TestCallCtx: the instance's reusable call context ends as the contexts
@@ -125,7 +127,7 @@ func TestCallCtx(t *testing.T) {
 			c.Release()
 		})
 		most := 1.0 // the CallCtx alone: the timer is a released one's
-		if raceEnabled {
+		if testsupport.Race {
 			most = 2 // the race detector's pools drop a quarter of what is put back
 		}
 		require.LessOrEqual(t, n, most)

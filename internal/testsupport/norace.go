@@ -1,0 +1,6 @@
+//go:build !race
+
+package testsupport
+
+// Race: see race.go.
+const Race = false
