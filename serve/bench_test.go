@@ -62,7 +62,10 @@ var benchBody = bytes.Repeat([]byte("0123456789abcdef"), 4)
 // echo command through serve (a new instance per request) and through the
 // bare server that instantiates per request too (newCommandFloor), at 1,
 // 16 and 64 keep-alive clients, over HTTP and HTTPS (httptest's TLS for
-// both). An operation is one request of each.
+// both), and, where getrusage exists (unix), the process's CPU time per
+// request of each (cpu-ns, floor-cpu-ns, x-floor-cpu: the clients' and
+// the server's, over real connections). An operation is one request of
+// each.
 func BenchmarkServeEcho(b *testing.B) {
 	benchEcho(b, wat2wasm(b, "echo", ""), "", newCommandFloor)
 }
@@ -127,10 +130,14 @@ func benchEcho(b *testing.B, wasm []byte, manifest string, floor floorFunc) {
 				// Rounds alternate, so that a load on the machine weighs on both alike.
 				round := max(64, 4*clients)
 				var tf, ts time.Duration
+				var cf, cs int64 // the process's CPU time in each side's rounds
 				for done := 0; done < b.N; done += round {
 					k := min(round, b.N-done)
+					c0 := cpuTime(b)
 					tf += fl.run(b, k)
+					c1 := cpuTime(b)
 					ts += sl.run(b, k)
+					cf, cs = cf+c1-c0, cs+cpuTime(b)-c1
 				}
 				b.StopTimer()
 				// Keep-alive holds: about one connection per client.
@@ -143,6 +150,14 @@ func benchEcho(b *testing.B, wasm []byte, manifest string, floor floorFunc) {
 				b.ReportMetric(float64(tf)/float64(ts), "x-floor-req/s") // serve's throughput / the floor's
 				b.ReportMetric(float64(sp50)/float64(fp50), "x-floor-p50")
 				b.ReportMetric(float64(sp99)/float64(fp99), "x-floor-p99")
+				if haveCPUTime {
+					// The process's CPU per request, clients and server
+					// together (both run here): on a loaded machine it
+					// swings far less than the wall-clock figures.
+					b.ReportMetric(float64(cf)/float64(b.N), "floor-cpu-ns")
+					b.ReportMetric(float64(cs)/float64(b.N), "cpu-ns")
+					b.ReportMetric(float64(cs)/float64(cf), "x-floor-cpu")
+				}
 			})
 		}
 	}
