@@ -119,7 +119,7 @@ func benchEcho(b *testing.B, wasm []byte, manifest string, floor floorFunc) {
 				s := startBenchServer(b, map[string][]byte{"echo": wasm}, manifest, clients)
 				fsrv := newHTTPServer(floor(b, floorWasm, benchPolicy(b, s), clients), tlsOn, &fconns)
 				defer fsrv.Close()
-				srv := newHTTPServer(s.Handler(), tlsOn, &sconns)
+				srv := newServeHTTPServer(s, tlsOn, &sconns)
 				defer srv.Close()
 				fl, sl := newLoad(b, fsrv, clients), newLoad(b, srv, clients)
 				// Warm both up: connections open, code paged in.
@@ -206,7 +206,21 @@ func startBenchServer(tb testing.TB, mods map[string][]byte, manifest string, cl
 // newHTTPServer serves h on 127.0.0.1, over TLS (HTTP/1.1) when tlsOn,
 // counting the connections it accepts in conns (nil: not counted).
 func newHTTPServer(h http.Handler, tlsOn bool, conns *atomic.Int64) *httptest.Server {
-	srv := httptest.NewUnstartedServer(h)
+	return startHTTPServer(httptest.NewUnstartedServer(h), tlsOn, conns)
+}
+
+// newServeHTTPServer is newHTTPServer for s's Handler, its connections'
+// contexts based on s's as Serve bases them (baseContext: Shutdown
+// cancels runs through them), so that a request costs what it costs
+// under aclwasm serve.
+func newServeHTTPServer(s *Server, tlsOn bool, conns *atomic.Int64) *httptest.Server {
+	srv := httptest.NewUnstartedServer(s.Handler())
+	srv.Config.BaseContext = s.baseContext
+	return startHTTPServer(srv, tlsOn, conns)
+}
+
+// startHTTPServer starts srv as newHTTPServer describes.
+func startHTTPServer(srv *httptest.Server, tlsOn bool, conns *atomic.Int64) *httptest.Server {
 	if conns != nil {
 		srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
 			if st == http.StateNew {

@@ -127,6 +127,8 @@ func (s *Server) logFor(r *http.Request) *slog.Logger {
 // counts its request, not by a follower of a server-wide context of its
 // own (context.AfterFunc: two allocations, and that context's lock twice,
 // per request).
+// Under Serve no run is held here: runs is the base of its connections'
+// contexts (Server.baseContext), which cancels them.
 type active struct {
 	mu       sync.Mutex
 	n        int
