@@ -25,6 +25,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -186,6 +188,13 @@ func quantiles(lat []time.Duration) (p50, p99 time.Duration) {
 // manifest, if not "", is echo.yaml.
 func startBenchServer(tb testing.TB, mods map[string][]byte, manifest string, clients int) *Server {
 	tb.Helper()
+	return startBenchServerWith(tb, mods, manifest, clients, nil)
+}
+
+// startBenchServerWith is startBenchServer with its Config changed by
+// edit first (nil: none).
+func startBenchServerWith(tb testing.TB, mods map[string][]byte, manifest string, clients int, edit func(*Config)) *Server {
+	tb.Helper()
 	ctx := context.Background()
 	rt, err := host.NewRuntime(ctx, host.WithEngine(engine))
 	require.NoError(tb, err)
@@ -194,7 +203,11 @@ func startBenchServer(tb testing.TB, mods map[string][]byte, manifest string, cl
 	if manifest != "" {
 		require.NoError(tb, os.WriteFile(filepath.Join(dir, "echo.yaml"), []byte(manifest), 0o644))
 	}
-	s, err := New(ctx, Config{Dir: dir, Runtime: rt, MaxConcurrent: 2 * clients, Logger: slog.New(slog.DiscardHandler)})
+	cfg := Config{Dir: dir, Runtime: rt, MaxConcurrent: 2 * clients, Logger: slog.New(slog.DiscardHandler)}
+	if edit != nil {
+		edit(&cfg)
+	}
+	s, err := New(ctx, cfg)
 	require.NoError(tb, err)
 	tb.Cleanup(func() { require.NoError(tb, s.Shutdown(ctx)) })
 	wctx, cancel := context.WithTimeout(ctx, time.Minute)
@@ -686,20 +699,53 @@ func TestEchoAllocsOverFloor(t *testing.T) {
 	wasm := wat2wasm(t, "echo", "")
 	s := startBenchServer(t, map[string][]byte{"echo": wasm}, "", 1)
 	floor := newCommandFloor(t, wasm, benchPolicy(t, s), 1)
-	want := append([]byte("echo:"), benchBody...)
-	allocs := func(h http.Handler) float64 {
-		return testing.AllocsPerRun(100, func() {
-			w := httptest.NewRecorder()
-			h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/v1/plugins/echo", bytes.NewReader(benchBody)))
-			if w.Code != http.StatusOK || !bytes.Equal(w.Body.Bytes(), want) {
-				t.Fatalf("status %d, body %q", w.Code, w.Body.Bytes())
-			}
-		})
-	}
-	f, got := allocs(floor), allocs(s.Handler())
+	f, got := echoAllocs(t, floor), echoAllocs(t, s.Handler())
 	most := 27.0
 	if testsupport.Race {
 		most = 33 // the race detector's pools drop records
 	}
 	require.LessOrEqual(t, got-f, most, "serve's allocations per request (%v) over the floor's (%v)", got, f)
+}
+
+// echoAllocs is what h allocates per request of the echo command (the
+// benchmarks' body, a recorder), checking the answer.
+func echoAllocs(t *testing.T, h http.Handler) float64 {
+	want := append([]byte("echo:"), benchBody...)
+	return testing.AllocsPerRun(100, func() {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/v1/plugins/echo", bytes.NewReader(benchBody)))
+		if w.Code != http.StatusOK || !bytes.Equal(w.Body.Bytes(), want) {
+			t.Fatalf("status %d, body %q", w.Code, w.Body.Bytes())
+		}
+	})
+}
+
+// TestEchoMetrics: a plugin's request series are looked up once per
+// version: counting a successful request and its time in flight
+// allocates nothing; and the server counts each request all the same.
+func TestEchoMetrics(t *testing.T) {
+	m, err := newServerMetrics(prometheus.NewRegistry(), false, nil)
+	require.NoError(t, err)
+	ps := m.forPlugin("echo")
+	require.Zero(t, testing.AllocsPerRun(100, func() {
+		ps.running(1)
+		ps.running(-1)
+		m.observe(ps, "echo", http.StatusOK, "ok", time.Millisecond)
+	}))
+
+	reg := prometheus.NewRegistry()
+	s := startBenchServerWith(t, map[string][]byte{"echo": wat2wasm(t, "echo", "")}, "", 1, func(c *Config) { c.Registerer = reg })
+	echoAllocs(t, s.Handler()) // 101 requests: AllocsPerRun's warm-up and 100 runs
+	require.Equal(t, 101.0, testutil.ToFloat64(s.metrics.requests.WithLabelValues("echo", "200", "ok")))
+	require.Zero(t, testutil.ToFloat64(s.metrics.inFlight.WithLabelValues("echo")))
+	mfs, err := reg.Gather()
+	require.NoError(t, err)
+	var timed uint64
+	for _, mf := range mfs {
+		if mf.GetName() == "aclwasm_http_request_duration_seconds" {
+			require.Len(t, mf.GetMetric(), 1)
+			timed = mf.GetMetric()[0].GetHistogram().GetSampleCount()
+		}
+	}
+	require.EqualValues(t, 101, timed)
 }

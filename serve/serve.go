@@ -852,20 +852,22 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request) {
 	log := s.logFor(r)
 	v, fail := s.acquire(name)
 	label := name // a metrics label only for plugins that exist: names in URLs are anyone's
+	var series *pluginSeries
 	if v == nil {
 		label = ""
 	} else {
-		s.metrics.running(label, 1)
+		series = v.seriesOf(s.metrics)
+		series.running(1)
 	}
 	out := s.run(w, r, v, fail, log)
 	if v != nil {
 		v.release()
 		s.active.done()
-		s.metrics.running(label, -1)
+		series.running(-1)
 	}
 	d := time.Since(start)
 	outcome := out.outcome()
-	s.metrics.observe(label, out.status, outcome, d)
+	s.metrics.observe(series, label, out.status, outcome, d)
 	traceEnd(traced, v, out, outcome)
 	level := slog.LevelDebug
 	switch {
