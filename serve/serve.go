@@ -336,10 +336,10 @@ type Server struct {
 	// base is the context of Serve's connections (http.Server.BaseContext):
 	// runs, marked (runsKey) so that a request knows that Shutdown's
 	// cancellation reaches it through its own context (run).
-	base context.Context
-	stopPoll   chan struct{}
-	polling    sync.WaitGroup
-	open       atomic.Int64 // host.Plugins not yet closed
+	base     context.Context
+	stopPoll chan struct{}
+	polling  sync.WaitGroup
+	open     atomic.Int64 // host.Plugins not yet closed
 
 	httpMu sync.Mutex
 	http   *http.Server
