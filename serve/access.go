@@ -638,7 +638,7 @@ func (s *Server) authorize(n needs, h http.Handler) http.Handler {
 			}
 			writeErr(w, r, fail)
 			if nd.kind == needPlugin {
-				s.metrics.observe("", fail.status, fail.Code, time.Since(start))
+				s.metrics.observe(nil, "", fail.status, fail.Code, time.Since(start))
 			}
 			attrs := []any{"status", fail.status, "code", fail.Code, "error", fail.Message, "path", r.URL.Path, "remote", r.RemoteAddr}
 			if g != nil {

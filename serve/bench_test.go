@@ -25,6 +25,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -62,7 +64,10 @@ var benchBody = bytes.Repeat([]byte("0123456789abcdef"), 4)
 // echo command through serve (a new instance per request) and through the
 // bare server that instantiates per request too (newCommandFloor), at 1,
 // 16 and 64 keep-alive clients, over HTTP and HTTPS (httptest's TLS for
-// both). An operation is one request of each.
+// both), and, where getrusage exists (unix), the process's CPU time per
+// request of each (cpu-ns, floor-cpu-ns, x-floor-cpu: the clients' and
+// the server's, over real connections). An operation is one request of
+// each.
 func BenchmarkServeEcho(b *testing.B) {
 	benchEcho(b, wat2wasm(b, "echo", ""), "", newCommandFloor)
 }
@@ -116,7 +121,7 @@ func benchEcho(b *testing.B, wasm []byte, manifest string, floor floorFunc) {
 				s := startBenchServer(b, map[string][]byte{"echo": wasm}, manifest, clients)
 				fsrv := newHTTPServer(floor(b, floorWasm, benchPolicy(b, s), clients), tlsOn, &fconns)
 				defer fsrv.Close()
-				srv := newHTTPServer(s.Handler(), tlsOn, &sconns)
+				srv := newServeHTTPServer(s, tlsOn, &sconns)
 				defer srv.Close()
 				fl, sl := newLoad(b, fsrv, clients), newLoad(b, srv, clients)
 				// Warm both up: connections open, code paged in.
@@ -127,10 +132,14 @@ func benchEcho(b *testing.B, wasm []byte, manifest string, floor floorFunc) {
 				// Rounds alternate, so that a load on the machine weighs on both alike.
 				round := max(64, 4*clients)
 				var tf, ts time.Duration
+				var cf, cs int64 // the process's CPU time in each side's rounds
 				for done := 0; done < b.N; done += round {
 					k := min(round, b.N-done)
+					c0 := cpuTime(b)
 					tf += fl.run(b, k)
+					c1 := cpuTime(b)
 					ts += sl.run(b, k)
+					cf, cs = cf+c1-c0, cs+cpuTime(b)-c1
 				}
 				b.StopTimer()
 				// Keep-alive holds: about one connection per client.
@@ -143,6 +152,14 @@ func benchEcho(b *testing.B, wasm []byte, manifest string, floor floorFunc) {
 				b.ReportMetric(float64(tf)/float64(ts), "x-floor-req/s") // serve's throughput / the floor's
 				b.ReportMetric(float64(sp50)/float64(fp50), "x-floor-p50")
 				b.ReportMetric(float64(sp99)/float64(fp99), "x-floor-p99")
+				if haveCPUTime {
+					// The process's CPU per request, clients and server
+					// together (both run here): on a loaded machine it
+					// swings far less than the wall-clock figures.
+					b.ReportMetric(float64(cf)/float64(b.N), "floor-cpu-ns")
+					b.ReportMetric(float64(cs)/float64(b.N), "cpu-ns")
+					b.ReportMetric(float64(cs)/float64(cf), "x-floor-cpu")
+				}
 			})
 		}
 	}
@@ -171,6 +188,13 @@ func quantiles(lat []time.Duration) (p50, p99 time.Duration) {
 // manifest, if not "", is echo.yaml.
 func startBenchServer(tb testing.TB, mods map[string][]byte, manifest string, clients int) *Server {
 	tb.Helper()
+	return startBenchServerWith(tb, mods, manifest, clients, nil)
+}
+
+// startBenchServerWith is startBenchServer with its Config changed by
+// edit first (nil: none).
+func startBenchServerWith(tb testing.TB, mods map[string][]byte, manifest string, clients int, edit func(*Config)) *Server {
+	tb.Helper()
 	ctx := context.Background()
 	rt, err := host.NewRuntime(ctx, host.WithEngine(engine))
 	require.NoError(tb, err)
@@ -179,7 +203,11 @@ func startBenchServer(tb testing.TB, mods map[string][]byte, manifest string, cl
 	if manifest != "" {
 		require.NoError(tb, os.WriteFile(filepath.Join(dir, "echo.yaml"), []byte(manifest), 0o644))
 	}
-	s, err := New(ctx, Config{Dir: dir, Runtime: rt, MaxConcurrent: 2 * clients, Logger: slog.New(slog.DiscardHandler)})
+	cfg := Config{Dir: dir, Runtime: rt, MaxConcurrent: 2 * clients, Logger: slog.New(slog.DiscardHandler)}
+	if edit != nil {
+		edit(&cfg)
+	}
+	s, err := New(ctx, cfg)
 	require.NoError(tb, err)
 	tb.Cleanup(func() { require.NoError(tb, s.Shutdown(ctx)) })
 	wctx, cancel := context.WithTimeout(ctx, time.Minute)
@@ -191,7 +219,21 @@ func startBenchServer(tb testing.TB, mods map[string][]byte, manifest string, cl
 // newHTTPServer serves h on 127.0.0.1, over TLS (HTTP/1.1) when tlsOn,
 // counting the connections it accepts in conns (nil: not counted).
 func newHTTPServer(h http.Handler, tlsOn bool, conns *atomic.Int64) *httptest.Server {
-	srv := httptest.NewUnstartedServer(h)
+	return startHTTPServer(httptest.NewUnstartedServer(h), tlsOn, conns)
+}
+
+// newServeHTTPServer is newHTTPServer for s's Handler, its connections'
+// contexts based on s's as Serve bases them (baseContext: Shutdown
+// cancels runs through them), so that a request costs what it costs
+// under aclwasm serve.
+func newServeHTTPServer(s *Server, tlsOn bool, conns *atomic.Int64) *httptest.Server {
+	srv := httptest.NewUnstartedServer(s.Handler())
+	srv.Config.BaseContext = s.baseContext
+	return startHTTPServer(srv, tlsOn, conns)
+}
+
+// startHTTPServer starts srv as newHTTPServer describes.
+func startHTTPServer(srv *httptest.Server, tlsOn bool, conns *atomic.Int64) *httptest.Server {
 	if conns != nil {
 		srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
 			if st == http.StateNew {
@@ -649,7 +691,11 @@ func TestQuantiles(t *testing.T) {
 // guard's record of the body was part of the request's context (97
 // against 67-68: the floor's count moves by one from run to run); 28 once
 // the policy's timer was a pooled one, not one per instance (95); 27 once
-// wazero's instance held its instantiation's state.
+// wazero's instance held its instantiation's state. Under Serve, whose
+// requests' contexts Shutdown cancels (baseContext), a run makes no
+// context of its own: 22 more (95 against 73: the request's context is
+// cancellable there, and the floor's timeout and the host's watch of it
+// register with it); the Handler mounted elsewhere, as before.
 func TestEchoAllocsOverFloor(t *testing.T) {
 	if engine != "wazero" {
 		t.Skipf("the floor is wazero's: ACLWASM_TEST_ENGINE=%s allocates as its engine does", engine)
@@ -657,20 +703,71 @@ func TestEchoAllocsOverFloor(t *testing.T) {
 	wasm := wat2wasm(t, "echo", "")
 	s := startBenchServer(t, map[string][]byte{"echo": wasm}, "", 1)
 	floor := newCommandFloor(t, wasm, benchPolicy(t, s), 1)
+	for _, c := range []struct {
+		name       string
+		base       context.Context
+		most, race float64 // the race detector's pools drop records
+	}{
+		{"under Serve", s.base, 22, 28},
+		{"mounted elsewhere", nil, 27, 33},
+	} {
+		f, got := echoAllocs(t, floor, c.base), echoAllocs(t, s.Handler(), c.base)
+		most := c.most
+		if testsupport.Race {
+			most = c.race
+		}
+		require.LessOrEqual(t, got-f, most, "%s: serve's allocations per request (%v) over the floor's (%v)", c.name, got, f)
+	}
+}
+
+// echoAllocs is what h allocates per request of the echo command (the
+// benchmarks' body, a recorder), checking the answer. With a base, each
+// request's context is a new cancellable one derived from it, as
+// net/http makes them for a connection whose base context base is
+// (allocations included); without, the request's is Background.
+func echoAllocs(t *testing.T, h http.Handler, base context.Context) float64 {
 	want := append([]byte("echo:"), benchBody...)
-	allocs := func(h http.Handler) float64 {
-		return testing.AllocsPerRun(100, func() {
-			w := httptest.NewRecorder()
-			h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/v1/plugins/echo", bytes.NewReader(benchBody)))
-			if w.Code != http.StatusOK || !bytes.Equal(w.Body.Bytes(), want) {
-				t.Fatalf("status %d, body %q", w.Code, w.Body.Bytes())
-			}
-		})
+	return testing.AllocsPerRun(100, func() {
+		w := httptest.NewRecorder()
+		r := httptest.NewRequest(http.MethodPost, "/v1/plugins/echo", bytes.NewReader(benchBody))
+		if base != nil {
+			ctx, cancel := context.WithCancel(base)
+			defer cancel()
+			r = r.WithContext(ctx)
+		}
+		h.ServeHTTP(w, r)
+		if w.Code != http.StatusOK || !bytes.Equal(w.Body.Bytes(), want) {
+			t.Fatalf("status %d, body %q", w.Code, w.Body.Bytes())
+		}
+	})
+}
+
+// TestEchoMetrics: a plugin's request series are looked up once per
+// version: counting a successful request and its time in flight
+// allocates nothing; and the server counts each request all the same.
+func TestEchoMetrics(t *testing.T) {
+	m, err := newServerMetrics(prometheus.NewRegistry(), false, nil)
+	require.NoError(t, err)
+	ps := m.forPlugin("echo")
+	require.Zero(t, testing.AllocsPerRun(100, func() {
+		ps.running(1)
+		ps.running(-1)
+		m.observe(ps, "echo", http.StatusOK, "ok", time.Millisecond)
+	}))
+
+	reg := prometheus.NewRegistry()
+	s := startBenchServerWith(t, map[string][]byte{"echo": wat2wasm(t, "echo", "")}, "", 1, func(c *Config) { c.Registerer = reg })
+	echoAllocs(t, s.Handler(), nil) // 101 requests: AllocsPerRun's warm-up and 100 runs
+	require.Equal(t, 101.0, testutil.ToFloat64(s.metrics.requests.WithLabelValues("echo", "200", "ok")))
+	require.Zero(t, testutil.ToFloat64(s.metrics.inFlight.WithLabelValues("echo")))
+	mfs, err := reg.Gather()
+	require.NoError(t, err)
+	var timed uint64
+	for _, mf := range mfs {
+		if mf.GetName() == "aclwasm_http_request_duration_seconds" {
+			require.Len(t, mf.GetMetric(), 1)
+			timed = mf.GetMetric()[0].GetHistogram().GetSampleCount()
+		}
 	}
-	f, got := allocs(floor), allocs(s.Handler())
-	most := 27.0
-	if testsupport.Race {
-		most = 33 // the race detector's pools drop records
-	}
-	require.LessOrEqual(t, got-f, most, "serve's allocations per request (%v) over the floor's (%v)", got, f)
+	require.EqualValues(t, 101, timed)
 }

@@ -4,6 +4,7 @@ package serve
 
 import (
 	"bytes"
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"syscall"
@@ -21,10 +22,22 @@ import (
 // process spends per request does far less. x-floor-cpu is serve's over
 // the floor's; nop-cpu-ns is what a handler that echoes the body costs
 // with the same request and recorder, which both figures include.
+// Sub-benchmark ctx=background gives each request httptest's context
+// (Background: never cancelled, nothing to follow); ctx=serve a new
+// cancellable one derived from the server's base context, as net/http
+// gives each request of a connection Serve accepted: what following the
+// request's context costs serve's run and the floor's timeout shows there.
 func BenchmarkEchoHandlerCPU(b *testing.B) {
 	wasm := wat2wasm(b, "echo", "")
 	s := startBenchServer(b, map[string][]byte{"echo": wasm}, "", 1)
 	floor := newCommandFloor(b, wasm, benchPolicy(b, s), 1)
+	b.Run("ctx=background", func(b *testing.B) { benchHandlerCPU(b, s, floor, nil) })
+	b.Run("ctx=serve", func(b *testing.B) { benchHandlerCPU(b, s, floor, s.base) })
+}
+
+// benchHandlerCPU is BenchmarkEchoHandlerCPU with each request's context
+// derived from base (nil: httptest's).
+func benchHandlerCPU(b *testing.B, s *Server, floor http.Handler, base context.Context) {
 	nop := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var buf bytes.Buffer
 		_, _ = buf.ReadFrom(r.Body)
@@ -34,7 +47,13 @@ func BenchmarkEchoHandlerCPU(b *testing.B) {
 	want := append([]byte("echo:"), benchBody...)
 	serve := func(h http.Handler, check bool) {
 		w := httptest.NewRecorder()
-		h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/v1/plugins/echo", bytes.NewReader(benchBody)))
+		r := httptest.NewRequest(http.MethodPost, "/v1/plugins/echo", bytes.NewReader(benchBody))
+		if base != nil {
+			ctx, cancel := context.WithCancel(base)
+			defer cancel()
+			r = r.WithContext(ctx)
+		}
+		h.ServeHTTP(w, r)
 		if check && (w.Code != http.StatusOK || !bytes.Equal(w.Body.Bytes(), want)) {
 			b.Fatalf("status %d, body %q", w.Code, w.Body.Bytes())
 		}
@@ -64,6 +83,9 @@ func BenchmarkEchoHandlerCPU(b *testing.B) {
 	b.ReportMetric(float64(spent[2])/n, "nop-cpu-ns")
 	b.ReportMetric(float64(spent[1])/float64(spent[0]), "x-floor-cpu")
 }
+
+// haveCPUTime: cpuTime reads the process's CPU time here.
+const haveCPUTime = true
 
 // cpuTime is the process's user and system time so far, in nanoseconds.
 func cpuTime(tb testing.TB) int64 {

@@ -38,7 +38,8 @@ type memBudget struct {
 
 	mu       sync.Mutex
 	reserved int64
-	changed  chan struct{}          // closed (and replaced) when bytes are returned
+	changed  chan struct{}          // closed (and replaced) when bytes are returned while some wait
+	waiting  int                    // requests waiting on changed
 	kept     map[*memShare]struct{} // the versions with a pool: where idle instances are
 }
 
@@ -53,6 +54,7 @@ type memShare struct {
 	unit   int64
 	pool   *host.Pool // nil: every request makes a fresh instance
 
+	done   func() // ends a request's claim that holds its room (enter): made once, not per request
 	units  int
 	claims int                     // requests that hold, or wait for, an instance
 	live   map[*host.Instance]bool // a pool's instances, seen in calls
@@ -83,7 +85,7 @@ func (b *memBudget) use(v *version) *memShare {
 	if b == nil {
 		return nil
 	}
-	u := &memShare{b: b, plugin: v.name, unit: int64(v.pl.Policy().MemoryPages) * pageBytes, pool: v.pool}
+	u := b.share(v.name, int64(v.pl.Policy().MemoryPages)*pageBytes, v.pool)
 	if u.pool != nil {
 		u.live = map[*host.Instance]bool{}
 		b.mu.Lock()
@@ -93,6 +95,17 @@ func (b *memBudget) use(v *version) *memShare {
 	return u
 }
 
+// share is a new share of plugin's instances of unit bytes each, kept
+// in pool (nil: none).
+func (b *memBudget) share(plugin string, unit int64, pool *host.Pool) *memShare {
+	u := &memShare{b: b, plugin: plugin, unit: unit, pool: pool}
+	u.done = func() { u.leave(true) }
+	return u
+}
+
+// noShare is the done of a request without a budget.
+func noShare() {}
+
 // enter reserves, for one request, what the instance it runs on needs:
 // a unit for a fresh instance; for a pool's, one when the pool may have
 // to make one (no idle instance or spare reservation is left for it).
@@ -101,7 +114,7 @@ func (b *memBudget) use(v *version) *memShare {
 // it answers 503 memory_budget. done ends the request's share.
 func (u *memShare) enter(ctx context.Context) (done func(), fail *apiError) {
 	if u == nil {
-		return func() {}, nil
+		return noShare, nil
 	}
 	b := u.b
 	if u.unit > b.max {
@@ -110,46 +123,67 @@ func (u *memShare) enter(ctx context.Context) (done func(), fail *apiError) {
 	}
 	b.mu.Lock()
 	u.claims++
+	ok := u.take()
 	b.mu.Unlock()
+	if ok { // room at once: no timer, no wait
+		return u.done, nil
+	}
 	timer := time.NewTimer(b.wait)
 	defer timer.Stop()
 	for evictions := 0; ; {
 		b.mu.Lock()
-		if u.pool != nil && u.claims <= u.units {
+		if u.take() {
 			b.mu.Unlock()
-			return func() { u.leave(true) }, nil
-		}
-		if b.reserved+u.unit <= b.max {
-			b.reserved += u.unit
-			u.units++
-			b.m.set(b.reserved)
-			b.mu.Unlock()
-			return func() { u.leave(true) }, nil
+			return u.done, nil
 		}
 		var victim *memShare
 		if evictions < maxEvictions {
 			victim = b.idle(u)
 		}
-		changed := b.changed
-		b.mu.Unlock()
 		if victim != nil {
+			b.mu.Unlock()
 			victim.evict(ctx)
 			evictions++
 			continue
 		}
+		changed := b.changed
+		b.waiting++
+		b.mu.Unlock()
 		var why string
 		select {
 		case <-changed:
-			continue
 		case <-timer.C:
 			why = fmt.Sprintf("no room within %v", b.wait)
 		case <-ctx.Done():
 			why = "the request ended while it waited"
 		}
+		b.mu.Lock()
+		b.waiting--
+		b.mu.Unlock()
+		if why == "" {
+			continue
+		}
 		u.leave(false)
 		b.m.refused(u.plugin)
 		return nil, u.refusal(why)
 	}
+}
+
+// take gives the request of a claim the room its instance needs, if
+// there is some: a pool's idle instance or spare unit, or a new unit of
+// the budget; b.mu is held.
+func (u *memShare) take() bool {
+	b := u.b
+	if u.pool != nil && u.claims <= u.units {
+		return true
+	}
+	if b.reserved+u.unit > b.max {
+		return false
+	}
+	b.reserved += u.unit
+	u.units++
+	b.m.set(b.reserved)
+	return true
 }
 
 func (u *memShare) refusal(why string) *apiError {
@@ -189,8 +223,13 @@ func (u *memShare) give(n int) {
 	u.b.notify()
 }
 
-// notify wakes the requests that wait for room; b.mu is held.
+// notify wakes the requests that wait for room; b.mu is held. With none
+// waiting there is nothing to wake: a waiter takes b.changed under b.mu
+// as it counts itself in (enter), so that it sees every later notify.
 func (b *memBudget) notify() {
+	if b.waiting == 0 {
+		return
+	}
 	close(b.changed)
 	b.changed = make(chan struct{})
 }

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"testing"
@@ -238,4 +239,24 @@ func TestMemoryBudgetConfig(t *testing.T) {
 		_, err := New(t.Context(), cfg)
 		require.ErrorContains(t, err, "negative Config limit")
 	}
+}
+
+// TestMemoryShareFastPath: a request that finds room takes it and gives
+// it back without an allocation (no timer, no function of its own, no
+// new channel to wake waiters when none waits).
+func TestMemoryShareFastPath(t *testing.T) {
+	b, err := newMemBudget(Config{MaxGuestMemory: 4 * pageBytes, MemoryWait: time.Second}, nil)
+	require.NoError(t, err)
+	u := b.share("p", pageBytes, nil)
+	changed := b.changed
+	require.Zero(t, testing.AllocsPerRun(100, func() {
+		done, fail := u.enter(context.Background())
+		if fail != nil {
+			t.Fatal(fail)
+		}
+		done()
+	}))
+	require.Zero(t, b.reserved)
+	require.Zero(t, u.claims)
+	require.Equal(t, changed, b.changed, "none waited: none to wake")
 }

@@ -1,7 +1,9 @@
 package serve
 
 import (
+	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -93,18 +95,53 @@ func newServerMetrics(reg prometheus.Registerer, config bool, ts *tlsState) (*se
 	return m, nil
 }
 
-func (m *serverMetrics) observe(plugin string, status int, outcome string, d time.Duration) {
-	if m == nil {
-		return
+// observe counts a request of plugin that ended with status and outcome
+// after d. ps, if not nil, is plugin's series (a version's requests).
+func (m *serverMetrics) observe(ps *pluginSeries, plugin string, status int, outcome string, d time.Duration) {
+	switch {
+	case m == nil:
+	case ps != nil:
+		if status == http.StatusOK && outcome == "ok" {
+			ps.okCounter().Inc()
+		} else {
+			m.requests.WithLabelValues(plugin, strconv.Itoa(status), outcome).Inc()
+		}
+		ps.duration.Observe(d.Seconds())
+	default:
+		m.requests.WithLabelValues(plugin, strconv.Itoa(status), outcome).Inc()
+		m.duration.WithLabelValues(plugin).Observe(d.Seconds())
 	}
-	m.requests.WithLabelValues(plugin, strconv.Itoa(status), outcome).Inc()
-	m.duration.WithLabelValues(plugin).Observe(d.Seconds())
+}
+
+// pluginSeries are a plugin's request series, looked up once per version
+// of it (version.seriesOf), not per request: a lookup hashes the labels
+// under the vector's lock, and makes the status's label.
+type pluginSeries struct {
+	m        *serverMetrics
+	plugin   string
+	inFlight prometheus.Gauge
+	duration prometheus.Observer
+	okOnce   sync.Once
+	ok       prometheus.Counter // status 200, outcome ok: made at the first, as WithLabelValues would
+}
+
+// forPlugin returns plugin's series; nil without metrics.
+func (m *serverMetrics) forPlugin(plugin string) *pluginSeries {
+	if m == nil {
+		return nil
+	}
+	return &pluginSeries{m: m, plugin: plugin, inFlight: m.inFlight.WithLabelValues(plugin), duration: m.duration.WithLabelValues(plugin)}
+}
+
+func (ps *pluginSeries) okCounter() prometheus.Counter {
+	ps.okOnce.Do(func() { ps.ok = ps.m.requests.WithLabelValues(ps.plugin, "200", "ok") })
+	return ps.ok
 }
 
 // running adds delta to the plugin's requests in flight.
-func (m *serverMetrics) running(plugin string, delta int) {
-	if m != nil {
-		m.inFlight.WithLabelValues(plugin).Add(float64(delta))
+func (ps *pluginSeries) running(delta int) {
+	if ps != nil {
+		ps.inFlight.Add(float64(delta))
 	}
 }
 

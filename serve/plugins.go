@@ -214,6 +214,16 @@ type version struct {
 	refs    int
 	retired bool
 	closed  func() // called once pl is closed
+
+	seriesOnce sync.Once
+	series     *pluginSeries // its requests' metrics (seriesOf)
+}
+
+// seriesOf returns the series of v's requests in m (nil without metrics),
+// looked up at its first request.
+func (v *version) seriesOf(m *serverMetrics) *pluginSeries {
+	v.seriesOnce.Do(func() { v.series = m.forPlugin(v.name) })
+	return v.series
 }
 
 // argv is the guest's argv: argv0 and args, made once, shared by the

@@ -333,9 +333,13 @@ type Server struct {
 	// shutting_down.
 	runs       context.Context
 	cancelRuns context.CancelFunc
-	stopPoll   chan struct{}
-	polling    sync.WaitGroup
-	open       atomic.Int64 // host.Plugins not yet closed
+	// base is the context of Serve's connections (http.Server.BaseContext):
+	// runs, marked (runsKey) so that a request knows that Shutdown's
+	// cancellation reaches it through its own context (run).
+	base     context.Context
+	stopPoll chan struct{}
+	polling  sync.WaitGroup
+	open     atomic.Int64 // host.Plugins not yet closed
 
 	httpMu sync.Mutex
 	http   *http.Server
@@ -415,6 +419,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.runs, s.cancelRuns = context.WithCancel(context.Background())
+	s.base = context.WithValue(s.runs, runsKey{}, s)
 	s.loadCtx, s.cancelLoads = context.WithCancel(context.Background())
 	if s.metrics, err = newServerMetrics(cfg.Registerer, cfg.ConfigFile != "", s.tls); err != nil {
 		return nil, fmt.Errorf("serve: metrics: %w", err)
@@ -484,6 +489,7 @@ func (s *Server) Serve(ln net.Listener) error {
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 		Protocols:         protocols,
+		BaseContext:       s.baseContext,
 	}
 	s.secure(hs)
 	s.httpMu.Lock()
@@ -586,6 +592,16 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.log.Info("stopped")
 	return graceErr
 }
+
+// runsKey marks a context that Shutdown cancels at the end of its grace
+// period (Server.base); its value is the Server.
+type runsKey struct{}
+
+// baseContext is the context of every connection Serve accepts, and so of
+// its requests: derived from runs, so that Shutdown cancels the runs
+// still going through the contexts net/http already makes per connection
+// and per request, with no context of a run's own (run).
+func (s *Server) baseContext(net.Listener) context.Context { return s.base }
 
 // OpenPlugins is how many loaded plugin versions are not yet closed (a
 // retired version stays open while requests hold it).
@@ -836,20 +852,22 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request) {
 	log := s.logFor(r)
 	v, fail := s.acquire(name)
 	label := name // a metrics label only for plugins that exist: names in URLs are anyone's
+	var series *pluginSeries
 	if v == nil {
 		label = ""
 	} else {
-		s.metrics.running(label, 1)
+		series = v.seriesOf(s.metrics)
+		series.running(1)
 	}
 	out := s.run(w, r, v, fail, log)
 	if v != nil {
 		v.release()
 		s.active.done()
-		s.metrics.running(label, -1)
+		series.running(-1)
 	}
 	d := time.Since(start)
 	outcome := out.outcome()
-	s.metrics.observe(label, out.status, outcome, d)
+	s.metrics.observe(series, label, out.status, outcome, d)
 	traceEnd(traced, v, out, outcome)
 	level := slog.LevelDebug
 	switch {
@@ -941,11 +959,21 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, v *version, fail *a
 		in       bytes.Reader
 		run      runLink
 	}{out: capped{max: s.cfg.MaxOutput}, err: capped{max: 4 << 10, quiet: true}}
-	ctx, cancel := context.WithCancel(r.Context())
-	defer cancel()
-	std.run.cancel = cancel
-	s.active.follow(&std.run)
-	defer s.active.unfollow(&std.run)
+	ctx := r.Context()
+	if m, _ := ctx.Value(runsKey{}).(*Server); m != s {
+		// Not one of Serve's connections (Handler mounted elsewhere):
+		// a context of the run's own, which Shutdown cancels through
+		// the registry of active runs. Under Serve, runs is the base of
+		// the request's context (baseContext): a context more, its
+		// registration with the request's and the registry's lock
+		// twice would be spent on every request for nothing.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		std.run.cancel = cancel
+		s.active.follow(&std.run)
+		defer s.active.unfollow(&std.run)
+	}
 	done, fail := v.mem.enter(ctx)
 	if fail != nil {
 		w.Header().Set("Retry-After", "1")

@@ -400,14 +400,17 @@ func TestShutdownCancelsAfterGrace(t *testing.T) {
 	f := start(t, Config{Dir: dir})
 	entered := make(chan struct{})
 	var once sync.Once
+	linked := false
 	f.s.testHookRun = func(name string) {
 		if name == "hang" {
+			linked = runsLinked(f.s)
 			once.Do(func() { close(entered) })
 		}
 	}
 	got := make(chan reply, 1)
 	go func() { r, _ := try("POST", f.url+"/v1/plugins/hang", "", nil); got <- r }()
 	<-entered
+	require.False(t, linked, "under Serve the request's own context is cancelled: no run of its own in the registry")
 	err := f.shutdown(200 * time.Millisecond)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	r := <-got
@@ -421,6 +424,44 @@ func TestShutdownCancelsAfterGrace(t *testing.T) {
 	require.Equal(t, 503, rec.status)
 	f.s.Handler().ServeHTTP(&rec, mustRequest(t, "POST", "/v1/plugins/echo"))
 	require.Equal(t, 503, rec.status)
+}
+
+// runsLinked reports whether a run is in s's registry of runs that
+// Shutdown cancels (active.follow).
+func runsLinked(s *Server) bool {
+	s.active.mu.Lock()
+	defer s.active.mu.Unlock()
+	return s.active.runs.next != &s.active.runs
+}
+
+// TestShutdownCancelsMounted is TestShutdownCancelsAfterGrace with the
+// server's Handler mounted on another http.Server (not Serve's, whose
+// connections' contexts Shutdown cancels): the run has a context of its
+// own, followed in the registry, and is cancelled all the same.
+func TestShutdownCancelsMounted(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := plugins(t, map[string][]byte{"hang": testsupport.Guest(t, "hostile")}, map[string]string{"hang": `{"args": ["hang"], "timeout": "10m"}`})
+	rt, err := host.NewRuntime(ctx, host.WithEngine(engine))
+	require.NoError(t, err)
+	defer rt.Close(ctx)
+	s, err := New(ctx, Config{Dir: dir, Runtime: rt, Logger: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	require.NoError(t, s.WaitLoaded(ctx))
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	entered := make(chan bool, 1)
+	s.testHookRun = func(string) { entered <- runsLinked(s) }
+	got := make(chan reply, 1)
+	go func() { r, _ := try("POST", srv.URL+"/v1/plugins/hang", "", nil); got <- r }()
+	require.True(t, <-entered, "a run of a Handler mounted elsewhere is in the registry")
+	grace, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	require.ErrorIs(t, s.Shutdown(grace), context.DeadlineExceeded)
+	r := <-got
+	require.Equal(t, 503, r.status, "%v", r)
+	require.Equal(t, "shutting_down", r.err(t).Code)
+	require.False(t, runsLinked(s), "the run left the registry")
 }
 
 type httptestRecorder struct {

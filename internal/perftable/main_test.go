@@ -31,8 +31,8 @@ BenchmarkGoal10Large64MiB/async-2        10   9 ns/op   0.96 x-copy
 BenchmarkGoal11HostFunc-2   1000   300 ns/op   1.2 x-bare   0.005 allocs/call
 BenchmarkGoal12HostFunc64B-2   1000   300 ns/op   2.4 x-bare   0.005 allocs/call
 BenchmarkOther-2            10     9 ns/op     7 x-floor
-BenchmarkServeEcho/tls=false/clients=16-2         2000  9 ns/op  1.10 x-floor-req/s  1.05 x-floor-p99
-BenchmarkServeEchoReactor/tls=false/clients=16-2  2000  9 ns/op  0.75 x-floor-req/s  1.30 x-floor-p99
+BenchmarkServeEcho/tls=false/clients=16-2         2000  9 ns/op  1.10 x-floor-req/s  1.05 x-floor-p99  1.02 x-floor-p50  1.17 x-floor-cpu
+BenchmarkServeEchoReactor/tls=false/clients=16-2  2000  9 ns/op  0.75 x-floor-req/s  1.30 x-floor-p99  1.25 x-floor-p50  1.40 x-floor-cpu
 `)
 	wt := write("wasmtime.txt", `BenchmarkGoal1SmallCopy-2   1000   500 ns/op   1.3 x-floor
 `)
@@ -62,6 +62,8 @@ BenchmarkServeEchoReactor/tls=false/clients=16-2  2000  9 ns/op  0.75 x-floor-re
 		"| 1.05 (1.05-1.05) | <= 1.2 | met | wazero |",
 		"| serve | `aclwasm serve`, reactor on kept instances (`serve.reuse_instances`), throughput, tls=false/clients=16 | bare net/http + wazero, pre-instantiated modules of the same guest (serve/bench_test.go) | 0.75 (0.75-0.75) | >= 0.8 | not met | wazero |",
 		"| 1.30 (1.30-1.30) | <= 1.5 | met | wazero |",
+		"| serve | `aclwasm serve`, command plugin, the process's CPU time per request (clients and server), tls=false/clients=16 | the same bare server | 1.17 (1.17-1.17) | - | reference | wazero |",
+		"| serve | `aclwasm serve`, reactor on kept instances, the process's CPU time per request (clients and server), tls=false/clients=16 | the same bare server | 1.40 (1.40-1.40) | - | reference | wazero |",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in\n%s", want, out)
