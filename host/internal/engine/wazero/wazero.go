@@ -298,6 +298,7 @@ type module struct {
 	cm    wazero.CompiledModule
 	stack string                     // engine.Module.Stack
 	args  atomic.Pointer[argsConfig] // the last instance's arguments (baseWithArgs)
+	funcs funcPool                   // the call engines of closed instances (funcreuse.go)
 }
 
 func (m *module) Imports() []engine.Import {
@@ -389,7 +390,7 @@ func (m *module) baseWithArgs(det bool, args []string) *argsConfig {
 func (m *module) Instantiate(ctx context.Context, cfg engine.Config) (engine.Instance, error) {
 	// The instance is made first: its making is a part of it (one
 	// allocation fewer per instance, where serve makes one per request).
-	i := &instance{e: m.e, stack: m.stack}
+	i := &instance{e: m.e, m: m, stack: m.stack}
 	mk := &i.mk
 	*mk = making{mems: &m.e.mems, limit: cfg.MemoryLimit, inv: cfg.Invoker}
 	if rc, ok := cfg.Invoker.(engine.Recoverer); ok { // recoveringHostFunc recovers the Unguarded functions' panics
@@ -479,6 +480,7 @@ func closeRoots(roots []*rootFS) error {
 // stack, on every lookup.
 type instance struct {
 	e     *Engine
+	m     *module
 	roots []*rootFS // the mounts, closed after the module
 	mod   api.Module
 	lm    *linearMemory      // nil without a memory
@@ -507,9 +509,12 @@ func (i *instance) export(name string) *export {
 	if x, ok := i.funcs[name]; ok {
 		return x
 	}
-	fn := i.mod.ExportedFunction(name)
+	fn := i.m.funcs.take(name, i.mod) // a closed instance's (funcreuse.go)
 	if fn == nil {
-		return nil // not cached: a typo must not grow the map
+		if fn = i.mod.ExportedFunction(name); fn == nil {
+			return nil // not cached: a typo must not grow the map
+		}
+		ceLayoutOf(fn, i.mod)
 	}
 	d := fn.Definition()
 	x := &export{name: name, fn: fn, params: len(d.ParamTypes()), results: d.ResultTypes()}
@@ -625,6 +630,14 @@ func (i *instance) Close(ctx context.Context) error {
 		i.io.release()
 		i.io = nil
 	}
+	// Nor its exports' call engines: the next instance's (funcreuse.go).
+	if x := i.first; x != nil {
+		i.m.funcs.give(x.name, x.fn)
+	}
+	for name, x := range i.funcs {
+		i.m.funcs.give(name, x.fn)
+	}
+	i.first, i.funcs = nil, nil
 	if i.lm != nil {
 		i.lm.Free()
 	}
