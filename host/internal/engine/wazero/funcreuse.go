@@ -171,11 +171,11 @@ type funcPool struct {
 	pools map[string]*sync.Pool
 }
 
-func (p *funcPool) pool(name string, make bool) *sync.Pool {
+func (p *funcPool) pool(name string, create bool) *sync.Pool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	sp := p.pools[name]
-	if sp == nil && make {
+	if sp == nil && create {
 		if p.pools == nil {
 			p.pools = map[string]*sync.Pool{}
 		}
