@@ -14,8 +14,11 @@ import (
 // WaitGroup, not a channel (one allocation per instance fewer, where each
 // request of serve has an instance of its own).
 type CallWatch struct {
-	// On is the adapter's action, set before the first Arm.
-	On func()
+	// On is the adapter's action, set before the first Arm; or, where On
+	// is nil, Action's Fire: an adapter's own pointer, whose method value
+	// On would be an allocation per instance.
+	On     func()
+	Action interface{ Fire() }
 
 	fn      func()         // On, then armed.Done
 	armed   sync.WaitGroup // one from Arm until fn has run or was stopped
@@ -27,7 +30,11 @@ type CallWatch struct {
 func (w *CallWatch) Arm(ctx context.Context) {
 	if w.fn == nil {
 		w.fn = func() {
-			w.On()
+			if w.On != nil {
+				w.On()
+			} else {
+				w.Action.Fire()
+			}
 			w.armed.Done()
 		}
 	}

@@ -301,6 +301,11 @@ func (as *addrSpace) insert(a *alloc) {
 	if as.window {
 		i = sort.Search(len(as.allocs), func(i int) bool { return as.allocs[i].base > a.base })
 	}
+	if as.allocs == nil {
+		// Room for a few at once: a command run per request allocates
+		// two or three buffers, each a growth of the slice otherwise.
+		as.allocs = make([]*alloc, 0, 4)
+	}
 	as.allocs = append(as.allocs, nil)
 	copy(as.allocs[i+1:], as.allocs[i:])
 	as.allocs[i] = a

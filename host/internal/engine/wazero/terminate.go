@@ -140,12 +140,12 @@ func exitCode(err error) (uint32, bool) {
 type watch struct {
 	closed *atomic.Uint64 // the module's Closed word; nil: wazero watches
 	ctx    context.Context
-	cw     engine.CallWatch // closes the module when ctx ends (fire)
+	cw     engine.CallWatch // closes the module when ctx ends (Fire)
 }
 
-// fire closes the module as wazero's own watcher does, when the call's
-// context ended.
-func (w *watch) fire() {
+// Fire closes the module as wazero's own watcher does, when the call's
+// context ended (engine.CallWatch's Action).
+func (w *watch) Fire() {
 	if code, ok := exitCode(w.ctx.Err()); ok {
 		w.closed.CompareAndSwap(0, uint64(code)<<32|resourcesOpen)
 	}
@@ -160,9 +160,7 @@ func (w *watch) arm(ctx context.Context, mod api.Module) error {
 		return &engine.ExitError{Code: code}
 	}
 	w.ctx = ctx
-	if w.cw.On == nil {
-		w.cw.On = w.fire
-	}
+	w.cw.Action = w
 	w.cw.Arm(ctx)
 	return nil
 }

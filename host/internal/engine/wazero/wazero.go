@@ -43,7 +43,10 @@ type Engine struct {
 	// and random source (its sleep is the instance's own). Each With
 	// call copies a configuration, so these save an instantiation five
 	// copies; a configuration is immutable, so instances share them.
-	base [2]wazero.ModuleConfig
+	// noArgs are the bases as the instances without arguments start
+	// from them, with their stdio configurations (stdio.go).
+	base   [2]wazero.ModuleConfig
+	noArgs [2]*argsConfig
 }
 
 // New makes the engine.
@@ -81,6 +84,7 @@ func New(ctx context.Context, o engine.Options) (engine.Engine, error) {
 	// repeat), and seeding it costs more than the rest of a small module's
 	// instantiation.
 	e.base[1] = e.base[0].WithSysWalltime().WithSysNanotime().WithRandSource(rand.Reader)
+	e.noArgs = [2]*argsConfig{{det: true, mc: e.base[0]}, {mc: e.base[1]}}
 	// WASI's data and path functions are listened to for the mounts
 	// (mountcalls.go).
 	if _, err := wasi_snapshot_preview1.Instantiate(experimental.WithFunctionListenerFactory(ctx, listenerFactory{e}), r); err != nil {
@@ -294,6 +298,7 @@ type module struct {
 	cm    wazero.CompiledModule
 	stack string                     // engine.Module.Stack
 	args  atomic.Pointer[argsConfig] // the last instance's arguments (baseWithArgs)
+	funcs funcPool                   // the call engines of closed instances (funcreuse.go)
 }
 
 func (m *module) Imports() []engine.Import {
@@ -355,33 +360,37 @@ func (k *making) sleep(ns int64) { sleep(ns, k.stopped) }
 // same arguments every time, and setting them copies the configuration
 // and converts each argument.
 type argsConfig struct {
-	det  bool // made from base[0]
-	args []string
-	mc   wazero.ModuleConfig
+	det   bool // made from base[0]
+	args  []string
+	mc    wazero.ModuleConfig
+	stdio [8]sync.Pool // *stdio made from mc, of instances closed, by stdio.has
 }
 
 // baseWithArgs returns the base configuration (deterministic clocks or
 // not) with args set.
-func (m *module) baseWithArgs(det bool, args []string) wazero.ModuleConfig {
+func (m *module) baseWithArgs(det bool, args []string) *argsConfig {
+	if len(args) == 0 {
+		if det {
+			return m.e.noArgs[0]
+		}
+		return m.e.noArgs[1]
+	}
+	if c := m.args.Load(); c != nil && c.det == det && slices.Equal(c.args, args) {
+		return c
+	}
 	base := m.e.base[1]
 	if det {
 		base = m.e.base[0]
 	}
-	if len(args) == 0 {
-		return base
-	}
-	if c := m.args.Load(); c != nil && c.det == det && slices.Equal(c.args, args) {
-		return c.mc
-	}
 	c := &argsConfig{det: det, args: slices.Clone(args), mc: base.WithArgs(args...)}
 	m.args.Store(c)
-	return c.mc
+	return c
 }
 
 func (m *module) Instantiate(ctx context.Context, cfg engine.Config) (engine.Instance, error) {
 	// The instance is made first: its making is a part of it (one
 	// allocation fewer per instance, where serve makes one per request).
-	i := &instance{e: m.e, stack: m.stack}
+	i := &instance{e: m.e, m: m, stack: m.stack}
 	mk := &i.mk
 	*mk = making{mems: &m.e.mems, limit: cfg.MemoryLimit, inv: cfg.Invoker}
 	if rc, ok := cfg.Invoker.(engine.Recoverer); ok { // recoveringHostFunc recovers the Unguarded functions' panics
@@ -389,23 +398,29 @@ func (m *module) Instantiate(ctx context.Context, cfg engine.Config) (engine.Ins
 	}
 	ctx = experimental.WithMemoryAllocator(ctx, mk)
 	mk.ctx = ctx
-	mc := m.baseWithArgs(cfg.DeterministicClocks, cfg.Args)
+	ac := m.baseWithArgs(cfg.DeterministicClocks, cfg.Args)
+	mc := ac.mc
 	var err error
-	if !cfg.DeterministicClocks {
-		mc = mc.WithNanosleep(mk.sleep)
+	if routable(cfg.Stdin, cfg.Stdout, cfg.Stderr) {
+		i.io = ac.take(cfg.Stdin, cfg.Stdout, cfg.Stderr, mk)
+		mc = i.io.mc
+	} else {
+		if !cfg.DeterministicClocks {
+			mc = mc.WithNanosleep(mk.sleep)
+		}
+		if cfg.Stdin != nil {
+			mc = mc.WithStdin(cfg.Stdin)
+		}
+		if cfg.Stdout != nil {
+			mc = mc.WithStdout(cfg.Stdout)
+		}
+		if cfg.Stderr != nil {
+			mc = mc.WithStderr(cfg.Stderr)
+		}
 	}
 	for _, kv := range cfg.Env {
 		k, v, _ := strings.Cut(kv, "=")
 		mc = mc.WithEnv(k, v)
-	}
-	if cfg.Stdin != nil {
-		mc = mc.WithStdin(cfg.Stdin)
-	}
-	if cfg.Stdout != nil {
-		mc = mc.WithStdout(cfg.Stdout)
-	}
-	if cfg.Stderr != nil {
-		mc = mc.WithStderr(cfg.Stderr)
 	}
 	var roots []*rootFS
 	var st *calls
@@ -435,6 +450,7 @@ func (m *module) Instantiate(ctx context.Context, cfg engine.Config) (engine.Ins
 		if mk.lm != nil {
 			mk.lm.Free()
 		}
+		i.io = nil // not reused: wazero may have kept the module
 		return nil, runError("instantiate", err)
 	}
 	if st != nil {
@@ -464,6 +480,7 @@ func closeRoots(roots []*rootFS) error {
 // stack, on every lookup.
 type instance struct {
 	e     *Engine
+	m     *module
 	roots []*rootFS // the mounts, closed after the module
 	mod   api.Module
 	lm    *linearMemory      // nil without a memory
@@ -473,6 +490,7 @@ type instance struct {
 	g     guest              // engine.Binding's Guest, made with the instance
 	w     watch              // ends a call whose context ends (terminate.go)
 	mk    making             // the instantiation's: the guest's sleeps use it after
+	io    *stdio             // the configuration it was made with, nil if its own
 }
 
 // export is an exported function, looked up once.
@@ -491,9 +509,12 @@ func (i *instance) export(name string) *export {
 	if x, ok := i.funcs[name]; ok {
 		return x
 	}
-	fn := i.mod.ExportedFunction(name)
+	fn := i.m.funcs.take(name, i.mod) // a closed instance's (funcreuse.go)
 	if fn == nil {
-		return nil // not cached: a typo must not grow the map
+		if fn = i.mod.ExportedFunction(name); fn == nil {
+			return nil // not cached: a typo must not grow the map
+		}
+		ceLayoutOf(fn, i.mod)
 	}
 	d := fn.Definition()
 	x := &export{name: name, fn: fn, params: len(d.ParamTypes()), results: d.ResultTypes()}
@@ -605,6 +626,18 @@ func (i *instance) Reenter(ctx context.Context, name string, args ...uint64) err
 // idempotent).
 func (i *instance) Close(ctx context.Context) error {
 	err := i.w.close(ctx, i.mod)
+	if i.io != nil { // the module is closed: its stdio and sleeps serve no guest
+		i.io.release()
+		i.io = nil
+	}
+	// Nor its exports' call engines: the next instance's (funcreuse.go).
+	if x := i.first; x != nil {
+		i.m.funcs.give(x.name, x.fn)
+	}
+	for name, x := range i.funcs {
+		i.m.funcs.give(name, x.fn)
+	}
+	i.first, i.funcs = nil, nil
 	if i.lm != nil {
 		i.lm.Free()
 	}
