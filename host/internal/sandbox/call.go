@@ -344,6 +344,10 @@ func devSpan(a *alloc, addr uint64) span {
 // stream resolves a stream handle in native order: streamHandle, then
 // bindStream, then streamCtx.
 func (c *Call) stream(h uint32) (*streamRec, error) {
+	if s := c.s; h == 0 && s.dev >= 0 && s.cur.def != nil { // the default stream, made before
+		st := s.cur.def
+		return st, c.streamCtx(st)
+	}
 	st, err := c.streamHandle(h)
 	if err != nil {
 		return nil, err
