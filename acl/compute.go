@@ -58,8 +58,11 @@ type Launch struct {
 	// host.Kernel.Quick): a backend may run a launch of few bytes on the
 	// caller's goroutine when its stream is idle, in stream order and with
 	// the same effects, rather than hand it to the stream's worker, which
-	// costs more than such a computation. The simulator holds the stream
-	// while it runs one so: Run must not call the backend on its stream.
+	// costs more than such a computation. The simulator may hold the
+	// stream while it runs one so (one with regions): Run must not call
+	// the backend on its stream. One without regions it runs without the
+	// stream's lock: whatever looks at the stream meanwhile finds it not
+	// queued, as before the call.
 	Quick bool
 	// InCall is set by a backend that runs a Quick launch within Compute,
 	// on the caller's goroutine, before it runs Check, Run and Done

@@ -2,7 +2,8 @@ package sim_test
 
 import (
 	"context"
-	"runtime"
+	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,33 +14,73 @@ import (
 	"github.com/aclwasm/aclwasm/acl/sim"
 )
 
-// TestComputeInlineHoldsStream: a quick launch run in the call holds its
-// stream until it is complete, so that a look at the stream meanwhile
-// (Pending, from another goroutine) waits for it and finds it done, as
-// it finds an operation of the worker either queued or done.
+// TestComputeInlineHoldsStream: a quick launch with regions run in the
+// call holds its stream until it is complete, so that a look at the
+// stream meanwhile (Pending, from another goroutine) waits for it and
+// finds it done, as it finds an operation of the worker either queued or
+// done. One without regions, on a stream where nothing queued waits or
+// runs, takes no lock (runFree): the look does not wait for it, and finds
+// nothing pending, as before the launch's call. After queued work has
+// run, a failure on a stream stopped by failures has been taken by a
+// synchronize, and on a default stream too, it is so again.
 func TestComputeInlineHoldsStream(t *testing.T) {
 	b := newSim(t)
 	s, err := b.CreateStream(0)
+	require.NoError(t, err)
+	def, err := b.DefaultStream(0)
+	require.NoError(t, err)
+	p, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
 	require.NoError(t, err)
 	type look struct {
 		pending  int
 		err      error
 		finished bool
 	}
-	seen := make(chan look, 1)
-	var finished atomic.Bool
-	require.NoError(t, b.Compute(s, &acl.Launch{Name: "look", Quick: true, Run: func(context.Context, [][]byte) error {
-		go func() {
-			n, err := b.Pending(s)
-			seen <- look{n, err, finished.Load()}
-		}()
-		for range 100 { // room for the goroutine to look now, if it could
-			runtime.Gosched()
+	// lookDuring launches a quick kernel on st that looks at st from
+	// another goroutine and gives the look until it returns, or wait, to
+	// come back before the kernel ends.
+	lookDuring := func(st acl.Stream, regions int, wait time.Duration) look {
+		seen := make(chan look, 1)
+		var finished atomic.Bool
+		l := &acl.Launch{Name: "look", Quick: true, Run: func(context.Context, [][]byte) error {
+			go func() {
+				n, err := b.Pending(st)
+				seen <- look{n, err, finished.Load()}
+			}()
+			select { // room for the goroutine to look now, if it can
+			case got := <-seen:
+				seen <- got
+			case <-time.After(wait):
+			}
+			finished.Store(true)
+			return nil
+		}}
+		for range regions {
+			l.Regions = append(l.Regions, acl.Region{Ptr: p, N: 64})
 		}
-		finished.Store(true)
-		return nil
-	}}))
-	require.Equal(t, look{0, nil, true}, <-seen, "the look waited for the launch, and found it complete")
+		require.NoError(t, b.Compute(st, l))
+		return <-seen
+	}
+	require.Equal(t, look{0, nil, true}, lookDuring(s, 1, 50*time.Millisecond), "with regions: the look waited for the launch, and found it complete")
+	free := look{0, nil, false}
+	require.Equal(t, free, lookDuring(s, 0, 10*time.Second), "without regions: the look did not wait")
+
+	release := gate(t, b, s)
+	release()
+	require.Eventually(t, func() bool { // no synchronize, which looks again itself
+		n, err := b.Pending(s)
+		return err == nil && n == 0
+	}, 10*time.Second, time.Millisecond)
+	require.Equal(t, free, lookDuring(s, 0, 10*time.Second), "after queued work ran")
+
+	require.NoError(t, b.SetStreamFailureMode(s, acl.StopOnFailure))
+	require.NoError(t, b.Compute(s, &acl.Launch{Name: "fail", Quick: true, Run: func(context.Context, [][]byte) error { return errors.New("fault") }}))
+	var ran atomic.Bool
+	require.NoError(t, b.Compute(s, &acl.Launch{Name: "k", Quick: true, Run: func(context.Context, [][]byte) error { ran.Store(true); return nil }}))
+	require.False(t, ran.Load(), "a stream stopped by a failure runs no launch, free or not")
+	require.ErrorIs(t, b.SynchronizeStream(t.Context(), s, -1), acl.ErrRTAicoreException, "a free launch's failure fails its stream")
+	require.Equal(t, free, lookDuring(s, 0, 10*time.Second), "after the synchronize took the failure")
+	require.Equal(t, free, lookDuring(def, 0, 10*time.Second), "a default stream")
 }
 
 // TestComputeInlineRecordsReused: the launch records that quick launches
@@ -242,5 +283,68 @@ func TestComputeQuickLargeQueued(t *testing.T) {
 		}
 		s, err = b.CreateStream(0)
 		require.NoError(t, err)
+	}
+}
+
+// TestComputeFreeConcurrent: quick launches without regions, run in their
+// call without the stream's lock (runFree), against another goroutine that
+// queues work on the same stream, looks at it, synchronizes it and then
+// destroys it: each launch that Compute accepted ran once, and its Done
+// was called once; what was queued ran in order; after the destroy the
+// launches are refused. Run with -race: the look without the lock reads
+// only the stream's published state.
+func TestComputeFreeConcurrent(t *testing.T) {
+	b := newSim(t)
+	s, err := b.CreateStream(0)
+	require.NoError(t, err)
+	var ran atomic.Int64
+	var dones []*atomic.Int32 // the accepted launches' Done calls
+	stop := make(chan struct{})
+	launched := make(chan error, 1)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				launched <- nil
+				return
+			default:
+			}
+			n := new(atomic.Int32)
+			err := b.Compute(s, &acl.Launch{Name: "k", Quick: true,
+				Run:  func(context.Context, [][]byte) error { ran.Add(1); return nil },
+				Done: func() { n.Add(1) }})
+			if err != nil {
+				if n.Load() > 1 {
+					err = fmt.Errorf("a refused launch's Done was called %d times", n.Load())
+				}
+				launched <- err
+				return
+			}
+			dones = append(dones, n)
+		}
+	}()
+	var order []int
+	for i := range 200 {
+		require.NoError(t, b.LaunchHostFunc(s, func() error { order = append(order, i); return nil }))
+		if i%3 == 0 {
+			_, err := b.Pending(s)
+			require.NoError(t, err)
+		}
+		if i%10 == 0 {
+			require.NoError(t, b.SynchronizeStream(t.Context(), s, -1))
+		}
+	}
+	require.NoError(t, b.SynchronizeStream(t.Context(), s, -1))
+	require.Len(t, order, 200)
+	for i, v := range order {
+		require.Equal(t, i, v, "queued work in order")
+	}
+	require.NoError(t, b.DestroyStream(t.Context(), s))
+	require.ErrorIs(t, <-launched, acl.ErrRTInvalidHandle, "refused once the stream is gone")
+	close(stop)
+	require.NotEmpty(t, dones)
+	require.Equal(t, int64(len(dones)), ran.Load(), "each accepted launch ran")
+	for i, n := range dones {
+		require.Equal(t, int32(1), n.Load(), "launch %d: its Done was called once", i)
 	}
 }

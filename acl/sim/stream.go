@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aclwasm/aclwasm/acl"
@@ -137,6 +138,18 @@ type stream struct {
 	// failStop is ACL_STOP_ON_FAILURE (SetStreamFailureMode): while err
 	// is set, operations other than event records do not run.
 	failStop bool
+	// popped marks the running op as one taken from the queue, by the
+	// worker or a synchronizing caller (steal), rather than one a caller
+	// runs in its call (claim, enqueue's inline path, runIdle).
+	popped bool
+	// free is, for a look without s.mu, whether nothing queued waits or
+	// runs (no popped op), the stream is neither closing nor stopped by a
+	// failure and no timing model runs (publishLocked): a quick launch
+	// without regions then runs in its call without the lock (runFree).
+	// An op a caller runs in its call does not change it: one of another
+	// goroutine is concurrent with the launch, one of the launch's own
+	// goroutine over before it.
+	free atomic.Bool
 
 	aborted bool
 	abort   chan struct{} // closed when queued work is cancelled: a running wait gives up
@@ -160,6 +173,7 @@ func (b *Backend) newStreamLocked(d *device) *stream {
 	s := &stream{h: acl.Stream(b.nextH.Add(1)), dev: d, b: b, abort: make(chan struct{}), exited: make(chan struct{})}
 	s.cond.L = &s.mu
 	s.hctx = haltCtx{halt{done: s.abort}}
+	s.free.Store(b.clk == nil)
 	if b.clk != nil {
 		s.vs = &vstream{}
 	}
@@ -228,7 +242,7 @@ func (s *stream) popLocked() op {
 		clear(s.q[n:])
 		s.q, s.head = s.q[:n], 0
 	}
-	s.running = true
+	s.running, s.popped = true, true
 	return o
 }
 
@@ -238,7 +252,8 @@ func (s *stream) finishLocked(o *op, err error) {
 		s.err = err
 	}
 	s.done++
-	s.running = false
+	s.running, s.popped = false, false
+	s.publishLocked()
 	if o.mark {
 		s.marks--
 	}
@@ -249,6 +264,18 @@ func (s *stream) finishLocked(o *op, err error) {
 	}
 	if len(s.waiters) > 0 {
 		s.wakeLocked()
+	}
+}
+
+// publishLocked sets free from the stream's state: every change of what
+// it reads ends in a call (finishLocked, enqueue's queueing, close,
+// DestroyStream, the clearing of the error, SetStreamFailureMode). It
+// writes only a change, so that an op run in its call on an idle stream,
+// which leaves it idle, costs a load. s.mu is held.
+func (s *stream) publishLocked() {
+	free := !s.closing && !s.stop && !s.popped && s.head == len(s.q) && !(s.failStop && s.err != nil) && s.b.clk == nil
+	if s.free.Load() != free {
+		s.free.Store(free)
 	}
 }
 
@@ -409,6 +436,7 @@ func (s *stream) enqueue(ctx context.Context, wait bool, o op) error {
 	}
 	s.q = append(s.q, o)
 	s.enq++
+	s.publishLocked()
 	if c := s.b.clk; c != nil {
 		c.submit(s.vs, o.v)
 	}
@@ -501,6 +529,7 @@ func (s *stream) takeErr() error {
 	defer s.mu.Unlock()
 	err := s.err
 	s.err = nil
+	s.publishLocked()
 	return err
 }
 
@@ -535,6 +564,7 @@ func (s *stream) close(cancel bool) {
 		}
 	}
 	s.stop = true
+	s.publishLocked()
 	s.cond.Broadcast()
 	s.mu.Unlock()
 
@@ -657,6 +687,7 @@ func (b *Backend) DestroyStream(ctx context.Context, h acl.Stream) error {
 
 	s.mu.Lock()
 	s.closing = true
+	s.publishLocked()
 	target := s.enq
 	s.mu.Unlock()
 	err := s.wait(ctx, target, nil)
@@ -690,6 +721,7 @@ func (b *Backend) SynchronizeStream(ctx context.Context, h acl.Stream, timeoutMs
 		if s.done >= s.enq {
 			err := s.err
 			s.err = nil
+			s.publishLocked()
 			s.mu.Unlock()
 			return err
 		}
@@ -831,6 +863,7 @@ func (b *Backend) SetStreamFailureMode(h acl.Stream, mode acl.FailureMode) error
 		return err
 	}
 	s.failStop = mode == acl.StopOnFailure
+	s.publishLocked()
 	return nil
 }
 

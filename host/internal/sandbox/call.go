@@ -344,6 +344,10 @@ func devSpan(a *alloc, addr uint64) span {
 // stream resolves a stream handle in native order: streamHandle, then
 // bindStream, then streamCtx.
 func (c *Call) stream(h uint32) (*streamRec, error) {
+	if s := c.s; h == 0 && s.dev >= 0 && s.cur.def != nil { // the default stream, made before
+		st := s.cur.def
+		return st, c.streamCtx(st)
+	}
 	st, err := c.streamHandle(h)
 	if err != nil {
 		return nil, err
@@ -385,6 +389,14 @@ func (c *Call) bindStream(st *streamRec) (*streamRec, error) {
 // streamCtx refuses a stream of another context than the current one
 // (107003), as the runtime does before it queues work.
 func (c *Call) streamCtx(st *streamRec) error {
+	if st.dev == c.s.dev && st.ctx == c.s.cur { // inlined: the common case
+		return nil
+	}
+	return c.otherCtx(st)
+}
+
+// otherCtx is streamCtx's error for st, of another context.
+func (c *Call) otherCtx(st *streamRec) error {
 	if st.dev != c.s.dev {
 		return acl.Errorf(acl.ErrRTStreamContext, "the stream belongs to device %d, the current device is %d", st.dev, c.s.dev)
 	}
@@ -467,9 +479,14 @@ var backendMsgs = map[acl.Error]string{
 // handles and what other sessions use, none of which a guest may see.
 // What the host's own stream work returned (fault) passes through.
 func be(err error) error {
-	if err == nil {
+	if err == nil { // inlined: most calls succeed
 		return nil
 	}
+	return beErr(err)
+}
+
+// beErr is be of an error.
+func beErr(err error) error {
 	var f *fault
 	if errors.As(err, &f) {
 		return f.err

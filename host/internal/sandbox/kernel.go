@@ -217,12 +217,17 @@ func (c *Call) launchKernel(k *Kernel, prof abi.Profile, status bool) error {
 // and failing its stream at the next synchronize when the launcher
 // returns none.
 func (c *Call) kernelErr(k *Kernel, st *streamRec, status bool, err error) error {
-	if err == nil {
+	if err == nil { // inlined: most launches succeed
 		if status {
 			c.args[0] = 0
 		}
 		return nil
 	}
+	return c.kernelFailed(k, st, status, err)
+}
+
+// kernelFailed is kernelErr of an error.
+func (c *Call) kernelFailed(k *Kernel, st *streamRec, status bool, err error) error {
 	if status {
 		return err // invokeHost records it and writes its code
 	}
@@ -274,16 +279,78 @@ func (c *Call) queueKernel(k *Kernel, lc *launchCount, st *streamRec, args []uin
 	} else {
 		kl = c.s.takeLaunch()
 	}
-	passed := false // to a backend, which then owns kl
-	defer func() {
-		if !passed {
-			kl.unused()
-		}
-	}()
+	// Until a backend owns kl, each failure recycles it (unused): no
+	// deferred call, whose closure and frame cost a launch of a kernel
+	// that does little as much as a map lookup.
 	kl.s, kl.k, kl.blockDim, kl.timeout, kl.bytes = c.s, k, blockDim, timeout, 0
 	l := &kl.l
 	l.Name, l.Quick, l.Regions, l.InCall = k.Name, k.Quick, l.Regions[:0], false
 	kl.hs = kl.hs[:0]
+	if len(k.Params) > 0 {
+		if err := c.holdBuffers(k, kl, blockDim, vals); err != nil {
+			kl.unused()
+			return err
+		}
+	}
+	// A launch without buffers has nothing to check again: no Check,
+	// which the backend would call for nothing.
+	if len(kl.hs) > 0 {
+		l.Check = kl.recheck
+	} else if l.Check != nil {
+		l.Check = nil
+	}
+	if err := c.enqueueKernel(st); err != nil {
+		kl.unused()
+		return err
+	}
+	if isNative {
+		regs := make([]int, len(k.Params)) // by parameter: its region, -1 for none
+		for i := range regs {
+			regs[i] = -1
+		}
+		for _, h := range kl.hs {
+			regs[h.param] = h.reg
+		}
+		l.Kernel = nativeCall(k, fn, blockDim, vals, regs, c.ctx)
+		if timeout > 0 && (l.Kernel.Timeout == 0 || timeout < l.Kernel.Timeout) { // the launch's own
+			l.Kernel.Timeout = timeout
+		}
+		// Never recycled: the native backend calls no Done.
+		if err := kr.LaunchKernel(st.h, l); err != nil {
+			return be(err)
+		}
+		lc.ran.Add(1) // natively counted as queued: the runtime times and fails streams, not launches
+		if len(st.kernels) < maxFaultNames && !slices.Contains(st.kernels, k.Name) {
+			st.kernels = append(st.kernels, k.Name)
+		}
+		return nil
+	}
+	kl.lc = lc
+	kl.vals = append(kl.vals[:0], vals...) // the call's arguments are reused
+	kl.bufs = slices.Grow(kl.bufs[:0], len(vals))[:len(vals)]
+	kl.deadline = c.runDeadline()
+	// Field by field, User kept: a composite literal is built on the
+	// stack and copied in 16-byte moves that stall on the stores before.
+	b := &kl.blk
+	b.Index, b.Dim, b.Mem, b.Args, b.out = 0, blockDim, kl.bufs, kl.vals, c.s.kout
+	l.Cost = 0
+	if k.Cost != nil {
+		l.Cost = k.Cost(blockDim, kl.vals)
+	}
+	// The simulator calls Done, which recycles kl.
+	err = comp.Compute(st.h, l)
+	if kl.own && !l.InCall { // held by the backend until its Done
+		kl.queued = true
+	}
+	return be(err)
+}
+
+// holdBuffers validates the buffers of k's launch kl as ABI section 13.1
+// says (args are its parameters' values) and records them in kl: its
+// held buffers, its regions and their bytes. Apart from queueKernel, so
+// that a launch of a kernel without buffers runs none of its frame.
+func (c *Call) holdBuffers(k *Kernel, kl *kernelLaunch, blockDim uint32, vals []uint64) error {
+	l := &kl.l
 	for i, p := range k.Params {
 		if !p.Buffer {
 			continue
@@ -317,55 +384,7 @@ func (c *Call) queueKernel(k *Kernel, lc *launchCount, st *streamRec, args []uin
 		kl.bytes += n
 		l.Regions = append(l.Regions, acl.Region{Ptr: sp.buf.Dev, N: n, Write: p.Write})
 	}
-	// A launch without buffers has nothing to check again: no Check,
-	// which the backend would call for nothing.
-	l.Check = nil
-	if len(kl.hs) > 0 {
-		l.Check = kl.recheck
-	}
-	if err := c.enqueueKernel(st); err != nil {
-		return err
-	}
-	if isNative {
-		regs := make([]int, len(k.Params)) // by parameter: its region, -1 for none
-		for i := range regs {
-			regs[i] = -1
-		}
-		for _, h := range kl.hs {
-			regs[h.param] = h.reg
-		}
-		l.Kernel = nativeCall(k, fn, blockDim, vals, regs, c.ctx)
-		if timeout > 0 && (l.Kernel.Timeout == 0 || timeout < l.Kernel.Timeout) { // the launch's own
-			l.Kernel.Timeout = timeout
-		}
-		passed = true // never recycled: the native backend calls no Done
-		if err := kr.LaunchKernel(st.h, l); err != nil {
-			return be(err)
-		}
-		lc.ran.Add(1) // natively counted as queued: the runtime times and fails streams, not launches
-		if len(st.kernels) < maxFaultNames && !slices.Contains(st.kernels, k.Name) {
-			st.kernels = append(st.kernels, k.Name)
-		}
-		return nil
-	}
-	kl.lc = lc
-	kl.vals = append(kl.vals[:0], vals...) // the call's arguments are reused
-	kl.bufs = slices.Grow(kl.bufs[:0], len(vals))[:len(vals)]
-	kl.deadline = c.runDeadline()
-	// Field by field, User kept: a composite literal is built on the
-	// stack and copied in 16-byte moves that stall on the stores before.
-	b := &kl.blk
-	b.Index, b.Dim, b.Mem, b.Args, b.out = 0, blockDim, kl.bufs, kl.vals, c.s.kout
-	l.Cost = 0
-	if k.Cost != nil {
-		l.Cost = k.Cost(blockDim, kl.vals)
-	}
-	passed = true // the simulator calls Done, which recycles kl
-	err = comp.Compute(st.h, l)
-	if kl.own && !l.InCall { // held by the backend until its Done
-		kl.queued = true
-	}
-	return be(err)
+	return nil
 }
 
 // launchCountOf returns the counters of kernel k in the session, nil if
@@ -388,6 +407,15 @@ func (s *Session) launchCountOf(k *Kernel) *launchCount {
 // an atomic operation; one the backend queued gives it back at its Done,
 // on the stream's worker (back).
 func (s *Session) takeLaunch() *kernelLaunch {
+	if kl := s.kown; kl != nil && !kl.queued { // inlined: the common case
+		return kl
+	}
+	return s.takeLaunchQueued()
+}
+
+// takeLaunchQueued is takeLaunch when the session has no record yet, or
+// a backend queued its last launch.
+func (s *Session) takeLaunchQueued() *kernelLaunch {
 	kl := s.kown
 	switch {
 	case kl == nil:
@@ -551,6 +579,9 @@ func (kl *kernelLaunch) run(ctx context.Context, mem [][]byte) (err error) {
 	inBlocks = true
 	err = blocksOf(kl.bc, k, &kl.blk)
 	inBlocks = false
+	if err == nil && sampled && !timed { // counted by times: ended has nothing to do
+		return nil
+	}
 	return kl.ended(ctx, err, sampled, timed, t0)
 }
 
@@ -581,10 +612,15 @@ func (kl *kernelLaunch) ended(ctx context.Context, err error, sampled, timed boo
 // package that Run started from it (WithCancel, AfterFunc) may look at it
 // after Run, so it is left to them and the collector.
 func (kl *kernelLaunch) endCtx() {
-	kl.bc.release()
-	if !kl.bc.reusable() {
-		kl.bc = nil
+	if !kl.bc.reusable() { // release has nothing to do otherwise
+		kl.dropCtx()
 	}
+}
+
+// dropCtx releases and forgets a context that Done was asked of.
+func (kl *kernelLaunch) dropCtx() {
+	kl.bc.release()
+	kl.bc = nil
 }
 
 // epoch is a time that launches are timed from: time.Since(epoch) reads
@@ -727,6 +763,16 @@ func (c *Call) launchCores() (uint32, error) {
 // enqueueKernel is enqueue for a launch, which no ABI function index
 // counts in the metrics.
 func (c *Call) enqueueKernel(st *streamRec) error {
+	if st.queued < c.s.policy.MaxQueued { // inlined: room by the session's own count
+		st.queued++
+		return nil
+	}
+	return c.enqueueKernelFull(st)
+}
+
+// enqueueKernelFull is enqueueKernel when the session's count reached the
+// limit: the backend's count is asked for.
+func (c *Call) enqueueKernelFull(st *streamRec) error {
 	if st.queued >= c.s.policy.MaxQueued {
 		n, err := c.s.b.Pending(st.h)
 		if err != nil {
