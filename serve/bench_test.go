@@ -277,7 +277,6 @@ func (l *loadGen) run(tb testing.TB, n int) time.Duration {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	var failed atomic.Value
-	want := append([]byte("echo:"), benchBody...)
 	start := time.Now()
 	for range l.clients {
 		wg.Add(1)
@@ -293,7 +292,7 @@ func (l *loadGen) run(tb testing.TB, n int) time.Duration {
 					buf.Reset()
 					_, err = buf.ReadFrom(resp.Body)
 					resp.Body.Close()
-					if err == nil && (resp.StatusCode != http.StatusOK || !bytes.Equal(buf.Bytes(), want)) {
+					if err == nil && (resp.StatusCode != http.StatusOK || !bytes.Equal(buf.Bytes(), echoWant)) {
 						err = fmt.Errorf("status %d, body %q", resp.StatusCode, buf.Bytes())
 					}
 				}
@@ -720,26 +719,33 @@ func TestEchoAllocsOverFloor(t *testing.T) {
 	}
 }
 
-// echoAllocs is what h allocates per request of the echo command (the
-// benchmarks' body, a recorder), checking the answer. With a base, each
-// request's context is a new cancellable one derived from it, as
-// net/http makes them for a connection whose base context base is
-// (allocations included); without, the request's is Background.
+// echoAllocs is what h allocates per request of the echo command
+// (serveEcho), checking the answer.
 func echoAllocs(t *testing.T, h http.Handler, base context.Context) float64 {
-	want := append([]byte("echo:"), benchBody...)
-	return testing.AllocsPerRun(100, func() {
-		w := httptest.NewRecorder()
-		r := httptest.NewRequest(http.MethodPost, "/v1/plugins/echo", bytes.NewReader(benchBody))
-		if base != nil {
-			ctx, cancel := context.WithCancel(base)
-			defer cancel()
-			r = r.WithContext(ctx)
-		}
-		h.ServeHTTP(w, r)
-		if w.Code != http.StatusOK || !bytes.Equal(w.Body.Bytes(), want) {
-			t.Fatalf("status %d, body %q", w.Code, w.Body.Bytes())
-		}
-	})
+	return testing.AllocsPerRun(100, func() { serveEcho(t, h, base, true) })
+}
+
+// echoWant is the echo command's answer to benchBody.
+var echoWant = append([]byte("echo:"), benchBody...)
+
+// serveEcho sends h one request of the echo command (the benchmarks' body,
+// a recorder) without a connection. With a base, the request's context is
+// a new cancellable one derived from it, as net/http makes them for a
+// connection whose base context base is (its allocations counted); without,
+// the request's is httptest's Background. With check, an answer other than
+// echoWant fails tb.
+func serveEcho(tb testing.TB, h http.Handler, base context.Context, check bool) {
+	w := httptest.NewRecorder()
+	r := httptest.NewRequest(http.MethodPost, "/v1/plugins/echo", bytes.NewReader(benchBody))
+	if base != nil {
+		ctx, cancel := context.WithCancel(base)
+		defer cancel()
+		r = r.WithContext(ctx)
+	}
+	h.ServeHTTP(w, r)
+	if check && (w.Code != http.StatusOK || !bytes.Equal(w.Body.Bytes(), echoWant)) {
+		tb.Fatalf("status %d, body %q", w.Code, w.Body.Bytes())
+	}
 }
 
 // TestEchoMetrics: a plugin's request series are looked up once per

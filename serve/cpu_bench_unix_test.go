@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"syscall"
 	"testing"
 )
@@ -44,20 +43,7 @@ func benchHandlerCPU(b *testing.B, s *Server, floor http.Handler, base context.C
 		w.Header().Set("Content-Type", "application/octet-stream")
 		_, _ = w.Write(buf.Bytes())
 	})
-	want := append([]byte("echo:"), benchBody...)
-	serve := func(h http.Handler, check bool) {
-		w := httptest.NewRecorder()
-		r := httptest.NewRequest(http.MethodPost, "/v1/plugins/echo", bytes.NewReader(benchBody))
-		if base != nil {
-			ctx, cancel := context.WithCancel(base)
-			defer cancel()
-			r = r.WithContext(ctx)
-		}
-		h.ServeHTTP(w, r)
-		if check && (w.Code != http.StatusOK || !bytes.Equal(w.Body.Bytes(), want)) {
-			b.Fatalf("status %d, body %q", w.Code, w.Body.Bytes())
-		}
-	}
+	serve := func(h http.Handler, check bool) { serveEcho(b, h, base, check) }
 	hs := []http.Handler{floor, s.Handler(), nop}
 	for range 100 { // warm up
 		for k, h := range hs {
