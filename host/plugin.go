@@ -269,6 +269,9 @@ func (p *Plugin) instantiate(ctx context.Context, cfg Config, ro RunObserver, d 
 		Deterministic: cfg.DeterministicClocks, // aclrtRandomNumAsync repeats too
 		Logger:        cfg.Logger, Name: name, Stdout: cfg.Stdout, Stderr: cfg.Stderr,
 		Kernels: p.kernels,
+		// Run's session is its own, read by no one but Run: with NoStats
+		// it need not count (an instance's may be read by its embedder).
+		NoStats: keep && cfg.NoStats,
 	}
 	if p.native != nil {
 		sc.KernelFuncs = p.native.funcs

@@ -82,10 +82,7 @@ func (s *Session) invoke(ctx context.Context, fi int, mem []byte, stack []uint64
 		s.tracer.HostCall(&Traced{Func: &abi.Funcs[fi], Index: fi, Profile: s.prof, Mem: c.mem, Stack: stack, Result: res, Code: code, Msg: msg, Session: s.id, Start: t0})
 	}
 	c.drop()
-	st.calls++
-	if err != nil {
-		st.fail(code)
-	}
+	st.count(err != nil, code)
 	if s.ms.pm != nil {
 		s.callMetrics(fi, code, t0)
 	}
@@ -492,7 +489,9 @@ func be(err error) error {
 // it needs no atomic, as fnStat.calls.
 func (c *Call) moved(d acl.Direction, n uint64) {
 	s := c.s
-	s.stats.at(c.fi).own[d] += n
+	if f := s.stats.at(c.fi); f != nil {
+		f.own[d] += n
+	}
 	if s.ms.pm != nil && n != 0 {
 		s.movedMetrics(c.fi, d, n)
 	}
@@ -501,7 +500,9 @@ func (c *Call) moved(d acl.Direction, n uint64) {
 // countBytes counts n bytes moved in direction d by function fi, in the
 // statistics and the metrics. Stream workers call it too.
 func (s *Session) countBytes(fi int, d acl.Direction, n uint64) {
-	s.stats.at(fi).bytes[d].Add(n)
+	if f := s.stats.at(fi); f != nil {
+		f.bytes[d].Add(n)
+	}
 	if s.ms.pm != nil && n != 0 {
 		s.movedMetrics(fi, d, n)
 	}

@@ -288,6 +288,12 @@ type Config struct {
 	// fixed seed, as the guest's clocks are then fixed too; otherwise it
 	// is seeded from the host's entropy on first use.
 	Deterministic bool
+	// NoStats: the session counts nothing of module "acl" (Counts has
+	// none of its functions), for an embedder that never reads the
+	// counts, such as a command's run whose caller asked for none: a
+	// session that counts allocates its counters at its first calls.
+	// Metrics and traces still see every call.
+	NoStats bool
 	// Logger, when not nil, receives the guest's stdout (level Info) and
 	// stderr (level Warn) where Stdout and Stderr are nil, with the
 	// attributes plugin (Name), session and stream, and aclAppLog's
@@ -320,6 +326,7 @@ func New(c Config) (*Session, error) {
 			id: sessionIDs.Add(1), stdout: c.Stdout, stderr: c.Stderr},
 		memState: memState{region: region, as: newAddrSpace(region)},
 		devState: devState{dev: -1},
+		observe:  observe{stats: stats{off: c.NoStats}},
 	}
 	// A tiny allocation of its own: inline, the charges would take the
 	// session past 1.5 KiB, the next size of allocation.
