@@ -402,7 +402,7 @@ func (c *Call) event(name string, h uint32) (*eventRec, error) {
 		if _, isStream := c.s.streams[h]; isStream {
 			return nil, acl.Errorf(acl.ErrRTInvalidHandle, "%s %d is a stream, not an event", name, h)
 		}
-		if _, isCtx := c.s.ctxs[h]; isCtx {
+		if c.s.ctxOf(h) != nil {
 			return nil, acl.Errorf(acl.ErrRTInvalidHandle, "%s %d is a context, not an event", name, h)
 		}
 		if c.s.isNotify(h) {

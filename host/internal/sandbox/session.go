@@ -124,13 +124,15 @@ type handles struct {
 // guest's goroutine alone touches it. Its maps are made at their first
 // entry.
 type devState struct {
-	dev       int32              // current guest device, -1 before aclrtSetDevice
-	cur       *ctxRec            // the current context while dev >= 0
-	ctxs      map[uint32]*ctxRec // contexts, default ones included (context.go)
-	primary   map[int32]*ctxRec  // the default context of each guest device
-	deadCtxs  map[uint32]bool    // handles of destroyed contexts (context.go)
-	peers     map[[2]int32]bool  // peer access this session enabled (guest ids)
-	inited    bool               // runtime_imports.go
+	dev int32   // current guest device, -1 before aclrtSetDevice
+	cur *ctxRec // the current context while dev >= 0
+	// ctxs are the contexts, default ones included, in the order of
+	// their handles (context.go): a few, and a slice of them one small
+	// allocation where two maps (by handle and by device) took four.
+	ctxs      []*ctxRec
+	deadCtxs  map[uint32]bool   // handles of destroyed contexts (context.go)
+	peers     map[[2]int32]bool // peer access this session enabled (guest ids)
+	inited    bool              // runtime_imports.go
 	finalized bool
 	opWait    uint32 // aclrtSetOpWaitTimeout, seconds; 0: no limit
 	opExec    uint64 // the operator execute timeout in effect, µs; 0: never set (the maximum)
