@@ -125,3 +125,28 @@ func set(t *testing.T, v reflect.Value) {
 		t.Fatalf("no value for a field of type %v: teach set one", v.Type())
 	}
 }
+
+// TestAllocRecordsMadeTogether: a session's first two allocation records
+// and the room for its first four come in one heap object, for the two or
+// three buffers of a command run per request; the third is a record of
+// its own, and a record is always zero when handed out.
+func TestAllocRecordsMadeTogether(t *testing.T) {
+	as := newAddrSpace(0)
+	var a, b *alloc
+	got := testing.AllocsPerRun(1, func() {
+		as = newAddrSpace(0)
+		a = as.record()
+		*a = alloc{base: 1 << 40, size: 64}
+		as.insert(a)
+		b = as.record()
+		*b = alloc{base: 2 << 40, size: 64}
+		as.insert(b)
+	})
+	require.Equal(t, 1.0, got, "allocations for two records and their room")
+	require.Equal(t, 4, cap(as.allocs))
+	c := as.record()
+	require.True(t, c.base == 0 && c.size == 0 && c.ptr == 0 && c.lease == nil && c.rg == nil, "a zero record")
+	require.NotSame(t, a, c)
+	require.NotSame(t, b, c)
+	require.Same(t, b, as.find(2<<40))
+}

@@ -186,12 +186,12 @@ type callState struct {
 // aclGetRecentErrMsg and aclrtGetLastError report: the guest's goroutine
 // writes it; the embedder reads it between calls (LastError).
 type errState struct {
-	lastErr  string
-	lastCode acl.Error // the last error; 0 when none
+	lastErr string
 	// guestMsg is what the guest said with error_set about why its call
 	// fails (io.go).
 	guestMsg string
-	msgRead  bool // aclGetRecentErrMsg has returned lastErr whole
+	lastCode acl.Error // the last error; 0 when none
+	msgRead  bool      // aclGetRecentErrMsg has returned lastErr whole (beside lastCode: no padding of its own)
 }
 
 // observe is what counts and follows the session's calls: the guest's
