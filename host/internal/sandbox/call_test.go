@@ -150,3 +150,28 @@ func TestAllocRecordsMadeTogether(t *testing.T) {
 	require.NotSame(t, b, c)
 	require.Same(t, b, as.find(2<<40))
 }
+
+// TestFirstContextOneObject: a session's first context (aclrtSetDevice's)
+// and the list of its contexts are one heap object; the later ones follow
+// it in the list, in the order of their handles.
+func TestFirstContextOneObject(t *testing.T) {
+	var s *Session
+	var cx *ctxRec
+	got := testing.AllocsPerRun(1, func() {
+		s = &Session{}
+		var err error
+		if cx, err = s.newContext(0, true); err != nil {
+			t.Fatal(err)
+		}
+	})
+	require.Equal(t, 2.0, got, "allocations: the session and its first context with the list")
+	next, err := s.newContext(0, false)
+	require.NoError(t, err)
+	require.Equal(t, []*ctxRec{cx, next}, s.ctxs)
+	require.Same(t, next, s.ctxOf(next.h))
+	require.Same(t, cx, s.primaryOf(0))
+	require.Nil(t, s.primaryOf(1))
+	s.forgetContext(next)
+	require.Nil(t, s.ctxOf(next.h))
+	require.True(t, s.deadCtxs[next.h])
+}

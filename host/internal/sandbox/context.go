@@ -34,7 +34,17 @@ func (s *Session) newContext(dev int32, primary bool) (*ctxRec, error) {
 	if err != nil {
 		return nil, err
 	}
-	cx := &ctxRec{h: h, dev: dev, primary: primary}
+	var cx *ctxRec
+	if s.ctxs == nil { // the first (aclrtSetDevice's, mostly) with room for two in one object
+		first := new(struct {
+			cx   ctxRec
+			room [2]*ctxRec
+		})
+		cx, s.ctxs = &first.cx, first.room[:0]
+	} else {
+		cx = new(ctxRec)
+	}
+	*cx = ctxRec{h: h, dev: dev, primary: primary}
 	s.ctxs = append(s.ctxs, cx)
 	return cx, nil
 }
