@@ -115,8 +115,8 @@ type Config struct {
 	// NoStats leaves Run's Result.Stats empty: building them (maps per
 	// function called) is a good part of a small command's run, and a
 	// caller that does not read them, such as a server running a command
-	// per request, need not pay for it. Metrics and traces still count
-	// every call.
+	// per request, need not pay for it: the run's session then keeps no
+	// counters at all. Metrics and traces still count every call.
 	NoStats bool
 }
 
