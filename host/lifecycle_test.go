@@ -52,7 +52,9 @@ func TestRunCommand(t *testing.T) {
 // TestRunNoStats: Config.NoStats leaves Result.Stats empty and changes
 // nothing else: the run's answer, what it released, and the metrics,
 // which count every call as without it; the next run without it has its
-// own statistics, none of the first's.
+// own statistics, none of the first's. A run with NoStats counts nothing
+// at all, not even the bytes of work its stream workers finish after the
+// guest has exited.
 func TestRunNoStats(t *testing.T) {
 	ctx := context.Background()
 	m, err := host.NewMetrics(prometheus.NewRegistry())
@@ -72,6 +74,15 @@ func TestRunNoStats(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, uint64(3), res.Stats.Funcs["aclrtMemcpy"].Calls, "this run's copies alone")
 	require.Equal(t, uint64(4096), res.Stats.Bytes["D2H"])
+
+	queued, err := rt.Load(ctx, testsupport.WAT(t, fmt.Sprintf(testsupport.RoundtripWAT, 1)), host.Policy{}, host.LoadName("queued"))
+	require.NoError(t, err)
+	defer queued.Close(ctx)
+	res, err = queued.Run(ctx, host.Config{NoStats: true})
+	require.NoError(t, err)
+	require.Equal(t, uint32(3), res.ExitCode, "exited with its copy queued")
+	require.Equal(t, host.Stats{}, res.Stats)
+	require.Equal(t, base, proxytest.FreeMem(t, rt), "the session released everything once its copy ran")
 }
 
 func TestExitWithQueuedWorkReleasesEverything(t *testing.T) {

@@ -115,8 +115,8 @@ type Config struct {
 	// NoStats leaves Run's Result.Stats empty: building them (maps per
 	// function called) is a good part of a small command's run, and a
 	// caller that does not read them, such as a server running a command
-	// per request, need not pay for it. Metrics and traces still count
-	// every call.
+	// per request, need not pay for it: the run's session then keeps no
+	// counters at all. Metrics and traces still count every call.
 	NoStats bool
 }
 
@@ -269,6 +269,9 @@ func (p *Plugin) instantiate(ctx context.Context, cfg Config, ro RunObserver, d 
 		Deterministic: cfg.DeterministicClocks, // aclrtRandomNumAsync repeats too
 		Logger:        cfg.Logger, Name: name, Stdout: cfg.Stdout, Stderr: cfg.Stderr,
 		Kernels: p.kernels,
+		// Run's session is its own, read by no one but Run: with NoStats
+		// it need not count (an instance's may be read by its embedder).
+		NoStats: keep && cfg.NoStats,
 	}
 	if p.native != nil {
 		sc.KernelFuncs = p.native.funcs

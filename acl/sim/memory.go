@@ -161,12 +161,21 @@ func (b *Backend) Malloc(dev int32, size uint64, policy acl.MemMallocPolicy) (ac
 		b.mu.RUnlock()
 		return 0, acl.Errorf(acl.ErrRTMemoryAllocation, "device %d: the simulator has handed out all %d allocation addresses", dev, b.lastID)
 	}
-	a := &alloc{id: id, base: acl.DevPtr(id << b.shift), dev: d, acct: acct, size: size}
+	var a *alloc
+	var mem []byte
+	if size <= smallAllocMax { // the record and its bytes in one allocation
+		sa := &smallAlloc{alloc: alloc{id: id, base: acl.DevPtr(id << b.shift), dev: d, acct: acct, size: size}}
+		a, mem = &sa.alloc, unsafe.Slice((*byte)(unsafe.Pointer(&sa.w)), size)
+	} else {
+		a = &alloc{id: id, base: acl.DevPtr(id << b.shift), dev: d, acct: acct, size: size}
+	}
 	b.mu.RUnlock()
 
-	// Allocate outside the lock: zeroed memory of a fresh span costs the
-	// kernel's page faults later, not a memset now.
-	mem := alignedBytes(size)
+	if mem == nil {
+		// Allocate outside the lock: zeroed memory of a fresh span costs
+		// the kernel's page faults later, not a memset now.
+		mem = alignedBytes(size)
+	}
 
 	b.mu.RLock()
 	defer b.mu.RUnlock()
@@ -179,6 +188,19 @@ func (b *Backend) Malloc(dev int32, size uint64, policy acl.MemMallocPolicy) (ac
 	b.allocs.put(a.id, a)
 	return a.base, nil
 }
+
+// smallAlloc is an allocation of at most smallAllocMax bytes together
+// with its bytes, aligned as alignedBytes aligns them: one heap object, not
+// two, for the small buffers of a command run per request. The bytes live
+// as long as the record, which Free drops from the table.
+type smallAlloc struct {
+	alloc
+	w [smallAllocMax / 8]uint64
+}
+
+// smallAllocMax is the largest allocation made with its record
+// (smallAlloc): with it, a 240-byte heap object.
+const smallAllocMax = 128
 
 // alignedBytes returns n zeroed bytes at an address aligned to 8, as
 // natively device memory is aligned (to far more): compute views a buffer

@@ -461,3 +461,42 @@ func TestAllocationsAligned(t *testing.T) {
 		require.Zero(t, at%8, "allocation %#x is at %#x", p, at)
 	}
 }
+
+// TestSmallMallocOneObject: a small allocation (a command's buffers of a
+// request) is one heap object with its record, not two, and behaves as
+// any: zeroed, its extent its size, its bytes its own and gone with it.
+func TestSmallMallocOneObject(t *testing.T) {
+	b := newSim(t, sim.WithMemory(1<<20))
+	ctx := t.Context()
+	for _, size := range []uint64{1, 64, 128, 129} {
+		p, err := b.Malloc(0, size, acl.MemMallocHugeFirst)
+		require.NoError(t, err)
+		q, err := b.Malloc(0, size, acl.MemMallocHugeFirst)
+		require.NoError(t, err)
+		in, out := make([]byte, size), make([]byte, size)
+		require.NoError(t, b.Memcpy(ctx, acl.Host(out, 0), acl.Device(p), size))
+		require.Equal(t, in, out, "size %d: zeroed", size)
+		for i := range in {
+			in[i] = byte(i + 1)
+		}
+		require.NoError(t, b.Memcpy(ctx, acl.Device(p), acl.Host(in, 0), size))
+		require.Error(t, b.Memcpy(ctx, acl.Device(p), acl.Host(make([]byte, size+1), 0), size+1), "size %d: its extent", size)
+		require.NoError(t, b.Memcpy(ctx, acl.Host(out, 0), acl.Device(q), size))
+		require.Equal(t, make([]byte, size), out, "size %d: the next allocation's bytes are its own", size)
+		require.NoError(t, b.Memcpy(ctx, acl.Host(out, 0), acl.Device(p), size))
+		require.Equal(t, in, out)
+		require.NoError(t, b.Free(ctx, p))
+		require.NoError(t, b.Free(ctx, q))
+		require.Error(t, b.Memcpy(ctx, acl.Host(out, 0), acl.Device(p), size), "size %d: freed", size)
+	}
+	got := testing.AllocsPerRun(100, func() {
+		p, err := b.Malloc(0, 64, acl.MemMallocHugeFirst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Free(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	})
+	require.LessOrEqual(t, got, 1.0, "allocations per Malloc and Free of 64 bytes")
+}

@@ -106,6 +106,28 @@ type addrSpace struct {
 	guestEnd uint64
 	window   bool   // acl32: device addresses are 32-bit window values
 	holes    []hole // acl32: freed ranges, the longest freed first
+	spare    *alloc // a record made with the first, for the next allocation (record)
+}
+
+// record returns a zero record for a new allocation of the session. The
+// first is made with the next one's and room for four in allocs, in one
+// object: a command run per request allocates two or three buffers, each
+// a record and a growth of allocs otherwise. The caller holds the
+// session's mu, as for insert.
+func (as *addrSpace) record() *alloc {
+	if a := as.spare; a != nil {
+		as.spare = nil
+		return a
+	}
+	if as.allocs == nil {
+		first := new(struct {
+			recs [2]alloc
+			room [4]*alloc
+		})
+		as.allocs, as.spare = first.room[:0], &first.recs[1]
+		return &first.recs[0]
+	}
+	return new(alloc)
 }
 
 // hole is a freed range of the acl32 window, [start, end).

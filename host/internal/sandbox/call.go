@@ -82,10 +82,7 @@ func (s *Session) invoke(ctx context.Context, fi int, mem []byte, stack []uint64
 		s.tracer.HostCall(&Traced{Func: &abi.Funcs[fi], Index: fi, Profile: s.prof, Mem: c.mem, Stack: stack, Result: res, Code: code, Msg: msg, Session: s.id, Start: t0})
 	}
 	c.drop()
-	st.calls++
-	if err != nil {
-		st.fail(code)
-	}
+	st.count(err != nil, code)
 	if s.ms.pm != nil {
 		s.callMetrics(fi, code, t0)
 	}
@@ -417,7 +414,7 @@ func (c *Call) event(name string, h uint32) (*eventRec, error) {
 		if _, isStream := c.s.streams[h]; isStream {
 			return nil, acl.Errorf(acl.ErrRTInvalidHandle, "%s %d is a stream, not an event", name, h)
 		}
-		if _, isCtx := c.s.ctxs[h]; isCtx {
+		if c.s.ctxOf(h) != nil {
 			return nil, acl.Errorf(acl.ErrRTInvalidHandle, "%s %d is a context, not an event", name, h)
 		}
 		if c.s.isNotify(h) {
@@ -509,7 +506,9 @@ func beErr(err error) error {
 // it needs no atomic, as fnStat.calls.
 func (c *Call) moved(d acl.Direction, n uint64) {
 	s := c.s
-	s.stats.at(c.fi).own[d] += n
+	if f := s.stats.at(c.fi); f != nil {
+		f.own[d] += n
+	}
 	if s.ms.pm != nil && n != 0 {
 		s.movedMetrics(c.fi, d, n)
 	}
@@ -518,7 +517,9 @@ func (c *Call) moved(d acl.Direction, n uint64) {
 // countBytes counts n bytes moved in direction d by function fi, in the
 // statistics and the metrics. Stream workers call it too.
 func (s *Session) countBytes(fi int, d acl.Direction, n uint64) {
-	s.stats.at(fi).bytes[d].Add(n)
+	if f := s.stats.at(fi); f != nil {
+		f.bytes[d].Add(n)
+	}
 	if s.ms.pm != nil && n != 0 {
 		s.movedMetrics(fi, d, n)
 	}

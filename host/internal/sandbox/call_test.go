@@ -125,3 +125,53 @@ func set(t *testing.T, v reflect.Value) {
 		t.Fatalf("no value for a field of type %v: teach set one", v.Type())
 	}
 }
+
+// TestAllocRecordsMadeTogether: a session's first two allocation records
+// and the room for its first four come in one heap object, for the two or
+// three buffers of a command run per request; the third is a record of
+// its own, and a record is always zero when handed out.
+func TestAllocRecordsMadeTogether(t *testing.T) {
+	as := newAddrSpace(0)
+	var a, b *alloc
+	got := testing.AllocsPerRun(1, func() {
+		as = newAddrSpace(0)
+		a = as.record()
+		*a = alloc{base: 1 << 40, size: 64}
+		as.insert(a)
+		b = as.record()
+		*b = alloc{base: 2 << 40, size: 64}
+		as.insert(b)
+	})
+	require.Equal(t, 1.0, got, "allocations for two records and their room")
+	require.Equal(t, 4, cap(as.allocs))
+	c := as.record()
+	require.True(t, c.base == 0 && c.size == 0 && c.ptr == 0 && c.lease == nil && c.rg == nil, "a zero record")
+	require.NotSame(t, a, c)
+	require.NotSame(t, b, c)
+	require.Same(t, b, as.find(2<<40))
+}
+
+// TestFirstContextOneObject: a session's first context (aclrtSetDevice's)
+// and the list of its contexts are one heap object; the later ones follow
+// it in the list, in the order of their handles.
+func TestFirstContextOneObject(t *testing.T) {
+	var s *Session
+	var cx *ctxRec
+	got := testing.AllocsPerRun(1, func() {
+		s = &Session{}
+		var err error
+		if cx, err = s.newContext(0, true); err != nil {
+			t.Fatal(err)
+		}
+	})
+	require.Equal(t, 2.0, got, "allocations: the session and its first context with the list")
+	next, err := s.newContext(0, false)
+	require.NoError(t, err)
+	require.Equal(t, []*ctxRec{cx, next}, s.ctxs)
+	require.Same(t, next, s.ctxOf(next.h))
+	require.Same(t, cx, s.primaryOf(0))
+	require.Nil(t, s.primaryOf(1))
+	s.forgetContext(next)
+	require.Nil(t, s.ctxOf(next.h))
+	require.True(t, s.deadCtxs[next.h])
+}

@@ -1,6 +1,11 @@
 package sandbox
 
-import "github.com/aclwasm/aclwasm/acl"
+import (
+	"cmp"
+	"slices"
+
+	"github.com/aclwasm/aclwasm/acl"
+)
 
 // A context is a guest device plus a default stream of its own (ABI v1.1
 // section 10): the NULL stream of the calls made while it is current.
@@ -23,23 +28,49 @@ func (s *Session) useContext(cx *ctxRec) {
 }
 
 // newContext records a context on guest device dev under a new handle.
+// Handles only grow, so appending keeps s.ctxs in their order.
 func (s *Session) newContext(dev int32, primary bool) (*ctxRec, error) {
 	h, err := s.newHandle()
 	if err != nil {
 		return nil, err
 	}
-	cx := &ctxRec{h: h, dev: dev, primary: primary}
-	if s.ctxs == nil {
-		s.ctxs = map[uint32]*ctxRec{}
+	var cx *ctxRec
+	if s.ctxs == nil { // the first (aclrtSetDevice's, mostly) with room for two in one object
+		first := new(struct {
+			cx   ctxRec
+			room [2]*ctxRec
+		})
+		cx, s.ctxs = &first.cx, first.room[:0]
+	} else {
+		cx = new(ctxRec)
 	}
-	s.ctxs[h] = cx
-	if primary {
-		if s.primary == nil {
-			s.primary = map[int32]*ctxRec{}
-		}
-		s.primary[dev] = cx
-	}
+	*cx = ctxRec{h: h, dev: dev, primary: primary}
+	s.ctxs = append(s.ctxs, cx)
 	return cx, nil
+}
+
+// ctxOf returns the live context of handle h, or nil.
+func (s *Session) ctxOf(h uint32) *ctxRec {
+	i, ok := slices.BinarySearchFunc(s.ctxs, h, func(cx *ctxRec, h uint32) int { return cmp.Compare(cx.h, h) })
+	if !ok {
+		return nil
+	}
+	return s.ctxs[i]
+}
+
+// primaryOf returns the default context of guest device dev, or nil
+// before aclrtSetDevice made it: the current context mostly, else one of
+// the few the session holds (at most MaxStreams and a device's each).
+func (s *Session) primaryOf(dev int32) *ctxRec {
+	if cx := s.cur; cx != nil && cx.primary && cx.dev == dev {
+		return cx
+	}
+	for _, cx := range s.ctxs {
+		if cx.primary && cx.dev == dev {
+			return cx
+		}
+	}
+	return nil
 }
 
 // dropContexts forgets the contexts of guest device dev (every device when
@@ -49,31 +80,38 @@ func (s *Session) newContext(dev int32, primary bool) (*ctxRec, error) {
 // remembered.
 func (s *Session) dropContexts(dev int32) {
 	if dev < 0 {
-		s.ctxs, s.primary, s.cur, s.dev = nil, nil, nil, -1
+		s.ctxs, s.cur, s.dev = nil, nil, -1
 		return
 	}
-	for _, cx := range s.ctxs {
-		if cx.dev == dev {
-			s.forgetContext(cx)
-			if cx.primary {
-				delete(s.primary, cx.dev)
-			}
+	s.ctxs = slices.DeleteFunc(s.ctxs, func(cx *ctxRec) bool {
+		if cx.dev != dev {
+			return false
 		}
-	}
+		s.destroyed(cx.h)
+		return true
+	})
 	if s.dev == dev { // the current context is on dev
 		s.cur, s.dev = nil, -1
 	}
 }
 
-// forgetContext drops cx, remembering its handle: natively a destroyed
-// context is told apart from a live one (107000 and 107002, not 107017),
-// and handles are never reused, so the handle stays a destroyed context's.
+// forgetContext drops cx, remembering its handle (destroyed).
 func (s *Session) forgetContext(cx *ctxRec) {
-	delete(s.ctxs, cx.h)
+	if i, ok := slices.BinarySearchFunc(s.ctxs, cx.h, func(cx *ctxRec, h uint32) int { return cmp.Compare(cx.h, h) }); ok {
+		s.ctxs = slices.Delete(s.ctxs, i, i+1)
+	}
+	s.destroyed(cx.h)
+}
+
+// destroyed remembers context handle h as a destroyed context's: natively
+// a destroyed context is told apart from a live one (107000 and 107002,
+// not 107017), and handles are never reused, so the handle stays a
+// destroyed context's.
+func (s *Session) destroyed(h uint32) {
 	if s.deadCtxs == nil {
 		s.deadCtxs = map[uint32]bool{}
 	}
-	s.deadCtxs[cx.h] = true
+	s.deadCtxs[h] = true
 }
 
 // notStream is the 107017 of a handle that names no stream of the session.
@@ -81,7 +119,7 @@ func (s *Session) notStream(h uint32) error {
 	if _, isEvent := s.events[h]; isEvent {
 		return acl.Errorf(acl.ErrRTInvalidHandle, "handle %d is an event, not a stream", h)
 	}
-	if _, isCtx := s.ctxs[h]; isCtx {
+	if s.ctxOf(h) != nil {
 		return acl.Errorf(acl.ErrRTInvalidHandle, "handle %d is a context, not a stream", h)
 	}
 	if s.isNotify(h) {
@@ -96,9 +134,9 @@ func (c *Call) context(h uint32) (*ctxRec, error) {
 	if h == 0 {
 		return nil, acl.Errorf(acl.ErrInvalidParam, "context is NULL")
 	}
-	cx, ok := c.s.ctxs[h]
+	cx := c.s.ctxOf(h)
 	switch {
-	case ok:
+	case cx != nil:
 		return cx, nil
 	case c.s.streams[h] != nil:
 		return nil, acl.Errorf(acl.ErrRTInvalidHandle, "handle %d is a stream, not a context", h)
@@ -121,7 +159,12 @@ func createContext(c *Call) error {
 	if err := c.validDevice("deviceId", dev); err != nil {
 		return err
 	}
-	held := len(c.s.ctxs) - len(c.s.primary)
+	held := 0 // the contexts it created, not the devices' default ones
+	for _, cx := range c.s.ctxs {
+		if !cx.primary {
+			held++
+		}
+	}
 	if held >= c.s.policy.MaxStreams {
 		return acl.Errorf(acl.ErrRTOverLimit, "the session already holds %d contexts, the policy's limit (MaxStreams: each has a default stream)", held)
 	}

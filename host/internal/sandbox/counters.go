@@ -27,6 +27,9 @@ type stats struct {
 	spare []fnStat                        // counters made ahead for the next functions called: statSlab at a time
 	host  map[string]*hostCount           // functions outside module "acl", by module.name
 	hostK []*hostCount                    // the same by index in Shared.hostFuncs: no map access per call
+	// off: the session counts nothing of module "acl" (Config.NoStats):
+	// of and at return nil, and the counters are never made.
+	off bool
 }
 
 // The chunks of stats.fn: statChunks of statChunk functions hold every
@@ -45,8 +48,14 @@ func init() {
 // statSlab is how many functions' counters are made in one allocation.
 const statSlab = 4
 
-// at returns the counters of acl function fi, which its first call made.
-func (st *stats) at(fi int) *fnStat { return st.fn[fi/statChunk][fi%statChunk] }
+// at returns the counters of acl function fi, which its first call made,
+// or nil when the session counts nothing.
+func (st *stats) at(fi int) *fnStat {
+	if st.off {
+		return nil
+	}
+	return st.fn[fi/statChunk][fi%statChunk]
+}
 
 // fnStat counts the calls of one acl function.
 type fnStat struct {
@@ -100,8 +109,9 @@ func (hc *hostCount) fail(code acl.Error) {
 }
 
 // of returns the counters of acl function fi, made at its first call
-// (Session.invoke). Stream workers count bytes into those of a function
-// whose call queued the work, so made before.
+// (Session.invoke), or nil when the session counts nothing. Stream workers
+// count bytes into those of a function whose call queued the work, so
+// made before.
 func (st *stats) of(fi int) *fnStat {
 	c := st.fn[fi/statChunk]
 	if c != nil {
@@ -109,6 +119,9 @@ func (st *stats) of(fi int) *fnStat {
 			return f
 		}
 	} else {
+		if st.off { // no chunk is ever made: the common path is untouched
+			return nil
+		}
 		c = new([statChunk]*fnStat)
 		st.fn[fi/statChunk] = c
 	}
@@ -135,6 +148,31 @@ func (st *stats) all() iter.Seq2[int, *fnStat] {
 				}
 			}
 		}
+	}
+}
+
+// count counts a call of the function, failed with code when failed;
+// nothing when f is nil (the session counts nothing).
+func (f *fnStat) count(failed bool, code acl.Error) {
+	if f == nil {
+		return
+	}
+	f.calls++
+	if failed {
+		f.fail(code)
+	}
+}
+
+// ranLaunch counts a launch of compute the function queued, which ran
+// for d and failed with err; nothing when f is nil.
+func (f *fnStat) ranLaunch(d time.Duration, err error) {
+	if f == nil {
+		return
+	}
+	f.ran.Add(1)
+	f.runNs.Add(int64(d))
+	if err != nil {
+		f.runFailed.Add(1)
 	}
 }
 
@@ -232,10 +270,15 @@ func (c *Call) set(st *streamRec, n uint64) {
 	if st != nil && !c.ran(st) {
 		s, fi := c.s, c.fi
 		f := s.stats.at(fi)
+		if f == nil { // nothing to count once it has run
+			return
+		}
 		_ = c.s.b.OnComplete(st.h, func() { f.bytes[SetSlot].Add(n) })
 		return
 	}
-	c.s.stats.at(c.fi).own[SetSlot] += n
+	if f := c.s.stats.at(c.fi); f != nil {
+		f.own[SetSlot] += n
+	}
 }
 
 // budget fails with 207012 when one call would move (or set) more than the

@@ -17,7 +17,7 @@ func setDevice(c *Call) error {
 	if err := c.validDevice("deviceId", dev); err != nil {
 		return err
 	}
-	cx := c.s.primary[dev]
+	cx := c.s.primaryOf(dev)
 	if cx == nil {
 		var err error
 		if cx, err = c.s.newContext(dev, true); err != nil {

@@ -104,10 +104,11 @@ func (s *Session) CounterChunks() int {
 // Profiling reports whether the session made its profiling state.
 func (s *Session) Profiling() bool { return s.pf != nil }
 
-// Maps returns how many of the session's handle and context maps exist.
+// Maps returns how many of the session's handle and context maps (and
+// its list of contexts) exist.
 func (s *Session) Maps() int {
 	n := 0
-	for _, made := range []bool{s.streams != nil, s.events != nil, s.ctxs != nil, s.primary != nil, s.peers != nil, s.deadCtxs != nil} {
+	for _, made := range []bool{s.streams != nil, s.events != nil, s.ctxs != nil, s.peers != nil, s.deadCtxs != nil} {
 		if made {
 			n++
 		}

@@ -47,7 +47,9 @@ func malloc(c *Call) error {
 		}
 	}
 	s.mu.Lock()
-	s.as.insert(&alloc{base: base, size: size, dev: s.dev, ptr: ptr, charged: charged, policy: policy})
+	a := s.as.record()
+	*a = alloc{base: base, size: size, dev: s.dev, ptr: ptr, charged: charged, policy: policy}
+	s.as.insert(a)
 	s.mu.Unlock()
 	s.held[s.dev] += charged
 	putWord(out, base)

@@ -875,11 +875,7 @@ func execute(sync bool) importFn {
 			cm = r.ne // counted in the runtime's list while it is loaded
 		}
 		done := func(d time.Duration, err error) {
-			st0.ran.Add(1)
-			st0.runNs.Add(int64(d))
-			if err != nil {
-				st0.runFailed.Add(1)
-			}
+			st0.ranLaunch(d, err)
 			s.computeMetrics(fi, d, err != nil)
 			s.modelRunMetrics(name, d, err != nil)
 			if cm != nil {

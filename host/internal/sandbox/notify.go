@@ -32,7 +32,7 @@ func (c *Call) notify(h uint32) (*notifyRec, error) {
 		return nil, acl.Errorf(acl.ErrRTInvalidHandle, "notify %d is a stream, not a notify", h)
 	case c.s.events[h] != nil:
 		return nil, acl.Errorf(acl.ErrRTInvalidHandle, "notify %d is an event, not a notify", h)
-	case c.s.ctxs[h] != nil:
+	case c.s.ctxOf(h) != nil:
 		return nil, acl.Errorf(acl.ErrRTInvalidHandle, "notify %d is a context, not a notify", h)
 	}
 	return nil, acl.Errorf(acl.ErrRTInvalidHandle, "notify %d is unknown or destroyed: not a notify of this session", h)

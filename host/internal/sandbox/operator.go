@@ -300,11 +300,7 @@ func runOp(c *Call) error {
 	}
 	s, name, fi, st0 := c.s, abi.Funcs[c.fi].Name, c.fi, c.s.stats.of(c.fi)
 	done := func(d time.Duration, err error) { // the accounting of the launch as it executed
-		st0.ran.Add(1)
-		st0.runNs.Add(int64(d))
-		if err != nil {
-			st0.runFailed.Add(1)
-		}
+		st0.ranLaunch(d, err)
 		s.computeMetrics(fi, d, err != nil)
 	}
 	// The run's time limit, read now: the call's context is the

@@ -124,13 +124,15 @@ type handles struct {
 // guest's goroutine alone touches it. Its maps are made at their first
 // entry.
 type devState struct {
-	dev       int32              // current guest device, -1 before aclrtSetDevice
-	cur       *ctxRec            // the current context while dev >= 0
-	ctxs      map[uint32]*ctxRec // contexts, default ones included (context.go)
-	primary   map[int32]*ctxRec  // the default context of each guest device
-	deadCtxs  map[uint32]bool    // handles of destroyed contexts (context.go)
-	peers     map[[2]int32]bool  // peer access this session enabled (guest ids)
-	inited    bool               // runtime_imports.go
+	dev int32   // current guest device, -1 before aclrtSetDevice
+	cur *ctxRec // the current context while dev >= 0
+	// ctxs are the contexts, default ones included, in the order of
+	// their handles (context.go): a few, and a slice of them one small
+	// allocation where two maps (by handle and by device) took four.
+	ctxs      []*ctxRec
+	deadCtxs  map[uint32]bool   // handles of destroyed contexts (context.go)
+	peers     map[[2]int32]bool // peer access this session enabled (guest ids)
+	inited    bool              // runtime_imports.go
 	finalized bool
 	opWait    uint32 // aclrtSetOpWaitTimeout, seconds; 0: no limit
 	opExec    uint64 // the operator execute timeout in effect, µs; 0: never set (the maximum)
@@ -184,12 +186,12 @@ type callState struct {
 // aclGetRecentErrMsg and aclrtGetLastError report: the guest's goroutine
 // writes it; the embedder reads it between calls (LastError).
 type errState struct {
-	lastErr  string
-	lastCode acl.Error // the last error; 0 when none
+	lastErr string
 	// guestMsg is what the guest said with error_set about why its call
 	// fails (io.go).
 	guestMsg string
-	msgRead  bool // aclGetRecentErrMsg has returned lastErr whole
+	lastCode acl.Error // the last error; 0 when none
+	msgRead  bool      // aclGetRecentErrMsg has returned lastErr whole (beside lastCode: no padding of its own)
 }
 
 // observe is what counts and follows the session's calls: the guest's
@@ -288,6 +290,12 @@ type Config struct {
 	// fixed seed, as the guest's clocks are then fixed too; otherwise it
 	// is seeded from the host's entropy on first use.
 	Deterministic bool
+	// NoStats: the session counts nothing of module "acl" (Counts has
+	// none of its functions), for an embedder that never reads the
+	// counts, such as a command's run whose caller asked for none: a
+	// session that counts allocates its counters at its first calls.
+	// Metrics and traces still see every call.
+	NoStats bool
 	// Logger, when not nil, receives the guest's stdout (level Info) and
 	// stderr (level Warn) where Stdout and Stderr are nil, with the
 	// attributes plugin (Name), session and stream, and aclAppLog's
@@ -320,6 +328,7 @@ func New(c Config) (*Session, error) {
 			id: sessionIDs.Add(1), stdout: c.Stdout, stderr: c.Stderr},
 		memState: memState{region: region, as: newAddrSpace(region)},
 		devState: devState{dev: -1},
+		observe:  observe{stats: stats{off: c.NoStats}},
 	}
 	// A tiny allocation of its own: inline, the charges would take the
 	// session past 1.5 KiB, the next size of allocation.

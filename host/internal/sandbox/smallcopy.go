@@ -91,7 +91,7 @@ func (s *Session) memcpyFast(ctx context.Context, mem []byte, stack []uint64) bo
 	}
 	s.inFast = false // copyEnded's steps for a success, here without a call
 	c.drop()
-	st.calls++
+	st.count(false, 0)
 	stack[0] = 0
 	return true
 }
@@ -105,10 +105,7 @@ func (s *Session) copyEnded(st *fnStat, err error, stack []uint64) {
 		code, _ = s.failed(memcpyFI, err)
 	}
 	s.call.drop()
-	st.calls++
-	if err != nil {
-		st.fail(code)
-	}
+	st.count(err != nil, code)
 	stack[0] = uint64(uint32(int32(code)))
 }
 

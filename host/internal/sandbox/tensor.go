@@ -93,7 +93,7 @@ func (c *Call) obj(name string, h uint32, k abi.Kind) (*nnObj, error) {
 		return nil, acl.Errorf(acl.ErrNNParamInvalid, "%s %d is a stream, not an %s", name, h, k)
 	case c.s.events[h] != nil:
 		return nil, acl.Errorf(acl.ErrNNParamInvalid, "%s %d is an event, not an %s", name, h, k)
-	case c.s.ctxs[h] != nil:
+	case c.s.ctxOf(h) != nil:
 		return nil, acl.Errorf(acl.ErrNNParamInvalid, "%s %d is a context, not an %s", name, h, k)
 	case c.s.isNotify(h):
 		return nil, acl.Errorf(acl.ErrNNParamInvalid, "%s %d is a notify, not an %s", name, h, k)
