@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -43,7 +42,7 @@ func BenchmarkRunEcho(b *testing.B) {
 		Stdin: &in, Stdout: &out, Stderr: io.Discard, NoStats: true}
 	b.ReportAllocs()
 	b.ResetTimer()
-	start := cpuTime(b)
+	start := testsupport.CPUTime(b)
 	for i := 0; i < b.N; i++ {
 		in.Reset(body)
 		out.Reset()
@@ -54,14 +53,5 @@ func BenchmarkRunEcho(b *testing.B) {
 			b.Fatalf("stdout %q", out.Bytes())
 		}
 	}
-	b.ReportMetric(float64(cpuTime(b)-start)/float64(b.N), "cpu-ns/op")
-}
-
-// cpuTime is the process's user and system time so far, in nanoseconds.
-func cpuTime(tb testing.TB) int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		tb.Fatal(err)
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
+	b.ReportMetric(float64(testsupport.CPUTime(b)-start)/float64(b.N), "cpu-ns/op")
 }

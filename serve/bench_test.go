@@ -135,11 +135,11 @@ func benchEcho(b *testing.B, wasm []byte, manifest string, floor floorFunc) {
 				var cf, cs int64 // the process's CPU time in each side's rounds
 				for done := 0; done < b.N; done += round {
 					k := min(round, b.N-done)
-					c0 := cpuTime(b)
+					c0 := testsupport.CPUTime(b)
 					tf += fl.run(b, k)
-					c1 := cpuTime(b)
+					c1 := testsupport.CPUTime(b)
 					ts += sl.run(b, k)
-					cf, cs = cf+c1-c0, cs+cpuTime(b)-c1
+					cf, cs = cf+c1-c0, cs+testsupport.CPUTime(b)-c1
 				}
 				b.StopTimer()
 				// Keep-alive holds: about one connection per client.
@@ -152,7 +152,7 @@ func benchEcho(b *testing.B, wasm []byte, manifest string, floor floorFunc) {
 				b.ReportMetric(float64(tf)/float64(ts), "x-floor-req/s") // serve's throughput / the floor's
 				b.ReportMetric(float64(sp50)/float64(fp50), "x-floor-p50")
 				b.ReportMetric(float64(sp99)/float64(fp99), "x-floor-p99")
-				if haveCPUTime {
+				if testsupport.HaveCPUTime {
 					// The process's CPU per request, clients and server
 					// together (both run here): on a loaded machine it
 					// swings far less than the wall-clock figures.

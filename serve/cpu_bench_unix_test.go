@@ -6,8 +6,9 @@ import (
 	"bytes"
 	"context"
 	"net/http"
-	"syscall"
 	"testing"
+
+	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
 // BenchmarkEchoHandlerCPU (not one of scripts/serve-bench.sh's
@@ -55,11 +56,11 @@ func benchHandlerCPU(b *testing.B, s *Server, floor http.Handler, base context.C
 	b.ResetTimer()
 	for done := 0; done < b.N; done += round {
 		for k, h := range hs {
-			t := cpuTime(b)
+			t := testsupport.CPUTime(b)
 			for range round {
 				serve(h, k < 2)
 			}
-			spent[k] += cpuTime(b) - t
+			spent[k] += testsupport.CPUTime(b) - t
 		}
 	}
 	b.StopTimer()
@@ -68,16 +69,4 @@ func benchHandlerCPU(b *testing.B, s *Server, floor http.Handler, base context.C
 	b.ReportMetric(float64(spent[1])/n, "cpu-ns")
 	b.ReportMetric(float64(spent[2])/n, "nop-cpu-ns")
 	b.ReportMetric(float64(spent[1])/float64(spent[0]), "x-floor-cpu")
-}
-
-// haveCPUTime: cpuTime reads the process's CPU time here.
-const haveCPUTime = true
-
-// cpuTime is the process's user and system time so far, in nanoseconds.
-func cpuTime(tb testing.TB) int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		tb.Fatal(err)
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }
