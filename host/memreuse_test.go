@@ -75,6 +75,40 @@ func TestMemoryReusedClean(t *testing.T) {
 	require.GreaterOrEqual(t, engine.ReusedMemories.Load()-reused, int64(3*runs-1), "the instances after the first reused a released memory (%s)", testEngine)
 }
 
+// TestMemoryReusedBurst: on both engines, the memories of a burst of
+// instances alive at once (a server's requests in flight) all serve the
+// next burst: none is unmapped for want of room in the pool and mapped
+// again, each found zero.
+func TestMemoryReusedBurst(t *testing.T) {
+	const burst = 64
+	ctx := context.Background()
+	rt := newRuntime(t)
+	pl := load(t, rt, testsupport.WAT(t, touchWAT), Policy{MemoryPages: 4096})
+	insts := make([]*Instance, burst)
+	open := func() {
+		t.Helper()
+		for i := range insts {
+			var err error
+			insts[i], err = pl.Instantiate(ctx, Config{})
+			require.NoError(t, err)
+		}
+	}
+	closeAll := func() {
+		t.Helper()
+		for _, inst := range insts {
+			_, err := inst.Call(ctx, "_start") // checks zero, then writes every byte
+			require.NoError(t, err, "an instance saw a byte of an earlier one")
+			require.NoError(t, inst.Close(ctx))
+		}
+	}
+	open()
+	closeAll()
+	reused := engine.ReusedMemories.Load()
+	open()
+	require.GreaterOrEqual(t, engine.ReusedMemories.Load()-reused, int64(burst), "the second burst reused the first's memories (%s)", testEngine)
+	closeAll()
+}
+
 // BenchmarkRunTouch1MiB is a command run (Plugin.Run: instantiate, run,
 // release) of a plugin with a 256 MiB memory limit that grows its memory
 // to 1 MiB and writes it: what serve's command path pays per request

@@ -60,17 +60,23 @@ typedef struct {
 	size_t size, mapped, capacity;
 } aclwasm_mem_t;
 
-// The released reservations, at most ACLWASM_POOL_MAX, each with the
-// bytes left accessible (and zero) at its start.
-#define ACLWASM_POOL_MAX 16
+// The released reservations, each with the bytes left accessible (and
+// zero) at its start: at most ACLWASM_POOL_MAX, keeping at most
+// ACLWASM_POOL_RESIDENT bytes resident among them (those cleared in
+// place). As on wazero, the pool keeps the memories of a burst of
+// instances for the next burst: one that unmapped those past a small count
+// would map them again and fault their pages in at every burst.
+#define ACLWASM_POOL_MAX 256
+#define ACLWASM_POOL_RESIDENT (64 << 20)
 #define ACLWASM_CLEAR_IN_PLACE (1 << 20)
 typedef struct {
 	uint8_t *base;
-	size_t mapped, size;
+	size_t mapped, size, resident;
 } aclwasm_pooled_t;
 static pthread_mutex_t aclwasm_pool_mu = PTHREAD_MUTEX_INITIALIZER;
 static aclwasm_pooled_t aclwasm_pool[ACLWASM_POOL_MAX];
 static int aclwasm_pool_n;
+static size_t aclwasm_pool_resident;
 static atomic_ullong aclwasm_reused;
 
 static uint8_t *aclwasm_mem_get(void *env, size_t *size, size_t *capacity) {
@@ -104,8 +110,9 @@ static void aclwasm_mem_free(void *env) {
 	memset(m->base, 0, in_place);
 	if (m->size == in_place || madvise(m->base + in_place, m->size - in_place, MADV_DONTNEED) == 0) {
 		pthread_mutex_lock(&aclwasm_pool_mu);
-		if (aclwasm_pool_n < ACLWASM_POOL_MAX) {
-			aclwasm_pool[aclwasm_pool_n++] = (aclwasm_pooled_t){m->base, m->mapped, m->size};
+		if (aclwasm_pool_n < ACLWASM_POOL_MAX && aclwasm_pool_resident + in_place <= ACLWASM_POOL_RESIDENT) {
+			aclwasm_pool[aclwasm_pool_n++] = (aclwasm_pooled_t){m->base, m->mapped, m->size, in_place};
+			aclwasm_pool_resident += in_place;
 			m->base = NULL;
 		}
 		pthread_mutex_unlock(&aclwasm_pool_mu);
@@ -126,17 +133,21 @@ static wasmtime_error_t *aclwasm_mem_new(void *env, const wasm_memorytype_t *ty,
 	size_t mapped = reserved + guard;
 	// A pooled reservation of this size, preferably one whose accessible
 	// bytes are as many as this memory's.
-	aclwasm_pooled_t p = {NULL, 0, 0};
+	aclwasm_pooled_t p = {NULL, 0, 0, 0};
 	pthread_mutex_lock(&aclwasm_pool_mu);
 	int pick = -1;
 	for (int i = aclwasm_pool_n - 1; i >= 0; i--) {
 		if (aclwasm_pool[i].mapped == mapped && (pick < 0 || aclwasm_pool[i].size == minimum)) {
 			pick = i;
+			if (aclwasm_pool[i].size == minimum) {
+				break; // the latest released of the same size
+			}
 		}
 	}
 	if (pick >= 0) {
 		p = aclwasm_pool[pick];
 		aclwasm_pool[pick] = aclwasm_pool[--aclwasm_pool_n];
+		aclwasm_pool_resident -= p.resident;
 	}
 	pthread_mutex_unlock(&aclwasm_pool_mu);
 	uint8_t *base = p.base;

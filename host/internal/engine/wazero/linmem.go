@@ -105,19 +105,37 @@ func (m *linearMemory) Release() {
 // Plugin.Run) would otherwise map and unmap its whole reservation each
 // time. A reservation enters the pool zeroed: the bytes the guest could
 // reach (its final size, since wasm memory only grows) are cleared,
-// nothing beyond, which no view ever covered. The pool is bounded in
-// count and unmaps what it holds when the engine closes.
+// nothing beyond, which no view ever covered. The pool unmaps what it
+// holds when the engine closes.
+//
+// It keeps as many reservations as instances were alive at once, up to
+// poolMax, and no more than poolResident bytes resident among them: a
+// server with 64 requests in flight needs 64 memories at the next burst,
+// and one that unmaps those past a small count maps them again and
+// faults their pages in, at every burst (a tenth of the request's CPU at
+// 64 clients, with 16 kept). What the count costs while idle is address
+// space; what stays resident is bounded by bytes.
 type memPool struct {
-	mu     sync.Mutex
-	free   map[uint64][][]byte // by length
-	n      int
-	closed bool
+	mu       sync.Mutex
+	free     map[uint64][]pooled // by length
+	n        int                 // reservations kept, or being scrubbed to be
+	resident uint64              // bytes the kept ones left resident
+	closed   bool
 }
 
-// poolMax bounds the reservations one engine keeps: address space only
-// where their touched pages were returned to the kernel (scrub), at most
-// scrubInPlace bytes resident each otherwise.
-const poolMax = 16
+// pooled is a kept reservation and the bytes its scrub left resident.
+type pooled struct {
+	res      []byte
+	resident uint64
+}
+
+const (
+	// poolMax bounds the reservations one engine keeps.
+	poolMax = 256
+	// poolResident bounds the bytes they keep resident (scrub clears up
+	// to scrubInPlace bytes in place, returning the rest to the kernel).
+	poolResident = 64 << 20
+)
 
 // get returns a zeroed reservation of n bytes, or nil.
 func (p *memPool) get(n uint64) []byte {
@@ -128,17 +146,19 @@ func (p *memPool) get(n uint64) []byte {
 		return nil
 	}
 	r := rs[len(rs)-1]
+	rs[len(rs)-1] = pooled{}
 	p.free[n] = rs[:len(rs)-1]
 	p.n--
+	p.resident -= r.resident
 	engine.ReusedMemories.Add(1)
-	return r
+	return r.res
 }
 
 // put zeroes the first touched bytes of r and keeps it, or reports that
 // the pool is full or closed (the caller unmaps r).
 func (p *memPool) put(r []byte, touched uint64) bool {
 	p.mu.Lock()
-	full := p.closed || p.n >= poolMax
+	full := p.closed || p.n >= poolMax || p.resident >= poolResident
 	if !full {
 		p.n++ // reserve the slot; scrub outside the lock
 	}
@@ -146,17 +166,18 @@ func (p *memPool) put(r []byte, touched uint64) bool {
 	if full {
 		return false
 	}
-	scrub(r[:touched])
+	kept := scrub(r[:touched])
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.closed {
+	if p.closed || p.resident+kept > poolResident {
 		p.n--
 		return false
 	}
 	if p.free == nil {
-		p.free = map[uint64][][]byte{}
+		p.free = map[uint64][]pooled{}
 	}
-	p.free[uint64(len(r))] = append(p.free[uint64(len(r))], r)
+	p.free[uint64(len(r))] = append(p.free[uint64(len(r))], pooled{r, kept})
+	p.resident += kept
 	return true
 }
 
@@ -167,8 +188,8 @@ func (p *memPool) close() {
 	p.closed = true
 	for _, rs := range p.free {
 		for _, r := range rs {
-			unreserve(r)
+			unreserve(r.res)
 		}
 	}
-	p.free, p.n = nil, 0
+	p.free, p.n, p.resident = nil, 0, 0
 }

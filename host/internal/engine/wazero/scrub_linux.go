@@ -26,14 +26,21 @@ const scrubInPlace = 1 << 20
 // scrubInPlace bytes are resident, or the system has swap (a page swapped
 // out is not resident but keeps its bytes), the range goes back to the
 // kernel with MADV_DONTNEED, after which Linux maps the zero page on the
-// next touch.
-func scrub(b []byte) {
-	if len(b) == 0 || (swap.less() && clearResident(b)) {
-		return
+// next touch. It returns how many bytes of b it left resident.
+func scrub(b []byte) uint64 {
+	if len(b) == 0 {
+		return 0
+	}
+	if swap.less() {
+		if kept, ok := clearResident(b); ok {
+			return kept
+		}
 	}
 	if unix.Madvise(b, unix.MADV_DONTNEED) != nil {
 		clear(b)
+		return uint64(len(b))
 	}
+	return 0
 }
 
 // swap is the system's swap, as scrub sees it.
@@ -86,12 +93,12 @@ var (
 )
 
 // clearResident zeroes the resident pages of b, a page-aligned range of
-// an anonymous mapping, and reports whether it did: false where mincore
-// fails or more than scrubInPlace bytes are resident (b is then as it
-// was). A resident page that is zero (the zero page a read mapped, or a
+// an anonymous mapping, and reports whether it did, and how many bytes
+// are resident: false where mincore fails or more than scrubInPlace
+// bytes are resident (b is then as it was). A resident page that is zero (the zero page a read mapped, or a
 // page cleared before) is left untouched, so that reading memory does
 // not make it resident.
-func clearResident(b []byte) bool {
+func clearResident(b []byte) (resident uint64, ok bool) {
 	n := (len(b) + pageSize - 1) / pageSize
 	vp, _ := vecs.Get().(*[]byte)
 	if vp == nil || cap(*vp) < n {
@@ -101,14 +108,14 @@ func clearResident(b []byte) bool {
 	defer vecs.Put(vp)
 	vec := (*vp)[:n]
 	if _, _, e := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), uintptr(unsafe.Pointer(&vec[0]))); e != 0 {
-		return false
+		return 0, false
 	}
-	resident := 0
+	pages := 0
 	for _, v := range vec {
-		resident += int(v & 1)
+		pages += int(v & 1)
 	}
-	if resident*pageSize > scrubInPlace {
-		return false
+	if pages*pageSize > scrubInPlace {
+		return 0, false
 	}
 	for i, v := range vec {
 		if v&1 == 0 {
@@ -119,5 +126,5 @@ func clearResident(b []byte) bool {
 			clear(p)
 		}
 	}
-	return true
+	return uint64(pages * pageSize), true
 }

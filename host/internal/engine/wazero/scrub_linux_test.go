@@ -45,16 +45,17 @@ func TestScrub(t *testing.T) {
 		b[p*pageSize+7] = 0xab
 	}
 	sink = b[10*pageSize]
-	scrub(b)
+	kept := scrub(b)
 	if swapless() {
 		require.Equal(t, 4, resident(t, b), "the pages written and read stay resident, and no other comes in")
+		require.Equal(t, uint64(4*pageSize), kept, "what it left resident")
 	}
 	zero()
 
 	// More than scrubInPlace resident: back to the kernel.
 	clear(b[:2*scrubInPlace])
 	b[2*scrubInPlace-1] = 1
-	scrub(b)
+	require.Zero(t, scrub(b), "nothing left resident")
 	require.Zero(t, resident(t, b), "the pages went back to the kernel")
 	zero()
 }
