@@ -1,15 +1,36 @@
 package wazero
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
 
+// settle waits until p's scrubber has stopped.
+func (p *memPool) settle() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for p.scrubbing {
+		p.wait()
+	}
+}
+
+// requireZero fails t where a byte of r is not zero.
+func requireZero(t *testing.T, r []byte, what string) {
+	t.Helper()
+	for i := 0; i < len(r); i += pageSize {
+		p := r[i:min(i+pageSize, len(r))]
+		if !bytes.Equal(p, zeroPage[:len(p)]) {
+			t.Fatalf("%s: a byte at %d is not zero", what, i)
+		}
+	}
+}
+
 // TestMemPoolKeepsBurst: the pool keeps the reservations of a burst of
 // instances up to poolMax (a server with 64 requests in flight finds 64
 // at the next burst), refuses the one past it, and hands them back
-// zeroed.
+// zeroed, scrubbed by its goroutine or by get.
 func TestMemPoolKeepsBurst(t *testing.T) {
 	var p memPool
 	defer p.close()
@@ -24,19 +45,66 @@ func TestMemPoolKeepsBurst(t *testing.T) {
 			unreserve(r)
 		}
 	}
-	require.Equal(t, poolMax, p.n)
 	for i := range poolMax {
 		r := p.get(size)
 		require.NotNil(t, r, "reservation %d", i)
-		for j, c := range r {
-			if c != 0 {
-				t.Fatalf("reservation %d: byte %d is %#x", i, j, c)
-			}
-		}
+		require.Len(t, r, size)
+		requireZero(t, r, "a reservation of the burst")
 		unreserve(r)
 	}
 	require.Nil(t, p.get(size))
+	p.settle()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	require.Zero(t, p.n)
 	require.Zero(t, p.resident)
+}
+
+// TestMemPoolGetWhileScrubbing: a get right after a put finds the
+// reservation, zeroed, whether the scrubber has it done, has it in hand
+// (get waits) or has not begun (get scrubs it): the pool never answers
+// nil while it holds one of the size.
+func TestMemPoolGetWhileScrubbing(t *testing.T) {
+	var p memPool
+	defer p.close()
+	const size = 16 << 20 // mincore over 16 MiB: a scrub long enough to be caught
+	r, err := reserve(size)
+	require.NoError(t, err)
+	var written []int // reading every byte would make all pages resident
+	for i := range 200 {
+		off := (i * pageSize * 7) % size
+		written = append(written, off)
+		r[off] = byte(i) | 1
+		require.True(t, p.put(r, size))
+		r = p.get(size)
+		require.NotNil(t, r, "get %d", i)
+		require.Len(t, r, size)
+		for _, o := range written {
+			require.Zero(t, r[o], "get %d: the byte at %d", i, o)
+		}
+	}
+	unreserve(r)
+}
+
+// TestMemPoolCloseWhileScrubbing: close waits for the scrubber and
+// unmaps what was still to be scrubbed; a put after close is refused.
+func TestMemPoolCloseWhileScrubbing(t *testing.T) {
+	var p memPool
+	const size = 4 << 20
+	for range 32 {
+		r, err := reserve(size)
+		require.NoError(t, err)
+		r[size-1] = 1
+		require.True(t, p.put(r, size))
+	}
+	p.close()
+	require.False(t, p.scrubbing)
+	require.Zero(t, p.n)
+	require.Nil(t, p.get(size))
+	r, err := reserve(size)
+	require.NoError(t, err)
+	require.False(t, p.put(r, size))
+	unreserve(r)
 }
 
 // TestMemPoolResidentBound: what the kept reservations leave resident
@@ -51,35 +119,39 @@ func TestMemPoolResidentBound(t *testing.T) {
 			r[i] = 1
 		}
 	}
-	kept := 0
-	for range poolResident/scrubInPlace + 1 {
+	const tries = poolResident/scrubInPlace + 1
+	for range tries {
 		r, err := reserve(size)
 		require.NoError(t, err)
-		touch(r, scrubInPlace) // cleared in place, resident
-		if p.put(r, size) {
-			kept++
-		} else {
+		touch(r, scrubInPlace) // cleared in place, left resident
+		if !p.put(r, size) {
 			unreserve(r)
 		}
 	}
-	require.LessOrEqual(t, p.resident, uint64(poolResident))
+	p.settle()
+	p.mu.Lock()
+	kept, resident := len(p.free[size]), p.resident
+	p.mu.Unlock()
 	if !swapless() {
 		t.Log("the system swaps: every scrub went back to the kernel")
-		require.Equal(t, poolResident/scrubInPlace+1, kept)
-		require.Zero(t, p.resident)
+		require.Equal(t, tries, kept)
+		require.Zero(t, resident)
 		return
 	}
-	require.Equal(t, poolResident/scrubInPlace, kept, "kept up to the bound")
-	require.Equal(t, uint64(poolResident), p.resident)
+	require.Equal(t, tries-1, kept, "kept up to the bound")
+	require.Equal(t, uint64(poolResident), resident)
 
-	// Past the bound, one whose pages go back to the kernel is kept
-	// neither: the bound is checked first. Once one is taken, it is.
+	// At the bound, even one whose pages go back to the kernel is
+	// refused; once one is taken, it is kept, costing nothing resident.
 	r, err := reserve(size)
 	require.NoError(t, err)
 	touch(r, size)
 	require.False(t, p.put(r, size))
 	unreserve(p.get(size))
-	require.Equal(t, uint64(poolResident-scrubInPlace), p.resident)
-	require.True(t, p.put(r, size), "more than scrubInPlace resident: back to the kernel, kept")
-	require.Equal(t, uint64(poolResident-scrubInPlace), p.resident)
+	require.True(t, p.put(r, size))
+	p.settle()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	require.Equal(t, uint64(poolResident-scrubInPlace), p.resident, "more than scrubInPlace resident: back to the kernel")
+	require.Equal(t, tries-1, len(p.free[size]))
 }
