@@ -144,3 +144,77 @@ func TestSmallCopyHostBug(t *testing.T) {
 		})
 	}
 }
+
+// failingSim is the simulator whose small copies fail with err once they
+// are taken, as a backend may.
+type failingSim struct {
+	*sim.Backend
+	err error
+}
+
+func (b *failingSim) Traits() acl.Traits {
+	t := b.Backend.Traits()
+	t.SmallCopier = b
+	return t
+}
+
+func (b *failingSim) CopySmall(dst, src *acl.SmallSide, n uint64) (bool, error) {
+	if b.err != nil {
+		return true, b.err
+	}
+	return b.Backend.CopySmall(dst, src, n)
+}
+
+// TestSmallCopyAsInvoke: the one pass of an untraced session's small
+// aclrtMemcpy (memcpyFast) ends a call as invoke's general way does for a
+// traced one: the same results, recent error messages (the guest's and
+// the embedder's), call counts, error counts and bytes by direction, for
+// copies that succeed, that the backend fails on the small path, and
+// that fail the checks (invoke's way on both).
+func TestSmallCopyAsInvoke(t *testing.T) {
+	type outcome struct {
+		results      []int32
+		recent, last []string
+		calls        uint64
+		errs         map[acl.Error]uint64
+		bytes        map[string]uint64
+	}
+	run := func(t *testing.T, traced bool) outcome {
+		b := &failingSim{Backend: sim.New()}
+		t.Cleanup(func() { b.Close() })
+		var h *proxytest.Harness
+		if traced {
+			h = proxytest.New(t, host.Policy{}, host.WithBackend(b))
+		} else {
+			h = proxytest.NewUntraced(t, abi.Wide, host.Policy{}, host.WithBackend(b))
+		}
+		h.OK("aclrtSetDevice", 0)
+		dev := h.Malloc(4096)
+		var o outcome
+		copyOf := func(dst, destMax, src, n uint64, kind acl.MemcpyKind) {
+			o.results = append(o.results, h.Call("aclrtMemcpy", dst, destMax, src, n, uint64(kind)))
+			o.last = append(o.last, h.Inst.Session().LastError())
+			o.recent = append(o.recent, h.RecentMsg())
+		}
+		for range 2 {
+			copyOf(dev, 64, data, 64, acl.MemcpyHostToDevice)
+			copyOf(dev+1024, 64, dev, 48, acl.MemcpyDeviceToDevice)
+			copyOf(data+256, 64, dev+1024, 32, acl.MemcpyDeviceToHost)
+			copyOf(dev, 16, data, 64, acl.MemcpyHostToDevice)          // destMax: the checks' error
+			copyOf(dev+4090, 64, data, 64, acl.MemcpyHostToDevice)     // past the allocation
+			copyOf(dev, 64, data, 64, acl.MemcpyKind(9))               // kind
+			b.err = acl.Errorf(acl.ErrRTInternal, "the device failed") // the backend's error on the small path
+			copyOf(dev, 64, data, 64, acl.MemcpyHostToDevice)
+			copyOf(dev+64, 64, dev, 64, acl.MemcpyDeviceToDevice)
+			b.err = nil
+		}
+		st := h.Inst.Session().Stats().Funcs["aclrtMemcpy"]
+		o.calls, o.errs, o.bytes = st.Calls, st.Errors, st.Bytes
+		return o
+	}
+	general, fast := run(t, true), run(t, false)
+	require.Equal(t, general, fast)
+	require.EqualValues(t, 16, fast.calls)
+	require.Equal(t, map[string]uint64{"H2D": 128, "D2D": 96, "D2H": 64}, fast.bytes)
+	require.Len(t, fast.errs, 3, "the checks' two codes and the backend's: %v", fast.errs)
+}
