@@ -145,17 +145,29 @@ func TestSmallCopyHostBug(t *testing.T) {
 	}
 }
 
-// failingSim is the simulator whose small copies fail with err once they
-// are taken, as a backend may.
+// failingSim is the simulator whose copies, small or not, fail with err
+// once they reach it, as a backend may; with small false it has no small
+// copies (acl.SmallCopier), and every copy goes through Memcpy.
 type failingSim struct {
 	*sim.Backend
-	err error
+	small bool
+	err   error
 }
 
 func (b *failingSim) Traits() acl.Traits {
 	t := b.Backend.Traits()
-	t.SmallCopier = b
+	t.SmallCopier = nil
+	if b.small {
+		t.SmallCopier = b
+	}
 	return t
+}
+
+func (b *failingSim) Memcpy(ctx context.Context, dst, src acl.Buf, n uint64) error {
+	if b.err != nil {
+		return b.err
+	}
+	return b.Backend.Memcpy(ctx, dst, src, n)
 }
 
 func (b *failingSim) CopySmall(dst, src *acl.SmallSide, n uint64) (bool, error) {
@@ -165,12 +177,14 @@ func (b *failingSim) CopySmall(dst, src *acl.SmallSide, n uint64) (bool, error) 
 	return b.Backend.CopySmall(dst, src, n)
 }
 
-// TestSmallCopyAsInvoke: the one pass of an untraced session's small
-// aclrtMemcpy (memcpyFast) ends a call as invoke's general way does for a
-// traced one: the same results, recent error messages (the guest's and
-// the embedder's), call counts, error counts and bytes by direction, for
-// copies that succeed, that the backend fails on the small path, and
-// that fail the checks (invoke's way on both).
+// TestSmallCopyAsInvoke: a small aclrtMemcpy ends as the step-by-step
+// way ends it (a backend without small copies), on invoke's general way
+// (traced) and in memcpyFast's one pass (untraced): the same results,
+// recent error messages (the guest's and the embedder's), call counts,
+// error counts and bytes by direction, for copies that succeed, that fail
+// the checks, and that the backend fails. The backend fails every copy
+// it is handed in the second round, so that a check the small path left
+// out would show as the backend's error instead of the check's.
 func TestSmallCopyAsInvoke(t *testing.T) {
 	type outcome struct {
 		results      []int32
@@ -179,8 +193,8 @@ func TestSmallCopyAsInvoke(t *testing.T) {
 		errs         map[acl.Error]uint64
 		bytes        map[string]uint64
 	}
-	run := func(t *testing.T, traced bool) outcome {
-		b := &failingSim{Backend: sim.New()}
+	run := func(t *testing.T, small, traced bool) outcome {
+		b := &failingSim{Backend: sim.New(), small: small}
 		t.Cleanup(func() { b.Close() })
 		var h *proxytest.Harness
 		if traced {
@@ -196,25 +210,27 @@ func TestSmallCopyAsInvoke(t *testing.T) {
 			o.last = append(o.last, h.Inst.Session().LastError())
 			o.recent = append(o.recent, h.RecentMsg())
 		}
-		for range 2 {
+		for _, err := range []error{nil, acl.Errorf(acl.ErrRTInternal, "the device failed")} {
+			b.err = err
 			copyOf(dev, 64, data, 64, acl.MemcpyHostToDevice)
 			copyOf(dev+1024, 64, dev, 48, acl.MemcpyDeviceToDevice)
 			copyOf(data+256, 64, dev+1024, 32, acl.MemcpyDeviceToHost)
-			copyOf(dev, 16, data, 64, acl.MemcpyHostToDevice)          // destMax: the checks' error
-			copyOf(dev+4090, 64, data, 64, acl.MemcpyHostToDevice)     // past the allocation
-			copyOf(dev, 64, data, 64, acl.MemcpyKind(9))               // kind
-			b.err = acl.Errorf(acl.ErrRTInternal, "the device failed") // the backend's error on the small path
-			copyOf(dev, 64, data, 64, acl.MemcpyHostToDevice)
-			copyOf(dev+64, 64, dev, 64, acl.MemcpyDeviceToDevice)
-			b.err = nil
+			copyOf(dev, 16, data, 64, acl.MemcpyHostToDevice)        // destMax
+			copyOf(dev+4090, 64, data, 64, acl.MemcpyHostToDevice)   // past the allocation's end
+			copyOf(dev, 64, dev+4090, 16, acl.MemcpyDeviceToDevice)  // from within dst's allocation past its end
+			copyOf(dev, 64, data, 64, acl.MemcpyKind(9))             // kind
+			copyOf(dev, 64, 0x7fff_fff0, 64, acl.MemcpyHostToDevice) // past guest memory
+			copyOf(dev, 64, dev, 64, acl.MemcpyDeviceToDevice)       // the same address
 		}
 		st := h.Inst.Session().Stats().Funcs["aclrtMemcpy"]
 		o.calls, o.errs, o.bytes = st.Calls, st.Errors, st.Bytes
 		return o
 	}
-	general, fast := run(t, true), run(t, false)
-	require.Equal(t, general, fast)
-	require.EqualValues(t, 16, fast.calls)
-	require.Equal(t, map[string]uint64{"H2D": 128, "D2D": 96, "D2H": 64}, fast.bytes)
-	require.Len(t, fast.errs, 3, "the checks' two codes and the backend's: %v", fast.errs)
+	memcpy := run(t, false, false)
+	require.Equal(t, memcpy, run(t, true, true), "invoke's way")
+	require.Equal(t, memcpy, run(t, true, false), "memcpyFast")
+	require.EqualValues(t, 18, memcpy.calls)
+	require.Equal(t, map[string]uint64{"H2D": 64, "D2D": 48, "D2H": 32}, memcpy.bytes)
+	require.Len(t, memcpy.errs, 3, "the checks' two codes and the backend's: %v", memcpy.errs)
+	require.Contains(t, memcpy.last[5], "src", "the copy from past the allocation's end")
 }

@@ -34,12 +34,16 @@ func (s *Session) smallCopy(ctx context.Context, mem []byte, dst, destMax, src, 
 		return false, 0, nil
 	}
 	d, sd := &s.call.small[0], &s.call.small[1]
-	da, ok := s.smallSide(d, mem, dst, n, true, nil)
+	da, ok := s.smallSide(d, mem, dst, n, true)
 	if !ok {
 		return false, 0, nil
 	}
-	sa, ok := s.smallSide(sd, mem, src, n, false, da)
-	if !ok || (da != nil && sa != nil && da.dev != sa.dev) { // the peer rule: memcpySync's
+	sa := da
+	if da != nil && src >= da.base && src < da.end() && n <= da.end()-src {
+		// Within dst's allocation: looked up once, and without a call
+		// (smallSide's steps for a source there).
+		sd.Region, sd.Dev, sd.Host = da.rg, da.ptr+acl.DevPtr(src-da.base), nil
+	} else if sa, ok = s.smallSide(sd, mem, src, n, false); !ok || (da != nil && sa != nil && da.dev != sa.dev) { // the peer rule: memcpySync's
 		return false, 0, nil
 	}
 	// The backend's first check: Memcpy returns the context's error.
@@ -139,9 +143,8 @@ func (s *Session) copyEnded(st *fnStat, err error, stack []uint64) {
 // do: unregistered guest memory while nothing is registered, or a range
 // inside one allocation (writable, for a destination) whose backend handle
 // is known or found now; false for anything else. It sets every field of
-// *b. An address in near (the other side's allocation, or nil) is not
-// looked up: a copy within one allocation looks it up once.
-func (s *Session) smallSide(b *acl.SmallSide, mem []byte, addr, n uint64, write bool, near *alloc) (*alloc, bool) {
+// *b.
+func (s *Session) smallSide(b *acl.SmallSide, mem []byte, addr, n uint64, write bool) (*alloc, bool) {
 	as := &s.as
 	if end := addr + n; addr < as.guestEnd {
 		// Field by field, as invoke fills the call: a composite literal
@@ -153,10 +156,7 @@ func (s *Session) smallSide(b *acl.SmallSide, mem []byte, addr, n uint64, write 
 		}
 		return nil, false
 	}
-	a := near
-	if a == nil || addr < a.base || addr >= a.end() {
-		a = as.find(addr)
-	}
+	a := as.find(addr)
 	if a == nil || n > a.end()-addr || (write && a.readOnly) {
 		return nil, false
 	}
