@@ -34,16 +34,30 @@ func (s *Session) smallCopy(ctx context.Context, mem []byte, dst, destMax, src, 
 		return false, 0, nil
 	}
 	d, sd := &s.call.small[0], &s.call.small[1]
-	da, ok := s.smallSide(d, mem, dst, n, true)
+	// Each side by hand, guest memory inline: a call per side cost a
+	// small copy more than its checks.
+	var da, sa *alloc
+	ok := true
+	if dst < s.as.guestEnd {
+		ok = s.guestSide(d, mem, dst, n)
+	} else {
+		da, ok = s.deviceSide(d, dst, n, true)
+	}
 	if !ok {
 		return false, 0, nil
 	}
-	sa := da
-	if da != nil && src >= da.base && src < da.end() && n <= da.end()-src {
-		// Within dst's allocation: looked up once, and without a call
-		// (smallSide's steps for a source there).
+	switch {
+	case src < s.as.guestEnd:
+		ok = s.guestSide(sd, mem, src, n)
+	case da != nil && src >= da.base && src < da.end() && n <= da.end()-src:
+		// Within dst's allocation: looked up once (deviceSide's steps
+		// for a source there).
 		sd.Region, sd.Dev, sd.Host = da.rg, da.ptr+acl.DevPtr(src-da.base), nil
-	} else if sa, ok = s.smallSide(sd, mem, src, n, false); !ok || (da != nil && sa != nil && da.dev != sa.dev) { // the peer rule: memcpySync's
+		sa = da
+	default:
+		sa, ok = s.deviceSide(sd, src, n, false)
+	}
+	if !ok || (da != nil && sa != nil && da.dev != sa.dev) { // the peer rule: memcpySync's
 		return false, 0, nil
 	}
 	// The backend's first check: Memcpy returns the context's error.
@@ -139,24 +153,24 @@ func (s *Session) copyEnded(st *fnStat, err error, stack []uint64) {
 	stack[0] = uint64(uint32(int32(code)))
 }
 
-// smallSide resolves one side of copySmall as resolveBuf's common cases
-// do: unregistered guest memory while nothing is registered, or a range
-// inside one allocation (writable, for a destination) whose backend handle
-// is known or found now; false for anything else. It sets every field of
-// *b.
-func (s *Session) smallSide(b *acl.SmallSide, mem []byte, addr, n uint64, write bool) (*alloc, bool) {
-	as := &s.as
-	if end := addr + n; addr < as.guestEnd {
-		// Field by field, as invoke fills the call: a composite literal
-		// costs the copy a stall on its 16-byte moves.
-		b.Region, b.Dev = nil, 0
-		if end >= addr && end <= uint64(len(mem)) && len(as.pins) == 0 {
-			b.Host = mem[addr:end:end]
-			return nil, true
-		}
-		return nil, false
+// guestSide and deviceSide resolve one side of smallCopy as resolveBuf's
+// common cases do: unregistered guest memory while nothing is registered
+// (an address below the device addresses), or a range inside one
+// allocation (writable, for a destination) whose backend handle is known
+// or found now; false for anything else. Each sets every field of *b.
+func (s *Session) guestSide(b *acl.SmallSide, mem []byte, addr, n uint64) bool {
+	// Field by field, as invoke fills the call: a composite literal
+	// costs the copy a stall on its 16-byte moves.
+	b.Region, b.Dev = nil, 0
+	if end := addr + n; end >= addr && end <= uint64(len(mem)) && len(s.as.pins) == 0 {
+		b.Host = mem[addr:end:end]
+		return true
 	}
-	a := as.find(addr)
+	return false
+}
+
+func (s *Session) deviceSide(b *acl.SmallSide, addr, n uint64, write bool) (*alloc, bool) {
+	a := s.as.find(addr)
 	if a == nil || n > a.end()-addr || (write && a.readOnly) {
 		return nil, false
 	}
