@@ -144,3 +144,93 @@ func TestSmallCopyHostBug(t *testing.T) {
 		})
 	}
 }
+
+// failingSim is the simulator whose copies, small or not, fail with err
+// once they reach it, as a backend may; with small false it has no small
+// copies (acl.SmallCopier), and every copy goes through Memcpy.
+type failingSim struct {
+	*sim.Backend
+	small bool
+	err   error
+}
+
+func (b *failingSim) Traits() acl.Traits {
+	t := b.Backend.Traits()
+	t.SmallCopier = nil
+	if b.small {
+		t.SmallCopier = b
+	}
+	return t
+}
+
+func (b *failingSim) Memcpy(ctx context.Context, dst, src acl.Buf, n uint64) error {
+	if b.err != nil {
+		return b.err
+	}
+	return b.Backend.Memcpy(ctx, dst, src, n)
+}
+
+func (b *failingSim) CopySmall(dst, src *acl.SmallSide, n uint64) (bool, error) {
+	if b.err != nil {
+		return true, b.err
+	}
+	return b.Backend.CopySmall(dst, src, n)
+}
+
+// TestSmallCopyAsInvoke: a small aclrtMemcpy ends as the step-by-step
+// way ends it (a backend without small copies), on invoke's general way
+// (traced) and in memcpyFast's one pass (untraced): the same results,
+// recent error messages (the guest's and the embedder's), call counts,
+// error counts and bytes by direction, for copies that succeed, that fail
+// the checks, and that the backend fails. The backend fails every copy
+// it is handed in the second round, so that a check the small path left
+// out would show as the backend's error instead of the check's.
+func TestSmallCopyAsInvoke(t *testing.T) {
+	type outcome struct {
+		results      []int32
+		recent, last []string
+		calls        uint64
+		errs         map[acl.Error]uint64
+		bytes        map[string]uint64
+	}
+	run := func(t *testing.T, small, traced bool) outcome {
+		b := &failingSim{Backend: sim.New(), small: small}
+		t.Cleanup(func() { b.Close() })
+		var h *proxytest.Harness
+		if traced {
+			h = proxytest.New(t, host.Policy{}, host.WithBackend(b))
+		} else {
+			h = proxytest.NewUntraced(t, abi.Wide, host.Policy{}, host.WithBackend(b))
+		}
+		h.OK("aclrtSetDevice", 0)
+		dev := h.Malloc(4096)
+		var o outcome
+		copyOf := func(dst, destMax, src, n uint64, kind acl.MemcpyKind) {
+			o.results = append(o.results, h.Call("aclrtMemcpy", dst, destMax, src, n, uint64(kind)))
+			o.last = append(o.last, h.Inst.Session().LastError())
+			o.recent = append(o.recent, h.RecentMsg())
+		}
+		for _, err := range []error{nil, acl.Errorf(acl.ErrRTInternal, "the device failed")} {
+			b.err = err
+			copyOf(dev, 64, data, 64, acl.MemcpyHostToDevice)
+			copyOf(dev+1024, 64, dev, 48, acl.MemcpyDeviceToDevice)
+			copyOf(data+256, 64, dev+1024, 32, acl.MemcpyDeviceToHost)
+			copyOf(dev, 16, data, 64, acl.MemcpyHostToDevice)        // destMax
+			copyOf(dev+4090, 64, data, 64, acl.MemcpyHostToDevice)   // past the allocation's end
+			copyOf(dev, 64, dev+4090, 16, acl.MemcpyDeviceToDevice)  // from within dst's allocation past its end
+			copyOf(dev, 64, data, 64, acl.MemcpyKind(9))             // kind
+			copyOf(dev, 64, 0x7fff_fff0, 64, acl.MemcpyHostToDevice) // past guest memory
+			copyOf(dev, 64, dev, 64, acl.MemcpyDeviceToDevice)       // the same address
+		}
+		st := h.Inst.Session().Stats().Funcs["aclrtMemcpy"]
+		o.calls, o.errs, o.bytes = st.Calls, st.Errors, st.Bytes
+		return o
+	}
+	memcpy := run(t, false, false)
+	require.Equal(t, memcpy, run(t, true, true), "invoke's way")
+	require.Equal(t, memcpy, run(t, true, false), "memcpyFast")
+	require.EqualValues(t, 18, memcpy.calls)
+	require.Equal(t, map[string]uint64{"H2D": 64, "D2D": 48, "D2H": 32}, memcpy.bytes)
+	require.Len(t, memcpy.errs, 3, "the checks' two codes and the backend's: %v", memcpy.errs)
+	require.Contains(t, memcpy.last[5], "src", "the copy from past the allocation's end")
+}

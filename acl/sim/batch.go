@@ -117,14 +117,14 @@ func (b *Backend) batch(cs []acl.Copy) (*batch, error) {
 		// loop (goal 5). Each side is resolved in place: a span returned
 		// and then stored cost more than the checks.
 		d, s := &j.spans[2*i], &j.spans[2*i+1]
-		if !within(d, lastD, c.Dst, c.N) {
+		if !within(d, lastD, c.Dst, c.N) && !hostBytes(d, c.Dst, c.N) {
 			var err error
 			if *d, err = b.resolveLocked(c.Dst, c.N, true, "dst"); err != nil {
 				j.recycle()
 				return nil, entryErr(i, err)
 			}
 		}
-		if !within(s, lastS, c.Src, c.N) {
+		if !within(s, lastS, c.Src, c.N) && !hostBytes(s, c.Src, c.N) {
 			var err error
 			if *s, err = b.resolveLocked(c.Src, c.N, false, "src"); err != nil {
 				j.recycle()
@@ -197,6 +197,18 @@ func within(sp *span, a *alloc, x acl.Buf, n uint64) bool {
 		return false
 	}
 	*sp = span{a: a, off: off}
+	return true
+}
+
+// hostBytes resolves x, n bytes, as pageable host bytes into *sp (what
+// resolveLocked makes of them), reporting whether they are: inline, where
+// resolveLocked's call and its span returned cost the host side of each
+// entry more than the check.
+func hostBytes(sp *span, x acl.Buf, n uint64) bool {
+	if x.Host == nil || x.Dev != 0 || x.Pin != 0 || uint64(len(x.Host)) < n {
+		return false
+	}
+	*sp = span{host: x.Host}
 	return true
 }
 

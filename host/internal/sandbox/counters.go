@@ -30,6 +30,9 @@ type stats struct {
 	// off: the session counts nothing of module "acl" (Config.NoStats):
 	// of and at return nil, and the counters are never made.
 	off bool
+	// memcpy is aclrtMemcpy's counters once memcpyFast has made them
+	// (of): one load instead of of's call on every small copy.
+	memcpy *fnStat
 }
 
 // The chunks of stats.fn: statChunks of statChunk functions hold every
