@@ -129,25 +129,17 @@ func benchEcho(b *testing.B, wasm []byte, manifest string, floor floorFunc) {
 				sl.run(b, 2*clients)
 				fl.lat, sl.lat = fl.lat[:0], sl.lat[:0]
 				b.ResetTimer()
-				// Rounds alternate, so that a load on the machine weighs on both
-				// alike. Each starts after a collection, outside what is
-				// measured: both sides share one heap, and a round would
-				// otherwise collect the garbage of the other side's last round
-				// (the floor makes twice serve's bytes per request), which in
-				// processes of their own each would pay for itself.
+				// Rounds alternate, so that a load on the machine weighs on both alike.
 				round := max(64, 4*clients)
 				var tf, ts time.Duration
 				var cf, cs int64 // the process's CPU time in each side's rounds
 				for done := 0; done < b.N; done += round {
 					k := min(round, b.N-done)
-					runtime.GC()
 					c0 := testsupport.CPUTime(b)
 					tf += fl.run(b, k)
 					c1 := testsupport.CPUTime(b)
-					runtime.GC()
-					c2 := testsupport.CPUTime(b)
 					ts += sl.run(b, k)
-					cf, cs = cf+c1-c0, cs+testsupport.CPUTime(b)-c2
+					cf, cs = cf+c1-c0, cs+testsupport.CPUTime(b)-c1
 				}
 				b.StopTimer()
 				// Keep-alive holds: about one connection per client.
