@@ -64,12 +64,13 @@ var benchBody = bytes.Repeat([]byte("0123456789abcdef"), 4)
 // echo command through serve (a new instance per request) and through the
 // bare server that instantiates per request too (newCommandFloor), at 1,
 // 16 and 64 keep-alive clients, over HTTP and HTTPS (httptest's TLS for
-// both), and, where getrusage exists (unix), the process's CPU time per
-// request of each (cpu-ns, floor-cpu-ns, x-floor-cpu: the clients' and
-// the server's, over real connections). An operation is one request of
-// each.
+// both), and, where getrusage exists (unix), the CPU time per request of
+// each (cpu-ns, floor-cpu-ns, x-floor-cpu: the server process's and the
+// clients', over real connections). Each server runs in a process of its
+// own (benchproc_test.go), the clients in the benchmark's. An operation
+// is one request of each.
 func BenchmarkServeEcho(b *testing.B) {
-	benchEcho(b, wat2wasm(b, "echo", ""), "", newCommandFloor)
+	benchEcho(b, wat2wasm(b, "echo", ""), "", "command-floor")
 }
 
 // BenchmarkServeEchoReactor is BenchmarkServeEcho with the echo reactor
@@ -78,7 +79,7 @@ func BenchmarkServeEcho(b *testing.B) {
 // a kept instance, as the floor's do (newFloorHandler: echo.wat's _start
 // called on pre-instantiated modules, the same work, the same answers).
 func BenchmarkServeEchoReactor(b *testing.B) {
-	benchEcho(b, wat2wasm(b, "echo-reactor", ""), reusedManifest, newFloorHandler)
+	benchEcho(b, wat2wasm(b, "echo-reactor", ""), reusedManifest, "reactor-floor")
 }
 
 // reusedManifest is the manifest of the benchmarks' plugin echo served
@@ -110,29 +111,27 @@ func benchPolicy(tb testing.TB, s *Server) host.Policy {
 }
 
 // benchEcho measures serve's plugin echo, the module wasm with the
-// manifest manifest ("" for none), against the floor that floor makes of
-// echo.wat (its figures prefixed "floor-", serve's over them "x-floor-").
-func benchEcho(b *testing.B, wasm []byte, manifest string, floor floorFunc) {
-	floorWasm := wat2wasm(b, "echo", "")
+// manifest manifest ("" for none), against the floor named floor
+// (benchFloors) serving echo.wat (its figures prefixed "floor-", serve's
+// over them "x-floor-"), each in a server process of its own.
+func benchEcho(b *testing.B, wasm []byte, manifest, floor string) {
 	for _, tlsOn := range []bool{false, true} {
 		for _, clients := range []int{1, 16, 64} {
 			b.Run(fmt.Sprintf("tls=%v/clients=%d", tlsOn, clients), func(b *testing.B) {
-				var fconns, sconns atomic.Int64
-				s := startBenchServer(b, map[string][]byte{"echo": wasm}, manifest, clients)
-				fsrv := newHTTPServer(floor(b, floorWasm, benchPolicy(b, s), clients), tlsOn, &fconns)
-				defer fsrv.Close()
-				srv := newServeHTTPServer(s, tlsOn, &sconns)
-				defer srv.Close()
-				fl, sl := newLoad(b, fsrv, clients), newLoad(b, srv, clients)
+				fp := startBenchProc(b, floor, wasm, manifest, tlsOn, clients)
+				sp := startBenchProc(b, "serve", wasm, manifest, tlsOn, clients)
+				fl, sl := fp.load(b, clients), sp.load(b, clients)
 				// Warm both up: connections open, code paged in.
 				fl.run(b, 2*clients)
 				sl.run(b, 2*clients)
 				fl.lat, sl.lat = fl.lat[:0], sl.lat[:0]
+				fcpu0, _ := fp.stats(b)
+				scpu0, _ := sp.stats(b)
 				b.ResetTimer()
 				// Rounds alternate, so that a load on the machine weighs on both alike.
 				round := max(64, 4*clients)
 				var tf, ts time.Duration
-				var cf, cs int64 // the process's CPU time in each side's rounds
+				var cf, cs int64 // the clients' CPU time in each side's rounds
 				for done := 0; done < b.N; done += round {
 					k := min(round, b.N-done)
 					c0 := testsupport.CPUTime(b)
@@ -142,9 +141,11 @@ func benchEcho(b *testing.B, wasm []byte, manifest string, floor floorFunc) {
 					cf, cs = cf+c1-c0, cs+testsupport.CPUTime(b)-c1
 				}
 				b.StopTimer()
+				fcpu, fconns := fp.stats(b)
+				scpu, sconns := sp.stats(b)
 				// Keep-alive holds: about one connection per client.
-				b.ReportMetric(float64(fconns.Load()), "floor-conns")
-				b.ReportMetric(float64(sconns.Load()), "conns")
+				b.ReportMetric(float64(fconns), "floor-conns")
+				b.ReportMetric(float64(sconns), "conns")
 				report(b, "floor-", fl.lat, tf)
 				report(b, "", sl.lat, ts)
 				fp50, fp99 := quantiles(fl.lat)
@@ -153,9 +154,10 @@ func benchEcho(b *testing.B, wasm []byte, manifest string, floor floorFunc) {
 				b.ReportMetric(float64(sp50)/float64(fp50), "x-floor-p50")
 				b.ReportMetric(float64(sp99)/float64(fp99), "x-floor-p99")
 				if testsupport.HaveCPUTime {
-					// The process's CPU per request, clients and server
-					// together (both run here): on a loaded machine it
-					// swings far less than the wall-clock figures.
+					// CPU per request, the server process's (idle outside its
+					// rounds) and its clients': on a loaded machine it swings
+					// far less than the wall-clock figures.
+					cf, cs = cf+fcpu-fcpu0, cs+scpu-scpu0
 					b.ReportMetric(float64(cf)/float64(b.N), "floor-cpu-ns")
 					b.ReportMetric(float64(cs)/float64(b.N), "cpu-ns")
 					b.ReportMetric(float64(cs)/float64(cf), "x-floor-cpu")

@@ -34,7 +34,12 @@ import (
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	if side := os.Getenv(benchServerEnv); side != "" { // a benchmark's server process
+		os.Exit(benchServerMain(side))
+	}
+	goleak.VerifyTestMain(m)
+}
 
 // engine is wazero, or the one ACLWASM_TEST_ENGINE names (wasmtime needs
 // -tags wasmtime).
