@@ -48,7 +48,7 @@ function echo(b, what, w, tput, p99) {
 	row(what ": throughput", sprintf("%.0f req/s", m(b, "req/s")), sprintf("%.0f req/s", m(b, "floor-req/s")), m(b, "x-floor-req/s"), ">=", tput, 0)
 	row(what ": p99 latency", ms(m(b, "p99-ns")), ms(m(b, "floor-p99-ns")), m(b, "x-floor-p99"), "<=", p99, 0)
 	row(what ": p50 latency", ms(m(b, "p50-ns")), ms(m(b, "floor-p50-ns")), m(b, "x-floor-p50"), "", 0, 1)
-	if (has(b, "x-floor-cpu")) # unix only (getrusage): the process's, clients and server
+	if (has(b, "x-floor-cpu")) # unix only (getrusage): the server process's and its clients'
 		row(what ": CPU per request", sprintf("%.1f us", m(b, "cpu-ns") / 1e3), sprintf("%.1f us", m(b, "floor-cpu-ns") / 1e3), m(b, "x-floor-cpu"), "", 0, 1)
 }
 /^BenchmarkServe/ {

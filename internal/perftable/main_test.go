@@ -62,8 +62,8 @@ BenchmarkServeEchoReactor/tls=false/clients=16-2  2000  9 ns/op  0.75 x-floor-re
 		"| 1.05 (1.05-1.05) | <= 1.2 | met | wazero |",
 		"| serve | `aclwasm serve`, reactor on kept instances (`serve.reuse_instances`), throughput, tls=false/clients=16 | bare net/http + wazero, pre-instantiated modules of the same guest (serve/bench_test.go) | 0.75 (0.75-0.75) | >= 0.8 | not met | wazero |",
 		"| 1.30 (1.30-1.30) | <= 1.5 | met | wazero |",
-		"| serve | `aclwasm serve`, command plugin, the process's CPU time per request (clients and server), tls=false/clients=16 | the same bare server | 1.17 (1.17-1.17) | - | reference | wazero |",
-		"| serve | `aclwasm serve`, reactor on kept instances, the process's CPU time per request (clients and server), tls=false/clients=16 | the same bare server | 1.40 (1.40-1.40) | - | reference | wazero |",
+		"| serve | `aclwasm serve`, command plugin, CPU time per request (its server process and its clients), tls=false/clients=16 | the same bare server | 1.17 (1.17-1.17) | - | reference | wazero |",
+		"| serve | `aclwasm serve`, reactor on kept instances, CPU time per request (its server process and its clients), tls=false/clients=16 | the same bare server | 1.40 (1.40-1.40) | - | reference | wazero |",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in\n%s", want, out)
