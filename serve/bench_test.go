@@ -115,11 +115,12 @@ func benchPolicy(tb testing.TB, s *Server) host.Policy {
 // (benchFloors) serving echo.wat (its figures prefixed "floor-", serve's
 // over them "x-floor-"), each in a server process of its own.
 func benchEcho(b *testing.B, wasm []byte, manifest, floor string) {
+	floorWasm := wat2wasm(b, "echo", "")
 	for _, tlsOn := range []bool{false, true} {
 		for _, clients := range []int{1, 16, 64} {
 			b.Run(fmt.Sprintf("tls=%v/clients=%d", tlsOn, clients), func(b *testing.B) {
-				fp := startBenchProc(b, floor, wasm, manifest, tlsOn, clients)
-				sp := startBenchProc(b, "serve", wasm, manifest, tlsOn, clients)
+				fp := startBenchProc(b, floor, wasm, floorWasm, manifest, tlsOn, clients)
+				sp := startBenchProc(b, "serve", wasm, floorWasm, manifest, tlsOn, clients)
 				fl, sl := fp.load(b, clients), sp.load(b, clients)
 				// Warm both up: connections open, code paged in.
 				fl.run(b, 2*clients)

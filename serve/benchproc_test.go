@@ -50,10 +50,11 @@ type benchProc struct {
 }
 
 // startBenchProc starts a child of the test binary serving side ("serve",
-// or a floor of benchFloors serving echo.wat) over TLS when tlsOn, with
-// room for clients requests at once. For serve, wasm is the plugin echo
-// and manifest its echo.yaml ("" for none). The child ends with tb.
-func startBenchProc(tb testing.TB, side string, wasm []byte, manifest string, tlsOn bool, clients int) *benchProc {
+// or a floor of benchFloors serving floorWasm, echo.wat) over TLS when
+// tlsOn, with room for clients requests at once. wasm is serve's plugin
+// echo and manifest its echo.yaml ("" for none); a floor takes its
+// policy from it. The child ends with tb.
+func startBenchProc(tb testing.TB, side string, wasm, floorWasm []byte, manifest string, tlsOn bool, clients int) *benchProc {
 	tb.Helper()
 	exe, err := os.Executable()
 	require.NoError(tb, err)
@@ -61,7 +62,7 @@ func startBenchProc(tb testing.TB, side string, wasm []byte, manifest string, tl
 	mod := filepath.Join(dir, "echo.wasm")
 	require.NoError(tb, os.WriteFile(mod, wasm, 0o644))
 	floor := filepath.Join(dir, "floor.wasm")
-	require.NoError(tb, os.WriteFile(floor, wat2wasm(tb, "echo", ""), 0o644))
+	require.NoError(tb, os.WriteFile(floor, floorWasm, 0o644))
 	cmd := exec.Command(exe, "-test.run", "^$")
 	cmd.Env = append(os.Environ(), benchServerEnv+"="+side,
 		"ACLWASM_BENCH_WASM="+mod, "ACLWASM_BENCH_FLOOR_WASM="+floor,
@@ -251,7 +252,7 @@ func TestBenchProc(t *testing.T) {
 	wasm := wat2wasm(t, "echo", "")
 	for _, side := range []string{"serve", "command-floor", "reactor-floor"} {
 		for _, tlsOn := range []bool{false, true} {
-			p := startBenchProc(t, side, wasm, "", tlsOn, 2)
+			p := startBenchProc(t, side, wasm, wasm, "", tlsOn, 2)
 			l := p.load(t, 2)
 			l.run(t, 8) // fails on a wrong answer
 			require.Len(t, l.lat, 8)
