@@ -68,7 +68,9 @@ type Launch struct {
 	// on the caller's goroutine, before it runs Check, Run and Done
 	// there; the caller clears it before Compute. Check, Run and Done so
 	// tell that they run on the caller's goroutine, where they may touch
-	// what only that goroutine touches without synchronizing.
+	// what only that goroutine touches without synchronizing. Run's
+	// context is then never done (the stream's cancellation does not
+	// reach a launch run in its call): the caller bounds it.
 	InCall bool
 	// Kernel, when set, is the launch as a native kernel binary runs it,
 	// for a backend that runs device code (the native backend, which

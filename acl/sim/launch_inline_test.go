@@ -151,8 +151,9 @@ func TestComputeNoRegionsClosed(t *testing.T) {
 
 // TestComputeInCall: a quick launch that runs in its call, with regions or
 // without, is marked InCall before its Check, Run and Done see it; one
-// queued behind other work, or not quick, is not. A panic in one run in
-// the call fails the stream as on the worker, which goes on.
+// queued behind other work, or not quick, is not; Run's context is never
+// done in its call. A panic in one run in the call fails the stream as on
+// the worker, which goes on.
 func TestComputeInCall(t *testing.T) {
 	b := newSim(t)
 	s, err := b.CreateStream(0)
@@ -166,7 +167,8 @@ func TestComputeInCall(t *testing.T) {
 			l.Regions = append(l.Regions, acl.Region{Ptr: p, N: 64})
 		}
 		l.Check = func() error { got.check = l.InCall; return nil }
-		l.Run = func(context.Context, [][]byte) error { got.run = l.InCall; return nil }
+		// In its call, Run's context is never done (acl.Launch.InCall).
+		l.Run = func(ctx context.Context, _ [][]byte) error { got.run = l.InCall && ctx.Done() == nil; return nil }
 		l.Done = func() { got.done = l.InCall }
 		return l
 	}

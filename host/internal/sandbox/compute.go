@@ -73,7 +73,7 @@ func (b bounds) set(bc *boundCtx, ctx context.Context, timeout time.Duration) {
 // 16-byte moves.
 func (c *boundCtx) bind(ctx, halt context.Context, deadline time.Time, timeout time.Duration) {
 	c.parent, c.halt, c.deadline = ctx, halt, deadline
-	c.own = time.Time{}
+	c.own, c.calm = time.Time{}, false
 	if timeout > 0 {
 		c.own = time.Now().Add(timeout)
 	}
@@ -92,8 +92,11 @@ type boundCtx struct {
 	parent, halt context.Context
 	deadline     time.Time // the run's, zero for none
 	own          time.Time // the launch's own, zero for none
-	mu           sync.Mutex
-	lazy         atomic.Pointer[lazyDone]
+	// calm: parent is never done (a launch run in its call gets such
+	// a one, acl.Launch.InCall), so Err need not ask it.
+	calm bool
+	mu   sync.Mutex
+	lazy atomic.Pointer[lazyDone]
 }
 
 // lazyDone is a boundCtx's Done made on demand: a context done when it is.
@@ -125,8 +128,10 @@ func (c *boundCtx) Err() error {
 
 // now is Err before Done is made.
 func (c *boundCtx) now() error {
-	if err := c.parent.Err(); err != nil {
-		return err
+	if !c.calm {
+		if err := c.parent.Err(); err != nil {
+			return err
+		}
 	}
 	if c.halt.Err() != nil {
 		return context.Canceled

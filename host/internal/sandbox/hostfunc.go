@@ -29,8 +29,12 @@ type HostFunc struct {
 	// run the embedder's code, which may call Close (InHostFunc).
 	embedder bool
 	// kernel marks a kernel's launcher (kernel.go): a typed function
-	// whose error is a status, never a trap.
-	kernel *Kernel
+	// whose error is a status, never a trap; kprof and kstatus are the
+	// profile and status its Typed launches with, which launchFast
+	// passes to launchKernel itself (no call through Typed).
+	kernel  *Kernel
+	kprof   abi.Profile
+	kstatus bool
 }
 
 // Kernel returns the kernel h launches, nil when h is no launcher.
@@ -186,7 +190,7 @@ func (s *Session) launchFast(ctx context.Context, k int, h *HostFunc, mem []byte
 	var err error
 	if s.recovers {
 		s.inLaunch = k + 1
-		err = h.Typed(c)
+		err = c.launchKernel(h.kernel, h.kprof, h.kstatus)
 		s.inLaunch = 0
 	} else {
 		_, err = c.runHost(h)

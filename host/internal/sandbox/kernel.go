@@ -182,7 +182,7 @@ func Launchers(k *Kernel) []*HostFunc {
 			out = append(out, &HostFunc{
 				Module: KernelModule, Name: KernelFuncName(k.Name, prof, status), F: f, Type: &t,
 				Typed:  func(c *Call) error { return c.launchKernel(k, prof, status) },
-				kernel: k,
+				kernel: k, kprof: prof, kstatus: status,
 			})
 		}
 	}
@@ -551,6 +551,7 @@ func (kl *kernelLaunch) run(ctx context.Context, mem [][]byte) (err error) {
 		kl.bc = &boundCtx{}
 	}
 	kl.bc.bind(ctx, s.halt, kl.deadline, kl.timeout) // the launch's bounds
+	kl.bc.calm = kl.l.InCall
 	// One deferred call releases Run's context and recovers every panic
 	// of Run (acl.Launch.Recovers): a block's is the launch's fault as
 	// runBlocks makes of one, counted as the launch's end; any other a
@@ -702,8 +703,18 @@ func runBlocks(ctx context.Context, k *Kernel, b *Block) (err error) {
 // blocksOf is runBlocks whose caller recovers a block's panic
 // (blockPanicked).
 func blocksOf(ctx context.Context, k *Kernel, b *Block) error {
+	// A launch's context (kernelLaunch.run) is asked directly: each call
+	// through an interface or a function value on a quick launch's path
+	// cost it more than the check.
+	bc, _ := ctx.(*boundCtx)
 	for i := range b.Dim {
-		if err := ctx.Err(); err != nil {
+		var err error
+		if bc != nil {
+			err = bc.Err()
+		} else {
+			err = ctx.Err()
+		}
+		if err != nil {
 			return err
 		}
 		b.Index = i

@@ -3,10 +3,13 @@ package sandbox_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -20,6 +23,7 @@ import (
 	"github.com/aclwasm/aclwasm/acl/sim"
 	"github.com/aclwasm/aclwasm/host"
 	"github.com/aclwasm/aclwasm/host/internal/proxytest"
+	"github.com/aclwasm/aclwasm/host/internal/sandbox"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 	"github.com/aclwasm/aclwasm/internal/testsupport/kerneltest"
 )
@@ -282,6 +286,32 @@ func TestKernelACL32(t *testing.T) {
 	require.Equal(t, []uint32{1, 1, 0, 0}, []uint32{h.U32(outA), h.U32(outA + 4), h.U32(outA + 8), h.U32(outA + 12)})
 }
 
+// TestKernelACL32UpperHalves: an acl32 launcher's i32 arguments reach
+// the kernel with their upper halves dropped, which the engine's stack
+// leaves undefined, on the path a plain session takes (the launch called
+// as the engine calls it, Invoke): the buffer's address with garbage above
+// it is still the buffer.
+func TestKernelACL32UpperHalves(t *testing.T) {
+	h := kernelHarness(t, abi.Native32, kerneltest.Granted, nil, []kerneltest.Launcher{{Sym: "_Z3IncjPvPj", Params: "i32 i32 i32"}})
+	h.OK("aclrtSetDevice", 0)
+	if !h.runsKernels("_Z3IncjPvPj", 3) {
+		return
+	}
+	x := h.Malloc(16)
+	h.OK("aclrtMemset", x, 16, 0, 16)
+	s, sh, mem := sandbox.Peek(h.Inst)
+	name := sandbox.KernelFuncName("Inc", abi.Native32, true) // _Z3IncjPvPj is Inc's mangled name
+	fn := slices.IndexFunc(sh.HostFuncs(), func(f *sandbox.HostFunc) bool { return f.Name == name })
+	require.GreaterOrEqual(t, fn, 0, name)
+	const garbage = 0xdead << 32
+	stack := []uint64{2 | garbage, 0 | garbage, x | garbage}
+	s.Invoker().Invoke(context.Background(), sandbox.HostFuncBase+fn, mem, stack)
+	require.Zero(t, stack[0], h.RecentMsg())
+	h.OK("aclrtSynchronizeDevice")
+	h.OK("aclrtMemcpy", outA, 16, x, 16, uint64(acl.MemcpyDeviceToHost))
+	require.Equal(t, []uint32{1, 1, 0, 0}, []uint32{h.U32(outA), h.U32(outA + 4), h.U32(outA + 8), h.U32(outA + 12)})
+}
+
 func TestKernelForceCancel(t *testing.T) {
 	h := kernelReady(t, nil)
 	if h == nil {
@@ -290,6 +320,38 @@ func TestKernelForceCancel(t *testing.T) {
 	s := h.Stream()
 	h.kcall("Spin", 1, s) // runs until its stream's work is cancelled
 	h.kcall("Spin", 1, s)
+	h.OK("aclrtDestroyStreamForce", s)
+	h.OK("aclrtSynchronizeDevice")
+}
+
+// TestKernelForceCancelPolled: a kernel that asks its context's Err, never
+// its Done, is stopped by its stream's cancellation as one that waits on
+// Done is (TestKernelForceCancel): on the stream's worker, Err answers the
+// stream's work too, which only a launch run in its call may skip.
+func TestKernelForceCancelPolled(t *testing.T) {
+	started := make(chan struct{}, 1)
+	poll := host.Kernel{Name: "Poll", Run: func(ctx context.Context, _ *host.KernelBlock) error {
+		select {
+		case started <- struct{}{}:
+		default:
+		}
+		for end := time.Now().Add(30 * time.Second); ctx.Err() == nil; runtime.Gosched() {
+			if time.Now().After(end) {
+				return errors.New("never cancelled")
+			}
+		}
+		return ctx.Err()
+	}}
+	p := kerneltest.Granted
+	p.Kernels = append(p.Kernels[:len(p.Kernels):len(p.Kernels)], "Poll")
+	h := kernelHarness(t, abi.Wide, p, nil, append(kerneltest.Wide, kerneltest.Launcher{Sym: "Poll", Params: "i32 i32"}), host.WithKernels(poll))
+	h.OK("aclrtSetDevice", 0)
+	if !h.runsKernels("Panic", 2) || h.refusedNatively("Poll", 2) {
+		return
+	}
+	s := h.Stream()
+	h.kcall("Poll", 1, s)
+	<-started
 	h.OK("aclrtDestroyStreamForce", s)
 	h.OK("aclrtSynchronizeDevice")
 }
