@@ -86,6 +86,31 @@ func TestMemPoolGetWhileScrubbing(t *testing.T) {
 	unreserve(r)
 }
 
+// TestMemPoolScrubsSmallInline: a reservation of which the guest touched
+// a page or less is scrubbed by put itself: kept at once, zeroed, with no
+// goroutine started; after close, refused as any other.
+func TestMemPoolScrubsSmallInline(t *testing.T) {
+	var p memPool
+	const size = 4 << 20
+	r, err := reserve(size)
+	require.NoError(t, err)
+	r[0], r[scrubInline-1] = 1, 1
+	require.True(t, p.put(r, scrubInline))
+	p.mu.Lock()
+	scrubbing, dirty, kept := p.scrubbing, len(p.dirty), len(p.free[size])
+	p.mu.Unlock()
+	require.False(t, scrubbing, "no goroutine for a page")
+	require.Zero(t, dirty)
+	require.Equal(t, 1, kept)
+	r = p.get(size)
+	require.NotNil(t, r)
+	require.Zero(t, r[0])
+	require.Zero(t, r[scrubInline-1])
+	p.close()
+	require.False(t, p.put(r, scrubInline))
+	unreserve(r)
+}
+
 // TestMemPoolCloseWhileScrubbing: close waits for the scrubber and
 // unmaps what was still to be scrubbed; a put after close is refused.
 func TestMemPoolCloseWhileScrubbing(t *testing.T) {
