@@ -214,7 +214,7 @@ perf-compare:
 # bare net/http + wazero floor at 1, 16 and 64 clients, HTTP and HTTPS, and
 # idle pooled instances' memory against bare wazero instances, printed as a
 # table of the goals (into build/perf/serve-table.md).
-SERVE_BENCHFLAGS ?= -benchtime 2000x -count 3
+SERVE_BENCHFLAGS ?= -benchtime 2000x -count 5
 serve-bench:
 	GO=$(GO) SERVE_BENCHFLAGS='$(SERVE_BENCHFLAGS)' bash scripts/serve-bench.sh
 

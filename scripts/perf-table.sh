@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
 BENCHFLAGS=${BENCHFLAGS:--benchtime 1s -count 6}
-SERVE_BENCHFLAGS=${SERVE_BENCHFLAGS:--benchtime 2000x -count 3}
+SERVE_BENCHFLAGS=${SERVE_BENCHFLAGS:--benchtime 2000x -count 5}
 out=build/perf
 mkdir -p "$out"
 # shellcheck disable=SC2086 # BENCHFLAGS is a list of flags

@@ -8,15 +8,18 @@
 # pre-instantiated wazero modules; at 1, 16 and 64 keep-alive clients,
 # HTTP and HTTPS; and the memory of idle pooled instances against bare
 # wazero instances. Each figure is the median of the runs (-count); the
-# floors are measured in the same run.
+# floors are measured in the same run. Each run starts a new pair of server
+# processes, and a pair's ratio swings by up to 0.1 from the next one's
+# on a 2-core machine (where its threads run, its collector's pacing):
+# five runs, so that one pair does not decide a row.
 #
-#   SERVE_BENCHFLAGS='-benchtime 2000x -count 3' bash scripts/serve-bench.sh
+#   SERVE_BENCHFLAGS='-benchtime 2000x -count 5' bash scripts/serve-bench.sh
 #
 # The raw output stays in build/perf/serve.txt (benchstat reads it too).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
-FLAGS=${SERVE_BENCHFLAGS:--benchtime 2000x -count 3}
+FLAGS=${SERVE_BENCHFLAGS:--benchtime 2000x -count 5}
 out=build/perf
 mkdir -p "$out"
 # shellcheck disable=SC2086 # FLAGS is a list of flags
