@@ -64,6 +64,21 @@ func kernelReady(t *testing.T, out *testsupport.Logs) *harness {
 	return h
 }
 
+// withKernel is kernelReady with one more kernel, k, granted and its
+// wide launcher (blockDim and a stream) in the guest; nil where the
+// backend runs no kernels or refuses k natively: the test ends.
+func withKernel(t *testing.T, k host.Kernel) *harness {
+	t.Helper()
+	p := kerneltest.Granted
+	p.Kernels = append(p.Kernels[:len(p.Kernels):len(p.Kernels)], k.Name)
+	h := kernelHarness(t, abi.Wide, p, nil, append(kerneltest.Wide, kerneltest.Launcher{Sym: k.Name, Params: "i32 i32"}), host.WithKernels(k))
+	h.OK("aclrtSetDevice", 0)
+	if !h.runsKernels("Panic", 2) || h.refusedNatively(k.Name, 2) {
+		return nil
+	}
+	return h
+}
+
 // kcall calls a launcher through the guest; a status launcher's result is
 // returned, a void one's is 0.
 func (h *harness) kcall(sym string, args ...uint64) int32 {
@@ -226,11 +241,8 @@ func TestKernelRevokedBeforeRun(t *testing.T) {
 			return ctx.Err()
 		}
 	}}
-	p := kerneltest.Granted
-	p.Kernels = append(p.Kernels[:len(p.Kernels):len(p.Kernels)], "Gate")
-	h := kernelHarness(t, abi.Wide, p, nil, append(kerneltest.Wide, kerneltest.Launcher{Sym: "Gate", Params: "i32 i32"}), host.WithKernels(g))
-	h.OK("aclrtSetDevice", 0)
-	if !h.runsKernels("Panic", 2) || h.refusedNatively("Gate", 2) {
+	h := withKernel(t, g)
+	if h == nil {
 		return
 	}
 	ptr, err := h.RT.Backend().Malloc(0, 64, acl.MemMallocHugeFirst)
@@ -271,6 +283,10 @@ func TestKernelStreamOrder(t *testing.T) {
 	require.Equal(t, bytes.Repeat([]byte{7}, 64), h.Mem()[outA:outA+64])
 }
 
+// TestKernelACL32: an acl32 launcher launches with its i32 arguments,
+// whose upper halves the engine's stack leaves undefined: called as the
+// engine calls it (Invoke, the path a plain session takes) with garbage
+// above each, the buffer's address is still the buffer.
 func TestKernelACL32(t *testing.T) {
 	h := kernelHarness(t, abi.Native32, kerneltest.Granted, nil, []kerneltest.Launcher{{Sym: "_Z3IncjPvPj", Params: "i32 i32 i32"}})
 	h.OK("aclrtSetDevice", 0)
@@ -280,25 +296,14 @@ func TestKernelACL32(t *testing.T) {
 	x := h.Malloc(16)
 	require.Less(t, x, uint64(1)<<32)
 	h.OK("aclrtMemset", x, 16, 0, 16)
-	h.kcall("_Z3IncjPvPj", 2, 0, x) // the default stream
-	h.OK("aclrtSynchronizeDevice")
-	h.OK("aclrtMemcpy", outA, 16, x, 16, uint64(acl.MemcpyDeviceToHost))
-	require.Equal(t, []uint32{1, 1, 0, 0}, []uint32{h.U32(outA), h.U32(outA + 4), h.U32(outA + 8), h.U32(outA + 12)})
-}
-
-// TestKernelACL32UpperHalves: an acl32 launcher's i32 arguments reach
-// the kernel with their upper halves dropped, which the engine's stack
-// leaves undefined, on the path a plain session takes (the launch called
-// as the engine calls it, Invoke): the buffer's address with garbage above
-// it is still the buffer.
-func TestKernelACL32UpperHalves(t *testing.T) {
-	h := kernelHarness(t, abi.Native32, kerneltest.Granted, nil, []kerneltest.Launcher{{Sym: "_Z3IncjPvPj", Params: "i32 i32 i32"}})
-	h.OK("aclrtSetDevice", 0)
-	if !h.runsKernels("_Z3IncjPvPj", 3) {
-		return
+	counts := func() []uint32 {
+		h.OK("aclrtSynchronizeDevice")
+		h.OK("aclrtMemcpy", outA, 16, x, 16, uint64(acl.MemcpyDeviceToHost))
+		return []uint32{h.U32(outA), h.U32(outA + 4), h.U32(outA + 8), h.U32(outA + 12)}
 	}
-	x := h.Malloc(16)
-	h.OK("aclrtMemset", x, 16, 0, 16)
+	h.kcall("_Z3IncjPvPj", 2, 0, x) // the default stream
+	require.Equal(t, []uint32{1, 1, 0, 0}, counts())
+
 	s, sh, mem := sandbox.Peek(h.Inst)
 	name := sandbox.KernelFuncName("Inc", abi.Native32, true) // _Z3IncjPvPj is Inc's mangled name
 	fn := slices.IndexFunc(sh.HostFuncs(), func(f *sandbox.HostFunc) bool { return f.Name == name })
@@ -307,9 +312,7 @@ func TestKernelACL32UpperHalves(t *testing.T) {
 	stack := []uint64{2 | garbage, 0 | garbage, x | garbage}
 	s.Invoker().Invoke(context.Background(), sandbox.HostFuncBase+fn, mem, stack)
 	require.Zero(t, stack[0], h.RecentMsg())
-	h.OK("aclrtSynchronizeDevice")
-	h.OK("aclrtMemcpy", outA, 16, x, 16, uint64(acl.MemcpyDeviceToHost))
-	require.Equal(t, []uint32{1, 1, 0, 0}, []uint32{h.U32(outA), h.U32(outA + 4), h.U32(outA + 8), h.U32(outA + 12)})
+	require.Equal(t, []uint32{2, 2, 0, 0}, counts())
 }
 
 func TestKernelForceCancel(t *testing.T) {
@@ -342,11 +345,8 @@ func TestKernelForceCancelPolled(t *testing.T) {
 		}
 		return ctx.Err()
 	}}
-	p := kerneltest.Granted
-	p.Kernels = append(p.Kernels[:len(p.Kernels):len(p.Kernels)], "Poll")
-	h := kernelHarness(t, abi.Wide, p, nil, append(kerneltest.Wide, kerneltest.Launcher{Sym: "Poll", Params: "i32 i32"}), host.WithKernels(poll))
-	h.OK("aclrtSetDevice", 0)
-	if !h.runsKernels("Panic", 2) || h.refusedNatively("Poll", 2) {
+	h := withKernel(t, poll)
+	if h == nil {
 		return
 	}
 	s := h.Stream()
