@@ -262,7 +262,8 @@ func (p *memPool) wait() {
 }
 
 // close unmaps what the pool holds, once the scrubber stopped; later
-// puts are refused.
+// puts are refused. A put scrubbing its reservation itself meanwhile
+// still counts it (n), and unmaps it as it finds the pool closed.
 func (p *memPool) close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -274,9 +275,11 @@ func (p *memPool) close() {
 		for _, r := range rs {
 			unreserve(r.res)
 		}
+		p.n -= len(rs)
 	}
 	for _, r := range p.dirty {
 		unreserve(r[:cap(r)])
 	}
-	p.free, p.dirty, p.n, p.resident = nil, nil, 0, 0
+	p.n -= len(p.dirty)
+	p.free, p.dirty, p.resident = nil, nil, 0
 }

@@ -2,6 +2,8 @@ package wazero
 
 import (
 	"bytes"
+	"runtime"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -109,6 +111,39 @@ func TestMemPoolScrubsSmallInline(t *testing.T) {
 	p.close()
 	require.False(t, p.put(r, scrubInline))
 	unreserve(r)
+}
+
+// TestMemPoolCloseDuringInlineScrub: a close while releasing calls scrub
+// their small memories themselves leaves nothing counted: each put's
+// reservation is unmapped once, by the put when it finds the pool closed.
+func TestMemPoolCloseDuringInlineScrub(t *testing.T) {
+	const size = 4 << 20
+	for trial := range 200 {
+		var p memPool
+		var wg, started sync.WaitGroup
+		for range 8 {
+			r, err := reserve(size)
+			require.NoError(t, err)
+			for i := 0; i < scrubInline; i += pageSize {
+				r[i] = 1
+			}
+			started.Add(1)
+			wg.Go(func() {
+				started.Done()
+				if !p.put(r, scrubInline) {
+					unreserve(r)
+				}
+			})
+		}
+		started.Wait()
+		for range trial % 8 { // close at another moment of the scrubs each time
+			runtime.Gosched()
+		}
+		p.close()
+		wg.Wait()
+		require.Zero(t, p.n)
+		require.Empty(t, p.free)
+	}
 }
 
 // TestMemPoolCloseWhileScrubbing: close waits for the scrubber and

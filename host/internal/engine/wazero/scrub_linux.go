@@ -93,11 +93,11 @@ var (
 )
 
 // clearResident zeroes the resident pages of b, a page-aligned range of
-// an anonymous mapping, and reports whether it did, and how many bytes
-// are resident: false where mincore fails or more than scrubInPlace
-// bytes are resident (b is then as it was). A resident page that is zero (the zero page a read mapped, or a
-// page cleared before) is left untouched, so that reading memory does
-// not make it resident.
+// an anonymous mapping, and reports how many bytes are resident and
+// whether it did: false where mincore fails or more than scrubInPlace
+// bytes are resident (b is then as it was). A resident page that is zero
+// (the zero page a read mapped, or a page cleared before) is left
+// untouched, so that reading memory does not make it resident.
 func clearResident(b []byte) (resident uint64, ok bool) {
 	n := (len(b) + pageSize - 1) / pageSize
 	vp, _ := vecs.Get().(*[]byte)
