@@ -30,8 +30,8 @@ type HostFunc struct {
 	embedder bool
 	// kernel marks a kernel's launcher (kernel.go): a typed function
 	// whose error is a status, never a trap; kprof and kstatus are the
-	// profile and status its Typed launches with, which launchFast
-	// passes to launchKernel itself (no call through Typed).
+	// profile and status it launches with (launch, its Typed, which
+	// launchFast calls directly rather than through the function value).
 	kernel  *Kernel
 	kprof   abi.Profile
 	kstatus bool
@@ -190,7 +190,7 @@ func (s *Session) launchFast(ctx context.Context, k int, h *HostFunc, mem []byte
 	var err error
 	if s.recovers {
 		s.inLaunch = k + 1
-		err = c.launchKernel(h.kernel, h.kprof, h.kstatus)
+		err = h.launch(c)
 		s.inLaunch = 0
 	} else {
 		_, err = c.runHost(h)

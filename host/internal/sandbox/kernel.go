@@ -179,15 +179,20 @@ func Launchers(k *Kernel) []*HostFunc {
 				}
 				f.Params = append(f.Params, abi.Param{Name: p.Name, Type: ty})
 			}
-			out = append(out, &HostFunc{
+			h := &HostFunc{
 				Module: KernelModule, Name: KernelFuncName(k.Name, prof, status), F: f, Type: &t,
-				Typed:  func(c *Call) error { return c.launchKernel(k, prof, status) },
 				kernel: k, kprof: prof, kstatus: status,
-			})
+			}
+			h.Typed = h.launch
+			out = append(out, h)
 		}
 	}
 	return out
 }
+
+// launch is launcher h's Typed: its kernel launched in its profile, with
+// or without a status.
+func (h *HostFunc) launch(c *Call) error { return c.launchKernel(h.kernel, h.kprof, h.kstatus) }
 
 // launchKernel runs a launcher's call: the launch queued, or its error
 // reported. A launcher that returns a status gets the code; a void one,
