@@ -98,3 +98,40 @@ func TestObserver(t *testing.T) {
 	require.NotEqual(t, rec.runs[0].ends[0].Session, rec.runs[1].ends[0].Session)
 	require.Nil(t, inst.Session().obs, "no run observed after the last ends")
 }
+
+// TestObserverPrepared: a prepared run is observed from its run on, as
+// a Run is: one run of _start with its host calls and its session, none
+// for its preparation, and a closed one's refused run ends with its
+// error and no session.
+func TestObserverPrepared(t *testing.T) {
+	ctx := context.Background()
+	rec := &recorder{}
+	rt := newRuntime(t, WithObserver(rec))
+	pl, err := rt.Load(ctx, testsupport.WAT(t, observeWAT), Policy{}, LoadName("obs"))
+	require.NoError(t, err)
+	defer pl.Close(ctx)
+	r, err := pl.Prepare(ctx, Config{})
+	require.NoError(t, err)
+	require.Empty(t, rec.runs, "the preparation is no run")
+	res, err := r.Run(ctx, Stdio{})
+	require.NoError(t, err)
+	require.Equal(t, uint32(3), res.ExitCode)
+	closed, err := pl.Prepare(ctx, Config{})
+	require.NoError(t, err)
+	require.NoError(t, closed.Close(ctx))
+	_, err = closed.Run(ctx, Stdio{})
+	require.ErrorIs(t, err, ErrClosed)
+
+	require.Len(t, rec.runs, 2)
+	run := rec.runs[0]
+	require.Equal(t, RunInfo{Plugin: "obs", Export: "_start"}, run.info)
+	require.Equal(t, []string{"aclrtSetDevice"}, run.calls)
+	require.Len(t, run.ends, 1)
+	require.Equal(t, "exit", run.ends[0].Outcome)
+	require.Equal(t, r.i.s.ID(), run.ends[0].Session)
+	refused := rec.runs[1]
+	require.Len(t, refused.ends, 1)
+	require.Equal(t, "error", refused.ends[0].Outcome)
+	require.Zero(t, refused.ends[0].Session)
+	require.Nil(t, r.i.s.obs, "no run observed after it ends")
+}

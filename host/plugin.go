@@ -149,12 +149,21 @@ func (p *Plugin) Run(ctx context.Context, cfg Config) (Result, error) {
 		deadline = time.Now().Add(d)
 	}
 	ro := p.begin(ctx, "_start")
-	i, err := p.instantiate(ctx, cfg, ro, p.policy.Timeout, true)
+	i, err := p.instantiate(ctx, cfg, ro, p.policy.Timeout, making{keep: true, run: true})
 	if err != nil {
 		end(ro, nil, 0, err)
 		return Result{}, err
 	}
 	defer i.callMu.Unlock()
+	return p.run(ctx, i, ro, deadline, cfg.NoStats)
+}
+
+// run is Run once its instance is made, its call context armed (to be
+// disarmed here) and callMu held: the start function, _start, the
+// checking mode's findings and the release, by deadline (zero: none)
+// for the queued work left.
+func (p *Plugin) run(ctx context.Context, i *Instance, ro RunObserver, deadline time.Time, noStats bool) (Result, error) {
+	var err error
 	if start := p.start; start != "" {
 		_, err = i.execArmed(start, "start function")
 	}
@@ -186,7 +195,7 @@ func (p *Plugin) Run(ctx context.Context, cfg Config) (Result, error) {
 		defer cancel()
 	}
 	cerr := i.finish(ctx, aborted)
-	if !cfg.NoStats {
+	if !noStats {
 		res.Stats = i.s.Stats()
 	}
 	p.ran(res.ExitCode, errors.Join(err, cerr))
@@ -213,7 +222,7 @@ func (p *Plugin) Instantiate(ctx context.Context, cfg Config) (*Instance, error)
 		d = NoTimeout
 	}
 	ro := p.begin(ctx, "_initialize")
-	i, err := p.instantiate(ctx, cfg, ro, d, false)
+	i, err := p.instantiate(ctx, cfg, ro, d, making{})
 	if err != nil {
 		end(ro, nil, 0, err)
 		return nil, err
@@ -240,12 +249,24 @@ func (p *Plugin) Instantiate(ctx context.Context, cfg Config) (*Instance, error)
 	return i, nil
 }
 
+// made is an instance and its session, made together.
+type made struct {
+	i Instance
+	s Session
+}
+
+// making says how instantiate makes an instance.
+type making struct {
+	keep bool          // its call context stays armed (Run's: it disarms it)
+	run  bool          // for a run, whose session no one else reads: Config.NoStats applies
+	late *preparedMade // where its streams and logger, bound at its run, go (Prepare); nil: given now
+}
+
 // instantiate makes the engine's instance in a new session, within the
 // timeout d (NoTimeout: ctx's deadline alone). It returns the Instance
 // with callMu held, registered with the plugin so that Plugin.Close can
-// stop it; with keep, its call context still armed (Run's: it disarms
-// it). The session reports its host calls to ro (nil: none).
-func (p *Plugin) instantiate(ctx context.Context, cfg Config, ro RunObserver, d time.Duration, keep bool) (*Instance, error) {
+// stop it. The session reports its host calls to ro (nil: none).
+func (p *Plugin) instantiate(ctx context.Context, cfg Config, ro RunObserver, d time.Duration, mk making) (*Instance, error) {
 	for _, kv := range cfg.Env {
 		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" || strings.ContainsRune(kv, 0) {
 			return nil, fmt.Errorf("host: Config.Env entry %q is not KEY=VALUE", kv)
@@ -257,11 +278,17 @@ func (p *Plugin) instantiate(ctx context.Context, cfg Config, ro RunObserver, d 
 	if name == "" && len(cfg.Args) > 0 {
 		name = cfg.Args[0]
 	}
-	// The instance and its session in one allocation: they live as long.
-	both := &struct {
-		i Instance
-		s Session
-	}{s: Session{rt: p.rt}}
+	// The instance and its session in one allocation, with what a
+	// prepared run adds: they live as long.
+	var both *made
+	var late *sandbox.Late
+	if pr := mk.late; pr != nil {
+		both, late = &pr.made, &pr.out
+		both.i.late = &pr.in
+	} else {
+		both = &made{}
+	}
+	both.s.rt = p.rt
 	sess := &both.s
 	sc := sandbox.Config{
 		Shared: p.rt.sh, Limits: lim, Profile: p.profile,
@@ -271,7 +298,8 @@ func (p *Plugin) instantiate(ctx context.Context, cfg Config, ro RunObserver, d 
 		Kernels: p.kernels,
 		// Run's session is its own, read by no one but Run: with NoStats
 		// it need not count (an instance's may be read by its embedder).
-		NoStats: keep && cfg.NoStats,
+		NoStats: mk.run && cfg.NoStats,
+		Late:    late,
 	}
 	if p.native != nil {
 		sc.KernelFuncs = p.native.funcs
@@ -294,7 +322,11 @@ func (p *Plugin) instantiate(ctx context.Context, cfg Config, ro RunObserver, d 
 	p.live[i] = struct{}{}
 	p.mu.Unlock()
 	sess.observe(ro)
-	cfg.Stdin, i.stdin = sandbox.NewStdin(cfg.Stdin)
+	if i.late != nil {
+		cfg.Stdin = i.late
+	} else {
+		cfg.Stdin, i.stdin = sandbox.NewStdin(cfg.Stdin)
+	}
 	i.cc.Bind = engine.Binding{Invoker: ss.Invoker()}
 	cctx, err := i.arm(ctx, d, "instantiate")
 	if err == nil {
@@ -316,8 +348,8 @@ func (p *Plugin) instantiate(ctx context.Context, cfg Config, ro RunObserver, d 
 				return inst.Reenter(ctx, sandbox.DispatchExport, uint64(fn), uint64(arg))
 			})
 		}
-		err = i.settle(cctx, "instantiate", engineErr(cctx, err), !keep)
-		if err != nil && keep {
+		err = i.settle(cctx, "instantiate", engineErr(cctx, err), !mk.keep)
+		if err != nil && mk.keep {
 			i.end()
 		}
 	}

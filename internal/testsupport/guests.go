@@ -50,6 +50,38 @@ const RoundtripWAT = `(module
       (br_if $cmp (i32.lt_u (local.get $i) (i32.const 4096))))))
 `
 
+// DeviceEchoWAT is a command guest that does what serve's echo does:
+// reads up to 64 bytes of stdin, sets a device, allocates two buffers,
+// copies the input through them and back, frees them and writes it to
+// stdout; it traps on any failure.
+const DeviceEchoWAT = `(module
+  (import "wasi_snapshot_preview1" "fd_read" (func $read (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_write" (func $write (param i32 i32 i32 i32) (result i32)))
+  (import "acl" "aclrtSetDevice" (func $set (param i32) (result i32)))
+  (import "acl" "aclrtMalloc" (func $malloc (param i32 i64 i32) (result i32)))
+  (import "acl" "aclrtMemcpy" (func $memcpy (param i64 i64 i64 i64 i32) (result i32)))
+  (import "acl" "aclrtFree" (func $free (param i64) (result i32)))
+  (memory (export "memory") 1)
+  (func $ok (param i32) (if (local.get 0) (then unreachable)))
+  (func (export "_start") (local $n i64) (local $a i64) (local $b i64)
+    (i32.store (i32.const 0) (i32.const 0x100))
+    (i32.store (i32.const 4) (i32.const 64))
+    (call $ok (call $read (i32.const 0) (i32.const 0) (i32.const 1) (i32.const 8)))
+    (local.set $n (i64.load32_u (i32.const 8)))
+    (call $ok (call $set (i32.const 0)))
+    (call $ok (call $malloc (i32.const 0x10) (local.get $n) (i32.const 0)))
+    (call $ok (call $malloc (i32.const 0x18) (local.get $n) (i32.const 0)))
+    (local.set $a (i64.load (i32.const 0x10)))
+    (local.set $b (i64.load (i32.const 0x18)))
+    (call $ok (call $memcpy (local.get $a) (local.get $n) (i64.const 0x100) (local.get $n) (i32.const 1)))
+    (call $ok (call $memcpy (local.get $b) (local.get $n) (local.get $a) (local.get $n) (i32.const 3)))
+    (call $ok (call $memcpy (i64.const 0x200) (local.get $n) (local.get $b) (local.get $n) (i32.const 2)))
+    (call $ok (call $free (local.get $a)))
+    (call $ok (call $free (local.get $b)))
+    (i32.store (i32.const 0) (i32.const 0x200))
+    (i32.store (i32.const 4) (i32.wrap_i64 (local.get $n)))
+    (call $ok (call $write (i32.const 1) (i32.const 0) (i32.const 1) (i32.const 8)))))`
+
 // SmallWAT is the small module of the performance goals 4 and 7: one
 // page, one acl import, an empty export.
 const SmallWAT = `(module

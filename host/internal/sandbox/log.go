@@ -59,6 +59,36 @@ func (w *logWriter) flush() {
 	}
 }
 
+// Late is the guest's stdout and stderr of a session whose streams are
+// bound late (Config.Late): the engine writes to them, and they forward
+// to what Bind gave, or drop the bytes before.
+type Late struct{ out, err forward }
+
+// forward is an io.Writer that writes to w, or drops what it is given
+// while w is nil.
+type forward struct{ w io.Writer }
+
+func (f *forward) Write(p []byte) (int, error) {
+	if f.w == nil {
+		return len(p), nil
+	}
+	return f.w.Write(p)
+}
+
+// Bind gives a session made with Config.Late l the streams and logger
+// its Config left out, as New would have taken them; before the guest
+// runs, once. Where stdout or stderr is nil and logger is not, that
+// stream goes to the log.
+func (s *Session) Bind(l *Late, stdout, stderr io.Writer, logger *slog.Logger) {
+	if s.stdout != &l.out {
+		panic("sandbox: Bind with a Late the session was not made with")
+	}
+	s.stdout, s.stderr = stdout, stderr
+	s.setupLog(logger, s.logName)
+	l.out.w, l.err.w = s.stdout, s.stderr
+	s.stdout, s.stderr = &l.out, &l.err
+}
+
 // setupLog routes the guest's stdout (level Info) and stderr (level
 // Warn), where the Config left them nil, to logger, with the attributes
 // plugin (name), session and stream; aclAppLog's records go to it with

@@ -303,6 +303,12 @@ type Config struct {
 	Logger         *slog.Logger
 	Name           string
 	Stdout, Stderr io.Writer
+	// Late, when not nil: Logger, Stdout and Stderr are not given yet
+	// but bound by Bind before the guest runs (a run prepared ahead,
+	// whose engine instance is made before its streams are known):
+	// Output returns Late's writers, which forward to what Bind gives.
+	// The caller holds it, in an allocation of its own.
+	Late *Late
 	// Kernels are those the plugin was granted; their device prints go to
 	// the guest's stdout (Output; none: they are dropped).
 	Kernels map[string]*Kernel
@@ -345,7 +351,11 @@ func New(c Config) (*Session, error) {
 	if c.Deterministic {
 		s.rng = mrand.New(mrand.NewChaCha8(deterministicSeed))
 	}
-	s.setupLog(c.Logger, c.Name)
+	if l := c.Late; l != nil {
+		s.stdout, s.stderr, s.logName = &l.out, &l.err, c.Name
+	} else {
+		s.setupLog(c.Logger, c.Name)
+	}
 	if len(c.Kernels) > 0 {
 		s.kernels, s.kfuncs = c.Kernels, c.KernelFuncs
 		s.klaunch = make(map[string]*launchCount, len(c.Kernels))
