@@ -202,6 +202,9 @@ type version struct {
 	// mem is its share of the guest memory budget (memory.go); nil
 	// without one.
 	mem *memShare
+	// ahead is a command's runs made ahead (prepare.go); nil for a
+	// reactor, or where the server prepares none.
+	ahead *ahead
 	// source is the oci:// reference of a plugin pulled from a registry,
 	// sourceDigest the manifest digest this version is.
 	source, sourceDigest string
@@ -519,6 +522,9 @@ func (s *Server) load(ctx context.Context, name string, st stamp, src *downloade
 	s.open.Add(1)
 	v.pl = pl
 	v.mem = s.mem.use(v)
+	if v.export == "" {
+		v.ahead = s.newAhead()
+	}
 	return v
 }
 

@@ -640,7 +640,9 @@ func TestLoad(t *testing.T) {
 		require.Positive(t, m.sum(s.name, s.labels...), "%s%v", s.name, s.labels)
 	}
 	require.Equal(t, float64(ok["echo"]*3), m.sum("aclwasm_calls_total", `function="aclrtMemcpy"`, `plugin="echo"`), "three copies per echo")
-	require.Zero(t, m.sum("aclwasm_sessions"), "live sessions once every request is answered")
+	// A command may keep its next run made (Config.NoPrepare): a
+	// session of its own, which holds no device memory.
+	require.LessOrEqual(t, m.sum("aclwasm_sessions"), float64(len(cases)), "live sessions once every request is answered")
 	require.Zero(t, m.sum("aclwasm_device_allocated_bytes"))
 	require.Zero(t, m.sum("aclwasm_registered_bytes"))
 	require.Zero(t, m.sum("aclwasm_call_errors_total", `plugin="echo"`))

@@ -32,6 +32,7 @@ func serveCmd() *cobra.Command {
 		memoryWait          time.Duration
 		poll, grace, drain  time.Duration
 		maxConcurrent       int
+		noPrepare           bool
 		reuse               bool
 		env                 []string
 		sec                 secureFlags
@@ -165,7 +166,7 @@ every --poll, and a moved tag reloads. Pulls are cached by digest under
 			srv, err := serve.New(ctx, serve.Config{
 				Dir: args[0], Runtime: rt, Policy: p, Env: env,
 				Sources: src, OCI: serve.OCIConfig{CacheDir: ociCacheDir(f.fs, f.cacheDir), PlainHTTP: f.plainHTTP},
-				MaxConcurrent: maxConcurrent, ReuseInstances: reuse, MaxBody: int64(body), MaxOutput: int64(out), MaxBuffered: int64(buffered),
+				MaxConcurrent: maxConcurrent, NoPrepare: noPrepare, ReuseInstances: reuse, MaxBody: int64(body), MaxOutput: int64(out), MaxBuffered: int64(buffered),
 				MaxGuestMemory: int64(guestMem), MemoryWait: memoryWait,
 				Poll: poll, DrainDelay: drain, AdminToken: token, Logger: log, Registerer: reg, Gatherer: reg,
 				TLS: tlsCfg, ConfigFile: sec.config,
@@ -231,6 +232,7 @@ every --poll, and a moved tag reloads. Pulls are cached by digest under
 	fl.DurationVar(&grace, "grace", 10*time.Second, "how long requests in flight may finish after SIGTERM/SIGINT before they are cancelled; meanwhile /readyz answers 503 and the listener serves until no request is in flight")
 	fl.DurationVar(&drain, "drain-delay", 0, "after SIGTERM/SIGINT, keep serving at least this long (within --grace) with /readyz failing, so that a load balancer stops sending first")
 	fl.IntVar(&maxConcurrent, "max-concurrent", 16, "requests one plugin runs at once, counting those still sending their bodies; more get 429 before their bodies are read")
+	fl.BoolVar(&noPrepare, "no-prepare", false, "make every command's instance when its request comes; by default a request that ends with no other request of its plugin in flight makes the next one's after it is answered, so that the next request waits for the guest's code alone (a prepared instance holds its memory while it waits; none with --max-guest-memory)")
 	fl.BoolVar(&reuse, "reuse-instances", false, "keep every reactor's instances between requests (up to --max-concurrent), unless its manifest sets serve.reuse_instances; a kept instance keeps its memory, device memory and streams, which the plugin's next requests see: only for plugins written for it")
 	fl.StringVar(&maxBody, "max-body", "16MiB", "largest request body (413 above it; at once, unread, for a Content-Length above it)")
 	fl.StringVar(&maxBuffered, "max-buffered", "256MiB", "most bytes of request bodies all requests together hold in memory; a body beyond it gets 503 buffers_full (Retry-After: 1); at least --max-body")
