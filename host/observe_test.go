@@ -38,15 +38,22 @@ const observeWAT = `(module
   (func (export "quit") (call $exit (i32.const 7)))
   (func (export "boom") unreachable))`
 
+// observed is observeWAT loaded as plugin obs into a runtime whose
+// observer is the recorder returned, both closed at the test's end.
+func observed(t *testing.T) (*recorder, *Plugin) {
+	rec := &recorder{}
+	rt := newRuntime(t, WithObserver(rec))
+	pl, err := rt.Load(context.Background(), testsupport.WAT(t, observeWAT), Policy{}, LoadName("obs"))
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, pl.Close(context.Background())) })
+	return rec, pl
+}
+
 // TestObserver: every Run, Instantiate and Call begins a run that gets
 // its host calls and ends once, with the outcome the metrics would count.
 func TestObserver(t *testing.T) {
 	ctx := context.Background()
-	rec := &recorder{}
-	rt := newRuntime(t, WithObserver(rec))
-	pl, err := rt.Load(ctx, testsupport.WAT(t, observeWAT), Policy{}, LoadName("obs"))
-	require.NoError(t, err)
-	defer pl.Close(ctx)
+	rec, pl := observed(t)
 
 	res, err := pl.Run(ctx, Config{})
 	require.NoError(t, err)
@@ -105,11 +112,7 @@ func TestObserver(t *testing.T) {
 // error and no session.
 func TestObserverPrepared(t *testing.T) {
 	ctx := context.Background()
-	rec := &recorder{}
-	rt := newRuntime(t, WithObserver(rec))
-	pl, err := rt.Load(ctx, testsupport.WAT(t, observeWAT), Policy{}, LoadName("obs"))
-	require.NoError(t, err)
-	defer pl.Close(ctx)
+	rec, pl := observed(t)
 	r, err := pl.Prepare(ctx, Config{})
 	require.NoError(t, err)
 	require.Empty(t, rec.runs, "the preparation is no run")
