@@ -91,6 +91,8 @@ var goals = []goal{
 	{id: "15", bench: "Goal15KernelAdd", unit: "x-loop", what: "`basic` AddF32 of 1 M float32 (launch, run, synchronize)", floor: "the same addition, a plain Go loop", want: target{"<=", 1.5}},
 	{id: "16", bench: "Goal16ModelExec", unit: "x-direct", what: "`aclmdlExecute` of a small CNN on device buffers, throughput", floor: "the same model run directly by the ONNX library", want: target{">=", 0.9}},
 	{id: "16", bench: "Goal16ModelLoad", unit: "x-uncached", what: "`aclmdlLoadFromFile` with the model in the runtime's cache", floor: "its first load in a fresh runtime (runtime and plugin included)", ref: true},
+	{id: "serve", bench: "GoalPreparedRun/echo", unit: "x-fresh", what: "a command's run made ahead (`Prepared.Run`), serve's echo", floor: "a whole `Plugin.Run` of it", ref: true},
+	{id: "serve", bench: "GoalPreparedRun/go-copy", unit: "x-fresh", what: "a command's run made ahead (`Prepared.Run`), the Go sample go-copy", floor: "a whole `Plugin.Run` of it", ref: true},
 	{id: "serve", bench: "ServeEcho", unit: "x-floor-req/s", what: "`aclwasm serve`, command plugin (a new instance per request), throughput", floor: "bare net/http + wazero, a new instance per request, same guest, same memory configuration (a reservation of the limit, reused, resident pages cleared) and WASI setup (serve/bench_test.go)", want: target{">=", 1}},
 	{id: "serve", bench: "ServeEcho", unit: "x-floor-p99", what: "`aclwasm serve`, command plugin, p99 latency", floor: "the same bare server", want: target{"<=", 1.2}},
 	{id: "serve", bench: "ServeEcho", unit: "x-floor-p50", what: "`aclwasm serve`, command plugin, median latency", floor: "the same bare server", ref: true},
