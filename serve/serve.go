@@ -1050,7 +1050,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, v *version, fail *a
 		h := w.Header()
 		setShared(h, "X-Aclwasm-Exit-Code", exitZero)
 		setShared(h, "Content-Type", octetStream)
-		// Its length said, the answer is whole when flushed (prepareNext),
+		// Its length said, the answer is whole when flushed (prepareAfter),
 		// before the handler returns, and a large one is not chunked.
 		std.length[0] = strconv.Itoa(stdout.Len())
 		h["Content-Length"] = std.length[:]
@@ -1125,7 +1125,7 @@ func writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
 	b = append(b, '\n')
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(b))) // whole when flushed (prepareNext)
+	h.Set("Content-Length", strconv.Itoa(len(b))) // whole when flushed (prepareAfter)
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
 }
