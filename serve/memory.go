@@ -4,10 +4,12 @@ package serve
 // server makes reserves the most linear memory its plugin's policy allows
 // (MemoryPages x 64 KiB) before it is made, and returns it when it is
 // gone: a fresh instance when its request ends, a kept one (reuse.go)
-// when its pool drops or closes it. An instance beyond the budget waits
+// when its pool drops or closes it, a prepared one (prepare.go) when the
+// request that took it ends or it is closed; a prepared one is made only
+// where there is room at once. An instance beyond the budget waits
 // (Config.MemoryWait, or until its request ends) for one to be returned,
-// and closes idle kept instances of other plugins to make room; then its
-// request gets 503 memory_budget.
+// and closes idle kept and prepared instances of other plugins to make
+// room; then its request gets 503 memory_budget.
 
 import (
 	"context"
@@ -53,6 +55,7 @@ type memShare struct {
 	plugin string
 	unit   int64
 	pool   *host.Pool // nil: every request makes a fresh instance
+	ahead  *ahead     // a command's prepared run (prepare.go); nil: none
 
 	done   func() // ends a request's claim that holds its room (enter): made once, not per request
 	units  int
@@ -270,10 +273,14 @@ func (u *memShare) called(inst *host.Instance) {
 }
 
 // idle returns a pool other than u's with an idle instance (and a unit
-// no request claims), claimed for its eviction; nil if none. b.mu is held.
+// no request claims), or a command other than u's with a prepared run,
+// claimed for its eviction; nil if none. b.mu is held.
 func (b *memBudget) idle(u *memShare) *memShare {
 	for k := range b.kept {
-		if k != u && !k.closed && len(k.live) > k.busy && k.units > k.claims {
+		if k == u || k.closed {
+			continue
+		}
+		if k.pool != nil && len(k.live) > k.busy && k.units > k.claims || k.ahead != nil && len(k.ahead.ready) > 0 {
 			k.claims++
 			return k
 		}
@@ -281,9 +288,75 @@ func (b *memBudget) idle(u *memShare) *memShare {
 	return nil
 }
 
-// evict closes one of u's idle instances, claimed by idle: its unit is
-// returned as the pool drops it.
+// prepares makes u the share of command version whose prepared run is
+// a: the budget may close that run to make room (idle).
+func (u *memShare) prepares(a *ahead) {
+	if u == nil || a == nil {
+		return
+	}
+	u.ahead = a
+	u.b.mu.Lock()
+	u.b.kept[u] = struct{}{}
+	u.b.mu.Unlock()
+}
+
+// reserveAhead reserves the unit of a prepared run about to be made, if
+// there is room at once and no request waits for some: a run made ahead
+// never waits, nor takes room a request waits for.
+func (u *memShare) reserveAhead() bool {
+	if u == nil {
+		return true
+	}
+	b := u.b
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if u.closed || b.waiting > 0 || b.reserved+u.unit > b.max {
+		return false
+	}
+	b.reserved += u.unit
+	u.units++
+	b.m.set(b.reserved)
+	return true
+}
+
+// dropAhead returns the unit of a prepared run that was not made, or
+// that eviction closed.
+func (u *memShare) dropAhead() {
+	if u == nil {
+		return
+	}
+	u.b.mu.Lock()
+	defer u.b.mu.Unlock()
+	if u.closed {
+		return
+	}
+	u.give(1)
+}
+
+// adopt makes the unit of a prepared run the claim of the request that
+// takes it, which done returns as a fresh instance's.
+func (u *memShare) adopt() (done func()) {
+	if u == nil {
+		return noShare
+	}
+	u.b.mu.Lock()
+	defer u.b.mu.Unlock()
+	u.claims++
+	return u.done
+}
+
+// evict closes one of u's idle instances, or its prepared run, claimed
+// by idle: its unit is returned as the pool drops it, or here.
 func (u *memShare) evict(ctx context.Context) {
+	if u.pool == nil {
+		if r := u.ahead.take(); r != nil {
+			_ = r.Close(ctx)
+			u.dropAhead()
+			u.b.m.evicted(u.plugin)
+		}
+		u.leave(false)
+		return
+	}
 	ran := false
 	_ = u.pool.Do(ctx, func(inst *host.Instance) error {
 		ran = true

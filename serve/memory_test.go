@@ -98,7 +98,9 @@ func TestMemoryBudgetRefuses(t *testing.T) {
 	write(t, dir, "echo.yaml", pagesManifest("echo", 64, ""))
 	write(t, dir, "reactor.yaml", pagesManifest("reactor", 64, ""))
 	write(t, dir, "big.yaml", pagesManifest("big", 256, ""))
-	f := start(t, Config{Dir: dir, MaxGuestMemory: 8 * mib, MemoryWait: time.Millisecond})
+	// Fresh instances made per request (a prepared run's share:
+	// TestPreparedRunsBudget).
+	f := start(t, Config{Dir: dir, NoPrepare: true, MaxGuestMemory: 8 * mib, MemoryWait: time.Millisecond})
 	h := hold(t, f)
 
 	a, b := f.post("echo"), f.post("reactor")
@@ -142,7 +144,9 @@ func TestMemoryBudgetWaits(t *testing.T) {
 	dir := plugins(t, map[string][]byte{"echo": wat2wasm(t, "echo", ""), "counter": wat2wasm(t, "counter", "")}, nil)
 	write(t, dir, "echo.yaml", pagesManifest("echo", 64, ""))
 	write(t, dir, "counter.yaml", reuseManifest("counter", true, "policy: {memory_pages: 64}\n"))
-	f := start(t, Config{Dir: dir, MaxGuestMemory: 4 * mib, MemoryWait: time.Hour})
+	// Fresh instances made per request (a prepared run's share:
+	// TestPreparedRunsBudget).
+	f := start(t, Config{Dir: dir, NoPrepare: true, MaxGuestMemory: 4 * mib, MemoryWait: time.Hour})
 	h := hold(t, f)
 
 	for _, name := range []string{"echo", "counter"} {
@@ -191,7 +195,9 @@ func TestMemoryBudgetEvictsIdle(t *testing.T) {
 	dir := plugins(t, map[string][]byte{"counter": counter, "echo": wat2wasm(t, "echo", "")}, nil)
 	write(t, dir, "counter.yaml", reuseManifest("counter", true, "policy: {memory_pages: 64}\n"))
 	write(t, dir, "echo.yaml", pagesManifest("echo", 64, ""))
-	f := start(t, Config{Dir: dir, MaxGuestMemory: 4 * mib, MemoryWait: time.Millisecond})
+	// Fresh instances made per request (a prepared run's share:
+	// TestPreparedRunsBudget).
+	f := start(t, Config{Dir: dir, NoPrepare: true, MaxGuestMemory: 4 * mib, MemoryWait: time.Millisecond})
 	do := func(name, in string) reply { return f.do("POST", "/v1/plugins/"+name, "", []byte(in)) }
 
 	require.Equal(t, uint32(1), count(t, do("counter", "")))

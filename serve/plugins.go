@@ -524,6 +524,7 @@ func (s *Server) load(ctx context.Context, name string, st stamp, src *downloade
 	v.mem = s.mem.use(v)
 	if v.export == "" {
 		v.ahead = s.newAhead()
+		v.mem.prepares(v.ahead)
 	}
 	return v
 }

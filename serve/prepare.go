@@ -23,10 +23,9 @@ type ahead struct {
 }
 
 // newAhead is the prepared run of a command version, or nil where the
-// server prepares none (Config.NoPrepare, or a memory budget, which a
-// prepared run would hold memory outside of).
+// server prepares none (Config.NoPrepare).
 func (s *Server) newAhead() *ahead {
-	if s.cfg.NoPrepare || s.mem != nil {
+	if s.cfg.NoPrepare {
 		return nil
 	}
 	return &ahead{ready: make(chan *host.Prepared, 1)}
@@ -67,6 +66,10 @@ func (a *ahead) reserve(r *http.Request, v *version) bool {
 		a.n.Add(-1)
 		return false
 	}
+	if !v.mem.reserveAhead() { // no room in the memory budget at once
+		a.n.Add(-1)
+		return false
+	}
 	if r.ProtoMajor == 1 {
 		return true
 	}
@@ -96,6 +99,7 @@ func (a *ahead) prepare(v *version) {
 	p, err := v.pl.Prepare(context.Background(), host.Config{Args: v.argv(), Env: v.env, Vars: v.vars, Name: v.name, NoStats: true})
 	if err != nil {
 		a.n.Add(-1)
+		v.mem.dropAhead()
 		return
 	}
 	a.ready <- p // never blocks: n counted it in

@@ -58,20 +58,60 @@ func TestPreparedRuns(t *testing.T) {
 	require.ErrorIs(t, err, host.ErrClosed)
 }
 
-// TestPreparedRunsOff: with NoPrepare, or a guest memory budget, a command's requests make their runs themselves and nothing is
-// left once they are answered.
+// TestPreparedRunsOff: with NoPrepare a command's requests make their
+// runs themselves and nothing is left once they are answered.
 func TestPreparedRunsOff(t *testing.T) {
-	for _, cfg := range []Config{{NoPrepare: true}, {MaxGuestMemory: 1 << 30}} {
-		cfg.Dir = plugins(t, map[string][]byte{"echo": wat2wasm(t, "echo", "")}, nil)
-		f := start(t, cfg)
-		for range 3 {
-			r := f.do("POST", "/v1/plugins/echo", "", []byte("x"))
-			require.Equal(t, 200, r.status, "%v", r)
-			require.Equal(t, "echo:x", string(r.body))
-		}
-		require.Nil(t, f.version(t, "echo").ahead)
-		require.Zero(t, f.sessions("echo"))
+	f := start(t, Config{Dir: plugins(t, map[string][]byte{"echo": wat2wasm(t, "echo", "")}, nil), NoPrepare: true})
+	for range 3 {
+		r := f.do("POST", "/v1/plugins/echo", "", []byte("x"))
+		require.Equal(t, 200, r.status, "%v", r)
+		require.Equal(t, "echo:x", string(r.body))
 	}
+	require.Nil(t, f.version(t, "echo").ahead)
+	require.Zero(t, f.sessions("echo"))
+}
+
+// TestPreparedRunsBudget: under a guest memory budget a prepared run
+// holds its instance's share, which the request that takes it takes
+// over; another plugin's request that finds no room closes it (an
+// eviction), and a run is prepared only where there is room at once.
+func TestPreparedRunsBudget(t *testing.T) {
+	dir := plugins(t, map[string][]byte{"echo": wat2wasm(t, "echo", ""), "exit3": wat2wasm(t, "exit3", "")}, nil)
+	for _, name := range []string{"echo", "exit3"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name+".yaml"), []byte(pagesManifest(name, 64, "")), 0o644))
+	}
+	const unit = 64 * pageBytes
+	f := start(t, Config{Dir: dir, MaxGuestMemory: unit}) // room for one instance
+	metric := func(name string, labels ...string) func() float64 {
+		return func() float64 { return scrape(t, f.url+"/metrics").sum(name, labels...) }
+	}
+	reserved := metric("aclwasm_guest_memory_reserved_bytes")
+	evicted := func(plugin string) float64 {
+		return metric("aclwasm_guest_memory_evictions_total", `plugin="`+plugin+`"`)()
+	}
+	eventually := func(what string, get func() float64, want float64) {
+		t.Helper()
+		require.Eventually(t, func() bool { return get() == want }, watchdog, time.Millisecond, "%s: %v, want %v", what, get(), want)
+	}
+
+	for k := range 3 {
+		r := f.do("POST", "/v1/plugins/echo", "", []byte("x"))
+		require.Equal(t, "echo:x", string(r.body), "%v", r)
+		eventually("echo's sessions", func() float64 { return f.sessions("echo") }, 1)
+		require.Equal(t, float64(unit), reserved(), "request %d: the prepared run holds the only room", k)
+	}
+	r := f.do("POST", "/v1/plugins/exit3", "", nil)
+	require.Equal(t, 502, r.status, "%v", r)
+	require.Equal(t, 1.0, evicted("echo"), "exit3's request closed echo's prepared run")
+	require.Zero(t, f.sessions("echo"))
+	eventually("exit3's sessions", func() float64 { return f.sessions("exit3") }, 1)
+	require.Equal(t, float64(unit), reserved())
+
+	r = f.do("POST", "/v1/plugins/echo", "", []byte("y"))
+	require.Equal(t, "echo:y", string(r.body), "%v", r)
+	require.Equal(t, 1.0, evicted("exit3"))
+	eventually("echo's sessions", func() float64 { return f.sessions("echo") }, 1)
+	require.Equal(t, float64(unit), reserved())
 }
 
 // version is the current version of plugin name.

@@ -238,8 +238,9 @@ type Config struct {
 	// next request comes while others run, and a run made ahead would
 	// be no sooner ready, only colder in the CPU's caches. A prepared
 	// run holds its session and guest memory while it waits, and is
-	// closed with its plugin's version. With MaxGuestMemory none is
-	// made: the budget counts the memory of the runs in progress.
+	// closed with its plugin's version; under MaxGuestMemory it holds
+	// its instance's share, is made only where there is room at once
+	// and no request waits for some, and is closed first to make room.
 	NoPrepare bool
 	// MaxBody bounds a request body (413 above it; at once, unread, when
 	// its Content-Length says so). Default 16 MiB.
@@ -1000,8 +1001,13 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, v *version, fail *a
 		s.active.follow(&std.run)
 		defer s.active.unfollow(&std.run)
 	}
-	done, fail := v.mem.enter(ctx)
-	if fail != nil {
+	// A command's prepared run holds its memory: the request takes it
+	// over; otherwise it reserves what its instance needs.
+	pr := v.ahead.take()
+	var done func()
+	if pr != nil {
+		done = v.mem.adopt()
+	} else if done, fail = v.mem.enter(ctx); fail != nil {
 		w.Header().Set("Retry-After", "1")
 		return refuse(w, r, fail)
 	}
@@ -1021,7 +1027,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, v *version, fail *a
 			NoStats: true} // the answer has no use for them; metrics count the calls
 		if v.export != "" {
 			res, err = s.callReactor(ctx, v, cfg, body, stdout)
-		} else if pr := v.ahead.take(); pr != nil {
+		} else if pr != nil {
 			res, err = pr.Run(ctx, host.Stdio{Stdin: &std.in, Stdout: stdout, Stderr: stderr, Logger: log})
 		} else {
 			res, err = v.pl.Run(ctx, cfg)
