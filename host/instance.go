@@ -21,7 +21,6 @@ type Instance struct {
 	s     *Session
 	inst  engine.Instance
 	stdin *sandbox.Stdin // Config.Stdin, made interruptible; nil if it never blocks
-	late  *lateStdin     // a prepared instance's stdin, given at its run; nil otherwise
 	io    *sandbox.IO    // the bytes calls' input and output, made at the first (under callMu)
 	warm  bool           // in a pool, idle: it served a call since it was last idled (Pool.mu)
 

@@ -283,8 +283,7 @@ func (p *Plugin) instantiate(ctx context.Context, cfg Config, ro RunObserver, d 
 	var both *made
 	var late *sandbox.Late
 	if pr := mk.late; pr != nil {
-		both, late = &pr.made, &pr.out
-		both.i.late = &pr.in
+		both, late = &pr.made, &pr.late
 	} else {
 		both = &made{}
 	}
@@ -322,8 +321,8 @@ func (p *Plugin) instantiate(ctx context.Context, cfg Config, ro RunObserver, d 
 	p.live[i] = struct{}{}
 	p.mu.Unlock()
 	sess.observe(ro)
-	if i.late != nil {
-		cfg.Stdin = i.late
+	if late != nil {
+		cfg.Stdin = late.Stdin()
 	} else {
 		cfg.Stdin, i.stdin = sandbox.NewStdin(cfg.Stdin)
 	}

@@ -16,7 +16,7 @@ import (
 // when it runs. It runs once.
 type Prepared struct {
 	i       *Instance
-	out     *sandbox.Late // its session's stdout and stderr, bound at the run
+	late    *sandbox.Late // its session's streams, bound at the run
 	noStats bool          // Config.NoStats
 	used    atomic.Bool
 }
@@ -51,7 +51,7 @@ func (p *Plugin) Prepare(ctx context.Context, cfg Config) (*Prepared, error) {
 		return nil, err
 	}
 	i.callMu.Unlock()
-	pr.r = Prepared{i: i, out: &pr.out, noStats: cfg.NoStats}
+	pr.r = Prepared{i: i, late: &pr.late, noStats: cfg.NoStats}
 	return &pr.r, nil
 }
 
@@ -77,8 +77,9 @@ func (r *Prepared) Run(ctx context.Context, std Stdio) (Result, error) {
 		return Result{}, err
 	}
 	i.s.observe(ro)
-	i.s.s.Bind(r.out, std.Stdout, std.Stderr, std.Logger)
-	i.late.r, i.stdin = sandbox.NewStdin(std.Stdin)
+	var in io.Reader
+	in, i.stdin = sandbox.NewStdin(std.Stdin)
+	i.s.s.Bind(r.late, in, std.Stdout, std.Stderr, std.Logger)
 	return p.run(ctx, i, ro, deadline, r.noStats)
 }
 
@@ -92,18 +93,6 @@ func (r *Prepared) Close(ctx context.Context) error {
 // streams: one allocation, as they live as long.
 type preparedMade struct {
 	made
-	r   Prepared
-	in  lateStdin
-	out sandbox.Late
-}
-
-// lateStdin is a prepared instance's stdin: the engine reads it from its
-// instantiation on, and it reads what its run gave (nil: nothing).
-type lateStdin struct{ r io.Reader }
-
-func (l *lateStdin) Read(p []byte) (int, error) {
-	if l.r == nil {
-		return 0, io.EOF
-	}
-	return l.r.Read(p)
+	r    Prepared
+	late sandbox.Late
 }

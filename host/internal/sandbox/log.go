@@ -59,10 +59,28 @@ func (w *logWriter) flush() {
 	}
 }
 
-// Late is the guest's stdout and stderr of a session whose streams are
-// bound late (Config.Late): the engine writes to them, and they forward
-// to what Bind gave, or drop the bytes before.
-type Late struct{ out, err forward }
+// Late is the guest's stdin, stdout and stderr of a session whose
+// streams are bound late (Config.Late): the engine is given them when its
+// instance is made, and they reach what Bind gave, or read as the end of
+// input and drop the output before.
+type Late struct {
+	in       backward
+	out, err forward
+}
+
+// Stdin is the guest's stdin, for the engine.
+func (l *Late) Stdin() io.Reader { return &l.in }
+
+// backward is an io.Reader that reads r, or reads as the end of input
+// while r is nil.
+type backward struct{ r io.Reader }
+
+func (b *backward) Read(p []byte) (int, error) {
+	if b.r == nil {
+		return 0, io.EOF
+	}
+	return b.r.Read(p)
+}
 
 // forward is an io.Writer that writes to w, or drops what it is given
 // while w is nil.
@@ -79,13 +97,13 @@ func (f *forward) Write(p []byte) (int, error) {
 // its Config left out, as New would have taken them; before the guest
 // runs, once. Where stdout or stderr is nil and logger is not, that
 // stream goes to the log.
-func (s *Session) Bind(l *Late, stdout, stderr io.Writer, logger *slog.Logger) {
+func (s *Session) Bind(l *Late, stdin io.Reader, stdout, stderr io.Writer, logger *slog.Logger) {
 	if s.stdout != &l.out {
 		panic("sandbox: Bind with a Late the session was not made with")
 	}
 	s.stdout, s.stderr = stdout, stderr
 	s.setupLog(logger, s.logName)
-	l.out.w, l.err.w = s.stdout, s.stderr
+	l.in.r, l.out.w, l.err.w = stdin, s.stdout, s.stderr
 	s.stdout, s.stderr = &l.out, &l.err
 }
 

@@ -303,10 +303,11 @@ type Config struct {
 	Logger         *slog.Logger
 	Name           string
 	Stdout, Stderr io.Writer
-	// Late, when not nil: Logger, Stdout and Stderr are not given yet
-	// but bound by Bind before the guest runs (a run prepared ahead,
-	// whose engine instance is made before its streams are known):
-	// Output returns Late's writers, which forward to what Bind gives.
+	// Late, when not nil: Logger, Stdout and Stderr (and the engine's
+	// stdin) are not given yet but bound by Bind before the guest runs
+	// (a run prepared ahead, whose engine instance is made before its
+	// streams are known): Output returns Late's writers and Late.Stdin
+	// its reader, which reach what Bind gives.
 	// The caller holds it, in an allocation of its own.
 	Late *Late
 	// Kernels are those the plugin was granted; their device prints go to
