@@ -201,7 +201,7 @@ bench-baseline:
 # The performance goals (BenchmarkGoal* in host/) on both engines, printed
 # as the README's performance table (into build/perf/table.md).
 perf-table:
-	GO=$(GO) BENCHFLAGS='$(BENCHFLAGS)' SERVE_BENCHFLAGS='$(SERVE_BENCHFLAGS)' bash scripts/perf-table.sh
+	GO=$(GO) BENCHFLAGS='$(BENCHFLAGS)' SERVE_BENCHFLAGS='$(SERVE_BENCHFLAGS)' SERVE_MEMFLAGS='$(SERVE_MEMFLAGS)' bash scripts/perf-table.sh
 
 # The goal benchmarks of BASE (a commit) and of the working tree, in
 # alternating rounds on this machine, printed as two tables (into
@@ -214,9 +214,10 @@ perf-compare:
 # bare net/http + wazero floor at 1, 16 and 64 clients, HTTP and HTTPS, and
 # idle pooled instances' memory against bare wazero instances, printed as a
 # table of the goals (into build/perf/serve-table.md).
-SERVE_BENCHFLAGS ?= -benchtime 2000x -count 5
+SERVE_BENCHFLAGS ?= -benchtime 20000x -count 5
+SERVE_MEMFLAGS ?= -benchtime 2000x -count 5
 serve-bench:
-	GO=$(GO) SERVE_BENCHFLAGS='$(SERVE_BENCHFLAGS)' bash scripts/serve-bench.sh
+	GO=$(GO) SERVE_BENCHFLAGS='$(SERVE_BENCHFLAGS)' SERVE_MEMFLAGS='$(SERVE_MEMFLAGS)' bash scripts/serve-bench.sh
 
 # Every fuzz target of the sandbox (host/internal/sandbox/fuzz_*_test.go:
 # the imports by family, the operator library's, the callbacks and kernel

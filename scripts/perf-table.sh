@@ -13,7 +13,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
 BENCHFLAGS=${BENCHFLAGS:--benchtime 1s -count 6}
-SERVE_BENCHFLAGS=${SERVE_BENCHFLAGS:--benchtime 2000x -count 5}
+SERVE_BENCHFLAGS=${SERVE_BENCHFLAGS:--benchtime 20000x -count 5}
+SERVE_MEMFLAGS=${SERVE_MEMFLAGS:--benchtime 2000x -count 5}
 out=build/perf
 mkdir -p "$out"
 # shellcheck disable=SC2086 # BENCHFLAGS is a list of flags
@@ -25,7 +26,9 @@ $GO test -run '^$' -timeout 60m -bench '^BenchmarkGoal' $BENCHFLAGS ./host/ | te
 # against bare wazero ones (serve/bench_test.go; scripts/serve-bench.sh
 # prints them all, the reactor rows too): wazero rows.
 # shellcheck disable=SC2086
-$GO test -run '^$' -timeout 60m -bench '^BenchmarkServe(Echo|IdleMemory)$' $SERVE_BENCHFLAGS ./serve/ | tee -a "$out/wazero.txt"
+$GO test -run '^$' -timeout 60m -bench '^BenchmarkServeEcho$' $SERVE_BENCHFLAGS ./serve/ | tee -a "$out/wazero.txt"
+# shellcheck disable=SC2086
+$GO test -run '^$' -timeout 60m -bench '^BenchmarkServeIdleMemory$' $SERVE_MEMFLAGS ./serve/ | tee -a "$out/wazero.txt"
 # shellcheck disable=SC2086
 ACLWASM_TEST_ENGINE=wasmtime $GO test -tags wasmtime -run '^$' -timeout 60m -bench '^BenchmarkGoal' $BENCHFLAGS ./host/ | tee "$out/wasmtime.txt"
 $GO run ./internal/perftable wazero="$out/wazero.txt" wasmtime="$out/wasmtime.txt" | tee "$out/table.md"

@@ -129,17 +129,27 @@ func benchEcho(b *testing.B, wasm []byte, manifest, floor string) {
 				fcpu0, _ := fp.stats(b)
 				scpu0, _ := sp.stats(b)
 				b.ResetTimer()
-				// Rounds alternate, so that a load on the machine weighs on both alike.
+				// Rounds alternate, so that a load on the machine weighs on
+				// both alike, and so does which side goes first in a round,
+				// so that neither always runs in the other's wake (its
+				// collector, its threads winding down).
 				round := max(64, 4*clients)
 				var tf, ts time.Duration
 				var cf, cs int64 // the clients' CPU time in each side's rounds
-				for done := 0; done < b.N; done += round {
-					k := min(round, b.N-done)
+				side := func(l *loadGen, t *time.Duration, c *int64, k int) {
 					c0 := testsupport.CPUTime(b)
-					tf += fl.run(b, k)
-					c1 := testsupport.CPUTime(b)
-					ts += sl.run(b, k)
-					cf, cs = cf+c1-c0, cs+testsupport.CPUTime(b)-c1
+					*t += l.run(b, k)
+					*c += testsupport.CPUTime(b) - c0
+				}
+				for r, done := 0, 0; done < b.N; r, done = r+1, done+round {
+					k := min(round, b.N-done)
+					if r%2 == 0 {
+						side(fl, &tf, &cf, k)
+						side(sl, &ts, &cs, k)
+					} else {
+						side(sl, &ts, &cs, k)
+						side(fl, &tf, &cf, k)
+					}
 				}
 				b.StopTimer()
 				fcpu, fconns := fp.stats(b)
