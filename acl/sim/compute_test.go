@@ -153,11 +153,15 @@ func TestComputeHoldsItsMemoryAndStopsWhenCancelled(t *testing.T) {
 	require.NoError(t, <-freed)
 }
 
-// onCaller reports whether the goroutine running it is the test's own (a
-// launch run in the call) rather than a stream's worker.
-func onCaller(test string) bool {
+// inCompute reports whether a launch runs in the Compute call that
+// queued it, on the test's own goroutine: not on a stream's worker, and
+// not on the test's goroutine synchronizing the stream, which may run a
+// quick launch it waits for before the worker does (stream.steal).
+func inCompute(test string) bool {
 	buf := make([]byte, 16<<10)
-	return strings.Contains(string(buf[:runtime.Stack(buf, false)]), "sim_test."+test+"(") // its own frame, not a closure's
+	st := string(buf[:runtime.Stack(buf, false)])
+	return strings.Contains(st, "sim_test."+test+"(") && // its own frame, not a closure's
+		strings.Contains(st, "sim.(*Backend).Compute(")
 }
 
 // TestComputeQuickRunsInline: a quick launch of at most 64 KiB on an idle
@@ -176,7 +180,7 @@ func TestComputeQuickRunsInline(t *testing.T) {
 	launch := func(n uint64, quick bool) *acl.Launch {
 		return &acl.Launch{Name: "inc", Quick: quick, Regions: []acl.Region{{Ptr: p, N: n, Write: true}},
 			Run: func(_ context.Context, m [][]byte) error {
-				if onCaller("TestComputeQuickRunsInline") {
+				if inCompute("TestComputeQuickRunsInline") {
 					inline.Add(1)
 				}
 				ran.Add(1)
@@ -205,11 +209,16 @@ func TestComputeQuickRunsInline(t *testing.T) {
 	require.NoError(t, b.Compute(s, launch(8, true))) // behind the gate
 	require.Equal(t, byte(50), byte0(), "queued behind the gate")
 	release()
+	require.NoError(t, b.SynchronizeStream(ctx, s, -1))
+	require.Zero(t, inline.Load(), "behind queued work: not in the call")
+	// Each on an idle stream again.
 	require.NoError(t, b.Compute(s, launch(64<<10+1, true)))
+	require.NoError(t, b.SynchronizeStream(ctx, s, -1))
+	require.Zero(t, inline.Load(), "past 64 KiB: not in the call")
 	require.NoError(t, b.Compute(s, launch(8, false)))
 	require.NoError(t, b.SynchronizeStream(ctx, s, -1))
+	require.Zero(t, inline.Load(), "not quick: not in the call")
 	require.Equal(t, byte(53), byte0())
-	require.Zero(t, inline.Load(), "behind queued work, past 64 KiB or not quick: the worker's")
 
 	// On a stream stopped by a failure, a quick launch fails without
 	// effect, as any operation there.
