@@ -144,10 +144,7 @@ func (p *Plugin) Run(ctx context.Context, cfg Config) (Result, error) {
 	// bounds the whole run: the instantiation, the start function, _start
 	// and the checking mode's findings (no context, timer and follower of
 	// ctx of the run's own, and no second arming).
-	var deadline time.Time
-	if d := p.policy.Timeout; d >= 0 {
-		deadline = time.Now().Add(d)
-	}
+	deadline := p.runDeadline()
 	ro := p.begin(ctx, "_start")
 	i, err := p.instantiate(ctx, cfg, ro, p.policy.Timeout, making{keep: true, run: true})
 	if err != nil {
@@ -156,6 +153,15 @@ func (p *Plugin) Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	defer i.callMu.Unlock()
 	return p.run(ctx, i, ro, deadline, cfg.NoStats)
+}
+
+// runDeadline is when a run starting now must end by the policy's
+// timeout; zero for none.
+func (p *Plugin) runDeadline() time.Time {
+	if d := p.policy.Timeout; d >= 0 {
+		return time.Now().Add(d)
+	}
+	return time.Time{}
 }
 
 // run is Run once its instance is made, its call context armed (to be

@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"sync/atomic"
-	"time"
 
 	"github.com/aclwasm/aclwasm/host/internal/sandbox"
 )
@@ -64,11 +63,8 @@ func (r *Prepared) Run(ctx context.Context, std Stdio) (Result, error) {
 	if r.used.Swap(true) {
 		return Result{}, errors.New("host: Prepared.Run: the prepared run already ran")
 	}
-	var deadline time.Time
-	if d := r.i.p.policy.Timeout; d >= 0 {
-		deadline = time.Now().Add(d)
-	}
 	i, p := r.i, r.i.p
+	deadline := p.runDeadline()
 	i.callMu.Lock()
 	defer i.callMu.Unlock()
 	ro := p.begin(ctx, "_start")

@@ -6,6 +6,8 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+
+	"github.com/aclwasm/aclwasm/host/internal/engine"
 )
 
 // maxLogLine bounds a buffered guest output line: a longer one is logged
@@ -64,34 +66,12 @@ func (w *logWriter) flush() {
 // instance is made, and they reach what Bind gave, or read as the end of
 // input and drop the output before.
 type Late struct {
-	in       backward
-	out, err forward
+	in       engine.InRoute
+	out, err engine.OutRoute
 }
 
 // Stdin is the guest's stdin, for the engine.
 func (l *Late) Stdin() io.Reader { return &l.in }
-
-// backward is an io.Reader that reads r, or reads as the end of input
-// while r is nil.
-type backward struct{ r io.Reader }
-
-func (b *backward) Read(p []byte) (int, error) {
-	if b.r == nil {
-		return 0, io.EOF
-	}
-	return b.r.Read(p)
-}
-
-// forward is an io.Writer that writes to w, or drops what it is given
-// while w is nil.
-type forward struct{ w io.Writer }
-
-func (f *forward) Write(p []byte) (int, error) {
-	if f.w == nil {
-		return len(p), nil
-	}
-	return f.w.Write(p)
-}
 
 // Bind gives a session made with Config.Late l the streams and logger
 // its Config left out, as New would have taken them; before the guest
@@ -103,7 +83,7 @@ func (s *Session) Bind(l *Late, stdin io.Reader, stdout, stderr io.Writer, logge
 	}
 	s.stdout, s.stderr = stdout, stderr
 	s.setupLog(logger, s.logName)
-	l.in.r, l.out.w, l.err.w = stdin, s.stdout, s.stderr
+	l.in.R, l.out.W, l.err.W = stdin, s.stdout, s.stderr
 	s.stdout, s.stderr = &l.out, &l.err
 }
 

@@ -6,6 +6,8 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	experimentalsys "github.com/tetratelabs/wazero/experimental/sys"
+
+	"github.com/aclwasm/aclwasm/host/internal/engine"
 )
 
 // stdio is a module configuration whose stdin, stdout, stderr and sleep
@@ -20,9 +22,9 @@ type stdio struct {
 	home *argsConfig
 	has  int                 // the streams routed: 1 stdin, 2 stdout, 4 stderr
 	mc   wazero.ModuleConfig // home's, routed to the fields below
-	in   stdinRoute
-	out  stdoutRoute
-	err  stdoutRoute
+	in   engine.InRoute
+	out  engine.OutRoute
+	err  engine.OutRoute
 	mk   *making // the instance's, for its sleeps
 }
 
@@ -72,37 +74,15 @@ func (c *argsConfig) take(in io.Reader, out, errw io.Writer, mk *making) *stdio 
 		}
 		s.mc = mc
 	}
-	s.in.r, s.out.w, s.err.w, s.mk = in, out, errw, mk
+	s.in.R, s.out.W, s.err.W, s.mk = in, out, errw, mk
 	return s
 }
 
 // release gives s back to its configuration, routed nowhere; the
 // instance's module is closed.
 func (s *stdio) release() {
-	s.in.r, s.out.w, s.err.w, s.mk = nil, nil, nil, nil
+	s.in.R, s.out.W, s.err.W, s.mk = nil, nil, nil, nil
 	s.home.stdio[s.has].Put(s)
 }
 
 func (s *stdio) sleep(ns int64) { s.mk.sleep(ns) }
-
-// stdinRoute reads the instance's stdin; none reads as the end of input,
-// as wazero's stdin when none is configured.
-type stdinRoute struct{ r io.Reader }
-
-func (r *stdinRoute) Read(p []byte) (int, error) {
-	if r.r == nil {
-		return 0, io.EOF
-	}
-	return r.r.Read(p)
-}
-
-// stdoutRoute writes to the instance's stdout or stderr; none discards,
-// as wazero's when none is configured.
-type stdoutRoute struct{ w io.Writer }
-
-func (w *stdoutRoute) Write(p []byte) (int, error) {
-	if w.w == nil {
-		return len(p), nil
-	}
-	return w.w.Write(p)
-}
