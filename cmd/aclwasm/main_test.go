@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"github.com/aclwasm/aclwasm/abi"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
@@ -61,7 +62,16 @@ func mainRun(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "cmd/aclwasm tests: go build failed: %v\n%s", err, out)
 		return 1
 	}
-	return m.Run()
+	if code := m.Run(); code != 0 {
+		return code
+	}
+	// What the tests ran in this process (servers, clients, exporters)
+	// has ended with them.
+	if err := goleak.Find(); err != nil {
+		fmt.Fprintln(os.Stderr, "cmd/aclwasm tests: goroutines left:", err)
+		return 1
+	}
+	return 0
 }
 
 // result is how one run of the CLI ended.

@@ -9,10 +9,15 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"github.com/aclwasm/aclwasm/host"
 	"github.com/aclwasm/aclwasm/internal/testsupport"
 )
+
+// TestMain: the example, which embedders copy, leaves no goroutine of
+// the runtime's behind once it has closed it.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // TestRun runs the example on the engine ACLWASM_TEST_ENGINE names and the
 // backend ACLWASM_TEST_ACL_LIB names (the simulated device without it).
