@@ -155,15 +155,18 @@ func nonFinite(t DataType, b []byte) bool {
 	le := binary.LittleEndian
 	var acc uint64
 	if w := words(b); w != nil {
-		// The words in place, four accumulators: some 20% faster than
-		// decoding each word from the bytes.
+		// The words in place, eight at a time through an array (no
+		// bounds checks), four accumulators: some 20% faster than
+		// decoding each word from the bytes, and 10% than four words
+		// through the slice.
 		var a0, a1, a2, a3 uint64
-		for len(w) >= 4 {
-			a0 |= w[0]&mask + step
-			a1 |= w[1]&mask + step
-			a2 |= w[2]&mask + step
-			a3 |= w[3]&mask + step
-			w = w[4:]
+		for len(w) >= 8 {
+			v := (*[8]uint64)(w)
+			a0 |= (v[0]&mask + step) | (v[4]&mask + step)
+			a1 |= (v[1]&mask + step) | (v[5]&mask + step)
+			a2 |= (v[2]&mask + step) | (v[6]&mask + step)
+			a3 |= (v[3]&mask + step) | (v[7]&mask + step)
+			w = w[8:]
 		}
 		for _, v := range w {
 			a0 |= v&mask + step
