@@ -157,8 +157,8 @@ func nonFinite(t DataType, b []byte) bool {
 	if w := words(b); w != nil {
 		// The words in place, eight at a time through an array (no
 		// bounds checks), four accumulators: some 20% faster than
-		// decoding each word from the bytes, and 10% than four words
-		// through the slice.
+		// decoding each word from the bytes, and 10% faster than four
+		// words at a time through the slice.
 		var a0, a1, a2, a3 uint64
 		for len(w) >= 8 {
 			v := (*[8]uint64)(w)

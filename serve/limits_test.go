@@ -276,8 +276,9 @@ func TestBufferedBound(t *testing.T) {
 }
 
 // released waits until f's server holds no request body: a handler
-// releases its body when it returns, which is after the client has read
-// the whole answer, so a check right after the answer races with it.
+// releases its body when it returns, and an answer over net/http's
+// buffer reaches the client before that, so a check right after the
+// answer races with the release.
 func released(t *testing.T, f *fixture) {
 	t.Helper()
 	waitFor(t, "the bodies' bytes released", func() bool { return f.s.buf.used.Load() == 0 })
